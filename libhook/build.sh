@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds librgpu.so and the names CUDA programs look for (libcudart.so.13, libcuda.so.1, ...)
+# into OUT (default build/lib). Needs gcc and libzmq's headers (Debian: libzmq3-dev).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$here/../build/lib}
+mkdir -p "$out"
+cc=${CC:-gcc}
+$cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Wno-deprecated-non-prototype \
+    -I"$here/src" -I"$here/generated" \
+    "$here"/src/*.c "$here"/generated/*.c \
+    -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined \
+    -lzmq -lpthread -o "$out/librgpu.so.tmp"
+mv "$out/librgpu.so.tmp" "$out/librgpu.so"
+for name in libcuda.so.1 libcuda.so libcudart.so.13 libcudart.so.12 libcudart.so; do
+    ln -sf librgpu.so "$out/$name"
+done
+echo "built $out/librgpu.so"

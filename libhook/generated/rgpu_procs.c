@@ -1,0 +1,1572 @@
+/* generated from CUDA 13.0 by protocol/codegen — do not edit */
+#include "rgpu_call.h"
+
+extern int cuArray3DCreate_v2();
+extern int cuArray3DGetDescriptor_v2();
+extern int cuArrayCreate_v2();
+extern int cuArrayDestroy();
+extern int cuArrayGetDescriptor_v2();
+extern int cuArrayGetMemoryRequirements();
+extern int cuArrayGetPlane();
+extern int cuArrayGetSparseProperties();
+extern int cuCheckpointProcessCheckpoint();
+extern int cuCheckpointProcessGetRestoreThreadId();
+extern int cuCheckpointProcessGetState();
+extern int cuCheckpointProcessLock();
+extern int cuCheckpointProcessRestore();
+extern int cuCheckpointProcessUnlock();
+extern int cuCoredumpGetAttribute();
+extern int cuCoredumpGetAttributeGlobal();
+extern int cuCoredumpSetAttribute();
+extern int cuCoredumpSetAttributeGlobal();
+extern int cuCtxAttach();
+extern int cuCtxCreate_v4();
+extern int cuCtxDestroy_v2();
+extern int cuCtxDetach();
+extern int cuCtxDisablePeerAccess();
+extern int cuCtxEnablePeerAccess();
+extern int cuCtxFromGreenCtx();
+extern int cuCtxGetApiVersion();
+extern int cuCtxGetCacheConfig();
+extern int cuCtxGetCurrent();
+extern int cuCtxGetDevResource();
+extern int cuCtxGetDevice();
+extern int cuCtxGetDevice_v2();
+extern int cuCtxGetExecAffinity();
+extern int cuCtxGetFlags();
+extern int cuCtxGetId();
+extern int cuCtxGetLimit();
+extern int cuCtxGetSharedMemConfig();
+extern int cuCtxGetStreamPriorityRange();
+extern int cuCtxPopCurrent_v2();
+extern int cuCtxPushCurrent_v2();
+extern int cuCtxRecordEvent();
+extern int cuCtxResetPersistingL2Cache();
+extern int cuCtxSetCacheConfig();
+extern int cuCtxSetCurrent();
+extern int cuCtxSetFlags();
+extern int cuCtxSetLimit();
+extern int cuCtxSetSharedMemConfig();
+extern int cuCtxSynchronize();
+extern int cuCtxSynchronize_v2();
+extern int cuCtxWaitEvent();
+extern int cuDestroyExternalMemory();
+extern int cuDestroyExternalSemaphore();
+extern int cuDevResourceGenerateDesc();
+extern int cuDevSmResourceSplitByCount();
+extern int cuDeviceCanAccessPeer();
+extern int cuDeviceComputeCapability();
+extern int cuDeviceGet();
+extern int cuDeviceGetAttribute();
+extern int cuDeviceGetByPCIBusId();
+extern int cuDeviceGetCount();
+extern int cuDeviceGetDefaultMemPool();
+extern int cuDeviceGetDevResource();
+extern int cuDeviceGetExecAffinitySupport();
+extern int cuDeviceGetGraphMemAttribute();
+extern int cuDeviceGetHostAtomicCapabilities();
+extern int cuDeviceGetLuid();
+extern int cuDeviceGetMemPool();
+extern int cuDeviceGetName();
+extern int cuDeviceGetNvSciSyncAttributes();
+extern int cuDeviceGetP2PAtomicCapabilities();
+extern int cuDeviceGetP2PAttribute();
+extern int cuDeviceGetPCIBusId();
+extern int cuDeviceGetProperties();
+extern int cuDeviceGetTexture1DLinearMaxWidth();
+extern int cuDeviceGetUuid_v2();
+extern int cuDeviceGraphMemTrim();
+extern int cuDevicePrimaryCtxGetState();
+extern int cuDevicePrimaryCtxRelease_v2();
+extern int cuDevicePrimaryCtxReset_v2();
+extern int cuDevicePrimaryCtxRetain();
+extern int cuDevicePrimaryCtxSetFlags_v2();
+extern int cuDeviceRegisterAsyncNotification();
+extern int cuDeviceSetGraphMemAttribute();
+extern int cuDeviceSetMemPool();
+extern int cuDeviceTotalMem_v2();
+extern int cuDeviceUnregisterAsyncNotification();
+extern int cuDriverGetVersion();
+extern int cuEventCreate();
+extern int cuEventDestroy_v2();
+extern int cuEventElapsedTime_v2();
+extern int cuEventQuery();
+extern int cuEventRecord();
+extern int cuEventRecordWithFlags();
+extern int cuEventSynchronize();
+extern int cuExternalMemoryGetMappedBuffer();
+extern int cuExternalMemoryGetMappedMipmappedArray();
+extern int cuFlushGPUDirectRDMAWrites();
+extern int cuFuncGetAttribute();
+extern int cuFuncGetModule();
+extern int cuFuncGetName();
+extern int cuFuncGetParamInfo();
+extern int cuFuncIsLoaded();
+extern int cuFuncLoad();
+extern int cuFuncSetAttribute();
+extern int cuFuncSetBlockShape();
+extern int cuFuncSetCacheConfig();
+extern int cuFuncSetSharedMemConfig();
+extern int cuFuncSetSharedSize();
+extern int cuGetErrorName();
+extern int cuGetErrorString();
+extern int cuGetExportTable();
+extern int cuGetProcAddress_v2();
+extern int cuGraphAddBatchMemOpNode();
+extern int cuGraphAddChildGraphNode();
+extern int cuGraphAddDependencies_v2();
+extern int cuGraphAddEmptyNode();
+extern int cuGraphAddEventRecordNode();
+extern int cuGraphAddEventWaitNode();
+extern int cuGraphAddExternalSemaphoresSignalNode();
+extern int cuGraphAddExternalSemaphoresWaitNode();
+extern int cuGraphAddHostNode();
+extern int cuGraphAddKernelNode_v2();
+extern int cuGraphAddMemAllocNode();
+extern int cuGraphAddMemFreeNode();
+extern int cuGraphAddMemcpyNode();
+extern int cuGraphAddMemsetNode();
+extern int cuGraphAddNode_v2();
+extern int cuGraphBatchMemOpNodeGetParams();
+extern int cuGraphBatchMemOpNodeSetParams();
+extern int cuGraphChildGraphNodeGetGraph();
+extern int cuGraphClone();
+extern int cuGraphConditionalHandleCreate();
+extern int cuGraphCreate();
+extern int cuGraphDebugDotPrint();
+extern int cuGraphDestroy();
+extern int cuGraphDestroyNode();
+extern int cuGraphEventRecordNodeGetEvent();
+extern int cuGraphEventRecordNodeSetEvent();
+extern int cuGraphEventWaitNodeGetEvent();
+extern int cuGraphEventWaitNodeSetEvent();
+extern int cuGraphExecBatchMemOpNodeSetParams();
+extern int cuGraphExecChildGraphNodeSetParams();
+extern int cuGraphExecDestroy();
+extern int cuGraphExecEventRecordNodeSetEvent();
+extern int cuGraphExecEventWaitNodeSetEvent();
+extern int cuGraphExecExternalSemaphoresSignalNodeSetParams();
+extern int cuGraphExecExternalSemaphoresWaitNodeSetParams();
+extern int cuGraphExecGetFlags();
+extern int cuGraphExecHostNodeSetParams();
+extern int cuGraphExecKernelNodeSetParams_v2();
+extern int cuGraphExecMemcpyNodeSetParams();
+extern int cuGraphExecMemsetNodeSetParams();
+extern int cuGraphExecNodeSetParams();
+extern int cuGraphExecUpdate_v2();
+extern int cuGraphExternalSemaphoresSignalNodeGetParams();
+extern int cuGraphExternalSemaphoresSignalNodeSetParams();
+extern int cuGraphExternalSemaphoresWaitNodeGetParams();
+extern int cuGraphExternalSemaphoresWaitNodeSetParams();
+extern int cuGraphGetEdges_v2();
+extern int cuGraphGetNodes();
+extern int cuGraphGetRootNodes();
+extern int cuGraphHostNodeGetParams();
+extern int cuGraphHostNodeSetParams();
+extern int cuGraphInstantiateWithFlags();
+extern int cuGraphInstantiateWithParams();
+extern int cuGraphKernelNodeCopyAttributes();
+extern int cuGraphKernelNodeGetAttribute();
+extern int cuGraphKernelNodeGetParams_v2();
+extern int cuGraphKernelNodeSetAttribute();
+extern int cuGraphKernelNodeSetParams_v2();
+extern int cuGraphLaunch();
+extern int cuGraphMemAllocNodeGetParams();
+extern int cuGraphMemFreeNodeGetParams();
+extern int cuGraphMemcpyNodeGetParams();
+extern int cuGraphMemcpyNodeSetParams();
+extern int cuGraphMemsetNodeGetParams();
+extern int cuGraphMemsetNodeSetParams();
+extern int cuGraphNodeFindInClone();
+extern int cuGraphNodeGetDependencies_v2();
+extern int cuGraphNodeGetDependentNodes_v2();
+extern int cuGraphNodeGetEnabled();
+extern int cuGraphNodeGetType();
+extern int cuGraphNodeSetEnabled();
+extern int cuGraphNodeSetParams();
+extern int cuGraphReleaseUserObject();
+extern int cuGraphRemoveDependencies_v2();
+extern int cuGraphRetainUserObject();
+extern int cuGraphUpload();
+extern int cuGraphicsMapResources();
+extern int cuGraphicsResourceGetMappedMipmappedArray();
+extern int cuGraphicsResourceGetMappedPointer_v2();
+extern int cuGraphicsResourceSetMapFlags_v2();
+extern int cuGraphicsSubResourceGetMappedArray();
+extern int cuGraphicsUnmapResources();
+extern int cuGraphicsUnregisterResource();
+extern int cuGreenCtxCreate();
+extern int cuGreenCtxDestroy();
+extern int cuGreenCtxGetDevResource();
+extern int cuGreenCtxGetId();
+extern int cuGreenCtxRecordEvent();
+extern int cuGreenCtxStreamCreate();
+extern int cuGreenCtxWaitEvent();
+extern int cuImportExternalMemory();
+extern int cuImportExternalSemaphore();
+extern int cuInit();
+extern int cuIpcCloseMemHandle();
+extern int cuIpcGetEventHandle();
+extern int cuIpcGetMemHandle();
+extern int cuIpcOpenEventHandle();
+extern int cuIpcOpenMemHandle_v2();
+extern int cuKernelGetAttribute();
+extern int cuKernelGetFunction();
+extern int cuKernelGetLibrary();
+extern int cuKernelGetName();
+extern int cuKernelGetParamInfo();
+extern int cuKernelSetAttribute();
+extern int cuKernelSetCacheConfig();
+extern int cuLaunch();
+extern int cuLaunchCooperativeKernel();
+extern int cuLaunchCooperativeKernelMultiDevice();
+extern int cuLaunchGrid();
+extern int cuLaunchGridAsync();
+extern int cuLaunchHostFunc();
+extern int cuLaunchKernel();
+extern int cuLaunchKernelEx();
+extern int cuLibraryEnumerateKernels();
+extern int cuLibraryGetGlobal();
+extern int cuLibraryGetKernel();
+extern int cuLibraryGetKernelCount();
+extern int cuLibraryGetManaged();
+extern int cuLibraryGetModule();
+extern int cuLibraryGetUnifiedFunction();
+extern int cuLibraryLoadData();
+extern int cuLibraryLoadFromFile();
+extern int cuLibraryUnload();
+extern int cuLinkAddData_v2();
+extern int cuLinkAddFile_v2();
+extern int cuLinkComplete();
+extern int cuLinkCreate_v2();
+extern int cuLinkDestroy();
+extern int cuLogsCurrent();
+extern int cuLogsDumpToFile();
+extern int cuLogsDumpToMemory();
+extern int cuLogsRegisterCallback();
+extern int cuLogsUnregisterCallback();
+extern int cuMemAddressFree();
+extern int cuMemAddressReserve();
+extern int cuMemAdvise_v2();
+extern int cuMemAllocAsync();
+extern int cuMemAllocFromPoolAsync();
+extern int cuMemAllocHost_v2();
+extern int cuMemAllocManaged();
+extern int cuMemAllocPitch_v2();
+extern int cuMemAlloc_v2();
+extern int cuMemBatchDecompressAsync();
+extern int cuMemCreate();
+extern int cuMemDiscardAndPrefetchBatchAsync();
+extern int cuMemDiscardBatchAsync();
+extern int cuMemExportToShareableHandle();
+extern int cuMemFreeAsync();
+extern int cuMemFreeHost();
+extern int cuMemFree_v2();
+extern int cuMemGetAccess();
+extern int cuMemGetAddressRange_v2();
+extern int cuMemGetAllocationGranularity();
+extern int cuMemGetAllocationPropertiesFromHandle();
+extern int cuMemGetDefaultMemPool();
+extern int cuMemGetHandleForAddressRange();
+extern int cuMemGetInfo_v2();
+extern int cuMemGetMemPool();
+extern int cuMemHostAlloc();
+extern int cuMemHostGetDevicePointer_v2();
+extern int cuMemHostGetFlags();
+extern int cuMemHostRegister_v2();
+extern int cuMemHostUnregister();
+extern int cuMemImportFromShareableHandle();
+extern int cuMemMap();
+extern int cuMemMapArrayAsync();
+extern int cuMemPoolCreate();
+extern int cuMemPoolDestroy();
+extern int cuMemPoolExportPointer();
+extern int cuMemPoolExportToShareableHandle();
+extern int cuMemPoolGetAccess();
+extern int cuMemPoolGetAttribute();
+extern int cuMemPoolImportFromShareableHandle();
+extern int cuMemPoolImportPointer();
+extern int cuMemPoolSetAccess();
+extern int cuMemPoolSetAttribute();
+extern int cuMemPoolTrimTo();
+extern int cuMemPrefetchAsync_v2();
+extern int cuMemPrefetchBatchAsync();
+extern int cuMemRangeGetAttribute();
+extern int cuMemRangeGetAttributes();
+extern int cuMemRelease();
+extern int cuMemRetainAllocationHandle();
+extern int cuMemSetAccess();
+extern int cuMemSetMemPool();
+extern int cuMemUnmap();
+extern int cuMemcpy();
+extern int cuMemcpy2DAsync_v2();
+extern int cuMemcpy2DUnaligned_v2();
+extern int cuMemcpy2D_v2();
+extern int cuMemcpy3DAsync_v2();
+extern int cuMemcpy3DBatchAsync_v2();
+extern int cuMemcpy3DPeer();
+extern int cuMemcpy3DPeerAsync();
+extern int cuMemcpy3D_v2();
+extern int cuMemcpyAsync();
+extern int cuMemcpyAtoA_v2();
+extern int cuMemcpyAtoD_v2();
+extern int cuMemcpyAtoHAsync_v2();
+extern int cuMemcpyAtoH_v2();
+extern int cuMemcpyBatchAsync_v2();
+extern int cuMemcpyDtoA_v2();
+extern int cuMemcpyDtoDAsync_v2();
+extern int cuMemcpyDtoD_v2();
+extern int cuMemcpyDtoHAsync_v2();
+extern int cuMemcpyDtoH_v2();
+extern int cuMemcpyHtoAAsync_v2();
+extern int cuMemcpyHtoA_v2();
+extern int cuMemcpyHtoDAsync_v2();
+extern int cuMemcpyHtoD_v2();
+extern int cuMemcpyPeer();
+extern int cuMemcpyPeerAsync();
+extern int cuMemsetD16Async();
+extern int cuMemsetD16_v2();
+extern int cuMemsetD2D16Async();
+extern int cuMemsetD2D16_v2();
+extern int cuMemsetD2D32Async();
+extern int cuMemsetD2D32_v2();
+extern int cuMemsetD2D8Async();
+extern int cuMemsetD2D8_v2();
+extern int cuMemsetD32Async();
+extern int cuMemsetD32_v2();
+extern int cuMemsetD8Async();
+extern int cuMemsetD8_v2();
+extern int cuMipmappedArrayCreate();
+extern int cuMipmappedArrayDestroy();
+extern int cuMipmappedArrayGetLevel();
+extern int cuMipmappedArrayGetMemoryRequirements();
+extern int cuMipmappedArrayGetSparseProperties();
+extern int cuModuleEnumerateFunctions();
+extern int cuModuleGetFunction();
+extern int cuModuleGetFunctionCount();
+extern int cuModuleGetGlobal_v2();
+extern int cuModuleGetLoadingMode();
+extern int cuModuleGetSurfRef();
+extern int cuModuleGetTexRef();
+extern int cuModuleLoad();
+extern int cuModuleLoadData();
+extern int cuModuleLoadDataEx();
+extern int cuModuleLoadFatBinary();
+extern int cuModuleUnload();
+extern int cuMulticastAddDevice();
+extern int cuMulticastBindAddr();
+extern int cuMulticastBindMem();
+extern int cuMulticastCreate();
+extern int cuMulticastGetGranularity();
+extern int cuMulticastUnbind();
+extern int cuOccupancyAvailableDynamicSMemPerBlock();
+extern int cuOccupancyMaxActiveBlocksPerMultiprocessor();
+extern int cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags();
+extern int cuOccupancyMaxActiveClusters();
+extern int cuOccupancyMaxPotentialBlockSize();
+extern int cuOccupancyMaxPotentialBlockSizeWithFlags();
+extern int cuOccupancyMaxPotentialClusterSize();
+extern int cuParamSetSize();
+extern int cuParamSetTexRef();
+extern int cuParamSetf();
+extern int cuParamSeti();
+extern int cuParamSetv();
+extern int cuPointerGetAttribute();
+extern int cuPointerGetAttributes();
+extern int cuPointerSetAttribute();
+extern int cuSignalExternalSemaphoresAsync();
+extern int cuStreamAddCallback();
+extern int cuStreamAttachMemAsync();
+extern int cuStreamBatchMemOp_v2();
+extern int cuStreamBeginCaptureToGraph();
+extern int cuStreamBeginCapture_v2();
+extern int cuStreamCopyAttributes();
+extern int cuStreamCreate();
+extern int cuStreamCreateWithPriority();
+extern int cuStreamDestroy_v2();
+extern int cuStreamEndCapture();
+extern int cuStreamGetAttribute();
+extern int cuStreamGetCaptureInfo_v3();
+extern int cuStreamGetCtx();
+extern int cuStreamGetCtx_v2();
+extern int cuStreamGetDevice();
+extern int cuStreamGetFlags();
+extern int cuStreamGetGreenCtx();
+extern int cuStreamGetId();
+extern int cuStreamGetPriority();
+extern int cuStreamIsCapturing();
+extern int cuStreamQuery();
+extern int cuStreamSetAttribute();
+extern int cuStreamSynchronize();
+extern int cuStreamUpdateCaptureDependencies_v2();
+extern int cuStreamWaitEvent();
+extern int cuStreamWaitValue32_v2();
+extern int cuStreamWaitValue64_v2();
+extern int cuStreamWriteValue32_v2();
+extern int cuStreamWriteValue64_v2();
+extern int cuSurfObjectCreate();
+extern int cuSurfObjectDestroy();
+extern int cuSurfObjectGetResourceDesc();
+extern int cuSurfRefGetArray();
+extern int cuSurfRefSetArray();
+extern int cuTensorMapEncodeIm2col();
+extern int cuTensorMapEncodeIm2colWide();
+extern int cuTensorMapEncodeTiled();
+extern int cuTensorMapReplaceAddress();
+extern int cuTexObjectCreate();
+extern int cuTexObjectDestroy();
+extern int cuTexObjectGetResourceDesc();
+extern int cuTexObjectGetResourceViewDesc();
+extern int cuTexObjectGetTextureDesc();
+extern int cuTexRefCreate();
+extern int cuTexRefDestroy();
+extern int cuTexRefGetAddressMode();
+extern int cuTexRefGetAddress_v2();
+extern int cuTexRefGetArray();
+extern int cuTexRefGetBorderColor();
+extern int cuTexRefGetFilterMode();
+extern int cuTexRefGetFlags();
+extern int cuTexRefGetFormat();
+extern int cuTexRefGetMaxAnisotropy();
+extern int cuTexRefGetMipmapFilterMode();
+extern int cuTexRefGetMipmapLevelBias();
+extern int cuTexRefGetMipmapLevelClamp();
+extern int cuTexRefGetMipmappedArray();
+extern int cuTexRefSetAddress2D_v3();
+extern int cuTexRefSetAddressMode();
+extern int cuTexRefSetAddress_v2();
+extern int cuTexRefSetArray();
+extern int cuTexRefSetBorderColor();
+extern int cuTexRefSetFilterMode();
+extern int cuTexRefSetFlags();
+extern int cuTexRefSetFormat();
+extern int cuTexRefSetMaxAnisotropy();
+extern int cuTexRefSetMipmapFilterMode();
+extern int cuTexRefSetMipmapLevelBias();
+extern int cuTexRefSetMipmapLevelClamp();
+extern int cuTexRefSetMipmappedArray();
+extern int cuThreadExchangeStreamCaptureMode();
+extern int cuUserObjectCreate();
+extern int cuUserObjectRelease();
+extern int cuUserObjectRetain();
+extern int cuWaitExternalSemaphoresAsync();
+extern int cudaArrayGetInfo();
+extern int cudaArrayGetMemoryRequirements();
+extern int cudaArrayGetPlane();
+extern int cudaArrayGetSparseProperties();
+extern int cudaChooseDevice();
+extern int cudaCreateChannelDesc();
+extern int cudaCreateSurfaceObject();
+extern int cudaCreateTextureObject();
+extern int cudaCtxResetPersistingL2Cache();
+extern int cudaDestroyExternalMemory();
+extern int cudaDestroyExternalSemaphore();
+extern int cudaDestroySurfaceObject();
+extern int cudaDestroyTextureObject();
+extern int cudaDeviceCanAccessPeer();
+extern int cudaDeviceDisablePeerAccess();
+extern int cudaDeviceEnablePeerAccess();
+extern int cudaDeviceFlushGPUDirectRDMAWrites();
+extern int cudaDeviceGetAttribute();
+extern int cudaDeviceGetByPCIBusId();
+extern int cudaDeviceGetCacheConfig();
+extern int cudaDeviceGetDefaultMemPool();
+extern int cudaDeviceGetGraphMemAttribute();
+extern int cudaDeviceGetHostAtomicCapabilities();
+extern int cudaDeviceGetLimit();
+extern int cudaDeviceGetMemPool();
+extern int cudaDeviceGetNvSciSyncAttributes();
+extern int cudaDeviceGetP2PAtomicCapabilities();
+extern int cudaDeviceGetP2PAttribute();
+extern int cudaDeviceGetPCIBusId();
+extern int cudaDeviceGetSharedMemConfig();
+extern int cudaDeviceGetStreamPriorityRange();
+extern int cudaDeviceGetTexture1DLinearMaxWidth();
+extern int cudaDeviceGraphMemTrim();
+extern int cudaDeviceRegisterAsyncNotification();
+extern int cudaDeviceReset();
+extern int cudaDeviceSetCacheConfig();
+extern int cudaDeviceSetGraphMemAttribute();
+extern int cudaDeviceSetLimit();
+extern int cudaDeviceSetMemPool();
+extern int cudaDeviceSetSharedMemConfig();
+extern int cudaDeviceSynchronize();
+extern int cudaDeviceUnregisterAsyncNotification();
+extern int cudaDriverGetVersion();
+extern int cudaEventCreate();
+extern int cudaEventCreateWithFlags();
+extern int cudaEventDestroy();
+extern int cudaEventElapsedTime();
+extern int cudaEventQuery();
+extern int cudaEventRecord();
+extern int cudaEventRecordWithFlags();
+extern int cudaEventSynchronize();
+extern int cudaExternalMemoryGetMappedBuffer();
+extern int cudaExternalMemoryGetMappedMipmappedArray();
+extern int cudaFree();
+extern int cudaFreeArray();
+extern int cudaFreeAsync();
+extern int cudaFreeHost();
+extern int cudaFreeMipmappedArray();
+extern int cudaFuncGetAttributes();
+extern int cudaFuncGetName();
+extern int cudaFuncGetParamInfo();
+extern int cudaFuncSetAttribute();
+extern int cudaFuncSetCacheConfig();
+extern int cudaFuncSetSharedMemConfig();
+extern int cudaGetChannelDesc();
+extern int cudaGetDevice();
+extern int cudaGetDeviceCount();
+extern int cudaGetDeviceFlags();
+extern int cudaGetDeviceProperties();
+extern int cudaGetDriverEntryPoint();
+extern int cudaGetDriverEntryPointByVersion();
+extern int cudaGetErrorName();
+extern int cudaGetErrorString();
+extern int cudaGetExportTable();
+extern int cudaGetFuncBySymbol();
+extern int cudaGetKernel();
+extern int cudaGetLastError();
+extern int cudaGetMipmappedArrayLevel();
+extern int cudaGetSurfaceObjectResourceDesc();
+extern int cudaGetSymbolAddress();
+extern int cudaGetSymbolSize();
+extern int cudaGetTextureObjectResourceDesc();
+extern int cudaGetTextureObjectResourceViewDesc();
+extern int cudaGetTextureObjectTextureDesc();
+extern int cudaGraphAddChildGraphNode();
+extern int cudaGraphAddDependencies();
+extern int cudaGraphAddEmptyNode();
+extern int cudaGraphAddEventRecordNode();
+extern int cudaGraphAddEventWaitNode();
+extern int cudaGraphAddExternalSemaphoresSignalNode();
+extern int cudaGraphAddExternalSemaphoresWaitNode();
+extern int cudaGraphAddHostNode();
+extern int cudaGraphAddKernelNode();
+extern int cudaGraphAddMemAllocNode();
+extern int cudaGraphAddMemFreeNode();
+extern int cudaGraphAddMemcpyNode();
+extern int cudaGraphAddMemcpyNode1D();
+extern int cudaGraphAddMemcpyNodeFromSymbol();
+extern int cudaGraphAddMemcpyNodeToSymbol();
+extern int cudaGraphAddMemsetNode();
+extern int cudaGraphAddNode();
+extern int cudaGraphChildGraphNodeGetGraph();
+extern int cudaGraphClone();
+extern int cudaGraphConditionalHandleCreate();
+extern int cudaGraphCreate();
+extern int cudaGraphDebugDotPrint();
+extern int cudaGraphDestroy();
+extern int cudaGraphDestroyNode();
+extern int cudaGraphEventRecordNodeGetEvent();
+extern int cudaGraphEventRecordNodeSetEvent();
+extern int cudaGraphEventWaitNodeGetEvent();
+extern int cudaGraphEventWaitNodeSetEvent();
+extern int cudaGraphExecChildGraphNodeSetParams();
+extern int cudaGraphExecDestroy();
+extern int cudaGraphExecEventRecordNodeSetEvent();
+extern int cudaGraphExecEventWaitNodeSetEvent();
+extern int cudaGraphExecExternalSemaphoresSignalNodeSetParams();
+extern int cudaGraphExecExternalSemaphoresWaitNodeSetParams();
+extern int cudaGraphExecGetFlags();
+extern int cudaGraphExecHostNodeSetParams();
+extern int cudaGraphExecKernelNodeSetParams();
+extern int cudaGraphExecMemcpyNodeSetParams();
+extern int cudaGraphExecMemcpyNodeSetParams1D();
+extern int cudaGraphExecMemcpyNodeSetParamsFromSymbol();
+extern int cudaGraphExecMemcpyNodeSetParamsToSymbol();
+extern int cudaGraphExecMemsetNodeSetParams();
+extern int cudaGraphExecNodeSetParams();
+extern int cudaGraphExecUpdate();
+extern int cudaGraphExternalSemaphoresSignalNodeGetParams();
+extern int cudaGraphExternalSemaphoresSignalNodeSetParams();
+extern int cudaGraphExternalSemaphoresWaitNodeGetParams();
+extern int cudaGraphExternalSemaphoresWaitNodeSetParams();
+extern int cudaGraphGetEdges();
+extern int cudaGraphGetNodes();
+extern int cudaGraphGetRootNodes();
+extern int cudaGraphHostNodeGetParams();
+extern int cudaGraphHostNodeSetParams();
+extern int cudaGraphInstantiate();
+extern int cudaGraphInstantiateWithFlags();
+extern int cudaGraphInstantiateWithParams();
+extern int cudaGraphKernelNodeCopyAttributes();
+extern int cudaGraphKernelNodeGetAttribute();
+extern int cudaGraphKernelNodeGetParams();
+extern int cudaGraphKernelNodeSetAttribute();
+extern int cudaGraphKernelNodeSetParams();
+extern int cudaGraphLaunch();
+extern int cudaGraphMemAllocNodeGetParams();
+extern int cudaGraphMemFreeNodeGetParams();
+extern int cudaGraphMemcpyNodeGetParams();
+extern int cudaGraphMemcpyNodeSetParams();
+extern int cudaGraphMemcpyNodeSetParams1D();
+extern int cudaGraphMemcpyNodeSetParamsFromSymbol();
+extern int cudaGraphMemcpyNodeSetParamsToSymbol();
+extern int cudaGraphMemsetNodeGetParams();
+extern int cudaGraphMemsetNodeSetParams();
+extern int cudaGraphNodeFindInClone();
+extern int cudaGraphNodeGetDependencies();
+extern int cudaGraphNodeGetDependentNodes();
+extern int cudaGraphNodeGetEnabled();
+extern int cudaGraphNodeGetType();
+extern int cudaGraphNodeSetEnabled();
+extern int cudaGraphNodeSetParams();
+extern int cudaGraphReleaseUserObject();
+extern int cudaGraphRemoveDependencies();
+extern int cudaGraphRetainUserObject();
+extern int cudaGraphUpload();
+extern int cudaGraphicsMapResources();
+extern int cudaGraphicsResourceGetMappedMipmappedArray();
+extern int cudaGraphicsResourceGetMappedPointer();
+extern int cudaGraphicsResourceSetMapFlags();
+extern int cudaGraphicsSubResourceGetMappedArray();
+extern int cudaGraphicsUnmapResources();
+extern int cudaGraphicsUnregisterResource();
+extern int cudaHostAlloc();
+extern int cudaHostGetDevicePointer();
+extern int cudaHostGetFlags();
+extern int cudaHostRegister();
+extern int cudaHostUnregister();
+extern int cudaImportExternalMemory();
+extern int cudaImportExternalSemaphore();
+extern int cudaInitDevice();
+extern int cudaIpcCloseMemHandle();
+extern int cudaIpcGetEventHandle();
+extern int cudaIpcGetMemHandle();
+extern int cudaIpcOpenEventHandle();
+extern int cudaIpcOpenMemHandle();
+extern int cudaKernelSetAttributeForDevice();
+extern int cudaLaunchCooperativeKernel();
+extern int cudaLaunchHostFunc();
+extern int cudaLaunchKernel();
+extern int cudaLaunchKernelExC();
+extern int cudaLibraryEnumerateKernels();
+extern int cudaLibraryGetGlobal();
+extern int cudaLibraryGetKernel();
+extern int cudaLibraryGetKernelCount();
+extern int cudaLibraryGetManaged();
+extern int cudaLibraryGetUnifiedFunction();
+extern int cudaLibraryLoadData();
+extern int cudaLibraryLoadFromFile();
+extern int cudaLibraryUnload();
+extern int cudaLogsCurrent();
+extern int cudaLogsDumpToFile();
+extern int cudaLogsDumpToMemory();
+extern int cudaLogsRegisterCallback();
+extern int cudaLogsUnregisterCallback();
+extern int cudaMalloc();
+extern int cudaMalloc3D();
+extern int cudaMalloc3DArray();
+extern int cudaMallocArray();
+extern int cudaMallocAsync();
+extern int cudaMallocFromPoolAsync();
+extern int cudaMallocHost();
+extern int cudaMallocManaged();
+extern int cudaMallocMipmappedArray();
+extern int cudaMallocPitch();
+extern int cudaMemAdvise();
+extern int cudaMemDiscardAndPrefetchBatchAsync();
+extern int cudaMemDiscardBatchAsync();
+extern int cudaMemGetDefaultMemPool();
+extern int cudaMemGetInfo();
+extern int cudaMemGetMemPool();
+extern int cudaMemPoolCreate();
+extern int cudaMemPoolDestroy();
+extern int cudaMemPoolExportPointer();
+extern int cudaMemPoolExportToShareableHandle();
+extern int cudaMemPoolGetAccess();
+extern int cudaMemPoolGetAttribute();
+extern int cudaMemPoolImportFromShareableHandle();
+extern int cudaMemPoolImportPointer();
+extern int cudaMemPoolSetAccess();
+extern int cudaMemPoolSetAttribute();
+extern int cudaMemPoolTrimTo();
+extern int cudaMemPrefetchAsync();
+extern int cudaMemPrefetchBatchAsync();
+extern int cudaMemRangeGetAttribute();
+extern int cudaMemRangeGetAttributes();
+extern int cudaMemSetMemPool();
+extern int cudaMemcpy();
+extern int cudaMemcpy2D();
+extern int cudaMemcpy2DArrayToArray();
+extern int cudaMemcpy2DAsync();
+extern int cudaMemcpy2DFromArray();
+extern int cudaMemcpy2DFromArrayAsync();
+extern int cudaMemcpy2DToArray();
+extern int cudaMemcpy2DToArrayAsync();
+extern int cudaMemcpy3D();
+extern int cudaMemcpy3DAsync();
+extern int cudaMemcpy3DBatchAsync();
+extern int cudaMemcpy3DPeer();
+extern int cudaMemcpy3DPeerAsync();
+extern int cudaMemcpyArrayToArray();
+extern int cudaMemcpyAsync();
+extern int cudaMemcpyBatchAsync();
+extern int cudaMemcpyFromArray();
+extern int cudaMemcpyFromArrayAsync();
+extern int cudaMemcpyFromSymbol();
+extern int cudaMemcpyFromSymbolAsync();
+extern int cudaMemcpyPeer();
+extern int cudaMemcpyPeerAsync();
+extern int cudaMemcpyToArray();
+extern int cudaMemcpyToArrayAsync();
+extern int cudaMemcpyToSymbol();
+extern int cudaMemcpyToSymbolAsync();
+extern int cudaMemset();
+extern int cudaMemset2D();
+extern int cudaMemset2DAsync();
+extern int cudaMemset3D();
+extern int cudaMemset3DAsync();
+extern int cudaMemsetAsync();
+extern int cudaMipmappedArrayGetMemoryRequirements();
+extern int cudaMipmappedArrayGetSparseProperties();
+extern int cudaOccupancyAvailableDynamicSMemPerBlock();
+extern int cudaOccupancyMaxActiveBlocksPerMultiprocessor();
+extern int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags();
+extern int cudaOccupancyMaxActiveClusters();
+extern int cudaOccupancyMaxPotentialClusterSize();
+extern int cudaPeekAtLastError();
+extern int cudaPointerGetAttributes();
+extern int cudaRuntimeGetVersion();
+extern int cudaSetDevice();
+extern int cudaSetDeviceFlags();
+extern int cudaSetValidDevices();
+extern int cudaSignalExternalSemaphoresAsync();
+extern int cudaStreamAddCallback();
+extern int cudaStreamAttachMemAsync();
+extern int cudaStreamBeginCapture();
+extern int cudaStreamBeginCaptureToGraph();
+extern int cudaStreamCopyAttributes();
+extern int cudaStreamCreate();
+extern int cudaStreamCreateWithFlags();
+extern int cudaStreamCreateWithPriority();
+extern int cudaStreamDestroy();
+extern int cudaStreamEndCapture();
+extern int cudaStreamGetAttribute();
+extern int cudaStreamGetCaptureInfo();
+extern int cudaStreamGetDevice();
+extern int cudaStreamGetFlags();
+extern int cudaStreamGetId();
+extern int cudaStreamGetPriority();
+extern int cudaStreamIsCapturing();
+extern int cudaStreamQuery();
+extern int cudaStreamSetAttribute();
+extern int cudaStreamSynchronize();
+extern int cudaStreamUpdateCaptureDependencies();
+extern int cudaStreamWaitEvent();
+extern int cudaThreadExchangeStreamCaptureMode();
+extern int cudaUserObjectCreate();
+extern int cudaUserObjectRelease();
+extern int cudaUserObjectRetain();
+extern int cudaWaitExternalSemaphoresAsync();
+
+const rgpu_proc rgpu_procs[] = {
+    {"cuArray3DCreate", (void *)cuArray3DCreate_v2},
+    {"cuArray3DCreate_v2", (void *)cuArray3DCreate_v2},
+    {"cuArray3DGetDescriptor", (void *)cuArray3DGetDescriptor_v2},
+    {"cuArray3DGetDescriptor_v2", (void *)cuArray3DGetDescriptor_v2},
+    {"cuArrayCreate", (void *)cuArrayCreate_v2},
+    {"cuArrayCreate_v2", (void *)cuArrayCreate_v2},
+    {"cuArrayDestroy", (void *)cuArrayDestroy},
+    {"cuArrayGetDescriptor", (void *)cuArrayGetDescriptor_v2},
+    {"cuArrayGetDescriptor_v2", (void *)cuArrayGetDescriptor_v2},
+    {"cuArrayGetMemoryRequirements", (void *)cuArrayGetMemoryRequirements},
+    {"cuArrayGetPlane", (void *)cuArrayGetPlane},
+    {"cuArrayGetSparseProperties", (void *)cuArrayGetSparseProperties},
+    {"cuCheckpointProcessCheckpoint", (void *)cuCheckpointProcessCheckpoint},
+    {"cuCheckpointProcessGetRestoreThreadId", (void *)cuCheckpointProcessGetRestoreThreadId},
+    {"cuCheckpointProcessGetState", (void *)cuCheckpointProcessGetState},
+    {"cuCheckpointProcessLock", (void *)cuCheckpointProcessLock},
+    {"cuCheckpointProcessRestore", (void *)cuCheckpointProcessRestore},
+    {"cuCheckpointProcessUnlock", (void *)cuCheckpointProcessUnlock},
+    {"cuCoredumpGetAttribute", (void *)cuCoredumpGetAttribute},
+    {"cuCoredumpGetAttributeGlobal", (void *)cuCoredumpGetAttributeGlobal},
+    {"cuCoredumpSetAttribute", (void *)cuCoredumpSetAttribute},
+    {"cuCoredumpSetAttributeGlobal", (void *)cuCoredumpSetAttributeGlobal},
+    {"cuCtxAttach", (void *)cuCtxAttach},
+    {"cuCtxCreate", (void *)cuCtxCreate_v4},
+    {"cuCtxCreate_v4", (void *)cuCtxCreate_v4},
+    {"cuCtxDestroy", (void *)cuCtxDestroy_v2},
+    {"cuCtxDestroy_v2", (void *)cuCtxDestroy_v2},
+    {"cuCtxDetach", (void *)cuCtxDetach},
+    {"cuCtxDisablePeerAccess", (void *)cuCtxDisablePeerAccess},
+    {"cuCtxEnablePeerAccess", (void *)cuCtxEnablePeerAccess},
+    {"cuCtxFromGreenCtx", (void *)cuCtxFromGreenCtx},
+    {"cuCtxGetApiVersion", (void *)cuCtxGetApiVersion},
+    {"cuCtxGetCacheConfig", (void *)cuCtxGetCacheConfig},
+    {"cuCtxGetCurrent", (void *)cuCtxGetCurrent},
+    {"cuCtxGetDevResource", (void *)cuCtxGetDevResource},
+    {"cuCtxGetDevice", (void *)cuCtxGetDevice},
+    {"cuCtxGetDevice_v2", (void *)cuCtxGetDevice_v2},
+    {"cuCtxGetExecAffinity", (void *)cuCtxGetExecAffinity},
+    {"cuCtxGetFlags", (void *)cuCtxGetFlags},
+    {"cuCtxGetId", (void *)cuCtxGetId},
+    {"cuCtxGetLimit", (void *)cuCtxGetLimit},
+    {"cuCtxGetSharedMemConfig", (void *)cuCtxGetSharedMemConfig},
+    {"cuCtxGetStreamPriorityRange", (void *)cuCtxGetStreamPriorityRange},
+    {"cuCtxPopCurrent", (void *)cuCtxPopCurrent_v2},
+    {"cuCtxPopCurrent_v2", (void *)cuCtxPopCurrent_v2},
+    {"cuCtxPushCurrent", (void *)cuCtxPushCurrent_v2},
+    {"cuCtxPushCurrent_v2", (void *)cuCtxPushCurrent_v2},
+    {"cuCtxRecordEvent", (void *)cuCtxRecordEvent},
+    {"cuCtxResetPersistingL2Cache", (void *)cuCtxResetPersistingL2Cache},
+    {"cuCtxSetCacheConfig", (void *)cuCtxSetCacheConfig},
+    {"cuCtxSetCurrent", (void *)cuCtxSetCurrent},
+    {"cuCtxSetFlags", (void *)cuCtxSetFlags},
+    {"cuCtxSetLimit", (void *)cuCtxSetLimit},
+    {"cuCtxSetSharedMemConfig", (void *)cuCtxSetSharedMemConfig},
+    {"cuCtxSynchronize", (void *)cuCtxSynchronize},
+    {"cuCtxSynchronize_v2", (void *)cuCtxSynchronize_v2},
+    {"cuCtxWaitEvent", (void *)cuCtxWaitEvent},
+    {"cuDestroyExternalMemory", (void *)cuDestroyExternalMemory},
+    {"cuDestroyExternalSemaphore", (void *)cuDestroyExternalSemaphore},
+    {"cuDevResourceGenerateDesc", (void *)cuDevResourceGenerateDesc},
+    {"cuDevSmResourceSplitByCount", (void *)cuDevSmResourceSplitByCount},
+    {"cuDeviceCanAccessPeer", (void *)cuDeviceCanAccessPeer},
+    {"cuDeviceComputeCapability", (void *)cuDeviceComputeCapability},
+    {"cuDeviceGet", (void *)cuDeviceGet},
+    {"cuDeviceGetAttribute", (void *)cuDeviceGetAttribute},
+    {"cuDeviceGetByPCIBusId", (void *)cuDeviceGetByPCIBusId},
+    {"cuDeviceGetCount", (void *)cuDeviceGetCount},
+    {"cuDeviceGetDefaultMemPool", (void *)cuDeviceGetDefaultMemPool},
+    {"cuDeviceGetDevResource", (void *)cuDeviceGetDevResource},
+    {"cuDeviceGetExecAffinitySupport", (void *)cuDeviceGetExecAffinitySupport},
+    {"cuDeviceGetGraphMemAttribute", (void *)cuDeviceGetGraphMemAttribute},
+    {"cuDeviceGetHostAtomicCapabilities", (void *)cuDeviceGetHostAtomicCapabilities},
+    {"cuDeviceGetLuid", (void *)cuDeviceGetLuid},
+    {"cuDeviceGetMemPool", (void *)cuDeviceGetMemPool},
+    {"cuDeviceGetName", (void *)cuDeviceGetName},
+    {"cuDeviceGetNvSciSyncAttributes", (void *)cuDeviceGetNvSciSyncAttributes},
+    {"cuDeviceGetP2PAtomicCapabilities", (void *)cuDeviceGetP2PAtomicCapabilities},
+    {"cuDeviceGetP2PAttribute", (void *)cuDeviceGetP2PAttribute},
+    {"cuDeviceGetPCIBusId", (void *)cuDeviceGetPCIBusId},
+    {"cuDeviceGetProperties", (void *)cuDeviceGetProperties},
+    {"cuDeviceGetTexture1DLinearMaxWidth", (void *)cuDeviceGetTexture1DLinearMaxWidth},
+    {"cuDeviceGetUuid", (void *)cuDeviceGetUuid_v2},
+    {"cuDeviceGetUuid_v2", (void *)cuDeviceGetUuid_v2},
+    {"cuDeviceGraphMemTrim", (void *)cuDeviceGraphMemTrim},
+    {"cuDevicePrimaryCtxGetState", (void *)cuDevicePrimaryCtxGetState},
+    {"cuDevicePrimaryCtxRelease", (void *)cuDevicePrimaryCtxRelease_v2},
+    {"cuDevicePrimaryCtxRelease_v2", (void *)cuDevicePrimaryCtxRelease_v2},
+    {"cuDevicePrimaryCtxReset", (void *)cuDevicePrimaryCtxReset_v2},
+    {"cuDevicePrimaryCtxReset_v2", (void *)cuDevicePrimaryCtxReset_v2},
+    {"cuDevicePrimaryCtxRetain", (void *)cuDevicePrimaryCtxRetain},
+    {"cuDevicePrimaryCtxSetFlags", (void *)cuDevicePrimaryCtxSetFlags_v2},
+    {"cuDevicePrimaryCtxSetFlags_v2", (void *)cuDevicePrimaryCtxSetFlags_v2},
+    {"cuDeviceRegisterAsyncNotification", (void *)cuDeviceRegisterAsyncNotification},
+    {"cuDeviceSetGraphMemAttribute", (void *)cuDeviceSetGraphMemAttribute},
+    {"cuDeviceSetMemPool", (void *)cuDeviceSetMemPool},
+    {"cuDeviceTotalMem", (void *)cuDeviceTotalMem_v2},
+    {"cuDeviceTotalMem_v2", (void *)cuDeviceTotalMem_v2},
+    {"cuDeviceUnregisterAsyncNotification", (void *)cuDeviceUnregisterAsyncNotification},
+    {"cuDriverGetVersion", (void *)cuDriverGetVersion},
+    {"cuEventCreate", (void *)cuEventCreate},
+    {"cuEventDestroy", (void *)cuEventDestroy_v2},
+    {"cuEventDestroy_v2", (void *)cuEventDestroy_v2},
+    {"cuEventElapsedTime", (void *)cuEventElapsedTime_v2},
+    {"cuEventElapsedTime_v2", (void *)cuEventElapsedTime_v2},
+    {"cuEventQuery", (void *)cuEventQuery},
+    {"cuEventRecord", (void *)cuEventRecord},
+    {"cuEventRecordWithFlags", (void *)cuEventRecordWithFlags},
+    {"cuEventSynchronize", (void *)cuEventSynchronize},
+    {"cuExternalMemoryGetMappedBuffer", (void *)cuExternalMemoryGetMappedBuffer},
+    {"cuExternalMemoryGetMappedMipmappedArray", (void *)cuExternalMemoryGetMappedMipmappedArray},
+    {"cuFlushGPUDirectRDMAWrites", (void *)cuFlushGPUDirectRDMAWrites},
+    {"cuFuncGetAttribute", (void *)cuFuncGetAttribute},
+    {"cuFuncGetModule", (void *)cuFuncGetModule},
+    {"cuFuncGetName", (void *)cuFuncGetName},
+    {"cuFuncGetParamInfo", (void *)cuFuncGetParamInfo},
+    {"cuFuncIsLoaded", (void *)cuFuncIsLoaded},
+    {"cuFuncLoad", (void *)cuFuncLoad},
+    {"cuFuncSetAttribute", (void *)cuFuncSetAttribute},
+    {"cuFuncSetBlockShape", (void *)cuFuncSetBlockShape},
+    {"cuFuncSetCacheConfig", (void *)cuFuncSetCacheConfig},
+    {"cuFuncSetSharedMemConfig", (void *)cuFuncSetSharedMemConfig},
+    {"cuFuncSetSharedSize", (void *)cuFuncSetSharedSize},
+    {"cuGetErrorName", (void *)cuGetErrorName},
+    {"cuGetErrorString", (void *)cuGetErrorString},
+    {"cuGetExportTable", (void *)cuGetExportTable},
+    {"cuGetProcAddress", (void *)cuGetProcAddress_v2},
+    {"cuGetProcAddress_v2", (void *)cuGetProcAddress_v2},
+    {"cuGraphAddBatchMemOpNode", (void *)cuGraphAddBatchMemOpNode},
+    {"cuGraphAddChildGraphNode", (void *)cuGraphAddChildGraphNode},
+    {"cuGraphAddDependencies", (void *)cuGraphAddDependencies_v2},
+    {"cuGraphAddDependencies_v2", (void *)cuGraphAddDependencies_v2},
+    {"cuGraphAddEmptyNode", (void *)cuGraphAddEmptyNode},
+    {"cuGraphAddEventRecordNode", (void *)cuGraphAddEventRecordNode},
+    {"cuGraphAddEventWaitNode", (void *)cuGraphAddEventWaitNode},
+    {"cuGraphAddExternalSemaphoresSignalNode", (void *)cuGraphAddExternalSemaphoresSignalNode},
+    {"cuGraphAddExternalSemaphoresWaitNode", (void *)cuGraphAddExternalSemaphoresWaitNode},
+    {"cuGraphAddHostNode", (void *)cuGraphAddHostNode},
+    {"cuGraphAddKernelNode", (void *)cuGraphAddKernelNode_v2},
+    {"cuGraphAddKernelNode_v2", (void *)cuGraphAddKernelNode_v2},
+    {"cuGraphAddMemAllocNode", (void *)cuGraphAddMemAllocNode},
+    {"cuGraphAddMemFreeNode", (void *)cuGraphAddMemFreeNode},
+    {"cuGraphAddMemcpyNode", (void *)cuGraphAddMemcpyNode},
+    {"cuGraphAddMemsetNode", (void *)cuGraphAddMemsetNode},
+    {"cuGraphAddNode", (void *)cuGraphAddNode_v2},
+    {"cuGraphAddNode_v2", (void *)cuGraphAddNode_v2},
+    {"cuGraphBatchMemOpNodeGetParams", (void *)cuGraphBatchMemOpNodeGetParams},
+    {"cuGraphBatchMemOpNodeSetParams", (void *)cuGraphBatchMemOpNodeSetParams},
+    {"cuGraphChildGraphNodeGetGraph", (void *)cuGraphChildGraphNodeGetGraph},
+    {"cuGraphClone", (void *)cuGraphClone},
+    {"cuGraphConditionalHandleCreate", (void *)cuGraphConditionalHandleCreate},
+    {"cuGraphCreate", (void *)cuGraphCreate},
+    {"cuGraphDebugDotPrint", (void *)cuGraphDebugDotPrint},
+    {"cuGraphDestroy", (void *)cuGraphDestroy},
+    {"cuGraphDestroyNode", (void *)cuGraphDestroyNode},
+    {"cuGraphEventRecordNodeGetEvent", (void *)cuGraphEventRecordNodeGetEvent},
+    {"cuGraphEventRecordNodeSetEvent", (void *)cuGraphEventRecordNodeSetEvent},
+    {"cuGraphEventWaitNodeGetEvent", (void *)cuGraphEventWaitNodeGetEvent},
+    {"cuGraphEventWaitNodeSetEvent", (void *)cuGraphEventWaitNodeSetEvent},
+    {"cuGraphExecBatchMemOpNodeSetParams", (void *)cuGraphExecBatchMemOpNodeSetParams},
+    {"cuGraphExecChildGraphNodeSetParams", (void *)cuGraphExecChildGraphNodeSetParams},
+    {"cuGraphExecDestroy", (void *)cuGraphExecDestroy},
+    {"cuGraphExecEventRecordNodeSetEvent", (void *)cuGraphExecEventRecordNodeSetEvent},
+    {"cuGraphExecEventWaitNodeSetEvent", (void *)cuGraphExecEventWaitNodeSetEvent},
+    {"cuGraphExecExternalSemaphoresSignalNodeSetParams", (void *)cuGraphExecExternalSemaphoresSignalNodeSetParams},
+    {"cuGraphExecExternalSemaphoresWaitNodeSetParams", (void *)cuGraphExecExternalSemaphoresWaitNodeSetParams},
+    {"cuGraphExecGetFlags", (void *)cuGraphExecGetFlags},
+    {"cuGraphExecHostNodeSetParams", (void *)cuGraphExecHostNodeSetParams},
+    {"cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams_v2},
+    {"cuGraphExecKernelNodeSetParams_v2", (void *)cuGraphExecKernelNodeSetParams_v2},
+    {"cuGraphExecMemcpyNodeSetParams", (void *)cuGraphExecMemcpyNodeSetParams},
+    {"cuGraphExecMemsetNodeSetParams", (void *)cuGraphExecMemsetNodeSetParams},
+    {"cuGraphExecNodeSetParams", (void *)cuGraphExecNodeSetParams},
+    {"cuGraphExecUpdate", (void *)cuGraphExecUpdate_v2},
+    {"cuGraphExecUpdate_v2", (void *)cuGraphExecUpdate_v2},
+    {"cuGraphExternalSemaphoresSignalNodeGetParams", (void *)cuGraphExternalSemaphoresSignalNodeGetParams},
+    {"cuGraphExternalSemaphoresSignalNodeSetParams", (void *)cuGraphExternalSemaphoresSignalNodeSetParams},
+    {"cuGraphExternalSemaphoresWaitNodeGetParams", (void *)cuGraphExternalSemaphoresWaitNodeGetParams},
+    {"cuGraphExternalSemaphoresWaitNodeSetParams", (void *)cuGraphExternalSemaphoresWaitNodeSetParams},
+    {"cuGraphGetEdges", (void *)cuGraphGetEdges_v2},
+    {"cuGraphGetEdges_v2", (void *)cuGraphGetEdges_v2},
+    {"cuGraphGetNodes", (void *)cuGraphGetNodes},
+    {"cuGraphGetRootNodes", (void *)cuGraphGetRootNodes},
+    {"cuGraphHostNodeGetParams", (void *)cuGraphHostNodeGetParams},
+    {"cuGraphHostNodeSetParams", (void *)cuGraphHostNodeSetParams},
+    {"cuGraphInstantiateWithFlags", (void *)cuGraphInstantiateWithFlags},
+    {"cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams},
+    {"cuGraphKernelNodeCopyAttributes", (void *)cuGraphKernelNodeCopyAttributes},
+    {"cuGraphKernelNodeGetAttribute", (void *)cuGraphKernelNodeGetAttribute},
+    {"cuGraphKernelNodeGetParams", (void *)cuGraphKernelNodeGetParams_v2},
+    {"cuGraphKernelNodeGetParams_v2", (void *)cuGraphKernelNodeGetParams_v2},
+    {"cuGraphKernelNodeSetAttribute", (void *)cuGraphKernelNodeSetAttribute},
+    {"cuGraphKernelNodeSetParams", (void *)cuGraphKernelNodeSetParams_v2},
+    {"cuGraphKernelNodeSetParams_v2", (void *)cuGraphKernelNodeSetParams_v2},
+    {"cuGraphLaunch", (void *)cuGraphLaunch},
+    {"cuGraphMemAllocNodeGetParams", (void *)cuGraphMemAllocNodeGetParams},
+    {"cuGraphMemFreeNodeGetParams", (void *)cuGraphMemFreeNodeGetParams},
+    {"cuGraphMemcpyNodeGetParams", (void *)cuGraphMemcpyNodeGetParams},
+    {"cuGraphMemcpyNodeSetParams", (void *)cuGraphMemcpyNodeSetParams},
+    {"cuGraphMemsetNodeGetParams", (void *)cuGraphMemsetNodeGetParams},
+    {"cuGraphMemsetNodeSetParams", (void *)cuGraphMemsetNodeSetParams},
+    {"cuGraphNodeFindInClone", (void *)cuGraphNodeFindInClone},
+    {"cuGraphNodeGetDependencies", (void *)cuGraphNodeGetDependencies_v2},
+    {"cuGraphNodeGetDependencies_v2", (void *)cuGraphNodeGetDependencies_v2},
+    {"cuGraphNodeGetDependentNodes", (void *)cuGraphNodeGetDependentNodes_v2},
+    {"cuGraphNodeGetDependentNodes_v2", (void *)cuGraphNodeGetDependentNodes_v2},
+    {"cuGraphNodeGetEnabled", (void *)cuGraphNodeGetEnabled},
+    {"cuGraphNodeGetType", (void *)cuGraphNodeGetType},
+    {"cuGraphNodeSetEnabled", (void *)cuGraphNodeSetEnabled},
+    {"cuGraphNodeSetParams", (void *)cuGraphNodeSetParams},
+    {"cuGraphReleaseUserObject", (void *)cuGraphReleaseUserObject},
+    {"cuGraphRemoveDependencies", (void *)cuGraphRemoveDependencies_v2},
+    {"cuGraphRemoveDependencies_v2", (void *)cuGraphRemoveDependencies_v2},
+    {"cuGraphRetainUserObject", (void *)cuGraphRetainUserObject},
+    {"cuGraphUpload", (void *)cuGraphUpload},
+    {"cuGraphicsMapResources", (void *)cuGraphicsMapResources},
+    {"cuGraphicsResourceGetMappedMipmappedArray", (void *)cuGraphicsResourceGetMappedMipmappedArray},
+    {"cuGraphicsResourceGetMappedPointer", (void *)cuGraphicsResourceGetMappedPointer_v2},
+    {"cuGraphicsResourceGetMappedPointer_v2", (void *)cuGraphicsResourceGetMappedPointer_v2},
+    {"cuGraphicsResourceSetMapFlags", (void *)cuGraphicsResourceSetMapFlags_v2},
+    {"cuGraphicsResourceSetMapFlags_v2", (void *)cuGraphicsResourceSetMapFlags_v2},
+    {"cuGraphicsSubResourceGetMappedArray", (void *)cuGraphicsSubResourceGetMappedArray},
+    {"cuGraphicsUnmapResources", (void *)cuGraphicsUnmapResources},
+    {"cuGraphicsUnregisterResource", (void *)cuGraphicsUnregisterResource},
+    {"cuGreenCtxCreate", (void *)cuGreenCtxCreate},
+    {"cuGreenCtxDestroy", (void *)cuGreenCtxDestroy},
+    {"cuGreenCtxGetDevResource", (void *)cuGreenCtxGetDevResource},
+    {"cuGreenCtxGetId", (void *)cuGreenCtxGetId},
+    {"cuGreenCtxRecordEvent", (void *)cuGreenCtxRecordEvent},
+    {"cuGreenCtxStreamCreate", (void *)cuGreenCtxStreamCreate},
+    {"cuGreenCtxWaitEvent", (void *)cuGreenCtxWaitEvent},
+    {"cuImportExternalMemory", (void *)cuImportExternalMemory},
+    {"cuImportExternalSemaphore", (void *)cuImportExternalSemaphore},
+    {"cuInit", (void *)cuInit},
+    {"cuIpcCloseMemHandle", (void *)cuIpcCloseMemHandle},
+    {"cuIpcGetEventHandle", (void *)cuIpcGetEventHandle},
+    {"cuIpcGetMemHandle", (void *)cuIpcGetMemHandle},
+    {"cuIpcOpenEventHandle", (void *)cuIpcOpenEventHandle},
+    {"cuIpcOpenMemHandle", (void *)cuIpcOpenMemHandle_v2},
+    {"cuIpcOpenMemHandle_v2", (void *)cuIpcOpenMemHandle_v2},
+    {"cuKernelGetAttribute", (void *)cuKernelGetAttribute},
+    {"cuKernelGetFunction", (void *)cuKernelGetFunction},
+    {"cuKernelGetLibrary", (void *)cuKernelGetLibrary},
+    {"cuKernelGetName", (void *)cuKernelGetName},
+    {"cuKernelGetParamInfo", (void *)cuKernelGetParamInfo},
+    {"cuKernelSetAttribute", (void *)cuKernelSetAttribute},
+    {"cuKernelSetCacheConfig", (void *)cuKernelSetCacheConfig},
+    {"cuLaunch", (void *)cuLaunch},
+    {"cuLaunchCooperativeKernel", (void *)cuLaunchCooperativeKernel},
+    {"cuLaunchCooperativeKernelMultiDevice", (void *)cuLaunchCooperativeKernelMultiDevice},
+    {"cuLaunchGrid", (void *)cuLaunchGrid},
+    {"cuLaunchGridAsync", (void *)cuLaunchGridAsync},
+    {"cuLaunchHostFunc", (void *)cuLaunchHostFunc},
+    {"cuLaunchKernel", (void *)cuLaunchKernel},
+    {"cuLaunchKernelEx", (void *)cuLaunchKernelEx},
+    {"cuLibraryEnumerateKernels", (void *)cuLibraryEnumerateKernels},
+    {"cuLibraryGetGlobal", (void *)cuLibraryGetGlobal},
+    {"cuLibraryGetKernel", (void *)cuLibraryGetKernel},
+    {"cuLibraryGetKernelCount", (void *)cuLibraryGetKernelCount},
+    {"cuLibraryGetManaged", (void *)cuLibraryGetManaged},
+    {"cuLibraryGetModule", (void *)cuLibraryGetModule},
+    {"cuLibraryGetUnifiedFunction", (void *)cuLibraryGetUnifiedFunction},
+    {"cuLibraryLoadData", (void *)cuLibraryLoadData},
+    {"cuLibraryLoadFromFile", (void *)cuLibraryLoadFromFile},
+    {"cuLibraryUnload", (void *)cuLibraryUnload},
+    {"cuLinkAddData", (void *)cuLinkAddData_v2},
+    {"cuLinkAddData_v2", (void *)cuLinkAddData_v2},
+    {"cuLinkAddFile", (void *)cuLinkAddFile_v2},
+    {"cuLinkAddFile_v2", (void *)cuLinkAddFile_v2},
+    {"cuLinkComplete", (void *)cuLinkComplete},
+    {"cuLinkCreate", (void *)cuLinkCreate_v2},
+    {"cuLinkCreate_v2", (void *)cuLinkCreate_v2},
+    {"cuLinkDestroy", (void *)cuLinkDestroy},
+    {"cuLogsCurrent", (void *)cuLogsCurrent},
+    {"cuLogsDumpToFile", (void *)cuLogsDumpToFile},
+    {"cuLogsDumpToMemory", (void *)cuLogsDumpToMemory},
+    {"cuLogsRegisterCallback", (void *)cuLogsRegisterCallback},
+    {"cuLogsUnregisterCallback", (void *)cuLogsUnregisterCallback},
+    {"cuMemAddressFree", (void *)cuMemAddressFree},
+    {"cuMemAddressReserve", (void *)cuMemAddressReserve},
+    {"cuMemAdvise", (void *)cuMemAdvise_v2},
+    {"cuMemAdvise_v2", (void *)cuMemAdvise_v2},
+    {"cuMemAlloc", (void *)cuMemAlloc_v2},
+    {"cuMemAllocAsync", (void *)cuMemAllocAsync},
+    {"cuMemAllocFromPoolAsync", (void *)cuMemAllocFromPoolAsync},
+    {"cuMemAllocHost", (void *)cuMemAllocHost_v2},
+    {"cuMemAllocHost_v2", (void *)cuMemAllocHost_v2},
+    {"cuMemAllocManaged", (void *)cuMemAllocManaged},
+    {"cuMemAllocPitch", (void *)cuMemAllocPitch_v2},
+    {"cuMemAllocPitch_v2", (void *)cuMemAllocPitch_v2},
+    {"cuMemAlloc_v2", (void *)cuMemAlloc_v2},
+    {"cuMemBatchDecompressAsync", (void *)cuMemBatchDecompressAsync},
+    {"cuMemCreate", (void *)cuMemCreate},
+    {"cuMemDiscardAndPrefetchBatchAsync", (void *)cuMemDiscardAndPrefetchBatchAsync},
+    {"cuMemDiscardBatchAsync", (void *)cuMemDiscardBatchAsync},
+    {"cuMemExportToShareableHandle", (void *)cuMemExportToShareableHandle},
+    {"cuMemFree", (void *)cuMemFree_v2},
+    {"cuMemFreeAsync", (void *)cuMemFreeAsync},
+    {"cuMemFreeHost", (void *)cuMemFreeHost},
+    {"cuMemFree_v2", (void *)cuMemFree_v2},
+    {"cuMemGetAccess", (void *)cuMemGetAccess},
+    {"cuMemGetAddressRange", (void *)cuMemGetAddressRange_v2},
+    {"cuMemGetAddressRange_v2", (void *)cuMemGetAddressRange_v2},
+    {"cuMemGetAllocationGranularity", (void *)cuMemGetAllocationGranularity},
+    {"cuMemGetAllocationPropertiesFromHandle", (void *)cuMemGetAllocationPropertiesFromHandle},
+    {"cuMemGetDefaultMemPool", (void *)cuMemGetDefaultMemPool},
+    {"cuMemGetHandleForAddressRange", (void *)cuMemGetHandleForAddressRange},
+    {"cuMemGetInfo", (void *)cuMemGetInfo_v2},
+    {"cuMemGetInfo_v2", (void *)cuMemGetInfo_v2},
+    {"cuMemGetMemPool", (void *)cuMemGetMemPool},
+    {"cuMemHostAlloc", (void *)cuMemHostAlloc},
+    {"cuMemHostGetDevicePointer", (void *)cuMemHostGetDevicePointer_v2},
+    {"cuMemHostGetDevicePointer_v2", (void *)cuMemHostGetDevicePointer_v2},
+    {"cuMemHostGetFlags", (void *)cuMemHostGetFlags},
+    {"cuMemHostRegister", (void *)cuMemHostRegister_v2},
+    {"cuMemHostRegister_v2", (void *)cuMemHostRegister_v2},
+    {"cuMemHostUnregister", (void *)cuMemHostUnregister},
+    {"cuMemImportFromShareableHandle", (void *)cuMemImportFromShareableHandle},
+    {"cuMemMap", (void *)cuMemMap},
+    {"cuMemMapArrayAsync", (void *)cuMemMapArrayAsync},
+    {"cuMemPoolCreate", (void *)cuMemPoolCreate},
+    {"cuMemPoolDestroy", (void *)cuMemPoolDestroy},
+    {"cuMemPoolExportPointer", (void *)cuMemPoolExportPointer},
+    {"cuMemPoolExportToShareableHandle", (void *)cuMemPoolExportToShareableHandle},
+    {"cuMemPoolGetAccess", (void *)cuMemPoolGetAccess},
+    {"cuMemPoolGetAttribute", (void *)cuMemPoolGetAttribute},
+    {"cuMemPoolImportFromShareableHandle", (void *)cuMemPoolImportFromShareableHandle},
+    {"cuMemPoolImportPointer", (void *)cuMemPoolImportPointer},
+    {"cuMemPoolSetAccess", (void *)cuMemPoolSetAccess},
+    {"cuMemPoolSetAttribute", (void *)cuMemPoolSetAttribute},
+    {"cuMemPoolTrimTo", (void *)cuMemPoolTrimTo},
+    {"cuMemPrefetchAsync_v2", (void *)cuMemPrefetchAsync_v2},
+    {"cuMemPrefetchBatchAsync", (void *)cuMemPrefetchBatchAsync},
+    {"cuMemRangeGetAttribute", (void *)cuMemRangeGetAttribute},
+    {"cuMemRangeGetAttributes", (void *)cuMemRangeGetAttributes},
+    {"cuMemRelease", (void *)cuMemRelease},
+    {"cuMemRetainAllocationHandle", (void *)cuMemRetainAllocationHandle},
+    {"cuMemSetAccess", (void *)cuMemSetAccess},
+    {"cuMemSetMemPool", (void *)cuMemSetMemPool},
+    {"cuMemUnmap", (void *)cuMemUnmap},
+    {"cuMemcpy", (void *)cuMemcpy},
+    {"cuMemcpy2DAsync_v2", (void *)cuMemcpy2DAsync_v2},
+    {"cuMemcpy2DUnaligned_v2", (void *)cuMemcpy2DUnaligned_v2},
+    {"cuMemcpy2D_v2", (void *)cuMemcpy2D_v2},
+    {"cuMemcpy3DAsync_v2", (void *)cuMemcpy3DAsync_v2},
+    {"cuMemcpy3DBatchAsync_v2", (void *)cuMemcpy3DBatchAsync_v2},
+    {"cuMemcpy3DPeer", (void *)cuMemcpy3DPeer},
+    {"cuMemcpy3DPeerAsync", (void *)cuMemcpy3DPeerAsync},
+    {"cuMemcpy3D_v2", (void *)cuMemcpy3D_v2},
+    {"cuMemcpyAsync", (void *)cuMemcpyAsync},
+    {"cuMemcpyAtoA_v2", (void *)cuMemcpyAtoA_v2},
+    {"cuMemcpyAtoD_v2", (void *)cuMemcpyAtoD_v2},
+    {"cuMemcpyAtoHAsync_v2", (void *)cuMemcpyAtoHAsync_v2},
+    {"cuMemcpyAtoH_v2", (void *)cuMemcpyAtoH_v2},
+    {"cuMemcpyBatchAsync_v2", (void *)cuMemcpyBatchAsync_v2},
+    {"cuMemcpyDtoA_v2", (void *)cuMemcpyDtoA_v2},
+    {"cuMemcpyDtoDAsync_v2", (void *)cuMemcpyDtoDAsync_v2},
+    {"cuMemcpyDtoD_v2", (void *)cuMemcpyDtoD_v2},
+    {"cuMemcpyDtoHAsync_v2", (void *)cuMemcpyDtoHAsync_v2},
+    {"cuMemcpyDtoH_v2", (void *)cuMemcpyDtoH_v2},
+    {"cuMemcpyHtoAAsync_v2", (void *)cuMemcpyHtoAAsync_v2},
+    {"cuMemcpyHtoA_v2", (void *)cuMemcpyHtoA_v2},
+    {"cuMemcpyHtoDAsync_v2", (void *)cuMemcpyHtoDAsync_v2},
+    {"cuMemcpyHtoD_v2", (void *)cuMemcpyHtoD_v2},
+    {"cuMemcpyPeer", (void *)cuMemcpyPeer},
+    {"cuMemcpyPeerAsync", (void *)cuMemcpyPeerAsync},
+    {"cuMemsetD16Async", (void *)cuMemsetD16Async},
+    {"cuMemsetD16_v2", (void *)cuMemsetD16_v2},
+    {"cuMemsetD2D16Async", (void *)cuMemsetD2D16Async},
+    {"cuMemsetD2D16_v2", (void *)cuMemsetD2D16_v2},
+    {"cuMemsetD2D32Async", (void *)cuMemsetD2D32Async},
+    {"cuMemsetD2D32_v2", (void *)cuMemsetD2D32_v2},
+    {"cuMemsetD2D8Async", (void *)cuMemsetD2D8Async},
+    {"cuMemsetD2D8_v2", (void *)cuMemsetD2D8_v2},
+    {"cuMemsetD32Async", (void *)cuMemsetD32Async},
+    {"cuMemsetD32_v2", (void *)cuMemsetD32_v2},
+    {"cuMemsetD8Async", (void *)cuMemsetD8Async},
+    {"cuMemsetD8_v2", (void *)cuMemsetD8_v2},
+    {"cuMipmappedArrayCreate", (void *)cuMipmappedArrayCreate},
+    {"cuMipmappedArrayDestroy", (void *)cuMipmappedArrayDestroy},
+    {"cuMipmappedArrayGetLevel", (void *)cuMipmappedArrayGetLevel},
+    {"cuMipmappedArrayGetMemoryRequirements", (void *)cuMipmappedArrayGetMemoryRequirements},
+    {"cuMipmappedArrayGetSparseProperties", (void *)cuMipmappedArrayGetSparseProperties},
+    {"cuModuleEnumerateFunctions", (void *)cuModuleEnumerateFunctions},
+    {"cuModuleGetFunction", (void *)cuModuleGetFunction},
+    {"cuModuleGetFunctionCount", (void *)cuModuleGetFunctionCount},
+    {"cuModuleGetGlobal", (void *)cuModuleGetGlobal_v2},
+    {"cuModuleGetGlobal_v2", (void *)cuModuleGetGlobal_v2},
+    {"cuModuleGetLoadingMode", (void *)cuModuleGetLoadingMode},
+    {"cuModuleGetSurfRef", (void *)cuModuleGetSurfRef},
+    {"cuModuleGetTexRef", (void *)cuModuleGetTexRef},
+    {"cuModuleLoad", (void *)cuModuleLoad},
+    {"cuModuleLoadData", (void *)cuModuleLoadData},
+    {"cuModuleLoadDataEx", (void *)cuModuleLoadDataEx},
+    {"cuModuleLoadFatBinary", (void *)cuModuleLoadFatBinary},
+    {"cuModuleUnload", (void *)cuModuleUnload},
+    {"cuMulticastAddDevice", (void *)cuMulticastAddDevice},
+    {"cuMulticastBindAddr", (void *)cuMulticastBindAddr},
+    {"cuMulticastBindMem", (void *)cuMulticastBindMem},
+    {"cuMulticastCreate", (void *)cuMulticastCreate},
+    {"cuMulticastGetGranularity", (void *)cuMulticastGetGranularity},
+    {"cuMulticastUnbind", (void *)cuMulticastUnbind},
+    {"cuOccupancyAvailableDynamicSMemPerBlock", (void *)cuOccupancyAvailableDynamicSMemPerBlock},
+    {"cuOccupancyMaxActiveBlocksPerMultiprocessor", (void *)cuOccupancyMaxActiveBlocksPerMultiprocessor},
+    {"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (void *)cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
+    {"cuOccupancyMaxActiveClusters", (void *)cuOccupancyMaxActiveClusters},
+    {"cuOccupancyMaxPotentialBlockSize", (void *)cuOccupancyMaxPotentialBlockSize},
+    {"cuOccupancyMaxPotentialBlockSizeWithFlags", (void *)cuOccupancyMaxPotentialBlockSizeWithFlags},
+    {"cuOccupancyMaxPotentialClusterSize", (void *)cuOccupancyMaxPotentialClusterSize},
+    {"cuParamSetSize", (void *)cuParamSetSize},
+    {"cuParamSetTexRef", (void *)cuParamSetTexRef},
+    {"cuParamSetf", (void *)cuParamSetf},
+    {"cuParamSeti", (void *)cuParamSeti},
+    {"cuParamSetv", (void *)cuParamSetv},
+    {"cuPointerGetAttribute", (void *)cuPointerGetAttribute},
+    {"cuPointerGetAttributes", (void *)cuPointerGetAttributes},
+    {"cuPointerSetAttribute", (void *)cuPointerSetAttribute},
+    {"cuSignalExternalSemaphoresAsync", (void *)cuSignalExternalSemaphoresAsync},
+    {"cuStreamAddCallback", (void *)cuStreamAddCallback},
+    {"cuStreamAttachMemAsync", (void *)cuStreamAttachMemAsync},
+    {"cuStreamBatchMemOp_v2", (void *)cuStreamBatchMemOp_v2},
+    {"cuStreamBeginCaptureToGraph", (void *)cuStreamBeginCaptureToGraph},
+    {"cuStreamBeginCapture_v2", (void *)cuStreamBeginCapture_v2},
+    {"cuStreamCopyAttributes", (void *)cuStreamCopyAttributes},
+    {"cuStreamCreate", (void *)cuStreamCreate},
+    {"cuStreamCreateWithPriority", (void *)cuStreamCreateWithPriority},
+    {"cuStreamDestroy", (void *)cuStreamDestroy_v2},
+    {"cuStreamDestroy_v2", (void *)cuStreamDestroy_v2},
+    {"cuStreamEndCapture", (void *)cuStreamEndCapture},
+    {"cuStreamGetAttribute", (void *)cuStreamGetAttribute},
+    {"cuStreamGetCaptureInfo_v3", (void *)cuStreamGetCaptureInfo_v3},
+    {"cuStreamGetCtx", (void *)cuStreamGetCtx},
+    {"cuStreamGetCtx_v2", (void *)cuStreamGetCtx_v2},
+    {"cuStreamGetDevice", (void *)cuStreamGetDevice},
+    {"cuStreamGetFlags", (void *)cuStreamGetFlags},
+    {"cuStreamGetGreenCtx", (void *)cuStreamGetGreenCtx},
+    {"cuStreamGetId", (void *)cuStreamGetId},
+    {"cuStreamGetPriority", (void *)cuStreamGetPriority},
+    {"cuStreamIsCapturing", (void *)cuStreamIsCapturing},
+    {"cuStreamQuery", (void *)cuStreamQuery},
+    {"cuStreamSetAttribute", (void *)cuStreamSetAttribute},
+    {"cuStreamSynchronize", (void *)cuStreamSynchronize},
+    {"cuStreamUpdateCaptureDependencies_v2", (void *)cuStreamUpdateCaptureDependencies_v2},
+    {"cuStreamWaitEvent", (void *)cuStreamWaitEvent},
+    {"cuStreamWaitValue32_v2", (void *)cuStreamWaitValue32_v2},
+    {"cuStreamWaitValue64_v2", (void *)cuStreamWaitValue64_v2},
+    {"cuStreamWriteValue32_v2", (void *)cuStreamWriteValue32_v2},
+    {"cuStreamWriteValue64_v2", (void *)cuStreamWriteValue64_v2},
+    {"cuSurfObjectCreate", (void *)cuSurfObjectCreate},
+    {"cuSurfObjectDestroy", (void *)cuSurfObjectDestroy},
+    {"cuSurfObjectGetResourceDesc", (void *)cuSurfObjectGetResourceDesc},
+    {"cuSurfRefGetArray", (void *)cuSurfRefGetArray},
+    {"cuSurfRefSetArray", (void *)cuSurfRefSetArray},
+    {"cuTensorMapEncodeIm2col", (void *)cuTensorMapEncodeIm2col},
+    {"cuTensorMapEncodeIm2colWide", (void *)cuTensorMapEncodeIm2colWide},
+    {"cuTensorMapEncodeTiled", (void *)cuTensorMapEncodeTiled},
+    {"cuTensorMapReplaceAddress", (void *)cuTensorMapReplaceAddress},
+    {"cuTexObjectCreate", (void *)cuTexObjectCreate},
+    {"cuTexObjectDestroy", (void *)cuTexObjectDestroy},
+    {"cuTexObjectGetResourceDesc", (void *)cuTexObjectGetResourceDesc},
+    {"cuTexObjectGetResourceViewDesc", (void *)cuTexObjectGetResourceViewDesc},
+    {"cuTexObjectGetTextureDesc", (void *)cuTexObjectGetTextureDesc},
+    {"cuTexRefCreate", (void *)cuTexRefCreate},
+    {"cuTexRefDestroy", (void *)cuTexRefDestroy},
+    {"cuTexRefGetAddress", (void *)cuTexRefGetAddress_v2},
+    {"cuTexRefGetAddressMode", (void *)cuTexRefGetAddressMode},
+    {"cuTexRefGetAddress_v2", (void *)cuTexRefGetAddress_v2},
+    {"cuTexRefGetArray", (void *)cuTexRefGetArray},
+    {"cuTexRefGetBorderColor", (void *)cuTexRefGetBorderColor},
+    {"cuTexRefGetFilterMode", (void *)cuTexRefGetFilterMode},
+    {"cuTexRefGetFlags", (void *)cuTexRefGetFlags},
+    {"cuTexRefGetFormat", (void *)cuTexRefGetFormat},
+    {"cuTexRefGetMaxAnisotropy", (void *)cuTexRefGetMaxAnisotropy},
+    {"cuTexRefGetMipmapFilterMode", (void *)cuTexRefGetMipmapFilterMode},
+    {"cuTexRefGetMipmapLevelBias", (void *)cuTexRefGetMipmapLevelBias},
+    {"cuTexRefGetMipmapLevelClamp", (void *)cuTexRefGetMipmapLevelClamp},
+    {"cuTexRefGetMipmappedArray", (void *)cuTexRefGetMipmappedArray},
+    {"cuTexRefSetAddress", (void *)cuTexRefSetAddress_v2},
+    {"cuTexRefSetAddress2D", (void *)cuTexRefSetAddress2D_v3},
+    {"cuTexRefSetAddress2D_v3", (void *)cuTexRefSetAddress2D_v3},
+    {"cuTexRefSetAddressMode", (void *)cuTexRefSetAddressMode},
+    {"cuTexRefSetAddress_v2", (void *)cuTexRefSetAddress_v2},
+    {"cuTexRefSetArray", (void *)cuTexRefSetArray},
+    {"cuTexRefSetBorderColor", (void *)cuTexRefSetBorderColor},
+    {"cuTexRefSetFilterMode", (void *)cuTexRefSetFilterMode},
+    {"cuTexRefSetFlags", (void *)cuTexRefSetFlags},
+    {"cuTexRefSetFormat", (void *)cuTexRefSetFormat},
+    {"cuTexRefSetMaxAnisotropy", (void *)cuTexRefSetMaxAnisotropy},
+    {"cuTexRefSetMipmapFilterMode", (void *)cuTexRefSetMipmapFilterMode},
+    {"cuTexRefSetMipmapLevelBias", (void *)cuTexRefSetMipmapLevelBias},
+    {"cuTexRefSetMipmapLevelClamp", (void *)cuTexRefSetMipmapLevelClamp},
+    {"cuTexRefSetMipmappedArray", (void *)cuTexRefSetMipmappedArray},
+    {"cuThreadExchangeStreamCaptureMode", (void *)cuThreadExchangeStreamCaptureMode},
+    {"cuUserObjectCreate", (void *)cuUserObjectCreate},
+    {"cuUserObjectRelease", (void *)cuUserObjectRelease},
+    {"cuUserObjectRetain", (void *)cuUserObjectRetain},
+    {"cuWaitExternalSemaphoresAsync", (void *)cuWaitExternalSemaphoresAsync},
+    {"cudaArrayGetInfo", (void *)cudaArrayGetInfo},
+    {"cudaArrayGetMemoryRequirements", (void *)cudaArrayGetMemoryRequirements},
+    {"cudaArrayGetPlane", (void *)cudaArrayGetPlane},
+    {"cudaArrayGetSparseProperties", (void *)cudaArrayGetSparseProperties},
+    {"cudaChooseDevice", (void *)cudaChooseDevice},
+    {"cudaCreateChannelDesc", (void *)cudaCreateChannelDesc},
+    {"cudaCreateSurfaceObject", (void *)cudaCreateSurfaceObject},
+    {"cudaCreateTextureObject", (void *)cudaCreateTextureObject},
+    {"cudaCtxResetPersistingL2Cache", (void *)cudaCtxResetPersistingL2Cache},
+    {"cudaDestroyExternalMemory", (void *)cudaDestroyExternalMemory},
+    {"cudaDestroyExternalSemaphore", (void *)cudaDestroyExternalSemaphore},
+    {"cudaDestroySurfaceObject", (void *)cudaDestroySurfaceObject},
+    {"cudaDestroyTextureObject", (void *)cudaDestroyTextureObject},
+    {"cudaDeviceCanAccessPeer", (void *)cudaDeviceCanAccessPeer},
+    {"cudaDeviceDisablePeerAccess", (void *)cudaDeviceDisablePeerAccess},
+    {"cudaDeviceEnablePeerAccess", (void *)cudaDeviceEnablePeerAccess},
+    {"cudaDeviceFlushGPUDirectRDMAWrites", (void *)cudaDeviceFlushGPUDirectRDMAWrites},
+    {"cudaDeviceGetAttribute", (void *)cudaDeviceGetAttribute},
+    {"cudaDeviceGetByPCIBusId", (void *)cudaDeviceGetByPCIBusId},
+    {"cudaDeviceGetCacheConfig", (void *)cudaDeviceGetCacheConfig},
+    {"cudaDeviceGetDefaultMemPool", (void *)cudaDeviceGetDefaultMemPool},
+    {"cudaDeviceGetGraphMemAttribute", (void *)cudaDeviceGetGraphMemAttribute},
+    {"cudaDeviceGetHostAtomicCapabilities", (void *)cudaDeviceGetHostAtomicCapabilities},
+    {"cudaDeviceGetLimit", (void *)cudaDeviceGetLimit},
+    {"cudaDeviceGetMemPool", (void *)cudaDeviceGetMemPool},
+    {"cudaDeviceGetNvSciSyncAttributes", (void *)cudaDeviceGetNvSciSyncAttributes},
+    {"cudaDeviceGetP2PAtomicCapabilities", (void *)cudaDeviceGetP2PAtomicCapabilities},
+    {"cudaDeviceGetP2PAttribute", (void *)cudaDeviceGetP2PAttribute},
+    {"cudaDeviceGetPCIBusId", (void *)cudaDeviceGetPCIBusId},
+    {"cudaDeviceGetSharedMemConfig", (void *)cudaDeviceGetSharedMemConfig},
+    {"cudaDeviceGetStreamPriorityRange", (void *)cudaDeviceGetStreamPriorityRange},
+    {"cudaDeviceGetTexture1DLinearMaxWidth", (void *)cudaDeviceGetTexture1DLinearMaxWidth},
+    {"cudaDeviceGraphMemTrim", (void *)cudaDeviceGraphMemTrim},
+    {"cudaDeviceRegisterAsyncNotification", (void *)cudaDeviceRegisterAsyncNotification},
+    {"cudaDeviceReset", (void *)cudaDeviceReset},
+    {"cudaDeviceSetCacheConfig", (void *)cudaDeviceSetCacheConfig},
+    {"cudaDeviceSetGraphMemAttribute", (void *)cudaDeviceSetGraphMemAttribute},
+    {"cudaDeviceSetLimit", (void *)cudaDeviceSetLimit},
+    {"cudaDeviceSetMemPool", (void *)cudaDeviceSetMemPool},
+    {"cudaDeviceSetSharedMemConfig", (void *)cudaDeviceSetSharedMemConfig},
+    {"cudaDeviceSynchronize", (void *)cudaDeviceSynchronize},
+    {"cudaDeviceUnregisterAsyncNotification", (void *)cudaDeviceUnregisterAsyncNotification},
+    {"cudaDriverGetVersion", (void *)cudaDriverGetVersion},
+    {"cudaEventCreate", (void *)cudaEventCreate},
+    {"cudaEventCreateWithFlags", (void *)cudaEventCreateWithFlags},
+    {"cudaEventDestroy", (void *)cudaEventDestroy},
+    {"cudaEventElapsedTime", (void *)cudaEventElapsedTime},
+    {"cudaEventQuery", (void *)cudaEventQuery},
+    {"cudaEventRecord", (void *)cudaEventRecord},
+    {"cudaEventRecordWithFlags", (void *)cudaEventRecordWithFlags},
+    {"cudaEventSynchronize", (void *)cudaEventSynchronize},
+    {"cudaExternalMemoryGetMappedBuffer", (void *)cudaExternalMemoryGetMappedBuffer},
+    {"cudaExternalMemoryGetMappedMipmappedArray", (void *)cudaExternalMemoryGetMappedMipmappedArray},
+    {"cudaFree", (void *)cudaFree},
+    {"cudaFreeArray", (void *)cudaFreeArray},
+    {"cudaFreeAsync", (void *)cudaFreeAsync},
+    {"cudaFreeHost", (void *)cudaFreeHost},
+    {"cudaFreeMipmappedArray", (void *)cudaFreeMipmappedArray},
+    {"cudaFuncGetAttributes", (void *)cudaFuncGetAttributes},
+    {"cudaFuncGetName", (void *)cudaFuncGetName},
+    {"cudaFuncGetParamInfo", (void *)cudaFuncGetParamInfo},
+    {"cudaFuncSetAttribute", (void *)cudaFuncSetAttribute},
+    {"cudaFuncSetCacheConfig", (void *)cudaFuncSetCacheConfig},
+    {"cudaFuncSetSharedMemConfig", (void *)cudaFuncSetSharedMemConfig},
+    {"cudaGetChannelDesc", (void *)cudaGetChannelDesc},
+    {"cudaGetDevice", (void *)cudaGetDevice},
+    {"cudaGetDeviceCount", (void *)cudaGetDeviceCount},
+    {"cudaGetDeviceFlags", (void *)cudaGetDeviceFlags},
+    {"cudaGetDeviceProperties", (void *)cudaGetDeviceProperties},
+    {"cudaGetDriverEntryPoint", (void *)cudaGetDriverEntryPoint},
+    {"cudaGetDriverEntryPointByVersion", (void *)cudaGetDriverEntryPointByVersion},
+    {"cudaGetErrorName", (void *)cudaGetErrorName},
+    {"cudaGetErrorString", (void *)cudaGetErrorString},
+    {"cudaGetExportTable", (void *)cudaGetExportTable},
+    {"cudaGetFuncBySymbol", (void *)cudaGetFuncBySymbol},
+    {"cudaGetKernel", (void *)cudaGetKernel},
+    {"cudaGetLastError", (void *)cudaGetLastError},
+    {"cudaGetMipmappedArrayLevel", (void *)cudaGetMipmappedArrayLevel},
+    {"cudaGetSurfaceObjectResourceDesc", (void *)cudaGetSurfaceObjectResourceDesc},
+    {"cudaGetSymbolAddress", (void *)cudaGetSymbolAddress},
+    {"cudaGetSymbolSize", (void *)cudaGetSymbolSize},
+    {"cudaGetTextureObjectResourceDesc", (void *)cudaGetTextureObjectResourceDesc},
+    {"cudaGetTextureObjectResourceViewDesc", (void *)cudaGetTextureObjectResourceViewDesc},
+    {"cudaGetTextureObjectTextureDesc", (void *)cudaGetTextureObjectTextureDesc},
+    {"cudaGraphAddChildGraphNode", (void *)cudaGraphAddChildGraphNode},
+    {"cudaGraphAddDependencies", (void *)cudaGraphAddDependencies},
+    {"cudaGraphAddEmptyNode", (void *)cudaGraphAddEmptyNode},
+    {"cudaGraphAddEventRecordNode", (void *)cudaGraphAddEventRecordNode},
+    {"cudaGraphAddEventWaitNode", (void *)cudaGraphAddEventWaitNode},
+    {"cudaGraphAddExternalSemaphoresSignalNode", (void *)cudaGraphAddExternalSemaphoresSignalNode},
+    {"cudaGraphAddExternalSemaphoresWaitNode", (void *)cudaGraphAddExternalSemaphoresWaitNode},
+    {"cudaGraphAddHostNode", (void *)cudaGraphAddHostNode},
+    {"cudaGraphAddKernelNode", (void *)cudaGraphAddKernelNode},
+    {"cudaGraphAddMemAllocNode", (void *)cudaGraphAddMemAllocNode},
+    {"cudaGraphAddMemFreeNode", (void *)cudaGraphAddMemFreeNode},
+    {"cudaGraphAddMemcpyNode", (void *)cudaGraphAddMemcpyNode},
+    {"cudaGraphAddMemcpyNode1D", (void *)cudaGraphAddMemcpyNode1D},
+    {"cudaGraphAddMemcpyNodeFromSymbol", (void *)cudaGraphAddMemcpyNodeFromSymbol},
+    {"cudaGraphAddMemcpyNodeToSymbol", (void *)cudaGraphAddMemcpyNodeToSymbol},
+    {"cudaGraphAddMemsetNode", (void *)cudaGraphAddMemsetNode},
+    {"cudaGraphAddNode", (void *)cudaGraphAddNode},
+    {"cudaGraphChildGraphNodeGetGraph", (void *)cudaGraphChildGraphNodeGetGraph},
+    {"cudaGraphClone", (void *)cudaGraphClone},
+    {"cudaGraphConditionalHandleCreate", (void *)cudaGraphConditionalHandleCreate},
+    {"cudaGraphCreate", (void *)cudaGraphCreate},
+    {"cudaGraphDebugDotPrint", (void *)cudaGraphDebugDotPrint},
+    {"cudaGraphDestroy", (void *)cudaGraphDestroy},
+    {"cudaGraphDestroyNode", (void *)cudaGraphDestroyNode},
+    {"cudaGraphEventRecordNodeGetEvent", (void *)cudaGraphEventRecordNodeGetEvent},
+    {"cudaGraphEventRecordNodeSetEvent", (void *)cudaGraphEventRecordNodeSetEvent},
+    {"cudaGraphEventWaitNodeGetEvent", (void *)cudaGraphEventWaitNodeGetEvent},
+    {"cudaGraphEventWaitNodeSetEvent", (void *)cudaGraphEventWaitNodeSetEvent},
+    {"cudaGraphExecChildGraphNodeSetParams", (void *)cudaGraphExecChildGraphNodeSetParams},
+    {"cudaGraphExecDestroy", (void *)cudaGraphExecDestroy},
+    {"cudaGraphExecEventRecordNodeSetEvent", (void *)cudaGraphExecEventRecordNodeSetEvent},
+    {"cudaGraphExecEventWaitNodeSetEvent", (void *)cudaGraphExecEventWaitNodeSetEvent},
+    {"cudaGraphExecExternalSemaphoresSignalNodeSetParams", (void *)cudaGraphExecExternalSemaphoresSignalNodeSetParams},
+    {"cudaGraphExecExternalSemaphoresWaitNodeSetParams", (void *)cudaGraphExecExternalSemaphoresWaitNodeSetParams},
+    {"cudaGraphExecGetFlags", (void *)cudaGraphExecGetFlags},
+    {"cudaGraphExecHostNodeSetParams", (void *)cudaGraphExecHostNodeSetParams},
+    {"cudaGraphExecKernelNodeSetParams", (void *)cudaGraphExecKernelNodeSetParams},
+    {"cudaGraphExecMemcpyNodeSetParams", (void *)cudaGraphExecMemcpyNodeSetParams},
+    {"cudaGraphExecMemcpyNodeSetParams1D", (void *)cudaGraphExecMemcpyNodeSetParams1D},
+    {"cudaGraphExecMemcpyNodeSetParamsFromSymbol", (void *)cudaGraphExecMemcpyNodeSetParamsFromSymbol},
+    {"cudaGraphExecMemcpyNodeSetParamsToSymbol", (void *)cudaGraphExecMemcpyNodeSetParamsToSymbol},
+    {"cudaGraphExecMemsetNodeSetParams", (void *)cudaGraphExecMemsetNodeSetParams},
+    {"cudaGraphExecNodeSetParams", (void *)cudaGraphExecNodeSetParams},
+    {"cudaGraphExecUpdate", (void *)cudaGraphExecUpdate},
+    {"cudaGraphExternalSemaphoresSignalNodeGetParams", (void *)cudaGraphExternalSemaphoresSignalNodeGetParams},
+    {"cudaGraphExternalSemaphoresSignalNodeSetParams", (void *)cudaGraphExternalSemaphoresSignalNodeSetParams},
+    {"cudaGraphExternalSemaphoresWaitNodeGetParams", (void *)cudaGraphExternalSemaphoresWaitNodeGetParams},
+    {"cudaGraphExternalSemaphoresWaitNodeSetParams", (void *)cudaGraphExternalSemaphoresWaitNodeSetParams},
+    {"cudaGraphGetEdges", (void *)cudaGraphGetEdges},
+    {"cudaGraphGetNodes", (void *)cudaGraphGetNodes},
+    {"cudaGraphGetRootNodes", (void *)cudaGraphGetRootNodes},
+    {"cudaGraphHostNodeGetParams", (void *)cudaGraphHostNodeGetParams},
+    {"cudaGraphHostNodeSetParams", (void *)cudaGraphHostNodeSetParams},
+    {"cudaGraphInstantiate", (void *)cudaGraphInstantiate},
+    {"cudaGraphInstantiateWithFlags", (void *)cudaGraphInstantiateWithFlags},
+    {"cudaGraphInstantiateWithParams", (void *)cudaGraphInstantiateWithParams},
+    {"cudaGraphKernelNodeCopyAttributes", (void *)cudaGraphKernelNodeCopyAttributes},
+    {"cudaGraphKernelNodeGetAttribute", (void *)cudaGraphKernelNodeGetAttribute},
+    {"cudaGraphKernelNodeGetParams", (void *)cudaGraphKernelNodeGetParams},
+    {"cudaGraphKernelNodeSetAttribute", (void *)cudaGraphKernelNodeSetAttribute},
+    {"cudaGraphKernelNodeSetParams", (void *)cudaGraphKernelNodeSetParams},
+    {"cudaGraphLaunch", (void *)cudaGraphLaunch},
+    {"cudaGraphMemAllocNodeGetParams", (void *)cudaGraphMemAllocNodeGetParams},
+    {"cudaGraphMemFreeNodeGetParams", (void *)cudaGraphMemFreeNodeGetParams},
+    {"cudaGraphMemcpyNodeGetParams", (void *)cudaGraphMemcpyNodeGetParams},
+    {"cudaGraphMemcpyNodeSetParams", (void *)cudaGraphMemcpyNodeSetParams},
+    {"cudaGraphMemcpyNodeSetParams1D", (void *)cudaGraphMemcpyNodeSetParams1D},
+    {"cudaGraphMemcpyNodeSetParamsFromSymbol", (void *)cudaGraphMemcpyNodeSetParamsFromSymbol},
+    {"cudaGraphMemcpyNodeSetParamsToSymbol", (void *)cudaGraphMemcpyNodeSetParamsToSymbol},
+    {"cudaGraphMemsetNodeGetParams", (void *)cudaGraphMemsetNodeGetParams},
+    {"cudaGraphMemsetNodeSetParams", (void *)cudaGraphMemsetNodeSetParams},
+    {"cudaGraphNodeFindInClone", (void *)cudaGraphNodeFindInClone},
+    {"cudaGraphNodeGetDependencies", (void *)cudaGraphNodeGetDependencies},
+    {"cudaGraphNodeGetDependentNodes", (void *)cudaGraphNodeGetDependentNodes},
+    {"cudaGraphNodeGetEnabled", (void *)cudaGraphNodeGetEnabled},
+    {"cudaGraphNodeGetType", (void *)cudaGraphNodeGetType},
+    {"cudaGraphNodeSetEnabled", (void *)cudaGraphNodeSetEnabled},
+    {"cudaGraphNodeSetParams", (void *)cudaGraphNodeSetParams},
+    {"cudaGraphReleaseUserObject", (void *)cudaGraphReleaseUserObject},
+    {"cudaGraphRemoveDependencies", (void *)cudaGraphRemoveDependencies},
+    {"cudaGraphRetainUserObject", (void *)cudaGraphRetainUserObject},
+    {"cudaGraphUpload", (void *)cudaGraphUpload},
+    {"cudaGraphicsMapResources", (void *)cudaGraphicsMapResources},
+    {"cudaGraphicsResourceGetMappedMipmappedArray", (void *)cudaGraphicsResourceGetMappedMipmappedArray},
+    {"cudaGraphicsResourceGetMappedPointer", (void *)cudaGraphicsResourceGetMappedPointer},
+    {"cudaGraphicsResourceSetMapFlags", (void *)cudaGraphicsResourceSetMapFlags},
+    {"cudaGraphicsSubResourceGetMappedArray", (void *)cudaGraphicsSubResourceGetMappedArray},
+    {"cudaGraphicsUnmapResources", (void *)cudaGraphicsUnmapResources},
+    {"cudaGraphicsUnregisterResource", (void *)cudaGraphicsUnregisterResource},
+    {"cudaHostAlloc", (void *)cudaHostAlloc},
+    {"cudaHostGetDevicePointer", (void *)cudaHostGetDevicePointer},
+    {"cudaHostGetFlags", (void *)cudaHostGetFlags},
+    {"cudaHostRegister", (void *)cudaHostRegister},
+    {"cudaHostUnregister", (void *)cudaHostUnregister},
+    {"cudaImportExternalMemory", (void *)cudaImportExternalMemory},
+    {"cudaImportExternalSemaphore", (void *)cudaImportExternalSemaphore},
+    {"cudaInitDevice", (void *)cudaInitDevice},
+    {"cudaIpcCloseMemHandle", (void *)cudaIpcCloseMemHandle},
+    {"cudaIpcGetEventHandle", (void *)cudaIpcGetEventHandle},
+    {"cudaIpcGetMemHandle", (void *)cudaIpcGetMemHandle},
+    {"cudaIpcOpenEventHandle", (void *)cudaIpcOpenEventHandle},
+    {"cudaIpcOpenMemHandle", (void *)cudaIpcOpenMemHandle},
+    {"cudaKernelSetAttributeForDevice", (void *)cudaKernelSetAttributeForDevice},
+    {"cudaLaunchCooperativeKernel", (void *)cudaLaunchCooperativeKernel},
+    {"cudaLaunchHostFunc", (void *)cudaLaunchHostFunc},
+    {"cudaLaunchKernel", (void *)cudaLaunchKernel},
+    {"cudaLaunchKernelExC", (void *)cudaLaunchKernelExC},
+    {"cudaLibraryEnumerateKernels", (void *)cudaLibraryEnumerateKernels},
+    {"cudaLibraryGetGlobal", (void *)cudaLibraryGetGlobal},
+    {"cudaLibraryGetKernel", (void *)cudaLibraryGetKernel},
+    {"cudaLibraryGetKernelCount", (void *)cudaLibraryGetKernelCount},
+    {"cudaLibraryGetManaged", (void *)cudaLibraryGetManaged},
+    {"cudaLibraryGetUnifiedFunction", (void *)cudaLibraryGetUnifiedFunction},
+    {"cudaLibraryLoadData", (void *)cudaLibraryLoadData},
+    {"cudaLibraryLoadFromFile", (void *)cudaLibraryLoadFromFile},
+    {"cudaLibraryUnload", (void *)cudaLibraryUnload},
+    {"cudaLogsCurrent", (void *)cudaLogsCurrent},
+    {"cudaLogsDumpToFile", (void *)cudaLogsDumpToFile},
+    {"cudaLogsDumpToMemory", (void *)cudaLogsDumpToMemory},
+    {"cudaLogsRegisterCallback", (void *)cudaLogsRegisterCallback},
+    {"cudaLogsUnregisterCallback", (void *)cudaLogsUnregisterCallback},
+    {"cudaMalloc", (void *)cudaMalloc},
+    {"cudaMalloc3D", (void *)cudaMalloc3D},
+    {"cudaMalloc3DArray", (void *)cudaMalloc3DArray},
+    {"cudaMallocArray", (void *)cudaMallocArray},
+    {"cudaMallocAsync", (void *)cudaMallocAsync},
+    {"cudaMallocFromPoolAsync", (void *)cudaMallocFromPoolAsync},
+    {"cudaMallocHost", (void *)cudaMallocHost},
+    {"cudaMallocManaged", (void *)cudaMallocManaged},
+    {"cudaMallocMipmappedArray", (void *)cudaMallocMipmappedArray},
+    {"cudaMallocPitch", (void *)cudaMallocPitch},
+    {"cudaMemAdvise", (void *)cudaMemAdvise},
+    {"cudaMemDiscardAndPrefetchBatchAsync", (void *)cudaMemDiscardAndPrefetchBatchAsync},
+    {"cudaMemDiscardBatchAsync", (void *)cudaMemDiscardBatchAsync},
+    {"cudaMemGetDefaultMemPool", (void *)cudaMemGetDefaultMemPool},
+    {"cudaMemGetInfo", (void *)cudaMemGetInfo},
+    {"cudaMemGetMemPool", (void *)cudaMemGetMemPool},
+    {"cudaMemPoolCreate", (void *)cudaMemPoolCreate},
+    {"cudaMemPoolDestroy", (void *)cudaMemPoolDestroy},
+    {"cudaMemPoolExportPointer", (void *)cudaMemPoolExportPointer},
+    {"cudaMemPoolExportToShareableHandle", (void *)cudaMemPoolExportToShareableHandle},
+    {"cudaMemPoolGetAccess", (void *)cudaMemPoolGetAccess},
+    {"cudaMemPoolGetAttribute", (void *)cudaMemPoolGetAttribute},
+    {"cudaMemPoolImportFromShareableHandle", (void *)cudaMemPoolImportFromShareableHandle},
+    {"cudaMemPoolImportPointer", (void *)cudaMemPoolImportPointer},
+    {"cudaMemPoolSetAccess", (void *)cudaMemPoolSetAccess},
+    {"cudaMemPoolSetAttribute", (void *)cudaMemPoolSetAttribute},
+    {"cudaMemPoolTrimTo", (void *)cudaMemPoolTrimTo},
+    {"cudaMemPrefetchAsync", (void *)cudaMemPrefetchAsync},
+    {"cudaMemPrefetchBatchAsync", (void *)cudaMemPrefetchBatchAsync},
+    {"cudaMemRangeGetAttribute", (void *)cudaMemRangeGetAttribute},
+    {"cudaMemRangeGetAttributes", (void *)cudaMemRangeGetAttributes},
+    {"cudaMemSetMemPool", (void *)cudaMemSetMemPool},
+    {"cudaMemcpy", (void *)cudaMemcpy},
+    {"cudaMemcpy2D", (void *)cudaMemcpy2D},
+    {"cudaMemcpy2DArrayToArray", (void *)cudaMemcpy2DArrayToArray},
+    {"cudaMemcpy2DAsync", (void *)cudaMemcpy2DAsync},
+    {"cudaMemcpy2DFromArray", (void *)cudaMemcpy2DFromArray},
+    {"cudaMemcpy2DFromArrayAsync", (void *)cudaMemcpy2DFromArrayAsync},
+    {"cudaMemcpy2DToArray", (void *)cudaMemcpy2DToArray},
+    {"cudaMemcpy2DToArrayAsync", (void *)cudaMemcpy2DToArrayAsync},
+    {"cudaMemcpy3D", (void *)cudaMemcpy3D},
+    {"cudaMemcpy3DAsync", (void *)cudaMemcpy3DAsync},
+    {"cudaMemcpy3DBatchAsync", (void *)cudaMemcpy3DBatchAsync},
+    {"cudaMemcpy3DPeer", (void *)cudaMemcpy3DPeer},
+    {"cudaMemcpy3DPeerAsync", (void *)cudaMemcpy3DPeerAsync},
+    {"cudaMemcpyArrayToArray", (void *)cudaMemcpyArrayToArray},
+    {"cudaMemcpyAsync", (void *)cudaMemcpyAsync},
+    {"cudaMemcpyBatchAsync", (void *)cudaMemcpyBatchAsync},
+    {"cudaMemcpyFromArray", (void *)cudaMemcpyFromArray},
+    {"cudaMemcpyFromArrayAsync", (void *)cudaMemcpyFromArrayAsync},
+    {"cudaMemcpyFromSymbol", (void *)cudaMemcpyFromSymbol},
+    {"cudaMemcpyFromSymbolAsync", (void *)cudaMemcpyFromSymbolAsync},
+    {"cudaMemcpyPeer", (void *)cudaMemcpyPeer},
+    {"cudaMemcpyPeerAsync", (void *)cudaMemcpyPeerAsync},
+    {"cudaMemcpyToArray", (void *)cudaMemcpyToArray},
+    {"cudaMemcpyToArrayAsync", (void *)cudaMemcpyToArrayAsync},
+    {"cudaMemcpyToSymbol", (void *)cudaMemcpyToSymbol},
+    {"cudaMemcpyToSymbolAsync", (void *)cudaMemcpyToSymbolAsync},
+    {"cudaMemset", (void *)cudaMemset},
+    {"cudaMemset2D", (void *)cudaMemset2D},
+    {"cudaMemset2DAsync", (void *)cudaMemset2DAsync},
+    {"cudaMemset3D", (void *)cudaMemset3D},
+    {"cudaMemset3DAsync", (void *)cudaMemset3DAsync},
+    {"cudaMemsetAsync", (void *)cudaMemsetAsync},
+    {"cudaMipmappedArrayGetMemoryRequirements", (void *)cudaMipmappedArrayGetMemoryRequirements},
+    {"cudaMipmappedArrayGetSparseProperties", (void *)cudaMipmappedArrayGetSparseProperties},
+    {"cudaOccupancyAvailableDynamicSMemPerBlock", (void *)cudaOccupancyAvailableDynamicSMemPerBlock},
+    {"cudaOccupancyMaxActiveBlocksPerMultiprocessor", (void *)cudaOccupancyMaxActiveBlocksPerMultiprocessor},
+    {"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (void *)cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
+    {"cudaOccupancyMaxActiveClusters", (void *)cudaOccupancyMaxActiveClusters},
+    {"cudaOccupancyMaxPotentialClusterSize", (void *)cudaOccupancyMaxPotentialClusterSize},
+    {"cudaPeekAtLastError", (void *)cudaPeekAtLastError},
+    {"cudaPointerGetAttributes", (void *)cudaPointerGetAttributes},
+    {"cudaRuntimeGetVersion", (void *)cudaRuntimeGetVersion},
+    {"cudaSetDevice", (void *)cudaSetDevice},
+    {"cudaSetDeviceFlags", (void *)cudaSetDeviceFlags},
+    {"cudaSetValidDevices", (void *)cudaSetValidDevices},
+    {"cudaSignalExternalSemaphoresAsync", (void *)cudaSignalExternalSemaphoresAsync},
+    {"cudaStreamAddCallback", (void *)cudaStreamAddCallback},
+    {"cudaStreamAttachMemAsync", (void *)cudaStreamAttachMemAsync},
+    {"cudaStreamBeginCapture", (void *)cudaStreamBeginCapture},
+    {"cudaStreamBeginCaptureToGraph", (void *)cudaStreamBeginCaptureToGraph},
+    {"cudaStreamCopyAttributes", (void *)cudaStreamCopyAttributes},
+    {"cudaStreamCreate", (void *)cudaStreamCreate},
+    {"cudaStreamCreateWithFlags", (void *)cudaStreamCreateWithFlags},
+    {"cudaStreamCreateWithPriority", (void *)cudaStreamCreateWithPriority},
+    {"cudaStreamDestroy", (void *)cudaStreamDestroy},
+    {"cudaStreamEndCapture", (void *)cudaStreamEndCapture},
+    {"cudaStreamGetAttribute", (void *)cudaStreamGetAttribute},
+    {"cudaStreamGetCaptureInfo", (void *)cudaStreamGetCaptureInfo},
+    {"cudaStreamGetDevice", (void *)cudaStreamGetDevice},
+    {"cudaStreamGetFlags", (void *)cudaStreamGetFlags},
+    {"cudaStreamGetId", (void *)cudaStreamGetId},
+    {"cudaStreamGetPriority", (void *)cudaStreamGetPriority},
+    {"cudaStreamIsCapturing", (void *)cudaStreamIsCapturing},
+    {"cudaStreamQuery", (void *)cudaStreamQuery},
+    {"cudaStreamSetAttribute", (void *)cudaStreamSetAttribute},
+    {"cudaStreamSynchronize", (void *)cudaStreamSynchronize},
+    {"cudaStreamUpdateCaptureDependencies", (void *)cudaStreamUpdateCaptureDependencies},
+    {"cudaStreamWaitEvent", (void *)cudaStreamWaitEvent},
+    {"cudaThreadExchangeStreamCaptureMode", (void *)cudaThreadExchangeStreamCaptureMode},
+    {"cudaUserObjectCreate", (void *)cudaUserObjectCreate},
+    {"cudaUserObjectRelease", (void *)cudaUserObjectRelease},
+    {"cudaUserObjectRetain", (void *)cudaUserObjectRetain},
+    {"cudaWaitExternalSemaphoresAsync", (void *)cudaWaitExternalSemaphoresAsync},
+};
+const size_t rgpu_nprocs = 806;

@@ -1,0 +1,139 @@
+/* The call API the generated stubs use: one put/out routine per wire kind, routing by device
+ * ordinal or handle, sync and async sends, and the not-supported answer. */
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "rgpu_call.h"
+#include "session.h"
+
+void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face) {
+    c->id = id;
+    c->name = name;
+    c->face = face;
+    c->dev = rgpu_current_device();
+    c->err = 0;
+    c->nargs = 0;
+    c->nbulk = 0;
+    c->reply = NULL;
+    c->nout_bulk = 0;
+    c->nouts = 0;
+    /* args start in the inline buffer; mp_raw moves them to the heap only if they outgrow it */
+    c->args.buf = NULL;
+    mp_init(&c->args, 64);
+}
+
+void rgpu_put_i(rgpu_call *c, int64_t v) { mp_int(&c->args, v); c->nargs++; }
+void rgpu_put_u(rgpu_call *c, uint64_t v) { mp_uint(&c->args, v); c->nargs++; }
+void rgpu_put_f(rgpu_call *c, double v) { mp_double(&c->args, v); c->nargs++; }
+void rgpu_put_s(rgpu_call *c, const char *s) { mp_str(&c->args, s); c->nargs++; }
+void rgpu_put_nil(rgpu_call *c) { mp_nil(&c->args); c->nargs++; }
+
+void rgpu_put_b(rgpu_call *c, const void *p, size_t n) {
+    if (p) mp_bin(&c->args, p, n);
+    else mp_nil(&c->args);
+    c->nargs++;
+}
+
+void rgpu_put_h(rgpu_call *c, const void *h) {
+    int dev = -1;
+    uint64_t v = rgpu_untag_handle(h, &dev);
+    /* A handle belongs to the device that made it: the call goes to that session. */
+    if (dev >= 0) c->dev = dev;
+    mp_uint(&c->args, v);
+    c->nargs++;
+}
+
+void rgpu_put_d(rgpu_call *c, int dev) {
+    if (dev < 0 || dev >= rgpu_device_count()) c->err = RGPU_INVALID_DEVICE;
+    else c->dev = dev;
+    /* The session is bound to one GPU of its server; the server sees ordinal 0. */
+    mp_int(&c->args, 0);
+    c->nargs++;
+}
+
+void rgpu_put_bulk(rgpu_call *c, const void *p, size_t n) {
+    if (c->nbulk >= RGPU_MAX_BULK) { c->err = RGPU_INVALID_VALUE; return; }
+    c->bulk[c->nbulk] = p;
+    c->bulk_len[c->nbulk++] = n;
+}
+
+static int precheck(rgpu_call *c, rgpu_session **s) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rc;
+    if (c->err) return c->err;
+    *s = rgpu_session_get(c->dev);
+    return *s ? RGPU_SUCCESS : RGPU_INVALID_DEVICE;
+}
+
+int rgpu_sync(rgpu_call *c) {
+    rgpu_session *s = NULL;
+    int rc = precheck(c, &s);
+    if (rc == RGPU_SUCCESS) rc = rgpu_session_sync(s, c);
+    if (c->args.buf) mp_free(&c->args);
+    return rgpu_record(c->face, rc);
+}
+
+int rgpu_async(rgpu_call *c) {
+    rgpu_session *s = NULL;
+    int rc = precheck(c, &s);
+    if (rc == RGPU_SUCCESS) rc = rgpu_session_async(s, c);
+    mp_free(&c->args);
+    return rgpu_record(c->face, rc);
+}
+
+void rgpu_end(rgpu_call *c) {
+    if (c->reply) {
+        zmq_msg_close(c->reply);
+        free(c->reply);
+        c->reply = NULL;
+    }
+    for (int i = 0; i < c->nout_bulk; i++) {
+        zmq_msg_close(c->out_bulk[i]);
+        free(c->out_bulk[i]);
+    }
+    c->nout_bulk = 0;
+}
+
+static int next_out(rgpu_call *c, mp_obj *o) {
+    if (c->nouts == 0 || mp_next(&c->outs, o)) { o->type = MP_NIL; return -1; }
+    c->nouts--;
+    return 0;
+}
+
+int64_t rgpu_out_i(rgpu_call *c) { mp_obj o; next_out(c, &o); return mp_as_int(&o); }
+uint64_t rgpu_out_u(rgpu_call *c) { mp_obj o; next_out(c, &o); return mp_as_uint(&o); }
+double rgpu_out_f(rgpu_call *c) { mp_obj o; next_out(c, &o); return mp_as_double(&o); }
+void *rgpu_out_h(rgpu_call *c) { mp_obj o; next_out(c, &o); return rgpu_tag_handle(c->dev, mp_as_uint(&o)); }
+
+void rgpu_out_b(rgpu_call *c, void *dst, size_t n) {
+    mp_obj o;
+    next_out(c, &o);
+    if ((o.type == MP_BIN || o.type == MP_STR) && dst) {
+        size_t k = o.n < n ? o.n : n;
+        memcpy(dst, o.p, k);
+        /* a string out-buffer (device name) is NUL-terminated like the driver's */
+        if (o.type == MP_STR && k < n) ((char *)dst)[k] = 0;
+    }
+}
+
+const void *rgpu_out_bulk(rgpu_call *c, int i, size_t *len) {
+    if (i >= c->nout_bulk) { *len = 0; return NULL; }
+    *len = zmq_msg_size(c->out_bulk[i]);
+    return zmq_msg_data(c->out_bulk[i]);
+}
+
+int rgpu_invalid_value(int face) { return rgpu_record(face, RGPU_INVALID_VALUE); }
+
+/* Logged once per name: a program polling an unsupported call should not flood stderr. */
+int rgpu_unsupported(int face, const char *name) {
+    static const char *seen[64];
+    static int nseen;
+    int known = 0;
+    for (int i = 0; i < nseen; i++) known |= seen[i] == name;
+    if (!known) {
+        if (nseen < 64) seen[nseen++] = name;
+        rgpu_log(RGPU_LOG_WARN, "%s is not supported by rgpu yet", name);
+    }
+    return rgpu_record(face, RGPU_NOT_SUPPORTED);
+}

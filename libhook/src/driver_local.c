@@ -1,0 +1,255 @@
+/* Driver API functions the client answers itself: init, devices, versions, contexts, host memory,
+ * and cuGetProcAddress. A context is a client object naming a device (that device's session);
+ * making it current makes its device current for the Runtime face too, as in CUDA. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rgpu_call.h"
+#include "rgpu_ids.h"
+#include "session.h"
+
+extern int rgpu_get_last_error(int face, int reset);
+extern const char *rgpu_error_name(int face, int code);
+extern const char *rgpu_error_string(int code);
+extern int cudaMallocHost(void **p, size_t n);
+extern int cudaFreeHost(void *p);
+extern int cuCtxSynchronize(void);
+
+#define CTX_MAGIC 0x52475055u /* "RGPU" */
+#define INVALID_CONTEXT 201
+
+typedef struct rgpu_ctx {
+    unsigned magic;
+    int dev;
+    unsigned flags;
+    int primary;
+    unsigned long long id;
+} rgpu_ctx;
+
+static rgpu_ctx primaries[RGPU_MAX_DEVICES];
+static int primary_refs[RGPU_MAX_DEVICES];
+static __thread rgpu_ctx *stack[16];
+static __thread int depth;
+static unsigned long long next_ctx_id = 1;
+
+static rgpu_ctx *valid(void *c) {
+    rgpu_ctx *x = c;
+    return x && x->magic == CTX_MAGIC ? x : NULL;
+}
+
+static void make_current(rgpu_ctx *c) {
+    if (depth == 0) depth = 1;
+    stack[depth - 1] = c;
+    if (c) rgpu_set_current_device(c->dev);
+}
+
+int cuInit(unsigned int flags) {
+    if (flags != 0) return rgpu_invalid_value(RGPU_DRIVER);
+    return rgpu_record(RGPU_DRIVER, rgpu_ensure_init());
+}
+
+int cuDriverGetVersion(int *v) {
+    if (!v) return rgpu_invalid_value(RGPU_DRIVER);
+    *v = RGPU_CUDA_VERSION;
+    return RGPU_SUCCESS;
+}
+
+int cuDeviceGetCount(int *count) {
+    if (!count) return rgpu_invalid_value(RGPU_DRIVER);
+    *count = rgpu_device_count();
+    return RGPU_SUCCESS;
+}
+
+int cuDeviceGet(int *device, int ordinal) {
+    if (!device) return rgpu_invalid_value(RGPU_DRIVER);
+    if (ordinal < 0 || ordinal >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+    *device = ordinal;
+    return RGPU_SUCCESS;
+}
+
+const char *rgpu_cu_name(int e) { return rgpu_error_name(RGPU_DRIVER, e); }
+int cuGetErrorName(int e, const char **s) {
+    if (!s) return RGPU_INVALID_VALUE;
+    *s = rgpu_error_name(RGPU_DRIVER, e);
+    return *s ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
+}
+int cuGetErrorString(int e, const char **s) {
+    if (!s) return RGPU_INVALID_VALUE;
+    *s = rgpu_error_name(RGPU_DRIVER, e) ? rgpu_error_string(e) : NULL;
+    return *s ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
+}
+
+static int new_ctx(void **out, unsigned flags, int dev) {
+    if (!out) return rgpu_invalid_value(RGPU_DRIVER);
+    if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+    rgpu_ctx *c = calloc(1, sizeof *c);
+    c->magic = CTX_MAGIC;
+    c->dev = dev;
+    c->flags = flags;
+    c->id = __atomic_fetch_add(&next_ctx_id, 1, __ATOMIC_RELAXED);
+    /* cuCtxCreate pushes the new context onto the thread's stack */
+    if (depth < 16) stack[depth++] = c;
+    rgpu_set_current_device(dev);
+    *out = c;
+    return RGPU_SUCCESS;
+}
+
+int cuCtxCreate_v4(void **pctx, void *params, unsigned int flags, int dev) { (void)params; return new_ctx(pctx, flags, dev); }
+
+int cuCtxDestroy_v2(void *ctx) {
+    rgpu_ctx *c = valid(ctx);
+    if (!c || c->primary) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    for (int i = 0; i < depth; i++)
+        if (stack[i] == c) stack[i] = NULL;
+    c->magic = 0;
+    free(c);
+    return RGPU_SUCCESS;
+}
+
+int cuCtxPushCurrent_v2(void *ctx) {
+    rgpu_ctx *c = valid(ctx);
+    if (!c || depth >= 16) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    stack[depth++] = c;
+    rgpu_set_current_device(c->dev);
+    return RGPU_SUCCESS;
+}
+
+int cuCtxPopCurrent_v2(void **pctx) {
+    if (depth == 0 || !stack[depth - 1]) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    if (pctx) *pctx = stack[depth - 1];
+    depth--;
+    if (depth && stack[depth - 1]) rgpu_set_current_device(stack[depth - 1]->dev);
+    return RGPU_SUCCESS;
+}
+
+int cuCtxSetCurrent(void *ctx) {
+    if (ctx && !valid(ctx)) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    if (!ctx) { if (depth) depth--; return RGPU_SUCCESS; }
+    make_current(ctx);
+    return RGPU_SUCCESS;
+}
+
+int cuCtxGetCurrent(void **pctx) {
+    if (!pctx) return rgpu_invalid_value(RGPU_DRIVER);
+    *pctx = depth ? stack[depth - 1] : NULL;
+    return RGPU_SUCCESS;
+}
+
+static rgpu_ctx *current(void) { return depth ? stack[depth - 1] : NULL; }
+
+int cuCtxGetDevice(int *dev) {
+    if (!dev) return rgpu_invalid_value(RGPU_DRIVER);
+    if (!current()) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    *dev = current()->dev;
+    return RGPU_SUCCESS;
+}
+int cuCtxGetDevice_v2(int *dev, void *ctx) {
+    if (!ctx) return cuCtxGetDevice(dev);
+    if (!dev || !valid(ctx)) return rgpu_record(RGPU_DRIVER, !dev ? RGPU_INVALID_VALUE : INVALID_CONTEXT);
+    *dev = ((rgpu_ctx *)ctx)->dev;
+    return RGPU_SUCCESS;
+}
+int cuCtxGetFlags(unsigned int *flags) {
+    if (!flags) return rgpu_invalid_value(RGPU_DRIVER);
+    if (!current()) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    *flags = current()->flags;
+    return RGPU_SUCCESS;
+}
+int cuCtxSetFlags(unsigned int flags) {
+    if (!current()) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    current()->flags = flags;
+    return RGPU_SUCCESS;
+}
+int cuCtxGetApiVersion(void *ctx, unsigned int *version) {
+    if (!version) return rgpu_invalid_value(RGPU_DRIVER);
+    if (ctx && !valid(ctx)) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    *version = 3020; /* every context created by a CUDA >= 3.2 driver reports this */
+    return RGPU_SUCCESS;
+}
+int cuCtxGetId(void *ctx, unsigned long long *id) {
+    rgpu_ctx *c = ctx ? valid(ctx) : current();
+    if (!id) return rgpu_invalid_value(RGPU_DRIVER);
+    if (!c) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    *id = c->id;
+    return RGPU_SUCCESS;
+}
+int cuCtxSynchronize_v2(void *ctx) {
+    rgpu_ctx *c = ctx ? valid(ctx) : current();
+    if (!c) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    int saved = rgpu_current_device();
+    rgpu_set_current_device(c->dev);
+    int rc = cuCtxSynchronize();
+    rgpu_set_current_device(saved);
+    return rc;
+}
+
+int cuDevicePrimaryCtxRetain(void **pctx, int dev) {
+    if (!pctx) return rgpu_invalid_value(RGPU_DRIVER);
+    if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+    rgpu_ctx *c = &primaries[dev];
+    c->magic = CTX_MAGIC;
+    c->dev = dev;
+    c->primary = 1;
+    if (!c->id) c->id = __atomic_fetch_add(&next_ctx_id, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&primary_refs[dev], 1, __ATOMIC_RELAXED);
+    *pctx = c;
+    return RGPU_SUCCESS;
+}
+int cuDevicePrimaryCtxRelease_v2(int dev) {
+    if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+    if (primary_refs[dev] > 0) __atomic_sub_fetch(&primary_refs[dev], 1, __ATOMIC_RELAXED);
+    return RGPU_SUCCESS;
+}
+int cuDevicePrimaryCtxReset_v2(int dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
+int cuDevicePrimaryCtxGetState(int dev, unsigned int *flags, int *active) {
+    if (!flags || !active) return rgpu_invalid_value(RGPU_DRIVER);
+    if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+    *flags = primaries[dev].flags;
+    *active = primary_refs[dev] > 0;
+    return RGPU_SUCCESS;
+}
+int cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned int flags) {
+    if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+    primaries[dev].flags = flags;
+    return RGPU_SUCCESS;
+}
+
+int cuMemAllocHost_v2(void **p, size_t n) { return cudaMallocHost(p, n) ? rgpu_record(RGPU_DRIVER, RGPU_OUT_OF_MEMORY) : 0; }
+int cuMemHostAlloc(void **p, size_t n, unsigned int flags) { (void)flags; return cuMemAllocHost_v2(p, n); }
+int cuMemFreeHost(void *p) { return cudaFreeHost(p); }
+int cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) { (void)n; (void)flags; return p ? 0 : rgpu_invalid_value(RGPU_DRIVER); }
+int cuMemHostUnregister(void *p) { return p ? 0 : rgpu_invalid_value(RGPU_DRIVER); }
+int cuMemHostGetFlags(unsigned int *flags, void *p) {
+    if (!flags || !p) return rgpu_invalid_value(RGPU_DRIVER);
+    *flags = 0;
+    return RGPU_SUCCESS;
+}
+
+static int cmp_proc(const void *k, const void *e) { return strcmp(k, ((const rgpu_proc *)e)->name); }
+
+/* rgpu's own entry point for `symbol` (or its newest _vN, as the headers #define it). */
+static void *lookup(const char *symbol) {
+    const rgpu_proc *p = bsearch(symbol, rgpu_procs, rgpu_nprocs, sizeof *p, cmp_proc);
+    return p ? p->fn : NULL;
+}
+
+int cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, unsigned long long flags, int *status) {
+    (void)cudaVersion; (void)flags;
+    if (!symbol || !pfn) return rgpu_invalid_value(RGPU_DRIVER);
+    *pfn = lookup(symbol);
+    if (status) *status = *pfn ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS / _SYMBOL_NOT_FOUND */
+    return *pfn ? RGPU_SUCCESS : rgpu_record(RGPU_DRIVER, 500 /* CUDA_ERROR_NOT_FOUND */);
+}
+
+int cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status) {
+    (void)flags;
+    if (!symbol || !fn) return rgpu_invalid_value(RGPU_RUNTIME);
+    *fn = lookup(symbol);
+    if (status) *status = *fn ? 0 : 1;
+    return *fn ? RGPU_SUCCESS : rgpu_record(RGPU_RUNTIME, 500 /* cudaErrorSymbolNotFound */);
+}
+
+int cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int v, unsigned long long flags, int *status) {
+    (void)v;
+    return cudaGetDriverEntryPoint(symbol, fn, flags, status);
+}

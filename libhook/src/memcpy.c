@@ -1,0 +1,113 @@
+/* Copies between host and device. Host data travels as raw frames beside the call (no msgpack
+ * copy); device-to-device copies never leave the server. H2D async copies return at once (the data
+ * is copied into the message, so the caller may reuse its buffer, as with pageable memory in CUDA). */
+#include <string.h>
+
+#include "rgpu_call.h"
+#include "rgpu_ids.h"
+
+enum { H2H = 0, H2D = 1, D2H = 2, D2D = 3, DEFAULT = 4 };
+
+extern int cudaPointerGetAttributes(void *attributes, const void *ptr);
+
+/* With cudaMemcpyDefault the runtime decides from the pointers (UVA): ask the server. */
+static int is_device_ptr(const void *p) {
+    struct { int type; int device; void *dptr; void *hptr; } attr; /* struct cudaPointerAttributes */
+    memset(&attr, 0, sizeof attr);
+    if (cudaPointerGetAttributes(&attr, p) != 0) { rgpu_record(RGPU_RUNTIME, 0); return 0; }
+    return attr.type == 2 || attr.type == 3; /* cudaMemoryTypeDevice / Managed */
+}
+
+static int resolve_kind(int kind, void *dst, const void *src) {
+    if (kind != DEFAULT) return kind;
+    int d = is_device_ptr(dst), s = is_device_ptr(src);
+    return d && s ? D2D : d ? H2D : s ? D2H : H2H;
+}
+
+/* Runtime copies send [kind, dst, src, count(, stream)]; driver copies [device address, count(, stream)].
+ * H2D data follows as a raw frame; D2H data comes back as one. */
+static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
+                     void *host, const void *stream, int has_stream, int async) {
+    rgpu_call c;
+    rgpu_begin(&c, id, name, face);
+    if (face == RGPU_RUNTIME) {
+        rgpu_put_i(&c, kind);
+        rgpu_put_u(&c, dst);
+        rgpu_put_u(&c, src);
+    } else {
+        rgpu_put_u(&c, kind == H2D ? dst : src);
+    }
+    rgpu_put_u(&c, n);
+    if (has_stream) rgpu_put_h(&c, stream);
+    if (kind == H2D) rgpu_put_bulk(&c, host, n);
+    /* Only H2D and D2D can be fire-and-forget; D2H must bring the data back. */
+    if (async && kind != D2H) return rgpu_async(&c);
+    int rc = rgpu_sync(&c);
+    if (rc == 0 && kind == D2H) {
+        size_t len;
+        const void *data = rgpu_out_bulk(&c, 0, &len);
+        if (len != n) rc = rgpu_record(face, RGPU_INVALID_VALUE);
+        else memcpy(host, data, n);
+    }
+    rgpu_end(&c);
+    return rc;
+}
+
+static int runtime_copy(void *dst, const void *src, size_t n, int kind, const void *stream, int async) {
+    if (n == 0) return RGPU_SUCCESS;
+    if (kind < H2H || kind > DEFAULT || !dst || !src) return rgpu_invalid_value(RGPU_RUNTIME);
+    kind = resolve_kind(kind, dst, src);
+    if (kind == H2H) {
+        memmove(dst, src, n);
+        return RGPU_SUCCESS;
+    }
+    void *host = kind == H2D ? (void *)src : kind == D2H ? dst : NULL;
+    return copy_call(RGPU_RUNTIME, async ? RGPU_ID_cudaMemcpyAsync : RGPU_ID_cudaMemcpy,
+                     async ? "cudaMemcpyAsync" : "cudaMemcpy", kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst,
+                     kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, async);
+}
+
+int cudaMemcpy(void *dst, const void *src, size_t n, int kind) { return runtime_copy(dst, src, n, kind, NULL, 0); }
+int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream) { return runtime_copy(dst, src, n, kind, stream, 1); }
+
+int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n) {
+    if (n == 0) return RGPU_SUCCESS;
+    if (!src) return rgpu_invalid_value(RGPU_DRIVER);
+    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", H2D, dst, 0, n, (void *)src, NULL, 0, 0);
+}
+int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *stream) {
+    if (n == 0) return RGPU_SUCCESS;
+    if (!src) return rgpu_invalid_value(RGPU_DRIVER);
+    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D, dst, 0, n, (void *)src, stream, 1, 1);
+}
+int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t n) {
+    if (n == 0) return RGPU_SUCCESS;
+    if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
+    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", D2H, 0, src, n, dst, NULL, 0, 0);
+}
+int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *stream) {
+    if (n == 0) return RGPU_SUCCESS;
+    if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
+    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2", D2H, 0, src, n, dst, stream, 1, 1);
+}
+
+/* cuMemcpy(Async) with unified addressing: the runtime's Default kind, driver error numbering. */
+extern int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t n);
+extern int cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, size_t n, void *stream);
+
+int cuMemcpy(uint64_t dst, uint64_t src, size_t n) {
+    int kind = resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
+    if (kind == H2D) return cuMemcpyHtoD_v2(dst, (const void *)(uintptr_t)src, n);
+    if (kind == D2H) return cuMemcpyDtoH_v2((void *)(uintptr_t)dst, src, n);
+    if (kind == D2D) return cuMemcpyDtoD_v2(dst, src, n);
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return RGPU_SUCCESS;
+}
+int cuMemcpyAsync(uint64_t dst, uint64_t src, size_t n, void *stream) {
+    int kind = resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
+    if (kind == H2D) return cuMemcpyHtoDAsync_v2(dst, (const void *)(uintptr_t)src, n, stream);
+    if (kind == D2H) return cuMemcpyDtoHAsync_v2((void *)(uintptr_t)dst, src, n, stream);
+    if (kind == D2D) return cuMemcpyDtoDAsync_v2(dst, src, n, stream);
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return RGPU_SUCCESS;
+}

@@ -1,0 +1,93 @@
+/* The one interface between the generated stubs and the hand-written core of librgpu.so:
+ * begin a call, put its arguments (one routine per wire kind), send it synchronously or async,
+ * read its out-values. Wire kinds are defined in protocol/codegen/classify.py. */
+#ifndef RGPU_CALL_H
+#define RGPU_CALL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpack.h"
+
+enum { RGPU_RUNTIME = 0, RGPU_DRIVER = 1 };
+
+/* Result codes with the same number in both faces (CUresult / cudaError_t). */
+enum {
+    RGPU_SUCCESS = 0,
+    RGPU_INVALID_VALUE = 1,
+    RGPU_OUT_OF_MEMORY = 2,
+    RGPU_NOT_INITIALIZED = 3,
+    RGPU_DEVICE_UNAVAILABLE = 46,
+    RGPU_NO_DEVICE = 100,
+    RGPU_INVALID_DEVICE = 101,
+    RGPU_INVALID_HANDLE = 400,
+    RGPU_NOT_SUPPORTED = 801,
+};
+
+#define RGPU_MAX_BULK 4
+#define RGPU_MAX_OUT_BULK 2
+
+typedef struct rgpu_call {
+    uint32_t id;
+    const char *name;
+    int face;
+    int dev;        /* session the call goes to */
+    int err;        /* set by a put that failed validation */
+    int nargs;
+    mp_writer args; /* the argument array's elements */
+    /* bulk input frames (not owned unless copy) */
+    const void *bulk[RGPU_MAX_BULK];
+    size_t bulk_len[RGPU_MAX_BULK];
+    int nbulk;
+    /* reply */
+    void *reply;    /* zmq_msg_t* of the header frame */
+    mp_reader outs;
+    uint32_t nouts;
+    void *out_bulk[RGPU_MAX_OUT_BULK]; /* zmq_msg_t* */
+    int nout_bulk;
+} rgpu_call;
+
+typedef struct { const char *name; void *fn; } rgpu_proc;
+extern const rgpu_proc rgpu_procs[];
+extern const size_t rgpu_nprocs;
+
+void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face);
+void rgpu_put_i(rgpu_call *c, int64_t v);
+void rgpu_put_u(rgpu_call *c, uint64_t v);
+void rgpu_put_f(rgpu_call *c, double v);
+void rgpu_put_h(rgpu_call *c, const void *h);
+void rgpu_put_d(rgpu_call *c, int dev);
+void rgpu_put_s(rgpu_call *c, const char *s);
+void rgpu_put_b(rgpu_call *c, const void *p, size_t n);
+void rgpu_put_nil(rgpu_call *c);
+/* A raw bulk frame (host data); copied only for async calls, which return before it is sent. */
+void rgpu_put_bulk(rgpu_call *c, const void *p, size_t n);
+
+int rgpu_sync(rgpu_call *c);   /* send (with any queued async calls), wait for the reply */
+int rgpu_async(rgpu_call *c);  /* queue; returns the session's sticky error or success */
+void rgpu_end(rgpu_call *c);   /* release the reply */
+
+int64_t rgpu_out_i(rgpu_call *c);
+uint64_t rgpu_out_u(rgpu_call *c);
+double rgpu_out_f(rgpu_call *c);
+void *rgpu_out_h(rgpu_call *c);
+void rgpu_out_b(rgpu_call *c, void *dst, size_t n);
+/* The i-th bulk frame of the reply: pointer and length (valid until rgpu_end). */
+const void *rgpu_out_bulk(rgpu_call *c, int i, size_t *len);
+
+int rgpu_invalid_value(int face);
+int rgpu_unsupported(int face, const char *name);
+
+/* state.c */
+int rgpu_device_count(void);
+int rgpu_current_device(void);
+void rgpu_set_current_device(int dev);
+int rgpu_ensure_init(void);              /* 0, or RGPU_NO_DEVICE / RGPU_NOT_INITIALIZED */
+void rgpu_set_last_error(int face, int rc);
+int rgpu_record(int face, int rc);      /* remembers a failure as the thread's last error; returns rc */
+void *rgpu_tag_handle(int dev, uint64_t server_handle);
+uint64_t rgpu_untag_handle(const void *h, int *dev);
+
+/* log.c */
+enum { RGPU_LOG_ERROR = 0, RGPU_LOG_WARN = 1, RGPU_LOG_INFO = 2, RGPU_LOG_DEBUG = 3 };
+void rgpu_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif

@@ -1,0 +1,363 @@
+/* The transport: hello to the supervisor, then DEALER <-> the session worker's ROUTER.
+ *
+ * A request is one multipart message: a msgpack header frame holding an array of calls
+ * [seq, call id, sync flag, args, number of bulk frames] followed by the bulk frames of all of
+ * them in order. Async calls queue in the session and travel with the next sync call (or when the
+ * queue is full), so a stream of launches costs one message, not one round trip each. A reply is
+ * [seq, result, outs, deferred error, message] plus bulk frames. ZMTP heartbeats and a socket
+ * monitor tell a dead server (device unavailable) from a busy one. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "rgpu_call.h"
+#include "rgpu_ids.h"
+#include "session.h"
+
+#define BATCH_MAX_CALLS 256
+#define BATCH_MAX_BYTES (8u << 20)
+
+static void *zctx;
+static pthread_mutex_t ctx_mu = PTHREAD_MUTEX_INITIALIZER;
+extern int rgpu_sessions_count_internal(void);
+extern rgpu_session *rgpu_sessions_internal(void);
+
+double rgpu_timeout_s(void) {
+    static double t = -1;
+    if (t < 0) {
+        const char *e = getenv("RGPU_TIMEOUT");
+        t = e && atof(e) > 0 ? atof(e) : 300.0;
+    }
+    return t;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void *context(void) {
+    pthread_mutex_lock(&ctx_mu);
+    if (!zctx) zctx = zmq_ctx_new();
+    pthread_mutex_unlock(&ctx_mu);
+    return zctx;
+}
+
+static void set_int(void *sock, int opt, int v) { zmq_setsockopt(sock, opt, &v, sizeof v); }
+
+/* Waits for a message on `sock` (and a disconnect on `mon`); returns 0, -1 timeout, -2 disconnected. */
+static int wait_readable(void *sock, void *mon, double deadline) {
+    for (;;) {
+        zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {mon, 0, ZMQ_POLLIN, 0}};
+        double left = deadline - now_s();
+        if (left <= 0) return -1;
+        int rc = zmq_poll(items, mon ? 2 : 1, (long)(left * 1000) + 1);
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc < 0) return -2;
+        if (items[0].revents & ZMQ_POLLIN) return 0;
+        if (mon && (items[1].revents & ZMQ_POLLIN)) {
+            zmq_msg_t ev;
+            zmq_msg_init(&ev);
+            int event = 0;
+            if (zmq_msg_recv(&ev, mon, 0) >= 2) event = *(uint16_t *)zmq_msg_data(&ev);
+            while (zmq_msg_more(&ev)) zmq_msg_recv(&ev, mon, 0);
+            zmq_msg_close(&ev);
+            if (event == ZMQ_EVENT_DISCONNECTED) return -2;
+        }
+    }
+}
+
+/* The supervisor says where this session's worker listens. */
+static int hello(rgpu_session *s, char *endpoint, size_t eplen, char *sid, char *key) {
+    void *sup = zmq_socket(context(), ZMQ_DEALER);
+    set_int(sup, ZMQ_LINGER, 0);
+    if (zmq_connect(sup, s->url) != 0) {
+        rgpu_log(RGPU_LOG_ERROR, "bad server URL %s: %s", s->url, zmq_strerror(errno));
+        zmq_close(sup);
+        return -1;
+    }
+    mp_writer w;
+    mp_init(&w, 256);
+    const char *lease = getenv("RGPU_LEASE");
+    char client[128], host[64] = "?";
+    gethostname(host, sizeof host);
+    snprintf(client, sizeof client, "%s:%d", host, (int)getpid());
+    mp_map(&w, 6);
+    mp_str(&w, "op"); mp_str(&w, "hello");
+    mp_str(&w, "proto"); mp_uint(&w, RGPU_PROTOCOL);
+    mp_str(&w, "client"); mp_str(&w, client);
+    mp_str(&w, "cuda"); mp_uint(&w, RGPU_CUDA_VERSION);
+    mp_str(&w, "lease"); mp_str(&w, lease ? lease : "");
+    mp_str(&w, "gpu"); mp_uint(&w, (uint64_t)s->gpu);
+    zmq_send(sup, w.buf, w.len, 0);
+    mp_free(&w);
+    int rc = -1;
+    if (wait_readable(sup, NULL, now_s() + (rgpu_timeout_s() < 30 ? rgpu_timeout_s() : 30)) != 0) {
+        rgpu_log(RGPU_LOG_ERROR, "server %s does not answer", s->url);
+        zmq_close(sup);
+        return -1;
+    }
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    zmq_msg_recv(&m, sup, 0);
+    mp_reader r;
+    mp_obj o, map;
+    const char *keys[] = {"ok", "endpoint", "session", "key", "message"};
+    char msg[512] = "";
+    int ok = 0;
+    for (int k = 0; k < 5; k++) {
+        mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
+        if (mp_next(&r, &map) || map.type != MP_MAP || mp_find_key(&r, map.n, keys[k]) || mp_next(&r, &o)) continue;
+        if (k == 0) ok = o.type == MP_BOOL && o.v.b;
+        char *dst = k == 1 ? endpoint : k == 2 ? sid : k == 3 ? key : msg;
+        size_t cap = k == 1 ? eplen : k == 4 ? sizeof msg : 64;
+        if (k > 0 && o.type == MP_STR) snprintf(dst, cap, "%.*s", (int)o.n, (const char *)o.p);
+    }
+    if (ok) rc = 0;
+    else rgpu_log(RGPU_LOG_ERROR, "server %s refused the session: %s", s->url, msg[0] ? msg : "malformed reply");
+    zmq_msg_close(&m);
+    zmq_close(sup);
+    return rc;
+}
+
+static int session_open(rgpu_session *s, int dev) {
+    char endpoint[300] = "", sid[64] = "", key[64] = "";
+    if (hello(s, endpoint, sizeof endpoint, sid, key) != 0) return -1;
+    /* A wildcard endpoint (tcp://\*:PORT) from the server means "the host you reached me on". */
+    char full[400];
+    const char *star = strstr(endpoint, "://*:");
+    if (star && strncmp(s->url, "tcp://", 6) == 0) {
+        const char *colon = strrchr(s->url, ':');
+        snprintf(full, sizeof full, "%.*s%s", (int)(colon - s->url), s->url, star + 4);
+    } else {
+        snprintf(full, sizeof full, "%s", endpoint);
+    }
+    s->sock = zmq_socket(context(), ZMQ_DEALER);
+    set_int(s->sock, ZMQ_LINGER, 1000);
+    set_int(s->sock, ZMQ_HEARTBEAT_IVL, 1000);
+    double t = rgpu_timeout_s();
+    set_int(s->sock, ZMQ_HEARTBEAT_TIMEOUT, (int)((t < 10 ? t : 10) * 1000));
+    set_int(s->sock, ZMQ_SNDHWM, 0);
+    set_int(s->sock, ZMQ_RCVHWM, 0);
+    char monaddr[64];
+    snprintf(monaddr, sizeof monaddr, "inproc://rgpu-monitor-%d", dev);
+    zmq_socket_monitor(s->sock, monaddr, ZMQ_EVENT_DISCONNECTED);
+    s->mon = zmq_socket(context(), ZMQ_PAIR);
+    set_int(s->mon, ZMQ_LINGER, 0);
+    zmq_connect(s->mon, monaddr);
+    if (zmq_connect(s->sock, full) != 0) {
+        rgpu_log(RGPU_LOG_ERROR, "cannot connect to session worker %s", full);
+        return -1;
+    }
+    s->state = 1;
+    /* attach: call id 0, args [session, key]; proves we are the client the supervisor admitted */
+    mp_writer w;
+    mp_init(&w, 128);
+    mp_array(&w, 1);
+    mp_array(&w, 5);
+    mp_uint(&w, 0); mp_uint(&w, 0); mp_uint(&w, 1);
+    mp_array(&w, 2); mp_str(&w, sid); mp_str(&w, key);
+    mp_uint(&w, 0);
+    zmq_send(s->sock, w.buf, w.len, 0);
+    mp_free(&w);
+    if (wait_readable(s->sock, s->mon, now_s() + 30) != 0) {
+        rgpu_log(RGPU_LOG_ERROR, "session worker %s did not answer the attach", full);
+        return -1;
+    }
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    zmq_msg_recv(&m, s->sock, 0);
+    zmq_msg_close(&m);
+    rgpu_log(RGPU_LOG_INFO, "device %d: session %s on %s", dev, sid, full);
+    return 0;
+}
+
+static int ensure_open(rgpu_session *s, int dev) {
+    if (s->state == 0 && session_open(s, dev) != 0) s->state = -1;
+    return s->state == 1 ? 0 : -1;
+}
+
+static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync) {
+    mp_array(w, 5);
+    mp_uint(w, seq);
+    mp_uint(w, c->id);
+    mp_uint(w, (uint64_t)sync);
+    mp_array(w, (uint32_t)c->nargs);
+    mp_raw(w, c->args.buf, c->args.len);
+    mp_uint(w, (uint64_t)c->nbulk);
+}
+
+static void free_bytes(void *data, void *hint) { (void)hint; free(data); }
+
+/* Sends the queued async calls plus (optionally) one more call, as one message. */
+static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
+    mp_writer hdr;
+    mp_init(&hdr, s->batch.len + 64 + (c ? c->args.len : 0));
+    mp_array(&hdr, s->nbatch + (c ? 1 : 0));
+    mp_raw(&hdr, s->batch.buf, s->batch.len);
+    if (c) encode_call(&hdr, seq, c, 1);
+    if (hdr.oom) return -1;
+    size_t nframes = s->nbulk + (c ? (size_t)c->nbulk : 0);
+    zmq_msg_t head;
+    zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
+    int rc = zmq_msg_send(&head, s->sock, nframes ? ZMQ_SNDMORE : 0);
+    zmq_msg_t *q = s->bulk;
+    for (size_t i = 0; i < s->nbulk; i++) {
+        size_t left = nframes - i - 1;
+        if (rc >= 0) rc = zmq_msg_send(&q[i], s->sock, left ? ZMQ_SNDMORE : 0);
+        else zmq_msg_close(&q[i]);
+    }
+    for (int i = 0; c && i < c->nbulk; i++) {
+        int more = i + 1 < c->nbulk ? ZMQ_SNDMORE : 0;
+        /* A sync call's buffers stay alive until its reply, which the server sends only after it
+         * has received them: safe to send without a copy. */
+        zmq_msg_t m;
+        zmq_msg_init_data(&m, (void *)c->bulk[i], c->bulk_len[i], NULL, NULL);
+        if (rc >= 0) rc = zmq_msg_send(&m, s->sock, more);
+        else zmq_msg_close(&m);
+    }
+    mp_reset(&s->batch);
+    s->nbatch = 0;
+    s->nbulk = 0;
+    s->bulkbytes = 0;
+    return rc >= 0 ? 0 : -1;
+}
+
+static void mark_dead(rgpu_session *s, const char *why) {
+    if (s->state != -1)
+        rgpu_log(RGPU_LOG_ERROR, "device on %s is unavailable: %s", s->url, why);
+    s->state = -1;
+}
+
+int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
+    pthread_mutex_lock(&s->mu);
+    int dev = (int)(s - rgpu_sessions_internal());
+    if (ensure_open(s, dev) != 0) {
+        pthread_mutex_unlock(&s->mu);
+        return RGPU_DEVICE_UNAVAILABLE;
+    }
+    uint64_t seq = ++s->seq;
+    if (send_batch(s, c, seq) != 0) {
+        mark_dead(s, "send failed");
+        pthread_mutex_unlock(&s->mu);
+        return RGPU_DEVICE_UNAVAILABLE;
+    }
+    double deadline = now_s() + rgpu_timeout_s();
+    for (;;) {
+        int w = wait_readable(s->sock, s->mon, deadline);
+        if (w != 0) {
+            mark_dead(s, w == -1 ? "no reply within RGPU_TIMEOUT" : "connection lost");
+            pthread_mutex_unlock(&s->mu);
+            return RGPU_DEVICE_UNAVAILABLE;
+        }
+        zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
+        zmq_msg_init(head);
+        zmq_msg_recv(head, s->sock, 0);
+        c->nout_bulk = 0;
+        for (int more = zmq_msg_more(head); more;) {
+            zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
+            zmq_msg_init(b);
+            zmq_msg_recv(b, s->sock, 0);
+            more = zmq_msg_more(b);
+            if (c->nout_bulk < RGPU_MAX_OUT_BULK) c->out_bulk[c->nout_bulk++] = b;
+            else { zmq_msg_close(b); free(b); }
+        }
+        mp_reader r;
+        mp_obj arr, o;
+        mp_rinit(&r, zmq_msg_data(head), zmq_msg_size(head));
+        uint64_t rseq = 0;
+        int rc = RGPU_DEVICE_UNAVAILABLE;
+        if (!mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n == 5 && !mp_next(&r, &o)) {
+            rseq = mp_as_uint(&o);
+            if (!mp_next(&r, &o)) rc = (int)mp_as_int(&o);
+        }
+        if (rseq != seq) { /* a stale reply (e.g. to a malformed request); not ours */
+            c->reply = head;
+            rgpu_end(c);
+            continue;
+        }
+        mp_obj outs;
+        mp_next(&r, &outs);
+        c->reply = head;
+        c->outs = r;
+        c->nouts = outs.n;
+        /* skip outs to read the deferred error and message, then rewind to the outs */
+        mp_reader tail = r;
+        for (uint32_t i = 0; i < outs.n; i++) mp_skip(&tail);
+        mp_obj deferred, msg;
+        if (!mp_next(&tail, &deferred) && mp_as_int(&deferred) != 0) {
+            int d = (int)mp_as_int(&deferred);
+            rgpu_set_last_error(c->face, d);
+            if (!mp_next(&tail, &msg) && msg.type == MP_STR)
+                rgpu_log(RGPU_LOG_INFO, "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
+            /* CUDA reports errors of asynchronous work at the next synchronisation. */
+            if (rc == 0 && strstr(c->name, "Synchronize")) rc = d;
+        } else if (rc != 0 && !mp_next(&tail, &msg) && msg.type == MP_STR && msg.n) {
+            rgpu_log(RGPU_LOG_INFO, "%s failed (%d): %.*s", c->name, rc, (int)msg.n, (const char *)msg.p);
+        }
+        pthread_mutex_unlock(&s->mu);
+        return rc;
+    }
+}
+
+int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
+    pthread_mutex_lock(&s->mu);
+    int dev = (int)(s - rgpu_sessions_internal());
+    if (ensure_open(s, dev) != 0) {
+        pthread_mutex_unlock(&s->mu);
+        return RGPU_DEVICE_UNAVAILABLE;
+    }
+    encode_call(&s->batch, ++s->seq, c, 0);
+    s->nbatch++;
+    for (int i = 0; i < c->nbulk; i++) {
+        /* The caller may reuse its buffer as soon as we return: copy it into the message. */
+        if (s->nbulk == s->bulkcap) {
+            s->bulkcap = s->bulkcap ? s->bulkcap * 2 : 8;
+            s->bulk = realloc(s->bulk, s->bulkcap * sizeof(zmq_msg_t));
+        }
+        zmq_msg_t *m = &((zmq_msg_t *)s->bulk)[s->nbulk++];
+        zmq_msg_init_size(m, c->bulk_len[i]);
+        memcpy(zmq_msg_data(m), c->bulk[i], c->bulk_len[i]);
+        s->bulkbytes += c->bulk_len[i];
+    }
+    int rc = 0;
+    if (s->nbatch >= BATCH_MAX_CALLS || s->bulkbytes >= BATCH_MAX_BYTES || s->batch.len >= BATCH_MAX_BYTES) {
+        if (send_batch(s, NULL, 0) != 0) {
+            mark_dead(s, "send failed");
+            rc = RGPU_DEVICE_UNAVAILABLE;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+void rgpu_sessions_close(void) {
+    int n = rgpu_sessions_count_internal();
+    rgpu_session *all = rgpu_sessions_internal();
+    for (int i = 0; i < n; i++) {
+        rgpu_session *s = &all[i];
+        if (s->state == 1) {
+            /* Queued async work and a goodbye (call id 1) so the server ends the session now. */
+            struct rgpu_call bye;
+            memset(&bye, 0, sizeof bye);
+            bye.id = 1;
+            bye.name = "goodbye";
+            mp_init(&bye.args, 16);
+            encode_call(&s->batch, ++s->seq, &bye, 0);
+            s->nbatch++;
+            mp_free(&bye.args);
+            send_batch(s, NULL, 0);
+        }
+        if (s->mon) zmq_close(s->mon);
+        if (s->sock) zmq_close(s->sock);
+        s->sock = s->mon = NULL;
+        s->state = -1;
+    }
+    if (zctx) zmq_ctx_term(zctx);
+    zctx = NULL;
+}

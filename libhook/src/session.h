@@ -1,0 +1,32 @@
+/* One session per device of the program: a DEALER socket to the session worker on the server
+ * that owns the GPU, opened lazily with a hello to that server's supervisor. */
+#ifndef RGPU_SESSION_H
+#define RGPU_SESSION_H
+#include <pthread.h>
+#include <stdint.h>
+
+#include "mpack.h"
+
+#define RGPU_PROTOCOL 1
+#define RGPU_MAX_DEVICES 16
+
+typedef struct {
+    char url[256];      /* the server's supervisor endpoint */
+    int gpu;            /* GPU index on that server */
+    pthread_mutex_t mu;
+    void *sock, *mon;
+    int state;          /* 0 not opened, 1 open, -1 unavailable */
+    uint64_t seq;
+    mp_writer batch;    /* queued async calls, already encoded */
+    uint32_t nbatch;
+    void *bulk;         /* zmq_msg_t array of queued bulk frames */
+    size_t nbulk, bulkcap, bulkbytes;
+} rgpu_session;
+
+struct rgpu_call;
+rgpu_session *rgpu_session_get(int dev);
+int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c);
+int rgpu_session_async(rgpu_session *s, struct rgpu_call *c);
+void rgpu_sessions_close(void);
+double rgpu_timeout_s(void);
+#endif

@@ -1,0 +1,82 @@
+/* Process-wide client state: configuration from the environment, the device list, the current
+ * device and last error of each thread, and handle tagging (which device a handle belongs to). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rgpu_call.h"
+#include "session.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static rgpu_session sessions[RGPU_MAX_DEVICES];
+static int ndevices;
+static __thread int cur_dev;
+static __thread int last_error[2];
+
+static void init_once(void) {
+    const char *servers = getenv("RGPU_SERVER");
+    if (!servers || !*servers) {
+        rgpu_log(RGPU_LOG_WARN, "no device: RGPU_SERVER is not set (use `rgpu run` or `rgpu env`)");
+        return;
+    }
+    char *copy = strdup(servers), *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok && ndevices < RGPU_MAX_DEVICES; tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ') tok++;
+        if (!*tok) continue;
+        rgpu_session *s = &sessions[ndevices++];
+        memset(s, 0, sizeof *s);
+        pthread_mutex_init(&s->mu, NULL);
+        char *hash = strchr(tok, '#');
+        s->gpu = hash ? atoi(hash + 1) : 0;
+        if (hash) *hash = 0;
+        snprintf(s->url, sizeof s->url, "%s", tok);
+        mp_init(&s->batch, 4096);
+        rgpu_log(RGPU_LOG_INFO, "device %d is %s gpu %d", ndevices - 1, s->url, s->gpu);
+    }
+    free(copy);
+}
+
+int rgpu_ensure_init(void) {
+    pthread_once(&once, init_once);
+    return ndevices > 0 ? RGPU_SUCCESS : RGPU_NO_DEVICE;
+}
+
+int rgpu_device_count(void) { rgpu_ensure_init(); return ndevices; }
+int rgpu_current_device(void) { return cur_dev; }
+void rgpu_set_current_device(int dev) { cur_dev = dev; }
+
+rgpu_session *rgpu_session_get(int dev) {
+    rgpu_ensure_init();
+    return dev >= 0 && dev < ndevices ? &sessions[dev] : NULL;
+}
+
+void rgpu_set_last_error(int face, int rc) { last_error[face] = rc; }
+int rgpu_get_last_error(int face, int reset) {
+    int rc = last_error[face];
+    if (reset) last_error[face] = 0;
+    return rc;
+}
+
+int rgpu_record(int face, int rc) {
+    if (rc != RGPU_SUCCESS) last_error[face] = rc;
+    return rc;
+}
+
+/* Handles are the server's values with the device index + 1 in bits 56..62, so a handle
+ * names its session; small values (NULL, cudaStreamLegacy, cudaStreamPerThread) stay as they are. */
+void *rgpu_tag_handle(int dev, uint64_t h) {
+    return h < 0x100 ? (void *)(uintptr_t)h : (void *)(uintptr_t)(h | ((uint64_t)(dev + 1) << 56));
+}
+
+uint64_t rgpu_untag_handle(const void *h, int *dev) {
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    int tag = (int)((v >> 56) & 0x7f);
+    if (tag && dev) *dev = tag - 1;
+    return v & 0x00ffffffffffffffull;
+}
+
+__attribute__((destructor)) static void rgpu_fini(void) { rgpu_sessions_close(); }
+
+int rgpu_sessions_count_internal(void) { return ndevices; }
+rgpu_session *rgpu_sessions_internal(void) { return sessions; }

@@ -1,0 +1,34 @@
+"""API handlers: one small function per CUDA call the server implements, for both faces.
+
+A handler receives the session and the call's in-arguments in header order (bulk frames as the
+keyword ``bulk``) and returns the out-values in header order; a bulk reply is returned as
+``Bulk(data)`` last. Errors are raised as CudaError with the Driver API's enumerator name; the
+dispatcher turns them into the calling face's number. Registration checks every name against the
+generated call table, so a typo is an import error, not a silent gap."""
+from __future__ import annotations
+
+from rgpu.protocol.generated.calltable import BY_NAME
+
+HANDLERS: dict[str, object] = {}
+
+
+class Bulk:
+    __slots__ = ("data",)
+
+    def __init__(self, data):
+        self.data = data
+
+
+def handles(*names: str):
+    def register(fn):
+        for n in names:
+            if n not in BY_NAME:
+                raise NameError(f"{n} is not a forwarded or hand-written call in the call table")
+            HANDLERS[n] = fn
+        return fn
+    return register
+
+
+def load_all() -> dict[str, object]:
+    from . import device, memory, stream  # noqa: F401  (registration side effects)
+    return HANDLERS

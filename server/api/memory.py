@@ -1,0 +1,151 @@
+"""Device memory: allocation, copies, memsets, pointer queries."""
+from __future__ import annotations
+
+from rgpu.protocol.generated.structs import CDEF  # noqa: F401  (layouts of cudaPointerAttributes)
+
+from ..errors import CudaError
+from . import Bulk, handles
+from .device import _cffi
+
+H2H, H2D, D2H, D2D = 0, 1, 2, 3
+
+
+@handles("cudaMalloc", "cuMemAlloc_v2")
+def mem_alloc(s, size):
+    if size == 0 and s.face == "runtime":
+        return (0,)  # cudaMalloc(&p, 0) succeeds with a null pointer
+    return (s.device.mem_alloc(size),)
+
+
+@handles("cudaMallocAsync", "cuMemAllocAsync")
+def mem_alloc_async(s, size, stream):
+    s.get("stream", stream)
+    return mem_alloc(s, size)
+
+
+@handles("cudaMallocPitch", "cuMemAllocPitch_v2")
+def mem_alloc_pitch(s, width, height, *elem):
+    pitch = -(-width // 512) * 512 if width else 0  # texture-pitch alignment of the device
+    if pitch * height == 0:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", "zero-sized pitched allocation")
+    return (s.device.mem_alloc(pitch * height), pitch)
+
+
+@handles("cudaFree", "cuMemFree_v2")
+def mem_free(s, addr):
+    if addr == 0 and s.face == "runtime":
+        return ()  # cudaFree(NULL) is a no-op
+    found = s.device.allocation(addr)
+    if found is None or found[0] != addr:
+        # a real GPU answers cudaErrorInvalidValue (1) for a pointer it never returned
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was not returned by an allocation")
+    s.device.mem_free(addr)
+    return ()
+
+
+@handles("cudaFreeAsync", "cuMemFreeAsync")
+def mem_free_async(s, addr, stream):
+    s.get("stream", stream)
+    return mem_free(s, addr)
+
+
+@handles("cudaMemGetInfo", "cuMemGetInfo_v2")
+def mem_get_info(s):
+    return s.device.mem_info()
+
+
+def _copy(s, kind, dst, src, count, stream, bulk):
+    if kind == H2D:
+        if not bulk or len(bulk[0]) != count:
+            raise CudaError("CUDA_ERROR_INVALID_VALUE", "host data missing or of the wrong size")
+        s.device.copy_htod(dst, bulk[0], stream)
+        return ()
+    if kind == D2H:
+        return (Bulk(s.device.copy_dtoh(src, count, stream)),)
+    if kind == D2D:
+        s.device.copy_dtod(dst, src, count, stream)
+        return ()
+    raise CudaError("CUDA_ERROR_INVALID_VALUE", f"copy kind {kind}")
+
+
+@handles("cudaMemcpy")
+def cuda_memcpy(s, kind, dst, src, count, bulk=()):
+    return _copy(s, kind, dst, src, count, None, bulk)
+
+
+@handles("cudaMemcpyAsync")
+def cuda_memcpy_async(s, kind, dst, src, count, stream, bulk=()):
+    return _copy(s, kind, dst, src, count, s.get("stream", stream), bulk)
+
+
+@handles("cuMemcpyHtoD_v2")
+def cu_memcpy_htod(s, dst, count, bulk=()):
+    return _copy(s, H2D, dst, 0, count, None, bulk)
+
+
+@handles("cuMemcpyHtoDAsync_v2")
+def cu_memcpy_htod_async(s, dst, count, stream, bulk=()):
+    return _copy(s, H2D, dst, 0, count, s.get("stream", stream), bulk)
+
+
+@handles("cuMemcpyDtoH_v2")
+def cu_memcpy_dtoh(s, src, count):
+    return _copy(s, D2H, 0, src, count, None, ())
+
+
+@handles("cuMemcpyDtoHAsync_v2")
+def cu_memcpy_dtoh_async(s, src, count, stream):
+    return _copy(s, D2H, 0, src, count, s.get("stream", stream), ())
+
+
+@handles("cuMemcpyDtoD_v2")
+def cu_memcpy_dtod(s, dst, src, count):
+    return _copy(s, D2D, dst, src, count, None, ())
+
+
+@handles("cuMemcpyDtoDAsync_v2")
+def cu_memcpy_dtod_async(s, dst, src, count, stream):
+    return _copy(s, D2D, dst, src, count, s.get("stream", stream), ())
+
+
+@handles("cudaMemset")
+def cuda_memset(s, dst, value, count):
+    s.device.memset(dst, value & 0xFF, 1, count, None)
+    return ()
+
+
+@handles("cudaMemsetAsync")
+def cuda_memset_async(s, dst, value, count, stream):
+    s.device.memset(dst, value & 0xFF, 1, count, s.get("stream", stream))
+    return ()
+
+
+def _memset_d(width):
+    def sync(s, dst, value, count):
+        s.device.memset(dst, value, width, count, None)
+        return ()
+
+    def async_(s, dst, value, count, stream):
+        s.device.memset(dst, value, width, count, s.get("stream", stream))
+        return ()
+    return sync, async_
+
+
+for _w in (8, 16, 32):
+    _sync, _async = _memset_d(_w // 8)
+    handles(f"cuMemsetD{_w}_v2")(_sync)
+    handles(f"cuMemsetD{_w}Async")(_async)
+
+
+@handles("cudaPointerGetAttributes")
+def cuda_pointer_get_attributes(s, ptr):
+    """Device memory reports cudaMemoryTypeDevice; anything else is unregistered host memory."""
+    ffi = _cffi()
+    a = ffi.new("struct cudaPointerAttributes *")
+    if s.device.allocation(ptr) is not None:
+        a.type, a.device, a.devicePointer = 2, 0, ffi.cast("void *", ptr)
+    else:
+        a.type = 0  # cudaMemoryTypeUnregistered
+        a.device = -2  # what CUDA reports for unregistered host memory
+        a.hostPointer = ffi.cast("void *", ptr)
+    return (bytes(ffi.buffer(a)),)

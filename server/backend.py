@@ -1,0 +1,66 @@
+"""The device backend interface: one GPU as one session sees it. `sim` (the software GPU) and
+`cuda` (the real driver) implement it; every policy — handles, quotas, error translation — lives
+above it, in the session and the API handlers, so both backends behave the same to clients."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+
+class Device(ABC):
+    name: str
+    uuid: bytes  # 16 bytes
+    total_memory: int
+    cc: tuple[int, int]
+
+    @abstractmethod
+    def attributes(self) -> dict[int, int]:
+        """CUdevice_attribute number -> value (the Runtime's cudaDeviceAttr uses the same numbers)."""
+
+    # memory
+    @abstractmethod
+    def mem_alloc(self, size: int) -> int: ...
+    @abstractmethod
+    def mem_free(self, addr: int) -> None: ...
+    @abstractmethod
+    def mem_info(self) -> tuple[int, int]: ...
+    @abstractmethod
+    def allocation(self, addr: int) -> tuple[int, int] | None:
+        """(start, size) of the allocation holding addr, or None."""
+    @abstractmethod
+    def copy_htod(self, dst: int, data, stream) -> None: ...
+    @abstractmethod
+    def copy_dtoh(self, src: int, size: int, stream) -> bytes: ...
+    @abstractmethod
+    def copy_dtod(self, dst: int, src: int, size: int, stream) -> None: ...
+    @abstractmethod
+    def memset(self, dst: int, value: int, width: int, count: int, stream) -> None: ...
+
+    # streams and events (stream None is the default stream)
+    @abstractmethod
+    def stream_create(self, flags: int, priority: int): ...
+    @abstractmethod
+    def stream_destroy(self, stream) -> None: ...
+    @abstractmethod
+    def stream_synchronize(self, stream) -> None: ...
+    @abstractmethod
+    def stream_query(self, stream) -> bool: ...
+    @abstractmethod
+    def stream_wait_event(self, stream, event) -> None: ...
+    @abstractmethod
+    def event_create(self, flags: int): ...
+    @abstractmethod
+    def event_record(self, event, stream) -> None: ...
+    @abstractmethod
+    def event_synchronize(self, event) -> None: ...
+    @abstractmethod
+    def event_query(self, event) -> bool: ...
+    @abstractmethod
+    def event_elapsed_ms(self, start, end) -> float: ...
+    @abstractmethod
+    def event_destroy(self, event) -> None: ...
+
+    @abstractmethod
+    def synchronize(self) -> None: ...
+    @abstractmethod
+    def close(self) -> None:
+        """End of session: release everything it holds."""

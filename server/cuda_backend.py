@@ -1,0 +1,252 @@
+"""The `cuda` backend: a real GPU through the NVIDIA driver (libcuda.so.1), via cffi.
+
+Deliberately thin — every check, quota and handle lives above the Device interface — because no
+test machine here has a GPU to catch its mistakes. Each call's CUresult is turned into CudaError
+with the driver's own enumerator name (cuGetErrorName)."""
+from __future__ import annotations
+
+import cffi
+
+from .backend import Device
+from .errors import CudaError
+
+_CDEF = """
+typedef int CUresult; typedef int CUdevice; typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext; typedef struct CUstream_st *CUstream; typedef struct CUevent_st *CUevent;
+CUresult cuInit(unsigned int);
+CUresult cuDeviceGetCount(int *);
+CUresult cuDeviceGet(CUdevice *, int);
+CUresult cuDeviceGetName(char *, int, CUdevice);
+CUresult cuDeviceTotalMem_v2(size_t *, CUdevice);
+CUresult cuDeviceGetAttribute(int *, int, CUdevice);
+CUresult cuDeviceGetUuid_v2(unsigned char *, CUdevice);
+CUresult cuGetErrorName(CUresult, const char **);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice);
+CUresult cuCtxSetCurrent(CUcontext);
+CUresult cuCtxSynchronize(void);
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *, size_t *, CUdeviceptr);
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
+CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+CUresult cuMemsetD8Async(CUdeviceptr, unsigned char, size_t, CUstream);
+CUresult cuMemsetD16Async(CUdeviceptr, unsigned short, size_t, CUstream);
+CUresult cuMemsetD32Async(CUdeviceptr, unsigned int, size_t, CUstream);
+CUresult cuStreamCreateWithPriority(CUstream *, unsigned int, int);
+CUresult cuStreamDestroy_v2(CUstream);
+CUresult cuStreamSynchronize(CUstream);
+CUresult cuStreamQuery(CUstream);
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int);
+CUresult cuEventCreate(CUevent *, unsigned int);
+CUresult cuEventRecord(CUevent, CUstream);
+CUresult cuEventSynchronize(CUevent);
+CUresult cuEventQuery(CUevent);
+CUresult cuEventElapsedTime_v2(float *, CUevent, CUevent);
+CUresult cuEventDestroy_v2(CUevent);
+"""
+NOT_READY = 600
+
+
+class CudaUnavailable(RuntimeError):
+    pass
+
+
+_ffi = cffi.FFI()
+_ffi.cdef(_CDEF)
+_lib = None
+
+
+def _load():
+    global _lib
+    if _lib is None:
+        try:
+            _lib = _ffi.dlopen("libcuda.so.1")
+        except OSError as e:
+            raise CudaUnavailable(f"the NVIDIA driver (libcuda.so.1) cannot be loaded: {e}") from None
+    return _lib
+
+
+def _check(rc: int) -> None:
+    if rc != 0:
+        name = _ffi.new("const char **")
+        _lib.cuGetErrorName(rc, name)
+        raise CudaError(_ffi.string(name[0]).decode() if name[0] else "CUDA_ERROR_UNKNOWN", f"driver returned {rc}")
+
+
+def probe() -> list[tuple[int, str]]:
+    """(memory, name) of every GPU the driver sees."""
+    lib = _load()
+    if lib.cuInit(0) != 0:
+        raise CudaUnavailable("cuInit failed: the driver is installed but no GPU is usable")
+    n = _ffi.new("int *")
+    _check(lib.cuDeviceGetCount(n))
+    out = []
+    for i in range(n[0]):
+        dev, mem, name = _ffi.new("CUdevice *"), _ffi.new("size_t *"), _ffi.new("char[256]")
+        _check(lib.cuDeviceGet(dev, i))
+        _check(lib.cuDeviceTotalMem_v2(mem, dev[0]))
+        _check(lib.cuDeviceGetName(name, 256, dev[0]))
+        out.append((mem[0], _ffi.string(name).decode()))
+    if not out:
+        raise CudaUnavailable("the driver reports no GPU")
+    return out
+
+
+class CudaDevice(Device):
+    def __init__(self, index: int, memory_limit: int, reserve=None):
+        lib = _load()
+        _check(lib.cuInit(0))
+        dev = _ffi.new("CUdevice *")
+        _check(lib.cuDeviceGet(dev, index))
+        self.dev = dev[0]
+        ctx = _ffi.new("CUcontext *")
+        _check(lib.cuDevicePrimaryCtxRetain(ctx, self.dev))
+        self.ctx = ctx[0]
+        _check(lib.cuCtxSetCurrent(self.ctx))
+        name, mem, uuid = _ffi.new("char[256]"), _ffi.new("size_t *"), _ffi.new("unsigned char[16]")
+        _check(lib.cuDeviceGetName(name, 256, self.dev))
+        _check(lib.cuDeviceTotalMem_v2(mem, self.dev))
+        _check(lib.cuDeviceGetUuid_v2(uuid, self.dev))
+        self.name, self.uuid = _ffi.string(name).decode(), bytes(uuid)
+        self.total_memory = min(mem[0], memory_limit)
+        self.cc = (self._attr(75), self._attr(76))  # COMPUTE_CAPABILITY_MAJOR / _MINOR
+        self._reserve = reserve
+        self._allocs: dict[int, int] = {}
+        self._streams, self._events = set(), set()
+
+    def _attr(self, a: int) -> int:
+        v = _ffi.new("int *")
+        _check(_lib.cuDeviceGetAttribute(v, a, self.dev))
+        return v[0]
+
+    def attributes(self) -> dict[int, int]:
+        out = {}
+        for a in range(1, 160):
+            v = _ffi.new("int *")
+            if _lib.cuDeviceGetAttribute(v, a, self.dev) == 0:
+                out[a] = v[0]
+        return out
+
+    def mem_alloc(self, size):
+        if self._reserve is not None and not self._reserve(size):
+            raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
+        p = _ffi.new("CUdeviceptr *")
+        rc = _lib.cuMemAlloc_v2(p, size)
+        if rc != 0 and self._reserve is not None:
+            self._reserve(-size)
+        _check(rc)
+        self._allocs[p[0]] = size
+        return p[0]
+
+    def mem_free(self, addr):
+        _check(_lib.cuMemFree_v2(addr))
+        size = self._allocs.pop(addr, 0)
+        if self._reserve is not None:
+            self._reserve(-size)
+
+    def mem_info(self):
+        used = sum(self._allocs.values())
+        return self.total_memory - used, self.total_memory
+
+    def allocation(self, addr):
+        for start, size in self._allocs.items():
+            if start <= addr < start + size:
+                return start, size
+        return None
+
+    def _range(self, addr, n):
+        found = self.allocation(addr)
+        if found is None or addr + n > found[0] + found[1]:
+            raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{n}) is outside any allocation")
+
+    def copy_htod(self, dst, data, stream):
+        self._range(dst, len(data))
+        buf = _ffi.from_buffer(data)
+        _check(_lib.cuMemcpyHtoDAsync_v2(dst, buf, len(data), stream or _ffi.NULL))
+        _check(_lib.cuStreamSynchronize(stream or _ffi.NULL))  # buf is only valid during this call
+
+    def copy_dtoh(self, src, size, stream):
+        self._range(src, size)
+        out = bytearray(size)
+        _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.from_buffer(out), src, size, stream or _ffi.NULL))
+        _check(_lib.cuStreamSynchronize(stream or _ffi.NULL))
+        return bytes(out)
+
+    def copy_dtod(self, dst, src, size, stream):
+        self._range(src, size)
+        self._range(dst, size)
+        _check(_lib.cuMemcpyDtoDAsync_v2(dst, src, size, stream or _ffi.NULL))
+
+    def memset(self, dst, value, width, count, stream):
+        self._range(dst, width * count)
+        fn = {1: _lib.cuMemsetD8Async, 2: _lib.cuMemsetD16Async, 4: _lib.cuMemsetD32Async}[width]
+        _check(fn(dst, value, count, stream or _ffi.NULL))
+
+    def stream_create(self, flags, priority):
+        s = _ffi.new("CUstream *")
+        _check(_lib.cuStreamCreateWithPriority(s, flags, priority))
+        self._streams.add(s[0])
+        return s[0]
+
+    def stream_destroy(self, stream):
+        self._streams.discard(stream)
+        _check(_lib.cuStreamDestroy_v2(stream))
+
+    def stream_synchronize(self, stream):
+        _check(_lib.cuStreamSynchronize(stream or _ffi.NULL))
+
+    def stream_query(self, stream):
+        rc = _lib.cuStreamQuery(stream or _ffi.NULL)
+        if rc == NOT_READY:
+            return False
+        _check(rc)
+        return True
+
+    def stream_wait_event(self, stream, event):
+        _check(_lib.cuStreamWaitEvent(stream or _ffi.NULL, event, 0))
+
+    def event_create(self, flags):
+        e = _ffi.new("CUevent *")
+        _check(_lib.cuEventCreate(e, flags))
+        self._events.add(e[0])
+        return e[0]
+
+    def event_record(self, event, stream):
+        _check(_lib.cuEventRecord(event, stream or _ffi.NULL))
+
+    def event_synchronize(self, event):
+        _check(_lib.cuEventSynchronize(event))
+
+    def event_query(self, event):
+        rc = _lib.cuEventQuery(event)
+        if rc == NOT_READY:
+            return False
+        _check(rc)
+        return True
+
+    def event_elapsed_ms(self, start, end):
+        ms = _ffi.new("float *")
+        _check(_lib.cuEventElapsedTime_v2(ms, start, end))
+        return ms[0]
+
+    def event_destroy(self, event):
+        self._events.discard(event)
+        _check(_lib.cuEventDestroy_v2(event))
+
+    def synchronize(self):
+        _check(_lib.cuCtxSynchronize())
+
+    def close(self):
+        _lib.cuCtxSynchronize()
+        for e in list(self._events):
+            _lib.cuEventDestroy_v2(e)
+        for s in list(self._streams):
+            _lib.cuStreamDestroy_v2(s)
+        for a in list(self._allocs):
+            _lib.cuMemFree_v2(a)
+        if self._reserve is not None:
+            self._reserve(-sum(self._allocs.values()))
+        self._allocs.clear()
+        _lib.cuDevicePrimaryCtxRelease_v2(self.dev)

@@ -1,0 +1,64 @@
+"""Runs one decoded call against a session: finds its row in the generated call table and its
+handler, checks the arguments' wire kinds, translates errors into the calling face's numbers."""
+from __future__ import annotations
+
+import structlog
+
+from rgpu.protocol.generated.calltable import CALLS
+
+from .api import Bulk, load_all
+from .errors import CudaError, code_for
+
+log = structlog.get_logger()
+
+_KIND_TYPES = {"i": (int,), "u": (int,), "d": (int,), "h": (int,), "f": (float, int),
+               "s": (str, type(None)), "b": (bytes, type(None)), "v": (bytes,)}
+
+
+class Result:
+    __slots__ = ("rc", "outs", "bulk", "message", "face")
+
+    def __init__(self, rc, outs=(), bulk=(), message="", face="runtime"):
+        self.rc, self.outs, self.bulk, self.message, self.face = rc, outs, bulk, message, face
+
+
+class Dispatcher:
+    def __init__(self):
+        self.handlers = load_all()
+        # per call id: (name, face, handler, in-kinds or None for hand-written calls)
+        self.table = {}
+        for cid, (name, face, cls, _async, params) in CALLS.items():
+            kinds = None if cls == "handwritten" else tuple(k for _, k, _, _ in params if not k.startswith("o"))
+            self.table[cid] = (name, face, self.handlers.get(name), kinds)
+
+    def run(self, session, call_id: int, args: list, bulk: list) -> Result:
+        row = self.table.get(call_id)
+        if row is None:
+            return Result(code_for("driver", "CUDA_ERROR_NOT_SUPPORTED"), message=f"unknown call id {call_id}")
+        name, face, handler, kinds = row
+        session.face = face
+        session.calls += 1
+        if session.sticky is not None:
+            return Result(code_for(face, session.sticky.code), message=session.sticky.message, face=face)
+        if handler is None:
+            return Result(code_for(face, "CUDA_ERROR_NOT_SUPPORTED"), face=face,
+                          message=f"{name} is not implemented by this server's device backend")
+        if kinds is not None and (len(args) != len(kinds) or
+                                  not all(isinstance(a, _KIND_TYPES[k]) for a, k in zip(args, kinds))):
+            return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
+                          message=f"{name}: arguments do not match the call table")
+        try:
+            out = handler(session, *args, bulk=bulk) if bulk else handler(session, *args)
+        except CudaError as e:
+            if e.sticky:
+                session.sticky = e
+            return Result(code_for(face, e.code), message=e.message, face=face)
+        except TypeError as e:  # a hand-written call with the wrong number of arguments
+            return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), message=f"{name}: {e}", face=face)
+        except Exception as e:  # a bug must not take the session down with it
+            log.exception("handler_failed", call=name)
+            return Result(code_for(face, "CUDA_ERROR_UNKNOWN"), message=f"{name}: internal error {e!r}", face=face)
+        outs, blk = [], []
+        for v in out:
+            (blk if isinstance(v, Bulk) else outs).append(v.data if isinstance(v, Bulk) else v)
+        return Result(0, outs, blk, face=face)

@@ -1,0 +1,50 @@
+"""A client session: the device it is bound to, the handles it was given, its sticky error.
+
+Handles that reach the client are small integers issued here, never backend objects or pointers,
+so a forged or stale handle is an invalid-handle error rather than a crash of a real driver."""
+from __future__ import annotations
+
+import itertools
+
+from .backend import Device
+from .errors import CudaError
+
+DEFAULT_STREAMS = (0, 1, 2)  # NULL, cudaStreamLegacy, cudaStreamPerThread
+
+
+class Session:
+    def __init__(self, device: Device, session_id: str = ""):
+        self.device = device
+        self.id = session_id
+        self._handles: dict[int, tuple[str, object]] = {}
+        self._next = itertools.count(0x1000, 8)
+        self.sticky: CudaError | None = None
+        self.deferred: CudaError | None = None
+        self.calls = 0
+        self.bytes_in = 0
+        self.bytes_out = 0
+
+    def new_handle(self, kind: str, obj) -> int:
+        h = next(self._next)
+        self._handles[h] = (kind, obj)
+        return h
+
+    def get(self, kind: str, h: int):
+        """The object behind handle h; default streams are None."""
+        if kind == "stream" and h in DEFAULT_STREAMS:
+            return None
+        found = self._handles.get(h)
+        if found is None or found[0] != kind:
+            raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"0x{h:x} is not a {kind} of this session")
+        return found[1]
+
+    def drop(self, kind: str, h: int):
+        obj = self.get(kind, h)
+        if obj is None:
+            raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"the default {kind} cannot be destroyed")
+        del self._handles[h]
+        return obj
+
+    def close(self) -> None:
+        self._handles.clear()
+        self.device.close()

@@ -1,0 +1,121 @@
+"""The software GPU as a backend: memory, in-order streams, events with timestamps, and the
+properties of a plausible sm_80-class GPU. Work executes when it arrives, in arrival order, which is
+a valid schedule for every stream (a stream's work is in order; distinct streams may overlap or not),
+so a stream query after the work arrived says it is complete — as a fast GPU would."""
+from __future__ import annotations
+
+import hashlib
+import time
+
+import numpy as np
+
+from ..backend import Device
+from .errors import SimError
+from .memory import DeviceMemory
+from .properties import sm80_attributes
+
+
+class SimStream:
+    def __init__(self, flags: int, priority: int):
+        self.flags, self.priority = flags, priority
+
+
+class SimEvent:
+    def __init__(self, flags: int):
+        self.flags = flags
+        self.time_ns: int | None = None  # None: never recorded
+
+
+class SimDevice(Device):
+    cc = (8, 0)
+
+    def __init__(self, memory_bytes: int, gpu_index: int = 0, server_id: str = "", reserve=None):
+        self.index = gpu_index
+        self.total_memory = memory_bytes
+        self.name = f"rgpu sim GPU {gpu_index} (sm_80)"
+        self.uuid = hashlib.sha256(f"rgpu-sim:{server_id}:{gpu_index}".encode()).digest()[:16]
+        self.memory = DeviceMemory(memory_bytes, gpu_index, reserve=reserve)
+        self._attrs = sm80_attributes(memory_bytes)
+
+    def attributes(self) -> dict[int, int]:
+        return self._attrs
+
+    # -- memory --
+    def mem_alloc(self, size: int) -> int:
+        if size == 0:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
+        return self.memory.alloc(size)
+
+    def mem_free(self, addr: int) -> None:
+        self.memory.free(addr)
+
+    def mem_info(self) -> tuple[int, int]:
+        return self.total_memory - self.memory.used, self.total_memory
+
+    def allocation(self, addr: int):
+        return self.memory.allocation(addr)
+
+    def copy_htod(self, dst, data, stream) -> None:
+        self.memory.write(dst, data)
+
+    def copy_dtoh(self, src, size, stream) -> bytes:
+        return self.memory.read(src, size)
+
+    def copy_dtod(self, dst, src, size, stream) -> None:
+        # check both ranges first so a bad destination leaves memory untouched
+        s = self.memory.view(src, size)
+        self.memory.view(dst, size)[:] = s.copy() if _overlap(dst, src, size) else s
+
+    def memset(self, dst, value, width, count, stream) -> None:
+        view = self.memory.view(dst, width * count)
+        dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}[width]
+        view.view(dtype)[:] = value & ((1 << (8 * width)) - 1)
+
+    # -- streams and events --
+    def stream_create(self, flags, priority):
+        return SimStream(flags, priority)
+
+    def stream_destroy(self, stream) -> None:
+        pass
+
+    def stream_synchronize(self, stream) -> None:
+        pass
+
+    def stream_query(self, stream) -> bool:
+        return True
+
+    def stream_wait_event(self, stream, event) -> None:
+        pass
+
+    def event_create(self, flags):
+        return SimEvent(flags)
+
+    def event_record(self, event, stream) -> None:
+        event.time_ns = time.perf_counter_ns()
+
+    def event_synchronize(self, event) -> None:
+        pass
+
+    def event_query(self, event) -> bool:
+        return True
+
+    def event_elapsed_ms(self, start, end) -> float:
+        if start.flags & 0x2 or end.flags & 0x2:  # cudaEventDisableTiming
+            raise SimError("CUDA_ERROR_INVALID_HANDLE", "event created with timing disabled")
+        if start.time_ns is None or end.time_ns is None:
+            raise SimError("CUDA_ERROR_INVALID_HANDLE", "event has not been recorded")
+        return (end.time_ns - start.time_ns) / 1e6
+
+    def event_destroy(self, event) -> None:
+        pass
+
+    def synchronize(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.memory.free_all()
+        self.memory.close()
+
+
+def _overlap(a: int, b: int, n: int) -> bool:
+    return a < b + n and b < a + n

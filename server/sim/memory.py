@@ -1,0 +1,177 @@
+"""Device memory of the software GPU: a 64-bit address space with exact, bounds-checked allocations.
+
+One lazily-committed anonymous mapping backs a session's memory (pages cost nothing until touched),
+so device addresses translate to offsets with one subtraction and kernels gather/scatter with numpy
+fancy indexing. The allocation table is two sorted arrays, so checking a whole warp's (or a whole
+grid's) addresses is one ``searchsorted``.
+"""
+from __future__ import annotations
+
+import bisect
+import mmap
+
+import numpy as np
+
+from .errors import SimError, SimFault
+
+# Real drivers hand out device pointers in the upper half of the user address space
+# (0x7fxx_xxxx_xxxx); a distinct window per GPU keeps pointers of different devices apart.
+BASE_ADDRESS = 0x7F40_0000_0000
+GPU_WINDOW = 0x0010_0000_0000  # 64 GiB of address space per simulated GPU
+ALIGNMENT = 256  # cudaMalloc guarantees 256-byte alignment
+GRANULE = 2 << 20  # the allocation granule the quota is counted in is finer; this is the VA step
+
+
+class DeviceMemory:
+    """Address space + backing store of one simulated GPU as seen by one session.
+
+    ``capacity`` bounds the sum of live allocations (the accounting hook ``reserve`` lets the
+    server charge a shared, cross-process counter too).
+    """
+
+    def __init__(self, capacity: int, gpu_index: int = 0, reserve=None):
+        self.capacity = int(capacity)
+        self.base = BASE_ADDRESS + gpu_index * GPU_WINDOW
+        # Address space is larger than capacity so freed holes do not force compaction.
+        self._span = min(max(self.capacity * 2, 1 << 20), GPU_WINDOW)
+        self._map = mmap.mmap(-1, self._span, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        self.arena = np.frombuffer(self._map, dtype=np.uint8)
+        self._starts: list[int] = []  # sorted allocation start addresses
+        self._ends: list[int] = []  # matching end addresses (exclusive)
+        self._np_starts = np.zeros(0, np.uint64)
+        self._np_ends = np.zeros(0, np.uint64)
+        self.used = 0
+        self.peak = 0
+        self._reserve = reserve  # callable(delta_bytes) -> bool, for cross-session accounting
+
+    # -- allocation -------------------------------------------------------------------------
+    def alloc(self, nbytes: int) -> int:
+        """Allocate ``nbytes`` (rounded up to the alignment); returns the device address."""
+        if nbytes < 0:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", "negative allocation size")
+        size = max(ALIGNMENT, -(-int(nbytes) // ALIGNMENT) * ALIGNMENT)
+        if self.used + size > self.capacity:
+            raise SimError("CUDA_ERROR_OUT_OF_MEMORY",
+                           f"{nbytes} bytes requested, {self.capacity - self.used} free")
+        if self._reserve is not None and not self._reserve(size):
+            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{nbytes} bytes requested, device is full")
+        addr = self._find_hole(size)
+        if addr is None:
+            if self._reserve is not None:
+                self._reserve(-size)
+            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", "device address space fragmented")
+        i = bisect.bisect_left(self._starts, addr)
+        self._starts.insert(i, addr)
+        self._ends.insert(i, addr + size)
+        self._sync_tables()
+        self.used += size
+        self.peak = max(self.peak, self.used)
+        return addr
+
+    def _find_hole(self, size: int) -> int | None:
+        cursor = self.base
+        for start, end in zip(self._starts, self._ends):
+            if start - cursor >= size:
+                return cursor
+            cursor = end
+        if self.base + self._span - cursor >= size:
+            return cursor
+        return None
+
+    def free(self, addr: int) -> int:
+        """Free the allocation that starts at ``addr``; returns its size."""
+        i = bisect.bisect_left(self._starts, addr)
+        if i == len(self._starts) or self._starts[i] != addr:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not an allocation")
+        size = self._ends[i] - self._starts[i]
+        del self._starts[i], self._ends[i]
+        self._sync_tables()
+        self.used -= size
+        if self._reserve is not None:
+            self._reserve(-size)
+        # Give the pages back so a freed region does not keep host memory committed.
+        off = addr - self.base
+        self._map.madvise(mmap.MADV_DONTNEED, off - off % mmap.PAGESIZE,
+                          -(-(size + off % mmap.PAGESIZE) // mmap.PAGESIZE) * mmap.PAGESIZE)
+        return size
+
+    def free_all(self) -> None:
+        for addr in list(self._starts):
+            self.free(addr)
+
+    def _sync_tables(self) -> None:
+        self._np_starts = np.array(self._starts, dtype=np.uint64)
+        self._np_ends = np.array(self._ends, dtype=np.uint64)
+
+    def allocation(self, addr: int) -> tuple[int, int] | None:
+        """(start, size) of the allocation containing ``addr``, or None."""
+        i = bisect.bisect_right(self._starts, addr) - 1
+        if i >= 0 and addr < self._ends[i]:
+            return self._starts[i], self._ends[i] - self._starts[i]
+        return None
+
+    def allocations(self) -> list[tuple[int, int]]:
+        return [(s, e - s) for s, e in zip(self._starts, self._ends)]
+
+    # -- host-side access (API calls: memcpy, memset) ----------------------------------------
+    def check_range(self, addr: int, nbytes: int, code: str = "CUDA_ERROR_INVALID_VALUE") -> int:
+        """Offset of [addr, addr+nbytes) in the arena; the range must lie in one allocation."""
+        found = self.allocation(addr)
+        if found is None or addr + nbytes > found[0] + found[1]:
+            raise SimError(code, f"[0x{addr:x}, +{nbytes}) is outside any allocation")
+        return addr - self.base
+
+    def view(self, addr: int, nbytes: int) -> np.ndarray:
+        """Writable uint8 view of device memory; raises CUDA_ERROR_INVALID_VALUE if out of bounds."""
+        off = self.check_range(addr, nbytes)
+        return self.arena[off:off + nbytes]
+
+    def read(self, addr: int, nbytes: int) -> bytes:
+        return self.view(addr, nbytes).tobytes()
+
+    def write(self, addr: int, data) -> None:
+        src = np.frombuffer(data, dtype=np.uint8)
+        self.view(addr, src.size)[:] = src
+
+    # -- kernel-side access (vectorised over lanes) -----------------------------------------
+    def check_lanes(self, addrs: np.ndarray, width: int) -> np.ndarray:
+        """Arena offsets for a vector of device addresses, each accessing ``width`` bytes.
+
+        A lane outside every allocation is an illegal address (sticky, as on a GPU); a lane
+        not aligned to ``width`` is a misaligned address."""
+        addrs = np.asarray(addrs, dtype=np.uint64)
+        if addrs.size == 0:
+            return addrs.astype(np.int64)
+        idx = np.searchsorted(self._np_starts, addrs, side="right").astype(np.int64) - 1
+        ok = idx >= 0
+        safe = np.where(ok, idx, 0)
+        if self._np_ends.size:
+            ok &= addrs + np.uint64(width) <= self._np_ends[safe]
+        else:
+            ok[:] = False
+        if not ok.all():
+            bad = int(addrs[~ok][0])
+            raise SimFault("CUDA_ERROR_ILLEGAL_ADDRESS",
+                           f"access of {width} bytes at 0x{bad:x} is outside any allocation")
+        if width > 1 and (addrs % np.uint64(width)).any():
+            bad = int(addrs[(addrs % np.uint64(width)) != 0][0])
+            raise SimFault("CUDA_ERROR_MISALIGNED_ADDRESS", f"{width}-byte access at 0x{bad:x}")
+        return (addrs - np.uint64(self.base)).astype(np.int64)
+
+    def gather(self, addrs: np.ndarray, dtype) -> np.ndarray:
+        """Load one ``dtype`` value per lane."""
+        dt = np.dtype(dtype)
+        off = self.check_lanes(addrs, dt.itemsize)
+        # Aligned offsets index the arena reinterpreted as dtype (base is 256-aligned).
+        return self.arena[: self._span - self._span % dt.itemsize].view(dt)[off // dt.itemsize]
+
+    def scatter(self, addrs: np.ndarray, values: np.ndarray, dtype) -> None:
+        """Store one ``dtype`` value per lane; with duplicate addresses the last lane wins."""
+        dt = np.dtype(dtype)
+        off = self.check_lanes(addrs, dt.itemsize)
+        self.arena[: self._span - self._span % dt.itemsize].view(dt)[off // dt.itemsize] = \
+            np.asarray(values).astype(dt, copy=False)
+
+    def close(self) -> None:
+        self.arena = None
+        self._map.close()
