@@ -2,6 +2,19 @@
 #ifndef RGPU_IDS_H
 #define RGPU_IDS_H
 
+#define RGPU_SIZEOF_CUmemLocation 8
+#define RGPU_SIZEOF_cudaArrayMemoryRequirements 32
+#define RGPU_SIZEOF_cudaArraySparseProperties 48
+#define RGPU_SIZEOF_cudaChannelFormatDesc 20
+#define RGPU_SIZEOF_cudaDeviceProp 1008
+#define RGPU_SIZEOF_cudaExtent 24
+#define RGPU_SIZEOF_cudaMemAccessDesc 12
+#define RGPU_SIZEOF_cudaMemLocation 8
+#define RGPU_SIZEOF_cudaPointerAttributes 88
+#define RGPU_SIZEOF_cudaResourceDesc 144
+#define RGPU_SIZEOF_cudaResourceViewDesc 112
+#define RGPU_SIZEOF_cudaTextureDesc 72
+
 #define RGPU_ID_cuDeviceGetName 0x6b8b28f1u
 #define RGPU_ID_cuDeviceGetUuid_v2 0x0a809b7du
 #define RGPU_ID_cuDeviceGetLuid 0x49c61e44u

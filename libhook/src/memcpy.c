@@ -12,9 +12,10 @@ extern int cudaPointerGetAttributes(void *attributes, const void *ptr);
 
 /* With cudaMemcpyDefault the runtime decides from the pointers (UVA): ask the server. */
 static int is_device_ptr(const void *p) {
-    struct { int type; int device; void *dptr; void *hptr; } attr; /* struct cudaPointerAttributes */
+    /* struct cudaPointerAttributes: `enum cudaMemoryType type` is its first member */
+    union { uint8_t bytes[RGPU_SIZEOF_cudaPointerAttributes]; int type; uint64_t align; } attr;
     memset(&attr, 0, sizeof attr);
-    if (cudaPointerGetAttributes(&attr, p) != 0) { rgpu_record(RGPU_RUNTIME, 0); return 0; }
+    if (cudaPointerGetAttributes(&attr, p) != 0) return 0;
     return attr.type == 2 || attr.type == 3; /* cudaMemoryTypeDevice / Managed */
 }
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -88,7 +89,7 @@ def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Cal
     major, minor = parsed.cuda_version // 1000, parsed.cuda_version % 1000 // 10
     stamp = f"generated from CUDA {major}.{minor} by protocol/codegen — do not edit"
     files = {
-        C_OUT / "rgpu_ids.h": emit_c.ids_header(calls, parsed.cuda_version, stamp),
+        C_OUT / "rgpu_ids.h": emit_c.ids_header(calls, parsed.cuda_version, stamp, sizes),
         C_OUT / "rgpu_stubs.c": emit_c.stubs_source(calls, sizeof, stamp),
         C_OUT / "rgpu_errors.c": emit_c.errors_source(parsed, stamp),
         C_OUT / "rgpu_procs.c": emit_c.procs_source(calls, parsed.aliases, stamp),
@@ -135,7 +136,7 @@ def main(argv=None) -> int:
     if args.check:
         drift = [p for p, text in files.items() if not p.exists() or p.read_text() != text]
         for p in drift:
-            print(f"codegen: {p.relative_to(ROOT)} differs from what the headers and annotations give; "
+            print(f"codegen: {os.path.relpath(p, ROOT)} differs from what the headers and annotations give; "
                   f"run `python -m rgpu.protocol.codegen`", file=sys.stderr)
         return 1 if drift else 0
     for p, text in files.items():

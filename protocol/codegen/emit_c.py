@@ -102,8 +102,11 @@ def stub(call: Call, sizes: dict) -> str:
     return "\n".join(lines)
 
 
-def ids_header(calls: list[Call], version: int, stamp: str) -> str:
+def ids_header(calls: list[Call], version: int, stamp: str, sizes: dict | None = None) -> str:
     out = [f"/* {stamp} */", "#ifndef RGPU_IDS_H", "#define RGPU_IDS_H", ""]
+    # sizes of the structs that travel as bytes, for hand-written code that receives them
+    out += [f"#define RGPU_SIZEOF_{n.replace('struct ', '')} {v}" for n, v in sorted((sizes or {}).items())]
+    out.append("")
     out += [f"#define RGPU_ID_{c.name} 0x{c.call_id:08x}u" for c in calls if c.cls in ("forwarded", "handwritten")]
     out += ["", f"#define RGPU_CUDA_VERSION {version}", "#endif", ""]
     return "\n".join(out)

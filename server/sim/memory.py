@@ -37,7 +37,8 @@ class DeviceMemory:
         self._map = mmap.mmap(-1, self._span, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         self.arena = np.frombuffer(self._map, dtype=np.uint8)
         self._starts: list[int] = []  # sorted allocation start addresses
-        self._ends: list[int] = []  # matching end addresses (exclusive)
+        self._ends: list[int] = []  # matching end addresses as requested (exclusive): bounds checks are exact
+        self._spans: list[int] = []  # matching end addresses rounded to the alignment: the layout
         self._np_starts = np.zeros(0, np.uint64)
         self._np_ends = np.zeros(0, np.uint64)
         self.used = 0
@@ -62,7 +63,8 @@ class DeviceMemory:
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", "device address space fragmented")
         i = bisect.bisect_left(self._starts, addr)
         self._starts.insert(i, addr)
-        self._ends.insert(i, addr + size)
+        self._ends.insert(i, addr + max(int(nbytes), 1))
+        self._spans.insert(i, addr + size)
         self._sync_tables()
         self.used += size
         self.peak = max(self.peak, self.used)
@@ -70,7 +72,7 @@ class DeviceMemory:
 
     def _find_hole(self, size: int) -> int | None:
         cursor = self.base
-        for start, end in zip(self._starts, self._ends):
+        for start, end in zip(self._starts, self._spans):
             if start - cursor >= size:
                 return cursor
             cursor = end
@@ -83,8 +85,8 @@ class DeviceMemory:
         i = bisect.bisect_left(self._starts, addr)
         if i == len(self._starts) or self._starts[i] != addr:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not an allocation")
-        size = self._ends[i] - self._starts[i]
-        del self._starts[i], self._ends[i]
+        size = self._spans[i] - self._starts[i]
+        del self._starts[i], self._ends[i], self._spans[i]
         self._sync_tables()
         self.used -= size
         if self._reserve is not None:

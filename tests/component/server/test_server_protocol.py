@@ -1,0 +1,89 @@
+"""rgpu-server as a daemon: hellos, version mismatch, malformed and truncated messages, unknown
+calls — each answered with an error while the server keeps serving."""
+from __future__ import annotations
+
+import msgpack
+import zmq
+
+from rgpu.client.server_client import ping, request, stats
+from rgpu.protocol import wire
+from rgpu.protocol.generated.calltable import BY_NAME
+
+
+def _dealer(url):
+    s = zmq.Context.instance().socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(url)
+    return s
+
+
+def _recv(sock, timeout_ms=10000):
+    assert sock.poll(timeout_ms), "no reply"
+    return sock.recv_multipart()
+
+
+def _session(url):
+    r = request(url, {"op": "hello", "proto": wire.PROTOCOL_VERSION, "client": "test", "cuda": 13000,
+                      "lease": "", "gpu": 0})
+    assert r["ok"], r
+    endpoint = r["endpoint"].replace("tcp://*:", "tcp://127.0.0.1:")
+    sock = _dealer(endpoint)
+    sock.send(wire.encode_requests([(1, wire.ATTACH, 1, [r["session"], r["key"]], 0)]))
+    assert wire.unpack(_recv(sock)[0])[1] == 0
+    return sock
+
+
+def test_wrong_protocol_version_gets_a_clear_error(sim_server):
+    r = request(sim_server, {"op": "hello", "proto": 99, "client": "t", "cuda": 13000, "lease": "", "gpu": 0})
+    assert not r["ok"] and r["error"] == "protocol" and "speaks" in r["message"]
+    assert ping(sim_server)
+
+
+def test_hello_for_a_missing_gpu_is_refused(sim_server):
+    r = request(sim_server, {"op": "hello", "proto": wire.PROTOCOL_VERSION, "gpu": 5})
+    assert not r["ok"] and "gpu 5" in r["message"]
+
+
+def test_garbage_to_the_supervisor_gets_an_error_reply(sim_server):
+    s = _dealer(sim_server)
+    for junk in ([b"\xc1\xc1\xc1"], [msgpack.packb([1, 2, 3])], [b"a", b"b"], [msgpack.packb({"op": "nope"})]):
+        s.send_multipart(junk)
+        reply = wire.unpack(_recv(s)[0])
+        assert reply["ok"] is False and reply["message"]
+    assert ping(sim_server)
+
+
+def test_malformed_truncated_and_unknown_calls_on_a_session(sim_server):
+    sock = _session(sim_server)
+    sock.send(b"\x93\x01")  # truncated msgpack
+    seq, rc, outs, deferred, msg = wire.unpack(_recv(sock)[0])
+    assert rc != 0 and "malformed" in msg
+    sock.send_multipart([wire.encode_requests([(2, BY_NAME["cudaMemcpy"], 1, [1, 0, 0, 4], 1)])])  # bulk missing
+    assert "malformed" in wire.unpack(_recv(sock)[0])[4]
+    sock.send(wire.encode_requests([(3, 0x7ABCDEF, 1, [], 0)]))
+    seq, rc, outs, deferred, msg = wire.unpack(_recv(sock)[0])
+    assert seq == 3 and rc == 801 and "unknown call id" in msg
+    # and the session still works
+    sock.send(wire.encode_requests([(4, BY_NAME["cudaMalloc"], 1, [4096], 0)]))
+    seq, rc, outs, deferred, msg = wire.unpack(_recv(sock)[0])
+    assert (seq, rc) == (4, 0) and outs[0] > 0
+    assert stats(sim_server)["gpus"][0]["memory_used"] >= 4096
+    sock.close(0)
+
+
+def test_async_errors_are_deferred_to_the_next_sync_reply(sim_server):
+    sock = _session(sim_server)
+    bad_memset = (5, BY_NAME["cudaMemsetAsync"], 0, [0x1000, 0, 16, 0], 0)
+    sync = (6, BY_NAME["cudaDeviceSynchronize"], 1, [], 0)
+    sock.send(wire.encode_requests([bad_memset, sync]))
+    seq, rc, outs, deferred, msg = wire.unpack(_recv(sock)[0])
+    assert (seq, rc, deferred) == (6, 0, 1) and "outside any allocation" in msg
+    sock.close(0)
+
+
+def test_a_stranger_cannot_attach_to_a_session(sim_server):
+    r = request(sim_server, {"op": "hello", "proto": wire.PROTOCOL_VERSION, "client": "t", "gpu": 0})
+    sock = _dealer(r["endpoint"].replace("tcp://*:", "tcp://127.0.0.1:"))
+    sock.send(wire.encode_requests([(1, wire.ATTACH, 1, [r["session"], "wrong key"], 0)]))
+    assert wire.unpack(_recv(sock)[0])[1] != 0
+    sock.close(0)

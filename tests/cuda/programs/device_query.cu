@@ -1,0 +1,39 @@
+// Device queries through the Runtime API, as deviceQuery-style tools do.
+#include <cuda_runtime.h>
+#include "check.h"
+
+int main() {
+    int n = 0, rt = 0, drv = 0, dev = -1;
+    CHECK(cudaGetDeviceCount(&n));
+    CHECK(cudaRuntimeGetVersion(&rt));
+    CHECK(cudaDriverGetVersion(&drv));
+    printf("devices %d runtime %d driver %d\n", n, rt, drv);
+    for (int i = 0; i < n; i++) {
+        cudaDeviceProp p;
+        CHECK(cudaSetDevice(i));
+        CHECK(cudaGetDevice(&dev));
+        EXPECT(dev == i);
+        CHECK(cudaGetDeviceProperties(&p, i));
+        int sms = 0, warp = 0, major = 0;
+        CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, i));
+        CHECK(cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, i));
+        CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, i));
+        EXPECT(sms == p.multiProcessorCount && warp == p.warpSize && major == p.major);
+        size_t free_b = 0, total_b = 0;
+        CHECK(cudaMemGetInfo(&free_b, &total_b));
+        EXPECT(total_b == p.totalGlobalMem && free_b <= total_b);
+        printf("device %d: %s sm_%d%d sms %d warp %d maxThreads %d mem %zu free %zu\n", i, p.name, p.major, p.minor,
+               p.multiProcessorCount, p.warpSize, p.maxThreadsPerBlock, (size_t)p.totalGlobalMem, free_b);
+    }
+    EXPECT(cudaSetDevice(n) == cudaErrorInvalidDevice);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidDevice);
+    EXPECT(cudaGetLastError() == cudaSuccess);
+    int least = 0, greatest = 0;
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    EXPECT(greatest < least);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaDeviceReset());
+    printf("OK device_query\n");
+    return 0;
+}

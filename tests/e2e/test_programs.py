@@ -1,0 +1,101 @@
+"""End to end: nvcc-built programs of the project run unchanged through `rgpu run` on a
+software-GPU server, and the faults of the walking skeleton behave as CUDA's."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from rgpu.client.server_client import stats
+from tests.conftest import run_cli
+from tests.support.daemons import wait_until
+
+pytestmark = pytest.mark.e2e
+
+
+def _run(exe, url, *args, env=None):
+    return run_cli("run", "--server", url, "--", str(exe), *args, env=env)
+
+
+@pytest.mark.parametrize("name", ["device_query", "copy_roundtrip", "streams_events", "faults", "driver_api"])
+def test_program_runs_through_rgpu(name, cuda_program, sim_server):
+    exe = cuda_program(name)
+    p = _run(exe, sim_server)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"OK {name}" in p.stdout
+
+
+def test_exit_code_passes_through(cuda_program, sim_server, tmp_path):
+    p = run_cli("run", "--server", sim_server, "--", "sh", "-c", "exit 7")
+    assert p.returncode == 7
+
+
+def test_two_servers_are_two_devices(cuda_program, start_server):
+    a, _ = start_server()
+    b, _ = start_server(memory="512MiB")
+    p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program("device_query")))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "devices 2" in p.stdout
+    assert re.search(r"device 1: .* mem 536870912 ", p.stdout)
+
+
+def test_library_path_alone_with_no_nvidia_library_reachable(cuda_program, sim_server, libdir):
+    """LD_LIBRARY_PATH mode: the program's libcudart.so.13 resolves to rgpu's library."""
+    exe = cuda_program("copy_roundtrip")
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "LD_LIBRARY_PATH", "CUDA_HOME")}
+    env.update(LD_LIBRARY_PATH=str(libdir), RGPU_SERVER=sim_server)
+    ldd = subprocess.run(["ldd", str(exe)], capture_output=True, text=True, env=env).stdout
+    assert re.search(rf"libcudart\.so\.13 => {re.escape(str(libdir))}/libcudart\.so\.13", ldd), ldd
+    p = subprocess.run([str(exe), "4"], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0 and "OK copy_roundtrip 4 MiB" in p.stdout, p.stdout + p.stderr
+
+
+def test_rgpu_env_lines_set_up_a_shell(cuda_program, sim_server):
+    out = run_cli("env", "--server", sim_server)
+    assert out.returncode == 0 and "export LD_PRELOAD=" in out.stdout
+    exe = cuda_program("device_query")
+    p = subprocess.run(["bash", "-c", f'eval "$({sys.executable} -m rgpu.client.cli env --server {sim_server})"; {exe}'],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "OK device_query" in p.stdout, p.stdout + p.stderr
+
+
+def _start_holder(exe, url, mib, timeout_s):
+    env = dict(os.environ, RGPU_TIMEOUT=str(timeout_s))
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--", str(exe), str(mib)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    line = proc.stdout.readline()
+    assert line.startswith("READY"), line + proc.stderr.read()
+    return proc
+
+
+def test_server_killed_mid_run_gives_device_unavailable_quickly(cuda_program, start_server):
+    url, server = start_server()
+    proc = _start_holder(cuda_program("hold_memory"), url, 16, timeout_s=5)
+    try:
+        killed = time.monotonic()
+        server.kill()
+        out, err = proc.communicate(timeout=30)
+        took = time.monotonic() - killed
+    finally:
+        proc.kill()
+    assert proc.returncode == 3
+    assert "ERROR 46 cudaErrorDevicesUnavailable" in out, out + err
+    assert took < 5 + 5, f"took {took:.1f}s with RGPU_TIMEOUT=5"
+
+
+def test_client_killed_mid_run_returns_its_memory(cuda_program, sim_server):
+    proc = _start_holder(cuda_program("hold_memory"), sim_server, 64, timeout_s=30)
+    try:
+        used = stats(sim_server)["gpus"][0]["memory_used"]
+        assert used >= 64 << 20
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        wait_until(lambda: stats(sim_server)["gpus"][0]["memory_used"] == 0, 20, "memory returned")
+        wait_until(lambda: not stats(sim_server)["sessions"], 20, "session reaped")
+    finally:
+        proc.kill()

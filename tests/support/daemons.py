@@ -1,0 +1,148 @@
+"""Start daemons for component tests: free ports, readiness polled with a deadline, always stopped.
+
+    handle = start_daemon([sys.executable, "-m", "rgpu.controller.daemon", ...],
+                          ready=lambda: answers_ping(url), deadline_s=15)
+    try: ...
+    finally: handle.stop()
+
+or, in a fixture, ``with DaemonSet() as daemons: daemons.start(...)`` which stops every daemon it
+started on exit. Output goes to a log file whose tail is included in every failure message, so a
+daemon that dies at start says why.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+
+class DaemonError(RuntimeError):
+    pass
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nothing listens on right now (the OS picks it; tiny reuse race accepted)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def free_url(host: str = "127.0.0.1") -> str:
+    return f"tcp://{host}:{free_port(host)}"
+
+
+def wait_until(predicate: Callable[[], object], deadline_s: float, what: str = "condition",
+               interval_s: float = 0.05):
+    """Poll ``predicate`` until it returns something truthy (returned) or the deadline passes."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"{what} not reached within {deadline_s:g}s")
+        time.sleep(interval_s)
+
+
+@dataclass
+class DaemonHandle:
+    argv: list[str]
+    proc: subprocess.Popen
+    log_path: Path
+    _log_file: object = field(repr=False, default=None)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def output(self, tail: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-tail:]
+        except OSError:
+            return ""
+
+    def signal(self, sig: int) -> None:
+        if self.alive():
+            self.proc.send_signal(sig)
+
+    def kill(self) -> int:
+        """SIGKILL — for fault tests (a daemon that dies without cleaning up)."""
+        if self.alive():
+            self.proc.kill()
+        return self.proc.wait(10)
+
+    def stop(self, timeout_s: float = 10.0) -> int | None:
+        """SIGTERM, wait, then SIGKILL; returns the exit code. Safe to call twice."""
+        if self.alive():
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout_s)
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        return self.proc.returncode
+
+
+def start_daemon(argv: list[str], ready: Callable[[], bool], deadline_s: float = 15.0, *,
+                 env: dict | None = None, cwd: str | None = None,
+                 log_path: str | os.PathLike | None = None) -> DaemonHandle:
+    """Start ``argv`` and poll ``ready()`` until true; stop it and raise if it exits or the
+    deadline passes first. ``ready`` may raise; that counts as not ready."""
+    if log_path is None:
+        fd, name = tempfile.mkstemp(prefix="daemon-", suffix=".log")
+        os.close(fd)
+        log_path = name
+    log_path = Path(log_path)
+    log_file = open(log_path, "ab")
+    proc = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=env, cwd=cwd)
+    handle = DaemonHandle(list(argv), proc, log_path, log_file)
+    deadline = time.monotonic() + deadline_s
+    while True:
+        if not handle.alive():
+            code = handle.stop()
+            raise DaemonError(f"{argv[0]} exited with {code} before it was ready:\n{handle.output()}")
+        try:
+            if ready():
+                return handle
+        except Exception:
+            pass
+        if time.monotonic() >= deadline:
+            handle.stop()
+            raise DaemonError(f"{' '.join(map(str, argv))} not ready within {deadline_s:g}s:\n{handle.output()}")
+        time.sleep(0.05)
+
+
+class DaemonSet:
+    """Tracks daemons started in a test and stops them all on exit (teardown)."""
+
+    def __init__(self):
+        self.handles: list[DaemonHandle] = []
+
+    def start(self, argv, ready, deadline_s: float = 15.0, **kw) -> DaemonHandle:
+        handle = start_daemon(argv, ready, deadline_s, **kw)
+        self.handles.append(handle)
+        return handle
+
+    def stop_all(self) -> None:
+        for handle in reversed(self.handles):
+            handle.stop()
+        self.handles.clear()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_all()

@@ -1,0 +1,76 @@
+"""The software GPU's memory: plausible addresses, exact bounds, out-of-memory, lane access."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rgpu.server.sim.errors import SimError, SimFault
+from rgpu.server.sim.memory import DeviceMemory
+
+
+@pytest.fixture
+def mem():
+    m = DeviceMemory(1 << 24)
+    yield m
+    m.close()
+
+
+def test_addresses_are_64_bit_aligned_and_distinct(mem):
+    a, b = mem.alloc(1000), mem.alloc(1)
+    assert a >= 1 << 40 and a % 256 == 0 and b % 256 == 0 and b >= a + 1000
+    assert mem.allocation(a + 999) == (a, 1000) and mem.allocation(a + 1000) is None
+    assert mem.allocation(b) == (b, 1)
+
+
+def test_reads_and_writes_are_bounds_checked(mem):
+    a = mem.alloc(64)
+    mem.write(a, b"x" * 64)
+    assert mem.read(a, 64) == b"x" * 64
+    with pytest.raises(SimError) as e:
+        mem.read(a + 32, 64)
+    assert e.value.code == "CUDA_ERROR_INVALID_VALUE" and not e.value.sticky
+
+
+def test_out_of_memory_and_free_returns_it(mem):
+    a = mem.alloc(1 << 23)
+    with pytest.raises(SimError) as e:
+        mem.alloc(1 << 24)
+    assert e.value.code == "CUDA_ERROR_OUT_OF_MEMORY"
+    mem.free(a)
+    assert mem.used == 0
+    mem.alloc(1 << 24)
+
+
+def test_double_free_is_invalid_value(mem):
+    a = mem.alloc(16)
+    mem.free(a)
+    with pytest.raises(SimError, match="not an allocation"):
+        mem.free(a)
+
+
+def test_lane_gather_scatter_and_illegal_address(mem):
+    a = mem.alloc(4 * 32)
+    addrs = a + 4 * np.arange(32, dtype=np.uint64)
+    mem.scatter(addrs, np.arange(32, dtype=np.float32) * 1.5, np.float32)
+    assert np.array_equal(mem.gather(addrs, np.float32), np.arange(32, dtype=np.float32) * 1.5)
+    with pytest.raises(SimFault) as e:
+        mem.gather(addrs + np.uint64(4), np.float32)  # lane 31 runs off the end
+    assert e.value.code == "CUDA_ERROR_ILLEGAL_ADDRESS" and e.value.sticky
+    with pytest.raises(SimFault, match="MISALIGNED"):
+        mem.gather(addrs[:1] + np.uint64(2), np.float32)
+
+
+def test_shared_accounting_hook_refuses_beyond_the_gpu():
+    budget = {"used": 0}
+
+    def reserve(delta):
+        if budget["used"] + delta > 4096:
+            return False
+        budget["used"] += delta
+        return True
+    m = DeviceMemory(1 << 20, reserve=reserve)
+    a = m.alloc(4096)
+    with pytest.raises(SimError, match="device is full"):
+        m.alloc(256)
+    m.free(a)
+    assert budget["used"] == 0
