@@ -1,0 +1,154 @@
+"""Python client of the rgpu-controller API (used by the CLI, ``rgpu run`` and server registration).
+
+One DEALER socket per client, one request in flight at a time. Each request carries an ``id`` the
+reply echoes, so a late reply to a request that already timed out is recognised and dropped. A
+timeout closes the socket (its queue may hold the stale request) and raises ``ControllerTimeout``.
+"""
+from __future__ import annotations
+
+import getpass
+import itertools
+import os
+import socket
+import threading
+import time
+
+import msgpack
+import zmq
+
+DEFAULT_CONTROLLER_URL = "tcp://127.0.0.1:7440"
+DEFAULT_TIMEOUT = 5.0
+
+
+class ControllerError(Exception):
+    """An error reply (or no reply) from the controller; ``code`` is the wire error code."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+    def __str__(self) -> str:
+        return f"{self.message} [{self.code}]"
+
+
+class ControllerTimeout(ControllerError):
+    pass
+
+
+def controller_url(url: str | None = None) -> str:
+    return url or os.environ.get("RGPU_CONTROLLER") or DEFAULT_CONTROLLER_URL
+
+
+def default_owner() -> str:
+    try:
+        user = getpass.getuser()
+    except Exception:       # no passwd entry (containers): still say which host
+        user = str(os.getuid())
+    return f"{user}@{socket.gethostname()}"
+
+
+class ControllerClient:
+    def __init__(self, url: str | None = None, timeout: float = DEFAULT_TIMEOUT):
+        self.url, self.timeout = controller_url(url), timeout
+        self._ctx = zmq.Context.instance()
+        self._sock = None
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def _socket(self):
+        if self._sock is None:
+            self._sock = self._ctx.socket(zmq.DEALER)
+            self._sock.setsockopt(zmq.LINGER, 0)
+            self._sock.connect(self.url)
+        return self._sock
+
+    def close(self) -> None:
+        with self._lock:
+            if self._sock is not None:
+                self._sock.close()
+                self._sock = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def call_raw(self, cmd: str, timeout: float | None = None, **fields) -> dict:
+        """Send one command and return the reply map, whether ok or not."""
+        timeout = self.timeout if timeout is None else timeout
+        with self._lock:
+            rid = next(self._ids)
+            sock = self._socket()
+            sock.send(msgpack.packb({"cmd": cmd, "id": rid, **fields}, use_bin_type=True))
+            deadline = time.monotonic() + timeout
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sock.poll(int(left * 1000) + 1, zmq.POLLIN):
+                    self._sock.close()
+                    self._sock = None
+                    raise ControllerTimeout(
+                        "timeout", f"rgpu-controller at {self.url} did not answer {cmd!r} within "
+                        f"{timeout:g}s; is it running? (set --controller or RGPU_CONTROLLER)")
+                try:
+                    reply = msgpack.unpackb(sock.recv(), raw=False)
+                except (ValueError, msgpack.UnpackException) as exc:
+                    raise ControllerError("bad_reply", f"unreadable reply from {self.url}: {exc}") from None
+                if isinstance(reply, dict) and reply.get("id") in (rid, None):
+                    return reply
+                # else: the reply to an earlier request that timed out; keep waiting for ours
+
+    def call(self, cmd: str, timeout: float | None = None, **fields) -> dict:
+        """Like call_raw, but an error reply raises ``ControllerError``."""
+        reply = self.call_raw(cmd, timeout=timeout, **fields)
+        if not reply.get("ok"):
+            raise ControllerError(str(reply.get("error", "bad_reply")), str(reply.get("message", reply)))
+        return reply
+
+    # ---- commands -------------------------------------------------------------------------------
+    def ping(self, timeout: float | None = None) -> dict:
+        return self.call("ping", timeout=timeout)
+
+    def reserve(self, **request) -> dict:
+        """Reserve now; with ``wait`` seconds the reply may be ``{"queued": True, "ticket": ...}``."""
+        request = {k: v for k, v in request.items() if v is not None}
+        request.setdefault("owner", default_owner())
+        return self.call("reserve", **request)
+
+    def reserve_waiting(self, request: dict, wait: float, progress=None, interval: float = 0.25) -> dict:
+        """Reserve, queueing up to ``wait`` seconds; ``progress(reply)`` sees each queued reply."""
+        reply = self.reserve(**request, wait=wait)
+        try:
+            while reply.get("queued"):
+                if progress:
+                    progress(reply)
+                time.sleep(interval)     # polling interval of a queued request, not a synchronisation
+                reply = self.call("poll", ticket=reply["ticket"])
+        except KeyboardInterrupt:
+            try:
+                self.call("cancel", ticket=reply["ticket"], timeout=2.0)
+            except ControllerError:
+                pass
+            raise
+        return reply
+
+    def renew(self, lease: str, ttl: float | None = None) -> dict:
+        return self.call("renew", lease=lease, **({"ttl": ttl} if ttl else {}))
+
+    def release(self, lease: str) -> dict:
+        return self.call("release", lease=lease)
+
+    def lease(self, lease: str) -> dict:
+        return self.call("lease", lease=lease)["lease"]
+
+    def leases(self) -> list[dict]:
+        return self.call("leases")["leases"]
+
+    def ls(self) -> dict:
+        return self.call("ls")
+
+    def register(self, url: str, boot_id: str, backend: str, gpus: list[dict]) -> dict:
+        return self.call("register", url=url, boot_id=boot_id, backend=backend, gpus=gpus)
+
+    def heartbeat(self, url: str, boot_id: str, usage: dict) -> dict:
+        return self.call("heartbeat", url=url, boot_id=boot_id, usage=usage)

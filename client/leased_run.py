@@ -1,0 +1,128 @@
+"""``rgpu run`` on a lease: reserve (or reuse) a lease, run the program with it, renew it while
+the program runs, release it at exit — also when the program crashes or is killed.
+
+The program sees ``RGPU_LEASE`` (the token its client library sends in each hello) and
+``RGPU_SERVER`` (``url#index`` per vGPU, in device order), plus ``RGPU_CONTROLLER``.
+
+Signals: SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to ``rgpu run`` are passed on to the
+program. SIGINT is passed on too, except when it came from the terminal (``rgpu run`` is in the
+terminal's foreground process group): the terminal already delivered it to the program, and a
+second one would interrupt its clean-up. If ``rgpu run`` itself is killed with SIGKILL the lease
+is not released, but it expires after its TTL since nobody renews it.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import structlog
+
+from .controller_client import ControllerClient, ControllerError, controller_url
+
+log = structlog.get_logger("rgpu.client.run")
+RUN_TTL = 30.0            # short: a lease of a vanished `rgpu run` frees its GPUs quickly
+FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT)
+
+
+class LeasedRunError(Exception):
+    """The program could not be started on a lease (the message says why)."""
+
+
+def lease_env(reply: dict, controller: str) -> dict:
+    """The environment a program needs to use the lease in ``reply`` (reserve/renew reply)."""
+    return {"RGPU_LEASE": reply["token"],
+            "RGPU_SERVER": ",".join(f"{v['server']}#{v['index']}" for v in reply["vgpus"]),
+            "RGPU_CONTROLLER": controller}
+
+
+class Renewer(threading.Thread):
+    """Renews one lease every ``interval`` seconds until stopped or the lease is gone."""
+
+    def __init__(self, url: str, lease: str, interval: float):
+        super().__init__(name="rgpu-renew", daemon=True)
+        self.url, self.lease, self.interval = url, lease, max(0.5, interval)
+        self.stopped = threading.Event()
+        self.lost: str | None = None
+
+    def run(self) -> None:
+        with ControllerClient(self.url, timeout=min(5.0, self.interval)) as client:
+            while not self.stopped.wait(self.interval):
+                try:
+                    client.renew(self.lease)
+                except ControllerError as exc:
+                    if exc.code in ("lease_ended", "unknown_lease"):
+                        self.lost = exc.message
+                        log.warning("lease.lost", lease=self.lease, message=exc.message)
+                        return
+                    log.warning("lease.renew_failed", lease=self.lease, error=exc.code, message=exc.message)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.is_alive():
+            self.join(10)
+
+
+def _from_terminal() -> bool:
+    try:
+        return os.tcgetpgrp(sys.stdin.fileno()) == os.getpgrp()
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _exit_code(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode   # the shell's convention
+
+
+def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: str | None,
+                   argv: list[str], env: dict, *, progress=None) -> int:
+    """Run ``argv`` on a new lease for ``request`` (keys as for reserve, plus ``wait`` and
+    ``ttl``), or on the existing ``lease_id`` (left in place). Returns the program's exit code
+    (128+N if it died of signal N). Raises ControllerError when no lease can be had, and
+    LeasedRunError when the program cannot be started."""
+    url = controller_url(controller_url_)
+    if not argv:
+        raise LeasedRunError("no program to run (give it after --)")
+    with ControllerClient(url) as client:
+        if lease_id:
+            reply, owned = client.renew(lease_id), False
+        else:
+            req = dict(request or {})
+            wait = req.pop("wait", None)
+            req.setdefault("ttl", RUN_TTL)
+            reply = client.reserve_waiting(req, wait, progress) if wait else client.reserve(**req)
+            owned = True
+        lease = reply["lease"]
+        log.info("run.lease", lease=lease, owned=owned, vgpus=len(reply["vgpus"]))
+        renewer = Renewer(url, lease, reply["ttl"] / 3)
+        previous = {}
+        try:
+            try:
+                proc = subprocess.Popen(argv, env={**env, **lease_env(reply, url)})
+            except OSError as exc:
+                raise LeasedRunError(f"cannot run {argv[0]}: {exc.strerror}") from None
+            renewer.start()
+
+            def forward(sig, _frame):
+                if sig == signal.SIGINT and _from_terminal():
+                    return
+                if proc.poll() is None:
+                    proc.send_signal(sig)
+
+            if threading.current_thread() is threading.main_thread():
+                for sig in FORWARDED:
+                    previous[sig] = signal.signal(sig, forward)
+            code = _exit_code(proc.wait())
+            log.info("run.exited", lease=lease, code=code)
+            return code
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            renewer.stop()
+            if owned:
+                try:
+                    client.release(lease)
+                except ControllerError as exc:
+                    log.warning("lease.release_failed", lease=lease, error=exc.code, message=exc.message)

@@ -1,0 +1,118 @@
+"""Leases: what a reserve hands out — placed vGPUs, a TTL renewed while in use, and a token.
+
+A lease is ``active``, or ``degraded`` while one of its servers is down. It ends by release or
+by expiry (``expires`` passed without a renew); ending frees its allocations. Expiry is found with
+a heap of (expires, id) entries; a renew pushes a new entry and stale ones are skipped when popped.
+"""
+from __future__ import annotations
+
+import heapq
+import secrets
+from dataclasses import dataclass, field
+
+from rgpu.protocol import tokens
+
+from .placement import Slot
+
+DEFAULT_TTL = 60.0
+MIN_TTL, MAX_TTL = 2.0, 7 * 24 * 3600.0
+# Tokens outlive a lease's TTL on purpose (see rgpu.protocol.tokens): liveness comes from heartbeats.
+DEFAULT_TOKEN_LIFETIME = 24 * 3600.0
+
+
+def new_lease_id() -> str:
+    return "l-" + secrets.token_hex(5)
+
+
+@dataclass(eq=False)
+class Lease:
+    id: str
+    created: float
+    expires: float
+    ttl: float
+    token_expires: float
+    owner: str
+    request: dict
+    slots: list[Slot]
+    state: str = "active"
+
+    def servers(self) -> set[str]:
+        return {s.gpu.server.url for s in self.slots}
+
+    def vgpus(self) -> list[dict]:
+        return [{"server": s.gpu.server.url, "gpu": s.gpu.uuid, "index": s.gpu.index,
+                 "name": s.gpu.name, "memory": s.memory, "compute": s.compute, "limit": s.limit,
+                 "exclusive": s.exclusive} for s in self.slots]
+
+    def claims(self) -> dict:
+        return {"lease": self.id, "exp": self.token_expires,
+                "vgpus": [{"server": s.gpu.server.url, "uuid": s.gpu.uuid, "index": s.gpu.index,
+                           "memory": s.memory, "compute": s.compute, "limit": s.limit}
+                          for s in self.slots]}
+
+    def token(self, secret: bytes) -> str:
+        return tokens.sign(self.claims(), secret)
+
+    def to_wire(self, now: float) -> dict:
+        return {"id": self.id, "lease": self.id, "state": self.state, "owner": self.owner,
+                "created": self.created, "expires": self.expires,
+                "expires_in": round(self.expires - now, 3), "ttl": self.ttl,
+                "request": self.request, "vgpus": self.vgpus()}
+
+    def row(self) -> dict:
+        return {"id": self.id, "state": self.state, "created": self.created,
+                "expires": self.expires, "ttl": self.ttl, "token_expires": self.token_expires,
+                "owner": self.owner, "request": self.request}
+
+    def allocation_rows(self) -> list[dict]:
+        return [{"gpu": s.gpu.uuid, "memory": s.memory, "compute": s.compute, "limit": s.limit,
+                 "exclusive": s.exclusive} for s in self.slots]
+
+
+@dataclass
+class LeaseBook:
+    """Live leases by id, plus the expiry heap."""
+
+    leases: dict[str, Lease] = field(default_factory=dict)
+    _heap: list[tuple[float, str]] = field(default_factory=list)
+    _by_server: dict[str, set[str]] = field(default_factory=dict)
+
+    def add(self, lease: Lease) -> None:
+        self.leases[lease.id] = lease
+        for url in lease.servers():
+            self._by_server.setdefault(url, set()).add(lease.id)
+        heapq.heappush(self._heap, (lease.expires, lease.id))
+
+    def renew(self, lease: Lease, expires: float, token_expires: float) -> None:
+        lease.expires = expires
+        lease.token_expires = max(lease.token_expires, token_expires)
+        heapq.heappush(self._heap, (expires, lease.id))
+
+    def remove(self, lease_id: str) -> Lease | None:
+        lease = self.leases.pop(lease_id, None)
+        if lease is not None:
+            for url in lease.servers():
+                self._by_server.get(url, set()).discard(lease_id)
+        return lease
+
+    def get(self, lease_id: str) -> Lease | None:
+        return self.leases.get(lease_id)
+
+    def due(self, now: float) -> list[Lease]:
+        """Leases whose expiry has passed (they stay in the book until removed)."""
+        out = []
+        while self._heap and self._heap[0][0] <= now:
+            expires, lease_id = heapq.heappop(self._heap)
+            lease = self.leases.get(lease_id)
+            if lease is not None and lease.expires == expires:
+                out.append(lease)
+        return out
+
+    def on_server(self, url: str) -> list[Lease]:
+        return [self.leases[i] for i in sorted(self._by_server.get(url, ()))]
+
+    def __len__(self) -> int:
+        return len(self.leases)
+
+    def __iter__(self):
+        return iter(list(self.leases.values()))

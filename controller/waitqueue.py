@@ -1,0 +1,62 @@
+"""Requests waiting for room (``rgpu reserve --wait``).
+
+A request that does not fit gets a ticket; the client polls it. Tickets are retried in arrival
+order whenever something may have freed up (release, expiry, a server joining). A ticket whose
+client stopped polling is dropped, and a lease placed for it but never collected is released.
+"""
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from .requests import Request
+
+ABANDONED_AFTER = 30.0   # seconds without a poll before a ticket is considered abandoned
+
+
+@dataclass(eq=False)
+class Ticket:
+    id: str
+    request: Request
+    ttl: float
+    owner: str
+    deadline: float
+    last_poll: float
+    lease_id: str | None = None          # set once placed
+    error: tuple[str, str] | None = None  # (code, message) once given up
+
+
+class WaitQueue:
+    def __init__(self):
+        self.tickets: OrderedDict[str, Ticket] = OrderedDict()
+
+    def add(self, request: Request, ttl: float, owner: str, deadline: float, now: float) -> Ticket:
+        ticket = Ticket("t-" + secrets.token_hex(5), request, ttl, owner, deadline, now)
+        self.tickets[ticket.id] = ticket
+        return ticket
+
+    def pending(self) -> list[Ticket]:
+        return [t for t in self.tickets.values() if t.lease_id is None and t.error is None]
+
+    def position(self, ticket: Ticket) -> int:
+        """1-based place among tickets still waiting."""
+        for n, t in enumerate(self.pending(), 1):
+            if t is ticket:
+                return n
+        return 0
+
+    def get(self, ticket_id: str) -> Ticket | None:
+        return self.tickets.get(ticket_id)
+
+    def pop(self, ticket_id: str) -> Ticket | None:
+        return self.tickets.pop(ticket_id, None)
+
+    def abandoned(self, now: float) -> list[Ticket]:
+        gone = [t for t in self.tickets.values() if now - t.last_poll > ABANDONED_AFTER]
+        for t in gone:
+            del self.tickets[t.id]
+        return gone
+
+    def __len__(self) -> int:
+        return len(self.tickets)

@@ -1,0 +1,149 @@
+"""The pool commands (`rgpu ls/reserve/release/leases`, tables and --json) and `rgpu run` on a
+lease: env, renew, release at exit, crash, signals, --lease."""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from rgpu.client import pool_commands
+from rgpu.client.leased_run import run_with_lease
+from rgpu.protocol import tokens
+from tests.component.controller.controller_fixtures import GiB, SECRET, fake_gpus
+from tests.support.daemons import wait_until
+
+import click
+
+
+@pytest.fixture
+def cli():
+    group = click.Group("rgpu")
+    pool_commands.register(group)
+    return group
+
+
+@pytest.fixture
+def pool(client):
+    client.register("tcp://gpu1:7000", "b1", "sim", fake_gpus(2, "A"))
+    client.register("tcp://gpu2:7000", "b2", "sim", fake_gpus(2, "B"))
+    return client
+
+
+def invoke(cli, controller, *args):
+    result = CliRunner().invoke(cli, [*args, "--controller", controller.url])
+    return result
+
+
+def test_ls_json_and_table(cli, controller, pool):
+    pool.reserve(memory=4 * GiB, compute=25, owner="ann@box")
+    out = invoke(cli, controller, "ls", "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert [s["url"] for s in data["servers"]] == ["tcp://gpu1:7000", "tcp://gpu2:7000"]
+    gpus = [g for s in data["servers"] for g in s["gpus"]]
+    assert {"uuid", "name", "memory_total", "memory_free", "compute_free"} <= set(gpus[0])
+    assert sorted(g["compute_free"] for g in gpus) == [75, 100, 100, 100]
+    table = invoke(cli, controller, "ls").output
+    assert "tcp://gpu2:7000" in table and "ann@box" in table and "12.0 GiB/16.0 GiB" in table
+
+
+def test_reserve_json_leases_release(cli, controller, pool):
+    out = invoke(cli, controller, "reserve", "--mem", "2GiB", "--compute", "30", "-n", "2",
+                 "--policy", "spread", "--json")
+    assert out.exit_code == 0, out.output
+    r = json.loads(out.output)
+    assert {"lease", "token", "expires", "vgpus"} <= set(r)
+    assert [(v["memory"], v["compute"], v["limit"]) for v in r["vgpus"]] == [(2 * GiB, 30, 100)] * 2
+    assert {v["server"] for v in r["vgpus"]} == {"tcp://gpu1:7000", "tcp://gpu2:7000"}
+    assert {"server", "gpu"} <= set(r["vgpus"][0])
+    assert tokens.verify(r["token"], SECRET.encode())["lease"] == r["lease"]
+    leases = json.loads(invoke(cli, controller, "leases", "--json").output)["leases"]
+    assert [(x["id"], len(x["vgpus"])) for x in leases] == [(r["lease"], 2)] and "expires" in leases[0]
+    assert json.loads(invoke(cli, controller, "release", r["lease"], "--json").output) == {"released": r["lease"]}
+    again = invoke(cli, controller, "release", r["lease"], "--json")
+    assert again.exit_code == 1 and json.loads(again.output)["error"] == "lease_ended"
+    assert "no live leases" in invoke(cli, controller, "leases").output
+
+
+def test_reserve_table_prints_export_lines(cli, controller, pool):
+    out = invoke(cli, controller, "reserve", "--mem", "50%", "--compute", "50")
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    lease_line = next(x for x in lines if x.startswith("export RGPU_LEASE="))
+    assert tokens.verify(lease_line.split("=", 1)[1], SECRET.encode())["vgpus"][0]["memory"] == 8 * GiB
+    assert any(x.startswith("export RGPU_SERVER=tcp://gpu") and "#" in x for x in lines)
+
+
+def test_impossible_reserve_is_a_clear_error(cli, controller, pool):
+    out = invoke(cli, controller, "reserve", "--mem", "64GiB")
+    assert out.exit_code == 1 and "cannot place" in out.output and "Most free" in out.output
+    bad = invoke(cli, controller, "reserve", "--mem", "lots")
+    assert bad.exit_code == 2 and "--mem" in bad.output
+
+
+def test_reserve_wait_shows_progress_then_places(cli, controller, pool):
+    hog = pool.reserve(count=4, policy="spread")["lease"]
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "reserve", "--wait", "30", "--json",
+                             "--controller", controller.url], env=controller.env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: pool.ls()["queued"] == 1, 15, "request queued")
+    pool.release(hog)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "waiting: position 1" in err and json.loads(out)["vgpus"][0]["compute"] == 100
+
+
+def _program(tmp_path, body):
+    script = tmp_path / "prog.py"
+    script.write_text("import os, sys, signal, time, json\n" + body)
+    return [sys.executable, str(script)]
+
+
+def test_run_exports_lease_passes_exit_code_and_releases(controller, pool, tmp_path):
+    argv = _program(tmp_path, "json.dump({k: os.environ[k] for k in ('RGPU_LEASE', 'RGPU_SERVER')}, "
+                              "open(sys.argv[1], 'w'))\nsys.exit(3)\n")
+    code = run_with_lease(controller.url, {"memory": "1GiB", "compute": 10, "count": 2, "policy": "spread"},
+                          None, argv + [str(tmp_path / "env.json")], dict(os.environ))
+    assert code == 3
+    seen = json.load(open(tmp_path / "env.json"))
+    claims = tokens.verify(seen["RGPU_LEASE"], SECRET.encode())
+    assert seen["RGPU_SERVER"] == ",".join(f"{v['server']}#{v['index']}" for v in claims["vgpus"])
+    assert pool.leases() == []
+
+
+def test_run_releases_when_program_crashes(controller, pool, tmp_path):
+    argv = _program(tmp_path, "os.kill(os.getpid(), signal.SIGKILL)\n")
+    assert run_with_lease(controller.url, {}, None, argv, dict(os.environ)) == 128 + signal.SIGKILL
+    assert pool.leases() == []
+
+
+def test_run_forwards_sigterm_and_releases(controller, pool, tmp_path):
+    marker = tmp_path / "started"
+    argv = _program(tmp_path, f"signal.signal(signal.SIGTERM, lambda *a: sys.exit(42))\n"
+                              f"open({str(marker)!r}, 'w').close()\nwhile True: time.sleep(0.05)\n")
+    runner = tmp_path / "runner.py"
+    runner.write_text("import os, sys\nfrom rgpu.client.leased_run import run_with_lease\n"
+                      f"sys.exit(run_with_lease({controller.url!r}, {{'compute': 20}}, None, {argv!r}, dict(os.environ)))\n")
+    proc = subprocess.Popen([sys.executable, str(runner)], env=controller.env)
+    try:
+        wait_until(marker.exists, 20, "program started")
+        assert len(pool.leases()) == 1
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(20) == 42
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert pool.leases() == []
+
+
+def test_run_on_existing_lease_renews_and_leaves_it(controller, pool, tmp_path):
+    lease = pool.reserve(memory=GiB, compute=10, ttl=2)
+    argv = _program(tmp_path, "time.sleep(float(sys.argv[1]))\n")
+    # runs longer than the lease's TTL: only the renewals keep it alive
+    assert run_with_lease(controller.url, None, lease["lease"], argv + ["3"], dict(os.environ)) == 0
+    [kept] = pool.leases()
+    assert kept["id"] == lease["lease"] and kept["expires"] > lease["expires"]

@@ -1,0 +1,42 @@
+"""Request parsing and validation (sizes, fractions, compute steps, defaults)."""
+import pytest
+
+from rgpu.controller.requests import Request, RequestError, parse_memory
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("8GiB", (8 << 30, None)), ("512MiB", (512 << 20, None)), ("16GB", (16 * 10**9, None)),
+    ("1073741824", (1 << 30, None)), ("0.5", (None, 0.5)), ("25%", (None, 0.25)), ("1", (None, 1.0)),
+])
+def test_parse_memory(text, expected):
+    assert parse_memory(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "lots", "8 parsecs", "0%", "150%", "-1GiB", "0"])
+def test_parse_memory_rejects(text):
+    with pytest.raises(RequestError):
+        parse_memory(text)
+
+
+def test_defaults_whole_gpu_and_proportional_memory():
+    whole = Request.from_wire({})
+    assert (whole.memory_fraction, whole.compute, whole.limit) == (1.0, 100, 100)
+    half = Request.from_wire({"compute": 50})
+    assert half.memory_fraction == 0.5 and half.limit == 100
+    mem_only = Request.from_wire({"memory": "2GiB"})
+    assert (mem_only.memory, mem_only.compute) == (2 << 30, 0)
+
+
+@pytest.mark.parametrize("bad", [
+    {"compute": 60, "limit": 50}, {"compute": 101}, {"limit": 0}, {"compute": 12.5},
+    {"count": 0}, {"policy": "random"}, {"memory": -5}, {"memory_fraction": 1.5},
+    {"memory": 10, "memory_fraction": 0.5}, {"compute": True}, {"model": 7},
+])
+def test_invalid_requests(bad):
+    with pytest.raises(RequestError):
+        Request.from_wire(bad)
+
+
+def test_memory_for_fraction_depends_on_gpu():
+    r = Request.from_wire({"memory_fraction": 0.25})
+    assert r.memory_for(16 << 30) == 4 << 30 and r.memory_for(8 << 30) == 2 << 30

@@ -1,0 +1,166 @@
+"""The controller state machine with a fake clock: expiry, renew, release, heartbeats, the wait
+queue, and a restart from the database."""
+import pytest
+
+from rgpu.controller.requests import Request
+from rgpu.controller.service import ApiError, Controller
+from rgpu.controller.store import Store
+from rgpu.controller.waitqueue import Ticket
+from rgpu.protocol import tokens
+
+GiB = 1 << 30
+SECRET = b"unit-test-secret-0123456789"
+
+
+class Clock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+
+def gpus(n, memory=16 * GiB):
+    return [{"uuid": f"G{i}", "index": i, "name": "SimGPU", "memory_total": memory} for i in range(n)]
+
+
+@pytest.fixture
+def env(tmp_path):
+    clock = Clock()
+    store = Store(tmp_path / "c.db")
+    ctl = Controller(store, SECRET, heartbeat_timeout=5.0, clock=clock)
+    ctl.register("tcp://s1:7000", gpus(2), "sim", "boot1")
+    yield ctl, clock, tmp_path
+    store.close()
+
+
+def reserve(ctl, ttl=10, wait=0.0, **req):
+    return ctl.reserve(Request.from_wire(req), ttl=ttl, owner="t", wait=wait)
+
+
+def test_lease_expires_and_frees_its_gpu(env):
+    ctl, clock, _ = env
+    lease = reserve(ctl, count=2, policy="spread")
+    assert all(g.compute_free == 0 for g in ctl.pool.gpus.values())
+    clock.t += 9
+    ctl.tick()
+    assert ctl.leases.get(lease.id) is lease
+    clock.t += 2
+    ctl.tick()
+    assert ctl.leases.get(lease.id) is None
+    assert all(g.compute_free == 100 and g.allocations == 0 for g in ctl.pool.gpus.values())
+    with pytest.raises(ApiError) as info:
+        ctl.renew(lease.id)
+    assert info.value.code == "lease_ended" and "expired" in info.value.message
+
+
+def test_renew_pushes_expiry(env):
+    ctl, clock, _ = env
+    lease = reserve(ctl)
+    clock.t += 8
+    ctl.renew(lease.id)
+    clock.t += 8
+    ctl.tick()
+    assert ctl.leases.get(lease.id) is lease
+
+
+def test_double_release_and_unknown_lease(env):
+    ctl, _, _ = env
+    lease = reserve(ctl)
+    ctl.release(lease.id)
+    with pytest.raises(ApiError) as info:
+        ctl.release(lease.id)
+    assert info.value.code == "lease_ended"
+    with pytest.raises(ApiError) as info:
+        ctl.release("l-nope")
+    assert info.value.code == "unknown_lease"
+
+
+def test_token_names_the_vgpus_and_verifies(env):
+    ctl, clock, _ = env
+    lease = reserve(ctl, memory=2 * GiB, compute=30, limit=60)
+    claims = tokens.verify(lease.token(SECRET), SECRET, now=clock.t)
+    assert claims["lease"] == lease.id
+    assert claims["vgpus"] == [{"server": "tcp://s1:7000", "uuid": lease.slots[0].gpu.uuid,
+                                "index": lease.slots[0].gpu.index, "memory": 2 * GiB,
+                                "compute": 30, "limit": 60}]
+
+
+def test_missed_heartbeats_mark_server_down_and_lease_degraded(env):
+    ctl, clock, _ = env
+    lease = reserve(ctl, ttl=3600)
+    clock.t += 4
+    assert ctl.heartbeat("tcp://s1:7000", "boot1", {}) == [lease.id]
+    clock.t += 6
+    ctl.tick()
+    assert ctl.pool.servers["tcp://s1:7000"].state == "down" and lease.state == "degraded"
+    with pytest.raises(ApiError) as info:
+        reserve(ctl, memory=GiB)
+    assert info.value.code == "no_capacity" and "1 down" in info.value.message
+    ctl.heartbeat("tcp://s1:7000", "boot1", {})        # it comes back
+    assert ctl.pool.servers["tcp://s1:7000"].state == "up" and lease.state == "active"
+    with pytest.raises(ApiError) as info:
+        ctl.heartbeat("tcp://s1:7000", "other-boot", {})
+    assert info.value.code == "unknown_server"
+
+
+def test_wait_queue_places_when_room_frees(env):
+    ctl, clock, _ = env
+    first = reserve(ctl, count=2, policy="spread")
+    ticket = reserve(ctl, wait=30)
+    assert isinstance(ticket, Ticket) and ctl.queue.position(ticket) == 1
+    assert ctl.poll(ticket.id)[1] is None
+    ctl.release(first.id)
+    _, lease = ctl.poll(ticket.id)
+    assert lease is not None and lease.slots[0].compute == 100
+    with pytest.raises(ApiError):
+        ctl.poll(ticket.id)                               # collected: forgotten
+
+
+def test_wait_queue_times_out_with_free_summary(env):
+    ctl, clock, _ = env
+    reserve(ctl, count=2, policy="spread")
+    ticket = reserve(ctl, wait=5)
+    clock.t += 4
+    ctl.heartbeat("tcp://s1:7000", "boot1", {})
+    clock.t += 2
+    ctl.tick()
+    with pytest.raises(ApiError) as info:
+        ctl.poll(ticket.id)
+    assert info.value.code == "wait_timeout" and "0 of 2 GPUs" in info.value.message
+
+
+def test_restart_restores_servers_leases_and_charges(env):
+    ctl, clock, tmp_path = env
+    lease = reserve(ctl, ttl=3600, memory=4 * GiB, compute=40, count=2, policy="spread")
+    gone = reserve(ctl, memory=GiB, compute=0)
+    ctl.release(gone.id)
+    ctl.store.close()
+    again = Controller(Store(tmp_path / "c.db"), SECRET, clock=clock)
+    restored = again.leases.get(lease.id)
+    assert restored is not None and restored.vgpus() == lease.vgpus()
+    assert again.leases.get(gone.id) is None
+    assert {u: (g.memory_used, g.compute_used) for u, g in again.pool.gpus.items()} == \
+        {"G0": (4 * GiB, 40), "G1": (4 * GiB, 40)}
+    with pytest.raises(ApiError) as info:
+        again.release(gone.id)
+    assert info.value.code == "lease_ended"
+    again.store.close()
+
+
+def test_reregistration_with_fewer_gpus_keeps_allocations(env):
+    ctl, _, _ = env
+    lease = reserve(ctl, count=2, policy="spread")
+    ctl.register("tcp://s1:7000", gpus(1), "sim", "boot2")
+    assert ctl.valid_leases("tcp://s1:7000") == [lease.id]
+    ctl.release(lease.id)
+    assert reserve(ctl).slots[0].gpu.uuid == "G0"
+    with pytest.raises(ApiError):
+        reserve(ctl)                                     # G1 is no longer reported
+
+
+def test_bad_ttl(env):
+    ctl, _, _ = env
+    with pytest.raises(ApiError) as info:
+        reserve(ctl, ttl=-1)
+    assert info.value.code == "bad_request"
