@@ -2,7 +2,8 @@
 
 Request (client DEALER -> worker ROUTER): frame 0 is a msgpack array of calls, each
 ``[seq, call_id, sync, args, nbulk]``; then the bulk frames of all calls, in order.
-Reply (only for sync calls): ``[seq, result, outs, deferred, message]`` and bulk frames.
+Reply (only for sync calls): ``[seq, result, outs, deferred, message, output]`` and bulk frames;
+``output`` is device printf text produced since the last reply, for the client's stdout.
 Call id 0 is attach ``[session, key]``; 1 is goodbye. Hello (client -> supervisor) is a map
 ``{op: "hello", proto, client, cuda, lease, gpu}`` answered by ``{ok, endpoint, session, key}``
 or ``{ok: false, error, message}``.
@@ -52,8 +53,8 @@ def decode_requests(frames: list) -> list[Request]:
     return out
 
 
-def encode_reply(seq: int, result: int, outs=(), deferred: int = 0, message: str = "") -> bytes:
-    return msgpack.packb([seq, result, list(outs), deferred, message], use_bin_type=True)
+def encode_reply(seq: int, result: int, outs=(), deferred: int = 0, message: str = "", output: str = "") -> bytes:
+    return msgpack.packb([seq, result, list(outs), deferred, message, output], use_bin_type=True)
 
 
 def encode_requests(calls) -> bytes:

@@ -59,6 +59,32 @@ class Device(ABC):
     @abstractmethod
     def event_destroy(self, event) -> None: ...
 
+    # modules and launches
+    @abstractmethod
+    def module_load(self, image: bytes):
+        """A module object from a fatbin / cubin / PTX image; its variables live in device memory."""
+    @abstractmethod
+    def module_unload(self, module) -> None: ...
+    @abstractmethod
+    def module_function(self, module, name: str):
+        """The kernel `name` of module, or CudaError CUDA_ERROR_NOT_FOUND."""
+    @abstractmethod
+    def module_global(self, module, name: str) -> tuple[int, int]:
+        """(device address, size) of a module variable, or CUDA_ERROR_NOT_FOUND."""
+    @abstractmethod
+    def function_params(self, function) -> list[tuple[int, int]]:
+        """(offset, size) of each kernel parameter in the launch buffer."""
+    @abstractmethod
+    def function_attribute(self, function, attribute: str) -> int:
+        """A CUfunction_attribute by its enumerator name."""
+    @abstractmethod
+    def function_set_attribute(self, function, attribute: str, value: int) -> None: ...
+    @abstractmethod
+    def launch(self, function, grid, block, shared: int, stream, params: bytes) -> None: ...
+    @abstractmethod
+    def take_output(self) -> str:
+        """Device printf output produced since the last call (delivered at synchronisation)."""
+
     @abstractmethod
     def synchronize(self) -> None: ...
     @abstractmethod

@@ -145,6 +145,8 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         if res.rc:
             msg = res.message
         session.bytes_out += sum(len(b) for b in res.bulk)
-        sock.send_multipart([ident, wire.encode_reply(req.seq, res.rc, res.outs, deferred, msg), *res.bulk],
-                            copy=False)
+        # Device printf reaches the program at its next synchronising call, as on a GPU.
+        output = session.device.take_output()
+        sock.send_multipart([ident, wire.encode_reply(req.seq, res.rc, res.outs, deferred, msg, output),
+                             *res.bulk], copy=False)
     return True

@@ -358,30 +358,6 @@ int cuCtxSetSharedMemConfig(int config)
     return rc;
 }
 
-/* cuModuleLoad: not supported: modules: the launch path (issue 4) */
-int cuModuleLoad()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuModuleLoad");
-}
-
-/* cuModuleLoadData: not supported: modules: the launch path (issue 4) */
-int cuModuleLoadData()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuModuleLoadData");
-}
-
-/* cuModuleLoadDataEx: not supported: modules: the launch path (issue 4) */
-int cuModuleLoadDataEx()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuModuleLoadDataEx");
-}
-
-/* cuModuleLoadFatBinary: not supported: modules: the launch path (issue 4) */
-int cuModuleLoadFatBinary()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuModuleLoadFatBinary");
-}
-
 /* cuModuleUnload: forwarded */
 int cuModuleUnload(void * hmod)
 {
@@ -2551,22 +2527,10 @@ int cuFuncLoad(void * function)
     return rc;
 }
 
-/* cuLaunchKernel: not supported: kernel launches: the launch path (issue 4) */
-int cuLaunchKernel()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLaunchKernel");
-}
-
 /* cuLaunchKernelEx: not supported: kernel launches: the launch path (issue 4) */
 int cuLaunchKernelEx()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchKernelEx");
-}
-
-/* cuLaunchCooperativeKernel: not supported: kernel launches: the launch path (issue 4) */
-int cuLaunchCooperativeKernel()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLaunchCooperativeKernel");
 }
 
 /* cuLaunchCooperativeKernelMultiDevice: not supported: kernel launches: the launch path (issue 4) */
@@ -4956,40 +4920,10 @@ int cudaDestroyExternalSemaphore()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroyExternalSemaphore");
 }
 
-/* cudaLaunchKernel: not supported: kernel launches: the launch path (issue 4) */
-int cudaLaunchKernel()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLaunchKernel");
-}
-
 /* cudaLaunchKernelExC: not supported: kernel launches: the launch path (issue 4) */
 int cudaLaunchKernelExC()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLaunchKernelExC");
-}
-
-/* cudaLaunchCooperativeKernel: not supported: kernel launches: the launch path (issue 4) */
-int cudaLaunchCooperativeKernel()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLaunchCooperativeKernel");
-}
-
-/* cudaFuncSetCacheConfig: not supported: functions: the launch path (issue 4) */
-int cudaFuncSetCacheConfig()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetCacheConfig");
-}
-
-/* cudaFuncGetAttributes: not supported: functions: the launch path (issue 4) */
-int cudaFuncGetAttributes()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncGetAttributes");
-}
-
-/* cudaFuncSetAttribute: not supported: functions: the launch path (issue 4) */
-int cudaFuncSetAttribute()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetAttribute");
 }
 
 /* cudaFuncGetName: not supported: functions: the launch path (issue 4) */
@@ -5016,22 +4950,10 @@ int cudaFuncSetSharedMemConfig()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetSharedMemConfig");
 }
 
-/* cudaOccupancyMaxActiveBlocksPerMultiprocessor: not supported: occupancy: the launch path (issue 4) */
-int cudaOccupancyMaxActiveBlocksPerMultiprocessor()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-}
-
 /* cudaOccupancyAvailableDynamicSMemPerBlock: not supported: occupancy: the launch path (issue 4) */
 int cudaOccupancyAvailableDynamicSMemPerBlock()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyAvailableDynamicSMemPerBlock");
-}
-
-/* cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: not supported: occupancy: the launch path (issue 4) */
-int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
 }
 
 /* cudaOccupancyMaxPotentialClusterSize: not supported: occupancy: the launch path (issue 4) */
@@ -5366,18 +5288,6 @@ int cudaMemcpy2DArrayToArray()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DArrayToArray");
 }
 
-/* cudaMemcpyToSymbol: not supported: symbols: the launch path (issue 4) */
-int cudaMemcpyToSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyToSymbol");
-}
-
-/* cudaMemcpyFromSymbol: not supported: symbols: the launch path (issue 4) */
-int cudaMemcpyFromSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyFromSymbol");
-}
-
 /* cudaMemcpyPeerAsync: not supported: peer copies between servers: the pool (issue 5) */
 int cudaMemcpyPeerAsync()
 {
@@ -5412,18 +5322,6 @@ int cudaMemcpy2DToArrayAsync()
 int cudaMemcpy2DFromArrayAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DFromArrayAsync");
-}
-
-/* cudaMemcpyToSymbolAsync: not supported: symbols: the launch path (issue 4) */
-int cudaMemcpyToSymbolAsync()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyToSymbolAsync");
-}
-
-/* cudaMemcpyFromSymbolAsync: not supported: symbols: the launch path (issue 4) */
-int cudaMemcpyFromSymbolAsync()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyFromSymbolAsync");
 }
 
 /* cudaMemset: forwarded */
@@ -5490,18 +5388,6 @@ int cudaMemset2DAsync(void * devPtr, uint64_t pitch, int32_t value, uint64_t wid
 int cudaMemset3DAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemset3DAsync");
-}
-
-/* cudaGetSymbolAddress: not supported: symbols: the launch path (issue 4) */
-int cudaGetSymbolAddress()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetSymbolAddress");
-}
-
-/* cudaGetSymbolSize: not supported: symbols: the launch path (issue 4) */
-int cudaGetSymbolSize()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetSymbolSize");
 }
 
 /* cudaMemPrefetchAsync: not supported: managed memory is not supported */
@@ -6627,12 +6513,6 @@ int cudaKernelSetAttributeForDevice(void * kernel, int attr, int32_t value, int3
 int cudaGetExportTable()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGetExportTable");
-}
-
-/* cudaGetFuncBySymbol: not supported: functions: the launch path (issue 4) */
-int cudaGetFuncBySymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetFuncBySymbol");
 }
 
 /* cudaGetKernel: not supported: functions: the launch path (issue 4) */

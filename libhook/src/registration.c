@@ -1,67 +1,107 @@
-/* What nvcc's host code calls at load time: __cudaRegisterFatBinary and friends. Modules are kept
- * here (wrapper pointer, kernels by host stub, variables by host shadow) for the launch path, which
- * uploads each module to a session lazily; registration itself never talks to a server. */
+/* What nvcc's host code calls at load time: __cudaRegisterFatBinary and friends. Registration
+ * never talks to a server: modules are uploaded to a session the first time one of their kernels
+ * or variables is used on that device (see launch.c). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "registry.h"
 #include "rgpu_call.h"
 
-#define FATBIN_MAGIC 0x466243b1u
+#define WRAPPER_MAGIC 0x466243b1u
+#define CONTAINER_MAGIC 0xba55ed50u
+#define ELF_MAGIC 0x464c457fu
 
 typedef struct { int magic; int version; const void *data; void *filename_or_fatbins; } fatbin_wrapper;
 
-typedef struct rgpu_kernel { const void *host_fn; const char *name; void **module; } rgpu_kernel;
-typedef struct rgpu_var { const void *host_var; const char *name; size_t size; int constant; void **module; } rgpu_var;
-
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static rgpu_kernel *kernels;
+static rgpu_kernel **kernels;
 static size_t nkernels, capk;
-static rgpu_var *vars;
+static rgpu_var **vars;
 static size_t nvars, capv;
+
+/* The size of a fatbin container (header + entries), an ELF cubin, or a NUL-terminated PTX text. */
+size_t rgpu_image_size(const void *image) {
+    const uint8_t *p = image;
+    uint32_t magic;
+    memcpy(&magic, p, 4);
+    if (magic == WRAPPER_MAGIC) return rgpu_image_size(((const fatbin_wrapper *)image)->data);
+    if (magic == CONTAINER_MAGIC) {
+        uint16_t hsize;
+        uint64_t fsize;
+        memcpy(&hsize, p + 6, 2);
+        memcpy(&fsize, p + 8, 8);
+        return hsize + fsize;
+    }
+    if (magic == ELF_MAGIC && p[4] == 2) { /* ELF64: the section headers end the file */
+        uint64_t shoff;
+        uint16_t shentsize, shnum;
+        memcpy(&shoff, p + 0x28, 8);
+        memcpy(&shentsize, p + 0x3a, 2);
+        memcpy(&shnum, p + 0x3c, 2);
+        return shoff + (uint64_t)shentsize * shnum;
+    }
+    return strlen((const char *)image) + 1;
+}
 
 void **__cudaRegisterFatBinary(void *fatCubin) {
     fatbin_wrapper *w = fatCubin;
-    void **handle = calloc(2, sizeof(void *));
-    handle[0] = fatCubin;
-    if (!w || (unsigned)w->magic != FATBIN_MAGIC)
-        rgpu_log(RGPU_LOG_WARN, "__cudaRegisterFatBinary: not an nvcc fatbin wrapper (magic 0x%x)", w ? (unsigned)w->magic : 0u);
+    rgpu_module *m = calloc(1, sizeof *m);
+    void **handle = calloc(1, sizeof(void *));
+    *handle = m;
+    m->handle = handle;
+    if (w && (unsigned)w->magic == WRAPPER_MAGIC) {
+        m->image = w->data;
+        m->size = rgpu_image_size(w->data);
+    } else {
+        rgpu_log(RGPU_LOG_WARN, "__cudaRegisterFatBinary: not an nvcc fatbin wrapper");
+    }
     return handle;
 }
 
 void __cudaRegisterFatBinaryEnd(void **handle) { (void)handle; }
 
 void __cudaUnregisterFatBinary(void **handle) {
+    /* Runs at exit; the session's end frees the server side, so only forget the records. */
     pthread_mutex_lock(&mu);
+    rgpu_module *m = handle ? *handle : NULL;
     for (size_t i = 0; i < nkernels; i++)
-        if (kernels[i].module == handle) kernels[i].module = NULL;
+        if (kernels[i]->module == m) kernels[i]->module = NULL;
     for (size_t i = 0; i < nvars; i++)
-        if (vars[i].module == handle) vars[i].module = NULL;
+        if (vars[i]->module == m) vars[i]->module = NULL;
     pthread_mutex_unlock(&mu);
-    free(handle);
 }
 
 void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun, const char *deviceName,
                             int thread_limit, void *tid, void *bid, void *bDim, void *gDim, int *wSize) {
     (void)deviceFun; (void)thread_limit; (void)tid; (void)bid; (void)bDim; (void)gDim; (void)wSize;
+    rgpu_kernel *k = calloc(1, sizeof *k);
+    k->host_fn = hostFun;
+    k->name = deviceName;
+    k->module = *handle;
     pthread_mutex_lock(&mu);
     if (nkernels == capk) {
         capk = capk ? capk * 2 : 32;
         kernels = realloc(kernels, capk * sizeof *kernels);
     }
-    kernels[nkernels++] = (rgpu_kernel){hostFun, deviceName, handle};
+    kernels[nkernels++] = k;
     pthread_mutex_unlock(&mu);
 }
 
 void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress, const char *deviceName,
                        int ext, size_t size, int constant, int global) {
-    (void)deviceAddress; (void)ext; (void)global;
+    (void)deviceAddress; (void)ext; (void)constant; (void)global;
+    rgpu_var *v = calloc(1, sizeof *v);
+    v->host_var = hostVar;
+    v->name = deviceName;
+    v->size = size;
+    v->module = *handle;
     pthread_mutex_lock(&mu);
     if (nvars == capv) {
         capv = capv ? capv * 2 : 32;
         vars = realloc(vars, capv * sizeof *vars);
     }
-    vars[nvars++] = (rgpu_var){hostVar, deviceName, size, constant, handle};
+    vars[nvars++] = v;
     pthread_mutex_unlock(&mu);
 }
 
@@ -73,40 +113,20 @@ void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, char *dev
 
 char __cudaInitModule(void **handle) { (void)handle; return 0; }
 
-/* Kernel launches arrive with the launch path (issue 4); until then they fail cleanly. */
-static __thread struct { unsigned g[3], b[3]; size_t shmem; void *stream; int valid; } cfg;
-
-unsigned __cudaPushCallConfiguration(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                                     unsigned bz, size_t shmem, void *stream) {
-    /* dim3 by value arrives as two registers each on x86-64; nvcc declares the dims as dim3 */
-    cfg.g[0] = gx; cfg.g[1] = gy; cfg.g[2] = gz;
-    cfg.b[0] = bx; cfg.b[1] = by; cfg.b[2] = bz;
-    cfg.shmem = shmem;
-    cfg.stream = stream;
-    cfg.valid = 1;
-    return 0;
+rgpu_kernel *rgpu_find_kernel(const void *host_fn) {
+    rgpu_kernel *found = NULL;
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < nkernels && !found; i++)
+        if (kernels[i]->host_fn == host_fn || (const void *)kernels[i] == host_fn) found = kernels[i];
+    pthread_mutex_unlock(&mu);
+    return found;
 }
 
-int __cudaPopCallConfiguration(void *grid, void *block, size_t *shmem, void **stream) {
-    if (grid) memcpy(grid, cfg.g, sizeof cfg.g);
-    if (block) memcpy(block, cfg.b, sizeof cfg.b);
-    if (shmem) *shmem = cfg.shmem;
-    if (stream) *stream = cfg.stream;
-    cfg.valid = 0;
-    return 0;
-}
-
-int __cudaGetKernel(void **kernel, const void *hostFun) {
-    if (kernel) *kernel = (void *)hostFun;
-    return 0;
-}
-
-int __cudaLaunchKernel(const void *kernel, ...) {
-    (void)kernel;
-    return rgpu_unsupported(RGPU_RUNTIME, "__cudaLaunchKernel");
-}
-
-int __cudaLaunchKernel_ptsz(const void *kernel, ...) {
-    (void)kernel;
-    return rgpu_unsupported(RGPU_RUNTIME, "__cudaLaunchKernel_ptsz");
+rgpu_var *rgpu_find_var(const void *host_var) {
+    rgpu_var *found = NULL;
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < nvars && !found; i++)
+        if (vars[i]->host_var == host_var) found = vars[i];
+    pthread_mutex_unlock(&mu);
+    return found;
 }

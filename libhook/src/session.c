@@ -272,7 +272,7 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         mp_rinit(&r, zmq_msg_data(head), zmq_msg_size(head));
         uint64_t rseq = 0;
         int rc = RGPU_DEVICE_UNAVAILABLE;
-        if (!mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n == 5 && !mp_next(&r, &o)) {
+        if (!mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &o)) {
             rseq = mp_as_uint(&o);
             if (!mp_next(&r, &o)) rc = (int)mp_as_int(&o);
         }
@@ -286,18 +286,24 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         c->reply = head;
         c->outs = r;
         c->nouts = outs.n;
-        /* skip outs to read the deferred error and message, then rewind to the outs */
+        /* past the outs: deferred error, message, device printf output */
         mp_reader tail = r;
         for (uint32_t i = 0; i < outs.n; i++) mp_skip(&tail);
-        mp_obj deferred, msg;
-        if (!mp_next(&tail, &deferred) && mp_as_int(&deferred) != 0) {
-            int d = (int)mp_as_int(&deferred);
+        mp_obj deferred, msg, output;
+        int d = mp_next(&tail, &deferred) ? 0 : (int)mp_as_int(&deferred);
+        if (mp_next(&tail, &msg) || msg.type != MP_STR) msg.n = 0;
+        if (arr.n >= 6 && !mp_next(&tail, &output) && output.type == MP_STR && output.n) {
+            /* device printf: the program's own stdout, in launch order, at this synchronisation */
+            fflush(stdout);
+            fwrite(output.p, 1, output.n, stdout);
+            fflush(stdout);
+        }
+        if (d != 0) {
             rgpu_set_last_error(c->face, d);
-            if (!mp_next(&tail, &msg) && msg.type == MP_STR)
-                rgpu_log(RGPU_LOG_INFO, "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
+            rgpu_log(RGPU_LOG_INFO, "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
             /* CUDA reports errors of asynchronous work at the next synchronisation. */
             if (rc == 0 && strstr(c->name, "Synchronize")) rc = d;
-        } else if (rc != 0 && !mp_next(&tail, &msg) && msg.type == MP_STR && msg.n) {
+        } else if (rc != 0 && msg.n) {
             rgpu_log(RGPU_LOG_INFO, "%s failed (%d): %.*s", c->name, rc, (int)msg.n, (const char *)msg.p);
         }
         pthread_mutex_unlock(&s->mu);

@@ -81,6 +81,16 @@ def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Cal
     used = sorted({p.struct for c in calls if c.cls == "forwarded" for p in c.params
                    if p.kind in ("b", "v", "ob") and p.size and p.struct})
     sizes = {n: sizeof(n) for n in used}
+    # Hand-written client code fills structs the wire does not carry (cudaFuncAttributes, ...):
+    # give it the size of every struct any function points to.
+    pointed = {t.target.name for c in calls for _, t in c.proto
+               if t.kind == "ptr" and t.target is not None and t.target.kind == "struct" and t.target.name}
+    all_sizes = dict(sizes)
+    for n in sorted(pointed):
+        try:
+            all_sizes[n if n in parsed.typedefs else f"struct {n}"] = sizeof(n)
+        except Exception:  # an opaque struct has no size; nothing to write into
+            pass
     for c in calls:  # by-value blobs: no float members (see emit_c.stubs_source)
         for _, t in c.proto:
             if c.cls == "forwarded" and t.kind == "struct" and sizeof(t.name) <= 16 and \
@@ -89,7 +99,7 @@ def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Cal
     major, minor = parsed.cuda_version // 1000, parsed.cuda_version % 1000 // 10
     stamp = f"generated from CUDA {major}.{minor} by protocol/codegen — do not edit"
     files = {
-        C_OUT / "rgpu_ids.h": emit_c.ids_header(calls, parsed.cuda_version, stamp, sizes),
+        C_OUT / "rgpu_ids.h": emit_c.ids_header(calls, parsed.cuda_version, stamp, all_sizes),
         C_OUT / "rgpu_stubs.c": emit_c.stubs_source(calls, sizeof, stamp),
         C_OUT / "rgpu_errors.c": emit_c.errors_source(parsed, stamp),
         C_OUT / "rgpu_procs.c": emit_c.procs_source(calls, parsed.aliases, stamp),

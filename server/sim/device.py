@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from ..backend import Device
+from . import kernels
 from .errors import SimError
 from .memory import DeviceMemory
 from .properties import sm80_attributes
@@ -26,6 +27,13 @@ class SimEvent:
         self.time_ns: int | None = None  # None: never recorded
 
 
+class SimFunction:
+    __slots__ = ("module", "kernel")
+
+    def __init__(self, module, kernel):
+        self.module, self.kernel = module, kernel
+
+
 class SimDevice(Device):
     cc = (8, 0)
 
@@ -36,6 +44,8 @@ class SimDevice(Device):
         self.uuid = hashlib.sha256(f"rgpu-sim:{server_id}:{gpu_index}".encode()).digest()[:16]
         self.memory = DeviceMemory(memory_bytes, gpu_index, reserve=reserve)
         self._attrs = sm80_attributes(memory_bytes)
+        self._printf: list[str] = []
+        self.device_time = 0.0  # seconds spent executing kernels (accounting, scheduling)
 
     def attributes(self) -> dict[int, int]:
         return self._attrs
@@ -108,6 +118,64 @@ class SimDevice(Device):
 
     def event_destroy(self, event) -> None:
         pass
+
+    # -- modules and launches --
+    def module_load(self, image: bytes):
+        mod = kernels.KernelModule.load(bytes(image), self.cc)
+        mod.bind(self.memory)
+        return mod
+
+    def module_unload(self, module) -> None:
+        for addr in module.addresses.values():
+            self.memory.free(addr)
+        module.addresses = {}
+
+    def module_function(self, module, name):
+        fn = module.functions.get(name)
+        if fn is None:
+            raise SimError("CUDA_ERROR_NOT_FOUND", f"no kernel named {name} in this module")
+        return SimFunction(module, fn)
+
+    def module_global(self, module, name):
+        if name not in module.addresses:
+            raise SimError("CUDA_ERROR_NOT_FOUND", f"no variable named {name} in this module")
+        return module.addresses[name], module.variables[name].size
+
+    def function_params(self, function):
+        return [(p.offset, p.size) for p in function.kernel.params]
+
+    def function_attribute(self, function, attribute):
+        function = function.kernel
+        values = {
+            "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK": function.max_threads_per_block,
+            "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES": function.static_shared_bytes,
+            "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES": 0,
+            "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES": function.local_bytes,
+            "CU_FUNC_ATTRIBUTE_NUM_REGS": function.num_regs,
+            "CU_FUNC_ATTRIBUTE_PTX_VERSION": 80,
+            "CU_FUNC_ATTRIBUTE_BINARY_VERSION": 80,
+            "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA": 0,
+            "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES": function.max_dynamic_shared_bytes,
+            "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT": -1,
+        }
+        if attribute not in values:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attribute} is not supported")
+        return values[attribute]
+
+    def function_set_attribute(self, function, attribute, value) -> None:
+        if attribute == "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES":
+            function.kernel.set_max_dynamic_shared(value)
+        elif attribute != "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT":
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attribute} cannot be set")
+
+    def launch(self, function, grid, block, shared, stream, params) -> None:
+        stats = kernels.launch(function.module, function.kernel, self.memory, grid, block, shared, params,
+                               self._printf)
+        self.device_time += stats.seconds
+
+    def take_output(self) -> str:
+        out, self._printf = "".join(self._printf), []
+        return out
 
     def synchronize(self) -> None:
         pass

@@ -56,16 +56,16 @@ def test_garbage_to_the_supervisor_gets_an_error_reply(sim_server):
 def test_malformed_truncated_and_unknown_calls_on_a_session(sim_server):
     sock = _session(sim_server)
     sock.send(b"\x93\x01")  # truncated msgpack
-    seq, rc, outs, deferred, msg = wire.unpack(_recv(sock)[0])
+    seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
     assert rc != 0 and "malformed" in msg
     sock.send_multipart([wire.encode_requests([(2, BY_NAME["cudaMemcpy"], 1, [1, 0, 0, 4], 1)])])  # bulk missing
     assert "malformed" in wire.unpack(_recv(sock)[0])[4]
     sock.send(wire.encode_requests([(3, 0x7ABCDEF, 1, [], 0)]))
-    seq, rc, outs, deferred, msg = wire.unpack(_recv(sock)[0])
+    seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
     assert seq == 3 and rc == 801 and "unknown call id" in msg
     # and the session still works
     sock.send(wire.encode_requests([(4, BY_NAME["cudaMalloc"], 1, [4096], 0)]))
-    seq, rc, outs, deferred, msg = wire.unpack(_recv(sock)[0])
+    seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
     assert (seq, rc) == (4, 0) and outs[0] > 0
     assert stats(sim_server)["gpus"][0]["memory_used"] >= 4096
     sock.close(0)
@@ -76,7 +76,7 @@ def test_async_errors_are_deferred_to_the_next_sync_reply(sim_server):
     bad_memset = (5, BY_NAME["cudaMemsetAsync"], 0, [0x1000, 0, 16, 0], 0)
     sync = (6, BY_NAME["cudaDeviceSynchronize"], 1, [], 0)
     sock.send(wire.encode_requests([bad_memset, sync]))
-    seq, rc, outs, deferred, msg = wire.unpack(_recv(sock)[0])
+    seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
     assert (seq, rc, deferred) == (6, 0, 1) and "outside any allocation" in msg
     sock.close(0)
 

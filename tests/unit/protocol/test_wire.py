@@ -28,4 +28,5 @@ def test_malformed_messages_are_refused_with_a_reason(frames, reason):
 
 
 def test_reply_shape():
-    assert wire.unpack(wire.encode_reply(7, 2, [1, b"x"], 700, "boom")) == [7, 2, [1, b"x"], 700, "boom"]
+    assert wire.unpack(wire.encode_reply(7, 2, [1, b"x"], 700, "boom", "hi\n")) == \
+        [7, 2, [1, b"x"], 700, "boom", "hi\n"]

@@ -1,0 +1,430 @@
+/* Kernel launches, modules, functions and symbols.
+ *
+ * A module is uploaded to a session the first time it is needed there, offered first by its
+ * sha256 alone (servers cache images, so a second session of the same program sends no bytes).
+ * A launch is one asynchronous call carrying the parameters packed by the function's layout,
+ * which is fetched once per function and kept. Launch configuration push/pop stays in the client. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "rgpu_call.h"
+#include "rgpu_ids.h"
+
+typedef struct { unsigned x, y, z; } rgpu_dim3;
+
+#define NOT_FOUND 500
+#define INVALID_DEVICE_FUNCTION 98
+#define INVALID_SYMBOL 13
+
+static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
+
+extern int cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
+extern int cuModuleGetGlobal_v2(uint64_t *dptr, uint64_t *bytes, void *hmod, const char *name);
+extern int cuFuncGetParamInfo(void *func, uint64_t index, uint64_t *offset, uint64_t *size);
+extern int cuFuncGetAttribute(int32_t *pi, int attrib, void *hfunc);
+extern int cuFuncSetAttribute(void *hfunc, int attrib, int32_t value);
+extern int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
+extern int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream);
+extern int cudaDeviceGetAttribute(int32_t *value, int attr, int32_t device);
+
+/* ---- modules ----------------------------------------------------------------------------- */
+
+static int load_image(int face, int dev, const void *image, size_t size, char digest[65], void **out) {
+    if (!digest[0]) rgpu_sha256_hex(image, size, digest);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        rgpu_call c;
+        rgpu_begin(&c, RGPU_ID_cuModuleLoadData, "cuModuleLoadData", face);
+        c.dev = dev;
+        rgpu_put_s(&c, digest);
+        rgpu_put_u(&c, size);
+        if (attempt) rgpu_put_bulk(&c, image, size);
+        int rc = rgpu_sync(&c);
+        if (rc == 0) *out = rgpu_out_h(&c);
+        rgpu_end(&c);
+        if (rc != NOT_FOUND || attempt) return rc;
+        rgpu_record(face, 0); /* "not cached" is not the program's error */
+        rgpu_set_last_error(face, 0);
+    }
+    return RGPU_NOT_SUPPORTED;
+}
+
+int rgpu_module_on(int face, rgpu_module *m, int dev, void **out) {
+    if (!m || !m->image) return rgpu_record(face, INVALID_DEVICE_FUNCTION);
+    pthread_mutex_lock(&load_mu);
+    int rc = 0;
+    if (!m->srv[dev]) rc = load_image(face, dev, m->image, m->size, m->digest, &m->srv[dev]);
+    *out = m->srv[dev];
+    pthread_mutex_unlock(&load_mu);
+    return rc;
+}
+
+int rgpu_layout_of(int face, void *fn, rgpu_layout *out) {
+    out->nparams = 0;
+    out->total = 0;
+    for (int i = 0; i < RGPU_MAX_PARAMS; i++) {
+        uint64_t off = 0, size = 0;
+        int rc = cuFuncGetParamInfo(fn, (uint64_t)i, &off, &size);
+        if (rc == RGPU_INVALID_VALUE) break; /* past the last parameter */
+        if (rc) return rgpu_record(face, rc);
+        out->offset[i] = (uint32_t)off;
+        out->size[i] = (uint32_t)size;
+        out->nparams = i + 1;
+        if (off + size > out->total) out->total = (uint32_t)(off + size);
+    }
+    rgpu_set_last_error(face, 0);
+    rgpu_set_last_error(RGPU_DRIVER, 0);
+    return 0;
+}
+
+int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out) {
+    void *mod = NULL;
+    int rc = rgpu_module_on(face, k->module, dev, &mod);
+    if (rc) return rc;
+    pthread_mutex_lock(&load_mu);
+    if (!k->fn[dev]) {
+        rc = cuModuleGetFunction(&k->fn[dev], mod, k->name);
+        if (rc == 0 && !k->have_layout) {
+            rc = rgpu_layout_of(face, k->fn[dev], &k->layout);
+            k->have_layout = rc == 0;
+        }
+    }
+    *out = k->fn[dev];
+    pthread_mutex_unlock(&load_mu);
+    return rc ? rgpu_record(face, rc == NOT_FOUND ? INVALID_DEVICE_FUNCTION : rc) : 0;
+}
+
+/* ---- launches ---------------------------------------------------------------------------- */
+
+static int send_launch(int face, uint32_t id, const char *name, void *fn, rgpu_dim3 g, rgpu_dim3 b, size_t shmem,
+                       void *stream, const void *params, size_t nbytes) {
+    rgpu_call c;
+    rgpu_begin(&c, id, name, face);
+    rgpu_put_h(&c, fn);
+    rgpu_put_u(&c, g.x); rgpu_put_u(&c, g.y); rgpu_put_u(&c, g.z);
+    rgpu_put_u(&c, b.x); rgpu_put_u(&c, b.y); rgpu_put_u(&c, b.z);
+    rgpu_put_u(&c, shmem);
+    rgpu_put_h(&c, stream);
+    rgpu_put_b(&c, params ? params : "", nbytes);
+    return rgpu_async(&c);
+}
+
+static int pack(const rgpu_layout *l, void **args, uint8_t *buf) {
+    memset(buf, 0, l->total);
+    for (int i = 0; i < l->nparams; i++) {
+        if (!args || !args[i]) return -1;
+        memcpy(buf + l->offset[i], args[i], l->size[i]);
+    }
+    return 0;
+}
+
+static int stream_device(const void *stream) {
+    int dev = rgpu_current_device();
+    rgpu_untag_handle(stream, &dev);
+    return dev;
+}
+
+static int runtime_launch(uint32_t id, const char *name, const void *func, rgpu_dim3 g, rgpu_dim3 b, void **args,
+                          size_t shmem, void *stream) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
+    rgpu_kernel *k = rgpu_find_kernel(func);
+    if (!k) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
+    void *fn = NULL;
+    if ((rc = rgpu_kernel_on(RGPU_RUNTIME, k, stream_device(stream), &fn))) return rc;
+    uint8_t stackbuf[4096], *buf = k->layout.total <= sizeof stackbuf ? stackbuf : malloc(k->layout.total);
+    if (pack(&k->layout, args, buf)) rc = rgpu_record(RGPU_RUNTIME, RGPU_INVALID_VALUE);
+    else rc = send_launch(RGPU_RUNTIME, id, name, fn, g, b, shmem, stream, buf, k->layout.total);
+    if (buf != stackbuf) free(buf);
+    return rc;
+}
+
+static __thread struct { rgpu_dim3 g, b; size_t shmem; void *stream; } cfg;
+
+unsigned __cudaPushCallConfiguration(rgpu_dim3 grid, rgpu_dim3 block, size_t shmem, void *stream) {
+    cfg.g = grid;
+    cfg.b = block;
+    cfg.shmem = shmem;
+    cfg.stream = stream;
+    return 0;
+}
+
+int __cudaPopCallConfiguration(rgpu_dim3 *grid, rgpu_dim3 *block, size_t *shmem, void **stream) {
+    if (grid) *grid = cfg.g;
+    if (block) *block = cfg.b;
+    if (shmem) *shmem = cfg.shmem;
+    if (stream) *stream = cfg.stream;
+    return 0;
+}
+
+int __cudaGetKernel(void **kernel, const void *hostFun) {
+    rgpu_kernel *k = rgpu_find_kernel(hostFun);
+    if (kernel) *kernel = k;
+    return k ? 0 : rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
+}
+
+int __cudaLaunchKernel(const void *kernel, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
+    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", kernel, g, b, args, shmem, stream);
+}
+int __cudaLaunchKernel_ptsz(const void *kernel, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
+    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", kernel, g, b, args, shmem, stream);
+}
+int cudaLaunchKernel(const void *func, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
+    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", func, g, b, args, shmem, stream);
+}
+int cudaLaunchCooperativeKernel(const void *func, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
+    return runtime_launch(RGPU_ID_cudaLaunchCooperativeKernel, "cudaLaunchCooperativeKernel", func, g, b, args, shmem, stream);
+}
+
+/* Driver launches: the layout of a CUfunction is fetched once and kept. */
+#define LAYOUT_SLOTS 512
+static struct { void *fn; rgpu_layout *l; } layouts[LAYOUT_SLOTS];
+
+static rgpu_layout *driver_layout(void *fn, int *rc) {
+    *rc = 0;
+    size_t h = ((uintptr_t)fn >> 3) % LAYOUT_SLOTS;
+    pthread_mutex_lock(&load_mu);
+    for (size_t i = 0; i < LAYOUT_SLOTS; i++) {
+        size_t j = (h + i) % LAYOUT_SLOTS;
+        if (layouts[j].fn == fn) { pthread_mutex_unlock(&load_mu); return layouts[j].l; }
+        if (!layouts[j].fn) {
+            rgpu_layout *l = malloc(sizeof *l);
+            if ((*rc = rgpu_layout_of(RGPU_DRIVER, fn, l))) { free(l); l = NULL; }
+            else { layouts[j].fn = fn; layouts[j].l = l; }
+            pthread_mutex_unlock(&load_mu);
+            return l;
+        }
+    }
+    pthread_mutex_unlock(&load_mu);
+    static __thread rgpu_layout scratch; /* table full: fetch every time */
+    *rc = rgpu_layout_of(RGPU_DRIVER, fn, &scratch);
+    return *rc ? NULL : &scratch;
+}
+
+static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rgpu_dim3 b, unsigned shmem,
+                         void *stream, void **params, void **extra) {
+    if (!f) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
+    if (extra) {
+        /* CU_LAUNCH_PARAM_BUFFER_POINTER (1) / _SIZE (2) pairs, ended by CU_LAUNCH_PARAM_END (0) */
+        const void *buf = NULL;
+        size_t size = 0;
+        for (int i = 0; extra[i] != (void *)0; i += 2) {
+            if (extra[i] == (void *)1) buf = extra[i + 1];
+            else if (extra[i] == (void *)2) size = *(size_t *)extra[i + 1];
+            else return rgpu_record(RGPU_DRIVER, RGPU_INVALID_VALUE);
+        }
+        if (params || (size && !buf)) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_VALUE);
+        return send_launch(RGPU_DRIVER, id, name, f, g, b, shmem, stream, buf, size);
+    }
+    int rc;
+    rgpu_layout *l = driver_layout(f, &rc);
+    if (!l) return rc;
+    uint8_t stackbuf[4096], *buf = l->total <= sizeof stackbuf ? stackbuf : malloc(l->total);
+    if (pack(l, params, buf)) rc = rgpu_record(RGPU_DRIVER, RGPU_INVALID_VALUE);
+    else rc = send_launch(RGPU_DRIVER, id, name, f, g, b, shmem, stream, buf, l->total);
+    if (buf != stackbuf) free(buf);
+    return rc;
+}
+
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                   unsigned shmem, void *stream, void **params, void **extra) {
+    rgpu_dim3 g = {gx, gy, gz}, b = {bx, by, bz};
+    return driver_launch(RGPU_ID_cuLaunchKernel, "cuLaunchKernel", f, g, b, shmem, stream, params, extra);
+}
+
+int cuLaunchCooperativeKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                              unsigned shmem, void *stream, void **params) {
+    rgpu_dim3 g = {gx, gy, gz}, b = {bx, by, bz};
+    return driver_launch(RGPU_ID_cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", f, g, b, shmem, stream,
+                         params, NULL);
+}
+
+/* ---- Driver API modules ------------------------------------------------------------------ */
+
+int cuModuleLoadData(void **module, const void *image) {
+    if (!module || !image) return rgpu_invalid_value(RGPU_DRIVER);
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    char digest[65] = "";
+    return load_image(RGPU_DRIVER, rgpu_current_device(), image, rgpu_image_size(image), digest, module);
+}
+
+int cuModuleLoadDataEx(void **module, const void *image, unsigned n, void *options, void **values) {
+    (void)n; (void)options; (void)values; /* JIT options: the server compiles (or interprets) as it sees fit */
+    return cuModuleLoadData(module, image);
+}
+
+int cuModuleLoadFatBinary(void **module, const void *fatbin) { return cuModuleLoadData(module, fatbin); }
+
+int cuModuleLoad(void **module, const char *fname) {
+    if (!module || !fname) return rgpu_invalid_value(RGPU_DRIVER);
+    FILE *f = fopen(fname, "rb");
+    if (!f) return rgpu_record(RGPU_DRIVER, 301 /* CUDA_ERROR_FILE_NOT_FOUND */);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    buf[got] = 0; /* PTX text is NUL-terminated for cuModuleLoadData */
+    char digest[65] = "";
+    int rc = rgpu_ensure_init();
+    if (!rc) rc = load_image(RGPU_DRIVER, rgpu_current_device(), buf, rgpu_image_size(buf) <= got + 1 ?
+                             rgpu_image_size(buf) : got, digest, module);
+    free(buf);
+    return rgpu_record(RGPU_DRIVER, rc);
+}
+
+/* ---- symbols and functions (Runtime API) ------------------------------------------------- */
+
+static int symbol_address(const void *symbol, uint64_t *addr, uint64_t *size) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
+    rgpu_var *v = rgpu_find_var(symbol);
+    if (!v || !v->module) return rgpu_record(RGPU_RUNTIME, INVALID_SYMBOL);
+    void *mod = NULL;
+    if ((rc = rgpu_module_on(RGPU_RUNTIME, v->module, rgpu_current_device(), &mod))) return rc;
+    rc = cuModuleGetGlobal_v2(addr, size, mod, v->name);
+    return rc ? rgpu_record(RGPU_RUNTIME, rc == NOT_FOUND ? INVALID_SYMBOL : rc) : 0;
+}
+
+static int symbol_copy(int to, void *host, const void *symbol, size_t count, size_t offset, int kind, void *stream,
+                       int async) {
+    uint64_t addr, size;
+    int rc = symbol_address(symbol, &addr, &size);
+    if (rc) return rc;
+    if (offset + count > size) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_VALUE);
+    if (kind == 4) kind = to ? 1 : 2; /* cudaMemcpyDefault: the host side is the program's pointer */
+    void *dev = (void *)(uintptr_t)(addr + offset);
+    if (async) return to ? cudaMemcpyAsync(dev, host, count, kind, stream) : cudaMemcpyAsync(host, dev, count, kind, stream);
+    return to ? cudaMemcpy(dev, host, count, kind) : cudaMemcpy(host, dev, count, kind);
+}
+
+int cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, int kind) {
+    return symbol_copy(1, (void *)src, symbol, count, offset, kind, NULL, 0);
+}
+int cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, int kind) {
+    return symbol_copy(0, dst, symbol, count, offset, kind, NULL, 0);
+}
+int cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, int kind, void *stream) {
+    return symbol_copy(1, (void *)src, symbol, count, offset, kind, stream, 1);
+}
+int cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, int kind, void *stream) {
+    return symbol_copy(0, dst, symbol, count, offset, kind, stream, 1);
+}
+
+int cudaGetSymbolAddress(void **devPtr, const void *symbol) {
+    uint64_t addr, size;
+    if (!devPtr) return rgpu_invalid_value(RGPU_RUNTIME);
+    int rc = symbol_address(symbol, &addr, &size);
+    if (!rc) *devPtr = (void *)(uintptr_t)addr;
+    return rc;
+}
+
+int cudaGetSymbolSize(size_t *out, const void *symbol) {
+    uint64_t addr, size;
+    if (!out) return rgpu_invalid_value(RGPU_RUNTIME);
+    int rc = symbol_address(symbol, &addr, &size);
+    if (!rc) *out = size;
+    return rc;
+}
+
+static int function_of(const void *func, void **fn) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
+    rgpu_kernel *k = rgpu_find_kernel(func);
+    if (!k) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
+    return rgpu_kernel_on(RGPU_RUNTIME, k, rgpu_current_device(), fn);
+}
+
+int cudaGetFuncBySymbol(void **functionPtr, const void *symbolPtr) {
+    if (!functionPtr) return rgpu_invalid_value(RGPU_RUNTIME);
+    return function_of(symbolPtr, functionPtr);
+}
+
+/* struct cudaFuncAttributes begins: size_t shared, const, local; int maxThreads, numRegs, ptxVersion,
+ * binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes, preferredShmemCarveout. */
+typedef struct {
+    size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+    int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes,
+        preferredShmemCarveout;
+} func_attrs_head;
+
+int cudaFuncGetAttributes(void *attr, const void *func) {
+    if (!attr) return rgpu_invalid_value(RGPU_RUNTIME);
+    void *fn;
+    int rc = function_of(func, &fn);
+    if (rc) return rc;
+    memset(attr, 0, RGPU_SIZEOF_cudaFuncAttributes);
+    func_attrs_head *a = attr;
+    int32_t v[10];
+    for (int i = 0; i < 10; i++) /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (0) .. PREFERRED_SHARED_MEMORY_CARVEOUT (9) */
+        if ((rc = cuFuncGetAttribute(&v[i], i, fn))) return rgpu_record(RGPU_RUNTIME, rc);
+    a->maxThreadsPerBlock = v[0];
+    a->sharedSizeBytes = (size_t)v[1];
+    a->constSizeBytes = (size_t)v[2];
+    a->localSizeBytes = (size_t)v[3];
+    a->numRegs = v[4];
+    a->ptxVersion = v[5];
+    a->binaryVersion = v[6];
+    a->cacheModeCA = v[7];
+    a->maxDynamicSharedSizeBytes = v[8];
+    a->preferredShmemCarveout = v[9];
+    return 0;
+}
+
+int cudaFuncSetAttribute(const void *func, int attr, int value) {
+    void *fn;
+    int rc = function_of(func, &fn);
+    if (rc) return rc;
+    /* cudaFuncAttributeMaxDynamicSharedMemorySize (8) and ...PreferredSharedMemoryCarveout (9) have the
+     * driver's numbers */
+    return rgpu_record(RGPU_RUNTIME, cuFuncSetAttribute(fn, attr, value));
+}
+
+int cudaFuncSetCacheConfig(const void *func, int config) {
+    (void)config;
+    void *fn;
+    return function_of(func, &fn); /* a preference; checked for a valid function only */
+}
+
+/* Occupancy as the CUDA occupancy calculator computes it, from the function's registers and
+ * shared memory and the device's per-SM limits. */
+int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
+                                                          size_t dynSmem, unsigned flags) {
+    (void)flags;
+    if (!numBlocks || blockSize <= 0) return rgpu_invalid_value(RGPU_RUNTIME);
+    void *fn;
+    int rc = function_of(func, &fn);
+    if (rc) return rc;
+    int dev = rgpu_current_device();
+    int32_t regs = 0, sshared = 0, max_threads = 0, sm_threads = 0, sm_blocks = 0, sm_regs = 0, sm_smem = 0,
+            reserved = 0;
+    if ((rc = cuFuncGetAttribute(&regs, 4, fn)) || (rc = cuFuncGetAttribute(&sshared, 1, fn)) ||
+        (rc = cuFuncGetAttribute(&max_threads, 0, fn)) ||
+        (rc = cudaDeviceGetAttribute(&sm_threads, 39 /* MaxThreadsPerMultiProcessor */, dev)) ||
+        (rc = cudaDeviceGetAttribute(&sm_blocks, 106 /* MaxBlocksPerMultiprocessor */, dev)) ||
+        (rc = cudaDeviceGetAttribute(&sm_regs, 82 /* MaxRegistersPerMultiprocessor */, dev)) ||
+        (rc = cudaDeviceGetAttribute(&sm_smem, 81 /* MaxSharedMemoryPerMultiprocessor */, dev)) ||
+        (rc = cudaDeviceGetAttribute(&reserved, 111 /* ReservedSharedMemoryPerBlock */, dev)))
+        return rgpu_record(RGPU_RUNTIME, rc);
+    if (blockSize > max_threads) { *numBlocks = 0; return 0; }
+    int warps = (blockSize + 31) / 32;
+    int by_threads = sm_threads / (warps * 32);
+    int regs_per_warp = ((regs ? regs : 1) * 32 + 255) / 256 * 256; /* allocated per warp in units of 256 */
+    int by_regs = sm_regs / (regs_per_warp * warps);
+    size_t smem = (size_t)sshared + dynSmem + (size_t)reserved;
+    int by_smem = smem ? (int)(sm_smem / smem) : sm_blocks;
+    int n = sm_blocks;
+    if (by_threads < n) n = by_threads;
+    if (by_regs < n) n = by_regs;
+    if (by_smem < n) n = by_smem;
+    *numBlocks = n < 0 ? 0 : n;
+    return 0;
+}
+
+int cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynSmem) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynSmem, 0);
+}

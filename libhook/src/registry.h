@@ -1,0 +1,49 @@
+/* What nvcc's registration calls record (modules, kernels by host stub, variables by host shadow)
+ * and their per-device server handles, filled lazily by the launch path. */
+#ifndef RGPU_REGISTRY_H
+#define RGPU_REGISTRY_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session.h"
+
+#define RGPU_MAX_PARAMS 256
+
+typedef struct rgpu_module {
+    void **handle;            /* what __cudaRegisterFatBinary returned */
+    const void *image;        /* the fatbin container */
+    size_t size;
+    char digest[65];          /* sha256 of the image, computed on first upload */
+    void *srv[RGPU_MAX_DEVICES]; /* tagged CUmodule per device, NULL until loaded */
+} rgpu_module;
+
+typedef struct rgpu_layout {
+    int nparams;
+    uint32_t offset[RGPU_MAX_PARAMS], size[RGPU_MAX_PARAMS];
+    uint32_t total;
+} rgpu_layout;
+
+typedef struct rgpu_kernel {
+    const void *host_fn;
+    const char *name;
+    rgpu_module *module;
+    void *fn[RGPU_MAX_DEVICES];  /* tagged CUfunction per device */
+    rgpu_layout layout;
+    int have_layout;
+} rgpu_kernel;
+
+typedef struct rgpu_var {
+    const void *host_var;
+    const char *name;
+    size_t size;
+    rgpu_module *module;
+} rgpu_var;
+
+rgpu_kernel *rgpu_find_kernel(const void *host_fn);
+rgpu_var *rgpu_find_var(const void *host_var);
+int rgpu_module_on(int face, rgpu_module *m, int dev, void **out);
+int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out);
+int rgpu_layout_of(int face, void *fn, rgpu_layout *out);
+size_t rgpu_image_size(const void *image);
+void rgpu_sha256_hex(const void *data, size_t n, char out[65]);
+#endif

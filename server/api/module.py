@@ -1,0 +1,99 @@
+"""Modules, functions and launches.
+
+Images are cached by content hash in a directory every worker of the server shares, so a second
+session running the same program does not upload its kernels again: the client first offers the
+hash alone, and sends the bytes only when told the server does not have them."""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from rgpu.protocol.generated import enums
+
+from ..errors import CudaError
+from . import handles
+
+_FUNC_ATTRS = {v: k for k, v in enums.CUfunction_attribute_enum.items()}
+
+
+def cache_dir() -> Path:
+    d = Path(os.environ.get("RGPU_MODULE_CACHE") or Path(tempfile.gettempdir()) / f"rgpu-modules-{os.getuid()}")
+    d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return d
+
+
+def _cached_image(digest: str, size: int, bulk) -> bytes:
+    if not (len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", "module digest must be 64 hex digits (sha256)")
+    path = cache_dir() / digest
+    if bulk:
+        data = bytes(bulk[0])
+        if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+            raise CudaError("CUDA_ERROR_INVALID_IMAGE", "module image does not match its digest")
+        tmp = path.with_name(f"{digest}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+        return data
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CudaError("CUDA_ERROR_NOT_FOUND", "module not cached here: send the image") from None
+    if len(data) != size:
+        raise CudaError("CUDA_ERROR_NOT_FOUND", "cached module differs: send the image")
+    return data
+
+
+@handles("cuModuleLoadData")
+def module_load(s, digest, size, bulk=()):
+    """[sha256 hex, size] (+ the image as a raw frame when the server asked for it) -> [module]"""
+    module = s.device.module_load(_cached_image(digest, size, bulk))
+    return (s.new_handle("module", module),)
+
+
+@handles("cuModuleUnload")
+def module_unload(s, module):
+    s.device.module_unload(s.drop("module", module))
+    return ()
+
+
+@handles("cuModuleGetFunction")
+def module_get_function(s, module, name):
+    return (s.new_handle("function", s.device.module_function(s.get("module", module), name)),)
+
+
+@handles("cuModuleGetGlobal_v2")
+def module_get_global(s, module, name):
+    return s.device.module_global(s.get("module", module), name)
+
+
+@handles("cuFuncGetParamInfo")
+def func_get_param_info(s, function, index):
+    params = s.device.function_params(s.get("function", function))
+    if not 0 <= index < len(params):
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"parameter {index} of {len(params)}")
+    return params[index]
+
+
+@handles("cuFuncGetAttribute")
+def func_get_attribute(s, attrib, function):
+    if attrib not in _FUNC_ATTRS:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attrib}")
+    return (s.device.function_attribute(s.get("function", function), _FUNC_ATTRS[attrib]),)
+
+
+@handles("cuFuncSetAttribute")
+def func_set_attribute(s, function, attrib, value):
+    if attrib not in _FUNC_ATTRS:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attrib}")
+    s.device.function_set_attribute(s.get("function", function), _FUNC_ATTRS[attrib], value)
+    return ()
+
+
+@handles("cuLaunchKernel", "cudaLaunchKernel", "cuLaunchCooperativeKernel", "cudaLaunchCooperativeKernel")
+def launch_kernel(s, function, gx, gy, gz, bx, by, bz, shared, stream, params):
+    """[function, grid x y z, block x y z, dynamic shared bytes, stream, packed parameters]"""
+    s.device.launch(s.get("function", function), (gx, gy, gz), (bx, by, bz), shared, s.get("stream", stream),
+                    bytes(params))
+    return ()
