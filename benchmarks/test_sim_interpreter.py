@@ -1,0 +1,66 @@
+"""Software-GPU interpreter throughput: simulated thread-instructions per second.
+
+Not a test: run with ``pytest benchmarks/test_sim_interpreter.py``. Each benchmark stores the
+rate in ``extra_info['thread_instr_per_s']`` (goal of issue 3: >= 2e7 on a 2-core machine).
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rgpu.server.sim.kernels import KernelModule, launch
+from rgpu.server.sim.memory import DeviceMemory
+from tests.support.cudabuild import build
+
+KERNELS = Path(__file__).resolve().parents[1] / "tests" / "cuda" / "kernels"
+
+
+@pytest.fixture(scope="module")
+def module():
+    return KernelModule.load(build(KERNELS / "simcore.cu", "fatbin").read_bytes())
+
+
+def _rate(benchmark, run):
+    stats = []
+    benchmark.pedantic(lambda: stats.append(run()), rounds=3, iterations=1, warmup_rounds=1)
+    instr = stats[-1].thread_instructions
+    rate = instr / benchmark.stats.stats.mean
+    benchmark.extra_info["thread_instructions"] = instr
+    benchmark.extra_info["thread_instr_per_s"] = rate
+    print(f"\n{benchmark.name}: {instr} thread-instructions, {rate:.3g} thread-instr/s")
+
+
+def test_vector_add_1m(benchmark, module):
+    n = 1 << 20
+    mem = DeviceMemory(64 << 20)
+    module.bind(mem)
+    rng = np.random.default_rng(0)
+    a, b = rng.random(n, np.float32), rng.random(n, np.float32)
+    pa, pb, pc = mem.alloc(4 * n), mem.alloc(4 * n), mem.alloc(4 * n)
+    mem.write(pa, a.tobytes())
+    mem.write(pb, b.tobytes())
+    params = struct.pack("<QQQi", pa, pb, pc, n)
+    out: list[str] = []
+    f = module.functions["vec_add"]
+    _rate(benchmark, lambda: launch(module, f, mem, (n // 256, 1, 1), (256, 1, 1), 0, params, out))
+    assert np.array_equal(np.frombuffer(mem.read(pc, 4 * n), np.float32), a + b)
+
+
+def test_tiled_matmul_256(benchmark, module):
+    M = N = K = 256
+    mem = DeviceMemory(64 << 20)
+    module.bind(mem)
+    rng = np.random.default_rng(0)
+    A, B = rng.random((M, K), np.float32), rng.random((K, N), np.float32)
+    pa, pb, pc = mem.alloc(A.nbytes), mem.alloc(B.nbytes), mem.alloc(4 * M * N)
+    mem.write(pa, A.tobytes())
+    mem.write(pb, B.tobytes())
+    params = struct.pack("<QQQiii", pa, pb, pc, M, N, K)
+    out: list[str] = []
+    f = module.functions["matmul"]
+    _rate(benchmark, lambda: launch(module, f, mem, (N // 16, M // 16, 1), (16, 16, 1), 0, params, out))
+    C = np.frombuffer(mem.read(pc, 4 * M * N), np.float32).reshape(M, N)
+    np.testing.assert_allclose(C, A @ B, rtol=1e-4)

@@ -1,0 +1,86 @@
+"""The few things the software GPU reads from a cubin ELF: per-kernel ``.nv.info.<kernel>``
+attribute records, which give the launch-buffer layout of the kernel's parameters exactly as the
+driver sees it (EIATTR_KPARAM_INFO) and the total parameter size (EIATTR_CBANK_PARAM_SIZE).
+
+Records are ``u8 format, u8 attribute`` followed by a 2-byte value (formats 1-3) or a ``u16 size``
+and that many bytes (format 4, EIFMT_SVAL).
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from .errors import SimError
+
+EIFMT_SVAL = 0x04
+EIATTR_KPARAM_INFO = 0x17
+EIATTR_CBANK_PARAM_SIZE = 0x19
+
+
+@dataclass(frozen=True)
+class Param:
+    offset: int
+    size: int
+    align: int
+
+
+def _sections(elf: bytes) -> dict[str, bytes]:
+    if elf[:4] != b"\x7fELF" or elf[4] != 2:
+        raise SimError("CUDA_ERROR_INVALID_IMAGE", "not a 64-bit ELF cubin")
+    try:
+        shoff = struct.unpack_from("<Q", elf, 0x28)[0]
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
+        heads = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize) for i in range(shnum)]
+        stroff = heads[shstrndx][4]
+        out = {}
+        for name, _typ, _fl, _addr, off, size, *_ in heads:
+            end = elf.index(b"\0", stroff + name)
+            out[elf[stroff + name:end].decode("latin-1")] = elf[off:off + size]
+        return out
+    except (struct.error, ValueError, IndexError) as exc:
+        raise SimError("CUDA_ERROR_INVALID_IMAGE", f"corrupt cubin section table: {exc}") from exc
+
+
+def _records(blob: bytes):
+    p = 0
+    while p + 4 <= len(blob):
+        fmt, attr = blob[p], blob[p + 1]
+        if fmt == EIFMT_SVAL:
+            size = struct.unpack_from("<H", blob, p + 2)[0]
+            yield attr, blob[p + 4:p + 4 + size]
+            p += 4 + size
+        else:
+            yield attr, blob[p + 2:p + 4]
+            p += 4
+
+
+def _natural_align(offset: int, size: int) -> int:
+    # KPARAM_INFO does not record a parameter's own alignment; the largest power of two (up to 16)
+    # dividing both its offset and its size is the one the layout implies.
+    a = 1
+    while a < 16 and size % (2 * a) == 0 and offset % (2 * a) == 0:
+        a *= 2
+    return a
+
+
+def kparam_info(elf: bytes) -> dict[str, tuple[list[Param], int]]:
+    """kernel name -> (params in launch-buffer order, total parameter bytes)."""
+    out = {}
+    for name, blob in _sections(elf).items():
+        if not name.startswith(".nv.info."):
+            continue
+        kernel = name[len(".nv.info."):]
+        params: dict[int, Param] = {}
+        total = None
+        for attr, val in _records(blob):
+            if attr == EIATTR_KPARAM_INFO and len(val) >= 12:
+                _index, ordinal, offset, info = struct.unpack_from("<IHHI", val, 0)
+                size = (info >> 18) & 0x3FFF
+                params[ordinal] = Param(offset, size, _natural_align(offset, size))
+            elif attr == EIATTR_CBANK_PARAM_SIZE:
+                total = struct.unpack_from("<H", val, 0)[0]
+        plist = [params[k] for k in sorted(params)]
+        if total is None:
+            total = max((p.offset + p.size for p in plist), default=0)
+        out[kernel] = (plist, total)
+    return out

@@ -1,0 +1,193 @@
+"""Unpacking what nvcc embeds in a program: registration wrappers, fatbin containers, entries.
+
+A host object carries a wrapper (``__fatbinwrap``: magic 0x466243B1, version 1 = one container,
+version 2 = the per-unit containers of ``-rdc=true``); the client ships the wrapper followed by the
+bytes it points to, or just the container(s). A container (magic 0xBA55ED50) holds entries back to
+back: PTX text (kind 1) or a cubin ELF (kind 2) for one ``sm_XY``, optionally compressed with LZ4
+(block format) or zstd. The software GPU executes PTX; cubins only serve their ``.nv.info``
+records (parameter layout), exactly like the driver's JIT would prefer SASS but fall back to PTX.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import lz4.block
+import zstandard
+
+from .errors import SimError
+
+WRAPPER_MAGIC = 0x466243B1
+CONTAINER_MAGIC = 0xBA55ED50
+ELF_MAGIC = b"\x7fELF"
+
+KIND_PTX = 1
+KIND_ELF = 2
+
+# Entry flags (fatbinary.h calls them FATBIN_FLAG_*); only the compression bits change how we read.
+FLAG_COMPRESSED_LZ4 = 0x2000
+FLAG_COMPRESSED_ZSTD = 0x8000
+
+_CONTAINER_HDR = struct.Struct("<IHHQ")  # magic, version, header size, size of the entries
+# kind, version, header size, padded payload size, compressed size, ?, minor, major, arch,
+# name offset, name length, flags, zero, decompressed size
+_ENTRY_HDR = struct.Struct("<HHIQIIHHIIIQQQ")
+
+
+@dataclass
+class Entry:
+    kind: int  # KIND_PTX or KIND_ELF
+    arch: int  # 80 for sm_80 / compute_80
+    data: bytes  # decompressed payload (PTX text without trailing NULs, or ELF bytes)
+    flags: int = 0
+    container: int = 0  # which container of the image (one per -rdc translation unit)
+
+    @property
+    def is_ptx(self) -> bool:
+        return self.kind == KIND_PTX
+
+
+@dataclass
+class Image:
+    """Everything found in one image handed to cuModuleLoadData / __cudaRegisterFatBinary."""
+
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def ptx(self) -> list[Entry]:
+        return [e for e in self.entries if e.kind == KIND_PTX]
+
+    @property
+    def cubins(self) -> list[Entry]:
+        return [e for e in self.entries if e.kind == KIND_ELF]
+
+
+def _decompress(flags: int, payload: bytes, csize: int, dsize: int) -> bytes:
+    if flags & FLAG_COMPRESSED_ZSTD:
+        # The payload is padded to 8 bytes after the frame; the exact frame size is in the header.
+        return zstandard.ZstdDecompressor().decompress(payload[:csize], max_output_size=dsize or 1 << 30)
+    if flags & FLAG_COMPRESSED_LZ4:
+        return lz4.block.decompress(payload[:csize], uncompressed_size=dsize)
+    return payload
+
+
+def parse_container(buf: bytes, pos: int = 0) -> tuple[list[Entry], int]:
+    """Entries of the container at ``pos``; returns them and the offset just past the container."""
+    magic, _version, hsize, fsize = _CONTAINER_HDR.unpack_from(buf, pos)
+    if magic != CONTAINER_MAGIC:
+        raise SimError("CUDA_ERROR_INVALID_IMAGE", f"no fatbin container at offset {pos}")
+    end = pos + hsize + fsize
+    if end > len(buf):
+        raise SimError("CUDA_ERROR_INVALID_IMAGE", "fatbin container is truncated")
+    p = pos + hsize
+    entries = []
+    while p + _ENTRY_HDR.size <= end:
+        (kind, _ver, ehsize, psize, csize, _u, _minor, _major, arch, _noff, _nlen, flags, _z,
+         dsize) = _ENTRY_HDR.unpack_from(buf, p)
+        if ehsize < _ENTRY_HDR.size or p + ehsize + psize > end:
+            raise SimError("CUDA_ERROR_INVALID_IMAGE", f"corrupt fatbin entry at offset {p}")
+        payload = bytes(buf[p + ehsize:p + ehsize + psize])
+        try:
+            data = _decompress(flags, payload, csize, dsize)
+        except Exception as exc:  # zstd/lz4 raise their own types; a corrupt image is the caller's error
+            raise SimError("CUDA_ERROR_INVALID_IMAGE", f"cannot decompress fatbin entry: {exc}") from exc
+        if kind == KIND_PTX:
+            data = data.rstrip(b"\0")
+        if kind in (KIND_PTX, KIND_ELF):
+            entries.append(Entry(kind, arch, data, flags))
+        p += ehsize + psize
+    return entries, end
+
+
+def _is_ptx_text(buf: bytes) -> bool:
+    head = buf[:4096].lstrip()
+    return (b".version" in head or b".target" in head) and b"\0" not in buf.rstrip(b"\0")[:4096]
+
+
+def parse_image(image: bytes) -> Image:
+    """Classify and unpack ``image``: wrapper + containers, containers, a ``.fatbin`` file, a cubin,
+    or PTX text."""
+    buf = bytes(image)
+    if not buf:
+        raise SimError("CUDA_ERROR_INVALID_IMAGE", "empty module image")
+    if buf[:4] == ELF_MAGIC:
+        return Image([Entry(KIND_ELF, elf_arch(buf), buf)])
+    if _is_ptx_text(buf):
+        return Image([Entry(KIND_PTX, ptx_target_arch(buf), buf.rstrip(b"\0"))])
+    magic = struct.unpack_from("<I", buf, 0)[0] if len(buf) >= 4 else 0
+    pos = 0
+    if magic == WRAPPER_MAGIC:
+        # The wrapper's pointers mean nothing here; the payload the client appended follows it
+        # (16 bytes on 32-bit layouts, 24 on 64-bit): find the first container after the magic.
+        pos = _find_container(buf, 8)
+        if pos < 0:
+            raise SimError("CUDA_ERROR_INVALID_IMAGE", "fatbin wrapper without a container after it")
+    elif magic != CONTAINER_MAGIC:
+        raise SimError("CUDA_ERROR_INVALID_IMAGE",
+                       "image is neither PTX, a cubin, nor a fatbin (bad magic 0x%08x)" % magic)
+    img = Image()
+    unit = 0
+    while pos >= 0 and pos + _CONTAINER_HDR.size <= len(buf):
+        entries, end = parse_container(buf, pos)
+        for e in entries:
+            e.container = unit
+        unit += 1
+        img.entries.extend(entries)
+        # Several containers (one per -rdc unit) sit back to back, each 8-byte aligned.
+        pos = _find_container(buf, end)
+    if not img.entries:
+        raise SimError("CUDA_ERROR_INVALID_IMAGE", "fatbin holds no PTX or ELF entry")
+    return img
+
+
+def _find_container(buf: bytes, start: int) -> int:
+    magic = struct.pack("<I", CONTAINER_MAGIC)
+    p = buf.find(magic, start)
+    while p >= 0 and p % 8:
+        p = buf.find(magic, p + 1)
+    return p
+
+
+def ptx_target_arch(text: bytes) -> int:
+    import re
+
+    m = re.search(rb"\.target\s+(?:sm|compute)_(\d+)", text)
+    return int(m.group(1)) if m else 0
+
+
+def elf_arch(elf: bytes) -> int:
+    # e_flags of a CUDA ELF carry the SM number: bits 0-7 before ELF ABI v8, bits 8-15 after.
+    flags = struct.unpack_from("<I", elf, 0x30)[0]
+    abiver = elf[8]
+    return (flags >> 8) & 0xFF if abiver >= 7 or (flags & 0xFF) == 0 else flags & 0xFF
+
+
+def choose_ptx_units(img: Image, cc: tuple[int, int]) -> list[Entry]:
+    """The PTX of every translation unit (container) the driver would JIT for a ``cc`` device."""
+    units = sorted({e.container for e in img.ptx})
+    out = []
+    for u in units:
+        sub = Image([e for e in img.entries if e.container == u])
+        try:
+            out.append(choose_ptx(sub, cc))
+        except SimError:
+            continue
+    return out or [choose_ptx(img, cc)]
+
+
+def choose_ptx(img: Image, cc: tuple[int, int]) -> Entry:
+    """The PTX the driver would JIT for a ``cc`` device: the newest one not newer than the device."""
+    dev = cc[0] * 10 + cc[1]
+    usable = [e for e in img.ptx if e.arch <= dev]
+    if usable:
+        return max(usable, key=lambda e: e.arch)
+    if img.ptx:
+        archs = ", ".join(f"compute_{e.arch}" for e in img.ptx)
+        raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
+                       f"the module's PTX ({archs}) is newer than the software GPU (sm_{dev}); "
+                       f"rebuild with -arch=sm_{dev}")
+    sass = ", ".join(sorted({f"sm_{e.arch}" for e in img.cubins})) or "no code"
+    raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
+                   f"the software GPU runs PTX, and this module holds only {sass} SASS: rebuild with "
+                   f"-arch=sm_{dev} (which embeds compute_{dev} PTX) or add "
+                   f"-gencode arch=compute_{dev},code=compute_{dev}")

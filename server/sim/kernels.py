@@ -1,0 +1,325 @@
+"""Modules and kernel launches of the software GPU: the interface the sim device backend calls.
+
+    mod = KernelModule.load(image)              # fatbin / wrapper / PTX / cubin bytes
+    addrs = mod.bind(mem)                       # module variables into device memory
+    stats = launch(mod, mod.functions["k"], mem, grid, block, dynamic_shared, params, printf_out)
+
+A launch runs the grid in batches of whole blocks; every thread of a batch is a numpy lane
+(ptx/interp.py). Faults raise SimFault after the output printed so far is in ``printf_out``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import fatbin
+from .cubin import Param, kparam_info
+from .errors import SimError, SimFault
+from .memory import DeviceMemory
+from .ptx import interp
+from .ptx.parser import Module, parse
+from .ptx.program import Program, entry_param_layout, flatten
+
+# Limits of the simulated device (an sm_80-class GPU); the device-properties code reads these too.
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIM = (1024, 1024, 64)
+MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
+SHARED_STATIC_MAX = 48 * 1024  # static shared memory, and dynamic without opt-in
+SHARED_OPTIN_MAX = 163 * 1024  # cudaFuncAttributeMaxDynamicSharedMemorySize ceiling on sm_80
+MAX_PARAM_BYTES = 32764  # CUDA 12.1+ kernel parameter limit
+WARP_SIZE = 32
+NUM_SMS = 108
+MAX_WARPS_PER_SM = 64
+# Lanes in flight per batch are bounded by the host memory their registers take.
+LANE_BYTES_BUDGET = 256 << 20
+MAX_LANES = 1 << 20
+
+
+@dataclass
+class ModuleVariable:
+    name: str
+    space: str  # "global" or "const"
+    size: int
+    init: bytes
+
+
+@dataclass
+class KernelFunction:
+    name: str
+    params: list[Param]
+    param_size: int
+    static_shared_bytes: int
+    local_bytes: int
+    num_regs: int
+    max_threads_per_block: int
+    max_dynamic_shared_bytes: int = field(default=0)
+    program: Program | None = field(default=None, repr=False)
+
+    def set_max_dynamic_shared(self, nbytes: int) -> None:
+        """cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)."""
+        if nbytes < 0 or nbytes + self.static_shared_bytes > SHARED_OPTIN_MAX:
+            raise SimError("CUDA_ERROR_INVALID_VALUE",
+                           f"{nbytes} bytes of dynamic shared memory exceed the device maximum of "
+                           f"{SHARED_OPTIN_MAX - self.static_shared_bytes} for {self.name}")
+        self.max_dynamic_shared_bytes = nbytes
+
+
+@dataclass
+class LaunchStats:
+    thread_instructions: int
+    seconds: float
+    blocks: int
+    batches: int
+
+
+def param_layout(image: bytes, cc: tuple[int, int] = (8, 0)) -> dict[str, tuple[list[Param], int]]:
+    """Kernel name -> (parameter layout, total bytes) of a module image, from the cubin's
+    EIATTR_KPARAM_INFO when the image carries one, else from the PTX ``.entry`` declarations."""
+    img = fatbin.parse_image(image)
+    out: dict[str, tuple[list[Param], int]] = {}
+    for e in img.cubins:
+        out.update(kparam_info(e.data))
+    if img.ptx:
+        try:
+            mod = parse(fatbin.choose_ptx(img, cc).data)
+        except SimError:
+            mod = None
+        if mod is not None:
+            for name, fn in mod.functions.items():
+                if fn.entry and not fn.extern:
+                    ptx_params, size = entry_param_layout(fn)
+                    if name in out and len(out[name][0]) == len(ptx_params):
+                        # Same offsets; PTX also knows each parameter's declared alignment.
+                        out[name] = ([Param(c.offset, c.size, p.align) for c, p in zip(out[name][0], ptx_params)],
+                                     out[name][1])
+                    else:
+                        out.setdefault(name, (ptx_params, size))
+    return out
+
+
+class KernelModule:
+    def __init__(self, ptx: Module, layouts: dict[str, tuple[list[Param], int]]):
+        self.ptx = ptx
+        self.functions: dict[str, KernelFunction] = {}
+        self.variables: dict[str, ModuleVariable] = {}
+        self.addresses: dict[str, int] = {}
+        self._mem: DeviceMemory | None = None
+        self._compiled: dict[str, list] = {}
+        for var in ptx.variables.values():
+            if var.space in ("global", "const") and not var.extern:
+                self.variables[var.name] = ModuleVariable(var.name, var.space, var.size,
+                                                          var.init or bytes(var.size))
+        for name, fn in ptx.functions.items():
+            if not fn.entry or fn.extern:
+                continue
+            try:
+                prog = flatten(ptx, name)
+            except SimError as exc:
+                prog = None
+                err = exc
+            params, psize = layouts.get(name) or entry_param_layout(fn)
+            if prog is None:
+                kf = KernelFunction(name, params, psize, 0, 0, 0, MAX_THREADS_PER_BLOCK)
+                kf.program = None
+                kf._load_error = err  # reported at launch, like an unsupported opcode
+            else:
+                nregs = min(255, max(16, sum(2 if t in ("b64", "u64", "s64", "f64") else 1
+                                             for t, _ in prog.regs.values() if t != "pred")))
+                kf = KernelFunction(name, params, psize, prog.static_shared, prog.local_size, nregs,
+                                    min(MAX_THREADS_PER_BLOCK, prog.max_threads))
+                kf.program = prog
+            kf.max_dynamic_shared_bytes = max(0, SHARED_STATIC_MAX - kf.static_shared_bytes)
+            self.functions[name] = kf
+
+    @classmethod
+    def load(cls, image: bytes, cc: tuple[int, int] = (8, 0)) -> "KernelModule":
+        img = fatbin.parse_image(image)
+        ptx = _link([parse(e.data) for e in fatbin.choose_ptx_units(img, cc)])
+        layouts: dict[str, tuple[list[Param], int]] = {}
+        for e in img.cubins:
+            try:
+                layouts.update(kparam_info(e.data))
+            except SimError:
+                pass
+        for name, (plist, size) in list(layouts.items()):
+            fn = ptx.functions.get(name)
+            if fn is not None and len(fn.params) == len(plist):
+                layouts[name] = ([Param(c.offset, c.size, p.align) for c, p in zip(plist, fn.params)], size)
+        return cls(ptx, layouts)
+
+    def bind(self, mem: DeviceMemory) -> dict[str, int]:
+        """Allocate and initialise the module's variables in ``mem``; returns name -> address."""
+        addrs = {}
+        for v in self.variables.values():
+            addrs[v.name] = mem.alloc(max(v.size, 1))
+        for v in self.variables.values():
+            data = bytearray(v.init[:v.size].ljust(v.size, b"\0"))
+            for off, sym, addend in self.ptx.variables[v.name].relocs:
+                target = addrs.get(sym, 0) + addend
+                data[off:off + 8] = target.to_bytes(8, "little")[:min(8, v.size - off)]
+            if data:
+                mem.write(addrs[v.name], bytes(data))
+        self.addresses = addrs
+        self._mem = mem
+        return addrs
+
+    def compiled(self, func: KernelFunction) -> list:
+        # Compiled code embeds symbol addresses; a fresh session usually gets the same ones back.
+        key = (func.name, tuple(sorted(self.addresses.items())))
+        code = self._compiled.get(key)
+        if code is None:
+            if func.program is None:
+                raise func._load_error
+            code = interp.compile_program(func.program, self.addresses)
+            self._compiled[key] = code
+        return code
+
+
+def _link(units: list[Module]) -> Module:
+    """Merge the PTX of several -rdc translation units: definitions replace extern declarations."""
+    mod = units[0]
+    for other in units[1:]:
+        for name, fn in other.functions.items():
+            if name not in mod.functions or (mod.functions[name].extern and not fn.extern):
+                mod.functions[name] = fn
+        for name, var in other.variables.items():
+            if name not in mod.variables or (mod.variables[name].extern and not var.extern):
+                mod.variables[name] = var
+    return mod
+
+
+def _check_config(func: KernelFunction, grid, block, dynamic_shared: int, params: bytes) -> None:
+    if len(grid) != 3 or len(block) != 3:
+        raise SimError("CUDA_ERROR_INVALID_VALUE", "grid and block must have three dimensions")
+    if any(b < 1 for b in block) or any(b > m for b, m in zip(block, MAX_BLOCK_DIM)):
+        raise SimError("CUDA_ERROR_INVALID_VALUE", f"block {tuple(block)} exceeds the limits {MAX_BLOCK_DIM}")
+    nthreads = block[0] * block[1] * block[2]
+    if nthreads > min(MAX_THREADS_PER_BLOCK, func.max_threads_per_block):
+        raise SimError("CUDA_ERROR_INVALID_VALUE",
+                       f"{nthreads} threads per block exceed the maximum of "
+                       f"{min(MAX_THREADS_PER_BLOCK, func.max_threads_per_block)} for {func.name}")
+    if any(g < 1 for g in grid) or any(g > m for g, m in zip(grid, MAX_GRID_DIM)):
+        raise SimError("CUDA_ERROR_INVALID_VALUE", f"grid {tuple(grid)} exceeds the limits {MAX_GRID_DIM}")
+    if dynamic_shared < 0 or dynamic_shared > func.max_dynamic_shared_bytes:
+        raise SimError("CUDA_ERROR_INVALID_VALUE",
+                       f"{dynamic_shared} bytes of dynamic shared memory exceed the {func.max_dynamic_shared_bytes} "
+                       f"allowed for {func.name} (raise it with cudaFuncSetAttribute, up to "
+                       f"{SHARED_OPTIN_MAX - func.static_shared_bytes})")
+    if func.static_shared_bytes + dynamic_shared > SHARED_OPTIN_MAX:
+        raise SimError("CUDA_ERROR_INVALID_VALUE", "shared memory per block exceeds the device maximum")
+    if len(params) < func.param_size:
+        raise SimError("CUDA_ERROR_INVALID_VALUE",
+                       f"{func.name} takes {func.param_size} bytes of parameters, {len(params)} given")
+
+
+def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam):
+    T = block[0] * block[1] * block[2]
+    tpad = -(-T // WARP_SIZE) * WARP_SIZE
+    n = nb * tpad
+    st = interp.State(n)
+    st.name = func.name
+    st.mem = mem
+    st.tpad = tpad
+    st.all_idx = np.arange(n)
+    t = np.tile(np.arange(tpad, dtype=np.int64), nb)
+    blk_local = np.repeat(np.arange(nb, dtype=np.int64), tpad)
+    blk = blk_local + start
+    bx, by, _ = block
+    gx, gy, _ = grid
+    u32 = np.uint32
+    sp = {
+        "%tid.x": (t % bx).astype(u32), "%tid.y": ((t // bx) % by).astype(u32), "%tid.z": (t // (bx * by)).astype(u32),
+        "%ctaid.x": (blk % gx).astype(u32), "%ctaid.y": ((blk // gx) % gy).astype(u32),
+        "%ctaid.z": (blk // (gx * gy)).astype(u32),
+        "%laneid": (t % WARP_SIZE).astype(u32), "%warpid": (t // WARP_SIZE).astype(u32),
+        "%smid": (blk % NUM_SMS).astype(u32),
+    }
+    for k, c in enumerate("xyz"):
+        sp[f"%ntid.{c}"] = u32(block[k])
+        sp[f"%nctaid.{c}"] = u32(grid[k])
+        sp[f"%clusterid.{c}"] = sp[f"%ctaid.{c}"]
+        sp[f"%nclusterid.{c}"] = u32(grid[k])
+        sp[f"%cluster_ctaid.{c}"] = u32(0)
+        sp[f"%cluster_nctaid.{c}"] = u32(1)
+    lane = (t % WARP_SIZE).astype(np.uint64)
+    one = np.uint64(1)
+    sp.update({
+        "%nwarpid": u32(MAX_WARPS_PER_SM), "%nsmid": u32(NUM_SMS), "%gridid": u32(1),
+        "%lanemask_eq": (one << lane).astype(u32), "%lanemask_lt": ((one << lane) - one).astype(u32),
+        "%lanemask_le": ((one << (lane + one)) - one).astype(u32),
+        "%lanemask_gt": (~((one << (lane + one)) - one)).astype(u32),
+        "%lanemask_ge": (~((one << lane) - one)).astype(u32),
+        "%cluster_ctarank": u32(0), "%cluster_nctarank": u32(1), "%is_explicit_cluster": u32(0),
+    })
+    st.special = sp
+    st.laneid = t % WARP_SIZE
+    st.laneid64 = lane
+    st.lane_shift = np.arange(WARP_SIZE, dtype=np.uint64)
+    st.warp_base = (np.arange(n, dtype=np.int64) // WARP_SIZE) * WARP_SIZE
+    st.lane_block = blk_local
+    st.dynamic_shared = dynamic_shared
+    st.shared_limit = prog.dynamic_shared_offset + dynamic_shared if dynamic_shared else prog.static_shared
+    st.shared_stride = -(-max(st.shared_limit, 1) // 16) * 16
+    st.shared = np.zeros(nb * st.shared_stride, np.uint8)
+    st.local_limit = prog.local_size
+    st.local_stride = max(16, prog.local_size)
+    st.local = np.zeros(n * st.local_stride, np.uint8)
+    st.kparam = kparam
+    st.carry = np.zeros(n, bool)
+    st.R = interp.Regs(_decl_cache(prog), n)
+    live = t < T
+    return st, live
+
+
+def _decl_cache(prog: Program):
+    d = getattr(prog, "_decl", None)
+    if d is None:
+        from .ptx.types import dtype_of
+        d = {name: dtype_of(t) for name, (t, _v) in prog.regs.items()}
+        prog._decl = d
+    return d
+
+
+def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, block, dynamic_shared: int,
+           params: bytes, printf_out: list[str]) -> LaunchStats:
+    grid = tuple(int(g) for g in grid)
+    block = tuple(int(b) for b in block)
+    _check_config(func, grid, block, int(dynamic_shared), params)
+    if module._mem is not mem:
+        module.bind(mem)
+    code = module.compiled(func)
+    prog = func.program
+    t0 = time.perf_counter()
+    T = block[0] * block[1] * block[2]
+    tpad = -(-T // WARP_SIZE) * WARP_SIZE
+    nblocks = grid[0] * grid[1] * grid[2]
+    per_lane = 8 * max(len(prog.regs), 1) + prog.local_size + 64
+    lanes = max(tpad, min(MAX_LANES, LANE_BYTES_BUDGET // per_lane))
+    per_batch = max(1, min(nblocks, lanes // tpad))
+    kparam = np.zeros(-(-max(len(params), 1) // 16) * 16, np.uint8)
+    kparam[:len(params)] = np.frombuffer(bytes(params), np.uint8)
+    executed = 0
+    batches = 0
+    with np.errstate(all="ignore"):
+        for start in range(0, nblocks, per_batch):
+            nb = min(per_batch, nblocks - start)
+            st, live = _batch_state(func, prog, mem, grid, block, start, nb, int(dynamic_shared), kparam)
+            try:
+                interp.run(st, code, live)
+            except SimFault:
+                printf_out.extend(st.printf_out)
+                raise
+            except SimError:
+                printf_out.extend(st.printf_out)
+                raise
+            except (IndexError, KeyError, ValueError, TypeError, OverflowError, AttributeError,
+                    ZeroDivisionError) as exc:
+                printf_out.extend(st.printf_out)
+                raise SimError("CUDA_ERROR_NOT_SUPPORTED",
+                               f"the software GPU failed executing {func.name}: {exc!r}") from exc
+            printf_out.extend(st.printf_out)
+            executed += st.executed
+            batches += 1
+    return LaunchStats(executed, time.perf_counter() - t0, nblocks, batches)

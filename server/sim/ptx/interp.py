@@ -1,0 +1,343 @@
+"""The SIMT engine: lanes, registers, operand access and the scheduler.
+
+All threads of a batch of blocks are numpy lanes. Every lane has its own program counter;
+the scheduler always runs the group of lanes with the *lowest* PC (min-PC scheduling). For the
+code nvcc emits (structured control flow, reconvergence points after the divergent region, loop
+back edges going to lower addresses) this makes diverged lanes wait at the join point until the
+others arrive, so they reconverge exactly where a GPU's reconvergence stack would rejoin them,
+and warp-synchronous instructions (shfl, vote, bar) see every lane that should take part.
+A group keeps running straight-line code without re-checking PCs until it reaches the lowest
+PC any waiting lane sits at; then the groups merge.
+
+Instructions are compiled once per (kernel, module binding) into closures ``fn(state, mask)``;
+``mask`` is None when every lane of the batch is in the group, otherwise a boolean array.
+Arithmetic is computed over all lanes and merged under the mask; memory, atomics and output
+only touch the active lanes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import SimError, SimFault
+from .parser import Instruction, Operand
+from .program import Program
+from .types import DTYPES, dtype_of, imm_value, to_bits
+
+INF = np.int64(1 << 40)
+
+# Generic address windows of the non-global spaces. Device allocations live at 0x7F40_..-0x7F50_..
+# (memory.py); these sit above them, 4 GiB each, like a GPU's shared/local apertures.
+SHARED_WINDOW = 0x7FFE_0000_0000
+LOCAL_WINDOW = 0x7FFD_0000_0000
+PARAM_WINDOW = 0x7FFC_0000_0000
+WINDOW_SIZE = 1 << 32
+
+OPS: dict[str, object] = {}  # opcode base -> compile function(ins, ctx) -> fn(st, mask)
+CONTROL = {"bra", "ret", "exit"}
+
+
+def op(*names):
+    def deco(fn):
+        for n in names:
+            OPS[n] = fn
+        return fn
+    return deco
+
+
+class Regs(dict):
+    """Registers of a batch; a register never written reads as zero."""
+
+    def __init__(self, decl: dict[str, np.dtype], n: int):
+        super().__init__()
+        self.decl = decl
+        self.n = n
+
+    def __missing__(self, name):
+        dt = self.decl.get(name)
+        if dt is None:
+            raise SimError("CUDA_ERROR_INVALID_PTX", f"use of undeclared register {name}")
+        a = np.zeros(self.n, dt)
+        self[name] = a
+        return a
+
+
+class State:
+    """One batch of blocks in flight."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self._mask_key = None
+        self._idx = None
+        self.executed = 0
+        self.printf_out: list[str] = []
+        self.fault: SimFault | None = None
+
+    def idx(self, mask):
+        if mask is None:
+            if self._mask_key is not True:
+                self._mask_key, self._idx = True, self.all_idx
+            return self._idx
+        if self._mask_key is not mask:
+            self._mask_key, self._idx = mask, np.flatnonzero(mask)
+        return self._idx
+
+    def write(self, name: str, val, mask) -> None:
+        R = self.R
+        dt = R.decl[name]
+        val = np.asarray(val)
+        if val.dtype != dt:
+            val = to_bits(val, dt)
+        if mask is None:
+            R[name] = np.full(self.n, val, dt) if val.ndim == 0 else val
+        else:
+            R[name] = np.where(mask, val, R[name])
+
+    def write_idx(self, name: str, val, idx, mask) -> None:
+        """Write values that exist only for the lanes ``idx`` (loads, atomics)."""
+        R = self.R
+        dt = R.decl[name]
+        val = np.asarray(val)
+        if val.dtype != dt:
+            val = to_bits(val, dt)
+        if mask is None:
+            R[name] = val if val.shape == (self.n,) else np.full(self.n, val, dt)
+            return
+        a = R[name].copy()
+        a[idx] = val
+        R[name] = a
+
+
+class Compiler:
+    """Compile-time context: declarations, symbol addresses, operand accessors."""
+
+    def __init__(self, prog: Program, symbols: dict[str, int]):
+        self.prog = prog
+        self.symbols = symbols  # module variable name -> device address
+        self.decl = {}
+        for name, (t, vec) in prog.regs.items():
+            if vec != 1:
+                raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"vector register {name} is not supported")
+            self.decl[name] = dtype_of(t)
+
+    # -- symbols -------------------------------------------------------------------------------
+    def sym(self, name: str) -> tuple[str, int]:
+        p = self.prog
+        if name in p.kparams:
+            return "param", p.kparams[name]
+        if name in p.local_syms:
+            return "local", p.local_syms[name]
+        if name in p.shared_syms:
+            return "shared", p.shared_syms[name]
+        if name in p.dynamic_shared_syms:
+            return "shared", p.dynamic_shared_offset
+        if name in self.symbols:
+            return "global", self.symbols[name]
+        if name in p.labels:
+            return "label", p.labels[name]
+        raise SimError("CUDA_ERROR_INVALID_PTX", f"unknown symbol {name!r} in {p.name}")
+
+    def generic(self, name: str) -> int:
+        space, v = self.sym(name)
+        return {"global": 0, "shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}[space] + v
+
+    # -- operands ------------------------------------------------------------------------------
+    def get(self, o: Operand, t: str):
+        """Getter ``f(st) -> array or scalar`` reading operand ``o`` as PTX type ``t``."""
+        if t == "bf16x2" or t == "f16x2":
+            t = "b32"
+        dt = dtype_of(t)
+        if o.kind == "reg":
+            name = o.value
+            if name.startswith("%") and name not in self.decl:
+                return self.special(name, dt)
+            src = self.decl[name]
+            neg = o.neg
+            if src == dt:
+                if neg:
+                    return lambda st: ~st.R[name]
+                return lambda st: st.R[name]
+            if src.itemsize == dt.itemsize and src.kind != "b" and dt.kind != "b":
+                return lambda st: st.R[name].view(dt)
+            return lambda st: to_bits(st.R[name], dt)
+        if o.kind == "imm":
+            c = imm_value(o, t)
+            return lambda st: c
+        if o.kind == "sym":
+            # A symbol's value is its address in its own state space (cvta makes it generic).
+            _space, v = self.sym(o.value)
+            c = to_bits(np.uint64(v + o.offset), dt)
+            return lambda st: c
+        raise SimError("CUDA_ERROR_INVALID_PTX", f"unexpected operand {o.kind} for .{t}")
+
+    def special(self, name: str, dt):
+        base = name.split(".")[0]
+        if base in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"):
+            import time
+
+            def clock(st):
+                v = np.uint64(time.perf_counter_ns() if base.startswith("%clock") else time.time_ns())
+                if base == "%globaltimer_hi":
+                    v = v >> np.uint64(32)
+                return to_bits(v, dt) if dt.itemsize == 8 else to_bits(np.uint32(int(v) & 0xFFFFFFFF), dt)
+            return clock
+        if base in ("%envreg0", "%pm0", "%dynamic_smem_size", "%total_smem_size", "%aggr_smem_size") or \
+                base.startswith("%envreg") or base.startswith("%pm"):
+            def env(st):
+                if base == "%dynamic_smem_size":
+                    return to_bits(np.uint32(st.dynamic_shared), dt)
+                if base in ("%total_smem_size", "%aggr_smem_size"):
+                    return to_bits(np.uint32(st.shared_limit), dt)
+                return to_bits(np.uint32(0), dt)
+            return env
+        if name not in SPECIALS:
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED",
+                           f"special register {name} is not supported by the software GPU")
+        return lambda st: to_bits(st.special[name], dt)
+
+    def set(self, o: Operand, t: str):
+        """Setter ``f(st, value, mask)`` writing a full-width value computed as type ``t``."""
+        if o.kind == "sink":
+            return lambda st, v, m: None
+        if o.kind != "reg" or o.value not in self.decl:
+            raise SimError("CUDA_ERROR_INVALID_PTX", f"destination must be a register, got {o.value!r}")
+        name = o.value
+        dt = self.decl[name]
+        src = dtype_of(t) if t not in ("bf16x2", "f16x2") else DTYPES["b32"]
+        if dt.itemsize > src.itemsize and t[0] == "s":
+            def setter(st, v, m):
+                st.write(name, to_bits(np.asarray(v, src), dt, sign_extend=True), m)
+            return setter
+        return lambda st, v, m: st.write(name, v, m)
+
+    def set_idx(self, o: Operand, t: str):
+        """Setter ``f(st, values_of_active_lanes, idx, mask)``."""
+        if o.kind == "sink":
+            return lambda st, v, i, m: None
+        if o.kind != "reg" or o.value not in self.decl:
+            raise SimError("CUDA_ERROR_INVALID_PTX", f"destination must be a register, got {o.value!r}")
+        name = o.value
+        dt = self.decl[name]
+        src = dtype_of(t) if t not in ("bf16x2", "f16x2") else DTYPES["b32"]
+        ext = dt.itemsize > src.itemsize and t[0] == "s"
+
+        def setter(st, v, idx, m):
+            v = np.asarray(v)
+            if v.dtype != src:
+                v = to_bits(v, src)
+            st.write_idx(name, to_bits(v, dt, sign_extend=ext), idx, m)
+        return setter
+
+
+SPECIALS = {
+    f"%{r}.{c}" for r in ("tid", "ntid", "ctaid", "nctaid", "clusterid", "nclusterid", "cluster_ctaid",
+                          "cluster_nctaid") for c in "xyz"
+} | {"%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_le",
+     "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%cluster_ctarank", "%cluster_nctarank",
+     "%is_explicit_cluster"}
+
+
+def compile_program(prog: Program, symbols: dict[str, int]) -> list:
+    """Closures for every instruction; an unknown opcode is an error naming it."""
+    from . import ops_ctrl, ops_cvt, ops_float, ops_int, ops_mem, ops_warp  # noqa: F401  (register OPS)
+
+    ctx = Compiler(prog, symbols)
+    code = []
+    for ins in prog.code:
+        base = ins.opcode.split(".")[0]
+        if ins.opcode.startswith("call."):
+            base = ins.opcode
+        comp = OPS.get(base)
+        if comp is None:
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED",
+                           f"PTX instruction '{ins.opcode}' is not supported by the software GPU "
+                           f"(kernel {prog.name}, PTX line {ins.line})")
+        try:
+            fn = comp(ins, ctx)
+        except SimError:
+            raise
+        except (KeyError, IndexError, ValueError, TypeError, AttributeError) as exc:
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED",
+                           f"PTX instruction '{ins.opcode}' (line {ins.line}) has a form the software GPU "
+                           f"does not support: {exc}") from exc
+        if base not in CONTROL and ins.guard is not None:
+            fn = _guarded(fn, ins.guard, ctx)
+        code.append((base in CONTROL, fn, ins))
+    return code
+
+
+def _guarded(fn, guard, ctx: Compiler):
+    name, neg = guard
+    if name not in ctx.decl:
+        raise SimError("CUDA_ERROR_INVALID_PTX", f"guard {name} is not a declared predicate")
+
+    def run(st, mask):
+        p = st.R[name]
+        if neg:
+            p = ~p
+        m = p if mask is None else (p & mask)
+        if m.any():
+            fn(st, m)
+    return run
+
+
+def guard_mask(st, ins: Instruction, mask):
+    """Lanes of the group whose guard predicate holds (all of them without a guard)."""
+    if ins.guard is None:
+        return mask
+    p = st.R[ins.guard[0]]
+    if ins.guard[1]:
+        p = ~p
+    return p if mask is None else (p & mask)
+
+
+def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -> None:
+    """Execute until every lane has exited."""
+    n = st.n
+    P = np.where(live, 0, INF).astype(np.int64)
+    st.P = P
+    pc = -1
+    mask = None
+    stop = -1  # forces forming the first group
+    ncode = len(code)
+    active = 0
+    while True:
+        if pc >= stop:
+            # Merge: the running group parks at its PC, then the lowest-PC lanes form the next group.
+            if pc >= 0:
+                if mask is None:
+                    P[:] = pc
+                else:
+                    P[mask] = pc
+            m = P.min()
+            if m >= INF:
+                break
+            grp = P == m
+            active = int(np.count_nonzero(grp))
+            rest = P[~grp]
+            stop = int(rest.min()) if rest.size else INF
+            mask = None if active == n else grp
+            pc = int(m)
+        if pc >= ncode:
+            raise SimFault("CUDA_ERROR_ILLEGAL_INSTRUCTION", f"{st.name}: execution ran past the last instruction")
+        is_ctrl, fn, ins = code[pc]
+        st.executed += active
+        if not is_ctrl:
+            fn(st, mask)
+            pc += 1
+            continue
+        # Control flow: fn returns (target, taken-mask) — taken None means every lane of the group.
+        target, taken = fn(st, mask)
+        if taken is None:
+            pc = target
+            continue
+        if not taken.any():
+            pc += 1
+            continue
+        grp = np.ones(n, bool) if mask is None else mask
+        if (taken == grp).all():
+            pc = target
+            continue
+        # Divergence: park both sides and let the scheduler pick the lowest.
+        P[grp] = np.where(taken[grp], target, pc + 1)
+        pc = -1
+        stop = -1

@@ -1,0 +1,119 @@
+"""Control flow and the calls the software GPU implements itself (vprintf, __assertfail).
+
+Control instructions return ``(target, taken)`` to the scheduler (interp.run) instead of writing
+registers: ``taken`` None means every lane of the group goes to ``target``; a mask lets the
+scheduler split the group. Exiting lanes go to PC = INF and never come back.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import SimError, SimFault
+from .interp import INF, guard_mask, op
+from .ops_mem import resolve
+from .printf import format_printf, read_cstring
+
+
+@op("bra")
+def c_bra(ins, ctx):
+    target = ins.operands[0].value
+    if target not in ctx.prog.labels:
+        raise SimError("CUDA_ERROR_INVALID_PTX", f"branch to unknown label {target!r}")
+    pc = ctx.prog.labels[target]
+    if ins.guard is None:
+        return lambda st, m: (pc, None)
+    return lambda st, m: (pc, guard_mask(st, ins, m))
+
+
+@op("ret", "exit")
+def c_exit(ins, ctx):
+    if ins.guard is None:
+        return lambda st, m: (INF, None)
+    return lambda st, m: (INF, guard_mask(st, ins, m))
+
+
+@op("trap")
+def c_trap(ins, ctx):
+    def run(st, m):
+        raise SimFault("CUDA_ERROR_LAUNCH_FAILED", f"{st.name}: trap instruction executed")
+    return run
+
+
+@op("brkpt")
+def c_brkpt(ins, ctx):
+    # Without an attached debugger a breakpoint stops the kernel like a trap does.
+    def run(st, m):
+        raise SimFault("CUDA_ERROR_LAUNCH_FAILED", f"{st.name}: brkpt executed with no debugger attached")
+    return run
+
+
+@op("membar", "fence", "nanosleep", "pmevent", "griddepcontrol", "setmaxnreg")
+def c_noop(ins, ctx):
+    # Fences: each instruction completes for every lane before the next one starts, so memory is
+    # already sequentially consistent. nanosleep: time is not simulated. pmevent: no counters.
+    return lambda st, m: None
+
+
+def _param_reader(ctx, operand, dtype):
+    """Read a call-sequence .param slot (per-lane local storage) for the active lanes."""
+    space, off = ctx.sym(operand.value)
+    off += operand.offset
+    dt = np.dtype(dtype)
+
+    def read(st, idx):
+        if space == "param":
+            return np.full(len(idx), st.kparam[off:off + dt.itemsize].view(dt)[0])
+        arena, offs, _ = resolve(st, space, np.full(len(idx), off, np.uint64), dt.itemsize, idx)[0]
+        return arena[:len(arena) - len(arena) % dt.itemsize].view(dt)[offs // dt.itemsize]
+    return read, space, off
+
+
+@op("call.vprintf")
+def c_vprintf(ins, ctx):
+    rets, args = ins.operands[0].value, ins.operands[1].value
+    fmt_r = _param_reader(ctx, args[0], np.uint64)[0]
+    buf_r = _param_reader(ctx, args[1], np.uint64)[0]
+    ret = None
+    if rets:
+        space, off = ctx.sym(rets[0].value)
+        ret = off + rets[0].offset
+
+    def run(st, m):
+        idx = st.idx(m)
+        fmts = fmt_r(st, idx)
+        bufs = buf_r(st, idx)
+        counts = np.zeros(len(idx), np.int32)
+        cache = {}
+        for k in range(len(idx)):  # output is per thread by nature; formatting cost is per line
+            fa = int(fmts[k])
+            if fa not in cache:
+                cache[fa] = read_cstring(st, fa, int(idx[k]))
+            text, nargs = format_printf(st, cache[fa], int(bufs[k]), int(idx[k]))
+            st.printf_out.append(text)
+            counts[k] = nargs
+        if ret is not None:
+            offs = idx.astype(np.int64) * st.local_stride + ret
+            st.local[:len(st.local) - len(st.local) % 4].view(np.int32)[offs // 4] = counts
+    return run
+
+
+@op("call.__assertfail")
+def c_assertfail(ins, ctx):
+    args = ins.operands[1].value
+    msg_r = _param_reader(ctx, args[0], np.uint64)[0]
+    file_r = _param_reader(ctx, args[1], np.uint64)[0]
+    line_r = _param_reader(ctx, args[2], np.uint32)[0]
+    func_r = _param_reader(ctx, args[3], np.uint64)[0]
+
+    def run(st, m):
+        idx = st.idx(m)
+        msgs, files, lines, funcs = msg_r(st, idx), file_r(st, idx), line_r(st, idx), func_r(st, idx)
+        for k, lane in enumerate(idx):
+            tid = [int(st.special[f"%tid.{c}"][lane]) for c in "xyz"]
+            cta = [int(np.broadcast_to(st.special[f"%ctaid.{c}"], (st.n,))[lane]) for c in "xyz"]
+            st.printf_out.append(
+                f"{read_cstring(st, int(files[k]), lane)}:{int(lines[k])}: {read_cstring(st, int(funcs[k]), lane)}: "
+                f"block: [{cta[0]},{cta[1]},{cta[2]}], thread: [{tid[0]},{tid[1]},{tid[2]}] "
+                f"Assertion `{read_cstring(st, int(msgs[k]), lane)}` failed.\n")
+        raise SimFault("CUDA_ERROR_ASSERT", f"{st.name}: device-side assertion failed")
+    return run

@@ -1,0 +1,112 @@
+"""``cvt``: conversions between all integer, f16, bf16, f32 and f64 types.
+
+PTX rules spelled out: float -> integer needs an integer rounding (.rni/.rzi/.rmi/.rpi) and always
+saturates to the destination range with NaN -> 0; integer -> integer wraps unless .sat; float ->
+narrower float rounds with .rn/.rz/.rm/.rp; ``.sat`` on a float destination clamps to [0, 1].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .interp import op
+from .ops_float import F32, F64, ftz, pack, round_to_f32, unpack
+from .types import dtype_of, f32_to_bf16, is_float, to_bits, types_in
+
+INT_ROUND = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
+FLOAT_ROUND = ("rn", "rz", "rm", "rp", "rna", "rs")
+
+
+def _int_range(t):
+    info = np.iinfo(dtype_of(t))
+    return info.min, info.max
+
+
+def convert(x, dt: str, at: str, parts) -> np.ndarray:
+    irnd = next((p for p in parts if p in INT_ROUND), None)
+    frnd = next((p for p in parts if p in FLOAT_ROUND), None)
+    sat = "sat" in parts
+    x = np.asarray(x)
+    if is_float(at):
+        v = unpack(x, at)[0]
+        if "ftz" in parts and at == "f32":
+            v = ftz(v)
+        if not is_float(dt):
+            v = np.asarray(v, F64)
+            v = INT_ROUND.get(irnd or "rzi")(v)
+            lo, hi = _int_range(dt)
+            # Clamp in f64, then convert: the bounds are exact for <= 32-bit types; 64-bit ones
+            # need the comparison to avoid converting 2^63 (out of range for int64).
+            big = v >= float(hi)
+            small = v <= float(lo)
+            v = np.where(np.isnan(v), 0, np.where(big | small, 0, v))
+            r = v.astype(dtype_of(dt))
+            r = np.where(big, dtype_of(dt).type(hi), np.where(small, dtype_of(dt).type(lo), r))
+            return r.astype(dtype_of(dt))
+        # float -> float
+        if irnd:
+            v = INT_ROUND[irnd](v)
+        return _to_float(v, dt, frnd, sat, parts)
+    # integer source
+    if is_float(dt):
+        v = x.astype(F64) if dt in ("f32", "f16", "bf16") and frnd in ("rz", "rm", "rp") else x
+        return _to_float(v, dt, frnd, sat, parts)
+    if sat:
+        lo, hi = _int_range(dt)
+        wide = x.astype(np.float64) if x.dtype.itemsize == 8 else x.astype(np.int64)
+        if x.dtype == np.uint64:
+            r = np.where(x > np.uint64(hi) if hi >= 0 else False, hi, x)
+            return r.astype(dtype_of(dt))
+        r = np.clip(wide, lo, hi)
+        return r.astype(dtype_of(dt))
+    return to_bits(x, dtype_of(dt), sign_extend=at[0] == "s")
+
+
+def _to_float(v, dt, frnd, sat, parts):
+    v = np.asarray(v)
+    if dt == "f64":
+        r = v.astype(F64)
+    elif dt == "f32":
+        r = round_to_f32(v.astype(F64), frnd) if frnd in ("rz", "rm", "rp") else v.astype(F32)
+        if "ftz" in parts:
+            r = ftz(r)
+    elif dt == "f16":
+        r = v.astype(np.float16)
+    elif dt == "bf16":
+        r = f32_to_bf16(v.astype(F32), "rz" if frnd == "rz" else "rn")
+        if sat:
+            f = np.clip(np.nan_to_num(unpack(r, "bf16")[0], nan=0.0), 0, 1)
+            r = f32_to_bf16(f)
+        if "relu" in parts:
+            f = unpack(r, "bf16")[0]
+            r = f32_to_bf16(np.where(np.isnan(f) | (f < 0), 0, f).astype(F32))
+        return r
+    else:
+        raise ValueError(f"cvt to .{dt}")
+    if sat:
+        r = np.where(np.isnan(r), 0, np.clip(r, 0, 1)).astype(r.dtype)
+    if "relu" in parts:
+        r = np.where(np.isnan(r) | (r < 0), 0, r).astype(r.dtype)
+    return r
+
+
+@op("cvt")
+def c_cvt(ins, ctx):
+    parts = ins.parts
+    ts = types_in(parts)
+    dt, at = ts[0], ts[-1]
+    d = ins.operands[0]
+    if dt in ("f16x2", "bf16x2"):
+        # Two f32 sources packed: a into the upper half, b into the lower.
+        ga, gb = ctx.get(ins.operands[1], at), ctx.get(ins.operands[2], at)
+        sd = ctx.set(d, "b32")
+        one = "f16" if dt == "f16x2" else "bf16"
+        frnd = next((p for p in parts if p in FLOAT_ROUND), "rn")
+
+        def run2(st, m):
+            hi = unpack(convert(ga(st), one, at, parts), one)[0]
+            lo = unpack(convert(gb(st), one, at, parts), one)[0]
+            sd(st, pack([lo, hi], dt, frnd), m)
+        return run2
+    ga = ctx.get(ins.operands[1], at)
+    sd = ctx.set(d, dt)
+    return lambda st, m: sd(st, convert(ga(st), dt, at, parts), m)

@@ -1,0 +1,185 @@
+"""Warp- and block-collective instructions: shfl, vote, match, activemask, redux, bar/barrier.
+
+Lanes are laid out block after block, each block padded to whole warps, so ``reshape(-1, 32)``
+gives the warps of the batch. The lanes taking part in a collective are the lanes of the
+scheduled group (those converged at this instruction) that the member mask names; reading from a
+lane that is not active returns its register as it stands, which is what the ISA leaves undefined.
+
+Barriers need no waiting here: min-PC scheduling only lets a group past ``bar.sync`` once no
+lane of the batch is behind it, so every thread that will arrive has arrived.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .interp import op
+from .types import dtype_of, types_in
+
+W = 32
+
+
+def _group(st, m, member=None):
+    """Boolean (n,) of lanes taking part: in the group and in the member mask."""
+    act = np.ones(st.n, bool) if m is None else m
+    if member is not None:
+        mem = np.asarray(member).astype(np.uint64)
+        bit = (mem >> st.laneid64) & np.uint64(1) if mem.ndim else \
+            ((np.uint64(mem) >> st.laneid64) & np.uint64(1))
+        act = act & (bit != 0)
+    return act
+
+
+def _ballot(st, bits):
+    """Per-lane uint32 of the warp's ballot of ``bits`` (n,) bool."""
+    w = bits.reshape(-1, W).astype(np.uint64) << st.lane_shift[None, :]
+    per_warp = w.sum(axis=1).astype(np.uint32)
+    return np.repeat(per_warp, W)
+
+
+@op("shfl")
+def c_shfl(ins, ctx):
+    parts = ins.parts
+    mode = next(p for p in parts if p in ("up", "down", "bfly", "idx"))
+    d, a, b, c = ins.operands[:4]
+    ga, gb, gc = ctx.get(a, "b32"), ctx.get(b, "u32"), ctx.get(c, "u32")
+    if d.kind == "vec":
+        sd, sp = ctx.set(d.value[0], "b32"), ctx.set(d.value[1], "pred")
+    else:
+        sd, sp = ctx.set(d, "b32"), None
+
+    def run(st, m):
+        lane = st.laneid
+        bval = np.asarray(gb(st)).astype(np.int64) & 31
+        cv = np.asarray(gc(st)).astype(np.int64)
+        cval, seg = cv & 31, (cv >> 8) & 31
+        max_lane = (lane & seg) | (cval & ~seg)
+        min_lane = lane & seg
+        if mode == "up":
+            j = lane - bval
+            ok = j >= max_lane
+        elif mode == "down":
+            j = lane + bval
+            ok = j <= max_lane
+        elif mode == "bfly":
+            j = lane ^ bval
+            ok = j <= max_lane
+        else:
+            j = min_lane | (bval & ~seg)
+            ok = j <= max_lane
+        j = np.where(ok, j, lane)
+        src = np.broadcast_to(np.asarray(ga(st)), (st.n,))
+        sd(st, src[st.warp_base + j], m)
+        if sp:
+            sp(st, np.broadcast_to(ok, (st.n,)), m)
+    return run
+
+
+@op("vote")
+def c_vote(ins, ctx):
+    parts = ins.parts
+    mode = next(p for p in parts if p in ("all", "any", "uni", "ballot"))
+    d, a = ins.operands[:2]
+    ga = ctx.get(a, "pred")
+    gm = ctx.get(ins.operands[2], "b32") if len(ins.operands) > 2 else None
+    sd = ctx.set(d, "b32" if mode == "ballot" else "pred")
+
+    def run(st, m):
+        act = _group(st, m, gm(st) if gm else None)
+        p = np.broadcast_to(np.asarray(ga(st)), (st.n,))
+        if mode == "ballot":
+            sd(st, _ballot(st, p & act), m)
+            return
+        yes = _ballot(st, p & act)
+        part = _ballot(st, act)
+        if mode == "all":
+            r = yes == part
+        elif mode == "any":
+            r = yes != 0
+        else:
+            r = (yes == part) | (yes == 0)
+        sd(st, r, m)
+    return run
+
+
+@op("activemask")
+def c_activemask(ins, ctx):
+    sd = ctx.set(ins.operands[0], "b32")
+    return lambda st, m: sd(st, _ballot(st, _group(st, m)), m)
+
+
+@op("match")
+def c_match(ins, ctx):
+    parts = ins.parts
+    t = types_in(parts)[-1]
+    mode = "all" if "all" in parts else "any"
+    d, a, mk = ins.operands[:3]
+    ga, gm = ctx.get(a, t), ctx.get(mk, "b32")
+    if d.kind == "vec":
+        sd, sp = ctx.set(d.value[0], "b32"), ctx.set(d.value[1], "pred")
+    else:
+        sd, sp = ctx.set(d, "b32"), None
+
+    def run(st, m):
+        act = _group(st, m, gm(st)).reshape(-1, W)
+        v = np.broadcast_to(np.asarray(ga(st)), (st.n,)).reshape(-1, W)
+        same = (v[:, :, None] == v[:, None, :]) & act[:, None, :]
+        bits = (same.astype(np.uint64) << st.lane_shift[None, None, :]).sum(axis=2).astype(np.uint32)
+        allbits = (act.astype(np.uint64) << st.lane_shift[None, :]).sum(axis=1).astype(np.uint32)
+        if mode == "any":
+            sd(st, bits.reshape(-1), m)
+            return
+        eq = (bits == allbits[:, None])
+        sd(st, np.where(eq, allbits[:, None], 0).astype(np.uint32).reshape(-1), m)
+        if sp:
+            sp(st, eq.reshape(-1), m)
+    return run
+
+
+@op("redux")
+def c_redux(ins, ctx):
+    parts = ins.parts
+    kind = next(p for p in parts if p in ("add", "min", "max", "and", "or", "xor"))
+    t = types_in(parts)[-1]
+    dt = dtype_of(t)
+    d, a, mk = ins.operands[:3]
+    ga, gm, sd = ctx.get(a, t), ctx.get(mk, "b32"), ctx.set(d, t)
+    ufunc = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+             "or": np.bitwise_or, "xor": np.bitwise_xor}[kind]
+    info = np.iinfo(dt)
+    neutral = {"add": 0, "min": info.max, "max": info.min, "and": info.max if t[0] == "u" else -1,
+               "or": 0, "xor": 0}[kind]
+
+    def run(st, m):
+        act = _group(st, m, gm(st))
+        v = np.broadcast_to(np.asarray(ga(st), dt), (st.n,))
+        v = np.where(act, v, dt.type(neutral)).reshape(-1, W)
+        r = ufunc.reduce(v, axis=1, dtype=dt).astype(dt)
+        sd(st, np.repeat(r, W), m)
+    return run
+
+
+@op("bar", "barrier")
+def c_bar(ins, ctx):
+    parts = ins.parts
+    if "red" not in parts:
+        return lambda st, m: None
+    # bar.red.{popc.u32 | and.pred | or.pred} d, id{, count}, {!}p: a block-wide reduction.
+    kind = next(p for p in parts if p in ("popc", "and", "or"))
+    d = ins.operands[0]
+    pred_op = ins.operands[-1]
+    gp = ctx.get(pred_op, "pred")
+    sd = ctx.set(d, "u32" if kind == "popc" else "pred")
+
+    def run(st, m):
+        act = np.ones(st.n, bool) if m is None else m
+        p = np.broadcast_to(np.asarray(gp(st)), (st.n,)) & act
+        per_blk_true = p.reshape(-1, st.tpad).sum(axis=1)
+        per_blk_act = act.reshape(-1, st.tpad).sum(axis=1)
+        if kind == "popc":
+            r = per_blk_true.astype(np.uint32)
+        elif kind == "and":
+            r = per_blk_true == per_blk_act
+        else:
+            r = per_blk_true > 0
+        sd(st, np.repeat(r, st.tpad), m)
+    return run

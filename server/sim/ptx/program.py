@@ -1,0 +1,244 @@
+"""A kernel flattened into one instruction list: every ``call`` of a ``.func`` is inlined.
+
+Inlining keeps the SIMT scheduler simple (one program counter per lane, no per-lane call stack):
+each call site gets its own copy of the callee with renamed registers and labels, its own local
+frame, and ``ret`` turned into a branch to the instruction after the call. The ``.param`` symbols
+of a call sequence become per-lane local storage, so the callee's ``ld.param`` of its parameters
+and ``st.param`` of its return value read and write the caller's argument/return slots.
+Recursion cannot be inlined and is reported as unsupported.
+
+Memory layout decided here:
+  * local (per thread): every frame (``__local_depot``, other ``.local`` variables, call-sequence
+    ``.param`` slots) at its own offset;
+  * shared (per block): the module's ``.shared`` variables this kernel reaches, then function-local
+    ones, then dynamic shared memory (``.extern .shared``) 16-byte aligned after the static part;
+  * kernel parameters: the ``.entry`` list laid out with each parameter's alignment.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..cubin import Param
+from ..errors import SimError
+from .parser import Function, Instruction, Label, Module, Operand, Variable
+
+# Calls the software GPU implements itself instead of inlining a body.
+BUILTIN_CALLS = ("vprintf", "__assertfail")
+MAX_INLINE_DEPTH = 64
+
+
+def _align(x: int, a: int) -> int:
+    return -(-x // max(a, 1)) * max(a, 1)
+
+
+def entry_param_layout(fn: Function) -> tuple[list[Param], int]:
+    """Launch-buffer layout of an ``.entry``'s parameters from its PTX declaration."""
+    params = []
+    off = 0
+    for p in fn.params:
+        off = _align(off, p.align)
+        params.append(Param(off, p.size, p.align))
+        off += p.size
+    return params, off
+
+
+@dataclass
+class Program:
+    name: str
+    code: list[Instruction] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)
+    regs: dict[str, tuple[str, int]] = field(default_factory=dict)
+    local_syms: dict[str, int] = field(default_factory=dict)  # name -> per-thread local offset
+    local_size: int = 0
+    shared_syms: dict[str, int] = field(default_factory=dict)  # name -> per-block shared offset
+    static_shared: int = 0
+    dynamic_shared_syms: set[str] = field(default_factory=set)
+    kparams: dict[str, int] = field(default_factory=dict)  # name -> offset in the param buffer
+    param_size: int = 0
+    params: list[Param] = field(default_factory=list)
+    max_threads: int = 1024
+
+    @property
+    def dynamic_shared_offset(self) -> int:
+        return _align(self.static_shared, 16)
+
+
+class _Flattener:
+    def __init__(self, mod: Module, kernel: Function):
+        self.mod = mod
+        self.prog = Program(kernel.name)
+        self.counter = 0
+        self.shared_order: list[Variable] = []
+
+    def local_var(self, var: Variable, name: str) -> None:
+        p = self.prog
+        off = _align(p.local_size, var.align)
+        p.local_syms[name] = off
+        p.local_size = off + max(var.size, 1)
+
+    def emit_function(self, fn: Function, suffix: str, symmap: dict[str, str], ret_label: str | None,
+                      depth: int, stack: tuple[str, ...]) -> None:
+        p = self.prog
+        if depth > MAX_INLINE_DEPTH or fn.name in stack:
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED",
+                           f"recursive device function {fn.name!r} is not supported by the software GPU")
+        for r, decl in fn.regs.items():
+            p.regs[r + suffix] = decl
+        smap = dict(symmap)
+        for var in fn.locals:
+            if var.space in ("local", "param"):
+                self.local_var(var, var.name + suffix)
+                smap[var.name] = var.name + suffix
+            elif var.space == "shared":
+                if var.extern:
+                    p.dynamic_shared_syms.add(var.name + suffix)
+                else:
+                    self.shared_order.append(Variable(var.name + suffix, "shared", var.type, var.size, var.align))
+                smap[var.name] = var.name + suffix
+            else:
+                raise SimError("CUDA_ERROR_NOT_SUPPORTED", f".{var.space} variable inside a function body")
+
+        def ren_op(op: Operand) -> Operand:
+            k = op.kind
+            if k == "reg":
+                if op.value.startswith("%") and (op.value + suffix) in p.regs:
+                    return Operand("reg", op.value + suffix, op.neg)
+                return op
+            if k in ("sym", "addr"):
+                v = op.value
+                if isinstance(v, str):
+                    if k == "sym" and v + suffix in p.regs:
+                        # Inline asm may name registers without '%' ('.reg .pred q;').
+                        return Operand("reg", v + suffix, op.neg)
+                    if v + suffix in p.regs:
+                        v = v + suffix
+                    elif v.startswith("%"):
+                        pass
+                    elif v in labels:
+                        v = v + suffix
+                    else:
+                        v = smap.get(v, v)
+                return Operand(k, v, op.neg, op.offset, op.flt)
+            if k in ("vec", "list"):
+                return Operand(k, [ren_op(o) for o in op.value], op.neg, op.offset, op.flt)
+            return op
+
+        labels = {s.name for s in fn.body if isinstance(s, Label)}
+        for st in fn.body:
+            if isinstance(st, Label):
+                p.labels[st.name + suffix] = len(p.code)
+                continue
+            guard = None
+            if st.guard:
+                g = st.guard[0]
+                guard = (g + suffix if g + suffix in p.regs else g, st.guard[1])
+            base = st.opcode.split(".")[0]
+            if base == "ret" and ret_label is not None:
+                p.code.append(Instruction("bra", [Operand("sym", ret_label)], guard, st.line))
+                continue
+            if base == "call":
+                self.emit_call(st, guard, ren_op, depth, stack + (fn.name,))
+                continue
+            p.code.append(Instruction(st.opcode, [ren_op(o) for o in st.operands], guard, st.line))
+
+    def emit_call(self, st: Instruction, guard, ren_op, depth: int, stack) -> None:
+        ops = [ren_op(o) for o in st.operands]
+        rets: list[Operand] = []
+        if ops and ops[0].kind == "list":
+            rets = ops.pop(0).value
+        target = ops.pop(0) if ops else None
+        args = ops.pop(0).value if ops and ops[0].kind == "list" else []
+        if target is None or target.kind != "sym":
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED",
+                           "indirect calls through function pointers are not supported by the software GPU")
+        name = target.value
+        if name in BUILTIN_CALLS:
+            self.prog.code.append(Instruction("call." + name, [Operand("list", rets), Operand("list", args)],
+                                              guard, st.line))
+            return
+        callee = self.mod.functions.get(name)
+        if callee is None or callee.extern:
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED",
+                           f"call of external function {name!r}, which the software GPU does not provide")
+        if guard is not None:
+            # A predicated call: branch around the inlined body for lanes whose guard is false.
+            skip = f"$Lskip@{self.counter}"
+            self.counter += 1
+            self.prog.code.append(Instruction("bra", [Operand("sym", skip)], (guard[0], not guard[1]), st.line))
+        else:
+            skip = None
+        self.counter += 1
+        suffix = f"@{self.counter}"
+        symmap: dict[str, str] = {}
+        pre: list[Instruction] = []
+        post: list[Instruction] = []
+        for formal, actual in zip(callee.params, args):
+            if formal.space == "param" and actual.kind in ("sym", "addr"):
+                symmap[formal.name] = actual.value
+            else:  # .reg parameters: copy in
+                t = formal.type if formal.type != "pred" else "pred"
+                pre.append(Instruction(f"mov.{t}", [Operand("reg", formal.name + suffix), actual], None, st.line))
+        for formal, actual in zip(callee.rets, rets):
+            if formal.space == "param" and actual.kind in ("sym", "addr"):
+                symmap[formal.name] = actual.value
+            else:
+                post.append(Instruction(f"mov.{formal.type}", [actual, Operand("reg", formal.name + suffix)],
+                                        None, st.line))
+        for formal in list(callee.params) + list(callee.rets):
+            if formal.space == "reg":
+                self.prog.regs[formal.name + suffix] = (formal.type, 1)
+        ret_label = f"$Lret{suffix}"
+        self.prog.code.extend(pre)
+        self.emit_function(callee, suffix, symmap, ret_label, depth + 1, stack)
+        self.prog.labels[ret_label] = len(self.prog.code)
+        self.prog.code.extend(post)
+        if skip:
+            self.prog.labels[skip] = len(self.prog.code)
+
+    def finish(self, kernel: Function) -> Program:
+        p = self.prog
+        params, size = entry_param_layout(kernel)
+        p.params, p.param_size = params, size
+        for var, prm in zip(kernel.params, params):
+            p.kparams[var.name] = prm.offset
+        # Module-level shared variables: only those the kernel's code names count toward its size.
+        used = set()
+        for ins in p.code:
+            for op in ins.operands:
+                _collect_syms(op, used)
+        off = 0
+        for var in list(self.mod.variables.values()) + self.shared_order:
+            if var.space != "shared":
+                continue
+            if var.extern and var.size == 0:
+                if var.name in used:
+                    p.dynamic_shared_syms.add(var.name)
+                continue
+            if var in self.shared_order or var.name in used:
+                off = _align(off, var.align)
+                p.shared_syms[var.name] = off
+                off += var.size
+        p.static_shared = off
+        p.local_size = _align(p.local_size, 16)
+        for d in (".maxntid", ".reqntid"):
+            if kernel.directives.get(d):
+                n = 1
+                for v in kernel.directives[d]:
+                    n *= v
+                p.max_threads = min(p.max_threads, n)
+        return p
+
+
+def _collect_syms(op: Operand, out: set) -> None:
+    if op.kind in ("sym", "addr") and isinstance(op.value, str):
+        out.add(op.value)
+    elif op.kind in ("vec", "list"):
+        for o in op.value:
+            _collect_syms(o, out)
+
+
+def flatten(mod: Module, kernel_name: str) -> Program:
+    kernel = mod.functions[kernel_name]
+    fl = _Flattener(mod, kernel)
+    fl.emit_function(kernel, "", {}, None, 0, ())
+    return fl.finish(kernel)

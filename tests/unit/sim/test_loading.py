@@ -1,0 +1,122 @@
+"""Module images the software GPU accepts and refuses, and kernel parameter layouts."""
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from rgpu.server.sim import fatbin
+from rgpu.server.sim.cubin import Param
+from rgpu.server.sim.errors import SimError
+from rgpu.server.sim.kernels import KernelModule, param_layout
+from tests.support.cudabuild import build
+
+from pathlib import Path
+
+KERNELS = Path(__file__).resolve().parents[2] / "cuda" / "kernels"
+
+
+def _vec_add_works(mod, make_device):
+    d = make_device(mod)
+    a = np.arange(100, dtype=np.float32)
+    pa, pc = d.put(a), d.zeros(100, np.float32)
+    d.launch("vec_add", 1, 128, pa, pa, pc, 100)
+    np.testing.assert_array_equal(d.get(pc, 100, np.float32), 2 * a)
+
+
+@pytest.mark.parametrize("mode,flag", [("none", 0), ("speed", fatbin.FLAG_COMPRESSED_LZ4),
+                                       ("balance", fatbin.FLAG_COMPRESSED_ZSTD),
+                                       ("size", fatbin.FLAG_COMPRESSED_ZSTD)])
+def test_fatbin_compression_modes(build_image, mode, flag):
+    img = fatbin.parse_image(build_image("simcore.cu", f"fatbin-{mode}"))
+    (ptx,) = img.ptx
+    assert ptx.arch == 80 and b".version" in ptx.data and b".entry vec_add" in ptx.data
+    assert (ptx.flags & (fatbin.FLAG_COMPRESSED_LZ4 | fatbin.FLAG_COMPRESSED_ZSTD)) == flag
+    (elf,) = img.cubins
+    assert elf.data[:4] == b"\x7fELF"
+
+
+def test_registration_wrapper_and_back_to_back_containers(build_image, make_device):
+    body = build_image("simcore.cu", "fatbin-size")
+    wrapper = struct.pack("<IIQQ", fatbin.WRAPPER_MAGIC, 1, 0x401000, 0)
+    _vec_add_works(KernelModule.load(wrapper + body), make_device)
+    wrapper2 = struct.pack("<IIQQ", fatbin.WRAPPER_MAGIC, 2, 0x401000, 0x402000)
+    img = fatbin.parse_image(wrapper2 + body + build_image("simio.cu", "fatbin-speed"))
+    assert {e.container for e in img.entries} == {0, 1}
+    mod = KernelModule.load(wrapper2 + body + build_image("simio.cu", "fatbin-speed"))
+    assert {"vec_add", "say", "oob"} <= set(mod.functions)
+
+
+def test_bare_ptx_text(build_image, make_device):
+    _vec_add_works(KernelModule.load(build_image("simcore.cu", "ptx")), make_device)
+
+
+def test_sass_only_module_says_how_to_rebuild():
+    sass_only = build(KERNELS / "simio.cu", "fatbin", arch_flags=["-gencode", "arch=compute_75,code=sm_75"])
+    with pytest.raises(SimError) as info:
+        KernelModule.load(sass_only.read_bytes())
+    assert info.value.code == "CUDA_ERROR_NO_BINARY_FOR_GPU"
+    assert "sm_75" in info.value.message and "-arch=sm_80" in info.value.message
+    cubin = build(KERNELS / "simio.cu", "cubin")
+    with pytest.raises(SimError) as info:
+        KernelModule.load(cubin.read_bytes())
+    assert info.value.code == "CUDA_ERROR_NO_BINARY_FOR_GPU" and "sm_80 SASS" in info.value.message
+
+
+def test_ptx_newer_than_the_device():
+    newer = build(KERNELS / "simio.cu", "fatbin", arch_flags=["-arch=sm_90"])
+    with pytest.raises(SimError) as info:
+        KernelModule.load(newer.read_bytes())
+    assert info.value.code == "CUDA_ERROR_NO_BINARY_FOR_GPU"
+    assert KernelModule.load(newer.read_bytes(), cc=(9, 0)).functions["oob"].param_size == 12
+
+
+@pytest.mark.parametrize("junk", [b"", b"\x00" * 64, b"hello world, not a module", b"\x50\xed\x55\xba" + b"\xff" * 12])
+def test_garbage_is_an_invalid_image(junk):
+    with pytest.raises(SimError) as info:
+        KernelModule.load(junk)
+    assert info.value.code == "CUDA_ERROR_INVALID_IMAGE"
+
+
+def test_unparsable_ptx():
+    with pytest.raises(SimError) as info:
+        KernelModule.load(b".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k( { ret; }\n")
+    assert info.value.code == "CUDA_ERROR_INVALID_PTX"
+
+
+def test_unknown_opcode_is_reported_at_launch(make_device):
+    ptx = b""".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry good() { ret; }
+.visible .entry bad(.param .u64 p)
+{
+    .reg .b32 %r<3>;
+    frobnicate.b32 %r1, %r2;
+    ret;
+}
+"""
+    mod = KernelModule.load(ptx)
+    d = make_device(mod)
+    d.launch("good", 1, 32)
+    with pytest.raises(SimError) as info:
+        d.launch("bad", 1, 32, 0)
+    assert info.value.code == "CUDA_ERROR_NOT_SUPPORTED" and not info.value.sticky
+    assert "PTX instruction 'frobnicate.b32' is not supported by the software GPU" in info.value.message
+
+
+def test_parameter_layout_from_cubin_matches_ptx(build_image):
+    from_fatbin = param_layout(build_image("simcore.cu", "fatbin-none"))  # has the cubin's KPARAM_INFO
+    from_ptx = param_layout(build_image("simcore.cu", "ptx"))
+    assert from_fatbin == from_ptx
+    params, size = from_fatbin["struct_params"]
+    assert params == [Param(0, 24, 8), Param(24, 20, 4), Param(44, 1, 1), Param(48, 8, 8)] and size == 56
+    cubin_only = param_layout(build(KERNELS / "simcore.cu", "cubin").read_bytes())
+    assert [(p.offset, p.size) for p in cubin_only["struct_params"][0]] == [(0, 24), (24, 20), (44, 1), (48, 8)]
+    mod = KernelModule.load(build_image("simcore.cu", "fatbin-none"))
+    f = mod.functions["struct_params"]
+    assert f.params == params and f.param_size == 56
+    assert mod.functions["local_array"].local_bytes >= 64
+    assert mod.variables["coeffs"].space == "const" and mod.variables["coeffs"].size == 16
+    assert mod.variables["counter"].space == "global"
