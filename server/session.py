@@ -21,6 +21,7 @@ class Session:
         self.sticky: CudaError | None = None
         self.deferred: CudaError | None = None
         self.calls = 0
+        self.messages = 0
         self.bytes_in = 0
         self.bytes_out = 0
 

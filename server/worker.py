@@ -81,6 +81,7 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
                 if peer is None or ident != peer:
                     peer = _attach(sock, ident, body, assignment, log) or peer
                     continue
+                session.messages += 1
                 if not _serve(sock, ident, body, session, dispatcher, log):
                     break
             now = time.monotonic()
@@ -96,7 +97,8 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
                     break
     finally:
         mem = getattr(session.device, "memory", None)
-        log.info("session_ended", reason=reason, calls=session.calls, bytes_in=session.bytes_in,
+        log.info("session_ended", reason=reason, calls=session.calls, messages=session.messages,
+                 bytes_in=session.bytes_in,
                  bytes_out=session.bytes_out, memory_peak=getattr(mem, "peak", 0))
         session.close()
         with lock:

@@ -2,6 +2,7 @@
 rgpu-server daemons on free ports (polled until they answer, always stopped in teardown)."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -46,10 +47,10 @@ def daemons():
 @pytest.fixture
 def start_server(daemons):
     """start_server(*extra_args) -> (url, handle): an rgpu-server --device sim on a free port."""
-    def start(*extra: str, memory: str = "1GiB"):
+    def start(*extra: str, memory: str = "1GiB", env: dict | None = None):
         url = free_url()
         handle = daemons.start(server_argv(url, "--sim-memory", memory, *extra), ready=lambda: ping(url),
-                               deadline_s=30)
+                               deadline_s=30, env=None if env is None else {**os.environ, **env})
         return url, handle
     return start
 

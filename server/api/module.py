@@ -10,11 +10,14 @@ import os
 import tempfile
 from pathlib import Path
 
+import structlog
+
 from rgpu.protocol.generated import enums
 
 from ..errors import CudaError
 from . import handles
 
+log = structlog.get_logger()
 _FUNC_ATTRS = {v: k for k, v in enums.CUfunction_attribute_enum.items()}
 
 
@@ -49,6 +52,7 @@ def _cached_image(digest: str, size: int, bulk) -> bytes:
 def module_load(s, digest, size, bulk=()):
     """[sha256 hex, size] (+ the image as a raw frame when the server asked for it) -> [module]"""
     module = s.device.module_load(_cached_image(digest, size, bulk))
+    log.info("module_loaded", digest=digest[:16], size=size, source="upload" if bulk else "cache")
     return (s.new_handle("module", module),)
 
 

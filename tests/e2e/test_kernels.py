@@ -1,0 +1,78 @@
+"""End to end, the launch path: nvcc-built programs with kernels (Runtime and Driver API) print
+the results a GPU gives, through `rgpu run`, on a software-GPU server."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import PROGRAMS, run_cli
+from tests.support import cudabuild
+
+pytestmark = pytest.mark.e2e
+
+
+def test_runtime_kernels_templates_streams_symbols_printf(cuda_program, sim_server):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("kernels_basic")))
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    # device printf reaches the program's own stdout, in order, before what the host prints after the sync
+    hello = lines.index("hello from block 0 thread 0, n=10000")
+    assert hello < next(i for i, line in enumerate(lines) if line.startswith("kernel time"))
+    assert lines[-1] == "OK kernels_basic"
+    assert "hello from block" not in p.stderr
+
+
+def test_second_session_reuses_the_cached_module(cuda_program, start_server, tmp_path):
+    url, server = start_server(env={"RGPU_MODULE_CACHE": str(tmp_path / "modules")})
+    exe = str(cuda_program("kernels_basic"))
+    for _ in range(2):
+        p = run_cli("run", "--server", url, "--", exe)
+        assert p.returncode == 0, p.stdout + p.stderr
+    loads = re.findall(r"event='module_loaded'.*?source='(\w+)'", server.output(tail=200_000))
+    assert loads == ["upload", "cache"]
+
+
+def test_kernel_fault_is_sticky_and_leaves_other_sessions_alone(cuda_program, sim_server):
+    good = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
+                             str(cuda_program("kernels_basic"))], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    bad = run_cli("run", "--server", sim_server, "--", str(cuda_program("kernel_fault")))
+    out, err = good.communicate(timeout=120)
+    assert bad.returncode == 0, bad.stdout + bad.stderr
+    assert "sync after fault: 700 cudaErrorIllegalAddress" in bad.stdout
+    assert good.returncode == 0 and "OK kernels_basic" in out, out + err
+
+
+def test_launches_are_batched_not_a_round_trip_each(cuda_program, start_server):
+    url, server = start_server()
+    p = run_cli("run", "--server", url, "--", str(cuda_program("many_launches")), "100000", timeout=300)
+    assert p.returncode == 0 and "launched 100000 counted 100000" in p.stdout, p.stdout + p.stderr
+    from tests.support.daemons import wait_until
+    ended = wait_until(lambda: re.search(r"event='session_ended'.*?calls=(\d+) messages=(\d+)",
+                                         server.output(tail=200_000)), 20, "session end logged")
+    calls, messages = int(ended.group(1)), int(ended.group(2))
+    assert calls >= 100000
+    assert messages < 1000, f"{messages} messages for {calls} calls"
+
+
+@pytest.fixture(scope="module")
+def saxpy_images():
+    src = PROGRAMS / "saxpy_module.cu"
+    return {kind: cudabuild.build(src, kind) for kind in ("ptx", "fatbin", "cubin")}
+
+
+def test_driver_api_modules_from_files(cuda_program, sim_server, saxpy_images):
+    exe = cuda_program("driver_kernels")
+    p = run_cli("run", "--server", sim_server, "--", str(exe), str(saxpy_images["ptx"]), str(saxpy_images["fatbin"]))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count("ran ") == 2 and "OK driver_kernels" in p.stdout
+
+
+def test_sass_only_cubin_is_refused_with_a_rebuild_hint(cuda_program, sim_server, saxpy_images):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_kernels")), str(saxpy_images["cubin"]),
+                env=None)
+    assert p.returncode == 1
+    assert "CUDA_ERROR_NO_BINARY_FOR_GPU" in p.stdout, p.stdout + p.stderr
