@@ -1,0 +1,125 @@
+"""Compute shares on a shared GPU: one kernel at a time across every session of the GPU, chosen by
+weighted fair queueing on device time, each session capped at its limit.
+
+Every worker of a GPU shares one GpuScheduler (shared memory + a condition variable made by the
+supervisor). A session has a guarantee g% (its weight) and a limit l%:
+- among sessions waiting to launch, the one with the least device time per unit of weight runs
+  next, so sessions that all have work get device time in proportion to their guarantees — with
+  guarantees that add up to at most 100, each gets at least its g%;
+- the GPU never idles while someone eligible waits (time nobody needs is lent to others);
+- after a kernel of d seconds, a session with limit l may not start another for d·(100/l − 1)
+  seconds, so alone it stays at or below l% of the GPU.
+A session that was idle re-enters at the least virtual time of those active, so idling banks no
+credit. Device time is what the device reports for each kernel (interpretation time on the
+software GPU), not wall time around the call."""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+
+MIN_WEIGHT = 0.5  # a session with guarantee 0 still runs when nobody with a guarantee waits
+IDLE_S = 0.05  # a session that launched nothing for this long re-enters at the others' level
+# Between two kernels a session is briefly not waiting (its worker is fetching the next launch);
+# for this long after a kernel it still counts as a contender, or fair queueing would hand every
+# such gap to whoever happens to be waiting. The price: at most this much idle GPU when it stops.
+RETURN_S = 0.002
+
+
+class GpuScheduler:
+    def __init__(self, ctx, slots: int):
+        self.slots = slots
+        self.cond = ctx.Condition(ctx.Lock())
+        self.busy = ctx.Value("i", -1, lock=False)
+        self.weight = ctx.Array("d", [100.0] * slots, lock=False)
+        self.limit = ctx.Array("d", [100.0] * slots, lock=False)
+        self.vtime = ctx.Array("d", slots, lock=False)
+        self.ready_at = ctx.Array("d", slots, lock=False)
+        self.waiting = ctx.Array("b", slots, lock=False)
+        self.device_time = ctx.Array("d", slots, lock=False)
+        self.kernels = ctx.Array("q", slots, lock=False)
+        self.last = ctx.Array("d", slots, lock=False)  # when the slot last finished a kernel
+
+    def configure(self, slot: int, guarantee: float, limit: float) -> None:
+        """A new session in `slot` (the supervisor calls this before the worker runs anything)."""
+        with self.cond:
+            self.weight[slot] = max(float(guarantee), MIN_WEIGHT)
+            self.limit[slot] = min(max(float(limit), 1.0), 100.0)
+            self.vtime[slot] = self._floor(exclude=slot)
+            self.ready_at[slot] = 0.0
+            self.waiting[slot] = 0
+            self.device_time[slot] = 0.0
+            self.kernels[slot] = 0
+
+    def _floor(self, exclude: int) -> float:
+        active = [self.vtime[s] for s in range(self.slots)
+                  if s != exclude and (self.waiting[s] or self.busy.value == s)]
+        return min(active) if active else max((self.vtime[s] for s in range(self.slots)), default=0.0)
+
+    def _next(self, now: float) -> int:
+        """The slot that should run next: -1 if a session just between kernels comes first."""
+        best, best_v = -1, 0.0
+        for s in range(self.slots):
+            contender = self.waiting[s] or (now - self.last[s] < RETURN_S and self.kernels[s])
+            if contender and self.ready_at[s] <= now and (best < 0 or self.vtime[s] < best_v):
+                best, best_v = s, self.vtime[s]
+        return best if best >= 0 and self.waiting[best] else -1
+
+    def acquire(self, slot: int, timeout: float | None = None) -> bool:
+        """Block until `slot` may run one kernel on the GPU."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self.cond:
+            if not self.waiting[slot]:
+                if time.monotonic() - self.last[slot] > IDLE_S:
+                    self.vtime[slot] = max(self.vtime[slot], self._floor(exclude=slot))
+                self.waiting[slot] = 1
+            while True:
+                now = time.monotonic()
+                if self.busy.value < 0 and self._next(now) == slot:
+                    self.busy.value = slot
+                    self.waiting[slot] = 0
+                    return True
+                if deadline is not None and now >= deadline:
+                    self.waiting[slot] = 0
+                    self.cond.notify_all()
+                    return False
+                # Wake for a release (notify) or when a throttled session becomes eligible.
+                wake = min([self.ready_at[s] for s in range(self.slots) if self.waiting[s] and self.ready_at[s] > now]
+                           + [self.last[s] + RETURN_S for s in range(self.slots) if now - self.last[s] < RETURN_S],
+                           default=now + 0.05)
+                wait = max(1e-4, min(wake - now, 0.05))
+                if deadline is not None:
+                    wait = min(wait, max(deadline - now, 1e-4))
+                self.cond.wait(wait)
+
+    def release(self, slot: int, seconds: float) -> None:
+        """The kernel of `slot` took `seconds` of device time."""
+        with self.cond:
+            self.device_time[slot] += seconds
+            self.kernels[slot] += 1
+            self.vtime[slot] += seconds / self.weight[slot]
+            lim = self.limit[slot]
+            now = time.monotonic()
+            self.last[slot] = now
+            if lim < 100.0:
+                self.ready_at[slot] = now + seconds * (100.0 / lim - 1.0)
+            if self.busy.value == slot:
+                self.busy.value = -1
+            self.cond.notify_all()
+
+    def forget(self, slot: int) -> None:
+        """The session in `slot` ended (or its worker died holding the GPU)."""
+        with self.cond:
+            self.waiting[slot] = 0
+            if self.busy.value == slot:
+                self.busy.value = -1
+            self.cond.notify_all()
+
+    @contextmanager
+    def running(self, slot: int, device_seconds):
+        """with sched.running(slot, clock): launch() — `clock()` reads the device's kernel time."""
+        self.acquire(slot)
+        before = device_seconds()
+        try:
+            yield
+        finally:
+            self.release(slot, max(device_seconds() - before, 0.0))
