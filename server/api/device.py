@@ -9,6 +9,39 @@ from . import handles
 
 _ffi = None
 
+# cudaDeviceProp fields and the device attribute each one reports (same value, one source).
+PROP_FIELDS = {
+    "sharedMemPerBlock": "MAX_SHARED_MEMORY_PER_BLOCK", "regsPerBlock": "MAX_REGISTERS_PER_BLOCK",
+    "warpSize": "WARP_SIZE", "memPitch": "MAX_PITCH", "maxThreadsPerBlock": "MAX_THREADS_PER_BLOCK",
+    "totalConstMem": "TOTAL_CONSTANT_MEMORY", "textureAlignment": "TEXTURE_ALIGNMENT",
+    "multiProcessorCount": "MULTIPROCESSOR_COUNT", "integrated": "INTEGRATED", "canMapHostMemory": "CAN_MAP_HOST_MEMORY",
+    "concurrentKernels": "CONCURRENT_KERNELS", "ECCEnabled": "ECC_ENABLED", "asyncEngineCount": "ASYNC_ENGINE_COUNT",
+    "unifiedAddressing": "UNIFIED_ADDRESSING", "memoryBusWidth": "GLOBAL_MEMORY_BUS_WIDTH",
+    "l2CacheSize": "L2_CACHE_SIZE", "maxThreadsPerMultiProcessor": "MAX_THREADS_PER_MULTIPROCESSOR",
+    "streamPrioritiesSupported": "STREAM_PRIORITIES_SUPPORTED", "globalL1CacheSupported": "GLOBAL_L1_CACHE_SUPPORTED",
+    "localL1CacheSupported": "LOCAL_L1_CACHE_SUPPORTED",
+    "sharedMemPerMultiprocessor": "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
+    "regsPerMultiprocessor": "MAX_REGISTERS_PER_MULTIPROCESSOR", "managedMemory": "MANAGED_MEMORY",
+    "isMultiGpuBoard": "MULTI_GPU_BOARD", "sharedMemPerBlockOptin": "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
+    "maxBlocksPerMultiProcessor": "MAX_BLOCKS_PER_MULTIPROCESSOR",
+    "reservedSharedMemPerBlock": "RESERVED_SHARED_MEMORY_PER_BLOCK", "memoryPoolsSupported": "MEMORY_POOLS_SUPPORTED",
+    "cooperativeLaunch": "COOPERATIVE_LAUNCH", "computePreemptionSupported": "COMPUTE_PREEMPTION_SUPPORTED",
+    "persistingL2CacheMaxSize": "MAX_PERSISTING_L2_CACHE_SIZE", "major": "COMPUTE_CAPABILITY_MAJOR",
+    "minor": "COMPUTE_CAPABILITY_MINOR",
+    "texturePitchAlignment": "TEXTURE_PITCH_ALIGNMENT",
+}
+PROP_ARRAYS = {"maxThreadsDim": ("MAX_BLOCK_DIM_X", "MAX_BLOCK_DIM_Y", "MAX_BLOCK_DIM_Z"),
+               "maxGridSize": ("MAX_GRID_DIM_X", "MAX_GRID_DIM_Y", "MAX_GRID_DIM_Z")}
+
+
+def prop_values(attrs: dict[int, int]) -> dict:
+    """cudaDeviceProp field -> value, read from a device's attributes (any backend)."""
+    def get(name):
+        return attrs.get(enums.CUdevice_attribute_enum.get("CU_DEVICE_ATTRIBUTE_" + name), 0)
+    out = {field: get(attr) for field, attr in PROP_FIELDS.items()}
+    out.update({field: [get(a) for a in names] for field, names in PROP_ARRAYS.items()})
+    return out
+
 
 def _cffi():
     global _ffi
@@ -64,18 +97,14 @@ def cu_device_get_uuid(s, dev):
 
 @handles("cudaGetDeviceProperties")
 def cuda_get_device_properties(s, device):
-    from rgpu.server.sim.properties import PROP_EXTRA
     _check_ordinal(device)
     ffi = _cffi()
     p = ffi.new("struct cudaDeviceProp *")
     name = s.device.name.encode()[:255]
     ffi.memmove(p.name, name, len(name))
     ffi.memmove(ffi.addressof(p.uuid), s.device.uuid, 16)
-    attrs = s.device.attributes()
-    table = enums.CUdevice_attribute_enum
-    values = dict(PROP_EXTRA, totalGlobalMem=s.device.total_memory,
+    values = dict(prop_values(s.device.attributes()), totalGlobalMem=s.device.total_memory,
                   major=s.device.cc[0], minor=s.device.cc[1])
-    values["multiProcessorCount"] = attrs.get(table["CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"], 1)
     for field, value in values.items():
         if hasattr(p, field):  # fields come and go between CUDA versions
             if isinstance(value, list):

@@ -1,8 +1,6 @@
 """Device memory: allocation, copies, memsets, pointer queries."""
 from __future__ import annotations
 
-from rgpu.protocol.generated.structs import CDEF  # noqa: F401  (layouts of cudaPointerAttributes)
-
 from ..errors import CudaError
 from . import Bulk, handles
 from .device import _cffi
