@@ -8,6 +8,10 @@ import sys
 
 import click
 
+from rgpu import logs
+from rgpu.client import pool_commands
+from rgpu.client.controller_client import ControllerError
+from rgpu.client.leased_run import LeasedRunError, run_with_lease
 from rgpu.paths import LibraryMissing, client_env
 
 DEFAULT_SERVER = "tcp://127.0.0.1:7450"
@@ -21,6 +25,7 @@ def _servers(server: tuple[str, ...]) -> list[str]:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def cli():
     """rgpu: run unmodified CUDA programs on GPUs of other machines."""
+    logs.configure("rgpu", os.environ.get("RGPU_LOG_LEVEL") or "warning")  # quiet unless asked
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -28,29 +33,35 @@ def cli():
                                               "URL#N picks GPU N of that server")
 @click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER"), help="reserve from this controller")
 @click.option("--lease", "lease_id", default=None, help="run on an existing lease (left in place)")
-@click.option("--mem", default=None, help="memory per vGPU: bytes, MiB/GiB, or a fraction of the GPU")
-@click.option("--compute", type=int, default=None, help="compute guarantee in percent")
-@click.option("--limit", type=int, default=None, help="compute limit in percent")
-@click.option("-n", "count", type=int, default=1, show_default=True, help="number of vGPUs")
-@click.option("--policy", type=click.Choice(["binpack", "spread"]), default="binpack", show_default=True)
-@click.option("--same-node", is_flag=True, help="all vGPUs on one node")
+@pool_commands.request_options
 @click.argument("program", nargs=-1, required=True, type=click.UNPROCESSED)
-def run(server, controller, lease_id, mem, compute, limit, count, policy, same_node, program):
+def run(server, controller, lease_id, program, **request_opts):
     """Run PROGRAM with its CUDA calls served by rgpu; its exit code is passed through.
+
+    With --controller (or RGPU_CONTROLLER) it reserves vGPUs, renews the lease while PROGRAM runs
+    and releases it at exit; device i of PROGRAM is vGPU i of the lease.
 
     \b
     rgpu run --server tcp://gpuhost:7450 -- ./app args
     rgpu run --controller tcp://head:7440 --mem 8GiB --compute 50 -- ./train.py
+    rgpu run --controller tcp://head:7440 -n 2 --policy spread -- ./multi_gpu_app
     """
     try:
-        if controller and not server:
-            from rgpu.client.leased_run import run_with_lease
-            request = {"count": count, "memory": mem, "compute": compute, "limit": limit,
-                       "policy": policy, "same_node": same_node}
+        if (controller or lease_id) and not server:
+            request = pool_commands.request_from_options(**request_opts)
+
+            def progress(r):
+                click.echo(f"rgpu: waiting, position {r['position']} in queue: {r['message']}", err=True)
+
             env = client_env([], base=os.environ)
-            sys.exit(run_with_lease(controller, None if lease_id else request, lease_id, list(program), env))
+            sys.exit(run_with_lease(controller, None if lease_id else request, lease_id, list(program), env,
+                                    progress=progress))
         env = client_env(_servers(server))
     except LibraryMissing as e:
+        raise click.ClickException(str(e))
+    except ControllerError as e:
+        raise click.ClickException(f"no vGPU from the controller: {e}")
+    except LeasedRunError as e:
         raise click.ClickException(str(e))
     try:
         os.execvpe(program[0], list(program), env)
@@ -81,16 +92,7 @@ def env(server, as_json):
         click.echo(f"export {k}={shlex.quote(e[k])}")
 
 
-def _register_pool_commands() -> None:
-    from rgpu.client import pool_commands
-    pool_commands.register(cli)
-
-
-try:
-    _register_pool_commands()
-except ImportError as _e:  # the pool commands arrive with the controller (issue 5)
-    if "pool_commands" not in str(_e):
-        raise
+pool_commands.register(cli)
 
 
 def main() -> None:

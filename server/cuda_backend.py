@@ -75,8 +75,8 @@ def _check(rc: int) -> None:
         raise CudaError(_ffi.string(name[0]).decode() if name[0] else "CUDA_ERROR_UNKNOWN", f"driver returned {rc}")
 
 
-def probe() -> list[tuple[int, str]]:
-    """(memory, name) of every GPU the driver sees."""
+def probe() -> list[dict]:
+    """Every GPU the driver sees: {memory, name, uuid (16 bytes), sms, compute_capability}."""
     lib = _load()
     if lib.cuInit(0) != 0:
         raise CudaUnavailable("cuInit failed: the driver is installed but no GPU is usable")
@@ -85,10 +85,17 @@ def probe() -> list[tuple[int, str]]:
     out = []
     for i in range(n[0]):
         dev, mem, name = _ffi.new("CUdevice *"), _ffi.new("size_t *"), _ffi.new("char[256]")
+        uuid, attr = _ffi.new("unsigned char[16]"), _ffi.new("int *")
         _check(lib.cuDeviceGet(dev, i))
         _check(lib.cuDeviceTotalMem_v2(mem, dev[0]))
         _check(lib.cuDeviceGetName(name, 256, dev[0]))
-        out.append((mem[0], _ffi.string(name).decode()))
+        _check(lib.cuDeviceGetUuid_v2(uuid, dev[0]))
+        values = []
+        for a in (16, 75, 76):  # MULTIPROCESSOR_COUNT, COMPUTE_CAPABILITY_MAJOR / _MINOR
+            _check(lib.cuDeviceGetAttribute(attr, a, dev[0]))
+            values.append(attr[0])
+        out.append({"memory": mem[0], "name": _ffi.string(name).decode(), "uuid": bytes(uuid),
+                    "sms": values[0], "compute_capability": f"{values[1]}.{values[2]}"})
     if not out:
         raise CudaUnavailable("the driver reports no GPU")
     return out

@@ -1,9 +1,15 @@
 """rgpu-server: the supervisor of one GPU host.
 
-It answers hellos on the listen address: checks the protocol version (and, with a controller, the
-lease token), hands the client a session worker that is already running (one warm spare per GPU
-keeps session start fast), and tracks each GPU's memory across its sessions through a shared
-usage array, so a worker that dies still gives its memory back. `stats` reports that accounting."""
+It answers hellos on the listen address: checks the protocol version (and, in a pool, the lease
+token), hands the client a session worker that is already running (one warm spare per GPU keeps
+session start fast), and tracks each GPU's memory across its sessions through a shared usage
+array, so a worker that dies still gives its memory back. `stats` reports that accounting.
+
+In a pool (``--controller``) a Registrar thread registers the GPUs and heartbeats the accounting;
+each reply's list of valid leases reaches the main loop, which stops the sessions of leases that
+ended (released or expired). A session runs with its lease's memory quota. Without a controller
+and without a configured cluster secret the server is in direct mode: anyone may open a session
+on a whole GPU."""
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -13,14 +19,16 @@ import signal
 import socket
 import time
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import click
 import zmq
 
 from rgpu import logs
-from rgpu.protocol import wire
+from rgpu.protocol import tokens, wire
 from rgpu.units import format_size, parse_size
 
+from .pool import DIRECT, Grant, LeaseGate, LeaseRefused, sim_gpu_uuid, uuid_text
 from .worker import worker_main
 
 MAX_SESSIONS_PER_GPU = 256
@@ -36,11 +44,23 @@ class Worker:
     session: str = ""
     client: str = ""
     started: float = field(default_factory=time.time)
+    grant: Grant = DIRECT
+    stopping: bool = False
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """What the server knows of one of its GPUs before serving it."""
+    memory: int
+    name: str
+    uuid: str
+    sms: int = 108
+    compute_capability: str = "8.0"
 
 
 class Gpu:
-    def __init__(self, index: int, capacity: int, name: str, ctx):
-        self.index, self.capacity, self.name = index, capacity, name
+    def __init__(self, index: int, spec: GpuSpec, ctx):
+        self.index, self.capacity, self.name, self.spec = index, spec.memory, spec.name, spec
         self.usage = ctx.Array("q", MAX_SESSIONS_PER_GPU, lock=False)
         self.lock = ctx.Lock()
         self.free_slots = list(range(MAX_SESSIONS_PER_GPU))
@@ -52,13 +72,17 @@ class Gpu:
 
 
 class Supervisor:
-    def __init__(self, listen: str, device: str, gpus: list[tuple[int, str]], conf: dict, log):
+    def __init__(self, listen: str, device: str, gpus: list[GpuSpec], conf: dict, log,
+                 gate: LeaseGate | None = None):
         self.listen, self.conf, self.log = listen, conf, log
         self.mp = mp.get_context("spawn")
-        self.gpus = [Gpu(i, cap, name, self.mp) for i, (cap, name) in enumerate(gpus)]
+        self.gpus = [Gpu(i, spec, self.mp) for i, spec in enumerate(gpus)]
         self.sessions: dict[str, Worker] = {}
         self.conf["device"] = device
         self.conf["worker_bind"] = _worker_bind(listen)
+        self.gate = gate or LeaseGate(None)
+        self.registrar = None
+        self._view_changed = False
         self.stopping = False
 
     # -- workers --
@@ -105,7 +129,8 @@ class Supervisor:
         return {"ok": False, "error": "bad_request", "message": f"unknown op {op!r}"}
 
     def hello(self, msg: dict) -> dict:
-        """hello {proto, client, cuda, lease, gpu} -> {ok, endpoint, session, key}"""
+        """hello {proto, client, cuda, lease, gpu} -> {ok, endpoint, session, key}; in a pool the
+        lease token must hold a live vGPU on that GPU, else {ok: false, error: "lease", reason, message}"""
         if msg.get("proto") != wire.PROTOCOL_VERSION:
             return {"ok": False, "error": "protocol",
                     "message": f"client speaks protocol {msg.get('proto')}, this server speaks "
@@ -115,6 +140,11 @@ class Supervisor:
             return {"ok": False, "error": "no_such_gpu",
                     "message": f"this server has {len(self.gpus)} GPU(s); gpu {gpu_index} does not exist"}
         gpu = self.gpus[gpu_index]
+        try:
+            grant = self.gate.admit(msg.get("lease"), gpu.spec.uuid, gpu.index)
+        except LeaseRefused as e:
+            self.log.info("session_refused", gpu=gpu.index, client=str(msg.get("client", "?")), reason=e.reason)
+            return {"ok": False, "error": "lease", "reason": e.reason, "message": e.message}
         if not gpu.free_slots and gpu.spare is None:
             return {"ok": False, "error": "busy", "message": "too many sessions on this GPU"}
         w = self._ready_spare(gpu, wait=30.0)
@@ -123,23 +153,65 @@ class Supervisor:
         gpu.spare = None
         sid = secrets.token_hex(8)
         key = secrets.token_hex(16)
-        w.session, w.client = sid, str(msg.get("client", "?"))
-        w.conn.send({"session": sid, "key": key, "gpu": gpu.index, "memory": gpu.capacity, "client": w.client})
+        w.session, w.client, w.grant = sid, str(msg.get("client", "?")), grant
+        # The quota is what the worker enforces and what the device reports as its total memory.
+        memory = min(gpu.capacity, grant.memory or gpu.capacity)
+        w.conn.send({"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": w.client})
         self.sessions[sid] = w
-        self.log.info("session_opened", session=sid, gpu=gpu.index, client=w.client, endpoint=w.endpoint)
+        self.log.info("session_opened", session=sid, gpu=gpu.index, client=w.client, endpoint=w.endpoint,
+                      lease=grant.lease or None, memory=memory)
         if gpu.free_slots:
             gpu.spare = self._spawn(gpu)  # warm the next one while this client connects
         return {"ok": True, "endpoint": w.endpoint, "session": sid, "key": key}
 
     def stats(self) -> dict:
-        """stats -> {ok, gpus: [{index, name, memory_total, memory_used, sessions}], sessions: [...]}"""
+        """stats -> {ok, device, pool: {controller, view_at, leases} | null,
+        gpus: [{index, uuid, name, memory_total, memory_used, sessions}],
+        sessions: [{session, gpu, client, pid, lease, memory_quota, memory_used, stopping}]}"""
         self._reap()
-        return {"ok": True, "device": self.conf["device"],
-                "gpus": [{"index": g.index, "name": g.name, "memory_total": g.capacity, "memory_used": g.used(),
-                          "sessions": sum(1 for w in self.sessions.values() if w.gpu == g.index)}
+        valid, at = self.gate.view()
+        self._end_gone_leases()  # this view (or a newer one) is applied to the sessions listed
+        sessions = dict(self.sessions)
+        pool = {"controller": self.gate.pool, "view_at": at, "leases": sorted(valid)} if self.gate.pool else None
+        return {"ok": True, "device": self.conf["device"], "pool": pool,
+                "gpus": [{"index": g.index, "uuid": g.spec.uuid, "name": g.name, "memory_total": g.capacity,
+                          "memory_used": g.used(), "sessions": sum(1 for w in sessions.values() if w.gpu == g.index)}
                          for g in self.gpus],
                 "sessions": [{"session": s, "gpu": w.gpu, "client": w.client, "pid": w.proc.pid,
-                              "memory_used": self.gpus[w.gpu].usage[w.slot]} for s, w in self.sessions.items()]}
+                              "lease": w.grant.lease, "memory_quota": w.grant.memory,
+                              "memory_used": self.gpus[w.gpu].usage[w.slot], "stopping": w.stopping}
+                             for s, w in sessions.items()]}
+
+    # -- the pool --
+    def inventory(self) -> dict:
+        """What the Registrar registers: this server's GPUs."""
+        return {"backend": self.conf["device"],
+                "gpus": [{"uuid": g.spec.uuid, "index": g.index, "name": g.name, "memory_total": g.capacity,
+                          "sms": g.spec.sms, "compute_capability": g.spec.compute_capability} for g in self.gpus]}
+
+    def usage(self) -> dict:
+        """What each heartbeat carries (registrar thread): memory used and sessions per GPU."""
+        sessions = list(self.sessions.values())
+        return {"sessions": len(sessions),
+                "gpus": [{"uuid": g.spec.uuid, "index": g.index, "memory_used": g.used(),
+                          "sessions": sum(1 for w in sessions if w.gpu == g.index)} for g in self.gpus]}
+
+    def on_leases(self, valid: set) -> None:
+        """The controller's view of the leases valid here (registrar thread); applied by the main loop."""
+        self.gate.see(valid, self.registrar.view_time if self.registrar else 0.0)
+        self._view_changed = True
+
+    def _end_gone_leases(self) -> None:
+        """Stop the sessions of leases that ended; their memory returns when the worker exits."""
+        self._view_changed = False
+        for sid, w in list(self.sessions.items()):
+            if not w.stopping and self.gate.gone(w.grant.lease, w.grant.iat):
+                w.stopping = True
+                try:
+                    w.conn.send("stop")
+                except (OSError, ValueError):
+                    pass
+                self.log.info("session_stopped", session=sid, lease=w.grant.lease, reason="lease_ended")
 
     # -- main loop --
     def serve(self) -> None:
@@ -150,7 +222,10 @@ class Supervisor:
         for g in self.gpus:
             g.spare = self._spawn(g)
         self.log.info("server_listening", listen=self.listen, device=self.conf["device"], gpus=len(self.gpus),
-                      memory=[format_size(g.capacity) for g in self.gpus])
+                      memory=[format_size(g.capacity) for g in self.gpus], pool=self.gate.pool or None,
+                      leases_required=self.gate.enabled)
+        if self.registrar is not None:
+            self.registrar.start()
         try:
             while not self.stopping:
                 if sock.poll(200):
@@ -165,11 +240,16 @@ class Supervisor:
                         self.log.warning("malformed_request", reason=str(e)[:200])
                         reply = {"ok": False, "error": "malformed", "message": f"malformed request: {e}"}
                     sock.send_multipart([ident, wire.pack(reply)])
+                if self._view_changed:
+                    self._end_gone_leases()
                 self._reap()
         finally:
             self.shutdown()
             sock.close(0)
             ctx.term()
+            if self.registrar is not None:
+                self.registrar.stop()  # at most one controller timeout when it is unreachable
+            self.log.info("server_stopped", listen=self.listen)
 
     def shutdown(self) -> None:
         workers = list(self.sessions.values()) + [g.spare for g in self.gpus if g.spare]
@@ -194,15 +274,38 @@ def _worker_bind(listen: str) -> str:
     raise click.BadParameter(f"listen address must be tcp:// or ipc://, not {listen}")
 
 
-def _gpus(device: str, count: int, sim_memory: int) -> tuple[str, list[tuple[int, str]]]:
+def _gpus(device: str, count: int, sim_memory: int, server_id: str) -> tuple[str, list[GpuSpec]]:
     if device in ("cuda", "auto"):
         from .cuda_backend import CudaUnavailable, probe
         try:
-            return "cuda", probe()
+            return "cuda", [GpuSpec(g["memory"], g["name"], uuid_text(g["uuid"]), g["sms"], g["compute_capability"])
+                            for g in probe()]
         except CudaUnavailable as e:
             if device == "cuda":
                 raise click.ClickException(f"{e}. On a machine without an NVIDIA GPU use --device sim.")
-    return "sim", [(sim_memory, f"rgpu sim GPU {i} (sm_80)") for i in range(count)]
+    return "sim", [GpuSpec(sim_memory, f"rgpu sim GPU {i} (sm_80)", uuid_text(sim_gpu_uuid(server_id, i)))
+                   for i in range(count)]
+
+
+def _advertise(listen: str) -> str:
+    """The listen URL with a wildcard host replaced by this host's name (what clients can reach)."""
+    parts = urlsplit(listen)
+    if parts.scheme == "tcp" and parts.hostname in ("*", "0.0.0.0", "::", None):
+        return f"tcp://{socket.getfqdn()}:{listen.rsplit(':', 1)[1]}"
+    return listen
+
+
+def _gate(controller: str | None, secret_file: str | None) -> LeaseGate:
+    """In a pool, or with a secret configured, sessions need a lease token; else direct mode."""
+    configured = secret_file or os.environ.get(tokens.ENV_SECRET) or os.environ.get(tokens.ENV_SECRET_FILE)
+    if not controller and not configured:
+        return LeaseGate(None)
+    try:
+        # Joining a pool on a single machine may come before the controller ever ran: create the
+        # default secret file then, atomically, as the controller would.
+        return LeaseGate(tokens.load_secret(secret_file, create=bool(controller)), controller or "")
+    except tokens.SecretError as e:
+        raise click.ClickException(str(e)) from None
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -213,21 +316,25 @@ def _gpus(device: str, count: int, sim_memory: int) -> tuple[str, list[tuple[int
 @click.option("--sim-memory", default="8GiB", show_default=True, help="memory of each software GPU")
 @click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER"), help="join this controller's pool")
 @click.option("--advertise", default=None, help="URL clients use to reach this server (default: --listen)")
+@click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
+              help="cluster secret shared with the controller (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, "
+                   "or ~/.config/rgpu/cluster-secret with --controller); with a secret, sessions need a lease")
 @click.option("--session-grace", type=float, default=3.0, show_default=True,
               help="seconds a session survives its client's connection being gone")
 @click.option("--log-level", default="info", show_default=True)
-def main(device, listen, count, sim_memory, controller, advertise, session_grace, log_level):
-    """Serve this host's GPUs (or software GPUs) to rgpu clients."""
+def main(device, listen, count, sim_memory, controller, advertise, secret_file, session_grace, log_level):
+    """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level)
-    kind, gpus = _gpus(device, count, parse_size(sim_memory))
-    conf = {"session_grace": session_grace, "log_level": log_level,
-            "server_id": f"{socket.gethostname()}:{listen}"}
-    sup = Supervisor(listen, kind, gpus, conf, log)
+    server_id = f"{socket.gethostname()}:{listen}"
+    kind, gpus = _gpus(device, count, parse_size(sim_memory), server_id)
+    conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id}
+    sup = Supervisor(listen, kind, gpus, conf, log, _gate(controller, secret_file))
+    if controller:
+        from .registration import Registrar
+        sup.registrar = Registrar(controller, advertise or _advertise(listen), sup.inventory, sup.usage,
+                                  sup.on_leases)
     signal.signal(signal.SIGTERM, lambda *_: setattr(sup, "stopping", True))
     signal.signal(signal.SIGINT, lambda *_: setattr(sup, "stopping", True))
-    if controller:
-        log.warning("controller_not_joined", controller=controller,
-                    reason="pool registration is not wired into this server yet")
     sup.serve()
 
 
