@@ -174,9 +174,10 @@ def leases_command(controller, as_json):
         click.echo("no live leases")
         return
     rows = [[lease["id"], lease["state"], lease["owner"], _ago(lease["expires"]),
+             f"{lease.get('device_time_s', 0.0):.2f}s", fmt_bytes(lease.get("memory_used_bytes", 0)),
              ", ".join(f"{v['server']}#{v['index']}:{fmt_bytes(v['memory'])}/{v['compute']}%" for v in lease["vgpus"])]
             for lease in leases]
-    click.echo(_table(rows, ["LEASE", "STATE", "OWNER", "EXPIRES IN", "VGPUS"]))
+    click.echo(_table(rows, ["LEASE", "STATE", "OWNER", "EXPIRES IN", "DEVICE TIME", "MEM USED", "VGPUS"]))
 
 
 def register(group: click.Group) -> None:

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 class Device(ABC):
     name: str
     uuid: bytes  # 16 bytes
+    device_time: float = 0.0  # seconds of kernel execution so far, as the device measures it
     total_memory: int
     cc: tuple[int, int]
 

@@ -45,7 +45,25 @@ CUresult cuEventSynchronize(CUevent);
 CUresult cuEventQuery(CUevent);
 CUresult cuEventElapsedTime_v2(float *, CUevent, CUevent);
 CUresult cuEventDestroy_v2(CUevent);
+typedef struct CUmod_st *CUmodule; typedef struct CUfunc_st *CUfunction;
+CUresult cuModuleLoadData(CUmodule *, const void *);
+CUresult cuModuleUnload(CUmodule);
+CUresult cuModuleGetFunction(CUfunction *, CUmodule, const char *);
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *, size_t *, CUmodule, const char *);
+CUresult cuFuncGetParamInfo(CUfunction, size_t, size_t *, size_t *);
+CUresult cuFuncGetAttribute(int *, int, CUfunction);
+CUresult cuFuncSetAttribute(CUfunction, int, int);
+CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                        void **, void **);
 """
+# CUfunction_attribute numbers (stable across CUDA versions)
+_FUNC_ATTR = {"CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK": 0, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES": 1,
+              "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES": 2, "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES": 3,
+              "CU_FUNC_ATTRIBUTE_NUM_REGS": 4, "CU_FUNC_ATTRIBUTE_PTX_VERSION": 5,
+              "CU_FUNC_ATTRIBUTE_BINARY_VERSION": 6, "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA": 7,
+              "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES": 8,
+              "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT": 9}
+_PARAM_BUFFER_POINTER, _PARAM_BUFFER_SIZE, _PARAM_END = 1, 2, 0
 NOT_READY = 600
 
 
@@ -121,7 +139,10 @@ class CudaDevice(Device):
         self.cc = (self._attr(75), self._attr(76))  # COMPUTE_CAPABILITY_MAJOR / _MINOR
         self._reserve = reserve
         self._allocs: dict[int, int] = {}
-        self._streams, self._events = set(), set()
+        self._streams, self._events, self._modules = set(), set(), set()
+        self._globals: dict[int, int] = {}
+        self._t0, self._t1 = self.event_create(0), self.event_create(0)
+        self.device_time = 0.0
 
     def _attr(self, a: int) -> int:
         v = _ffi.new("int *")
@@ -158,7 +179,7 @@ class CudaDevice(Device):
         return self.total_memory - used, self.total_memory
 
     def allocation(self, addr):
-        for start, size in self._allocs.items():
+        for start, size in (*self._allocs.items(), *self._globals.items()):
             if start <= addr < start + size:
                 return start, size
         return None
@@ -242,6 +263,61 @@ class CudaDevice(Device):
         self._events.discard(event)
         _check(_lib.cuEventDestroy_v2(event))
 
+    # -- modules and launches --
+    def module_load(self, image):
+        data = _ffi.from_buffer(bytes(image))
+        m = _ffi.new("CUmodule *")
+        _check(_lib.cuModuleLoadData(m, data))
+        self._modules.add(m[0])
+        return m[0]
+
+    def module_unload(self, module):
+        self._modules.discard(module)
+        _check(_lib.cuModuleUnload(module))
+
+    def module_function(self, module, name):
+        f = _ffi.new("CUfunction *")
+        _check(_lib.cuModuleGetFunction(f, module, name.encode()))
+        return f[0]
+
+    def module_global(self, module, name):
+        p, n = _ffi.new("CUdeviceptr *"), _ffi.new("size_t *")
+        _check(_lib.cuModuleGetGlobal_v2(p, n, module, name.encode()))
+        self._globals[p[0]] = n[0]  # copies to symbols pass the bounds checks of _range
+        return p[0], n[0]
+
+    def function_params(self, function):
+        out, off, size = [], _ffi.new("size_t *"), _ffi.new("size_t *")
+        while _lib.cuFuncGetParamInfo(function, len(out), off, size) == 0:
+            out.append((off[0], size[0]))
+        return out
+
+    def function_attribute(self, function, attribute):
+        v = _ffi.new("int *")
+        _check(_lib.cuFuncGetAttribute(v, _FUNC_ATTR[attribute], function))
+        return v[0]
+
+    def function_set_attribute(self, function, attribute, value):
+        _check(_lib.cuFuncSetAttribute(function, _FUNC_ATTR[attribute], value))
+
+    def launch(self, function, grid, block, shared, stream, params):
+        """Device time comes from events around the kernel; waiting for the end event is what lets
+        the scheduler charge it (and hand the GPU to the next session) — at the cost of one
+        synchronisation per launch under the scheduler."""
+        buf = _ffi.new("char[]", bytes(params) or b"\0")
+        size = _ffi.new("size_t *", len(params))
+        extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
+                                       _ffi.cast("void *", _PARAM_BUFFER_SIZE), size, _ffi.cast("void *", _PARAM_END)])
+        s = stream or _ffi.NULL
+        _check(_lib.cuEventRecord(self._t0, s))
+        _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, extra))
+        _check(_lib.cuEventRecord(self._t1, s))
+        _check(_lib.cuEventSynchronize(self._t1))
+        self.device_time += self.event_elapsed_ms(self._t0, self._t1) / 1000.0
+
+    def take_output(self) -> str:
+        return ""  # device printf goes to the server's stdout on a real GPU; not captured yet
+
     def synchronize(self):
         _check(_lib.cuCtxSynchronize())
 
@@ -251,6 +327,8 @@ class CudaDevice(Device):
             _lib.cuEventDestroy_v2(e)
         for s in list(self._streams):
             _lib.cuStreamDestroy_v2(s)
+        for m in list(self._modules):
+            _lib.cuModuleUnload(m)
         for a in list(self._allocs):
             _lib.cuMemFree_v2(a)
         if self._reserve is not None:

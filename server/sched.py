@@ -38,10 +38,12 @@ class GpuScheduler:
         self.device_time = ctx.Array("d", slots, lock=False)
         self.kernels = ctx.Array("q", slots, lock=False)
         self.last = ctx.Array("d", slots, lock=False)  # when the slot last finished a kernel
+        self.hi = ctx.Value("i", 0, lock=False)  # 1 + the highest slot ever configured: scans stop there
 
     def configure(self, slot: int, guarantee: float, limit: float) -> None:
         """A new session in `slot` (the supervisor calls this before the worker runs anything)."""
         with self.cond:
+            self.hi.value = max(self.hi.value, slot + 1)
             self.weight[slot] = max(float(guarantee), MIN_WEIGHT)
             self.limit[slot] = min(max(float(limit), 1.0), 100.0)
             self.vtime[slot] = self._floor(exclude=slot)
@@ -51,14 +53,14 @@ class GpuScheduler:
             self.kernels[slot] = 0
 
     def _floor(self, exclude: int) -> float:
-        active = [self.vtime[s] for s in range(self.slots)
+        active = [self.vtime[s] for s in range(self.hi.value)
                   if s != exclude and (self.waiting[s] or self.busy.value == s)]
-        return min(active) if active else max((self.vtime[s] for s in range(self.slots)), default=0.0)
+        return min(active) if active else max((self.vtime[s] for s in range(self.hi.value)), default=0.0)
 
     def _next(self, now: float) -> int:
         """The slot that should run next: -1 if a session just between kernels comes first."""
         best, best_v = -1, 0.0
-        for s in range(self.slots):
+        for s in range(self.hi.value):
             contender = self.waiting[s] or (now - self.last[s] < RETURN_S and self.kernels[s])
             if contender and self.ready_at[s] <= now and (best < 0 or self.vtime[s] < best_v):
                 best, best_v = s, self.vtime[s]
@@ -83,8 +85,8 @@ class GpuScheduler:
                     self.cond.notify_all()
                     return False
                 # Wake for a release (notify) or when a throttled session becomes eligible.
-                wake = min([self.ready_at[s] for s in range(self.slots) if self.waiting[s] and self.ready_at[s] > now]
-                           + [self.last[s] + RETURN_S for s in range(self.slots) if now - self.last[s] < RETURN_S],
+                wake = min([self.ready_at[s] for s in range(self.hi.value) if self.waiting[s] and self.ready_at[s] > now]
+                           + [self.last[s] + RETURN_S for s in range(self.hi.value) if now - self.last[s] < RETURN_S],
                            default=now + 0.05)
                 wait = max(1e-4, min(wake - now, 0.05))
                 if deadline is not None:

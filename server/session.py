@@ -18,6 +18,8 @@ class Session:
         self.id = session_id
         self._handles: dict[int, tuple[str, object]] = {}
         self._next = itertools.count(0x1000, 8)
+        self.sched = None  # GpuScheduler of this session's GPU (None: no other session to share with)
+        self.slot = 0
         self.sticky: CudaError | None = None
         self.deferred: CudaError | None = None
         self.calls = 0
@@ -45,6 +47,15 @@ class Session:
             raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"the default {kind} cannot be destroyed")
         del self._handles[h]
         return obj
+
+    def run_kernel(self, launch) -> None:
+        """Run `launch()` when the GPU's scheduler says it is this session's turn, charging it the
+        device time the backend measured."""
+        if self.sched is None:
+            launch()
+            return
+        with self.sched.running(self.slot, lambda: self.device.device_time):
+            launch()
 
     def close(self) -> None:
         self._handles.clear()

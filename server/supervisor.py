@@ -28,7 +28,9 @@ from rgpu import logs
 from rgpu.protocol import tokens, wire
 from rgpu.units import format_size, parse_size
 
+from .accounting import Ledger
 from .pool import DIRECT, Grant, LeaseGate, LeaseRefused, sim_gpu_uuid, uuid_text
+from .sched import GpuScheduler
 from .worker import worker_main
 
 MAX_SESSIONS_PER_GPU = 256
@@ -62,7 +64,9 @@ class Gpu:
     def __init__(self, index: int, spec: GpuSpec, ctx):
         self.index, self.capacity, self.name, self.spec = index, spec.memory, spec.name, spec
         self.usage = ctx.Array("q", MAX_SESSIONS_PER_GPU, lock=False)
+        self.peak = ctx.Array("q", MAX_SESSIONS_PER_GPU, lock=False)  # per session, for accounting
         self.lock = ctx.Lock()
+        self.sched = GpuScheduler(ctx, MAX_SESSIONS_PER_GPU)  # one kernel at a time, fair by guarantee
         self.free_slots = list(range(MAX_SESSIONS_PER_GPU))
         self.spare: Worker | None = None
 
@@ -80,6 +84,9 @@ class Supervisor:
         self.sessions: dict[str, Worker] = {}
         self.conf["device"] = device
         self.conf["worker_bind"] = _worker_bind(listen)
+        self.conf["schedulers"] = [g.sched for g in self.gpus]  # each worker uses its GPU's
+        self.conf["memory_peaks"] = [g.peak for g in self.gpus]
+        self.ledger = Ledger()
         self.gate = gate or LeaseGate(None)
         self.registrar = None
         self._view_changed = False
@@ -107,6 +114,8 @@ class Supervisor:
             if not w.proc.is_alive():
                 w.proc.join(0)
                 gpu = self.gpus[w.gpu]
+                self.ledger.ended(w.grant.lease, Ledger.session(gpu, w.slot))
+                gpu.sched.forget(w.slot)  # a worker that died holding the GPU must not block it
                 with gpu.lock:
                     gpu.usage[w.slot] = 0  # a crashed worker's memory returns to the GPU
                 gpu.free_slots.append(w.slot)
@@ -156,6 +165,8 @@ class Supervisor:
         w.session, w.client, w.grant = sid, str(msg.get("client", "?")), grant
         # The quota is what the worker enforces and what the device reports as its total memory.
         memory = min(gpu.capacity, grant.memory or gpu.capacity)
+        gpu.sched.configure(w.slot, grant.compute, grant.limit)
+        gpu.peak[w.slot] = 0
         w.conn.send({"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": w.client})
         self.sessions[sid] = w
         self.log.info("session_opened", session=sid, gpu=gpu.index, client=w.client, endpoint=w.endpoint,
@@ -179,8 +190,11 @@ class Supervisor:
                          for g in self.gpus],
                 "sessions": [{"session": s, "gpu": w.gpu, "client": w.client, "pid": w.proc.pid,
                               "lease": w.grant.lease, "memory_quota": w.grant.memory,
-                              "memory_used": self.gpus[w.gpu].usage[w.slot], "stopping": w.stopping}
-                             for s, w in sessions.items()]}
+                              "compute": w.grant.compute, "limit": w.grant.limit,
+                              "memory_used": self.gpus[w.gpu].usage[w.slot], "stopping": w.stopping,
+                              **Ledger.session(self.gpus[w.gpu], w.slot)}
+                             for s, w in sessions.items()],
+                "leases": self.lease_usage(sessions)}
 
     # -- the pool --
     def inventory(self) -> dict:
@@ -190,11 +204,19 @@ class Supervisor:
                           "sms": g.spec.sms, "compute_capability": g.spec.compute_capability} for g in self.gpus]}
 
     def usage(self) -> dict:
-        """What each heartbeat carries (registrar thread): memory used and sessions per GPU."""
-        sessions = list(self.sessions.values())
+        """What each heartbeat carries (registrar thread): memory used and sessions per GPU, and
+        per lease its device time and memory (see accounting.py)."""
+        live = dict(self.sessions)
+        sessions = list(live.values())
         return {"sessions": len(sessions),
                 "gpus": [{"uuid": g.spec.uuid, "index": g.index, "memory_used": g.used(),
-                          "sessions": sum(1 for w in sessions if w.gpu == g.index)} for g in self.gpus]}
+                          "device_time_s": sum(g.sched.device_time[w.slot] for w in sessions if w.gpu == g.index),
+                          "sessions": sum(1 for w in sessions if w.gpu == g.index)} for g in self.gpus],
+                "leases": self.lease_usage(live)}
+
+    def lease_usage(self, sessions: dict) -> dict:
+        return self.ledger.report([(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot))
+                                   for w in sessions.values()])
 
     def on_leases(self, valid: set) -> None:
         """The controller's view of the leases valid here (registrar thread); applied by the main loop."""
@@ -204,6 +226,9 @@ class Supervisor:
     def _end_gone_leases(self) -> None:
         """Stop the sessions of leases that ended; their memory returns when the worker exits."""
         self._view_changed = False
+        valid, at = self.gate.view()
+        if self.gate.pool and at > 0:
+            self.ledger.forget(set(valid) | {w.grant.lease for w in self.sessions.values()})
         for sid, w in list(self.sessions.items()):
             if not w.stopping and self.gate.gone(w.grant.lease, w.grant.iat):
                 w.stopping = True

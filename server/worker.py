@@ -10,6 +10,7 @@ import os
 import time
 
 import zmq
+import zmq.utils.monitor
 
 from rgpu import logs
 from rgpu.protocol import wire
@@ -45,6 +46,8 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
         return
     log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"])
 
+    peaks = conf["memory_peaks"][assignment["gpu"]]
+
     def reserve(delta: int) -> bool:
         # Device memory is shared by every session of the GPU: charge this session's slot, refuse
         # what would exceed the GPU's (or the lease's) memory.
@@ -52,9 +55,11 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
             if delta > 0 and (sum(usage) + delta > capacity or usage[slot] + delta > assignment["memory"]):
                 return False
             usage[slot] += delta
+            peaks[slot] = max(peaks[slot], usage[slot])
             return True
 
     session = Session(make_device(conf, assignment, reserve), assignment["session"])
+    session.sched, session.slot = conf["schedulers"][assignment["gpu"]], slot
     dispatcher = Dispatcher()
     monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED)
     poller = zmq.Poller()

@@ -98,6 +98,6 @@ def func_set_attribute(s, function, attrib, value):
 @handles("cuLaunchKernel", "cudaLaunchKernel", "cuLaunchCooperativeKernel", "cudaLaunchCooperativeKernel")
 def launch_kernel(s, function, gx, gy, gz, bx, by, bz, shared, stream, params):
     """[function, grid x y z, block x y z, dynamic shared bytes, stream, packed parameters]"""
-    s.device.launch(s.get("function", function), (gx, gy, gz), (bx, by, bz), shared, s.get("stream", stream),
-                    bytes(params))
+    fn, st = s.get("function", function), s.get("stream", stream)
+    s.run_kernel(lambda: s.device.launch(fn, (gx, gy, gz), (bx, by, bz), shared, st, bytes(params)))
     return ()

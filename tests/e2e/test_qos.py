@@ -1,0 +1,135 @@
+"""End to end, isolation and QoS on one shared software GPU: memory quotas as the program sees
+them, device-time shares by guarantee, a limit that caps a session alone, and per-lease
+accounting kept after the program ends. Shares are measured from the server's own accounting
+(device time per session) over a window of accumulated device time, never over a fixed sleep."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from rgpu.client.server_client import stats
+from tests.support.daemons import wait_until
+from tests.support.pool import Pool
+
+pytestmark = pytest.mark.e2e
+MiB = 1 << 20
+
+
+@pytest.fixture
+def gpu(daemons, tmp_path):
+    """A controller and one server with one software GPU: every lease shares it."""
+    p = Pool(daemons, tmp_path)
+    url = p.add_server(memory="2GiB")
+    wait_until(lambda: p.states() == {url: "up"}, 20, "server up")
+    p.server_url = url
+    yield p
+    for handle in p.servers.values():
+        handle.stop()
+
+
+def _spinner(pool, exe, *opts):
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, *opts,
+                             "--", str(exe), "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, RGPU_TIMEOUT="60"))
+    line = proc.stdout.readline()
+    if not line.startswith("READY"):
+        proc.kill()
+        pytest.fail(f"spinner did not start: {line}{proc.communicate(timeout=10)}")
+    return proc
+
+
+def _device_times(url) -> dict:
+    return {s["session"]: s["device_time_s"] for s in stats(url)["sessions"]}
+
+
+def _window(url, sessions: int, device_seconds: float) -> tuple[dict, float]:
+    """Device time each session got while `device_seconds` of it accumulated in total, and the
+    wall time that took."""
+    def all_running():
+        t = _device_times(url)
+        return t if len(t) == sessions else None
+
+    before = wait_until(all_running, 20, "sessions")
+    t0 = time.monotonic()
+
+    def accumulated():
+        t = _device_times(url)
+        return t if sum(t.values()) - sum(before.values()) >= device_seconds else None
+    after = wait_until(accumulated, 120, f"{device_seconds}s of device time")
+    return {s: after[s] - before[s] for s in before}, time.monotonic() - t0
+
+
+def _stop(*procs):
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)  # rgpu run forwards it and releases the lease
+    for p in procs:
+        try:
+            p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def _shares(pool, cuda_program, opts_a, opts_b, device_seconds=6.0):
+    exe = cuda_program("spin_kernels")
+    a = _spinner(pool, exe, "--mem", "64MiB", *opts_a)
+    sid_a = next(iter(_device_times(pool.server_url)))
+    b = _spinner(pool, exe, "--mem", "64MiB", *opts_b)
+    try:
+        got, _ = _window(pool.server_url, 2, device_seconds)
+    finally:
+        _stop(a, b)
+    total = sum(got.values())
+    print(f"shares {opts_a} vs {opts_b}: {100 * got[sid_a] / total:.1f}% of {total:.1f}s device time")
+    return 100 * got[sid_a] / total
+
+
+def test_memory_quota_is_the_device_the_program_sees(gpu, cuda_program):
+    p = gpu.run("--mem", "256MiB", "--", str(cuda_program("alloc_until_fail")), "16")
+    assert p.returncode == 0, p.stdout + p.stderr
+    m = re.search(r"total (\d+) prop (\d+) free_before (\d+) allocated (\d+)", p.stdout)
+    total, prop, free_before, allocated = map(int, m.groups())
+    assert total == prop == 256 * MiB
+    assert 256 * MiB - 16 * MiB < allocated <= 256 * MiB  # out of memory at the quota, within one chunk
+
+
+def test_competing_sessions_get_device_time_by_guarantee(gpu, cuda_program):
+    share = _shares(gpu, cuda_program, ["--compute", "25", "--limit", "100"], ["--compute", "75", "--limit", "100"])
+    assert abs(share - 25) <= 5, f"25/75 split gave {share:.1f}/{100 - share:.1f}"
+
+
+def test_a_guarantee_holds_against_a_greedy_neighbour(gpu, cuda_program):
+    share = _shares(gpu, cuda_program, ["--compute", "30", "--limit", "100"], [])
+    assert share >= 25, f"guarantee 30 got {share:.1f}%"
+
+
+def test_a_session_alone_stays_under_its_limit(gpu, cuda_program):
+    proc = _spinner(gpu, cuda_program("spin_kernels"), "--mem", "64MiB", "--compute", "10", "--limit", "50")
+    try:
+        got, wall = _window(gpu.server_url, 1, 3.0)
+    finally:
+        _stop(proc)
+    used = 100 * sum(got.values()) / wall
+    print(f"limit 50 alone: {used:.1f}% of the GPU over {wall:.1f}s")
+    assert used <= 55, f"limit 50 used {used:.1f}% of the GPU"
+
+
+def test_lease_accounting_outlives_its_sessions(gpu, cuda_program):
+    reserved = gpu.cli_json("reserve", "--mem", "128MiB")
+    lease = reserved["lease"]
+    p = gpu.run("--lease", lease, "--", str(cuda_program("kernels_basic")))
+    assert p.returncode == 0, p.stdout + p.stderr
+
+    def accounted():
+        row = gpu.leases().get(lease)
+        return row if row and row["device_time_s"] > 0 and row["sessions"] == 0 else None
+    row = wait_until(accounted, 30, "the ended session's device time in `rgpu leases`")
+    assert row["kernels"] >= 4 and row["memory_used_bytes"] == 0 and row["memory_peak_bytes"] > 0
+    assert gpu.cli("release", lease).returncode == 0
+    assert lease not in gpu.leases()
