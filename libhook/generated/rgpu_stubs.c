@@ -448,36 +448,6 @@ int cuModuleGetGlobal_v2(uint64_t * dptr, uint64_t * bytes, void * hmod, const c
     return rc;
 }
 
-/* cuLinkCreate_v2: not supported: modules: the launch path (issue 4) */
-int cuLinkCreate_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLinkCreate_v2");
-}
-
-/* cuLinkAddData_v2: not supported: modules: the launch path (issue 4) */
-int cuLinkAddData_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLinkAddData_v2");
-}
-
-/* cuLinkAddFile_v2: not supported: modules: the launch path (issue 4) */
-int cuLinkAddFile_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLinkAddFile_v2");
-}
-
-/* cuLinkComplete: not supported: modules: the launch path (issue 4) */
-int cuLinkComplete()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLinkComplete");
-}
-
-/* cuLinkDestroy: not supported: modules: the launch path (issue 4) */
-int cuLinkDestroy()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLinkDestroy");
-}
-
 /* cuModuleGetTexRef: forwarded */
 int cuModuleGetTexRef(void * * pTexRef, void * hmod, const char * name)
 {
@@ -510,125 +480,34 @@ int cuModuleGetSurfRef(void * * pSurfRef, void * hmod, const char * name)
     return rc;
 }
 
-/* cuLibraryLoadData: not supported: modules: the launch path (issue 4) */
-int cuLibraryLoadData()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryLoadData");
-}
-
-/* cuLibraryLoadFromFile: not supported: modules: the launch path (issue 4) */
-int cuLibraryLoadFromFile()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryLoadFromFile");
-}
-
-/* cuLibraryUnload: not supported: modules: the launch path (issue 4) */
-int cuLibraryUnload()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryUnload");
-}
-
-/* cuLibraryGetKernel: not supported: modules: the launch path (issue 4) */
-int cuLibraryGetKernel()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetKernel");
-}
-
-/* cuLibraryGetKernelCount: not supported: modules: the launch path (issue 4) */
+/* cuLibraryGetKernelCount: not supported: kernel enumeration is not forwarded yet */
 int cuLibraryGetKernelCount()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetKernelCount");
 }
 
-/* cuLibraryEnumerateKernels: not supported: modules: the launch path (issue 4) */
+/* cuLibraryEnumerateKernels: not supported: kernel enumeration is not forwarded yet */
 int cuLibraryEnumerateKernels()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryEnumerateKernels");
 }
 
-/* cuLibraryGetModule: not supported: modules: the launch path (issue 4) */
-int cuLibraryGetModule()
+/* cuKernelGetLibrary: not supported: kernel enumeration is not forwarded yet */
+int cuKernelGetLibrary()
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetModule");
+    return rgpu_unsupported(RGPU_DRIVER, "cuKernelGetLibrary");
 }
 
-/* cuKernelGetFunction: forwarded */
-int cuKernelGetFunction(void * * pFunc, void * kernel)
-{
-    rgpu_call c;
-    if (pFunc == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuKernelGetFunction, "cuKernelGetFunction", RGPU_DRIVER);
-    rgpu_put_h(&c, kernel);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pFunc = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuKernelGetLibrary: forwarded */
-int cuKernelGetLibrary(void * * pLib, void * kernel)
-{
-    rgpu_call c;
-    if (pLib == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuKernelGetLibrary, "cuKernelGetLibrary", RGPU_DRIVER);
-    rgpu_put_h(&c, kernel);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pLib = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuLibraryGetGlobal: not supported: modules: the launch path (issue 4) */
-int cuLibraryGetGlobal()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetGlobal");
-}
-
-/* cuLibraryGetManaged: not supported: modules: the launch path (issue 4) */
+/* cuLibraryGetManaged: not supported: managed memory is not supported */
 int cuLibraryGetManaged()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetManaged");
 }
 
-/* cuLibraryGetUnifiedFunction: not supported: modules: the launch path (issue 4) */
+/* cuLibraryGetUnifiedFunction: not supported: unified functions run on the host: not supported */
 int cuLibraryGetUnifiedFunction()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetUnifiedFunction");
-}
-
-/* cuKernelGetAttribute: forwarded */
-int cuKernelGetAttribute(int32_t * pi, int attrib, void * kernel, int32_t dev)
-{
-    rgpu_call c;
-    if (pi == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuKernelGetAttribute, "cuKernelGetAttribute", RGPU_DRIVER);
-    rgpu_put_i(&c, (int64_t)attrib);
-    rgpu_put_h(&c, kernel);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pi = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuKernelSetAttribute: forwarded */
-int cuKernelSetAttribute(int attrib, int32_t val, void * kernel, int32_t dev)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuKernelSetAttribute, "cuKernelSetAttribute", RGPU_DRIVER);
-    rgpu_put_i(&c, (int64_t)attrib);
-    rgpu_put_i(&c, (int64_t)val);
-    rgpu_put_h(&c, kernel);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
 }
 
 /* cuKernelSetCacheConfig: forwarded */
@@ -644,28 +523,10 @@ int cuKernelSetCacheConfig(void * kernel, int config, int32_t dev)
     return rc;
 }
 
-/* cuKernelGetName: not supported: modules: the launch path (issue 4) */
+/* cuKernelGetName: not supported: names of kernels are not forwarded yet */
 int cuKernelGetName()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuKernelGetName");
-}
-
-/* cuKernelGetParamInfo: forwarded */
-int cuKernelGetParamInfo(void * kernel, uint64_t paramIndex, uint64_t * paramOffset, uint64_t * paramSize)
-{
-    rgpu_call c;
-    if (paramOffset == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (paramSize == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuKernelGetParamInfo, "cuKernelGetParamInfo", RGPU_DRIVER);
-    rgpu_put_h(&c, kernel);
-    rgpu_put_u(&c, (uint64_t)paramIndex);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *paramOffset = (uint64_t)rgpu_out_u(&c);
-        *paramSize = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
 }
 
 /* cuMemGetInfo_v2: forwarded */
@@ -847,12 +708,6 @@ int cuIpcCloseMemHandle()
     return rgpu_unsupported(RGPU_DRIVER, "cuIpcCloseMemHandle");
 }
 
-/* cuMemcpyPeer: not supported: peer copies between servers: the pool (issue 5) */
-int cuMemcpyPeer()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyPeer");
-}
-
 /* cuMemcpyDtoD_v2: forwarded */
 int cuMemcpyDtoD_v2(uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCount)
 {
@@ -918,12 +773,6 @@ int cuMemcpy3D_v2()
 int cuMemcpy3DPeer()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DPeer");
-}
-
-/* cuMemcpyPeerAsync: not supported: peer copies between servers: the pool (issue 5) */
-int cuMemcpyPeerAsync()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyPeerAsync");
 }
 
 /* cuMemcpyDtoDAsync_v2: forwarded (async) */
@@ -2477,7 +2326,7 @@ int cuFuncGetModule(void * * hmod, void * hfunc)
     return rc;
 }
 
-/* cuFuncGetName: not supported: modules: the launch path (issue 4) */
+/* cuFuncGetName: not supported: names of kernels are not forwarded yet */
 int cuFuncGetName()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuFuncGetName");
@@ -2527,19 +2376,13 @@ int cuFuncLoad(void * function)
     return rc;
 }
 
-/* cuLaunchKernelEx: not supported: kernel launches: the launch path (issue 4) */
-int cuLaunchKernelEx()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLaunchKernelEx");
-}
-
-/* cuLaunchCooperativeKernelMultiDevice: not supported: kernel launches: the launch path (issue 4) */
+/* cuLaunchCooperativeKernelMultiDevice: not supported: host-function launches are not forwarded yet */
 int cuLaunchCooperativeKernelMultiDevice()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchCooperativeKernelMultiDevice");
 }
 
-/* cuLaunchHostFunc: not supported: kernel launches: the launch path (issue 4) */
+/* cuLaunchHostFunc: not supported: host-function launches are not forwarded yet */
 int cuLaunchHostFunc()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchHostFunc");
@@ -2615,19 +2458,19 @@ int cuParamSetv()
     return rgpu_unsupported(RGPU_DRIVER, "cuParamSetv");
 }
 
-/* cuLaunch: not supported: kernel launches: the launch path (issue 4) */
+/* cuLaunch: not supported: host-function launches are not forwarded yet */
 int cuLaunch()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunch");
 }
 
-/* cuLaunchGrid: not supported: kernel launches: the launch path (issue 4) */
+/* cuLaunchGrid: not supported: host-function launches are not forwarded yet */
 int cuLaunchGrid()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchGrid");
 }
 
-/* cuLaunchGridAsync: not supported: kernel launches: the launch path (issue 4) */
+/* cuLaunchGridAsync: not supported: host-function launches are not forwarded yet */
 int cuLaunchGridAsync()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchGridAsync");
@@ -3190,13 +3033,13 @@ int cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int32_t * numBlocks, vo
     return rc;
 }
 
-/* cuOccupancyMaxPotentialBlockSize: not supported: takes a host callback: the launch path (issue 4) */
+/* cuOccupancyMaxPotentialBlockSize: not supported: takes a host callback: not forwarded yet */
 int cuOccupancyMaxPotentialBlockSize()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxPotentialBlockSize");
 }
 
-/* cuOccupancyMaxPotentialBlockSizeWithFlags: not supported: takes a host callback: the launch path (issue 4) */
+/* cuOccupancyMaxPotentialBlockSizeWithFlags: not supported: takes a host callback: not forwarded yet */
 int cuOccupancyMaxPotentialBlockSizeWithFlags()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxPotentialBlockSizeWithFlags");
@@ -3784,24 +3627,6 @@ int cuTensorMapEncodeIm2colWide()
 int cuTensorMapReplaceAddress()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapReplaceAddress");
-}
-
-/* cuDeviceCanAccessPeer: not supported: peer access between servers: the pool (issue 5) */
-int cuDeviceCanAccessPeer()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceCanAccessPeer");
-}
-
-/* cuCtxEnablePeerAccess: not supported: peer access between servers: the pool (issue 5) */
-int cuCtxEnablePeerAccess()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuCtxEnablePeerAccess");
-}
-
-/* cuCtxDisablePeerAccess: not supported: peer access between servers: the pool (issue 5) */
-int cuCtxDisablePeerAccess()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuCtxDisablePeerAccess");
 }
 
 /* cuDeviceGetP2PAttribute: not supported: peer access between servers: the pool (issue 5) */
@@ -4920,49 +4745,37 @@ int cudaDestroyExternalSemaphore()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroyExternalSemaphore");
 }
 
-/* cudaLaunchKernelExC: not supported: kernel launches: the launch path (issue 4) */
-int cudaLaunchKernelExC()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLaunchKernelExC");
-}
-
-/* cudaFuncGetName: not supported: functions: the launch path (issue 4) */
+/* cudaFuncGetName: not supported: not forwarded yet */
 int cudaFuncGetName()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncGetName");
 }
 
-/* cudaFuncGetParamInfo: not supported: functions: the launch path (issue 4) */
-int cudaFuncGetParamInfo()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncGetParamInfo");
-}
-
-/* cudaLaunchHostFunc: not supported: kernel launches: the launch path (issue 4) */
+/* cudaLaunchHostFunc: not supported: host-function launches are not forwarded yet */
 int cudaLaunchHostFunc()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLaunchHostFunc");
 }
 
-/* cudaFuncSetSharedMemConfig: not supported: functions: the launch path (issue 4) */
+/* cudaFuncSetSharedMemConfig: not supported: not forwarded yet */
 int cudaFuncSetSharedMemConfig()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetSharedMemConfig");
 }
 
-/* cudaOccupancyAvailableDynamicSMemPerBlock: not supported: occupancy: the launch path (issue 4) */
+/* cudaOccupancyAvailableDynamicSMemPerBlock: not supported: cluster occupancy is not supported */
 int cudaOccupancyAvailableDynamicSMemPerBlock()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyAvailableDynamicSMemPerBlock");
 }
 
-/* cudaOccupancyMaxPotentialClusterSize: not supported: occupancy: the launch path (issue 4) */
+/* cudaOccupancyMaxPotentialClusterSize: not supported: cluster occupancy is not supported */
 int cudaOccupancyMaxPotentialClusterSize()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxPotentialClusterSize");
 }
 
-/* cudaOccupancyMaxActiveClusters: not supported: occupancy: the launch path (issue 4) */
+/* cudaOccupancyMaxActiveClusters: not supported: cluster occupancy is not supported */
 int cudaOccupancyMaxActiveClusters()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxActiveClusters");
@@ -5258,12 +5071,6 @@ int cudaMipmappedArrayGetSparseProperties(void * sparseProperties, void * mipmap
     return rc;
 }
 
-/* cudaMemcpyPeer: not supported: peer copies between servers: the pool (issue 5) */
-int cudaMemcpyPeer()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyPeer");
-}
-
 /* cudaMemcpy2D: not supported: pitched copies with host pointers are not forwarded yet */
 int cudaMemcpy2D()
 {
@@ -5286,12 +5093,6 @@ int cudaMemcpy2DFromArray()
 int cudaMemcpy2DArrayToArray()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DArrayToArray");
-}
-
-/* cudaMemcpyPeerAsync: not supported: peer copies between servers: the pool (issue 5) */
-int cudaMemcpyPeerAsync()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyPeerAsync");
 }
 
 /* cudaMemcpyBatchAsync: not supported: batched copies are not forwarded yet */
@@ -5650,35 +5451,6 @@ int cudaPointerGetAttributes(void * attributes, const void * ptr)
     if (rc == 0) {
         rgpu_out_b(&c, attributes, 88);
     }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaDeviceCanAccessPeer: not supported: peer access between servers: the pool (issue 5) */
-int cudaDeviceCanAccessPeer()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceCanAccessPeer");
-}
-
-/* cudaDeviceEnablePeerAccess: forwarded */
-int cudaDeviceEnablePeerAccess(int32_t peerDevice, uint32_t flags)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceEnablePeerAccess, "cudaDeviceEnablePeerAccess", RGPU_RUNTIME);
-    rgpu_put_i(&c, (int64_t)peerDevice);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaDeviceDisablePeerAccess: forwarded */
-int cudaDeviceDisablePeerAccess(int32_t peerDevice)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceDisablePeerAccess, "cudaDeviceDisablePeerAccess", RGPU_RUNTIME);
-    rgpu_put_i(&c, (int64_t)peerDevice);
-    int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
@@ -6441,55 +6213,25 @@ int cudaGraphConditionalHandleCreate()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphConditionalHandleCreate");
 }
 
-/* cudaLibraryLoadData: not supported: modules: the launch path (issue 4) */
-int cudaLibraryLoadData()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryLoadData");
-}
-
-/* cudaLibraryLoadFromFile: not supported: modules: the launch path (issue 4) */
-int cudaLibraryLoadFromFile()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryLoadFromFile");
-}
-
-/* cudaLibraryUnload: not supported: modules: the launch path (issue 4) */
-int cudaLibraryUnload()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryUnload");
-}
-
-/* cudaLibraryGetKernel: not supported: modules: the launch path (issue 4) */
-int cudaLibraryGetKernel()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetKernel");
-}
-
-/* cudaLibraryGetGlobal: not supported: modules: the launch path (issue 4) */
-int cudaLibraryGetGlobal()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetGlobal");
-}
-
-/* cudaLibraryGetManaged: not supported: modules: the launch path (issue 4) */
+/* cudaLibraryGetManaged: not supported: managed memory is not supported */
 int cudaLibraryGetManaged()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetManaged");
 }
 
-/* cudaLibraryGetUnifiedFunction: not supported: modules: the launch path (issue 4) */
+/* cudaLibraryGetUnifiedFunction: not supported: unified functions run on the host: not supported */
 int cudaLibraryGetUnifiedFunction()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetUnifiedFunction");
 }
 
-/* cudaLibraryGetKernelCount: not supported: modules: the launch path (issue 4) */
+/* cudaLibraryGetKernelCount: not supported: kernel enumeration is not forwarded yet */
 int cudaLibraryGetKernelCount()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetKernelCount");
 }
 
-/* cudaLibraryEnumerateKernels: not supported: modules: the launch path (issue 4) */
+/* cudaLibraryEnumerateKernels: not supported: kernel enumeration is not forwarded yet */
 int cudaLibraryEnumerateKernels()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryEnumerateKernels");
@@ -6515,7 +6257,7 @@ int cudaGetExportTable()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGetExportTable");
 }
 
-/* cudaGetKernel: not supported: functions: the launch path (issue 4) */
+/* cudaGetKernel: not supported: not forwarded yet */
 int cudaGetKernel()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGetKernel");

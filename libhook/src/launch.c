@@ -126,11 +126,18 @@ static int stream_device(const void *stream) {
     return dev;
 }
 
+static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rgpu_dim3 b, unsigned shmem,
+                         void *stream, void **params, void **extra);
+
 static int runtime_launch(uint32_t id, const char *name, const void *func, rgpu_dim3 g, rgpu_dim3 b, void **args,
                           size_t shmem, void *stream) {
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
     rgpu_kernel *k = rgpu_find_kernel(func);
+    int dev = -1;
+    rgpu_untag_handle(func, &dev);
+    if (!k && dev >= 0) /* a cudaKernel_t from cudaLibraryGetKernel: a function handle of a session */
+        return driver_launch(id, name, (void *)func, g, b, (unsigned)shmem, stream, args, NULL);
     if (!k) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
     void *fn = NULL;
     if ((rc = rgpu_kernel_on(RGPU_RUNTIME, k, stream_device(stream), &fn))) return rc;
@@ -176,6 +183,11 @@ int cudaLaunchKernel(const void *func, rgpu_dim3 g, rgpu_dim3 b, void **args, si
 }
 int cudaLaunchCooperativeKernel(const void *func, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
     return runtime_launch(RGPU_ID_cudaLaunchCooperativeKernel, "cudaLaunchCooperativeKernel", func, g, b, args, shmem, stream);
+}
+
+int rgpu_runtime_launch_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem, void *stream) {
+    rgpu_dim3 gd = {g[0], g[1], g[2]}, bd = {b[0], b[1], b[2]};
+    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", func, gd, bd, args, shmem, stream);
 }
 
 /* Driver launches: the layout of a CUfunction is fetched once and kept. */

@@ -27,11 +27,17 @@ size_t rgpu_image_size(const void *image) {
     memcpy(&magic, p, 4);
     if (magic == WRAPPER_MAGIC) return rgpu_image_size(((const fatbin_wrapper *)image)->data);
     if (magic == CONTAINER_MAGIC) {
-        uint16_t hsize;
-        uint64_t fsize;
-        memcpy(&hsize, p + 6, 2);
-        memcpy(&fsize, p + 8, 8);
-        return hsize + fsize;
+        /* Containers may sit back to back, 8-byte aligned (-rdc units, cuLinkComplete's output). */
+        size_t size = 0;
+        while (magic == CONTAINER_MAGIC) {
+            uint16_t hsize;
+            uint64_t fsize;
+            memcpy(&hsize, p + size + 6, 2);
+            memcpy(&fsize, p + size + 8, 8);
+            size = (size + hsize + fsize + 7) & ~(size_t)7;
+            memcpy(&magic, p + size, 4);
+        }
+        return size;
     }
     if (magic == ELF_MAGIC && p[4] == 2) { /* ELF64: the section headers end the file */
         uint64_t shoff;

@@ -76,3 +76,11 @@ def test_sass_only_cubin_is_refused_with_a_rebuild_hint(cuda_program, sim_server
                 env=None)
     assert p.returncode == 1
     assert "CUDA_ERROR_NO_BINARY_FOR_GPU" in p.stdout, p.stdout + p.stderr
+
+
+def test_ptx_linking_libraries_and_extended_launches(cuda_program, sim_server):
+    ptx = [cudabuild.build(PROGRAMS / f"{name}.cu", "ptx", ["-rdc=true"]) for name in ("link_a", "link_b")]
+    saxpy = cudabuild.build(PROGRAMS / "saxpy_module.cu", "ptx")
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_library")), *map(str, ptx), str(saxpy))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "OK driver_library" in p.stdout

@@ -1,0 +1,202 @@
+/* Context-independent loading (the cuLibrary and cudaLibrary families, CUDA 12+), extended launches, and PTX
+ * linking (cuLink*). A library is a module of the current device's session and its kernels are
+ * that module's functions, so every module path (caching, layouts, launches) serves them too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "rgpu_call.h"
+
+extern int cuModuleLoadData(void **module, const void *image);
+extern int cuModuleLoad(void **module, const char *fname);
+extern int cuModuleUnload(void *hmod);
+extern int cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
+extern int cuModuleGetGlobal_v2(uint64_t *dptr, uint64_t *bytes, void *hmod, const char *name);
+extern int cuFuncGetAttribute(int32_t *pi, int attrib, void *hfunc);
+extern int cuFuncSetAttribute(void *hfunc, int attrib, int32_t value);
+extern int cuFuncGetParamInfo(void *func, uint64_t index, uint64_t *offset, uint64_t *size);
+extern int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                          unsigned shmem, void *stream, void **params, void **extra);
+extern int rgpu_runtime_launch_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem,
+                                  void *stream);
+
+/* ---- Driver API libraries and kernels ---------------------------------------------------- */
+
+int cuLibraryLoadData(void **library, const void *code, void *jo, void **jv, unsigned nj, void *lo, void **lv,
+                      unsigned nl) {
+    (void)jo; (void)jv; (void)nj; (void)lo; (void)lv; (void)nl;
+    return cuModuleLoadData(library, code);
+}
+int cuLibraryLoadFromFile(void **library, const char *file, void *jo, void **jv, unsigned nj, void *lo, void **lv,
+                          unsigned nl) {
+    (void)jo; (void)jv; (void)nj; (void)lo; (void)lv; (void)nl;
+    return cuModuleLoad(library, file);
+}
+int cuLibraryUnload(void *library) { return cuModuleUnload(library); }
+int cuLibraryGetKernel(void **kernel, void *library, const char *name) { return cuModuleGetFunction(kernel, library, name); }
+int cuLibraryGetModule(void **module, void *library) {
+    if (!module || !library) return rgpu_invalid_value(RGPU_DRIVER);
+    *module = library;
+    return RGPU_SUCCESS;
+}
+int cuKernelGetFunction(void **func, void *kernel) {
+    if (!func || !kernel) return rgpu_invalid_value(RGPU_DRIVER);
+    *func = kernel;
+    return RGPU_SUCCESS;
+}
+int cuLibraryGetGlobal(uint64_t *dptr, uint64_t *bytes, void *library, const char *name) {
+    uint64_t d = 0, b = 0;
+    int rc = cuModuleGetGlobal_v2(&d, &b, library, name);
+    if (rc == 0 && dptr) *dptr = d;
+    if (rc == 0 && bytes) *bytes = b;
+    return rc;
+}
+int cuKernelGetAttribute(int32_t *pi, int attrib, void *kernel, int dev) { (void)dev; return cuFuncGetAttribute(pi, attrib, kernel); }
+int cuKernelSetAttribute(int attrib, int32_t val, void *kernel, int dev) { (void)dev; return cuFuncSetAttribute(kernel, attrib, val); }
+int cuKernelGetParamInfo(void *kernel, uint64_t index, uint64_t *offset, uint64_t *size) {
+    return cuFuncGetParamInfo(kernel, index, offset, size);
+}
+
+/* CUlaunchConfig: grid and block dims, shared bytes, stream, then attributes (which the software
+ * GPU does not need: clusters and priorities change no result). */
+typedef struct { unsigned g[3], b[3], shmem; void *stream; void *attrs; unsigned nattrs; } cu_launch_config;
+
+int cuLaunchKernelEx(const cu_launch_config *c, void *f, void **params, void **extra) {
+    if (!c) return rgpu_invalid_value(RGPU_DRIVER);
+    return cuLaunchKernel(f, c->g[0], c->g[1], c->g[2], c->b[0], c->b[1], c->b[2], c->shmem, c->stream, params, extra);
+}
+
+/* ---- Runtime API libraries and extended launches ----------------------------------------- */
+
+int cudaLibraryLoadData(void **library, const void *code, void *jo, void **jv, unsigned nj, void *lo, void **lv,
+                        unsigned nl) {
+    return rgpu_record(RGPU_RUNTIME, cuLibraryLoadData(library, code, jo, jv, nj, lo, lv, nl));
+}
+int cudaLibraryLoadFromFile(void **library, const char *file, void *jo, void **jv, unsigned nj, void *lo, void **lv,
+                            unsigned nl) {
+    return rgpu_record(RGPU_RUNTIME, cuLibraryLoadFromFile(library, file, jo, jv, nj, lo, lv, nl));
+}
+int cudaLibraryUnload(void *library) { return rgpu_record(RGPU_RUNTIME, cuModuleUnload(library)); }
+int cudaLibraryGetKernel(void **kernel, void *library, const char *name) {
+    return rgpu_record(RGPU_RUNTIME, cuModuleGetFunction(kernel, library, name));
+}
+int cudaLibraryGetGlobal(void **dptr, size_t *bytes, void *library, const char *name) {
+    uint64_t d = 0, b = 0;
+    int rc = cuModuleGetGlobal_v2(&d, &b, library, name);
+    if (rc == 0 && dptr) *dptr = (void *)(uintptr_t)d;
+    if (rc == 0 && bytes) *bytes = b;
+    return rgpu_record(RGPU_RUNTIME, rc);
+}
+
+/* cudaLaunchConfig_t: dim3 grid, dim3 block, size_t dynamic shared bytes, stream, attributes. */
+typedef struct { unsigned g[3], b[3]; size_t shmem; void *stream; void *attrs; unsigned nattrs; } cuda_launch_config;
+
+int cudaLaunchKernelExC(const cuda_launch_config *c, const void *func, void **args) {
+    if (!c) return rgpu_invalid_value(RGPU_RUNTIME);
+    return rgpu_runtime_launch_fn(func, (unsigned *)c->g, (unsigned *)c->b, args, c->shmem, c->stream);
+}
+
+int cudaFuncGetParamInfo(const void *func, size_t index, size_t *offset, size_t *size) {
+    rgpu_kernel *k = rgpu_find_kernel(func);
+    void *fn = (void *)func;
+    int rc;
+    if (k && (rc = rgpu_kernel_on(RGPU_RUNTIME, k, rgpu_current_device(), &fn))) return rc;
+    uint64_t o = 0, s = 0;
+    rc = cuFuncGetParamInfo(fn, index, &o, &s);
+    if (rc == 0 && offset) *offset = o;
+    if (rc == 0 && size) *size = s;
+    return rgpu_record(RGPU_RUNTIME, rc);
+}
+
+/* ---- PTX linking ------------------------------------------------------------------------- *
+ * cuLinkComplete hands back fatbin containers back to back, one per input, which the server's
+ * loader links like the units of an -rdc program (a definition in one satisfies an extern in another). */
+
+#define CONTAINER_MAGIC 0xba55ed50u
+enum { JIT_INPUT_CUBIN = 0, JIT_INPUT_PTX = 1, JIT_INPUT_FATBINARY = 2, JIT_INPUT_OBJECT = 3 };
+
+typedef struct { uint8_t *buf; size_t len, cap; } rgpu_link;
+
+static void link_put(rgpu_link *l, const void *p, size_t n) {
+    if (l->len + n + 8 > l->cap) {
+        l->cap = (l->len + n + 8) * 2;
+        l->buf = realloc(l->buf, l->cap);
+    }
+    memcpy(l->buf + l->len, p, n);
+    l->len += n;
+    memset(l->buf + l->len, 0, 8); /* the size scan may look one magic past the end */
+}
+
+static void link_entry(rgpu_link *l, int kind, const void *data, size_t n) {
+    unsigned arch = 0;
+    const char *t = kind == 1 ? strstr((const char *)data, ".target") : NULL;
+    if (t) sscanf(t, ".target sm_%u", &arch);
+    size_t padded = (n + 7) & ~(size_t)7;
+    uint8_t hdr[16 + 64] = {0};
+    uint32_t magic = CONTAINER_MAGIC, ehsize = 64;
+    uint16_t version = 1, hsize = 16, ekind = (uint16_t)kind, ever = 0x0101;
+    uint64_t fsize = 64 + padded, psize = padded;
+    memcpy(hdr, &magic, 4); memcpy(hdr + 4, &version, 2); memcpy(hdr + 6, &hsize, 2); memcpy(hdr + 8, &fsize, 8);
+    uint8_t *e = hdr + 16; /* kind, version, header size, payload size, ..., arch */
+    memcpy(e, &ekind, 2); memcpy(e + 2, &ever, 2); memcpy(e + 4, &ehsize, 4); memcpy(e + 8, &psize, 8);
+    memcpy(e + 28, &arch, 4);
+    link_put(l, hdr, sizeof hdr);
+    link_put(l, data, n);
+    static const uint8_t zeros[8] = {0};
+    link_put(l, zeros, padded - n);
+}
+
+int cuLinkCreate_v2(unsigned n, void *options, void **values, void **state) {
+    (void)n; (void)options; (void)values;
+    if (!state) return rgpu_invalid_value(RGPU_DRIVER);
+    *state = calloc(1, sizeof(rgpu_link));
+    return RGPU_SUCCESS;
+}
+
+int cuLinkAddData_v2(void *state, int type, void *data, size_t size, const char *name, unsigned n, void *o, void **v) {
+    (void)name; (void)n; (void)o; (void)v;
+    rgpu_link *l = state;
+    if (!l || !data) return rgpu_invalid_value(RGPU_DRIVER);
+    if (type == JIT_INPUT_PTX) {
+        size_t len = strnlen(data, size ? size : (size_t)-1);
+        link_entry(l, 1, data, len + 1);
+    } else if (type == JIT_INPUT_CUBIN || type == JIT_INPUT_OBJECT) {
+        link_entry(l, 2, data, size);
+    } else if (type == JIT_INPUT_FATBINARY) {
+        link_put(l, data, rgpu_image_size(data));
+    } else {
+        return rgpu_record(RGPU_DRIVER, RGPU_NOT_SUPPORTED); /* libraries (.a) and NVVM IR */
+    }
+    return RGPU_SUCCESS;
+}
+
+int cuLinkAddFile_v2(void *state, int type, const char *path, unsigned n, void *o, void **v) {
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) return rgpu_record(RGPU_DRIVER, 301 /* CUDA_ERROR_FILE_NOT_FOUND */);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = calloc(1, (size_t)len + 1);
+    size_t got = fread(buf, 1, (size_t)len, f);
+    fclose(f);
+    int rc = cuLinkAddData_v2(state, type, buf, got, path, n, o, v);
+    free(buf);
+    return rc;
+}
+
+int cuLinkComplete(void *state, void **out, size_t *size) {
+    rgpu_link *l = state;
+    if (!l || !out || !size || !l->len) return rgpu_invalid_value(RGPU_DRIVER);
+    *out = l->buf;
+    *size = l->len;
+    return RGPU_SUCCESS;
+}
+
+int cuLinkDestroy(void *state) {
+    rgpu_link *l = state;
+    if (!l) return rgpu_invalid_value(RGPU_DRIVER);
+    free(l->buf);
+    free(l);
+    return RGPU_SUCCESS;
+}

@@ -1,0 +1,109 @@
+/* Peer devices. The vGPUs of a program live on different servers (or, for two GPUs of one server,
+ * in different worker processes), so a kernel on one cannot dereference another's memory: peer
+ * access is reported unsupported, as CUDA reports it for GPUs without P2P. Peer copies still work,
+ * as they do on such GPUs in CUDA: the data goes through the client, in bounded chunks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rgpu_call.h"
+
+#define PEER_ACCESS_UNSUPPORTED 217
+#define PEER_ACCESS_NOT_ENABLED 705
+#define INVALID_CONTEXT 201
+#define CHUNK (16u << 20)
+
+extern int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
+
+static int valid(int dev) { return dev >= 0 && dev < rgpu_device_count(); }
+
+int cudaDeviceCanAccessPeer(int *can, int dev, int peer) {
+    if (!can) return rgpu_invalid_value(RGPU_RUNTIME);
+    if (!valid(dev) || !valid(peer)) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);
+    *can = 0;
+    return RGPU_SUCCESS;
+}
+
+int cuDeviceCanAccessPeer(int *can, int dev, int peer) {
+    if (!can) return rgpu_invalid_value(RGPU_DRIVER);
+    if (!valid(dev) || !valid(peer)) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+    *can = 0;
+    return RGPU_SUCCESS;
+}
+
+int cudaDeviceEnablePeerAccess(int peer, unsigned flags) {
+    if (flags) return rgpu_invalid_value(RGPU_RUNTIME);
+    if (!valid(peer)) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);
+    return rgpu_record(RGPU_RUNTIME, PEER_ACCESS_UNSUPPORTED);
+}
+
+int cudaDeviceDisablePeerAccess(int peer) {
+    if (!valid(peer)) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);
+    return rgpu_record(RGPU_RUNTIME, PEER_ACCESS_NOT_ENABLED);
+}
+
+int cuCtxEnablePeerAccess(void *peer, unsigned flags) {
+    if (flags) return rgpu_invalid_value(RGPU_DRIVER);
+    if (!peer) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    return rgpu_record(RGPU_DRIVER, PEER_ACCESS_UNSUPPORTED);
+}
+
+int cuCtxDisablePeerAccess(void *peer) {
+    if (!peer) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
+    return rgpu_record(RGPU_DRIVER, PEER_ACCESS_NOT_ENABLED);
+}
+
+/* dst on dstDev <- src on srcDev, through a host buffer. */
+static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_dev, size_t n) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(face, rc);
+    if (!valid(dst_dev) || !valid(src_dev)) return rgpu_record(face, RGPU_INVALID_DEVICE);
+    if (n == 0) return RGPU_SUCCESS;
+    int saved = rgpu_current_device();
+    if (dst_dev == src_dev) {
+        rgpu_set_current_device(dst_dev);
+        rc = cudaMemcpy(dst, src, n, 3 /* cudaMemcpyDeviceToDevice */);
+        rgpu_set_current_device(saved);
+        return rc;
+    }
+    size_t chunk = n < CHUNK ? n : CHUNK;
+    uint8_t *buf = malloc(chunk);
+    if (!buf) return rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    for (size_t off = 0; off < n && rc == 0; off += chunk) {
+        size_t k = n - off < chunk ? n - off : chunk;
+        rgpu_set_current_device(src_dev);
+        rc = cudaMemcpy(buf, (const uint8_t *)src + off, k, 2 /* cudaMemcpyDeviceToHost */);
+        if (rc == 0) {
+            rgpu_set_current_device(dst_dev);
+            rc = cudaMemcpy((uint8_t *)dst + off, buf, k, 1 /* cudaMemcpyHostToDevice */);
+        }
+    }
+    rgpu_set_current_device(saved);
+    free(buf);
+    return rc;
+}
+
+int cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+    return peer_copy(RGPU_RUNTIME, dst, dstDevice, src, srcDevice, count);
+}
+
+int cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, void *stream) {
+    (void)stream; /* ordered after earlier work: each session's copies follow its queued calls */
+    return peer_copy(RGPU_RUNTIME, dst, dstDevice, src, srcDevice, count);
+}
+
+/* The Driver API names the devices by context. */
+static int ctx_device(void *ctx, int *dev) {
+    extern int cuCtxGetDevice_v2(int *dev, void *ctx);
+    return cuCtxGetDevice_v2(dev, ctx);
+}
+
+int cuMemcpyPeer(uint64_t dst, void *dstCtx, uint64_t src, void *srcCtx, size_t count) {
+    int d, s, rc;
+    if ((rc = ctx_device(dstCtx, &d)) || (rc = ctx_device(srcCtx, &s))) return rc;
+    return peer_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, d, (const void *)(uintptr_t)src, s, count);
+}
+
+int cuMemcpyPeerAsync(uint64_t dst, void *dstCtx, uint64_t src, void *srcCtx, size_t count, void *stream) {
+    (void)stream;
+    return cuMemcpyPeer(dst, dstCtx, src, srcCtx, count);
+}
