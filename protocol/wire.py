@@ -4,7 +4,9 @@ Request (client DEALER -> worker ROUTER): frame 0 is a msgpack array of calls, e
 ``[seq, call_id, sync, args, nbulk]``; then the bulk frames of all calls, in order.
 Reply (only for sync calls): ``[seq, result, outs, deferred, message, output]`` and bulk frames;
 ``output`` is device printf text produced since the last reply, for the client's stdout.
-Call id 0 is attach ``[session, key]``; 1 is goodbye. Hello (client -> supervisor) is a map
+Call id 0 is attach ``[session, key]`` or ``[session, key, shm offer]``, answered with outs
+``[offer accepted]`` (server/shm.py); 1 is goodbye. A sync call may carry a 6th element naming
+shared-memory regions instead of bulk frames; its reply then names them in a 7th. Hello (client -> supervisor) is a map
 ``{op: "hello", proto, client, cuda, lease, gpu}`` answered by ``{ok, endpoint, session, key}``
 or ``{ok: false, error, message}``.
 """
@@ -53,8 +55,57 @@ def decode_requests(frames: list) -> list[Request]:
     return out
 
 
-def encode_reply(seq: int, result: int, outs=(), deferred: int = 0, message: str = "", output: str = "") -> bytes:
-    return msgpack.packb([seq, result, list(outs), deferred, message, output], use_bin_type=True)
+def decode_calls(frames: list) -> list[tuple]:
+    """decode_requests for the server's hot path: (seq, call_id, sync, args, bulk, shm) tuples, the
+    same checks, no per-call objects. Every entry is checked before any runs. ``shm`` is None, or
+    ``[input regions [[offset, length]...], room for the reply's bulk]`` in the session's shared
+    segment (the same-host path: a sync call's 6th element)."""
+    if not frames:
+        raise MalformedMessage("empty message")
+    try:
+        calls = _unpackb(frames[0], raw=False, strict_map_key=False)
+    except Exception as e:  # msgpack raises several types for bad input
+        raise MalformedMessage(f"header is not msgpack: {e}") from None
+    if type(calls) is not list:
+        raise MalformedMessage("header must be an array of calls")
+    nframes, used, out = len(frames) - 1, 0, []
+    for c in calls:
+        if not (type(c) is list and len(c) == 5 and type(c[0]) is int and type(c[1]) is int
+                and type(c[3]) is list and type(c[4]) is int and 0 <= c[4] <= nframes - used):
+            if isinstance(c, list) and len(c) in (5, 6) and all(isinstance(c[i], int) for i in (0, 1, 4)) \
+                    and isinstance(c[3], list) and 0 <= c[4] <= nframes - used \
+                    and (len(c) == 5 or _shm_ok(c[5])):
+                pass  # a shared-memory entry, or bool/int subclasses
+            else:
+                raise MalformedMessage(f"bad call entry {str(c)[:80]}")
+        n = c[4]
+        out.append((c[0], c[1], c[2], c[3], frames[1 + used:1 + used + n] if n else (),
+                    c[5] if len(c) == 6 else None))
+        used += n
+    if used != nframes:
+        raise MalformedMessage(f"{nframes - used} bulk frames not claimed by any call")
+    return out
+
+
+def _shm_ok(shm) -> bool:
+    return (isinstance(shm, list) and len(shm) == 2 and isinstance(shm[0], list) and isinstance(shm[1], int)
+            and all(isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r) for r in shm[0]))
+
+
+_unpackb = msgpack.unpackb
+_packb = msgpack.packb
+_OK_TAIL = b"\x00\x90\x00\xa0\xa0"  # result 0, no outs, no deferred error, no message, no output
+
+
+def encode_reply(seq: int, result: int, outs=(), deferred: int = 0, message: str = "", output: str = "",
+                 shm=None) -> bytes:
+    """``shm``: the [[offset, length]...] regions of the session's shared segment holding the
+    reply's bulk data (the same-host path), sent as a 7th element instead of frames."""
+    if shm is not None:
+        return _packb([seq, result, list(outs), deferred, message, output, shm], use_bin_type=True)
+    if not (result or outs or deferred or message or output):
+        return b"\x96" + _packb(seq) + _OK_TAIL
+    return _packb([seq, result, list(outs), deferred, message, output], use_bin_type=True)
 
 
 def encode_requests(calls) -> bytes:

@@ -26,16 +26,18 @@ class Dispatcher:
     def __init__(self):
         self.handlers = load_all()
         # per call id: (name, face, handler, in-kinds or None for hand-written calls)
+        # (types are the accepted Python types of each in-kind, for one isinstance per argument)
         self.table = {}
         for cid, (name, face, cls, _async, params) in CALLS.items():
             kinds = None if cls == "handwritten" else tuple(k for _, k, _, _ in params if not k.startswith("o"))
-            self.table[cid] = (name, face, self.handlers.get(name), kinds)
+            types = None if kinds is None else tuple(_KIND_TYPES[k] for k in kinds)
+            self.table[cid] = (name, face, self.handlers.get(name), kinds, types)
 
     def run(self, session, call_id: int, args: list, bulk: list) -> Result:
         row = self.table.get(call_id)
         if row is None:
             return Result(code_for("driver", "CUDA_ERROR_NOT_SUPPORTED"), message=f"unknown call id {call_id}")
-        name, face, handler, kinds = row
+        name, face, handler, kinds, types = row
         session.face = face
         session.calls += 1
         if session.sticky is not None:
@@ -43,8 +45,7 @@ class Dispatcher:
         if handler is None:
             return Result(code_for(face, "CUDA_ERROR_NOT_SUPPORTED"), face=face,
                           message=f"{name} is not implemented by this server's device backend")
-        if kinds is not None and (len(args) != len(kinds) or
-                                  not all(isinstance(a, _KIND_TYPES[k]) for a, k in zip(args, kinds))):
+        if types is not None and (len(args) != len(types) or not all(map(isinstance, args, types))):
             return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
                           message=f"{name}: arguments do not match the call table")
         try:
@@ -58,7 +59,15 @@ class Dispatcher:
         except Exception as e:  # a bug must not take the session down with it
             log.exception("handler_failed", call=name)
             return Result(code_for(face, "CUDA_ERROR_UNKNOWN"), message=f"{name}: internal error {e!r}", face=face)
+        if not out:
+            return _OK
         outs, blk = [], []
         for v in out:
-            (blk if isinstance(v, Bulk) else outs).append(v.data if isinstance(v, Bulk) else v)
+            if isinstance(v, Bulk):
+                blk.append(v.data)
+            else:
+                outs.append(v)
         return Result(0, outs, blk, face=face)
+
+
+_OK = Result(0)  # shared: results are read, never changed

@@ -16,7 +16,34 @@ from rgpu import logs
 from rgpu.protocol import wire
 
 from .dispatch import Dispatcher
+from .dispatch import Result
 from .session import Session
+from .shm import Segment
+
+HOUSEKEEPING_S = 0.25
+
+
+def _tune_allocator() -> None:
+    """Keep freed bulk buffers (up to 32 MiB, glibc's ceiling) in the heap instead of returning them
+    to the kernel: every copy would otherwise fault in fresh pages for its frames, which costs more
+    than the copy itself."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
+def _profiler():
+    """RGPU_WORKER_PROFILE=PREFIX: cProfile this worker's serving loop into PREFIX.PID (for benchmarks)."""
+    if not os.environ.get("RGPU_WORKER_PROFILE"):
+        return None
+    import cProfile
+    prof = cProfile.Profile()
+    prof.enable()
+    return prof
 
 
 def make_device(conf: dict, assignment: dict, reserve):
@@ -29,6 +56,7 @@ def make_device(conf: dict, assignment: dict, reserve):
 
 def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None:
     log = logs.configure("worker", conf.get("log_level"))
+    _tune_allocator()
     ctx = zmq.Context()
     sock = ctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, 1000)
@@ -59,52 +87,73 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
             return True
 
     session = Session(make_device(conf, assignment, reserve), assignment["session"])
+    session.shm = None  # the client's shared-memory segment, when it offers one on this host
     session.sched, session.slot = conf["schedulers"][assignment["gpu"]], slot
     dispatcher = Dispatcher()
     monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED)
-    poller = zmq.Poller()
-    poller.register(sock, zmq.POLLIN)
-    poller.register(monitor, zmq.POLLIN)
+    # The hot path is a blocking receive, as in a bare ROUTER loop; housekeeping (the monitor, the
+    # supervisor's pipe, deadlines) runs when a receive times out or every HOUSEKEEPING_S while busy.
+    sock.setsockopt(zmq.RCVTIMEO, int(HOUSEKEEPING_S * 1000))
     peer = None
     gone_since = None
     started = time.monotonic()
+    next_check = started + HOUSEKEEPING_S
     grace = conf.get("session_grace", 3.0)
     log.info("session_started", endpoint=endpoint)
     reason = "goodbye"
+    profiler = _profiler()
+    recv = sock.recv_multipart
     try:
         while True:
-            events = dict(poller.poll(250))
-            if monitor in events:
-                ev = zmq.utils.monitor.recv_monitor_message(monitor)
-                if ev["event"] == zmq.EVENT_DISCONNECTED:
-                    gone_since = time.monotonic()
-                elif ev["event"] == zmq.EVENT_ACCEPTED:
-                    gone_since = None
-            if sock in events:
-                frames = sock.recv_multipart(copy=False)
+            try:
+                frames = recv(copy=False)
+            except zmq.Again:
+                frames = None
+            if frames is not None:
                 ident, body = frames[0].bytes, frames[1:]
                 if peer is None or ident != peer:
-                    peer = _attach(sock, ident, body, assignment, log) or peer
+                    peer = _attach(sock, ident, body, assignment, session, log) or peer
                     continue
                 session.messages += 1
                 if not _serve(sock, ident, body, session, dispatcher, log):
                     break
-            now = time.monotonic()
+                now = time.monotonic()
+                if now < next_check:
+                    continue
+            else:
+                now = time.monotonic()
+            next_check = now + HOUSEKEEPING_S
+            while monitor.poll(0):
+                ev = zmq.utils.monitor.recv_monitor_message(monitor)
+                if ev["event"] == zmq.EVENT_DISCONNECTED:
+                    gone_since = now
+                elif ev["event"] == zmq.EVENT_ACCEPTED:
+                    gone_since = None
             if gone_since is not None and now - gone_since > grace:
                 reason = "client_gone"
                 break
             if peer is None and now - started > conf.get("attach_timeout", 30.0):
                 reason = "never_attached"
                 break
-            if conn.poll():
-                if conn.recv() == "stop":
+            try:
+                if conn.poll() and conn.recv() == "stop":
                     reason = "stopped_by_server"
                     break
+            except (EOFError, OSError):  # the supervisor is gone: so is this session
+                reason = "server_gone"
+                break
     finally:
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(f"{os.environ['RGPU_WORKER_PROFILE']}.{os.getpid()}")
         mem = getattr(session.device, "memory", None)
         log.info("session_ended", reason=reason, calls=session.calls, messages=session.messages,
                  bytes_in=session.bytes_in,
-                 bytes_out=session.bytes_out, memory_peak=getattr(mem, "peak", 0))
+                 bytes_out=session.bytes_out, memory_peak=getattr(mem, "peak", 0),
+                 shm_bytes_in=session.shm.bytes_in if session.shm else 0,
+                 shm_bytes_out=session.shm.bytes_out if session.shm else 0)
+        if session.shm is not None:
+            session.shm.close()
         session.close()
         with lock:
             usage[slot] = 0
@@ -113,16 +162,28 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
         ctx.term()
 
 
-def _attach(sock, ident, body, assignment, log):
-    """The first message on a worker must be attach with the session's key."""
+def _attach(sock, ident, body, assignment, session, log):
+    """The first message on a worker must be attach [session, key(, shared-memory offer)];
+    the reply's outs say whether the offered segment was mapped."""
     try:
         (req,) = wire.decode_requests(body)
-        ok = req.call_id == wire.ATTACH and req.args == [assignment["session"], assignment["key"]]
+        ok = req.call_id == wire.ATTACH and req.args[:2] == [assignment["session"], assignment["key"]] \
+            and len(req.args) <= 3
     except (wire.MalformedMessage, ValueError):
         ok, req = False, None
     seq = req.seq if req is not None else 0
     if ok:
-        sock.send_multipart([ident, wire.encode_reply(seq, 0)])
+        accepted = False
+        if len(req.args) == 3:
+            if session.shm is not None:
+                session.shm.close()
+            session.shm, why = Segment.attach(req.args[2])
+            accepted = session.shm is not None
+            if accepted:
+                log.info("shm_attached", size=session.shm.size)
+            else:
+                log.info("shm_declined", reason=why)
+        sock.send_multipart([ident, wire.encode_reply(seq, 0, [accepted] if len(req.args) == 3 else [])])
         return ident
     log.warning("attach_refused")
     sock.send_multipart([ident, wire.encode_reply(seq, 201, message="not attached to this session")])
@@ -130,20 +191,28 @@ def _attach(sock, ident, body, assignment, log):
 
 
 def _serve(sock, ident, body, session, dispatcher, log) -> bool:
-    """Runs the calls of one message; replies to sync ones. False when the client said goodbye."""
+    """Runs the calls of one message; replies to sync ones. False when the client said goodbye.
+
+    The hot path of the server: no per-call objects beyond the dispatcher's result, the common
+    reply (success, nothing deferred, no printf output) packed without msgpack."""
     try:
-        requests = wire.decode_requests(body)
+        requests = wire.decode_calls(body)
     except wire.MalformedMessage as e:
         log.warning("malformed_message", reason=str(e))
         sock.send_multipart([ident, wire.encode_reply(0, 1, message=f"malformed message: {e}")])
         return True
-    for req in requests:
-        if req.call_id == wire.GOODBYE:
+    run = dispatcher.run
+    for seq, call_id, sync, args, bulk, shm in requests:
+        if call_id == wire.GOODBYE:
             return False
-        bulk = [f.buffer for f in req.bulk]
-        session.bytes_in += sum(len(b) for b in bulk)
-        res = dispatcher.run(session, req.call_id, req.args, bulk)
-        if not req.sync:
+        if bulk:
+            bulk = [f.buffer for f in bulk]
+            session.bytes_in += sum(map(len, bulk))
+        if shm is not None:
+            res = _run_shm(session, run, call_id, args, bulk, shm, sync)
+        else:
+            res = run(session, call_id, args, bulk)
+        if not sync:
             if res.rc and session.deferred is None:
                 session.deferred = (res.rc, res.message)
             continue
@@ -151,9 +220,41 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         session.deferred = None
         if res.rc:
             msg = res.message
-        session.bytes_out += sum(len(b) for b in res.bulk)
         # Device printf reaches the program at its next synchronising call, as on a GPU.
         output = session.device.take_output()
-        sock.send_multipart([ident, wire.encode_reply(req.seq, res.rc, res.outs, deferred, msg, output),
-                             *res.bulk], copy=False)
+        if shm is not None and res.bulk and sync:
+            regions = session.shm.put(res.bulk, shm[1])
+            if regions is not None:
+                sock.send(ident, zmq.SNDMORE)
+                sock.send(wire.encode_reply(seq, res.rc, res.outs, deferred, msg, output, shm=regions))
+                continue
+        head = wire.encode_reply(seq, res.rc, res.outs, deferred, msg, output)
+        if res.bulk:
+            session.bytes_out += sum(map(len, res.bulk))
+            sock.send_multipart([ident, head, *res.bulk], copy=False)
+        else:
+            sock.send(ident, zmq.SNDMORE)
+            sock.send(head)
     return True
+
+
+def _run_shm(session, run, call_id, args, bulk, shm, sync) -> Result:
+    """A call whose bulk input is in the client's shared segment (regions come after any frames)."""
+    seg = session.shm
+    if seg is None or not sync:
+        return Result(1, message="shared-memory regions named, but no shared segment is attached")
+    try:
+        regions = [seg.region(off, n) for off, n in shm[0]]
+    except ValueError as e:
+        return Result(1, message=str(e))
+    if regions:
+        seg.bytes_in += sum(map(len, regions))
+        bulk = list(bulk) + regions if bulk else regions
+    try:
+        return run(session, call_id, args, bulk)
+    finally:
+        for r in regions:
+            try:
+                r.release()
+            except BufferError:  # a handler kept a view: it goes when that does
+                pass

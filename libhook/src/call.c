@@ -18,6 +18,9 @@ void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face) {
     c->reply = NULL;
     c->nout_bulk = 0;
     c->nouts = 0;
+    c->shm = 0;
+    c->shm_dst = NULL;
+    c->shm_cap = c->shm_got = 0;
     /* args start in the inline buffer; mp_raw moves them to the heap only if they outgrow it */
     c->args.buf = NULL;
     mp_init(&c->args, 64);

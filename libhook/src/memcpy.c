@@ -25,8 +25,14 @@ static int resolve_kind(int kind, void *dst, const void *src) {
     return d && s ? D2D : d ? H2D : s ? D2H : H2H;
 }
 
+/* Large copies travel as frames of at least CHUNK bytes (at most RGPU_MAX_BULK - 4 of them): the
+ * server's allocator recycles buffers of that size instead of faulting in fresh pages for every
+ * copy, and the server writes each into device memory as it goes. */
+#define CHUNK (4u << 20)
+
 /* Runtime copies send [kind, dst, src, count(, stream)]; driver copies [device address, count(, stream)].
- * H2D data follows as a raw frame; D2H data comes back as one. */
+ * H2D data follows as raw frames; D2H data comes back as frames. On the same host a sync copy's
+ * data moves through the session's shared-memory segment instead (shm.c), same call, same errors. */
 static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
                      void *host, const void *stream, int has_stream, int async) {
     rgpu_call c;
@@ -40,15 +46,25 @@ static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t
     }
     rgpu_put_u(&c, n);
     if (has_stream) rgpu_put_h(&c, stream);
-    if (kind == H2D) rgpu_put_bulk(&c, host, n);
+    if (kind == H2D) {
+        size_t chunk = n / (RGPU_MAX_BULK - 4) + 1 > CHUNK ? n / (RGPU_MAX_BULK - 4) + 1 : CHUNK;
+        for (size_t off = 0; off < n; off += chunk)
+            rgpu_put_bulk(&c, (const char *)host + off, n - off < chunk ? n - off : chunk);
+    }
     /* Only H2D and D2D can be fire-and-forget; D2H must bring the data back. */
     if (async && kind != D2H) return rgpu_async(&c);
+    if (kind == H2D) c.shm = 1;
+    if (kind == D2H) { c.shm = 2; c.shm_dst = host; c.shm_cap = n; }
     int rc = rgpu_sync(&c);
-    if (rc == 0 && kind == D2H) {
-        size_t len;
-        const void *data = rgpu_out_bulk(&c, 0, &len);
-        if (len != n) rc = rgpu_record(face, RGPU_INVALID_VALUE);
-        else memcpy(host, data, n);
+    if (rc == 0 && kind == D2H && c.shm_got != n) {
+        size_t got = 0, len;
+        for (int i = 0; i < c.nout_bulk; i++) {
+            const void *data = rgpu_out_bulk(&c, i, &len);
+            if (got + len > n) break;
+            memcpy((char *)host + got, data, len);
+            got += len;
+        }
+        if (got != n) rc = rgpu_record(face, RGPU_INVALID_VALUE);
     }
     rgpu_end(&c);
     return rc;

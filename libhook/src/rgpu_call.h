@@ -23,8 +23,8 @@ enum {
     RGPU_NOT_SUPPORTED = 801,
 };
 
-#define RGPU_MAX_BULK 4
-#define RGPU_MAX_OUT_BULK 2
+#define RGPU_MAX_BULK 68      /* a large copy travels as up to 64 chunk frames */
+#define RGPU_MAX_OUT_BULK 68
 
 typedef struct rgpu_call {
     uint32_t id;
@@ -44,6 +44,11 @@ typedef struct rgpu_call {
     uint32_t nouts;
     void *out_bulk[RGPU_MAX_OUT_BULK]; /* zmq_msg_t* */
     int nout_bulk;
+    /* same-host shared memory (shm.c): a sync copy may move its data through the session's
+     * segment instead of frames; set by the copy, used by the session if it has a segment */
+    int shm;             /* 1: bulk input through shm; 2: reply bulk into shm */
+    void *shm_dst;       /* reply bulk lands here (capacity shm_cap) */
+    size_t shm_cap, shm_got;
 } rgpu_call;
 
 typedef struct { const char *name; void *fn; } rgpu_proc;

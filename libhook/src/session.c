@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -155,23 +156,38 @@ static int session_open(rgpu_session *s, int dev) {
         return -1;
     }
     s->state = 1;
-    /* attach: call id 0, args [session, key]; proves we are the client the supervisor admitted */
-    mp_writer w;
-    mp_init(&w, 128);
+    /* attach: call id 0, args [session, key(, shared-memory offer)]; proves we are the client the
+     * supervisor admitted; outs [offer accepted] */
+    mp_writer w, offer;
+    mp_init(&w, 256);
+    mp_init(&offer, 256);
+    int offered = rgpu_shm_offer(s, dev, &offer) == 0;
     mp_array(&w, 1);
     mp_array(&w, 5);
     mp_uint(&w, 0); mp_uint(&w, 0); mp_uint(&w, 1);
-    mp_array(&w, 2); mp_str(&w, sid); mp_str(&w, key);
+    mp_array(&w, offered ? 3 : 2); mp_str(&w, sid); mp_str(&w, key);
+    if (offered) mp_raw(&w, offer.buf, offer.len);
+    mp_free(&offer);
     mp_uint(&w, 0);
     zmq_send(s->sock, w.buf, w.len, 0);
     mp_free(&w);
     if (wait_readable(s->sock, s->mon, now_s() + 30) != 0) {
         rgpu_log(RGPU_LOG_ERROR, "session worker %s did not answer the attach", full);
+        rgpu_shm_answer(s, 0);
         return -1;
     }
     zmq_msg_t m;
     zmq_msg_init(&m);
     zmq_msg_recv(&m, s->sock, 0);
+    mp_reader r;
+    mp_obj o;
+    int accepted = 0;
+    mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
+    /* [seq, rc, outs, ...]: outs[0] true when the worker mapped our segment */
+    if (!mp_next(&r, &o) && o.type == MP_ARRAY && o.n >= 3 && !mp_skip(&r) && !mp_skip(&r) &&
+        !mp_next(&r, &o) && o.type == MP_ARRAY && o.n >= 1 && !mp_next(&r, &o) && o.type == MP_BOOL)
+        accepted = o.v.b;
+    rgpu_shm_answer(s, accepted);
     zmq_msg_close(&m);
     rgpu_log(RGPU_LOG_INFO, "device %d: session %s on %s", dev, sid, full);
     return 0;
@@ -182,27 +198,60 @@ static int ensure_open(rgpu_session *s, int dev) {
     return s->state == 1 ? 0 : -1;
 }
 
-static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync) {
-    mp_array(w, 5);
+/* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there. */
+static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync, int shm, size_t shm_len) {
+    mp_array(w, shm ? 6 : 5);
     mp_uint(w, seq);
     mp_uint(w, c->id);
     mp_uint(w, (uint64_t)sync);
     mp_array(w, (uint32_t)c->nargs);
     mp_raw(w, c->args.buf, c->args.len);
-    mp_uint(w, (uint64_t)c->nbulk);
+    mp_uint(w, shm == 1 ? 0 : (uint64_t)c->nbulk);
+    if (shm) {
+        /* [input regions [[offset, length]...], room for the reply's bulk] */
+        mp_array(w, 2);
+        if (shm == 1) {
+            mp_array(w, 1);
+            mp_array(w, 2); mp_uint(w, RGPU_SHM_DATA); mp_uint(w, shm_len);
+            mp_uint(w, 0);
+        } else {
+            mp_array(w, 0);
+            mp_uint(w, shm_len);
+        }
+    }
+}
+
+/* Whether (and how) a sync call's bulk data moves through the session's shared memory. */
+static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
+    if (!c || !c->shm || !s->shm_base) return 0;
+    if (c->shm == 1) {
+        size_t n = 0;
+        for (int i = 0; i < c->nbulk; i++) n += c->bulk_len[i];
+        if (rgpu_shm_reserve(s, n) != 0) return 0;
+        for (size_t i = 0, off = 0; i < (size_t)c->nbulk; off += c->bulk_len[i++])
+            memcpy((char *)s->shm_base + RGPU_SHM_DATA + off, c->bulk[i], c->bulk_len[i]);
+        *len = n;
+        return 1;
+    }
+    if (rgpu_shm_reserve(s, c->shm_cap) != 0) return 0;
+    *len = c->shm_cap;
+    return 2;
 }
 
 static void free_bytes(void *data, void *hint) { (void)hint; free(data); }
 
 /* Sends the queued async calls plus (optionally) one more call, as one message. */
 static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
+    size_t shm_len = 0;
+    int shm = shm_mode(s, c, &shm_len);
     mp_writer hdr;
-    mp_init(&hdr, s->batch.len + 64 + (c ? c->args.len : 0));
+    mp_init(&hdr, s->batch.len + 96 + (c ? c->args.len : 0));
     mp_array(&hdr, s->nbatch + (c ? 1 : 0));
     mp_raw(&hdr, s->batch.buf, s->batch.len);
-    if (c) encode_call(&hdr, seq, c, 1);
+    if (c) encode_call(&hdr, seq, c, 1, shm, shm_len);
     if (hdr.oom) return -1;
-    size_t nframes = s->nbulk + (c ? (size_t)c->nbulk : 0);
+    int cframes = c && shm != 1 ? c->nbulk : 0;
+    size_t nframes = s->nbulk + (size_t)cframes;
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
     int rc = zmq_msg_send(&head, s->sock, nframes ? ZMQ_SNDMORE : 0);
@@ -212,8 +261,8 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
         if (rc >= 0) rc = zmq_msg_send(&q[i], s->sock, left ? ZMQ_SNDMORE : 0);
         else zmq_msg_close(&q[i]);
     }
-    for (int i = 0; c && i < c->nbulk; i++) {
-        int more = i + 1 < c->nbulk ? ZMQ_SNDMORE : 0;
+    for (int i = 0; i < cframes; i++) {
+        int more = i + 1 < cframes ? ZMQ_SNDMORE : 0;
         /* A sync call's buffers stay alive until its reply, which the server sends only after it
          * has received them: safe to send without a copy. */
         zmq_msg_t m;
@@ -298,6 +347,22 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
             fwrite(output.p, 1, output.n, stdout);
             fflush(stdout);
         }
+        mp_obj regions, pair, v;
+        if (arr.n >= 7 && c->shm == 2 && s->shm_base && !mp_next(&tail, &regions) && regions.type == MP_ARRAY) {
+            /* the reply's bulk data is in the segment: [[offset, length]...] */
+            size_t got = 0;
+            for (uint32_t i = 0; i < regions.n; i++) {
+                if (mp_next(&tail, &pair) || pair.type != MP_ARRAY || pair.n != 2) break;
+                mp_next(&tail, &v);
+                uint64_t off = mp_as_uint(&v);
+                mp_next(&tail, &v);
+                uint64_t len = mp_as_uint(&v);
+                if (off < RGPU_SHM_DATA || off + len > RGPU_SHM_DATA + s->shm_size || got + len > c->shm_cap) break;
+                memcpy((char *)c->shm_dst + got, (char *)s->shm_base + off, len);
+                got += len;
+            }
+            c->shm_got = got;
+        }
         if (d != 0) {
             rgpu_set_last_error(c->face, d);
             rgpu_log(RGPU_LOG_INFO, "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
@@ -318,7 +383,7 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
         pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
-    encode_call(&s->batch, ++s->seq, c, 0);
+    encode_call(&s->batch, ++s->seq, c, 0, 0, 0);
     s->nbatch++;
     for (int i = 0; i < c->nbulk; i++) {
         /* The caller may reuse its buffer as soon as we return: copy it into the message. */
@@ -354,11 +419,14 @@ void rgpu_sessions_close(void) {
             bye.id = 1;
             bye.name = "goodbye";
             mp_init(&bye.args, 16);
-            encode_call(&s->batch, ++s->seq, &bye, 0);
+            encode_call(&s->batch, ++s->seq, &bye, 0, 0, 0);
             s->nbatch++;
             mp_free(&bye.args);
             send_batch(s, NULL, 0);
         }
+        if (s->shm_base) munmap(s->shm_base, s->shm_size + RGPU_SHM_DATA);
+        if (s->shm_base) close(s->shm_fd);
+        s->shm_base = NULL;
         if (s->mon) zmq_close(s->mon);
         if (s->sock) zmq_close(s->sock);
         s->sock = s->mon = NULL;

@@ -21,7 +21,18 @@ typedef struct {
     uint32_t nbatch;
     void *bulk;         /* zmq_msg_t array of queued bulk frames */
     size_t nbulk, bulkcap, bulkbytes;
+    /* same-host shared memory (shm.c); data starts at RGPU_SHM_DATA */
+    char shm_name[64];
+    int shm_fd;
+    void *shm_base;
+    size_t shm_size, shm_ready;
 } rgpu_session;
+
+#define RGPU_SHM_DATA 4096
+
+int rgpu_shm_offer(rgpu_session *s, int dev, mp_writer *w);
+void rgpu_shm_answer(rgpu_session *s, int accepted);
+int rgpu_shm_reserve(rgpu_session *s, size_t n);
 
 struct rgpu_call;
 rgpu_session *rgpu_session_get(int dev);

@@ -52,14 +52,37 @@ def mem_get_info(s):
     return s.device.mem_info()
 
 
+CHUNK = 4 << 20  # D2H replies go in frames of this size (the client sends large H2D data so too)
+MAX_CHUNKS = 64  # and in at most this many (libhook's RGPU_MAX_OUT_BULK is 68)
+
+
+def _check_range(s, addr, count):
+    """The whole range before any chunk moves, so a bad copy changes nothing."""
+    found = s.device.allocation(addr)
+    if found is None or addr + count > found[0] + found[1]:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{count}) is outside any allocation")
+
+
 def _copy(s, kind, dst, src, count, stream, bulk):
     if kind == H2D:
-        if not bulk or len(bulk[0]) != count:
+        if not bulk or sum(map(len, bulk)) != count:
             raise CudaError("CUDA_ERROR_INVALID_VALUE", "host data missing or of the wrong size")
-        s.device.copy_htod(dst, bulk[0], stream)
+        if len(bulk) == 1:
+            s.device.copy_htod(dst, bulk[0], stream)
+            return ()
+        _check_range(s, dst, count)
+        for b in bulk:  # a large copy arrives in chunks; each goes straight from its frame
+            s.device.copy_htod(dst, b, stream)
+            dst += len(b)
         return ()
     if kind == D2H:
-        return (Bulk(s.device.copy_dtoh(src, count, stream)),)
+        if count <= CHUNK:
+            return (Bulk(s.device.copy_dtoh(src, count, stream)),)
+        _check_range(s, src, count)
+        # Chunks: buffers of a size the allocator recycles, instead of fresh pages per copy.
+        chunk = max(CHUNK, -(-count // MAX_CHUNKS))
+        return tuple(Bulk(s.device.copy_dtoh(src + off, min(chunk, count - off), stream))
+                     for off in range(0, count, chunk))
     if kind == D2D:
         s.device.copy_dtod(dst, src, count, stream)
         return ()

@@ -1,0 +1,166 @@
+/* The benchmark client: the same loops through librgpu (CUDA calls, as an application makes them)
+ * and through raw libzmq (a DEALER to benchmarks/rawserver.py), so both sides of every ratio share
+ * one process model: a C client and a Python ROUTER server.
+ *
+ *   bench rgpu sync N            N x cudaStreamQuery(0)            -> {"us": per round trip}
+ *   bench rgpu async N           N x cudaMemsetAsync, one sync      -> {"rate": calls/s}
+ *   bench rgpu launch N          N x empty kernel (driver API)      -> {"rate": launches/s}
+ *   bench rgpu h2d|d2h BYTES N   N x cudaMemcpy of BYTES            -> {"gbps": GB/s}
+ *   bench raw URL sync|async N / h2d|d2h BYTES N                    the same over bare ZeroMQ
+ * Prints one JSON object. Timings are CLOCK_MONOTONIC around the loop, after one warm-up. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+int cudaMalloc(void **p, size_t n);
+int cudaFree(void *p);
+int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
+int cudaMemsetAsync(void *p, int v, size_t n, void *stream);
+int cudaStreamQuery(void *stream);
+int cudaDeviceSynchronize(void);
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+int cuModuleLoadData(CUmodule *m, const void *image);
+int cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name);
+int cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                   unsigned shmem, void *stream, void **params, void **extra);
+
+static const char EMPTY_PTX[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry empty()\n{\n\tret;\n}\n";
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#define CK(x) do { int r_ = (x); if (r_) { fprintf(stderr, "%s -> %d\n", #x, r_); exit(1); } } while (0)
+
+static void *filled(size_t n) {
+    char *p = malloc(n);
+    for (size_t i = 0; i < n; i += 4096) p[i] = (char)i;  /* touch every page before timing */
+    memset(p, 7, n);
+    return p;
+}
+
+static int run_rgpu(int argc, char **argv) {
+    const char *what = argv[2];
+    if (!strcmp(what, "sync") || !strcmp(what, "async") || !strcmp(what, "launch")) {
+        long n = atol(argv[3]);
+        void *d;
+        CK(cudaMalloc(&d, 4096));
+        CUfunction fn = NULL;
+        if (!strcmp(what, "launch")) {
+            CUmodule m;
+            CK(cuModuleLoadData(&m, EMPTY_PTX));
+            CK(cuModuleGetFunction(&fn, m, "empty"));
+        }
+        CK(cudaStreamQuery(0));
+        for (int warm = 0; warm < 2; warm++) {
+            long k = warm ? n : n / 10 + 1;
+            double t0 = now();
+            for (long i = 0; i < k; i++) {
+                if (what[0] == 's') CK(cudaStreamQuery(0));
+                else if (what[0] == 'a') CK(cudaMemsetAsync(d, (int)i, 4, 0));
+                else CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+            }
+            CK(cudaDeviceSynchronize());
+            double t = now() - t0;
+            if (warm && what[0] == 's') printf("{\"us\": %.3f, \"n\": %ld}\n", t / k * 1e6, k);
+            else if (warm) printf("{\"rate\": %.1f, \"n\": %ld}\n", k / t, k);
+        }
+        return 0;
+    }
+    size_t bytes = strtoull(argv[3], NULL, 10);
+    long n = atol(argv[4]);
+    void *h = filled(bytes), *d;
+    CK(cudaMalloc(&d, bytes));
+    int kind = !strcmp(what, "h2d") ? 1 : 2;
+    CK(cudaMemcpy(kind == 1 ? d : h, kind == 1 ? h : d, bytes, kind));  /* warm-up */
+    double t0 = now();
+    for (long i = 0; i < n; i++) CK(cudaMemcpy(kind == 1 ? d : h, kind == 1 ? h : d, bytes, kind));
+    double t = now() - t0;
+    printf("{\"gbps\": %.4f, \"n\": %ld}\n", (double)bytes * n / t / 1e9, n);
+    return 0;
+}
+
+/* raw: frame 0 is one letter ('s' sync, 'a' async, 'h' bulk in, 'd' bulk out) plus 8 bytes of size */
+static void *raw_sock;
+
+static void raw_send(char op, uint64_t size, const void *bulk, size_t blen) {
+    char hdr[9];
+    hdr[0] = op;
+    memcpy(hdr + 1, &size, 8);
+    zmq_send(raw_sock, hdr, sizeof hdr, bulk ? ZMQ_SNDMORE : 0);
+    if (bulk) {
+        zmq_msg_t m;
+        zmq_msg_init_data(&m, (void *)bulk, blen, NULL, NULL);  /* zero-copy, as rgpu sends */
+        zmq_msg_send(&m, raw_sock, 0);
+    }
+}
+
+static void raw_wait(void) {
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    for (int more = 1; more;) {
+        zmq_pollitem_t it = {raw_sock, 0, ZMQ_POLLIN, 0};
+        zmq_poll(&it, 1, 30000);  /* rgpu polls with a timeout too */
+        if (zmq_msg_recv(&m, raw_sock, 0) < 0) { fprintf(stderr, "raw recv failed\n"); exit(1); }
+        more = zmq_msg_more(&m);
+    }
+    zmq_msg_close(&m);
+}
+
+static int run_raw(int argc, char **argv) {
+    void *ctx = zmq_ctx_new();
+    raw_sock = zmq_socket(ctx, ZMQ_DEALER);
+    int zero = 0;
+    zmq_setsockopt(raw_sock, ZMQ_SNDHWM, &zero, sizeof zero);
+    zmq_setsockopt(raw_sock, ZMQ_RCVHWM, &zero, sizeof zero);
+    zmq_connect(raw_sock, argv[2]);
+    const char *what = argv[3];
+    raw_send('s', 0, NULL, 0);
+    raw_wait();
+    if (!strcmp(what, "sync") || !strcmp(what, "async")) {
+        long n = atol(argv[4]);
+        for (int warm = 0; warm < 2; warm++) {
+            long k = warm ? n : n / 10 + 1;
+            double t0 = now();
+            for (long i = 0; i < k; i++) {
+                if (what[0] == 's') { raw_send('s', 0, NULL, 0); raw_wait(); }
+                else raw_send('a', 0, NULL, 0);
+            }
+            if (what[0] == 'a') { raw_send('s', 0, NULL, 0); raw_wait(); }
+            double t = now() - t0;
+            if (warm && what[0] == 's') printf("{\"us\": %.3f, \"n\": %ld}\n", t / k * 1e6, k);
+            else if (warm) printf("{\"rate\": %.1f, \"n\": %ld}\n", k / t, k);
+        }
+    } else {
+        size_t bytes = strtoull(argv[4], NULL, 10);
+        long n = atol(argv[5]);
+        void *h = filled(bytes);
+        int in = !strcmp(what, "h2d");
+        for (long i = -1; i < n; i++) {
+            static double t0;
+            if (i == 0) t0 = now();
+            if (in) raw_send('h', bytes, h, bytes);
+            else raw_send('d', bytes, NULL, 0);
+            raw_wait();
+            if (i == n - 1) printf("{\"gbps\": %.4f, \"n\": %ld}\n", (double)bytes * n / (now() - t0) / 1e9, n);
+        }
+    }
+    zmq_close(raw_sock);
+    zmq_ctx_term(ctx);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 4 && !strcmp(argv[1], "rgpu")) return run_rgpu(argc, argv);
+    if (argc >= 5 && !strcmp(argv[1], "raw")) return run_raw(argc, argv);
+    fprintf(stderr, "usage: bench rgpu sync|async|launch N | rgpu h2d|d2h BYTES N | raw URL ...\n");
+    return 2;
+}

@@ -1,0 +1,42 @@
+"""The raw-transport baseline server: a bare pyzmq ROUTER with the session worker's socket options
+and nothing else — no decoding, no dispatch, no device. benchmarks/harness/bench.c's raw mode talks
+to it. Frame 0 is an op letter and a little-endian u64: 's' reply now, 'a' no reply, 'h' (bulk
+frame follows) reply now, 'd' reply with that many bytes, 'q' quit.
+
+    python benchmarks/rawserver.py BIND_URL   (prints the bound endpoint, then serves)"""
+import struct
+import sys
+
+import zmq
+
+
+def main(bind: str) -> None:
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.ROUTER)
+    sock.setsockopt(zmq.SNDHWM, 0)
+    sock.setsockopt(zmq.RCVHWM, 0)
+    sock.bind(bind)
+    print(sock.getsockopt_string(zmq.LAST_ENDPOINT), flush=True)
+    payload = b""
+    ok = b"ok"
+    while True:
+        frames = sock.recv_multipart(copy=False)
+        hdr = frames[1].bytes
+        op = hdr[:1]
+        if op == b"a":
+            continue
+        if op == b"q":
+            break
+        if op == b"d":
+            (size,) = struct.unpack("<Q", hdr[1:9])
+            if len(payload) != size:
+                payload = bytes(size)
+            sock.send_multipart([frames[0], ok, payload], copy=False)
+        else:
+            sock.send_multipart([frames[0], ok], copy=False)
+    sock.close(0)
+    ctx.term()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

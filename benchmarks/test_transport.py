@@ -1,0 +1,73 @@
+"""rgpu's data path against raw ZeroMQ: sync round trip, async call rate, H2D/D2H bandwidth from
+4 KiB to 256 MiB, over tcp://127.0.0.1, ipc:// and the same-host shared-memory path.
+
+Each benchmark runs its rgpu and raw-baseline measurements alternately (transport.ROUNDS rounds,
+best of each) and records both in extra_info and in the run's table (benchmarks/conftest.py).
+Ratios: latency rgpu/raw (goal ≤ 1.3); rate and bandwidth rgpu/raw (goals ≥ 0.5, ≥ 0.9 at ≥ 1 MiB);
+shm/tcp bandwidth at 64 MiB (goal ≥ 3)."""
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.transport import ROUNDS, SIZES, Bench, best, iterations, size_name
+from tests.support.daemons import DaemonSet
+
+
+@pytest.fixture(scope="module", params=["tcp", "ipc"])
+def bench(request):
+    with DaemonSet() as daemons:
+        b = Bench(request.param, daemons)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _record(benchmark, figures, name, rgpu, raw, unit):
+    figures[name] = {"rgpu": rgpu, "raw": raw, "unit": unit}
+    benchmark.extra_info.update(rgpu=rgpu, raw=raw, unit=unit, ratio=(rgpu / raw) if raw else None)
+
+
+def _pair(benchmark, bench, rgpu_args, raw_args, key, shm=False):
+    runs = {"rgpu": [], "raw": []}
+
+    def once():
+        for _ in range(ROUNDS):
+            runs["rgpu"].append(bench.rgpu(*rgpu_args, shm=shm))
+            runs["raw"].append(bench.baseline(*raw_args))
+    benchmark.pedantic(once, rounds=1, iterations=1)
+    return best(runs["rgpu"], key), best(runs["raw"], key)
+
+
+def test_sync_round_trip(benchmark, bench, figures):
+    rgpu, raw = _pair(benchmark, bench, ("sync", 10000), ("sync", 10000), "us")
+    _record(benchmark, figures, f"sync round trip {bench.transport}", rgpu, raw, "µs")
+
+
+def test_async_memsets(benchmark, bench, figures):
+    rgpu, raw = _pair(benchmark, bench, ("async", 200000), ("async", 200000), "rate")
+    _record(benchmark, figures, f"async memsets {bench.transport}", rgpu / 1e3, raw / 1e3, "k calls/s")
+
+
+def test_async_launches(benchmark, bench, figures):
+    rgpu, raw = _pair(benchmark, bench, ("launch", 5000), ("async", 200000), "rate")
+    _record(benchmark, figures, f"async launches {bench.transport}", rgpu / 1e3, raw / 1e3, "k calls/s")
+
+
+@pytest.mark.parametrize("direction", ["h2d", "d2h"])
+@pytest.mark.parametrize("nbytes", SIZES, ids=size_name)
+def test_bandwidth(benchmark, bench, figures, direction, nbytes):
+    n = iterations(nbytes)
+    rgpu, raw = _pair(benchmark, bench, (direction, nbytes, n), (direction, nbytes, n), "gbps")
+    _record(benchmark, figures, f"{direction} {size_name(nbytes)} {bench.transport}", rgpu, raw, "GB/s")
+
+
+@pytest.mark.parametrize("direction", ["h2d", "d2h"])
+@pytest.mark.parametrize("nbytes", SIZES, ids=size_name)
+def test_bandwidth_shm(benchmark, bench, figures, direction, nbytes):
+    """The same-host path: the client and the server share memory; the baseline stays raw TCP/IPC."""
+    if bench.transport != "tcp":
+        pytest.skip("the shared-memory path is measured once, beside tcp")
+    n = iterations(nbytes)
+    rgpu, raw = _pair(benchmark, bench, (direction, nbytes, n), (direction, nbytes, n), "gbps", shm=True)
+    _record(benchmark, figures, f"{direction} {size_name(nbytes)} shm", rgpu, raw, "GB/s")

@@ -1,0 +1,90 @@
+"""Measuring rgpu's data path beside the bare transport, in the same run and the same process model.
+
+Both sides of every ratio are a C client (benchmarks/harness/bench.c: through librgpu, or through
+bare libzmq) talking to a Python ROUTER (rgpu-server's session worker, or benchmarks/rawserver.py).
+rgpu and raw runs alternate and each figure is the best of ROUNDS, so load from other processes on
+the machine hurts both sides alike instead of whichever ran during it."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from rgpu.paths import libdir
+from tests.support.daemons import DaemonSet, free_url
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+KiB, MiB = 1 << 10, 1 << 20
+SIZES = [4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB, 64 * MiB, 256 * MiB]
+ROUNDS = int(os.environ.get("RGPU_BENCH_ROUNDS", "3"))
+
+
+def size_name(n: int) -> str:
+    return f"{n // MiB}MiB" if n >= MiB else f"{n // KiB}KiB"
+
+
+def build_harness() -> Path:
+    lib = libdir()
+    exe = OUT / "bench"
+    src = HERE / "harness" / "bench.c"
+    OUT.mkdir(exist_ok=True)
+    if not exe.exists() or exe.stat().st_mtime < max(src.stat().st_mtime, (lib / "librgpu.so").stat().st_mtime):
+        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(exe), str(src), f"-L{lib}", "-lcudart", "-lzmq",
+                        f"-Wl,-rpath,{lib}"], check=True)
+    return exe
+
+
+class Bench:
+    """An rgpu-server (sim) and a raw server on one transport, and the harness to drive both."""
+
+    def __init__(self, transport: str, daemons: DaemonSet):
+        self.exe = build_harness()
+        self.transport = transport
+        tmp = tempfile.mkdtemp(prefix="rgpu-bench-")
+        if transport == "ipc":
+            url, raw_bind = f"ipc://{tmp}/server", f"ipc://{tmp}/raw"
+        else:
+            url, raw_bind = free_url(), "tcp://127.0.0.1:*"
+        from rgpu.client.server_client import ping
+        env = {**os.environ, **({"RGPU_WORKER_PROFILE": os.environ["RGPU_BENCH_PROFILE"]}
+                                 if os.environ.get("RGPU_BENCH_PROFILE") else {})}
+        daemons.start([sys.executable, "-m", "rgpu.server.supervisor", "--device", "sim", "--listen", url,
+                       "--sim-memory", "1GiB", "--log-level", "warning"], ready=lambda: ping(url),
+                      deadline_s=30, env=env)
+        self.url = url
+        self.raw = subprocess.Popen([sys.executable, str(HERE / "rawserver.py"), raw_bind],
+                                    stdout=subprocess.PIPE, text=True)
+        self.raw_url = self.raw.stdout.readline().strip()
+
+    def close(self):
+        self.raw.kill()
+        self.raw.wait(10)
+
+    def rgpu(self, *args, shm: bool = False) -> dict:
+        env = {**os.environ, "RGPU_SERVER": self.url, "RGPU_SHM": "1" if shm else "0"}
+        env["LD_LIBRARY_PATH"] = str(libdir())
+        return self._run([str(self.exe), "rgpu", *map(str, args)], env)
+
+    def baseline(self, *args) -> dict:
+        return self._run([str(self.exe), "raw", self.raw_url, *map(str, args)], dict(os.environ))
+
+    @staticmethod
+    def _run(argv, env) -> dict:
+        p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+        return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def best(runs: list[dict], key: str) -> float:
+    """The best figure of several rounds: smallest latency, largest rate or bandwidth."""
+    vals = [r[key] for r in runs]
+    return min(vals) if key == "us" else max(vals)
+
+
+def iterations(nbytes: int) -> int:
+    return max(3, min(2000, (256 * MiB) // nbytes))

@@ -1,0 +1,93 @@
+"""The data path's fast paths keep CUDA's semantics: large copies in chunks, the same-host
+shared-memory path (and its fallback to frames), with the server's log as the witness of which
+path the bytes took."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+import zmq
+
+from rgpu.client.server_client import request
+from rgpu.paths import client_env
+from rgpu.protocol import wire
+from rgpu.protocol.generated.calltable import BY_NAME
+from tests.support.daemons import wait_until
+
+pytestmark = pytest.mark.e2e
+
+
+def _run(exe, url, *args, **env):
+    e = client_env([url])
+    e.update(env)
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=e, timeout=120)
+
+
+def _ended(handle):
+    """The session_ended lines of the server's log (the worker logs how its bytes travelled)."""
+    return wait_until(lambda: re.findall(r"event='session_ended'.*", handle.output(200000)), 15, "session end")
+
+
+def test_copies_through_shared_memory_are_exact_and_use_it(cuda_program, start_server):
+    url, handle = start_server()
+    exe = cuda_program("copy_roundtrip")
+    p = _run(exe, url, "64", RGPU_SHM="1")
+    assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr
+    log = handle.output(200000)
+    assert "event='shm_attached'" in log
+    (line,) = _ended(handle)
+    shm_in = int(re.search(r"shm_bytes_in=(\d+)", line).group(1))
+    shm_out = int(re.search(r"shm_bytes_out=(\d+)", line).group(1))
+    assert shm_in >= 64 << 20 and shm_out >= 64 << 20, line
+    assert int(re.search(r"bytes_in=(\d+)", line).group(1)) < 1 << 20  # no bulk frames to speak of
+
+
+def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start_server):
+    url, handle = start_server()
+    exe = cuda_program("copy_roundtrip")
+    p = _run(exe, url, "80", RGPU_SHM="0")  # 80 MiB: 20 chunk frames each way
+    assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr
+    (line,) = _ended(handle)
+    assert "event='shm_attached'" not in handle.output(200000)
+    assert int(re.search(r"bytes_in=(\d+)", line).group(1)) >= 80 << 20
+    assert "shm_bytes_in=0" in line
+
+
+def _session(url, offer=None):
+    r = request(url, {"op": "hello", "proto": wire.PROTOCOL_VERSION, "client": "test", "cuda": 13000,
+                      "lease": "", "gpu": 0})
+    assert r["ok"], r
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(r["endpoint"].replace("tcp://*:", "tcp://127.0.0.1:"))
+    args = [r["session"], r["key"]] + ([offer] if offer is not None else [])
+    sock.send(wire.encode_requests([(1, wire.ATTACH, 1, args, 0)]))
+    assert sock.poll(10000)
+    return sock, wire.unpack(sock.recv_multipart()[0])
+
+
+def test_a_segment_that_is_not_shared_is_declined_and_frames_still_work(start_server):
+    url, handle = start_server()
+    offer = {"name": "/rgpu-1-0-deadbeef", "size": 1 << 20, "nonce": b"x" * 16, "boot": "another-host"}
+    sock, reply = _session(url, offer)
+    assert reply[1] == 0 and reply[2] == [False]
+    assert "event='shm_declined'" in handle.output()
+    malloc, memcpy = BY_NAME["cudaMalloc"], BY_NAME["cudaMemcpy"]
+    sock.send(wire.encode_requests([(2, malloc, 1, [4096], 0)]))
+    assert sock.poll(10000)
+    addr = wire.unpack(sock.recv_multipart()[0])[2][0]
+    # a call naming shared-memory regions on a session without a segment: an error, not a crash
+    sock.send(wire.pack([[3, memcpy, 1, [1, addr, 0, 16], 0, [[[4096, 16]], 0]]]))
+    assert sock.poll(10000)
+    seq, rc, *_rest = wire.unpack(sock.recv_multipart()[0])
+    assert seq == 3 and rc != 0
+    # the same copy with its data as a frame works
+    sock.send_multipart([wire.encode_requests([(4, memcpy, 1, [1, addr, 0, 16], 1)]), b"y" * 16])
+    assert sock.poll(10000)
+    assert wire.unpack(sock.recv_multipart()[0])[1] == 0
+    sock.send(wire.encode_requests([(5, memcpy, 1, [2, 0, addr, 16], 0)]))
+    assert sock.poll(10000)
+    frames = sock.recv_multipart()
+    assert wire.unpack(frames[0])[1] == 0 and frames[1] == b"y" * 16
+    sock.close()
