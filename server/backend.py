@@ -30,7 +30,8 @@ class Device(ABC):
     @abstractmethod
     def copy_htod(self, dst: int, data, stream) -> None: ...
     @abstractmethod
-    def copy_dtoh(self, src: int, size: int, stream) -> bytes: ...
+    def copy_dtoh(self, src: int, size: int, stream):
+        """The bytes (any buffer; it is sent as it is) of [src, src+size)."""
     @abstractmethod
     def copy_dtod(self, dst: int, src: int, size: int, stream) -> None: ...
     @abstractmethod

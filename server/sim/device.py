@@ -68,8 +68,11 @@ class SimDevice(Device):
     def copy_htod(self, dst, data, stream) -> None:
         self.memory.write(dst, data)
 
-    def copy_dtoh(self, src, size, stream) -> bytes:
-        return self.memory.read(src, size)
+    def copy_dtoh(self, src, size, stream):
+        # A view of device memory, sent without a copy. Safe: the reply is the last thing the
+        # worker does for its message, and nothing touches this session's memory again until the
+        # client — which waits for the whole reply — sends its next message.
+        return self.memory.view(src, size)
 
     def copy_dtod(self, dst, src, size, stream) -> None:
         # check both ranges first so a bad destination leaves memory untouched
