@@ -15,9 +15,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rgpu.client.controller_client import ControllerClient, ControllerError  # noqa: E402
+from rgpu.client.controller_client import ControllerClient  # noqa: E402
 from rgpu.controller.placement import Pool  # noqa: E402
 from rgpu.controller.requests import Request  # noqa: E402
+from tests.support.controller import answers  # noqa: E402
 from tests.support.daemons import DaemonSet, free_url  # noqa: E402
 
 SERVERS, GPUS = 1000, 8
@@ -44,13 +45,7 @@ def controller(tmp_path_factory):
     env = {**os.environ, "RGPU_CLUSTER_SECRET": "benchmark-secret-0123456789",
            "XDG_CONFIG_HOME": str(tmp / "cfg")}
 
-    def ready():
-        try:
-            with ControllerClient(url, timeout=0.5) as c:
-                return c.ping()["ok"]
-        except ControllerError:
-            return False
-
+    ready = answers(url)
     with DaemonSet() as daemons:
         daemons.start([sys.executable, "-m", "rgpu.controller.daemon", "--listen", url, "--db",
                        str(tmp / "c.db"), "--heartbeat-timeout", "3600", "--log-level", "warning"],
