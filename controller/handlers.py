@@ -138,6 +138,10 @@ def cmd_lease(ctl: Controller, req: dict) -> dict:
     return {"ok": True, "lease": ctl.lookup(_str(req, "lease")).to_wire(time.time())}
 
 
+_ZERO_USAGE = {"device_time_s": 0.0, "memory_used_bytes": 0, "memory_peak_bytes": 0, "kernels": 0, "calls": 0,
+               "bytes_in": 0, "bytes_out": 0, "sessions": 0}
+
+
 def _lease_usage(ctl: Controller) -> dict[str, dict]:
     """Per-lease accounting summed over the servers' latest heartbeats (servers keep a lease's
     totals after its sessions end, until the lease is gone)."""
@@ -146,8 +150,7 @@ def _lease_usage(ctl: Controller) -> dict[str, dict]:
         for lease_id, u in ((server.usage or {}).get("leases") or {}).items():
             if not isinstance(u, dict):
                 continue
-            acc = out.setdefault(lease_id, {"device_time_s": 0.0, "memory_used_bytes": 0, "memory_peak_bytes": 0,
-                                            "kernels": 0, "sessions": 0})
+            acc = out.setdefault(lease_id, dict(_ZERO_USAGE))
             for key in acc:
                 value = u.get(key, 0)
                 if isinstance(value, (int, float)):
@@ -158,12 +161,12 @@ def _lease_usage(ctl: Controller) -> dict[str, dict]:
 @command
 def cmd_leases(ctl: Controller, req: dict) -> dict:
     """leases {} → {ok, leases: [{id, state, owner, created, expires, expires_in, ttl, request,
-    vgpus, device_time_s, memory_used_bytes, memory_peak_bytes, kernels, sessions}]} (live leases,
+    vgpus, device_time_s, memory_used_bytes, memory_peak_bytes, kernels, calls, bytes_in, bytes_out,
+    sessions}]} (live leases,
     oldest first; the accounting is as of the servers' last heartbeats)."""
     now = time.time()
     usage = _lease_usage(ctl)
-    zero = {"device_time_s": 0.0, "memory_used_bytes": 0, "memory_peak_bytes": 0, "kernels": 0, "sessions": 0}
-    return {"ok": True, "leases": [{**lease.to_wire(now), **usage.get(lease.id, zero)} for lease in
+    return {"ok": True, "leases": [{**lease.to_wire(now), **usage.get(lease.id, _ZERO_USAGE)} for lease in
                                    sorted(ctl.leases, key=lambda x: x.created)]}
 
 

@@ -8,10 +8,16 @@ import threading
 from dataclasses import dataclass
 
 
+COUNTERS = ("device_time_s", "kernels", "calls", "bytes_in", "bytes_out")
+
+
 @dataclass
 class LeaseTotals:
     device_time_s: float = 0.0  # of sessions that ended
     kernels: int = 0
+    calls: int = 0
+    bytes_in: int = 0
+    bytes_out: int = 0
     memory_peak_bytes: int = 0
     sessions_ended: int = 0
 
@@ -26,7 +32,9 @@ class Ledger:
     @staticmethod
     def session(gpu, slot: int) -> dict:
         """What the shared arrays say of the session in `slot` of `gpu` right now."""
+        calls, bytes_in, bytes_out = gpu.traffic[3 * slot:3 * slot + 3]
         return {"device_time_s": gpu.sched.device_time[slot], "kernels": gpu.sched.kernels[slot],
+                "calls": calls, "bytes_in": bytes_in, "bytes_out": bytes_out,
                 "memory_used_bytes": gpu.usage[slot], "memory_peak_bytes": gpu.peak[slot]}
 
     def _observe(self, lease: str, now: dict) -> None:
@@ -40,8 +48,8 @@ class Ledger:
             return
         with self._lock:
             t = self.leases.setdefault(lease, LeaseTotals())
-            t.device_time_s += final["device_time_s"]
-            t.kernels += final["kernels"]
+            for key in COUNTERS:
+                setattr(t, key, getattr(t, key) + final[key])
             t.memory_peak_bytes = max(t.memory_peak_bytes, final["memory_peak_bytes"])
             t.sessions_ended += 1
 
@@ -52,24 +60,24 @@ class Ledger:
                 del self.leases[lease]
 
     def report(self, live: list[tuple[str, dict]]) -> dict:
-        """lease -> {device_time_s, kernels, memory_used_bytes, memory_peak_bytes, sessions}"""
+        """lease -> {device_time_s, kernels, calls, bytes_in, bytes_out, memory_used_bytes,
+        memory_peak_bytes, sessions}"""
         with self._lock:
             return self._report(live)
 
     def _report(self, live):
         out = {}
         for lease, t in self.leases.items():
-            out[lease] = {"device_time_s": t.device_time_s, "kernels": t.kernels, "memory_used_bytes": 0,
+            out[lease] = {**{k: getattr(t, k) for k in COUNTERS}, "memory_used_bytes": 0,
                           "memory_peak_bytes": t.memory_peak_bytes, "sessions": 0}
         for lease, now in live:
             if not lease:
                 continue
             self._observe(lease, now)
-            r = out.setdefault(lease, {"device_time_s": 0.0, "kernels": 0, "memory_used_bytes": 0,
+            r = out.setdefault(lease, {**{k: 0 for k in COUNTERS}, "memory_used_bytes": 0,
                                        "memory_peak_bytes": 0, "sessions": 0})
-            r["device_time_s"] += now["device_time_s"]
-            r["kernels"] += now["kernels"]
-            r["memory_used_bytes"] += now["memory_used_bytes"]
+            for key in (*COUNTERS, "memory_used_bytes"):
+                r[key] += now[key]
             r["memory_peak_bytes"] = max(r["memory_peak_bytes"], self.leases[lease].memory_peak_bytes)
             r["sessions"] += 1
         return out

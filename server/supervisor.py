@@ -65,6 +65,7 @@ class Gpu:
         self.index, self.capacity, self.name, self.spec = index, spec.memory, spec.name, spec
         self.usage = ctx.Array("q", MAX_SESSIONS_PER_GPU, lock=False)
         self.peak = ctx.Array("q", MAX_SESSIONS_PER_GPU, lock=False)  # per session, for accounting
+        self.traffic = ctx.Array("q", 3 * MAX_SESSIONS_PER_GPU, lock=False)  # calls, bytes in, bytes out
         self.lock = ctx.Lock()
         self.sched = GpuScheduler(ctx, MAX_SESSIONS_PER_GPU)  # one kernel at a time, fair by guarantee
         self.free_slots = list(range(MAX_SESSIONS_PER_GPU))
@@ -86,6 +87,7 @@ class Supervisor:
         self.conf["worker_bind"] = _worker_bind(listen)
         self.conf["schedulers"] = [g.sched for g in self.gpus]  # each worker uses its GPU's
         self.conf["memory_peaks"] = [g.peak for g in self.gpus]
+        self.conf["traffic"] = [g.traffic for g in self.gpus]
         self.ledger = Ledger()
         self.gate = gate or LeaseGate(None)
         self.registrar = None
@@ -167,6 +169,7 @@ class Supervisor:
         memory = min(gpu.capacity, grant.memory or gpu.capacity)
         gpu.sched.configure(w.slot, grant.compute, grant.limit)
         gpu.peak[w.slot] = 0
+        gpu.traffic[3 * w.slot:3 * w.slot + 3] = [0, 0, 0]
         w.conn.send({"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": w.client})
         self.sessions[sid] = w
         self.log.info("session_opened", session=sid, gpu=gpu.index, client=w.client, endpoint=w.endpoint,

@@ -46,6 +46,15 @@ def _profiler():
     return prof
 
 
+def _publish(traffic, slot: int, session) -> None:
+    """Calls and bytes each way (frames and shared memory), for the supervisor's accounting;
+    written at housekeeping, not per call, to keep the hot path free of it."""
+    shm_in, shm_out = (session.shm.bytes_in, session.shm.bytes_out) if session.shm else (0, 0)
+    base = 3 * slot
+    traffic[base], traffic[base + 1], traffic[base + 2] = \
+        session.calls, session.bytes_in + shm_in, session.bytes_out + shm_out
+
+
 def make_device(conf: dict, assignment: dict, reserve):
     if conf["device"] == "sim":
         from .sim.device import SimDevice
@@ -75,6 +84,7 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
     log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"])
 
     peaks = conf["memory_peaks"][assignment["gpu"]]
+    traffic = conf["traffic"][assignment["gpu"]]
 
     def reserve(delta: int) -> bool:
         # Device memory is shared by every session of the GPU: charge this session's slot, refuse
@@ -123,6 +133,7 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
             else:
                 now = time.monotonic()
             next_check = now + HOUSEKEEPING_S
+            _publish(traffic, slot, session)
             while monitor.poll(0):
                 ev = zmq.utils.monitor.recv_monitor_message(monitor)
                 if ev["event"] == zmq.EVENT_DISCONNECTED:
@@ -152,6 +163,7 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
                  bytes_out=session.bytes_out, memory_peak=getattr(mem, "peak", 0),
                  shm_bytes_in=session.shm.bytes_in if session.shm else 0,
                  shm_bytes_out=session.shm.bytes_out if session.shm else 0)
+        _publish(traffic, slot, session)
         if session.shm is not None:
             session.shm.close()
         session.close()

@@ -131,5 +131,6 @@ def test_lease_accounting_outlives_its_sessions(gpu, cuda_program):
         return row if row and row["device_time_s"] > 0 and row["sessions"] == 0 else None
     row = wait_until(accounted, 30, "the ended session's device time in `rgpu leases`")
     assert row["kernels"] >= 4 and row["memory_used_bytes"] == 0 and row["memory_peak_bytes"] > 0
+    assert row["calls"] > row["kernels"] and row["bytes_in"] >= 10000 * 4 and row["bytes_out"] >= 10000 * 4
     assert gpu.cli("release", lease).returncode == 0
     assert lease not in gpu.leases()
