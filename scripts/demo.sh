@@ -54,6 +54,7 @@ QUERY=$(build device_query)
 COPY=$(build copy_roundtrip)
 STREAMS=$(build streams_events)
 MULTI=$(build multi_vgpu)
+KERNELS=$(build kernels_basic)
 
 echo "== rgpu run --controller $CONTROLLER -- device_query          (a whole GPU)"
 $RGPU run -- "$QUERY"
@@ -61,6 +62,8 @@ echo "== rgpu run --mem 512MiB -- copy_roundtrip 64                 (a slice of 
 $RGPU run --mem 512MiB -- "$COPY" 64
 echo "== rgpu run --mem 256MiB --compute 25 -- streams_events"
 $RGPU run --mem 256MiB --compute 25 -- "$STREAMS"
+echo "== rgpu run --mem 256MiB -- kernels_basic     (kernels run by the software GPU; device printf)"
+$RGPU run --mem 256MiB -- "$KERNELS"
 echo "== rgpu run -n 2 --policy spread --mem 1GiB -- multi_vgpu      (two vGPUs, one per GPU)"
 $RGPU run -n 2 --policy spread --mem 1GiB -- "$MULTI"
 
