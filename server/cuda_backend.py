@@ -5,6 +5,8 @@ test machine here has a GPU to catch its mistakes. Each call's CUresult is turne
 with the driver's own enumerator name (cuGetErrorName)."""
 from __future__ import annotations
 
+from collections import deque
+
 import cffi
 
 from .backend import Device
@@ -141,8 +143,10 @@ class CudaDevice(Device):
         self._allocs: dict[int, int] = {}
         self._streams, self._events, self._modules = set(), set(), set()
         self._globals: dict[int, int] = {}
-        self._t0, self._t1 = self.event_create(0), self.event_create(0)
-        self.device_time = 0.0
+        # Kernel timing: an event pair per launch in flight, reused once read (see device_time).
+        self._timing: deque = deque()
+        self._spare_events: list = []
+        self._device_time = 0.0
 
     def _attr(self, a: int) -> int:
         v = _ffi.new("int *")
@@ -300,20 +304,33 @@ class CudaDevice(Device):
     def function_set_attribute(self, function, attribute, value):
         _check(_lib.cuFuncSetAttribute(function, _FUNC_ATTR[attribute], value))
 
+    @property
+    def device_time(self) -> float:
+        """Seconds of kernel time of the launches that have completed. Launches stay asynchronous:
+        each is bracketed by two events, read here once the end one has been reached, so the
+        scheduler charges a kernel's time a little after it ran rather than stalling every launch."""
+        while self._timing and _lib.cuEventQuery(self._timing[0][1]) == 0:
+            start, end = self._timing.popleft()
+            self._device_time += self.event_elapsed_ms(start, end) / 1000.0
+            self._spare_events += [start, end]
+        return self._device_time
+
+    def _event_pair(self):
+        if len(self._spare_events) >= 2:
+            return self._spare_events.pop(), self._spare_events.pop()
+        return self.event_create(0), self.event_create(0)
+
     def launch(self, function, grid, block, shared, stream, params):
-        """Device time comes from events around the kernel; waiting for the end event is what lets
-        the scheduler charge it (and hand the GPU to the next session) — at the cost of one
-        synchronisation per launch under the scheduler."""
         buf = _ffi.new("char[]", bytes(params) or b"\0")
         size = _ffi.new("size_t *", len(params))
         extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
                                        _ffi.cast("void *", _PARAM_BUFFER_SIZE), size, _ffi.cast("void *", _PARAM_END)])
         s = stream or _ffi.NULL
-        _check(_lib.cuEventRecord(self._t0, s))
+        start, end = self._event_pair()
+        _check(_lib.cuEventRecord(start, s))
         _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, extra))
-        _check(_lib.cuEventRecord(self._t1, s))
-        _check(_lib.cuEventSynchronize(self._t1))
-        self.device_time += self.event_elapsed_ms(self._t0, self._t1) / 1000.0
+        _check(_lib.cuEventRecord(end, s))
+        self._timing.append((start, end))
 
     def take_output(self) -> str:
         return ""  # device printf goes to the server's stdout on a real GPU; not captured yet
