@@ -8,8 +8,20 @@ void mp_init(mp_writer *w, size_t cap) {
     w->cap = cap ? cap : 64;
     w->len = 0;
     w->oom = w->buf == NULL;
+    w->owned = 1;
 }
-void mp_free(mp_writer *w) { free(w->buf); w->buf = NULL; w->len = w->cap = 0; }
+void mp_init_inline(mp_writer *w, void *buf, size_t cap) {
+    w->buf = buf;
+    w->cap = cap;
+    w->len = 0;
+    w->oom = 0;
+    w->owned = 0;
+}
+void mp_free(mp_writer *w) {
+    if (w->owned) free(w->buf);
+    w->buf = NULL;
+    w->len = w->cap = 0;
+}
 void mp_reset(mp_writer *w) { w->len = 0; }
 
 void mp_raw(mp_writer *w, const void *p, size_t n) {
@@ -17,8 +29,10 @@ void mp_raw(mp_writer *w, const void *p, size_t n) {
     if (w->len + n > w->cap) {
         size_t cap = w->cap * 2;
         while (cap < w->len + n) cap *= 2;
-        uint8_t *nb = realloc(w->buf, cap);
+        uint8_t *nb = w->owned ? realloc(w->buf, cap) : malloc(cap);
         if (!nb) { w->oom = 1; return; }
+        if (!w->owned) memcpy(nb, w->buf, w->len);
+        w->owned = 1;
         w->buf = nb;
         w->cap = cap;
     }

@@ -9,9 +9,12 @@ typedef struct {
     uint8_t *buf;
     size_t len, cap;
     int oom;
+    int owned; /* buf is the writer's (heap); 0 while it writes into a caller's buffer */
 } mp_writer;
 
 void mp_init(mp_writer *w, size_t cap);
+/* Writes into `buf` (e.g. on the stack) and moves to the heap only if it outgrows it. */
+void mp_init_inline(mp_writer *w, void *buf, size_t cap);
 void mp_free(mp_writer *w);
 void mp_reset(mp_writer *w);
 void mp_raw(mp_writer *w, const void *p, size_t n);

@@ -34,6 +34,7 @@ typedef struct rgpu_call {
     int err;        /* set by a put that failed validation */
     int nargs;
     mp_writer args; /* the argument array's elements */
+    uint8_t args_inline[128]; /* where they are written unless they outgrow it: no malloc per call */
     /* bulk input frames (not owned unless copy) */
     const void *bulk[RGPU_MAX_BULK];
     size_t bulk_len[RGPU_MAX_BULK];
