@@ -28,7 +28,6 @@ extern int cuFuncGetAttribute(int32_t *pi, int attrib, void *hfunc);
 extern int cuFuncSetAttribute(void *hfunc, int attrib, int32_t value);
 extern int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
 extern int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream);
-extern int cudaDeviceGetAttribute(int32_t *value, int attr, int32_t device);
 
 /* ---- modules ----------------------------------------------------------------------------- */
 
@@ -402,39 +401,18 @@ int cudaFuncSetCacheConfig(const void *func, int config) {
     return function_of(func, &fn); /* a preference; checked for a valid function only */
 }
 
-/* Occupancy as the CUDA occupancy calculator computes it, from the function's registers and
- * shared memory and the device's per-SM limits. */
+/* Occupancy is computed by the server from the function's and the device's real limits. */
+extern int cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int32_t *numBlocks, void *func, int32_t blockSize,
+                                                                uint64_t dynamicSMemSize, uint32_t flags);
+
 int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
                                                           size_t dynSmem, unsigned flags) {
-    (void)flags;
-    if (!numBlocks || blockSize <= 0) return rgpu_invalid_value(RGPU_RUNTIME);
+    if (!numBlocks) return rgpu_invalid_value(RGPU_RUNTIME);
     void *fn;
     int rc = function_of(func, &fn);
     if (rc) return rc;
-    int dev = rgpu_current_device();
-    int32_t regs = 0, sshared = 0, max_threads = 0, sm_threads = 0, sm_blocks = 0, sm_regs = 0, sm_smem = 0,
-            reserved = 0;
-    if ((rc = cuFuncGetAttribute(&regs, 4, fn)) || (rc = cuFuncGetAttribute(&sshared, 1, fn)) ||
-        (rc = cuFuncGetAttribute(&max_threads, 0, fn)) ||
-        (rc = cudaDeviceGetAttribute(&sm_threads, 39 /* MaxThreadsPerMultiProcessor */, dev)) ||
-        (rc = cudaDeviceGetAttribute(&sm_blocks, 106 /* MaxBlocksPerMultiprocessor */, dev)) ||
-        (rc = cudaDeviceGetAttribute(&sm_regs, 82 /* MaxRegistersPerMultiprocessor */, dev)) ||
-        (rc = cudaDeviceGetAttribute(&sm_smem, 81 /* MaxSharedMemoryPerMultiprocessor */, dev)) ||
-        (rc = cudaDeviceGetAttribute(&reserved, 111 /* ReservedSharedMemoryPerBlock */, dev)))
-        return rgpu_record(RGPU_RUNTIME, rc);
-    if (blockSize > max_threads) { *numBlocks = 0; return 0; }
-    int warps = (blockSize + 31) / 32;
-    int by_threads = sm_threads / (warps * 32);
-    int regs_per_warp = ((regs ? regs : 1) * 32 + 255) / 256 * 256; /* allocated per warp in units of 256 */
-    int by_regs = sm_regs / (regs_per_warp * warps);
-    size_t smem = (size_t)sshared + dynSmem + (size_t)reserved;
-    int by_smem = smem ? (int)(sm_smem / smem) : sm_blocks;
-    int n = sm_blocks;
-    if (by_threads < n) n = by_threads;
-    if (by_regs < n) n = by_regs;
-    if (by_smem < n) n = by_smem;
-    *numBlocks = n < 0 ? 0 : n;
-    return 0;
+    return rgpu_record(RGPU_RUNTIME, cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, fn, blockSize,
+                                                                                        dynSmem, flags));
 }
 
 int cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynSmem) {

@@ -170,3 +170,48 @@ def cuda_pointer_get_attributes(s, ptr):
         a.device = -2  # what CUDA reports for unregistered host memory
         a.hostPointer = ffi.cast("void *", ptr)
     return (bytes(ffi.buffer(a)),)
+
+
+def _memset_2d(s, dst, pitch, value, elem, width, height, stream):
+    """width elements of `elem` bytes in each of height rows, pitch bytes apart."""
+    if height == 0 or width == 0:
+        return ()
+    if pitch < width * elem:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"pitch {pitch} is less than the row ({width * elem} bytes)")
+    _check_range(s, dst, pitch * (height - 1) + width * elem)
+    for row in range(height):
+        s.device.memset(dst + row * pitch, value, elem, width, stream)
+    return ()
+
+
+@handles("cudaMemset2D")
+def cuda_memset_2d(s, dst, pitch, value, width, height):
+    return _memset_2d(s, dst, pitch, value & 0xFF, 1, width, height, None)
+
+
+@handles("cudaMemset2DAsync")
+def cuda_memset_2d_async(s, dst, pitch, value, width, height, stream):
+    return _memset_2d(s, dst, pitch, value & 0xFF, 1, width, height, s.get("stream", stream))
+
+
+def _memset_d2d(width_bytes):
+    def sync(s, dst, pitch, value, width, height):
+        return _memset_2d(s, dst, pitch, value, width_bytes, width, height, None)
+
+    def async_(s, dst, pitch, value, width, height, stream):
+        return _memset_2d(s, dst, pitch, value, width_bytes, width, height, s.get("stream", stream))
+    return sync, async_
+
+
+for _w in (8, 16, 32):
+    _sync, _async = _memset_d2d(_w // 8)
+    handles(f"cuMemsetD2D{_w}_v2")(_sync)
+    handles(f"cuMemsetD2D{_w}Async")(_async)
+
+
+@handles("cuMemGetAddressRange_v2")
+def mem_get_address_range(s, addr):
+    found = s.device.allocation(addr)
+    if found is None:
+        raise CudaError("CUDA_ERROR_NOT_FOUND", f"0x{addr:x} is in no allocation")
+    return found

@@ -101,3 +101,30 @@ def launch_kernel(s, function, gx, gy, gz, bx, by, bz, shared, stream, params):
     fn, st = s.get("function", function), s.get("stream", stream)
     s.run_kernel(lambda: s.device.launch(fn, (gx, gy, gz), (bx, by, bz), shared, st, bytes(params)))
     return ()
+
+
+def _attr(attrs, name):
+    return attrs[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_" + name]]
+
+
+@handles("cuOccupancyMaxActiveBlocksPerMultiprocessor", "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")
+def occupancy(s, function, block_size, dynamic_shared, flags=0):
+    """Resident blocks per SM, as CUDA's occupancy calculator counts them: the least of the
+    per-SM limits on blocks, threads (whole warps), registers (allocated per warp in units of 256)
+    and shared memory (the function's static + dynamic + the per-block reserve)."""
+    fn = s.get("function", function)
+    if block_size <= 0:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"block size {block_size}")
+    if block_size > s.device.function_attribute(fn, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"):
+        return (0,)
+    attrs = s.device.attributes()
+    regs = max(s.device.function_attribute(fn, "CU_FUNC_ATTRIBUTE_NUM_REGS"), 1)
+    shared = (s.device.function_attribute(fn, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES") + dynamic_shared
+              + _attr(attrs, "RESERVED_SHARED_MEMORY_PER_BLOCK"))
+    warps = -(-block_size // 32)
+    regs_per_warp = -(-regs * 32 // 256) * 256
+    limits = [_attr(attrs, "MAX_BLOCKS_PER_MULTIPROCESSOR"),
+              _attr(attrs, "MAX_THREADS_PER_MULTIPROCESSOR") // (warps * 32),
+              _attr(attrs, "MAX_REGISTERS_PER_MULTIPROCESSOR") // (regs_per_warp * warps),
+              _attr(attrs, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR") // shared]
+    return (max(0, min(limits)),)

@@ -22,7 +22,8 @@ def _run(exe, url, *args, env=None):
     return run_cli("run", "--server", url, "--", str(exe), *args, env=env)
 
 
-@pytest.mark.parametrize("name", ["device_query", "copy_roundtrip", "streams_events", "faults", "driver_api"])
+@pytest.mark.parametrize("name", ["device_query", "copy_roundtrip", "streams_events", "faults", "driver_api",
+                                  "context_misc"])
 def test_program_runs_through_rgpu(name, cuda_program, sim_server):
     exe = cuda_program(name)
     p = _run(exe, sim_server)
