@@ -174,6 +174,7 @@
 #define RGPU_ID_cuStreamGetFlags 0x74b6bc3du
 #define RGPU_ID_cuStreamGetId 0x1f189481u
 #define RGPU_ID_cuStreamWaitEvent 0x47302d07u
+#define RGPU_ID_cuStreamAddCallback 0x454ee716u
 #define RGPU_ID_cuThreadExchangeStreamCaptureMode 0x49c4773eu
 #define RGPU_ID_cuStreamEndCapture 0x462ba6b0u
 #define RGPU_ID_cuStreamIsCapturing 0x46f2c0bdu
@@ -207,6 +208,7 @@
 #define RGPU_ID_cuLaunchKernel 0x2baf2025u
 #define RGPU_ID_cuLaunchKernelEx 0x41940b31u
 #define RGPU_ID_cuLaunchCooperativeKernel 0x3bd1f63fu
+#define RGPU_ID_cuLaunchHostFunc 0x5702a3b0u
 #define RGPU_ID_cuFuncSetBlockShape 0x5edb930eu
 #define RGPU_ID_cuFuncSetSharedSize 0x65a56ee8u
 #define RGPU_ID_cuParamSetSize 0x695705fau
@@ -304,6 +306,7 @@
 #define RGPU_ID_cudaStreamSetAttribute 0x38c91e3du
 #define RGPU_ID_cudaStreamDestroy 0x39de58c1u
 #define RGPU_ID_cudaStreamWaitEvent 0x231bf2bdu
+#define RGPU_ID_cudaStreamAddCallback 0x4d088a4au
 #define RGPU_ID_cudaStreamSynchronize 0x56032327u
 #define RGPU_ID_cudaStreamQuery 0x75b48c96u
 #define RGPU_ID_cudaThreadExchangeStreamCaptureMode 0x687864fbu
@@ -325,6 +328,7 @@
 #define RGPU_ID_cudaFuncGetAttributes 0x14025ed2u
 #define RGPU_ID_cudaFuncSetAttribute 0x6611f05fu
 #define RGPU_ID_cudaFuncGetParamInfo 0x0a9c510du
+#define RGPU_ID_cudaLaunchHostFunc 0x7212123cu
 #define RGPU_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor 0x5bdc59c4u
 #define RGPU_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags 0x6a904881u
 #define RGPU_ID_cudaMalloc 0x0b79c2b5u

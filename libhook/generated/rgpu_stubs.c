@@ -1896,12 +1896,6 @@ int cuStreamWaitEvent(void * hStream, void * hEvent, uint32_t Flags)
     return rgpu_async(&c);
 }
 
-/* cuStreamAddCallback: not supported: host callbacks are not forwarded yet */
-int cuStreamAddCallback()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamAddCallback");
-}
-
 /* cuStreamBeginCapture_v2: not supported: stream capture is not forwarded yet */
 int cuStreamBeginCapture_v2()
 {
@@ -2380,12 +2374,6 @@ int cuFuncLoad(void * function)
 int cuLaunchCooperativeKernelMultiDevice()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchCooperativeKernelMultiDevice");
-}
-
-/* cuLaunchHostFunc: not supported: host-function launches are not forwarded yet */
-int cuLaunchHostFunc()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLaunchHostFunc");
 }
 
 /* cuFuncSetBlockShape: forwarded */
@@ -4484,12 +4472,6 @@ int cudaStreamWaitEvent(void * stream, void * event, uint32_t flags)
     return rgpu_async(&c);
 }
 
-/* cudaStreamAddCallback: not supported: host callbacks are not forwarded yet */
-int cudaStreamAddCallback()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamAddCallback");
-}
-
 /* cudaStreamSynchronize: forwarded */
 int cudaStreamSynchronize(void * stream)
 {
@@ -4749,12 +4731,6 @@ int cudaDestroyExternalSemaphore()
 int cudaFuncGetName()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncGetName");
-}
-
-/* cudaLaunchHostFunc: not supported: host-function launches are not forwarded yet */
-int cudaLaunchHostFunc()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLaunchHostFunc");
 }
 
 /* cudaFuncSetSharedMemConfig: not supported: not forwarded yet */

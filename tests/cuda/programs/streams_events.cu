@@ -4,6 +4,19 @@
 #include <cuda_runtime.h>
 #include "check.h"
 
+struct Check { const std::vector<float> *a, *b; int ok; int calls; };
+
+// Host work in stream order: it runs after the copies queued before it, so the data is there.
+static void CUDART_CB verify(void *p) {
+    Check *c = (Check *)p;
+    c->ok = memcmp(c->a->data(), c->b->data(), c->a->size() * sizeof(float)) == 0;
+    c->calls++;
+}
+
+static void CUDART_CB after(cudaStream_t, cudaError_t status, void *p) {
+    ((Check *)p)->calls += status == cudaSuccess ? 10 : 100;
+}
+
 int main() {
     const int S = 4;
     const size_t n = 1 << 20;
@@ -26,8 +39,12 @@ int main() {
     for (int s = 0; s < S; s++) CHECK(cudaStreamWaitEvent(st[0], done[s], 0));
     for (int s = 0; s < S; s++)
         CHECK(cudaMemcpyAsync(back.data() + s * n, d[s], n * sizeof(float), cudaMemcpyDeviceToHost, st[0]));
+    Check check = {&h, &back, 0, 0};
+    CHECK(cudaLaunchHostFunc(st[0], verify, &check));
+    CHECK(cudaStreamAddCallback(st[0], after, &check, 0));
     CHECK(cudaEventRecord(stop, st[0]));
     CHECK(cudaEventSynchronize(stop));
+    EXPECT(check.ok == 1 && check.calls == 11);
     EXPECT(cudaEventQuery(stop) == cudaSuccess);
     for (int s = 0; s < S; s++) CHECK(cudaStreamSynchronize(st[s]));
     for (int s = 0; s < S; s++) EXPECT(cudaStreamQuery(st[s]) == cudaSuccess);

@@ -1,0 +1,44 @@
+/* Host functions in stream order (cudaLaunchHostFunc, cudaStreamAddCallback). The function runs in
+ * the client, where its data lives: the stream's earlier work is waited for, then the function is
+ * called. That keeps CUDA's ordering guarantee (after everything before it in the stream) at the
+ * price of blocking the calling thread until then, where CUDA would return at once. */
+#include "rgpu_call.h"
+
+extern int cudaStreamSynchronize(void *stream);
+extern int cuStreamSynchronize(void *stream);
+
+typedef void (*host_fn)(void *data);
+typedef void (*stream_callback)(void *stream, int status, void *data);
+
+int cudaLaunchHostFunc(void *stream, host_fn fn, void *data) {
+    if (!fn) return rgpu_invalid_value(RGPU_RUNTIME);
+    int rc = cudaStreamSynchronize(stream);
+    if (rc) return rc;
+    fn(data);
+    return RGPU_SUCCESS;
+}
+
+int cuLaunchHostFunc(void *stream, host_fn fn, void *data) {
+    if (!fn) return rgpu_invalid_value(RGPU_DRIVER);
+    int rc = cuStreamSynchronize(stream);
+    if (rc) return rc;
+    fn(data);
+    return RGPU_SUCCESS;
+}
+
+/* Unlike a host function, a stream callback also runs after an error, and is told it. */
+int cudaStreamAddCallback(void *stream, stream_callback cb, void *data, unsigned flags) {
+    if (!cb || flags != 0) return rgpu_invalid_value(RGPU_RUNTIME);
+    int rc = cudaStreamSynchronize(stream);
+    if (rc == RGPU_INVALID_HANDLE || rc == RGPU_DEVICE_UNAVAILABLE) return rc;
+    cb(stream, rc, data);
+    return RGPU_SUCCESS;
+}
+
+int cuStreamAddCallback(void *stream, stream_callback cb, void *data, unsigned flags) {
+    if (!cb || flags != 0) return rgpu_invalid_value(RGPU_DRIVER);
+    int rc = cuStreamSynchronize(stream);
+    if (rc == RGPU_INVALID_HANDLE || rc == RGPU_DEVICE_UNAVAILABLE) return rc;
+    cb(stream, rc, data);
+    return RGPU_SUCCESS;
+}
