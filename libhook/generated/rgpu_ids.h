@@ -349,10 +349,12 @@
 #define RGPU_ID_cudaMipmappedArrayGetSparseProperties 0x73d8f853u
 #define RGPU_ID_cudaMemcpy 0x7d21b3c9u
 #define RGPU_ID_cudaMemcpyPeer 0x6ca2af20u
+#define RGPU_ID_cudaMemcpy2D 0x15483017u
 #define RGPU_ID_cudaMemcpyToSymbol 0x2ad077f9u
 #define RGPU_ID_cudaMemcpyFromSymbol 0x5a57f38cu
 #define RGPU_ID_cudaMemcpyAsync 0x6602ec30u
 #define RGPU_ID_cudaMemcpyPeerAsync 0x69a32770u
+#define RGPU_ID_cudaMemcpy2DAsync 0x7e8abd96u
 #define RGPU_ID_cudaMemcpyToSymbolAsync 0x7ff0ff93u
 #define RGPU_ID_cudaMemcpyFromSymbolAsync 0x67bcc5b3u
 #define RGPU_ID_cudaMemset 0x28038a10u

@@ -5047,12 +5047,6 @@ int cudaMipmappedArrayGetSparseProperties(void * sparseProperties, void * mipmap
     return rc;
 }
 
-/* cudaMemcpy2D: not supported: pitched copies with host pointers are not forwarded yet */
-int cudaMemcpy2D()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2D");
-}
-
 /* cudaMemcpy2DToArray: not supported: CUDA arrays are not forwarded yet */
 int cudaMemcpy2DToArray()
 {
@@ -5081,12 +5075,6 @@ int cudaMemcpyBatchAsync()
 int cudaMemcpy3DBatchAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DBatchAsync");
-}
-
-/* cudaMemcpy2DAsync: not supported: pitched copies with host pointers are not forwarded yet */
-int cudaMemcpy2DAsync()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DAsync");
 }
 
 /* cudaMemcpy2DToArrayAsync: not supported: CUDA arrays are not forwarded yet */

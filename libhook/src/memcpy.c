@@ -19,7 +19,7 @@ static int is_device_ptr(const void *p) {
     return attr.type == 2 || attr.type == 3; /* cudaMemoryTypeDevice / Managed */
 }
 
-static int resolve_kind(int kind, void *dst, const void *src) {
+int rgpu_resolve_kind(int kind, void *dst, const void *src) {
     if (kind != DEFAULT) return kind;
     int d = is_device_ptr(dst), s = is_device_ptr(src);
     return d && s ? D2D : d ? H2D : s ? D2H : H2H;
@@ -73,7 +73,7 @@ static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t
 static int runtime_copy(void *dst, const void *src, size_t n, int kind, const void *stream, int async) {
     if (n == 0) return RGPU_SUCCESS;
     if (kind < H2H || kind > DEFAULT || !dst || !src) return rgpu_invalid_value(RGPU_RUNTIME);
-    kind = resolve_kind(kind, dst, src);
+    kind = rgpu_resolve_kind(kind, dst, src);
     if (kind == H2H) {
         memmove(dst, src, n);
         return RGPU_SUCCESS;
@@ -113,7 +113,7 @@ extern int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t n);
 extern int cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, size_t n, void *stream);
 
 int cuMemcpy(uint64_t dst, uint64_t src, size_t n) {
-    int kind = resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
+    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
     if (kind == H2D) return cuMemcpyHtoD_v2(dst, (const void *)(uintptr_t)src, n);
     if (kind == D2H) return cuMemcpyDtoH_v2((void *)(uintptr_t)dst, src, n);
     if (kind == D2D) return cuMemcpyDtoD_v2(dst, src, n);
@@ -121,7 +121,7 @@ int cuMemcpy(uint64_t dst, uint64_t src, size_t n) {
     return RGPU_SUCCESS;
 }
 int cuMemcpyAsync(uint64_t dst, uint64_t src, size_t n, void *stream) {
-    int kind = resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
+    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
     if (kind == H2D) return cuMemcpyHtoDAsync_v2(dst, (const void *)(uintptr_t)src, n, stream);
     if (kind == D2H) return cuMemcpyDtoHAsync_v2((void *)(uintptr_t)dst, src, n, stream);
     if (kind == D2D) return cuMemcpyDtoDAsync_v2(dst, src, n, stream);

@@ -83,6 +83,9 @@ const void *rgpu_out_bulk(rgpu_call *c, int i, size_t *len);
 int rgpu_invalid_value(int face);
 int rgpu_unsupported(int face, const char *name);
 
+/* memcpy.c: a cudaMemcpyKind, with cudaMemcpyDefault (4) resolved from the pointers */
+int rgpu_resolve_kind(int kind, void *dst, const void *src);
+
 /* state.c */
 int rgpu_device_count(void);
 int rgpu_current_device(void);

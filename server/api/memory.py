@@ -215,3 +215,37 @@ def mem_get_address_range(s, addr):
     if found is None:
         raise CudaError("CUDA_ERROR_NOT_FOUND", f"0x{addr:x} is in no allocation")
     return found
+
+
+def _copy_2d(s, kind, dst, dpitch, src, spitch, width, height, stream, bulk):
+    """[kind, dst, dpitch, src, spitch, width, height(, stream)]: host rows travel packed."""
+    if dpitch < width or spitch < width:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", "a pitch is less than the width")
+    if kind == H2D:
+        data = bytes(bulk[0]) if len(bulk) == 1 else b"".join(bytes(b) for b in bulk)
+        if len(data) != width * height:
+            raise CudaError("CUDA_ERROR_INVALID_VALUE", "host rows missing or of the wrong size")
+        _check_range(s, dst, dpitch * (height - 1) + width)
+        for r in range(height):
+            s.device.copy_htod(dst + r * dpitch, memoryview(data)[r * width:(r + 1) * width], stream)
+        return ()
+    if kind == D2H:
+        _check_range(s, src, spitch * (height - 1) + width)
+        return (Bulk(b"".join(bytes(s.device.copy_dtoh(src + r * spitch, width, stream)) for r in range(height))),)
+    if kind == D2D:
+        _check_range(s, src, spitch * (height - 1) + width)
+        _check_range(s, dst, dpitch * (height - 1) + width)
+        for r in range(height):
+            s.device.copy_dtod(dst + r * dpitch, src + r * spitch, width, stream)
+        return ()
+    raise CudaError("CUDA_ERROR_INVALID_VALUE", f"copy kind {kind}")
+
+
+@handles("cudaMemcpy2D")
+def cuda_memcpy_2d(s, kind, dst, dpitch, src, spitch, width, height, bulk=()):
+    return _copy_2d(s, kind, dst, dpitch, src, spitch, width, height, None, bulk)
+
+
+@handles("cudaMemcpy2DAsync")
+def cuda_memcpy_2d_async(s, kind, dst, dpitch, src, spitch, width, height, stream, bulk=()):
+    return _copy_2d(s, kind, dst, dpitch, src, spitch, width, height, s.get("stream", stream), bulk)

@@ -45,6 +45,19 @@ int main() {
     for (int r = 0; r < h; r++)
         for (size_t c = 0; c < pitch; c++) EXPECT(host[r * pitch + c] == (c < (size_t)w ? 0x7f : 0));
     EXPECT(cudaMemset2D(p, w / 2, 0, w, h) == cudaErrorInvalidValue);  // pitch smaller than a row
+    // 2D copies: a host image with its own pitch into the pitched buffer, across it, and back
+    const size_t hpitch = 130;
+    std::vector<unsigned char> img(hpitch * h), back(hpitch * h, 0);
+    for (size_t i = 0; i < img.size(); i++) img[i] = (unsigned char)(i * 7 + 3);
+    CHECK(cudaMemcpy2D(p, pitch, img.data(), hpitch, w, h, cudaMemcpyHostToDevice));
+    unsigned char *q;
+    size_t qpitch = 0;
+    CHECK(cudaMallocPitch((void **)&q, &qpitch, w, h));
+    CHECK(cudaMemcpy2DAsync(q, qpitch, p, pitch, w, h, cudaMemcpyDeviceToDevice, s));
+    CHECK(cudaMemcpy2D(back.data(), hpitch, q, qpitch, w, h, cudaMemcpyDeviceToHost));
+    for (int r = 0; r < h; r++)
+        for (size_t c = 0; c < hpitch; c++) EXPECT(back[r * hpitch + c] == (c < (size_t)w ? img[r * hpitch + c] : 0));
+    EXPECT(cudaMemcpy2D(p, w - 1, img.data(), hpitch, w, h, cudaMemcpyHostToDevice) == cudaErrorInvalidPitchValue);
     // occupancy helpers
     int min_grid = 0, block = 0, blocks = 0;
     CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, touch, 0, 0));
