@@ -62,12 +62,11 @@ def test_bandwidth(benchmark, bench, figures, direction, nbytes):
     _record(benchmark, figures, f"{direction} {size_name(nbytes)} {bench.transport}", rgpu, raw, "GB/s")
 
 
+@pytest.mark.parametrize("bench", ["tcp"], indirect=True)  # measured once, beside tcp
 @pytest.mark.parametrize("direction", ["h2d", "d2h"])
 @pytest.mark.parametrize("nbytes", SIZES, ids=size_name)
 def test_bandwidth_shm(benchmark, bench, figures, direction, nbytes):
-    """The same-host path: the client and the server share memory; the baseline stays raw TCP/IPC."""
-    if bench.transport != "tcp":
-        pytest.skip("the shared-memory path is measured once, beside tcp")
+    """The same-host path: the client and the server share memory; the baseline stays raw TCP."""
     n = iterations(nbytes)
     rgpu, raw = _pair(benchmark, bench, (direction, nbytes, n), (direction, nbytes, n), "gbps", shm=True)
     _record(benchmark, figures, f"{direction} {size_name(nbytes)} shm", rgpu, raw, "GB/s")
