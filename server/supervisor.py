@@ -28,6 +28,7 @@ from rgpu import logs
 from rgpu.protocol import tokens, wire
 from rgpu.units import format_size, parse_size
 
+from . import nvml
 from .accounting import Ledger
 from .pool import DIRECT, Grant, LeaseGate, LeaseRefused, sim_gpu_uuid, uuid_text
 from .sched import GpuScheduler
@@ -211,10 +212,12 @@ class Supervisor:
         per lease its device time and memory (see accounting.py)."""
         live = dict(self.sessions)
         sessions = list(live.values())
+        real = self.conf["device"] == "cuda"
         return {"sessions": len(sessions),
                 "gpus": [{"uuid": g.spec.uuid, "index": g.index, "memory_used": g.used(),
                           "device_time_s": sum(g.sched.device_time[w.slot] for w in sessions if w.gpu == g.index),
-                          "sessions": sum(1 for w in sessions if w.gpu == g.index)} for g in self.gpus],
+                          "sessions": sum(1 for w in sessions if w.gpu == g.index),
+                          **(nvml.gpu_usage(g.index) if real else {})} for g in self.gpus],
                 "leases": self.lease_usage(live)}
 
     def lease_usage(self, sessions: dict) -> dict:
