@@ -2,6 +2,8 @@
 
 Not a test: run with ``pytest benchmarks/test_sim_interpreter.py``. Each benchmark stores the
 rate in ``extra_info['thread_instr_per_s']`` (goal of issue 3: >= 2e7 on a 2-core machine).
+``test_tiny_launches`` measures the fixed cost of a launch instead: ``extra_info['launches_per_s']``
+of a one-warp kernel that does almost nothing (what ML frameworks issue by the thousand).
 """
 from __future__ import annotations
 
@@ -64,3 +66,31 @@ def test_tiled_matmul_256(benchmark, module):
     _rate(benchmark, lambda: launch(module, f, mem, (N // 16, M // 16, 1), (16, 16, 1), 0, params, out))
     C = np.frombuffer(mem.read(pc, 4 * M * N), np.float32).reshape(M, N)
     np.testing.assert_allclose(C, A @ B, rtol=1e-4)
+
+
+def test_tiny_launches(benchmark):
+    """Launches per second of ``bump`` (one block of 32 threads, 5 instructions per thread)."""
+    module = KernelModule.load(build(KERNELS / "simlaunch.cu", "ptx").read_bytes())
+    mem = DeviceMemory(1 << 20)
+    module.bind(mem)
+    counter = mem.alloc(4)
+    mem.write(counter, bytes(4))
+    params = struct.pack("<Q", counter)
+    out: list[str] = []
+    f = module.functions["bump"]
+    n = 2000
+
+    def run():
+        for _ in range(n):
+            stats = launch(module, f, mem, (1, 1, 1), (32, 1, 1), 0, params, out)
+        return stats
+
+    stats = []
+    benchmark.pedantic(lambda: stats.append(run()), rounds=3, iterations=1, warmup_rounds=1)
+    per_launch = benchmark.stats.stats.mean / n
+    benchmark.extra_info["launches_per_s"] = 1 / per_launch
+    benchmark.extra_info["us_per_launch"] = per_launch * 1e6
+    benchmark.extra_info["thread_instr_per_s"] = stats[-1].thread_instructions / per_launch
+    print(f"\n{benchmark.name}: {1 / per_launch:.3g} launches/s ({per_launch * 1e6:.1f} us each), "
+          f"{stats[-1].thread_instructions / per_launch:.3g} thread-instr/s")
+    assert np.frombuffer(mem.read(counter, 4), np.int32)[0] == 4 * n

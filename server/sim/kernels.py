@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import fatbin
+from . import fatbin, lanes
 from .cubin import Param, kparam_info
 from .errors import SimError, SimFault
+from .lanes import MAX_WARPS_PER_SM, NUM_SMS, WARP_SIZE  # noqa: F401  (device limits read from here)
 from .memory import DeviceMemory
 from .ptx import interp
 from .ptx.parser import Module, parse
@@ -29,9 +30,6 @@ MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
 SHARED_STATIC_MAX = 48 * 1024  # static shared memory, and dynamic without opt-in
 SHARED_OPTIN_MAX = 163 * 1024  # cudaFuncAttributeMaxDynamicSharedMemorySize ceiling on sm_80
 MAX_PARAM_BYTES = 32764  # CUDA 12.1+ kernel parameter limit
-WARP_SIZE = 32
-NUM_SMS = 108
-MAX_WARPS_PER_SM = 64
 # Lanes in flight per batch are bounded by the host memory their registers take.
 LANE_BYTES_BUDGET = 256 << 20
 MAX_LANES = 1 << 20
@@ -106,7 +104,9 @@ class KernelModule:
         self.variables: dict[str, ModuleVariable] = {}
         self.addresses: dict[str, int] = {}
         self._mem: DeviceMemory | None = None
-        self._compiled: dict[str, list] = {}
+        self._compiled: dict[tuple, list] = {}
+        self._bound: dict[str, list] = {}  # kernel name -> code compiled for ``_bound_to``
+        self._bound_to: dict[str, int] | None = None
         for var in ptx.variables.values():
             if var.space in ("global", "const") and not var.extern:
                 self.variables[var.name] = ModuleVariable(var.name, var.space, var.size,
@@ -166,6 +166,11 @@ class KernelModule:
         return addrs
 
     def compiled(self, func: KernelFunction) -> list:
+        if self._bound_to is not self.addresses:  # rebound (or unloaded) since: look up again
+            self._bound, self._bound_to = {}, self.addresses
+        code = self._bound.get(func.name)
+        if code is not None:
+            return code
         # Compiled code embeds symbol addresses; a fresh session usually gets the same ones back.
         key = (func.name, tuple(sorted(self.addresses.items())))
         code = self._compiled.get(key)
@@ -174,6 +179,7 @@ class KernelModule:
                 raise func._load_error
             code = interp.compile_program(func.program, self.addresses)
             self._compiled[key] = code
+        self._bound[func.name] = code
         return code
 
 
@@ -215,53 +221,15 @@ def _check_config(func: KernelFunction, grid, block, dynamic_shared: int, params
 
 
 def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam):
-    T = block[0] * block[1] * block[2]
-    tpad = -(-T // WARP_SIZE) * WARP_SIZE
-    n = nb * tpad
-    st = interp.State(n)
+    geo = lanes.geometry(grid, block, start, nb)
+    n = geo.n
+    st = interp.State(n, geo)
     st.name = func.name
     st.mem = mem
-    st.tpad = tpad
-    st.all_idx = np.arange(n)
-    t = np.tile(np.arange(tpad, dtype=np.int64), nb)
-    blk_local = np.repeat(np.arange(nb, dtype=np.int64), tpad)
-    blk = blk_local + start
-    bx, by, _ = block
-    gx, gy, _ = grid
-    u32 = np.uint32
-    sp = {
-        "%tid.x": (t % bx).astype(u32), "%tid.y": ((t // bx) % by).astype(u32), "%tid.z": (t // (bx * by)).astype(u32),
-        "%ctaid.x": (blk % gx).astype(u32), "%ctaid.y": ((blk // gx) % gy).astype(u32),
-        "%ctaid.z": (blk // (gx * gy)).astype(u32),
-        "%laneid": (t % WARP_SIZE).astype(u32), "%warpid": (t // WARP_SIZE).astype(u32),
-        "%smid": (blk % NUM_SMS).astype(u32),
-    }
-    for k, c in enumerate("xyz"):
-        sp[f"%ntid.{c}"] = u32(block[k])
-        sp[f"%nctaid.{c}"] = u32(grid[k])
-        sp[f"%clusterid.{c}"] = sp[f"%ctaid.{c}"]
-        sp[f"%nclusterid.{c}"] = u32(grid[k])
-        sp[f"%cluster_ctaid.{c}"] = u32(0)
-        sp[f"%cluster_nctaid.{c}"] = u32(1)
-    lane = (t % WARP_SIZE).astype(np.uint64)
-    one = np.uint64(1)
-    sp.update({
-        "%nwarpid": u32(MAX_WARPS_PER_SM), "%nsmid": u32(NUM_SMS), "%gridid": u32(1),
-        "%lanemask_eq": (one << lane).astype(u32), "%lanemask_lt": ((one << lane) - one).astype(u32),
-        "%lanemask_le": ((one << (lane + one)) - one).astype(u32),
-        "%lanemask_gt": (~((one << (lane + one)) - one)).astype(u32),
-        "%lanemask_ge": (~((one << lane) - one)).astype(u32),
-        "%cluster_ctarank": u32(0), "%cluster_nctarank": u32(1), "%is_explicit_cluster": u32(0),
-    })
-    st.special = sp
-    st.laneid = t % WARP_SIZE
-    st.laneid64 = lane
-    st.lane_shift = np.arange(WARP_SIZE, dtype=np.uint64)
-    st.warp_base = (np.arange(n, dtype=np.int64) // WARP_SIZE) * WARP_SIZE
-    st.lane_block = blk_local
     st.dynamic_shared = dynamic_shared
     st.shared_limit = prog.dynamic_shared_offset + dynamic_shared if dynamic_shared else prog.static_shared
     st.shared_stride = -(-max(st.shared_limit, 1) // 16) * 16
+    # Fresh per launch: shared and local memory start zeroed, registers read as zero until written.
     st.shared = np.zeros(nb * st.shared_stride, np.uint8)
     st.local_limit = prog.local_size
     st.local_stride = max(16, prog.local_size)
@@ -269,8 +237,7 @@ def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam
     st.kparam = kparam
     st.carry = np.zeros(n, bool)
     st.R = interp.Regs(_decl_cache(prog), n)
-    live = t < T
-    return st, live
+    return st, geo.live
 
 
 def _decl_cache(prog: Program):
@@ -282,30 +249,48 @@ def _decl_cache(prog: Program):
     return d
 
 
+def _plan(func: KernelFunction, grid, block, dynamic_shared: int, params: bytes) -> tuple[int, int]:
+    """(blocks in the grid, blocks per batch) of a valid configuration. Validation and sizing
+    depend only on the configuration, so they are remembered per function."""
+    key = (grid, block, dynamic_shared, len(params), func.max_dynamic_shared_bytes)
+    plans = func.__dict__.setdefault("_plans", {})
+    plan = plans.get(key)
+    if plan is None:
+        _check_config(func, grid, block, dynamic_shared, params)
+        prog = func.program
+        tpad = -(-(block[0] * block[1] * block[2]) // WARP_SIZE) * WARP_SIZE
+        nblocks = grid[0] * grid[1] * grid[2]
+        if prog is None:  # nothing to size: compiled() reports why the kernel cannot run
+            return nblocks, 1
+        per_lane = 8 * max(len(prog.regs), 1) + prog.local_size + 64
+        max_lanes = max(tpad, min(MAX_LANES, LANE_BYTES_BUDGET // per_lane))
+        plan = (nblocks, max(1, min(nblocks, max_lanes // tpad)))
+        if len(plans) >= 64:
+            plans.clear()
+        plans[key] = plan
+    return plan
+
+
 def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, block, dynamic_shared: int,
            params: bytes, printf_out: list[str]) -> LaunchStats:
-    grid = tuple(int(g) for g in grid)
-    block = tuple(int(b) for b in block)
-    _check_config(func, grid, block, int(dynamic_shared), params)
+    grid = tuple(map(int, grid))
+    block = tuple(map(int, block))
+    dynamic_shared = int(dynamic_shared)
+    nblocks, per_batch = _plan(func, grid, block, dynamic_shared, params)
     if module._mem is not mem:
         module.bind(mem)
     code = module.compiled(func)
     prog = func.program
     t0 = time.perf_counter()
-    T = block[0] * block[1] * block[2]
-    tpad = -(-T // WARP_SIZE) * WARP_SIZE
-    nblocks = grid[0] * grid[1] * grid[2]
-    per_lane = 8 * max(len(prog.regs), 1) + prog.local_size + 64
-    lanes = max(tpad, min(MAX_LANES, LANE_BYTES_BUDGET // per_lane))
-    per_batch = max(1, min(nblocks, lanes // tpad))
-    kparam = np.zeros(-(-max(len(params), 1) // 16) * 16, np.uint8)
-    kparam[:len(params)] = np.frombuffer(bytes(params), np.uint8)
+    # Read-only, like the GPU's parameter bank: nothing stores to kernel parameters.
+    params = bytes(params)
+    kparam = np.frombuffer(params.ljust(-(-max(len(params), 1) // 16) * 16, b"\0"), np.uint8)
     executed = 0
     batches = 0
     with np.errstate(all="ignore"):
         for start in range(0, nblocks, per_batch):
             nb = min(per_batch, nblocks - start)
-            st, live = _batch_state(func, prog, mem, grid, block, start, nb, int(dynamic_shared), kparam)
+            st, live = _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam)
             try:
                 interp.run(st, code, live)
             except SimFault:

@@ -62,15 +62,24 @@ class Regs(dict):
 
 
 class State:
-    """One batch of blocks in flight."""
+    """One batch of blocks in flight. Its lane layout (``all_idx``, ``laneid``, ``lane_block``,
+    ``special``, ...) is read through ``geo``, a lanes.Geometry shared between launches."""
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, geo=None):
         self.n = n
+        self.geo = geo
         self._mask_key = None
         self._idx = None
         self.executed = 0
         self.printf_out: list[str] = []
         self.fault: SimFault | None = None
+
+    def __getattr__(self, name):
+        # Only called for attributes the state itself lacks: the layout arrays of the geometry.
+        geo = self.__dict__.get("geo")
+        if geo is None:
+            raise AttributeError(name)
+        return getattr(geo, name)
 
     def idx(self, mask):
         if mask is None:
@@ -78,7 +87,7 @@ class State:
                 self._mask_key, self._idx = True, self.all_idx
             return self._idx
         if self._mask_key is not mask:
-            self._mask_key, self._idx = mask, np.flatnonzero(mask)
+            self._mask_key, self._idx = mask, mask.nonzero()[0]
         return self._idx
 
     def write(self, name: str, val, mask) -> None:
@@ -88,7 +97,11 @@ class State:
         if val.dtype != dt:
             val = to_bits(val, dt)
         if mask is None:
-            R[name] = np.full(self.n, val, dt) if val.ndim == 0 else val
+            if val.ndim == 0:  # a uniform value (parameter, immediate) fills the register
+                a = np.empty(self.n, dt)
+                a.fill(val)
+                val = a
+            R[name] = val
         else:
             R[name] = np.where(mask, val, R[name])
 
@@ -192,7 +205,7 @@ class Compiler:
         if name not in SPECIALS:
             raise SimError("CUDA_ERROR_NOT_SUPPORTED",
                            f"special register {name} is not supported by the software GPU")
-        return lambda st: to_bits(st.special[name], dt)
+        return lambda st: to_bits(st.geo.special[name], dt)
 
     def set(self, o: Operand, t: str):
         """Setter ``f(st, value, mask)`` writing a full-width value computed as type ``t``."""
@@ -293,30 +306,41 @@ def guard_mask(st, ins: Instruction, mask):
 def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -> None:
     """Execute until every lane has exited."""
     n = st.n
-    P = np.where(live, 0, INF).astype(np.int64)
+    P = np.where(live, np.int64(0), INF)
     st.P = P
-    pc = -1
-    mask = None
-    stop = -1  # forces forming the first group
+    # The first group is every live lane at PC 0; the padding lanes never run.
+    active = int(np.count_nonzero(live))
+    if active == 0:
+        return
+    mask = None if active == n else live
+    pc = 0
+    stop = INF
     ncode = len(code)
-    active = 0
     while True:
         if pc >= stop:
             # Merge: the running group parks at its PC, then the lowest-PC lanes form the next group.
             if pc >= 0:
                 if mask is None:
+                    if pc >= INF:
+                        break  # the whole batch exited together
                     P[:] = pc
                 else:
                     P[mask] = pc
-            m = P.min()
+                m = stop  # every waiting lane sits at stop or later, and the group reached it
+            else:
+                m = int(P.min())
             if m >= INF:
                 break
             grp = P == m
             active = int(np.count_nonzero(grp))
-            rest = P[~grp]
-            stop = int(rest.min()) if rest.size else INF
-            mask = None if active == n else grp
-            pc = int(m)
+            if active == n:
+                stop = INF
+                mask = None
+            else:
+                rest = P[~grp]
+                stop = int(rest.min())
+                mask = grp
+            pc = m
         if pc >= ncode:
             raise SimFault("CUDA_ERROR_ILLEGAL_INSTRUCTION", f"{st.name}: execution ran past the last instruction")
         is_ctrl, fn, ins = code[pc]
@@ -325,19 +349,28 @@ def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -
             fn(st, mask)
             pc += 1
             continue
-        # Control flow: fn returns (target, taken-mask) — taken None means every lane of the group.
+        # Control flow: fn returns (target, taken-mask) — taken None means every lane of the group,
+        # otherwise taken holds only lanes of the group, so counting it tells none/some/all.
         target, taken = fn(st, mask)
         if taken is None:
             pc = target
             continue
-        if not taken.any():
+        ntaken = np.count_nonzero(taken)
+        if ntaken == 0:
             pc += 1
             continue
-        grp = np.ones(n, bool) if mask is None else mask
-        if (taken == grp).all():
+        if ntaken == active:
             pc = target
             continue
-        # Divergence: park both sides and let the scheduler pick the lowest.
-        P[grp] = np.where(taken[grp], target, pc + 1)
+        if mask is None:
+            # Divergence of the whole batch: park both sides; the lower PC runs first and the
+            # other side is the only one waiting, so it is where the running side stops.
+            P[:] = np.where(taken, target, pc + 1)
+            lo, hi = (pc + 1, target) if target > pc + 1 else (target, pc + 1)
+            mask = (P == lo)
+            active = int(np.count_nonzero(mask))
+            pc, stop = lo, hi
+            continue
+        P[mask] = np.where(taken[mask], target, pc + 1)
         pc = -1
         stop = -1

@@ -95,13 +95,29 @@ def _check_window(a, width, limit, what):
         _fault("CUDA_ERROR_MISALIGNED_ADDRESS", f"{width}-byte {what} access at offset 0x{bad:x}")
 
 
+def global_offsets(mem, addrs, width, nlanes):
+    """Arena offsets of ``nlanes`` global accesses (``addrs`` one per lane, or one for all).
+
+    A single address is checked with one bisect of the allocation table instead of numpy's
+    per-call overhead; anything that does not pass goes through ``check_lanes``, which raises
+    the exact fault (illegal before misaligned, as a GPU reports it)."""
+    if nlanes and addrs.size == 1:
+        a = int(addrs.flat[0])
+        found = mem.allocation(a)
+        if found is not None and a + width <= found[0] + found[1] and a % width == 0:
+            return np.full(nlanes, a - mem.base, np.int64)
+    if addrs.ndim == 0:
+        addrs = np.full(nlanes, addrs, U64)
+    return mem.check_lanes(addrs, width)
+
+
 def resolve(st, space, addrs, width, idx):
     """-> list of (arena, byte offsets, positions within idx or None)."""
     addrs = np.asarray(addrs, U64)
+    if space in ("global", "const"):
+        return [(st.mem.arena, global_offsets(st.mem, addrs, width, len(idx)), None)]
     if addrs.ndim == 0:
         addrs = np.full(len(idx), addrs, U64)
-    if space in ("global", "const"):
-        return [(st.mem.arena, st.mem.check_lanes(addrs, width), None)]
     if space == "shared":
         _check_window(addrs, width, st.shared_limit, "shared")
         return [(st.shared, st.lane_block[idx] * st.shared_stride + addrs.astype(np.int64), None)]
@@ -115,7 +131,7 @@ def resolve(st, space, addrs, width, idx):
     lo = np.uint64(LOCAL_WINDOW - WINDOW_SIZE)
     special = addrs >= lo
     if not special.any():
-        return [(st.mem.arena, st.mem.check_lanes(addrs, width), None)]
+        return [(st.mem.arena, global_offsets(st.mem, addrs, width, len(idx)), None)]
     out = []
     rest = ~special
     if rest.any():
@@ -235,9 +251,15 @@ def atomic_rmw(arena, offs, dt, opname, t, b, c):
     v = view(arena, dt)
     e = offs // dt.itemsize
     k = len(e)
+    f = _combine(opname, t)
+    if k == 1:  # one lane (a common counter bump): nothing to serialise
+        b = np.asarray(b, dt)
+        c = np.asarray(c, dt) if c is not None else None
+        old = v[e]
+        v[e] = f(old, b).astype(dt) if f is not None else _rounds_new(opname, old, b, c, dt)
+        return old
     b = np.broadcast_to(np.asarray(b, dt), (k,))
     c = np.broadcast_to(np.asarray(c, dt), (k,)) if c is not None else None
-    f = _combine(opname, t)
     order = np.argsort(e, kind="stable")
     se = e[order]
     first = np.ones(k, bool)
