@@ -84,3 +84,32 @@ def test_ptx_linking_libraries_and_extended_launches(cuda_program, sim_server):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_library")), *map(str, ptx), str(saxpy))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "OK driver_library" in p.stdout
+
+
+def test_a_worker_that_dies_takes_only_its_own_session(cuda_program, sim_server):
+    """kill -9 one session's worker process while another session computes: the other finishes
+    with exact results, the killed one reports device-unavailable, and its memory returns."""
+    import os
+    import signal as sig
+
+    from rgpu.client.server_client import stats
+    from tests.support.daemons import wait_until
+
+    holder = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
+                               str(cuda_program("hold_memory")), "32"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "RGPU_TIMEOUT": "20"})
+    try:
+        assert holder.stdout.readline().startswith("READY")
+        (victim,) = stats(sim_server)["sessions"]
+        worker = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
+                                   str(cuda_program("kernels_basic"))], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        wait_until(lambda: len(stats(sim_server)["sessions"]) == 2, 20, "second session")
+        os.kill(victim["pid"], sig.SIGKILL)
+        out, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0 and "OK kernels_basic" in out, out + err
+        h_out, h_err = holder.communicate(timeout=60)
+        assert holder.returncode == 3 and "ERROR 46" in h_out, h_out + h_err
+        wait_until(lambda: stats(sim_server)["gpus"][0]["memory_used"] == 0, 20, "memory returned")
+    finally:
+        holder.kill()
