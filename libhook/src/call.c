@@ -1,5 +1,6 @@
 /* The call API the generated stubs use: one put/out routine per wire kind, routing by device
  * ordinal or handle, sync and async sends, and the not-supported answer. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
@@ -129,13 +130,14 @@ int rgpu_invalid_value(int face) { return rgpu_record(face, RGPU_INVALID_VALUE);
 
 /* Logged once per name: a program polling an unsupported call should not flood stderr. */
 int rgpu_unsupported(int face, const char *name) {
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     static const char *seen[64];
     static int nseen;
     int known = 0;
+    pthread_mutex_lock(&mu);
     for (int i = 0; i < nseen; i++) known |= seen[i] == name;
-    if (!known) {
-        if (nseen < 64) seen[nseen++] = name;
-        rgpu_log(RGPU_LOG_WARN, "%s is not supported by rgpu yet", name);
-    }
+    if (!known && nseen < 64) seen[nseen++] = name;
+    pthread_mutex_unlock(&mu);
+    if (!known) rgpu_log(RGPU_LOG_WARN, "%s is not supported by rgpu yet", name);
     return rgpu_record(face, RGPU_NOT_SUPPORTED);
 }
