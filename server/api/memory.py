@@ -129,35 +129,6 @@ def cu_memcpy_dtod_async(s, dst, src, count, stream):
     return _copy(s, D2D, dst, src, count, s.get("stream", stream), ())
 
 
-@handles("cudaMemset")
-def cuda_memset(s, dst, value, count):
-    s.device.memset(dst, value & 0xFF, 1, count, None)
-    return ()
-
-
-@handles("cudaMemsetAsync")
-def cuda_memset_async(s, dst, value, count, stream):
-    s.device.memset(dst, value & 0xFF, 1, count, s.get("stream", stream))
-    return ()
-
-
-def _memset_d(width):
-    def sync(s, dst, value, count):
-        s.device.memset(dst, value, width, count, None)
-        return ()
-
-    def async_(s, dst, value, count, stream):
-        s.device.memset(dst, value, width, count, s.get("stream", stream))
-        return ()
-    return sync, async_
-
-
-for _w in (8, 16, 32):
-    _sync, _async = _memset_d(_w // 8)
-    handles(f"cuMemsetD{_w}_v2")(_sync)
-    handles(f"cuMemsetD{_w}Async")(_async)
-
-
 @handles("cudaPointerGetAttributes")
 def cuda_pointer_get_attributes(s, ptr):
     """Device memory reports cudaMemoryTypeDevice; anything else is unregistered host memory."""
@@ -173,7 +144,8 @@ def cuda_pointer_get_attributes(s, ptr):
 
 
 def _memset_2d(s, dst, pitch, value, elem, width, height, stream):
-    """width elements of `elem` bytes in each of height rows, pitch bytes apart."""
+    """width elements of `elem` bytes in each of height rows, pitch bytes apart (a 1D memset is
+    one row). The whole range is checked first, so a bad memset changes nothing."""
     if height == 0 or width == 0:
         return ()
     if pitch < width * elem:
@@ -182,6 +154,16 @@ def _memset_2d(s, dst, pitch, value, elem, width, height, stream):
     for row in range(height):
         s.device.memset(dst + row * pitch, value, elem, width, stream)
     return ()
+
+
+@handles("cudaMemset")
+def cuda_memset(s, dst, value, count):
+    return _memset_2d(s, dst, count, value & 0xFF, 1, count, 1, None)
+
+
+@handles("cudaMemsetAsync")
+def cuda_memset_async(s, dst, value, count, stream):
+    return _memset_2d(s, dst, count, value & 0xFF, 1, count, 1, s.get("stream", stream))
 
 
 @handles("cudaMemset2D")
@@ -194,19 +176,30 @@ def cuda_memset_2d_async(s, dst, pitch, value, width, height, stream):
     return _memset_2d(s, dst, pitch, value & 0xFF, 1, width, height, s.get("stream", stream))
 
 
-def _memset_d2d(width_bytes):
-    def sync(s, dst, pitch, value, width, height):
-        return _memset_2d(s, dst, pitch, value, width_bytes, width, height, None)
+def _register_driver_memsets(bits: int) -> None:
+    """cuMemsetD{8,16,32}[_v2|Async] and cuMemsetD2D{8,16,32}[_v2|Async]: elements of bits/8 bytes."""
+    elem = bits // 8
 
-    def async_(s, dst, pitch, value, width, height, stream):
-        return _memset_2d(s, dst, pitch, value, width_bytes, width, height, s.get("stream", stream))
-    return sync, async_
+    def d1(s, dst, value, count):
+        return _memset_2d(s, dst, count * elem, value, elem, count, 1, None)
+
+    def d1_async(s, dst, value, count, stream):
+        return _memset_2d(s, dst, count * elem, value, elem, count, 1, s.get("stream", stream))
+
+    def d2(s, dst, pitch, value, width, height):
+        return _memset_2d(s, dst, pitch, value, elem, width, height, None)
+
+    def d2_async(s, dst, pitch, value, width, height, stream):
+        return _memset_2d(s, dst, pitch, value, elem, width, height, s.get("stream", stream))
+
+    handles(f"cuMemsetD{bits}_v2")(d1)
+    handles(f"cuMemsetD{bits}Async")(d1_async)
+    handles(f"cuMemsetD2D{bits}_v2")(d2)
+    handles(f"cuMemsetD2D{bits}Async")(d2_async)
 
 
-for _w in (8, 16, 32):
-    _sync, _async = _memset_d2d(_w // 8)
-    handles(f"cuMemsetD2D{_w}_v2")(_sync)
-    handles(f"cuMemsetD2D{_w}Async")(_async)
+for _bits in (8, 16, 32):
+    _register_driver_memsets(_bits)
 
 
 @handles("cuMemGetAddressRange_v2")
