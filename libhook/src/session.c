@@ -412,6 +412,9 @@ void rgpu_sessions_close(void) {
     rgpu_session *all = rgpu_sessions_internal();
     for (int i = 0; i < n; i++) {
         rgpu_session *s = &all[i];
+        /* At exit other threads may still be in a call on this session: wait for it (bounded by
+         * RGPU_TIMEOUT) and keep the lock, so nobody uses the socket once it is closed. */
+        pthread_mutex_lock(&s->mu);
         if (s->state == 1) {
             /* Queued async work and a goodbye (call id 1) so the server ends the session now. */
             struct rgpu_call bye;
