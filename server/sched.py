@@ -15,7 +15,6 @@ software GPU), not wall time around the call."""
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 
 MIN_WEIGHT = 0.5  # a session with guarantee 0 still runs when nobody with a guarantee waits
 IDLE_S = 0.05  # a session that launched nothing for this long re-enters at the others' level
@@ -115,13 +114,3 @@ class GpuScheduler:
             if self.busy.value == slot:
                 self.busy.value = -1
             self.cond.notify_all()
-
-    @contextmanager
-    def running(self, slot: int, device_seconds):
-        """with sched.running(slot, clock): launch() — `clock()` reads the device's kernel time."""
-        self.acquire(slot)
-        before = device_seconds()
-        try:
-            yield
-        finally:
-            self.release(slot, max(device_seconds() - before, 0.0))

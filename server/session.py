@@ -51,11 +51,16 @@ class Session:
     def run_kernel(self, launch) -> None:
         """Run `launch()` when the GPU's scheduler says it is this session's turn, charging it the
         device time the backend measured."""
-        if self.sched is None:
+        sched = self.sched
+        if sched is None:
             launch()
             return
-        with self.sched.running(self.slot, lambda: self.device.device_time):
+        sched.acquire(self.slot)
+        before = self.device.device_time
+        try:
             launch()
+        finally:
+            sched.release(self.slot, max(self.device.device_time - before, 0.0))
 
     def close(self) -> None:
         self._handles.clear()
