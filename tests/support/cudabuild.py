@@ -17,7 +17,13 @@ from typing import Sequence
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("RGPU_BUILD_CACHE", ROOT / ".cache" / "cuda-build"))
-WHEELS = ["nvidia-cuda-nvcc", "nvidia-cuda-runtime", "nvidia-cuda-crt", "nvidia-cuda-cccl", "nvidia-nvvm"]
+def _wheels() -> list[str]:
+    """The toolkit wheels of the CUDA version the checked-in generated files come from, so that a
+    machine that installs them generates exactly those files (the drift check compares them)."""
+    from rgpu.protocol.generated.calltable import CUDA_VERSION
+    series = f"{CUDA_VERSION // 1000}.{CUDA_VERSION % 1000 // 10}.*"
+    return [f"{name}=={series}" for name in
+            ("nvidia-cuda-nvcc", "nvidia-cuda-runtime", "nvidia-cuda-crt", "nvidia-cuda-cccl", "nvidia-nvvm")]
 KIND_FLAGS = {"exe": [], "ptx": ["-ptx"], "cubin": ["-cubin"], "fatbin": ["-fatbin"], "obj": ["-c"]}
 DEFAULT_FLAGS = ["-cudart", "shared", "-arch=sm_80"]
 
@@ -43,7 +49,7 @@ def find_nvcc() -> Path | None:
 def ensure_nvcc() -> Path:
     nvcc = find_nvcc()
     if nvcc is None:
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *WHEELS], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *_wheels()], check=True)
         nvcc = find_nvcc()
     if nvcc is None:
         raise NvccMissing("nvcc is not installed and the toolkit wheels did not provide it")
