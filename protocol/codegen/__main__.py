@@ -102,6 +102,8 @@ def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Cal
         C_OUT / "rgpu_ids.h": emit_c.ids_header(calls, parsed.cuda_version, stamp, all_sizes),
         C_OUT / "rgpu_stubs.c": emit_c.stubs_source(calls, sizeof, stamp),
         C_OUT / "rgpu_errors.c": emit_c.errors_source(parsed, stamp),
+        C_OUT / "rgpu_v12.c": emit_c.v12_source(
+            calls, classify.load_annotations().get("runtime_entry_points", {}).get("names", []), stamp),
         C_OUT / "rgpu_procs.c": emit_c.procs_source(calls, parsed.aliases, stamp),
         PY_OUT / "calltable.py": emit_py.calltable(calls, parsed.cuda_version, stamp),
         PY_OUT / "enums.py": emit_py.enums(parsed, stamp),
