@@ -8,7 +8,6 @@
 #include "rgpu_ids.h"
 #include "session.h"
 
-extern int rgpu_get_last_error(int face, int reset);
 extern const char *rgpu_error_name(int face, int code);
 extern const char *rgpu_error_string(int code);
 extern int cudaMallocHost(void **p, size_t n);

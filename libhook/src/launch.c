@@ -29,10 +29,25 @@ extern int cuFuncSetAttribute(void *hfunc, int attrib, int32_t value);
 extern int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
 extern int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream);
 
+/* Probes whose failures are expected (an image the server has not cached yet, the parameter past
+ * the last) must leave the program's last error as it was, not clear it. */
+typedef struct { int runtime, driver; } saved_errors;
+
+static saved_errors save_errors(void) {
+    saved_errors e = {rgpu_get_last_error(RGPU_RUNTIME, 0), rgpu_get_last_error(RGPU_DRIVER, 0)};
+    return e;
+}
+
+static void restore_errors(saved_errors e) {
+    rgpu_set_last_error(RGPU_RUNTIME, e.runtime);
+    rgpu_set_last_error(RGPU_DRIVER, e.driver);
+}
+
 /* ---- modules ----------------------------------------------------------------------------- */
 
 static int load_image(int face, int dev, const void *image, size_t size, char digest[65], void **out) {
     if (!digest[0]) rgpu_sha256_hex(image, size, digest);
+    saved_errors before = save_errors();
     for (int attempt = 0; attempt < 2; attempt++) {
         rgpu_call c;
         rgpu_begin(&c, RGPU_ID_cuModuleLoadData, "cuModuleLoadData", face);
@@ -44,8 +59,7 @@ static int load_image(int face, int dev, const void *image, size_t size, char di
         if (rc == 0) *out = rgpu_out_h(&c);
         rgpu_end(&c);
         if (rc != NOT_FOUND || attempt) return rc;
-        rgpu_record(face, 0); /* "not cached" is not the program's error */
-        rgpu_set_last_error(face, 0);
+        restore_errors(before); /* "not cached" is not the program's error */
     }
     return RGPU_NOT_SUPPORTED;
 }
@@ -63,6 +77,7 @@ int rgpu_module_on(int face, rgpu_module *m, int dev, void **out) {
 int rgpu_layout_of(int face, void *fn, rgpu_layout *out) {
     out->nparams = 0;
     out->total = 0;
+    saved_errors before = save_errors();
     for (int i = 0; i < RGPU_MAX_PARAMS; i++) {
         uint64_t off = 0, size = 0;
         int rc = cuFuncGetParamInfo(fn, (uint64_t)i, &off, &size);
@@ -73,8 +88,7 @@ int rgpu_layout_of(int face, void *fn, rgpu_layout *out) {
         out->nparams = i + 1;
         if (off + size > out->total) out->total = (uint32_t)(off + size);
     }
-    rgpu_set_last_error(face, 0);
-    rgpu_set_last_error(RGPU_DRIVER, 0);
+    restore_errors(before);
     return 0;
 }
 

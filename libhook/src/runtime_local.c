@@ -5,7 +5,6 @@
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
 
-extern int rgpu_get_last_error(int face, int reset);
 extern const char *rgpu_error_name(int face, int code);
 extern const char *rgpu_error_string(int code);
 

@@ -40,6 +40,9 @@ int main() {
     std::vector<double> dx(n), dy(n);
     for (int i = 0; i < n; i++) { hx[i] = i * 0.5f; dx[i] = i * 0.25; }
     float hs[4] = {0.f, 1.f, 2.f, 3.f};
+    // an error of the program's own: what rgpu does behind the scenes (uploading the module,
+    // learning each kernel's parameter layout) must leave it for cudaGetLastError to report
+    EXPECT(cudaSetDevice(1 << 20) == cudaErrorInvalidDevice);
     CHECK(cudaMemcpyToSymbol(scale, hs, sizeof hs));
     int zero = 0;
     CHECK(cudaMemcpyToSymbol(counter, &zero, sizeof zero));
@@ -61,6 +64,7 @@ int main() {
     Affine f = {2.0f, 1.0f, n};
     axpb<float><<<(n + 255) / 256, 256, 0, s1>>>(x, y, f);
     axpb<double><<<(n + 127) / 128, 128, 0, s2>>>(xd, yd, f);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidDevice);
     CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(e1, s1));
     CHECK(cudaMemcpyAsync(hy.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost, s1));
