@@ -5,7 +5,6 @@
  * A launch is one asynchronous call carrying the parameters packed by the function's layout,
  * which is fetched once per function and kept. Launch configuration push/pop stays in the client. */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +132,18 @@ static int pack(const rgpu_layout *l, void **args, uint8_t *buf) {
     return 0;
 }
 
+/* Packs the arguments by the layout (on the stack unless they are large) and sends the launch. */
+static int pack_and_send(int face, uint32_t id, const char *name, void *fn, const rgpu_layout *l, void **args,
+                         rgpu_dim3 g, rgpu_dim3 b, size_t shmem, void *stream) {
+    uint8_t stackbuf[4096], *buf = l->total <= sizeof stackbuf ? stackbuf : malloc(l->total);
+    int rc;
+    if (!buf) rc = rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    else if (pack(l, args, buf)) rc = rgpu_record(face, RGPU_INVALID_VALUE);
+    else rc = send_launch(face, id, name, fn, g, b, shmem, stream, buf, l->total);
+    if (buf != stackbuf) free(buf);
+    return rc;
+}
+
 static int stream_device(const void *stream) {
     int dev = rgpu_current_device();
     rgpu_untag_handle(stream, &dev);
@@ -154,11 +165,7 @@ static int runtime_launch(uint32_t id, const char *name, const void *func, rgpu_
     if (!k) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
     void *fn = NULL;
     if ((rc = rgpu_kernel_on(RGPU_RUNTIME, k, stream_device(stream), &fn))) return rc;
-    uint8_t stackbuf[4096], *buf = k->layout.total <= sizeof stackbuf ? stackbuf : malloc(k->layout.total);
-    if (pack(&k->layout, args, buf)) rc = rgpu_record(RGPU_RUNTIME, RGPU_INVALID_VALUE);
-    else rc = send_launch(RGPU_RUNTIME, id, name, fn, g, b, shmem, stream, buf, k->layout.total);
-    if (buf != stackbuf) free(buf);
-    return rc;
+    return pack_and_send(RGPU_RUNTIME, id, name, fn, &k->layout, args, g, b, shmem, stream);
 }
 
 static __thread struct { rgpu_dim3 g, b; size_t shmem; void *stream; } cfg;
@@ -246,11 +253,7 @@ static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rg
     int rc;
     rgpu_layout *l = driver_layout(f, &rc);
     if (!l) return rc;
-    uint8_t stackbuf[4096], *buf = l->total <= sizeof stackbuf ? stackbuf : malloc(l->total);
-    if (pack(l, params, buf)) rc = rgpu_record(RGPU_DRIVER, RGPU_INVALID_VALUE);
-    else rc = send_launch(RGPU_DRIVER, id, name, f, g, b, shmem, stream, buf, l->total);
-    if (buf != stackbuf) free(buf);
-    return rc;
+    return pack_and_send(RGPU_DRIVER, id, name, f, l, params, g, b, shmem, stream);
 }
 
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -285,15 +288,9 @@ int cuModuleLoadFatBinary(void **module, const void *fatbin) { return cuModuleLo
 
 int cuModuleLoad(void **module, const char *fname) {
     if (!module || !fname) return rgpu_invalid_value(RGPU_DRIVER);
-    FILE *f = fopen(fname, "rb");
-    if (!f) return rgpu_record(RGPU_DRIVER, 301 /* CUDA_ERROR_FILE_NOT_FOUND */);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    buf[got] = 0; /* PTX text is NUL-terminated for cuModuleLoadData */
+    size_t got = 0;
+    char *buf = rgpu_read_file(fname, &got); /* NUL-terminated, as PTX text must be */
+    if (!buf) return rgpu_record(RGPU_DRIVER, 301 /* CUDA_ERROR_FILE_NOT_FOUND */);
     char digest[65] = "";
     int rc = rgpu_ensure_init();
     if (!rc) rc = load_image(RGPU_DRIVER, rgpu_current_device(), buf, rgpu_image_size(buf) <= got + 1 ?

@@ -172,14 +172,9 @@ int cuLinkAddData_v2(void *state, int type, void *data, size_t size, const char 
 }
 
 int cuLinkAddFile_v2(void *state, int type, const char *path, unsigned n, void *o, void **v) {
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    if (!f) return rgpu_record(RGPU_DRIVER, 301 /* CUDA_ERROR_FILE_NOT_FOUND */);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = calloc(1, (size_t)len + 1);
-    size_t got = fread(buf, 1, (size_t)len, f);
-    fclose(f);
+    size_t got = 0;
+    char *buf = path ? rgpu_read_file(path, &got) : NULL;
+    if (!buf) return rgpu_record(RGPU_DRIVER, 301 /* CUDA_ERROR_FILE_NOT_FOUND */);
     int rc = cuLinkAddData_v2(state, type, buf, got, path, n, o, v);
     free(buf);
     return rc;

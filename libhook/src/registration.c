@@ -2,6 +2,7 @@
  * never talks to a server: modules are uploaded to a session the first time one of their kernels
  * or variables is used on that device (see launch.c). */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,53 @@ static rgpu_kernel **kernels;
 static size_t nkernels, capk;
 static rgpu_var **vars;
 static size_t nvars, capv;
+
+/* Every launch looks its kernel up by host stub (or by the record __cudaGetKernel handed out), so
+ * lookups go through a pointer-keyed hash table rather than a scan of every registered kernel. */
+typedef struct { const void *key; void *rec; int kind; } index_slot;
+enum { KIND_KERNEL = 1, KIND_VAR = 2 };
+static index_slot *index_tab;
+static size_t index_cap, index_n;
+
+static size_t slot_of(const void *key, size_t cap) {
+    uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 20) & (cap - 1);
+}
+
+static void index_put(const void *key, void *rec, int kind); /* callers hold mu */
+
+static void index_grow(void) {
+    index_slot *old = index_tab;
+    size_t old_cap = index_cap;
+    index_cap = index_cap ? index_cap * 2 : 256;
+    index_tab = calloc(index_cap, sizeof *index_tab);
+    index_n = 0;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].key) index_put(old[i].key, old[i].rec, old[i].kind);
+    free(old);
+}
+
+static void index_put(const void *key, void *rec, int kind) {
+    if (2 * (index_n + 1) > index_cap) index_grow();
+    size_t i = slot_of(key, index_cap);
+    while (index_tab[i].key && index_tab[i].key != key) i = (i + 1) & (index_cap - 1);
+    if (!index_tab[i].key) index_n++;
+    index_tab[i] = (index_slot){key, rec, kind};
+}
+
+static void *index_get(const void *key, int kind) {
+    void *rec = NULL;
+    pthread_mutex_lock(&mu);
+    if (index_cap && key) {
+        for (size_t i = slot_of(key, index_cap); index_tab[i].key; i = (i + 1) & (index_cap - 1))
+            if (index_tab[i].key == key) {
+                rec = index_tab[i].kind == kind ? index_tab[i].rec : NULL;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&mu);
+    return rec;
+}
 
 /* The size of a fatbin container (header + entries), an ELF cubin, or a NUL-terminated PTX text. */
 size_t rgpu_image_size(const void *image) {
@@ -48,6 +96,20 @@ size_t rgpu_image_size(const void *image) {
         return shoff + (uint64_t)shentsize * shnum;
     }
     return strlen((const char *)image) + 1;
+}
+
+char *rgpu_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (buf) buf[got] = 0;
+    *len = got;
+    return buf;
 }
 
 void **__cudaRegisterFatBinary(void *fatCubin) {
@@ -91,6 +153,8 @@ void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
         kernels = realloc(kernels, capk * sizeof *kernels);
     }
     kernels[nkernels++] = k;
+    index_put(hostFun, k, KIND_KERNEL);
+    index_put(k, k, KIND_KERNEL);
     pthread_mutex_unlock(&mu);
 }
 
@@ -108,6 +172,7 @@ void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress, const 
         vars = realloc(vars, capv * sizeof *vars);
     }
     vars[nvars++] = v;
+    index_put(hostVar, v, KIND_VAR);
     pthread_mutex_unlock(&mu);
 }
 
@@ -119,20 +184,6 @@ void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, char *dev
 
 char __cudaInitModule(void **handle) { (void)handle; return 0; }
 
-rgpu_kernel *rgpu_find_kernel(const void *host_fn) {
-    rgpu_kernel *found = NULL;
-    pthread_mutex_lock(&mu);
-    for (size_t i = 0; i < nkernels && !found; i++)
-        if (kernels[i]->host_fn == host_fn || (const void *)kernels[i] == host_fn) found = kernels[i];
-    pthread_mutex_unlock(&mu);
-    return found;
-}
+rgpu_kernel *rgpu_find_kernel(const void *host_fn) { return index_get(host_fn, KIND_KERNEL); }
 
-rgpu_var *rgpu_find_var(const void *host_var) {
-    rgpu_var *found = NULL;
-    pthread_mutex_lock(&mu);
-    for (size_t i = 0; i < nvars && !found; i++)
-        if (vars[i]->host_var == host_var) found = vars[i];
-    pthread_mutex_unlock(&mu);
-    return found;
-}
+rgpu_var *rgpu_find_var(const void *host_var) { return index_get(host_var, KIND_VAR); }

@@ -45,5 +45,7 @@ int rgpu_module_on(int face, rgpu_module *m, int dev, void **out);
 int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out);
 int rgpu_layout_of(int face, void *fn, rgpu_layout *out);
 size_t rgpu_image_size(const void *image);
+/* The whole file, NUL-terminated (PTX is text), in a malloc'd buffer; NULL if it cannot be read. */
+char *rgpu_read_file(const char *path, size_t *len);
 void rgpu_sha256_hex(const void *data, size_t n, char out[65]);
 #endif
