@@ -77,7 +77,8 @@ def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Cal
     def sizeof(name: str) -> int:
         return full.sizeof(name if name in parsed.typedefs or name.startswith("struct ") else "struct " + name)
 
-    calls = classify.Classifier(parsed, classify.load_annotations(), sizeof).classify_all()
+    annotations = classify.load_annotations()
+    calls = classify.Classifier(parsed, annotations, sizeof).classify_all()
     used = sorted({p.struct for c in calls if c.cls == "forwarded" for p in c.params
                    if p.kind in ("b", "v", "ob") and p.size and p.struct})
     sizes = {n: sizeof(n) for n in used}
@@ -103,7 +104,7 @@ def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Cal
         C_OUT / "rgpu_stubs.c": emit_c.stubs_source(calls, sizeof, stamp),
         C_OUT / "rgpu_errors.c": emit_c.errors_source(parsed, stamp),
         C_OUT / "rgpu_v12.c": emit_c.v12_source(
-            calls, classify.load_annotations().get("runtime_entry_points", {}).get("names", []), stamp),
+            calls, annotations.get("runtime_entry_points", {}).get("names", []), stamp),
         C_OUT / "rgpu_procs.c": emit_c.procs_source(calls, parsed.aliases, stamp),
         PY_OUT / "calltable.py": emit_py.calltable(calls, parsed.cuda_version, stamp),
         PY_OUT / "enums.py": emit_py.enums(parsed, stamp),
