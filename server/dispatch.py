@@ -25,19 +25,19 @@ class Result:
 class Dispatcher:
     def __init__(self):
         self.handlers = load_all()
-        # per call id: (name, face, handler, in-kinds or None for hand-written calls)
-        # (types are the accepted Python types of each in-kind, for one isinstance per argument)
+        # per call id: (name, face, handler, the accepted Python types of each in-argument — one
+        # isinstance per argument — or None for hand-written calls, whose handlers check their own)
         self.table = {}
         for cid, (name, face, cls, _async, params) in CALLS.items():
-            kinds = None if cls == "handwritten" else tuple(k for _, k, _, _ in params if not k.startswith("o"))
-            types = None if kinds is None else tuple(_KIND_TYPES[k] for k in kinds)
-            self.table[cid] = (name, face, self.handlers.get(name), kinds, types)
+            types = None if cls == "handwritten" else \
+                tuple(_KIND_TYPES[k] for _, k, _, _ in params if not k.startswith("o"))
+            self.table[cid] = (name, face, self.handlers.get(name), types)
 
     def run(self, session, call_id: int, args: list, bulk: list) -> Result:
         row = self.table.get(call_id)
         if row is None:
             return Result(code_for("driver", "CUDA_ERROR_NOT_SUPPORTED"), message=f"unknown call id {call_id}")
-        name, face, handler, kinds, types = row
+        name, face, handler, types = row
         session.face = face
         session.calls += 1
         if session.sticky is not None:
