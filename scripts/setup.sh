@@ -9,7 +9,8 @@ PY=${PYTHON:-python3}
 need=()
 [ -f /usr/include/zmq.h ] || need+=(libzmq3-dev)
 command -v g++ >/dev/null || need+=(g++)
-command -v make >/dev/null || true
+# Debian ships venv's pip bootstrap separately from python3 itself.
+$PY -c "import ensurepip" 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO=sudo

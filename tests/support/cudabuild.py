@@ -66,6 +66,10 @@ def _env(nvcc: Path) -> dict:
             (lib / "libcudart.so").symlink_to("libcudart.so.13")
         except OSError:
             pass
+    # The wheels' nvcc.profile points the linker at lib64/, but the wheels install lib/: without
+    # this, every link on a machine whose only toolkit is the wheels fails on -lcudart/-lcudadevrt.
+    if lib.is_dir() and not (root / "lib64").exists():
+        env["LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(lib), env.get("LIBRARY_PATH")]))
     env["PATH"] = f"{nvcc.parent}:{env.get('PATH', '')}"
     return env
 
