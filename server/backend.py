@@ -10,6 +10,11 @@ class Device(ABC):
     name: str
     uuid: bytes  # 16 bytes
     device_time: float = 0.0  # seconds of kernel execution so far, as the device measures it
+    # Installed by the session around each launch. A backend that executes kernels itself (the
+    # software GPU) calls it at safe points inside a long kernel with the device seconds run since
+    # the last call; it may block (another session's turn) or raise SessionEnding. Real GPUs
+    # time-slice contexts on their own, so the cuda backend never calls it.
+    checkpoint = None
     total_memory: int
     cc: tuple[int, int]
 

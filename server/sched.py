@@ -107,6 +107,29 @@ class GpuScheduler:
                 self.busy.value = -1
             self.cond.notify_all()
 
+    def yield_slice(self, slot: int, seconds: float) -> None:
+        """`slot`, holding the GPU, has run `seconds` of a kernel that is not finished (a time slice,
+        as a GPU time-slices contexts): charge them, and if another session should run first or this
+        one is over its limit, give the GPU up until it is this session's turn again. Without this a
+        long kernel — or one that never ends — would hold the GPU against every neighbour."""
+        with self.cond:
+            self.device_time[slot] += seconds
+            self.vtime[slot] += seconds / self.weight[slot]
+            now = time.monotonic()
+            lim = self.limit[slot]
+            if lim < 100.0:
+                self.ready_at[slot] = now + seconds * (100.0 / lim - 1.0)
+            mine = self.vtime[slot]
+            if self.ready_at[slot] <= now and not any(
+                    self.waiting[s] and self.ready_at[s] <= now and self.vtime[s] < mine
+                    for s in range(self.hi.value) if s != slot):
+                return
+            if self.busy.value == slot:
+                self.busy.value = -1
+            self.last[slot] = now
+            self.cond.notify_all()
+        self.acquire(slot)
+
     def forget(self, slot: int) -> None:
         """The session in `slot` ended (or its worker died holding the GPU)."""
         with self.cond:

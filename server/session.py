@@ -12,6 +12,16 @@ from .errors import CudaError
 DEFAULT_STREAMS = (0, 1, 2)  # NULL, cudaStreamLegacy, cudaStreamPerThread
 
 
+class SessionEnding(BaseException):
+    """Raised from inside a long call (a kernel at a time-slice checkpoint) when the session must
+    end now: its lease ended or its client is gone. A BaseException so that no handler's error
+    translation turns it into a CUDA error for a client that is not there."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 class Session:
     def __init__(self, device: Device, session_id: str = ""):
         self.device = device
@@ -20,6 +30,9 @@ class Session:
         self._next = itertools.count(0x1000, 8)
         self.sched = None  # GpuScheduler of this session's GPU (None: no other session to share with)
         self.slot = 0
+        # The worker's check for "end this session now" (stop from the supervisor, client gone),
+        # run at time-slice checkpoints of long kernels; raises SessionEnding.
+        self.housekeeping = None
         self.sticky: CudaError | None = None
         self.deferred: CudaError | None = None
         self.calls = 0
@@ -51,16 +64,30 @@ class Session:
     def run_kernel(self, launch) -> None:
         """Run `launch()` when the GPU's scheduler says it is this session's turn, charging it the
         device time the backend measured."""
-        sched = self.sched
-        if sched is None:
-            launch()
-            return
-        sched.acquire(self.slot)
-        before = self.device.device_time
+        sched, device = self.sched, self.device
+        charged = 0.0
+
+        def slice_done(seconds: float) -> None:
+            nonlocal charged
+            if sched is not None:
+                charged += seconds
+                sched.yield_slice(self.slot, seconds)
+            if self.housekeeping is not None:
+                self.housekeeping()
+
+        device.checkpoint = slice_done
         try:
-            launch()
+            if sched is None:
+                launch()
+                return
+            sched.acquire(self.slot)
+            before = device.device_time
+            try:
+                launch()
+            finally:
+                sched.release(self.slot, max(device.device_time - before - charged, 0.0))
         finally:
-            sched.release(self.slot, max(self.device.device_time - before, 0.0))
+            device.checkpoint = None
 
     def close(self) -> None:
         self._handles.clear()

@@ -35,6 +35,7 @@ from .sched import GpuScheduler
 from .worker import worker_main
 
 MAX_SESSIONS_PER_GPU = 256
+STOP_KILL_S = 5.0  # a worker told to stop that is still alive after this is killed
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Worker:
     client: str = ""
     started: float = field(default_factory=time.time)
     grant: Grant = DIRECT
-    stopping: bool = False
+    stopping: float = 0.0  # when the supervisor told it to stop (0: not told)
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,15 @@ class Supervisor:
         return w if w.endpoint else None
 
     def _reap(self) -> None:
+        now = time.monotonic()
         for sid, w in list(self.sessions.items()):
+            if w.stopping and now - w.stopping > STOP_KILL_S and w.proc.is_alive():
+                # Stuck where it cannot see the stop (a driver call that never returns, e.g. a
+                # synchronize behind a kernel that never ends): killing the process is what frees
+                # a GPU context for sure, so its lease's memory comes back.
+                self.log.warning("session_killed", session=sid, lease=w.grant.lease, after_s=round(now - w.stopping, 1))
+                w.proc.kill()
+                w.proc.join(1.0)
             if not w.proc.is_alive():
                 w.proc.join(0)
                 gpu = self.gpus[w.gpu]
@@ -195,7 +204,7 @@ class Supervisor:
                 "sessions": [{"session": s, "gpu": w.gpu, "client": w.client, "pid": w.proc.pid,
                               "lease": w.grant.lease, "memory_quota": w.grant.memory,
                               "compute": w.grant.compute, "limit": w.grant.limit,
-                              "memory_used": self.gpus[w.gpu].usage[w.slot], "stopping": w.stopping,
+                              "memory_used": self.gpus[w.gpu].usage[w.slot], "stopping": bool(w.stopping),
                               **Ledger.session(self.gpus[w.gpu], w.slot)}
                              for s, w in sessions.items()],
                 "leases": self.lease_usage(sessions)}
@@ -237,7 +246,7 @@ class Supervisor:
             self.ledger.forget(set(valid) | {w.grant.lease for w in self.sessions.values()})
         for sid, w in list(self.sessions.items()):
             if not w.stopping and self.gate.gone(w.grant.lease, w.grant.iat):
-                w.stopping = True
+                w.stopping = time.monotonic()
                 try:
                     w.conn.send("stop")
                 except (OSError, ValueError):

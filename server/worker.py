@@ -18,6 +18,7 @@ from rgpu.protocol import wire
 from .dispatch import Dispatcher
 from .dispatch import Result
 from .session import Session
+from .session import SessionEnding
 from .shm import Segment
 
 HOUSEKEEPING_S = 0.25
@@ -109,6 +110,38 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
     started = time.monotonic()
     next_check = started + HOUSEKEEPING_S
     grace = conf.get("session_grace", 3.0)
+
+    def must_end(now: float) -> str | None:
+        """Why this session has to end now (client gone past the grace, never attached, stopped by
+        the supervisor, supervisor gone), or None."""
+        nonlocal gone_since
+        while monitor.poll(0):
+            ev = zmq.utils.monitor.recv_monitor_message(monitor)
+            if ev["event"] == zmq.EVENT_DISCONNECTED:
+                gone_since = now
+            elif ev["event"] == zmq.EVENT_ACCEPTED:
+                gone_since = None
+        if gone_since is not None and now - gone_since > grace:
+            return "client_gone"
+        if peer is None and now - started > conf.get("attach_timeout", 30.0):
+            return "never_attached"
+        try:
+            if conn.poll() and conn.recv() == "stop":
+                return "stopped_by_server"
+        except (EOFError, OSError):  # the supervisor is gone: so is this session
+            return "server_gone"
+        return None
+
+    def inside_kernel() -> None:
+        # A long kernel's time-slice checkpoint: the same checks, so that a kernel that never
+        # ends cannot keep a released lease's memory or outlive its client.
+        now = time.monotonic()
+        _publish(traffic, slot, session)
+        why = must_end(now)
+        if why is not None:
+            raise SessionEnding(why)
+
+    session.housekeeping = inside_kernel
     log.info("session_started", endpoint=endpoint)
     reason = "goodbye"
     profiler = _profiler()
@@ -134,25 +167,13 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
                 now = time.monotonic()
             next_check = now + HOUSEKEEPING_S
             _publish(traffic, slot, session)
-            while monitor.poll(0):
-                ev = zmq.utils.monitor.recv_monitor_message(monitor)
-                if ev["event"] == zmq.EVENT_DISCONNECTED:
-                    gone_since = now
-                elif ev["event"] == zmq.EVENT_ACCEPTED:
-                    gone_since = None
-            if gone_since is not None and now - gone_since > grace:
-                reason = "client_gone"
+            why = must_end(now)
+            if why is not None:
+                reason = why
                 break
-            if peer is None and now - started > conf.get("attach_timeout", 30.0):
-                reason = "never_attached"
-                break
-            try:
-                if conn.poll() and conn.recv() == "stop":
-                    reason = "stopped_by_server"
-                    break
-            except (EOFError, OSError):  # the supervisor is gone: so is this session
-                reason = "server_gone"
-                break
+    except SessionEnding as e:
+        reason = e.reason
+        log.info("kernel_abandoned", reason=e.reason)
     finally:
         if profiler is not None:
             profiler.disable()

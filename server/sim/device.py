@@ -173,7 +173,7 @@ class SimDevice(Device):
 
     def launch(self, function, grid, block, shared, stream, params) -> None:
         stats = kernels.launch(function.module, function.kernel, self.memory, grid, block, shared, params,
-                               self._printf)
+                               self._printf, self.checkpoint)
         self.device_time += stats.seconds
 
     def take_output(self) -> str:

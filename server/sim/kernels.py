@@ -33,6 +33,33 @@ MAX_PARAM_BYTES = 32764  # CUDA 12.1+ kernel parameter limit
 # Lanes in flight per batch are bounded by the host memory their registers take.
 LANE_BYTES_BUDGET = 256 << 20
 MAX_LANES = 1 << 20
+# A kernel runs in slices of about this much device time when its launch has a checkpoint (the
+# session's scheduler): between two, another session may take the GPU, as GPUs time-slice contexts.
+TIMESLICE_S = 0.01
+
+
+class _Slices:
+    """The device time of one launch, cut into slices at the interpreter's safe points. When a
+    slice has run TIMESLICE_S the checkpoint is told its length; it may block for another session's
+    turn, and that wait is not device time."""
+
+    __slots__ = ("checkpoint", "start", "seconds")
+
+    def __init__(self, checkpoint):
+        self.checkpoint = checkpoint
+        self.seconds = 0.0
+        self.start = time.perf_counter()
+
+    def __call__(self) -> None:
+        run = time.perf_counter() - self.start
+        if run < TIMESLICE_S:
+            return
+        self.seconds += run
+        self.checkpoint(run)
+        self.start = time.perf_counter()
+
+    def total(self) -> float:
+        return self.seconds + time.perf_counter() - self.start
 
 
 @dataclass
@@ -272,7 +299,7 @@ def _plan(func: KernelFunction, grid, block, dynamic_shared: int, params: bytes)
 
 
 def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, block, dynamic_shared: int,
-           params: bytes, printf_out: list[str]) -> LaunchStats:
+           params: bytes, printf_out: list[str], checkpoint=None) -> LaunchStats:
     grid = tuple(map(int, grid))
     block = tuple(map(int, block))
     dynamic_shared = int(dynamic_shared)
@@ -281,6 +308,7 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
         module.bind(mem)
     code = module.compiled(func)
     prog = func.program
+    slices = _Slices(checkpoint) if checkpoint is not None else None
     t0 = time.perf_counter()
     # Read-only, like the GPU's parameter bank: nothing stores to kernel parameters.
     params = bytes(params)
@@ -291,6 +319,7 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
         for start in range(0, nblocks, per_batch):
             nb = min(per_batch, nblocks - start)
             st, live = _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam)
+            st.checkpoint = slices
             try:
                 interp.run(st, code, live)
             except SimFault:
@@ -307,4 +336,7 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
             printf_out.extend(st.printf_out)
             executed += st.executed
             batches += 1
-    return LaunchStats(executed, time.perf_counter() - t0, nblocks, batches)
+            if slices is not None:
+                slices()
+    seconds = slices.total() if slices is not None else time.perf_counter() - t0
+    return LaunchStats(executed, seconds, nblocks, batches)

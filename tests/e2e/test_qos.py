@@ -134,3 +134,29 @@ def test_lease_accounting_outlives_its_sessions(gpu, cuda_program):
     assert row["calls"] > row["kernels"] and row["bytes_in"] >= 10000 * 4 and row["bytes_out"] >= 10000 * 4
     assert gpu.cli("release", lease).returncode == 0
     assert lease not in gpu.leases()
+
+
+def test_a_kernel_that_never_ends_neither_starves_its_neighbour_nor_outlives_its_lease(gpu, cuda_program):
+    exe = cuda_program("spin_kernels")
+    lease = gpu.cli_json("reserve", "--mem", "64MiB", "--compute", "50")["lease"]
+    # 2e9 iterations a thread: on the software GPU this kernel would run for days.
+    stuck = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", gpu.url, "--lease", lease,
+                              "--", str(exe), "120", "2000000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=dict(os.environ, RGPU_TIMEOUT="60"))
+    try:
+        assert stuck.stdout.readline().startswith("READY")
+        # Device time is charged slice by slice while the kernel runs, not only when it ends.
+        wait_until(lambda: sum(_device_times(gpu.server_url).values()) > 0.5, 30, "the endless kernel's device time")
+        neighbour = gpu.run("--mem", "64MiB", "--compute", "50", "--", str(exe), "2")
+        assert neighbour.returncode == 0, neighbour.stdout + neighbour.stderr
+        ran = int(re.search(r"kernels (\d+)", neighbour.stdout).group(1))
+        assert ran >= 8 and stuck.poll() is None
+        # Releasing the lease ends the session inside its kernel, and its memory returns.
+        assert gpu.cli("release", lease).returncode == 0
+        wait_until(lambda: not stats(gpu.server_url)["sessions"], 20, "the stuck session to end")
+        assert all(g["memory_used"] == 0 for g in stats(gpu.server_url)["gpus"])
+        # Its program learns that the device is gone instead of waiting forever.
+        out, err = stuck.communicate(timeout=60)
+        assert stuck.returncode != 0 and "OK spin_kernels" not in out
+    finally:
+        _stop(stuck)

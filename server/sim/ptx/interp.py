@@ -24,6 +24,9 @@ from .program import Program
 from .types import DTYPES, dtype_of, imm_value, to_bits
 
 INF = np.int64(1 << 40)
+# Loops are where a kernel spends unbounded time, so the backward branches are where it may be
+# paused: every this many, the launch's checkpoint looks at the clock (a few hundred ns).
+CHECKPOINT_BRANCHES = 64
 
 # Generic address windows of the non-global spaces. Device allocations live at 0x7F40_..-0x7F50_..
 # (memory.py); these sit above them, 4 GiB each, like a GPU's shared/local apertures.
@@ -73,6 +76,7 @@ class State:
         self.executed = 0
         self.printf_out: list[str] = []
         self.fault: SimFault | None = None
+        self.checkpoint = None  # called every CHECKPOINT_BRANCHES backward branches (time slicing)
 
     def __getattr__(self, name):
         # Only called for attributes the state itself lacks: the layout arrays of the geometry.
@@ -316,6 +320,8 @@ def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -
     pc = 0
     stop = INF
     ncode = len(code)
+    checkpoint = st.checkpoint
+    branches = CHECKPOINT_BRANCHES
     while True:
         if pc >= stop:
             # Merge: the running group parks at its PC, then the lowest-PC lanes form the next group.
@@ -352,6 +358,11 @@ def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -
         # Control flow: fn returns (target, taken-mask) — taken None means every lane of the group,
         # otherwise taken holds only lanes of the group, so counting it tells none/some/all.
         target, taken = fn(st, mask)
+        if target <= pc and checkpoint is not None:
+            branches -= 1
+            if branches == 0:
+                branches = CHECKPOINT_BRANCHES
+                checkpoint()
         if taken is None:
             pc = target
             continue

@@ -27,14 +27,28 @@ def _saturate(sched, slot, seconds, start, pause):
             time.sleep(pause)  # host work between kernels: the GPU is free for others meanwhile
 
 
-def _run(configs, seconds=2.5, pauses=None):
+def _endless(sched, slot, seconds, start, pause):
+    """One kernel that lasts the whole run, in time slices (what the software GPU does at its
+    checkpoints): the GPU is acquired once and released only at the end."""
+    while time.monotonic() < start:
+        time.sleep(0.001)
+    end = start + seconds
+    sched.acquire(slot)
+    while time.monotonic() < end:
+        time.sleep(KERNEL_S)
+        sched.yield_slice(slot, KERNEL_S)
+    sched.release(slot, 0.0)
+
+
+def _run(configs, seconds=2.5, pauses=None, kinds=None):
     ctx = mp.get_context("spawn")
     sched = GpuScheduler(ctx, 8)
     for slot, (g, lim) in enumerate(configs):
         sched.configure(slot, g, lim)
     start = time.monotonic() + 1.0  # let every process start before measuring
     pauses = pauses or [0.0] * len(configs)
-    procs = [ctx.Process(target=_saturate, args=(sched, slot, seconds, start, pauses[slot]))
+    kinds = kinds or [_saturate] * len(configs)
+    procs = [ctx.Process(target=kinds[slot], args=(sched, slot, seconds, start, pauses[slot]))
              for slot in range(len(configs))]
     for p in procs:
         p.start()
@@ -77,3 +91,27 @@ def test_a_dead_holder_does_not_block_the_gpu():
     assert not sched.acquire(1, timeout=0.05)
     sched.forget(0)  # what the supervisor does when the worker in slot 0 dies
     assert sched.acquire(1, timeout=1)
+
+
+@pytest.mark.parametrize("g", [(25, 75), (50, 50)])
+def test_a_kernel_that_never_ends_is_time_sliced_by_guarantee(g):
+    # Slot 0 runs one endless kernel; without time slices slot 1 would get no device time at all.
+    used, _ = _run([(g[0], 100), (g[1], 100)], kinds=[_endless, _saturate])
+    share = 100 * used[0] / sum(used)
+    assert abs(share - g[0]) <= 5, f"endless kernel got {share:.1f}% for guarantee {g[0]}%"
+
+
+def test_a_limit_holds_inside_one_long_kernel():
+    used, seconds = _run([(10, 50)], kinds=[_endless])
+    assert 100 * used[0] / seconds <= 55
+
+
+def test_a_slice_keeps_the_gpu_when_nobody_else_waits():
+    ctx = mp.get_context("spawn")
+    sched = GpuScheduler(ctx, 2)
+    sched.configure(0, 50, 100)
+    sched.configure(1, 50, 100)
+    assert sched.acquire(0)
+    sched.yield_slice(0, 0.01)
+    assert sched.busy.value == 0 and sched.device_time[0] == pytest.approx(0.01)
+    assert not sched.acquire(1, timeout=0.05)  # still held: slot 1 cannot start meanwhile
