@@ -82,6 +82,22 @@ def _start_holder(exe, url, mib, timeout_s):
     return proc
 
 
+def test_client_killed_inside_a_kernel_that_never_ends_frees_its_session(cuda_program, sim_server):
+    # The worker is busy interpreting when its client goes: it must notice at a time slice.
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
+                             str(cuda_program("spin_kernels")), "120", "2000000000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        wait_until(lambda: any(s["device_time_s"] > 0.3 for s in stats(sim_server)["sessions"]), 30, "kernel running")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        wait_until(lambda: not stats(sim_server)["sessions"], 30, "session reaped")
+        assert stats(sim_server)["gpus"][0]["memory_used"] == 0
+    finally:
+        proc.kill()
+
+
 def test_server_killed_mid_run_gives_device_unavailable_quickly(cuda_program, start_server):
     url, server = start_server()
     proc = _start_holder(cuda_program("hold_memory"), url, 16, timeout_s=5)
