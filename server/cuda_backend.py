@@ -57,6 +57,8 @@ CUresult cuFuncGetAttribute(int *, int, CUfunction);
 CUresult cuFuncSetAttribute(CUfunction, int, int);
 CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                         void **, void **);
+CUresult cuLaunchCooperativeKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                   CUstream, void **);
 """
 # CUfunction_attribute numbers (stable across CUDA versions)
 _FUNC_ATTR = {"CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK": 0, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES": 1,
@@ -320,17 +322,31 @@ class CudaDevice(Device):
             return self._spare_events.pop(), self._spare_events.pop()
         return self.event_create(0), self.event_create(0)
 
-    def launch(self, function, grid, block, shared, stream, params):
+    def launch(self, function, grid, block, shared, stream, params, cooperative=False):
         buf = _ffi.new("char[]", bytes(params) or b"\0")
-        size = _ffi.new("size_t *", len(params))
-        extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
-                                       _ffi.cast("void *", _PARAM_BUFFER_SIZE), size, _ffi.cast("void *", _PARAM_END)])
         s = stream or _ffi.NULL
         start, end = self._event_pair()
         _check(_lib.cuEventRecord(start, s))
-        _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, extra))
+        if cooperative:
+            # cuLaunchCooperativeKernel takes kernelParams only (no `extra`): one pointer per
+            # parameter into the packed buffer, at the offsets the driver reports.
+            _check(_lib.cuLaunchCooperativeKernel(function, *grid, *block, shared, s, self._param_pointers(function, buf)))
+        else:
+            size = _ffi.new("size_t *", len(params))
+            extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
+                                           _ffi.cast("void *", _PARAM_BUFFER_SIZE), size,
+                                           _ffi.cast("void *", _PARAM_END)])
+            _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, extra))
         _check(_lib.cuEventRecord(end, s))
         self._timing.append((start, end))
+
+    @staticmethod
+    def _param_pointers(function, buf):
+        offsets = []
+        offset, size = _ffi.new("size_t *"), _ffi.new("size_t *")
+        while _lib.cuFuncGetParamInfo(function, len(offsets), offset, size) == 0:  # INVALID_VALUE past the last
+            offsets.append(offset[0])
+        return _ffi.new("void *[]", [buf + o for o in offsets] or [_ffi.NULL])
 
     def take_output(self) -> str:
         return ""  # device printf goes to the server's stdout on a real GPU; not captured yet

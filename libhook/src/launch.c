@@ -209,6 +209,11 @@ int rgpu_runtime_launch_fn(const void *func, unsigned g[3], unsigned b[3], void 
     rgpu_dim3 gd = {g[0], g[1], g[2]}, bd = {b[0], b[1], b[2]};
     return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", func, gd, bd, args, shmem, stream);
 }
+int rgpu_runtime_launch_cooperative_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem,
+                                       void *stream) {
+    rgpu_dim3 gd = {g[0], g[1], g[2]}, bd = {b[0], b[1], b[2]};
+    return cudaLaunchCooperativeKernel(func, gd, bd, args, shmem, stream);
+}
 
 /* Driver launches: the layout of a CUfunction is fetched once and kept. */
 #define LAYOUT_SLOTS 512
@@ -267,6 +272,12 @@ int cuLaunchCooperativeKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
     rgpu_dim3 g = {gx, gy, gz}, b = {bx, by, bz};
     return driver_launch(RGPU_ID_cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", f, g, b, shmem, stream,
                          params, NULL);
+}
+/* cuLaunchKernelEx with the cooperative attribute: a cooperative launch that may also pass `extra`. */
+int rgpu_driver_launch_cooperative_fn(void *f, const unsigned g3[3], const unsigned b3[3], unsigned shmem, void *stream,
+                                      void **params, void **extra) {
+    rgpu_dim3 g = {g3[0], g3[1], g3[2]}, b = {b3[0], b3[1], b3[2]};
+    return driver_launch(RGPU_ID_cuLaunchCooperativeKernel, "cuLaunchKernelEx", f, g, b, shmem, stream, params, extra);
 }
 
 /* ---- Driver API modules ------------------------------------------------------------------ */

@@ -20,6 +20,27 @@ extern int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsign
                           unsigned shmem, void *stream, void **params, void **extra);
 extern int rgpu_runtime_launch_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem,
                                   void *stream);
+extern int rgpu_runtime_launch_cooperative_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem,
+                                              void *stream);
+extern int rgpu_driver_launch_cooperative_fn(void *f, const unsigned g3[3], const unsigned b3[3], unsigned shmem,
+                                             void *stream, void **params, void **extra);
+
+/* CUlaunchAttribute and cudaLaunchAttribute alike: an id, padding to 8 bytes, then a 64-byte value
+ * union whose first int is the cooperative flag (72 bytes in CUDA 12 and 13). Cooperative is the one
+ * attribute that changes what a launch means; the others (clusters, priorities, ...) change no
+ * result on the software GPU. */
+enum { LAUNCH_ATTRIBUTE_SIZE = 72, LAUNCH_ATTRIBUTE_VALUE = 8, LAUNCH_ATTRIBUTE_COOPERATIVE = 2 };
+
+static int wants_cooperative(const void *attrs, unsigned n) {
+    const unsigned char *a = attrs;
+    for (unsigned i = 0; a && i < n; i++, a += LAUNCH_ATTRIBUTE_SIZE) {
+        int id, value;
+        memcpy(&id, a, sizeof id);
+        memcpy(&value, a + LAUNCH_ATTRIBUTE_VALUE, sizeof value);
+        if (id == LAUNCH_ATTRIBUTE_COOPERATIVE && value) return 1;
+    }
+    return 0;
+}
 
 /* ---- Driver API libraries and kernels ---------------------------------------------------- */
 
@@ -58,12 +79,13 @@ int cuKernelGetParamInfo(void *kernel, uint64_t index, uint64_t *offset, uint64_
     return cuFuncGetParamInfo(kernel, index, offset, size);
 }
 
-/* CUlaunchConfig: grid and block dims, shared bytes, stream, then attributes (which the software
- * GPU does not need: clusters and priorities change no result). */
+/* CUlaunchConfig: grid and block dims, shared bytes, stream, then attributes. */
 typedef struct { unsigned g[3], b[3], shmem; void *stream; void *attrs; unsigned nattrs; } cu_launch_config;
 
 int cuLaunchKernelEx(const cu_launch_config *c, void *f, void **params, void **extra) {
     if (!c) return rgpu_invalid_value(RGPU_DRIVER);
+    if (wants_cooperative(c->attrs, c->nattrs))
+        return rgpu_driver_launch_cooperative_fn(f, c->g, c->b, c->shmem, c->stream, params, extra);
     return cuLaunchKernel(f, c->g[0], c->g[1], c->g[2], c->b[0], c->b[1], c->b[2], c->shmem, c->stream, params, extra);
 }
 
@@ -94,6 +116,8 @@ typedef struct { unsigned g[3], b[3]; size_t shmem; void *stream; void *attrs; u
 
 int cudaLaunchKernelExC(const cuda_launch_config *c, const void *func, void **args) {
     if (!c) return rgpu_invalid_value(RGPU_RUNTIME);
+    if (wants_cooperative(c->attrs, c->nattrs))
+        return rgpu_runtime_launch_cooperative_fn(func, (unsigned *)c->g, (unsigned *)c->b, args, c->shmem, c->stream);
     return rgpu_runtime_launch_fn(func, (unsigned *)c->g, (unsigned *)c->b, args, c->shmem, c->stream);
 }
 

@@ -95,11 +95,25 @@ def func_set_attribute(s, function, attrib, value):
     return ()
 
 
-@handles("cuLaunchKernel", "cudaLaunchKernel", "cuLaunchCooperativeKernel", "cudaLaunchCooperativeKernel")
+@handles("cuLaunchKernel", "cudaLaunchKernel")
 def launch_kernel(s, function, gx, gy, gz, bx, by, bz, shared, stream, params):
     """[function, grid x y z, block x y z, dynamic shared bytes, stream, packed parameters]"""
     fn, st = s.get("function", function), s.get("stream", stream)
     s.run_kernel(lambda: s.device.launch(fn, (gx, gy, gz), (bx, by, bz), shared, st, bytes(params)))
+    return ()
+
+
+@handles("cuLaunchCooperativeKernel", "cudaLaunchCooperativeKernel")
+def launch_cooperative_kernel(s, function, gx, gy, gz, bx, by, bz, shared, stream, params):
+    """As launch_kernel, for blocks that synchronise across the grid: every block must be resident
+    at once, so the grid may not exceed what the occupancy calculator allows on all SMs."""
+    fn, st = s.get("function", function), s.get("stream", stream)
+    per_sm, = occupancy(s, function, bx * by * bz, shared)
+    sms = _attr(s.device.attributes(), "MULTIPROCESSOR_COUNT")
+    if gx * gy * gz > per_sm * sms:
+        raise CudaError("CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+                        f"{gx * gy * gz} blocks cannot all be resident: at most {per_sm} per SM x {sms} SMs")
+    s.run_kernel(lambda: s.device.launch(fn, (gx, gy, gz), (bx, by, bz), shared, st, bytes(params), cooperative=True))
     return ()
 
 

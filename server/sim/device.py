@@ -15,6 +15,8 @@ from .errors import SimError
 from .memory import DeviceMemory
 from .properties import sm80_attributes
 
+GRID_WORKSPACE_BYTES = 16
+
 
 class SimStream:
     def __init__(self, flags: int, priority: int):
@@ -46,6 +48,7 @@ class SimDevice(Device):
         self._attrs = sm80_attributes(memory_bytes)
         self._printf: list[str] = []
         self.device_time = 0.0  # seconds spent executing kernels (accounting, scheduling)
+        self._workspace = 0  # grid-sync workspace of cooperative launches, allocated on first use
 
     def attributes(self) -> dict[int, int]:
         return self._attrs
@@ -171,10 +174,19 @@ class SimDevice(Device):
         elif attribute != "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT":
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attribute} cannot be set")
 
-    def launch(self, function, grid, block, shared, stream, params) -> None:
+    def launch(self, function, grid, block, shared, stream, params, cooperative=False) -> None:
+        workspace = self._grid_workspace() if cooperative else 0
         stats = kernels.launch(function.module, function.kernel, self.memory, grid, block, shared, params,
-                               self._printf, self.checkpoint)
+                               self._printf, self.checkpoint, workspace)
         self.device_time += stats.seconds
+
+    def _grid_workspace(self) -> int:
+        """The device word cooperative groups' grid.sync() counts arrivals in (the driver's own
+        allocation: outside the session's quota, like its other internal memory)."""
+        if not self._workspace:
+            self._workspace = self.memory.alloc(GRID_WORKSPACE_BYTES)
+            self.memory.write(self._workspace, bytes(GRID_WORKSPACE_BYTES))
+        return self._workspace
 
     def take_output(self) -> str:
         out, self._printf = "".join(self._printf), []

@@ -299,11 +299,18 @@ def _plan(func: KernelFunction, grid, block, dynamic_shared: int, params: bytes)
 
 
 def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, block, dynamic_shared: int,
-           params: bytes, printf_out: list[str], checkpoint=None) -> LaunchStats:
+           params: bytes, printf_out: list[str], checkpoint=None, grid_workspace: int = 0) -> LaunchStats:
+    """Run a kernel to completion. `grid_workspace` (cooperative launches): the address the kernel
+    finds in %envreg1:%envreg2 for grid-wide sync; the whole grid then runs as one batch, because
+    its blocks wait for one another."""
     grid = tuple(map(int, grid))
     block = tuple(map(int, block))
     dynamic_shared = int(dynamic_shared)
     nblocks, per_batch = _plan(func, grid, block, dynamic_shared, params)
+    envregs = {}
+    if grid_workspace:
+        per_batch = nblocks
+        envregs = {"%envreg1": grid_workspace >> 32, "%envreg2": grid_workspace & 0xFFFFFFFF}
     if module._mem is not mem:
         module.bind(mem)
     code = module.compiled(func)
@@ -320,6 +327,7 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
             nb = min(per_batch, nblocks - start)
             st, live = _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam)
             st.checkpoint = slices
+            st.envregs = envregs
             try:
                 interp.run(st, code, live)
             except SimFault:

@@ -113,3 +113,13 @@ def test_a_worker_that_dies_takes_only_its_own_session(cuda_program, sim_server)
         wait_until(lambda: stats(sim_server)["gpus"][0]["memory_used"] == 0, 20, "memory returned")
     finally:
         holder.kill()
+
+
+def test_cooperative_launches_synchronise_the_whole_grid(cuda_program, sim_server):
+    exe = str(cuda_program("cooperative"))
+    p = run_cli("run", "--server", sim_server, "--", exe)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "full device:" in p.stdout and "too large: 720 cudaErrorCooperativeLaunchTooLarge" in p.stdout
+    # Launched without cooperation, grid.sync() finds no workspace and traps, as on a GPU.
+    plain = run_cli("run", "--server", sim_server, "--", exe, "plain")
+    assert plain.returncode == 0 and "plain launch: 719 cudaErrorLaunchFailure" in plain.stdout, plain.stdout + plain.stderr

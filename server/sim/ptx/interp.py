@@ -77,6 +77,7 @@ class State:
         self.printf_out: list[str] = []
         self.fault: SimFault | None = None
         self.checkpoint = None  # called every CHECKPOINT_BRANCHES backward branches (time slicing)
+        self.envregs: dict[str, int] = {}  # %envregN the driver sets (the grid-sync workspace)
 
     def __getattr__(self, name):
         # Only called for attributes the state itself lacks: the layout arrays of the geometry.
@@ -204,7 +205,7 @@ class Compiler:
                     return to_bits(np.uint32(st.dynamic_shared), dt)
                 if base in ("%total_smem_size", "%aggr_smem_size"):
                     return to_bits(np.uint32(st.shared_limit), dt)
-                return to_bits(np.uint32(0), dt)
+                return to_bits(np.uint32(st.envregs.get(base, 0)), dt)
             return env
         if name not in SPECIALS:
             raise SimError("CUDA_ERROR_NOT_SUPPORTED",
