@@ -28,6 +28,7 @@ _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _DEBUG_LINES = re.compile(r"^[ \t]*(?:\.loc|\.file|@@DWARF)\b[^\n]*$", re.MULTILINE)
 
 SPACES = (".global", ".const", ".shared", ".local", ".param", ".tex")
+_GLUED_DIRECTIVES = tuple(d + "." for d in (".reg", *SPACES))
 TYPE_SIZES = {
     "b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2, "b32": 4, "u32": 4,
     "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8, "b128": 16,
@@ -115,12 +116,20 @@ class _Parser:
         text = _DEBUG_LINES.sub("", text)
         self.toks: list[str] = []
         self.lines: list[int] = []
+        # Register scopes of the function being parsed, innermost last: name -> unique name.
+        self.scopes: list[dict[str, str]] = []
         line = 1
         for m in _TOKEN.finditer(text):
             kind = m.lastgroup
             s = m.group()
             if kind == "ws":
                 line += s.count("\n")
+                continue
+            if s.startswith(_GLUED_DIRECTIVES):
+                # '.reg.b32 f;' (inline asm in cuda_fp16.hpp) is '.reg .b32 f;' without the space.
+                for part in s[1:].split("."):
+                    self.toks.append("." + part)
+                    self.lines.append(line)
                 continue
             self.toks.append(s)
             self.lines.append(line)
@@ -395,11 +404,15 @@ class _Parser:
             fn.extern = True
             return fn
         self.expect("{")
+        self.scopes = [{}]
         self.block(fn)
+        self.scopes = []
         return fn
 
     def block(self, fn: Function) -> None:
-        # Nested scopes only limit name visibility; nvcc never shadows, so they flatten.
+        # Nested scopes flatten into the function, except that a register declared again in an
+        # inner scope (inline asm blocks reuse names like 'r' or 'low', sometimes with another
+        # type) gets a name of its own there, so each scope reads the register it declared.
         while True:
             t = self.peek()
             if t == "}":
@@ -407,11 +420,19 @@ class _Parser:
                 return
             if t == "{":
                 self.next()
+                self.scopes.append({})
                 self.block(fn)
+                self.scopes.pop()
             elif t == ".reg":
                 self.regs(fn)
             elif t in SPACES:
-                fn.locals.extend(self.variables())
+                # Call sites in nested blocks each declare their own 'param0', 'retval0', ...
+                # with the size and alignment of that call: the same rule as for registers.
+                taken = {v.name for v in fn.locals}
+                for var in self.variables():
+                    var.name = self.declare(taken, var.name)
+                    taken.add(var.name)
+                    fn.locals.append(var)
             elif t in (".pragma",):
                 self.skip_statement()
             elif self.peek(1) == ":" and t[0] != "@":
@@ -436,19 +457,38 @@ class _Parser:
                 n = parse_int(self.next())
                 self.expect(">")
                 for k in range(n):
-                    fn.regs[f"{name}{k}"] = (typ, vec)
+                    fn.regs[self.declare(fn.regs, f"{name}{k}")] = (typ, vec)
             else:
-                fn.regs[name] = (typ, vec)
+                fn.regs[self.declare(fn.regs, name)] = (typ, vec)
             if not self.accept(","):
                 break
         self.expect(";")
+
+    def declare(self, taken, name: str) -> str:
+        """The name something declared in the current scope is known by in the function (`taken`:
+        the names the function already uses for that kind)."""
+        unique = name
+        if len(self.scopes) > 1 and name in taken:
+            k = 1
+            while f"{name}${k}" in taken:
+                k += 1
+            unique = f"{name}${k}"
+        if self.scopes:
+            self.scopes[-1][name] = unique
+        return unique
+
+    def resolve(self, name: str) -> str:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return name
 
     def instruction(self) -> Instruction:
         line = self.line()
         guard = None
         if self.accept("@"):
             neg = self.accept("!")
-            guard = (self.next(), neg)
+            guard = (self.resolve(self.next()), neg)
         op = self.next()
         if not re.match(r"^[a-z]", op):
             raise SimError("CUDA_ERROR_INVALID_PTX", f"line {line}: expected an instruction, found {op!r}")
@@ -491,11 +531,11 @@ class _Parser:
             return op
         if t == "-" or t[:1].isdigit():
             return self.immediate()
-        name = self.next()
+        name = self.resolve(self.next())
         if name == "_":
             return Operand("sink")
         if self.accept("|"):
-            other = self.next()
+            other = self.resolve(self.next())
             return Operand("vec", [Operand("reg", name), Operand("reg", other)], flt="pair")
         if name.startswith("%"):
             return Operand("reg", name)
@@ -537,7 +577,7 @@ class _Parser:
             elif first and t[:1].isdigit():
                 off += parse_int(t)
             else:
-                base = t
+                base = self.resolve(t)
             first = False
         return Operand("addr", base, offset=off)
 
