@@ -123,3 +123,9 @@ def test_cooperative_launches_synchronise_the_whole_grid(cuda_program, sim_serve
     # Launched without cooperation, grid.sync() finds no workspace and traps, as on a GPU.
     plain = run_cli("run", "--server", sim_server, "--", exe, "plain")
     assert plain.returncode == 0 and "plain launch: 719 cudaErrorLaunchFailure" in plain.stdout, plain.stdout + plain.stderr
+
+
+def test_thrust_sorts_scans_and_reductions(cuda_program, sim_server):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("thrust_algorithms")), "50000")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.splitlines()[-1] == "OK thrust_algorithms"

@@ -134,7 +134,8 @@ class _Parser:
             self.toks.append(s)
             self.lines.append(line)
         # Anything the token regex skipped is garbage; finditer silently steps over it.
-        joined = sum(len(t) for t in self.toks)
+        # (Strings may hold spaces: '.pragma "used_bytes_mask 240";'.)
+        joined = sum(len(t) - sum(c.isspace() for c in t) if t[0] == '"' else len(t) for t in self.toks)
         stripped = len(re.sub(r"\s+", "", text))
         if joined != stripped:
             bad = _first_unknown(text)

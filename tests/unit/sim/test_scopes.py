@@ -57,3 +57,11 @@ def test_nested_declarations_shadow_without_clobbering():
     assert struct.unpack_from("<f", raw, 4)[0] == np.float32(6.0)
     assert struct.unpack_from("<H", raw, 8)[0] == 0x1234
     assert struct.unpack_from("<Q", raw, 16)[0] == 0x1122334455667788
+
+
+def test_pragma_strings_may_hold_spaces():
+    # CUB's kernels carry '.pragma "used_bytes_mask N";' — a string with a space in it.
+    ptx = PTX.replace("    ret;\n}", '    .pragma "used_bytes_mask 240";\n    ret;\n}')
+    assert '"used_bytes_mask 240"' in ptx
+    mod = KernelModule.load(ptx.encode())
+    assert mod.functions["scoped"].program is not None
