@@ -255,6 +255,11 @@ def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam
     st.mem = mem
     st.dynamic_shared = dynamic_shared
     st.shared_limit = prog.dynamic_shared_offset + dynamic_shared if dynamic_shared else prog.static_shared
+    if _uses_reserved_smem(prog):
+        # Only kernels that ask for it get the reserved region, so that every other kernel's
+        # shared-memory bounds stay exact.
+        st.reserved_smem = -(-st.shared_limit // 16) * 16
+        st.shared_limit = st.reserved_smem + interp.RESERVED_SMEM
     st.shared_stride = -(-max(st.shared_limit, 1) // 16) * 16
     # Fresh per launch: shared and local memory start zeroed, registers read as zero until written.
     st.shared = np.zeros(nb * st.shared_stride, np.uint8)
@@ -265,6 +270,17 @@ def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam
     st.carry = np.zeros(n, bool)
     st.R = interp.Regs(_decl_cache(prog), n)
     return st, geo.live
+
+
+def _uses_reserved_smem(prog: Program) -> bool:
+    uses = getattr(prog, "_reserved_smem", None)
+    if uses is None:
+        def names(o):
+            return [n for x in o.value for n in names(x)] if o.kind in ("vec", "list") else [o.value]
+        uses = any(isinstance(n, str) and n.startswith("%reserved_smem")
+                   for ins in prog.code for o in ins.operands for n in names(o))
+        prog._reserved_smem = uses
+    return uses
 
 
 def _decl_cache(prog: Program):

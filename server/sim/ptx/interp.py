@@ -24,6 +24,7 @@ from .program import Program
 from .types import DTYPES, dtype_of, imm_value, to_bits
 
 INF = np.int64(1 << 40)
+RESERVED_SMEM = 1024  # the device's reserved shared memory per block (properties.py)
 # Loops are where a kernel spends unbounded time, so the backward branches are where it may be
 # paused: every this many, the launch's checkpoint looks at the clock (a few hundred ns).
 CHECKPOINT_BRANCHES = 64
@@ -198,6 +199,16 @@ class Compiler:
                     v = v >> np.uint64(32)
                 return to_bits(v, dt) if dt.itemsize == 8 else to_bits(np.uint32(int(v) & 0xFFFFFFFF), dt)
             return clock
+        if base.startswith("%reserved_smem_offset"):
+            # The block's reserved shared memory (cooperative groups keep their barrier state
+            # there): a region of its own after the kernel's shared memory (kernels.py).
+            which = base[len("%reserved_smem_offset_"):]
+            rel = {"begin": 0, "end": RESERVED_SMEM, "cap": RESERVED_SMEM, "0": 0, "1": RESERVED_SMEM // 2}.get(which)
+            if rel is None:
+                raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"special register {name} is not supported by the software GPU")
+            if which == "cap":
+                return lambda st: to_bits(np.uint32(RESERVED_SMEM), dt)
+            return lambda st: to_bits(np.uint32(st.reserved_smem + rel), dt)
         if base in ("%envreg0", "%pm0", "%dynamic_smem_size", "%total_smem_size", "%aggr_smem_size") or \
                 base.startswith("%envreg") or base.startswith("%pm"):
             def env(st):

@@ -29,6 +29,13 @@ def _group(st, m, member=None):
     return act
 
 
+def _masks(st, member):
+    """Each lane's member mask, (n,) uint32. Lanes of one warp may name different masks at once
+    (cooperative groups' tiles: lanes 0-15 say 0x0000ffff, lanes 16-31 0xffff0000); each lane's
+    collective then covers the lanes of its own mask only."""
+    return np.broadcast_to(np.asarray(member).astype(np.uint32), (st.n,))
+
+
 def _ballot(st, bits):
     """Per-lane uint32 of the warp's ballot of ``bits`` (n,) bool."""
     w = bits.reshape(-1, W).astype(np.uint64) << st.lane_shift[None, :]
@@ -84,13 +91,17 @@ def c_vote(ins, ctx):
     sd = ctx.set(d, "b32" if mode == "ballot" else "pred")
 
     def run(st, m):
-        act = _group(st, m, gm(st) if gm else None)
+        member = gm(st) if gm else None
+        act = _group(st, m, member)
         p = np.broadcast_to(np.asarray(ga(st)), (st.n,))
-        if mode == "ballot":
-            sd(st, _ballot(st, p & act), m)
-            return
         yes = _ballot(st, p & act)
         part = _ballot(st, act)
+        if member is not None:
+            mine = _masks(st, member)
+            yes, part = yes & mine, part & mine
+        if mode == "ballot":
+            sd(st, yes, m)
+            return
         if mode == "all":
             r = yes == part
         elif mode == "any":
@@ -120,16 +131,18 @@ def c_match(ins, ctx):
         sd, sp = ctx.set(d, "b32"), None
 
     def run(st, m):
-        act = _group(st, m, gm(st)).reshape(-1, W)
+        member = gm(st)
+        act = _group(st, m, member).reshape(-1, W)
+        mine = _masks(st, member).reshape(-1, W)
         v = np.broadcast_to(np.asarray(ga(st)), (st.n,)).reshape(-1, W)
         same = (v[:, :, None] == v[:, None, :]) & act[:, None, :]
-        bits = (same.astype(np.uint64) << st.lane_shift[None, None, :]).sum(axis=2).astype(np.uint32)
-        allbits = (act.astype(np.uint64) << st.lane_shift[None, :]).sum(axis=1).astype(np.uint32)
+        bits = (same.astype(np.uint64) << st.lane_shift[None, None, :]).sum(axis=2).astype(np.uint32) & mine
+        allbits = (act.astype(np.uint64) << st.lane_shift[None, :]).sum(axis=1).astype(np.uint32)[:, None] & mine
         if mode == "any":
             sd(st, bits.reshape(-1), m)
             return
-        eq = (bits == allbits[:, None])
-        sd(st, np.where(eq, allbits[:, None], 0).astype(np.uint32).reshape(-1), m)
+        eq = bits == allbits
+        sd(st, np.where(eq, allbits, 0).astype(np.uint32).reshape(-1), m)
         if sp:
             sp(st, eq.reshape(-1), m)
     return run
@@ -150,11 +163,18 @@ def c_redux(ins, ctx):
                "or": 0, "xor": 0}[kind]
 
     def run(st, m):
-        act = _group(st, m, gm(st))
+        member = gm(st)
+        act = _group(st, m, member)
         v = np.broadcast_to(np.asarray(ga(st), dt), (st.n,))
         v = np.where(act, v, dt.type(neutral)).reshape(-1, W)
-        r = ufunc.reduce(v, axis=1, dtype=dt).astype(dt)
-        sd(st, np.repeat(r, W), m)
+        if np.ndim(member) == 0:  # one mask for every lane: one reduction per warp
+            sd(st, np.repeat(ufunc.reduce(v, axis=1, dtype=dt).astype(dt), W), m)
+            return
+        # Lane i reduces over the lanes its own mask names: (warps, lane i, lane j) membership.
+        mine = _masks(st, member).reshape(-1, W).astype(np.uint64)
+        inside = ((mine[:, :, None] >> st.lane_shift[None, None, :].astype(np.uint64)) & np.uint64(1)) != 0
+        r = ufunc.reduce(np.where(inside, v[:, None, :], dt.type(neutral)), axis=2, dtype=dt).astype(dt)
+        sd(st, r.reshape(-1), m)
     return run
 
 
