@@ -21,7 +21,22 @@ def _int_range(t):
     return info.min, info.max
 
 
+def to_tf32(x, parts) -> np.ndarray:
+    """cvt.{rna,rn,rz}.tf32.f32: the f32 bit pattern with the 13 low mantissa bits rounded off
+    (tensor cores read the other 19). NaN and infinity pass through."""
+    bits = np.asarray(x, F32).view(np.uint32).astype(np.uint64)
+    if "rna" in parts:
+        bits = bits + 0x1000  # ties away from zero (on the magnitude)
+    elif "rn" in parts:
+        bits = bits + 0xFFF + ((bits >> 13) & 1)
+    out = (bits & 0xFFFFE000).astype(np.uint32)
+    special = (np.asarray(x, F32).view(np.uint32) & 0x7F800000) == 0x7F800000
+    return np.where(special, np.asarray(x, F32).view(np.uint32), out)
+
+
 def convert(x, dt: str, at: str, parts) -> np.ndarray:
+    if dt == "tf32":
+        return to_tf32(unpack(np.asarray(x), at)[0], parts)
     irnd = next((p for p in parts if p in INT_ROUND), None)
     frnd = next((p for p in parts if p in FLOAT_ROUND), None)
     sat = "sat" in parts

@@ -1,0 +1,196 @@
+"""Warp matrix operations (WMMA): wmma.load, wmma.mma and wmma.store, the instructions behind
+nvcuda::wmma (mma.h) — the tensor-core API of the CUDA samples and of hand-written GEMMs.
+
+A fragment is a matrix spread over the 32 lanes of a warp. How a GPU spreads it is left
+unspecified by the ISA (only wmma instructions may depend on it; element-wise code such as
+``frag.x[i] *= alpha`` treats every element alike), so the software GPU picks the simplest
+layout: slot s of lane l holds element ``(l * S + s) % E`` of the row-major matrix (S slots a
+lane, E elements), and fragments larger than their matrix (f16 A/B fragments of m16n16k16 carry
+every element twice) repeat it. Each operation works on whole warps at once: the first active
+lane of a warp gives its address and stride.
+
+The lower-level ``mma.sync`` (documented per-lane layouts, used by CUTLASS) is not implemented:
+a kernel using it fails to load with CUDA_ERROR_NOT_SUPPORTED naming the instruction."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import SimError
+from .interp import op
+from .ops_mem import addr_getter, resolve, space_of, view
+
+W = 32
+# Element type -> (raw dtype in memory, elements per 32-bit register; f64 uses 64-bit registers).
+ELEMS = {"f16": (np.uint16, 2), "bf16": (np.uint16, 2), "f32": (np.uint32, 1), "tf32": (np.uint32, 1),
+         "s32": (np.uint32, 1), "s8": (np.uint8, 4), "u8": (np.uint8, 4), "f64": (np.uint64, 1)}
+_SHAPE = re.compile(r"^m(\d+)n(\d+)k(\d+)$")
+
+
+def _shape(parts) -> tuple[int, int, int]:
+    for p in parts:
+        m = _SHAPE.match(p)
+        if m:
+            return tuple(map(int, m.groups()))
+    raise SimError("CUDA_ERROR_INVALID_PTX", f"wmma without a shape: {'.'.join(parts)}")
+
+
+def _dims(frag: str, m: int, n: int, k: int) -> tuple[int, int]:
+    return {"a": (m, k), "b": (k, n)}.get(frag, (m, n))
+
+
+def _types(parts) -> list[str]:
+    return [p for p in parts if p in ELEMS]
+
+
+def _numeric(raw: np.ndarray, t: str) -> np.ndarray:
+    """Raw element bits -> values the product is computed on."""
+    if t == "f16":
+        return raw.view(np.float16).astype(np.float64)
+    if t == "bf16":
+        return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    if t == "tf32":  # tensor cores read the top 19 bits of each operand
+        return (raw & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+    if t == "f32":
+        return raw.view(np.float32).astype(np.float64)
+    if t == "f64":
+        return raw.view(np.float64)
+    if t == "s8":
+        return raw.view(np.int8).astype(np.int64)
+    if t == "u8":
+        return raw.astype(np.int64)
+    return raw.view(np.int32).astype(np.int64)  # s32
+
+
+def _raw(values: np.ndarray, t: str, saturate: bool) -> np.ndarray:
+    if t == "f16":
+        return values.astype(np.float16).view(np.uint16)
+    if t == "f32":
+        return values.astype(np.float32).view(np.uint32)
+    if t == "f64":
+        return values.astype(np.float64).view(np.uint64)
+    if saturate:
+        values = np.clip(values, -2**31, 2**31 - 1)
+    return (values.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32)  # s32 wraps unless .satfinite
+
+
+class _Fragment:
+    """The registers of one fragment operand and how its slots map to matrix elements."""
+
+    def __init__(self, ctx, operand, t: str, rows: int, cols: int):
+        if operand.kind != "vec":
+            raise SimError("CUDA_ERROR_INVALID_PTX", "a wmma fragment must be a register vector")
+        self.names = [o.value for o in operand.value]
+        self.setters = [ctx.set(o, "f64" if t == "f64" else "b32") for o in operand.value]
+        self.getters = [ctx.get(o, "f64" if t == "f64" else "b32") for o in operand.value]
+        self.t, self.rows, self.cols = t, rows, cols
+        self.dt, per_reg = ELEMS[t]
+        self.slots = len(self.names) * per_reg
+        self.elems = rows * cols
+        if (W * self.slots) % self.elems:
+            raise SimError("CUDA_ERROR_INVALID_PTX", f"a {rows}x{cols} .{t} fragment cannot be {len(self.names)} registers")
+
+    def read(self, st, warps: np.ndarray) -> np.ndarray:
+        """(warps, rows, cols) raw elements of the fragment in the given warps."""
+        regs = [np.broadcast_to(np.asarray(g(st)), (st.n,)) for g in self.getters]
+        raw = np.stack([r.view(np.uint64 if self.t == "f64" else np.uint32) for r in regs], axis=1)
+        raw = np.ascontiguousarray(raw.reshape(-1, W, len(regs))[warps])
+        slots = raw.view(self.dt).reshape(len(warps), W * self.slots)
+        return slots[:, :self.elems].reshape(len(warps), self.rows, self.cols)
+
+    def write(self, st, warps: np.ndarray, mat: np.ndarray, m) -> None:
+        reps = W * self.slots // self.elems
+        slots = np.tile(np.ascontiguousarray(mat, self.dt).reshape(len(warps), self.elems), reps)
+        raw = slots.reshape(len(warps), W, -1).view(np.uint64 if self.t == "f64" else np.uint32)
+        for k, setter in enumerate(self.setters):
+            full = np.zeros((st.n // W, W), raw.dtype)
+            full[warps] = raw[:, :, k]
+            setter(st, full.reshape(-1), m)
+
+
+def _active_warps(st, m) -> tuple[np.ndarray, np.ndarray]:
+    """Warps with an active lane, and the first active lane of each."""
+    if m is None:
+        warps = np.arange(st.n // W)
+        return warps, warps * W
+    act = np.asarray(m).reshape(-1, W)
+    warps = np.flatnonzero(act.any(axis=1))
+    return warps, warps * W + act[warps].argmax(axis=1)
+
+
+def _offsets(rows: int, cols: int, layout: str, stride: np.ndarray, esize: int) -> np.ndarray:
+    """(warps, rows*cols) byte offsets of the row-major elements in memory of the given layout."""
+    r, c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
+    stride = stride.astype(np.int64)[:, None]
+    return ((r * stride + c) if layout == "row" else (c * stride + r)) * esize
+
+
+def _memory_op(ins, ctx, store: bool):
+    parts = ins.parts
+    frag = "d" if store else next(p for p in parts if p in ("a", "b", "c"))
+    layout = "col" if "col" in parts else "row"
+    m_, n_, k_ = _shape(parts)
+    rows, cols = _dims(frag, m_, n_, k_)
+    t = _types(parts)[-1]
+    addr_op, frag_op = (ins.operands[0], ins.operands[1]) if store else (ins.operands[1], ins.operands[0])
+    fragment = _Fragment(ctx, frag_op, t, rows, cols)
+    ga, space = addr_getter(ctx, addr_op, space_of(parts))
+    gs = ctx.get(ins.operands[2], "u32") if len(ins.operands) > 2 else None
+    esize = np.dtype(fragment.dt).itemsize
+    dt = np.dtype(fragment.dt)
+
+    def run(st, m):
+        warps, lanes = _active_warps(st, m)
+        if not len(warps):
+            return
+        base = np.broadcast_to(np.asarray(ga(st), np.uint64), (st.n,))[lanes]
+        stride = (np.broadcast_to(np.asarray(gs(st)), (st.n,))[lanes] if gs is not None
+                  else np.full(len(warps), cols if layout == "row" else rows))
+        addrs = (base[:, None] + _offsets(rows, cols, layout, stride, esize).astype(np.uint64)).reshape(-1)
+        idx = np.repeat(lanes, rows * cols)
+        where = resolve(st, space, addrs, esize, idx)
+        if store:
+            vals = fragment.read(st, warps).reshape(-1)
+            for arena, offs, sel in where:
+                view(arena, dt)[offs // esize] = vals if sel is None else vals[sel]
+            return
+        vals = np.empty(len(addrs), dt)
+        for arena, offs, sel in where:
+            got = view(arena, dt)[offs // esize]
+            if sel is None:
+                vals = got
+            else:
+                vals[sel] = got
+        fragment.write(st, warps, vals.reshape(len(warps), rows, cols), m)
+    return run
+
+
+@op("wmma")
+def c_wmma(ins, ctx):
+    parts = ins.parts
+    if "load" in parts:
+        return _memory_op(ins, ctx, store=False)
+    if "store" in parts:
+        return _memory_op(ins, ctx, store=True)
+    if "mma" not in parts:
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    m_, n_, k_ = _shape(parts)
+    types = _types(parts)
+    if len(types) == 2:  # f16 inputs: .dtype.ctype
+        td, ta, tb, tc = types[0], "f16", "f16", types[1]
+    elif len(types) == 4:
+        td, ta, tb, tc = types
+    else:
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    saturate = "satfinite" in parts
+    d, a, b, c = (_Fragment(ctx, o, t, *_dims(f, m_, n_, k_))
+                  for o, t, f in zip(ins.operands[:4], (td, ta, tb, tc), "dabc"))
+
+    def run(st, mask):
+        warps, _ = _active_warps(st, mask)
+        if not len(warps):
+            return
+        prod = _numeric(a.read(st, warps), ta) @ _numeric(b.read(st, warps), tb)
+        d.write(st, warps, _raw(prod + _numeric(c.read(st, warps), tc), td, saturate), mask)
+    return run
