@@ -1,5 +1,9 @@
-"""Warp matrix operations (WMMA): wmma.load, wmma.mma and wmma.store, the instructions behind
-nvcuda::wmma (mma.h) — the tensor-core API of the CUDA samples and of hand-written GEMMs.
+"""Warp matrix operations on the software GPU's "tensor cores".
+
+wmma.load, wmma.mma and wmma.store are the instructions behind nvcuda::wmma (mma.h) — the
+tensor-core API of the CUDA samples and of hand-written GEMMs. mma.sync and ldmatrix are the
+lower level CUTLASS, CuTe and hand-tuned kernels use; their fragments have documented per-lane
+layouts, implemented below from the PTX ISA's tables.
 
 A fragment is a matrix spread over the 32 lanes of a warp. How a GPU spreads it is left
 unspecified by the ISA (only wmma instructions may depend on it; element-wise code such as
@@ -8,9 +12,7 @@ layout: slot s of lane l holds element ``(l * S + s) % E`` of the row-major matr
 lane, E elements), and fragments larger than their matrix (f16 A/B fragments of m16n16k16 carry
 every element twice) repeat it. Each operation works on whole warps at once: the first active
 lane of a warp gives its address and stride.
-
-The lower-level ``mma.sync`` (documented per-lane layouts, used by CUTLASS) is not implemented:
-a kernel using it fails to load with CUDA_ERROR_NOT_SUPPORTED naming the instruction."""
+"""
 from __future__ import annotations
 
 import re
@@ -193,4 +195,147 @@ def c_wmma(ins, ctx):
             return
         prod = _numeric(a.read(st, warps), ta) @ _numeric(b.read(st, warps), tb)
         d.write(st, warps, _raw(prod + _numeric(c.read(st, warps), tc), td, saturate), mask)
+    return run
+
+
+# -- mma.sync and ldmatrix: the documented fragment layouts ----------------------------------
+# For lane l (g = l >> 2, t = l & 3) and fragment element i: (row, column) in the operand's
+# matrix, per PTX ISA "Matrix Fragments for mma.m16n8kK". A is MxK, B is KxN, C and D are MxN.
+def _c_layout(g, t, i):
+    return g + 8 * (i >> 1), 2 * t + (i & 1)
+
+
+_LAYOUTS = {
+    # (shape, A/B element type): (A layout, B layout)
+    ((16, 8, 16), "f16"): (lambda g, t, i: (g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2)),
+                           lambda g, t, i: (2 * t + (i & 1) + 8 * (i >> 1), g)),
+    ((16, 8, 8), "f16"): (lambda g, t, i: (g + 8 * (i >> 1), 2 * t + (i & 1)),
+                          lambda g, t, i: (2 * t + i, g)),
+    ((16, 8, 8), "tf32"): (lambda g, t, i: (g + 8 * (i & 1), t + 4 * (i >> 1)),
+                           lambda g, t, i: (t + 4 * i, g)),
+    ((16, 8, 4), "tf32"): (lambda g, t, i: (g + 8 * i, t),
+                           lambda g, t, i: (t, g)),
+    ((16, 8, 16), "s8"): (lambda g, t, i: (g + 8 * (i >> 2), 4 * t + (i & 3)),
+                          lambda g, t, i: (4 * t + i, g)),
+    ((16, 8, 32), "s8"): (lambda g, t, i: (g + 8 * ((i >> 2) & 1), 4 * t + (i & 3) + 16 * (i >> 3)),
+                          lambda g, t, i: (4 * t + (i & 3) + 16 * (i >> 2), g)),
+    ((8, 8, 4), "f64"): (lambda g, t, i: (g, t),
+                         lambda g, t, i: (t, g)),
+}
+_LAYOUTS[((16, 8, 16), "bf16")] = _LAYOUTS[((16, 8, 16), "f16")]
+_LAYOUTS[((16, 8, 8), "bf16")] = _LAYOUTS[((16, 8, 8), "f16")]
+for _k in (16, 32):
+    _LAYOUTS[((16, 8, _k), "u8")] = _LAYOUTS[((16, 8, _k), "s8")]
+
+
+def _f64_c_layout(g, t, i):
+    return g, 2 * t + i
+
+
+class _Documented(_Fragment):
+    """A fragment whose elements sit where the ISA says: slot i of lane l is element layout(l, i)."""
+
+    def __init__(self, ctx, operand, t, rows, cols, layout):
+        super().__init__(ctx, operand, t, rows, cols)
+        lane = np.arange(W)[:, None]
+        i = np.arange(self.slots)[None, :]
+        r, c = layout(lane >> 2, lane & 3, i)
+        self.where = (np.broadcast_to(r, (W, self.slots)), np.broadcast_to(c, (W, self.slots)))
+        if self.slots * W != self.elems:
+            raise SimError("CUDA_ERROR_INVALID_PTX", f"a {rows}x{cols} .{t} mma fragment cannot be {len(self.names)} registers")
+
+    def _slots(self, st, warps):
+        regs = [np.broadcast_to(np.asarray(g(st)), (st.n,)) for g in self.getters]
+        raw = np.stack([r.view(np.uint64 if self.t == "f64" else np.uint32) for r in regs], axis=1)
+        return np.ascontiguousarray(raw.reshape(-1, W, len(regs))[warps]).view(self.dt).reshape(len(warps), W, self.slots)
+
+    def read(self, st, warps):
+        mat = np.empty((len(warps), self.rows, self.cols), self.dt)
+        mat[:, self.where[0], self.where[1]] = self._slots(st, warps)
+        return mat
+
+    def write(self, st, warps, mat, m):
+        slots = np.ascontiguousarray(np.asarray(mat, self.dt)[:, self.where[0], self.where[1]])
+        raw = slots.view(np.uint64 if self.t == "f64" else np.uint32)
+        for k, setter in enumerate(self.setters):
+            full = np.zeros((st.n // W, W), raw.dtype)
+            full[warps] = raw[:, :, k]
+            setter(st, full.reshape(-1), m)
+
+
+@op("mma")
+def c_mma(ins, ctx):
+    parts = ins.parts
+    shape = _shape(parts)
+    types = _types(parts)
+    if len(types) == 2:  # .dtype.ctype with f16 inputs
+        td, ta, tb, tc = types[0], "f16", "f16", types[1]
+    elif len(types) == 4:
+        td, ta, tb, tc = types
+    else:
+        td = ta = tb = tc = None
+    layouts = _LAYOUTS.get((shape, ta))
+    if layouts is None or "sync" not in parts or ta != tb or (shape == (8, 8, 4) and ta != "f64"):
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    m_, n_, k_ = shape
+    c_layout = _f64_c_layout if ta == "f64" else _c_layout
+    d = _Documented(ctx, ins.operands[0], td, m_, n_, c_layout)
+    a = _Documented(ctx, ins.operands[1], ta, m_, k_, layouts[0])
+    b = _Documented(ctx, ins.operands[2], tb, k_, n_, layouts[1])
+    c = _Documented(ctx, ins.operands[3], tc, m_, n_, c_layout)
+    saturate = "satfinite" in parts
+
+    def run(st, mask):
+        warps, _ = _active_warps(st, mask)
+        if not len(warps):
+            return
+        prod = _numeric(a.read(st, warps), ta) @ _numeric(b.read(st, warps), tb)
+        d.write(st, warps, _raw(prod + _numeric(c.read(st, warps), tc), td, saturate), mask)
+    return run
+
+
+@op("ldmatrix")
+def c_ldmatrix(ins, ctx):
+    """ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16: lanes 8j..8j+7 name the rows of
+    matrix j; lane l then holds, for each matrix, row l/4, columns 2(l%4) and 2(l%4)+1 (of the
+    transposed matrix with .trans) in one 32-bit register."""
+    parts = ins.parts
+    if "m8n8" not in parts or "b16" not in parts:
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    count = next((int(p[1:]) for p in parts if p in ("x1", "x2", "x4")), 1)
+    trans = "trans" in parts
+    dst = ins.operands[0]
+    regs = dst.value if dst.kind == "vec" else [dst]
+    if len(regs) != count:
+        raise SimError("CUDA_ERROR_INVALID_PTX", f"{ins.opcode} needs {count} destination registers")
+    setters = [ctx.set(o, "b32") for o in regs]
+    ga, space = addr_getter(ctx, ins.operands[1], space_of(parts) if space_of(parts) != "generic" else "generic")
+    lane = np.arange(W)
+    row, col = lane >> 2, 2 * (lane & 3)
+
+    def run(st, m):
+        warps, first = _active_warps(st, m)
+        if not len(warps):
+            return
+        addrs = np.broadcast_to(np.asarray(ga(st), np.uint64), (st.n,)).reshape(-1, W)[warps]  # row addresses
+        lanes_ = (warps * W)[:, None] + np.arange(W)[None, :]
+        rows_needed = addrs[:, :8 * count].reshape(-1)
+        elems = (rows_needed[:, None] + (np.arange(8, dtype=np.uint64) * 2)[None, :]).reshape(-1)
+        idx = np.repeat(lanes_[:, :8 * count].reshape(-1), 8)
+        vals = np.empty(len(elems), np.uint16)
+        for arena, offs, sel in resolve(st, space, elems, 2, idx):
+            got = view(arena, np.dtype(np.uint16))[offs // 2]
+            if sel is None:
+                vals = got
+            else:
+                vals[sel] = got
+        mats = vals.reshape(len(warps), count, 8, 8)  # [warp, matrix, row, column]
+        if trans:
+            mats = mats.transpose(0, 1, 3, 2)
+        lo, hi = mats[:, :, row, col], mats[:, :, row, col + 1]  # [warp, matrix, lane]
+        packed = lo.astype(np.uint32) | (hi.astype(np.uint32) << 16)
+        for j, setter in enumerate(setters):
+            full = np.zeros((st.n // W, W), np.uint32)
+            full[warps] = packed[:, j]
+            setter(st, full.reshape(-1), m)
     return run
