@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import SimFault
 from .interp import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE, op
 from .parser import Operand
-from .types import UNSIGNED, dtype_of, is_float, to_bits, types_in
+from .types import UNSIGNED, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
 U64 = np.dtype(np.uint64)
 SPACE_NAMES = ("global", "shared", "local", "const", "param")
@@ -305,7 +305,33 @@ def atomic_rmw(arena, offs, dt, opname, t, b, c):
     return old
 
 
+def _half_add(t: str):
+    """atom.add on f16/bf16 (and their x2 pairs, each half on its own): raw bits in, raw bits out,
+    the sum rounded once to the element type."""
+    def decode(raw):
+        if t.startswith("bf16"):
+            return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        return raw.view(np.float16).astype(np.float64)
+
+    def encode(v):
+        return f32_to_bf16(v.astype(np.float32)) if t.startswith("bf16") else v.astype(np.float16).view(np.uint16)
+
+    def add(old, b):
+        if t.endswith("x2"):
+            halves = np.stack([old & 0xFFFF, old >> 16], -1).astype(np.uint16)
+            bh = np.stack([np.asarray(b) & 0xFFFF, np.asarray(b) >> 16], -1).astype(np.uint16)
+            s = encode(decode(halves) + decode(bh)).astype(np.uint32)
+            return (s[..., 0] | (s[..., 1] << 16)).astype(np.uint32)
+        return encode(decode(np.asarray(old, np.uint16)) + decode(np.asarray(b, np.uint16)))
+    return add
+
+
+_HALF_ADDS = {f"add.{t}": _half_add(t) for t in ("f16", "bf16", "f16x2", "bf16x2")}
+
+
 def _rounds_new(opname, old, b, c, dt):
+    if opname in _HALF_ADDS:
+        return _HALF_ADDS[opname](old, b).astype(dt)
     if opname == "cas":
         return np.where(old == b, c, old).astype(dt)
     if opname == "inc":
@@ -324,8 +350,13 @@ def c_atom(ins, ctx):
     is_red = parts[0] == "red"
     opname = next(p for p in parts if p in ATOM_OPS)
     t = _elem_type(parts)
-    if t in ("f16", "bf16", "f16x2", "bf16x2") or _vec(parts) > 1:
-        raise ValueError(f"atomics on .{t} vectors/halves")
+    if _vec(parts) > 1:
+        raise ValueError(f"vector atomics ({ins.opcode})")
+    if t in ("f16", "bf16", "f16x2", "bf16x2"):
+        if opname != "add":
+            raise ValueError(f"atomics on .{t} other than add ({ins.opcode})")
+        # Serialised per address by atomic_rmw's rounds: the sum's rounding is not associative.
+        opname, t = f"add.{t}", ("b16" if t in ("f16", "bf16") else "b32")
     dt = dtype_of(t)
     space = space_of(parts)
     ops = ins.operands

@@ -19,3 +19,13 @@ extern "C" __global__ void half2_axpy(const __half2 *x, __half2 *y, float alpha,
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = __hfma2(__float2half2_rn(alpha), x[i], y[i]);
 }
+
+// Half-precision atomics: many lanes on few addresses (values small integers, so sums are exact).
+extern "C" __global__ void half_atomics(__half *h, __half2 *h2, __nv_bfloat16 *b, __nv_bfloat162 *b2, __half *olds) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = (float)(i % 5);
+    olds[i] = atomicAdd(&h[i % 4], __float2half(v));
+    atomicAdd(&h2[i % 2], __floats2half2_rn(v, 2.0f * v));
+    atomicAdd(&b[i % 3], __float2bfloat16(v));
+    if (i < 64) atomicAdd(&b2[0], __floats2bfloat162_rn(1.0f, v));  // bf16 sums stay below 256: exact
+}

@@ -48,3 +48,25 @@ def test_half2_axpy(half_module, make_device):
     dev.launch("half2_axpy", 2, 256, dx, dy, 1.5, n)
     want = (np.float64(1.5) * x.astype(np.float64) + y.astype(np.float64)).astype(np.float16)
     np.testing.assert_array_equal(dev.get(dy, 2 * n, np.float16), want)
+
+
+def test_half_atomics(half_module, make_device):
+    dev = make_device(half_module)
+    n = 256
+    h, h2 = dev.zeros(4, np.float16), dev.zeros(4, np.float16)
+    b, b2 = dev.zeros(3, np.uint16), dev.zeros(2, np.uint16)
+    olds = dev.zeros(n, np.float16)
+    dev.launch("half_atomics", 2, 128, h, h2, b, b2, olds)
+    v = (np.arange(n) % 5).astype(np.float64)
+    np.testing.assert_array_equal(dev.get(h, 4, np.float16), [v[np.arange(n) % 4 == k].sum() for k in range(4)])
+    pairs = dev.get(h2, 4, np.float16).reshape(2, 2)
+    np.testing.assert_array_equal(pairs, [[v[np.arange(n) % 2 == k].sum(), 2 * v[np.arange(n) % 2 == k].sum()]
+                                          for k in range(2)])
+    as_f32 = lambda raw: (raw.astype(np.uint32) << 16).view(np.float32)  # noqa: E731
+    np.testing.assert_array_equal(as_f32(dev.get(b, 3, np.uint16)), [v[np.arange(n) % 3 == k].sum() for k in range(3)])
+    np.testing.assert_array_equal(as_f32(dev.get(b2, 2, np.uint16)), [64, v[:64].sum()])
+    # Every lane saw a distinct running total on its address: the adds were serialised.
+    old = dev.get(olds, n, np.float16)
+    for k in range(4):
+        mine = old[np.arange(n) % 4 == k]
+        assert len(set(mine.tolist())) > 1 and mine.min() == 0
