@@ -90,6 +90,10 @@ class Device(ABC):
     def launch(self, function, grid, block, shared: int, stream, params: bytes, cooperative: bool = False) -> None:
         """Queue a kernel. `cooperative`: its blocks may wait for one another (grid-wide sync), so
         they must all be resident at once and get the grid workspace cooperative groups expects."""
+    def set_limit(self, limit: str, value: int) -> None:
+        """Apply a context limit (CU_LIMIT_* name) the session set; the server keeps the values the
+        program reads back. Backends apply the ones that change what kernels can do."""
+
     @abstractmethod
     def take_output(self) -> str:
         """Device printf output produced since the last call (delivered at synchronisation)."""

@@ -27,6 +27,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice);
 CUresult cuCtxSetCurrent(CUcontext);
 CUresult cuCtxSynchronize(void);
+CUresult cuCtxSetLimit(int, size_t);
 CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuMemFree_v2(CUdeviceptr);
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *, size_t *, CUdeviceptr);
@@ -347,6 +348,10 @@ class CudaDevice(Device):
         while _lib.cuFuncGetParamInfo(function, len(offsets), offset, size) == 0:  # INVALID_VALUE past the last
             offsets.append(offset[0])
         return _ffi.new("void *[]", [buf + o for o in offsets] or [_ffi.NULL])
+
+    def set_limit(self, limit, value):
+        from rgpu.protocol.generated.enums import CUlimit_enum
+        _check(_lib.cuCtxSetLimit(CUlimit_enum[limit], value))
 
     def take_output(self) -> str:
         return ""  # device printf goes to the server's stdout on a real GPU; not captured yet

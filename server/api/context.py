@@ -14,6 +14,7 @@ _LIMIT_DEFAULTS = {"CU_LIMIT_STACK_SIZE": 1024, "CU_LIMIT_PRINTF_FIFO_SIZE": 1 <
                    "CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT": 2048, "CU_LIMIT_MAX_L2_FETCH_GRANULARITY": 32,
                    "CU_LIMIT_PERSISTING_L2_CACHE_SIZE": 0}
 LIMITS = {enums.CUlimit_enum[k]: v for k, v in _LIMIT_DEFAULTS.items()}
+_LIMIT_NAMES = {enums.CUlimit_enum[k]: k for k in _LIMIT_DEFAULTS}
 
 
 def _settings(s) -> dict:
@@ -35,6 +36,7 @@ def set_limit(s, limit, value):
     limits = _settings(s)["limits"]
     if limit not in limits:
         raise CudaError("CUDA_ERROR_UNSUPPORTED_LIMIT", f"limit {limit}")
+    s.device.set_limit(_LIMIT_NAMES[limit], value)
     limits[limit] = value
     return ()
 

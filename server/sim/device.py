@@ -60,7 +60,16 @@ class SimDevice(Device):
         return self.memory.alloc(size)
 
     def mem_free(self, addr: int) -> None:
+        if addr in self.memory.device_heap.blocks:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was allocated by device malloc(): only device free() releases it")
         self.memory.free(addr)
+
+    def set_limit(self, limit: str, value: int) -> None:
+        if limit == "CU_LIMIT_MALLOC_HEAP_SIZE":
+            heap = self.memory.device_heap
+            if heap.blocks:  # as CUDA: the heap is fixed once kernels have allocated from it
+                raise SimError("CUDA_ERROR_INVALID_VALUE", "the device heap is in use; set its size before kernels malloc()")
+            heap.limit = int(value)
 
     def mem_info(self) -> tuple[int, int]:
         return self.total_memory - self.memory.used, self.total_memory

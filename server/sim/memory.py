@@ -22,6 +22,15 @@ ALIGNMENT = 256  # cudaMalloc guarantees 256-byte alignment
 GRANULE = 2 << 20  # the allocation granule the quota is counted in is finer; this is the VA step
 
 
+class DeviceHeap:
+    """The blocks kernels allocated with malloc(), within cudaLimitMallocHeapSize."""
+
+    def __init__(self, limit: int = 8 << 20):
+        self.limit = limit
+        self.used = 0
+        self.blocks: dict[int, int] = {}  # address -> size
+
+
 class DeviceMemory:
     """Address space + backing store of one simulated GPU as seen by one session.
 
@@ -44,6 +53,7 @@ class DeviceMemory:
         self.used = 0
         self.peak = 0
         self._reserve = reserve  # callable(delta_bytes) -> bool, for cross-session accounting
+        self.device_heap = DeviceHeap()  # what kernels malloc() (ptx/ops_heap.py)
 
     # -- allocation -------------------------------------------------------------------------
     def alloc(self, nbytes: int) -> int:

@@ -129,3 +129,8 @@ def test_thrust_sorts_scans_and_reductions(cuda_program, sim_server):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program("thrust_algorithms")), "50000")
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.splitlines()[-1] == "OK thrust_algorithms"
+
+
+def test_device_malloc_uses_the_heap_size_the_program_sets(cuda_program, sim_server):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("device_heap")))
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK device_heap", p.stdout + p.stderr

@@ -23,7 +23,7 @@ from ..errors import SimError
 from .parser import Function, Instruction, Label, Module, Operand, Variable
 
 # Calls the software GPU implements itself instead of inlining a body.
-BUILTIN_CALLS = ("vprintf", "__assertfail")
+BUILTIN_CALLS = ("vprintf", "__assertfail", "malloc", "free")
 MAX_INLINE_DEPTH = 64
 
 
