@@ -307,15 +307,6 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
         zmq_msg_init(head);
         zmq_msg_recv(head, s->sock, 0);
-        c->nout_bulk = 0;
-        for (int more = zmq_msg_more(head); more;) {
-            zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
-            zmq_msg_init(b);
-            zmq_msg_recv(b, s->sock, 0);
-            more = zmq_msg_more(b);
-            if (c->nout_bulk < RGPU_MAX_OUT_BULK) c->out_bulk[c->nout_bulk++] = b;
-            else { zmq_msg_close(b); free(b); }
-        }
         mp_reader r;
         mp_obj arr, o;
         mp_rinit(&r, zmq_msg_data(head), zmq_msg_size(head));
@@ -325,6 +316,30 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
             rseq = mp_as_uint(&o);
             if (!mp_next(&r, &o)) rc = (int)mp_as_int(&o);
         }
+        /* A copy's reply data goes straight into the caller's buffer frame by frame, each frame
+         * freed before the next is taken: holding them all (16 MiB as four 4 MiB frames) makes
+         * glibc hand the pages back after every copy and fault them in again on the next. */
+        int stream_out = c->shm == 2 && rseq == seq && rc == 0;
+        size_t streamed = 0;
+        c->nout_bulk = 0;
+        for (int more = zmq_msg_more(head); more;) {
+            zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
+            zmq_msg_init(b);
+            zmq_msg_recv(b, s->sock, 0);
+            more = zmq_msg_more(b);
+            size_t len = zmq_msg_size(b);
+            if (stream_out && c->nout_bulk == 0 && streamed + len <= c->shm_cap) {
+                memcpy((char *)c->shm_dst + streamed, zmq_msg_data(b), len);
+                streamed += len;
+                zmq_msg_close(b);
+                free(b);
+                continue;
+            }
+            stream_out = 0; /* anything unexpected: keep the frames for the caller to judge */
+            if (c->nout_bulk < RGPU_MAX_OUT_BULK) c->out_bulk[c->nout_bulk++] = b;
+            else { zmq_msg_close(b); free(b); }
+        }
+        if (streamed) c->shm_got = streamed;
         if (rseq != seq) { /* a stale reply (e.g. to a malformed request); not ours */
             c->reply = head;
             rgpu_end(c);
