@@ -91,10 +91,13 @@ class DeviceMemory:
         self.used -= size
         if self._reserve is not None:
             self._reserve(-size)
-        # Give the pages back so a freed region does not keep host memory committed.
+        # Give the pages back so a freed region does not keep host memory committed: only pages wholly
+        # inside it, since a page it shares with a neighbouring allocation would be zeroed too.
         off = addr - self.base
-        self._map.madvise(mmap.MADV_DONTNEED, off - off % mmap.PAGESIZE,
-                          -(-(size + off % mmap.PAGESIZE) // mmap.PAGESIZE) * mmap.PAGESIZE)
+        first = -(-off // mmap.PAGESIZE) * mmap.PAGESIZE
+        last = (off + size) // mmap.PAGESIZE * mmap.PAGESIZE
+        if last > first:
+            self._map.madvise(mmap.MADV_DONTNEED, first, last - first)
         return size
 
     def free_all(self) -> None:
