@@ -74,6 +74,23 @@ def _get(p: Param) -> str:
     return f"*{p.name} = ({spell(tgt)}){fn}(&c);"
 
 
+def _capture(call: Call, face: str) -> list[str]:
+    """Stream capture (libhook/src/capture.c): a guard refuses a call that is illegal while a capture is
+    under way; a hook records a stream-ordered call into the capturing stream's graph instead of sending it."""
+    kind, _, param = call.capture.partition(":")
+    if kind == "guard":
+        return [f"    {{ int crc = rgpu_capture_guard({face}, {param or 'NULL'}, {'1' if param else '0'}); "
+                "if (crc) return crc; }"]
+    if kind == "hook":
+        args = ", ".join(n for n, _ in call.proto)
+        return [f"    {{ int crc; if (rgpu_capture_{call.name}(&crc, {args})) return crc; }}"]
+    return []
+
+
+def _hook_proto(call: Call, sizes: dict) -> str:
+    return _proto(call, sizes).replace(f"int {call.name}(", f"int rgpu_capture_{call.name}(int *rc, ", 1) + ";"
+
+
 def stub(call: Call, sizes: dict) -> str:
     face = FACE[call.face]
     if call.cls == "unsupported":
@@ -85,6 +102,7 @@ def stub(call: Call, sizes: dict) -> str:
     for p in call.params:
         if p.kind in ("oi", "ou", "of", "oh", "ob", "b") and not p.nullable and p.kind != "b":
             lines.append(f"    if ({p.name} == NULL) return rgpu_invalid_value({face});")
+    lines += _capture(call, face)
     lines.append(f'    rgpu_begin(&c, RGPU_ID_{call.name}, "{call.name}", {face});')
     lines += ["    " + _put(p) for p in call.ins]
     if call.is_async:
@@ -118,6 +136,8 @@ def stubs_source(calls: list[Call], sizes: dict, stamp: str) -> str:
     # Structs passed by value travel as bytes; a blob of 8-byte words has the same SysV class (INTEGER,
     # or MEMORY above 16 bytes) as the header's struct, which the generator checks holds no float.
     out += [f"typedef struct {{ uint64_t w[{n // 8}]; }} rgpu_blob{n};" for n in blobs]
+    out.append("")
+    out += [_hook_proto(c, sizes) for c in calls if c.cls == "forwarded" and c.capture.startswith("hook")]
     out.append("")
     for c in calls:
         if c.cls in ("forwarded", "unsupported"):

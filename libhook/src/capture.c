@@ -1,0 +1,411 @@
+/* Stream capture: while a stream captures, the stream-ordered calls made on it (launches, async copies,
+ * memsets, host functions, event records and waits) become nodes of a graph instead of being sent; the
+ * graph is handed to the program by cudaStreamEndCapture. Each capturing stream keeps the set of nodes
+ * the next one depends on; an event recorded on a capturing stream remembers that set, so a wait on it
+ * from another stream forks that stream into the capture (or joins it back). Calls CUDA forbids during
+ * a capture (synchronous copies, allocations, synchronising a capturing stream) answer
+ * cudaErrorStreamCaptureUnsupported and invalidate the capture, as CUDA does; the generated stubs ask
+ * rgpu_capture_guard or their rgpu_capture_NAME hook (protocol/annotations.toml, [capture]). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "rgpu_call.h"
+
+enum { MODE_GLOBAL = 0, MODE_THREAD_LOCAL = 1, MODE_RELAXED = 2 };
+enum { STATUS_NONE = 0, STATUS_ACTIVE = 1, STATUS_INVALIDATED = 2 };
+
+typedef struct { rgpu_gnode **v; int n, cap; } nodeset;
+
+typedef struct {
+    int used, mode, invalid;
+    pthread_t owner;
+    unsigned long long id;
+    const void *origin;
+    rgpu_graph *graph;
+} capture;
+
+#define MAX_CAPTURES 64
+#define MAX_STREAMS 256
+#define MAX_EVENTS 1024
+
+static capture caps[MAX_CAPTURES];
+static struct { const void *stream; capture *cap; nodeset deps; } streams[MAX_STREAMS];
+static struct { const void *event; capture *cap; nodeset deps; } events[MAX_EVENTS];
+static int nstreams;              /* streams capturing now: the fast path reads it without the lock */
+static unsigned long long next_id = 1;
+static __thread int thread_mode = MODE_GLOBAL;
+
+#define LOCK() pthread_mutex_lock(&rgpu_graph_mu)
+#define UNLOCK() pthread_mutex_unlock(&rgpu_graph_mu)
+
+/* cudaStreamLegacy (0x1) is the NULL stream; cudaStreamPerThread (0x2) is captured like a stream. */
+static int is_legacy(const void *s) { return s == NULL || s == (const void *)1; }
+
+static int set_add(nodeset *s, rgpu_gnode *n) {
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i] == n) return 0;
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 4;
+        rgpu_gnode **v = realloc(s->v, cap * sizeof *v);
+        if (!v) return RGPU_OUT_OF_MEMORY;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = n;
+    return 0;
+}
+
+static int set_copy(nodeset *dst, const nodeset *src) {
+    dst->n = 0;
+    for (int i = 0; i < src->n; i++)
+        if (set_add(dst, src->v[i])) return RGPU_OUT_OF_MEMORY;
+    return 0;
+}
+
+static int find_stream(const void *stream) {
+    for (int i = 0; i < MAX_STREAMS; i++)
+        if (streams[i].cap && streams[i].stream == stream) return i;
+    return -1;
+}
+
+static int find_event(const void *event) {
+    for (int i = 0; i < MAX_EVENTS; i++)
+        if (events[i].cap && events[i].event == event) return i;
+    return -1;
+}
+
+static int add_stream(const void *stream, capture *cap) {
+    for (int i = 0; i < MAX_STREAMS; i++)
+        if (!streams[i].cap) {
+            streams[i].stream = stream;
+            streams[i].cap = cap;
+            streams[i].deps.n = 0;
+            __atomic_add_fetch(&nstreams, 1, __ATOMIC_SEQ_CST);
+            return i;
+        }
+    return -1;
+}
+
+static void end_capture(capture *cap) {
+    for (int i = 0; i < MAX_STREAMS; i++)
+        if (streams[i].cap == cap) {
+            streams[i].cap = NULL;
+            __atomic_sub_fetch(&nstreams, 1, __ATOMIC_SEQ_CST);
+        }
+    for (int i = 0; i < MAX_EVENTS; i++)
+        if (events[i].cap == cap) events[i].cap = NULL;
+    cap->used = 0;
+}
+
+int rgpu_capturing(const void *stream) {
+    if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
+    LOCK();
+    int found = find_stream(stream) >= 0;
+    UNLOCK();
+    return found;
+}
+
+int rgpu_capture_append(const void *stream, const rgpu_gnode *proto, int *rc) {
+    if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
+    LOCK();
+    int i = find_stream(stream);
+    if (i < 0) { UNLOCK(); return 0; }
+    capture *cap = streams[i].cap;
+    if (cap->invalid) {
+        *rc = ERR_CAPTURE_INVALIDATED;
+    } else {
+        rgpu_gnode *n = rgpu_graph_add(cap->graph, NODE_EMPTY, streams[i].deps.v, streams[i].deps.n, rc);
+        if (n && !(*rc = rgpu_node_copy_params(n, proto))) {
+            streams[i].deps.n = 0;
+            *rc = set_add(&streams[i].deps, n);
+        }
+    }
+    UNLOCK();
+    return 1;
+}
+
+/* A call CUDA calls "potentially unsafe" during capture: forbidden to a thread whose own capture is not
+ * relaxed and, in the global mode, to any thread while another thread captures in the global mode. */
+int rgpu_capture_guard(int face, const void *stream, int has_stream) {
+    if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
+    int rc = 0;
+    LOCK();
+    int i = has_stream && !is_legacy(stream) ? find_stream(stream) : -1;
+    if (i >= 0) {
+        streams[i].cap->invalid = 1; /* synchronising or querying a capturing stream */
+        rc = ERR_CAPTURE_UNSUPPORTED;
+    } else if ((!has_stream || is_legacy(stream)) && thread_mode != MODE_RELAXED) {
+        pthread_t self = pthread_self();
+        for (int c = 0; c < MAX_CAPTURES; c++) {
+            capture *cap = &caps[c];
+            if (!cap->used || cap->mode == MODE_RELAXED) continue;
+            int mine = pthread_equal(cap->owner, self);
+            if (mine || (thread_mode == MODE_GLOBAL && cap->mode == MODE_GLOBAL)) {
+                cap->invalid = 1;
+                rc = ERR_CAPTURE_UNSUPPORTED;
+            }
+        }
+    }
+    UNLOCK();
+    if (rc) rgpu_log(RGPU_LOG_INFO, "a call not permitted during stream capture invalidated the capture");
+    return rc ? rgpu_record(face, rc) : 0;
+}
+
+/* ---- begin / end / query ----------------------------------------------------------------- */
+
+static int begin_capture(int face, void *stream, int mode) {
+    if (mode < MODE_GLOBAL || mode > MODE_RELAXED) return rgpu_invalid_value(face);
+    if (is_legacy(stream)) return rgpu_record(face, ERR_CAPTURE_UNSUPPORTED); /* the NULL stream cannot capture */
+    int rc = 0;
+    LOCK();
+    capture *cap = NULL;
+    for (int c = 0; c < MAX_CAPTURES && !cap; c++)
+        if (!caps[c].used) cap = &caps[c];
+    if (find_stream(stream) >= 0) rc = ERR_ILLEGAL_STATE;
+    else if (!cap || !(cap->graph = rgpu_graph_new())) rc = RGPU_OUT_OF_MEMORY;
+    else {
+        cap->used = 1;
+        cap->mode = mode;
+        cap->invalid = 0;
+        cap->owner = pthread_self();
+        cap->id = next_id++;
+        cap->origin = stream;
+        if (add_stream(stream, cap) < 0) {
+            rgpu_graph_free(cap->graph);
+            cap->used = 0;
+            rc = RGPU_OUT_OF_MEMORY;
+        }
+    }
+    UNLOCK();
+    return rgpu_record(face, rc);
+}
+
+/* Every node no other node depends on must be one the origin stream would depend on next: a stream
+ * forked into the capture has been joined back. */
+static int joined(const rgpu_graph *g, const nodeset *origin) {
+    char *has_dependent = calloc(g->n ? g->n : 1, 1);
+    if (!has_dependent) return 0;
+    for (int i = 0; i < g->n; i++)
+        for (int d = 0; d < g->nodes[i]->ndeps; d++) has_dependent[g->nodes[i]->deps[d]->index] = 1;
+    int ok = 1;
+    for (int i = 0; i < g->n && ok; i++) {
+        if (has_dependent[i]) continue;
+        int in = 0;
+        for (int j = 0; j < origin->n; j++) in |= origin->v[j] == g->nodes[i];
+        ok = in;
+    }
+    free(has_dependent);
+    return ok;
+}
+
+static int end_capture_call(int face, void *stream, rgpu_graph **out) {
+    if (!out) return rgpu_invalid_value(face);
+    *out = NULL;
+    int rc = 0;
+    LOCK();
+    int i = find_stream(stream);
+    capture *cap = i >= 0 ? streams[i].cap : NULL;
+    if (!cap) rc = ERR_ILLEGAL_STATE;
+    else if (cap->origin != stream) rc = ERR_CAPTURE_UNMATCHED;
+    else if (cap->mode != MODE_RELAXED && !pthread_equal(cap->owner, pthread_self())) rc = ERR_CAPTURE_WRONG_THREAD;
+    else {
+        if (cap->invalid) rc = ERR_CAPTURE_INVALIDATED;
+        else if (!joined(cap->graph, &streams[i].deps)) rc = ERR_CAPTURE_UNJOINED;
+        if (rc) rgpu_graph_free(cap->graph);
+        else *out = cap->graph;
+        cap->graph = NULL;
+        end_capture(cap);
+    }
+    UNLOCK();
+    return rgpu_record(face, rc);
+}
+
+static int capture_status(const void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
+                          const rgpu_gnode ***deps, size_t *ndeps) {
+    LOCK();
+    int i = is_legacy(stream) ? -1 : find_stream(stream);
+    capture *cap = i >= 0 ? streams[i].cap : NULL;
+    *status = !cap ? STATUS_NONE : cap->invalid ? STATUS_INVALIDATED : STATUS_ACTIVE;
+    if (cap && id) *id = cap->id;
+    if (graph) *graph = cap ? cap->graph : NULL;
+    if (deps) *deps = cap ? (const rgpu_gnode **)streams[i].deps.v : NULL;
+    if (ndeps) *ndeps = cap ? (size_t)streams[i].deps.n : 0;
+    UNLOCK();
+    return 0;
+}
+
+int cudaStreamBeginCapture(void *stream, int mode) { return begin_capture(RGPU_RUNTIME, stream, mode); }
+int cuStreamBeginCapture_v2(void *stream, int mode) { return begin_capture(RGPU_DRIVER, stream, mode); }
+int cudaStreamEndCapture(void *stream, rgpu_graph **graph) { return end_capture_call(RGPU_RUNTIME, stream, graph); }
+int cuStreamEndCapture(void *stream, rgpu_graph **graph) { return end_capture_call(RGPU_DRIVER, stream, graph); }
+
+int cudaStreamIsCapturing(void *stream, int *status) {
+    if (!status) return rgpu_invalid_value(RGPU_RUNTIME);
+    return capture_status(stream, status, NULL, NULL, NULL, NULL);
+}
+int cuStreamIsCapturing(void *stream, int *status) {
+    if (!status) return rgpu_invalid_value(RGPU_DRIVER);
+    return capture_status(stream, status, NULL, NULL, NULL, NULL);
+}
+
+/* CUDA 13's signature; edge data is never used by rgpu's graphs, so it is reported as absent (NULL). */
+int cudaStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
+                             const rgpu_gnode ***deps, const void **edge_data, size_t *ndeps) {
+    if (!status) return rgpu_invalid_value(RGPU_RUNTIME);
+    if (edge_data) *edge_data = NULL;
+    return capture_status(stream, status, id, graph, deps, ndeps);
+}
+
+static int exchange_mode(int face, int *mode) {
+    if (!mode || *mode < MODE_GLOBAL || *mode > MODE_RELAXED) return rgpu_invalid_value(face);
+    int old = thread_mode;
+    thread_mode = *mode;
+    *mode = old;
+    return 0;
+}
+int cudaThreadExchangeStreamCaptureMode(int *mode) { return exchange_mode(RGPU_RUNTIME, mode); }
+int cuThreadExchangeStreamCaptureMode(int *mode) { return exchange_mode(RGPU_DRIVER, mode); }
+
+/* ---- hooks of the generated stubs: events --------------------------------------------------- */
+
+/* Recording an event on a capturing stream records no event: the event remembers where the capture
+ * stands, for a stream that waits on it. With external set (cudaEventRecordExternal) it becomes a node. */
+static int event_record(int face, int *rc, void *event, void *stream, int external) {
+    if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
+    if (external) {
+        rgpu_gnode proto = {.type = NODE_EVENT_RECORD, .u.event = event};
+        return rgpu_capture_append(stream, &proto, rc) ? (*rc = rgpu_record(face, *rc), 1) : 0;
+    }
+    LOCK();
+    int s = find_stream(stream), e = find_event(event);
+    if (s < 0) {
+        if (e >= 0) events[e].cap = NULL; /* recorded for real now */
+        UNLOCK();
+        return 0;
+    }
+    *rc = 0;
+    if (streams[s].cap->invalid) *rc = ERR_CAPTURE_INVALIDATED;
+    else {
+        for (int i = 0; i < MAX_EVENTS && e < 0; i++)
+            if (!events[i].cap) e = i;
+        if (e < 0) *rc = RGPU_OUT_OF_MEMORY;
+        else {
+            events[e].event = event;
+            events[e].cap = streams[s].cap;
+            *rc = set_copy(&events[e].deps, &streams[s].deps);
+        }
+    }
+    UNLOCK();
+    *rc = rgpu_record(face, *rc);
+    return 1;
+}
+
+/* Waiting on an event recorded in a capture forks the waiting stream into that capture, or joins
+ * the event's branch into it. A capturing stream waiting on an event from outside any capture would
+ * wait on work the graph cannot contain: CUDA calls that isolation, unless the wait is external. */
+static int event_wait(int face, int *rc, void *stream, void *event, unsigned flags) {
+    if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
+    LOCK();
+    int s = find_stream(stream), e = find_event(event);
+    if (s < 0 && e < 0) { UNLOCK(); return 0; }
+    *rc = 0;
+    if (e < 0) {
+        UNLOCK();
+        if (flags & 1) { /* cudaEventWaitExternal */
+            rgpu_gnode proto = {.type = NODE_WAIT_EVENT, .u.event = event};
+            if (!rgpu_capture_append(stream, &proto, rc)) return 0;
+            *rc = rgpu_record(face, *rc);
+            return 1;
+        }
+        LOCK();
+        if (s >= 0 && (s = find_stream(stream)) >= 0) streams[s].cap->invalid = 1;
+        UNLOCK();
+        *rc = rgpu_record(face, ERR_CAPTURE_ISOLATION);
+        return 1;
+    }
+    capture *cap = events[e].cap;
+    if (s >= 0 && streams[s].cap != cap) *rc = 902; /* cudaErrorStreamCaptureMerge */
+    else if (cap->invalid) *rc = ERR_CAPTURE_INVALIDATED;
+    else if (s < 0 && is_legacy(stream)) *rc = ERR_CAPTURE_UNSUPPORTED;
+    else {
+        if (s < 0 && (s = add_stream(stream, cap)) < 0) *rc = RGPU_OUT_OF_MEMORY;
+        for (int i = 0; !*rc && i < events[e].deps.n; i++) *rc = set_add(&streams[s].deps, events[e].deps.v[i]);
+    }
+    UNLOCK();
+    *rc = rgpu_record(face, *rc);
+    return 1;
+}
+
+int rgpu_capture_cudaEventRecord(int *rc, void *event, void *stream) {
+    return event_record(RGPU_RUNTIME, rc, event, stream, 0);
+}
+int rgpu_capture_cudaEventRecordWithFlags(int *rc, void *event, void *stream, uint32_t flags) {
+    return event_record(RGPU_RUNTIME, rc, event, stream, flags & 1);
+}
+int rgpu_capture_cuEventRecord(int *rc, void *event, void *stream) {
+    return event_record(RGPU_DRIVER, rc, event, stream, 0);
+}
+int rgpu_capture_cuEventRecordWithFlags(int *rc, void *event, void *stream, uint32_t flags) {
+    return event_record(RGPU_DRIVER, rc, event, stream, flags & 1);
+}
+int rgpu_capture_cudaStreamWaitEvent(int *rc, void *stream, void *event, uint32_t flags) {
+    return event_wait(RGPU_RUNTIME, rc, stream, event, flags);
+}
+int rgpu_capture_cuStreamWaitEvent(int *rc, void *stream, void *event, uint32_t flags) {
+    return event_wait(RGPU_DRIVER, rc, stream, event, flags);
+}
+
+/* ---- hooks of the generated stubs: memsets and device copies --------------------------------- */
+
+static int memset_node(int face, int *rc, uint64_t dst, size_t pitch, uint32_t value, unsigned elsize, size_t width,
+                       size_t height, void *stream) {
+    if (!rgpu_capturing(stream)) return 0;
+    rgpu_gnode proto = {.type = NODE_MEMSET};
+    proto.u.s = (rgpu_memset_node){(void *)(uintptr_t)dst, pitch, width, height, value, elsize};
+    if (!rgpu_capture_append(stream, &proto, rc)) return 0;
+    *rc = rgpu_record(face, *rc);
+    return 1;
+}
+
+int rgpu_capture_cudaMemsetAsync(int *rc, void *dst, int32_t value, uint64_t n, void *stream) {
+    return memset_node(RGPU_RUNTIME, rc, (uint64_t)(uintptr_t)dst, n, (uint32_t)value & 0xff, 1, n, 1, stream);
+}
+int rgpu_capture_cudaMemset2DAsync(int *rc, void *dst, uint64_t pitch, int32_t value, uint64_t w, uint64_t h,
+                                   void *stream) {
+    return memset_node(RGPU_RUNTIME, rc, (uint64_t)(uintptr_t)dst, pitch, (uint32_t)value & 0xff, 1, w, h, stream);
+}
+int rgpu_capture_cuMemsetD8Async(int *rc, uint64_t dst, uint8_t v, uint64_t n, void *stream) {
+    return memset_node(RGPU_DRIVER, rc, dst, n, v, 1, n, 1, stream);
+}
+int rgpu_capture_cuMemsetD16Async(int *rc, uint64_t dst, uint16_t v, uint64_t n, void *stream) {
+    return memset_node(RGPU_DRIVER, rc, dst, 2 * n, v, 2, n, 1, stream);
+}
+int rgpu_capture_cuMemsetD32Async(int *rc, uint64_t dst, uint32_t v, uint64_t n, void *stream) {
+    return memset_node(RGPU_DRIVER, rc, dst, 4 * n, v, 4, n, 1, stream);
+}
+int rgpu_capture_cuMemsetD2D8Async(int *rc, uint64_t dst, uint64_t pitch, uint8_t v, uint64_t w, uint64_t h,
+                                   void *stream) {
+    return memset_node(RGPU_DRIVER, rc, dst, pitch, v, 1, w, h, stream);
+}
+int rgpu_capture_cuMemsetD2D16Async(int *rc, uint64_t dst, uint64_t pitch, uint16_t v, uint64_t w, uint64_t h,
+                                    void *stream) {
+    return memset_node(RGPU_DRIVER, rc, dst, pitch, v, 2, w, h, stream);
+}
+int rgpu_capture_cuMemsetD2D32Async(int *rc, uint64_t dst, uint64_t pitch, uint32_t v, uint64_t w, uint64_t h,
+                                    void *stream) {
+    return memset_node(RGPU_DRIVER, rc, dst, pitch, v, 4, w, h, stream);
+}
+
+int rgpu_capture_copy(int face, int *rc, void *dst, const void *src, size_t n, int kind, void *stream) {
+    if (!rgpu_capturing(stream)) return 0;
+    rgpu_gnode proto = {.type = NODE_MEMCPY};
+    proto.u.m = (rgpu_copy_node){dst, src, n, n, n, 1, kind};
+    if (!rgpu_capture_append(stream, &proto, rc)) return 0;
+    *rc = rgpu_record(face, *rc);
+    return 1;
+}
+
+int rgpu_capture_cuMemcpyDtoDAsync_v2(int *rc, uint64_t dst, uint64_t src, uint64_t n, void *stream) {
+    return rgpu_capture_copy(RGPU_DRIVER, rc, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n, 3, stream);
+}
