@@ -1,0 +1,383 @@
+// CUDA graphs and stream capture: each mode (argv[1]) checks one behaviour and prints "OK graphs MODE".
+#include <cstring>
+#include <vector>
+#include <cuda_runtime.h>
+#include "check.h"
+
+__global__ void fill(int *x, int v, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = v;
+}
+__global__ void add_to(int *x, const int *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += y[i];
+}
+__global__ void scale(int *x, int k, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= k;
+}
+__global__ void add_const(int *x, int k, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += k;
+}
+__global__ void sum_halves(int *y, const int *x, int half) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < half) y[i] = x[i] + x[i + half];
+}
+__global__ void bump(int *counter, int by) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) *counter += by;
+}
+
+static const int N = 256, T = 128, B = (N + T - 1) / T;
+
+static cudaKernelNodeParams kparams(const void *fn, void **args, int blocks = B) {
+    cudaKernelNodeParams p = {};
+    p.func = (void *)fn;
+    p.gridDim = dim3(blocks);
+    p.blockDim = dim3(T);
+    p.kernelParams = args;
+    return p;
+}
+
+// A captured memset + H2D copy + two kernels + D2H copy, replayed with new host input each time: the
+// copies read and write host memory when the graph runs, not when it was captured.
+static int captured_sequence() {
+    int *a, *b;
+    std::vector<int> in(N), out(N, -1);
+    CHECK(cudaMalloc(&a, N * sizeof(int)));
+    CHECK(cudaMalloc(&b, N * sizeof(int)));
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaStreamCaptureStatus st;
+    CHECK(cudaStreamIsCapturing(s, &st));
+    EXPECT(st == cudaStreamCaptureStatusNone);
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(cudaStreamIsCapturing(s, &st));
+    EXPECT(st == cudaStreamCaptureStatusActive);
+    CHECK(cudaMemsetAsync(a, 0, N * sizeof(int), s));
+    CHECK(cudaMemcpyAsync(b, in.data(), N * sizeof(int), cudaMemcpyHostToDevice, s));
+    add_to<<<B, T, 0, s>>>(a, b, N);
+    scale<<<B, T, 0, s>>>(a, 3, N);
+    CHECK(cudaMemcpyAsync(out.data(), a, N * sizeof(int), cudaMemcpyDeviceToHost, s));
+    unsigned long long id = 0;
+    size_t ndeps = 0;
+    cudaGraph_t during = nullptr;
+    const cudaGraphNode_t *deps = nullptr;
+    CHECK(cudaStreamGetCaptureInfo(s, &st, &id, &during, &deps, nullptr, &ndeps));
+    EXPECT(st == cudaStreamCaptureStatusActive && id != 0 && during != nullptr && ndeps == 1);
+    cudaGraph_t g;
+    CHECK(cudaStreamEndCapture(s, &g));
+    CHECK(cudaStreamIsCapturing(s, &st));
+    EXPECT(st == cudaStreamCaptureStatusNone);
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(out[0] == -1 && out[N - 1] == -1); // captured, not run
+    size_t nn = 0, ne = 0;
+    CHECK(cudaGraphGetNodes(g, nullptr, &nn));
+    CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &ne));
+    EXPECT(nn == 5 && ne == 4);
+    std::vector<cudaGraphNode_t> nodes(nn);
+    CHECK(cudaGraphGetNodes(g, nodes.data(), &nn));
+    cudaGraphNodeType want[5] = {cudaGraphNodeTypeMemset, cudaGraphNodeTypeMemcpy, cudaGraphNodeTypeKernel,
+                                 cudaGraphNodeTypeKernel, cudaGraphNodeTypeMemcpy};
+    for (int i = 0; i < 5; i++) {
+        cudaGraphNodeType t;
+        CHECK(cudaGraphNodeGetType(nodes[i], &t));
+        EXPECT(t == want[i]);
+    }
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    const int R = 5;
+    for (int r = 1; r <= R; r++) {
+        for (int i = 0; i < N; i++) in[i] = i * r + 1;
+        CHECK(cudaGraphLaunch(ge, s));
+        CHECK(cudaStreamSynchronize(s));
+        for (int i = 0; i < N; i++) EXPECT(out[i] == 3 * (i * r + 1));
+    }
+    printf("replays %d checked %d\n", R, R * N);
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaStreamDestroy(s));
+    return 0;
+}
+
+static int host_calls;
+static void CUDART_CB count_call(void *p) { host_calls += *(int *)p; }
+
+// An explicit graph with a diamond A -> {B, C} -> D, a memset root, and a copy added first whose
+// dependency is added last: launch order follows the edges, not the order nodes were made.
+static int diamond() {
+    int *x, *y;
+    std::vector<int> out(N / 2, -1);
+    CHECK(cudaMalloc(&x, N * sizeof(int)));
+    CHECK(cudaMalloc(&y, N / 2 * sizeof(int)));
+    cudaGraph_t g;
+    CHECK(cudaGraphCreate(&g, 0));
+    cudaGraphNode_t copy, a, b, c, m, d;
+    CHECK(cudaGraphAddMemcpyNode1D(&copy, g, nullptr, 0, out.data(), y, N / 2 * sizeof(int), cudaMemcpyDeviceToHost));
+    int one = 1, ten = 10, three = 3, half = N / 2, n = N;
+    int *xb = x + N / 2;
+    void *fa[] = {&x, &one, &n}, *fb[] = {&x, &ten, &half}, *fc[] = {&xb, &three, &half}, *fd[] = {&y, &x, &half};
+    cudaKernelNodeParams pa = kparams((void *)fill, fa), pb = kparams((void *)add_const, fb),
+                         pc = kparams((void *)scale, fc), pd = kparams((void *)sum_halves, fd);
+    CHECK(cudaGraphAddKernelNode(&a, g, nullptr, 0, &pa));
+    one = 999; // the node took a copy of the arguments
+    CHECK(cudaGraphAddKernelNode(&b, g, &a, 1, &pb));
+    CHECK(cudaGraphAddKernelNode(&c, g, &a, 1, &pc));
+    cudaMemsetParams mp = {};
+    mp.dst = y;
+    mp.value = 0x7f;
+    mp.elementSize = 4;
+    mp.width = N / 2;
+    mp.height = 1;
+    CHECK(cudaGraphAddMemsetNode(&m, g, nullptr, 0, &mp));
+    cudaGraphNode_t dd[] = {b, c, m};
+    CHECK(cudaGraphAddKernelNode(&d, g, dd, 3, &pd));
+    CHECK(cudaGraphAddDependencies(g, &d, &copy, nullptr, 1));
+    size_t roots = 0, edges = 0;
+    CHECK(cudaGraphGetRootNodes(g, nullptr, &roots));
+    CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges));
+    EXPECT(roots == 2 && edges == 6);
+    std::vector<cudaGraphNode_t> from(edges), to(edges);
+    CHECK(cudaGraphGetEdges(g, from.data(), to.data(), nullptr, &edges));
+    int into_d = 0;
+    for (size_t i = 0; i < edges; i++) into_d += to[i] == d;
+    EXPECT(into_d == 3);
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    CHECK(cudaGraphLaunch(ge, 0));
+    CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < N / 2; i++) EXPECT(out[i] == (1 + 10) + 1 * 3);
+    // the same graph as a child of another, followed by a host node; and a clone of the parent
+    cudaGraph_t parent, copy_of_parent;
+    cudaGraphNode_t child, host;
+    CHECK(cudaGraphCreate(&parent, 0));
+    CHECK(cudaGraphAddChildGraphNode(&child, parent, nullptr, 0, g));
+    int by = 5;
+    cudaHostNodeParams hp = {count_call, &by};
+    CHECK(cudaGraphAddHostNode(&host, parent, &child, 1, &hp));
+    CHECK(cudaGraphClone(&copy_of_parent, parent));
+    cudaGraphExec_t pe;
+    CHECK(cudaGraphInstantiate(&pe, copy_of_parent, 0));
+    std::fill(out.begin(), out.end(), -1);
+    CHECK(cudaGraphLaunch(pe, 0));
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(host_calls == 5);
+    for (int i = 0; i < N / 2; i++) EXPECT(out[i] == 14);
+    CHECK(cudaGraphExecDestroy(pe));
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(copy_of_parent));
+    CHECK(cudaGraphDestroy(parent));
+    CHECK(cudaGraphDestroy(g));
+    return 0;
+}
+
+// Changing a kernel argument of an instantiated graph between launches, directly and by update.
+static int set_params() {
+    int *x;
+    std::vector<int> out(N, -1);
+    CHECK(cudaMalloc(&x, N * sizeof(int)));
+    cudaGraph_t g;
+    CHECK(cudaGraphCreate(&g, 0));
+    int v = 1, n = N;
+    void *args[] = {&x, &v, &n};
+    cudaKernelNodeParams p = kparams((void *)fill, args);
+    cudaGraphNode_t k, cp;
+    CHECK(cudaGraphAddKernelNode(&k, g, nullptr, 0, &p));
+    CHECK(cudaGraphAddMemcpyNode1D(&cp, g, &k, 1, out.data(), x, N * sizeof(int), cudaMemcpyDeviceToHost));
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    CHECK(cudaGraphLaunch(ge, 0));
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(out[0] == 1 && out[N - 1] == 1);
+    v = 7;
+    CHECK(cudaGraphExecKernelNodeSetParams(ge, k, &p));
+    CHECK(cudaGraphLaunch(ge, 0));
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(out[0] == 7 && out[N - 1] == 7);
+    cudaKernelNodeParams got;
+    CHECK(cudaGraphKernelNodeGetParams(k, &got));
+    EXPECT(*(int *)got.kernelParams[1] == 1); // the graph's own node kept its value
+    v = 9;
+    CHECK(cudaGraphKernelNodeSetParams(k, &p));
+    cudaGraphExecUpdateResultInfo info;
+    CHECK(cudaGraphExecUpdate(ge, g, &info));
+    EXPECT(info.result == cudaGraphExecUpdateSuccess);
+    CHECK(cudaGraphLaunch(ge, 0));
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(out[0] == 9 && out[N - 1] == 9);
+    cudaGraphNode_t extra;
+    CHECK(cudaGraphAddEmptyNode(&extra, g, nullptr, 0));
+    EXPECT(cudaGraphExecUpdate(ge, g, &info) == cudaErrorGraphExecUpdateFailure);
+    EXPECT(info.result == cudaGraphExecUpdateErrorTopologyChanged);
+    CHECK(cudaGetLastError() == cudaErrorGraphExecUpdateFailure ? cudaSuccess : cudaErrorUnknown);
+    CHECK(cudaGraphLaunch(ge, 0)); // unchanged by the failed update
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(out[0] == 9);
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g));
+    return 0;
+}
+
+// Two streams in one capture: s2 joins through an event recorded on s1 and rejoins through one of its own.
+static int fork_join() {
+    int *a, *b, *c;
+    std::vector<int> out(N, -1);
+    CHECK(cudaMalloc(&a, N * sizeof(int)));
+    CHECK(cudaMalloc(&b, N * sizeof(int)));
+    CHECK(cudaMalloc(&c, N * sizeof(int)));
+    cudaStream_t s1, s2;
+    cudaEvent_t forked, joined;
+    CHECK(cudaStreamCreate(&s1));
+    CHECK(cudaStreamCreate(&s2));
+    CHECK(cudaEventCreateWithFlags(&forked, cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
+    CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+    fill<<<B, T, 0, s1>>>(a, 2, N);
+    CHECK(cudaEventRecord(forked, s1));
+    CHECK(cudaStreamWaitEvent(s2, forked, 0));
+    cudaStreamCaptureStatus st;
+    CHECK(cudaStreamIsCapturing(s2, &st));
+    EXPECT(st == cudaStreamCaptureStatusActive);
+    CHECK(cudaMemcpyAsync(b, a, N * sizeof(int), cudaMemcpyDeviceToDevice, s2));
+    scale<<<B, T, 0, s2>>>(b, 10, N);              // b = 20
+    CHECK(cudaMemcpyAsync(c, a, N * sizeof(int), cudaMemcpyDeviceToDevice, s1));
+    add_const<<<B, T, 0, s1>>>(c, 5, N);           // c = 7
+    CHECK(cudaEventRecord(joined, s2));
+    CHECK(cudaStreamWaitEvent(s1, joined, 0));
+    add_to<<<B, T, 0, s1>>>(c, b, N);              // c = 27
+    CHECK(cudaMemcpyAsync(out.data(), c, N * sizeof(int), cudaMemcpyDeviceToHost, s1));
+    cudaGraph_t g;
+    CHECK(cudaStreamEndCapture(s1, &g));
+    CHECK(cudaStreamIsCapturing(s2, &st));
+    EXPECT(st == cudaStreamCaptureStatusNone);
+    size_t nn = 0, ne = 0, roots = 0;
+    CHECK(cudaGraphGetNodes(g, nullptr, &nn));
+    CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &ne));
+    CHECK(cudaGraphGetRootNodes(g, nullptr, &roots));
+    printf("fork_join nodes %zu edges %zu roots %zu\n", nn, ne, roots);
+    EXPECT(nn == 7 && ne == 7 && roots == 1);
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    CHECK(cudaGraphLaunch(ge, s2));
+    CHECK(cudaStreamSynchronize(s2));
+    for (int i = 0; i < N; i++) EXPECT(out[i] == 27);
+    // a fork that is never joined back cannot end the capture
+    CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+    CHECK(cudaEventRecord(forked, s1));
+    CHECK(cudaStreamWaitEvent(s2, forked, 0));
+    fill<<<B, T, 0, s2>>>(a, 3, N);
+    cudaGraph_t bad = (cudaGraph_t)0x1;
+    EXPECT(cudaStreamEndCapture(s1, &bad) == cudaErrorStreamCaptureUnjoined);
+    EXPECT(bad == nullptr);
+    CHECK(cudaStreamIsCapturing(s2, &st));
+    EXPECT(st == cudaStreamCaptureStatusNone);
+    cudaGetLastError();
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g));
+    return 0;
+}
+
+// Calls CUDA forbids during a capture, and what the capture is afterwards.
+static int capture_errors() {
+    int *a;
+    std::vector<int> h(N, 5);
+    CHECK(cudaMalloc(&a, N * sizeof(int)));
+    CHECK(cudaMemcpy(a, h.data(), N * sizeof(int), cudaMemcpyHostToDevice));
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    EXPECT(cudaStreamBeginCapture(0, cudaStreamCaptureModeGlobal) == cudaErrorStreamCaptureUnsupported);
+    cudaGraph_t g = nullptr;
+    EXPECT(cudaStreamEndCapture(s, &g) == cudaErrorIllegalState);
+    cudaGetLastError();
+
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    EXPECT(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaErrorIllegalState);
+    EXPECT(cudaGetLastError() == cudaErrorIllegalState);
+    fill<<<B, T, 0, s>>>(a, 1, N);
+    CHECK(cudaGetLastError());
+    EXPECT(cudaMemcpy(h.data(), a, N * sizeof(int), cudaMemcpyDeviceToHost) == cudaErrorStreamCaptureUnsupported);
+    cudaStreamCaptureStatus st;
+    CHECK(cudaStreamIsCapturing(s, &st));
+    EXPECT(st == cudaStreamCaptureStatusInvalidated);
+    fill<<<B, T, 0, s>>>(a, 2, N);
+    EXPECT(cudaGetLastError() == cudaErrorStreamCaptureInvalidated);
+    EXPECT(cudaStreamEndCapture(s, &g) == cudaErrorStreamCaptureInvalidated);
+    EXPECT(g == nullptr);
+    CHECK(cudaStreamIsCapturing(s, &st));
+    EXPECT(st == cudaStreamCaptureStatusNone);
+    cudaGetLastError();
+
+    // synchronising the capturing stream, and allocating in the global mode, are refused too
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    EXPECT(cudaStreamSynchronize(s) == cudaErrorStreamCaptureUnsupported);
+    EXPECT(cudaStreamEndCapture(s, &g) == cudaErrorStreamCaptureInvalidated);
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    int *b = nullptr;
+    EXPECT(cudaMalloc(&b, 64) == cudaErrorStreamCaptureUnsupported);
+    EXPECT(cudaStreamEndCapture(s, &g) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+
+    // ... unless this thread says relaxed (cudaThreadExchangeStreamCaptureMode), or the capture is relaxed
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    EXPECT(mode == cudaStreamCaptureModeGlobal);
+    CHECK(cudaMalloc(&b, 64));
+    CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    EXPECT(mode == cudaStreamCaptureModeRelaxed);
+    fill<<<B, T, 0, s>>>(a, 3, N);
+    CHECK(cudaStreamEndCapture(s, &g));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    CHECK(cudaFree(b));
+    CHECK(cudaStreamEndCapture(s, &g));
+    CHECK(cudaGraphDestroy(g));
+
+    // nothing captured ran, and the device is still healthy
+    CHECK(cudaMemcpy(h.data(), a, N * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++) EXPECT(h[i] == 5);
+    fill<<<B, T, 0, s>>>(a, 4, N);
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaMemcpy(h.data(), a, N * sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT(h[0] == 4 && h[N - 1] == 4);
+    return 0;
+}
+
+// One graph launched many times: every launch runs every node once.
+static int many_launches(int count) {
+    int *c;
+    CHECK(cudaMalloc(&c, 2 * sizeof(int)));
+    CHECK(cudaMemset(c, 0, 2 * sizeof(int)));
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    bump<<<1, 32, 0, s>>>(c, 1);
+    bump<<<1, 32, 0, s>>>(c + 1, 2);
+    cudaGraph_t g;
+    CHECK(cudaStreamEndCapture(s, &g));
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiateWithFlags(&ge, g, 0));
+    for (int i = 0; i < count; i++) CHECK(cudaGraphLaunch(ge, s));
+    CHECK(cudaStreamSynchronize(s));
+    int h[2];
+    CHECK(cudaMemcpy(h, c, sizeof h, cudaMemcpyDeviceToHost));
+    printf("launches %d count %d %d\n", count, h[0], h[1]);
+    EXPECT(h[0] == count && h[1] == 2 * count);
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g));
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "";
+    int rc = 1;
+    if (!strcmp(mode, "capture")) rc = captured_sequence();
+    else if (!strcmp(mode, "diamond")) rc = diamond();
+    else if (!strcmp(mode, "set_params")) rc = set_params();
+    else if (!strcmp(mode, "fork_join")) rc = fork_join();
+    else if (!strcmp(mode, "capture_errors")) rc = capture_errors();
+    else if (!strcmp(mode, "launch1000")) rc = many_launches(1000);
+    else printf("unknown mode %s\n", mode);
+    if (rc == 0) printf("OK graphs %s\n", mode);
+    return rc;
+}
