@@ -1937,12 +1937,6 @@ int cuStreamBeginCaptureToGraph()
     return rgpu_unsupported(RGPU_DRIVER, "cuStreamBeginCaptureToGraph");
 }
 
-/* cuStreamGetCaptureInfo_v3: not supported: the driver's capture info (v2/v3 signatures) is not mapped yet; cudaStreamGetCaptureInfo is */
-int cuStreamGetCaptureInfo_v3()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCaptureInfo_v3");
-}
-
 /* cuStreamUpdateCaptureDependencies_v2: not supported: editing capture dependencies is not implemented yet */
 int cuStreamUpdateCaptureDependencies_v2()
 {
@@ -2466,205 +2460,103 @@ int cuFuncSetSharedMemConfig(void * hfunc, int config)
     return rc;
 }
 
-/* cuGraphAddKernelNode_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphAddKernelNode_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddKernelNode_v2");
-}
-
-/* cuGraphKernelNodeGetParams_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphKernelNodeGetParams_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeGetParams_v2");
-}
-
-/* cuGraphKernelNodeSetParams_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphKernelNodeSetParams_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeSetParams_v2");
-}
-
-/* cuGraphAddMemcpyNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphAddMemcpyNode: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
 int cuGraphAddMemcpyNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemcpyNode");
 }
 
-/* cuGraphMemcpyNodeGetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphMemcpyNodeGetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
 int cuGraphMemcpyNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemcpyNodeGetParams");
 }
 
-/* cuGraphMemcpyNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphMemcpyNodeSetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
 int cuGraphMemcpyNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemcpyNodeSetParams");
 }
 
-/* cuGraphAddMemsetNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphAddMemsetNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemsetNode");
-}
-
-/* cuGraphMemsetNodeGetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphMemsetNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemsetNodeGetParams");
-}
-
-/* cuGraphMemsetNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphMemsetNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemsetNodeSetParams");
-}
-
-/* cuGraphAddHostNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphAddHostNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddHostNode");
-}
-
-/* cuGraphHostNodeGetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphHostNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphHostNodeGetParams");
-}
-
-/* cuGraphHostNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphHostNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphHostNodeSetParams");
-}
-
-/* cuGraphAddChildGraphNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphAddChildGraphNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddChildGraphNode");
-}
-
-/* cuGraphChildGraphNodeGetGraph: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphChildGraphNodeGetGraph()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphChildGraphNodeGetGraph");
-}
-
-/* cuGraphAddEventRecordNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphAddEventRecordNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddEventRecordNode");
-}
-
-/* cuGraphEventRecordNodeGetEvent: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphEventRecordNodeGetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphEventRecordNodeGetEvent");
-}
-
-/* cuGraphEventRecordNodeSetEvent: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphEventRecordNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphEventRecordNodeSetEvent");
-}
-
-/* cuGraphAddEventWaitNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphAddEventWaitNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddEventWaitNode");
-}
-
-/* cuGraphEventWaitNodeGetEvent: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphEventWaitNodeGetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphEventWaitNodeGetEvent");
-}
-
-/* cuGraphEventWaitNodeSetEvent: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphEventWaitNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphEventWaitNodeSetEvent");
-}
-
-/* cuGraphAddExternalSemaphoresSignalNode: not supported: external memory and semaphores are not forwarded */
+/* cuGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded */
 int cuGraphAddExternalSemaphoresSignalNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddExternalSemaphoresSignalNode");
 }
 
-/* cuGraphExternalSemaphoresSignalNodeGetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExternalSemaphoresSignalNodeGetParams: not supported: external semaphores are not forwarded */
 int cuGraphExternalSemaphoresSignalNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresSignalNodeGetParams");
 }
 
-/* cuGraphExternalSemaphoresSignalNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
 int cuGraphExternalSemaphoresSignalNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cuGraphAddExternalSemaphoresWaitNode: not supported: external memory and semaphores are not forwarded */
+/* cuGraphAddExternalSemaphoresWaitNode: not supported: external semaphores are not forwarded */
 int cuGraphAddExternalSemaphoresWaitNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddExternalSemaphoresWaitNode");
 }
 
-/* cuGraphExternalSemaphoresWaitNodeGetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExternalSemaphoresWaitNodeGetParams: not supported: external semaphores are not forwarded */
 int cuGraphExternalSemaphoresWaitNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresWaitNodeGetParams");
 }
 
-/* cuGraphExternalSemaphoresWaitNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
 int cuGraphExternalSemaphoresWaitNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cuGraphAddBatchMemOpNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphAddBatchMemOpNode: not supported: batched memory operations are not forwarded */
 int cuGraphAddBatchMemOpNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddBatchMemOpNode");
 }
 
-/* cuGraphBatchMemOpNodeGetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphBatchMemOpNodeGetParams: not supported: batched memory operations are not forwarded */
 int cuGraphBatchMemOpNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphBatchMemOpNodeGetParams");
 }
 
-/* cuGraphBatchMemOpNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphBatchMemOpNodeSetParams: not supported: batched memory operations are not forwarded */
 int cuGraphBatchMemOpNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphBatchMemOpNodeSetParams");
 }
 
-/* cuGraphExecBatchMemOpNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphExecBatchMemOpNodeSetParams: not supported: batched memory operations are not forwarded */
 int cuGraphExecBatchMemOpNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecBatchMemOpNodeSetParams");
 }
 
-/* cuGraphAddMemAllocNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphAddMemAllocNode: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
 int cuGraphAddMemAllocNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemAllocNode");
 }
 
-/* cuGraphMemAllocNodeGetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphMemAllocNodeGetParams: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
 int cuGraphMemAllocNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemAllocNodeGetParams");
 }
 
-/* cuGraphAddMemFreeNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphAddMemFreeNode: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
 int cuGraphAddMemFreeNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemFreeNode");
 }
 
-/* cuGraphMemFreeNodeGetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphMemFreeNodeGetParams: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
 int cuGraphMemFreeNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemFreeNodeGetParams");
@@ -2681,205 +2573,103 @@ int cuDeviceGraphMemTrim(int32_t device)
     return rc;
 }
 
-/* cuDeviceGetGraphMemAttribute: not supported: CUDA graphs are not forwarded yet */
+/* cuDeviceGetGraphMemAttribute: not supported: graph memory nodes are not implemented yet */
 int cuDeviceGetGraphMemAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetGraphMemAttribute");
 }
 
-/* cuDeviceSetGraphMemAttribute: not supported: CUDA graphs are not forwarded yet */
+/* cuDeviceSetGraphMemAttribute: not supported: graph memory nodes are not implemented yet */
 int cuDeviceSetGraphMemAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuDeviceSetGraphMemAttribute");
 }
 
-/* cuGraphNodeFindInClone: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphNodeFindInClone()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeFindInClone");
-}
-
-/* cuGraphNodeGetDependencies_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphNodeGetDependencies_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeGetDependencies_v2");
-}
-
-/* cuGraphNodeGetDependentNodes_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphNodeGetDependentNodes_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeGetDependentNodes_v2");
-}
-
-/* cuGraphRemoveDependencies_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphRemoveDependencies_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphRemoveDependencies_v2");
-}
-
-/* cuGraphDestroyNode: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphDestroyNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphDestroyNode");
-}
-
-/* cuGraphInstantiateWithParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphInstantiateWithParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphInstantiateWithParams");
-}
-
-/* cuGraphExecGetFlags: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphExecGetFlags()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecGetFlags");
-}
-
-/* cuGraphExecKernelNodeSetParams_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphExecKernelNodeSetParams_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecKernelNodeSetParams_v2");
-}
-
-/* cuGraphExecMemcpyNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphExecMemcpyNodeSetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
 int cuGraphExecMemcpyNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecMemcpyNodeSetParams");
 }
 
-/* cuGraphExecMemsetNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphExecMemsetNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecMemsetNodeSetParams");
-}
-
-/* cuGraphExecHostNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphExecHostNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecHostNodeSetParams");
-}
-
-/* cuGraphExecChildGraphNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphExecChildGraphNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecChildGraphNodeSetParams");
-}
-
-/* cuGraphExecEventRecordNodeSetEvent: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphExecEventRecordNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecEventRecordNodeSetEvent");
-}
-
-/* cuGraphExecEventWaitNodeSetEvent: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphExecEventWaitNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecEventWaitNodeSetEvent");
-}
-
-/* cuGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
 int cuGraphExecExternalSemaphoresSignalNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cuGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
 int cuGraphExecExternalSemaphoresWaitNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cuGraphNodeSetEnabled: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphNodeSetEnabled()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeSetEnabled");
-}
-
-/* cuGraphNodeGetEnabled: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphNodeGetEnabled()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeGetEnabled");
-}
-
-/* cuGraphUpload: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphUpload()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphUpload");
-}
-
-/* cuGraphExecUpdate_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
-int cuGraphExecUpdate_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecUpdate_v2");
-}
-
-/* cuGraphKernelNodeCopyAttributes: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet */
 int cuGraphKernelNodeCopyAttributes()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeCopyAttributes");
 }
 
-/* cuGraphKernelNodeGetAttribute: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet */
 int cuGraphKernelNodeGetAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeGetAttribute");
 }
 
-/* cuGraphKernelNodeSetAttribute: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet */
 int cuGraphKernelNodeSetAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeSetAttribute");
 }
 
-/* cuUserObjectCreate: not supported: graph user objects are not forwarded yet */
+/* cuUserObjectCreate: not supported: graph user objects are not implemented yet */
 int cuUserObjectCreate()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectCreate");
 }
 
-/* cuUserObjectRetain: not supported: graph user objects are not forwarded yet */
+/* cuUserObjectRetain: not supported: graph user objects are not implemented yet */
 int cuUserObjectRetain()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectRetain");
 }
 
-/* cuUserObjectRelease: not supported: graph user objects are not forwarded yet */
+/* cuUserObjectRelease: not supported: graph user objects are not implemented yet */
 int cuUserObjectRelease()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectRelease");
 }
 
-/* cuGraphRetainUserObject: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphRetainUserObject: not supported: graph user objects are not implemented yet */
 int cuGraphRetainUserObject()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphRetainUserObject");
 }
 
-/* cuGraphReleaseUserObject: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphReleaseUserObject: not supported: graph user objects are not implemented yet */
 int cuGraphReleaseUserObject()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphReleaseUserObject");
 }
 
-/* cuGraphAddNode_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphAddNode_v2: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet */
 int cuGraphAddNode_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddNode_v2");
 }
 
-/* cuGraphNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet */
 int cuGraphNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeSetParams");
 }
 
-/* cuGraphExecNodeSetParams: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphExecNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet */
 int cuGraphExecNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecNodeSetParams");
 }
 
-/* cuGraphConditionalHandleCreate: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet */
 int cuGraphConditionalHandleCreate()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphConditionalHandleCreate");
@@ -3528,43 +3318,43 @@ int cuDeviceGetP2PAtomicCapabilities()
     return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetP2PAtomicCapabilities");
 }
 
-/* cuGraphicsUnregisterResource: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphicsUnregisterResource: not supported: graphics interop needs a local display */
 int cuGraphicsUnregisterResource()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsUnregisterResource");
 }
 
-/* cuGraphicsSubResourceGetMappedArray: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphicsSubResourceGetMappedArray: not supported: graphics interop needs a local display */
 int cuGraphicsSubResourceGetMappedArray()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsSubResourceGetMappedArray");
 }
 
-/* cuGraphicsResourceGetMappedMipmappedArray: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphicsResourceGetMappedMipmappedArray: not supported: graphics interop needs a local display */
 int cuGraphicsResourceGetMappedMipmappedArray()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsResourceGetMappedMipmappedArray");
 }
 
-/* cuGraphicsResourceGetMappedPointer_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphicsResourceGetMappedPointer_v2: not supported: graphics interop needs a local display */
 int cuGraphicsResourceGetMappedPointer_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsResourceGetMappedPointer_v2");
 }
 
-/* cuGraphicsResourceSetMapFlags_v2: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphicsResourceSetMapFlags_v2: not supported: graphics interop needs a local display */
 int cuGraphicsResourceSetMapFlags_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsResourceSetMapFlags_v2");
 }
 
-/* cuGraphicsMapResources: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphicsMapResources: not supported: graphics interop needs a local display */
 int cuGraphicsMapResources()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsMapResources");
 }
 
-/* cuGraphicsUnmapResources: not supported: driver graph nodes (CUDA_*_NODE_PARAMS, contexts) are not mapped yet; the runtime's cudaGraph* are */
+/* cuGraphicsUnmapResources: not supported: graphics interop needs a local display */
 int cuGraphicsUnmapResources()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsUnmapResources");
@@ -5490,46 +5280,22 @@ int cudaLogsDumpToMemory()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLogsDumpToMemory");
 }
 
-/* cudaGraphKernelNodeCopyAttributes: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
+/* cudaGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet */
 int cudaGraphKernelNodeCopyAttributes()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeCopyAttributes");
 }
 
-/* cudaGraphKernelNodeGetAttribute: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
+/* cudaGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet */
 int cudaGraphKernelNodeGetAttribute()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeGetAttribute");
 }
 
-/* cudaGraphKernelNodeSetAttribute: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
+/* cudaGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet */
 int cudaGraphKernelNodeSetAttribute()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeSetAttribute");
-}
-
-/* cudaGraphMemcpyNodeSetParamsToSymbol: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphMemcpyNodeSetParamsToSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemcpyNodeSetParamsToSymbol");
-}
-
-/* cudaGraphMemcpyNodeSetParamsFromSymbol: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphMemcpyNodeSetParamsFromSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemcpyNodeSetParamsFromSymbol");
-}
-
-/* cudaGraphEventRecordNodeSetEvent: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphEventRecordNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphEventRecordNodeSetEvent");
-}
-
-/* cudaGraphEventWaitNodeSetEvent: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphEventWaitNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphEventWaitNodeSetEvent");
 }
 
 /* cudaGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded */
@@ -5603,64 +5369,16 @@ int cudaDeviceGraphMemTrim(int32_t device)
     return rc;
 }
 
-/* cudaDeviceGetGraphMemAttribute: not supported: CUDA graphs are not forwarded yet */
+/* cudaDeviceGetGraphMemAttribute: not supported: graph memory nodes are not implemented yet */
 int cudaDeviceGetGraphMemAttribute()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetGraphMemAttribute");
 }
 
-/* cudaDeviceSetGraphMemAttribute: not supported: CUDA graphs are not forwarded yet */
+/* cudaDeviceSetGraphMemAttribute: not supported: graph memory nodes are not implemented yet */
 int cudaDeviceSetGraphMemAttribute()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceSetGraphMemAttribute");
-}
-
-/* cudaGraphRemoveDependencies: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphRemoveDependencies()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphRemoveDependencies");
-}
-
-/* cudaGraphDestroyNode: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphDestroyNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphDestroyNode");
-}
-
-/* cudaGraphExecGetFlags: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphExecGetFlags()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecGetFlags");
-}
-
-/* cudaGraphExecMemcpyNodeSetParamsToSymbol: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphExecMemcpyNodeSetParamsToSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsToSymbol");
-}
-
-/* cudaGraphExecMemcpyNodeSetParamsFromSymbol: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphExecMemcpyNodeSetParamsFromSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsFromSymbol");
-}
-
-/* cudaGraphExecChildGraphNodeSetParams: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphExecChildGraphNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecChildGraphNodeSetParams");
-}
-
-/* cudaGraphExecEventRecordNodeSetEvent: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphExecEventRecordNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecEventRecordNodeSetEvent");
-}
-
-/* cudaGraphExecEventWaitNodeSetEvent: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphExecEventWaitNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecEventWaitNodeSetEvent");
 }
 
 /* cudaGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
@@ -5675,31 +5393,19 @@ int cudaGraphExecExternalSemaphoresWaitNodeSetParams()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cudaGraphNodeSetEnabled: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphNodeSetEnabled()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeSetEnabled");
-}
-
-/* cudaGraphNodeGetEnabled: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
-int cudaGraphNodeGetEnabled()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeGetEnabled");
-}
-
-/* cudaUserObjectCreate: not supported: graph user objects are not forwarded yet */
+/* cudaUserObjectCreate: not supported: graph user objects are not implemented yet */
 int cudaUserObjectCreate()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectCreate");
 }
 
-/* cudaUserObjectRetain: not supported: graph user objects are not forwarded yet */
+/* cudaUserObjectRetain: not supported: graph user objects are not implemented yet */
 int cudaUserObjectRetain()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectRetain");
 }
 
-/* cudaUserObjectRelease: not supported: graph user objects are not forwarded yet */
+/* cudaUserObjectRelease: not supported: graph user objects are not implemented yet */
 int cudaUserObjectRelease()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectRelease");
@@ -5717,19 +5423,19 @@ int cudaGraphReleaseUserObject()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphReleaseUserObject");
 }
 
-/* cudaGraphAddNode: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
+/* cudaGraphAddNode: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet */
 int cudaGraphAddNode()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddNode");
 }
 
-/* cudaGraphNodeSetParams: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
+/* cudaGraphNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet */
 int cudaGraphNodeSetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeSetParams");
 }
 
-/* cudaGraphExecNodeSetParams: not supported: this graph node kind or operation is not implemented in the client-side graphs yet */
+/* cudaGraphExecNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet */
 int cudaGraphExecNodeSetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecNodeSetParams");

@@ -148,6 +148,25 @@ rgpu_graph *rgpu_graph_clone(const rgpu_graph *g) {
     return c;
 }
 
+void rgpu_graph_remove(rgpu_gnode *n) {
+    rgpu_graph *g = n->graph;
+    for (int i = 0; i < g->n; i++) {
+        rgpu_gnode *m = g->nodes[i];
+        int k = 0;
+        for (int d = 0; d < m->ndeps; d++)
+            if (m->deps[d] != n) m->deps[k++] = m->deps[d];
+        m->ndeps = k;
+    }
+    for (int i = n->index + 1; i < g->n; i++) {
+        g->nodes[i - 1] = g->nodes[i];
+        g->nodes[i - 1]->index = i - 1;
+    }
+    g->n--;
+    rgpu_node_clear(n);
+    free(n->deps);
+    free(n);
+}
+
 rgpu_gnode **rgpu_graph_order(const rgpu_graph *g, int *rc) {
     int n = g->n;
     rgpu_gnode **order = malloc((n ? n : 1) * sizeof *order);
@@ -222,6 +241,7 @@ static int replay_node(int face, rgpu_gnode *n, void *stream) {
  * branches are not run concurrently (the software GPU runs one kernel at a time anyway). */
 int rgpu_graph_replay(int face, rgpu_gnode **order, int n, void *stream) {
     for (int i = 0; i < n; i++) {
+        if (order[i]->disabled) continue;
         int rc = replay_node(face, order[i], stream);
         if (rc) return rgpu_record(face, rc);
     }

@@ -54,6 +54,7 @@ struct rgpu_gnode {
     rgpu_graph *graph;
     int index;              /* position in graph->nodes: the same node of a clone or an executable graph */
     int type;
+    int disabled;           /* of an executable graph's node: cudaGraphNodeSetEnabled(..., 0) */
     rgpu_gnode **deps;
     int ndeps, capdeps;
     union {
@@ -90,6 +91,8 @@ void rgpu_node_clear(rgpu_gnode *n);       /* frees what the node's parameters o
 int rgpu_node_copy_params(rgpu_gnode *dst, const rgpu_gnode *src); /* deep copy, same type */
 /* Topological order (Kahn, ties in creation order); NULL and *rc when the graph has a cycle. */
 rgpu_gnode **rgpu_graph_order(const rgpu_graph *g, int *rc);
+/* Takes n out of its graph with its edges (later nodes move down one index). */
+void rgpu_graph_remove(rgpu_gnode *n);
 /* Issues the nodes in order onto stream; the first failure is returned. */
 int rgpu_graph_replay(int face, rgpu_gnode **order, int n, void *stream);
 
@@ -99,6 +102,9 @@ int rgpu_kernel_node_set(int face, rgpu_kernel_node *k, const void *func, const 
                          unsigned shmem, void **args, void **extra, void *stream);
 int rgpu_kernel_node_fill(rgpu_kernel_node *k, int face, const void *func, void *fn, const rgpu_layout *l,
                           const unsigned g[3], const unsigned b[3], unsigned shmem, const void *buf, size_t n);
+
+/* graph_exec.c: the executable graph's copy of a node of the graph it was instantiated from */
+rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type);
 
 /* launch.c: the pieces of a launch that graphs reuse */
 int rgpu_launch_target(int face, const void *func, void *stream, void **fn, const rgpu_layout **layout);

@@ -61,6 +61,12 @@ static int exec_destroy(int face, rgpu_graph_exec *e) {
     return 0;
 }
 int cudaGraphExecDestroy(rgpu_graph_exec *e) { return exec_destroy(RGPU_RUNTIME, e); }
+
+int cudaGraphExecGetFlags(rgpu_graph_exec *e, unsigned long long *flags) {
+    if (!e || !flags) return rgpu_invalid_value(RGPU_RUNTIME);
+    *flags = e->flags;
+    return 0;
+}
 int cuGraphExecDestroy(rgpu_graph_exec *e) { return exec_destroy(RGPU_DRIVER, e); }
 
 static int launch(int face, rgpu_graph_exec *e, void *stream) {
@@ -78,11 +84,12 @@ int cudaGraphUpload(rgpu_graph_exec *e, void *stream) { return e ? 0 : rgpu_inva
 /* ---- updates ------------------------------------------------------------------------------------- */
 
 /* The executable graph's copy of a node of the graph it was instantiated from. */
-static rgpu_gnode *exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type) {
+rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type) {
     if (!e || !n || n->graph != e->source || n->index >= e->graph->n) return NULL;
     rgpu_gnode *m = e->graph->nodes[n->index];
-    return m->type == type && n->type == type ? m : NULL;
+    return m->type == n->type && (type < 0 || m->type == type) ? m : NULL;
 }
+#define exec_node rgpu_exec_node
 
 int cudaGraphExecKernelNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, const void *p) {
     rgpu_gnode *m = exec_node(e, n, NODE_KERNEL);

@@ -3,11 +3,13 @@ mode; graphs live in the client library and are replayed through the ordinary la
 onto a software-GPU server, so the results are the device's own."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import PROGRAMS, run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -45,3 +47,27 @@ def test_graph_launched_a_thousand_times(cuda_program, sim_server):
     out = _graphs(cuda_program, sim_server, "launch1000")
     m = re.search(r"launches (\d+) count (\d+) (\d+)", out)
     assert m and m.groups() == ("1000", "1000", "2000")
+
+
+CUDA12_NAMES = ["cudaMalloc", "cudaMemcpy", "cudaMemsetAsync", "cudaStreamCreate", "cudaStreamSynchronize",
+                "cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaStreamGetCaptureInfo", "cudaGraphCreate",
+                "cudaGraphAddEmptyNode", "cudaGraphAddDependencies", "cudaGraphGetEdges",
+                "cudaGraphNodeGetDependencies", "cudaGraphNodeGetDependentNodes", "cudaGraphInstantiate",
+                "cudaGraphLaunch"]
+
+
+def test_cuda12_signatures_of_graph_and_capture_calls(tmp_path, sim_server, libdir):
+    """A CUDA 12 binary calls cudaStreamGetCaptureInfo, cudaGraphGetEdges... with no edge-data
+    parameter; the libcudart.so.12 version node must give it those signatures."""
+    stub = "".join(f"int {n}() {{ return 35; }}\n" for n in CUDA12_NAMES)
+    (tmp_path / "stub.c").write_text(stub + 'const char *cudaGetErrorName(int e) { return "stand-in"; }\n')
+    (tmp_path / "v.map").write_text("libcudart.so.12 { global: cuda*; local: *; };\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "libcudart.so"), str(tmp_path / "stub.c"),
+                    "-Wl,-soname,libcudart.so.12", f"-Wl,--version-script={tmp_path / 'v.map'}"], check=True)
+    exe = tmp_path / "cuda12_graphs"
+    subprocess.run(["gcc", "-o", str(exe), str(PROGRAMS / "cuda12_graphs.c"), f"-L{tmp_path}", "-lcudart"],
+                   check=True)
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    env.update(LD_LIBRARY_PATH=str(libdir), RGPU_SERVER=sim_server)
+    p = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0 and "OK cuda12_graphs" in p.stdout, p.stdout + p.stderr
