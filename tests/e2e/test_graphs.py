@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from tests.conftest import PROGRAMS, run_cli
+from tests.support import cudabuild
 
 pytestmark = pytest.mark.e2e
 
@@ -71,3 +72,10 @@ def test_cuda12_signatures_of_graph_and_capture_calls(tmp_path, sim_server, libd
     env.update(LD_LIBRARY_PATH=str(libdir), RGPU_SERVER=sim_server)
     p = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 0 and "OK cuda12_graphs" in p.stdout, p.stdout + p.stderr
+
+
+def test_driver_api_graphs_and_capture(cuda_program, sim_server):
+    saxpy = cudabuild.build(PROGRAMS / "saxpy_module.cu", "ptx")
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_graphs")), str(saxpy))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "OK driver_graphs" in p.stdout
