@@ -15,8 +15,8 @@ from tests.support import cudabuild
 pytestmark = pytest.mark.e2e
 
 
-def _graphs(cuda_program, url, mode):
-    p = run_cli("run", "--server", url, "--", str(cuda_program("graphs")), mode, timeout=300)
+def _graphs(cuda_program, url, mode, *args):
+    p = run_cli("run", "--server", url, "--", str(cuda_program("graphs")), mode, *args, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"OK graphs {mode}" in p.stdout, p.stdout + p.stderr
     return p.stdout
@@ -48,6 +48,12 @@ def test_graph_launched_a_thousand_times(cuda_program, sim_server):
     out = _graphs(cuda_program, sim_server, "launch1000")
     m = re.search(r"launches (\d+) count (\d+) (\d+)", out)
     assert m and m.groups() == ("1000", "1000", "2000")
+
+
+def test_symbol_pitched_host_and_event_nodes_and_graph_edits(cuda_program, sim_server, tmp_path):
+    dot = tmp_path / "graph.dot"
+    _graphs(cuda_program, sim_server, "other_nodes", str(dot))
+    assert dot.read_text().startswith("digraph")
 
 
 CUDA12_NAMES = ["cudaMalloc", "cudaMemcpy", "cudaMemsetAsync", "cudaStreamCreate", "cudaStreamSynchronize",

@@ -29,6 +29,7 @@ __global__ void bump(int *counter, int by) {
 }
 
 static const int N = 256, T = 128, B = (N + T - 1) / T;
+__device__ int table[N];
 
 static cudaKernelNodeParams kparams(const void *fn, void **args, int blocks = B) {
     cudaKernelNodeParams p = {};
@@ -368,6 +369,119 @@ static int many_launches(int count) {
     return 0;
 }
 
+static int host_runs;
+static void CUDART_CB count_run(void *) { host_runs++; }
+
+// The other node kinds and edits: symbol and pitched copies, a captured host function, event nodes,
+// a disabled node, removed nodes and edges, and the DOT description.
+static int other_nodes(const char *dot_path) {
+    std::vector<int> in(N), back(N, -1);
+    for (int i = 0; i < N; i++) in[i] = 3 * i + 1;
+    int *x;
+    CHECK(cudaMalloc(&x, N * sizeof(int)));
+    cudaGraph_t g;
+    CHECK(cudaGraphCreate(&g, 0));
+    cudaGraphNode_t to_sym, from_sym, k, rec;
+    CHECK(cudaGraphAddMemcpyNodeToSymbol(&to_sym, g, nullptr, 0, table, in.data(), N * sizeof(int), 0,
+                                         cudaMemcpyHostToDevice));
+    int two = 2, n = N;
+    int *tab;
+    CHECK(cudaGetSymbolAddress((void **)&tab, table));
+    void *args[] = {&tab, &two, &n};
+    cudaKernelNodeParams p = kparams((void *)scale, args);
+    CHECK(cudaGraphAddKernelNode(&k, g, &to_sym, 1, &p));
+    CHECK(cudaGraphAddMemcpyNodeFromSymbol(&from_sym, g, &k, 1, back.data(), table, N * sizeof(int), 0,
+                                           cudaMemcpyDeviceToHost));
+    cudaEvent_t ev;
+    CHECK(cudaEventCreate(&ev));
+    CHECK(cudaGraphAddEventRecordNode(&rec, g, &from_sym, 1, ev));
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    CHECK(cudaGraphLaunch(ge, 0));
+    CHECK(cudaEventSynchronize(ev));
+    for (int i = 0; i < N; i++) EXPECT(back[i] == 2 * (3 * i + 1));
+    // switched off, the kernel does not run: the table comes back as it went in
+    CHECK(cudaGraphNodeSetEnabled(ge, k, 0));
+    unsigned on = 1;
+    CHECK(cudaGraphNodeGetEnabled(ge, k, &on));
+    EXPECT(on == 0);
+    CHECK(cudaGraphLaunch(ge, 0));
+    CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < N; i++) EXPECT(back[i] == 3 * i + 1);
+    CHECK(cudaGraphDebugDotPrint(g, dot_path, 0));
+    FILE *f = fopen(dot_path, "r");
+    EXPECT(f != nullptr);
+    char text[4096] = {0};
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    EXPECT(got > 0 && strstr(text, "digraph") && strstr(text, "kernel") && strstr(text, "->"));
+    // removing the kernel node takes its edges with it
+    size_t edges = 0, nodes = 0;
+    CHECK(cudaGraphRemoveDependencies(g, &from_sym, &rec, nullptr, 1));
+    CHECK(cudaGraphDestroyNode(k));
+    CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges));
+    CHECK(cudaGraphGetNodes(g, nullptr, &nodes));
+    EXPECT(edges == 0 && nodes == 3);
+
+    // a pitched 2D copy node (cudaMemcpy3DParms, depth 1) and a 2D memset node
+    size_t pitch;
+    int *pm;
+    const int W = 16, H = 8;
+    CHECK(cudaMallocPitch((void **)&pm, &pitch, W * sizeof(int), H));
+    std::vector<int> rows(W * H), rows_back(W * H, -1);
+    for (int i = 0; i < W * H; i++) rows[i] = i * 7;
+    cudaGraph_t g2;
+    cudaGraphNode_t up, down, ms;
+    CHECK(cudaGraphCreate(&g2, 0));
+    cudaMemcpy3DParms cp = {};
+    cp.srcPtr = make_cudaPitchedPtr(rows.data(), W * sizeof(int), W, H);
+    cp.dstPtr = make_cudaPitchedPtr(pm, pitch, W, H);
+    cp.extent = make_cudaExtent(W * sizeof(int), H, 1);
+    cp.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaGraphAddMemcpyNode(&up, g2, nullptr, 0, &cp));
+    cudaMemsetParams mp = {};
+    mp.dst = pm;
+    mp.pitch = pitch;
+    mp.value = 9;
+    mp.elementSize = 4;
+    mp.width = 2;
+    mp.height = H;
+    CHECK(cudaGraphAddMemsetNode(&ms, g2, &up, 1, &mp));
+    cudaMemcpy3DParms dp = {};
+    dp.srcPtr = make_cudaPitchedPtr(pm, pitch, W, H);
+    dp.dstPtr = make_cudaPitchedPtr(rows_back.data(), W * sizeof(int), W, H);
+    dp.extent = make_cudaExtent(W * sizeof(int), H, 1);
+    dp.kind = cudaMemcpyDeviceToHost;
+    CHECK(cudaGraphAddMemcpyNode(&down, g2, &ms, 1, &dp));
+    cudaGraphExec_t ge2;
+    CHECK(cudaGraphInstantiate(&ge2, g2, 0));
+    CHECK(cudaGraphLaunch(ge2, 0));
+    CHECK(cudaDeviceSynchronize());
+    for (int r = 0; r < H; r++)
+        for (int c = 0; c < W; c++) EXPECT(rows_back[r * W + c] == (c < 2 ? 9 : (r * W + c) * 7));
+
+    // a host function captured into a graph runs once per launch, not at capture
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(cudaLaunchHostFunc(s, count_run, nullptr));
+    cudaGraph_t g3;
+    CHECK(cudaStreamEndCapture(s, &g3));
+    EXPECT(host_runs == 0);
+    cudaGraphExec_t ge3;
+    CHECK(cudaGraphInstantiate(&ge3, g3, 0));
+    for (int i = 0; i < 3; i++) CHECK(cudaGraphLaunch(ge3, s));
+    CHECK(cudaStreamSynchronize(s));
+    EXPECT(host_runs == 3);
+    CHECK(cudaGraphExecDestroy(ge3));
+    CHECK(cudaGraphExecDestroy(ge2));
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g3));
+    CHECK(cudaGraphDestroy(g2));
+    CHECK(cudaGraphDestroy(g));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     int rc = 1;
@@ -377,6 +491,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(mode, "fork_join")) rc = fork_join();
     else if (!strcmp(mode, "capture_errors")) rc = capture_errors();
     else if (!strcmp(mode, "launch1000")) rc = many_launches(1000);
+    else if (!strcmp(mode, "other_nodes") && argc > 2) rc = other_nodes(argv[2]);
     else printf("unknown mode %s\n", mode);
     if (rc == 0) printf("OK graphs %s\n", mode);
     return rc;
