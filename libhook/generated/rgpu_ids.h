@@ -176,10 +176,12 @@
 #define RGPU_ID_cuStreamWaitEvent 0x47302d07u
 #define RGPU_ID_cuStreamAddCallback 0x454ee716u
 #define RGPU_ID_cuStreamBeginCapture_v2 0x0b9daa5cu
+#define RGPU_ID_cuStreamBeginCaptureToGraph 0x54d4abe5u
 #define RGPU_ID_cuThreadExchangeStreamCaptureMode 0x49c4773eu
 #define RGPU_ID_cuStreamEndCapture 0x462ba6b0u
 #define RGPU_ID_cuStreamIsCapturing 0x46f2c0bdu
 #define RGPU_ID_cuStreamGetCaptureInfo_v3 0x6ae10404u
+#define RGPU_ID_cuStreamUpdateCaptureDependencies_v2 0x19e97484u
 #define RGPU_ID_cuStreamAttachMemAsync 0x05b74995u
 #define RGPU_ID_cuStreamQuery 0x62f1eb9au
 #define RGPU_ID_cuStreamSynchronize 0x5e454e7bu
@@ -358,10 +360,12 @@
 #define RGPU_ID_cudaStreamSynchronize 0x56032327u
 #define RGPU_ID_cudaStreamQuery 0x75b48c96u
 #define RGPU_ID_cudaStreamBeginCapture 0x11e139c2u
+#define RGPU_ID_cudaStreamBeginCaptureToGraph 0x554dc2f9u
 #define RGPU_ID_cudaThreadExchangeStreamCaptureMode 0x687864fbu
 #define RGPU_ID_cudaStreamEndCapture 0x6d7bd7fdu
 #define RGPU_ID_cudaStreamIsCapturing 0x4eb4ade1u
 #define RGPU_ID_cudaStreamGetCaptureInfo 0x0fbedbacu
+#define RGPU_ID_cudaStreamUpdateCaptureDependencies 0x25d1f274u
 #define RGPU_ID_cudaEventCreate 0x39a3e7bcu
 #define RGPU_ID_cudaEventCreateWithFlags 0x3d8be34au
 #define RGPU_ID_cudaEventRecord 0x2d4198d6u

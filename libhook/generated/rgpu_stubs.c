@@ -1931,18 +1931,6 @@ int cuStreamWaitEvent(void * hStream, void * hEvent, uint32_t Flags)
     return rgpu_async(&c);
 }
 
-/* cuStreamBeginCaptureToGraph: not supported: capture into an existing graph (ToGraph) and the legacy v1 entry point are not mapped */
-int cuStreamBeginCaptureToGraph()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamBeginCaptureToGraph");
-}
-
-/* cuStreamUpdateCaptureDependencies_v2: not supported: editing capture dependencies is not implemented yet */
-int cuStreamUpdateCaptureDependencies_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamUpdateCaptureDependencies_v2");
-}
-
 /* cuStreamAttachMemAsync: forwarded */
 int cuStreamAttachMemAsync(void * hStream, uint64_t dptr, uint64_t length, uint32_t flags)
 {
@@ -4191,18 +4179,6 @@ int cudaStreamQuery(void * stream)
 int cudaStreamAttachMemAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamAttachMemAsync");
-}
-
-/* cudaStreamBeginCaptureToGraph: not supported: capture into an existing graph (cudaStreamBeginCaptureToGraph) is not implemented yet */
-int cudaStreamBeginCaptureToGraph()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamBeginCaptureToGraph");
-}
-
-/* cudaStreamUpdateCaptureDependencies: not supported: editing capture dependencies is not implemented yet */
-int cudaStreamUpdateCaptureDependencies()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamUpdateCaptureDependencies");
 }
 
 /* cudaEventCreate: forwarded */

@@ -19,6 +19,7 @@ typedef struct { rgpu_gnode **v; int n, cap; } nodeset;
 
 typedef struct {
     int used, mode, invalid;
+    int borrowed;                 /* the graph is the program's (cudaStreamBeginCaptureToGraph) */
     pthread_t owner;
     unsigned long long id;
     const void *origin;
@@ -154,8 +155,11 @@ int rgpu_capture_guard(int face, const void *stream, int has_stream) {
 
 /* ---- begin / end / query ----------------------------------------------------------------- */
 
-static int begin_capture(int face, void *stream, int mode) {
-    if (mode < MODE_GLOBAL || mode > MODE_RELAXED) return rgpu_invalid_value(face);
+/* Into a new graph, or into the program's `into` after its nodes `deps`. */
+static int begin_capture(int face, void *stream, int mode, rgpu_graph *into, rgpu_gnode *const *deps, size_t ndeps) {
+    if (mode < MODE_GLOBAL || mode > MODE_RELAXED || (ndeps && !deps)) return rgpu_invalid_value(face);
+    for (size_t i = 0; i < ndeps; i++)
+        if (!deps[i] || deps[i]->graph != into) return rgpu_invalid_value(face);
     if (is_legacy(stream)) return rgpu_record(face, ERR_CAPTURE_UNSUPPORTED); /* the NULL stream cannot capture */
     int rc = 0;
     LOCK();
@@ -163,16 +167,20 @@ static int begin_capture(int face, void *stream, int mode) {
     for (int c = 0; c < MAX_CAPTURES && !cap; c++)
         if (!caps[c].used) cap = &caps[c];
     if (find_stream(stream) >= 0) rc = ERR_ILLEGAL_STATE;
-    else if (!cap || !(cap->graph = rgpu_graph_new())) rc = RGPU_OUT_OF_MEMORY;
+    else if (!cap || !(cap->graph = into ? into : rgpu_graph_new())) rc = RGPU_OUT_OF_MEMORY;
     else {
+        cap->borrowed = into != NULL;
         cap->used = 1;
         cap->mode = mode;
         cap->invalid = 0;
         cap->owner = pthread_self();
         cap->id = next_id++;
         cap->origin = stream;
-        if (add_stream(stream, cap) < 0) {
-            rgpu_graph_free(cap->graph);
+        int s = add_stream(stream, cap);
+        for (size_t i = 0; s >= 0 && !rc && i < ndeps; i++) rc = set_add(&streams[s].deps, deps[i]);
+        if (s < 0 || rc) {
+            if (!cap->borrowed) rgpu_graph_free(cap->graph);
+            if (s >= 0) end_capture(cap);
             cap->used = 0;
             rc = RGPU_OUT_OF_MEMORY;
         }
@@ -181,21 +189,28 @@ static int begin_capture(int face, void *stream, int mode) {
     return rgpu_record(face, rc);
 }
 
-/* Every node no other node depends on must be one the origin stream would depend on next: a stream
- * forked into the capture has been joined back. */
-static int joined(const rgpu_graph *g, const nodeset *origin) {
-    char *has_dependent = calloc(g->n ? g->n : 1, 1);
-    if (!has_dependent) return 0;
-    for (int i = 0; i < g->n; i++)
-        for (int d = 0; d < g->nodes[i]->ndeps; d++) has_dependent[g->nodes[i]->deps[d]->index] = 1;
-    int ok = 1;
-    for (int i = 0; i < g->n && ok; i++) {
-        if (has_dependent[i]) continue;
-        int in = 0;
-        for (int j = 0; j < origin->n; j++) in |= origin->v[j] == g->nodes[i];
-        ok = in;
+/* Every stream forked into the capture must have been joined back: whatever it would depend on next
+ * must be something the origin stream already depends on (itself or an ancestor). Nodes the program
+ * left aside (cudaStreamUpdateCaptureDependencies, a graph of its own) are not forks. */
+static int joined(const capture *cap, const nodeset *origin) {
+    int n = cap->graph->n;
+    char *seen = calloc(n ? n : 1, 1);
+    rgpu_gnode **todo = malloc((n ? n : 1) * sizeof *todo); /* each node is pushed once, when first seen */
+    if (!seen || !todo) { free(seen); free(todo); return 0; }
+    int top = 0;
+    for (int i = 0; i < origin->n; i++)
+        if (!seen[origin->v[i]->index]) { seen[origin->v[i]->index] = 1; todo[top++] = origin->v[i]; }
+    while (top) {
+        rgpu_gnode *m = todo[--top];
+        for (int d = 0; d < m->ndeps; d++)
+            if (!seen[m->deps[d]->index]) { seen[m->deps[d]->index] = 1; todo[top++] = m->deps[d]; }
     }
-    free(has_dependent);
+    free(todo);
+    int ok = 1;
+    for (int s = 0; s < MAX_STREAMS && ok; s++)
+        if (streams[s].cap == cap)
+            for (int i = 0; i < streams[s].deps.n && ok; i++) ok = seen[streams[s].deps.v[i]->index];
+    free(seen);
     return ok;
 }
 
@@ -211,9 +226,9 @@ static int end_capture_call(int face, void *stream, rgpu_graph **out) {
     else if (cap->mode != MODE_RELAXED && !pthread_equal(cap->owner, pthread_self())) rc = ERR_CAPTURE_WRONG_THREAD;
     else {
         if (cap->invalid) rc = ERR_CAPTURE_INVALIDATED;
-        else if (!joined(cap->graph, &streams[i].deps)) rc = ERR_CAPTURE_UNJOINED;
-        if (rc) rgpu_graph_free(cap->graph);
-        else *out = cap->graph;
+        else if (!joined(cap, &streams[i].deps)) rc = ERR_CAPTURE_UNJOINED;
+        if (!rc || cap->borrowed) *out = cap->graph; /* a borrowed graph stays the program's */
+        else rgpu_graph_free(cap->graph);
         cap->graph = NULL;
         end_capture(cap);
     }
@@ -235,8 +250,57 @@ static int capture_status(const void *stream, int *status, unsigned long long *i
     return 0;
 }
 
-int cudaStreamBeginCapture(void *stream, int mode) { return begin_capture(RGPU_RUNTIME, stream, mode); }
-int cuStreamBeginCapture_v2(void *stream, int mode) { return begin_capture(RGPU_DRIVER, stream, mode); }
+int cudaStreamBeginCapture(void *stream, int mode) { return begin_capture(RGPU_RUNTIME, stream, mode, NULL, NULL, 0); }
+int cuStreamBeginCapture_v2(void *stream, int mode) { return begin_capture(RGPU_DRIVER, stream, mode, NULL, NULL, 0); }
+
+/* Edge data other than plain edges (ports, programmatic launches) has no meaning in rgpu's graphs. */
+static int plain_edges(const uint8_t *edge_data, size_t n) {
+    for (size_t i = 0; edge_data && i < 8 * n; i++)
+        if (edge_data[i]) return 0;
+    return 1;
+}
+
+static int begin_to_graph(int face, void *stream, rgpu_graph *g, rgpu_gnode *const *deps, const void *edge_data,
+                          size_t ndeps, int mode) {
+    if (!g) return rgpu_invalid_value(face);
+    if (!plain_edges(edge_data, ndeps)) return rgpu_unsupported(face, "cudaStreamBeginCaptureToGraph (edge data)");
+    return begin_capture(face, stream, mode, g, deps, ndeps);
+}
+int cudaStreamBeginCaptureToGraph(void *stream, rgpu_graph *g, rgpu_gnode *const *deps, const void *edge_data,
+                                  size_t ndeps, int mode) {
+    return begin_to_graph(RGPU_RUNTIME, stream, g, deps, edge_data, ndeps, mode);
+}
+int cuStreamBeginCaptureToGraph(void *stream, rgpu_graph *g, rgpu_gnode *const *deps, const void *edge_data,
+                                size_t ndeps, int mode) {
+    return begin_to_graph(RGPU_DRIVER, stream, g, deps, edge_data, ndeps, mode);
+}
+
+/* flags: cudaStreamAddCaptureDependencies (0) adds to the set the next node depends on, ...Set (1)
+ * replaces it. The nodes must be of the capture's graph. */
+static int update_deps(int face, void *stream, rgpu_gnode *const *deps, const void *edge_data, size_t n,
+                       unsigned flags) {
+    if ((n && !deps) || flags > 1) return rgpu_invalid_value(face);
+    if (!plain_edges(edge_data, n)) return rgpu_unsupported(face, "cudaStreamUpdateCaptureDependencies (edge data)");
+    int rc = 0;
+    LOCK();
+    int s = find_stream(stream);
+    if (s < 0) rc = ERR_ILLEGAL_STATE;
+    else if (streams[s].cap->invalid) rc = ERR_CAPTURE_INVALIDATED;
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!deps[i] || deps[i]->graph != streams[s].cap->graph) rc = RGPU_INVALID_VALUE;
+    if (!rc && flags == 1) streams[s].deps.n = 0;
+    for (size_t i = 0; !rc && i < n; i++) rc = set_add(&streams[s].deps, deps[i]);
+    UNLOCK();
+    return rgpu_record(face, rc);
+}
+int cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, const void *edge_data, size_t n,
+                                        unsigned flags) {
+    return update_deps(RGPU_RUNTIME, stream, deps, edge_data, n, flags);
+}
+int cuStreamUpdateCaptureDependencies_v2(void *stream, rgpu_gnode *const *deps, const void *edge_data, size_t n,
+                                         unsigned flags) {
+    return update_deps(RGPU_DRIVER, stream, deps, edge_data, n, flags);
+}
 int cudaStreamEndCapture(void *stream, rgpu_graph **graph) { return end_capture_call(RGPU_RUNTIME, stream, graph); }
 int cuStreamEndCapture(void *stream, rgpu_graph **graph) { return end_capture_call(RGPU_DRIVER, stream, graph); }
 

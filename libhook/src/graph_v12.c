@@ -33,3 +33,10 @@ int rgpu_v12_cudaGraphNodeGetDependentNodes(rgpu_gnode *n, rgpu_gnode **out, siz
 int rgpu_v12_cudaGraphAddDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to, size_t n) {
     return cudaGraphAddDependencies(g, from, to, NULL, n);
 }
+
+extern int cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, const void *edge_data, size_t n,
+                                               unsigned flags);
+
+int rgpu_v12_cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, size_t n, unsigned flags) {
+    return cudaStreamUpdateCaptureDependencies(stream, deps, NULL, n, flags);
+}

@@ -50,6 +50,10 @@ def test_graph_launched_a_thousand_times(cuda_program, sim_server):
     assert m and m.groups() == ("1000", "1000", "2000")
 
 
+def test_capture_into_a_programs_graph_and_rewritten_dependencies(cuda_program, sim_server):
+    _graphs(cuda_program, sim_server, "capture_to_graph")
+
+
 def test_symbol_pitched_host_and_event_nodes_and_graph_edits(cuda_program, sim_server, tmp_path):
     dot = tmp_path / "graph.dot"
     _graphs(cuda_program, sim_server, "other_nodes", str(dot))

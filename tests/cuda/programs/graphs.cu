@@ -369,6 +369,51 @@ static int many_launches(int count) {
     return 0;
 }
 
+// Capturing into a graph the program made, after one of its nodes, and rewriting what the next
+// captured node depends on.
+static int capture_to_graph() {
+    int *x;
+    std::vector<int> out(N, -1);
+    CHECK(cudaMalloc(&x, N * sizeof(int)));
+    cudaGraph_t g;
+    cudaGraphNode_t first;
+    CHECK(cudaGraphCreate(&g, 0));
+    int four = 4, n = N;
+    void *args[] = {&x, &four, &n};
+    cudaKernelNodeParams p = kparams((void *)fill, args);
+    CHECK(cudaGraphAddKernelNode(&first, g, nullptr, 0, &p));
+    int *y;
+    CHECK(cudaMalloc(&y, N * sizeof(int)));
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    CHECK(cudaStreamBeginCaptureToGraph(s, g, &first, nullptr, 1, cudaStreamCaptureModeGlobal));
+    add_const<<<B, T, 0, s>>>(x, 6, N);                     // depends on first
+    CHECK(cudaStreamUpdateCaptureDependencies(s, &first, nullptr, 1, cudaStreamSetCaptureDependencies));
+    CHECK(cudaMemsetAsync(y, 0, N * sizeof(int), s));     // depends on first only, not on add_const
+    cudaGraph_t same;
+    CHECK(cudaStreamEndCapture(s, &same));
+    EXPECT(same == g);
+    size_t nodes = 0, edges = 0;
+    CHECK(cudaGraphGetNodes(g, nullptr, &nodes));
+    CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges));
+    EXPECT(nodes == 3 && edges == 2);
+    cudaGraphNode_t all[3], deps[2];
+    size_t count = 3, ndeps = 2;
+    CHECK(cudaGraphGetNodes(g, all, &count));
+    CHECK(cudaGraphNodeGetDependencies(all[2], deps, nullptr, &ndeps));
+    EXPECT(ndeps == 1 && deps[0] == first);
+    cudaGraphNode_t down;
+    CHECK(cudaGraphAddMemcpyNode1D(&down, g, &all[1], 1, out.data(), x, N * sizeof(int), cudaMemcpyDeviceToHost));
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    CHECK(cudaGraphLaunch(ge, s));
+    CHECK(cudaStreamSynchronize(s));
+    for (int i = 0; i < N; i++) EXPECT(out[i] == 10);
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g));
+    return 0;
+}
+
 static int host_runs;
 static void CUDART_CB count_run(void *) { host_runs++; }
 
@@ -491,6 +536,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(mode, "fork_join")) rc = fork_join();
     else if (!strcmp(mode, "capture_errors")) rc = capture_errors();
     else if (!strcmp(mode, "launch1000")) rc = many_launches(1000);
+    else if (!strcmp(mode, "capture_to_graph")) rc = capture_to_graph();
     else if (!strcmp(mode, "other_nodes") && argc > 2) rc = other_nodes(argv[2]);
     else printf("unknown mode %s\n", mode);
     if (rc == 0) printf("OK graphs %s\n", mode);
