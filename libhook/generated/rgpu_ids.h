@@ -466,7 +466,13 @@
 #define RGPU_ID_cudaGraphAddEventWaitNode 0x12801c4cu
 #define RGPU_ID_cudaGraphEventWaitNodeGetEvent 0x63646968u
 #define RGPU_ID_cudaGraphEventWaitNodeSetEvent 0x1b9556b9u
+#define RGPU_ID_cudaGraphAddMemAllocNode 0x0072ca00u
+#define RGPU_ID_cudaGraphMemAllocNodeGetParams 0x7f5562e0u
+#define RGPU_ID_cudaGraphAddMemFreeNode 0x521f65c9u
+#define RGPU_ID_cudaGraphMemFreeNodeGetParams 0x70c2d035u
 #define RGPU_ID_cudaDeviceGraphMemTrim 0x610074fau
+#define RGPU_ID_cudaDeviceGetGraphMemAttribute 0x311a6cdcu
+#define RGPU_ID_cudaDeviceSetGraphMemAttribute 0x1f312ca0u
 #define RGPU_ID_cudaGraphClone 0x61e13d5fu
 #define RGPU_ID_cudaGraphNodeFindInClone 0x7a0be5b8u
 #define RGPU_ID_cudaGraphNodeGetType 0x4c00432bu

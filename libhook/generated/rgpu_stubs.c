@@ -18,8 +18,11 @@ int rgpu_capture_cuEventRecordWithFlags(int *rc, void * hEvent, void * hStream, 
 int rgpu_capture_cudaStreamWaitEvent(int *rc, void * stream, void * event, uint32_t flags);
 int rgpu_capture_cudaEventRecord(int *rc, void * event, void * stream);
 int rgpu_capture_cudaEventRecordWithFlags(int *rc, void * event, void * stream, uint32_t flags);
+int rgpu_capture_cudaFree(int *rc, void * devPtr);
 int rgpu_capture_cudaMemsetAsync(int *rc, void * devPtr, int32_t value, uint64_t count, void * stream);
 int rgpu_capture_cudaMemset2DAsync(int *rc, void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height, void * stream);
+int rgpu_capture_cudaMallocAsync(int *rc, void * * devPtr, uint64_t size, void * hStream);
+int rgpu_capture_cudaFreeAsync(int *rc, void * devPtr, void * hStream);
 
 /* cuDeviceGetName: forwarded */
 int cuDeviceGetName(char * name, int32_t len, int32_t dev)
@@ -4423,7 +4426,7 @@ int cudaMallocArray(void * * array, const void * desc, uint64_t width, uint64_t 
 int cudaFree(void * devPtr)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
+    { int crc; if (rgpu_capture_cudaFree(&crc, devPtr)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaFree, "cudaFree", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     int rc = rgpu_sync(&c);
@@ -4842,7 +4845,7 @@ int cudaMallocAsync(void * * devPtr, uint64_t size, void * hStream)
 {
     rgpu_call c;
     if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    { int crc = rgpu_capture_guard(RGPU_RUNTIME, hStream, 1); if (crc) return crc; }
+    { int crc; if (rgpu_capture_cudaMallocAsync(&crc, devPtr, size, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMallocAsync, "cudaMallocAsync", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)size);
     rgpu_put_h(&c, hStream);
@@ -4858,7 +4861,7 @@ int cudaMallocAsync(void * * devPtr, uint64_t size, void * hStream)
 int cudaFreeAsync(void * devPtr, void * hStream)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_RUNTIME, hStream, 1); if (crc) return crc; }
+    { int crc; if (rgpu_capture_cudaFreeAsync(&crc, devPtr, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaFreeAsync, "cudaFreeAsync", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_h(&c, hStream);
@@ -5308,53 +5311,6 @@ int cudaGraphExternalSemaphoresWaitNodeGetParams()
 int cudaGraphExternalSemaphoresWaitNodeSetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeSetParams");
-}
-
-/* cudaGraphAddMemAllocNode: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
-int cudaGraphAddMemAllocNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddMemAllocNode");
-}
-
-/* cudaGraphMemAllocNodeGetParams: not supported: graph memory nodes are not implemented yet */
-int cudaGraphMemAllocNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemAllocNodeGetParams");
-}
-
-/* cudaGraphAddMemFreeNode: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
-int cudaGraphAddMemFreeNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddMemFreeNode");
-}
-
-/* cudaGraphMemFreeNodeGetParams: not supported: graph memory nodes are not implemented yet */
-int cudaGraphMemFreeNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemFreeNodeGetParams");
-}
-
-/* cudaDeviceGraphMemTrim: forwarded */
-int cudaDeviceGraphMemTrim(int32_t device)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGraphMemTrim, "cudaDeviceGraphMemTrim", RGPU_RUNTIME);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaDeviceGetGraphMemAttribute: not supported: graph memory nodes are not implemented yet */
-int cudaDeviceGetGraphMemAttribute()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetGraphMemAttribute");
-}
-
-/* cudaDeviceSetGraphMemAttribute: not supported: graph memory nodes are not implemented yet */
-int cudaDeviceSetGraphMemAttribute()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceSetGraphMemAttribute");
 }
 
 /* cudaGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */

@@ -32,6 +32,9 @@ void rgpu_node_clear(rgpu_gnode *n) {
     } else if (n->type == NODE_GRAPH) {
         rgpu_graph_free(n->u.child);
         n->u.child = NULL;
+    } else if (n->type == NODE_MEM_ALLOC && n->u.mem) {
+        rgpu_gmem_unref(n->u.mem);
+        n->u.mem = NULL;
     }
 }
 
@@ -123,9 +126,10 @@ int rgpu_node_copy_params(rgpu_gnode *dst, const rgpu_gnode *src) {
         dst->u.child = child;
         return 0;
     }
-    if (dst->type == NODE_KERNEL || dst->type == NODE_GRAPH) rgpu_node_clear(dst);
+    if (dst->type == NODE_KERNEL || dst->type == NODE_GRAPH || dst->type == NODE_MEM_ALLOC) rgpu_node_clear(dst);
     dst->type = src->type;
     dst->u = src->u;
+    if (dst->type == NODE_MEM_ALLOC) rgpu_gmem_ref(dst->u.mem);
     return 0;
 }
 
@@ -232,6 +236,10 @@ static int replay_node(int face, rgpu_gnode *n, void *stream) {
         return cudaEventRecord(n->u.event, stream);
     case NODE_WAIT_EVENT:
         return cudaStreamWaitEvent(stream, n->u.event, 0);
+    case NODE_MEM_ALLOC:
+        return rgpu_gmem_launch_alloc(face, n->u.mem);
+    case NODE_MEM_FREE:
+        return rgpu_gmem_launch_free(face, n->u.dptr, stream);
     default:
         return 0; /* an empty node orders only */
     }

@@ -14,7 +14,7 @@
 
 /* cudaGraphNodeType / CUgraphNodeType: the same numbers */
 enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_HOST = 3, NODE_GRAPH = 4, NODE_EMPTY = 5,
-       NODE_WAIT_EVENT = 6, NODE_EVENT_RECORD = 7 };
+       NODE_WAIT_EVENT = 6, NODE_EVENT_RECORD = 7, NODE_MEM_ALLOC = 10, NODE_MEM_FREE = 11 };
 
 /* Result codes of graphs and capture (same numbers in cudaError_t and CUresult). */
 enum {
@@ -50,6 +50,16 @@ typedef struct {
     unsigned value, elsize;
 } rgpu_memset_node;
 
+/* Memory of an allocation node (graph_mem.c): allocated when the node is made, so its address is fixed
+ * for every launch; shared by the clones and executable graphs of its graph. */
+typedef struct rgpu_graph_mem {
+    uint64_t dptr;
+    size_t size;
+    int refs;               /* nodes holding it */
+    int live;               /* allocated by a launch and not freed since (by a free node or the program) */
+    struct rgpu_graph_mem *next;
+} rgpu_graph_mem;
+
 struct rgpu_gnode {
     rgpu_graph *graph;
     int index;              /* position in graph->nodes: the same node of a clone or an executable graph */
@@ -64,6 +74,8 @@ struct rgpu_gnode {
         struct { void (*fn)(void *); void *data; } h;
         rgpu_graph *child;
         void *event;
+        rgpu_graph_mem *mem;  /* NODE_MEM_ALLOC */
+        uint64_t dptr;        /* NODE_MEM_FREE */
     } u;
 };
 
@@ -105,6 +117,13 @@ int rgpu_kernel_node_fill(rgpu_kernel_node *k, int face, const void *func, void 
 
 /* graph_exec.c: the executable graph's copy of a node of the graph it was instantiated from */
 rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type);
+
+/* graph_mem.c */
+rgpu_graph_mem *rgpu_gmem_new(int face, size_t size, int *rc);
+void rgpu_gmem_ref(rgpu_graph_mem *m);
+void rgpu_gmem_unref(rgpu_graph_mem *m);
+int rgpu_gmem_launch_alloc(int face, rgpu_graph_mem *m);
+int rgpu_gmem_launch_free(int face, uint64_t dptr, void *stream);
 
 /* launch.c: the pieces of a launch that graphs reuse */
 int rgpu_launch_target(int face, const void *func, void *stream, void **fn, const rgpu_layout **layout);

@@ -54,6 +54,10 @@ def test_capture_into_a_programs_graph_and_rewritten_dependencies(cuda_program, 
     _graphs(cuda_program, sim_server, "capture_to_graph")
 
 
+def test_graph_memory_nodes_captured_and_explicit(cuda_program, sim_server):
+    _graphs(cuda_program, sim_server, "graph_memory")
+
+
 def test_symbol_pitched_host_and_event_nodes_and_graph_edits(cuda_program, sim_server, tmp_path):
     dot = tmp_path / "graph.dot"
     _graphs(cuda_program, sim_server, "other_nodes", str(dot))

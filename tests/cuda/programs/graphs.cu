@@ -414,6 +414,87 @@ static int capture_to_graph() {
     return 0;
 }
 
+// Graph memory: stream-ordered allocation captured into a graph, and explicit allocation and free nodes.
+static int graph_memory() {
+    std::vector<int> out(N, -1);
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    int *d = nullptr;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(cudaMallocAsync((void **)&d, N * sizeof(int), s));
+    EXPECT(d != nullptr);
+    fill<<<B, T, 0, s>>>(d, 5, N);
+    add_const<<<B, T, 0, s>>>(d, 1, N);
+    CHECK(cudaMemcpyAsync(out.data(), d, N * sizeof(int), cudaMemcpyDeviceToHost, s));
+    CHECK(cudaFreeAsync(d, s));
+    cudaGraph_t g;
+    CHECK(cudaStreamEndCapture(s, &g));
+    cudaGraphNode_t nodes[5];
+    size_t count = 5;
+    CHECK(cudaGraphGetNodes(g, nodes, &count));
+    EXPECT(count == 5);
+    cudaGraphNodeType first, last;
+    CHECK(cudaGraphNodeGetType(nodes[0], &first));
+    CHECK(cudaGraphNodeGetType(nodes[4], &last));
+    EXPECT(first == cudaGraphNodeTypeMemAlloc && last == cudaGraphNodeTypeMemFree);
+    cudaMemAllocNodeParams got = {};
+    CHECK(cudaGraphMemAllocNodeGetParams(nodes[0], &got));
+    EXPECT(got.dptr == d && got.bytesize == N * sizeof(int));
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    for (int r = 0; r < 3; r++) { // freed within each launch, so it can launch again
+        std::fill(out.begin(), out.end(), -1);
+        CHECK(cudaGraphLaunch(ge, s));
+        CHECK(cudaStreamSynchronize(s));
+        for (int i = 0; i < N; i++) EXPECT(out[i] == 6);
+    }
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g));
+
+    // an allocation node without a free node: the memory outlives the launch until the program frees it
+    cudaGraph_t g2;
+    CHECK(cudaGraphCreate(&g2, 0));
+    cudaMemAllocNodeParams ap = {};
+    ap.poolProps.allocType = cudaMemAllocationTypePinned;
+    ap.poolProps.location.type = cudaMemLocationTypeDevice;
+    ap.poolProps.location.id = 0;
+    ap.bytesize = N * sizeof(int);
+    cudaGraphNode_t alloc, k;
+    CHECK(cudaGraphAddMemAllocNode(&alloc, g2, nullptr, 0, &ap));
+    int *m = (int *)ap.dptr, seven = 7, n = N;
+    EXPECT(m != nullptr);
+    void *args[] = {&m, &seven, &n};
+    cudaKernelNodeParams kp = kparams((void *)fill, args);
+    CHECK(cudaGraphAddKernelNode(&k, g2, &alloc, 1, &kp));
+    cudaGraphExec_t ge2;
+    CHECK(cudaGraphInstantiate(&ge2, g2, 0));
+    CHECK(cudaGraphLaunch(ge2, s));
+    CHECK(cudaStreamSynchronize(s));
+    size_t used = 0, reserved = 0;
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved));
+    EXPECT(used == N * sizeof(int) && reserved == N * sizeof(int));
+    CHECK(cudaMemcpy(out.data(), m, N * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++) EXPECT(out[i] == 7);
+    CHECK(cudaFreeAsync(m, s)); // the program frees it; the next launch allocates it again
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
+    EXPECT(used == 0);
+    CHECK(cudaGraphLaunch(ge2, s));
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaGraphExecDestroy(ge2));
+    CHECK(cudaGraphDestroy(g2));
+    // still the program's after the graph is gone, until it frees it
+    std::fill(out.begin(), out.end(), -1);
+    CHECK(cudaMemcpy(out.data(), m, N * sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT(out[0] == 7 && out[N - 1] == 7);
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved));
+    EXPECT(reserved == 0);
+    CHECK(cudaFree(m));
+    CHECK(cudaDeviceGraphMemTrim(0));
+    return 0;
+}
+
 static int host_runs;
 static void CUDART_CB count_run(void *) { host_runs++; }
 
@@ -537,6 +618,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(mode, "capture_errors")) rc = capture_errors();
     else if (!strcmp(mode, "launch1000")) rc = many_launches(1000);
     else if (!strcmp(mode, "capture_to_graph")) rc = capture_to_graph();
+    else if (!strcmp(mode, "graph_memory")) rc = graph_memory();
     else if (!strcmp(mode, "other_nodes") && argc > 2) rc = other_nodes(argv[2]);
     else printf("unknown mode %s\n", mode);
     if (rc == 0) printf("OK graphs %s\n", mode);
