@@ -200,7 +200,7 @@ rgpu_gnode **rgpu_graph_order(const rgpu_graph *g, int *rc) {
     return order;
 }
 
-static int replay_node(int face, rgpu_gnode *n, void *stream) {
+static int replay_node(int face, rgpu_gnode *n, void *stream, unsigned long long flags) {
     switch (n->type) {
     case NODE_KERNEL: {
         rgpu_kernel_node *k = &n->u.k;
@@ -228,7 +228,7 @@ static int replay_node(int face, rgpu_gnode *n, void *stream) {
         int rc;
         rgpu_gnode **order = rgpu_graph_order(n->u.child, &rc);
         if (!order) return rc;
-        rc = rgpu_graph_replay(face, order, n->u.child->n, stream);
+        rc = rgpu_graph_replay(face, order, n->u.child->n, stream, flags);
         free(order);
         return rc;
     }
@@ -237,7 +237,7 @@ static int replay_node(int face, rgpu_gnode *n, void *stream) {
     case NODE_WAIT_EVENT:
         return cudaStreamWaitEvent(stream, n->u.event, 0);
     case NODE_MEM_ALLOC:
-        return rgpu_gmem_launch_alloc(face, n->u.mem);
+        return rgpu_gmem_launch_alloc(face, n->u.mem, (flags & 1) != 0);
     case NODE_MEM_FREE:
         return rgpu_gmem_launch_free(face, n->u.dptr, stream);
     default:
@@ -247,10 +247,10 @@ static int replay_node(int face, rgpu_gnode *n, void *stream) {
 
 /* One stream executes the nodes in a topological order, which honours every edge; independent
  * branches are not run concurrently (the software GPU runs one kernel at a time anyway). */
-int rgpu_graph_replay(int face, rgpu_gnode **order, int n, void *stream) {
+int rgpu_graph_replay(int face, rgpu_gnode **order, int n, void *stream, unsigned long long flags) {
     for (int i = 0; i < n; i++) {
         if (order[i]->disabled) continue;
-        int rc = replay_node(face, order[i], stream);
+        int rc = replay_node(face, order[i], stream, flags);
         if (rc) return rgpu_record(face, rc);
     }
     return 0;

@@ -106,7 +106,8 @@ rgpu_gnode **rgpu_graph_order(const rgpu_graph *g, int *rc);
 /* Takes n out of its graph with its edges (later nodes move down one index). */
 void rgpu_graph_remove(rgpu_gnode *n);
 /* Issues the nodes in order onto stream; the first failure is returned. */
-int rgpu_graph_replay(int face, rgpu_gnode **order, int n, void *stream);
+/* flags: the executable graph's instantiation flags (cudaGraphInstantiateFlagAutoFreeOnLaunch) */
+int rgpu_graph_replay(int face, rgpu_gnode **order, int n, void *stream, unsigned long long flags);
 
 /* Kernel node parameters: resolve func to the session's function and its layout, and deep-copy args
  * (or the packed buffer of `extra`) into k. */
@@ -122,7 +123,7 @@ rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type);
 rgpu_graph_mem *rgpu_gmem_new(int face, size_t size, int *rc);
 void rgpu_gmem_ref(rgpu_graph_mem *m);
 void rgpu_gmem_unref(rgpu_graph_mem *m);
-int rgpu_gmem_launch_alloc(int face, rgpu_graph_mem *m);
+int rgpu_gmem_launch_alloc(int face, rgpu_graph_mem *m, int autofree);
 int rgpu_gmem_launch_free(int face, uint64_t dptr, void *stream);
 
 /* launch.c: the pieces of a launch that graphs reuse */

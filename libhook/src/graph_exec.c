@@ -19,8 +19,11 @@ static void exec_free(rgpu_graph_exec *e) {
     free(e);
 }
 
+/* cudaGraphInstantiateFlagAutoFreeOnLaunch (1), ...Upload (2) and ...UseNodePriority (8) are honoured or
+ * need nothing here; ...DeviceLaunch (4) would launch from kernels, which replaying from the client cannot. */
 static int instantiate(int face, rgpu_graph_exec **out, rgpu_graph *g, unsigned long long flags) {
-    if (!out || !g) return rgpu_invalid_value(face);
+    if (!out || !g || (flags & ~15ull)) return rgpu_invalid_value(face);
+    if (flags & 4) return rgpu_unsupported(face, "cudaGraphInstantiate (cudaGraphInstantiateFlagDeviceLaunch)");
     *out = NULL;
     rgpu_graph_exec *e = calloc(1, sizeof *e);
     int rc = RGPU_OUT_OF_MEMORY;
@@ -73,7 +76,7 @@ static int launch(int face, rgpu_graph_exec *e, void *stream) {
     if (!e) return rgpu_invalid_value(face);
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(face, rc);
-    return rgpu_graph_replay(face, e->order, e->graph->n, stream);
+    return rgpu_graph_replay(face, e->order, e->graph->n, stream, e->flags);
 }
 int cudaGraphLaunch(rgpu_graph_exec *e, void *stream) { return launch(RGPU_RUNTIME, e, stream); }
 int cuGraphLaunch(rgpu_graph_exec *e, void *stream) { return launch(RGPU_DRIVER, e, stream); }

@@ -82,10 +82,11 @@ void rgpu_gmem_unref(rgpu_graph_mem *m) {
     free(m);
 }
 
-/* A graph cannot be launched again while what its last launch allocated has not been freed. */
-int rgpu_gmem_launch_alloc(int face, rgpu_graph_mem *m) {
+/* A graph cannot be launched again while what its last launch allocated has not been freed, unless it
+ * was instantiated to free it on launch (cudaGraphInstantiateFlagAutoFreeOnLaunch). */
+int rgpu_gmem_launch_alloc(int face, rgpu_graph_mem *m, int autofree) {
     pthread_mutex_lock(&rgpu_graph_mu);
-    int rc = m->live ? RGPU_INVALID_VALUE : 0;
+    int rc = m->live && !autofree ? RGPU_INVALID_VALUE : 0;
     m->live = 1;
     note_highs();
     pthread_mutex_unlock(&rgpu_graph_mu);

@@ -476,6 +476,14 @@ static int graph_memory() {
     EXPECT(used == N * sizeof(int) && reserved == N * sizeof(int));
     CHECK(cudaMemcpy(out.data(), m, N * sizeof(int), cudaMemcpyDeviceToHost));
     for (int i = 0; i < N; i++) EXPECT(out[i] == 7);
+    EXPECT(cudaGraphLaunch(ge2, s) == cudaErrorInvalidValue); // its allocation is still live
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+    cudaGraphExec_t autofree;
+    CHECK(cudaGraphInstantiate(&autofree, g2, cudaGraphInstantiateFlagAutoFreeOnLaunch));
+    CHECK(cudaGraphLaunch(autofree, s));
+    CHECK(cudaGraphLaunch(autofree, s));
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaGraphExecDestroy(autofree));
     CHECK(cudaFreeAsync(m, s)); // the program frees it; the next launch allocates it again
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
