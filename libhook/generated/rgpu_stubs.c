@@ -856,7 +856,7 @@ int cuMemcpy3DBatchAsync_v2()
 int cuMemsetD8_v2(uint64_t dstDevice, uint8_t uc, uint64_t N)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD8_v2, "cuMemsetD8_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)uc);
@@ -870,7 +870,7 @@ int cuMemsetD8_v2(uint64_t dstDevice, uint8_t uc, uint64_t N)
 int cuMemsetD16_v2(uint64_t dstDevice, uint16_t us, uint64_t N)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD16_v2, "cuMemsetD16_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)us);
@@ -884,7 +884,7 @@ int cuMemsetD16_v2(uint64_t dstDevice, uint16_t us, uint64_t N)
 int cuMemsetD32_v2(uint64_t dstDevice, uint32_t ui, uint64_t N)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD32_v2, "cuMemsetD32_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)ui);
@@ -898,7 +898,7 @@ int cuMemsetD32_v2(uint64_t dstDevice, uint32_t ui, uint64_t N)
 int cuMemsetD2D8_v2(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t Width, uint64_t Height)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD2D8_v2, "cuMemsetD2D8_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
@@ -914,7 +914,7 @@ int cuMemsetD2D8_v2(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t 
 int cuMemsetD2D16_v2(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_t Width, uint64_t Height)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD2D16_v2, "cuMemsetD2D16_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
@@ -930,7 +930,7 @@ int cuMemsetD2D16_v2(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_
 int cuMemsetD2D32_v2(uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_t Width, uint64_t Height)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD2D32_v2, "cuMemsetD2D32_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
@@ -4702,7 +4702,7 @@ int cudaMemcpy2DFromArrayAsync()
 int cudaMemset(void * devPtr, int32_t value, uint64_t count)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMemset, "cudaMemset", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_i(&c, (int64_t)value);
@@ -4716,7 +4716,7 @@ int cudaMemset(void * devPtr, int32_t value, uint64_t count)
 int cudaMemset2D(void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMemset2D, "cudaMemset2D", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_u(&c, (uint64_t)pitch);

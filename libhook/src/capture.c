@@ -31,7 +31,8 @@ typedef struct {
 #define MAX_EVENTS 1024
 
 static capture caps[MAX_CAPTURES];
-static struct { const void *stream; capture *cap; nodeset deps; } streams[MAX_STREAMS];
+/* blocking: created without cudaStreamNonBlocking, so the legacy stream would wait on it */
+static struct { const void *stream; capture *cap; nodeset deps; int blocking; } streams[MAX_STREAMS];
 static struct { const void *event; capture *cap; nodeset deps; } events[MAX_EVENTS];
 static int nstreams;              /* streams capturing now: the fast path reads it without the lock */
 static unsigned long long next_id = 1;
@@ -76,10 +77,35 @@ static int find_event(const void *event) {
     return -1;
 }
 
-static int add_stream(const void *stream, capture *cap) {
+extern int cudaStreamGetFlags(void *stream, unsigned *flags);
+
+/* Asked when a stream enters a capture, before the lock is taken (it is a round trip). */
+static int is_blocking(const void *stream) {
+    unsigned flags = 0;
+    int saved = rgpu_get_last_error(RGPU_RUNTIME, 0);
+    int rc = cudaStreamGetFlags((void *)stream, &flags);
+    rgpu_set_last_error(RGPU_RUNTIME, saved);
+    return rc || !(flags & 1); /* cudaStreamNonBlocking */
+}
+
+/* The legacy stream waits on every blocking stream: using it while one of them captures would make it
+ * depend on work that is not running. CUDA refuses (cudaErrorStreamCaptureImplicit) and invalidates
+ * those captures. Called under the lock; 1 when there was such a capture. */
+static int legacy_conflict(int invalidate) {
+    int found = 0;
+    for (int i = 0; i < MAX_STREAMS; i++)
+        if (streams[i].cap && streams[i].blocking) {
+            found = 1;
+            if (invalidate) streams[i].cap->invalid = 1;
+        }
+    return found;
+}
+
+static int add_stream(const void *stream, capture *cap, int blocking) {
     for (int i = 0; i < MAX_STREAMS; i++)
         if (!streams[i].cap) {
             streams[i].stream = stream;
+            streams[i].blocking = blocking;
             streams[i].cap = cap;
             streams[i].deps.n = 0;
             __atomic_add_fetch(&nstreams, 1, __ATOMIC_SEQ_CST);
@@ -102,7 +128,7 @@ static void end_capture(capture *cap) {
 int rgpu_capturing(const void *stream) {
     if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
     LOCK();
-    int found = find_stream(stream) >= 0;
+    int found = is_legacy(stream) ? legacy_conflict(0) : find_stream(stream) >= 0;
     UNLOCK();
     return found;
 }
@@ -110,6 +136,12 @@ int rgpu_capturing(const void *stream) {
 int rgpu_capture_append(const void *stream, const rgpu_gnode *proto, int *rc) {
     if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
     LOCK();
+    if (is_legacy(stream)) {
+        int conflict = legacy_conflict(1);
+        UNLOCK();
+        if (conflict) *rc = ERR_CAPTURE_IMPLICIT;
+        return conflict;
+    }
     int i = find_stream(stream);
     if (i < 0) { UNLOCK(); return 0; }
     capture *cap = streams[i].cap;
@@ -133,7 +165,9 @@ int rgpu_capture_guard(int face, const void *stream, int has_stream) {
     int rc = 0;
     LOCK();
     int i = has_stream && !is_legacy(stream) ? find_stream(stream) : -1;
-    if (i >= 0) {
+    if (has_stream && is_legacy(stream) && legacy_conflict(1)) {
+        rc = ERR_CAPTURE_IMPLICIT;
+    } else if (i >= 0) {
         streams[i].cap->invalid = 1; /* synchronising or querying a capturing stream */
         rc = ERR_CAPTURE_UNSUPPORTED;
     } else if ((!has_stream || is_legacy(stream)) && thread_mode != MODE_RELAXED) {
@@ -161,6 +195,7 @@ static int begin_capture(int face, void *stream, int mode, rgpu_graph *into, rgp
     for (size_t i = 0; i < ndeps; i++)
         if (!deps[i] || deps[i]->graph != into) return rgpu_invalid_value(face);
     if (is_legacy(stream)) return rgpu_record(face, ERR_CAPTURE_UNSUPPORTED); /* the NULL stream cannot capture */
+    int blocking = is_blocking(stream);
     int rc = 0;
     LOCK();
     capture *cap = NULL;
@@ -176,7 +211,7 @@ static int begin_capture(int face, void *stream, int mode, rgpu_graph *into, rgp
         cap->owner = pthread_self();
         cap->id = next_id++;
         cap->origin = stream;
-        int s = add_stream(stream, cap);
+        int s = add_stream(stream, cap, blocking);
         for (size_t i = 0; s >= 0 && !rc && i < ndeps; i++) rc = set_add(&streams[s].deps, deps[i]);
         if (s < 0 || rc) {
             if (!cap->borrowed) rgpu_graph_free(cap->graph);
@@ -239,6 +274,10 @@ static int end_capture_call(int face, void *stream, rgpu_graph **out) {
 static int capture_status(const void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
                           const rgpu_gnode ***deps, size_t *ndeps) {
     LOCK();
+    if (is_legacy(stream) && legacy_conflict(0)) { /* asked, not used: nothing is invalidated */
+        UNLOCK();
+        return ERR_CAPTURE_IMPLICIT;
+    }
     int i = is_legacy(stream) ? -1 : find_stream(stream);
     capture *cap = i >= 0 ? streams[i].cap : NULL;
     *status = !cap ? STATUS_NONE : cap->invalid ? STATUS_INVALIDATED : STATUS_ACTIVE;
@@ -306,11 +345,11 @@ int cuStreamEndCapture(void *stream, rgpu_graph **graph) { return end_capture_ca
 
 int cudaStreamIsCapturing(void *stream, int *status) {
     if (!status) return rgpu_invalid_value(RGPU_RUNTIME);
-    return capture_status(stream, status, NULL, NULL, NULL, NULL);
+    return rgpu_record(RGPU_RUNTIME, capture_status(stream, status, NULL, NULL, NULL, NULL));
 }
 int cuStreamIsCapturing(void *stream, int *status) {
     if (!status) return rgpu_invalid_value(RGPU_DRIVER);
-    return capture_status(stream, status, NULL, NULL, NULL, NULL);
+    return rgpu_record(RGPU_DRIVER, capture_status(stream, status, NULL, NULL, NULL, NULL));
 }
 
 /* CUDA 13's signature; edge data is never used by rgpu's graphs, so it is reported as absent (NULL). */
@@ -318,7 +357,7 @@ int cudaStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id, 
                              const rgpu_gnode ***deps, const void **edge_data, size_t *ndeps) {
     if (!status) return rgpu_invalid_value(RGPU_RUNTIME);
     if (edge_data) *edge_data = NULL;
-    return capture_status(stream, status, id, graph, deps, ndeps);
+    return rgpu_record(RGPU_RUNTIME, capture_status(stream, status, id, graph, deps, ndeps));
 }
 
 static int exchange_mode(int face, int *mode) {
@@ -342,6 +381,11 @@ static int event_record(int face, int *rc, void *event, void *stream, int extern
         return rgpu_capture_append(stream, &proto, rc) ? (*rc = rgpu_record(face, *rc), 1) : 0;
     }
     LOCK();
+    if (is_legacy(stream) && legacy_conflict(1)) {
+        UNLOCK();
+        *rc = rgpu_record(face, ERR_CAPTURE_IMPLICIT);
+        return 1;
+    }
     int s = find_stream(stream), e = find_event(event);
     if (s < 0) {
         if (e >= 0) events[e].cap = NULL; /* recorded for real now */
@@ -371,8 +415,22 @@ static int event_record(int face, int *rc, void *event, void *stream, int extern
 static int event_wait(int face, int *rc, void *stream, void *event, unsigned flags) {
     if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
     LOCK();
+    if (is_legacy(stream) && legacy_conflict(1)) {
+        UNLOCK();
+        *rc = rgpu_record(face, ERR_CAPTURE_IMPLICIT);
+        return 1;
+    }
     int s = find_stream(stream), e = find_event(event);
     if (s < 0 && e < 0) { UNLOCK(); return 0; }
+    int blocking = 1;
+    if (s < 0 && !is_legacy(stream)) { /* about to join: ask the stream's flags outside the lock */
+        UNLOCK();
+        blocking = is_blocking(stream);
+        LOCK();
+        s = find_stream(stream);
+        e = find_event(event);
+        if (s < 0 && e < 0) { UNLOCK(); return 0; }
+    }
     *rc = 0;
     if (e < 0) {
         UNLOCK();
@@ -393,7 +451,7 @@ static int event_wait(int face, int *rc, void *stream, void *event, unsigned fla
     else if (cap->invalid) *rc = ERR_CAPTURE_INVALIDATED;
     else if (s < 0 && is_legacy(stream)) *rc = ERR_CAPTURE_UNSUPPORTED;
     else {
-        if (s < 0 && (s = add_stream(stream, cap)) < 0) *rc = RGPU_OUT_OF_MEMORY;
+        if (s < 0 && (s = add_stream(stream, cap, blocking)) < 0) *rc = RGPU_OUT_OF_MEMORY;
         for (int i = 0; !*rc && i < events[e].deps.n; i++) *rc = set_add(&streams[s].deps, events[e].deps.v[i]);
     }
     UNLOCK();

@@ -43,8 +43,8 @@ static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t
         const void *s = kind == H2D ? host : (const void *)(uintptr_t)src;
         if (rgpu_capture_copy(face, &rc, d, s, n, kind, (void *)stream)) return rc;
     }
-    if (!async) {
-        int rc = rgpu_capture_guard(face, NULL, 0);
+    if (!async) { /* a synchronous copy runs on the legacy stream */
+        int rc = rgpu_capture_guard(face, NULL, 1);
         if (rc) return rc;
     }
     rgpu_call c;
@@ -89,7 +89,7 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
     if (kind == H2H) {
         int rc;
         if (async && rgpu_capture_copy(RGPU_RUNTIME, &rc, dst, src, n, H2H, (void *)stream)) return rc;
-        if (!async && (rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0))) return rc;
+        if (!async && (rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1))) return rc;
         memmove(dst, src, n);
         return RGPU_SUCCESS;
     }

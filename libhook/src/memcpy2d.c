@@ -23,7 +23,7 @@ static int copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, siz
         if (rgpu_capture_append(stream, &proto, &rc)) return rgpu_record(RGPU_RUNTIME, rc);
     }
     if (!async) {
-        int rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0);
+        int rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1); /* on the legacy stream */
         if (rc) return rc;
     }
     if (kind == H2H) {

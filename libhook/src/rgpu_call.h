@@ -98,7 +98,8 @@ void *rgpu_tag_handle(int dev, uint64_t server_handle);
 uint64_t rgpu_untag_handle(const void *h, int *dev);
 
 /* capture.c: 0, or the error a call must return because a stream capture forbids it (the capture is
- * invalidated, as CUDA does). With has_stream, a capturing `stream` forbids it whatever the mode. */
+ * invalidated, as CUDA does). With has_stream, a capturing `stream` forbids it whatever the mode, and
+ * the legacy stream (NULL) while a blocking stream captures. */
 int rgpu_capture_guard(int face, const void *stream, int has_stream);
 
 /* log.c */

@@ -125,8 +125,9 @@ class Classifier:
         call.is_async = _match(self.a.get("async", {}), name) is not None
         call.capture = _match(self.a.get("capture", {}), name) or ""
         kind, _, param = call.capture.partition(":")
-        if call.capture and (kind not in ("guard", "hook") or (param and param not in dict(proto))):
-            raise ClassifyError(f"capture annotation {call.capture!r} is not guard, guard:PARAM or hook")
+        if call.capture and (kind not in ("guard", "hook") or
+                             (param and param != "legacy" and param not in dict(proto))):
+            raise ClassifyError(f"capture annotation {call.capture!r} is not guard, guard:PARAM, guard:legacy or hook")
         if call.is_async and call.outs:
             raise ClassifyError("annotated async but has out-parameters")
         return call

@@ -78,8 +78,9 @@ def _capture(call: Call, face: str) -> list[str]:
     """Stream capture (libhook/src/capture.c): a guard refuses a call that is illegal while a capture is
     under way; a hook records a stream-ordered call into the capturing stream's graph instead of sending it."""
     kind, _, param = call.capture.partition(":")
-    if kind == "guard":
-        return [f"    {{ int crc = rgpu_capture_guard({face}, {param or 'NULL'}, {'1' if param else '0'}); "
+    if kind == "guard":  # guard:legacy: the call works on the legacy stream (NULL)
+        stream = "NULL" if param in ("", "legacy") else param
+        return [f"    {{ int crc = rgpu_capture_guard({face}, {stream}, {'1' if param else '0'}); "
                 "if (crc) return crc; }"]
     if kind == "hook":
         args = ", ".join(n for n, _ in call.proto)

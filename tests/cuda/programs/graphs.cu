@@ -334,6 +334,34 @@ static int capture_errors() {
     CHECK(cudaStreamEndCapture(s, &g));
     CHECK(cudaGraphDestroy(g));
 
+    // the legacy stream waits on blocking streams: using it while one captures is refused
+    cudaStream_t blocking;
+    CHECK(cudaStreamCreate(&blocking));
+    CHECK(cudaStreamBeginCapture(blocking, cudaStreamCaptureModeRelaxed));
+    EXPECT(cudaStreamIsCapturing(0, &st) == cudaErrorStreamCaptureImplicit);
+    CHECK(cudaStreamIsCapturing(blocking, &st));
+    EXPECT(st == cudaStreamCaptureStatusActive); // asking did not invalidate it
+    cudaGetLastError();
+    fill<<<B, T>>>(a, 9, N);
+    EXPECT(cudaGetLastError() == cudaErrorStreamCaptureImplicit);
+    CHECK(cudaStreamIsCapturing(blocking, &st));
+    EXPECT(st == cudaStreamCaptureStatusInvalidated);
+    EXPECT(cudaStreamEndCapture(blocking, &g) == cudaErrorStreamCaptureInvalidated);
+    CHECK(cudaStreamBeginCapture(blocking, cudaStreamCaptureModeRelaxed));
+    EXPECT(cudaMemcpy(h.data(), a, N * sizeof(int), cudaMemcpyDeviceToHost) == cudaErrorStreamCaptureImplicit);
+    EXPECT(cudaStreamEndCapture(blocking, &g) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+    // ... but not while only a non-blocking stream captures: the legacy stream's work runs at once
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    cudaStreamCaptureStatus legacy;
+    CHECK(cudaStreamIsCapturing(0, &legacy));
+    EXPECT(legacy == cudaStreamCaptureStatusNone);
+    fill<<<B, T>>>(a, 5, N);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(h.data(), a, N * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaStreamEndCapture(s, &g));
+    CHECK(cudaGraphDestroy(g));
+
     // nothing captured ran, and the device is still healthy
     CHECK(cudaMemcpy(h.data(), a, N * sizeof(int), cudaMemcpyDeviceToHost));
     for (int i = 0; i < N; i++) EXPECT(h[i] == 5);
