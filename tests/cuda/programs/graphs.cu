@@ -527,6 +527,14 @@ static int graph_memory() {
     CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved));
     EXPECT(reserved == 0);
     CHECK(cudaFree(m));
+    // an invalidated capture gives back what its allocation nodes held
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(cudaMallocAsync((void **)&d, N * sizeof(int), s));
+    EXPECT(cudaMalloc((void **)&m, 64) == cudaErrorStreamCaptureUnsupported);
+    EXPECT(cudaStreamEndCapture(s, &g) == cudaErrorStreamCaptureInvalidated);
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved));
+    EXPECT(reserved == 0);
+    cudaGetLastError();
     CHECK(cudaDeviceGraphMemTrim(0));
     return 0;
 }
