@@ -44,6 +44,10 @@ def test_illegal_calls_during_capture_refuse_and_invalidate(cuda_program, sim_se
     _graphs(cuda_program, sim_server, "capture_errors")
 
 
+def test_capture_modes_across_threads(cuda_program, sim_server):
+    _graphs(cuda_program, sim_server, "modes")
+
+
 def test_graph_launched_a_thousand_times(cuda_program, sim_server):
     out = _graphs(cuda_program, sim_server, "launch1000")
     m = re.search(r"launches (\d+) count (\d+) (\d+)", out)

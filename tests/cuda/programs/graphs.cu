@@ -1,5 +1,6 @@
 // CUDA graphs and stream capture: each mode (argv[1]) checks one behaviour and prints "OK graphs MODE".
 #include <cstring>
+#include <thread>
 #include <vector>
 #include <cuda_runtime.h>
 #include "check.h"
@@ -539,6 +540,51 @@ static int graph_memory() {
     return 0;
 }
 
+// The capture modes across threads: a global capture forbids other threads' unsafe calls unless they
+// are relaxed; a thread-local one forbids only its own thread's; only the capturing thread may end it.
+static int modes_across_threads() {
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaGraph_t g;
+    int other = -1, relaxed_other = -1, ended = -1;
+    void *p = nullptr;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    std::thread([&] {
+        void *q = nullptr;
+        other = cudaMalloc(&q, 64);
+        cudaGetLastError();
+    }).join();
+    EXPECT(other == cudaErrorStreamCaptureUnsupported);
+    EXPECT(cudaStreamEndCapture(s, &g) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    std::thread([&] {
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        cudaThreadExchangeStreamCaptureMode(&mode);
+        relaxed_other = cudaMalloc(&p, 64);
+        ended = cudaStreamEndCapture(s, &g); // not the capturing thread
+        cudaGetLastError();
+    }).join();
+    EXPECT(relaxed_other == cudaSuccess && p != nullptr);
+    EXPECT(ended == cudaErrorStreamCaptureWrongThread);
+    CHECK(cudaStreamEndCapture(s, &g));
+    CHECK(cudaGraphDestroy(g));
+
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    std::thread([&] { other = cudaFree(p); }).join();
+    EXPECT(other == cudaSuccess);
+    EXPECT(cudaMalloc(&p, 64) == cudaErrorStreamCaptureUnsupported); // its own thread still may not
+    EXPECT(cudaStreamEndCapture(s, &g) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    std::thread([&] { ended = cudaStreamEndCapture(s, &g); }).join(); // relaxed: any thread may end it
+    EXPECT(ended == cudaSuccess);
+    CHECK(cudaGraphDestroy(g));
+    return 0;
+}
+
 static int host_runs;
 static void CUDART_CB count_run(void *) { host_runs++; }
 
@@ -663,6 +709,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(mode, "launch1000")) rc = many_launches(1000);
     else if (!strcmp(mode, "capture_to_graph")) rc = capture_to_graph();
     else if (!strcmp(mode, "graph_memory")) rc = graph_memory();
+    else if (!strcmp(mode, "modes")) rc = modes_across_threads();
     else if (!strcmp(mode, "other_nodes") && argc > 2) rc = other_nodes(argv[2]);
     else printf("unknown mode %s\n", mode);
     if (rc == 0) printf("OK graphs %s\n", mode);
