@@ -15,9 +15,13 @@ int rgpu_capture_cuMemsetD2D32Async(int *rc, uint64_t dstDevice, uint64_t dstPit
 int rgpu_capture_cuStreamWaitEvent(int *rc, void * hStream, void * hEvent, uint32_t Flags);
 int rgpu_capture_cuEventRecord(int *rc, void * hEvent, void * hStream);
 int rgpu_capture_cuEventRecordWithFlags(int *rc, void * hEvent, void * hStream, uint32_t flags);
+int rgpu_capture_cuEventQuery(int *rc, void * hEvent);
+int rgpu_capture_cuEventSynchronize(int *rc, void * hEvent);
 int rgpu_capture_cudaStreamWaitEvent(int *rc, void * stream, void * event, uint32_t flags);
 int rgpu_capture_cudaEventRecord(int *rc, void * event, void * stream);
 int rgpu_capture_cudaEventRecordWithFlags(int *rc, void * event, void * stream, uint32_t flags);
+int rgpu_capture_cudaEventQuery(int *rc, void * event);
+int rgpu_capture_cudaEventSynchronize(int *rc, void * event);
 int rgpu_capture_cudaFree(int *rc, void * devPtr);
 int rgpu_capture_cudaMemsetAsync(int *rc, void * devPtr, int32_t value, uint64_t count, void * stream);
 int rgpu_capture_cudaMemset2DAsync(int *rc, void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height, void * stream);
@@ -2063,6 +2067,7 @@ int cuEventRecordWithFlags(void * hEvent, void * hStream, uint32_t flags)
 int cuEventQuery(void * hEvent)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuEventQuery(&crc, hEvent)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuEventQuery, "cuEventQuery", RGPU_DRIVER);
     rgpu_put_h(&c, hEvent);
     int rc = rgpu_sync(&c);
@@ -2074,6 +2079,7 @@ int cuEventQuery(void * hEvent)
 int cuEventSynchronize(void * hEvent)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuEventSynchronize(&crc, hEvent)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuEventSynchronize, "cuEventSynchronize", RGPU_DRIVER);
     rgpu_put_h(&c, hEvent);
     int rc = rgpu_sync(&c);
@@ -4240,6 +4246,7 @@ int cudaEventRecordWithFlags(void * event, void * stream, uint32_t flags)
 int cudaEventQuery(void * event)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaEventQuery(&crc, event)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaEventQuery, "cudaEventQuery", RGPU_RUNTIME);
     rgpu_put_h(&c, event);
     int rc = rgpu_sync(&c);
@@ -4251,6 +4258,7 @@ int cudaEventQuery(void * event)
 int cudaEventSynchronize(void * event)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaEventSynchronize(&crc, event)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaEventSynchronize, "cudaEventSynchronize", RGPU_RUNTIME);
     rgpu_put_h(&c, event);
     int rc = rgpu_sync(&c);

@@ -479,3 +479,20 @@ int rgpu_capture_cudaStreamWaitEvent(int *rc, void *stream, void *event, uint32_
 int rgpu_capture_cuStreamWaitEvent(int *rc, void *stream, void *event, uint32_t flags) {
     return event_wait(RGPU_DRIVER, rc, stream, event, flags);
 }
+
+/* An event recorded in a capture stands for a place in a graph, not for work: querying or waiting on it
+ * from the host is refused (cudaErrorStreamCaptureUnsupported) and invalidates its capture. */
+static int captured_event(int face, int *rc, const void *event) {
+    if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
+    LOCK();
+    int e = find_event(event);
+    if (e >= 0) events[e].cap->invalid = 1;
+    UNLOCK();
+    if (e < 0) return 0;
+    *rc = rgpu_record(face, ERR_CAPTURE_UNSUPPORTED);
+    return 1;
+}
+int rgpu_capture_cudaEventQuery(int *rc, void *event) { return captured_event(RGPU_RUNTIME, rc, event); }
+int rgpu_capture_cudaEventSynchronize(int *rc, void *event) { return captured_event(RGPU_RUNTIME, rc, event); }
+int rgpu_capture_cuEventQuery(int *rc, void *event) { return captured_event(RGPU_DRIVER, rc, event); }
+int rgpu_capture_cuEventSynchronize(int *rc, void *event) { return captured_event(RGPU_DRIVER, rc, event); }

@@ -263,6 +263,13 @@ static int fork_join() {
     CHECK(cudaGraphLaunch(ge, s2));
     CHECK(cudaStreamSynchronize(s2));
     for (int i = 0; i < N; i++) EXPECT(out[i] == 27);
+    // an event recorded in a capture is a place in the graph: the host cannot wait on it
+    CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+    CHECK(cudaEventRecord(forked, s1));
+    EXPECT(cudaEventQuery(forked) == cudaErrorStreamCaptureUnsupported);
+    cudaGraph_t dropped;
+    EXPECT(cudaStreamEndCapture(s1, &dropped) == cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
     // a fork that is never joined back cannot end the capture
     CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
     CHECK(cudaEventRecord(forked, s1));
