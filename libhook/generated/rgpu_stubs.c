@@ -1215,6 +1215,7 @@ int cuMemBatchDecompressAsync(void * paramsArray, uint64_t count, uint32_t flags
 {
     rgpu_call c;
     if (errorIndex == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemBatchDecompressAsync, "cuMemBatchDecompressAsync", RGPU_DRIVER);
     rgpu_put_h(&c, paramsArray);
     rgpu_put_u(&c, (uint64_t)count);
@@ -1305,6 +1306,7 @@ int cuMemMap(uint64_t ptr, uint64_t size, uint64_t offset, uint64_t handle, uint
 int cuMemMapArrayAsync(void * mapInfoList, uint32_t count, void * hStream)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemMapArrayAsync, "cuMemMapArrayAsync", RGPU_DRIVER);
     rgpu_put_h(&c, mapInfoList);
     rgpu_put_u(&c, (uint64_t)count);
@@ -1559,6 +1561,7 @@ int cuMemAllocFromPoolAsync(uint64_t * dptr, uint64_t bytesize, void * pool, voi
 {
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)bytesize);
     rgpu_put_h(&c, pool);
@@ -1709,6 +1712,7 @@ int cuPointerGetAttribute()
 int cuMemPrefetchAsync_v2(uint64_t devPtr, uint64_t count, rgpu_blob8 location, uint32_t flags, void * hStream)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemPrefetchAsync_v2, "cuMemPrefetchAsync_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)devPtr);
     rgpu_put_u(&c, (uint64_t)count);
@@ -1741,6 +1745,7 @@ int cuMemPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64_t count, 
     if (dptrs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (sizes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (prefetchLocIdxs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemPrefetchBatchAsync, "cuMemPrefetchBatchAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)count);
     rgpu_put_h(&c, prefetchLocs);
@@ -1763,6 +1768,7 @@ int cuMemDiscardBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64_t count, u
     rgpu_call c;
     if (dptrs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (sizes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemDiscardBatchAsync, "cuMemDiscardBatchAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)count);
     rgpu_put_u(&c, (uint64_t)flags);
@@ -1783,6 +1789,7 @@ int cuMemDiscardAndPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64
     if (dptrs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (sizes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (prefetchLocIdxs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemDiscardAndPrefetchBatchAsync, "cuMemDiscardAndPrefetchBatchAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)count);
     rgpu_put_h(&c, prefetchLocs);
@@ -1942,6 +1949,7 @@ int cuStreamWaitEvent(void * hStream, void * hEvent, uint32_t Flags)
 int cuStreamAttachMemAsync(void * hStream, uint64_t dptr, uint64_t length, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamAttachMemAsync, "cuStreamAttachMemAsync", RGPU_DRIVER);
     rgpu_put_h(&c, hStream);
     rgpu_put_u(&c, (uint64_t)dptr);
@@ -2166,6 +2174,7 @@ int cuDestroyExternalSemaphore()
 int cuStreamWaitValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamWaitValue32_v2, "cuStreamWaitValue32_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
@@ -2180,6 +2189,7 @@ int cuStreamWaitValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32_
 int cuStreamWaitValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamWaitValue64_v2, "cuStreamWaitValue64_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
@@ -2194,6 +2204,7 @@ int cuStreamWaitValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32_
 int cuStreamWriteValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamWriteValue32_v2, "cuStreamWriteValue32_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
@@ -2208,6 +2219,7 @@ int cuStreamWriteValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32
 int cuStreamWriteValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamWriteValue64_v2, "cuStreamWriteValue64_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
@@ -2222,6 +2234,7 @@ int cuStreamWriteValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32
 int cuStreamBatchMemOp_v2(void * stream, uint32_t count, void * paramArray, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamBatchMemOp_v2, "cuStreamBatchMemOp_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)count);
