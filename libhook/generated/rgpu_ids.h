@@ -238,7 +238,13 @@
 #define RGPU_ID_cuGraphAddEventWaitNode 0x7bac9494u
 #define RGPU_ID_cuGraphEventWaitNodeGetEvent 0x7764ac4eu
 #define RGPU_ID_cuGraphEventWaitNodeSetEvent 0x0f95939fu
+#define RGPU_ID_cuGraphAddMemAllocNode 0x2a38ec93u
+#define RGPU_ID_cuGraphMemAllocNodeGetParams 0x6b55a7c6u
+#define RGPU_ID_cuGraphAddMemFreeNode 0x77126232u
+#define RGPU_ID_cuGraphMemFreeNodeGetParams 0x715bb929u
 #define RGPU_ID_cuDeviceGraphMemTrim 0x03d52f48u
+#define RGPU_ID_cuDeviceGetGraphMemAttribute 0x251aa9fau
+#define RGPU_ID_cuDeviceSetGraphMemAttribute 0x0b31e986u
 #define RGPU_ID_cuGraphClone 0x765fb954u
 #define RGPU_ID_cuGraphNodeFindInClone 0x5041c32bu
 #define RGPU_ID_cuGraphNodeGetType 0x67503266u

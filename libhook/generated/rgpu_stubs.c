@@ -5,6 +5,7 @@
 typedef struct { uint64_t w[1]; } rgpu_blob8;
 typedef struct { uint64_t w[3]; } rgpu_blob24;
 
+int rgpu_capture_cuMemFree_v2(int *rc, uint64_t dptr);
 int rgpu_capture_cuMemcpyDtoDAsync_v2(int *rc, uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCount, void * hStream);
 int rgpu_capture_cuMemsetD8Async(int *rc, uint64_t dstDevice, uint8_t uc, uint64_t N, void * hStream);
 int rgpu_capture_cuMemsetD16Async(int *rc, uint64_t dstDevice, uint16_t us, uint64_t N, void * hStream);
@@ -12,6 +13,8 @@ int rgpu_capture_cuMemsetD32Async(int *rc, uint64_t dstDevice, uint32_t ui, uint
 int rgpu_capture_cuMemsetD2D8Async(int *rc, uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t Width, uint64_t Height, void * hStream);
 int rgpu_capture_cuMemsetD2D16Async(int *rc, uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_t Width, uint64_t Height, void * hStream);
 int rgpu_capture_cuMemsetD2D32Async(int *rc, uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_t Width, uint64_t Height, void * hStream);
+int rgpu_capture_cuMemFreeAsync(int *rc, uint64_t dptr, void * hStream);
+int rgpu_capture_cuMemAllocAsync(int *rc, uint64_t * dptr, uint64_t bytesize, void * hStream);
 int rgpu_capture_cuStreamWaitEvent(int *rc, void * hStream, void * hEvent, uint32_t Flags);
 int rgpu_capture_cuEventRecord(int *rc, void * hEvent, void * hStream);
 int rgpu_capture_cuEventRecordWithFlags(int *rc, void * hEvent, void * hStream, uint32_t flags);
@@ -608,7 +611,7 @@ int cuMemAllocPitch_v2(uint64_t * dptr, uint64_t * pPitch, uint64_t WidthInBytes
 int cuMemFree_v2(uint64_t dptr)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
+    { int crc; if (rgpu_capture_cuMemFree_v2(&crc, dptr)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemFree_v2, "cuMemFree_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dptr);
     int rc = rgpu_sync(&c);
@@ -1408,7 +1411,7 @@ int cuMemRetainAllocationHandle()
 int cuMemFreeAsync(uint64_t dptr, void * hStream)
 {
     rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
+    { int crc; if (rgpu_capture_cuMemFreeAsync(&crc, dptr, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemFreeAsync, "cuMemFreeAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dptr);
     rgpu_put_h(&c, hStream);
@@ -1420,7 +1423,7 @@ int cuMemAllocAsync(uint64_t * dptr, uint64_t bytesize, void * hStream)
 {
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
+    { int crc; if (rgpu_capture_cuMemAllocAsync(&crc, dptr, bytesize, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemAllocAsync, "cuMemAllocAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)bytesize);
     rgpu_put_h(&c, hStream);
@@ -2546,53 +2549,6 @@ int cuGraphBatchMemOpNodeSetParams()
 int cuGraphExecBatchMemOpNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecBatchMemOpNodeSetParams");
-}
-
-/* cuGraphAddMemAllocNode: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
-int cuGraphAddMemAllocNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemAllocNode");
-}
-
-/* cuGraphMemAllocNodeGetParams: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
-int cuGraphMemAllocNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemAllocNodeGetParams");
-}
-
-/* cuGraphAddMemFreeNode: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
-int cuGraphAddMemFreeNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemFreeNode");
-}
-
-/* cuGraphMemFreeNodeGetParams: not supported: graph memory nodes (stream-ordered allocation in graphs) are not implemented yet */
-int cuGraphMemFreeNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemFreeNodeGetParams");
-}
-
-/* cuDeviceGraphMemTrim: forwarded */
-int cuDeviceGraphMemTrim(int32_t device)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuDeviceGraphMemTrim, "cuDeviceGraphMemTrim", RGPU_DRIVER);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuDeviceGetGraphMemAttribute: not supported: graph memory nodes are not implemented yet */
-int cuDeviceGetGraphMemAttribute()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetGraphMemAttribute");
-}
-
-/* cuDeviceSetGraphMemAttribute: not supported: graph memory nodes are not implemented yet */
-int cuDeviceSetGraphMemAttribute()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceSetGraphMemAttribute");
 }
 
 /* cuGraphExecMemcpyNodeSetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */

@@ -162,3 +162,28 @@ int cuStreamGetCaptureInfo_v3(void *stream, int *status, uint64_t *id, graph *g,
                               const void **edge_data, size_t *ndeps) {
     AS_DRIVER(cudaStreamGetCaptureInfo(stream, status, (unsigned long long *)id, g, deps, edge_data, ndeps));
 }
+
+/* CUDA_MEM_ALLOC_NODE_PARAMS has the Runtime's layout, and the graph-memory attributes its numbers. */
+extern int cudaGraphAddMemAllocNode(node *, graph, node const *, size_t, void *);
+extern int cudaGraphMemAllocNodeGetParams(node, void *);
+extern int cudaGraphAddMemFreeNode(node *, graph, node const *, size_t, void *);
+extern int cudaGraphMemFreeNodeGetParams(node, void *);
+extern int cudaDeviceGetGraphMemAttribute(int, int, void *);
+extern int cudaDeviceSetGraphMemAttribute(int, int, void *);
+extern int cudaDeviceGraphMemTrim(int);
+
+int cuGraphAddMemAllocNode(node *out, graph g, node const *deps, size_t ndeps, void *p) {
+    AS_DRIVER(cudaGraphAddMemAllocNode(out, g, deps, ndeps, p));
+}
+int cuGraphMemAllocNodeGetParams(node n, void *p) { AS_DRIVER(cudaGraphMemAllocNodeGetParams(n, p)); }
+int cuGraphAddMemFreeNode(node *out, graph g, node const *deps, size_t ndeps, uint64_t dptr) {
+    AS_DRIVER(cudaGraphAddMemFreeNode(out, g, deps, ndeps, (void *)(uintptr_t)dptr));
+}
+int cuGraphMemFreeNodeGetParams(node n, uint64_t *dptr) { AS_DRIVER(cudaGraphMemFreeNodeGetParams(n, dptr)); }
+int cuDeviceGetGraphMemAttribute(int dev, int attr, void *value) {
+    AS_DRIVER(cudaDeviceGetGraphMemAttribute(dev, attr, value));
+}
+int cuDeviceSetGraphMemAttribute(int dev, int attr, void *value) {
+    AS_DRIVER(cudaDeviceSetGraphMemAttribute(dev, attr, value));
+}
+int cuDeviceGraphMemTrim(int dev) { AS_DRIVER(cudaDeviceGraphMemTrim(dev)); }

@@ -115,26 +115,44 @@ int rgpu_gmem_launch_free(int face, uint64_t dptr, void *stream) {
 
 /* ---- capture hooks ------------------------------------------------------------------------ */
 
-int rgpu_capture_cudaMallocAsync(int *rc, void **ptr, uint64_t size, void *stream) {
+static int alloc_node(int face, int *rc, uint64_t *ptr, uint64_t size, void *stream) {
     if (!rgpu_capturing(stream)) return 0;
-    rgpu_graph_mem *m = rgpu_gmem_new(RGPU_RUNTIME, size, rc);
+    rgpu_graph_mem *m = rgpu_gmem_new(face, size, rc);
     if (!m) return 1;
     rgpu_gnode proto = {.type = NODE_MEM_ALLOC, .u.mem = m};
     m->refs = 1; /* the prototype's, dropped below: the captured node takes its own */
     if (!rgpu_capture_append(stream, &proto, rc)) *rc = RGPU_INVALID_VALUE; /* capture ended meanwhile */
-    if (!*rc) *ptr = (void *)(uintptr_t)m->dptr;
+    if (!*rc) *ptr = m->dptr;
     rgpu_gmem_unref(m);
-    *rc = rgpu_record(RGPU_RUNTIME, *rc);
+    *rc = rgpu_record(face, *rc);
     return 1;
 }
 
-int rgpu_capture_cudaFreeAsync(int *rc, void *ptr, void *stream) {
+static int free_node(int face, int *rc, uint64_t dptr, void *stream) {
     if (rgpu_capturing(stream)) {
-        rgpu_gnode proto = {.type = NODE_MEM_FREE, .u.dptr = (uint64_t)(uintptr_t)ptr};
-        if (rgpu_capture_append(stream, &proto, rc)) { *rc = rgpu_record(RGPU_RUNTIME, *rc); return 1; }
+        rgpu_gnode proto = {.type = NODE_MEM_FREE, .u.dptr = dptr};
+        if (rgpu_capture_append(stream, &proto, rc)) { *rc = rgpu_record(face, *rc); return 1; }
     }
     *rc = 0;
-    return release((uint64_t)(uintptr_t)ptr);
+    return release(dptr);
+}
+
+int rgpu_capture_cudaMallocAsync(int *rc, void **ptr, uint64_t size, void *stream) {
+    uint64_t d = 0;
+    int handled = alloc_node(RGPU_RUNTIME, rc, &d, size, stream);
+    if (handled && !*rc) *ptr = (void *)(uintptr_t)d;
+    return handled;
+}
+int rgpu_capture_cuMemAllocAsync(int *rc, uint64_t *ptr, uint64_t size, void *stream) {
+    return alloc_node(RGPU_DRIVER, rc, ptr, size, stream);
+}
+int rgpu_capture_cudaFreeAsync(int *rc, void *ptr, void *stream) {
+    return free_node(RGPU_RUNTIME, rc, (uint64_t)(uintptr_t)ptr, stream);
+}
+int rgpu_capture_cuMemFreeAsync(int *rc, uint64_t ptr, void *stream) { return free_node(RGPU_DRIVER, rc, ptr, stream); }
+int rgpu_capture_cuMemFree_v2(int *rc, uint64_t ptr) {
+    if ((*rc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0))) return 1;
+    return release(ptr);
 }
 
 int rgpu_capture_cudaFree(int *rc, void *ptr) {

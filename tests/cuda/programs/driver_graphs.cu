@@ -2,6 +2,7 @@
 // between launches, and a capture of cuMemsetD32Async + cuLaunchKernel replayed; a module from a file.
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <vector>
 #include <cuda.h>
 
@@ -97,6 +98,33 @@ int main(int argc, char **argv) {
     CK(cuStreamSynchronize(s));
     CK(cuMemcpyDtoH(out.data(), dy, n * sizeof(float)));
     for (int i = 0; i < n; i++) EXPECT(out[i] == x[i] + 2.f);
+
+    // graph memory: an allocation captured with its free, launched twice
+    CUgraph mg;
+    CUdeviceptr scratch = 0;
+    std::vector<unsigned> words(n, 0);
+    CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CK(cuMemAllocAsync(&scratch, n * sizeof(unsigned), s));
+    EXPECT(scratch != 0);
+    CK(cuMemsetD32Async(scratch, 0xabcd, n, s));
+    CK(cuMemcpyDtoHAsync(words.data(), scratch, n * sizeof(unsigned), s));
+    CK(cuMemFreeAsync(scratch, s));
+    CK(cuStreamEndCapture(s, &mg));
+    CUgraphExec me;
+    CK(cuGraphInstantiate(&me, mg, 0));
+    for (int r = 0; r < 2; r++) {
+        std::fill(words.begin(), words.end(), 0u);
+        CK(cuGraphLaunch(me, s));
+        CK(cuStreamSynchronize(s));
+        for (int i = 0; i < n; i++) EXPECT(words[i] == 0xabcd);
+    }
+    cuuint64_t reserved = 0;
+    CK(cuDeviceGetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &reserved));
+    EXPECT(reserved == n * sizeof(unsigned));
+    CK(cuGraphExecDestroy(me));
+    CK(cuGraphDestroy(mg));
+    CK(cuDeviceGetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &reserved));
+    EXPECT(reserved == 0);
 
     // an allocation during a global capture is refused and invalidates it
     CK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
