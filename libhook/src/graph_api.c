@@ -71,7 +71,8 @@ static int memset_from(int face, rgpu_gnode *n, const memset_params *p) {
 /* Linear memory only: CUDA arrays are not forwarded, and a copy of depth > 1 would need a 3D path. */
 static int copy_from(int face, rgpu_gnode *n, const copy3d_params *p) {
     if (!p || p->kind < 0 || p->kind > 4) return rgpu_invalid_value(face);
-    if (p->srcArray || p->dstArray || p->extent.depth > 1) return rgpu_unsupported(face, "cudaGraphAddMemcpyNode (arrays or 3D)");
+    if (p->srcArray || p->dstArray || p->extent.depth > 1)
+        return rgpu_unsupported(face, "cudaGraphAddMemcpyNode (arrays or 3D)");
     if (!p->srcPtr.ptr || !p->dstPtr.ptr || !p->extent.width || !p->extent.height) return rgpu_invalid_value(face);
     const pitched_ptr *s = &p->srcPtr, *d = &p->dstPtr;
     size_t sp = s->pitch ? s->pitch : p->extent.width, dp = d->pitch ? d->pitch : p->extent.width;
@@ -369,10 +370,18 @@ static int list_nodes(int face, rgpu_graph *g, rgpu_gnode **out, size_t *count, 
     }
     return 0;
 }
-int cudaGraphGetNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) { return list_nodes(RGPU_RUNTIME, g, out, count, 0); }
-int cuGraphGetNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) { return list_nodes(RGPU_DRIVER, g, out, count, 0); }
-int cudaGraphGetRootNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) { return list_nodes(RGPU_RUNTIME, g, out, count, 1); }
-int cuGraphGetRootNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) { return list_nodes(RGPU_DRIVER, g, out, count, 1); }
+int cudaGraphGetNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) {
+    return list_nodes(RGPU_RUNTIME, g, out, count, 0);
+}
+int cuGraphGetNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) {
+    return list_nodes(RGPU_DRIVER, g, out, count, 0);
+}
+int cudaGraphGetRootNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) {
+    return list_nodes(RGPU_RUNTIME, g, out, count, 1);
+}
+int cuGraphGetRootNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) {
+    return list_nodes(RGPU_DRIVER, g, out, count, 1);
+}
 
 enum { EDGE_DATA_SIZE = 8 }; /* cudaGraphEdgeData: from_port, to_port, type, reserved[5]; all 0 = a plain edge */
 
@@ -468,7 +477,8 @@ static void dot_graph(FILE *f, const rgpu_graph *g, const char *prefix) {
         if (n->type == NODE_MEMCPY) fprintf(f, " %zux%zu kind %d", n->u.m.width, n->u.m.height, n->u.m.kind);
         if (n->type == NODE_MEMSET) fprintf(f, " %zux%zu value %u", n->u.s.width, n->u.s.height, n->u.s.value);
         fprintf(f, "\"];\n");
-        for (int d = 0; d < n->ndeps; d++) fprintf(f, "  \"%s%d\" -> \"%s%d\";\n", prefix, n->deps[d]->index, prefix, i);
+        for (int d = 0; d < n->ndeps; d++)
+            fprintf(f, "  \"%s%d\" -> \"%s%d\";\n", prefix, n->deps[d]->index, prefix, i);
         if (n->type == NODE_GRAPH) {
             char sub[64];
             snprintf(sub, sizeof sub, "%s%d.", prefix, i);

@@ -150,7 +150,9 @@ int cuGraphNodeGetDependencies_v2(node n, node *out, void *edge_data, size_t *co
 int cuGraphNodeGetDependentNodes_v2(node n, node *out, void *edge_data, size_t *count) {
     AS_DRIVER(cudaGraphNodeGetDependentNodes(n, out, edge_data, count));
 }
-int cuGraphNodeFindInClone(node *out, node orig, graph cloned) { AS_DRIVER(cudaGraphNodeFindInClone(out, orig, cloned)); }
+int cuGraphNodeFindInClone(node *out, node orig, graph cloned) {
+    AS_DRIVER(cudaGraphNodeFindInClone(out, orig, cloned));
+}
 int cuGraphDestroyNode(node n) { AS_DRIVER(cudaGraphDestroyNode(n)); }
 int cuGraphRemoveDependencies_v2(graph g, node const *from, node const *to, const void *edge_data, size_t n) {
     AS_DRIVER(cudaGraphRemoveDependencies(g, from, to, edge_data, n));

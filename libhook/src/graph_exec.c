@@ -142,7 +142,10 @@ int cudaGraphExecUpdate(rgpu_graph_exec *e, rgpu_graph *g, update_info *info) {
         else if (!same_deps(n, m)) { r.result = UPDATE_TOPOLOGY_CHANGED; r.error_node = n; }
     }
     for (int i = 0; i < g->n && !r.result; i++)
-        if (rgpu_node_copy_params(e->graph->nodes[i], g->nodes[i])) { r.result = UPDATE_NOT_SUPPORTED; r.error_node = g->nodes[i]; }
+        if (rgpu_node_copy_params(e->graph->nodes[i], g->nodes[i])) {
+            r.result = UPDATE_NOT_SUPPORTED;
+            r.error_node = g->nodes[i];
+        }
     if (info) *info = r;
     return r.result ? rgpu_record(RGPU_RUNTIME, ERR_GRAPH_EXEC_UPDATE) : 0;
 }

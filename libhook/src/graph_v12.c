@@ -40,3 +40,10 @@ extern int cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *
 int rgpu_v12_cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, size_t n, unsigned flags) {
     return cudaStreamUpdateCaptureDependencies(stream, deps, NULL, n, flags);
 }
+
+extern int cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to,
+                                       const void *edge_data, size_t n);
+
+int rgpu_v12_cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to, size_t n) {
+    return cudaGraphRemoveDependencies(g, from, to, NULL, n);
+}

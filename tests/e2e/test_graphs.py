@@ -70,7 +70,7 @@ def test_symbol_pitched_host_and_event_nodes_and_graph_edits(cuda_program, sim_s
 
 CUDA12_NAMES = ["cudaMalloc", "cudaMemcpy", "cudaMemsetAsync", "cudaStreamCreate", "cudaStreamSynchronize",
                 "cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaStreamGetCaptureInfo", "cudaGraphCreate",
-                "cudaGraphAddEmptyNode", "cudaGraphAddDependencies", "cudaGraphGetEdges",
+                "cudaGraphAddEmptyNode", "cudaGraphAddDependencies", "cudaGraphRemoveDependencies", "cudaGraphGetEdges",
                 "cudaGraphNodeGetDependencies", "cudaGraphNodeGetDependentNodes", "cudaGraphInstantiate",
                 "cudaGraphLaunch"]
 

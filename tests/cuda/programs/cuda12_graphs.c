@@ -16,6 +16,7 @@ int cudaStreamGetCaptureInfo(stream_t s, int *status, unsigned long long *id, gr
 int cudaGraphCreate(graph_t *g, unsigned flags);
 int cudaGraphAddEmptyNode(node_t *n, graph_t g, const node_t *deps, size_t ndeps);
 int cudaGraphAddDependencies(graph_t g, const node_t *from, const node_t *to, size_t n);
+int cudaGraphRemoveDependencies(graph_t g, const node_t *from, const node_t *to, size_t n);
 int cudaGraphGetEdges(graph_t g, node_t *from, node_t *to, size_t *n);
 int cudaGraphNodeGetDependencies(node_t n, node_t *deps, size_t *count);
 int cudaGraphNodeGetDependentNodes(node_t n, node_t *deps, size_t *count);
@@ -44,6 +45,9 @@ int main(void) {
     n = 4;
     CHECK(cudaGraphNodeGetDependentNodes(a, got, &n));
     EXPECT(n == 1 && got[0] == c);
+    CHECK(cudaGraphRemoveDependencies(g, &from[1], &to[1], 1));
+    CHECK(cudaGraphGetEdges(g, NULL, NULL, &n));
+    EXPECT(n == 1);
 
     stream_t s;
     unsigned char *d, h[64];

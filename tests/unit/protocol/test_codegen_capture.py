@@ -27,8 +27,8 @@ def _parsed(tmp_path):
 
 
 def _calls(tmp_path, capture):
-    return {c.name: c for c in classify.Classifier(_parsed(tmp_path), {"capture": capture, "async": {"cuMemsetD8Async": True}},
-                                                   lambda n: 8).classify_all()}
+    annotations = {"capture": capture, "async": {"cuMemsetD8Async": True}}
+    return {c.name: c for c in classify.Classifier(_parsed(tmp_path), annotations, lambda n: 8).classify_all()}
 
 
 def test_guards_and_hooks_open_the_stub(tmp_path):
