@@ -5,6 +5,32 @@
 typedef struct { uint64_t w[1]; } rgpu_blob8;
 typedef struct { uint64_t w[3]; } rgpu_blob24;
 
+int rgpu_capture_cuMemFree_v2(int *rc, uint64_t dptr);
+int rgpu_capture_cuMemcpyDtoDAsync_v2(int *rc, uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCount, void * hStream);
+int rgpu_capture_cuMemsetD8Async(int *rc, uint64_t dstDevice, uint8_t uc, uint64_t N, void * hStream);
+int rgpu_capture_cuMemsetD16Async(int *rc, uint64_t dstDevice, uint16_t us, uint64_t N, void * hStream);
+int rgpu_capture_cuMemsetD32Async(int *rc, uint64_t dstDevice, uint32_t ui, uint64_t N, void * hStream);
+int rgpu_capture_cuMemsetD2D8Async(int *rc, uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t Width, uint64_t Height, void * hStream);
+int rgpu_capture_cuMemsetD2D16Async(int *rc, uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_t Width, uint64_t Height, void * hStream);
+int rgpu_capture_cuMemsetD2D32Async(int *rc, uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_t Width, uint64_t Height, void * hStream);
+int rgpu_capture_cuMemFreeAsync(int *rc, uint64_t dptr, void * hStream);
+int rgpu_capture_cuMemAllocAsync(int *rc, uint64_t * dptr, uint64_t bytesize, void * hStream);
+int rgpu_capture_cuStreamWaitEvent(int *rc, void * hStream, void * hEvent, uint32_t Flags);
+int rgpu_capture_cuEventRecord(int *rc, void * hEvent, void * hStream);
+int rgpu_capture_cuEventRecordWithFlags(int *rc, void * hEvent, void * hStream, uint32_t flags);
+int rgpu_capture_cuEventQuery(int *rc, void * hEvent);
+int rgpu_capture_cuEventSynchronize(int *rc, void * hEvent);
+int rgpu_capture_cudaStreamWaitEvent(int *rc, void * stream, void * event, uint32_t flags);
+int rgpu_capture_cudaEventRecord(int *rc, void * event, void * stream);
+int rgpu_capture_cudaEventRecordWithFlags(int *rc, void * event, void * stream, uint32_t flags);
+int rgpu_capture_cudaEventQuery(int *rc, void * event);
+int rgpu_capture_cudaEventSynchronize(int *rc, void * event);
+int rgpu_capture_cudaFree(int *rc, void * devPtr);
+int rgpu_capture_cudaMemsetAsync(int *rc, void * devPtr, int32_t value, uint64_t count, void * stream);
+int rgpu_capture_cudaMemset2DAsync(int *rc, void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height, void * stream);
+int rgpu_capture_cudaMallocAsync(int *rc, void * * devPtr, uint64_t size, void * hStream);
+int rgpu_capture_cudaFreeAsync(int *rc, void * devPtr, void * hStream);
+
 /* cuDeviceGetName: forwarded */
 int cuDeviceGetName(char * name, int32_t len, int32_t dev)
 {
@@ -550,6 +576,7 @@ int cuMemAlloc_v2(uint64_t * dptr, uint64_t bytesize)
 {
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemAlloc_v2, "cuMemAlloc_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)bytesize);
     int rc = rgpu_sync(&c);
@@ -566,6 +593,7 @@ int cuMemAllocPitch_v2(uint64_t * dptr, uint64_t * pPitch, uint64_t WidthInBytes
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (pPitch == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemAllocPitch_v2, "cuMemAllocPitch_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)WidthInBytes);
     rgpu_put_u(&c, (uint64_t)Height);
@@ -583,6 +611,7 @@ int cuMemAllocPitch_v2(uint64_t * dptr, uint64_t * pPitch, uint64_t WidthInBytes
 int cuMemFree_v2(uint64_t dptr)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuMemFree_v2(&crc, dptr)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemFree_v2, "cuMemFree_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dptr);
     int rc = rgpu_sync(&c);
@@ -779,6 +808,7 @@ int cuMemcpy3DPeer()
 int cuMemcpyDtoDAsync_v2(uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCount, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuMemcpyDtoDAsync_v2(&crc, dstDevice, srcDevice, ByteCount, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)srcDevice);
@@ -833,6 +863,7 @@ int cuMemcpy3DBatchAsync_v2()
 int cuMemsetD8_v2(uint64_t dstDevice, uint8_t uc, uint64_t N)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD8_v2, "cuMemsetD8_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)uc);
@@ -846,6 +877,7 @@ int cuMemsetD8_v2(uint64_t dstDevice, uint8_t uc, uint64_t N)
 int cuMemsetD16_v2(uint64_t dstDevice, uint16_t us, uint64_t N)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD16_v2, "cuMemsetD16_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)us);
@@ -859,6 +891,7 @@ int cuMemsetD16_v2(uint64_t dstDevice, uint16_t us, uint64_t N)
 int cuMemsetD32_v2(uint64_t dstDevice, uint32_t ui, uint64_t N)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD32_v2, "cuMemsetD32_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)ui);
@@ -872,6 +905,7 @@ int cuMemsetD32_v2(uint64_t dstDevice, uint32_t ui, uint64_t N)
 int cuMemsetD2D8_v2(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t Width, uint64_t Height)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD2D8_v2, "cuMemsetD2D8_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
@@ -887,6 +921,7 @@ int cuMemsetD2D8_v2(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t 
 int cuMemsetD2D16_v2(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_t Width, uint64_t Height)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD2D16_v2, "cuMemsetD2D16_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
@@ -902,6 +937,7 @@ int cuMemsetD2D16_v2(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_
 int cuMemsetD2D32_v2(uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_t Width, uint64_t Height)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD2D32_v2, "cuMemsetD2D32_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
@@ -917,6 +953,7 @@ int cuMemsetD2D32_v2(uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_
 int cuMemsetD8Async(uint64_t dstDevice, uint8_t uc, uint64_t N, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuMemsetD8Async(&crc, dstDevice, uc, N, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD8Async, "cuMemsetD8Async", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)uc);
@@ -929,6 +966,7 @@ int cuMemsetD8Async(uint64_t dstDevice, uint8_t uc, uint64_t N, void * hStream)
 int cuMemsetD16Async(uint64_t dstDevice, uint16_t us, uint64_t N, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuMemsetD16Async(&crc, dstDevice, us, N, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD16Async, "cuMemsetD16Async", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)us);
@@ -941,6 +979,7 @@ int cuMemsetD16Async(uint64_t dstDevice, uint16_t us, uint64_t N, void * hStream
 int cuMemsetD32Async(uint64_t dstDevice, uint32_t ui, uint64_t N, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuMemsetD32Async(&crc, dstDevice, ui, N, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD32Async, "cuMemsetD32Async", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)ui);
@@ -953,6 +992,7 @@ int cuMemsetD32Async(uint64_t dstDevice, uint32_t ui, uint64_t N, void * hStream
 int cuMemsetD2D8Async(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t Width, uint64_t Height, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuMemsetD2D8Async(&crc, dstDevice, dstPitch, uc, Width, Height, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD2D8Async, "cuMemsetD2D8Async", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
@@ -967,6 +1007,7 @@ int cuMemsetD2D8Async(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_
 int cuMemsetD2D16Async(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_t Width, uint64_t Height, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuMemsetD2D16Async(&crc, dstDevice, dstPitch, us, Width, Height, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD2D16Async, "cuMemsetD2D16Async", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
@@ -981,6 +1022,7 @@ int cuMemsetD2D16Async(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint6
 int cuMemsetD2D32Async(uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_t Width, uint64_t Height, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuMemsetD2D32Async(&crc, dstDevice, dstPitch, ui, Width, Height, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemsetD2D32Async, "cuMemsetD2D32Async", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
@@ -1176,6 +1218,7 @@ int cuMemBatchDecompressAsync(void * paramsArray, uint64_t count, uint32_t flags
 {
     rgpu_call c;
     if (errorIndex == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemBatchDecompressAsync, "cuMemBatchDecompressAsync", RGPU_DRIVER);
     rgpu_put_h(&c, paramsArray);
     rgpu_put_u(&c, (uint64_t)count);
@@ -1266,6 +1309,7 @@ int cuMemMap(uint64_t ptr, uint64_t size, uint64_t offset, uint64_t handle, uint
 int cuMemMapArrayAsync(void * mapInfoList, uint32_t count, void * hStream)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemMapArrayAsync, "cuMemMapArrayAsync", RGPU_DRIVER);
     rgpu_put_h(&c, mapInfoList);
     rgpu_put_u(&c, (uint64_t)count);
@@ -1367,6 +1411,7 @@ int cuMemRetainAllocationHandle()
 int cuMemFreeAsync(uint64_t dptr, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuMemFreeAsync(&crc, dptr, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemFreeAsync, "cuMemFreeAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)dptr);
     rgpu_put_h(&c, hStream);
@@ -1378,6 +1423,7 @@ int cuMemAllocAsync(uint64_t * dptr, uint64_t bytesize, void * hStream)
 {
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc; if (rgpu_capture_cuMemAllocAsync(&crc, dptr, bytesize, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemAllocAsync, "cuMemAllocAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)bytesize);
     rgpu_put_h(&c, hStream);
@@ -1518,6 +1564,7 @@ int cuMemAllocFromPoolAsync(uint64_t * dptr, uint64_t bytesize, void * pool, voi
 {
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)bytesize);
     rgpu_put_h(&c, pool);
@@ -1668,6 +1715,7 @@ int cuPointerGetAttribute()
 int cuMemPrefetchAsync_v2(uint64_t devPtr, uint64_t count, rgpu_blob8 location, uint32_t flags, void * hStream)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemPrefetchAsync_v2, "cuMemPrefetchAsync_v2", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)devPtr);
     rgpu_put_u(&c, (uint64_t)count);
@@ -1700,6 +1748,7 @@ int cuMemPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64_t count, 
     if (dptrs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (sizes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (prefetchLocIdxs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemPrefetchBatchAsync, "cuMemPrefetchBatchAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)count);
     rgpu_put_h(&c, prefetchLocs);
@@ -1722,6 +1771,7 @@ int cuMemDiscardBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64_t count, u
     rgpu_call c;
     if (dptrs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (sizes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemDiscardBatchAsync, "cuMemDiscardBatchAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)count);
     rgpu_put_u(&c, (uint64_t)flags);
@@ -1742,6 +1792,7 @@ int cuMemDiscardAndPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64
     if (dptrs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (sizes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (prefetchLocIdxs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemDiscardAndPrefetchBatchAsync, "cuMemDiscardAndPrefetchBatchAsync", RGPU_DRIVER);
     rgpu_put_u(&c, (uint64_t)count);
     rgpu_put_h(&c, prefetchLocs);
@@ -1889,6 +1940,7 @@ int cuStreamGetCtx_v2()
 int cuStreamWaitEvent(void * hStream, void * hEvent, uint32_t Flags)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuStreamWaitEvent(&crc, hStream, hEvent, Flags)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamWaitEvent, "cuStreamWaitEvent", RGPU_DRIVER);
     rgpu_put_h(&c, hStream);
     rgpu_put_h(&c, hEvent);
@@ -1896,90 +1948,11 @@ int cuStreamWaitEvent(void * hStream, void * hEvent, uint32_t Flags)
     return rgpu_async(&c);
 }
 
-/* cuStreamBeginCapture_v2: not supported: stream capture is not forwarded yet */
-int cuStreamBeginCapture_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamBeginCapture_v2");
-}
-
-/* cuStreamBeginCaptureToGraph: not supported: stream capture is not forwarded yet */
-int cuStreamBeginCaptureToGraph()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamBeginCaptureToGraph");
-}
-
-/* cuThreadExchangeStreamCaptureMode: forwarded */
-int cuThreadExchangeStreamCaptureMode(int * mode)
-{
-    rgpu_call c;
-    if (mode == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode", RGPU_DRIVER);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *mode = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuStreamEndCapture: forwarded */
-int cuStreamEndCapture(void * hStream, void * * phGraph)
-{
-    rgpu_call c;
-    if (phGraph == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamEndCapture, "cuStreamEndCapture", RGPU_DRIVER);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *phGraph = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuStreamIsCapturing: forwarded */
-int cuStreamIsCapturing(void * hStream, int * captureStatus)
-{
-    rgpu_call c;
-    if (captureStatus == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamIsCapturing, "cuStreamIsCapturing", RGPU_DRIVER);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *captureStatus = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuStreamGetCaptureInfo_v3: not supported: stream capture is not forwarded yet */
-int cuStreamGetCaptureInfo_v3()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCaptureInfo_v3");
-}
-
-/* cuStreamUpdateCaptureDependencies_v2: forwarded */
-int cuStreamUpdateCaptureDependencies_v2(void * hStream, void * * dependencies, void * dependencyData, uint64_t numDependencies, uint32_t flags)
-{
-    rgpu_call c;
-    if (dependencies == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamUpdateCaptureDependencies_v2, "cuStreamUpdateCaptureDependencies_v2", RGPU_DRIVER);
-    rgpu_put_h(&c, hStream);
-    rgpu_put_h(&c, dependencyData);
-    rgpu_put_u(&c, (uint64_t)numDependencies);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dependencies = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuStreamAttachMemAsync: forwarded */
 int cuStreamAttachMemAsync(void * hStream, uint64_t dptr, uint64_t length, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamAttachMemAsync, "cuStreamAttachMemAsync", RGPU_DRIVER);
     rgpu_put_h(&c, hStream);
     rgpu_put_u(&c, (uint64_t)dptr);
@@ -1994,6 +1967,7 @@ int cuStreamAttachMemAsync(void * hStream, uint64_t dptr, uint64_t length, uint3
 int cuStreamQuery(void * hStream)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamQuery, "cuStreamQuery", RGPU_DRIVER);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
@@ -2005,6 +1979,7 @@ int cuStreamQuery(void * hStream)
 int cuStreamSynchronize(void * hStream)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamSynchronize, "cuStreamSynchronize", RGPU_DRIVER);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
@@ -2080,6 +2055,7 @@ int cuEventCreate(void * * phEvent, uint32_t Flags)
 int cuEventRecord(void * hEvent, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuEventRecord(&crc, hEvent, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuEventRecord, "cuEventRecord", RGPU_DRIVER);
     rgpu_put_h(&c, hEvent);
     rgpu_put_h(&c, hStream);
@@ -2090,6 +2066,7 @@ int cuEventRecord(void * hEvent, void * hStream)
 int cuEventRecordWithFlags(void * hEvent, void * hStream, uint32_t flags)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuEventRecordWithFlags(&crc, hEvent, hStream, flags)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuEventRecordWithFlags, "cuEventRecordWithFlags", RGPU_DRIVER);
     rgpu_put_h(&c, hEvent);
     rgpu_put_h(&c, hStream);
@@ -2101,6 +2078,7 @@ int cuEventRecordWithFlags(void * hEvent, void * hStream, uint32_t flags)
 int cuEventQuery(void * hEvent)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuEventQuery(&crc, hEvent)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuEventQuery, "cuEventQuery", RGPU_DRIVER);
     rgpu_put_h(&c, hEvent);
     int rc = rgpu_sync(&c);
@@ -2112,6 +2090,7 @@ int cuEventQuery(void * hEvent)
 int cuEventSynchronize(void * hEvent)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cuEventSynchronize(&crc, hEvent)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuEventSynchronize, "cuEventSynchronize", RGPU_DRIVER);
     rgpu_put_h(&c, hEvent);
     int rc = rgpu_sync(&c);
@@ -2198,6 +2177,7 @@ int cuDestroyExternalSemaphore()
 int cuStreamWaitValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamWaitValue32_v2, "cuStreamWaitValue32_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
@@ -2212,6 +2192,7 @@ int cuStreamWaitValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32_
 int cuStreamWaitValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamWaitValue64_v2, "cuStreamWaitValue64_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
@@ -2226,6 +2207,7 @@ int cuStreamWaitValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32_
 int cuStreamWriteValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamWriteValue32_v2, "cuStreamWriteValue32_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
@@ -2240,6 +2222,7 @@ int cuStreamWriteValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32
 int cuStreamWriteValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamWriteValue64_v2, "cuStreamWriteValue64_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
@@ -2254,6 +2237,7 @@ int cuStreamWriteValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32
 int cuStreamBatchMemOp_v2(void * stream, uint32_t count, void * paramArray, uint32_t flags)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cuStreamBatchMemOp_v2, "cuStreamBatchMemOp_v2", RGPU_DRIVER);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)count);
@@ -2489,498 +2473,169 @@ int cuFuncSetSharedMemConfig(void * hfunc, int config)
     return rc;
 }
 
-/* cuGraphCreate: not supported: CUDA graphs are not forwarded yet */
-int cuGraphCreate()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphCreate");
-}
-
-/* cuGraphAddKernelNode_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddKernelNode_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddKernelNode_v2");
-}
-
-/* cuGraphKernelNodeGetParams_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphKernelNodeGetParams_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeGetParams_v2");
-}
-
-/* cuGraphKernelNodeSetParams_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphKernelNodeSetParams_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeSetParams_v2");
-}
-
-/* cuGraphAddMemcpyNode: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphAddMemcpyNode: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
 int cuGraphAddMemcpyNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemcpyNode");
 }
 
-/* cuGraphMemcpyNodeGetParams: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphMemcpyNodeGetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
 int cuGraphMemcpyNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemcpyNodeGetParams");
 }
 
-/* cuGraphMemcpyNodeSetParams: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphMemcpyNodeSetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
 int cuGraphMemcpyNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemcpyNodeSetParams");
 }
 
-/* cuGraphAddMemsetNode: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddMemsetNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemsetNode");
-}
-
-/* cuGraphMemsetNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphMemsetNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemsetNodeGetParams");
-}
-
-/* cuGraphMemsetNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphMemsetNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemsetNodeSetParams");
-}
-
-/* cuGraphAddHostNode: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddHostNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddHostNode");
-}
-
-/* cuGraphHostNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphHostNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphHostNodeGetParams");
-}
-
-/* cuGraphHostNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphHostNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphHostNodeSetParams");
-}
-
-/* cuGraphAddChildGraphNode: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddChildGraphNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddChildGraphNode");
-}
-
-/* cuGraphChildGraphNodeGetGraph: not supported: CUDA graphs are not forwarded yet */
-int cuGraphChildGraphNodeGetGraph()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphChildGraphNodeGetGraph");
-}
-
-/* cuGraphAddEmptyNode: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddEmptyNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddEmptyNode");
-}
-
-/* cuGraphAddEventRecordNode: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddEventRecordNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddEventRecordNode");
-}
-
-/* cuGraphEventRecordNodeGetEvent: not supported: CUDA graphs are not forwarded yet */
-int cuGraphEventRecordNodeGetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphEventRecordNodeGetEvent");
-}
-
-/* cuGraphEventRecordNodeSetEvent: not supported: CUDA graphs are not forwarded yet */
-int cuGraphEventRecordNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphEventRecordNodeSetEvent");
-}
-
-/* cuGraphAddEventWaitNode: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddEventWaitNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddEventWaitNode");
-}
-
-/* cuGraphEventWaitNodeGetEvent: not supported: CUDA graphs are not forwarded yet */
-int cuGraphEventWaitNodeGetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphEventWaitNodeGetEvent");
-}
-
-/* cuGraphEventWaitNodeSetEvent: not supported: CUDA graphs are not forwarded yet */
-int cuGraphEventWaitNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphEventWaitNodeSetEvent");
-}
-
-/* cuGraphAddExternalSemaphoresSignalNode: not supported: external memory and semaphores are not forwarded */
+/* cuGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded */
 int cuGraphAddExternalSemaphoresSignalNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddExternalSemaphoresSignalNode");
 }
 
-/* cuGraphExternalSemaphoresSignalNodeGetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExternalSemaphoresSignalNodeGetParams: not supported: external semaphores are not forwarded */
 int cuGraphExternalSemaphoresSignalNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresSignalNodeGetParams");
 }
 
-/* cuGraphExternalSemaphoresSignalNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
 int cuGraphExternalSemaphoresSignalNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cuGraphAddExternalSemaphoresWaitNode: not supported: external memory and semaphores are not forwarded */
+/* cuGraphAddExternalSemaphoresWaitNode: not supported: external semaphores are not forwarded */
 int cuGraphAddExternalSemaphoresWaitNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddExternalSemaphoresWaitNode");
 }
 
-/* cuGraphExternalSemaphoresWaitNodeGetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExternalSemaphoresWaitNodeGetParams: not supported: external semaphores are not forwarded */
 int cuGraphExternalSemaphoresWaitNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresWaitNodeGetParams");
 }
 
-/* cuGraphExternalSemaphoresWaitNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
 int cuGraphExternalSemaphoresWaitNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cuGraphAddBatchMemOpNode: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphAddBatchMemOpNode: not supported: batched memory operations are not forwarded */
 int cuGraphAddBatchMemOpNode()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddBatchMemOpNode");
 }
 
-/* cuGraphBatchMemOpNodeGetParams: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphBatchMemOpNodeGetParams: not supported: batched memory operations are not forwarded */
 int cuGraphBatchMemOpNodeGetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphBatchMemOpNodeGetParams");
 }
 
-/* cuGraphBatchMemOpNodeSetParams: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphBatchMemOpNodeSetParams: not supported: batched memory operations are not forwarded */
 int cuGraphBatchMemOpNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphBatchMemOpNodeSetParams");
 }
 
-/* cuGraphExecBatchMemOpNodeSetParams: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphExecBatchMemOpNodeSetParams: not supported: batched memory operations are not forwarded */
 int cuGraphExecBatchMemOpNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecBatchMemOpNodeSetParams");
 }
 
-/* cuGraphAddMemAllocNode: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddMemAllocNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemAllocNode");
-}
-
-/* cuGraphMemAllocNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphMemAllocNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemAllocNodeGetParams");
-}
-
-/* cuGraphAddMemFreeNode: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddMemFreeNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemFreeNode");
-}
-
-/* cuGraphMemFreeNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphMemFreeNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemFreeNodeGetParams");
-}
-
-/* cuDeviceGraphMemTrim: forwarded */
-int cuDeviceGraphMemTrim(int32_t device)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuDeviceGraphMemTrim, "cuDeviceGraphMemTrim", RGPU_DRIVER);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuDeviceGetGraphMemAttribute: not supported: CUDA graphs are not forwarded yet */
-int cuDeviceGetGraphMemAttribute()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetGraphMemAttribute");
-}
-
-/* cuDeviceSetGraphMemAttribute: not supported: CUDA graphs are not forwarded yet */
-int cuDeviceSetGraphMemAttribute()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceSetGraphMemAttribute");
-}
-
-/* cuGraphClone: not supported: CUDA graphs are not forwarded yet */
-int cuGraphClone()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphClone");
-}
-
-/* cuGraphNodeFindInClone: not supported: CUDA graphs are not forwarded yet */
-int cuGraphNodeFindInClone()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeFindInClone");
-}
-
-/* cuGraphNodeGetType: not supported: CUDA graphs are not forwarded yet */
-int cuGraphNodeGetType()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeGetType");
-}
-
-/* cuGraphGetNodes: not supported: CUDA graphs are not forwarded yet */
-int cuGraphGetNodes()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphGetNodes");
-}
-
-/* cuGraphGetRootNodes: not supported: CUDA graphs are not forwarded yet */
-int cuGraphGetRootNodes()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphGetRootNodes");
-}
-
-/* cuGraphGetEdges_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphGetEdges_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphGetEdges_v2");
-}
-
-/* cuGraphNodeGetDependencies_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphNodeGetDependencies_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeGetDependencies_v2");
-}
-
-/* cuGraphNodeGetDependentNodes_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphNodeGetDependentNodes_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeGetDependentNodes_v2");
-}
-
-/* cuGraphAddDependencies_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphAddDependencies_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddDependencies_v2");
-}
-
-/* cuGraphRemoveDependencies_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphRemoveDependencies_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphRemoveDependencies_v2");
-}
-
-/* cuGraphDestroyNode: not supported: CUDA graphs are not forwarded yet */
-int cuGraphDestroyNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphDestroyNode");
-}
-
-/* cuGraphInstantiateWithFlags: not supported: CUDA graphs are not forwarded yet */
-int cuGraphInstantiateWithFlags()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphInstantiateWithFlags");
-}
-
-/* cuGraphInstantiateWithParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphInstantiateWithParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphInstantiateWithParams");
-}
-
-/* cuGraphExecGetFlags: not supported: CUDA graphs are not forwarded yet */
-int cuGraphExecGetFlags()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecGetFlags");
-}
-
-/* cuGraphExecKernelNodeSetParams_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphExecKernelNodeSetParams_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecKernelNodeSetParams_v2");
-}
-
-/* cuGraphExecMemcpyNodeSetParams: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphExecMemcpyNodeSetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
 int cuGraphExecMemcpyNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecMemcpyNodeSetParams");
 }
 
-/* cuGraphExecMemsetNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphExecMemsetNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecMemsetNodeSetParams");
-}
-
-/* cuGraphExecHostNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphExecHostNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecHostNodeSetParams");
-}
-
-/* cuGraphExecChildGraphNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cuGraphExecChildGraphNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecChildGraphNodeSetParams");
-}
-
-/* cuGraphExecEventRecordNodeSetEvent: not supported: CUDA graphs are not forwarded yet */
-int cuGraphExecEventRecordNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecEventRecordNodeSetEvent");
-}
-
-/* cuGraphExecEventWaitNodeSetEvent: not supported: CUDA graphs are not forwarded yet */
-int cuGraphExecEventWaitNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecEventWaitNodeSetEvent");
-}
-
-/* cuGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
 int cuGraphExecExternalSemaphoresSignalNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cuGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cuGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
 int cuGraphExecExternalSemaphoresWaitNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cuGraphNodeSetEnabled: not supported: CUDA graphs are not forwarded yet */
-int cuGraphNodeSetEnabled()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeSetEnabled");
-}
-
-/* cuGraphNodeGetEnabled: not supported: CUDA graphs are not forwarded yet */
-int cuGraphNodeGetEnabled()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeGetEnabled");
-}
-
-/* cuGraphUpload: not supported: CUDA graphs are not forwarded yet */
-int cuGraphUpload()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphUpload");
-}
-
-/* cuGraphLaunch: not supported: CUDA graphs are not forwarded yet */
-int cuGraphLaunch()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphLaunch");
-}
-
-/* cuGraphExecDestroy: not supported: CUDA graphs are not forwarded yet */
-int cuGraphExecDestroy()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecDestroy");
-}
-
-/* cuGraphDestroy: not supported: CUDA graphs are not forwarded yet */
-int cuGraphDestroy()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphDestroy");
-}
-
-/* cuGraphExecUpdate_v2: not supported: CUDA graphs are not forwarded yet */
-int cuGraphExecUpdate_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecUpdate_v2");
-}
-
-/* cuGraphKernelNodeCopyAttributes: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet */
 int cuGraphKernelNodeCopyAttributes()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeCopyAttributes");
 }
 
-/* cuGraphKernelNodeGetAttribute: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet */
 int cuGraphKernelNodeGetAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeGetAttribute");
 }
 
-/* cuGraphKernelNodeSetAttribute: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet */
 int cuGraphKernelNodeSetAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeSetAttribute");
 }
 
-/* cuGraphDebugDotPrint: not supported: CUDA graphs are not forwarded yet */
-int cuGraphDebugDotPrint()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphDebugDotPrint");
-}
-
-/* cuUserObjectCreate: not supported: graph user objects are not forwarded yet */
+/* cuUserObjectCreate: not supported: graph user objects are not implemented yet */
 int cuUserObjectCreate()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectCreate");
 }
 
-/* cuUserObjectRetain: not supported: graph user objects are not forwarded yet */
+/* cuUserObjectRetain: not supported: graph user objects are not implemented yet */
 int cuUserObjectRetain()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectRetain");
 }
 
-/* cuUserObjectRelease: not supported: graph user objects are not forwarded yet */
+/* cuUserObjectRelease: not supported: graph user objects are not implemented yet */
 int cuUserObjectRelease()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectRelease");
 }
 
-/* cuGraphRetainUserObject: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphRetainUserObject: not supported: graph user objects are not implemented yet */
 int cuGraphRetainUserObject()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphRetainUserObject");
 }
 
-/* cuGraphReleaseUserObject: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphReleaseUserObject: not supported: graph user objects are not implemented yet */
 int cuGraphReleaseUserObject()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphReleaseUserObject");
 }
 
-/* cuGraphAddNode_v2: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphAddNode_v2: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet */
 int cuGraphAddNode_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddNode_v2");
 }
 
-/* cuGraphNodeSetParams: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet */
 int cuGraphNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeSetParams");
 }
 
-/* cuGraphExecNodeSetParams: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphExecNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet */
 int cuGraphExecNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecNodeSetParams");
 }
 
-/* cuGraphConditionalHandleCreate: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet */
 int cuGraphConditionalHandleCreate()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphConditionalHandleCreate");
@@ -3629,43 +3284,43 @@ int cuDeviceGetP2PAtomicCapabilities()
     return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetP2PAtomicCapabilities");
 }
 
-/* cuGraphicsUnregisterResource: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphicsUnregisterResource: not supported: graphics interop needs a local display */
 int cuGraphicsUnregisterResource()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsUnregisterResource");
 }
 
-/* cuGraphicsSubResourceGetMappedArray: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphicsSubResourceGetMappedArray: not supported: graphics interop needs a local display */
 int cuGraphicsSubResourceGetMappedArray()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsSubResourceGetMappedArray");
 }
 
-/* cuGraphicsResourceGetMappedMipmappedArray: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphicsResourceGetMappedMipmappedArray: not supported: graphics interop needs a local display */
 int cuGraphicsResourceGetMappedMipmappedArray()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsResourceGetMappedMipmappedArray");
 }
 
-/* cuGraphicsResourceGetMappedPointer_v2: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphicsResourceGetMappedPointer_v2: not supported: graphics interop needs a local display */
 int cuGraphicsResourceGetMappedPointer_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsResourceGetMappedPointer_v2");
 }
 
-/* cuGraphicsResourceSetMapFlags_v2: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphicsResourceSetMapFlags_v2: not supported: graphics interop needs a local display */
 int cuGraphicsResourceSetMapFlags_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsResourceSetMapFlags_v2");
 }
 
-/* cuGraphicsMapResources: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphicsMapResources: not supported: graphics interop needs a local display */
 int cuGraphicsMapResources()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsMapResources");
 }
 
-/* cuGraphicsUnmapResources: not supported: CUDA graphs are not forwarded yet */
+/* cuGraphicsUnmapResources: not supported: graphics interop needs a local display */
 int cuGraphicsUnmapResources()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsUnmapResources");
@@ -3964,6 +3619,7 @@ int cudaDeviceReset(void)
 int cudaDeviceSynchronize(void)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaDeviceSynchronize, "cudaDeviceSynchronize", RGPU_RUNTIME);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
@@ -4465,6 +4121,7 @@ int cudaStreamDestroy(void * stream)
 int cudaStreamWaitEvent(void * stream, void * event, uint32_t flags)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaStreamWaitEvent(&crc, stream, event, flags)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaStreamWaitEvent, "cudaStreamWaitEvent", RGPU_RUNTIME);
     rgpu_put_h(&c, stream);
     rgpu_put_h(&c, event);
@@ -4476,6 +4133,7 @@ int cudaStreamWaitEvent(void * stream, void * event, uint32_t flags)
 int cudaStreamSynchronize(void * stream)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaStreamSynchronize, "cudaStreamSynchronize", RGPU_RUNTIME);
     rgpu_put_h(&c, stream);
     int rc = rgpu_sync(&c);
@@ -4487,6 +4145,7 @@ int cudaStreamSynchronize(void * stream)
 int cudaStreamQuery(void * stream)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaStreamQuery, "cudaStreamQuery", RGPU_RUNTIME);
     rgpu_put_h(&c, stream);
     int rc = rgpu_sync(&c);
@@ -4498,86 +4157,6 @@ int cudaStreamQuery(void * stream)
 int cudaStreamAttachMemAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamAttachMemAsync");
-}
-
-/* cudaStreamBeginCapture: not supported: stream capture is not forwarded yet */
-int cudaStreamBeginCapture()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamBeginCapture");
-}
-
-/* cudaStreamBeginCaptureToGraph: not supported: stream capture is not forwarded yet */
-int cudaStreamBeginCaptureToGraph()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamBeginCaptureToGraph");
-}
-
-/* cudaThreadExchangeStreamCaptureMode: forwarded */
-int cudaThreadExchangeStreamCaptureMode(int * mode)
-{
-    rgpu_call c;
-    if (mode == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaThreadExchangeStreamCaptureMode, "cudaThreadExchangeStreamCaptureMode", RGPU_RUNTIME);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *mode = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaStreamEndCapture: forwarded */
-int cudaStreamEndCapture(void * stream, void * * pGraph)
-{
-    rgpu_call c;
-    if (pGraph == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamEndCapture, "cudaStreamEndCapture", RGPU_RUNTIME);
-    rgpu_put_h(&c, stream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pGraph = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaStreamIsCapturing: forwarded */
-int cudaStreamIsCapturing(void * stream, int * pCaptureStatus)
-{
-    rgpu_call c;
-    if (pCaptureStatus == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamIsCapturing, "cudaStreamIsCapturing", RGPU_RUNTIME);
-    rgpu_put_h(&c, stream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pCaptureStatus = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaStreamGetCaptureInfo: not supported: stream capture is not forwarded yet */
-int cudaStreamGetCaptureInfo()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamGetCaptureInfo");
-}
-
-/* cudaStreamUpdateCaptureDependencies: forwarded */
-int cudaStreamUpdateCaptureDependencies(void * stream, void * * dependencies, void * dependencyData, uint64_t numDependencies, uint32_t flags)
-{
-    rgpu_call c;
-    if (dependencies == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamUpdateCaptureDependencies, "cudaStreamUpdateCaptureDependencies", RGPU_RUNTIME);
-    rgpu_put_h(&c, stream);
-    rgpu_put_h(&c, dependencyData);
-    rgpu_put_u(&c, (uint64_t)numDependencies);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dependencies = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
 }
 
 /* cudaEventCreate: forwarded */
@@ -4613,6 +4192,7 @@ int cudaEventCreateWithFlags(void * * event, uint32_t flags)
 int cudaEventRecord(void * event, void * stream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaEventRecord(&crc, event, stream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaEventRecord, "cudaEventRecord", RGPU_RUNTIME);
     rgpu_put_h(&c, event);
     rgpu_put_h(&c, stream);
@@ -4623,6 +4203,7 @@ int cudaEventRecord(void * event, void * stream)
 int cudaEventRecordWithFlags(void * event, void * stream, uint32_t flags)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaEventRecordWithFlags(&crc, event, stream, flags)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaEventRecordWithFlags, "cudaEventRecordWithFlags", RGPU_RUNTIME);
     rgpu_put_h(&c, event);
     rgpu_put_h(&c, stream);
@@ -4634,6 +4215,7 @@ int cudaEventRecordWithFlags(void * event, void * stream, uint32_t flags)
 int cudaEventQuery(void * event)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaEventQuery(&crc, event)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaEventQuery, "cudaEventQuery", RGPU_RUNTIME);
     rgpu_put_h(&c, event);
     int rc = rgpu_sync(&c);
@@ -4645,6 +4227,7 @@ int cudaEventQuery(void * event)
 int cudaEventSynchronize(void * event)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaEventSynchronize(&crc, event)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaEventSynchronize, "cudaEventSynchronize", RGPU_RUNTIME);
     rgpu_put_h(&c, event);
     int rc = rgpu_sync(&c);
@@ -4768,6 +4351,7 @@ int cudaMalloc(void * * devPtr, uint64_t size)
 {
     rgpu_call c;
     if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMalloc, "cudaMalloc", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)size);
     int rc = rgpu_sync(&c);
@@ -4784,6 +4368,7 @@ int cudaMallocPitch(void * * devPtr, uint64_t * pitch, uint64_t width, uint64_t 
     rgpu_call c;
     if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
     if (pitch == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMallocPitch, "cudaMallocPitch", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)width);
     rgpu_put_u(&c, (uint64_t)height);
@@ -4818,6 +4403,7 @@ int cudaMallocArray(void * * array, const void * desc, uint64_t width, uint64_t 
 int cudaFree(void * devPtr)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaFree(&crc, devPtr)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaFree, "cudaFree", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     int rc = rgpu_sync(&c);
@@ -5093,6 +4679,7 @@ int cudaMemcpy2DFromArrayAsync()
 int cudaMemset(void * devPtr, int32_t value, uint64_t count)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMemset, "cudaMemset", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_i(&c, (int64_t)value);
@@ -5106,6 +4693,7 @@ int cudaMemset(void * devPtr, int32_t value, uint64_t count)
 int cudaMemset2D(void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height)
 {
     rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1); if (crc) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMemset2D, "cudaMemset2D", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_u(&c, (uint64_t)pitch);
@@ -5127,6 +4715,7 @@ int cudaMemset3D()
 int cudaMemsetAsync(void * devPtr, int32_t value, uint64_t count, void * stream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaMemsetAsync(&crc, devPtr, value, count, stream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMemsetAsync, "cudaMemsetAsync", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_i(&c, (int64_t)value);
@@ -5139,6 +4728,7 @@ int cudaMemsetAsync(void * devPtr, int32_t value, uint64_t count, void * stream)
 int cudaMemset2DAsync(void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height, void * stream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaMemset2DAsync(&crc, devPtr, pitch, value, width, height, stream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMemset2DAsync, "cudaMemset2DAsync", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_u(&c, (uint64_t)pitch);
@@ -5232,6 +4822,7 @@ int cudaMallocAsync(void * * devPtr, uint64_t size, void * hStream)
 {
     rgpu_call c;
     if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    { int crc; if (rgpu_capture_cudaMallocAsync(&crc, devPtr, size, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaMallocAsync, "cudaMallocAsync", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)size);
     rgpu_put_h(&c, hStream);
@@ -5247,6 +4838,7 @@ int cudaMallocAsync(void * * devPtr, uint64_t size, void * hStream)
 int cudaFreeAsync(void * devPtr, void * hStream)
 {
     rgpu_call c;
+    { int crc; if (rgpu_capture_cudaFreeAsync(&crc, devPtr, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaFreeAsync, "cudaFreeAsync", RGPU_RUNTIME);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_h(&c, hStream);
@@ -5644,534 +5236,121 @@ int cudaLogsDumpToMemory()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLogsDumpToMemory");
 }
 
-/* cudaGraphCreate: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphCreate()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphCreate");
-}
-
-/* cudaGraphAddKernelNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddKernelNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddKernelNode");
-}
-
-/* cudaGraphKernelNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphKernelNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeGetParams");
-}
-
-/* cudaGraphKernelNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphKernelNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeSetParams");
-}
-
-/* cudaGraphKernelNodeCopyAttributes: not supported: CUDA graphs are not forwarded yet */
+/* cudaGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet */
 int cudaGraphKernelNodeCopyAttributes()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeCopyAttributes");
 }
 
-/* cudaGraphKernelNodeGetAttribute: not supported: CUDA graphs are not forwarded yet */
+/* cudaGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet */
 int cudaGraphKernelNodeGetAttribute()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeGetAttribute");
 }
 
-/* cudaGraphKernelNodeSetAttribute: not supported: CUDA graphs are not forwarded yet */
+/* cudaGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet */
 int cudaGraphKernelNodeSetAttribute()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeSetAttribute");
 }
 
-/* cudaGraphAddMemcpyNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddMemcpyNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddMemcpyNode");
-}
-
-/* cudaGraphAddMemcpyNodeToSymbol: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddMemcpyNodeToSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddMemcpyNodeToSymbol");
-}
-
-/* cudaGraphAddMemcpyNodeFromSymbol: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddMemcpyNodeFromSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddMemcpyNodeFromSymbol");
-}
-
-/* cudaGraphAddMemcpyNode1D: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddMemcpyNode1D()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddMemcpyNode1D");
-}
-
-/* cudaGraphMemcpyNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphMemcpyNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemcpyNodeGetParams");
-}
-
-/* cudaGraphMemcpyNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphMemcpyNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemcpyNodeSetParams");
-}
-
-/* cudaGraphMemcpyNodeSetParamsToSymbol: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphMemcpyNodeSetParamsToSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemcpyNodeSetParamsToSymbol");
-}
-
-/* cudaGraphMemcpyNodeSetParamsFromSymbol: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphMemcpyNodeSetParamsFromSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemcpyNodeSetParamsFromSymbol");
-}
-
-/* cudaGraphMemcpyNodeSetParams1D: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphMemcpyNodeSetParams1D()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemcpyNodeSetParams1D");
-}
-
-/* cudaGraphAddMemsetNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddMemsetNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddMemsetNode");
-}
-
-/* cudaGraphMemsetNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphMemsetNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemsetNodeGetParams");
-}
-
-/* cudaGraphMemsetNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphMemsetNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemsetNodeSetParams");
-}
-
-/* cudaGraphAddHostNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddHostNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddHostNode");
-}
-
-/* cudaGraphHostNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphHostNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphHostNodeGetParams");
-}
-
-/* cudaGraphHostNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphHostNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphHostNodeSetParams");
-}
-
-/* cudaGraphAddChildGraphNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddChildGraphNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddChildGraphNode");
-}
-
-/* cudaGraphChildGraphNodeGetGraph: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphChildGraphNodeGetGraph()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphChildGraphNodeGetGraph");
-}
-
-/* cudaGraphAddEmptyNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddEmptyNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddEmptyNode");
-}
-
-/* cudaGraphAddEventRecordNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddEventRecordNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddEventRecordNode");
-}
-
-/* cudaGraphEventRecordNodeGetEvent: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphEventRecordNodeGetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphEventRecordNodeGetEvent");
-}
-
-/* cudaGraphEventRecordNodeSetEvent: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphEventRecordNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphEventRecordNodeSetEvent");
-}
-
-/* cudaGraphAddEventWaitNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddEventWaitNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddEventWaitNode");
-}
-
-/* cudaGraphEventWaitNodeGetEvent: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphEventWaitNodeGetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphEventWaitNodeGetEvent");
-}
-
-/* cudaGraphEventWaitNodeSetEvent: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphEventWaitNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphEventWaitNodeSetEvent");
-}
-
-/* cudaGraphAddExternalSemaphoresSignalNode: not supported: external memory and semaphores are not forwarded */
+/* cudaGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded */
 int cudaGraphAddExternalSemaphoresSignalNode()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddExternalSemaphoresSignalNode");
 }
 
-/* cudaGraphExternalSemaphoresSignalNodeGetParams: not supported: external memory and semaphores are not forwarded */
+/* cudaGraphExternalSemaphoresSignalNodeGetParams: not supported: external semaphores are not forwarded */
 int cudaGraphExternalSemaphoresSignalNodeGetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeGetParams");
 }
 
-/* cudaGraphExternalSemaphoresSignalNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cudaGraphExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
 int cudaGraphExternalSemaphoresSignalNodeSetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cudaGraphAddExternalSemaphoresWaitNode: not supported: external memory and semaphores are not forwarded */
+/* cudaGraphAddExternalSemaphoresWaitNode: not supported: external semaphores are not forwarded */
 int cudaGraphAddExternalSemaphoresWaitNode()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddExternalSemaphoresWaitNode");
 }
 
-/* cudaGraphExternalSemaphoresWaitNodeGetParams: not supported: external memory and semaphores are not forwarded */
+/* cudaGraphExternalSemaphoresWaitNodeGetParams: not supported: external semaphores are not forwarded */
 int cudaGraphExternalSemaphoresWaitNodeGetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeGetParams");
 }
 
-/* cudaGraphExternalSemaphoresWaitNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cudaGraphExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
 int cudaGraphExternalSemaphoresWaitNodeSetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cudaGraphAddMemAllocNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddMemAllocNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddMemAllocNode");
-}
-
-/* cudaGraphMemAllocNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphMemAllocNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemAllocNodeGetParams");
-}
-
-/* cudaGraphAddMemFreeNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddMemFreeNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddMemFreeNode");
-}
-
-/* cudaGraphMemFreeNodeGetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphMemFreeNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphMemFreeNodeGetParams");
-}
-
-/* cudaDeviceGraphMemTrim: forwarded */
-int cudaDeviceGraphMemTrim(int32_t device)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGraphMemTrim, "cudaDeviceGraphMemTrim", RGPU_RUNTIME);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaDeviceGetGraphMemAttribute: not supported: CUDA graphs are not forwarded yet */
-int cudaDeviceGetGraphMemAttribute()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetGraphMemAttribute");
-}
-
-/* cudaDeviceSetGraphMemAttribute: not supported: CUDA graphs are not forwarded yet */
-int cudaDeviceSetGraphMemAttribute()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceSetGraphMemAttribute");
-}
-
-/* cudaGraphClone: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphClone()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphClone");
-}
-
-/* cudaGraphNodeFindInClone: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphNodeFindInClone()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeFindInClone");
-}
-
-/* cudaGraphNodeGetType: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphNodeGetType()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeGetType");
-}
-
-/* cudaGraphGetNodes: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphGetNodes()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphGetNodes");
-}
-
-/* cudaGraphGetRootNodes: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphGetRootNodes()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphGetRootNodes");
-}
-
-/* cudaGraphGetEdges: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphGetEdges()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphGetEdges");
-}
-
-/* cudaGraphNodeGetDependencies: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphNodeGetDependencies()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeGetDependencies");
-}
-
-/* cudaGraphNodeGetDependentNodes: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphNodeGetDependentNodes()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeGetDependentNodes");
-}
-
-/* cudaGraphAddDependencies: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphAddDependencies()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddDependencies");
-}
-
-/* cudaGraphRemoveDependencies: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphRemoveDependencies()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphRemoveDependencies");
-}
-
-/* cudaGraphDestroyNode: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphDestroyNode()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphDestroyNode");
-}
-
-/* cudaGraphInstantiate: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphInstantiate()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphInstantiate");
-}
-
-/* cudaGraphInstantiateWithFlags: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphInstantiateWithFlags()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphInstantiateWithFlags");
-}
-
-/* cudaGraphInstantiateWithParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphInstantiateWithParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphInstantiateWithParams");
-}
-
-/* cudaGraphExecGetFlags: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecGetFlags()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecGetFlags");
-}
-
-/* cudaGraphExecKernelNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecKernelNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecKernelNodeSetParams");
-}
-
-/* cudaGraphExecMemcpyNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecMemcpyNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecMemcpyNodeSetParams");
-}
-
-/* cudaGraphExecMemcpyNodeSetParamsToSymbol: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecMemcpyNodeSetParamsToSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsToSymbol");
-}
-
-/* cudaGraphExecMemcpyNodeSetParamsFromSymbol: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecMemcpyNodeSetParamsFromSymbol()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsFromSymbol");
-}
-
-/* cudaGraphExecMemcpyNodeSetParams1D: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecMemcpyNodeSetParams1D()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecMemcpyNodeSetParams1D");
-}
-
-/* cudaGraphExecMemsetNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecMemsetNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecMemsetNodeSetParams");
-}
-
-/* cudaGraphExecHostNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecHostNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecHostNodeSetParams");
-}
-
-/* cudaGraphExecChildGraphNodeSetParams: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecChildGraphNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecChildGraphNodeSetParams");
-}
-
-/* cudaGraphExecEventRecordNodeSetEvent: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecEventRecordNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecEventRecordNodeSetEvent");
-}
-
-/* cudaGraphExecEventWaitNodeSetEvent: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecEventWaitNodeSetEvent()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecEventWaitNodeSetEvent");
-}
-
-/* cudaGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cudaGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
 int cudaGraphExecExternalSemaphoresSignalNodeSetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cudaGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external memory and semaphores are not forwarded */
+/* cudaGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
 int cudaGraphExecExternalSemaphoresWaitNodeSetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cudaGraphNodeSetEnabled: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphNodeSetEnabled()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeSetEnabled");
-}
-
-/* cudaGraphNodeGetEnabled: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphNodeGetEnabled()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeGetEnabled");
-}
-
-/* cudaGraphExecUpdate: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecUpdate()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecUpdate");
-}
-
-/* cudaGraphUpload: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphUpload()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphUpload");
-}
-
-/* cudaGraphLaunch: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphLaunch()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphLaunch");
-}
-
-/* cudaGraphExecDestroy: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphExecDestroy()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecDestroy");
-}
-
-/* cudaGraphDestroy: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphDestroy()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphDestroy");
-}
-
-/* cudaGraphDebugDotPrint: not supported: CUDA graphs are not forwarded yet */
-int cudaGraphDebugDotPrint()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphDebugDotPrint");
-}
-
-/* cudaUserObjectCreate: not supported: graph user objects are not forwarded yet */
+/* cudaUserObjectCreate: not supported: graph user objects are not implemented yet */
 int cudaUserObjectCreate()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectCreate");
 }
 
-/* cudaUserObjectRetain: not supported: graph user objects are not forwarded yet */
+/* cudaUserObjectRetain: not supported: graph user objects are not implemented yet */
 int cudaUserObjectRetain()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectRetain");
 }
 
-/* cudaUserObjectRelease: not supported: graph user objects are not forwarded yet */
+/* cudaUserObjectRelease: not supported: graph user objects are not implemented yet */
 int cudaUserObjectRelease()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectRelease");
 }
 
-/* cudaGraphRetainUserObject: not supported: CUDA graphs are not forwarded yet */
+/* cudaGraphRetainUserObject: not supported: graph user objects are not implemented yet */
 int cudaGraphRetainUserObject()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphRetainUserObject");
 }
 
-/* cudaGraphReleaseUserObject: not supported: CUDA graphs are not forwarded yet */
+/* cudaGraphReleaseUserObject: not supported: graph user objects are not implemented yet */
 int cudaGraphReleaseUserObject()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphReleaseUserObject");
 }
 
-/* cudaGraphAddNode: not supported: CUDA graphs are not forwarded yet */
+/* cudaGraphAddNode: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet */
 int cudaGraphAddNode()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddNode");
 }
 
-/* cudaGraphNodeSetParams: not supported: CUDA graphs are not forwarded yet */
+/* cudaGraphNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet */
 int cudaGraphNodeSetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeSetParams");
 }
 
-/* cudaGraphExecNodeSetParams: not supported: CUDA graphs are not forwarded yet */
+/* cudaGraphExecNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet */
 int cudaGraphExecNodeSetParams()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecNodeSetParams");
 }
 
-/* cudaGraphConditionalHandleCreate: not supported: CUDA graphs are not forwarded yet */
+/* cudaGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet */
 int cudaGraphConditionalHandleCreate()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphConditionalHandleCreate");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
 #include "registry.h"
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
@@ -110,8 +111,19 @@ int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out) {
 
 /* ---- launches ---------------------------------------------------------------------------- */
 
-static int send_launch(int face, uint32_t id, const char *name, void *fn, rgpu_dim3 g, rgpu_dim3 b, size_t shmem,
-                       void *stream, const void *params, size_t nbytes) {
+/* func and l are what a graph node keeps if the stream is capturing: then the launch becomes a node
+ * holding a copy of the packed parameters instead of being sent. */
+static int send_launch(int face, uint32_t id, const char *name, const void *func, const rgpu_layout *l, void *fn,
+                       rgpu_dim3 g, rgpu_dim3 b, size_t shmem, void *stream, const void *params, size_t nbytes) {
+    if (rgpu_capturing(stream)) {
+        rgpu_gnode node = {.type = NODE_KERNEL};
+        unsigned gv[3] = {g.x, g.y, g.z}, bv[3] = {b.x, b.y, b.z};
+        int rc = rgpu_kernel_node_fill(&node.u.k, face, func, fn, l, gv, bv, (unsigned)shmem, params, nbytes);
+        if (rc) return rgpu_record(face, rc);
+        int handled = rgpu_capture_append(stream, &node, &rc);
+        rgpu_node_clear(&node);
+        if (handled) return rgpu_record(face, rc);
+    }
     rgpu_call c;
     rgpu_begin(&c, id, name, face);
     rgpu_put_h(&c, fn);
@@ -123,7 +135,7 @@ static int send_launch(int face, uint32_t id, const char *name, void *fn, rgpu_d
     return rgpu_async(&c);
 }
 
-static int pack(const rgpu_layout *l, void **args, uint8_t *buf) {
+int rgpu_pack_args(const rgpu_layout *l, void **args, uint8_t *buf) {
     memset(buf, 0, l->total);
     for (int i = 0; i < l->nparams; i++) {
         if (!args || !args[i]) return -1;
@@ -133,13 +145,13 @@ static int pack(const rgpu_layout *l, void **args, uint8_t *buf) {
 }
 
 /* Packs the arguments by the layout (on the stack unless they are large) and sends the launch. */
-static int pack_and_send(int face, uint32_t id, const char *name, void *fn, const rgpu_layout *l, void **args,
-                         rgpu_dim3 g, rgpu_dim3 b, size_t shmem, void *stream) {
+static int pack_and_send(int face, uint32_t id, const char *name, const void *func, void *fn, const rgpu_layout *l,
+                         void **args, rgpu_dim3 g, rgpu_dim3 b, size_t shmem, void *stream) {
     uint8_t stackbuf[4096], *buf = l->total <= sizeof stackbuf ? stackbuf : malloc(l->total);
     int rc;
     if (!buf) rc = rgpu_record(face, RGPU_OUT_OF_MEMORY);
-    else if (pack(l, args, buf)) rc = rgpu_record(face, RGPU_INVALID_VALUE);
-    else rc = send_launch(face, id, name, fn, g, b, shmem, stream, buf, l->total);
+    else if (rgpu_pack_args(l, args, buf)) rc = rgpu_record(face, RGPU_INVALID_VALUE);
+    else rc = send_launch(face, id, name, func, l, fn, g, b, shmem, stream, buf, l->total);
     if (buf != stackbuf) free(buf);
     return rc;
 }
@@ -165,7 +177,7 @@ static int runtime_launch(uint32_t id, const char *name, const void *func, rgpu_
     if (!k) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
     void *fn = NULL;
     if ((rc = rgpu_kernel_on(RGPU_RUNTIME, k, stream_device(stream), &fn))) return rc;
-    return pack_and_send(RGPU_RUNTIME, id, name, fn, &k->layout, args, g, b, shmem, stream);
+    return pack_and_send(RGPU_RUNTIME, id, name, func, fn, &k->layout, args, g, b, shmem, stream);
 }
 
 static __thread struct { rgpu_dim3 g, b; size_t shmem; void *stream; } cfg;
@@ -253,12 +265,39 @@ static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rg
             else return rgpu_record(RGPU_DRIVER, RGPU_INVALID_VALUE);
         }
         if (params || (size && !buf)) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_VALUE);
-        return send_launch(RGPU_DRIVER, id, name, f, g, b, shmem, stream, buf, size);
+        return send_launch(RGPU_DRIVER, id, name, f, NULL, f, g, b, shmem, stream, buf, size);
     }
     int rc;
     rgpu_layout *l = driver_layout(f, &rc);
     if (!l) return rc;
-    return pack_and_send(RGPU_DRIVER, id, name, f, l, params, g, b, shmem, stream);
+    return pack_and_send(RGPU_DRIVER, id, name, f, f, l, params, g, b, shmem, stream);
+}
+
+/* ---- what graphs reuse (graph.h) ---------------------------------------------------------- */
+
+int rgpu_launch_target(int face, const void *func, void *stream, void **fn, const rgpu_layout **layout) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(face, rc);
+    int dev = -1;
+    rgpu_untag_handle(func, &dev);
+    rgpu_kernel *k = face == RGPU_RUNTIME ? rgpu_find_kernel(func) : NULL;
+    if (k) {
+        if ((rc = rgpu_kernel_on(face, k, stream_device(stream), fn))) return rc;
+        *layout = &k->layout;
+        return 0;
+    }
+    if (dev < 0) return rgpu_record(face, face == RGPU_RUNTIME ? INVALID_DEVICE_FUNCTION : RGPU_INVALID_HANDLE);
+    *fn = (void *)func; /* a CUfunction, or a cudaKernel_t that is one */
+    *layout = driver_layout(*fn, &rc);
+    return rc;
+}
+
+int rgpu_launch_packed(int face, const void *func, void *fn, const rgpu_layout *l, const unsigned g[3],
+                       const unsigned b[3], size_t shmem, void *stream, const void *buf, size_t n) {
+    rgpu_dim3 gd = {g[0], g[1], g[2]}, bd = {b[0], b[1], b[2]};
+    return send_launch(face, face == RGPU_RUNTIME ? RGPU_ID_cudaLaunchKernel : RGPU_ID_cuLaunchKernel,
+                       face == RGPU_RUNTIME ? "cudaLaunchKernel" : "cuLaunchKernel", func, l, fn, gd, bd, shmem,
+                       stream, buf, n);
 }
 
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,

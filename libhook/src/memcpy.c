@@ -3,6 +3,7 @@
  * is copied into the message, so the caller may reuse its buffer, as with pageable memory in CUDA). */
 #include <string.h>
 
+#include "graph.h"
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
 
@@ -35,6 +36,17 @@ int rgpu_resolve_kind(int kind, void *dst, const void *src) {
  * data moves through the session's shared-memory segment instead (shm.c), same call, same errors. */
 static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
                      void *host, const void *stream, int has_stream, int async) {
+    if (async && rgpu_capturing(stream)) {
+        /* a copy node; host memory is read (or written) when the graph runs, as in CUDA */
+        int rc;
+        void *d = kind == D2H ? host : (void *)(uintptr_t)dst;
+        const void *s = kind == H2D ? host : (const void *)(uintptr_t)src;
+        if (rgpu_capture_copy(face, &rc, d, s, n, kind, (void *)stream)) return rc;
+    }
+    if (!async) { /* a synchronous copy runs on the legacy stream */
+        int rc = rgpu_capture_guard(face, NULL, 1);
+        if (rc) return rc;
+    }
     rgpu_call c;
     rgpu_begin(&c, id, name, face);
     if (face == RGPU_RUNTIME) {
@@ -75,6 +87,9 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
     if (kind < H2H || kind > DEFAULT || !dst || !src) return rgpu_invalid_value(RGPU_RUNTIME);
     kind = rgpu_resolve_kind(kind, dst, src);
     if (kind == H2H) {
+        int rc;
+        if (async && rgpu_capture_copy(RGPU_RUNTIME, &rc, dst, src, n, H2H, (void *)stream)) return rc;
+        if (!async && (rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1))) return rc;
         memmove(dst, src, n);
         return RGPU_SUCCESS;
     }

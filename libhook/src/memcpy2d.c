@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
 
@@ -15,6 +16,16 @@ static int copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, siz
     if (!dst || !src || kind < 0 || kind > 4) return rgpu_invalid_value(RGPU_RUNTIME);
     if (dpitch < width || spitch < width) return rgpu_record(RGPU_RUNTIME, INVALID_PITCH);
     kind = rgpu_resolve_kind(kind, dst, src);
+    if (async && rgpu_capturing(stream)) { /* a copy node: the host rows are read when the graph runs */
+        rgpu_gnode proto = {.type = NODE_MEMCPY};
+        proto.u.m = (rgpu_copy_node){dst, src, dpitch, spitch, width, height, kind};
+        int rc;
+        if (rgpu_capture_append(stream, &proto, &rc)) return rgpu_record(RGPU_RUNTIME, rc);
+    }
+    if (!async) {
+        int rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1); /* on the legacy stream */
+        if (rc) return rc;
+    }
     if (kind == H2H) {
         for (size_t r = 0; r < height; r++)
             memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);

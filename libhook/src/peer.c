@@ -82,12 +82,19 @@ static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_
     return rc;
 }
 
+/* A peer copy runs through the client at once: it cannot become a node of a capture (refused on a
+ * capturing stream, as CUDA refuses what it cannot capture), and the synchronous one is a legacy-stream
+ * call. */
 int cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+    int rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1);
+    if (rc) return rc;
     return peer_copy(RGPU_RUNTIME, dst, dstDevice, src, srcDevice, count);
 }
 
 int cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, void *stream) {
-    (void)stream; /* ordered after earlier work: each session's copies follow its queued calls */
+    /* ordered after earlier work: each session's copies follow its queued calls */
+    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1);
+    if (rc) return rc;
     return peer_copy(RGPU_RUNTIME, dst, dstDevice, src, srcDevice, count);
 }
 
@@ -99,11 +106,13 @@ static int ctx_device(void *ctx, int *dev) {
 
 int cuMemcpyPeer(uint64_t dst, void *dstCtx, uint64_t src, void *srcCtx, size_t count) {
     int d, s, rc;
+    if ((rc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1))) return rc;
     if ((rc = ctx_device(dstCtx, &d)) || (rc = ctx_device(srcCtx, &s))) return rc;
     return peer_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, d, (const void *)(uintptr_t)src, s, count);
 }
 
 int cuMemcpyPeerAsync(uint64_t dst, void *dstCtx, uint64_t src, void *srcCtx, size_t count, void *stream) {
-    (void)stream;
+    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1);
+    if (rc) return rc;
     return cuMemcpyPeer(dst, dstCtx, src, srcCtx, count);
 }

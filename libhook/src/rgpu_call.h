@@ -97,6 +97,11 @@ int rgpu_record(int face, int rc);      /* remembers a failure as the thread's l
 void *rgpu_tag_handle(int dev, uint64_t server_handle);
 uint64_t rgpu_untag_handle(const void *h, int *dev);
 
+/* capture.c: 0, or the error a call must return because a stream capture forbids it (the capture is
+ * invalidated, as CUDA does). With has_stream, a capturing `stream` forbids it whatever the mode, and
+ * the legacy stream (NULL) while a blocking stream captures. */
+int rgpu_capture_guard(int face, const void *stream, int has_stream);
+
 /* log.c */
 enum { RGPU_LOG_ERROR = 0, RGPU_LOG_WARN = 1, RGPU_LOG_INFO = 2, RGPU_LOG_DEBUG = 3 };
 void rgpu_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -104,7 +104,8 @@ def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Cal
         C_OUT / "rgpu_stubs.c": emit_c.stubs_source(calls, sizeof, stamp),
         C_OUT / "rgpu_errors.c": emit_c.errors_source(parsed, stamp),
         C_OUT / "rgpu_v12.c": emit_c.v12_source(
-            calls, annotations.get("runtime_entry_points", {}).get("names", []), stamp),
+            calls, annotations.get("runtime_entry_points", {}).get("names", []), stamp,
+            annotations.get("runtime_v12", {})),
         C_OUT / "rgpu_procs.c": emit_c.procs_source(calls, parsed.aliases, stamp),
         PY_OUT / "calltable.py": emit_py.calltable(calls, parsed.cuda_version, stamp),
         PY_OUT / "enums.py": emit_py.enums(parsed, stamp),

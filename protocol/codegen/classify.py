@@ -46,6 +46,7 @@ class Call:
     call_id: int
     params: list[Param] = field(default_factory=list)
     is_async: bool = False
+    capture: str = ""  # "guard", "guard:param" or "hook": how the stub consults stream capture (capture.c)
     reason: str = ""
     proto: list[tuple[str, CType]] = field(default_factory=list)  # (param name, type) for the C prototype
     ret: CType | None = None
@@ -122,6 +123,11 @@ class Classifier:
         for pname, t in proto:
             call.params.append(self._param(name, pname, t))
         call.is_async = _match(self.a.get("async", {}), name) is not None
+        call.capture = _match(self.a.get("capture", {}), name) or ""
+        kind, _, param = call.capture.partition(":")
+        if call.capture and (kind not in ("guard", "hook") or
+                             (param and param != "legacy" and param not in dict(proto))):
+            raise ClassifyError(f"capture annotation {call.capture!r} is not guard, guard:PARAM, guard:legacy or hook")
         if call.is_async and call.outs:
             raise ClassifyError("annotated async but has out-parameters")
         return call

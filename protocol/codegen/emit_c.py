@@ -74,6 +74,24 @@ def _get(p: Param) -> str:
     return f"*{p.name} = ({spell(tgt)}){fn}(&c);"
 
 
+def _capture(call: Call, face: str) -> list[str]:
+    """Stream capture (libhook/src/capture.c): a guard refuses a call that is illegal while a capture is
+    under way; a hook records a stream-ordered call into the capturing stream's graph instead of sending it."""
+    kind, _, param = call.capture.partition(":")
+    if kind == "guard":  # guard:legacy: the call works on the legacy stream (NULL)
+        stream = "NULL" if param in ("", "legacy") else param
+        return [f"    {{ int crc = rgpu_capture_guard({face}, {stream}, {'1' if param else '0'}); "
+                "if (crc) return crc; }"]
+    if kind == "hook":
+        args = ", ".join(n for n, _ in call.proto)
+        return [f"    {{ int crc; if (rgpu_capture_{call.name}(&crc, {args})) return crc; }}"]
+    return []
+
+
+def _hook_proto(call: Call, sizes: dict) -> str:
+    return _proto(call, sizes).replace(f"int {call.name}(", f"int rgpu_capture_{call.name}(int *rc, ", 1) + ";"
+
+
 def stub(call: Call, sizes: dict) -> str:
     face = FACE[call.face]
     if call.cls == "unsupported":
@@ -85,6 +103,7 @@ def stub(call: Call, sizes: dict) -> str:
     for p in call.params:
         if p.kind in ("oi", "ou", "of", "oh", "ob", "b") and not p.nullable and p.kind != "b":
             lines.append(f"    if ({p.name} == NULL) return rgpu_invalid_value({face});")
+    lines += _capture(call, face)
     lines.append(f'    rgpu_begin(&c, RGPU_ID_{call.name}, "{call.name}", {face});')
     lines += ["    " + _put(p) for p in call.ins]
     if call.is_async:
@@ -118,6 +137,8 @@ def stubs_source(calls: list[Call], sizes: dict, stamp: str) -> str:
     # Structs passed by value travel as bytes; a blob of 8-byte words has the same SysV class (INTEGER,
     # or MEMORY above 16 bytes) as the header's struct, which the generator checks holds no float.
     out += [f"typedef struct {{ uint64_t w[{n // 8}]; }} rgpu_blob{n};" for n in blobs]
+    out.append("")
+    out += [_hook_proto(c, sizes) for c in calls if c.cls == "forwarded" and c.capture.startswith("hook")]
     out.append("")
     for c in calls:
         if c.cls in ("forwarded", "unsupported"):
@@ -160,13 +181,16 @@ def errors_source(parsed, stamp: str) -> str:
     return "\n".join(out)
 
 
-def v12_source(calls: list[Call], extra: list[str], stamp: str) -> str:
+def v12_source(calls: list[Call], extra: list[str], stamp: str, overrides: dict | None = None) -> str:
     """The libcudart.so.12 version node: programs built by CUDA 12 bind name@libcudart.so.12. Each
     Runtime entry point gets a one-jump trampoline carrying that version, so one library serves both
-    (the CUDA 13 names keep their default @@libcudart.so.13)."""
-    names = sorted({c.name for c in calls if c.face == "runtime"} | set(extra))
+    (the CUDA 13 names keep their default @@libcudart.so.13). Where CUDA 12's signature differs, or the
+    name exists only in CUDA 12, `overrides` (annotations [runtime_v12]) names the function to jump to."""
+    overrides = overrides or {}
+    names = sorted({c.name for c in calls if c.face == "runtime"} | set(extra) | set(overrides))
     out = [f"/* {stamp} */", ""]
     for n in names:
+        target = overrides.get(n, n)
         out.append(f'__asm__(".text\\n.globl rgpu12_{n}\\n.type rgpu12_{n}, @function\\nrgpu12_{n}:\\n'
-                   f'    jmp {n}@PLT\\n.symver rgpu12_{n}, {n}@libcudart.so.12\\n");')
+                   f'    jmp {target}@PLT\\n.symver rgpu12_{n}, {n}@libcudart.so.12\\n");')
     return "\n".join(out) + "\n"

@@ -1,0 +1,151 @@
+/* Executable graphs: a snapshot of a graph and its topological order, launched by replaying the nodes
+ * onto the launch stream (graph.c), updated in place by cudaGraphExecUpdate and Exec*NodeSetParams. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "rgpu_call.h"
+
+extern int cudaGraphKernelNodeSetParams(rgpu_gnode *n, const void *p);
+extern int cudaGraphMemsetNodeSetParams(rgpu_gnode *n, const void *p);
+extern int cudaGraphMemcpyNodeSetParams(rgpu_gnode *n, const void *p);
+extern int cudaGraphMemcpyNodeSetParams1D(rgpu_gnode *n, void *dst, const void *src, size_t count, int kind);
+extern int cudaGraphHostNodeSetParams(rgpu_gnode *n, const void *p);
+
+static void exec_free(rgpu_graph_exec *e) {
+    if (!e) return;
+    rgpu_graph_free(e->graph);
+    free(e->order);
+    free(e);
+}
+
+/* cudaGraphInstantiateFlagAutoFreeOnLaunch (1), ...Upload (2) and ...UseNodePriority (8) are honoured or
+ * need nothing here; ...DeviceLaunch (4) would launch from kernels, which replaying from the client cannot. */
+static int instantiate(int face, rgpu_graph_exec **out, rgpu_graph *g, unsigned long long flags) {
+    if (!out || !g || (flags & ~15ull)) return rgpu_invalid_value(face);
+    if (flags & 4) return rgpu_unsupported(face, "cudaGraphInstantiate (cudaGraphInstantiateFlagDeviceLaunch)");
+    *out = NULL;
+    rgpu_graph_exec *e = calloc(1, sizeof *e);
+    int rc = RGPU_OUT_OF_MEMORY;
+    if (e && (e->graph = rgpu_graph_clone(g)) && (e->order = rgpu_graph_order(e->graph, &rc))) {
+        e->source = g;
+        e->flags = flags;
+        *out = e;
+        return 0;
+    }
+    exec_free(e);
+    return rgpu_record(face, rc);
+}
+
+int cudaGraphInstantiate(rgpu_graph_exec **out, rgpu_graph *g, unsigned long long flags) {
+    return instantiate(RGPU_RUNTIME, out, g, flags);
+}
+int cudaGraphInstantiateWithFlags(rgpu_graph_exec **out, rgpu_graph *g, unsigned long long flags) {
+    return instantiate(RGPU_RUNTIME, out, g, flags);
+}
+int cuGraphInstantiateWithFlags(rgpu_graph_exec **out, rgpu_graph *g, unsigned long long flags) {
+    return instantiate(RGPU_DRIVER, out, g, flags);
+}
+
+/* cudaGraphInstantiateParams: flags, uploadStream, errNode_out, result_out */
+typedef struct { unsigned long long flags; void *upload_stream; rgpu_gnode *err_node; int result; } instantiate_params;
+
+int cudaGraphInstantiateWithParams(rgpu_graph_exec **out, rgpu_graph *g, instantiate_params *p) {
+    if (!p) return rgpu_invalid_value(RGPU_RUNTIME);
+    int rc = instantiate(RGPU_RUNTIME, out, g, p->flags);
+    p->err_node = NULL;
+    p->result = rc ? 1 /* cudaGraphInstantiateError */ : 0;
+    return rc;
+}
+
+static int exec_destroy(int face, rgpu_graph_exec *e) {
+    if (!e) return rgpu_invalid_value(face);
+    exec_free(e);
+    return 0;
+}
+int cudaGraphExecDestroy(rgpu_graph_exec *e) { return exec_destroy(RGPU_RUNTIME, e); }
+
+int cudaGraphExecGetFlags(rgpu_graph_exec *e, unsigned long long *flags) {
+    if (!e || !flags) return rgpu_invalid_value(RGPU_RUNTIME);
+    *flags = e->flags;
+    return 0;
+}
+int cuGraphExecDestroy(rgpu_graph_exec *e) { return exec_destroy(RGPU_DRIVER, e); }
+
+static int launch(int face, rgpu_graph_exec *e, void *stream) {
+    if (!e) return rgpu_invalid_value(face);
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(face, rc);
+    return rgpu_graph_replay(face, e->order, e->graph->n, stream, e->flags);
+}
+int cudaGraphLaunch(rgpu_graph_exec *e, void *stream) { return launch(RGPU_RUNTIME, e, stream); }
+int cuGraphLaunch(rgpu_graph_exec *e, void *stream) { return launch(RGPU_DRIVER, e, stream); }
+
+/* Nothing to upload ahead: the nodes travel when the graph is launched. */
+int cudaGraphUpload(rgpu_graph_exec *e, void *stream) { return e ? 0 : rgpu_invalid_value(RGPU_RUNTIME); }
+
+/* ---- updates ------------------------------------------------------------------------------------- */
+
+/* The executable graph's copy of a node of the graph it was instantiated from. */
+rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type) {
+    if (!e || !n || n->graph != e->source || n->index >= e->graph->n) return NULL;
+    rgpu_gnode *m = e->graph->nodes[n->index];
+    return m->type == n->type && (type < 0 || m->type == type) ? m : NULL;
+}
+#define exec_node rgpu_exec_node
+
+int cudaGraphExecKernelNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, const void *p) {
+    rgpu_gnode *m = exec_node(e, n, NODE_KERNEL);
+    return m ? cudaGraphKernelNodeSetParams(m, p) : rgpu_invalid_value(RGPU_RUNTIME);
+}
+int cudaGraphExecMemsetNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, const void *p) {
+    rgpu_gnode *m = exec_node(e, n, NODE_MEMSET);
+    return m ? cudaGraphMemsetNodeSetParams(m, p) : rgpu_invalid_value(RGPU_RUNTIME);
+}
+int cudaGraphExecMemcpyNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, const void *p) {
+    rgpu_gnode *m = exec_node(e, n, NODE_MEMCPY);
+    return m ? cudaGraphMemcpyNodeSetParams(m, p) : rgpu_invalid_value(RGPU_RUNTIME);
+}
+int cudaGraphExecMemcpyNodeSetParams1D(rgpu_graph_exec *e, rgpu_gnode *n, void *dst, const void *src, size_t count,
+                                       int kind) {
+    rgpu_gnode *m = exec_node(e, n, NODE_MEMCPY);
+    return m ? cudaGraphMemcpyNodeSetParams1D(m, dst, src, count, kind) : rgpu_invalid_value(RGPU_RUNTIME);
+}
+int cudaGraphExecHostNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, const void *p) {
+    rgpu_gnode *m = exec_node(e, n, NODE_HOST);
+    return m ? cudaGraphHostNodeSetParams(m, p) : rgpu_invalid_value(RGPU_RUNTIME);
+}
+
+/* cudaGraphExecUpdateResultInfo: result, errorNode, errorFromNode */
+typedef struct { int result; rgpu_gnode *error_node, *error_from; } update_info;
+enum { UPDATE_SUCCESS = 0, UPDATE_TOPOLOGY_CHANGED = 2, UPDATE_TYPE_CHANGED = 3, UPDATE_NOT_SUPPORTED = 6 };
+
+static int same_deps(const rgpu_gnode *a, const rgpu_gnode *b) {
+    if (a->ndeps != b->ndeps) return 0;
+    for (int i = 0; i < a->ndeps; i++) {
+        int found = 0;
+        for (int j = 0; j < b->ndeps && !found; j++) found = a->deps[i]->index == b->deps[j]->index;
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+/* Same nodes (by position and type) and the same edges: the graph's parameters replace the executable
+ * graph's. Anything else leaves it as it was, as CUDA does. Child graphs are taken over whole. */
+int cudaGraphExecUpdate(rgpu_graph_exec *e, rgpu_graph *g, update_info *info) {
+    if (!e || !g) return rgpu_invalid_value(RGPU_RUNTIME);
+    update_info r = {UPDATE_SUCCESS, NULL, NULL};
+    if (g->n != e->graph->n) r.result = UPDATE_TOPOLOGY_CHANGED;
+    for (int i = 0; i < g->n && !r.result; i++) {
+        rgpu_gnode *n = g->nodes[i], *m = e->graph->nodes[i];
+        if (n->type != m->type) { r.result = UPDATE_TYPE_CHANGED; r.error_node = n; }
+        else if (!same_deps(n, m)) { r.result = UPDATE_TOPOLOGY_CHANGED; r.error_node = n; }
+    }
+    for (int i = 0; i < g->n && !r.result; i++)
+        if (rgpu_node_copy_params(e->graph->nodes[i], g->nodes[i])) {
+            r.result = UPDATE_NOT_SUPPORTED;
+            r.error_node = g->nodes[i];
+        }
+    if (info) *info = r;
+    return r.result ? rgpu_record(RGPU_RUNTIME, ERR_GRAPH_EXEC_UPDATE) : 0;
+}

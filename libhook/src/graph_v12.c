@@ -1,0 +1,49 @@
+/* CUDA 12's signatures of the graph and capture functions CUDA 13 gave edge data to: what a program
+ * built by CUDA 12 calls as name@libcudart.so.12 (annotations [runtime_v12] route it here). rgpu's
+ * graphs have plain edges only, so these are the CUDA 13 functions with no edge data. */
+#include <stddef.h>
+
+#include "graph.h"
+
+extern int cudaStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
+                                    const rgpu_gnode ***deps, const void **edge_data, size_t *ndeps);
+extern int cudaGraphGetEdges(rgpu_graph *g, rgpu_gnode **from, rgpu_gnode **to, void *edge_data, size_t *count);
+extern int cudaGraphNodeGetDependencies(rgpu_gnode *n, rgpu_gnode **out, void *edge_data, size_t *count);
+extern int cudaGraphNodeGetDependentNodes(rgpu_gnode *n, rgpu_gnode **out, void *edge_data, size_t *count);
+extern int cudaGraphAddDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to,
+                                    const void *edge_data, size_t n);
+
+int rgpu_v12_cudaStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
+                                      const rgpu_gnode ***deps, size_t *ndeps) {
+    return cudaStreamGetCaptureInfo(stream, status, id, graph, deps, NULL, ndeps);
+}
+
+int rgpu_v12_cudaGraphGetEdges(rgpu_graph *g, rgpu_gnode **from, rgpu_gnode **to, size_t *count) {
+    return cudaGraphGetEdges(g, from, to, NULL, count);
+}
+
+int rgpu_v12_cudaGraphNodeGetDependencies(rgpu_gnode *n, rgpu_gnode **out, size_t *count) {
+    return cudaGraphNodeGetDependencies(n, out, NULL, count);
+}
+
+int rgpu_v12_cudaGraphNodeGetDependentNodes(rgpu_gnode *n, rgpu_gnode **out, size_t *count) {
+    return cudaGraphNodeGetDependentNodes(n, out, NULL, count);
+}
+
+int rgpu_v12_cudaGraphAddDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to, size_t n) {
+    return cudaGraphAddDependencies(g, from, to, NULL, n);
+}
+
+extern int cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, const void *edge_data, size_t n,
+                                               unsigned flags);
+
+int rgpu_v12_cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, size_t n, unsigned flags) {
+    return cudaStreamUpdateCaptureDependencies(stream, deps, NULL, n, flags);
+}
+
+extern int cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to,
+                                       const void *edge_data, size_t n);
+
+int rgpu_v12_cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to, size_t n) {
+    return cudaGraphRemoveDependencies(g, from, to, NULL, n);
+}

@@ -1,0 +1,58 @@
+"""Stream-capture annotations ([capture]) and the CUDA 12 version node's overrides ([runtime_v12]) as
+the generator turns them into C: a guard or hook at the top of a forwarded stub, a trampoline that
+jumps to the function with CUDA 12's signature."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from rgpu.protocol.codegen import classify, emit_c, headers
+
+
+def _parsed(tmp_path):
+    (tmp_path / "cuda.h").write_text(textwrap.dedent("""
+        #define CUDA_VERSION 13000
+        typedef enum cudaError_enum { CUDA_SUCCESS = 0 } CUresult;
+        typedef struct CUstream_st *CUstream;
+        CUresult cuMemsetD8Async(unsigned long long dst, unsigned char v, unsigned long n, CUstream hStream);
+        CUresult cuStreamQuery(CUstream hStream);
+        CUresult cuMemsetD8(unsigned long long dst, unsigned char v, unsigned long n);
+    """))
+    (tmp_path / "cuda_runtime_api.h").write_text(textwrap.dedent("""
+        typedef enum cudaError { cudaSuccess = 0 } cudaError_t;
+        cudaError_t cudaDeviceSynchronize(void);
+    """))
+    return headers.parse(tmp_path)
+
+
+def _calls(tmp_path, capture):
+    annotations = {"capture": capture, "async": {"cuMemsetD8Async": True}}
+    return {c.name: c for c in classify.Classifier(_parsed(tmp_path), annotations, lambda n: 8).classify_all()}
+
+
+def test_guards_and_hooks_open_the_stub(tmp_path):
+    calls = _calls(tmp_path, {"cuMemsetD8Async": "hook", "cuStreamQuery": "guard:hStream",
+                              "cuMemsetD8": "guard:legacy", "cudaDeviceSynchronize": "guard"})
+    hook = emit_c.stub(calls["cuMemsetD8Async"], lambda n: 8)
+    assert "if (rgpu_capture_cuMemsetD8Async(&crc, dst, v, n, hStream)) return crc;" in hook
+    assert hook.index("rgpu_capture_") < hook.index("rgpu_begin")
+    assert "rgpu_capture_guard(RGPU_DRIVER, hStream, 1)" in emit_c.stub(calls["cuStreamQuery"], lambda n: 8)
+    assert "rgpu_capture_guard(RGPU_DRIVER, NULL, 1)" in emit_c.stub(calls["cuMemsetD8"], lambda n: 8)
+    assert "rgpu_capture_guard(RGPU_RUNTIME, NULL, 0)" in emit_c.stub(calls["cudaDeviceSynchronize"], lambda n: 8)
+    source = emit_c.stubs_source(list(calls.values()), lambda n: 8, "stamp")
+    assert "int rgpu_capture_cuMemsetD8Async(int *rc, uint64_t dst" in source  # the hook's prototype
+
+
+@pytest.mark.parametrize("bad", ["record", "guard:noSuchParam", "hook:x"])
+def test_an_unknown_capture_annotation_stops_the_generator(tmp_path, bad):
+    with pytest.raises(classify.ClassifyError, match="cuStreamQuery: capture annotation"):
+        _calls(tmp_path, {"cuStreamQuery": bad})
+
+
+def test_cuda12_overrides_route_the_version_node(tmp_path):
+    calls = list(_calls(tmp_path, {}).values())
+    text = emit_c.v12_source(calls, [], "stamp", {"cudaDeviceSynchronize": "rgpu_v12_sync",
+                                                  "cudaOnlyIn12_v2": "cudaDeviceSynchronize"})
+    assert "jmp rgpu_v12_sync@PLT\\n.symver rgpu12_cudaDeviceSynchronize, cudaDeviceSynchronize@libcudart.so.12" in text
+    assert ".symver rgpu12_cudaOnlyIn12_v2, cudaOnlyIn12_v2@libcudart.so.12" in text
