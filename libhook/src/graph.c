@@ -115,8 +115,10 @@ int rgpu_node_copy_params(rgpu_gnode *dst, const rgpu_gnode *src) {
         const rgpu_kernel_node *k = &src->u.k;
         if (dst->type != NODE_KERNEL) memset(&dst->u.k, 0, sizeof dst->u.k);
         dst->type = NODE_KERNEL;
-        return rgpu_kernel_node_fill(&dst->u.k, k->face, k->func, k->fn, k->layout, k->g, k->b, k->shmem, k->buf,
-                                     k->nbytes);
+        int rc = rgpu_kernel_node_fill(&dst->u.k, k->face, k->func, k->fn, k->layout, k->g, k->b, k->shmem, k->buf,
+                                       k->nbytes);
+        dst->u.k.cooperative = k->cooperative;
+        return rc;
     }
     if (src->type == NODE_GRAPH) {
         rgpu_graph *child = rgpu_graph_clone(src->u.child);
@@ -205,7 +207,7 @@ static int replay_node(int face, rgpu_gnode *n, void *stream, unsigned long long
     case NODE_KERNEL: {
         rgpu_kernel_node *k = &n->u.k;
         return rgpu_launch_packed(k->face, k->func, k->fn, k->layout, k->g, k->b, k->shmem, stream, k->buf,
-                                  k->nbytes);
+                                  k->nbytes, k->cooperative);
     }
     case NODE_MEMCPY: {
         rgpu_copy_node *m = &n->u.m;

@@ -120,6 +120,7 @@ static int send_launch(int face, uint32_t id, const char *name, const void *func
         unsigned gv[3] = {g.x, g.y, g.z}, bv[3] = {b.x, b.y, b.z};
         int rc = rgpu_kernel_node_fill(&node.u.k, face, func, fn, l, gv, bv, (unsigned)shmem, params, nbytes);
         if (rc) return rgpu_record(face, rc);
+        node.u.k.cooperative = id == RGPU_ID_cudaLaunchCooperativeKernel || id == RGPU_ID_cuLaunchCooperativeKernel;
         int handled = rgpu_capture_append(stream, &node, &rc);
         rgpu_node_clear(&node);
         if (handled) return rgpu_record(face, rc);
@@ -293,11 +294,12 @@ int rgpu_launch_target(int face, const void *func, void *stream, void **fn, cons
 }
 
 int rgpu_launch_packed(int face, const void *func, void *fn, const rgpu_layout *l, const unsigned g[3],
-                       const unsigned b[3], size_t shmem, void *stream, const void *buf, size_t n) {
+                       const unsigned b[3], size_t shmem, void *stream, const void *buf, size_t n, int cooperative) {
     rgpu_dim3 gd = {g[0], g[1], g[2]}, bd = {b[0], b[1], b[2]};
-    return send_launch(face, face == RGPU_RUNTIME ? RGPU_ID_cudaLaunchKernel : RGPU_ID_cuLaunchKernel,
-                       face == RGPU_RUNTIME ? "cudaLaunchKernel" : "cuLaunchKernel", func, l, fn, gd, bd, shmem,
-                       stream, buf, n);
+    uint32_t id = face == RGPU_RUNTIME ? (cooperative ? RGPU_ID_cudaLaunchCooperativeKernel : RGPU_ID_cudaLaunchKernel)
+                                       : (cooperative ? RGPU_ID_cuLaunchCooperativeKernel : RGPU_ID_cuLaunchKernel);
+    return send_launch(face, id, face == RGPU_RUNTIME ? "cudaLaunchKernel" : "cuLaunchKernel", func, l, fn, gd, bd,
+                       shmem, stream, buf, n);
 }
 
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,

@@ -111,6 +111,23 @@ int main(int argc, char **argv) {
     CHECK(cudaDeviceSynchronize());
     if (check_totals("cudaLaunchKernelExC cooperative")) return 1;
 
+    // Captured into a graph, a cooperative launch stays cooperative when the graph replays it.
+    blocks = 12;
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(cudaLaunchCooperativeKernel((void *)rounds, blocks, threads, args, 0, s));
+    CHECK(cudaStreamEndCapture(s, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int rep = 0; rep < 2; rep++) {
+        CHECK(cudaMemset(d_totals, 0, nrounds * sizeof(long long)));
+        CHECK(cudaGraphLaunch(exec, s));
+        CHECK(cudaStreamSynchronize(s));
+        if (check_totals("graph replay")) return 1;
+    }
+
     // One block more than can be resident: refused before it runs, and the context stays usable.
     cudaError_t e = cudaLaunchCooperativeKernel((void *)rounds, per_sm * sms + 1, threads, args, 0, 0);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
