@@ -396,9 +396,12 @@
 #define RGPU_ID_cudaFree 0x7e7925e6u
 #define RGPU_ID_cudaFreeArray 0x3a29ab67u
 #define RGPU_ID_cudaFreeMipmappedArray 0x53cc40b0u
+#define RGPU_ID_cudaMalloc3D 0x28db005eu
 #define RGPU_ID_cudaMalloc3DArray 0x3b6fc462u
 #define RGPU_ID_cudaMallocMipmappedArray 0x5439a956u
 #define RGPU_ID_cudaGetMipmappedArrayLevel 0x613f97fdu
+#define RGPU_ID_cudaMemcpy3D 0x0c530156u
+#define RGPU_ID_cudaMemcpy3DAsync 0x58fdb622u
 #define RGPU_ID_cudaMemGetInfo 0x15b42dd8u
 #define RGPU_ID_cudaArrayGetInfo 0x17f69ddeu
 #define RGPU_ID_cudaArrayGetPlane 0x550b69a8u
@@ -418,8 +421,10 @@
 #define RGPU_ID_cudaMemcpyFromSymbolAsync 0x67bcc5b3u
 #define RGPU_ID_cudaMemset 0x28038a10u
 #define RGPU_ID_cudaMemset2D 0x1ab7936bu
+#define RGPU_ID_cudaMemset3D 0x03aca22au
 #define RGPU_ID_cudaMemsetAsync 0x13c17dacu
 #define RGPU_ID_cudaMemset2DAsync 0x24762e91u
+#define RGPU_ID_cudaMemset3DAsync 0x02012525u
 #define RGPU_ID_cudaGetSymbolAddress 0x1811dd3eu
 #define RGPU_ID_cudaGetSymbolSize 0x21f9a395u
 #define RGPU_ID_cudaMallocAsync 0x1269877fu

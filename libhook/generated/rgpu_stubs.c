@@ -4439,12 +4439,6 @@ int cudaHostGetDevicePointer()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaHostGetDevicePointer");
 }
 
-/* cudaMalloc3D: not supported: 3D allocations are not forwarded yet */
-int cudaMalloc3D()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMalloc3D");
-}
-
 /* cudaMalloc3DArray: forwarded */
 int cudaMalloc3DArray(void * * array, const void * desc, rgpu_blob24 extent, uint32_t flags)
 {
@@ -4496,25 +4490,13 @@ int cudaGetMipmappedArrayLevel(void * * levelArray, void * mipmappedArray, uint3
     return rc;
 }
 
-/* cudaMemcpy3D: not supported: 3D copies with host pointers are not forwarded yet */
-int cudaMemcpy3D()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3D");
-}
-
-/* cudaMemcpy3DPeer: not supported: 3D copies with host pointers are not forwarded yet */
+/* cudaMemcpy3DPeer: not supported: 3D copies between devices are not forwarded yet */
 int cudaMemcpy3DPeer()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DPeer");
 }
 
-/* cudaMemcpy3DAsync: not supported: 3D copies with host pointers are not forwarded yet */
-int cudaMemcpy3DAsync()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DAsync");
-}
-
-/* cudaMemcpy3DPeerAsync: not supported: 3D copies with host pointers are not forwarded yet */
+/* cudaMemcpy3DPeerAsync: not supported: 3D copies between devices are not forwarded yet */
 int cudaMemcpy3DPeerAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DPeerAsync");
@@ -4657,7 +4639,7 @@ int cudaMemcpyBatchAsync()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyBatchAsync");
 }
 
-/* cudaMemcpy3DBatchAsync: not supported: 3D copies with host pointers are not forwarded yet */
+/* cudaMemcpy3DBatchAsync: not supported: 3D copies between devices are not forwarded yet */
 int cudaMemcpy3DBatchAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DBatchAsync");
@@ -4705,12 +4687,6 @@ int cudaMemset2D(void * devPtr, uint64_t pitch, int32_t value, uint64_t width, u
     return rc;
 }
 
-/* cudaMemset3D: not supported: 3D memsets are not forwarded yet */
-int cudaMemset3D()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemset3D");
-}
-
 /* cudaMemsetAsync: forwarded (async) */
 int cudaMemsetAsync(void * devPtr, int32_t value, uint64_t count, void * stream)
 {
@@ -4737,12 +4713,6 @@ int cudaMemset2DAsync(void * devPtr, uint64_t pitch, int32_t value, uint64_t wid
     rgpu_put_u(&c, (uint64_t)height);
     rgpu_put_h(&c, stream);
     return rgpu_async(&c);
-}
-
-/* cudaMemset3DAsync: not supported: 3D memsets are not forwarded yet */
-int cudaMemset3DAsync()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemset3DAsync");
 }
 
 /* cudaMemPrefetchAsync: not supported: managed memory is not supported */

@@ -124,3 +124,8 @@ def test_client_killed_mid_run_returns_its_memory(cuda_program, sim_server):
         wait_until(lambda: not stats(sim_server)["sessions"], 20, "session reaped")
     finally:
         proc.kill()
+
+
+def test_3d_copies_and_memsets_of_pitched_memory(cuda_program, sim_server):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("memcpy3d")))
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK memcpy3d", p.stdout + p.stderr
