@@ -2,7 +2,6 @@
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
 
-typedef struct { uint64_t w[1]; } rgpu_blob8;
 typedef struct { uint64_t w[3]; } rgpu_blob24;
 
 /* cuDeviceGetName: forwarded */
@@ -498,7 +497,7 @@ int cuKernelGetLibrary()
     return rgpu_unsupported(RGPU_DRIVER, "cuKernelGetLibrary");
 }
 
-/* cuLibraryGetManaged: not supported: managed memory is not supported */
+/* cuLibraryGetManaged: not supported: managed variables of modules are not supported */
 int cuLibraryGetManaged()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetManaged");
@@ -579,17 +578,6 @@ int cuMemAllocPitch_v2(uint64_t * dptr, uint64_t * pPitch, uint64_t WidthInBytes
     return rc;
 }
 
-/* cuMemFree_v2: forwarded */
-int cuMemFree_v2(uint64_t dptr)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemFree_v2, "cuMemFree_v2", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)dptr);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuMemGetAddressRange_v2: forwarded */
 int cuMemGetAddressRange_v2(uint64_t * pbase, uint64_t * psize, uint64_t dptr)
 {
@@ -611,22 +599,6 @@ int cuMemGetAddressRange_v2(uint64_t * pbase, uint64_t * psize, uint64_t dptr)
 int cuMemHostGetDevicePointer_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemHostGetDevicePointer_v2");
-}
-
-/* cuMemAllocManaged: forwarded */
-int cuMemAllocManaged(uint64_t * dptr, uint64_t bytesize, uint32_t flags)
-{
-    rgpu_call c;
-    if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemAllocManaged, "cuMemAllocManaged", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)bytesize);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dptr = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
 }
 
 /* cuDeviceRegisterAsyncNotification: not supported: host callbacks are not forwarded yet */
@@ -1658,41 +1630,6 @@ int cuMulticastGetGranularity(uint64_t * granularity, void * prop, int option)
     return rc;
 }
 
-/* cuPointerGetAttribute: not supported: pointer attributes: not forwarded yet */
-int cuPointerGetAttribute()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuPointerGetAttribute");
-}
-
-/* cuMemPrefetchAsync_v2: forwarded */
-int cuMemPrefetchAsync_v2(uint64_t devPtr, uint64_t count, rgpu_blob8 location, uint32_t flags, void * hStream)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemPrefetchAsync_v2, "cuMemPrefetchAsync_v2", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)devPtr);
-    rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_b(&c, &location, sizeof location);
-    rgpu_put_u(&c, (uint64_t)flags);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuMemAdvise_v2: forwarded */
-int cuMemAdvise_v2(uint64_t devPtr, uint64_t count, int advice, rgpu_blob8 location)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemAdvise_v2, "cuMemAdvise_v2", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)devPtr);
-    rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_i(&c, (int64_t)advice);
-    rgpu_put_b(&c, &location, sizeof location);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuMemPrefetchBatchAsync: forwarded */
 int cuMemPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64_t count, void * prefetchLocs, uint64_t * prefetchLocIdxs, uint64_t numPrefetchLocs, uint64_t flags, void * hStream)
 {
@@ -1758,28 +1695,22 @@ int cuMemDiscardAndPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64
     return rc;
 }
 
-/* cuMemRangeGetAttribute: not supported: managed memory is not supported */
+/* cuMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet */
 int cuMemRangeGetAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemRangeGetAttribute");
 }
 
-/* cuMemRangeGetAttributes: not supported: managed memory is not supported */
+/* cuMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet */
 int cuMemRangeGetAttributes()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemRangeGetAttributes");
 }
 
-/* cuPointerSetAttribute: not supported: pointer attributes: not forwarded yet */
+/* cuPointerSetAttribute: not supported: setting pointer attributes is not forwarded yet */
 int cuPointerSetAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuPointerSetAttribute");
-}
-
-/* cuPointerGetAttributes: not supported: pointer attributes: not forwarded yet */
-int cuPointerGetAttributes()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuPointerGetAttributes");
 }
 
 /* cuStreamCreate: forwarded */
@@ -4494,10 +4425,18 @@ int cudaStreamQuery(void * stream)
     return rc;
 }
 
-/* cudaStreamAttachMemAsync: not supported: managed memory is not supported */
-int cudaStreamAttachMemAsync()
+/* cudaStreamAttachMemAsync: forwarded */
+int cudaStreamAttachMemAsync(void * stream, void * devPtr, uint64_t length, uint32_t flags)
 {
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamAttachMemAsync");
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cudaStreamAttachMemAsync, "cudaStreamAttachMemAsync", RGPU_RUNTIME);
+    rgpu_put_h(&c, stream);
+    rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
+    rgpu_put_u(&c, (uint64_t)length);
+    rgpu_put_u(&c, (uint64_t)flags);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cudaStreamBeginCapture: not supported: stream capture is not forwarded yet */
@@ -4757,12 +4696,6 @@ int cudaOccupancyMaxActiveClusters()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxActiveClusters");
 }
 
-/* cudaMallocManaged: not supported: managed memory is not supported */
-int cudaMallocManaged()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMallocManaged");
-}
-
 /* cudaMalloc: forwarded */
 int cudaMalloc(void * * devPtr, uint64_t size)
 {
@@ -4810,17 +4743,6 @@ int cudaMallocArray(void * * array, const void * desc, uint64_t width, uint64_t 
     if (rc == 0) {
         *array = rgpu_out_h(&c);
     }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaFree: forwarded */
-int cudaFree(void * devPtr)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaFree, "cudaFree", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
-    int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
@@ -5155,43 +5077,31 @@ int cudaMemset3DAsync()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemset3DAsync");
 }
 
-/* cudaMemPrefetchAsync: not supported: managed memory is not supported */
-int cudaMemPrefetchAsync()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPrefetchAsync");
-}
-
-/* cudaMemPrefetchBatchAsync: not supported: managed memory is not supported */
+/* cudaMemPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet */
 int cudaMemPrefetchBatchAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPrefetchBatchAsync");
 }
 
-/* cudaMemDiscardBatchAsync: not supported: managed memory is not supported */
+/* cudaMemDiscardBatchAsync: not supported: discarding managed memory is not forwarded yet */
 int cudaMemDiscardBatchAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemDiscardBatchAsync");
 }
 
-/* cudaMemDiscardAndPrefetchBatchAsync: not supported: managed memory is not supported */
+/* cudaMemDiscardAndPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet */
 int cudaMemDiscardAndPrefetchBatchAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemDiscardAndPrefetchBatchAsync");
 }
 
-/* cudaMemAdvise: not supported: managed memory is not supported */
-int cudaMemAdvise()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemAdvise");
-}
-
-/* cudaMemRangeGetAttribute: not supported: managed memory is not supported */
+/* cudaMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet */
 int cudaMemRangeGetAttribute()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemRangeGetAttribute");
 }
 
-/* cudaMemRangeGetAttributes: not supported: managed memory is not supported */
+/* cudaMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet */
 int cudaMemRangeGetAttributes()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemRangeGetAttributes");
@@ -6177,7 +6087,7 @@ int cudaGraphConditionalHandleCreate()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphConditionalHandleCreate");
 }
 
-/* cudaLibraryGetManaged: not supported: managed memory is not supported */
+/* cudaLibraryGetManaged: not supported: managed variables of modules are not supported */
 int cudaLibraryGetManaged()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetManaged");

@@ -72,14 +72,17 @@ static int precheck(rgpu_call *c, rgpu_session **s) {
 int rgpu_sync(rgpu_call *c) {
     rgpu_session *s = NULL;
     int rc = precheck(c, &s);
+    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_sync(s, c);
     if (c->args.buf) mp_free(&c->args);
+    if (s) rgpu_managed_after(c, rc);
     return rgpu_record(c->face, rc);
 }
 
 int rgpu_async(rgpu_call *c) {
     rgpu_session *s = NULL;
     int rc = precheck(c, &s);
+    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_async(s, c);
     mp_free(&c->args);
     return rgpu_record(c->face, rc);

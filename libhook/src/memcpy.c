@@ -12,6 +12,7 @@ extern int cudaPointerGetAttributes(void *attributes, const void *ptr);
 
 /* With cudaMemcpyDefault the runtime decides from the pointers (UVA): ask the server. */
 static int is_device_ptr(const void *p) {
+    if (rgpu_managed_contains(p)) return 1; /* known here: no round trip */
     /* struct cudaPointerAttributes: `enum cudaMemoryType type` is its first member */
     union { uint8_t bytes[RGPU_SIZEOF_cudaPointerAttributes]; int type; uint64_t align; } attr;
     memset(&attr, 0, sizeof attr);
@@ -33,10 +34,11 @@ int rgpu_resolve_kind(int kind, void *dst, const void *src) {
 /* Runtime copies send [kind, dst, src, count(, stream)]; driver copies [device address, count(, stream)].
  * H2D data follows as raw frames; D2H data comes back as frames. On the same host a sync copy's
  * data moves through the session's shared-memory segment instead (shm.c), same call, same errors. */
-static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
-                     void *host, const void *stream, int has_stream, int async) {
+int rgpu_copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
+                   void *host, const void *stream, int has_stream, int async, int dev) {
     rgpu_call c;
     rgpu_begin(&c, id, name, face);
+    if (dev >= 0) c.dev = dev;
     if (face == RGPU_RUNTIME) {
         rgpu_put_i(&c, kind);
         rgpu_put_u(&c, dst);
@@ -79,9 +81,9 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
         return RGPU_SUCCESS;
     }
     void *host = kind == H2D ? (void *)src : kind == D2H ? dst : NULL;
-    return copy_call(RGPU_RUNTIME, async ? RGPU_ID_cudaMemcpyAsync : RGPU_ID_cudaMemcpy,
+    return rgpu_copy_call(RGPU_RUNTIME, async ? RGPU_ID_cudaMemcpyAsync : RGPU_ID_cudaMemcpy,
                      async ? "cudaMemcpyAsync" : "cudaMemcpy", kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst,
-                     kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, async);
+                     kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, async, -1);
 }
 
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind) { return runtime_copy(dst, src, n, kind, NULL, 0); }
@@ -90,22 +92,22 @@ int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream
 int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!src) return rgpu_invalid_value(RGPU_DRIVER);
-    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", H2D, dst, 0, n, (void *)src, NULL, 0, 0);
+    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", H2D, dst, 0, n, (void *)src, NULL, 0, 0, -1);
 }
 int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *stream) {
     if (n == 0) return RGPU_SUCCESS;
     if (!src) return rgpu_invalid_value(RGPU_DRIVER);
-    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D, dst, 0, n, (void *)src, stream, 1, 1);
+    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D, dst, 0, n, (void *)src, stream, 1, 1, -1);
 }
 int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
-    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", D2H, 0, src, n, dst, NULL, 0, 0);
+    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", D2H, 0, src, n, dst, NULL, 0, 0, -1);
 }
 int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *stream) {
     if (n == 0) return RGPU_SUCCESS;
     if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
-    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2", D2H, 0, src, n, dst, stream, 1, 1);
+    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2", D2H, 0, src, n, dst, stream, 1, 1, -1);
 }
 
 /* cuMemcpy(Async) with unified addressing: the runtime's Default kind, driver error numbering. */

@@ -85,6 +85,15 @@ int rgpu_unsupported(int face, const char *name);
 
 /* memcpy.c: a cudaMemcpyKind, with cudaMemcpyDefault (4) resolved from the pointers */
 int rgpu_resolve_kind(int kind, void *dst, const void *src);
+/* memcpy.c: one copy call (kind 1 H2D, 2 D2H, 3 D2D) to device dev (-1: the current one) */
+int rgpu_copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
+                   void *host, const void *stream, int has_stream, int async, int dev);
+
+/* managed.c: coherence of managed memory around each call (before: may push the host's writes;
+ * after: may pull the device's copy), and whether p is in a managed allocation */
+int rgpu_managed_before(rgpu_call *c);
+void rgpu_managed_after(rgpu_call *c, int rc);
+int rgpu_managed_contains(const void *p);
 
 /* state.c */
 int rgpu_device_count(void);

@@ -56,6 +56,11 @@ class SimDevice(Device):
             raise SimError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
         return self.memory.alloc(size)
 
+    def mem_alloc_managed(self, size: int, align: int) -> int:
+        if size == 0:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
+        return self.memory.alloc(size, align)
+
     def mem_free(self, addr: int) -> None:
         self.memory.free(addr)
 

@@ -14,9 +14,13 @@ import numpy as np
 
 from .errors import SimError, SimFault
 
-# Real drivers hand out device pointers in the upper half of the user address space
-# (0x7fxx_xxxx_xxxx); a distinct window per GPU keeps pointers of different devices apart.
-BASE_ADDRESS = 0x7F40_0000_0000
+# Device addresses live where Linux never places a process's own mappings by default: above a
+# non-PIE program's heap, below where PIE programs load (0x55..) and far below the top-down mmap
+# area (0x7f..). A managed allocation is mapped at the same address in the client (libhook/src/
+# managed.c), which therefore rarely finds the range taken, and a client's host pointer is never
+# mistaken for a device pointer (cudaMemcpyDefault). A distinct window per GPU keeps pointers of
+# different devices apart.
+BASE_ADDRESS = 0x2000_0000_0000
 GPU_WINDOW = 0x0010_0000_0000  # 64 GiB of address space per simulated GPU
 ALIGNMENT = 256  # cudaMalloc guarantees 256-byte alignment
 GRANULE = 2 << 20  # the allocation granule the quota is counted in is finer; this is the VA step
@@ -46,17 +50,18 @@ class DeviceMemory:
         self._reserve = reserve  # callable(delta_bytes) -> bool, for cross-session accounting
 
     # -- allocation -------------------------------------------------------------------------
-    def alloc(self, nbytes: int) -> int:
-        """Allocate ``nbytes`` (rounded up to the alignment); returns the device address."""
+    def alloc(self, nbytes: int, align: int = ALIGNMENT) -> int:
+        """Allocate ``nbytes`` (rounded up to ``align``, a multiple of the alignment, at an address
+        aligned so: managed memory asks for host pages); returns the device address."""
         if nbytes < 0:
             raise SimError("CUDA_ERROR_INVALID_VALUE", "negative allocation size")
-        size = max(ALIGNMENT, -(-int(nbytes) // ALIGNMENT) * ALIGNMENT)
+        size = max(align, -(-int(nbytes) // align) * align)
         if self.used + size > self.capacity:
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY",
                            f"{nbytes} bytes requested, {self.capacity - self.used} free")
         if self._reserve is not None and not self._reserve(size):
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{nbytes} bytes requested, device is full")
-        addr = self._find_hole(size)
+        addr = self._find_hole(size, align)
         if addr is None:
             if self._reserve is not None:
                 self._reserve(-size)
@@ -70,12 +75,14 @@ class DeviceMemory:
         self.peak = max(self.peak, self.used)
         return addr
 
-    def _find_hole(self, size: int) -> int | None:
+    def _find_hole(self, size: int, align: int) -> int | None:
         cursor = self.base
         for start, end in zip(self._starts, self._spans):
+            cursor = -(-cursor // align) * align
             if start - cursor >= size:
                 return cursor
             cursor = end
+        cursor = -(-cursor // align) * align
         if self.base + self._span - cursor >= size:
             return cursor
         return None

@@ -25,8 +25,8 @@ from .types import DTYPES, dtype_of, imm_value, to_bits
 
 INF = np.int64(1 << 40)
 
-# Generic address windows of the non-global spaces. Device allocations live at 0x7F40_..-0x7F50_..
-# (memory.py); these sit above them, 4 GiB each, like a GPU's shared/local apertures.
+# Generic address windows of the non-global spaces. Device allocations live at 0x2000_..-0x2010_..
+# (memory.py); these sit far above them, 4 GiB each, like a GPU's shared/local apertures.
 SHARED_WINDOW = 0x7FFE_0000_0000
 LOCAL_WINDOW = 0x7FFD_0000_0000
 PARAM_WINDOW = 0x7FFC_0000_0000
