@@ -15,6 +15,7 @@ void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face) {
     c->dev = rgpu_current_device();
     c->err = 0;
     c->nargs = 0;
+    c->device_reads = 0;
     c->nbulk = 0;
     c->reply = NULL;
     c->nout_bulk = 0;

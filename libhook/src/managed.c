@@ -15,7 +15,8 @@
  * compare of all managed memory once per synchronisation cycle — small beside the pull itself.
  *
  * Costs: a pull copies every managed allocation of the device back (the device does not say what
- * it wrote), and a synchronous cudaMemcpy counts as device work followed by a synchronisation. */
+ * it wrote); a synchronous copy into device memory counts as device work followed by a
+ * synchronisation, so it too pulls managed memory back (a copy out of the device does not). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #endif
 
 #define PAGE 4096 /* compare granule; pushes are runs of changed granules */
+enum { H2D = 1, D2H = 2 }; /* copy kinds of rgpu_copy_call */
 
 typedef struct region {
     uint64_t addr;    /* device address == host address */
@@ -72,7 +74,7 @@ static int push_region(region *r) {
         while (end < r->mapped && memcmp(host + end, r->shadow + end, PAGE)) end += PAGE;
         /* async on the legacy stream: the data is copied into the message, which goes ahead of
          * the device work that triggered the push, and the server copies before running it */
-        int rc = rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", 1,
+        int rc = rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D,
                                 r->addr + off, 0, end - off, (void *)(host + off), NULL, 1, 1, r->dev);
         if (rc) return rc;
         memcpy(r->shadow + off, host + off, end - off);
@@ -82,7 +84,7 @@ static int push_region(region *r) {
 }
 
 static int pull_range(region *r, size_t off, size_t n) {
-    int rc = rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", 2, 0, r->addr + off, n,
+    int rc = rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", D2H, 0, r->addr + off, n,
                             r->shadow + off, NULL, 0, 0, r->dev);
     if (rc == 0) memcpy((uint8_t *)(uintptr_t)r->addr + off, r->shadow + off, n);
     return rc;
@@ -139,12 +141,16 @@ int rgpu_managed_before(rgpu_call *c) {
     pthread_mutex_lock(&mu);
     /* While device work is outstanding the host may not write managed memory: nothing to push. */
     if (!busy[c->dev]) rc = push(c->dev);
-    busy[c->dev] = 1;
+    /* a copy out of the device changes nothing there: no pull after it */
+    if (!c->device_reads) busy[c->dev] = 1;
     pthread_mutex_unlock(&mu);
     return rc;
 }
 
+static void drop_all(int dev);
+
 void rgpu_managed_after(rgpu_call *c, int rc) {
+    if (rc == 0 && !strcmp(c->name, "cudaDeviceReset")) drop_all(c->dev); /* the server freed them */
     if (rc || inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 ||
         c->dev >= RGPU_MAX_DEVICES || !is_any(c->name, sync_points))
         return;
@@ -257,6 +263,22 @@ static int free_any(int face, uint64_t addr) {
         pthread_mutex_unlock(&mu);
     }
     return rc;
+}
+
+/* cudaDeviceReset freed the device's allocations: their host mappings go too. */
+static void drop_all(int dev) {
+    pthread_mutex_lock(&mu);
+    for (region **link = &regions; *link;) {
+        region *r = *link;
+        if (r->dev != dev) { link = &r->next; continue; }
+        *link = r->next;
+        __atomic_sub_fetch(&nregions, 1, __ATOMIC_RELEASE);
+        munmap((void *)(uintptr_t)r->addr, r->mapped);
+        munmap(r->shadow, r->mapped);
+        free(r);
+    }
+    busy[dev] = 0;
+    pthread_mutex_unlock(&mu);
 }
 
 int cudaFree(void *devPtr) { return free_any(RGPU_RUNTIME, (uint64_t)(uintptr_t)devPtr); }

@@ -39,6 +39,7 @@ int rgpu_copy_call(int face, uint32_t id, const char *name, int kind, uint64_t d
     rgpu_call c;
     rgpu_begin(&c, id, name, face);
     if (dev >= 0) c.dev = dev;
+    c.device_reads = kind == D2H;
     if (face == RGPU_RUNTIME) {
         rgpu_put_i(&c, kind);
         rgpu_put_u(&c, dst);

@@ -33,6 +33,7 @@ typedef struct rgpu_call {
     int dev;        /* session the call goes to */
     int err;        /* set by a put that failed validation */
     int nargs;
+    int device_reads; /* set by a copy out of device memory: device work that writes nothing (managed.c) */
     mp_writer args; /* the argument array's elements */
     uint8_t args_inline[128]; /* where they are written unless they outgrow it: no malloc per call */
     /* bulk input frames (not owned unless copy) */

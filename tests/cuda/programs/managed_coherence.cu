@@ -147,6 +147,17 @@ int main() {
     CHECK(cudaFree(dev));
     CHECK(cudaFree(a));
     CHECK(cudaFree(total));
+
+    // 10. cudaDeviceReset frees managed memory too: the host range is given back with it
+    int *r;
+    CHECK(cudaMallocManaged(&r, 1 << 16));
+    r[0] = 1;
+    CHECK(cudaDeviceReset());
+    CHECK(cudaPointerGetAttributes(&pa, r));
+    EXPECT(pa.type == cudaMemoryTypeUnregistered);
+    void *again = mmap(r, 1 << 16, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    EXPECT(again == (void *)r);
+    munmap(again, 1 << 16);
     printf("OK managed_coherence\n");
     return 0;
 }
