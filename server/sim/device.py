@@ -42,7 +42,9 @@ class SimDevice(Device):
         self.total_memory = memory_bytes
         self.name = f"rgpu sim GPU {gpu_index} (sm_80)"
         self.uuid = hashlib.sha256(f"rgpu-sim:{server_id}:{gpu_index}".encode()).digest()[:16]
-        self.memory = DeviceMemory(memory_bytes, gpu_index, reserve=reserve)
+        # the address window: consecutive for the GPUs of one server, spread by server over the rest
+        window = int.from_bytes(hashlib.sha256(f"rgpu-sim-window:{server_id}".encode()).digest()[:4], "little")
+        self.memory = DeviceMemory(memory_bytes, window + gpu_index, reserve=reserve)
         self._attrs = sm80_attributes(memory_bytes)
         self._printf: list[str] = []
         self.device_time = 0.0  # seconds spent executing kernels (accounting, scheduling)

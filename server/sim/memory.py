@@ -18,10 +18,13 @@ from .errors import SimError, SimFault
 # non-PIE program's heap, below where PIE programs load (0x55..) and far below the top-down mmap
 # area (0x7f..). A managed allocation is mapped at the same address in the client (libhook/src/
 # managed.c), which therefore rarely finds the range taken, and a client's host pointer is never
-# mistaken for a device pointer (cudaMemcpyDefault). A distinct window per GPU keeps pointers of
-# different devices apart.
+# mistaken for a device pointer (cudaMemcpyDefault). Each simulated GPU has its own window, chosen
+# from its server's identity (sim/device.py), so the GPUs of different servers that one program
+# uses have distinct pointers, as devices under unified addressing do: the windows of two servers'
+# GPUs coincide with a chance of 1 in WINDOWS.
 BASE_ADDRESS = 0x2000_0000_0000
 GPU_WINDOW = 0x0010_0000_0000  # 64 GiB of address space per simulated GPU
+WINDOWS = 512  # up to 0x4000_0000_0000
 ALIGNMENT = 256  # cudaMalloc guarantees 256-byte alignment
 GRANULE = 2 << 20  # the allocation granule the quota is counted in is finer; this is the VA step
 
@@ -33,9 +36,9 @@ class DeviceMemory:
     server charge a shared, cross-process counter too).
     """
 
-    def __init__(self, capacity: int, gpu_index: int = 0, reserve=None):
+    def __init__(self, capacity: int, window: int = 0, reserve=None):
         self.capacity = int(capacity)
-        self.base = BASE_ADDRESS + gpu_index * GPU_WINDOW
+        self.base = BASE_ADDRESS + (window % WINDOWS) * GPU_WINDOW
         # Address space is larger than capacity so freed holes do not force compaction.
         self._span = min(max(self.capacity * 2, 1 << 20), GPU_WINDOW)
         self._map = mmap.mmap(-1, self._span, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)

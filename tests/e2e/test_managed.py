@@ -73,3 +73,11 @@ def test_client_killed_returns_its_managed_memory(cuda_program, sim_server):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_managed_memory_on_two_devices_of_two_servers(cuda_program, start_server):
+    a, _ = start_server()
+    b, _ = start_server()
+    p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program("managed_multi")))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "OK managed_multi 2" in p.stdout

@@ -12,7 +12,7 @@ from rgpu.server.api.managed import GRANULE
 from rgpu.server.dispatch import Dispatcher
 from rgpu.server.session import Session
 from rgpu.server.sim.device import SimDevice
-from rgpu.server.sim.memory import BASE_ADDRESS, GPU_WINDOW
+from rgpu.server.sim.memory import BASE_ADDRESS, GPU_WINDOW, WINDOWS
 
 INVALID = enums.cudaError["cudaErrorInvalidValue"]
 
@@ -70,7 +70,7 @@ def test_managed_allocations_are_page_aligned_zeroed_and_never_share_a_page(d, s
     assert (a_size, b_size) == (GRANULE, 2 * GRANULE)
     spans = sorted([(plain, plain + 256), (a, a + a_size), (b, b + b_size)])
     assert all(x[1] <= y[0] for x, y in zip(spans, spans[1:]))
-    assert BASE_ADDRESS <= a < BASE_ADDRESS + GPU_WINDOW
+    assert BASE_ADDRESS <= a < BASE_ADDRESS + WINDOWS * GPU_WINDOW
     r = call(d, session, "cudaMemcpy", 2, 0, b, b_size)
     assert r.rc == 0 and bytes(r.bulk[0]) == bytes(b_size)
 
@@ -138,3 +138,17 @@ def test_attributes_promise_managed_memory_without_concurrent_access(d, session)
     assert attr("CONCURRENT_MANAGED_ACCESS") == 0
     assert attr("PAGEABLE_MEMORY_ACCESS") == 0
     assert attr("DIRECT_MANAGED_MEM_ACCESS_FROM_HOST") == 0
+
+
+def test_gpus_of_different_servers_have_different_address_windows():
+    devices = [SimDevice(1 << 20, 0, "hostA:tcp://*:7001"), SimDevice(1 << 20, 1, "hostA:tcp://*:7001"),
+               SimDevice(1 << 20, 0, "hostB:tcp://*:7001")]
+    try:
+        bases = [dev.memory.base for dev in devices]
+        window = [(b - BASE_ADDRESS) // GPU_WINDOW for b in bases]
+        assert window[1] == (window[0] + 1) % WINDOWS  # one server's GPUs: consecutive windows
+        assert len(set(bases)) == 3
+        assert all(BASE_ADDRESS <= b < BASE_ADDRESS + WINDOWS * GPU_WINDOW for b in bases)
+    finally:
+        for dev in devices:
+            dev.close()
