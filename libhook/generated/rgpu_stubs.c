@@ -1907,20 +1907,6 @@ int cuStreamUpdateCaptureDependencies_v2(void * hStream, void * * dependencies, 
     return rc;
 }
 
-/* cuStreamAttachMemAsync: forwarded */
-int cuStreamAttachMemAsync(void * hStream, uint64_t dptr, uint64_t length, uint32_t flags)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuStreamAttachMemAsync, "cuStreamAttachMemAsync", RGPU_DRIVER);
-    rgpu_put_h(&c, hStream);
-    rgpu_put_u(&c, (uint64_t)dptr);
-    rgpu_put_u(&c, (uint64_t)length);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuStreamQuery: forwarded */
 int cuStreamQuery(void * hStream)
 {
@@ -4420,20 +4406,6 @@ int cudaStreamQuery(void * stream)
     rgpu_call c;
     rgpu_begin(&c, RGPU_ID_cudaStreamQuery, "cudaStreamQuery", RGPU_RUNTIME);
     rgpu_put_h(&c, stream);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaStreamAttachMemAsync: forwarded */
-int cudaStreamAttachMemAsync(void * stream, void * devPtr, uint64_t length, uint32_t flags)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaStreamAttachMemAsync, "cudaStreamAttachMemAsync", RGPU_RUNTIME);
-    rgpu_put_h(&c, stream);
-    rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
-    rgpu_put_u(&c, (uint64_t)length);
-    rgpu_put_u(&c, (uint64_t)flags);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;

@@ -34,11 +34,13 @@
 
 #define PAGE 4096 /* compare granule; pushes are runs of changed granules */
 enum { H2D = 1, D2H = 2 }; /* copy kinds of rgpu_copy_call */
+enum { ATTACH_GLOBAL = 1, ATTACH_HOST = 2, ATTACH_SINGLE = 4 };
 
 typedef struct region {
     uint64_t addr;    /* device address == host address */
     size_t mapped;    /* bytes mapped (the server's allocation, a multiple of host pages) */
     int dev;
+    int host_only;    /* attached to the host (cudaMemAttachHost): the host's alone, neither pushed nor pulled */
     uint8_t *shadow;  /* the device's contents as of the last push or pull */
     struct region *next;
 } region;
@@ -55,12 +57,13 @@ static region *find(uint64_t p) {
     return NULL;
 }
 
-int rgpu_managed_contains(const void *p) {
+int rgpu_managed_side(const void *p) {
     if (!__atomic_load_n(&nregions, __ATOMIC_ACQUIRE)) return 0;
     pthread_mutex_lock(&mu);
-    int found = find((uint64_t)(uintptr_t)p) != NULL;
+    region *r = find((uint64_t)(uintptr_t)p);
+    int side = !r ? 0 : r->host_only ? 2 : 1;
     pthread_mutex_unlock(&mu);
-    return found;
+    return side;
 }
 
 /* ---- push and pull ------------------------------------------------------------------------ */
@@ -95,7 +98,7 @@ static int push(int dev) {
     int rc = 0;
     inside = 1;
     for (region *r = regions; r && !rc; r = r->next)
-        if (r->dev == dev) rc = push_region(r);
+        if (r->dev == dev && !r->host_only) rc = push_region(r);
     inside = 0;
     return rc;
 }
@@ -104,7 +107,7 @@ static int pull(int dev) {
     int rc = 0;
     inside = 1;
     for (region *r = regions; r && !rc; r = r->next)
-        if (r->dev == dev) rc = pull_range(r, 0, r->mapped);
+        if (r->dev == dev && !r->host_only) rc = pull_range(r, 0, r->mapped);
     inside = 0;
     return rc;
 }
@@ -118,7 +121,7 @@ static const char *const device_work[] = {"cudaMemcpy", "cuMemcpy", "cudaMemset"
 static const char *const sync_points[] = {
     "cudaDeviceSynchronize", "cuCtxSynchronize", "cudaStreamSynchronize", "cuStreamSynchronize",
     "cudaEventSynchronize", "cuEventSynchronize", "cudaStreamQuery", "cuStreamQuery", "cudaEventQuery",
-    "cuEventQuery", "cudaMemcpy", "cudaMemcpy2D", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cudaFree",
+    "cuEventQuery", "cudaMemcpy", "cudaMemcpy2D", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cudaFree",
     "cuMemFree_v2", NULL};
 
 static int starts_with_any(const char *name, const char *const *list) {
@@ -214,6 +217,7 @@ static int alloc_managed(int face, uint64_t *out, size_t size, unsigned flags) {
     r->addr = addr;
     r->mapped = mapped;
     r->dev = dev;
+    r->host_only = flags == ATTACH_HOST;
     r->shadow = shadow;
     pthread_mutex_lock(&mu);
     r->next = regions;
@@ -284,6 +288,45 @@ static void drop_all(int dev) {
 int cudaFree(void *devPtr) { return free_any(RGPU_RUNTIME, (uint64_t)(uintptr_t)devPtr); }
 int cuMemFree_v2(uint64_t dptr) { return free_any(RGPU_DRIVER, dptr); }
 
+/* ---- attaching to streams ------------------------------------------------------------------ */
+
+/* Attached to the host, an allocation is the host's to touch even while kernels run (that is what
+ * the flag is for on a device without concurrent managed access): it leaves the protocol, after
+ * bringing back what the device's earlier work wrote. Attached to the device again (globally or to
+ * a stream), what the host wrote meanwhile goes to the device before any later work. The server
+ * checks the arguments. */
+static int attach(int face, uint32_t id, const char *name, void *stream, uint64_t p, size_t length, unsigned flags) {
+    rgpu_call c;
+    rgpu_begin(&c, id, name, face);
+    rgpu_put_h(&c, stream);
+    rgpu_put_u(&c, p);
+    rgpu_put_u(&c, length);
+    rgpu_put_u(&c, flags);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    if (rc) return rc;
+    pthread_mutex_lock(&mu);
+    region *r = find(p);
+    if (r) {
+        int was = r->host_only;
+        r->host_only = flags == ATTACH_HOST;
+        inside = 1;
+        if (was && !r->host_only) rc = push_region(r);
+        else if (!was && r->host_only && busy[r->dev]) rc = pull_range(r, 0, r->mapped);
+        inside = 0;
+    }
+    pthread_mutex_unlock(&mu);
+    return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
+}
+
+int cudaStreamAttachMemAsync(void *stream, void *devPtr, size_t length, unsigned flags) {
+    return attach(RGPU_RUNTIME, RGPU_ID_cudaStreamAttachMemAsync, "cudaStreamAttachMemAsync", stream,
+                  (uint64_t)(uintptr_t)devPtr, length, flags);
+}
+int cuStreamAttachMemAsync(void *stream, uint64_t dptr, size_t length, unsigned flags) {
+    return attach(RGPU_DRIVER, RGPU_ID_cuStreamAttachMemAsync, "cuStreamAttachMemAsync", stream, dptr, length, flags);
+}
+
 /* ---- prefetch and advice ------------------------------------------------------------------- */
 
 typedef struct { int type; int id; } mem_location; /* cudaMemLocation / CUmemLocation */
@@ -312,7 +355,9 @@ static int prefetch(int face, uint64_t p, size_t n, mem_location loc, unsigned f
     pthread_mutex_lock(&mu);
     region *r = range_of(p, n);
     if (!r) rc = RGPU_INVALID_VALUE;
-    else if (is_device(loc) && !busy[r->dev]) {
+    else if (r->host_only) {
+        /* the host's: nothing moves */
+    } else if (is_device(loc) && !busy[r->dev]) {
         inside = 1;
         rc = push_region(r);
         inside = 0;

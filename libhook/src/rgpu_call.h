@@ -91,10 +91,11 @@ int rgpu_copy_call(int face, uint32_t id, const char *name, int kind, uint64_t d
                    void *host, const void *stream, int has_stream, int async, int dev);
 
 /* managed.c: coherence of managed memory around each call (before: may push the host's writes;
- * after: may pull the device's copy), and whether p is in a managed allocation */
+ * after: may pull the device's copy), and where p's data is: 0 not managed memory, 1 managed memory
+ * whose device copy copies must use, 2 managed memory attached to the host (the host copy is it) */
 int rgpu_managed_before(rgpu_call *c);
 void rgpu_managed_after(rgpu_call *c, int rc);
-int rgpu_managed_contains(const void *p);
+int rgpu_managed_side(const void *p);
 
 /* state.c */
 int rgpu_device_count(void);

@@ -77,6 +77,18 @@ int main() {
     CK(cuMemcpyDtoH(eight, m, sizeof eight));
     EXPECT(eight[5] == 555);
 
+    // a device-to-host copy into managed memory lands in its device copy and reads on the host at once
+    CUdeviceptr m2;
+    CK(cuMemAllocManaged(&m2, 4096, CU_MEM_ATTACH_GLOBAL));
+    CK(cuMemsetD32(d, 0x1234, 16));
+    CK(cuMemcpyDtoH((void *)m2, d, 64));
+    EXPECT(((unsigned *)m2)[0] == 0x1234 && ((unsigned *)m2)[15] == 0x1234);
+    ((unsigned *)m2)[1] = 42;
+    CK(cuMemcpyHtoD(d, (const void *)m2, 8));
+    CK(cuMemcpyDtoH(back, d, 8));
+    EXPECT(back[0] == 0x1234 && back[1] == 42);
+    CK(cuMemFree(m2));
+
     CUmemLocation gpu = {CU_MEM_LOCATION_TYPE_DEVICE, 0}, cpu = {CU_MEM_LOCATION_TYPE_HOST, 0};
     CK(cuMemAdvise(m, n * sizeof(unsigned), CU_MEM_ADVISE_SET_ACCESSED_BY, gpu));
     CK(cuMemPrefetchAsync(m, n * sizeof(unsigned), gpu, 0, 0));

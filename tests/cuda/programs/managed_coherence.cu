@@ -19,7 +19,7 @@ int main() {
     const int n = 100000;  // not a multiple of a page: the last page is partly used
     int *a, *total;
     CHECK(cudaMallocManaged(&a, n * sizeof(int)));
-    CHECK(cudaMallocManaged(&total, sizeof(int), cudaMemAttachHost));
+    CHECK(cudaMallocManaged(&total, sizeof(int)));
 
     // 1. alternate host writes and kernels: each round the host changes a few scattered elements
     //    (a page here and there, the last element) and the kernel must see exactly those changes
@@ -70,6 +70,14 @@ int main() {
     EXPECT(host[0] == a[100] && host[255] == a[355]);
     CHECK(cudaMemcpy(a + 2000, dev, 256 * sizeof(int), cudaMemcpyDeviceToDevice));
     EXPECT(a[2000] == 1000 && a[2255] == 1255);
+    // managed memory named as host memory: the copy is ordered after the kernel, with no
+    // synchronisation in between, and must see what the kernel wrote
+    scale_add<<<4, 64>>>(256, a, 1, 1);                                    // a[i] = 1001 + i
+    CHECK(cudaMemcpy(dev, a, 256 * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(host, dev, 256 * sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT(host[0] == 1001 && host[255] == 1256);
+    CHECK(cudaMemcpy(a + 3000, dev, 256 * sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT(a[3000] == 1001 && a[3255] == 1256);
 
     // 4. memset of managed memory, seen on the host after a synchronisation
     CHECK(cudaMemsetAsync(a, 0, 4096 * sizeof(int)));
@@ -98,6 +106,26 @@ int main() {
     EXPECT(cudaMemPrefetchAsync(a, (n + 100000) * sizeof(int), gpu, 0, 0) == cudaErrorInvalidValue);
     EXPECT(cudaStreamAttachMemAsync(0, dev, 0, cudaMemAttachGlobal) == cudaErrorInvalidValue);
     cudaGetLastError();
+
+    // 5b. attached to the host, managed memory is the host's while kernels run: a synchronisation
+    //     does not overwrite it; attached to the device again, kernels see what the host wrote
+    int *h;
+    CHECK(cudaMallocManaged(&h, 4096 * sizeof(int), cudaMemAttachHost));
+    scale_add<<<64, 128>>>(n, a, 1, 0);
+    for (int i = 0; i < 4096; i++) h[i] = 5;             // legal: h is attached to the host
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(h[0] == 5 && h[4095] == 5);
+    CHECK(cudaStreamAttachMemAsync(0, h, 0, cudaMemAttachGlobal));
+    scale_add<<<8, 128>>>(4096, h, 2, 0);
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(h[0] == 10 && h[4095] == 10);
+    scale_add<<<8, 128>>>(4096, h, 1, 1);                 // 11 on the device ...
+    CHECK(cudaStreamAttachMemAsync(0, h, 0, cudaMemAttachHost));
+    EXPECT(h[0] == 11 && h[4095] == 11);                 // ... brought back when it leaves it
+    h[7] = 70;
+    CHECK(cudaMemcpy(host, h, 16 * sizeof(int), cudaMemcpyDefault));  // host memory now
+    EXPECT(host[7] == 70 && host[0] == 11);
+    CHECK(cudaFree(h));
 
     // 6. pointer attributes
     cudaPointerAttributes pa;
