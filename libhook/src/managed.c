@@ -14,6 +14,9 @@
  * on the program's behalf (read(2) into managed memory), at the price of a second host copy and a
  * compare of all managed memory once per synchronisation cycle — small beside the pull itself.
  *
+ * An allocation attached to the host (cudaMemAttachHost) is the host's even while kernels run: it
+ * is neither pushed nor pulled until it is attached to the device again.
+ *
  * Costs: a pull copies every managed allocation of the device back (the device does not say what
  * it wrote); a synchronous copy into device memory counts as device work followed by a
  * synchronisation, so it too pulls managed memory back (a copy out of the device does not). */
@@ -32,7 +35,8 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define PAGE 4096 /* compare granule; pushes are runs of changed granules */
+#define PAGE 4096          /* compare granule; pushes are runs of changed granules */
+#define GAP (16 * PAGE)    /* clean bytes a run may span */
 enum { H2D = 1, D2H = 2 }; /* copy kinds of rgpu_copy_call */
 enum { ATTACH_GLOBAL = 1, ATTACH_HOST = 2, ATTACH_SINGLE = 4 };
 
@@ -73,8 +77,13 @@ static int push_region(region *r) {
     size_t off = 0;
     while (off < r->mapped) {
         if (!memcmp(host + off, r->shadow + off, PAGE)) { off += PAGE; continue; }
-        size_t end = off + PAGE;
-        while (end < r->mapped && memcmp(host + end, r->shadow + end, PAGE)) end += PAGE;
+        /* one copy per run, clean gaps of up to GAP included: rewriting what the device already
+         * holds is cheaper than another message */
+        size_t end = off + PAGE, scan = end;
+        while (scan < r->mapped && scan - end < GAP) {
+            scan += PAGE;
+            if (memcmp(host + scan - PAGE, r->shadow + scan - PAGE, PAGE)) end = scan;
+        }
         /* async on the legacy stream: the data is copied into the message, which goes ahead of
          * the device work that triggered the push, and the server copies before running it */
         int rc = rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D,
