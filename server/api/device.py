@@ -147,7 +147,7 @@ def device_reset(s):
     s.device.synchronize()
     for addr, _ in list(_allocations(s)):
         s.device.mem_free(addr)
-    s.managed.clear()
+        s.managed.pop(addr, None)
     s.sticky = None
     s.deferred = None
     return ()

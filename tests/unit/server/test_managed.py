@@ -152,3 +152,21 @@ def test_gpus_of_different_servers_have_different_address_windows():
     finally:
         for dev in devices:
             dev.close()
+
+
+def test_a_gpu_with_concurrent_managed_access_is_reported_without_it(d, session, monkeypatch):
+    """A real GPU behind the cuda backend may migrate pages on demand; rgpu's client does not, so
+    programs must be told to synchronise before the host touches managed memory."""
+    real = dict(session.device.attributes())
+    for name in ("CONCURRENT_MANAGED_ACCESS", "PAGEABLE_MEMORY_ACCESS", "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST"):
+        real[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_" + name]] = 1
+    monkeypatch.setattr(session.device, "attributes", lambda: real)
+    attr = enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS"]
+    assert call(d, session, "cuDeviceGetAttribute", attr, 0).outs == [0]
+    import cffi
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    raw = call(d, session, "cudaGetDeviceProperties", 0).outs[0]
+    p = ffi.new("struct cudaDeviceProp *")
+    ffi.memmove(p, raw, ffi.sizeof(p[0]))
+    assert (p.managedMemory, p.concurrentManagedAccess, p.pageableMemoryAccess) == (1, 0, 0)
