@@ -20,7 +20,7 @@ class Session:
         self._next = itertools.count(0x1000, 8)
         self.sched = None  # GpuScheduler of this session's GPU (None: no other session to share with)
         self.slot = 0
-        self.managed: dict[int, int] = {}  # managed allocations: address -> size (api/managed.py)
+        self.managed: dict[int, int] = {}  # managed allocations: address -> size asked for (api/managed.py)
         self.sticky: CudaError | None = None
         self.deferred: CudaError | None = None
         self.calls = 0

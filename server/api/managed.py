@@ -28,7 +28,7 @@ def mem_alloc_managed(s, size, flags):
     except CudaError:
         s.device.mem_free(addr)
         raise
-    s.managed[addr] = mapped
+    s.managed[addr] = size  # what the program asked for: the size it may name the allocation by
     return (addr, mapped)
 
 
@@ -51,6 +51,6 @@ def stream_attach_mem(s, stream, addr, length, flags):
     found = managed_range(s, addr)
     if found is None:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not managed memory")
-    if length not in (0, found[1] - (addr - found[0])) or (length == 0 and addr != found[0]):
+    if addr != found[0] or length not in (0, s.managed[addr], found[1]):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", "attach the whole allocation (length 0 or its size)")
     return ()

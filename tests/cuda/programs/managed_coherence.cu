@@ -96,7 +96,7 @@ int main() {
     EXPECT(a[0] == 10 && a[n - 1] == 10);
     cudaStream_t st;
     CHECK(cudaStreamCreate(&st));
-    CHECK(cudaStreamAttachMemAsync(st, a, 0, cudaMemAttachSingle));
+    CHECK(cudaStreamAttachMemAsync(st, a, n * sizeof(int), cudaMemAttachSingle));
     scale_add<<<64, 128, 0, st>>>(n, a, 1, 5);
     CHECK(cudaStreamSynchronize(st));
     EXPECT(a[12345] == 15);

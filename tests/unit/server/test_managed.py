@@ -117,11 +117,12 @@ def test_session_end_and_device_reset_free_managed_memory(d, acct):
 
 
 def test_stream_attach_accepts_whole_managed_allocations_only(d, session):
-    a, size = call(d, session, "cudaMallocManaged", 4096, 1).outs
+    a, size = call(d, session, "cudaMallocManaged", 4000, 1).outs
     plain = call(d, session, "cudaMalloc", 64).outs[0]
     (stream,) = call(d, session, "cudaStreamCreate").outs
     assert call(d, session, "cudaStreamAttachMemAsync", stream, a, 0, 4).rc == 0
-    assert call(d, session, "cuStreamAttachMemAsync", 0, a, size, 2).rc == 0
+    assert call(d, session, "cuStreamAttachMemAsync", 0, a, 4000, 2).rc == 0  # the size asked for
+    assert call(d, session, "cudaStreamAttachMemAsync", stream, a, 3000, 4).rc == INVALID
     assert call(d, session, "cudaStreamAttachMemAsync", stream, a + 64, 64, 4).rc == INVALID
     assert call(d, session, "cudaStreamAttachMemAsync", stream, plain, 0, 1).rc == INVALID
     assert call(d, session, "cudaStreamAttachMemAsync", stream, a, 0, 3).rc == INVALID
