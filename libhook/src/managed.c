@@ -131,7 +131,11 @@ static const char *const sync_points[] = {
     "cudaDeviceSynchronize", "cuCtxSynchronize", "cudaStreamSynchronize", "cuStreamSynchronize",
     "cudaEventSynchronize", "cuEventSynchronize", "cudaStreamQuery", "cuStreamQuery", "cudaEventQuery",
     "cuEventQuery", "cudaMemcpy", "cudaMemcpy2D", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cudaFree",
-    "cuMemFree_v2", NULL};
+    "cuMemFree_v2",
+    /* not synchronous in CUDA's words, but programs read managed memory right after them: being
+     * more synchronous than CUDA is always allowed */
+    "cudaMemset", "cudaMemset2D", "cuMemsetD8_v2", "cuMemsetD16_v2", "cuMemsetD32_v2", "cuMemsetD2D8_v2",
+    "cuMemsetD2D16_v2", "cuMemsetD2D32_v2", NULL};
 
 static int starts_with_any(const char *name, const char *const *list) {
     for (; *list; list++)

@@ -83,6 +83,8 @@ int main() {
     CHECK(cudaMemsetAsync(a, 0, 4096 * sizeof(int)));
     CHECK(cudaDeviceSynchronize());
     EXPECT(a[0] == 0 && a[4095] == 0 && a[4096] != 0);
+    CHECK(cudaMemset(a, 0xff, 16 * sizeof(int)));  // a blocking memset, read at once
+    EXPECT(a[0] == -1 && a[15] == -1 && a[16] == 0);
 
     // 5. prefetch, advise, attach: accepted for managed memory, refused for anything else
     cudaMemLocation gpu = {cudaMemLocationTypeDevice, 0}, cpu = {cudaMemLocationTypeHost, 0};
