@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from .errors import CudaError
+
 
 class Device(ABC):
     name: str
@@ -25,6 +27,11 @@ class Device(ABC):
     # memory
     @abstractmethod
     def mem_alloc(self, size: int) -> int: ...
+    def mem_alloc_managed(self, size: int, align: int) -> int:
+        """Managed (unified) memory of `size` bytes (a multiple of `align`), at an address aligned to
+        `align` where the backend chooses it, at least host-page aligned where the driver does: the
+        client maps its host copy at the same address. Freed by mem_free like any other."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no managed memory")
     @abstractmethod
     def mem_free(self, addr: int) -> None: ...
     @abstractmethod

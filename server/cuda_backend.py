@@ -30,6 +30,7 @@ CUresult cuCtxSynchronize(void);
 CUresult cuCtxSetLimit(int, size_t);
 CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemAllocManaged(CUdeviceptr *, size_t, unsigned int);
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *, size_t *, CUdeviceptr);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
 CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
@@ -169,6 +170,26 @@ class CudaDevice(Device):
             raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
         p = _ffi.new("CUdeviceptr *")
         rc = _lib.cuMemAlloc_v2(p, size)
+        if rc != 0 and self._reserve is not None:
+            self._reserve(-size)
+        _check(rc)
+        self._allocs[p[0]] = size
+        return p[0]
+
+    def mem_alloc_managed(self, size, align):
+        # Attached globally: the client's coherence protocol (push before device work, pull after
+        # a synchronisation) is what makes its host copy right, not the driver's migration; the
+        # server process never touches the pages itself. The driver chooses the address; `size` is
+        # already a multiple of `align`, so a page-aligned start (the smallest host page) is enough
+        # for the client to map it without sharing a page with another allocation — the client
+        # checks against its own page size.
+        if self._reserve is not None and not self._reserve(size):
+            raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
+        p = _ffi.new("CUdeviceptr *")
+        rc = _lib.cuMemAllocManaged(p, size, 1)  # CU_MEM_ATTACH_GLOBAL
+        if rc == 0 and p[0] % 4096:
+            _lib.cuMemFree_v2(p[0])
+            rc = 2  # CUDA_ERROR_OUT_OF_MEMORY: the client could not map it
         if rc != 0 and self._reserve is not None:
             self._reserve(-size)
         _check(rc)

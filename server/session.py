@@ -33,6 +33,7 @@ class Session:
         # The worker's check for "end this session now" (stop from the supervisor, client gone),
         # run at time-slice checkpoints of long kernels; raises SessionEnding.
         self.housekeeping = None
+        self.managed: dict[int, int] = {}  # managed allocations: address -> size asked for (api/managed.py)
         self.sticky: CudaError | None = None
         self.deferred: CudaError | None = None
         self.calls = 0

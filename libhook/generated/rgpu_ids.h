@@ -2,7 +2,6 @@
 #ifndef RGPU_IDS_H
 #define RGPU_IDS_H
 
-#define RGPU_SIZEOF_CUmemLocation 8
 #define RGPU_SIZEOF_cudaArrayMemoryRequirements 32
 #define RGPU_SIZEOF_cudaArraySparseProperties 48
 #define RGPU_SIZEOF_cudaChannelFormatDesc 20
@@ -162,11 +161,13 @@
 #define RGPU_ID_cuMulticastBindAddr 0x2e784207u
 #define RGPU_ID_cuMulticastUnbind 0x5af3020au
 #define RGPU_ID_cuMulticastGetGranularity 0x570e604au
+#define RGPU_ID_cuPointerGetAttribute 0x23bb18d6u
 #define RGPU_ID_cuMemPrefetchAsync_v2 0x0be14792u
 #define RGPU_ID_cuMemAdvise_v2 0x745966d3u
 #define RGPU_ID_cuMemPrefetchBatchAsync 0x28063da8u
 #define RGPU_ID_cuMemDiscardBatchAsync 0x2d19994du
 #define RGPU_ID_cuMemDiscardAndPrefetchBatchAsync 0x01b8a7c8u
+#define RGPU_ID_cuPointerGetAttributes 0x741d03f2u
 #define RGPU_ID_cuStreamCreate 0x2812ed0fu
 #define RGPU_ID_cuStreamCreateWithPriority 0x1c56bae7u
 #define RGPU_ID_cuStreamGetPriority 0x75a6ac1bu
@@ -365,6 +366,7 @@
 #define RGPU_ID_cudaStreamAddCallback 0x4d088a4au
 #define RGPU_ID_cudaStreamSynchronize 0x56032327u
 #define RGPU_ID_cudaStreamQuery 0x75b48c96u
+#define RGPU_ID_cudaStreamAttachMemAsync 0x2ffd6f06u
 #define RGPU_ID_cudaStreamBeginCapture 0x11e139c2u
 #define RGPU_ID_cudaStreamBeginCaptureToGraph 0x554dc2f9u
 #define RGPU_ID_cudaThreadExchangeStreamCaptureMode 0x687864fbu
@@ -390,6 +392,7 @@
 #define RGPU_ID_cudaLaunchHostFunc 0x7212123cu
 #define RGPU_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor 0x5bdc59c4u
 #define RGPU_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags 0x6a904881u
+#define RGPU_ID_cudaMallocManaged 0x4ce37373u
 #define RGPU_ID_cudaMalloc 0x0b79c2b5u
 #define RGPU_ID_cudaMallocPitch 0x5ae9ba20u
 #define RGPU_ID_cudaMallocArray 0x5c7aea4eu
@@ -427,6 +430,8 @@
 #define RGPU_ID_cudaMemset3DAsync 0x02012525u
 #define RGPU_ID_cudaGetSymbolAddress 0x1811dd3eu
 #define RGPU_ID_cudaGetSymbolSize 0x21f9a395u
+#define RGPU_ID_cudaMemPrefetchAsync 0x08dc8472u
+#define RGPU_ID_cudaMemAdvise 0x1b1553e1u
 #define RGPU_ID_cudaMallocAsync 0x1269877fu
 #define RGPU_ID_cudaFreeAsync 0x743ac656u
 #define RGPU_ID_cudaMemPoolTrimTo 0x2aca4d83u

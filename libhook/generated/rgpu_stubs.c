@@ -2,10 +2,8 @@
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
 
-typedef struct { uint64_t w[1]; } rgpu_blob8;
 typedef struct { uint64_t w[3]; } rgpu_blob24;
 
-int rgpu_capture_cuMemFree_v2(int *rc, uint64_t dptr);
 int rgpu_capture_cuMemcpyDtoDAsync_v2(int *rc, uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCount, void * hStream);
 int rgpu_capture_cuMemsetD8Async(int *rc, uint64_t dstDevice, uint8_t uc, uint64_t N, void * hStream);
 int rgpu_capture_cuMemsetD16Async(int *rc, uint64_t dstDevice, uint16_t us, uint64_t N, void * hStream);
@@ -25,7 +23,6 @@ int rgpu_capture_cudaEventRecord(int *rc, void * event, void * stream);
 int rgpu_capture_cudaEventRecordWithFlags(int *rc, void * event, void * stream, uint32_t flags);
 int rgpu_capture_cudaEventQuery(int *rc, void * event);
 int rgpu_capture_cudaEventSynchronize(int *rc, void * event);
-int rgpu_capture_cudaFree(int *rc, void * devPtr);
 int rgpu_capture_cudaMemsetAsync(int *rc, void * devPtr, int32_t value, uint64_t count, void * stream);
 int rgpu_capture_cudaMemset2DAsync(int *rc, void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height, void * stream);
 int rgpu_capture_cudaMallocAsync(int *rc, void * * devPtr, uint64_t size, void * hStream);
@@ -524,7 +521,7 @@ int cuKernelGetLibrary()
     return rgpu_unsupported(RGPU_DRIVER, "cuKernelGetLibrary");
 }
 
-/* cuLibraryGetManaged: not supported: managed memory is not supported */
+/* cuLibraryGetManaged: not supported: managed variables of modules are not supported */
 int cuLibraryGetManaged()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetManaged");
@@ -607,18 +604,6 @@ int cuMemAllocPitch_v2(uint64_t * dptr, uint64_t * pPitch, uint64_t WidthInBytes
     return rc;
 }
 
-/* cuMemFree_v2: forwarded */
-int cuMemFree_v2(uint64_t dptr)
-{
-    rgpu_call c;
-    { int crc; if (rgpu_capture_cuMemFree_v2(&crc, dptr)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemFree_v2, "cuMemFree_v2", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)dptr);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuMemGetAddressRange_v2: forwarded */
 int cuMemGetAddressRange_v2(uint64_t * pbase, uint64_t * psize, uint64_t dptr)
 {
@@ -640,22 +625,6 @@ int cuMemGetAddressRange_v2(uint64_t * pbase, uint64_t * psize, uint64_t dptr)
 int cuMemHostGetDevicePointer_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemHostGetDevicePointer_v2");
-}
-
-/* cuMemAllocManaged: forwarded */
-int cuMemAllocManaged(uint64_t * dptr, uint64_t bytesize, uint32_t flags)
-{
-    rgpu_call c;
-    if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemAllocManaged, "cuMemAllocManaged", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)bytesize);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dptr = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
 }
 
 /* cuDeviceRegisterAsyncNotification: not supported: host callbacks are not forwarded yet */
@@ -1705,42 +1674,6 @@ int cuMulticastGetGranularity(uint64_t * granularity, void * prop, int option)
     return rc;
 }
 
-/* cuPointerGetAttribute: not supported: pointer attributes: not forwarded yet */
-int cuPointerGetAttribute()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuPointerGetAttribute");
-}
-
-/* cuMemPrefetchAsync_v2: forwarded */
-int cuMemPrefetchAsync_v2(uint64_t devPtr, uint64_t count, rgpu_blob8 location, uint32_t flags, void * hStream)
-{
-    rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemPrefetchAsync_v2, "cuMemPrefetchAsync_v2", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)devPtr);
-    rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_b(&c, &location, sizeof location);
-    rgpu_put_u(&c, (uint64_t)flags);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuMemAdvise_v2: forwarded */
-int cuMemAdvise_v2(uint64_t devPtr, uint64_t count, int advice, rgpu_blob8 location)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemAdvise_v2, "cuMemAdvise_v2", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)devPtr);
-    rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_i(&c, (int64_t)advice);
-    rgpu_put_b(&c, &location, sizeof location);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuMemPrefetchBatchAsync: forwarded */
 int cuMemPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64_t count, void * prefetchLocs, uint64_t * prefetchLocIdxs, uint64_t numPrefetchLocs, uint64_t flags, void * hStream)
 {
@@ -1809,28 +1742,22 @@ int cuMemDiscardAndPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64
     return rc;
 }
 
-/* cuMemRangeGetAttribute: not supported: managed memory is not supported */
+/* cuMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet */
 int cuMemRangeGetAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemRangeGetAttribute");
 }
 
-/* cuMemRangeGetAttributes: not supported: managed memory is not supported */
+/* cuMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet */
 int cuMemRangeGetAttributes()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemRangeGetAttributes");
 }
 
-/* cuPointerSetAttribute: not supported: pointer attributes: not forwarded yet */
+/* cuPointerSetAttribute: not supported: setting pointer attributes is not forwarded yet */
 int cuPointerSetAttribute()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuPointerSetAttribute");
-}
-
-/* cuPointerGetAttributes: not supported: pointer attributes: not forwarded yet */
-int cuPointerGetAttributes()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuPointerGetAttributes");
 }
 
 /* cuStreamCreate: forwarded */
@@ -1946,21 +1873,6 @@ int cuStreamWaitEvent(void * hStream, void * hEvent, uint32_t Flags)
     rgpu_put_h(&c, hEvent);
     rgpu_put_u(&c, (uint64_t)Flags);
     return rgpu_async(&c);
-}
-
-/* cuStreamAttachMemAsync: forwarded */
-int cuStreamAttachMemAsync(void * hStream, uint64_t dptr, uint64_t length, uint32_t flags)
-{
-    rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuStreamAttachMemAsync, "cuStreamAttachMemAsync", RGPU_DRIVER);
-    rgpu_put_h(&c, hStream);
-    rgpu_put_u(&c, (uint64_t)dptr);
-    rgpu_put_u(&c, (uint64_t)length);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
 }
 
 /* cuStreamQuery: forwarded */
@@ -4153,12 +4065,6 @@ int cudaStreamQuery(void * stream)
     return rc;
 }
 
-/* cudaStreamAttachMemAsync: not supported: managed memory is not supported */
-int cudaStreamAttachMemAsync()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamAttachMemAsync");
-}
-
 /* cudaEventCreate: forwarded */
 int cudaEventCreate(void * * event)
 {
@@ -4340,12 +4246,6 @@ int cudaOccupancyMaxActiveClusters()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxActiveClusters");
 }
 
-/* cudaMallocManaged: not supported: managed memory is not supported */
-int cudaMallocManaged()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMallocManaged");
-}
-
 /* cudaMalloc: forwarded */
 int cudaMalloc(void * * devPtr, uint64_t size)
 {
@@ -4395,18 +4295,6 @@ int cudaMallocArray(void * * array, const void * desc, uint64_t width, uint64_t 
     if (rc == 0) {
         *array = rgpu_out_h(&c);
     }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaFree: forwarded */
-int cudaFree(void * devPtr)
-{
-    rgpu_call c;
-    { int crc; if (rgpu_capture_cudaFree(&crc, devPtr)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaFree, "cudaFree", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
-    int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
@@ -4715,43 +4603,31 @@ int cudaMemset2DAsync(void * devPtr, uint64_t pitch, int32_t value, uint64_t wid
     return rgpu_async(&c);
 }
 
-/* cudaMemPrefetchAsync: not supported: managed memory is not supported */
-int cudaMemPrefetchAsync()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPrefetchAsync");
-}
-
-/* cudaMemPrefetchBatchAsync: not supported: managed memory is not supported */
+/* cudaMemPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet */
 int cudaMemPrefetchBatchAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPrefetchBatchAsync");
 }
 
-/* cudaMemDiscardBatchAsync: not supported: managed memory is not supported */
+/* cudaMemDiscardBatchAsync: not supported: discarding managed memory is not forwarded yet */
 int cudaMemDiscardBatchAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemDiscardBatchAsync");
 }
 
-/* cudaMemDiscardAndPrefetchBatchAsync: not supported: managed memory is not supported */
+/* cudaMemDiscardAndPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet */
 int cudaMemDiscardAndPrefetchBatchAsync()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemDiscardAndPrefetchBatchAsync");
 }
 
-/* cudaMemAdvise: not supported: managed memory is not supported */
-int cudaMemAdvise()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemAdvise");
-}
-
-/* cudaMemRangeGetAttribute: not supported: managed memory is not supported */
+/* cudaMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet */
 int cudaMemRangeGetAttribute()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemRangeGetAttribute");
 }
 
-/* cudaMemRangeGetAttributes: not supported: managed memory is not supported */
+/* cudaMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet */
 int cudaMemRangeGetAttributes()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemRangeGetAttributes");
@@ -5326,7 +5202,7 @@ int cudaGraphConditionalHandleCreate()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphConditionalHandleCreate");
 }
 
-/* cudaLibraryGetManaged: not supported: managed memory is not supported */
+/* cudaLibraryGetManaged: not supported: managed variables of modules are not supported */
 int cudaLibraryGetManaged()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetManaged");

@@ -15,6 +15,7 @@ void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face) {
     c->dev = rgpu_current_device();
     c->err = 0;
     c->nargs = 0;
+    c->device_reads = 0;
     c->nbulk = 0;
     c->reply = NULL;
     c->nout_bulk = 0;
@@ -72,14 +73,17 @@ static int precheck(rgpu_call *c, rgpu_session **s) {
 int rgpu_sync(rgpu_call *c) {
     rgpu_session *s = NULL;
     int rc = precheck(c, &s);
+    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_sync(s, c);
     if (c->args.buf) mp_free(&c->args);
+    if (s) rgpu_managed_after(c, rc);
     return rgpu_record(c->face, rc);
 }
 
 int rgpu_async(rgpu_call *c) {
     rgpu_session *s = NULL;
     int rc = precheck(c, &s);
+    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_async(s, c);
     mp_free(&c->args);
     return rgpu_record(c->face, rc);

@@ -13,6 +13,8 @@ extern int cudaPointerGetAttributes(void *attributes, const void *ptr);
 
 /* With cudaMemcpyDefault the runtime decides from the pointers (UVA): ask the server. */
 static int is_device_ptr(const void *p) {
+    int side = rgpu_managed_side(p); /* known here: no round trip */
+    if (side) return side == 1;
     /* struct cudaPointerAttributes: `enum cudaMemoryType type` is its first member */
     union { uint8_t bytes[RGPU_SIZEOF_cudaPointerAttributes]; int type; uint64_t align; } attr;
     memset(&attr, 0, sizeof attr);
@@ -34,8 +36,8 @@ int rgpu_resolve_kind(int kind, void *dst, const void *src) {
 /* Runtime copies send [kind, dst, src, count(, stream)]; driver copies [device address, count(, stream)].
  * H2D data follows as raw frames; D2H data comes back as frames. On the same host a sync copy's
  * data moves through the session's shared-memory segment instead (shm.c), same call, same errors. */
-static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
-                     void *host, const void *stream, int has_stream, int async) {
+int rgpu_copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
+                   void *host, const void *stream, int has_stream, int async, int dev) {
     if (async && rgpu_capturing(stream)) {
         /* a copy node; host memory is read (or written) when the graph runs, as in CUDA */
         int rc;
@@ -49,6 +51,8 @@ static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t
     }
     rgpu_call c;
     rgpu_begin(&c, id, name, face);
+    if (dev >= 0) c.dev = dev;
+    c.device_reads = kind == D2H;
     if (face == RGPU_RUNTIME) {
         rgpu_put_i(&c, kind);
         rgpu_put_u(&c, dst);
@@ -85,6 +89,9 @@ static int copy_call(int face, uint32_t id, const char *name, int kind, uint64_t
 static int runtime_copy(void *dst, const void *src, size_t n, int kind, const void *stream, int async) {
     if (n == 0) return RGPU_SUCCESS;
     if (kind < H2H || kind > DEFAULT || !dst || !src) return rgpu_invalid_value(RGPU_RUNTIME);
+    /* Managed memory named as host memory is copied through its device copy, as the device's
+     * earlier work left it, not from a host copy that is only made right at synchronisations. */
+    if (rgpu_managed_side(dst) == 1 || rgpu_managed_side(src) == 1) kind = DEFAULT;
     kind = rgpu_resolve_kind(kind, dst, src);
     if (kind == H2H) {
         int rc;
@@ -94,38 +101,46 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
         return RGPU_SUCCESS;
     }
     void *host = kind == H2D ? (void *)src : kind == D2H ? dst : NULL;
-    return copy_call(RGPU_RUNTIME, async ? RGPU_ID_cudaMemcpyAsync : RGPU_ID_cudaMemcpy,
+    return rgpu_copy_call(RGPU_RUNTIME, async ? RGPU_ID_cudaMemcpyAsync : RGPU_ID_cudaMemcpy,
                      async ? "cudaMemcpyAsync" : "cudaMemcpy", kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst,
-                     kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, async);
+                     kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, async, -1);
 }
 
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind) { return runtime_copy(dst, src, n, kind, NULL, 0); }
 int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream) { return runtime_copy(dst, src, n, kind, stream, 1); }
 
+extern int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t n);
+extern int cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, size_t n, void *stream);
+
+/* As in runtime_copy, a managed "host" side is copied through its device copy. */
+#define MANAGED(p) (rgpu_managed_side((const void *)(p)) == 1)
+
 int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!src) return rgpu_invalid_value(RGPU_DRIVER);
-    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", H2D, dst, 0, n, (void *)src, NULL, 0, 0);
+    if (MANAGED(src)) return cuMemcpyDtoD_v2(dst, (uint64_t)(uintptr_t)src, n);
+    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", H2D, dst, 0, n, (void *)src, NULL, 0, 0, -1);
 }
 int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *stream) {
     if (n == 0) return RGPU_SUCCESS;
     if (!src) return rgpu_invalid_value(RGPU_DRIVER);
-    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D, dst, 0, n, (void *)src, stream, 1, 1);
+    if (MANAGED(src)) return cuMemcpyDtoDAsync_v2(dst, (uint64_t)(uintptr_t)src, n, stream);
+    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D, dst, 0, n, (void *)src, stream, 1, 1, -1);
 }
 int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
-    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", D2H, 0, src, n, dst, NULL, 0, 0);
+    if (MANAGED(dst)) return cuMemcpyDtoD_v2((uint64_t)(uintptr_t)dst, src, n);
+    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", D2H, 0, src, n, dst, NULL, 0, 0, -1);
 }
 int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *stream) {
     if (n == 0) return RGPU_SUCCESS;
     if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
-    return copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2", D2H, 0, src, n, dst, stream, 1, 1);
+    if (MANAGED(dst)) return cuMemcpyDtoDAsync_v2((uint64_t)(uintptr_t)dst, src, n, stream);
+    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2", D2H, 0, src, n, dst, stream, 1, 1, -1);
 }
 
 /* cuMemcpy(Async) with unified addressing: the runtime's Default kind, driver error numbering. */
-extern int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t n);
-extern int cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, size_t n, void *stream);
 
 int cuMemcpy(uint64_t dst, uint64_t src, size_t n) {
     int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);

@@ -33,6 +33,7 @@ typedef struct rgpu_call {
     int dev;        /* session the call goes to */
     int err;        /* set by a put that failed validation */
     int nargs;
+    int device_reads; /* set by a copy out of device memory: device work that writes nothing (managed.c) */
     mp_writer args; /* the argument array's elements */
     uint8_t args_inline[128]; /* where they are written unless they outgrow it: no malloc per call */
     /* bulk input frames (not owned unless copy) */
@@ -85,6 +86,16 @@ int rgpu_unsupported(int face, const char *name);
 
 /* memcpy.c: a cudaMemcpyKind, with cudaMemcpyDefault (4) resolved from the pointers */
 int rgpu_resolve_kind(int kind, void *dst, const void *src);
+/* memcpy.c: one copy call (kind 1 H2D, 2 D2H, 3 D2D) to device dev (-1: the current one) */
+int rgpu_copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
+                   void *host, const void *stream, int has_stream, int async, int dev);
+
+/* managed.c: coherence of managed memory around each call (before: may push the host's writes;
+ * after: may pull the device's copy), and where p's data is: 0 not managed memory, 1 managed memory
+ * whose device copy copies must use, 2 managed memory attached to the host (the host copy is it) */
+int rgpu_managed_before(rgpu_call *c);
+void rgpu_managed_after(rgpu_call *c, int rc);
+int rgpu_managed_side(const void *p);
 
 /* state.c */
 int rgpu_device_count(void);

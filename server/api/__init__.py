@@ -30,5 +30,5 @@ def handles(*names: str):
 
 
 def load_all() -> dict[str, object]:
-    from . import context, device, memory, module, stream  # noqa: F401  (registration side effects)
+    from . import context, device, managed, memory, module, stream  # noqa: F401  (registration side effects)
     return HANDLERS

@@ -52,6 +52,21 @@ def _cffi():
     return _ffi
 
 
+# What clients see of managed memory is rgpu's, not the GPU's: the client keeps a host copy coherent
+# at synchronisations (libhook/src/managed.c), as on a device that cannot access managed memory
+# concurrently with the host — whatever the real GPU behind a `cuda` backend could do.
+MANAGED_POLICY = {"MANAGED_MEMORY": 1, "CONCURRENT_MANAGED_ACCESS": 0, "PAGEABLE_MEMORY_ACCESS": 0,
+                  "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES": 0, "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST": 0}
+
+
+def device_attributes(s) -> dict[int, int]:
+    """The backend's attributes with rgpu's managed-memory policy over them."""
+    attrs = dict(s.device.attributes())
+    for name, value in MANAGED_POLICY.items():
+        attrs[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_" + name]] = value
+    return attrs
+
+
 def _check_ordinal(dev: int) -> None:
     if dev != 0:  # the client maps its ordinals to sessions; a session sees its one GPU as 0
         raise CudaError("CUDA_ERROR_INVALID_DEVICE", f"device {dev}")
@@ -60,7 +75,7 @@ def _check_ordinal(dev: int) -> None:
 @handles("cuDeviceGetAttribute")
 def cu_device_get_attribute(s, attrib, dev):
     _check_ordinal(dev)
-    attrs = s.device.attributes()
+    attrs = device_attributes(s)
     if attrib not in attrs:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"unknown device attribute {attrib}")
     return (attrs[attrib],)
@@ -103,7 +118,7 @@ def cuda_get_device_properties(s, device):
     name = s.device.name.encode()[:255]
     ffi.memmove(p.name, name, len(name))
     ffi.memmove(ffi.addressof(p.uuid), s.device.uuid, 16)
-    values = dict(prop_values(s.device.attributes()), totalGlobalMem=s.device.total_memory,
+    values = dict(prop_values(device_attributes(s)), totalGlobalMem=s.device.total_memory,
                   major=s.device.cc[0], minor=s.device.cc[1])
     for field, value in values.items():
         if hasattr(p, field):  # fields come and go between CUDA versions
@@ -132,6 +147,7 @@ def device_reset(s):
     s.device.synchronize()
     for addr, _ in list(_allocations(s)):
         s.device.mem_free(addr)
+        s.managed.pop(addr, None)
     s.sticky = None
     s.deferred = None
     return ()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..errors import CudaError
 from . import Bulk, handles
 from .device import _cffi
+from .managed import managed_range
 
 H2H, H2D, D2H, D2D = 0, 1, 2, 3
 
@@ -38,6 +39,7 @@ def mem_free(s, addr):
         # a real GPU answers cudaErrorInvalidValue (1) for a pointer it never returned
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was not returned by an allocation")
     s.device.mem_free(addr)
+    s.managed.pop(addr, None)
     return ()
 
 
@@ -134,10 +136,14 @@ def cu_memcpy_dtod_async(s, dst, src, count, stream):
 
 @handles("cudaPointerGetAttributes")
 def cuda_pointer_get_attributes(s, ptr):
-    """Device memory reports cudaMemoryTypeDevice; anything else is unregistered host memory."""
+    """Device memory reports cudaMemoryTypeDevice, managed memory cudaMemoryTypeManaged (valid on
+    both sides at one address); anything else is unregistered host memory."""
     ffi = _cffi()
     a = ffi.new("struct cudaPointerAttributes *")
-    if s.device.allocation(ptr) is not None:
+    if managed_range(s, ptr) is not None:
+        a.type, a.device = 3, 0
+        a.devicePointer = a.hostPointer = ffi.cast("void *", ptr)
+    elif s.device.allocation(ptr) is not None:
         a.type, a.device, a.devicePointer = 2, 0, ffi.cast("void *", ptr)
     else:
         a.type = 0  # cudaMemoryTypeUnregistered

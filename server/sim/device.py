@@ -44,7 +44,9 @@ class SimDevice(Device):
         self.total_memory = memory_bytes
         self.name = f"rgpu sim GPU {gpu_index} (sm_80)"
         self.uuid = hashlib.sha256(f"rgpu-sim:{server_id}:{gpu_index}".encode()).digest()[:16]
-        self.memory = DeviceMemory(memory_bytes, gpu_index, reserve=reserve)
+        # the address window: consecutive for the GPUs of one server, spread by server over the rest
+        window = int.from_bytes(hashlib.sha256(f"rgpu-sim-window:{server_id}".encode()).digest()[:4], "little")
+        self.memory = DeviceMemory(memory_bytes, window + gpu_index, reserve=reserve)
         self._attrs = sm80_attributes(memory_bytes)
         self._printf: list[str] = []
         self.device_time = 0.0  # seconds spent executing kernels (accounting, scheduling)
@@ -58,6 +60,11 @@ class SimDevice(Device):
         if size == 0:
             raise SimError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
         return self.memory.alloc(size)
+
+    def mem_alloc_managed(self, size: int, align: int) -> int:
+        if size == 0:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
+        return self.memory.alloc(size, align)
 
     def mem_free(self, addr: int) -> None:
         if addr in self.memory.device_heap.blocks:

@@ -14,10 +14,17 @@ import numpy as np
 
 from .errors import SimError, SimFault
 
-# Real drivers hand out device pointers in the upper half of the user address space
-# (0x7fxx_xxxx_xxxx); a distinct window per GPU keeps pointers of different devices apart.
-BASE_ADDRESS = 0x7F40_0000_0000
+# Device addresses live where Linux never places a process's own mappings by default: above a
+# non-PIE program's heap, below where PIE programs load (0x55..) and far below the top-down mmap
+# area (0x7f..). A managed allocation is mapped at the same address in the client (libhook/src/
+# managed.c), which therefore rarely finds the range taken, and a client's host pointer is never
+# mistaken for a device pointer (cudaMemcpyDefault). Each simulated GPU has its own window, chosen
+# from its server's identity (sim/device.py), so the GPUs of different servers that one program
+# uses have distinct pointers, as devices under unified addressing do: the windows of two servers'
+# GPUs coincide with a chance of 1 in WINDOWS.
+BASE_ADDRESS = 0x2000_0000_0000
 GPU_WINDOW = 0x0010_0000_0000  # 64 GiB of address space per simulated GPU
+WINDOWS = 512  # up to 0x4000_0000_0000
 ALIGNMENT = 256  # cudaMalloc guarantees 256-byte alignment
 GRANULE = 2 << 20  # the allocation granule the quota is counted in is finer; this is the VA step
 
@@ -38,9 +45,9 @@ class DeviceMemory:
     server charge a shared, cross-process counter too).
     """
 
-    def __init__(self, capacity: int, gpu_index: int = 0, reserve=None):
+    def __init__(self, capacity: int, window: int = 0, reserve=None):
         self.capacity = int(capacity)
-        self.base = BASE_ADDRESS + gpu_index * GPU_WINDOW
+        self.base = BASE_ADDRESS + (window % WINDOWS) * GPU_WINDOW
         # Address space is larger than capacity so freed holes do not force compaction.
         self._span = min(max(self.capacity * 2, 1 << 20), GPU_WINDOW)
         self._map = mmap.mmap(-1, self._span, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
@@ -56,17 +63,18 @@ class DeviceMemory:
         self.device_heap = DeviceHeap()  # what kernels malloc() (ptx/ops_heap.py)
 
     # -- allocation -------------------------------------------------------------------------
-    def alloc(self, nbytes: int) -> int:
-        """Allocate ``nbytes`` (rounded up to the alignment); returns the device address."""
+    def alloc(self, nbytes: int, align: int = ALIGNMENT) -> int:
+        """Allocate ``nbytes`` (rounded up to ``align``, a multiple of the alignment, at an address
+        aligned so: managed memory asks for host pages); returns the device address."""
         if nbytes < 0:
             raise SimError("CUDA_ERROR_INVALID_VALUE", "negative allocation size")
-        size = max(ALIGNMENT, -(-int(nbytes) // ALIGNMENT) * ALIGNMENT)
+        size = max(align, -(-int(nbytes) // align) * align)
         if self.used + size > self.capacity:
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY",
                            f"{nbytes} bytes requested, {self.capacity - self.used} free")
         if self._reserve is not None and not self._reserve(size):
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{nbytes} bytes requested, device is full")
-        addr = self._find_hole(size)
+        addr = self._find_hole(size, align)
         if addr is None:
             if self._reserve is not None:
                 self._reserve(-size)
@@ -80,12 +88,14 @@ class DeviceMemory:
         self.peak = max(self.peak, self.used)
         return addr
 
-    def _find_hole(self, size: int) -> int | None:
+    def _find_hole(self, size: int, align: int) -> int | None:
         cursor = self.base
         for start, end in zip(self._starts, self._spans):
+            cursor = -(-cursor // align) * align
             if start - cursor >= size:
                 return cursor
             cursor = end
+        cursor = -(-cursor // align) * align
         if self.base + self._span - cursor >= size:
             return cursor
         return None

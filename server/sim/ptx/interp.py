@@ -29,8 +29,8 @@ RESERVED_SMEM = 1024  # the device's reserved shared memory per block (propertie
 # paused: every this many, the launch's checkpoint looks at the clock (a few hundred ns).
 CHECKPOINT_BRANCHES = 64
 
-# Generic address windows of the non-global spaces. Device allocations live at 0x7F40_..-0x7F50_..
-# (memory.py); these sit above them, 4 GiB each, like a GPU's shared/local apertures.
+# Generic address windows of the non-global spaces. Device allocations live at 0x2000_..-0x2010_..
+# (memory.py); these sit far above them, 4 GiB each, like a GPU's shared/local apertures.
 SHARED_WINDOW = 0x7FFE_0000_0000
 LOCAL_WINDOW = 0x7FFD_0000_0000
 PARAM_WINDOW = 0x7FFC_0000_0000

@@ -74,3 +74,15 @@ def test_shared_accounting_hook_refuses_beyond_the_gpu():
         m.alloc(256)
     m.free(a)
     assert budget["used"] == 0
+
+
+def test_aligned_allocations_start_and_end_on_their_boundary(mem):
+    small = mem.alloc(10)
+    a = mem.alloc(5000, align=1 << 16)
+    after = mem.alloc(10)
+    assert a % (1 << 16) == 0 and a >= small + 256
+    assert mem.used == 256 + (1 << 16) + 256
+    assert after + 256 <= a or after >= a + (1 << 16)  # the whole aligned block is its own
+    mem.free(small)
+    b = mem.alloc(1 << 16, align=1 << 16)
+    assert b % (1 << 16) == 0 and b != a

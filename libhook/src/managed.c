@@ -1,0 +1,436 @@
+/* Managed (unified) memory: one pointer valid on the host and on the device.
+ *
+ * The server allocates device memory tagged managed, aligned to host pages (server/api/managed.py),
+ * and this file maps the host copy at exactly that address, so the program's pointer works on both
+ * sides. Coherence is that of a GPU with concurrentManagedAccess = 0 (which the server reports):
+ * the host may touch managed memory only while no device work is outstanding. So
+ *   - before the first device work after a synchronisation (a launch, copy or memset), the pages the
+ *     host changed are pushed to the device; and
+ *   - after a call that completes device work (device/stream/event synchronize, a blocking copy,
+ *     cudaFree), the device's contents are pulled back — only if device work happened since.
+ * What the host changed is found by comparing with a shadow copy of the device's contents as of the
+ * last push or pull, page by page. Unlike write-protecting the pages and catching the faults, that
+ * needs no signal handler (nothing to chain with the program's own) and sees writes the kernel makes
+ * on the program's behalf (read(2) into managed memory), at the price of a second host copy and a
+ * compare of all managed memory once per synchronisation cycle — small beside the pull itself.
+ *
+ * An allocation attached to the host (cudaMemAttachHost) is the host's even while kernels run: it
+ * is neither pushed nor pulled until it is attached to the device again.
+ *
+ * Costs: a pull copies every managed allocation of the device back (the device does not say what
+ * it wrote); a synchronous copy into device memory counts as device work followed by a
+ * synchronisation, so it too pulls managed memory back (a copy out of the device does not). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rgpu_call.h"
+#include "rgpu_ids.h"
+#include "session.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define PAGE 4096          /* compare granule; pushes are runs of changed granules */
+#define GAP (16 * PAGE)    /* clean bytes a run may span */
+enum { H2D = 1, D2H = 2 }; /* copy kinds of rgpu_copy_call */
+enum { ATTACH_GLOBAL = 1, ATTACH_HOST = 2, ATTACH_SINGLE = 4 };
+
+typedef struct region {
+    uint64_t addr;    /* device address == host address */
+    size_t mapped;    /* bytes mapped (the server's allocation, a multiple of host pages) */
+    int dev;
+    int host_only;    /* attached to the host (cudaMemAttachHost): the host's alone, neither pushed nor pulled */
+    uint8_t *shadow;  /* the device's contents as of the last push or pull */
+    struct region *next;
+} region;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static region *regions;
+static int nregions;                  /* read without the lock: 0 keeps every hook free */
+static int busy[RGPU_MAX_DEVICES];    /* device work sent since the last pull */
+static __thread int inside;           /* the pushes' and pulls' own calls are not hooked */
+
+static region *find(uint64_t p) {
+    for (region *r = regions; r; r = r->next)
+        if (p >= r->addr && p < r->addr + r->mapped) return r;
+    return NULL;
+}
+
+int rgpu_managed_side(const void *p) {
+    if (!__atomic_load_n(&nregions, __ATOMIC_ACQUIRE)) return 0;
+    pthread_mutex_lock(&mu);
+    region *r = find((uint64_t)(uintptr_t)p);
+    int side = !r ? 0 : r->host_only ? 2 : 1;
+    pthread_mutex_unlock(&mu);
+    return side;
+}
+
+/* ---- push and pull ------------------------------------------------------------------------ */
+
+static int push_region(region *r) {
+    const uint8_t *host = (const uint8_t *)(uintptr_t)r->addr;
+    size_t off = 0;
+    while (off < r->mapped) {
+        if (!memcmp(host + off, r->shadow + off, PAGE)) { off += PAGE; continue; }
+        /* one copy per run, clean gaps of up to GAP included: rewriting what the device already
+         * holds is cheaper than another message */
+        size_t end = off + PAGE, scan = end;
+        while (scan < r->mapped && scan - end < GAP) {
+            scan += PAGE;
+            if (memcmp(host + scan - PAGE, r->shadow + scan - PAGE, PAGE)) end = scan;
+        }
+        /* async on the legacy stream: the data is copied into the message, which goes ahead of
+         * the device work that triggered the push, and the server copies before running it */
+        int rc = rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D,
+                                r->addr + off, 0, end - off, (void *)(host + off), NULL, 1, 1, r->dev);
+        if (rc) return rc;
+        memcpy(r->shadow + off, host + off, end - off);
+        off = end;
+    }
+    return 0;
+}
+
+static int pull_range(region *r, size_t off, size_t n) {
+    int rc = rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", D2H, 0, r->addr + off, n,
+                            r->shadow + off, NULL, 0, 0, r->dev);
+    if (rc == 0) memcpy((uint8_t *)(uintptr_t)r->addr + off, r->shadow + off, n);
+    return rc;
+}
+
+/* Both with mu held. */
+static int push(int dev) {
+    int rc = 0;
+    inside = 1;
+    for (region *r = regions; r && !rc; r = r->next)
+        if (r->dev == dev && !r->host_only) rc = push_region(r);
+    inside = 0;
+    return rc;
+}
+
+static int pull(int dev) {
+    int rc = 0;
+    inside = 1;
+    for (region *r = regions; r && !rc; r = r->next)
+        if (r->dev == dev && !r->host_only) rc = pull_range(r, 0, r->mapped);
+    inside = 0;
+    return rc;
+}
+
+/* ---- the hooks around every call (call.c) -------------------------------------------------- */
+
+/* Calls that make the device read or write memory: what the host wrote must be there first. */
+static const char *const device_work[] = {"cudaMemcpy", "cuMemcpy", "cudaMemset", "cuMemset", "cudaLaunch",
+                                          "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch", NULL};
+/* Calls that return once the device's work (or the stream's) is complete: the host may look again. */
+static const char *const sync_points[] = {
+    "cudaDeviceSynchronize", "cuCtxSynchronize", "cudaStreamSynchronize", "cuStreamSynchronize",
+    "cudaEventSynchronize", "cuEventSynchronize", "cudaStreamQuery", "cuStreamQuery", "cudaEventQuery",
+    "cuEventQuery", "cudaMemcpy", "cudaMemcpy2D", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cudaFree",
+    "cuMemFree_v2",
+    /* not synchronous in CUDA's words, but programs read managed memory right after them: being
+     * more synchronous than CUDA is always allowed */
+    "cudaMemset", "cudaMemset2D", "cuMemsetD8_v2", "cuMemsetD16_v2", "cuMemsetD32_v2", "cuMemsetD2D8_v2",
+    "cuMemsetD2D16_v2", "cuMemsetD2D32_v2", NULL};
+
+static int starts_with_any(const char *name, const char *const *list) {
+    for (; *list; list++)
+        if (!strncmp(name, *list, strlen(*list))) return 1;
+    return 0;
+}
+
+static int is_any(const char *name, const char *const *list) {
+    for (; *list; list++)
+        if (!strcmp(name, *list)) return 1;
+    return 0;
+}
+
+int rgpu_managed_before(rgpu_call *c) {
+    if (inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 || c->dev >= RGPU_MAX_DEVICES ||
+        !starts_with_any(c->name, device_work))
+        return 0;
+    int rc = 0;
+    pthread_mutex_lock(&mu);
+    /* While device work is outstanding the host may not write managed memory: nothing to push. */
+    if (!busy[c->dev]) rc = push(c->dev);
+    /* a copy out of the device changes nothing there: no pull after it */
+    if (!c->device_reads) busy[c->dev] = 1;
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+static void drop_all(int dev);
+
+void rgpu_managed_after(rgpu_call *c, int rc) {
+    if (rc == 0 && !strcmp(c->name, "cudaDeviceReset")) drop_all(c->dev); /* the server freed them */
+    if (rc || inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 ||
+        c->dev >= RGPU_MAX_DEVICES || !is_any(c->name, sync_points))
+        return;
+    pthread_mutex_lock(&mu);
+    if (busy[c->dev]) {
+        int prc = pull(c->dev);
+        if (prc) rgpu_log(RGPU_LOG_ERROR, "managed memory: pulling device %d's copy failed (%d)", c->dev, prc);
+        else busy[c->dev] = 0;
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+/* ---- allocation and free ------------------------------------------------------------------ */
+
+static int free_on_server(int face, int dev, uint64_t addr) {
+    rgpu_call c;
+    rgpu_begin(&c, face == RGPU_RUNTIME ? RGPU_ID_cudaFree : RGPU_ID_cuMemFree_v2,
+               face == RGPU_RUNTIME ? "cudaFree" : "cuMemFree_v2", face);
+    c.dev = dev;
+    rgpu_put_u(&c, addr);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
+}
+
+static int alloc_managed(int face, uint64_t *out, size_t size, unsigned flags) {
+    rgpu_call c;
+    rgpu_begin(&c, face == RGPU_RUNTIME ? RGPU_ID_cudaMallocManaged : RGPU_ID_cuMemAllocManaged,
+               face == RGPU_RUNTIME ? "cudaMallocManaged" : "cuMemAllocManaged", face);
+    rgpu_put_u(&c, size);
+    rgpu_put_u(&c, flags);
+    int dev = c.dev;
+    int rc = rgpu_sync(&c);
+    uint64_t addr = rc ? 0 : rgpu_out_u(&c), mapped = rc ? 0 : rgpu_out_u(&c);
+    rgpu_end(&c);
+    if (rc) return rc;
+
+    long page = sysconf(_SC_PAGESIZE);
+    region *r = calloc(1, sizeof *r);
+    void *host = MAP_FAILED, *shadow = MAP_FAILED;
+    if (r && addr % page == 0 && mapped % page == 0 && mapped % PAGE == 0) {
+        host = mmap((void *)(uintptr_t)addr, mapped, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (host != MAP_FAILED && host != (void *)(uintptr_t)addr) { /* a kernel that took it as a hint */
+            munmap(host, mapped);
+            host = MAP_FAILED;
+        }
+        if (host != MAP_FAILED) shadow = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    }
+    if (shadow == MAP_FAILED) {
+        rgpu_log(RGPU_LOG_ERROR, "managed allocation of %zu bytes at 0x%llx: this process cannot map host memory "
+                 "at that address (the range is in use); freeing it", size, (unsigned long long)addr);
+        if (host != MAP_FAILED) munmap(host, mapped);
+        free(r);
+        inside = 1;
+        free_on_server(face, dev, addr);
+        inside = 0;
+        return rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    }
+    /* Host pages, shadow and device copy all start zeroed (the server clears the allocation). */
+    r->addr = addr;
+    r->mapped = mapped;
+    r->dev = dev;
+    r->host_only = flags == ATTACH_HOST;
+    r->shadow = shadow;
+    pthread_mutex_lock(&mu);
+    r->next = regions;
+    regions = r;
+    __atomic_add_fetch(&nregions, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&mu);
+    *out = addr;
+    return RGPU_SUCCESS;
+}
+
+int cudaMallocManaged(void **devPtr, size_t size, unsigned flags) {
+    if (!devPtr) return rgpu_invalid_value(RGPU_RUNTIME);
+    uint64_t addr = 0;
+    int rc = alloc_managed(RGPU_RUNTIME, &addr, size, flags);
+    if (rc == 0) *devPtr = (void *)(uintptr_t)addr;
+    return rc;
+}
+
+int cuMemAllocManaged(uint64_t *dptr, size_t size, unsigned flags) {
+    if (!dptr) return rgpu_invalid_value(RGPU_DRIVER);
+    return alloc_managed(RGPU_DRIVER, dptr, size, flags);
+}
+
+/* A managed pointer leaves the table before the free goes out, so the pull that follows the free (a
+ * synchronisation) does not read it; it comes back if the server refuses. */
+static int free_any(int face, uint64_t addr) {
+    region *r = NULL, **link;
+    pthread_mutex_lock(&mu);
+    for (link = &regions; *link; link = &(*link)->next)
+        if ((*link)->addr == addr) {
+            r = *link;
+            *link = r->next;
+            __atomic_sub_fetch(&nregions, 1, __ATOMIC_RELEASE);
+            break;
+        }
+    pthread_mutex_unlock(&mu);
+    int rc = free_on_server(face, r ? r->dev : rgpu_current_device(), addr);
+    if (r && rc == 0) {
+        munmap((void *)(uintptr_t)r->addr, r->mapped);
+        munmap(r->shadow, r->mapped);
+        free(r);
+    } else if (r) {
+        pthread_mutex_lock(&mu);
+        r->next = regions;
+        regions = r;
+        __atomic_add_fetch(&nregions, 1, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&mu);
+    }
+    return rc;
+}
+
+/* cudaDeviceReset freed the device's allocations: their host mappings go too. */
+static void drop_all(int dev) {
+    pthread_mutex_lock(&mu);
+    for (region **link = &regions; *link;) {
+        region *r = *link;
+        if (r->dev != dev) { link = &r->next; continue; }
+        *link = r->next;
+        __atomic_sub_fetch(&nregions, 1, __ATOMIC_RELEASE);
+        munmap((void *)(uintptr_t)r->addr, r->mapped);
+        munmap(r->shadow, r->mapped);
+        free(r);
+    }
+    busy[dev] = 0;
+    pthread_mutex_unlock(&mu);
+}
+
+/* Graph memory is released by its graphs (graph_mem.c), and a free is illegal while a stream
+ * captures: those checks come first, as in the generated stubs of other capture-aware calls. */
+extern int rgpu_capture_cudaFree(int *rc, void *ptr);
+extern int rgpu_capture_cuMemFree_v2(int *rc, uint64_t ptr);
+
+int cudaFree(void *devPtr) {
+    int rc;
+    if (rgpu_capture_cudaFree(&rc, devPtr)) return rc;
+    return free_any(RGPU_RUNTIME, (uint64_t)(uintptr_t)devPtr);
+}
+int cuMemFree_v2(uint64_t dptr) {
+    int rc;
+    if (rgpu_capture_cuMemFree_v2(&rc, dptr)) return rc;
+    return free_any(RGPU_DRIVER, dptr);
+}
+
+/* ---- attaching to streams ------------------------------------------------------------------ */
+
+/* Attached to the host, an allocation is the host's to touch even while kernels run (that is what
+ * the flag is for on a device without concurrent managed access): it leaves the protocol, after
+ * bringing back what the device's earlier work wrote. Attached to the device again (globally or to
+ * a stream), what the host wrote meanwhile goes to the device before any later work. The server
+ * checks the arguments. */
+static int attach(int face, uint32_t id, const char *name, void *stream, uint64_t p, size_t length, unsigned flags) {
+    rgpu_call c;
+    rgpu_begin(&c, id, name, face);
+    rgpu_put_h(&c, stream);
+    rgpu_put_u(&c, p);
+    rgpu_put_u(&c, length);
+    rgpu_put_u(&c, flags);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    if (rc) return rc;
+    pthread_mutex_lock(&mu);
+    region *r = find(p);
+    if (r) {
+        int was = r->host_only;
+        r->host_only = flags == ATTACH_HOST;
+        inside = 1;
+        if (was && !r->host_only) rc = push_region(r);
+        else if (!was && r->host_only && busy[r->dev]) rc = pull_range(r, 0, r->mapped);
+        inside = 0;
+    }
+    pthread_mutex_unlock(&mu);
+    return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
+}
+
+/* Attach and prefetch are stream-ordered work a graph cannot hold yet: refused on a capturing
+ * stream (capture.c), as their [capture] annotations say. */
+int cudaStreamAttachMemAsync(void *stream, void *devPtr, size_t length, unsigned flags) {
+    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1);
+    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
+    return attach(RGPU_RUNTIME, RGPU_ID_cudaStreamAttachMemAsync, "cudaStreamAttachMemAsync", stream,
+                  (uint64_t)(uintptr_t)devPtr, length, flags);
+}
+int cuStreamAttachMemAsync(void *stream, uint64_t dptr, size_t length, unsigned flags) {
+    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    return attach(RGPU_DRIVER, RGPU_ID_cuStreamAttachMemAsync, "cuStreamAttachMemAsync", stream, dptr, length, flags);
+}
+
+/* ---- prefetch and advice ------------------------------------------------------------------- */
+
+typedef struct { int type; int id; } mem_location; /* cudaMemLocation / CUmemLocation */
+enum { LOC_DEVICE = 1, LOC_HOST = 2, LOC_HOST_NUMA = 3, LOC_HOST_NUMA_CURRENT = 4 };
+#define CPU_DEVICE_ID (-1)
+
+static int is_host(mem_location l) {
+    return (l.type == LOC_DEVICE && l.id == CPU_DEVICE_ID) || l.type == LOC_HOST || l.type == LOC_HOST_NUMA ||
+           l.type == LOC_HOST_NUMA_CURRENT;
+}
+static int is_device(mem_location l) { return l.type == LOC_DEVICE && l.id >= 0 && l.id < rgpu_device_count(); }
+
+/* The managed region holding [p, p+n), or NULL (mu held). */
+static region *range_of(uint64_t p, size_t n) {
+    region *r = find(p);
+    return r && n && p + n <= r->addr + r->mapped ? r : NULL;
+}
+
+/* To a device: the host's writes go now (the device copy is where they will be read). To the host:
+ * the device's copy of the range comes back now if device work may have changed it. Stream order
+ * needs nothing more: the push goes ahead of all later work, the pull waits for earlier work. */
+static int prefetch(int face, uint64_t p, size_t n, mem_location loc, unsigned flags) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(face, rc);
+    if (flags || !(is_host(loc) || is_device(loc))) return rgpu_invalid_value(face);
+    pthread_mutex_lock(&mu);
+    region *r = range_of(p, n);
+    if (!r) rc = RGPU_INVALID_VALUE;
+    else if (r->host_only) {
+        /* the host's: nothing moves */
+    } else if (is_device(loc) && !busy[r->dev]) {
+        inside = 1;
+        rc = push_region(r);
+        inside = 0;
+    } else if (is_host(loc) && busy[r->dev]) {
+        size_t off = (p - r->addr) / PAGE * PAGE, end = p - r->addr + n;
+        inside = 1;
+        rc = pull_range(r, off, end - off);
+        inside = 0;
+    }
+    pthread_mutex_unlock(&mu);
+    return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
+}
+
+int cudaMemPrefetchAsync(const void *devPtr, size_t count, mem_location location, unsigned flags, void *stream) {
+    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1);
+    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
+    return prefetch(RGPU_RUNTIME, (uint64_t)(uintptr_t)devPtr, count, location, flags);
+}
+int cuMemPrefetchAsync_v2(uint64_t devPtr, size_t count, mem_location location, unsigned flags, void *stream) {
+    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    return prefetch(RGPU_DRIVER, devPtr, count, location, flags);
+}
+
+/* Hints about placement change no result here (the host copy is made coherent at synchronisations
+ * whatever they say); they are checked as CUDA checks them and accepted. */
+static int advise(int face, uint64_t p, size_t n, int advice, mem_location loc) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(face, rc);
+    if (advice < 1 || advice > 6) return rgpu_invalid_value(face);
+    /* read-mostly (1, 2) ignores the location; the others name a processor */
+    if (advice > 2 && !(is_host(loc) || is_device(loc))) return rgpu_invalid_value(face);
+    pthread_mutex_lock(&mu);
+    int ok = range_of(p, n) != NULL;
+    pthread_mutex_unlock(&mu);
+    return ok ? RGPU_SUCCESS : rgpu_invalid_value(face);
+}
+
+int cudaMemAdvise(const void *devPtr, size_t count, int advice, mem_location location) {
+    return advise(RGPU_RUNTIME, (uint64_t)(uintptr_t)devPtr, count, advice, location);
+}
+int cuMemAdvise_v2(uint64_t devPtr, size_t count, int advice, mem_location location) {
+    return advise(RGPU_DRIVER, devPtr, count, advice, location);
+}
