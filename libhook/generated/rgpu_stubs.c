@@ -4842,21 +4842,6 @@ int cudaMemPoolImportPointer()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolImportPointer");
 }
 
-/* cudaPointerGetAttributes: forwarded */
-int cudaPointerGetAttributes(void * attributes, const void * ptr)
-{
-    rgpu_call c;
-    if (attributes == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaPointerGetAttributes, "cudaPointerGetAttributes", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)(uintptr_t)ptr);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, attributes, 88);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cudaGraphicsUnregisterResource: not supported: graphics interop needs a local display */
 int cudaGraphicsUnregisterResource()
 {

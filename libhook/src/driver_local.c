@@ -10,8 +10,6 @@
 
 extern const char *rgpu_error_name(int face, int code);
 extern const char *rgpu_error_string(int code);
-extern int cudaMallocHost(void **p, size_t n);
-extern int cudaFreeHost(void *p);
 extern int cuCtxSynchronize(void);
 
 #define CTX_MAGIC 0x52475055u /* "RGPU" */
@@ -210,17 +208,6 @@ int cuDevicePrimaryCtxGetState(int dev, unsigned int *flags, int *active) {
 int cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned int flags) {
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     primaries[dev].flags = flags;
-    return RGPU_SUCCESS;
-}
-
-int cuMemAllocHost_v2(void **p, size_t n) { return cudaMallocHost(p, n) ? rgpu_record(RGPU_DRIVER, RGPU_OUT_OF_MEMORY) : 0; }
-int cuMemHostAlloc(void **p, size_t n, unsigned int flags) { (void)flags; return cuMemAllocHost_v2(p, n); }
-int cuMemFreeHost(void *p) { return cudaFreeHost(p); }
-int cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) { (void)n; (void)flags; return p ? 0 : rgpu_invalid_value(RGPU_DRIVER); }
-int cuMemHostUnregister(void *p) { return p ? 0 : rgpu_invalid_value(RGPU_DRIVER); }
-int cuMemHostGetFlags(unsigned int *flags, void *p) {
-    if (!flags || !p) return rgpu_invalid_value(RGPU_DRIVER);
-    *flags = 0;
     return RGPU_SUCCESS;
 }
 

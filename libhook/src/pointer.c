@@ -1,13 +1,15 @@
-/* Driver pointer attributes (cuPointerGetAttribute/s), answered from the Runtime's one query,
- * cudaPointerGetAttributes, which the server answers (device, managed or unregistered memory),
- * plus cuMemGetAddressRange for the range attributes. */
+/* Pointer attributes. cudaPointerGetAttributes answers pinned host memory itself (hostmem.c) and
+ * asks the servers about the rest — the current device's first, then the others', since with
+ * unified addressing a pointer names its device whatever device is current — and reports the
+ * device as the program numbers it. The Driver's cuPointerGetAttribute/s are answered from it, plus
+ * cuMemGetAddressRange for the range attributes. */
 #include <stdint.h>
 #include <string.h>
 
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
 
-extern int cudaPointerGetAttributes(void *attributes, const void *ptr);
+extern int rgpu_pinned(const void *p, unsigned *flags);
 extern int cuMemGetAddressRange_v2(uint64_t *pbase, size_t *psize, uint64_t dptr);
 extern int cuCtxGetCurrent(void **pctx);
 
@@ -25,6 +27,47 @@ typedef struct {
     uint64_t device_pointer, host_pointer;
     uint8_t rest[RGPU_SIZEOF_cudaPointerAttributes - 24];
 } ptr_attrs;
+
+/* What the server of device dev says of ptr. */
+static int ask(int dev, const void *ptr, ptr_attrs *a) {
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cudaPointerGetAttributes, "cudaPointerGetAttributes", RGPU_RUNTIME);
+    c.dev = dev;
+    rgpu_put_u(&c, (uint64_t)(uintptr_t)ptr);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) rgpu_out_b(&c, a, sizeof *a);
+    rgpu_end(&c);
+    return rc;
+}
+
+int cudaPointerGetAttributes(void *attributes, const void *ptr) {
+    if (!attributes) return rgpu_invalid_value(RGPU_RUNTIME);
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
+    ptr_attrs a;
+    memset(&a, 0, sizeof a);
+    int cur = rgpu_current_device(), n = rgpu_device_count();
+    if (rgpu_pinned(ptr, NULL)) {
+        a.type = MEM_HOST;
+        a.device = cur;
+        a.device_pointer = a.host_pointer = (uint64_t)(uintptr_t)ptr; /* one address under UVA */
+    } else {
+        for (int k = 0; k < n; k++) {
+            int dev = k == 0 ? cur : (k <= cur ? k - 1 : k);
+            ptr_attrs got;
+            memset(&got, 0, sizeof got);
+            if ((rc = ask(dev, ptr, &got))) return rc;
+            if (k == 0) a = got; /* unregistered host memory, unless another device knows it */
+            if (got.type == MEM_DEVICE || got.type == MEM_MANAGED) {
+                a = got;
+                a.device = dev;
+                break;
+            }
+        }
+    }
+    memcpy(attributes, &a, sizeof a);
+    return RGPU_SUCCESS;
+}
 
 static int query(uint64_t ptr, ptr_attrs *a) {
     memset(a, 0, sizeof *a);

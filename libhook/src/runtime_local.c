@@ -51,25 +51,6 @@ int cudaRuntimeGetVersion(int *v) {
 }
 int cudaDriverGetVersion(int *v) { return cudaRuntimeGetVersion(v); }
 
-/* Pinned host memory is ordinary page-aligned memory here: the data crosses the network anyway. */
-int cudaMallocHost(void **p, size_t n) {
-    if (!p) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (posix_memalign(p, 4096, n ? n : 1) != 0) return rgpu_record(RGPU_RUNTIME, RGPU_OUT_OF_MEMORY);
-    return RGPU_SUCCESS;
-}
-int cudaHostAlloc(void **p, size_t n, unsigned int flags) { (void)flags; return cudaMallocHost(p, n); }
-int cudaFreeHost(void *p) { free(p); return RGPU_SUCCESS; }
-int cudaHostRegister(void *p, size_t n, unsigned int flags) {
-    (void)n; (void)flags;
-    return p ? RGPU_SUCCESS : rgpu_invalid_value(RGPU_RUNTIME);
-}
-int cudaHostUnregister(void *p) { return p ? RGPU_SUCCESS : rgpu_invalid_value(RGPU_RUNTIME); }
-int cudaHostGetFlags(unsigned int *flags, void *p) {
-    if (!flags || !p) return rgpu_invalid_value(RGPU_RUNTIME);
-    *flags = 0;
-    return RGPU_SUCCESS;
-}
-
 struct rgpu_channel_desc { int x, y, z, w; int f; };
 struct rgpu_channel_desc cudaCreateChannelDesc(int x, int y, int z, int w, int f) {
     struct rgpu_channel_desc d = {x, y, z, w, f};

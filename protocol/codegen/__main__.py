@@ -79,8 +79,11 @@ def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Cal
 
     annotations = classify.load_annotations()
     calls = classify.Classifier(parsed, annotations, sizeof).classify_all()
+    # Structs that cross the wire: those of forwarded calls, and those [wire_structs] names for
+    # hand-written calls whose server side fills one (the call table carries no params for those).
     used = sorted({p.struct for c in calls if c.cls == "forwarded" for p in c.params
-                   if p.kind in ("b", "v", "ob") and p.size and p.struct})
+                   if p.kind in ("b", "v", "ob") and p.size and p.struct}
+                  | set(annotations.get("wire_structs", {}).get("names", [])))
     sizes = {n: sizeof(n) for n in used}
     # Hand-written client code fills structs the wire does not carry (cudaFuncAttributes, ...):
     # give it the size of every struct any function points to.

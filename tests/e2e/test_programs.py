@@ -129,3 +129,10 @@ def test_client_killed_mid_run_returns_its_memory(cuda_program, sim_server):
 def test_3d_copies_and_memsets_of_pitched_memory(cuda_program, sim_server):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program("memcpy3d")))
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK memcpy3d", p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("servers", [1, 2])
+def test_pinned_memory_and_pointer_attributes_on_every_device(cuda_program, start_server, servers):
+    urls = [start_server()[0] for _ in range(servers)]
+    p = run_cli("run", "--server", ",".join(urls), "--", str(cuda_program("pointer_kinds")))
+    assert p.returncode == 0 and f"OK pointer_kinds {servers} devices" in p.stdout, p.stdout + p.stderr

@@ -1,0 +1,106 @@
+/* Page-locked ("pinned") host memory. Here it is ordinary page-aligned memory — the data crosses the
+ * network anyway — but the program can observe what it pinned: the flags it asked for
+ * (cudaHostGetFlags), its type in cudaPointerGetAttributes, and CUDA's errors for freeing or
+ * unregistering what was never pinned and for registering a range twice. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "rgpu_call.h"
+
+enum { ALREADY_REGISTERED = 712, NOT_REGISTERED = 713 }; /* same numbers in both faces */
+enum { ALLOC_FLAGS = 1 | 2 | 4 };                       /* portable, mapped/devicemap, write-combined */
+enum { REGISTER_FLAGS = 1 | 2 | 4 | 8 };                /* portable, mapped, I/O memory, read-only */
+
+typedef struct { uintptr_t p; size_t n; unsigned flags; int registered; } pinned;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pinned *table;
+static size_t count, cap;
+
+/* Index of the range holding p (mu held), or -1. */
+static long find(uintptr_t p) {
+    for (size_t i = 0; i < count; i++)
+        if (p >= table[i].p && p < table[i].p + (table[i].n ? table[i].n : 1)) return (long)i;
+    return -1;
+}
+
+static int add(uintptr_t p, size_t n, unsigned flags, int registered) {
+    pthread_mutex_lock(&mu);
+    if (count == cap) {
+        size_t c = cap ? cap * 2 : 64;
+        pinned *t = realloc(table, c * sizeof *t);
+        if (!t) { pthread_mutex_unlock(&mu); return RGPU_OUT_OF_MEMORY; }
+        table = t, cap = c;
+    }
+    table[count++] = (pinned){p, n, flags, registered};
+    pthread_mutex_unlock(&mu);
+    return RGPU_SUCCESS;
+}
+
+/* Removes the range starting at p pinned the given way; 0 if there is none. */
+static int take(uintptr_t p, int registered) {
+    pthread_mutex_lock(&mu);
+    long i = find(p);
+    int ok = i >= 0 && table[i].p == p && table[i].registered == registered;
+    if (ok) table[i] = table[--count];
+    pthread_mutex_unlock(&mu);
+    return ok;
+}
+
+int rgpu_pinned(const void *p, unsigned *flags) {
+    if (!__atomic_load_n(&count, __ATOMIC_RELAXED)) return 0;
+    pthread_mutex_lock(&mu);
+    long i = find((uintptr_t)p);
+    if (i >= 0 && flags) *flags = table[i].flags;
+    pthread_mutex_unlock(&mu);
+    return i >= 0;
+}
+
+static int host_alloc(int face, void **p, size_t n, unsigned flags) {
+    if (!p || (flags & ~(unsigned)ALLOC_FLAGS)) return rgpu_invalid_value(face);
+    if (posix_memalign(p, 4096, n ? n : 1) != 0) return rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    if (add((uintptr_t)*p, n, flags, 0)) { free(*p); *p = NULL; return rgpu_record(face, RGPU_OUT_OF_MEMORY); }
+    return RGPU_SUCCESS;
+}
+
+static int host_free(int face, void *p) {
+    if (!p) return RGPU_SUCCESS;
+    if (!take((uintptr_t)p, 0)) return rgpu_invalid_value(face);
+    free(p);
+    return RGPU_SUCCESS;
+}
+
+static int host_register(int face, void *p, size_t n, unsigned flags) {
+    if (!p || !n || (flags & ~(unsigned)REGISTER_FLAGS)) return rgpu_invalid_value(face);
+    pthread_mutex_lock(&mu);
+    int taken = find((uintptr_t)p) >= 0 || find((uintptr_t)p + n - 1) >= 0;
+    pthread_mutex_unlock(&mu);
+    if (taken) return rgpu_record(face, ALREADY_REGISTERED);
+    int rc = add((uintptr_t)p, n, flags, 1);
+    return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
+}
+
+static int host_unregister(int face, void *p) {
+    if (!p) return rgpu_invalid_value(face);
+    return take((uintptr_t)p, 1) ? RGPU_SUCCESS : rgpu_record(face, NOT_REGISTERED);
+}
+
+static int host_flags(int face, unsigned *flags, void *p) {
+    if (!flags || !p) return rgpu_invalid_value(face);
+    return rgpu_pinned(p, flags) ? RGPU_SUCCESS : rgpu_invalid_value(face);
+}
+
+int cudaMallocHost(void **p, size_t n) { return host_alloc(RGPU_RUNTIME, p, n, 0); }
+int cudaHostAlloc(void **p, size_t n, unsigned flags) { return host_alloc(RGPU_RUNTIME, p, n, flags); }
+int cudaFreeHost(void *p) { return host_free(RGPU_RUNTIME, p); }
+int cudaHostRegister(void *p, size_t n, unsigned flags) { return host_register(RGPU_RUNTIME, p, n, flags); }
+int cudaHostUnregister(void *p) { return host_unregister(RGPU_RUNTIME, p); }
+int cudaHostGetFlags(unsigned *flags, void *p) { return host_flags(RGPU_RUNTIME, flags, p); }
+
+int cuMemAllocHost_v2(void **p, size_t n) { return host_alloc(RGPU_DRIVER, p, n, 0); }
+int cuMemHostAlloc(void **p, size_t n, unsigned flags) { return host_alloc(RGPU_DRIVER, p, n, flags); }
+int cuMemFreeHost(void *p) { return host_free(RGPU_DRIVER, p); }
+int cuMemHostRegister_v2(void *p, size_t n, unsigned flags) { return host_register(RGPU_DRIVER, p, n, flags); }
+int cuMemHostUnregister(void *p) { return host_unregister(RGPU_DRIVER, p); }
+int cuMemHostGetFlags(unsigned *flags, void *p) { return host_flags(RGPU_DRIVER, flags, p); }

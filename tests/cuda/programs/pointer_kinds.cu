@@ -1,0 +1,55 @@
+// What the program can observe of its pointers: pinned host memory (flags, attributes, the errors
+// for double registration and for freeing or unregistering what was never pinned), device memory
+// of every device whatever device is current, and cudaMemcpyDefault between them.
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+#include "check.h"
+
+int main() {
+    int ndev = 0;
+    CHECK(cudaGetDeviceCount(&ndev));
+    void *pinned, *mapped, *plain = malloc(4096);
+    CHECK(cudaMallocHost(&pinned, 1 << 20));
+    CHECK(cudaHostAlloc(&mapped, 4096, cudaHostAllocMapped | cudaHostAllocPortable));
+    unsigned flags = 99;
+    CHECK(cudaHostGetFlags(&flags, mapped));
+    EXPECT(flags == (cudaHostAllocMapped | cudaHostAllocPortable));
+    EXPECT(cudaHostGetFlags(&flags, plain) == cudaErrorInvalidValue);
+    cudaGetLastError();
+
+    CHECK(cudaHostRegister(plain, 4096, cudaHostRegisterDefault));
+    EXPECT(cudaHostRegister(plain, 4096, cudaHostRegisterDefault) == cudaErrorHostMemoryAlreadyRegistered);
+    CHECK(cudaHostUnregister(plain));
+    EXPECT(cudaHostUnregister(plain) == cudaErrorHostMemoryNotRegistered);
+    EXPECT(cudaFreeHost(plain) == cudaErrorInvalidValue);
+    cudaGetLastError();
+
+    cudaPointerAttributes at;
+    CHECK(cudaPointerGetAttributes(&at, (char *)pinned + 100));
+    EXPECT(at.type == cudaMemoryTypeHost && at.hostPointer == (char *)pinned + 100);
+    CHECK(cudaPointerGetAttributes(&at, plain));
+    EXPECT(at.type == cudaMemoryTypeUnregistered);
+
+    // Memory of the last device, looked at while device 0 is current.
+    int last = ndev - 1;
+    int *d_last;
+    CHECK(cudaSetDevice(last));
+    CHECK(cudaMalloc(&d_last, 4096));
+    int pattern[1024];
+    for (int i = 0; i < 1024; i++) pattern[i] = i * 3 + last;
+    CHECK(cudaMemcpy(d_last, pattern, sizeof pattern, cudaMemcpyHostToDevice));
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaPointerGetAttributes(&at, d_last + 10));
+    EXPECT(at.type == cudaMemoryTypeDevice && at.device == last && at.devicePointer == d_last + 10);
+    int back[1024] = {0};
+    if (ndev == 1) {  // device to host by cudaMemcpyDefault
+        CHECK(cudaMemcpy(back, d_last, sizeof back, cudaMemcpyDefault));
+        EXPECT(memcmp(back, pattern, sizeof back) == 0);
+    }
+    CHECK(cudaFreeHost(pinned));
+    CHECK(cudaFreeHost(mapped));
+    free(plain);
+    printf("OK pointer_kinds %d devices\n", ndev);
+    return 0;
+}
