@@ -159,14 +159,3 @@ def errors_source(parsed, stamp: str) -> str:
             "}", ""]
     return "\n".join(out)
 
-
-def v12_source(calls: list[Call], extra: list[str], stamp: str) -> str:
-    """The libcudart.so.12 version node: programs built by CUDA 12 bind name@libcudart.so.12. Each
-    Runtime entry point gets a one-jump trampoline carrying that version, so one library serves both
-    (the CUDA 13 names keep their default @@libcudart.so.13)."""
-    names = sorted({c.name for c in calls if c.face == "runtime"} | set(extra))
-    out = [f"/* {stamp} */", ""]
-    for n in names:
-        out.append(f'__asm__(".text\\n.globl rgpu12_{n}\\n.type rgpu12_{n}, @function\\nrgpu12_{n}:\\n'
-                   f'    jmp {n}@PLT\\n.symver rgpu12_{n}, {n}@libcudart.so.12\\n");')
-    return "\n".join(out) + "\n"
