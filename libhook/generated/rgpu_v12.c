@@ -4,7 +4,10 @@
 #include "rgpu_call.h"
 #include "rgpu_cuda12.h"
 
+__asm__(".text\n.globl rgpu12___cudaGetKernel\n.type rgpu12___cudaGetKernel, @function\nrgpu12___cudaGetKernel:\n    jmp __cudaGetKernel@PLT\n.symver rgpu12___cudaGetKernel, __cudaGetKernel@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12___cudaInitModule\n.type rgpu12___cudaInitModule, @function\nrgpu12___cudaInitModule:\n    jmp __cudaInitModule@PLT\n.symver rgpu12___cudaInitModule, __cudaInitModule@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12___cudaLaunchKernel\n.type rgpu12___cudaLaunchKernel, @function\nrgpu12___cudaLaunchKernel:\n    jmp __cudaLaunchKernel@PLT\n.symver rgpu12___cudaLaunchKernel, __cudaLaunchKernel@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12___cudaLaunchKernel_ptsz\n.type rgpu12___cudaLaunchKernel_ptsz, @function\nrgpu12___cudaLaunchKernel_ptsz:\n    jmp __cudaLaunchKernel_ptsz@PLT\n.symver rgpu12___cudaLaunchKernel_ptsz, __cudaLaunchKernel_ptsz@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12___cudaPopCallConfiguration\n.type rgpu12___cudaPopCallConfiguration, @function\nrgpu12___cudaPopCallConfiguration:\n    jmp __cudaPopCallConfiguration@PLT\n.symver rgpu12___cudaPopCallConfiguration, __cudaPopCallConfiguration@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12___cudaPushCallConfiguration\n.type rgpu12___cudaPushCallConfiguration, @function\nrgpu12___cudaPushCallConfiguration:\n    jmp __cudaPushCallConfiguration@PLT\n.symver rgpu12___cudaPushCallConfiguration, __cudaPushCallConfiguration@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12___cudaRegisterFatBinary\n.type rgpu12___cudaRegisterFatBinary, @function\nrgpu12___cudaRegisterFatBinary:\n    jmp __cudaRegisterFatBinary@PLT\n.symver rgpu12___cudaRegisterFatBinary, __cudaRegisterFatBinary@libcudart.so.12\n");
