@@ -73,3 +73,15 @@ def test_pointer_attributes_and_12_only_names(device_query12, sim_server):
     # the 12.x cudaMemAdvise took a device ordinal: refused clearly, and recorded as the last error
     assert kv["memAdvise12"] == "cudaErrorNotSupported"
     assert kv["lastErrorAfterUnsupported"] == "cudaErrorNotSupported"
+
+
+def test_kernels_registered_and_launched_as_cuda12_nvcc_does(sim_server, tmp_path):
+    fatbin = cudabuild.build(PROGRAMS.parent / "kernels" / "cuda12_launch.cu", "fatbin")
+    exe = cuda12.build_runtime_program(PROGRAMS / "cuda12_kernels.c", tmp_path / "cuda12_kernels", ["-lm"])
+    dyn = subprocess.run(["objdump", "-T", str(exe)], capture_output=True, text=True).stdout
+    for name in ("__cudaRegisterFunction", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
+                 "cudaLaunchKernel"):
+        assert re.search(rf"\(libcudart\.so\.12\)\s+{name}$", dyn, re.M), name
+    p = run_cli("run", "--server", sim_server, "--", str(exe), str(fatbin))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.split() == ["scale", "ok", "add2d", "ok", "block_sum", "ok", "OK", "cuda12_kernels"]
