@@ -85,3 +85,21 @@ def test_kernels_registered_and_launched_as_cuda12_nvcc_does(sim_server, tmp_pat
     p = run_cli("run", "--server", sim_server, "--", str(exe), str(fatbin))
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.split() == ["scale", "ok", "add2d", "ok", "block_sum", "ok", "OK", "cuda12_kernels"]
+
+
+def test_a_driver_api_program_built_with_cuda12_headers(sim_server, tmp_path):
+    ptx = cudabuild.build(PROGRAMS.parent / "kernels" / "cuda12_launch.cu", "ptx")
+    exe = cuda12.build_driver_program(PROGRAMS / "cuda12_driver.c", tmp_path)
+    undefined = subprocess.run(["nm", "-u", str(exe)], capture_output=True, text=True).stdout.split()
+    assert {"cuCtxCreate_v2", "cuEventElapsedTime", "cuMemAdvise"} <= set(undefined)  # the 12.x names
+    p = run_cli("run", "--server", sim_server, "--", str(exe), str(ptx))
+    assert p.returncode == 0 and "OK cuda12_driver" in p.stdout, p.stdout + p.stderr
+    kv = _kv(p.stdout)
+    assert kv["kernelMismatches"] == "0"
+    assert (kv["eventElapsedTime"], kv["elapsedNonNegative"]) == ("CUDA_SUCCESS", "1")
+    assert (kv["deviceGetUuid"], kv["uuidNonZero"]) == ("CUDA_SUCCESS", "1")
+    assert kv["memAdvise12"] == "CUDA_ERROR_NOT_SUPPORTED"
+    assert kv["proc12_cuCtxCreate_is_v2"] == "1" and kv["proc13_cuCtxCreate_is_v4"] == "1"
+    assert kv["proc12_cuCtxCreate_call"] == "CUDA_SUCCESS"
+    # served with 13.0's CUdevResource when linked; at a 12.x version it refuses rather than mis-write
+    assert kv["proc12_devResource"] == "CUDA_ERROR_NOT_SUPPORTED"
