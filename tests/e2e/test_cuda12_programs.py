@@ -73,6 +73,8 @@ def test_pointer_attributes_and_12_only_names(device_query12, sim_server):
     # the 12.x cudaMemAdvise took a device ordinal: refused clearly, and recorded as the last error
     assert kv["memAdvise12"] == "cudaErrorNotSupported"
     assert kv["lastErrorAfterUnsupported"] == "cudaErrorNotSupported"
+    # cudaGetDriverEntryPoint from a 12 program hands out cuCtxCreate_v2, callable with 12.x arguments
+    assert (kv["entryPointCtxCreate"], kv["entryPointCtx"], kv["entryPointCtxDestroy"]) == ("0", "1", "0")
 
 
 def test_kernels_registered_and_launched_as_cuda12_nvcc_does(sim_server, tmp_path):

@@ -9,6 +9,7 @@ installed into a cache directory the first time a test asks (never into the runn
 their nvidia/cuda_runtime/include would shadow the 13.0 headers the generator reads)."""
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import sys
 from pathlib import Path
@@ -21,12 +22,21 @@ def ensure_installed() -> tuple[Path, tuple[Path, ...]]:
     """The 12.x include directories (installing the wheels first if they are missing)."""
     dirs = cuda12.include_dirs()
     if dirs is None:
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
-                        str(cuda12.wheel_dir()), *(f"{w}=={cuda12.SERIES}.*" for w in cuda12.WHEELS)], check=True)
+        cuda12.wheel_dir().mkdir(parents=True, exist_ok=True)
+        with open(cuda12.wheel_dir() / ".install.lock", "w") as lock:  # pytest -n 2: one installer
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            dirs = cuda12.include_dirs()
+            if dirs is None:
+                _install()
         dirs = cuda12.include_dirs()
     if dirs is None:
         raise RuntimeError(f"the CUDA {cuda12.SERIES} wheels did not provide cuda.h and crt/ headers")
     return dirs
+
+
+def _install() -> None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
+                    str(cuda12.wheel_dir()), *(f"{w}=={cuda12.SERIES}.*" for w in cuda12.WHEELS)], check=True)
 
 
 def libcudart12() -> Path:

@@ -65,6 +65,17 @@ int main(void) {
     printf("threadStackLimit=%zu\n", stack);
     printf("memAdvise12=%s\n", cudaGetErrorName(cudaMemAdvise(d, 4096, cudaMemAdviseSetReadMostly, 0)));
     printf("lastErrorAfterUnsupported=%s\n", cudaGetErrorName(cudaGetLastError()));
+
+    /* the 12.x runtime resolves Driver names at 12.x: cuCtxCreate takes (ctx, flags, dev) there */
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q;
+    CHECK(cudaGetDriverEntryPoint("cuCtxCreate", &fn, cudaEnableDefault, &q));
+    void *ctx = NULL;
+    int create_rc = ((int (*)(void **, unsigned, int))fn)(&ctx, 0, 0);
+    printf("entryPointCtxCreate=%d\nentryPointCtx=%d\n", create_rc, ctx != NULL);
+    CHECK(cudaGetDriverEntryPoint("cuCtxDestroy", &fn, cudaEnableDefault, &q));
+    printf("entryPointCtxDestroy=%d\n", ((int (*)(void *))fn)(ctx));
+
     CHECK(cudaFree(d));
     printf("OK cuda12_device_query\n");
     return 0;
