@@ -298,6 +298,7 @@ __asm__(".text\n.globl rgpu12_cudaSetDeviceFlags\n.type rgpu12_cudaSetDeviceFlag
 __asm__(".text\n.globl rgpu12_cudaSetDoubleForDevice\n.type rgpu12_cudaSetDoubleForDevice, @function\nrgpu12_cudaSetDoubleForDevice:\n    jmp rgpu12impl_cudaSetDoubleForDevice@PLT\n.symver rgpu12_cudaSetDoubleForDevice, cudaSetDoubleForDevice@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaSetDoubleForHost\n.type rgpu12_cudaSetDoubleForHost, @function\nrgpu12_cudaSetDoubleForHost:\n    jmp rgpu12impl_cudaSetDoubleForHost@PLT\n.symver rgpu12_cudaSetDoubleForHost, cudaSetDoubleForHost@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaSetValidDevices\n.type rgpu12_cudaSetValidDevices, @function\nrgpu12_cudaSetValidDevices:\n    jmp cudaSetValidDevices@PLT\n.symver rgpu12_cudaSetValidDevices, cudaSetValidDevices@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaSignalExternalSemaphoresAsync\n.type rgpu12_cudaSignalExternalSemaphoresAsync, @function\nrgpu12_cudaSignalExternalSemaphoresAsync:\n    jmp rgpu12impl_cudaSignalExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaSignalExternalSemaphoresAsync, cudaSignalExternalSemaphoresAsync@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaSignalExternalSemaphoresAsync_v2\n.type rgpu12_cudaSignalExternalSemaphoresAsync_v2, @function\nrgpu12_cudaSignalExternalSemaphoresAsync_v2:\n    jmp cudaSignalExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaSignalExternalSemaphoresAsync_v2, cudaSignalExternalSemaphoresAsync_v2@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamAddCallback\n.type rgpu12_cudaStreamAddCallback, @function\nrgpu12_cudaStreamAddCallback:\n    jmp cudaStreamAddCallback@PLT\n.symver rgpu12_cudaStreamAddCallback, cudaStreamAddCallback@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamAttachMemAsync\n.type rgpu12_cudaStreamAttachMemAsync, @function\nrgpu12_cudaStreamAttachMemAsync:\n    jmp cudaStreamAttachMemAsync@PLT\n.symver rgpu12_cudaStreamAttachMemAsync, cudaStreamAttachMemAsync@libcudart.so.12\n");
@@ -310,6 +311,7 @@ __asm__(".text\n.globl rgpu12_cudaStreamCreateWithPriority\n.type rgpu12_cudaStr
 __asm__(".text\n.globl rgpu12_cudaStreamDestroy\n.type rgpu12_cudaStreamDestroy, @function\nrgpu12_cudaStreamDestroy:\n    jmp cudaStreamDestroy@PLT\n.symver rgpu12_cudaStreamDestroy, cudaStreamDestroy@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamEndCapture\n.type rgpu12_cudaStreamEndCapture, @function\nrgpu12_cudaStreamEndCapture:\n    jmp cudaStreamEndCapture@PLT\n.symver rgpu12_cudaStreamEndCapture, cudaStreamEndCapture@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamGetAttribute\n.type rgpu12_cudaStreamGetAttribute, @function\nrgpu12_cudaStreamGetAttribute:\n    jmp cudaStreamGetAttribute@PLT\n.symver rgpu12_cudaStreamGetAttribute, cudaStreamGetAttribute@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaStreamGetCaptureInfo\n.type rgpu12_cudaStreamGetCaptureInfo, @function\nrgpu12_cudaStreamGetCaptureInfo:\n    jmp rgpu12impl_cudaStreamGetCaptureInfo@PLT\n.symver rgpu12_cudaStreamGetCaptureInfo, cudaStreamGetCaptureInfo@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamGetCaptureInfo_v2\n.type rgpu12_cudaStreamGetCaptureInfo_v2, @function\nrgpu12_cudaStreamGetCaptureInfo_v2:\n    jmp rgpu12impl_cudaStreamGetCaptureInfo_v2@PLT\n.symver rgpu12_cudaStreamGetCaptureInfo_v2, cudaStreamGetCaptureInfo_v2@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamGetCaptureInfo_v3\n.type rgpu12_cudaStreamGetCaptureInfo_v3, @function\nrgpu12_cudaStreamGetCaptureInfo_v3:\n    jmp cudaStreamGetCaptureInfo@PLT\n.symver rgpu12_cudaStreamGetCaptureInfo_v3, cudaStreamGetCaptureInfo_v3@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamGetDevice\n.type rgpu12_cudaStreamGetDevice, @function\nrgpu12_cudaStreamGetDevice:\n    jmp cudaStreamGetDevice@PLT\n.symver rgpu12_cudaStreamGetDevice, cudaStreamGetDevice@libcudart.so.12\n");
@@ -333,6 +335,7 @@ __asm__(".text\n.globl rgpu12_cudaThreadSynchronize\n.type rgpu12_cudaThreadSync
 __asm__(".text\n.globl rgpu12_cudaUserObjectCreate\n.type rgpu12_cudaUserObjectCreate, @function\nrgpu12_cudaUserObjectCreate:\n    jmp cudaUserObjectCreate@PLT\n.symver rgpu12_cudaUserObjectCreate, cudaUserObjectCreate@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaUserObjectRelease\n.type rgpu12_cudaUserObjectRelease, @function\nrgpu12_cudaUserObjectRelease:\n    jmp cudaUserObjectRelease@PLT\n.symver rgpu12_cudaUserObjectRelease, cudaUserObjectRelease@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaUserObjectRetain\n.type rgpu12_cudaUserObjectRetain, @function\nrgpu12_cudaUserObjectRetain:\n    jmp cudaUserObjectRetain@PLT\n.symver rgpu12_cudaUserObjectRetain, cudaUserObjectRetain@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaWaitExternalSemaphoresAsync\n.type rgpu12_cudaWaitExternalSemaphoresAsync, @function\nrgpu12_cudaWaitExternalSemaphoresAsync:\n    jmp rgpu12impl_cudaWaitExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaWaitExternalSemaphoresAsync, cudaWaitExternalSemaphoresAsync@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaWaitExternalSemaphoresAsync_v2\n.type rgpu12_cudaWaitExternalSemaphoresAsync_v2, @function\nrgpu12_cudaWaitExternalSemaphoresAsync_v2:\n    jmp cudaWaitExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaWaitExternalSemaphoresAsync_v2, cudaWaitExternalSemaphoresAsync_v2@libcudart.so.12\n");
 
 /* Driver names only 12.x has, with the prototype of a 13.0 one (the Driver face is unversioned) */
@@ -549,6 +552,18 @@ int rgpu12impl_cudaSetDoubleForHost()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaSetDoubleForHost");
 }
 
+/* cudaSignalExternalSemaphoresAsync (CUDA 12): not supported: the pre-12 form; external semaphores are not served */
+int rgpu12impl_cudaSignalExternalSemaphoresAsync()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaSignalExternalSemaphoresAsync");
+}
+
+/* cudaStreamGetCaptureInfo (CUDA 12): not supported: the pre-12.3 form; stream capture is not served yet */
+int rgpu12impl_cudaStreamGetCaptureInfo()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamGetCaptureInfo");
+}
+
 /* cudaStreamGetCaptureInfo_v2 (CUDA 12): not supported: stream capture is not served yet */
 int rgpu12impl_cudaStreamGetCaptureInfo_v2()
 {
@@ -559,6 +574,12 @@ int rgpu12impl_cudaStreamGetCaptureInfo_v2()
 int rgpu12impl_cudaStreamUpdateCaptureDependencies()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaStreamUpdateCaptureDependencies");
+}
+
+/* cudaWaitExternalSemaphoresAsync (CUDA 12): not supported: the pre-12 form; external semaphores are not served */
+int rgpu12impl_cudaWaitExternalSemaphoresAsync()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaWaitExternalSemaphoresAsync");
 }
 
 static const struct { unsigned short off12, off13, n; } map_cudaDeviceProp[] = {

@@ -179,6 +179,15 @@ def plan(p12: Parsed, p13: Parsed, calls13: list[Call], ann: dict, cdef) -> Plan
         else:
             out.handwritten.append(n)
             out.runtime[n] = f"rgpu12impl_{n}"
+    # Names libcudart.so.12 exports for older binaries though its header #defines them to a _vN
+    # (cudaStreamGetCaptureInfo is cudaStreamGetCaptureInfo_v2 there): a stub, so such a binary loads.
+    for n in sorted(set(unsup) - declared):
+        if not n.startswith("cuda"):
+            errors.append(f"[cuda12.unsupported] {n}: the 12.x headers do not declare it")
+        else:
+            out.unsupported[f"rgpu12impl_{n}"] = ("runtime", unsup[n])
+            out.runtime[n] = f"rgpu12impl_{n}"
+    errors += [f"[cuda12.same_as] {n}: the 12.x headers do not declare it" for n in sorted(set(same_as) - declared)]
     if errors:
         raise ClassifyError("place these in [cuda12] of annotations.toml (same_as, handwritten or unsupported):\n  "
                             + "\n  ".join(errors))
