@@ -167,6 +167,8 @@ def main(argv=None) -> int:
         return 2
     if args.report:
         print(report(calls))
+        if p12 is not None:
+            print(cuda12.summary(cuda12.plan(p12, parsed, calls, classify.load_annotations(), _all_types)))
         return 0
     if args.check:
         drift = [p for p, text in files.items() if not p.exists() or p.read_text() != text]

@@ -225,6 +225,24 @@ def _convert(name, f12, p12, f13, p13, fill: dict) -> Layout:
     return Layout(cname, l12[0], l13[0], l12[1], common, fills)
 
 
+def summary(p: Plan) -> str:
+    """The CUDA 12 face for `--report`."""
+    hand_rt = [n for n in p.handwritten if n.startswith("cuda")]
+    unsup_rt = [f for f, _ in p.unsupported.values() if f == "runtime"]
+    same = sum(1 for n, t in p.runtime.items() if t == n)
+    renamed = len(p.runtime) - same - len(hand_rt) - len(unsup_rt)
+    driver = len(p.driver_same) + len(p.handwritten) - len(hand_rt) + len(p.unsupported) - len(unsup_rt)
+    major, minor = p.version // 1000, p.version % 1000 // 10
+    return "\n".join([
+        f"\nCUDA {major}.{minor} face (the libcudart.so.12 node and 12.x Driver names):",
+        f"  {len(p.runtime):4d}  runtime names: {same} as in 13.0, {renamed} the same as another 13.0 function, "
+        f"{len(hand_rt)} hand-written, {len(unsup_rt)} not supported",
+        f"  {driver:4d}  driver names 12.x declares differently: {len(p.driver_same)} the same as a 13.0 function, "
+        f"{len(p.handwritten) - len(hand_rt)} hand-written, {len(p.unsupported) - len(unsup_rt)} not supported",
+        f"  {len(p.layouts):4d}  structs served in their 12.x layout: "
+        + ", ".join(lay.name.removeprefix("struct ") for lay in p.layouts)])
+
+
 def header(p: Plan, stamp: str) -> str:
     out = [f"/* {stamp} */", "#ifndef RGPU_CUDA12_H", "#define RGPU_CUDA12_H", "#include <stddef.h>", "",
            f"#define RGPU12_CUDA_VERSION {p.version}", ""]

@@ -88,3 +88,10 @@ def test_a_dropped_field_without_an_attribute_stops_the_generator(both):
     del ann["cuda12"]["fill"]["cudaDeviceProp"]["clockRate"]
     with pytest.raises(classify.ClassifyError, match="cudaDeviceProp.clockRate"):
         _plan(both, ann)
+
+
+def test_report_counts_the_cuda12_face(both):
+    plan = _plan(both, classify.load_annotations())
+    text = face.summary(plan)
+    assert f"{len(plan.runtime):4d}  runtime names" in text
+    assert "cudaDeviceProp, cudaPointerAttributes" in text
