@@ -102,6 +102,15 @@ class Plan:
     procs: dict[str, str] = field(default_factory=dict)  # cuGetProcAddress name at 12.x -> C function
 
 
+def _is_struct_typedef(parsed: Parsed, name: str) -> bool:
+    t = parsed.typedefs.get(name)
+    t = t.type.type if t is not None and isinstance(t.type, c_ast.TypeDecl) else None
+    while isinstance(t, c_ast.IdentifierType) and t.names[0] in parsed.typedefs:  # typedef of a typedef
+        inner = parsed.typedefs[t.names[0]].type
+        t = inner.type if isinstance(inner, c_ast.TypeDecl) else None
+    return isinstance(t, c_ast.Struct)
+
+
 def _ffi(parsed: Parsed, cdef) -> cffi.FFI:
     f = cffi.FFI()
     f.cdef(cdef(parsed))
@@ -127,7 +136,10 @@ def plan(p12: Parsed, p13: Parsed, calls13: list[Call], ann: dict, cdef) -> Plan
     unsup: dict = a.get("unsupported", {})
     f12, f13 = _ffi(p12, cdef), _ffi(p13, cdef)
     changed = set()
-    for n in sorted(set(p12.structs) | set(p12.typedefs)):
+    # Only the types prototypes name directly (a struct that embeds a changed one changes size
+    # itself); cffi parses every type string it is asked about, so asking about all would take minutes.
+    named = set().union(*(_type_names(f.decl) for f in p12.functions))
+    for n in sorted(n for n in named if n in p12.structs or _is_struct_typedef(p12, n)):
         l12, l13 = _layout(f12, p12, n), _layout(f13, p13, n)
         if l12 and l13 and l12 != l13:
             changed.add(n)
