@@ -48,10 +48,13 @@ int cuDeviceGetName(char * name, int32_t len, int32_t dev)
 int cuDeviceGetUuid_v2(void * uuid, int32_t dev)
 {
     rgpu_call c;
+    if (uuid == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     rgpu_begin(&c, RGPU_ID_cuDeviceGetUuid_v2, "cuDeviceGetUuid_v2", RGPU_DRIVER);
-    rgpu_put_h(&c, uuid);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, uuid, 16);
+    }
     rgpu_end(&c);
     return rc;
 }

@@ -1,6 +1,13 @@
-/* generated from CUDA 13.0 by protocol/codegen — do not edit */
+/* generated from CUDA 12.9 and 13.0 by protocol/codegen — do not edit */
+#include <string.h>
 
+#include "rgpu_call.h"
+#include "rgpu_cuda12.h"
+
+__asm__(".text\n.globl rgpu12___cudaGetKernel\n.type rgpu12___cudaGetKernel, @function\nrgpu12___cudaGetKernel:\n    jmp __cudaGetKernel@PLT\n.symver rgpu12___cudaGetKernel, __cudaGetKernel@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12___cudaInitModule\n.type rgpu12___cudaInitModule, @function\nrgpu12___cudaInitModule:\n    jmp __cudaInitModule@PLT\n.symver rgpu12___cudaInitModule, __cudaInitModule@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12___cudaLaunchKernel\n.type rgpu12___cudaLaunchKernel, @function\nrgpu12___cudaLaunchKernel:\n    jmp __cudaLaunchKernel@PLT\n.symver rgpu12___cudaLaunchKernel, __cudaLaunchKernel@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12___cudaLaunchKernel_ptsz\n.type rgpu12___cudaLaunchKernel_ptsz, @function\nrgpu12___cudaLaunchKernel_ptsz:\n    jmp __cudaLaunchKernel_ptsz@PLT\n.symver rgpu12___cudaLaunchKernel_ptsz, __cudaLaunchKernel_ptsz@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12___cudaPopCallConfiguration\n.type rgpu12___cudaPopCallConfiguration, @function\nrgpu12___cudaPopCallConfiguration:\n    jmp __cudaPopCallConfiguration@PLT\n.symver rgpu12___cudaPopCallConfiguration, __cudaPopCallConfiguration@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12___cudaPushCallConfiguration\n.type rgpu12___cudaPushCallConfiguration, @function\nrgpu12___cudaPushCallConfiguration:\n    jmp __cudaPushCallConfiguration@PLT\n.symver rgpu12___cudaPushCallConfiguration, __cudaPushCallConfiguration@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12___cudaRegisterFatBinary\n.type rgpu12___cudaRegisterFatBinary, @function\nrgpu12___cudaRegisterFatBinary:\n    jmp __cudaRegisterFatBinary@PLT\n.symver rgpu12___cudaRegisterFatBinary, __cudaRegisterFatBinary@libcudart.so.12\n");
@@ -13,10 +20,10 @@ __asm__(".text\n.globl rgpu12_cudaArrayGetInfo\n.type rgpu12_cudaArrayGetInfo, @
 __asm__(".text\n.globl rgpu12_cudaArrayGetMemoryRequirements\n.type rgpu12_cudaArrayGetMemoryRequirements, @function\nrgpu12_cudaArrayGetMemoryRequirements:\n    jmp cudaArrayGetMemoryRequirements@PLT\n.symver rgpu12_cudaArrayGetMemoryRequirements, cudaArrayGetMemoryRequirements@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaArrayGetPlane\n.type rgpu12_cudaArrayGetPlane, @function\nrgpu12_cudaArrayGetPlane:\n    jmp cudaArrayGetPlane@PLT\n.symver rgpu12_cudaArrayGetPlane, cudaArrayGetPlane@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaArrayGetSparseProperties\n.type rgpu12_cudaArrayGetSparseProperties, @function\nrgpu12_cudaArrayGetSparseProperties:\n    jmp cudaArrayGetSparseProperties@PLT\n.symver rgpu12_cudaArrayGetSparseProperties, cudaArrayGetSparseProperties@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaChooseDevice\n.type rgpu12_cudaChooseDevice, @function\nrgpu12_cudaChooseDevice:\n    jmp cudaChooseDevice@PLT\n.symver rgpu12_cudaChooseDevice, cudaChooseDevice@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaChooseDevice\n.type rgpu12_cudaChooseDevice, @function\nrgpu12_cudaChooseDevice:\n    jmp rgpu12impl_cudaChooseDevice@PLT\n.symver rgpu12_cudaChooseDevice, cudaChooseDevice@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaCreateChannelDesc\n.type rgpu12_cudaCreateChannelDesc, @function\nrgpu12_cudaCreateChannelDesc:\n    jmp cudaCreateChannelDesc@PLT\n.symver rgpu12_cudaCreateChannelDesc, cudaCreateChannelDesc@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaCreateSurfaceObject\n.type rgpu12_cudaCreateSurfaceObject, @function\nrgpu12_cudaCreateSurfaceObject:\n    jmp cudaCreateSurfaceObject@PLT\n.symver rgpu12_cudaCreateSurfaceObject, cudaCreateSurfaceObject@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaCreateTextureObject\n.type rgpu12_cudaCreateTextureObject, @function\nrgpu12_cudaCreateTextureObject:\n    jmp cudaCreateTextureObject@PLT\n.symver rgpu12_cudaCreateTextureObject, cudaCreateTextureObject@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaCreateSurfaceObject\n.type rgpu12_cudaCreateSurfaceObject, @function\nrgpu12_cudaCreateSurfaceObject:\n    jmp rgpu12impl_cudaCreateSurfaceObject@PLT\n.symver rgpu12_cudaCreateSurfaceObject, cudaCreateSurfaceObject@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaCreateTextureObject\n.type rgpu12_cudaCreateTextureObject, @function\nrgpu12_cudaCreateTextureObject:\n    jmp rgpu12impl_cudaCreateTextureObject@PLT\n.symver rgpu12_cudaCreateTextureObject, cudaCreateTextureObject@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaCtxResetPersistingL2Cache\n.type rgpu12_cudaCtxResetPersistingL2Cache, @function\nrgpu12_cudaCtxResetPersistingL2Cache:\n    jmp cudaCtxResetPersistingL2Cache@PLT\n.symver rgpu12_cudaCtxResetPersistingL2Cache, cudaCtxResetPersistingL2Cache@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDestroyExternalMemory\n.type rgpu12_cudaDestroyExternalMemory, @function\nrgpu12_cudaDestroyExternalMemory:\n    jmp cudaDestroyExternalMemory@PLT\n.symver rgpu12_cudaDestroyExternalMemory, cudaDestroyExternalMemory@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDestroyExternalSemaphore\n.type rgpu12_cudaDestroyExternalSemaphore, @function\nrgpu12_cudaDestroyExternalSemaphore:\n    jmp cudaDestroyExternalSemaphore@PLT\n.symver rgpu12_cudaDestroyExternalSemaphore, cudaDestroyExternalSemaphore@libcudart.so.12\n");
@@ -31,11 +38,9 @@ __asm__(".text\n.globl rgpu12_cudaDeviceGetByPCIBusId\n.type rgpu12_cudaDeviceGe
 __asm__(".text\n.globl rgpu12_cudaDeviceGetCacheConfig\n.type rgpu12_cudaDeviceGetCacheConfig, @function\nrgpu12_cudaDeviceGetCacheConfig:\n    jmp cudaDeviceGetCacheConfig@PLT\n.symver rgpu12_cudaDeviceGetCacheConfig, cudaDeviceGetCacheConfig@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDeviceGetDefaultMemPool\n.type rgpu12_cudaDeviceGetDefaultMemPool, @function\nrgpu12_cudaDeviceGetDefaultMemPool:\n    jmp cudaDeviceGetDefaultMemPool@PLT\n.symver rgpu12_cudaDeviceGetDefaultMemPool, cudaDeviceGetDefaultMemPool@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDeviceGetGraphMemAttribute\n.type rgpu12_cudaDeviceGetGraphMemAttribute, @function\nrgpu12_cudaDeviceGetGraphMemAttribute:\n    jmp cudaDeviceGetGraphMemAttribute@PLT\n.symver rgpu12_cudaDeviceGetGraphMemAttribute, cudaDeviceGetGraphMemAttribute@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaDeviceGetHostAtomicCapabilities\n.type rgpu12_cudaDeviceGetHostAtomicCapabilities, @function\nrgpu12_cudaDeviceGetHostAtomicCapabilities:\n    jmp cudaDeviceGetHostAtomicCapabilities@PLT\n.symver rgpu12_cudaDeviceGetHostAtomicCapabilities, cudaDeviceGetHostAtomicCapabilities@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDeviceGetLimit\n.type rgpu12_cudaDeviceGetLimit, @function\nrgpu12_cudaDeviceGetLimit:\n    jmp cudaDeviceGetLimit@PLT\n.symver rgpu12_cudaDeviceGetLimit, cudaDeviceGetLimit@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDeviceGetMemPool\n.type rgpu12_cudaDeviceGetMemPool, @function\nrgpu12_cudaDeviceGetMemPool:\n    jmp cudaDeviceGetMemPool@PLT\n.symver rgpu12_cudaDeviceGetMemPool, cudaDeviceGetMemPool@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDeviceGetNvSciSyncAttributes\n.type rgpu12_cudaDeviceGetNvSciSyncAttributes, @function\nrgpu12_cudaDeviceGetNvSciSyncAttributes:\n    jmp cudaDeviceGetNvSciSyncAttributes@PLT\n.symver rgpu12_cudaDeviceGetNvSciSyncAttributes, cudaDeviceGetNvSciSyncAttributes@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaDeviceGetP2PAtomicCapabilities\n.type rgpu12_cudaDeviceGetP2PAtomicCapabilities, @function\nrgpu12_cudaDeviceGetP2PAtomicCapabilities:\n    jmp cudaDeviceGetP2PAtomicCapabilities@PLT\n.symver rgpu12_cudaDeviceGetP2PAtomicCapabilities, cudaDeviceGetP2PAtomicCapabilities@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDeviceGetP2PAttribute\n.type rgpu12_cudaDeviceGetP2PAttribute, @function\nrgpu12_cudaDeviceGetP2PAttribute:\n    jmp cudaDeviceGetP2PAttribute@PLT\n.symver rgpu12_cudaDeviceGetP2PAttribute, cudaDeviceGetP2PAttribute@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDeviceGetPCIBusId\n.type rgpu12_cudaDeviceGetPCIBusId, @function\nrgpu12_cudaDeviceGetPCIBusId:\n    jmp cudaDeviceGetPCIBusId@PLT\n.symver rgpu12_cudaDeviceGetPCIBusId, cudaDeviceGetPCIBusId@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaDeviceGetSharedMemConfig\n.type rgpu12_cudaDeviceGetSharedMemConfig, @function\nrgpu12_cudaDeviceGetSharedMemConfig:\n    jmp cudaDeviceGetSharedMemConfig@PLT\n.symver rgpu12_cudaDeviceGetSharedMemConfig, cudaDeviceGetSharedMemConfig@libcudart.so.12\n");
@@ -56,6 +61,7 @@ __asm__(".text\n.globl rgpu12_cudaEventCreate\n.type rgpu12_cudaEventCreate, @fu
 __asm__(".text\n.globl rgpu12_cudaEventCreateWithFlags\n.type rgpu12_cudaEventCreateWithFlags, @function\nrgpu12_cudaEventCreateWithFlags:\n    jmp cudaEventCreateWithFlags@PLT\n.symver rgpu12_cudaEventCreateWithFlags, cudaEventCreateWithFlags@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaEventDestroy\n.type rgpu12_cudaEventDestroy, @function\nrgpu12_cudaEventDestroy:\n    jmp cudaEventDestroy@PLT\n.symver rgpu12_cudaEventDestroy, cudaEventDestroy@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaEventElapsedTime\n.type rgpu12_cudaEventElapsedTime, @function\nrgpu12_cudaEventElapsedTime:\n    jmp cudaEventElapsedTime@PLT\n.symver rgpu12_cudaEventElapsedTime, cudaEventElapsedTime@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaEventElapsedTime_v2\n.type rgpu12_cudaEventElapsedTime_v2, @function\nrgpu12_cudaEventElapsedTime_v2:\n    jmp cudaEventElapsedTime@PLT\n.symver rgpu12_cudaEventElapsedTime_v2, cudaEventElapsedTime_v2@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaEventQuery\n.type rgpu12_cudaEventQuery, @function\nrgpu12_cudaEventQuery:\n    jmp cudaEventQuery@PLT\n.symver rgpu12_cudaEventQuery, cudaEventQuery@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaEventRecord\n.type rgpu12_cudaEventRecord, @function\nrgpu12_cudaEventRecord:\n    jmp cudaEventRecord@PLT\n.symver rgpu12_cudaEventRecord, cudaEventRecord@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaEventRecordWithFlags\n.type rgpu12_cudaEventRecordWithFlags, @function\nrgpu12_cudaEventRecordWithFlags:\n    jmp cudaEventRecordWithFlags@PLT\n.symver rgpu12_cudaEventRecordWithFlags, cudaEventRecordWithFlags@libcudart.so.12\n");
@@ -77,8 +83,9 @@ __asm__(".text\n.globl rgpu12_cudaGetChannelDesc\n.type rgpu12_cudaGetChannelDes
 __asm__(".text\n.globl rgpu12_cudaGetDevice\n.type rgpu12_cudaGetDevice, @function\nrgpu12_cudaGetDevice:\n    jmp cudaGetDevice@PLT\n.symver rgpu12_cudaGetDevice, cudaGetDevice@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetDeviceCount\n.type rgpu12_cudaGetDeviceCount, @function\nrgpu12_cudaGetDeviceCount:\n    jmp cudaGetDeviceCount@PLT\n.symver rgpu12_cudaGetDeviceCount, cudaGetDeviceCount@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetDeviceFlags\n.type rgpu12_cudaGetDeviceFlags, @function\nrgpu12_cudaGetDeviceFlags:\n    jmp cudaGetDeviceFlags@PLT\n.symver rgpu12_cudaGetDeviceFlags, cudaGetDeviceFlags@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaGetDeviceProperties\n.type rgpu12_cudaGetDeviceProperties, @function\nrgpu12_cudaGetDeviceProperties:\n    jmp cudaGetDeviceProperties@PLT\n.symver rgpu12_cudaGetDeviceProperties, cudaGetDeviceProperties@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaGetDriverEntryPoint\n.type rgpu12_cudaGetDriverEntryPoint, @function\nrgpu12_cudaGetDriverEntryPoint:\n    jmp cudaGetDriverEntryPoint@PLT\n.symver rgpu12_cudaGetDriverEntryPoint, cudaGetDriverEntryPoint@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaGetDeviceProperties\n.type rgpu12_cudaGetDeviceProperties, @function\nrgpu12_cudaGetDeviceProperties:\n    jmp rgpu12impl_cudaGetDeviceProperties@PLT\n.symver rgpu12_cudaGetDeviceProperties, cudaGetDeviceProperties@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaGetDeviceProperties_v2\n.type rgpu12_cudaGetDeviceProperties_v2, @function\nrgpu12_cudaGetDeviceProperties_v2:\n    jmp rgpu12impl_cudaGetDeviceProperties_v2@PLT\n.symver rgpu12_cudaGetDeviceProperties_v2, cudaGetDeviceProperties_v2@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaGetDriverEntryPoint\n.type rgpu12_cudaGetDriverEntryPoint, @function\nrgpu12_cudaGetDriverEntryPoint:\n    jmp rgpu12impl_cudaGetDriverEntryPoint@PLT\n.symver rgpu12_cudaGetDriverEntryPoint, cudaGetDriverEntryPoint@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetDriverEntryPointByVersion\n.type rgpu12_cudaGetDriverEntryPointByVersion, @function\nrgpu12_cudaGetDriverEntryPointByVersion:\n    jmp cudaGetDriverEntryPointByVersion@PLT\n.symver rgpu12_cudaGetDriverEntryPointByVersion, cudaGetDriverEntryPointByVersion@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetErrorName\n.type rgpu12_cudaGetErrorName, @function\nrgpu12_cudaGetErrorName:\n    jmp cudaGetErrorName@PLT\n.symver rgpu12_cudaGetErrorName, cudaGetErrorName@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetErrorString\n.type rgpu12_cudaGetErrorString, @function\nrgpu12_cudaGetErrorString:\n    jmp cudaGetErrorString@PLT\n.symver rgpu12_cudaGetErrorString, cudaGetErrorString@libcudart.so.12\n");
@@ -87,11 +94,11 @@ __asm__(".text\n.globl rgpu12_cudaGetFuncBySymbol\n.type rgpu12_cudaGetFuncBySym
 __asm__(".text\n.globl rgpu12_cudaGetKernel\n.type rgpu12_cudaGetKernel, @function\nrgpu12_cudaGetKernel:\n    jmp cudaGetKernel@PLT\n.symver rgpu12_cudaGetKernel, cudaGetKernel@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetLastError\n.type rgpu12_cudaGetLastError, @function\nrgpu12_cudaGetLastError:\n    jmp cudaGetLastError@PLT\n.symver rgpu12_cudaGetLastError, cudaGetLastError@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetMipmappedArrayLevel\n.type rgpu12_cudaGetMipmappedArrayLevel, @function\nrgpu12_cudaGetMipmappedArrayLevel:\n    jmp cudaGetMipmappedArrayLevel@PLT\n.symver rgpu12_cudaGetMipmappedArrayLevel, cudaGetMipmappedArrayLevel@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaGetSurfaceObjectResourceDesc\n.type rgpu12_cudaGetSurfaceObjectResourceDesc, @function\nrgpu12_cudaGetSurfaceObjectResourceDesc:\n    jmp cudaGetSurfaceObjectResourceDesc@PLT\n.symver rgpu12_cudaGetSurfaceObjectResourceDesc, cudaGetSurfaceObjectResourceDesc@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaGetSurfaceObjectResourceDesc\n.type rgpu12_cudaGetSurfaceObjectResourceDesc, @function\nrgpu12_cudaGetSurfaceObjectResourceDesc:\n    jmp rgpu12impl_cudaGetSurfaceObjectResourceDesc@PLT\n.symver rgpu12_cudaGetSurfaceObjectResourceDesc, cudaGetSurfaceObjectResourceDesc@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetSymbolAddress\n.type rgpu12_cudaGetSymbolAddress, @function\nrgpu12_cudaGetSymbolAddress:\n    jmp cudaGetSymbolAddress@PLT\n.symver rgpu12_cudaGetSymbolAddress, cudaGetSymbolAddress@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetSymbolSize\n.type rgpu12_cudaGetSymbolSize, @function\nrgpu12_cudaGetSymbolSize:\n    jmp cudaGetSymbolSize@PLT\n.symver rgpu12_cudaGetSymbolSize, cudaGetSymbolSize@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaGetTextureObjectResourceDesc\n.type rgpu12_cudaGetTextureObjectResourceDesc, @function\nrgpu12_cudaGetTextureObjectResourceDesc:\n    jmp cudaGetTextureObjectResourceDesc@PLT\n.symver rgpu12_cudaGetTextureObjectResourceDesc, cudaGetTextureObjectResourceDesc@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaGetTextureObjectResourceViewDesc\n.type rgpu12_cudaGetTextureObjectResourceViewDesc, @function\nrgpu12_cudaGetTextureObjectResourceViewDesc:\n    jmp cudaGetTextureObjectResourceViewDesc@PLT\n.symver rgpu12_cudaGetTextureObjectResourceViewDesc, cudaGetTextureObjectResourceViewDesc@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaGetTextureObjectResourceDesc\n.type rgpu12_cudaGetTextureObjectResourceDesc, @function\nrgpu12_cudaGetTextureObjectResourceDesc:\n    jmp rgpu12impl_cudaGetTextureObjectResourceDesc@PLT\n.symver rgpu12_cudaGetTextureObjectResourceDesc, cudaGetTextureObjectResourceDesc@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaGetTextureObjectResourceViewDesc\n.type rgpu12_cudaGetTextureObjectResourceViewDesc, @function\nrgpu12_cudaGetTextureObjectResourceViewDesc:\n    jmp rgpu12impl_cudaGetTextureObjectResourceViewDesc@PLT\n.symver rgpu12_cudaGetTextureObjectResourceViewDesc, cudaGetTextureObjectResourceViewDesc@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGetTextureObjectTextureDesc\n.type rgpu12_cudaGetTextureObjectTextureDesc, @function\nrgpu12_cudaGetTextureObjectTextureDesc:\n    jmp cudaGetTextureObjectTextureDesc@PLT\n.symver rgpu12_cudaGetTextureObjectTextureDesc, cudaGetTextureObjectTextureDesc@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGraphAddChildGraphNode\n.type rgpu12_cudaGraphAddChildGraphNode, @function\nrgpu12_cudaGraphAddChildGraphNode:\n    jmp cudaGraphAddChildGraphNode@PLT\n.symver rgpu12_cudaGraphAddChildGraphNode, cudaGraphAddChildGraphNode@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGraphAddDependencies\n.type rgpu12_cudaGraphAddDependencies, @function\nrgpu12_cudaGraphAddDependencies:\n    jmp rgpu_v12_cudaGraphAddDependencies@PLT\n.symver rgpu12_cudaGraphAddDependencies, cudaGraphAddDependencies@libcudart.so.12\n");
@@ -110,7 +117,8 @@ __asm__(".text\n.globl rgpu12_cudaGraphAddMemcpyNode1D\n.type rgpu12_cudaGraphAd
 __asm__(".text\n.globl rgpu12_cudaGraphAddMemcpyNodeFromSymbol\n.type rgpu12_cudaGraphAddMemcpyNodeFromSymbol, @function\nrgpu12_cudaGraphAddMemcpyNodeFromSymbol:\n    jmp cudaGraphAddMemcpyNodeFromSymbol@PLT\n.symver rgpu12_cudaGraphAddMemcpyNodeFromSymbol, cudaGraphAddMemcpyNodeFromSymbol@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGraphAddMemcpyNodeToSymbol\n.type rgpu12_cudaGraphAddMemcpyNodeToSymbol, @function\nrgpu12_cudaGraphAddMemcpyNodeToSymbol:\n    jmp cudaGraphAddMemcpyNodeToSymbol@PLT\n.symver rgpu12_cudaGraphAddMemcpyNodeToSymbol, cudaGraphAddMemcpyNodeToSymbol@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGraphAddMemsetNode\n.type rgpu12_cudaGraphAddMemsetNode, @function\nrgpu12_cudaGraphAddMemsetNode:\n    jmp cudaGraphAddMemsetNode@PLT\n.symver rgpu12_cudaGraphAddMemsetNode, cudaGraphAddMemsetNode@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaGraphAddNode\n.type rgpu12_cudaGraphAddNode, @function\nrgpu12_cudaGraphAddNode:\n    jmp cudaGraphAddNode@PLT\n.symver rgpu12_cudaGraphAddNode, cudaGraphAddNode@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaGraphAddNode\n.type rgpu12_cudaGraphAddNode, @function\nrgpu12_cudaGraphAddNode:\n    jmp rgpu12impl_cudaGraphAddNode@PLT\n.symver rgpu12_cudaGraphAddNode, cudaGraphAddNode@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaGraphAddNode_v2\n.type rgpu12_cudaGraphAddNode_v2, @function\nrgpu12_cudaGraphAddNode_v2:\n    jmp cudaGraphAddNode@PLT\n.symver rgpu12_cudaGraphAddNode_v2, cudaGraphAddNode_v2@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGraphChildGraphNodeGetGraph\n.type rgpu12_cudaGraphChildGraphNodeGetGraph, @function\nrgpu12_cudaGraphChildGraphNodeGetGraph:\n    jmp cudaGraphChildGraphNodeGetGraph@PLT\n.symver rgpu12_cudaGraphChildGraphNodeGetGraph, cudaGraphChildGraphNodeGetGraph@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGraphClone\n.type rgpu12_cudaGraphClone, @function\nrgpu12_cudaGraphClone:\n    jmp cudaGraphClone@PLT\n.symver rgpu12_cudaGraphClone, cudaGraphClone@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaGraphConditionalHandleCreate\n.type rgpu12_cudaGraphConditionalHandleCreate, @function\nrgpu12_cudaGraphConditionalHandleCreate:\n    jmp cudaGraphConditionalHandleCreate@PLT\n.symver rgpu12_cudaGraphConditionalHandleCreate, cudaGraphConditionalHandleCreate@libcudart.so.12\n");
@@ -202,6 +210,7 @@ __asm__(".text\n.globl rgpu12_cudaIpcOpenEventHandle\n.type rgpu12_cudaIpcOpenEv
 __asm__(".text\n.globl rgpu12_cudaIpcOpenMemHandle\n.type rgpu12_cudaIpcOpenMemHandle, @function\nrgpu12_cudaIpcOpenMemHandle:\n    jmp cudaIpcOpenMemHandle@PLT\n.symver rgpu12_cudaIpcOpenMemHandle, cudaIpcOpenMemHandle@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaKernelSetAttributeForDevice\n.type rgpu12_cudaKernelSetAttributeForDevice, @function\nrgpu12_cudaKernelSetAttributeForDevice:\n    jmp cudaKernelSetAttributeForDevice@PLT\n.symver rgpu12_cudaKernelSetAttributeForDevice, cudaKernelSetAttributeForDevice@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaLaunchCooperativeKernel\n.type rgpu12_cudaLaunchCooperativeKernel, @function\nrgpu12_cudaLaunchCooperativeKernel:\n    jmp cudaLaunchCooperativeKernel@PLT\n.symver rgpu12_cudaLaunchCooperativeKernel, cudaLaunchCooperativeKernel@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaLaunchCooperativeKernelMultiDevice\n.type rgpu12_cudaLaunchCooperativeKernelMultiDevice, @function\nrgpu12_cudaLaunchCooperativeKernelMultiDevice:\n    jmp rgpu12impl_cudaLaunchCooperativeKernelMultiDevice@PLT\n.symver rgpu12_cudaLaunchCooperativeKernelMultiDevice, cudaLaunchCooperativeKernelMultiDevice@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaLaunchHostFunc\n.type rgpu12_cudaLaunchHostFunc, @function\nrgpu12_cudaLaunchHostFunc:\n    jmp cudaLaunchHostFunc@PLT\n.symver rgpu12_cudaLaunchHostFunc, cudaLaunchHostFunc@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaLaunchKernel\n.type rgpu12_cudaLaunchKernel, @function\nrgpu12_cudaLaunchKernel:\n    jmp cudaLaunchKernel@PLT\n.symver rgpu12_cudaLaunchKernel, cudaLaunchKernel@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaLaunchKernelExC\n.type rgpu12_cudaLaunchKernelExC, @function\nrgpu12_cudaLaunchKernelExC:\n    jmp cudaLaunchKernelExC@PLT\n.symver rgpu12_cudaLaunchKernelExC, cudaLaunchKernelExC@libcudart.so.12\n");
@@ -214,11 +223,6 @@ __asm__(".text\n.globl rgpu12_cudaLibraryGetUnifiedFunction\n.type rgpu12_cudaLi
 __asm__(".text\n.globl rgpu12_cudaLibraryLoadData\n.type rgpu12_cudaLibraryLoadData, @function\nrgpu12_cudaLibraryLoadData:\n    jmp cudaLibraryLoadData@PLT\n.symver rgpu12_cudaLibraryLoadData, cudaLibraryLoadData@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaLibraryLoadFromFile\n.type rgpu12_cudaLibraryLoadFromFile, @function\nrgpu12_cudaLibraryLoadFromFile:\n    jmp cudaLibraryLoadFromFile@PLT\n.symver rgpu12_cudaLibraryLoadFromFile, cudaLibraryLoadFromFile@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaLibraryUnload\n.type rgpu12_cudaLibraryUnload, @function\nrgpu12_cudaLibraryUnload:\n    jmp cudaLibraryUnload@PLT\n.symver rgpu12_cudaLibraryUnload, cudaLibraryUnload@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaLogsCurrent\n.type rgpu12_cudaLogsCurrent, @function\nrgpu12_cudaLogsCurrent:\n    jmp cudaLogsCurrent@PLT\n.symver rgpu12_cudaLogsCurrent, cudaLogsCurrent@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaLogsDumpToFile\n.type rgpu12_cudaLogsDumpToFile, @function\nrgpu12_cudaLogsDumpToFile:\n    jmp cudaLogsDumpToFile@PLT\n.symver rgpu12_cudaLogsDumpToFile, cudaLogsDumpToFile@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaLogsDumpToMemory\n.type rgpu12_cudaLogsDumpToMemory, @function\nrgpu12_cudaLogsDumpToMemory:\n    jmp cudaLogsDumpToMemory@PLT\n.symver rgpu12_cudaLogsDumpToMemory, cudaLogsDumpToMemory@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaLogsRegisterCallback\n.type rgpu12_cudaLogsRegisterCallback, @function\nrgpu12_cudaLogsRegisterCallback:\n    jmp cudaLogsRegisterCallback@PLT\n.symver rgpu12_cudaLogsRegisterCallback, cudaLogsRegisterCallback@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaLogsUnregisterCallback\n.type rgpu12_cudaLogsUnregisterCallback, @function\nrgpu12_cudaLogsUnregisterCallback:\n    jmp cudaLogsUnregisterCallback@PLT\n.symver rgpu12_cudaLogsUnregisterCallback, cudaLogsUnregisterCallback@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMalloc\n.type rgpu12_cudaMalloc, @function\nrgpu12_cudaMalloc:\n    jmp cudaMalloc@PLT\n.symver rgpu12_cudaMalloc, cudaMalloc@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMalloc3D\n.type rgpu12_cudaMalloc3D, @function\nrgpu12_cudaMalloc3D:\n    jmp cudaMalloc3D@PLT\n.symver rgpu12_cudaMalloc3D, cudaMalloc3D@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMalloc3DArray\n.type rgpu12_cudaMalloc3DArray, @function\nrgpu12_cudaMalloc3DArray:\n    jmp cudaMalloc3DArray@PLT\n.symver rgpu12_cudaMalloc3DArray, cudaMalloc3DArray@libcudart.so.12\n");
@@ -229,12 +233,9 @@ __asm__(".text\n.globl rgpu12_cudaMallocHost\n.type rgpu12_cudaMallocHost, @func
 __asm__(".text\n.globl rgpu12_cudaMallocManaged\n.type rgpu12_cudaMallocManaged, @function\nrgpu12_cudaMallocManaged:\n    jmp cudaMallocManaged@PLT\n.symver rgpu12_cudaMallocManaged, cudaMallocManaged@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMallocMipmappedArray\n.type rgpu12_cudaMallocMipmappedArray, @function\nrgpu12_cudaMallocMipmappedArray:\n    jmp cudaMallocMipmappedArray@PLT\n.symver rgpu12_cudaMallocMipmappedArray, cudaMallocMipmappedArray@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMallocPitch\n.type rgpu12_cudaMallocPitch, @function\nrgpu12_cudaMallocPitch:\n    jmp cudaMallocPitch@PLT\n.symver rgpu12_cudaMallocPitch, cudaMallocPitch@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemAdvise\n.type rgpu12_cudaMemAdvise, @function\nrgpu12_cudaMemAdvise:\n    jmp cudaMemAdvise@PLT\n.symver rgpu12_cudaMemAdvise, cudaMemAdvise@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemDiscardAndPrefetchBatchAsync\n.type rgpu12_cudaMemDiscardAndPrefetchBatchAsync, @function\nrgpu12_cudaMemDiscardAndPrefetchBatchAsync:\n    jmp cudaMemDiscardAndPrefetchBatchAsync@PLT\n.symver rgpu12_cudaMemDiscardAndPrefetchBatchAsync, cudaMemDiscardAndPrefetchBatchAsync@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemDiscardBatchAsync\n.type rgpu12_cudaMemDiscardBatchAsync, @function\nrgpu12_cudaMemDiscardBatchAsync:\n    jmp cudaMemDiscardBatchAsync@PLT\n.symver rgpu12_cudaMemDiscardBatchAsync, cudaMemDiscardBatchAsync@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemGetDefaultMemPool\n.type rgpu12_cudaMemGetDefaultMemPool, @function\nrgpu12_cudaMemGetDefaultMemPool:\n    jmp cudaMemGetDefaultMemPool@PLT\n.symver rgpu12_cudaMemGetDefaultMemPool, cudaMemGetDefaultMemPool@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaMemAdvise\n.type rgpu12_cudaMemAdvise, @function\nrgpu12_cudaMemAdvise:\n    jmp rgpu12impl_cudaMemAdvise@PLT\n.symver rgpu12_cudaMemAdvise, cudaMemAdvise@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaMemAdvise_v2\n.type rgpu12_cudaMemAdvise_v2, @function\nrgpu12_cudaMemAdvise_v2:\n    jmp cudaMemAdvise@PLT\n.symver rgpu12_cudaMemAdvise_v2, cudaMemAdvise_v2@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemGetInfo\n.type rgpu12_cudaMemGetInfo, @function\nrgpu12_cudaMemGetInfo:\n    jmp cudaMemGetInfo@PLT\n.symver rgpu12_cudaMemGetInfo, cudaMemGetInfo@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemGetMemPool\n.type rgpu12_cudaMemGetMemPool, @function\nrgpu12_cudaMemGetMemPool:\n    jmp cudaMemGetMemPool@PLT\n.symver rgpu12_cudaMemGetMemPool, cudaMemGetMemPool@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemPoolCreate\n.type rgpu12_cudaMemPoolCreate, @function\nrgpu12_cudaMemPoolCreate:\n    jmp cudaMemPoolCreate@PLT\n.symver rgpu12_cudaMemPoolCreate, cudaMemPoolCreate@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemPoolDestroy\n.type rgpu12_cudaMemPoolDestroy, @function\nrgpu12_cudaMemPoolDestroy:\n    jmp cudaMemPoolDestroy@PLT\n.symver rgpu12_cudaMemPoolDestroy, cudaMemPoolDestroy@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemPoolExportPointer\n.type rgpu12_cudaMemPoolExportPointer, @function\nrgpu12_cudaMemPoolExportPointer:\n    jmp cudaMemPoolExportPointer@PLT\n.symver rgpu12_cudaMemPoolExportPointer, cudaMemPoolExportPointer@libcudart.so.12\n");
@@ -246,11 +247,10 @@ __asm__(".text\n.globl rgpu12_cudaMemPoolImportPointer\n.type rgpu12_cudaMemPool
 __asm__(".text\n.globl rgpu12_cudaMemPoolSetAccess\n.type rgpu12_cudaMemPoolSetAccess, @function\nrgpu12_cudaMemPoolSetAccess:\n    jmp cudaMemPoolSetAccess@PLT\n.symver rgpu12_cudaMemPoolSetAccess, cudaMemPoolSetAccess@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemPoolSetAttribute\n.type rgpu12_cudaMemPoolSetAttribute, @function\nrgpu12_cudaMemPoolSetAttribute:\n    jmp cudaMemPoolSetAttribute@PLT\n.symver rgpu12_cudaMemPoolSetAttribute, cudaMemPoolSetAttribute@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemPoolTrimTo\n.type rgpu12_cudaMemPoolTrimTo, @function\nrgpu12_cudaMemPoolTrimTo:\n    jmp cudaMemPoolTrimTo@PLT\n.symver rgpu12_cudaMemPoolTrimTo, cudaMemPoolTrimTo@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemPrefetchAsync\n.type rgpu12_cudaMemPrefetchAsync, @function\nrgpu12_cudaMemPrefetchAsync:\n    jmp cudaMemPrefetchAsync@PLT\n.symver rgpu12_cudaMemPrefetchAsync, cudaMemPrefetchAsync@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemPrefetchBatchAsync\n.type rgpu12_cudaMemPrefetchBatchAsync, @function\nrgpu12_cudaMemPrefetchBatchAsync:\n    jmp cudaMemPrefetchBatchAsync@PLT\n.symver rgpu12_cudaMemPrefetchBatchAsync, cudaMemPrefetchBatchAsync@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaMemPrefetchAsync\n.type rgpu12_cudaMemPrefetchAsync, @function\nrgpu12_cudaMemPrefetchAsync:\n    jmp rgpu12impl_cudaMemPrefetchAsync@PLT\n.symver rgpu12_cudaMemPrefetchAsync, cudaMemPrefetchAsync@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaMemPrefetchAsync_v2\n.type rgpu12_cudaMemPrefetchAsync_v2, @function\nrgpu12_cudaMemPrefetchAsync_v2:\n    jmp cudaMemPrefetchAsync@PLT\n.symver rgpu12_cudaMemPrefetchAsync_v2, cudaMemPrefetchAsync_v2@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemRangeGetAttribute\n.type rgpu12_cudaMemRangeGetAttribute, @function\nrgpu12_cudaMemRangeGetAttribute:\n    jmp cudaMemRangeGetAttribute@PLT\n.symver rgpu12_cudaMemRangeGetAttribute, cudaMemRangeGetAttribute@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemRangeGetAttributes\n.type rgpu12_cudaMemRangeGetAttributes, @function\nrgpu12_cudaMemRangeGetAttributes:\n    jmp cudaMemRangeGetAttributes@PLT\n.symver rgpu12_cudaMemRangeGetAttributes, cudaMemRangeGetAttributes@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemSetMemPool\n.type rgpu12_cudaMemSetMemPool, @function\nrgpu12_cudaMemSetMemPool:\n    jmp cudaMemSetMemPool@PLT\n.symver rgpu12_cudaMemSetMemPool, cudaMemSetMemPool@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpy\n.type rgpu12_cudaMemcpy, @function\nrgpu12_cudaMemcpy:\n    jmp cudaMemcpy@PLT\n.symver rgpu12_cudaMemcpy, cudaMemcpy@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpy2D\n.type rgpu12_cudaMemcpy2D, @function\nrgpu12_cudaMemcpy2D:\n    jmp cudaMemcpy2D@PLT\n.symver rgpu12_cudaMemcpy2D, cudaMemcpy2D@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpy2DArrayToArray\n.type rgpu12_cudaMemcpy2DArrayToArray, @function\nrgpu12_cudaMemcpy2DArrayToArray:\n    jmp cudaMemcpy2DArrayToArray@PLT\n.symver rgpu12_cudaMemcpy2DArrayToArray, cudaMemcpy2DArrayToArray@libcudart.so.12\n");
@@ -261,12 +261,12 @@ __asm__(".text\n.globl rgpu12_cudaMemcpy2DToArray\n.type rgpu12_cudaMemcpy2DToAr
 __asm__(".text\n.globl rgpu12_cudaMemcpy2DToArrayAsync\n.type rgpu12_cudaMemcpy2DToArrayAsync, @function\nrgpu12_cudaMemcpy2DToArrayAsync:\n    jmp cudaMemcpy2DToArrayAsync@PLT\n.symver rgpu12_cudaMemcpy2DToArrayAsync, cudaMemcpy2DToArrayAsync@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpy3D\n.type rgpu12_cudaMemcpy3D, @function\nrgpu12_cudaMemcpy3D:\n    jmp cudaMemcpy3D@PLT\n.symver rgpu12_cudaMemcpy3D, cudaMemcpy3D@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpy3DAsync\n.type rgpu12_cudaMemcpy3DAsync, @function\nrgpu12_cudaMemcpy3DAsync:\n    jmp cudaMemcpy3DAsync@PLT\n.symver rgpu12_cudaMemcpy3DAsync, cudaMemcpy3DAsync@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemcpy3DBatchAsync\n.type rgpu12_cudaMemcpy3DBatchAsync, @function\nrgpu12_cudaMemcpy3DBatchAsync:\n    jmp cudaMemcpy3DBatchAsync@PLT\n.symver rgpu12_cudaMemcpy3DBatchAsync, cudaMemcpy3DBatchAsync@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaMemcpy3DBatchAsync\n.type rgpu12_cudaMemcpy3DBatchAsync, @function\nrgpu12_cudaMemcpy3DBatchAsync:\n    jmp rgpu12impl_cudaMemcpy3DBatchAsync@PLT\n.symver rgpu12_cudaMemcpy3DBatchAsync, cudaMemcpy3DBatchAsync@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpy3DPeer\n.type rgpu12_cudaMemcpy3DPeer, @function\nrgpu12_cudaMemcpy3DPeer:\n    jmp cudaMemcpy3DPeer@PLT\n.symver rgpu12_cudaMemcpy3DPeer, cudaMemcpy3DPeer@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpy3DPeerAsync\n.type rgpu12_cudaMemcpy3DPeerAsync, @function\nrgpu12_cudaMemcpy3DPeerAsync:\n    jmp cudaMemcpy3DPeerAsync@PLT\n.symver rgpu12_cudaMemcpy3DPeerAsync, cudaMemcpy3DPeerAsync@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpyArrayToArray\n.type rgpu12_cudaMemcpyArrayToArray, @function\nrgpu12_cudaMemcpyArrayToArray:\n    jmp cudaMemcpyArrayToArray@PLT\n.symver rgpu12_cudaMemcpyArrayToArray, cudaMemcpyArrayToArray@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpyAsync\n.type rgpu12_cudaMemcpyAsync, @function\nrgpu12_cudaMemcpyAsync:\n    jmp cudaMemcpyAsync@PLT\n.symver rgpu12_cudaMemcpyAsync, cudaMemcpyAsync@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaMemcpyBatchAsync\n.type rgpu12_cudaMemcpyBatchAsync, @function\nrgpu12_cudaMemcpyBatchAsync:\n    jmp cudaMemcpyBatchAsync@PLT\n.symver rgpu12_cudaMemcpyBatchAsync, cudaMemcpyBatchAsync@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaMemcpyBatchAsync\n.type rgpu12_cudaMemcpyBatchAsync, @function\nrgpu12_cudaMemcpyBatchAsync:\n    jmp rgpu12impl_cudaMemcpyBatchAsync@PLT\n.symver rgpu12_cudaMemcpyBatchAsync, cudaMemcpyBatchAsync@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpyFromArray\n.type rgpu12_cudaMemcpyFromArray, @function\nrgpu12_cudaMemcpyFromArray:\n    jmp cudaMemcpyFromArray@PLT\n.symver rgpu12_cudaMemcpyFromArray, cudaMemcpyFromArray@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpyFromArrayAsync\n.type rgpu12_cudaMemcpyFromArrayAsync, @function\nrgpu12_cudaMemcpyFromArrayAsync:\n    jmp cudaMemcpyFromArrayAsync@PLT\n.symver rgpu12_cudaMemcpyFromArrayAsync, cudaMemcpyFromArrayAsync@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaMemcpyFromSymbol\n.type rgpu12_cudaMemcpyFromSymbol, @function\nrgpu12_cudaMemcpyFromSymbol:\n    jmp cudaMemcpyFromSymbol@PLT\n.symver rgpu12_cudaMemcpyFromSymbol, cudaMemcpyFromSymbol@libcudart.so.12\n");
@@ -291,12 +291,15 @@ __asm__(".text\n.globl rgpu12_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithF
 __asm__(".text\n.globl rgpu12_cudaOccupancyMaxActiveClusters\n.type rgpu12_cudaOccupancyMaxActiveClusters, @function\nrgpu12_cudaOccupancyMaxActiveClusters:\n    jmp cudaOccupancyMaxActiveClusters@PLT\n.symver rgpu12_cudaOccupancyMaxActiveClusters, cudaOccupancyMaxActiveClusters@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaOccupancyMaxPotentialClusterSize\n.type rgpu12_cudaOccupancyMaxPotentialClusterSize, @function\nrgpu12_cudaOccupancyMaxPotentialClusterSize:\n    jmp cudaOccupancyMaxPotentialClusterSize@PLT\n.symver rgpu12_cudaOccupancyMaxPotentialClusterSize, cudaOccupancyMaxPotentialClusterSize@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaPeekAtLastError\n.type rgpu12_cudaPeekAtLastError, @function\nrgpu12_cudaPeekAtLastError:\n    jmp cudaPeekAtLastError@PLT\n.symver rgpu12_cudaPeekAtLastError, cudaPeekAtLastError@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaPointerGetAttributes\n.type rgpu12_cudaPointerGetAttributes, @function\nrgpu12_cudaPointerGetAttributes:\n    jmp cudaPointerGetAttributes@PLT\n.symver rgpu12_cudaPointerGetAttributes, cudaPointerGetAttributes@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaRuntimeGetVersion\n.type rgpu12_cudaRuntimeGetVersion, @function\nrgpu12_cudaRuntimeGetVersion:\n    jmp cudaRuntimeGetVersion@PLT\n.symver rgpu12_cudaRuntimeGetVersion, cudaRuntimeGetVersion@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaPointerGetAttributes\n.type rgpu12_cudaPointerGetAttributes, @function\nrgpu12_cudaPointerGetAttributes:\n    jmp rgpu12impl_cudaPointerGetAttributes@PLT\n.symver rgpu12_cudaPointerGetAttributes, cudaPointerGetAttributes@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaRuntimeGetVersion\n.type rgpu12_cudaRuntimeGetVersion, @function\nrgpu12_cudaRuntimeGetVersion:\n    jmp rgpu12impl_cudaRuntimeGetVersion@PLT\n.symver rgpu12_cudaRuntimeGetVersion, cudaRuntimeGetVersion@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaSetDevice\n.type rgpu12_cudaSetDevice, @function\nrgpu12_cudaSetDevice:\n    jmp cudaSetDevice@PLT\n.symver rgpu12_cudaSetDevice, cudaSetDevice@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaSetDeviceFlags\n.type rgpu12_cudaSetDeviceFlags, @function\nrgpu12_cudaSetDeviceFlags:\n    jmp cudaSetDeviceFlags@PLT\n.symver rgpu12_cudaSetDeviceFlags, cudaSetDeviceFlags@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaSetDoubleForDevice\n.type rgpu12_cudaSetDoubleForDevice, @function\nrgpu12_cudaSetDoubleForDevice:\n    jmp rgpu12impl_cudaSetDoubleForDevice@PLT\n.symver rgpu12_cudaSetDoubleForDevice, cudaSetDoubleForDevice@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaSetDoubleForHost\n.type rgpu12_cudaSetDoubleForHost, @function\nrgpu12_cudaSetDoubleForHost:\n    jmp rgpu12impl_cudaSetDoubleForHost@PLT\n.symver rgpu12_cudaSetDoubleForHost, cudaSetDoubleForHost@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaSetValidDevices\n.type rgpu12_cudaSetValidDevices, @function\nrgpu12_cudaSetValidDevices:\n    jmp cudaSetValidDevices@PLT\n.symver rgpu12_cudaSetValidDevices, cudaSetValidDevices@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaSignalExternalSemaphoresAsync\n.type rgpu12_cudaSignalExternalSemaphoresAsync, @function\nrgpu12_cudaSignalExternalSemaphoresAsync:\n    jmp cudaSignalExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaSignalExternalSemaphoresAsync, cudaSignalExternalSemaphoresAsync@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaSignalExternalSemaphoresAsync\n.type rgpu12_cudaSignalExternalSemaphoresAsync, @function\nrgpu12_cudaSignalExternalSemaphoresAsync:\n    jmp rgpu12impl_cudaSignalExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaSignalExternalSemaphoresAsync, cudaSignalExternalSemaphoresAsync@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaSignalExternalSemaphoresAsync_v2\n.type rgpu12_cudaSignalExternalSemaphoresAsync_v2, @function\nrgpu12_cudaSignalExternalSemaphoresAsync_v2:\n    jmp cudaSignalExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaSignalExternalSemaphoresAsync_v2, cudaSignalExternalSemaphoresAsync_v2@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamAddCallback\n.type rgpu12_cudaStreamAddCallback, @function\nrgpu12_cudaStreamAddCallback:\n    jmp cudaStreamAddCallback@PLT\n.symver rgpu12_cudaStreamAddCallback, cudaStreamAddCallback@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamAttachMemAsync\n.type rgpu12_cudaStreamAttachMemAsync, @function\nrgpu12_cudaStreamAttachMemAsync:\n    jmp cudaStreamAttachMemAsync@PLT\n.symver rgpu12_cudaStreamAttachMemAsync, cudaStreamAttachMemAsync@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamBeginCapture\n.type rgpu12_cudaStreamBeginCapture, @function\nrgpu12_cudaStreamBeginCapture:\n    jmp cudaStreamBeginCapture@PLT\n.symver rgpu12_cudaStreamBeginCapture, cudaStreamBeginCapture@libcudart.so.12\n");
@@ -323,7 +326,389 @@ __asm__(".text\n.globl rgpu12_cudaStreamUpdateCaptureDependencies\n.type rgpu12_
 __asm__(".text\n.globl rgpu12_cudaStreamUpdateCaptureDependencies_v2\n.type rgpu12_cudaStreamUpdateCaptureDependencies_v2, @function\nrgpu12_cudaStreamUpdateCaptureDependencies_v2:\n    jmp cudaStreamUpdateCaptureDependencies@PLT\n.symver rgpu12_cudaStreamUpdateCaptureDependencies_v2, cudaStreamUpdateCaptureDependencies_v2@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaStreamWaitEvent\n.type rgpu12_cudaStreamWaitEvent, @function\nrgpu12_cudaStreamWaitEvent:\n    jmp cudaStreamWaitEvent@PLT\n.symver rgpu12_cudaStreamWaitEvent, cudaStreamWaitEvent@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaThreadExchangeStreamCaptureMode\n.type rgpu12_cudaThreadExchangeStreamCaptureMode, @function\nrgpu12_cudaThreadExchangeStreamCaptureMode:\n    jmp cudaThreadExchangeStreamCaptureMode@PLT\n.symver rgpu12_cudaThreadExchangeStreamCaptureMode, cudaThreadExchangeStreamCaptureMode@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaThreadExit\n.type rgpu12_cudaThreadExit, @function\nrgpu12_cudaThreadExit:\n    jmp cudaDeviceReset@PLT\n.symver rgpu12_cudaThreadExit, cudaThreadExit@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaThreadGetCacheConfig\n.type rgpu12_cudaThreadGetCacheConfig, @function\nrgpu12_cudaThreadGetCacheConfig:\n    jmp cudaDeviceGetCacheConfig@PLT\n.symver rgpu12_cudaThreadGetCacheConfig, cudaThreadGetCacheConfig@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaThreadGetLimit\n.type rgpu12_cudaThreadGetLimit, @function\nrgpu12_cudaThreadGetLimit:\n    jmp cudaDeviceGetLimit@PLT\n.symver rgpu12_cudaThreadGetLimit, cudaThreadGetLimit@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaThreadSetCacheConfig\n.type rgpu12_cudaThreadSetCacheConfig, @function\nrgpu12_cudaThreadSetCacheConfig:\n    jmp cudaDeviceSetCacheConfig@PLT\n.symver rgpu12_cudaThreadSetCacheConfig, cudaThreadSetCacheConfig@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaThreadSetLimit\n.type rgpu12_cudaThreadSetLimit, @function\nrgpu12_cudaThreadSetLimit:\n    jmp cudaDeviceSetLimit@PLT\n.symver rgpu12_cudaThreadSetLimit, cudaThreadSetLimit@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaThreadSynchronize\n.type rgpu12_cudaThreadSynchronize, @function\nrgpu12_cudaThreadSynchronize:\n    jmp cudaDeviceSynchronize@PLT\n.symver rgpu12_cudaThreadSynchronize, cudaThreadSynchronize@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaUserObjectCreate\n.type rgpu12_cudaUserObjectCreate, @function\nrgpu12_cudaUserObjectCreate:\n    jmp cudaUserObjectCreate@PLT\n.symver rgpu12_cudaUserObjectCreate, cudaUserObjectCreate@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaUserObjectRelease\n.type rgpu12_cudaUserObjectRelease, @function\nrgpu12_cudaUserObjectRelease:\n    jmp cudaUserObjectRelease@PLT\n.symver rgpu12_cudaUserObjectRelease, cudaUserObjectRelease@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaUserObjectRetain\n.type rgpu12_cudaUserObjectRetain, @function\nrgpu12_cudaUserObjectRetain:\n    jmp cudaUserObjectRetain@PLT\n.symver rgpu12_cudaUserObjectRetain, cudaUserObjectRetain@libcudart.so.12\n");
-__asm__(".text\n.globl rgpu12_cudaWaitExternalSemaphoresAsync\n.type rgpu12_cudaWaitExternalSemaphoresAsync, @function\nrgpu12_cudaWaitExternalSemaphoresAsync:\n    jmp cudaWaitExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaWaitExternalSemaphoresAsync, cudaWaitExternalSemaphoresAsync@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaWaitExternalSemaphoresAsync\n.type rgpu12_cudaWaitExternalSemaphoresAsync, @function\nrgpu12_cudaWaitExternalSemaphoresAsync:\n    jmp rgpu12impl_cudaWaitExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaWaitExternalSemaphoresAsync, cudaWaitExternalSemaphoresAsync@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaWaitExternalSemaphoresAsync_v2\n.type rgpu12_cudaWaitExternalSemaphoresAsync_v2, @function\nrgpu12_cudaWaitExternalSemaphoresAsync_v2:\n    jmp cudaWaitExternalSemaphoresAsync@PLT\n.symver rgpu12_cudaWaitExternalSemaphoresAsync_v2, cudaWaitExternalSemaphoresAsync_v2@libcudart.so.12\n");
+
+/* Driver names only 12.x has, with the prototype of a 13.0 one (the Driver face is unversioned) */
+__asm__(".text\n.globl cuDeviceGetUuid\n.type cuDeviceGetUuid, @function\ncuDeviceGetUuid:\n    jmp cuDeviceGetUuid_v2@PLT\n");
+__asm__(".text\n.globl cuEventElapsedTime\n.type cuEventElapsedTime, @function\ncuEventElapsedTime:\n    jmp cuEventElapsedTime_v2@PLT\n");
+
+/* cuGraphAddDependencies (CUDA 12): not supported: the 12.x form is not translated to 13.0's (which is served) */
+int cuGraphAddDependencies()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddDependencies");
+}
+
+/* cuGraphAddNode (CUDA 12): not supported: the 12.x form; the generic cuGraphAddNode is not served in either series */
+int cuGraphAddNode()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddNode");
+}
+
+/* cuGraphGetEdges (CUDA 12): not supported: the 12.x form is not translated to 13.0's (which is served) */
+int cuGraphGetEdges()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuGraphGetEdges");
+}
+
+/* cuGraphNodeGetDependencies (CUDA 12): not supported: the 12.x form is not translated to 13.0's (which is served) */
+int cuGraphNodeGetDependencies()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeGetDependencies");
+}
+
+/* cuGraphNodeGetDependentNodes (CUDA 12): not supported: the 12.x form is not translated to 13.0's (which is served) */
+int cuGraphNodeGetDependentNodes()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeGetDependentNodes");
+}
+
+/* cuGraphRemoveDependencies (CUDA 12): not supported: the 12.x form is not translated to 13.0's (which is served) */
+int cuGraphRemoveDependencies()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuGraphRemoveDependencies");
+}
+
+/* cuMemAdvise (CUDA 12): not supported: the 12.x form (a device ordinal) is not translated; cuMemAdvise_v2 is served */
+int cuMemAdvise()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemAdvise");
+}
+
+/* cuMemPrefetchAsync (CUDA 12): not supported: the 12.x form (a device ordinal) is not translated; cuMemPrefetchAsync_v2 is served */
+int cuMemPrefetchAsync()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemPrefetchAsync");
+}
+
+/* cuMemcpy3DBatchAsync (CUDA 12): not supported: the 12.x form of batched copies is not translated to 13.0's */
+int cuMemcpy3DBatchAsync()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DBatchAsync");
+}
+
+/* cuMemcpyBatchAsync (CUDA 12): not supported: the 12.x form of batched copies is not translated to 13.0's */
+int cuMemcpyBatchAsync()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyBatchAsync");
+}
+
+/* cuStreamGetCaptureInfo_v2 (CUDA 12): not supported: the 12.x form is not translated to 13.0's (which is served) */
+int cuStreamGetCaptureInfo_v2()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCaptureInfo_v2");
+}
+
+/* cuStreamUpdateCaptureDependencies (CUDA 12): not supported: the 12.x form is not translated to 13.0's (which is served) */
+int cuStreamUpdateCaptureDependencies()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuStreamUpdateCaptureDependencies");
+}
+
+/* cuCheckpointProcessRestore (CUDA 12): not supported: CUcheckpointRestoreArgs changed layout in 13.0 and is not converted yet */
+int rgpu12impl_cuCheckpointProcessRestore()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuCheckpointProcessRestore");
+}
+
+/* cuDevResourceGenerateDesc (CUDA 12): not supported: CUdevResource changed layout in 13.0 and is not converted yet */
+int rgpu12impl_cuDevResourceGenerateDesc()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuDevResourceGenerateDesc");
+}
+
+/* cuDevSmResourceSplitByCount (CUDA 12): not supported: CUdevResource changed layout in 13.0 and is not converted yet */
+int rgpu12impl_cuDevSmResourceSplitByCount()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuDevSmResourceSplitByCount");
+}
+
+/* cuDeviceGetDevResource (CUDA 12): not supported: CUdevResource changed layout in 13.0 and is not converted yet */
+int rgpu12impl_cuDeviceGetDevResource()
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetDevResource");
+}
+
+/* cudaChooseDevice (CUDA 12): not supported: takes a 12.x cudaDeviceProp, which is not converted to 13.0's yet */
+int rgpu12impl_cudaChooseDevice()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaChooseDevice");
+}
+
+/* cudaCreateSurfaceObject (CUDA 12): not supported: cudaResourceDesc changed layout in 13.0 and is not converted yet */
+int rgpu12impl_cudaCreateSurfaceObject()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaCreateSurfaceObject");
+}
+
+/* cudaCreateTextureObject (CUDA 12): not supported: cudaResourceDesc changed layout in 13.0 and is not converted yet */
+int rgpu12impl_cudaCreateTextureObject()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaCreateTextureObject");
+}
+
+/* cudaGetSurfaceObjectResourceDesc (CUDA 12): not supported: cudaResourceDesc changed layout in 13.0 and is not converted yet */
+int rgpu12impl_cudaGetSurfaceObjectResourceDesc()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetSurfaceObjectResourceDesc");
+}
+
+/* cudaGetTextureObjectResourceDesc (CUDA 12): not supported: cudaResourceDesc changed layout in 13.0 and is not converted yet */
+int rgpu12impl_cudaGetTextureObjectResourceDesc()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetTextureObjectResourceDesc");
+}
+
+/* cudaGetTextureObjectResourceViewDesc (CUDA 12): not supported: cudaResourceViewDesc changed layout in 13.0 and is not converted yet */
+int rgpu12impl_cudaGetTextureObjectResourceViewDesc()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetTextureObjectResourceViewDesc");
+}
+
+/* cudaGraphAddNode (CUDA 12): not supported: the 12.x form; the generic cudaGraphAddNode is not served in either series */
+int rgpu12impl_cudaGraphAddNode()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddNode");
+}
+
+/* cudaLaunchCooperativeKernelMultiDevice (CUDA 12): not supported: removed in CUDA 13; multi-device cooperative launches are not served */
+int rgpu12impl_cudaLaunchCooperativeKernelMultiDevice()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaLaunchCooperativeKernelMultiDevice");
+}
+
+/* cudaMemAdvise (CUDA 12): not supported: the 12.x form (a device ordinal) is not translated to 13.0's cudaMemLocation */
+int rgpu12impl_cudaMemAdvise()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemAdvise");
+}
+
+/* cudaMemPrefetchAsync (CUDA 12): not supported: the 12.x form (a device ordinal) is not translated to 13.0's cudaMemLocation */
+int rgpu12impl_cudaMemPrefetchAsync()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPrefetchAsync");
+}
+
+/* cudaMemcpy3DBatchAsync (CUDA 12): not supported: the 12.x form of batched copies is not translated to 13.0's */
+int rgpu12impl_cudaMemcpy3DBatchAsync()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DBatchAsync");
+}
+
+/* cudaMemcpyBatchAsync (CUDA 12): not supported: the 12.x form of batched copies is not translated to 13.0's */
+int rgpu12impl_cudaMemcpyBatchAsync()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyBatchAsync");
+}
+
+/* cudaSetDoubleForDevice (CUDA 12): not supported: removed in CUDA 13 */
+int rgpu12impl_cudaSetDoubleForDevice()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaSetDoubleForDevice");
+}
+
+/* cudaSetDoubleForHost (CUDA 12): not supported: removed in CUDA 13 */
+int rgpu12impl_cudaSetDoubleForHost()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaSetDoubleForHost");
+}
+
+/* cudaSignalExternalSemaphoresAsync (CUDA 12): not supported: the pre-12 form; external semaphores are not served */
+int rgpu12impl_cudaSignalExternalSemaphoresAsync()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaSignalExternalSemaphoresAsync");
+}
+
+/* cudaWaitExternalSemaphoresAsync (CUDA 12): not supported: the pre-12 form; external semaphores are not served */
+int rgpu12impl_cudaWaitExternalSemaphoresAsync()
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaWaitExternalSemaphoresAsync");
+}
+
+static const struct { unsigned short off12, off13, n; } map_cudaDeviceProp[] = {
+    {0, 0, 256},
+    {256, 256, 16},
+    {272, 272, 8},
+    {280, 280, 4},
+    {288, 288, 8},
+    {296, 296, 8},
+    {304, 304, 4},
+    {308, 308, 4},
+    {312, 312, 8},
+    {320, 320, 4},
+    {324, 324, 12},
+    {336, 336, 12},
+    {352, 352, 8},
+    {360, 360, 4},
+    {364, 364, 4},
+    {368, 368, 8},
+    {376, 376, 8},
+    {388, 384, 4},
+    {396, 388, 4},
+    {400, 392, 4},
+    {408, 396, 4},
+    {412, 400, 4},
+    {420, 404, 8},
+    {428, 412, 8},
+    {436, 420, 12},
+    {448, 432, 8},
+    {456, 440, 12},
+    {468, 452, 12},
+    {480, 464, 4},
+    {484, 468, 8},
+    {492, 476, 12},
+    {504, 488, 8},
+    {512, 496, 4},
+    {516, 500, 8},
+    {524, 508, 12},
+    {536, 520, 8},
+    {544, 528, 12},
+    {556, 540, 4},
+    {560, 544, 8},
+    {568, 552, 8},
+    {576, 560, 4},
+    {580, 564, 4},
+    {584, 568, 4},
+    {588, 572, 4},
+    {592, 576, 4},
+    {596, 580, 4},
+    {600, 584, 4},
+    {604, 588, 4},
+    {612, 592, 4},
+    {616, 596, 4},
+    {620, 600, 4},
+    {624, 604, 4},
+    {628, 608, 4},
+    {632, 612, 4},
+    {636, 616, 4},
+    {640, 624, 8},
+    {648, 632, 4},
+    {652, 636, 4},
+    {656, 640, 4},
+    {660, 644, 4},
+    {664, 648, 4},
+    {672, 652, 4},
+    {676, 656, 4},
+    {680, 660, 4},
+    {684, 664, 4},
+    {688, 668, 4},
+    {696, 672, 8},
+    {704, 680, 4},
+    {708, 684, 4},
+    {712, 688, 4},
+    {716, 692, 4},
+    {720, 696, 8},
+    {728, 704, 4},
+    {732, 708, 4},
+    {736, 712, 4},
+    {740, 716, 4},
+    {744, 720, 4},
+    {748, 724, 4},
+    {752, 728, 4},
+    {756, 732, 4},
+    {760, 736, 4},
+    {764, 740, 4},
+    {768, 744, 4},
+    {772, 748, 4},
+    {776, 752, 4},
+    {780, 784, 224},
+};
+void rgpu12_from13_cudaDeviceProp(void *dst12, const void *src13)
+{
+    memset(dst12, 0, 1032);
+    for (size_t i = 0; i < sizeof map_cudaDeviceProp / sizeof *map_cudaDeviceProp; i++)
+        memcpy((char *)dst12 + map_cudaDeviceProp[i].off12, (const char *)src13 + map_cudaDeviceProp[i].off13, map_cudaDeviceProp[i].n);
+}
+
+static const struct { unsigned short off12; int attr; } fill_cudaDeviceProp[] = {
+    {348, 13}, /* clockRate: cudaDevAttrClockRate */
+    {384, 15}, /* deviceOverlap: cudaDevAttrGpuOverlap */
+    {392, 17}, /* kernelExecTimeoutEnabled: cudaDevAttrKernelExecTimeout */
+    {404, 20}, /* computeMode: cudaDevAttrComputeMode */
+    {416, 69}, /* maxTexture1DLinear: cudaDevAttrMaxTexture1DLinearWidth */
+    {608, 36}, /* memoryClockRate: cudaDevAttrMemoryClockRate */
+    {668, 87}, /* singleToDoublePrecisionPerfRatio: cudaDevAttrSingleToDoublePrecisionPerfRatio */
+    {692, 96}, /* cooperativeMultiDeviceLaunch: cudaDevAttrCooperativeMultiDeviceLaunch */
+};
+int cudaDeviceGetAttribute(int *value, int attr, int device);
+int rgpu12_fill_cudaDeviceProp(void *dst12, int device)
+{
+    for (size_t i = 0; i < sizeof fill_cudaDeviceProp / sizeof *fill_cudaDeviceProp; i++) {
+        int v, rc = cudaDeviceGetAttribute(&v, fill_cudaDeviceProp[i].attr, device);
+        if (rc != 0) return rc;
+        memcpy((char *)dst12 + fill_cudaDeviceProp[i].off12, &v, sizeof v);
+    }
+    return 0;
+}
+
+static const struct { unsigned short off12, off13, n; } map_cudaPointerAttributes[] = {
+    {0, 0, 4},
+    {4, 4, 4},
+    {8, 8, 8},
+    {16, 16, 8},
+};
+void rgpu12_from13_cudaPointerAttributes(void *dst12, const void *src13)
+{
+    memset(dst12, 0, 24);
+    for (size_t i = 0; i < sizeof map_cudaPointerAttributes / sizeof *map_cudaPointerAttributes; i++)
+        memcpy((char *)dst12 + map_cudaPointerAttributes[i].off12, (const char *)src13 + map_cudaPointerAttributes[i].off13, map_cudaPointerAttributes[i].n);
+}
+
+extern int cuCtxCreate_v2();
+extern int cuCtxCreate_v3();
+extern int cuCtxCreate_v4();
+extern int cuDeviceGetUuid();
+extern int cuDeviceGetUuid_v2();
+extern int cuEventElapsedTime();
+extern int cuGraphAddDependencies();
+extern int cuGraphAddNode();
+extern int cuGraphGetEdges();
+extern int cuGraphNodeGetDependencies();
+extern int cuGraphNodeGetDependentNodes();
+extern int cuGraphRemoveDependencies();
+extern int cuMemAdvise();
+extern int cuMemPrefetchAsync();
+extern int cuMemcpy3DBatchAsync();
+extern int cuMemcpyBatchAsync();
+extern int cuStreamGetCaptureInfo_v2();
+extern int cuStreamUpdateCaptureDependencies();
+extern int rgpu12impl_cuCheckpointProcessRestore();
+extern int rgpu12impl_cuDevResourceGenerateDesc();
+extern int rgpu12impl_cuDevSmResourceSplitByCount();
+extern int rgpu12impl_cuDeviceGetDevResource();
+
+const rgpu_proc rgpu_procs12[] = {
+    {"cuCheckpointProcessRestore", (void *)rgpu12impl_cuCheckpointProcessRestore},
+    {"cuCtxCreate", (void *)cuCtxCreate_v2},
+    {"cuCtxCreate_v2", (void *)cuCtxCreate_v2},
+    {"cuCtxCreate_v3", (void *)cuCtxCreate_v3},
+    {"cuCtxCreate_v4", (void *)cuCtxCreate_v4},
+    {"cuDevResourceGenerateDesc", (void *)rgpu12impl_cuDevResourceGenerateDesc},
+    {"cuDevSmResourceSplitByCount", (void *)rgpu12impl_cuDevSmResourceSplitByCount},
+    {"cuDeviceGetDevResource", (void *)rgpu12impl_cuDeviceGetDevResource},
+    {"cuDeviceGetUuid", (void *)cuDeviceGetUuid},
+    {"cuDeviceGetUuid_v2", (void *)cuDeviceGetUuid_v2},
+    {"cuEventElapsedTime", (void *)cuEventElapsedTime},
+    {"cuGraphAddDependencies", (void *)cuGraphAddDependencies},
+    {"cuGraphAddNode", (void *)cuGraphAddNode},
+    {"cuGraphGetEdges", (void *)cuGraphGetEdges},
+    {"cuGraphNodeGetDependencies", (void *)cuGraphNodeGetDependencies},
+    {"cuGraphNodeGetDependentNodes", (void *)cuGraphNodeGetDependentNodes},
+    {"cuGraphRemoveDependencies", (void *)cuGraphRemoveDependencies},
+    {"cuMemAdvise", (void *)cuMemAdvise},
+    {"cuMemPrefetchAsync", (void *)cuMemPrefetchAsync},
+    {"cuMemcpy3DBatchAsync", (void *)cuMemcpy3DBatchAsync},
+    {"cuMemcpyBatchAsync", (void *)cuMemcpyBatchAsync},
+    {"cuStreamGetCaptureInfo_v2", (void *)cuStreamGetCaptureInfo_v2},
+    {"cuStreamUpdateCaptureDependencies", (void *)cuStreamUpdateCaptureDependencies},
+};
+const size_t rgpu_nprocs12 = 23;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rgpu_call.h"
+#include "rgpu_cuda12.h"
 #include "rgpu_ids.h"
 #include "session.h"
 
@@ -213,29 +214,39 @@ int cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned int flags) {
 
 static int cmp_proc(const void *k, const void *e) { return strcmp(k, ((const rgpu_proc *)e)->name); }
 
-/* rgpu's own entry point for `symbol` (or its newest _vN, as the headers #define it). */
-static void *lookup(const char *symbol) {
-    const rgpu_proc *p = bsearch(symbol, rgpu_procs, rgpu_nprocs, sizeof *p, cmp_proc);
+/* rgpu's own entry point for `symbol` as a program built with CUDA `cuda_version` means it: below
+ * 13.0 the 12.x headers' names first (cuCtxCreate is cuCtxCreate_v2 there; generated/rgpu_v12.c),
+ * then the name or its newest _vN, as the 13.0 headers #define it. */
+void *rgpu_proc_lookup(const char *symbol, int cuda_version) {
+    const rgpu_proc *p = NULL;
+    if (cuda_version > 0 && cuda_version < 13000)
+        p = bsearch(symbol, rgpu_procs12, rgpu_nprocs12, sizeof *p, cmp_proc);
+    if (p == NULL) p = bsearch(symbol, rgpu_procs, rgpu_nprocs, sizeof *p, cmp_proc);
     return p ? p->fn : NULL;
 }
 
 int cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, unsigned long long flags, int *status) {
-    (void)cudaVersion; (void)flags;
+    (void)flags;
     if (!symbol || !pfn) return rgpu_invalid_value(RGPU_DRIVER);
-    *pfn = lookup(symbol);
+    *pfn = rgpu_proc_lookup(symbol, cudaVersion);
     if (status) *status = *pfn ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS / _SYMBOL_NOT_FOUND */
     return *pfn ? RGPU_SUCCESS : rgpu_record(RGPU_DRIVER, 500 /* CUDA_ERROR_NOT_FOUND */);
 }
 
-int cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status) {
-    (void)flags;
+static int entry_point(const char *symbol, void **fn, int cuda_version, int *status) {
     if (!symbol || !fn) return rgpu_invalid_value(RGPU_RUNTIME);
-    *fn = lookup(symbol);
+    *fn = rgpu_proc_lookup(symbol, cuda_version);
     if (status) *status = *fn ? 0 : 1;
     return *fn ? RGPU_SUCCESS : rgpu_record(RGPU_RUNTIME, 500 /* cudaErrorSymbolNotFound */);
 }
 
+/* A CUDA 13 caller (12 callers reach rgpu12impl_cudaGetDriverEntryPoint in cuda12.c). */
+int cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status) {
+    (void)flags;
+    return entry_point(symbol, fn, RGPU_CUDA_VERSION, status);
+}
+
 int cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int v, unsigned long long flags, int *status) {
-    (void)v;
-    return cudaGetDriverEntryPoint(symbol, fn, flags, status);
+    (void)flags;
+    return entry_point(symbol, fn, (int)v, status);
 }

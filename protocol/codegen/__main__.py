@@ -14,7 +14,7 @@ import cffi
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
 
-from . import classify, emit_c, emit_py, headers
+from . import classify, cuda12, emit_c, emit_py, headers
 
 ROOT = Path(__file__).resolve().parents[2]
 C_OUT = ROOT / "libhook" / "generated"
@@ -70,9 +70,20 @@ def struct_cdef(parsed: headers.Parsed, wanted: set[str]) -> str:
     return "\n".join(gen.visit(parsed.type_decls[i]) + ";" for i in sorted(keep))
 
 
-def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Call]]:
+def _all_types(parsed: headers.Parsed) -> str:
+    return struct_cdef(parsed, {n for d in parsed.type_decls for n in _names_declared(d)})
+
+
+def parse12() -> headers.Parsed | None:
+    """The CUDA 12.x headers the libcudart.so.12 face is generated from, if installed."""
+    dirs = cuda12.include_dirs()
+    return headers.parse(dirs[0], dirs[1]) if dirs else None
+
+
+def generate(parsed: headers.Parsed, p12: headers.Parsed | None = None) -> tuple[dict[Path, str], list[classify.Call]]:
+    """Everything from the 13.0 headers; the CUDA 12 face too when `p12` (the 12.x headers) is given."""
     full = cffi.FFI()
-    full.cdef(struct_cdef(parsed, {n for d in parsed.type_decls for n in _names_declared(d)}))
+    full.cdef(_all_types(parsed))
 
     def sizeof(name: str) -> int:
         return full.sizeof(name if name in parsed.typedefs or name.startswith("struct ") else "struct " + name)
@@ -106,15 +117,20 @@ def generate(parsed: headers.Parsed) -> tuple[dict[Path, str], list[classify.Cal
         C_OUT / "rgpu_ids.h": emit_c.ids_header(calls, parsed.cuda_version, stamp, all_sizes),
         C_OUT / "rgpu_stubs.c": emit_c.stubs_source(calls, sizeof, stamp),
         C_OUT / "rgpu_errors.c": emit_c.errors_source(parsed, stamp),
-        C_OUT / "rgpu_v12.c": emit_c.v12_source(
-            calls, annotations.get("runtime_entry_points", {}).get("names", []), stamp,
-            annotations.get("runtime_v12", {})),
         C_OUT / "rgpu_procs.c": emit_c.procs_source(calls, parsed.aliases, stamp),
         PY_OUT / "calltable.py": emit_py.calltable(calls, parsed.cuda_version, stamp),
         PY_OUT / "enums.py": emit_py.enums(parsed, stamp),
         PY_OUT / "structs.py": emit_py.structs(struct_cdef(parsed, {u.removeprefix("struct ") for u in used}),
                                                sizes, stamp),
     }
+    if p12 is not None:
+        plan = cuda12.plan(p12, parsed, calls, annotations, _all_types)
+        v = p12.cuda_version
+        stamp12 = (f"generated from CUDA {v // 1000}.{v % 1000 // 10} and {major}.{minor} by protocol/codegen "
+                   f"— do not edit")
+        files[C_OUT / "rgpu_cuda12.h"] = cuda12.header(plan, stamp12)
+        files[C_OUT / "rgpu_v12.c"] = cuda12.source(
+            plan, annotations.get("runtime_entry_points", {}).get("names", []), stamp12)
     return files, calls
 
 
@@ -143,12 +159,19 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         parsed = headers.parse(args.include)
-        files, calls = generate(parsed)
+        p12 = parse12()
+        if p12 is None:
+            print(f"codegen: no CUDA {cuda12.SERIES} headers in {cuda12.wheel_dir()} (pip install --target there "
+                  f"{' '.join(w + '==' + cuda12.SERIES + '.*' for w in cuda12.WHEELS)}): the CUDA 12 face "
+                  f"(libhook/generated/rgpu_v12.c, rgpu_cuda12.h) is left as it is", file=sys.stderr)
+        files, calls = generate(parsed, p12)
     except (headers.HeadersNotFound, classify.ClassifyError) as e:
         print(f"codegen: {e}", file=sys.stderr)
         return 2
     if args.report:
         print(report(calls))
+        if p12 is not None:
+            print(cuda12.summary(cuda12.plan(p12, parsed, calls, classify.load_annotations(), _all_types)))
         return 0
     if args.check:
         drift = [p for p, text in files.items() if not p.exists() or p.read_text() != text]

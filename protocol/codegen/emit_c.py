@@ -180,17 +180,3 @@ def errors_source(parsed, stamp: str) -> str:
             "}", ""]
     return "\n".join(out)
 
-
-def v12_source(calls: list[Call], extra: list[str], stamp: str, overrides: dict | None = None) -> str:
-    """The libcudart.so.12 version node: programs built by CUDA 12 bind name@libcudart.so.12. Each
-    Runtime entry point gets a one-jump trampoline carrying that version, so one library serves both
-    (the CUDA 13 names keep their default @@libcudart.so.13). Where CUDA 12's signature differs, or the
-    name exists only in CUDA 12, `overrides` (annotations [runtime_v12]) names the function to jump to."""
-    overrides = overrides or {}
-    names = sorted({c.name for c in calls if c.face == "runtime"} | set(extra) | set(overrides))
-    out = [f"/* {stamp} */", ""]
-    for n in names:
-        target = overrides.get(n, n)
-        out.append(f'__asm__(".text\\n.globl rgpu12_{n}\\n.type rgpu12_{n}, @function\\nrgpu12_{n}:\\n'
-                   f'    jmp {target}@PLT\\n.symver rgpu12_{n}, {n}@libcudart.so.12\\n");')
-    return "\n".join(out) + "\n"

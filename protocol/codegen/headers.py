@@ -81,18 +81,19 @@ class Parsed:
     type_decls: list = field(default_factory=list)  # typedef/struct/enum nodes of the CUDA headers
 
 
-def _preprocess(include_dir: Path, extra: list[str]) -> str:
+def _preprocess(include_dir: Path, extra: list[str], also: tuple[Path, ...] = ()) -> str:
     src = "".join(f"#include <{h}>\n" for h in HEADERS)
-    cmd = ["gcc", "-E", "-x", "c", "-", f"-I{include_dir}", "-U__GNUC__", *extra]
+    cmd = ["gcc", "-E", "-x", "c", "-", f"-I{include_dir}", *(f"-I{d}" for d in also), "-U__GNUC__", *extra]
     cmd += [f"-D{d}" for d in DEFINED_AWAY]
     out = subprocess.run(cmd, input=src, capture_output=True, text=True, check=True)
     return out.stdout
 
 
-def parse(include_dir: Path | None = None) -> Parsed:
+def parse(include_dir: Path | None = None, also: tuple[Path, ...] = ()) -> Parsed:
+    """`also`: further include directories (the wheels split a toolkit's headers: crt/ comes with nvcc)."""
     include_dir = include_dir or find_include_dir()
-    text = _preprocess(include_dir, [])
-    macros = _preprocess(include_dir, ["-dM"])
+    text = _preprocess(include_dir, [], also)
+    macros = _preprocess(include_dir, ["-dM"], also)
     version = int(re.search(r"#define CUDA_VERSION (\d+)", macros).group(1))
     # `#define cuMemAlloc cuMemAlloc_v2`: what the un-suffixed name means today (cuGetProcAddress).
     aliases = dict(re.findall(r"#define (cu\w+) (cu\w+_v\d+)\s*$", macros, re.M))

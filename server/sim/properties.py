@@ -27,6 +27,9 @@ SM80 = {
     "MAX_PERSISTING_L2_CACHE_SIZE": 30 << 20, "HOST_NATIVE_ATOMIC_SUPPORTED": 0,
     "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM": 0, "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST": 0,
     "GPU_DIRECT_RDMA_SUPPORTED": 0, "VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED": 0,
+    # CUDA 12's cudaDeviceProp still carries these; the sim has no textures and rgpu serves no
+    # multi-device cooperative launch, so both are reported as absent rather than as an A100's.
+    "MAXIMUM_TEXTURE1D_LINEAR_WIDTH": 0, "COOPERATIVE_MULTI_DEVICE_LAUNCH": 0,
 }
 
 def sm80_attributes(memory_bytes: int) -> dict[int, int]:

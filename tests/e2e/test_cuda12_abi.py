@@ -41,3 +41,24 @@ def test_a_cuda12_linked_program_runs_on_rgpu(cuda12_program, sim_server, libdir
     env.update(LD_LIBRARY_PATH=str(libdir), RGPU_SERVER=sim_server)
     p = subprocess.run([str(cuda12_program)], capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 0 and "OK cuda12_abi" in p.stdout, p.stdout + p.stderr
+
+
+def _exports(lib, node: str) -> set[str]:
+    """Names `lib` defines in version node `node` (objdump -T shows hidden versions in parentheses)."""
+    out = subprocess.run(["objdump", "-T", str(lib)], capture_output=True, text=True, check=True).stdout
+    return {f[-1] for f in (line.split() for line in out.splitlines())
+            if len(f) >= 3 and f[-2].strip("()") == node and "*UND*" not in f and f[-1] != node}
+
+
+def test_the_12_node_has_what_cuda12s_libcudart_has(libdir):
+    from tests.support import cuda12
+    real = _exports(cuda12.libcudart12(), "libcudart.so.12")
+    ours12 = _exports(libdir / "librgpu.so", "libcudart.so.12")
+    ours13 = _exports(libdir / "librgpu.so", "libcudart.so.13")
+    assert len(real) > 400 and "cudaGetDeviceProperties_v2" in ours12
+    assert ours12 <= real, "the 12 node names something CUDA 12's libcudart does not"
+    # What librgpu serves to CUDA 13 programs it serves to CUDA 12 ones; what it lacks (per-thread
+    # default stream variants, GL/EGL/VDPAU interop, the profiler) it lacks for both.
+    assert (real & ours13) - ours12 == set()
+    assert {n for n in real - ours12 if not n.endswith(("_ptsz", "_ptds"))} <= {
+        n for n in real if any(k in n for k in ("GL", "EGL", "Egl", "VDPAU", "Profiler", "HostVar", "UnifiedTable"))}

@@ -50,9 +50,14 @@ def test_an_unknown_capture_annotation_stops_the_generator(tmp_path, bad):
         _calls(tmp_path, {"cuStreamQuery": bad})
 
 
-def test_cuda12_overrides_route_the_version_node(tmp_path):
-    calls = list(_calls(tmp_path, {}).values())
-    text = emit_c.v12_source(calls, [], "stamp", {"cudaDeviceSynchronize": "rgpu_v12_sync",
-                                                  "cudaOnlyIn12_v2": "cudaDeviceSynchronize"})
-    assert "jmp rgpu_v12_sync@PLT\\n.symver rgpu12_cudaDeviceSynchronize, cudaDeviceSynchronize@libcudart.so.12" in text
-    assert ".symver rgpu12_cudaOnlyIn12_v2, cudaOnlyIn12_v2@libcudart.so.12" in text
+def test_cuda12_overrides_route_the_version_node():
+    """[runtime_v12] names reach the libcudart.so.12 node the CUDA 12 face generates (codegen/cuda12.py):
+    a 12.x form the headers declare, and an older binary's name they #define away."""
+    import tomllib
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[3]
+    text = (root / "libhook" / "generated" / "rgpu_v12.c").read_text()
+    overrides = tomllib.loads((root / "protocol" / "annotations.toml").read_text())["runtime_v12"]
+    assert overrides["cudaGraphGetEdges"] == "rgpu_v12_cudaGraphGetEdges"
+    for name in ("cudaGraphGetEdges", "cudaStreamGetCaptureInfo"):
+        assert (f"jmp {overrides[name]}@PLT\\n.symver rgpu12_{name}, {name}@libcudart.so.12") in text

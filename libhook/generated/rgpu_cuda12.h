@@ -1,0 +1,122 @@
+/* generated from CUDA 12.9 and 13.0 by protocol/codegen — do not edit */
+#ifndef RGPU_CUDA12_H
+#define RGPU_CUDA12_H
+#include <stddef.h>
+
+#define RGPU12_CUDA_VERSION 12090
+
+#define RGPU12_SIZEOF_cudaDeviceProp 1032
+#define RGPU12_OFFSETOF_cudaDeviceProp_name 0
+#define RGPU12_OFFSETOF_cudaDeviceProp_uuid 256
+#define RGPU12_OFFSETOF_cudaDeviceProp_luid 272
+#define RGPU12_OFFSETOF_cudaDeviceProp_luidDeviceNodeMask 280
+#define RGPU12_OFFSETOF_cudaDeviceProp_totalGlobalMem 288
+#define RGPU12_OFFSETOF_cudaDeviceProp_sharedMemPerBlock 296
+#define RGPU12_OFFSETOF_cudaDeviceProp_regsPerBlock 304
+#define RGPU12_OFFSETOF_cudaDeviceProp_warpSize 308
+#define RGPU12_OFFSETOF_cudaDeviceProp_memPitch 312
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxThreadsPerBlock 320
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxThreadsDim 324
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxGridSize 336
+#define RGPU12_OFFSETOF_cudaDeviceProp_clockRate 348
+#define RGPU12_OFFSETOF_cudaDeviceProp_totalConstMem 352
+#define RGPU12_OFFSETOF_cudaDeviceProp_major 360
+#define RGPU12_OFFSETOF_cudaDeviceProp_minor 364
+#define RGPU12_OFFSETOF_cudaDeviceProp_textureAlignment 368
+#define RGPU12_OFFSETOF_cudaDeviceProp_texturePitchAlignment 376
+#define RGPU12_OFFSETOF_cudaDeviceProp_deviceOverlap 384
+#define RGPU12_OFFSETOF_cudaDeviceProp_multiProcessorCount 388
+#define RGPU12_OFFSETOF_cudaDeviceProp_kernelExecTimeoutEnabled 392
+#define RGPU12_OFFSETOF_cudaDeviceProp_integrated 396
+#define RGPU12_OFFSETOF_cudaDeviceProp_canMapHostMemory 400
+#define RGPU12_OFFSETOF_cudaDeviceProp_computeMode 404
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture1D 408
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture1DMipmap 412
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture1DLinear 416
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture2D 420
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture2DMipmap 428
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture2DLinear 436
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture2DGather 448
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture3D 456
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture3DAlt 468
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTextureCubemap 480
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture1DLayered 484
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTexture2DLayered 492
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxTextureCubemapLayered 504
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxSurface1D 512
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxSurface2D 516
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxSurface3D 524
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxSurface1DLayered 536
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxSurface2DLayered 544
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxSurfaceCubemap 556
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxSurfaceCubemapLayered 560
+#define RGPU12_OFFSETOF_cudaDeviceProp_surfaceAlignment 568
+#define RGPU12_OFFSETOF_cudaDeviceProp_concurrentKernels 576
+#define RGPU12_OFFSETOF_cudaDeviceProp_ECCEnabled 580
+#define RGPU12_OFFSETOF_cudaDeviceProp_pciBusID 584
+#define RGPU12_OFFSETOF_cudaDeviceProp_pciDeviceID 588
+#define RGPU12_OFFSETOF_cudaDeviceProp_pciDomainID 592
+#define RGPU12_OFFSETOF_cudaDeviceProp_tccDriver 596
+#define RGPU12_OFFSETOF_cudaDeviceProp_asyncEngineCount 600
+#define RGPU12_OFFSETOF_cudaDeviceProp_unifiedAddressing 604
+#define RGPU12_OFFSETOF_cudaDeviceProp_memoryClockRate 608
+#define RGPU12_OFFSETOF_cudaDeviceProp_memoryBusWidth 612
+#define RGPU12_OFFSETOF_cudaDeviceProp_l2CacheSize 616
+#define RGPU12_OFFSETOF_cudaDeviceProp_persistingL2CacheMaxSize 620
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxThreadsPerMultiProcessor 624
+#define RGPU12_OFFSETOF_cudaDeviceProp_streamPrioritiesSupported 628
+#define RGPU12_OFFSETOF_cudaDeviceProp_globalL1CacheSupported 632
+#define RGPU12_OFFSETOF_cudaDeviceProp_localL1CacheSupported 636
+#define RGPU12_OFFSETOF_cudaDeviceProp_sharedMemPerMultiprocessor 640
+#define RGPU12_OFFSETOF_cudaDeviceProp_regsPerMultiprocessor 648
+#define RGPU12_OFFSETOF_cudaDeviceProp_managedMemory 652
+#define RGPU12_OFFSETOF_cudaDeviceProp_isMultiGpuBoard 656
+#define RGPU12_OFFSETOF_cudaDeviceProp_multiGpuBoardGroupID 660
+#define RGPU12_OFFSETOF_cudaDeviceProp_hostNativeAtomicSupported 664
+#define RGPU12_OFFSETOF_cudaDeviceProp_singleToDoublePrecisionPerfRatio 668
+#define RGPU12_OFFSETOF_cudaDeviceProp_pageableMemoryAccess 672
+#define RGPU12_OFFSETOF_cudaDeviceProp_concurrentManagedAccess 676
+#define RGPU12_OFFSETOF_cudaDeviceProp_computePreemptionSupported 680
+#define RGPU12_OFFSETOF_cudaDeviceProp_canUseHostPointerForRegisteredMem 684
+#define RGPU12_OFFSETOF_cudaDeviceProp_cooperativeLaunch 688
+#define RGPU12_OFFSETOF_cudaDeviceProp_cooperativeMultiDeviceLaunch 692
+#define RGPU12_OFFSETOF_cudaDeviceProp_sharedMemPerBlockOptin 696
+#define RGPU12_OFFSETOF_cudaDeviceProp_pageableMemoryAccessUsesHostPageTables 704
+#define RGPU12_OFFSETOF_cudaDeviceProp_directManagedMemAccessFromHost 708
+#define RGPU12_OFFSETOF_cudaDeviceProp_maxBlocksPerMultiProcessor 712
+#define RGPU12_OFFSETOF_cudaDeviceProp_accessPolicyMaxWindowSize 716
+#define RGPU12_OFFSETOF_cudaDeviceProp_reservedSharedMemPerBlock 720
+#define RGPU12_OFFSETOF_cudaDeviceProp_hostRegisterSupported 728
+#define RGPU12_OFFSETOF_cudaDeviceProp_sparseCudaArraySupported 732
+#define RGPU12_OFFSETOF_cudaDeviceProp_hostRegisterReadOnlySupported 736
+#define RGPU12_OFFSETOF_cudaDeviceProp_timelineSemaphoreInteropSupported 740
+#define RGPU12_OFFSETOF_cudaDeviceProp_memoryPoolsSupported 744
+#define RGPU12_OFFSETOF_cudaDeviceProp_gpuDirectRDMASupported 748
+#define RGPU12_OFFSETOF_cudaDeviceProp_gpuDirectRDMAFlushWritesOptions 752
+#define RGPU12_OFFSETOF_cudaDeviceProp_gpuDirectRDMAWritesOrdering 756
+#define RGPU12_OFFSETOF_cudaDeviceProp_memoryPoolSupportedHandleTypes 760
+#define RGPU12_OFFSETOF_cudaDeviceProp_deferredMappingCudaArraySupported 764
+#define RGPU12_OFFSETOF_cudaDeviceProp_ipcEventSupported 768
+#define RGPU12_OFFSETOF_cudaDeviceProp_clusterLaunch 772
+#define RGPU12_OFFSETOF_cudaDeviceProp_unifiedFunctionPointers 776
+#define RGPU12_OFFSETOF_cudaDeviceProp_reserved 780
+/* the 12.x layout from the 13.0 one (RGPU_SIZEOF_cudaDeviceProp bytes); fields 13.0 dropped are 0 */
+void rgpu12_from13_cudaDeviceProp(void *dst12, const void *src13);
+/* the fields 13.0 dropped, from device attributes; a CUDA error code */
+int rgpu12_fill_cudaDeviceProp(void *dst12, int device);
+
+#define RGPU12_SIZEOF_cudaPointerAttributes 24
+#define RGPU12_OFFSETOF_cudaPointerAttributes_type 0
+#define RGPU12_OFFSETOF_cudaPointerAttributes_device 4
+#define RGPU12_OFFSETOF_cudaPointerAttributes_devicePointer 8
+#define RGPU12_OFFSETOF_cudaPointerAttributes_hostPointer 16
+/* the 12.x layout from the 13.0 one (RGPU_SIZEOF_cudaPointerAttributes bytes); fields 13.0 dropped are 0 */
+void rgpu12_from13_cudaPointerAttributes(void *dst12, const void *src13);
+
+#ifdef RGPU_CALL_H
+/* cuGetProcAddress at a 12.x cudaVersion: names that mean another entry point than at 13.0 */
+extern const rgpu_proc rgpu_procs12[];
+extern const size_t rgpu_nprocs12;
+#endif
+
+#endif
