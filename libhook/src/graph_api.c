@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy3d.h"
 #include "graph.h"
 #include "rgpu_call.h"
 
@@ -11,14 +12,6 @@ typedef struct { unsigned x, y, z; } dim3_t;
 typedef struct { void *func; dim3_t grid, block; unsigned shmem; void **kernelParams; void **extra; } kernel_params;
 typedef struct { void *dst; size_t pitch; unsigned value, elementSize; size_t width, height; } memset_params;
 typedef struct { void (*fn)(void *); void *data; } host_params;
-typedef struct { void *ptr; size_t pitch, xsize, ysize; } pitched_ptr;
-typedef struct { size_t x, y, z; } triple;
-typedef struct { size_t width, height, depth; } extent3;
-typedef struct {
-    void *srcArray; triple srcPos; pitched_ptr srcPtr;
-    void *dstArray; triple dstPos; pitched_ptr dstPtr;
-    extent3 extent; int kind;
-} copy3d_params;
 
 extern int cudaGetSymbolAddress(void **dev, const void *symbol);
 

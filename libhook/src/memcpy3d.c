@@ -5,16 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "copy3d.h"
 #include "rgpu_call.h"
-
-typedef struct { void *ptr; size_t pitch, xsize, ysize; } pitched_ptr;
-typedef struct { size_t x, y, z; } pos3;
-typedef struct { size_t width, height, depth; } extent3;
-typedef struct {
-    void *srcArray; pos3 srcPos; pitched_ptr srcPtr;
-    void *dstArray; pos3 dstPos; pitched_ptr dstPtr;
-    extent3 extent; int kind;
-} copy3d_params;
 
 extern int cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t w, size_t h, int kind);
 extern int cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t w, size_t h, int kind,
@@ -26,7 +18,7 @@ extern int cudaMemset2DAsync(void *dst, size_t pitch, int value, size_t width, s
 #define INVALID_PITCH 12 /* cudaErrorInvalidPitchValue */
 
 /* Where (x, y, z) of a pitched volume is: x in bytes, slices ysize rows apart. */
-static char *at(const pitched_ptr *p, const pos3 *o, size_t y, size_t z) {
+static char *at(const pitched_ptr *p, const triple *o, size_t y, size_t z) {
     return (char *)p->ptr + ((o->z + z) * p->ysize + o->y + y) * p->pitch + o->x;
 }
 

@@ -32,25 +32,6 @@ def _names_declared(d) -> set[str]:
     return out
 
 
-class _Refs(c_ast.NodeVisitor):
-    def __init__(self):
-        self.names = set()
-
-    def visit_IdentifierType(self, n):
-        self.names.update(n.names)
-
-    def visit_Struct(self, n):
-        if n.name:
-            self.names.add(n.name)
-        self.generic_visit(n)
-
-    visit_Union = visit_Struct
-
-    def visit_Enum(self, n):
-        if n.name:
-            self.names.add(n.name)
-
-
 def struct_cdef(parsed: headers.Parsed, wanted: set[str]) -> str:
     """The type declarations `wanted` needs, closed over what they reference, in header order."""
     decl_of = {}
@@ -63,9 +44,7 @@ def struct_cdef(parsed: headers.Parsed, wanted: set[str]) -> str:
         for i in decl_of.get(n, []):
             if i not in keep:
                 keep.add(i)
-                r = _Refs()
-                r.visit(parsed.type_decls[i])
-                todo.extend(r.names)
+                todo.extend(headers.type_names(parsed.type_decls[i]))
     gen = CGenerator()
     return "\n".join(gen.visit(parsed.type_decls[i]) + ";" for i in sorted(keep))
 

@@ -23,7 +23,7 @@ from pycparser import c_ast
 from pycparser.c_generator import CGenerator
 
 from .classify import Call, ClassifyError
-from .headers import Parsed
+from .headers import Parsed, type_names
 
 ROOT = Path(__file__).resolve().parents[2]
 # The series the checked-in 12.x layouts come from, and the wheels that carry its headers
@@ -63,22 +63,8 @@ def _strip(t):
     t.declname = None
 
 
-class _Names(c_ast.NodeVisitor):
-    def __init__(self):
-        self.names = set()
-
-    def visit_IdentifierType(self, n):
-        self.names.update(n.names)
-
-    def visit_Struct(self, n):
-        if n.name:
-            self.names.add(n.name)
-
-
 def _type_names(decl: c_ast.Decl) -> set[str]:
-    v = _Names()
-    v.visit(decl.type)
-    return v.names
+    return type_names(decl.type)
 
 
 @dataclass

@@ -158,6 +158,32 @@ def _const_eval(node, env: dict[str, int]) -> int:
     raise ValueError(f"cannot evaluate enum value {node!r}")
 
 
+class _Refs(c_ast.NodeVisitor):
+    def __init__(self):
+        self.names = set()
+
+    def visit_IdentifierType(self, n):
+        self.names.update(n.names)
+
+    def visit_Struct(self, n):
+        if n.name:
+            self.names.add(n.name)
+        self.generic_visit(n)
+
+    visit_Union = visit_Struct
+
+    def visit_Enum(self, n):
+        if n.name:
+            self.names.add(n.name)
+
+
+def type_names(node) -> set[str]:
+    """Every type name a declaration refers to: typedef names, struct/union/enum tags, nested too."""
+    r = _Refs()
+    r.visit(node)
+    return r.names
+
+
 class _FoldDims(c_ast.NodeVisitor):
     """Array sizes like `8 - sizeof(CUlaunchAttributeID)` become numbers (cffi wants constants).
     On LP64 a pointer is 8 bytes and every CUDA enum is 4."""

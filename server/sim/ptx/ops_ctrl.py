@@ -68,6 +68,13 @@ def _param_reader(ctx, operand, dtype):
     return read, space, off
 
 
+def write_ret(st, idx, ret, values: np.ndarray) -> None:
+    """A builtin call's return value into each lane's .param return slot (local storage here)."""
+    size = values.dtype.itemsize
+    offs = idx.astype(np.int64) * st.local_stride + ret
+    st.local[:len(st.local) - len(st.local) % size].view(values.dtype)[offs // size] = values
+
+
 @op("call.vprintf")
 def c_vprintf(ins, ctx):
     rets, args = ins.operands[0].value, ins.operands[1].value
@@ -92,8 +99,7 @@ def c_vprintf(ins, ctx):
             st.printf_out.append(text)
             counts[k] = nargs
         if ret is not None:
-            offs = idx.astype(np.int64) * st.local_stride + ret
-            st.local[:len(st.local) - len(st.local) % 4].view(np.int32)[offs // 4] = counts
+            write_ret(st, idx, ret, counts)
     return run
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import SimError, SimFault
 from .interp import op
-from .ops_ctrl import _param_reader
+from .ops_ctrl import _param_reader, write_ret
 
 
 def _ret_slot(ctx, rets):
@@ -42,8 +42,7 @@ def c_malloc(ins, ctx):
             heap.used += size
             out[k] = addr
         if ret is not None:
-            offs = idx.astype(np.int64) * st.local_stride + ret
-            st.local[:len(st.local) - len(st.local) % 8].view(np.uint64)[offs // 8] = out
+            write_ret(st, idx, ret, out)
     return run
 
 

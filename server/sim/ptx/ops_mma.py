@@ -104,11 +104,15 @@ class _Fragment:
     def write(self, st, warps: np.ndarray, mat: np.ndarray, m) -> None:
         reps = W * self.slots // self.elems
         slots = np.tile(np.ascontiguousarray(mat, self.dt).reshape(len(warps), self.elems), reps)
-        raw = slots.reshape(len(warps), W, -1).view(np.uint64 if self.t == "f64" else np.uint32)
-        for k, setter in enumerate(self.setters):
-            full = np.zeros((st.n // W, W), raw.dtype)
-            full[warps] = raw[:, :, k]
-            setter(st, full.reshape(-1), m)
+        _write_regs(st, self.setters, warps, slots.reshape(len(warps), W, -1).view(np.uint64 if self.t == "f64" else np.uint32), m)
+
+
+def _write_regs(st, setters, warps, raw, m) -> None:
+    """raw[w, lane, k]: register k's bits for the lanes of warps[w]; other warps are not written."""
+    for k, setter in enumerate(setters):
+        full = np.zeros((st.n // W, W), raw.dtype)
+        full[warps] = raw[:, :, k]
+        setter(st, full.reshape(-1), m)
 
 
 def _active_warps(st, m) -> tuple[np.ndarray, np.ndarray]:
@@ -256,11 +260,7 @@ class _Documented(_Fragment):
 
     def write(self, st, warps, mat, m):
         slots = np.ascontiguousarray(np.asarray(mat, self.dt)[:, self.where[0], self.where[1]])
-        raw = slots.view(np.uint64 if self.t == "f64" else np.uint32)
-        for k, setter in enumerate(self.setters):
-            full = np.zeros((st.n // W, W), raw.dtype)
-            full[warps] = raw[:, :, k]
-            setter(st, full.reshape(-1), m)
+        _write_regs(st, self.setters, warps, slots.view(np.uint64 if self.t == "f64" else np.uint32), m)
 
 
 @op("mma")
@@ -334,8 +334,5 @@ def c_ldmatrix(ins, ctx):
             mats = mats.transpose(0, 1, 3, 2)
         lo, hi = mats[:, :, row, col], mats[:, :, row, col + 1]  # [warp, matrix, lane]
         packed = lo.astype(np.uint32) | (hi.astype(np.uint32) << 16)
-        for j, setter in enumerate(setters):
-            full = np.zeros((st.n // W, W), np.uint32)
-            full[warps] = packed[:, j]
-            setter(st, full.reshape(-1), m)
+        _write_regs(st, setters, warps, packed.transpose(0, 2, 1), m)
     return run
