@@ -55,6 +55,8 @@ COPY=$(build copy_roundtrip)
 STREAMS=$(build streams_events)
 MULTI=$(build multi_vgpu)
 KERNELS=$(build kernels_basic)
+MANAGED=$(build managed_add)
+GRAPHS=$(build graphs)
 
 echo "== rgpu run --controller $CONTROLLER -- device_query          (a whole GPU)"
 $RGPU run -- "$QUERY"
@@ -64,6 +66,10 @@ echo "== rgpu run --mem 256MiB --compute 25 -- streams_events"
 $RGPU run --mem 256MiB --compute 25 -- "$STREAMS"
 echo "== rgpu run --mem 256MiB -- kernels_basic     (kernels run by the software GPU; device printf)"
 $RGPU run --mem 256MiB -- "$KERNELS"
+echo "== rgpu run --mem 256MiB -- managed_add     (cudaMallocManaged, as in NVIDIA's \"Even Easier Introduction\")"
+$RGPU run --mem 256MiB -- "$MANAGED"
+echo "== rgpu run --mem 256MiB -- graphs capture   (a stream captured into a CUDA graph, replayed)"
+$RGPU run --mem 256MiB -- "$GRAPHS" capture
 echo "== rgpu run -n 2 --policy spread --mem 1GiB -- multi_vgpu      (two vGPUs, one per GPU)"
 $RGPU run -n 2 --policy spread --mem 1GiB -- "$MULTI"
 
