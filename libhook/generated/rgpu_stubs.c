@@ -624,12 +624,6 @@ int cuMemGetAddressRange_v2(uint64_t * pbase, uint64_t * psize, uint64_t dptr)
     return rc;
 }
 
-/* cuMemHostGetDevicePointer_v2: not supported: mapped host memory is not supported across the network */
-int cuMemHostGetDevicePointer_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemHostGetDevicePointer_v2");
-}
-
 /* cuDeviceRegisterAsyncNotification: not supported: host callbacks are not forwarded yet */
 int cuDeviceRegisterAsyncNotification()
 {
@@ -4322,12 +4316,6 @@ int cudaFreeMipmappedArray(void * mipmappedArray)
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
-}
-
-/* cudaHostGetDevicePointer: not supported: mapped host memory is not supported across the network */
-int cudaHostGetDevicePointer()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaHostGetDevicePointer");
 }
 
 /* cudaMalloc3DArray: forwarded */

@@ -1,7 +1,12 @@
 /* Page-locked ("pinned") host memory. Here it is ordinary page-aligned memory — the data crosses the
  * network anyway — but the program can observe what it pinned: the flags it asked for
  * (cudaHostGetFlags), its type in cudaPointerGetAttributes, and CUDA's errors for freeing or
- * unregistering what was never pinned and for registering a range twice. */
+ * unregistering what was never pinned and for registering a range twice.
+ *
+ * Mapped memory (cudaHostAllocMapped, for kernels to read and write host memory directly) is managed
+ * memory (managed.c): one address on both sides, made coherent at synchronisations, which is what a
+ * zero-copy program relies on. It takes device memory (the vGPU's quota) besides host memory.
+ * Memory pinned otherwise has no device address (cudaHostGetDevicePointer says not supported). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +16,10 @@
 enum { ALREADY_REGISTERED = 712, NOT_REGISTERED = 713 }; /* same numbers in both faces */
 enum { ALLOC_FLAGS = 1 | 2 | 4 };                       /* portable, mapped/devicemap, write-combined */
 enum { REGISTER_FLAGS = 1 | 2 | 4 | 8 };                /* portable, mapped, I/O memory, read-only */
+enum { MAPPED = 2, NOT_SUPPORTED = 801 };
+
+extern int cudaMallocManaged(void **p, size_t n, unsigned flags);
+extern int cudaFree(void *p);
 
 typedef struct { uintptr_t p; size_t n; unsigned flags; int registered; } pinned;
 
@@ -59,15 +68,44 @@ int rgpu_pinned(const void *p, unsigned *flags) {
 
 static int host_alloc(int face, void **p, size_t n, unsigned flags) {
     if (!p || (flags & ~(unsigned)ALLOC_FLAGS)) return rgpu_invalid_value(face);
-    if (posix_memalign(p, 4096, n ? n : 1) != 0) return rgpu_record(face, RGPU_OUT_OF_MEMORY);
-    if (add((uintptr_t)*p, n, flags, 0)) { free(*p); *p = NULL; return rgpu_record(face, RGPU_OUT_OF_MEMORY); }
+    if (flags & MAPPED) {
+        int rc = cudaMallocManaged(p, n ? n : 1, 1 /* cudaMemAttachGlobal */);
+        if (rc) return rgpu_record(face, rc);
+    } else if (posix_memalign(p, 4096, n ? n : 1) != 0) {
+        return rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    }
+    if (add((uintptr_t)*p, n, flags, 0)) {
+        if (flags & MAPPED) cudaFree(*p);
+        else free(*p);
+        *p = NULL;
+        return rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    }
     return RGPU_SUCCESS;
 }
 
 static int host_free(int face, void *p) {
     if (!p) return RGPU_SUCCESS;
-    if (!take((uintptr_t)p, 0)) return rgpu_invalid_value(face);
+    unsigned flags = 0;
+    if (!rgpu_pinned(p, &flags) || !take((uintptr_t)p, 0)) return rgpu_invalid_value(face);
+    if (flags & MAPPED) return cudaFree(p);
     free(p);
+    return RGPU_SUCCESS;
+}
+
+/* The device address of mapped memory is its host address (one managed allocation). */
+static int device_pointer(int face, void **dev, void *host, unsigned flags) {
+    if (!dev || !host || flags) return rgpu_invalid_value(face);
+    pthread_mutex_lock(&mu);
+    long i = find((uintptr_t)host);
+    int mapped = i >= 0 && !table[i].registered && (table[i].flags & MAPPED);
+    pthread_mutex_unlock(&mu);
+    if (i < 0) return rgpu_invalid_value(face);
+    if (!mapped) {
+        rgpu_log(RGPU_LOG_WARN, "host memory has a device address through rgpu only when allocated with "
+                                "cudaHostAllocMapped / CU_MEMHOSTALLOC_DEVICEMAP");
+        return rgpu_record(face, NOT_SUPPORTED);
+    }
+    *dev = host;
     return RGPU_SUCCESS;
 }
 
@@ -97,6 +135,7 @@ int cudaFreeHost(void *p) { return host_free(RGPU_RUNTIME, p); }
 int cudaHostRegister(void *p, size_t n, unsigned flags) { return host_register(RGPU_RUNTIME, p, n, flags); }
 int cudaHostUnregister(void *p) { return host_unregister(RGPU_RUNTIME, p); }
 int cudaHostGetFlags(unsigned *flags, void *p) { return host_flags(RGPU_RUNTIME, flags, p); }
+int cudaHostGetDevicePointer(void **dev, void *host, unsigned flags) { return device_pointer(RGPU_RUNTIME, dev, host, flags); }
 
 int cuMemAllocHost_v2(void **p, size_t n) { return host_alloc(RGPU_DRIVER, p, n, 0); }
 int cuMemHostAlloc(void **p, size_t n, unsigned flags) { return host_alloc(RGPU_DRIVER, p, n, flags); }
@@ -104,3 +143,9 @@ int cuMemFreeHost(void *p) { return host_free(RGPU_DRIVER, p); }
 int cuMemHostRegister_v2(void *p, size_t n, unsigned flags) { return host_register(RGPU_DRIVER, p, n, flags); }
 int cuMemHostUnregister(void *p) { return host_unregister(RGPU_DRIVER, p); }
 int cuMemHostGetFlags(unsigned *flags, void *p) { return host_flags(RGPU_DRIVER, flags, p); }
+int cuMemHostGetDevicePointer_v2(uint64_t *dev, void *host, unsigned flags) {
+    void *d = NULL;
+    int rc = device_pointer(RGPU_DRIVER, &d, host, flags);
+    if (rc == 0) *dev = (uint64_t)(uintptr_t)d;
+    return rc;
+}

@@ -136,3 +136,10 @@ def test_pinned_memory_and_pointer_attributes_on_every_device(cuda_program, star
     urls = [start_server()[0] for _ in range(servers)]
     p = run_cli("run", "--server", ",".join(urls), "--", str(cuda_program("pointer_kinds")))
     assert p.returncode == 0 and f"OK pointer_kinds {servers} devices" in p.stdout, p.stdout + p.stderr
+
+
+def test_mapped_host_memory_is_reachable_from_kernels(cuda_program, sim_server):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("zero_copy")))
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK zero_copy", p.stdout + p.stderr
+    # The mapped memory was device memory; it is back once the session has ended.
+    wait_until(lambda: stats(sim_server)["gpus"][0]["memory_used"] == 0, 20, "memory returned")
