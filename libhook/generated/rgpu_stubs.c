@@ -764,7 +764,7 @@ int cuMemcpy3D_v2()
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3D_v2");
 }
 
-/* cuMemcpy3DPeer: not supported: peer copies between servers: the pool (issue 5) */
+/* cuMemcpy3DPeer: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) */
 int cuMemcpy3DPeer()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DPeer");
@@ -807,7 +807,7 @@ int cuMemcpy3DAsync_v2()
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DAsync_v2");
 }
 
-/* cuMemcpy3DPeerAsync: not supported: peer copies between servers: the pool (issue 5) */
+/* cuMemcpy3DPeerAsync: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) */
 int cuMemcpy3DPeerAsync()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DPeerAsync");
@@ -3181,12 +3181,6 @@ int cuTensorMapReplaceAddress()
     return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapReplaceAddress");
 }
 
-/* cuDeviceGetP2PAttribute: not supported: peer access between servers: the pool (issue 5) */
-int cuDeviceGetP2PAttribute()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetP2PAttribute");
-}
-
 /* cuDeviceGetP2PAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet */
 int cuDeviceGetP2PAtomicCapabilities()
 {
@@ -3818,12 +3812,6 @@ int cudaDeviceGetMemPool(void * * memPool, int32_t device)
 int cudaDeviceGetNvSciSyncAttributes()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetNvSciSyncAttributes");
-}
-
-/* cudaDeviceGetP2PAttribute: not supported: peer access between servers: the pool (issue 5) */
-int cudaDeviceGetP2PAttribute()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetP2PAttribute");
 }
 
 /* cudaDeviceGetP2PAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet */

@@ -30,6 +30,21 @@ int cuDeviceCanAccessPeer(int *can, int dev, int peer) {
     return RGPU_SUCCESS;
 }
 
+/* Every P2P attribute (performance rank, access, native atomics, array access) is 0 between vGPUs:
+ * they never share a bus, even when two are slices of one GPU (each is its own process). */
+static int p2p_attribute(int face, int *value, int attr, int dev, int peer) {
+    if (!value || attr < 1 || attr > 5) return rgpu_invalid_value(face);
+    if (!valid(dev) || !valid(peer) || dev == peer) return rgpu_record(face, RGPU_INVALID_DEVICE);
+    *value = 0;
+    return RGPU_SUCCESS;
+}
+int cudaDeviceGetP2PAttribute(int *value, int attr, int dev, int peer) {
+    return p2p_attribute(RGPU_RUNTIME, value, attr, dev, peer);
+}
+int cuDeviceGetP2PAttribute(int *value, int attr, int dev, int peer) {
+    return p2p_attribute(RGPU_DRIVER, value, attr, dev, peer);
+}
+
 int cudaDeviceEnablePeerAccess(int peer, unsigned flags) {
     if (flags) return rgpu_invalid_value(RGPU_RUNTIME);
     if (!valid(peer)) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);

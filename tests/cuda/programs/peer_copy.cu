@@ -15,6 +15,13 @@ int main() {
     int can = -1;
     CHECK(cudaDeviceCanAccessPeer(&can, 0, 1));
     EXPECT(can == 0);
+    int attr = -1;
+    CHECK(cudaDeviceGetP2PAttribute(&attr, cudaDevP2PAttrAccessSupported, 0, 1));
+    EXPECT(attr == 0);
+    CHECK(cudaDeviceGetP2PAttribute(&attr, cudaDevP2PAttrPerformanceRank, 1, 0));
+    EXPECT(attr == 0);
+    EXPECT(cudaDeviceGetP2PAttribute(&attr, cudaDevP2PAttrAccessSupported, 0, 0) == cudaErrorInvalidDevice);
+    cudaGetLastError();
     CHECK(cudaSetDevice(0));
     EXPECT(cudaDeviceEnablePeerAccess(1, 0) == cudaErrorPeerAccessUnsupported);
     EXPECT(cudaGetLastError() == cudaErrorPeerAccessUnsupported);
