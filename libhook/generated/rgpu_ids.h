@@ -100,11 +100,14 @@
 #define RGPU_ID_cuMemcpyHtoD_v2 0x7c318bf8u
 #define RGPU_ID_cuMemcpyDtoH_v2 0x71475e34u
 #define RGPU_ID_cuMemcpyDtoD_v2 0x3b91e18cu
+#define RGPU_ID_cuMemcpy2D_v2 0x007e1252u
+#define RGPU_ID_cuMemcpy2DUnaligned_v2 0x2e9dbbafu
 #define RGPU_ID_cuMemcpyAsync 0x71478b3cu
 #define RGPU_ID_cuMemcpyPeerAsync 0x0d88f8cau
 #define RGPU_ID_cuMemcpyHtoDAsync_v2 0x2548e54bu
 #define RGPU_ID_cuMemcpyDtoHAsync_v2 0x46765bdeu
 #define RGPU_ID_cuMemcpyDtoDAsync_v2 0x2042a8cau
+#define RGPU_ID_cuMemcpy2DAsync_v2 0x27db3055u
 #define RGPU_ID_cuMemsetD8_v2 0x22c68985u
 #define RGPU_ID_cuMemsetD16_v2 0x6f1222bdu
 #define RGPU_ID_cuMemsetD32_v2 0x1ab0e68au

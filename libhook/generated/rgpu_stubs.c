@@ -746,18 +746,6 @@ int cuMemcpyAtoA_v2()
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoA_v2");
 }
 
-/* cuMemcpy2D_v2: not supported: pitched copies with host pointers are not forwarded yet */
-int cuMemcpy2D_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy2D_v2");
-}
-
-/* cuMemcpy2DUnaligned_v2: not supported: pitched copies with host pointers are not forwarded yet */
-int cuMemcpy2DUnaligned_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy2DUnaligned_v2");
-}
-
 /* cuMemcpy3D_v2: not supported: 3D copies with host pointers are not forwarded yet */
 int cuMemcpy3D_v2()
 {
@@ -793,12 +781,6 @@ int cuMemcpyHtoAAsync_v2()
 int cuMemcpyAtoHAsync_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoHAsync_v2");
-}
-
-/* cuMemcpy2DAsync_v2: not supported: pitched copies with host pointers are not forwarded yet */
-int cuMemcpy2DAsync_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy2DAsync_v2");
 }
 
 /* cuMemcpy3DAsync_v2: not supported: 3D copies with host pointers are not forwarded yet */

@@ -84,3 +84,43 @@ int cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, 
                       void *stream) {
     return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 1);
 }
+
+/* ---- Driver API: cuMemcpy2D(_v2, Unaligned, Async) on CUDA_MEMCPY2D --------------------------- */
+
+enum { MT_HOST = 1, MT_DEVICE = 2, MT_ARRAY = 3, MT_UNIFIED = 4 };
+
+typedef struct {
+    size_t srcXInBytes, srcY;
+    int srcMemoryType; const void *srcHost; uint64_t srcDevice; void *srcArray; size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    int dstMemoryType; void *dstHost; uint64_t dstDevice; void *dstArray; size_t dstPitch;
+    size_t WidthInBytes, Height;
+} memcpy2d_params;
+
+/* The start of one side: host memory, device memory, or a unified address (which decides the kind). */
+static int side(int type, const void *host, uint64_t device, size_t x, size_t y, size_t pitch, char **at, int *is_dev) {
+    if (type == MT_HOST && host) *at = (char *)host, *is_dev = 0;
+    else if (type == MT_DEVICE && device) *at = (char *)(uintptr_t)device, *is_dev = 1;
+    else if (type == MT_UNIFIED && device) *at = (char *)(uintptr_t)device, *is_dev = -1;
+    else return -1;
+    *at += y * pitch + x;
+    return 0;
+}
+
+static int driver_copy_2d(const memcpy2d_params *p, void *stream, int async) {
+    if (!p) return rgpu_invalid_value(RGPU_DRIVER);
+    if (p->srcMemoryType == MT_ARRAY || p->dstMemoryType == MT_ARRAY)
+        return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy2D with CUDA arrays");
+    char *src, *dst;
+    int sdev, ddev;
+    if (side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcPitch, &src, &sdev) ||
+        side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstPitch, &dst, &ddev))
+        return rgpu_invalid_value(RGPU_DRIVER);
+    int kind = sdev < 0 || ddev < 0 ? 4 /* cudaMemcpyDefault */ : sdev ? (ddev ? D2D : D2H) : (ddev ? H2D : H2H);
+    int rc = copy_2d(dst, p->dstPitch, src, p->srcPitch, p->WidthInBytes, p->Height, kind, stream, async);
+    return rc == INVALID_PITCH ? rgpu_invalid_value(RGPU_DRIVER) : rc;
+}
+
+int cuMemcpy2D_v2(const memcpy2d_params *p) { return driver_copy_2d(p, NULL, 0); }
+int cuMemcpy2DUnaligned_v2(const memcpy2d_params *p) { return driver_copy_2d(p, NULL, 0); }
+int cuMemcpy2DAsync_v2(const memcpy2d_params *p, void *stream) { return driver_copy_2d(p, stream, 1); }

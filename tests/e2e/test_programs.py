@@ -143,3 +143,8 @@ def test_mapped_host_memory_is_reachable_from_kernels(cuda_program, sim_server):
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK zero_copy", p.stdout + p.stderr
     # The mapped memory was device memory; it is back once the session has ended.
     wait_until(lambda: stats(sim_server)["gpus"][0]["memory_used"] == 0, 20, "memory returned")
+
+
+def test_driver_api_pitched_copies(cuda_program, sim_server):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_memcpy2d")))
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK driver_memcpy2d", p.stdout + p.stderr
