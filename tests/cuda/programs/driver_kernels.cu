@@ -5,9 +5,7 @@
 #include <vector>
 #include <cuda.h>
 
-#define CK(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { const char *n_ = 0; cuGetErrorName(r_, &n_); \
-    printf("FAIL %s:%d %s -> %d %s\n", __FILE__, __LINE__, #call, (int)r_, n_ ? n_ : "?"); return 1; } } while (0)
-#define EXPECT(c) do { if (!(c)) { printf("FAIL %s:%d %s\n", __FILE__, __LINE__, #c); return 1; } } while (0)
+#include "driver_check.h"
 
 static int run(const char *path) {
     CUmodule mod;

@@ -6,11 +6,9 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#define CK(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { const char *n_ = 0; cuGetErrorName(r_, &n_); \
-    printf("FAIL %s:%d %s -> %d %s\n", __FILE__, __LINE__, #call, (int)r_, n_ ? n_ : "?"); return 1; } } while (0)
+#include "driver_check.h"
 #define CR(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
     printf("FAIL %s:%d %s -> %s\n", __FILE__, __LINE__, #call, cudaGetErrorName(e_)); return 1; } } while (0)
-#define EXPECT(c) do { if (!(c)) { printf("FAIL %s:%d %s\n", __FILE__, __LINE__, #c); return 1; } } while (0)
 
 __global__ void add_one(int *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1; }
 
