@@ -94,6 +94,9 @@ class Device(ABC):
     @abstractmethod
     def function_set_attribute(self, function, attribute: str, value: int) -> None: ...
     @abstractmethod
+    def function_name(self, function) -> str:
+        """The entry's name in its module (mangled, as cuFuncGetName gives it)."""
+    @abstractmethod
     def launch(self, function, grid, block, shared: int, stream, params: bytes, cooperative: bool = False) -> None:
         """Queue a kernel. `cooperative`: its blocks may wait for one another (grid-wide sync), so
         they must all be resident at once and get the grid workspace cooperative groups expects."""

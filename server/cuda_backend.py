@@ -56,6 +56,7 @@ CUresult cuModuleGetFunction(CUfunction *, CUmodule, const char *);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *, size_t *, CUmodule, const char *);
 CUresult cuFuncGetParamInfo(CUfunction, size_t, size_t *, size_t *);
 CUresult cuFuncGetAttribute(int *, int, CUfunction);
+CUresult cuFuncGetName(const char **, CUfunction);
 CUresult cuFuncSetAttribute(CUfunction, int, int);
 CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                         void **, void **);
@@ -319,6 +320,11 @@ class CudaDevice(Device):
         while _lib.cuFuncGetParamInfo(function, len(out), off, size) == 0:
             out.append((off[0], size[0]))
         return out
+
+    def function_name(self, function):
+        name = _ffi.new("const char **")
+        _check(_lib.cuFuncGetName(name, function))
+        return _ffi.string(name[0]).decode()
 
     def function_attribute(self, function, attribute):
         v = _ffi.new("int *")

@@ -85,6 +85,7 @@
 #define RGPU_ID_cuKernelGetAttribute 0x66c9c346u
 #define RGPU_ID_cuKernelSetAttribute 0x69d715c5u
 #define RGPU_ID_cuKernelSetCacheConfig 0x5db3538du
+#define RGPU_ID_cuKernelGetName 0x72abf79eu
 #define RGPU_ID_cuKernelGetParamInfo 0x055ab497u
 #define RGPU_ID_cuMemGetInfo_v2 0x39cc5abau
 #define RGPU_ID_cuMemAlloc_v2 0x352e8e16u
@@ -209,6 +210,7 @@
 #define RGPU_ID_cuFuncSetAttribute 0x4d418112u
 #define RGPU_ID_cuFuncSetCacheConfig 0x64a8739eu
 #define RGPU_ID_cuFuncGetModule 0x733afd1eu
+#define RGPU_ID_cuFuncGetName 0x6e6efbddu
 #define RGPU_ID_cuFuncGetParamInfo 0x21cc2040u
 #define RGPU_ID_cuFuncIsLoaded 0x6a8c8963u
 #define RGPU_ID_cuFuncLoad 0x7ad092f1u
@@ -391,6 +393,7 @@
 #define RGPU_ID_cudaFuncSetCacheConfig 0x067d282cu
 #define RGPU_ID_cudaFuncGetAttributes 0x14025ed2u
 #define RGPU_ID_cudaFuncSetAttribute 0x6611f05fu
+#define RGPU_ID_cudaFuncGetName 0x792b9cd1u
 #define RGPU_ID_cudaFuncGetParamInfo 0x0a9c510du
 #define RGPU_ID_cudaLaunchHostFunc 0x7212123cu
 #define RGPU_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor 0x5bdc59c4u
@@ -532,6 +535,7 @@
 #define RGPU_ID_cudaLibraryGetGlobal 0x20460200u
 #define RGPU_ID_cudaKernelSetAttributeForDevice 0x53719004u
 #define RGPU_ID_cudaGetFuncBySymbol 0x394868b4u
+#define RGPU_ID_cudaGetKernel 0x0fef8615u
 
 #define RGPU_CUDA_VERSION 13000
 #endif

@@ -549,12 +549,6 @@ int cuKernelSetCacheConfig(void * kernel, int config, int32_t dev)
     return rc;
 }
 
-/* cuKernelGetName: not supported: names of kernels are not forwarded yet */
-int cuKernelGetName()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuKernelGetName");
-}
-
 /* cuMemGetInfo_v2: forwarded */
 int cuMemGetInfo_v2(uint64_t * free, uint64_t * total)
 {
@@ -2193,12 +2187,6 @@ int cuFuncGetModule(void * * hmod, void * hfunc)
     }
     rgpu_end(&c);
     return rc;
-}
-
-/* cuFuncGetName: not supported: names of kernels are not forwarded yet */
-int cuFuncGetName()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuFuncGetName");
 }
 
 /* cuFuncGetParamInfo: forwarded */
@@ -4183,13 +4171,7 @@ int cudaDestroyExternalSemaphore()
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroyExternalSemaphore");
 }
 
-/* cudaFuncGetName: not supported: not forwarded yet */
-int cudaFuncGetName()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncGetName");
-}
-
-/* cudaFuncSetSharedMemConfig: not supported: not forwarded yet */
+/* cudaFuncSetSharedMemConfig: not supported: not forwarded yet (cudaFuncSetSharedMemConfig: shared-memory bank configuration is deprecated) */
 int cudaFuncSetSharedMemConfig()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetSharedMemConfig");
@@ -5190,10 +5172,4 @@ int cudaKernelSetAttributeForDevice(void * kernel, int attr, int32_t value, int3
 int cudaGetExportTable()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGetExportTable");
-}
-
-/* cudaGetKernel: not supported: not forwarded yet */
-int cudaGetKernel()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetKernel");
 }

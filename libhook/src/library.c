@@ -1,12 +1,14 @@
 /* Context-independent loading (the cuLibrary and cudaLibrary families, CUDA 12+), extended launches, and PTX
  * linking (cuLink*). A library is a module of the current device's session and its kernels are
  * that module's functions, so every module path (caching, layouts, launches) serves them too. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "registry.h"
 #include "rgpu_call.h"
+#include "rgpu_ids.h"
 
 extern int cuModuleLoadData(void **module, const void *image);
 extern int cuModuleLoad(void **module, const char *fname);
@@ -218,4 +220,74 @@ int cuLinkDestroy(void *state) {
     free(l->buf);
     free(l);
     return RGPU_SUCCESS;
+}
+
+#define INVALID_DEVICE_FUNCTION 98 /* cudaErrorInvalidDeviceFunction */
+
+/* ---- names of kernels -------------------------------------------------------------------- *
+ * The driver hands out a name the caller does not free: the client keeps one copy per function. */
+
+#define NAME_SLOTS 256
+static struct { const void *fn; char *name; } names[NAME_SLOTS];
+static pthread_mutex_t names_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int function_name(int face, void *fn, const char **out) {
+    size_t h = ((uintptr_t)fn >> 3) % NAME_SLOTS, free_slot = NAME_SLOTS;
+    pthread_mutex_lock(&names_mu);
+    for (size_t i = 0; i < NAME_SLOTS; i++) {
+        size_t j = (h + i) % NAME_SLOTS;
+        if (names[j].fn == fn) { *out = names[j].name; pthread_mutex_unlock(&names_mu); return RGPU_SUCCESS; }
+        if (!names[j].fn) { free_slot = j; break; }
+    }
+    pthread_mutex_unlock(&names_mu);
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cuFuncGetName, "cuFuncGetName", face);
+    rgpu_put_h(&c, fn);
+    int rc = rgpu_sync(&c);
+    char buf[1024] = {0};
+    if (rc == 0) rgpu_out_b(&c, buf, sizeof buf - 1);
+    rgpu_end(&c);
+    if (rc) return rc;
+    char *copy = strdup(buf);
+    if (!copy) return rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    pthread_mutex_lock(&names_mu);
+    if (free_slot < NAME_SLOTS && !names[free_slot].fn) {
+        names[free_slot].fn = fn;
+        names[free_slot].name = copy;
+    } else { /* the table is full (or the slot was just taken): valid until this thread asks again */
+        static __thread char *last;
+        free(last);
+        last = copy;
+    }
+    pthread_mutex_unlock(&names_mu);
+    *out = copy;
+    return RGPU_SUCCESS;
+}
+
+int cuFuncGetName(const char **name, void *hfunc) {
+    if (!name || !hfunc) return rgpu_invalid_value(RGPU_DRIVER);
+    return function_name(RGPU_DRIVER, hfunc, name);
+}
+int cuKernelGetName(const char **name, void *kernel) { return cuFuncGetName(name, kernel); }
+
+/* A host stub names its kernel itself; a cudaKernel_t is a session's function handle here. */
+int cudaFuncGetName(const char **name, const void *func) {
+    if (!name || !func) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_kernel *k = rgpu_find_kernel(func);
+    if (k) { *name = k->name; return RGPU_SUCCESS; }
+    int dev = -1;
+    rgpu_untag_handle(func, &dev);
+    if (dev < 0) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
+    return rgpu_record(RGPU_RUNTIME, function_name(RGPU_RUNTIME, (void *)func, name));
+}
+
+/* cudaGetKernel: the kernel of a host stub on the current device (a cudaKernel_t is a function
+ * handle of that device's session here, which cudaLaunchKernel and the cudaFunc* calls accept). */
+int cudaGetKernel(void **kernel, const void *entry) {
+    if (!kernel || !entry) return rgpu_invalid_value(RGPU_RUNTIME);
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
+    rgpu_kernel *k = rgpu_find_kernel(entry);
+    if (!k) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
+    return rgpu_kernel_on(RGPU_RUNTIME, k, rgpu_current_device(), kernel);
 }

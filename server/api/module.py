@@ -87,6 +87,12 @@ def func_get_attribute(s, attrib, function):
     return (s.device.function_attribute(s.get("function", function), _FUNC_ATTRS[attrib]),)
 
 
+@handles("cuFuncGetName")
+def func_get_name(s, function):
+    """[function] -> the entry's (mangled) name; the client keeps the string (library.c)."""
+    return (s.device.function_name(s.get("function", function)),)
+
+
 @handles("cuFuncSetAttribute")
 def func_set_attribute(s, function, attrib, value):
     if attrib not in _FUNC_ATTRS:

@@ -166,6 +166,9 @@ class SimDevice(Device):
     def function_params(self, function):
         return [(p.offset, p.size) for p in function.kernel.params]
 
+    def function_name(self, function) -> str:
+        return function.kernel.name
+
     def function_attribute(self, function, attribute):
         function = function.kernel
         values = {

@@ -134,3 +134,8 @@ def test_thrust_sorts_scans_and_reductions(cuda_program, sim_server):
 def test_device_malloc_uses_the_heap_size_the_program_sets(cuda_program, sim_server):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program("device_heap")))
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK device_heap", p.stdout + p.stderr
+
+
+def test_kernel_names_and_kernel_handles(cuda_program, sim_server):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_kernel_names")))
+    assert p.returncode == 0 and "OK driver_kernel_names _Z4fillPii" in p.stdout, p.stdout + p.stderr
