@@ -68,6 +68,14 @@ def _param_reader(ctx, operand, dtype):
     return read, space, off
 
 
+def ret_slot(ctx, rets):
+    """Offset of a builtin call's .param return slot in each lane's local storage (None: unused)."""
+    if not rets:
+        return None
+    _space, off = ctx.sym(rets[0].value)
+    return off + rets[0].offset
+
+
 def write_ret(st, idx, ret, values: np.ndarray) -> None:
     """A builtin call's return value into each lane's .param return slot (local storage here)."""
     size = values.dtype.itemsize
@@ -80,10 +88,7 @@ def c_vprintf(ins, ctx):
     rets, args = ins.operands[0].value, ins.operands[1].value
     fmt_r = _param_reader(ctx, args[0], np.uint64)[0]
     buf_r = _param_reader(ctx, args[1], np.uint64)[0]
-    ret = None
-    if rets:
-        space, off = ctx.sym(rets[0].value)
-        ret = off + rets[0].offset
+    ret = ret_slot(ctx, rets)
 
     def run(st, m):
         idx = st.idx(m)

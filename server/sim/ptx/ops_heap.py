@@ -10,21 +10,14 @@ import numpy as np
 
 from ..errors import SimError, SimFault
 from .interp import op
-from .ops_ctrl import _param_reader, write_ret
-
-
-def _ret_slot(ctx, rets):
-    if not rets:
-        return None
-    _space, off = ctx.sym(rets[0].value)
-    return off + rets[0].offset
+from .ops_ctrl import _param_reader, ret_slot, write_ret
 
 
 @op("call.malloc")
 def c_malloc(ins, ctx):
     rets, args = ins.operands[0].value, ins.operands[1].value
     size_r = _param_reader(ctx, args[0], np.uint64)[0]
-    ret = _ret_slot(ctx, rets)
+    ret = ret_slot(ctx, rets)
 
     def run(st, m):
         idx = st.idx(m)

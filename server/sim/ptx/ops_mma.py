@@ -46,6 +46,27 @@ def _types(parts) -> list[str]:
     return [p for p in parts if p in ELEMS]
 
 
+def _operand_types(parts) -> tuple | None:
+    """(d, a, b, c) element types of wmma.mma/mma.sync: `.dtype.ctype` means f16 inputs."""
+    types = _types(parts)
+    if len(types) == 2:
+        return types[0], "f16", "f16", types[1]
+    return tuple(types) if len(types) == 4 else None
+
+
+def _product(d, a, b, c, types, saturate: bool):
+    """D = A·B + C for each active warp, computed exactly then rounded once to D's type."""
+    td, ta, tb, tc = types
+
+    def run(st, mask):
+        warps, _ = _active_warps(st, mask)
+        if not len(warps):
+            return
+        prod = _numeric(a.read(st, warps), ta) @ _numeric(b.read(st, warps), tb)
+        d.write(st, warps, _raw(prod + _numeric(c.read(st, warps), tc), td, saturate), mask)
+    return run
+
+
 def _numeric(raw: np.ndarray, t: str) -> np.ndarray:
     """Raw element bits -> values the product is computed on."""
     if t == "f16":
@@ -182,24 +203,12 @@ def c_wmma(ins, ctx):
     if "mma" not in parts:
         raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
     m_, n_, k_ = _shape(parts)
-    types = _types(parts)
-    if len(types) == 2:  # f16 inputs: .dtype.ctype
-        td, ta, tb, tc = types[0], "f16", "f16", types[1]
-    elif len(types) == 4:
-        td, ta, tb, tc = types
-    else:
+    types = _operand_types(parts)
+    if types is None:
         raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
-    saturate = "satfinite" in parts
     d, a, b, c = (_Fragment(ctx, o, t, *_dims(f, m_, n_, k_))
-                  for o, t, f in zip(ins.operands[:4], (td, ta, tb, tc), "dabc"))
-
-    def run(st, mask):
-        warps, _ = _active_warps(st, mask)
-        if not len(warps):
-            return
-        prod = _numeric(a.read(st, warps), ta) @ _numeric(b.read(st, warps), tb)
-        d.write(st, warps, _raw(prod + _numeric(c.read(st, warps), tc), td, saturate), mask)
-    return run
+                  for o, t, f in zip(ins.operands[:4], types, "dabc"))
+    return _product(d, a, b, c, types, "satfinite" in parts)
 
 
 # -- mma.sync and ldmatrix: the documented fragment layouts ----------------------------------
@@ -267,13 +276,8 @@ class _Documented(_Fragment):
 def c_mma(ins, ctx):
     parts = ins.parts
     shape = _shape(parts)
-    types = _types(parts)
-    if len(types) == 2:  # .dtype.ctype with f16 inputs
-        td, ta, tb, tc = types[0], "f16", "f16", types[1]
-    elif len(types) == 4:
-        td, ta, tb, tc = types
-    else:
-        td = ta = tb = tc = None
+    types = _operand_types(parts)
+    td, ta, tb, tc = types or (None,) * 4
     layouts = _LAYOUTS.get((shape, ta))
     if layouts is None or "sync" not in parts or ta != tb or (shape == (8, 8, 4) and ta != "f64"):
         raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
@@ -283,15 +287,7 @@ def c_mma(ins, ctx):
     a = _Documented(ctx, ins.operands[1], ta, m_, k_, layouts[0])
     b = _Documented(ctx, ins.operands[2], tb, k_, n_, layouts[1])
     c = _Documented(ctx, ins.operands[3], tc, m_, n_, c_layout)
-    saturate = "satfinite" in parts
-
-    def run(st, mask):
-        warps, _ = _active_warps(st, mask)
-        if not len(warps):
-            return
-        prod = _numeric(a.read(st, warps), ta) @ _numeric(b.read(st, warps), tb)
-        d.write(st, warps, _raw(prod + _numeric(c.read(st, warps), tc), td, saturate), mask)
-    return run
+    return _product(d, a, b, c, types, "satfinite" in parts)
 
 
 @op("ldmatrix")
