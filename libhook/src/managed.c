@@ -166,10 +166,10 @@ int rgpu_managed_before(rgpu_call *c) {
 static void drop_all(int dev);
 
 void rgpu_managed_after(rgpu_call *c, int rc) {
-    if (rc == 0 && !strcmp(c->name, "cudaDeviceReset")) drop_all(c->dev); /* the server freed them */
-    if (rc || inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 ||
-        c->dev >= RGPU_MAX_DEVICES || !is_any(c->name, sync_points))
-        return;
+    if (rc || inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 || c->dev >= RGPU_MAX_DEVICES)
+        return; /* the per-call path of every program without managed memory stops here */
+    if (!strcmp(c->name, "cudaDeviceReset")) { drop_all(c->dev); return; } /* the server freed them */
+    if (!is_any(c->name, sync_points)) return;
     pthread_mutex_lock(&mu);
     if (busy[c->dev]) {
         int prc = pull(c->dev);
@@ -269,6 +269,14 @@ static int free_any(int face, uint64_t addr) {
     pthread_mutex_unlock(&mu);
     int rc = free_on_server(face, r ? r->dev : rgpu_current_device(), addr);
     if (r && rc == 0) {
+        /* With the device's last region gone there is nothing left to pull: a region made later
+         * starts clean, or its host writes would never be pushed (busy means "the device's copy
+         * is newer", which only a pull clears, and no pull runs without regions). */
+        pthread_mutex_lock(&mu);
+        int others = 0;
+        for (region *o = regions; o && !others; o = o->next) others = o->dev == r->dev;
+        if (!others) busy[r->dev] = 0;
+        pthread_mutex_unlock(&mu);
         munmap((void *)(uintptr_t)r->addr, r->mapped);
         munmap(r->shadow, r->mapped);
         free(r);

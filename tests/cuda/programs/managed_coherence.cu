@@ -188,6 +188,19 @@ int main() {
     void *again = mmap(r, 1 << 16, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     EXPECT(again == (void *)r);
     munmap(again, 1 << 16);
+
+    // 11. the last managed allocation freed while device work on it is outstanding: the next one
+    //     starts clean, and the host's writes to it reach the device
+    int *x, *y;
+    CHECK(cudaMallocManaged(&x, 4096 * sizeof(int)));
+    scale_add<<<4, 128>>>(4096, x, 1, 1);
+    CHECK(cudaFree(x));
+    CHECK(cudaMallocManaged(&y, 4096 * sizeof(int)));
+    for (int i = 0; i < 4096; i++) y[i] = i;
+    scale_add<<<4, 128>>>(4096, y, 3, 0);
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(y[1] == 3 && y[4095] == 3 * 4095);
+    CHECK(cudaFree(y));
     printf("OK managed_coherence\n");
     return 0;
 }
