@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rgpu.server.sim.kernels import KernelModule, launch
-from rgpu.server.sim.memory import DeviceMemory
+from rgpu.server.backends.sim.kernels import KernelModule, launch
+from rgpu.server.backends.sim.memory import DeviceMemory
 from tests.support.cudabuild import build
 
 KERNELS = Path(__file__).resolve().parents[1] / "tests" / "cuda" / "kernels"

@@ -6,9 +6,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../build/lib}
 mkdir -p "$out"
 cc=${CC:-gcc}
+# src/ is split by API family (transport, state, memory, module, stream, graph, managed, driver,
+# runtime); every family's headers are visible to every other, as one library's are.
+families=$(find "$here/src" -mindepth 1 -maxdepth 1 -type d | sort)
+includes=()
+for d in $families; do includes+=(-I"$d"); done
 $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Wno-deprecated-non-prototype \
-    -I"$here/src" -I"$here/generated" \
-    "$here"/src/*.c "$here"/generated/*.c \
+    "${includes[@]}" -I"$here/generated" \
+    "$here"/src/*/*.c "$here"/generated/*.c \
     -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined \
     -lzmq -lpthread -o "$out/librgpu.so.tmp"
 mv "$out/librgpu.so.tmp" "$out/librgpu.so"

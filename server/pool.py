@@ -17,16 +17,15 @@ Lease gate
 """
 from __future__ import annotations
 
-import hashlib
 import threading
 from dataclasses import dataclass
 
 from rgpu.protocol import tokens
 
+from .backends.sim import identity as sim_identity
 
-def sim_gpu_uuid(server_id: str, index: int) -> bytes:
-    """The 16 uuid bytes of software GPU ``index`` of the server ``server_id``."""
-    return hashlib.sha256(f"rgpu-sim:{server_id}:{index}".encode()).digest()[:16]
+
+sim_gpu_uuid = sim_identity.uuid  # the 16 uuid bytes of software GPU ``index`` of server ``server_id``
 
 
 def uuid_text(raw: bytes) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from .backend import Device
+from .backends.base import Device
 from .errors import CudaError
 
 DEFAULT_STREAMS = (0, 1, 2)  # NULL, cudaStreamLegacy, cudaStreamPerThread

@@ -1,4 +1,4 @@
-"""The worker's end of the same-host fast path (libhook/src/shm.c is the client's): a client's
+"""The worker's end of the same-host fast path (libhook/src/transport/shm.c is the client's): a client's
 POSIX shared-memory segment, mapped when the client offers it in the attach and it provably is
 the same memory — same kernel boot, a name of the client's own form, and the nonce the client
 wrote there. Calls then name [offset, length] regions of it instead of carrying bulk frames."""

@@ -28,9 +28,9 @@ from rgpu import logs
 from rgpu.protocol import tokens, wire
 from rgpu.units import format_size, parse_size
 
-from . import nvml
+from . import backends, nvml
 from .accounting import Ledger
-from .pool import DIRECT, Grant, LeaseGate, LeaseRefused, sim_gpu_uuid, uuid_text
+from .pool import DIRECT, Grant, LeaseGate, LeaseRefused, uuid_text
 from .sched import GpuScheduler
 from .worker import worker_main
 
@@ -315,16 +315,14 @@ def _worker_bind(listen: str) -> str:
 
 
 def _gpus(device: str, count: int, sim_memory: int, server_id: str) -> tuple[str, list[GpuSpec]]:
-    if device in ("cuda", "auto"):
-        from .cuda_backend import CudaUnavailable, probe
-        try:
-            return "cuda", [GpuSpec(g["memory"], g["name"], uuid_text(g["uuid"]), g["sms"], g["compute_capability"])
-                            for g in probe()]
-        except CudaUnavailable as e:
-            if device == "cuda":
-                raise click.ClickException(f"{e}. On a machine without an NVIDIA GPU use --device sim.")
-    return "sim", [GpuSpec(sim_memory, f"rgpu sim GPU {i} (sm_80)", uuid_text(sim_gpu_uuid(server_id, i)))
-                   for i in range(count)]
+    kind = "sim" if device == "sim" else "cuda"
+    try:
+        found = backends.probe(kind, count=count, memory=sim_memory, server_id=server_id)
+    except backends.BackendUnavailable as e:
+        if device == "cuda":
+            raise click.ClickException(f"{e}. On a machine without an NVIDIA GPU use --device sim.")
+        kind, found = "sim", backends.probe("sim", count=count, memory=sim_memory, server_id=server_id)
+    return kind, [GpuSpec(g.memory, g.name, uuid_text(g.uuid), g.sms, g.compute_capability) for g in found]
 
 
 def _advertise(listen: str) -> str:

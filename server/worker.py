@@ -15,6 +15,7 @@ import zmq.utils.monitor
 from rgpu import logs
 from rgpu.protocol import wire
 
+from . import backends
 from .dispatch import Dispatcher
 from .dispatch import Result
 from .session import Session
@@ -57,11 +58,8 @@ def _publish(traffic, slot: int, session) -> None:
 
 
 def make_device(conf: dict, assignment: dict, reserve):
-    if conf["device"] == "sim":
-        from .sim.device import SimDevice
-        return SimDevice(assignment["memory"], assignment["gpu"], conf.get("server_id", ""), reserve=reserve)
-    from .cuda_backend import CudaDevice
-    return CudaDevice(assignment["gpu"], assignment["memory"], reserve=reserve)
+    return backends.open_device(conf["device"], gpu=assignment["gpu"], memory=assignment["memory"],
+                                server_id=conf.get("server_id", ""), reserve=reserve)
 
 
 def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None:

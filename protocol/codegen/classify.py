@@ -16,7 +16,7 @@ from .headers import Function, Parsed
 
 ANNOTATIONS = Path(__file__).resolve().parent.parent / "annotations.toml"
 
-# Wire kinds: one marshalling routine per kind on each end (libhook/src/call.c, server/dispatch.py).
+# Wire kinds: one marshalling routine per kind on each end (libhook/src/transport/call.c, server/dispatch.py).
 IN_KINDS = {"i": "signed integer", "u": "unsigned integer or device pointer", "f": "floating point",
             "h": "handle", "d": "device ordinal (routes the call; the server sees its own GPU)", "s": "string", "b": "struct by pointer (bytes)", "v": "struct by value (bytes)"}
 OUT_KINDS = {"oi": "signed integer", "ou": "unsigned integer or device pointer", "of": "floating point",

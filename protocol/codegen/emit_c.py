@@ -75,7 +75,7 @@ def _get(p: Param) -> str:
 
 
 def _capture(call: Call, face: str) -> list[str]:
-    """Stream capture (libhook/src/capture.c): a guard refuses a call that is illegal while a capture is
+    """Stream capture (libhook/src/graph/capture.c): a guard refuses a call that is illegal while a capture is
     under way; a hook records a stream-ordered call into the capturing stream's graph instead of sending it."""
     kind, _, param = call.capture.partition(":")
     if kind == "guard":  # guard:legacy: the call works on the legacy stream (NULL)

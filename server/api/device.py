@@ -53,7 +53,7 @@ def _cffi():
 
 
 # What clients see of managed memory is rgpu's, not the GPU's: the client keeps a host copy coherent
-# at synchronisations (libhook/src/managed.c), as on a device that cannot access managed memory
+# at synchronisations (libhook/src/managed/managed.c), as on a device that cannot access managed memory
 # concurrently with the host — whatever the real GPU behind a `cuda` backend could do.
 MANAGED_POLICY = {"MANAGED_MEMORY": 1, "CONCURRENT_MANAGED_ACCESS": 0, "PAGEABLE_MEMORY_ACCESS": 0,
                   "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES": 0, "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST": 0}

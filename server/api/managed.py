@@ -1,5 +1,5 @@
 """Managed (unified) memory, the server's half: device memory tagged managed, at addresses aligned
-to host pages so the client can map its host copy at the same address (libhook/src/managed.c).
+to host pages so the client can map its host copy at the same address (libhook/src/managed/managed.c).
 The client keeps that copy coherent — it pushes what the host wrote before device work and pulls
 after a synchronisation — so the server only allocates, tags, frees and answers for it."""
 from __future__ import annotations

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from rgpu.protocol.generated import enums
-from rgpu.server.sim.properties import sm80_attributes
+from rgpu.server.backends.sim.properties import sm80_attributes
 from tests.conftest import PROGRAMS, run_cli
 from tests.support import cuda12, cudabuild
 

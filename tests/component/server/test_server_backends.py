@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from rgpu.client.server_client import stats
-from rgpu.server import cuda_backend
+from rgpu.server.backends.cuda import device as cuda_backend
 from tests.conftest import server_argv
 from tests.support.daemons import free_url
 

@@ -8,8 +8,8 @@ from rgpu.protocol.generated import enums
 from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.server.dispatch import Dispatcher
 from rgpu.server.session import Session
-from rgpu.server.sim.device import SimDevice
-from rgpu.server.sim.errors import SimFault
+from rgpu.server.backends.sim.device import SimDevice
+from rgpu.server.backends.sim.errors import SimFault
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 
 from rgpu.protocol import tokens
 from rgpu.server.pool import DIRECT, LeaseGate, LeaseRefused, sim_gpu_uuid, uuid_text
-from rgpu.server.sim.device import SimDevice
+from rgpu.server.backends.sim.device import SimDevice
 
 SECRET = b"unit-test-secret-0123456789abcdef"
 UUID = "GPU-00000000-0000-0000-0000-000000000001"

@@ -11,8 +11,8 @@ from rgpu.protocol.generated.structs import CDEF
 from rgpu.server.api.managed import GRANULE
 from rgpu.server.dispatch import Dispatcher
 from rgpu.server.session import Session
-from rgpu.server.sim.device import SimDevice
-from rgpu.server.sim.memory import BASE_ADDRESS, GPU_WINDOW, WINDOWS
+from rgpu.server.backends.sim.device import SimDevice
+from rgpu.server.backends.sim.memory import BASE_ADDRESS, GPU_WINDOW, WINDOWS
 
 INVALID = enums.cudaError["cudaErrorInvalidValue"]
 

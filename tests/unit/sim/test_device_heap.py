@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu.server.sim import kernels
-from rgpu.server.sim.errors import SimFault
-from rgpu.server.sim.kernels import KernelModule
+from rgpu.server.backends.sim import kernels
+from rgpu.server.backends.sim.errors import SimFault
+from rgpu.server.backends.sim.kernels import KernelModule
 
 
 @pytest.fixture(scope="module", params=["ptx", "debug-G"])

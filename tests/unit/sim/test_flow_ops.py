@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu.server.sim.kernels import KernelModule
+from rgpu.server.backends.sim.kernels import KernelModule
 
 
 @pytest.fixture(scope="module", params=["ptx", "debug-G"])

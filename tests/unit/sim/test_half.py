@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu.server.sim.kernels import KernelModule
+from rgpu.server.backends.sim.kernels import KernelModule
 
 
 def bf16_round(x: np.ndarray) -> np.ndarray:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu.server.sim.errors import SimError, SimFault
-from rgpu.server.sim.kernels import KernelModule
+from rgpu.server.backends.sim.errors import SimError, SimFault
+from rgpu.server.backends.sim.kernels import KernelModule
 
 
 @pytest.fixture(scope="module", params=["ptx", "fatbin-size", "debug-G"])

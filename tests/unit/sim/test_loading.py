@@ -6,10 +6,10 @@ import struct
 import numpy as np
 import pytest
 
-from rgpu.server.sim import fatbin
-from rgpu.server.sim.cubin import Param
-from rgpu.server.sim.errors import SimError
-from rgpu.server.sim.kernels import KernelModule, param_layout
+from rgpu.server.backends.sim import fatbin
+from rgpu.server.backends.sim.cubin import Param
+from rgpu.server.backends.sim.errors import SimError
+from rgpu.server.backends.sim.kernels import KernelModule, param_layout
 from tests.support.cudabuild import build
 
 from pathlib import Path

@@ -1,5 +1,5 @@
 """Freeing an allocation gives its pages back without touching a neighbour sharing a page."""
-from rgpu.server.sim.memory import DeviceMemory
+from rgpu.server.backends.sim.memory import DeviceMemory
 
 
 def test_free_keeps_the_neighbour_on_a_shared_page():

@@ -6,9 +6,9 @@ import struct
 
 import numpy as np
 
-from rgpu.server.sim import kernels
-from rgpu.server.sim.kernels import KernelModule
-from rgpu.server.sim.memory import DeviceMemory
+from rgpu.server.backends.sim import kernels
+from rgpu.server.backends.sim.kernels import KernelModule
+from rgpu.server.backends.sim.memory import DeviceMemory
 
 PTX = """
 .version 8.0

@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from rgpu.server.sim import kernels
-from rgpu.server.sim.kernels import KernelModule
+from rgpu.server.backends.sim import kernels
+from rgpu.server.backends.sim.kernels import KernelModule
 
 
 class Abandon(BaseException):

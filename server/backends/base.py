@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from .errors import CudaError
+from ..errors import CudaError
 
 
 class Device(ABC):

@@ -1,6 +1,6 @@
 """Errors the software GPU raises. They carry the Driver API enumerator *name*; the server
 maps names to numbers (and to the Runtime API's codes) through the generated enum tables."""
-from ..errors import CudaError
+from ...errors import CudaError
 
 
 class SimError(CudaError):

@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from ..backend import Device
-from . import kernels
+from ..base import Device
+from . import identity, kernels
 from .errors import SimError
 from .memory import DeviceMemory
 from .properties import sm80_attributes
@@ -42,8 +42,8 @@ class SimDevice(Device):
     def __init__(self, memory_bytes: int, gpu_index: int = 0, server_id: str = "", reserve=None):
         self.index = gpu_index
         self.total_memory = memory_bytes
-        self.name = f"rgpu sim GPU {gpu_index} (sm_80)"
-        self.uuid = hashlib.sha256(f"rgpu-sim:{server_id}:{gpu_index}".encode()).digest()[:16]
+        self.name = identity.name(gpu_index)
+        self.uuid = identity.uuid(server_id, gpu_index)
         # the address window: consecutive for the GPUs of one server, spread by server over the rest
         window = int.from_bytes(hashlib.sha256(f"rgpu-sim-window:{server_id}".encode()).digest()[:4], "little")
         self.memory = DeviceMemory(memory_bytes, window + gpu_index, reserve=reserve)

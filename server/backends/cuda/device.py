@@ -9,8 +9,8 @@ from collections import deque
 
 import cffi
 
-from .backend import Device
-from .errors import CudaError
+from ..base import Device
+from ...errors import CudaError
 
 _CDEF = """
 typedef int CUresult; typedef int CUdevice; typedef unsigned long long CUdeviceptr;

@@ -1,0 +1,54 @@
+"""Device backends behind one selection point. `--device` names one: ``sim`` (the software GPU,
+server/backends/sim) or ``cuda`` (the real driver, server/backends/cuda); ``auto`` takes cuda when
+`probe` finds a usable GPU. Everything above the `Device` interface (handles, quotas, errors) is the
+same for both, and so is the end-to-end suite (RGPU_TEST_DEVICE=sim|cuda)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import Device
+
+KINDS = ("sim", "cuda")
+
+
+class BackendUnavailable(RuntimeError):
+    """The backend cannot serve on this machine (no driver, no GPU); the message says why."""
+
+
+@dataclass
+class GpuInfo:
+    """One GPU as the supervisor inventories it (and the controller shows it)."""
+    memory: int
+    name: str
+    uuid: bytes  # 16 bytes
+    sms: int
+    compute_capability: str  # "8.0"
+
+
+def probe(kind: str, *, count: int = 1, memory: int = 0, server_id: str = "") -> list[GpuInfo]:
+    """The GPUs backend `kind` would serve; raises BackendUnavailable when it cannot serve here."""
+    if kind == "cuda":
+        from .cuda import device as cuda
+        try:
+            return [GpuInfo(g["memory"], g["name"], g["uuid"], g["sms"], g["compute_capability"])
+                    for g in cuda.probe()]
+        except cuda.CudaUnavailable as e:
+            raise BackendUnavailable(str(e)) from None
+    if kind == "sim":
+        from .sim import identity
+        from .sim.device import SimDevice
+        major, minor = SimDevice.cc
+        return [GpuInfo(memory, identity.name(i), identity.uuid(server_id, i), identity.SM_COUNT,
+                        f"{major}.{minor}") for i in range(count)]
+    raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")
+
+
+def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserve=None) -> Device:
+    """The device one session of GPU `gpu` runs on, limited to `memory` bytes."""
+    if kind == "sim":
+        from .sim.device import SimDevice
+        return SimDevice(memory, gpu, server_id, reserve=reserve)
+    if kind == "cuda":
+        from .cuda.device import CudaDevice
+        return CudaDevice(gpu, memory, reserve=reserve)
+    raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")
