@@ -14,7 +14,7 @@ for d in $families; do includes+=(-I"$d"); done
 $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Wno-deprecated-non-prototype \
     "${includes[@]}" -I"$here/generated" \
     "$here"/src/*/*.c "$here"/generated/*.c \
-    -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined \
+    -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined -Wl,-Bsymbolic \
     -lzmq -lpthread -o "$out/librgpu.so.tmp"
 mv "$out/librgpu.so.tmp" "$out/librgpu.so"
 for name in libcuda.so.1 libcuda.so libcudart.so.13 libcudart.so.12 libcudart.so; do

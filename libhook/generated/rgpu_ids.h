@@ -63,7 +63,6 @@
 #define RGPU_ID_cuModuleLoadDataEx 0x5f58bd96u
 #define RGPU_ID_cuModuleLoadFatBinary 0x114cf21fu
 #define RGPU_ID_cuModuleUnload 0x29cd570du
-#define RGPU_ID_cuModuleGetLoadingMode 0x2ceaf8cfu
 #define RGPU_ID_cuModuleGetFunction 0x762d7398u
 #define RGPU_ID_cuModuleGetFunctionCount 0x15140306u
 #define RGPU_ID_cuModuleEnumerateFunctions 0x2c18e076u

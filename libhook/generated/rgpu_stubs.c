@@ -395,20 +395,6 @@ int cuModuleUnload(void * hmod)
     return rc;
 }
 
-/* cuModuleGetLoadingMode: forwarded */
-int cuModuleGetLoadingMode(int * mode)
-{
-    rgpu_call c;
-    if (mode == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuModuleGetLoadingMode, "cuModuleGetLoadingMode", RGPU_DRIVER);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *mode = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuModuleGetFunction: forwarded */
 int cuModuleGetFunction(void * * hfunc, void * hmod, const char * name)
 {
@@ -3223,12 +3209,6 @@ int cuCoredumpSetAttributeGlobal()
     return rgpu_unsupported(RGPU_DRIVER, "cuCoredumpSetAttributeGlobal");
 }
 
-/* cuGetExportTable: not supported: private driver tables have no remote equivalent */
-int cuGetExportTable()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGetExportTable");
-}
-
 /* cuGreenCtxCreate: not supported: green contexts are not forwarded yet */
 int cuGreenCtxCreate()
 {
@@ -5166,10 +5146,4 @@ int cudaKernelSetAttributeForDevice(void * kernel, int attr, int32_t value, int3
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
-}
-
-/* cudaGetExportTable: not supported: private driver tables have no remote equivalent */
-int cudaGetExportTable()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetExportTable");
 }

@@ -14,7 +14,7 @@ import cffi
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
 
-from . import classify, cuda12, emit_c, emit_py, headers
+from . import classify, cuda12, emit_c, emit_py, headers, proc_versions
 
 ROOT = Path(__file__).resolve().parents[2]
 C_OUT = ROOT / "libhook" / "generated"
@@ -102,6 +102,13 @@ def generate(parsed: headers.Parsed, p12: headers.Parsed | None = None) -> tuple
         PY_OUT / "structs.py": emit_py.structs(struct_cdef(parsed, {u.removeprefix("struct ") for u in used}),
                                                sizes, stamp),
     }
+    # cuGetProcAddress's (name, version, per-thread) table and the driver's legacy and per-thread names
+    twelve = annotations.get("cuda12", {})
+    defined_elsewhere = {n for n in [*twelve.get("same_as", {}), *twelve.get("handwritten", {}).get("names", []),
+                                     *twelve.get("unsupported", {})] if not n.startswith("cuda")}
+    table, exports = proc_versions.plan(parsed.include_dir, {c.name for c in calls if c.face == "driver"},
+                                        defined_elsewhere, parsed.aliases, annotations.get("proc_versions", {}))
+    files[C_OUT / "rgpu_proc_versions.c"] = proc_versions.source(table, exports, stamp)
     if p12 is not None:
         plan = cuda12.plan(p12, parsed, calls, annotations, _all_types)
         v = p12.cuda_version

@@ -32,8 +32,8 @@ def mem_alloc_pitch(s, width, height, *elem):
 
 @handles("cudaFree", "cuMemFree_v2")
 def mem_free(s, addr):
-    if addr == 0 and s.face == "runtime":
-        return ()  # cudaFree(NULL) is a no-op
+    if addr == 0:
+        return ()  # freeing NULL is a no-op, in the driver too (NVIDIA's cudaFree(NULL) passes it down)
     found = s.device.allocation(addr)
     if found is None or found[0] != addr:
         # a real GPU answers cudaErrorInvalidValue (1) for a pointer it never returned

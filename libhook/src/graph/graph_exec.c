@@ -149,3 +149,11 @@ int cudaGraphExecUpdate(rgpu_graph_exec *e, rgpu_graph *g, update_info *info) {
     if (info) *info = r;
     return r.result ? rgpu_record(RGPU_RUNTIME, ERR_GRAPH_EXEC_UPDATE) : 0;
 }
+
+/* The CUDA 10.0/11.0 form (cuGraphInstantiate / _v2 of NVIDIA's driver): an error node and a log
+ * buffer instead of flags. rgpu's instantiation reports its errors as codes, so both stay empty. */
+int rgpu_cuGraphInstantiate_v1(rgpu_graph_exec **out, rgpu_graph *g, void **error_node, char *log, size_t log_size) {
+    if (error_node) *error_node = NULL;
+    if (log && log_size) log[0] = 0;
+    return cuGraphInstantiateWithFlags(out, g, 0);
+}

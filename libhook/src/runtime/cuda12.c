@@ -12,6 +12,7 @@ int cudaGetDeviceProperties(void *prop, int device);
 int cudaPointerGetAttributes(void *attributes, const void *ptr);
 int cuCtxCreate_v4(void **pctx, void *params, unsigned int flags, int dev);
 void *rgpu_proc_lookup(const char *symbol, int cuda_version);
+int rgpu_proc_address(const char *symbol, void **pfn, int version, unsigned long long flags, int *status);
 
 /* 12.x headers #define cudaGetDeviceProperties to this one; both fill the 12.x cudaDeviceProp. */
 int rgpu12impl_cudaGetDeviceProperties_v2(void *prop12, int device)
@@ -52,11 +53,9 @@ int rgpu12impl_cudaRuntimeGetVersion(int *v)
 /* The 12.x runtime resolves Driver names at its own version: cuCtxCreate is cuCtxCreate_v2 there. */
 int rgpu12impl_cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status)
 {
-    (void)flags;
     if (symbol == NULL || fn == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    *fn = rgpu_proc_lookup(symbol, RGPU12_CUDA_VERSION);
-    if (status) *status = *fn ? 0 : 1; /* cudaDriverEntryPointSuccess / SymbolNotFound */
-    return *fn ? RGPU_SUCCESS : rgpu_record(RGPU_RUNTIME, 500 /* cudaErrorSymbolNotFound */);
+    int rc = rgpu_proc_address(symbol, fn, RGPU12_CUDA_VERSION, flags, status);
+    return rc ? rgpu_record(RGPU_RUNTIME, rc /* cudaErrorSymbolNotFound */) : RGPU_SUCCESS;
 }
 
 /* What 12.x headers call cuCtxCreate: no creation parameters. */

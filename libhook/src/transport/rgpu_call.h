@@ -56,6 +56,13 @@ typedef struct rgpu_call {
 typedef struct { const char *name; void *fn; } rgpu_proc;
 extern const rgpu_proc rgpu_procs[];
 extern const size_t rgpu_nprocs;
+/* generated/rgpu_proc_versions.c: what cuGetProcAddress(name, version, per-thread) means, sorted by
+ * name, then per-thread, then version; and the driver names rgpu defines only for it */
+typedef struct { const char *name; int version; int per_thread; const char *symbol; } rgpu_proc_version;
+extern const rgpu_proc_version rgpu_proc_versions[];
+extern const size_t rgpu_nproc_versions;
+extern const rgpu_proc rgpu_procs_legacy[];
+extern const size_t rgpu_nprocs_legacy;
 
 void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face);
 void rgpu_put_i(rgpu_call *c, int64_t v);

@@ -33,6 +33,16 @@ SM80 = {
     "MAXIMUM_TEXTURE1D_LINEAR_WIDTH": 0, "COOPERATIVE_MULTI_DEVICE_LAUNCH": 0,
 }
 
+# Every other attribute of the headers has an answer too: NVIDIA's runtime reads them all when it
+# builds a cudaDeviceProp, and fails to initialise if one is refused. Texture and surface limits are
+# 0 while the sim has no CUDA arrays; features the sim does not offer are 0; NUMA ids are -1 (none).
+_VALUES = {
+    "NUMA_ID": -1, "HOST_NUMA_ID": -1, "HOST_REGISTER_SUPPORTED": 1, "MEM_SYNC_DOMAIN_COUNT": 1,
+    "MAX_ACCESS_POLICY_WINDOW_SIZE": 134213632,
+    # PCI vendor 0x10de in the low half, as the driver combines them; an A100's device id
+    "GPU_PCI_DEVICE_ID": (0x20B0 << 16) | 0x10DE, "GPU_PCI_SUBSYSTEM_ID": (0x1450 << 16) | 0x10DE,
+}
+
 def sm80_attributes(memory_bytes: int) -> dict[int, int]:
     table = enums.CUdevice_attribute_enum
     out = {}
@@ -40,4 +50,9 @@ def sm80_attributes(memory_bytes: int) -> dict[int, int]:
         full = "CU_DEVICE_ATTRIBUTE_" + short
         if full in table:  # attributes come and go between CUDA versions
             out[table[full]] = value
+    for full, number in table.items():
+        if number in out or full.endswith("_MAX"):
+            continue
+        short = full.removeprefix("CU_DEVICE_ATTRIBUTE_")
+        out[number] = _VALUES.get(short, 0)
     return out
