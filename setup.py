@@ -9,7 +9,7 @@ from setuptools import setup
 
 ROOT = Path(__file__).parent
 FOLDERS = {"rgpu": "rgpu", "rgpu.protocol": "protocol", "rgpu.server": "server",
-           "rgpu.controller": "controller", "rgpu.client": "client"}
+           "rgpu.controller": "controller", "rgpu.client": "client", "rgpu.k8s": "k8s"}
 
 packages, package_dir = [], {}
 for pkg, folder in FOLDERS.items():

@@ -17,6 +17,7 @@ import msgpack
 import structlog
 import zmq
 
+from rgpu import health
 from rgpu.protocol.tokens import SecretError, load_secret
 
 from .handlers import handle
@@ -128,7 +129,9 @@ class Daemon:
 @click.option("--heartbeat-timeout", default=5.0, show_default=True, help="Silence after which a server is down.")
 @click.option("--token-lifetime", default=DEFAULT_TOKEN_LIFETIME, show_default=True, help="Seconds a lease token opens sessions.")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
-def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, log_level):
+@click.option("--health-listen", default=None, metavar="HOST:PORT", help="Serve GET /healthz over HTTP here.")
+def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, log_level,
+         health_listen):
     """rgpu-controller: the pool of virtual GPUs, its leases and placement."""
     configure_logging(log_level)
     try:
@@ -143,6 +146,8 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
         daemon = Daemon(ctl, listen)
     except zmq.ZMQError as exc:
         raise click.ClickException(f"cannot listen on {listen}: {exc}") from None
+    if health_listen:
+        health.serve(health_listen, health.controller_check(daemon.endpoint))
     signal.signal(signal.SIGTERM, daemon.stop)
     signal.signal(signal.SIGINT, daemon.stop)
     try:

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import click
 import zmq
 
-from rgpu import logs
+from rgpu import health, logs
 from rgpu.protocol import tokens, wire
 from rgpu.units import format_size, parse_size
 
@@ -360,7 +360,9 @@ def _gate(controller: str | None, secret_file: str | None) -> LeaseGate:
 @click.option("--session-grace", type=float, default=3.0, show_default=True,
               help="seconds a session survives its client's connection being gone")
 @click.option("--log-level", default="info", show_default=True)
-def main(device, listen, count, sim_memory, controller, advertise, secret_file, session_grace, log_level):
+@click.option("--health-listen", default=None, metavar="HOST:PORT", help="serve GET /healthz over HTTP here")
+def main(device, listen, count, sim_memory, controller, advertise, secret_file, session_grace, log_level,
+         health_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level)
     server_id = f"{socket.gethostname()}:{listen}"
@@ -371,6 +373,8 @@ def main(device, listen, count, sim_memory, controller, advertise, secret_file, 
         from .registration import Registrar
         sup.registrar = Registrar(controller, advertise or _advertise(listen), sup.inventory, sup.usage,
                                   sup.on_leases)
+    if health_listen:
+        health.serve(health_listen, health.server_check(listen))
     signal.signal(signal.SIGTERM, lambda *_: setattr(sup, "stopping", True))
     signal.signal(signal.SIGINT, lambda *_: setattr(sup, "stopping", True))
     sup.serve()
