@@ -12,7 +12,10 @@ from . import handles
 _LIMIT_DEFAULTS = {"CU_LIMIT_STACK_SIZE": 1024, "CU_LIMIT_PRINTF_FIFO_SIZE": 1 << 20,
                    "CU_LIMIT_MALLOC_HEAP_SIZE": 8 << 20, "CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH": 2,
                    "CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT": 2048, "CU_LIMIT_MAX_L2_FETCH_GRANULARITY": 32,
-                   "CU_LIMIT_PERSISTING_L2_CACHE_SIZE": 0}
+                   "CU_LIMIT_PERSISTING_L2_CACHE_SIZE": 0,
+                   # a context is never CIG-enabled (no graphics on a pooled GPU); queries only
+                   "CU_LIMIT_SHMEM_SIZE": 0, "CU_LIMIT_CIG_ENABLED": 0, "CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED": 0}
+_QUERY_ONLY = {"CU_LIMIT_SHMEM_SIZE", "CU_LIMIT_CIG_ENABLED"}
 LIMITS = {enums.CUlimit_enum[k]: v for k, v in _LIMIT_DEFAULTS.items()}
 _LIMIT_NAMES = {enums.CUlimit_enum[k]: k for k in _LIMIT_DEFAULTS}
 
@@ -36,6 +39,8 @@ def set_limit(s, limit, value):
     limits = _settings(s)["limits"]
     if limit not in limits:
         raise CudaError("CUDA_ERROR_UNSUPPORTED_LIMIT", f"limit {limit}")
+    if _LIMIT_NAMES[limit] in _QUERY_ONLY:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"{_LIMIT_NAMES[limit]} can only be queried")
     s.device.set_limit(_LIMIT_NAMES[limit], value)
     limits[limit] = value
     return ()

@@ -280,6 +280,19 @@ int rgpu_ctx_cls_delete(void *ctx, void *key) {
     return RGPU_SUCCESS;
 }
 
+int rgpu_ctx_current(void **ctx) {
+    *ctx = depth ? stack[depth - 1] : NULL;
+    return RGPU_SUCCESS;
+}
+
+int rgpu_ctx_id(void *ctx, unsigned long long *id) {
+    rgpu_ctx *c = ctx_or_current(ctx);
+    if (!id) return RGPU_INVALID_VALUE;
+    if (!c) return INVALID_CONTEXT;
+    *id = c->id;
+    return RGPU_SUCCESS;
+}
+
 extern int cuDeviceGetUuid_v2(void *uuid, int dev);
 extern int cuDeviceGetAttribute(int32_t *pi, int attrib, int dev);
 

@@ -118,8 +118,15 @@ static const void *const tools_runtime_callback_hooks[7] = {
 
 /* ---- TOOLS_TLS: asked for, never called under 13.0 ------------------------------------------- */
 
-TRAP(TOOLS_TLS, 1) TRAP(TOOLS_TLS, 2)
-static const void *const tools_tls[3] = {SIZE(3), T(TOOLS_TLS, 1), T(TOOLS_TLS, 2)};
+/* Slot 2: the calling thread's current context (cuBLASLt keys its per-context state by the id
+ * TOOLS_CONTEXT slot 4 then gives for it). */
+static int tools_tls_current_context(void **ctx) {
+    if (!ctx) return RGPU_INVALID_VALUE;
+    return rgpu_ctx_current(ctx);
+}
+
+TRAP(TOOLS_TLS, 1)
+static const void *const tools_tls[3] = {SIZE(3), T(TOOLS_TLS, 1), (const void *)tools_tls_current_context};
 
 /* ---- CONTEXT_LOCAL_STORAGE: the runtime's per-context state, keyed by a pointer of its own ------ */
 
@@ -209,12 +216,16 @@ static int integrity_check(uint32_t version, uint64_t unix_seconds, uint64_t res
 
 /* ---- tables of the tools interface (profilers' view of contexts and modules) ------------------ */
 
-TRAPS10(TOOLS_CONTEXT, ) TRAPS10(TOOLS_CONTEXT, 1) TRAPS10(TOOLS_CONTEXT, 2) TRAPS10(TOOLS_CONTEXT, 3)
+/* TOOLS_CONTEXT slot 4: a context's unique id (what cuCtxGetId gives). */
+static int tools_context_id(void *ctx, unsigned long long *id) { return rgpu_ctx_id(ctx, id); }
+
+TRAP(TOOLS_CONTEXT, 1) TRAP(TOOLS_CONTEXT, 2) TRAP(TOOLS_CONTEXT, 3) TRAP(TOOLS_CONTEXT, 5) TRAP(TOOLS_CONTEXT, 6)
+TRAP(TOOLS_CONTEXT, 7) TRAP(TOOLS_CONTEXT, 8) TRAP(TOOLS_CONTEXT, 9) TRAPS10(TOOLS_CONTEXT, 1) TRAPS10(TOOLS_CONTEXT, 2) TRAPS10(TOOLS_CONTEXT, 3)
 TRAPS10(TOOLS_CONTEXT, 4) TRAPS10(TOOLS_CONTEXT, 5) TRAPS10(TOOLS_CONTEXT, 6) TRAPS10(TOOLS_CONTEXT, 7)
 TRAPS10(TOOLS_CONTEXT, 8) TRAP(TOOLS_CONTEXT, 90) TRAP(TOOLS_CONTEXT, 91) TRAP(TOOLS_CONTEXT, 92)
 
 static const void *const tools_context[93] = {
-    SIZE(93), T(TOOLS_CONTEXT, 1), T(TOOLS_CONTEXT, 2), T(TOOLS_CONTEXT, 3), T(TOOLS_CONTEXT, 4),
+    SIZE(93), T(TOOLS_CONTEXT, 1), T(TOOLS_CONTEXT, 2), T(TOOLS_CONTEXT, 3), (const void *)tools_context_id,
     T(TOOLS_CONTEXT, 5), T(TOOLS_CONTEXT, 6), T(TOOLS_CONTEXT, 7), T(TOOLS_CONTEXT, 8), T(TOOLS_CONTEXT, 9),
     T10(TOOLS_CONTEXT, 1), T10(TOOLS_CONTEXT, 2), T10(TOOLS_CONTEXT, 3), T10(TOOLS_CONTEXT, 4), T10(TOOLS_CONTEXT, 5),
     T10(TOOLS_CONTEXT, 6), T10(TOOLS_CONTEXT, 7), T10(TOOLS_CONTEXT, 8), T(TOOLS_CONTEXT, 90), T(TOOLS_CONTEXT, 91),

@@ -14,6 +14,8 @@ int rgpu_primary_ctx_get(void **pctx, int dev);
 int rgpu_ctx_cls_put(void *ctx, void *key, void *value, rgpu_cls_dtor dtor);
 int rgpu_ctx_cls_get(void *ctx, void *key, void **value);
 int rgpu_ctx_cls_delete(void *ctx, void *key);
+int rgpu_ctx_current(void **ctx);                         /* NULL when none is current */
+int rgpu_ctx_id(void *ctx, unsigned long long *id);       /* ctx NULL: the current one */
 
 /* driver_local.c: what identifies device `dev` to the integrity check */
 int rgpu_device_identity(int dev, uint8_t uuid[16], int32_t *pci_domain, int32_t *pci_bus, int32_t *pci_device);

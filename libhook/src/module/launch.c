@@ -47,8 +47,36 @@ static void restore_errors(saved_errors e) {
 
 /* ---- modules ----------------------------------------------------------------------------- */
 
+/* Images a device refused (no code it can run, malformed): libraries probe kernels they may not be
+ * able to use (cuBLASLt tries its SASS-only CUTLASS kernels before its PTX ones) and ask again for each
+ * call; the answer does not change, so it is given again without sending the image. */
+enum { REFUSED_SLOTS = 256 };
+static struct { char digest[65]; int dev, rc; } refused[REFUSED_SLOTS];
+static pthread_mutex_t refused_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int refused_before(int dev, const char *digest) {
+    int rc = 0;
+    pthread_mutex_lock(&refused_mu);
+    for (int i = 0; i < REFUSED_SLOTS && !rc; i++)
+        if (refused[i].rc && refused[i].dev == dev && !strcmp(refused[i].digest, digest)) rc = refused[i].rc;
+    pthread_mutex_unlock(&refused_mu);
+    return rc;
+}
+
+static void remember_refusal(int dev, const char *digest, int rc) {
+    static unsigned next;
+    pthread_mutex_lock(&refused_mu);
+    unsigned i = next++ % REFUSED_SLOTS;
+    memcpy(refused[i].digest, digest, 65);
+    refused[i].dev = dev;
+    refused[i].rc = rc;
+    pthread_mutex_unlock(&refused_mu);
+}
+
 static int load_image(int face, int dev, const void *image, size_t size, char digest[65], void **out) {
     if (!digest[0]) rgpu_sha256_hex(image, size, digest);
+    int known = refused_before(dev, digest);
+    if (known) return rgpu_record(face, known);
     saved_errors before = save_errors();
     for (int attempt = 0; attempt < 2; attempt++) {
         rgpu_call c;
@@ -60,6 +88,8 @@ static int load_image(int face, int dev, const void *image, size_t size, char di
         int rc = rgpu_sync(&c);
         if (rc == 0) *out = rgpu_out_h(&c);
         rgpu_end(&c);
+        /* CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU, _INVALID_PTX: the image, not the moment */
+        if (rc == 200 || rc == 209 || rc == 218) remember_refusal(dev, digest, rc);
         if (rc != NOT_FOUND || attempt) return rc;
         restore_errors(before); /* "not cached" is not the program's error */
     }

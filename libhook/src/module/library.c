@@ -206,17 +206,43 @@ int cuLinkAddFile_v2(void *state, int type, const char *path, unsigned n, void *
     return rc;
 }
 
+/* The images cuLinkComplete handed out and not yet destroyed: the only place where containers back to
+ * back are one image (elsewhere adjacent containers belong to other modules, as in a library's
+ * .nv_fatbin section). */
+static pthread_mutex_t links_mu = PTHREAD_MUTEX_INITIALIZER;
+static rgpu_link *links[64];
+
 int cuLinkComplete(void *state, void **out, size_t *size) {
     rgpu_link *l = state;
     if (!l || !out || !size || !l->len) return rgpu_invalid_value(RGPU_DRIVER);
+    pthread_mutex_lock(&links_mu);
+    for (int i = 0; i < 64; i++)
+        if (!links[i] || links[i] == l) {
+            links[i] = l;
+            break;
+        }
+    pthread_mutex_unlock(&links_mu);
     *out = l->buf;
     *size = l->len;
     return RGPU_SUCCESS;
 }
 
+size_t rgpu_link_output_size(const void *image) {
+    size_t n = 0;
+    pthread_mutex_lock(&links_mu);
+    for (int i = 0; i < 64 && !n; i++)
+        if (links[i] && links[i]->buf == image) n = links[i]->len;
+    pthread_mutex_unlock(&links_mu);
+    return n;
+}
+
 int cuLinkDestroy(void *state) {
     rgpu_link *l = state;
     if (!l) return rgpu_invalid_value(RGPU_DRIVER);
+    pthread_mutex_lock(&links_mu);
+    for (int i = 0; i < 64; i++)
+        if (links[i] == l) links[i] = NULL;
+    pthread_mutex_unlock(&links_mu);
     free(l->buf);
     free(l);
     return RGPU_SUCCESS;

@@ -25,6 +25,7 @@ void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face) {
     c->shm_cap = c->shm_got = 0;
     /* args start in the inline buffer; mp_raw moves them to the heap only if they outgrow it */
     mp_init_inline(&c->args, c->args_inline, sizeof c->args_inline);
+    rgpu_log(RGPU_LOG_DEBUG, "call %s", name);
 }
 
 void rgpu_put_i(rgpu_call *c, int64_t v) { mp_int(&c->args, v); c->nargs++; }
