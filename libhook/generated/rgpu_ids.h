@@ -78,6 +78,8 @@
 #define RGPU_ID_cuLibraryLoadFromFile 0x75cb23e8u
 #define RGPU_ID_cuLibraryUnload 0x200a085bu
 #define RGPU_ID_cuLibraryGetKernel 0x3ec16265u
+#define RGPU_ID_cuLibraryGetKernelCount 0x554d4bd9u
+#define RGPU_ID_cuLibraryEnumerateKernels 0x4fe63dd0u
 #define RGPU_ID_cuLibraryGetModule 0x6f37dee6u
 #define RGPU_ID_cuKernelGetFunction 0x708402f9u
 #define RGPU_ID_cuLibraryGetGlobal 0x0b16734du
@@ -532,6 +534,8 @@
 #define RGPU_ID_cudaLibraryUnload 0x5f6924e9u
 #define RGPU_ID_cudaLibraryGetKernel 0x15911328u
 #define RGPU_ID_cudaLibraryGetGlobal 0x20460200u
+#define RGPU_ID_cudaLibraryGetKernelCount 0x3c61c301u
+#define RGPU_ID_cudaLibraryEnumerateKernels 0x656410f9u
 #define RGPU_ID_cudaKernelSetAttributeForDevice 0x53719004u
 #define RGPU_ID_cudaGetFuncBySymbol 0x394868b4u
 #define RGPU_ID_cudaGetKernel 0x0fef8615u

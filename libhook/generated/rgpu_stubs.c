@@ -426,22 +426,6 @@ int cuModuleGetFunctionCount(uint32_t * count, void * mod)
     return rc;
 }
 
-/* cuModuleEnumerateFunctions: forwarded */
-int cuModuleEnumerateFunctions(void * * functions, uint32_t numFunctions, void * mod)
-{
-    rgpu_call c;
-    if (functions == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuModuleEnumerateFunctions, "cuModuleEnumerateFunctions", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)numFunctions);
-    rgpu_put_h(&c, mod);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *functions = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuModuleGetGlobal_v2: forwarded */
 int cuModuleGetGlobal_v2(uint64_t * dptr, uint64_t * bytes, void * hmod, const char * name)
 {
@@ -490,18 +474,6 @@ int cuModuleGetSurfRef(void * * pSurfRef, void * hmod, const char * name)
     }
     rgpu_end(&c);
     return rc;
-}
-
-/* cuLibraryGetKernelCount: not supported: kernel enumeration is not forwarded yet */
-int cuLibraryGetKernelCount()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetKernelCount");
-}
-
-/* cuLibraryEnumerateKernels: not supported: kernel enumeration is not forwarded yet */
-int cuLibraryEnumerateKernels()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryEnumerateKernels");
 }
 
 /* cuKernelGetLibrary: not supported: kernel enumeration is not forwarded yet */
@@ -5120,18 +5092,6 @@ int cudaLibraryGetManaged()
 int cudaLibraryGetUnifiedFunction()
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetUnifiedFunction");
-}
-
-/* cudaLibraryGetKernelCount: not supported: kernel enumeration is not forwarded yet */
-int cudaLibraryGetKernelCount()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetKernelCount");
-}
-
-/* cudaLibraryEnumerateKernels: not supported: kernel enumeration is not forwarded yet */
-int cudaLibraryEnumerateKernels()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryEnumerateKernels");
 }
 
 /* cudaKernelSetAttributeForDevice: forwarded */

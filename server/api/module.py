@@ -49,10 +49,23 @@ def _cached_image(digest: str, size: int, bulk) -> bytes:
 
 
 @handles("cuModuleLoadData")
-def module_load(s, digest, size, bulk=()):
-    """[sha256 hex, size] (+ the image as a raw frame when the server asked for it) -> [module]"""
-    module = s.device.module_load(_cached_image(digest, size, bulk))
-    log.info("module_loaded", digest=digest[:16], size=size, source="upload" if bulk else "cache")
+def module_load(s, digest, size, companion_digest=None, companion_size=0, sent=1, bulk=()):
+    """[sha256 hex, size, (companion sha256, companion size, which images are in the frames)] (+ the
+    image, then the companion, as raw frames when the server asked for them) -> [module].
+
+    The companion is a bundle of PTX containers from the library the image came from, for a module
+    with SASS alone (server/backends/sim/companion.py); it travels in chunks, once per server."""
+    bulk = list(bulk)
+    image_frames = bulk[:1] if bulk and sent & 1 else []
+    companion_frames = bulk[len(image_frames):] if sent & 2 else []
+    image = _cached_image(digest, size, image_frames)
+    companion = None
+    if companion_digest is not None:
+        joined = [b"".join(bytes(f) for f in companion_frames)] if companion_frames else []
+        companion = (companion_digest, _cached_image(companion_digest, companion_size, joined))
+    module = s.device.module_load(image, companion=companion) if companion else s.device.module_load(image)
+    log.info("module_loaded", digest=digest[:16], size=size, source="upload" if image_frames else "cache",
+             companion=companion_digest[:16] if companion_digest else None)
     return (s.new_handle("module", module),)
 
 
@@ -65,6 +78,21 @@ def module_unload(s, module):
 @handles("cuModuleGetFunction")
 def module_get_function(s, module, name):
     return (s.new_handle("function", s.device.module_function(s.get("module", module), name)),)
+
+
+@handles("cuModuleGetFunctionCount")
+def module_get_function_count(s, module):
+    return (len(s.device.module_functions(s.get("module", module))),)
+
+
+@handles("cuModuleEnumerateFunctions")
+def module_enumerate_functions(s, count, module):
+    """[room for `count` functions, module] -> one function handle per out-value, in the module's order
+    (at most `count`; CUDA refuses a count other than the module's)."""
+    fns = s.device.module_functions(s.get("module", module))
+    if count != len(fns):
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"the module has {len(fns)} functions, not {count}")
+    return tuple(s.new_handle("function", f) for f in fns)
 
 
 @handles("cuModuleGetGlobal_v2")

@@ -9,6 +9,7 @@
  * one says so instead of jumping through a null pointer. */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -232,13 +233,30 @@ static const void *const tools_context[93] = {
     T(TOOLS_CONTEXT, 92),
 };
 
-TRAPS10(TOOLS_MODULE, ) TRAPS10(TOOLS_MODULE, 1) TRAPS10(TOOLS_MODULE, 2) TRAPS10(TOOLS_MODULE, 3)
+/* TOOLS_MODULE slot 7: call `visit(user, function)` for every function of a module; true (1) when
+ * it could. cuFFT finds the one kernel of each of its modules this way. */
+extern int cuModuleGetFunctionCount(unsigned *count, void *mod);
+extern int cuModuleEnumerateFunctions(void **functions, unsigned n, void *mod);
+
+static int tools_module_each_function(void *ctx, void *mod, void (*visit)(void *user, void *function), void *user) {
+    (void)ctx;
+    unsigned n = 0;
+    if (!visit || cuModuleGetFunctionCount(&n, mod)) return 0;
+    void **fns = calloc(n ? n : 1, sizeof *fns);
+    int ok = fns && !cuModuleEnumerateFunctions(fns, n, mod);
+    for (unsigned i = 0; ok && i < n; i++) visit(user, fns[i]);
+    free(fns);
+    return ok;
+}
+
+TRAP(TOOLS_MODULE, 1) TRAP(TOOLS_MODULE, 2) TRAP(TOOLS_MODULE, 3) TRAP(TOOLS_MODULE, 4) TRAP(TOOLS_MODULE, 5)
+TRAP(TOOLS_MODULE, 6) TRAP(TOOLS_MODULE, 8) TRAP(TOOLS_MODULE, 9) TRAPS10(TOOLS_MODULE, 1) TRAPS10(TOOLS_MODULE, 2) TRAPS10(TOOLS_MODULE, 3)
 TRAPS10(TOOLS_MODULE, 4) TRAPS10(TOOLS_MODULE, 5) TRAPS10(TOOLS_MODULE, 6) TRAPS10(TOOLS_MODULE, 7)
 TRAPS10(TOOLS_MODULE, 8) TRAPS10(TOOLS_MODULE, 9)
 
 static const void *const tools_module[99] = {
     SIZE(99), T(TOOLS_MODULE, 1), T(TOOLS_MODULE, 2), T(TOOLS_MODULE, 3), T(TOOLS_MODULE, 4), T(TOOLS_MODULE, 5),
-    T(TOOLS_MODULE, 6), T(TOOLS_MODULE, 7), T(TOOLS_MODULE, 8), T(TOOLS_MODULE, 9), T10(TOOLS_MODULE, 1),
+    T(TOOLS_MODULE, 6), (const void *)tools_module_each_function, T(TOOLS_MODULE, 8), T(TOOLS_MODULE, 9), T10(TOOLS_MODULE, 1),
     T10(TOOLS_MODULE, 2), T10(TOOLS_MODULE, 3), T10(TOOLS_MODULE, 4), T10(TOOLS_MODULE, 5), T10(TOOLS_MODULE, 6),
     T10(TOOLS_MODULE, 7), T10(TOOLS_MODULE, 8), T(TOOLS_MODULE, 90), T(TOOLS_MODULE, 91), T(TOOLS_MODULE, 92),
     T(TOOLS_MODULE, 93), T(TOOLS_MODULE, 94), T(TOOLS_MODULE, 95), T(TOOLS_MODULE, 96), T(TOOLS_MODULE, 97),

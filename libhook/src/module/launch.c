@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "companion.h"
 #include "registry.h"
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
@@ -73,10 +74,10 @@ static void remember_refusal(int dev, const char *digest, int rc) {
     pthread_mutex_unlock(&refused_mu);
 }
 
-static int load_image(int face, int dev, const void *image, size_t size, char digest[65], void **out) {
-    if (!digest[0]) rgpu_sha256_hex(image, size, digest);
-    int known = refused_before(dev, digest);
-    if (known) return rgpu_record(face, known);
+/* One load: offer the digests, send what the server does not have. With a companion (PTX of the
+ * image's library, module/companion.c) the server may load that library's PTX of the same kernels. */
+static int load_once(int face, int dev, const void *image, size_t size, const char *digest,
+                     const rgpu_companion *comp, void **out) {
     saved_errors before = save_errors();
     for (int attempt = 0; attempt < 2; attempt++) {
         rgpu_call c;
@@ -84,16 +85,34 @@ static int load_image(int face, int dev, const void *image, size_t size, char di
         c.dev = dev;
         rgpu_put_s(&c, digest);
         rgpu_put_u(&c, size);
+        if (comp) {
+            rgpu_put_s(&c, comp->digest);
+            rgpu_put_u(&c, comp->size);
+            rgpu_put_u(&c, attempt ? 3 : 0); /* frames: the image, then the companion's chunks */
+        }
         if (attempt) rgpu_put_bulk(&c, image, size);
+        for (size_t off = 0; attempt && comp && off < comp->size; off += RGPU_COMPANION_CHUNK)
+            rgpu_put_bulk(&c, comp->data + off, comp->size - off < RGPU_COMPANION_CHUNK ? comp->size - off
+                                                                                     : RGPU_COMPANION_CHUNK);
         int rc = rgpu_sync(&c);
         if (rc == 0) *out = rgpu_out_h(&c);
         rgpu_end(&c);
-        /* CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU, _INVALID_PTX: the image, not the moment */
-        if (rc == 200 || rc == 209 || rc == 218) remember_refusal(dev, digest, rc);
         if (rc != NOT_FOUND || attempt) return rc;
         restore_errors(before); /* "not cached" is not the program's error */
     }
     return RGPU_NOT_SUPPORTED;
+}
+
+static int load_image(int face, int dev, const void *image, size_t size, char digest[65], void **out) {
+    if (!digest[0]) rgpu_sha256_hex(image, size, digest);
+    int known = refused_before(dev, digest);
+    if (known) return rgpu_record(face, known);
+    int rc = load_once(face, dev, image, size, digest, NULL, out);
+    const rgpu_companion *comp = rc == 209 /* CUDA_ERROR_NO_BINARY_FOR_GPU */ ? rgpu_companion_of(image) : NULL;
+    if (comp) rc = load_once(face, dev, image, size, digest, comp, out);
+    /* CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU, _INVALID_PTX: the image, not the moment */
+    if (rc == 200 || rc == 209 || rc == 218) remember_refusal(dev, digest, rc);
+    return rc;
 }
 
 int rgpu_module_on(int face, rgpu_module *m, int dev, void **out) {

@@ -81,6 +81,30 @@ int cuKernelGetParamInfo(void *kernel, uint64_t index, uint64_t *offset, uint64_
     return cuFuncGetParamInfo(kernel, index, offset, size);
 }
 
+extern int cuModuleGetFunctionCount(unsigned *count, void *mod);
+
+int cuModuleEnumerateFunctions(void **functions, unsigned n, void *mod) {
+    if (!functions || !mod) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cuModuleEnumerateFunctions, "cuModuleEnumerateFunctions", RGPU_DRIVER);
+    rgpu_put_u(&c, n);
+    rgpu_put_h(&c, mod);
+    int rc = rgpu_sync(&c);
+    for (unsigned i = 0; rc == 0 && i < n; i++) functions[i] = rgpu_out_h(&c);
+    rgpu_end(&c);
+    return rc;
+}
+int cuLibraryGetKernelCount(unsigned *count, void *library) { return cuModuleGetFunctionCount(count, library); }
+int cuLibraryEnumerateKernels(void **kernels, unsigned n, void *library) {
+    return cuModuleEnumerateFunctions(kernels, n, library);
+}
+int cudaLibraryGetKernelCount(unsigned *count, void *library) {
+    return rgpu_record(RGPU_RUNTIME, cuLibraryGetKernelCount(count, library));
+}
+int cudaLibraryEnumerateKernels(void **kernels, unsigned n, void *library) {
+    return rgpu_record(RGPU_RUNTIME, cuLibraryEnumerateKernels(kernels, n, library));
+}
+
 /* CUlaunchConfig: grid and block dims, shared bytes, stream, then attributes. */
 typedef struct { unsigned g[3], b[3], shmem; void *stream; void *attrs; unsigned nattrs; } cu_launch_config;
 

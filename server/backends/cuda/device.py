@@ -55,6 +55,8 @@ CUresult cuModuleUnload(CUmodule);
 CUresult cuModuleGetFunction(CUfunction *, CUmodule, const char *);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *, size_t *, CUmodule, const char *);
 CUresult cuFuncGetParamInfo(CUfunction, size_t, size_t *, size_t *);
+CUresult cuModuleGetFunctionCount(unsigned int *, CUmodule);
+CUresult cuModuleEnumerateFunctions(CUfunction *, unsigned int, CUmodule);
 CUresult cuFuncGetAttribute(int *, int, CUfunction);
 CUresult cuFuncGetName(const char **, CUfunction);
 CUresult cuFuncSetAttribute(CUfunction, int, int);
@@ -293,7 +295,7 @@ class CudaDevice(Device):
         _check(_lib.cuEventDestroy_v2(event))
 
     # -- modules and launches --
-    def module_load(self, image):
+    def module_load(self, image, companion=None):  # SASS runs here: no companion needed
         data = _ffi.from_buffer(bytes(image))
         m = _ffi.new("CUmodule *")
         _check(_lib.cuModuleLoadData(m, data))
@@ -320,6 +322,13 @@ class CudaDevice(Device):
         while _lib.cuFuncGetParamInfo(function, len(out), off, size) == 0:
             out.append((off[0], size[0]))
         return out
+
+    def module_functions(self, module):
+        n = _ffi.new("unsigned int *")
+        _check(_lib.cuModuleGetFunctionCount(n, module))
+        fns = _ffi.new("CUfunction[]", n[0])
+        _check(_lib.cuModuleEnumerateFunctions(fns, n[0], module))
+        return list(fns)
 
     def function_name(self, function):
         name = _ffi.new("const char **")

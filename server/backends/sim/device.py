@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from ..base import Device
+from . import companion as sim_companion
 from . import identity, kernels
 from .errors import SimError
 from .memory import DeviceMemory
@@ -142,8 +143,17 @@ class SimDevice(Device):
         pass
 
     # -- modules and launches --
-    def module_load(self, image: bytes):
-        mod = kernels.KernelModule.load(bytes(image), self.cc)
+    def module_load(self, image: bytes, companion=None):
+        try:
+            mod = kernels.KernelModule.load(bytes(image), self.cc)
+        except SimError as e:
+            if e.code != "CUDA_ERROR_NO_BINARY_FOR_GPU" or companion is None:
+                raise
+            index = sim_companion.index_of(*companion)
+            names = sim_companion.kernel_names(bytes(image))
+            mod = kernels.KernelModule.load(index.container_for(names, self.cc), self.cc)
+            # the module is the SASS module's kernels, not every kernel the PTX container holds
+            mod.exposed = names
         mod.bind(self.memory)
         return mod
 
@@ -153,10 +163,15 @@ class SimDevice(Device):
         module.addresses = {}
 
     def module_function(self, module, name):
-        fn = module.functions.get(name)
+        exposed = getattr(module, "exposed", None)
+        fn = module.functions.get(name) if exposed is None or name in exposed else None
         if fn is None:
             raise SimError("CUDA_ERROR_NOT_FOUND", f"no kernel named {name} in this module")
         return SimFunction(module, fn)
+
+    def module_functions(self, module):
+        exposed = getattr(module, "exposed", None)
+        return [SimFunction(module, fn) for name, fn in module.functions.items() if exposed is None or name in exposed]
 
     def module_global(self, module, name):
         if name not in module.addresses:
