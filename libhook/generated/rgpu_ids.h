@@ -104,12 +104,14 @@
 #define RGPU_ID_cuMemcpyDtoD_v2 0x3b91e18cu
 #define RGPU_ID_cuMemcpy2D_v2 0x007e1252u
 #define RGPU_ID_cuMemcpy2DUnaligned_v2 0x2e9dbbafu
+#define RGPU_ID_cuMemcpy3D_v2 0x3d1e3be2u
 #define RGPU_ID_cuMemcpyAsync 0x71478b3cu
 #define RGPU_ID_cuMemcpyPeerAsync 0x0d88f8cau
 #define RGPU_ID_cuMemcpyHtoDAsync_v2 0x2548e54bu
 #define RGPU_ID_cuMemcpyDtoHAsync_v2 0x46765bdeu
 #define RGPU_ID_cuMemcpyDtoDAsync_v2 0x2042a8cau
 #define RGPU_ID_cuMemcpy2DAsync_v2 0x27db3055u
+#define RGPU_ID_cuMemcpy3DAsync_v2 0x48195b6bu
 #define RGPU_ID_cuMemsetD8_v2 0x22c68985u
 #define RGPU_ID_cuMemsetD16_v2 0x6f1222bdu
 #define RGPU_ID_cuMemsetD32_v2 0x1ab0e68au
@@ -230,6 +232,9 @@
 #define RGPU_ID_cuGraphAddKernelNode_v2 0x4ff22bb8u
 #define RGPU_ID_cuGraphKernelNodeGetParams_v2 0x64ab8a59u
 #define RGPU_ID_cuGraphKernelNodeSetParams_v2 0x6bb55cdau
+#define RGPU_ID_cuGraphAddMemcpyNode 0x504d3fd1u
+#define RGPU_ID_cuGraphMemcpyNodeGetParams 0x2bc6fc44u
+#define RGPU_ID_cuGraphMemcpyNodeSetParams 0x5aeaef39u
 #define RGPU_ID_cuGraphAddMemsetNode 0x1c18f486u
 #define RGPU_ID_cuGraphMemsetNodeGetParams 0x0dfe9345u
 #define RGPU_ID_cuGraphMemsetNodeSetParams 0x7cd28038u
@@ -267,6 +272,7 @@
 #define RGPU_ID_cuGraphInstantiateWithParams 0x181131c4u
 #define RGPU_ID_cuGraphExecGetFlags 0x078af42cu
 #define RGPU_ID_cuGraphExecKernelNodeSetParams_v2 0x5cf2e75fu
+#define RGPU_ID_cuGraphExecMemcpyNodeSetParams 0x7ea2749fu
 #define RGPU_ID_cuGraphExecMemsetNodeSetParams 0x589a1b9eu
 #define RGPU_ID_cuGraphExecHostNodeSetParams 0x4ea4dfb3u
 #define RGPU_ID_cuGraphExecChildGraphNodeSetParams 0x61756bf7u

@@ -698,12 +698,6 @@ int cuMemcpyAtoA_v2()
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoA_v2");
 }
 
-/* cuMemcpy3D_v2: not supported: 3D copies with host pointers are not forwarded yet */
-int cuMemcpy3D_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3D_v2");
-}
-
 /* cuMemcpy3DPeer: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) */
 int cuMemcpy3DPeer()
 {
@@ -733,12 +727,6 @@ int cuMemcpyHtoAAsync_v2()
 int cuMemcpyAtoHAsync_v2()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoHAsync_v2");
-}
-
-/* cuMemcpy3DAsync_v2: not supported: 3D copies with host pointers are not forwarded yet */
-int cuMemcpy3DAsync_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DAsync_v2");
 }
 
 /* cuMemcpy3DPeerAsync: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) */
@@ -2310,24 +2298,6 @@ int cuFuncSetSharedMemConfig(void * hfunc, int config)
     return rc;
 }
 
-/* cuGraphAddMemcpyNode: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
-int cuGraphAddMemcpyNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemcpyNode");
-}
-
-/* cuGraphMemcpyNodeGetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
-int cuGraphMemcpyNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemcpyNodeGetParams");
-}
-
-/* cuGraphMemcpyNodeSetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
-int cuGraphMemcpyNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemcpyNodeSetParams");
-}
-
 /* cuGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded */
 int cuGraphAddExternalSemaphoresSignalNode()
 {
@@ -2386,12 +2356,6 @@ int cuGraphBatchMemOpNodeSetParams()
 int cuGraphExecBatchMemOpNodeSetParams()
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecBatchMemOpNodeSetParams");
-}
-
-/* cuGraphExecMemcpyNodeSetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
-int cuGraphExecMemcpyNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecMemcpyNodeSetParams");
 }
 
 /* cuGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */

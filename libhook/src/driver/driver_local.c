@@ -364,18 +364,22 @@ static void *symbol_fn(const char *symbol) {
 
 void *rgpu_outside_headers_proc(const char *name); /* outside_headers.c */
 
-/* cuGetProcAddress's flags and cudaGetDriverEntryPoint's: per-thread default stream */
+/* cuGetProcAddress's flags and cudaGetDriverEntryPoint's: per-thread default stream; and rgpu's own
+ * flag (above any CUDA defines) for its CUDA 12 runtime face */
 #define PER_THREAD_DEFAULT_STREAM 2ull
+#define RGPU_PROC_AS_12X_HEADERS (1ull << 62)
 
 int rgpu_proc_address(const char *symbol, void **pfn, int version, unsigned long long flags, int *status) {
     int why = 1;
     const char *resolved = NULL;
     void *fn = NULL;
-    /* A caller below 13.0 means a name as the 12.x headers do (cuCtxCreate is cuCtxCreate_v2 there, not
-     * 12.5's cuCtxCreate_v4): the CUDA 12 face's table says where that differs (generated/rgpu_v12.c). */
-    if (version > 0 && version < 13000 && !(flags & PER_THREAD_DEFAULT_STREAM)) {
+    /* rgpu's CUDA 12 runtime face asks as the 12.x headers mean a name (cuCtxCreate is cuCtxCreate_v2
+     * there, not 12.5's cuCtxCreate_v4): the CUDA 12 face's table says where that differs. NVIDIA's
+     * runtimes ask with the version each API appeared in, which the versions table answers. */
+    if (flags & RGPU_PROC_AS_12X_HEADERS) {
         const rgpu_proc *p = bsearch(symbol, rgpu_procs12, rgpu_nprocs12, sizeof *p, cmp_proc);
         if (p) fn = p->fn, resolved = p->name;
+        flags &= ~RGPU_PROC_AS_12X_HEADERS;
     }
     if (!fn) {
         resolved = versioned_symbol(symbol, version, (flags & PER_THREAD_DEFAULT_STREAM) != 0, &why);

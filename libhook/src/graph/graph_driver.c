@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "copy3d.h"
 #include "graph.h"
 #include "rgpu_call.h"
 
@@ -23,6 +24,10 @@ extern int cudaGraphAddMemsetNode(node *, graph, node const *, size_t, const voi
 extern int cudaGraphMemsetNodeGetParams(node, void *);
 extern int cudaGraphMemsetNodeSetParams(node, const void *);
 extern int cudaGraphExecMemsetNodeSetParams(exec, node, const void *);
+extern int cudaGraphAddMemcpyNode(node *, graph, node const *, size_t, const copy3d_params *);
+extern int cudaGraphMemcpyNodeGetParams(node, copy3d_params *);
+extern int cudaGraphMemcpyNodeSetParams(node, const copy3d_params *);
+extern int cudaGraphExecMemcpyNodeSetParams(exec, node, const void *);
 extern int cudaGraphAddHostNode(node *, graph, node const *, size_t, const void *);
 extern int cudaGraphHostNodeGetParams(node, void *);
 extern int cudaGraphHostNodeSetParams(node, const void *);
@@ -112,6 +117,33 @@ int cuGraphMemsetNodeSetParams(node n, const void *p) { AS_DRIVER(cudaGraphMemse
 int cuGraphExecMemsetNodeSetParams(exec e, node n, const void *p, void *ctx) {
     AS_DRIVER(cudaGraphExecMemsetNodeSetParams(e, n, p));
 }
+/* Copy nodes of the Driver API: CUDA_MEMCPY3D of linear memory, kept as the Runtime's copy node. */
+int cuGraphAddMemcpyNode(node *out, graph g, node const *deps, size_t ndeps, const void *p, void *ctx) {
+    copy3d_params r;
+    int rc = rgpu_memcpy3d_from_driver(p, &r);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    AS_DRIVER(cudaGraphAddMemcpyNode(out, g, deps, ndeps, &r));
+}
+int cuGraphMemcpyNodeGetParams(node n, void *p) {
+    copy3d_params r;
+    if (!p) return rgpu_invalid_value(RGPU_DRIVER);
+    int rc = cudaGraphMemcpyNodeGetParams(n, &r);
+    if (rc == 0) rgpu_memcpy3d_to_driver(&r, p);
+    return rgpu_record(RGPU_DRIVER, rc);
+}
+int cuGraphMemcpyNodeSetParams(node n, const void *p) {
+    copy3d_params r;
+    int rc = rgpu_memcpy3d_from_driver(p, &r);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    AS_DRIVER(cudaGraphMemcpyNodeSetParams(n, &r));
+}
+int cuGraphExecMemcpyNodeSetParams(exec e, node n, const void *p, void *ctx) {
+    copy3d_params r;
+    int rc = rgpu_memcpy3d_from_driver(p, &r);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    AS_DRIVER(cudaGraphExecMemcpyNodeSetParams(e, n, &r));
+}
+
 int cuGraphAddHostNode(node *out, graph g, node const *deps, size_t ndeps, const void *p) {
     AS_DRIVER(cudaGraphAddHostNode(out, g, deps, ndeps, p));
 }

@@ -12,4 +12,7 @@ typedef struct {
     extent3 extent; int kind;
 } copy3d_params;
 
+/* memcpy3d.c: CUDA_MEMCPY3D (linear memory) <-> cudaMemcpy3DParms */
+int rgpu_memcpy3d_from_driver(const void *cu_params, copy3d_params *out);
+void rgpu_memcpy3d_to_driver(const copy3d_params *p, void *cu_params);
 #endif

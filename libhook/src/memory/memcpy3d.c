@@ -4,6 +4,7 @@
  * otherwise one 2D copy per slice. CUDA arrays (srcArray/dstArray) are not supported yet. */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "copy3d.h"
 #include "rgpu_call.h"
@@ -81,3 +82,78 @@ static int memset_3d(pitched_ptr p, int value, extent3 e, void *stream, int asyn
 
 int cudaMemset3D(pitched_ptr p, int value, extent3 e) { return memset_3d(p, value, e, NULL, 0); }
 int cudaMemset3DAsync(pitched_ptr p, int value, extent3 e, void *stream) { return memset_3d(p, value, e, stream, 1); }
+
+/* ---- Driver API: cuMemcpy3D(_v2, Async) on CUDA_MEMCPY3D of linear memory ------------------- */
+
+enum { MT_HOST = 1, MT_DEVICE = 2, MT_ARRAY = 3, MT_UNIFIED = 4 };
+
+typedef struct {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    int srcMemoryType; const void *srcHost; uint64_t srcDevice; void *srcArray; void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    int dstMemoryType; void *dstHost; uint64_t dstDevice; void *dstArray; void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} memcpy3d_params; /* CUDA_MEMCPY3D */
+
+/* One side as the Runtime's pitched pointer: host, device, or a unified address (then the kind comes
+ * from the pointers, as cudaMemcpyDefault does). */
+static int side3(int type, const void *host, uint64_t device, size_t pitch, size_t height, pitched_ptr *out,
+                 int *is_dev) {
+    if (type == MT_HOST && host) *out = (pitched_ptr){(void *)host, pitch, 0, height}, *is_dev = 0;
+    else if (type == MT_DEVICE && device) *out = (pitched_ptr){(void *)(uintptr_t)device, pitch, 0, height}, *is_dev = 1;
+    else if (type == MT_UNIFIED && device) *out = (pitched_ptr){(void *)(uintptr_t)device, pitch, 0, height}, *is_dev = -1;
+    else return -1;
+    return 0;
+}
+
+enum { H2H = 0, H2D = 1, D2H = 2, D2D = 3, DEFAULT = 4 };
+
+/* A CUDA_MEMCPY3D of linear memory as the Runtime's cudaMemcpy3DParms (copies and graph copy nodes). */
+int rgpu_memcpy3d_from_driver(const void *params, copy3d_params *r) {
+    const memcpy3d_params *p = params;
+    if (!p) return RGPU_INVALID_VALUE;
+    if (p->srcMemoryType == MT_ARRAY || p->dstMemoryType == MT_ARRAY)
+        return rgpu_unsupported(RGPU_DRIVER, "CUDA_MEMCPY3D with CUDA arrays");
+    if (p->srcLOD || p->dstLOD || p->reserved0 || p->reserved1) return RGPU_INVALID_VALUE;
+    *r = (copy3d_params){0};
+    int sdev, ddev;
+    if (side3(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->srcHeight, &r->srcPtr, &sdev) ||
+        side3(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstPitch, p->dstHeight, &r->dstPtr, &ddev))
+        return RGPU_INVALID_VALUE;
+    r->srcPos = (triple){p->srcXInBytes, p->srcY, p->srcZ};
+    r->dstPos = (triple){p->dstXInBytes, p->dstY, p->dstZ};
+    r->extent = (extent3){p->WidthInBytes, p->Height, p->Depth};
+    r->kind = sdev < 0 || ddev < 0 ? DEFAULT : sdev ? (ddev ? D2D : D2H) : (ddev ? H2D : H2H);
+    return RGPU_SUCCESS;
+}
+
+/* ...and back, for cuGraphMemcpyNodeGetParams: host sides as host memory, device sides as device memory. */
+void rgpu_memcpy3d_to_driver(const copy3d_params *r, void *params) {
+    memcpy3d_params *p = params;
+    memset(p, 0, sizeof *p);
+    int src_dev = r->kind == D2H || r->kind == D2D, dst_dev = r->kind == H2D || r->kind == D2D;
+    p->srcXInBytes = r->srcPos.x, p->srcY = r->srcPos.y, p->srcZ = r->srcPos.z;
+    p->srcMemoryType = r->kind == DEFAULT ? MT_UNIFIED : src_dev ? MT_DEVICE : MT_HOST;
+    if (p->srcMemoryType == MT_HOST) p->srcHost = r->srcPtr.ptr;
+    else p->srcDevice = (uint64_t)(uintptr_t)r->srcPtr.ptr;
+    p->srcPitch = r->srcPtr.pitch, p->srcHeight = r->srcPtr.ysize;
+    p->dstXInBytes = r->dstPos.x, p->dstY = r->dstPos.y, p->dstZ = r->dstPos.z;
+    p->dstMemoryType = r->kind == DEFAULT ? MT_UNIFIED : dst_dev ? MT_DEVICE : MT_HOST;
+    if (p->dstMemoryType == MT_HOST) p->dstHost = r->dstPtr.ptr;
+    else p->dstDevice = (uint64_t)(uintptr_t)r->dstPtr.ptr;
+    p->dstPitch = r->dstPtr.pitch, p->dstHeight = r->dstPtr.ysize;
+    p->WidthInBytes = r->extent.width, p->Height = r->extent.height, p->Depth = r->extent.depth;
+}
+
+static int driver_copy_3d(const memcpy3d_params *p, void *stream, int async) {
+    copy3d_params r;
+    int rc = rgpu_memcpy3d_from_driver(p, &r);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    rc = copy_3d(&r, stream, async);
+    return rc == INVALID_PITCH ? rgpu_invalid_value(RGPU_DRIVER) : rc;
+}
+
+int cuMemcpy3D_v2(const memcpy3d_params *p) { return driver_copy_3d(p, NULL, 0); }
+int cuMemcpy3DAsync_v2(const memcpy3d_params *p, void *stream) { return driver_copy_3d(p, stream, 1); }

@@ -54,7 +54,7 @@ int rgpu12impl_cudaRuntimeGetVersion(int *v)
 int rgpu12impl_cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status)
 {
     if (symbol == NULL || fn == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    int rc = rgpu_proc_address(symbol, fn, RGPU12_CUDA_VERSION, flags, status);
+    int rc = rgpu_proc_address(symbol, fn, RGPU12_CUDA_VERSION, flags | (1ull << 62) /* as 12.x headers mean it */, status);
     return rc ? rgpu_record(RGPU_RUNTIME, rc /* cudaErrorSymbolNotFound */) : RGPU_SUCCESS;
 }
 

@@ -197,6 +197,11 @@ class SimDevice(Device):
             "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA": 0,
             "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES": function.max_dynamic_shared_bytes,
             "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT": -1,
+            # thread-block clusters: the sim's kernels run without them (no cluster dims compiled in)
+            "CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET": 0, "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH": 0,
+            "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT": 0, "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH": 0,
+            "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED": 0,
+            "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE": 0,
         }
         if attribute not in values:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attribute} is not supported")
@@ -205,7 +210,9 @@ class SimDevice(Device):
     def function_set_attribute(self, function, attribute, value) -> None:
         if attribute == "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES":
             function.kernel.set_max_dynamic_shared(value)
-        elif attribute != "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT":
+        elif attribute not in ("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT",
+                               "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED",
+                               "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE"):
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attribute} cannot be set")
 
     def launch(self, function, grid, block, shared, stream, params, cooperative=False) -> None:
