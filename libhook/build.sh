@@ -11,7 +11,8 @@ cc=${CC:-gcc}
 families=$(find "$here/src" -mindepth 1 -maxdepth 1 -type d | sort)
 includes=()
 for d in $families; do includes+=(-I"$d"); done
-$cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Wno-deprecated-non-prototype \
+$cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointer-types \
+    -Werror=implicit-function-declaration -Werror=int-conversion \
     "${includes[@]}" -I"$here/generated" \
     "$here"/src/*/*.c "$here"/generated/*.c \
     -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined \

@@ -50,7 +50,7 @@ def _cached_image(digest: str, size: int, bulk) -> bytes:
 
 @handles("cuModuleLoadData")
 def module_load(s, digest, size, bulk=()):
-    """[sha256 hex, size] (+ the image as a raw frame when the server asked for it) -> [module]"""
+    """[sha256 hex, size] (+ the image as raw frames when the server asked for it) -> [module]"""
     module = s.device.module_load(_cached_image(digest, size, bulk))
     log.info("module_loaded", digest=digest[:16], size=size, source="upload" if bulk else "cache")
     return (s.new_handle("module", module),)
@@ -98,6 +98,34 @@ def func_set_attribute(s, function, attrib, value):
     if attrib not in _FUNC_ATTRS:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attrib}")
     s.device.function_set_attribute(s.get("function", function), _FUNC_ATTRS[attrib], value)
+    return ()
+
+
+@handles("cuModuleGetLoadingMode")
+def module_loading_mode(s):
+    """Modules are loaded whole when the client loads them (the server does not defer)."""
+    return (enums.CUmoduleLoadingMode_enum["CU_MODULE_EAGER_LOADING"],)
+
+
+@handles("cuFuncIsLoaded")
+def func_is_loaded(s, function):
+    s.get("function", function)
+    return (enums.CUfunctionLoadingState_enum["CU_FUNCTION_LOADING_STATE_LOADED"],)
+
+
+@handles("cuFuncLoad")
+def func_load(s, function):
+    s.get("function", function)  # loaded with its module already
+    return ()
+
+
+@handles("cuFuncSetCacheConfig", "cuFuncSetSharedMemConfig", "cuKernelSetCacheConfig")
+def func_preference(s, function, config, *device):
+    """[function, preference(, device)]: a cache or shared-memory preference, checked and accepted
+    (as cudaFuncSetCacheConfig is in the client); it changes no result."""
+    s.get("function", function)
+    if not 0 <= config <= 3:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"preference {config}")
     return ()
 
 

@@ -6,17 +6,16 @@
 
 #include "rgpu_call.h"
 #include "rgpu_cuda12.h"
-#include "rgpu_ids.h"
 #include "session.h"
 
 extern const char *rgpu_error_name(int face, int code);
 extern const char *rgpu_error_string(int code);
-extern int cuCtxSynchronize(void);
 
 #define CTX_MAGIC 0x52475055u /* "RGPU" */
-#define INVALID_CONTEXT 201
+#define INVALID_CONTEXT CUDA_ERROR_INVALID_CONTEXT
 
-typedef struct rgpu_ctx {
+/* A context is the struct CUcontext points to (rgpu defines what CUDA leaves opaque). */
+typedef struct CUctx_st {
     unsigned magic;
     int dev;
     unsigned flags;
@@ -41,24 +40,24 @@ static void make_current(rgpu_ctx *c) {
     if (c) rgpu_set_current_device(c->dev);
 }
 
-int cuInit(unsigned int flags) {
+CUresult cuInit(unsigned int flags) {
     if (flags != 0) return rgpu_invalid_value(RGPU_DRIVER);
     return rgpu_record(RGPU_DRIVER, rgpu_ensure_init());
 }
 
-int cuDriverGetVersion(int *v) {
+CUresult cuDriverGetVersion(int *v) {
     if (!v) return rgpu_invalid_value(RGPU_DRIVER);
     *v = RGPU_CUDA_VERSION;
     return RGPU_SUCCESS;
 }
 
-int cuDeviceGetCount(int *count) {
+CUresult cuDeviceGetCount(int *count) {
     if (!count) return rgpu_invalid_value(RGPU_DRIVER);
     *count = rgpu_device_count();
     return RGPU_SUCCESS;
 }
 
-int cuDeviceGet(int *device, int ordinal) {
+CUresult cuDeviceGet(CUdevice *device, int ordinal) {
     if (!device) return rgpu_invalid_value(RGPU_DRIVER);
     if (ordinal < 0 || ordinal >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     *device = ordinal;
@@ -66,18 +65,18 @@ int cuDeviceGet(int *device, int ordinal) {
 }
 
 const char *rgpu_cu_name(int e) { return rgpu_error_name(RGPU_DRIVER, e); }
-int cuGetErrorName(int e, const char **s) {
+CUresult cuGetErrorName(CUresult e, const char **s) {
     if (!s) return RGPU_INVALID_VALUE;
     *s = rgpu_error_name(RGPU_DRIVER, e);
     return *s ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
 }
-int cuGetErrorString(int e, const char **s) {
+CUresult cuGetErrorString(CUresult e, const char **s) {
     if (!s) return RGPU_INVALID_VALUE;
     *s = rgpu_error_name(RGPU_DRIVER, e) ? rgpu_error_string(e) : NULL;
     return *s ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
 }
 
-static int new_ctx(void **out, unsigned flags, int dev) {
+static int new_ctx(CUcontext *out, unsigned flags, int dev) {
     if (!out) return rgpu_invalid_value(RGPU_DRIVER);
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     rgpu_ctx *c = calloc(1, sizeof *c);
@@ -92,9 +91,9 @@ static int new_ctx(void **out, unsigned flags, int dev) {
     return RGPU_SUCCESS;
 }
 
-int cuCtxCreate_v4(void **pctx, void *params, unsigned int flags, int dev) { (void)params; return new_ctx(pctx, flags, dev); }
+CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags, CUdevice dev) { (void)params; return new_ctx(pctx, flags, dev); }
 
-int cuCtxDestroy_v2(void *ctx) {
+CUresult cuCtxDestroy_v2(CUcontext ctx) {
     rgpu_ctx *c = valid(ctx);
     if (!c || c->primary) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     for (int i = 0; i < depth; i++)
@@ -104,7 +103,7 @@ int cuCtxDestroy_v2(void *ctx) {
     return RGPU_SUCCESS;
 }
 
-int cuCtxPushCurrent_v2(void *ctx) {
+CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
     rgpu_ctx *c = valid(ctx);
     if (!c || depth >= 16) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     stack[depth++] = c;
@@ -112,7 +111,7 @@ int cuCtxPushCurrent_v2(void *ctx) {
     return RGPU_SUCCESS;
 }
 
-int cuCtxPopCurrent_v2(void **pctx) {
+CUresult cuCtxPopCurrent_v2(CUcontext *pctx) {
     if (depth == 0 || !stack[depth - 1]) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     if (pctx) *pctx = stack[depth - 1];
     depth--;
@@ -120,14 +119,14 @@ int cuCtxPopCurrent_v2(void **pctx) {
     return RGPU_SUCCESS;
 }
 
-int cuCtxSetCurrent(void *ctx) {
+CUresult cuCtxSetCurrent(CUcontext ctx) {
     if (ctx && !valid(ctx)) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     if (!ctx) { if (depth) depth--; return RGPU_SUCCESS; }
     make_current(ctx);
     return RGPU_SUCCESS;
 }
 
-int cuCtxGetCurrent(void **pctx) {
+CUresult cuCtxGetCurrent(CUcontext *pctx) {
     if (!pctx) return rgpu_invalid_value(RGPU_DRIVER);
     *pctx = depth ? stack[depth - 1] : NULL;
     return RGPU_SUCCESS;
@@ -135,43 +134,43 @@ int cuCtxGetCurrent(void **pctx) {
 
 static rgpu_ctx *current(void) { return depth ? stack[depth - 1] : NULL; }
 
-int cuCtxGetDevice(int *dev) {
+CUresult cuCtxGetDevice(CUdevice *dev) {
     if (!dev) return rgpu_invalid_value(RGPU_DRIVER);
     if (!current()) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     *dev = current()->dev;
     return RGPU_SUCCESS;
 }
-int cuCtxGetDevice_v2(int *dev, void *ctx) {
+CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx) {
     if (!ctx) return cuCtxGetDevice(dev);
     if (!dev || !valid(ctx)) return rgpu_record(RGPU_DRIVER, !dev ? RGPU_INVALID_VALUE : INVALID_CONTEXT);
     *dev = ((rgpu_ctx *)ctx)->dev;
     return RGPU_SUCCESS;
 }
-int cuCtxGetFlags(unsigned int *flags) {
+CUresult cuCtxGetFlags(unsigned int *flags) {
     if (!flags) return rgpu_invalid_value(RGPU_DRIVER);
     if (!current()) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     *flags = current()->flags;
     return RGPU_SUCCESS;
 }
-int cuCtxSetFlags(unsigned int flags) {
+CUresult cuCtxSetFlags(unsigned int flags) {
     if (!current()) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     current()->flags = flags;
     return RGPU_SUCCESS;
 }
-int cuCtxGetApiVersion(void *ctx, unsigned int *version) {
+CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
     if (!version) return rgpu_invalid_value(RGPU_DRIVER);
     if (ctx && !valid(ctx)) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     *version = 3020; /* every context created by a CUDA >= 3.2 driver reports this */
     return RGPU_SUCCESS;
 }
-int cuCtxGetId(void *ctx, unsigned long long *id) {
+CUresult cuCtxGetId(CUcontext ctx, unsigned long long *id) {
     rgpu_ctx *c = ctx ? valid(ctx) : current();
     if (!id) return rgpu_invalid_value(RGPU_DRIVER);
     if (!c) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     *id = c->id;
     return RGPU_SUCCESS;
 }
-int cuCtxSynchronize_v2(void *ctx) {
+CUresult cuCtxSynchronize_v2(CUcontext ctx) {
     rgpu_ctx *c = ctx ? valid(ctx) : current();
     if (!c) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     int saved = rgpu_current_device();
@@ -181,7 +180,7 @@ int cuCtxSynchronize_v2(void *ctx) {
     return rc;
 }
 
-int cuDevicePrimaryCtxRetain(void **pctx, int dev) {
+CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
     if (!pctx) return rgpu_invalid_value(RGPU_DRIVER);
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     rgpu_ctx *c = &primaries[dev];
@@ -193,20 +192,20 @@ int cuDevicePrimaryCtxRetain(void **pctx, int dev) {
     *pctx = c;
     return RGPU_SUCCESS;
 }
-int cuDevicePrimaryCtxRelease_v2(int dev) {
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     if (primary_refs[dev] > 0) __atomic_sub_fetch(&primary_refs[dev], 1, __ATOMIC_RELAXED);
     return RGPU_SUCCESS;
 }
-int cuDevicePrimaryCtxReset_v2(int dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
-int cuDevicePrimaryCtxGetState(int dev, unsigned int *flags, int *active) {
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
+CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active) {
     if (!flags || !active) return rgpu_invalid_value(RGPU_DRIVER);
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     *flags = primaries[dev].flags;
     *active = primary_refs[dev] > 0;
     return RGPU_SUCCESS;
 }
-int cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned int flags) {
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     primaries[dev].flags = flags;
     return RGPU_SUCCESS;
@@ -225,28 +224,28 @@ void *rgpu_proc_lookup(const char *symbol, int cuda_version) {
     return p ? p->fn : NULL;
 }
 
-int cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, unsigned long long flags, int *status) {
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *status) {
     (void)flags;
     if (!symbol || !pfn) return rgpu_invalid_value(RGPU_DRIVER);
     *pfn = rgpu_proc_lookup(symbol, cudaVersion);
-    if (status) *status = *pfn ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS / _SYMBOL_NOT_FOUND */
-    return *pfn ? RGPU_SUCCESS : rgpu_record(RGPU_DRIVER, 500 /* CUDA_ERROR_NOT_FOUND */);
+    if (status) *status = *pfn ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return *pfn ? RGPU_SUCCESS : rgpu_record(RGPU_DRIVER, CUDA_ERROR_NOT_FOUND);
 }
 
-static int entry_point(const char *symbol, void **fn, int cuda_version, int *status) {
+static int entry_point(const char *symbol, void **fn, int cuda_version, enum cudaDriverEntryPointQueryResult *status) {
     if (!symbol || !fn) return rgpu_invalid_value(RGPU_RUNTIME);
     *fn = rgpu_proc_lookup(symbol, cuda_version);
-    if (status) *status = *fn ? 0 : 1;
-    return *fn ? RGPU_SUCCESS : rgpu_record(RGPU_RUNTIME, 500 /* cudaErrorSymbolNotFound */);
+    if (status) *status = *fn ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+    return *fn ? RGPU_SUCCESS : rgpu_record(RGPU_RUNTIME, cudaErrorSymbolNotFound);
 }
 
 /* A CUDA 13 caller (12 callers reach rgpu12impl_cudaGetDriverEntryPoint in cuda12.c). */
-int cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status) {
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, enum cudaDriverEntryPointQueryResult *status) {
     (void)flags;
     return entry_point(symbol, fn, RGPU_CUDA_VERSION, status);
 }
 
-int cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int v, unsigned long long flags, int *status) {
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int v, unsigned long long flags, enum cudaDriverEntryPointQueryResult *status) {
     (void)flags;
     return entry_point(symbol, fn, (int)v, status);
 }

@@ -4,17 +4,11 @@
 #include <stddef.h>
 
 #include "graph.h"
+#include "rgpu_call.h"
 
-extern int cudaStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
-                                    const rgpu_gnode ***deps, const void **edge_data, size_t *ndeps);
-extern int cudaGraphGetEdges(rgpu_graph *g, rgpu_gnode **from, rgpu_gnode **to, void *edge_data, size_t *count);
-extern int cudaGraphNodeGetDependencies(rgpu_gnode *n, rgpu_gnode **out, void *edge_data, size_t *count);
-extern int cudaGraphNodeGetDependentNodes(rgpu_gnode *n, rgpu_gnode **out, void *edge_data, size_t *count);
-extern int cudaGraphAddDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to,
-                                    const void *edge_data, size_t n);
 
-int rgpu_v12_cudaStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
-                                      const rgpu_gnode ***deps, size_t *ndeps) {
+int rgpu_v12_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *status, unsigned long long *id,
+                                      cudaGraph_t *graph, const cudaGraphNode_t **deps, size_t *ndeps) {
     return cudaStreamGetCaptureInfo(stream, status, id, graph, deps, NULL, ndeps);
 }
 
@@ -34,15 +28,11 @@ int rgpu_v12_cudaGraphAddDependencies(rgpu_graph *g, rgpu_gnode *const *from, rg
     return cudaGraphAddDependencies(g, from, to, NULL, n);
 }
 
-extern int cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, const void *edge_data, size_t n,
-                                               unsigned flags);
 
-int rgpu_v12_cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, size_t n, unsigned flags) {
+int rgpu_v12_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *deps, size_t n, unsigned flags) {
     return cudaStreamUpdateCaptureDependencies(stream, deps, NULL, n, flags);
 }
 
-extern int cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to,
-                                       const void *edge_data, size_t n);
 
 int rgpu_v12_cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to, size_t n) {
     return cudaGraphRemoveDependencies(g, from, to, NULL, n);

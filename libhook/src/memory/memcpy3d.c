@@ -5,32 +5,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "copy3d.h"
 #include "rgpu_call.h"
 
-extern int cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t w, size_t h, int kind);
-extern int cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t w, size_t h, int kind,
-                             void *stream);
-extern int cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height);
-extern int cudaMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height);
-extern int cudaMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, void *stream);
-
-#define INVALID_PITCH 12 /* cudaErrorInvalidPitchValue */
 
 /* Where (x, y, z) of a pitched volume is: x in bytes, slices ysize rows apart. */
-static char *at(const pitched_ptr *p, const triple *o, size_t y, size_t z) {
+static char *at(const struct cudaPitchedPtr *p, const struct cudaPos *o, size_t y, size_t z) {
     return (char *)p->ptr + ((o->z + z) * p->ysize + o->y + y) * p->pitch + o->x;
 }
 
-static int copy_3d(const copy3d_params *p, void *stream, int async) {
+static int copy_3d(const struct cudaMemcpy3DParms *p, void *stream, int async) {
     if (!p) return rgpu_invalid_value(RGPU_RUNTIME);
     if (p->srcArray || p->dstArray) return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3D with CUDA arrays");
-    const extent3 *e = &p->extent;
+    const struct cudaExtent *e = &p->extent;
     if (!e->width || !e->height || !e->depth) return RGPU_SUCCESS;
     if (!p->srcPtr.ptr || !p->dstPtr.ptr) return rgpu_invalid_value(RGPU_RUNTIME);
-    const pitched_ptr *s = &p->srcPtr, *d = &p->dstPtr;
+    const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
     if (s->pitch < p->srcPos.x + e->width || d->pitch < p->dstPos.x + e->width)
-        return rgpu_record(RGPU_RUNTIME, INVALID_PITCH);
+        return rgpu_record(RGPU_RUNTIME, cudaErrorInvalidPitchValue);
     /* A volume of depth > 1 needs its slice height; one of a single slice does not. */
     if (e->depth > 1 && (s->ysize < p->srcPos.y + e->height || d->ysize < p->dstPos.y + e->height))
         return rgpu_invalid_value(RGPU_RUNTIME);
@@ -51,20 +42,20 @@ static int copy_3d(const copy3d_params *p, void *stream, int async) {
     return RGPU_SUCCESS;
 }
 
-int cudaMemcpy3D(const copy3d_params *p) { return copy_3d(p, NULL, 0); }
-int cudaMemcpy3DAsync(const copy3d_params *p, void *stream) { return copy_3d(p, stream, 1); }
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p) { return copy_3d(p, NULL, 0); }
+cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream) { return copy_3d(p, stream, 1); }
 
-int cudaMalloc3D(pitched_ptr *out, extent3 e) {
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *out, struct cudaExtent e) {
     if (!out) return rgpu_invalid_value(RGPU_RUNTIME);
     void *ptr = NULL;
     size_t pitch = 0;
     int rc = cudaMallocPitch(&ptr, &pitch, e.width, e.height * (e.depth ? e.depth : 1));
     if (rc) return rc;
-    *out = (pitched_ptr){ptr, pitch, e.width, e.height};
+    *out = (struct cudaPitchedPtr){ptr, pitch, e.width, e.height};
     return RGPU_SUCCESS;
 }
 
-static int memset_3d(pitched_ptr p, int value, extent3 e, void *stream, int async) {
+static int memset_3d(struct cudaPitchedPtr p, int value, struct cudaExtent e, void *stream, int async) {
     if (!e.width || !e.height || !e.depth) return RGPU_SUCCESS;
     if (!p.ptr) return rgpu_invalid_value(RGPU_RUNTIME);
     if (e.depth > 1 && p.ysize < e.height) return rgpu_invalid_value(RGPU_RUNTIME);
@@ -79,5 +70,5 @@ static int memset_3d(pitched_ptr p, int value, extent3 e, void *stream, int asyn
     return RGPU_SUCCESS;
 }
 
-int cudaMemset3D(pitched_ptr p, int value, extent3 e) { return memset_3d(p, value, e, NULL, 0); }
-int cudaMemset3DAsync(pitched_ptr p, int value, extent3 e, void *stream) { return memset_3d(p, value, e, stream, 1); }
+cudaError_t cudaMemset3D(struct cudaPitchedPtr p, int value, struct cudaExtent e) { return memset_3d(p, value, e, NULL, 0); }
+cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr p, int value, struct cudaExtent e, cudaStream_t stream) { return memset_3d(p, value, e, stream, 1); }

@@ -58,7 +58,7 @@ def test_malformed_truncated_and_unknown_calls_on_a_session(sim_server):
     sock.send(b"\x93\x01")  # truncated msgpack
     seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
     assert rc != 0 and "malformed" in msg
-    sock.send_multipart([wire.encode_requests([(2, BY_NAME["cudaMemcpy"], 1, [1, 0, 0, 4], 1)])])  # bulk missing
+    sock.send_multipart([wire.encode_requests([(2, BY_NAME["cudaMemcpy"], 1, [0x1000, 0, 4, 1], 1)])])  # bulk missing
     assert "malformed" in wire.unpack(_recv(sock)[0])[4]
     sock.send(wire.encode_requests([(3, 0x7ABCDEF, 1, [], 0)]))
     seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
