@@ -272,11 +272,11 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
 
 def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:
     """A call whose bulk input is in the client's shared segment (regions come after any frames)."""
+    if not dispatcher.shm_allowed(call_id):
+        return Result(1, message=f"call {call_id} does not move its data through shared memory (its record)")
     seg = session.shm
     if seg is None or not sync:
         return Result(1, message="shared-memory regions named, but no shared segment is attached")
-    if not dispatcher.shm_allowed(call_id):
-        return Result(1, message=f"call {call_id} does not move its data through shared memory (its record)")
     try:
         regions = [seg.region(off, n) for off, n in shm[0]]
     except ValueError as e:

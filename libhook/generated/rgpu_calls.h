@@ -80,4 +80,16 @@ int rgpu_capture_cudaMemset2DAsync(int *rc, void *devPtr, size_t pitch, int valu
 int rgpu_capture_cudaMallocAsync(int *rc, void **devPtr, size_t size, cudaStream_t hStream);
 int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 
+/* Capture guards of hand-written calls, as their records say: 0, or the error the call returns. */
+#define RGPU_GUARD_cuMemcpyPeer() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
+#define RGPU_GUARD_cuMemcpyPeerAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuMemPrefetchAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuStreamAddCallback(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuStreamAttachMemAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cudaStreamAddCallback(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaStreamAttachMemAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMemcpyPeer() rgpu_capture_guard(RGPU_RUNTIME, NULL, 1)
+#define RGPU_GUARD_cudaMemcpyPeerAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMemPrefetchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+
 #endif

@@ -159,12 +159,20 @@ def report(calls: list[classify.Call]) -> str:
                sum(c.side == "client" and not c.record.via for c in sel), sum(c.side == "unsupported" for c in sel)]
         lines.append(f"{face:<10}" + "".join(f"{v:>16}" for v in row))
     wire = [c for c in calls if c.on_wire]
-    lines.append("")
-    lines.append(f"on the wire: {len(wire)} calls under their own id ({sum(not c.client for c in wire)} with generated "
-                 f"stubs, {sum(bool(c.client) for c in wire)} with hand-written client code and generated encoders), "
-                 f"{sum(c.side == 'client' and bool(c.record.via) for c in calls)} client-side calls made of them; "
-                 f"the cuda backend serves {sum(bool(c.generic) for c in wire if 'cuda' not in c.record.unsupported_on)}"
-                 f" of them through its generic driver path")
+    lines += ["", f"on the wire: {len(wire)} calls under their own id ({sum(not c.client for c in wire)} with generated "
+              f"stubs, {sum(bool(c.client) for c in wire)} hand-written with generated encoders); "
+              f"{sum(c.side == 'client' and bool(c.record.via) for c in calls)} client-side calls are made of them"]
+    try:  # who serves them: the server's handlers (importable where the server is installed)
+        from rgpu.server.backends import handlers_for
+        api = handlers_for("sim")
+        for face in ("runtime", "driver"):
+            sel = [c for c in wire if c.face == face]
+            by_api = sum(c.name in api for c in sel)
+            generic = sum(c.name not in api and bool(c.generic) and "cuda" not in c.record.unsupported_on for c in sel)
+            lines.append(f"  {face:<8} {len(sel):4d} on the wire: {by_api} by API handlers (sim and cuda), "
+                         f"{generic} by the cuda backend's generic driver path")
+    except ImportError:
+        pass
     for backend in ("sim", "cuda"):
         reasons: dict[str, list] = {}
         for c in calls:

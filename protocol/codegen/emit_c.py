@@ -282,6 +282,15 @@ def calls_header(calls: list[Call], stamp: str) -> str:
     out += ["", "/* Stream capture hooks (libhook/src/graph/capture.c): 1 when the call became a graph node "
                 "(its result in *rc). */"]
     out += [hook_proto(c) for c in calls if c.capture == "hook"]
+    out += ["", "/* Capture guards of hand-written calls, as their records say: 0, or the error the call returns. */"]
+    for c in calls:
+        kind, _, param = c.capture.partition(":")
+        if c.client and kind == "guard":
+            if param in ("", "legacy"):
+                out.append(f"#define RGPU_GUARD_{c.name}() rgpu_capture_guard({FACE[c.face]}, NULL, "
+                           f"{1 if param else 0})")
+            else:
+                out.append(f"#define RGPU_GUARD_{c.name}({param}) rgpu_capture_guard({FACE[c.face]}, ({param}), 1)")
     out += ["", "#endif", ""]
     return "\n".join(out)
 

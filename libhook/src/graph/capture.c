@@ -5,7 +5,7 @@
  * from another stream forks that stream into the capture (or joins it back). Calls CUDA forbids during
  * a capture (synchronous copies, allocations, synchronising a capturing stream) answer
  * cudaErrorStreamCaptureUnsupported and invalidate the capture, as CUDA does; the generated stubs ask
- * rgpu_capture_guard or their rgpu_capture_NAME hook (protocol/annotations.toml, [capture]). */
+ * rgpu_capture_guard or their rgpu_capture_NAME hook (the capture rule of their records, protocol/contract/calls/). */
 #include <stdlib.h>
 #include <string.h>
 

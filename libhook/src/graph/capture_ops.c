@@ -1,5 +1,5 @@
 /* Stream-ordered memsets and copies made on a capturing stream become graph nodes (the hooks of the
- * generated stubs, protocol/annotations.toml [capture], and of memcpy.c); the host side of a copy is
+ * generated stubs, the capture rules of protocol/contract/calls/, and of memcpy.c); the host side of a copy is
  * read or written when the graph runs, as in CUDA. */
 #include "graph.h"
 #include "rgpu_call.h"

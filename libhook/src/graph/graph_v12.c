@@ -1,5 +1,5 @@
 /* CUDA 12's signatures of the graph and capture functions CUDA 13 gave edge data to: what a program
- * built by CUDA 12 calls as name@libcudart.so.12 (annotations [runtime_v12] route it here). rgpu's
+ * built by CUDA 12 calls as name@libcudart.so.12 ([runtime_v12] of protocol/contract/cuda12.toml routes it here). rgpu's
  * graphs have plain edges only, so these are the CUDA 13 functions with no edge data. */
 #include <stddef.h>
 

@@ -331,14 +331,14 @@ static int attach(int face, void *stream, uint64_t p, size_t length, unsigned fl
 }
 
 /* Attach and prefetch are stream-ordered work a graph cannot hold yet: refused on a capturing
- * stream (capture.c), as their [capture] annotations say. */
+ * stream (capture.c), as their records' capture rules say (RGPU_GUARD_*, generated). */
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags) {
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1);
+    int rc = RGPU_GUARD_cudaStreamAttachMemAsync(stream);
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
     return attach(RGPU_RUNTIME, stream, (uint64_t)(uintptr_t)devPtr, length, flags);
 }
 CUresult cuStreamAttachMemAsync(CUstream stream, CUdeviceptr dptr, size_t length, unsigned int flags) {
-    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1);
+    int rc = RGPU_GUARD_cuStreamAttachMemAsync(stream);
     if (rc) return rgpu_record(RGPU_DRIVER, rc);
     return attach(RGPU_DRIVER, stream, dptr, length, flags);
 }
@@ -393,12 +393,12 @@ static int prefetch(int face, uint64_t p, size_t n, mem_location loc, unsigned f
 }
 
 cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1);
+    int rc = RGPU_GUARD_cudaMemPrefetchAsync(stream);
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
     return prefetch(RGPU_RUNTIME, (uint64_t)(uintptr_t)devPtr, count, location, flags);
 }
 CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream stream) {
-    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1);
+    int rc = RGPU_GUARD_cuMemPrefetchAsync_v2(stream);
     if (rc) return rgpu_record(RGPU_DRIVER, rc);
     return prefetch(RGPU_DRIVER, devPtr, count, (mem_location){(enum cudaMemLocationType)location.type, location.id},
                     flags);

@@ -100,14 +100,14 @@ static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_
  * capturing stream, as CUDA refuses what it cannot capture), and the synchronous one is a legacy-stream
  * call. */
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1);
+    int rc = RGPU_GUARD_cudaMemcpyPeer();
     if (rc) return rc;
     return peer_copy(RGPU_RUNTIME, dst, dstDevice, src, srcDevice, count);
 }
 
 cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream) {
     /* ordered after earlier work: each session's copies follow its queued calls */
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1);
+    int rc = RGPU_GUARD_cudaMemcpyPeerAsync(stream);
     if (rc) return rc;
     return peer_copy(RGPU_RUNTIME, dst, dstDevice, src, srcDevice, count);
 }
@@ -119,13 +119,13 @@ static int ctx_device(void *ctx, int *dev) {
 
 CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t count) {
     int d, s, rc;
-    if ((rc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1))) return rc;
+    if ((rc = RGPU_GUARD_cuMemcpyPeer())) return rc;
     if ((rc = ctx_device(dstCtx, &d)) || (rc = ctx_device(srcCtx, &s))) return rc;
     return peer_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, d, (const void *)(uintptr_t)src, s, count);
 }
 
 CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t count, CUstream stream) {
-    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1);
+    int rc = RGPU_GUARD_cuMemcpyPeerAsync(stream);
     if (rc) return rc;
     return cuMemcpyPeer(dst, dstCtx, src, srcCtx, count);
 }

@@ -43,7 +43,7 @@ CUresult cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data) {
 /* Unlike a host function, a stream callback also runs after an error, and is told it. */
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, void *data, unsigned int flags) {
     if (!cb || flags != 0) return rgpu_invalid_value(RGPU_RUNTIME);
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1); /* callbacks cannot be captured */
+    int rc = RGPU_GUARD_cudaStreamAddCallback(stream); /* callbacks cannot be captured */
     if (rc) return rc;
     rc = cudaStreamSynchronize(stream);
     if (rc == RGPU_INVALID_HANDLE || rc == RGPU_DEVICE_UNAVAILABLE) return rc;
@@ -53,7 +53,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, 
 
 CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback cb, void *data, unsigned int flags) {
     if (!cb || flags != 0) return rgpu_invalid_value(RGPU_DRIVER);
-    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); /* callbacks cannot be captured */
+    int rc = RGPU_GUARD_cuStreamAddCallback(stream); /* callbacks cannot be captured */
     if (rc) return rc;
     rc = cuStreamSynchronize(stream);
     if (rc == RGPU_INVALID_HANDLE || rc == RGPU_DEVICE_UNAVAILABLE) return rc;

@@ -111,7 +111,7 @@ def _out_value(ffi, s, kind, hkind, cell):
     p, n = cell
     if kind in ("oi", "ou", "of"):
         v = p[0]
-        return int(ffi.cast("uintptr_t", v)) if ffi.typeof(v).kind == "pointer" else v
+        return int(ffi.cast("uintptr_t", v)) if isinstance(v, ffi.CData) else v
     if kind == "oh":
         return s.new_handle(hkind, p[0])
     if kind == "ob":
