@@ -94,7 +94,11 @@ def generate(parsed: headers.Parsed, p12: headers.Parsed | None = None) -> tuple
         return full.sizeof(name if name in parsed.typedefs or name.startswith("struct ") else "struct " + name)
 
     contract = records.load()
-    calls = classify.Classifier(parsed, contract, sizeof).classify_all(client_defines)
+    try:
+        extra = headers.declare(parsed, types_cdef, {n: r.prototype for n, r in contract.records.items() if r.prototype})
+    except Exception as e:  # pycparser's errors name a position in the joined text: say which records
+        raise classify.ClassifyError(f"a record's prototype does not parse: {e}") from None
+    calls = classify.Classifier(parsed, contract, sizeof).classify_all(client_defines, extra)
     # Structs that cross the wire as bytes: the server builds and reads them with these layouts.
     used = sorted({p.struct for c in calls if c.on_wire for p in c.params if p.struct})
     sizes = {n: sizeof(n) for n in used}
@@ -111,7 +115,7 @@ def generate(parsed: headers.Parsed, p12: headers.Parsed | None = None) -> tuple
     stamp = f"generated from CUDA {major}.{minor} and protocol/contract by protocol/codegen — do not edit"
     files = {
         C_OUT / "rgpu_cuda_types.h": emit_c.types_header(types_cdef, parsed.constants, stamp),
-        C_OUT / "rgpu_cuda.h": emit_c.protos_header(calls, stamp),
+        C_OUT / "rgpu_cuda.h": emit_c.protos_header(calls, stamp, {f.name for f in extra}),
         C_OUT / "rgpu_ids.h": emit_c.ids_header(calls, parsed.cuda_version, stamp),
         C_OUT / "rgpu_wire.h": emit_c.wire_header(contract.constants, stamp),
         C_OUT / "rgpu_calls.h": emit_c.calls_header(calls, stamp),

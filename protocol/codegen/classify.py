@@ -128,11 +128,15 @@ class Classifier:
         self.devices = set(contract.types.get("device", {}))
         self.handles = dict(contract.types.get("handles", {}))
 
-    def classify_all(self, check_client=None) -> list[Call]:
-        """`check_client(record)`: "" when its hand-written file defines the function, else why not."""
+    def classify_all(self, check_client=None, extra: list[Function] = ()) -> list[Call]:
+        """`check_client(record)`: "" when its hand-written file defines the function, else why not.
+        `extra`: the functions records declare by `prototype` (headers.declare)."""
         calls, errors = [], []
         names = {f.name for f in self.p.functions}
-        for fn in self.p.functions:
+        for name, r in sorted(self.c.records.items()):
+            if r.prototype and name in names:
+                errors.append(f"{name}: the headers declare it: its record takes their prototype (drop `prototype`)")
+        for fn in [*self.p.functions, *extra]:
             record = self.c.records.get(fn.name)
             try:
                 if record is None:
@@ -149,7 +153,7 @@ class Classifier:
             except (ClassifyError, rec.RecordError) as e:
                 errors.append(f"{fn.name}: {e}")
         for name, r in sorted(self.c.records.items()):
-            if name not in names and r.exists_in(self.p.cuda_version):
+            if name not in names and not r.prototype and r.exists_in(self.p.cuda_version):
                 errors.append(f"{name}: recorded in {r.family}.toml but the CUDA {self.p.cuda_version} headers "
                               f"do not declare it (remove the record, or give it since/until)")
         by_name = {c.name: c for c in calls}
@@ -242,6 +246,8 @@ class Classifier:
             raise ClassifyError("flagged async but has out-values")
         if r.shm and not (r.bulk_in or r.bulk_out):
             raise ClassifyError("shm = true without bulk data")
+        if set(r.unsupported_on) >= set(rec.BACKENDS):
+            raise ClassifyError("no backend serves it: make it side = \"unsupported\" (answered in the client)")
 
     def _explicit(self, pname: str, kind: str, hkind: str) -> Param:
         if kind not in IN_KINDS and kind not in OUT_KINDS:

@@ -86,13 +86,17 @@ def types_header(types_cdef: str, constants: dict[str, str], stamp: str) -> str:
         types_cdef, "", "#endif", ""])
 
 
-def protos_header(calls: list[Call], stamp: str) -> str:
+def protos_header(calls: list[Call], stamp: str, undeclared: set[str] = frozenset()) -> str:
     """Every function of the headers with the header's own prototype. Hand-written definitions see it, so
     a hook whose signature differs from CUDA's does not compile. With RGPU_CUDA_REAL_HEADERS defined after
     including NVIDIA's cuda.h and cuda_runtime_api.h, the same prototypes are checked against them."""
     out = [f"/* {stamp} */", "#ifndef RGPU_CUDA_H", "#define RGPU_CUDA_H", "#ifndef RGPU_CUDA_REAL_HEADERS",
            '#include "rgpu_cuda_types.h"', "#endif", ""]
-    out += [declaration(c) + ";" for c in calls]
+    out += [declaration(c) + ";" for c in calls if c.name not in undeclared]
+    if undeclared:  # entry points only the records declare: the real headers #define these names away
+        out += ["", "#ifndef RGPU_CUDA_REAL_HEADERS"]
+        out += [declaration(c) + ";" for c in calls if c.name in undeclared]
+        out.append("#endif")
     out += ["", "#endif", ""]
     return "\n".join(out)
 
@@ -315,8 +319,8 @@ def procs_source(calls: list[Call], aliases: dict[str, str], stamp: str) -> str:
     sorted for bsearch: cuGetProcAddress and cudaGetDriverEntryPoint return rgpu's own functions."""
     names = {c.name for c in calls}
     entries = {n: n for n in names}
-    for short, full in aliases.items():
-        if full in names and short not in entries:
+    for short, full in aliases.items():  # at this version a name means what the headers #define it to,
+        if full in names:                 # even where a legacy entry point of that name exists (dlsym finds that)
             entries[short] = full
     out = [f"/* {stamp} */", '#include "rgpu_call.h"', ""]
     out += ["const rgpu_proc rgpu_procs[] = {"]

@@ -136,6 +136,21 @@ def parse(include_dir: Path | None = None, also: tuple[Path, ...] = ()) -> Parse
     return Parsed(include_dir, version, functions, typedefs, structs, enums, aliases, type_decls, constants)
 
 
+def declare(parsed: Parsed, types_cdef: str, prototypes: dict[str, str]) -> list[Function]:
+    """Functions the headers do not declare, from C prototypes written in the headers' types (the
+    records' `prototype`): each checked to declare the name it is recorded under."""
+    if not prototypes:
+        return []
+    ast = CParser().parse(types_cdef + "\n" + "\n".join(p.rstrip(";") + ";" for p in prototypes.values()))
+    decls = [e for e in ast.ext if isinstance(e, c_ast.Decl) and isinstance(e.type, c_ast.FuncDecl)]
+    out = []
+    for (name, _), d in zip(prototypes.items(), decls):
+        if d.name != name:
+            raise ValueError(f"{name}: its prototype declares {d.name}")
+        out.append(Function(name, "runtime" if name.startswith("cuda") else "driver", d))
+    return out
+
+
 def _enum_values(enum: c_ast.Enum) -> dict[str, int]:
     values, nxt = {}, 0
     for e in enum.values.enumerators:

@@ -5,7 +5,8 @@ lives, how each pointer parameter travels, its bulk data, its semantic flags and
 it. This module reads and checks the records' own shape; protocol/codegen/classify.py places them
 against the parsed headers (and refuses a record that does not fit the function it names).
 
-    [cuMemcpyHtoD_v2]                # the function's name, exactly as the header declares it
+    [cuMemcpyHtoD_v2]                # the function's name, exactly as the header declares it (or, with
+                                     # prototype = "CUresult cuX(...)", an entry point the headers do not)
     side = "bulk"                    # client | forward | bulk | unsupported
     client = "memory/memcpy.c"       # hand-written client code (libhook/src/...): the policy
     params = { srcHost = "host" }    # pointer parameters: how each travels (see SPECS)
@@ -58,7 +59,7 @@ WIRE_ARG = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*):(?P<kind>[a-z]+)(?::(?
 LENGTH = re.compile(r"^[A-Za-z_0-9]+(\s*\*\s*[A-Za-z_0-9]+)*$")
 
 KEYS = {"side", "why", "client", "via", "params", "wire", "outs", "bulk_in", "bulk_out", "shm", "flags",
-        "capture", "drops", "same_as", "sim", "cuda", "since", "until"}
+        "capture", "drops", "same_as", "sim", "cuda", "since", "until", "prototype"}
 BACKENDS = ("sim", "cuda")
 
 
@@ -95,6 +96,9 @@ class Record:
     unsupported_on: dict[str, str] = field(default_factory=dict)  # backend -> why it does not serve it
     since: str = ""
     until: str = ""
+    # For an entry point the headers do not declare (a legacy name programs find with dlsym, whose
+    # header #defines it to a newer _vN): its C prototype, in the headers' types.
+    prototype: str = ""
 
     @property
     def on_wire(self) -> bool:
@@ -146,7 +150,7 @@ def parse_record(name: str, family: str, body: dict) -> Record:
                via=list(body.get("via", [])), flags=frozenset(flags), capture=body.get("capture", ""),
                drops=body.get("drops", ""), same_as=body.get("same_as", ""), shm=bool(body.get("shm", False)),
                bulk_in=body.get("bulk_in", ""), bulk_out=body.get("bulk_out", ""),
-               since=body.get("since", ""), until=body.get("until", ""))
+               since=body.get("since", ""), until=body.get("until", ""), prototype=body.get("prototype", ""))
     try:
         r.params = {k: parse_spec(v) for k, v in body.get("params", {}).items()}
         if "wire" in body:

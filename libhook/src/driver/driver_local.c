@@ -8,8 +8,6 @@
 #include "rgpu_cuda12.h"
 #include "session.h"
 
-extern const char *rgpu_error_name(int face, int code);
-extern const char *rgpu_error_string(int code);
 
 #define CTX_MAGIC 0x52475055u /* "RGPU" */
 #define INVALID_CONTEXT CUDA_ERROR_INVALID_CONTEXT

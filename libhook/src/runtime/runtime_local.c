@@ -5,8 +5,6 @@
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
 
-extern const char *rgpu_error_name(int face, int code);
-extern const char *rgpu_error_string(int code);
 
 cudaError_t cudaGetLastError(void) { return rgpu_get_last_error(RGPU_RUNTIME, 1); }
 cudaError_t cudaPeekAtLastError(void) { return rgpu_get_last_error(RGPU_RUNTIME, 0); }

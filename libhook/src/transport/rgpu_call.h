@@ -128,6 +128,10 @@ uint64_t rgpu_untag_handle(const void *h, int *dev);
  * the legacy stream (NULL) while a blocking stream captures. */
 int rgpu_capture_guard(int face, const void *stream, int has_stream);
 
+/* errors.c and the generated rgpu_errors.c: the enumerator's name and a description of a result code */
+const char *rgpu_error_name(int face, int code);
+const char *rgpu_error_string(int code);
+
 /* log.c */
 enum { RGPU_LOG_ERROR = 0, RGPU_LOG_WARN = 1, RGPU_LOG_INFO = 2, RGPU_LOG_DEBUG = 3 };
 void rgpu_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -8,7 +8,7 @@ import zlib
 import pytest
 
 from rgpu.protocol.codegen import __main__ as codegen
-from rgpu.protocol.codegen import classify, headers, records
+from rgpu.protocol.codegen import classify, emit_c, headers, records
 from rgpu.protocol.generated import calltable
 from tests.support import cuda12, cudabuild
 
@@ -179,3 +179,25 @@ def test_report_adds_up(generated):
                                               or c.side in ("client", "unsupported"))]
     assert not unplaced
     assert total[1] >= total[2]  # the cuda backend serves everything the sim does
+
+
+def test_a_record_declares_an_entry_point_the_headers_lack(tmp_path):
+    """A legacy name (the headers #define it to a _vN, programs find it with dlsym) is one record with
+    its prototype: placed like any other, declared for the compiler beside the headers' own."""
+    p = _tiny_headers(tmp_path, "CUresult cuMemAlloc_v2(unsigned long long *dptr, unsigned long bytesize);\n")
+    legacy = "CUresult cuMemAlloc(unsigned int *dptr, unsigned int bytesize)"
+    recs = {"cuMemAlloc_v2": {"side": "forward", "params": {"dptr": "out"}},
+            "cuMemAlloc": {"side": "forward", "prototype": legacy, "params": {"dptr": "out"}}}
+    extra = headers.declare(p, codegen._all_types(p), {"cuMemAlloc": legacy})
+    calls = {c.name: c for c in classify.Classifier(p, _contract(recs), lambda n: 8).classify_all(extra=extra)}
+    assert [(x.kind, x.size) for x in calls["cuMemAlloc"].params] == [("ou", 4), ("u", 4)]
+    text = emit_c.protos_header(list(calls.values()), "stamp", {"cuMemAlloc"})
+    assert text.index("#ifndef RGPU_CUDA_REAL_HEADERS\nCUresult cuMemAlloc(unsigned int *dptr") > \
+        text.index("CUresult cuMemAlloc_v2(")
+    # without the record's prototype it is a record for a function nobody declares
+    with pytest.raises(classify.ClassifyError, match="cuMemAlloc: recorded in test.toml but"):
+        classify.Classifier(p, _contract({**recs, "cuMemAlloc": {"side": "forward"}}), lambda n: 8).classify_all()
+    # and a prototype for a name the headers declare is stale
+    recs["cuMemAlloc_v2"]["prototype"] = "CUresult cuMemAlloc_v2(void)"
+    with pytest.raises(classify.ClassifyError, match="cuMemAlloc_v2: the headers declare it"):
+        classify.Classifier(p, _contract(recs), lambda n: 8).classify_all(extra=extra)
