@@ -20,4 +20,4 @@ for pkg, folder in FOLDERS.items():
         package_dir[name] = str(init.parent.relative_to(ROOT))
 
 setup(packages=packages, package_dir=package_dir,
-      package_data={"rgpu.protocol": ["annotations.toml"], "rgpu.protocol.generated": ["*.py"]})
+      package_data={"rgpu.protocol": ["contract/*.toml", "contract/calls/*.toml"], "rgpu.protocol.generated": ["*.py"]})

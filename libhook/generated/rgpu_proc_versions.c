@@ -1,4 +1,4 @@
-/* generated from CUDA 13.0 by protocol/codegen — do not edit */
+/* generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit */
 /* cuGetProcAddress's versions and the driver's legacy and per-thread names
  * (protocol/codegen/proc_versions.py). */
 #include "rgpu_call.h"

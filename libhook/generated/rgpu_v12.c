@@ -641,7 +641,6 @@ static const struct { unsigned short off12; int attr; } fill_cudaDeviceProp[] = 
     {668, 87}, /* singleToDoublePrecisionPerfRatio: cudaDevAttrSingleToDoublePrecisionPerfRatio */
     {692, 96}, /* cooperativeMultiDeviceLaunch: cudaDevAttrCooperativeMultiDeviceLaunch */
 };
-int cudaDeviceGetAttribute(int *value, int attr, int device);
 int rgpu12_fill_cudaDeviceProp(void *dst12, int device)
 {
     for (size_t i = 0; i < sizeof fill_cudaDeviceProp / sizeof *fill_cudaDeviceProp; i++) {
@@ -667,9 +666,7 @@ void rgpu12_from13_cudaPointerAttributes(void *dst12, const void *src13)
 
 extern int cuCtxCreate_v2();
 extern int cuCtxCreate_v3();
-extern int cuCtxCreate_v4();
 extern int cuDeviceGetUuid();
-extern int cuDeviceGetUuid_v2();
 extern int cuEventElapsedTime();
 extern int cuGraphAddDependencies();
 extern int cuGraphAddNode();

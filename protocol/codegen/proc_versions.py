@@ -14,18 +14,28 @@ From that this module writes libhook/generated/rgpu_proc_versions.c:
   cuBLASLt dlsym the legacy names directly): a jump to rgpu's function when its prototype is the same as
   rgpu's (the per-thread forms, `cuCtxPushCurrent` = `cuCtxPushCurrent_v2`, ...), else a stub that answers
   CUDA_ERROR_NOT_SUPPORTED and logs its name once (the 32-bit forms of CUDA 2.x, superseded semantics);
-  [proc_versions] in annotations.toml names a hand-written adapter instead where one exists.
+  protocol/contract/proc_versions.toml names a hand-written adapter instead where one exists.
 """
 from __future__ import annotations
 
 import re
 import subprocess
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from pycparser import CParser, c_ast
 
 from . import headers
+
+ADAPTERS = Path(__file__).resolve().parent.parent / "contract" / "proc_versions.toml"
+
+
+def adapters(path: Path = ADAPTERS) -> dict[str, str]:
+    """Symbol NVIDIA's driver exports -> rgpu's hand-written function serving that older form."""
+    with open(path, "rb") as f:
+        return tomllib.load(f).get("adapters", {})
+
 
 _PFN = re.compile(r"^PFN_(cu\w+?)_v(\d+)(_ptds|_ptsz)?$")
 
@@ -123,7 +133,7 @@ def plan(include_dir: Path, own: set[str], defined_elsewhere: set[str], aliases:
 
     `own`: rgpu's driver functions generated from the 13.0 headers; `defined_elsewhere`: driver names the
     CUDA 12 face defines (cuda12.c, rgpu_v12.c); `aliases`: cuda.h's `#define NAME NAME_vK`;
-    `overrides`: [proc_versions] of annotations.toml: a symbol -> the hand-written function serving it."""
+    `overrides`: [adapters] of contract/proc_versions.toml: a symbol -> the hand-written function serving it."""
     vs, declared = versions(include_dir)
     implemented = {n: declared[n] for n in own if n in declared}
     exports = {}

@@ -1,5 +1,5 @@
 """Context-wide settings and queries: limits, cache and shared-memory preferences, PCI identity,
-stream-capture status. The software GPU has no caches to configure, but a program that sets a
+stream ids. The software GPU has no caches to configure, but a program that sets a
 preference and reads it back must see what it set, as on a GPU."""
 from __future__ import annotations
 
@@ -81,17 +81,6 @@ def pci_bus_id(s, length, device):
     # the GPU's index on its server as the bus: distinct per GPU, in the form programs parse
     text = f"0000:{getattr(s.device, 'index', 0) + 1:02x}:00.0"
     return (text[: length - 1],)
-
-
-@handles("cudaStreamIsCapturing", "cuStreamIsCapturing")
-def stream_is_capturing(s, stream):
-    s.get("stream", stream)
-    return (0,)  # cudaStreamCaptureStatusNone: stream capture is not supported, so never active
-
-
-@handles("cudaThreadExchangeStreamCaptureMode", "cuThreadExchangeStreamCaptureMode")
-def exchange_capture_mode(s):
-    return (0,)  # cudaStreamCaptureModeGlobal, the mode a thread starts in
 
 
 @handles("cudaStreamGetId", "cuStreamGetId")

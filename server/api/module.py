@@ -49,23 +49,27 @@ def _cached_image(digest: str, size: int, bulk) -> bytes:
 
 
 @handles("cuModuleLoadData")
-def module_load(s, digest, size, companion_digest=None, companion_size=0, sent=1, bulk=()):
-    """[sha256 hex, size, (companion sha256, companion size, which images are in the frames)] (+ the
-    image, then the companion, as raw frames when the server asked for them) -> [module].
+def module_load(s, digest, size, companion, companion_size, sent, frames, bulk=()):
+    """[image sha256 hex, image size, companion sha256 hex or "", companion size, which of the two the
+    frames carry (1 image, 2 companion), their total bytes] (+ the frames when the server asked for
+    them) -> [module].
 
     The companion is a bundle of PTX containers from the library the image came from, for a module
     with SASS alone (server/backends/sim/companion.py); it travels in chunks, once per server."""
     bulk = list(bulk)
     image_frames = bulk[:1] if bulk and sent & 1 else []
     companion_frames = bulk[len(image_frames):] if sent & 2 else []
+    expected = (size if sent & 1 else 0) + (companion_size if sent & 2 else 0)
+    if bulk and frames != expected:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"the frames hold {frames} bytes, not the {expected} sent says")
     image = _cached_image(digest, size, image_frames)
-    companion = None
-    if companion_digest is not None:
+    loaded = None
+    if companion:
         joined = [b"".join(bytes(f) for f in companion_frames)] if companion_frames else []
-        companion = (companion_digest, _cached_image(companion_digest, companion_size, joined))
-    module = s.device.module_load(image, companion=companion) if companion else s.device.module_load(image)
+        loaded = (companion, _cached_image(companion, companion_size, joined))
+    module = s.device.module_load(image, companion=loaded) if loaded else s.device.module_load(image)
     log.info("module_loaded", digest=digest[:16], size=size, source="upload" if image_frames else "cache",
-             companion=companion_digest[:16] if companion_digest else None)
+             companion=companion[:16] if companion else None)
     return (s.new_handle("module", module),)
 
 
@@ -87,12 +91,12 @@ def module_get_function_count(s, module):
 
 @handles("cuModuleEnumerateFunctions")
 def module_enumerate_functions(s, count, module):
-    """[room for `count` functions, module] -> one function handle per out-value, in the module's order
-    (at most `count`; CUDA refuses a count other than the module's)."""
+    """[room for `count` functions, module] -> [the function handles, in the module's order] (CUDA
+    refuses a count other than the module's)."""
     fns = s.device.module_functions(s.get("module", module))
     if count != len(fns):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"the module has {len(fns)} functions, not {count}")
-    return tuple(s.new_handle("function", f) for f in fns)
+    return ([s.new_handle("function", f) for f in fns],)
 
 
 @handles("cuModuleGetGlobal_v2")
@@ -126,6 +130,28 @@ def func_set_attribute(s, function, attrib, value):
     if attrib not in _FUNC_ATTRS:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attrib}")
     s.device.function_set_attribute(s.get("function", function), _FUNC_ATTRS[attrib], value)
+    return ()
+
+
+@handles("cuFuncIsLoaded")
+def func_is_loaded(s, function):
+    s.get("function", function)
+    return (enums.CUfunctionLoadingState_enum["CU_FUNCTION_LOADING_STATE_LOADED"],)
+
+
+@handles("cuFuncLoad")
+def func_load(s, function):
+    s.get("function", function)  # loaded with its module already
+    return ()
+
+
+@handles("cuFuncSetCacheConfig", "cuFuncSetSharedMemConfig", "cuKernelSetCacheConfig")
+def func_preference(s, function, config, *device):
+    """[function, preference(, device)]: a cache or shared-memory preference, checked and accepted
+    (as cudaFuncSetCacheConfig is in the client); it changes no result."""
+    s.get("function", function)
+    if not 0 <= config <= 3:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"preference {config}")
     return ()
 
 

@@ -1,7 +1,13 @@
 """Device backends behind one selection point. `--device` names one: ``sim`` (the software GPU,
 server/backends/sim) or ``cuda`` (the real driver, server/backends/cuda); ``auto`` takes cuda when
 `probe` finds a usable GPU. Everything above the `Device` interface (handles, quotas, errors) is the
-same for both, and so is the end-to-end suite (RGPU_TEST_DEVICE=sim|cuda)."""
+same for both, and so is the end-to-end suite (RGPU_TEST_DEVICE=sim|cuda).
+
+What each backend serves is `handlers_for(kind)`: the API handlers (server/api, written against the
+`Device` interface, so they serve both), and on cuda also the generic path that calls the real
+driver for the forwarded calls no handler covers (server/backends/cuda/generic.py). A call's record
+declares the backends that do not serve it; tests/unit/server/test_backend_coverage.py checks that
+the two agree for every call that crosses the wire."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -41,6 +47,23 @@ def probe(kind: str, *, count: int = 1, memory: int = 0, server_id: str = "") ->
         return [GpuInfo(memory, identity.name(i), identity.uuid(server_id, i), identity.SM_COUNT,
                         f"{major}.{minor}") for i in range(count)]
     raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")
+
+
+def handlers_for(kind: str) -> dict[str, object]:
+    """Call name -> handler(session, *args) for every call backend `kind` serves."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")
+    from ..api import load_all
+    handlers = dict(load_all())
+    if kind == "cuda":
+        from .cuda import generic
+        generic_handlers = generic.handlers()
+        for name, fn in generic_handlers.items():
+            handlers.setdefault(name, fn)
+        # the real driver lists a module's functions itself (the API handlers list the sim's)
+        for name in ("cuModuleGetFunctionCount", "cuModuleEnumerateFunctions"):
+            handlers[name] = generic_handlers[name]
+    return handlers
 
 
 def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserve=None) -> Device:

@@ -19,7 +19,6 @@
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
 
-enum { CUDA_ERROR_INVALID_HANDLE = 400, CUDA_ERROR_NOT_FOUND = 500 };
 
 /* ---- traps for slots without a known meaning ------------------------------------------------ */
 
@@ -235,14 +234,13 @@ static const void *const tools_context[93] = {
 
 /* TOOLS_MODULE slot 7: call `visit(user, function)` for every function of a module; true (1) when
  * it could. cuFFT finds the one kernel of each of its modules this way. */
-extern int cuModuleGetFunctionCount(unsigned *count, void *mod);
-extern int cuModuleEnumerateFunctions(void **functions, unsigned n, void *mod);
 
-static int tools_module_each_function(void *ctx, void *mod, void (*visit)(void *user, void *function), void *user) {
+static int tools_module_each_function(CUcontext ctx, CUmodule mod, void (*visit)(void *user, CUfunction function),
+                                      void *user) {
     (void)ctx;
     unsigned n = 0;
     if (!visit || cuModuleGetFunctionCount(&n, mod)) return 0;
-    void **fns = calloc(n ? n : 1, sizeof *fns);
+    CUfunction *fns = calloc(n ? n : 1, sizeof *fns);
     int ok = fns && !cuModuleEnumerateFunctions(fns, n, mod);
     for (unsigned i = 0; ok && i < n; i++) visit(user, fns[i]);
     free(fns);
@@ -290,7 +288,7 @@ static const export_table tables[] = {
     {"RUNTIME_PREFLIGHT", U(0xf8cff951u, 0x21468b4eu, 0xb9e2fb46u, 0x9e7c0dd9u), NULL},
 };
 
-int cuGetExportTable(const void **table, const void *uuid) {
+CUresult cuGetExportTable(const void **table, const CUuuid *uuid) {
     if (!table || !uuid) return rgpu_invalid_value(RGPU_DRIVER);
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
         if (memcmp(tables[i].uuid, uuid, 16)) continue;
@@ -303,7 +301,7 @@ int cuGetExportTable(const void **table, const void *uuid) {
         *table = tables[i].table;
         return RGPU_SUCCESS;
     }
-    const uint8_t *u = uuid;
+    const uint8_t *u = (const uint8_t *)uuid;
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     static uint8_t seen[16][16];
     static int nseen;
@@ -322,7 +320,7 @@ int cuGetExportTable(const void **table, const void *uuid) {
 }
 
 /* The runtime face's name for the same directory. */
-int cudaGetExportTable(const void **table, const void *uuid) {
-    int rc = cuGetExportTable(table, uuid);
+cudaError_t cudaGetExportTable(const void **table, const cudaUUID_t *uuid) {
+    int rc = cuGetExportTable(table, (const CUuuid *)uuid);
     return rgpu_record(RGPU_RUNTIME, rc == CUDA_ERROR_NOT_FOUND ? RGPU_INVALID_VALUE : rc);
 }

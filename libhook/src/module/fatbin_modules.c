@@ -3,6 +3,4 @@
 #include "export_tables.h"
 #include "rgpu_call.h"
 
-extern int cuModuleLoadData(void **module, const void *image);
-
-int rgpu_module_from_fatbin(void **module, const void *image) { return cuModuleLoadData(module, image); }
+int rgpu_module_from_fatbin(void **module, const void *image) { return cuModuleLoadData((CUmodule *)module, image); }
