@@ -71,8 +71,10 @@ def _decompress(flags: int, payload: bytes, csize: int, dsize: int) -> bytes:
     return payload
 
 
-def parse_container(buf: bytes, pos: int = 0) -> tuple[list[Entry], int]:
-    """Entries of the container at ``pos``; returns them and the offset just past the container."""
+def parse_container(buf: bytes, pos: int = 0, kinds=(KIND_PTX, KIND_ELF)) -> tuple[list[Entry], int]:
+    """Entries of the container at ``pos`` (only those of ``kinds``: skipping the SASS of a
+    library's containers saves decompressing most of their bytes); returns them and the offset just
+    past the container."""
     magic, _version, hsize, fsize = _CONTAINER_HDR.unpack_from(buf, pos)
     if magic != CONTAINER_MAGIC:
         raise SimError("CUDA_ERROR_INVALID_IMAGE", f"no fatbin container at offset {pos}")
@@ -86,6 +88,9 @@ def parse_container(buf: bytes, pos: int = 0) -> tuple[list[Entry], int]:
          dsize) = _ENTRY_HDR.unpack_from(buf, p)
         if ehsize < _ENTRY_HDR.size or p + ehsize + psize > end:
             raise SimError("CUDA_ERROR_INVALID_IMAGE", f"corrupt fatbin entry at offset {p}")
+        if kind not in kinds:
+            p += ehsize + psize
+            continue
         payload = bytes(buf[p + ehsize:p + ehsize + psize])
         try:
             data = _decompress(flags, payload, csize, dsize)

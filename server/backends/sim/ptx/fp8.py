@@ -55,6 +55,7 @@ def encode(x, t: str, satfinite: bool = True, relu: bool = False) -> np.ndarray:
     dlo, dhi = np.abs(mag - pos[lo]), np.abs(pos[hi] - mag)
     pick_hi = (dhi < dlo) | ((dhi == dlo) & (hi % 2 == 0))
     code = np.where(pick_hi, hi, lo)
+    code = np.where(mag >= pos[top], top, code)  # at or past the largest finite value (and inf)
     # Past the largest finite value: round-to-nearest would give infinity (E5M2) or NaN (E4M3)
     # once the excess reaches half a step; satfinite keeps the largest finite value instead.
     step = pos[top] - pos[top - 1]

@@ -153,10 +153,42 @@ def _fp8_unpack(ins, ctx, dt, at):
     return run
 
 
-@op("cvt", mods=("rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu", "satfinite"),
+_NARROW = {"u2": (2, False), "s2": (2, True), "u4": (4, False), "s4": (4, True), "u8": (8, False),
+           "s8": (8, True), "u16": (16, False), "s16": (16, True)}
+
+
+def _pack(ins, ctx):
+    """cvt.pack.sat.{u2,s2,u4,s4,u8,s8,u16,s16}.s32.b32 d, a, b{, c}: a and b saturated to the narrow
+    type, b in the lowest bits, a just above it, and (narrower than 16 bits) the rest of d filled
+    from the low bits of c — how int8 GEMM epilogues pack results."""
+    parts = ins.parts
+    narrow = next((p for p in parts[2:] if p in _NARROW), None)
+    if narrow is None or "sat" not in parts or "s32" not in parts:
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    bits, signed = _NARROW[narrow]
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    mask = (1 << bits) - 1
+    ga, gb = ctx.get(ins.operands[1], "s32"), ctx.get(ins.operands[2], "s32")
+    gc = ctx.get(ins.operands[3], "b32") if bits < 16 else None
+    sd = ctx.set(ins.operands[0], "b32")
+
+    def run(st, m):
+        ta = np.clip(np.asarray(ga(st)).astype(np.int64), lo, hi) & mask
+        tb = np.clip(np.asarray(gb(st)).astype(np.int64), lo, hi) & mask
+        r = tb | (ta << bits)
+        if gc is not None:
+            r = r | (np.asarray(gc(st)).astype(np.int64) << (2 * bits))
+        sd(st, (r & 0xFFFFFFFF).astype(np.uint32), m)
+    return run
+
+
+@op("cvt", mods=("rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu", "satfinite", "pack",
+                 "u2", "s2", "u4", "s4"),
     types=TYPE_NAMES | FP8_PAIRS)
 def c_cvt(ins, ctx):
     parts = ins.parts
+    if "pack" in parts:
+        return _pack(ins, ctx)
     ts = [p for p in parts[1:] if p in TYPE_NAMES or p in FP8_PAIRS]
     dt, at = ts[0], ts[-1]
     if dt in FP8_PAIRS:

@@ -159,7 +159,7 @@ def c_redux(ins, ctx):
     ufunc = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
              "or": np.bitwise_or, "xor": np.bitwise_xor}[kind]
     info = np.iinfo(dt)
-    neutral = {"add": 0, "min": info.max, "max": info.min, "and": info.max if t[0] == "u" else -1,
+    neutral = {"add": 0, "min": info.max, "max": info.min, "and": info.max if dt.kind == "u" else -1,
                "or": 0, "xor": 0}[kind]
 
     def run(st, m):
