@@ -110,10 +110,14 @@ def load(text: str | bytes) -> Module:
         return parse(clean)
     # The skeleton: every body replaced by ';' (and the newlines it held), which turns each
     # definition into a declaration the ordinary parser reads in one pass.
-    pieces, pos = [], 0
+    pieces, pos, line, first_lines = [], 0, 1, []
     for _name, start, end in spans:
         pieces.append(clean[pos:start])
-        pieces.append(";" + "\n" * clean.count("\n", start, end))
+        line += clean.count("\n", pos, start)  # counted piecewise: once over the text in all
+        inside = clean.count("\n", start, end)
+        first_lines.append(line)
+        pieces.append(";" + "\n" * inside)
+        line += inside
         pos = end
     pieces.append(clean[pos:])
     skeleton = parse("".join(pieces))
@@ -122,10 +126,10 @@ def load(text: str | bytes) -> Module:
     mod.variables = skeleton.variables
     for name, fn in skeleton.functions.items():
         mod.functions[name] = fn
-    for name, start, end in spans:
+    for (name, start, end), first in zip(spans, first_lines):
         fn = mod.functions.header(name)
         fn.extern = False
-        mod.functions._bodies[name] = (start, end, clean.count("\n", 0, start) + 1)
+        mod.functions._bodies[name] = (start, end, first)
     return mod
 
 

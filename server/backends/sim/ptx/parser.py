@@ -372,7 +372,13 @@ class _Parser:
             elif t[1:] in TYPE_SIZES:
                 typ = t[1:]
             elif t == ".ptr":
-                pass
+                # '.ptr .global .align 1' describes what the pointer points to: the parameter
+                # itself keeps its type's alignment.
+                if self.peek() in SPACES:
+                    self.next()
+                if self.peek() == ".align":
+                    self.next()
+                    self.next()
             elif t in SPACES:
                 pass
         name = self.next()
