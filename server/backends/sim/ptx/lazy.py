@@ -38,8 +38,10 @@ class LazyFunctions(MutableMapping):
 
     def __getitem__(self, name: str) -> Function:
         fn = self._funcs[name]
-        if name in self._bodies:
-            self._module.parse_body(fn, *self._bodies.pop(name))
+        span = self._bodies.get(name)
+        if span is not None:
+            self._module.parse_body(fn, *span)  # a body that fails stays unparsed, and fails again
+            del self._bodies[name]
         return fn
 
     def header(self, name: str) -> Function:
@@ -80,19 +82,19 @@ class LazyModule(Module):
         key = f"{self.digest}:{fn.name}"
         body = cache.load_function(key)
         if body is None:
+            body = Function(fn.name, fn.entry)
             try:
                 p = _Parser(self.text[start:end], first_line)
                 p.scopes = [{}]
                 p.expect("{")
-                p.block(fn)
+                p.block(body)
             except SimError as exc:
                 raise SimError(exc.code, f"function {fn.name}: {exc.message}") from None
             except (IndexError, ValueError, KeyError) as exc:
                 raise SimError("CUDA_ERROR_INVALID_PTX",
                                f"function {fn.name}, line {p.line()}: cannot parse PTX ({exc})") from None
-            cache.store_function(key, fn)
-        else:
-            fn.regs, fn.locals, fn.body = body.regs, body.locals, body.body
+            cache.store_function(key, body)
+        fn.regs, fn.locals, fn.body = body.regs, body.locals, body.body
 
 
 def load(text: str | bytes) -> Module:
