@@ -85,3 +85,42 @@ def test_next_session(benchmark, image, monkeypatch):
     benchmark.pedantic(lambda: _session(image), rounds=3, iterations=1)
     assert cache.stats()["hits"] > hits and os.listdir(os.environ["RGPU_SIM_CACHE"])
     _record(benchmark, "next")
+
+
+# The biggest body of cuBLAS's forward-compatible CUTLASS module (tensor-core GEMMs, mma.sync +
+# ldmatrix + cp.async): what a real GEMM kernel costs to prepare before its first launch, parsed
+# cold and then read back from the parse cache by the next session.
+CUTLASS = "_ZN7cutlass6KernelI71cutlass_80_tensorop_s1688gemm_forwardCompat_grouped_128x128_16x6_align4EEvNT_6ParamsE"
+BIG: dict[str, float] = {}
+
+
+def _prepare(image: bytes) -> int:
+    mod = KernelModule.load(image, label="libcublas.so.13")
+    return len(mod.functions[CUTLASS].program.code)
+
+
+def _record_big(benchmark, name):
+    BIG[name] = benchmark.stats.stats.mean
+    benchmark.extra_info["seconds"] = BIG[name]
+    if len(BIG) == 2:
+        print(f"\ncuBLAS CUTLASS tf32 GEMM kernel, load + first use: cold {BIG['cold']:.2f}s, "
+              f"cached {BIG['cached']:.2f}s ({BIG['cold'] / BIG['cached']:.1f}x less)")
+
+
+def test_big_kernel_cold(benchmark, monkeypatch):
+    image = nvkernels.container("cublas", CUTLASS)
+
+    def fresh_cache():
+        monkeypatch.setenv("RGPU_SIM_CACHE", tempfile.mkdtemp(prefix="rgpu-bench-cache-"))
+        return (), {}
+    benchmark.pedantic(lambda: _prepare(image), setup=fresh_cache, rounds=3, iterations=1)
+    _record_big(benchmark, "cold")
+
+
+def test_big_kernel_cached(benchmark, monkeypatch):
+    image = nvkernels.container("cublas", CUTLASS)
+    monkeypatch.setenv("RGPU_SIM_CACHE", tempfile.mkdtemp(prefix="rgpu-bench-cache-"))
+    n = _prepare(image)
+    benchmark.pedantic(lambda: _prepare(image), rounds=3, iterations=1)
+    benchmark.extra_info["instructions"] = n
+    _record_big(benchmark, "cached")

@@ -92,3 +92,19 @@ def test_batched_qr_kernel(make_device, rng):
         np.testing.assert_allclose(np.abs(np.diag(R)), np.abs(np.diag(np.linalg.qr(A[:m].astype(np.float64), mode="r"))),
                                    rtol=1e-5)
         np.testing.assert_array_equal(out[m:], A[m:])  # the padding rows below m are untouched
+
+
+def test_a_cached_body_is_the_parsed_body(tmp_path, monkeypatch):
+    """The parse cache gives back exactly what the parser made, for a real tensor-core GEMM kernel
+    (vector operands, immediates of every kind, predicates, nested scopes)."""
+    from rgpu.server.backends.sim import fatbin
+    from rgpu.server.backends.sim.ptx import cache, lazy
+    kernel = "_ZN7cutlass6KernelI71cutlass_80_tensorop_s1688gemm_forwardCompat_grouped_128x128_16x6_align4EEvNT_6ParamsE"
+    monkeypatch.setenv("RGPU_SIM_CACHE", str(tmp_path))
+    ptx = fatbin.choose_ptx(fatbin.parse_image(nvkernels.container("cublas", kernel)), (12, 1)).data
+    parsed = lazy.load(ptx).functions[kernel]
+    hits = cache.stats()["hits"]
+    cached = lazy.load(ptx).functions[kernel]
+    assert cache.stats()["hits"] == hits + 1
+    assert cached.body == parsed.body and cached.regs == parsed.regs and cached.locals == parsed.locals
+    assert any(i.opcode.startswith("mma.sync") for i in cached.body if hasattr(i, "opcode"))

@@ -28,7 +28,7 @@ from .parser import Function, Instruction, Label, Operand, Variable
 
 log = structlog.get_logger()
 
-FORMAT = b"rgpuptx3"  # bump when the parser's output or this encoding changes
+FORMAT = b"rgpuptx4"  # bump when the parser's output or this encoding changes
 _HASH = 32
 DEFAULT_MAX_BYTES = 1 << 30
 
@@ -94,7 +94,7 @@ def load_function(key: str) -> Function | None:
         _stats["misses"] += 1
         return None
     try:
-        stored_key, body = msgpack.unpackb(data[head:], raw=False, strict_map_key=False)
+        stored_key, body = msgpack.unpackb(data[head:], raw=False, strict_map_key=False, use_list=False)
         if stored_key != key:
             _stats["misses"] += 1
             return None
@@ -161,11 +161,15 @@ def _trim(d: Path) -> None:
 
 # -- encoding: plain lists, ints, strings, bytes ------------------------------------------------
 def _op(o: Operand):
+    if o.kind == "reg" and not o.neg:
+        return o.value  # most operands: a register, stored as its bare name
     v = [_op(x) for x in o.value] if o.kind in ("vec", "list") else o.value
     return [o.kind, v, o.neg, o.offset, o.flt]
 
 
 def _unop(x) -> Operand:
+    if x.__class__ is str:
+        return Operand("reg", x)
     kind, v, neg, offset, flt = x
     if kind in ("vec", "list"):
         v = [_unop(y) for y in v]
@@ -194,7 +198,7 @@ def _encode(fn: Function):
 def _decode(x) -> Function:
     name, regs, locals_, body = x
     fn = Function(name, False)
-    fn.regs = {k: (t, vec) for k, (t, vec) in regs.items()}
+    fn.regs = dict(regs)  # name -> (type, vector width), tuples as unpacked
     fn.locals = [_unvar(v) for v in locals_]
     out = []
     for s in body:
