@@ -179,7 +179,7 @@ class SimDevice(Device):
             "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES": 0,
             "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES": function.local_bytes,
             "CU_FUNC_ATTRIBUTE_NUM_REGS": function.num_regs,
-            "CU_FUNC_ATTRIBUTE_PTX_VERSION": self.arch.number,
+            "CU_FUNC_ATTRIBUTE_PTX_VERSION": function.module.ptx_arch,
             "CU_FUNC_ATTRIBUTE_BINARY_VERSION": self.arch.number,
             "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA": 0,
             "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES": function.max_dynamic_shared_bytes,

@@ -182,6 +182,7 @@ class KernelModule:
         self.ptx = ptx
         self.arch = arch or archs.get()
         self.label = label  # what the module is, for error messages (a library's name, ...)
+        self.ptx_arch = self.arch.number
         self.functions: dict[str, KernelFunction] = {}
         self.variables: dict[str, ModuleVariable] = {}
         self.addresses: dict[str, int] = {}
@@ -217,7 +218,8 @@ class KernelModule:
         ``cc``; default: archs.DEFAULT)."""
         arch = _arch(arch if arch is not None else cc)
         img = fatbin.parse_image(image)
-        ptx = _link([lazy.load(e.data) for e in fatbin.choose_ptx_units(img, arch.cc)])
+        units = fatbin.choose_ptx_units(img, arch.cc)
+        ptx = _link([lazy.load(e.data) for e in units])
         layouts: dict[str, tuple[list[Param], int]] = {}
         for e in img.cubins:
             try:
@@ -229,7 +231,11 @@ class KernelModule:
             fn = headers(name) if name in ptx.functions else None
             if fn is not None and len(fn.params) == len(plist):
                 layouts[name] = ([Param(c.offset, c.size, p.align) for c, p in zip(plist, fn.params)], size)
-        return cls(ptx, layouts, arch, label)
+        mod = cls(ptx, layouts, arch, label)
+        # What cudaFuncAttributes.ptxVersion reports: the PTX the kernels were JIT-compiled from
+        # (CUB picks its tuning policies, and the kernels they name, by it), not the device's.
+        mod.ptx_arch = max(e.arch for e in units) or arch.number
+        return mod
 
     def bind(self, mem: DeviceMemory) -> dict[str, int]:
         """Allocate and initialise the module's variables in ``mem``; returns name -> address."""

@@ -125,3 +125,17 @@ def test_parameter_layout_from_cubin_matches_ptx(build_image):
     assert mod.functions["local_array"].local_bytes >= 64
     assert mod.variables["coeffs"].space == "const" and mod.variables["coeffs"].size == 16
     assert mod.variables["counter"].space == "global"
+
+
+def test_function_ptx_version_is_the_modules_not_the_devices(build_image):
+    """cudaFuncAttributes.ptxVersion names the PTX a kernel was JIT-compiled from (CUB picks its
+    tuning policies by it); binaryVersion names the device."""
+    from rgpu.server.backends.sim.device import SimDevice
+    dev = SimDevice(64 << 20)
+    try:
+        mod = dev.module_load(build_image("simcore.cu", "fatbin-none"))  # -arch=sm_80
+        fn = dev.module_function(mod, "vec_add")
+        assert dev.function_attribute(fn, "CU_FUNC_ATTRIBUTE_PTX_VERSION") == 80
+        assert dev.function_attribute(fn, "CU_FUNC_ATTRIBUTE_BINARY_VERSION") == dev.arch.number == 121
+    finally:
+        dev.close()
