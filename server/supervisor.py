@@ -314,14 +314,14 @@ def _worker_bind(listen: str) -> str:
     raise click.BadParameter(f"listen address must be tcp:// or ipc://, not {listen}")
 
 
-def _gpus(device: str, count: int, sim_memory: int, server_id: str) -> tuple[str, list[GpuSpec]]:
+def _gpus(device: str, count: int, sim_memory: int, server_id: str, sim_arch: str | None = None) -> tuple[str, list[GpuSpec]]:
     kind = "sim" if device == "sim" else "cuda"
     try:
-        found = backends.probe(kind, count=count, memory=sim_memory, server_id=server_id)
+        found = backends.probe(kind, count=count, memory=sim_memory, server_id=server_id, arch=sim_arch)
     except backends.BackendUnavailable as e:
         if device == "cuda":
             raise click.ClickException(f"{e}. On a machine without an NVIDIA GPU use --device sim.")
-        kind, found = "sim", backends.probe("sim", count=count, memory=sim_memory, server_id=server_id)
+        kind, found = "sim", backends.probe("sim", count=count, memory=sim_memory, server_id=server_id, arch=sim_arch)
     return kind, [GpuSpec(g.memory, g.name, uuid_text(g.uuid), g.sms, g.compute_capability) for g in found]
 
 
@@ -352,6 +352,9 @@ def _gate(controller: str | None, secret_file: str | None) -> LeaseGate:
 @click.option("--listen", default="tcp://127.0.0.1:7450", show_default=True, help="tcp://HOST:PORT or ipc://PATH")
 @click.option("--gpus", "count", type=int, default=1, show_default=True, help="number of software GPUs (sim)")
 @click.option("--sim-memory", default="8GiB", show_default=True, help="memory of each software GPU")
+@click.option("--sim-arch", default=None, metavar="sm_XY",
+              help="architecture the software GPUs present (sm_75 ... sm_121; default sm_121, the newest CUDA 13.0 "
+                   "knows, so NVIDIA's libraries find their PTX; programs built for older -arch values run too)")
 @click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER"), help="join this controller's pool")
 @click.option("--advertise", default=None, help="URL clients use to reach this server (default: --listen)")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
@@ -361,13 +364,16 @@ def _gate(controller: str | None, secret_file: str | None) -> LeaseGate:
               help="seconds a session survives its client's connection being gone")
 @click.option("--log-level", default="info", show_default=True)
 @click.option("--health-listen", default=None, metavar="HOST:PORT", help="serve GET /healthz over HTTP here")
-def main(device, listen, count, sim_memory, controller, advertise, secret_file, session_grace, log_level,
+def main(device, listen, count, sim_memory, sim_arch, controller, advertise, secret_file, session_grace, log_level,
          health_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level)
     server_id = f"{socket.gethostname()}:{listen}"
-    kind, gpus = _gpus(device, count, parse_size(sim_memory), server_id)
-    conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id}
+    try:
+        kind, gpus = _gpus(device, count, parse_size(sim_memory), server_id, sim_arch)
+    except ValueError as e:  # an --sim-arch the software GPU cannot present
+        raise click.BadParameter(str(e), param_hint="--sim-arch") from None
+    conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id, "sim_arch": sim_arch}
     sup = Supervisor(listen, kind, gpus, conf, log, _gate(controller, secret_file))
     if controller:
         from .registration import Registrar

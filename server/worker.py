@@ -59,7 +59,7 @@ def _publish(traffic, slot: int, session) -> None:
 
 def make_device(conf: dict, assignment: dict, reserve):
     return backends.open_device(conf["device"], gpu=assignment["gpu"], memory=assignment["memory"],
-                                server_id=conf.get("server_id", ""), reserve=reserve)
+                                server_id=conf.get("server_id", ""), reserve=reserve, arch=conf.get("sim_arch"))
 
 
 def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None:

@@ -31,7 +31,7 @@ class GpuInfo:
     compute_capability: str  # "8.0"
 
 
-def probe(kind: str, *, count: int = 1, memory: int = 0, server_id: str = "") -> list[GpuInfo]:
+def probe(kind: str, *, count: int = 1, memory: int = 0, server_id: str = "", arch: str | None = None) -> list[GpuInfo]:
     """The GPUs backend `kind` would serve; raises BackendUnavailable when it cannot serve here."""
     if kind == "cuda":
         from .cuda import device as cuda
@@ -41,11 +41,14 @@ def probe(kind: str, *, count: int = 1, memory: int = 0, server_id: str = "") ->
         except cuda.CudaUnavailable as e:
             raise BackendUnavailable(str(e)) from None
     if kind == "sim":
-        from .sim import identity
-        from .sim.device import SimDevice
-        major, minor = SimDevice.cc
-        return [GpuInfo(memory, identity.name(i), identity.uuid(server_id, i), identity.SM_COUNT,
-                        f"{major}.{minor}") for i in range(count)]
+        from .sim import archs, identity
+        from .sim.errors import SimError
+        try:
+            a = archs.get(arch)
+        except SimError as e:
+            raise ValueError(e.message) from None
+        return [GpuInfo(memory, identity.name(i, a.name), identity.uuid(server_id, i), a.sms,
+                        f"{a.major}.{a.minor}") for i in range(count)]
     raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")
 
 
@@ -66,11 +69,12 @@ def handlers_for(kind: str) -> dict[str, object]:
     return handlers
 
 
-def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserve=None) -> Device:
-    """The device one session of GPU `gpu` runs on, limited to `memory` bytes."""
+def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserve=None,
+                arch: str | None = None) -> Device:
+    """The device one session of GPU `gpu` runs on, limited to `memory` bytes (a sim presents `arch`)."""
     if kind == "sim":
         from .sim.device import SimDevice
-        return SimDevice(memory, gpu, server_id, reserve=reserve)
+        return SimDevice(memory, gpu, server_id, reserve=reserve, arch=arch)
     if kind == "cuda":
         from .cuda.device import CudaDevice
         return CudaDevice(gpu, memory, reserve=reserve)
