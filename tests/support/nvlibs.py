@@ -2,7 +2,7 @@
 
 The versions are the ones CUDA 13.0 Update 1 shipped (its nvcc is 13.0.88, as nvjitlink's wheel
 is). `ensure(package)` installs a pinned wheel once, without its dependencies, into
-``.cache/nvlibs/<package>-<version>`` (never into the running Python: the test programs must not
+one tree under ``.cache/nvlibs/`` (never into the running Python: the test programs must not
 pick these up by accident), and `library(name)` gives the path of one of its shared objects.
 
     from tests.support import nvlibs
@@ -11,6 +11,7 @@ pick these up by accident), and `library(name)` gives the path of one of its sha
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import subprocess
 import sys
@@ -39,25 +40,32 @@ LIBRARIES = {
 }
 
 
-def target(package: str) -> Path:
-    return CACHE / f"{package}-{PINS[package]}"
+def _pin_set() -> str:
+    return hashlib.sha256(",".join(f"{k}=={v}" for k, v in sorted(PINS.items())).encode()).hexdigest()[:12]
 
 
-def ensure(package: str) -> Path:
-    """The directory the pinned ``package`` is installed in (installing it the first time; pytest
+def target(package: str | None = None) -> Path:
+    """Where the pinned wheels are installed: all into one tree, as pip installs them into
+    site-packages (nvidia/cu13/lib holds every library, and each finds the others through its
+    $ORIGIN runpath, as cuSPARSE finds libnvJitLink)."""
+    return CACHE / f"cu13-{_pin_set()}"
+
+
+def ensure(package: str | None = None) -> Path:
+    """The directory the pinned wheels are installed in (installing them the first time; pytest
     workers that ask at once wait for one installer)."""
-    dest = target(package)
+    dest = target()
     done = dest / ".installed"
     if done.exists():
         return dest
     CACHE.mkdir(parents=True, exist_ok=True)
-    with open(CACHE / f".{package}.lock", "w") as lock:
+    with open(CACHE / ".install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.exists():
             subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile",
-                            "--disable-pip-version-check", "--target", str(dest),
-                            f"{package}=={PINS[package]}"], check=True)
-            done.write_text(PINS[package])
+                            "--disable-pip-version-check", "--upgrade", "--target", str(dest),
+                            *(f"{k}=={v}" for k, v in PINS.items())], check=True)
+            done.write_text("\n".join(f"{k}=={v}" for k, v in PINS.items()))
     return dest
 
 
@@ -75,14 +83,17 @@ def link_flags(*names: str) -> list[str]:
     with an rpath to each (and to nvJitLink, which cuFFT, cuSPARSE and cuSOLVER load at run time)."""
     flags: list[str] = []
     dirs = []
-    for name in names:
+    # cuSOLVER's headers include cuBLAS's, and it loads cuBLAS(Lt) and cuSPARSE
+    needed = list(dict.fromkeys([*names, *(("cublas", "cusparse") if "cusolver" in names else ())]))
+    for name in needed:
         lib = library(name)
-        flags += [f"-I{lib.parent.parent / 'include'}", f"-l:{lib.name}"]
+        flags.append(f"-I{lib.parent.parent / 'include'}")
+        if name in names:
+            flags.append(f"-l:{lib.name}")
         dirs.append(lib.parent)
     if any(n in ("cufft", "cusparse", "cusolver") for n in names):
-        dirs.append(ensure("nvidia-nvjitlink") / "nvidia" / "cu13" / "lib")
-    if "cusolver" in names:  # it loads cuBLAS(Lt) and cuSPARSE
-        dirs += [library("cublas").parent, library("cusparse").parent]
+        dirs.append(ensure() / "nvidia" / "cu13" / "lib")
     for d in dict.fromkeys(dirs):
         flags += [f"-L{d}", f"-Xlinker=-rpath={d}"]
-    return flags
+    # an RPATH (not a RUNPATH) also finds what the libraries themselves load (libnvJitLink.so.13)
+    return [*flags, "-Xlinker=--disable-new-dtags"]

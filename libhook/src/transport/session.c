@@ -288,6 +288,12 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     return rc >= 0 ? 0 : -1;
 }
 
+/* Set once the sessions are closed at exit. Libraries whose destructors run after rgpu's (the order
+ * of unrelated libraries' destructors is the loader's) still call the driver — cuBLASLt unloads its
+ * modules — and get CUDA_ERROR_DEINITIALIZED, as from a driver shutting down, instead of a reopened
+ * session or a wait on a lock nobody will release. */
+static int closed;
+
 static void mark_dead(rgpu_session *s, const char *why) {
     if (s->state != -1)
         rgpu_log(RGPU_LOG_ERROR, "device on %s is unavailable: %s", s->url, why);
@@ -296,6 +302,10 @@ static void mark_dead(rgpu_session *s, const char *why) {
 
 int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
     pthread_mutex_lock(&s->mu);
+    if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE)) { /* the process is exiting: see rgpu_sessions_close */
+        pthread_mutex_unlock(&s->mu);
+        return CUDA_ERROR_DEINITIALIZED;
+    }
     int dev = (int)(s - rgpu_sessions_internal());
     if (ensure_open(s, dev) != 0) {
         pthread_mutex_unlock(&s->mu);
@@ -405,6 +415,10 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
 
 int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
     pthread_mutex_lock(&s->mu);
+    if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE)) { /* the process is exiting: see rgpu_sessions_close */
+        pthread_mutex_unlock(&s->mu);
+        return CUDA_ERROR_DEINITIALIZED;
+    }
     int dev = (int)(s - rgpu_sessions_internal());
     if (ensure_open(s, dev) != 0) {
         pthread_mutex_unlock(&s->mu);
@@ -440,8 +454,9 @@ void rgpu_sessions_close(void) {
     for (int i = 0; i < n; i++) {
         rgpu_session *s = &all[i];
         /* At exit other threads may still be in a call on this session: wait for it (bounded by
-         * RGPU_TIMEOUT) and keep the lock, so nobody uses the socket once it is closed. */
+         * RGPU_TIMEOUT); calls after this one see `closed` and never touch the socket again. */
         pthread_mutex_lock(&s->mu);
+        __atomic_store_n(&closed, 1, __ATOMIC_RELEASE);
         if (s->state == 1) {
             /* Queued async work and a goodbye so the server ends the session now. */
             struct rgpu_call bye;
@@ -461,7 +476,9 @@ void rgpu_sessions_close(void) {
         if (s->sock) zmq_close(s->sock);
         s->sock = s->mon = NULL;
         s->state = -1;
+        pthread_mutex_unlock(&s->mu);
     }
+    __atomic_store_n(&closed, 1, __ATOMIC_RELEASE);
     if (zctx) zmq_ctx_term(zctx);
     zctx = NULL;
 }
