@@ -34,7 +34,7 @@ def cuda_program(libdir):
 
 
 def server_argv(url: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "rgpu.server.supervisor", "--device", "sim", "--listen", url,
+    return [sys.executable, "-m", "rgpu.server.cli", "--device", "sim", "--listen", url,
             "--log-level", "info", *extra]
 
 

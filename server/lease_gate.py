@@ -1,37 +1,22 @@
-"""How one rgpu-server takes part in the pool: the identity of its GPUs, and the lease gate.
+"""The lease gate of one rgpu-server: which hellos open a session, with which quotas, and when a
+lease is gone.
 
-GPU identity
-    A GPU is known to the controller by its uuid, shown as nvidia-smi shows it (``GPU-8-4-4-4-12``
-    hex). Real GPUs report theirs; a software GPU derives a stable one from the server id and its
-    index with ``sim_gpu_uuid`` (the same bytes ``SimDevice.uuid`` reports to CUDA programs), so
-    a server restarted on the same host and address keeps its GPUs' identities and leases.
-
-Lease gate
-    With a cluster secret a server only opens sessions for lease holders. ``LeaseGate.admit``
-    checks the token of a hello — signature and expiry (``tokens.verify``), a vGPU on the GPU the
-    client asked for (``tokens.vgpus_on``), and that the lease has not left the controller's view —
-    and returns the ``Grant`` whose quotas the session runs with. ``LeaseGate.see`` records the
-    controller's view (lease ids valid on this server, as of ``at``, controller clock) after each
-    heartbeat; ``gone`` tells whether a lease of a token issued at ``iat`` has ended. A lease
-    created after ``at`` cannot be in that view, so a token with ``iat > at`` is never judged gone.
+With a cluster secret a server only opens sessions for lease holders. ``LeaseGate.admit`` checks
+the token of a hello — signature and expiry (``tokens.verify``), a vGPU on the GPU the client asked
+for (``tokens.vgpus_on``), and that the lease has not left the controller's view — and returns the
+``Grant`` whose quotas the session runs with. ``LeaseGate.see`` records the controller's view (lease
+ids valid on this server, as of ``at``, controller clock) after each heartbeat; ``gone`` tells
+whether a lease of a token issued at ``iat`` has ended. A lease created after ``at`` cannot be in
+that view, so a token with ``iat > at`` is never judged gone. Without a controller and without a
+configured secret the gate is open (direct mode): anyone may open a session on a whole GPU.
 """
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 
 from rgpu.protocol import tokens
-
-from .backends.sim import identity as sim_identity
-
-
-sim_gpu_uuid = sim_identity.uuid  # the 16 uuid bytes of software GPU ``index`` of server ``server_id``
-
-
-def uuid_text(raw: bytes) -> str:
-    """16 uuid bytes as nvidia-smi prints them: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx."""
-    h = raw.hex()
-    return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
 class LeaseRefused(Exception):
@@ -104,3 +89,14 @@ class LeaseGate:
             raise LeaseRefused("lease_ended", f"lease {lease} has ended (released or expired); reserve a new one")
         return Grant(lease, iat, int(vgpu.get("memory") or 0) or None,
                      int(vgpu.get("compute", 100)), int(vgpu.get("limit", 100)))
+
+
+def gate_for(controller: str | None, secret_file: str | None) -> LeaseGate:
+    """The gate of a server started with these options: in a pool, or with a secret configured,
+    sessions need a lease token; else direct mode. Raises tokens.SecretError."""
+    configured = secret_file or os.environ.get(tokens.ENV_SECRET) or os.environ.get(tokens.ENV_SECRET_FILE)
+    if not controller and not configured:
+        return LeaseGate(None)
+    # Joining a pool on a single machine may come before the controller ever ran: create the
+    # default secret file then, atomically, as the controller would.
+    return LeaseGate(tokens.load_secret(secret_file, create=bool(controller)), controller or "")

@@ -1,0 +1,68 @@
+"""``rgpu-server``: the command line of a GPU host's server — options, the GPU probe, the lease
+gate, and (with ``--controller``) the registrar, then the supervisor's main loop."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+from urllib.parse import urlsplit
+
+import click
+
+from rgpu import logs
+from rgpu.protocol import tokens
+from rgpu.units import parse_size
+
+from .gpus import NoDevice, probe
+from .lease_gate import gate_for
+from .supervisor import Supervisor, worker_bind
+
+
+def advertise_url(listen: str) -> str:
+    """The listen URL with a wildcard host replaced by this host's name (what clients can reach)."""
+    parts = urlsplit(listen)
+    if parts.scheme == "tcp" and parts.hostname in ("*", "0.0.0.0", "::", None):
+        return f"tcp://{socket.getfqdn()}:{listen.rsplit(':', 1)[1]}"
+    return listen
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--device", type=click.Choice(["sim", "cuda", "auto"]), default="auto", show_default=True,
+              help="cuda drives the real GPUs through libcuda.so.1; sim is the software GPU; auto picks cuda if it works")
+@click.option("--listen", default="tcp://127.0.0.1:7450", show_default=True, help="tcp://HOST:PORT or ipc://PATH")
+@click.option("--gpus", "count", type=int, default=1, show_default=True, help="number of software GPUs (sim)")
+@click.option("--sim-memory", default="8GiB", show_default=True, help="memory of each software GPU")
+@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER"), help="join this controller's pool")
+@click.option("--advertise", default=None, help="URL clients use to reach this server (default: --listen)")
+@click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
+              help="cluster secret shared with the controller (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, "
+                   "or ~/.config/rgpu/cluster-secret with --controller); with a secret, sessions need a lease")
+@click.option("--session-grace", type=float, default=3.0, show_default=True,
+              help="seconds a session survives its client's connection being gone")
+@click.option("--log-level", default="info", show_default=True)
+def main(device, listen, count, sim_memory, controller, advertise, secret_file, session_grace, log_level):
+    """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
+    log = logs.configure("server", log_level)
+    try:
+        worker_bind(listen)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--listen") from None
+    server_id = f"{socket.gethostname()}:{listen}"
+    try:
+        kind, gpus = probe(device, count, parse_size(sim_memory), server_id)
+        gate = gate_for(controller, secret_file)
+    except (NoDevice, tokens.SecretError) as e:
+        raise click.ClickException(str(e)) from None
+    conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id}
+    sup = Supervisor(listen, kind, gpus, conf, log, gate)
+    if controller:
+        from .registration import Registrar
+        sup.registrar = Registrar(controller, advertise or advertise_url(listen), sup.inventory, sup.usage,
+                                  sup.on_leases)
+    signal.signal(signal.SIGTERM, lambda *_: setattr(sup, "stopping", True))
+    signal.signal(signal.SIGINT, lambda *_: setattr(sup, "stopping", True))
+    sup.serve()
+
+
+if __name__ == "__main__":
+    main()
