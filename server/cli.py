@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import click
 
 from rgpu import logs
-from rgpu.protocol import tokens
+from rgpu.protocol import curve, tokens
 from rgpu.units import parse_size
 
 from .gpus import NoDevice, probe
@@ -37,10 +37,13 @@ def advertise_url(listen: str) -> str:
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
               help="cluster secret shared with the controller (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, "
                    "or ~/.config/rgpu/cluster-secret with --controller); with a secret, sessions need a lease")
+@click.option("--wire", type=click.Choice(["curve", "plain"]), default=None,
+              help="curve: encrypted and authenticated (the default with a cluster secret; in direct mode the key "
+                   "is new at every start and logged); plain: neither (the default in direct mode)")
 @click.option("--session-grace", type=float, default=3.0, show_default=True,
               help="seconds a session survives its client's connection being gone")
 @click.option("--log-level", default="info", show_default=True)
-def main(device, listen, count, sim_memory, controller, advertise, secret_file, session_grace, log_level):
+def main(device, listen, count, sim_memory, controller, advertise, secret_file, wire, session_grace, log_level):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level)
     try:
@@ -54,11 +57,19 @@ def main(device, listen, count, sim_memory, controller, advertise, secret_file, 
     except (NoDevice, tokens.SecretError) as e:
         raise click.ClickException(str(e)) from None
     conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id}
-    sup = Supervisor(listen, kind, gpus, conf, log, gate)
+    advertise = advertise or advertise_url(listen)
+    keys = cluster_key = None
+    if (wire or ("curve" if gate.enabled else "plain")) == "curve":
+        # Derived from the secret and the advertised URL: what the controller hands this server's clients.
+        keys = curve.server_data_keys(gate.secret, advertise) if gate.enabled else curve.new_keypair()
+        cluster_key = curve.server_role_keys(gate.secret).public if gate.enabled else None
+    sup = Supervisor(listen, kind, gpus, conf, log, gate, keys, cluster_key)
     if controller:
+        from rgpu.client.credentials import Credential
+
         from .registration import Registrar
-        sup.registrar = Registrar(controller, advertise or advertise_url(listen), sup.inventory, sup.usage,
-                                  sup.on_leases)
+        sup.registrar = Registrar(controller, advertise, sup.inventory, sup.usage,
+                                  sup.on_leases, credential=Credential.for_server(gate.secret))
     signal.signal(signal.SIGTERM, lambda *_: setattr(sup, "stopping", True))
     signal.signal(signal.SIGINT, lambda *_: setattr(sup, "stopping", True))
     sup.serve()

@@ -36,6 +36,7 @@ class Grant:
     memory: int | None = None
     compute: int = 100
     limit: int = 100
+    vgpu: int = 0            # which of the lease's vGPUs (its sessions share that vGPU's quotas)
 
 
 DIRECT = Grant()
@@ -66,8 +67,10 @@ class LeaseGate:
         with self._lock:
             return bool(lease) and self._at > 0 and iat <= self._at and lease not in self._valid
 
-    def admit(self, token, gpu_uuid: str, gpu_index: int) -> Grant:
-        """The grant of a hello's token for the GPU ``gpu_uuid``; raises LeaseRefused."""
+    def admit(self, token, gpu_uuid: str, gpu_index: int, vgpu: int | None = None) -> Grant:
+        """The grant of a hello's token for the GPU ``gpu_uuid``; raises LeaseRefused. ``vgpu`` (the
+        program's device index) picks the lease's vGPU when it is on this GPU; else the first of the
+        lease's vGPUs on this GPU is taken."""
         if not self.enabled:
             return DIRECT
         if not token:
@@ -77,18 +80,23 @@ class LeaseGate:
                                            "(or set RGPU_LEASE from `rgpu reserve`)")
         try:
             claims = tokens.verify(token, self.secret)
-            vgpu = tokens.vgpus_on(claims, [gpu_uuid])[0]
+            tokens.vgpus_on(claims, [gpu_uuid])
         except tokens.TokenWrongGpu:
             raise LeaseRefused(tokens.TokenWrongGpu.code,
                                f"lease {claims.get('lease')} has no vGPU on GPU {gpu_index} of this server "
                                f"({gpu_uuid}); device i of a program is vGPU i of its lease") from None
         except tokens.TokenError as exc:
             raise LeaseRefused(exc.code, f"lease token refused: {exc}") from None
+        listed = claims.get("vgpus") or []
+        index = vgpu if isinstance(vgpu, int) and 0 <= vgpu < len(listed) and isinstance(listed[vgpu], dict) \
+            and listed[vgpu].get("uuid") == gpu_uuid else \
+            next(i for i, v in enumerate(listed) if isinstance(v, dict) and v.get("uuid") == gpu_uuid)
+        chosen = listed[index]
         lease, iat = str(claims.get("lease", "")), float(claims.get("iat") or 0.0)
         if self.gone(lease, iat):
             raise LeaseRefused("lease_ended", f"lease {lease} has ended (released or expired); reserve a new one")
-        return Grant(lease, iat, int(vgpu.get("memory") or 0) or None,
-                     int(vgpu.get("compute", 100)), int(vgpu.get("limit", 100)))
+        return Grant(lease, iat, int(chosen.get("memory") or 0) or None,
+                     int(chosen.get("compute", 100)), int(chosen.get("limit", 100)), index)
 
 
 def gate_for(controller: str | None, secret_file: str | None) -> LeaseGate:

@@ -6,7 +6,12 @@ a session worker that is already running (workers.py); each GPU's memory is trac
 sessions through shared arrays, so a worker that dies still gives its memory back; ``stats`` reports
 that accounting. In a pool (``--controller``) a Registrar thread registers the GPUs and heartbeats
 the accounting; each reply's list of valid leases reaches the main loop, which stops the sessions of
-leases that ended (released or expired). A session runs with its lease's memory quota."""
+leases that ended (released or expired). A session runs with its lease's memory quota.
+
+The wire is CURVE in a pool (the server's key derived from the cluster secret and the URL it
+advertises, protocol/curve.py), plain in direct mode unless asked. Every hello is answered with a
+worker that admits only the connection that said it (its CURVE key, or on a plain wire its address).
+No request may exceed MAX_REQUEST bytes: a larger message part disconnects its sender unread."""
 from __future__ import annotations
 
 import os
@@ -14,23 +19,29 @@ import secrets
 
 import zmq
 
-from rgpu.protocol import wire
+from rgpu.protocol import curve, wire
 from rgpu.units import format_size
 
 from . import nvml
 from .accounting import Ledger
 from .gpus import GpuSpec
-from .handlers import Refused, handle
+from .handlers import Peer, Refused, handle
 from .lease_gate import LeaseGate, LeaseRefused
 from .workers import Worker, Workers
 
+MAX_REQUEST = 256 << 10  # a hello with the token of a lease of 64 vGPUs is ~20 KiB
 
 class Supervisor:
     def __init__(self, listen: str, device: str, gpus: list[GpuSpec], conf: dict, log,
-                 gate: LeaseGate | None = None):
+                 gate: LeaseGate | None = None, keys: curve.Keypair | None = None,
+                 cluster_key: bytes | None = None):
+        """``keys``: the server's CURVE keypair (None: a plain wire); ``cluster_key``: the public key
+        whose holders (of the cluster secret) may ask for stats."""
         self.listen, self.conf, self.log = listen, conf, log
+        self.keys, self.cluster_key = keys, cluster_key
         self.conf["device"] = device
         self.conf["worker_bind"] = worker_bind(listen)
+        self.conf["curve_keys"] = tuple(keys) if keys else None
         self.workers = Workers(gpus, self.conf, log)
         self.gpus, self.sessions = self.workers.gpus, self.workers.sessions
         self.ledger = Ledger()
@@ -39,13 +50,17 @@ class Supervisor:
         self._view_changed = False
         self.stopping = False
 
+    @property
+    def curve(self) -> bool:
+        return self.keys is not None
+
     # -- requests (handlers.py calls these) --
-    def open_session(self, gpu_index: int, client: str, token) -> dict:
+    def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None) -> dict:
         if not 0 <= gpu_index < len(self.gpus):
             raise Refused("no_such_gpu", f"this server has {len(self.gpus)} GPU(s); gpu {gpu_index} does not exist")
         gpu = self.gpus[gpu_index]
         try:
-            grant = self.gate.admit(token, gpu.spec.uuid, gpu.index)
+            grant = self.gate.admit(token, gpu.spec.uuid, gpu.index, vgpu)
         except LeaseRefused as e:
             self.log.info("session_refused", gpu=gpu.index, client=client, reason=e.reason)
             raise Refused("lease", e.message, reason=e.reason) from None
@@ -61,7 +76,8 @@ class Supervisor:
         gpu.peak[w.slot] = 0
         gpu.traffic[3 * w.slot:3 * w.slot + 3] = [0, 0, 0]
         self.workers.assign(gpu, w, {"session": sid, "key": key, "gpu": gpu.index, "memory": memory,
-                                     "client": client, "grant": grant})
+                                     "client": client, "grant": grant,
+                                     "client_key": peer.key, "client_address": peer.address})
         self.log.info("session_opened", session=sid, gpu=gpu.index, client=client, endpoint=w.endpoint,
                       lease=grant.lease or None, memory=memory)
         return {"ok": True, "endpoint": w.endpoint, "session": sid, "key": key}
@@ -131,27 +147,50 @@ class Supervisor:
         self.ledger.ended(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot))
 
     # -- main loop --
+    def _zap(self, mechanism: str, key: bytes | None, address: str) -> str | None:
+        """CURVE peers only; the user id carries the key, and whether it is the cluster's."""
+        if mechanism != "CURVE" or key is None:
+            return None
+        return ("cluster:" if key == self.cluster_key else "client:") + key.decode()
+
+    @staticmethod
+    def _peer(frame) -> Peer:
+        role, _, key = curve.peer_id(frame).partition(":")
+        try:
+            address = frame.get("Peer-Address") or ""
+        except zmq.ZMQError:
+            address = ""
+        return Peer(key.encode() if key else None, address, role == "cluster")
+
     def serve(self) -> None:
         ctx = zmq.Context()
+        zap = curve.Zap(ctx, self._zap) if self.curve else None
+        if zap is not None:
+            zap.start()
         sock = ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.RCVHWM, 1000)
+        curve.limit(sock, MAX_REQUEST)
+        if self.curve:
+            curve.as_server(sock, self.keys)
         sock.bind(self.listen)
         self.workers.warm()
         self.log.info("server_listening", listen=self.listen, device=self.conf["device"], gpus=len(self.gpus),
                       memory=[format_size(g.capacity) for g in self.gpus], pool=self.gate.pool or None,
-                      leases_required=self.gate.enabled)
+                      leases_required=self.gate.enabled, wire="curve" if self.curve else "plain",
+                      curve_key=curve.key_hex(self.keys.public) if self.curve else None)
         if self.registrar is not None:
             self.registrar.start()
         try:
             while not self.stopping:
                 if sock.poll(200):
-                    frames = sock.recv_multipart()
-                    ident, body = frames[0], frames[1:]
+                    frames = sock.recv_multipart(copy=False)
+                    ident, body = frames[0].bytes, frames[1:]
                     try:
-                        msg = wire.unpack(body[0]) if len(body) == 1 else None
+                        msg = wire.unpack(body[0].bytes) if len(body) == 1 else None
                         if not isinstance(msg, dict):
                             raise ValueError("expected one msgpack map")
-                        reply = handle(self, msg)
+                        reply = handle(self, msg, self._peer(body[0]))
                     except Exception as e:  # malformed input never stops the server
                         self.log.warning("malformed_request", reason=str(e)[:200])
                         reply = {"ok": False, "error": "malformed", "message": f"malformed request: {str(e)[:200]}"}
@@ -162,6 +201,8 @@ class Supervisor:
         finally:
             self.workers.shutdown()
             sock.close(0)
+            if zap is not None:
+                zap.stop()
             ctx.term()
             if self.registrar is not None:
                 self.registrar.stop()  # at most one controller timeout when it is unreachable

@@ -3,7 +3,13 @@
 It binds its own ROUTER (the client talks to it directly, never through the supervisor), waits
 for the supervisor to assign it a session, then serves calls until the client says goodbye, its
 connection stays gone for the grace period (ZMTP heartbeats notice a vanished host), or the
-supervisor ends it. Exiting frees everything: memory, handles, the context."""
+supervisor ends it. Exiting frees everything: memory, handles, the context.
+
+Who may connect: nobody before the assignment; then only the client that said hello — on a CURVE
+wire its public key, on a plain wire its address (the worker's ZAP handler refuses every other
+connection during the handshake). The first attach with the session key binds the session to its
+connection: another connection presenting the key is refused, and so is a second attach. Messages
+are bounded in size (MAX_FRAME) and in number queued (RCVHWM)."""
 from __future__ import annotations
 
 import os
@@ -13,7 +19,7 @@ import zmq
 import zmq.utils.monitor
 
 from rgpu import logs
-from rgpu.protocol import wire
+from rgpu.protocol import curve, wire
 
 from . import backends
 from .dispatch import Dispatcher
@@ -23,6 +29,7 @@ from .session import SessionEnding
 from .shm import Segment
 
 HOUSEKEEPING_S = 0.25
+QUEUED_MESSAGES = 64  # the client waits for each sync reply: a few batches in flight at most
 
 
 def _tune_allocator() -> None:
@@ -62,24 +69,67 @@ def make_device(conf: dict, assignment: dict, reserve):
                                 server_id=conf.get("server_id", ""), reserve=reserve)
 
 
+def max_frame(capacity: int) -> int:
+    """The largest message part a session may send: a copy travels in at most 64 frames (libhook's
+    memcpy.c) and can be no larger than the GPU; a module image comes in one."""
+    return max(1 << 30, capacity // 64 + (1 << 20))
+
+
+class Admission:
+    """The worker's ZAP decision (its own thread): nobody until the supervisor names the client."""
+
+    def __init__(self, curve_wire: bool):
+        self.curve_wire = curve_wire
+        self.key: bytes | None = None
+        self.address: str | None = None
+        self.open = False
+
+    def admit(self, key: bytes | None, address: str | None) -> None:
+        self.key, self.address, self.open = key, address, True
+
+    def __call__(self, mechanism: str, key: bytes | None, address: str) -> str | None:
+        if not self.open:
+            return None
+        if self.curve_wire:
+            return key.decode() if mechanism == "CURVE" and key is not None and key == self.key else None
+        return "client" if mechanism == "NULL" and (not self.address or address == self.address) else None
+
+
 def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None:
     log = logs.configure("worker", conf.get("log_level"))
     _tune_allocator()
     ctx = zmq.Context()
+    keys = curve.Keypair(*conf["curve_keys"]) if conf.get("curve_keys") else None
+    admission = Admission(keys is not None)
+    zap = curve.Zap(ctx, admission)
+    zap.start()
     sock = ctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, 1000)
     sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 5000)
     sock.setsockopt(zmq.SNDHWM, 0)
-    sock.setsockopt(zmq.RCVHWM, 0)
+    sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
+    curve.limit(sock, max_frame(capacity))
+    if keys is not None:
+        curve.as_server(sock, keys)
+    else:
+        sock.zap_domain = b"rgpu"  # a plain wire goes through ZAP too: it admits the client's address
     sock.bind(conf["worker_bind"])
     endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
     if conf["worker_bind"].startswith("tcp://*:"):
         endpoint = "tcp://*:" + endpoint.rsplit(":", 1)[1]
     conn.send(endpoint)
-    assignment = conn.recv()
+    try:
+        assignment = conn.recv()
+    except (EOFError, OSError):
+        assignment = None
     if assignment is None:
+        sock.close(0)
+        zap.stop()
+        ctx.term()
         return
+    admission.admit(assignment.get("client_key"), assignment.get("client_address"))
+    conn.send("admitted")  # the supervisor answers the hello only now: the client's connection gets in
     log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"])
 
     peaks = conf["memory_peaks"][assignment["gpu"]]
@@ -153,7 +203,11 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
             if frames is not None:
                 ident, body = frames[0].bytes, frames[1:]
                 if peer is None or ident != peer:
-                    peer = _attach(sock, ident, body, assignment, session, log) or peer
+                    if peer is None and _same_client(body, assignment):
+                        peer = _attach(sock, ident, body, assignment, session, log)
+                    else:
+                        _refuse(sock, ident, body, log, "the session is already attached" if peer else
+                                "not the connection that said hello")
                     continue
                 session.messages += 1
                 if not _serve(sock, ident, body, session, dispatcher, log):
@@ -190,7 +244,27 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
             usage[slot] = 0
         sock.close(0)
         monitor.close(0)
+        zap.stop()
         ctx.term()
+
+
+def _same_client(body, assignment) -> bool:
+    """Whether a message came over the connection of the client the supervisor admitted: its CURVE
+    key (checked by ZAP as well; this is the session's own check)."""
+    want = assignment.get("client_key")
+    if want is None:
+        return True
+    return bool(body) and curve.peer_id(body[0]) == want.decode()
+
+
+def _refuse(sock, ident, body, log, why: str) -> None:
+    try:
+        (req,) = wire.decode_requests(body)
+        seq = req.seq
+    except (wire.MalformedMessage, ValueError):
+        seq = 0
+    log.warning("attach_refused", reason=why)
+    sock.send_multipart([ident, wire.encode_reply(seq, 201, message=f"not attached to this session: {why}")])
 
 
 def _attach(sock, ident, body, assignment, session, log):

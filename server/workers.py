@@ -93,6 +93,8 @@ class Workers:
         gpu.spare = None
         w.session, w.client, w.grant = assignment["session"], assignment["client"], assignment["grant"]
         w.conn.send({k: v for k, v in assignment.items() if k != "grant"})
+        if w.conn.poll(10.0):  # its ZAP handler admits the client from now on
+            w.conn.recv()
         self.sessions[w.session] = w
         if gpu.free_slots:
             gpu.spare = self.spawn(gpu)
