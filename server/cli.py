@@ -42,8 +42,11 @@ def advertise_url(listen: str) -> str:
                    "is new at every start and logged); plain: neither (the default in direct mode)")
 @click.option("--session-grace", type=float, default=3.0, show_default=True,
               help="seconds a session survives its client's connection being gone")
+@click.option("--max-sessions-per-lease", type=click.IntRange(1, 256), default=16, show_default=True,
+              help="sessions one lease may have open on this server at once")
 @click.option("--log-level", default="info", show_default=True)
-def main(device, listen, count, sim_memory, controller, advertise, secret_file, wire, session_grace, log_level):
+def main(device, listen, count, sim_memory, controller, advertise, secret_file, wire, session_grace,
+         max_sessions_per_lease, log_level):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level)
     try:
@@ -56,7 +59,8 @@ def main(device, listen, count, sim_memory, controller, advertise, secret_file, 
         gate = gate_for(controller, secret_file)
     except (NoDevice, tokens.SecretError) as e:
         raise click.ClickException(str(e)) from None
-    conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id}
+    conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id,
+            "max_sessions_per_lease": max_sessions_per_lease}
     advertise = advertise or advertise_url(listen)
     keys = cluster_key = None
     if (wire or ("curve" if gate.enabled else "plain")) == "curve":

@@ -19,12 +19,14 @@ from typing import NamedTuple
 from rgpu.protocol import wire
 
 OPS = {}
+DEFERRED = object()  # a handler's result when the reply comes later (a hello waiting for a worker)
 
 
 class Peer(NamedTuple):
     key: bytes | None = None   # the client's CURVE public key (Z85); None on a plain wire
     address: str = ""          # as ZeroMQ reports it: the IP for tcp://, uid:gid:pid for ipc://
     cluster: bool = False      # presented the cluster's server key (holds the cluster secret)
+    ident: bytes = b""         # the ROUTER's routing id of the connection: where a later reply goes
 
 
 class Refused(Exception):
@@ -73,7 +75,7 @@ def op_hello(sup, req: dict, peer: Peer) -> dict:
     client = _field(req, "client", (str,), "?", "a string")[:200]
     lease = _field(req, "lease", (str, type(None)), None, "a lease token (string)")
     vgpu = _field(req, "vgpu", (int, type(None)), None, "the program's device index (integer)")
-    return sup.open_session(gpu, client, lease, peer, vgpu)
+    return sup.open_session(gpu, client, lease, peer, vgpu, req.get("id"))
 
 
 @op
@@ -87,8 +89,9 @@ def op_stats(sup, req: dict, peer: Peer) -> dict:
     return sup.stats()
 
 
-def handle(sup, req, peer: Peer = Peer()) -> dict:
-    """Dispatch one decoded request; never raises for a bad request (a crash in a handler does)."""
+def handle(sup, req, peer: Peer = Peer()) -> dict | None:
+    """Dispatch one decoded request; None when the reply comes later (to ``peer.ident``). Never
+    raises for a bad request (a crash in a handler does)."""
     if not isinstance(req, dict):
         return {"ok": False, "error": "bad_request", "message": "a request must be a msgpack map with 'op'"}
     name = req.get("op")
@@ -99,6 +102,8 @@ def handle(sup, req, peer: Peer = Peer()) -> dict:
     else:
         try:
             reply = fn(sup, req, peer)
+            if reply is DEFERRED:
+                return None
         except Refused as e:
             reply = {"ok": False, "error": e.code, "message": e.message, **e.extra}
     if "id" in req:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 
 import zmq
 
@@ -25,11 +26,12 @@ from rgpu.units import format_size
 from . import nvml
 from .accounting import Ledger
 from .gpus import GpuSpec
-from .handlers import Peer, Refused, handle
+from .handlers import DEFERRED, Peer, Refused, handle
 from .lease_gate import LeaseGate, LeaseRefused
-from .workers import Worker, Workers
+from .workers import HELLO_WAIT_S, Pending, Worker, Workers
 
 MAX_REQUEST = 256 << 10  # a hello with the token of a lease of 64 vGPUs is ~20 KiB
+MAX_SESSIONS_PER_LEASE = 16
 
 class Supervisor:
     def __init__(self, listen: str, device: str, gpus: list[GpuSpec], conf: dict, log,
@@ -46,6 +48,7 @@ class Supervisor:
         self.gpus, self.sessions = self.workers.gpus, self.workers.sessions
         self.ledger = Ledger()
         self.gate = gate or LeaseGate(None)
+        self.max_sessions_per_lease = conf.get("max_sessions_per_lease", MAX_SESSIONS_PER_LEASE)
         self.registrar = None
         self._view_changed = False
         self.stopping = False
@@ -55,7 +58,9 @@ class Supervisor:
         return self.keys is not None
 
     # -- requests (handlers.py calls these) --
-    def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None) -> dict:
+    def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None,
+                     request_id=None):
+        """Admit a hello and queue it for a worker of its GPU (answered by the loop, DEFERRED)."""
         if not 0 <= gpu_index < len(self.gpus):
             raise Refused("no_such_gpu", f"this server has {len(self.gpus)} GPU(s); gpu {gpu_index} does not exist")
         gpu = self.gpus[gpu_index]
@@ -66,24 +71,24 @@ class Supervisor:
             raise Refused("lease", e.message, reason=e.reason) from None
         if not self.workers.has_room(gpu):
             raise Refused("busy", "too many sessions on this GPU")
-        w = self.workers.ready_spare(gpu, wait=30.0)
-        if w is None:
-            raise Refused("worker", "could not start a session worker")
+        if grant.lease:
+            open_ = sum(1 for w in self.sessions.values() if w.grant.lease == grant.lease)
+            if open_ + self.workers.waiting_for(grant.lease) >= self.max_sessions_per_lease:
+                raise Refused("busy", f"lease {grant.lease} already has {self.max_sessions_per_lease} sessions on "
+                                      "this server (the most one lease may open)")
         sid, key = secrets.token_hex(8), secrets.token_hex(16)
-        # The quota is what the worker enforces and what the device reports as its total memory.
+        # The quota is what the worker enforces (across the sessions of the vGPU) and what the
+        # device reports as its total memory.
         memory = min(gpu.capacity, grant.memory or gpu.capacity)
-        gpu.sched.configure(w.slot, grant.compute, grant.limit)
-        gpu.peak[w.slot] = 0
-        gpu.traffic[3 * w.slot:3 * w.slot + 3] = [0, 0, 0]
-        self.workers.assign(gpu, w, {"session": sid, "key": key, "gpu": gpu.index, "memory": memory,
-                                     "client": client, "grant": grant,
-                                     "client_key": peer.key, "client_address": peer.address})
-        self.log.info("session_opened", session=sid, gpu=gpu.index, client=client, endpoint=w.endpoint,
-                      lease=grant.lease or None, memory=memory)
-        return {"ok": True, "endpoint": w.endpoint, "session": sid, "key": key}
+        group_key = (grant.lease, grant.vgpu) if grant.lease else ("", sid)
+        assignment = {"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": client,
+                      "client_key": peer.key, "client_address": peer.address, "compute": grant.compute,
+                      "limit": grant.limit, "group": gpu.join_group(group_key, memory),
+                      "grant": grant, "group_key": group_key}
+        self.workers.enqueue(gpu, Pending(peer.ident, request_id, assignment, time.monotonic() + HELLO_WAIT_S))
+        return DEFERRED
 
     def stats(self) -> dict:
-        self._reap()
         valid, at = self.gate.view()
         self._end_gone_leases()  # this view (or a newer one) is applied to the sessions listed
         sessions = dict(self.sessions)
@@ -92,7 +97,7 @@ class Supervisor:
                 "gpus": [{"index": g.index, "uuid": g.spec.uuid, "name": g.name, "memory_total": g.capacity,
                           "memory_used": g.used(), "sessions": sum(1 for w in sessions.values() if w.gpu == g.index)}
                          for g in self.gpus],
-                "sessions": [{"session": s, "gpu": w.gpu, "client": w.client, "pid": w.proc.pid,
+                "sessions": [{"session": s, "gpu": w.gpu, "client": w.client, "pid": w.pid,
                               "lease": w.grant.lease, "memory_quota": w.grant.memory,
                               "compute": w.grant.compute, "limit": w.grant.limit,
                               "memory_used": self.gpus[w.gpu].usage[w.slot], "stopping": bool(w.stopping),
@@ -140,9 +145,6 @@ class Supervisor:
                 self.workers.stop(sid, w)
                 self.log.info("session_stopped", session=sid, lease=w.grant.lease, reason="lease_ended")
 
-    def _reap(self) -> None:
-        self.workers.reap(self._ended)
-
     def _ended(self, w: Worker) -> None:
         self.ledger.ended(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot))
 
@@ -154,13 +156,13 @@ class Supervisor:
         return ("cluster:" if key == self.cluster_key else "client:") + key.decode()
 
     @staticmethod
-    def _peer(frame) -> Peer:
+    def _peer(ident: bytes, frame) -> Peer:
         role, _, key = curve.peer_id(frame).partition(":")
         try:
             address = frame.get("Peer-Address") or ""
         except zmq.ZMQError:
             address = ""
-        return Peer(key.encode() if key else None, address, role == "cluster")
+        return Peer(key.encode() if key else None, address, role == "cluster", ident)
 
     def serve(self) -> None:
         ctx = zmq.Context()
@@ -174,30 +176,37 @@ class Supervisor:
         if self.curve:
             curve.as_server(sock, self.keys)
         sock.bind(self.listen)
-        self.workers.warm()
+        self.workers.start()
         self.log.info("server_listening", listen=self.listen, device=self.conf["device"], gpus=len(self.gpus),
                       memory=[format_size(g.capacity) for g in self.gpus], pool=self.gate.pool or None,
                       leases_required=self.gate.enabled, wire="curve" if self.curve else "plain",
                       curve_key=curve.key_hex(self.keys.public) if self.curve else None)
         if self.registrar is not None:
             self.registrar.start()
+        code = 0
         try:
             while not self.stopping:
-                if sock.poll(200):
-                    frames = sock.recv_multipart(copy=False)
-                    ident, body = frames[0].bytes, frames[1:]
-                    try:
-                        msg = wire.unpack(body[0].bytes) if len(body) == 1 else None
-                        if not isinstance(msg, dict):
-                            raise ValueError("expected one msgpack map")
-                        reply = handle(self, msg, self._peer(body[0]))
-                    except Exception as e:  # malformed input never stops the server
-                        self.log.warning("malformed_request", reason=str(e)[:200])
-                        reply = {"ok": False, "error": "malformed", "message": f"malformed request: {str(e)[:200]}"}
-                    sock.send_multipart([ident, wire.pack(reply)])
+                # Nothing in this loop blocks: hellos wait in queues, workers and the zygote are
+                # polled with the socket, so a ping is answered during any burst of program starts.
+                ready = zmq.select([sock] + self.workers.fds(), [], [], 0.2)[0]
+                if sock in ready:
+                    for _ in range(100):
+                        try:
+                            frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
+                        except zmq.Again:
+                            break
+                        reply = self._request(frames)
+                        if reply is not None:
+                            sock.send_multipart([frames[0].bytes, wire.pack(reply)])
+                try:
+                    for ident, reply in self.workers.pump(self._ended):
+                        sock.send_multipart([ident, wire.pack(reply)])
+                except (EOFError, OSError):
+                    self.log.error("zygote_gone", reason="the process that starts session workers died")
+                    code = 1
+                    break
                 if self._view_changed:
                     self._end_gone_leases()
-                self._reap()
         finally:
             self.workers.shutdown()
             sock.close(0)
@@ -207,6 +216,20 @@ class Supervisor:
             if self.registrar is not None:
                 self.registrar.stop()  # at most one controller timeout when it is unreachable
             self.log.info("server_stopped", listen=self.listen)
+        if code:
+            raise SystemExit(code)
+
+    def _request(self, frames) -> dict | None:
+        """One request from the socket: its reply, or None when it is answered later (a hello)."""
+        ident, body = frames[0].bytes, frames[1:]
+        try:
+            msg = wire.unpack(body[0].bytes) if len(body) == 1 else None
+            if not isinstance(msg, dict):
+                raise ValueError("expected one msgpack map")
+            return handle(self, msg, self._peer(ident, body[0]))
+        except Exception as e:  # malformed input never stops the server
+            self.log.warning("malformed_request", reason=str(e)[:200])
+            return {"ok": False, "error": "malformed", "message": f"malformed request: {str(e)[:200]}"}
 
 
 def worker_bind(listen: str) -> str:

@@ -29,6 +29,7 @@ from .session import SessionEnding
 from .shm import Segment
 
 HOUSEKEEPING_S = 0.25
+ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
 QUEUED_MESSAGES = 64  # the client waits for each sync reply: a few batches in flight at most
 
 
@@ -95,8 +96,11 @@ class Admission:
         return "client" if mechanism == "NULL" and (not self.address or address == self.address) else None
 
 
-def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None:
+def worker_main(conf: dict, conn, gpu, slot: int) -> None:
+    """The worker of ``slot`` of a GPU whose shared memory is ``gpu`` (workers.GpuShared), talking
+    to the supervisor over ``conn``."""
     log = logs.configure("worker", conf.get("log_level"))
+    capacity, usage = gpu.capacity, gpu.usage
     _tune_allocator()
     ctx = zmq.Context()
     keys = curve.Keypair(*conf["curve_keys"]) if conf.get("curve_keys") else None
@@ -128,26 +132,23 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
         zap.stop()
         ctx.term()
         return
+    # The session joins its group (the vGPU of its lease) before anything runs: memory and compute
+    # are shared with the group's other sessions from the first call.
+    gpu.sched.configure(slot, assignment["compute"], assignment["limit"], assignment["group"])
     admission.admit(assignment.get("client_key"), assignment.get("client_address"))
     conn.send("admitted")  # the supervisor answers the hello only now: the client's connection gets in
     log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"])
-
-    peaks = conf["memory_peaks"][assignment["gpu"]]
-    traffic = conf["traffic"][assignment["gpu"]]
+    traffic = gpu.traffic
 
     def reserve(delta: int) -> bool:
-        # Device memory is shared by every session of the GPU: charge this session's slot, refuse
-        # what would exceed the GPU's (or the lease's) memory.
-        with lock:
-            if delta > 0 and (sum(usage) + delta > capacity or usage[slot] + delta > assignment["memory"]):
-                return False
-            usage[slot] += delta
-            peaks[slot] = max(peaks[slot], usage[slot])
-            return True
+        # Device memory is shared by every session of the GPU and by every session of the vGPU:
+        # charge this session's slot, refuse what would exceed either.
+        return gpu.reserve(slot, delta, capacity)
 
     session = Session(make_device(conf, assignment, reserve), assignment["session"])
+    session.memory_view = lambda: gpu.mem_info(slot, capacity, assignment["memory"])
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
-    session.sched, session.slot = conf["schedulers"][assignment["gpu"]], slot
+    session.sched, session.slot = gpu.sched, slot
     dispatcher = Dispatcher()
     monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED)
     # The hot path is a blocking receive, as in a bare ROUTER loop; housekeeping (the monitor, the
@@ -171,7 +172,7 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
                 gone_since = None
         if gone_since is not None and now - gone_since > grace:
             return "client_gone"
-        if peer is None and now - started > conf.get("attach_timeout", 30.0):
+        if peer is None and now - started > conf.get("attach_timeout", ATTACH_TIMEOUT_S):
             return "never_attached"
         try:
             if conn.poll() and conn.recv() == "stop":
@@ -240,7 +241,7 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
         if session.shm is not None:
             session.shm.close()
         session.close()
-        with lock:
+        with gpu.lock:
             usage[slot] = 0
         sock.close(0)
         monitor.close(0)

@@ -51,7 +51,7 @@ def mem_free_async(s, addr, stream):
 
 @handles("cudaMemGetInfo", "cuMemGetInfo_v2")
 def mem_get_info(s):
-    return s.device.mem_info()
+    return s.mem_info()
 
 
 # D2H replies go in frames of up to this size. They are views of device memory (no server copy),
