@@ -15,6 +15,7 @@ from rgpu.units import parse_size
 
 from .gpus import NoDevice, probe
 from .lease_gate import gate_for
+from .module_cache import CacheError, DigestCache, default_dir
 from .supervisor import Supervisor, worker_bind
 
 
@@ -42,11 +43,16 @@ def advertise_url(listen: str) -> str:
                    "is new at every start and logged); plain: neither (the default in direct mode)")
 @click.option("--session-grace", type=float, default=3.0, show_default=True,
               help="seconds a session survives its client's connection being gone")
+@click.option("--module-cache", type=click.Path(file_okay=False), default=lambda: os.environ.get("RGPU_MODULE_CACHE"),
+              help="directory of this server's module-image cache, private to its user (default: "
+                   "~/.cache/rgpu/modules-<server hash>; env RGPU_MODULE_CACHE)")
+@click.option("--module-cache-size", default="1GiB", show_default=True,
+              help="bound of the module cache; least recently used images go first")
 @click.option("--max-sessions-per-lease", type=click.IntRange(1, 256), default=16, show_default=True,
               help="sessions one lease may have open on this server at once")
 @click.option("--log-level", default="info", show_default=True)
 def main(device, listen, count, sim_memory, controller, advertise, secret_file, wire, session_grace,
-         max_sessions_per_lease, log_level):
+         module_cache, module_cache_size, max_sessions_per_lease, log_level):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level)
     try:
@@ -59,8 +65,14 @@ def main(device, listen, count, sim_memory, controller, advertise, secret_file, 
         gate = gate_for(controller, secret_file)
     except (NoDevice, tokens.SecretError) as e:
         raise click.ClickException(str(e)) from None
+    cache_dir = module_cache or default_dir(server_id)
+    try:
+        DigestCache(cache_dir, parse_size(module_cache_size), content_addressed=True).close()
+    except CacheError as e:
+        raise click.ClickException(str(e)) from None
     conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id,
-            "max_sessions_per_lease": max_sessions_per_lease}
+            "max_sessions_per_lease": max_sessions_per_lease,
+            "module_cache": (cache_dir, parse_size(module_cache_size))}
     advertise = advertise or advertise_url(listen)
     keys = cluster_key = None
     if (wire or ("curve" if gate.enabled else "plain")) == "curve":

@@ -21,7 +21,7 @@ import zmq.utils.monitor
 from rgpu import logs
 from rgpu.protocol import curve, wire
 
-from . import backends
+from . import backends, module_cache
 from .dispatch import Dispatcher
 from .dispatch import Result
 from .session import Session
@@ -101,6 +101,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     to the supervisor over ``conn``."""
     log = logs.configure("worker", conf.get("log_level"))
     capacity, usage = gpu.capacity, gpu.usage
+    if conf.get("module_cache"):
+        module_cache.configure_modules(*conf["module_cache"])
     _tune_allocator()
     ctx = zmq.Context()
     keys = curve.Keypair(*conf["curve_keys"]) if conf.get("curve_keys") else None
