@@ -56,6 +56,14 @@ class Dispatcher:
             return Result(code_for(face, e.code), message=e.message, face=face)
         except TypeError as e:  # a hand-written call with the wrong number of arguments
             return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), message=f"{name}: {e}", face=face)
+        except (ValueError, OverflowError, AttributeError, IndexError, KeyError) as e:
+            if types is not None:
+                log.exception("handler_failed", call=name)
+                return Result(code_for(face, "CUDA_ERROR_UNKNOWN"), message=f"{name}: internal error {e!r}", face=face)
+            # A hand-written call's arguments are checked by its handler alone: wrong kinds end here.
+            log.warning("handler_rejected_arguments", call=name, error=repr(e)[:200])
+            return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
+                          message=f"{name}: arguments of the wrong kind or range ({str(e)[:120]})")
         except Exception as e:  # a bug must not take the session down with it
             log.exception("handler_failed", call=name)
             return Result(code_for(face, "CUDA_ERROR_UNKNOWN"), message=f"{name}: internal error {e!r}", face=face)

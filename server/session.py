@@ -51,6 +51,8 @@ class Session:
 
     def get(self, kind: str, h: int):
         """The object behind handle h; default streams are None."""
+        if not isinstance(h, int):
+            raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"a {kind} handle is an integer, not {type(h).__name__}")
         if kind == "stream" and h in DEFAULT_STREAMS:
             return None
         found = self._handles.get(h)

@@ -33,17 +33,20 @@ ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its qu
 QUEUED_MESSAGES = 64  # the client waits for each sync reply: a few batches in flight at most
 
 
-def _tune_allocator() -> None:
+def _tune_allocator():
     """Keep freed bulk buffers (up to 32 MiB, glibc's ceiling) in the heap instead of returning them
     to the kernel: every copy would otherwise fault in fresh pages for its frames, which costs more
-    than the copy itself."""
+    than the copy itself. Returns glibc's malloc_trim (None elsewhere): what the heap keeps is given
+    back when the session goes idle, or many small buffers (a 2D copy of 4 KiB rows
+    makes one per row) would stay resident for the life of the session."""
     try:
         import ctypes
         libc = ctypes.CDLL(None)
         libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
         libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+        return libc.malloc_trim
     except (OSError, AttributeError):
-        pass
+        return None
 
 
 def _profiler():
@@ -103,7 +106,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     capacity, usage = gpu.capacity, gpu.usage
     if conf.get("module_cache"):
         module_cache.configure_modules(*conf["module_cache"])
-    _tune_allocator()
+    trim = _tune_allocator()
+    trimmed = True  # nothing to give back until a message was served
     ctx = zmq.Context()
     keys = curve.Keypair(*conf["curve_keys"]) if conf.get("curve_keys") else None
     admission = Admission(keys is not None)
@@ -213,6 +217,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                                 "not the connection that said hello")
                     continue
                 session.messages += 1
+                trimmed = False
                 if not _serve(sock, ident, body, session, dispatcher, log):
                     break
                 now = time.monotonic()
@@ -220,6 +225,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     continue
             else:
                 now = time.monotonic()
+                if not trimmed and trim is not None:
+                    trim(0)  # idle for a housekeeping period: the heap's free pages go back
+                    trimmed = True
             next_check = now + HOUSEKEEPING_S
             _publish(traffic, slot, session)
             why = must_end(now)

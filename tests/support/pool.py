@@ -4,7 +4,6 @@ test reaches those servers over their CURVE wire: ``keyed`` (a server's URL with
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 

@@ -5,7 +5,7 @@ import msgpack
 import pytest
 import zmq
 
-from rgpu.client.controller_client import ControllerClient, ControllerError, ControllerTimeout
+from rgpu.client.controller_client import ControllerError, ControllerTimeout
 from rgpu.controller.store import Store
 from rgpu.protocol import curve, tokens
 from tests.support.controller import CONTROLLER_KEY, server_credential
