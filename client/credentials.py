@@ -4,7 +4,7 @@ A user's credential is a ZeroMQ CURVE secret certificate (protocol/curve.py: the
 mode 0600) whose metadata names the user, the role (``user`` or ``admin``) and, in credentials an
 operator issued (``rgpu user add``), the controller's public key. Looked up in order:
 
-1. an explicit path (``--credential`` where a command has it);
+1. an explicit path (``Credential.load(path)``);
 2. ``RGPU_CREDENTIAL`` — the path of the file;
 3. ``<config>/credential`` (rgpu/config.py) — written by an ``rgpu-controller`` started by the same
    account on this machine: the single-machine default needs no set-up.

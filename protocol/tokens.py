@@ -37,7 +37,9 @@ Cluster secret (shared by the controller and every server)
        agree), and every later daemon of that user reads the same file.
 
     Surrounding whitespace in files is ignored. On a cluster, distribute one file (or the env var)
-    to the controller and the servers; rotating it invalidates every outstanding token.
+    to the controller and the servers; rotating it invalidates every outstanding token. It is the
+    servers' credential too: the CURVE keys of the controller and of the servers derive from it
+    (protocol/curve.py), so rotating it also changes every key clients were given with a lease.
 """
 from __future__ import annotations
 
