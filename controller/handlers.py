@@ -5,7 +5,7 @@ Every request is a msgpack map ``{"cmd": NAME, "id": ANY, ...fields}``; every re
 the request's ``id`` echoed and either ``{"ok": true, ...}`` or
 ``{"ok": false, "error": CODE, "message": TEXT}``. Error codes: bad_request, unknown_command,
 forbidden, unknown_lease, lease_ended, unknown_ticket, unknown_server, gpu_taken, server_up,
-no_capacity, wait_timeout, internal.
+no_capacity, busy (too many requests waiting), wait_timeout, internal.
 
 Each command names who may send it (``role``): ``server`` (holders of the cluster credential),
 ``user`` (any authenticated user, acting on their own leases; an admin on all), ``admin``, or

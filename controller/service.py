@@ -27,6 +27,7 @@ from .waitqueue import WaitQueue
 log = structlog.get_logger("rgpu.controller")
 PRUNE_ENDED_AFTER = 24 * 3600.0
 RESTART_GRACE = 60.0
+MAX_WAITING_PER_USER = 16  # queued requests (tickets) one user may have: the queue is bounded
 
 
 class ApiError(Exception):
@@ -182,6 +183,9 @@ class Controller:
         except PlacementError as exc:
             if wait <= 0:
                 raise ApiError("no_capacity", str(exc)) from None
+            if self.queue.waiting_of(owner) >= MAX_WAITING_PER_USER:
+                raise ApiError("busy", f"{owner} already has {MAX_WAITING_PER_USER} requests waiting; cancel one "
+                                       "or wait for them") from None
             now = self.clock()
             ticket = self.queue.add(req, ttl, owner, now + wait, now)
             log.info("request.queued", ticket=ticket.id, request=req.describe(), wait_s=wait)

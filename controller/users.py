@@ -76,22 +76,29 @@ class Directory:
         self._by_key = by_key
         log.info("users.loaded", directory=str(self.path), users=len(by_key))
 
+    def _refresh(self) -> None:
+        """Read the directory again if it changed (a stat and a listing; the certificates only then)."""
+        self._checked = time.monotonic()
+        try:
+            st = self.path.stat()
+            stamp = (st.st_mtime_ns, st.st_ino, tuple(sorted(p.name for p in self.path.glob("*.key"))))
+        except OSError:
+            stamp = None
+        if stamp != self._stamp:
+            self._stamp = stamp
+            if stamp is None:
+                self._by_key = {}
+            else:
+                self._scan()
+
     def lookup(self, public: bytes) -> tuple[str, str] | None:
-        now = time.monotonic()
-        if now - self._checked >= RELOAD_S:
-            self._checked = now
-            try:
-                st = self.path.stat()
-                stamp = (st.st_mtime_ns, st.st_ino, len(list(self.path.glob("*.key"))))
-            except OSError:
-                stamp = None
-            if stamp != self._stamp:
-                self._stamp = stamp
-                if stamp is None:
-                    self._by_key = {}
-                else:
-                    self._scan()
-        return self._by_key.get(public)
+        """The (name, role) of a public key. A key not known is looked for again at once (a user
+        just added); a known one at most RELOAD_S after the last look (a user just removed)."""
+        found = self._by_key.get(public)
+        if found is None or time.monotonic() - self._checked >= RELOAD_S:
+            self._refresh()
+            found = self._by_key.get(public)
+        return found
 
 
 def policy(users: Directory, server_key: bytes):

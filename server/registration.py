@@ -114,6 +114,9 @@ class Registrar:
                 self._failures = 0
             else:
                 log.warning("registrar.refused", error=exc.code, message=exc.message)
+        except Exception:  # a bug in gathering the usage must not end the server's membership
+            self._failures += 1
+            log.exception("registrar.step_failed")
 
     def _run(self) -> None:
         client = ControllerClient(self.controller_url, timeout=self.timeout, credential=self.credential)

@@ -91,7 +91,7 @@ class Supervisor:
     def stats(self) -> dict:
         valid, at = self.gate.view()
         self._end_gone_leases()  # this view (or a newer one) is applied to the sessions listed
-        sessions = dict(self.sessions)
+        sessions = self.snapshot()
         pool = {"controller": self.gate.pool, "view_at": at, "leases": sorted(valid)} if self.gate.pool else None
         return {"ok": True, "device": self.conf["device"], "pool": pool,
                 "gpus": [{"index": g.index, "uuid": g.spec.uuid, "name": g.name, "memory_total": g.capacity,
@@ -105,6 +105,14 @@ class Supervisor:
                              for s, w in sessions.items()],
                 "leases": self.lease_usage(sessions)}
 
+    def snapshot(self) -> dict:
+        """The sessions now; safe from the registrar's thread while the main loop changes them."""
+        while True:
+            try:
+                return dict(self.sessions)
+            except RuntimeError:  # changed size during the copy: take it again
+                continue
+
     # -- the pool --
     def inventory(self) -> dict:
         """What the Registrar registers: this server's GPUs."""
@@ -115,7 +123,7 @@ class Supervisor:
     def usage(self) -> dict:
         """What each heartbeat carries (registrar thread): memory used and sessions per GPU, and
         per lease its device time and memory (see accounting.py)."""
-        live = dict(self.sessions)
+        live = self.snapshot()
         sessions = list(live.values())
         real = self.conf["device"] == "cuda"
         return {"sessions": len(sessions),

@@ -126,3 +126,14 @@ def test_a_restarted_controller_expires_no_lease_before_its_renewers_are_back(po
     with pool.client() as admin:
         assert [x["id"] for x in admin.leases()] == [lease]
         admin.renew(lease)
+
+
+def test_one_user_cannot_fill_the_wait_queue(pool):
+    with pool.client(credential=pool.user("mallory")) as mallory:
+        hog = mallory.reserve(count=2, policy="spread", memory=4 * GiB)["lease"]       # the pool is full
+        replies = [mallory.call_raw("reserve", memory=GiB, wait=60) for _ in range(20)]
+        assert [r.get("queued", False) for r in replies] == [True] * 16 + [False] * 4
+        assert {r["error"] for r in replies[16:]} == {"busy"}
+        with pool.client(credential=pool.user("alice")) as alice:     # others may still queue
+            assert alice.call_raw("reserve", memory=GiB, wait=60)["queued"]
+        mallory.release(hog)

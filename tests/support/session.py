@@ -40,7 +40,7 @@ class Session:
     """hello + attach; ``call(name, *args, bulk=[...])`` -> (rc, outs, bulk frames, message)."""
 
     def __init__(self, url: str, lease: str = "", gpu: int = 0, vgpu: int | None = None,
-                 keys: curve.Keypair | None = None, timeout_s: float = 10.0, route=None):
+                 keys: curve.Keypair | None = None, timeout_s: float = 30.0, route=None):
         """``route(endpoint) -> url``: where to reach the worker instead (a relay in between)."""
         self.url, self.timeout_s = url, timeout_s
         address, self.server_key = curve.split_server_url(url)
