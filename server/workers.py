@@ -26,7 +26,7 @@ from .zygote import Zygote
 MAX_SESSIONS_PER_GPU = 256
 STOP_KILL_S = 5.0     # a worker told to stop that is still alive after this is killed
 HELLO_WAIT_S = 30.0   # a hello that found no worker within this is answered with an error
-ADMIT_WAIT_S = 10.0   # a worker that did not take its assignment within this is killed
+ADMIT_WAIT_S = 30.0   # a worker that did not take its assignment within this is stopped
 MAX_STARTING = 8      # workers of one GPU being started at once
 
 
