@@ -9,7 +9,7 @@ from setuptools import setup
 
 ROOT = Path(__file__).parent
 FOLDERS = {"rgpu": "rgpu", "rgpu.protocol": "protocol", "rgpu.server": "server",
-           "rgpu.controller": "controller", "rgpu.client": "client"}
+           "rgpu.controller": "controller", "rgpu.client": "client", "rgpu.k8s": "k8s"}
 
 packages, package_dir = [], {}
 for pkg, folder in FOLDERS.items():
@@ -20,4 +20,4 @@ for pkg, folder in FOLDERS.items():
         package_dir[name] = str(init.parent.relative_to(ROOT))
 
 setup(packages=packages, package_dir=package_dir,
-      package_data={"rgpu.protocol": ["annotations.toml"], "rgpu.protocol.generated": ["*.py"]})
+      package_data={"rgpu.protocol": ["contract/*.toml", "contract/calls/*.toml"], "rgpu.protocol.generated": ["*.py"]})

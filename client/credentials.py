@@ -7,7 +7,10 @@ operator issued (``rgpu user add``), the controller's public key. Looked up in o
 1. an explicit path (``Credential.load(path)``);
 2. ``RGPU_CREDENTIAL`` — the path of the file;
 3. ``<config>/credential`` (rgpu/config.py) — written by an ``rgpu-controller`` started by the same
-   account on this machine: the single-machine default needs no set-up.
+   account on this machine: the single-machine default needs no set-up;
+4. without any of these, the operator's credential when the cluster secret is in the environment
+   (``RGPU_CLUSTER_SECRET`` or ``RGPU_CLUSTER_SECRET_FILE``): a service that holds the secret (a
+   Kubernetes device plugin) is an admin of the controller.
 
 The controller's public key: ``RGPU_CONTROLLER_KEY`` (the key, 40 Z85 characters or 64 hex digits,
 or the path of its public certificate), else the credential's ``controller-key``, else
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rgpu.config import config_dir
-from rgpu.protocol import curve
+from rgpu.protocol import curve, tokens
 
 ENV_CREDENTIAL = "RGPU_CREDENTIAL"
 ENV_CONTROLLER_KEY = "RGPU_CONTROLLER_KEY"
@@ -52,6 +55,12 @@ class Credential:
     @classmethod
     def load(cls, path: str | os.PathLike | None = None) -> "Credential":
         chosen = path or os.environ.get(ENV_CREDENTIAL) or default_credential_path()
+        if not Path(chosen).exists() and not path and not os.environ.get(ENV_CREDENTIAL) \
+                and (os.environ.get(tokens.ENV_SECRET) or os.environ.get(tokens.ENV_SECRET_FILE)):
+            try:
+                return cls.for_operator(tokens.load_secret())
+            except tokens.SecretError as e:
+                raise CredentialError(str(e)) from None
         if not Path(chosen).exists():
             raise CredentialError(
                 f"no rgpu credential at {chosen}: on the controller's machine, the account that starts "
@@ -63,6 +72,11 @@ class Credential:
         except curve.CurveError as e:
             raise CredentialError(str(e)) from None
         return cls(meta.get("name") or "?", meta.get("role") or "user", keys, key, str(chosen))
+
+    @classmethod
+    def for_operator(cls, cluster_secret: bytes) -> "Credential":
+        return cls("operator", "admin", curve.operator_keys(cluster_secret),
+                   curve.controller_keys(cluster_secret).public, "the cluster secret")
 
     @classmethod
     def for_server(cls, cluster_secret: bytes) -> "Credential":

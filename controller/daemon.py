@@ -23,6 +23,7 @@ import msgpack
 import structlog
 import zmq
 
+from rgpu import health
 from rgpu.config import config_dir
 from rgpu.protocol import curve
 from rgpu.protocol.tokens import SecretError, load_secret
@@ -64,7 +65,8 @@ class Daemon:
         self.ctl, self.listen = ctl, listen
         self.ctx = zmq.Context()
         self.zap = curve.Zap(self.ctx, users.policy(users.Directory(users_dir),
-                                                    curve.server_role_keys(ctl.secret).public))
+                                                    curve.server_role_keys(ctl.secret).public,
+                                                    curve.operator_keys(ctl.secret).public))
         self.zap.start()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.LINGER, 0)
@@ -161,8 +163,9 @@ class Daemon:
 @click.option("--users", "users_dir", type=click.Path(file_okay=False), default=None,
               help="Directory of the users' public certificates (default: <config>/users; see `rgpu user`).")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
+@click.option("--health-listen", default=None, metavar="HOST:PORT", help="Serve GET /healthz over HTTP here.")
 def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, restart_grace,
-         users_dir, log_level):
+         users_dir, log_level, health_listen):
     """rgpu-controller: the pool of virtual GPUs, its leases and placement.
 
     Servers authenticate with the cluster secret, users with their credential (a CURVE certificate
@@ -173,7 +176,10 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
     users_dir = Path(users_dir) if users_dir else config_dir() / "users"
     try:
         secret = load_secret(secret_file, create=True)
-        users.bootstrap(users_dir, curve.controller_keys(secret).public)
+        try:
+            users.bootstrap(users_dir, curve.controller_keys(secret).public)
+        except OSError as exc:  # a read-only home (a container): the operator and issued users still work
+            log.warning("users.bootstrap_failed", reason=str(exc))
         store = Store(db_path)
         store.start_checkpointer()
     except (SecretError, StoreError, users.CredentialError, curve.CurveError, OSError) as exc:
@@ -185,6 +191,10 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
         daemon = Daemon(ctl, listen, users_dir)
     except zmq.ZMQError as exc:
         raise click.ClickException(f"cannot listen on {listen}: {exc}") from None
+    if health_listen:
+        # the probe pings as a holder of the cluster credential: the controller admits no stranger
+        from rgpu.client.credentials import Credential
+        health.serve(health_listen, health.controller_check(daemon.endpoint, Credential.for_server(secret)))
     signal.signal(signal.SIGTERM, daemon.stop)
     signal.signal(signal.SIGINT, daemon.stop)
     try:

@@ -161,13 +161,16 @@ def cmd_reserve(ctl: Controller, req: dict, peer: Peer) -> dict:
     exclusive, ttl, wait} → {ok, lease, token, expires, ttl, state, vgpus: [{server, gpu, index,
     name, memory, compute, limit, exclusive, server_key}]}; with ``wait`` seconds and no room now:
     {ok, queued: true, ticket, position, message} — then poll the ticket. The lease's owner is the
-    caller. Error no_capacity says what is free."""
+    caller (an admin may name another: ``owner``). Error no_capacity says what is free."""
     try:
         request = Request.from_wire(req)
     except RequestError as exc:
         raise ApiError("bad_request", str(exc)) from None
     wait = _num(req, "wait", 0) or 0
-    result = ctl.reserve(request, req.get("ttl"), peer.name, float(wait))
+    owner = peer.name
+    if peer.admin and isinstance(req.get("owner"), str) and 0 < len(req["owner"]) <= 128:
+        owner = req["owner"]  # an admin (a device plugin) reserves on behalf of someone it names
+    result = ctl.reserve(request, req.get("ttl"), owner, float(wait))
     if isinstance(result, Ticket):
         return {"ok": True, "queued": True, "ticket": result.id,
                 "position": ctl.queue.position(result), "message": ctl.pool.explain(request)}

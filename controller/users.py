@@ -2,6 +2,7 @@
 
 Every connection to the controller is CURVE (protocol/curve.py); its ZAP handler (``policy``) admits
     * the servers' key, derived from the cluster secret, as ``server``;
+    * the operator's key, derived from it too, as ``admin:operator`` (services holding the secret);
     * a key whose public certificate is in the users directory, as ``user:NAME`` or ``admin:NAME``
       (the certificate's ``name`` and ``role`` metadata);
 and refuses every other key during the handshake, before any message is read. Handlers see the
@@ -101,13 +102,16 @@ class Directory:
         return found
 
 
-def policy(users: Directory, server_key: bytes):
-    """The controller's ZAP decision: a user id for the servers' key and listed users, else refuse."""
+def policy(users: Directory, server_key: bytes, operator_key: bytes | None = None):
+    """The controller's ZAP decision: a user id for the servers' key, the operator's (an admin whose
+    credential is the cluster secret) and listed users; else refuse."""
     def decide(mechanism: str, key: bytes | None, address: str) -> str | None:
         if mechanism != "CURVE" or key is None:
             return None
         if key == server_key:
             return "server"
+        if operator_key is not None and key == operator_key:
+            return "admin:operator"
         found = users.lookup(key)
         if found is None:
             log.info("connection.refused", address=address, key=key.decode()[:8] + "...")

@@ -7,14 +7,17 @@ out=${1:-$here/../build/lib}
 mkdir -p "$out"
 cc=${CC:-gcc}
 # src/ is split by API family (transport, state, memory, module, stream, graph, managed, driver,
-# runtime); every family's headers are visible to every other, as one library's are.
+# runtime); every family's headers are visible to every other, as one library's are. Every file sees
+# the generated CUDA prototypes (generated/rgpu_cuda.h, through rgpu_call.h): a hook whose signature is
+# not CUDA's, or a call with the wrong pointer types, does not compile.
 families=$(find "$here/src" -mindepth 1 -maxdepth 1 -type d | sort)
 includes=()
 for d in $families; do includes+=(-I"$d"); done
-$cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Wno-deprecated-non-prototype \
+$cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointer-types \
+    -Werror=implicit-function-declaration -Werror=int-conversion \
     "${includes[@]}" -I"$here/generated" \
     "$here"/src/*/*.c "$here"/generated/*.c \
-    -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined \
+    -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined -Wl,-Bsymbolic \
     -lzmq -lpthread -o "$out/librgpu.so.tmp"
 mv "$out/librgpu.so.tmp" "$out/librgpu.so"
 for name in libcuda.so.1 libcuda.so libcudart.so.13 libcudart.so.12 libcudart.so; do

@@ -9,6 +9,8 @@ Who holds which key
                     As servers of the data plane, a keypair per server derived from the secret and
                     the URL it advertises (``server_data_keys``): stable across restarts, and the
                     controller hands its public half to the clients of that server's leases.
+    operator        an admin keypair derived from the cluster secret (``operator_keys``), for
+                    services that hold the secret anyway (a Kubernetes device plugin).
     users           a keypair of their own, in a ZeroMQ certificate file (the CZMQ ``zcert``
                     format that ``zmq.auth`` reads too); the controller trusts the public
                     certificates in its users directory (controller/users.py).
@@ -64,6 +66,12 @@ def controller_keys(cluster_secret: bytes) -> Keypair:
 
 def server_role_keys(cluster_secret: bytes) -> Keypair:
     return _derive(cluster_secret, "rgpu/1 servers")
+
+
+def operator_keys(cluster_secret: bytes) -> Keypair:
+    """An admin of the controller whose credential is the cluster secret itself (a holder of it can
+    sign lease tokens anyway): services that run beside the servers, such as a device plugin."""
+    return _derive(cluster_secret, "rgpu/1 operator")
 
 
 def server_data_keys(cluster_secret: bytes, advertise_url: str) -> Keypair:

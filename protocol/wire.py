@@ -4,8 +4,8 @@ Request (client DEALER -> worker ROUTER): frame 0 is a msgpack array of calls, e
 ``[seq, call_id, sync, args, nbulk]``; then the bulk frames of all calls, in order.
 Reply (only for sync calls): ``[seq, result, outs, deferred, message, output]`` and bulk frames;
 ``output`` is device printf text produced since the last reply, for the client's stdout.
-Call id 0 is attach ``[session, key]`` or ``[session, key, shm offer]``, answered with outs
-``[offer accepted]`` (server/shm.py); 1 is goodbye. A sync call may carry a 6th element naming
+Call id ATTACH is attach ``[session, key]`` or ``[session, key, shm offer]``, answered with outs
+``[offer accepted, backend]`` (server/shm.py); GOODBYE ends the session. A sync call may carry a 6th element naming
 shared-memory regions instead of bulk frames; its reply then names them in a 7th. Hello (client -> supervisor) is a map
 ``{op: "hello", proto, client, cuda, lease, gpu}`` answered by ``{ok, endpoint, session, key}``
 or ``{ok: false, error, message}``.
@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import msgpack
 
-PROTOCOL_VERSION = 1
-ATTACH, GOODBYE = 0, 1
+from .generated.constants import ATTACH, GOODBYE, PROTOCOL_VERSION  # noqa: F401  (shared with libhook)
 
 
 class MalformedMessage(ValueError):

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from rgpu import logs
+from rgpu import health, logs
 from rgpu.protocol import curve, tokens
 from rgpu.units import parse_size
 
@@ -33,6 +33,9 @@ def advertise_url(listen: str) -> str:
 @click.option("--listen", default="tcp://127.0.0.1:7450", show_default=True, help="tcp://HOST:PORT or ipc://PATH")
 @click.option("--gpus", "count", type=int, default=1, show_default=True, help="number of software GPUs (sim)")
 @click.option("--sim-memory", default="8GiB", show_default=True, help="memory of each software GPU")
+@click.option("--sim-arch", default=None, metavar="sm_XY",
+              help="architecture the software GPUs present (sm_75 ... sm_121; default sm_121, the newest CUDA 13.0 "
+                   "knows, so NVIDIA's libraries find their PTX; programs built for older -arch values run too)")
 @click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER"), help="join this controller's pool")
 @click.option("--advertise", default=None, help="URL clients use to reach this server (default: --listen)")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
@@ -51,8 +54,9 @@ def advertise_url(listen: str) -> str:
 @click.option("--max-sessions-per-lease", type=click.IntRange(1, 256), default=16, show_default=True,
               help="sessions one lease may have open on this server at once")
 @click.option("--log-level", default="info", show_default=True)
-def main(device, listen, count, sim_memory, controller, advertise, secret_file, wire, session_grace,
-         module_cache, module_cache_size, max_sessions_per_lease, log_level):
+@click.option("--health-listen", default=None, metavar="HOST:PORT", help="serve GET /healthz over HTTP here")
+def main(device, listen, count, sim_memory, sim_arch, controller, advertise, secret_file, wire, session_grace,
+         module_cache, module_cache_size, max_sessions_per_lease, log_level, health_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level)
     try:
@@ -61,16 +65,18 @@ def main(device, listen, count, sim_memory, controller, advertise, secret_file, 
         raise click.BadParameter(str(e), param_hint="--listen") from None
     server_id = f"{socket.gethostname()}:{listen}"
     try:
-        kind, gpus = probe(device, count, parse_size(sim_memory), server_id)
+        kind, gpus = probe(device, count, parse_size(sim_memory), server_id, sim_arch)
         gate = gate_for(controller, secret_file)
     except (NoDevice, tokens.SecretError) as e:
         raise click.ClickException(str(e)) from None
+    except ValueError as e:  # an --sim-arch the software GPU cannot present
+        raise click.BadParameter(str(e), param_hint="--sim-arch") from None
     cache_dir = module_cache or default_dir(server_id)
     try:
         DigestCache(cache_dir, parse_size(module_cache_size), content_addressed=True).close()
     except CacheError as e:
         raise click.ClickException(str(e)) from None
-    conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id,
+    conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id, "sim_arch": sim_arch,
             "max_sessions_per_lease": max_sessions_per_lease,
             "module_cache": (cache_dir, parse_size(module_cache_size))}
     advertise = advertise or advertise_url(listen)
@@ -86,6 +92,9 @@ def main(device, listen, count, sim_memory, controller, advertise, secret_file, 
         from .registration import Registrar
         sup.registrar = Registrar(controller, advertise, sup.inventory, sup.usage,
                                   sup.on_leases, credential=Credential.for_server(gate.secret))
+    if health_listen:
+        # the probe pings over the server's own wire: with CURVE it needs the server's public key
+        health.serve(health_listen, health.server_check(listen, keys.public if keys else None))
     signal.signal(signal.SIGTERM, lambda *_: setattr(sup, "stopping", True))
     signal.signal(signal.SIGINT, lambda *_: setattr(sup, "stopping", True))
     sup.serve()

@@ -1,18 +1,25 @@
-"""Runs one decoded call against a session: finds its row in the generated call table and its
-handler, checks the arguments' wire kinds, translates errors into the calling face's numbers."""
+"""Runs one decoded call against a session: finds its row in the generated call table (what its
+record says its arguments, bulk data and backends are) and its handler on this session's backend,
+checks the arguments against the row, translates errors into the calling face's numbers.
+
+The checks are the server's half of the wire kinds (protocol/codegen/classify.py); the client's half
+is generated from the same records (libhook/generated/), so a call whose arguments do not fit its
+row is a client that is not rgpu's, answered with an error and never run."""
 from __future__ import annotations
 
 import structlog
 
 from rgpu.protocol.generated.calltable import CALLS
 
-from .api import Bulk, load_all
+from .backends import handlers_for
+from .api import Bulk
 from .errors import CudaError, code_for
 
 log = structlog.get_logger()
 
-_KIND_TYPES = {"i": (int,), "u": (int,), "d": (int,), "h": (int,), "f": (float, int),
-               "s": (str, type(None)), "b": (bytes, type(None)), "v": (bytes,)}
+# The Python types msgpack gives each in-kind (out-kinds are not sent).
+_KIND_TYPES = {"i": (int,), "u": (int,), "d": (int,), "h": (int,), "f": (float, int), "s": (str, type(None)),
+               "b": (bytes, type(None)), "v": (bytes,), "a": (bytes, type(None)), "ah": (list,)}
 
 
 class Result:
@@ -22,51 +29,79 @@ class Result:
         self.rc, self.outs, self.bulk, self.message, self.face = rc, outs, bulk, message, face
 
 
+def _length(expr: str, names: list[str]):
+    """A function of the call's arguments giving a bulk length expression's value (`width * height`)."""
+    if not expr:
+        return None
+    terms = [t.strip() for t in expr.split("*")]
+    idx = [(None, int(t)) if t.isdigit() else (names.index(t), 0) for t in terms]
+
+    def value(args):
+        n = 1
+        for i, k in idx:
+            n *= k if i is None else args[i]
+        return n
+    return value
+
+
+class Row:
+    """What the dispatcher needs of one call-table row, prepared once."""
+    __slots__ = ("name", "face", "handler", "types", "bulk_in", "shm", "why_not")
+
+    def __init__(self, call, handler, backend: str):
+        ins = [p for p in call.params if not p[1].startswith("o")]
+        self.name, self.face, self.handler = call.name, call.face, handler
+        self.types = tuple(_KIND_TYPES[p[1]] for p in ins)
+        self.bulk_in = _length(call.bulk_in, [p[0] for p in ins]) if call.bulk_in else False
+        self.shm = call.shm
+        self.why_not = call.unsupported_on.get(backend, "")
+
+
 class Dispatcher:
-    def __init__(self):
-        self.handlers = load_all()
-        # per call id: (name, face, handler, the accepted Python types of each in-argument — one
-        # isinstance per argument — or None for hand-written calls, whose handlers check their own)
-        self.table = {}
-        for cid, (name, face, cls, _async, params) in CALLS.items():
-            types = None if cls == "handwritten" else \
-                tuple(_KIND_TYPES[k] for _, k, _, _ in params if not k.startswith("o"))
-            self.table[cid] = (name, face, self.handlers.get(name), types)
+    def __init__(self, backend: str = "sim"):
+        """`backend`: the kind of device this worker's session runs on (server/backends)."""
+        self.backend = backend
+        handlers = handlers_for(backend)
+        self.table = {cid: Row(call, handlers.get(call.name), backend) for cid, call in CALLS.items()}
+
+    def shm_allowed(self, call_id: int) -> bool:
+        row = self.table.get(call_id)
+        return row is not None and row.shm
 
     def run(self, session, call_id: int, args: list, bulk: list) -> Result:
         row = self.table.get(call_id)
         if row is None:
             return Result(code_for("driver", "CUDA_ERROR_NOT_SUPPORTED"), message=f"unknown call id {call_id}")
-        name, face, handler, types = row
+        face = row.face
         session.face = face
         session.calls += 1
         if session.sticky is not None:
             return Result(code_for(face, session.sticky.code), message=session.sticky.message, face=face)
-        if handler is None:
+        if row.handler is None:
+            why = row.why_not or "no handler"
             return Result(code_for(face, "CUDA_ERROR_NOT_SUPPORTED"), face=face,
-                          message=f"{name} is not implemented by this server's device backend")
-        if types is not None and (len(args) != len(types) or not all(map(isinstance, args, types))):
+                          message=f"{row.name} is not served by the {self.backend} backend: {why}")
+        types = row.types
+        if len(args) != len(types) or not all(map(isinstance, args, types)):
             return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
-                          message=f"{name}: arguments do not match the call table")
+                          message=f"{row.name}: arguments do not match its record ({len(types)} expected)")
+        if bulk:
+            if row.bulk_in is False:
+                return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
+                              message=f"{row.name} carries no data frames")
+            if row.bulk_in is not None and sum(map(len, bulk)) != row.bulk_in(args):
+                return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
+                              message=f"{row.name}: the data frames hold {sum(map(len, bulk))} bytes, "
+                                      f"not the {row.bulk_in(args)} its arguments say")
         try:
-            out = handler(session, *args, bulk=bulk) if bulk else handler(session, *args)
+            out = row.handler(session, *args, bulk=bulk) if bulk else row.handler(session, *args)
         except CudaError as e:
             if e.sticky:
                 session.sticky = e
             return Result(code_for(face, e.code), message=e.message, face=face)
-        except TypeError as e:  # a hand-written call with the wrong number of arguments
-            return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), message=f"{name}: {e}", face=face)
-        except (ValueError, OverflowError, AttributeError, IndexError, KeyError) as e:
-            if types is not None:
-                log.exception("handler_failed", call=name)
-                return Result(code_for(face, "CUDA_ERROR_UNKNOWN"), message=f"{name}: internal error {e!r}", face=face)
-            # A hand-written call's arguments are checked by its handler alone: wrong kinds end here.
-            log.warning("handler_rejected_arguments", call=name, error=repr(e)[:200])
-            return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
-                          message=f"{name}: arguments of the wrong kind or range ({str(e)[:120]})")
         except Exception as e:  # a bug must not take the session down with it
-            log.exception("handler_failed", call=name)
-            return Result(code_for(face, "CUDA_ERROR_UNKNOWN"), message=f"{name}: internal error {e!r}", face=face)
+            log.exception("handler_failed", call=row.name)
+            return Result(code_for(face, "CUDA_ERROR_UNKNOWN"), message=f"{row.name}: internal error {e!r}", face=face)
         if not out:
             return _OK
         outs, blk = [], []

@@ -34,14 +34,17 @@ def uuid_text(raw: bytes) -> str:
     return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
-def probe(device: str, count: int, sim_memory: int, server_id: str) -> tuple[str, list[GpuSpec]]:
+def probe(device: str, count: int, sim_memory: int, server_id: str,
+          sim_arch: str | None = None) -> tuple[str, list[GpuSpec]]:
     """(the backend that will serve, its GPUs) for ``--device`` sim, cuda or auto (cuda when it
-    works here, else sim); raises NoDevice when cuda was asked for and cannot serve."""
+    works here, else sim); raises NoDevice when cuda was asked for and cannot serve, ValueError
+    for a ``sim_arch`` the software GPU cannot present."""
     kind = "sim" if device == "sim" else "cuda"
     try:
-        found = backends.probe(kind, count=count, memory=sim_memory, server_id=server_id)
+        found = backends.probe(kind, count=count, memory=sim_memory, server_id=server_id, arch=sim_arch)
     except backends.BackendUnavailable as e:
         if device == "cuda":
             raise NoDevice(f"{e}. On a machine without an NVIDIA GPU use --device sim.") from None
-        kind, found = "sim", backends.probe("sim", count=count, memory=sim_memory, server_id=server_id)
+        kind, found = "sim", backends.probe("sim", count=count, memory=sim_memory, server_id=server_id,
+                                            arch=sim_arch)
     return kind, [GpuSpec(g.memory, g.name, uuid_text(g.uuid), g.sms, g.compute_capability) for g in found]

@@ -9,7 +9,7 @@ import os
 import re
 import stat
 
-DATA = 4096  # the first page holds the nonce; data regions start here
+from rgpu.protocol.generated.constants import SHM_DATA as DATA  # the first page holds the nonce; data starts here
 _NAME = re.compile(r"^/rgpu-[0-9]+-[0-9]+-[0-9a-f]{8}$")
 
 

@@ -70,7 +70,7 @@ def _publish(traffic, slot: int, session) -> None:
 
 def make_device(conf: dict, assignment: dict, reserve):
     return backends.open_device(conf["device"], gpu=assignment["gpu"], memory=assignment["memory"],
-                                server_id=conf.get("server_id", ""), reserve=reserve)
+                                server_id=conf.get("server_id", ""), reserve=reserve, arch=conf.get("sim_arch"))
 
 
 def max_frame(capacity: int) -> int:
@@ -155,7 +155,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     session.memory_view = lambda: gpu.mem_info(slot, capacity, assignment["memory"])
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
     session.sched, session.slot = gpu.sched, slot
-    dispatcher = Dispatcher()
+    dispatcher = Dispatcher(conf["device"])
     monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED)
     # The hot path is a blocking receive, as in a bare ROUTER loop; housekeeping (the monitor, the
     # supervisor's pipe, deadlines) runs when a receive times out or every HOUSEKEEPING_S while busy.
@@ -211,7 +211,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 ident, body = frames[0].bytes, frames[1:]
                 if peer is None or ident != peer:
                     if peer is None and _same_client(body, assignment):
-                        peer = _attach(sock, ident, body, assignment, session, log)
+                        peer = _attach(sock, ident, body, assignment, session, log, conf["device"])
                     else:
                         _refuse(sock, ident, body, log, "the session is already attached" if peer else
                                 "not the connection that said hello")
@@ -278,9 +278,10 @@ def _refuse(sock, ident, body, log, why: str) -> None:
     sock.send_multipart([ident, wire.encode_reply(seq, 201, message=f"not attached to this session: {why}")])
 
 
-def _attach(sock, ident, body, assignment, session, log):
-    """The first message on a worker must be attach [session, key(, shared-memory offer)];
-    the reply's outs say whether the offered segment was mapped."""
+def _attach(sock, ident, body, assignment, session, log, backend: str):
+    """The first message on a worker must be attach [session, key(, shared-memory offer)]; the
+    reply's outs say whether the offered segment was mapped and which backend serves the session
+    (the client answers the calls their records say it does not serve without asking)."""
     try:
         (req,) = wire.decode_requests(body)
         ok = req.call_id == wire.ATTACH and req.args[:2] == [assignment["session"], assignment["key"]] \
@@ -299,7 +300,7 @@ def _attach(sock, ident, body, assignment, session, log):
                 log.info("shm_attached", size=session.shm.size)
             else:
                 log.info("shm_declined", reason=why)
-        sock.send_multipart([ident, wire.encode_reply(seq, 0, [accepted] if len(req.args) == 3 else [])])
+        sock.send_multipart([ident, wire.encode_reply(seq, 0, [accepted, backend])])
         return ident
     log.warning("attach_refused")
     sock.send_multipart([ident, wire.encode_reply(seq, 201, message="not attached to this session")])
@@ -325,7 +326,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
         if shm is not None:
-            res = _run_shm(session, run, call_id, args, bulk, shm, sync)
+            res = _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
         else:
             res = run(session, call_id, args, bulk)
         if not sync:
@@ -354,8 +355,10 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
     return True
 
 
-def _run_shm(session, run, call_id, args, bulk, shm, sync) -> Result:
+def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:
     """A call whose bulk input is in the client's shared segment (regions come after any frames)."""
+    if not dispatcher.shm_allowed(call_id):
+        return Result(1, message=f"call {call_id} does not move its data through shared memory (its record)")
     seg = session.shm
     if seg is None or not sync:
         return Result(1, message="shared-memory regions named, but no shared segment is attached")

@@ -31,12 +31,14 @@ def libdir():
 
 @pytest.fixture(scope="session")
 def cuda_program(libdir):
-    """Build tests/cuda/programs/NAME.cu (driver-API programs link rgpu's libcuda.so)."""
-    def build(name: str) -> Path:
+    """Build tests/cuda/programs/NAME.cu (driver-API programs link rgpu's libcuda.so). `cudart`:
+    "shared" (libcudart.so.13, which rgpu's library stands in for) or "static" (nvcc's default: NVIDIA's
+    runtime inside the program, over rgpu's driver)."""
+    def build(name: str, cudart: str = "shared") -> Path:
         flags = [f"-I{PROGRAMS}"]
         if name.startswith("driver"):
             flags += [f"-L{libdir}", "-lcuda"]
-        return cudabuild.build(PROGRAMS / f"{name}.cu", "exe", flags)
+        return cudabuild.build(PROGRAMS / f"{name}.cu", "exe", flags, arch_flags=["-cudart", cudart, "-arch=sm_80"])
     return build
 
 

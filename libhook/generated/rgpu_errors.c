@@ -1,4 +1,4 @@
-/* generated from CUDA 13.0 by protocol/codegen — do not edit */
+/* generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit */
 #include <stddef.h>
 
 static const struct { int code; const char *name; } runtime_names[] = {

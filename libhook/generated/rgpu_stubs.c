@@ -1,146 +1,121 @@
-/* generated from CUDA 13.0 by protocol/codegen — do not edit */
+/* generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit */
+/* The forwarding stubs: every call whose record has no hand-written client code, and the
+ * not-supported answer of every unsupported one. */
 #include "rgpu_call.h"
-#include "rgpu_ids.h"
 
-typedef struct { uint64_t w[3]; } rgpu_blob24;
-
-int rgpu_capture_cuMemcpyDtoDAsync_v2(int *rc, uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCount, void * hStream);
-int rgpu_capture_cuMemsetD8Async(int *rc, uint64_t dstDevice, uint8_t uc, uint64_t N, void * hStream);
-int rgpu_capture_cuMemsetD16Async(int *rc, uint64_t dstDevice, uint16_t us, uint64_t N, void * hStream);
-int rgpu_capture_cuMemsetD32Async(int *rc, uint64_t dstDevice, uint32_t ui, uint64_t N, void * hStream);
-int rgpu_capture_cuMemsetD2D8Async(int *rc, uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t Width, uint64_t Height, void * hStream);
-int rgpu_capture_cuMemsetD2D16Async(int *rc, uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_t Width, uint64_t Height, void * hStream);
-int rgpu_capture_cuMemsetD2D32Async(int *rc, uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_t Width, uint64_t Height, void * hStream);
-int rgpu_capture_cuMemFreeAsync(int *rc, uint64_t dptr, void * hStream);
-int rgpu_capture_cuMemAllocAsync(int *rc, uint64_t * dptr, uint64_t bytesize, void * hStream);
-int rgpu_capture_cuStreamWaitEvent(int *rc, void * hStream, void * hEvent, uint32_t Flags);
-int rgpu_capture_cuEventRecord(int *rc, void * hEvent, void * hStream);
-int rgpu_capture_cuEventRecordWithFlags(int *rc, void * hEvent, void * hStream, uint32_t flags);
-int rgpu_capture_cuEventQuery(int *rc, void * hEvent);
-int rgpu_capture_cuEventSynchronize(int *rc, void * hEvent);
-int rgpu_capture_cudaStreamWaitEvent(int *rc, void * stream, void * event, uint32_t flags);
-int rgpu_capture_cudaEventRecord(int *rc, void * event, void * stream);
-int rgpu_capture_cudaEventRecordWithFlags(int *rc, void * event, void * stream, uint32_t flags);
-int rgpu_capture_cudaEventQuery(int *rc, void * event);
-int rgpu_capture_cudaEventSynchronize(int *rc, void * event);
-int rgpu_capture_cudaMemsetAsync(int *rc, void * devPtr, int32_t value, uint64_t count, void * stream);
-int rgpu_capture_cudaMemset2DAsync(int *rc, void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height, void * stream);
-int rgpu_capture_cudaMallocAsync(int *rc, void * * devPtr, uint64_t size, void * hStream);
-int rgpu_capture_cudaFreeAsync(int *rc, void * devPtr, void * hStream);
-
-/* cuDeviceGetName: forwarded */
-int cuDeviceGetName(char * name, int32_t len, int32_t dev)
+/* cuDeviceGetName: forward (protocol/contract/calls/device.toml) */
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
     rgpu_call c;
-    if (name == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetName, "cuDeviceGetName", RGPU_DRIVER);
+    if (name == NULL && (len) != 0) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetName, "cuDeviceGetName", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetName);
     rgpu_put_i(&c, (int64_t)len);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        rgpu_out_b(&c, name, (size_t)len);
+        rgpu_out_b(&c, name, (size_t)(len) * sizeof *name);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuDeviceGetUuid_v2: forwarded */
-int cuDeviceGetUuid_v2(void * uuid, int32_t dev)
+/* cuDeviceGetUuid_v2: forward (protocol/contract/calls/device.toml) */
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
     rgpu_call c;
     if (uuid == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetUuid_v2, "cuDeviceGetUuid_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetUuid_v2, "cuDeviceGetUuid_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetUuid_v2);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        rgpu_out_b(&c, uuid, 16);
+        rgpu_out_b(&c, uuid, sizeof *uuid);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuDeviceGetLuid: forwarded */
-int cuDeviceGetLuid(char * luid, uint32_t * deviceNodeMask, int32_t dev)
+/* cuDeviceGetLuid: forward (protocol/contract/calls/device.toml) */
+CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
     rgpu_call c;
-    if (luid == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    if (luid == NULL && (8) != 0) return rgpu_invalid_value(RGPU_DRIVER);
     if (deviceNodeMask == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetLuid, "cuDeviceGetLuid", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetLuid, "cuDeviceGetLuid", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetLuid);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        rgpu_out_b(&c, luid, 8);
-        *deviceNodeMask = (uint32_t)rgpu_out_u(&c);
+        rgpu_out_b(&c, luid, (size_t)(8) * sizeof *luid);
+        *deviceNodeMask = (__typeof__(*deviceNodeMask))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuDeviceTotalMem_v2: forwarded */
-int cuDeviceTotalMem_v2(uint64_t * bytes, int32_t dev)
+/* cuDeviceTotalMem_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
     rgpu_call c;
     if (bytes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceTotalMem_v2, "cuDeviceTotalMem_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceTotalMem_v2, "cuDeviceTotalMem_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceTotalMem_v2);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *bytes = (uint64_t)rgpu_out_u(&c);
+        *bytes = (__typeof__(*bytes))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuDeviceGetTexture1DLinearMaxWidth: forwarded */
-int cuDeviceGetTexture1DLinearMaxWidth(uint64_t * maxWidthInElements, int format, uint32_t numChannels, int32_t dev)
+/* cuDeviceGetTexture1DLinearMaxWidth: forward (protocol/contract/calls/texture.toml) */
+CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned numChannels, CUdevice dev)
 {
     rgpu_call c;
     if (maxWidthInElements == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetTexture1DLinearMaxWidth, "cuDeviceGetTexture1DLinearMaxWidth", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetTexture1DLinearMaxWidth, "cuDeviceGetTexture1DLinearMaxWidth", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetTexture1DLinearMaxWidth);
     rgpu_put_i(&c, (int64_t)format);
     rgpu_put_u(&c, (uint64_t)numChannels);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *maxWidthInElements = (uint64_t)rgpu_out_u(&c);
+        *maxWidthInElements = (__typeof__(*maxWidthInElements))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuDeviceGetAttribute: forwarded */
-int cuDeviceGetAttribute(int32_t * pi, int attrib, int32_t dev)
+/* cuDeviceGetAttribute: forward (protocol/contract/calls/device.toml) */
+CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
     rgpu_call c;
     if (pi == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetAttribute, "cuDeviceGetAttribute", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetAttribute, "cuDeviceGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetAttribute);
     rgpu_put_i(&c, (int64_t)attrib);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pi = (int32_t)rgpu_out_i(&c);
+        *pi = (__typeof__(*pi))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuDeviceGetHostAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet */
-int cuDeviceGetHostAtomicCapabilities()
+/* cuDeviceGetHostAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetHostAtomicCapabilities");
 }
 
-/* cuDeviceGetNvSciSyncAttributes: not supported: NvSciSync is not forwarded */
-int cuDeviceGetNvSciSyncAttributes()
+/* cuDeviceGetNvSciSyncAttributes: not supported: NvSciSync is not forwarded (protocol/contract/calls/interop.toml) */
+CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetNvSciSyncAttributes");
 }
 
-/* cuDeviceSetMemPool: forwarded */
-int cuDeviceSetMemPool(int32_t dev, void * pool)
+/* cuDeviceSetMemPool: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuDeviceSetMemPool, "cuDeviceSetMemPool", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceSetMemPool, "cuDeviceSetMemPool", RGPU_DRIVER, RGPU_FLAGS_cuDeviceSetMemPool);
     rgpu_put_d(&c, dev);
     rgpu_put_h(&c, pool);
     int rc = rgpu_sync(&c);
@@ -148,57 +123,57 @@ int cuDeviceSetMemPool(int32_t dev, void * pool)
     return rc;
 }
 
-/* cuDeviceGetMemPool: forwarded */
-int cuDeviceGetMemPool(void * * pool, int32_t dev)
+/* cuDeviceGetMemPool: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
     rgpu_call c;
     if (pool == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetMemPool, "cuDeviceGetMemPool", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetMemPool, "cuDeviceGetMemPool", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetMemPool);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pool = rgpu_out_h(&c);
+        *pool = (__typeof__(*pool))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuDeviceGetDefaultMemPool: forwarded */
-int cuDeviceGetDefaultMemPool(void * * pool_out, int32_t dev)
+/* cuDeviceGetDefaultMemPool: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
     rgpu_call c;
     if (pool_out == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetDefaultMemPool);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pool_out = rgpu_out_h(&c);
+        *pool_out = (__typeof__(*pool_out))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuDeviceGetExecAffinitySupport: forwarded */
-int cuDeviceGetExecAffinitySupport(int32_t * pi, int type, int32_t dev)
+/* cuDeviceGetExecAffinitySupport: forward (protocol/contract/calls/context.toml) */
+CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
 {
     rgpu_call c;
     if (pi == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetExecAffinitySupport, "cuDeviceGetExecAffinitySupport", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetExecAffinitySupport, "cuDeviceGetExecAffinitySupport", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetExecAffinitySupport);
     rgpu_put_i(&c, (int64_t)type);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pi = (int32_t)rgpu_out_i(&c);
+        *pi = (__typeof__(*pi))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuFlushGPUDirectRDMAWrites: forwarded */
-int cuFlushGPUDirectRDMAWrites(int target, int scope)
+/* cuFlushGPUDirectRDMAWrites: forward (protocol/contract/calls/context.toml) */
+CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuFlushGPUDirectRDMAWrites, "cuFlushGPUDirectRDMAWrites", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuFlushGPUDirectRDMAWrites, "cuFlushGPUDirectRDMAWrites", RGPU_DRIVER, RGPU_FLAGS_cuFlushGPUDirectRDMAWrites);
     rgpu_put_i(&c, (int64_t)target);
     rgpu_put_i(&c, (int64_t)scope);
     int rc = rgpu_sync(&c);
@@ -206,50 +181,53 @@ int cuFlushGPUDirectRDMAWrites(int target, int scope)
     return rc;
 }
 
-/* cuDeviceGetProperties: forwarded */
-int cuDeviceGetProperties(void * prop, int32_t dev)
+/* cuDeviceGetProperties: forward (protocol/contract/calls/device.toml) */
+CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetProperties, "cuDeviceGetProperties", RGPU_DRIVER);
-    rgpu_put_h(&c, prop);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuDeviceComputeCapability: forwarded */
-int cuDeviceComputeCapability(int32_t * major, int32_t * minor, int32_t dev)
-{
-    rgpu_call c;
-    if (major == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (minor == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceComputeCapability, "cuDeviceComputeCapability", RGPU_DRIVER);
+    if (prop == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetProperties, "cuDeviceGetProperties", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetProperties);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *major = (int32_t)rgpu_out_i(&c);
-        *minor = (int32_t)rgpu_out_i(&c);
+        rgpu_out_b(&c, prop, sizeof *prop);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCtxSynchronize: forwarded */
-int cuCtxSynchronize(void)
+/* cuDeviceComputeCapability: forward (protocol/contract/calls/device.toml) */
+CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCtxSynchronize, "cuCtxSynchronize", RGPU_DRIVER);
+    if (major == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    if (minor == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceComputeCapability, "cuDeviceComputeCapability", RGPU_DRIVER, RGPU_FLAGS_cuDeviceComputeCapability);
+    rgpu_put_d(&c, dev);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *major = (__typeof__(*major))rgpu_out_i(&c);
+        *minor = (__typeof__(*minor))rgpu_out_i(&c);
+    }
+    rgpu_end(&c);
+    return rc;
+}
+
+/* cuCtxSynchronize: forward (protocol/contract/calls/context.toml) */
+CUresult cuCtxSynchronize(void)
+{
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cuCtxSynchronize, "cuCtxSynchronize", RGPU_DRIVER, RGPU_FLAGS_cuCtxSynchronize);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCtxSetLimit: forwarded */
-int cuCtxSetLimit(int limit, uint64_t value)
+/* cuCtxSetLimit: forward (protocol/contract/calls/context.toml) */
+CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCtxSetLimit, "cuCtxSetLimit", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuCtxSetLimit, "cuCtxSetLimit", RGPU_DRIVER, RGPU_FLAGS_cuCtxSetLimit);
     rgpu_put_i(&c, (int64_t)limit);
     rgpu_put_u(&c, (uint64_t)value);
     int rc = rgpu_sync(&c);
@@ -257,290 +235,247 @@ int cuCtxSetLimit(int limit, uint64_t value)
     return rc;
 }
 
-/* cuCtxGetLimit: forwarded */
-int cuCtxGetLimit(uint64_t * pvalue, int limit)
+/* cuCtxGetLimit: forward (protocol/contract/calls/context.toml) */
+CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     rgpu_call c;
     if (pvalue == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuCtxGetLimit, "cuCtxGetLimit", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuCtxGetLimit, "cuCtxGetLimit", RGPU_DRIVER, RGPU_FLAGS_cuCtxGetLimit);
     rgpu_put_i(&c, (int64_t)limit);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pvalue = (uint64_t)rgpu_out_u(&c);
+        *pvalue = (__typeof__(*pvalue))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCtxGetCacheConfig: forwarded */
-int cuCtxGetCacheConfig(int * pconfig)
+/* cuCtxGetCacheConfig: forward (protocol/contract/calls/context.toml) */
+CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
     rgpu_call c;
     if (pconfig == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuCtxGetCacheConfig, "cuCtxGetCacheConfig", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuCtxGetCacheConfig, "cuCtxGetCacheConfig", RGPU_DRIVER, RGPU_FLAGS_cuCtxGetCacheConfig);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pconfig = (int)rgpu_out_i(&c);
+        *pconfig = (__typeof__(*pconfig))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCtxSetCacheConfig: forwarded */
-int cuCtxSetCacheConfig(int config)
+/* cuCtxSetCacheConfig: forward (protocol/contract/calls/context.toml) */
+CUresult cuCtxSetCacheConfig(CUfunc_cache config)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCtxSetCacheConfig, "cuCtxSetCacheConfig", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuCtxSetCacheConfig, "cuCtxSetCacheConfig", RGPU_DRIVER, RGPU_FLAGS_cuCtxSetCacheConfig);
     rgpu_put_i(&c, (int64_t)config);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCtxGetStreamPriorityRange: forwarded */
-int cuCtxGetStreamPriorityRange(int32_t * leastPriority, int32_t * greatestPriority)
+/* cuCtxGetStreamPriorityRange: forward (protocol/contract/calls/stream.toml) */
+CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     rgpu_call c;
     if (leastPriority == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (greatestPriority == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuCtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", RGPU_DRIVER, RGPU_FLAGS_cuCtxGetStreamPriorityRange);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *leastPriority = (int32_t)rgpu_out_i(&c);
-        *greatestPriority = (int32_t)rgpu_out_i(&c);
+        *leastPriority = (__typeof__(*leastPriority))rgpu_out_i(&c);
+        *greatestPriority = (__typeof__(*greatestPriority))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCtxResetPersistingL2Cache: forwarded */
-int cuCtxResetPersistingL2Cache(void)
+/* cuCtxResetPersistingL2Cache: forward (protocol/contract/calls/context.toml) */
+CUresult cuCtxResetPersistingL2Cache(void)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCtxResetPersistingL2Cache, "cuCtxResetPersistingL2Cache", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuCtxResetPersistingL2Cache, "cuCtxResetPersistingL2Cache", RGPU_DRIVER, RGPU_FLAGS_cuCtxResetPersistingL2Cache);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCtxGetExecAffinity: forwarded */
-int cuCtxGetExecAffinity(void * pExecAffinity, int type)
+/* cuCtxGetExecAffinity: forward (protocol/contract/calls/context.toml) */
+CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCtxGetExecAffinity, "cuCtxGetExecAffinity", RGPU_DRIVER);
-    rgpu_put_h(&c, pExecAffinity);
+    if (pExecAffinity == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuCtxGetExecAffinity, "cuCtxGetExecAffinity", RGPU_DRIVER, RGPU_FLAGS_cuCtxGetExecAffinity);
     rgpu_put_i(&c, (int64_t)type);
     int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, pExecAffinity, sizeof *pExecAffinity);
+    }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCtxRecordEvent: not supported: context-wide events are not forwarded yet */
-int cuCtxRecordEvent()
+/* cuCtxRecordEvent: not supported: context-wide events are not forwarded yet (protocol/contract/calls/stream.toml) */
+CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCtxRecordEvent");
 }
 
-/* cuCtxWaitEvent: not supported: context-wide events are not forwarded yet */
-int cuCtxWaitEvent()
+/* cuCtxWaitEvent: not supported: context-wide events are not forwarded yet (protocol/contract/calls/stream.toml) */
+CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCtxWaitEvent");
 }
 
-/* cuCtxAttach: not supported: deprecated context API */
-int cuCtxAttach()
+/* cuCtxAttach: not supported: deprecated context API (protocol/contract/calls/context.toml) */
+CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCtxAttach");
 }
 
-/* cuCtxDetach: not supported: deprecated context API */
-int cuCtxDetach()
+/* cuCtxDetach: not supported: deprecated context API (protocol/contract/calls/context.toml) */
+CUresult cuCtxDetach(CUcontext ctx)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCtxDetach");
 }
 
-/* cuCtxGetSharedMemConfig: forwarded */
-int cuCtxGetSharedMemConfig(int * pConfig)
+/* cuCtxGetSharedMemConfig: forward (protocol/contract/calls/memory.toml) */
+CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     rgpu_call c;
     if (pConfig == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuCtxGetSharedMemConfig, "cuCtxGetSharedMemConfig", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuCtxGetSharedMemConfig, "cuCtxGetSharedMemConfig", RGPU_DRIVER, RGPU_FLAGS_cuCtxGetSharedMemConfig);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pConfig = (int)rgpu_out_i(&c);
+        *pConfig = (__typeof__(*pConfig))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCtxSetSharedMemConfig: forwarded */
-int cuCtxSetSharedMemConfig(int config)
+/* cuCtxSetSharedMemConfig: forward (protocol/contract/calls/memory.toml) */
+CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCtxSetSharedMemConfig, "cuCtxSetSharedMemConfig", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuCtxSetSharedMemConfig, "cuCtxSetSharedMemConfig", RGPU_DRIVER, RGPU_FLAGS_cuCtxSetSharedMemConfig);
     rgpu_put_i(&c, (int64_t)config);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuModuleUnload: forwarded */
-int cuModuleUnload(void * hmod)
+/* cuModuleUnload: forward (protocol/contract/calls/module.toml) */
+CUresult cuModuleUnload(CUmodule hmod)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuModuleUnload, "cuModuleUnload", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuModuleUnload, "cuModuleUnload", RGPU_DRIVER, RGPU_FLAGS_cuModuleUnload);
     rgpu_put_h(&c, hmod);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuModuleGetLoadingMode: forwarded */
-int cuModuleGetLoadingMode(int * mode)
-{
-    rgpu_call c;
-    if (mode == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuModuleGetLoadingMode, "cuModuleGetLoadingMode", RGPU_DRIVER);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *mode = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuModuleGetFunction: forwarded */
-int cuModuleGetFunction(void * * hfunc, void * hmod, const char * name)
+/* cuModuleGetFunction: forward (protocol/contract/calls/module.toml) */
+CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
     rgpu_call c;
     if (hfunc == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuModuleGetFunction, "cuModuleGetFunction", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuModuleGetFunction, "cuModuleGetFunction", RGPU_DRIVER, RGPU_FLAGS_cuModuleGetFunction);
     rgpu_put_h(&c, hmod);
     rgpu_put_s(&c, name);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *hfunc = rgpu_out_h(&c);
+        *hfunc = (__typeof__(*hfunc))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuModuleGetFunctionCount: forwarded */
-int cuModuleGetFunctionCount(uint32_t * count, void * mod)
+/* cuModuleGetFunctionCount: forward (protocol/contract/calls/module.toml) */
+CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
     rgpu_call c;
     if (count == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuModuleGetFunctionCount, "cuModuleGetFunctionCount", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuModuleGetFunctionCount, "cuModuleGetFunctionCount", RGPU_DRIVER, RGPU_FLAGS_cuModuleGetFunctionCount);
     rgpu_put_h(&c, mod);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *count = (uint32_t)rgpu_out_u(&c);
+        *count = (__typeof__(*count))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuModuleEnumerateFunctions: forwarded */
-int cuModuleEnumerateFunctions(void * * functions, uint32_t numFunctions, void * mod)
+/* cuModuleEnumerateFunctions: forward (protocol/contract/calls/module.toml) */
+CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
     rgpu_call c;
-    if (functions == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuModuleEnumerateFunctions, "cuModuleEnumerateFunctions", RGPU_DRIVER);
+    if (functions == NULL && (numFunctions) != 0) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuModuleEnumerateFunctions, "cuModuleEnumerateFunctions", RGPU_DRIVER, RGPU_FLAGS_cuModuleEnumerateFunctions);
     rgpu_put_u(&c, (uint64_t)numFunctions);
     rgpu_put_h(&c, mod);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *functions = rgpu_out_h(&c);
+        rgpu_out_ha(&c, (void **)functions, (size_t)(numFunctions));
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuModuleGetGlobal_v2: forwarded */
-int cuModuleGetGlobal_v2(uint64_t * dptr, uint64_t * bytes, void * hmod, const char * name)
+/* cuModuleGetGlobal_v2: forward (protocol/contract/calls/module.toml) */
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (bytes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuModuleGetGlobal_v2, "cuModuleGetGlobal_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuModuleGetGlobal_v2, "cuModuleGetGlobal_v2", RGPU_DRIVER, RGPU_FLAGS_cuModuleGetGlobal_v2);
     rgpu_put_h(&c, hmod);
     rgpu_put_s(&c, name);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *dptr = (uint64_t)rgpu_out_u(&c);
-        *bytes = (uint64_t)rgpu_out_u(&c);
+        *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
+        *bytes = (__typeof__(*bytes))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuModuleGetTexRef: forwarded */
-int cuModuleGetTexRef(void * * pTexRef, void * hmod, const char * name)
+/* cuModuleGetTexRef: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
 {
-    rgpu_call c;
-    if (pTexRef == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuModuleGetTexRef, "cuModuleGetTexRef", RGPU_DRIVER);
-    rgpu_put_h(&c, hmod);
-    rgpu_put_s(&c, name);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pTexRef = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuModuleGetTexRef");
 }
 
-/* cuModuleGetSurfRef: forwarded */
-int cuModuleGetSurfRef(void * * pSurfRef, void * hmod, const char * name)
+/* cuModuleGetSurfRef: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
 {
-    rgpu_call c;
-    if (pSurfRef == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuModuleGetSurfRef, "cuModuleGetSurfRef", RGPU_DRIVER);
-    rgpu_put_h(&c, hmod);
-    rgpu_put_s(&c, name);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pSurfRef = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuModuleGetSurfRef");
 }
 
-/* cuLibraryGetKernelCount: not supported: kernel enumeration is not forwarded yet */
-int cuLibraryGetKernelCount()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetKernelCount");
-}
-
-/* cuLibraryEnumerateKernels: not supported: kernel enumeration is not forwarded yet */
-int cuLibraryEnumerateKernels()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryEnumerateKernels");
-}
-
-/* cuKernelGetLibrary: not supported: kernel enumeration is not forwarded yet */
-int cuKernelGetLibrary()
+/* cuKernelGetLibrary: not supported: kernel enumeration is not forwarded yet (protocol/contract/calls/module.toml) */
+CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuKernelGetLibrary");
 }
 
-/* cuLibraryGetManaged: not supported: managed variables of modules are not supported */
-int cuLibraryGetManaged()
+/* cuLibraryGetManaged: not supported: managed variables of modules are not supported (protocol/contract/calls/managed.toml) */
+CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetManaged");
 }
 
-/* cuLibraryGetUnifiedFunction: not supported: unified functions run on the host: not supported */
-int cuLibraryGetUnifiedFunction()
+/* cuLibraryGetUnifiedFunction: not supported: unified functions run on the host: not supported (protocol/contract/calls/module.toml) */
+CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetUnifiedFunction");
 }
 
-/* cuKernelSetCacheConfig: forwarded */
-int cuKernelSetCacheConfig(void * kernel, int config, int32_t dev)
+/* cuKernelSetCacheConfig: forward (protocol/contract/calls/module.toml) */
+CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuKernelSetCacheConfig, "cuKernelSetCacheConfig", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuKernelSetCacheConfig, "cuKernelSetCacheConfig", RGPU_DRIVER, RGPU_FLAGS_cuKernelSetCacheConfig);
     rgpu_put_h(&c, kernel);
     rgpu_put_i(&c, (int64_t)config);
     rgpu_put_d(&c, dev);
@@ -549,159 +484,144 @@ int cuKernelSetCacheConfig(void * kernel, int config, int32_t dev)
     return rc;
 }
 
-/* cuMemGetInfo_v2: forwarded */
-int cuMemGetInfo_v2(uint64_t * free, uint64_t * total)
+/* cuMemGetInfo_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
     rgpu_call c;
     if (free == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (total == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemGetInfo_v2, "cuMemGetInfo_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemGetInfo_v2, "cuMemGetInfo_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemGetInfo_v2);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *free = (uint64_t)rgpu_out_u(&c);
-        *total = (uint64_t)rgpu_out_u(&c);
+        *free = (__typeof__(*free))rgpu_out_u(&c);
+        *total = (__typeof__(*total))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemAlloc_v2: forwarded */
-int cuMemAlloc_v2(uint64_t * dptr, uint64_t bytesize)
+/* cuMemAlloc_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemAlloc_v2, "cuMemAlloc_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemAlloc_v2, "cuMemAlloc_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemAlloc_v2);
     rgpu_put_u(&c, (uint64_t)bytesize);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *dptr = (uint64_t)rgpu_out_u(&c);
+        *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemAllocPitch_v2: forwarded */
-int cuMemAllocPitch_v2(uint64_t * dptr, uint64_t * pPitch, uint64_t WidthInBytes, uint64_t Height, uint32_t ElementSizeBytes)
+/* cuMemAllocPitch_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (pPitch == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemAllocPitch_v2, "cuMemAllocPitch_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemAllocPitch_v2, "cuMemAllocPitch_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemAllocPitch_v2);
     rgpu_put_u(&c, (uint64_t)WidthInBytes);
     rgpu_put_u(&c, (uint64_t)Height);
     rgpu_put_u(&c, (uint64_t)ElementSizeBytes);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *dptr = (uint64_t)rgpu_out_u(&c);
-        *pPitch = (uint64_t)rgpu_out_u(&c);
+        *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
+        *pPitch = (__typeof__(*pPitch))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemGetAddressRange_v2: forwarded */
-int cuMemGetAddressRange_v2(uint64_t * pbase, uint64_t * psize, uint64_t dptr)
+/* cuMemGetAddressRange_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
     rgpu_call c;
     if (pbase == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (psize == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemGetAddressRange_v2, "cuMemGetAddressRange_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemGetAddressRange_v2, "cuMemGetAddressRange_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemGetAddressRange_v2);
     rgpu_put_u(&c, (uint64_t)dptr);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pbase = (uint64_t)rgpu_out_u(&c);
-        *psize = (uint64_t)rgpu_out_u(&c);
+        *pbase = (__typeof__(*pbase))rgpu_out_u(&c);
+        *psize = (__typeof__(*psize))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuDeviceRegisterAsyncNotification: not supported: host callbacks are not forwarded yet */
-int cuDeviceRegisterAsyncNotification()
+/* cuDeviceRegisterAsyncNotification: not supported: host callbacks are not forwarded yet (protocol/contract/calls/device.toml) */
+CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuDeviceRegisterAsyncNotification");
 }
 
-/* cuDeviceUnregisterAsyncNotification: forwarded */
-int cuDeviceUnregisterAsyncNotification(int32_t device, void * callback)
+/* cuDeviceUnregisterAsyncNotification: not supported: host callbacks are not forwarded yet (protocol/contract/calls/device.toml) */
+CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuDeviceUnregisterAsyncNotification, "cuDeviceUnregisterAsyncNotification", RGPU_DRIVER);
-    rgpu_put_d(&c, device);
-    rgpu_put_h(&c, callback);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceUnregisterAsyncNotification");
 }
 
-/* cuDeviceGetByPCIBusId: forwarded */
-int cuDeviceGetByPCIBusId(int32_t * dev, const char * pciBusId)
+/* cuDeviceGetByPCIBusId: not supported: a device's PCI bus id is the client's view (one per vGPU): looking one up is not implemented yet (protocol/contract/calls/device.toml) */
+CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
-    rgpu_call c;
-    if (dev == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetByPCIBusId, "cuDeviceGetByPCIBusId", RGPU_DRIVER);
-    rgpu_put_s(&c, pciBusId);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dev = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetByPCIBusId");
 }
 
-/* cuDeviceGetPCIBusId: forwarded */
-int cuDeviceGetPCIBusId(char * pciBusId, int32_t len, int32_t dev)
+/* cuDeviceGetPCIBusId: forward (protocol/contract/calls/device.toml) */
+CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
     rgpu_call c;
-    if (pciBusId == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", RGPU_DRIVER);
+    if (pciBusId == NULL && (len) != 0) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetPCIBusId);
     rgpu_put_i(&c, (int64_t)len);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        rgpu_out_b(&c, pciBusId, (size_t)len);
+        rgpu_out_b(&c, pciBusId, (size_t)(len) * sizeof *pciBusId);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuIpcGetEventHandle: not supported: IPC handles are not forwarded yet */
-int cuIpcGetEventHandle()
+/* cuIpcGetEventHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuIpcGetEventHandle");
 }
 
-/* cuIpcOpenEventHandle: not supported: IPC handles are not forwarded yet */
-int cuIpcOpenEventHandle()
+/* cuIpcOpenEventHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuIpcOpenEventHandle");
 }
 
-/* cuIpcGetMemHandle: not supported: IPC handles are not forwarded yet */
-int cuIpcGetMemHandle()
+/* cuIpcGetMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuIpcGetMemHandle");
 }
 
-/* cuIpcOpenMemHandle_v2: not supported: IPC handles are not forwarded yet */
-int cuIpcOpenMemHandle_v2()
+/* cuIpcOpenMemHandle_v2: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuIpcOpenMemHandle_v2");
 }
 
-/* cuIpcCloseMemHandle: not supported: IPC handles are not forwarded yet */
-int cuIpcCloseMemHandle()
+/* cuIpcCloseMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuIpcCloseMemHandle");
 }
 
-/* cuMemcpyDtoD_v2: forwarded */
-int cuMemcpyDtoD_v2(uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCount)
+/* cuMemcpyDtoD_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyDtoD_v2);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)srcDevice);
     rgpu_put_u(&c, (uint64_t)ByteCount);
@@ -710,54 +630,48 @@ int cuMemcpyDtoD_v2(uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCount)
     return rc;
 }
 
-/* cuMemcpyDtoA_v2: not supported: CUDA arrays are not forwarded yet */
-int cuMemcpyDtoA_v2()
+/* cuMemcpyDtoA_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyDtoA_v2");
 }
 
-/* cuMemcpyAtoD_v2: not supported: CUDA arrays are not forwarded yet */
-int cuMemcpyAtoD_v2()
+/* cuMemcpyAtoD_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoD_v2");
 }
 
-/* cuMemcpyHtoA_v2: not supported: CUDA arrays are not forwarded yet */
-int cuMemcpyHtoA_v2()
+/* cuMemcpyHtoA_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyHtoA_v2");
 }
 
-/* cuMemcpyAtoH_v2: not supported: CUDA arrays are not forwarded yet */
-int cuMemcpyAtoH_v2()
+/* cuMemcpyAtoH_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoH_v2");
 }
 
-/* cuMemcpyAtoA_v2: not supported: CUDA arrays are not forwarded yet */
-int cuMemcpyAtoA_v2()
+/* cuMemcpyAtoA_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoA_v2");
 }
 
-/* cuMemcpy3D_v2: not supported: 3D copies with host pointers are not forwarded yet */
-int cuMemcpy3D_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3D_v2");
-}
-
-/* cuMemcpy3DPeer: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) */
-int cuMemcpy3DPeer()
+/* cuMemcpy3DPeer: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DPeer");
 }
 
-/* cuMemcpyDtoDAsync_v2: forwarded (async) */
-int cuMemcpyDtoDAsync_v2(uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCount, void * hStream)
+/* cuMemcpyDtoDAsync_v2: forward (async) (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuMemcpyDtoDAsync_v2(&crc, dstDevice, srcDevice, ByteCount, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyDtoDAsync_v2);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)srcDevice);
     rgpu_put_u(&c, (uint64_t)ByteCount);
@@ -765,48 +679,42 @@ int cuMemcpyDtoDAsync_v2(uint64_t dstDevice, uint64_t srcDevice, uint64_t ByteCo
     return rgpu_async(&c);
 }
 
-/* cuMemcpyHtoAAsync_v2: not supported: CUDA arrays are not forwarded yet */
-int cuMemcpyHtoAAsync_v2()
+/* cuMemcpyHtoAAsync_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyHtoAAsync_v2");
 }
 
-/* cuMemcpyAtoHAsync_v2: not supported: CUDA arrays are not forwarded yet */
-int cuMemcpyAtoHAsync_v2()
+/* cuMemcpyAtoHAsync_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoHAsync_v2");
 }
 
-/* cuMemcpy3DAsync_v2: not supported: 3D copies with host pointers are not forwarded yet */
-int cuMemcpy3DAsync_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DAsync_v2");
-}
-
-/* cuMemcpy3DPeerAsync: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) */
-int cuMemcpy3DPeerAsync()
+/* cuMemcpy3DPeerAsync: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DPeerAsync");
 }
 
-/* cuMemcpyBatchAsync_v2: not supported: batched copies are not forwarded yet */
-int cuMemcpyBatchAsync_v2()
+/* cuMemcpyBatchAsync_v2: not supported: batched copies are not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyBatchAsync_v2");
 }
 
-/* cuMemcpy3DBatchAsync_v2: not supported: 3D copies with host pointers are not forwarded yet */
-int cuMemcpy3DBatchAsync_v2()
+/* cuMemcpy3DBatchAsync_v2: not supported: 3D copies with host pointers are not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DBatchAsync_v2");
 }
 
-/* cuMemsetD8_v2: forwarded */
-int cuMemsetD8_v2(uint64_t dstDevice, uint8_t uc, uint64_t N)
+/* cuMemsetD8_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD8_v2, "cuMemsetD8_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD8_v2, "cuMemsetD8_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD8_v2);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)uc);
     rgpu_put_u(&c, (uint64_t)N);
@@ -815,12 +723,12 @@ int cuMemsetD8_v2(uint64_t dstDevice, uint8_t uc, uint64_t N)
     return rc;
 }
 
-/* cuMemsetD16_v2: forwarded */
-int cuMemsetD16_v2(uint64_t dstDevice, uint16_t us, uint64_t N)
+/* cuMemsetD16_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD16_v2, "cuMemsetD16_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD16_v2, "cuMemsetD16_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD16_v2);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)us);
     rgpu_put_u(&c, (uint64_t)N);
@@ -829,12 +737,12 @@ int cuMemsetD16_v2(uint64_t dstDevice, uint16_t us, uint64_t N)
     return rc;
 }
 
-/* cuMemsetD32_v2: forwarded */
-int cuMemsetD32_v2(uint64_t dstDevice, uint32_t ui, uint64_t N)
+/* cuMemsetD32_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD32_v2, "cuMemsetD32_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD32_v2, "cuMemsetD32_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD32_v2);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)ui);
     rgpu_put_u(&c, (uint64_t)N);
@@ -843,12 +751,12 @@ int cuMemsetD32_v2(uint64_t dstDevice, uint32_t ui, uint64_t N)
     return rc;
 }
 
-/* cuMemsetD2D8_v2: forwarded */
-int cuMemsetD2D8_v2(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t Width, uint64_t Height)
+/* cuMemsetD2D8_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD2D8_v2, "cuMemsetD2D8_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD2D8_v2, "cuMemsetD2D8_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD2D8_v2);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
     rgpu_put_u(&c, (uint64_t)uc);
@@ -859,12 +767,12 @@ int cuMemsetD2D8_v2(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t 
     return rc;
 }
 
-/* cuMemsetD2D16_v2: forwarded */
-int cuMemsetD2D16_v2(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_t Width, uint64_t Height)
+/* cuMemsetD2D16_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD2D16_v2, "cuMemsetD2D16_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD2D16_v2, "cuMemsetD2D16_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD2D16_v2);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
     rgpu_put_u(&c, (uint64_t)us);
@@ -875,12 +783,12 @@ int cuMemsetD2D16_v2(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_
     return rc;
 }
 
-/* cuMemsetD2D32_v2: forwarded */
-int cuMemsetD2D32_v2(uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_t Width, uint64_t Height)
+/* cuMemsetD2D32_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD2D32_v2, "cuMemsetD2D32_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD2D32_v2, "cuMemsetD2D32_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD2D32_v2);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
     rgpu_put_u(&c, (uint64_t)ui);
@@ -891,12 +799,12 @@ int cuMemsetD2D32_v2(uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_
     return rc;
 }
 
-/* cuMemsetD8Async: forwarded (async) */
-int cuMemsetD8Async(uint64_t dstDevice, uint8_t uc, uint64_t N, void * hStream)
+/* cuMemsetD8Async: forward (async) (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuMemsetD8Async(&crc, dstDevice, uc, N, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD8Async, "cuMemsetD8Async", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD8Async, "cuMemsetD8Async", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD8Async);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)uc);
     rgpu_put_u(&c, (uint64_t)N);
@@ -904,12 +812,12 @@ int cuMemsetD8Async(uint64_t dstDevice, uint8_t uc, uint64_t N, void * hStream)
     return rgpu_async(&c);
 }
 
-/* cuMemsetD16Async: forwarded (async) */
-int cuMemsetD16Async(uint64_t dstDevice, uint16_t us, uint64_t N, void * hStream)
+/* cuMemsetD16Async: forward (async) (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuMemsetD16Async(&crc, dstDevice, us, N, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD16Async, "cuMemsetD16Async", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD16Async, "cuMemsetD16Async", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD16Async);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)us);
     rgpu_put_u(&c, (uint64_t)N);
@@ -917,12 +825,12 @@ int cuMemsetD16Async(uint64_t dstDevice, uint16_t us, uint64_t N, void * hStream
     return rgpu_async(&c);
 }
 
-/* cuMemsetD32Async: forwarded (async) */
-int cuMemsetD32Async(uint64_t dstDevice, uint32_t ui, uint64_t N, void * hStream)
+/* cuMemsetD32Async: forward (async) (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuMemsetD32Async(&crc, dstDevice, ui, N, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD32Async, "cuMemsetD32Async", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD32Async, "cuMemsetD32Async", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD32Async);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)ui);
     rgpu_put_u(&c, (uint64_t)N);
@@ -930,12 +838,12 @@ int cuMemsetD32Async(uint64_t dstDevice, uint32_t ui, uint64_t N, void * hStream
     return rgpu_async(&c);
 }
 
-/* cuMemsetD2D8Async: forwarded (async) */
-int cuMemsetD2D8Async(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_t Width, uint64_t Height, void * hStream)
+/* cuMemsetD2D8Async: forward (async) (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuMemsetD2D8Async(&crc, dstDevice, dstPitch, uc, Width, Height, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD2D8Async, "cuMemsetD2D8Async", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD2D8Async, "cuMemsetD2D8Async", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD2D8Async);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
     rgpu_put_u(&c, (uint64_t)uc);
@@ -945,12 +853,12 @@ int cuMemsetD2D8Async(uint64_t dstDevice, uint64_t dstPitch, uint8_t uc, uint64_
     return rgpu_async(&c);
 }
 
-/* cuMemsetD2D16Async: forwarded (async) */
-int cuMemsetD2D16Async(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint64_t Width, uint64_t Height, void * hStream)
+/* cuMemsetD2D16Async: forward (async) (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuMemsetD2D16Async(&crc, dstDevice, dstPitch, us, Width, Height, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD2D16Async, "cuMemsetD2D16Async", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD2D16Async, "cuMemsetD2D16Async", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD2D16Async);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
     rgpu_put_u(&c, (uint64_t)us);
@@ -960,12 +868,12 @@ int cuMemsetD2D16Async(uint64_t dstDevice, uint64_t dstPitch, uint16_t us, uint6
     return rgpu_async(&c);
 }
 
-/* cuMemsetD2D32Async: forwarded (async) */
-int cuMemsetD2D32Async(uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint64_t Width, uint64_t Height, void * hStream)
+/* cuMemsetD2D32Async: forward (async) (protocol/contract/calls/memory.toml) */
+CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuMemsetD2D32Async(&crc, dstDevice, dstPitch, ui, Width, Height, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemsetD2D32Async, "cuMemsetD2D32Async", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemsetD2D32Async, "cuMemsetD2D32Async", RGPU_DRIVER, RGPU_FLAGS_cuMemsetD2D32Async);
     rgpu_put_u(&c, (uint64_t)dstDevice);
     rgpu_put_u(&c, (uint64_t)dstPitch);
     rgpu_put_u(&c, (uint64_t)ui);
@@ -975,228 +883,119 @@ int cuMemsetD2D32Async(uint64_t dstDevice, uint64_t dstPitch, uint32_t ui, uint6
     return rgpu_async(&c);
 }
 
-/* cuArrayCreate_v2: forwarded */
-int cuArrayCreate_v2(void * * pHandle, void * pAllocateArray)
+/* cuArrayCreate_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
-    rgpu_call c;
-    if (pHandle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuArrayCreate_v2, "cuArrayCreate_v2", RGPU_DRIVER);
-    rgpu_put_h(&c, pAllocateArray);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pHandle = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuArrayCreate_v2");
 }
 
-/* cuArrayGetDescriptor_v2: forwarded */
-int cuArrayGetDescriptor_v2(void * pArrayDescriptor, void * hArray)
+/* cuArrayGetDescriptor_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuArrayGetDescriptor_v2, "cuArrayGetDescriptor_v2", RGPU_DRIVER);
-    rgpu_put_h(&c, pArrayDescriptor);
-    rgpu_put_h(&c, hArray);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuArrayGetDescriptor_v2");
 }
 
-/* cuArrayGetSparseProperties: forwarded */
-int cuArrayGetSparseProperties(void * sparseProperties, void * array)
+/* cuArrayGetSparseProperties: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuArrayGetSparseProperties, "cuArrayGetSparseProperties", RGPU_DRIVER);
-    rgpu_put_h(&c, sparseProperties);
-    rgpu_put_h(&c, array);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuArrayGetSparseProperties");
 }
 
-/* cuMipmappedArrayGetSparseProperties: forwarded */
-int cuMipmappedArrayGetSparseProperties(void * sparseProperties, void * mipmap)
+/* cuMipmappedArrayGetSparseProperties: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMipmappedArrayGetSparseProperties, "cuMipmappedArrayGetSparseProperties", RGPU_DRIVER);
-    rgpu_put_h(&c, sparseProperties);
-    rgpu_put_h(&c, mipmap);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayGetSparseProperties");
 }
 
-/* cuArrayGetMemoryRequirements: forwarded */
-int cuArrayGetMemoryRequirements(void * memoryRequirements, void * array, int32_t device)
+/* cuArrayGetMemoryRequirements: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuArrayGetMemoryRequirements, "cuArrayGetMemoryRequirements", RGPU_DRIVER);
-    rgpu_put_h(&c, memoryRequirements);
-    rgpu_put_h(&c, array);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuArrayGetMemoryRequirements");
 }
 
-/* cuMipmappedArrayGetMemoryRequirements: forwarded */
-int cuMipmappedArrayGetMemoryRequirements(void * memoryRequirements, void * mipmap, int32_t device)
+/* cuMipmappedArrayGetMemoryRequirements: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMipmappedArrayGetMemoryRequirements, "cuMipmappedArrayGetMemoryRequirements", RGPU_DRIVER);
-    rgpu_put_h(&c, memoryRequirements);
-    rgpu_put_h(&c, mipmap);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayGetMemoryRequirements");
 }
 
-/* cuArrayGetPlane: forwarded */
-int cuArrayGetPlane(void * * pPlaneArray, void * hArray, uint32_t planeIdx)
+/* cuArrayGetPlane: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
-    rgpu_call c;
-    if (pPlaneArray == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuArrayGetPlane, "cuArrayGetPlane", RGPU_DRIVER);
-    rgpu_put_h(&c, hArray);
-    rgpu_put_u(&c, (uint64_t)planeIdx);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pPlaneArray = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuArrayGetPlane");
 }
 
-/* cuArrayDestroy: forwarded */
-int cuArrayDestroy(void * hArray)
+/* cuArrayDestroy: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuArrayDestroy(CUarray hArray)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuArrayDestroy, "cuArrayDestroy", RGPU_DRIVER);
-    rgpu_put_h(&c, hArray);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuArrayDestroy");
 }
 
-/* cuArray3DCreate_v2: forwarded */
-int cuArray3DCreate_v2(void * * pHandle, void * pAllocateArray)
+/* cuArray3DCreate_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
-    rgpu_call c;
-    if (pHandle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuArray3DCreate_v2, "cuArray3DCreate_v2", RGPU_DRIVER);
-    rgpu_put_h(&c, pAllocateArray);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pHandle = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuArray3DCreate_v2");
 }
 
-/* cuArray3DGetDescriptor_v2: forwarded */
-int cuArray3DGetDescriptor_v2(void * pArrayDescriptor, void * hArray)
+/* cuArray3DGetDescriptor_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuArray3DGetDescriptor_v2, "cuArray3DGetDescriptor_v2", RGPU_DRIVER);
-    rgpu_put_h(&c, pArrayDescriptor);
-    rgpu_put_h(&c, hArray);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuArray3DGetDescriptor_v2");
 }
 
-/* cuMipmappedArrayCreate: forwarded */
-int cuMipmappedArrayCreate(void * * pHandle, void * pMipmappedArrayDesc, uint32_t numMipmapLevels)
+/* cuMipmappedArrayCreate: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
-    rgpu_call c;
-    if (pHandle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMipmappedArrayCreate, "cuMipmappedArrayCreate", RGPU_DRIVER);
-    rgpu_put_h(&c, pMipmappedArrayDesc);
-    rgpu_put_u(&c, (uint64_t)numMipmapLevels);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pHandle = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayCreate");
 }
 
-/* cuMipmappedArrayGetLevel: forwarded */
-int cuMipmappedArrayGetLevel(void * * pLevelArray, void * hMipmappedArray, uint32_t level)
+/* cuMipmappedArrayGetLevel: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
 {
-    rgpu_call c;
-    if (pLevelArray == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMipmappedArrayGetLevel, "cuMipmappedArrayGetLevel", RGPU_DRIVER);
-    rgpu_put_h(&c, hMipmappedArray);
-    rgpu_put_u(&c, (uint64_t)level);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pLevelArray = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayGetLevel");
 }
 
-/* cuMipmappedArrayDestroy: forwarded */
-int cuMipmappedArrayDestroy(void * hMipmappedArray)
+/* cuMipmappedArrayDestroy: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMipmappedArrayDestroy, "cuMipmappedArrayDestroy", RGPU_DRIVER);
-    rgpu_put_h(&c, hMipmappedArray);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayDestroy");
 }
 
-/* cuMemGetHandleForAddressRange: not supported: shareable handles are OS handles of the server */
-int cuMemGetHandleForAddressRange()
+/* cuMemGetHandleForAddressRange: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
+CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemGetHandleForAddressRange");
 }
 
-/* cuMemBatchDecompressAsync: forwarded */
-int cuMemBatchDecompressAsync(void * paramsArray, uint64_t count, uint32_t flags, uint64_t * errorIndex, void * stream)
+/* cuMemBatchDecompressAsync: not supported: the decompression engine reads its parameter array asynchronously: not forwarded yet (protocol/contract/calls/vmm.toml) */
+CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
-    rgpu_call c;
-    if (errorIndex == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemBatchDecompressAsync, "cuMemBatchDecompressAsync", RGPU_DRIVER);
-    rgpu_put_h(&c, paramsArray);
-    rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_u(&c, (uint64_t)flags);
-    rgpu_put_h(&c, stream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *errorIndex = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemBatchDecompressAsync");
 }
 
-/* cuMemAddressReserve: forwarded */
-int cuMemAddressReserve(uint64_t * ptr, uint64_t size, uint64_t alignment, uint64_t addr, uint64_t flags)
+/* cuMemAddressReserve: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
 {
     rgpu_call c;
     if (ptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemAddressReserve, "cuMemAddressReserve", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemAddressReserve, "cuMemAddressReserve", RGPU_DRIVER, RGPU_FLAGS_cuMemAddressReserve);
     rgpu_put_u(&c, (uint64_t)size);
     rgpu_put_u(&c, (uint64_t)alignment);
     rgpu_put_u(&c, (uint64_t)addr);
     rgpu_put_u(&c, (uint64_t)flags);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *ptr = (uint64_t)rgpu_out_u(&c);
+        *ptr = (__typeof__(*ptr))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemAddressFree: forwarded */
-int cuMemAddressFree(uint64_t ptr, uint64_t size)
+/* cuMemAddressFree: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemAddressFree, "cuMemAddressFree", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemAddressFree, "cuMemAddressFree", RGPU_DRIVER, RGPU_FLAGS_cuMemAddressFree);
     rgpu_put_u(&c, (uint64_t)ptr);
     rgpu_put_u(&c, (uint64_t)size);
     int rc = rgpu_sync(&c);
@@ -1204,39 +1003,28 @@ int cuMemAddressFree(uint64_t ptr, uint64_t size)
     return rc;
 }
 
-/* cuMemCreate: forwarded */
-int cuMemCreate(uint64_t * handle, uint64_t size, void * prop, uint64_t flags)
+/* cuMemCreate: not supported: allocates device memory outside the session's memory quota: not forwarded yet (protocol/contract/calls/vmm.toml) */
+CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
-    rgpu_call c;
-    if (handle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemCreate, "cuMemCreate", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)size);
-    rgpu_put_h(&c, prop);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *handle = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemCreate");
 }
 
-/* cuMemRelease: forwarded */
-int cuMemRelease(uint64_t handle)
+/* cuMemRelease: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemRelease, "cuMemRelease", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemRelease, "cuMemRelease", RGPU_DRIVER, RGPU_FLAGS_cuMemRelease);
     rgpu_put_u(&c, (uint64_t)handle);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemMap: forwarded */
-int cuMemMap(uint64_t ptr, uint64_t size, uint64_t offset, uint64_t handle, uint64_t flags)
+/* cuMemMap: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemMap, "cuMemMap", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemMap, "cuMemMap", RGPU_DRIVER, RGPU_FLAGS_cuMemMap);
     rgpu_put_u(&c, (uint64_t)ptr);
     rgpu_put_u(&c, (uint64_t)size);
     rgpu_put_u(&c, (uint64_t)offset);
@@ -1247,25 +1035,17 @@ int cuMemMap(uint64_t ptr, uint64_t size, uint64_t offset, uint64_t handle, uint
     return rc;
 }
 
-/* cuMemMapArrayAsync: forwarded */
-int cuMemMapArrayAsync(void * mapInfoList, uint32_t count, void * hStream)
+/* cuMemMapArrayAsync: not supported: maps CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
-    rgpu_call c;
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemMapArrayAsync, "cuMemMapArrayAsync", RGPU_DRIVER);
-    rgpu_put_h(&c, mapInfoList);
-    rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemMapArrayAsync");
 }
 
-/* cuMemUnmap: forwarded */
-int cuMemUnmap(uint64_t ptr, uint64_t size)
+/* cuMemUnmap: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemUnmap, "cuMemUnmap", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemUnmap, "cuMemUnmap", RGPU_DRIVER, RGPU_FLAGS_cuMemUnmap);
     rgpu_put_u(&c, (uint64_t)ptr);
     rgpu_put_u(&c, (uint64_t)size);
     int rc = rgpu_sync(&c);
@@ -1273,115 +1053,119 @@ int cuMemUnmap(uint64_t ptr, uint64_t size)
     return rc;
 }
 
-/* cuMemSetAccess: forwarded */
-int cuMemSetAccess(uint64_t ptr, uint64_t size, void * desc, uint64_t count)
+/* cuMemSetAccess: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemSetAccess, "cuMemSetAccess", RGPU_DRIVER);
+    if (desc == NULL && (count) != 0) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemSetAccess, "cuMemSetAccess", RGPU_DRIVER, RGPU_FLAGS_cuMemSetAccess);
     rgpu_put_u(&c, (uint64_t)ptr);
     rgpu_put_u(&c, (uint64_t)size);
-    rgpu_put_h(&c, desc);
+    rgpu_put_b(&c, desc, (size_t)(count) * sizeof *desc);
     rgpu_put_u(&c, (uint64_t)count);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemGetAccess: forwarded */
-int cuMemGetAccess(uint64_t * flags, void * location, uint64_t ptr)
+/* cuMemGetAccess: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
     rgpu_call c;
     if (flags == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemGetAccess, "cuMemGetAccess", RGPU_DRIVER);
-    rgpu_put_h(&c, location);
+    rgpu_begin(&c, RGPU_ID_cuMemGetAccess, "cuMemGetAccess", RGPU_DRIVER, RGPU_FLAGS_cuMemGetAccess);
+    rgpu_put_b(&c, location, sizeof *location);
     rgpu_put_u(&c, (uint64_t)ptr);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *flags = (uint64_t)rgpu_out_u(&c);
+        *flags = (__typeof__(*flags))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemExportToShareableHandle: not supported: shareable handles are OS handles of the server */
-int cuMemExportToShareableHandle()
+/* cuMemExportToShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
+CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemExportToShareableHandle");
 }
 
-/* cuMemImportFromShareableHandle: not supported: shareable handles are OS handles of the server */
-int cuMemImportFromShareableHandle()
+/* cuMemImportFromShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemImportFromShareableHandle");
 }
 
-/* cuMemGetAllocationGranularity: forwarded */
-int cuMemGetAllocationGranularity(uint64_t * granularity, void * prop, int option)
+/* cuMemGetAllocationGranularity: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
 {
     rgpu_call c;
     if (granularity == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity", RGPU_DRIVER);
-    rgpu_put_h(&c, prop);
+    rgpu_begin(&c, RGPU_ID_cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity", RGPU_DRIVER, RGPU_FLAGS_cuMemGetAllocationGranularity);
+    rgpu_put_b(&c, prop, sizeof *prop);
     rgpu_put_i(&c, (int64_t)option);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *granularity = (uint64_t)rgpu_out_u(&c);
+        *granularity = (__typeof__(*granularity))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemGetAllocationPropertiesFromHandle: forwarded */
-int cuMemGetAllocationPropertiesFromHandle(void * prop, uint64_t handle)
+/* cuMemGetAllocationPropertiesFromHandle: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemGetAllocationPropertiesFromHandle, "cuMemGetAllocationPropertiesFromHandle", RGPU_DRIVER);
-    rgpu_put_h(&c, prop);
+    if (prop == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemGetAllocationPropertiesFromHandle, "cuMemGetAllocationPropertiesFromHandle", RGPU_DRIVER, RGPU_FLAGS_cuMemGetAllocationPropertiesFromHandle);
     rgpu_put_u(&c, (uint64_t)handle);
     int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, prop, sizeof *prop);
+    }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemRetainAllocationHandle: not supported: VMM is not forwarded yet */
-int cuMemRetainAllocationHandle()
+/* cuMemRetainAllocationHandle: not supported: VMM is not forwarded yet (protocol/contract/calls/vmm.toml) */
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemRetainAllocationHandle");
 }
 
-/* cuMemFreeAsync: forwarded (async) */
-int cuMemFreeAsync(uint64_t dptr, void * hStream)
+/* cuMemFreeAsync: forward (async) (protocol/contract/calls/memory.toml) */
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuMemFreeAsync(&crc, dptr, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemFreeAsync, "cuMemFreeAsync", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemFreeAsync, "cuMemFreeAsync", RGPU_DRIVER, RGPU_FLAGS_cuMemFreeAsync);
     rgpu_put_u(&c, (uint64_t)dptr);
     rgpu_put_h(&c, hStream);
     return rgpu_async(&c);
 }
 
-/* cuMemAllocAsync: forwarded */
-int cuMemAllocAsync(uint64_t * dptr, uint64_t bytesize, void * hStream)
+/* cuMemAllocAsync: forward (protocol/contract/calls/memory.toml) */
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
     rgpu_call c;
     if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     { int crc; if (rgpu_capture_cuMemAllocAsync(&crc, dptr, bytesize, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemAllocAsync, "cuMemAllocAsync", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemAllocAsync, "cuMemAllocAsync", RGPU_DRIVER, RGPU_FLAGS_cuMemAllocAsync);
     rgpu_put_u(&c, (uint64_t)bytesize);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *dptr = (uint64_t)rgpu_out_u(&c);
+        *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemPoolTrimTo: forwarded */
-int cuMemPoolTrimTo(void * pool, uint64_t minBytesToKeep)
+/* cuMemPoolTrimTo: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemPoolTrimTo, "cuMemPoolTrimTo", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemPoolTrimTo, "cuMemPoolTrimTo", RGPU_DRIVER, RGPU_FLAGS_cuMemPoolTrimTo);
     rgpu_put_h(&c, pool);
     rgpu_put_u(&c, (uint64_t)minBytesToKeep);
     int rc = rgpu_sync(&c);
@@ -1389,111 +1173,112 @@ int cuMemPoolTrimTo(void * pool, uint64_t minBytesToKeep)
     return rc;
 }
 
-/* cuMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet */
-int cuMemPoolSetAttribute()
+/* cuMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolSetAttribute");
 }
 
-/* cuMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet */
-int cuMemPoolGetAttribute()
+/* cuMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolGetAttribute");
 }
 
-/* cuMemPoolSetAccess: forwarded */
-int cuMemPoolSetAccess(void * pool, void * map, uint64_t count)
+/* cuMemPoolSetAccess: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemPoolSetAccess, "cuMemPoolSetAccess", RGPU_DRIVER);
+    if (map == NULL && (count) != 0) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemPoolSetAccess, "cuMemPoolSetAccess", RGPU_DRIVER, RGPU_FLAGS_cuMemPoolSetAccess);
     rgpu_put_h(&c, pool);
-    rgpu_put_h(&c, map);
+    rgpu_put_b(&c, map, (size_t)(count) * sizeof *map);
     rgpu_put_u(&c, (uint64_t)count);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemPoolGetAccess: forwarded */
-int cuMemPoolGetAccess(int * flags, void * memPool, void * location)
+/* cuMemPoolGetAccess: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
 {
     rgpu_call c;
     if (flags == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemPoolGetAccess, "cuMemPoolGetAccess", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemPoolGetAccess, "cuMemPoolGetAccess", RGPU_DRIVER, RGPU_FLAGS_cuMemPoolGetAccess);
     rgpu_put_h(&c, memPool);
-    rgpu_put_h(&c, location);
+    rgpu_put_b(&c, location, sizeof *location);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *flags = (int)rgpu_out_i(&c);
+        *flags = (__typeof__(*flags))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemPoolCreate: forwarded */
-int cuMemPoolCreate(void * * pool, void * poolProps)
+/* cuMemPoolCreate: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
     rgpu_call c;
     if (pool == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemPoolCreate, "cuMemPoolCreate", RGPU_DRIVER);
-    rgpu_put_h(&c, poolProps);
+    rgpu_begin(&c, RGPU_ID_cuMemPoolCreate, "cuMemPoolCreate", RGPU_DRIVER, RGPU_FLAGS_cuMemPoolCreate);
+    rgpu_put_b(&c, poolProps, sizeof *poolProps);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pool = rgpu_out_h(&c);
+        *pool = (__typeof__(*pool))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemPoolDestroy: forwarded */
-int cuMemPoolDestroy(void * pool)
+/* cuMemPoolDestroy: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemPoolDestroy, "cuMemPoolDestroy", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemPoolDestroy, "cuMemPoolDestroy", RGPU_DRIVER, RGPU_FLAGS_cuMemPoolDestroy);
     rgpu_put_h(&c, pool);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemGetDefaultMemPool: forwarded */
-int cuMemGetDefaultMemPool(void * * pool_out, void * location, int type)
+/* cuMemGetDefaultMemPool: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
     rgpu_call c;
     if (pool_out == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemGetDefaultMemPool, "cuMemGetDefaultMemPool", RGPU_DRIVER);
-    rgpu_put_h(&c, location);
+    rgpu_begin(&c, RGPU_ID_cuMemGetDefaultMemPool, "cuMemGetDefaultMemPool", RGPU_DRIVER, RGPU_FLAGS_cuMemGetDefaultMemPool);
+    rgpu_put_b(&c, location, sizeof *location);
     rgpu_put_i(&c, (int64_t)type);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pool_out = rgpu_out_h(&c);
+        *pool_out = (__typeof__(*pool_out))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemGetMemPool: forwarded */
-int cuMemGetMemPool(void * * pool, void * location, int type)
+/* cuMemGetMemPool: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
     rgpu_call c;
     if (pool == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemGetMemPool, "cuMemGetMemPool", RGPU_DRIVER);
-    rgpu_put_h(&c, location);
+    rgpu_begin(&c, RGPU_ID_cuMemGetMemPool, "cuMemGetMemPool", RGPU_DRIVER, RGPU_FLAGS_cuMemGetMemPool);
+    rgpu_put_b(&c, location, sizeof *location);
     rgpu_put_i(&c, (int64_t)type);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pool = rgpu_out_h(&c);
+        *pool = (__typeof__(*pool))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemSetMemPool: forwarded */
-int cuMemSetMemPool(void * location, int type, void * pool)
+/* cuMemSetMemPool: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemSetMemPool, "cuMemSetMemPool", RGPU_DRIVER);
-    rgpu_put_h(&c, location);
+    rgpu_begin(&c, RGPU_ID_cuMemSetMemPool, "cuMemSetMemPool", RGPU_DRIVER, RGPU_FLAGS_cuMemSetMemPool);
+    rgpu_put_b(&c, location, sizeof *location);
     rgpu_put_i(&c, (int64_t)type);
     rgpu_put_h(&c, pool);
     int rc = rgpu_sync(&c);
@@ -1501,84 +1286,47 @@ int cuMemSetMemPool(void * location, int type, void * pool)
     return rc;
 }
 
-/* cuMemAllocFromPoolAsync: forwarded */
-int cuMemAllocFromPoolAsync(uint64_t * dptr, uint64_t bytesize, void * pool, void * hStream)
+/* cuMemAllocFromPoolAsync: not supported: allocates device memory outside the session's memory quota: not forwarded yet (protocol/contract/calls/vmm.toml) */
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    rgpu_call c;
-    if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)bytesize);
-    rgpu_put_h(&c, pool);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dptr = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemAllocFromPoolAsync");
 }
 
-/* cuMemPoolExportToShareableHandle: not supported: shareable handles are OS handles of the server */
-int cuMemPoolExportToShareableHandle()
+/* cuMemPoolExportToShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolExportToShareableHandle");
 }
 
-/* cuMemPoolImportFromShareableHandle: not supported: shareable handles are OS handles of the server */
-int cuMemPoolImportFromShareableHandle()
+/* cuMemPoolImportFromShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolImportFromShareableHandle");
 }
 
-/* cuMemPoolExportPointer: forwarded */
-int cuMemPoolExportPointer(void * shareData_out, uint64_t ptr)
+/* cuMemPoolExportPointer: not supported: pool IPC is not forwarded (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMemPoolExportPointer, "cuMemPoolExportPointer", RGPU_DRIVER);
-    rgpu_put_h(&c, shareData_out);
-    rgpu_put_u(&c, (uint64_t)ptr);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolExportPointer");
 }
 
-/* cuMemPoolImportPointer: forwarded */
-int cuMemPoolImportPointer(uint64_t * ptr_out, void * pool, void * shareData)
+/* cuMemPoolImportPointer: not supported: pool IPC is not forwarded (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
 {
-    rgpu_call c;
-    if (ptr_out == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemPoolImportPointer, "cuMemPoolImportPointer", RGPU_DRIVER);
-    rgpu_put_h(&c, pool);
-    rgpu_put_h(&c, shareData);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *ptr_out = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolImportPointer");
 }
 
-/* cuMulticastCreate: forwarded */
-int cuMulticastCreate(uint64_t * mcHandle, void * prop)
+/* cuMulticastCreate: not supported: allocates device memory outside the session's memory quota: not forwarded yet (protocol/contract/calls/vmm.toml) */
+CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
 {
-    rgpu_call c;
-    if (mcHandle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMulticastCreate, "cuMulticastCreate", RGPU_DRIVER);
-    rgpu_put_h(&c, prop);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *mcHandle = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMulticastCreate");
 }
 
-/* cuMulticastAddDevice: forwarded */
-int cuMulticastAddDevice(uint64_t mcHandle, int32_t dev)
+/* cuMulticastAddDevice: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastAddDevice, "cuMulticastAddDevice", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMulticastAddDevice, "cuMulticastAddDevice", RGPU_DRIVER, RGPU_FLAGS_cuMulticastAddDevice);
     rgpu_put_u(&c, (uint64_t)mcHandle);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
@@ -1586,11 +1334,11 @@ int cuMulticastAddDevice(uint64_t mcHandle, int32_t dev)
     return rc;
 }
 
-/* cuMulticastBindMem: forwarded */
-int cuMulticastBindMem(uint64_t mcHandle, uint64_t mcOffset, uint64_t memHandle, uint64_t memOffset, uint64_t size, uint64_t flags)
+/* cuMulticastBindMem: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastBindMem, "cuMulticastBindMem", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMulticastBindMem, "cuMulticastBindMem", RGPU_DRIVER, RGPU_FLAGS_cuMulticastBindMem);
     rgpu_put_u(&c, (uint64_t)mcHandle);
     rgpu_put_u(&c, (uint64_t)mcOffset);
     rgpu_put_u(&c, (uint64_t)memHandle);
@@ -1602,11 +1350,11 @@ int cuMulticastBindMem(uint64_t mcHandle, uint64_t mcOffset, uint64_t memHandle,
     return rc;
 }
 
-/* cuMulticastBindAddr: forwarded */
-int cuMulticastBindAddr(uint64_t mcHandle, uint64_t mcOffset, uint64_t memptr, uint64_t size, uint64_t flags)
+/* cuMulticastBindAddr: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastBindAddr, "cuMulticastBindAddr", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMulticastBindAddr, "cuMulticastBindAddr", RGPU_DRIVER, RGPU_FLAGS_cuMulticastBindAddr);
     rgpu_put_u(&c, (uint64_t)mcHandle);
     rgpu_put_u(&c, (uint64_t)mcOffset);
     rgpu_put_u(&c, (uint64_t)memptr);
@@ -1617,11 +1365,11 @@ int cuMulticastBindAddr(uint64_t mcHandle, uint64_t mcOffset, uint64_t memptr, u
     return rc;
 }
 
-/* cuMulticastUnbind: forwarded */
-int cuMulticastUnbind(uint64_t mcHandle, int32_t dev, uint64_t mcOffset, uint64_t size)
+/* cuMulticastUnbind: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastUnbind, "cuMulticastUnbind", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMulticastUnbind, "cuMulticastUnbind", RGPU_DRIVER, RGPU_FLAGS_cuMulticastUnbind);
     rgpu_put_u(&c, (uint64_t)mcHandle);
     rgpu_put_d(&c, dev);
     rgpu_put_u(&c, (uint64_t)mcOffset);
@@ -1631,263 +1379,198 @@ int cuMulticastUnbind(uint64_t mcHandle, int32_t dev, uint64_t mcOffset, uint64_
     return rc;
 }
 
-/* cuMulticastGetGranularity: forwarded */
-int cuMulticastGetGranularity(uint64_t * granularity, void * prop, int option)
+/* cuMulticastGetGranularity: forward (protocol/contract/calls/vmm.toml) */
+CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
     rgpu_call c;
     if (granularity == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMulticastGetGranularity, "cuMulticastGetGranularity", RGPU_DRIVER);
-    rgpu_put_h(&c, prop);
+    rgpu_begin(&c, RGPU_ID_cuMulticastGetGranularity, "cuMulticastGetGranularity", RGPU_DRIVER, RGPU_FLAGS_cuMulticastGetGranularity);
+    rgpu_put_b(&c, prop, sizeof *prop);
     rgpu_put_i(&c, (int64_t)option);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *granularity = (uint64_t)rgpu_out_u(&c);
+        *granularity = (__typeof__(*granularity))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuMemPrefetchBatchAsync: forwarded */
-int cuMemPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64_t count, void * prefetchLocs, uint64_t * prefetchLocIdxs, uint64_t numPrefetchLocs, uint64_t flags, void * hStream)
+/* cuMemPrefetchBatchAsync: not supported: batched managed-memory operations are not mapped onto rgpu's managed memory yet (protocol/contract/calls/managed.toml) */
+CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    rgpu_call c;
-    if (dptrs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (sizes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (prefetchLocIdxs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemPrefetchBatchAsync, "cuMemPrefetchBatchAsync", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_h(&c, prefetchLocs);
-    rgpu_put_u(&c, (uint64_t)numPrefetchLocs);
-    rgpu_put_u(&c, (uint64_t)flags);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dptrs = (uint64_t)rgpu_out_u(&c);
-        *sizes = (uint64_t)rgpu_out_u(&c);
-        *prefetchLocIdxs = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemPrefetchBatchAsync");
 }
 
-/* cuMemDiscardBatchAsync: forwarded */
-int cuMemDiscardBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64_t count, uint64_t flags, void * hStream)
+/* cuMemDiscardBatchAsync: not supported: batched managed-memory operations are not mapped onto rgpu's managed memory yet (protocol/contract/calls/managed.toml) */
+CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
-    rgpu_call c;
-    if (dptrs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (sizes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemDiscardBatchAsync, "cuMemDiscardBatchAsync", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_u(&c, (uint64_t)flags);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dptrs = (uint64_t)rgpu_out_u(&c);
-        *sizes = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemDiscardBatchAsync");
 }
 
-/* cuMemDiscardAndPrefetchBatchAsync: forwarded */
-int cuMemDiscardAndPrefetchBatchAsync(uint64_t * dptrs, uint64_t * sizes, uint64_t count, void * prefetchLocs, uint64_t * prefetchLocIdxs, uint64_t numPrefetchLocs, uint64_t flags, void * hStream)
+/* cuMemDiscardAndPrefetchBatchAsync: not supported: batched managed-memory operations are not mapped onto rgpu's managed memory yet (protocol/contract/calls/managed.toml) */
+CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    rgpu_call c;
-    if (dptrs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (sizes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (prefetchLocIdxs == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemDiscardAndPrefetchBatchAsync, "cuMemDiscardAndPrefetchBatchAsync", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_h(&c, prefetchLocs);
-    rgpu_put_u(&c, (uint64_t)numPrefetchLocs);
-    rgpu_put_u(&c, (uint64_t)flags);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dptrs = (uint64_t)rgpu_out_u(&c);
-        *sizes = (uint64_t)rgpu_out_u(&c);
-        *prefetchLocIdxs = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemDiscardAndPrefetchBatchAsync");
 }
 
-/* cuMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet */
-int cuMemRangeGetAttribute()
+/* cuMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */
+CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemRangeGetAttribute");
 }
 
-/* cuMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet */
-int cuMemRangeGetAttributes()
+/* cuMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */
+CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemRangeGetAttributes");
 }
 
-/* cuPointerSetAttribute: not supported: setting pointer attributes is not forwarded yet */
-int cuPointerSetAttribute()
+/* cuPointerSetAttribute: not supported: setting pointer attributes is not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuPointerSetAttribute");
 }
 
-/* cuStreamCreate: forwarded */
-int cuStreamCreate(void * * phStream, uint32_t Flags)
+/* cuStreamCreate: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
     rgpu_call c;
     if (phStream == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamCreate, "cuStreamCreate", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamCreate, "cuStreamCreate", RGPU_DRIVER, RGPU_FLAGS_cuStreamCreate);
     rgpu_put_u(&c, (uint64_t)Flags);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *phStream = rgpu_out_h(&c);
+        *phStream = (__typeof__(*phStream))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuStreamCreateWithPriority: forwarded */
-int cuStreamCreateWithPriority(void * * phStream, uint32_t flags, int32_t priority)
+/* cuStreamCreateWithPriority: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
     rgpu_call c;
     if (phStream == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamCreateWithPriority, "cuStreamCreateWithPriority", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamCreateWithPriority, "cuStreamCreateWithPriority", RGPU_DRIVER, RGPU_FLAGS_cuStreamCreateWithPriority);
     rgpu_put_u(&c, (uint64_t)flags);
     rgpu_put_i(&c, (int64_t)priority);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *phStream = rgpu_out_h(&c);
+        *phStream = (__typeof__(*phStream))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuStreamGetPriority: forwarded */
-int cuStreamGetPriority(void * hStream, int32_t * priority)
+/* cuStreamGetPriority: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamGetPriority(CUstream hStream, int *priority)
 {
     rgpu_call c;
     if (priority == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamGetPriority, "cuStreamGetPriority", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamGetPriority, "cuStreamGetPriority", RGPU_DRIVER, RGPU_FLAGS_cuStreamGetPriority);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *priority = (int32_t)rgpu_out_i(&c);
+        *priority = (__typeof__(*priority))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuStreamGetDevice: forwarded */
-int cuStreamGetDevice(void * hStream, int32_t * device)
-{
-    rgpu_call c;
-    if (device == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamGetDevice, "cuStreamGetDevice", RGPU_DRIVER);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *device = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuStreamGetFlags: forwarded */
-int cuStreamGetFlags(void * hStream, uint32_t * flags)
+/* cuStreamGetFlags: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
     rgpu_call c;
     if (flags == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamGetFlags, "cuStreamGetFlags", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamGetFlags, "cuStreamGetFlags", RGPU_DRIVER, RGPU_FLAGS_cuStreamGetFlags);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *flags = (uint32_t)rgpu_out_u(&c);
+        *flags = (__typeof__(*flags))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuStreamGetId: forwarded */
-int cuStreamGetId(void * hStream, uint64_t * streamId)
+/* cuStreamGetId: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
     rgpu_call c;
     if (streamId == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamGetId, "cuStreamGetId", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamGetId, "cuStreamGetId", RGPU_DRIVER, RGPU_FLAGS_cuStreamGetId);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *streamId = (uint64_t)rgpu_out_u(&c);
+        *streamId = (__typeof__(*streamId))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuStreamGetCtx: not supported: contexts live in the client: not forwarded yet */
-int cuStreamGetCtx()
+/* cuStreamGetCtx: not supported: contexts live in the client: not forwarded yet (protocol/contract/calls/stream.toml) */
+CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCtx");
 }
 
-/* cuStreamGetCtx_v2: not supported: contexts live in the client: not forwarded yet */
-int cuStreamGetCtx_v2()
+/* cuStreamGetCtx_v2: not supported: contexts live in the client: not forwarded yet (protocol/contract/calls/stream.toml) */
+CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCtx_v2");
 }
 
-/* cuStreamWaitEvent: forwarded (async) */
-int cuStreamWaitEvent(void * hStream, void * hEvent, uint32_t Flags)
+/* cuStreamWaitEvent: forward (async) (protocol/contract/calls/stream.toml) */
+CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuStreamWaitEvent(&crc, hStream, hEvent, Flags)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuStreamWaitEvent, "cuStreamWaitEvent", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamWaitEvent, "cuStreamWaitEvent", RGPU_DRIVER, RGPU_FLAGS_cuStreamWaitEvent);
     rgpu_put_h(&c, hStream);
     rgpu_put_h(&c, hEvent);
     rgpu_put_u(&c, (uint64_t)Flags);
     return rgpu_async(&c);
 }
 
-/* cuStreamQuery: forwarded */
-int cuStreamQuery(void * hStream)
+/* cuStreamQuery: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamQuery(CUstream hStream)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuStreamQuery, "cuStreamQuery", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamQuery, "cuStreamQuery", RGPU_DRIVER, RGPU_FLAGS_cuStreamQuery);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuStreamSynchronize: forwarded */
-int cuStreamSynchronize(void * hStream)
+/* cuStreamSynchronize: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamSynchronize(CUstream hStream)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuStreamSynchronize, "cuStreamSynchronize", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamSynchronize, "cuStreamSynchronize", RGPU_DRIVER, RGPU_FLAGS_cuStreamSynchronize);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuStreamDestroy_v2: forwarded */
-int cuStreamDestroy_v2(void * hStream)
+/* cuStreamDestroy_v2: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamDestroy_v2(CUstream hStream)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuStreamDestroy_v2, "cuStreamDestroy_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamDestroy_v2, "cuStreamDestroy_v2", RGPU_DRIVER, RGPU_FLAGS_cuStreamDestroy_v2);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuStreamCopyAttributes: forwarded */
-int cuStreamCopyAttributes(void * dst, void * src)
+/* cuStreamCopyAttributes: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuStreamCopyAttributes, "cuStreamCopyAttributes", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamCopyAttributes, "cuStreamCopyAttributes", RGPU_DRIVER, RGPU_FLAGS_cuStreamCopyAttributes);
     rgpu_put_h(&c, dst);
     rgpu_put_h(&c, src);
     int rc = rgpu_sync(&c);
@@ -1895,175 +1578,178 @@ int cuStreamCopyAttributes(void * dst, void * src)
     return rc;
 }
 
-/* cuStreamGetAttribute: forwarded */
-int cuStreamGetAttribute(void * hStream, int attr, void * value_out)
+/* cuStreamGetAttribute: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuStreamGetAttribute, "cuStreamGetAttribute", RGPU_DRIVER);
+    if (value_out == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamGetAttribute, "cuStreamGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuStreamGetAttribute);
     rgpu_put_h(&c, hStream);
     rgpu_put_i(&c, (int64_t)attr);
-    rgpu_put_h(&c, value_out);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuStreamSetAttribute: forwarded */
-int cuStreamSetAttribute(void * hStream, int attr, void * value)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuStreamSetAttribute, "cuStreamSetAttribute", RGPU_DRIVER);
-    rgpu_put_h(&c, hStream);
-    rgpu_put_i(&c, (int64_t)attr);
-    rgpu_put_h(&c, value);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuEventCreate: forwarded */
-int cuEventCreate(void * * phEvent, uint32_t Flags)
-{
-    rgpu_call c;
-    if (phEvent == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuEventCreate, "cuEventCreate", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)Flags);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *phEvent = rgpu_out_h(&c);
+        rgpu_out_b(&c, value_out, sizeof *value_out);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuEventRecord: forwarded (async) */
-int cuEventRecord(void * hEvent, void * hStream)
+/* cuStreamSetAttribute: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cuStreamSetAttribute, "cuStreamSetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuStreamSetAttribute);
+    rgpu_put_h(&c, hStream);
+    rgpu_put_i(&c, (int64_t)attr);
+    rgpu_put_b(&c, value, sizeof *value);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
+}
+
+/* cuEventCreate: forward (protocol/contract/calls/stream.toml) */
+CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    rgpu_call c;
+    if (phEvent == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuEventCreate, "cuEventCreate", RGPU_DRIVER, RGPU_FLAGS_cuEventCreate);
+    rgpu_put_u(&c, (uint64_t)Flags);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *phEvent = (__typeof__(*phEvent))rgpu_out_h(&c);
+    }
+    rgpu_end(&c);
+    return rc;
+}
+
+/* cuEventRecord: forward (async) (protocol/contract/calls/stream.toml) */
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuEventRecord(&crc, hEvent, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuEventRecord, "cuEventRecord", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuEventRecord, "cuEventRecord", RGPU_DRIVER, RGPU_FLAGS_cuEventRecord);
     rgpu_put_h(&c, hEvent);
     rgpu_put_h(&c, hStream);
     return rgpu_async(&c);
 }
 
-/* cuEventRecordWithFlags: forwarded (async) */
-int cuEventRecordWithFlags(void * hEvent, void * hStream, uint32_t flags)
+/* cuEventRecordWithFlags: forward (async) (protocol/contract/calls/stream.toml) */
+CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuEventRecordWithFlags(&crc, hEvent, hStream, flags)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuEventRecordWithFlags, "cuEventRecordWithFlags", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuEventRecordWithFlags, "cuEventRecordWithFlags", RGPU_DRIVER, RGPU_FLAGS_cuEventRecordWithFlags);
     rgpu_put_h(&c, hEvent);
     rgpu_put_h(&c, hStream);
     rgpu_put_u(&c, (uint64_t)flags);
     return rgpu_async(&c);
 }
 
-/* cuEventQuery: forwarded */
-int cuEventQuery(void * hEvent)
+/* cuEventQuery: forward (protocol/contract/calls/stream.toml) */
+CUresult cuEventQuery(CUevent hEvent)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuEventQuery(&crc, hEvent)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuEventQuery, "cuEventQuery", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuEventQuery, "cuEventQuery", RGPU_DRIVER, RGPU_FLAGS_cuEventQuery);
     rgpu_put_h(&c, hEvent);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuEventSynchronize: forwarded */
-int cuEventSynchronize(void * hEvent)
+/* cuEventSynchronize: forward (protocol/contract/calls/stream.toml) */
+CUresult cuEventSynchronize(CUevent hEvent)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cuEventSynchronize(&crc, hEvent)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuEventSynchronize, "cuEventSynchronize", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuEventSynchronize, "cuEventSynchronize", RGPU_DRIVER, RGPU_FLAGS_cuEventSynchronize);
     rgpu_put_h(&c, hEvent);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuEventDestroy_v2: forwarded */
-int cuEventDestroy_v2(void * hEvent)
+/* cuEventDestroy_v2: forward (protocol/contract/calls/stream.toml) */
+CUresult cuEventDestroy_v2(CUevent hEvent)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuEventDestroy_v2, "cuEventDestroy_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuEventDestroy_v2, "cuEventDestroy_v2", RGPU_DRIVER, RGPU_FLAGS_cuEventDestroy_v2);
     rgpu_put_h(&c, hEvent);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuEventElapsedTime_v2: forwarded */
-int cuEventElapsedTime_v2(float * pMilliseconds, void * hStart, void * hEnd)
+/* cuEventElapsedTime_v2: forward (protocol/contract/calls/stream.toml) */
+CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
     rgpu_call c;
     if (pMilliseconds == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuEventElapsedTime_v2, "cuEventElapsedTime_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuEventElapsedTime_v2, "cuEventElapsedTime_v2", RGPU_DRIVER, RGPU_FLAGS_cuEventElapsedTime_v2);
     rgpu_put_h(&c, hStart);
     rgpu_put_h(&c, hEnd);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pMilliseconds = (float)rgpu_out_f(&c);
+        *pMilliseconds = (__typeof__(*pMilliseconds))rgpu_out_f(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuImportExternalMemory: not supported: external memory and semaphores are not forwarded */
-int cuImportExternalMemory()
+/* cuImportExternalMemory: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuImportExternalMemory");
 }
 
-/* cuExternalMemoryGetMappedBuffer: not supported: external memory and semaphores are not forwarded */
-int cuExternalMemoryGetMappedBuffer()
+/* cuExternalMemoryGetMappedBuffer: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuExternalMemoryGetMappedBuffer");
 }
 
-/* cuExternalMemoryGetMappedMipmappedArray: not supported: external memory and semaphores are not forwarded */
-int cuExternalMemoryGetMappedMipmappedArray()
+/* cuExternalMemoryGetMappedMipmappedArray: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuExternalMemoryGetMappedMipmappedArray");
 }
 
-/* cuDestroyExternalMemory: not supported: external memory and semaphores are not forwarded */
-int cuDestroyExternalMemory()
+/* cuDestroyExternalMemory: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+CUresult cuDestroyExternalMemory(CUexternalMemory extMem)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuDestroyExternalMemory");
 }
 
-/* cuImportExternalSemaphore: not supported: external memory and semaphores are not forwarded */
-int cuImportExternalSemaphore()
+/* cuImportExternalSemaphore: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuImportExternalSemaphore");
 }
 
-/* cuSignalExternalSemaphoresAsync: not supported: external memory and semaphores are not forwarded */
-int cuSignalExternalSemaphoresAsync()
+/* cuSignalExternalSemaphoresAsync: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuSignalExternalSemaphoresAsync");
 }
 
-/* cuWaitExternalSemaphoresAsync: not supported: external memory and semaphores are not forwarded */
-int cuWaitExternalSemaphoresAsync()
+/* cuWaitExternalSemaphoresAsync: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuWaitExternalSemaphoresAsync");
 }
 
-/* cuDestroyExternalSemaphore: not supported: external memory and semaphores are not forwarded */
-int cuDestroyExternalSemaphore()
+/* cuDestroyExternalSemaphore: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuDestroyExternalSemaphore");
 }
 
-/* cuStreamWaitValue32_v2: forwarded */
-int cuStreamWaitValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32_t flags)
+/* cuStreamWaitValue32_v2: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuStreamWaitValue32_v2, "cuStreamWaitValue32_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamWaitValue32_v2, "cuStreamWaitValue32_v2", RGPU_DRIVER, RGPU_FLAGS_cuStreamWaitValue32_v2);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
     rgpu_put_u(&c, (uint64_t)value);
@@ -2073,12 +1759,12 @@ int cuStreamWaitValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32_
     return rc;
 }
 
-/* cuStreamWaitValue64_v2: forwarded */
-int cuStreamWaitValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32_t flags)
+/* cuStreamWaitValue64_v2: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuStreamWaitValue64_v2, "cuStreamWaitValue64_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamWaitValue64_v2, "cuStreamWaitValue64_v2", RGPU_DRIVER, RGPU_FLAGS_cuStreamWaitValue64_v2);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
     rgpu_put_u(&c, (uint64_t)value);
@@ -2088,12 +1774,12 @@ int cuStreamWaitValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32_
     return rc;
 }
 
-/* cuStreamWriteValue32_v2: forwarded */
-int cuStreamWriteValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32_t flags)
+/* cuStreamWriteValue32_v2: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuStreamWriteValue32_v2, "cuStreamWriteValue32_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamWriteValue32_v2, "cuStreamWriteValue32_v2", RGPU_DRIVER, RGPU_FLAGS_cuStreamWriteValue32_v2);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
     rgpu_put_u(&c, (uint64_t)value);
@@ -2103,12 +1789,12 @@ int cuStreamWriteValue32_v2(void * stream, uint64_t addr, uint32_t value, uint32
     return rc;
 }
 
-/* cuStreamWriteValue64_v2: forwarded */
-int cuStreamWriteValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32_t flags)
+/* cuStreamWriteValue64_v2: forward (protocol/contract/calls/stream.toml) */
+CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuStreamWriteValue64_v2, "cuStreamWriteValue64_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamWriteValue64_v2, "cuStreamWriteValue64_v2", RGPU_DRIVER, RGPU_FLAGS_cuStreamWriteValue64_v2);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)addr);
     rgpu_put_u(&c, (uint64_t)value);
@@ -2118,42 +1804,43 @@ int cuStreamWriteValue64_v2(void * stream, uint64_t addr, uint64_t value, uint32
     return rc;
 }
 
-/* cuStreamBatchMemOp_v2: forwarded */
-int cuStreamBatchMemOp_v2(void * stream, uint32_t count, void * paramArray, uint32_t flags)
+/* cuStreamBatchMemOp_v2: forward (protocol/contract/calls/memory.toml) */
+CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
     rgpu_call c;
+    if (paramArray == NULL && (count) != 0) return rgpu_invalid_value(RGPU_DRIVER);
     { int crc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuStreamBatchMemOp_v2, "cuStreamBatchMemOp_v2", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuStreamBatchMemOp_v2, "cuStreamBatchMemOp_v2", RGPU_DRIVER, RGPU_FLAGS_cuStreamBatchMemOp_v2);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)count);
-    rgpu_put_h(&c, paramArray);
+    rgpu_put_b(&c, paramArray, (size_t)(count) * sizeof *paramArray);
     rgpu_put_u(&c, (uint64_t)flags);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuFuncGetAttribute: forwarded */
-int cuFuncGetAttribute(int32_t * pi, int attrib, void * hfunc)
+/* cuFuncGetAttribute: forward (protocol/contract/calls/module.toml) */
+CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
     rgpu_call c;
     if (pi == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuFuncGetAttribute, "cuFuncGetAttribute", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuFuncGetAttribute, "cuFuncGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuFuncGetAttribute);
     rgpu_put_i(&c, (int64_t)attrib);
     rgpu_put_h(&c, hfunc);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pi = (int32_t)rgpu_out_i(&c);
+        *pi = (__typeof__(*pi))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuFuncSetAttribute: forwarded */
-int cuFuncSetAttribute(void * hfunc, int attrib, int32_t value)
+/* cuFuncSetAttribute: forward (protocol/contract/calls/module.toml) */
+CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuFuncSetAttribute, "cuFuncSetAttribute", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuFuncSetAttribute, "cuFuncSetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuFuncSetAttribute);
     rgpu_put_h(&c, hfunc);
     rgpu_put_i(&c, (int64_t)attrib);
     rgpu_put_i(&c, (int64_t)value);
@@ -2162,11 +1849,11 @@ int cuFuncSetAttribute(void * hfunc, int attrib, int32_t value)
     return rc;
 }
 
-/* cuFuncSetCacheConfig: forwarded */
-int cuFuncSetCacheConfig(void * hfunc, int config)
+/* cuFuncSetCacheConfig: forward (protocol/contract/calls/module.toml) */
+CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuFuncSetCacheConfig, "cuFuncSetCacheConfig", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuFuncSetCacheConfig, "cuFuncSetCacheConfig", RGPU_DRIVER, RGPU_FLAGS_cuFuncSetCacheConfig);
     rgpu_put_h(&c, hfunc);
     rgpu_put_i(&c, (int64_t)config);
     int rc = rgpu_sync(&c);
@@ -2174,177 +1861,136 @@ int cuFuncSetCacheConfig(void * hfunc, int config)
     return rc;
 }
 
-/* cuFuncGetModule: forwarded */
-int cuFuncGetModule(void * * hmod, void * hfunc)
+/* cuFuncGetModule: forward (protocol/contract/calls/module.toml) */
+CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
     rgpu_call c;
     if (hmod == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuFuncGetModule, "cuFuncGetModule", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuFuncGetModule, "cuFuncGetModule", RGPU_DRIVER, RGPU_FLAGS_cuFuncGetModule);
     rgpu_put_h(&c, hfunc);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *hmod = rgpu_out_h(&c);
+        *hmod = (__typeof__(*hmod))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuFuncGetParamInfo: forwarded */
-int cuFuncGetParamInfo(void * func, uint64_t paramIndex, uint64_t * paramOffset, uint64_t * paramSize)
+/* cuFuncGetParamInfo: forward (protocol/contract/calls/module.toml) */
+CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
     rgpu_call c;
     if (paramOffset == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     if (paramSize == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuFuncGetParamInfo, "cuFuncGetParamInfo", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuFuncGetParamInfo, "cuFuncGetParamInfo", RGPU_DRIVER, RGPU_FLAGS_cuFuncGetParamInfo);
     rgpu_put_h(&c, func);
     rgpu_put_u(&c, (uint64_t)paramIndex);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *paramOffset = (uint64_t)rgpu_out_u(&c);
-        *paramSize = (uint64_t)rgpu_out_u(&c);
+        *paramOffset = (__typeof__(*paramOffset))rgpu_out_u(&c);
+        *paramSize = (__typeof__(*paramSize))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuFuncIsLoaded: forwarded */
-int cuFuncIsLoaded(int * state, void * function)
+/* cuFuncIsLoaded: forward (protocol/contract/calls/module.toml) */
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 {
     rgpu_call c;
     if (state == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuFuncIsLoaded, "cuFuncIsLoaded", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuFuncIsLoaded, "cuFuncIsLoaded", RGPU_DRIVER, RGPU_FLAGS_cuFuncIsLoaded);
     rgpu_put_h(&c, function);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *state = (int)rgpu_out_i(&c);
+        *state = (__typeof__(*state))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuFuncLoad: forwarded */
-int cuFuncLoad(void * function)
+/* cuFuncLoad: forward (protocol/contract/calls/module.toml) */
+CUresult cuFuncLoad(CUfunction function)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuFuncLoad, "cuFuncLoad", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuFuncLoad, "cuFuncLoad", RGPU_DRIVER, RGPU_FLAGS_cuFuncLoad);
     rgpu_put_h(&c, function);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuLaunchCooperativeKernelMultiDevice: not supported: host-function launches are not forwarded yet */
-int cuLaunchCooperativeKernelMultiDevice()
+/* cuLaunchCooperativeKernelMultiDevice: not supported: host-function launches are not forwarded yet (protocol/contract/calls/module.toml) */
+CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchCooperativeKernelMultiDevice");
 }
 
-/* cuFuncSetBlockShape: forwarded */
-int cuFuncSetBlockShape(void * hfunc, int32_t x, int32_t y, int32_t z)
+/* cuFuncSetBlockShape: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuFuncSetBlockShape, "cuFuncSetBlockShape", RGPU_DRIVER);
-    rgpu_put_h(&c, hfunc);
-    rgpu_put_i(&c, (int64_t)x);
-    rgpu_put_i(&c, (int64_t)y);
-    rgpu_put_i(&c, (int64_t)z);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuFuncSetBlockShape");
 }
 
-/* cuFuncSetSharedSize: forwarded */
-int cuFuncSetSharedSize(void * hfunc, uint32_t bytes)
+/* cuFuncSetSharedSize: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuFuncSetSharedSize, "cuFuncSetSharedSize", RGPU_DRIVER);
-    rgpu_put_h(&c, hfunc);
-    rgpu_put_u(&c, (uint64_t)bytes);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuFuncSetSharedSize");
 }
 
-/* cuParamSetSize: forwarded */
-int cuParamSetSize(void * hfunc, uint32_t numbytes)
+/* cuParamSetSize: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuParamSetSize, "cuParamSetSize", RGPU_DRIVER);
-    rgpu_put_h(&c, hfunc);
-    rgpu_put_u(&c, (uint64_t)numbytes);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuParamSetSize");
 }
 
-/* cuParamSeti: forwarded */
-int cuParamSeti(void * hfunc, int32_t offset, uint32_t value)
+/* cuParamSeti: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuParamSeti, "cuParamSeti", RGPU_DRIVER);
-    rgpu_put_h(&c, hfunc);
-    rgpu_put_i(&c, (int64_t)offset);
-    rgpu_put_u(&c, (uint64_t)value);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuParamSeti");
 }
 
-/* cuParamSetf: forwarded */
-int cuParamSetf(void * hfunc, int32_t offset, float value)
+/* cuParamSetf: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+CUresult cuParamSetf(CUfunction hfunc, int offset, float value)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuParamSetf, "cuParamSetf", RGPU_DRIVER);
-    rgpu_put_h(&c, hfunc);
-    rgpu_put_i(&c, (int64_t)offset);
-    rgpu_put_f(&c, (double)value);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuParamSetf");
 }
 
-/* cuParamSetv: not supported: legacy launch API */
-int cuParamSetv()
+/* cuParamSetv: not supported: legacy launch API (protocol/contract/calls/module.toml) */
+CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuParamSetv");
 }
 
-/* cuLaunch: not supported: host-function launches are not forwarded yet */
-int cuLaunch()
+/* cuLaunch: not supported: host-function launches are not forwarded yet (protocol/contract/calls/module.toml) */
+CUresult cuLaunch(CUfunction f)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunch");
 }
 
-/* cuLaunchGrid: not supported: host-function launches are not forwarded yet */
-int cuLaunchGrid()
+/* cuLaunchGrid: not supported: host-function launches are not forwarded yet (protocol/contract/calls/module.toml) */
+CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchGrid");
 }
 
-/* cuLaunchGridAsync: not supported: host-function launches are not forwarded yet */
-int cuLaunchGridAsync()
+/* cuLaunchGridAsync: not supported: host-function launches are not forwarded yet (protocol/contract/calls/module.toml) */
+CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchGridAsync");
 }
 
-/* cuParamSetTexRef: forwarded */
-int cuParamSetTexRef(void * hfunc, int32_t texunit, void * hTexRef)
+/* cuParamSetTexRef: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/texture.toml) */
+CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuParamSetTexRef, "cuParamSetTexRef", RGPU_DRIVER);
-    rgpu_put_h(&c, hfunc);
-    rgpu_put_i(&c, (int64_t)texunit);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuParamSetTexRef");
 }
 
-/* cuFuncSetSharedMemConfig: forwarded */
-int cuFuncSetSharedMemConfig(void * hfunc, int config)
+/* cuFuncSetSharedMemConfig: forward (protocol/contract/calls/memory.toml) */
+CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuFuncSetSharedMemConfig, "cuFuncSetSharedMemConfig", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuFuncSetSharedMemConfig, "cuFuncSetSharedMemConfig", RGPU_DRIVER, RGPU_FLAGS_cuFuncSetSharedMemConfig);
     rgpu_put_h(&c, hfunc);
     rgpu_put_i(&c, (int64_t)config);
     int rc = rgpu_sync(&c);
@@ -2352,1158 +1998,714 @@ int cuFuncSetSharedMemConfig(void * hfunc, int config)
     return rc;
 }
 
-/* cuGraphAddMemcpyNode: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
-int cuGraphAddMemcpyNode()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddMemcpyNode");
-}
-
-/* cuGraphMemcpyNodeGetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
-int cuGraphMemcpyNodeGetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemcpyNodeGetParams");
-}
-
-/* cuGraphMemcpyNodeSetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
-int cuGraphMemcpyNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphMemcpyNodeSetParams");
-}
-
-/* cuGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded */
-int cuGraphAddExternalSemaphoresSignalNode()
+/* cuGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddExternalSemaphoresSignalNode");
 }
 
-/* cuGraphExternalSemaphoresSignalNodeGetParams: not supported: external semaphores are not forwarded */
-int cuGraphExternalSemaphoresSignalNodeGetParams()
+/* cuGraphExternalSemaphoresSignalNodeGetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresSignalNodeGetParams");
 }
 
-/* cuGraphExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
-int cuGraphExternalSemaphoresSignalNodeSetParams()
+/* cuGraphExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cuGraphAddExternalSemaphoresWaitNode: not supported: external semaphores are not forwarded */
-int cuGraphAddExternalSemaphoresWaitNode()
+/* cuGraphAddExternalSemaphoresWaitNode: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddExternalSemaphoresWaitNode");
 }
 
-/* cuGraphExternalSemaphoresWaitNodeGetParams: not supported: external semaphores are not forwarded */
-int cuGraphExternalSemaphoresWaitNodeGetParams()
+/* cuGraphExternalSemaphoresWaitNodeGetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresWaitNodeGetParams");
 }
 
-/* cuGraphExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
-int cuGraphExternalSemaphoresWaitNodeSetParams()
+/* cuGraphExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cuGraphAddBatchMemOpNode: not supported: batched memory operations are not forwarded */
-int cuGraphAddBatchMemOpNode()
+/* cuGraphAddBatchMemOpNode: not supported: batched memory operations are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddBatchMemOpNode");
 }
 
-/* cuGraphBatchMemOpNodeGetParams: not supported: batched memory operations are not forwarded */
-int cuGraphBatchMemOpNodeGetParams()
+/* cuGraphBatchMemOpNodeGetParams: not supported: batched memory operations are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphBatchMemOpNodeGetParams");
 }
 
-/* cuGraphBatchMemOpNodeSetParams: not supported: batched memory operations are not forwarded */
-int cuGraphBatchMemOpNodeSetParams()
+/* cuGraphBatchMemOpNodeSetParams: not supported: batched memory operations are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphBatchMemOpNodeSetParams");
 }
 
-/* cuGraphExecBatchMemOpNodeSetParams: not supported: batched memory operations are not forwarded */
-int cuGraphExecBatchMemOpNodeSetParams()
+/* cuGraphExecBatchMemOpNodeSetParams: not supported: batched memory operations are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecBatchMemOpNodeSetParams");
 }
 
-/* cuGraphExecMemcpyNodeSetParams: not supported: CUDA_MEMCPY3D copy nodes of the Driver API are not mapped yet (the Runtime's copy nodes are) */
-int cuGraphExecMemcpyNodeSetParams()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecMemcpyNodeSetParams");
-}
-
-/* cuGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
-int cuGraphExecExternalSemaphoresSignalNodeSetParams()
+/* cuGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cuGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
-int cuGraphExecExternalSemaphoresWaitNodeSetParams()
+/* cuGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cuGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet */
-int cuGraphKernelNodeCopyAttributes()
+/* cuGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
+CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeCopyAttributes");
 }
 
-/* cuGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet */
-int cuGraphKernelNodeGetAttribute()
+/* cuGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
+CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeGetAttribute");
 }
 
-/* cuGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet */
-int cuGraphKernelNodeSetAttribute()
+/* cuGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
+CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeSetAttribute");
 }
 
-/* cuUserObjectCreate: not supported: graph user objects are not implemented yet */
-int cuUserObjectCreate()
+/* cuUserObjectCreate: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectCreate");
 }
 
-/* cuUserObjectRetain: not supported: graph user objects are not implemented yet */
-int cuUserObjectRetain()
+/* cuUserObjectRetain: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectRetain");
 }
 
-/* cuUserObjectRelease: not supported: graph user objects are not implemented yet */
-int cuUserObjectRelease()
+/* cuUserObjectRelease: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectRelease");
 }
 
-/* cuGraphRetainUserObject: not supported: graph user objects are not implemented yet */
-int cuGraphRetainUserObject()
+/* cuGraphRetainUserObject: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphRetainUserObject");
 }
 
-/* cuGraphReleaseUserObject: not supported: graph user objects are not implemented yet */
-int cuGraphReleaseUserObject()
+/* cuGraphReleaseUserObject: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphReleaseUserObject");
 }
 
-/* cuGraphAddNode_v2: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet */
-int cuGraphAddNode_v2()
+/* cuGraphAddNode_v2: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddNode_v2");
 }
 
-/* cuGraphNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet */
-int cuGraphNodeSetParams()
+/* cuGraphNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeSetParams");
 }
 
-/* cuGraphExecNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet */
-int cuGraphExecNodeSetParams()
+/* cuGraphExecNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecNodeSetParams");
 }
 
-/* cuGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet */
-int cuGraphConditionalHandleCreate()
+/* cuGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet (protocol/contract/calls/graph.toml) */
+CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphConditionalHandleCreate");
 }
 
-/* cuOccupancyMaxActiveBlocksPerMultiprocessor: forwarded */
-int cuOccupancyMaxActiveBlocksPerMultiprocessor(int32_t * numBlocks, void * func, int32_t blockSize, uint64_t dynamicSMemSize)
+/* cuOccupancyMaxActiveBlocksPerMultiprocessor: forward (protocol/contract/calls/module.toml) */
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
 {
     rgpu_call c;
     if (numBlocks == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", RGPU_DRIVER, RGPU_FLAGS_cuOccupancyMaxActiveBlocksPerMultiprocessor);
     rgpu_put_h(&c, func);
     rgpu_put_i(&c, (int64_t)blockSize);
     rgpu_put_u(&c, (uint64_t)dynamicSMemSize);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *numBlocks = (int32_t)rgpu_out_i(&c);
+        *numBlocks = (__typeof__(*numBlocks))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: forwarded */
-int cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int32_t * numBlocks, void * func, int32_t blockSize, uint64_t dynamicSMemSize, uint32_t flags)
+/* cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: forward (protocol/contract/calls/module.toml) */
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
     rgpu_call c;
     if (numBlocks == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", RGPU_DRIVER, RGPU_FLAGS_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
     rgpu_put_h(&c, func);
     rgpu_put_i(&c, (int64_t)blockSize);
     rgpu_put_u(&c, (uint64_t)dynamicSMemSize);
     rgpu_put_u(&c, (uint64_t)flags);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *numBlocks = (int32_t)rgpu_out_i(&c);
+        *numBlocks = (__typeof__(*numBlocks))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuOccupancyMaxPotentialBlockSize: not supported: takes a host callback: not forwarded yet */
-int cuOccupancyMaxPotentialBlockSize()
+/* cuOccupancyMaxPotentialBlockSize: not supported: takes a host callback: not forwarded yet (protocol/contract/calls/module.toml) */
+CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxPotentialBlockSize");
 }
 
-/* cuOccupancyMaxPotentialBlockSizeWithFlags: not supported: takes a host callback: not forwarded yet */
-int cuOccupancyMaxPotentialBlockSizeWithFlags()
+/* cuOccupancyMaxPotentialBlockSizeWithFlags: not supported: takes a host callback: not forwarded yet (protocol/contract/calls/module.toml) */
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxPotentialBlockSizeWithFlags");
 }
 
-/* cuOccupancyAvailableDynamicSMemPerBlock: forwarded */
-int cuOccupancyAvailableDynamicSMemPerBlock(uint64_t * dynamicSmemSize, void * func, int32_t numBlocks, int32_t blockSize)
+/* cuOccupancyAvailableDynamicSMemPerBlock: forward (protocol/contract/calls/memory.toml) */
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {
     rgpu_call c;
     if (dynamicSmemSize == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuOccupancyAvailableDynamicSMemPerBlock, "cuOccupancyAvailableDynamicSMemPerBlock", RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuOccupancyAvailableDynamicSMemPerBlock, "cuOccupancyAvailableDynamicSMemPerBlock", RGPU_DRIVER, RGPU_FLAGS_cuOccupancyAvailableDynamicSMemPerBlock);
     rgpu_put_h(&c, func);
     rgpu_put_i(&c, (int64_t)numBlocks);
     rgpu_put_i(&c, (int64_t)blockSize);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *dynamicSmemSize = (uint64_t)rgpu_out_u(&c);
+        *dynamicSmemSize = (__typeof__(*dynamicSmemSize))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cuOccupancyMaxPotentialClusterSize: forwarded */
-int cuOccupancyMaxPotentialClusterSize(int32_t * clusterSize, void * func, void * config)
+/* cuOccupancyMaxPotentialClusterSize: not supported: CUlaunchConfig carries a host array of launch attributes: cluster occupancy is not forwarded yet (protocol/contract/calls/module.toml) */
+CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
-    rgpu_call c;
-    if (clusterSize == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuOccupancyMaxPotentialClusterSize, "cuOccupancyMaxPotentialClusterSize", RGPU_DRIVER);
-    rgpu_put_h(&c, func);
-    rgpu_put_h(&c, config);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *clusterSize = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxPotentialClusterSize");
 }
 
-/* cuOccupancyMaxActiveClusters: forwarded */
-int cuOccupancyMaxActiveClusters(int32_t * numClusters, void * func, void * config)
+/* cuOccupancyMaxActiveClusters: not supported: CUlaunchConfig carries a host array of launch attributes: cluster occupancy is not forwarded yet (protocol/contract/calls/module.toml) */
+CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
 {
-    rgpu_call c;
-    if (numClusters == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters", RGPU_DRIVER);
-    rgpu_put_h(&c, func);
-    rgpu_put_h(&c, config);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *numClusters = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxActiveClusters");
 }
 
-/* cuTexRefSetArray: forwarded */
-int cuTexRefSetArray(void * hTexRef, void * hArray, uint32_t Flags)
+/* cuTexRefSetArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetArray, "cuTexRefSetArray", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_h(&c, hArray);
-    rgpu_put_u(&c, (uint64_t)Flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetArray");
 }
 
-/* cuTexRefSetMipmappedArray: forwarded */
-int cuTexRefSetMipmappedArray(void * hTexRef, void * hMipmappedArray, uint32_t Flags)
+/* cuTexRefSetMipmappedArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetMipmappedArray, "cuTexRefSetMipmappedArray", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_h(&c, hMipmappedArray);
-    rgpu_put_u(&c, (uint64_t)Flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMipmappedArray");
 }
 
-/* cuTexRefSetAddress_v2: forwarded */
-int cuTexRefSetAddress_v2(uint64_t * ByteOffset, void * hTexRef, uint64_t dptr, uint64_t bytes)
+/* cuTexRefSetAddress_v2: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
-    rgpu_call c;
-    if (ByteOffset == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetAddress_v2, "cuTexRefSetAddress_v2", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_u(&c, (uint64_t)dptr);
-    rgpu_put_u(&c, (uint64_t)bytes);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *ByteOffset = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetAddress_v2");
 }
 
-/* cuTexRefSetAddress2D_v3: forwarded */
-int cuTexRefSetAddress2D_v3(void * hTexRef, void * desc, uint64_t dptr, uint64_t Pitch)
+/* cuTexRefSetAddress2D_v3: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetAddress2D_v3, "cuTexRefSetAddress2D_v3", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_h(&c, desc);
-    rgpu_put_u(&c, (uint64_t)dptr);
-    rgpu_put_u(&c, (uint64_t)Pitch);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetAddress2D_v3");
 }
 
-/* cuTexRefSetFormat: forwarded */
-int cuTexRefSetFormat(void * hTexRef, int fmt, int32_t NumPackedComponents)
+/* cuTexRefSetFormat: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetFormat, "cuTexRefSetFormat", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_i(&c, (int64_t)fmt);
-    rgpu_put_i(&c, (int64_t)NumPackedComponents);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetFormat");
 }
 
-/* cuTexRefSetAddressMode: forwarded */
-int cuTexRefSetAddressMode(void * hTexRef, int32_t dim, int am)
+/* cuTexRefSetAddressMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetAddressMode, "cuTexRefSetAddressMode", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_i(&c, (int64_t)dim);
-    rgpu_put_i(&c, (int64_t)am);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetAddressMode");
 }
 
-/* cuTexRefSetFilterMode: forwarded */
-int cuTexRefSetFilterMode(void * hTexRef, int fm)
+/* cuTexRefSetFilterMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetFilterMode, "cuTexRefSetFilterMode", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_i(&c, (int64_t)fm);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetFilterMode");
 }
 
-/* cuTexRefSetMipmapFilterMode: forwarded */
-int cuTexRefSetMipmapFilterMode(void * hTexRef, int fm)
+/* cuTexRefSetMipmapFilterMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetMipmapFilterMode, "cuTexRefSetMipmapFilterMode", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_i(&c, (int64_t)fm);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMipmapFilterMode");
 }
 
-/* cuTexRefSetMipmapLevelBias: forwarded */
-int cuTexRefSetMipmapLevelBias(void * hTexRef, float bias)
+/* cuTexRefSetMipmapLevelBias: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetMipmapLevelBias, "cuTexRefSetMipmapLevelBias", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_f(&c, (double)bias);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMipmapLevelBias");
 }
 
-/* cuTexRefSetMipmapLevelClamp: forwarded */
-int cuTexRefSetMipmapLevelClamp(void * hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
+/* cuTexRefSetMipmapLevelClamp: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetMipmapLevelClamp, "cuTexRefSetMipmapLevelClamp", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_f(&c, (double)minMipmapLevelClamp);
-    rgpu_put_f(&c, (double)maxMipmapLevelClamp);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMipmapLevelClamp");
 }
 
-/* cuTexRefSetMaxAnisotropy: forwarded */
-int cuTexRefSetMaxAnisotropy(void * hTexRef, uint32_t maxAniso)
+/* cuTexRefSetMaxAnisotropy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetMaxAnisotropy, "cuTexRefSetMaxAnisotropy", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_u(&c, (uint64_t)maxAniso);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMaxAnisotropy");
 }
 
-/* cuTexRefSetBorderColor: forwarded */
-int cuTexRefSetBorderColor(void * hTexRef, float * pBorderColor)
+/* cuTexRefSetBorderColor: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
-    rgpu_call c;
-    if (pBorderColor == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetBorderColor, "cuTexRefSetBorderColor", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pBorderColor = (float)rgpu_out_f(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetBorderColor");
 }
 
-/* cuTexRefSetFlags: forwarded */
-int cuTexRefSetFlags(void * hTexRef, uint32_t Flags)
+/* cuTexRefSetFlags: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefSetFlags, "cuTexRefSetFlags", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_u(&c, (uint64_t)Flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetFlags");
 }
 
-/* cuTexRefGetAddress_v2: forwarded */
-int cuTexRefGetAddress_v2(uint64_t * pdptr, void * hTexRef)
+/* cuTexRefGetAddress_v2: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (pdptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetAddress_v2, "cuTexRefGetAddress_v2", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pdptr = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetAddress_v2");
 }
 
-/* cuTexRefGetArray: forwarded */
-int cuTexRefGetArray(void * * phArray, void * hTexRef)
+/* cuTexRefGetArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (phArray == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetArray, "cuTexRefGetArray", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *phArray = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetArray");
 }
 
-/* cuTexRefGetMipmappedArray: forwarded */
-int cuTexRefGetMipmappedArray(void * * phMipmappedArray, void * hTexRef)
+/* cuTexRefGetMipmappedArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (phMipmappedArray == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetMipmappedArray, "cuTexRefGetMipmappedArray", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *phMipmappedArray = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMipmappedArray");
 }
 
-/* cuTexRefGetAddressMode: forwarded */
-int cuTexRefGetAddressMode(int * pam, void * hTexRef, int32_t dim)
+/* cuTexRefGetAddressMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
-    rgpu_call c;
-    if (pam == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetAddressMode, "cuTexRefGetAddressMode", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    rgpu_put_i(&c, (int64_t)dim);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pam = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetAddressMode");
 }
 
-/* cuTexRefGetFilterMode: forwarded */
-int cuTexRefGetFilterMode(int * pfm, void * hTexRef)
+/* cuTexRefGetFilterMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (pfm == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetFilterMode, "cuTexRefGetFilterMode", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pfm = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetFilterMode");
 }
 
-/* cuTexRefGetFormat: forwarded */
-int cuTexRefGetFormat(int * pFormat, int32_t * pNumChannels, void * hTexRef)
+/* cuTexRefGetFormat: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (pFormat == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (pNumChannels == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetFormat, "cuTexRefGetFormat", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pFormat = (int)rgpu_out_i(&c);
-        *pNumChannels = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetFormat");
 }
 
-/* cuTexRefGetMipmapFilterMode: forwarded */
-int cuTexRefGetMipmapFilterMode(int * pfm, void * hTexRef)
+/* cuTexRefGetMipmapFilterMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (pfm == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetMipmapFilterMode, "cuTexRefGetMipmapFilterMode", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pfm = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMipmapFilterMode");
 }
 
-/* cuTexRefGetMipmapLevelBias: forwarded */
-int cuTexRefGetMipmapLevelBias(float * pbias, void * hTexRef)
+/* cuTexRefGetMipmapLevelBias: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (pbias == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetMipmapLevelBias, "cuTexRefGetMipmapLevelBias", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pbias = (float)rgpu_out_f(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMipmapLevelBias");
 }
 
-/* cuTexRefGetMipmapLevelClamp: forwarded */
-int cuTexRefGetMipmapLevelClamp(float * pminMipmapLevelClamp, float * pmaxMipmapLevelClamp, void * hTexRef)
+/* cuTexRefGetMipmapLevelClamp: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (pminMipmapLevelClamp == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (pmaxMipmapLevelClamp == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetMipmapLevelClamp, "cuTexRefGetMipmapLevelClamp", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pminMipmapLevelClamp = (float)rgpu_out_f(&c);
-        *pmaxMipmapLevelClamp = (float)rgpu_out_f(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMipmapLevelClamp");
 }
 
-/* cuTexRefGetMaxAnisotropy: forwarded */
-int cuTexRefGetMaxAnisotropy(int32_t * pmaxAniso, void * hTexRef)
+/* cuTexRefGetMaxAnisotropy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (pmaxAniso == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetMaxAnisotropy, "cuTexRefGetMaxAnisotropy", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pmaxAniso = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMaxAnisotropy");
 }
 
-/* cuTexRefGetBorderColor: forwarded */
-int cuTexRefGetBorderColor(float * pBorderColor, void * hTexRef)
+/* cuTexRefGetBorderColor: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (pBorderColor == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetBorderColor, "cuTexRefGetBorderColor", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pBorderColor = (float)rgpu_out_f(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetBorderColor");
 }
 
-/* cuTexRefGetFlags: forwarded */
-int cuTexRefGetFlags(uint32_t * pFlags, void * hTexRef)
+/* cuTexRefGetFlags: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
-    rgpu_call c;
-    if (pFlags == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefGetFlags, "cuTexRefGetFlags", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pFlags = (uint32_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetFlags");
 }
 
-/* cuTexRefCreate: forwarded */
-int cuTexRefCreate(void * * pTexRef)
+/* cuTexRefCreate: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefCreate(CUtexref *pTexRef)
 {
-    rgpu_call c;
-    if (pTexRef == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexRefCreate, "cuTexRefCreate", RGPU_DRIVER);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pTexRef = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefCreate");
 }
 
-/* cuTexRefDestroy: forwarded */
-int cuTexRefDestroy(void * hTexRef)
+/* cuTexRefDestroy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexRefDestroy(CUtexref hTexRef)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexRefDestroy, "cuTexRefDestroy", RGPU_DRIVER);
-    rgpu_put_h(&c, hTexRef);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexRefDestroy");
 }
 
-/* cuSurfRefSetArray: forwarded */
-int cuSurfRefSetArray(void * hSurfRef, void * hArray, uint32_t Flags)
+/* cuSurfRefSetArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuSurfRefSetArray, "cuSurfRefSetArray", RGPU_DRIVER);
-    rgpu_put_h(&c, hSurfRef);
-    rgpu_put_h(&c, hArray);
-    rgpu_put_u(&c, (uint64_t)Flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuSurfRefSetArray");
 }
 
-/* cuSurfRefGetArray: forwarded */
-int cuSurfRefGetArray(void * * phArray, void * hSurfRef)
+/* cuSurfRefGetArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
-    rgpu_call c;
-    if (phArray == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuSurfRefGetArray, "cuSurfRefGetArray", RGPU_DRIVER);
-    rgpu_put_h(&c, hSurfRef);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *phArray = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuSurfRefGetArray");
 }
 
-/* cuTexObjectCreate: forwarded */
-int cuTexObjectCreate(uint64_t * pTexObject, void * pResDesc, void * pTexDesc, void * pResViewDesc)
+/* cuTexObjectCreate: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
-    rgpu_call c;
-    if (pTexObject == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuTexObjectCreate, "cuTexObjectCreate", RGPU_DRIVER);
-    rgpu_put_h(&c, pResDesc);
-    rgpu_put_h(&c, pTexDesc);
-    rgpu_put_h(&c, pResViewDesc);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pTexObject = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectCreate");
 }
 
-/* cuTexObjectDestroy: forwarded */
-int cuTexObjectDestroy(uint64_t texObject)
+/* cuTexObjectDestroy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexObjectDestroy(CUtexObject texObject)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexObjectDestroy, "cuTexObjectDestroy", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)texObject);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectDestroy");
 }
 
-/* cuTexObjectGetResourceDesc: forwarded */
-int cuTexObjectGetResourceDesc(void * pResDesc, uint64_t texObject)
+/* cuTexObjectGetResourceDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexObjectGetResourceDesc, "cuTexObjectGetResourceDesc", RGPU_DRIVER);
-    rgpu_put_h(&c, pResDesc);
-    rgpu_put_u(&c, (uint64_t)texObject);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectGetResourceDesc");
 }
 
-/* cuTexObjectGetTextureDesc: forwarded */
-int cuTexObjectGetTextureDesc(void * pTexDesc, uint64_t texObject)
+/* cuTexObjectGetTextureDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexObjectGetTextureDesc, "cuTexObjectGetTextureDesc", RGPU_DRIVER);
-    rgpu_put_h(&c, pTexDesc);
-    rgpu_put_u(&c, (uint64_t)texObject);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectGetTextureDesc");
 }
 
-/* cuTexObjectGetResourceViewDesc: forwarded */
-int cuTexObjectGetResourceViewDesc(void * pResViewDesc, uint64_t texObject)
+/* cuTexObjectGetResourceViewDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuTexObjectGetResourceViewDesc, "cuTexObjectGetResourceViewDesc", RGPU_DRIVER);
-    rgpu_put_h(&c, pResViewDesc);
-    rgpu_put_u(&c, (uint64_t)texObject);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectGetResourceViewDesc");
 }
 
-/* cuSurfObjectCreate: forwarded */
-int cuSurfObjectCreate(uint64_t * pSurfObject, void * pResDesc)
+/* cuSurfObjectCreate: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
 {
-    rgpu_call c;
-    if (pSurfObject == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuSurfObjectCreate, "cuSurfObjectCreate", RGPU_DRIVER);
-    rgpu_put_h(&c, pResDesc);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pSurfObject = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuSurfObjectCreate");
 }
 
-/* cuSurfObjectDestroy: forwarded */
-int cuSurfObjectDestroy(uint64_t surfObject)
+/* cuSurfObjectDestroy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuSurfObjectDestroy(CUsurfObject surfObject)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuSurfObjectDestroy, "cuSurfObjectDestroy", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)surfObject);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuSurfObjectDestroy");
 }
 
-/* cuSurfObjectGetResourceDesc: forwarded */
-int cuSurfObjectGetResourceDesc(void * pResDesc, uint64_t surfObject)
+/* cuSurfObjectGetResourceDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuSurfObjectGetResourceDesc, "cuSurfObjectGetResourceDesc", RGPU_DRIVER);
-    rgpu_put_h(&c, pResDesc);
-    rgpu_put_u(&c, (uint64_t)surfObject);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuSurfObjectGetResourceDesc");
 }
 
-/* cuTensorMapEncodeTiled: not supported: tensor maps are not forwarded yet */
-int cuTensorMapEncodeTiled()
+/* cuTensorMapEncodeTiled: not supported: tensor maps are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapEncodeTiled");
 }
 
-/* cuTensorMapEncodeIm2col: not supported: tensor maps are not forwarded yet */
-int cuTensorMapEncodeIm2col()
+/* cuTensorMapEncodeIm2col: not supported: tensor maps are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapEncodeIm2col");
 }
 
-/* cuTensorMapEncodeIm2colWide: not supported: tensor maps are not forwarded yet */
-int cuTensorMapEncodeIm2colWide()
+/* cuTensorMapEncodeIm2colWide: not supported: tensor maps are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapEncodeIm2colWide");
 }
 
-/* cuTensorMapReplaceAddress: not supported: tensor maps are not forwarded yet */
-int cuTensorMapReplaceAddress()
+/* cuTensorMapReplaceAddress: not supported: tensor maps are not forwarded yet (protocol/contract/calls/texture.toml) */
+CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapReplaceAddress");
 }
 
-/* cuDeviceGetP2PAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet */
-int cuDeviceGetP2PAtomicCapabilities()
+/* cuDeviceGetP2PAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet (protocol/contract/calls/memory.toml) */
+CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetP2PAtomicCapabilities");
 }
 
-/* cuGraphicsUnregisterResource: not supported: graphics interop needs a local display */
-int cuGraphicsUnregisterResource()
+/* cuGraphicsUnregisterResource: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsUnregisterResource");
 }
 
-/* cuGraphicsSubResourceGetMappedArray: not supported: graphics interop needs a local display */
-int cuGraphicsSubResourceGetMappedArray()
+/* cuGraphicsSubResourceGetMappedArray: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsSubResourceGetMappedArray");
 }
 
-/* cuGraphicsResourceGetMappedMipmappedArray: not supported: graphics interop needs a local display */
-int cuGraphicsResourceGetMappedMipmappedArray()
+/* cuGraphicsResourceGetMappedMipmappedArray: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsResourceGetMappedMipmappedArray");
 }
 
-/* cuGraphicsResourceGetMappedPointer_v2: not supported: graphics interop needs a local display */
-int cuGraphicsResourceGetMappedPointer_v2()
+/* cuGraphicsResourceGetMappedPointer_v2: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsResourceGetMappedPointer_v2");
 }
 
-/* cuGraphicsResourceSetMapFlags_v2: not supported: graphics interop needs a local display */
-int cuGraphicsResourceSetMapFlags_v2()
+/* cuGraphicsResourceSetMapFlags_v2: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsResourceSetMapFlags_v2");
 }
 
-/* cuGraphicsMapResources: not supported: graphics interop needs a local display */
-int cuGraphicsMapResources()
+/* cuGraphicsMapResources: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsMapResources");
 }
 
-/* cuGraphicsUnmapResources: not supported: graphics interop needs a local display */
-int cuGraphicsUnmapResources()
+/* cuGraphicsUnmapResources: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphicsUnmapResources");
 }
 
-/* cuCoredumpGetAttribute: not supported: coredump attributes are not forwarded */
-int cuCoredumpGetAttribute()
+/* cuCoredumpGetAttribute: not supported: coredump attributes are not forwarded (protocol/contract/calls/system.toml) */
+CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCoredumpGetAttribute");
 }
 
-/* cuCoredumpGetAttributeGlobal: not supported: coredump attributes are not forwarded */
-int cuCoredumpGetAttributeGlobal()
+/* cuCoredumpGetAttributeGlobal: not supported: coredump attributes are not forwarded (protocol/contract/calls/system.toml) */
+CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCoredumpGetAttributeGlobal");
 }
 
-/* cuCoredumpSetAttribute: not supported: coredump attributes are not forwarded */
-int cuCoredumpSetAttribute()
+/* cuCoredumpSetAttribute: not supported: coredump attributes are not forwarded (protocol/contract/calls/system.toml) */
+CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCoredumpSetAttribute");
 }
 
-/* cuCoredumpSetAttributeGlobal: not supported: coredump attributes are not forwarded */
-int cuCoredumpSetAttributeGlobal()
+/* cuCoredumpSetAttributeGlobal: not supported: coredump attributes are not forwarded (protocol/contract/calls/system.toml) */
+CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCoredumpSetAttributeGlobal");
 }
 
-/* cuGetExportTable: not supported: private driver tables have no remote equivalent */
-int cuGetExportTable()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGetExportTable");
-}
-
-/* cuGreenCtxCreate: not supported: green contexts are not forwarded yet */
-int cuGreenCtxCreate()
+/* cuGreenCtxCreate: not supported: green contexts are not forwarded yet (protocol/contract/calls/context.toml) */
+CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGreenCtxCreate");
 }
 
-/* cuGreenCtxDestroy: not supported: green contexts are not forwarded yet */
-int cuGreenCtxDestroy()
+/* cuGreenCtxDestroy: not supported: green contexts are not forwarded yet (protocol/contract/calls/context.toml) */
+CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGreenCtxDestroy");
 }
 
-/* cuCtxFromGreenCtx: not supported: green contexts are not forwarded yet */
-int cuCtxFromGreenCtx()
+/* cuCtxFromGreenCtx: not supported: green contexts are not forwarded yet (protocol/contract/calls/context.toml) */
+CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCtxFromGreenCtx");
 }
 
-/* cuDeviceGetDevResource: forwarded */
-int cuDeviceGetDevResource(int32_t device, void * resource, int type)
+/* cuDeviceGetDevResource: not supported: green contexts are not forwarded yet (protocol/contract/calls/context.toml) */
+CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetDevResource, "cuDeviceGetDevResource", RGPU_DRIVER);
-    rgpu_put_d(&c, device);
-    rgpu_put_h(&c, resource);
-    rgpu_put_i(&c, (int64_t)type);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetDevResource");
 }
 
-/* cuCtxGetDevResource: not supported: green contexts are not forwarded yet */
-int cuCtxGetDevResource()
+/* cuCtxGetDevResource: not supported: green contexts are not forwarded yet (protocol/contract/calls/context.toml) */
+CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuCtxGetDevResource");
 }
 
-/* cuGreenCtxGetDevResource: not supported: green contexts are not forwarded yet */
-int cuGreenCtxGetDevResource()
+/* cuGreenCtxGetDevResource: not supported: green contexts are not forwarded yet (protocol/contract/calls/context.toml) */
+CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGreenCtxGetDevResource");
 }
 
-/* cuDevSmResourceSplitByCount: forwarded */
-int cuDevSmResourceSplitByCount(void * result, uint32_t * nbGroups, void * input, void * remaining, uint32_t useFlags, uint32_t minCount)
+/* cuDevSmResourceSplitByCount: not supported: green contexts are not forwarded yet (protocol/contract/calls/context.toml) */
+CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
 {
-    rgpu_call c;
-    if (nbGroups == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDevSmResourceSplitByCount, "cuDevSmResourceSplitByCount", RGPU_DRIVER);
-    rgpu_put_h(&c, result);
-    rgpu_put_h(&c, input);
-    rgpu_put_h(&c, remaining);
-    rgpu_put_u(&c, (uint64_t)useFlags);
-    rgpu_put_u(&c, (uint64_t)minCount);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *nbGroups = (uint32_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuDevSmResourceSplitByCount");
 }
 
-/* cuDevResourceGenerateDesc: forwarded */
-int cuDevResourceGenerateDesc(void * * phDesc, void * resources, uint32_t nbResources)
+/* cuDevResourceGenerateDesc: not supported: green contexts are not forwarded yet (protocol/contract/calls/context.toml) */
+CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
-    rgpu_call c;
-    if (phDesc == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDevResourceGenerateDesc, "cuDevResourceGenerateDesc", RGPU_DRIVER);
-    rgpu_put_h(&c, resources);
-    rgpu_put_u(&c, (uint64_t)nbResources);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *phDesc = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuDevResourceGenerateDesc");
 }
 
-/* cuGreenCtxRecordEvent: not supported: green contexts are not forwarded yet */
-int cuGreenCtxRecordEvent()
+/* cuGreenCtxRecordEvent: not supported: green contexts are not forwarded yet (protocol/contract/calls/stream.toml) */
+CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGreenCtxRecordEvent");
 }
 
-/* cuGreenCtxWaitEvent: not supported: green contexts are not forwarded yet */
-int cuGreenCtxWaitEvent()
+/* cuGreenCtxWaitEvent: not supported: green contexts are not forwarded yet (protocol/contract/calls/stream.toml) */
+CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGreenCtxWaitEvent");
 }
 
-/* cuStreamGetGreenCtx: forwarded */
-int cuStreamGetGreenCtx(void * hStream, void * * phCtx)
+/* cuStreamGetGreenCtx: not supported: green contexts are not forwarded yet (protocol/contract/calls/stream.toml) */
+CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
-    rgpu_call c;
-    if (phCtx == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuStreamGetGreenCtx, "cuStreamGetGreenCtx", RGPU_DRIVER);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *phCtx = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetGreenCtx");
 }
 
-/* cuGreenCtxStreamCreate: not supported: green contexts are not forwarded yet */
-int cuGreenCtxStreamCreate()
+/* cuGreenCtxStreamCreate: not supported: green contexts are not forwarded yet (protocol/contract/calls/stream.toml) */
+CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGreenCtxStreamCreate");
 }
 
-/* cuGreenCtxGetId: not supported: green contexts are not forwarded yet */
-int cuGreenCtxGetId()
+/* cuGreenCtxGetId: not supported: green contexts are not forwarded yet (protocol/contract/calls/context.toml) */
+CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGreenCtxGetId");
 }
 
-/* cuLogsRegisterCallback: not supported: host callbacks are not forwarded yet */
-int cuLogsRegisterCallback()
+/* cuLogsRegisterCallback: not supported: host callbacks are not forwarded yet (protocol/contract/calls/system.toml) */
+CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLogsRegisterCallback");
 }
 
-/* cuLogsUnregisterCallback: forwarded */
-int cuLogsUnregisterCallback(void * callback)
+/* cuLogsUnregisterCallback: not supported: host callbacks are not forwarded yet (protocol/contract/calls/system.toml) */
+CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuLogsUnregisterCallback, "cuLogsUnregisterCallback", RGPU_DRIVER);
-    rgpu_put_h(&c, callback);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuLogsUnregisterCallback");
 }
 
-/* cuLogsCurrent: forwarded */
-int cuLogsCurrent(uint32_t * iterator_out, uint32_t flags)
+/* cuLogsCurrent: not supported: driver logs are the server's (protocol/contract/calls/system.toml) */
+CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 {
-    rgpu_call c;
-    if (iterator_out == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuLogsCurrent, "cuLogsCurrent", RGPU_DRIVER);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *iterator_out = (uint32_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuLogsCurrent");
 }
 
-/* cuLogsDumpToFile: forwarded */
-int cuLogsDumpToFile(uint32_t * iterator, const char * pathToFile, uint32_t flags)
+/* cuLogsDumpToFile: not supported: driver logs are the server's (protocol/contract/calls/system.toml) */
+CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    rgpu_call c;
-    if (iterator == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuLogsDumpToFile, "cuLogsDumpToFile", RGPU_DRIVER);
-    rgpu_put_s(&c, pathToFile);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *iterator = (uint32_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuLogsDumpToFile");
 }
 
-/* cuLogsDumpToMemory: not supported: driver logs are the server's */
-int cuLogsDumpToMemory()
+/* cuLogsDumpToMemory: not supported: driver logs are the server's (protocol/contract/calls/system.toml) */
+CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLogsDumpToMemory");
 }
 
-/* cuCheckpointProcessGetRestoreThreadId: forwarded */
-int cuCheckpointProcessGetRestoreThreadId(int32_t pid, int32_t * tid)
+/* cuCheckpointProcessGetRestoreThreadId: not supported: checkpoints act on processes of the server's host (protocol/contract/calls/system.toml) */
+CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 {
-    rgpu_call c;
-    if (tid == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuCheckpointProcessGetRestoreThreadId, "cuCheckpointProcessGetRestoreThreadId", RGPU_DRIVER);
-    rgpu_put_i(&c, (int64_t)pid);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *tid = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuCheckpointProcessGetRestoreThreadId");
 }
 
-/* cuCheckpointProcessGetState: forwarded */
-int cuCheckpointProcessGetState(int32_t pid, int * state)
+/* cuCheckpointProcessGetState: not supported: checkpoints act on processes of the server's host (protocol/contract/calls/system.toml) */
+CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)
 {
-    rgpu_call c;
-    if (state == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuCheckpointProcessGetState, "cuCheckpointProcessGetState", RGPU_DRIVER);
-    rgpu_put_i(&c, (int64_t)pid);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *state = (int)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuCheckpointProcessGetState");
 }
 
-/* cuCheckpointProcessLock: forwarded */
-int cuCheckpointProcessLock(int32_t pid, void * args)
+/* cuCheckpointProcessLock: not supported: checkpoints act on processes of the server's host (protocol/contract/calls/system.toml) */
+CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCheckpointProcessLock, "cuCheckpointProcessLock", RGPU_DRIVER);
-    rgpu_put_i(&c, (int64_t)pid);
-    rgpu_put_h(&c, args);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuCheckpointProcessLock");
 }
 
-/* cuCheckpointProcessCheckpoint: forwarded */
-int cuCheckpointProcessCheckpoint(int32_t pid, void * args)
+/* cuCheckpointProcessCheckpoint: not supported: checkpoints act on processes of the server's host (protocol/contract/calls/system.toml) */
+CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuCheckpointProcessCheckpoint");
+}
+
+/* cuCheckpointProcessRestore: not supported: checkpoints act on processes of the server's host (protocol/contract/calls/system.toml) */
+CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuCheckpointProcessRestore");
+}
+
+/* cuCheckpointProcessUnlock: not supported: checkpoints act on processes of the server's host (protocol/contract/calls/system.toml) */
+CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuCheckpointProcessUnlock");
+}
+
+/* cudaDeviceReset: forward (protocol/contract/calls/device.toml) */
+cudaError_t cudaDeviceReset(void)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCheckpointProcessCheckpoint, "cuCheckpointProcessCheckpoint", RGPU_DRIVER);
-    rgpu_put_i(&c, (int64_t)pid);
-    rgpu_put_h(&c, args);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceReset, "cudaDeviceReset", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceReset);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cuCheckpointProcessRestore: forwarded */
-int cuCheckpointProcessRestore(int32_t pid, void * args)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCheckpointProcessRestore, "cuCheckpointProcessRestore", RGPU_DRIVER);
-    rgpu_put_i(&c, (int64_t)pid);
-    rgpu_put_h(&c, args);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuCheckpointProcessUnlock: forwarded */
-int cuCheckpointProcessUnlock(int32_t pid, void * args)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuCheckpointProcessUnlock, "cuCheckpointProcessUnlock", RGPU_DRIVER);
-    rgpu_put_i(&c, (int64_t)pid);
-    rgpu_put_h(&c, args);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaDeviceReset: forwarded */
-int cudaDeviceReset(void)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceReset, "cudaDeviceReset", RGPU_RUNTIME);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaDeviceSynchronize: forwarded */
-int cudaDeviceSynchronize(void)
+/* cudaDeviceSynchronize: forward (protocol/contract/calls/device.toml) */
+cudaError_t cudaDeviceSynchronize(void)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaDeviceSynchronize, "cudaDeviceSynchronize", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceSynchronize, "cudaDeviceSynchronize", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceSynchronize);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceSetLimit: forwarded */
-int cudaDeviceSetLimit(int limit, uint64_t value)
+/* cudaDeviceSetLimit: forward (protocol/contract/calls/context.toml) */
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceSetLimit, "cudaDeviceSetLimit", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceSetLimit, "cudaDeviceSetLimit", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceSetLimit);
     rgpu_put_i(&c, (int64_t)limit);
     rgpu_put_u(&c, (uint64_t)value);
     int rc = rgpu_sync(&c);
@@ -3511,144 +2713,125 @@ int cudaDeviceSetLimit(int limit, uint64_t value)
     return rc;
 }
 
-/* cudaDeviceGetLimit: forwarded */
-int cudaDeviceGetLimit(uint64_t * pValue, int limit)
+/* cudaDeviceGetLimit: forward (protocol/contract/calls/context.toml) */
+cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
     rgpu_call c;
     if (pValue == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetLimit, "cudaDeviceGetLimit", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceGetLimit, "cudaDeviceGetLimit", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetLimit);
     rgpu_put_i(&c, (int64_t)limit);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pValue = (uint64_t)rgpu_out_u(&c);
+        *pValue = (__typeof__(*pValue))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceGetTexture1DLinearMaxWidth: forwarded */
-int cudaDeviceGetTexture1DLinearMaxWidth(uint64_t * maxWidthInElements, const void * fmtDesc, int32_t device)
+/* cudaDeviceGetTexture1DLinearMaxWidth: not supported: texture limits of CUDA arrays: not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
 {
-    rgpu_call c;
-    if (maxWidthInElements == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetTexture1DLinearMaxWidth, "cudaDeviceGetTexture1DLinearMaxWidth", RGPU_RUNTIME);
-    rgpu_put_b(&c, fmtDesc, 20);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *maxWidthInElements = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetTexture1DLinearMaxWidth");
 }
 
-/* cudaDeviceGetCacheConfig: forwarded */
-int cudaDeviceGetCacheConfig(int * pCacheConfig)
+/* cudaDeviceGetCacheConfig: forward (protocol/contract/calls/context.toml) */
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
     rgpu_call c;
     if (pCacheConfig == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetCacheConfig, "cudaDeviceGetCacheConfig", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceGetCacheConfig, "cudaDeviceGetCacheConfig", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetCacheConfig);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pCacheConfig = (int)rgpu_out_i(&c);
+        *pCacheConfig = (__typeof__(*pCacheConfig))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceGetStreamPriorityRange: forwarded */
-int cudaDeviceGetStreamPriorityRange(int32_t * leastPriority, int32_t * greatestPriority)
+/* cudaDeviceGetStreamPriorityRange: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     rgpu_call c;
     if (leastPriority == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
     if (greatestPriority == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetStreamPriorityRange, "cudaDeviceGetStreamPriorityRange", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceGetStreamPriorityRange, "cudaDeviceGetStreamPriorityRange", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetStreamPriorityRange);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *leastPriority = (int32_t)rgpu_out_i(&c);
-        *greatestPriority = (int32_t)rgpu_out_i(&c);
+        *leastPriority = (__typeof__(*leastPriority))rgpu_out_i(&c);
+        *greatestPriority = (__typeof__(*greatestPriority))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceSetCacheConfig: forwarded */
-int cudaDeviceSetCacheConfig(int cacheConfig)
+/* cudaDeviceSetCacheConfig: forward (protocol/contract/calls/context.toml) */
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceSetCacheConfig, "cudaDeviceSetCacheConfig", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceSetCacheConfig, "cudaDeviceSetCacheConfig", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceSetCacheConfig);
     rgpu_put_i(&c, (int64_t)cacheConfig);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceGetByPCIBusId: forwarded */
-int cudaDeviceGetByPCIBusId(int32_t * device, const char * pciBusId)
+/* cudaDeviceGetByPCIBusId: not supported: a device's PCI bus id is the client's view (one per vGPU): looking one up is not implemented yet (protocol/contract/calls/device.toml) */
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
-    rgpu_call c;
-    if (device == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetByPCIBusId, "cudaDeviceGetByPCIBusId", RGPU_RUNTIME);
-    rgpu_put_s(&c, pciBusId);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *device = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetByPCIBusId");
 }
 
-/* cudaDeviceGetPCIBusId: forwarded */
-int cudaDeviceGetPCIBusId(char * pciBusId, int32_t len, int32_t device)
+/* cudaDeviceGetPCIBusId: forward (protocol/contract/calls/device.toml) */
+cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
     rgpu_call c;
-    if (pciBusId == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetPCIBusId, "cudaDeviceGetPCIBusId", RGPU_RUNTIME);
+    if (pciBusId == NULL && (len) != 0) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceGetPCIBusId, "cudaDeviceGetPCIBusId", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetPCIBusId);
     rgpu_put_i(&c, (int64_t)len);
     rgpu_put_d(&c, device);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        rgpu_out_b(&c, pciBusId, (size_t)len);
+        rgpu_out_b(&c, pciBusId, (size_t)(len) * sizeof *pciBusId);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaIpcGetEventHandle: not supported: IPC handles are not forwarded yet */
-int cudaIpcGetEventHandle()
+/* cudaIpcGetEventHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcGetEventHandle");
 }
 
-/* cudaIpcOpenEventHandle: not supported: IPC handles are not forwarded yet */
-int cudaIpcOpenEventHandle()
+/* cudaIpcOpenEventHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcOpenEventHandle");
 }
 
-/* cudaIpcGetMemHandle: not supported: IPC handles are not forwarded yet */
-int cudaIpcGetMemHandle()
+/* cudaIpcGetMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcGetMemHandle");
 }
 
-/* cudaIpcOpenMemHandle: not supported: IPC handles are not forwarded yet */
-int cudaIpcOpenMemHandle()
+/* cudaIpcOpenMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcOpenMemHandle");
 }
 
-/* cudaIpcCloseMemHandle: not supported: IPC handles are not forwarded yet */
-int cudaIpcCloseMemHandle()
+/* cudaIpcCloseMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+cudaError_t cudaIpcCloseMemHandle(void *devPtr)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcCloseMemHandle");
 }
 
-/* cudaDeviceFlushGPUDirectRDMAWrites: forwarded */
-int cudaDeviceFlushGPUDirectRDMAWrites(int target, int scope)
+/* cudaDeviceFlushGPUDirectRDMAWrites: forward (protocol/contract/calls/context.toml) */
+cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceFlushGPUDirectRDMAWrites, "cudaDeviceFlushGPUDirectRDMAWrites", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceFlushGPUDirectRDMAWrites, "cudaDeviceFlushGPUDirectRDMAWrites", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceFlushGPUDirectRDMAWrites);
     rgpu_put_i(&c, (int64_t)target);
     rgpu_put_i(&c, (int64_t)scope);
     int rc = rgpu_sync(&c);
@@ -3656,106 +2839,100 @@ int cudaDeviceFlushGPUDirectRDMAWrites(int target, int scope)
     return rc;
 }
 
-/* cudaDeviceRegisterAsyncNotification: not supported: host callbacks are not forwarded yet */
-int cudaDeviceRegisterAsyncNotification()
+/* cudaDeviceRegisterAsyncNotification: not supported: host callbacks are not forwarded yet (protocol/contract/calls/device.toml) */
+cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceRegisterAsyncNotification");
 }
 
-/* cudaDeviceUnregisterAsyncNotification: forwarded */
-int cudaDeviceUnregisterAsyncNotification(int32_t device, void * callback)
+/* cudaDeviceUnregisterAsyncNotification: not supported: host callbacks are not forwarded yet (protocol/contract/calls/device.toml) */
+cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceUnregisterAsyncNotification, "cudaDeviceUnregisterAsyncNotification", RGPU_RUNTIME);
-    rgpu_put_d(&c, device);
-    rgpu_put_h(&c, callback);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceUnregisterAsyncNotification");
 }
 
-/* cudaDeviceGetSharedMemConfig: forwarded */
-int cudaDeviceGetSharedMemConfig(int * pConfig)
+/* cudaDeviceGetSharedMemConfig: forward (protocol/contract/calls/memory.toml) */
+cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
 {
     rgpu_call c;
     if (pConfig == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetSharedMemConfig, "cudaDeviceGetSharedMemConfig", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceGetSharedMemConfig, "cudaDeviceGetSharedMemConfig", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetSharedMemConfig);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pConfig = (int)rgpu_out_i(&c);
+        *pConfig = (__typeof__(*pConfig))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceSetSharedMemConfig: forwarded */
-int cudaDeviceSetSharedMemConfig(int config)
+/* cudaDeviceSetSharedMemConfig: forward (protocol/contract/calls/memory.toml) */
+cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceSetSharedMemConfig, "cudaDeviceSetSharedMemConfig", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceSetSharedMemConfig, "cudaDeviceSetSharedMemConfig", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceSetSharedMemConfig);
     rgpu_put_i(&c, (int64_t)config);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaGetDeviceProperties: forwarded */
-int cudaGetDeviceProperties(void * prop, int32_t device)
+/* cudaGetDeviceProperties: forward (protocol/contract/calls/device.toml) */
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     rgpu_call c;
     if (prop == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaGetDeviceProperties, "cudaGetDeviceProperties", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaGetDeviceProperties, "cudaGetDeviceProperties", RGPU_RUNTIME, RGPU_FLAGS_cudaGetDeviceProperties);
     rgpu_put_d(&c, device);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        rgpu_out_b(&c, prop, 1008);
+        rgpu_out_b(&c, prop, sizeof *prop);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceGetAttribute: forwarded */
-int cudaDeviceGetAttribute(int32_t * value, int attr, int32_t device)
+/* cudaDeviceGetAttribute: forward (protocol/contract/calls/device.toml) */
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     rgpu_call c;
     if (value == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetAttribute, "cudaDeviceGetAttribute", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceGetAttribute, "cudaDeviceGetAttribute", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetAttribute);
     rgpu_put_i(&c, (int64_t)attr);
     rgpu_put_d(&c, device);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *value = (int32_t)rgpu_out_i(&c);
+        *value = (__typeof__(*value))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceGetHostAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet */
-int cudaDeviceGetHostAtomicCapabilities()
+/* cudaDeviceGetHostAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet (protocol/contract/calls/memory.toml) */
+cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetHostAtomicCapabilities");
 }
 
-/* cudaDeviceGetDefaultMemPool: forwarded */
-int cudaDeviceGetDefaultMemPool(void * * memPool, int32_t device)
+/* cudaDeviceGetDefaultMemPool: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
     rgpu_call c;
     if (memPool == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetDefaultMemPool, "cudaDeviceGetDefaultMemPool", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceGetDefaultMemPool, "cudaDeviceGetDefaultMemPool", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetDefaultMemPool);
     rgpu_put_d(&c, device);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *memPool = rgpu_out_h(&c);
+        *memPool = (__typeof__(*memPool))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceSetMemPool: forwarded */
-int cudaDeviceSetMemPool(int32_t device, void * memPool)
+/* cudaDeviceSetMemPool: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDeviceSetMemPool, "cudaDeviceSetMemPool", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceSetMemPool, "cudaDeviceSetMemPool", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceSetMemPool);
     rgpu_put_d(&c, device);
     rgpu_put_h(&c, memPool);
     int rc = rgpu_sync(&c);
@@ -3763,183 +2940,150 @@ int cudaDeviceSetMemPool(int32_t device, void * memPool)
     return rc;
 }
 
-/* cudaDeviceGetMemPool: forwarded */
-int cudaDeviceGetMemPool(void * * memPool, int32_t device)
+/* cudaDeviceGetMemPool: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
     rgpu_call c;
     if (memPool == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetMemPool, "cudaDeviceGetMemPool", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaDeviceGetMemPool, "cudaDeviceGetMemPool", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetMemPool);
     rgpu_put_d(&c, device);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *memPool = rgpu_out_h(&c);
+        *memPool = (__typeof__(*memPool))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaDeviceGetNvSciSyncAttributes: not supported: NvSciSync is not forwarded */
-int cudaDeviceGetNvSciSyncAttributes()
+/* cudaDeviceGetNvSciSyncAttributes: not supported: NvSciSync is not forwarded (protocol/contract/calls/interop.toml) */
+cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetNvSciSyncAttributes");
 }
 
-/* cudaDeviceGetP2PAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet */
-int cudaDeviceGetP2PAtomicCapabilities()
+/* cudaDeviceGetP2PAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet (protocol/contract/calls/memory.toml) */
+cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetP2PAtomicCapabilities");
 }
 
-/* cudaChooseDevice: forwarded */
-int cudaChooseDevice(int32_t * device, const void * prop)
+/* cudaChooseDevice: not supported: choosing a device is the client's: not implemented yet (protocol/contract/calls/device.toml) */
+cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
-    rgpu_call c;
-    if (device == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaChooseDevice, "cudaChooseDevice", RGPU_RUNTIME);
-    rgpu_put_b(&c, prop, 1008);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *device = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaChooseDevice");
 }
 
-/* cudaSetValidDevices: forwarded */
-int cudaSetValidDevices(int32_t * device_arr, int32_t len)
+/* cudaSetValidDevices: not supported: the device list is the client's: not implemented yet (protocol/contract/calls/device.toml) */
+cudaError_t cudaSetValidDevices(int *device_arr, int len)
 {
-    rgpu_call c;
-    if (device_arr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaSetValidDevices, "cudaSetValidDevices", RGPU_RUNTIME);
-    rgpu_put_i(&c, (int64_t)len);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *device_arr = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaSetValidDevices");
 }
 
-/* cudaStreamCreate: forwarded */
-int cudaStreamCreate(void * * pStream)
+/* cudaStreamCreate: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
     rgpu_call c;
     if (pStream == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamCreate, "cudaStreamCreate", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamCreate, "cudaStreamCreate", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamCreate);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pStream = rgpu_out_h(&c);
+        *pStream = (__typeof__(*pStream))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamCreateWithFlags: forwarded */
-int cudaStreamCreateWithFlags(void * * pStream, uint32_t flags)
+/* cudaStreamCreateWithFlags: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
     rgpu_call c;
     if (pStream == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamCreateWithFlags, "cudaStreamCreateWithFlags", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamCreateWithFlags, "cudaStreamCreateWithFlags", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamCreateWithFlags);
     rgpu_put_u(&c, (uint64_t)flags);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pStream = rgpu_out_h(&c);
+        *pStream = (__typeof__(*pStream))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamCreateWithPriority: forwarded */
-int cudaStreamCreateWithPriority(void * * pStream, uint32_t flags, int32_t priority)
+/* cudaStreamCreateWithPriority: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
     rgpu_call c;
     if (pStream == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamCreateWithPriority, "cudaStreamCreateWithPriority", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamCreateWithPriority, "cudaStreamCreateWithPriority", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamCreateWithPriority);
     rgpu_put_u(&c, (uint64_t)flags);
     rgpu_put_i(&c, (int64_t)priority);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *pStream = rgpu_out_h(&c);
+        *pStream = (__typeof__(*pStream))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamGetPriority: forwarded */
-int cudaStreamGetPriority(void * hStream, int32_t * priority)
+/* cudaStreamGetPriority: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
     rgpu_call c;
     if (priority == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamGetPriority, "cudaStreamGetPriority", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamGetPriority, "cudaStreamGetPriority", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamGetPriority);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *priority = (int32_t)rgpu_out_i(&c);
+        *priority = (__typeof__(*priority))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamGetFlags: forwarded */
-int cudaStreamGetFlags(void * hStream, uint32_t * flags)
+/* cudaStreamGetFlags: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
     rgpu_call c;
     if (flags == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamGetFlags, "cudaStreamGetFlags", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamGetFlags, "cudaStreamGetFlags", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamGetFlags);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *flags = (uint32_t)rgpu_out_u(&c);
+        *flags = (__typeof__(*flags))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamGetId: forwarded */
-int cudaStreamGetId(void * hStream, uint64_t * streamId)
+/* cudaStreamGetId: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
 {
     rgpu_call c;
     if (streamId == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamGetId, "cudaStreamGetId", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamGetId, "cudaStreamGetId", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamGetId);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *streamId = (uint64_t)rgpu_out_u(&c);
+        *streamId = (__typeof__(*streamId))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamGetDevice: forwarded */
-int cudaStreamGetDevice(void * hStream, int32_t * device)
+/* cudaCtxResetPersistingL2Cache: forward (protocol/contract/calls/context.toml) */
+cudaError_t cudaCtxResetPersistingL2Cache(void)
 {
     rgpu_call c;
-    if (device == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaStreamGetDevice, "cudaStreamGetDevice", RGPU_RUNTIME);
-    rgpu_put_h(&c, hStream);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *device = (int32_t)rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaCtxResetPersistingL2Cache: forwarded */
-int cudaCtxResetPersistingL2Cache(void)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaCtxResetPersistingL2Cache, "cudaCtxResetPersistingL2Cache", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaCtxResetPersistingL2Cache, "cudaCtxResetPersistingL2Cache", RGPU_RUNTIME, RGPU_FLAGS_cudaCtxResetPersistingL2Cache);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamCopyAttributes: forwarded */
-int cudaStreamCopyAttributes(void * dst, void * src)
+/* cudaStreamCopyAttributes: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaStreamCopyAttributes, "cudaStreamCopyAttributes", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamCopyAttributes, "cudaStreamCopyAttributes", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamCopyAttributes);
     rgpu_put_h(&c, dst);
     rgpu_put_h(&c, src);
     int rc = rgpu_sync(&c);
@@ -3947,261 +3091,264 @@ int cudaStreamCopyAttributes(void * dst, void * src)
     return rc;
 }
 
-/* cudaStreamGetAttribute: forwarded */
-int cudaStreamGetAttribute(void * hStream, int attr, void * value_out)
+/* cudaStreamGetAttribute: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaStreamGetAttribute, "cudaStreamGetAttribute", RGPU_RUNTIME);
+    if (value_out == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamGetAttribute, "cudaStreamGetAttribute", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamGetAttribute);
     rgpu_put_h(&c, hStream);
     rgpu_put_i(&c, (int64_t)attr);
-    rgpu_put_h(&c, value_out);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, value_out, sizeof *value_out);
+    }
+    rgpu_end(&c);
+    return rc;
+}
+
+/* cudaStreamSetAttribute: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
+{
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cudaStreamSetAttribute, "cudaStreamSetAttribute", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamSetAttribute);
+    rgpu_put_h(&c, hStream);
+    rgpu_put_i(&c, (int64_t)attr);
+    rgpu_put_b(&c, value, sizeof *value);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamSetAttribute: forwarded */
-int cudaStreamSetAttribute(void * hStream, int attr, void * value)
+/* cudaStreamDestroy: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaStreamSetAttribute, "cudaStreamSetAttribute", RGPU_RUNTIME);
-    rgpu_put_h(&c, hStream);
-    rgpu_put_i(&c, (int64_t)attr);
-    rgpu_put_h(&c, value);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaStreamDestroy: forwarded */
-int cudaStreamDestroy(void * stream)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaStreamDestroy, "cudaStreamDestroy", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamDestroy, "cudaStreamDestroy", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamDestroy);
     rgpu_put_h(&c, stream);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamWaitEvent: forwarded (async) */
-int cudaStreamWaitEvent(void * stream, void * event, uint32_t flags)
+/* cudaStreamWaitEvent: forward (async) (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cudaStreamWaitEvent(&crc, stream, event, flags)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaStreamWaitEvent, "cudaStreamWaitEvent", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamWaitEvent, "cudaStreamWaitEvent", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamWaitEvent);
     rgpu_put_h(&c, stream);
     rgpu_put_h(&c, event);
     rgpu_put_u(&c, (uint64_t)flags);
     return rgpu_async(&c);
 }
 
-/* cudaStreamSynchronize: forwarded */
-int cudaStreamSynchronize(void * stream)
+/* cudaStreamSynchronize: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaStreamSynchronize, "cudaStreamSynchronize", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamSynchronize, "cudaStreamSynchronize", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamSynchronize);
     rgpu_put_h(&c, stream);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaStreamQuery: forwarded */
-int cudaStreamQuery(void * stream)
+/* cudaStreamQuery: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaStreamQuery, "cudaStreamQuery", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaStreamQuery, "cudaStreamQuery", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamQuery);
     rgpu_put_h(&c, stream);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaEventCreate: forwarded */
-int cudaEventCreate(void * * event)
+/* cudaEventCreate: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
     rgpu_call c;
     if (event == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaEventCreate, "cudaEventCreate", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaEventCreate, "cudaEventCreate", RGPU_RUNTIME, RGPU_FLAGS_cudaEventCreate);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *event = rgpu_out_h(&c);
+        *event = (__typeof__(*event))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaEventCreateWithFlags: forwarded */
-int cudaEventCreateWithFlags(void * * event, uint32_t flags)
+/* cudaEventCreateWithFlags: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     rgpu_call c;
     if (event == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaEventCreateWithFlags, "cudaEventCreateWithFlags", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaEventCreateWithFlags, "cudaEventCreateWithFlags", RGPU_RUNTIME, RGPU_FLAGS_cudaEventCreateWithFlags);
     rgpu_put_u(&c, (uint64_t)flags);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *event = rgpu_out_h(&c);
+        *event = (__typeof__(*event))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaEventRecord: forwarded (async) */
-int cudaEventRecord(void * event, void * stream)
+/* cudaEventRecord: forward (async) (protocol/contract/calls/stream.toml) */
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cudaEventRecord(&crc, event, stream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaEventRecord, "cudaEventRecord", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaEventRecord, "cudaEventRecord", RGPU_RUNTIME, RGPU_FLAGS_cudaEventRecord);
     rgpu_put_h(&c, event);
     rgpu_put_h(&c, stream);
     return rgpu_async(&c);
 }
 
-/* cudaEventRecordWithFlags: forwarded (async) */
-int cudaEventRecordWithFlags(void * event, void * stream, uint32_t flags)
+/* cudaEventRecordWithFlags: forward (async) (protocol/contract/calls/stream.toml) */
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cudaEventRecordWithFlags(&crc, event, stream, flags)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaEventRecordWithFlags, "cudaEventRecordWithFlags", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaEventRecordWithFlags, "cudaEventRecordWithFlags", RGPU_RUNTIME, RGPU_FLAGS_cudaEventRecordWithFlags);
     rgpu_put_h(&c, event);
     rgpu_put_h(&c, stream);
     rgpu_put_u(&c, (uint64_t)flags);
     return rgpu_async(&c);
 }
 
-/* cudaEventQuery: forwarded */
-int cudaEventQuery(void * event)
+/* cudaEventQuery: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaEventQuery(cudaEvent_t event)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cudaEventQuery(&crc, event)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaEventQuery, "cudaEventQuery", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaEventQuery, "cudaEventQuery", RGPU_RUNTIME, RGPU_FLAGS_cudaEventQuery);
     rgpu_put_h(&c, event);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaEventSynchronize: forwarded */
-int cudaEventSynchronize(void * event)
+/* cudaEventSynchronize: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cudaEventSynchronize(&crc, event)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaEventSynchronize, "cudaEventSynchronize", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaEventSynchronize, "cudaEventSynchronize", RGPU_RUNTIME, RGPU_FLAGS_cudaEventSynchronize);
     rgpu_put_h(&c, event);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaEventDestroy: forwarded */
-int cudaEventDestroy(void * event)
+/* cudaEventDestroy: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaEventDestroy, "cudaEventDestroy", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaEventDestroy, "cudaEventDestroy", RGPU_RUNTIME, RGPU_FLAGS_cudaEventDestroy);
     rgpu_put_h(&c, event);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaEventElapsedTime: forwarded */
-int cudaEventElapsedTime(float * ms, void * start, void * end)
+/* cudaEventElapsedTime: forward (protocol/contract/calls/stream.toml) */
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     rgpu_call c;
     if (ms == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaEventElapsedTime, "cudaEventElapsedTime", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaEventElapsedTime, "cudaEventElapsedTime", RGPU_RUNTIME, RGPU_FLAGS_cudaEventElapsedTime);
     rgpu_put_h(&c, start);
     rgpu_put_h(&c, end);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *ms = (float)rgpu_out_f(&c);
+        *ms = (__typeof__(*ms))rgpu_out_f(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaImportExternalMemory: not supported: external memory and semaphores are not forwarded */
-int cudaImportExternalMemory()
+/* cudaImportExternalMemory: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaImportExternalMemory");
 }
 
-/* cudaExternalMemoryGetMappedBuffer: not supported: external memory and semaphores are not forwarded */
-int cudaExternalMemoryGetMappedBuffer()
+/* cudaExternalMemoryGetMappedBuffer: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaExternalMemoryGetMappedBuffer");
 }
 
-/* cudaExternalMemoryGetMappedMipmappedArray: not supported: external memory and semaphores are not forwarded */
-int cudaExternalMemoryGetMappedMipmappedArray()
+/* cudaExternalMemoryGetMappedMipmappedArray: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray");
 }
 
-/* cudaDestroyExternalMemory: not supported: external memory and semaphores are not forwarded */
-int cudaDestroyExternalMemory()
+/* cudaDestroyExternalMemory: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroyExternalMemory");
 }
 
-/* cudaImportExternalSemaphore: not supported: external memory and semaphores are not forwarded */
-int cudaImportExternalSemaphore()
+/* cudaImportExternalSemaphore: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaImportExternalSemaphore");
 }
 
-/* cudaSignalExternalSemaphoresAsync: not supported: external memory and semaphores are not forwarded */
-int cudaSignalExternalSemaphoresAsync()
+/* cudaSignalExternalSemaphoresAsync: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaSignalExternalSemaphoresAsync");
 }
 
-/* cudaWaitExternalSemaphoresAsync: not supported: external memory and semaphores are not forwarded */
-int cudaWaitExternalSemaphoresAsync()
+/* cudaWaitExternalSemaphoresAsync: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaWaitExternalSemaphoresAsync");
 }
 
-/* cudaDestroyExternalSemaphore: not supported: external memory and semaphores are not forwarded */
-int cudaDestroyExternalSemaphore()
+/* cudaDestroyExternalSemaphore: not supported: external memory and semaphores are not forwarded (protocol/contract/calls/interop.toml) */
+cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroyExternalSemaphore");
 }
 
-/* cudaFuncSetSharedMemConfig: not supported: not forwarded yet (cudaFuncSetSharedMemConfig: shared-memory bank configuration is deprecated) */
-int cudaFuncSetSharedMemConfig()
+/* cudaFuncSetSharedMemConfig: not supported: not forwarded yet (cudaFuncSetSharedMemConfig: shared-memory bank configuration is deprecated) (protocol/contract/calls/memory.toml) */
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetSharedMemConfig");
 }
 
-/* cudaOccupancyAvailableDynamicSMemPerBlock: not supported: cluster occupancy is not supported */
-int cudaOccupancyAvailableDynamicSMemPerBlock()
+/* cudaOccupancyAvailableDynamicSMemPerBlock: not supported: cluster occupancy is not supported (protocol/contract/calls/memory.toml) */
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyAvailableDynamicSMemPerBlock");
 }
 
-/* cudaOccupancyMaxPotentialClusterSize: not supported: cluster occupancy is not supported */
-int cudaOccupancyMaxPotentialClusterSize()
+/* cudaOccupancyMaxPotentialClusterSize: not supported: cluster occupancy is not supported (protocol/contract/calls/module.toml) */
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxPotentialClusterSize");
 }
 
-/* cudaOccupancyMaxActiveClusters: not supported: cluster occupancy is not supported */
-int cudaOccupancyMaxActiveClusters()
+/* cudaOccupancyMaxActiveClusters: not supported: cluster occupancy is not supported (protocol/contract/calls/module.toml) */
+cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxActiveClusters");
 }
 
-/* cudaMalloc: forwarded */
-int cudaMalloc(void * * devPtr, uint64_t size)
+/* cudaMalloc: forward (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
     rgpu_call c;
     if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
     { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaMalloc, "cudaMalloc", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMalloc, "cudaMalloc", RGPU_RUNTIME, RGPU_FLAGS_cudaMalloc);
     rgpu_put_u(&c, (uint64_t)size);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
@@ -4211,289 +3358,173 @@ int cudaMalloc(void * * devPtr, uint64_t size)
     return rc;
 }
 
-/* cudaMallocPitch: forwarded */
-int cudaMallocPitch(void * * devPtr, uint64_t * pitch, uint64_t width, uint64_t height)
+/* cudaMallocPitch: forward (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
     rgpu_call c;
     if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
     if (pitch == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
     { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaMallocPitch, "cudaMallocPitch", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMallocPitch, "cudaMallocPitch", RGPU_RUNTIME, RGPU_FLAGS_cudaMallocPitch);
     rgpu_put_u(&c, (uint64_t)width);
     rgpu_put_u(&c, (uint64_t)height);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
         *devPtr = (void *)(uintptr_t)rgpu_out_u(&c);
-        *pitch = (uint64_t)rgpu_out_u(&c);
+        *pitch = (__typeof__(*pitch))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaMallocArray: forwarded */
-int cudaMallocArray(void * * array, const void * desc, uint64_t width, uint64_t height, uint32_t flags)
+/* cudaMallocArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
-    rgpu_call c;
-    if (array == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMallocArray, "cudaMallocArray", RGPU_RUNTIME);
-    rgpu_put_b(&c, desc, 20);
-    rgpu_put_u(&c, (uint64_t)width);
-    rgpu_put_u(&c, (uint64_t)height);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *array = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMallocArray");
 }
 
-/* cudaFreeArray: forwarded */
-int cudaFreeArray(void * array)
+/* cudaFreeArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaFreeArray(cudaArray_t array)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaFreeArray, "cudaFreeArray", RGPU_RUNTIME);
-    rgpu_put_h(&c, array);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaFreeArray");
 }
 
-/* cudaFreeMipmappedArray: forwarded */
-int cudaFreeMipmappedArray(void * mipmappedArray)
+/* cudaFreeMipmappedArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaFreeMipmappedArray, "cudaFreeMipmappedArray", RGPU_RUNTIME);
-    rgpu_put_h(&c, mipmappedArray);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaFreeMipmappedArray");
 }
 
-/* cudaMalloc3DArray: forwarded */
-int cudaMalloc3DArray(void * * array, const void * desc, rgpu_blob24 extent, uint32_t flags)
+/* cudaMalloc3DArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
 {
-    rgpu_call c;
-    if (array == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMalloc3DArray, "cudaMalloc3DArray", RGPU_RUNTIME);
-    rgpu_put_b(&c, desc, 20);
-    rgpu_put_b(&c, &extent, sizeof extent);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *array = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMalloc3DArray");
 }
 
-/* cudaMallocMipmappedArray: forwarded */
-int cudaMallocMipmappedArray(void * * mipmappedArray, const void * desc, rgpu_blob24 extent, uint32_t numLevels, uint32_t flags)
+/* cudaMallocMipmappedArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
-    rgpu_call c;
-    if (mipmappedArray == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMallocMipmappedArray, "cudaMallocMipmappedArray", RGPU_RUNTIME);
-    rgpu_put_b(&c, desc, 20);
-    rgpu_put_b(&c, &extent, sizeof extent);
-    rgpu_put_u(&c, (uint64_t)numLevels);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *mipmappedArray = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMallocMipmappedArray");
 }
 
-/* cudaGetMipmappedArrayLevel: forwarded */
-int cudaGetMipmappedArrayLevel(void * * levelArray, void * mipmappedArray, uint32_t level)
+/* cudaGetMipmappedArrayLevel: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    rgpu_call c;
-    if (levelArray == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaGetMipmappedArrayLevel, "cudaGetMipmappedArrayLevel", RGPU_RUNTIME);
-    rgpu_put_h(&c, mipmappedArray);
-    rgpu_put_u(&c, (uint64_t)level);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *levelArray = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetMipmappedArrayLevel");
 }
 
-/* cudaMemcpy3DPeer: not supported: 3D copies between devices are not forwarded yet */
-int cudaMemcpy3DPeer()
+/* cudaMemcpy3DPeer: not supported: 3D copies between devices are not forwarded yet (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DPeer");
 }
 
-/* cudaMemcpy3DPeerAsync: not supported: 3D copies between devices are not forwarded yet */
-int cudaMemcpy3DPeerAsync()
+/* cudaMemcpy3DPeerAsync: not supported: 3D copies between devices are not forwarded yet (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DPeerAsync");
 }
 
-/* cudaMemGetInfo: forwarded */
-int cudaMemGetInfo(uint64_t * free, uint64_t * total)
+/* cudaMemGetInfo: forward (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
 {
     rgpu_call c;
     if (free == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
     if (total == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMemGetInfo, "cudaMemGetInfo", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemGetInfo, "cudaMemGetInfo", RGPU_RUNTIME, RGPU_FLAGS_cudaMemGetInfo);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *free = (uint64_t)rgpu_out_u(&c);
-        *total = (uint64_t)rgpu_out_u(&c);
+        *free = (__typeof__(*free))rgpu_out_u(&c);
+        *total = (__typeof__(*total))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaArrayGetInfo: forwarded */
-int cudaArrayGetInfo(void * desc, void * extent, uint32_t * flags, void * array)
+/* cudaArrayGetInfo: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
 {
-    rgpu_call c;
-    if (desc == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (extent == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (flags == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaArrayGetInfo, "cudaArrayGetInfo", RGPU_RUNTIME);
-    rgpu_put_h(&c, array);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, desc, 20);
-        rgpu_out_b(&c, extent, 24);
-        *flags = (uint32_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaArrayGetInfo");
 }
 
-/* cudaArrayGetPlane: forwarded */
-int cudaArrayGetPlane(void * * pPlaneArray, void * hArray, uint32_t planeIdx)
+/* cudaArrayGetPlane: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
-    rgpu_call c;
-    if (pPlaneArray == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaArrayGetPlane, "cudaArrayGetPlane", RGPU_RUNTIME);
-    rgpu_put_h(&c, hArray);
-    rgpu_put_u(&c, (uint64_t)planeIdx);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pPlaneArray = rgpu_out_h(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaArrayGetPlane");
 }
 
-/* cudaArrayGetMemoryRequirements: forwarded */
-int cudaArrayGetMemoryRequirements(void * memoryRequirements, void * array, int32_t device)
+/* cudaArrayGetMemoryRequirements: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
-    rgpu_call c;
-    if (memoryRequirements == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaArrayGetMemoryRequirements, "cudaArrayGetMemoryRequirements", RGPU_RUNTIME);
-    rgpu_put_h(&c, array);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, memoryRequirements, 32);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaArrayGetMemoryRequirements");
 }
 
-/* cudaMipmappedArrayGetMemoryRequirements: forwarded */
-int cudaMipmappedArrayGetMemoryRequirements(void * memoryRequirements, void * mipmap, int32_t device)
+/* cudaMipmappedArrayGetMemoryRequirements: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
-    rgpu_call c;
-    if (memoryRequirements == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMipmappedArrayGetMemoryRequirements, "cudaMipmappedArrayGetMemoryRequirements", RGPU_RUNTIME);
-    rgpu_put_h(&c, mipmap);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, memoryRequirements, 32);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMipmappedArrayGetMemoryRequirements");
 }
 
-/* cudaArrayGetSparseProperties: forwarded */
-int cudaArrayGetSparseProperties(void * sparseProperties, void * array)
+/* cudaArrayGetSparseProperties: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
-    rgpu_call c;
-    if (sparseProperties == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaArrayGetSparseProperties, "cudaArrayGetSparseProperties", RGPU_RUNTIME);
-    rgpu_put_h(&c, array);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, sparseProperties, 48);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaArrayGetSparseProperties");
 }
 
-/* cudaMipmappedArrayGetSparseProperties: forwarded */
-int cudaMipmappedArrayGetSparseProperties(void * sparseProperties, void * mipmap)
+/* cudaMipmappedArrayGetSparseProperties: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
-    rgpu_call c;
-    if (sparseProperties == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMipmappedArrayGetSparseProperties, "cudaMipmappedArrayGetSparseProperties", RGPU_RUNTIME);
-    rgpu_put_h(&c, mipmap);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, sparseProperties, 48);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMipmappedArrayGetSparseProperties");
 }
 
-/* cudaMemcpy2DToArray: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpy2DToArray()
+/* cudaMemcpy2DToArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DToArray");
 }
 
-/* cudaMemcpy2DFromArray: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpy2DFromArray()
+/* cudaMemcpy2DFromArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DFromArray");
 }
 
-/* cudaMemcpy2DArrayToArray: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpy2DArrayToArray()
+/* cudaMemcpy2DArrayToArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DArrayToArray");
 }
 
-/* cudaMemcpyBatchAsync: not supported: batched copies are not forwarded yet */
-int cudaMemcpyBatchAsync()
+/* cudaMemcpyBatchAsync: not supported: batched copies are not forwarded yet (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMemcpyBatchAsync(void * const *dsts, const void * const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyBatchAsync");
 }
 
-/* cudaMemcpy3DBatchAsync: not supported: 3D copies between devices are not forwarded yet */
-int cudaMemcpy3DBatchAsync()
+/* cudaMemcpy3DBatchAsync: not supported: 3D copies between devices are not forwarded yet (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DBatchAsync");
 }
 
-/* cudaMemcpy2DToArrayAsync: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpy2DToArrayAsync()
+/* cudaMemcpy2DToArrayAsync: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DToArrayAsync");
 }
 
-/* cudaMemcpy2DFromArrayAsync: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpy2DFromArrayAsync()
+/* cudaMemcpy2DFromArrayAsync: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DFromArrayAsync");
 }
 
-/* cudaMemset: forwarded */
-int cudaMemset(void * devPtr, int32_t value, uint64_t count)
+/* cudaMemset: forward (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaMemset, "cudaMemset", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemset, "cudaMemset", RGPU_RUNTIME, RGPU_FLAGS_cudaMemset);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_i(&c, (int64_t)value);
     rgpu_put_u(&c, (uint64_t)count);
@@ -4502,12 +3533,12 @@ int cudaMemset(void * devPtr, int32_t value, uint64_t count)
     return rc;
 }
 
-/* cudaMemset2D: forwarded */
-int cudaMemset2D(void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height)
+/* cudaMemset2D: forward (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
 {
     rgpu_call c;
     { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaMemset2D, "cudaMemset2D", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemset2D, "cudaMemset2D", RGPU_RUNTIME, RGPU_FLAGS_cudaMemset2D);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_u(&c, (uint64_t)pitch);
     rgpu_put_i(&c, (int64_t)value);
@@ -4518,12 +3549,12 @@ int cudaMemset2D(void * devPtr, uint64_t pitch, int32_t value, uint64_t width, u
     return rc;
 }
 
-/* cudaMemsetAsync: forwarded (async) */
-int cudaMemsetAsync(void * devPtr, int32_t value, uint64_t count, void * stream)
+/* cudaMemsetAsync: forward (async) (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cudaMemsetAsync(&crc, devPtr, value, count, stream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaMemsetAsync, "cudaMemsetAsync", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemsetAsync, "cudaMemsetAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaMemsetAsync);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_i(&c, (int64_t)value);
     rgpu_put_u(&c, (uint64_t)count);
@@ -4531,12 +3562,12 @@ int cudaMemsetAsync(void * devPtr, int32_t value, uint64_t count, void * stream)
     return rgpu_async(&c);
 }
 
-/* cudaMemset2DAsync: forwarded (async) */
-int cudaMemset2DAsync(void * devPtr, uint64_t pitch, int32_t value, uint64_t width, uint64_t height, void * stream)
+/* cudaMemset2DAsync: forward (async) (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cudaMemset2DAsync(&crc, devPtr, pitch, value, width, height, stream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaMemset2DAsync, "cudaMemset2DAsync", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemset2DAsync, "cudaMemset2DAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaMemset2DAsync);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_u(&c, (uint64_t)pitch);
     rgpu_put_i(&c, (int64_t)value);
@@ -4546,73 +3577,73 @@ int cudaMemset2DAsync(void * devPtr, uint64_t pitch, int32_t value, uint64_t wid
     return rgpu_async(&c);
 }
 
-/* cudaMemPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet */
-int cudaMemPrefetchBatchAsync()
+/* cudaMemPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet (protocol/contract/calls/managed.toml) */
+cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPrefetchBatchAsync");
 }
 
-/* cudaMemDiscardBatchAsync: not supported: discarding managed memory is not forwarded yet */
-int cudaMemDiscardBatchAsync()
+/* cudaMemDiscardBatchAsync: not supported: discarding managed memory is not forwarded yet (protocol/contract/calls/managed.toml) */
+cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemDiscardBatchAsync");
 }
 
-/* cudaMemDiscardAndPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet */
-int cudaMemDiscardAndPrefetchBatchAsync()
+/* cudaMemDiscardAndPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet (protocol/contract/calls/managed.toml) */
+cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemDiscardAndPrefetchBatchAsync");
 }
 
-/* cudaMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet */
-int cudaMemRangeGetAttribute()
+/* cudaMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */
+cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemRangeGetAttribute");
 }
 
-/* cudaMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet */
-int cudaMemRangeGetAttributes()
+/* cudaMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */
+cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemRangeGetAttributes");
 }
 
-/* cudaMemcpyToArray: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpyToArray()
+/* cudaMemcpyToArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyToArray");
 }
 
-/* cudaMemcpyFromArray: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpyFromArray()
+/* cudaMemcpyFromArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyFromArray");
 }
 
-/* cudaMemcpyArrayToArray: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpyArrayToArray()
+/* cudaMemcpyArrayToArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyArrayToArray");
 }
 
-/* cudaMemcpyToArrayAsync: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpyToArrayAsync()
+/* cudaMemcpyToArrayAsync: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyToArrayAsync");
 }
 
-/* cudaMemcpyFromArrayAsync: not supported: CUDA arrays are not forwarded yet */
-int cudaMemcpyFromArrayAsync()
+/* cudaMemcpyFromArrayAsync: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyFromArrayAsync");
 }
 
-/* cudaMallocAsync: forwarded */
-int cudaMallocAsync(void * * devPtr, uint64_t size, void * hStream)
+/* cudaMallocAsync: forward (protocol/contract/calls/memory.toml) */
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
     rgpu_call c;
     if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
     { int crc; if (rgpu_capture_cudaMallocAsync(&crc, devPtr, size, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaMallocAsync, "cudaMallocAsync", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMallocAsync, "cudaMallocAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaMallocAsync);
     rgpu_put_u(&c, (uint64_t)size);
     rgpu_put_h(&c, hStream);
     int rc = rgpu_sync(&c);
@@ -4623,22 +3654,22 @@ int cudaMallocAsync(void * * devPtr, uint64_t size, void * hStream)
     return rc;
 }
 
-/* cudaFreeAsync: forwarded (async) */
-int cudaFreeAsync(void * devPtr, void * hStream)
+/* cudaFreeAsync: forward (async) (protocol/contract/calls/memory.toml) */
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
     rgpu_call c;
     { int crc; if (rgpu_capture_cudaFreeAsync(&crc, devPtr, hStream)) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaFreeAsync, "cudaFreeAsync", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaFreeAsync, "cudaFreeAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaFreeAsync);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
     rgpu_put_h(&c, hStream);
     return rgpu_async(&c);
 }
 
-/* cudaMemPoolTrimTo: forwarded */
-int cudaMemPoolTrimTo(void * memPool, uint64_t minBytesToKeep)
+/* cudaMemPoolTrimTo: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaMemPoolTrimTo, "cudaMemPoolTrimTo", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemPoolTrimTo, "cudaMemPoolTrimTo", RGPU_RUNTIME, RGPU_FLAGS_cudaMemPoolTrimTo);
     rgpu_put_h(&c, memPool);
     rgpu_put_u(&c, (uint64_t)minBytesToKeep);
     int rc = rgpu_sync(&c);
@@ -4646,530 +3677,409 @@ int cudaMemPoolTrimTo(void * memPool, uint64_t minBytesToKeep)
     return rc;
 }
 
-/* cudaMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet */
-int cudaMemPoolSetAttribute()
+/* cudaMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolSetAttribute");
 }
 
-/* cudaMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet */
-int cudaMemPoolGetAttribute()
+/* cudaMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolGetAttribute");
 }
 
-/* cudaMemPoolSetAccess: forwarded */
-int cudaMemPoolSetAccess(void * memPool, const void * descList, uint64_t count)
+/* cudaMemPoolSetAccess: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaMemPoolSetAccess, "cudaMemPoolSetAccess", RGPU_RUNTIME);
+    if (descList == NULL && (count) != 0) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemPoolSetAccess, "cudaMemPoolSetAccess", RGPU_RUNTIME, RGPU_FLAGS_cudaMemPoolSetAccess);
     rgpu_put_h(&c, memPool);
-    rgpu_put_b(&c, descList, 12);
+    rgpu_put_b(&c, descList, (size_t)(count) * sizeof *descList);
     rgpu_put_u(&c, (uint64_t)count);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaMemPoolGetAccess: forwarded */
-int cudaMemPoolGetAccess(int * flags, void * memPool, void * location)
+/* cudaMemPoolGetAccess: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)
 {
     rgpu_call c;
     if (flags == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (location == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMemPoolGetAccess, "cudaMemPoolGetAccess", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemPoolGetAccess, "cudaMemPoolGetAccess", RGPU_RUNTIME, RGPU_FLAGS_cudaMemPoolGetAccess);
     rgpu_put_h(&c, memPool);
+    rgpu_put_b(&c, location, sizeof *location);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *flags = (int)rgpu_out_i(&c);
-        rgpu_out_b(&c, location, 8);
+        *flags = (__typeof__(*flags))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaMemPoolCreate: not supported: memory pools are not forwarded yet */
-int cudaMemPoolCreate()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolCreate");
-}
-
-/* cudaMemPoolDestroy: forwarded */
-int cudaMemPoolDestroy(void * memPool)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaMemPoolDestroy, "cudaMemPoolDestroy", RGPU_RUNTIME);
-    rgpu_put_h(&c, memPool);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaMemGetDefaultMemPool: forwarded */
-int cudaMemGetDefaultMemPool(void * * memPool, void * location, int type)
+/* cudaMemPoolCreate: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     rgpu_call c;
     if (memPool == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (location == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMemGetDefaultMemPool, "cudaMemGetDefaultMemPool", RGPU_RUNTIME);
-    rgpu_put_i(&c, (int64_t)type);
+    rgpu_begin(&c, RGPU_ID_cudaMemPoolCreate, "cudaMemPoolCreate", RGPU_RUNTIME, RGPU_FLAGS_cudaMemPoolCreate);
+    rgpu_put_b(&c, poolProps, sizeof *poolProps);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *memPool = rgpu_out_h(&c);
-        rgpu_out_b(&c, location, 8);
+        *memPool = (__typeof__(*memPool))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaMemGetMemPool: forwarded */
-int cudaMemGetMemPool(void * * memPool, void * location, int type)
+/* cudaMemPoolDestroy: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
+{
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cudaMemPoolDestroy, "cudaMemPoolDestroy", RGPU_RUNTIME, RGPU_FLAGS_cudaMemPoolDestroy);
+    rgpu_put_h(&c, memPool);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
+}
+
+/* cudaMemGetDefaultMemPool: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
     rgpu_call c;
     if (memPool == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (location == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMemGetMemPool, "cudaMemGetMemPool", RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemGetDefaultMemPool, "cudaMemGetDefaultMemPool", RGPU_RUNTIME, RGPU_FLAGS_cudaMemGetDefaultMemPool);
+    rgpu_put_b(&c, location, sizeof *location);
     rgpu_put_i(&c, (int64_t)type);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *memPool = rgpu_out_h(&c);
-        rgpu_out_b(&c, location, 8);
+        *memPool = (__typeof__(*memPool))rgpu_out_h(&c);
     }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaMemSetMemPool: forwarded */
-int cudaMemSetMemPool(void * location, int type, void * memPool)
+/* cudaMemGetMemPool: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)
 {
     rgpu_call c;
-    if (location == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaMemSetMemPool, "cudaMemSetMemPool", RGPU_RUNTIME);
+    if (memPool == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaMemGetMemPool, "cudaMemGetMemPool", RGPU_RUNTIME, RGPU_FLAGS_cudaMemGetMemPool);
+    rgpu_put_b(&c, location, sizeof *location);
+    rgpu_put_i(&c, (int64_t)type);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *memPool = (__typeof__(*memPool))rgpu_out_h(&c);
+    }
+    rgpu_end(&c);
+    return rc;
+}
+
+/* cudaMemSetMemPool: forward (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)
+{
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cudaMemSetMemPool, "cudaMemSetMemPool", RGPU_RUNTIME, RGPU_FLAGS_cudaMemSetMemPool);
+    rgpu_put_b(&c, location, sizeof *location);
     rgpu_put_i(&c, (int64_t)type);
     rgpu_put_h(&c, memPool);
     int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, location, 8);
-    }
     rgpu_end(&c);
     return rc;
 }
 
-/* cudaMallocFromPoolAsync: not supported: memory pools are not forwarded yet */
-int cudaMallocFromPoolAsync()
+/* cudaMallocFromPoolAsync: not supported: memory pools are not forwarded yet (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMallocFromPoolAsync");
 }
 
-/* cudaMemPoolExportToShareableHandle: not supported: shareable handles are OS handles of the server */
-int cudaMemPoolExportToShareableHandle()
+/* cudaMemPoolExportToShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolExportToShareableHandle");
 }
 
-/* cudaMemPoolImportFromShareableHandle: not supported: shareable handles are OS handles of the server */
-int cudaMemPoolImportFromShareableHandle()
+/* cudaMemPoolImportFromShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolImportFromShareableHandle");
 }
 
-/* cudaMemPoolExportPointer: not supported: pool IPC is not forwarded */
-int cudaMemPoolExportPointer()
+/* cudaMemPoolExportPointer: not supported: pool IPC is not forwarded (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolExportPointer");
 }
 
-/* cudaMemPoolImportPointer: not supported: pool IPC is not forwarded */
-int cudaMemPoolImportPointer()
+/* cudaMemPoolImportPointer: not supported: pool IPC is not forwarded (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolImportPointer");
 }
 
-/* cudaGraphicsUnregisterResource: not supported: graphics interop needs a local display */
-int cudaGraphicsUnregisterResource()
+/* cudaGraphicsUnregisterResource: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphicsUnregisterResource");
 }
 
-/* cudaGraphicsResourceSetMapFlags: not supported: graphics interop needs a local display */
-int cudaGraphicsResourceSetMapFlags()
+/* cudaGraphicsResourceSetMapFlags: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphicsResourceSetMapFlags");
 }
 
-/* cudaGraphicsMapResources: not supported: graphics interop needs a local display */
-int cudaGraphicsMapResources()
+/* cudaGraphicsMapResources: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphicsMapResources");
 }
 
-/* cudaGraphicsUnmapResources: not supported: graphics interop needs a local display */
-int cudaGraphicsUnmapResources()
+/* cudaGraphicsUnmapResources: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphicsUnmapResources");
 }
 
-/* cudaGraphicsResourceGetMappedPointer: not supported: graphics interop needs a local display */
-int cudaGraphicsResourceGetMappedPointer()
+/* cudaGraphicsResourceGetMappedPointer: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphicsResourceGetMappedPointer");
 }
 
-/* cudaGraphicsSubResourceGetMappedArray: not supported: graphics interop needs a local display */
-int cudaGraphicsSubResourceGetMappedArray()
+/* cudaGraphicsSubResourceGetMappedArray: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphicsSubResourceGetMappedArray");
 }
 
-/* cudaGraphicsResourceGetMappedMipmappedArray: not supported: graphics interop needs a local display */
-int cudaGraphicsResourceGetMappedMipmappedArray()
+/* cudaGraphicsResourceGetMappedMipmappedArray: not supported: graphics interop needs a local display (protocol/contract/calls/interop.toml) */
+cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphicsResourceGetMappedMipmappedArray");
 }
 
-/* cudaGetChannelDesc: forwarded */
-int cudaGetChannelDesc(void * desc, void * array)
+/* cudaGetChannelDesc: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
 {
-    rgpu_call c;
-    if (desc == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaGetChannelDesc, "cudaGetChannelDesc", RGPU_RUNTIME);
-    rgpu_put_h(&c, array);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, desc, 20);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetChannelDesc");
 }
 
-/* cudaCreateTextureObject: forwarded */
-int cudaCreateTextureObject(uint64_t * pTexObject, const void * pResDesc, const void * pTexDesc, const void * pResViewDesc)
+/* cudaCreateTextureObject: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    rgpu_call c;
-    if (pTexObject == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaCreateTextureObject, "cudaCreateTextureObject", RGPU_RUNTIME);
-    rgpu_put_b(&c, pResDesc, 144);
-    rgpu_put_b(&c, pTexDesc, 72);
-    rgpu_put_b(&c, pResViewDesc, 112);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pTexObject = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaCreateTextureObject");
 }
 
-/* cudaDestroyTextureObject: forwarded */
-int cudaDestroyTextureObject(uint64_t texObject)
+/* cudaDestroyTextureObject: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDestroyTextureObject, "cudaDestroyTextureObject", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)texObject);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroyTextureObject");
 }
 
-/* cudaGetTextureObjectResourceDesc: forwarded */
-int cudaGetTextureObjectResourceDesc(void * pResDesc, uint64_t texObject)
+/* cudaGetTextureObjectResourceDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    rgpu_call c;
-    if (pResDesc == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaGetTextureObjectResourceDesc, "cudaGetTextureObjectResourceDesc", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)texObject);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, pResDesc, 144);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetTextureObjectResourceDesc");
 }
 
-/* cudaGetTextureObjectTextureDesc: forwarded */
-int cudaGetTextureObjectTextureDesc(void * pTexDesc, uint64_t texObject)
+/* cudaGetTextureObjectTextureDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
-    rgpu_call c;
-    if (pTexDesc == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaGetTextureObjectTextureDesc, "cudaGetTextureObjectTextureDesc", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)texObject);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, pTexDesc, 72);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetTextureObjectTextureDesc");
 }
 
-/* cudaGetTextureObjectResourceViewDesc: forwarded */
-int cudaGetTextureObjectResourceViewDesc(void * pResViewDesc, uint64_t texObject)
+/* cudaGetTextureObjectResourceViewDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    rgpu_call c;
-    if (pResViewDesc == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaGetTextureObjectResourceViewDesc, "cudaGetTextureObjectResourceViewDesc", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)texObject);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, pResViewDesc, 112);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetTextureObjectResourceViewDesc");
 }
 
-/* cudaCreateSurfaceObject: forwarded */
-int cudaCreateSurfaceObject(uint64_t * pSurfObject, const void * pResDesc)
+/* cudaCreateSurfaceObject: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    rgpu_call c;
-    if (pSurfObject == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaCreateSurfaceObject, "cudaCreateSurfaceObject", RGPU_RUNTIME);
-    rgpu_put_b(&c, pResDesc, 144);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pSurfObject = (uint64_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaCreateSurfaceObject");
 }
 
-/* cudaDestroySurfaceObject: forwarded */
-int cudaDestroySurfaceObject(uint64_t surfObject)
+/* cudaDestroySurfaceObject: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaDestroySurfaceObject, "cudaDestroySurfaceObject", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)surfObject);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroySurfaceObject");
 }
 
-/* cudaGetSurfaceObjectResourceDesc: forwarded */
-int cudaGetSurfaceObjectResourceDesc(void * pResDesc, uint64_t surfObject)
+/* cudaGetSurfaceObjectResourceDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    rgpu_call c;
-    if (pResDesc == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaGetSurfaceObjectResourceDesc, "cudaGetSurfaceObjectResourceDesc", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)surfObject);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, pResDesc, 144);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetSurfaceObjectResourceDesc");
 }
 
-/* cudaLogsRegisterCallback: not supported: host callbacks are not forwarded yet */
-int cudaLogsRegisterCallback()
+/* cudaLogsRegisterCallback: not supported: host callbacks are not forwarded yet (protocol/contract/calls/system.toml) */
+cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLogsRegisterCallback");
 }
 
-/* cudaLogsUnregisterCallback: forwarded */
-int cudaLogsUnregisterCallback(void * callback)
+/* cudaLogsUnregisterCallback: not supported: host callbacks are not forwarded yet (protocol/contract/calls/system.toml) */
+cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaLogsUnregisterCallback, "cudaLogsUnregisterCallback", RGPU_RUNTIME);
-    rgpu_put_h(&c, callback);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaLogsUnregisterCallback");
 }
 
-/* cudaLogsCurrent: forwarded */
-int cudaLogsCurrent(uint32_t * iterator_out, uint32_t flags)
+/* cudaLogsCurrent: not supported: driver logs are the server's (protocol/contract/calls/system.toml) */
+cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)
 {
-    rgpu_call c;
-    if (iterator_out == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaLogsCurrent, "cudaLogsCurrent", RGPU_RUNTIME);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *iterator_out = (uint32_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaLogsCurrent");
 }
 
-/* cudaLogsDumpToFile: forwarded */
-int cudaLogsDumpToFile(uint32_t * iterator, const char * pathToFile, uint32_t flags)
+/* cudaLogsDumpToFile: not supported: driver logs are the server's (protocol/contract/calls/system.toml) */
+cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
-    rgpu_call c;
-    if (iterator == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaLogsDumpToFile, "cudaLogsDumpToFile", RGPU_RUNTIME);
-    rgpu_put_s(&c, pathToFile);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *iterator = (uint32_t)rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaLogsDumpToFile");
 }
 
-/* cudaLogsDumpToMemory: not supported: driver logs are the server's */
-int cudaLogsDumpToMemory()
+/* cudaLogsDumpToMemory: not supported: driver logs are the server's (protocol/contract/calls/system.toml) */
+cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLogsDumpToMemory");
 }
 
-/* cudaGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet */
-int cudaGraphKernelNodeCopyAttributes()
+/* cudaGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeCopyAttributes");
 }
 
-/* cudaGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet */
-int cudaGraphKernelNodeGetAttribute()
+/* cudaGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeGetAttribute");
 }
 
-/* cudaGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet */
-int cudaGraphKernelNodeSetAttribute()
+/* cudaGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeSetAttribute");
 }
 
-/* cudaGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded */
-int cudaGraphAddExternalSemaphoresSignalNode()
+/* cudaGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddExternalSemaphoresSignalNode");
 }
 
-/* cudaGraphExternalSemaphoresSignalNodeGetParams: not supported: external semaphores are not forwarded */
-int cudaGraphExternalSemaphoresSignalNodeGetParams()
+/* cudaGraphExternalSemaphoresSignalNodeGetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeGetParams");
 }
 
-/* cudaGraphExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
-int cudaGraphExternalSemaphoresSignalNodeSetParams()
+/* cudaGraphExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cudaGraphAddExternalSemaphoresWaitNode: not supported: external semaphores are not forwarded */
-int cudaGraphAddExternalSemaphoresWaitNode()
+/* cudaGraphAddExternalSemaphoresWaitNode: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddExternalSemaphoresWaitNode");
 }
 
-/* cudaGraphExternalSemaphoresWaitNodeGetParams: not supported: external semaphores are not forwarded */
-int cudaGraphExternalSemaphoresWaitNodeGetParams()
+/* cudaGraphExternalSemaphoresWaitNodeGetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeGetParams");
 }
 
-/* cudaGraphExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
-int cudaGraphExternalSemaphoresWaitNodeSetParams()
+/* cudaGraphExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cudaGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded */
-int cudaGraphExecExternalSemaphoresSignalNodeSetParams()
+/* cudaGraphExecExternalSemaphoresSignalNodeSetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecExternalSemaphoresSignalNodeSetParams");
 }
 
-/* cudaGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded */
-int cudaGraphExecExternalSemaphoresWaitNodeSetParams()
+/* cudaGraphExecExternalSemaphoresWaitNodeSetParams: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cudaUserObjectCreate: not supported: graph user objects are not implemented yet */
-int cudaUserObjectCreate()
+/* cudaUserObjectCreate: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectCreate");
 }
 
-/* cudaUserObjectRetain: not supported: graph user objects are not implemented yet */
-int cudaUserObjectRetain()
+/* cudaUserObjectRetain: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectRetain");
 }
 
-/* cudaUserObjectRelease: not supported: graph user objects are not implemented yet */
-int cudaUserObjectRelease()
+/* cudaUserObjectRelease: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectRelease");
 }
 
-/* cudaGraphRetainUserObject: not supported: graph user objects are not implemented yet */
-int cudaGraphRetainUserObject()
+/* cudaGraphRetainUserObject: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphRetainUserObject");
 }
 
-/* cudaGraphReleaseUserObject: not supported: graph user objects are not implemented yet */
-int cudaGraphReleaseUserObject()
+/* cudaGraphReleaseUserObject: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphReleaseUserObject");
 }
 
-/* cudaGraphAddNode: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet */
-int cudaGraphAddNode()
+/* cudaGraphAddNode: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddNode");
 }
 
-/* cudaGraphNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet */
-int cudaGraphNodeSetParams()
+/* cudaGraphNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeSetParams");
 }
 
-/* cudaGraphExecNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet */
-int cudaGraphExecNodeSetParams()
+/* cudaGraphExecNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecNodeSetParams");
 }
 
-/* cudaGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet */
-int cudaGraphConditionalHandleCreate()
+/* cudaGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet (protocol/contract/calls/graph.toml) */
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphConditionalHandleCreate");
 }
 
-/* cudaLibraryGetManaged: not supported: managed variables of modules are not supported */
-int cudaLibraryGetManaged()
+/* cudaLibraryGetManaged: not supported: managed variables of modules are not supported (protocol/contract/calls/managed.toml) */
+cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetManaged");
 }
 
-/* cudaLibraryGetUnifiedFunction: not supported: unified functions run on the host: not supported */
-int cudaLibraryGetUnifiedFunction()
+/* cudaLibraryGetUnifiedFunction: not supported: unified functions run on the host: not supported (protocol/contract/calls/module.toml) */
+cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetUnifiedFunction");
 }
 
-/* cudaLibraryGetKernelCount: not supported: kernel enumeration is not forwarded yet */
-int cudaLibraryGetKernelCount()
+/* cudaKernelSetAttributeForDevice: not supported: a cudaKernel_t is a session's function here: per-device kernel attributes are not forwarded yet (protocol/contract/calls/module.toml) */
+cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)
 {
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetKernelCount");
-}
-
-/* cudaLibraryEnumerateKernels: not supported: kernel enumeration is not forwarded yet */
-int cudaLibraryEnumerateKernels()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryEnumerateKernels");
-}
-
-/* cudaKernelSetAttributeForDevice: forwarded */
-int cudaKernelSetAttributeForDevice(void * kernel, int attr, int32_t value, int32_t device)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaKernelSetAttributeForDevice, "cudaKernelSetAttributeForDevice", RGPU_RUNTIME);
-    rgpu_put_h(&c, kernel);
-    rgpu_put_i(&c, (int64_t)attr);
-    rgpu_put_i(&c, (int64_t)value);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaGetExportTable: not supported: private driver tables have no remote equivalent */
-int cudaGetExportTable()
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetExportTable");
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaKernelSetAttributeForDevice");
 }

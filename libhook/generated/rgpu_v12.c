@@ -292,6 +292,8 @@ __asm__(".text\n.globl rgpu12_cudaOccupancyMaxActiveClusters\n.type rgpu12_cudaO
 __asm__(".text\n.globl rgpu12_cudaOccupancyMaxPotentialClusterSize\n.type rgpu12_cudaOccupancyMaxPotentialClusterSize, @function\nrgpu12_cudaOccupancyMaxPotentialClusterSize:\n    jmp cudaOccupancyMaxPotentialClusterSize@PLT\n.symver rgpu12_cudaOccupancyMaxPotentialClusterSize, cudaOccupancyMaxPotentialClusterSize@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaPeekAtLastError\n.type rgpu12_cudaPeekAtLastError, @function\nrgpu12_cudaPeekAtLastError:\n    jmp cudaPeekAtLastError@PLT\n.symver rgpu12_cudaPeekAtLastError, cudaPeekAtLastError@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaPointerGetAttributes\n.type rgpu12_cudaPointerGetAttributes, @function\nrgpu12_cudaPointerGetAttributes:\n    jmp rgpu12impl_cudaPointerGetAttributes@PLT\n.symver rgpu12_cudaPointerGetAttributes, cudaPointerGetAttributes@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaProfilerStart\n.type rgpu12_cudaProfilerStart, @function\nrgpu12_cudaProfilerStart:\n    jmp cudaProfilerStart@PLT\n.symver rgpu12_cudaProfilerStart, cudaProfilerStart@libcudart.so.12\n");
+__asm__(".text\n.globl rgpu12_cudaProfilerStop\n.type rgpu12_cudaProfilerStop, @function\nrgpu12_cudaProfilerStop:\n    jmp cudaProfilerStop@PLT\n.symver rgpu12_cudaProfilerStop, cudaProfilerStop@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaRuntimeGetVersion\n.type rgpu12_cudaRuntimeGetVersion, @function\nrgpu12_cudaRuntimeGetVersion:\n    jmp rgpu12impl_cudaRuntimeGetVersion@PLT\n.symver rgpu12_cudaRuntimeGetVersion, cudaRuntimeGetVersion@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaSetDevice\n.type rgpu12_cudaSetDevice, @function\nrgpu12_cudaSetDevice:\n    jmp cudaSetDevice@PLT\n.symver rgpu12_cudaSetDevice, cudaSetDevice@libcudart.so.12\n");
 __asm__(".text\n.globl rgpu12_cudaSetDeviceFlags\n.type rgpu12_cudaSetDeviceFlags, @function\nrgpu12_cudaSetDeviceFlags:\n    jmp cudaSetDeviceFlags@PLT\n.symver rgpu12_cudaSetDeviceFlags, cudaSetDeviceFlags@libcudart.so.12\n");
@@ -639,7 +641,6 @@ static const struct { unsigned short off12; int attr; } fill_cudaDeviceProp[] = 
     {668, 87}, /* singleToDoublePrecisionPerfRatio: cudaDevAttrSingleToDoublePrecisionPerfRatio */
     {692, 96}, /* cooperativeMultiDeviceLaunch: cudaDevAttrCooperativeMultiDeviceLaunch */
 };
-int cudaDeviceGetAttribute(int *value, int attr, int device);
 int rgpu12_fill_cudaDeviceProp(void *dst12, int device)
 {
     for (size_t i = 0; i < sizeof fill_cudaDeviceProp / sizeof *fill_cudaDeviceProp; i++) {
@@ -665,9 +666,7 @@ void rgpu12_from13_cudaPointerAttributes(void *dst12, const void *src13)
 
 extern int cuCtxCreate_v2();
 extern int cuCtxCreate_v3();
-extern int cuCtxCreate_v4();
 extern int cuDeviceGetUuid();
-extern int cuDeviceGetUuid_v2();
 extern int cuEventElapsedTime();
 extern int cuGraphAddDependencies();
 extern int cuGraphAddNode();

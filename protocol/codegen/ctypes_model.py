@@ -49,7 +49,9 @@ class Resolver:
                 return CType("funcptr")
             t = self.resolve(inner)
             const = "const" in getattr(inner, "quals", [])
-            if t.kind == "struct" and t.name not in self._defined_struct_names():
+            # A pointer to a struct the headers never define is an opaque handle (CUstream); one to a
+            # struct with members, by tag or by typedef (CUmemLocation), is a pointer to data.
+            if t.kind == "struct" and _struct_node(self.p, t.name) is None:
                 return CType("handle", 8, name=t.name)
             # const-ness of the pointee only: `const char **` is a mutable pointer to `const char *`
             return CType("ptr", 8, target=t, const=const or (t.const and t.kind != "ptr"))
@@ -99,56 +101,57 @@ class Resolver:
                 return CType("int", size, signed)
         raise TypeError(f"unknown type name {name}")
 
-    _defined = None
-
-    def _defined_struct_names(self) -> set:
-        if self._defined is None:
-            self._defined = set(self.p.structs)
-        return self._defined
 
 
 def _struct_node(parsed: Parsed, name: str):
+    """The struct/union node with members that `name` (a typedef or a tag) names, or None (opaque)."""
     if name in parsed.typedefs:
         inner = parsed.typedefs[name].type
         inner = inner.type if isinstance(inner, c_ast.TypeDecl) else inner
         if isinstance(inner, (c_ast.Struct, c_ast.Union)):
-            if inner.decls is None and inner.name in parsed.structs:
-                return parsed.structs[inner.name]
+            if inner.decls is None:
+                return parsed.structs.get(inner.name)
             return inner
         if isinstance(inner, c_ast.IdentifierType):
             return _struct_node(parsed, inner.names[0])
+        return None
     return parsed.structs.get(name)
 
 
-def has_pointers(self, name: str, _seen=None) -> bool:
-    """Whether a struct (or union) holds a pointer or handle anywhere inside it."""
-    seen = _seen or set()
-    if name in seen:
-        return False
-    seen.add(name)
+def has_pointers(self, name: str) -> bool:
+    """Whether a struct (or union) holds a pointer, handle or function pointer anywhere inside it, at
+    any depth of nested (named or anonymous) structs, unions and arrays. Opaque: True (unknowable)."""
     node = _struct_node(self.p, name)
     if node is None or node.decls is None:
-        return True  # opaque: cannot know, so do not ship it as bytes
-    for d in node.decls:
-        if isinstance(d.type, (c_ast.Struct, c_ast.Union)) and d.type.decls is not None:
-            anon_types = [self.resolve(x.type) for x in d.type.decls]
-            if any(x.kind in ("ptr", "handle", "funcptr") for x in anon_types):
-                return True
-            continue
-        t = self.resolve(d.type)
-        while t.kind == "array":
-            t = t.target
-        if t.kind in ("ptr", "handle", "funcptr"):
-            return True
-        if t.kind == "struct":
-            inner_name = t.name or (d.type.type.name if isinstance(d.type, c_ast.TypeDecl) else "")
-            anon = d.type.type if isinstance(d.type, c_ast.TypeDecl) else None
-            if isinstance(anon, (c_ast.Struct, c_ast.Union)) and anon.decls is not None:
-                if any(self.resolve(x.type).kind in ("ptr", "handle", "funcptr") for x in anon.decls):
-                    return True
-                continue
-            if has_pointers(self, inner_name, seen):
-                return True
+        return True
+    return _members_have_pointers(self.p, node, set())
+
+
+def _members_have_pointers(parsed: Parsed, node, seen: set) -> bool:
+    return any(_type_has_pointers(parsed, d.type, seen) for d in node.decls or [])
+
+
+def _type_has_pointers(parsed: Parsed, t, seen: set) -> bool:
+    if isinstance(t, (c_ast.PtrDecl, c_ast.FuncDecl)):
+        return True
+    if isinstance(t, c_ast.ArrayDecl):
+        return _type_has_pointers(parsed, t.type, seen)
+    if isinstance(t, c_ast.TypeDecl):
+        inner = t.type
+        if isinstance(inner, (c_ast.Struct, c_ast.Union)):
+            if inner.decls is not None:
+                return _members_have_pointers(parsed, inner, seen)
+            if inner.name in seen:
+                return False
+            seen.add(inner.name)
+            node = parsed.structs.get(inner.name)
+            return True if node is None else _members_have_pointers(parsed, node, seen)
+        if isinstance(inner, c_ast.IdentifierType):
+            name = inner.names[-1]
+            if name in parsed.typedefs and name not in seen:
+                seen.add(name)
+                return _type_has_pointers(parsed, parsed.typedefs[name].type, seen)
+        return False
     return False
 
 

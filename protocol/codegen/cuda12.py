@@ -3,13 +3,13 @@
 Programs built by CUDA 12 bind name@libcudart.so.12 and call the Driver API by 12.x names. Most
 entry points mean the same in both series and the 12 node jumps straight to the 13 function. What
 differs is found by diffing the two header sets, and each difference must be placed by the
-[cuda12] annotations (same_as / handwritten / unsupported) or the generator stops:
+tables of protocol/contract/cuda12.toml (same_as / handwritten / unsupported) or the generator stops:
   - names only 12.x declares (cudaGetDeviceProperties_v2, cudaThreadSynchronize, cuCtxCreate_v2...);
   - names both declare with different prototypes (cudaMemAdvise took a device in 12.x);
   - names whose structs changed layout (cudaDeviceProp, cudaPointerAttributes), unless 13 does not
     serve them anyway.
-The 12.x layouts of the structs named in [cuda12.layouts] are emitted with a converter from the
-13.0 layout; fields 12.x has and 13.0 dropped are filled from device attributes ([cuda12.fill]).
+The 12.x layouts of the structs named in [layouts] are emitted with a converter from the 13.0
+layout; fields 12.x has and 13.0 dropped are filled from device attributes ([fill]).
 """
 from __future__ import annotations
 
@@ -114,14 +114,14 @@ def _layout(ffi, parsed: Parsed, name: str):
         return None
 
 
-def plan(p12: Parsed, p13: Parsed, calls13: list[Call], ann: dict, cdef) -> Plan:
-    """Place every 12.x function; `cdef(parsed)` gives the cffi declarations of a header set."""
-    a = ann.get("cuda12", {})
+def plan(p12: Parsed, p13: Parsed, calls13: list[Call], a: dict, cdef) -> Plan:
+    """Place every 12.x function by protocol/contract/cuda12.toml (`a`); `cdef(parsed)` gives the cffi
+    declarations of a header set."""
     same_as: dict = a.get("same_as", {})
     hand = set(a.get("handwritten", {}).get("names", []))
     unsup: dict = a.get("unsupported", {})
     # [runtime_v12]: 12.x forms implemented by hand under a name of their own (graph_v12.c, ...)
-    impl12: dict = ann.get("runtime_v12", {})
+    impl12: dict = a.get("runtime_v12", {})
     f12, f13 = _ffi(p12, cdef), _ffi(p13, cdef)
     changed = set()
     # Only the types prototypes name directly (a struct that embeds a changed one changes size
@@ -158,7 +158,7 @@ def plan(p12: Parsed, p13: Parsed, calls13: list[Call], ann: dict, cdef) -> Plan
         if n in same_as:
             target = same_as[n]
             if target not in d13 or signature(d13[target].decl) != signature(f.decl):
-                errors.append(f"[cuda12.same_as] {n} = {target}: 13.0 has no function of that name with "
+                errors.append(f"[same_as] {n} = {target}: 13.0 has no function of that name with "
                               f"the 12.x prototype")
                 continue
             if face == "runtime":
@@ -178,7 +178,7 @@ def plan(p12: Parsed, p13: Parsed, calls13: list[Call], ann: dict, cdef) -> Plan
     declared = {f.name for f in p12.functions}
     for n in sorted(hand - declared):  # exported by libcudart.so.12 though its header #defines it away
         if not n.startswith("cuda") or n not in d13:
-            errors.append(f"[cuda12.handwritten] {n}: neither header set declares it")
+            errors.append(f"[handwritten] {n}: neither header set declares it")
         else:
             out.handwritten.append(n)
             out.runtime[n] = f"rgpu12impl_{n}"
@@ -186,15 +186,15 @@ def plan(p12: Parsed, p13: Parsed, calls13: list[Call], ann: dict, cdef) -> Plan
     # (cudaStreamGetCaptureInfo is cudaStreamGetCaptureInfo_v2 there): a stub, so such a binary loads.
     for n in sorted(set(unsup) - declared):
         if not n.startswith("cuda"):
-            errors.append(f"[cuda12.unsupported] {n}: the 12.x headers do not declare it")
+            errors.append(f"[unsupported] {n}: the 12.x headers do not declare it")
         else:
             out.unsupported[f"rgpu12impl_{n}"] = ("runtime", unsup[n])
             out.runtime[n] = f"rgpu12impl_{n}"
     for n in sorted(set(impl12) - declared):  # older binaries' names (cudaStreamGetCaptureInfo before 12.3)
         out.runtime[n] = impl12[n]
-    errors += [f"[cuda12.same_as] {n}: the 12.x headers do not declare it" for n in sorted(set(same_as) - declared)]
+    errors += [f"[same_as] {n}: the 12.x headers do not declare it" for n in sorted(set(same_as) - declared)]
     if errors:
-        raise ClassifyError("place these in [cuda12] of annotations.toml (same_as, handwritten or unsupported):\n  "
+        raise ClassifyError("place these in protocol/contract/cuda12.toml (same_as, handwritten or unsupported):\n  "
                             + "\n  ".join(errors))
     for n in a.get("layouts", {}).get("names", []):
         out.layouts.append(_convert(n, f12, p12, f13, p13, a.get("fill", {}).get(n, {})))
@@ -212,7 +212,7 @@ def plan(p12: Parsed, p13: Parsed, calls13: list[Call], ann: dict, cdef) -> Plan
 def _convert(name, f12, p12, f13, p13, fill: dict) -> Layout:
     l12, l13 = _layout(f12, p12, name), _layout(f13, p13, name)
     if not l12 or not l13:
-        raise ClassifyError(f"[cuda12.layouts] {name}: not a struct in both header sets")
+        raise ClassifyError(f"[layouts] {name}: not a struct in both header sets")
     at13 = {k: (o, s) for k, o, s in l13[1]}
     common, fills = [], []
     enum = p12.enums.get("cudaDeviceAttr", {})
@@ -221,10 +221,10 @@ def _convert(name, f12, p12, f13, p13, fill: dict) -> Layout:
             common.append((o, at13[k][0], min(s, at13[k][1])))
         elif k in fill:
             if s != 4 or fill[k] not in enum:
-                raise ClassifyError(f"[cuda12.fill.{name}] {k} = {fill[k]}: an int field from a cudaDeviceAttr")
+                raise ClassifyError(f"[fill.{name}] {k} = {fill[k]}: an int field from a cudaDeviceAttr")
             fills.append((k, o, fill[k], enum[fill[k]]))
         else:
-            raise ClassifyError(f"{name}.{k}: 12.x has it and 13.0 does not: say in [cuda12.fill.{name}] "
+            raise ClassifyError(f"{name}.{k}: 12.x has it and 13.0 does not: say in [fill.{name}] "
                                 f"which device attribute fills it")
     cname = name if name in p12.typedefs else f"struct {name}"
     return Layout(cname, l12[0], l13[0], l12[1], common, fills)
@@ -268,9 +268,10 @@ def header(p: Plan, stamp: str) -> str:
     return "\n".join(out)
 
 
-def source(p: Plan, entry_points: list[str], stamp: str) -> str:
+def source(p: Plan, entry_points: list[str], stamp: str, declared: set[str] = frozenset()) -> str:
     """The libcudart.so.12 version node (one-jump trampolines carrying the version, so one library
-    serves both series), the 12.x layouts, the 12-only Driver names and their stubs."""
+    serves both series), the 12.x layouts, the 12-only Driver names and their stubs. `declared`: the
+    13.0 functions rgpu_cuda.h already declares with their prototypes."""
     out = [f"/* {stamp} */", "#include <string.h>", "", '#include "rgpu_call.h"', '#include "rgpu_cuda12.h"', ""]
     tramp = dict(p.runtime)
     tramp.update({n: n for n in entry_points})
@@ -299,15 +300,14 @@ def source(p: Plan, entry_points: list[str], stamp: str) -> str:
         if lay.fills:
             out.append(f"static const struct {{ unsigned short off12; int attr; }} fill_{short}[] = {{")
             out += [f"    {{{o}, {v}}}, /* {k}: {attr} */" for k, o, attr, v in lay.fills]
-            out += ["};", "int cudaDeviceGetAttribute(int *value, int attr, int device);",
-                    f"int rgpu12_fill_{short}(void *dst12, int device)", "{",
+            out += ["};", f"int rgpu12_fill_{short}(void *dst12, int device)", "{",
                     f"    for (size_t i = 0; i < sizeof fill_{short} / sizeof *fill_{short}; i++) {{",
                     "        int v, rc = cudaDeviceGetAttribute(&v, fill_" + short + "[i].attr, device);",
                     "        if (rc != 0) return rc;",
                     f"        memcpy((char *)dst12 + fill_{short}[i].off12, &v, sizeof v);", "    }",
                     "    return 0;", "}", ""]
     fns = sorted(set(p.procs.values()))
-    out += [f"extern int {n}();" for n in fns]
+    out += [f"extern int {n}();" for n in fns if n not in declared]
     out += ["", "const rgpu_proc rgpu_procs12[] = {"]
     out += [f'    {{"{k}", (void *){v}}},' for k, v in sorted(p.procs.items())]
     out += ["};", f"const size_t rgpu_nprocs12 = {len(p.procs)};", ""]

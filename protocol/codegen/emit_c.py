@@ -1,77 +1,173 @@
-"""Writes libhook/generated/: call ids, the forwarding stubs and the cuGetProcAddress table."""
+"""Writes libhook/generated/: the CUDA headers' types and every function's prototype (so the compiler
+checks each hand-written hook against them), call ids and flags, the wire encoders of hand-written
+calls, the forwarding stubs, the constants shared with the server and the cuGetProcAddress table.
+
+Every put/out below is the client's half of one wire kind; server/dispatch.py and the cuda backend's
+generic path (server/backends/cuda/generic.py) are the other half of the same kinds."""
 from __future__ import annotations
 
+import copy
+
+from pycparser import c_ast
+from pycparser.c_generator import CGenerator
+
+from . import records
 from .classify import Call, Param
-from .ctypes_model import CType
 
 FACE = {"runtime": "RGPU_RUNTIME", "driver": "RGPU_DRIVER"}
+# Bits of rgpu_call.flags (libhook/src/transport/rgpu_call.h): the records' flags, then what the
+# transport needs from the rest of a record.
+FLAG_BITS = {name: 1 << i for i, name in enumerate(records.FLAGS)}
+FLAG_BITS.update({"shm": 1 << 8, "not_sim": 1 << 9, "not_cuda": 1 << 10})
+FLAG_DOC = dict(records.FLAGS, shm="its bulk data may move through the session's shared-memory segment",
+                not_sim="the software GPU does not serve it: answered not-supported in the client",
+                not_cuda="the cuda backend does not serve it: answered not-supported in the client")
 
 
-def spell(t: CType) -> str:
-    """A C spelling ABI-identical to the header's type, without needing the CUDA headers."""
-    if t.kind == "void":
-        return "void"
-    if t.kind == "int":
-        return f"{'' if t.signed else 'u'}int{t.size * 8}_t"
-    if t.kind == "enum":
-        return "int"
-    if t.kind == "float":
-        return "float" if t.size == 4 else "double"
-    if t.kind in ("handle", "funcptr"):
-        return "void *"
-    if t.kind == "struct":
-        return f"rgpu_blob{t.size}" if t.size else "void"
-    if t.kind == "ptr":
-        tgt = t.target
-        inner = "void" if tgt.kind == "struct" else ("char" if tgt.kind == "int" and tgt.size == 1 else spell(tgt))
-        return ("const " if t.const else "") + inner + " *"
-    raise TypeError(t)
+def declaration(call: Call, name: str | None = None, first: str = "") -> str:
+    """The header's prototype of `call` (parameter names filled in where the header has none), or of
+    a function `name` with the same parameters after `first`."""
+    d = copy.deepcopy(call.decl)
+    d.storage = []  # the Runtime's header says `extern`; a definition does not
+    for i, p in enumerate(_params(d)):
+        if isinstance(p, c_ast.EllipsisParam):
+            continue
+        _set_name(p, call.proto[i][0])
+    text = CGenerator().visit(d)
+    if name is not None:
+        head, _, rest = text.partition(call.name + "(")
+        rest = first + (", " + rest if rest != "void)" and rest != ")" else ")")
+        text = f"int {name}({rest}"
+    return text
 
 
-def _proto(call: Call, sizes: dict) -> str:
-    args = []
-    for pname, t in call.proto:
-        if pname == "...":
-            args.append("...")
-        elif t.kind == "struct":
-            args.append(f"rgpu_blob{sizes(t.name)} {pname}")
-        else:
-            args.append(f"{spell(t)} {pname}")
-    return f"int {call.name}({', '.join(args) or 'void'})"
+def _params(d: c_ast.Decl) -> list:
+    args = d.type.args
+    ps = list(args.params) if args else []
+    if len(ps) == 1 and isinstance(ps[0], c_ast.Typename) and isinstance(ps[0].type, c_ast.TypeDecl) and \
+            isinstance(ps[0].type.type, c_ast.IdentifierType) and ps[0].type.type.names == ["void"]:
+        return []
+    return ps
 
 
-def _put(p: Param) -> str:
+def _set_name(p, name: str) -> None:
+    if isinstance(p, c_ast.Typename):  # an unnamed parameter: give it its name in place
+        p.__class__ = c_ast.Decl
+        p.__init__(name, [], [], [], [], p.type, None, None)
+    else:
+        p.name = name
+    t = p.type
+    while not isinstance(t, c_ast.TypeDecl):
+        t = t.type
+    t.declname = name
+
+
+def _flags(call: Call) -> str:
+    r = call.record
+    bits = [b for b in records.FLAGS if b in call.flags]
+    if r.shm:
+        bits.append("shm")
+    if "sim" in r.unsupported_on:
+        bits.append("not_sim")
+    if "cuda" in r.unsupported_on:
+        bits.append("not_cuda")
+    return " | ".join(f"RGPU_F_{b.upper()}" for b in bits) or "0"
+
+
+# ---- the CUDA headers, for the compiler --------------------------------------------------------------
+
+def types_header(types_cdef: str, constants: dict[str, str], stamp: str) -> str:
+    return "\n".join([
+        f"/* {stamp} */",
+        "/* The CUDA headers' types (typedefs, enums with their values, structs) and integer macros, as the",
+        " * generator read them: hand-written code uses CUDA's own names and numbers instead of local copies. */",
+        "#ifndef RGPU_CUDA_TYPES_H", "#define RGPU_CUDA_TYPES_H", "#include <stddef.h>", "#include <stdint.h>", "",
+        *(f"#define {k} {v}" for k, v in sorted(constants.items())), "",
+        types_cdef, "", "#endif", ""])
+
+
+def protos_header(calls: list[Call], stamp: str, undeclared: set[str] = frozenset()) -> str:
+    """Every function of the headers with the header's own prototype. Hand-written definitions see it, so
+    a hook whose signature differs from CUDA's does not compile. With RGPU_CUDA_REAL_HEADERS defined after
+    including NVIDIA's cuda.h and cuda_runtime_api.h, the same prototypes are checked against them."""
+    out = [f"/* {stamp} */", "#ifndef RGPU_CUDA_H", "#define RGPU_CUDA_H", "#ifndef RGPU_CUDA_REAL_HEADERS",
+           '#include "rgpu_cuda_types.h"', "#endif", ""]
+    out += [declaration(c) + ";" for c in calls if c.name not in undeclared]
+    if undeclared:  # entry points only the records declare: the real headers #define these names away
+        out += ["", "#ifndef RGPU_CUDA_REAL_HEADERS"]
+        out += [declaration(c) + ";" for c in calls if c.name in undeclared]
+        out.append("#endif")
+    out += ["", "#endif", ""]
+    return "\n".join(out)
+
+
+# ---- ids, flags, constants -------------------------------------------------------------------------
+
+def ids_header(calls: list[Call], version: int, stamp: str) -> str:
+    out = [f"/* {stamp} */", "/* Call ids (CRC of the name) and per-call flags of every call that crosses the wire. */",
+           "#ifndef RGPU_IDS_H", "#define RGPU_IDS_H", ""]
+    out += [f"#define RGPU_F_{k.upper()} 0x{v:x}u /* {FLAG_DOC[k]} */" for k, v in FLAG_BITS.items()]
+    out.append("")
+    for c in calls:
+        if c.on_wire:
+            out.append(f"#define RGPU_ID_{c.name} 0x{c.call_id:08x}u")
+            out.append(f"#define RGPU_FLAGS_{c.name} ({_flags(c)})")
+    out += ["", f"#define RGPU_CUDA_VERSION {version}", "#endif", ""]
+    return "\n".join(out)
+
+
+def wire_header(constants: dict, stamp: str) -> str:
+    out = [f"/* {stamp} */", "/* Constants the client and the server share (protocol/contract/constants.toml). */",
+           "#ifndef RGPU_WIRE_H", "#define RGPU_WIRE_H", ""]
+    out += [f"#define RGPU_{k} {v}" for k, v in constants.items()]
+    out += ["", "#endif", ""]
+    return "\n".join(out)
+
+
+# ---- the client's half of each wire kind --------------------------------------------------------------
+
+def _put(p: Param, face: str) -> list[str]:
+    n = p.name
+    ptr_in = p.ctype is not None and p.ctype.kind == "ptr" and p.kind in ("i", "u", "f", "h")
+    v = f"*{n}" if ptr_in and not (p.kind == "u" and p.ctype.target.kind == "void") else n
     if p.kind == "i":
-        return f"rgpu_put_i(&c, (int64_t){p.name});"
+        return [f"rgpu_put_i(&c, (int64_t){v});"]
     if p.kind == "u":
-        cast = "(uint64_t)(uintptr_t)" if p.ctype.kind == "ptr" else "(uint64_t)"
-        return f"rgpu_put_u(&c, {cast}{p.name});"
+        cast = "(uint64_t)(uintptr_t)" if v == n and p.ctype.kind == "ptr" else "(uint64_t)"
+        return [f"rgpu_put_u(&c, {cast}{v});"]
     if p.kind == "f":
-        return f"rgpu_put_f(&c, (double){p.name});"
+        return [f"rgpu_put_f(&c, (double){v});"]
     if p.kind == "h":
-        return f"rgpu_put_h(&c, {p.name});"
+        return [f"rgpu_put_h(&c, {v});"]
     if p.kind == "d":
-        return f"rgpu_put_d(&c, {p.name});"
+        return [f"rgpu_put_d(&c, {n});"]
     if p.kind == "s":
-        return f"rgpu_put_s(&c, {p.name});"
+        return [f"rgpu_put_s(&c, {n});"]
     if p.kind == "b":
-        return f"rgpu_put_b(&c, {p.name}, {p.size});"
+        return [f"rgpu_put_b(&c, {n}, sizeof *{n});"]
     if p.kind == "v":
-        return f"rgpu_put_b(&c, &{p.name}, sizeof {p.name});"
+        return [f"rgpu_put_b(&c, &{n}, sizeof {n});"]
+    if p.kind == "a":
+        return [f"rgpu_put_b(&c, {n}, (size_t)({p.length}) * sizeof *{n});"]
+    if p.kind == "ah":
+        return [f"rgpu_put_ha(&c, (void *const *){n}, (size_t)({p.length}));"]
     raise ValueError(p.kind)
 
 
 def _get(p: Param) -> str:
-    tgt = p.ctype.target
+    n = p.name
     if p.kind == "ob":
-        size = str(p.size) if p.size else f"(size_t){p.struct}"
-        return f"rgpu_out_b(&c, {p.name}, {size});"
+        return f"rgpu_out_b(&c, {n}, sizeof *{n});"
+    if p.kind == "oa":
+        return f"rgpu_out_b(&c, {n}, (size_t)({p.length}) * sizeof *{n});"
+    if p.kind == "oah":
+        return f"rgpu_out_ha(&c, (void **){n}, (size_t)({p.length}));"
     if p.kind == "oh":
-        return f"*{p.name} = rgpu_out_h(&c);"
-    if tgt is not None and tgt.kind == "ptr":
-        return f"*{p.name} = (void *)(uintptr_t)rgpu_out_u(&c);"
+        return f"*{n} = (__typeof__(*{n}))rgpu_out_h(&c);"
+    if p.kind == "ou" and p.ctype.target.kind == "ptr":  # out:devptr
+        return f"*{n} = (void *)(uintptr_t)rgpu_out_u(&c);"
     fn = {"oi": "rgpu_out_i", "ou": "rgpu_out_u", "of": "rgpu_out_f"}[p.kind]
-    return f"*{p.name} = ({spell(tgt)}){fn}(&c);"
+    return f"*{n} = (__typeof__(*{n})){fn}(&c);"
 
 
 def _capture(call: Call, face: str) -> list[str]:
@@ -88,24 +184,31 @@ def _capture(call: Call, face: str) -> list[str]:
     return []
 
 
-def _hook_proto(call: Call, sizes: dict) -> str:
-    return _proto(call, sizes).replace(f"int {call.name}(", f"int rgpu_capture_{call.name}(int *rc, ", 1) + ";"
+def hook_proto(call: Call) -> str:
+    return declaration(call, f"rgpu_capture_{call.name}", "int *rc") + ";"
 
 
-def stub(call: Call, sizes: dict) -> str:
+def stub(call: Call) -> str:
     face = FACE[call.face]
-    if call.cls == "unsupported":
-        # An unprototyped definition: the arguments are never read, so their types do not matter.
-        return "\n".join([f"/* {call.name}: not supported: {call.reason} */", f"int {call.name}()", "{",
+    r = call.record
+    where = f"protocol/contract/calls/{r.family}.toml"
+    if call.side == "unsupported":
+        return "\n".join([f"/* {call.name}: not supported: {r.why} ({where}) */", declaration(call), "{",
                           f'    return rgpu_unsupported({face}, "{call.name}");', "}"])
-    lines = [f"/* {call.name}: {call.cls}{' (async)' if call.is_async else ''} */", _proto(call, sizes), "{"]
-    lines.append("    rgpu_call c;")
+    lines = [f"/* {call.name}: {call.side}{' (async)' if call.is_async else ''} ({where}) */", declaration(call), "{",
+             "    rgpu_call c;"]
     for p in call.params:
-        if p.kind in ("oi", "ou", "of", "oh", "ob", "b") and not p.nullable and p.kind != "b":
+        arr = p.kind in ("a", "ah", "oa", "oah")
+        if p.nullable:
+            continue
+        if p.kind in ("oi", "ou", "of", "oh", "ob") or (p.kind in ("i", "u", "f", "h") and p.ctype.kind == "ptr"
+                                                         and p.ctype.target.kind != "void"):
             lines.append(f"    if ({p.name} == NULL) return rgpu_invalid_value({face});")
+        elif arr:
+            lines.append(f"    if ({p.name} == NULL && ({p.length}) != 0) return rgpu_invalid_value({face});")
     lines += _capture(call, face)
-    lines.append(f'    rgpu_begin(&c, RGPU_ID_{call.name}, "{call.name}", {face});')
-    lines += ["    " + _put(p) for p in call.ins]
+    lines.append(f'    rgpu_begin(&c, RGPU_ID_{call.name}, "{call.name}", {face}, RGPU_FLAGS_{call.name});')
+    lines += ["    " + x for p in call.ins for x in _put(p, face)]
     if call.is_async:
         lines.append("    return rgpu_async(&c);")
     else:
@@ -121,28 +224,93 @@ def stub(call: Call, sizes: dict) -> str:
     return "\n".join(lines)
 
 
-def ids_header(calls: list[Call], version: int, stamp: str, sizes: dict | None = None) -> str:
-    out = [f"/* {stamp} */", "#ifndef RGPU_IDS_H", "#define RGPU_IDS_H", ""]
-    # sizes of the structs that travel as bytes, for hand-written code that receives them
-    out += [f"#define RGPU_SIZEOF_{n.replace('struct ', '')} {v}" for n, v in sorted((sizes or {}).items())]
-    out.append("")
-    out += [f"#define RGPU_ID_{c.name} 0x{c.call_id:08x}u" for c in calls if c.cls in ("forwarded", "handwritten")]
-    out += ["", f"#define RGPU_CUDA_VERSION {version}", "#endif", ""]
+def stubs_source(calls: list[Call], stamp: str) -> str:
+    out = [f"/* {stamp} */", "/* The forwarding stubs: every call whose record has no hand-written client code, and the",
+           " * not-supported answer of every unsupported one. */", '#include "rgpu_call.h"', ""]
+    for c in calls:
+        if c.cls in ("forwarded", "unsupported"):
+            out += [stub(c), ""]
     return "\n".join(out)
 
 
-def stubs_source(calls: list[Call], sizes: dict, stamp: str) -> str:
-    blobs = sorted({sizes(t.name) for c in calls if c.cls == "forwarded" for _, t in c.proto if t.kind == "struct"})
-    out = [f"/* {stamp} */", '#include "rgpu_call.h"', '#include "rgpu_ids.h"', ""]
-    # Structs passed by value travel as bytes; a blob of 8-byte words has the same SysV class (INTEGER,
-    # or MEMORY above 16 bytes) as the header's struct, which the generator checks holds no float.
-    out += [f"typedef struct {{ uint64_t w[{n // 8}]; }} rgpu_blob{n};" for n in blobs]
-    out.append("")
-    out += [_hook_proto(c, sizes) for c in calls if c.cls == "forwarded" and c.capture.startswith("hook")]
-    out.append("")
+# ---- hand-written wire calls: the encoding is generated, the policy is not --------------------------
+
+_ARG = {"i": "int64_t {n}", "u": "uint64_t {n}", "f": "double {n}", "h": "const void *{n}", "d": "int {n}",
+        "s": "const char *{n}", "b": "const void *{n}, size_t {n}_size", "v": "const void *{n}, size_t {n}_size",
+        "a": "const void *{n}, size_t {n}_size", "ah": "void *const *{n}, size_t {n}_count"}
+_OUT = {"oi": "int64_t *{n}", "ou": "uint64_t *{n}", "of": "double *{n}", "oh": "void **{n}",
+        "ob": "void *{n}, size_t {n}_size", "oa": "void *{n}, size_t {n}_size", "os": "char *{n}, size_t {n}_size",
+        "oah": "void **{n}, size_t {n}_count"}
+_PUT = {"i": "rgpu_put_i(c, {n});", "u": "rgpu_put_u(c, {n});", "f": "rgpu_put_f(c, {n});", "h": "rgpu_put_h(c, {n});",
+        "d": "rgpu_put_d(c, {n});", "s": "rgpu_put_s(c, {n});", "b": "rgpu_put_b(c, {n}, {n}_size);",
+        "v": "rgpu_put_b(c, {n}, {n}_size);", "a": "rgpu_put_b(c, {n}, {n}_size);",
+        "ah": "rgpu_put_ha(c, {n}, {n}_count);"}
+_GET = {"oi": "*{n} = rgpu_out_i(c);", "ou": "*{n} = rgpu_out_u(c);", "of": "*{n} = rgpu_out_f(c);",
+        "oh": "*{n} = rgpu_out_h(c);", "ob": "rgpu_out_b(c, {n}, {n}_size);", "oa": "rgpu_out_b(c, {n}, {n}_size);",
+        "os": "rgpu_out_b(c, {n}, {n}_size);", "oah": "rgpu_out_ha(c, {n}, {n}_count);"}
+
+
+def _encoder_protos(call: Call) -> tuple[str, str | None]:
+    args = ", ".join(["rgpu_call *c"] + [_ARG[p.kind].format(n=p.name) for p in call.ins])
+    enc = f"void rgpu_wire_{call.name}({args})"
+    if not call.outs:
+        return enc, None
+    outs = ", ".join(["rgpu_call *c"] + [_OUT[p.kind].format(n=p.name) for p in call.outs])
+    return enc, f"void rgpu_wire_out_{call.name}({outs})"
+
+
+def _shape(call: Call) -> str:
+    r = call.record
+    parts = [", ".join(f"{p.name}:{p.kind}" for p in call.ins) or "no arguments"]
+    if call.outs:
+        parts.append("outs " + ", ".join(f"{p.name}:{p.kind}" for p in call.outs))
+    if r.bulk_in:
+        parts.append(f"bulk in {r.bulk_in}")
+    if r.bulk_out:
+        parts.append(f"bulk out {r.bulk_out}")
+    return "; ".join(parts)
+
+
+def calls_header(calls: list[Call], stamp: str) -> str:
+    """Prototypes of the generated encoders and of the capture hooks (capture.c defines those)."""
+    out = [f"/* {stamp} */", "#ifndef RGPU_CALLS_H", "#define RGPU_CALLS_H", "", "struct rgpu_call;", ""]
+    out.append("/* Hand-written calls: rgpu_wire_NAME begins the call and puts its arguments, rgpu_wire_out_NAME "
+               "reads its out-values. */")
     for c in calls:
-        if c.cls in ("forwarded", "unsupported"):
-            out += [stub(c, sizes), ""]
+        if c.on_wire and c.client:
+            enc, dec = _encoder_protos(c)
+            out.append(f"/* {c.name} ({c.client}): {_shape(c)} */")
+            out.append(enc.replace("rgpu_call *", "struct rgpu_call *") + ";")
+            if dec:
+                out.append(dec.replace("rgpu_call *", "struct rgpu_call *") + ";")
+    out += ["", "/* Stream capture hooks (libhook/src/graph/capture.c): 1 when the call became a graph node "
+                "(its result in *rc). */"]
+    out += [hook_proto(c) for c in calls if c.capture == "hook"]
+    out += ["", "/* Capture guards of hand-written calls, as their records say: 0, or the error the call returns. */"]
+    for c in calls:
+        kind, _, param = c.capture.partition(":")
+        if c.client and kind == "guard":
+            if param in ("", "legacy"):
+                out.append(f"#define RGPU_GUARD_{c.name}() rgpu_capture_guard({FACE[c.face]}, NULL, "
+                           f"{1 if param else 0})")
+            else:
+                out.append(f"#define RGPU_GUARD_{c.name}({param}) rgpu_capture_guard({FACE[c.face]}, ({param}), 1)")
+    out += ["", "#endif", ""]
+    return "\n".join(out)
+
+
+def calls_source(calls: list[Call], stamp: str) -> str:
+    out = [f"/* {stamp} */", '#include "rgpu_call.h"', ""]
+    for c in calls:
+        if not (c.on_wire and c.client):
+            continue
+        enc, dec = _encoder_protos(c)
+        face = FACE[c.face]
+        out += [enc, "{", f'    rgpu_begin(c, RGPU_ID_{c.name}, "{c.name}", {face}, RGPU_FLAGS_{c.name});']
+        out += ["    " + _PUT[p.kind].format(n=p.name) for p in c.ins]
+        out += ["}", ""]
+        if dec:
+            out += [dec, "{"] + ["    " + _GET[p.kind].format(n=p.name) for p in c.outs] + ["}", ""]
     return "\n".join(out)
 
 
@@ -151,12 +319,11 @@ def procs_source(calls: list[Call], aliases: dict[str, str], stamp: str) -> str:
     sorted for bsearch: cuGetProcAddress and cudaGetDriverEntryPoint return rgpu's own functions."""
     names = {c.name for c in calls}
     entries = {n: n for n in names}
-    for short, full in aliases.items():
-        if full in names and short not in entries:
+    for short, full in aliases.items():  # at this version a name means what the headers #define it to,
+        if full in names:                 # even where a legacy entry point of that name exists (dlsym finds that)
             entries[short] = full
     out = [f"/* {stamp} */", '#include "rgpu_call.h"', ""]
-    out += [f"extern int {n}();" for n in sorted(names)]
-    out += ["", "const rgpu_proc rgpu_procs[] = {"]
+    out += ["const rgpu_proc rgpu_procs[] = {"]
     out += [f'    {{"{k}", (void *){v}}},' for k, v in sorted(entries.items())]
     out += ["};", f"const size_t rgpu_nprocs = {len(entries)};", ""]
     return "\n".join(out)
@@ -179,4 +346,3 @@ def errors_source(parsed, stamp: str) -> str:
             "    return face ? NULL : \"cudaErrorUnknown\";",
             "}", ""]
     return "\n".join(out)
-

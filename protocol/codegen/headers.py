@@ -79,6 +79,7 @@ class Parsed:
     enums: dict[str, dict[str, int]]  # typedef or tag name -> {enumerator: value}
     aliases: dict[str, str] = field(default_factory=dict)  # cuMemAlloc -> cuMemAlloc_v2
     type_decls: list = field(default_factory=list)  # typedef/struct/enum nodes of the CUDA headers
+    constants: dict[str, str] = field(default_factory=dict)  # integer #defines: cudaHostAllocMapped -> 0x02
 
 
 def _preprocess(include_dir: Path, extra: list[str], also: tuple[Path, ...] = ()) -> str:
@@ -97,6 +98,9 @@ def parse(include_dir: Path | None = None, also: tuple[Path, ...] = ()) -> Parse
     version = int(re.search(r"#define CUDA_VERSION (\d+)", macros).group(1))
     # `#define cuMemAlloc cuMemAlloc_v2`: what the un-suffixed name means today (cuGetProcAddress).
     aliases = dict(re.findall(r"#define (cu\w+) (cu\w+_v\d+)\s*$", macros, re.M))
+    # Flags and limits the headers give as macros, not enums (cudaHostAllocMapped, cudaCpuDeviceId).
+    constants = dict(re.findall(r"^#define ((?:cuda|CU_|CUDA_)\w+) (\(?(?:\((?:int|unsigned int)\))?-?"
+                                r"(?:0x[0-9a-fA-F]+|\d+)[uUlL]*\)?)\s*$", macros, re.M))
     ast = CParser().parse(text)
     functions, typedefs, structs, enums = [], {}, {}, {}
     seen = set()
@@ -129,7 +133,22 @@ def parse(include_dir: Path | None = None, also: tuple[Path, ...] = ()) -> Parse
                     enums[ext.type.name] = _enum_values(ext.type)
     for d in type_decls:
         _FoldDims(enums).visit(d)
-    return Parsed(include_dir, version, functions, typedefs, structs, enums, aliases, type_decls)
+    return Parsed(include_dir, version, functions, typedefs, structs, enums, aliases, type_decls, constants)
+
+
+def declare(parsed: Parsed, types_cdef: str, prototypes: dict[str, str]) -> list[Function]:
+    """Functions the headers do not declare, from C prototypes written in the headers' types (the
+    records' `prototype`): each checked to declare the name it is recorded under."""
+    if not prototypes:
+        return []
+    ast = CParser().parse(types_cdef + "\n" + "\n".join(p.rstrip(";") + ";" for p in prototypes.values()))
+    decls = [e for e in ast.ext if isinstance(e, c_ast.Decl) and isinstance(e.type, c_ast.FuncDecl)]
+    out = []
+    for (name, _), d in zip(prototypes.items(), decls):
+        if d.name != name:
+            raise ValueError(f"{name}: its prototype declares {d.name}")
+        out.append(Function(name, "runtime" if name.startswith("cuda") else "driver", d))
+    return out
 
 
 def _enum_values(enum: c_ast.Enum) -> dict[str, int]:

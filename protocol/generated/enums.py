@@ -1,4 +1,4 @@
-"""generated from CUDA 13.0 by protocol/codegen — do not edit"""
+"""generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit"""
 
 cudaError_enum = {'CUDA_SUCCESS': 0,
  'CUDA_ERROR_INVALID_VALUE': 1,
@@ -610,3 +610,7 @@ cudaFuncAttribute = {'cudaFuncAttributeMaxDynamicSharedMemorySize': 8,
  'cudaFuncAttributeNonPortableClusterSizeAllowed': 14,
  'cudaFuncAttributeClusterSchedulingPolicyPreference': 15,
  'cudaFuncAttributeMax': 16}
+
+CUmoduleLoadingMode_enum = {'CU_MODULE_EAGER_LOADING': 1, 'CU_MODULE_LAZY_LOADING': 2}
+
+CUfunctionLoadingState_enum = {'CU_FUNCTION_LOADING_STATE_UNLOADED': 0, 'CU_FUNCTION_LOADING_STATE_LOADED': 1, 'CU_FUNCTION_LOADING_STATE_MAX': 2}

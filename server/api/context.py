@@ -1,5 +1,5 @@
 """Context-wide settings and queries: limits, cache and shared-memory preferences, PCI identity,
-stream-capture status. The software GPU has no caches to configure, but a program that sets a
+stream ids. The software GPU has no caches to configure, but a program that sets a
 preference and reads it back must see what it set, as on a GPU."""
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from . import handles
 _LIMIT_DEFAULTS = {"CU_LIMIT_STACK_SIZE": 1024, "CU_LIMIT_PRINTF_FIFO_SIZE": 1 << 20,
                    "CU_LIMIT_MALLOC_HEAP_SIZE": 8 << 20, "CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH": 2,
                    "CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT": 2048, "CU_LIMIT_MAX_L2_FETCH_GRANULARITY": 32,
-                   "CU_LIMIT_PERSISTING_L2_CACHE_SIZE": 0}
+                   "CU_LIMIT_PERSISTING_L2_CACHE_SIZE": 0,
+                   # a context is never CIG-enabled (no graphics on a pooled GPU); queries only
+                   "CU_LIMIT_SHMEM_SIZE": 0, "CU_LIMIT_CIG_ENABLED": 0, "CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED": 0}
+_QUERY_ONLY = {"CU_LIMIT_SHMEM_SIZE", "CU_LIMIT_CIG_ENABLED"}
 LIMITS = {enums.CUlimit_enum[k]: v for k, v in _LIMIT_DEFAULTS.items()}
 _LIMIT_NAMES = {enums.CUlimit_enum[k]: k for k in _LIMIT_DEFAULTS}
 
@@ -36,6 +39,8 @@ def set_limit(s, limit, value):
     limits = _settings(s)["limits"]
     if limit not in limits:
         raise CudaError("CUDA_ERROR_UNSUPPORTED_LIMIT", f"limit {limit}")
+    if _LIMIT_NAMES[limit] in _QUERY_ONLY:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"{_LIMIT_NAMES[limit]} can only be queried")
     s.device.set_limit(_LIMIT_NAMES[limit], value)
     limits[limit] = value
     return ()
@@ -76,17 +81,6 @@ def pci_bus_id(s, length, device):
     # the GPU's index on its server as the bus: distinct per GPU, in the form programs parse
     text = f"0000:{getattr(s.device, 'index', 0) + 1:02x}:00.0"
     return (text[: length - 1],)
-
-
-@handles("cudaStreamIsCapturing", "cuStreamIsCapturing")
-def stream_is_capturing(s, stream):
-    s.get("stream", stream)
-    return (0,)  # cudaStreamCaptureStatusNone: stream capture is not supported, so never active
-
-
-@handles("cudaThreadExchangeStreamCaptureMode", "cuThreadExchangeStreamCaptureMode")
-def exchange_capture_mode(s):
-    return (0,)  # cudaStreamCaptureModeGlobal, the mode a thread starts in
 
 
 @handles("cudaStreamGetId", "cuStreamGetId")

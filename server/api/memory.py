@@ -1,6 +1,8 @@
 """Device memory: allocation, copies, memsets, pointer queries."""
 from __future__ import annotations
 
+from rgpu.protocol.generated.constants import D2H_CHUNK, MAX_CHUNKS
+
 from ..errors import CudaError
 from . import Bulk, handles
 from .device import _cffi
@@ -32,8 +34,8 @@ def mem_alloc_pitch(s, width, height, *elem):
 
 @handles("cudaFree", "cuMemFree_v2")
 def mem_free(s, addr):
-    if addr == 0 and s.face == "runtime":
-        return ()  # cudaFree(NULL) is a no-op
+    if addr == 0:
+        return ()  # freeing NULL is a no-op, in the driver too (NVIDIA's cudaFree(NULL) passes it down)
     found = s.device.allocation(addr)
     if found is None or found[0] != addr:
         # a real GPU answers cudaErrorInvalidValue (1) for a pointer it never returned
@@ -54,11 +56,11 @@ def mem_get_info(s):
     return s.mem_info()
 
 
-# D2H replies go in frames of up to this size. They are views of device memory (no server copy),
-# so small frames buy nothing here and cost the client: at 4 MiB a 16 MiB copy ran at half the speed
-# of one 16 MiB frame (benchmarks/test_transport.py, d2h 16MiB tcp 1.5 -> 3.0 GB/s).
-CHUNK = 16 << 20
-MAX_CHUNKS = 64  # and in at most this many (libhook's RGPU_MAX_OUT_BULK is 68)
+# D2H replies go in frames of up to D2H_CHUNK bytes, at most MAX_CHUNKS of them (constants shared
+# with the client library: protocol/contract/constants.toml). They are views of device memory (no
+# server copy), so small frames buy nothing here and cost the client: at 4 MiB a 16 MiB copy ran at
+# half the speed of one 16 MiB frame (benchmarks/test_transport.py, d2h 16MiB tcp 1.5 -> 3.0 GB/s).
+CHUNK, MAX_CHUNKS = D2H_CHUNK, MAX_CHUNKS
 
 
 def _check_range(s, addr, count):
@@ -69,9 +71,10 @@ def _check_range(s, addr, count):
 
 
 def _copy(s, kind, dst, src, count, stream, bulk):
+    """The dispatcher has checked that any data frames hold `count` bytes (the record's bulk_in)."""
     if kind == H2D:
-        if not bulk or sum(map(len, bulk)) != count:
-            raise CudaError("CUDA_ERROR_INVALID_VALUE", "host data missing or of the wrong size")
+        if not bulk:
+            raise CudaError("CUDA_ERROR_INVALID_VALUE", "host data missing")
         if len(bulk) == 1:
             s.device.copy_htod(dst, bulk[0], stream)
             return ()
@@ -95,12 +98,13 @@ def _copy(s, kind, dst, src, count, stream, bulk):
 
 
 @handles("cudaMemcpy")
-def cuda_memcpy(s, kind, dst, src, count, bulk=()):
+def cuda_memcpy(s, dst, src, count, kind, bulk=()):
+    """[dst, src, count, kind] (the host side's address is 0); H2D data as frames, D2H data back as frames."""
     return _copy(s, kind, dst, src, count, None, bulk)
 
 
 @handles("cudaMemcpyAsync")
-def cuda_memcpy_async(s, kind, dst, src, count, stream, bulk=()):
+def cuda_memcpy_async(s, dst, src, count, kind, stream, bulk=()):
     return _copy(s, kind, dst, src, count, s.get("stream", stream), bulk)
 
 
@@ -220,7 +224,7 @@ def mem_get_address_range(s, addr):
 
 
 def _copy_2d(s, kind, dst, dpitch, src, spitch, width, height, stream, bulk):
-    """[kind, dst, dpitch, src, spitch, width, height(, stream)]: host rows travel packed."""
+    """[dst, dpitch, src, spitch, width, height, kind(, stream)]: host rows travel packed."""
     if dpitch < width or spitch < width:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", "a pitch is less than the width")
     if kind == H2D:
@@ -244,10 +248,10 @@ def _copy_2d(s, kind, dst, dpitch, src, spitch, width, height, stream, bulk):
 
 
 @handles("cudaMemcpy2D")
-def cuda_memcpy_2d(s, kind, dst, dpitch, src, spitch, width, height, bulk=()):
+def cuda_memcpy_2d(s, dst, dpitch, src, spitch, width, height, kind, bulk=()):
     return _copy_2d(s, kind, dst, dpitch, src, spitch, width, height, None, bulk)
 
 
 @handles("cudaMemcpy2DAsync")
-def cuda_memcpy_2d_async(s, kind, dst, dpitch, src, spitch, width, height, stream, bulk=()):
+def cuda_memcpy_2d_async(s, dst, dpitch, src, spitch, width, height, kind, stream, bulk=()):
     return _copy_2d(s, kind, dst, dpitch, src, spitch, width, height, s.get("stream", stream), bulk)

@@ -37,10 +37,27 @@ def _cached_image(digest: str, size: int, bulk) -> bytes:
 
 
 @handles("cuModuleLoadData")
-def module_load(s, digest, size, bulk=()):
-    """[sha256 hex, size] (+ the image as a raw frame when the server asked for it) -> [module]"""
-    module = s.device.module_load(_cached_image(digest, size, bulk))
-    log.info("module_loaded", digest=digest[:16], size=size, source="upload" if bulk else "cache")
+def module_load(s, digest, size, companion, companion_size, sent, frames, bulk=()):
+    """[image sha256 hex, image size, companion sha256 hex or "", companion size, which of the two the
+    frames carry (1 image, 2 companion), their total bytes] (+ the frames when the server asked for
+    them) -> [module].
+
+    The companion is a bundle of PTX containers from the library the image came from, for a module
+    with SASS alone (server/backends/sim/companion.py); it travels in chunks, once per server."""
+    bulk = list(bulk)
+    image_frames = bulk[:1] if bulk and sent & 1 else []
+    companion_frames = bulk[len(image_frames):] if sent & 2 else []
+    expected = (size if sent & 1 else 0) + (companion_size if sent & 2 else 0)
+    if bulk and frames != expected:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"the frames hold {frames} bytes, not the {expected} sent says")
+    image = _cached_image(digest, size, image_frames)
+    loaded = None
+    if companion:
+        joined = [b"".join(bytes(f) for f in companion_frames)] if companion_frames else []
+        loaded = (companion, _cached_image(companion, companion_size, joined))
+    module = s.device.module_load(image, companion=loaded) if loaded else s.device.module_load(image)
+    log.info("module_loaded", digest=digest[:16], size=size, source="upload" if image_frames else "cache",
+             companion=companion[:16] if companion else None)
     return (s.new_handle("module", module),)
 
 
@@ -53,6 +70,21 @@ def module_unload(s, module):
 @handles("cuModuleGetFunction")
 def module_get_function(s, module, name):
     return (s.new_handle("function", s.device.module_function(s.get("module", module), name)),)
+
+
+@handles("cuModuleGetFunctionCount")
+def module_get_function_count(s, module):
+    return (len(s.device.module_functions(s.get("module", module))),)
+
+
+@handles("cuModuleEnumerateFunctions")
+def module_enumerate_functions(s, count, module):
+    """[room for `count` functions, module] -> [the function handles, in the module's order] (CUDA
+    refuses a count other than the module's)."""
+    fns = s.device.module_functions(s.get("module", module))
+    if count != len(fns):
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"the module has {len(fns)} functions, not {count}")
+    return ([s.new_handle("function", f) for f in fns],)
 
 
 @handles("cuModuleGetGlobal_v2")
@@ -86,6 +118,28 @@ def func_set_attribute(s, function, attrib, value):
     if attrib not in _FUNC_ATTRS:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attrib}")
     s.device.function_set_attribute(s.get("function", function), _FUNC_ATTRS[attrib], value)
+    return ()
+
+
+@handles("cuFuncIsLoaded")
+def func_is_loaded(s, function):
+    s.get("function", function)
+    return (enums.CUfunctionLoadingState_enum["CU_FUNCTION_LOADING_STATE_LOADED"],)
+
+
+@handles("cuFuncLoad")
+def func_load(s, function):
+    s.get("function", function)  # loaded with its module already
+    return ()
+
+
+@handles("cuFuncSetCacheConfig", "cuFuncSetSharedMemConfig", "cuKernelSetCacheConfig")
+def func_preference(s, function, config, *device):
+    """[function, preference(, device)]: a cache or shared-memory preference, checked and accepted
+    (as cudaFuncSetCacheConfig is in the client); it changes no result."""
+    s.get("function", function)
+    if not 0 <= config <= 3:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"preference {config}")
     return ()
 
 

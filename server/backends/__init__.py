@@ -1,7 +1,13 @@
 """Device backends behind one selection point. `--device` names one: ``sim`` (the software GPU,
 server/backends/sim) or ``cuda`` (the real driver, server/backends/cuda); ``auto`` takes cuda when
 `probe` finds a usable GPU. Everything above the `Device` interface (handles, quotas, errors) is the
-same for both, and so is the end-to-end suite (RGPU_TEST_DEVICE=sim|cuda)."""
+same for both, and so is the end-to-end suite (RGPU_TEST_DEVICE=sim|cuda).
+
+What each backend serves is `handlers_for(kind)`: the API handlers (server/api, written against the
+`Device` interface, so they serve both), and on cuda also the generic path that calls the real
+driver for the forwarded calls no handler covers (server/backends/cuda/generic.py). A call's record
+declares the backends that do not serve it; tests/unit/server/test_backend_coverage.py checks that
+the two agree for every call that crosses the wire."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,7 +31,7 @@ class GpuInfo:
     compute_capability: str  # "8.0"
 
 
-def probe(kind: str, *, count: int = 1, memory: int = 0, server_id: str = "") -> list[GpuInfo]:
+def probe(kind: str, *, count: int = 1, memory: int = 0, server_id: str = "", arch: str | None = None) -> list[GpuInfo]:
     """The GPUs backend `kind` would serve; raises BackendUnavailable when it cannot serve here."""
     if kind == "cuda":
         from .cuda import device as cuda
@@ -35,19 +41,40 @@ def probe(kind: str, *, count: int = 1, memory: int = 0, server_id: str = "") ->
         except cuda.CudaUnavailable as e:
             raise BackendUnavailable(str(e)) from None
     if kind == "sim":
-        from .sim import identity
-        from .sim.device import SimDevice
-        major, minor = SimDevice.cc
-        return [GpuInfo(memory, identity.name(i), identity.uuid(server_id, i), identity.SM_COUNT,
-                        f"{major}.{minor}") for i in range(count)]
+        from .sim import archs, identity
+        from .sim.errors import SimError
+        try:
+            a = archs.get(arch)
+        except SimError as e:
+            raise ValueError(e.message) from None
+        return [GpuInfo(memory, identity.name(i, a.name), identity.uuid(server_id, i), a.sms,
+                        f"{a.major}.{a.minor}") for i in range(count)]
     raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")
 
 
-def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserve=None) -> Device:
-    """The device one session of GPU `gpu` runs on, limited to `memory` bytes."""
+def handlers_for(kind: str) -> dict[str, object]:
+    """Call name -> handler(session, *args) for every call backend `kind` serves."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")
+    from ..api import load_all
+    handlers = dict(load_all())
+    if kind == "cuda":
+        from .cuda import generic
+        generic_handlers = generic.handlers()
+        for name, fn in generic_handlers.items():
+            handlers.setdefault(name, fn)
+        # the real driver lists a module's functions itself (the API handlers list the sim's)
+        for name in ("cuModuleGetFunctionCount", "cuModuleEnumerateFunctions"):
+            handlers[name] = generic_handlers[name]
+    return handlers
+
+
+def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserve=None,
+                arch: str | None = None) -> Device:
+    """The device one session of GPU `gpu` runs on, limited to `memory` bytes (a sim presents `arch`)."""
     if kind == "sim":
         from .sim.device import SimDevice
-        return SimDevice(memory, gpu, server_id, reserve=reserve)
+        return SimDevice(memory, gpu, server_id, reserve=reserve, arch=arch)
     if kind == "cuda":
         from .cuda.device import CudaDevice
         return CudaDevice(gpu, memory, reserve=reserve)

@@ -75,8 +75,10 @@ class Device(ABC):
 
     # modules and launches
     @abstractmethod
-    def module_load(self, image: bytes):
-        """A module object from a fatbin / cubin / PTX image; its variables live in device memory."""
+    def module_load(self, image: bytes, companion: tuple[str, bytes] | None = None):
+        """A module object from a fatbin / cubin / PTX image; its variables live in device memory.
+        `companion` (digest, bundle): PTX of the image's library, for a backend that cannot run the
+        image's SASS (server/backends/sim/companion.py); a backend that runs SASS ignores it."""
     @abstractmethod
     def module_unload(self, module) -> None: ...
     @abstractmethod
@@ -93,6 +95,9 @@ class Device(ABC):
         """A CUfunction_attribute by its enumerator name."""
     @abstractmethod
     def function_set_attribute(self, function, attribute: str, value: int) -> None: ...
+    def module_functions(self, module) -> list:
+        """Every kernel of `module`, as function objects (cuModuleEnumerateFunctions)."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend cannot list a module's functions")
     @abstractmethod
     def function_name(self, function) -> str:
         """The entry's name in its module (mangled, as cuFuncGetName gives it)."""

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from rgpu.protocol.generated import enums
-from rgpu.server.backends.sim.properties import sm80_attributes
+from rgpu.server.backends.sim.properties import attributes
 from tests.conftest import PROGRAMS, run_cli
 from tests.support import cuda12, cudabuild
 
@@ -22,7 +22,7 @@ def _kv(stdout: str) -> dict[str, str]:
 
 
 def _attr(name: str) -> int:
-    return sm80_attributes(MEMORY)[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_" + name]]
+    return attributes(MEMORY)[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_" + name]]
 
 
 @pytest.fixture(scope="module")

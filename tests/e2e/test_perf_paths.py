@@ -71,22 +71,22 @@ def test_a_segment_that_is_not_shared_is_declined_and_frames_still_work(start_se
     url, handle = start_server()
     offer = {"name": "/rgpu-1-0-deadbeef", "size": 1 << 20, "nonce": b"x" * 16, "boot": "another-host"}
     sock, reply = _session(url, offer)
-    assert reply[1] == 0 and reply[2] == [False]
+    assert reply[1] == 0 and reply[2] == [False, "sim"]
     assert "event='shm_declined'" in handle.output()
     malloc, memcpy = BY_NAME["cudaMalloc"], BY_NAME["cudaMemcpy"]
     sock.send(wire.encode_requests([(2, malloc, 1, [4096], 0)]))
     assert sock.poll(10000)
     addr = wire.unpack(sock.recv_multipart()[0])[2][0]
     # a call naming shared-memory regions on a session without a segment: an error, not a crash
-    sock.send(wire.pack([[3, memcpy, 1, [1, addr, 0, 16], 0, [[[4096, 16]], 0]]]))
+    sock.send(wire.pack([[3, memcpy, 1, [addr, 0, 16, 1], 0, [[[4096, 16]], 0]]]))
     assert sock.poll(10000)
     seq, rc, *_rest = wire.unpack(sock.recv_multipart()[0])
     assert seq == 3 and rc != 0
     # the same copy with its data as a frame works
-    sock.send_multipart([wire.encode_requests([(4, memcpy, 1, [1, addr, 0, 16], 1)]), b"y" * 16])
+    sock.send_multipart([wire.encode_requests([(4, memcpy, 1, [addr, 0, 16, 1], 1)]), b"y" * 16])
     assert sock.poll(10000)
     assert wire.unpack(sock.recv_multipart()[0])[1] == 0
-    sock.send(wire.encode_requests([(5, memcpy, 1, [2, 0, addr, 16], 0)]))
+    sock.send(wire.encode_requests([(5, memcpy, 1, [0, addr, 16, 2], 0)]))
     assert sock.poll(10000)
     frames = sock.recv_multipart()
     assert wire.unpack(frames[0])[1] == 0 and frames[1] == b"y" * 16

@@ -60,7 +60,8 @@ def junk(rng: random.Random, depth: int = 0):
 def _args(rng: random.Random, call_id: int, ptr: int) -> list:
     """Arguments for a call: mostly of its arity and near-plausible (so handlers run deep), with
     wrong kinds mixed in; sometimes anything at all."""
-    params = [p for p in CALLS.get(call_id, ("", "", "", False, ()))[4] if not p[1].startswith("o")]
+    call = CALLS.get(call_id)
+    params = [p for p in call.params if not p[1].startswith("o")] if call is not None else []
     arity = len(params) if params and rng.random() < 0.7 else rng.randrange(12)
     plausible = [ptr, ptr + 64, 0, 1, 4096, 1 << 20, 3, 0x1000]
     return [rng.choice(plausible) if rng.random() < 0.7 else junk(rng) for _ in range(arity)]
@@ -144,22 +145,23 @@ def test_fuzz_a_session_worker(secret_server, rng):
         call_id = ids[sent % len(ids)] if rng.random() < 0.95 else rng.randrange(1 << 32)
         args = _args(rng, call_id, ptr)
         bulk = [rng.randbytes(rng.choice([0, 8, 4096])) for _ in range(rng.randrange(3))]
-        if CALLS.get(call_id, ("",))[0] in ("cudaDeviceReset", "cuCtxDestroy_v2", "cuDevicePrimaryCtxReset_v2"):
+        if call_id in CALLS and CALLS[call_id].name in ("cudaDeviceReset", "cuCtxDestroy_v2",
+                                                        "cuDevicePrimaryCtxReset_v2"):
             continue
         reply = session.raw_call(call_id, args, bulk)
         sent += 1
         rc, outs, frames, message = reply
         assert isinstance(rc, int) and isinstance(outs, list) and isinstance(message, str), reply
         if "internal error" in message:
-            internal.append((CALLS.get(call_id, ("?",))[0], message[:200]))
+            internal.append((CALLS[call_id].name if call_id in CALLS else call_id, message[:200]))
     # the worker still answers (whatever the fuzzer did to its session: freed its memory, made a
     # fault sticky), and the server still opens sessions that work
     assert isinstance(session.call("cudaDeviceSynchronize")[0], int)
     session.close()
     fresh = Session(url, lease=_token(plain_url, _uuid(url)))
     rc, (ptr,), _, _ = fresh.call("cudaMalloc", 4096)
-    assert rc == 0 and fresh.call("cudaMemcpy", 1, ptr, 0, 4, bulk=[b"good"])[0] == 0
-    rc, _, back, _ = fresh.call("cudaMemcpy", 2, 0, ptr, 4)
+    assert rc == 0 and fresh.call("cudaMemcpy", ptr, 0, 4, 1, bulk=[b"good"])[0] == 0
+    rc, _, back, _ = fresh.call("cudaMemcpy", 0, ptr, 4, 2)
     assert (rc, b"".join(back)) == (0, b"good")
     fresh.close()
     assert handle.alive() and sent >= min(COUNT, 50)

@@ -179,11 +179,11 @@ def test_a_2d_copy_of_small_rows_leaves_no_memory_in_the_worker(sim_server):
     rc, (ptr,), _, _ = s.call("cudaMalloc", size)
     assert rc == 0 and s.call("cudaMemset", ptr, 1, size)[0] == 0
     [worker] = [x["pid"] for x in stats(sim_server)["sessions"]]
-    rc, _, rows, _ = s.call("cudaMemcpy", 2, 0, ptr, 4096)
+    rc, _, rows, _ = s.call("cudaMemcpy", 0, ptr, 4096, 2)
     assert rc == 0
     time.sleep(1.0)                           # idle: what the worker keeps now, it keeps for good
     before = rss(worker)
-    rc, _, rows, _ = s.call("cudaMemcpy2D", 2, 0, 4096, ptr, 4096, 4096, size // 4096)
+    rc, _, rows, _ = s.call("cudaMemcpy2D", 0, 4096, ptr, 4096, 4096, size // 4096, 2)
     assert rc == 0 and sum(map(len, rows)) == size
     del rows
     wait_until(lambda: rss(worker) - before < 32 * MiB, 10,

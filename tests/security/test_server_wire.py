@@ -46,8 +46,8 @@ def _observed_session(url: str, token: str, key: bytes | None) -> tuple[bytes, S
     s = Session(target, lease=token, route=via_relay)
     rc, (ptr,), _, _ = s.call("cudaMalloc", len(MARKER))
     assert rc == 0
-    assert s.call("cudaMemcpy", 1, ptr, 0, len(MARKER), bulk=[MARKER])[0] == 0
-    rc, _, back, _ = s.call("cudaMemcpy", 2, 0, ptr, len(MARKER))
+    assert s.call("cudaMemcpy", ptr, 0, len(MARKER), 1, bulk=[MARKER])[0] == 0
+    rc, _, back, _ = s.call("cudaMemcpy", 0, ptr, len(MARKER), 2)
     assert rc == 0 and b"".join(back) == MARKER
     seen = b"".join(r.seen() for r in relays)
     for r in relays:
@@ -101,8 +101,8 @@ def test_a_replayed_session_key_is_refused_and_the_victim_carries_on(secret_serv
     got = exchange(thief, [wire.encode_requests([(1, wire.ATTACH, 1, [victim.session, victim.key], 0)])], 3)
     thief.close(0)
     assert got is None                                     # refused in the handshake: nothing reaches it
-    assert victim.call("cudaMemcpy", 1, ptr, 0, 4, bulk=[b"live"])[0] == 0
-    rc, _, back, _ = victim.call("cudaMemcpy", 2, 0, ptr, 4)
+    assert victim.call("cudaMemcpy", ptr, 0, 4, 1, bulk=[b"live"])[0] == 0
+    rc, _, back, _ = victim.call("cudaMemcpy", 0, ptr, 4, 2)
     assert (rc, b"".join(back)) == (0, b"live")
     victim.close()
 

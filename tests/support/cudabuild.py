@@ -74,6 +74,20 @@ def _env(nvcc: Path) -> dict:
     return env
 
 
+def runtime_lib_dir() -> Path:
+    """Where the toolkit keeps NVIDIA's own libcudart.so.13 (lib64/ of an installed toolkit, lib/ of the wheels)."""
+    nvcc = ensure_nvcc()
+    # nvcc may be a wrapper script: its dry run names the toolkit it really is
+    dry = subprocess.run([str(nvcc), "--dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"],
+                         capture_output=True, text=True, env=_env(nvcc)).stderr
+    tops = [Path(line.split("=", 1)[1].strip()) for line in dry.splitlines() if line.startswith("#$ TOP=")]
+    for root in [*tops, nvcc.parent.parent]:
+        for d in (root / "lib64", root / "lib", root / "targets" / "x86_64-linux" / "lib"):
+            if (d / "libcudart.so.13").exists():
+                return d.resolve()
+    raise NvccMissing(f"no libcudart.so.13 next to {nvcc}")
+
+
 def build(source: Path, kind: str = "exe", flags: Sequence[str] = (), arch_flags: Sequence[str] | None = None) -> Path:
     """Compile `source` (a .cu file) and return the output path; rebuilt only when the source,
     the flags or the compiler change."""

@@ -1,28 +1,34 @@
 /* Driver API functions the client answers itself: init, devices, versions, contexts, host memory,
  * and cuGetProcAddress. A context is a client object naming a device (that device's session);
  * making it current makes its device current for the Runtime face too, as in CUDA. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "export_tables.h"
 #include "rgpu_call.h"
 #include "rgpu_cuda12.h"
-#include "rgpu_ids.h"
 #include "session.h"
 
-extern const char *rgpu_error_name(int face, int code);
-extern const char *rgpu_error_string(int code);
-extern int cuCtxSynchronize(void);
 
 #define CTX_MAGIC 0x52475055u /* "RGPU" */
-#define INVALID_CONTEXT 201
+#define INVALID_CONTEXT CUDA_ERROR_INVALID_CONTEXT
 
-typedef struct rgpu_ctx {
+/* Context-local storage: what NVIDIA's runtimes keep per context (export_tables.c). */
+typedef struct { void *key, *value; rgpu_cls_dtor dtor; } cls_entry;
+
+/* A context is the struct CUcontext points to (rgpu defines what CUDA leaves opaque). */
+typedef struct CUctx_st {
     unsigned magic;
     int dev;
     unsigned flags;
     int primary;
     unsigned long long id;
+    cls_entry *cls;
+    int ncls, capcls;
 } rgpu_ctx;
+
+static pthread_mutex_t cls_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static rgpu_ctx primaries[RGPU_MAX_DEVICES];
 static int primary_refs[RGPU_MAX_DEVICES];
@@ -41,24 +47,24 @@ static void make_current(rgpu_ctx *c) {
     if (c) rgpu_set_current_device(c->dev);
 }
 
-int cuInit(unsigned int flags) {
+CUresult cuInit(unsigned int flags) {
     if (flags != 0) return rgpu_invalid_value(RGPU_DRIVER);
     return rgpu_record(RGPU_DRIVER, rgpu_ensure_init());
 }
 
-int cuDriverGetVersion(int *v) {
+CUresult cuDriverGetVersion(int *v) {
     if (!v) return rgpu_invalid_value(RGPU_DRIVER);
     *v = RGPU_CUDA_VERSION;
     return RGPU_SUCCESS;
 }
 
-int cuDeviceGetCount(int *count) {
+CUresult cuDeviceGetCount(int *count) {
     if (!count) return rgpu_invalid_value(RGPU_DRIVER);
     *count = rgpu_device_count();
     return RGPU_SUCCESS;
 }
 
-int cuDeviceGet(int *device, int ordinal) {
+CUresult cuDeviceGet(CUdevice *device, int ordinal) {
     if (!device) return rgpu_invalid_value(RGPU_DRIVER);
     if (ordinal < 0 || ordinal >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     *device = ordinal;
@@ -66,18 +72,18 @@ int cuDeviceGet(int *device, int ordinal) {
 }
 
 const char *rgpu_cu_name(int e) { return rgpu_error_name(RGPU_DRIVER, e); }
-int cuGetErrorName(int e, const char **s) {
+CUresult cuGetErrorName(CUresult e, const char **s) {
     if (!s) return RGPU_INVALID_VALUE;
     *s = rgpu_error_name(RGPU_DRIVER, e);
     return *s ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
 }
-int cuGetErrorString(int e, const char **s) {
+CUresult cuGetErrorString(CUresult e, const char **s) {
     if (!s) return RGPU_INVALID_VALUE;
     *s = rgpu_error_name(RGPU_DRIVER, e) ? rgpu_error_string(e) : NULL;
     return *s ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
 }
 
-static int new_ctx(void **out, unsigned flags, int dev) {
+static int new_ctx(CUcontext *out, unsigned flags, int dev) {
     if (!out) return rgpu_invalid_value(RGPU_DRIVER);
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     rgpu_ctx *c = calloc(1, sizeof *c);
@@ -92,19 +98,33 @@ static int new_ctx(void **out, unsigned flags, int dev) {
     return RGPU_SUCCESS;
 }
 
-int cuCtxCreate_v4(void **pctx, void *params, unsigned int flags, int dev) { (void)params; return new_ctx(pctx, flags, dev); }
+CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags, CUdevice dev) { (void)params; return new_ctx(pctx, flags, dev); }
 
-int cuCtxDestroy_v2(void *ctx) {
+/* A context's end tells each runtime that kept state in it (their destructors free it). */
+static void cls_clear(rgpu_ctx *c) {
+    pthread_mutex_lock(&cls_mu);
+    cls_entry *e = c->cls;
+    int n = c->ncls;
+    c->cls = NULL;
+    c->ncls = c->capcls = 0;
+    pthread_mutex_unlock(&cls_mu);
+    for (int i = 0; i < n; i++)
+        if (e[i].dtor) e[i].dtor(c, e[i].key, e[i].value);
+    free(e);
+}
+
+CUresult cuCtxDestroy_v2(CUcontext ctx) {
     rgpu_ctx *c = valid(ctx);
     if (!c || c->primary) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     for (int i = 0; i < depth; i++)
         if (stack[i] == c) stack[i] = NULL;
+    cls_clear(c);
     c->magic = 0;
     free(c);
     return RGPU_SUCCESS;
 }
 
-int cuCtxPushCurrent_v2(void *ctx) {
+CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
     rgpu_ctx *c = valid(ctx);
     if (!c || depth >= 16) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     stack[depth++] = c;
@@ -112,7 +132,7 @@ int cuCtxPushCurrent_v2(void *ctx) {
     return RGPU_SUCCESS;
 }
 
-int cuCtxPopCurrent_v2(void **pctx) {
+CUresult cuCtxPopCurrent_v2(CUcontext *pctx) {
     if (depth == 0 || !stack[depth - 1]) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     if (pctx) *pctx = stack[depth - 1];
     depth--;
@@ -120,14 +140,14 @@ int cuCtxPopCurrent_v2(void **pctx) {
     return RGPU_SUCCESS;
 }
 
-int cuCtxSetCurrent(void *ctx) {
+CUresult cuCtxSetCurrent(CUcontext ctx) {
     if (ctx && !valid(ctx)) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     if (!ctx) { if (depth) depth--; return RGPU_SUCCESS; }
     make_current(ctx);
     return RGPU_SUCCESS;
 }
 
-int cuCtxGetCurrent(void **pctx) {
+CUresult cuCtxGetCurrent(CUcontext *pctx) {
     if (!pctx) return rgpu_invalid_value(RGPU_DRIVER);
     *pctx = depth ? stack[depth - 1] : NULL;
     return RGPU_SUCCESS;
@@ -135,43 +155,43 @@ int cuCtxGetCurrent(void **pctx) {
 
 static rgpu_ctx *current(void) { return depth ? stack[depth - 1] : NULL; }
 
-int cuCtxGetDevice(int *dev) {
+CUresult cuCtxGetDevice(CUdevice *dev) {
     if (!dev) return rgpu_invalid_value(RGPU_DRIVER);
     if (!current()) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     *dev = current()->dev;
     return RGPU_SUCCESS;
 }
-int cuCtxGetDevice_v2(int *dev, void *ctx) {
+CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx) {
     if (!ctx) return cuCtxGetDevice(dev);
     if (!dev || !valid(ctx)) return rgpu_record(RGPU_DRIVER, !dev ? RGPU_INVALID_VALUE : INVALID_CONTEXT);
     *dev = ((rgpu_ctx *)ctx)->dev;
     return RGPU_SUCCESS;
 }
-int cuCtxGetFlags(unsigned int *flags) {
+CUresult cuCtxGetFlags(unsigned int *flags) {
     if (!flags) return rgpu_invalid_value(RGPU_DRIVER);
     if (!current()) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     *flags = current()->flags;
     return RGPU_SUCCESS;
 }
-int cuCtxSetFlags(unsigned int flags) {
+CUresult cuCtxSetFlags(unsigned int flags) {
     if (!current()) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     current()->flags = flags;
     return RGPU_SUCCESS;
 }
-int cuCtxGetApiVersion(void *ctx, unsigned int *version) {
+CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
     if (!version) return rgpu_invalid_value(RGPU_DRIVER);
     if (ctx && !valid(ctx)) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     *version = 3020; /* every context created by a CUDA >= 3.2 driver reports this */
     return RGPU_SUCCESS;
 }
-int cuCtxGetId(void *ctx, unsigned long long *id) {
+CUresult cuCtxGetId(CUcontext ctx, unsigned long long *id) {
     rgpu_ctx *c = ctx ? valid(ctx) : current();
     if (!id) return rgpu_invalid_value(RGPU_DRIVER);
     if (!c) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     *id = c->id;
     return RGPU_SUCCESS;
 }
-int cuCtxSynchronize_v2(void *ctx) {
+CUresult cuCtxSynchronize_v2(CUcontext ctx) {
     rgpu_ctx *c = ctx ? valid(ctx) : current();
     if (!c) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     int saved = rgpu_current_device();
@@ -181,7 +201,7 @@ int cuCtxSynchronize_v2(void *ctx) {
     return rc;
 }
 
-int cuDevicePrimaryCtxRetain(void **pctx, int dev) {
+CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
     if (!pctx) return rgpu_invalid_value(RGPU_DRIVER);
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     rgpu_ctx *c = &primaries[dev];
@@ -193,20 +213,98 @@ int cuDevicePrimaryCtxRetain(void **pctx, int dev) {
     *pctx = c;
     return RGPU_SUCCESS;
 }
-int cuDevicePrimaryCtxRelease_v2(int dev) {
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     if (primary_refs[dev] > 0) __atomic_sub_fetch(&primary_refs[dev], 1, __ATOMIC_RELAXED);
     return RGPU_SUCCESS;
 }
-int cuDevicePrimaryCtxReset_v2(int dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
-int cuDevicePrimaryCtxGetState(int dev, unsigned int *flags, int *active) {
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
+    if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+    if (primaries[dev].magic == CTX_MAGIC) cls_clear(&primaries[dev]);
+    return cuDevicePrimaryCtxRelease_v2(dev);
+}
+
+/* ---- what the export tables need of contexts and devices ---- */
+
+int rgpu_primary_ctx_get(void **pctx, int dev) { return cuDevicePrimaryCtxRetain((CUcontext *)pctx, dev); }
+
+static rgpu_ctx *ctx_or_current(void *ctx) { return ctx ? valid(ctx) : (depth ? stack[depth - 1] : NULL); }
+
+int rgpu_ctx_cls_put(void *ctx, void *key, void *value, rgpu_cls_dtor dtor) {
+    rgpu_ctx *c = ctx_or_current(ctx);
+    if (!c) return INVALID_CONTEXT;
+    pthread_mutex_lock(&cls_mu);
+    int i = 0;
+    while (i < c->ncls && c->cls[i].key != key) i++;
+    if (i == c->ncls) {
+        if (c->ncls == c->capcls) {
+            c->capcls = c->capcls ? 2 * c->capcls : 8;
+            c->cls = realloc(c->cls, (size_t)c->capcls * sizeof *c->cls);
+        }
+        c->ncls++;
+    }
+    c->cls[i] = (cls_entry){key, value, dtor};
+    pthread_mutex_unlock(&cls_mu);
+    return RGPU_SUCCESS;
+}
+
+int rgpu_ctx_cls_get(void *ctx, void *key, void **value) {
+    rgpu_ctx *c = ctx_or_current(ctx);
+    if (!value) return RGPU_INVALID_VALUE;
+    if (!c) return INVALID_CONTEXT;
+    int rc = RGPU_INVALID_HANDLE; /* no such key in this context */
+    pthread_mutex_lock(&cls_mu);
+    for (int i = 0; i < c->ncls; i++)
+        if (c->cls[i].key == key) {
+            *value = c->cls[i].value;
+            rc = RGPU_SUCCESS;
+            break;
+        }
+    pthread_mutex_unlock(&cls_mu);
+    return rc;
+}
+
+int rgpu_ctx_cls_delete(void *ctx, void *key) {
+    rgpu_ctx *c = ctx_or_current(ctx);
+    if (!c) return INVALID_CONTEXT;
+    pthread_mutex_lock(&cls_mu);
+    for (int i = 0; i < c->ncls; i++)
+        if (c->cls[i].key == key) {
+            c->cls[i] = c->cls[--c->ncls];
+            break;
+        }
+    pthread_mutex_unlock(&cls_mu);
+    return RGPU_SUCCESS;
+}
+
+int rgpu_ctx_current(void **ctx) {
+    *ctx = depth ? stack[depth - 1] : NULL;
+    return RGPU_SUCCESS;
+}
+
+int rgpu_ctx_id(void *ctx, unsigned long long *id) {
+    rgpu_ctx *c = ctx_or_current(ctx);
+    if (!id) return RGPU_INVALID_VALUE;
+    if (!c) return INVALID_CONTEXT;
+    *id = c->id;
+    return RGPU_SUCCESS;
+}
+
+int rgpu_device_identity(int dev, uint8_t uuid[16], int32_t *pci_domain, int32_t *pci_bus, int32_t *pci_device) {
+    int rc = cuDeviceGetUuid_v2((CUuuid *)uuid, dev);
+    if (!rc) rc = cuDeviceGetAttribute(pci_domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev);
+    if (!rc) rc = cuDeviceGetAttribute(pci_bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev);
+    if (!rc) rc = cuDeviceGetAttribute(pci_device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev);
+    return rc;
+}
+CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active) {
     if (!flags || !active) return rgpu_invalid_value(RGPU_DRIVER);
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     *flags = primaries[dev].flags;
     *active = primary_refs[dev] > 0;
     return RGPU_SUCCESS;
 }
-int cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned int flags) {
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     primaries[dev].flags = flags;
     return RGPU_SUCCESS;
@@ -225,28 +323,109 @@ void *rgpu_proc_lookup(const char *symbol, int cuda_version) {
     return p ? p->fn : NULL;
 }
 
-int cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, unsigned long long flags, int *status) {
-    (void)flags;
-    if (!symbol || !pfn) return rgpu_invalid_value(RGPU_DRIVER);
-    *pfn = rgpu_proc_lookup(symbol, cudaVersion);
-    if (status) *status = *pfn ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS / _SYMBOL_NOT_FOUND */
-    return *pfn ? RGPU_SUCCESS : rgpu_record(RGPU_DRIVER, 500 /* CUDA_ERROR_NOT_FOUND */);
+/* What `name` means to a caller built with CUDA `version`, from cudaTypedefs.h's versions
+ * (generated/rgpu_proc_versions.c): the newest version not above the caller's, its per-thread form if
+ * asked for and there is one. NULL with *status 1 if the table does not know the name, 2 if it knows
+ * only newer versions. */
+static const char *versioned_symbol(const char *name, int version, int per_thread, int *status) {
+    size_t lo = 0, hi = rgpu_nproc_versions;
+    while (lo < hi) { /* the first entry of `name` */
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(rgpu_proc_versions[mid].name, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    const rgpu_proc_version *plain = NULL, *pt = NULL;
+    int known = 0;
+    for (size_t i = lo; i < rgpu_nproc_versions && !strcmp(rgpu_proc_versions[i].name, name); i++) {
+        const rgpu_proc_version *e = &rgpu_proc_versions[i];
+        known = 1;
+        if (e->version > version) continue;
+        if (e->per_thread) pt = e; /* sorted by version: the last one that fits is the newest */
+        else plain = e;
+    }
+    *status = known ? 2 : 1;
+    if (per_thread && pt) return pt->symbol;
+    return plain ? plain->symbol : NULL;
 }
 
-static int entry_point(const char *symbol, void **fn, int cuda_version, int *status) {
+static void *symbol_fn(const char *symbol) {
+    const rgpu_proc *p = bsearch(symbol, rgpu_procs_legacy, rgpu_nprocs_legacy, sizeof *p, cmp_proc);
+    if (!p) p = bsearch(symbol, rgpu_procs, rgpu_nprocs, sizeof *p, cmp_proc);
+    if (!p) p = bsearch(symbol, rgpu_procs12, rgpu_nprocs12, sizeof *p, cmp_proc);
+    return p ? p->fn : NULL;
+}
+
+void *rgpu_outside_headers_proc(const char *name); /* outside_headers.c */
+
+/* cuGetProcAddress's flags and cudaGetDriverEntryPoint's: per-thread default stream; and rgpu's own
+ * flag (above any CUDA defines) for its CUDA 12 runtime face */
+#define PER_THREAD_DEFAULT_STREAM 2ull
+#define RGPU_PROC_AS_12X_HEADERS (1ull << 62)
+
+int rgpu_proc_address(const char *symbol, void **pfn, int version, unsigned long long flags, int *status) {
+    int why = 1;
+    const char *resolved = NULL;
+    void *fn = NULL;
+    /* rgpu's CUDA 12 runtime face asks as the 12.x headers mean a name (cuCtxCreate is cuCtxCreate_v2
+     * there, not 12.5's cuCtxCreate_v4): the CUDA 12 face's table says where that differs. NVIDIA's
+     * runtimes ask with the version each API appeared in, which the versions table answers. */
+    if (flags & RGPU_PROC_AS_12X_HEADERS) {
+        const rgpu_proc *p = bsearch(symbol, rgpu_procs12, rgpu_nprocs12, sizeof *p, cmp_proc);
+        if (p) fn = p->fn, resolved = p->name;
+        flags &= ~RGPU_PROC_AS_12X_HEADERS;
+    }
+    if (!fn) {
+        resolved = versioned_symbol(symbol, version, (flags & PER_THREAD_DEFAULT_STREAM) != 0, &why);
+        /* A caller below 13.0 asking for a symbol whose 12.x form differs from 13.0's under the same
+         * name (CUdevResource changed layout without a new version) gets the CUDA 12 face's. */
+        const rgpu_proc *p12 = resolved && version > 0 && version < 13000
+                                   ? bsearch(resolved, rgpu_procs12, rgpu_nprocs12, sizeof *p12, cmp_proc) : NULL;
+        fn = p12 ? p12->fn : resolved ? symbol_fn(resolved) : NULL;
+    }
+    /* names cudaTypedefs.h has no versions for (the ones rgpu adds, cuGetExportTable's neighbours) */
+    if (!fn && why == 1) fn = rgpu_proc_lookup(symbol, version);
+    if (!fn && why == 1) fn = rgpu_outside_headers_proc(symbol);
+    *pfn = fn;
+    if (status) *status = fn ? 0 : why; /* CU_GET_PROC_ADDRESS_SUCCESS / _SYMBOL_NOT_FOUND / _VERSION_NOT_SUFFICIENT */
+    rgpu_log(RGPU_LOG_DEBUG, "cuGetProcAddress %s (CUDA %d, flags %llu): %s", symbol, version, flags,
+             fn ? (resolved ? resolved : symbol) : why == 2 ? "newer than the caller" : "not found");
+    return fn ? RGPU_SUCCESS : 500 /* CUDA_ERROR_NOT_FOUND */;
+}
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *status) {
+    if (!symbol || !pfn) return rgpu_invalid_value(RGPU_DRIVER);
+    int rc = rgpu_proc_address(symbol, pfn, cudaVersion, flags, (int *)status);
+    return rc ? rgpu_record(RGPU_DRIVER, rc) : rc;
+}
+
+/* The CUDA 11.3 form, without the status (generated/rgpu_proc_versions.c exports it as cuGetProcAddress). */
+CUresult rgpu_cuGetProcAddress_v1(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags) {
+    return cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, NULL);
+}
+
+static int entry_point(const char *symbol, void **fn, int cuda_version, unsigned long long flags,
+                       enum cudaDriverEntryPointQueryResult *status) {
     if (!symbol || !fn) return rgpu_invalid_value(RGPU_RUNTIME);
-    *fn = rgpu_proc_lookup(symbol, cuda_version);
-    if (status) *status = *fn ? 0 : 1;
-    return *fn ? RGPU_SUCCESS : rgpu_record(RGPU_RUNTIME, 500 /* cudaErrorSymbolNotFound */);
+    int rc = rgpu_proc_address(symbol, fn, cuda_version, flags, (int *)status);
+    return rc ? rgpu_record(RGPU_RUNTIME, cudaErrorSymbolNotFound) : rc;
 }
 
 /* A CUDA 13 caller (12 callers reach rgpu12impl_cudaGetDriverEntryPoint in cuda12.c). */
-int cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status) {
-    (void)flags;
-    return entry_point(symbol, fn, RGPU_CUDA_VERSION, status);
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult *status) {
+    return entry_point(symbol, fn, RGPU_CUDA_VERSION, flags, status);
 }
 
-int cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int v, unsigned long long flags, int *status) {
-    (void)flags;
-    return entry_point(symbol, fn, (int)v, status);
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int v, unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *status) {
+    return entry_point(symbol, fn, (int)v, flags, status);
+}
+
+/* rgpu loads a module's code on the server when its first kernel or variable is asked for, which is
+ * what CUDA calls lazy loading (CU_MODULE_LAZY_LOADING = 2; the runtimes adapt their own loading to it). */
+CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode) {
+    if (!mode) return rgpu_invalid_value(RGPU_DRIVER);
+    *mode = CU_MODULE_LAZY_LOADING;
+    return RGPU_SUCCESS;
 }

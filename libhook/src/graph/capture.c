@@ -5,15 +5,17 @@
  * from another stream forks that stream into the capture (or joins it back). Calls CUDA forbids during
  * a capture (synchronous copies, allocations, synchronising a capturing stream) answer
  * cudaErrorStreamCaptureUnsupported and invalidate the capture, as CUDA does; the generated stubs ask
- * rgpu_capture_guard or their rgpu_capture_NAME hook (protocol/annotations.toml, [capture]). */
+ * rgpu_capture_guard or their rgpu_capture_NAME hook (the capture rule of their records, protocol/contract/calls/). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
 #include "rgpu_call.h"
 
-enum { MODE_GLOBAL = 0, MODE_THREAD_LOCAL = 1, MODE_RELAXED = 2 };
-enum { STATUS_NONE = 0, STATUS_ACTIVE = 1, STATUS_INVALIDATED = 2 };
+enum { MODE_GLOBAL = cudaStreamCaptureModeGlobal, MODE_THREAD_LOCAL = cudaStreamCaptureModeThreadLocal,
+       MODE_RELAXED = cudaStreamCaptureModeRelaxed };
+enum { STATUS_NONE = cudaStreamCaptureStatusNone, STATUS_ACTIVE = cudaStreamCaptureStatusActive,
+       STATUS_INVALIDATED = cudaStreamCaptureStatusInvalidated };
 
 typedef struct { rgpu_gnode **v; int n, cap; } nodeset;
 
@@ -77,7 +79,6 @@ static int find_event(const void *event) {
     return -1;
 }
 
-extern int cudaStreamGetFlags(void *stream, unsigned *flags);
 
 /* Asked when a stream enters a capture, before the lock is taken (it is a round trip). */
 static int is_blocking(const void *stream) {
@@ -85,7 +86,7 @@ static int is_blocking(const void *stream) {
     int saved = rgpu_get_last_error(RGPU_RUNTIME, 0);
     int rc = cudaStreamGetFlags((void *)stream, &flags);
     rgpu_set_last_error(RGPU_RUNTIME, saved);
-    return rc || !(flags & 1); /* cudaStreamNonBlocking */
+    return rc || !(flags & CU_STREAM_NON_BLOCKING);
 }
 
 /* The legacy stream waits on every blocking stream: using it while one of them captures would make it
@@ -273,8 +274,13 @@ static int end_capture_call(int face, void *stream, rgpu_graph **out) {
     return rgpu_record(face, rc);
 }
 
-static int capture_status(const void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
-                          const rgpu_gnode ***deps, size_t *ndeps) {
+/* CUstreamCaptureStatus and cudaStreamCaptureStatus, CUstreamCaptureMode and cudaStreamCaptureMode: one
+ * enum each under two names (same values and size); the Driver's calls pass theirs as the Runtime's. */
+_Static_assert(sizeof(CUstreamCaptureStatus) == sizeof(enum cudaStreamCaptureStatus), "capture status");
+_Static_assert(sizeof(CUstreamCaptureMode) == sizeof(enum cudaStreamCaptureMode), "capture mode");
+
+static int capture_status(const void *stream, enum cudaStreamCaptureStatus *status, unsigned long long *id,
+                          rgpu_graph **graph, const cudaGraphNode_t **deps, size_t *ndeps) {
     LOCK();
     if (is_legacy(stream) && legacy_conflict(0)) { /* asked, not used: nothing is invalidated */
         UNLOCK();
@@ -285,14 +291,14 @@ static int capture_status(const void *stream, int *status, unsigned long long *i
     *status = !cap ? STATUS_NONE : cap->invalid ? STATUS_INVALIDATED : STATUS_ACTIVE;
     if (cap && id) *id = cap->id;
     if (graph) *graph = cap ? cap->graph : NULL;
-    if (deps) *deps = cap ? (const rgpu_gnode **)streams[i].deps.v : NULL;
+    if (deps) *deps = cap ? (const cudaGraphNode_t *)streams[i].deps.v : NULL;
     if (ndeps) *ndeps = cap ? (size_t)streams[i].deps.n : 0;
     UNLOCK();
     return 0;
 }
 
-int cudaStreamBeginCapture(void *stream, int mode) { return begin_capture(RGPU_RUNTIME, stream, mode, NULL, NULL, 0); }
-int cuStreamBeginCapture_v2(void *stream, int mode) { return begin_capture(RGPU_DRIVER, stream, mode, NULL, NULL, 0); }
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) { return begin_capture(RGPU_RUNTIME, stream, mode, NULL, NULL, 0); }
+CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode) { return begin_capture(RGPU_DRIVER, stream, mode, NULL, NULL, 0); }
 
 /* Edge data other than plain edges (ports, programmatic launches) has no meaning in rgpu's graphs. */
 static int plain_edges(const uint8_t *edge_data, size_t n) {
@@ -307,12 +313,10 @@ static int begin_to_graph(int face, void *stream, rgpu_graph *g, rgpu_gnode *con
     if (!plain_edges(edge_data, ndeps)) return rgpu_unsupported(face, "cudaStreamBeginCaptureToGraph (edge data)");
     return begin_capture(face, stream, mode, g, deps, ndeps);
 }
-int cudaStreamBeginCaptureToGraph(void *stream, rgpu_graph *g, rgpu_gnode *const *deps, const void *edge_data,
-                                  size_t ndeps, int mode) {
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t g, const cudaGraphNode_t *deps, const cudaGraphEdgeData *edge_data, size_t ndeps, enum cudaStreamCaptureMode mode) {
     return begin_to_graph(RGPU_RUNTIME, stream, g, deps, edge_data, ndeps, mode);
 }
-int cuStreamBeginCaptureToGraph(void *stream, rgpu_graph *g, rgpu_gnode *const *deps, const void *edge_data,
-                                size_t ndeps, int mode) {
+CUresult cuStreamBeginCaptureToGraph(CUstream stream, CUgraph g, const CUgraphNode *deps, const CUgraphEdgeData *edge_data, size_t ndeps, CUstreamCaptureMode mode) {
     return begin_to_graph(RGPU_DRIVER, stream, g, deps, edge_data, ndeps, mode);
 }
 
@@ -334,43 +338,40 @@ static int update_deps(int face, void *stream, rgpu_gnode *const *deps, const vo
     UNLOCK();
     return rgpu_record(face, rc);
 }
-int cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, const void *edge_data, size_t n,
-                                        unsigned flags) {
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *deps, const cudaGraphEdgeData *edge_data, size_t n, unsigned int flags) {
     return update_deps(RGPU_RUNTIME, stream, deps, edge_data, n, flags);
 }
-int cuStreamUpdateCaptureDependencies_v2(void *stream, rgpu_gnode *const *deps, const void *edge_data, size_t n,
-                                         unsigned flags) {
+CUresult cuStreamUpdateCaptureDependencies_v2(CUstream stream, CUgraphNode *deps, const CUgraphEdgeData *edge_data, size_t n, unsigned int flags) {
     return update_deps(RGPU_DRIVER, stream, deps, edge_data, n, flags);
 }
-int cudaStreamEndCapture(void *stream, rgpu_graph **graph) { return end_capture_call(RGPU_RUNTIME, stream, graph); }
-int cuStreamEndCapture(void *stream, rgpu_graph **graph) { return end_capture_call(RGPU_DRIVER, stream, graph); }
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) { return end_capture_call(RGPU_RUNTIME, stream, graph); }
+CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph) { return end_capture_call(RGPU_DRIVER, stream, graph); }
 
-int cudaStreamIsCapturing(void *stream, int *status) {
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
     if (!status) return rgpu_invalid_value(RGPU_RUNTIME);
     return rgpu_record(RGPU_RUNTIME, capture_status(stream, status, NULL, NULL, NULL, NULL));
 }
-int cuStreamIsCapturing(void *stream, int *status) {
+CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status) {
     if (!status) return rgpu_invalid_value(RGPU_DRIVER);
-    return rgpu_record(RGPU_DRIVER, capture_status(stream, status, NULL, NULL, NULL, NULL));
+    return rgpu_record(RGPU_DRIVER, capture_status(stream, (enum cudaStreamCaptureStatus *)status, NULL, NULL, NULL, NULL));
 }
 
 /* CUDA 13's signature; edge data is never used by rgpu's graphs, so it is reported as absent (NULL). */
-int cudaStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
-                             const rgpu_gnode ***deps, const void **edge_data, size_t *ndeps) {
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *status, unsigned long long *id, cudaGraph_t *graph, const cudaGraphNode_t **deps, const cudaGraphEdgeData **edge_data, size_t *ndeps) {
     if (!status) return rgpu_invalid_value(RGPU_RUNTIME);
     if (edge_data) *edge_data = NULL;
     return rgpu_record(RGPU_RUNTIME, capture_status(stream, status, id, graph, deps, ndeps));
 }
 
-static int exchange_mode(int face, int *mode) {
-    if (!mode || *mode < MODE_GLOBAL || *mode > MODE_RELAXED) return rgpu_invalid_value(face);
+static int exchange_mode(int face, enum cudaStreamCaptureMode *mode) {
+    if (!mode || (int)*mode < MODE_GLOBAL || (int)*mode > MODE_RELAXED) return rgpu_invalid_value(face);
     int old = thread_mode;
     thread_mode = *mode;
     *mode = old;
     return 0;
 }
-int cudaThreadExchangeStreamCaptureMode(int *mode) { return exchange_mode(RGPU_RUNTIME, mode); }
-int cuThreadExchangeStreamCaptureMode(int *mode) { return exchange_mode(RGPU_DRIVER, mode); }
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode) { return exchange_mode(RGPU_RUNTIME, mode); }
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) { return exchange_mode(RGPU_DRIVER, (enum cudaStreamCaptureMode *)mode); }
 
 /* ---- hooks of the generated stubs: events --------------------------------------------------- */
 
@@ -436,7 +437,7 @@ static int event_wait(int face, int *rc, void *stream, void *event, unsigned fla
     *rc = 0;
     if (e < 0) {
         UNLOCK();
-        if (flags & 1) { /* cudaEventWaitExternal */
+        if (flags & CU_EVENT_WAIT_EXTERNAL) {
             rgpu_gnode proto = {.type = NODE_WAIT_EVENT, .u.event = event};
             if (!rgpu_capture_append(stream, &proto, rc)) return 0;
             *rc = rgpu_record(face, *rc);
@@ -449,7 +450,7 @@ static int event_wait(int face, int *rc, void *stream, void *event, unsigned fla
         return 1;
     }
     capture *cap = events[e].cap;
-    if (s >= 0 && streams[s].cap != cap) *rc = 902; /* cudaErrorStreamCaptureMerge */
+    if (s >= 0 && streams[s].cap != cap) *rc = cudaErrorStreamCaptureMerge;
     else if (cap->invalid) *rc = ERR_CAPTURE_INVALIDATED;
     else if (s < 0 && is_legacy(stream)) *rc = ERR_CAPTURE_UNSUPPORTED;
     else {
@@ -461,22 +462,22 @@ static int event_wait(int face, int *rc, void *stream, void *event, unsigned fla
     return 1;
 }
 
-int rgpu_capture_cudaEventRecord(int *rc, void *event, void *stream) {
+int rgpu_capture_cudaEventRecord(int *rc, cudaEvent_t event, cudaStream_t stream) {
     return event_record(RGPU_RUNTIME, rc, event, stream, 0);
 }
-int rgpu_capture_cudaEventRecordWithFlags(int *rc, void *event, void *stream, uint32_t flags) {
+int rgpu_capture_cudaEventRecordWithFlags(int *rc, cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
     return event_record(RGPU_RUNTIME, rc, event, stream, flags & 1);
 }
-int rgpu_capture_cuEventRecord(int *rc, void *event, void *stream) {
+int rgpu_capture_cuEventRecord(int *rc, CUevent event, CUstream stream) {
     return event_record(RGPU_DRIVER, rc, event, stream, 0);
 }
-int rgpu_capture_cuEventRecordWithFlags(int *rc, void *event, void *stream, uint32_t flags) {
+int rgpu_capture_cuEventRecordWithFlags(int *rc, CUevent event, CUstream stream, unsigned int flags) {
     return event_record(RGPU_DRIVER, rc, event, stream, flags & 1);
 }
-int rgpu_capture_cudaStreamWaitEvent(int *rc, void *stream, void *event, uint32_t flags) {
+int rgpu_capture_cudaStreamWaitEvent(int *rc, cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
     return event_wait(RGPU_RUNTIME, rc, stream, event, flags);
 }
-int rgpu_capture_cuStreamWaitEvent(int *rc, void *stream, void *event, uint32_t flags) {
+int rgpu_capture_cuStreamWaitEvent(int *rc, CUstream stream, CUevent event, unsigned int flags) {
     return event_wait(RGPU_DRIVER, rc, stream, event, flags);
 }
 
@@ -492,7 +493,7 @@ static int captured_event(int face, int *rc, const void *event) {
     *rc = rgpu_record(face, ERR_CAPTURE_UNSUPPORTED);
     return 1;
 }
-int rgpu_capture_cudaEventQuery(int *rc, void *event) { return captured_event(RGPU_RUNTIME, rc, event); }
-int rgpu_capture_cudaEventSynchronize(int *rc, void *event) { return captured_event(RGPU_RUNTIME, rc, event); }
-int rgpu_capture_cuEventQuery(int *rc, void *event) { return captured_event(RGPU_DRIVER, rc, event); }
-int rgpu_capture_cuEventSynchronize(int *rc, void *event) { return captured_event(RGPU_DRIVER, rc, event); }
+int rgpu_capture_cudaEventQuery(int *rc, cudaEvent_t event) { return captured_event(RGPU_RUNTIME, rc, event); }
+int rgpu_capture_cudaEventSynchronize(int *rc, cudaEvent_t event) { return captured_event(RGPU_RUNTIME, rc, event); }
+int rgpu_capture_cuEventQuery(int *rc, CUevent event) { return captured_event(RGPU_DRIVER, rc, event); }
+int rgpu_capture_cuEventSynchronize(int *rc, CUevent event) { return captured_event(RGPU_DRIVER, rc, event); }

@@ -8,18 +8,6 @@
 
 pthread_mutex_t rgpu_graph_mu = PTHREAD_MUTEX_INITIALIZER;
 
-extern int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream);
-extern int cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                             int kind, void *stream);
-extern int cudaMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, void *stream);
-extern int cudaMemsetAsync(void *dst, int value, size_t n, void *stream);
-extern int cuMemsetD16Async(uint64_t dst, uint16_t value, size_t n, void *stream);
-extern int cuMemsetD32Async(uint64_t dst, uint32_t value, size_t n, void *stream);
-extern int cuMemsetD2D16Async(uint64_t dst, size_t pitch, uint16_t value, size_t width, size_t height, void *stream);
-extern int cuMemsetD2D32Async(uint64_t dst, size_t pitch, uint32_t value, size_t width, size_t height, void *stream);
-extern int cudaLaunchHostFunc(void *stream, void (*fn)(void *), void *data);
-extern int cudaEventRecord(void *event, void *stream);
-extern int cudaStreamWaitEvent(void *stream, void *event, unsigned flags);
 
 rgpu_graph *rgpu_graph_new(void) { return calloc(1, sizeof(rgpu_graph)); }
 

@@ -11,20 +11,26 @@
 #include <stdint.h>
 
 #include "registry.h"
+#include "rgpu_call.h"
 
-/* cudaGraphNodeType / CUgraphNodeType: the same numbers */
-enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_HOST = 3, NODE_GRAPH = 4, NODE_EMPTY = 5,
-       NODE_WAIT_EVENT = 6, NODE_EVENT_RECORD = 7, NODE_MEM_ALLOC = 10, NODE_MEM_FREE = 11 };
-
-/* Result codes of graphs and capture (same numbers in cudaError_t and CUresult). */
+/* Node types and the result codes of graphs and capture, by CUDA's names (the Driver's have the same
+ * numbers: CUgraphNodeType, CUresult). */
 enum {
-    ERR_CAPTURE_UNSUPPORTED = 900, ERR_CAPTURE_INVALIDATED = 901, ERR_CAPTURE_UNMATCHED = 903,
-    ERR_CAPTURE_UNJOINED = 904, ERR_CAPTURE_ISOLATION = 905, ERR_CAPTURE_IMPLICIT = 906, ERR_CAPTURED_EVENT = 907,
-    ERR_CAPTURE_WRONG_THREAD = 908, ERR_GRAPH_EXEC_UPDATE = 910, ERR_ILLEGAL_STATE = 401,
+    NODE_KERNEL = cudaGraphNodeTypeKernel, NODE_MEMCPY = cudaGraphNodeTypeMemcpy, NODE_MEMSET = cudaGraphNodeTypeMemset,
+    NODE_HOST = cudaGraphNodeTypeHost, NODE_GRAPH = cudaGraphNodeTypeGraph, NODE_EMPTY = cudaGraphNodeTypeEmpty,
+    NODE_WAIT_EVENT = cudaGraphNodeTypeWaitEvent, NODE_EVENT_RECORD = cudaGraphNodeTypeEventRecord,
+    NODE_MEM_ALLOC = cudaGraphNodeTypeMemAlloc, NODE_MEM_FREE = cudaGraphNodeTypeMemFree,
+};
+enum {
+    ERR_CAPTURE_UNSUPPORTED = cudaErrorStreamCaptureUnsupported, ERR_CAPTURE_INVALIDATED = cudaErrorStreamCaptureInvalidated,
+    ERR_CAPTURE_UNMATCHED = cudaErrorStreamCaptureUnmatched, ERR_CAPTURE_UNJOINED = cudaErrorStreamCaptureUnjoined,
+    ERR_CAPTURE_ISOLATION = cudaErrorStreamCaptureIsolation, ERR_CAPTURE_IMPLICIT = cudaErrorStreamCaptureImplicit,
+    ERR_CAPTURED_EVENT = cudaErrorCapturedEvent, ERR_CAPTURE_WRONG_THREAD = cudaErrorStreamCaptureWrongThread,
+    ERR_GRAPH_EXEC_UPDATE = cudaErrorGraphExecUpdateFailure, ERR_ILLEGAL_STATE = cudaErrorIllegalState,
 };
 
-typedef struct rgpu_graph rgpu_graph;
-typedef struct rgpu_gnode rgpu_gnode;
+typedef struct CUgraph_st rgpu_graph;
+typedef struct CUgraphNode_st rgpu_gnode;
 
 typedef struct {
     int face;
@@ -61,7 +67,7 @@ typedef struct rgpu_graph_mem {
     struct rgpu_graph_mem *next;
 } rgpu_graph_mem;
 
-struct rgpu_gnode {
+struct CUgraphNode_st {
     rgpu_graph *graph;
     int index;              /* position in graph->nodes: the same node of a clone or an executable graph */
     int type;
@@ -80,12 +86,12 @@ struct rgpu_gnode {
     } u;
 };
 
-struct rgpu_graph {
+struct CUgraph_st {
     rgpu_gnode **nodes;
     int n, cap;
 };
 
-typedef struct {
+typedef struct CUgraphExec_st {
     rgpu_graph *graph;      /* a snapshot taken at instantiation */
     const rgpu_graph *source; /* the graph it was instantiated from: nodes are found by index */
     rgpu_gnode **order;     /* topological order of graph's nodes */

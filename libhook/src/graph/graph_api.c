@@ -4,16 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy3d.h"
 #include "graph.h"
 #include "rgpu_call.h"
 
-typedef struct { unsigned x, y, z; } dim3_t;
-typedef struct { void *func; dim3_t grid, block; unsigned shmem; void **kernelParams; void **extra; } kernel_params;
-typedef struct { void *dst; size_t pitch; unsigned value, elementSize; size_t width, height; } memset_params;
-typedef struct { void (*fn)(void *); void *data; } host_params;
-
-extern int cudaGetSymbolAddress(void **dev, const void *symbol);
 
 /* ---- node parameters ------------------------------------------------------------------------ */
 
@@ -42,17 +35,17 @@ int rgpu_kernel_node_set(int face, rgpu_kernel_node *k, const void *func, const 
     return rgpu_record(face, rc);
 }
 
-static int kernel_from(int face, rgpu_gnode *n, const kernel_params *p) {
+static int kernel_from(int face, rgpu_gnode *n, const struct cudaKernelNodeParams *p) {
     if (!p) return rgpu_invalid_value(face);
-    unsigned g[3] = {p->grid.x, p->grid.y, p->grid.z}, b[3] = {p->block.x, p->block.y, p->block.z};
+    unsigned g[3] = {p->gridDim.x, p->gridDim.y, p->gridDim.z}, b[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
     rgpu_gnode tmp = {.type = NODE_KERNEL};
-    int rc = rgpu_kernel_node_set(face, &tmp.u.k, p->func, g, b, p->shmem, p->kernelParams, p->extra, NULL);
+    int rc = rgpu_kernel_node_set(face, &tmp.u.k, p->func, g, b, p->sharedMemBytes, p->kernelParams, p->extra, NULL);
     if (!rc) rc = rgpu_node_copy_params(n, &tmp);
     rgpu_node_clear(&tmp);
     return rgpu_record(face, rc);
 }
 
-static int memset_from(int face, rgpu_gnode *n, const memset_params *p) {
+static int memset_from(int face, rgpu_gnode *n, const struct cudaMemsetParams *p) {
     if (!p || !p->dst || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || !p->height ||
         (p->height > 1 && p->pitch < p->width * p->elementSize))
         return rgpu_invalid_value(face);
@@ -62,12 +55,12 @@ static int memset_from(int face, rgpu_gnode *n, const memset_params *p) {
 }
 
 /* Linear memory only: CUDA arrays are not forwarded, and a copy of depth > 1 would need a 3D path. */
-static int copy_from(int face, rgpu_gnode *n, const copy3d_params *p) {
+static int copy_from(int face, rgpu_gnode *n, const struct cudaMemcpy3DParms *p) {
     if (!p || p->kind < 0 || p->kind > 4) return rgpu_invalid_value(face);
     if (p->srcArray || p->dstArray || p->extent.depth > 1)
         return rgpu_unsupported(face, "cudaGraphAddMemcpyNode (arrays or 3D)");
     if (!p->srcPtr.ptr || !p->dstPtr.ptr || !p->extent.width || !p->extent.height) return rgpu_invalid_value(face);
-    const pitched_ptr *s = &p->srcPtr, *d = &p->dstPtr;
+    const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
     size_t sp = s->pitch ? s->pitch : p->extent.width, dp = d->pitch ? d->pitch : p->extent.width;
     rgpu_gnode tmp = {.type = NODE_MEMCPY};
     tmp.u.m = (rgpu_copy_node){(char *)d->ptr + p->dstPos.z * dp * d->ysize + p->dstPos.y * dp + p->dstPos.x,
@@ -111,52 +104,47 @@ static int finish(int face, rgpu_gnode **out, rgpu_gnode *n, int rc) {
     rgpu_gnode *n = add(face, out, g, deps, ndeps, &rc);     \
     if (!n) return rc
 
-int cudaGraphCreate(rgpu_graph **out, unsigned flags) {
+cudaError_t cudaGraphCreate(cudaGraph_t *out, unsigned int flags) {
     if (!out || flags) return rgpu_invalid_value(RGPU_RUNTIME);
     return (*out = rgpu_graph_new()) ? 0 : rgpu_record(RGPU_RUNTIME, RGPU_OUT_OF_MEMORY);
 }
-int cuGraphCreate(rgpu_graph **out, unsigned flags) {
+CUresult cuGraphCreate(CUgraph *out, unsigned int flags) {
     if (!out || flags) return rgpu_invalid_value(RGPU_DRIVER);
     return (*out = rgpu_graph_new()) ? 0 : rgpu_record(RGPU_DRIVER, RGPU_OUT_OF_MEMORY);
 }
 
-int cudaGraphDestroy(rgpu_graph *g) {
+cudaError_t cudaGraphDestroy(cudaGraph_t g) {
     if (!g) return rgpu_invalid_value(RGPU_RUNTIME);
     rgpu_graph_free(g);
     return 0;
 }
-int cuGraphDestroy(rgpu_graph *g) {
+CUresult cuGraphDestroy(CUgraph g) {
     if (!g) return rgpu_invalid_value(RGPU_DRIVER);
     rgpu_graph_free(g);
     return 0;
 }
 
-int cudaGraphAddKernelNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps,
-                           const kernel_params *p) {
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, const struct cudaKernelNodeParams *p) {
     ADD(RGPU_RUNTIME, out, g, deps, ndeps);
     return finish(RGPU_RUNTIME, out, n, kernel_from(RGPU_RUNTIME, n, p));
 }
 
-int cudaGraphAddMemsetNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps,
-                           const memset_params *p) {
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, const struct cudaMemsetParams *p) {
     ADD(RGPU_RUNTIME, out, g, deps, ndeps);
     return finish(RGPU_RUNTIME, out, n, memset_from(RGPU_RUNTIME, n, p));
 }
 
-int cudaGraphAddMemcpyNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps,
-                           const copy3d_params *p) {
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, const struct cudaMemcpy3DParms *p) {
     ADD(RGPU_RUNTIME, out, g, deps, ndeps);
     return finish(RGPU_RUNTIME, out, n, copy_from(RGPU_RUNTIME, n, p));
 }
 
-int cudaGraphAddMemcpyNode1D(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps, void *dst,
-                             const void *src, size_t count, int kind) {
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
     ADD(RGPU_RUNTIME, out, g, deps, ndeps);
     return finish(RGPU_RUNTIME, out, n, copy1d_from(RGPU_RUNTIME, n, dst, src, count, kind));
 }
 
-int cudaGraphAddMemcpyNodeToSymbol(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps,
-                                   const void *symbol, const void *src, size_t count, size_t offset, int kind) {
+cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
     void *addr = NULL;
     int rc0 = cudaGetSymbolAddress(&addr, symbol);
     if (rc0) return rc0;
@@ -165,8 +153,7 @@ int cudaGraphAddMemcpyNodeToSymbol(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *
     return finish(RGPU_RUNTIME, out, n, copy1d_from(RGPU_RUNTIME, n, (char *)addr + offset, src, count, kind));
 }
 
-int cudaGraphAddMemcpyNodeFromSymbol(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps,
-                                     void *dst, const void *symbol, size_t count, size_t offset, int kind) {
+cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
     void *addr = NULL;
     int rc0 = cudaGetSymbolAddress(&addr, symbol);
     if (rc0) return rc0;
@@ -175,18 +162,16 @@ int cudaGraphAddMemcpyNodeFromSymbol(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode
     return finish(RGPU_RUNTIME, out, n, copy1d_from(RGPU_RUNTIME, n, dst, (char *)addr + offset, count, kind));
 }
 
-int cudaGraphAddHostNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps,
-                         const host_params *p) {
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, const struct cudaHostNodeParams *p) {
     if (!p || !p->fn) return rgpu_invalid_value(RGPU_RUNTIME);
     ADD(RGPU_RUNTIME, out, g, deps, ndeps);
     n->type = NODE_HOST;
     n->u.h.fn = p->fn;
-    n->u.h.data = p->data;
+    n->u.h.data = p->userData;
     return finish(RGPU_RUNTIME, out, n, 0);
 }
 
-int cudaGraphAddChildGraphNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps,
-                               rgpu_graph *child) {
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, cudaGraph_t child) {
     if (!child || child == g) return rgpu_invalid_value(RGPU_RUNTIME);
     ADD(RGPU_RUNTIME, out, g, deps, ndeps);
     n->type = NODE_GRAPH;
@@ -198,10 +183,10 @@ static int add_empty(int face, rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *cons
     ADD(face, out, g, deps, ndeps);
     return finish(face, out, n, 0);
 }
-int cudaGraphAddEmptyNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps) {
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps) {
     return add_empty(RGPU_RUNTIME, out, g, deps, ndeps);
 }
-int cuGraphAddEmptyNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps) {
+CUresult cuGraphAddEmptyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps) {
     return add_empty(RGPU_DRIVER, out, g, deps, ndeps);
 }
 
@@ -212,10 +197,10 @@ static int add_event(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, s
     n->u.event = event;
     return finish(RGPU_RUNTIME, out, n, 0);
 }
-int cudaGraphAddEventRecordNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps, void *event) {
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, cudaEvent_t event) {
     return add_event(out, g, deps, ndeps, event, NODE_EVENT_RECORD);
 }
-int cudaGraphAddEventWaitNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps, void *event) {
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, cudaEvent_t event) {
     return add_event(out, g, deps, ndeps, event, NODE_WAIT_EVENT);
 }
 
@@ -225,103 +210,106 @@ static int is(int face, const rgpu_gnode *n, int type) {
     return n && n->type == type ? 0 : rgpu_invalid_value(face);
 }
 
-int cudaGraphKernelNodeGetParams(rgpu_gnode *n, kernel_params *p) {
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t n, struct cudaKernelNodeParams *p) {
     int rc = is(RGPU_RUNTIME, n, NODE_KERNEL);
     if (rc || !p) return rc ? rc : rgpu_invalid_value(RGPU_RUNTIME);
     const rgpu_kernel_node *k = &n->u.k;
     p->func = (void *)k->func;
-    p->grid = (dim3_t){k->g[0], k->g[1], k->g[2]};
-    p->block = (dim3_t){k->b[0], k->b[1], k->b[2]};
-    p->shmem = k->shmem;
+    p->gridDim = (dim3){k->g[0], k->g[1], k->g[2]};
+    p->blockDim = (dim3){k->b[0], k->b[1], k->b[2]};
+    p->sharedMemBytes = k->shmem;
     p->kernelParams = k->args; /* point into the node's own copy, as CUDA's do */
     p->extra = NULL;
     return 0;
 }
 
-int cudaGraphKernelNodeSetParams(rgpu_gnode *n, const kernel_params *p) {
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t n, const struct cudaKernelNodeParams *p) {
     int rc = is(RGPU_RUNTIME, n, NODE_KERNEL);
     return rc ? rc : kernel_from(RGPU_RUNTIME, n, p);
 }
 
-int cudaGraphMemsetNodeGetParams(rgpu_gnode *n, memset_params *p) {
+cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t n, struct cudaMemsetParams *p) {
     int rc = is(RGPU_RUNTIME, n, NODE_MEMSET);
     if (rc || !p) return rc ? rc : rgpu_invalid_value(RGPU_RUNTIME);
     const rgpu_memset_node *s = &n->u.s;
-    *p = (memset_params){s->dst, s->pitch, s->value, s->elsize, s->width, s->height};
+    *p = (struct cudaMemsetParams){s->dst, s->pitch, s->value, s->elsize, s->width, s->height};
     return 0;
 }
 
-int cudaGraphMemsetNodeSetParams(rgpu_gnode *n, const memset_params *p) {
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t n, const struct cudaMemsetParams *p) {
     int rc = is(RGPU_RUNTIME, n, NODE_MEMSET);
     return rc ? rc : rgpu_record(RGPU_RUNTIME, memset_from(RGPU_RUNTIME, n, p));
 }
 
-int cudaGraphMemcpyNodeGetParams(rgpu_gnode *n, copy3d_params *p) {
+cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t n, struct cudaMemcpy3DParms *p) {
     int rc = is(RGPU_RUNTIME, n, NODE_MEMCPY);
     if (rc || !p) return rc ? rc : rgpu_invalid_value(RGPU_RUNTIME);
     const rgpu_copy_node *m = &n->u.m;
     memset(p, 0, sizeof *p);
-    p->srcPtr = (pitched_ptr){(void *)m->src, m->spitch, m->width, m->height};
-    p->dstPtr = (pitched_ptr){m->dst, m->dpitch, m->width, m->height};
-    p->extent = (extent3){m->width, m->height, 1};
+    p->srcPtr = (struct cudaPitchedPtr){(void *)m->src, m->spitch, m->width, m->height};
+    p->dstPtr = (struct cudaPitchedPtr){m->dst, m->dpitch, m->width, m->height};
+    p->extent = (struct cudaExtent){m->width, m->height, 1};
     p->kind = m->kind;
     return 0;
 }
 
-int cudaGraphMemcpyNodeSetParams(rgpu_gnode *n, const copy3d_params *p) {
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t n, const struct cudaMemcpy3DParms *p) {
     int rc = is(RGPU_RUNTIME, n, NODE_MEMCPY);
     return rc ? rc : rgpu_record(RGPU_RUNTIME, copy_from(RGPU_RUNTIME, n, p));
 }
 
-int cudaGraphMemcpyNodeSetParams1D(rgpu_gnode *n, void *dst, const void *src, size_t count, int kind) {
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t n, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
     int rc = is(RGPU_RUNTIME, n, NODE_MEMCPY);
     return rc ? rc : rgpu_record(RGPU_RUNTIME, copy1d_from(RGPU_RUNTIME, n, dst, src, count, kind));
 }
 
-int cudaGraphHostNodeGetParams(rgpu_gnode *n, host_params *p) {
+cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t n, struct cudaHostNodeParams *p) {
     int rc = is(RGPU_RUNTIME, n, NODE_HOST);
     if (rc || !p) return rc ? rc : rgpu_invalid_value(RGPU_RUNTIME);
     p->fn = n->u.h.fn;
-    p->data = n->u.h.data;
+    p->userData = n->u.h.data;
     return 0;
 }
 
-int cudaGraphHostNodeSetParams(rgpu_gnode *n, const host_params *p) {
+cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t n, const struct cudaHostNodeParams *p) {
     int rc = is(RGPU_RUNTIME, n, NODE_HOST);
     if (rc || !p || !p->fn) return rc ? rc : rgpu_invalid_value(RGPU_RUNTIME);
     n->u.h.fn = p->fn;
-    n->u.h.data = p->data;
+    n->u.h.data = p->userData;
     return 0;
 }
 
-int cudaGraphChildGraphNodeGetGraph(rgpu_gnode *n, rgpu_graph **out) {
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t n, cudaGraph_t *out) {
     int rc = is(RGPU_RUNTIME, n, NODE_GRAPH);
     if (rc || !out) return rc ? rc : rgpu_invalid_value(RGPU_RUNTIME);
     *out = n->u.child;
     return 0;
 }
 
-int cudaGraphEventRecordNodeGetEvent(rgpu_gnode *n, void **out) {
+cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t n, cudaEvent_t *out) {
     int rc = is(RGPU_RUNTIME, n, NODE_EVENT_RECORD);
     if (rc || !out) return rc ? rc : rgpu_invalid_value(RGPU_RUNTIME);
     *out = n->u.event;
     return 0;
 }
 
-int cudaGraphEventWaitNodeGetEvent(rgpu_gnode *n, void **out) {
+cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t n, cudaEvent_t *out) {
     int rc = is(RGPU_RUNTIME, n, NODE_WAIT_EVENT);
     if (rc || !out) return rc ? rc : rgpu_invalid_value(RGPU_RUNTIME);
     *out = n->u.event;
     return 0;
 }
 
-static int node_type(int face, rgpu_gnode *n, int *type) {
+_Static_assert(sizeof(CUgraphNodeType) == sizeof(enum cudaGraphNodeType), "node types are one enum");
+static int node_type(int face, rgpu_gnode *n, enum cudaGraphNodeType *type) {
     if (!n || !type) return rgpu_invalid_value(face);
     *type = n->type;
     return 0;
 }
-int cudaGraphNodeGetType(rgpu_gnode *n, int *type) { return node_type(RGPU_RUNTIME, n, type); }
-int cuGraphNodeGetType(rgpu_gnode *n, int *type) { return node_type(RGPU_DRIVER, n, type); }
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t n, enum cudaGraphNodeType *type) { return node_type(RGPU_RUNTIME, n, type); }
+CUresult cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *type) {
+    return node_type(RGPU_DRIVER, n, (enum cudaGraphNodeType *)type);
+}
 
 /* ---- topology ---------------------------------------------------------------------------------- */
 
@@ -336,12 +324,10 @@ static int add_deps(int face, rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode
     }
     return 0;
 }
-int cudaGraphAddDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to, const void *edge_data,
-                             size_t n) {
+cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edge_data, size_t n) {
     return add_deps(RGPU_RUNTIME, g, from, to, n);
 }
-int cuGraphAddDependencies_v2(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to, const void *edge_data,
-                              size_t n) {
+CUresult cuGraphAddDependencies_v2(CUgraph g, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edge_data, size_t n) {
     return add_deps(RGPU_DRIVER, g, from, to, n);
 }
 
@@ -363,16 +349,16 @@ static int list_nodes(int face, rgpu_graph *g, rgpu_gnode **out, size_t *count, 
     }
     return 0;
 }
-int cudaGraphGetNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) {
+cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *out, size_t *count) {
     return list_nodes(RGPU_RUNTIME, g, out, count, 0);
 }
-int cuGraphGetNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) {
+CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *out, size_t *count) {
     return list_nodes(RGPU_DRIVER, g, out, count, 0);
 }
-int cudaGraphGetRootNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) {
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t g, cudaGraphNode_t *out, size_t *count) {
     return list_nodes(RGPU_RUNTIME, g, out, count, 1);
 }
-int cuGraphGetRootNodes(rgpu_graph *g, rgpu_gnode **out, size_t *count) {
+CUresult cuGraphGetRootNodes(CUgraph g, CUgraphNode *out, size_t *count) {
     return list_nodes(RGPU_DRIVER, g, out, count, 1);
 }
 
@@ -398,10 +384,10 @@ static int list_edges(int face, rgpu_graph *g, rgpu_gnode **from, rgpu_gnode **t
     }
     return 0;
 }
-int cudaGraphGetEdges(rgpu_graph *g, rgpu_gnode **from, rgpu_gnode **to, void *edge_data, size_t *count) {
+cudaError_t cudaGraphGetEdges(cudaGraph_t g, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edge_data, size_t *count) {
     return list_edges(RGPU_RUNTIME, g, from, to, edge_data, count);
 }
-int cuGraphGetEdges_v2(rgpu_graph *g, rgpu_gnode **from, rgpu_gnode **to, void *edge_data, size_t *count) {
+CUresult cuGraphGetEdges_v2(CUgraph g, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edge_data, size_t *count) {
     return list_edges(RGPU_DRIVER, g, from, to, edge_data, count);
 }
 
@@ -430,10 +416,10 @@ static int neighbours(rgpu_gnode *n, rgpu_gnode **out, void *edge_data, size_t *
     }
     return 0;
 }
-int cudaGraphNodeGetDependencies(rgpu_gnode *n, rgpu_gnode **out, void *edge_data, size_t *count) {
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t n, cudaGraphNode_t *out, cudaGraphEdgeData *edge_data, size_t *count) {
     return neighbours(n, out, edge_data, count, 0);
 }
-int cudaGraphNodeGetDependentNodes(rgpu_gnode *n, rgpu_gnode **out, void *edge_data, size_t *count) {
+cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t n, cudaGraphNode_t *out, cudaGraphEdgeData *edge_data, size_t *count) {
     return neighbours(n, out, edge_data, count, 1);
 }
 
@@ -443,11 +429,11 @@ static int clone(int face, rgpu_graph **out, rgpu_graph *g) {
     if (!out || !g) return rgpu_invalid_value(face);
     return (*out = rgpu_graph_clone(g)) ? 0 : rgpu_record(face, RGPU_OUT_OF_MEMORY);
 }
-int cudaGraphClone(rgpu_graph **out, rgpu_graph *g) { return clone(RGPU_RUNTIME, out, g); }
-int cuGraphClone(rgpu_graph **out, rgpu_graph *g) { return clone(RGPU_DRIVER, out, g); }
+cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g) { return clone(RGPU_RUNTIME, out, g); }
+CUresult cuGraphClone(CUgraph *out, CUgraph g) { return clone(RGPU_DRIVER, out, g); }
 
 /* A clone keeps the nodes' positions, so the clone of a node is the clone's node at its index. */
-int cudaGraphNodeFindInClone(rgpu_gnode **out, rgpu_gnode *orig, rgpu_graph *cloned) {
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *out, cudaGraphNode_t orig, cudaGraph_t cloned) {
     if (!out || !orig || !cloned || orig->index >= cloned->n || cloned->nodes[orig->index]->type != orig->type)
         return rgpu_invalid_value(RGPU_RUNTIME);
     *out = cloned->nodes[orig->index];
@@ -490,5 +476,5 @@ static int dot_print(int face, rgpu_graph *g, const char *path) {
     fclose(f);
     return 0;
 }
-int cudaGraphDebugDotPrint(rgpu_graph *g, const char *path, unsigned flags) { return dot_print(RGPU_RUNTIME, g, path); }
-int cuGraphDebugDotPrint(rgpu_graph *g, const char *path, unsigned flags) { return dot_print(RGPU_DRIVER, g, path); }
+cudaError_t cudaGraphDebugDotPrint(cudaGraph_t g, const char *path, unsigned int flags) { return dot_print(RGPU_RUNTIME, g, path); }
+CUresult cuGraphDebugDotPrint(CUgraph g, const char *path, unsigned int flags) { return dot_print(RGPU_DRIVER, g, path); }

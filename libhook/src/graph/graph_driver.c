@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memcpy3d.h"
 #include "graph.h"
 #include "rgpu_call.h"
 
@@ -15,63 +16,30 @@
         return rgpu_record(RGPU_DRIVER, rc_);                         \
     } while (0)
 
-typedef rgpu_gnode *node;
-typedef rgpu_graph *graph;
-typedef rgpu_graph_exec *exec;
-
-extern int cudaGraphAddMemsetNode(node *, graph, node const *, size_t, const void *);
-extern int cudaGraphMemsetNodeGetParams(node, void *);
-extern int cudaGraphMemsetNodeSetParams(node, const void *);
-extern int cudaGraphExecMemsetNodeSetParams(exec, node, const void *);
-extern int cudaGraphAddHostNode(node *, graph, node const *, size_t, const void *);
-extern int cudaGraphHostNodeGetParams(node, void *);
-extern int cudaGraphHostNodeSetParams(node, const void *);
-extern int cudaGraphExecHostNodeSetParams(exec, node, const void *);
-extern int cudaGraphAddChildGraphNode(node *, graph, node const *, size_t, graph);
-extern int cudaGraphChildGraphNodeGetGraph(node, graph *);
-extern int cudaGraphAddEventRecordNode(node *, graph, node const *, size_t, void *);
-extern int cudaGraphAddEventWaitNode(node *, graph, node const *, size_t, void *);
-extern int cudaGraphEventRecordNodeGetEvent(node, void **);
-extern int cudaGraphEventWaitNodeGetEvent(node, void **);
-extern int cudaGraphEventRecordNodeSetEvent(node, void *);
-extern int cudaGraphEventWaitNodeSetEvent(node, void *);
-extern int cudaGraphExecEventRecordNodeSetEvent(exec, node, void *);
-extern int cudaGraphExecEventWaitNodeSetEvent(exec, node, void *);
-extern int cudaGraphExecChildGraphNodeSetParams(exec, node, graph);
-extern int cudaGraphExecUpdate(exec, graph, void *);
-extern int cudaGraphInstantiateWithParams(exec *, graph, void *);
-extern int cudaGraphUpload(exec, void *);
-extern int cudaGraphNodeGetDependencies(node, node *, void *, size_t *);
-extern int cudaGraphNodeGetDependentNodes(node, node *, void *, size_t *);
-extern int cudaGraphNodeFindInClone(node *, node, graph);
-extern int cudaGraphDestroyNode(node);
-extern int cudaGraphRemoveDependencies(graph, node const *, node const *, const void *, size_t);
-extern int cudaGraphNodeSetEnabled(exec, node, unsigned);
-extern int cudaGraphNodeGetEnabled(exec, node, unsigned *);
-extern int cudaGraphExecGetFlags(exec, unsigned long long *);
-extern int cudaStreamGetCaptureInfo(void *, int *, unsigned long long *, graph *, const rgpu_gnode ***, const void **,
-                                    size_t *);
+/* The Driver's parameter structs that are the Runtime's under another name: the compiler checks that
+ * their sizes agree, and the calls below pass one for the other. */
+#define SAME_LAYOUT(drv, rt) _Static_assert(sizeof(drv) == sizeof(rt), #drv " is laid out as " #rt)
+SAME_LAYOUT(CUDA_MEMSET_NODE_PARAMS, struct cudaMemsetParams);
+SAME_LAYOUT(CUDA_HOST_NODE_PARAMS, struct cudaHostNodeParams);
+SAME_LAYOUT(CUgraphExecUpdateResultInfo, cudaGraphExecUpdateResultInfo);
+SAME_LAYOUT(CUDA_GRAPH_INSTANTIATE_PARAMS, cudaGraphInstantiateParams);
+SAME_LAYOUT(CUgraphEdgeData, cudaGraphEdgeData);
+SAME_LAYOUT(CUDA_MEM_ALLOC_NODE_PARAMS, struct cudaMemAllocNodeParams);
+SAME_LAYOUT(CUstreamCaptureStatus, enum cudaStreamCaptureStatus);
 
 /* CUDA_KERNEL_NODE_PARAMS (v2): a CUfunction, or a CUkernel (which is its function in rgpu) */
-typedef struct {
-    void *func;
-    unsigned gx, gy, gz, bx, by, bz, shmem;
-    void **kernelParams, **extra;
-    void *kern, *ctx;
-} drv_kernel_params;
-
-static int kernel_from(rgpu_gnode *n, const drv_kernel_params *p) {
+static int kernel_from(rgpu_gnode *n, const CUDA_KERNEL_NODE_PARAMS *p) {
     if (!p) return RGPU_INVALID_VALUE;
-    const void *fn = p->func ? p->func : p->kern;
-    unsigned g[3] = {p->gx, p->gy, p->gz}, b[3] = {p->bx, p->by, p->bz};
+    const void *fn = p->func ? (const void *)p->func : (const void *)p->kern;
+    unsigned g[3] = {p->gridDimX, p->gridDimY, p->gridDimZ}, b[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
     rgpu_gnode tmp = {.type = NODE_KERNEL};
-    int rc = rgpu_kernel_node_set(RGPU_DRIVER, &tmp.u.k, fn, g, b, p->shmem, p->kernelParams, p->extra, NULL);
+    int rc = rgpu_kernel_node_set(RGPU_DRIVER, &tmp.u.k, fn, g, b, p->sharedMemBytes, p->kernelParams, p->extra, NULL);
     if (!rc) rc = rgpu_node_copy_params(n, &tmp);
     rgpu_node_clear(&tmp);
     return rc;
 }
 
-int cuGraphAddKernelNode_v2(node *out, graph g, node const *deps, size_t ndeps, const drv_kernel_params *p) {
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p) {
     if (!out) return rgpu_invalid_value(RGPU_DRIVER);
     int rc;
     rgpu_gnode *n = rgpu_graph_add(g, NODE_EMPTY, deps, ndeps, &rc);
@@ -84,108 +52,131 @@ int cuGraphAddKernelNode_v2(node *out, graph g, node const *deps, size_t ndeps, 
     return 0;
 }
 
-int cuGraphKernelNodeGetParams_v2(node n, drv_kernel_params *p) {
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p) {
     if (!n || n->type != NODE_KERNEL || !p) return rgpu_invalid_value(RGPU_DRIVER);
     const rgpu_kernel_node *k = &n->u.k;
-    *p = (drv_kernel_params){(void *)k->func, k->g[0], k->g[1], k->g[2], k->b[0], k->b[1], k->b[2], k->shmem,
-                             k->args, NULL, NULL, NULL};
+    *p = (CUDA_KERNEL_NODE_PARAMS){(CUfunction)k->func, k->g[0], k->g[1], k->g[2], k->b[0], k->b[1], k->b[2],
+                                   k->shmem, k->args, NULL, NULL, NULL};
     return 0;
 }
 
-int cuGraphKernelNodeSetParams_v2(node n, const drv_kernel_params *p) {
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p) {
     if (!n || n->type != NODE_KERNEL) return rgpu_invalid_value(RGPU_DRIVER);
     return rgpu_record(RGPU_DRIVER, kernel_from(n, p));
 }
 
-int cuGraphExecKernelNodeSetParams_v2(exec e, node n, const drv_kernel_params *p) {
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p) {
     rgpu_gnode *m = rgpu_exec_node(e, n, NODE_KERNEL);
     return m ? rgpu_record(RGPU_DRIVER, kernel_from(m, p)) : rgpu_invalid_value(RGPU_DRIVER);
 }
 
 /* CUDA_MEMSET_NODE_PARAMS and CUDA_HOST_NODE_PARAMS have the Runtime's layouts; the context names the
  * device, which the destination address already does. */
-int cuGraphAddMemsetNode(node *out, graph g, node const *deps, size_t ndeps, const void *p, void *ctx) {
-    AS_DRIVER(cudaGraphAddMemsetNode(out, g, deps, ndeps, p));
+CUresult cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx) {
+    AS_DRIVER(cudaGraphAddMemsetNode(out, g, deps, ndeps, (const struct cudaMemsetParams *)p));
 }
-int cuGraphMemsetNodeGetParams(node n, void *p) { AS_DRIVER(cudaGraphMemsetNodeGetParams(n, p)); }
-int cuGraphMemsetNodeSetParams(node n, const void *p) { AS_DRIVER(cudaGraphMemsetNodeSetParams(n, p)); }
-int cuGraphExecMemsetNodeSetParams(exec e, node n, const void *p, void *ctx) {
-    AS_DRIVER(cudaGraphExecMemsetNodeSetParams(e, n, p));
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode n, CUDA_MEMSET_NODE_PARAMS *p) { AS_DRIVER(cudaGraphMemsetNodeGetParams(n, (struct cudaMemsetParams *)p)); }
+CUresult cuGraphMemsetNodeSetParams(CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p) { AS_DRIVER(cudaGraphMemsetNodeSetParams(n, (const struct cudaMemsetParams *)p)); }
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec e, CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx) {
+    AS_DRIVER(cudaGraphExecMemsetNodeSetParams(e, n, (const struct cudaMemsetParams *)p));
 }
-int cuGraphAddHostNode(node *out, graph g, node const *deps, size_t ndeps, const void *p) {
-    AS_DRIVER(cudaGraphAddHostNode(out, g, deps, ndeps, p));
+/* Copy nodes of the Driver API: CUDA_MEMCPY3D of linear memory, kept as the Runtime's copy node. */
+CUresult cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                              const CUDA_MEMCPY3D *p, CUcontext ctx) {
+    struct cudaMemcpy3DParms r;
+    int rc = rgpu_memcpy3d_from_driver(p, &r);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    AS_DRIVER(cudaGraphAddMemcpyNode(out, g, deps, ndeps, &r));
 }
-int cuGraphHostNodeGetParams(node n, void *p) { AS_DRIVER(cudaGraphHostNodeGetParams(n, p)); }
-int cuGraphHostNodeSetParams(node n, const void *p) { AS_DRIVER(cudaGraphHostNodeSetParams(n, p)); }
-int cuGraphExecHostNodeSetParams(exec e, node n, const void *p) { AS_DRIVER(cudaGraphExecHostNodeSetParams(e, n, p)); }
-int cuGraphAddChildGraphNode(node *out, graph g, node const *deps, size_t ndeps, graph child) {
+CUresult cuGraphMemcpyNodeGetParams(CUgraphNode n, CUDA_MEMCPY3D *p) {
+    struct cudaMemcpy3DParms r;
+    if (!p) return rgpu_invalid_value(RGPU_DRIVER);
+    int saved = rgpu_get_last_error(RGPU_RUNTIME, 0);
+    int rc = cudaGraphMemcpyNodeGetParams(n, &r);
+    rgpu_set_last_error(RGPU_RUNTIME, saved);
+    if (rc == 0) rgpu_memcpy3d_to_driver(&r, p);
+    return rgpu_record(RGPU_DRIVER, rc);
+}
+CUresult cuGraphMemcpyNodeSetParams(CUgraphNode n, const CUDA_MEMCPY3D *p) {
+    struct cudaMemcpy3DParms r;
+    int rc = rgpu_memcpy3d_from_driver(p, &r);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    AS_DRIVER(cudaGraphMemcpyNodeSetParams(n, &r));
+}
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec e, CUgraphNode n, const CUDA_MEMCPY3D *p, CUcontext ctx) {
+    struct cudaMemcpy3DParms r;
+    int rc = rgpu_memcpy3d_from_driver(p, &r);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    AS_DRIVER(cudaGraphExecMemcpyNodeSetParams(e, n, &r));
+}
+
+CUresult cuGraphAddHostNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps, const CUDA_HOST_NODE_PARAMS *p) {
+    AS_DRIVER(cudaGraphAddHostNode(out, g, deps, ndeps, (const struct cudaHostNodeParams *)p));
+}
+CUresult cuGraphHostNodeGetParams(CUgraphNode n, CUDA_HOST_NODE_PARAMS *p) { AS_DRIVER(cudaGraphHostNodeGetParams(n, (struct cudaHostNodeParams *)p)); }
+CUresult cuGraphHostNodeSetParams(CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p) { AS_DRIVER(cudaGraphHostNodeSetParams(n, (const struct cudaHostNodeParams *)p)); }
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec e, CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p) { AS_DRIVER(cudaGraphExecHostNodeSetParams(e, n, (const struct cudaHostNodeParams *)p)); }
+CUresult cuGraphAddChildGraphNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps, CUgraph child) {
     AS_DRIVER(cudaGraphAddChildGraphNode(out, g, deps, ndeps, child));
 }
-int cuGraphChildGraphNodeGetGraph(node n, graph *out) { AS_DRIVER(cudaGraphChildGraphNodeGetGraph(n, out)); }
-int cuGraphAddEventRecordNode(node *out, graph g, node const *deps, size_t ndeps, void *event) {
+CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode n, CUgraph *out) { AS_DRIVER(cudaGraphChildGraphNodeGetGraph(n, out)); }
+CUresult cuGraphAddEventRecordNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps, CUevent event) {
     AS_DRIVER(cudaGraphAddEventRecordNode(out, g, deps, ndeps, event));
 }
-int cuGraphAddEventWaitNode(node *out, graph g, node const *deps, size_t ndeps, void *event) {
+CUresult cuGraphAddEventWaitNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps, CUevent event) {
     AS_DRIVER(cudaGraphAddEventWaitNode(out, g, deps, ndeps, event));
 }
-int cuGraphEventRecordNodeGetEvent(node n, void **out) { AS_DRIVER(cudaGraphEventRecordNodeGetEvent(n, out)); }
-int cuGraphEventWaitNodeGetEvent(node n, void **out) { AS_DRIVER(cudaGraphEventWaitNodeGetEvent(n, out)); }
-int cuGraphEventRecordNodeSetEvent(node n, void *event) { AS_DRIVER(cudaGraphEventRecordNodeSetEvent(n, event)); }
-int cuGraphEventWaitNodeSetEvent(node n, void *event) { AS_DRIVER(cudaGraphEventWaitNodeSetEvent(n, event)); }
-int cuGraphExecEventRecordNodeSetEvent(exec e, node n, void *event) {
+CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode n, CUevent *out) { AS_DRIVER(cudaGraphEventRecordNodeGetEvent(n, out)); }
+CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode n, CUevent *out) { AS_DRIVER(cudaGraphEventWaitNodeGetEvent(n, out)); }
+CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode n, CUevent event) { AS_DRIVER(cudaGraphEventRecordNodeSetEvent(n, event)); }
+CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode n, CUevent event) { AS_DRIVER(cudaGraphEventWaitNodeSetEvent(n, event)); }
+CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec e, CUgraphNode n, CUevent event) {
     AS_DRIVER(cudaGraphExecEventRecordNodeSetEvent(e, n, event));
 }
-int cuGraphExecEventWaitNodeSetEvent(exec e, node n, void *event) {
+CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec e, CUgraphNode n, CUevent event) {
     AS_DRIVER(cudaGraphExecEventWaitNodeSetEvent(e, n, event));
 }
-int cuGraphExecChildGraphNodeSetParams(exec e, node n, graph child) {
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec e, CUgraphNode n, CUgraph child) {
     AS_DRIVER(cudaGraphExecChildGraphNodeSetParams(e, n, child));
 }
-int cuGraphExecUpdate_v2(exec e, graph g, void *info) { AS_DRIVER(cudaGraphExecUpdate(e, g, info)); }
-int cuGraphInstantiateWithParams(exec *out, graph g, void *p) { AS_DRIVER(cudaGraphInstantiateWithParams(out, g, p)); }
-int cuGraphUpload(exec e, void *stream) { AS_DRIVER(cudaGraphUpload(e, stream)); }
-int cuGraphNodeGetDependencies_v2(node n, node *out, void *edge_data, size_t *count) {
-    AS_DRIVER(cudaGraphNodeGetDependencies(n, out, edge_data, count));
+CUresult cuGraphExecUpdate_v2(CUgraphExec e, CUgraph g, CUgraphExecUpdateResultInfo *info) { AS_DRIVER(cudaGraphExecUpdate(e, g, (cudaGraphExecUpdateResultInfo *)info)); }
+CUresult cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p) { AS_DRIVER(cudaGraphInstantiateWithParams(out, g, (cudaGraphInstantiateParams *)p)); }
+CUresult cuGraphUpload(CUgraphExec e, CUstream stream) { AS_DRIVER(cudaGraphUpload(e, stream)); }
+CUresult cuGraphNodeGetDependencies_v2(CUgraphNode n, CUgraphNode *out, CUgraphEdgeData *edge_data, size_t *count) {
+    AS_DRIVER(cudaGraphNodeGetDependencies(n, out, (cudaGraphEdgeData *)edge_data, count));
 }
-int cuGraphNodeGetDependentNodes_v2(node n, node *out, void *edge_data, size_t *count) {
-    AS_DRIVER(cudaGraphNodeGetDependentNodes(n, out, edge_data, count));
+CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode n, CUgraphNode *out, CUgraphEdgeData *edge_data, size_t *count) {
+    AS_DRIVER(cudaGraphNodeGetDependentNodes(n, out, (cudaGraphEdgeData *)edge_data, count));
 }
-int cuGraphNodeFindInClone(node *out, node orig, graph cloned) {
+CUresult cuGraphNodeFindInClone(CUgraphNode *out, CUgraphNode orig, CUgraph cloned) {
     AS_DRIVER(cudaGraphNodeFindInClone(out, orig, cloned));
 }
-int cuGraphDestroyNode(node n) { AS_DRIVER(cudaGraphDestroyNode(n)); }
-int cuGraphRemoveDependencies_v2(graph g, node const *from, node const *to, const void *edge_data, size_t n) {
-    AS_DRIVER(cudaGraphRemoveDependencies(g, from, to, edge_data, n));
+CUresult cuGraphDestroyNode(CUgraphNode n) { AS_DRIVER(cudaGraphDestroyNode(n)); }
+CUresult cuGraphRemoveDependencies_v2(CUgraph g, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edge_data, size_t n) {
+    AS_DRIVER(cudaGraphRemoveDependencies(g, from, to, (const cudaGraphEdgeData *)edge_data, n));
 }
-int cuGraphNodeSetEnabled(exec e, node n, unsigned enabled) { AS_DRIVER(cudaGraphNodeSetEnabled(e, n, enabled)); }
-int cuGraphNodeGetEnabled(exec e, node n, unsigned *enabled) { AS_DRIVER(cudaGraphNodeGetEnabled(e, n, enabled)); }
-int cuGraphExecGetFlags(exec e, uint64_t *flags) { AS_DRIVER(cudaGraphExecGetFlags(e, (unsigned long long *)flags)); }
-int cuStreamGetCaptureInfo_v3(void *stream, int *status, uint64_t *id, graph *g, const rgpu_gnode ***deps,
-                              const void **edge_data, size_t *ndeps) {
-    AS_DRIVER(cudaStreamGetCaptureInfo(stream, status, (unsigned long long *)id, g, deps, edge_data, ndeps));
+CUresult cuGraphNodeSetEnabled(CUgraphExec e, CUgraphNode n, unsigned int enabled) { AS_DRIVER(cudaGraphNodeSetEnabled(e, n, enabled)); }
+CUresult cuGraphNodeGetEnabled(CUgraphExec e, CUgraphNode n, unsigned int *enabled) { AS_DRIVER(cudaGraphNodeGetEnabled(e, n, enabled)); }
+CUresult cuGraphExecGetFlags(CUgraphExec e, cuuint64_t *flags) { AS_DRIVER(cudaGraphExecGetFlags(e, (unsigned long long *)flags)); }
+CUresult cuStreamGetCaptureInfo_v3(CUstream stream, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *g, const CUgraphNode **deps, const CUgraphEdgeData **edge_data, size_t *ndeps) {
+    AS_DRIVER(cudaStreamGetCaptureInfo(stream, (enum cudaStreamCaptureStatus *)status, (unsigned long long *)id, g, deps,
+                                       (const cudaGraphEdgeData **)edge_data, ndeps));
 }
 
 /* CUDA_MEM_ALLOC_NODE_PARAMS has the Runtime's layout, and the graph-memory attributes its numbers. */
-extern int cudaGraphAddMemAllocNode(node *, graph, node const *, size_t, void *);
-extern int cudaGraphMemAllocNodeGetParams(node, void *);
-extern int cudaGraphAddMemFreeNode(node *, graph, node const *, size_t, void *);
-extern int cudaGraphMemFreeNodeGetParams(node, void *);
-extern int cudaDeviceGetGraphMemAttribute(int, int, void *);
-extern int cudaDeviceSetGraphMemAttribute(int, int, void *);
-extern int cudaDeviceGraphMemTrim(int);
 
-int cuGraphAddMemAllocNode(node *out, graph g, node const *deps, size_t ndeps, void *p) {
-    AS_DRIVER(cudaGraphAddMemAllocNode(out, g, deps, ndeps, p));
+CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p) {
+    AS_DRIVER(cudaGraphAddMemAllocNode(out, g, deps, ndeps, (struct cudaMemAllocNodeParams *)p));
 }
-int cuGraphMemAllocNodeGetParams(node n, void *p) { AS_DRIVER(cudaGraphMemAllocNodeGetParams(n, p)); }
-int cuGraphAddMemFreeNode(node *out, graph g, node const *deps, size_t ndeps, uint64_t dptr) {
+CUresult cuGraphMemAllocNodeGetParams(CUgraphNode n, CUDA_MEM_ALLOC_NODE_PARAMS *p) { AS_DRIVER(cudaGraphMemAllocNodeGetParams(n, (struct cudaMemAllocNodeParams *)p)); }
+CUresult cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps, CUdeviceptr dptr) {
     AS_DRIVER(cudaGraphAddMemFreeNode(out, g, deps, ndeps, (void *)(uintptr_t)dptr));
 }
-int cuGraphMemFreeNodeGetParams(node n, uint64_t *dptr) { AS_DRIVER(cudaGraphMemFreeNodeGetParams(n, dptr)); }
-int cuDeviceGetGraphMemAttribute(int dev, int attr, void *value) {
-    AS_DRIVER(cudaDeviceGetGraphMemAttribute(dev, attr, value));
+CUresult cuGraphMemFreeNodeGetParams(CUgraphNode n, CUdeviceptr *dptr) { AS_DRIVER(cudaGraphMemFreeNodeGetParams(n, (void *)dptr)); }
+CUresult cuDeviceGetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute attr, void *value) {
+    AS_DRIVER(cudaDeviceGetGraphMemAttribute(dev, (enum cudaGraphMemAttributeType)attr, value));
 }
-int cuDeviceSetGraphMemAttribute(int dev, int attr, void *value) {
-    AS_DRIVER(cudaDeviceSetGraphMemAttribute(dev, attr, value));
+CUresult cuDeviceSetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute attr, void *value) {
+    AS_DRIVER(cudaDeviceSetGraphMemAttribute(dev, (enum cudaGraphMemAttributeType)attr, value));
 }
-int cuDeviceGraphMemTrim(int dev) { AS_DRIVER(cudaDeviceGraphMemTrim(dev)); }
+CUresult cuDeviceGraphMemTrim(CUdevice dev) { AS_DRIVER(cudaDeviceGraphMemTrim(dev)); }

@@ -5,17 +5,14 @@
 #include "graph.h"
 #include "rgpu_call.h"
 
-extern int cudaGetSymbolAddress(void **dev, const void *symbol);
-extern int cudaGraphMemcpyNodeSetParams1D(rgpu_gnode *n, void *dst, const void *src, size_t count, int kind);
 
-int cudaGraphDestroyNode(rgpu_gnode *n) {
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t n) {
     if (!n) return rgpu_invalid_value(RGPU_RUNTIME);
     rgpu_graph_remove(n);
     return 0;
 }
 
-int cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to,
-                                const void *edge_data, size_t n) {
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t g, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edge_data, size_t n) {
     if (!g || (n && (!from || !to))) return rgpu_invalid_value(RGPU_RUNTIME);
     for (size_t i = 0; i < n; i++) { /* every edge must exist before any is removed */
         int found = 0;
@@ -34,7 +31,7 @@ int cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gno
 }
 
 /* CUDA lets kernel, copy and memset nodes be switched off; a disabled node is skipped by launches. */
-int cudaGraphNodeSetEnabled(rgpu_graph_exec *e, rgpu_gnode *n, unsigned enabled) {
+cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t e, cudaGraphNode_t n, unsigned int enabled) {
     rgpu_gnode *m = rgpu_exec_node(e, n, -1);
     if (!m || (m->type != NODE_KERNEL && m->type != NODE_MEMCPY && m->type != NODE_MEMSET))
         return rgpu_invalid_value(RGPU_RUNTIME);
@@ -42,7 +39,7 @@ int cudaGraphNodeSetEnabled(rgpu_graph_exec *e, rgpu_gnode *n, unsigned enabled)
     return 0;
 }
 
-int cudaGraphNodeGetEnabled(rgpu_graph_exec *e, rgpu_gnode *n, unsigned *enabled) {
+cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t e, cudaGraphNode_t n, unsigned int *enabled) {
     rgpu_gnode *m = rgpu_exec_node(e, n, -1);
     if (!m || !enabled || (m->type != NODE_KERNEL && m->type != NODE_MEMCPY && m->type != NODE_MEMSET))
         return rgpu_invalid_value(RGPU_RUNTIME);
@@ -55,17 +52,17 @@ static int set_event(rgpu_gnode *n, int type, void *event) {
     n->u.event = event;
     return 0;
 }
-int cudaGraphEventRecordNodeSetEvent(rgpu_gnode *n, void *event) { return set_event(n, NODE_EVENT_RECORD, event); }
-int cudaGraphEventWaitNodeSetEvent(rgpu_gnode *n, void *event) { return set_event(n, NODE_WAIT_EVENT, event); }
-int cudaGraphExecEventRecordNodeSetEvent(rgpu_graph_exec *e, rgpu_gnode *n, void *event) {
+cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t n, cudaEvent_t event) { return set_event(n, NODE_EVENT_RECORD, event); }
+cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t n, cudaEvent_t event) { return set_event(n, NODE_WAIT_EVENT, event); }
+cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t e, cudaGraphNode_t n, cudaEvent_t event) {
     return set_event(rgpu_exec_node(e, n, NODE_EVENT_RECORD), NODE_EVENT_RECORD, event);
 }
-int cudaGraphExecEventWaitNodeSetEvent(rgpu_graph_exec *e, rgpu_gnode *n, void *event) {
+cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t e, cudaGraphNode_t n, cudaEvent_t event) {
     return set_event(rgpu_exec_node(e, n, NODE_WAIT_EVENT), NODE_WAIT_EVENT, event);
 }
 
 /* The child graph of an executable graph's node may change its parameters, not its shape. */
-int cudaGraphExecChildGraphNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, rgpu_graph *child) {
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, cudaGraph_t child) {
     rgpu_gnode *m = rgpu_exec_node(e, n, NODE_GRAPH);
     if (!m || !child) return rgpu_invalid_value(RGPU_RUNTIME);
     rgpu_graph *old = m->u.child;
@@ -89,21 +86,17 @@ static int symbol_copy(rgpu_gnode *n, int to, void *host, const void *symbol, si
     return to ? cudaGraphMemcpyNodeSetParams1D(n, dev, host, count, kind)
               : cudaGraphMemcpyNodeSetParams1D(n, host, dev, count, kind);
 }
-int cudaGraphMemcpyNodeSetParamsToSymbol(rgpu_gnode *n, const void *symbol, const void *src, size_t count,
-                                         size_t offset, int kind) {
+cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t n, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
     return symbol_copy(n, 1, (void *)src, symbol, count, offset, kind);
 }
-int cudaGraphMemcpyNodeSetParamsFromSymbol(rgpu_gnode *n, void *dst, const void *symbol, size_t count, size_t offset,
-                                           int kind) {
+cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t n, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
     return symbol_copy(n, 0, dst, symbol, count, offset, kind);
 }
-int cudaGraphExecMemcpyNodeSetParamsToSymbol(rgpu_graph_exec *e, rgpu_gnode *n, const void *symbol, const void *src,
-                                             size_t count, size_t offset, int kind) {
+cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t e, cudaGraphNode_t n, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
     rgpu_gnode *m = rgpu_exec_node(e, n, NODE_MEMCPY);
     return m ? symbol_copy(m, 1, (void *)src, symbol, count, offset, kind) : rgpu_invalid_value(RGPU_RUNTIME);
 }
-int cudaGraphExecMemcpyNodeSetParamsFromSymbol(rgpu_graph_exec *e, rgpu_gnode *n, void *dst, const void *symbol,
-                                               size_t count, size_t offset, int kind) {
+cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t e, cudaGraphNode_t n, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
     rgpu_gnode *m = rgpu_exec_node(e, n, NODE_MEMCPY);
     return m ? symbol_copy(m, 0, dst, symbol, count, offset, kind) : rgpu_invalid_value(RGPU_RUNTIME);
 }

@@ -6,11 +6,6 @@
 #include "graph.h"
 #include "rgpu_call.h"
 
-extern int cudaGraphKernelNodeSetParams(rgpu_gnode *n, const void *p);
-extern int cudaGraphMemsetNodeSetParams(rgpu_gnode *n, const void *p);
-extern int cudaGraphMemcpyNodeSetParams(rgpu_gnode *n, const void *p);
-extern int cudaGraphMemcpyNodeSetParams1D(rgpu_gnode *n, void *dst, const void *src, size_t count, int kind);
-extern int cudaGraphHostNodeSetParams(rgpu_gnode *n, const void *p);
 
 static void exec_free(rgpu_graph_exec *e) {
     if (!e) return;
@@ -37,24 +32,22 @@ static int instantiate(int face, rgpu_graph_exec **out, rgpu_graph *g, unsigned 
     return rgpu_record(face, rc);
 }
 
-int cudaGraphInstantiate(rgpu_graph_exec **out, rgpu_graph *g, unsigned long long flags) {
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *out, cudaGraph_t g, unsigned long long flags) {
     return instantiate(RGPU_RUNTIME, out, g, flags);
 }
-int cudaGraphInstantiateWithFlags(rgpu_graph_exec **out, rgpu_graph *g, unsigned long long flags) {
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *out, cudaGraph_t g, unsigned long long flags) {
     return instantiate(RGPU_RUNTIME, out, g, flags);
 }
-int cuGraphInstantiateWithFlags(rgpu_graph_exec **out, rgpu_graph *g, unsigned long long flags) {
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g, unsigned long long flags) {
     return instantiate(RGPU_DRIVER, out, g, flags);
 }
 
-/* cudaGraphInstantiateParams: flags, uploadStream, errNode_out, result_out */
-typedef struct { unsigned long long flags; void *upload_stream; rgpu_gnode *err_node; int result; } instantiate_params;
 
-int cudaGraphInstantiateWithParams(rgpu_graph_exec **out, rgpu_graph *g, instantiate_params *p) {
+cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *out, cudaGraph_t g, cudaGraphInstantiateParams *p) {
     if (!p) return rgpu_invalid_value(RGPU_RUNTIME);
     int rc = instantiate(RGPU_RUNTIME, out, g, p->flags);
-    p->err_node = NULL;
-    p->result = rc ? 1 /* cudaGraphInstantiateError */ : 0;
+    p->errNode_out = NULL;
+    p->result_out = rc ? cudaGraphInstantiateError : cudaGraphInstantiateSuccess;
     return rc;
 }
 
@@ -63,14 +56,14 @@ static int exec_destroy(int face, rgpu_graph_exec *e) {
     exec_free(e);
     return 0;
 }
-int cudaGraphExecDestroy(rgpu_graph_exec *e) { return exec_destroy(RGPU_RUNTIME, e); }
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e) { return exec_destroy(RGPU_RUNTIME, e); }
 
-int cudaGraphExecGetFlags(rgpu_graph_exec *e, unsigned long long *flags) {
+cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t e, unsigned long long *flags) {
     if (!e || !flags) return rgpu_invalid_value(RGPU_RUNTIME);
     *flags = e->flags;
     return 0;
 }
-int cuGraphExecDestroy(rgpu_graph_exec *e) { return exec_destroy(RGPU_DRIVER, e); }
+CUresult cuGraphExecDestroy(CUgraphExec e) { return exec_destroy(RGPU_DRIVER, e); }
 
 static int launch(int face, rgpu_graph_exec *e, void *stream) {
     if (!e) return rgpu_invalid_value(face);
@@ -78,11 +71,11 @@ static int launch(int face, rgpu_graph_exec *e, void *stream) {
     if (rc) return rgpu_record(face, rc);
     return rgpu_graph_replay(face, e->order, e->graph->n, stream, e->flags);
 }
-int cudaGraphLaunch(rgpu_graph_exec *e, void *stream) { return launch(RGPU_RUNTIME, e, stream); }
-int cuGraphLaunch(rgpu_graph_exec *e, void *stream) { return launch(RGPU_DRIVER, e, stream); }
+cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t stream) { return launch(RGPU_RUNTIME, e, stream); }
+CUresult cuGraphLaunch(CUgraphExec e, CUstream stream) { return launch(RGPU_DRIVER, e, stream); }
 
 /* Nothing to upload ahead: the nodes travel when the graph is launched. */
-int cudaGraphUpload(rgpu_graph_exec *e, void *stream) { return e ? 0 : rgpu_invalid_value(RGPU_RUNTIME); }
+cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t stream) { return e ? 0 : rgpu_invalid_value(RGPU_RUNTIME); }
 
 /* ---- updates ------------------------------------------------------------------------------------- */
 
@@ -94,31 +87,28 @@ rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type) {
 }
 #define exec_node rgpu_exec_node
 
-int cudaGraphExecKernelNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, const void *p) {
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const struct cudaKernelNodeParams *p) {
     rgpu_gnode *m = exec_node(e, n, NODE_KERNEL);
     return m ? cudaGraphKernelNodeSetParams(m, p) : rgpu_invalid_value(RGPU_RUNTIME);
 }
-int cudaGraphExecMemsetNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, const void *p) {
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const struct cudaMemsetParams *p) {
     rgpu_gnode *m = exec_node(e, n, NODE_MEMSET);
     return m ? cudaGraphMemsetNodeSetParams(m, p) : rgpu_invalid_value(RGPU_RUNTIME);
 }
-int cudaGraphExecMemcpyNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, const void *p) {
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const struct cudaMemcpy3DParms *p) {
     rgpu_gnode *m = exec_node(e, n, NODE_MEMCPY);
     return m ? cudaGraphMemcpyNodeSetParams(m, p) : rgpu_invalid_value(RGPU_RUNTIME);
 }
-int cudaGraphExecMemcpyNodeSetParams1D(rgpu_graph_exec *e, rgpu_gnode *n, void *dst, const void *src, size_t count,
-                                       int kind) {
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t e, cudaGraphNode_t n, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
     rgpu_gnode *m = exec_node(e, n, NODE_MEMCPY);
     return m ? cudaGraphMemcpyNodeSetParams1D(m, dst, src, count, kind) : rgpu_invalid_value(RGPU_RUNTIME);
 }
-int cudaGraphExecHostNodeSetParams(rgpu_graph_exec *e, rgpu_gnode *n, const void *p) {
+cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n, const struct cudaHostNodeParams *p) {
     rgpu_gnode *m = exec_node(e, n, NODE_HOST);
     return m ? cudaGraphHostNodeSetParams(m, p) : rgpu_invalid_value(RGPU_RUNTIME);
 }
 
 /* cudaGraphExecUpdateResultInfo: result, errorNode, errorFromNode */
-typedef struct { int result; rgpu_gnode *error_node, *error_from; } update_info;
-enum { UPDATE_SUCCESS = 0, UPDATE_TOPOLOGY_CHANGED = 2, UPDATE_TYPE_CHANGED = 3, UPDATE_NOT_SUPPORTED = 6 };
 
 static int same_deps(const rgpu_gnode *a, const rgpu_gnode *b) {
     if (a->ndeps != b->ndeps) return 0;
@@ -132,20 +122,28 @@ static int same_deps(const rgpu_gnode *a, const rgpu_gnode *b) {
 
 /* Same nodes (by position and type) and the same edges: the graph's parameters replace the executable
  * graph's. Anything else leaves it as it was, as CUDA does. Child graphs are taken over whole. */
-int cudaGraphExecUpdate(rgpu_graph_exec *e, rgpu_graph *g, update_info *info) {
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphExecUpdateResultInfo *info) {
     if (!e || !g) return rgpu_invalid_value(RGPU_RUNTIME);
-    update_info r = {UPDATE_SUCCESS, NULL, NULL};
-    if (g->n != e->graph->n) r.result = UPDATE_TOPOLOGY_CHANGED;
+    cudaGraphExecUpdateResultInfo r = {cudaGraphExecUpdateSuccess, NULL, NULL};
+    if (g->n != e->graph->n) r.result = cudaGraphExecUpdateErrorTopologyChanged;
     for (int i = 0; i < g->n && !r.result; i++) {
         rgpu_gnode *n = g->nodes[i], *m = e->graph->nodes[i];
-        if (n->type != m->type) { r.result = UPDATE_TYPE_CHANGED; r.error_node = n; }
-        else if (!same_deps(n, m)) { r.result = UPDATE_TOPOLOGY_CHANGED; r.error_node = n; }
+        if (n->type != m->type) { r.result = cudaGraphExecUpdateErrorNodeTypeChanged; r.errorNode = n; }
+        else if (!same_deps(n, m)) { r.result = cudaGraphExecUpdateErrorTopologyChanged; r.errorNode = n; }
     }
     for (int i = 0; i < g->n && !r.result; i++)
         if (rgpu_node_copy_params(e->graph->nodes[i], g->nodes[i])) {
-            r.result = UPDATE_NOT_SUPPORTED;
-            r.error_node = g->nodes[i];
+            r.result = cudaGraphExecUpdateErrorNotSupported;
+            r.errorNode = g->nodes[i];
         }
     if (info) *info = r;
     return r.result ? rgpu_record(RGPU_RUNTIME, ERR_GRAPH_EXEC_UPDATE) : 0;
+}
+
+/* The CUDA 10.0/11.0 form (cuGraphInstantiate / _v2 of NVIDIA's driver): an error node and a log
+ * buffer instead of flags. rgpu's instantiation reports its errors as codes, so both stay empty. */
+int rgpu_cuGraphInstantiate_v1(rgpu_graph_exec **out, rgpu_graph *g, void **error_node, char *log, size_t log_size) {
+    if (error_node) *error_node = NULL;
+    if (log && log_size) log[0] = 0;
+    return cuGraphInstantiateWithFlags(out, g, 0);
 }

@@ -12,19 +12,14 @@
 #include "graph.h"
 #include "rgpu_call.h"
 
-extern int cudaMalloc(void **p, size_t n);
-extern int cudaFree(void *p);
-extern int cudaFreeAsync(void *p, void *stream);
-extern int cudaThreadExchangeStreamCaptureMode(int *mode);
 
 static rgpu_graph_mem *owned;          /* every graph allocation, under rgpu_graph_mu */
 static uint64_t reserved_high, used_high;
 
-enum { RELAXED = 2 };
-
 /* The program may be capturing: graph memory is the library's doing, not a call the capture forbids. */
 static int relaxed_malloc(uint64_t *dptr, size_t size) {
-    int mode = RELAXED, rc;
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    int rc;
     cudaThreadExchangeStreamCaptureMode(&mode);
     void *p = NULL;
     rc = cudaMalloc(&p, size);
@@ -34,7 +29,7 @@ static int relaxed_malloc(uint64_t *dptr, size_t size) {
 }
 
 static void relaxed_free(uint64_t dptr) {
-    int mode = RELAXED;
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
     cudaThreadExchangeStreamCaptureMode(&mode);
     cudaFree((void *)(uintptr_t)dptr);
     cudaThreadExchangeStreamCaptureMode(&mode);
@@ -115,7 +110,7 @@ int rgpu_gmem_launch_free(int face, uint64_t dptr, void *stream) {
 
 /* ---- capture hooks ------------------------------------------------------------------------ */
 
-static int alloc_node(int face, int *rc, uint64_t *ptr, uint64_t size, void *stream) {
+static int alloc_node(int face, int *rc, CUdeviceptr *ptr, uint64_t size, void *stream) {
     if (!rgpu_capturing(stream)) return 0;
     rgpu_graph_mem *m = rgpu_gmem_new(face, size, rc);
     if (!m) return 1;
@@ -137,20 +132,20 @@ static int free_node(int face, int *rc, uint64_t dptr, void *stream) {
     return release(dptr);
 }
 
-int rgpu_capture_cudaMallocAsync(int *rc, void **ptr, uint64_t size, void *stream) {
-    uint64_t d = 0;
+int rgpu_capture_cudaMallocAsync(int *rc, void **ptr, size_t size, cudaStream_t stream) {
+    CUdeviceptr d = 0;
     int handled = alloc_node(RGPU_RUNTIME, rc, &d, size, stream);
     if (handled && !*rc) *ptr = (void *)(uintptr_t)d;
     return handled;
 }
-int rgpu_capture_cuMemAllocAsync(int *rc, uint64_t *ptr, uint64_t size, void *stream) {
+int rgpu_capture_cuMemAllocAsync(int *rc, CUdeviceptr *ptr, size_t size, CUstream stream) {
     return alloc_node(RGPU_DRIVER, rc, ptr, size, stream);
 }
-int rgpu_capture_cudaFreeAsync(int *rc, void *ptr, void *stream) {
+int rgpu_capture_cudaFreeAsync(int *rc, void *ptr, cudaStream_t stream) {
     return free_node(RGPU_RUNTIME, rc, (uint64_t)(uintptr_t)ptr, stream);
 }
-int rgpu_capture_cuMemFreeAsync(int *rc, uint64_t ptr, void *stream) { return free_node(RGPU_DRIVER, rc, ptr, stream); }
-int rgpu_capture_cuMemFree_v2(int *rc, uint64_t ptr) {
+int rgpu_capture_cuMemFreeAsync(int *rc, CUdeviceptr ptr, CUstream stream) { return free_node(RGPU_DRIVER, rc, ptr, stream); }
+int rgpu_capture_cuMemFree_v2(int *rc, CUdeviceptr ptr) {
     if ((*rc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0))) return 1;
     return release(ptr);
 }
@@ -162,16 +157,7 @@ int rgpu_capture_cudaFree(int *rc, void *ptr) {
 
 /* ---- explicit nodes and attributes ----------------------------------------------------------- */
 
-/* struct cudaMemAllocNodeParams: cudaMemPoolProps (88 bytes), accessDescs, accessDescCount, bytesize, dptr */
-typedef struct {
-    uint8_t pool_props[88];
-    const void *access_descs;
-    size_t access_count;
-    size_t bytesize;
-    void *dptr;
-} alloc_params;
-
-int cudaGraphAddMemAllocNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps, alloc_params *p) {
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, struct cudaMemAllocNodeParams *p) {
     if (!out || !p) return rgpu_invalid_value(RGPU_RUNTIME);
     int rc;
     rgpu_graph_mem *m = rgpu_gmem_new(RGPU_RUNTIME, p->bytesize, &rc);
@@ -188,17 +174,17 @@ int cudaGraphAddMemAllocNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const 
     return rgpu_record(RGPU_RUNTIME, rc);
 }
 
-int cudaGraphMemAllocNodeGetParams(rgpu_gnode *n, alloc_params *p) {
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t n, struct cudaMemAllocNodeParams *p) {
     if (!n || n->type != NODE_MEM_ALLOC || !p) return rgpu_invalid_value(RGPU_RUNTIME);
     memset(p, 0, sizeof *p);
-    p->pool_props[0] = 1; /* cudaMemAllocationTypePinned; location: device (1) */
-    p->pool_props[8] = 1;
+    p->poolProps.allocType = cudaMemAllocationTypePinned;
+    p->poolProps.location.type = cudaMemLocationTypeDevice;
     p->bytesize = n->u.mem->size;
     p->dptr = (void *)(uintptr_t)n->u.mem->dptr;
     return 0;
 }
 
-int cudaGraphAddMemFreeNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *deps, size_t ndeps, void *dptr) {
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, void *dptr) {
     if (!out || !dptr) return rgpu_invalid_value(RGPU_RUNTIME);
     int rc;
     rgpu_gnode *n = rgpu_graph_add(g, NODE_MEM_FREE, deps, ndeps, &rc);
@@ -208,7 +194,7 @@ int cudaGraphAddMemFreeNode(rgpu_gnode **out, rgpu_graph *g, rgpu_gnode *const *
     return 0;
 }
 
-int cudaGraphMemFreeNodeGetParams(rgpu_gnode *n, void *dptr_out) {
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t n, void *dptr_out) {
     if (!n || n->type != NODE_MEM_FREE || !dptr_out) return rgpu_invalid_value(RGPU_RUNTIME);
     *(void **)dptr_out = (void *)(uintptr_t)n->u.dptr;
     return 0;
@@ -216,7 +202,7 @@ int cudaGraphMemFreeNodeGetParams(rgpu_gnode *n, void *dptr_out) {
 
 /* cudaGraphMemAttrUsedMemCurrent (0), ...UsedMemHigh (1), ...ReservedMemCurrent (2), ...ReservedMemHigh (3):
  * counted over the graph allocations of the program (one pool for all its devices). */
-int cudaDeviceGetGraphMemAttribute(int device, int attr, void *value) {
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value) {
     if (!value || device < 0 || device >= rgpu_device_count() || attr < 0 || attr > 3)
         return rgpu_invalid_value(RGPU_RUNTIME);
     uint64_t used, reserved;
@@ -229,7 +215,7 @@ int cudaDeviceGetGraphMemAttribute(int device, int attr, void *value) {
 }
 
 /* Only the high watermarks can be set, and only back to 0. */
-int cudaDeviceSetGraphMemAttribute(int device, int attr, void *value) {
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value) {
     if (!value || device < 0 || device >= rgpu_device_count() || (attr != 1 && attr != 3) || *(uint64_t *)value)
         return rgpu_invalid_value(RGPU_RUNTIME);
     pthread_mutex_lock(&rgpu_graph_mu);
@@ -241,6 +227,6 @@ int cudaDeviceSetGraphMemAttribute(int device, int attr, void *value) {
 }
 
 /* Graph memory is held by the graphs that can launch it again: there is nothing unused to trim. */
-int cudaDeviceGraphMemTrim(int device) {
+cudaError_t cudaDeviceGraphMemTrim(int device) {
     return device >= 0 && device < rgpu_device_count() ? 0 : rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);
 }

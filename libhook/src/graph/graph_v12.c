@@ -1,20 +1,14 @@
 /* CUDA 12's signatures of the graph and capture functions CUDA 13 gave edge data to: what a program
- * built by CUDA 12 calls as name@libcudart.so.12 (annotations [runtime_v12] route it here). rgpu's
+ * built by CUDA 12 calls as name@libcudart.so.12 ([runtime_v12] of protocol/contract/cuda12.toml routes it here). rgpu's
  * graphs have plain edges only, so these are the CUDA 13 functions with no edge data. */
 #include <stddef.h>
 
 #include "graph.h"
+#include "rgpu_call.h"
 
-extern int cudaStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
-                                    const rgpu_gnode ***deps, const void **edge_data, size_t *ndeps);
-extern int cudaGraphGetEdges(rgpu_graph *g, rgpu_gnode **from, rgpu_gnode **to, void *edge_data, size_t *count);
-extern int cudaGraphNodeGetDependencies(rgpu_gnode *n, rgpu_gnode **out, void *edge_data, size_t *count);
-extern int cudaGraphNodeGetDependentNodes(rgpu_gnode *n, rgpu_gnode **out, void *edge_data, size_t *count);
-extern int cudaGraphAddDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to,
-                                    const void *edge_data, size_t n);
 
-int rgpu_v12_cudaStreamGetCaptureInfo(void *stream, int *status, unsigned long long *id, rgpu_graph **graph,
-                                      const rgpu_gnode ***deps, size_t *ndeps) {
+int rgpu_v12_cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *status, unsigned long long *id,
+                                      cudaGraph_t *graph, const cudaGraphNode_t **deps, size_t *ndeps) {
     return cudaStreamGetCaptureInfo(stream, status, id, graph, deps, NULL, ndeps);
 }
 
@@ -34,15 +28,11 @@ int rgpu_v12_cudaGraphAddDependencies(rgpu_graph *g, rgpu_gnode *const *from, rg
     return cudaGraphAddDependencies(g, from, to, NULL, n);
 }
 
-extern int cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, const void *edge_data, size_t n,
-                                               unsigned flags);
 
-int rgpu_v12_cudaStreamUpdateCaptureDependencies(void *stream, rgpu_gnode *const *deps, size_t n, unsigned flags) {
+int rgpu_v12_cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *deps, size_t n, unsigned flags) {
     return cudaStreamUpdateCaptureDependencies(stream, deps, NULL, n, flags);
 }
 
-extern int cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to,
-                                       const void *edge_data, size_t n);
 
 int rgpu_v12_cudaGraphRemoveDependencies(rgpu_graph *g, rgpu_gnode *const *from, rgpu_gnode *const *to, size_t n) {
     return cudaGraphRemoveDependencies(g, from, to, NULL, n);

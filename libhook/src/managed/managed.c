@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "rgpu_call.h"
-#include "rgpu_ids.h"
 #include "session.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -37,8 +36,11 @@
 
 #define PAGE 4096          /* compare granule; pushes are runs of changed granules */
 #define GAP (16 * PAGE)    /* clean bytes a run may span */
-enum { H2D = 1, D2H = 2 }; /* copy kinds of rgpu_copy_call */
-enum { ATTACH_GLOBAL = 1, ATTACH_HOST = 2, ATTACH_SINGLE = 4 };
+#define H2D cudaMemcpyHostToDevice
+#define D2H cudaMemcpyDeviceToHost /* copy kinds of rgpu_copy_call */
+#define ATTACH_GLOBAL cudaMemAttachGlobal
+#define ATTACH_HOST cudaMemAttachHost
+#define ATTACH_SINGLE cudaMemAttachSingle
 
 typedef struct region {
     uint64_t addr;    /* device address == host address */
@@ -86,8 +88,7 @@ static int push_region(region *r) {
         }
         /* async on the legacy stream: the data is copied into the message, which goes ahead of
          * the device work that triggered the push, and the server copies before running it */
-        int rc = rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D,
-                                r->addr + off, 0, end - off, (void *)(host + off), NULL, 1, 1, r->dev);
+        int rc = rgpu_copy_call(RGPU_DRIVER, H2D, r->addr + off, 0, end - off, (void *)(host + off), NULL, 1, r->dev);
         if (rc) return rc;
         memcpy(r->shadow + off, host + off, end - off);
         off = end;
@@ -96,8 +97,7 @@ static int push_region(region *r) {
 }
 
 static int pull_range(region *r, size_t off, size_t n) {
-    int rc = rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", D2H, 0, r->addr + off, n,
-                            r->shadow + off, NULL, 0, 0, r->dev);
+    int rc = rgpu_copy_call(RGPU_DRIVER, D2H, 0, r->addr + off, n, r->shadow + off, NULL, 0, r->dev);
     if (rc == 0) memcpy((uint8_t *)(uintptr_t)r->addr + off, r->shadow + off, n);
     return rc;
 }
@@ -123,35 +123,15 @@ static int pull(int dev) {
 
 /* ---- the hooks around every call (call.c) -------------------------------------------------- */
 
-/* Calls that make the device read or write memory: what the host wrote must be there first. */
-static const char *const device_work[] = {"cudaMemcpy", "cuMemcpy", "cudaMemset", "cuMemset", "cudaLaunch",
-                                          "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch", NULL};
-/* Calls that return once the device's work (or the stream's) is complete: the host may look again. */
-static const char *const sync_points[] = {
-    "cudaDeviceSynchronize", "cuCtxSynchronize", "cudaStreamSynchronize", "cuStreamSynchronize",
-    "cudaEventSynchronize", "cuEventSynchronize", "cudaStreamQuery", "cuStreamQuery", "cudaEventQuery",
-    "cuEventQuery", "cudaMemcpy", "cudaMemcpy2D", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cudaFree",
-    "cuMemFree_v2",
-    /* not synchronous in CUDA's words, but programs read managed memory right after them: being
-     * more synchronous than CUDA is always allowed */
-    "cudaMemset", "cudaMemset2D", "cuMemsetD8_v2", "cuMemsetD16_v2", "cuMemsetD32_v2", "cuMemsetD2D8_v2",
-    "cuMemsetD2D16_v2", "cuMemsetD2D32_v2", NULL};
-
-static int starts_with_any(const char *name, const char *const *list) {
-    for (; *list; list++)
-        if (!strncmp(name, *list, strlen(*list))) return 1;
-    return 0;
-}
-
-static int is_any(const char *name, const char *const *list) {
-    for (; *list; list++)
-        if (!strcmp(name, *list)) return 1;
-    return 0;
-}
+/* Which calls make the device read or write memory (the host's writes must be there first) and which
+ * return once the device's work is done (the host may look again) are their records' flags
+ * (device_work, sync: protocol/contract/calls/), read from the call, not from its name. A memset
+ * counts as a synchronisation too: programs read managed memory right after one, and being more
+ * synchronous than CUDA is always allowed. */
 
 int rgpu_managed_before(rgpu_call *c) {
     if (inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 || c->dev >= RGPU_MAX_DEVICES ||
-        !starts_with_any(c->name, device_work))
+        !(c->flags & RGPU_F_DEVICE_WORK))
         return 0;
     int rc = 0;
     pthread_mutex_lock(&mu);
@@ -168,8 +148,8 @@ static void drop_all(int dev);
 void rgpu_managed_after(rgpu_call *c, int rc) {
     if (rc || inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 || c->dev >= RGPU_MAX_DEVICES)
         return; /* the per-call path of every program without managed memory stops here */
-    if (!strcmp(c->name, "cudaDeviceReset")) { drop_all(c->dev); return; } /* the server freed them */
-    if (!is_any(c->name, sync_points)) return;
+    if (c->id == RGPU_ID_cudaDeviceReset) { drop_all(c->dev); return; } /* the server freed them */
+    if (!(c->flags & RGPU_F_SYNC)) return;
     pthread_mutex_lock(&mu);
     if (busy[c->dev]) {
         int prc = pull(c->dev);
@@ -183,10 +163,9 @@ void rgpu_managed_after(rgpu_call *c, int rc) {
 
 static int free_on_server(int face, int dev, uint64_t addr) {
     rgpu_call c;
-    rgpu_begin(&c, face == RGPU_RUNTIME ? RGPU_ID_cudaFree : RGPU_ID_cuMemFree_v2,
-               face == RGPU_RUNTIME ? "cudaFree" : "cuMemFree_v2", face);
+    if (face == RGPU_RUNTIME) rgpu_wire_cudaFree(&c, addr);
+    else rgpu_wire_cuMemFree_v2(&c, addr);
     c.dev = dev;
-    rgpu_put_u(&c, addr);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
@@ -194,13 +173,13 @@ static int free_on_server(int face, int dev, uint64_t addr) {
 
 static int alloc_managed(int face, uint64_t *out, size_t size, unsigned flags) {
     rgpu_call c;
-    rgpu_begin(&c, face == RGPU_RUNTIME ? RGPU_ID_cudaMallocManaged : RGPU_ID_cuMemAllocManaged,
-               face == RGPU_RUNTIME ? "cudaMallocManaged" : "cuMemAllocManaged", face);
-    rgpu_put_u(&c, size);
-    rgpu_put_u(&c, flags);
+    if (face == RGPU_RUNTIME) rgpu_wire_cudaMallocManaged(&c, size, flags);
+    else rgpu_wire_cuMemAllocManaged(&c, size, flags);
     int dev = c.dev;
     int rc = rgpu_sync(&c);
-    uint64_t addr = rc ? 0 : rgpu_out_u(&c), mapped = rc ? 0 : rgpu_out_u(&c);
+    uint64_t addr = 0, mapped = 0;
+    if (rc == 0 && face == RGPU_RUNTIME) rgpu_wire_out_cudaMallocManaged(&c, &addr, &mapped);
+    else if (rc == 0) rgpu_wire_out_cuMemAllocManaged(&c, &addr, &mapped);
     rgpu_end(&c);
     if (rc) return rc;
 
@@ -241,7 +220,7 @@ static int alloc_managed(int face, uint64_t *out, size_t size, unsigned flags) {
     return RGPU_SUCCESS;
 }
 
-int cudaMallocManaged(void **devPtr, size_t size, unsigned flags) {
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags) {
     if (!devPtr) return rgpu_invalid_value(RGPU_RUNTIME);
     uint64_t addr = 0;
     int rc = alloc_managed(RGPU_RUNTIME, &addr, size, flags);
@@ -249,9 +228,12 @@ int cudaMallocManaged(void **devPtr, size_t size, unsigned flags) {
     return rc;
 }
 
-int cuMemAllocManaged(uint64_t *dptr, size_t size, unsigned flags) {
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t size, unsigned int flags) {
     if (!dptr) return rgpu_invalid_value(RGPU_DRIVER);
-    return alloc_managed(RGPU_DRIVER, dptr, size, flags);
+    uint64_t addr = 0;
+    int rc = alloc_managed(RGPU_DRIVER, &addr, size, flags);
+    if (rc == 0) *dptr = addr;
+    return rc;
 }
 
 /* A managed pointer leaves the table before the free goes out, so the pull that follows the free (a
@@ -307,16 +289,14 @@ static void drop_all(int dev) {
 }
 
 /* Graph memory is released by its graphs (graph_mem.c), and a free is illegal while a stream
- * captures: those checks come first, as in the generated stubs of other capture-aware calls. */
-extern int rgpu_capture_cudaFree(int *rc, void *ptr);
-extern int rgpu_capture_cuMemFree_v2(int *rc, uint64_t ptr);
-
-int cudaFree(void *devPtr) {
+ * captures: those checks come first (capture = "hook" in their records), as in the generated stubs
+ * of other capture-aware calls. */
+cudaError_t cudaFree(void *devPtr) {
     int rc;
     if (rgpu_capture_cudaFree(&rc, devPtr)) return rc;
     return free_any(RGPU_RUNTIME, (uint64_t)(uintptr_t)devPtr);
 }
-int cuMemFree_v2(uint64_t dptr) {
+CUresult cuMemFree_v2(CUdeviceptr dptr) {
     int rc;
     if (rgpu_capture_cuMemFree_v2(&rc, dptr)) return rc;
     return free_any(RGPU_DRIVER, dptr);
@@ -329,13 +309,10 @@ int cuMemFree_v2(uint64_t dptr) {
  * bringing back what the device's earlier work wrote. Attached to the device again (globally or to
  * a stream), what the host wrote meanwhile goes to the device before any later work. The server
  * checks the arguments. */
-static int attach(int face, uint32_t id, const char *name, void *stream, uint64_t p, size_t length, unsigned flags) {
+static int attach(int face, void *stream, uint64_t p, size_t length, unsigned flags) {
     rgpu_call c;
-    rgpu_begin(&c, id, name, face);
-    rgpu_put_h(&c, stream);
-    rgpu_put_u(&c, p);
-    rgpu_put_u(&c, length);
-    rgpu_put_u(&c, flags);
+    if (face == RGPU_RUNTIME) rgpu_wire_cudaStreamAttachMemAsync(&c, stream, p, length, flags);
+    else rgpu_wire_cuStreamAttachMemAsync(&c, stream, p, length, flags);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     if (rc) return rc;
@@ -354,24 +331,28 @@ static int attach(int face, uint32_t id, const char *name, void *stream, uint64_
 }
 
 /* Attach and prefetch are stream-ordered work a graph cannot hold yet: refused on a capturing
- * stream (capture.c), as their [capture] annotations say. */
-int cudaStreamAttachMemAsync(void *stream, void *devPtr, size_t length, unsigned flags) {
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1);
+ * stream (capture.c), as their records' capture rules say (RGPU_GUARD_*, generated). */
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags) {
+    int rc = RGPU_GUARD_cudaStreamAttachMemAsync(stream);
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
-    return attach(RGPU_RUNTIME, RGPU_ID_cudaStreamAttachMemAsync, "cudaStreamAttachMemAsync", stream,
-                  (uint64_t)(uintptr_t)devPtr, length, flags);
+    return attach(RGPU_RUNTIME, stream, (uint64_t)(uintptr_t)devPtr, length, flags);
 }
-int cuStreamAttachMemAsync(void *stream, uint64_t dptr, size_t length, unsigned flags) {
-    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1);
+CUresult cuStreamAttachMemAsync(CUstream stream, CUdeviceptr dptr, size_t length, unsigned int flags) {
+    int rc = RGPU_GUARD_cuStreamAttachMemAsync(stream);
     if (rc) return rgpu_record(RGPU_DRIVER, rc);
-    return attach(RGPU_DRIVER, RGPU_ID_cuStreamAttachMemAsync, "cuStreamAttachMemAsync", stream, dptr, length, flags);
+    return attach(RGPU_DRIVER, stream, dptr, length, flags);
 }
 
 /* ---- prefetch and advice ------------------------------------------------------------------- */
 
-typedef struct { int type; int id; } mem_location; /* cudaMemLocation / CUmemLocation */
-enum { LOC_DEVICE = 1, LOC_HOST = 2, LOC_HOST_NUMA = 3, LOC_HOST_NUMA_CURRENT = 4 };
-#define CPU_DEVICE_ID (-1)
+/* CUmemLocation is the Runtime's cudaMemLocation under the Driver's name (same layout and numbers). */
+typedef struct cudaMemLocation mem_location;
+_Static_assert(sizeof(CUmemLocation) == sizeof(mem_location), "CUmemLocation is cudaMemLocation");
+#define LOC_DEVICE cudaMemLocationTypeDevice
+#define LOC_HOST cudaMemLocationTypeHost
+#define LOC_HOST_NUMA cudaMemLocationTypeHostNuma
+#define LOC_HOST_NUMA_CURRENT cudaMemLocationTypeHostNumaCurrent
+#define CPU_DEVICE_ID cudaCpuDeviceId
 
 static int is_host(mem_location l) {
     return (l.type == LOC_DEVICE && l.id == CPU_DEVICE_ID) || l.type == LOC_HOST || l.type == LOC_HOST_NUMA ||
@@ -411,15 +392,16 @@ static int prefetch(int face, uint64_t p, size_t n, mem_location loc, unsigned f
     return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
 }
 
-int cudaMemPrefetchAsync(const void *devPtr, size_t count, mem_location location, unsigned flags, void *stream) {
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1);
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+    int rc = RGPU_GUARD_cudaMemPrefetchAsync(stream);
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
     return prefetch(RGPU_RUNTIME, (uint64_t)(uintptr_t)devPtr, count, location, flags);
 }
-int cuMemPrefetchAsync_v2(uint64_t devPtr, size_t count, mem_location location, unsigned flags, void *stream) {
-    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1);
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream stream) {
+    int rc = RGPU_GUARD_cuMemPrefetchAsync_v2(stream);
     if (rc) return rgpu_record(RGPU_DRIVER, rc);
-    return prefetch(RGPU_DRIVER, devPtr, count, location, flags);
+    return prefetch(RGPU_DRIVER, devPtr, count, (mem_location){(enum cudaMemLocationType)location.type, location.id},
+                    flags);
 }
 
 /* Hints about placement change no result here (the host copy is made coherent at synchronisations
@@ -436,9 +418,9 @@ static int advise(int face, uint64_t p, size_t n, int advice, mem_location loc) 
     return ok ? RGPU_SUCCESS : rgpu_invalid_value(face);
 }
 
-int cudaMemAdvise(const void *devPtr, size_t count, int advice, mem_location location) {
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {
     return advise(RGPU_RUNTIME, (uint64_t)(uintptr_t)devPtr, count, advice, location);
 }
-int cuMemAdvise_v2(uint64_t devPtr, size_t count, int advice, mem_location location) {
-    return advise(RGPU_DRIVER, devPtr, count, advice, location);
+CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
+    return advise(RGPU_DRIVER, devPtr, count, advice, (mem_location){(enum cudaMemLocationType)location.type, location.id});
 }

@@ -13,13 +13,14 @@
 
 #include "rgpu_call.h"
 
-enum { ALREADY_REGISTERED = 712, NOT_REGISTERED = 713 }; /* same numbers in both faces */
-enum { ALLOC_FLAGS = 1 | 2 | 4 };                       /* portable, mapped/devicemap, write-combined */
-enum { REGISTER_FLAGS = 1 | 2 | 4 | 8 };                /* portable, mapped, I/O memory, read-only */
-enum { MAPPED = 2, NOT_SUPPORTED = 801 };
+#define ALREADY_REGISTERED cudaErrorHostMemoryAlreadyRegistered /* the same numbers in both faces */
+#define NOT_REGISTERED cudaErrorHostMemoryNotRegistered
+enum { ALLOC_FLAGS = cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined };
+enum { REGISTER_FLAGS = cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory |
+                        cudaHostRegisterReadOnly };
+#define MAPPED cudaHostAllocMapped
+#define NOT_SUPPORTED cudaErrorNotSupported
 
-extern int cudaMallocManaged(void **p, size_t n, unsigned flags);
-extern int cudaFree(void *p);
 
 typedef struct { uintptr_t p; size_t n; unsigned flags; int registered; } pinned;
 
@@ -66,10 +67,19 @@ int rgpu_pinned(const void *p, unsigned *flags) {
     return i >= 0;
 }
 
+/* The pinned range holding p: its start and size (cuPointerGetAttribute's range attributes). */
+int rgpu_pinned_range(const void *p, CUdeviceptr *base, size_t *size) {
+    pthread_mutex_lock(&mu);
+    long i = find((uintptr_t)p);
+    if (i >= 0) *base = table[i].p, *size = table[i].n;
+    pthread_mutex_unlock(&mu);
+    return i >= 0 ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
+}
+
 static int host_alloc(int face, void **p, size_t n, unsigned flags) {
     if (!p || (flags & ~(unsigned)ALLOC_FLAGS)) return rgpu_invalid_value(face);
     if (flags & MAPPED) {
-        int rc = cudaMallocManaged(p, n ? n : 1, 1 /* cudaMemAttachGlobal */);
+        int rc = cudaMallocManaged(p, n ? n : 1, cudaMemAttachGlobal);
         if (rc) return rgpu_record(face, rc);
     } else if (posix_memalign(p, 4096, n ? n : 1) != 0) {
         return rgpu_record(face, RGPU_OUT_OF_MEMORY);
@@ -129,21 +139,21 @@ static int host_flags(int face, unsigned *flags, void *p) {
     return rgpu_pinned(p, flags) ? RGPU_SUCCESS : rgpu_invalid_value(face);
 }
 
-int cudaMallocHost(void **p, size_t n) { return host_alloc(RGPU_RUNTIME, p, n, 0); }
-int cudaHostAlloc(void **p, size_t n, unsigned flags) { return host_alloc(RGPU_RUNTIME, p, n, flags); }
-int cudaFreeHost(void *p) { return host_free(RGPU_RUNTIME, p); }
-int cudaHostRegister(void *p, size_t n, unsigned flags) { return host_register(RGPU_RUNTIME, p, n, flags); }
-int cudaHostUnregister(void *p) { return host_unregister(RGPU_RUNTIME, p); }
-int cudaHostGetFlags(unsigned *flags, void *p) { return host_flags(RGPU_RUNTIME, flags, p); }
-int cudaHostGetDevicePointer(void **dev, void *host, unsigned flags) { return device_pointer(RGPU_RUNTIME, dev, host, flags); }
+cudaError_t cudaMallocHost(void **p, size_t n) { return host_alloc(RGPU_RUNTIME, p, n, 0); }
+cudaError_t cudaHostAlloc(void **p, size_t n, unsigned int flags) { return host_alloc(RGPU_RUNTIME, p, n, flags); }
+cudaError_t cudaFreeHost(void *p) { return host_free(RGPU_RUNTIME, p); }
+cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags) { return host_register(RGPU_RUNTIME, p, n, flags); }
+cudaError_t cudaHostUnregister(void *p) { return host_unregister(RGPU_RUNTIME, p); }
+cudaError_t cudaHostGetFlags(unsigned int *flags, void *p) { return host_flags(RGPU_RUNTIME, flags, p); }
+cudaError_t cudaHostGetDevicePointer(void **dev, void *host, unsigned int flags) { return device_pointer(RGPU_RUNTIME, dev, host, flags); }
 
-int cuMemAllocHost_v2(void **p, size_t n) { return host_alloc(RGPU_DRIVER, p, n, 0); }
-int cuMemHostAlloc(void **p, size_t n, unsigned flags) { return host_alloc(RGPU_DRIVER, p, n, flags); }
-int cuMemFreeHost(void *p) { return host_free(RGPU_DRIVER, p); }
-int cuMemHostRegister_v2(void *p, size_t n, unsigned flags) { return host_register(RGPU_DRIVER, p, n, flags); }
-int cuMemHostUnregister(void *p) { return host_unregister(RGPU_DRIVER, p); }
-int cuMemHostGetFlags(unsigned *flags, void *p) { return host_flags(RGPU_DRIVER, flags, p); }
-int cuMemHostGetDevicePointer_v2(uint64_t *dev, void *host, unsigned flags) {
+CUresult cuMemAllocHost_v2(void **p, size_t n) { return host_alloc(RGPU_DRIVER, p, n, 0); }
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned int flags) { return host_alloc(RGPU_DRIVER, p, n, flags); }
+CUresult cuMemFreeHost(void *p) { return host_free(RGPU_DRIVER, p); }
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) { return host_register(RGPU_DRIVER, p, n, flags); }
+CUresult cuMemHostUnregister(void *p) { return host_unregister(RGPU_DRIVER, p); }
+CUresult cuMemHostGetFlags(unsigned int *flags, void *p) { return host_flags(RGPU_DRIVER, flags, p); }
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *dev, void *host, unsigned int flags) {
     void *d = NULL;
     int rc = device_pointer(RGPU_DRIVER, &d, host, flags);
     if (rc == 0) *dev = (uint64_t)(uintptr_t)d;

@@ -5,21 +5,22 @@
 
 #include "graph.h"
 #include "rgpu_call.h"
-#include "rgpu_ids.h"
 
-enum { H2H = 0, H2D = 1, D2H = 2, D2D = 3, DEFAULT = 4 };
+#define H2H cudaMemcpyHostToHost
+#define H2D cudaMemcpyHostToDevice
+#define D2H cudaMemcpyDeviceToHost
+#define D2D cudaMemcpyDeviceToDevice
+#define DEFAULT cudaMemcpyDefault
 
-extern int cudaPointerGetAttributes(void *attributes, const void *ptr);
 
 /* With cudaMemcpyDefault the runtime decides from the pointers (UVA): ask the server. */
 static int is_device_ptr(const void *p) {
     int side = rgpu_managed_side(p); /* known here: no round trip */
     if (side) return side == 1;
-    /* struct cudaPointerAttributes: `enum cudaMemoryType type` is its first member */
-    union { uint8_t bytes[RGPU_SIZEOF_cudaPointerAttributes]; int type; uint64_t align; } attr;
+    struct cudaPointerAttributes attr;
     memset(&attr, 0, sizeof attr);
     if (cudaPointerGetAttributes(&attr, p) != 0) return 0;
-    return attr.type == 2 || attr.type == 3; /* cudaMemoryTypeDevice / Managed */
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
 }
 
 int rgpu_resolve_kind(int kind, void *dst, const void *src) {
@@ -28,16 +29,16 @@ int rgpu_resolve_kind(int kind, void *dst, const void *src) {
     return d && s ? D2D : d ? H2D : s ? D2H : H2H;
 }
 
-/* Large copies travel as frames of at least CHUNK bytes (at most RGPU_MAX_BULK - 4 of them): the
- * server's allocator recycles buffers of that size instead of faulting in fresh pages for every
- * copy, and the server writes each into device memory as it goes. */
-#define CHUNK (4u << 20)
+/* Large copies travel as frames of at least RGPU_H2D_CHUNK bytes (at most RGPU_MAX_CHUNKS of them): the
+ * server's allocator recycles buffers of that size instead of faulting in fresh pages for every copy,
+ * and the server writes each into device memory as it goes. */
 
-/* Runtime copies send [kind, dst, src, count(, stream)]; driver copies [device address, count(, stream)].
- * H2D data follows as raw frames; D2H data comes back as frames. On the same host a sync copy's
- * data moves through the session's shared-memory segment instead (shm.c), same call, same errors. */
-int rgpu_copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
-                   void *host, const void *stream, int has_stream, int async, int dev) {
+/* The call that moves a copy, by face, direction and whether it is stream-ordered; its arguments are
+ * its record's (protocol/contract/calls/memory.toml), put by the generated encoder. H2D data follows as
+ * raw frames; D2H data comes back as frames. On the same host a sync copy's data moves through the
+ * session's shared-memory segment instead (shm.c), same call, same errors. */
+int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, void *host, const void *stream,
+                   int async, int dev) {
     if (async && rgpu_capturing(stream)) {
         /* a copy node; host memory is read (or written) when the graph runs, as in CUDA */
         int rc;
@@ -50,20 +51,17 @@ int rgpu_copy_call(int face, uint32_t id, const char *name, int kind, uint64_t d
         if (rc) return rc;
     }
     rgpu_call c;
-    rgpu_begin(&c, id, name, face);
+    if (face == RGPU_RUNTIME && async) rgpu_wire_cudaMemcpyAsync(&c, dst, src, n, kind, stream);
+    else if (face == RGPU_RUNTIME) rgpu_wire_cudaMemcpy(&c, dst, src, n, kind);
+    else if (kind == H2D && async) rgpu_wire_cuMemcpyHtoDAsync_v2(&c, dst, n, stream);
+    else if (kind == H2D) rgpu_wire_cuMemcpyHtoD_v2(&c, dst, n);
+    else if (kind == D2H && async) rgpu_wire_cuMemcpyDtoHAsync_v2(&c, src, n, stream);
+    else if (kind == D2H) rgpu_wire_cuMemcpyDtoH_v2(&c, src, n);
+    else return async ? cuMemcpyDtoDAsync_v2(dst, src, n, (CUstream)stream) : cuMemcpyDtoD_v2(dst, src, n);
     if (dev >= 0) c.dev = dev;
     c.device_reads = kind == D2H;
-    if (face == RGPU_RUNTIME) {
-        rgpu_put_i(&c, kind);
-        rgpu_put_u(&c, dst);
-        rgpu_put_u(&c, src);
-    } else {
-        rgpu_put_u(&c, kind == H2D ? dst : src);
-    }
-    rgpu_put_u(&c, n);
-    if (has_stream) rgpu_put_h(&c, stream);
     if (kind == H2D) {
-        size_t chunk = n / (RGPU_MAX_BULK - 4) + 1 > CHUNK ? n / (RGPU_MAX_BULK - 4) + 1 : CHUNK;
+        size_t chunk = n / RGPU_MAX_CHUNKS + 1 > RGPU_H2D_CHUNK ? n / RGPU_MAX_CHUNKS + 1 : RGPU_H2D_CHUNK;
         for (size_t off = 0; off < n; off += chunk)
             rgpu_put_bulk(&c, (const char *)host + off, n - off < chunk ? n - off : chunk);
     }
@@ -101,48 +99,45 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
         return RGPU_SUCCESS;
     }
     void *host = kind == H2D ? (void *)src : kind == D2H ? dst : NULL;
-    return rgpu_copy_call(RGPU_RUNTIME, async ? RGPU_ID_cudaMemcpyAsync : RGPU_ID_cudaMemcpy,
-                     async ? "cudaMemcpyAsync" : "cudaMemcpy", kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst,
-                     kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, async, -1);
+    return rgpu_copy_call(RGPU_RUNTIME, kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst,
+                          kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, -1);
 }
 
-int cudaMemcpy(void *dst, const void *src, size_t n, int kind) { return runtime_copy(dst, src, n, kind, NULL, 0); }
-int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream) { return runtime_copy(dst, src, n, kind, stream, 1); }
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) { return runtime_copy(dst, src, n, kind, NULL, 0); }
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t stream) { return runtime_copy(dst, src, n, kind, stream, 1); }
 
-extern int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t n);
-extern int cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, size_t n, void *stream);
 
 /* As in runtime_copy, a managed "host" side is copied through its device copy. */
 #define MANAGED(p) (rgpu_managed_side((const void *)(p)) == 1)
 
-int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n) {
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!src) return rgpu_invalid_value(RGPU_DRIVER);
     if (MANAGED(src)) return cuMemcpyDtoD_v2(dst, (uint64_t)(uintptr_t)src, n);
-    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", H2D, dst, 0, n, (void *)src, NULL, 0, 0, -1);
+    return rgpu_copy_call(RGPU_DRIVER, H2D, dst, 0, n, (void *)src, NULL, 0, -1);
 }
-int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t n, void *stream) {
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream stream) {
     if (n == 0) return RGPU_SUCCESS;
     if (!src) return rgpu_invalid_value(RGPU_DRIVER);
     if (MANAGED(src)) return cuMemcpyDtoDAsync_v2(dst, (uint64_t)(uintptr_t)src, n, stream);
-    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", H2D, dst, 0, n, (void *)src, stream, 1, 1, -1);
+    return rgpu_copy_call(RGPU_DRIVER, H2D, dst, 0, n, (void *)src, stream, 1, -1);
 }
-int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t n) {
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
     if (MANAGED(dst)) return cuMemcpyDtoD_v2((uint64_t)(uintptr_t)dst, src, n);
-    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", D2H, 0, src, n, dst, NULL, 0, 0, -1);
+    return rgpu_copy_call(RGPU_DRIVER, D2H, 0, src, n, dst, NULL, 0, -1);
 }
-int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t n, void *stream) {
+CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
     if (n == 0) return RGPU_SUCCESS;
     if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
     if (MANAGED(dst)) return cuMemcpyDtoDAsync_v2((uint64_t)(uintptr_t)dst, src, n, stream);
-    return rgpu_copy_call(RGPU_DRIVER, RGPU_ID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2", D2H, 0, src, n, dst, stream, 1, 1, -1);
+    return rgpu_copy_call(RGPU_DRIVER, D2H, 0, src, n, dst, stream, 1, -1);
 }
 
 /* cuMemcpy(Async) with unified addressing: the runtime's Default kind, driver error numbering. */
 
-int cuMemcpy(uint64_t dst, uint64_t src, size_t n) {
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
     int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
     if (kind == H2D) return cuMemcpyHtoD_v2(dst, (const void *)(uintptr_t)src, n);
     if (kind == D2H) return cuMemcpyDtoH_v2((void *)(uintptr_t)dst, src, n);
@@ -150,7 +145,7 @@ int cuMemcpy(uint64_t dst, uint64_t src, size_t n) {
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return RGPU_SUCCESS;
 }
-int cuMemcpyAsync(uint64_t dst, uint64_t src, size_t n, void *stream) {
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
     int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
     if (kind == H2D) return cuMemcpyHtoDAsync_v2(dst, (const void *)(uintptr_t)src, n, stream);
     if (kind == D2H) return cuMemcpyDtoHAsync_v2((void *)(uintptr_t)dst, src, n, stream);

@@ -7,14 +7,16 @@
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
 
-enum { H2H = 0, H2D = 1, D2H = 2, D2D = 3 };
-#define INVALID_PITCH 12 /* cudaErrorInvalidPitchValue */
+#define H2H cudaMemcpyHostToHost
+#define H2D cudaMemcpyHostToDevice
+#define D2H cudaMemcpyDeviceToHost
+#define D2D cudaMemcpyDeviceToDevice
 
 static int copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
                    void *stream, int async) {
     if (width == 0 || height == 0) return RGPU_SUCCESS;
     if (!dst || !src || kind < 0 || kind > 4) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (dpitch < width || spitch < width) return rgpu_record(RGPU_RUNTIME, INVALID_PITCH);
+    if (dpitch < width || spitch < width) return rgpu_record(RGPU_RUNTIME, cudaErrorInvalidPitchValue);
     kind = rgpu_resolve_kind(kind, dst, src);
     if (async && rgpu_capturing(stream)) { /* a copy node: the host rows are read when the graph runs */
         rgpu_gnode proto = {.type = NODE_MEMCPY};
@@ -40,16 +42,9 @@ static int copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, siz
     if (kind == H2D)
         for (size_t r = 0; r < height; r++) memcpy(rows + r * width, (const char *)src + r * spitch, width);
     rgpu_call c;
-    rgpu_begin(&c, async ? RGPU_ID_cudaMemcpy2DAsync : RGPU_ID_cudaMemcpy2D, async ? "cudaMemcpy2DAsync" : "cudaMemcpy2D",
-               RGPU_RUNTIME);
-    rgpu_put_i(&c, kind);
-    rgpu_put_u(&c, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst);
-    rgpu_put_u(&c, dpitch);
-    rgpu_put_u(&c, kind == H2D ? 0 : (uint64_t)(uintptr_t)src);
-    rgpu_put_u(&c, spitch);
-    rgpu_put_u(&c, width);
-    rgpu_put_u(&c, height);
-    if (async) rgpu_put_h(&c, stream);
+    uint64_t ddev = kind == D2H ? 0 : (uint64_t)(uintptr_t)dst, sdev = kind == H2D ? 0 : (uint64_t)(uintptr_t)src;
+    if (async) rgpu_wire_cudaMemcpy2DAsync(&c, ddev, dpitch, sdev, spitch, width, height, kind, stream);
+    else rgpu_wire_cudaMemcpy2D(&c, ddev, dpitch, sdev, spitch, width, height, kind);
     if (kind == H2D) rgpu_put_bulk(&c, rows, packed);
     int rc;
     if (async && kind != D2H) {
@@ -76,26 +71,20 @@ static int copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, siz
     return rc;
 }
 
-int cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind) {
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind) {
     return copy_2d(dst, dpitch, src, spitch, width, height, kind, NULL, 0);
 }
 
-int cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
-                      void *stream) {
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
     return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 1);
 }
 
 /* ---- Driver API: cuMemcpy2D(_v2, Unaligned, Async) on CUDA_MEMCPY2D --------------------------- */
 
-enum { MT_HOST = 1, MT_DEVICE = 2, MT_ARRAY = 3, MT_UNIFIED = 4 };
-
-typedef struct {
-    size_t srcXInBytes, srcY;
-    int srcMemoryType; const void *srcHost; uint64_t srcDevice; void *srcArray; size_t srcPitch;
-    size_t dstXInBytes, dstY;
-    int dstMemoryType; void *dstHost; uint64_t dstDevice; void *dstArray; size_t dstPitch;
-    size_t WidthInBytes, Height;
-} memcpy2d_params;
+#define MT_HOST CU_MEMORYTYPE_HOST
+#define MT_DEVICE CU_MEMORYTYPE_DEVICE
+#define MT_ARRAY CU_MEMORYTYPE_ARRAY
+#define MT_UNIFIED CU_MEMORYTYPE_UNIFIED
 
 /* The start of one side: host memory, device memory, or a unified address (which decides the kind). */
 static int side(int type, const void *host, uint64_t device, size_t x, size_t y, size_t pitch, char **at, int *is_dev) {
@@ -107,7 +96,7 @@ static int side(int type, const void *host, uint64_t device, size_t x, size_t y,
     return 0;
 }
 
-static int driver_copy_2d(const memcpy2d_params *p, void *stream, int async) {
+static int driver_copy_2d(const CUDA_MEMCPY2D *p, void *stream, int async) {
     if (!p) return rgpu_invalid_value(RGPU_DRIVER);
     if (p->srcMemoryType == MT_ARRAY || p->dstMemoryType == MT_ARRAY)
         return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy2D with CUDA arrays");
@@ -116,11 +105,11 @@ static int driver_copy_2d(const memcpy2d_params *p, void *stream, int async) {
     if (side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcPitch, &src, &sdev) ||
         side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstPitch, &dst, &ddev))
         return rgpu_invalid_value(RGPU_DRIVER);
-    int kind = sdev < 0 || ddev < 0 ? 4 /* cudaMemcpyDefault */ : sdev ? (ddev ? D2D : D2H) : (ddev ? H2D : H2H);
+    int kind = sdev < 0 || ddev < 0 ? cudaMemcpyDefault : sdev ? (ddev ? D2D : D2H) : (ddev ? H2D : H2H);
     int rc = copy_2d(dst, p->dstPitch, src, p->srcPitch, p->WidthInBytes, p->Height, kind, stream, async);
-    return rc == INVALID_PITCH ? rgpu_invalid_value(RGPU_DRIVER) : rc;
+    return rc == cudaErrorInvalidPitchValue ? rgpu_invalid_value(RGPU_DRIVER) : rc;
 }
 
-int cuMemcpy2D_v2(const memcpy2d_params *p) { return driver_copy_2d(p, NULL, 0); }
-int cuMemcpy2DUnaligned_v2(const memcpy2d_params *p) { return driver_copy_2d(p, NULL, 0); }
-int cuMemcpy2DAsync_v2(const memcpy2d_params *p, void *stream) { return driver_copy_2d(p, stream, 1); }
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p) { return driver_copy_2d(p, NULL, 0); }
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p) { return driver_copy_2d(p, NULL, 0); }
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream stream) { return driver_copy_2d(p, stream, 1); }

@@ -4,33 +4,26 @@
  * otherwise one 2D copy per slice. CUDA arrays (srcArray/dstArray) are not supported yet. */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#include "copy3d.h"
+#include "memcpy3d.h"
 #include "rgpu_call.h"
 
-extern int cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t w, size_t h, int kind);
-extern int cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t w, size_t h, int kind,
-                             void *stream);
-extern int cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height);
-extern int cudaMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height);
-extern int cudaMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, void *stream);
-
-#define INVALID_PITCH 12 /* cudaErrorInvalidPitchValue */
 
 /* Where (x, y, z) of a pitched volume is: x in bytes, slices ysize rows apart. */
-static char *at(const pitched_ptr *p, const triple *o, size_t y, size_t z) {
+static char *at(const struct cudaPitchedPtr *p, const struct cudaPos *o, size_t y, size_t z) {
     return (char *)p->ptr + ((o->z + z) * p->ysize + o->y + y) * p->pitch + o->x;
 }
 
-static int copy_3d(const copy3d_params *p, void *stream, int async) {
+static int copy_3d(const struct cudaMemcpy3DParms *p, void *stream, int async) {
     if (!p) return rgpu_invalid_value(RGPU_RUNTIME);
     if (p->srcArray || p->dstArray) return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3D with CUDA arrays");
-    const extent3 *e = &p->extent;
+    const struct cudaExtent *e = &p->extent;
     if (!e->width || !e->height || !e->depth) return RGPU_SUCCESS;
     if (!p->srcPtr.ptr || !p->dstPtr.ptr) return rgpu_invalid_value(RGPU_RUNTIME);
-    const pitched_ptr *s = &p->srcPtr, *d = &p->dstPtr;
+    const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
     if (s->pitch < p->srcPos.x + e->width || d->pitch < p->dstPos.x + e->width)
-        return rgpu_record(RGPU_RUNTIME, INVALID_PITCH);
+        return rgpu_record(RGPU_RUNTIME, cudaErrorInvalidPitchValue);
     /* A volume of depth > 1 needs its slice height; one of a single slice does not. */
     if (e->depth > 1 && (s->ysize < p->srcPos.y + e->height || d->ysize < p->dstPos.y + e->height))
         return rgpu_invalid_value(RGPU_RUNTIME);
@@ -51,20 +44,20 @@ static int copy_3d(const copy3d_params *p, void *stream, int async) {
     return RGPU_SUCCESS;
 }
 
-int cudaMemcpy3D(const copy3d_params *p) { return copy_3d(p, NULL, 0); }
-int cudaMemcpy3DAsync(const copy3d_params *p, void *stream) { return copy_3d(p, stream, 1); }
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p) { return copy_3d(p, NULL, 0); }
+cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream) { return copy_3d(p, stream, 1); }
 
-int cudaMalloc3D(pitched_ptr *out, extent3 e) {
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *out, struct cudaExtent e) {
     if (!out) return rgpu_invalid_value(RGPU_RUNTIME);
     void *ptr = NULL;
     size_t pitch = 0;
     int rc = cudaMallocPitch(&ptr, &pitch, e.width, e.height * (e.depth ? e.depth : 1));
     if (rc) return rc;
-    *out = (pitched_ptr){ptr, pitch, e.width, e.height};
+    *out = (struct cudaPitchedPtr){ptr, pitch, e.width, e.height};
     return RGPU_SUCCESS;
 }
 
-static int memset_3d(pitched_ptr p, int value, extent3 e, void *stream, int async) {
+static int memset_3d(struct cudaPitchedPtr p, int value, struct cudaExtent e, void *stream, int async) {
     if (!e.width || !e.height || !e.depth) return RGPU_SUCCESS;
     if (!p.ptr) return rgpu_invalid_value(RGPU_RUNTIME);
     if (e.depth > 1 && p.ysize < e.height) return rgpu_invalid_value(RGPU_RUNTIME);
@@ -79,5 +72,68 @@ static int memset_3d(pitched_ptr p, int value, extent3 e, void *stream, int asyn
     return RGPU_SUCCESS;
 }
 
-int cudaMemset3D(pitched_ptr p, int value, extent3 e) { return memset_3d(p, value, e, NULL, 0); }
-int cudaMemset3DAsync(pitched_ptr p, int value, extent3 e, void *stream) { return memset_3d(p, value, e, stream, 1); }
+cudaError_t cudaMemset3D(struct cudaPitchedPtr p, int value, struct cudaExtent e) { return memset_3d(p, value, e, NULL, 0); }
+cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr p, int value, struct cudaExtent e, cudaStream_t stream) {
+    return memset_3d(p, value, e, stream, 1);
+}
+
+/* ---- Driver API: cuMemcpy3D(_v2, Async) on CUDA_MEMCPY3D of linear memory ------------------- */
+
+/* One side as the Runtime's pitched pointer: host, device, or a unified address (then the kind comes
+ * from the pointers, as cudaMemcpyDefault does). -1 for arrays, a missing pointer or another type. */
+static int side3(CUmemorytype type, const void *host, CUdeviceptr device, size_t pitch, size_t height,
+                 struct cudaPitchedPtr *out) {
+    void *at = type == CU_MEMORYTYPE_HOST ? (void *)host : (void *)(uintptr_t)device;
+    if (!at || (type != CU_MEMORYTYPE_HOST && type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED)) return -1;
+    *out = (struct cudaPitchedPtr){at, pitch, 0, height};
+    return type == CU_MEMORYTYPE_UNIFIED ? 2 : type == CU_MEMORYTYPE_DEVICE;
+}
+
+/* A CUDA_MEMCPY3D of linear memory as the Runtime's cudaMemcpy3DParms (copies and graph copy nodes). */
+int rgpu_memcpy3d_from_driver(const CUDA_MEMCPY3D *p, struct cudaMemcpy3DParms *r) {
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+        return rgpu_unsupported(RGPU_DRIVER, "CUDA_MEMCPY3D with CUDA arrays");
+    if (p->srcLOD || p->dstLOD || p->reserved0 || p->reserved1) return CUDA_ERROR_INVALID_VALUE;
+    *r = (struct cudaMemcpy3DParms){0};
+    int s = side3(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->srcHeight, &r->srcPtr);
+    int d = side3(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstPitch, p->dstHeight, &r->dstPtr);
+    if (s < 0 || d < 0) return CUDA_ERROR_INVALID_VALUE;
+    r->srcPos = (struct cudaPos){p->srcXInBytes, p->srcY, p->srcZ};
+    r->dstPos = (struct cudaPos){p->dstXInBytes, p->dstY, p->dstZ};
+    r->extent = (struct cudaExtent){p->WidthInBytes, p->Height, p->Depth};
+    r->kind = s == 2 || d == 2 ? cudaMemcpyDefault
+            : s ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                : (d ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+    return CUDA_SUCCESS;
+}
+
+/* ...and back, for cuGraphMemcpyNodeGetParams: host sides as host memory, device sides as device memory. */
+void rgpu_memcpy3d_to_driver(const struct cudaMemcpy3DParms *r, CUDA_MEMCPY3D *p) {
+    *p = (CUDA_MEMCPY3D){0};
+    int unified = r->kind == cudaMemcpyDefault;
+    int src_dev = r->kind == cudaMemcpyDeviceToHost || r->kind == cudaMemcpyDeviceToDevice;
+    int dst_dev = r->kind == cudaMemcpyHostToDevice || r->kind == cudaMemcpyDeviceToDevice;
+    p->srcXInBytes = r->srcPos.x, p->srcY = r->srcPos.y, p->srcZ = r->srcPos.z;
+    p->srcMemoryType = unified ? CU_MEMORYTYPE_UNIFIED : src_dev ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+    if (p->srcMemoryType == CU_MEMORYTYPE_HOST) p->srcHost = r->srcPtr.ptr;
+    else p->srcDevice = (CUdeviceptr)(uintptr_t)r->srcPtr.ptr;
+    p->srcPitch = r->srcPtr.pitch, p->srcHeight = r->srcPtr.ysize;
+    p->dstXInBytes = r->dstPos.x, p->dstY = r->dstPos.y, p->dstZ = r->dstPos.z;
+    p->dstMemoryType = unified ? CU_MEMORYTYPE_UNIFIED : dst_dev ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+    if (p->dstMemoryType == CU_MEMORYTYPE_HOST) p->dstHost = r->dstPtr.ptr;
+    else p->dstDevice = (CUdeviceptr)(uintptr_t)r->dstPtr.ptr;
+    p->dstPitch = r->dstPtr.pitch, p->dstHeight = r->dstPtr.ysize;
+    p->WidthInBytes = r->extent.width, p->Height = r->extent.height, p->Depth = r->extent.depth;
+}
+
+static CUresult driver_copy_3d(const CUDA_MEMCPY3D *p, CUstream stream, int async) {
+    struct cudaMemcpy3DParms r;
+    int rc = rgpu_memcpy3d_from_driver(p, &r);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    rc = copy_3d(&r, stream, async);
+    return rc == cudaErrorInvalidPitchValue ? rgpu_invalid_value(RGPU_DRIVER) : rc;
+}
+
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return driver_copy_3d(p, NULL, 0); }
+CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream stream) { return driver_copy_3d(p, stream, 1); }

@@ -7,23 +7,22 @@
 
 #include "rgpu_call.h"
 
-#define PEER_ACCESS_UNSUPPORTED 217
-#define PEER_ACCESS_NOT_ENABLED 705
-#define INVALID_CONTEXT 201
-#define CHUNK (16u << 20)
+#define PEER_ACCESS_UNSUPPORTED cudaErrorPeerAccessUnsupported
+#define PEER_ACCESS_NOT_ENABLED cudaErrorPeerAccessNotEnabled
+#define INVALID_CONTEXT CUDA_ERROR_INVALID_CONTEXT
+#define CHUNK RGPU_D2H_CHUNK
 
-extern int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
 
 static int valid(int dev) { return dev >= 0 && dev < rgpu_device_count(); }
 
-int cudaDeviceCanAccessPeer(int *can, int dev, int peer) {
+cudaError_t cudaDeviceCanAccessPeer(int *can, int dev, int peer) {
     if (!can) return rgpu_invalid_value(RGPU_RUNTIME);
     if (!valid(dev) || !valid(peer)) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);
     *can = 0;
     return RGPU_SUCCESS;
 }
 
-int cuDeviceCanAccessPeer(int *can, int dev, int peer) {
+CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer) {
     if (!can) return rgpu_invalid_value(RGPU_DRIVER);
     if (!valid(dev) || !valid(peer)) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
     *can = 0;
@@ -38,31 +37,31 @@ static int p2p_attribute(int face, int *value, int attr, int dev, int peer) {
     *value = 0;
     return RGPU_SUCCESS;
 }
-int cudaDeviceGetP2PAttribute(int *value, int attr, int dev, int peer) {
+cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int dev, int peer) {
     return p2p_attribute(RGPU_RUNTIME, value, attr, dev, peer);
 }
-int cuDeviceGetP2PAttribute(int *value, int attr, int dev, int peer) {
+CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr, CUdevice dev, CUdevice peer) {
     return p2p_attribute(RGPU_DRIVER, value, attr, dev, peer);
 }
 
-int cudaDeviceEnablePeerAccess(int peer, unsigned flags) {
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
     if (flags) return rgpu_invalid_value(RGPU_RUNTIME);
     if (!valid(peer)) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);
     return rgpu_record(RGPU_RUNTIME, PEER_ACCESS_UNSUPPORTED);
 }
 
-int cudaDeviceDisablePeerAccess(int peer) {
+cudaError_t cudaDeviceDisablePeerAccess(int peer) {
     if (!valid(peer)) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);
     return rgpu_record(RGPU_RUNTIME, PEER_ACCESS_NOT_ENABLED);
 }
 
-int cuCtxEnablePeerAccess(void *peer, unsigned flags) {
+CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
     if (flags) return rgpu_invalid_value(RGPU_DRIVER);
     if (!peer) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     return rgpu_record(RGPU_DRIVER, PEER_ACCESS_UNSUPPORTED);
 }
 
-int cuCtxDisablePeerAccess(void *peer) {
+CUresult cuCtxDisablePeerAccess(CUcontext peer) {
     if (!peer) return rgpu_record(RGPU_DRIVER, INVALID_CONTEXT);
     return rgpu_record(RGPU_DRIVER, PEER_ACCESS_NOT_ENABLED);
 }
@@ -76,7 +75,7 @@ static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_
     int saved = rgpu_current_device();
     if (dst_dev == src_dev) {
         rgpu_set_current_device(dst_dev);
-        rc = cudaMemcpy(dst, src, n, 3 /* cudaMemcpyDeviceToDevice */);
+        rc = cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice);
         rgpu_set_current_device(saved);
         return rc;
     }
@@ -86,10 +85,10 @@ static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_
     for (size_t off = 0; off < n && rc == 0; off += chunk) {
         size_t k = n - off < chunk ? n - off : chunk;
         rgpu_set_current_device(src_dev);
-        rc = cudaMemcpy(buf, (const uint8_t *)src + off, k, 2 /* cudaMemcpyDeviceToHost */);
+        rc = cudaMemcpy(buf, (const uint8_t *)src + off, k, cudaMemcpyDeviceToHost);
         if (rc == 0) {
             rgpu_set_current_device(dst_dev);
-            rc = cudaMemcpy((uint8_t *)dst + off, buf, k, 1 /* cudaMemcpyHostToDevice */);
+            rc = cudaMemcpy((uint8_t *)dst + off, buf, k, cudaMemcpyHostToDevice);
         }
     }
     rgpu_set_current_device(saved);
@@ -100,34 +99,33 @@ static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_
 /* A peer copy runs through the client at once: it cannot become a node of a capture (refused on a
  * capturing stream, as CUDA refuses what it cannot capture), and the synchronous one is a legacy-stream
  * call. */
-int cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1);
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+    int rc = RGPU_GUARD_cudaMemcpyPeer();
     if (rc) return rc;
     return peer_copy(RGPU_RUNTIME, dst, dstDevice, src, srcDevice, count);
 }
 
-int cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, void *stream) {
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream) {
     /* ordered after earlier work: each session's copies follow its queued calls */
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1);
+    int rc = RGPU_GUARD_cudaMemcpyPeerAsync(stream);
     if (rc) return rc;
     return peer_copy(RGPU_RUNTIME, dst, dstDevice, src, srcDevice, count);
 }
 
 /* The Driver API names the devices by context. */
 static int ctx_device(void *ctx, int *dev) {
-    extern int cuCtxGetDevice_v2(int *dev, void *ctx);
     return cuCtxGetDevice_v2(dev, ctx);
 }
 
-int cuMemcpyPeer(uint64_t dst, void *dstCtx, uint64_t src, void *srcCtx, size_t count) {
+CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t count) {
     int d, s, rc;
-    if ((rc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1))) return rc;
+    if ((rc = RGPU_GUARD_cuMemcpyPeer())) return rc;
     if ((rc = ctx_device(dstCtx, &d)) || (rc = ctx_device(srcCtx, &s))) return rc;
     return peer_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, d, (const void *)(uintptr_t)src, s, count);
 }
 
-int cuMemcpyPeerAsync(uint64_t dst, void *dstCtx, uint64_t src, void *srcCtx, size_t count, void *stream) {
-    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1);
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t count, CUstream stream) {
+    int rc = RGPU_GUARD_cuMemcpyPeerAsync(stream);
     if (rc) return rc;
     return cuMemcpyPeer(dst, dstCtx, src, srcCtx, count);
 }

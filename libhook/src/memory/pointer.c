@@ -7,40 +7,40 @@
 #include <string.h>
 
 #include "rgpu_call.h"
-#include "rgpu_ids.h"
 
 extern int rgpu_pinned(const void *p, unsigned *flags);
-extern int cuMemGetAddressRange_v2(uint64_t *pbase, size_t *psize, uint64_t dptr);
-extern int cuCtxGetCurrent(void **pctx);
+extern int rgpu_pinned_range(const void *p, CUdeviceptr *base, size_t *size);
 
-enum { MEM_UNREGISTERED = 0, MEM_HOST = 1, MEM_DEVICE = 2, MEM_MANAGED = 3 };
-enum { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2 };
-enum {
-    ATTR_CONTEXT = 1, ATTR_MEMORY_TYPE = 2, ATTR_DEVICE_POINTER = 3, ATTR_HOST_POINTER = 4, ATTR_SYNC_MEMOPS = 6,
-    ATTR_BUFFER_ID = 7, ATTR_IS_MANAGED = 8, ATTR_DEVICE_ORDINAL = 9, ATTR_RANGE_START_ADDR = 11,
-    ATTR_RANGE_SIZE = 12, ATTR_MAPPED = 13,
-};
+#define MEM_UNREGISTERED cudaMemoryTypeUnregistered
+#define MEM_HOST cudaMemoryTypeHost
+#define MEM_DEVICE cudaMemoryTypeDevice
+#define MEM_MANAGED cudaMemoryTypeManaged
+#define ATTR_CONTEXT CU_POINTER_ATTRIBUTE_CONTEXT
+#define ATTR_MEMORY_TYPE CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+#define ATTR_DEVICE_POINTER CU_POINTER_ATTRIBUTE_DEVICE_POINTER
+#define ATTR_HOST_POINTER CU_POINTER_ATTRIBUTE_HOST_POINTER
+#define ATTR_SYNC_MEMOPS CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
+#define ATTR_BUFFER_ID CU_POINTER_ATTRIBUTE_BUFFER_ID
+#define ATTR_IS_MANAGED CU_POINTER_ATTRIBUTE_IS_MANAGED
+#define ATTR_DEVICE_ORDINAL CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+#define ATTR_RANGE_START_ADDR CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
+#define ATTR_RANGE_SIZE CU_POINTER_ATTRIBUTE_RANGE_SIZE
+#define ATTR_MAPPED CU_POINTER_ATTRIBUTE_MAPPED
 
-/* struct cudaPointerAttributes: type, device, devicePointer, hostPointer (then reserved words) */
-typedef struct {
-    int type, device;
-    uint64_t device_pointer, host_pointer;
-    uint8_t rest[RGPU_SIZEOF_cudaPointerAttributes - 24];
-} ptr_attrs;
+typedef struct cudaPointerAttributes ptr_attrs;
 
 /* What the server of device dev says of ptr. */
 static int ask(int dev, const void *ptr, ptr_attrs *a) {
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cudaPointerGetAttributes, "cudaPointerGetAttributes", RGPU_RUNTIME);
+    rgpu_wire_cudaPointerGetAttributes(&c, (uint64_t)(uintptr_t)ptr);
     c.dev = dev;
-    rgpu_put_u(&c, (uint64_t)(uintptr_t)ptr);
     int rc = rgpu_sync(&c);
-    if (rc == 0) rgpu_out_b(&c, a, sizeof *a);
+    if (rc == 0) rgpu_wire_out_cudaPointerGetAttributes(&c, a, sizeof *a);
     rgpu_end(&c);
     return rc;
 }
 
-int cudaPointerGetAttributes(void *attributes, const void *ptr) {
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr) {
     if (!attributes) return rgpu_invalid_value(RGPU_RUNTIME);
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
@@ -50,7 +50,7 @@ int cudaPointerGetAttributes(void *attributes, const void *ptr) {
     if (rgpu_pinned(ptr, NULL)) {
         a.type = MEM_HOST;
         a.device = cur;
-        a.device_pointer = a.host_pointer = (uint64_t)(uintptr_t)ptr; /* one address under UVA */
+        a.devicePointer = a.hostPointer = (void *)ptr; /* one address under UVA */
     } else {
         for (int k = 0; k < n; k++) {
             int dev = k == 0 ? cur : (k <= cur ? k - 1 : k);
@@ -73,27 +73,30 @@ static int query(uint64_t ptr, ptr_attrs *a) {
     memset(a, 0, sizeof *a);
     int rc = cudaPointerGetAttributes(a, (const void *)(uintptr_t)ptr);
     if (rc) return rc;
-    return a->type == MEM_DEVICE || a->type == MEM_MANAGED ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
+    return a->type == MEM_DEVICE || a->type == MEM_MANAGED || a->type == MEM_HOST ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
 }
 
 /* One attribute of a pointer known to be CUDA memory; the driver's sizes for each. */
 static int one(void *data, int attribute, uint64_t ptr, const ptr_attrs *a) {
-    uint64_t base = 0;
+    CUdeviceptr base = 0;
     size_t size = 0;
-    switch (attribute) {
-    case ATTR_CONTEXT: return cuCtxGetCurrent((void **)data);
-    case ATTR_MEMORY_TYPE: *(unsigned *)data = CU_MEMORYTYPE_DEVICE; return 0; /* managed reads as device */
+    switch ((int)attribute) {
+    case ATTR_CONTEXT: return cuCtxGetCurrent((CUcontext *)data);
+    case ATTR_MEMORY_TYPE: /* managed reads as device; pinned host memory (NVIDIA's cudart asks so) as host */
+        *(unsigned *)data = a->type == MEM_HOST ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        return 0;
     case ATTR_DEVICE_POINTER: *(uint64_t *)data = ptr; return 0;
     case ATTR_HOST_POINTER:
-        if (a->type != MEM_MANAGED) return RGPU_INVALID_VALUE; /* device memory has no host address */
+        if (a->type == MEM_DEVICE) return RGPU_INVALID_VALUE; /* device memory has no host address */
         *(uint64_t *)data = ptr;
         return 0;
     case ATTR_SYNC_MEMOPS: *(unsigned *)data = 1; return 0; /* copies to it are synchronous */
     case ATTR_IS_MANAGED: *(unsigned *)data = a->type == MEM_MANAGED; return 0;
-    case ATTR_DEVICE_ORDINAL: *(int *)data = rgpu_current_device(); return 0;
+    case ATTR_DEVICE_ORDINAL: *(int *)data = a->type == MEM_HOST ? a->device : rgpu_current_device(); return 0;
     case ATTR_MAPPED: *(unsigned *)data = 1; return 0;
     case ATTR_BUFFER_ID: case ATTR_RANGE_START_ADDR: case ATTR_RANGE_SIZE: {
-        int rc = cuMemGetAddressRange_v2(&base, &size, ptr);
+        int rc = a->type == MEM_HOST ? rgpu_pinned_range((const void *)(uintptr_t)ptr, &base, &size)
+                                     : cuMemGetAddressRange_v2(&base, &size, ptr);
         if (rc) return rc;
         if (attribute == ATTR_RANGE_SIZE) *(size_t *)data = size;
         else *(uint64_t *)data = base; /* an allocation's start is unique while it lives */
@@ -103,7 +106,7 @@ static int one(void *data, int attribute, uint64_t ptr, const ptr_attrs *a) {
     }
 }
 
-int cuPointerGetAttribute(void *data, int attribute, uint64_t ptr) {
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr) {
     if (!data) return rgpu_invalid_value(RGPU_DRIVER);
     ptr_attrs a;
     int rc = query(ptr, &a);
@@ -120,7 +123,7 @@ static size_t size_of(int attribute) {
     }
 }
 
-int cuPointerGetAttributes(unsigned n, int *attributes, void **data, uint64_t ptr) {
+CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr) {
     if (!attributes || !data) return rgpu_invalid_value(RGPU_DRIVER);
     ptr_attrs a;
     int rc = query(ptr, &a);
@@ -129,7 +132,7 @@ int cuPointerGetAttributes(unsigned n, int *attributes, void **data, uint64_t pt
         if (!data[i]) continue;
         if (rc == RGPU_INVALID_VALUE) {
             memset(data[i], 0, size_of(attributes[i]));
-            if (attributes[i] == ATTR_DEVICE_ORDINAL) *(int *)data[i] = -2; /* no device */
+            if ((int)attributes[i] == ATTR_DEVICE_ORDINAL) *(int *)data[i] = -2; /* no device */
             continue;
         }
         int r = one(data[i], attributes[i], ptr, &a);

@@ -9,25 +9,18 @@
 #include <string.h>
 
 #include "graph.h"
+#include "companion.h"
 #include "registry.h"
 #include "rgpu_call.h"
-#include "rgpu_ids.h"
 
-typedef struct { unsigned x, y, z; } rgpu_dim3;
+typedef dim3 rgpu_dim3; /* CUDA's dim3: nvcc's host code passes it by value to the __cuda* entry points */
 
-#define NOT_FOUND 500
-#define INVALID_DEVICE_FUNCTION 98
-#define INVALID_SYMBOL 13
+#define NOT_FOUND CUDA_ERROR_NOT_FOUND
+#define INVALID_DEVICE_FUNCTION cudaErrorInvalidDeviceFunction
+#define INVALID_SYMBOL cudaErrorInvalidSymbol
 
 static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
 
-extern int cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
-extern int cuModuleGetGlobal_v2(uint64_t *dptr, uint64_t *bytes, void *hmod, const char *name);
-extern int cuFuncGetParamInfo(void *func, uint64_t index, uint64_t *offset, uint64_t *size);
-extern int cuFuncGetAttribute(int32_t *pi, int attrib, void *hfunc);
-extern int cuFuncSetAttribute(void *hfunc, int attrib, int32_t value);
-extern int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
-extern int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream);
 
 /* Probes whose failures are expected (an image the server has not cached yet, the parameter past
  * the last) must leave the program's last error as it was, not clear it. */
@@ -43,25 +36,71 @@ static void restore_errors(saved_errors e) {
     rgpu_set_last_error(RGPU_DRIVER, e.driver);
 }
 
+#define FATBIN_WRAPPER_MAGIC 0x466243b1u
+
 /* ---- modules ----------------------------------------------------------------------------- */
 
-static int load_image(int face, int dev, const void *image, size_t size, char digest[65], void **out) {
-    if (!digest[0]) rgpu_sha256_hex(image, size, digest);
+/* Images a device refused (no code it can run, malformed): libraries probe kernels they may not be
+ * able to use (cuBLASLt tries its SASS-only CUTLASS kernels before its PTX ones) and ask again for each
+ * call; the answer does not change, so it is given again without sending the image. */
+enum { REFUSED_SLOTS = 256 };
+static struct { char digest[65]; int dev, rc; } refused[REFUSED_SLOTS];
+static pthread_mutex_t refused_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int refused_before(int dev, const char *digest) {
+    int rc = 0;
+    pthread_mutex_lock(&refused_mu);
+    for (int i = 0; i < REFUSED_SLOTS && !rc; i++)
+        if (refused[i].rc && refused[i].dev == dev && !strcmp(refused[i].digest, digest)) rc = refused[i].rc;
+    pthread_mutex_unlock(&refused_mu);
+    return rc;
+}
+
+static void remember_refusal(int dev, const char *digest, int rc) {
+    static unsigned next;
+    pthread_mutex_lock(&refused_mu);
+    unsigned i = next++ % REFUSED_SLOTS;
+    memcpy(refused[i].digest, digest, 65);
+    refused[i].dev = dev;
+    refused[i].rc = rc;
+    pthread_mutex_unlock(&refused_mu);
+}
+
+/* One load: offer the digests, send what the server does not have. With a companion (PTX of the
+ * image's library, module/companion.c) the server may load that library's PTX of the same kernels. */
+static int load_once(int face, int dev, const void *image, size_t size, const char *digest,
+                     const rgpu_companion *comp, void **out) {
     saved_errors before = save_errors();
     for (int attempt = 0; attempt < 2; attempt++) {
         rgpu_call c;
-        rgpu_begin(&c, RGPU_ID_cuModuleLoadData, "cuModuleLoadData", face);
+        int sent = attempt ? (comp ? 3 : 1) : 0;
+        size_t frames = (sent & 1 ? size : 0) + (sent & 2 ? comp->size : 0);
+        rgpu_wire_cuModuleLoadData(&c, digest, size, comp ? comp->digest : "", comp ? comp->size : 0, sent, frames);
+        c.face = face;
         c.dev = dev;
-        rgpu_put_s(&c, digest);
-        rgpu_put_u(&c, size);
         if (attempt) rgpu_put_bulk(&c, image, size);
+        for (size_t off = 0; attempt && comp && off < comp->size; off += RGPU_COMPANION_CHUNK)
+            rgpu_put_bulk(&c, comp->data + off, comp->size - off < RGPU_COMPANION_CHUNK ? comp->size - off
+                                                                                     : RGPU_COMPANION_CHUNK);
         int rc = rgpu_sync(&c);
-        if (rc == 0) *out = rgpu_out_h(&c);
+        if (rc == 0) rgpu_wire_out_cuModuleLoadData(&c, out);
         rgpu_end(&c);
         if (rc != NOT_FOUND || attempt) return rc;
         restore_errors(before); /* "not cached" is not the program's error */
     }
     return RGPU_NOT_SUPPORTED;
+}
+
+static int load_image(int face, int dev, const void *image, size_t size, char digest[65], void **out) {
+    if (!digest[0]) rgpu_sha256_hex(image, size, digest);
+    int known = refused_before(dev, digest);
+    if (known) return rgpu_record(face, known);
+    int rc = load_once(face, dev, image, size, digest, NULL, out);
+    const rgpu_companion *comp = rc == 209 /* CUDA_ERROR_NO_BINARY_FOR_GPU */ ? rgpu_companion_of(image) : NULL;
+    if (comp) rc = load_once(face, dev, image, size, digest, comp, out);
+    /* CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU, _INVALID_PTX: the image, not the moment */
+    if (rc == 200 || rc == 209 || rc == 218) remember_refusal(dev, digest, rc);
+    return rc;
 }
 
 int rgpu_module_on(int face, rgpu_module *m, int dev, void **out) {
@@ -79,8 +118,8 @@ int rgpu_layout_of(int face, void *fn, rgpu_layout *out) {
     out->total = 0;
     saved_errors before = save_errors();
     for (int i = 0; i < RGPU_MAX_PARAMS; i++) {
-        uint64_t off = 0, size = 0;
-        int rc = cuFuncGetParamInfo(fn, (uint64_t)i, &off, &size);
+        size_t off = 0, size = 0;
+        int rc = cuFuncGetParamInfo(fn, (size_t)i, &off, &size);
         if (rc == RGPU_INVALID_VALUE) break; /* past the last parameter */
         if (rc) return rgpu_record(face, rc);
         out->offset[i] = (uint32_t)off;
@@ -98,7 +137,7 @@ int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out) {
     if (rc) return rc;
     pthread_mutex_lock(&load_mu);
     if (!k->fn[dev]) {
-        rc = cuModuleGetFunction(&k->fn[dev], mod, k->name);
+        rc = cuModuleGetFunction((CUfunction *)&k->fn[dev], mod, k->name);
         if (rc == 0 && !k->have_layout) {
             rc = rgpu_layout_of(face, k->fn[dev], &k->layout);
             k->have_layout = rc == 0;
@@ -126,13 +165,12 @@ static int send_launch(int face, uint32_t id, const char *name, const void *func
         if (handled) return rgpu_record(face, rc);
     }
     rgpu_call c;
-    rgpu_begin(&c, id, name, face);
-    rgpu_put_h(&c, fn);
-    rgpu_put_u(&c, g.x); rgpu_put_u(&c, g.y); rgpu_put_u(&c, g.z);
-    rgpu_put_u(&c, b.x); rgpu_put_u(&c, b.y); rgpu_put_u(&c, b.z);
-    rgpu_put_u(&c, shmem);
-    rgpu_put_h(&c, stream);
-    rgpu_put_b(&c, params ? params : "", nbytes);
+    void (*encode)(struct rgpu_call *, const void *, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                   const void *, const void *, size_t) =
+        id == RGPU_ID_cudaLaunchKernel ? rgpu_wire_cudaLaunchKernel
+        : id == RGPU_ID_cudaLaunchCooperativeKernel ? rgpu_wire_cudaLaunchCooperativeKernel
+        : id == RGPU_ID_cuLaunchCooperativeKernel ? rgpu_wire_cuLaunchCooperativeKernel : rgpu_wire_cuLaunchKernel;
+    encode(&c, fn, g.x, g.y, g.z, b.x, b.y, b.z, shmem, stream, params ? params : "", nbytes);
     return rgpu_async(&c);
 }
 
@@ -211,10 +249,10 @@ int __cudaLaunchKernel(const void *kernel, rgpu_dim3 g, rgpu_dim3 b, void **args
 int __cudaLaunchKernel_ptsz(const void *kernel, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
     return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", kernel, g, b, args, shmem, stream);
 }
-int cudaLaunchKernel(const void *func, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
+cudaError_t cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t stream) {
     return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", func, g, b, args, shmem, stream);
 }
-int cudaLaunchCooperativeKernel(const void *func, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t stream) {
     return runtime_launch(RGPU_ID_cudaLaunchCooperativeKernel, "cudaLaunchCooperativeKernel", func, g, b, args, shmem, stream);
 }
 
@@ -302,14 +340,12 @@ int rgpu_launch_packed(int face, const void *func, void *fn, const rgpu_layout *
                        shmem, stream, buf, n);
 }
 
-int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                   unsigned shmem, void *stream, void **params, void **extra) {
+CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, CUstream stream, void **params, void **extra) {
     rgpu_dim3 g = {gx, gy, gz}, b = {bx, by, bz};
     return driver_launch(RGPU_ID_cuLaunchKernel, "cuLaunchKernel", f, g, b, shmem, stream, params, extra);
 }
 
-int cuLaunchCooperativeKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                              unsigned shmem, void *stream, void **params) {
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, CUstream stream, void **params) {
     rgpu_dim3 g = {gx, gy, gz}, b = {bx, by, bz};
     return driver_launch(RGPU_ID_cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", f, g, b, shmem, stream,
                          params, NULL);
@@ -323,37 +359,41 @@ int rgpu_driver_launch_cooperative_fn(void *f, const unsigned g3[3], const unsig
 
 /* ---- Driver API modules ------------------------------------------------------------------ */
 
-int cuModuleLoadData(void **module, const void *image) {
+CUresult cuModuleLoadData(CUmodule *module, const void *image) {
     if (!module || !image) return rgpu_invalid_value(RGPU_DRIVER);
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    /* nvcc's registration wrapper (what cudart hands cuLibraryLoadData) points at the container */
+    uint32_t magic;
+    memcpy(&magic, image, 4);
+    if (magic == FATBIN_WRAPPER_MAGIC) image = ((const struct { uint32_t m, v; const void *data; } *)image)->data;
     char digest[65] = "";
-    return load_image(RGPU_DRIVER, rgpu_current_device(), image, rgpu_image_size(image), digest, module);
+    return load_image(RGPU_DRIVER, rgpu_current_device(), image, rgpu_image_size(image), digest, (void **)module);
 }
 
-int cuModuleLoadDataEx(void **module, const void *image, unsigned n, void *options, void **values) {
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, CUjit_option *options, void **values) {
     (void)n; (void)options; (void)values; /* JIT options: the server compiles (or interprets) as it sees fit */
     return cuModuleLoadData(module, image);
 }
 
-int cuModuleLoadFatBinary(void **module, const void *fatbin) { return cuModuleLoadData(module, fatbin); }
+CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatbin) { return cuModuleLoadData(module, fatbin); }
 
-int cuModuleLoad(void **module, const char *fname) {
+CUresult cuModuleLoad(CUmodule *module, const char *fname) {
     if (!module || !fname) return rgpu_invalid_value(RGPU_DRIVER);
     size_t got = 0;
     char *buf = rgpu_read_file(fname, &got); /* NUL-terminated, as PTX text must be */
-    if (!buf) return rgpu_record(RGPU_DRIVER, 301 /* CUDA_ERROR_FILE_NOT_FOUND */);
+    if (!buf) return rgpu_record(RGPU_DRIVER, CUDA_ERROR_FILE_NOT_FOUND);
     char digest[65] = "";
     int rc = rgpu_ensure_init();
     if (!rc) rc = load_image(RGPU_DRIVER, rgpu_current_device(), buf, rgpu_image_size(buf) <= got + 1 ?
-                             rgpu_image_size(buf) : got, digest, module);
+                             rgpu_image_size(buf) : got, digest, (void **)module);
     free(buf);
     return rgpu_record(RGPU_DRIVER, rc);
 }
 
 /* ---- symbols and functions (Runtime API) ------------------------------------------------- */
 
-static int symbol_address(const void *symbol, uint64_t *addr, uint64_t *size) {
+static int symbol_address(const void *symbol, CUdeviceptr *addr, size_t *size) {
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
     rgpu_var *v = rgpu_find_var(symbol);
@@ -366,7 +406,8 @@ static int symbol_address(const void *symbol, uint64_t *addr, uint64_t *size) {
 
 static int symbol_copy(int to, void *host, const void *symbol, size_t count, size_t offset, int kind, void *stream,
                        int async) {
-    uint64_t addr, size;
+    CUdeviceptr addr;
+    size_t size;
     int rc = symbol_address(symbol, &addr, &size);
     if (rc) return rc;
     if (offset + count > size) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_VALUE);
@@ -376,29 +417,31 @@ static int symbol_copy(int to, void *host, const void *symbol, size_t count, siz
     return to ? cudaMemcpy(dev, host, count, kind) : cudaMemcpy(host, dev, count, kind);
 }
 
-int cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, int kind) {
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
     return symbol_copy(1, (void *)src, symbol, count, offset, kind, NULL, 0);
 }
-int cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, int kind) {
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
     return symbol_copy(0, dst, symbol, count, offset, kind, NULL, 0);
 }
-int cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, int kind, void *stream) {
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
     return symbol_copy(1, (void *)src, symbol, count, offset, kind, stream, 1);
 }
-int cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, int kind, void *stream) {
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream) {
     return symbol_copy(0, dst, symbol, count, offset, kind, stream, 1);
 }
 
-int cudaGetSymbolAddress(void **devPtr, const void *symbol) {
-    uint64_t addr, size;
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
+    CUdeviceptr addr;
+    size_t size;
     if (!devPtr) return rgpu_invalid_value(RGPU_RUNTIME);
     int rc = symbol_address(symbol, &addr, &size);
     if (!rc) *devPtr = (void *)(uintptr_t)addr;
     return rc;
 }
 
-int cudaGetSymbolSize(size_t *out, const void *symbol) {
-    uint64_t addr, size;
+cudaError_t cudaGetSymbolSize(size_t *out, const void *symbol) {
+    CUdeviceptr addr;
+    size_t size;
     if (!out) return rgpu_invalid_value(RGPU_RUNTIME);
     int rc = symbol_address(symbol, &addr, &size);
     if (!rc) *out = size;
@@ -413,29 +456,21 @@ static int function_of(const void *func, void **fn) {
     return rgpu_kernel_on(RGPU_RUNTIME, k, rgpu_current_device(), fn);
 }
 
-int cudaGetFuncBySymbol(void **functionPtr, const void *symbolPtr) {
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr) {
     if (!functionPtr) return rgpu_invalid_value(RGPU_RUNTIME);
-    return function_of(symbolPtr, functionPtr);
+    return function_of(symbolPtr, (void **)functionPtr);
 }
 
-/* struct cudaFuncAttributes begins: size_t shared, const, local; int maxThreads, numRegs, ptxVersion,
- * binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes, preferredShmemCarveout. */
-typedef struct {
-    size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
-    int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes,
-        preferredShmemCarveout;
-} func_attrs_head;
-
-int cudaFuncGetAttributes(void *attr, const void *func) {
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
     if (!attr) return rgpu_invalid_value(RGPU_RUNTIME);
     void *fn;
     int rc = function_of(func, &fn);
     if (rc) return rc;
-    memset(attr, 0, RGPU_SIZEOF_cudaFuncAttributes);
-    func_attrs_head *a = attr;
+    memset(attr, 0, sizeof *attr);
+    struct cudaFuncAttributes *a = attr;
     int32_t v[10];
     for (int i = 0; i < 10; i++) /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (0) .. PREFERRED_SHARED_MEMORY_CARVEOUT (9) */
-        if ((rc = cuFuncGetAttribute(&v[i], i, fn))) return rgpu_record(RGPU_RUNTIME, rc);
+        if ((rc = cuFuncGetAttribute(&v[i], (CUfunction_attribute)i, fn))) return rgpu_record(RGPU_RUNTIME, rc);
     a->maxThreadsPerBlock = v[0];
     a->sharedSizeBytes = (size_t)v[1];
     a->constSizeBytes = (size_t)v[2];
@@ -449,27 +484,24 @@ int cudaFuncGetAttributes(void *attr, const void *func) {
     return 0;
 }
 
-int cudaFuncSetAttribute(const void *func, int attr, int value) {
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value) {
     void *fn;
     int rc = function_of(func, &fn);
     if (rc) return rc;
     /* cudaFuncAttributeMaxDynamicSharedMemorySize (8) and ...PreferredSharedMemoryCarveout (9) have the
      * driver's numbers */
-    return rgpu_record(RGPU_RUNTIME, cuFuncSetAttribute(fn, attr, value));
+    return rgpu_record(RGPU_RUNTIME, cuFuncSetAttribute(fn, (CUfunction_attribute)attr, value));
 }
 
-int cudaFuncSetCacheConfig(const void *func, int config) {
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config) {
     (void)config;
     void *fn;
     return function_of(func, &fn); /* a preference; checked for a valid function only */
 }
 
 /* Occupancy is computed by the server from the function's and the device's real limits. */
-extern int cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int32_t *numBlocks, void *func, int32_t blockSize,
-                                                                uint64_t dynamicSMemSize, uint32_t flags);
 
-int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
-                                                          size_t dynSmem, unsigned flags) {
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynSmem, unsigned int flags) {
     if (!numBlocks) return rgpu_invalid_value(RGPU_RUNTIME);
     void *fn;
     int rc = function_of(func, &fn);
@@ -478,6 +510,6 @@ int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const
                                                                                         dynSmem, flags));
 }
 
-int cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynSmem) {
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynSmem) {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynSmem, 0);
 }

@@ -8,18 +8,12 @@
 
 #include "registry.h"
 #include "rgpu_call.h"
-#include "rgpu_ids.h"
 
-extern int cuModuleLoadData(void **module, const void *image);
-extern int cuModuleLoad(void **module, const char *fname);
-extern int cuModuleUnload(void *hmod);
-extern int cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
-extern int cuModuleGetGlobal_v2(uint64_t *dptr, uint64_t *bytes, void *hmod, const char *name);
-extern int cuFuncGetAttribute(int32_t *pi, int attrib, void *hfunc);
-extern int cuFuncSetAttribute(void *hfunc, int attrib, int32_t value);
-extern int cuFuncGetParamInfo(void *func, uint64_t index, uint64_t *offset, uint64_t *size);
-extern int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                          unsigned shmem, void *stream, void **params, void **extra);
+/* A library is its module, a kernel its function (one session handle each): the handle types convert
+ * as these say, nowhere else. */
+#define AS_MODULE(l) ((CUmodule)(l))
+#define AS_FUNCTION(k) ((CUfunction)(k))
+
 extern int rgpu_runtime_launch_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem,
                                   void *stream);
 extern int rgpu_runtime_launch_cooperative_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem,
@@ -27,108 +21,111 @@ extern int rgpu_runtime_launch_cooperative_fn(const void *func, unsigned g[3], u
 extern int rgpu_driver_launch_cooperative_fn(void *f, const unsigned g3[3], const unsigned b3[3], unsigned shmem,
                                              void *stream, void **params, void **extra);
 
-/* CUlaunchAttribute and cudaLaunchAttribute alike: an id, padding to 8 bytes, then a 64-byte value
- * union whose first int is the cooperative flag (72 bytes in CUDA 12 and 13). Cooperative is the one
+/* CUlaunchAttribute and cudaLaunchAttribute alike (the same layout and ids). Cooperative is the one
  * attribute that changes what a launch means; the others (clusters, priorities, ...) change no
  * result on the software GPU. */
-enum { LAUNCH_ATTRIBUTE_SIZE = 72, LAUNCH_ATTRIBUTE_VALUE = 8, LAUNCH_ATTRIBUTE_COOPERATIVE = 2 };
+_Static_assert(sizeof(CUlaunchAttribute) == sizeof(cudaLaunchAttribute), "one launch attribute layout");
 
-static int wants_cooperative(const void *attrs, unsigned n) {
-    const unsigned char *a = attrs;
-    for (unsigned i = 0; a && i < n; i++, a += LAUNCH_ATTRIBUTE_SIZE) {
-        int id, value;
-        memcpy(&id, a, sizeof id);
-        memcpy(&value, a + LAUNCH_ATTRIBUTE_VALUE, sizeof value);
-        if (id == LAUNCH_ATTRIBUTE_COOPERATIVE && value) return 1;
-    }
+static int wants_cooperative(const CUlaunchAttribute *a, unsigned n) {
+    for (unsigned i = 0; a && i < n; i++)
+        if (a[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a[i].value.cooperative) return 1;
     return 0;
 }
 
 /* ---- Driver API libraries and kernels ---------------------------------------------------- */
 
-int cuLibraryLoadData(void **library, const void *code, void *jo, void **jv, unsigned nj, void *lo, void **lv,
-                      unsigned nl) {
+CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jo, void **jv, unsigned int nj, CUlibraryOption *lo, void **lv, unsigned int nl) {
     (void)jo; (void)jv; (void)nj; (void)lo; (void)lv; (void)nl;
-    return cuModuleLoadData(library, code);
+    return cuModuleLoadData((CUmodule *)library, code);
 }
-int cuLibraryLoadFromFile(void **library, const char *file, void *jo, void **jv, unsigned nj, void *lo, void **lv,
-                          unsigned nl) {
+CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *file, CUjit_option *jo, void **jv, unsigned int nj, CUlibraryOption *lo, void **lv, unsigned int nl) {
     (void)jo; (void)jv; (void)nj; (void)lo; (void)lv; (void)nl;
-    return cuModuleLoad(library, file);
+    return cuModuleLoad((CUmodule *)library, file);
 }
-int cuLibraryUnload(void *library) { return cuModuleUnload(library); }
-int cuLibraryGetKernel(void **kernel, void *library, const char *name) { return cuModuleGetFunction(kernel, library, name); }
-int cuLibraryGetModule(void **module, void *library) {
+CUresult cuLibraryUnload(CUlibrary library) { return cuModuleUnload(AS_MODULE(library)); }
+CUresult cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name) {
+    return cuModuleGetFunction((CUfunction *)kernel, AS_MODULE(library), name);
+}
+CUresult cuLibraryGetModule(CUmodule *module, CUlibrary library) {
     if (!module || !library) return rgpu_invalid_value(RGPU_DRIVER);
-    *module = library;
+    *module = AS_MODULE(library);
     return RGPU_SUCCESS;
 }
-int cuKernelGetFunction(void **func, void *kernel) {
+CUresult cuKernelGetFunction(CUfunction *func, CUkernel kernel) {
     if (!func || !kernel) return rgpu_invalid_value(RGPU_DRIVER);
-    *func = kernel;
+    *func = AS_FUNCTION(kernel);
     return RGPU_SUCCESS;
 }
-int cuLibraryGetGlobal(uint64_t *dptr, uint64_t *bytes, void *library, const char *name) {
-    uint64_t d = 0, b = 0;
-    int rc = cuModuleGetGlobal_v2(&d, &b, library, name);
+CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name) {
+    CUdeviceptr d = 0;
+    size_t b = 0;
+    int rc = cuModuleGetGlobal_v2(&d, &b, AS_MODULE(library), name);
     if (rc == 0 && dptr) *dptr = d;
     if (rc == 0 && bytes) *bytes = b;
     return rc;
 }
-int cuKernelGetAttribute(int32_t *pi, int attrib, void *kernel, int dev) { (void)dev; return cuFuncGetAttribute(pi, attrib, kernel); }
-int cuKernelSetAttribute(int attrib, int32_t val, void *kernel, int dev) { (void)dev; return cuFuncSetAttribute(kernel, attrib, val); }
-int cuKernelGetParamInfo(void *kernel, uint64_t index, uint64_t *offset, uint64_t *size) {
-    return cuFuncGetParamInfo(kernel, index, offset, size);
+CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) { (void)dev; return cuFuncGetAttribute(pi, attrib, AS_FUNCTION(kernel)); }
+CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) { (void)dev; return cuFuncSetAttribute(AS_FUNCTION(kernel), attrib, val); }
+CUresult cuKernelGetParamInfo(CUkernel kernel, size_t index, size_t *offset, size_t *size) {
+    return cuFuncGetParamInfo(AS_FUNCTION(kernel), index, offset, size);
 }
 
-/* CUlaunchConfig: grid and block dims, shared bytes, stream, then attributes. */
-typedef struct { unsigned g[3], b[3], shmem; void *stream; void *attrs; unsigned nattrs; } cu_launch_config;
+CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary library) { return cuModuleGetFunctionCount(count, AS_MODULE(library)); }
+CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary library) {
+    return cuModuleEnumerateFunctions((CUfunction *)kernels, n, AS_MODULE(library));
+}
+cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t library) {
+    return rgpu_record(RGPU_RUNTIME, cuLibraryGetKernelCount(count, (CUlibrary)library));
+}
+cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int n, cudaLibrary_t library) {
+    return rgpu_record(RGPU_RUNTIME, cuLibraryEnumerateKernels((CUkernel *)kernels, n, (CUlibrary)library));
+}
 
-int cuLaunchKernelEx(const cu_launch_config *c, void *f, void **params, void **extra) {
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) {
     if (!c) return rgpu_invalid_value(RGPU_DRIVER);
-    if (wants_cooperative(c->attrs, c->nattrs))
-        return rgpu_driver_launch_cooperative_fn(f, c->g, c->b, c->shmem, c->stream, params, extra);
-    return cuLaunchKernel(f, c->g[0], c->g[1], c->g[2], c->b[0], c->b[1], c->b[2], c->shmem, c->stream, params, extra);
+    const unsigned g[3] = {c->gridDimX, c->gridDimY, c->gridDimZ}, b[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
+    if (wants_cooperative(c->attrs, c->numAttrs))
+        return rgpu_driver_launch_cooperative_fn(f, g, b, c->sharedMemBytes, c->hStream, params, extra);
+    return cuLaunchKernel(f, g[0], g[1], g[2], b[0], b[1], b[2], c->sharedMemBytes, c->hStream, params, extra);
 }
 
 /* ---- Runtime API libraries and extended launches ----------------------------------------- */
 
-int cudaLibraryLoadData(void **library, const void *code, void *jo, void **jv, unsigned nj, void *lo, void **lv,
-                        unsigned nl) {
-    return rgpu_record(RGPU_RUNTIME, cuLibraryLoadData(library, code, jo, jv, nj, lo, lv, nl));
+cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jo, void **jv, unsigned int nj, enum cudaLibraryOption *lo, void **lv, unsigned int nl) {
+    return rgpu_record(RGPU_RUNTIME, cuLibraryLoadData((CUlibrary *)library, code, (CUjit_option *)jo, jv, nj,
+                                                       (CUlibraryOption *)lo, lv, nl));
 }
-int cudaLibraryLoadFromFile(void **library, const char *file, void *jo, void **jv, unsigned nj, void *lo, void **lv,
-                            unsigned nl) {
-    return rgpu_record(RGPU_RUNTIME, cuLibraryLoadFromFile(library, file, jo, jv, nj, lo, lv, nl));
+cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *file, enum cudaJitOption *jo, void **jv, unsigned int nj, enum cudaLibraryOption *lo, void **lv, unsigned int nl) {
+    return rgpu_record(RGPU_RUNTIME, cuLibraryLoadFromFile((CUlibrary *)library, file, (CUjit_option *)jo, jv, nj,
+                                                           (CUlibraryOption *)lo, lv, nl));
 }
-int cudaLibraryUnload(void *library) { return rgpu_record(RGPU_RUNTIME, cuModuleUnload(library)); }
-int cudaLibraryGetKernel(void **kernel, void *library, const char *name) {
-    return rgpu_record(RGPU_RUNTIME, cuModuleGetFunction(kernel, library, name));
+cudaError_t cudaLibraryUnload(cudaLibrary_t library) { return rgpu_record(RGPU_RUNTIME, cuModuleUnload(AS_MODULE(library))); }
+cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, const char *name) {
+    return rgpu_record(RGPU_RUNTIME, cuModuleGetFunction((CUfunction *)kernel, AS_MODULE(library), name));
 }
-int cudaLibraryGetGlobal(void **dptr, size_t *bytes, void *library, const char *name) {
-    uint64_t d = 0, b = 0;
-    int rc = cuModuleGetGlobal_v2(&d, &b, library, name);
+cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name) {
+    CUdeviceptr d = 0;
+    size_t b = 0;
+    int rc = cuModuleGetGlobal_v2(&d, &b, AS_MODULE(library), name);
     if (rc == 0 && dptr) *dptr = (void *)(uintptr_t)d;
     if (rc == 0 && bytes) *bytes = b;
     return rgpu_record(RGPU_RUNTIME, rc);
 }
 
-/* cudaLaunchConfig_t: dim3 grid, dim3 block, size_t dynamic shared bytes, stream, attributes. */
-typedef struct { unsigned g[3], b[3]; size_t shmem; void *stream; void *attrs; unsigned nattrs; } cuda_launch_config;
-
-int cudaLaunchKernelExC(const cuda_launch_config *c, const void *func, void **args) {
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *func, void **args) {
     if (!c) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (wants_cooperative(c->attrs, c->nattrs))
-        return rgpu_runtime_launch_cooperative_fn(func, (unsigned *)c->g, (unsigned *)c->b, args, c->shmem, c->stream);
-    return rgpu_runtime_launch_fn(func, (unsigned *)c->g, (unsigned *)c->b, args, c->shmem, c->stream);
+    unsigned g[3] = {c->gridDim.x, c->gridDim.y, c->gridDim.z}, b[3] = {c->blockDim.x, c->blockDim.y, c->blockDim.z};
+    if (wants_cooperative((const CUlaunchAttribute *)c->attrs, c->numAttrs))
+        return rgpu_runtime_launch_cooperative_fn(func, g, b, args, c->dynamicSmemBytes, c->stream);
+    return rgpu_runtime_launch_fn(func, g, b, args, c->dynamicSmemBytes, c->stream);
 }
 
-int cudaFuncGetParamInfo(const void *func, size_t index, size_t *offset, size_t *size) {
+cudaError_t cudaFuncGetParamInfo(const void *func, size_t index, size_t *offset, size_t *size) {
     rgpu_kernel *k = rgpu_find_kernel(func);
     void *fn = (void *)func;
     int rc;
     if (k && (rc = rgpu_kernel_on(RGPU_RUNTIME, k, rgpu_current_device(), &fn))) return rc;
-    uint64_t o = 0, s = 0;
+    size_t o = 0, s = 0;
     rc = cuFuncGetParamInfo(fn, index, &o, &s);
     if (rc == 0 && offset) *offset = o;
     if (rc == 0 && size) *size = s;
@@ -140,9 +137,13 @@ int cudaFuncGetParamInfo(const void *func, size_t index, size_t *offset, size_t 
  * loader links like the units of an -rdc program (a definition in one satisfies an extern in another). */
 
 #define CONTAINER_MAGIC 0xba55ed50u
-enum { JIT_INPUT_CUBIN = 0, JIT_INPUT_PTX = 1, JIT_INPUT_FATBINARY = 2, JIT_INPUT_OBJECT = 3 };
+#define JIT_INPUT_CUBIN CU_JIT_INPUT_CUBIN
+#define JIT_INPUT_PTX CU_JIT_INPUT_PTX
+#define JIT_INPUT_FATBINARY CU_JIT_INPUT_FATBINARY
+#define JIT_INPUT_OBJECT CU_JIT_INPUT_OBJECT
 
-typedef struct { uint8_t *buf; size_t len, cap; } rgpu_link;
+/* A link state is the struct CUlinkState points to (rgpu defines what CUDA leaves opaque). */
+typedef struct CUlinkState_st { uint8_t *buf; size_t len, cap; } rgpu_link;
 
 static void link_put(rgpu_link *l, const void *p, size_t n) {
     if (l->len + n + 8 > l->cap) {
@@ -173,14 +174,14 @@ static void link_entry(rgpu_link *l, int kind, const void *data, size_t n) {
     link_put(l, zeros, padded - n);
 }
 
-int cuLinkCreate_v2(unsigned n, void *options, void **values, void **state) {
+CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *options, void **values, CUlinkState *state) {
     (void)n; (void)options; (void)values;
     if (!state) return rgpu_invalid_value(RGPU_DRIVER);
     *state = calloc(1, sizeof(rgpu_link));
     return RGPU_SUCCESS;
 }
 
-int cuLinkAddData_v2(void *state, int type, void *data, size_t size, const char *name, unsigned n, void *o, void **v) {
+CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int n, CUjit_option *o, void **v) {
     (void)name; (void)n; (void)o; (void)v;
     rgpu_link *l = state;
     if (!l || !data) return rgpu_invalid_value(RGPU_DRIVER);
@@ -197,32 +198,58 @@ int cuLinkAddData_v2(void *state, int type, void *data, size_t size, const char 
     return RGPU_SUCCESS;
 }
 
-int cuLinkAddFile_v2(void *state, int type, const char *path, unsigned n, void *o, void **v) {
+CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int n, CUjit_option *o, void **v) {
     size_t got = 0;
     char *buf = path ? rgpu_read_file(path, &got) : NULL;
-    if (!buf) return rgpu_record(RGPU_DRIVER, 301 /* CUDA_ERROR_FILE_NOT_FOUND */);
+    if (!buf) return rgpu_record(RGPU_DRIVER, CUDA_ERROR_FILE_NOT_FOUND);
     int rc = cuLinkAddData_v2(state, type, buf, got, path, n, o, v);
     free(buf);
     return rc;
 }
 
-int cuLinkComplete(void *state, void **out, size_t *size) {
+/* The images cuLinkComplete handed out and not yet destroyed: the only place where containers back to
+ * back are one image (elsewhere adjacent containers belong to other modules, as in a library's
+ * .nv_fatbin section). */
+static pthread_mutex_t links_mu = PTHREAD_MUTEX_INITIALIZER;
+static rgpu_link *links[64];
+
+CUresult cuLinkComplete(CUlinkState state, void **out, size_t *size) {
     rgpu_link *l = state;
     if (!l || !out || !size || !l->len) return rgpu_invalid_value(RGPU_DRIVER);
+    pthread_mutex_lock(&links_mu);
+    for (int i = 0; i < 64; i++)
+        if (!links[i] || links[i] == l) {
+            links[i] = l;
+            break;
+        }
+    pthread_mutex_unlock(&links_mu);
     *out = l->buf;
     *size = l->len;
     return RGPU_SUCCESS;
 }
 
-int cuLinkDestroy(void *state) {
+size_t rgpu_link_output_size(const void *image) {
+    size_t n = 0;
+    pthread_mutex_lock(&links_mu);
+    for (int i = 0; i < 64 && !n; i++)
+        if (links[i] && links[i]->buf == image) n = links[i]->len;
+    pthread_mutex_unlock(&links_mu);
+    return n;
+}
+
+CUresult cuLinkDestroy(CUlinkState state) {
     rgpu_link *l = state;
     if (!l) return rgpu_invalid_value(RGPU_DRIVER);
+    pthread_mutex_lock(&links_mu);
+    for (int i = 0; i < 64; i++)
+        if (links[i] == l) links[i] = NULL;
+    pthread_mutex_unlock(&links_mu);
     free(l->buf);
     free(l);
     return RGPU_SUCCESS;
 }
 
-#define INVALID_DEVICE_FUNCTION 98 /* cudaErrorInvalidDeviceFunction */
+#define INVALID_DEVICE_FUNCTION cudaErrorInvalidDeviceFunction
 
 /* ---- names of kernels -------------------------------------------------------------------- *
  * The driver hands out a name the caller does not free: the client keeps one copy per function. */
@@ -241,11 +268,11 @@ static int function_name(int face, void *fn, const char **out) {
     }
     pthread_mutex_unlock(&names_mu);
     rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuFuncGetName, "cuFuncGetName", face);
-    rgpu_put_h(&c, fn);
+    rgpu_wire_cuFuncGetName(&c, fn);
+    c.face = face;
     int rc = rgpu_sync(&c);
     char buf[1024] = {0};
-    if (rc == 0) rgpu_out_b(&c, buf, sizeof buf - 1);
+    if (rc == 0) rgpu_wire_out_cuFuncGetName(&c, buf, sizeof buf - 1);
     rgpu_end(&c);
     if (rc) return rc;
     char *copy = strdup(buf);
@@ -264,14 +291,14 @@ static int function_name(int face, void *fn, const char **out) {
     return RGPU_SUCCESS;
 }
 
-int cuFuncGetName(const char **name, void *hfunc) {
+CUresult cuFuncGetName(const char **name, CUfunction hfunc) {
     if (!name || !hfunc) return rgpu_invalid_value(RGPU_DRIVER);
     return function_name(RGPU_DRIVER, hfunc, name);
 }
-int cuKernelGetName(const char **name, void *kernel) { return cuFuncGetName(name, kernel); }
+CUresult cuKernelGetName(const char **name, CUkernel kernel) { return cuFuncGetName(name, AS_FUNCTION(kernel)); }
 
 /* A host stub names its kernel itself; a cudaKernel_t is a session's function handle here. */
-int cudaFuncGetName(const char **name, const void *func) {
+cudaError_t cudaFuncGetName(const char **name, const void *func) {
     if (!name || !func) return rgpu_invalid_value(RGPU_RUNTIME);
     rgpu_kernel *k = rgpu_find_kernel(func);
     if (k) { *name = k->name; return RGPU_SUCCESS; }
@@ -283,11 +310,11 @@ int cudaFuncGetName(const char **name, const void *func) {
 
 /* cudaGetKernel: the kernel of a host stub on the current device (a cudaKernel_t is a function
  * handle of that device's session here, which cudaLaunchKernel and the cudaFunc* calls accept). */
-int cudaGetKernel(void **kernel, const void *entry) {
+cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *entry) {
     if (!kernel || !entry) return rgpu_invalid_value(RGPU_RUNTIME);
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
     rgpu_kernel *k = rgpu_find_kernel(entry);
     if (!k) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
-    return rgpu_kernel_on(RGPU_RUNTIME, k, rgpu_current_device(), kernel);
+    return rgpu_kernel_on(RGPU_RUNTIME, k, rgpu_current_device(), (void **)kernel);
 }

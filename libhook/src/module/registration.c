@@ -68,24 +68,48 @@ static void *index_get(const void *key, int kind) {
     return rec;
 }
 
-/* The size of a fatbin container (header + entries), an ELF cubin, or a NUL-terminated PTX text. */
+/* Containers back to back, 8-byte aligned, from `p`: the per-unit containers of an -rdc program. */
+static size_t containers_size(const uint8_t *p) {
+    size_t size = 0;
+    uint32_t magic = CONTAINER_MAGIC;
+    while (magic == CONTAINER_MAGIC) {
+        uint16_t hsize;
+        uint64_t fsize;
+        memcpy(&hsize, p + size + 6, 2);
+        memcpy(&fsize, p + size + 8, 8);
+        size = (size + hsize + fsize + 7) & ~(size_t)7;
+        memcpy(&magic, p + size, 4);
+    }
+    return size;
+}
+
+size_t rgpu_link_output_size(const void *image); /* library.c */
+
+/* The size of an image: a fatbin container (header + entries), the containers of a version-2 wrapper
+ * (-rdc) or of cuLinkComplete's output, an ELF cubin, or a NUL-terminated PTX text. One container
+ * otherwise: in a library the next container is another module's (libcublas has 193 back to back). */
 size_t rgpu_image_size(const void *image) {
     const uint8_t *p = image;
     uint32_t magic;
     memcpy(&magic, p, 4);
-    if (magic == WRAPPER_MAGIC) return rgpu_image_size(((const fatbin_wrapper *)image)->data);
+    if (magic == WRAPPER_MAGIC) {
+        const fatbin_wrapper *w = image;
+        const uint8_t *d = w->data;
+        if (w->version >= 2) return containers_size(d);
+        uint16_t hsize;
+        uint64_t fsize;
+        memcpy(&hsize, d + 6, 2);
+        memcpy(&fsize, d + 8, 8);
+        return hsize + fsize;
+    }
     if (magic == CONTAINER_MAGIC) {
-        /* Containers may sit back to back, 8-byte aligned (-rdc units, cuLinkComplete's output). */
-        size_t size = 0;
-        while (magic == CONTAINER_MAGIC) {
-            uint16_t hsize;
-            uint64_t fsize;
-            memcpy(&hsize, p + size + 6, 2);
-            memcpy(&fsize, p + size + 8, 8);
-            size = (size + hsize + fsize + 7) & ~(size_t)7;
-            memcpy(&magic, p + size, 4);
-        }
-        return size;
+        size_t linked = rgpu_link_output_size(image);
+        if (linked) return linked;
+        uint16_t hsize;
+        uint64_t fsize;
+        memcpy(&hsize, p + 6, 2);
+        memcpy(&fsize, p + 8, 8);
+        return hsize + fsize;
     }
     if (magic == ELF_MAGIC && p[4] == 2) { /* ELF64: the section headers end the file */
         uint64_t shoff;
@@ -120,7 +144,7 @@ void **__cudaRegisterFatBinary(void *fatCubin) {
     m->handle = handle;
     if (w && (unsigned)w->magic == WRAPPER_MAGIC) {
         m->image = w->data;
-        m->size = rgpu_image_size(w->data);
+        m->size = rgpu_image_size(w);
     } else {
         rgpu_log(RGPU_LOG_WARN, "__cudaRegisterFatBinary: not an nvcc fatbin wrapper");
     }

@@ -1,26 +1,23 @@
-/* The CUDA 12 entry points that cannot jump straight to the 13.0 function (protocol/annotations.toml,
- * [cuda12.handwritten]): their structs have the 12.x layout, or their 12.x name means another call.
+/* The CUDA 12 entry points that cannot jump straight to the 13.0 function (protocol/contract/cuda12.toml,
+ * [handwritten]): their structs have the 12.x layout, or their 12.x name means another call.
  * The Runtime ones are reached only through name@libcudart.so.12 (generated/rgpu_v12.c), so a
  * CUDA 13 program never sees them; the layouts and converters are generated from the 12.x headers. */
 #include <string.h>
 
 #include "rgpu_call.h"
 #include "rgpu_cuda12.h"
-#include "rgpu_ids.h"
 
-int cudaGetDeviceProperties(void *prop, int device);
-int cudaPointerGetAttributes(void *attributes, const void *ptr);
-int cuCtxCreate_v4(void **pctx, void *params, unsigned int flags, int dev);
 void *rgpu_proc_lookup(const char *symbol, int cuda_version);
+int rgpu_proc_address(const char *symbol, void **pfn, int version, unsigned long long flags, int *status);
 
 /* 12.x headers #define cudaGetDeviceProperties to this one; both fill the 12.x cudaDeviceProp. */
 int rgpu12impl_cudaGetDeviceProperties_v2(void *prop12, int device)
 {
-    unsigned char prop13[RGPU_SIZEOF_cudaDeviceProp];
+    struct cudaDeviceProp prop13;
     if (prop12 == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    int rc = cudaGetDeviceProperties(prop13, device);
+    int rc = cudaGetDeviceProperties(&prop13, device);
     if (rc != 0) return rc;
-    rgpu12_from13_cudaDeviceProp(prop12, prop13);
+    rgpu12_from13_cudaDeviceProp(prop12, &prop13);
     /* clockRate and the other fields 13.0 dropped: their device attributes, so a 12 program that
      * prints or divides by them gets the device's values, not zeros */
     return rgpu12_fill_cudaDeviceProp(prop12, device);
@@ -34,10 +31,10 @@ int rgpu12impl_cudaGetDeviceProperties(void *prop12, int device)
 /* 12.x's cudaPointerAttributes is 24 bytes; 13.0 writes 88. */
 int rgpu12impl_cudaPointerGetAttributes(void *attributes12, const void *ptr)
 {
-    unsigned char attr13[RGPU_SIZEOF_cudaPointerAttributes];
+    struct cudaPointerAttributes attr13;
     if (attributes12 == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    int rc = cudaPointerGetAttributes(attr13, ptr);
-    if (rc == 0) rgpu12_from13_cudaPointerAttributes(attributes12, attr13);
+    int rc = cudaPointerGetAttributes(&attr13, ptr);
+    if (rc == 0) rgpu12_from13_cudaPointerAttributes(attributes12, &attr13);
     return rc;
 }
 
@@ -52,21 +49,19 @@ int rgpu12impl_cudaRuntimeGetVersion(int *v)
 /* The 12.x runtime resolves Driver names at its own version: cuCtxCreate is cuCtxCreate_v2 there. */
 int rgpu12impl_cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags, int *status)
 {
-    (void)flags;
     if (symbol == NULL || fn == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    *fn = rgpu_proc_lookup(symbol, RGPU12_CUDA_VERSION);
-    if (status) *status = *fn ? 0 : 1; /* cudaDriverEntryPointSuccess / SymbolNotFound */
-    return *fn ? RGPU_SUCCESS : rgpu_record(RGPU_RUNTIME, 500 /* cudaErrorSymbolNotFound */);
+    int rc = rgpu_proc_address(symbol, fn, RGPU12_CUDA_VERSION, flags | (1ull << 62) /* as 12.x headers mean it */, status);
+    return rc ? rgpu_record(RGPU_RUNTIME, cudaErrorSymbolNotFound) : RGPU_SUCCESS;
 }
 
 /* What 12.x headers call cuCtxCreate: no creation parameters. */
-int cuCtxCreate_v2(void **pctx, unsigned int flags, int dev)
+int cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     return cuCtxCreate_v4(pctx, NULL, flags, dev);
 }
 
 /* cuCtxCreate_v3 adds execution-affinity parameters (SM counts), which a vGPU does not partition by. */
-int cuCtxCreate_v3(void **pctx, void *params, int nparams, unsigned int flags, int dev)
+int cuCtxCreate_v3(CUcontext *pctx, void *params, int nparams, unsigned int flags, CUdevice dev)
 {
     if (nparams > 0) return rgpu_unsupported(RGPU_DRIVER, "cuCtxCreate_v3 with execution affinity");
     return cuCtxCreate_v4(pctx, NULL, flags, dev);

@@ -2,7 +2,8 @@
  * most; any other code reads as its enumerator name (rgpu_errors.c, generated). */
 #include <stddef.h>
 
-extern const char *rgpu_error_name(int face, int code);
+#include "rgpu_call.h"
+
 
 static const struct { int code; const char *text; } texts[] = {
     {0, "no error"},

@@ -5,8 +5,6 @@
 #include "graph.h"
 #include "rgpu_call.h"
 
-extern int cudaStreamSynchronize(void *stream);
-extern int cuStreamSynchronize(void *stream);
 
 typedef void (*host_fn)(void *data);
 typedef void (*stream_callback)(void *stream, int status, void *data);
@@ -22,7 +20,7 @@ static int capture_host(int face, void *stream, host_fn fn, void *data, int *rc)
     return 1;
 }
 
-int cudaLaunchHostFunc(void *stream, host_fn fn, void *data) {
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data) {
     if (!fn) return rgpu_invalid_value(RGPU_RUNTIME);
     int rc;
     if (capture_host(RGPU_RUNTIME, stream, fn, data, &rc)) return rc;
@@ -32,7 +30,7 @@ int cudaLaunchHostFunc(void *stream, host_fn fn, void *data) {
     return RGPU_SUCCESS;
 }
 
-int cuLaunchHostFunc(void *stream, host_fn fn, void *data) {
+CUresult cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data) {
     if (!fn) return rgpu_invalid_value(RGPU_DRIVER);
     int rc;
     if (capture_host(RGPU_DRIVER, stream, fn, data, &rc)) return rc;
@@ -43,9 +41,9 @@ int cuLaunchHostFunc(void *stream, host_fn fn, void *data) {
 }
 
 /* Unlike a host function, a stream callback also runs after an error, and is told it. */
-int cudaStreamAddCallback(void *stream, stream_callback cb, void *data, unsigned flags) {
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, void *data, unsigned int flags) {
     if (!cb || flags != 0) return rgpu_invalid_value(RGPU_RUNTIME);
-    int rc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1); /* callbacks cannot be captured */
+    int rc = RGPU_GUARD_cudaStreamAddCallback(stream); /* callbacks cannot be captured */
     if (rc) return rc;
     rc = cudaStreamSynchronize(stream);
     if (rc == RGPU_INVALID_HANDLE || rc == RGPU_DEVICE_UNAVAILABLE) return rc;
@@ -53,9 +51,9 @@ int cudaStreamAddCallback(void *stream, stream_callback cb, void *data, unsigned
     return RGPU_SUCCESS;
 }
 
-int cuStreamAddCallback(void *stream, stream_callback cb, void *data, unsigned flags) {
+CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback cb, void *data, unsigned int flags) {
     if (!cb || flags != 0) return rgpu_invalid_value(RGPU_DRIVER);
-    int rc = rgpu_capture_guard(RGPU_DRIVER, stream, 1); /* callbacks cannot be captured */
+    int rc = RGPU_GUARD_cuStreamAddCallback(stream); /* callbacks cannot be captured */
     if (rc) return rc;
     rc = cuStreamSynchronize(stream);
     if (rc == RGPU_INVALID_HANDLE || rc == RGPU_DEVICE_UNAVAILABLE) return rc;

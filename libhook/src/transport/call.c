@@ -8,10 +8,11 @@
 #include "rgpu_call.h"
 #include "session.h"
 
-void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face) {
+void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face, unsigned flags) {
     c->id = id;
     c->name = name;
     c->face = face;
+    c->flags = flags;
     c->dev = rgpu_current_device();
     c->err = 0;
     c->nargs = 0;
@@ -25,6 +26,7 @@ void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face) {
     c->shm_cap = c->shm_got = 0;
     /* args start in the inline buffer; mp_raw moves them to the heap only if they outgrow it */
     mp_init_inline(&c->args, c->args_inline, sizeof c->args_inline);
+    rgpu_log(RGPU_LOG_DEBUG, "call %s", name);
 }
 
 void rgpu_put_i(rgpu_call *c, int64_t v) { mp_int(&c->args, v); c->nargs++; }
@@ -48,6 +50,17 @@ void rgpu_put_h(rgpu_call *c, const void *h) {
     c->nargs++;
 }
 
+void rgpu_put_ha(rgpu_call *c, void *const *h, size_t n) {
+    mp_array(&c->args, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        int dev = -1;
+        uint64_t v = rgpu_untag_handle(h[i], &dev);
+        if (i == 0 && dev >= 0) c->dev = dev;
+        mp_uint(&c->args, v);
+    }
+    c->nargs++;
+}
+
 void rgpu_put_d(rgpu_call *c, int dev) {
     if (dev < 0 || dev >= rgpu_device_count()) c->err = RGPU_INVALID_DEVICE;
     else c->dev = dev;
@@ -62,17 +75,33 @@ void rgpu_put_bulk(rgpu_call *c, const void *p, size_t n) {
     c->bulk_len[c->nbulk++] = n;
 }
 
+/* A call its record says this device's backend does not serve (RGPU_F_NOT_SIM / _NOT_CUDA) is answered
+ * here, without a round trip; the session says which backend it has once it is open. */
+static int served(rgpu_call *c, rgpu_session *s) {
+    unsigned not_on = c->flags & (RGPU_F_NOT_SIM | RGPU_F_NOT_CUDA);
+    if (!not_on) return 1;
+    int backend = rgpu_session_backend(s, c->dev);
+    return !((backend == RGPU_BACKEND_SIM && (not_on & RGPU_F_NOT_SIM)) ||
+             (backend == RGPU_BACKEND_CUDA && (not_on & RGPU_F_NOT_CUDA)));
+}
+
 static int precheck(rgpu_call *c, rgpu_session **s) {
     int rc = rgpu_ensure_init();
     if (rc) return rc;
     if (c->err) return c->err;
     *s = rgpu_session_get(c->dev);
-    return *s ? RGPU_SUCCESS : RGPU_INVALID_DEVICE;
+    if (!*s) return RGPU_INVALID_DEVICE;
+    if (!served(c, *s)) return -1;
+    return RGPU_SUCCESS;
 }
 
 int rgpu_sync(rgpu_call *c) {
     rgpu_session *s = NULL;
     int rc = precheck(c, &s);
+    if (rc == -1) {
+        if (c->args.buf) mp_free(&c->args);
+        return rgpu_unsupported(c->face, c->name);
+    }
     if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_sync(s, c);
     if (c->args.buf) mp_free(&c->args);
@@ -83,6 +112,10 @@ int rgpu_sync(rgpu_call *c) {
 int rgpu_async(rgpu_call *c) {
     rgpu_session *s = NULL;
     int rc = precheck(c, &s);
+    if (rc == -1) {
+        mp_free(&c->args);
+        return rgpu_unsupported(c->face, c->name);
+    }
     if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_async(s, c);
     mp_free(&c->args);
@@ -121,6 +154,16 @@ void rgpu_out_b(rgpu_call *c, void *dst, size_t n) {
         memcpy(dst, o.p, k);
         /* a string out-buffer (device name) is NUL-terminated like the driver's */
         if (o.type == MP_STR && k < n) ((char *)dst)[k] = 0;
+    }
+}
+
+void rgpu_out_ha(rgpu_call *c, void **dst, size_t n) {
+    mp_obj o, e;
+    next_out(c, &o);
+    if (o.type != MP_ARRAY) return;
+    for (uint32_t i = 0; i < o.n; i++) {
+        if (mp_next(&c->outs, &e)) return;
+        if (i < n && dst) dst[i] = rgpu_tag_handle(c->dev, mp_as_uint(&e));
     }
 }
 

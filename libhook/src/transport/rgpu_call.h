@@ -1,35 +1,46 @@
-/* The one interface between the generated stubs and the hand-written core of librgpu.so:
- * begin a call, put its arguments (one routine per wire kind), send it synchronously or async,
- * read its out-values. Wire kinds are defined in protocol/codegen/classify.py. */
+/* The one interface between the generated code and the hand-written core of librgpu.so: begin a
+ * call, put its arguments (one routine per wire kind), send it synchronously or async, read its
+ * out-values. Wire kinds are defined in protocol/codegen/classify.py; what each call sends is its
+ * record's (protocol/contract/calls/). Every file that includes this sees CUDA's own types and the
+ * prototype of every CUDA function (rgpu_cuda.h), so a hook whose signature differs from CUDA's does
+ * not compile. */
 #ifndef RGPU_CALL_H
 #define RGPU_CALL_H
 #include <stddef.h>
 #include <stdint.h>
 
 #include "mpack.h"
+#include "rgpu_cuda.h"
+#include "rgpu_ids.h"
+#include "rgpu_wire.h"
+#include "rgpu_calls.h"
 
 enum { RGPU_RUNTIME = 0, RGPU_DRIVER = 1 };
 
-/* Result codes with the same number in both faces (CUresult / cudaError_t). */
+/* Result codes with the same number in both faces (CUresult / cudaError_t), by the Driver's names. */
 enum {
-    RGPU_SUCCESS = 0,
-    RGPU_INVALID_VALUE = 1,
-    RGPU_OUT_OF_MEMORY = 2,
-    RGPU_NOT_INITIALIZED = 3,
-    RGPU_DEVICE_UNAVAILABLE = 46,
-    RGPU_NO_DEVICE = 100,
-    RGPU_INVALID_DEVICE = 101,
-    RGPU_INVALID_HANDLE = 400,
-    RGPU_NOT_SUPPORTED = 801,
+    RGPU_SUCCESS = CUDA_SUCCESS,
+    RGPU_INVALID_VALUE = CUDA_ERROR_INVALID_VALUE,
+    RGPU_OUT_OF_MEMORY = CUDA_ERROR_OUT_OF_MEMORY,
+    RGPU_NOT_INITIALIZED = CUDA_ERROR_NOT_INITIALIZED,
+    RGPU_DEVICE_UNAVAILABLE = CUDA_ERROR_DEVICE_UNAVAILABLE,
+    RGPU_NO_DEVICE = CUDA_ERROR_NO_DEVICE,
+    RGPU_INVALID_DEVICE = CUDA_ERROR_INVALID_DEVICE,
+    RGPU_INVALID_HANDLE = CUDA_ERROR_INVALID_HANDLE,
+    RGPU_NOT_SUPPORTED = CUDA_ERROR_NOT_SUPPORTED,
 };
+_Static_assert((int)RGPU_INVALID_HANDLE == (int)cudaErrorInvalidResourceHandle &&
+               (int)RGPU_NOT_SUPPORTED == (int)cudaErrorNotSupported &&
+               (int)RGPU_DEVICE_UNAVAILABLE == (int)cudaErrorDevicesUnavailable, "both faces number these alike");
 
-#define RGPU_MAX_BULK 68      /* a large copy travels as up to 64 chunk frames */
-#define RGPU_MAX_OUT_BULK 68
+#define RGPU_MAX_BULK RGPU_MAX_FRAMES /* a large copy travels as up to RGPU_MAX_CHUNKS chunk frames */
+#define RGPU_MAX_OUT_BULK RGPU_MAX_FRAMES
 
 typedef struct rgpu_call {
     uint32_t id;
     const char *name;
     int face;
+    unsigned flags; /* RGPU_F_* of the call's record (rgpu_ids.h): what the transport and managed.c do around it */
     int dev;        /* session the call goes to */
     int err;        /* set by a put that failed validation */
     int nargs;
@@ -56,8 +67,15 @@ typedef struct rgpu_call {
 typedef struct { const char *name; void *fn; } rgpu_proc;
 extern const rgpu_proc rgpu_procs[];
 extern const size_t rgpu_nprocs;
+/* generated/rgpu_proc_versions.c: what cuGetProcAddress(name, version, per-thread) means, sorted by
+ * name, then per-thread, then version; and the driver names rgpu defines only for it */
+typedef struct { const char *name; int version; int per_thread; const char *symbol; } rgpu_proc_version;
+extern const rgpu_proc_version rgpu_proc_versions[];
+extern const size_t rgpu_nproc_versions;
+extern const rgpu_proc rgpu_procs_legacy[];
+extern const size_t rgpu_nprocs_legacy;
 
-void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face);
+void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face, unsigned flags);
 void rgpu_put_i(rgpu_call *c, int64_t v);
 void rgpu_put_u(rgpu_call *c, uint64_t v);
 void rgpu_put_f(rgpu_call *c, double v);
@@ -66,6 +84,8 @@ void rgpu_put_d(rgpu_call *c, int dev);
 void rgpu_put_s(rgpu_call *c, const char *s);
 void rgpu_put_b(rgpu_call *c, const void *p, size_t n);
 void rgpu_put_nil(rgpu_call *c);
+/* An array of handles (the server's values, untagged); the call goes to the first one's device. */
+void rgpu_put_ha(rgpu_call *c, void *const *h, size_t n);
 /* A raw bulk frame (host data); copied only for async calls, which return before it is sent. */
 void rgpu_put_bulk(rgpu_call *c, const void *p, size_t n);
 
@@ -78,6 +98,7 @@ uint64_t rgpu_out_u(rgpu_call *c);
 double rgpu_out_f(rgpu_call *c);
 void *rgpu_out_h(rgpu_call *c);
 void rgpu_out_b(rgpu_call *c, void *dst, size_t n);
+void rgpu_out_ha(rgpu_call *c, void **dst, size_t n);
 /* The i-th bulk frame of the reply: pointer and length (valid until rgpu_end). */
 const void *rgpu_out_bulk(rgpu_call *c, int i, size_t *len);
 
@@ -86,9 +107,10 @@ int rgpu_unsupported(int face, const char *name);
 
 /* memcpy.c: a cudaMemcpyKind, with cudaMemcpyDefault (4) resolved from the pointers */
 int rgpu_resolve_kind(int kind, void *dst, const void *src);
-/* memcpy.c: one copy call (kind 1 H2D, 2 D2H, 3 D2D) to device dev (-1: the current one) */
-int rgpu_copy_call(int face, uint32_t id, const char *name, int kind, uint64_t dst, uint64_t src, size_t n,
-                   void *host, const void *stream, int has_stream, int async, int dev);
+/* memcpy.c: one copy (kind 1 H2D, 2 D2H, 3 D2D) to device dev (-1: the current one), as the call of
+ * `face` that moves it: cudaMemcpy(Async) or cuMemcpy{HtoD,DtoH,DtoD}(Async)_v2 */
+int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, void *host, const void *stream,
+                   int async, int dev);
 
 /* managed.c: coherence of managed memory around each call (before: may push the host's writes;
  * after: may pull the device's copy), and where p's data is: 0 not managed memory, 1 managed memory
@@ -112,6 +134,10 @@ uint64_t rgpu_untag_handle(const void *h, int *dev);
  * invalidated, as CUDA does). With has_stream, a capturing `stream` forbids it whatever the mode, and
  * the legacy stream (NULL) while a blocking stream captures. */
 int rgpu_capture_guard(int face, const void *stream, int has_stream);
+
+/* errors.c and the generated rgpu_errors.c: the enumerator's name and a description of a result code */
+const char *rgpu_error_name(int face, int code);
+const char *rgpu_error_string(int code);
 
 /* log.c */
 enum { RGPU_LOG_ERROR = 0, RGPU_LOG_WARN = 1, RGPU_LOG_INFO = 2, RGPU_LOG_DEBUG = 3 };

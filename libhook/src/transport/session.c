@@ -21,7 +21,6 @@
 #include <zmq.h>
 
 #include "rgpu_call.h"
-#include "rgpu_ids.h"
 #include "session.h"
 
 #define BATCH_MAX_CALLS 256
@@ -196,7 +195,7 @@ static int hello(rgpu_session *s, int dev, char *endpoint, size_t eplen, char *s
     snprintf(client, sizeof client, "%s:%d", host, (int)getpid());
     mp_map(&w, 7);
     mp_str(&w, "op"); mp_str(&w, "hello");
-    mp_str(&w, "proto"); mp_uint(&w, RGPU_PROTOCOL);
+    mp_str(&w, "proto"); mp_uint(&w, RGPU_PROTOCOL_VERSION);
     mp_str(&w, "client"); mp_str(&w, client);
     mp_str(&w, "cuda"); mp_uint(&w, RGPU_CUDA_VERSION);
     mp_str(&w, "lease"); mp_str(&w, lease ? lease : "");
@@ -272,15 +271,15 @@ static int session_open(rgpu_session *s, int dev) {
         return -1;
     }
     s->state = 1;
-    /* attach: call id 0, args [session, key(, shared-memory offer)]; proves we are the client the
-     * supervisor admitted; outs [offer accepted] */
+    /* attach: args [session, key(, shared-memory offer)]; proves we are the client the supervisor
+     * admitted; outs [offer accepted, backend name] */
     mp_writer w, offer;
     mp_init(&w, 256);
     mp_init(&offer, 256);
     int offered = rgpu_shm_offer(s, dev, &offer) == 0;
     mp_array(&w, 1);
     mp_array(&w, 5);
-    mp_uint(&w, 0); mp_uint(&w, 0); mp_uint(&w, 1);
+    mp_uint(&w, 0); mp_uint(&w, RGPU_ATTACH); mp_uint(&w, 1);
     mp_array(&w, offered ? 3 : 2); mp_str(&w, sid); mp_str(&w, key);
     if (offered) mp_raw(&w, offer.buf, offer.len);
     mp_free(&offer);
@@ -299,10 +298,15 @@ static int session_open(rgpu_session *s, int dev) {
     mp_obj o;
     int accepted = 0;
     mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
-    /* [seq, rc, outs, ...]: outs[0] true when the worker mapped our segment */
+    /* [seq, rc, outs, ...]: outs[0] true when the worker mapped our segment, outs[1] its backend */
+    mp_obj outs;
     if (!mp_next(&r, &o) && o.type == MP_ARRAY && o.n >= 3 && !mp_skip(&r) && !mp_skip(&r) &&
-        !mp_next(&r, &o) && o.type == MP_ARRAY && o.n >= 1 && !mp_next(&r, &o) && o.type == MP_BOOL)
+        !mp_next(&r, &outs) && outs.type == MP_ARRAY && outs.n >= 1 && !mp_next(&r, &o) && o.type == MP_BOOL) {
         accepted = o.v.b;
+        if (outs.n >= 2 && !mp_next(&r, &o) && o.type == MP_STR)
+            s->backend = o.n == 3 && !memcmp(o.p, "sim", 3) ? RGPU_BACKEND_SIM
+                         : o.n == 4 && !memcmp(o.p, "cuda", 4) ? RGPU_BACKEND_CUDA : RGPU_BACKEND_UNKNOWN;
+    }
     rgpu_shm_answer(s, accepted);
     zmq_msg_close(&m);
     rgpu_log(RGPU_LOG_INFO, "device %d: session %s on %s", dev, sid, full);
@@ -312,6 +316,13 @@ static int session_open(rgpu_session *s, int dev) {
 static int ensure_open(rgpu_session *s, int dev) {
     if (s->state == 0 && session_open(s, dev) != 0) s->state = -1;
     return s->state == 1 ? 0 : -1;
+}
+
+int rgpu_session_backend(rgpu_session *s, int dev) {
+    pthread_mutex_lock(&s->mu);
+    int b = ensure_open(s, dev) == 0 ? s->backend : RGPU_BACKEND_UNKNOWN;
+    pthread_mutex_unlock(&s->mu);
+    return b;
 }
 
 /* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there. */
@@ -339,7 +350,7 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
 
 /* Whether (and how) a sync call's bulk data moves through the session's shared memory. */
 static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
-    if (!c || !c->shm || !s->shm_base) return 0;
+    if (!c || !c->shm || !s->shm_base || !(c->flags & RGPU_F_SHM)) return 0; /* the record allows it, or frames */
     if (c->shm == 1) {
         size_t n = 0;
         for (int i = 0; i < c->nbulk; i++) n += c->bulk_len[i];
@@ -497,8 +508,9 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         if (d != 0) {
             rgpu_set_last_error(c->face, d);
             rgpu_log(RGPU_LOG_INFO, "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
-            /* CUDA reports errors of asynchronous work at the next synchronisation. */
-            if (rc == 0 && strstr(c->name, "Synchronize")) rc = d;
+            /* CUDA reports errors of asynchronous work at the next synchronisation: the calls whose
+             * records say `deferred` (the Synchronize calls) return it. */
+            if (rc == 0 && (c->flags & RGPU_F_DEFERRED)) rc = d;
         } else if (rc != 0 && msg.n) {
             rgpu_log(RGPU_LOG_INFO, "%s failed (%d): %.*s", c->name, rc, (int)msg.n, (const char *)msg.p);
         }
@@ -547,10 +559,10 @@ void rgpu_sessions_close(void) {
          * RGPU_TIMEOUT) and keep the lock, so nobody uses the socket once it is closed. */
         pthread_mutex_lock(&s->mu);
         if (s->state == 1) {
-            /* Queued async work and a goodbye (call id 1) so the server ends the session now. */
+            /* Queued async work and a goodbye so the server ends the session now. */
             struct rgpu_call bye;
             memset(&bye, 0, sizeof bye);
-            bye.id = 1;
+            bye.id = RGPU_GOODBYE;
             bye.name = "goodbye";
             mp_init(&bye.args, 16);
             encode_call(&s->batch, ++s->seq, &bye, 0, 0, 0);

@@ -7,8 +7,10 @@
 
 #include "mpack.h"
 
-#define RGPU_PROTOCOL 1
 #define RGPU_MAX_DEVICES 16
+
+/* The device backend behind a session, as its worker says in the attach reply. */
+enum { RGPU_BACKEND_UNKNOWN = 0, RGPU_BACKEND_SIM = 1, RGPU_BACKEND_CUDA = 2 };
 
 typedef struct {
     char url[256];      /* the server's supervisor endpoint */
@@ -16,19 +18,19 @@ typedef struct {
     pthread_mutex_t mu;
     void *sock, *mon;
     int state;          /* 0 not opened, 1 open, -1 unavailable */
+    int backend;        /* RGPU_BACKEND_*: which calls its records say are not served there */
     uint64_t seq;
     mp_writer batch;    /* queued async calls, already encoded */
     uint32_t nbatch;
     void *bulk;         /* zmq_msg_t array of queued bulk frames */
     size_t nbulk, bulkcap, bulkbytes;
-    /* same-host shared memory (shm.c); data starts at RGPU_SHM_DATA */
+    /* same-host shared memory (shm.c); data starts at RGPU_SHM_DATA (rgpu_wire.h) */
     char shm_name[64];
     int shm_fd;
     void *shm_base;
     size_t shm_size, shm_ready;
 } rgpu_session;
 
-#define RGPU_SHM_DATA 4096
 
 int rgpu_shm_offer(rgpu_session *s, int dev, mp_writer *w);
 void rgpu_shm_answer(rgpu_session *s, int accepted);
@@ -38,6 +40,8 @@ struct rgpu_call;
 rgpu_session *rgpu_session_get(int dev);
 int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c);
 int rgpu_session_async(rgpu_session *s, struct rgpu_call *c);
+/* The session's backend (opening the session if it is not yet); RGPU_BACKEND_UNKNOWN if it cannot open. */
+int rgpu_session_backend(rgpu_session *s, int dev);
 void rgpu_sessions_close(void);
 double rgpu_timeout_s(void);
 #endif

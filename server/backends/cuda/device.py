@@ -1,75 +1,25 @@
 """The `cuda` backend: a real GPU through the NVIDIA driver (libcuda.so.1), via cffi.
 
 Deliberately thin — every check, quota and handle lives above the Device interface — because no
-test machine here has a GPU to catch its mistakes. Each call's CUresult is turned into CudaError
-with the driver's own enumerator name (cuGetErrorName)."""
+test machine here has a GPU to catch its mistakes. The driver's declarations are generated from
+cuda.h (protocol/generated/driver.py), never typed here; the forwarded calls no API handler covers
+are served from their records by generic.py. Each call's CUresult is turned into CudaError with the
+driver's own enumerator name (cuGetErrorName). RGPU_LIBCUDA names another library to load instead
+of libcuda.so.1 (tests load a recording stand-in)."""
 from __future__ import annotations
 
+import os
 from collections import deque
 
 import cffi
 
+from rgpu.protocol.generated import driver as decls
+from rgpu.protocol.generated.enums import CUfunction_attribute_enum
+
 from ..base import Device
 from ...errors import CudaError
 
-_CDEF = """
-typedef int CUresult; typedef int CUdevice; typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext; typedef struct CUstream_st *CUstream; typedef struct CUevent_st *CUevent;
-CUresult cuInit(unsigned int);
-CUresult cuDeviceGetCount(int *);
-CUresult cuDeviceGet(CUdevice *, int);
-CUresult cuDeviceGetName(char *, int, CUdevice);
-CUresult cuDeviceTotalMem_v2(size_t *, CUdevice);
-CUresult cuDeviceGetAttribute(int *, int, CUdevice);
-CUresult cuDeviceGetUuid_v2(unsigned char *, CUdevice);
-CUresult cuGetErrorName(CUresult, const char **);
-CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
-CUresult cuDevicePrimaryCtxRelease_v2(CUdevice);
-CUresult cuCtxSetCurrent(CUcontext);
-CUresult cuCtxSynchronize(void);
-CUresult cuCtxSetLimit(int, size_t);
-CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
-CUresult cuMemFree_v2(CUdeviceptr);
-CUresult cuMemAllocManaged(CUdeviceptr *, size_t, unsigned int);
-CUresult cuMemGetAddressRange_v2(CUdeviceptr *, size_t *, CUdeviceptr);
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
-CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr, CUdeviceptr, size_t, CUstream);
-CUresult cuMemsetD8Async(CUdeviceptr, unsigned char, size_t, CUstream);
-CUresult cuMemsetD16Async(CUdeviceptr, unsigned short, size_t, CUstream);
-CUresult cuMemsetD32Async(CUdeviceptr, unsigned int, size_t, CUstream);
-CUresult cuStreamCreateWithPriority(CUstream *, unsigned int, int);
-CUresult cuStreamDestroy_v2(CUstream);
-CUresult cuStreamSynchronize(CUstream);
-CUresult cuStreamQuery(CUstream);
-CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int);
-CUresult cuEventCreate(CUevent *, unsigned int);
-CUresult cuEventRecord(CUevent, CUstream);
-CUresult cuEventSynchronize(CUevent);
-CUresult cuEventQuery(CUevent);
-CUresult cuEventElapsedTime_v2(float *, CUevent, CUevent);
-CUresult cuEventDestroy_v2(CUevent);
-typedef struct CUmod_st *CUmodule; typedef struct CUfunc_st *CUfunction;
-CUresult cuModuleLoadData(CUmodule *, const void *);
-CUresult cuModuleUnload(CUmodule);
-CUresult cuModuleGetFunction(CUfunction *, CUmodule, const char *);
-CUresult cuModuleGetGlobal_v2(CUdeviceptr *, size_t *, CUmodule, const char *);
-CUresult cuFuncGetParamInfo(CUfunction, size_t, size_t *, size_t *);
-CUresult cuFuncGetAttribute(int *, int, CUfunction);
-CUresult cuFuncGetName(const char **, CUfunction);
-CUresult cuFuncSetAttribute(CUfunction, int, int);
-CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
-                        void **, void **);
-CUresult cuLaunchCooperativeKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                   CUstream, void **);
-"""
-# CUfunction_attribute numbers (stable across CUDA versions)
-_FUNC_ATTR = {"CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK": 0, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES": 1,
-              "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES": 2, "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES": 3,
-              "CU_FUNC_ATTRIBUTE_NUM_REGS": 4, "CU_FUNC_ATTRIBUTE_PTX_VERSION": 5,
-              "CU_FUNC_ATTRIBUTE_BINARY_VERSION": 6, "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA": 7,
-              "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES": 8,
-              "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT": 9}
+_FUNC_ATTR = CUfunction_attribute_enum
 _PARAM_BUFFER_POINTER, _PARAM_BUFFER_SIZE, _PARAM_END = 1, 2, 0
 NOT_READY = 600
 
@@ -78,19 +28,37 @@ class CudaUnavailable(RuntimeError):
     pass
 
 
-_ffi = cffi.FFI()
-_ffi.cdef(_CDEF)
+_ffi = None
 _lib = None
+
+
+def ffi() -> cffi.FFI:
+    """The driver's declarations, parsed once per process (about half a second)."""
+    global _ffi
+    if _ffi is None:
+        f = cffi.FFI()
+        f.cdef(decls.CDEF)
+        _ffi = f
+    return _ffi
 
 
 def _load():
     global _lib
     if _lib is None:
+        path = os.environ.get("RGPU_LIBCUDA") or "libcuda.so.1"
         try:
-            _lib = _ffi.dlopen("libcuda.so.1")
+            _lib = ffi().dlopen(path)
         except OSError as e:
-            raise CudaUnavailable(f"the NVIDIA driver (libcuda.so.1) cannot be loaded: {e}") from None
+            raise CudaUnavailable(f"the NVIDIA driver ({path}) cannot be loaded: {e}") from None
     return _lib
+
+
+def lib():
+    return _load()
+
+
+def check(rc: int) -> None:
+    _check(rc)
 
 
 def _check(rc: int) -> None:
@@ -110,7 +78,7 @@ def probe() -> list[dict]:
     out = []
     for i in range(n[0]):
         dev, mem, name = _ffi.new("CUdevice *"), _ffi.new("size_t *"), _ffi.new("char[256]")
-        uuid, attr = _ffi.new("unsigned char[16]"), _ffi.new("int *")
+        uuid, attr = _ffi.new("CUuuid *"), _ffi.new("int *")
         _check(lib.cuDeviceGet(dev, i))
         _check(lib.cuDeviceTotalMem_v2(mem, dev[0]))
         _check(lib.cuDeviceGetName(name, 256, dev[0]))
@@ -119,7 +87,7 @@ def probe() -> list[dict]:
         for a in (16, 75, 76):  # MULTIPROCESSOR_COUNT, COMPUTE_CAPABILITY_MAJOR / _MINOR
             _check(lib.cuDeviceGetAttribute(attr, a, dev[0]))
             values.append(attr[0])
-        out.append({"memory": mem[0], "name": _ffi.string(name).decode(), "uuid": bytes(uuid),
+        out.append({"memory": mem[0], "name": _ffi.string(name).decode(), "uuid": bytes(_ffi.buffer(uuid)),
                     "sms": values[0], "compute_capability": f"{values[1]}.{values[2]}"})
     if not out:
         raise CudaUnavailable("the driver reports no GPU")
@@ -137,11 +105,11 @@ class CudaDevice(Device):
         _check(lib.cuDevicePrimaryCtxRetain(ctx, self.dev))
         self.ctx = ctx[0]
         _check(lib.cuCtxSetCurrent(self.ctx))
-        name, mem, uuid = _ffi.new("char[256]"), _ffi.new("size_t *"), _ffi.new("unsigned char[16]")
+        name, mem, uuid = _ffi.new("char[256]"), _ffi.new("size_t *"), _ffi.new("CUuuid *")
         _check(lib.cuDeviceGetName(name, 256, self.dev))
         _check(lib.cuDeviceTotalMem_v2(mem, self.dev))
         _check(lib.cuDeviceGetUuid_v2(uuid, self.dev))
-        self.name, self.uuid = _ffi.string(name).decode(), bytes(uuid)
+        self.name, self.uuid = _ffi.string(name).decode(), bytes(_ffi.buffer(uuid))
         self.total_memory = min(mem[0], memory_limit)
         self.cc = (self._attr(75), self._attr(76))  # COMPUTE_CAPABILITY_MAJOR / _MINOR
         self._reserve = reserve
@@ -293,7 +261,7 @@ class CudaDevice(Device):
         _check(_lib.cuEventDestroy_v2(event))
 
     # -- modules and launches --
-    def module_load(self, image):
+    def module_load(self, image, companion=None):  # SASS runs here: no companion needed
         data = _ffi.from_buffer(bytes(image))
         m = _ffi.new("CUmodule *")
         _check(_lib.cuModuleLoadData(m, data))

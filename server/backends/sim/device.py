@@ -1,5 +1,5 @@
 """The software GPU as a backend: memory, in-order streams, events with timestamps, and the
-properties of a plausible sm_80-class GPU. Work executes when it arrives, in arrival order, which is
+properties of a real GPU of the architecture it presents (archs.py, `--sim-arch`). Work executes when it arrives, in arrival order, which is
 a valid schedule for every stream (a stream's work is in order; distinct streams may overlap or not),
 so a stream query after the work arrived says it is complete — as a fast GPU would."""
 from __future__ import annotations
@@ -10,10 +10,11 @@ import time
 import numpy as np
 
 from ..base import Device
-from . import identity, kernels
+from . import archs, identity, kernels
+from . import companion as sim_companion
 from .errors import SimError
 from .memory import DeviceMemory
-from .properties import sm80_attributes
+from .properties import attributes
 
 GRID_WORKSPACE_BYTES = 16
 
@@ -37,17 +38,18 @@ class SimFunction:
 
 
 class SimDevice(Device):
-    cc = (8, 0)
-
-    def __init__(self, memory_bytes: int, gpu_index: int = 0, server_id: str = "", reserve=None):
+    def __init__(self, memory_bytes: int, gpu_index: int = 0, server_id: str = "", reserve=None,
+                 arch: str | None = None):
         self.index = gpu_index
         self.total_memory = memory_bytes
-        self.name = identity.name(gpu_index)
+        self.arch = archs.get(arch)
+        self.cc = self.arch.cc
+        self.name = identity.name(gpu_index, self.arch.name)
         self.uuid = identity.uuid(server_id, gpu_index)
         # the address window: consecutive for the GPUs of one server, spread by server over the rest
         window = int.from_bytes(hashlib.sha256(f"rgpu-sim-window:{server_id}".encode()).digest()[:4], "little")
         self.memory = DeviceMemory(memory_bytes, window + gpu_index, reserve=reserve)
-        self._attrs = sm80_attributes(memory_bytes)
+        self._attrs = attributes(memory_bytes, self.arch)
         self._printf: list[str] = []
         self.device_time = 0.0  # seconds spent executing kernels (accounting, scheduling)
         self._workspace = 0  # grid-sync workspace of cooperative launches, allocated on first use
@@ -142,8 +144,20 @@ class SimDevice(Device):
         pass
 
     # -- modules and launches --
-    def module_load(self, image: bytes):
-        mod = kernels.KernelModule.load(bytes(image), self.cc)
+    def module_load(self, image: bytes, companion=None):
+        image = bytes(image)
+        label = f"sha256:{hashlib.sha256(image).hexdigest()[:16]}"
+        try:
+            mod = kernels.KernelModule.load(image, arch=self.arch, label=label)
+        except SimError as e:
+            if e.code != "CUDA_ERROR_NO_BINARY_FOR_GPU" or companion is None:
+                raise
+            index = sim_companion.index_of(*companion)
+            names = sim_companion.kernel_names(image)
+            mod = kernels.KernelModule.load(index.container_for(names, self.cc), arch=self.arch,
+                                            label=f"{label} (PTX from its library)")
+            # the module is the SASS module's kernels, not every kernel the PTX container holds
+            mod.exposed = names
         mod.bind(self.memory)
         return mod
 
@@ -153,10 +167,15 @@ class SimDevice(Device):
         module.addresses = {}
 
     def module_function(self, module, name):
-        fn = module.functions.get(name)
+        exposed = getattr(module, "exposed", None)
+        fn = module.functions.get(name) if exposed is None or name in exposed else None
         if fn is None:
             raise SimError("CUDA_ERROR_NOT_FOUND", f"no kernel named {name} in this module")
         return SimFunction(module, fn)
+
+    def module_functions(self, module):
+        exposed = getattr(module, "exposed", None)
+        return [SimFunction(module, fn) for name, fn in module.functions.items() if exposed is None or name in exposed]
 
     def module_global(self, module, name):
         if name not in module.addresses:
@@ -177,11 +196,16 @@ class SimDevice(Device):
             "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES": 0,
             "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES": function.local_bytes,
             "CU_FUNC_ATTRIBUTE_NUM_REGS": function.num_regs,
-            "CU_FUNC_ATTRIBUTE_PTX_VERSION": 80,
-            "CU_FUNC_ATTRIBUTE_BINARY_VERSION": 80,
+            "CU_FUNC_ATTRIBUTE_PTX_VERSION": function.module.ptx_arch,
+            "CU_FUNC_ATTRIBUTE_BINARY_VERSION": self.arch.number,
             "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA": 0,
             "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES": function.max_dynamic_shared_bytes,
             "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT": -1,
+            # thread-block clusters: the sim's kernels run without them (no cluster dims compiled in)
+            "CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET": 0, "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH": 0,
+            "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT": 0, "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH": 0,
+            "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED": 0,
+            "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE": 0,
         }
         if attribute not in values:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attribute} is not supported")
@@ -190,7 +214,9 @@ class SimDevice(Device):
     def function_set_attribute(self, function, attribute, value) -> None:
         if attribute == "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES":
             function.kernel.set_max_dynamic_shared(value)
-        elif attribute != "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT":
+        elif attribute not in ("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT",
+                               "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED",
+                               "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE"):
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attribute} cannot be set")
 
     def launch(self, function, grid, block, shared, stream, params, cooperative=False) -> None:

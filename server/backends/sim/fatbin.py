@@ -71,8 +71,10 @@ def _decompress(flags: int, payload: bytes, csize: int, dsize: int) -> bytes:
     return payload
 
 
-def parse_container(buf: bytes, pos: int = 0) -> tuple[list[Entry], int]:
-    """Entries of the container at ``pos``; returns them and the offset just past the container."""
+def parse_container(buf: bytes, pos: int = 0, kinds=(KIND_PTX, KIND_ELF)) -> tuple[list[Entry], int]:
+    """Entries of the container at ``pos`` (only those of ``kinds``: skipping the SASS of a
+    library's containers saves decompressing most of their bytes); returns them and the offset just
+    past the container."""
     magic, _version, hsize, fsize = _CONTAINER_HDR.unpack_from(buf, pos)
     if magic != CONTAINER_MAGIC:
         raise SimError("CUDA_ERROR_INVALID_IMAGE", f"no fatbin container at offset {pos}")
@@ -86,6 +88,9 @@ def parse_container(buf: bytes, pos: int = 0) -> tuple[list[Entry], int]:
          dsize) = _ENTRY_HDR.unpack_from(buf, p)
         if ehsize < _ENTRY_HDR.size or p + ehsize + psize > end:
             raise SimError("CUDA_ERROR_INVALID_IMAGE", f"corrupt fatbin entry at offset {p}")
+        if kind not in kinds:
+            p += ehsize + psize
+            continue
         payload = bytes(buf[p + ehsize:p + ehsize + psize])
         try:
             data = _decompress(flags, payload, csize, dsize)
@@ -183,11 +188,17 @@ def choose_ptx(img: Image, cc: tuple[int, int]) -> Entry:
         return max(usable, key=lambda e: e.arch)
     if img.ptx:
         archs = ", ".join(f"compute_{e.arch}" for e in img.ptx)
+        oldest = min(e.arch for e in img.ptx)
         raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
-                       f"the module's PTX ({archs}) is newer than the software GPU (sm_{dev}); "
-                       f"rebuild with -arch=sm_{dev}")
-    sass = ", ".join(sorted({f"sm_{e.arch}" for e in img.cubins})) or "no code"
+                       f"the module's PTX ({archs}) is newer than the software GPU (sm_{dev}): start "
+                       f"rgpu-server with --sim-arch sm_{oldest} (or newer), or rebuild with -arch=sm_{dev}")
+    sass_archs = sorted({e.arch for e in img.cubins})
+    sass = ", ".join(f"sm_{a}" for a in sass_archs) or "no code"
+    # The rebuild keeps the program's own target where the device can run its PTX.
+    fit = max([a for a in sass_archs if a <= dev], default=min(dev, 80))
     raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
                    f"the software GPU runs PTX, and this module holds only {sass} SASS: rebuild with "
-                   f"-arch=sm_{dev} (which embeds compute_{dev} PTX) or add "
-                   f"-gencode arch=compute_{dev},code=compute_{dev}")
+                   f"-arch=sm_{fit} (which embeds compute_{fit} PTX) or add "
+                   f"-gencode arch=compute_{fit},code=compute_{fit}; a library whose kernel this is picks its "
+                   f"PTX kernels on a device newer than its SASS: start rgpu-server with a --sim-arch newer "
+                   f"than sm_{sass_archs[-1] if sass_archs else dev} (sm_121, the default, is)")

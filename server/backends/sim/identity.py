@@ -1,16 +1,18 @@
-"""Who a software GPU is, in one place: its name, architecture, SM count and UUID. The supervisor
+"""Who a software GPU is, in one place: its name, architecture and UUID. The supervisor
 (inventory, registration with the controller), the worker (the device a session sees) and the tests
-all read these, so the name `rgpu ls` shows and the one `cudaGetDeviceProperties` gives cannot differ."""
+all read these, so the name `rgpu ls` shows and the one `cudaGetDeviceProperties` gives cannot differ.
+The limits that come with an architecture (SM count, shared memory, ...) are in archs.py."""
 from __future__ import annotations
 
 import hashlib
 
-DEFAULT_ARCH = "sm_80"
-SM_COUNT = 108  # an A100's: what occupancy calculators and grid-size heuristics expect of an sm_80 part
+from . import archs
+
+DEFAULT_ARCH = archs.DEFAULT
 
 
 def name(index: int, arch: str = DEFAULT_ARCH) -> str:
-    return f"rgpu sim GPU {index} ({arch})"
+    return f"rgpu sim GPU {index} ({archs.get(arch).name})"
 
 
 def uuid(server_id: str, index: int) -> bytes:

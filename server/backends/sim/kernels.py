@@ -14,21 +14,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import fatbin, lanes
+from . import archs, fatbin, lanes
 from .cubin import Param, kparam_info
 from .errors import SimError, SimFault
 from .lanes import MAX_WARPS_PER_SM, NUM_SMS, WARP_SIZE  # noqa: F401  (device limits read from here)
 from .memory import DeviceMemory
-from .ptx import interp
-from .ptx.parser import Module, parse
+from .ptx import interp, lazy
+from .ptx.parser import Module
 from .ptx.program import Program, entry_param_layout, flatten
 
-# Limits of the simulated device (an sm_80-class GPU); the device-properties code reads these too.
+# Limits every architecture shares (the others are in archs.py); the device-properties code reads these too.
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK_DIM = (1024, 1024, 64)
 MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
 SHARED_STATIC_MAX = 48 * 1024  # static shared memory, and dynamic without opt-in
-SHARED_OPTIN_MAX = 163 * 1024  # cudaFuncAttributeMaxDynamicSharedMemorySize ceiling on sm_80
 MAX_PARAM_BYTES = 32764  # CUDA 12.1+ kernel parameter limit
 # Lanes in flight per batch are bounded by the host memory their registers take.
 LANE_BYTES_BUDGET = 256 << 20
@@ -70,25 +69,68 @@ class ModuleVariable:
     init: bytes
 
 
-@dataclass
 class KernelFunction:
-    name: str
-    params: list[Param]
-    param_size: int
-    static_shared_bytes: int
-    local_bytes: int
-    num_regs: int
-    max_threads_per_block: int
-    max_dynamic_shared_bytes: int = field(default=0)
-    program: Program | None = field(default=None, repr=False)
+    """One ``.entry`` of a module. Its name and parameter layout come from the header alone; the
+    program (and what depends on the code: shared and local memory, registers) is built on first
+    use, so a module of hundreds of kernels costs only the ones a program touches."""
+
+    def __init__(self, module: "KernelModule", name: str, params: list[Param], param_size: int,
+                 max_threads: int):
+        self.module, self.name, self.params, self.param_size = module, name, params, param_size
+        self._max_threads = max_threads  # from .maxntid/.reqntid in the header
+        self._program: Program | None = None
+        self._error: SimError | None = None
+        self._max_dynamic: int | None = None
+
+    @property
+    def program(self) -> Program | None:
+        """The flattened kernel; None when it cannot be built (``load_error`` says why)."""
+        if self._program is None and self._error is None:
+            try:
+                self._program = flatten(self.module.ptx, self.name)
+            except SimError as exc:
+                self._error = SimError(exc.code, f"{exc.message} (kernel {self.name}{self.module.where()})")
+        return self._program
+
+    @property
+    def load_error(self) -> SimError | None:
+        self.program  # noqa: B018  (builds it, or records why it cannot be built)
+        return self._error
+
+    @property
+    def static_shared_bytes(self) -> int:
+        return self.program.static_shared if self.program else 0
+
+    @property
+    def local_bytes(self) -> int:
+        return self.program.local_size if self.program else 0
+
+    @property
+    def num_regs(self) -> int:
+        prog = self.program
+        if prog is None:
+            return 0
+        return min(255, max(16, sum(2 if t in ("b64", "u64", "s64", "f64") else 1
+                                    for t, _ in prog.regs.values() if t != "pred")))
+
+    @property
+    def max_threads_per_block(self) -> int:
+        return min(MAX_THREADS_PER_BLOCK, self._max_threads)
+
+    @property
+    def max_dynamic_shared_bytes(self) -> int:
+        if self._max_dynamic is None:
+            return max(0, SHARED_STATIC_MAX - self.static_shared_bytes)
+        return self._max_dynamic
 
     def set_max_dynamic_shared(self, nbytes: int) -> None:
         """cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)."""
-        if nbytes < 0 or nbytes + self.static_shared_bytes > SHARED_OPTIN_MAX:
+        optin = self.module.arch.shared_optin
+        if nbytes < 0 or nbytes + self.static_shared_bytes > optin:
             raise SimError("CUDA_ERROR_INVALID_VALUE",
                            f"{nbytes} bytes of dynamic shared memory exceed the device maximum of "
-                           f"{SHARED_OPTIN_MAX - self.static_shared_bytes} for {self.name}")
-        self.max_dynamic_shared_bytes = nbytes
+                           f"{optin - self.static_shared_bytes} for {self.name}")
+        self._max_dynamic = nbytes
 
 
 @dataclass
@@ -99,7 +141,7 @@ class LaunchStats:
     batches: int
 
 
-def param_layout(image: bytes, cc: tuple[int, int] = (8, 0)) -> dict[str, tuple[list[Param], int]]:
+def param_layout(image: bytes, cc=None) -> dict[str, tuple[list[Param], int]]:
     """Kernel name -> (parameter layout, total bytes) of a module image, from the cubin's
     EIATTR_KPARAM_INFO when the image carries one, else from the PTX ``.entry`` declarations."""
     img = fatbin.parse_image(image)
@@ -108,11 +150,12 @@ def param_layout(image: bytes, cc: tuple[int, int] = (8, 0)) -> dict[str, tuple[
         out.update(kparam_info(e.data))
     if img.ptx:
         try:
-            mod = parse(fatbin.choose_ptx(img, cc).data)
+            mod = lazy.load(fatbin.choose_ptx(img, _arch(cc).cc).data)
         except SimError:
             mod = None
         if mod is not None:
-            for name, fn in mod.functions.items():
+            for name in mod.functions:
+                fn = mod.functions.header(name)
                 if fn.entry and not fn.extern:
                     ptx_params, size = entry_param_layout(fn)
                     if name in out and len(out[name][0]) == len(ptx_params):
@@ -124,9 +167,22 @@ def param_layout(image: bytes, cc: tuple[int, int] = (8, 0)) -> dict[str, tuple[
     return out
 
 
+def _arch(arch) -> archs.Arch:
+    """An Arch from an Arch, a name ("sm_90"), a compute capability tuple, or None (the default)."""
+    if isinstance(arch, archs.Arch):
+        return arch
+    if isinstance(arch, tuple):
+        return archs.get(f"sm_{arch[0]}{arch[1]}")
+    return archs.get(arch)
+
+
 class KernelModule:
-    def __init__(self, ptx: Module, layouts: dict[str, tuple[list[Param], int]]):
+    def __init__(self, ptx: Module, layouts: dict[str, tuple[list[Param], int]], arch: archs.Arch | None = None,
+                 label: str = ""):
         self.ptx = ptx
+        self.arch = arch or archs.get()
+        self.label = label  # what the module is, for error messages (a library's name, ...)
+        self.ptx_arch = self.arch.number
         self.functions: dict[str, KernelFunction] = {}
         self.variables: dict[str, ModuleVariable] = {}
         self.addresses: dict[str, int] = {}
@@ -138,43 +194,48 @@ class KernelModule:
             if var.space in ("global", "const") and not var.extern:
                 self.variables[var.name] = ModuleVariable(var.name, var.space, var.size,
                                                           var.init or bytes(var.size))
-        for name, fn in ptx.functions.items():
+        headers = getattr(ptx.functions, "header", ptx.functions.__getitem__)
+        for name in list(ptx.functions):
+            fn = headers(name)
             if not fn.entry or fn.extern:
                 continue
-            try:
-                prog = flatten(ptx, name)
-            except SimError as exc:
-                prog = None
-                err = exc
             params, psize = layouts.get(name) or entry_param_layout(fn)
-            if prog is None:
-                kf = KernelFunction(name, params, psize, 0, 0, 0, MAX_THREADS_PER_BLOCK)
-                kf.program = None
-                kf._load_error = err  # reported at launch, like an unsupported opcode
-            else:
-                nregs = min(255, max(16, sum(2 if t in ("b64", "u64", "s64", "f64") else 1
-                                             for t, _ in prog.regs.values() if t != "pred")))
-                kf = KernelFunction(name, params, psize, prog.static_shared, prog.local_size, nregs,
-                                    min(MAX_THREADS_PER_BLOCK, prog.max_threads))
-                kf.program = prog
-            kf.max_dynamic_shared_bytes = max(0, SHARED_STATIC_MAX - kf.static_shared_bytes)
-            self.functions[name] = kf
+            max_threads = MAX_THREADS_PER_BLOCK
+            for d in (".maxntid", ".reqntid"):
+                if fn.directives.get(d):
+                    n = 1
+                    for v in fn.directives[d]:
+                        n *= v
+                    max_threads = min(max_threads, n)
+            self.functions[name] = KernelFunction(self, name, params, psize, max_threads)
+
+    def where(self) -> str:
+        return f", module {self.label}" if self.label else ""
 
     @classmethod
-    def load(cls, image: bytes, cc: tuple[int, int] = (8, 0)) -> "KernelModule":
+    def load(cls, image: bytes, cc=None, arch=None, label: str = "") -> "KernelModule":
+        """The module in ``image`` for a device of ``arch`` (an Arch, "sm_90", or a (major, minor)
+        ``cc``; default: archs.DEFAULT)."""
+        arch = _arch(arch if arch is not None else cc)
         img = fatbin.parse_image(image)
-        ptx = _link([parse(e.data) for e in fatbin.choose_ptx_units(img, cc)])
+        units = fatbin.choose_ptx_units(img, arch.cc)
+        ptx = _link([lazy.load(e.data) for e in units])
         layouts: dict[str, tuple[list[Param], int]] = {}
         for e in img.cubins:
             try:
                 layouts.update(kparam_info(e.data))
             except SimError:
                 pass
+        headers = getattr(ptx.functions, "header", ptx.functions.__getitem__)
         for name, (plist, size) in list(layouts.items()):
-            fn = ptx.functions.get(name)
+            fn = headers(name) if name in ptx.functions else None
             if fn is not None and len(fn.params) == len(plist):
                 layouts[name] = ([Param(c.offset, c.size, p.align) for c, p in zip(plist, fn.params)], size)
-        return cls(ptx, layouts)
+        mod = cls(ptx, layouts, arch, label)
+        # What cudaFuncAttributes.ptxVersion reports: the PTX the kernels were JIT-compiled from
+        # (CUB picks its tuning policies, and the kernels they name, by it), not the device's.
+        mod.ptx_arch = max(e.arch for e in units) or arch.number
+        return mod
 
     def bind(self, mem: DeviceMemory) -> dict[str, int]:
         """Allocate and initialise the module's variables in ``mem``; returns name -> address."""
@@ -203,8 +264,11 @@ class KernelModule:
         code = self._compiled.get(key)
         if code is None:
             if func.program is None:
-                raise func._load_error
-            code = interp.compile_program(func.program, self.addresses)
+                raise func.load_error
+            try:
+                code = interp.compile_program(func.program, self.addresses)
+            except SimError as exc:
+                raise SimError(exc.code, exc.message + self.where()) from None
             self._compiled[key] = code
         self._bound[func.name] = code
         return code
@@ -239,8 +303,8 @@ def _check_config(func: KernelFunction, grid, block, dynamic_shared: int, params
         raise SimError("CUDA_ERROR_INVALID_VALUE",
                        f"{dynamic_shared} bytes of dynamic shared memory exceed the {func.max_dynamic_shared_bytes} "
                        f"allowed for {func.name} (raise it with cudaFuncSetAttribute, up to "
-                       f"{SHARED_OPTIN_MAX - func.static_shared_bytes})")
-    if func.static_shared_bytes + dynamic_shared > SHARED_OPTIN_MAX:
+                       f"{func.module.arch.shared_optin - func.static_shared_bytes})")
+    if func.static_shared_bytes + dynamic_shared > func.module.arch.shared_optin:
         raise SimError("CUDA_ERROR_INVALID_VALUE", "shared memory per block exceeds the device maximum")
     if len(params) < func.param_size:
         raise SimError("CUDA_ERROR_INVALID_VALUE",
@@ -248,7 +312,8 @@ def _check_config(func: KernelFunction, grid, block, dynamic_shared: int, params
 
 
 def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam):
-    geo = lanes.geometry(grid, block, start, nb)
+    arch = func.module.arch
+    geo = lanes.geometry(grid, block, start, nb, arch.sms, arch.max_warps_per_sm)
     n = geo.n
     st = interp.State(n, geo)
     st.name = func.name

@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 
 WARP_SIZE = 32
+# %nsmid and %nwarpid of a launch that names no architecture (the interpreter's own tests).
 NUM_SMS = 108
 MAX_WARPS_PER_SM = 64
 # Batches of at most this many lanes keep their layout between launches; bigger ones pay for it
@@ -44,7 +45,7 @@ class Specials(dict):
             self[f"%cluster_ctaid.{c}"] = _U32(0)
             self[f"%cluster_nctaid.{c}"] = _U32(1)
         self.update({
-            "%nwarpid": _U32(MAX_WARPS_PER_SM), "%nsmid": _U32(NUM_SMS), "%gridid": _U32(1),
+            "%nwarpid": _U32(geo.warps_per_sm), "%nsmid": _U32(geo.sms), "%gridid": _U32(1),
             "%cluster_ctarank": _U32(0), "%cluster_nctarank": _U32(1), "%is_explicit_cluster": _U32(0),
         })
 
@@ -70,7 +71,7 @@ _LANE_SPECIALS = {
     "%ctaid.z": lambda g: g.blk // (g.grid[0] * g.grid[1]),
     "%laneid": lambda g: g.t % WARP_SIZE,
     "%warpid": lambda g: g.t // WARP_SIZE,
-    "%smid": lambda g: g.blk % NUM_SMS,
+    "%smid": lambda g: g.blk % g.sms,
     "%lanemask_eq": lambda g: _ONE << g.laneid64,
     "%lanemask_lt": lambda g: (_ONE << g.laneid64) - _ONE,
     "%lanemask_le": lambda g: (_ONE << (g.laneid64 + _ONE)) - _ONE,
@@ -85,8 +86,10 @@ class Geometry:
     """``nb`` blocks of ``block`` threads starting at linear block ``start`` of ``grid``; every
     block is padded to whole warps (``tpad`` lanes), the padding lanes never run."""
 
-    def __init__(self, grid: tuple, block: tuple, start: int, nb: int):
+    def __init__(self, grid: tuple, block: tuple, start: int, nb: int, sms: int = NUM_SMS,
+                 warps_per_sm: int = MAX_WARPS_PER_SM):
         self.grid, self.block, self.start, self.nb = grid, block, start, nb
+        self.sms, self.warps_per_sm = sms, warps_per_sm
         self.T = block[0] * block[1] * block[2]
         self.tpad = -(-self.T // WARP_SIZE) * WARP_SIZE
         self.n = nb * self.tpad
@@ -136,13 +139,14 @@ class Geometry:
 _cache: dict[tuple, Geometry] = {}
 
 
-def geometry(grid: tuple, block: tuple, start: int, nb: int) -> Geometry:
-    """The (shared, when small) layout of one batch."""
-    key = (grid, block, start, nb)
+def geometry(grid: tuple, block: tuple, start: int, nb: int, sms: int = NUM_SMS,
+             warps_per_sm: int = MAX_WARPS_PER_SM) -> Geometry:
+    """The (shared, when small) layout of one batch on a device of ``sms`` SMs."""
+    key = (grid, block, start, nb, sms, warps_per_sm)
     geo = _cache.get(key)
     if geo is not None:
         return geo
-    geo = Geometry(grid, block, start, nb)
+    geo = Geometry(grid, block, start, nb, sms, warps_per_sm)
     if geo.n <= CACHED_LANES:
         if len(_cache) >= CACHE_ENTRIES:
             _cache.pop(next(iter(_cache)))

@@ -58,7 +58,7 @@ def test_malformed_truncated_and_unknown_calls_on_a_session(sim_server):
     sock.send(b"\x93\x01")  # truncated msgpack
     seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
     assert rc != 0 and "malformed" in msg
-    sock.send_multipart([wire.encode_requests([(2, BY_NAME["cudaMemcpy"], 1, [1, 0, 0, 4], 1)])])  # bulk missing
+    sock.send_multipart([wire.encode_requests([(2, BY_NAME["cudaMemcpy"], 1, [0x1000, 0, 4, 1], 1)])])  # bulk missing
     assert "malformed" in wire.unpack(_recv(sock)[0])[4]
     sock.send(wire.encode_requests([(3, 0x7ABCDEF, 1, [], 0)]))
     seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
@@ -86,4 +86,30 @@ def test_a_stranger_cannot_attach_to_a_session(sim_server):
     sock = _dealer(r["endpoint"].replace("tcp://*:", "tcp://127.0.0.1:"))
     sock.send(wire.encode_requests([(1, wire.ATTACH, 1, [r["session"], "wrong key"], 0)]))
     assert wire.unpack(_recv(sock)[0])[1] != 0
+    sock.close(0)
+
+
+def test_handwritten_calls_with_wrong_shapes_get_an_error_reply(sim_server):
+    """The wire shapes of hand-written calls are their records' too: the server checks them before any
+    handler runs, and the session keeps working."""
+    sock = _session(sim_server)
+    sock.send(wire.encode_requests([(1, BY_NAME["cudaMalloc"], 1, [4096], 0)]))
+    addr = wire.unpack(_recv(sock)[0])[2][0]
+    bad = [
+        ([(2, BY_NAME["cudaMemcpy"], 1, [addr, 0, 4], 0)], "arguments do not match"),  # kind missing
+        ([(3, BY_NAME["cuLaunchKernel"], 1, [0x1000, "one", 1, 1, 1, 1, 1, 0, 0, b""], 0)], "arguments do not match"),
+        ([(4, BY_NAME["cuMemcpyHtoD_v2"], 1, [addr, 8], 1)], "hold 4 bytes, not the 8"),  # 4 bytes sent
+        ([(5, BY_NAME["cuModuleLoadData"], 1, ["0" * 64, 10, "", 0, 1, 10], 1)], "hold 4 bytes, not the 10"),
+        ([(6, BY_NAME["cudaFree"], 1, [addr], 1)], "carries no data frames"),
+    ]
+    for calls, why in bad:
+        sock.send_multipart([wire.encode_requests(calls), b"abcd"] if calls[0][4] else [wire.encode_requests(calls)])
+        seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
+        assert (seq, rc) == (calls[0][0], 1) and why in msg, msg
+    # a call naming shared-memory regions its record does not allow: refused, not run
+    sock.send(wire.pack([[7, BY_NAME["cudaMalloc"], 1, [16], 0, [[[4096, 16]], 0]]]))
+    seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
+    assert rc != 0 and "does not move its data through shared memory" in msg
+    sock.send_multipart([wire.encode_requests([(8, BY_NAME["cuMemcpyHtoD_v2"], 1, [addr, 4], 1)]), b"abcd"])
+    assert wire.unpack(_recv(sock)[0])[:2] == [8, 0]
     sock.close(0)

@@ -57,14 +57,15 @@ int main(int argc, char **argv) {
     printf("uuidNonZero=%d\n", nonzero != 0);
     printf("memAdvise12=%s\n", name_of(cuMemAdvise(d, sizeof host, CU_MEM_ADVISE_SET_READ_MOSTLY, dev)));
 
-    /* cuGetProcAddress answers for the version the caller was built with */
+    /* cuGetProcAddress answers the newest version of a name not newer than the one asked for:
+     * cuCtxCreate as CUDA 3.2 defined it is cuCtxCreate_v2, as 12.5 and later define it cuCtxCreate_v4 */
     void *fn = NULL;
     CUdriverProcAddressQueryResult st;
-    CHECK(cuGetProcAddress("cuCtxCreate", &fn, 12090, 0, &st));
+    CHECK(cuGetProcAddress("cuCtxCreate", &fn, 3020, 0, &st));
     printf("proc12_cuCtxCreate_is_v2=%d\n", fn == (void *)cuCtxCreate_v2);
-    CHECK(cuGetProcAddress("cuCtxCreate", &fn, 13000, 0, &st));
-    printf("proc13_cuCtxCreate_is_v4=%d\n", fn == (void *)cuCtxCreate_v4);
     CHECK(cuGetProcAddress("cuCtxCreate", &fn, 12090, 0, &st));
+    printf("proc13_cuCtxCreate_is_v4=%d\n", fn == (void *)cuCtxCreate_v4);
+    CHECK(cuGetProcAddress("cuCtxCreate", &fn, 3020, 0, &st));
     CUcontext ctx2;
     printf("proc12_cuCtxCreate_call=%s\n", name_of(((CUresult (*)(CUcontext *, unsigned, CUdevice))fn)(&ctx2, 0, dev)));
     CHECK(cuCtxDestroy(ctx2));

@@ -1,5 +1,5 @@
 """The CUDA 12 face of the generator: 12.x layouts match what a C compiler makes of the 12.x headers,
-and every 12.x difference from 13.0 must be placed by the [cuda12] annotations."""
+and every 12.x difference from 13.0 must be placed in protocol/contract/cuda12.toml."""
 from __future__ import annotations
 
 import copy
@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from rgpu.protocol.codegen import __main__ as codegen
-from rgpu.protocol.codegen import classify, cuda12 as face, headers
+from rgpu.protocol.codegen import classify, cuda12 as face, headers, records
 from tests.support import cuda12, cudabuild
 
 GENERATED = codegen.C_OUT / "rgpu_cuda12.h"
@@ -47,12 +47,12 @@ def test_generated_12x_layouts_match_the_compiler(tmp_path):
     assert {s: got[s] for s in sizes} == sizes
     assert {f"{s}.{f}": got[f"{s}.{f}"] for s, f, _ in offsets} == {f"{s}.{f}": o for s, f, o in offsets}
     # the 12.x struct really differs from 13.0's, or there would be nothing to convert
-    assert int(sizes["cudaDeviceProp"]) != int(re.search(r"RGPU_SIZEOF_cudaDeviceProp (\d+)",
-                                                         (codegen.C_OUT / "rgpu_ids.h").read_text()).group(1))
+    assert int(sizes["cudaDeviceProp"]) != int(re.search(r"'struct cudaDeviceProp': (\d+)",
+                                                         (codegen.PY_OUT / "structs.py").read_text()).group(1))
 
 
 def test_the_12_node_maps_12_names_as_annotated(both):
-    plan = _plan(both, classify.load_annotations())
+    plan = _plan(both, records.load().cuda12)
     assert plan.runtime["cudaGetDeviceProperties_v2"] == "rgpu12impl_cudaGetDeviceProperties_v2"
     assert plan.runtime["cudaThreadSynchronize"] == "cudaDeviceSynchronize"
     assert plan.runtime["cudaMalloc"] == "cudaMalloc"
@@ -67,31 +67,34 @@ def test_the_12_node_maps_12_names_as_annotated(both):
 @pytest.mark.parametrize("section, name, message", [
     ("same_as", "cudaThreadSynchronize", "cudaThreadSynchronize: CUDA 12 declares it and 13.0 does not"),
     ("unsupported", "cudaMemAdvise", "cudaMemAdvise: 12.x and 13.0 prototypes differ"),
-    ("unsupported", "cudaCreateTextureObject", "whose layout changed"),
+    ("handwritten", "cudaPointerGetAttributes", "whose layout changed"),
 ])
 def test_an_unplaced_difference_stops_the_generator(both, section, name, message):
-    ann = copy.deepcopy(classify.load_annotations())
-    del ann["cuda12"][section][name]
+    ann = copy.deepcopy(records.load().cuda12)
+    if section == "handwritten":
+        ann[section]["names"].remove(name)
+    else:
+        del ann[section][name]
     with pytest.raises(classify.ClassifyError, match=re.escape(message)):
         _plan(both, ann)
 
 
 def test_same_as_must_name_a_function_with_the_same_prototype(both):
-    ann = copy.deepcopy(classify.load_annotations())
-    ann["cuda12"]["same_as"]["cudaThreadSynchronize"] = "cudaDeviceGetLimit"
+    ann = copy.deepcopy(records.load().cuda12)
+    ann["same_as"]["cudaThreadSynchronize"] = "cudaDeviceGetLimit"
     with pytest.raises(classify.ClassifyError, match="cudaThreadSynchronize = cudaDeviceGetLimit"):
         _plan(both, ann)
 
 
 def test_a_dropped_field_without_an_attribute_stops_the_generator(both):
-    ann = copy.deepcopy(classify.load_annotations())
-    del ann["cuda12"]["fill"]["cudaDeviceProp"]["clockRate"]
+    ann = copy.deepcopy(records.load().cuda12)
+    del ann["fill"]["cudaDeviceProp"]["clockRate"]
     with pytest.raises(classify.ClassifyError, match="cudaDeviceProp.clockRate"):
         _plan(both, ann)
 
 
 def test_report_counts_the_cuda12_face(both):
-    plan = _plan(both, classify.load_annotations())
+    plan = _plan(both, records.load().cuda12)
     text = face.summary(plan)
     assert f"{len(plan.runtime):4d}  runtime names" in text
     assert "cudaDeviceProp, cudaPointerAttributes" in text

@@ -71,7 +71,7 @@ def test_managed_allocations_are_page_aligned_zeroed_and_never_share_a_page(d, s
     spans = sorted([(plain, plain + 256), (a, a + a_size), (b, b + b_size)])
     assert all(x[1] <= y[0] for x, y in zip(spans, spans[1:]))
     assert BASE_ADDRESS <= a < BASE_ADDRESS + WINDOWS * GPU_WINDOW
-    r = call(d, session, "cudaMemcpy", 2, 0, b, b_size)
+    r = call(d, session, "cudaMemcpy", 0, b, b_size, 2)
     assert r.rc == 0 and bytes(r.bulk[0]) == bytes(b_size)
 
 

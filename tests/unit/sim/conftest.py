@@ -79,6 +79,20 @@ class Device:
         return st
 
 
+@pytest.fixture(scope="session", autouse=True)
+def parse_cache(tmp_path_factory):
+    """Parsed PTX bodies go to a cache of this test session's own (ptx/cache.py), never to the
+    machine's, so one run cannot hide a parser change from the next."""
+    import os
+    old = os.environ.get("RGPU_SIM_CACHE")
+    os.environ["RGPU_SIM_CACHE"] = str(tmp_path_factory.mktemp("sim-cache"))
+    yield os.environ["RGPU_SIM_CACHE"]
+    if old is None:
+        os.environ.pop("RGPU_SIM_CACHE", None)
+    else:
+        os.environ["RGPU_SIM_CACHE"] = old
+
+
 @pytest.fixture(scope="module", params=list(VARIANTS))
 def core_module(request) -> KernelModule:
     return KernelModule.load(image("simcore.cu", request.param))

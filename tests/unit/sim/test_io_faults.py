@@ -80,11 +80,12 @@ def test_shared_memory_limits(dev):
     with pytest.raises(SimError) as info:
         dev.launch("dyn_shared", 1, 64, x, x, 64, shared=48 * 1024 + 4)
     assert info.value.code == "CUDA_ERROR_INVALID_VALUE"
-    f.set_max_dynamic_shared(100 * 1024)  # cudaFuncSetAttribute opt-in
+    optin = dev.mod.arch.shared_optin - f.static_shared_bytes  # the device's opt-in ceiling
+    f.set_max_dynamic_shared(optin)  # cudaFuncSetAttribute opt-in
     try:
-        dev.launch("dyn_shared", 1, 64, x, x, 64, shared=100 * 1024)
+        dev.launch("dyn_shared", 1, 64, x, x, 64, shared=optin)
         with pytest.raises(SimError):
-            f.set_max_dynamic_shared(200 * 1024)
+            f.set_max_dynamic_shared(optin + 1)
     finally:
         f.set_max_dynamic_shared(48 * 1024 - f.static_shared_bytes)
     assert dev.mod.functions["matmul"].static_shared_bytes == 2 * 16 * 16 * 4

@@ -57,7 +57,8 @@ def test_sass_only_module_says_how_to_rebuild():
     with pytest.raises(SimError) as info:
         KernelModule.load(sass_only.read_bytes())
     assert info.value.code == "CUDA_ERROR_NO_BINARY_FOR_GPU"
-    assert "sm_75" in info.value.message and "-arch=sm_80" in info.value.message
+    assert "only sm_75 SASS" in info.value.message and "-arch=sm_75" in info.value.message
+    assert "--sim-arch" in info.value.message
     cubin = build(KERNELS / "simio.cu", "cubin")
     with pytest.raises(SimError) as info:
         KernelModule.load(cubin.read_bytes())
@@ -65,11 +66,15 @@ def test_sass_only_module_says_how_to_rebuild():
 
 
 def test_ptx_newer_than_the_device():
+    """PTX runs on its own architecture and newer ones (the default, sm_121, is the newest), never
+    an older one; the error names both ways out."""
     newer = build(KERNELS / "simio.cu", "fatbin", arch_flags=["-arch=sm_90"])
     with pytest.raises(SimError) as info:
-        KernelModule.load(newer.read_bytes())
+        KernelModule.load(newer.read_bytes(), arch="sm_80")
     assert info.value.code == "CUDA_ERROR_NO_BINARY_FOR_GPU"
+    assert "--sim-arch sm_90" in info.value.message and "-arch=sm_80" in info.value.message
     assert KernelModule.load(newer.read_bytes(), cc=(9, 0)).functions["oob"].param_size == 12
+    assert KernelModule.load(newer.read_bytes()).functions["oob"].param_size == 12
 
 
 @pytest.mark.parametrize("junk", [b"", b"\x00" * 64, b"hello world, not a module", b"\x50\xed\x55\xba" + b"\xff" * 12])
@@ -120,3 +125,17 @@ def test_parameter_layout_from_cubin_matches_ptx(build_image):
     assert mod.functions["local_array"].local_bytes >= 64
     assert mod.variables["coeffs"].space == "const" and mod.variables["coeffs"].size == 16
     assert mod.variables["counter"].space == "global"
+
+
+def test_function_ptx_version_is_the_modules_not_the_devices(build_image):
+    """cudaFuncAttributes.ptxVersion names the PTX a kernel was JIT-compiled from (CUB picks its
+    tuning policies by it); binaryVersion names the device."""
+    from rgpu.server.backends.sim.device import SimDevice
+    dev = SimDevice(64 << 20)
+    try:
+        mod = dev.module_load(build_image("simcore.cu", "fatbin-none"))  # -arch=sm_80
+        fn = dev.module_function(mod, "vec_add")
+        assert dev.function_attribute(fn, "CU_FUNC_ATTRIBUTE_PTX_VERSION") == 80
+        assert dev.function_attribute(fn, "CU_FUNC_ATTRIBUTE_BINARY_VERSION") == dev.arch.number == 121
+    finally:
+        dev.close()

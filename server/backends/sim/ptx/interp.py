@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import SimError, SimFault
 from .parser import Instruction, Operand
 from .program import Program
-from .types import DTYPES, dtype_of, imm_value, to_bits
+from .types import DTYPES, TYPE_NAMES, dtype_of, imm_value, to_bits
 
 INF = np.int64(1 << 40)
 RESERVED_SMEM = 1024  # the device's reserved shared memory per block (properties.py)
@@ -37,15 +37,38 @@ PARAM_WINDOW = 0x7FFC_0000_0000
 WINDOW_SIZE = 1 << 32
 
 OPS: dict[str, object] = {}  # opcode base -> compile function(ins, ctx) -> fn(st, mask)
+# opcode base -> the modifiers (and types) its compile function understands; None: any (hints and
+# fences, which mean nothing to a machine that runs one instruction at a time). An instruction
+# with a modifier outside its set is refused when its kernel is compiled, never run approximately.
+FORMS: dict[str, frozenset | None] = {}
 CONTROL = {"bra", "ret", "exit"}
+ANY = None
+ROUNDING = ("rn", "rz", "rm", "rp")
 
 
-def op(*names):
+def op(*names, mods=(), types=TYPE_NAMES):
+    """Register a compile function for the opcode bases ``names``; ``mods`` are the modifiers it
+    implements besides ``types`` (ANY: every modifier)."""
     def deco(fn):
         for n in names:
             OPS[n] = fn
+            FORMS[n] = None if mods is ANY else frozenset(mods) | frozenset(types) | FORMS.get(n, frozenset())
         return fn
     return deco
+
+
+def unsupported(opcode: str) -> str | None:
+    """Why the software GPU cannot run ``opcode`` (None when it can): an unknown base, or the
+    modifiers its implementation does not know."""
+    parts = opcode.split(".")
+    base = opcode if opcode.startswith("call.") else parts[0]
+    if base not in OPS:
+        return "unknown instruction"
+    forms = FORMS.get(base)
+    if forms is None or base.startswith("call."):
+        return None
+    bad = [p for p in parts[1:] if p not in forms]
+    return "modifier " + ", ".join("." + p for p in bad) + " not implemented" if bad else None
 
 
 class Regs(dict):
@@ -276,9 +299,11 @@ def compile_program(prog: Program, symbols: dict[str, int]) -> list:
         if ins.opcode.startswith("call."):
             base = ins.opcode
         comp = OPS.get(base)
-        if comp is None:
+        why = unsupported(ins.opcode)
+        if why is not None:
             raise SimError("CUDA_ERROR_NOT_SUPPORTED",
-                           f"PTX instruction '{ins.opcode}' is not supported by the software GPU "
+                           f"PTX instruction '{ins.opcode}' is not supported by the software GPU"
+                           f"{'' if why == 'unknown instruction' else ' (' + why + ')'} "
                            f"(kernel {prog.name}, PTX line {ins.line})")
         try:
             fn = comp(ins, ctx)

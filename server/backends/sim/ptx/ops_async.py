@@ -15,7 +15,8 @@ from .ops_mem import addr_getter, lanes, resolve
 SIZES = (4, 8, 16)
 
 
-@op("cp")
+@op("cp", mods=("async", "ca", "cg", "shared", "shared::cta", "global", "commit_group", "wait_group",
+                "wait_all", "L2::64B", "L2::128B", "L2::256B"))
 def c_cp(ins, ctx):
     parts = ins.parts
     if parts[:2] != ["cp", "async"] or "mbarrier" in parts or "bulk" in parts:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SimError, SimFault
-from .interp import INF, guard_mask, op
+from .interp import ANY, INF, guard_mask, op
 from .ops_mem import resolve
 from .printf import format_printf, read_cstring
 
 
-@op("bra")
+@op("bra", mods=("uni",))
 def c_bra(ins, ctx):
     target = ins.operands[0].value
     if target not in ctx.prog.labels:
@@ -25,7 +25,7 @@ def c_bra(ins, ctx):
     return lambda st, m: (pc, guard_mask(st, ins, m))
 
 
-@op("ret", "exit")
+@op("ret", "exit", mods=("uni",))
 def c_exit(ins, ctx):
     if ins.guard is None:
         return lambda st, m: (INF, None)
@@ -47,7 +47,7 @@ def c_brkpt(ins, ctx):
     return run
 
 
-@op("membar", "fence", "nanosleep", "pmevent", "griddepcontrol", "setmaxnreg")
+@op("membar", "fence", "nanosleep", "pmevent", "griddepcontrol", "setmaxnreg", mods=ANY)
 def c_noop(ins, ctx):
     # Fences: each instruction completes for every lane before the next one starts, so memory is
     # already sequentially consistent. nanosleep: time is not simulated. pmevent: no counters.

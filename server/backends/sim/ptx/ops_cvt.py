@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import SimError
+from . import fp8
 from .interp import op
 from .ops_float import F32, F64, ftz, pack, round_to_f32, unpack
-from .types import dtype_of, f32_to_bf16, is_float, to_bits, types_in
+from .types import FP8_PAIRS, TYPE_NAMES, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
 INT_ROUND = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
 FLOAT_ROUND = ("rn", "rz", "rm", "rp", "rna", "rs")
@@ -104,11 +106,97 @@ def _to_float(v, dt, frnd, sat, parts):
     return r
 
 
-@op("cvt")
+def _fp8_pack(ins, ctx, dt, at):
+    """cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32 a, b | f16x2 a}: two values to a 16-bit pair of
+    8-bit floats; as for f16x2, a (or a's upper half) lands in the upper byte."""
+    parts = ins.parts
+    if "rn" not in parts or "satfinite" not in parts:
+        raise SimError("CUDA_ERROR_INVALID_PTX", f"{ins.opcode}: conversion to {dt} takes .rn.satfinite")
+    one, relu = dt[:4], "relu" in parts
+    sd = ctx.set(ins.operands[0], "b16")
+    if at == "f32":
+        ga, gb = ctx.get(ins.operands[1], "f32"), ctx.get(ins.operands[2], "f32")
+
+        def values(st):
+            return ga(st), gb(st)
+    elif at == "f16x2":
+        g = ctx.get(ins.operands[1], "b32")
+
+        def values(st):
+            hi, lo = unpack(np.asarray(g(st)), "f16x2")[::-1]
+            return hi, lo
+    else:
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+
+    def run(st, m):
+        hi, lo = values(st)
+        code_hi = fp8.encode(hi, one, relu=relu).astype(np.uint16)
+        code_lo = fp8.encode(lo, one, relu=relu).astype(np.uint16)
+        sd(st, (code_hi << np.uint16(8)) | code_lo, m)
+    return run
+
+
+def _fp8_unpack(ins, ctx, dt, at):
+    """cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: each byte of a to f16 (exactly: every 8-bit float
+    is an f16), the upper byte into the upper half."""
+    if dt != "f16x2":
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    one, relu = at[:4], "relu" in ins.parts
+    g, sd = ctx.get(ins.operands[1], "b16"), ctx.set(ins.operands[0], "b32")
+
+    def run(st, m):
+        a = np.asarray(g(st)).astype(np.uint16)
+        hi, lo = fp8.decode(a >> np.uint16(8), one), fp8.decode(a & np.uint16(0xFF), one)
+        if relu:
+            hi, lo = (np.where(v < 0, 0.0, v) for v in (hi, lo))
+        sd(st, pack([lo, hi], "f16x2"), m)
+    return run
+
+
+_NARROW = {"u2": (2, False), "s2": (2, True), "u4": (4, False), "s4": (4, True), "u8": (8, False),
+           "s8": (8, True), "u16": (16, False), "s16": (16, True)}
+
+
+def _pack(ins, ctx):
+    """cvt.pack.sat.{u2,s2,u4,s4,u8,s8,u16,s16}.s32.b32 d, a, b{, c}: a and b saturated to the narrow
+    type, b in the lowest bits, a just above it, and (narrower than 16 bits) the rest of d filled
+    from the low bits of c — how int8 GEMM epilogues pack results."""
+    parts = ins.parts
+    narrow = next((p for p in parts[2:] if p in _NARROW), None)
+    if narrow is None or "sat" not in parts or "s32" not in parts:
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    bits, signed = _NARROW[narrow]
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    mask = (1 << bits) - 1
+    ga, gb = ctx.get(ins.operands[1], "s32"), ctx.get(ins.operands[2], "s32")
+    gc = ctx.get(ins.operands[3], "b32") if bits < 16 else None
+    sd = ctx.set(ins.operands[0], "b32")
+
+    def run(st, m):
+        ta = np.clip(np.asarray(ga(st)).astype(np.int64), lo, hi) & mask
+        tb = np.clip(np.asarray(gb(st)).astype(np.int64), lo, hi) & mask
+        r = tb | (ta << bits)
+        if gc is not None:
+            r = r | (np.asarray(gc(st)).astype(np.int64) << (2 * bits))
+        sd(st, (r & 0xFFFFFFFF).astype(np.uint32), m)
+    return run
+
+
+@op("cvt", mods=("rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu", "satfinite", "pack",
+                 "u2", "s2", "u4", "s4"),
+    types=TYPE_NAMES | FP8_PAIRS)
 def c_cvt(ins, ctx):
     parts = ins.parts
-    ts = types_in(parts)
+    if "pack" in parts:
+        return _pack(ins, ctx)
+    ts = [p for p in parts[1:] if p in TYPE_NAMES or p in FP8_PAIRS]
     dt, at = ts[0], ts[-1]
+    if dt in FP8_PAIRS:
+        return _fp8_pack(ins, ctx, dt, at)
+    if at in FP8_PAIRS:
+        return _fp8_unpack(ins, ctx, dt, at)
+    if "satfinite" in parts:  # implemented for the 8-bit floats only (above)
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
     d = ins.operands[0]
     if dt in ("f16x2", "bf16x2"):
         # Two f32 sources packed: a into the upper half, b into the lower.

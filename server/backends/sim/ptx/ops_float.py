@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .interp import op
+from .interp import ROUNDING, op
 from .types import bf16_to_f32, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -147,7 +147,7 @@ def fma64(a, b, c):
     return np.where(np.isfinite(r), r, p + c)
 
 
-@op("fma")
+@op("fma", mods=(*ROUNDING, "ftz", "sat", "relu"))
 @fop("fma")
 def f_fma(ins, ctx):
     t = types_in(ins.parts)[-1]
@@ -205,7 +205,7 @@ UNARY = {
 }
 
 
-@op("rcp", "sqrt", "rsqrt", "sin", "cos", "tanh", "lg2", "ex2")
+@op("rcp", "sqrt", "rsqrt", "sin", "cos", "tanh", "lg2", "ex2", mods=(*ROUNDING, "approx", "ftz"))
 def c_unary(ins, ctx):
     f = UNARY[ins.parts[0]]
     return _arith(ins, ctx, 1, _cast_like(f), exact64=ins.parts[0] in ("rcp", "sqrt"))
@@ -217,7 +217,7 @@ def c_copysign(ins, ctx):
     return _arith(ins, ctx, 2, lambda a, b: np.copysign(b, a))
 
 
-@op("testp")
+@op("testp", mods=("finite", "infinite", "number", "notanumber", "normal", "subnormal"))
 def c_testp(ins, ctx):
     parts = ins.parts
     t = types_in(parts)[-1]
@@ -258,9 +258,10 @@ def compare(cmp, a, b, t):
 
 
 BOOLOPS = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+CMPS = ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
 
 
-@op("setp")
+@op("setp", mods=(*CMPS, *BOOLOPS, "ftz"))
 def c_setp(ins, ctx):
     parts = ins.parts
     cmp = parts[1]
@@ -291,7 +292,7 @@ def c_setp(ins, ctx):
     return run
 
 
-@op("set")
+@op("set", mods=(*CMPS, *BOOLOPS, "ftz"))
 def c_set(ins, ctx):
     parts = ins.parts
     cmp = parts[1]
@@ -319,7 +320,7 @@ def c_selp(ins, ctx):
     return lambda st, m: sd(st, np.where(gc(st), ga(st), gb(st)), m)
 
 
-@op("slct")
+@op("slct", mods=("ftz",))
 def c_slct(ins, ctx):
     ts = types_in(ins.parts)
     t, tc = ts[0], ts[-1]

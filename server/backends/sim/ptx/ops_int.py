@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .interp import op
+from ..errors import SimError
+from .interp import ROUNDING, op
 from .types import UNSIGNED, dtype_of, is_float, types_in
 
 U32, U64, I64 = np.dtype(np.uint32), np.dtype(np.uint64), np.dtype(np.int64)
@@ -60,7 +61,7 @@ def mulhi(a, b, t: str):
     return hi
 
 
-@op("add", "sub")
+@op("add", "sub", mods=(*ROUNDING, "ftz", "sat", "cc"))
 def c_addsub(ins, ctx):
     parts = ins.parts
     t = types_in(parts)[-1]
@@ -76,7 +77,7 @@ def c_addsub(ins, ctx):
     return _binary(ins, ctx, t, np.subtract if sub else np.add)
 
 
-@op("addc", "subc")
+@op("addc", "subc", mods=("cc",))
 def c_addc(ins, ctx):
     t = types_in(ins.parts)[-1]
     return _carry_op(ins, ctx, t, ins.parts[0] == "subc", use_carry=True)
@@ -106,7 +107,7 @@ def _carry_op(ins, ctx, t, sub, use_carry):
     return run
 
 
-@op("mul")
+@op("mul", mods=("wide", "hi", "lo", *ROUNDING, "ftz", "sat"))
 def c_mul(ins, ctx):
     parts = ins.parts
     t = types_in(parts)[-1]
@@ -121,7 +122,7 @@ def c_mul(ins, ctx):
     return _binary(ins, ctx, t, np.multiply)
 
 
-@op("mad")
+@op("mad", mods=("wide", "hi", "lo", "sat", *ROUNDING, "ftz"))
 def c_mad(ins, ctx):
     parts = ins.parts
     t = types_in(parts)[-1]
@@ -152,14 +153,14 @@ def _mul24(a, b, t, hi):
     return ((p >> 16) if hi else p).astype(U64).astype(U32).view(dtype_of(t))
 
 
-@op("mul24")
+@op("mul24", mods=("hi", "lo"))
 def c_mul24(ins, ctx):
     t = types_in(ins.parts)[-1]
     hi = "hi" in ins.parts
     return _binary(ins, ctx, t, lambda a, b: _mul24(a, b, t, hi))
 
 
-@op("mad24")
+@op("mad24", mods=("hi", "lo"))
 def c_mad24(ins, ctx):
     t = types_in(ins.parts)[-1]
     hi = "hi" in ins.parts
@@ -197,7 +198,7 @@ def int_div(a, b, t, rem):
     return np.where(zero, dt.type(-1), q).astype(dt)
 
 
-@op("div", "rem")
+@op("div", "rem", mods=(*ROUNDING, "ftz", "approx", "full"))
 def c_div(ins, ctx):
     parts = ins.parts
     t = types_in(parts)[-1]
@@ -207,7 +208,7 @@ def c_div(ins, ctx):
     return _binary(ins, ctx, t, lambda a, b: int_div(a, b, t, rem))
 
 
-@op("min", "max")
+@op("min", "max", mods=("relu", "NaN", "ftz"))
 def c_minmax(ins, ctx):
     parts = ins.parts
     t = types_in(parts)[-1]
@@ -221,7 +222,7 @@ def c_minmax(ins, ctx):
     return _binary(ins, ctx, t, f)
 
 
-@op("abs", "neg")
+@op("abs", "neg", mods=("ftz",))
 def c_absneg(ins, ctx):
     parts = ins.parts
     t = types_in(parts)[-1]
@@ -309,7 +310,7 @@ def c_clz(ins, ctx):
     return lambda st, m: sd(st, (np.uint32(width) - bit_length(ga(st), width)).astype(np.uint32), m)
 
 
-@op("bfind")
+@op("bfind", mods=("shiftamt",))
 def c_bfind(ins, ctx):
     t = types_in(ins.parts)[-1]
     width = dtype_of(t).itemsize * 8
@@ -421,7 +422,7 @@ def prmt(a, b, c, mode):
     return out.astype(np.uint32)
 
 
-@op("prmt")
+@op("prmt", mods=("f4e", "b4e", "rc8", "ecl", "ecr", "rc16"))
 def c_prmt(ins, ctx):
     mode = next((p for p in ins.parts[1:] if p in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")), None)
     return _ternary(ins, ctx, "b32", lambda a, b, c: prmt(a, b, c, mode))
@@ -445,7 +446,7 @@ def c_lop3(ins, ctx):
     return f
 
 
-@op("shf")
+@op("shf", mods=("l", "r", "wrap", "clamp"))
 def c_shf(ins, ctx):
     parts = ins.parts
     left = "l" in parts
@@ -467,7 +468,7 @@ def c_shf(ins, ctx):
     return f
 
 
-@op("bmsk")
+@op("bmsk", mods=("wrap", "clamp"))
 def c_bmsk(ins, ctx):
     clamp = "clamp" in ins.parts
 
@@ -484,7 +485,7 @@ def c_bmsk(ins, ctx):
     return _binary(ins, ctx, "u32", f, "b32")
 
 
-@op("szext")
+@op("szext", mods=("wrap", "clamp"))
 def c_szext(ins, ctx):
     t = types_in(ins.parts)[-1]
     clamp = "clamp" in ins.parts
@@ -501,7 +502,7 @@ def c_szext(ins, ctx):
     return _binary(ins, ctx, t, f)
 
 
-@op("dp4a", "dp2a")
+@op("dp4a", "dp2a", mods=("lo", "hi"))
 def c_dp(ins, ctx):
     ts = types_in(ins.parts)
     ta, tb = ts[0], ts[1]
@@ -527,3 +528,40 @@ def c_dp(ins, ctx):
     ga, gb, gc, sd = ctx.get(a, "b32"), ctx.get(b, "b32"), ctx.get(c, dt), ctx.set(d, dt)
     return lambda st, m: sd(st, f(ga(st), gb(st), gc(st)), m)
 
+
+
+@op("vshl", "vshr", mods=("clamp", "wrap", "sat", "add", "min", "max"))
+def c_vshift(ins, ctx):
+    """Video shifts without byte/half selectors: vshr.dtype.atype.u32{.sat}.mode{.op2} d, a, b{, c}.
+    The shift runs on a 34-bit value (a zero- or sign-extended by its type), the count clamped to 32
+    (.clamp) or taken mod 32 (.wrap); then the optional second operation with c, then .sat clamps
+    to d's type, all in wide integers as the ISA's pseudocode does."""
+    parts = ins.parts
+    ts = types_in(parts)
+    if len(ts) != 3 or ts[2] != "u32" or any(t not in ("u32", "s32") for t in ts):
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    if ("clamp" in parts) == ("wrap" in parts):
+        raise SimError("CUDA_ERROR_INVALID_PTX", f"{ins.opcode}: give exactly one of .clamp and .wrap")
+    dt, at = ts[0], ts[1]
+    op2 = next((p for p in parts if p in ("add", "min", "max")), None)
+    if any(o.kind == "reg" and "." in o.value for o in ins.operands[1:]):
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode}: byte/half selectors are not supported")
+    left, clamp, sat = parts[0] == "vshl", "clamp" in parts, "sat" in parts
+    if left and sat:  # a left shift saturates on bits a 64-bit lane cannot hold
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    d, a, b = ins.operands[:3]
+    ga, gb, sd = ctx.get(a, at), ctx.get(b, "u32"), ctx.set(d, dt)
+    gc = ctx.get(ins.operands[3], dt) if op2 else None
+    lo, hi = (-(1 << 31), (1 << 31) - 1) if dt == "s32" else (0, (1 << 32) - 1)
+
+    def run(st, m):
+        x = np.asarray(ga(st)).astype(np.int64)
+        n = np.asarray(gb(st)).astype(np.int64)
+        n = np.minimum(n, 32) if clamp else n & 31
+        r = (x << n) if left else (x >> n)
+        if op2 is not None:
+            c = np.asarray(gc(st)).astype(np.int64)
+            r = r + c if op2 == "add" else (np.minimum(r, c) if op2 == "min" else np.maximum(r, c))
+        r = np.clip(r, lo, hi) if sat else r & 0xFFFFFFFF
+        sd(st, (np.asarray(r) & 0xFFFFFFFF).astype(np.uint32).view(dtype_of(dt)), m)
+    return run

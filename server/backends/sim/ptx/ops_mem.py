@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import SimFault
-from .interp import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE, op
+from .interp import ANY, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE, op
 from .parser import Operand
 from .types import UNSIGNED, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
@@ -157,7 +157,7 @@ def view(arena, dt):
     return arena[:n].view(dt)
 
 
-@op("ld", "ldu")
+@op("ld", "ldu", mods=("global", "shared", "shared::cta", "local", "const", "param", "weak", "volatile", "relaxed", "acquire", "release", "cta", "gpu", "sys", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt", "v2", "v4", "v8", "unified", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B"))
 def c_ld(ins, ctx):
     parts = ins.parts
     t = _elem_type(parts)
@@ -198,7 +198,7 @@ def c_ld(ins, ctx):
     return run
 
 
-@op("st")
+@op("st", mods=("global", "shared", "shared::cta", "local", "const", "param", "weak", "volatile", "relaxed", "acquire", "release", "cta", "gpu", "sys", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt", "v2", "v4", "v8", "unified", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B"))
 def c_st(ins, ctx):
     parts = ins.parts
     t = _elem_type(parts)
@@ -344,7 +344,8 @@ def _rounds_new(opname, old, b, c, dt):
 ATOM_OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas")
 
 
-@op("atom", "red")
+@op("atom", "red", mods=("global", "shared", "shared::cta", *ATOM_OPS, "relaxed", "acquire", "release",
+                        "acq_rel", "cta", "gpu", "sys", "noftz", "L2::cache_hint"))
 def c_atom(ins, ctx):
     parts = ins.parts
     is_red = parts[0] == "red"
@@ -389,7 +390,7 @@ def c_atom(ins, ctx):
 
 
 # -- address conversions -------------------------------------------------------------------------
-@op("cvta")
+@op("cvta", mods=("to", "global", "shared", "shared::cta", "local", "const", "param"))
 def c_cvta(ins, ctx):
     parts = ins.parts
     t = _elem_type(parts)
@@ -410,7 +411,7 @@ def c_cvta(ins, ctx):
     return lambda st, m: sd(st, to_bits(np.asarray(g(st)) + base, dtype_of(t)), m)
 
 
-@op("isspacep")
+@op("isspacep", mods=("global", "shared", "shared::cta", "local", "const", "param",))
 def c_isspacep(ins, ctx):
     space = ins.parts[1]
     d, a = ins.operands[:2]
@@ -464,13 +465,13 @@ def c_mov(ins, ctx):
     return lambda st, m: sd(st, ga(st), m)
 
 
-@op("prefetch", "prefetchu", "applypriority", "discard")
+@op("prefetch", "prefetchu", "applypriority", "discard", mods=ANY)
 def c_hint(ins, ctx):
     # Cache hints change timing, never values.
     return lambda st, m: None
 
 
-@op("createpolicy")
+@op("createpolicy", mods=ANY)
 def c_createpolicy(ins, ctx):
     sd = ctx.set(ins.operands[0], "b64")
     return lambda st, m: sd(st, np.uint64(0), m)

@@ -20,13 +20,18 @@ import re
 import numpy as np
 
 from ..errors import SimError
+from . import fp8
 from .interp import op
+from .types import FP8, TYPE_NAMES
 from .ops_mem import addr_getter, resolve, space_of, view
 
 W = 32
 # Element type -> (raw dtype in memory, elements per 32-bit register; f64 uses 64-bit registers).
 ELEMS = {"f16": (np.uint16, 2), "bf16": (np.uint16, 2), "f32": (np.uint32, 1), "tf32": (np.uint32, 1),
-         "s32": (np.uint32, 1), "s8": (np.uint8, 4), "u8": (np.uint8, 4), "f64": (np.uint64, 1)}
+         "s32": (np.uint32, 1), "s8": (np.uint8, 4), "u8": (np.uint8, 4), "f64": (np.uint64, 1),
+         "e4m3": (np.uint8, 4), "e5m2": (np.uint8, 4)}
+WMMA_SHAPES = ("m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8", "m8n8k4")
+MMA_SHAPES = ("m16n8k16", "m16n8k8", "m16n8k4", "m16n8k32", "m8n8k4")
 _SHAPE = re.compile(r"^m(\d+)n(\d+)k(\d+)$")
 
 
@@ -83,6 +88,8 @@ def _numeric(raw: np.ndarray, t: str) -> np.ndarray:
         return raw.view(np.int8).astype(np.int64)
     if t == "u8":
         return raw.astype(np.int64)
+    if t in FP8:  # every product of two 8-bit floats is exact in f64
+        return fp8.decode(raw, t)
     return raw.view(np.int32).astype(np.int64)  # s32
 
 
@@ -193,7 +200,8 @@ def _memory_op(ins, ctx, store: bool):
     return run
 
 
-@op("wmma")
+@op("wmma", mods=("load", "store", "mma", "a", "b", "c", "d", "sync", "aligned", "row", "col", "global",
+                  "shared", "shared::cta", "satfinite", "rn", *WMMA_SHAPES), types=TYPE_NAMES)
 def c_wmma(ins, ctx):
     parts = ins.parts
     if "load" in parts:
@@ -239,6 +247,9 @@ _LAYOUTS[((16, 8, 16), "bf16")] = _LAYOUTS[((16, 8, 16), "f16")]
 _LAYOUTS[((16, 8, 8), "bf16")] = _LAYOUTS[((16, 8, 8), "f16")]
 for _k in (16, 32):
     _LAYOUTS[((16, 8, _k), "u8")] = _LAYOUTS[((16, 8, _k), "s8")]
+# 8-bit floats sit in their registers exactly as 8-bit integers do (ISA: "m16n8k32 with .e4m3/.e5m2").
+for _t in ("e4m3", "e5m2"):
+    _LAYOUTS[((16, 8, 32), _t)] = _LAYOUTS[((16, 8, 32), "s8")]
 
 
 def _f64_c_layout(g, t, i):
@@ -272,25 +283,29 @@ class _Documented(_Fragment):
         _write_regs(st, self.setters, warps, slots.view(np.uint64 if self.t == "f64" else np.uint32), m)
 
 
-@op("mma")
+@op("mma", mods=("sync", "aligned", "row", "col", "satfinite", *MMA_SHAPES), types=TYPE_NAMES | FP8)
 def c_mma(ins, ctx):
     parts = ins.parts
     shape = _shape(parts)
     types = _operand_types(parts)
     td, ta, tb, tc = types or (None,) * 4
     layouts = _LAYOUTS.get((shape, ta))
-    if layouts is None or "sync" not in parts or ta != tb or (shape == (8, 8, 4) and ta != "f64"):
+    # A and B share an element type, except that the two 8-bit float formats mix freely.
+    same = ta == tb or (ta in FP8 and tb in FP8)
+    # The fragment layouts below are those of .row.col (A row-major, B column-major).
+    row_col = parts.count("row") == 1 and parts.count("col") == 1 and parts.index("row") < parts.index("col")
+    if layouts is None or "sync" not in parts or not same or not row_col or (shape == (8, 8, 4) and ta != "f64"):
         raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
     m_, n_, k_ = shape
     c_layout = _f64_c_layout if ta == "f64" else _c_layout
     d = _Documented(ctx, ins.operands[0], td, m_, n_, c_layout)
     a = _Documented(ctx, ins.operands[1], ta, m_, k_, layouts[0])
-    b = _Documented(ctx, ins.operands[2], tb, k_, n_, layouts[1])
+    b = _Documented(ctx, ins.operands[2], tb, k_, n_, _LAYOUTS[(shape, tb)][1])
     c = _Documented(ctx, ins.operands[3], tc, m_, n_, c_layout)
     return _product(d, a, b, c, types, "satfinite" in parts)
 
 
-@op("ldmatrix")
+@op("ldmatrix", mods=("sync", "aligned", "m8n8", "x1", "x2", "x4", "trans", "shared", "shared::cta"))
 def c_ldmatrix(ins, ctx):
     """ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16: lanes 8j..8j+7 name the rows of
     matrix j; lane l then holds, for each matrix, row l/4, columns 2(l%4) and 2(l%4)+1 (of the

@@ -43,7 +43,7 @@ def _ballot(st, bits):
     return np.repeat(per_warp, W)
 
 
-@op("shfl")
+@op("shfl", mods=("sync", "up", "down", "bfly", "idx"))
 def c_shfl(ins, ctx):
     parts = ins.parts
     mode = next(p for p in parts if p in ("up", "down", "bfly", "idx"))
@@ -81,7 +81,7 @@ def c_shfl(ins, ctx):
     return run
 
 
-@op("vote")
+@op("vote", mods=("sync", "all", "any", "uni", "ballot"))
 def c_vote(ins, ctx):
     parts = ins.parts
     mode = next(p for p in parts if p in ("all", "any", "uni", "ballot"))
@@ -118,7 +118,7 @@ def c_activemask(ins, ctx):
     return lambda st, m: sd(st, _ballot(st, _group(st, m)), m)
 
 
-@op("match")
+@op("match", mods=("sync", "any", "all"))
 def c_match(ins, ctx):
     parts = ins.parts
     t = types_in(parts)[-1]
@@ -148,7 +148,7 @@ def c_match(ins, ctx):
     return run
 
 
-@op("redux")
+@op("redux", mods=("sync", "add", "min", "max", "and", "or", "xor"))
 def c_redux(ins, ctx):
     parts = ins.parts
     kind = next(p for p in parts if p in ("add", "min", "max", "and", "or", "xor"))
@@ -159,7 +159,7 @@ def c_redux(ins, ctx):
     ufunc = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
              "or": np.bitwise_or, "xor": np.bitwise_xor}[kind]
     info = np.iinfo(dt)
-    neutral = {"add": 0, "min": info.max, "max": info.min, "and": info.max if t[0] == "u" else -1,
+    neutral = {"add": 0, "min": info.max, "max": info.min, "and": info.max if dt.kind == "u" else -1,
                "or": 0, "xor": 0}[kind]
 
     def run(st, m):
@@ -178,7 +178,7 @@ def c_redux(ins, ctx):
     return run
 
 
-@op("bar", "barrier")
+@op("bar", "barrier", mods=("sync", "arrive", "red", "popc", "and", "or", "cta", "aligned", "warp"))
 def c_bar(ins, ctx):
     parts = ins.parts
     if "red" not in parts:

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from ..errors import SimError
 
 _TOKEN = re.compile(r"""
-    (?P<ws>\s+)
-  | (?P<str>"(?:[^"\\]|\\.)*")
-  | (?P<num>0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?
-      |\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+U?)
-  | (?P<id>[.%$_a-zA-Z][.%$_a-zA-Z0-9]*)
-  | (?P<punct>[{}()\[\],;:+\-!@<>=|*/~&^])
+    "(?:[^"\\]|\\.)*"
+  | 0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?
+  | \d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+U?
+  | [.%$_a-zA-Z][.%$_a-zA-Z0-9]*(?:::[.%$_a-zA-Z0-9]+)*  # '::' joins qualifiers: L2::128B, shared::cta
+  | [{}()\[\],;:+\-!@<>=|*/~&^]
 """, re.VERBOSE)
+_SPACE = re.compile(r"\s+")
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _DEBUG_LINES = re.compile(r"^[ \t]*(?:\.loc|\.file|@@DWARF)\b[^\n]*$", re.MULTILINE)
@@ -111,33 +111,32 @@ def parse_int(tok: str) -> int:
 
 
 class _Parser:
-    def __init__(self, text: str):
+    def __init__(self, text: str, first_line: int = 1):
         text = _COMMENTS.sub(" ", text)
         text = _DEBUG_LINES.sub("", text)
         self.toks: list[str] = []
         self.lines: list[int] = []
         # Register scopes of the function being parsed, innermost last: name -> unique name.
         self.scopes: list[dict[str, str]] = []
-        line = 1
-        for m in _TOKEN.finditer(text):
-            kind = m.lastgroup
-            s = m.group()
-            if kind == "ws":
-                line += s.count("\n")
+        self._suffix: dict[str, int] = {}  # next free k of 'name$k' (declare)
+        self._renamed: set[str] = set()  # names some scope declared under another name
+        # One findall per line keeps the per-token work in the regex engine (big library modules
+        # hold millions of tokens); a line's number is then shared by all its tokens.
+        toks, lines, find = self.toks, self.lines, _TOKEN.findall
+        covered = 0
+        for n, line in enumerate(text.split("\n"), first_line):
+            found = find(line)
+            if not found:
                 continue
-            if s.startswith(_GLUED_DIRECTIVES):
-                # '.reg.b32 f;' (inline asm in cuda_fp16.hpp) is '.reg .b32 f;' without the space.
-                for part in s[1:].split("."):
-                    self.toks.append("." + part)
-                    self.lines.append(line)
-                continue
-            self.toks.append(s)
-            self.lines.append(line)
-        # Anything the token regex skipped is garbage; finditer silently steps over it.
+            covered += sum(map(len, found))
+            if ".reg." in line or any(d in line for d in _GLUED_DIRECTIVES[1:]):
+                found = _unglue(found)
+            toks.extend(found)
+            lines.extend([n] * len(found))
+        # Anything the token regex skipped is garbage; findall silently steps over it.
         # (Strings may hold spaces: '.pragma "used_bytes_mask 240";'.)
-        joined = sum(len(t) - sum(c.isspace() for c in t) if t[0] == '"' else len(t) for t in self.toks)
-        stripped = len(re.sub(r"\s+", "", text))
-        if joined != stripped:
+        covered -= sum(len(t) - len(_SPACE.sub("", t)) for t in toks if t[0] == '"')
+        if covered != len(_SPACE.sub("", text)):
             bad = _first_unknown(text)
             raise SimError("CUDA_ERROR_INVALID_PTX", f"unexpected character {bad!r} in PTX")
         self.i = 0
@@ -373,7 +372,13 @@ class _Parser:
             elif t[1:] in TYPE_SIZES:
                 typ = t[1:]
             elif t == ".ptr":
-                pass
+                # '.ptr .global .align 1' describes what the pointer points to: the parameter
+                # itself keeps its type's alignment.
+                if self.peek() in SPACES:
+                    self.next()
+                if self.peek() == ".align":
+                    self.next()
+                    self.next()
             elif t in SPACES:
                 pass
         name = self.next()
@@ -470,15 +475,21 @@ class _Parser:
         the names the function already uses for that kind)."""
         unique = name
         if len(self.scopes) > 1 and name in taken:
-            k = 1
+            # Inline-asm scopes redeclare the same few names thousands of times in big kernels:
+            # remember where the search for a free suffix stopped instead of starting at 1.
+            k = self._suffix.get(name, 1)
             while f"{name}${k}" in taken:
                 k += 1
+            self._suffix[name] = k + 1
             unique = f"{name}${k}"
+            self._renamed.add(name)
         if self.scopes:
             self.scopes[-1][name] = unique
         return unique
 
     def resolve(self, name: str) -> str:
+        if name not in self._renamed:  # the common case: declared once, known by its own name
+            return name
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
@@ -583,13 +594,25 @@ class _Parser:
         return Operand("addr", base, offset=off)
 
 
+def _unglue(found: list[str]) -> list[str]:
+    """'.reg.b32 f;' (inline asm in cuda_fp16.hpp) is '.reg .b32 f;' without the space."""
+    out = []
+    for s in found:
+        if s.startswith(_GLUED_DIRECTIVES):
+            out.extend("." + part for part in s[1:].split("."))
+        else:
+            out.append(s)
+    return out
+
+
 def _first_unknown(text: str) -> str:
     pos = 0
     for m in _TOKEN.finditer(text):
-        if m.start() != pos:
-            return text[pos:m.start()].strip()[:20]
+        gap = text[pos:m.start()].strip()
+        if gap:
+            return gap[:20]
         pos = m.end()
-    return text[pos:pos + 20]
+    return text[pos:pos + 20].strip()
 
 
 def parse(text: str | bytes) -> Module:

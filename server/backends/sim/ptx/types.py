@@ -21,6 +21,10 @@ DTYPES = {
 }
 DTYPES = {k: np.dtype(v) for k, v in DTYPES.items()}
 TYPE_NAMES = frozenset(DTYPES) | {"b128"}
+# 8-bit floats (sm_89+): no register type of their own. Tensor-core operands pack four in a
+# 32-bit register (FP8); cvt packs two into 16 bits (FP8_PAIRS). fp8.py holds their encodings.
+FP8 = frozenset({"e4m3", "e5m2"})
+FP8_PAIRS = frozenset({"e4m3x2", "e5m2x2"})
 UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 SIGNED = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 FLOATS = {2: np.dtype(np.float16), 4: np.dtype(np.float32), 8: np.dtype(np.float64)}

@@ -1,0 +1,230 @@
+/* generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit */
+#include "rgpu_call.h"
+
+void rgpu_wire_cuModuleLoadData(rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames)
+{
+    rgpu_begin(c, RGPU_ID_cuModuleLoadData, "cuModuleLoadData", RGPU_DRIVER, RGPU_FLAGS_cuModuleLoadData);
+    rgpu_put_s(c, digest);
+    rgpu_put_u(c, size);
+    rgpu_put_s(c, companion);
+    rgpu_put_u(c, companion_size);
+    rgpu_put_u(c, sent);
+    rgpu_put_u(c, frames);
+}
+
+void rgpu_wire_out_cuModuleLoadData(rgpu_call *c, void **module)
+{
+    *module = rgpu_out_h(c);
+}
+
+void rgpu_wire_cuMemFree_v2(rgpu_call *c, uint64_t dptr)
+{
+    rgpu_begin(c, RGPU_ID_cuMemFree_v2, "cuMemFree_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemFree_v2);
+    rgpu_put_u(c, dptr);
+}
+
+void rgpu_wire_cuMemAllocManaged(rgpu_call *c, uint64_t bytesize, uint64_t flags)
+{
+    rgpu_begin(c, RGPU_ID_cuMemAllocManaged, "cuMemAllocManaged", RGPU_DRIVER, RGPU_FLAGS_cuMemAllocManaged);
+    rgpu_put_u(c, bytesize);
+    rgpu_put_u(c, flags);
+}
+
+void rgpu_wire_out_cuMemAllocManaged(rgpu_call *c, uint64_t *dptr, uint64_t *mapped)
+{
+    *dptr = rgpu_out_u(c);
+    *mapped = rgpu_out_u(c);
+}
+
+void rgpu_wire_cuMemcpyHtoD_v2(rgpu_call *c, uint64_t dstDevice, uint64_t ByteCount)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyHtoD_v2);
+    rgpu_put_u(c, dstDevice);
+    rgpu_put_u(c, ByteCount);
+}
+
+void rgpu_wire_cuMemcpyDtoH_v2(rgpu_call *c, uint64_t srcDevice, uint64_t ByteCount)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyDtoH_v2);
+    rgpu_put_u(c, srcDevice);
+    rgpu_put_u(c, ByteCount);
+}
+
+void rgpu_wire_cuMemcpyHtoDAsync_v2(rgpu_call *c, uint64_t dstDevice, uint64_t ByteCount, const void *hStream)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyHtoDAsync_v2);
+    rgpu_put_u(c, dstDevice);
+    rgpu_put_u(c, ByteCount);
+    rgpu_put_h(c, hStream);
+}
+
+void rgpu_wire_cuMemcpyDtoHAsync_v2(rgpu_call *c, uint64_t srcDevice, uint64_t ByteCount, const void *hStream)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyDtoHAsync_v2);
+    rgpu_put_u(c, srcDevice);
+    rgpu_put_u(c, ByteCount);
+    rgpu_put_h(c, hStream);
+}
+
+void rgpu_wire_cuStreamAttachMemAsync(rgpu_call *c, const void *hStream, uint64_t dptr, uint64_t length, uint64_t flags)
+{
+    rgpu_begin(c, RGPU_ID_cuStreamAttachMemAsync, "cuStreamAttachMemAsync", RGPU_DRIVER, RGPU_FLAGS_cuStreamAttachMemAsync);
+    rgpu_put_h(c, hStream);
+    rgpu_put_u(c, dptr);
+    rgpu_put_u(c, length);
+    rgpu_put_u(c, flags);
+}
+
+void rgpu_wire_cuFuncGetName(rgpu_call *c, const void *hfunc)
+{
+    rgpu_begin(c, RGPU_ID_cuFuncGetName, "cuFuncGetName", RGPU_DRIVER, RGPU_FLAGS_cuFuncGetName);
+    rgpu_put_h(c, hfunc);
+}
+
+void rgpu_wire_out_cuFuncGetName(rgpu_call *c, char *name, size_t name_size)
+{
+    rgpu_out_b(c, name, name_size);
+}
+
+void rgpu_wire_cuLaunchKernel(rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size)
+{
+    rgpu_begin(c, RGPU_ID_cuLaunchKernel, "cuLaunchKernel", RGPU_DRIVER, RGPU_FLAGS_cuLaunchKernel);
+    rgpu_put_h(c, f);
+    rgpu_put_u(c, gridDimX);
+    rgpu_put_u(c, gridDimY);
+    rgpu_put_u(c, gridDimZ);
+    rgpu_put_u(c, blockDimX);
+    rgpu_put_u(c, blockDimY);
+    rgpu_put_u(c, blockDimZ);
+    rgpu_put_u(c, sharedMemBytes);
+    rgpu_put_h(c, hStream);
+    rgpu_put_b(c, params, params_size);
+}
+
+void rgpu_wire_cuLaunchCooperativeKernel(rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size)
+{
+    rgpu_begin(c, RGPU_ID_cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", RGPU_DRIVER, RGPU_FLAGS_cuLaunchCooperativeKernel);
+    rgpu_put_h(c, f);
+    rgpu_put_u(c, gridDimX);
+    rgpu_put_u(c, gridDimY);
+    rgpu_put_u(c, gridDimZ);
+    rgpu_put_u(c, blockDimX);
+    rgpu_put_u(c, blockDimY);
+    rgpu_put_u(c, blockDimZ);
+    rgpu_put_u(c, sharedMemBytes);
+    rgpu_put_h(c, hStream);
+    rgpu_put_b(c, params, params_size);
+}
+
+void rgpu_wire_cudaStreamAttachMemAsync(rgpu_call *c, const void *stream, uint64_t devPtr, uint64_t length, uint64_t flags)
+{
+    rgpu_begin(c, RGPU_ID_cudaStreamAttachMemAsync, "cudaStreamAttachMemAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaStreamAttachMemAsync);
+    rgpu_put_h(c, stream);
+    rgpu_put_u(c, devPtr);
+    rgpu_put_u(c, length);
+    rgpu_put_u(c, flags);
+}
+
+void rgpu_wire_cudaLaunchKernel(rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size)
+{
+    rgpu_begin(c, RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", RGPU_RUNTIME, RGPU_FLAGS_cudaLaunchKernel);
+    rgpu_put_h(c, f);
+    rgpu_put_u(c, gridDimX);
+    rgpu_put_u(c, gridDimY);
+    rgpu_put_u(c, gridDimZ);
+    rgpu_put_u(c, blockDimX);
+    rgpu_put_u(c, blockDimY);
+    rgpu_put_u(c, blockDimZ);
+    rgpu_put_u(c, sharedMemBytes);
+    rgpu_put_h(c, hStream);
+    rgpu_put_b(c, params, params_size);
+}
+
+void rgpu_wire_cudaLaunchCooperativeKernel(rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size)
+{
+    rgpu_begin(c, RGPU_ID_cudaLaunchCooperativeKernel, "cudaLaunchCooperativeKernel", RGPU_RUNTIME, RGPU_FLAGS_cudaLaunchCooperativeKernel);
+    rgpu_put_h(c, f);
+    rgpu_put_u(c, gridDimX);
+    rgpu_put_u(c, gridDimY);
+    rgpu_put_u(c, gridDimZ);
+    rgpu_put_u(c, blockDimX);
+    rgpu_put_u(c, blockDimY);
+    rgpu_put_u(c, blockDimZ);
+    rgpu_put_u(c, sharedMemBytes);
+    rgpu_put_h(c, hStream);
+    rgpu_put_b(c, params, params_size);
+}
+
+void rgpu_wire_cudaMallocManaged(rgpu_call *c, uint64_t size, uint64_t flags)
+{
+    rgpu_begin(c, RGPU_ID_cudaMallocManaged, "cudaMallocManaged", RGPU_RUNTIME, RGPU_FLAGS_cudaMallocManaged);
+    rgpu_put_u(c, size);
+    rgpu_put_u(c, flags);
+}
+
+void rgpu_wire_out_cudaMallocManaged(rgpu_call *c, uint64_t *devPtr, uint64_t *mapped)
+{
+    *devPtr = rgpu_out_u(c);
+    *mapped = rgpu_out_u(c);
+}
+
+void rgpu_wire_cudaFree(rgpu_call *c, uint64_t devPtr)
+{
+    rgpu_begin(c, RGPU_ID_cudaFree, "cudaFree", RGPU_RUNTIME, RGPU_FLAGS_cudaFree);
+    rgpu_put_u(c, devPtr);
+}
+
+void rgpu_wire_cudaMemcpy(rgpu_call *c, uint64_t dst, uint64_t src, uint64_t count, int64_t kind)
+{
+    rgpu_begin(c, RGPU_ID_cudaMemcpy, "cudaMemcpy", RGPU_RUNTIME, RGPU_FLAGS_cudaMemcpy);
+    rgpu_put_u(c, dst);
+    rgpu_put_u(c, src);
+    rgpu_put_u(c, count);
+    rgpu_put_i(c, kind);
+}
+
+void rgpu_wire_cudaMemcpy2D(rgpu_call *c, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height, int64_t kind)
+{
+    rgpu_begin(c, RGPU_ID_cudaMemcpy2D, "cudaMemcpy2D", RGPU_RUNTIME, RGPU_FLAGS_cudaMemcpy2D);
+    rgpu_put_u(c, dst);
+    rgpu_put_u(c, dpitch);
+    rgpu_put_u(c, src);
+    rgpu_put_u(c, spitch);
+    rgpu_put_u(c, width);
+    rgpu_put_u(c, height);
+    rgpu_put_i(c, kind);
+}
+
+void rgpu_wire_cudaMemcpyAsync(rgpu_call *c, uint64_t dst, uint64_t src, uint64_t count, int64_t kind, const void *stream)
+{
+    rgpu_begin(c, RGPU_ID_cudaMemcpyAsync, "cudaMemcpyAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaMemcpyAsync);
+    rgpu_put_u(c, dst);
+    rgpu_put_u(c, src);
+    rgpu_put_u(c, count);
+    rgpu_put_i(c, kind);
+    rgpu_put_h(c, stream);
+}
+
+void rgpu_wire_cudaMemcpy2DAsync(rgpu_call *c, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height, int64_t kind, const void *stream)
+{
+    rgpu_begin(c, RGPU_ID_cudaMemcpy2DAsync, "cudaMemcpy2DAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaMemcpy2DAsync);
+    rgpu_put_u(c, dst);
+    rgpu_put_u(c, dpitch);
+    rgpu_put_u(c, src);
+    rgpu_put_u(c, spitch);
+    rgpu_put_u(c, width);
+    rgpu_put_u(c, height);
+    rgpu_put_i(c, kind);
+    rgpu_put_h(c, stream);
+}
+
+void rgpu_wire_cudaPointerGetAttributes(rgpu_call *c, uint64_t ptr)
+{
+    rgpu_begin(c, RGPU_ID_cudaPointerGetAttributes, "cudaPointerGetAttributes", RGPU_RUNTIME, RGPU_FLAGS_cudaPointerGetAttributes);
+    rgpu_put_u(c, ptr);
+}
+
+void rgpu_wire_out_cudaPointerGetAttributes(rgpu_call *c, void *attributes, size_t attributes_size)
+{
+    rgpu_out_b(c, attributes, attributes_size);
+}

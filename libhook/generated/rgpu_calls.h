@@ -1,0 +1,95 @@
+/* generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit */
+#ifndef RGPU_CALLS_H
+#define RGPU_CALLS_H
+
+struct rgpu_call;
+
+/* Hand-written calls: rgpu_wire_NAME begins the call and puts its arguments, rgpu_wire_out_NAME reads its out-values. */
+/* cuModuleLoadData (module/launch.c): digest:s, size:u, companion:s, companion_size:u, sent:u, frames:u; outs module:oh; bulk in frames */
+void rgpu_wire_cuModuleLoadData(struct rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames);
+void rgpu_wire_out_cuModuleLoadData(struct rgpu_call *c, void **module);
+/* cuMemFree_v2 (managed/managed.c): dptr:u */
+void rgpu_wire_cuMemFree_v2(struct rgpu_call *c, uint64_t dptr);
+/* cuMemAllocManaged (managed/managed.c): bytesize:u, flags:u; outs dptr:ou, mapped:ou */
+void rgpu_wire_cuMemAllocManaged(struct rgpu_call *c, uint64_t bytesize, uint64_t flags);
+void rgpu_wire_out_cuMemAllocManaged(struct rgpu_call *c, uint64_t *dptr, uint64_t *mapped);
+/* cuMemcpyHtoD_v2 (memory/memcpy.c): dstDevice:u, ByteCount:u; bulk in ByteCount */
+void rgpu_wire_cuMemcpyHtoD_v2(struct rgpu_call *c, uint64_t dstDevice, uint64_t ByteCount);
+/* cuMemcpyDtoH_v2 (memory/memcpy.c): srcDevice:u, ByteCount:u; bulk out ByteCount */
+void rgpu_wire_cuMemcpyDtoH_v2(struct rgpu_call *c, uint64_t srcDevice, uint64_t ByteCount);
+/* cuMemcpyHtoDAsync_v2 (memory/memcpy.c): dstDevice:u, ByteCount:u, hStream:h; bulk in ByteCount */
+void rgpu_wire_cuMemcpyHtoDAsync_v2(struct rgpu_call *c, uint64_t dstDevice, uint64_t ByteCount, const void *hStream);
+/* cuMemcpyDtoHAsync_v2 (memory/memcpy.c): srcDevice:u, ByteCount:u, hStream:h; bulk out ByteCount */
+void rgpu_wire_cuMemcpyDtoHAsync_v2(struct rgpu_call *c, uint64_t srcDevice, uint64_t ByteCount, const void *hStream);
+/* cuStreamAttachMemAsync (managed/managed.c): hStream:h, dptr:u, length:u, flags:u */
+void rgpu_wire_cuStreamAttachMemAsync(struct rgpu_call *c, const void *hStream, uint64_t dptr, uint64_t length, uint64_t flags);
+/* cuFuncGetName (module/library.c): hfunc:h; outs name:os */
+void rgpu_wire_cuFuncGetName(struct rgpu_call *c, const void *hfunc);
+void rgpu_wire_out_cuFuncGetName(struct rgpu_call *c, char *name, size_t name_size);
+/* cuLaunchKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */
+void rgpu_wire_cuLaunchKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
+/* cuLaunchCooperativeKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */
+void rgpu_wire_cuLaunchCooperativeKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
+/* cudaStreamAttachMemAsync (managed/managed.c): stream:h, devPtr:u, length:u, flags:u */
+void rgpu_wire_cudaStreamAttachMemAsync(struct rgpu_call *c, const void *stream, uint64_t devPtr, uint64_t length, uint64_t flags);
+/* cudaLaunchKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */
+void rgpu_wire_cudaLaunchKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
+/* cudaLaunchCooperativeKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */
+void rgpu_wire_cudaLaunchCooperativeKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
+/* cudaMallocManaged (managed/managed.c): size:u, flags:u; outs devPtr:ou, mapped:ou */
+void rgpu_wire_cudaMallocManaged(struct rgpu_call *c, uint64_t size, uint64_t flags);
+void rgpu_wire_out_cudaMallocManaged(struct rgpu_call *c, uint64_t *devPtr, uint64_t *mapped);
+/* cudaFree (managed/managed.c): devPtr:u */
+void rgpu_wire_cudaFree(struct rgpu_call *c, uint64_t devPtr);
+/* cudaMemcpy (memory/memcpy.c): dst:u, src:u, count:u, kind:i; bulk in count; bulk out count */
+void rgpu_wire_cudaMemcpy(struct rgpu_call *c, uint64_t dst, uint64_t src, uint64_t count, int64_t kind);
+/* cudaMemcpy2D (memory/memcpy2d.c): dst:u, dpitch:u, src:u, spitch:u, width:u, height:u, kind:i; bulk in width * height; bulk out width * height */
+void rgpu_wire_cudaMemcpy2D(struct rgpu_call *c, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height, int64_t kind);
+/* cudaMemcpyAsync (memory/memcpy.c): dst:u, src:u, count:u, kind:i, stream:h; bulk in count; bulk out count */
+void rgpu_wire_cudaMemcpyAsync(struct rgpu_call *c, uint64_t dst, uint64_t src, uint64_t count, int64_t kind, const void *stream);
+/* cudaMemcpy2DAsync (memory/memcpy2d.c): dst:u, dpitch:u, src:u, spitch:u, width:u, height:u, kind:i, stream:h; bulk in width * height; bulk out width * height */
+void rgpu_wire_cudaMemcpy2DAsync(struct rgpu_call *c, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height, int64_t kind, const void *stream);
+/* cudaPointerGetAttributes (memory/pointer.c): ptr:u; outs attributes:ob */
+void rgpu_wire_cudaPointerGetAttributes(struct rgpu_call *c, uint64_t ptr);
+void rgpu_wire_out_cudaPointerGetAttributes(struct rgpu_call *c, void *attributes, size_t attributes_size);
+
+/* Stream capture hooks (libhook/src/graph/capture.c): 1 when the call became a graph node (its result in *rc). */
+int rgpu_capture_cuMemFree_v2(int *rc, CUdeviceptr dptr);
+int rgpu_capture_cuMemcpyDtoDAsync_v2(int *rc, CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
+int rgpu_capture_cuMemsetD8Async(int *rc, CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream);
+int rgpu_capture_cuMemsetD16Async(int *rc, CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream);
+int rgpu_capture_cuMemsetD32Async(int *rc, CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream);
+int rgpu_capture_cuMemsetD2D8Async(int *rc, CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream);
+int rgpu_capture_cuMemsetD2D16Async(int *rc, CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream);
+int rgpu_capture_cuMemsetD2D32Async(int *rc, CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream);
+int rgpu_capture_cuMemFreeAsync(int *rc, CUdeviceptr dptr, CUstream hStream);
+int rgpu_capture_cuMemAllocAsync(int *rc, CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+int rgpu_capture_cuStreamWaitEvent(int *rc, CUstream hStream, CUevent hEvent, unsigned int Flags);
+int rgpu_capture_cuEventRecord(int *rc, CUevent hEvent, CUstream hStream);
+int rgpu_capture_cuEventRecordWithFlags(int *rc, CUevent hEvent, CUstream hStream, unsigned int flags);
+int rgpu_capture_cuEventQuery(int *rc, CUevent hEvent);
+int rgpu_capture_cuEventSynchronize(int *rc, CUevent hEvent);
+int rgpu_capture_cudaStreamWaitEvent(int *rc, cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+int rgpu_capture_cudaEventRecord(int *rc, cudaEvent_t event, cudaStream_t stream);
+int rgpu_capture_cudaEventRecordWithFlags(int *rc, cudaEvent_t event, cudaStream_t stream, unsigned int flags);
+int rgpu_capture_cudaEventQuery(int *rc, cudaEvent_t event);
+int rgpu_capture_cudaEventSynchronize(int *rc, cudaEvent_t event);
+int rgpu_capture_cudaFree(int *rc, void *devPtr);
+int rgpu_capture_cudaMemsetAsync(int *rc, void *devPtr, int value, size_t count, cudaStream_t stream);
+int rgpu_capture_cudaMemset2DAsync(int *rc, void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream);
+int rgpu_capture_cudaMallocAsync(int *rc, void **devPtr, size_t size, cudaStream_t hStream);
+int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
+
+/* Capture guards of hand-written calls, as their records say: 0, or the error the call returns. */
+#define RGPU_GUARD_cuMemcpyPeer() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
+#define RGPU_GUARD_cuMemcpyPeerAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuMemPrefetchAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuStreamAddCallback(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuStreamAttachMemAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cudaStreamAddCallback(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaStreamAttachMemAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMemcpyPeer() rgpu_capture_guard(RGPU_RUNTIME, NULL, 1)
+#define RGPU_GUARD_cudaMemcpyPeerAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMemPrefetchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+
+#endif

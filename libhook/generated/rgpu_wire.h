@@ -1,0 +1,15 @@
+/* generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit */
+/* Constants the client and the server share (protocol/contract/constants.toml). */
+#ifndef RGPU_WIRE_H
+#define RGPU_WIRE_H
+
+#define RGPU_PROTOCOL_VERSION 1
+#define RGPU_ATTACH 0
+#define RGPU_GOODBYE 1
+#define RGPU_H2D_CHUNK 4194304
+#define RGPU_D2H_CHUNK 16777216
+#define RGPU_MAX_CHUNKS 64
+#define RGPU_MAX_FRAMES 68
+#define RGPU_SHM_DATA 4096
+
+#endif

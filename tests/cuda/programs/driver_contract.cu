@@ -1,0 +1,39 @@
+// Calls whose records say where they are answered: in the client (a stream's device), not served by
+// the software GPU (memory pools: answered not-supported in the client, no round trip), not supported
+// anywhere (batched prefetch) — and the session still works after them.
+#include <cstring>
+
+#include "driver_check.h"
+
+int main() {
+    CK(cuInit(0));
+    CUdevice dev;
+    CK(cuDeviceGet(&dev, 0));
+    CUcontext ctx;
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    CUstream s;
+    CK(cuStreamCreate(&s, 0));
+    CUdevice of = -1;
+    CK(cuStreamGetDevice(s, &of));
+    EXPECT(of == 0);
+    CUmemoryPool pool = nullptr;
+    CUresult r = cuDeviceGetDefaultMemPool(&pool, dev);
+    printf("cuDeviceGetDefaultMemPool -> %d\n", (int)r);
+    r = cuMemPoolTrimTo(pool, 0);
+    printf("cuMemPoolTrimTo -> %d\n", (int)r);
+    CUdeviceptr ptrs[1] = {0};
+    size_t sizes[1] = {0};
+    r = cuMemPrefetchBatchAsync(ptrs, sizes, 1, nullptr, nullptr, 0, 0, s);
+    printf("cuMemPrefetchBatchAsync -> %d\n", (int)r);
+    CUdeviceptr d;
+    CK(cuMemAlloc(&d, 4096));
+    CK(cuMemsetD32(d, 7, 1024));
+    unsigned host[4];
+    CK(cuMemcpyDtoH(host, d, sizeof host));
+    EXPECT(host[0] == 7 && host[3] == 7);
+    CK(cuMemFree(d));
+    CK(cuStreamDestroy(s));
+    printf("OK driver_contract\n");
+    return 0;
+}

@@ -1,0 +1,197 @@
+"""The cuda backend's generic path, without a GPU: the forwarded driver calls no handler covers are
+served from their records by calling the driver entry point through cffi. Here the driver is a small
+stand-in built from C in the test (compiled against the generated prototypes, so its signatures are
+CUDA's) that records what each entry point was called with, so the test sees exactly what a real
+libcuda.so.1 would receive: translated handles, structs and arrays by their bytes, the session's
+CUdevice, and out-values turned back into session handles.
+
+What only a GPU can confirm: that the real driver accepts these calls and that its objects (pools,
+stream attributes, memory operations) behave as the program expects — the stand-in returns what the
+test tells it to."""
+from __future__ import annotations
+
+import ctypes
+import struct
+import subprocess
+import textwrap
+
+import pytest
+
+from rgpu.protocol.codegen import __main__ as codegen
+from rgpu.protocol.generated import enums
+from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.server.backends.cuda import device as cuda_device
+from rgpu.server.dispatch import Dispatcher
+from rgpu.server.session import Session
+
+FAKE = r"""
+#include <stdio.h>
+#include <string.h>
+#include "rgpu_cuda.h"
+
+static char log_buf[1 << 14];
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include <stdarg.h>
+static void say(const char *fmt, ...) {
+    va_list ap; va_start(ap, fmt);
+    size_t n = strlen(log_buf);
+    vsnprintf(log_buf + n, sizeof log_buf - n, fmt, ap);
+    va_end(ap);
+    strncat(log_buf, "\n", sizeof log_buf - strlen(log_buf) - 1);
+}
+const char *fake_log(void) { return log_buf; }
+void fake_clear(void) { log_buf[0] = 0; }
+
+#define P(x) ((unsigned long long)(uintptr_t)(x))
+CUresult cuInit(unsigned int f) { return CUDA_SUCCESS; }
+CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = 7 + ordinal; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext c) { return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+CUresult cuDeviceGetName(char *n, int len, CUdevice d) { snprintf(n, len, "Fake GPU"); return CUDA_SUCCESS; }
+CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d) { *b = 1ull << 32; return CUDA_SUCCESS; }
+CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) { memset(u->bytes, 0xAB, 16); return CUDA_SUCCESS; }
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) { *v = a == 75 ? 9 : 0; return CUDA_SUCCESS; }
+CUresult cuGetErrorName(CUresult e, const char **s) {
+    *s = e == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_UNKNOWN";
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int f, int p) { *s = (CUstream)0x5100; return CUDA_SUCCESS; }
+CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
+CUresult cuEventCreate(CUevent *e, unsigned int f) { *e = (CUevent)0x5200; return CUDA_SUCCESS; }
+CUresult cuEventDestroy_v2(CUevent e) { return CUDA_SUCCESS; }
+
+/* the calls the generic path serves */
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props) {
+    say("cuMemPoolCreate maxSize=%zu location=%d/%d", props->maxSize, props->location.type, props->location.id);
+    *pool = (CUmemoryPool)0xABC0;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep) {
+    say("cuMemPoolTrimTo pool=0x%llx keep=%zu", P(pool), keep);
+    return keep == 12345 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count) {
+    say("cuMemPoolSetAccess pool=0x%llx count=%zu last=%d/%d flags=%d", P(pool), count,
+        map[count - 1].location.type, map[count - 1].location.id, map[count - 1].flags);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemPoolDestroy(CUmemoryPool pool) { say("cuMemPoolDestroy pool=0x%llx", P(pool)); return CUDA_SUCCESS; }
+CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
+    say("cuStreamWaitValue32_v2 stream=0x%llx addr=0x%llx value=%u flags=%u", P(s), addr, value, flags);
+    return CUDA_SUCCESS;
+}
+CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int n, CUmodule mod) {
+    say("cuModuleEnumerateFunctions n=%u mod=0x%llx", n, P(mod));
+    for (unsigned i = 0; i < n; i++) functions[i] = (CUfunction)(uintptr_t)(0x8000 + 16 * i);
+    return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetLuid(char *luid, unsigned int *mask, CUdevice dev) {
+    say("cuDeviceGetLuid dev=%d", dev);
+    memcpy(luid, "LUID-123", 8);
+    *mask = 5;
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamGetAttribute(CUstream s, CUstreamAttrID attr, CUstreamAttrValue *out) {
+    say("cuStreamGetAttribute stream=0x%llx attr=%d", P(s), attr);
+    memset(out, 0, sizeof *out);
+    out->priority = -3;
+    return CUDA_SUCCESS;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fake_libcuda(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fakecuda")
+    (d / "fake.c").write_text(FAKE)
+    lib = d / "libfakecuda.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{codegen.C_OUT}", "-o", str(lib),
+                    str(d / "fake.c")], check=True)
+    return lib
+
+
+@pytest.fixture
+def session(fake_libcuda, monkeypatch):
+    monkeypatch.setenv("RGPU_LIBCUDA", str(fake_libcuda))
+    monkeypatch.setattr(cuda_device, "_lib", None)
+    log = ctypes.CDLL(str(fake_libcuda))
+    log.fake_log.restype = ctypes.c_char_p
+    log.fake_clear()
+    s = Session(cuda_device.CudaDevice(0, 1 << 30))
+    s.fake_log = lambda: log.fake_log().decode().splitlines()
+    yield s
+
+
+@pytest.fixture(scope="module")
+def d():
+    return Dispatcher("cuda")
+
+
+def call(d, s, name, *args):
+    return d.run(s, BY_NAME[name], list(args), [])
+
+
+def _pool_props(max_size: int, device: int) -> bytes:
+    # CUmemPoolProps: allocType, handleTypes, location {type, id}, win32 pointer, maxSize, usage, reserved[54]
+    return struct.pack("<iiii", 1, 0, 1, device) + struct.pack("<QQH", 0, max_size, 0) + bytes(54)
+
+
+def test_handles_structs_and_errors_cross_as_the_driver_expects(d, session):
+    assert session.device.dev == 7  # the driver's CUdevice for ordinal 0
+    r = call(d, session, "cuMemPoolCreate", _pool_props(1 << 20, 0))
+    assert r.rc == 0, r.message
+    (pool,) = r.outs
+    assert isinstance(pool, int) and pool != 0xABC0  # the client sees the session's handle, not the pointer
+    assert session.fake_log()[-1] == "cuMemPoolCreate maxSize=1048576 location=1/0"
+    assert call(d, session, "cuMemPoolTrimTo", pool, 4096).rc == 0
+    assert session.fake_log()[-1] == "cuMemPoolTrimTo pool=0xabc0 keep=4096"
+    # the driver's error, in the calling face's numbering: the Runtime's twin is served by the same function
+    r = call(d, session, "cudaMemPoolTrimTo", pool, 12345)
+    assert r.rc == enums.cudaError["cudaErrorInvalidValue"] and r.message
+    # arrays of structs: their bytes, as many as the length argument says
+    desc = struct.pack("<iii", 1, 0, 3) + struct.pack("<iii", 1, 4, 1)  # CUmemAccessDesc x2
+    assert call(d, session, "cuMemPoolSetAccess", pool, desc, 2).rc == 0
+    assert session.fake_log()[-1] == "cuMemPoolSetAccess pool=0xabc0 count=2 last=1/4 flags=1"
+    # a count that does not match the bytes is refused before the driver sees it
+    before = len(session.fake_log())
+    assert call(d, session, "cuMemPoolSetAccess", pool, desc, 3).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
+    assert len(session.fake_log()) == before
+    # destroying drops the handle: a later use is an invalid handle, not a dangling pointer in the driver
+    assert call(d, session, "cuMemPoolDestroy", pool).rc == 0
+    assert call(d, session, "cuMemPoolTrimTo", pool, 1).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_HANDLE"]
+    assert session.fake_log()[-1] == "cuMemPoolDestroy pool=0xabc0"
+
+
+def test_streams_made_by_handlers_reach_generic_calls_translated(d, session):
+    (stream,) = call(d, session, "cuStreamCreate", 0).outs
+    assert call(d, session, "cuStreamWaitValue32_v2", stream, 0x7F0000001000, 42, 1).rc == 0
+    assert session.fake_log()[-1] == "cuStreamWaitValue32_v2 stream=0x5100 addr=0x7f0000001000 value=42 flags=1"
+    (event,) = call(d, session, "cuEventCreate", 0).outs  # an event is not a stream
+    assert call(d, session, "cuStreamWaitValue32_v2", event, 0, 0, 0).rc == \
+        enums.cudaError_enum["CUDA_ERROR_INVALID_HANDLE"]
+    # a raw union comes back as its bytes
+    r = call(d, session, "cuStreamGetAttribute", stream, 5)
+    assert r.rc == 0 and len(r.outs[0]) == 64 and struct.unpack_from("<i", r.outs[0])[0] == -3
+    assert session.fake_log()[-1] == "cuStreamGetAttribute stream=0x5100 attr=5"
+
+
+def test_out_arrays_of_handles_and_buffers(d, session):
+    mod = session.new_handle("module", cuda_device.ffi().cast("CUmodule", 0x7000))
+    r = call(d, session, "cuModuleEnumerateFunctions", 3, mod)
+    assert r.rc == 0 and session.fake_log()[-1] == "cuModuleEnumerateFunctions n=3 mod=0x7000"
+    (fns,) = r.outs
+    assert len(fns) == 3
+    addrs = [int(cuda_device.ffi().cast("uintptr_t", session.get("function", h))) for h in fns]
+    assert addrs == [0x8000, 0x8010, 0x8020]
+    r = call(d, session, "cuDeviceGetLuid", 0)
+    assert r.rc == 0 and r.outs == [b"LUID-123", 5]
+    assert session.fake_log()[-1] == "cuDeviceGetLuid dev=7"
+
+
+def test_wrong_shapes_never_reach_the_driver(d, session):
+    before = len(session.fake_log())
+    assert call(d, session, "cuMemPoolTrimTo", "pool", 1).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
+    assert call(d, session, "cuMemPoolCreate", b"short").rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
+    assert len(session.fake_log()) == before
