@@ -152,7 +152,7 @@ def test_an_unreachable_server_is_reported_within_ten_seconds(cuda_program):
     assert took < 25, f"{took:.1f}s (README: within 10 s; before: 30 s)"
 
 
-def test_a_killed_server_leaves_no_named_semaphore(start_server):
+def test_a_killed_server_leaves_no_named_semaphore():
     url = free_url()
     proc = subprocess.Popen(server_argv(url, "--gpus", "2"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
