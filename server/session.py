@@ -4,8 +4,6 @@ Handles that reach the client are small integers issued here, never backend obje
 so a forged or stale handle is an invalid-handle error rather than a crash of a real driver."""
 from __future__ import annotations
 
-import itertools
-
 from .backends.base import Device
 from .errors import CudaError
 
@@ -27,7 +25,12 @@ class Session:
         self.device = device
         self.id = session_id
         self._handles: dict[int, tuple[str, object]] = {}
-        self._next = itertools.count(0x1000, 8)
+        self.next_handle = 0x1000  # handles are never reused: a stale one stays invalid
+        # How some objects were made, by handle: a module's image digests (checkpoint/objects.py),
+        # and the images themselves by digest while a module of them lives (a checkpoint carries them).
+        self.origins: dict[int, dict] = {}
+        self.images: dict[str, bytes] = {}
+        self.restore_images: dict[str, bytes] = {}
         self.sched = None  # GpuScheduler of this session's GPU (None: no other session to share with)
         self.slot = 0
         # The worker's check for "end this session now" (stop from the supervisor, client gone),
@@ -45,9 +48,24 @@ class Session:
         self.bytes_out = 0
 
     def new_handle(self, kind: str, obj) -> int:
-        h = next(self._next)
+        h = self.next_handle
+        self.next_handle += 8
         self._handles[h] = (kind, obj)
         return h
+
+    def adopt(self, h: int, kind: str, obj) -> None:
+        """Put a restored object back under the handle the program holds (checkpoint/objects.py)."""
+        self._handles[h] = (kind, obj)
+
+    def handles(self) -> dict[int, tuple[str, object]]:
+        return self._handles
+
+    def remember_module(self, h: int, digest: str, image: bytes, companion: tuple[str, bytes] | None) -> None:
+        """What a checkpoint needs to load module ``h`` again elsewhere: its image and companion."""
+        self.origins[h] = {"digest": digest, "companion": companion[0] if companion else ""}
+        self.images[digest] = image
+        if companion:
+            self.images[companion[0]] = companion[1]
 
     def get(self, kind: str, h: int):
         """The object behind handle h; default streams are None."""
@@ -65,6 +83,12 @@ class Session:
         if obj is None:
             raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"the default {kind} cannot be destroyed")
         del self._handles[h]
+        origin = self.origins.pop(h, None)
+        if origin is not None:  # the last module of an image lets the image go
+            used = {d for o in self.origins.values() for d in (o["digest"], o["companion"])}
+            for d in (origin["digest"], origin["companion"]):
+                if d and d not in used:
+                    self.images.pop(d, None)
         return obj
 
     def mem_info(self) -> tuple[int, int]:
@@ -101,4 +125,6 @@ class Session:
 
     def close(self) -> None:
         self._handles.clear()
+        self.origins.clear()
+        self.images.clear()
         self.device.close()

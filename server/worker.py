@@ -70,7 +70,8 @@ def _publish(traffic, slot: int, session) -> None:
 
 def make_device(conf: dict, assignment: dict, reserve):
     return backends.open_device(conf["device"], gpu=assignment["gpu"], memory=assignment["memory"],
-                                server_id=conf.get("server_id", ""), reserve=reserve, arch=conf.get("sim_arch"))
+                                server_id=conf.get("server_id", ""), reserve=reserve, arch=conf.get("sim_arch"),
+                                window=assignment.get("window"))
 
 
 def max_frame(capacity: int) -> int:

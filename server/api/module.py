@@ -58,7 +58,9 @@ def module_load(s, digest, size, companion, companion_size, sent, frames, bulk=(
     module = s.device.module_load(image, companion=loaded) if loaded else s.device.module_load(image)
     log.info("module_loaded", digest=digest[:16], size=size, source="upload" if image_frames else "cache",
              companion=companion[:16] if companion else None)
-    return (s.new_handle("module", module),)
+    h = s.new_handle("module", module)
+    s.remember_module(h, digest, image, loaded)  # a checkpoint of the session loads it again elsewhere
+    return (h,)
 
 
 @handles("cuModuleUnload")

@@ -70,11 +70,12 @@ def handlers_for(kind: str) -> dict[str, object]:
 
 
 def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserve=None,
-                arch: str | None = None) -> Device:
-    """The device one session of GPU `gpu` runs on, limited to `memory` bytes (a sim presents `arch`)."""
+                arch: str | None = None, window: int | None = None) -> Device:
+    """The device one session of GPU `gpu` runs on, limited to `memory` bytes (a sim presents `arch`;
+    `window`: the address window of a session restored from a checkpoint)."""
     if kind == "sim":
         from .sim.device import SimDevice
-        return SimDevice(memory, gpu, server_id, reserve=reserve, arch=arch)
+        return SimDevice(memory, gpu, server_id, reserve=reserve, arch=arch, window=window)
     if kind == "cuda":
         from .cuda.device import CudaDevice
         return CudaDevice(gpu, memory, reserve=reserve)

@@ -113,6 +113,81 @@ class Device(ABC):
     def take_output(self) -> str:
         """Device printf output produced since the last call (delivered at synchronisation)."""
 
+    # -- checkpoints (server/checkpoint): capture at a call boundary, restore at the same addresses.
+    # A backend that cannot take part raises CUDA_ERROR_NOT_SUPPORTED, which refuses the checkpoint
+    # (or the migration) before anything stops.
+    def arch_name(self) -> str:
+        """What a checkpoint must be restored onto: the architecture, as the image records it."""
+        return f"sm_{self.cc[0]}{self.cc[1]}"
+
+    def window(self) -> int | None:
+        """The device address window the session's allocations live in (a restored session is
+        opened at the same one); None where the driver chooses addresses."""
+        return None
+
+    def object_key(self, obj):
+        """A value equal for the same device object (functions name their module by it)."""
+        return id(obj)
+
+    def _no_checkpoint(self, what: str):
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend cannot checkpoint {what}")
+
+    def memory_layout(self) -> list[list[int]]:
+        """Every allocation as [address, size, span] (span: the bytes it takes from the quota)."""
+        self._no_checkpoint("memory")
+
+    def written_ranges(self, addr: int, size: int) -> list[tuple[int, int]]:
+        """The parts of [addr, addr+size) that may hold written data (all of it unless the
+        backend can tell)."""
+        return [(addr, size)]
+
+    def read_memory(self, addr: int, size: int) -> bytes:
+        """A copy of [addr, addr+size), at a call boundary or from a pre-copy thread."""
+        return bytes(self.copy_dtoh(addr, size, None))
+
+    def write_memory(self, addr: int, data) -> None:
+        self.copy_htod(addr, data, None)
+
+    def restore_allocations(self, allocations: list[list[int]]) -> None:
+        """Allocate each [address, size, span] at its address (charging the quota), or raise."""
+        self._no_checkpoint("memory")
+
+    def release_allocation(self, addr: int) -> None:
+        self.mem_free(addr)
+
+    def capture_device(self) -> dict:
+        """The backend's own state of the session: {"allocations": memory_layout(), ...}."""
+        return {"allocations": self.memory_layout()}
+
+    def restore_device(self, state: dict) -> None:
+        """What capture_device returned, beyond the allocations (restored first)."""
+
+    def stream_state(self, stream) -> dict:
+        self._no_checkpoint("streams")
+
+    def event_state(self, event) -> dict:
+        self._no_checkpoint("events")
+
+    def event_restore(self, state: dict):
+        self._no_checkpoint("events")
+
+    def module_state(self, module) -> dict:
+        self._no_checkpoint("modules")
+
+    def module_restore(self, image: bytes, companion, state: dict):
+        """The module of ``image`` loaded again, its variables at the addresses ``state`` names
+        (already allocated and filled by the memory restore)."""
+        self._no_checkpoint("modules")
+
+    def function_module(self, function):
+        self._no_checkpoint("functions")
+
+    def function_state(self, function) -> dict:
+        return {}
+
+    def function_restore(self, function, state: dict) -> None:
+        pass
+
     @abstractmethod
     def synchronize(self) -> None: ...
     @abstractmethod

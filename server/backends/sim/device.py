@@ -39,7 +39,9 @@ class SimFunction:
 
 class SimDevice(Device):
     def __init__(self, memory_bytes: int, gpu_index: int = 0, server_id: str = "", reserve=None,
-                 arch: str | None = None):
+                 arch: str | None = None, window: int | None = None):
+        """``window``: the address window to use (a restored session keeps its addresses); by
+        default the one of this server's GPU ``gpu_index``."""
         self.index = gpu_index
         self.total_memory = memory_bytes
         self.arch = archs.get(arch)
@@ -47,8 +49,10 @@ class SimDevice(Device):
         self.name = identity.name(gpu_index, self.arch.name)
         self.uuid = identity.uuid(server_id, gpu_index)
         # the address window: consecutive for the GPUs of one server, spread by server over the rest
-        window = int.from_bytes(hashlib.sha256(f"rgpu-sim-window:{server_id}".encode()).digest()[:4], "little")
-        self.memory = DeviceMemory(memory_bytes, window + gpu_index, reserve=reserve)
+        if window is None:
+            window = int.from_bytes(hashlib.sha256(f"rgpu-sim-window:{server_id}".encode()).digest()[:4],
+                                    "little") + gpu_index
+        self.memory = DeviceMemory(memory_bytes, window, reserve=reserve)
         self._attrs = attributes(memory_bytes, self.arch)
         self._printf: list[str] = []
         self.device_time = 0.0  # seconds spent executing kernels (accounting, scheduling)
@@ -145,6 +149,11 @@ class SimDevice(Device):
 
     # -- modules and launches --
     def module_load(self, image: bytes, companion=None):
+        mod = self._module(image, companion)
+        mod.bind(self.memory)
+        return mod
+
+    def _module(self, image: bytes, companion=None):
         image = bytes(image)
         label = f"sha256:{hashlib.sha256(image).hexdigest()[:16]}"
         try:
@@ -158,7 +167,6 @@ class SimDevice(Device):
                                             label=f"{label} (PTX from its library)")
             # the module is the SASS module's kernels, not every kernel the PTX container holds
             mod.exposed = names
-        mod.bind(self.memory)
         return mod
 
     def module_unload(self, module) -> None:
@@ -232,6 +240,92 @@ class SimDevice(Device):
             self._workspace = self.memory.alloc(GRID_WORKSPACE_BYTES)
             self.memory.write(self._workspace, bytes(GRID_WORKSPACE_BYTES))
         return self._workspace
+
+    # -- checkpoints (server/checkpoint) --
+    def arch_name(self) -> str:
+        return self.arch.name
+
+    def window(self) -> int:
+        return self.memory.window
+
+    def memory_layout(self):
+        return self.memory.layout()
+
+    def written_ranges(self, addr, size):
+        return self.memory.written(addr, size)
+
+    def read_memory(self, addr, size):
+        return self.memory.read_raw(addr, size)
+
+    def write_memory(self, addr, data) -> None:
+        self.memory.write(addr, data)
+
+    def restore_allocations(self, allocations) -> None:
+        done = []
+        try:
+            for addr, size, span in allocations:
+                self.memory.alloc_at(addr, size, span)
+                done.append(addr)
+        except SimError:
+            for addr in done:  # all or nothing: a session that does not fit holds nothing
+                self.memory.free(addr)
+            raise
+
+    def release_allocation(self, addr) -> None:
+        self.memory.free(addr)
+
+    def capture_device(self) -> dict:
+        heap = self.memory.device_heap
+        return {"allocations": self.memory.layout(), "window": self.memory.window,
+                "heap": {"limit": heap.limit, "used": heap.used, "blocks": [[a, n] for a, n in heap.blocks.items()]},
+                "workspace": self._workspace, "device_time": self.device_time,
+                "output": "".join(self._printf)}  # printf of async launches not yet delivered
+
+    def restore_device(self, state) -> None:
+        heap = self.memory.device_heap
+        heap.limit, heap.used = state["heap"]["limit"], state["heap"]["used"]
+        heap.blocks = {a: n for a, n in state["heap"]["blocks"]}
+        self._workspace = state["workspace"]
+        self.device_time = state["device_time"]
+        if state.get("output"):
+            self._printf.insert(0, state["output"])
+
+    def stream_state(self, stream) -> dict:
+        return {"flags": stream.flags, "priority": stream.priority}
+
+    def event_state(self, event) -> dict:
+        # a timestamp's age, not the clock itself: another process's (or host's) clock differs
+        age = None if event.time_ns is None else time.perf_counter_ns() - event.time_ns
+        return {"flags": event.flags, "age_ns": age}
+
+    def event_restore(self, state):
+        event = SimEvent(state["flags"])
+        if state.get("age_ns") is not None:
+            event.time_ns = time.perf_counter_ns() - state["age_ns"]
+        return event
+
+    def module_state(self, module) -> dict:
+        exposed = getattr(module, "exposed", None)
+        return {"addresses": dict(module.addresses), "exposed": sorted(exposed) if exposed is not None else None,
+                "max_dynamic_shared": {name: fn._max_dynamic for name, fn in module.functions.items()
+                                       if fn._max_dynamic is not None}}
+
+    def module_restore(self, image, companion, state):
+        mod = self._module(image, companion)
+        if state.get("exposed") is not None:
+            mod.exposed = set(state["exposed"])
+        missing = set(mod.variables) - set(state["addresses"])
+        if missing:
+            raise SimError("CUDA_ERROR_INVALID_IMAGE", f"the checkpoint lacks module variables {sorted(missing)[:3]}")
+        mod.addresses = dict(state["addresses"])
+        mod._mem = self.memory
+        for name, value in state.get("max_dynamic_shared", {}).items():
+            if name in mod.functions:
+                mod.functions[name]._max_dynamic = value
+        return mod
+
+    def function_module(self, function):
+        return function.module
 
     def take_output(self) -> str:
         out, self._printf = "".join(self._printf), []

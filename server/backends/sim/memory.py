@@ -47,7 +47,8 @@ class DeviceMemory:
 
     def __init__(self, capacity: int, window: int = 0, reserve=None):
         self.capacity = int(capacity)
-        self.base = BASE_ADDRESS + (window % WINDOWS) * GPU_WINDOW
+        self.window = window % WINDOWS
+        self.base = BASE_ADDRESS + self.window * GPU_WINDOW
         # Address space is larger than capacity so freed holes do not force compaction.
         self._span = min(max(self.capacity * 2, 1 << 20), GPU_WINDOW)
         self._map = mmap.mmap(-1, self._span, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
@@ -99,6 +100,74 @@ class DeviceMemory:
         if self.base + self._span - cursor >= size:
             return cursor
         return None
+
+    def alloc_at(self, addr: int, nbytes: int, span: int) -> None:
+        """Allocate exactly [addr, addr+span) (``nbytes`` of it usable): a checkpoint's allocation
+        restored where the program knows it (server/checkpoint). Raises out-of-memory when the quota
+        cannot hold it, invalid-value when the range is taken or outside this window."""
+        if not (self.base <= addr and addr + span <= self.base + self._span and 0 < nbytes <= span):
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) is outside this device's address window")
+        i = bisect.bisect_left(self._starts, addr)
+        if (i > 0 and self._spans[i - 1] > addr) or (i < len(self._starts) and self._starts[i] < addr + span):
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) overlaps an allocation")
+        if self.used + span > self.capacity:
+            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{span} bytes to restore, {self.capacity - self.used} free")
+        if self._reserve is not None and not self._reserve(span):
+            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{span} bytes to restore, the device (or the quota) is full")
+        self._starts.insert(i, addr)
+        self._ends.insert(i, addr + nbytes)
+        self._spans.insert(i, addr + span)
+        self._sync_tables()
+        self.used += span
+        self.peak = max(self.peak, self.used)
+
+    def layout(self) -> list[list[int]]:
+        """[address, size asked for, span taken] of every allocation."""
+        return [[s, e - s, p - s] for s, e, p in zip(self._starts, self._ends, self._spans)]
+
+    def written(self, addr: int, nbytes: int) -> list[tuple[int, int]]:
+        """The parts of [addr, addr+nbytes) whose pages were ever written, from the kernel's page
+        tables (/proc/self/pagemap): a page of this private anonymous mapping is present and
+        exclusively mapped once written; untouched or only-read pages (the shared zero page) are
+        not, and freed ones were dropped (MADV_DONTNEED). Swapped-out pages count as written.
+        Where the page tables cannot be read, all of it counts."""
+        if nbytes <= 0:
+            return []
+        page = mmap.PAGESIZE
+        off = addr - self.base
+        first, last = off // page, (off + nbytes - 1) // page
+        vpage = self.arena.ctypes.data // page
+        try:
+            with open("/proc/self/pagemap", "rb", buffering=0) as f:
+                f.seek((vpage + first) * 8)
+                raw = f.read((last - first + 1) * 8)
+        except OSError:
+            return [(addr, nbytes)]
+        if len(raw) != (last - first + 1) * 8:
+            return [(addr, nbytes)]
+        entries = np.frombuffer(raw, dtype=np.uint64)
+        written = (((entries >> np.uint64(63)) & np.uint64(1)).astype(bool)
+                   & ((entries >> np.uint64(56)) & np.uint64(1)).astype(bool)) \
+            | ((entries >> np.uint64(62)) & np.uint64(1)).astype(bool)
+        if not written.any():
+            return []
+        # runs of written pages -> byte ranges, clipped to the asked range
+        edges = np.flatnonzero(np.diff(np.concatenate(([False], written, [False])).astype(np.int8)))
+        out = []
+        for s, e in zip(edges[0::2], edges[1::2]):
+            lo = max(addr, self.base + (first + int(s)) * page)
+            hi = min(addr + nbytes, self.base + (first + int(e)) * page)
+            if hi > lo:
+                out.append((lo, hi - lo))
+        return out
+
+    def read_raw(self, addr: int, nbytes: int) -> bytes:
+        """A copy of [addr, addr+nbytes) within the window, allocated or not (a pre-copy thread may
+        read a range the program freed a moment ago: it reads zeros, and the next round corrects it)."""
+        off = addr - self.base
+        if off < 0 or off + nbytes > self._span:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{nbytes}) is outside the address window")
+        return self.arena[off:off + nbytes].tobytes()
 
     def free(self, addr: int) -> int:
         """Free the allocation that starts at ``addr``; returns its size."""

@@ -1,0 +1,86 @@
+"""Device memory in chunks, for checkpoints and pre-copy.
+
+Memory moves in chunks of at most CHUNK bytes: the CHUNK-aligned windows of each allocation that
+hold something the program (or a kernel) wrote. What was never written is not read at all: the
+backend says which pages were ever written (the software GPU asks the kernel's page tables, see
+sim/memory.py ``written``; a real GPU cannot tell, and gives every allocation whole).
+
+Pre-copy sends chunks while the program runs, remembering a digest of each one sent; a later round
+(or the final stop-and-copy) reads them again and sends only those whose digest changed — which
+catches every way memory can change (copies, memsets, any kernel instruction) without the
+interpreter having to report its stores. A chunk sent before whose window is no longer written (its
+allocation freed and made again) is read again too: it reads as zeros now, and so must the target.
+"""
+from __future__ import annotations
+
+import bisect
+import hashlib
+
+from .image import compressor
+
+CHUNK = 256 << 10
+
+
+def plan(device, allocations) -> list[tuple[int, int]]:
+    """(address, length) of every chunk of ``allocations`` ([addr, size, span]) holding written data."""
+    out = []
+    for addr, size, _span in allocations:
+        end = addr + size
+        windows = set()
+        for start, n in device.written_ranges(addr, size):
+            first, last = start // CHUNK, (start + n - 1) // CHUNK
+            windows.update(range(first, last + 1))
+        for w in sorted(windows):
+            lo, hi = max(addr, w * CHUNK), min(end, (w + 1) * CHUNK)
+            if hi > lo:
+                out.append((lo, hi - lo))
+    return out
+
+
+def inside(allocations, pieces) -> list[tuple[int, int]]:
+    """The pieces that still lie wholly inside one of ``allocations``."""
+    spans = sorted((a, a + s) for a, s, _ in allocations)
+    out = []
+    starts = [s for s, _ in spans]
+    for addr, n in pieces:
+        i = bisect.bisect_right(starts, addr) - 1
+        if i >= 0 and addr + n <= spans[i][1]:
+            out.append((addr, n))
+    return out
+
+
+class Copier:
+    """Reads chunks, remembers what it sent, compresses what changed (one per thread)."""
+
+    def __init__(self, device):
+        self.device = device
+        self.sent: dict[tuple[int, int], bytes] = {}  # (addr, length) -> digest of what was sent
+        self.cctx = compressor()
+        self.raw_bytes = 0     # read and sent, before compression
+        self.wire_bytes = 0    # after compression
+
+    def pieces(self, allocations) -> list[tuple[int, int]]:
+        """The chunks to look at now: the written ones and those sent before that are still allocated."""
+        written = plan(self.device, allocations)
+        seen = set(written)
+        return written + [p for p in inside(allocations, list(self.sent)) if p not in seen]
+
+    def changed(self, pieces):
+        """Yields (addr, length, zstd frame) of each piece whose contents differ from what was sent."""
+        for addr, n in pieces:
+            try:
+                data = self.device.read_memory(addr, n)
+            except Exception:  # freed while pre-copy looked away: the next round sees the new layout
+                continue
+            digest = hashlib.sha256(data).digest()
+            if self.sent.get((addr, n)) == digest:
+                continue
+            self.sent[(addr, n)] = digest
+            frame = self.cctx.compress(data)
+            self.raw_bytes += n
+            self.wire_bytes += len(frame)
+            yield addr, n, frame
+
+    def forget_outside(self, allocations) -> None:
+        keep = set(inside(allocations, list(self.sent)))
+        self.sent = {k: v for k, v in self.sent.items() if k in keep}

@@ -1,0 +1,109 @@
+"""Capture a session into an Image, and restore one into a fresh session.
+
+Capture is called at a call boundary (the worker is between messages), after the device has
+drained its streams, so what it sees is exactly what every call the client sent so far produced.
+Restore rebuilds in dependency order: the allocations at their addresses (module variables, device
+malloc blocks and the driver's own words included), then their contents, then the objects under
+their handles, then the session's settings and errors. A live migration runs the same steps with
+the memory sent ahead of the stop (server/migration/)."""
+from __future__ import annotations
+
+from . import objects
+from .image import CheckpointError, Image, decompress, new_meta
+from .memory import Copier
+
+
+def describe(session) -> tuple[dict, dict[str, bytes]]:
+    """The session's state (everything but memory contents) and the module images it needs.
+    Raises CheckpointError, before anything changes, for what cannot be captured."""
+    dev = session.device
+    state = {
+        "objects": objects.capture(session),
+        "next_handle": session.next_handle,
+        "managed": [[a, n] for a, n in session.managed.items()],
+        "settings": getattr(session, "settings", None),
+        "sticky": [session.sticky.code, session.sticky.message, session.sticky.sticky] if session.sticky else None,
+        "deferred": list(session.deferred) if session.deferred else None,
+        "device": dev.capture_device(),
+        "calls": session.calls,
+    }
+    images = {}
+    for h, kind, d in state["objects"]:
+        if kind == "module":
+            for digest in (d["digest"], d.get("companion")):
+                if digest and digest not in images:
+                    data = session.images.get(digest)
+                    if data is None:
+                        raise CheckpointError(f"the image of module {digest[:16]} is no longer held")
+                    images[digest] = data
+    return state, images
+
+
+def meta_of(session, backend: str) -> dict:
+    return new_meta(backend, session.device.arch_name(), session.device.window())
+
+
+def capture(session, backend: str) -> Image:
+    """The whole session as an Image (its memory read and compressed now)."""
+    session.device.synchronize()
+    state, images = describe(session)
+    copier = Copier(session.device)
+    chunks = list(copier.changed(copier.pieces(state["device"]["allocations"])))
+    return Image(meta_of(session, backend), state, images, chunks)
+
+
+def restore_layout(session, allocations) -> None:
+    """Allocate every allocation of a checkpoint at its address (the quota is charged here: a
+    session that does not fit fails now, with out-of-memory, before any of it is used)."""
+    session.device.restore_allocations(allocations)
+
+
+def reconcile_layout(session, old, new) -> None:
+    """Bring a layout restored earlier (pre-copy) to the source's final one: free what the source
+    freed since, allocate what it allocated."""
+    old_set = {tuple(a) for a in old}
+    new_set = {tuple(a) for a in new}
+    for a in sorted(old_set - new_set):
+        session.device.release_allocation(a[0])
+    added = sorted(new_set - old_set)
+    if added:
+        session.device.restore_allocations([list(a) for a in added])
+
+
+def apply_chunks(session, chunks) -> int:
+    """Write (address, raw length, zstd frame) chunks into device memory; returns bytes written."""
+    n = 0
+    for addr, raw, frame in chunks:
+        session.device.write_memory(addr, decompress(frame, raw))
+        n += raw
+    return n
+
+
+def restore_objects(session, state: dict, images: dict[str, bytes]) -> None:
+    session.restore_images = images
+    try:
+        objects.restore(session, state["objects"])
+    finally:
+        session.restore_images = {}
+    session.images.update(images)
+    session.device.restore_device(state["device"])
+    session.next_handle = state["next_handle"]
+    session.managed = {a: n for a, n in state["managed"]}
+    if state.get("settings") is not None:
+        session.settings = state["settings"]
+    if state.get("sticky"):
+        from ..errors import CudaError
+        code, message, sticky = state["sticky"]
+        session.sticky = CudaError(code, message)
+        session.sticky.sticky = sticky
+    session.deferred = tuple(state["deferred"]) if state.get("deferred") else None
+    session.calls = state.get("calls", 0)
+
+
+def restore(session, image: Image, backend: str) -> None:
+    """Rebuild a checkpointed session into ``session`` (fresh, its device opened at the image's
+    address window)."""
+    image.check_compatible(backend, session.device.arch_name())
+    restore_layout(session, image.state["device"]["allocations"])
+    apply_chunks(session, image.chunks)
+    restore_objects(session, image.state, image.modules)
