@@ -78,7 +78,9 @@ def main(device, listen, count, sim_memory, sim_arch, controller, advertise, sec
         raise click.ClickException(str(e)) from None
     conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id, "sim_arch": sim_arch,
             "max_sessions_per_lease": max_sessions_per_lease,
-            "module_cache": (cache_dir, parse_size(module_cache_size))}
+            "module_cache": (cache_dir, parse_size(module_cache_size)),
+            # a worker moving its session to another server of the pool asks it as a server does
+            "cluster_keys": tuple(curve.server_role_keys(gate.secret)) if gate.enabled else None}
     advertise = advertise or advertise_url(listen)
     keys = cluster_key = None
     if (wire or ("curve" if gate.enabled else "plain")) == "curve":

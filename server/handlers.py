@@ -79,6 +79,46 @@ def op_hello(sup, req: dict, peer: Peer) -> dict:
 
 
 @op
+def op_incoming(sup, req: dict, peer: Peer) -> dict:
+    """incoming {proto, gpu, vgpu?, lease?, client, source_key, client_key?, backend, arch, window,
+    memory} -> {ok, endpoint, session, key}: a worker for a session migrating here, which the source
+    worker then fills (server/migration); in a pool only holders of the cluster credential may ask,
+    with a lease token holding a vGPU on GPU ``gpu``. Refused (before the source stops) when the
+    backend differs or the GPU has no room."""
+    if req.get("proto") != wire.PROTOCOL_VERSION:
+        raise Refused("protocol", f"the source speaks protocol {str(req.get('proto'))[:20]}, this server "
+                                  f"{wire.PROTOCOL_VERSION}: migrate between servers of one rgpu version")
+    _field(req, "gpu", (int,), 0, "a GPU index (integer)")
+    _field(req, "vgpu", (int, type(None)), None, "the program's device index (integer)")
+    _field(req, "lease", (str, type(None)), None, "a lease token (string)")
+    _field(req, "source_key", (str,), "", "the source's public key (Z85 string)")
+    _field(req, "client_key", (str, type(None)), None, "the client's public key (Z85 string)")
+    _field(req, "window", (int, type(None)), None, "an address window (integer)")
+    return sup.accept_incoming(req, peer, req.get("id"))
+
+
+@op
+def op_migrate(sup, req: dict, peer: Peer) -> dict:
+    """migrate {to: URL[@KEY]#GPU, session? | lease (+ vgpu?), token?} -> {ok, migration: {id, to,
+    lease, sessions: {session: {state, message, pause_s, ...}}, state, message}}: move a session (or
+    every session of a lease's vGPU) to another GPU of this server or another server while its
+    program runs; ``stats`` shows how it went. On a CURVE wire for holders of the cluster credential
+    (the controller orders migrations of leases through heartbeats)."""
+    if (sup.curve or sup.gate.enabled) and not peer.cluster:
+        raise Refused("forbidden", "migrate moves any tenant's session: ask with the cluster credential")
+    to = _field(req, "to", (str,), "", "the target URL (URL[@KEY]#GPU)")
+    if not to.startswith(("tcp://", "ipc://")):
+        raise Refused("bad_request", "field 'to' must be a tcp:// or ipc:// URL, with #GPU")
+    session = _field(req, "session", (str, type(None)), None, "a session id (string)")
+    lease = _field(req, "lease", (str, type(None)), None, "a lease id (string)")
+    if not session and not lease:
+        raise Refused("bad_request", "name a session or a lease to migrate")
+    return {"ok": True, "migration": sup.migrate(to, session=session, lease=lease,
+                                                  vgpu=_field(req, "vgpu", (int, type(None)), None, "an integer"),
+                                                  token=_field(req, "token", (str, type(None)), None, "a string"))}
+
+
+@op
 def op_stats(sup, req: dict, peer: Peer) -> dict:
     """stats -> {ok, device, pool: {controller, view_at, leases} | null,
     gpus: [{index, uuid, name, memory_total, memory_used, sessions}],

@@ -43,6 +43,8 @@ class Session:
         self.sticky: CudaError | None = None
         self.deferred: CudaError | None = None
         self.calls = 0
+        self.last_seq = 0  # of the last call run (a migration resumes the client after it)
+        self.closed = False
         self.messages = 0
         self.bytes_in = 0
         self.bytes_out = 0
@@ -124,6 +126,10 @@ class Session:
             device.checkpoint = None
 
     def close(self) -> None:
+        """Free everything the session holds (once: a migrated session is closed when it moves)."""
+        if self.closed:
+            return
+        self.closed = True
         self._handles.clear()
         self.origins.clear()
         self.images.clear()

@@ -50,6 +50,7 @@ class Supervisor:
         self.gate = gate or LeaseGate(None)
         self.max_sessions_per_lease = conf.get("max_sessions_per_lease", MAX_SESSIONS_PER_LEASE)
         self.registrar = None
+        self.migrations: dict[str, dict] = {}  # id -> {to, lease, sessions: {sid: outcome}, state, ...}
         self._view_changed = False
         self.stopping = False
 
@@ -58,10 +59,9 @@ class Supervisor:
         return self.keys is not None
 
     # -- requests (handlers.py calls these) --
-    def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None,
-                     request_id=None):
-        """Admit a hello and queue it for a worker of its GPU (answered by the loop, DEFERRED)."""
-        if not 0 <= gpu_index < len(self.gpus):
+    def _admit(self, gpu_index: int, client: str, token, vgpu: int | None):
+        """The GPU and the grant a hello (or an incoming migration) gets; raises Refused."""
+        if not isinstance(gpu_index, int) or not 0 <= gpu_index < len(self.gpus):
             raise Refused("no_such_gpu", f"this server has {len(self.gpus)} GPU(s); gpu {gpu_index} does not exist")
         gpu = self.gpus[gpu_index]
         try:
@@ -72,21 +72,102 @@ class Supervisor:
         if not self.workers.has_room(gpu):
             raise Refused("busy", "too many sessions on this GPU")
         if grant.lease:
-            open_ = sum(1 for w in self.sessions.values() if w.grant.lease == grant.lease)
+            open_ = sum(1 for w in self.sessions.values() if w.grant.lease == grant.lease and not w.moved)
             if open_ + self.workers.waiting_for(grant.lease) >= self.max_sessions_per_lease:
                 raise Refused("busy", f"lease {grant.lease} already has {self.max_sessions_per_lease} sessions on "
                                       "this server (the most one lease may open)")
+        return gpu, grant
+
+    def _assignment(self, gpu, grant, client: str, client_key, client_address) -> dict:
         sid, key = secrets.token_hex(8), secrets.token_hex(16)
         # The quota is what the worker enforces (across the sessions of the vGPU) and what the
         # device reports as its total memory.
         memory = min(gpu.capacity, grant.memory or gpu.capacity)
         group_key = (grant.lease, grant.vgpu) if grant.lease else ("", sid)
-        assignment = {"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": client,
-                      "client_key": peer.key, "client_address": peer.address, "compute": grant.compute,
-                      "limit": grant.limit, "group": gpu.join_group(group_key, memory),
-                      "grant": grant, "group_key": group_key}
+        return {"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": client,
+                "client_key": client_key, "client_address": client_address, "compute": grant.compute,
+                "limit": grant.limit, "group": gpu.join_group(group_key, memory), "vgpu": grant.vgpu,
+                "grant": grant, "group_key": group_key}
+
+    def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None,
+                     request_id=None):
+        """Admit a hello and queue it for a worker of its GPU (answered by the loop, DEFERRED)."""
+        gpu, grant = self._admit(gpu_index, client, token, vgpu)
+        assignment = self._assignment(gpu, grant, client, peer.key, peer.address)
         self.workers.enqueue(gpu, Pending(peer.ident, request_id, assignment, time.monotonic() + HELLO_WAIT_S))
         return DEFERRED
+
+    # -- live migration (server/migration) --
+    def accept_incoming(self, req: dict, peer: Peer, request_id=None):
+        """A session migrating here from another worker (handlers.op_incoming): a worker that will
+        restore it from the source's transfer. In a pool only servers of the pool may send one, with
+        a lease token that holds a vGPU on the GPU named (the controller's, for the move)."""
+        if self.gate.enabled and not peer.cluster:
+            raise Refused("forbidden", "only servers of this pool (holders of the cluster credential) may move "
+                                       "sessions here")
+        if req.get("backend") != self.conf["device"]:
+            raise Refused("incompatible", f"a {req.get('backend')} session cannot be restored on this "
+                                          f"{self.conf['device']} server")
+        gpu, grant = self._admit(req.get("gpu", 0), str(req.get("client", "?"))[:200], req.get("lease"),
+                                 req.get("vgpu"))
+        need, quota = req.get("memory") or 0, min(gpu.capacity, grant.memory or gpu.capacity)
+        if isinstance(need, int) and (need > quota or need > gpu.capacity - gpu.used()):
+            raise Refused("no_room", f"the session holds {format_size(need)}; GPU {gpu.index} of this server has "
+                                     f"{format_size(max(0, gpu.capacity - gpu.used()))} free and a quota of "
+                                     f"{format_size(quota)} for it (CUDA_ERROR_OUT_OF_MEMORY)")
+        client_key = req.get("client_key")
+        assignment = self._assignment(gpu, grant, str(req.get("client", "?"))[:200],
+                                      client_key.encode() if isinstance(client_key, str) else None, None)
+        assignment["window"] = req.get("window") if isinstance(req.get("window"), int) else None
+        assignment["restore"] = {"source_key": str(req.get("source_key") or "")}
+        self.workers.enqueue(gpu, Pending(peer.ident, request_id, assignment, time.monotonic() + HELLO_WAIT_S))
+        self.log.info("migration_incoming", gpu=gpu.index, lease=grant.lease or None, memory=req.get("memory"))
+        return DEFERRED
+
+    def migrate(self, to: str, session: str | None = None, lease: str | None = None, vgpu: int | None = None,
+                token: str | None = None, migration: str | None = None) -> dict:
+        """Move the named session, or every session of a lease's vGPU, to ``to`` (URL[@KEY]#GPU);
+        returns the migration's record (its progress: ``migrations``)."""
+        chosen = [w for sid, w in self.sessions.items() if not w.moved and not w.stopping and w.state == "live"
+                  and (sid == session if session else (w.grant.lease == lease and lease
+                                                       and (vgpu is None or w.grant.vgpu == vgpu)))]
+        if session and not chosen:
+            raise Refused("no_such_session", f"no live session {session[:20]!r} on this server")
+        mid = migration or "m-" + secrets.token_hex(4)
+        record = {"id": mid, "to": to, "lease": lease or (chosen[0].grant.lease if chosen else ""), "vgpu": vgpu,
+                  "sessions": {w.session: {"state": "running"} for w in chosen}, "started": time.time(),
+                  "state": "running" if chosen else "done", "message": ""}
+        self.migrations[mid] = record
+        for w in chosen:
+            try:
+                w.conn.send(("migrate", {"id": mid, "to": to, "token": token}))
+            except (OSError, ValueError):
+                record["sessions"][w.session] = {"state": "failed", "message": "the session's worker is gone"}
+        self._settle(record)
+        self.log.info("migration_ordered", migration=mid, to=to, sessions=len(chosen), lease=record["lease"] or None)
+        return record
+
+    def _report(self, w: Worker, msg) -> None:
+        """What a live worker said: the outcome of its migration."""
+        if not (isinstance(msg, tuple) and len(msg) == 3 and msg[0] == "migration"):
+            return
+        _, mid, outcome = msg
+        record = self.migrations.get(mid)
+        if record is not None and w.session in record["sessions"]:
+            record["sessions"][w.session] = outcome
+            self._settle(record)
+        if outcome.get("state") == "done":
+            self.workers.moved(w, self._ended)
+
+    @staticmethod
+    def _settle(record: dict) -> None:
+        states = [o.get("state") for o in record["sessions"].values()]
+        if "running" in states:
+            return
+        failed = [o.get("message", "") for o in record["sessions"].values() if o.get("state") == "failed"]
+        record["state"] = "failed" if failed else "done"
+        record["message"] = "; ".join(sorted(set(failed)))
+        record["ended"] = time.time()
 
     def stats(self) -> dict:
         valid, at = self.gate.view()
@@ -98,12 +179,14 @@ class Supervisor:
                           "memory_used": g.used(), "sessions": sum(1 for w in sessions.values() if w.gpu == g.index)}
                          for g in self.gpus],
                 "sessions": [{"session": s, "gpu": w.gpu, "client": w.client, "pid": w.pid,
-                              "lease": w.grant.lease, "memory_quota": w.grant.memory,
+                              "lease": w.grant.lease, "vgpu": w.grant.vgpu, "memory_quota": w.grant.memory,
                               "compute": w.grant.compute, "limit": w.grant.limit,
                               "memory_used": self.gpus[w.gpu].usage[w.slot], "stopping": bool(w.stopping),
+                              "state": "moved" if w.moved else w.state, "restored": w.restore,
                               **Ledger.session(self.gpus[w.gpu], w.slot)}
                              for s, w in sessions.items()],
-                "leases": self.lease_usage(sessions)}
+                "leases": self.lease_usage(sessions),
+                "migrations": list(self.migrations.values())}
 
     def snapshot(self) -> dict:
         """The sessions now; safe from the registrar's thread while the main loop changes them."""
@@ -123,7 +206,7 @@ class Supervisor:
     def usage(self) -> dict:
         """What each heartbeat carries (registrar thread): memory used and sessions per GPU, and
         per lease its device time and memory (see accounting.py)."""
-        live = self.snapshot()
+        live = {sid: w for sid, w in self.snapshot().items() if not w.moved}
         sessions = list(live.values())
         real = self.conf["device"] == "cuda"
         return {"sessions": len(sessions),
@@ -135,7 +218,7 @@ class Supervisor:
 
     def lease_usage(self, sessions: dict) -> dict:
         return self.ledger.report([(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot))
-                                   for w in sessions.values()])
+                                   for w in sessions.values() if not w.moved])
 
     def on_leases(self, valid: set) -> None:
         """The controller's view of the leases valid here (registrar thread); applied by the main loop."""
@@ -209,6 +292,9 @@ class Supervisor:
                 try:
                     for ident, reply in self.workers.pump(self._ended):
                         sock.send_multipart([ident, wire.pack(reply)])
+                    reports, self.workers.reports = self.workers.reports, []
+                    for w, msg in reports:
+                        self._report(w, msg)
                 except (EOFError, OSError):
                     self.log.error("zygote_gone", reason="the process that starts session workers died")
                     code = 1

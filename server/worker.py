@@ -24,6 +24,9 @@ from rgpu.protocol import curve, wire
 from . import backends, module_cache
 from .dispatch import Dispatcher
 from .dispatch import Result
+from .migration.source import Outbound, Redirect
+from .migration.target import Inbound
+from .migration.transfer import MigrationFailed, is_transfer
 from .session import Session
 from .session import SessionEnding
 from .shm import Segment
@@ -85,18 +88,20 @@ class Admission:
 
     def __init__(self, curve_wire: bool):
         self.curve_wire = curve_wire
-        self.key: bytes | None = None
+        self.keys: set[bytes] = set()
         self.address: str | None = None
         self.open = False
 
-    def admit(self, key: bytes | None, address: str | None) -> None:
-        self.key, self.address, self.open = key, address, True
+    def admit(self, key: bytes | None, address: str | None, *more_keys: bytes) -> None:
+        """``more_keys``: a migration's source, whose connection brings the session's state."""
+        self.keys = {k for k in (key, *more_keys) if k}
+        self.address, self.open = address, True
 
     def __call__(self, mechanism: str, key: bytes | None, address: str) -> str | None:
         if not self.open:
             return None
         if self.curve_wire:
-            return key.decode() if mechanism == "CURVE" and key is not None and key == self.key else None
+            return key.decode() if mechanism == "CURVE" and key is not None and key in self.keys else None
         return "client" if mechanism == "NULL" and (not self.address or address == self.address) else None
 
 
@@ -142,7 +147,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     # The session joins its group (the vGPU of its lease) before anything runs: memory and compute
     # are shared with the group's other sessions from the first call.
     gpu.sched.configure(slot, assignment["compute"], assignment["limit"], assignment["group"])
-    admission.admit(assignment.get("client_key"), assignment.get("client_address"))
+    restore = assignment.get("restore")
+    admission.admit(assignment.get("client_key"), assignment.get("client_address"),
+                    *([restore["source_key"].encode()] if restore and restore.get("source_key") else []))
     conn.send("admitted")  # the supervisor answers the hello only now: the client's connection gets in
     log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"])
     traffic = gpu.traffic
@@ -162,28 +169,50 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     # supervisor's pipe, deadlines) runs when a receive times out or every HOUSEKEEPING_S while busy.
     sock.setsockopt(zmq.RCVTIMEO, int(HOUSEKEEPING_S * 1000))
     peer = None
+    peer_fd = None  # the attached client's connection, as the monitor names it (its file descriptor)
     gone_since = None
     started = time.monotonic()
     next_check = started + HOUSEKEEPING_S
     grace = conf.get("session_grace", 3.0)
+    # Live migration (server/migration): this session restored from a transfer (target), moving
+    # away (source: pre-copy, then the commit), or moved (answering with the moved notice).
+    inbound = Inbound(session, assignment, conf["device"], log) if restore else None
+    mover = None
+    redirect = None
 
     def must_end(now: float) -> str | None:
         """Why this session has to end now (client gone past the grace, never attached, stopped by
-        the supervisor, supervisor gone), or None."""
-        nonlocal gone_since
+        the supervisor, supervisor gone, its migration done), or None."""
+        nonlocal gone_since, mover
         while monitor.poll(0):
             ev = zmq.utils.monitor.recv_monitor_message(monitor)
+            # Other connections come and go (a migration's source or target, refused strangers):
+            # once the client is attached only its own connection counts.
             if ev["event"] == zmq.EVENT_DISCONNECTED:
-                gone_since = now
-            elif ev["event"] == zmq.EVENT_ACCEPTED:
+                if peer_fd is None or int(ev["value"]) == peer_fd:
+                    gone_since = now
+            elif ev["event"] == zmq.EVENT_ACCEPTED and peer_fd is None:
                 gone_since = None
-        if gone_since is not None and now - gone_since > grace:
+        if gone_since is not None and now - gone_since > grace and (peer is not None or inbound is None):
+            if redirect is not None:
+                redirect.client_gone()
             return "client_gone"
-        if peer is None and now - started > conf.get("attach_timeout", ATTACH_TIMEOUT_S):
-            return "never_attached"
+        if peer is None and now - started > conf.get("attach_timeout", ATTACH_TIMEOUT_S) \
+                and not (inbound is not None and inbound.waiting_for_client(now)):
+            return "never_attached" if inbound is None or inbound.committed else "migration_abandoned"
+        if inbound is not None and inbound.ended:
+            return inbound.ended
+        if redirect is not None:
+            why = redirect.tick(now)
+            if why:
+                return why
         try:
-            if conn.poll() and conn.recv() == "stop":
-                return "stopped_by_server"
+            while conn.poll():
+                msg = conn.recv()
+                if msg == "stop":
+                    return "stopped_by_server"
+                if isinstance(msg, tuple) and msg[0] == "migrate":
+                    mover = _start_migration(msg[1], session, mover, redirect, peer, ctx, conf, assignment, conn, log)
         except (EOFError, OSError):  # the supervisor is gone: so is this session
             return "server_gone"
         return None
@@ -197,8 +226,29 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         if why is not None:
             raise SessionEnding(why)
 
+    def commit() -> None:
+        """The stop-and-copy of a migration whose pre-copy is done: between two messages."""
+        nonlocal mover, redirect
+        m, mover = mover, None
+        try:
+            notice = m.commit(session.last_seq)
+        except MigrationFailed as e:
+            log.warning("migration_failed", migration=m.id, reason=str(e), **m.stats)
+            m.abandon()
+            _tell(conn, ("migration", m.id, {"state": "failed", "message": str(e), **m.stats}))
+            return
+        log.info("session_migrated", migration=m.id, to=m.to, **m.stats)
+        _publish(traffic, slot, session)
+        if session.shm is not None:
+            session.shm.close()
+            session.shm = None
+        session.close()  # the memory is the target's now: it goes back to this GPU at once
+        redirect = Redirect(m.link, notice)
+        sock.send_multipart([peer, notice])  # the client may be idle: it finds this at its next call
+        _tell(conn, ("migration", m.id, {"state": "done", "message": "", **m.stats}))
+
     session.housekeeping = inside_kernel
-    log.info("session_started", endpoint=endpoint)
+    log.info("session_started", endpoint=endpoint, restore=bool(restore))
     reason = "goodbye"
     profiler = _profiler()
     recv = sock.recv_multipart
@@ -211,16 +261,33 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             if frames is not None:
                 ident, body = frames[0].bytes, frames[1:]
                 if peer is None or ident != peer:
-                    if peer is None and _same_client(body, assignment):
+                    if inbound is not None and (ident == inbound.source or
+                                                (inbound.source is None and body and is_transfer(body[0]))):
+                        inbound.handle(sock, ident, body)
+                        if inbound.ended:
+                            reason = inbound.ended
+                            break
+                    elif peer is None and (inbound is None or inbound.committed) and _same_client(body, assignment):
                         peer = _attach(sock, ident, body, assignment, session, log, conf["device"])
+                        peer_fd = _source_fd(body) if peer is not None else None
+                        if peer is not None and inbound is not None:
+                            sock.send_multipart([inbound.source, wire.pack({"op": "attached"})])
+                            log.info("migration_client_attached")
                     else:
                         _refuse(sock, ident, body, log, "the session is already attached" if peer else
                                 "not the connection that said hello")
                     continue
+                if redirect is not None:
+                    sock.send_multipart([ident, redirect.notice])
+                    continue
                 session.messages += 1
                 trimmed = False
                 if not _serve(sock, ident, body, session, dispatcher, log):
+                    if mover is not None:
+                        mover.abandon()
                     break
+                if mover is not None and mover.precopy_done():
+                    commit()
                 now = time.monotonic()
                 if now < next_check:
                     continue
@@ -229,15 +296,21 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if not trimmed and trim is not None:
                     trim(0)  # idle for a housekeeping period: the heap's free pages go back
                     trimmed = True
+                if mover is not None and mover.precopy_done():
+                    commit()
             next_check = now + HOUSEKEEPING_S
             _publish(traffic, slot, session)
             why = must_end(now)
             if why is not None:
                 reason = why
+                if mover is not None:
+                    mover.abandon()
                 break
     except SessionEnding as e:
         reason = e.reason
         log.info("kernel_abandoned", reason=e.reason)
+        if mover is not None:
+            mover.abandon()
     finally:
         if profiler is not None:
             profiler.disable()
@@ -252,12 +325,50 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         if session.shm is not None:
             session.shm.close()
         session.close()
+        if redirect is not None:
+            redirect.close()
         with gpu.lock:
             usage[slot] = 0
         sock.close(0)
         monitor.close(0)
         zap.stop()
         ctx.term()
+
+
+def _source_fd(body) -> int | None:
+    try:
+        return int(body[0].get(zmq.SRCFD))
+    except (zmq.ZMQError, AttributeError, TypeError, ValueError):
+        return None
+
+
+def _tell(conn, msg) -> None:
+    """A report to the supervisor (its main loop reads live workers' pipes)."""
+    try:
+        conn.send(msg)
+    except (OSError, ValueError):
+        pass
+
+
+def _start_migration(order, session, mover, redirect, peer, ctx, conf, assignment, conn, log):
+    """The supervisor's order to move this session (server/migration/source.py); returns the
+    migration now under way, or None when it was refused at once (reported back)."""
+    why = ("a migration of this session is already under way" if mover is not None else
+           "the session has already moved" if redirect is not None else
+           "the session's client has not attached yet" if peer is None else None)
+    out = None
+    if why is None:
+        out = Outbound(session, order, ctx, conf, {**assignment, "vgpu": assignment.get("vgpu")}, log)
+        try:
+            out.start()
+        except MigrationFailed as e:
+            why, out = str(e), None
+    if why is not None:
+        log.warning("migration_refused", migration=order.get("id"), reason=why)
+        _tell(conn, ("migration", order.get("id"), {"state": "failed", "message": why}))
+        return mover
+    log.info("migration_started", migration=order["id"], to=order["to"])
+    return out
 
 
 def _same_client(body, assignment) -> bool:
@@ -321,12 +432,15 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         return True
     run = dispatcher.run
     for seq, call_id, sync, args, bulk, shm in requests:
+        session.last_seq = seq  # what a migration's moved notice says was run (the client resends the rest)
         if call_id == wire.GOODBYE:
             return False
         if bulk:
             bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
-        if shm is not None:
+        if call_id == wire.BARRIER:
+            res = _BARRIER
+        elif shm is not None:
             res = _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
         else:
             res = run(session, call_id, args, bulk)
@@ -354,6 +468,9 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             sock.send(ident, zmq.SNDMORE)
             sock.send(head)
     return True
+
+
+_BARRIER = Result(0)  # a sync no-op: its reply tells the client everything before it has run
 
 
 def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:

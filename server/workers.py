@@ -102,6 +102,8 @@ class Worker:
     pending: Pending | None = None
     since: float = field(default_factory=time.monotonic)
     stopping: float = 0.0  # when the supervisor told it to stop (0: not told)
+    moved: bool = False    # its session migrated away: it only redirects the client (holds nothing)
+    restore: bool = False  # its session arrives from a migration
 
 
 class Gpu:
@@ -149,6 +151,7 @@ class Workers:
         self.starting: dict[tuple[int, int], Worker] = {}  # (gpu, slot) of a worker not yet given a pid
         self.conf, self.log = conf, log
         self.zygote: Zygote | None = None
+        self.reports: list[tuple[Worker, object]] = []  # what live workers said (migrations), for the supervisor
 
     def start(self) -> None:
         self.zygote = Zygote(self.conf, [g.shared for g in self.gpus])
@@ -161,7 +164,7 @@ class Workers:
         out = [self.zygote.conn]
         for g in self.gpus:
             out += [w.conn for w in g.spares if w.state == "starting"]
-        out += [w.conn for w in self.sessions.values() if w.state == "admitting"]
+        out += [w.conn for w in self.sessions.values() if w.state in ("admitting", "live")]
         return out
 
     def _spawn(self, gpu: Gpu) -> Worker:
@@ -241,6 +244,12 @@ class Workers:
                 elif now - w.since > ADMIT_WAIT_S and not w.stopping:
                     self.log.warning("worker_unresponsive", session=sid)
                     self.stop(sid, w)
+            elif w.state == "live":
+                while self._poll(w):
+                    msg = self._recv(w)
+                    if msg is None:
+                        break
+                    self.reports.append((w, msg))
             if w.stopping and now - w.stopping > STOP_KILL_S and w.pid:
                 # Stuck where it cannot see the stop (a driver call that never returns, e.g. a
                 # synchronize behind a kernel that never ends): killing the process is what frees
@@ -265,9 +274,18 @@ class Workers:
         except (EOFError, OSError, ValueError):
             return None  # it died: the zygote's exit event says so
 
+    def moved(self, w: Worker, ended) -> None:
+        """The session of ``w`` migrated away: its accounting ends here, its group is left (the
+        worker stays, holding nothing, until its client has followed)."""
+        if not w.moved:
+            w.moved = True
+            ended(w)
+            self.gpus[w.gpu].leave_group(w.group)
+
     def _assign(self, gpu: Gpu, w: Worker, p: Pending) -> None:
         a = p.assignment
         w.session, w.client, w.grant, w.group = a["session"], a["client"], a["grant"], a["group_key"]
+        w.restore = bool(a.get("restore"))
         w.state, w.pending, w.since = "admitting", p, time.monotonic()
         gpu.peak[w.slot] = 0
         gpu.traffic[3 * w.slot:3 * w.slot + 3] = [0, 0, 0]
@@ -277,7 +295,7 @@ class Workers:
             pass  # it died; its exit answers the hello
         self.sessions[w.session] = w
         self.log.info("session_opened", session=w.session, gpu=gpu.index, client=w.client, endpoint=w.endpoint,
-                      lease=w.grant.lease or None, memory=a["memory"])
+                      lease=w.grant.lease or None, memory=a["memory"], restore=w.restore or None)
 
     @staticmethod
     def _welcome(w: Worker) -> dict:
@@ -308,8 +326,9 @@ class Workers:
         if w.session and self.sessions.get(w.session) is w:
             if w.pending is not None:
                 replies.append((w.pending.ident, self._error(w.pending, "worker", "the session worker died at start")))
-            ended(w)
-            gpu.leave_group(w.group)
+            if not w.moved:  # a moved session was accounted for, and left its group, when it moved
+                ended(w)
+                gpu.leave_group(w.group)
             del self.sessions[w.session]
             self.log.info("session_reaped", session=w.session, exitcode=code)
         gpu.free_slots.append(w.slot)

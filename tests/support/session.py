@@ -59,14 +59,29 @@ class Session:
         reply = wire.unpack(got[0])
         if not reply.get("ok"):
             raise Refused(reply)
-        self.session, self.key = reply["session"], reply["key"]
-        host = address.split("#", 1)[0].rsplit(":", 1)[0]
-        self.endpoint = reply["endpoint"].replace("tcp://*", host)
-        self.sock = connect(route(self.endpoint) if route else self.endpoint, self.keys, self.server_key)
         self._seq = itertools.count(1)
+        self.route = route
+        self.moves = 0
+        self._attach(address, reply["endpoint"], reply["session"], reply["key"])
+
+    def _attach(self, address: str, endpoint: str, session: str, key: str) -> None:
+        self.session, self.key = session, key
+        host = address.split("#", 1)[0].rsplit(":", 1)[0]
+        self.endpoint = endpoint.replace("tcp://*", host)
+        self.sock = connect(self.route(self.endpoint) if self.route else self.endpoint, self.keys, self.server_key)
         rc, *_ = self.raw_call(wire.ATTACH, [self.session, self.key])
         if rc != 0:
             raise Refused({"message": f"attach refused: {rc}"})
+
+    def _follow(self, outs: list) -> int:
+        """The session moved (a MOVED notice): attach where it went, as the client library does;
+        returns the seq of the last call the old worker ran."""
+        url, endpoint, session, key, done = outs
+        address, self.server_key = curve.split_server_url(url.split("#", 1)[0])
+        self.sock.close(0)
+        self._attach(address, endpoint, session, key)
+        self.moves += 1
+        return done
 
     def raw_call(self, call_id: int, args: list, bulk: list = (), sync: bool = True):
         seq = next(self._seq)
@@ -75,10 +90,23 @@ class Session:
             self.sock.send_multipart(frames)
             return None
         got = exchange(self.sock, frames, self.timeout_s)
-        if got is None:
-            raise TimeoutError("the worker did not answer")
-        head = wire.unpack(got[0])
-        return head[1], head[2], got[1:], head[4]
+        while True:
+            if got is None:
+                raise TimeoutError("the worker did not answer")
+            head = wire.unpack(got[0])
+            if head[0] == 0 and head[1] == wire.MOVED:
+                done = self._follow(head[2])
+                got = exchange(self.sock, frames, self.timeout_s) if seq > done else self._wait(seq)
+                continue
+            if head[0] != seq:
+                got = self._wait(seq)  # a reply to something else (a notice already followed)
+                continue
+            return head[1], head[2], got[1:], head[4]
+
+    def _wait(self, seq: int):
+        if not self.sock.poll(int(self.timeout_s * 1000)):
+            return None
+        return self.sock.recv_multipart()
 
     def call(self, name: str, *args, bulk: list = ()):
         return self.raw_call(BY_NAME[name], list(args), list(bulk))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import mmap
+import threading
 
 import numpy as np
 
@@ -62,6 +63,8 @@ class DeviceMemory:
         self.peak = 0
         self._reserve = reserve  # callable(delta_bytes) -> bool, for cross-session accounting
         self.device_heap = DeviceHeap()  # what kernels malloc() (ptx/ops_heap.py)
+        # The table changes only on the worker's thread; a migration's pre-copy thread reads it.
+        self._lock = threading.Lock()
 
     # -- allocation -------------------------------------------------------------------------
     def alloc(self, nbytes: int, align: int = ALIGNMENT) -> int:
@@ -80,11 +83,12 @@ class DeviceMemory:
             if self._reserve is not None:
                 self._reserve(-size)
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", "device address space fragmented")
-        i = bisect.bisect_left(self._starts, addr)
-        self._starts.insert(i, addr)
-        self._ends.insert(i, addr + max(int(nbytes), 1))
-        self._spans.insert(i, addr + size)
-        self._sync_tables()
+        with self._lock:
+            i = bisect.bisect_left(self._starts, addr)
+            self._starts.insert(i, addr)
+            self._ends.insert(i, addr + max(int(nbytes), 1))
+            self._spans.insert(i, addr + size)
+            self._sync_tables()
         self.used += size
         self.peak = max(self.peak, self.used)
         return addr
@@ -114,16 +118,18 @@ class DeviceMemory:
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{span} bytes to restore, {self.capacity - self.used} free")
         if self._reserve is not None and not self._reserve(span):
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{span} bytes to restore, the device (or the quota) is full")
-        self._starts.insert(i, addr)
-        self._ends.insert(i, addr + nbytes)
-        self._spans.insert(i, addr + span)
-        self._sync_tables()
+        with self._lock:
+            self._starts.insert(i, addr)
+            self._ends.insert(i, addr + nbytes)
+            self._spans.insert(i, addr + span)
+            self._sync_tables()
         self.used += span
         self.peak = max(self.peak, self.used)
 
     def layout(self) -> list[list[int]]:
         """[address, size asked for, span taken] of every allocation."""
-        return [[s, e - s, p - s] for s, e, p in zip(self._starts, self._ends, self._spans)]
+        with self._lock:
+            return [[s, e - s, p - s] for s, e, p in zip(self._starts, self._ends, self._spans)]
 
     def written(self, addr: int, nbytes: int) -> list[tuple[int, int]]:
         """The parts of [addr, addr+nbytes) whose pages were ever written, from the kernel's page
@@ -175,8 +181,9 @@ class DeviceMemory:
         if i == len(self._starts) or self._starts[i] != addr:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not an allocation")
         size = self._spans[i] - self._starts[i]
-        del self._starts[i], self._ends[i], self._spans[i]
-        self._sync_tables()
+        with self._lock:
+            del self._starts[i], self._ends[i], self._spans[i]
+            self._sync_tables()
         self.used -= size
         if self._reserve is not None:
             self._reserve(-size)

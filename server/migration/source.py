@@ -1,0 +1,255 @@
+"""The source's side of a live migration: pre-copy while the program runs, stop-and-copy at a call
+boundary, then redirect the client.
+
+Pre-copy runs in a thread of the worker beside the one serving the program (hashing, compression
+and the network release the GIL): it asks the target to allocate the session's layout — the check
+that the session fits, made while nothing has stopped — then sends every written chunk, then again
+the chunks that changed, round after round, until a round finds little changed (or the program made
+no call during it) or the rounds run out. The worker's loop then stops between two messages and
+``commit`` sends what changed since, the final layout and the objects: the pause is that last
+round plus the target's restore. A real GPU cannot say which chunks changed without reading them
+back, so on the cuda backend pre-copy is skipped and the commit copies everything
+(``Device.precopy`` False)."""
+from __future__ import annotations
+
+import threading
+import time
+
+import zmq
+import zmq.utils.monitor
+
+from rgpu.protocol import curve, wire
+
+from ..checkpoint import session as ckpt
+from ..checkpoint.image import CheckpointError
+from ..checkpoint.memory import Copier
+from ..errors import CudaError
+from .transfer import Link, MigrationFailed
+
+PRECOPY_ROUNDS = 4
+CONVERGED_BYTES = 4 << 20   # a round that sent less than this is close enough: stop now
+BATCH_RAW = 16 << 20        # raw bytes of chunks per message
+ALIVE_S = 1.0
+INCOMING_TIMEOUT_S = 40.0   # the target may have to start a worker first (its HELLO_WAIT_S is 30)
+UNREACHABLE_S = 5.0
+
+
+def parse_target(to: str) -> tuple[str, str, bytes | None, int]:
+    """``tcp://host:port[@KEY][#GPU]`` -> (supervisor URL with its key, address without it, the
+    server's public key or None, GPU index)."""
+    base, _, gpu = to.partition("#")
+    address, key = curve.split_server_url(base)
+    try:
+        index = int(gpu) if gpu else 0
+    except ValueError:
+        raise MigrationFailed(f"bad target {to!r}: the GPU after # must be a number") from None
+    return base, address, key, index
+
+
+def endpoint_on(endpoint: str, address: str) -> str:
+    """A worker's endpoint as its supervisor reports it (tcp://*:PORT means its own host)."""
+    if "://*:" in endpoint and address.startswith("tcp://"):
+        return address.rsplit(":", 1)[0] + endpoint[endpoint.index("://*:") + 4:]
+    return endpoint
+
+
+def _ask(ctx: zmq.Context, url: str, req: dict, keys: curve.Keypair) -> dict:
+    """One request to a target's supervisor: refused at once when nothing answers the connection
+    (UNREACHABLE_S), else waited for up to INCOMING_TIMEOUT_S (it may start a worker first)."""
+    address, server_key = curve.split_server_url(url)
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    curve.limit(sock, 1 << 20)
+    if server_key is not None:
+        curve.as_client(sock, keys, server_key)
+    up = zmq.EVENT_HANDSHAKE_SUCCEEDED if server_key is not None else zmq.EVENT_CONNECTED
+    monitor = sock.get_monitor_socket(up | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
+    try:
+        sock.connect(address)
+        sock.send(wire.pack(req))
+        start, connected = time.monotonic(), False
+        while True:
+            if sock.poll(100):
+                return wire.unpack(sock.recv())
+            while monitor.poll(0):
+                event = zmq.utils.monitor.recv_monitor_message(monitor)["event"]
+                if event == up:
+                    connected = True
+                elif event != up:
+                    raise MigrationFailed(f"{address} refused this server's connection (not of its pool?)")
+            waited = time.monotonic() - start
+            if not connected and waited > UNREACHABLE_S:
+                raise MigrationFailed(f"{address} is unreachable")
+            if waited > INCOMING_TIMEOUT_S:
+                raise MigrationFailed(f"{address} did not answer within {INCOMING_TIMEOUT_S:g} s")
+    finally:
+        sock.disable_monitor()
+        monitor.close(0)
+        sock.close(0)
+
+
+class Outbound:
+    """One migration of this worker's session; ``start`` the pre-copy, ``commit`` when it is done."""
+
+    def __init__(self, session, order: dict, ctx: zmq.Context, conf: dict, assignment: dict, log):
+        self.session, self.order, self.ctx, self.assignment = session, order, ctx, assignment
+        self.id, self.to = order["id"], order["to"]
+        self.backend = conf["device"]
+        self.log = log.bind(migration=self.id, to=self.to)
+        self.keys = curve.new_keypair()  # this transfer's own: the target worker admits it alone
+        self.cluster_keys = curve.Keypair(*conf["cluster_keys"]) if conf.get("cluster_keys") else None
+        self.copier = Copier(session.device)
+        self.state, self.error = "starting", ""
+        self.link: Link | None = None
+        self.target: dict = {}
+        self.sent_layout: list | None = None
+        self.stats = {"precopy_rounds": 0, "precopy_bytes": 0, "final_bytes": 0, "wire_bytes": 0,
+                      "memory_bytes": 0, "pause_s": 0.0, "precopy_s": 0.0}
+        self.thread = threading.Thread(target=self._run, name="rgpu-migrate", daemon=True)
+
+    def start(self) -> None:
+        """Checks that the session can be captured at all (handles the checkpoint does not know,
+        a device that cannot restore at the same addresses: refused now, on the worker's loop,
+        before anything stops), then starts the pre-copy thread. Raises MigrationFailed."""
+        try:
+            ckpt.describe(self.session)
+        except (CheckpointError, CudaError) as e:
+            raise MigrationFailed(getattr(e, "message", None) or str(e)) from None
+        self.started = time.monotonic()
+        self.thread.start()
+
+    def precopy_done(self) -> bool:
+        return not self.thread.is_alive()
+
+    # -- the pre-copy thread ------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            self._open()
+            if getattr(self.session.device, "precopy", True):
+                self._precopy()
+            self.state = "ready"
+        except MigrationFailed as e:
+            self.state, self.error = "failed", str(e)
+        except (CheckpointError, CudaError) as e:
+            self.state, self.error = "failed", getattr(e, "message", None) or str(e)
+        except Exception as e:  # a bug ends the migration, never the session
+            self.log.exception("migration_crashed")
+            self.state, self.error = "failed", f"internal error {e!r}"
+        self.stats["precopy_s"] = round(time.monotonic() - self.started, 4)
+
+    def _open(self) -> None:
+        supervisor, address, server_key, gpu = parse_target(self.to)
+        dev = self.session.device
+        a = self.assignment
+        layout = dev.memory_layout()
+        req = {"op": "incoming", "proto": wire.PROTOCOL_VERSION, "gpu": gpu, "vgpu": a.get("vgpu"),
+               "lease": self.order.get("token"), "client": a.get("client", "?"),
+               "source_key": self.keys.public.decode(),
+               "client_key": a["client_key"].decode() if a.get("client_key") else None,
+               "backend": self.backend, "arch": dev.arch_name(), "window": dev.window(),
+               "memory": sum(span for _, _, span in layout)}
+        reply = _ask(self.ctx, supervisor, req, self.cluster_keys or self.keys)
+        if not reply.get("ok"):
+            raise MigrationFailed(f"{address} refused the session: {reply.get('message')}")
+        self.target = {"endpoint": endpoint_on(reply["endpoint"], address), "session": reply["session"],
+                       "key": reply["key"], "url": self.to}
+        self.link = Link(self.ctx, self.target["endpoint"], server_key, self.keys)
+        self.link.request({"op": "transfer", "session": reply["session"], "key": reply["key"]})
+        self._send_layout(layout, meta=ckpt.meta_of(self.session, self.backend))
+        self.log.info("migration_target_ready", endpoint=self.target["endpoint"])
+
+    def _send_layout(self, layout, meta=None) -> None:
+        if layout != self.sent_layout:
+            self.link.request({"op": "layout", "allocations": layout, **({"meta": meta} if meta else {})})
+            self.sent_layout = layout
+            self.copier.forget_outside(layout)
+
+    def _send_chunks(self, chunks) -> int:
+        """Sends (addr, n, frame) chunks in messages of about BATCH_RAW raw bytes; returns raw bytes."""
+        total, batch, raw = 0, [], 0
+        for c in chunks:
+            batch.append(c)
+            raw += c[1]
+            if raw >= BATCH_RAW:
+                self._flush(batch)
+                total, batch, raw = total + raw, [], 0
+        if batch:
+            self._flush(batch)
+            total += raw
+        return total
+
+    def _flush(self, batch) -> None:
+        self.link.request({"op": "chunks", "chunks": [[a, n] for a, n, _ in batch]}, [f for _, _, f in batch])
+
+    def _precopy(self) -> None:
+        dev = self.session.device
+        for round_ in range(PRECOPY_ROUNDS):
+            calls = self.session.calls
+            layout = dev.memory_layout()
+            self._send_layout(layout)
+            sent = self._send_chunks(self.copier.changed(self.copier.pieces(layout)))
+            self.stats["precopy_rounds"] = round_ + 1
+            self.stats["precopy_bytes"] += sent
+            if round_ > 0 and (sent < CONVERGED_BYTES or self.session.calls == calls):
+                break
+            if round_ == 0 and self.session.calls == calls:
+                break  # nothing ran while the whole of it went across: nothing to catch up on
+
+    # -- the stop, on the worker's loop --------------------------------------------------------
+    def commit(self, done_seq: int) -> bytes:
+        """Stop-and-copy: the session's last changes and its objects go to the target, which
+        restores them. Returns the moved notice for the client; raises MigrationFailed (the session
+        then carries on here, untouched)."""
+        if self.state != "ready":
+            raise MigrationFailed(self.error or "the pre-copy did not finish")
+        t0 = time.monotonic()
+        session, dev = self.session, self.session.device
+        try:
+            dev.synchronize()
+            state, images = ckpt.describe(session)
+        except (CheckpointError, CudaError) as e:
+            raise MigrationFailed(getattr(e, "message", None) or str(e)) from None
+        layout = state["device"]["allocations"]
+        self.copier.forget_outside(layout)
+        chunks = list(self.copier.changed(self.copier.pieces(layout)))
+        frames = [f for _, _, f in chunks] + list(images.values())
+        self.link.request({"op": "commit", "state": state, "allocations": layout,
+                           "chunks": [[a, n] for a, n, _ in chunks],
+                           "images": [[d, len(b)] for d, b in images.items()]}, frames)
+        self.stats.update(pause_s=round(time.monotonic() - t0, 4), final_bytes=sum(n for _, n, _ in chunks),
+                          wire_bytes=self.copier.wire_bytes + sum(map(len, images.values())),
+                          memory_bytes=sum(span for _, _, span in layout))
+        self.state = "committed"
+        t = self.target
+        return wire.encode_reply(0, wire.MOVED, [t["url"], t["endpoint"], t["session"], t["key"], done_seq])
+
+    def abandon(self) -> None:
+        """The migration failed or the session ends: the target frees what it took."""
+        if self.link is not None:
+            self.link.send({"op": "abort"})
+            self.link.close()
+            self.link = None
+
+
+class Redirect:
+    """A worker whose session moved: it answers every message with the moved notice, keeps the
+    target told that the client may still come, and ends once the client got there (or is gone)."""
+
+    def __init__(self, link: Link, notice: bytes):
+        self.link, self.notice = link, notice
+        self.last_alive = 0.0
+
+    def tick(self, now: float) -> str | None:
+        if now - self.last_alive >= ALIVE_S:
+            self.link.send({"op": "alive"})
+            self.last_alive = now
+        for event in self.link.events():
+            if event.get("op") == "attached":
+                return "moved"
+        return None
+
+    def client_gone(self) -> None:
+        self.link.send({"op": "client_gone"})
+
+    def close(self) -> None:
+        self.link.close()

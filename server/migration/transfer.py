@@ -1,0 +1,109 @@
+"""The messages between a source and a target worker, and the source's end of the connection.
+
+A message is a msgpack map ``{"op": NAME, "rid": N, ...}`` followed by raw frames (compressed
+memory chunks, module images); a reply is ``{"ok": true, "rid": N, ...}`` or ``{"ok": false, "rid": N,
+"message": TEXT}``. The target also sends one unsolicited message, ``{"op": "attached"}``, when the
+client has reached it."""
+from __future__ import annotations
+
+import itertools
+import time
+
+import zmq
+
+from rgpu.protocol import curve, wire
+
+REPLY_TIMEOUT_S = 60.0   # a restore of many GiB takes a while; a target silent for longer is gone
+MAX_FRAME = 1 << 31
+
+
+class MigrationFailed(Exception):
+    """The migration cannot go on; the session stays where it is. The message says why."""
+
+
+def is_transfer(first) -> bool:
+    """Whether a message whose first frame is ``first`` is of the transfer protocol (a msgpack map)
+    rather than calls (an array)."""
+    head = first.bytes[:1] if hasattr(first, "bytes") else bytes(first[:1])
+    return bool(head) and ((head[0] & 0xF0) == 0x80 or head[0] in (0xDE, 0xDF))
+
+
+class Link:
+    """The source's DEALER to the target worker: one request in flight at a time, replies matched by
+    ``rid``; unsolicited messages from the target are kept for ``events``."""
+
+    def __init__(self, ctx: zmq.Context, endpoint: str, server_key: bytes | None, keys: curve.Keypair | None):
+        self.sock = ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.SNDHWM, 0)
+        # A target that dies is noticed at once (its connection drops) or within the heartbeat
+        # timeout (its host vanished), not after a reply timeout sized for restoring many GiB.
+        self.sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
+        self.sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 5000)
+        curve.limit(self.sock, MAX_FRAME)
+        if server_key is not None:
+            curve.as_client(self.sock, keys, server_key)
+        self.monitor = self.sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
+                                                    zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                                    zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        self.sock.connect(endpoint)
+        self._rids = itertools.count(1)
+        self._events: list[dict] = []
+        self.lost = False
+
+    def request(self, header: dict, frames=(), timeout_s: float = REPLY_TIMEOUT_S) -> dict:
+        rid = next(self._rids)
+        self.sock.send_multipart([wire.pack({**header, "rid": rid}), *frames], copy=False)
+        deadline = time.monotonic() + timeout_s
+        poller = zmq.Poller()
+        poller.register(self.sock, zmq.POLLIN)
+        poller.register(self.monitor, zmq.POLLIN)
+        while True:
+            left = deadline - time.monotonic()
+            ready = dict(poller.poll(int(left * 1000) + 1)) if left > 0 else {}
+            if self.sock not in ready:
+                if self.monitor in ready and self._gone():
+                    raise MigrationFailed(f"the target went away during {header['op']}")
+                if left <= 0:
+                    raise MigrationFailed(f"the target did not answer {header['op']} within {timeout_s:g} s")
+                continue
+            msg = wire.unpack(self.sock.recv_multipart()[0])
+            if not isinstance(msg, dict):
+                continue
+            if msg.get("rid") == rid:
+                if not msg.get("ok"):
+                    raise MigrationFailed(f"the target refused {header['op']}: {msg.get('message')}")
+                return msg
+            if "op" in msg:
+                self._events.append(msg)
+
+    def send(self, header: dict) -> None:
+        """A message that gets no reply (alive, client_gone, abort)."""
+        try:
+            self.sock.send(wire.pack(header), zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
+
+    def _gone(self) -> bool:
+        while self.monitor.poll(0):
+            self.monitor.recv_multipart()
+            self.lost = True
+        return self.lost
+
+    def events(self) -> list[dict]:
+        self._gone()
+        while self.sock.poll(0):
+            msg = wire.unpack(self.sock.recv_multipart()[0])
+            if isinstance(msg, dict) and "op" in msg:
+                self._events.append(msg)
+        out, self._events = self._events, []
+        return out
+
+    def close(self) -> None:
+        self.sock.disable_monitor()
+        self.monitor.close(0)
+        self.sock.close(0)
+
+
+def reply(rid, ok: bool = True, **fields) -> bytes:
+    return wire.pack({"ok": ok, "rid": rid, **fields})
