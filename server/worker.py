@@ -439,8 +439,12 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
         if call_id == wire.BARRIER:
-            res = _BARRIER
-        elif shm is not None:
+            # a sync no-op: its reply says all before it ran; errors and printf output stay for
+            # the program's own next synchronising call
+            if sync:
+                sock.send_multipart([ident, wire.encode_reply(seq, 0)])
+            continue
+        if shm is not None:
             res = _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
         else:
             res = run(session, call_id, args, bulk)
@@ -468,9 +472,6 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             sock.send(ident, zmq.SNDMORE)
             sock.send(head)
     return True
-
-
-_BARRIER = Result(0)  # a sync no-op: its reply tells the client everything before it has run
 
 
 def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:

@@ -86,6 +86,9 @@ def restore_objects(session, state: dict, images: dict[str, bytes]) -> None:
     finally:
         session.restore_images = {}
     session.images.update(images)
+    for h, kind, d in state["objects"]:
+        if kind == "module":  # what a later checkpoint of this session needs in its turn
+            session.origins[h] = {"digest": d["digest"], "companion": d.get("companion", "")}
     session.device.restore_device(state["device"])
     session.next_handle = state["next_handle"]
     session.managed = {a: n for a, n in state["managed"]}

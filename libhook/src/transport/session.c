@@ -235,9 +235,9 @@ static int hello(rgpu_session *s, int dev, char *endpoint, size_t eplen, char *s
     return rc;
 }
 
-static int session_open(rgpu_session *s, int dev) {
-    char endpoint[300] = "", sid[64] = "", key[64] = "";
-    if (hello(s, dev, endpoint, sizeof endpoint, sid, key) != 0) return -1;
+/* Connects to the session worker at `endpoint` and attaches with (sid, key), offering a shared-memory
+ * segment when the worker may be on this host: after a hello, and after a move (live migration). */
+static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const char *sid, const char *key) {
     char url[sizeof s->url];
     uint8_t server_key[32];
     int curve_wire = split_key(s, url, sizeof url, server_key);
@@ -259,8 +259,9 @@ static int session_open(rgpu_session *s, int dev) {
     set_int(s->sock, ZMQ_HEARTBEAT_TIMEOUT, (int)((t < 10 ? t : 10) * 1000));
     set_int(s->sock, ZMQ_SNDHWM, 0);
     set_int(s->sock, ZMQ_RCVHWM, 0);
+    static unsigned monitors;
     char monaddr[64];
-    snprintf(monaddr, sizeof monaddr, "inproc://rgpu-monitor-%d", dev);
+    snprintf(monaddr, sizeof monaddr, "inproc://rgpu-monitor-%d-%u", dev, __atomic_add_fetch(&monitors, 1, __ATOMIC_RELAXED));
     zmq_socket_monitor(s->sock, monaddr, ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
                        ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
     s->mon = zmq_socket(context(), ZMQ_PAIR);
@@ -311,6 +312,12 @@ static int session_open(rgpu_session *s, int dev) {
     zmq_msg_close(&m);
     rgpu_log(RGPU_LOG_INFO, "device %d: session %s on %s", dev, sid, full);
     return 0;
+}
+
+static int session_open(rgpu_session *s, int dev) {
+    char endpoint[300] = "", sid[64] = "", key[64] = "";
+    if (hello(s, dev, endpoint, sizeof endpoint, sid, key) != 0) return -1;
+    return attach_worker(s, dev, endpoint, sid, key);
 }
 
 static int ensure_open(rgpu_session *s, int dev) {
@@ -367,6 +374,63 @@ static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
 
 static void free_bytes(void *data, void *hint) { (void)hint; free(data); }
 
+/* Live migration: every message sent since the last reply is kept (its frames shared with the
+ * sent copies, not duplicated) until a reply says the worker ran it. When the session moves, the old
+ * worker's MOVED notice names the last call it ran; what came after is sent again, in order, to the
+ * new worker. A message whose sync call moved its data through shared memory is rebuilt instead
+ * (the new worker maps its own segment, or none): its async calls' encoding is kept for that. */
+typedef struct {
+    zmq_msg_t *frames;
+    size_t n, cap, bytes;
+    uint64_t last_seq;
+    int shm;                 /* its sync call used the shared segment */
+    uint8_t *async_hdr;      /* then: its async calls, encoded, and how many of its frames are theirs */
+    size_t async_len, async_frames;
+    uint32_t nasync;
+} replay_msg;
+
+#define REPLAY_MAX_BYTES (64u << 20) /* async data kept beyond this asks for a barrier (a sync no-op) */
+
+static replay_msg *replay_new(rgpu_session *s) {
+    if (s->nreplay == s->replaycap) {
+        size_t cap = s->replaycap ? s->replaycap * 2 : 8;
+        void *grown = realloc(s->replay, cap * sizeof(replay_msg));
+        if (!grown) return NULL;
+        s->replay = grown, s->replaycap = cap;
+    }
+    replay_msg *r = &((replay_msg *)s->replay)[s->nreplay++];
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+static void replay_keep(rgpu_session *s, replay_msg *r, zmq_msg_t *m) {
+    if (!r) return;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 4;
+        zmq_msg_t *grown = realloc(r->frames, cap * sizeof(zmq_msg_t));
+        if (!grown) return;
+        r->frames = grown, r->cap = cap;
+    }
+    zmq_msg_init(&r->frames[r->n]);
+    zmq_msg_copy(&r->frames[r->n], m);
+    r->bytes += zmq_msg_size(m);
+    s->replaybytes += zmq_msg_size(m);
+    r->n++;
+}
+
+static void replay_free(replay_msg *r) {
+    for (size_t i = 0; i < r->n; i++) zmq_msg_close(&r->frames[i]);
+    free(r->frames);
+    free(r->async_hdr);
+}
+
+/* A reply came: everything sent before it has run. */
+static void replay_clear(rgpu_session *s) {
+    for (size_t i = 0; i < s->nreplay; i++) replay_free(&((replay_msg *)s->replay)[i]);
+    s->nreplay = 0;
+    s->replaybytes = 0;
+}
+
 /* Sends the queued async calls plus (optionally) one more call, as one message. */
 static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     size_t shm_len = 0;
@@ -379,21 +443,33 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     if (hdr.oom) return -1;
     int cframes = c && shm != 1 ? c->nbulk : 0;
     size_t nframes = s->nbulk + (size_t)cframes;
+    replay_msg *r = replay_new(s);
+    if (r) {
+        r->last_seq = s->seq;
+        if (shm && (r->async_hdr = malloc(s->batch.len ? s->batch.len : 1)) != NULL) {
+            r->shm = 1;
+            memcpy(r->async_hdr, s->batch.buf, s->batch.len);
+            r->async_len = s->batch.len, r->nasync = s->nbatch, r->async_frames = s->nbulk;
+        }
+    }
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
+    replay_keep(s, r, &head);
     int rc = zmq_msg_send(&head, s->sock, nframes ? ZMQ_SNDMORE : 0);
     zmq_msg_t *q = s->bulk;
     for (size_t i = 0; i < s->nbulk; i++) {
         size_t left = nframes - i - 1;
+        replay_keep(s, r, &q[i]);
         if (rc >= 0) rc = zmq_msg_send(&q[i], s->sock, left ? ZMQ_SNDMORE : 0);
         else zmq_msg_close(&q[i]);
     }
     for (int i = 0; i < cframes; i++) {
         int more = i + 1 < cframes ? ZMQ_SNDMORE : 0;
         /* A sync call's buffers stay alive until its reply, which the server sends only after it
-         * has received them: safe to send without a copy. */
+         * has received them: safe to send (and to keep for a resend) without a copy. */
         zmq_msg_t m;
         zmq_msg_init_data(&m, (void *)c->bulk[i], c->bulk_len[i], NULL, NULL);
+        replay_keep(s, r, &m);
         if (rc >= 0) rc = zmq_msg_send(&m, s->sock, more);
         else zmq_msg_close(&m);
     }
@@ -416,6 +492,166 @@ static void mark_dead(rgpu_session *s, const char *why) {
     s->state = -1;
 }
 
+/* Sends a kept message again (its frames shared, not copied). */
+static int resend(rgpu_session *s, replay_msg *m) {
+    int rc = 0;
+    for (size_t i = 0; i < m->n && rc >= 0; i++) {
+        zmq_msg_t copy;
+        zmq_msg_init(&copy);
+        zmq_msg_copy(&copy, &m->frames[i]);
+        rc = zmq_msg_send(&copy, s->sock, i + 1 < m->n ? ZMQ_SNDMORE : 0);
+        if (rc < 0) zmq_msg_close(&copy);
+    }
+    return rc >= 0 ? 0 : -1;
+}
+
+/* Sends again a message whose sync call `c` (seq `seq`) moved its data through the old worker's
+ * shared segment: its async calls as they were, the sync call encoded anew for the new worker's
+ * segment (or frames). The kept message is replaced by the new one. */
+static int resend_rebuilt(rgpu_session *s, replay_msg *m, struct rgpu_call *c, uint64_t seq) {
+    size_t shm_len = 0;
+    int shm = shm_mode(s, c, &shm_len);
+    mp_writer hdr;
+    mp_init(&hdr, m->async_len + 96 + c->args.len);
+    mp_array(&hdr, m->nasync + 1);
+    mp_raw(&hdr, m->async_hdr, m->async_len);
+    encode_call(&hdr, seq, c, 1, shm, shm_len);
+    if (hdr.oom) return -1;
+    replay_msg nm;
+    memset(&nm, 0, sizeof nm);
+    nm.last_seq = m->last_seq;
+    if (shm) {
+        nm.shm = 1;
+        nm.async_hdr = m->async_hdr, nm.async_len = m->async_len, nm.nasync = m->nasync;
+        nm.async_frames = m->async_frames;
+        m->async_hdr = NULL;
+    }
+    int cframes = shm != 1 ? c->nbulk : 0;
+    size_t nframes = m->async_frames + (size_t)cframes;
+    zmq_msg_t head;
+    zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
+    replay_keep(s, &nm, &head);
+    int rc = zmq_msg_send(&head, s->sock, nframes ? ZMQ_SNDMORE : 0);
+    for (size_t i = 0; i < m->async_frames && i + 1 < m->n; i++) {
+        zmq_msg_t copy;
+        zmq_msg_init(&copy);
+        zmq_msg_copy(&copy, &m->frames[1 + i]);
+        replay_keep(s, &nm, &copy);
+        if (rc >= 0) rc = zmq_msg_send(&copy, s->sock, i + 1 < nframes ? ZMQ_SNDMORE : 0);
+        else zmq_msg_close(&copy);
+    }
+    for (int i = 0; i < cframes; i++) {
+        zmq_msg_t f;
+        zmq_msg_init_data(&f, (void *)c->bulk[i], c->bulk_len[i], NULL, NULL);
+        replay_keep(s, &nm, &f);
+        if (rc >= 0) rc = zmq_msg_send(&f, s->sock, i + 1 < cframes ? ZMQ_SNDMORE : 0);
+        else zmq_msg_close(&f);
+    }
+    replay_free(m);
+    *m = nm;
+    return rc >= 0 ? 0 : -1;
+}
+
+/* The session moved (live migration): the old worker's MOVED notice (outs [URL@KEY#GPU, endpoint,
+ * session, key, seq of the last call it ran]) is in `r`. Attach to the new worker and send again, in
+ * order, the kept messages the old one did not run; `c` is the sync call in flight (seq `cseq`), or
+ * NULL. 0 on success; the reply to `c` then comes from the new worker. */
+static int follow(rgpu_session *s, int dev, mp_reader *r, uint32_t nouts, struct rgpu_call *c, uint64_t cseq) {
+    char url[sizeof s->url] = "", endpoint[300] = "", sid[64] = "", key[64] = "";
+    char *fields[4] = {url, endpoint, sid, key};
+    size_t caps[4] = {sizeof url, sizeof endpoint, sizeof sid, sizeof key};
+    mp_obj o;
+    if (nouts < 5) return -1;
+    for (int i = 0; i < 4; i++) {
+        if (mp_next(r, &o) || o.type != MP_STR || o.n >= caps[i]) return -1;
+        memcpy(fields[i], o.p, o.n);
+        fields[i][o.n] = 0;
+    }
+    if (mp_next(r, &o)) return -1;
+    uint64_t done = mp_as_uint(&o);
+    /* The old worker holds nothing now: close our end (and our shared segment: the new worker,
+     * if it is on this host too, maps one of its own). */
+    zmq_socket_monitor(s->sock, NULL, 0);
+    zmq_close(s->mon);
+    zmq_close(s->sock);
+    s->sock = s->mon = NULL;
+    if (s->shm_base) {
+        munmap(s->shm_base, s->shm_size + RGPU_SHM_DATA);
+        close(s->shm_fd);
+        s->shm_base = NULL;
+        s->shm_size = 0;
+    }
+    char *hash = strrchr(url, '#');
+    s->gpu = hash ? atoi(hash + 1) : 0;
+    if (hash) *hash = 0;
+    snprintf(s->url, sizeof s->url, "%s", url);
+    if (attach_worker(s, dev, endpoint, sid, key) != 0) return -1;
+    s->moves++;
+    replay_msg *all = s->replay;
+    size_t kept = 0, sent = 0;
+    int rc = 0;
+    s->replaybytes = 0;
+    for (size_t i = 0; i < s->nreplay; i++) {
+        replay_msg *m = &all[i];
+        if (m->last_seq <= done) { /* the old worker ran it */
+            replay_free(m);
+            continue;
+        }
+        if (rc == 0) rc = m->shm && c && m->last_seq == cseq ? resend_rebuilt(s, m, c, cseq) : resend(s, m);
+        s->replaybytes += m->bytes;
+        all[kept++] = *m;
+        sent++;
+    }
+    s->nreplay = kept;
+    rgpu_log(RGPU_LOG_INFO, "device %d moved to %s (session %s): %zu message(s) sent again", dev, s->url, sid, sent);
+    return rc;
+}
+
+/* Messages waiting before a send (nothing is owed a reply then): a MOVED notice the old worker sent
+ * while the program was idle is followed; anything else is stale. -1 if a move could not be followed. */
+static int take_notices(rgpu_session *s, int dev) {
+    for (;;) {
+        zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&item, 1, 0) <= 0 || !(item.revents & ZMQ_POLLIN)) return 0;
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, s->sock, 0) < 0) { zmq_msg_close(&m); return 0; }
+        mp_reader r;
+        mp_obj arr, seq, rc, outs;
+        mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
+        int moved = !mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &seq) &&
+                    mp_as_uint(&seq) == 0 && !mp_next(&r, &rc) && mp_as_int(&rc) == RGPU_MOVED &&
+                    !mp_next(&r, &outs) && outs.type == MP_ARRAY;
+        int more = zmq_msg_more(&m);
+        int ok = moved ? follow(s, dev, &r, outs.n, NULL, 0) : 0;
+        zmq_msg_close(&m);
+        if (!moved && more) {
+            while (more) { /* a stale reply's bulk frames */
+                zmq_msg_t b;
+                zmq_msg_init(&b);
+                zmq_msg_recv(&b, s->sock, 0);
+                more = zmq_msg_more(&b);
+                zmq_msg_close(&b);
+            }
+        }
+        if (ok != 0) return -1;
+    }
+}
+
+static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c);
+
+static int barrier(rgpu_session *s, int dev) {
+    struct rgpu_call bar;
+    memset(&bar, 0, sizeof bar);
+    bar.id = RGPU_BARRIER;
+    bar.name = "barrier";
+    mp_init(&bar.args, 16);
+    int rc = sync_locked(s, dev, &bar);
+    rgpu_end(&bar);
+    mp_free(&bar.args);
+    return rc;
+}
+
 int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
     pthread_mutex_lock(&s->mu);
     if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE)) { /* the process is exiting: see rgpu_sessions_close */
@@ -427,18 +663,33 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
+    if (take_notices(s, dev) != 0) {
+        mark_dead(s, "it moved, and its new server cannot be reached");
+        pthread_mutex_unlock(&s->mu);
+        return RGPU_DEVICE_UNAVAILABLE;
+    }
+    int rc = sync_locked(s, dev, c);
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+/* Sends `c` with the queued async calls and waits for its reply (the session's lock held). */
+static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
     uint64_t seq = ++s->seq;
     if (send_batch(s, c, seq) != 0) {
         mark_dead(s, "send failed");
-        pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
     double deadline = now_s() + rgpu_timeout_s();
     for (;;) {
         int w = wait_readable(s->sock, s->mon, deadline);
+        if (w == -2) {
+            /* the connection dropped: a move's notice may be waiting behind it */
+            zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
+            if (zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN)) w = 0;
+        }
         if (w != 0) {
             mark_dead(s, w == -1 ? "no reply within RGPU_TIMEOUT" : "connection lost");
-            pthread_mutex_unlock(&s->mu);
             return RGPU_DEVICE_UNAVAILABLE;
         }
         zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
@@ -452,6 +703,20 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         if (!mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &o)) {
             rseq = mp_as_uint(&o);
             if (!mp_next(&r, &o)) rc = (int)mp_as_int(&o);
+        }
+        if (rseq == 0 && rc == RGPU_MOVED) {
+            /* the session moved while this call was on its way: follow it, and wait for the reply
+             * there (the call is sent again unless the old worker ran it) */
+            mp_obj outs;
+            int ok = !mp_next(&r, &outs) && outs.type == MP_ARRAY && follow(s, dev, &r, outs.n, c, seq) == 0;
+            zmq_msg_close(head);
+            free(head);
+            if (!ok) {
+                mark_dead(s, "it moved, and its new server cannot be reached");
+                return RGPU_DEVICE_UNAVAILABLE;
+            }
+            deadline = now_s() + rgpu_timeout_s();
+            continue;
         }
         /* A copy's reply data goes straight into the caller's buffer frame by frame, each frame
          * freed before the next is taken: holding them all (16 MiB as four 4 MiB frames) makes
@@ -482,6 +747,7 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
             rgpu_end(c);
             continue;
         }
+        replay_clear(s); /* the worker ran everything sent before this reply */
         mp_obj outs;
         mp_next(&r, &outs);
         c->reply = head;
@@ -524,7 +790,6 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         } else if (rc != 0 && msg.n) {
             rgpu_log(RGPU_LOG_INFO, "%s failed (%d): %.*s", c->name, rc, (int)msg.n, (const char *)msg.p);
         }
-        pthread_mutex_unlock(&s->mu);
         return rc;
     }
 }
@@ -537,6 +802,11 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
     }
     int dev = (int)(s - rgpu_sessions_internal());
     if (ensure_open(s, dev) != 0) {
+        pthread_mutex_unlock(&s->mu);
+        return RGPU_DEVICE_UNAVAILABLE;
+    }
+    if (s->nbatch == 0 && take_notices(s, dev) != 0) {
+        mark_dead(s, "it moved, and its new server cannot be reached");
         pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
@@ -557,6 +827,10 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
     if (s->nbatch >= BATCH_MAX_CALLS || s->bulkbytes >= BATCH_MAX_BYTES || s->batch.len >= BATCH_MAX_BYTES) {
         if (send_batch(s, NULL, 0) != 0) {
             mark_dead(s, "send failed");
+            rc = RGPU_DEVICE_UNAVAILABLE;
+        } else if (s->replaybytes > REPLAY_MAX_BYTES && barrier(s, dev) == RGPU_DEVICE_UNAVAILABLE) {
+            /* async calls are kept until a reply says they ran (a move sends them again): a
+             * program that only queues work gets a barrier now and then, so they do not pile up */
             rc = RGPU_DEVICE_UNAVAILABLE;
         }
     }
@@ -591,6 +865,10 @@ void rgpu_sessions_close(void) {
         if (s->mon) zmq_close(s->mon);
         if (s->sock) zmq_close(s->sock);
         s->sock = s->mon = NULL;
+        replay_clear(s);
+        free(s->replay);
+        s->replay = NULL;
+        s->replaycap = 0;
         s->state = -1;
         pthread_mutex_unlock(&s->mu);
     }

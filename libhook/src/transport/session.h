@@ -24,6 +24,11 @@ typedef struct {
     uint32_t nbatch;
     void *bulk;         /* zmq_msg_t array of queued bulk frames */
     size_t nbulk, bulkcap, bulkbytes;
+    /* live migration: the messages sent since the last reply, kept until a reply says they ran,
+     * so that they can be sent again, in order, to the worker the session moved to (session.c) */
+    void *replay;       /* replay_msg array */
+    size_t nreplay, replaycap, replaybytes;
+    unsigned moves;     /* how often the session followed a move */
     /* same-host shared memory (shm.c); data starts at RGPU_SHM_DATA (rgpu_wire.h) */
     char shm_name[64];
     int shm_fd;

@@ -115,6 +115,7 @@ def test_a_restored_session_has_the_same_memory_objects_and_handles_and_computes
             assert b.device.memory.read(addr, size) == a.device.memory.read(addr, size), hex(addr)
         assert {h: k for h, (k, _) in b.handles().items()} == {h: k for h, (k, _) in a.handles().items()}
         assert b.next_handle == a.next_handle and b.managed == a.managed and b.settings == a.settings
+        assert b.origins == a.origins  # a restored session can be checkpointed again
         assert call(d, b, "cudaStreamGetPriority", n["stream"]).outs == [-3]
         assert call(d, b, "cudaStreamGetFlags", n["stream"]).outs == [1]
         assert call(d, b, "cudaMemGetInfo").outs == call(d, a, "cudaMemGetInfo").outs
