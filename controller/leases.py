@@ -35,6 +35,9 @@ class Lease:
     request: dict
     slots: list[Slot]
     state: str = "active"
+    # vGPUs whose sessions were reclaimed (idle: checkpointed, their memory and compute given back
+    # to the GPU, which no longer charges them) -> when
+    reclaimed: dict[int, float] = field(default_factory=dict)
 
     def servers(self) -> set[str]:
         return {s.gpu.server.url for s in self.slots}
@@ -42,19 +45,25 @@ class Lease:
     def vgpus(self) -> list[dict]:
         return [{"server": s.gpu.server.url, "gpu": s.gpu.uuid, "index": s.gpu.index,
                  "name": s.gpu.name, "memory": s.memory, "compute": s.compute, "limit": s.limit,
-                 "exclusive": s.exclusive} for s in self.slots]
+                 "exclusive": s.exclusive, "reclaimed": i in self.reclaimed} for i, s in enumerate(self.slots)]
 
-    def claims(self) -> dict:
-        return {"lease": self.id, "exp": self.token_expires,
-                "vgpus": [{"server": s.gpu.server.url, "uuid": s.gpu.uuid, "index": s.gpu.index,
-                           "memory": s.memory, "compute": s.compute, "limit": s.limit}
-                          for s in self.slots]}
+    def claims(self, moved: dict[int, Slot] | None = None) -> dict:
+        """The token's claims; ``moved``: vGPUs at the place a migration takes them to."""
+        slots = [(moved or {}).get(i, s) for i, s in enumerate(self.slots)]
+        claims = {"lease": self.id, "exp": self.token_expires,
+                  "vgpus": [{"server": s.gpu.server.url, "uuid": s.gpu.uuid, "index": s.gpu.index,
+                             "memory": s.memory, "compute": s.compute, "limit": s.limit}
+                            for s in slots]}
+        if self.request.get("reclaim_after"):
+            claims["reclaim_after"] = self.request["reclaim_after"]
+        return claims
 
-    def token(self, secret: bytes) -> str:
-        return tokens.sign(self.claims(), secret)
+    def token(self, secret: bytes, moved: dict[int, Slot] | None = None) -> str:
+        return tokens.sign(self.claims(moved), secret)
 
     def to_wire(self, now: float) -> dict:
-        return {"id": self.id, "lease": self.id, "state": self.state, "owner": self.owner,
+        return {"id": self.id, "lease": self.id, "state": "reclaimed" if self.reclaimed and self.state == "active"
+                and len(self.reclaimed) == len(self.slots) else self.state, "owner": self.owner,
                 "created": self.created, "expires": self.expires,
                 "expires_in": round(self.expires - now, 3), "ttl": self.ttl,
                 "request": self.request, "vgpus": self.vgpus()}
@@ -87,6 +96,13 @@ class LeaseBook:
         lease.expires = expires
         lease.token_expires = max(lease.token_expires, token_expires)
         heapq.heappush(self._heap, (expires, lease.id))
+
+    def reindex(self, lease: Lease, old_servers: set[str]) -> None:
+        """A vGPU of ``lease`` moved: its servers changed."""
+        for url in old_servers - lease.servers():
+            self._by_server.get(url, set()).discard(lease.id)
+        for url in lease.servers():
+            self._by_server.setdefault(url, set()).add(lease.id)
 
     def remove(self, lease_id: str) -> Lease | None:
         lease = self.leases.pop(lease_id, None)

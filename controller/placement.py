@@ -64,6 +64,7 @@ class Server:
     gpus: list[Gpu] = field(default_factory=list)
     last_seen: float = 0.0
     usage: dict = field(default_factory=dict)
+    draining: bool = False           # takes no new vGPUs; its vGPUs are being moved away
 
     @property
     def memory_free(self) -> int:
@@ -159,8 +160,13 @@ class Pool:
                 del keys[bisect_left(keys, gpu.key)]
                 gpu.key = None
 
+    def set_draining(self, server: Server, draining: bool) -> None:
+        self._unindex_server(server)
+        server.draining = draining
+        self._index_server(server)
+
     def _index_server(self, server: Server) -> None:
-        if server.state != "up":
+        if server.state != "up" or server.draining:
             return
         node_free = server.memory_free
         for gpu in server.gpus:
@@ -223,7 +229,7 @@ class Pool:
         return slots
 
     def _place_same_node(self, req: Request) -> list[Slot] | None:
-        nodes = [s for s in self.servers.values() if s.state == "up"]
+        nodes = [s for s in self.servers.values() if s.state == "up" and not s.draining]
         nodes.sort(key=lambda s: (s.memory_free, s.url), reverse=req.policy == "spread")
         for node in nodes:
             def choose(skip, node=node):

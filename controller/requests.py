@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 
 POLICIES = ("binpack", "spread")
 MAX_COUNT = 64
+MIN_RECLAIM_S, MAX_RECLAIM_S = 1.0, 30 * 24 * 3600.0
 _UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3,
           "gb": 1000**3, "t": 1000**4, "tb": 1000**4, "kib": 1024, "mib": 1024**2,
           "gib": 1024**3, "tib": 1024**4}
@@ -81,6 +82,7 @@ class Request:
     same_node: bool = False
     model: str | None = None
     exclusive: bool = False
+    reclaim_after: float | None = None   # seconds idle after which the vGPU's sessions may be reclaimed
 
     @classmethod
     def from_wire(cls, d: dict) -> "Request":
@@ -113,9 +115,15 @@ class Request:
         model = d.get("model")
         if model is not None and not isinstance(model, str):
             raise RequestError("model must be a string (matched against GPU names)")
+        reclaim = d.get("reclaim_after")
+        if reclaim is not None and (isinstance(reclaim, bool) or not isinstance(reclaim, (int, float))
+                                    or not MIN_RECLAIM_S <= reclaim <= MAX_RECLAIM_S):
+            raise RequestError(f"reclaim_after must be seconds in [{MIN_RECLAIM_S:g}, {MAX_RECLAIM_S:g}], "
+                               f"got {reclaim!r}")
         return cls(memory=memory, memory_fraction=fraction, compute=compute, limit=limit,
                    count=count, policy=policy, same_node=bool(d.get("same_node", False)),
-                   model=model or None, exclusive=bool(d.get("exclusive", False)))
+                   model=model or None, exclusive=bool(d.get("exclusive", False)),
+                   reclaim_after=float(reclaim) if reclaim is not None else None)
 
     def to_wire(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -130,6 +138,7 @@ class Request:
         mem = fmt_bytes(self.memory) if self.memory is not None else f"{self.memory_fraction:.0%} of memory"
         extra = "".join([f", model ~{self.model}" if self.model else "",
                          ", exclusive" if self.exclusive else "",
+                         f", reclaimable after {self.reclaim_after:g}s idle" if self.reclaim_after else "",
                          ", same node" if self.same_node and self.count > 1 else ""])
         return (f"{self.count} × ({mem}, compute {self.compute}%, limit {self.limit}%{extra}; "
                 f"policy {self.policy})")

@@ -17,8 +17,11 @@ import structlog
 
 from rgpu.protocol import curve
 
+from . import migrations as mig
 from .leases import DEFAULT_TOKEN_LIFETIME, DEFAULT_TTL, MAX_TTL, MIN_TTL, Lease, LeaseBook, new_lease_id
+from .migrations import Migration, MigrationBook
 from .placement import PlacementError, Pool, Slot
+from .requests import fmt_bytes
 from .requests import Request
 from .store import Store
 from .users import Peer
@@ -46,6 +49,7 @@ class Controller:
         self.heartbeat_interval, self.heartbeat_timeout = heartbeat_interval, heartbeat_timeout
         self.token_lifetime, self.restart_grace = token_lifetime, restart_grace
         self.pool, self.leases, self.queue = Pool(), LeaseBook(), WaitQueue()
+        self.migrations = MigrationBook()
         self._server_keys: dict[str, str] = {}
         self._load()
 
@@ -59,17 +63,31 @@ class Controller:
                 if not g["present"]:
                     self.pool.gpus[g["uuid"]].present = False
             self.pool.set_state(server, s["state"])
+            if s.get("draining"):
+                self.pool.set_draining(server, True)
         for row in self.store.load_leases():
-            slots = []
-            for a in row["allocations"]:
+            slots, reclaimed = [], {}
+            for i, a in enumerate(row["allocations"]):
                 gpu = self.pool.gpus[a["gpu"]]
-                self.pool.charge(gpu, a["memory"], a["compute"], a["exclusive"])
+                if a.get("reclaimed"):
+                    reclaimed[i] = now  # held by no GPU until it is restored
+                else:
+                    self.pool.charge(gpu, a["memory"], a["compute"], a["exclusive"])
                 slots.append(Slot(gpu, a["memory"], a["compute"], a["limit"], a["exclusive"]))
             lease = Lease(row["id"], row["created"], row["expires"], row["ttl"], row["token_expires"],
-                          row["owner"], row["request"], slots, row["state"])
+                          row["owner"], row["request"], slots, row["state"], reclaimed)
             # Renewers could not reach a controller that was down: give them time to come back.
             lease.expires = max(lease.expires, now + self.restart_grace)
             self.leases.add(lease)
+        for row in self.store.load_migrations():
+            lease, target = self.leases.get(row["lease"]), self.pool.gpus.get(row["to_gpu"])
+            if lease is None or target is None or row["seq"] >= len(lease.slots):
+                self.store.end_migration(row["id"], "failed", now, "the controller restarted without its lease")
+                continue
+            src = lease.slots[row["seq"]]
+            slot = Slot(target, src.memory, src.compute, src.limit, src.exclusive)
+            self.pool.charge(target, slot.memory, slot.compute, slot.exclusive)
+            self.migrations.add(Migration(row["id"], lease.id, row["seq"], src, slot, row["reason"], row["created"]))
         log.info("controller.loaded", servers=len(self.pool.servers), gpus=len(self.pool.gpus),
                  leases=len(self.leases), db=self.store.path)
 
@@ -97,6 +115,7 @@ class Controller:
         if server is None or server.boot_id != boot_id:
             raise ApiError("unknown_server", f"server {url} is not registered (or restarted); register again")
         server.last_seen, server.usage = self.clock(), usage
+        self._migration_reports(url, usage.get("migrations") or {})
         if server.state != "up":
             self.store.set_server_state(url, "up")
             self.pool.set_state(server, "up")
@@ -130,7 +149,11 @@ class Controller:
         return key
 
     def valid_leases(self, url: str) -> list[str]:
-        return [lease.id for lease in self.leases.on_server(url)]
+        """The leases sessions may hold on ``url``: those with a vGPU there, and those with a vGPU
+        migrating there (the target restores its sessions before the move is committed)."""
+        ids = {lease.id for lease in self.leases.on_server(url)}
+        ids.update(m.lease for m in self.migrations.to_server(url))
+        return sorted(ids)
 
     def _server_up_again(self, url: str) -> None:
         healed = [lease for lease in self.leases.on_server(url) if lease.state == "degraded" and
@@ -264,9 +287,187 @@ class Controller:
     def _end(self, leases: list[Lease], state: str) -> None:
         self.store.end_leases([lease.id for lease in leases], state, self.clock())
         for lease in leases:
+            for m in self.migrations.pending_for(lease.id):
+                self._migration_ended(m, "failed", f"lease {state}")
             self.leases.remove(lease.id)
-            self.pool.release(lease.slots)
+            self.pool.release([s for i, s in enumerate(lease.slots) if i not in lease.reclaimed])
             log.info("lease.ended", lease=lease.id, state=state, owner=lease.owner)
+
+    # ---- live migration (migrations.py) -------------------------------------------------------
+    def _gpu_named(self, to: str):
+        """``URL`` or ``URL#N`` -> (server, GPU or None)."""
+        url, _, index = to.partition("#")
+        server = self.pool.servers.get(url)
+        if server is None:
+            raise ApiError("unknown_server", f"no server {url!r} in the pool; `rgpu ls` lists them")
+        if not index:
+            return server, None
+        gpu = next((g for g in server.gpus if str(g.index) == index and g.present), None)
+        if gpu is None:
+            raise ApiError("no_such_gpu", f"server {url} has no GPU {index}")
+        return server, gpu
+
+    def migrate(self, lease_id: str, vgpu: int | None = None, to: str | None = None, who: Peer | None = None,
+                reason: str = "user") -> list[Migration]:
+        """Order the live migration of a lease's vGPUs (``vgpu``: one of them) to ``to`` (a server,
+        or a server's GPU) or to where placement puts them. Refused, before anything moves, when a
+        vGPU has no compatible GPU with room."""
+        lease = self.lookup(lease_id, who)
+        if vgpu is not None and not (isinstance(vgpu, int) and 0 <= vgpu < len(lease.slots)):
+            raise ApiError("bad_request", f"lease {lease.id} has vGPUs 0..{len(lease.slots) - 1}, not {vgpu}")
+        indices = [vgpu] if vgpu is not None else list(range(len(lease.slots)))
+        server, gpu = self._gpu_named(to) if to else (None, None)
+        if to and len(indices) > 1:
+            raise ApiError("bad_request", f"lease {lease.id} has {len(indices)} vGPUs: name the one to move there")
+        plan = []
+        taken: set[str] = set()
+        for v in indices:
+            slot = lease.slots[v]
+            if self.migrations.pending_for(lease.id, v):
+                raise ApiError("busy", f"vGPU {v} of lease {lease.id} is already moving")
+            if v in lease.reclaimed:
+                raise ApiError("reclaimed", f"vGPU {v} of lease {lease.id} is reclaimed (its sessions wait in a "
+                                            "checkpoint): it is restored where it fits at its next call")
+            target = gpu
+            if target is not None:
+                if target is slot.gpu:
+                    raise ApiError("bad_request", f"vGPU {v} of lease {lease.id} is on that GPU already")
+                if not mig.compatible(slot.gpu, target):
+                    raise ApiError("incompatible", f"{to} is a {target.server.backend} GPU of compute capability "
+                                                   f"{target.compute_capability}; vGPU {v} needs a "
+                                                   f"{slot.gpu.server.backend} GPU of {slot.gpu.compute_capability}")
+                if target.key is None or not mig.fits(target, slot):
+                    raise ApiError("no_capacity", f"{to} cannot take vGPU {v} of lease {lease.id} "
+                                                  f"({fmt_bytes(slot.memory)}, {slot.compute}% compute): it has "
+                                                  f"{fmt_bytes(target.memory_free)} and {target.compute_free}% free"
+                                                  + (" (it is down or draining)" if target.key is None else ""))
+            else:
+                target = mig.choose_target(self.pool, slot, avoid_gpus=taken,
+                                           avoid_servers={slot.gpu.server.url} if server is None and reason == "drain"
+                                           else (), policy="binpack")
+                if server is not None and (target is None or target.server is not server):
+                    target = mig.choose_target(self.pool, slot, avoid_gpus=taken | {g.uuid for g in self.pool.gpus.values()
+                                                                                   if g.server is not server})
+                if target is None:
+                    raise ApiError("no_capacity", f"no GPU of the pool can take vGPU {v} of lease {lease.id} "
+                                                  f"({fmt_bytes(slot.memory)}, {slot.compute}% compute, a "
+                                                  f"{slot.gpu.server.backend} GPU of compute capability "
+                                                  f"{slot.gpu.compute_capability})")
+            taken.add(target.uuid)
+            plan.append((v, target))
+        return [self._order(lease, v, target, reason) for v, target in plan]
+
+    def _order(self, lease: Lease, v: int, gpu, reason: str) -> Migration:
+        src = lease.slots[v]
+        target = Slot(gpu, src.memory, src.compute, src.limit, src.exclusive)
+        self.pool.charge(gpu, target.memory, target.compute, target.exclusive)
+        m = Migration(mig.new_id(), lease.id, v, src, target, reason, self.clock())
+        try:
+            self.store.insert_migration(m.row())
+        except Exception:
+            self.pool.charge(gpu, target.memory, target.compute, target.exclusive, sign=-1)
+            raise
+        self.migrations.add(m)
+        log.info("migration.ordered", migration=m.id, lease=lease.id, vgpu=v, reason=reason,
+                 source=f"{src.gpu.server.url}#{src.gpu.index}", target=f"{gpu.server.url}#{gpu.index}")
+        return m
+
+    def orders(self, url: str) -> list[dict]:
+        """What the server at ``url`` is asked to do with its next heartbeat reply: move the sessions
+        of the vGPUs migrating away from it (until it reports having taken the order)."""
+        out = []
+        for m in self.migrations.from_server(url):
+            if m.sent:
+                continue
+            lease = self.leases.get(m.lease)
+            t = m.target.gpu
+            out.append({"kind": "migrate", "id": m.id, "lease": m.lease, "vgpu": m.vgpu,
+                        "to": f"{t.server.url}@{self.server_key(t.server.url)}#{t.index}",
+                        "token": lease.token(self.secret, moved={m.vgpu: m.target})})
+        return out
+
+    def _migration_reports(self, url: str, reports: dict) -> None:
+        for m in self.migrations.from_server(url):
+            report = reports.get(m.id)
+            if not isinstance(report, dict):
+                continue
+            m.sent = True
+            m.report = {k: v for k, v in report.items() if isinstance(v, (int, float, str))}
+            if report.get("state") in ("done", "failed"):
+                self._migration_ended(m, report["state"], str(report.get("message") or "")[:500])
+
+    def _migration_ended(self, m: Migration, state: str, message: str = "") -> None:
+        """Commit (done: the vGPU's allocation is at the target now) or abort (the target's room
+        is given back) a migration."""
+        now = self.clock()
+        m.state, m.message, m.ended = state, message, now
+        lease = self.leases.get(m.lease)
+        if state == "done" and lease is not None:
+            old_servers = lease.servers()
+            self.store.move_allocation(lease.id, m.vgpu, m.target.gpu.uuid, m.id, state, now)
+            lease.slots[m.vgpu] = m.target
+            if lease.reclaimed.pop(m.vgpu, None) is None:
+                self.pool.release([m.source])
+            self.leases.reindex(lease, old_servers)
+        else:
+            self.store.end_migration(m.id, state, now, message)
+            self.pool.release([m.target])
+        log.info("migration.ended", migration=m.id, lease=m.lease, vgpu=m.vgpu, state=state, message=message or None,
+                 pause_s=m.report.get("pause_s"))
+
+    def migration(self, mid: str, who: Peer | None = None) -> Migration:
+        m = self.migrations.get(mid) if isinstance(mid, str) else None
+        if m is None:
+            raise ApiError("unknown_migration", f"no migration {str(mid)[:40]!r}")
+        lease = self.leases.get(m.lease)
+        owner = lease.owner if lease is not None else self.store.ended_state(m.lease)[1] \
+            if self.store.ended_state(m.lease) else ""
+        if not self._mine(owner, who):
+            raise ApiError("unknown_migration", f"no migration {str(mid)[:40]!r}")
+        return m
+
+    # ---- policies: drain a server, defragment the pool ------------------------------------------
+    def drain(self, url: str, draining: bool = True) -> list[Migration]:
+        """Take no new vGPUs on ``url`` and move the vGPUs it holds elsewhere (those with no room
+        anywhere now are tried again at every tick while it drains)."""
+        server = self.pool.servers.get(url)
+        if server is None:
+            raise ApiError("unknown_server", f"no server {url!r}")
+        if server.draining != draining:
+            self.store.set_draining(url, draining)
+            self.pool.set_draining(server, draining)
+            log.info("server.draining" if draining else "server.undrained", url=url)
+        return self._drain_step(server) if draining else []
+
+    def _drain_step(self, server) -> list[Migration]:
+        ordered = []
+        for lease in self.leases.on_server(server.url):
+            for v, slot in enumerate(lease.slots):
+                if slot.gpu.server is not server or self.migrations.pending_for(lease.id, v) or v in lease.reclaimed:
+                    continue
+                target = mig.choose_target(self.pool, slot, avoid_servers={server.url})
+                if target is not None:
+                    ordered.append(self._order(lease, v, target, "drain"))
+        return ordered
+
+    def defrag(self, dry_run: bool = False, max_moves: int = 16) -> list[dict]:
+        """Move vGPUs off the least used GPUs onto fuller ones where that empties a GPU entirely
+        (room for whole-GPU and large requests). Returns the moves (ordered unless ``dry_run``)."""
+        moving = {(m.lease, m.vgpu) for m in self.migrations.pending()}
+        placed = [(lease.id, v, slot) for lease in self.leases for v, slot in enumerate(lease.slots)
+                  if v not in lease.reclaimed and lease.state == "active"]
+        if any(key[:2] in moving for key in placed):
+            placed = [p for p in placed if (p[0], p[1]) not in moving]
+        plan = mig.plan_defrag(self.pool, placed, max_moves)
+        out = []
+        for lease_id, v, gpu in plan:
+            entry = {"lease": lease_id, "vgpu": v, "to": f"{gpu.server.url}#{gpu.index}",
+                     "from": f"{self.leases.get(lease_id).slots[v].gpu.server.url}#"
+                             f"{self.leases.get(lease_id).slots[v].gpu.index}"}
+            if not dry_run:
+                entry["migration"] = self._order(self.leases.get(lease_id), v, gpu, "defrag").id
+            out.append(entry)
+        return out
 
     # ---- periodic work ------------------------------------------------------------------------
     def tick(self) -> None:
@@ -279,6 +480,13 @@ class Controller:
             if ticket.lease_id and ticket.lease_id in self.leases.leases:
                 self._end([self.leases.get(ticket.lease_id)], "released")
         self._check_heartbeats(now)
+        for m in self.migrations.overdue(now):
+            self._migration_ended(m, "failed", f"no report from {m.source.gpu.server.url} within "
+                                               f"{mig.TIMEOUT_S:g} s")
+        for server in list(self.pool.servers.values()):
+            if server.draining and server.state == "up":
+                self._drain_step(server)
+        self.migrations.forget_ended(now - 3600.0)
         if len(self.queue):
             self._retry_queue()
 

@@ -42,6 +42,17 @@ MIGRATIONS = [
     CREATE INDEX allocations_gpu ON allocations(gpu_uuid);
     CREATE INDEX leases_state_ended ON leases(state, ended);
     """,
+    # 2 → 3: live migration (a vGPU's allocation moves; drained servers take no new vGPUs) and idle
+    # reclaim (a reclaimed vGPU holds no memory or compute on its GPU until it is restored)
+    """
+    ALTER TABLE servers ADD COLUMN draining INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE allocations ADD COLUMN reclaimed INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE migrations (id TEXT PRIMARY KEY, lease_id TEXT NOT NULL, seq INTEGER NOT NULL,
+                             from_gpu TEXT NOT NULL, to_gpu TEXT NOT NULL, state TEXT NOT NULL,
+                             reason TEXT NOT NULL, created REAL NOT NULL, ended REAL,
+                             message TEXT NOT NULL DEFAULT '');
+    CREATE INDEX migrations_state ON migrations(state);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 LIVE = ("active", "degraded")
@@ -126,7 +137,7 @@ class Store:
     def upsert_server(self, url: str, state: str, backend: str, boot_id: str, gpus: list[dict],
                       now: float) -> None:
         with self._tx() as db:
-            db.execute("INSERT INTO servers VALUES (?,?,?,?,?) ON CONFLICT(url) DO UPDATE SET "
+            db.execute("INSERT INTO servers (url, state, backend, boot_id, registered_at) VALUES (?,?,?,?,?) ON CONFLICT(url) DO UPDATE SET "
                        "state=excluded.state, backend=excluded.backend, boot_id=excluded.boot_id, "
                        "registered_at=excluded.registered_at", (url, state, backend, boot_id, now))
             db.execute("UPDATE gpus SET present=0 WHERE server_url=?", (url,))
@@ -148,12 +159,16 @@ class Store:
         with self._tx() as db:
             db.execute("UPDATE servers SET state=? WHERE url=?", (state, url))
 
+    def set_draining(self, url: str, draining: bool) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE servers SET draining=? WHERE url=?", (int(draining), url))
+
     def load_servers(self) -> list[dict]:
         servers = {}
-        for url, state, backend, boot_id, registered_at in self.db.execute(
-                "SELECT url, state, backend, boot_id, registered_at FROM servers ORDER BY url"):
+        for url, state, backend, boot_id, registered_at, draining in self.db.execute(
+                "SELECT url, state, backend, boot_id, registered_at, draining FROM servers ORDER BY url"):
             servers[url] = {"url": url, "state": state, "backend": backend, "boot_id": boot_id,
-                            "registered_at": registered_at, "gpus": []}
+                            "registered_at": registered_at, "draining": bool(draining), "gpus": []}
         for row in self.db.execute("SELECT uuid, server_url, idx, name, memory_total, sms, "
                                    "compute_capability, present FROM gpus ORDER BY server_url, idx"):
             servers[row[1]]["gpus"].append({"uuid": row[0], "index": row[2], "name": row[3],
@@ -168,7 +183,7 @@ class Store:
                        (lease["id"], lease["state"], lease["created"], lease["expires"],
                         lease["ttl"], lease["token_expires"], lease["owner"],
                         json.dumps(lease["request"])))
-            db.executemany("INSERT INTO allocations VALUES (?,?,?,?,?,?,?)",
+            db.executemany("INSERT INTO allocations (lease_id, seq, gpu_uuid, memory, compute, lim, exclusive) VALUES (?,?,?,?,?,?,?)",
                            [(lease["id"], seq, a["gpu"], a["memory"], a["compute"], a["limit"],
                              int(a["exclusive"])) for seq, a in enumerate(allocations)])
 
@@ -197,6 +212,7 @@ class Store:
 
     def prune_ended(self, before: float) -> int:
         with self._tx() as db:
+            db.execute("DELETE FROM migrations WHERE ended IS NOT NULL AND ended < ?", (before,))
             return db.execute("DELETE FROM leases WHERE ended IS NOT NULL AND ended < ?",
                               (before,)).rowcount
 
@@ -208,13 +224,43 @@ class Store:
             leases[row[0]] = {"id": row[0], "state": row[1], "created": row[2], "expires": row[3],
                               "ttl": row[4], "token_expires": row[5], "owner": row[6],
                               "request": json.loads(row[7]), "allocations": []}
-        for row in self.db.execute("SELECT lease_id, gpu_uuid, memory, compute, lim, exclusive "
+        for row in self.db.execute("SELECT lease_id, gpu_uuid, memory, compute, lim, exclusive, reclaimed "
                                    "FROM allocations ORDER BY lease_id, seq"):
             if row[0] in leases:
                 leases[row[0]]["allocations"].append(
                     {"gpu": row[1], "memory": row[2], "compute": row[3], "limit": row[4],
-                     "exclusive": bool(row[5])})
+                     "exclusive": bool(row[5]), "reclaimed": bool(row[6])})
         return list(leases.values())
+
+    def move_allocation(self, lease_id: str, seq: int, gpu_uuid: str, migration: str, state: str, now: float,
+                        message: str = "") -> None:
+        """A vGPU's allocation moved (its migration done), in one transaction with the migration's end."""
+        with self._tx() as db:
+            db.execute("UPDATE allocations SET gpu_uuid=?, reclaimed=0 WHERE lease_id=? AND seq=?",
+                       (gpu_uuid, lease_id, seq))
+            db.execute("UPDATE migrations SET state=?, ended=?, message=? WHERE id=?", (state, now, message, migration))
+
+    def set_reclaimed(self, lease_id: str, seq: int, reclaimed: bool) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE allocations SET reclaimed=? WHERE lease_id=? AND seq=?", (int(reclaimed), lease_id, seq))
+
+    # ---- migrations ------------------------------------------------------------------------------
+    def insert_migration(self, m: dict) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO migrations VALUES (?,?,?,?,?,?,?,?,?,?)",
+                       (m["id"], m["lease"], m["seq"], m["from_gpu"], m["to_gpu"], m["state"], m["reason"],
+                        m["created"], m["ended"], m["message"]))
+
+    def end_migration(self, mid: str, state: str, now: float, message: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE migrations SET state=?, ended=?, message=? WHERE id=?", (state, now, message, mid))
+
+    def load_migrations(self) -> list[dict]:
+        """The migrations still pending (their targets are charged again at start)."""
+        return [{"id": r[0], "lease": r[1], "seq": r[2], "from_gpu": r[3], "to_gpu": r[4], "state": r[5],
+                 "reason": r[6], "created": r[7]}
+                for r in self.db.execute("SELECT id, lease_id, seq, from_gpu, to_gpu, state, reason, created "
+                                         "FROM migrations WHERE state='pending' ORDER BY created")]
 
     def gpu_commitments(self) -> dict[str, dict]:
         """Per GPU: total memory and compute guarantee of live allocations (a consistency check

@@ -52,7 +52,7 @@ def test_round_trip_servers_leases_and_end(tmp_path):
     [server] = store.load_servers()
     assert server["gpus"][0]["uuid"] == "G0" and server["gpus"][0]["present"]
     [lease] = store.load_leases()
-    assert lease["allocations"] == ALLOC and lease["request"] == {"count": 1}
+    assert lease["allocations"] == [dict(a, reclaimed=False) for a in ALLOC] and lease["request"] == {"count": 1}
     assert store.gpu_commitments()["G0"]["compute"] == 20
     store.end_leases(["l-1"], "released", 9.0)
     assert store.load_leases() == [] and store.ended_state("l-1")[0] == "released"
