@@ -652,17 +652,24 @@ static int barrier(rgpu_session *s, int dev) {
     return rc;
 }
 
-int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
+/* Take the session's lock with its connection open: 0 (locked), or the error (unlocked). */
+static int lock_open(rgpu_session *s) {
     pthread_mutex_lock(&s->mu);
     if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE)) { /* the process is exiting: see rgpu_sessions_close */
         pthread_mutex_unlock(&s->mu);
         return CUDA_ERROR_DEINITIALIZED;
     }
-    int dev = (int)(s - rgpu_sessions_internal());
-    if (ensure_open(s, dev) != 0) {
+    if (ensure_open(s, (int)(s - rgpu_sessions_internal())) != 0) {
         pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
+    return 0;
+}
+
+int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
+    int rc0 = lock_open(s);
+    if (rc0) return rc0;
+    int dev = (int)(s - rgpu_sessions_internal());
     if (take_notices(s, dev) != 0) {
         mark_dead(s, "it moved, and its new server cannot be reached");
         pthread_mutex_unlock(&s->mu);
@@ -795,16 +802,9 @@ static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
 }
 
 int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
-    pthread_mutex_lock(&s->mu);
-    if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE)) { /* the process is exiting: see rgpu_sessions_close */
-        pthread_mutex_unlock(&s->mu);
-        return CUDA_ERROR_DEINITIALIZED;
-    }
+    int rc0 = lock_open(s);
+    if (rc0) return rc0;
     int dev = (int)(s - rgpu_sessions_internal());
-    if (ensure_open(s, dev) != 0) {
-        pthread_mutex_unlock(&s->mu);
-        return RGPU_DEVICE_UNAVAILABLE;
-    }
     if (s->nbatch == 0 && take_notices(s, dev) != 0) {
         mark_dead(s, "it moved, and its new server cannot be reached");
         pthread_mutex_unlock(&s->mu);
