@@ -188,3 +188,16 @@ class ControllerClient:
 
     def heartbeat(self, url: str, boot_id: str, usage: dict) -> dict:
         return self.call("heartbeat", url=url, boot_id=boot_id, usage=usage)
+
+    def migrate(self, lease: str, to: str | None = None, vgpu: int | None = None) -> list[dict]:
+        return self.call("migrate", lease=lease, **({"to": to} if to else {}),
+                         **({"vgpu": vgpu} if vgpu is not None else {}))["migrations"]
+
+    def migration(self, mid: str) -> dict:
+        return self.call("migration", migration=mid)["migration"]
+
+    def drain(self, url: str, undo: bool = False) -> list[dict]:
+        return self.call("drain", url=url, undo=undo)["migrations"]
+
+    def defrag(self, dry_run: bool = False, max_moves: int = 16) -> list[dict]:
+        return self.call("defrag", dry_run=dry_run, max_moves=max_moves)["moves"]

@@ -5,7 +5,8 @@ Every request is a msgpack map ``{"cmd": NAME, "id": ANY, ...fields}``; every re
 the request's ``id`` echoed and either ``{"ok": true, ...}`` or
 ``{"ok": false, "error": CODE, "message": TEXT}``. Error codes: bad_request, unknown_command,
 forbidden, unknown_lease, lease_ended, unknown_ticket, unknown_server, gpu_taken, server_up,
-no_capacity, busy (too many requests waiting), wait_timeout, internal.
+no_capacity, busy (too many requests waiting, or a vGPU already moving), wait_timeout, no_such_gpu,
+incompatible, reclaimed, unknown_migration, internal.
 
 Each command names who may send it (``role``): ``server`` (holders of the cluster credential),
 ``user`` (any authenticated user, acting on their own leases; an admin on all), ``admin``, or
@@ -118,6 +119,10 @@ _LEASE_FIELDS = ("device_time_s", "memory_used_bytes", "memory_peak_bytes", "ker
                  "bytes_out", "sessions")
 
 
+_MIGRATION_FIELDS = ("state", "message", "sessions", "pause_s", "memory_bytes", "precopy_bytes", "final_bytes",
+                     "wire_bytes", "precopy_rounds")
+
+
 def _clean_usage(usage) -> dict:
     """A heartbeat's usage with every field checked (others see it through ls and leases): numbers
     stay numbers, per-GPU and per-lease entries are maps; anything else is a bad request."""
@@ -135,17 +140,29 @@ def _clean_usage(usage) -> dict:
                                and not isinstance(u.get(k), bool)}
     clean_gpus = [{k: v for k, v in g.items() if isinstance(k, str) and len(k) <= 64
                    and (isinstance(v, _NUMBERS) or (isinstance(v, str) and len(v) <= 256))} for g in gpus]
+    migrations = usage.get("migrations", {})
+    if not (isinstance(migrations, dict) and len(migrations) <= 4096):
+        raise ApiError("bad_request", "usage.migrations must be a map of migration ids to maps")
+    clean_migrations = {}
+    for mid, m in migrations.items():
+        if not (isinstance(mid, str) and len(mid) <= 64 and isinstance(m, dict)):
+            raise ApiError("bad_request", "usage.migrations maps migration ids to maps")
+        clean_migrations[mid] = {k: v for k, v in m.items() if k in _MIGRATION_FIELDS and (
+            (isinstance(v, _NUMBERS) and not isinstance(v, bool)) or (isinstance(v, str) and len(v) <= 500))}
     sessions = usage.get("sessions", 0)
-    return {"sessions": sessions if _int(sessions) else 0, "gpus": clean_gpus, "leases": clean_leases}
+    return {"sessions": sessions if _int(sessions) else 0, "gpus": clean_gpus, "leases": clean_leases,
+            "migrations": clean_migrations}
 
 
 @command("server")
 def cmd_heartbeat(ctl: Controller, req: dict, peer: Peer) -> dict:
-    """heartbeat {url, boot_id, usage: {sessions, gpus: [...], leases: {id: {...}}}} → {ok, leases:
-    [ids valid on this server], at}. Error unknown_server means: register again."""
+    """heartbeat {url, boot_id, usage: {sessions, gpus: [...], leases: {id: {...}}, migrations: {id:
+    {state, message, pause_s, ...}}}} → {ok, leases: [ids valid on this server], at, orders: [{kind:
+    "migrate", id, lease, vgpu, to, token}]}. Error unknown_server means: register again."""
+    url = _str(req, "url")
     usage = _clean_usage(req.get("usage") or {})
-    leases = ctl.heartbeat(_str(req, "url"), _str(req, "boot_id"), usage)
-    return {"ok": True, "leases": leases, "at": time.time()}
+    leases = ctl.heartbeat(url, _str(req, "boot_id"), usage)
+    return {"ok": True, "leases": leases, "at": time.time(), "orders": ctl.orders(url)}
 
 
 @command("admin")
@@ -217,6 +234,45 @@ def cmd_lease(ctl: Controller, req: dict, peer: Peer) -> dict:
     return {"ok": True, "lease": {**lease.to_wire(time.time()), "vgpus": _vgpus(ctl, lease)}}
 
 
+@command("user")
+def cmd_migrate(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """migrate {lease, vgpu?, to?: URL or URL#GPU} → {ok, migrations: [{id, lease, vgpu, from, to,
+    state, ...}]}: move the lease's vGPUs (or the one named) live to ``to``, or to where placement
+    puts them; its programs carry on there after a pause. Refused before anything moves when the
+    target has no room (no_capacity) or is of another kind (incompatible). The lease's owner or an
+    admin may."""
+    vgpu = req.get("vgpu")
+    if vgpu is not None and not _int(vgpu):
+        raise ApiError("bad_request", "field 'vgpu' must be an integer")
+    to = _str(req, "to", required=False, default=None) if req.get("to") is not None else None
+    moves = ctl.migrate(_str(req, "lease"), vgpu, to or None, peer)
+    return {"ok": True, "migrations": [m.to_wire() for m in moves]}
+
+
+@command("user")
+def cmd_migration(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """migration {migration: ID} → {ok, migration: {id, lease, vgpu, from, to, state, message, reason, created,
+    ended, pause_s, memory_bytes, precopy_bytes, final_bytes, wire_bytes, sessions}}: its progress
+    (pending, done, failed) as the source server last reported it."""
+    return {"ok": True, "migration": ctl.migration(_str(req, "migration"), peer).to_wire()}
+
+
+@command("admin")
+def cmd_drain(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """drain {url, undo?} → {ok, migrations: [...]}: the server takes no new vGPUs and every vGPU on
+    it is moved live elsewhere (those that fit nowhere now are tried again while it drains);
+    ``undo``: it takes vGPUs again."""
+    return {"ok": True, "migrations": [m.to_wire() for m in ctl.drain(_str(req, "url"), not req.get("undo"))]}
+
+
+@command("admin")
+def cmd_defrag(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """defrag {dry_run?, max_moves?} → {ok, moves: [{lease, vgpu, from, to, migration?}]}: move vGPUs
+    off the least used GPUs onto fuller ones where that empties a GPU entirely."""
+    max_moves = _num(req, "max_moves", 16, lo=1)
+    return {"ok": True, "moves": ctl.defrag(bool(req.get("dry_run")), int(max_moves))}
+
+
 _ZERO_USAGE = {"device_time_s": 0.0, "memory_used_bytes": 0, "memory_peak_bytes": 0, "kernels": 0, "calls": 0,
                "bytes_in": 0, "bytes_out": 0, "sessions": 0}
 
@@ -274,7 +330,7 @@ def cmd_ls(ctl: Controller, req: dict, peer: Peer) -> dict:
     servers = []
     for server in sorted(ctl.pool.servers.values(), key=lambda s: s.url):
         servers.append({
-            "url": server.url, "state": server.state, "backend": server.backend,
+            "url": server.url, "state": server.state, "backend": server.backend, "draining": server.draining,
             "last_seen": server.last_seen, "usage": _usage_seen_by(server.usage, mine),
             "gpus": [{"uuid": g.uuid, "index": g.index, "name": g.name,
                       "memory_total": g.memory_total, "memory_free": g.memory_free,

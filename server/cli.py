@@ -93,7 +93,7 @@ def main(device, listen, count, sim_memory, sim_arch, controller, advertise, sec
 
         from .registration import Registrar
         sup.registrar = Registrar(controller, advertise, sup.inventory, sup.usage,
-                                  sup.on_leases, credential=Credential.for_server(gate.secret))
+                                  sup.on_leases, on_orders=sup.on_orders, credential=Credential.for_server(gate.secret))
     if health_listen:
         # the probe pings over the server's own wire: with CURVE it needs the server's public key
         health.serve(health_listen, health.server_check(listen, keys.public if keys else None))

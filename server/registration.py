@@ -12,6 +12,10 @@
 (re-)registration. ``usage()`` returns any msgpack-able map (e.g. per-GPU memory used, sessions)
 sent with each heartbeat and shown by ``rgpu ls``.
 
+``on_orders(orders)`` gets the orders a heartbeat reply carries (live migrations of a lease's vGPU
+to another GPU: ``{kind: "migrate", id, lease, vgpu, to, token}``), repeated by the controller until
+a heartbeat reports on them (``usage()["migrations"]``): the receiver ignores ids it already has.
+
 ``on_leases(ids)`` gets, after every successful register or heartbeat, the set of lease ids still
 valid on this server; a session whose lease is not in it should be ended (released or expired).
 One race is inherent: the set is the controller's view at ``view_time`` (controller clock), so a
@@ -44,10 +48,10 @@ MAX_BACKOFF_S = 5.0
 class Registrar:
     def __init__(self, controller_url: str, advertise_url: str, inventory: Callable[[], dict],
                  usage: Callable[[], dict], on_leases: Callable[[set], None] | None = None,
-                 *, credential: Credential | None = None, timeout: float = 3.0, heartbeat_interval: float = 1.0):
+                 *, on_orders: Callable[[list], None] | None = None, credential: Credential | None = None, timeout: float = 3.0, heartbeat_interval: float = 1.0):
         self.controller_url, self.advertise_url = controller_url, advertise_url
         self.credential = credential
-        self.inventory, self.usage, self.on_leases = inventory, usage, on_leases
+        self.inventory, self.usage, self.on_leases, self.on_orders = inventory, usage, on_leases, on_orders
         self.timeout, self.interval = timeout, heartbeat_interval
         self.boot_id = uuid.uuid4().hex
         self.registered = False
@@ -78,6 +82,12 @@ class Registrar:
                 self.on_leases(set(self.valid_leases))
             except Exception:
                 log.exception("registrar.on_leases_failed")
+        orders = reply.get("orders")
+        if self.on_orders is not None and isinstance(orders, list) and orders:
+            try:
+                self.on_orders([o for o in orders if isinstance(o, dict)])
+            except Exception:
+                log.exception("registrar.on_orders_failed")
 
     def _register(self, client: ControllerClient) -> None:
         inv = self.inventory()

@@ -52,6 +52,7 @@ class Supervisor:
         self.registrar = None
         self.migrations: dict[str, dict] = {}  # id -> {to, lease, sessions: {sid: outcome}, state, ...}
         self._view_changed = False
+        self._orders: list[dict] = []  # the controller's, from the registrar's thread; taken by the main loop
         self.stopping = False
 
     @property
@@ -147,6 +148,47 @@ class Supervisor:
         self.log.info("migration_ordered", migration=mid, to=to, sessions=len(chosen), lease=record["lease"] or None)
         return record
 
+    def on_orders(self, orders: list) -> None:
+        """Orders from the controller with a heartbeat reply (registrar thread); taken by the main loop."""
+        self._orders.extend(orders)
+
+    def _take_orders(self) -> None:
+        """The controller's live migrations of a lease's vGPU: each started once (the controller
+        repeats an order until a heartbeat reports on it). A refusal is a failed migration."""
+        orders, self._orders = self._orders, []
+        for o in orders:
+            mid = o.get("id")
+            if o.get("kind") != "migrate" or not isinstance(mid, str) or mid in self.migrations:
+                continue
+            lease, vgpu, to, token = o.get("lease"), o.get("vgpu"), o.get("to"), o.get("token")
+            try:
+                if not (isinstance(lease, str) and isinstance(to, str) and isinstance(token, str)
+                        and isinstance(vgpu, int)):
+                    raise Refused("bad_request", "a migrate order names lease, vgpu, to and token")
+                self.migrate(to, lease=lease, vgpu=vgpu, token=token, migration=mid)
+            except Refused as e:
+                self.migrations[mid] = {"id": mid, "to": to, "lease": lease, "vgpu": vgpu, "sessions": {},
+                                        "started": time.time(), "ended": time.time(), "state": "failed",
+                                        "message": e.message}
+            self.migrations[mid]["controller"] = True
+
+    def migration_reports(self) -> dict:
+        """Per migration the controller ordered: its state and figures (summed over its sessions;
+        the pause is the longest), sent with every heartbeat until an hour after it ended."""
+        out, old = {}, time.time() - 3600.0
+        for mid, r in list(self.migrations.items()):
+            if not r.get("controller") or (r.get("ended") or time.time()) < old:
+                continue
+            outcomes = [o for o in r["sessions"].values() if isinstance(o, dict)]
+            rep = {"state": "running" if r["state"] == "running" else r["state"], "message": r["message"][:500],
+                   "sessions": len(outcomes)}
+            for k in ("memory_bytes", "precopy_bytes", "final_bytes", "wire_bytes", "precopy_rounds"):
+                rep[k] = sum(o.get(k, 0) for o in outcomes if isinstance(o.get(k), (int, float)))
+            rep["pause_s"] = max([o["pause_s"] for o in outcomes if isinstance(o.get("pause_s"), (int, float))],
+                                 default=0.0)
+            out[mid] = rep
+        return out
+
     def _report(self, w: Worker, msg) -> None:
         """What a live worker said: the outcome of its migration."""
         if not (isinstance(msg, tuple) and len(msg) == 3 and msg[0] == "migration"):
@@ -214,7 +256,14 @@ class Supervisor:
                           "device_time_s": sum(g.sched.device_time[w.slot] for w in sessions if w.gpu == g.index),
                           "sessions": sum(1 for w in sessions if w.gpu == g.index),
                           **(nvml.gpu_usage(g.index) if real else {})} for g in self.gpus],
-                "leases": self.lease_usage(live)}
+                "leases": self.lease_usage(live), "migrations": self._migration_reports()}
+
+    def _migration_reports(self) -> dict:
+        while True:  # the main loop may change the records meanwhile: take them again
+            try:
+                return self.migration_reports()
+            except RuntimeError:
+                continue
 
     def lease_usage(self, sessions: dict) -> dict:
         return self.ledger.report([(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot))
@@ -299,6 +348,8 @@ class Supervisor:
                     self.log.error("zygote_gone", reason="the process that starts session workers died")
                     code = 1
                     break
+                if self._orders:
+                    self._take_orders()
                 if self._view_changed:
                     self._end_gone_leases()
         finally:

@@ -1,0 +1,131 @@
+"""End to end, live migration ordered through the pool: a CUDA program runs under `rgpu run` on a
+lease of a controller with two software-GPU servers; `rgpu migrate` and `rgpu drain` move its vGPU
+between the servers in the middle of its run (the lease's vGPU entry moves with it, in the
+controller's SQLite store too) and it ends bit-exact; a move to a server without room is refused
+before anything stops and the program runs on."""
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.daemons import wait_until
+from tests.support.pool import Pool, stats
+
+pytestmark = pytest.mark.e2e
+MiB = 1 << 20
+
+
+@pytest.fixture
+def pool(daemons, tmp_path):
+    p = Pool(daemons, tmp_path)
+    a, b = p.add_server("512MiB"), p.add_server("512MiB")
+    wait_until(lambda: p.states() == {a: "up", b: "up"}, 20, "both servers up in `rgpu ls`")
+    yield p
+    for handle in p.servers.values():
+        handle.stop()
+
+
+def start(pool: Pool, exe, *args: str) -> subprocess.Popen:
+    env = dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info")
+    return subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
+                             "--mem", "128MiB", "--", str(exe), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def progress_to(proc: subprocess.Popen, at: int) -> None:
+    while True:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
+            return
+
+
+def stored_gpu(pool: Pool, lease: str) -> str:
+    """The GPU the controller's database holds the lease's vGPU 0 on (read beside the running
+    controller: SQLite allows it)."""
+    db = sqlite3.connect(f"file:{pool.controller.db}?mode=ro", uri=True)
+    try:
+        return db.execute("SELECT gpu_uuid FROM allocations WHERE lease_id=? AND seq=0", (lease,)).fetchone()[0]
+    finally:
+        db.close()
+
+
+def gpu_uuid(pool: Pool, server: str) -> str:
+    return next(s for s in pool.cli_json("ls")["servers"] if s["url"] == server)["gpus"][0]["uuid"]
+
+
+def baseline(pool: Pool, exe, iters: str) -> str:
+    p = pool.run("--mem", "128MiB", "--", str(exe), iters, "0")
+    assert p.returncode == 0 and " OK" in p.stdout, p.stdout + p.stderr
+    return p.stdout.strip().splitlines()[-1]
+
+
+def test_rgpu_migrate_and_drain_move_a_running_program_and_its_lease(pool, cuda_program):
+    exe = cuda_program("migrate_streams")
+    expected = baseline(pool, exe, "40")
+    proc = start(pool, exe, "40", "300")
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [(lease, entry)] = pool.leases().items()
+        a = entry["vgpus"][0]["server"]
+        [b] = [u for u in pool.servers if u != a]
+        progress_to(proc, 4)
+        p = pool.cli("migrate", lease, "--to", f"{b}#0", "--json")
+        assert p.returncode == 0, p.stdout + p.stderr
+        [m] = json.loads(p.stdout)["migrations"]
+        assert m["state"] == "done" and m["to"] == f"{b}#0" and m["from"] == f"{a}#0", m
+        assert m["sessions"] == 1 and m["memory_bytes"] >= 24 * MiB and m["pause_s"] > 0, m
+        # the lease's vGPU is on b now: in the controller, its database, and on the servers
+        assert pool.leases()[lease]["vgpus"][0]["server"] == b
+        assert stored_gpu(pool, lease) == gpu_uuid(pool, b)
+        assert [s["lease"] for s in stats(b)["sessions"] if s["state"] == "live"] == [lease]
+        progress_to(proc, 12)
+        # draining b moves it back to a (the only other server) and places nothing new on b
+        p = pool.cli("drain", b, "--json")
+        assert p.returncode == 0, p.stdout + p.stderr
+        [m] = json.loads(p.stdout)["migrations"]
+        assert m["state"] == "done" and m["to"] == f"{a}#0" and m["reason"] == "drain", m
+        assert pool.leases()[lease]["vgpus"][0]["server"] == a and stored_gpu(pool, lease) == gpu_uuid(pool, a)
+        assert next(s for s in pool.cli_json("ls")["servers"] if s["url"] == b)["draining"] is True
+        other = pool.cli_json("reserve", "--mem", "64MiB", "--policy", "spread")
+        assert other["vgpus"][0]["server"] == a, "a draining server takes no new vGPUs"
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == expected, (out, expected)
+    assert err.count("moved to") == 2, err
+
+
+def test_a_move_to_a_server_without_room_is_refused_and_the_program_runs_on(pool, cuda_program):
+    exe = cuda_program("migrate_streams")
+    expected = baseline(pool, exe, "30")
+    proc = start(pool, exe, "30", "300")
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [(lease, entry)] = pool.leases().items()
+        a = entry["vgpus"][0]["server"]
+        [b] = [u for u in pool.servers if u != a]
+        # another tenant takes most of b: 128 MiB no longer fit there
+        filler = pool.cli_json("reserve", "--mem", "448MiB")
+        assert filler["vgpus"][0]["server"] == b
+        progress_to(proc, 2)
+        p = pool.cli("migrate", lease, "--to", f"{b}#0", "--json")
+        assert p.returncode == 1, p.stdout + p.stderr
+        refusal = json.loads(p.stdout)
+        assert refusal["error"] == "no_capacity" and "cannot take" in refusal["message"], refusal
+        # and with no target named, nothing in the pool fits either
+        p = pool.cli("migrate", lease)
+        assert p.returncode == 1 and "no GPU of the pool can take" in p.stderr, p.stdout + p.stderr
+        assert pool.leases()[lease]["vgpus"][0]["server"] == a and stored_gpu(pool, lease) == gpu_uuid(pool, a)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == expected and "moved to" not in err, (out, err)
