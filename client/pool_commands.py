@@ -107,7 +107,7 @@ def ls_command(controller, as_json):
         for g in s["gpus"] or [{}]:
             tenants = ", ".join(f"{t['lease'] or '(other)'}({t['owner'] + ':' if t['owner'] else ''}"
                                 f"{fmt_bytes(t['memory'])},{t['compute']}%)" for t in g.get("tenants", [])) or "-"
-            rows.append([s["url"], s["state"], g.get("index", "-"), g.get("name", "-"),
+            rows.append([s["url"], s["state"] + (" (draining)" if s.get("draining") else ""), g.get("index", "-"), g.get("name", "-"),
                          f"{fmt_bytes(g['memory_free'])}/{fmt_bytes(g['memory_total'])}" if g else "-",
                          f"{g['compute_free']}%" if g else "-", tenants])
     if not rows:

@@ -28,6 +28,7 @@ from .accounting import Ledger
 from .gpus import GpuSpec
 from .handlers import DEFERRED, Peer, Refused, handle
 from .lease_gate import LeaseGate, LeaseRefused
+from .migration.target import MOVED_WAIT_S
 from .workers import HELLO_WAIT_S, Pending, Worker, Workers
 
 MAX_REQUEST = 256 << 10  # a hello with the token of a lease of 64 vGPUs is ~20 KiB
@@ -281,6 +282,11 @@ class Supervisor:
         if self.gate.pool and at > 0:
             self.ledger.forget(set(valid) | {w.grant.lease for w in self.sessions.values()})
         for sid, w in list(self.sessions.items()):
+            # A session moved by the controller leaves this server's view when the move is
+            # committed, before an idle client has followed: its redirecting worker (holding
+            # nothing) stays for as long as the target waits for the client.
+            if w.moved and time.monotonic() - w.moved_at < MOVED_WAIT_S:
+                continue
             if not w.stopping and self.gate.gone(w.grant.lease, w.grant.iat):
                 self.workers.stop(sid, w)
                 self.log.info("session_stopped", session=sid, lease=w.grant.lease, reason="lease_ended")

@@ -103,6 +103,7 @@ class Worker:
     since: float = field(default_factory=time.monotonic)
     stopping: float = 0.0  # when the supervisor told it to stop (0: not told)
     moved: bool = False    # its session migrated away: it only redirects the client (holds nothing)
+    moved_at: float = 0.0
     restore: bool = False  # its session arrives from a migration
 
 
@@ -278,7 +279,7 @@ class Workers:
         """The session of ``w`` migrated away: its accounting ends here, its group is left (the
         worker stays, holding nothing, until its client has followed)."""
         if not w.moved:
-            w.moved = True
+            w.moved, w.moved_at = True, time.monotonic()
             ended(w)
             self.gpus[w.gpu].leave_group(w.group)
 
