@@ -44,15 +44,33 @@ def request_options(f):
         click.option("--model", help="Only GPUs whose name contains this (e.g. A100)."),
         click.option("--exclusive", is_flag=True, help="Whole GPUs, shared with nobody."),
         click.option("--wait", type=float, default=None, help="Queue up to this many seconds if there is no room now."),
+        click.option("--reclaim-after", default=None, metavar="DURATION",
+                     help="Let the servers reclaim the vGPUs' memory while their programs are idle this long "
+                          "(90s, 10m, 1h); the next CUDA call restores it."),
     ]):
         f = opt(f)
     return f
 
 
+_SECONDS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_duration(text: str) -> float:
+    """``90``, ``90s``, ``10m``, ``1.5h``, ``1d`` -> seconds."""
+    t = text.strip().lower()
+    unit = t[-1:] if t[-1:] in _SECONDS and t[-1:] else ""
+    try:
+        value = float(t[:-1] if unit else t)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a duration (90s, 10m, 1h)", param_hint="--reclaim-after") from None
+    return value * _SECONDS[unit]
+
+
 def request_from_options(mem=None, compute=None, limit=None, count=1, policy="binpack", same_node=False,
-                         model=None, exclusive=False, wait=None, **_ignored) -> dict:
+                         model=None, exclusive=False, wait=None, reclaim_after=None, **_ignored) -> dict:
     req = {"compute": compute, "limit": limit, "count": count, "policy": policy,
-           "same_node": same_node, "model": model, "exclusive": exclusive, "wait": wait}
+           "same_node": same_node, "model": model, "exclusive": exclusive, "wait": wait,
+           "reclaim_after": parse_duration(reclaim_after) if reclaim_after else None}
     if mem is not None:
         try:
             nbytes, fraction = parse_memory(mem)
@@ -175,7 +193,8 @@ def leases_command(controller, as_json):
         return
     rows = [[lease["id"], lease["state"], lease["owner"], _ago(lease["expires"]),
              f"{lease.get('device_time_s', 0.0):.2f}s", fmt_bytes(lease.get("memory_used_bytes", 0)),
-             ", ".join(f"{v['server']}#{v['index']}:{fmt_bytes(v['memory'])}/{v['compute']}%" for v in lease["vgpus"])]
+             ", ".join(f"{v['server']}#{v['index']}:{fmt_bytes(v['memory'])}/{v['compute']}%"
+                       + (" (reclaimed)" if v.get("reclaimed") else "") for v in lease["vgpus"])]
             for lease in leases]
     click.echo(_table(rows, ["LEASE", "STATE", "OWNER", "EXPIRES IN", "DEVICE TIME", "MEM USED", "VGPUS"]))
 

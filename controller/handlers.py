@@ -149,9 +149,14 @@ def _clean_usage(usage) -> dict:
             raise ApiError("bad_request", "usage.migrations maps migration ids to maps")
         clean_migrations[mid] = {k: v for k, v in m.items() if k in _MIGRATION_FIELDS and (
             (isinstance(v, _NUMBERS) and not isinstance(v, bool)) or (isinstance(v, str) and len(v) <= 500))}
+    reclaimed = usage.get("reclaimed", [])
+    if not (isinstance(reclaimed, list) and len(reclaimed) <= 65536 and all(
+            isinstance(r, list) and len(r) == 4 and isinstance(r[0], str) and len(r[0]) <= 64 and _int(r[1])
+            and _int(r[2]) and isinstance(r[3], _NUMBERS) for r in reclaimed)):
+        raise ApiError("bad_request", "usage.reclaimed must be a list of [lease, vgpu, restores, restore_s]")
     sessions = usage.get("sessions", 0)
     return {"sessions": sessions if _int(sessions) else 0, "gpus": clean_gpus, "leases": clean_leases,
-            "migrations": clean_migrations}
+            "migrations": clean_migrations, "reclaimed": reclaimed}
 
 
 @command("server")

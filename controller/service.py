@@ -116,6 +116,7 @@ class Controller:
             raise ApiError("unknown_server", f"server {url} is not registered (or restarted); register again")
         server.last_seen, server.usage = self.clock(), usage
         self._migration_reports(url, usage.get("migrations") or {})
+        self._reclaim_reports(url, usage.get("reclaimed") or [])
         if server.state != "up":
             self.store.set_server_state(url, "up")
             self.pool.set_state(server, "up")
@@ -395,6 +396,27 @@ class Controller:
             m.report = {k: v for k, v in report.items() if isinstance(v, (int, float, str))}
             if report.get("state") in ("done", "failed"):
                 self._migration_ended(m, report["state"], str(report.get("message") or "")[:500])
+
+    # ---- idle reclaim (server/reclaim.py) ----------------------------------------------------
+    def _reclaim_reports(self, url: str, reclaimed: list) -> None:
+        """A server's heartbeat lists the vGPUs whose sessions there are all reclaimed (idle,
+        checkpointed, their memory given back): their GPU is not charged for them until they are
+        restored (the next call of their program), when the charge comes back."""
+        now_reclaimed = {(r[0], r[1]) for r in reclaimed}
+        for lease in self.leases.on_server(url):
+            for v, slot in enumerate(lease.slots):
+                if slot.gpu.server.url != url or self.migrations.pending_for(lease.id, v):
+                    continue
+                if (lease.id, v) in now_reclaimed and v not in lease.reclaimed:
+                    lease.reclaimed[v] = self.clock()
+                    self.store.set_reclaimed(lease.id, v, True)
+                    self.pool.release([slot])
+                    log.info("vgpu.reclaimed", lease=lease.id, vgpu=v, server=url)
+                elif (lease.id, v) not in now_reclaimed and v in lease.reclaimed:
+                    del lease.reclaimed[v]
+                    self.store.set_reclaimed(lease.id, v, False)
+                    self.pool.charge(slot.gpu, slot.memory, slot.compute, slot.exclusive)
+                    log.info("vgpu.restored", lease=lease.id, vgpu=v, server=url)
 
     def _migration_ended(self, m: Migration, state: str, message: str = "") -> None:
         """Commit (done: the vGPU's allocation is at the target now) or abort (the target's room

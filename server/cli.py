@@ -53,10 +53,16 @@ def advertise_url(listen: str) -> str:
               help="bound of the module cache; least recently used images go first")
 @click.option("--max-sessions-per-lease", type=click.IntRange(1, 256), default=16, show_default=True,
               help="sessions one lease may have open on this server at once")
+@click.option("--reclaim-after", type=click.FloatRange(1.0), default=None, metavar="SECONDS",
+              help="checkpoint sessions idle this long and free their GPU memory until their next call (a "
+                   "lease's own --reclaim-after takes precedence; default: only leases that ask)")
+@click.option("--checkpoint-dir", type=click.Path(file_okay=False), default=None,
+              help="where reclaimed sessions' checkpoints are kept (default: <module cache>/../checkpoints-<pid>)")
 @click.option("--log-level", default="info", show_default=True)
 @click.option("--health-listen", default=None, metavar="HOST:PORT", help="serve GET /healthz over HTTP here")
 def main(device, listen, count, sim_memory, sim_arch, controller, advertise, secret_file, wire, session_grace,
-         module_cache, module_cache_size, max_sessions_per_lease, log_level, health_listen):
+         module_cache, module_cache_size, max_sessions_per_lease, reclaim_after, checkpoint_dir, log_level,
+         health_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level)
     try:
@@ -79,6 +85,9 @@ def main(device, listen, count, sim_memory, sim_arch, controller, advertise, sec
     conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id, "sim_arch": sim_arch,
             "max_sessions_per_lease": max_sessions_per_lease,
             "module_cache": (cache_dir, parse_size(module_cache_size)),
+            "reclaim_after": reclaim_after,
+            "checkpoint_dir": checkpoint_dir or os.path.join(os.path.dirname(os.path.abspath(cache_dir)),
+                                                             f"checkpoints-{os.getpid()}"),
             # a worker moving its session to another server of the pool asks it as a server does
             "cluster_keys": tuple(curve.server_role_keys(gate.secret)) if gate.enabled else None}
     advertise = advertise or advertise_url(listen)

@@ -37,6 +37,7 @@ class Grant:
     compute: int = 100
     limit: int = 100
     vgpu: int = 0            # which of the lease's vGPUs (its sessions share that vGPU's quotas)
+    reclaim_after: float | None = None  # idle seconds after which its sessions are reclaimed (server/reclaim.py)
 
 
 DIRECT = Grant()
@@ -95,8 +96,10 @@ class LeaseGate:
         lease, iat = str(claims.get("lease", "")), float(claims.get("iat") or 0.0)
         if self.gone(lease, iat):
             raise LeaseRefused("lease_ended", f"lease {lease} has ended (released or expired); reserve a new one")
+        reclaim = claims.get("reclaim_after")
         return Grant(lease, iat, int(chosen.get("memory") or 0) or None,
-                     int(chosen.get("compute", 100)), int(chosen.get("limit", 100)), index)
+                     int(chosen.get("compute", 100)), int(chosen.get("limit", 100)), index,
+                     float(reclaim) if isinstance(reclaim, (int, float)) and reclaim > 0 else None)
 
 
 def gate_for(controller: str | None, secret_file: str | None) -> LeaseGate:

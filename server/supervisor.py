@@ -89,7 +89,7 @@ class Supervisor:
         return {"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": client,
                 "client_key": client_key, "client_address": client_address, "compute": grant.compute,
                 "limit": grant.limit, "group": gpu.join_group(group_key, memory), "vgpu": grant.vgpu,
-                "grant": grant, "group_key": group_key}
+                "grant": grant, "group_key": group_key, "reclaim_after": grant.reclaim_after}
 
     def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None,
                      request_id=None):
@@ -191,7 +191,13 @@ class Supervisor:
         return out
 
     def _report(self, w: Worker, msg) -> None:
-        """What a live worker said: the outcome of its migration."""
+        """What a live worker said: the outcome of its migration, or its session reclaimed or
+        restored (idle reclaim)."""
+        if isinstance(msg, tuple) and len(msg) == 3 and msg[0] == "reclaim" and isinstance(msg[2], dict):
+            w.reclaim = {**msg[2], "state": msg[1], "since": time.time()}
+            self.log.info("session_" + str(msg[1]), session=w.session, lease=w.grant.lease or None,
+                          **{k: msg[2].get(k) for k in ("memory_bytes", "stored_bytes", "restore_s")})
+            return
         if not (isinstance(msg, tuple) and len(msg) == 3 and msg[0] == "migration"):
             return
         _, mid, outcome = msg
@@ -225,7 +231,9 @@ class Supervisor:
                               "lease": w.grant.lease, "vgpu": w.grant.vgpu, "memory_quota": w.grant.memory,
                               "compute": w.grant.compute, "limit": w.grant.limit,
                               "memory_used": self.gpus[w.gpu].usage[w.slot], "stopping": bool(w.stopping),
-                              "state": "moved" if w.moved else w.state, "restored": w.restore,
+                              "state": "moved" if w.moved else "reclaimed"
+                              if w.reclaim.get("state") == "reclaimed" else w.state, "restored": w.restore,
+                              "reclaim": w.reclaim,
                               **Ledger.session(self.gpus[w.gpu], w.slot)}
                              for s, w in sessions.items()],
                 "leases": self.lease_usage(sessions),
@@ -257,7 +265,19 @@ class Supervisor:
                           "device_time_s": sum(g.sched.device_time[w.slot] for w in sessions if w.gpu == g.index),
                           "sessions": sum(1 for w in sessions if w.gpu == g.index),
                           **(nvml.gpu_usage(g.index) if real else {})} for g in self.gpus],
-                "leases": self.lease_usage(live), "migrations": self._migration_reports()}
+                "leases": self.lease_usage(live), "migrations": self._migration_reports(),
+                "reclaimed": self.reclaimed_vgpus(live)}
+
+    @staticmethod
+    def reclaimed_vgpus(sessions: dict) -> list:
+        """[lease, vGPU, restores, last restore seconds] of each vGPU whose every live session here
+        is reclaimed: it holds no GPU memory now (the controller stops charging its GPU for it)."""
+        by_vgpu: dict[tuple, list] = {}
+        for w in sessions.values():
+            if w.grant.lease and w.state == "live":
+                by_vgpu.setdefault((w.grant.lease, w.grant.vgpu), []).append(w.reclaim)
+        return [[lease, vgpu, sum(r.get("restores", 0) for r in rs), max(r.get("restore_s", 0.0) for r in rs)]
+                for (lease, vgpu), rs in sorted(by_vgpu.items()) if all(r.get("state") == "reclaimed" for r in rs)]
 
     def _migration_reports(self) -> dict:
         while True:  # the main loop may change the records meanwhile: take them again

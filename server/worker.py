@@ -22,11 +22,13 @@ from rgpu import logs
 from rgpu.protocol import curve, wire
 
 from . import backends, module_cache
+from .errors import CudaError, driver_code
 from .dispatch import Dispatcher
 from .dispatch import Result
 from .migration.source import Outbound, Redirect
 from .migration.target import Inbound
 from .migration.transfer import MigrationFailed, is_transfer
+from .reclaim import Reclaimer
 from .session import Session
 from .session import SessionEnding
 from .shm import Segment
@@ -164,6 +166,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
     session.sched, session.slot = gpu.sched, slot
     dispatcher = Dispatcher(conf["device"])
+    reclaimer = Reclaimer(assignment.get("reclaim_after") or conf.get("reclaim_after"), conf.get("checkpoint_dir"),
+                          conf["device"], lambda window: make_device(conf, {**assignment, "window": window}, reserve),
+                          log)
     monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED)
     # The hot path is a blocking receive, as in a bare ROUTER loop; housekeeping (the monitor, the
     # supervisor's pipe, deadlines) runs when a receive times out or every HOUSEKEEPING_S while busy.
@@ -211,7 +216,12 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 msg = conn.recv()
                 if msg == "stop":
                     return "stopped_by_server"
-                if isinstance(msg, tuple) and msg[0] == "migrate":
+                if isinstance(msg, tuple) and msg[0] == "migrate" and reclaimer.reclaimed:
+                    log.warning("migration_refused", migration=msg[1].get("id"), reason="reclaimed")
+                    _tell(conn, ("migration", msg[1].get("id"), {
+                        "state": "failed", "message": "the session is reclaimed (idle, its memory in a checkpoint): "
+                                                      "it is restored at its next call"}))
+                elif isinstance(msg, tuple) and msg[0] == "migrate":
                     mover = _start_migration(msg[1], session, mover, redirect, peer, ctx, conf, assignment, conn, log)
         except (EOFError, OSError):  # the supervisor is gone: so is this session
             return "server_gone"
@@ -280,6 +290,17 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if redirect is not None:
                     sock.send_multipart([ident, redirect.notice])
                     continue
+                if reclaimer.reclaimed:
+                    try:
+                        reclaimer.restore(session, inside_kernel)
+                    except CudaError as e:
+                        # the calls of this message cannot run: the client hears why, then the
+                        # session ends (a half-restored session would compute wrong results)
+                        log.warning("restore_failed", reason=e.message)
+                        _fail_message(sock, ident, body, e)
+                        reason = "restore_failed"
+                        break
+                    _tell(conn, ("reclaim", "restored", dict(reclaimer.stats)))
                 session.messages += 1
                 trimmed = False
                 if not _serve(sock, ident, body, session, dispatcher, log):
@@ -289,6 +310,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if mover is not None and mover.precopy_done():
                     commit()
                 now = time.monotonic()
+                reclaimer.last_active = now
                 if now < next_check:
                     continue
             else:
@@ -298,6 +320,10 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     trimmed = True
                 if mover is not None and mover.precopy_done():
                     commit()
+                if reclaimer.due(now) and peer is not None and mover is None and redirect is None \
+                        and (inbound is None or inbound.committed) and reclaimer.reclaim(session):
+                    _publish(traffic, slot, session)
+                    _tell(conn, ("reclaim", "reclaimed", dict(reclaimer.stats)))
             next_check = now + HOUSEKEEPING_S
             _publish(traffic, slot, session)
             why = must_end(now)
@@ -324,6 +350,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         _publish(traffic, slot, session)
         if session.shm is not None:
             session.shm.close()
+        if reclaimer.reclaimed:  # its device is closed already; its checkpoint goes with it
+            reclaimer.discard()
+            session.closed = True
         session.close()
         if redirect is not None:
             redirect.close()
@@ -333,6 +362,15 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         monitor.close(0)
         zap.stop()
         ctx.term()
+
+
+def _fail_message(sock, ident, body, e: CudaError) -> None:
+    """Answer the sync call of a message that cannot run with the error ``e``."""
+    try:
+        seq = max(r[0] for r in wire.decode_calls(body))
+    except (wire.MalformedMessage, ValueError):
+        seq = 0
+    sock.send_multipart([ident, wire.encode_reply(seq, driver_code(e.code), message=e.message)])
 
 
 def _source_fd(body) -> int | None:

@@ -104,6 +104,7 @@ class Worker:
     stopping: float = 0.0  # when the supervisor told it to stop (0: not told)
     moved: bool = False    # its session migrated away: it only redirects the client (holds nothing)
     moved_at: float = 0.0
+    reclaim: dict = field(default_factory=dict)  # idle reclaim (server/reclaim.py): state, figures
     restore: bool = False  # its session arrives from a migration
 
 

@@ -153,3 +153,29 @@ def test_defrag_empties_the_least_used_gpu(env):
     assert not ctl.migrations.pending()
     [move] = ctl.defrag()
     assert ctl.migrations.get(move["migration"]).target.gpu is big.slots[0].gpu
+
+
+def test_a_reclaimed_vgpu_is_not_charged_until_its_server_reports_it_restored(env, tmp_path):
+    ctl, clock, _ = env
+    lease = reserve(ctl, memory=4 * GiB, reclaim_after=60)
+    gpu = lease.slots[0].gpu
+    url, boot = gpu.server.url, "b1" if gpu.server.url == S1 else "b2"
+    assert tokens.verify(lease.token(SECRET), SECRET, now=clock.t)["reclaim_after"] == 60
+    ctl.heartbeat(url, boot, {"reclaimed": [[lease.id, 0, 0, 0.0]]})
+    assert gpu.memory_used == 0 and lease.to_wire(clock.t)["state"] == "reclaimed"
+    assert lease.vgpus()[0]["reclaimed"] is True
+    with pytest.raises(ApiError) as info:
+        ctl.migrate(lease.id)
+    assert info.value.code == "reclaimed"
+    # a restart keeps it uncharged
+    ctl.store.close()
+    again = Controller(Store(tmp_path / "c.db"), SECRET, heartbeat_timeout=5.0, clock=clock)
+    relo = again.leases.get(lease.id)
+    assert relo.reclaimed and again.pool.gpus[gpu.uuid].memory_used == 0
+    again.register(url, [g for g in gpus("A" if url == S1 else "B")], "sim", boot)
+    again.heartbeat(url, boot, {"reclaimed": []})
+    assert not relo.reclaimed and again.pool.gpus[gpu.uuid].memory_used == 4 * GiB
+    assert relo.to_wire(clock.t)["state"] == "active"
+    again.release(relo.id)
+    assert again.pool.gpus[gpu.uuid].memory_used == 0
+    again.store.close()

@@ -1,0 +1,125 @@
+"""Idle reclaim: a session nobody has called for a while (a notebook between cells) gives its GPU
+memory back while its program lives on, and gets it back at the program's next call.
+
+The worker checkpoints the session (server/checkpoint) at a call boundary once it has been idle for
+the lease's ``reclaim_after`` seconds, writes the image to the server's checkpoint directory, and
+frees the device: memory goes back to the GPU (and to the vGPU's quota), compute is not used. The
+worker process, its connection and the client's handles stay as they are. The next message from
+the client restores the image into a fresh device at the same addresses and with the same handles,
+then is served as if nothing happened: the program sees one slow call.
+
+The restore is on the same GPU (the worker is bound to it). When the GPU has no room for the
+session by then, the call waits, trying again, up to RESTORE_WAIT_S; after that it fails with
+out-of-memory and the checkpoint stays, so a later call may still restore it. Restoring on another
+GPU that fits is a live migration of the reclaimed session (not done yet).
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from .checkpoint import session as ckpt
+from .checkpoint.image import CheckpointError, Image
+from .errors import CudaError
+from .session import Session
+
+RESTORE_WAIT_S = 30.0
+RESTORE_RETRY_S = 0.5
+
+# What a reclaim keeps of the worker's session object across the rebuild (the connection's and
+# the worker's own, not the device's).
+_KEPT = ("shm", "memory_view", "sched", "slot", "housekeeping", "messages", "bytes_in", "bytes_out", "last_seq",
+         "calls")
+
+
+class Reclaimer:
+    """The idle reclaim of one session; ``after_s`` None: never."""
+
+    def __init__(self, after_s: float | None, directory: str | None, backend: str, new_device, log):
+        self.after_s, self.backend, self.new_device, self.log = after_s, backend, new_device, log
+        self.directory = Path(directory) if directory else None
+        self.path: Path | None = None   # the checkpoint while reclaimed
+        self.last_active = time.monotonic()
+        self.stats = {"reclaims": 0, "restores": 0, "stored_bytes": 0, "memory_bytes": 0, "reclaim_s": 0.0,
+                      "restore_s": 0.0}
+
+    @property
+    def reclaimed(self) -> bool:
+        return self.path is not None
+
+    def touched(self, now: float) -> None:
+        self.last_active = now
+
+    def due(self, now: float) -> bool:
+        return (self.after_s is not None and self.directory is not None and not self.reclaimed
+                and now - self.last_active >= self.after_s)
+
+    def reclaim(self, session) -> bool:
+        """Checkpoint ``session`` to disk and free its device. False (the session untouched) when it
+        cannot be captured; the reason is logged and the reclaim is not tried again until the
+        session was used."""
+        t0 = time.monotonic()
+        try:
+            image = ckpt.capture(session, self.backend)
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = self.directory / f"{session.id}.ckpt"
+            stored = image.save(path)
+        except (CheckpointError, CudaError, OSError) as e:
+            self.log.warning("reclaim_failed", reason=getattr(e, "message", None) or str(e))
+            self.last_active = time.monotonic()
+            return False
+        window = session.device.window()
+        session.device.close()  # the memory goes back to the GPU and the vGPU's quota now
+        self.window, self.path = window, path
+        self.stats.update(reclaims=self.stats["reclaims"] + 1, stored_bytes=stored, memory_bytes=image.memory_bytes,
+                          reclaim_s=round(time.monotonic() - t0, 4))
+        self.log.info("session_reclaimed", idle_s=round(time.monotonic() - self.last_active, 1),
+                      memory_bytes=image.memory_bytes, stored_bytes=stored, reclaim_s=self.stats["reclaim_s"])
+        return True
+
+    def restore(self, session, must_end=None) -> None:
+        """Rebuild the reclaimed session in place; raises CudaError (out of memory once the GPU
+        has had no room for RESTORE_WAIT_S, or the checkpoint unreadable)."""
+        t0 = time.monotonic()
+        try:
+            image = Image.load(self.path)
+        except CheckpointError as e:
+            raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the reclaimed session cannot be restored: {e}") from None
+        while True:
+            device = self.new_device(self.window)
+            kept = {k: getattr(session, k) for k in _KEPT}
+            Session.__init__(session, device, session.id)
+            for k, v in kept.items():
+                setattr(session, k, v)
+            try:
+                ckpt.restore(session, image, self.backend)
+                break
+            except CudaError as e:
+                device.close()
+                if e.code != "CUDA_ERROR_OUT_OF_MEMORY" or time.monotonic() - t0 > RESTORE_WAIT_S:
+                    raise CudaError(e.code, f"the reclaimed session cannot be restored on this GPU: {e.message}") \
+                        from None
+                if must_end is not None:
+                    must_end()
+                time.sleep(RESTORE_RETRY_S)  # waiting for room on the GPU, not for a result
+            except CheckpointError as e:
+                device.close()
+                raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the reclaimed session cannot be restored: {e}") from None
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        self.path = None
+        self.last_active = time.monotonic()
+        self.stats.update(restores=self.stats["restores"] + 1, restore_s=round(time.monotonic() - t0, 4))
+        self.log.info("session_restored", restore_s=self.stats["restore_s"], memory_bytes=image.memory_bytes)
+
+    def discard(self) -> None:
+        """The session ends while reclaimed: its checkpoint goes."""
+        if self.path is not None:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+            self.path = None
