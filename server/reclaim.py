@@ -68,6 +68,8 @@ class Reclaimer:
         except (CheckpointError, CudaError, OSError) as e:
             self.log.warning("reclaim_failed", reason=getattr(e, "message", None) or str(e))
             self.last_active = time.monotonic()
+            if isinstance(e, CudaError) and e.code == "CUDA_ERROR_NOT_SUPPORTED":
+                self.after_s = None  # this backend cannot checkpoint sessions: never again
             return False
         window = session.device.window()
         session.device.close()  # the memory goes back to the GPU and the vGPU's quota now

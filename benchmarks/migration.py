@@ -1,0 +1,156 @@
+"""Live migration and idle reclaim on the software GPU: the pause a program sees, the bytes moved, and
+a plain copy of the same bytes in the same run (what moving the memory costs at least).
+
+Two sim servers on this machine; a session (tests/support/session.py, the wire a client library
+speaks) holds SIZE of device memory, filled with incompressible bytes (the worst case for the zstd
+images), and is moved from one server to the other:
+
+    idle   the program makes no call while it moves (a notebook between cells)
+    busy   the program keeps writing BUSY_BYTES of it with memsets while it moves: pre-copy sends
+           those pages again round after round, the stop-and-copy sends what changed last
+
+For each: pause (the stop-and-copy, as the source measures it, plus the target's restore), the
+pre-copy rounds and bytes, the bytes sent during the pause, and the wall time a client call took
+across the move. The plain copy is one cudaMemcpy device-to-host of SIZE over the same wire.
+Idle reclaim: checkpoint time, image size, and the restore the next call pays.
+
+    .venv/bin/python benchmarks/migration.py [SIZE_MiB ...]    (default 64 256)
+
+Prints one JSON document per measurement and a table; the figures are of one run on a shared
+machine (take the best of a few when they vary)."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rgpu.client import server_client  # noqa: E402
+from tests.conftest import server_argv  # noqa: E402
+from tests.support.daemons import DaemonSet, free_url, wait_until  # noqa: E402
+from tests.support.session import Session  # noqa: E402
+
+MiB = 1 << 20
+BUSY_BYTES = 8 * MiB
+
+
+def ok(r):
+    if r[0] != 0:
+        raise RuntimeError(f"call failed: {r}")
+    return r[1]
+
+
+def start(d: DaemonSet, memory: str, *extra: str) -> str:
+    url = free_url()
+    d.start(server_argv(url, "--sim-memory", memory, *extra), ready=lambda: server_client.ping(url), deadline_s=30)
+    return url
+
+
+def fill(s: Session, size: int) -> int:
+    (p,) = ok(s.call("cudaMalloc", size))
+    for off in range(0, size, 32 * MiB):
+        n = min(32 * MiB, size - off)
+        ok(s.call("cudaMemcpy", p + off, 0, n, 1, bulk=[os.urandom(n)]))
+    return p
+
+
+def plain_copy(s: Session, p: int, size: int) -> float:
+    t0 = time.perf_counter()
+    rc, _, bulk, _ = s.call("cudaMemcpy", 0, p, size, 2)
+    assert rc == 0 and sum(len(f) for f in bulk) == size
+    return time.perf_counter() - t0
+
+
+def migrate(src: str, dst: str, s: Session, p: int, size: int, busy: bool) -> dict:
+    sid = s.session
+    r = server_client.request(src, {"op": "migrate", "session": sid, "to": f"{dst}#0"})
+    assert r["ok"], r
+    mid = r["migration"]["id"]
+    calls, worst = 0, 0.0
+
+    def state():
+        return next(m for m in server_client.stats(src)["migrations"] if m["id"] == mid)
+
+    if busy:
+        # the program runs on: a memset at a time, so the source's loop stops between two of them
+        while state()["state"] == "running":
+            t0 = time.perf_counter()
+            ok(s.call("cudaMemset", p + (calls % 4) * (BUSY_BYTES // 4), calls & 0xFF, BUSY_BYTES // 4))
+            worst = max(worst, time.perf_counter() - t0)
+            calls += 1
+    m = wait_until(lambda: (x := state())["state"] != "running" and x, 120, "migration")
+    assert m["state"] == "done", m
+    t0 = time.perf_counter()
+    ok(s.call("cudaMemGetInfo"))  # the first call after the move follows it to the target
+    follow = time.perf_counter() - t0
+    out = m["sessions"][sid]
+    restored = [x for x in server_client.stats(dst)["sessions"] if x["state"] == "live"]
+    return {"pause_ms": round(out["pause_s"] * 1000, 1), "precopy_rounds": out["precopy_rounds"],
+            "precopy_MiB": round(out["precopy_bytes"] / MiB, 1), "final_MiB": round(out["final_bytes"] / MiB, 2),
+            "wire_MiB": round(out["wire_bytes"] / MiB, 1), "precopy_s": out.get("precopy_s"),
+            "follow_call_ms": round(follow * 1000, 1), "busy_calls": calls,
+            "slowest_busy_call_ms": round(worst * 1000, 1), "sessions_on_target": len(restored)}
+
+
+def reclaim(url: str, size: int) -> dict:
+    s = Session(url)
+    try:
+        p = fill(s, size)
+        wait_until(lambda: server_client.stats(url)["sessions"][0]["state"] == "reclaimed", 60, "reclaimed")
+        st = server_client.stats(url)
+        t0 = time.perf_counter()
+        ok(s.call("cudaMemGetInfo"))
+        first = time.perf_counter() - t0
+        rec = server_client.stats(url)["sessions"][0]["reclaim"]
+        copy = plain_copy(s, p, size)
+        return {"reclaim_ms": round(rec["reclaim_s"] * 1000, 1), "image_MiB": round(rec["stored_bytes"] / MiB, 1),
+                "restore_ms": round(rec["restore_s"] * 1000, 1), "first_call_ms": round(first * 1000, 1),
+                "gpu_used_while_reclaimed": st["gpus"][0]["memory_used"], "plain_copy_ms": round(copy * 1000, 1)}
+    finally:
+        s.close()
+
+
+def main(sizes: list[int]) -> None:
+    rows = []
+    with DaemonSet() as d, tempfile.TemporaryDirectory() as tmp:
+        mem = f"{max(sizes) * 2 + 64}MiB"
+        a, b = start(d, mem), start(d, mem)
+        r = start(d, mem, "--reclaim-after", "1", "--checkpoint-dir", str(Path(tmp) / "ckpt"))
+        for size_mib in sizes:
+            size = size_mib * MiB
+            for busy in (False, True):
+                s = Session(a)
+                try:
+                    p = fill(s, size)
+                    copy = plain_copy(s, p, size)
+                    there = migrate(a, b, s, p, size, busy)
+                    back = migrate(b, a, s, p, size, busy)
+                finally:
+                    s.close()
+                for direction, fig in (("a->b", there), ("b->a", back)):
+                    row = {"size_MiB": size_mib, "mode": "busy" if busy else "idle", "dir": direction,
+                           "plain_copy_ms": round(copy * 1000, 1), **fig}
+                    print(json.dumps(row), flush=True)
+                    rows.append(row)
+            row = {"size_MiB": size_mib, "mode": "reclaim", **reclaim(r, size)}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    print()
+    print(f"{'size':>6} {'mode':>7} {'pause ms':>9} {'rounds':>6} {'pre MiB':>8} {'final MiB':>9} "
+          f"{'plain copy ms':>13}")
+    for row in rows:
+        if row["mode"] == "reclaim":
+            print(f"{row['size_MiB']:>6} {'reclaim':>7} {row['restore_ms']:>9} {'-':>6} {'-':>8} "
+                  f"{row['image_MiB']:>9} {row['plain_copy_ms']:>13}   (checkpoint {row['reclaim_ms']} ms)")
+        else:
+            print(f"{row['size_MiB']:>6} {row['mode']:>7} {row['pause_ms']:>9} {row['precopy_rounds']:>6} "
+                  f"{row['precopy_MiB']:>8} {row['final_MiB']:>9} {row['plain_copy_ms']:>13}")
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [64, 256])
