@@ -128,3 +128,19 @@ def test_migrate_is_refused_for_what_it_cannot_name(two):
         assert enums  # the session still answers after a refused move
     finally:
         s.close()
+
+
+def test_a_client_that_dies_during_the_migration_leaves_nothing_on_either_server(two):
+    a, b, _ = two
+    s = Session(a)
+    (p,) = ok(s.call("cudaMalloc", 192 * MiB))
+    data = os.urandom(32 * MiB)  # incompressible: the pre-copy takes a while
+    for off in range(0, 192 * MiB, 32 * MiB):
+        ok(s.call("cudaMemcpy", p + off, 0, 32 * MiB, 1, bulk=[data]))
+    mid = migrate(a, s.session, f"{b}#0")["id"]
+    wait_until(lambda: server_client.stats(b)["sessions"], 10, "the target's restoring session")
+    s.sock.close(0)  # the program dies: no goodbye
+    wait_until(lambda: not server_client.stats(a)["sessions"] and not server_client.stats(b)["sessions"], 30,
+               "both sessions gone")
+    assert server_client.stats(a)["gpus"][0]["memory_used"] == server_client.stats(b)["gpus"][0]["memory_used"] == 0
+    assert migration(a, mid)["state"] in ("failed", "done")
