@@ -181,7 +181,7 @@ class Supervisor:
             if not r.get("controller") or (r.get("ended") or time.time()) < old:
                 continue
             outcomes = [o for o in r["sessions"].values() if isinstance(o, dict)]
-            rep = {"state": "running" if r["state"] == "running" else r["state"], "message": r["message"][:500],
+            rep = {"state": r["state"], "message": r["message"][:500],
                    "sessions": len(outcomes)}
             for k in ("memory_bytes", "precopy_bytes", "final_bytes", "wire_bytes", "precopy_rounds"):
                 rep[k] = sum(o.get(k, 0) for o in outcomes if isinstance(o.get(k), (int, float)))
