@@ -71,6 +71,7 @@ def test_driver_api_modules_from_files(cuda_program, sim_server, saxpy_images):
     assert p.stdout.count("ran ") == 2 and "OK driver_kernels" in p.stdout
 
 
+@pytest.mark.sim_only("the software GPU runs PTX only; a GPU of the cubin's architecture runs its SASS")
 def test_sass_only_cubin_is_refused_with_a_rebuild_hint(cuda_program, sim_server, saxpy_images):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_kernels")), str(saxpy_images["cubin"]),
                 env=None)

@@ -67,11 +67,11 @@ def _session(url, offer=None):
     return sock, wire.unpack(sock.recv_multipart()[0])
 
 
-def test_a_segment_that_is_not_shared_is_declined_and_frames_still_work(start_server):
+def test_a_segment_that_is_not_shared_is_declined_and_frames_still_work(start_server, device_kind):
     url, handle = start_server()
     offer = {"name": "/rgpu-1-0-deadbeef", "size": 1 << 20, "nonce": b"x" * 16, "boot": "another-host"}
     sock, reply = _session(url, offer)
-    assert reply[1] == 0 and reply[2] == [False, "sim"]
+    assert reply[1] == 0 and reply[2] == [False, device_kind]
     assert "event='shm_declined'" in handle.output()
     malloc, memcpy = BY_NAME["cudaMalloc"], BY_NAME["cudaMemcpy"]
     sock.send(wire.encode_requests([(2, malloc, 1, [4096], 0)]))

@@ -15,7 +15,8 @@ from tests.support.controller import SECRET
 from tests.support.pool import Pool, keyed, request, stats
 from tests.support.daemons import wait_until
 
-pytestmark = pytest.mark.e2e
+# Two servers of one pool on this host: each needs GPUs of its own, which a one-GPU host has not.
+pytestmark = [pytest.mark.e2e, pytest.mark.sim_only("two servers on one host need two GPUs of their own")]
 MiB = 1 << 20
 
 
