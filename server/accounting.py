@@ -33,7 +33,8 @@ class Ledger:
     def session(gpu, slot: int) -> dict:
         """What the shared arrays say of the session in `slot` of `gpu` right now."""
         calls, bytes_in, bytes_out = gpu.traffic[3 * slot:3 * slot + 3]
-        return {"device_time_s": gpu.sched.device_time[slot], "kernels": gpu.sched.kernels[slot],
+        return {"device_time_s": gpu.sched.device_time[slot] + gpu.sched.running[slot],
+                "kernels": gpu.sched.kernels[slot],
                 "calls": calls, "bytes_in": bytes_in, "bytes_out": bytes_out,
                 "memory_used_bytes": gpu.usage[slot], "memory_peak_bytes": gpu.peak[slot]}
 

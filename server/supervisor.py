@@ -128,7 +128,8 @@ class Supervisor:
         real = self.conf["device"] == "cuda"
         return {"sessions": len(sessions),
                 "gpus": [{"uuid": g.spec.uuid, "index": g.index, "memory_used": g.used(),
-                          "device_time_s": sum(g.sched.device_time[w.slot] for w in sessions if w.gpu == g.index),
+                          "device_time_s": sum(g.sched.device_time[w.slot] + g.sched.running[w.slot]
+                                               for w in sessions if w.gpu == g.index),
                           "sessions": sum(1 for w in sessions if w.gpu == g.index),
                           **(nvml.gpu_usage(g.index) if real else {})} for g in self.gpus],
                 "leases": self.lease_usage(live)}

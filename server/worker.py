@@ -13,6 +13,7 @@ are bounded in size (MAX_FRAME) and in number queued (RCVHWM)."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import zmq
@@ -197,6 +198,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             raise SessionEnding(why)
 
     session.housekeeping = inside_kernel
+    watch = _watch_running(session, gpu.sched, slot)
     log.info("session_started", endpoint=endpoint)
     reason = "goodbye"
     profiler = _profiler()
@@ -248,6 +250,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  shm_bytes_in=session.shm.bytes_in if session.shm else 0,
                  shm_bytes_out=session.shm.bytes_out if session.shm else 0)
         _publish(traffic, slot, session)
+        if watch is not None:
+            watch.set()
         if session.shm is not None:
             session.shm.close()
         session.close()
@@ -257,6 +261,24 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         monitor.close(0)
         zap.stop()
         ctx.term()
+
+
+def _watch_running(session, sched, slot: int):
+    """On a backend that cannot time-slice its kernels (a real GPU), a thread that publishes how long
+    the session's kernels have been running, every HOUSEKEEPING_S: while the serving thread waits in
+    the driver behind a kernel that never ends, the stats still show its time (and the supervisor,
+    told the lease ended, kills the worker). Returns the event that stops it, or None."""
+    if not session.device.reports_running:
+        return None
+    stop = threading.Event()
+
+    def run():
+        while not stop.wait(HOUSEKEEPING_S):
+            sched.running[slot] = session.device.running_time()
+        sched.running[slot] = 0.0
+
+    threading.Thread(target=run, name="running-time", daemon=True).start()
+    return stop
 
 
 def _same_client(body, assignment) -> bool:
@@ -319,9 +341,12 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         sock.send_multipart([ident, wire.encode_reply(0, 1, message=f"malformed message: {e}")])
         return True
     run = dispatcher.run
+    settle = session.settle
     for seq, call_id, sync, args, bulk, shm in requests:
         if call_id == wire.GOODBYE:
             return False
+        if sync:
+            settle()  # the client waits from here: the GPU goes back, a real GPU's timing closes
         if bulk:
             bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
@@ -352,6 +377,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         else:
             sock.send(ident, zmq.SNDMORE)
             sock.send(head)
+    settle()
     return True
 
 

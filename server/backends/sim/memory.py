@@ -27,6 +27,10 @@ GPU_WINDOW = 0x0010_0000_0000  # 64 GiB of address space per simulated GPU
 WINDOWS = 512  # up to 0x4000_0000_0000
 ALIGNMENT = 256  # cudaMalloc guarantees 256-byte alignment
 GRANULE = 2 << 20  # the allocation granule the quota is counted in is finer; this is the VA step
+# Address space left unallocated after every allocation: the bytes just past an allocation belong
+# to no other one, so a copy or an access that starts there fails as it does on a GPU (whose
+# allocations do not sit back to back) instead of landing in a neighbour. Not counted as memory.
+GUARD = ALIGNMENT
 
 
 class DeviceHeap:
@@ -36,6 +40,9 @@ class DeviceHeap:
         self.limit = limit
         self.used = 0
         self.blocks: dict[int, int] = {}  # address -> size
+        # Once a kernel has called malloc() the heap's size is fixed, as CUDA documents for
+        # cudaDeviceSetLimit(cudaLimitMallocHeapSize) (even if every block was freed since).
+        self.fixed = False
 
 
 class DeviceMemory:
@@ -54,7 +61,7 @@ class DeviceMemory:
         self.arena = np.frombuffer(self._map, dtype=np.uint8)
         self._starts: list[int] = []  # sorted allocation start addresses
         self._ends: list[int] = []  # matching end addresses as requested (exclusive): bounds checks are exact
-        self._spans: list[int] = []  # matching end addresses rounded to the alignment: the layout
+        self._spans: list[int] = []  # matching end addresses rounded to the alignment, plus GUARD: the layout
         self._np_starts = np.zeros(0, np.uint64)
         self._np_ends = np.zeros(0, np.uint64)
         self.used = 0
@@ -74,7 +81,7 @@ class DeviceMemory:
                            f"{nbytes} bytes requested, {self.capacity - self.used} free")
         if self._reserve is not None and not self._reserve(size):
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{nbytes} bytes requested, device is full")
-        addr = self._find_hole(size, align)
+        addr = self._find_hole(size + GUARD, align)
         if addr is None:
             if self._reserve is not None:
                 self._reserve(-size)
@@ -82,7 +89,7 @@ class DeviceMemory:
         i = bisect.bisect_left(self._starts, addr)
         self._starts.insert(i, addr)
         self._ends.insert(i, addr + max(int(nbytes), 1))
-        self._spans.insert(i, addr + size)
+        self._spans.insert(i, addr + size + GUARD)
         self._sync_tables()
         self.used += size
         self.peak = max(self.peak, self.used)
@@ -105,7 +112,7 @@ class DeviceMemory:
         i = bisect.bisect_left(self._starts, addr)
         if i == len(self._starts) or self._starts[i] != addr:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not an allocation")
-        size = self._spans[i] - self._starts[i]
+        size = self._spans[i] - GUARD - self._starts[i]
         del self._starts[i], self._ends[i], self._spans[i]
         self._sync_tables()
         self.used -= size
