@@ -122,6 +122,10 @@ class Device(ABC):
         """The client is about to wait for a reply: a backend that times kernels asynchronously
         closes what it has open (the cuda backend's timing windows)."""
 
+    # Installed by the worker: its checks (stop, client gone), for a backend to run while a call
+    # waits on the device (the cuda backend's synchronising calls); may raise SessionEnding.
+    housekeeping = None
+
     # A backend whose kernels cannot be time-sliced by the server (a real GPU) reports the time of
     # kernels still running, from another thread than the one serving calls, so that a kernel that
     # never ends shows its time while the worker waits in the driver.

@@ -20,6 +20,7 @@ from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 from ..base import Device
 from ...errors import CudaError
 from .timing import KernelClock
+from .waits import Waiter
 
 _FUNC_ATTR = CUfunction_attribute_enum
 _PARAM_BUFFER_POINTER, _PARAM_BUFFER_SIZE, _PARAM_END = 1, 2, 0
@@ -130,10 +131,30 @@ class CudaDevice(Device):
         self._extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), self._params,
                                              _ffi.cast("void *", _PARAM_BUFFER_SIZE), self._params_size,
                                              _ffi.cast("void *", _PARAM_END)])
+        self._waiter = Waiter(lambda: _lib.cuCtxSetCurrent(self.ctx))
         self._printf = None
         if capture_printf:
             from .printf import StdoutCapture
             self._printf = StdoutCapture()
+
+    @property
+    def housekeeping(self):
+        return self._waiter.hook
+
+    @housekeeping.setter
+    def housekeeping(self, hook):
+        self._waiter.hook = hook
+
+    def _wait_stream(self, stream) -> None:
+        s = stream or _ffi.NULL
+        _check(self._waiter.wait(lambda: _lib.cuStreamQuery(s), lambda: _lib.cuStreamSynchronize(s)))
+
+    def _query_all(self) -> int:
+        for s in (_ffi.NULL, *self._streams):
+            rc = _lib.cuStreamQuery(s)
+            if rc != 0:
+                return rc
+        return 0
 
     def _attr(self, a: int) -> int:
         v = _ffi.new("int *")
@@ -219,13 +240,13 @@ class CudaDevice(Device):
         self._range(dst, len(data))
         buf = _ffi.from_buffer(data)
         _check(_lib.cuMemcpyHtoDAsync_v2(dst, buf, len(data), stream or _ffi.NULL))
-        _check(_lib.cuStreamSynchronize(stream or _ffi.NULL))  # buf is only valid during this call
+        self._wait_stream(stream)  # buf is only valid during this call
 
     def copy_dtoh(self, src, size, stream):
         self._range(src, size)
         out = bytearray(size)
         _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.from_buffer(out), src, size, stream or _ffi.NULL))
-        _check(_lib.cuStreamSynchronize(stream or _ffi.NULL))
+        self._wait_stream(stream)
         return out  # sent as it is: no second copy
 
     def copy_dtod(self, dst, src, size, stream):
@@ -249,7 +270,7 @@ class CudaDevice(Device):
         _check(_lib.cuStreamDestroy_v2(stream))
 
     def stream_synchronize(self, stream):
-        _check(_lib.cuStreamSynchronize(stream or _ffi.NULL))
+        self._wait_stream(stream)
 
     def stream_query(self, stream):
         rc = _lib.cuStreamQuery(stream or _ffi.NULL)
@@ -281,7 +302,7 @@ class CudaDevice(Device):
         _check(_lib.cuEventRecord(event, stream or _ffi.NULL))
 
     def event_synchronize(self, event):
-        _check(_lib.cuEventSynchronize(event))
+        _check(self._waiter.wait(lambda: _lib.cuEventQuery(event), lambda: _lib.cuEventSynchronize(event)))
 
     def event_query(self, event):
         rc = _lib.cuEventQuery(event)
@@ -395,9 +416,15 @@ class CudaDevice(Device):
         return self._printf.take() if self._printf is not None else ""
 
     def synchronize(self):
-        _check(_lib.cuCtxSynchronize())
+        _check(self._waiter.wait(self._query_all, _lib.cuCtxSynchronize))
 
     def close(self):
+        if self._waiter.abandoned:
+            # A wait was given up behind a kernel that has not finished: synchronising or freeing
+            # would wait for it too. The worker's process ends next, which frees the context.
+            if self._printf is not None:
+                self._printf.close()
+            return
         _lib.cuCtxSynchronize()
         self.clock.destroy()
         for e in list(self._events):

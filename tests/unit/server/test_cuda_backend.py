@@ -29,6 +29,7 @@ from rgpu.server.session import Session
 FAKE = r"""
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "rgpu_cuda.h"
 
 static double timeline;          /* device seconds of all launched work */
@@ -36,7 +37,11 @@ static double duration = 0.002;  /* of the next kernels */
 static long issued, reached;     /* order of work: everything up to `reached` has run */
 static struct { long seq; double t; } ev[4096];
 static int nev, launches, records, attr_calls, printed;
+static volatile int stuck;       /* the GPU runs a kernel that does not end: synchronize blocks */
 
+static int printing;             /* kernels that printf (the capture test) */
+void fake_set_stuck(int s) { stuck = s; }
+void fake_set_printing(int p) { printing = p; }
 void fake_set_duration(double s) { duration = s; }
 void fake_reach_all(void) { reached = issued; }
 void fake_reach(long n) { reached = n; }
@@ -87,9 +92,12 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     timeline += duration;
     return CUDA_SUCCESS;
 }
+CUresult cuStreamQuery(CUstream s) { return stuck || reached < issued ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { while (stuck) usleep(1000); reached = issued; return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) {
+    while (stuck) usleep(1000);
     reached = issued;
-    printf("device printf %d\n", ++printed);  /* buffered, as the driver's is: flushed by the reader */
+    if (printing) printf("device printf %d\n", ++printed);  /* buffered, as the driver's is: flushed by the reader */
     return CUDA_SUCCESS;
 }
 """
@@ -117,6 +125,7 @@ def gpu(fake_libcuda, monkeypatch):
     fake.fake_issued.restype = ctypes.c_long
     yield dev, fake
     # the stand-in keeps its state for the process: leave it idle for the next test
+    fake.fake_set_stuck(0)
     fake.fake_reach_all()
 
 
@@ -176,6 +185,37 @@ def test_kernels_still_running_report_their_time(gpu):
     fake.fake_set_duration(0.002)
 
 
+def test_a_wait_behind_a_kernel_that_never_ends_keeps_doing_housekeeping(gpu):
+    """The serving thread runs the worker's checks while the driver waits; when they end the
+    session, the wait is abandoned and closing the device does not wait for the kernel either."""
+    from rgpu.server.session import SessionEnding
+    dev, fake = gpu
+    fake.fake_set_stuck(1)
+    _launch(dev)
+    checks = []
+
+    def housekeeping():
+        checks.append(time.monotonic())
+        if len(checks) == 3:
+            raise SessionEnding("stopped_by_server")
+    dev.housekeeping = housekeeping
+    t0 = time.monotonic()
+    with pytest.raises(SessionEnding):
+        dev.synchronize()
+    assert len(checks) == 3 and 0.5 < time.monotonic() - t0 < 5
+    dev.close()  # returns: nothing waits for the kernel
+    fake.fake_set_stuck(0)
+
+
+def test_short_waits_are_answered_without_the_helper(gpu):
+    dev, fake = gpu
+    _launch(dev)
+    dev.housekeeping = lambda: pytest.fail("a wait that the GPU answers at once ran housekeeping")
+    fake.fake_reach_all()
+    dev.synchronize()
+    dev.stream_synchronize(None)
+
+
 def test_stream_priority_and_flags_come_from_the_driver(gpu):
     dev, _ = gpu
     s = dev.stream_create(1, -3)
@@ -211,7 +251,9 @@ def test_device_printf_is_captured_from_the_workers_stdout(fake_libcuda, tmp_pat
     """In a process of its own, as in a worker: fd 1 becomes a pipe the device drains; Python's
     own prints still reach the original stdout."""
     script = textwrap.dedent("""
+        import ctypes, os
         from rgpu.server.backends.cuda import device
+        ctypes.CDLL(os.environ["RGPU_LIBCUDA"]).fake_set_printing(1)
         dev = device.CudaDevice(0, 1 << 30, capture_printf=True)
         print("python says hello", flush=True)
         dev.synchronize()
