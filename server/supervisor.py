@@ -47,6 +47,7 @@ class Supervisor:
         self.workers = Workers(gpus, self.conf, log)
         self.gpus, self.sessions = self.workers.gpus, self.workers.sessions
         self.ledger = Ledger()
+        self.sim_health = nvml.SimHealth()
         self.gate = gate or LeaseGate(None)
         self.max_sessions_per_lease = conf.get("max_sessions_per_lease", MAX_SESSIONS_PER_LEASE)
         self.registrar = None
@@ -95,7 +96,8 @@ class Supervisor:
         pool = {"controller": self.gate.pool, "view_at": at, "leases": sorted(valid)} if self.gate.pool else None
         return {"ok": True, "device": self.conf["device"], "pool": pool,
                 "gpus": [{"index": g.index, "uuid": g.spec.uuid, "name": g.name, "memory_total": g.capacity,
-                          "memory_used": g.used(), "sessions": sum(1 for w in sessions.values() if w.gpu == g.index)}
+                          "memory_used": g.used(), "sessions": sum(1 for w in sessions.values() if w.gpu == g.index),
+                          **self.gpu_health(g, sessions)}
                          for g in self.gpus],
                 "sessions": [{"session": s, "gpu": w.gpu, "client": w.client, "pid": w.pid,
                               "lease": w.grant.lease, "memory_quota": w.grant.memory,
@@ -125,14 +127,22 @@ class Supervisor:
         per lease its device time and memory (see accounting.py)."""
         live = self.snapshot()
         sessions = list(live.values())
-        real = self.conf["device"] == "cuda"
         return {"sessions": len(sessions),
                 "gpus": [{"uuid": g.spec.uuid, "index": g.index, "memory_used": g.used(),
                           "device_time_s": sum(g.sched.device_time[w.slot] + g.sched.running[w.slot]
                                                for w in sessions if w.gpu == g.index),
                           "sessions": sum(1 for w in sessions if w.gpu == g.index),
-                          **(nvml.gpu_usage(g.index) if real else {})} for g in self.gpus],
+                          **self.gpu_health(g, live)} for g in self.gpus],
                 "leases": self.lease_usage(live)}
+
+    def gpu_health(self, g, sessions: dict) -> dict:
+        """utilization_pct, memory_used_device, temperature_c: NVML's for a real GPU, the software
+        GPU's own equivalents for a sim one (nvml.py)."""
+        if self.conf["device"] == "cuda":
+            return nvml.gpu_usage(g.index, g.spec.uuid)
+        times = {sid: g.sched.device_time[w.slot] + g.sched.running[w.slot]
+                 for sid, w in sessions.items() if w.gpu == g.index}
+        return self.sim_health.usage(g.index, g.used(), times)
 
     def lease_usage(self, sessions: dict) -> dict:
         return self.ledger.report([(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot))

@@ -101,6 +101,21 @@ def test_client_killed_inside_a_kernel_that_never_ends_frees_its_session(cuda_pr
         proc.kill()
 
 
+def test_stats_show_the_gpus_utilisation_and_memory(cuda_program, sim_server, device_sizes):
+    """What NVML says of a real GPU, and the software GPU's own equivalents, while a program runs."""
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
+                             str(cuda_program("spin_kernels")), "60", str(device_sizes["spin_iters"])],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        busy = wait_until(lambda: next((g for g in [stats(sim_server)["gpus"][0]]
+                                        if g.get("utilization_pct", 0) > 10), None), 30, "utilisation in stats")
+        assert busy["memory_used_device"] >= 4096 * 4 and "temperature_c" in busy
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_server_killed_mid_run_gives_device_unavailable_quickly(cuda_program, start_server):
     url, server = start_server()
     proc = _start_holder(cuda_program("hold_memory"), url, 16, timeout_s=5)
