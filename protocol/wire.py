@@ -5,7 +5,8 @@ Request (client DEALER -> worker ROUTER): frame 0 is a msgpack array of calls, e
 Reply (only for sync calls): ``[seq, result, outs, deferred, message, output]`` and bulk frames;
 ``output`` is device printf text produced since the last reply, for the client's stdout.
 Call id ATTACH is attach ``[session, key]`` or ``[session, key, shm offer]``, answered with outs
-``[offer accepted, backend]`` (server/shm.py); GOODBYE ends the session. A sync call may carry a 6th element naming
+``[offer accepted, backend, facts]`` (server/shm.py; facts: ``{attrs: {attribute: value}, props: cudaDeviceProp
+bytes}`` or ``{}``, what the client answers attribute and property queries from); GOODBYE ends the session. A sync call may carry a 6th element naming
 shared-memory regions instead of bulk frames; its reply then names them in a 7th. Hello (client -> supervisor) is a map
 ``{op: "hello", proto, client, cuda, lease, gpu}`` answered by ``{ok, endpoint, session, key}``
 or ``{ok: false, error, message}``.

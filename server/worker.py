@@ -23,8 +23,10 @@ from rgpu import logs
 from rgpu.protocol import curve, wire
 
 from . import backends, module_cache
+from .api.device import cuda_get_device_properties, device_attributes
 from .dispatch import Dispatcher
 from .dispatch import Result
+from .errors import CudaError
 from .session import Session
 from .session import SessionEnding
 from .shm import Segment
@@ -303,8 +305,9 @@ def _refuse(sock, ident, body, log, why: str) -> None:
 
 def _attach(sock, ident, body, assignment, session, log, backend: str):
     """The first message on a worker must be attach [session, key(, shared-memory offer)]; the
-    reply's outs say whether the offered segment was mapped and which backend serves the session
-    (the client answers the calls their records say it does not serve without asking)."""
+    reply's outs say whether the offered segment was mapped, which backend serves the session
+    (the client answers the calls their records say it does not serve without asking) and the
+    device's immutable facts (_facts)."""
     try:
         (req,) = wire.decode_requests(body)
         ok = req.call_id == wire.ATTACH and req.args[:2] == [assignment["session"], assignment["key"]] \
@@ -323,11 +326,23 @@ def _attach(sock, ident, body, assignment, session, log, backend: str):
                 log.info("shm_attached", size=session.shm.size)
             else:
                 log.info("shm_declined", reason=why)
-        sock.send_multipart([ident, wire.encode_reply(seq, 0, [accepted, backend])])
+        sock.send_multipart([ident, wire.encode_reply(seq, 0, [accepted, backend, _facts(session, log)])])
         return ident
     log.warning("attach_refused")
     sock.send_multipart([ident, wire.encode_reply(seq, 201, message="not attached to this session")])
     return None
+
+
+def _facts(session, log) -> dict:
+    """What the device is and cannot stop being while the session lives, for the client to answer
+    attribute and property queries itself (libhook/src/state/devfacts.c): every attribute as the
+    queries would answer it, and the cudaDeviceProp bytes. Empty if the device cannot say: the
+    client then asks per query, as before."""
+    try:
+        return {"attrs": device_attributes(session), "props": cuda_get_device_properties(session, 0)[0]}
+    except CudaError as e:
+        log.warning("device_facts_unavailable", reason=str(e))
+        return {}
 
 
 def _serve(sock, ident, body, session, dispatcher, log) -> bool:

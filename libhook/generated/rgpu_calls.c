@@ -1,6 +1,18 @@
 /* generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit */
 #include "rgpu_call.h"
 
+void rgpu_wire_cuDeviceGetAttribute(rgpu_call *c, int64_t attrib, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceGetAttribute, "cuDeviceGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetAttribute);
+    rgpu_put_i(c, attrib);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceGetAttribute(rgpu_call *c, int64_t *pi)
+{
+    *pi = rgpu_out_i(c);
+}
+
 void rgpu_wire_cuModuleLoadData(rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames)
 {
     rgpu_begin(c, RGPU_ID_cuModuleLoadData, "cuModuleLoadData", RGPU_DRIVER, RGPU_FLAGS_cuModuleLoadData);
@@ -114,6 +126,29 @@ void rgpu_wire_cuLaunchCooperativeKernel(rgpu_call *c, const void *f, uint64_t g
     rgpu_put_u(c, sharedMemBytes);
     rgpu_put_h(c, hStream);
     rgpu_put_b(c, params, params_size);
+}
+
+void rgpu_wire_cudaGetDeviceProperties(rgpu_call *c, int device)
+{
+    rgpu_begin(c, RGPU_ID_cudaGetDeviceProperties, "cudaGetDeviceProperties", RGPU_RUNTIME, RGPU_FLAGS_cudaGetDeviceProperties);
+    rgpu_put_d(c, device);
+}
+
+void rgpu_wire_out_cudaGetDeviceProperties(rgpu_call *c, void *prop, size_t prop_size)
+{
+    rgpu_out_b(c, prop, prop_size);
+}
+
+void rgpu_wire_cudaDeviceGetAttribute(rgpu_call *c, int64_t attr, int device)
+{
+    rgpu_begin(c, RGPU_ID_cudaDeviceGetAttribute, "cudaDeviceGetAttribute", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetAttribute);
+    rgpu_put_i(c, attr);
+    rgpu_put_d(c, device);
+}
+
+void rgpu_wire_out_cudaDeviceGetAttribute(rgpu_call *c, int64_t *value)
+{
+    *value = rgpu_out_i(c);
 }
 
 void rgpu_wire_cudaStreamAttachMemAsync(rgpu_call *c, const void *stream, uint64_t devPtr, uint64_t length, uint64_t flags)

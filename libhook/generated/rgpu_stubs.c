@@ -83,22 +83,6 @@ CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_
     return rc;
 }
 
-/* cuDeviceGetAttribute: forward (protocol/contract/calls/device.toml) */
-CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
-{
-    rgpu_call c;
-    if (pi == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetAttribute, "cuDeviceGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetAttribute);
-    rgpu_put_i(&c, (int64_t)attrib);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pi = (__typeof__(*pi))rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuDeviceGetHostAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet (protocol/contract/calls/memory.toml) */
 CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
@@ -2872,37 +2856,6 @@ cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
     rgpu_begin(&c, RGPU_ID_cudaDeviceSetSharedMemConfig, "cudaDeviceSetSharedMemConfig", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceSetSharedMemConfig);
     rgpu_put_i(&c, (int64_t)config);
     int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaGetDeviceProperties: forward (protocol/contract/calls/device.toml) */
-cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
-{
-    rgpu_call c;
-    if (prop == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaGetDeviceProperties, "cudaGetDeviceProperties", RGPU_RUNTIME, RGPU_FLAGS_cudaGetDeviceProperties);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, prop, sizeof *prop);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaDeviceGetAttribute: forward (protocol/contract/calls/device.toml) */
-cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
-{
-    rgpu_call c;
-    if (value == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetAttribute, "cudaDeviceGetAttribute", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetAttribute);
-    rgpu_put_i(&c, (int64_t)attr);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *value = (__typeof__(*value))rgpu_out_i(&c);
-    }
     rgpu_end(&c);
     return rc;
 }
