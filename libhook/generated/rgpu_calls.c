@@ -1,6 +1,40 @@
 /* generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit */
 #include "rgpu_call.h"
 
+void rgpu_wire_cuDeviceGetName(rgpu_call *c, int64_t len, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceGetName, "cuDeviceGetName", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetName);
+    rgpu_put_i(c, len);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceGetName(rgpu_call *c, void *name, size_t name_size)
+{
+    rgpu_out_b(c, name, name_size);
+}
+
+void rgpu_wire_cuDeviceGetUuid_v2(rgpu_call *c, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceGetUuid_v2, "cuDeviceGetUuid_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetUuid_v2);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceGetUuid_v2(rgpu_call *c, void *uuid, size_t uuid_size)
+{
+    rgpu_out_b(c, uuid, uuid_size);
+}
+
+void rgpu_wire_cuDeviceTotalMem_v2(rgpu_call *c, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceTotalMem_v2, "cuDeviceTotalMem_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceTotalMem_v2);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceTotalMem_v2(rgpu_call *c, uint64_t *bytes)
+{
+    *bytes = rgpu_out_u(c);
+}
+
 void rgpu_wire_cuDeviceGetAttribute(rgpu_call *c, int64_t attrib, int dev)
 {
     rgpu_begin(c, RGPU_ID_cuDeviceGetAttribute, "cuDeviceGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetAttribute);
@@ -11,6 +45,18 @@ void rgpu_wire_cuDeviceGetAttribute(rgpu_call *c, int64_t attrib, int dev)
 void rgpu_wire_out_cuDeviceGetAttribute(rgpu_call *c, int64_t *pi)
 {
     *pi = rgpu_out_i(c);
+}
+
+void rgpu_wire_cuDeviceComputeCapability(rgpu_call *c, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceComputeCapability, "cuDeviceComputeCapability", RGPU_DRIVER, RGPU_FLAGS_cuDeviceComputeCapability);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceComputeCapability(rgpu_call *c, int64_t *major, int64_t *minor)
+{
+    *major = rgpu_out_i(c);
+    *minor = rgpu_out_i(c);
 }
 
 void rgpu_wire_cuModuleLoadData(rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames)

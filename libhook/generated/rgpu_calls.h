@@ -5,9 +5,21 @@
 struct rgpu_call;
 
 /* Hand-written calls: rgpu_wire_NAME begins the call and puts its arguments, rgpu_wire_out_NAME reads its out-values. */
+/* cuDeviceGetName (state/devfacts.c): len:i, dev:d; outs name:oa */
+void rgpu_wire_cuDeviceGetName(struct rgpu_call *c, int64_t len, int dev);
+void rgpu_wire_out_cuDeviceGetName(struct rgpu_call *c, void *name, size_t name_size);
+/* cuDeviceGetUuid_v2 (state/devfacts.c): dev:d; outs uuid:ob */
+void rgpu_wire_cuDeviceGetUuid_v2(struct rgpu_call *c, int dev);
+void rgpu_wire_out_cuDeviceGetUuid_v2(struct rgpu_call *c, void *uuid, size_t uuid_size);
+/* cuDeviceTotalMem_v2 (state/devfacts.c): dev:d; outs bytes:ou */
+void rgpu_wire_cuDeviceTotalMem_v2(struct rgpu_call *c, int dev);
+void rgpu_wire_out_cuDeviceTotalMem_v2(struct rgpu_call *c, uint64_t *bytes);
 /* cuDeviceGetAttribute (state/devfacts.c): attrib:i, dev:d; outs pi:oi */
 void rgpu_wire_cuDeviceGetAttribute(struct rgpu_call *c, int64_t attrib, int dev);
 void rgpu_wire_out_cuDeviceGetAttribute(struct rgpu_call *c, int64_t *pi);
+/* cuDeviceComputeCapability (state/devfacts.c): dev:d; outs major:oi, minor:oi */
+void rgpu_wire_cuDeviceComputeCapability(struct rgpu_call *c, int dev);
+void rgpu_wire_out_cuDeviceComputeCapability(struct rgpu_call *c, int64_t *major, int64_t *minor);
 /* cuModuleLoadData (module/launch.c): digest:s, size:u, companion:s, companion_size:u, sent:u, frames:u; outs module:oh; bulk in frames */
 void rgpu_wire_cuModuleLoadData(struct rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames);
 void rgpu_wire_out_cuModuleLoadData(struct rgpu_call *c, void **module);

@@ -3,37 +3,6 @@
  * not-supported answer of every unsupported one. */
 #include "rgpu_call.h"
 
-/* cuDeviceGetName: forward (protocol/contract/calls/device.toml) */
-CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
-{
-    rgpu_call c;
-    if (name == NULL && (len) != 0) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetName, "cuDeviceGetName", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetName);
-    rgpu_put_i(&c, (int64_t)len);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, name, (size_t)(len) * sizeof *name);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuDeviceGetUuid_v2: forward (protocol/contract/calls/device.toml) */
-CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
-{
-    rgpu_call c;
-    if (uuid == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetUuid_v2, "cuDeviceGetUuid_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetUuid_v2);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, uuid, sizeof *uuid);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuDeviceGetLuid: forward (protocol/contract/calls/device.toml) */
 CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
@@ -46,21 +15,6 @@ CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
     if (rc == 0) {
         rgpu_out_b(&c, luid, (size_t)(8) * sizeof *luid);
         *deviceNodeMask = (__typeof__(*deviceNodeMask))rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuDeviceTotalMem_v2: forward (protocol/contract/calls/memory.toml) */
-CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
-{
-    rgpu_call c;
-    if (bytes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceTotalMem_v2, "cuDeviceTotalMem_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceTotalMem_v2);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *bytes = (__typeof__(*bytes))rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;
@@ -175,23 +129,6 @@ CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     int rc = rgpu_sync(&c);
     if (rc == 0) {
         rgpu_out_b(&c, prop, sizeof *prop);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuDeviceComputeCapability: forward (protocol/contract/calls/device.toml) */
-CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
-{
-    rgpu_call c;
-    if (major == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (minor == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceComputeCapability, "cuDeviceComputeCapability", RGPU_DRIVER, RGPU_FLAGS_cuDeviceComputeCapability);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *major = (__typeof__(*major))rgpu_out_i(&c);
-        *minor = (__typeof__(*minor))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;

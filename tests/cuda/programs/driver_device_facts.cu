@@ -32,6 +32,15 @@ int main(int argc, char **argv) {
         EXPECT(v == p.maxThreadsPerBlock);
         CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor, 0));
         EXPECT(v == p.major);
+        char name[256];
+        EXPECT(cuDeviceGetName(name, sizeof name, dev) == CUDA_SUCCESS && strcmp(name, p.name) == 0);
+        EXPECT(cuDeviceGetName(name, 5, dev) == CUDA_SUCCESS && strncmp(name, p.name, 4) == 0 && name[4] == 0);
+        int ma, mi;
+        EXPECT(cuDeviceComputeCapability(&ma, &mi, dev) == CUDA_SUCCESS && ma == p.major && mi == p.minor);
+        size_t total;
+        EXPECT(cuDeviceTotalMem(&total, dev) == CUDA_SUCCESS && total == p.totalGlobalMem);
+        CUuuid u;
+        EXPECT(cuDeviceGetUuid(&u, dev) == CUDA_SUCCESS && memcmp(&u, &p.uuid, sizeof u) == 0);
         if (i % 10 == 0) {
             CHECK(cudaGetDeviceProperties(&q, 0));
             EXPECT(memcmp(&p, &q, sizeof p) == 0);
@@ -44,6 +53,9 @@ int main(int argc, char **argv) {
     EXPECT(cudaDeviceGetAttribute(nullptr, cudaDevAttrMultiProcessorCount, 0) == cudaErrorInvalidValue);
     EXPECT(cudaGetDeviceProperties(&q, 7) == cudaErrorInvalidDevice);
     EXPECT(cuDeviceGetAttribute(&v, (CUdevice_attribute)100000, dev) == CUDA_ERROR_INVALID_VALUE);
+    char name[8];
+    EXPECT(cuDeviceGetName(name, sizeof name, 7) == CUDA_ERROR_INVALID_DEVICE);
+    EXPECT(cuDeviceGetName(nullptr, 8, dev) == CUDA_ERROR_INVALID_VALUE);
     cudaGetLastError();
     printf("OK device_facts %d SMs\n", p.multiProcessorCount);
     return 0;
