@@ -19,12 +19,17 @@ import sys
 import textwrap
 import time
 
+import cffi
 import pytest
+import structlog
 
 from rgpu.protocol.codegen import __main__ as codegen
+from rgpu.protocol.generated import enums
+from rgpu.protocol.generated.structs import CDEF
 from rgpu.server.backends.cuda import device as cuda_device
 from rgpu.server.sched import GpuScheduler
 from rgpu.server.session import Session
+from rgpu.server.worker import _facts
 
 FAKE = r"""
 #include <stdio.h>
@@ -229,6 +234,21 @@ def test_attributes_are_read_from_the_driver_once(gpu):
     calls = fake.fake_attr_calls()
     assert first[75] == 9 and first[16] == 1016 and 151 not in first
     assert dev.attributes() is first and fake.fake_attr_calls() == calls
+
+
+def test_the_facts_a_session_attaches_with_are_the_drivers_with_rgpus_policy(gpu):
+    """What the client answers attribute and property queries from (server/worker.py _facts)."""
+    dev, _ = gpu
+    facts = _facts(Session(dev), structlog.get_logger())
+    attrs = facts["attrs"]
+    assert attrs[75] == 9 and attrs[16] == 1016 and 151 not in attrs
+    assert attrs[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS"]] == 0
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    assert len(facts["props"]) == ffi.sizeof("struct cudaDeviceProp")
+    p = ffi.from_buffer("struct cudaDeviceProp *", facts["props"])
+    assert ffi.string(p.name).decode() == dev.name and p.multiProcessorCount == 1016
+    assert p.totalGlobalMem == dev.total_memory
 
 
 def test_the_session_charges_windows_to_the_scheduler(gpu):
