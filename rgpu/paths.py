@@ -20,8 +20,8 @@ class LibraryMissing(RuntimeError):
 
 
 def libdir(build: bool = True) -> Path:
-    """RGPU_LIBDIR, else build/lib of the source checkout (built with libhook/build.sh if absent),
-    else, for an installed rgpu, the installed client library (rgpu-clientlib)."""
+    """RGPU_LIBDIR, else build/lib of the source checkout when built, else the installed client
+    library (rgpu-clientlib, from a bundle), else build/lib built with libhook/build.sh."""
     if os.environ.get("RGPU_LIBDIR"):
         d = Path(os.environ["RGPU_LIBDIR"])
         if (d / "librgpu.so").exists():
@@ -29,7 +29,9 @@ def libdir(build: bool = True) -> Path:
         raise LibraryMissing(f"RGPU_LIBDIR={d} holds no librgpu.so")
     d = SOURCE_ROOT / "build" / "lib"
     script = SOURCE_ROOT / "libhook" / "build.sh"
-    if not script.exists():  # an installed rgpu: the bundle's client library, if installed
+    if not all((d / n).exists() for n in LIBS):
+        # An installed rgpu, or a checkout installed from a bundle on a host that may lack gcc or
+        # libzmq's headers: the bundle's client library, if installed.
         installed = installed_libdir()
         if installed is not None:
             return installed
