@@ -20,6 +20,7 @@ import time
 
 import click
 
+from rgpu import __version__
 from rgpu.controller.requests import fmt_bytes
 
 from .controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
@@ -112,42 +113,41 @@ def direct_rows(servers: list[str]) -> list[dict]:
     return rows
 
 
-def _bar(title: str, width: int) -> str:
-    return "+" + "-" * (width - 2) + "+" if not title else f"| {title:<{width - 4}} |"
+def _box(title: str, header: list[str], rows: list[list[str]], right: set[int] = frozenset(),
+         empty: str = "") -> list[str]:
+    """nvidia-smi's look: a titled box, a header, a rule of '=', the rows (or ``empty``)."""
+    widths = [max([len(header[i])] + [len(r[i]) for r in rows]) for i in range(len(header))]
+
+    def cells(values):
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(values, widths)))
+    inner = max(len(cells(header)), len(title), len(empty))
+    line = lambda text: f"| {text.ljust(inner)} |"  # noqa: E731
+    rule = lambda ch: "+" + ch * (inner + 2) + "+"  # noqa: E731
+    out = [rule("-"), line(title), rule("-"), line(cells(header)), rule("=")]
+    out += [line(cells(r)) for r in rows] or [line(empty)]
+    return out + [rule("-")]
 
 
 def render(rows: list[dict], source: str, gpus_view: bool = False) -> str:
-    """nvidia-smi's layout: a box per (v)GPU, then the processes."""
-    w = 96
-    out = [time.strftime("%a %b %d %H:%M:%S %Y"), _bar("", w),
-           _bar(f"rgpu smi  {source}", w), "|" + "=" * (w - 2) + "|"]
-    head = ("GPU" if gpus_view else "vGPU") + "  Name                       " + \
-        ("Server             vGPUs    " if gpus_view else "Lease          Server       ")
-    out.append(_bar(f"{head} Memory-Usage           Util  Compute", w))
-    out.append("|" + "=" * (w - 2) + "|")
-    if not rows:
-        out.append(_bar("no vGPUs held" if not gpus_view else "no GPUs in the pool", w))
-    for r in rows:
-        mem = f"{r['memory_used'] // MiB:>6}MiB / {r['memory_total'] // MiB:>6}MiB"
-        if gpus_view:
-            compute = f"{r['compute']}% placed"
-            ident = f"{r['server'][-18:]:<18} {r['lease']:<8}"
-        else:
-            compute = "share-only" if r["share_only"] else f"{r['compute']}%..{r['limit']}%"
-            ident = f"{r['lease']:<14} {r['server'].rsplit('/', 1)[-1][:12]:<12}"
-        out.append(_bar(f"{r['index']:>4}  {r['name'][:26]:<26} {ident} {mem}  {r['util']:>3.0f}%  {compute}", w))
-    out.append(_bar("", w))
-    out += ["", _bar("", w), _bar("Processes:", w),
-            _bar(f"{'GPU' if gpus_view else 'vGPU':>4}  {'Lease' if not gpus_view else 'Server':<22} "
-                 f"{'Client (host:PID)':<40} GPU Memory Usage", w), "|" + "=" * (w - 2) + "|"]
-    procs = [(r, p) for r in rows for p in r["processes"]]
-    if not procs:
-        out.append(_bar("No running processes found", w))
-    for r, p in procs:
-        where = r["server"] if gpus_view else r["lease"]
-        out.append(_bar(f"{r['index']:>4}  {where[-22:]:<22} {p.get('client', '')[:40]:<40} "
-                        f"{fmt_bytes(p.get('memory_used_bytes', 0)):>16}", w))
-    out.append(_bar("", w))
+    """nvidia-smi's layout: a box of the (v)GPUs, then a box of the processes (sessions)."""
+    mem = lambda r: f"{r['memory_used'] // MiB}MiB / {r['memory_total'] // MiB}MiB"  # noqa: E731
+    if gpus_view:
+        header = ["GPU", "Name", "Server", "State", "vGPUs", "Memory-Usage", "Util", "Compute placed"]
+        table = [[str(r["index"]), r["name"], r["server"], r.get("state", "up"), r["lease"], mem(r),
+                  f"{r['util']:.0f}%", f"{r['compute']}%"] for r in rows]
+    else:
+        header = ["vGPU", "Name", "Lease", "Server", "Memory-Usage", "Util", "Compute (guarantee..limit)"]
+        table = [[str(r["index"]), r["name"], r["lease"], r["server"], mem(r), f"{r['util']:.0f}%",
+                  "share-only (no quota, no limit)" if r["share_only"] else f"{r['compute']}%..{r['limit']}%"]
+                 for r in rows]
+    out = [time.strftime("%a %b %d %H:%M:%S %Y")]
+    out += _box(f"rgpu smi {__version__}   {source}", header, table, {0, 5 if gpus_view else 4},
+                "no GPUs in the pool" if gpus_view else "no vGPUs held (rgpu reserve, rgpu run)")
+    procs = [[str(r["index"]), r["server"] if gpus_view else r["lease"], p.get("client", ""),
+              fmt_bytes(p.get("memory_used_bytes", 0))] for r in rows for p in r["processes"]]
+    out += [""] + _box("Processes (sessions)", ["GPU" if gpus_view else "vGPU", "Server" if gpus_view else "Lease",
+                                                 "Client (host:PID)", "GPU Memory Usage"], procs, {0, 3},
+                          "No running processes found")
     return "\n".join(out)
 
 

@@ -162,7 +162,9 @@ def _clean_usage(usage) -> dict:
     clean_gpus = [{k: v for k, v in g.items() if isinstance(k, str) and len(k) <= 64
                    and (isinstance(v, _NUMBERS) or (isinstance(v, str) and len(v) <= 256))} for g in gpus]
     sessions = usage.get("sessions", 0)
+    host = usage.get("hostname")
     return {"sessions": sessions if _int(sessions) else 0, "gpus": clean_gpus, "leases": clean_leases,
+            "hostname": host[:253] if isinstance(host, str) else "",
             "vgpus": _clean_vgpus(usage.get("vgpus", []))}
 
 

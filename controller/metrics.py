@@ -51,7 +51,7 @@ class ControllerCollector:
                          ["state"], [state], ctl.ended_counts.get(state, 0))
         usage_of = {}
         for s in servers:
-            host = hostname(s.url)
+            host = (s.usage or {}).get("hostname") or hostname(s.url)
             reported = {g.get("uuid"): g for g in (s.usage or {}).get("gpus", []) if isinstance(g, dict)}
             for g in _copy(s.gpus):
                 if not g.present:
@@ -77,5 +77,7 @@ class ControllerCollector:
                 for key in ("memory_used_bytes", "share_pct", "sessions", "device_time_s", "calls", "kernels",
                             "bytes_in", "bytes_out"):
                     entry[key] = used.get(key, 0)
-                vgpu_samples(fams, entry, hostname(slot.gpu.server.url), {"owner": lease.owner})
+                server = slot.gpu.server
+                vgpu_samples(fams, entry, (server.usage or {}).get("hostname") or hostname(server.url),
+                             {"owner": lease.owner})
         yield from fams

@@ -46,8 +46,9 @@ class Ledger:
             t = self.leases.setdefault(lease, LeaseTotals())
             t.memory_peak_bytes = max(t.memory_peak_bytes, now["memory_peak_bytes"])
 
-    def ended(self, lease: str, final: dict, vgpu: tuple | None = None) -> None:
-        """A session of ``lease`` ended with ``final`` (Ledger.session); ``vgpu``: (vgpu, gpu index)."""
+    def ended(self, lease: str, final: dict, vgpu: tuple | None = None, grant=None) -> None:
+        """A session of ``lease`` ended with ``final`` (Ledger.session); ``vgpu``: (vgpu, gpu index),
+        ``grant``: its lease_gate.Grant (the vGPU's quotas, still shown once its sessions are gone)."""
         if not lease:
             return
         with self._lock:
@@ -55,6 +56,7 @@ class Ledger:
                 v = self.vgpus.setdefault((lease, *vgpu), {k: 0 for k in COUNTERS})
                 for key in COUNTERS:
                     v[key] += final[key]
+                v["grant"] = grant
             t = self.leases.setdefault(lease, LeaseTotals())
             for key in COUNTERS:
                 setattr(t, key, getattr(t, key) + final[key])

@@ -4,15 +4,13 @@ supervisor at each scrape (from the HTTP thread: the supervisor's reports are sa
 are from the registrar's)."""
 from __future__ import annotations
 
-import socket
-
 from rgpu.metrics import Families, gpu_samples, vgpu_samples
 
 
 class ServerCollector:
     def __init__(self, sup, host: str | None = None):
         self.sup = sup
-        self.host = host or socket.gethostname()
+        self.host = host or sup.hostname
 
     def collect(self):
         fams = Families()

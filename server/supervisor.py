@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 import time
 
 import zmq
@@ -49,6 +50,7 @@ class Supervisor:
         self.ledger = Ledger()
         self.meter = ShareMeter()
         self.busy_ended = [0.0] * len(self.gpus)  # per GPU: device time of the sessions that ended
+        self.hostname = socket.gethostname()       # DCGM's Hostname label of its GPUs, in /metrics
         self.gate = gate or LeaseGate(None)
         self.max_sessions_per_lease = conf.get("max_sessions_per_lease", MAX_SESSIONS_PER_LEASE)
         self.registrar = None
@@ -125,7 +127,7 @@ class Supervisor:
         per lease its device time and memory (see accounting.py)."""
         live = self.snapshot()
         sessions = list(live.values())
-        return {"sessions": len(sessions), "gpus": self.gpu_usage(sessions),
+        return {"sessions": len(sessions), "hostname": self.hostname, "gpus": self.gpu_usage(sessions),
                 "leases": self.lease_usage(live), "vgpus": self.vgpu_usage(live)}
 
     def gpu_usage(self, sessions: list) -> list[dict]:
@@ -161,11 +163,10 @@ class Supervisor:
             v["processes"].append({"session": sid, "client": w.client, "pid": w.pid,
                                    "memory_used_bytes": now["memory_used_bytes"]})
         for key, totals in self.ledger.vgpu_totals().items():
-            lease, vgpu, index = key
+            grant = totals.pop("grant", None)
             v = out.get(key)
             if v is None:
-                grant = next((x.grant for x in live.values() if x.grant.lease == lease and x.grant.vgpu == vgpu), None)
-                v = out[key] = self._vgpu_entry(key, self.gpus[index], grant)
+                v = out[key] = self._vgpu_entry(key, self.gpus[key[2]], grant)
             for k, n in totals.items():
                 v[k] += n
         for key, v in out.items():
@@ -206,7 +207,7 @@ class Supervisor:
 
     def _ended(self, w: Worker) -> None:
         self.busy_ended[w.gpu] += self.gpus[w.gpu].sched.device_time[w.slot]
-        self.ledger.ended(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot), (w.grant.vgpu, w.gpu))
+        self.ledger.ended(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot), (w.grant.vgpu, w.gpu), w.grant)
 
     # -- main loop --
     def _zap(self, mechanism: str, key: bytes | None, address: str) -> str | None:
