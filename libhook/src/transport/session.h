@@ -43,5 +43,9 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c);
 /* The session's backend (opening the session if it is not yet); RGPU_BACKEND_UNKNOWN if it cannot open. */
 int rgpu_session_backend(rgpu_session *s, int dev);
 void rgpu_sessions_close(void);
+/* lease.c: a lease of the program's own from RGPU_CONTROLLER and RGPU_MEM/COMPUTE/LIMIT/VGPUS; fills
+ * `servers` (RGPU_SERVER's form) and sets RGPU_LEASE. 0 ok, -1 not asked for, -2 failed (logged). */
+int rgpu_env_lease(char *servers, size_t cap);
+void rgpu_env_lease_release(void);
 double rgpu_timeout_s(void);
 #endif
