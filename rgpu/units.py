@@ -55,7 +55,7 @@ def parse_vgpu_memory(text: str, what: str = "memory") -> tuple[int | None, floa
         return None, pct / 100
     if re.fullmatch(r"[0-9]*\.?[0-9]+", s) and 0 < float(s) <= 1:
         return None, float(s)
-    nbytes = parse_size(s, what) if s else -1
+    nbytes = parse_size(str(text).strip(), what) if s else -1
     if nbytes < 0:
         raise SizeError(f"{what} {text!r} is not a size: use {GRAMMAR}, or a fraction of the GPU (0.5, 50%)")
     check_vgpu_memory(nbytes, f"{what} {text!r}")
