@@ -416,17 +416,23 @@ static void mark_dead(rgpu_session *s, const char *why) {
     s->state = -1;
 }
 
-int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
+/* Take the session's lock with its connection open: 0 (locked), or the error (unlocked). */
+static int lock_open(rgpu_session *s) {
     pthread_mutex_lock(&s->mu);
     if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE)) { /* the process is exiting: see rgpu_sessions_close */
         pthread_mutex_unlock(&s->mu);
         return CUDA_ERROR_DEINITIALIZED;
     }
-    int dev = (int)(s - rgpu_sessions_internal());
-    if (ensure_open(s, dev) != 0) {
+    if (ensure_open(s, (int)(s - rgpu_sessions_internal())) != 0) {
         pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
+    return 0;
+}
+
+int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
+    int rc0 = lock_open(s);
+    if (rc0) return rc0;
     uint64_t seq = ++s->seq;
     if (send_batch(s, c, seq) != 0) {
         mark_dead(s, "send failed");
@@ -545,16 +551,8 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
 }
 
 int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
-    pthread_mutex_lock(&s->mu);
-    if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE)) { /* the process is exiting: see rgpu_sessions_close */
-        pthread_mutex_unlock(&s->mu);
-        return CUDA_ERROR_DEINITIALIZED;
-    }
-    int dev = (int)(s - rgpu_sessions_internal());
-    if (ensure_open(s, dev) != 0) {
-        pthread_mutex_unlock(&s->mu);
-        return RGPU_DEVICE_UNAVAILABLE;
-    }
+    int rc0 = lock_open(s);
+    if (rc0) return rc0;
     encode_call(&s->batch, ++s->seq, c, 0, 0, 0);
     s->nbatch++;
     for (int i = 0; i < c->nbulk; i++) {
