@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -22,6 +24,7 @@ from tests.support.pool import Pool
 pytestmark = pytest.mark.e2e
 MiB = 1 << 20
 RGPU = f"{sys.executable} -m rgpu.client.cli"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -178,9 +181,15 @@ def test_metrics_of_the_controller_and_the_server_parse_and_agree(pool, cuda_pro
     finally:
         holder.terminate()
         holder.wait(30)
-    fams = wait_until(lambda: (f := scrape(pool.metrics_port)) and
-                      sample(f, "rgpu_pool_leases_ended", state="released").value == 1 and f, 15, "release counted")
-    assert "rgpu_vgpu_memory_quota_bytes" not in fams or not fams["rgpu_vgpu_memory_quota_bytes"].samples
+    after = wait_until(lambda: (f := scrape(pool.metrics_port)) and
+                       sample(f, "rgpu_pool_leases_ended", state="released").value == 1 and f, 15, "release counted")
+    assert "rgpu_vgpu_memory_quota_bytes" not in after or not after["rgpu_vgpu_memory_quota_bytes"].samples
+    # the Grafana dashboard of the repository charts only families the controller serves
+    dashboard = json.loads((ROOT / "deploy" / "grafana" / "rgpu-dashboard.json").read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    charted = {re.sub(r"_total$", "", m) for e in exprs for m in re.findall(r"\b(?:DCGM_FI_\w+|rgpu_\w+)", e)}
+    served = {name for f in (fams, after) for name, fam in f.items() if fam.samples}
+    assert len(charted) >= 15 and charted <= served, sorted(charted - served)
 
 
 def test_a_program_with_only_environment_variables_gets_renews_and_releases_a_lease(pool, cuda_program, libdir):
