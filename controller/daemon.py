@@ -22,6 +22,7 @@ import structlog
 import zmq
 
 from rgpu import __version__, health, logs
+from rgpu.client.params import CONTROLLER_URL
 from rgpu.config import config_dir
 from rgpu.protocol import curve
 from rgpu.protocol.tokens import SecretError, load_secret
@@ -140,7 +141,8 @@ class Daemon:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="rgpu-controller")
-@click.option("--listen", default="tcp://127.0.0.1:7440", show_default=True, help="ZeroMQ endpoint to bind.")
+@click.option("--listen", default="tcp://127.0.0.1:7440", show_default=True, type=CONTROLLER_URL,
+              help="ZeroMQ endpoint to bind: tcp://HOST:PORT (or HOST:PORT) or ipc://PATH.")
 @click.option("--db", "db_path", required=True, type=click.Path(dir_okay=False), help="SQLite state file (created if missing).")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
               help="Cluster secret file (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, or ~/.config/rgpu/cluster-secret).")

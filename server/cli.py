@@ -11,6 +11,7 @@ import click
 import zmq
 
 from rgpu import __version__, health, logs
+from rgpu.client.params import CONTROLLER_URL
 from rgpu.protocol import curve, tokens
 from rgpu.units import SIZE
 
@@ -32,15 +33,17 @@ def advertise_url(listen: str) -> str:
 @click.version_option(__version__, "-V", "--version", prog_name="rgpu-server")
 @click.option("--device", type=click.Choice(["sim", "cuda", "auto"]), default="auto", show_default=True,
               help="cuda drives the real GPUs through libcuda.so.1; sim is the software GPU; auto picks cuda if it works")
-@click.option("--listen", default="tcp://127.0.0.1:7450", show_default=True, help="tcp://HOST:PORT or ipc://PATH")
+@click.option("--listen", default="tcp://127.0.0.1:7450", show_default=True, type=CONTROLLER_URL,
+              help="tcp://HOST:PORT (or HOST:PORT) or ipc://PATH")
 @click.option("--gpus", "count", type=int, default=1, show_default=True, help="number of software GPUs (sim)")
 @click.option("--sim-memory", type=SIZE, default="8GiB", show_default=True,
               help="memory of each software GPU (a bare number is MiB; 512MiB, 8GiB, 16GB)")
 @click.option("--sim-arch", default=None, metavar="sm_XY",
               help="architecture the software GPUs present (sm_75 ... sm_121; default sm_121, the newest CUDA 13.0 "
                    "knows, so NVIDIA's libraries find their PTX; programs built for older -arch values run too)")
-@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER"), help="join this controller's pool")
-@click.option("--advertise", default=None, help="URL clients use to reach this server (default: --listen)")
+@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER") or None, type=CONTROLLER_URL,
+              help="join this controller's pool: tcp://HOST:PORT or HOST:PORT (env RGPU_CONTROLLER)")
+@click.option("--advertise", default=None, type=CONTROLLER_URL, help="URL clients use to reach this server (default: --listen)")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
               help="cluster secret shared with the controller (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, "
                    "or ~/.config/rgpu/cluster-secret with --controller); with a secret, sessions need a lease")

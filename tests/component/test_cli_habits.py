@@ -17,7 +17,8 @@ from rgpu.client.params import WaitLine
 from rgpu.units import SizeError, parse_size
 from tests.conftest import run_cli, server_argv
 from tests.support.controller import ControllerProc
-from tests.support.daemons import free_port, free_url
+from tests.support.daemons import free_port, free_url, wait_until
+from tests.support.pool import ping
 
 
 def daemon(module: str, *args: str, env=None, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -56,6 +57,15 @@ def test_a_url_may_be_host_port_and_a_bad_one_is_a_usage_error(daemons, tmp_path
     assert bad.returncode == 2 and "is not a URL" in bad.stderr and "Traceback" not in bad.stderr
     as_json = run_cli("ls", "--controller", "http://x:1", "--json", env=ctl.env)
     assert as_json.returncode == 2 and json.loads(as_json.stdout)["error"] == "usage"
+    # the daemons read URLs the same way: a server listening on HOST:PORT joins RGPU_CONTROLLER=HOST:PORT
+    port = free_port()
+    daemons.start(server_argv(f"127.0.0.1:{port}"), ready=lambda: ping(f"tcp://127.0.0.1:{port}"), deadline_s=30,
+                  env={**ctl.env, "RGPU_CONTROLLER": host_port}, log_path=tmp_path / "server.log")
+    joined = lambda: [s["state"] for s in json.loads(run_cli("ls", "--json", "--controller", host_port,
+                                                             env=ctl.env).stdout)["servers"]] == ["up"]
+    wait_until(joined, 30, "the server joined through RGPU_CONTROLLER=HOST:PORT")
+    srv = daemon("rgpu.server.cli", "--device", "sim", "--listen", free_url(), "--controller", "127.0.0.1:x", env=ctl.env)
+    assert srv.returncode == 2 and "is not a URL" in srv.stderr and "Traceback" not in srv.stderr
 
 
 def test_usage_errors_are_json_under_json():
