@@ -39,15 +39,22 @@ class Lease:
     def servers(self) -> set[str]:
         return {s.gpu.server.url for s in self.slots}
 
+    @property
+    def share_only(self) -> bool:
+        """Placed and accounted, but its servers enforce no memory quota or compute limit on it (for
+        applications that isolate themselves)."""
+        return bool(self.request.get("share_only"))
+
     def vgpus(self) -> list[dict]:
         return [{"server": s.gpu.server.url, "gpu": s.gpu.uuid, "index": s.gpu.index,
                  "name": s.gpu.name, "memory": s.memory, "compute": s.compute, "limit": s.limit,
-                 "exclusive": s.exclusive} for s in self.slots]
+                 "exclusive": s.exclusive, "share_only": self.share_only} for s in self.slots]
 
     def claims(self) -> dict:
+        extra = {"share_only": True} if self.share_only else {}
         return {"lease": self.id, "exp": self.token_expires,
                 "vgpus": [{"server": s.gpu.server.url, "uuid": s.gpu.uuid, "index": s.gpu.index,
-                           "memory": s.memory, "compute": s.compute, "limit": s.limit}
+                           "memory": s.memory, "compute": s.compute, "limit": s.limit, **extra}
                           for s in self.slots]}
 
     def token(self, secret: bytes) -> str:
@@ -57,7 +64,7 @@ class Lease:
         return {"id": self.id, "lease": self.id, "state": self.state, "owner": self.owner,
                 "created": self.created, "expires": self.expires,
                 "expires_in": round(self.expires - now, 3), "ttl": self.ttl,
-                "request": self.request, "vgpus": self.vgpus()}
+                "request": self.request, "share_only": self.share_only, "vgpus": self.vgpus()}
 
     def row(self) -> dict:
         return {"id": self.id, "state": self.state, "created": self.created,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import msgpack
 
-from .generated.constants import ATTACH, GOODBYE, PROTOCOL_VERSION  # noqa: F401  (shared with libhook)
+from .generated.constants import ATTACH, GOODBYE, PROTOCOL_VERSION, SESSION_ENDED  # noqa: F401  (shared with libhook)
 
 
 class MalformedMessage(ValueError):

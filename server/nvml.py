@@ -2,14 +2,10 @@
 every process, temperature.
 
 A real GPU (the cuda backend) answers through NVML, looked up by its uuid (NVML's order of devices
-need not be CUDA's). The software GPU reports its own equivalents: utilisation is the share of wall
-time its sessions' kernels ran since the last report (the device time the scheduler accounts),
-memory is what its sessions hold, and it has no temperature (None). A host without the NVIDIA
-driver reports nothing for a real GPU rather than failing."""
+need not be CUDA's). The software GPU's equivalents are the supervisor's own (gpu_usage there:
+utilisation from the device time its scheduler accounts, memory its sessions hold, no
+temperature). A host without the NVIDIA driver reports nothing for a real GPU rather than failing."""
 from __future__ import annotations
-
-import threading
-import time
 
 import structlog
 
@@ -45,26 +41,3 @@ def gpu_usage(index: int, uuid: str | None = None) -> dict:
     except Exception as e:
         log.warning("nvml_query_failed", gpu=index, reason=str(e)[:200])
         return {}
-
-
-class SimHealth:
-    """The software GPU's equivalents, per GPU: utilisation from the device time of its sessions
-    between two reports (at least MIN_WINDOW_S apart; a faster caller sees the last figure)."""
-
-    MIN_WINDOW_S = 1.0
-
-    def __init__(self):
-        self._last: dict[int, tuple[float, dict, float]] = {}  # gpu -> (when, {session: device s}, pct)
-        self._lock = threading.Lock()  # stats (main loop) and heartbeats (registrar thread)
-
-    def usage(self, gpu: int, memory_used: int, device_times: dict) -> dict:
-        now = time.monotonic()
-        with self._lock:
-            when, before, pct = self._last.get(gpu, (None, {}, 0.0))
-            if when is None or now - when >= self.MIN_WINDOW_S:
-                if when is not None:
-                    # sessions that ended in between are left out: their last window is lost, not negative
-                    ran = sum(max(t - before.get(s, 0.0), 0.0) for s, t in device_times.items())
-                    pct = min(100.0, 100.0 * ran / (now - when))
-                self._last[gpu] = (now, dict(device_times), pct)
-        return {"utilization_pct": round(pct, 1), "memory_used_device": memory_used, "temperature_c": None}

@@ -105,7 +105,7 @@ class Admission:
 def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     """The worker of ``slot`` of a GPU whose shared memory is ``gpu`` (workers.GpuShared), talking
     to the supervisor over ``conn``."""
-    log = logs.configure("worker", conf.get("log_level"))
+    log = logs.configure("worker", conf.get("log_level"), conf.get("log_format", "logfmt"))
     capacity, usage = gpu.capacity, gpu.usage
     if conf.get("module_cache"):
         module_cache.configure_modules(*conf["module_cache"])
@@ -184,10 +184,14 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         if peer is None and now - started > conf.get("attach_timeout", ATTACH_TIMEOUT_S):
             return "never_attached"
         try:
-            if conn.poll() and conn.recv() == "stop":
-                return "stopped_by_server"
+            msg = conn.recv() if conn.poll() else None
         except (EOFError, OSError):  # the supervisor is gone: so is this session
             return "server_gone"
+        if msg == "stop":
+            return "stopped_by_server"
+        if isinstance(msg, tuple) and msg[0] == "stop":
+            _notify(sock, peer, msg[1])
+            return "lease_ended"
         return None
 
     def inside_kernel() -> None:
@@ -282,6 +286,17 @@ def _watch_running(session, sched, slot: int):
 
     threading.Thread(target=run, name="running-time", daemon=True).start()
     return stop
+
+
+def _notify(sock, peer, why: str) -> None:
+    """Tell the client why its session ends (its lease expired or was released) before it does: a
+    reply to no call (seq 0) with device-unavailable and the reason, which the client library
+    reports as the cause instead of a lost connection."""
+    if peer is not None:
+        try:
+            sock.send_multipart([peer, wire.encode_reply(0, wire.SESSION_ENDED, message=why)], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
 
 
 def _same_client(body, assignment) -> bool:

@@ -540,6 +540,21 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
             else { zmq_msg_close(b); free(b); }
         }
         if (streamed) c->shm_got = streamed;
+        if (rseq == 0 && rc == RGPU_SESSION_ENDED && arr.n >= 5) {
+            /* no call's reply: the server is ending the session and says why (the lease expired) */
+            mp_obj outs, dummy, why;
+            char text[300] = "the server ended the session";
+            if (!mp_next(&r, &outs) && outs.type == MP_ARRAY) {
+                for (uint32_t i = 0; i < outs.n; i++) mp_skip(&r);
+                if (!mp_next(&r, &dummy) && !mp_next(&r, &why) && why.type == MP_STR && why.n)
+                    snprintf(text, sizeof text, "%.*s", (int)why.n, (const char *)why.p);
+            }
+            c->reply = head;
+            rgpu_end(c);
+            mark_dead(s, text);
+            pthread_mutex_unlock(&s->mu);
+            return RGPU_DEVICE_UNAVAILABLE;
+        }
         if (rseq != seq) { /* a stale reply (e.g. to a malformed request); not ours */
             c->reply = head;
             rgpu_end(c);
