@@ -71,7 +71,8 @@ def test_a_segment_that_is_not_shared_is_declined_and_frames_still_work(start_se
     url, handle = start_server()
     offer = {"name": "/rgpu-1-0-deadbeef", "size": 1 << 20, "nonce": b"x" * 16, "boot": "another-host"}
     sock, reply = _session(url, offer)
-    assert reply[1] == 0 and reply[2] == [False, device_kind]
+    assert reply[1] == 0 and reply[2][:2] == [False, device_kind]
+    assert reply[2][2]["attrs"] and reply[2][2]["props"]  # the device's facts come with the attach
     assert "event='shm_declined'" in handle.output()
     malloc, memcpy = BY_NAME["cudaMalloc"], BY_NAME["cudaMemcpy"]
     sock.send(wire.encode_requests([(2, malloc, 1, [4096], 0)]))
