@@ -17,7 +17,7 @@ pytestmark = pytest.mark.e2e
 
 def _calls(handle, runs: int) -> list[int]:
     """calls= of the server's session_ended lines, once `runs` sessions have ended."""
-    lines = wait_until(lambda: (found := re.findall(r"event='session_ended'.*", handle.output(500000)))
+    lines = wait_until(lambda: (found := re.findall(r"event=session_ended .*", handle.output(500000)))
                        and len(found) >= runs and found, 15, "sessions end")
     return [int(re.search(r"\bcalls=(\d+)", line).group(1)) for line in lines]
 
