@@ -33,7 +33,8 @@ from .tenancy import LeaseLost, Tenancy
 log = structlog.get_logger("rgpu.k8s.plugin")
 HEALTHY, UNHEALTHY = "Healthy", "Unhealthy"
 COMPONENT = "rgpu-device-plugin"
-RESERVE_ERRORS = {"no_capacity": grpc.StatusCode.RESOURCE_EXHAUSTED, "bad_request": grpc.StatusCode.INVALID_ARGUMENT,
+RESERVE_ERRORS = {"no_capacity": grpc.StatusCode.RESOURCE_EXHAUSTED, "impossible": grpc.StatusCode.RESOURCE_EXHAUSTED,
+                  "bad_request": grpc.StatusCode.INVALID_ARGUMENT,
                   "timeout": grpc.StatusCode.UNAVAILABLE}
 
 

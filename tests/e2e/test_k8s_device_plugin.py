@@ -167,7 +167,7 @@ def test_bad_requests_fail_the_allocate_with_a_message_and_hold_no_lease(cluster
     cluster.kube.add_pod(pod("huge", node=NODE, annotations={"rgpu.io/memory": "64GiB"}))
     with pytest.raises(grpc.RpcError) as err:
         cluster.kubelet.allocate(["vgpu-0"])
-    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "no_capacity" in err.value.details()
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "[impossible]" in err.value.details()
     cluster.kube.find_pod("huge")["status"]["phase"] = "Failed"
 
     # two containers in one request: the second one's bad annotation takes back the first's lease
