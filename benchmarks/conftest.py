@@ -34,6 +34,8 @@ def summary() -> dict:
     out["sync_rtt_ratio"] = get("sync round trip tcp")
     out["async_rate_ratio"] = get("async memsets tcp")
     out["launch_rate_ratio"] = get("async launches tcp")
+    attr = FIGURES.get("attribute query tcp")
+    out["attribute_query_vs_rtt"] = round(_ratio(attr), 6) if attr and _ratio(attr) is not None else None
     out["h2d_bw_ratio_64MiB"] = get("h2d 64MiB tcp")
     out["d2h_bw_ratio_64MiB"] = get("d2h 64MiB tcp")
     shm = [FIGURES.get(f"{d} 64MiB shm") for d in ("h2d", "d2h")]

@@ -3,7 +3,7 @@
 
 Each benchmark runs its rgpu and raw-baseline measurements alternately (transport.ROUNDS rounds,
 best of each) and records both in extra_info and in the run's table (benchmarks/conftest.py).
-Ratios: latency rgpu/raw (goal ≤ 1.3); rate and bandwidth rgpu/raw (goals ≥ 0.5, ≥ 0.9 at ≥ 1 MiB);
+Ratios: latency rgpu/raw (goal ≤ 1.3; an attribute query, which makes no round trip, ≤ 1 µs); rate and bandwidth rgpu/raw (goals ≥ 0.5, ≥ 0.9 at ≥ 1 MiB);
 shm/tcp bandwidth at 64 MiB (goal ≥ 3)."""
 from __future__ import annotations
 
@@ -52,6 +52,12 @@ def test_async_memsets(benchmark, bench, figures):
 def test_async_launches(benchmark, bench, figures):
     rgpu, raw = _pair(benchmark, bench, ("launch", 5000), ("async", 200000), "rate")
     _record(benchmark, figures, f"async launches {bench.transport}", rgpu / 1e3, raw / 1e3, "k calls/s")
+
+
+def test_attribute_query(benchmark, bench, figures):
+    """A device fact (the multiprocessor count) against the raw round trip it no longer costs."""
+    rgpu, raw = _pair(benchmark, bench, ("attr", 200000), ("sync", 10000), "us")
+    _record(benchmark, figures, f"attribute query {bench.transport}", rgpu, raw, "µs")
 
 
 @pytest.mark.parametrize("direction", ["h2d", "d2h"])

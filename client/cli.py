@@ -1,17 +1,23 @@
 """The `rgpu` command: run programs on remote GPUs, print the environment, and (with a controller)
-list, reserve and release virtual GPUs."""
+list, reserve, renew and release virtual GPUs, and watch them (`rgpu smi`).
+
+Every failure is a sentence on stderr and exit code 1 (2 for a usage error), or with --json one
+JSON object on stdout — never a traceback (RGPU_LOG=debug shows one for an unexpected error).
+
+Shell completion comes from click: `eval "$(rgpu completion bash)"` (or zsh, fish)."""
 from __future__ import annotations
 
+import json
 import os
-import shlex
 import sys
 
 import click
 
-from rgpu import logs
-from rgpu.client import admin_commands, migrate_commands, pool_commands
-from rgpu.client.controller_client import ControllerError
+from rgpu import __version__, logs
+from rgpu.client import admin_commands, migrate_commands, pool_commands, smi
+from rgpu.client.controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
 from rgpu.client.leased_run import LeasedRunError, run_with_lease
+from rgpu.client.params import CONTROLLER_URL, SERVER_URL, WaitLine, fail
 from rgpu.paths import LibraryMissing, client_env
 
 DEFAULT_SERVER = "tcp://127.0.0.1:7450"
@@ -22,40 +28,47 @@ def _servers(server: tuple[str, ...]) -> list[str]:
     return out or [os.environ.get("RGPU_SERVER") or DEFAULT_SERVER]
 
 
+def _direct(server: tuple[str, ...]) -> bool:
+    """Direct mode (servers named, no controller): --server, or RGPU_SERVER without RGPU_CONTROLLER."""
+    return bool(server) or (bool(os.environ.get("RGPU_SERVER")) and not os.environ.get("RGPU_CONTROLLER"))
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="rgpu")
 def cli():
-    """rgpu: run unmodified CUDA programs on GPUs of other machines."""
-    logs.configure("rgpu", os.environ.get("RGPU_LOG_LEVEL") or "warning")  # quiet unless asked
+    """rgpu: run unmodified CUDA programs on GPUs of other machines.
+
+    Sizes (--mem) are MiB when bare (--mem 512), or take a unit (8GiB, 16GB), or are a fraction of
+    the GPU (0.5, 50%). URLs are tcp://HOST:PORT, HOST:PORT or ipc://PATH."""
+    logs.configure_cli()
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--server", multiple=True, help="server URL (direct mode); repeat or comma-separate for several devices; "
-                                              "URL#N picks GPU N of that server")
-@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER"), help="reserve from this controller")
+@click.option("--server", multiple=True, type=SERVER_URL,
+              help="server URL (direct mode); repeat or comma-separate for several devices; URL#N picks GPU N")
+@click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URL,
+              show_default=True, help="reserve from this controller (env RGPU_CONTROLLER)")
 @click.option("--lease", "lease_id", default=None, help="run on an existing lease (left in place)")
 @pool_commands.request_options
 @click.argument("program", nargs=-1, required=True, type=click.UNPROCESSED)
 def run(server, controller, lease_id, program, **request_opts):
     """Run PROGRAM with its CUDA calls served by rgpu; its exit code is passed through.
 
-    With --controller (or RGPU_CONTROLLER) it reserves vGPUs, renews the lease while PROGRAM runs
-    and releases it at exit; device i of PROGRAM is vGPU i of the lease.
+    With a controller (--controller, RGPU_CONTROLLER, else tcp://127.0.0.1:7440 as for `rgpu ls`)
+    it reserves vGPUs, renews the lease while PROGRAM runs and releases it at exit; device i of
+    PROGRAM is vGPU i of the lease. --server (or RGPU_SERVER alone) names servers instead.
 
     \b
+    rgpu run --mem 8GiB --compute 50 -- ./train.py
+    rgpu run -n 2 --policy spread -- ./multi_gpu_app
     rgpu run --server tcp://gpuhost:7450 -- ./app args
-    rgpu run --controller tcp://head:7440 --mem 8GiB --compute 50 -- ./train.py
-    rgpu run --controller tcp://head:7440 -n 2 --policy spread -- ./multi_gpu_app
     """
     try:
-        if (controller or lease_id) and not server:
+        if lease_id or not _direct(server):
             request = pool_commands.request_from_options(**request_opts)
-
-            def progress(r):
-                click.echo(f"rgpu: waiting, position {r['position']} in queue: {r['message']}", err=True)
-
             env = client_env([], base=os.environ)
             sys.exit(run_with_lease(controller, None if lease_id else request, lease_id, list(program), env,
-                                    progress=progress))
+                                    progress=WaitLine()))
         env = client_env(_servers(server))
     except LibraryMissing as e:
         raise click.ClickException(str(e))
@@ -72,33 +85,78 @@ def run(server, controller, lease_id, program, **request_opts):
 
 
 @cli.command()
-@click.option("--server", multiple=True, help="server URL(s), as for `rgpu run`")
+@click.option("--server", multiple=True, type=SERVER_URL, help="server URL(s), as for `rgpu run`")
+@click.option("--lease", "lease_id", default=None,
+              help="the lease's environment (RGPU_LEASE, RGPU_SERVER with the servers' keys); renews it")
+@click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URL,
+              show_default=True, help="controller of --lease (env RGPU_CONTROLLER)")
 @click.option("--json", "as_json", is_flag=True, help="print JSON instead of shell lines")
-def env(server, as_json):
+def env(server, lease_id, controller, as_json):
     """Print the environment that makes CUDA programs in this shell use rgpu.
 
-    `eval "$(rgpu env --server tcp://gpuhost:7450)"`. LD_PRELOAD is one of the lines; without it,
+    `eval "$(rgpu env --server tcp://gpuhost:7450)"`, or for a lease of the pool
+    `eval "$(rgpu env --lease l-3fa9c2b1d0)"`. LD_PRELOAD is one of the lines; without it,
     LD_LIBRARY_PATH alone works on hosts that have no CUDA libraries installed."""
-    try:
-        e = client_env(_servers(server), base={})
-    except LibraryMissing as ex:
-        raise click.ClickException(str(ex))
-    keys = ["LD_LIBRARY_PATH", "LD_PRELOAD", "RGPU_SERVER"]
+    if lease_id:
+        try:
+            with ControllerClient(controller) as c:
+                values = pool_commands.lease_exports(c.renew(lease_id), controller)
+        except ControllerError as e:
+            fail(as_json, e.code, str(e))
+    else:
+        try:
+            e = client_env(_servers(server), base={})
+        except LibraryMissing as ex:
+            fail(as_json, "no_library", str(ex))
+        values = {k: e[k] for k in ("LD_LIBRARY_PATH", "LD_PRELOAD", "RGPU_SERVER")}
     if as_json:
-        import json
-        click.echo(json.dumps({k: e[k] for k in keys}))
+        click.echo(json.dumps(values))
         return
-    for k in keys:
-        click.echo(f"export {k}={shlex.quote(e[k])}")
+    for line in pool_commands.shell_lines(values):
+        click.echo(line)
+
+
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell):
+    """Print the completion script of SHELL: `eval "$(rgpu completion bash)"` in ~/.bashrc
+    (zsh: the same with zsh; fish: `rgpu completion fish | source`)."""
+    from click.shell_completion import get_completion_class
+    comp = get_completion_class(shell)(cli, {}, "rgpu", "_RGPU_COMPLETE")
+    click.echo(comp.source())
 
 
 pool_commands.register(cli)
 admin_commands.register(cli)
 migrate_commands.register(cli)
+smi.register(cli)
 
 
-def main() -> None:
-    cli(prog_name="rgpu")
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    as_json = "--json" in args
+    try:
+        code = cli.main(args=args, prog_name="rgpu", standalone_mode=False)
+        sys.exit(code or 0)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.Abort:
+        click.echo("rgpu: interrupted", err=True)
+        sys.exit(130)
+    except click.UsageError as e:
+        if as_json:
+            fail(True, "usage", e.format_message(), 2)
+        e.show()
+        sys.exit(e.exit_code)
+    except click.ClickException as e:
+        fail(as_json, "error", e.format_message(), e.exit_code)
+    except KeyboardInterrupt:
+        click.echo("rgpu: interrupted", err=True)
+        sys.exit(130)
+    except Exception as e:  # a bug: say what it was, without a traceback unless asked
+        if logs.level_of(None, "warning") <= 10:
+            raise
+        fail(as_json, "internal", f"internal error {e.__class__.__name__}: {e} (RGPU_LOG=debug shows where)")
 
 
 if __name__ == "__main__":

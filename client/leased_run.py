@@ -63,9 +63,9 @@ class Renewer(threading.Thread):
                 except ControllerError as exc:
                     if exc.code in ("lease_ended", "unknown_lease"):
                         self.lost = exc.message
-                        log.warning("lease.lost", lease=self.lease, message=exc.message)
+                        log.warning("lease_lost", message=exc.message)
                         return
-                    log.warning("lease.renew_failed", lease=self.lease, error=exc.code, message=exc.message)
+                    log.warning("lease_renew_failed", lease=self.lease, message=str(exc))
 
     def stop(self) -> None:
         self.stopped.set()
@@ -100,10 +100,15 @@ def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: 
             req = dict(request or {})
             wait = req.pop("wait", None)
             req.setdefault("ttl", RUN_TTL)
-            reply = client.reserve_waiting(req, wait, progress) if wait else client.reserve(**req)
+            if wait and progress is not None:
+                reply = client.reserve_waiting(req, wait, progress)
+            else:
+                reply = client.reserve_waiting(req, wait) if wait else client.reserve(**req)
+            if hasattr(progress, "done"):
+                progress.done()
             owned = True
         lease = reply["lease"]
-        log.info("run.lease", lease=lease, owned=owned, vgpus=len(reply["vgpus"]))
+        log.info("run_lease", lease=lease, owned=owned, vgpus=len(reply["vgpus"]))
         renewer = Renewer(url, lease, reply["ttl"] / 3)
         previous = {}
         try:
@@ -123,7 +128,7 @@ def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: 
                 for sig in FORWARDED:
                     previous[sig] = signal.signal(sig, forward)
             code = _exit_code(proc.wait())
-            log.info("run.exited", lease=lease, code=code)
+            log.info("run_exited", lease=lease, code=code)
             return code
         finally:
             for sig, handler in previous.items():
@@ -133,4 +138,4 @@ def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: 
                 try:
                     client.release(lease)
                 except ControllerError as exc:
-                    log.warning("lease.release_failed", lease=lease, error=exc.code, message=exc.message)
+                    log.warning("lease_release_failed", lease=lease, message=str(exc))

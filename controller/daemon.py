@@ -12,9 +12,7 @@ message part may exceed MAX_MESSAGE: a larger one disconnects its sender before 
 """
 from __future__ import annotations
 
-import logging
 import signal
-import sys
 import time
 from pathlib import Path
 
@@ -23,7 +21,8 @@ import msgpack
 import structlog
 import zmq
 
-from rgpu import health
+from rgpu import __version__, health, logs
+from rgpu.client.params import CONTROLLER_URL
 from rgpu.config import config_dir
 from rgpu.protocol import curve
 from rgpu.protocol.tokens import SecretError, load_secret
@@ -39,16 +38,6 @@ TICK_S = 0.25          # how often expiry, heartbeats and the wait queue are loo
 POLL_MS = 100          # the receive timeout: how quickly a stop request is noticed
 PRUNE_EVERY_S = 3600.0
 MAX_MESSAGE = 4 << 20  # no legitimate request comes near this (a heartbeat of thousands of leases)
-
-
-def configure_logging(level: str = "info") -> None:
-    structlog.configure(
-        processors=[structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="iso", utc=True),
-                    structlog.processors.format_exc_info,
-                    structlog.processors.LogfmtRenderer(key_order=["timestamp", "level", "event"])],
-        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr), cache_logger_on_first_use=True)
 
 
 def _decode(payload: bytes):
@@ -109,25 +98,25 @@ class Daemon:
                 try:
                     reply = handle(self.ctl, req, peer)
                 except Exception as exc:
-                    log.exception("request.crashed", cmd=str(req.get("cmd"))[:40], peer=peer.name)
+                    log.exception("request_crashed", cmd=str(req.get("cmd"))[:40], peer=peer.name)
                     reply = {"ok": False, "error": "internal",
                              "message": f"controller error {exc.__class__.__name__}: {exc}; see its log"}
                 if isinstance(req, dict) and "id" in req:
                     reply["id"] = req["id"]
             if not reply.get("ok"):
-                log.info("request.refused", error=reply.get("error"), message=reply.get("message"),
+                log.info("request_refused", error=reply.get("error"), message=reply.get("message"),
                          peer=peer.name if peer else None)
         try:
             self.sock.send_multipart([*envelope, msgpack.packb(reply, use_bin_type=True)],
                                      flags=zmq.NOBLOCK)
         except zmq.Again:
-            log.warning("reply.dropped", reason="client not reading")
+            log.warning("reply_dropped", reason="client not reading")
 
     def run(self) -> None:
         poller = zmq.Poller()
         poller.register(self.sock, zmq.POLLIN)
         next_tick = next_prune = time.monotonic()
-        log.info("controller.listening", endpoint=self.endpoint)
+        log.info("controller_listening", endpoint=self.endpoint)
         while self.running:
             if poller.poll(POLL_MS):
                 for _ in range(256):    # drain a burst, but let ticks happen under load
@@ -145,41 +134,43 @@ class Daemon:
                         next_prune = now + PRUNE_EVERY_S
                         self.ctl.prune()
                 except Exception:
-                    log.exception("tick.crashed")
+                    log.exception("tick_crashed")
         self.close()
-        log.info("controller.stopped")
+        log.info("controller_stopped")
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--listen", default="tcp://127.0.0.1:7440", show_default=True, help="ZeroMQ endpoint to bind.")
+@click.version_option(__version__, "-V", "--version", prog_name="rgpu-controller")
+@click.option("--listen", default="tcp://127.0.0.1:7440", show_default=True, type=CONTROLLER_URL,
+              help="ZeroMQ endpoint to bind: tcp://HOST:PORT (or HOST:PORT) or ipc://PATH.")
 @click.option("--db", "db_path", required=True, type=click.Path(dir_okay=False), help="SQLite state file (created if missing).")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
               help="Cluster secret file (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, or ~/.config/rgpu/cluster-secret).")
-@click.option("--heartbeat-interval", default=1.0, show_default=True, help="Seconds between server heartbeats.")
-@click.option("--heartbeat-timeout", default=5.0, show_default=True, help="Silence after which a server is down.")
+@click.option("--heartbeat-interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, help="Seconds between server heartbeats.")
+@click.option("--heartbeat-timeout", type=click.FloatRange(min=0.1), default=5.0, show_default=True, help="Silence after which a server is down.")
 @click.option("--token-lifetime", default=DEFAULT_TOKEN_LIFETIME, show_default=True, help="Seconds a lease token opens sessions.")
 @click.option("--restart-grace", default=RESTART_GRACE, show_default=True,
               help="Seconds after a start during which no lease expires (its renewer may have been cut off).")
 @click.option("--users", "users_dir", type=click.Path(file_okay=False), default=None,
               help="Directory of the users' public certificates (default: <config>/users; see `rgpu user`).")
-@click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
-@click.option("--health-listen", default=None, metavar="HOST:PORT", help="Serve GET /healthz over HTTP here.")
+@logs.options
+@health.listen_option
 def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, restart_grace,
-         users_dir, log_level, health_listen):
+         users_dir, log_level, log_format, metrics_listen):
     """rgpu-controller: the pool of virtual GPUs, its leases and placement.
 
     Servers authenticate with the cluster secret, users with their credential (a CURVE certificate
     listed in --users). At start it writes its public certificate to <config>/controller.key and,
     if this account has none, an admin credential to <config>/credential (config: RGPU_CONFIG_DIR,
     else ~/.config/rgpu)."""
-    configure_logging(log_level)
+    logs.configure("controller", log_level, log_format)
     users_dir = Path(users_dir) if users_dir else config_dir() / "users"
     try:
         secret = load_secret(secret_file, create=True)
         try:
             users.bootstrap(users_dir, curve.controller_keys(secret).public)
         except OSError as exc:  # a read-only home (a container): the operator and issued users still work
-            log.warning("users.bootstrap_failed", reason=str(exc))
+            log.warning("users_bootstrap_failed", reason=str(exc))
         store = Store(db_path)
         store.start_checkpointer()
     except (SecretError, StoreError, users.CredentialError, curve.CurveError, OSError) as exc:
@@ -190,11 +181,21 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
     try:
         daemon = Daemon(ctl, listen, users_dir)
     except zmq.ZMQError as exc:
-        raise click.ClickException(f"cannot listen on {listen}: {exc}") from None
-    if health_listen:
+        store.close()
+        raise click.ClickException(f"cannot listen on {listen}: {exc.strerror}"
+                                   + (" (another process holds that port)" if exc.errno == zmq.EADDRINUSE else "")) from None
+    if metrics_listen:
         # the probe pings as a holder of the cluster credential: the controller admits no stranger
         from rgpu.client.credentials import Credential
-        health.serve(health_listen, health.controller_check(daemon.endpoint, Credential.for_server(secret)))
+
+        from .metrics import ControllerCollector
+        try:
+            health.serve(metrics_listen, health.controller_check(daemon.endpoint, Credential.for_server(secret)),
+                         ControllerCollector(ctl))
+        except (OSError, ValueError) as exc:
+            daemon.close()
+            store.close()
+            raise click.BadParameter(f"cannot serve HTTP on {metrics_listen}: {exc}", param_hint="--metrics-listen")
     signal.signal(signal.SIGTERM, daemon.stop)
     signal.signal(signal.SIGINT, daemon.stop)
     try:

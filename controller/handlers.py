@@ -5,8 +5,9 @@ Every request is a msgpack map ``{"cmd": NAME, "id": ANY, ...fields}``; every re
 the request's ``id`` echoed and either ``{"ok": true, ...}`` or
 ``{"ok": false, "error": CODE, "message": TEXT}``. Error codes: bad_request, unknown_command,
 forbidden, unknown_lease, lease_ended, unknown_ticket, unknown_server, gpu_taken, server_up,
-no_capacity, busy (too many requests waiting, or a vGPU already moving), wait_timeout, no_such_gpu,
-incompatible, reclaimed, unknown_migration, internal.
+no_capacity, impossible (a request that could never fit this pool, not even empty), busy (too
+many requests waiting, or a vGPU already moving), wait_timeout, no_such_gpu, incompatible, reclaimed,
+unknown_migration, internal.
 
 Each command names who may send it (``role``): ``server`` (holders of the cluster credential),
 ``user`` (any authenticated user, acting on their own leases; an admin on all), ``admin``, or
@@ -117,6 +118,31 @@ def _int(value) -> bool:
 _NUMBERS = (int, float)
 _LEASE_FIELDS = ("device_time_s", "memory_used_bytes", "memory_peak_bytes", "kernels", "calls", "bytes_in",
                  "bytes_out", "sessions")
+_VGPU_FIELDS = _LEASE_FIELDS + ("vgpu", "memory_quota_bytes", "compute", "limit", "share_pct")
+
+
+def _clean_processes(procs) -> list:
+    if not isinstance(procs, list):
+        return []
+    return [{"client": p["client"][:200] if isinstance(p.get("client"), str) else "",
+             "memory_used_bytes": p["memory_used_bytes"] if _int(p.get("memory_used_bytes")) else 0}
+            for p in procs[:256] if isinstance(p, dict)]
+
+
+def _clean_vgpus(vgpus) -> list:
+    """The per-vGPU accounting of a heartbeat (rgpu smi, /metrics): numbers, a lease id, a GPU uuid,
+    the sessions (processes) on it."""
+    if not isinstance(vgpus, list) or len(vgpus) > 65536:
+        raise ApiError("bad_request", "usage.vgpus must be a list of maps")
+    out = []
+    for v in vgpus:
+        if not (isinstance(v, dict) and isinstance(v.get("lease"), str) and len(v["lease"]) <= 64
+                and isinstance(v.get("gpu"), str) and len(v["gpu"]) <= 128):
+            raise ApiError("bad_request", "each of usage.vgpus names its lease and gpu (uuid)")
+        out.append({"lease": v["lease"], "gpu": v["gpu"], "share_only": v.get("share_only") is True,
+                    **{k: v[k] for k in _VGPU_FIELDS if isinstance(v.get(k), _NUMBERS) and not isinstance(v.get(k), bool)},
+                    "processes": _clean_processes(v.get("processes"))})
+    return out
 
 
 _MIGRATION_FIELDS = ("state", "message", "sessions", "pause_s", "memory_bytes", "precopy_bytes", "final_bytes",
@@ -155,19 +181,23 @@ def _clean_usage(usage) -> dict:
             and _int(r[2]) and isinstance(r[3], _NUMBERS) for r in reclaimed)):
         raise ApiError("bad_request", "usage.reclaimed must be a list of [lease, vgpu, restores, restore_s]")
     sessions = usage.get("sessions", 0)
+    host = usage.get("hostname")
     return {"sessions": sessions if _int(sessions) else 0, "gpus": clean_gpus, "leases": clean_leases,
-            "migrations": clean_migrations, "reclaimed": reclaimed}
+            "hostname": host[:253] if isinstance(host, str) else "",
+            "vgpus": _clean_vgpus(usage.get("vgpus", [])), "migrations": clean_migrations, "reclaimed": reclaimed}
 
 
 @command("server")
 def cmd_heartbeat(ctl: Controller, req: dict, peer: Peer) -> dict:
-    """heartbeat {url, boot_id, usage: {sessions, gpus: [...], leases: {id: {...}}, migrations: {id:
-    {state, message, pause_s, ...}}}} → {ok, leases: [ids valid on this server], at, orders: [{kind:
-    "migrate", id, lease, vgpu, to, token}]}. Error unknown_server means: register again."""
-    url = _str(req, "url")
+    """heartbeat {url, boot_id, usage: {sessions, gpus: [...], leases: {id: {...}}, vgpus: [...], migrations:
+    {id: {state, message, pause_s, ...}}, reclaimed: [[lease, vgpu, restores, restore_s]]}} → {ok, leases: [ids
+    valid on this server], ended: {id: "expired" | "released"}, at, orders: [{kind: "migrate", id, lease, vgpu,
+    to, token}]}: ``ended`` names the leases of this server that ended lately and how, so that its sessions
+    can tell their programs why they stop. Error unknown_server means: register again."""
     usage = _clean_usage(req.get("usage") or {})
+    url = _str(req, "url")
     leases = ctl.heartbeat(url, _str(req, "boot_id"), usage)
-    return {"ok": True, "leases": leases, "at": time.time(), "orders": ctl.orders(url)}
+    return {"ok": True, "leases": leases, "ended": ctl.ended_on(url), "at": time.time(), "orders": ctl.orders(url)}
 
 
 @command("admin")
@@ -300,21 +330,28 @@ def _lease_usage(ctl: Controller) -> dict[str, dict]:
 
 @command("user")
 def cmd_leases(ctl: Controller, req: dict, peer: Peer) -> dict:
-    """leases {} → {ok, leases: [{id, state, owner, created, expires, expires_in, ttl, request,
-    vgpus, device_time_s, memory_used_bytes, memory_peak_bytes, kernels, calls, bytes_in, bytes_out,
-    sessions}]} (the caller's live leases, an admin's: all; oldest first; the accounting is as of
-    the servers' last heartbeats)."""
+    """leases {ended?: seconds} → {ok, leases: [{id, state, owner, created, expires, expires_in, ttl,
+    request, vgpus, device_time_s, memory_used_bytes, memory_peak_bytes, kernels, calls, bytes_in,
+    bytes_out, sessions}], ended: [{id, state, owner, created, ended, request}]} (the caller's live
+    leases, an admin's: all; oldest first; the accounting is as of the servers' last heartbeats).
+    With ``ended``: also the leases that ended (state expired or released) in the last that many
+    seconds, newest first."""
     now = time.time()
     usage = _lease_usage(ctl)
-    return {"ok": True, "leases": [{**lease.to_wire(now), "vgpus": _vgpus(ctl, lease),
-                                    **usage.get(lease.id, _ZERO_USAGE)} for lease in ctl.visible(peer)]}
+    reply = {"ok": True, "leases": [{**lease.to_wire(now), "vgpus": _vgpus(ctl, lease),
+                                     **usage.get(lease.id, _ZERO_USAGE)} for lease in ctl.visible(peer)]}
+    since = _num(req, "ended")
+    if since is not None:
+        reply["ended"] = ctl.ended_leases(now - since, peer)
+    return reply
 
 
 def _usage_seen_by(usage: dict, mine: set[str] | None) -> dict:
     """A server's usage as a user sees it: the accounting of their own leases only."""
     if mine is None:
         return usage
-    return {**usage, "leases": {k: v for k, v in (usage.get("leases") or {}).items() if k in mine}}
+    return {**usage, "leases": {k: v for k, v in (usage.get("leases") or {}).items() if k in mine},
+            "vgpus": [v for v in usage.get("vgpus") or [] if v.get("lease") in mine]}
 
 
 @command("user")
@@ -331,7 +368,7 @@ def cmd_ls(ctl: Controller, req: dict, peer: Peer) -> dict:
         for s in lease.slots:
             tenants.setdefault(s.gpu.uuid, []).append(
                 {"lease": lease.id if shown else "", "owner": lease.owner if shown else "",
-                 "memory": s.memory, "compute": s.compute, "limit": s.limit})
+                 "memory": s.memory, "compute": s.compute, "limit": s.limit, "share_only": lease.share_only})
     servers = []
     for server in sorted(ctl.pool.servers.values(), key=lambda s: s.url):
         servers.append({

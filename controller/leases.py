@@ -42,17 +42,25 @@ class Lease:
     def servers(self) -> set[str]:
         return {s.gpu.server.url for s in self.slots}
 
+    @property
+    def share_only(self) -> bool:
+        """Placed and accounted, but its servers enforce no memory quota or compute limit on it (for
+        applications that isolate themselves)."""
+        return bool(self.request.get("share_only"))
+
     def vgpus(self) -> list[dict]:
         return [{"server": s.gpu.server.url, "gpu": s.gpu.uuid, "index": s.gpu.index,
                  "name": s.gpu.name, "memory": s.memory, "compute": s.compute, "limit": s.limit,
-                 "exclusive": s.exclusive, "reclaimed": i in self.reclaimed} for i, s in enumerate(self.slots)]
+                 "exclusive": s.exclusive, "share_only": self.share_only, "reclaimed": i in self.reclaimed}
+                for i, s in enumerate(self.slots)]
 
     def claims(self, moved: dict[int, Slot] | None = None) -> dict:
         """The token's claims; ``moved``: vGPUs at the place a migration takes them to."""
         slots = [(moved or {}).get(i, s) for i, s in enumerate(self.slots)]
+        extra = {"share_only": True} if self.share_only else {}
         claims = {"lease": self.id, "exp": self.token_expires,
                   "vgpus": [{"server": s.gpu.server.url, "uuid": s.gpu.uuid, "index": s.gpu.index,
-                             "memory": s.memory, "compute": s.compute, "limit": s.limit}
+                             "memory": s.memory, "compute": s.compute, "limit": s.limit, **extra}
                             for s in slots]}
         if self.request.get("reclaim_after"):
             claims["reclaim_after"] = self.request["reclaim_after"]
@@ -66,7 +74,7 @@ class Lease:
                 and len(self.reclaimed) == len(self.slots) else self.state, "owner": self.owner,
                 "created": self.created, "expires": self.expires,
                 "expires_in": round(self.expires - now, 3), "ttl": self.ttl,
-                "request": self.request, "vgpus": self.vgpus()}
+                "request": self.request, "share_only": self.share_only, "vgpus": self.vgpus()}
 
     def row(self) -> dict:
         return {"id": self.id, "state": self.state, "created": self.created,

@@ -247,6 +247,44 @@ class Pool:
         for s in slots:
             self.charge(s.gpu, s.memory, s.compute, s.exclusive, sign=-1)
 
+    def impossible(self, req: Request) -> str | None:
+        """Why ``req`` could never be placed, not even on this pool emptied of every lease (servers
+        that are down counted as if up: they may come back), or None when it could. A request that
+        never fits is refused at once instead of queueing until its wait runs out."""
+        known = [g for s in self.servers.values() for g in s.gpus if g.present]
+        if not known:
+            return None            # an empty pool may still be joined by servers: queue, do not refuse
+        models = [g for g in known if _matches(g.name, req.model)]
+        if not models:
+            names = ", ".join(sorted({g.name for g in known}))
+            return f"no GPU of this pool matches model {req.model!r} (models: {names})"
+
+        def room(gpu: Gpu) -> int:
+            """How many of the request's vGPUs an empty ``gpu`` holds."""
+            need = req.memory_for(gpu.memory_total)
+            if need > gpu.memory_total:
+                return 0
+            if req.exclusive or req.policy == "spread":
+                return 1
+            by_memory = gpu.memory_total // max(need, 1)
+            return min(by_memory, 100 // req.compute) if req.compute else by_memory
+
+        biggest = max(g.memory_total for g in models)
+        if req.memory is not None and req.memory > biggest:
+            return f"{fmt_bytes(req.memory)} is more than any GPU of this pool has (the largest: {fmt_bytes(biggest)})"
+        if req.same_node and req.count > 1:
+            best = max(sum(room(g) for g in s.gpus if g.present and _matches(g.name, req.model))
+                       for s in self.servers.values())
+            if best < req.count:
+                return f"no single server can ever hold {req.count} such vGPUs (at most {best})"
+            return None
+        total = sum(room(g) for g in models)
+        if total < req.count:
+            what = "GPUs" if req.exclusive or req.policy == "spread" else "such vGPUs"
+            return (f"{req.count} vGPUs asked for, but the {len(models)} matching GPUs of this pool can hold at most "
+                    f"{total} {what} even when empty")
+        return None
+
     def explain(self, req: Request) -> str:
         """Say why ``req`` does not fit: how many GPUs could take one vGPU, and what is free."""
         up = [g for s in self.servers.values() if s.state == "up" for g in s.gpus if g.present]

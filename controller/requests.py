@@ -3,15 +3,13 @@ its validation, and the size parsing shared with the CLI."""
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass
+
+from rgpu.units import SizeError, check_vgpu_memory, format_size, parse_vgpu_memory
 
 POLICIES = ("binpack", "spread")
 MAX_COUNT = 64
 MIN_RECLAIM_S, MAX_RECLAIM_S = 1.0, 30 * 24 * 3600.0
-_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3,
-          "gb": 1000**3, "t": 1000**4, "tb": 1000**4, "kib": 1024, "mib": 1024**2,
-          "gib": 1024**3, "tib": 1024**4}
 
 
 class RequestError(ValueError):
@@ -19,36 +17,15 @@ class RequestError(ValueError):
 
 
 def parse_memory(text: str) -> tuple[int | None, float | None]:
-    """``"8GiB"`` → (bytes, None); ``"0.5"`` or ``"50%"`` → (None, fraction of the GPU).
-
-    A bare number below or equal to 1 is a fraction; a bare integer above 1 is bytes."""
-    s = str(text).strip().lower().replace(" ", "")
-    if s.endswith("%"):
-        try:
-            pct = float(s[:-1])
-        except ValueError:
-            raise RequestError(f"memory {text!r}: expected a percentage like 50%") from None
-        if not 0 < pct <= 100:
-            raise RequestError(f"memory {text!r}: a percentage must be in (0, 100]")
-        return None, pct / 100
-    m = re.fullmatch(r"([0-9]*\.?[0-9]+)([a-z]*)", s)
-    if not m or m.group(2) not in _UNITS:
-        raise RequestError(f"memory {text!r}: use bytes, a unit (512MiB, 8GiB, 16GB) or a fraction "
-                           "of the GPU (0.5 or 50%)")
-    value, unit = float(m.group(1)), m.group(2)
-    if unit == "" and 0 < value <= 1:
-        return None, value
-    nbytes = int(value * _UNITS[unit])
-    if nbytes <= 0:
-        raise RequestError(f"memory {text!r} must be more than zero")
-    return nbytes, None
+    """``"8GiB"`` or ``"512"`` (MiB) → (bytes, None); ``"0.5"`` or ``"50%"`` → (None, fraction of the
+    GPU). rgpu/units.py holds the grammar (shared by every command and daemon)."""
+    try:
+        return parse_vgpu_memory(text)
+    except SizeError as exc:
+        raise RequestError(str(exc)) from None
 
 
-def fmt_bytes(n: int | float) -> str:
-    for unit, size in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if abs(n) >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{int(n)} B"
+fmt_bytes = format_size
 
 
 def _int_field(d: dict, name: str, default, lo: int, hi: int):
@@ -83,6 +60,7 @@ class Request:
     model: str | None = None
     exclusive: bool = False
     reclaim_after: float | None = None   # seconds idle after which the vGPU's sessions may be reclaimed
+    share_only: bool = False     # placed and accounted, but no quota or limit is enforced on it
 
     @classmethod
     def from_wire(cls, d: dict) -> "Request":
@@ -94,6 +72,11 @@ class Request:
             memory, fraction = parse_memory(memory)
         if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory <= 0):
             raise RequestError(f"memory must be a positive number of bytes, got {memory!r}")
+        if memory is not None:
+            try:
+                check_vgpu_memory(memory)
+            except SizeError as exc:
+                raise RequestError(str(exc)) from None
         if fraction is not None:
             if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
                 raise RequestError(f"memory_fraction must be in (0, 1], got {fraction!r}")
@@ -123,10 +106,11 @@ class Request:
         return cls(memory=memory, memory_fraction=fraction, compute=compute, limit=limit,
                    count=count, policy=policy, same_node=bool(d.get("same_node", False)),
                    model=model or None, exclusive=bool(d.get("exclusive", False)),
-                   reclaim_after=float(reclaim) if reclaim is not None else None)
+                   reclaim_after=float(reclaim) if reclaim is not None else None,
+                   share_only=bool(d.get("share_only", False)))
 
     def to_wire(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: v for k, v in asdict(self).items() if v is not None and not (k == "share_only" and not v)}
 
     def memory_for(self, memory_total: int) -> int:
         """Bytes this request needs on a GPU of ``memory_total`` bytes."""
@@ -139,6 +123,7 @@ class Request:
         extra = "".join([f", model ~{self.model}" if self.model else "",
                          ", exclusive" if self.exclusive else "",
                          f", reclaimable after {self.reclaim_after:g}s idle" if self.reclaim_after else "",
+                         ", share-only" if self.share_only else "",
                          ", same node" if self.same_node and self.count > 1 else ""])
         return (f"{self.count} × ({mem}, compute {self.compute}%, limit {self.limit}%{extra}; "
                 f"policy {self.policy})")

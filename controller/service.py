@@ -31,6 +31,7 @@ log = structlog.get_logger("rgpu.controller")
 PRUNE_ENDED_AFTER = 24 * 3600.0
 RESTART_GRACE = 60.0
 MAX_WAITING_PER_USER = 16  # queued requests (tickets) one user may have: the queue is bounded
+ENDED_NOTICE_S = 600.0     # how long servers hear how a lease of theirs ended
 
 
 class ApiError(Exception):
@@ -51,6 +52,8 @@ class Controller:
         self.pool, self.leases, self.queue = Pool(), LeaseBook(), WaitQueue()
         self.migrations = MigrationBook()
         self._server_keys: dict[str, str] = {}
+        self.recently_ended: dict[str, tuple[str, float, frozenset]] = {}  # id -> (state, when, servers)
+        self.ended_counts: dict[str, int] = {}   # leases ended since start, by state (/metrics)
         self._load()
 
     def _load(self) -> None:
@@ -88,7 +91,7 @@ class Controller:
             slot = Slot(target, src.memory, src.compute, src.limit, src.exclusive)
             self.pool.charge(target, slot.memory, slot.compute, slot.exclusive)
             self.migrations.add(Migration(row["id"], lease.id, row["seq"], src, slot, row["reason"], row["created"]))
-        log.info("controller.loaded", servers=len(self.pool.servers), gpus=len(self.pool.gpus),
+        log.info("controller_loaded", servers=len(self.pool.servers), gpus=len(self.pool.gpus),
                  leases=len(self.leases), db=self.store.path)
 
     # ---- servers ----------------------------------------------------------------------------
@@ -104,7 +107,7 @@ class Controller:
         self.store.upsert_server(url, "up", backend, boot_id, gpus, now)
         server = self.pool.upsert_server(url, gpus, state="up", backend=backend, boot_id=boot_id,
                                          now=now)
-        log.info("server.registered", url=url, gpus=len(gpus), backend=backend,
+        log.info("server_registered", url=url, gpus=len(gpus), backend=backend,
                  rejoined=rejoined, boot_id=boot_id)
         self._server_up_again(server.url)
         self._retry_queue()
@@ -120,7 +123,7 @@ class Controller:
         if server.state != "up":
             self.store.set_server_state(url, "up")
             self.pool.set_state(server, "up")
-            log.info("server.up", url=url)
+            log.info("server_up", url=url)
             self._server_up_again(url)
             self._retry_queue()
         return self.valid_leases(url)
@@ -138,7 +141,7 @@ class Controller:
             self._end(hit, "released")
         self.store.delete_server(url)
         self.pool.remove_server(url)
-        log.info("server.forgotten", url=url, released_leases=len(hit))
+        log.info("server_forgotten", url=url, released_leases=len(hit))
         return [lease.id for lease in hit]
 
     def server_key(self, url: str) -> str:
@@ -174,7 +177,7 @@ class Controller:
                     self.store.set_lease_states([lease.id for lease in hit], "degraded")
                     for lease in hit:
                         lease.state = "degraded"
-                log.warning("server.down", url=server.url, silent_s=round(now - server.last_seen, 1),
+                log.warning("server_down", url=server.url, silent_s=round(now - server.last_seen, 1),
                             degraded_leases=len(hit))
 
     # ---- leases -----------------------------------------------------------------------------
@@ -195,13 +198,17 @@ class Controller:
             self.pool.release(slots)
             raise
         self.leases.add(lease)
-        log.info("lease.created", lease=lease.id, owner=owner, vgpus=len(slots),
+        log.info("lease_created", lease=lease.id, owner=owner, vgpus=len(slots),
                  gpus=",".join(s.gpu.uuid for s in slots))
         return lease
 
     def reserve(self, req: Request, ttl=None, owner: str = "", wait: float = 0.0):
-        """Return a Lease, or a Ticket when it does not fit and ``wait`` > 0."""
+        """Return a Lease, or a Ticket when it does not fit and ``wait`` > 0. A request that could never
+        fit this pool is refused at once (``impossible``), wait or not."""
         ttl = self._ttl(ttl)
+        never = self.pool.impossible(req)
+        if never is not None:
+            raise ApiError("impossible", f"cannot place {req.describe()}: {never}")
         try:
             return self._create_lease(req, ttl, owner)
         except PlacementError as exc:
@@ -212,7 +219,7 @@ class Controller:
                                        "or wait for them") from None
             now = self.clock()
             ticket = self.queue.add(req, ttl, owner, now + wait, now)
-            log.info("request.queued", ticket=ticket.id, request=req.describe(), wait_s=wait)
+            log.info("request_queued", ticket=ticket.id, request=req.describe(), wait_s=wait)
             return ticket
 
     @staticmethod
@@ -286,13 +293,28 @@ class Controller:
         return lease
 
     def _end(self, leases: list[Lease], state: str) -> None:
-        self.store.end_leases([lease.id for lease in leases], state, self.clock())
+        now = self.clock()
+        self.store.end_leases([lease.id for lease in leases], state, now)
         for lease in leases:
             for m in self.migrations.pending_for(lease.id):
                 self._migration_ended(m, "failed", f"lease {state}")
             self.leases.remove(lease.id)
             self.pool.release([s for i, s in enumerate(lease.slots) if i not in lease.reclaimed])
-            log.info("lease.ended", lease=lease.id, state=state, owner=lease.owner)
+            self.recently_ended[lease.id] = (state, now, frozenset(lease.servers()))
+            self.ended_counts[state] = self.ended_counts.get(state, 0) + 1
+            log.info("lease_ended", lease=lease.id, state=state, owner=lease.owner)
+
+    def ended_on(self, url: str) -> dict[str, str]:
+        """Leases of server ``url`` that ended within ENDED_NOTICE_S, and how (expired, released):
+        the server tells their programs why their sessions stop."""
+        cutoff = self.clock() - ENDED_NOTICE_S
+        for lease_id in [k for k, v in self.recently_ended.items() if v[1] < cutoff]:
+            del self.recently_ended[lease_id]
+        return {k: state for k, (state, _, servers) in self.recently_ended.items() if url in servers}
+
+    def ended_leases(self, since: float, who: Peer | None = None) -> list[dict]:
+        """Leases that ended after ``since`` that ``who`` may see, newest first."""
+        return [row for row in self.store.ended_since(since) if self._mine(row["owner"], who)]
 
     # ---- live migration (migrations.py) -------------------------------------------------------
     def _gpu_named(self, to: str):
@@ -498,7 +520,7 @@ class Controller:
         if due:
             self._end(due, "expired")
         for ticket in self.queue.abandoned(now):
-            log.info("request.abandoned", ticket=ticket.id)
+            log.info("request_abandoned", ticket=ticket.id)
             if ticket.lease_id and ticket.lease_id in self.leases.leases:
                 self._end([self.leases.get(ticket.lease_id)], "released")
         self._check_heartbeats(now)
@@ -515,4 +537,4 @@ class Controller:
     def prune(self) -> None:
         pruned = self.store.prune_ended(self.clock() - PRUNE_ENDED_AFTER)
         if pruned:
-            log.info("leases.pruned", count=pruned)
+            log.info("leases_pruned", count=pruned)

@@ -210,6 +210,12 @@ class Store:
                               (lease_id,)).fetchone()
         return (row[0], row[1]) if row else None
 
+    def ended_since(self, since: float) -> list[dict]:
+        """Leases that ended after ``since``, newest first."""
+        return [{"id": r[0], "state": r[1], "owner": r[2], "created": r[3], "ended": r[4], "request": json.loads(r[5])}
+                for r in self.db.execute("SELECT id, state, owner, created, ended, request FROM leases "
+                                         "WHERE ended IS NOT NULL AND ended >= ? ORDER BY ended DESC", (since,))]
+
     def prune_ended(self, before: float) -> int:
         with self._tx() as db:
             db.execute("DELETE FROM migrations WHERE ended IS NOT NULL AND ended < ?", (before,))

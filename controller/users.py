@@ -67,15 +67,15 @@ class Directory:
             try:
                 keys, meta = curve.read_cert(cert, secret=False)
             except curve.CurveError as e:
-                log.warning("users.bad_certificate", file=str(cert), reason=str(e))
+                log.warning("users_bad_certificate", file=str(cert), reason=str(e))
                 continue
             name, role = meta.get("name") or cert.stem, meta.get("role") or "user"
             if not curve.valid_name(name) or role not in ROLES:
-                log.warning("users.bad_certificate", file=str(cert), reason=f"name {name!r} or role {role!r}")
+                log.warning("users_bad_certificate", file=str(cert), reason=f"name {name!r} or role {role!r}")
                 continue
             by_key[keys.public] = (name, role)
         self._by_key = by_key
-        log.info("users.loaded", directory=str(self.path), users=len(by_key))
+        log.info("users_loaded", directory=str(self.path), users=len(by_key))
 
     def _refresh(self) -> None:
         """Read the directory again if it changed (a stat and a listing; the certificates only then)."""
@@ -114,7 +114,7 @@ def policy(users: Directory, server_key: bytes, operator_key: bytes | None = Non
             return "admin:operator"
         found = users.lookup(key)
         if found is None:
-            log.info("connection.refused", address=address, key=key.decode()[:8] + "...")
+            log.info("connection_refused", address=address, key=key.decode()[:8] + "...")
             return None
         name, role = found
         return f"{role}:{name}"
@@ -168,14 +168,14 @@ def bootstrap(users_dir: str | os.PathLike, controller_public: bytes) -> None:
     if not own.exists():
         try:
             issue(users_dir, local_user_name(), "admin", own)
-            log.info("users.local_admin_created", credential=str(own))
+            log.info("users_local_admin_created", credential=str(own))
             return
         except (CredentialError, FileExistsError):
             pass          # another controller of this account won the race, or the name is taken
     try:
         cred = Credential.load(own)
     except CredentialError as e:
-        log.warning("users.local_credential_unusable", reason=str(e))
+        log.warning("users_local_credential_unusable", reason=str(e))
         return
     listed = Path(users_dir) / f"{cred.name}.key"
     try:

@@ -94,7 +94,7 @@ def device_plugin(controller, resource_name, slots, node_name, kube_api, kube_to
         try:
             kube = KubeApi.in_cluster()
         except KubeApiError as exc:
-            log.warning("pods.no_api", reason=exc.message)
+            log.warning("pods_no_api", reason=exc.message)
     elif kube_api != "none":
         kube = KubeApi(kube_api, kube_token_file)
     config = PluginConfig(resource_name, slots, controller, node_name, lib_host_dir, lib_container_dir)
@@ -127,14 +127,14 @@ def device_plugin(controller, resource_name, slots, node_name, kube_api, kube_to
             try:
                 tenancy.reconcile(devices_in_use(pod_resources_socket, resource_name))
             except KubeletError as exc:
-                log.warning("pods.resources_unavailable", error=str(exc))
+                log.warning("pods_resources_unavailable", error=str(exc))
 
-    log.info("plugin.starting", resource=resource_name, slots=slots, controller=controller, node=node_name or None,
+    log.info("plugin_starting", resource=resource_name, slots=slots, controller=controller, node=node_name or None,
              pod_lookup=kube.url if kube else None)
     host.watch(stop, interval=min(1.0, reconcile_interval), on_tick=tick)
     plugin.stop()
     client.close()
-    log.info("plugin.stopped")
+    log.info("plugin_stopped")
 
 
 @cli.command("ensure-secret")

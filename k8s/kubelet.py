@@ -85,7 +85,7 @@ class PluginHost:
         register(self.plugin_dir, self.endpoint, self.resource,
                  self.servicer.GetDevicePluginOptions(api.Empty(), None))
         self.registered.set()
-        log.info("plugin.registered", resource=self.resource, socket=str(self.socket))
+        log.info("plugin_registered", resource=self.resource, socket=str(self.socket))
 
     def stop_serving(self) -> None:
         self.registered.clear()
@@ -99,17 +99,17 @@ class PluginHost:
         while not stop.is_set():
             if not self.registered.is_set() or not self.socket.exists():
                 if self.registered.is_set():
-                    log.info("kubelet.restarted", socket=str(self.socket))
+                    log.info("kubelet_restarted", socket=str(self.socket))
                 try:
                     self.start()
                 except KubeletError as exc:
-                    log.warning("plugin.unregistered", error=str(exc))
+                    log.warning("plugin_unregistered", error=str(exc))
                     self.stop_serving()
             if on_tick is not None:
                 try:
                     on_tick()
                 except Exception:
-                    log.exception("plugin.tick_failed")
+                    log.exception("plugin_tick_failed")
             stop.wait(interval)
         self.stop_serving()
         try:

@@ -33,8 +33,9 @@ from .tenancy import LeaseLost, Tenancy
 log = structlog.get_logger("rgpu.k8s.plugin")
 HEALTHY, UNHEALTHY = "Healthy", "Unhealthy"
 COMPONENT = "rgpu-device-plugin"
-RESERVE_ERRORS = {"no_capacity": grpc.StatusCode.RESOURCE_EXHAUSTED, "bad_request": grpc.StatusCode.INVALID_ARGUMENT,
-                  "timeout": grpc.StatusCode.UNAVAILABLE}
+# impossible: more than any GPU of the pool could ever hold (refused at once, never queued)
+RESERVE_ERRORS = {"no_capacity": grpc.StatusCode.RESOURCE_EXHAUSTED, "impossible": grpc.StatusCode.RESOURCE_EXHAUSTED,
+                  "bad_request": grpc.StatusCode.INVALID_ARGUMENT, "timeout": grpc.StatusCode.UNAVAILABLE}
 
 
 @dataclass
@@ -70,7 +71,7 @@ class VgpuPlugin(api_grpc.DevicePluginServicer):
         state = HEALTHY if healthy else UNHEALTHY
         with self._changed:
             if state != self._health:
-                log.info("devices.health", health=state)
+                log.info("devices_health", health=state)
                 self._health = state
                 self._generation += 1
                 self._changed.notify_all()
@@ -143,7 +144,7 @@ class VgpuPlugin(api_grpc.DevicePluginServicer):
         except _Refused as exc:
             for alloc in done:      # all containers of the request or none
                 self.tenancy.release(alloc)
-            log.warning("allocate.refused", code=exc.code.name, message=exc.message)
+            log.warning("allocate_refused", code=exc.code.name, message=exc.message)
             context.abort(exc.code, exc.message)
         return api.AllocateResponse(container_responses=responses)
 
@@ -160,9 +161,9 @@ class VgpuPlugin(api_grpc.DevicePluginServicer):
                           f"rgpu: the lease of this container ended ({exc}); delete the pod so that it gets a new one")
         except ControllerError as exc:
             # The controller is away: the lease may well live on (the servers keep serving it).
-            log.warning("prestart.renew_failed", devices=devices, error=exc.code, message=exc.message)
+            log.warning("prestart_renew_failed", devices=devices, error=exc.code, message=exc.message)
             return api.PreStartContainerResponse()
-        log.info("prestart.renewed", lease=alloc.lease, devices=devices)
+        log.info("prestart_renewed", lease=alloc.lease, devices=devices)
         return api.PreStartContainerResponse()
 
     # ---- helpers -----------------------------------------------------------------------------------
@@ -172,11 +173,11 @@ class VgpuPlugin(api_grpc.DevicePluginServicer):
         try:
             pods = self.kube.node_pods(self.config.node)
         except KubeApiError as exc:
-            log.warning("pods.unlisted", node=self.config.node, error=exc.message)
+            log.warning("pods_unlisted", node=self.config.node, error=exc.message)
             return PodRef()
         ref = match(pods, self.config.resource, count, self.tenancy.taken())
         if not ref:
-            log.warning("pods.unmatched", node=self.config.node, count=count, pending=len(pods))
+            log.warning("pods_unmatched", node=self.config.node, count=count, pending=len(pods))
         return ref
 
     def _response(self, alloc) -> api.ContainerAllocateResponse:
@@ -198,7 +199,7 @@ class VgpuPlugin(api_grpc.DevicePluginServicer):
             self.kube.pod_event(ref.pod, "RgpuLeaseReserved",
                                 f"container {ref.container}: lease {alloc.lease} ({vgpus})", COMPONENT)
         except KubeApiError as exc:
-            log.warning("pod.not_annotated", pod=f"{ref.namespace}/{ref.name}", error=exc.message)
+            log.warning("pod_not_annotated", pod=f"{ref.namespace}/{ref.name}", error=exc.message)
 
 
 class _Refused(Exception):

@@ -80,9 +80,9 @@ class Tenancy:
         except (OSError, ValueError, TypeError) as exc:
             # A state file we cannot read loses only the ability to release those leases early:
             # nobody renews them, so the controller expires them after their TTL.
-            log.warning("state.unreadable", path=str(self.state_file), error=str(exc))
+            log.warning("state_unreadable", path=str(self.state_file), error=str(exc))
             return
-        log.info("state.loaded", path=str(self.state_file), allocations=len(self.allocations))
+        log.info("state_loaded", path=str(self.state_file), allocations=len(self.allocations))
 
     def _save(self) -> None:
         if self.state_file is None:
@@ -103,14 +103,14 @@ class Tenancy:
         with self._lock:
             stale = [a for a in self.allocations.values() if set(a.devices) & set(devices)]
             for a in stale:
-                log.info("lease.superseded", lease=a.lease, devices=a.devices, pod=a.pod)
+                log.info("lease_superseded", lease=a.lease, devices=a.devices, pod=a.pod)
                 self._release(a)
             reply = self.client.reserve(**request, ttl=self.ttl, owner=ref.owner)
             a = Allocation(sorted(devices), reply["lease"], reply["token"], reply["vgpus"], float(reply["ttl"]),
                            namespace=ref.namespace, pod=ref.name, uid=ref.uid, container=ref.container)
             self.allocations[a.key] = a
             self._save()
-            log.info("lease.reserved", lease=a.lease, devices=a.devices, pod=f"{a.namespace}/{a.pod}",
+            log.info("lease_reserved", lease=a.lease, devices=a.devices, pod=f"{a.namespace}/{a.pod}",
                      container=a.container, servers=a.servers())
             return a
 
@@ -142,11 +142,11 @@ class Tenancy:
     def _release(self, a: Allocation) -> None:
         try:
             self.client.release(a.lease)
-            log.info("lease.released", lease=a.lease, pod=f"{a.namespace}/{a.pod}", container=a.container)
+            log.info("lease_released", lease=a.lease, pod=f"{a.namespace}/{a.pod}", container=a.container)
         except ControllerError as exc:
             if exc.code not in GONE:
                 # The controller is unreachable: nobody renews the lease any more, so it expires.
-                log.warning("lease.release_failed", lease=a.lease, error=exc.code, message=exc.message)
+                log.warning("lease_release_failed", lease=a.lease, error=exc.code, message=exc.message)
         self.allocations.pop(a.key, None)
         self._save()
 
@@ -170,7 +170,7 @@ class Tenancy:
                 self.client.renew(a.lease)
             except ControllerError as exc:
                 if exc.code in GONE:
-                    log.warning("lease.lost", lease=a.lease, pod=f"{a.namespace}/{a.pod}", message=exc.message)
+                    log.warning("lease_lost", lease=a.lease, pod=f"{a.namespace}/{a.pod}", message=exc.message)
                     self.forget(a)
                 else:
-                    log.warning("lease.renew_failed", lease=a.lease, error=exc.code, message=exc.message)
+                    log.warning("lease_renew_failed", lease=a.lease, error=exc.code, message=exc.message)

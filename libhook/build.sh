@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds librgpu.so and the names CUDA programs look for (libcudart.so.13, libcuda.so.1, ...)
+# Builds librgpu.so and the names CUDA programs look for (libcudart.so.13, libcuda.so.1, ...), and
+# NVML's (libnvidia-ml.so.1: pynvml and frameworks inside a program see its vGPUs)
 # into OUT (default build/lib). Needs gcc and libzmq's headers (Debian: libzmq3-dev).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +21,7 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined -Wl,-Bsymbolic \
     -lzmq -lpthread -o "$out/librgpu.so.tmp"
 mv "$out/librgpu.so.tmp" "$out/librgpu.so"
-for name in libcuda.so.1 libcuda.so libcudart.so.13 libcudart.so.12 libcudart.so; do
+for name in libcuda.so.1 libcuda.so libcudart.so.13 libcudart.so.12 libcudart.so libnvidia-ml.so.1 libnvidia-ml.so; do
     ln -sf librgpu.so "$out/$name"
 done
 echo "built $out/librgpu.so"

@@ -5,7 +5,10 @@ Request (client DEALER -> worker ROUTER): frame 0 is a msgpack array of calls, e
 Reply (only for sync calls): ``[seq, result, outs, deferred, message, output]`` and bulk frames;
 ``output`` is device printf text produced since the last reply, for the client's stdout.
 Call id ATTACH is attach ``[session, key]`` or ``[session, key, shm offer]``, answered with outs
-``[offer accepted, backend]`` (server/shm.py); GOODBYE ends the session; BARRIER is a sync no-op. A reply
+``[offer accepted, backend, facts]`` (server/shm.py; facts: ``{attrs: {attribute: value}, props: cudaDeviceProp
+bytes}`` or ``{}``, what the client answers attribute and property queries from); GOODBYE ends the session;
+BARRIER is a sync no-op. A reply with seq 0 and result SESSION_ENDED says the server is ending the session
+(its message says why). A reply
 with seq 0 and result MOVED says the session moved (server/migration): outs ``[URL@KEY#GPU, endpoint,
 session, key, last seq run]``. A sync call may carry a 6th element naming
 shared-memory regions instead of bulk frames; its reply then names them in a 7th. Hello (client -> supervisor) is a map
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 
 import msgpack
 
-from .generated.constants import ATTACH, BARRIER, GOODBYE, MOVED, PROTOCOL_VERSION  # noqa: F401  (shared with libhook)
+from .generated.constants import ATTACH, BARRIER, GOODBYE, MOVED, PROTOCOL_VERSION, SESSION_ENDED  # noqa: F401  (shared with libhook)
 
 
 class MalformedMessage(ValueError):

@@ -1,14 +1,15 @@
-"""``/healthz`` over HTTP for the daemons (container health checks, Kubernetes probes).
+"""The daemons' HTTP endpoint: ``/healthz`` (container health checks, Kubernetes probes) and
+``/metrics`` (Prometheus) on one port.
 
-    rgpu-controller ... --health-listen 0.0.0.0:9440
-    rgpu-server ...     --health-listen 0.0.0.0:9450
+    rgpu-controller ... --metrics-listen 0.0.0.0:9440     # --health-listen is the same option's old name
+    rgpu-server ...     --metrics-listen 0.0.0.0:9450
     python -m rgpu.health http://127.0.0.1:9440/healthz     # the probe: exit 0 when healthy
 
-``serve(address, check)`` answers ``GET /healthz`` from a daemon thread: 200 ``ok`` when
-``check()`` returns None, else 503 with the reason ``check`` returned. The daemons' checks ask the
-daemon itself through its own ZeroMQ socket (a ping), so a main loop that is stuck reads as
-unhealthy although this thread is fine. Kept apart from the daemons so a metrics server can
-later serve it beside ``/metrics``.
+``serve(address, check, collector)`` answers from a daemon thread: ``GET /healthz`` 200 ``ok`` when
+``check()`` returns None, else 503 with the reason ``check`` returned; ``GET /metrics`` the
+Prometheus text format of ``collector`` (a prometheus_client collector: rgpu/metrics.py builds the
+daemons'), gathered at each scrape. The daemons' checks ask the daemon itself through its own
+ZeroMQ socket (a ping), so a main loop that is stuck reads as unhealthy although this thread is fine.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 PATH = "/healthz"
+METRICS_PATH = "/metrics"
 CHECK_TIMEOUT_S = 2.0
 
 
@@ -28,7 +30,7 @@ def parse_address(address: str) -> tuple[str, int]:
     """``HOST:PORT`` or ``:PORT`` (all interfaces) → (host, port)."""
     host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit():
-        raise ValueError(f"health address {address!r}: expected HOST:PORT, e.g. 0.0.0.0:9440")
+        raise ValueError(f"address {address!r}: expected HOST:PORT, e.g. 0.0.0.0:9440")
     return host.strip("[]") or "0.0.0.0", int(port)
 
 
@@ -40,13 +42,28 @@ def local_url(endpoint: str) -> str:
     return endpoint
 
 
-def serve(address: str, check: Callable[[], str | None]) -> ThreadingHTTPServer:
-    """Serve /healthz on ``address`` in a daemon thread; returns the server (``.shutdown()``)."""
+def serve(address: str, check: Callable[[], str | None], collector=None) -> ThreadingHTTPServer:
+    """Serve /healthz (and /metrics of ``collector``) on ``address`` in a daemon thread; returns the
+    server (``.shutdown()``). Raises OSError when the address cannot be bound."""
+    registry = None
+    if collector is not None:
+        from prometheus_client import CollectorRegistry
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(collector)
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
-            if self.path.split("?", 1)[0] != PATH:
-                self._reply(404, f"not found: only {PATH} is served here\n")
+            path = self.path.split("?", 1)[0]
+            if path == METRICS_PATH and registry is not None:
+                from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+                try:
+                    self._reply(200, generate_latest(registry), CONTENT_TYPE_LATEST)
+                except Exception as exc:  # a collector that crashes must not take the endpoint down
+                    self._reply(500, f"metrics failed: {exc.__class__.__name__}: {exc}\n")
+                return
+            if path != PATH:
+                served = f"{PATH} and {METRICS_PATH}" if registry is not None else PATH
+                self._reply(404, f"not found: {served} are served here\n")
                 return
             try:
                 problem = check()
@@ -54,10 +71,10 @@ def serve(address: str, check: Callable[[], str | None]) -> ThreadingHTTPServer:
                 problem = f"health check failed: {exc.__class__.__name__}: {exc}"
             self._reply(200, "ok\n") if problem is None else self._reply(503, problem + "\n")
 
-        def _reply(self, status: int, text: str) -> None:
-            body = text.encode()
+        def _reply(self, status: int, text, content_type: str = "text/plain; charset=utf-8") -> None:
+            body = text.encode() if isinstance(text, str) else text
             self.send_response(status)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -68,8 +85,15 @@ def serve(address: str, check: Callable[[], str | None]) -> ThreadingHTTPServer:
     host, port = parse_address(address)
     server = ThreadingHTTPServer((host, port), Handler)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="rgpu-health", daemon=True).start()
+    threading.Thread(target=server.serve_forever, name="rgpu-http", daemon=True).start()
     return server
+
+
+def listen_option(f):
+    """``--metrics-listen HOST:PORT`` (``--health-listen`` is its old name, kept for manifests)."""
+    import click
+    return click.option("--metrics-listen", "--health-listen", "metrics_listen", default=None, metavar="HOST:PORT",
+                        help="serve GET /metrics (Prometheus) and /healthz over HTTP here")(f)
 
 
 def controller_check(endpoint: str, credential=None) -> Callable[[], str | None]:

@@ -1,23 +1,89 @@
-"""Sizes as people write them: 512MiB, 16GiB, 1G, 1048576."""
+"""Sizes as people write them, one grammar for every command and daemon of rgpu.
+
+    512       MiB: a bare number is MiB, as nvidia-smi, Bitfusion (-p), OrionX (ORION_GMEM) and HAMi
+              (gpumem) read one
+    512MiB 8GiB 1TiB 64KiB      binary units (also Ki, Mi, Gi, Ti, as Kubernetes writes them)
+    16GB 16G 500MB 500M         decimal units (K, M, G, T and KB, MB, GB, TB: powers of 1000)
+    1048576B                    bytes
+    1.5GiB                      fractions of a unit (rounded down to a byte)
+
+A vGPU's memory (``--mem``, ``RGPU_MEM``, ``rgpu.io/memory``) may also be a fraction of the GPU:
+``0.5`` or ``50%`` (a bare number of at most 1 is a fraction, never MiB), and must be at least
+MIN_VGPU_MEMORY. Anything else (``4G1``, ``lots``, ``-1``) is refused with the grammar in the message.
+"""
 from __future__ import annotations
 
 import re
 
-_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb": 10**6, "mib": 2**20,
-          "g": 10**9, "gb": 10**9, "gib": 2**30, "t": 10**12, "tb": 10**12, "tib": 2**40}
+import click
+
+MiB = 1 << 20
+MIN_VGPU_MEMORY = 16 * MiB   # a smaller quota holds no useful allocation and is surely a typo
+
+_UNITS = {"b": 1, "k": 10**3, "kb": 10**3, "ki": 2**10, "kib": 2**10, "m": 10**6, "mb": 10**6, "mi": 2**20,
+          "mib": 2**20, "g": 10**9, "gb": 10**9, "gi": 2**30, "gib": 2**30, "t": 10**12, "tb": 10**12,
+          "ti": 2**40, "tib": 2**40}
+_SIZE = re.compile(r"([0-9]+(?:\.[0-9]+)?|\.[0-9]+)([a-z]*)")
+GRAMMAR = "a number of MiB (512), or with a unit: 512MiB, 8GiB, 16GB, 1048576B"
 
 
-def parse_size(text: str | int) -> int:
-    if isinstance(text, int):
+class SizeError(ValueError):
+    """Not a size in rgpu's grammar; the message shows the grammar."""
+
+
+def parse_size(text: str | int, what: str = "size") -> int:
+    """Bytes of ``text`` (see the module docstring); an int is taken as bytes already."""
+    if isinstance(text, int) and not isinstance(text, bool):
         return text
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(text))
-    if not m or m.group(2).lower() not in _UNITS:
-        raise ValueError(f"not a size: {text!r} (examples: 512MiB, 16GiB, 1073741824)")
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    s = str(text).strip().lower().replace(" ", "")
+    m = _SIZE.fullmatch(s)
+    if not m or (m.group(2) and m.group(2) not in _UNITS):
+        raise SizeError(f"{what} {text!r} is not a size: use {GRAMMAR}")
+    return int(float(m.group(1)) * (_UNITS[m.group(2)] if m.group(2) else MiB))
 
 
-def format_size(n: int) -> str:
+def parse_vgpu_memory(text: str, what: str = "memory") -> tuple[int | None, float | None]:
+    """A vGPU's memory: (bytes, None), or (None, fraction of the GPU) for ``0.5`` / ``50%``."""
+    s = str(text).strip().lower().replace(" ", "")
+    if s.endswith("%"):
+        try:
+            pct = float(s[:-1])
+        except ValueError:
+            raise SizeError(f"{what} {text!r}: expected a percentage of the GPU like 50%") from None
+        if not 0 < pct <= 100:
+            raise SizeError(f"{what} {text!r}: a percentage of the GPU must be in (0, 100]")
+        return None, pct / 100
+    if re.fullmatch(r"[0-9]*\.?[0-9]+", s) and 0 < float(s) <= 1:
+        return None, float(s)
+    nbytes = parse_size(str(text).strip(), what) if s else -1
+    if nbytes < 0:
+        raise SizeError(f"{what} {text!r} is not a size: use {GRAMMAR}, or a fraction of the GPU (0.5, 50%)")
+    check_vgpu_memory(nbytes, f"{what} {text!r}")
+    return nbytes, None
+
+
+def check_vgpu_memory(nbytes: int, what: str = "memory") -> None:
+    if nbytes < MIN_VGPU_MEMORY:
+        raise SizeError(f"{what} is {format_size(nbytes)}; a vGPU needs at least {format_size(MIN_VGPU_MEMORY)} "
+                        f"(a bare number is MiB: --mem 512 is 512 MiB)")
+
+
+def format_size(n: int | float) -> str:
     for unit, k in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= k:
+        if abs(n) >= k:
             return f"{n / k:.1f} {unit}"
-    return f"{n} B"
+    return f"{int(n)} B"
+
+
+class Size(click.ParamType):
+    """A click parameter in the size grammar: bad input is a usage error naming the option."""
+    name = "size"
+
+    def convert(self, value, param, ctx):
+        try:
+            return parse_size(value)
+        except SizeError as e:
+            self.fail(str(e), param, ctx)
+
+
+SIZE = Size()

@@ -5,6 +5,8 @@ itself is gone (released or expired), so `rgpu leases` still shows what a finish
 from __future__ import annotations
 
 import threading
+import time
+from collections import deque
 from dataclasses import dataclass
 
 
@@ -27,13 +29,15 @@ class Ledger:
 
     def __init__(self):
         self.leases: dict[str, LeaseTotals] = {}
+        self.vgpus: dict[tuple, dict] = {}   # (lease, vgpu, gpu index) -> COUNTERS of sessions that ended
         self._lock = threading.Lock()
 
     @staticmethod
     def session(gpu, slot: int) -> dict:
         """What the shared arrays say of the session in `slot` of `gpu` right now."""
         calls, bytes_in, bytes_out = gpu.traffic[3 * slot:3 * slot + 3]
-        return {"device_time_s": gpu.sched.device_time[slot], "kernels": gpu.sched.kernels[slot],
+        return {"device_time_s": gpu.sched.device_time[slot] + gpu.sched.running[slot],
+                "kernels": gpu.sched.kernels[slot],
                 "calls": calls, "bytes_in": bytes_in, "bytes_out": bytes_out,
                 "memory_used_bytes": gpu.usage[slot], "memory_peak_bytes": gpu.peak[slot]}
 
@@ -43,10 +47,17 @@ class Ledger:
             t = self.leases.setdefault(lease, LeaseTotals())
             t.memory_peak_bytes = max(t.memory_peak_bytes, now["memory_peak_bytes"])
 
-    def ended(self, lease: str, final: dict) -> None:
+    def ended(self, lease: str, final: dict, vgpu: tuple | None = None, grant=None) -> None:
+        """A session of ``lease`` ended with ``final`` (Ledger.session); ``vgpu``: (vgpu, gpu index),
+        ``grant``: its lease_gate.Grant (the vGPU's quotas, still shown once its sessions are gone)."""
         if not lease:
             return
         with self._lock:
+            if vgpu is not None:
+                v = self.vgpus.setdefault((lease, *vgpu), {k: 0 for k in COUNTERS})
+                for key in COUNTERS:
+                    v[key] += final[key]
+                v["grant"] = grant
             t = self.leases.setdefault(lease, LeaseTotals())
             for key in COUNTERS:
                 setattr(t, key, getattr(t, key) + final[key])
@@ -58,6 +69,12 @@ class Ledger:
         with self._lock:
             for lease in [k for k in self.leases if k not in valid]:
                 del self.leases[lease]
+            for key in [k for k in self.vgpus if k[0] not in valid]:
+                del self.vgpus[key]
+
+    def vgpu_totals(self) -> dict[tuple, dict]:
+        with self._lock:
+            return {k: dict(v) for k, v in self.vgpus.items()}
 
     def report(self, live: list[tuple[str, dict]]) -> dict:
         """lease -> {device_time_s, kernels, calls, bytes_in, bytes_out, memory_used_bytes,
@@ -81,3 +98,29 @@ class Ledger:
             r["memory_peak_bytes"] = max(r["memory_peak_bytes"], self.leases[lease].memory_peak_bytes)
             r["sessions"] += 1
         return out
+
+
+class ShareMeter:
+    """The share of a GPU's time a key (a vGPU, a whole GPU) achieved over the last ``window``
+    seconds, from its device-time counter as sampled at each report (heartbeats, scrapes)."""
+
+    def __init__(self, window: float = 5.0, clock=time.monotonic):
+        self.window, self.clock = window, clock
+        self._samples: dict[object, deque] = {}
+        self._lock = threading.Lock()
+
+    def share(self, key, device_time: float) -> float:
+        """Percent of wall time spent on the device by ``key`` lately (0 at the first sample)."""
+        now = self.clock()
+        with self._lock:
+            q = self._samples.setdefault(key, deque())
+            q.append((now, device_time))
+            while len(q) > 2 and now - q[1][0] >= self.window:
+                q.popleft()             # keep one sample at least ``window`` old: the rate's base
+            t0, d0 = q[0]
+        return 0.0 if now - t0 <= 0 else max(0.0, min(100.0, 100.0 * (device_time - d0) / (now - t0)))
+
+    def forget_except(self, keys) -> None:
+        with self._lock:
+            for k in [k for k in self._samples if k not in keys]:
+                del self._samples[k]

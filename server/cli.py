@@ -8,10 +8,12 @@ import socket
 from urllib.parse import urlsplit
 
 import click
+import zmq
 
-from rgpu import health, logs
+from rgpu import __version__, health, logs
+from rgpu.client.params import CONTROLLER_URL
 from rgpu.protocol import curve, tokens
-from rgpu.units import parse_size
+from rgpu.units import SIZE
 
 from .gpus import NoDevice, probe
 from .lease_gate import gate_for
@@ -28,16 +30,20 @@ def advertise_url(listen: str) -> str:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="rgpu-server")
 @click.option("--device", type=click.Choice(["sim", "cuda", "auto"]), default="auto", show_default=True,
               help="cuda drives the real GPUs through libcuda.so.1; sim is the software GPU; auto picks cuda if it works")
-@click.option("--listen", default="tcp://127.0.0.1:7450", show_default=True, help="tcp://HOST:PORT or ipc://PATH")
+@click.option("--listen", default="tcp://127.0.0.1:7450", show_default=True, type=CONTROLLER_URL,
+              help="tcp://HOST:PORT (or HOST:PORT) or ipc://PATH")
 @click.option("--gpus", "count", type=int, default=1, show_default=True, help="number of software GPUs (sim)")
-@click.option("--sim-memory", default="8GiB", show_default=True, help="memory of each software GPU")
+@click.option("--sim-memory", type=SIZE, default="8GiB", show_default=True,
+              help="memory of each software GPU (a bare number is MiB; 512MiB, 8GiB, 16GB)")
 @click.option("--sim-arch", default=None, metavar="sm_XY",
               help="architecture the software GPUs present (sm_75 ... sm_121; default sm_121, the newest CUDA 13.0 "
                    "knows, so NVIDIA's libraries find their PTX; programs built for older -arch values run too)")
-@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER"), help="join this controller's pool")
-@click.option("--advertise", default=None, help="URL clients use to reach this server (default: --listen)")
+@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER") or None, type=CONTROLLER_URL,
+              help="join this controller's pool: tcp://HOST:PORT or HOST:PORT (env RGPU_CONTROLLER)")
+@click.option("--advertise", default=None, type=CONTROLLER_URL, help="URL clients use to reach this server (default: --listen)")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
               help="cluster secret shared with the controller (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, "
                    "or ~/.config/rgpu/cluster-secret with --controller); with a secret, sessions need a lease")
@@ -49,7 +55,7 @@ def advertise_url(listen: str) -> str:
 @click.option("--module-cache", type=click.Path(file_okay=False), default=lambda: os.environ.get("RGPU_MODULE_CACHE"),
               help="directory of this server's module-image cache, private to its user (default: "
                    "~/.cache/rgpu/modules-<server hash>; env RGPU_MODULE_CACHE)")
-@click.option("--module-cache-size", default="1GiB", show_default=True,
+@click.option("--module-cache-size", type=SIZE, default="1GiB", show_default=True,
               help="bound of the module cache; least recently used images go first")
 @click.option("--max-sessions-per-lease", type=click.IntRange(1, 256), default=16, show_default=True,
               help="sessions one lease may have open on this server at once")
@@ -58,20 +64,20 @@ def advertise_url(listen: str) -> str:
                    "lease's own --reclaim-after takes precedence; default: only leases that ask)")
 @click.option("--checkpoint-dir", type=click.Path(file_okay=False), default=None,
               help="where reclaimed sessions' checkpoints are kept (default: <module cache>/../checkpoints-<pid>)")
-@click.option("--log-level", default="info", show_default=True)
-@click.option("--health-listen", default=None, metavar="HOST:PORT", help="serve GET /healthz over HTTP here")
+@logs.options
+@health.listen_option
 def main(device, listen, count, sim_memory, sim_arch, controller, advertise, secret_file, wire, session_grace,
          module_cache, module_cache_size, max_sessions_per_lease, reclaim_after, checkpoint_dir, log_level,
-         health_listen):
+         log_format, metrics_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
-    log = logs.configure("server", log_level)
+    log = logs.configure("server", log_level, log_format)
     try:
         worker_bind(listen)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--listen") from None
     server_id = f"{socket.gethostname()}:{listen}"
     try:
-        kind, gpus = probe(device, count, parse_size(sim_memory), server_id, sim_arch)
+        kind, gpus = probe(device, count, sim_memory, server_id, sim_arch)
         gate = gate_for(controller, secret_file)
     except (NoDevice, tokens.SecretError) as e:
         raise click.ClickException(str(e)) from None
@@ -79,12 +85,12 @@ def main(device, listen, count, sim_memory, sim_arch, controller, advertise, sec
         raise click.BadParameter(str(e), param_hint="--sim-arch") from None
     cache_dir = module_cache or default_dir(server_id)
     try:
-        DigestCache(cache_dir, parse_size(module_cache_size), content_addressed=True).close()
+        DigestCache(cache_dir, module_cache_size, content_addressed=True).close()
     except CacheError as e:
         raise click.ClickException(str(e)) from None
-    conf = {"session_grace": session_grace, "log_level": log_level, "server_id": server_id, "sim_arch": sim_arch,
-            "max_sessions_per_lease": max_sessions_per_lease,
-            "module_cache": (cache_dir, parse_size(module_cache_size)),
+    conf = {"session_grace": session_grace, "log_level": log_level, "log_format": log_format, "server_id": server_id,
+            "sim_arch": sim_arch, "max_sessions_per_lease": max_sessions_per_lease,
+            "module_cache": (cache_dir, module_cache_size),
             "reclaim_after": reclaim_after,
             "checkpoint_dir": checkpoint_dir or os.path.join(os.path.dirname(os.path.abspath(cache_dir)),
                                                              f"checkpoints-{os.getpid()}"),
@@ -103,12 +109,21 @@ def main(device, listen, count, sim_memory, sim_arch, controller, advertise, sec
         from .registration import Registrar
         sup.registrar = Registrar(controller, advertise, sup.inventory, sup.usage,
                                   sup.on_leases, on_orders=sup.on_orders, credential=Credential.for_server(gate.secret))
-    if health_listen:
+    if metrics_listen:
         # the probe pings over the server's own wire: with CURVE it needs the server's public key
-        health.serve(health_listen, health.server_check(listen, keys.public if keys else None))
+        from .metrics import ServerCollector
+        try:
+            health.serve(metrics_listen, health.server_check(listen, keys.public if keys else None),
+                         ServerCollector(sup))
+        except (OSError, ValueError) as e:
+            raise click.BadParameter(f"cannot serve HTTP on {metrics_listen}: {e}", param_hint="--metrics-listen")
     signal.signal(signal.SIGTERM, lambda *_: setattr(sup, "stopping", True))
     signal.signal(signal.SIGINT, lambda *_: setattr(sup, "stopping", True))
-    sup.serve()
+    try:
+        sup.serve()
+    except zmq.ZMQError as e:
+        raise click.ClickException(f"cannot listen on {listen}: {e.strerror}"
+                                   + (" (another process holds that port)" if e.errno == zmq.EADDRINUSE else ""))
 
 
 if __name__ == "__main__":

@@ -121,9 +121,12 @@ def op_migrate(sup, req: dict, peer: Peer) -> dict:
 @op
 def op_stats(sup, req: dict, peer: Peer) -> dict:
     """stats -> {ok, device, pool: {controller, view_at, leases} | null,
-    gpus: [{index, uuid, name, memory_total, memory_used, sessions}],
+    gpus: [{index, uuid, name, memory_total, memory_used, sessions, device_time_s, utilization_pct}],
     sessions: [{session, gpu, client, pid, lease, memory_quota, memory_used, stopping, ...}],
-    leases: {lease: accounting}} (on a CURVE wire: for holders of the cluster credential)"""
+    leases: {lease: accounting}, vgpus: [{lease, vgpu, gpu, index, name, memory_quota_bytes,
+    memory_used_bytes, compute, limit, share_only, share_pct, device_time_s, calls, ..., processes:
+    [{session, client, pid, memory_used_bytes}]}]} (on a CURVE wire: for holders of the cluster
+    credential)"""
     if sup.curve and not peer.cluster:
         raise Refused("forbidden", "stats lists every tenant's sessions: ask with the cluster credential")
     return sup.stats()

@@ -38,6 +38,7 @@ class Grant:
     limit: int = 100
     vgpu: int = 0            # which of the lease's vGPUs (its sessions share that vGPU's quotas)
     reclaim_after: float | None = None  # idle seconds after which its sessions are reclaimed (server/reclaim.py)
+    share_only: bool = False  # placed with these quotas, but none is enforced (the program isolates itself)
 
 
 DIRECT = Grant()
@@ -48,16 +49,30 @@ class LeaseGate:
         self.secret, self.pool = secret, pool
         self._lock = threading.Lock()
         self._valid: frozenset[str] = frozenset()
+        self._ended: dict[str, str] = {}   # lease -> how it ended (expired, released), lately
         self._at = 0.0               # 0: no view yet (controller not reached since start)
 
     @property
     def enabled(self) -> bool:
         return self.secret is not None
 
-    def see(self, valid: set[str], at: float) -> None:
-        """The controller's view after a register/heartbeat (called from the registrar thread)."""
+    def see(self, valid: set[str], at: float, ended: dict | None = None) -> None:
+        """The controller's view after a register/heartbeat (called from the registrar thread);
+        ``ended``: how leases of this server that ended lately ended (expired, released)."""
         with self._lock:
             self._valid, self._at = frozenset(valid), at
+            if ended is not None:
+                self._ended = {k: v for k, v in ended.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def why_gone(self, lease: str) -> str:
+        """What a program whose lease is gone is told: expired (nobody renewed it) or released."""
+        with self._lock:
+            how = self._ended.get(lease)
+        if how == "expired":
+            return f"lease {lease} expired: nobody renewed it in time (is `rgpu run` or its renewer still alive?)"
+        if how == "released":
+            return f"lease {lease} was released"
+        return f"lease {lease} has ended (released or expired)"
 
     def view(self) -> tuple[frozenset[str], float]:
         """(lease ids valid here, as of controller time ``at``); ``at`` is 0 before the first view."""
@@ -95,11 +110,12 @@ class LeaseGate:
         chosen = listed[index]
         lease, iat = str(claims.get("lease", "")), float(claims.get("iat") or 0.0)
         if self.gone(lease, iat):
-            raise LeaseRefused("lease_ended", f"lease {lease} has ended (released or expired); reserve a new one")
+            raise LeaseRefused("lease_ended", f"{self.why_gone(lease)}; reserve a new one")
         reclaim = claims.get("reclaim_after")
         return Grant(lease, iat, int(chosen.get("memory") or 0) or None,
                      int(chosen.get("compute", 100)), int(chosen.get("limit", 100)), index,
-                     float(reclaim) if isinstance(reclaim, (int, float)) and reclaim > 0 else None)
+                     reclaim_after=float(reclaim) if isinstance(reclaim, (int, float)) and reclaim > 0 else None,
+                     share_only=chosen.get("share_only") is True)
 
 
 def gate_for(controller: str | None, secret_file: str | None) -> LeaseGate:

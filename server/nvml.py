@@ -1,12 +1,17 @@
-"""What NVML says of a real GPU (utilisation, memory in use by every process, temperature), added to
-the heartbeats of a server on the cuda backend. The software GPU has no NVML; nor does a host
-without the NVIDIA driver, where this reports nothing rather than failing."""
+"""What a GPU says of itself, for the server's stats and heartbeats: utilisation, memory in use by
+every process, temperature.
+
+A real GPU (the cuda backend) answers through NVML, looked up by its uuid (NVML's order of devices
+need not be CUDA's). The software GPU's equivalents are the supervisor's own (gpu_usage there:
+utilisation from the device time its scheduler accounts, memory its sessions hold, no
+temperature). A host without the NVIDIA driver reports nothing for a real GPU rather than failing."""
 from __future__ import annotations
 
 import structlog
 
 log = structlog.get_logger()
 _state = {"ready": None}
+KEYS = ("utilization_pct", "memory_used_device", "temperature_c")
 
 
 def _init() -> bool:
@@ -21,13 +26,14 @@ def _init() -> bool:
     return _state["ready"]
 
 
-def gpu_usage(index: int) -> dict:
-    """{utilization_pct, memory_used_device, temperature_c} of GPU `index`, or {} without NVML."""
+def gpu_usage(index: int, uuid: str | None = None) -> dict:
+    """{utilization_pct, memory_used_device, temperature_c} of a real GPU (by uuid when given, else
+    by NVML index), or {} without NVML or without that GPU."""
     if not _init():
         return {}
     import pynvml
     try:
-        h = pynvml.nvmlDeviceGetHandleByIndex(index)
+        h = pynvml.nvmlDeviceGetHandleByUUID(uuid) if uuid else pynvml.nvmlDeviceGetHandleByIndex(index)
         util = pynvml.nvmlDeviceGetUtilizationRates(h)
         mem = pynvml.nvmlDeviceGetMemoryInfo(h)
         temp = pynvml.nvmlDeviceGetTemperature(h, pynvml.NVML_TEMPERATURE_GPU)

@@ -56,6 +56,7 @@ class Registrar:
         self.boot_id = uuid.uuid4().hex
         self.registered = False
         self.valid_leases: set[str] = set()
+        self.ended: dict[str, str] = {}   # leases of this server that ended lately, and how
         self.view_time = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -77,17 +78,19 @@ class Registrar:
     def _deliver(self, reply: dict) -> None:
         self.valid_leases = set(reply.get("leases") or ())
         self.view_time = float(reply.get("at") or 0.0)
+        ended = reply.get("ended")
+        self.ended = ended if isinstance(ended, dict) else {}
         if self.on_leases is not None:
             try:
                 self.on_leases(set(self.valid_leases))
             except Exception:
-                log.exception("registrar.on_leases_failed")
+                log.exception("registrar_on_leases_failed")
         orders = reply.get("orders")
         if self.on_orders is not None and isinstance(orders, list) and orders:
             try:
                 self.on_orders([o for o in orders if isinstance(o, dict)])
             except Exception:
-                log.exception("registrar.on_orders_failed")
+                log.exception("registrar_on_orders_failed")
 
     def _register(self, client: ControllerClient) -> None:
         inv = self.inventory()
@@ -98,7 +101,7 @@ class Registrar:
         reply = client.register(self.advertise_url, self.boot_id, inv.get("backend", ""), gpus)
         self.interval = float(reply.get("heartbeat_interval") or self.interval)
         self.registered = True
-        log.info("registrar.registered", controller=self.controller_url, url=self.advertise_url,
+        log.info("registrar_registered", controller=self.controller_url, url=self.advertise_url,
                  gpus=len(gpus), heartbeat_s=self.interval)
         self._deliver(reply)
 
@@ -110,23 +113,23 @@ class Registrar:
             else:
                 self._deliver(client.heartbeat(self.advertise_url, self.boot_id, self.usage()))
             if self._failures:
-                log.info("registrar.reconnected", controller=self.controller_url, after_failures=self._failures)
+                log.info("registrar_reconnected", controller=self.controller_url, after_failures=self._failures)
             self._failures = 0
         except ControllerTimeout as exc:
             self._failures += 1
             if self._failures == 1:
-                log.warning("registrar.controller_unreachable", controller=self.controller_url, error=str(exc))
+                log.warning("registrar_controller_unreachable", controller=self.controller_url, error=str(exc))
         except ControllerError as exc:
             self._failures += 1
             if exc.code == "unknown_server":
-                log.info("registrar.reregistering", controller=self.controller_url)
+                log.info("registrar_reregistering", controller=self.controller_url)
                 self.registered = False
                 self._failures = 0
             else:
-                log.warning("registrar.refused", error=exc.code, message=exc.message)
+                log.warning("registrar_refused", error=exc.code, message=exc.message)
         except Exception:  # a bug in gathering the usage must not end the server's membership
             self._failures += 1
-            log.exception("registrar.step_failed")
+            log.exception("registrar_step_failed")
 
     def _run(self) -> None:
         client = ControllerClient(self.controller_url, timeout=self.timeout, credential=self.credential)

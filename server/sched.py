@@ -40,6 +40,9 @@ class GpuScheduler:
         # per slot (a session)
         self.waiting = ctx.Array("b", slots, lock=False)
         self.device_time = ctx.Array("d", slots, lock=False)
+        # Seconds of kernels running now and not charged yet (a gauge, written without the lock by
+        # the worker's watch of a real GPU: its kernels cannot be time-sliced into charges).
+        self.running = ctx.Array("d", slots, lock=False)
         self.kernels = ctx.Array("q", slots, lock=False)
         self.last = ctx.Array("d", slots, lock=False)  # when the slot last finished a kernel
         self.group = ctx.Array("i", [-1] * slots, lock=False)  # the slot's session's group (-1: none)
@@ -69,6 +72,7 @@ class GpuScheduler:
             self.members[g] += 1
             self.waiting[slot] = 0
             self.device_time[slot] = 0.0
+            self.running[slot] = 0.0
             self.kernels[slot] = 0
             self.last[slot] = 0.0
 
@@ -123,12 +127,12 @@ class GpuScheduler:
                     wait = min(wait, max(deadline - now, 1e-4))
                 self.cond.wait(wait)
 
-    def release(self, slot: int, seconds: float) -> None:
-        """The kernel of `slot` took `seconds` of device time."""
+    def release(self, slot: int, seconds: float, kernels: int = 1) -> None:
+        """The `kernels` kernels `slot` ran while it held the GPU took `seconds` of device time."""
         g = self.group[slot]
         with self.cond:
             self.device_time[slot] += seconds
-            self.kernels[slot] += 1
+            self.kernels[slot] += kernels
             self.vtime[g] += seconds / self.weight[g]
             lim = self.limit[g]
             now = time.monotonic()
@@ -138,6 +142,19 @@ class GpuScheduler:
             if self.busy.value == slot:
                 self.busy.value = -1
             self.cond.notify_all()
+
+    def charge(self, slot: int, seconds: float) -> None:
+        """Device time of `slot`'s kernels that completed after the GPU was released (a real GPU
+        runs them asynchronously): counted and queued by as if charged at their release."""
+        if seconds <= 0:
+            return
+        g = self.group[slot]
+        with self.cond:
+            self.device_time[slot] += seconds
+            self.vtime[g] += seconds / self.weight[g]
+            lim = self.limit[g]
+            if lim < 100.0:
+                self.ready_at[g] = max(self.ready_at[g], time.monotonic()) + seconds * (100.0 / lim - 1.0)
 
     def yield_slice(self, slot: int, seconds: float) -> None:
         """`slot`, holding the GPU, has run `seconds` of a kernel that is not finished (a time slice,

@@ -8,6 +8,11 @@ from .backends.base import Device
 from .errors import CudaError
 
 DEFAULT_STREAMS = (0, 1, 2)  # NULL, cudaStreamLegacy, cudaStreamPerThread
+# A run of launches in one message keeps the GPU (one acquire, one release) until it has used this
+# much device time or the client waits for a reply: a stream of tiny kernels then costs the
+# scheduler one round trip through its lock per message, not per kernel, and a neighbour waits at
+# most this long (or one kernel, if longer) for its turn, as with a time slice.
+HOLD_S = 0.005
 
 
 class SessionEnding(BaseException):
@@ -48,6 +53,12 @@ class Session:
         self.messages = 0
         self.bytes_in = 0
         self.bytes_out = 0
+        # Accounting: the backend's device time already charged to the scheduler, and the run of
+        # kernels that holds the GPU now (see HOLD_S).
+        self._accounted = 0.0
+        self._holding = False
+        self._held_time = 0.0
+        self._held_kernels = 0
 
     def new_handle(self, kind: str, obj) -> int:
         h = self.next_handle
@@ -99,14 +110,14 @@ class Session:
 
     def run_kernel(self, launch) -> None:
         """Run `launch()` when the GPU's scheduler says it is this session's turn, charging it the
-        device time the backend measured."""
+        device time the backend measured (a backend that runs kernels asynchronously, the cuda
+        one, reports it once they completed: it is charged then, at a later launch or at
+        `settle`)."""
         sched, device = self.sched, self.device
-        charged = 0.0
 
         def slice_done(seconds: float) -> None:
-            nonlocal charged
             if sched is not None:
-                charged += seconds
+                self._accounted += seconds
                 sched.yield_slice(self.slot, seconds)
             if self.housekeeping is not None:
                 self.housekeeping()
@@ -116,14 +127,42 @@ class Session:
             if sched is None:
                 launch()
                 return
-            sched.acquire(self.slot)
-            before = device.device_time
+            if not self._holding:
+                sched.acquire(self.slot)
+                self._holding = True
             try:
                 launch()
-            finally:
-                sched.release(self.slot, max(device.device_time - before - charged, 0.0))
+            except BaseException:
+                self._held_kernels += 1
+                self._release()
+                raise
+            self._held_kernels += 1
+            self._held_time += self._new_device_time()
+            if self._held_time >= HOLD_S:
+                self._release()
         finally:
             device.checkpoint = None
+
+    def _new_device_time(self) -> float:
+        t = self.device.device_time
+        d, self._accounted = t - self._accounted, t
+        return max(d, 0.0)
+
+    def _release(self) -> None:
+        self.sched.release(self.slot, self._held_time + self._new_device_time(), kernels=self._held_kernels)
+        self._holding, self._held_time, self._held_kernels = False, 0.0, 0
+
+    def settle(self) -> None:
+        """The client is about to wait (a synchronous call, or the end of a message): give up the
+        GPU held since the last launches, let the backend close its timing of them, and charge
+        device time that completed since (a real GPU's kernels finish after their launch)."""
+        self.device.settle()
+        if self.sched is None:
+            return
+        if self._holding:
+            self._release()
+        elif self.device.device_time > self._accounted:
+            self.sched.charge(self.slot, self._new_device_time())
 
     def close(self) -> None:
         """Free everything the session holds (once: a migrated session is closed when it moves)."""

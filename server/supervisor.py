@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 import time
 
 import zmq
@@ -24,7 +25,7 @@ from rgpu.protocol import curve, wire
 from rgpu.units import format_size
 
 from . import nvml
-from .accounting import Ledger
+from .accounting import Ledger, ShareMeter
 from .gpus import GpuSpec
 from .handlers import DEFERRED, Peer, Refused, handle
 from .lease_gate import LeaseGate, LeaseRefused
@@ -48,6 +49,9 @@ class Supervisor:
         self.workers = Workers(gpus, self.conf, log)
         self.gpus, self.sessions = self.workers.gpus, self.workers.sessions
         self.ledger = Ledger()
+        self.meter = ShareMeter()
+        self.busy_ended = [0.0] * len(self.gpus)  # per GPU: device time of the sessions that ended
+        self.hostname = socket.gethostname()       # DCGM's Hostname label of its GPUs, in /metrics
         self.gate = gate or LeaseGate(None)
         self.max_sessions_per_lease = conf.get("max_sessions_per_lease", MAX_SESSIONS_PER_LEASE)
         self.registrar = None
@@ -83,13 +87,13 @@ class Supervisor:
     def _assignment(self, gpu, grant, client: str, client_key, client_address) -> dict:
         sid, key = secrets.token_hex(8), secrets.token_hex(16)
         # The quota is what the worker enforces (across the sessions of the vGPU) and what the
-        # device reports as its total memory.
-        memory = min(gpu.capacity, grant.memory or gpu.capacity)
+        # device reports as its total memory; a share-only vGPU has neither quota nor limit.
+        memory = gpu.capacity if grant.share_only else min(gpu.capacity, grant.memory or gpu.capacity)
         group_key = (grant.lease, grant.vgpu) if grant.lease else ("", sid)
         return {"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": client,
                 "client_key": client_key, "client_address": client_address, "compute": grant.compute,
-                "limit": grant.limit, "group": gpu.join_group(group_key, memory), "vgpu": grant.vgpu,
-                "grant": grant, "group_key": group_key, "reclaim_after": grant.reclaim_after}
+                "limit": 100 if grant.share_only else grant.limit, "group": gpu.join_group(group_key, memory),
+                "vgpu": grant.vgpu, "grant": grant, "group_key": group_key, "reclaim_after": grant.reclaim_after}
 
     def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None,
                      request_id=None):
@@ -224,9 +228,7 @@ class Supervisor:
         sessions = self.snapshot()
         pool = {"controller": self.gate.pool, "view_at": at, "leases": sorted(valid)} if self.gate.pool else None
         return {"ok": True, "device": self.conf["device"], "pool": pool,
-                "gpus": [{"index": g.index, "uuid": g.spec.uuid, "name": g.name, "memory_total": g.capacity,
-                          "memory_used": g.used(), "sessions": sum(1 for w in sessions.values() if w.gpu == g.index)}
-                         for g in self.gpus],
+                "gpus": self.gpu_usage(list(sessions.values())),
                 "sessions": [{"session": s, "gpu": w.gpu, "client": w.client, "pid": w.pid,
                               "lease": w.grant.lease, "vgpu": w.grant.vgpu, "memory_quota": w.grant.memory,
                               "compute": w.grant.compute, "limit": w.grant.limit,
@@ -236,7 +238,7 @@ class Supervisor:
                               "reclaim": w.reclaim,
                               **Ledger.session(self.gpus[w.gpu], w.slot)}
                              for s, w in sessions.items()],
-                "leases": self.lease_usage(sessions),
+                "leases": self.lease_usage(sessions), "vgpus": self.vgpu_usage(sessions),
                 "migrations": list(self.migrations.values())}
 
     def snapshot(self) -> dict:
@@ -259,14 +261,66 @@ class Supervisor:
         per lease its device time and memory (see accounting.py)."""
         live = {sid: w for sid, w in self.snapshot().items() if not w.moved}
         sessions = list(live.values())
+        return {"sessions": len(sessions), "hostname": self.hostname, "gpus": self.gpu_usage(sessions),
+                "leases": self.lease_usage(live), "vgpus": self.vgpu_usage(live),
+                "migrations": self._migration_reports(), "reclaimed": self.reclaimed_vgpus(live)}
+
+    def gpu_usage(self, sessions: list) -> list[dict]:
+        """Per physical GPU: memory in use, device time of its live sessions, utilisation (NVML's on a
+        real GPU; else the share of time its sessions kept it busy lately)."""
         real = self.conf["device"] == "cuda"
-        return {"sessions": len(sessions),
-                "gpus": [{"uuid": g.spec.uuid, "index": g.index, "memory_used": g.used(),
-                          "device_time_s": sum(g.sched.device_time[w.slot] for w in sessions if w.gpu == g.index),
-                          "sessions": sum(1 for w in sessions if w.gpu == g.index),
-                          **(nvml.gpu_usage(g.index) if real else {})} for g in self.gpus],
-                "leases": self.lease_usage(live), "migrations": self._migration_reports(),
-                "reclaimed": self.reclaimed_vgpus(live)}
+        out = []
+        for g in self.gpus:
+            # running: the time so far of kernels still running where the backend cannot time-slice
+            device_time = sum(g.sched.device_time[w.slot] + g.sched.running[w.slot]
+                              for w in sessions if w.gpu == g.index)
+            busy = self.busy_ended[g.index] + device_time  # device time of every session ever: a counter
+            out.append({"uuid": g.spec.uuid, "index": g.index, "name": g.name, "memory_total": g.capacity,
+                        "memory_used": g.used(), "device_time_s": device_time,
+                        "sessions": sum(1 for w in sessions if w.gpu == g.index),
+                        "utilization_pct": round(self.meter.share(("gpu", g.index), busy), 1),
+                        # the software GPU's memory is its sessions'; it has no temperature
+                        "memory_used_device": g.used(), "temperature_c": None,
+                        **(nvml.gpu_usage(g.index, g.spec.uuid) if real else {})})
+        return out
+
+    def vgpu_usage(self, live: dict) -> list[dict]:
+        """Per vGPU on this server (the sessions of one lease's vGPU; in direct mode each session is
+        one): its quotas, memory in use, achieved share of the GPU, counters (live sessions plus those
+        that ended) and its processes (sessions)."""
+        out: dict[tuple, dict] = {}
+        for sid, w in live.items():
+            g = self.gpus[w.gpu]
+            key = (w.grant.lease, w.grant.vgpu, w.gpu) if w.grant.lease else ("", sid, w.gpu)
+            now = Ledger.session(g, w.slot)
+            v = out.get(key)
+            if v is None:
+                v = out[key] = self._vgpu_entry(key, g, w.grant)
+            for k in ("device_time_s", "kernels", "calls", "bytes_in", "bytes_out", "memory_used_bytes"):
+                v[k] += now[k]
+            v["sessions"] += 1
+            v["processes"].append({"session": sid, "client": w.client, "pid": w.pid,
+                                   "memory_used_bytes": now["memory_used_bytes"]})
+        for key, totals in self.ledger.vgpu_totals().items():
+            grant = totals.pop("grant", None)
+            v = out.get(key)
+            if v is None:
+                v = out[key] = self._vgpu_entry(key, self.gpus[key[2]], grant)
+            for k, n in totals.items():
+                v[k] += n
+        for key, v in out.items():
+            v["share_pct"] = round(self.meter.share(key, v["device_time_s"]), 1)
+        self.meter.forget_except(set(out) | {("gpu", g.index) for g in self.gpus})
+        return list(out.values())
+
+    @staticmethod
+    def _vgpu_entry(key: tuple, g, grant) -> dict:
+        lease, vgpu, _ = key
+        return {"lease": lease, "vgpu": vgpu if lease else 0, "gpu": g.spec.uuid, "index": g.index, "name": g.name,
+                "memory_quota_bytes": (grant.memory if grant and grant.memory else g.capacity),
+                "compute": grant.compute if grant else 100, "limit": grant.limit if grant else 100,
+                "share_only": bool(grant and grant.share_only), "device_time_s": 0.0, "kernels": 0, "calls": 0,
+                "bytes_in": 0, "bytes_out": 0, "memory_used_bytes": 0, "sessions": 0, "processes": []}
 
     @staticmethod
     def reclaimed_vgpus(sessions: dict) -> list:
@@ -292,7 +346,8 @@ class Supervisor:
 
     def on_leases(self, valid: set) -> None:
         """The controller's view of the leases valid here (registrar thread); applied by the main loop."""
-        self.gate.see(valid, self.registrar.view_time if self.registrar else 0.0)
+        self.gate.see(valid, self.registrar.view_time if self.registrar else 0.0,
+                      self.registrar.ended if self.registrar else None)
         self._view_changed = True
 
     def _end_gone_leases(self) -> None:
@@ -308,11 +363,13 @@ class Supervisor:
             if w.moved and time.monotonic() - w.moved_at < MOVED_WAIT_S:
                 continue
             if not w.stopping and self.gate.gone(w.grant.lease, w.grant.iat):
-                self.workers.stop(sid, w)
-                self.log.info("session_stopped", session=sid, lease=w.grant.lease, reason="lease_ended")
+                why = self.gate.why_gone(w.grant.lease)
+                self.workers.stop(sid, w, why)  # the worker tells its program why, then ends
+                self.log.info("session_stopped", session=sid, lease=w.grant.lease, reason="lease_ended", why=why)
 
     def _ended(self, w: Worker) -> None:
-        self.ledger.ended(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot))
+        self.busy_ended[w.gpu] += self.gpus[w.gpu].sched.device_time[w.slot]
+        self.ledger.ended(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot), (w.grant.vgpu, w.gpu), w.grant)
 
     # -- main loop --
     def _zap(self, mechanism: str, key: bytes | None, address: str) -> str | None:
@@ -341,7 +398,14 @@ class Supervisor:
         curve.limit(sock, MAX_REQUEST)
         if self.curve:
             curve.as_server(sock, self.keys)
-        sock.bind(self.listen)
+        try:
+            sock.bind(self.listen)
+        except zmq.ZMQError:
+            sock.close(0)
+            if zap is not None:
+                zap.stop()
+            ctx.term()
+            raise
         self.workers.start()
         self.log.info("server_listening", listen=self.listen, device=self.conf["device"], gpus=len(self.gpus),
                       memory=[format_size(g.capacity) for g in self.gpus], pool=self.gate.pool or None,

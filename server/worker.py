@@ -13,6 +13,7 @@ are bounded in size (MAX_FRAME) and in number queued (RCVHWM)."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import zmq
@@ -29,6 +30,7 @@ from .migration.source import Outbound, Redirect
 from .migration.target import Inbound
 from .migration.transfer import MigrationFailed, is_transfer
 from .reclaim import Reclaimer
+from .api.device import cuda_get_device_properties, device_attributes
 from .session import Session
 from .session import SessionEnding
 from .shm import Segment
@@ -110,7 +112,7 @@ class Admission:
 def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     """The worker of ``slot`` of a GPU whose shared memory is ``gpu`` (workers.GpuShared), talking
     to the supervisor over ``conn``."""
-    log = logs.configure("worker", conf.get("log_level"))
+    log = logs.configure("worker", conf.get("log_level"), conf.get("log_format", "logfmt"))
     capacity, usage = gpu.capacity, gpu.usage
     if conf.get("module_cache"):
         module_cache.configure_modules(*conf["module_cache"])
@@ -223,6 +225,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                                                       "it is restored at its next call"}))
                 elif isinstance(msg, tuple) and msg[0] == "migrate":
                     mover = _start_migration(msg[1], session, mover, redirect, peer, ctx, conf, assignment, conn, log)
+                elif isinstance(msg, tuple) and msg[0] == "stop":
+                    _notify(sock, peer, msg[1])
+                    return "lease_ended"
         except (EOFError, OSError):  # the supervisor is gone: so is this session
             return "server_gone"
         return None
@@ -258,6 +263,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         _tell(conn, ("migration", m.id, {"state": "done", "message": "", **m.stats}))
 
     session.housekeeping = inside_kernel
+    session.device.housekeeping = inside_kernel  # waits on a real GPU run them too (cuda/waits.py)
+    watch = _watch_running(session, gpu.sched, slot)
     log.info("session_started", endpoint=endpoint, restore=bool(restore))
     reason = "goodbye"
     profiler = _profiler()
@@ -348,6 +355,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  shm_bytes_in=session.shm.bytes_in if session.shm else 0,
                  shm_bytes_out=session.shm.bytes_out if session.shm else 0)
         _publish(traffic, slot, session)
+        if watch is not None:
+            watch.set()
         if session.shm is not None:
             session.shm.close()
         if reclaimer.reclaimed:  # its device is closed already; its checkpoint goes with it
@@ -407,6 +416,33 @@ def _start_migration(order, session, mover, redirect, peer, ctx, conf, assignmen
         return mover
     log.info("migration_started", migration=order["id"], to=order["to"])
     return out
+def _watch_running(session, sched, slot: int):
+    """On a backend that cannot time-slice its kernels (a real GPU), a thread that publishes how long
+    the session's kernels have been running, every HOUSEKEEPING_S: while the serving thread waits in
+    the driver behind a kernel that never ends, the stats still show its time (and the supervisor,
+    told the lease ended, kills the worker). Returns the event that stops it, or None."""
+    if not session.device.reports_running:
+        return None
+    stop = threading.Event()
+
+    def run():
+        while not stop.wait(HOUSEKEEPING_S):
+            sched.running[slot] = session.device.running_time()
+        sched.running[slot] = 0.0
+
+    threading.Thread(target=run, name="running-time", daemon=True).start()
+    return stop
+
+
+def _notify(sock, peer, why: str) -> None:
+    """Tell the client why its session ends (its lease expired or was released) before it does: a
+    reply to no call (seq 0) with device-unavailable and the reason, which the client library
+    reports as the cause instead of a lost connection."""
+    if peer is not None:
+        try:
+            sock.send_multipart([peer, wire.encode_reply(0, wire.SESSION_ENDED, message=why)], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
 
 
 def _same_client(body, assignment) -> bool:
@@ -430,8 +466,9 @@ def _refuse(sock, ident, body, log, why: str) -> None:
 
 def _attach(sock, ident, body, assignment, session, log, backend: str):
     """The first message on a worker must be attach [session, key(, shared-memory offer)]; the
-    reply's outs say whether the offered segment was mapped and which backend serves the session
-    (the client answers the calls their records say it does not serve without asking)."""
+    reply's outs say whether the offered segment was mapped, which backend serves the session
+    (the client answers the calls their records say it does not serve without asking) and the
+    device's immutable facts (_facts)."""
     try:
         (req,) = wire.decode_requests(body)
         ok = req.call_id == wire.ATTACH and req.args[:2] == [assignment["session"], assignment["key"]] \
@@ -450,11 +487,23 @@ def _attach(sock, ident, body, assignment, session, log, backend: str):
                 log.info("shm_attached", size=session.shm.size)
             else:
                 log.info("shm_declined", reason=why)
-        sock.send_multipart([ident, wire.encode_reply(seq, 0, [accepted, backend])])
+        sock.send_multipart([ident, wire.encode_reply(seq, 0, [accepted, backend, _facts(session, log)])])
         return ident
     log.warning("attach_refused")
     sock.send_multipart([ident, wire.encode_reply(seq, 201, message="not attached to this session")])
     return None
+
+
+def _facts(session, log) -> dict:
+    """What the device is and cannot stop being while the session lives, for the client to answer
+    attribute and property queries itself (libhook/src/state/devfacts.c): every attribute as the
+    queries would answer it, and the cudaDeviceProp bytes. Empty if the device cannot say: the
+    client then asks per query, as before."""
+    try:
+        return {"attrs": device_attributes(session), "props": cuda_get_device_properties(session, 0)[0]}
+    except CudaError as e:
+        log.warning("device_facts_unavailable", reason=str(e))
+        return {}
 
 
 def _serve(sock, ident, body, session, dispatcher, log) -> bool:
@@ -469,10 +518,13 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         sock.send_multipart([ident, wire.encode_reply(0, 1, message=f"malformed message: {e}")])
         return True
     run = dispatcher.run
+    settle = session.settle
     for seq, call_id, sync, args, bulk, shm in requests:
         session.last_seq = seq  # what a migration's moved notice says was run (the client resends the rest)
         if call_id == wire.GOODBYE:
             return False
+        if sync:
+            settle()  # the client waits from here: the GPU goes back, a real GPU's timing closes
         if bulk:
             bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
@@ -509,6 +561,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         else:
             sock.send(ident, zmq.SNDMORE)
             sock.send(head)
+    settle()
     return True
 
 

@@ -196,11 +196,12 @@ class Workers:
         gpu.waiting.append(pending)
         self._top_up(gpu)
 
-    def stop(self, sid: str, w: Worker) -> None:
-        """Tell a session's worker to end; it is killed if still alive STOP_KILL_S later."""
+    def stop(self, sid: str, w: Worker, why: str = "") -> None:
+        """Tell a session's worker to end (``why``: what it tells its program first); it is killed if
+        still alive STOP_KILL_S later."""
         w.stopping = time.monotonic()
         try:
-            w.conn.send("stop")
+            w.conn.send(("stop", why) if why else "stop")
         except (OSError, ValueError):
             pass
 

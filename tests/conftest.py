@@ -1,5 +1,11 @@
 """Fixtures shared by every tier: the client library, CUDA test programs built by nvcc, and
-rgpu-server daemons on free ports (polled until they answer, always stopped in teardown)."""
+rgpu-server daemons on free ports (polled until they answer, always stopped in teardown).
+
+RGPU_TEST_DEVICE=sim|cuda (default sim) is the backend of every server these fixtures start: the
+end-to-end suite runs unchanged on the software GPU (CI) and on a real GPU (scripts/gpu-checks.sh).
+Work sized to the device comes from `device_sizes`; a test whose expectation only the software GPU
+can meet says so with ``@pytest.mark.sim_only("why")`` — it runs on the sim and is reported as
+skipped, with that reason, on a GPU."""
 from __future__ import annotations
 
 import os
@@ -14,6 +20,50 @@ from tests.support import cudabuild
 from tests.support.daemons import DaemonSet, free_url
 
 PROGRAMS = Path(__file__).parent / "cuda" / "programs"
+DEVICE = os.environ.get("RGPU_TEST_DEVICE", "sim")
+if DEVICE not in ("sim", "cuda"):
+    raise pytest.UsageError(f"RGPU_TEST_DEVICE={DEVICE!r}: sim or cuda")
+
+# Work sized so that each backend spends a comparable time on it: spin_kernels' `churn` kernel
+# (16 x 256 threads, a chain of dependent multiply-adds) runs ~30 ms at 64 iterations on the
+# software GPU and ~2 ms at 1M on an H100; ENDLESS makes it spin until its process is gone.
+DEVICE_SIZES = {
+    "sim": {"spin_iters": 64},
+    "cuda": {"spin_iters": 1_000_000},
+}
+ENDLESS = -1  # spin_kernels' iteration count for a kernel that never ends (on any device)
+
+
+def pytest_collection_modifyitems(config, items):
+    if DEVICE == "sim":
+        return
+    for item in items:
+        mark = item.get_closest_marker("sim_only")
+        if mark is not None:
+            why = mark.args[0] if mark.args else mark.kwargs.get("reason", "")
+            item.add_marker(pytest.mark.skip(reason=f"sim only: {why}"))
+
+
+@pytest.fixture(scope="session")
+def device_kind() -> str:
+    """The backend of the servers the fixtures start (RGPU_TEST_DEVICE)."""
+    if DEVICE == "cuda":
+        _require_gpu()
+    return DEVICE
+
+
+@pytest.fixture(scope="session")
+def device_sizes(device_kind) -> dict:
+    return DEVICE_SIZES[device_kind]
+
+
+def _require_gpu() -> None:
+    """RGPU_TEST_DEVICE=cuda on a machine the cuda backend cannot serve: stop with the reason, once."""
+    probe = subprocess.run([sys.executable, "-c", "from rgpu.server.backends import probe; print(probe('cuda'))"],
+                           capture_output=True, text=True, timeout=120)
+    if probe.returncode != 0:
+        pytest.exit(f"RGPU_TEST_DEVICE=cuda, but the cuda backend cannot serve here: "
+                    f"{(probe.stderr.strip().splitlines() or ['?'])[-1]}", returncode=3)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -43,7 +93,8 @@ def cuda_program(libdir):
 
 
 def server_argv(url: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "rgpu.server.cli", "--device", "sim", "--listen", url,
+    """rgpu-server on the test backend (RGPU_TEST_DEVICE); --sim-* options are the sim's alone."""
+    return [sys.executable, "-m", "rgpu.server.cli", "--device", DEVICE, "--listen", url,
             "--log-level", "info", *extra]
 
 
@@ -54,8 +105,9 @@ def daemons():
 
 
 @pytest.fixture
-def start_server(daemons):
-    """start_server(*extra_args) -> (url, handle): an rgpu-server --device sim on a free port."""
+def start_server(daemons, device_kind):
+    """start_server(*extra_args) -> (url, handle): an rgpu-server on the test backend on a free port
+    (`memory`: the software GPU's; a real GPU has its own)."""
     def start(*extra: str, memory: str = "1GiB", env: dict | None = None):
         url = free_url()
         handle = daemons.start(server_argv(url, "--sim-memory", memory, *extra), ready=lambda: ping(url),
@@ -66,6 +118,8 @@ def start_server(daemons):
 
 @pytest.fixture
 def sim_server(start_server):
+    """A server of the test backend: the software GPU unless RGPU_TEST_DEVICE says otherwise (the
+    name is the suite's first; every end-to-end test takes it)."""
     return start_server()[0]
 
 

@@ -5,6 +5,7 @@
  *   bench rgpu sync N            N x cudaStreamQuery(0)            -> {"us": per round trip}
  *   bench rgpu async N           N x cudaMemsetAsync, one sync      -> {"rate": calls/s}
  *   bench rgpu launch N          N x empty kernel (driver API)      -> {"rate": launches/s}
+ *   bench rgpu attr N            N x cudaDeviceGetAttribute         -> {"us": per query}
  *   bench rgpu h2d|d2h BYTES N   N x cudaMemcpy of BYTES            -> {"gbps": GB/s}
  *   bench raw URL sync|async N / h2d|d2h BYTES N                    the same over bare ZeroMQ
  * Prints one JSON object. Timings are CLOCK_MONOTONIC around the loop, after one warm-up. */
@@ -20,6 +21,7 @@ int cudaFree(void *p);
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
 int cudaMemsetAsync(void *p, int v, size_t n, void *stream);
 int cudaStreamQuery(void *stream);
+int cudaDeviceGetAttribute(int *value, int attr, int device);
 int cudaDeviceSynchronize(void);
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
@@ -49,6 +51,15 @@ static void *filled(size_t n) {
 
 static int run_rgpu(int argc, char **argv) {
     const char *what = argv[2];
+    if (!strcmp(what, "attr")) {  /* a device fact: the multiprocessor count (cudaDevAttrMultiProcessorCount) */
+        long n = atol(argv[3]);
+        int v = 0;
+        CK(cudaDeviceGetAttribute(&v, 16, 0));
+        double t0 = now();
+        for (long i = 0; i < n; i++) CK(cudaDeviceGetAttribute(&v, 16, 0));
+        printf("{\"us\": %.4f, \"n\": %ld}\n", (now() - t0) / n * 1e6, n);
+        return 0;
+    }
     if (!strcmp(what, "sync") || !strcmp(what, "async") || !strcmp(what, "launch")) {
         long n = atol(argv[3]);
         void *d;

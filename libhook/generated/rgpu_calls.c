@@ -1,6 +1,64 @@
 /* generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit */
 #include "rgpu_call.h"
 
+void rgpu_wire_cuDeviceGetName(rgpu_call *c, int64_t len, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceGetName, "cuDeviceGetName", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetName);
+    rgpu_put_i(c, len);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceGetName(rgpu_call *c, void *name, size_t name_size)
+{
+    rgpu_out_b(c, name, name_size);
+}
+
+void rgpu_wire_cuDeviceGetUuid_v2(rgpu_call *c, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceGetUuid_v2, "cuDeviceGetUuid_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetUuid_v2);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceGetUuid_v2(rgpu_call *c, void *uuid, size_t uuid_size)
+{
+    rgpu_out_b(c, uuid, uuid_size);
+}
+
+void rgpu_wire_cuDeviceTotalMem_v2(rgpu_call *c, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceTotalMem_v2, "cuDeviceTotalMem_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceTotalMem_v2);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceTotalMem_v2(rgpu_call *c, uint64_t *bytes)
+{
+    *bytes = rgpu_out_u(c);
+}
+
+void rgpu_wire_cuDeviceGetAttribute(rgpu_call *c, int64_t attrib, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceGetAttribute, "cuDeviceGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetAttribute);
+    rgpu_put_i(c, attrib);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceGetAttribute(rgpu_call *c, int64_t *pi)
+{
+    *pi = rgpu_out_i(c);
+}
+
+void rgpu_wire_cuDeviceComputeCapability(rgpu_call *c, int dev)
+{
+    rgpu_begin(c, RGPU_ID_cuDeviceComputeCapability, "cuDeviceComputeCapability", RGPU_DRIVER, RGPU_FLAGS_cuDeviceComputeCapability);
+    rgpu_put_d(c, dev);
+}
+
+void rgpu_wire_out_cuDeviceComputeCapability(rgpu_call *c, int64_t *major, int64_t *minor)
+{
+    *major = rgpu_out_i(c);
+    *minor = rgpu_out_i(c);
+}
+
 void rgpu_wire_cuModuleLoadData(rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames)
 {
     rgpu_begin(c, RGPU_ID_cuModuleLoadData, "cuModuleLoadData", RGPU_DRIVER, RGPU_FLAGS_cuModuleLoadData);
@@ -114,6 +172,29 @@ void rgpu_wire_cuLaunchCooperativeKernel(rgpu_call *c, const void *f, uint64_t g
     rgpu_put_u(c, sharedMemBytes);
     rgpu_put_h(c, hStream);
     rgpu_put_b(c, params, params_size);
+}
+
+void rgpu_wire_cudaGetDeviceProperties(rgpu_call *c, int device)
+{
+    rgpu_begin(c, RGPU_ID_cudaGetDeviceProperties, "cudaGetDeviceProperties", RGPU_RUNTIME, RGPU_FLAGS_cudaGetDeviceProperties);
+    rgpu_put_d(c, device);
+}
+
+void rgpu_wire_out_cudaGetDeviceProperties(rgpu_call *c, void *prop, size_t prop_size)
+{
+    rgpu_out_b(c, prop, prop_size);
+}
+
+void rgpu_wire_cudaDeviceGetAttribute(rgpu_call *c, int64_t attr, int device)
+{
+    rgpu_begin(c, RGPU_ID_cudaDeviceGetAttribute, "cudaDeviceGetAttribute", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetAttribute);
+    rgpu_put_i(c, attr);
+    rgpu_put_d(c, device);
+}
+
+void rgpu_wire_out_cudaDeviceGetAttribute(rgpu_call *c, int64_t *value)
+{
+    *value = rgpu_out_i(c);
 }
 
 void rgpu_wire_cudaStreamAttachMemAsync(rgpu_call *c, const void *stream, uint64_t devPtr, uint64_t length, uint64_t flags)

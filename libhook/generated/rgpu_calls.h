@@ -5,6 +5,21 @@
 struct rgpu_call;
 
 /* Hand-written calls: rgpu_wire_NAME begins the call and puts its arguments, rgpu_wire_out_NAME reads its out-values. */
+/* cuDeviceGetName (state/devfacts.c): len:i, dev:d; outs name:oa */
+void rgpu_wire_cuDeviceGetName(struct rgpu_call *c, int64_t len, int dev);
+void rgpu_wire_out_cuDeviceGetName(struct rgpu_call *c, void *name, size_t name_size);
+/* cuDeviceGetUuid_v2 (state/devfacts.c): dev:d; outs uuid:ob */
+void rgpu_wire_cuDeviceGetUuid_v2(struct rgpu_call *c, int dev);
+void rgpu_wire_out_cuDeviceGetUuid_v2(struct rgpu_call *c, void *uuid, size_t uuid_size);
+/* cuDeviceTotalMem_v2 (state/devfacts.c): dev:d; outs bytes:ou */
+void rgpu_wire_cuDeviceTotalMem_v2(struct rgpu_call *c, int dev);
+void rgpu_wire_out_cuDeviceTotalMem_v2(struct rgpu_call *c, uint64_t *bytes);
+/* cuDeviceGetAttribute (state/devfacts.c): attrib:i, dev:d; outs pi:oi */
+void rgpu_wire_cuDeviceGetAttribute(struct rgpu_call *c, int64_t attrib, int dev);
+void rgpu_wire_out_cuDeviceGetAttribute(struct rgpu_call *c, int64_t *pi);
+/* cuDeviceComputeCapability (state/devfacts.c): dev:d; outs major:oi, minor:oi */
+void rgpu_wire_cuDeviceComputeCapability(struct rgpu_call *c, int dev);
+void rgpu_wire_out_cuDeviceComputeCapability(struct rgpu_call *c, int64_t *major, int64_t *minor);
 /* cuModuleLoadData (module/launch.c): digest:s, size:u, companion:s, companion_size:u, sent:u, frames:u; outs module:oh; bulk in frames */
 void rgpu_wire_cuModuleLoadData(struct rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames);
 void rgpu_wire_out_cuModuleLoadData(struct rgpu_call *c, void **module);
@@ -30,6 +45,12 @@ void rgpu_wire_out_cuFuncGetName(struct rgpu_call *c, char *name, size_t name_si
 void rgpu_wire_cuLaunchKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
 /* cuLaunchCooperativeKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */
 void rgpu_wire_cuLaunchCooperativeKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
+/* cudaGetDeviceProperties (state/devfacts.c): device:d; outs prop:ob */
+void rgpu_wire_cudaGetDeviceProperties(struct rgpu_call *c, int device);
+void rgpu_wire_out_cudaGetDeviceProperties(struct rgpu_call *c, void *prop, size_t prop_size);
+/* cudaDeviceGetAttribute (state/devfacts.c): attr:i, device:d; outs value:oi */
+void rgpu_wire_cudaDeviceGetAttribute(struct rgpu_call *c, int64_t attr, int device);
+void rgpu_wire_out_cudaDeviceGetAttribute(struct rgpu_call *c, int64_t *value);
 /* cudaStreamAttachMemAsync (managed/managed.c): stream:h, devPtr:u, length:u, flags:u */
 void rgpu_wire_cudaStreamAttachMemAsync(struct rgpu_call *c, const void *stream, uint64_t devPtr, uint64_t length, uint64_t flags);
 /* cudaLaunchKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */

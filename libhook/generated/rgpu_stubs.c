@@ -3,37 +3,6 @@
  * not-supported answer of every unsupported one. */
 #include "rgpu_call.h"
 
-/* cuDeviceGetName: forward (protocol/contract/calls/device.toml) */
-CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
-{
-    rgpu_call c;
-    if (name == NULL && (len) != 0) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetName, "cuDeviceGetName", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetName);
-    rgpu_put_i(&c, (int64_t)len);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, name, (size_t)(len) * sizeof *name);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuDeviceGetUuid_v2: forward (protocol/contract/calls/device.toml) */
-CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
-{
-    rgpu_call c;
-    if (uuid == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetUuid_v2, "cuDeviceGetUuid_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetUuid_v2);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, uuid, sizeof *uuid);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuDeviceGetLuid: forward (protocol/contract/calls/device.toml) */
 CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
@@ -51,21 +20,6 @@ CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
     return rc;
 }
 
-/* cuDeviceTotalMem_v2: forward (protocol/contract/calls/memory.toml) */
-CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
-{
-    rgpu_call c;
-    if (bytes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceTotalMem_v2, "cuDeviceTotalMem_v2", RGPU_DRIVER, RGPU_FLAGS_cuDeviceTotalMem_v2);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *bytes = (__typeof__(*bytes))rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuDeviceGetTexture1DLinearMaxWidth: forward (protocol/contract/calls/texture.toml) */
 CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned numChannels, CUdevice dev)
 {
@@ -78,22 +32,6 @@ CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_
     int rc = rgpu_sync(&c);
     if (rc == 0) {
         *maxWidthInElements = (__typeof__(*maxWidthInElements))rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuDeviceGetAttribute: forward (protocol/contract/calls/device.toml) */
-CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
-{
-    rgpu_call c;
-    if (pi == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetAttribute, "cuDeviceGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetAttribute);
-    rgpu_put_i(&c, (int64_t)attrib);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pi = (__typeof__(*pi))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
@@ -191,23 +129,6 @@ CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     int rc = rgpu_sync(&c);
     if (rc == 0) {
         rgpu_out_b(&c, prop, sizeof *prop);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuDeviceComputeCapability: forward (protocol/contract/calls/device.toml) */
-CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
-{
-    rgpu_call c;
-    if (major == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (minor == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceComputeCapability, "cuDeviceComputeCapability", RGPU_DRIVER, RGPU_FLAGS_cuDeviceComputeCapability);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *major = (__typeof__(*major))rgpu_out_i(&c);
-        *minor = (__typeof__(*minor))rgpu_out_i(&c);
     }
     rgpu_end(&c);
     return rc;
@@ -2872,37 +2793,6 @@ cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
     rgpu_begin(&c, RGPU_ID_cudaDeviceSetSharedMemConfig, "cudaDeviceSetSharedMemConfig", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceSetSharedMemConfig);
     rgpu_put_i(&c, (int64_t)config);
     int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaGetDeviceProperties: forward (protocol/contract/calls/device.toml) */
-cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
-{
-    rgpu_call c;
-    if (prop == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaGetDeviceProperties, "cudaGetDeviceProperties", RGPU_RUNTIME, RGPU_FLAGS_cudaGetDeviceProperties);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, prop, sizeof *prop);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaDeviceGetAttribute: forward (protocol/contract/calls/device.toml) */
-cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
-{
-    rgpu_call c;
-    if (value == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetAttribute, "cudaDeviceGetAttribute", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetAttribute);
-    rgpu_put_i(&c, (int64_t)attr);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *value = (__typeof__(*value))rgpu_out_i(&c);
-    }
     rgpu_end(&c);
     return rc;
 }

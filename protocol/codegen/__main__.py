@@ -10,12 +10,13 @@ import os
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import cffi
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
 
-from . import classify, cuda12, emit_c, emit_py, headers, proc_versions, records
+from . import classify, cuda12, emit_c, emit_py, headers, nvml, proc_versions, records
 
 ROOT = Path(__file__).resolve().parents[2]
 C_OUT = ROOT / "libhook" / "generated"
@@ -217,6 +218,13 @@ def main(argv=None) -> int:
                   f"{' '.join(w + '==' + cuda12.SERIES + '.*' for w in cuda12.WHEELS)}): the CUDA 12 face "
                   f"(libhook/generated/rgpu_v12.c, rgpu_cuda12.h) is left as it is", file=sys.stderr)
         files, calls = generate(parsed, p12)
+        face = nvml.generate(lambda client, name: client_defines(SimpleNamespace(client=client, name=name)))
+        if face is None:
+            print(f"codegen: no nvml.h in {nvml.wheel_dir()} (pip install --no-deps --target there "
+                  f"{nvml.WHEEL}=={nvml.VERSION}): the NVML face (libhook/generated/rgpu_nvml.h, "
+                  f"rgpu_nvml_stubs.c) is left as it is", file=sys.stderr)
+        else:
+            files.update(face[0])
     except (headers.HeadersNotFound, classify.ClassifyError, records.RecordError) as e:
         print(f"codegen: {e}", file=sys.stderr)
         return 2

@@ -1,11 +1,12 @@
 """generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit"""
 # protocol/contract/constants.toml: the client library has the same values (rgpu_wire.h)
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 ATTACH = 0
 GOODBYE = 1
 BARRIER = 2
 MOVED = 20001
+SESSION_ENDED = 46
 H2D_CHUNK = 4194304
 D2H_CHUNK = 16777216
 MAX_CHUNKS = 64

@@ -48,14 +48,12 @@ def stream_wait_event(s, stream, event, flags):
 
 @handles("cudaStreamGetPriority", "cuStreamGetPriority")
 def stream_get_priority(s, stream):
-    st = s.get("stream", stream)
-    return (0 if st is None else st.priority,)
+    return (s.device.stream_priority(s.get("stream", stream)),)
 
 
 @handles("cudaStreamGetFlags", "cuStreamGetFlags")
 def stream_get_flags(s, stream):
-    st = s.get("stream", stream)
-    return (0 if st is None else st.flags,)
+    return (s.device.stream_flags(s.get("stream", stream)),)
 
 
 @handles("cudaEventCreate")

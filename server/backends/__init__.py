@@ -78,5 +78,5 @@ def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserv
         return SimDevice(memory, gpu, server_id, reserve=reserve, arch=arch, window=window)
     if kind == "cuda":
         from .cuda.device import CudaDevice
-        return CudaDevice(gpu, memory, reserve=reserve)
+        return CudaDevice(gpu, memory, reserve=reserve, capture_printf=True)
     raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")

@@ -60,6 +60,11 @@ class Device(ABC):
     def stream_query(self, stream) -> bool: ...
     @abstractmethod
     def stream_wait_event(self, stream, event) -> None: ...
+    def stream_priority(self, stream) -> int:
+        """The priority a stream of this backend was made with (the default stream's is 0)."""
+        return 0 if stream is None else stream.priority
+    def stream_flags(self, stream) -> int:
+        return 0 if stream is None else stream.flags
     @abstractmethod
     def event_create(self, flags: int): ...
     @abstractmethod
@@ -187,6 +192,22 @@ class Device(ABC):
 
     def function_restore(self, function, state: dict) -> None:
         pass
+    def settle(self) -> None:
+        """The client is about to wait for a reply: a backend that times kernels asynchronously
+        closes what it has open (the cuda backend's timing windows)."""
+
+    # Installed by the worker: its checks (stop, client gone), for a backend to run while a call
+    # waits on the device (the cuda backend's synchronising calls); may raise SessionEnding.
+    housekeeping = None
+
+    # A backend whose kernels cannot be time-sliced by the server (a real GPU) reports the time of
+    # kernels still running, from another thread than the one serving calls, so that a kernel that
+    # never ends shows its time while the worker waits in the driver.
+    reports_running = False
+
+    def running_time(self) -> float:
+        """Seconds that kernels have been running and are not in device_time yet (any thread)."""
+        return 0.0
 
     @abstractmethod
     def synchronize(self) -> None: ...

@@ -1,4 +1,4 @@
-"""`--health-listen`: the daemons answer GET /healthz (what container health checks and Kubernetes
+"""`--metrics-listen` (old name `--health-listen`): the daemons answer GET /healthz (what container health checks and Kubernetes
 probes ask), 200 while they serve and 503 when the daemon behind it does not answer."""
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ def test_controller_and_server_serve_healthz(daemons, tmp_path, start_server):
     ControllerProc(daemons, tmp_path, ["--health-listen", f"127.0.0.1:{port}"]).start()
     url = f"http://127.0.0.1:{port}/healthz"
     assert get(url) == (200, "ok\n")
-    assert get(f"http://127.0.0.1:{port}/metrics")[0] == 404
+    status, text = get(f"http://127.0.0.1:{port}/metrics")     # --health-listen is --metrics-listen's old name
+    assert status == 200 and "rgpu_pool_gpus 0.0" in text
+    assert get(f"http://127.0.0.1:{port}/other")[0] == 404
     assert probe(url).returncode == 0
     sport = free_port()
     start_server("--health-listen", f"127.0.0.1:{sport}")

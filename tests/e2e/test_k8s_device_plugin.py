@@ -20,7 +20,7 @@ import pytest
 from tests.support.daemons import wait_until
 from tests.support.kubeapi import FakeKubeApi, pod
 from tests.support.kubelet import FakeKubelet
-from tests.support.pool import Pool, keyed
+from tests.support.pool import Pool, keyed, stats
 
 pytestmark = pytest.mark.e2e
 MiB = 1 << 20
@@ -167,7 +167,8 @@ def test_bad_requests_fail_the_allocate_with_a_message_and_hold_no_lease(cluster
     cluster.kube.add_pod(pod("huge", node=NODE, annotations={"rgpu.io/memory": "64GiB"}))
     with pytest.raises(grpc.RpcError) as err:
         cluster.kubelet.allocate(["vgpu-0"])
-    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "no_capacity" in err.value.details()
+    # more than any GPU of the pool has: refused at once as impossible, not queued
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "impossible" in err.value.details()
     cluster.kube.find_pod("huge")["status"]["phase"] = "Failed"
 
     # two containers in one request: the second one's bad annotation takes back the first's lease
@@ -213,7 +214,8 @@ def test_without_the_api_server_a_container_gets_a_whole_gpu(cluster):
     env, _ = container_env(cluster.kubelet.allocate(["vgpu-3"]))
     cluster.kubelet.assign("default", "p1", "main", ["vgpu-3"])
     [lease] = cluster.leases().values()
-    assert lease["owner"] == "k8s:unmatched" and lease["vgpus"][0]["memory"] == 1 << 30
+    whole = stats(cluster.server)["gpus"][0]["memory_total"]
+    assert lease["owner"] == "k8s:unmatched" and lease["vgpus"][0]["memory"] == whole
     # the kubelet handing the same device to a new container proves the old one is gone
     cluster.kubelet.unassign("default", "p1", "main")
     env2, _ = container_env(cluster.kubelet.allocate(["vgpu-3"]))

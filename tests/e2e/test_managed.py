@@ -43,6 +43,8 @@ def test_driver_api_managed_memory(cuda_program, sim_server):
     assert "OK driver_managed" in p.stdout
 
 
+@pytest.mark.sim_only("the device's memory is the software GPU's --sim-memory; on a GPU the quota comes from a "
+                     "lease (test_qos) and exhausting a whole GPU with managed memory can hang it")
 def test_managed_memory_counts_against_the_device_memory(cuda_program, start_server):
     url, _ = start_server(memory="64MiB")
     p = _run(cuda_program("managed_hold"), url, "exhaust", "8")

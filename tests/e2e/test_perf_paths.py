@@ -26,7 +26,7 @@ def _run(exe, url, *args, **env):
 
 def _ended(handle):
     """The session_ended lines of the server's log (the worker logs how its bytes travelled)."""
-    return wait_until(lambda: re.findall(r"event='session_ended'.*", handle.output(200000)), 15, "session end")
+    return wait_until(lambda: re.findall(r"event=session_ended .*", handle.output(200000)), 15, "session end")
 
 
 def test_copies_through_shared_memory_are_exact_and_use_it(cuda_program, start_server):
@@ -35,7 +35,7 @@ def test_copies_through_shared_memory_are_exact_and_use_it(cuda_program, start_s
     p = _run(exe, url, "64", RGPU_SHM="1")
     assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr
     log = handle.output(200000)
-    assert "event='shm_attached'" in log
+    assert "event=shm_attached " in log
     (line,) = _ended(handle)
     shm_in = int(re.search(r"shm_bytes_in=(\d+)", line).group(1))
     shm_out = int(re.search(r"shm_bytes_out=(\d+)", line).group(1))
@@ -49,7 +49,7 @@ def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start
     p = _run(exe, url, "80", RGPU_SHM="0")  # 80 MiB: 20 chunk frames each way
     assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr
     (line,) = _ended(handle)
-    assert "event='shm_attached'" not in handle.output(200000)
+    assert "event=shm_attached " not in handle.output(200000)
     assert int(re.search(r"bytes_in=(\d+)", line).group(1)) >= 80 << 20
     assert "shm_bytes_in=0" in line
 
@@ -67,12 +67,13 @@ def _session(url, offer=None):
     return sock, wire.unpack(sock.recv_multipart()[0])
 
 
-def test_a_segment_that_is_not_shared_is_declined_and_frames_still_work(start_server):
+def test_a_segment_that_is_not_shared_is_declined_and_frames_still_work(start_server, device_kind):
     url, handle = start_server()
     offer = {"name": "/rgpu-1-0-deadbeef", "size": 1 << 20, "nonce": b"x" * 16, "boot": "another-host"}
     sock, reply = _session(url, offer)
-    assert reply[1] == 0 and reply[2] == [False, "sim"]
-    assert "event='shm_declined'" in handle.output()
+    assert reply[1] == 0 and reply[2][:2] == [False, device_kind]
+    assert reply[2][2]["attrs"] and reply[2][2]["props"]  # the device's facts come with the attach
+    assert "event=shm_declined " in handle.output()
     malloc, memcpy = BY_NAME["cudaMalloc"], BY_NAME["cudaMemcpy"]
     sock.send(wire.encode_requests([(2, malloc, 1, [4096], 0)]))
     assert sock.poll(10000)

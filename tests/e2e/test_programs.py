@@ -12,7 +12,7 @@ import time
 import pytest
 
 from rgpu.client.server_client import stats
-from tests.conftest import run_cli
+from tests.conftest import ENDLESS, run_cli
 from tests.support.daemons import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -42,7 +42,8 @@ def test_two_servers_are_two_devices(cuda_program, start_server):
     p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program("device_query")))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "devices 2" in p.stdout
-    assert re.search(r"device 1: .* mem 536870912 ", p.stdout)
+    # device 1 is server b's GPU, with the memory b says it has (512 MiB on the software GPU)
+    assert re.search(rf"device 1: .* mem {stats(b)['gpus'][0]['memory_total']} ", p.stdout)
 
 
 def test_peer_copies_between_devices_on_two_servers(cuda_program, start_server):
@@ -83,9 +84,11 @@ def _start_holder(exe, url, mib, timeout_s):
 
 
 def test_client_killed_inside_a_kernel_that_never_ends_frees_its_session(cuda_program, sim_server):
-    # The worker is busy interpreting when its client goes: it must notice at a time slice.
+    # The worker is busy inside the kernel when its client goes: the software GPU notices at a time
+    # slice; on a GPU the worker waits in the driver and the server ends it. Either way the kernel's
+    # running time is reported while it runs.
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
-                             str(cuda_program("spin_kernels")), "120", "2000000000"],
+                             str(cuda_program("spin_kernels")), "120", str(ENDLESS)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().startswith("READY")
@@ -96,6 +99,21 @@ def test_client_killed_inside_a_kernel_that_never_ends_frees_its_session(cuda_pr
         assert stats(sim_server)["gpus"][0]["memory_used"] == 0
     finally:
         proc.kill()
+
+
+def test_stats_show_the_gpus_utilisation_and_memory(cuda_program, sim_server, device_sizes):
+    """What NVML says of a real GPU, and the software GPU's own equivalents, while a program runs."""
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
+                             str(cuda_program("spin_kernels")), "60", str(device_sizes["spin_iters"])],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        busy = wait_until(lambda: next((g for g in [stats(sim_server)["gpus"][0]]
+                                        if g.get("utilization_pct", 0) > 10), None), 30, "utilisation in stats")
+        assert busy["memory_used_device"] >= 4096 * 4 and "temperature_c" in busy
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_server_killed_mid_run_gives_device_unavailable_quickly(cuda_program, start_server):
@@ -150,6 +168,7 @@ def test_driver_api_pitched_copies(cuda_program, sim_server):
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK driver_memcpy2d", p.stdout + p.stderr
 
 
+@pytest.mark.sim_only("memory pools are served on a real GPU (from their records); the software GPU has none")
 def test_calls_are_answered_where_their_records_say(cuda_program, sim_server):
     """A call the software GPU does not serve is answered not-supported by the client without a round
     trip (the server never sees it: no error reply of its names it); client-side calls need no server."""

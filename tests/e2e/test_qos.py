@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from tests.conftest import ENDLESS
 from tests.support.daemons import wait_until
 from tests.support.pool import Pool, stats
 
@@ -21,7 +22,7 @@ MiB = 1 << 20
 
 @pytest.fixture
 def gpu(daemons, tmp_path):
-    """A controller and one server with one software GPU: every lease shares it."""
+    """A controller and one server with one GPU (of the test backend): every lease shares it."""
     p = Pool(daemons, tmp_path)
     url = p.add_server(memory="2GiB")
     wait_until(lambda: p.states() == {url: "up"}, 20, "server up")
@@ -31,9 +32,10 @@ def gpu(daemons, tmp_path):
         handle.stop()
 
 
-def _spinner(pool, exe, *opts):
+def _spinner(pool, exe, iters, *opts):
+    """spin_kernels for up to 120 s, its kernels `iters` long (sized to the device), once it runs."""
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, *opts,
-                             "--", str(exe), "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             "--", str(exe), "120", str(iters)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(pool.env, RGPU_TIMEOUT="60"))
     line = proc.stdout.readline()
     if not line.startswith("READY"):
@@ -74,11 +76,11 @@ def _stop(*procs):
             p.kill()
 
 
-def _shares(pool, cuda_program, opts_a, opts_b, device_seconds=6.0):
+def _shares(pool, cuda_program, iters, opts_a, opts_b, device_seconds=6.0):
     exe = cuda_program("spin_kernels")
-    a = _spinner(pool, exe, "--mem", "64MiB", *opts_a)
+    a = _spinner(pool, exe, iters, "--mem", "64MiB", *opts_a)
     sid_a = next(iter(_device_times(pool.server_url)))
-    b = _spinner(pool, exe, "--mem", "64MiB", *opts_b)
+    b = _spinner(pool, exe, iters, "--mem", "64MiB", *opts_b)
     try:
         got, _ = _window(pool.server_url, 2, device_seconds)
     finally:
@@ -97,18 +99,18 @@ def test_memory_quota_is_the_device_the_program_sees(gpu, cuda_program):
     assert 256 * MiB - 16 * MiB < allocated <= 256 * MiB  # out of memory at the quota, within one chunk
 
 
-def test_competing_sessions_get_device_time_by_guarantee(gpu, cuda_program):
-    share = _shares(gpu, cuda_program, ["--compute", "25", "--limit", "100"], ["--compute", "75", "--limit", "100"])
+def test_competing_sessions_get_device_time_by_guarantee(gpu, cuda_program, device_sizes):
+    share = _shares(gpu, cuda_program, device_sizes["spin_iters"], ["--compute", "25", "--limit", "100"], ["--compute", "75", "--limit", "100"])
     assert abs(share - 25) <= 5, f"25/75 split gave {share:.1f}/{100 - share:.1f}"
 
 
-def test_a_guarantee_holds_against_a_greedy_neighbour(gpu, cuda_program):
-    share = _shares(gpu, cuda_program, ["--compute", "30", "--limit", "100"], [])
+def test_a_guarantee_holds_against_a_greedy_neighbour(gpu, cuda_program, device_sizes):
+    share = _shares(gpu, cuda_program, device_sizes["spin_iters"], ["--compute", "30", "--limit", "100"], [])
     assert share >= 25, f"guarantee 30 got {share:.1f}%"
 
 
-def test_a_session_alone_stays_under_its_limit(gpu, cuda_program):
-    proc = _spinner(gpu, cuda_program("spin_kernels"), "--mem", "64MiB", "--compute", "10", "--limit", "50")
+def test_a_session_alone_stays_under_its_limit(gpu, cuda_program, device_sizes):
+    proc = _spinner(gpu, cuda_program("spin_kernels"), device_sizes["spin_iters"], "--mem", "64MiB", "--compute", "10", "--limit", "50")
     try:
         got, wall = _window(gpu.server_url, 1, 3.0)
     finally:
@@ -134,18 +136,20 @@ def test_lease_accounting_outlives_its_sessions(gpu, cuda_program):
     assert lease not in gpu.leases()
 
 
-def test_a_kernel_that_never_ends_neither_starves_its_neighbour_nor_outlives_its_lease(gpu, cuda_program):
+def test_a_kernel_that_never_ends_neither_starves_its_neighbour_nor_outlives_its_lease(gpu, cuda_program,
+                                                                                       device_sizes):
     exe = cuda_program("spin_kernels")
     lease = gpu.cli_json("reserve", "--mem", "64MiB", "--compute", "50")["lease"]
-    # 2e9 iterations a thread: on the software GPU this kernel would run for days.
+    # The software GPU time-slices the endless kernel; a GPU runs it beside the neighbour's, and its
+    # worker, waiting in the driver, is ended by the server when the lease ends.
     stuck = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", gpu.url, "--lease", lease,
-                              "--", str(exe), "120", "2000000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              "--", str(exe), "120", str(ENDLESS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, env=dict(gpu.env, RGPU_TIMEOUT="60"))
     try:
         assert stuck.stdout.readline().startswith("READY")
         # Device time is charged slice by slice while the kernel runs, not only when it ends.
         wait_until(lambda: sum(_device_times(gpu.server_url).values()) > 0.5, 30, "the endless kernel's device time")
-        neighbour = gpu.run("--mem", "64MiB", "--compute", "50", "--", str(exe), "2")
+        neighbour = gpu.run("--mem", "64MiB", "--compute", "50", "--", str(exe), "2", str(device_sizes["spin_iters"]))
         assert neighbour.returncode == 0, neighbour.stdout + neighbour.stderr
         ran = int(re.search(r"kernels (\d+)", neighbour.stdout).group(1))
         assert ran >= 8 and stuck.poll() is None

@@ -11,7 +11,7 @@ from rgpu.server.backends.sim import archs
 from tests.conftest import run_cli, server_argv
 from tests.support.daemons import free_url
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.sim_only("--sim-arch is the software GPU's")]
 
 
 @pytest.mark.parametrize("arch", ["sm_90", None])

@@ -66,7 +66,8 @@ def test_a_lease_id_grants_nothing_to_another_user(pool):
         # before: everyone's leases (ids, owners) were listed to everyone
         assert mallory.leases() == []
         tenants = [t for s in mallory.ls()["servers"] for g in s["gpus"] for t in g["tenants"]]
-        assert tenants == [{"lease": "", "owner": "", "memory": GiB, "compute": 25, "limit": 100}]
+        assert tenants == [{"lease": "", "owner": "", "memory": GiB, "compute": 25, "limit": 100,
+                            "share_only": False}]
         assert lease_id not in str(mallory.ls())
         # the owner still has it, renews it and sees its token
         assert alice.renew(lease_id)["token"].startswith("rgpu1.")

@@ -25,7 +25,7 @@ COUNT = int(os.environ.get("RGPU_FUZZ_COUNT", "400"))
 SECONDS = float(os.environ.get("RGPU_FUZZ_SECONDS", "40"))
 CONTROLLER_ERRORS = {"bad_request", "unknown_command", "forbidden", "unknown_lease", "lease_ended",
                      "unknown_ticket", "unknown_server", "gpu_taken", "server_up", "no_capacity", "wait_timeout",
-                     "busy"}
+                     "busy", "impossible"}  # impossible: a request no empty pool could place (issue 17)
 SERVER_ERRORS = {"bad_request", "unknown_op", "forbidden", "protocol", "no_such_gpu", "lease", "busy", "worker"}
 FIELDS = ("url", "boot_id", "backend", "gpus", "usage", "memory", "memory_fraction", "compute", "limit", "count",
           "policy", "same_node", "model", "exclusive", "ttl", "wait", "ticket", "lease", "id", "proto", "client",

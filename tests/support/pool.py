@@ -54,11 +54,11 @@ class Pool:
         """The environment of the pool's admin: `rgpu` finds its credential and the controller's key."""
         return self.controller.env
 
-    def add_server(self, memory: str = "1GiB") -> str:
+    def add_server(self, memory: str = "1GiB", *extra: str) -> str:
         port = free_port()
         url = f"tcp://127.0.0.1:{port}"
         self.servers[url] = self.daemons.start(
-            server_argv(url, "--sim-memory", memory, "--controller", self.url), ready=lambda: ping(url),
+            server_argv(url, "--sim-memory", memory, "--controller", self.url, *extra), ready=lambda: ping(url),
             deadline_s=30, env=self.controller.env, log_path=self.tmp_path / f"server-{port}.log")
         return url
 
@@ -68,6 +68,12 @@ class Pool:
     def cli_json(self, *args: str):
         p = self.cli(*args, "--json")
         assert p.returncode == 0, p.stdout + p.stderr
+        return json.loads(p.stdout)
+
+    def cli_json_fail(self, *args: str):
+        """The JSON of a command that is expected to fail (exit code 1)."""
+        p = self.cli(*args, "--json")
+        assert p.returncode == 1, p.stdout + p.stderr
         return json.loads(p.stdout)
 
     def states(self) -> dict:

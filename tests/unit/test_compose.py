@@ -164,7 +164,7 @@ def test_every_daemon_restarts_and_its_health_check_asks_its_own_healthz(service
         service = services[name]
         assert service["restart"] == "unless-stopped"
         ctx = parse(shlex.split(service["command"]))
-        host, port = health.parse_address(ctx.params["health_listen"])
+        host, port = health.parse_address(ctx.params.get("metrics_listen") or ctx.params["health_listen"])
         test = service["healthcheck"]["test"]
         assert test[:4] == ["CMD", "python", "-m", "rgpu.health"], test
         assert test[4] == f"http://127.0.0.1:{port}{health.PATH}"

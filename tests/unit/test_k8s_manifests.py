@@ -151,7 +151,7 @@ def test_command_lines_parse_and_probes_ask_the_healthz_port(objects):
         for workload in workloads(objs):
             for container in pod_spec(workload)["containers"]:
                 ctx = parse_container(container)
-                _, port = health.parse_address(ctx.params["health_listen"])
+                _, port = health.parse_address(ctx.params.get("metrics_listen") or ctx.params["health_listen"])
                 ports = {p["name"]: p["containerPort"] for p in container["ports"]}
                 assert ports["health"] == port
                 for probe in ("livenessProbe", "readinessProbe"):

@@ -16,8 +16,11 @@ static __thread int last_error[2];
 
 static void init_once(void) {
     const char *servers = getenv("RGPU_SERVER");
+    static char leased[4096];
+    if ((!servers || !*servers) && rgpu_env_lease(leased, sizeof leased) == 0) servers = leased;
     if (!servers || !*servers) {
-        rgpu_log(RGPU_LOG_WARN, "no device: RGPU_SERVER is not set (use `rgpu run` or `rgpu env`)");
+        rgpu_log(RGPU_LOG_WARN, "no device: RGPU_SERVER is not set (use `rgpu run` or `rgpu env`, or set "
+                 "RGPU_CONTROLLER and RGPU_MEM for a lease of this program's own)");
         return;
     }
     char *copy = strdup(servers), *save = NULL;
@@ -76,7 +79,10 @@ uint64_t rgpu_untag_handle(const void *h, int *dev) {
     return v & 0x00ffffffffffffffull;
 }
 
-__attribute__((destructor)) static void rgpu_fini(void) { rgpu_sessions_close(); }
+__attribute__((destructor)) static void rgpu_fini(void) {
+    rgpu_sessions_close();
+    rgpu_env_lease_release(); /* after the sessions' goodbyes: a lease of this program's own */
+}
 
 int rgpu_sessions_count_internal(void) { return ndevices; }
 rgpu_session *rgpu_sessions_internal(void) { return sessions; }

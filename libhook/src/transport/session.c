@@ -235,6 +235,36 @@ static int hello(rgpu_session *s, int dev, char *endpoint, size_t eplen, char *s
     return rc;
 }
 
+/* The attach reply's facts: {attrs: {attribute: value}, props: bytes} (server/worker.py _facts). */
+static void read_facts(rgpu_session *s, mp_reader *r) {
+    mp_obj map, k, v;
+    if (mp_next(r, &map) || map.type != MP_MAP) return;
+    for (uint32_t i = 0; i < map.n; i++) {
+        if (mp_next(r, &k) || k.type != MP_STR) return;
+        if (k.n == 5 && !memcmp(k.p, "attrs", 5)) {
+            mp_obj attrs;
+            if (mp_next(r, &attrs) || attrs.type != MP_MAP) return;
+            for (uint32_t j = 0; j < attrs.n; j++) {
+                if (mp_next(r, &k) || mp_next(r, &v) || (k.type != MP_INT && k.type != MP_UINT) ||
+                    (v.type != MP_INT && v.type != MP_UINT)) return;
+                int64_t a = mp_as_int(&k);
+                if (a >= 0 && a < RGPU_MAX_ATTRS) {
+                    s->attr[a] = (int)mp_as_int(&v);
+                    s->attr_known[a] = 1;
+                }
+            }
+        } else if (k.n == 5 && !memcmp(k.p, "props", 5)) {
+            if (mp_next(r, &v) || v.type != MP_BIN) return;
+            if (v.n <= RGPU_MAX_PROPS) {
+                memcpy(s->props, v.p, v.n);
+                s->props_len = v.n;
+            }
+        } else if (mp_skip(r)) {
+            return;
+        }
+    }
+}
+
 /* Connects to the session worker at `endpoint` and attaches with (sid, key), offering a shared-memory
  * segment when the worker may be on this host: after a hello, and after a move (live migration). */
 static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const char *sid, const char *key) {
@@ -307,8 +337,10 @@ static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const c
         if (outs.n >= 2 && !mp_next(&r, &o) && o.type == MP_STR)
             s->backend = o.n == 3 && !memcmp(o.p, "sim", 3) ? RGPU_BACKEND_SIM
                          : o.n == 4 && !memcmp(o.p, "cuda", 4) ? RGPU_BACKEND_CUDA : RGPU_BACKEND_UNKNOWN;
+        if (outs.n >= 3) read_facts(s, &r);
     }
     rgpu_shm_answer(s, accepted);
+    __atomic_store_n(&s->facts_ready, 1, __ATOMIC_RELEASE);
     zmq_msg_close(&m);
     rgpu_log(RGPU_LOG_INFO, "device %d: session %s on %s", dev, sid, full);
     return 0;
@@ -316,6 +348,9 @@ static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const c
 
 static int session_open(rgpu_session *s, int dev) {
     char endpoint[300] = "", sid[64] = "", key[64] = "";
+    __atomic_store_n(&s->facts_ready, 0, __ATOMIC_RELEASE);
+    memset(s->attr_known, 0, sizeof s->attr_known);
+    s->props_len = 0;
     if (hello(s, dev, endpoint, sizeof endpoint, sid, key) != 0) return -1;
     return attach_worker(s, dev, endpoint, sid, key);
 }
@@ -330,6 +365,28 @@ int rgpu_session_backend(rgpu_session *s, int dev) {
     int b = ensure_open(s, dev) == 0 ? s->backend : RGPU_BACKEND_UNKNOWN;
     pthread_mutex_unlock(&s->mu);
     return b;
+}
+
+/* Facts need the session open once; after that they are read without the lock (they change only
+ * when the session opens again, before facts_ready is set). */
+static int facts(rgpu_session *s, int dev) {
+    if (__atomic_load_n(&s->facts_ready, __ATOMIC_ACQUIRE)) return 0;
+    pthread_mutex_lock(&s->mu);
+    int ok = ensure_open(s, dev) == 0;
+    pthread_mutex_unlock(&s->mu);
+    return ok && __atomic_load_n(&s->facts_ready, __ATOMIC_ACQUIRE) ? 0 : -1;
+}
+
+int rgpu_session_attr(rgpu_session *s, int dev, int attr, int *v) {
+    if (attr < 0 || attr >= RGPU_MAX_ATTRS || facts(s, dev) != 0 || !s->attr_known[attr]) return -1;
+    *v = s->attr[attr];
+    return 0;
+}
+
+int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n) {
+    if (facts(s, dev) != 0 || s->props_len != n) return -1;
+    memcpy(dst, s->props, n);
+    return 0;
 }
 
 /* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there. */
@@ -749,6 +806,21 @@ static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
             else { zmq_msg_close(b); free(b); }
         }
         if (streamed) c->shm_got = streamed;
+        if (rseq == 0 && rc == RGPU_SESSION_ENDED && arr.n >= 5) {
+            /* no call's reply: the server is ending the session and says why (the lease expired) */
+            mp_obj outs, dummy, why;
+            char text[300] = "the server ended the session";
+            if (!mp_next(&r, &outs) && outs.type == MP_ARRAY) {
+                for (uint32_t i = 0; i < outs.n; i++) mp_skip(&r);
+                if (!mp_next(&r, &dummy) && !mp_next(&r, &why) && why.type == MP_STR && why.n)
+                    snprintf(text, sizeof text, "%.*s", (int)why.n, (const char *)why.p);
+            }
+            c->reply = head;
+            rgpu_end(c);
+            mark_dead(s, text);
+            pthread_mutex_unlock(&s->mu);
+            return RGPU_DEVICE_UNAVAILABLE;
+        }
         if (rseq != seq) { /* a stale reply (e.g. to a malformed request); not ours */
             c->reply = head;
             rgpu_end(c);

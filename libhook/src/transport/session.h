@@ -8,6 +8,8 @@
 #include "mpack.h"
 
 #define RGPU_MAX_DEVICES 16
+#define RGPU_MAX_ATTRS 512     /* device attribute numbers the facts table holds (CUDA 13 has < 200) */
+#define RGPU_MAX_PROPS 4096    /* bytes of cudaDeviceProp the facts keep (CUDA 13's is ~1 KiB) */
 
 /* The device backend behind a session, as its worker says in the attach reply. */
 enum { RGPU_BACKEND_UNKNOWN = 0, RGPU_BACKEND_SIM = 1, RGPU_BACKEND_CUDA = 2 };
@@ -34,6 +36,13 @@ typedef struct {
     int shm_fd;
     void *shm_base;
     size_t shm_size, shm_ready;
+    /* the device's immutable facts from the attach reply (devfacts.c answers from them); published
+     * by facts_ready (release/acquire), so readers need not take mu */
+    int facts_ready;
+    int attr[RGPU_MAX_ATTRS];
+    uint8_t attr_known[RGPU_MAX_ATTRS];
+    uint8_t props[RGPU_MAX_PROPS];
+    size_t props_len;
 } rgpu_session;
 
 
@@ -47,6 +56,15 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c);
 int rgpu_session_async(rgpu_session *s, struct rgpu_call *c);
 /* The session's backend (opening the session if it is not yet); RGPU_BACKEND_UNKNOWN if it cannot open. */
 int rgpu_session_backend(rgpu_session *s, int dev);
+/* The device's immutable facts, opening the session if it is not yet: 0 and the value when the
+ * attach reply gave it, -1 when not (the caller asks the server). */
+int rgpu_session_attr(rgpu_session *s, int dev, int attr, int *v);
+/* 0 when the attach reply gave the cudaDeviceProp bytes and n of them were copied to dst. */
+int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n);
 void rgpu_sessions_close(void);
+/* lease.c: a lease of the program's own from RGPU_CONTROLLER and RGPU_MEM/COMPUTE/LIMIT/VGPUS; fills
+ * `servers` (RGPU_SERVER's form) and sets RGPU_LEASE. 0 ok, -1 not asked for, -2 failed (logged). */
+int rgpu_env_lease(char *servers, size_t cap);
+void rgpu_env_lease_release(void);
 double rgpu_timeout_s(void);
 #endif

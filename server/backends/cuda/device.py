@@ -8,8 +8,9 @@ driver's own enumerator name (cuGetErrorName). RGPU_LIBCUDA names another librar
 of libcuda.so.1 (tests load a recording stand-in)."""
 from __future__ import annotations
 
+import bisect
 import os
-from collections import deque
+import threading
 
 import cffi
 
@@ -18,6 +19,8 @@ from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 
 from ..base import Device
 from ...errors import CudaError
+from .timing import KernelClock
+from .waits import Waiter
 
 _FUNC_ATTR = CUfunction_attribute_enum
 _PARAM_BUFFER_POINTER, _PARAM_BUFFER_SIZE, _PARAM_END = 1, 2, 0
@@ -95,7 +98,9 @@ def probe() -> list[dict]:
 
 
 class CudaDevice(Device):
-    def __init__(self, index: int, memory_limit: int, reserve=None):
+    reports_running = True  # a kernel cannot be time-sliced by the server: its running time is watched
+
+    def __init__(self, index: int, memory_limit: int, reserve=None, capture_printf: bool = False):
         lib = _load()
         _check(lib.cuInit(0))
         dev = _ffi.new("CUdevice *")
@@ -114,12 +119,42 @@ class CudaDevice(Device):
         self.cc = (self._attr(75), self._attr(76))  # COMPUTE_CAPABILITY_MAJOR / _MINOR
         self._reserve = reserve
         self._allocs: dict[int, int] = {}
+        self._starts: list[int] = []  # sorted starts of _allocs and _globals (allocation() bisects)
         self._streams, self._events, self._modules = set(), set(), set()
         self._globals: dict[int, int] = {}
-        # Kernel timing: an event pair per launch in flight, reused once read (see device_time).
-        self._timing: deque = deque()
-        self._spare_events: list = []
-        self._device_time = 0.0
+        self._attrs: dict[int, int] | None = None
+        self.clock = KernelClock(_lib, _ffi, _check)
+        self._bound = threading.local()  # threads that made the context current (running_time)
+        # One launch argument block, reused: the driver copies a kernel's parameters at the launch.
+        self._params = _ffi.new("char[]", 4096)
+        self._params_size = _ffi.new("size_t *")
+        self._extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), self._params,
+                                             _ffi.cast("void *", _PARAM_BUFFER_SIZE), self._params_size,
+                                             _ffi.cast("void *", _PARAM_END)])
+        self._waiter = Waiter(lambda: _lib.cuCtxSetCurrent(self.ctx))
+        self._printf = None
+        if capture_printf:
+            from .printf import StdoutCapture
+            self._printf = StdoutCapture()
+
+    @property
+    def housekeeping(self):
+        return self._waiter.hook
+
+    @housekeeping.setter
+    def housekeeping(self, hook):
+        self._waiter.hook = hook
+
+    def _wait_stream(self, stream) -> None:
+        s = stream or _ffi.NULL
+        _check(self._waiter.wait(lambda: _lib.cuStreamQuery(s), lambda: _lib.cuStreamSynchronize(s)))
+
+    def _query_all(self) -> int:
+        for s in (_ffi.NULL, *self._streams):
+            rc = _lib.cuStreamQuery(s)
+            if rc != 0:
+                return rc
+        return 0
 
     def _attr(self, a: int) -> int:
         v = _ffi.new("int *")
@@ -127,12 +162,14 @@ class CudaDevice(Device):
         return v[0]
 
     def attributes(self) -> dict[int, int]:
-        out = {}
-        for a in range(1, 160):
-            v = _ffi.new("int *")
-            if _lib.cuDeviceGetAttribute(v, a, self.dev) == 0:
-                out[a] = v[0]
-        return out
+        """Every attribute the driver answers, read once: none of them changes while a context lives."""
+        if self._attrs is None:
+            out, v = {}, _ffi.new("int *")
+            for a in range(1, 256):
+                if _lib.cuDeviceGetAttribute(v, a, self.dev) == 0:
+                    out[a] = v[0]
+            self._attrs = out
+        return self._attrs
 
     def mem_alloc(self, size):
         if self._reserve is not None and not self._reserve(size):
@@ -142,8 +179,14 @@ class CudaDevice(Device):
         if rc != 0 and self._reserve is not None:
             self._reserve(-size)
         _check(rc)
-        self._allocs[p[0]] = size
+        self._track(p[0], size)
         return p[0]
+
+    def _track(self, addr: int, size: int, table=None) -> None:
+        (self._allocs if table is None else table)[addr] = size
+        i = bisect.bisect_left(self._starts, addr)
+        if i == len(self._starts) or self._starts[i] != addr:
+            self._starts.insert(i, addr)
 
     def mem_alloc_managed(self, size, align):
         # Attached globally: the client's coherence protocol (push before device work, pull after
@@ -162,12 +205,16 @@ class CudaDevice(Device):
         if rc != 0 and self._reserve is not None:
             self._reserve(-size)
         _check(rc)
-        self._allocs[p[0]] = size
+        self._track(p[0], size)
         return p[0]
 
     def mem_free(self, addr):
         _check(_lib.cuMemFree_v2(addr))
         size = self._allocs.pop(addr, 0)
+        if addr not in self._globals:
+            i = bisect.bisect_left(self._starts, addr)
+            if i < len(self._starts) and self._starts[i] == addr:
+                del self._starts[i]
         if self._reserve is not None:
             self._reserve(-size)
 
@@ -176,8 +223,11 @@ class CudaDevice(Device):
         return self.total_memory - used, self.total_memory
 
     def allocation(self, addr):
-        for start, size in (*self._allocs.items(), *self._globals.items()):
-            if start <= addr < start + size:
+        i = bisect.bisect_right(self._starts, addr) - 1
+        if i >= 0:
+            start = self._starts[i]
+            size = self._allocs.get(start) or self._globals.get(start, 0)
+            if addr < start + size:
                 return start, size
         return None
 
@@ -190,13 +240,13 @@ class CudaDevice(Device):
         self._range(dst, len(data))
         buf = _ffi.from_buffer(data)
         _check(_lib.cuMemcpyHtoDAsync_v2(dst, buf, len(data), stream or _ffi.NULL))
-        _check(_lib.cuStreamSynchronize(stream or _ffi.NULL))  # buf is only valid during this call
+        self._wait_stream(stream)  # buf is only valid during this call
 
     def copy_dtoh(self, src, size, stream):
         self._range(src, size)
         out = bytearray(size)
         _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.from_buffer(out), src, size, stream or _ffi.NULL))
-        _check(_lib.cuStreamSynchronize(stream or _ffi.NULL))
+        self._wait_stream(stream)
         return out  # sent as it is: no second copy
 
     def copy_dtod(self, dst, src, size, stream):
@@ -220,7 +270,7 @@ class CudaDevice(Device):
         _check(_lib.cuStreamDestroy_v2(stream))
 
     def stream_synchronize(self, stream):
-        _check(_lib.cuStreamSynchronize(stream or _ffi.NULL))
+        self._wait_stream(stream)
 
     def stream_query(self, stream):
         rc = _lib.cuStreamQuery(stream or _ffi.NULL)
@@ -228,6 +278,16 @@ class CudaDevice(Device):
             return False
         _check(rc)
         return True
+
+    def stream_priority(self, stream):
+        v = _ffi.new("int *")
+        _check(_lib.cuStreamGetPriority(stream or _ffi.NULL, v))
+        return v[0]
+
+    def stream_flags(self, stream):
+        v = _ffi.new("unsigned int *")
+        _check(_lib.cuStreamGetFlags(stream or _ffi.NULL, v))
+        return v[0]
 
     def stream_wait_event(self, stream, event):
         _check(_lib.cuStreamWaitEvent(stream or _ffi.NULL, event, 0))
@@ -242,7 +302,7 @@ class CudaDevice(Device):
         _check(_lib.cuEventRecord(event, stream or _ffi.NULL))
 
     def event_synchronize(self, event):
-        _check(_lib.cuEventSynchronize(event))
+        _check(self._waiter.wait(lambda: _lib.cuEventQuery(event), lambda: _lib.cuEventSynchronize(event)))
 
     def event_query(self, event):
         rc = _lib.cuEventQuery(event)
@@ -280,7 +340,7 @@ class CudaDevice(Device):
     def module_global(self, module, name):
         p, n = _ffi.new("CUdeviceptr *"), _ffi.new("size_t *")
         _check(_lib.cuModuleGetGlobal_v2(p, n, module, name.encode()))
-        self._globals[p[0]] = n[0]  # copies to symbols pass the bounds checks of _range
+        self._track(p[0], n[0], self._globals)  # copies to symbols pass the bounds checks of _range
         return p[0], n[0]
 
     def function_params(self, function):
@@ -304,37 +364,41 @@ class CudaDevice(Device):
 
     @property
     def device_time(self) -> float:
-        """Seconds of kernel time of the launches that have completed. Launches stay asynchronous:
-        each is bracketed by two events, read here once the end one has been reached, so the
-        scheduler charges a kernel's time a little after it ran rather than stalling every launch."""
-        while self._timing and _lib.cuEventQuery(self._timing[0][1]) == 0:
-            start, end = self._timing.popleft()
-            self._device_time += self.event_elapsed_ms(start, end) / 1000.0
-            self._spare_events += [start, end]
-        return self._device_time
+        """Seconds of kernel time of the launches that have completed: launches stay asynchronous
+        and are timed by windows of launches (timing.py), charged once the GPU has run them."""
+        return self.clock.completed()
 
-    def _event_pair(self):
-        if len(self._spare_events) >= 2:
-            return self._spare_events.pop(), self._spare_events.pop()
-        return self.event_create(0), self.event_create(0)
+    def settle(self):
+        self.clock.close()
+
+    def running_time(self) -> float:
+        if not getattr(self._bound, "ctx", False):
+            _lib.cuCtxSetCurrent(self.ctx)  # a thread of its own (the worker's watch)
+            self._bound.ctx = True
+        return self.clock.running()
 
     def launch(self, function, grid, block, shared, stream, params, cooperative=False):
-        buf = _ffi.new("char[]", bytes(params) or b"\0")
         s = stream or _ffi.NULL
-        start, end = self._event_pair()
-        _check(_lib.cuEventRecord(start, s))
+        self.clock.before_launch(s)
+        n = len(params)
+        if cooperative or n > 4096:
+            buf = _ffi.new("char[]", bytes(params) or b"\0")
+        else:
+            buf = self._params
+            _ffi.memmove(buf, params, n)
         if cooperative:
             # cuLaunchCooperativeKernel takes kernelParams only (no `extra`): one pointer per
             # parameter into the packed buffer, at the offsets the driver reports.
             _check(_lib.cuLaunchCooperativeKernel(function, *grid, *block, shared, s, self._param_pointers(function, buf)))
+        elif buf is self._params:
+            self._params_size[0] = n
+            _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, self._extra))
         else:
-            size = _ffi.new("size_t *", len(params))
+            size = _ffi.new("size_t *", n)
             extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
                                            _ffi.cast("void *", _PARAM_BUFFER_SIZE), size,
                                            _ffi.cast("void *", _PARAM_END)])
             _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, extra))
-        _check(_lib.cuEventRecord(end, s))
-        self._timing.append((start, end))
 
     @staticmethod
     def _param_pointers(function, buf):
@@ -349,13 +413,20 @@ class CudaDevice(Device):
         _check(_lib.cuCtxSetLimit(CUlimit_enum[limit], value))
 
     def take_output(self) -> str:
-        return ""  # device printf goes to the server's stdout on a real GPU; not captured yet
+        return self._printf.take() if self._printf is not None else ""
 
     def synchronize(self):
-        _check(_lib.cuCtxSynchronize())
+        _check(self._waiter.wait(self._query_all, _lib.cuCtxSynchronize))
 
     def close(self):
+        if self._waiter.abandoned:
+            # A wait was given up behind a kernel that has not finished: synchronising or freeing
+            # would wait for it too. The worker's process ends next, which frees the context.
+            if self._printf is not None:
+                self._printf.close()
+            return
         _lib.cuCtxSynchronize()
+        self.clock.destroy()
         for e in list(self._events):
             _lib.cuEventDestroy_v2(e)
         for s in list(self._streams):
@@ -368,3 +439,5 @@ class CudaDevice(Device):
             self._reserve(-sum(self._allocs.values()))
         self._allocs.clear()
         _lib.cuDevicePrimaryCtxRelease_v2(self.dev)
+        if self._printf is not None:
+            self._printf.close()

@@ -80,8 +80,9 @@ class SimDevice(Device):
     def set_limit(self, limit: str, value: int) -> None:
         if limit == "CU_LIMIT_MALLOC_HEAP_SIZE":
             heap = self.memory.device_heap
-            if heap.blocks:  # as CUDA: the heap is fixed once kernels have allocated from it
-                raise SimError("CUDA_ERROR_INVALID_VALUE", "the device heap is in use; set its size before kernels malloc()")
+            if heap.fixed or heap.blocks:  # as CUDA: the heap is fixed once a kernel has called malloc()
+                raise SimError("CUDA_ERROR_INVALID_VALUE",
+                               "a kernel has used the device heap: set its size before launching kernels that malloc()")
             heap.limit = int(value)
 
     def mem_info(self) -> tuple[int, int]:

@@ -28,6 +28,10 @@ GPU_WINDOW = 0x0010_0000_0000  # 64 GiB of address space per simulated GPU
 WINDOWS = 512  # up to 0x4000_0000_0000
 ALIGNMENT = 256  # cudaMalloc guarantees 256-byte alignment
 GRANULE = 2 << 20  # the allocation granule the quota is counted in is finer; this is the VA step
+# Address space left unallocated after every allocation: the bytes just past an allocation belong
+# to no other one, so a copy or an access that starts there fails as it does on a GPU (whose
+# allocations do not sit back to back) instead of landing in a neighbour. Not counted as memory.
+GUARD = ALIGNMENT
 
 
 class DeviceHeap:
@@ -37,6 +41,9 @@ class DeviceHeap:
         self.limit = limit
         self.used = 0
         self.blocks: dict[int, int] = {}  # address -> size
+        # Once a kernel has called malloc() the heap's size is fixed, as CUDA documents for
+        # cudaDeviceSetLimit(cudaLimitMallocHeapSize) (even if every block was freed since).
+        self.fixed = False
 
 
 class DeviceMemory:
@@ -56,7 +63,7 @@ class DeviceMemory:
         self.arena = np.frombuffer(self._map, dtype=np.uint8)
         self._starts: list[int] = []  # sorted allocation start addresses
         self._ends: list[int] = []  # matching end addresses as requested (exclusive): bounds checks are exact
-        self._spans: list[int] = []  # matching end addresses rounded to the alignment: the layout
+        self._spans: list[int] = []  # matching end addresses rounded to the alignment, plus GUARD: the layout
         self._np_starts = np.zeros(0, np.uint64)
         self._np_ends = np.zeros(0, np.uint64)
         self.used = 0
@@ -78,7 +85,7 @@ class DeviceMemory:
                            f"{nbytes} bytes requested, {self.capacity - self.used} free")
         if self._reserve is not None and not self._reserve(size):
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{nbytes} bytes requested, device is full")
-        addr = self._find_hole(size, align)
+        addr = self._find_hole(size + GUARD, align)
         if addr is None:
             if self._reserve is not None:
                 self._reserve(-size)
@@ -87,7 +94,7 @@ class DeviceMemory:
             i = bisect.bisect_left(self._starts, addr)
             self._starts.insert(i, addr)
             self._ends.insert(i, addr + max(int(nbytes), 1))
-            self._spans.insert(i, addr + size)
+            self._spans.insert(i, addr + size + GUARD)
             self._sync_tables()
         self.used += size
         self.peak = max(self.peak, self.used)
@@ -109,10 +116,10 @@ class DeviceMemory:
         """Allocate exactly [addr, addr+span) (``nbytes`` of it usable): a checkpoint's allocation
         restored where the program knows it (server/checkpoint). Raises out-of-memory when the quota
         cannot hold it, invalid-value when the range is taken or outside this window."""
-        if not (self.base <= addr and addr + span <= self.base + self._span and 0 < nbytes <= span):
+        if not (self.base <= addr and addr + span + GUARD <= self.base + self._span and 0 < nbytes <= span):
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) is outside this device's address window")
         i = bisect.bisect_left(self._starts, addr)
-        if (i > 0 and self._spans[i - 1] > addr) or (i < len(self._starts) and self._starts[i] < addr + span):
+        if (i > 0 and self._spans[i - 1] > addr) or (i < len(self._starts) and self._starts[i] < addr + span + GUARD):
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) overlaps an allocation")
         if self.used + span > self.capacity:
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{span} bytes to restore, {self.capacity - self.used} free")
@@ -121,7 +128,7 @@ class DeviceMemory:
         with self._lock:
             self._starts.insert(i, addr)
             self._ends.insert(i, addr + nbytes)
-            self._spans.insert(i, addr + span)
+            self._spans.insert(i, addr + span + GUARD)
             self._sync_tables()
         self.used += span
         self.peak = max(self.peak, self.used)
@@ -129,7 +136,7 @@ class DeviceMemory:
     def layout(self) -> list[list[int]]:
         """[address, size asked for, span taken] of every allocation."""
         with self._lock:
-            return [[s, e - s, p - s] for s, e, p in zip(self._starts, self._ends, self._spans)]
+            return [[s, e - s, p - GUARD - s] for s, e, p in zip(self._starts, self._ends, self._spans)]
 
     def written(self, addr: int, nbytes: int) -> list[tuple[int, int]]:
         """The parts of [addr, addr+nbytes) whose pages were ever written, from the kernel's page
@@ -180,7 +187,7 @@ class DeviceMemory:
         i = bisect.bisect_left(self._starts, addr)
         if i == len(self._starts) or self._starts[i] != addr:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not an allocation")
-        size = self._spans[i] - self._starts[i]
+        size = self._spans[i] - GUARD - self._starts[i]
         with self._lock:
             del self._starts[i], self._ends[i], self._spans[i]
             self._sync_tables()

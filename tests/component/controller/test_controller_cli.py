@@ -71,24 +71,28 @@ def test_reserve_json_leases_release(cli, controller, pool):
     assert tokens.verify(r["token"], SECRET.encode())["lease"] == r["lease"]
     leases = json.loads(invoke(cli, controller, "leases", "--json").output)["leases"]
     assert [(x["id"], len(x["vgpus"])) for x in leases] == [(r["lease"], 2)] and "expires" in leases[0]
-    assert json.loads(invoke(cli, controller, "release", r["lease"], "--json").output) == {"released": r["lease"]}
+    assert json.loads(invoke(cli, controller, "release", r["lease"], "--json").output) == \
+        {"ok": True, "released": [r["lease"]], "failed": []}
     again = invoke(cli, controller, "release", r["lease"], "--json")
-    assert again.exit_code == 1 and json.loads(again.output)["error"] == "lease_ended"
+    assert again.exit_code == 1 and json.loads(again.output)["failed"][0]["error"] == "lease_ended"
     assert "no live leases" in invoke(cli, controller, "leases").output
 
 
 def test_reserve_table_prints_export_lines(cli, controller, pool):
-    out = invoke(cli, controller, "reserve", "--mem", "50%", "--compute", "50")
+    out = CliRunner().invoke(cli, ["reserve", "--mem", "50%", "--compute", "50",
+                                  "--controller", controller.url])
     assert out.exit_code == 0, out.output
-    lines = out.output.splitlines()
+    assert all(x.startswith("export ") for x in out.stdout.splitlines()), out.stdout   # shell only: eval works
+    assert "reserved lease" in out.stderr and "rgpu release" in out.stderr
+    lines = out.stdout.splitlines()
     lease_line = next(x for x in lines if x.startswith("export RGPU_LEASE="))
     assert tokens.verify(lease_line.split("=", 1)[1], SECRET.encode())["vgpus"][0]["memory"] == 8 * GiB
-    assert any(x.startswith("export RGPU_SERVER=tcp://gpu") and "#" in x for x in lines)
+    assert any(x.startswith("export RGPU_SERVER='tcp://gpu") and "#" in x for x in lines)
 
 
 def test_impossible_reserve_is_a_clear_error(cli, controller, pool):
     out = invoke(cli, controller, "reserve", "--mem", "64GiB")
-    assert out.exit_code == 1 and "cannot place" in out.output and "Most free" in out.output
+    assert out.exit_code == 1 and "cannot place" in out.output and "the largest: 16.0 GiB" in out.output
     bad = invoke(cli, controller, "reserve", "--mem", "lots")
     assert bad.exit_code == 2 and "--mem" in bad.output
 
@@ -102,7 +106,8 @@ def test_reserve_wait_shows_progress_then_places(cli, controller, pool):
     pool.release(hog)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "waiting: position 1" in err and json.loads(out)["vgpus"][0]["compute"] == 100
+    assert "rgpu: waiting 0s, position 1 in queue" in err and json.loads(out)["vgpus"][0]["compute"] == 100
+    assert len(err.splitlines()) == 1, err      # not a tty: one line per change, and nothing changed
 
 
 def _program(tmp_path, body):

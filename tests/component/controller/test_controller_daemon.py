@@ -63,13 +63,30 @@ def test_unknown_lease_and_double_release(client, fleet):
     assert info.value.code == "lease_ended"
 
 
-def test_impossible_request_says_what_is_free(client, fleet):
+def test_a_request_that_does_not_fit_now_says_what_is_free(client, fleet):
     fleet.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
-    client.reserve(memory=10 * GiB, compute=50)
+    client.reserve(memory=10 * GiB, compute=50, count=2, policy="spread")
     with pytest.raises(ControllerError) as info:
-        client.reserve(memory=32 * GiB, compute=10)
+        client.reserve(memory=8 * GiB, compute=10)
     assert info.value.code == "no_capacity"
-    assert "0 of 2 GPUs" in info.value.message and "16.0 GiB of 16.0 GiB" in info.value.message
+    assert "0 of 2 GPUs" in info.value.message and "6.0 GiB of 16.0 GiB" in info.value.message
+
+
+@pytest.mark.parametrize("request_, why", [
+    ({"memory": 32 * GiB}, "more than any GPU of this pool has (the largest: 16.0 GiB)"),
+    ({"count": 3}, "can hold at most 2"),                                  # whole GPUs, 2 of them
+    ({"count": 3, "policy": "spread", "memory": GiB}, "can hold at most 2 GPUs"),
+    ({"count": 3, "exclusive": True}, "can hold at most 2 GPUs"),
+    ({"model": "H100"}, "no GPU of this pool matches model 'H100' (models: SimGPU A100)"),
+    ({"count": 2, "same_node": True, "compute": 60}, "no single server can ever hold 2"),
+])
+def test_a_request_that_can_never_fit_is_refused_at_once_even_with_wait(client, fleet, request_, why):
+    fleet.register("tcp://s:1", "b", "sim", fake_gpus(1, "A"))
+    fleet.register("tcp://t:1", "c", "sim", [{**g, "uuid": g["uuid"] + "-t"} for g in fake_gpus(1, "A")])
+    with pytest.raises(ControllerError) as info:
+        client.reserve(**request_, wait=60)
+    assert info.value.code == "impossible" and why in info.value.message, info.value.message
+    assert client.ls()["queued"] == 0
 
 
 def test_reserve_token_verifies_with_cluster_secret(client, fleet):

@@ -1,14 +1,17 @@
 // Context settings and helpers programs and libraries call in passing: limits, cache and shared
 // memory preferences, PCI bus id, stream-capture status, pitched allocations with 2D memsets, and
-// the occupancy helper templates of cuda_runtime.h (which call the occupancy and attribute APIs).
+// the occupancy helper templates of cuda_runtime.h (which call the occupancy and attribute APIs), and
+// profiler control (cuda_profiler_api.h: samples bracket their timed part with it).
 #include <cstring>
 #include <vector>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include "check.h"
 
 __global__ void touch(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.0f; }
 
 int main() {
+    CHECK(cudaProfilerStart());
     size_t v = 0;
     CHECK(cudaDeviceGetLimit(&v, cudaLimitStackSize));
     EXPECT(v == 1024);
@@ -64,6 +67,7 @@ int main() {
     EXPECT(block > 0 && block <= 1024 && block % 32 == 0 && min_grid > 0);
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, touch, block, 0));
     EXPECT(blocks > 0);
+    CHECK(cudaProfilerStop());
     printf("bus %s pitch %zu block %d min grid %d blocks/SM %d\n", bus, pitch, block, min_grid, blocks);
     printf("OK context_misc\n");
     return 0;

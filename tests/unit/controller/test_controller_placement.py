@@ -58,7 +58,7 @@ def test_guarantees_never_overcommit_compute_or_memory():
         place(pool, memory=1 * GiB, compute=50)
     place(pool, memory=15 * GiB, compute=40)
     with pytest.raises(PlacementError):
-        place(pool, memory=1, compute=0)
+        place(pool, memory=16 << 20, compute=0)
     gpu = pool.gpus["GPU-0-0"]
     assert (gpu.memory_used, gpu.compute_used) == (16 * GiB, 100)
 

@@ -1,21 +1,35 @@
 """Request parsing and validation (sizes, fractions, compute steps, defaults)."""
+import re
+
 import pytest
 
 from rgpu.controller.requests import Request, RequestError, parse_memory
 
 
 @pytest.mark.parametrize("text,expected", [
-    ("8GiB", (8 << 30, None)), ("512MiB", (512 << 20, None)), ("16GB", (16 * 10**9, None)),
-    ("1073741824", (1 << 30, None)), ("0.5", (None, 0.5)), ("25%", (None, 0.25)), ("1", (None, 1.0)),
+    ("8GiB", (8 << 30, None)), ("512MiB", (512 << 20, None)), ("16GB", (16 * 10**9, None)), ("8Gi", (8 << 30, None)),
+    ("512", (512 << 20, None)), ("12000", (12000 << 20, None)),           # a bare number is MiB, as nvidia-smi's
+    ("1073741824B", (1 << 30, None)), ("1.5GiB", (3 << 29, None)), ("16 MiB", (16 << 20, None)),
+    ("0.5", (None, 0.5)), ("25%", (None, 0.25)), ("1", (None, 1.0)), (".25", (None, 0.25)),  # fractions stay
 ])
 def test_parse_memory(text, expected):
     assert parse_memory(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "lots", "8 parsecs", "0%", "150%", "-1GiB", "0"])
-def test_parse_memory_rejects(text):
-    with pytest.raises(RequestError):
+@pytest.mark.parametrize("text,says", [
+    ("", "not a size"), ("lots", "not a size"), ("8 parsecs", "not a size"), ("4G1", "not a size"),
+    ("0%", "(0, 100]"), ("150%", "(0, 100]"), ("-1GiB", "not a size"), ("0", "at least 16.0 MiB"),
+    ("1.5", "at least 16.0 MiB"), ("12", "at least 16.0 MiB"), ("1048576B", "at least 16.0 MiB"),
+])
+def test_parse_memory_rejects_with_the_grammar_or_the_minimum(text, says):
+    with pytest.raises(RequestError, match=re.escape(says)):
         parse_memory(text)
+
+
+def test_the_minimum_quota_holds_on_the_wire_too():
+    with pytest.raises(RequestError, match="at least 16.0 MiB"):
+        Request.from_wire({"memory": 1 << 20})
+    assert Request.from_wire({"memory": 16 << 20}).memory == 16 << 20
 
 
 def test_defaults_whole_gpu_and_proportional_memory():

@@ -31,6 +31,24 @@ def test_reads_and_writes_are_bounds_checked(mem):
     assert e.value.code == "CUDA_ERROR_INVALID_VALUE" and not e.value.sticky
 
 
+def test_the_bytes_just_past_an_allocation_belong_to_no_other(mem):
+    """Allocations of the alignment's size, made back to back: a copy or a lane access that starts
+    just past one fails, as on a GPU, instead of reading the next allocation."""
+    a = mem.alloc(1024)
+    b = mem.alloc(1024)
+    assert b >= a + 1024 + 256 and mem.allocation(a + 1024) is None
+    for start, n in [(a + 1024, 16), (a + 1020, 8)]:
+        with pytest.raises(SimError):
+            mem.read(start, n)
+    with pytest.raises(SimFault):
+        mem.gather(np.array([a + 1024], np.uint64), np.uint32)
+    mem.free(a)
+    mem.free(b)
+    assert mem.used == 0
+    c = mem.alloc(2048)  # the freed space (and its gap) is reused
+    assert c == a
+
+
 def test_out_of_memory_and_free_returns_it(mem):
     a = mem.alloc(1 << 23)
     with pytest.raises(SimError) as e:

@@ -23,6 +23,7 @@ def c_malloc(ins, ctx):
         idx = st.idx(m)
         sizes = size_r(st, idx)
         heap = st.mem.device_heap
+        heap.fixed = True
         out = np.zeros(len(idx), np.uint64)
         for k, size in enumerate(sizes.tolist()):  # in lane order, as a serialised allocator would
             if size == 0 or heap.used + size > heap.limit:

@@ -1,0 +1,201 @@
+"""Native speed: benchmarks/native/native_bench.cu run natively (when this host has a GPU) and through
+rgpu on the same host in the same run — with the same-host shared-memory path and without it
+(RGPU_SHM=0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
+against benchmarks/rawserver.py), so every ratio compares figures taken minutes apart on one machine.
+
+    .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim] [--rows a,b] [--rounds N]
+                                              [--profile PREFIX] [--no-raw]
+
+--device auto: cuda when NVML sees a GPU, else sim (no native column then: the software GPU has no
+native counterpart; its figures are set against the raw transport). --profile cProfiles the session
+workers of the rgpu runs to PREFIX.PID (where each row's time goes). Prints the table and writes
+benchmarks/out/native.json and benchmarks/out/native.md."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from rgpu.client.server_client import ping  # noqa: E402
+from rgpu.paths import client_env  # noqa: E402
+from tests.support import cudabuild  # noqa: E402
+from tests.support.daemons import DaemonSet, free_url  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+OUT = ROOT / "benchmarks" / "out"
+# (key, label, unit, better): "low" for times, "high" for rates and bandwidths.
+ROWS = [
+    ("sync_rtt_us", "cudaStreamSynchronize round trip", "µs", "low"),
+    ("attribute_us", "cudaDeviceGetAttribute", "µs", "low"),
+    ("launch_rate_k", "empty-kernel launches (async)", "k/s", "high"),
+    ("launch_sync_us", "launch + synchronize", "µs", "low"),
+    ("h2d_pinned_gbps", "H2D pinned", "GB/s", "high"),
+    ("d2h_pinned_gbps", "D2H pinned", "GB/s", "high"),
+    ("h2d_pageable_gbps", "H2D pageable", "GB/s", "high"),
+    ("d2h_pageable_gbps", "D2H pageable", "GB/s", "high"),
+    ("d2h_4k_us", "D2H 4 KiB", "µs", "low"),
+    ("malloc_free_us", "cudaMalloc + cudaFree 1 MiB", "µs", "low"),
+    ("axpy_ms", "axpy kernels", "ms", "low"),
+]
+
+
+def has_gpu() -> bool:
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        try:
+            return pynvml.nvmlDeviceGetCount() > 0
+        finally:
+            pynvml.nvmlShutdown()
+    except Exception:  # no driver, no library: no GPU to measure natively  # noqa: BLE001
+        return False
+
+
+def build() -> Path:
+    """The program with -cudart shared: the same binary runs on NVIDIA's libcudart and on rgpu's.
+    PTX for sm_80 (the software GPU interprets it; a newer GPU JITs it once, before the timings)."""
+    return cudabuild.build(HERE / "native_bench.cu", "exe", ["-O2"], arch_flags=["-cudart", "shared", "-arch=sm_80"])
+
+
+def run_program(exe: Path, env: dict, rows: str, scale: str, rounds: int) -> dict:
+    argv = [str(exe), "--scale", scale, "--rounds", str(rounds)] + (["--rows", rows] if rows else [])
+    p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}):\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def native_env() -> dict:
+    """NVIDIA's own runtime, nothing of rgpu."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RGPU_") and k != "LD_PRELOAD"}
+    env["LD_LIBRARY_PATH"] = str(cudabuild.runtime_lib_dir())
+    return env
+
+
+class RawTransport:
+    """The bare transport on TCP loopback (benchmarks/rawserver.py and the harness's raw mode):
+    round trip (µs) and one-way message rate (k/s)."""
+
+    def __init__(self):
+        from benchmarks.transport import build_harness
+        self.exe = build_harness()
+        self.server = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "rawserver.py"),
+                                        "tcp://127.0.0.1:*"], stdout=subprocess.PIPE, text=True)
+        self.url = self.server.stdout.readline().strip()
+
+    def _once(self, *args) -> dict:
+        p = subprocess.run([str(self.exe), "raw", self.url, *args], capture_output=True, text=True, timeout=300,
+                           check=True)
+        return json.loads(p.stdout.strip().splitlines()[-1])
+
+    def measure(self) -> dict:
+        return {"sync_rtt_us": self._once("sync", "10000")["us"],
+                "oneway_rate_k": self._once("async", "200000")["rate"] / 1e3}
+
+    def close(self):
+        self.server.kill()
+        self.server.wait(10)
+
+
+BETTER = {key: better for key, _label, _unit, better in ROWS} | {"sync_rtt_us": "low", "oneway_rate_k": "high"}
+
+
+def _keep_best(best: dict, got: dict) -> None:
+    for k, v in got.items():
+        if k not in best or not isinstance(v, (int, float)) or k not in BETTER:
+            best.setdefault(k, v)
+        elif (v < best[k]) if BETTER[k] == "low" else (v > best[k]):
+            best[k] = v
+
+
+def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw: bool = True) -> dict:
+    """Every configuration once per round, in turn, keeping each figure's best: load from other
+    processes then hurts all of them alike instead of whichever ran during it."""
+    exe = build()
+    scale = "gpu" if device == "cuda" else "sim"
+    out: dict = {"device": device, "scale": scale, "host": os.uname().nodename, "rounds": rounds,
+                 "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    with DaemonSet() as daemons:
+        url = free_url()
+        env = dict(os.environ)
+        if profile:
+            env["RGPU_WORKER_PROFILE"] = profile
+        daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", device, "--listen", url,
+                       "--sim-memory", "2GiB", "--log-level", "warning"], ready=lambda: ping(url), deadline_s=60, env=env)
+        runs = {"rgpu": {**client_env([url]), "RGPU_SHM": "1"}, "rgpu_noshm": {**client_env([url]), "RGPU_SHM": "0"}}
+        if device == "cuda":
+            runs = {"native": native_env(), **runs}
+        rawt = RawTransport() if raw else None
+        try:
+            for _ in range(rounds):
+                for name, run_env in runs.items():
+                    _keep_best(out.setdefault(name, {}), run_program(exe, run_env, rows, scale, 1))
+                if rawt is not None:
+                    _keep_best(out.setdefault("raw", {}), rawt.measure())
+        finally:
+            if rawt is not None:
+                rawt.close()
+    return out
+
+
+def table(res: dict) -> str:
+    native = res.get("native", {})
+    rgpu, noshm, raw = res["rgpu"], res.get("rgpu_noshm", {}), res.get("raw", {})
+    big = rgpu.get("big_bytes", 0) >> 20
+    head = f"| figure | native | rgpu | rgpu, `RGPU_SHM=0` | rgpu / native |\n|---|---|---|---|---|"
+    lines = [f"device: {rgpu.get('device')} (`--device {res['device']}`, scale {res['scale']}: copies "
+             f"{big} MiB, {rgpu.get('axpy_n')} axpy over {rgpu.get('axpy_len')} floats), {res['host']}, {res['when']}",
+             "", head]
+    for key, label, unit, _better in ROWS:
+        if key not in rgpu:
+            continue
+        n = native.get(key)
+        ratio = f"{rgpu[key] / n:.2f}×" if n else "—"
+        fmt = (lambda v: f"{v:,.2f} {unit}" if v is not None else "—")
+        lines.append(f"| {label} | {fmt(n)} | {fmt(rgpu[key])} | {fmt(noshm.get(key))} | {ratio} |")
+    if raw:
+        lines += ["", "| against the raw transport (TCP loopback, same run) | raw | rgpu | ratio |", "|---|---|---|---|"]
+        if "sync_rtt_us" in rgpu:
+            lines.append(f"| sync round trip | {raw['sync_rtt_us']:.2f} µs | {rgpu['sync_rtt_us']:.2f} µs | "
+                         f"{rgpu['sync_rtt_us'] / raw['sync_rtt_us']:.2f}× (goal ≤ 1.2) |")
+        if "launch_sync_us" in rgpu:
+            lines.append(f"| launch + synchronize vs round trip | {raw['sync_rtt_us']:.2f} µs | "
+                         f"{rgpu['launch_sync_us']:.2f} µs | {rgpu['launch_sync_us'] / raw['sync_rtt_us']:.2f}× (goal ≤ 2) |")
+        if "launch_rate_k" in rgpu:
+            lines.append(f"| async launches vs one-way messages | {raw['oneway_rate_k']:.1f} k/s | "
+                         f"{rgpu['launch_rate_k']:.1f} k/s | {rgpu['launch_rate_k'] / raw['oneway_rate_k']:.2f}× (goal ≥ 0.5) |")
+        if "attribute_us" in rgpu:
+            lines.append(f"| attribute query vs round trip | {raw['sync_rtt_us']:.2f} µs | {rgpu['attribute_us']:.3f} µs | "
+                         f"{rgpu['attribute_us'] / raw['sync_rtt_us']:.4f}× (goal: ≤ 1 µs, no round trip) |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", choices=["auto", "cuda", "sim"], default="auto")
+    ap.add_argument("--rows", default="", help="comma-separated row keys (default: all)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--profile", default="", help="cProfile the session workers to PREFIX.PID")
+    ap.add_argument("--no-raw", action="store_true", help="skip the raw-transport baseline")
+    a = ap.parse_args(argv)
+    device = a.device if a.device != "auto" else ("cuda" if has_gpu() else "sim")
+    res = measure(device, a.rows, a.rounds, a.profile, not a.no_raw)
+    text = table(res)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "native.json").write_text(json.dumps(res, indent=2) + "\n")
+    (OUT / "native.md").write_text(text + "\n")
+    print(text)
+    print(f"\nwritten: {OUT / 'native.json'}, {OUT / 'native.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,331 @@
+/* Env-only leases: a program started with RGPU_CONTROLLER and a request (RGPU_MEM, RGPU_COMPUTE,
+ * RGPU_LIMIT, RGPU_VGPUS, RGPU_SHARE_ONLY) but no RGPU_SERVER — a Jupyter kernel, a container —
+ * reserves its own lease at its first CUDA call, renews it from a thread of its own, and releases it
+ * at exit, as `rgpu run` does around a program (OrionX's env-only mode).
+ *
+ * It authenticates as the user, with the credential the `rgpu` CLI reads (client/credentials.py):
+ * RGPU_CREDENTIAL, else <config>/credential (config: RGPU_CONFIG_DIR, else $XDG_CONFIG_HOME/rgpu,
+ * else ~/.config/rgpu) — a CURVE secret certificate in CZMQ's text format. The controller's public
+ * key: RGPU_CONTROLLER_KEY (Z85, hex or a certificate file), else the credential's controller-key,
+ * else <config>/controller.key. The wire is the controller's: one msgpack map per request on a CURVE
+ * DEALER (controller/handlers.py). Everything here has a ZeroMQ context of its own, so closing the
+ * sessions at exit never cuts off the release. RGPU_LEASE_TTL (seconds, default 30) is the lease's
+ * TTL: a program killed with SIGKILL leaves its lease to expire that long after. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "rgpu_call.h"
+#include "session.h"
+
+#define CONTROLLER_TIMEOUT_MS 5000
+#define MAX_REPLY (4 << 20)
+
+static void *lctx;
+static char ctl_url[300], own_pub[41], own_sec[41], ctl_key[41];
+static char lease_id[64];
+static double lease_ttl = 30.0;
+static pthread_t renewer;
+static int renewing;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static int stopping;
+static uint64_t next_id = 1;
+
+static void config_path(char *out, size_t cap, const char *name) {
+    const char *dir = getenv("RGPU_CONFIG_DIR"), *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (dir && *dir) snprintf(out, cap, "%s/%s", dir, name);
+    else if (xdg && *xdg) snprintf(out, cap, "%s/rgpu/%s", xdg, name);
+    else snprintf(out, cap, "%s/.config/rgpu/%s", home ? home : "", name);
+}
+
+/* A key as ZeroMQ takes it (40 Z85 characters) from Z85 or 64 hex digits; 0 on success. */
+static int z85_key(const char *text, char out[41]) {
+    size_t n = strlen(text);
+    if (n == 40) {
+        memcpy(out, text, 41);
+        return 0;
+    }
+    if (n != 64) return -1;
+    uint8_t raw[32];
+    for (int i = 0; i < 32; i++) {
+        unsigned v;
+        if (sscanf(text + 2 * i, "%2x", &v) != 1) return -1;
+        raw[i] = (uint8_t)v;
+    }
+    return zmq_z85_encode(out, raw, 32) ? 0 : -1;
+}
+
+/* Reads a CZMQ certificate: public-key, secret-key (may be NULL) and metadata controller-key. */
+static int read_cert(const char *path, char pub[41], char sec[41], char ctl[41]) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[512], section[32] = "";
+    int found = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (line[0] != ' ' && line[0] != '\t') {
+            sscanf(line, "%31s", section);
+            continue;
+        }
+        char key[64], value[128];
+        /* name = "value" (Z85 keys hold '#': the value is what the quotes hold) */
+        if (sscanf(line, " %63[A-Za-z0-9_-] = \"%127[^\"]\"", key, value) != 2) continue;
+        if (!strcmp(section, "curve") && !strcmp(key, "public-key") && pub && !z85_key(value, pub)) found |= 1;
+        if (!strcmp(section, "curve") && !strcmp(key, "secret-key") && sec && !z85_key(value, sec)) found |= 2;
+        if (!strcmp(section, "metadata") && !strcmp(key, "controller-key") && ctl && !z85_key(value, ctl)) found |= 4;
+    }
+    fclose(f);
+    return found;
+}
+
+/* Who this program is to the controller, and which controller it trusts; 0 or -1 (logged). */
+static int credentials(void) {
+    char path[1024];
+    const char *given = getenv("RGPU_CREDENTIAL");
+    if (given && *given) snprintf(path, sizeof path, "%s", given);
+    else config_path(path, sizeof path, "credential");
+    ctl_key[0] = 0;
+    int got = read_cert(path, own_pub, own_sec, ctl_key);
+    if (got < 0 || (got & 3) != 3) {
+        rgpu_log(RGPU_LOG_ERROR, "env-only lease: no usable rgpu credential at %s (set RGPU_CREDENTIAL to the file "
+                 "`rgpu user add NAME --out FILE` wrote)", path);
+        return -1;
+    }
+    const char *key = getenv("RGPU_CONTROLLER_KEY");
+    if (key && *key) {
+        if (z85_key(key, ctl_key) != 0 && !(read_cert(key, ctl_key, NULL, NULL) & 1)) {
+            rgpu_log(RGPU_LOG_ERROR, "env-only lease: RGPU_CONTROLLER_KEY is neither a key nor a certificate file");
+            return -1;
+        }
+    } else if (!(got & 4)) {
+        config_path(path, sizeof path, "controller.key");
+        if (!(read_cert(path, ctl_key, NULL, NULL) & 1)) {
+            rgpu_log(RGPU_LOG_ERROR, "env-only lease: the controller's public key is not known (RGPU_CONTROLLER_KEY, "
+                     "the credential's controller-key or %s)", path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A DEALER to the controller over CURVE as this user. */
+static void *controller_socket(void) {
+    void *s = zmq_socket(lctx, ZMQ_DEALER);
+    int zero = 0;
+    int64_t max = MAX_REPLY;
+    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &max, sizeof max);
+    zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, ctl_key, 41);
+    zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, own_pub, 41);
+    zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, own_sec, 41);
+    if (zmq_connect(s, ctl_url) != 0) {
+        rgpu_log(RGPU_LOG_ERROR, "env-only lease: bad RGPU_CONTROLLER %s: %s", ctl_url, zmq_strerror(errno));
+        zmq_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Sends the request in `w` and waits for its reply (into `m`); 0, or -1 when none came. */
+static int exchange(void *s, mp_writer *w, zmq_msg_t *m, int timeout_ms) {
+    if (zmq_send(s, w->buf, w->len, 0) < 0) return -1;
+    zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
+    int rc;
+    do rc = zmq_poll(&it, 1, timeout_ms);
+    while (rc < 0 && errno == EINTR);
+    if (rc <= 0) return -1;
+    zmq_msg_init(m);
+    return zmq_msg_recv(m, s, 0) < 0 ? -1 : 0;
+}
+
+/* The string field `k` of the reply map into dst ("" if absent); returns whether "ok" was true. */
+static int reply_str(zmq_msg_t *m, const char *k, char *dst, size_t cap) {
+    mp_reader r;
+    mp_obj map, o;
+    dst[0] = 0;
+    mp_rinit(&r, zmq_msg_data(m), zmq_msg_size(m));
+    if (!mp_next(&r, &map) && map.type == MP_MAP && !mp_find_key(&r, map.n, k) && !mp_next(&r, &o) &&
+        o.type == MP_STR)
+        snprintf(dst, cap, "%.*s", (int)o.n, (const char *)o.p);
+    mp_rinit(&r, zmq_msg_data(m), zmq_msg_size(m));
+    return !mp_next(&r, &map) && map.type == MP_MAP && !mp_find_key(&r, map.n, "ok") && !mp_next(&r, &o) &&
+           o.type == MP_BOOL && o.v.b;
+}
+
+/* One request {cmd, id, lease} and its reply; 0 ok, else -1 with the controller's message in why. */
+static int lease_cmd(void *s, const char *cmd, char *why, size_t cap) {
+    mp_writer w;
+    mp_init(&w, 128);
+    mp_map(&w, 3);
+    mp_str(&w, "cmd"); mp_str(&w, cmd);
+    mp_str(&w, "id"); mp_uint(&w, next_id++);
+    mp_str(&w, "lease"); mp_str(&w, lease_id);
+    zmq_msg_t m;
+    int rc = exchange(s, &w, &m, CONTROLLER_TIMEOUT_MS);
+    mp_free(&w);
+    if (rc != 0) {
+        snprintf(why, cap, "rgpu-controller at %s did not answer", ctl_url);
+        return -1;
+    }
+    int ok = reply_str(&m, "message", why, cap);
+    zmq_msg_close(&m);
+    return ok ? 0 : -1;
+}
+
+static void *renew_loop(void *arg) {
+    (void)arg;
+    void *s = controller_socket();
+    pthread_mutex_lock(&mu);
+    while (s && !stopping) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        double period = lease_ttl / 3 > 0.5 ? lease_ttl / 3 : 0.5;
+        until.tv_sec += (time_t)period;
+        until.tv_nsec += (long)((period - (time_t)period) * 1e9);
+        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+        if (pthread_cond_timedwait(&wake, &mu, &until) != ETIMEDOUT || stopping) continue;
+        pthread_mutex_unlock(&mu);
+        char why[512];
+        if (lease_cmd(s, "renew", why, sizeof why) != 0) {
+            rgpu_log(RGPU_LOG_WARN, "env-only lease %s: renew failed: %s", lease_id, why);
+            if (strstr(why, "already") || strstr(why, "no lease")) { /* it ended: renewing is over */
+                pthread_mutex_lock(&mu);
+                break;
+            }
+        } else {
+            rgpu_log(RGPU_LOG_DEBUG, "env-only lease %s renewed", lease_id);
+        }
+        pthread_mutex_lock(&mu);
+    }
+    pthread_mutex_unlock(&mu);
+    if (s) zmq_close(s);
+    return NULL;
+}
+
+static void put_int_env(mp_writer *w, const char *key, const char *var, uint32_t *n) {
+    const char *v = getenv(var);
+    if (!v || !*v) return;
+    mp_str(w, key);
+    mp_int(w, atoll(v));
+    (*n)++;
+}
+
+int rgpu_env_lease(char *servers, size_t cap) {
+    const char *controller = getenv("RGPU_CONTROLLER");
+    const char *vars[] = {"RGPU_MEM", "RGPU_COMPUTE", "RGPU_LIMIT", "RGPU_VGPUS", "RGPU_SHARE_ONLY"};
+    int asked = 0;
+    for (int i = 0; i < 5; i++) asked |= getenv(vars[i]) && *getenv(vars[i]);
+    if (!controller || !*controller || !asked) return -1;
+    /* HOST:PORT means tcp://HOST:PORT, as the CLI reads it */
+    snprintf(ctl_url, sizeof ctl_url, "%s%s", strstr(controller, "://") ? "" : "tcp://", controller);
+    if (getenv("RGPU_LEASE_TTL") && atof(getenv("RGPU_LEASE_TTL")) >= 2) lease_ttl = atof(getenv("RGPU_LEASE_TTL"));
+    if (credentials() != 0) return -2;
+    lctx = zmq_ctx_new();
+    void *s = controller_socket();
+    if (!s) return -2;
+    /* reserve {memory, compute, limit, count, share_only, ttl}: memory as the user wrote it (the
+     * controller reads the size grammar: 512 is MiB, 8GiB, 0.5 of the GPU) */
+    mp_writer w;
+    mp_init(&w, 256);
+    uint8_t body[256];
+    mp_writer fields;
+    mp_init_inline(&fields, body, sizeof body);
+    uint32_t n = 3;
+    if (getenv("RGPU_MEM") && *getenv("RGPU_MEM")) { mp_str(&fields, "memory"); mp_str(&fields, getenv("RGPU_MEM")); n++; }
+    put_int_env(&fields, "compute", "RGPU_COMPUTE", &n);
+    put_int_env(&fields, "limit", "RGPU_LIMIT", &n);
+    put_int_env(&fields, "count", "RGPU_VGPUS", &n);
+    const char *share = getenv("RGPU_SHARE_ONLY");
+    if (share && *share && strcmp(share, "0") && strcasecmp(share, "false")) {
+        mp_str(&fields, "share_only"); mp_bool(&fields, 1); n++;
+    }
+    mp_map(&w, n);
+    mp_str(&w, "cmd"); mp_str(&w, "reserve");
+    mp_str(&w, "id"); mp_uint(&w, next_id++);
+    mp_str(&w, "ttl"); mp_double(&w, lease_ttl);
+    mp_raw(&w, fields.buf, fields.len);
+    mp_free(&fields);
+    zmq_msg_t m;
+    int rc = exchange(s, &w, &m, CONTROLLER_TIMEOUT_MS);
+    mp_free(&w);
+    zmq_close(s);
+    if (rc != 0) {
+        rgpu_log(RGPU_LOG_ERROR, "env-only lease: rgpu-controller at %s did not answer within %d s (is it running, "
+                 "and does it know this credential?)", ctl_url, CONTROLLER_TIMEOUT_MS / 1000);
+        return -2;
+    }
+    char token[8192], msg[512];
+    if (!reply_str(&m, "token", token, sizeof token)) {
+        reply_str(&m, "message", msg, sizeof msg);
+        rgpu_log(RGPU_LOG_ERROR, "env-only lease refused by rgpu-controller at %s: %s", ctl_url, msg);
+        zmq_msg_close(&m);
+        return -2;
+    }
+    reply_str(&m, "lease", lease_id, sizeof lease_id);
+    /* vgpus: [{server, index, server_key}] -> URL@KEY#N,... in device order */
+    mp_reader r;
+    mp_obj map, arr, o;
+    size_t used = 0;
+    servers[0] = 0;
+    mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
+    if (!mp_next(&r, &map) && map.type == MP_MAP && !mp_find_key(&r, map.n, "vgpus") && !mp_next(&r, &arr) &&
+        arr.type == MP_ARRAY) {
+        for (uint32_t i = 0; i < arr.n; i++) {
+            mp_reader item = r;
+            mp_obj vm;
+            char url[256] = "", key[80] = "";
+            long idx = 0;
+            if (mp_next(&item, &vm) || vm.type != MP_MAP) break;
+            const char *want[] = {"server", "server_key", "index"};
+            for (int k = 0; k < 3; k++) {
+                mp_reader f = item;
+                if (mp_find_key(&f, vm.n, want[k]) || mp_next(&f, &o)) continue;
+                if (k == 0 && o.type == MP_STR) snprintf(url, sizeof url, "%.*s", (int)o.n, (const char *)o.p);
+                if (k == 1 && o.type == MP_STR) snprintf(key, sizeof key, "%.*s", (int)o.n, (const char *)o.p);
+                if (k == 2) idx = (long)mp_as_int(&o);
+            }
+            used += snprintf(servers + used, used < cap ? cap - used : 0, "%s%s%s%s#%ld", i ? "," : "", url,
+                             key[0] ? "@" : "", key, idx);
+            mp_skip(&r);
+        }
+    }
+    zmq_msg_close(&m);
+    if (!servers[0] || used >= cap) {
+        rgpu_log(RGPU_LOG_ERROR, "env-only lease %s: the controller's reply names no vGPU", lease_id);
+        return -2;
+    }
+    /* The hello of each session sends RGPU_LEASE; programs this one starts share the lease. */
+    setenv("RGPU_LEASE", token, 1);
+    setenv("RGPU_LEASE_ID", lease_id, 1);
+    setenv("RGPU_SERVER", servers, 1);
+    rgpu_log(RGPU_LOG_INFO, "env-only lease %s from %s: %s", lease_id, ctl_url, servers);
+    renewing = pthread_create(&renewer, NULL, renew_loop, NULL) == 0;
+    return 0;
+}
+
+void rgpu_env_lease_release(void) {
+    if (!lease_id[0] || !lctx) return;
+    pthread_mutex_lock(&mu);
+    stopping = 1;
+    pthread_cond_broadcast(&wake);
+    pthread_mutex_unlock(&mu);
+    if (renewing) pthread_join(renewer, NULL);
+    renewing = 0;
+    void *s = controller_socket();
+    char why[512];
+    if (s && lease_cmd(s, "release", why, sizeof why) != 0)
+        rgpu_log(RGPU_LOG_WARN, "env-only lease %s: release failed (%s); it expires within %.0f s", lease_id, why,
+                 lease_ttl);
+    else
+        rgpu_log(RGPU_LOG_INFO, "env-only lease %s released", lease_id);
+    if (s) zmq_close(s);
+    lease_id[0] = 0;
+    zmq_ctx_term(lctx);
+    lctx = NULL;
+}

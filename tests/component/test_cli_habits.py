@@ -1,0 +1,143 @@
+"""The habits users bring (issue 17, item 1 and 2): --version everywhere, documented completion,
+URLs as HOST:PORT, clean errors (no traceback) from the CLI and the daemons' bad options (a busy
+port, a bad size), JSON errors under --json, the waiting line, daemons' log formats."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from rgpu import logs
+from rgpu.client.params import WaitLine
+from rgpu.units import SizeError, parse_size
+from tests.conftest import run_cli, server_argv
+from tests.support.controller import ControllerProc
+from tests.support.daemons import free_port, free_url, wait_until
+from tests.support.pool import ping
+
+
+def daemon(module: str, *args: str, env=None, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
+@pytest.mark.parametrize("module", ["rgpu.client.cli", "rgpu.server.cli", "rgpu.controller.daemon"])
+def test_version_everywhere(module):
+    p = daemon(module, "--version")
+    assert p.returncode == 0 and "version 0.1.0" in p.stdout
+
+
+def test_completion_is_printed_and_completes_commands():
+    p = run_cli("completion", "bash")
+    assert p.returncode == 0 and "_RGPU_COMPLETE=bash_complete" in p.stdout
+    env = {**os.environ, "_RGPU_COMPLETE": "bash_complete", "COMP_WORDS": "rgpu re", "COMP_CWORD": "1"}
+    done = subprocess.run([sys.executable, "-m", "rgpu.client.cli"], capture_output=True, text=True, env=env)
+    assert {"plain,reserve", "plain,release", "plain,renew"} <= set(done.stdout.split())
+
+
+def test_sizes_one_grammar():
+    assert parse_size("512") == 512 << 20 and parse_size("8GiB") == 8 << 30 and parse_size("16G") == 16 * 10**9
+    assert parse_size("1048576B") == 1 << 20 and parse_size("2Gi") == 2 << 30
+    for bad in ("4G1", "lots", "-1", "1.2.3", "5 parsecs"):
+        with pytest.raises(SizeError, match="512MiB"):
+            parse_size(bad)
+
+
+def test_a_url_may_be_host_port_and_a_bad_one_is_a_usage_error(daemons, tmp_path):
+    ctl = ControllerProc(daemons, tmp_path).start()
+    host_port = ctl.url.removeprefix("tcp://")
+    p = run_cli("ls", "--controller", host_port, "--json", env=ctl.env)
+    assert p.returncode == 0 and json.loads(p.stdout)["servers"] == []
+    bad = run_cli("ls", "--controller", "127.0.0.1:notaport", env=ctl.env)
+    assert bad.returncode == 2 and "is not a URL" in bad.stderr and "Traceback" not in bad.stderr
+    as_json = run_cli("ls", "--controller", "http://x:1", "--json", env=ctl.env)
+    assert as_json.returncode == 2 and json.loads(as_json.stdout)["error"] == "usage"
+    # the daemons read URLs the same way: a server listening on HOST:PORT joins RGPU_CONTROLLER=HOST:PORT
+    port = free_port()
+    daemons.start(server_argv(f"127.0.0.1:{port}"), ready=lambda: ping(f"tcp://127.0.0.1:{port}"), deadline_s=30,
+                  env={**ctl.env, "RGPU_CONTROLLER": host_port}, log_path=tmp_path / "server.log")
+    joined = lambda: [s["state"] for s in json.loads(run_cli("ls", "--json", "--controller", host_port,
+                                                             env=ctl.env).stdout)["servers"]] == ["up"]
+    wait_until(joined, 30, "the server joined through RGPU_CONTROLLER=HOST:PORT")
+    srv = daemon("rgpu.server.cli", "--device", "sim", "--listen", free_url(), "--controller", "127.0.0.1:x", env=ctl.env)
+    assert srv.returncode == 2 and "is not a URL" in srv.stderr and "Traceback" not in srv.stderr
+
+
+def test_usage_errors_are_json_under_json():
+    p = run_cli("reserve", "--mem", "4G1", "--json")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    err = json.loads(p.stdout)
+    assert err["ok"] is False and err["error"] == "usage" and "--mem" in err["message"] and "4G1" in err["message"]
+    p = run_cli("reserve", "--mem", "1.5")          # 1.5 MiB: below the minimum quota, said so
+    assert p.returncode == 2 and "at least 16.0 MiB" in p.stderr and "bare number is MiB" in p.stderr
+
+
+def test_a_controller_that_is_not_there_is_a_sentence_not_a_traceback():
+    p = run_cli("ls", "--controller", f"127.0.0.1:{free_port()}", env={**os.environ, "RGPU_CONTROLLER_KEY": "0" * 64,
+                                                                       "RGPU_CREDENTIAL": os.devnull})
+    assert p.returncode == 1 and p.stderr.startswith("rgpu: error:") and "Traceback" not in p.stderr
+
+
+def test_daemons_refuse_a_busy_port_and_a_bad_size_cleanly(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        busy = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+        srv = subprocess.run(server_argv(busy, "--sim-memory", "256"), capture_output=True, text=True, timeout=120)
+        assert srv.returncode == 1 and "cannot listen on" in srv.stderr and "another process" in srv.stderr, srv.stderr
+        assert "Traceback" not in srv.stderr
+        env = {**os.environ, "RGPU_CLUSTER_SECRET": "x" * 32, "RGPU_CONFIG_DIR": str(tmp_path / "cfg")}
+        ctl = daemon("rgpu.controller.daemon", "--listen", busy, "--db", str(tmp_path / "c.db"), env=env)
+        assert ctl.returncode == 1 and "cannot listen on" in ctl.stderr and "Traceback" not in ctl.stderr
+    bad = subprocess.run(server_argv(free_url(), "--sim-memory", "4G1"), capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--sim-memory" in bad.stderr and "Traceback" not in bad.stderr
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        taken = f"127.0.0.1:{s.getsockname()[1]}"
+        m = subprocess.run(server_argv(free_url(), "--metrics-listen", taken), capture_output=True, text=True,
+                           timeout=60)
+        assert m.returncode == 2 and "--metrics-listen" in m.stderr and "Traceback" not in m.stderr
+
+
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_waiting_line_updates_in_place_on_a_terminal_and_once_per_change_elsewhere():
+    now = [0.0]
+    tty = Tty()
+    line = WaitLine(tty, clock=lambda: now[0])
+    for t in (0, 1, 2):
+        now[0] = t
+        line({"position": 2, "message": "no room"})
+    line.done()
+    out = tty.getvalue()
+    assert "\n" not in out and out.count("\r\033[K") == 4 and "waiting 2s, position 2 in queue: no room" in out
+    plain = io.StringIO()
+    line = WaitLine(plain, clock=lambda: now[0])
+    for reply in ({"position": 2, "message": "no room"},) * 5 + ({"position": 1, "message": "no room"},):
+        line(reply)
+    assert plain.getvalue().count("\n") == 2 and "position 1" in plain.getvalue().splitlines()[1]
+
+
+def test_one_log_configuration_logfmt_json_and_rgpu_log(capsys, monkeypatch):
+    monkeypatch.setenv("RGPU_LOG", "warn")
+    log = logs.configure("test", None, "json")
+    log.info("hidden_event")
+    log.warning("lease_renew_failed", lease="l-1")
+    line = capsys.readouterr().err.strip()
+    assert json.loads(line)["event"] == "lease_renew_failed" and json.loads(line)["component"] == "test"
+    log = logs.configure("test", "info", "logfmt")
+    log.info("session_opened", session="s1")
+    assert "event=session_opened" in capsys.readouterr().err
+    logs.configure_cli()
+    import structlog
+    structlog.get_logger().warning("lease_renew_failed", message="controller gone")
+    assert capsys.readouterr().err.strip() == "rgpu: warning: lease renew failed: controller gone"

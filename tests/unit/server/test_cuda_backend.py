@@ -1,0 +1,290 @@
+"""The cuda backend's own policy, without a GPU: kernel timing by windows of launches (not an event
+pair per kernel), the running time of kernels that have not finished, device printf captured from
+the worker's stdout, stream priorities, attributes read once, and the session's accounting on top.
+
+The driver is a stand-in built here from C against the generated prototypes (so its signatures are
+CUDA's). It keeps a device timeline: each launch advances it by the duration the test sets, each
+event records the timeline and its place in the order of work, and the test says how far the
+"GPU" has got. Its synchronize prints the way NVIDIA's driver prints device printf: through the C
+library's buffered stdout.
+
+What only a GPU can confirm: that the real driver's events and printf behave as the stand-in's."""
+from __future__ import annotations
+
+import ctypes
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import cffi
+import pytest
+import structlog
+
+from rgpu.protocol.codegen import __main__ as codegen
+from rgpu.protocol.generated import enums
+from rgpu.protocol.generated.structs import CDEF
+from rgpu.server.backends.cuda import device as cuda_device
+from rgpu.server.sched import GpuScheduler
+from rgpu.server.session import Session
+from rgpu.server.worker import _facts
+
+FAKE = r"""
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "rgpu_cuda.h"
+
+static double timeline;          /* device seconds of all launched work */
+static double duration = 0.002;  /* of the next kernels */
+static long issued, reached;     /* order of work: everything up to `reached` has run */
+static struct { long seq; double t; } ev[4096];
+static int nev, launches, records, attr_calls, printed;
+static volatile int stuck;       /* the GPU runs a kernel that does not end: synchronize blocks */
+
+static int printing;             /* kernels that printf (the capture test) */
+void fake_set_stuck(int s) { stuck = s; }
+void fake_set_printing(int p) { printing = p; }
+void fake_set_duration(double s) { duration = s; }
+void fake_reach_all(void) { reached = issued; }
+void fake_reach(long n) { reached = n; }
+long fake_issued(void) { return issued; }
+int fake_launches(void) { return launches; }
+int fake_records(void) { return records; }
+int fake_attr_calls(void) { return attr_calls; }
+
+CUresult cuInit(unsigned int f) { return CUDA_SUCCESS; }
+CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext c) { return CUDA_SUCCESS; }
+CUresult cuDeviceGetName(char *n, int len, CUdevice d) { snprintf(n, len, "Fake GPU"); return CUDA_SUCCESS; }
+CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d) { *b = 1ull << 32; return CUDA_SUCCESS; }
+CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) { memset(u->bytes, 0xAB, 16); return CUDA_SUCCESS; }
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
+    attr_calls++;
+    if (a > 150) return CUDA_ERROR_INVALID_VALUE;
+    *v = a == 75 ? 9 : a == 76 ? 0 : 1000 + a;
+    return CUDA_SUCCESS;
+}
+CUresult cuGetErrorName(CUresult e, const char **s) { *s = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS; }
+CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int f, int p) {
+    *s = (CUstream)(uintptr_t)(0x5100 + (-p) * 4 + f); return CUDA_SUCCESS;
+}
+CUresult cuStreamGetPriority(CUstream s, int *p) { *p = s ? -(int)(((uintptr_t)s - 0x5100) / 4) : 0; return CUDA_SUCCESS; }
+CUresult cuStreamGetFlags(CUstream s, unsigned *f) { *f = s ? (unsigned)(((uintptr_t)s - 0x5100) % 4) : 0; return CUDA_SUCCESS; }
+CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
+CUresult cuEventCreate(CUevent *e, unsigned int f) { *e = (CUevent)(uintptr_t)(0x10000 + 16 * nev++); return CUDA_SUCCESS; }
+CUresult cuEventDestroy_v2(CUevent e) { return CUDA_SUCCESS; }
+static int evi(CUevent e) { return (int)(((uintptr_t)e - 0x10000) / 16); }
+CUresult cuEventRecord(CUevent e, CUstream s) {
+    records++;
+    ev[evi(e)].seq = ++issued;
+    ev[evi(e)].t = timeline;
+    return CUDA_SUCCESS;
+}
+CUresult cuEventQuery(CUevent e) { return ev[evi(e)].seq && ev[evi(e)].seq <= reached ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
+CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
+    *ms = (float)((ev[evi(b)].t - ev[evi(a)].t) * 1000.0);
+    return CUDA_SUCCESS;
+}
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shmem, CUstream s, void **params, void **extra) {
+    launches++;
+    issued++;
+    timeline += duration;
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamQuery(CUstream s) { return stuck || reached < issued ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { while (stuck) usleep(1000); reached = issued; return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) {
+    while (stuck) usleep(1000);
+    reached = issued;
+    if (printing) printf("device printf %d\n", ++printed);  /* buffered, as the driver's is: flushed by the reader */
+    return CUDA_SUCCESS;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fake_libcuda(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fakecuda")
+    (d / "fake.c").write_text(FAKE)
+    lib = d / "libfakecuda.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{codegen.C_OUT}", "-o", str(lib),
+                    str(d / "fake.c")], check=True)
+    return lib
+
+
+@pytest.fixture
+def gpu(fake_libcuda, monkeypatch):
+    """A CudaDevice on the stand-in driver (loaded afresh: its state is per test) and its controls."""
+    monkeypatch.setenv("RGPU_LIBCUDA", str(fake_libcuda))
+    monkeypatch.setattr(cuda_device, "_lib", None)
+    dev = cuda_device.CudaDevice(0, 1 << 30)
+    fake = ctypes.CDLL(str(fake_libcuda))
+    fake.fake_set_duration.argtypes = [ctypes.c_double]
+    fake.fake_reach.argtypes = [ctypes.c_long]
+    fake.fake_issued.restype = ctypes.c_long
+    yield dev, fake
+    # the stand-in keeps its state for the process: leave it idle for the next test
+    fake.fake_set_stuck(0)
+    fake.fake_reach_all()
+
+
+def _launch(dev, stream=None):
+    dev.launch(cuda_device.ffi().NULL, (1, 1, 1), (1, 1, 1), 0, stream, b"")
+
+
+def test_a_run_of_launches_is_timed_by_one_window_not_an_event_pair_each(gpu):
+    dev, fake = gpu
+    before = fake.fake_records()
+    for _ in range(50):
+        _launch(dev)
+    dev.settle()
+    assert fake.fake_launches() >= 50
+    assert fake.fake_records() - before == 2  # one window: start and end
+    assert dev.device_time == 0.0  # the GPU has not run them yet
+    fake.fake_reach_all()
+    assert dev.device_time == pytest.approx(50 * 0.002, rel=1e-4)
+    # a second message's launches: a second window, added to the first
+    for _ in range(10):
+        _launch(dev)
+    dev.settle()
+    fake.fake_reach_all()
+    assert dev.device_time == pytest.approx(60 * 0.002, rel=1e-4)
+
+
+def test_windows_of_two_streams_count_each_moment_once(gpu):
+    """The stand-in runs all work in one order (as a GPU that a kernel fills): stream 1's window
+    contains stream 2's kernel, and the session's device time is still three kernels, not five."""
+    dev, fake = gpu
+    s1, s2 = dev.stream_create(0, 0), dev.stream_create(1, -2)
+    before = fake.fake_records()
+    _launch(dev, s1)
+    _launch(dev, s2)
+    _launch(dev, s1)
+    dev.settle()
+    assert fake.fake_records() - before == 4  # a window per stream
+    fake.fake_reach_all()
+    assert dev.device_time == pytest.approx(3 * 0.002, rel=1e-4)
+    _launch(dev, s2)
+    dev.settle()
+    fake.fake_reach_all()
+    assert dev.device_time == pytest.approx(4 * 0.002, rel=1e-4)
+
+
+def test_kernels_still_running_report_their_time(gpu):
+    dev, fake = gpu
+    fake.fake_set_duration(1e6)  # a kernel that does not end
+    _launch(dev)
+    dev.settle()
+    assert dev.running_time() == 0.0  # not started: the GPU has not reached the window's start
+    fake.fake_reach(fake.fake_issued() - 1)  # the start event is reached, the kernel runs
+    assert dev.running_time() == 0.0  # first seen running now
+    time.sleep(0.05)
+    assert 0.04 < dev.running_time() < 5
+    assert dev.device_time == 0.0
+    fake.fake_set_duration(0.002)
+
+
+def test_a_wait_behind_a_kernel_that_never_ends_keeps_doing_housekeeping(gpu):
+    """The serving thread runs the worker's checks while the driver waits; when they end the
+    session, the wait is abandoned and closing the device does not wait for the kernel either."""
+    from rgpu.server.session import SessionEnding
+    dev, fake = gpu
+    fake.fake_set_stuck(1)
+    _launch(dev)
+    checks = []
+
+    def housekeeping():
+        checks.append(time.monotonic())
+        if len(checks) == 3:
+            raise SessionEnding("stopped_by_server")
+    dev.housekeeping = housekeeping
+    t0 = time.monotonic()
+    with pytest.raises(SessionEnding):
+        dev.synchronize()
+    assert len(checks) == 3 and 0.5 < time.monotonic() - t0 < 5
+    dev.close()  # returns: nothing waits for the kernel
+    fake.fake_set_stuck(0)
+
+
+def test_short_waits_are_answered_without_the_helper(gpu):
+    dev, fake = gpu
+    _launch(dev)
+    dev.housekeeping = lambda: pytest.fail("a wait that the GPU answers at once ran housekeeping")
+    fake.fake_reach_all()
+    dev.synchronize()
+    dev.stream_synchronize(None)
+
+
+def test_stream_priority_and_flags_come_from_the_driver(gpu):
+    dev, _ = gpu
+    s = dev.stream_create(1, -3)
+    assert (dev.stream_priority(s), dev.stream_flags(s)) == (-3, 1)
+    assert (dev.stream_priority(None), dev.stream_flags(None)) == (0, 0)
+
+
+def test_attributes_are_read_from_the_driver_once(gpu):
+    dev, fake = gpu
+    first = dev.attributes()
+    calls = fake.fake_attr_calls()
+    assert first[75] == 9 and first[16] == 1016 and 151 not in first
+    assert dev.attributes() is first and fake.fake_attr_calls() == calls
+
+
+def test_the_facts_a_session_attaches_with_are_the_drivers_with_rgpus_policy(gpu):
+    """What the client answers attribute and property queries from (server/worker.py _facts)."""
+    dev, _ = gpu
+    facts = _facts(Session(dev), structlog.get_logger())
+    attrs = facts["attrs"]
+    assert attrs[75] == 9 and attrs[16] == 1016 and 151 not in attrs
+    assert attrs[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS"]] == 0
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    assert len(facts["props"]) == ffi.sizeof("struct cudaDeviceProp")
+    p = ffi.from_buffer("struct cudaDeviceProp *", facts["props"])
+    assert ffi.string(p.name).decode() == dev.name and p.multiProcessorCount == 1016
+    assert p.totalGlobalMem == dev.total_memory
+
+
+def test_the_session_charges_windows_to_the_scheduler(gpu):
+    dev, fake = gpu
+    ctx = mp.get_context("fork")
+    sched = GpuScheduler(ctx, 4)
+    sched.configure(0, 100, 100)
+    s = Session(dev)
+    s.sched, s.slot = sched, 0
+    for _ in range(20):
+        s.run_kernel(lambda: _launch(dev))
+    s.settle()  # the client waits: the GPU is released, the window closed
+    assert sched.kernels[0] == 20 and sched.busy.value == -1
+    fake.fake_reach_all()
+    s.settle()  # the next message: what completed is charged
+    assert sched.device_time[0] == pytest.approx(20 * 0.002, rel=1e-4)
+
+
+def test_device_printf_is_captured_from_the_workers_stdout(fake_libcuda, tmp_path):
+    """In a process of its own, as in a worker: fd 1 becomes a pipe the device drains; Python's
+    own prints still reach the original stdout."""
+    script = textwrap.dedent("""
+        import ctypes, os
+        from rgpu.server.backends.cuda import device
+        ctypes.CDLL(os.environ["RGPU_LIBCUDA"]).fake_set_printing(1)
+        dev = device.CudaDevice(0, 1 << 30, capture_printf=True)
+        print("python says hello", flush=True)
+        dev.synchronize()
+        dev.synchronize()
+        out = dev.take_output()
+        assert out == "device printf 1\\ndevice printf 2\\n", repr(out)
+        assert dev.take_output() == ""
+        dev.close()
+        print("captured ok", flush=True)
+    """)
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "RGPU_LIBCUDA": str(fake_libcuda)})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.splitlines() == ["python says hello", "captured ok"]
