@@ -676,11 +676,22 @@ static int take_notices(rgpu_session *s, int dev) {
         mp_reader r;
         mp_obj arr, seq, rc, outs;
         mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
-        int moved = !mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &seq) &&
-                    mp_as_uint(&seq) == 0 && !mp_next(&r, &rc) && mp_as_int(&rc) == RGPU_MOVED &&
-                    !mp_next(&r, &outs) && outs.type == MP_ARRAY;
+        int notice = !mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &seq) &&
+                     mp_as_uint(&seq) == 0 && !mp_next(&r, &rc) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
+        int moved = notice && mp_as_int(&rc) == RGPU_MOVED;
         int more = zmq_msg_more(&m);
         int ok = moved ? follow(s, dev, &r, outs.n, NULL, 0) : 0;
+        if (notice && mp_as_int(&rc) == RGPU_SESSION_ENDED) {
+            /* the server ended the session while the program was idle, and says why (its lease
+             * expired or was released): that is the cause the program hears, not a lost connection */
+            mp_obj dummy, why;
+            char text[300] = "the server ended the session";
+            for (uint32_t i = 0; i < outs.n; i++) mp_skip(&r);
+            if (!mp_next(&r, &dummy) && !mp_next(&r, &why) && why.type == MP_STR && why.n)
+                snprintf(text, sizeof text, "%.*s", (int)why.n, (const char *)why.p);
+            mark_dead(s, text);
+            ok = -1;
+        }
         zmq_msg_close(&m);
         if (!moved && more) {
             while (more) { /* a stale reply's bulk frames */
