@@ -353,8 +353,8 @@ def _gate(controller: str | None, secret_file: str | None) -> LeaseGate:
 @click.option("--gpus", "count", type=int, default=1, show_default=True, help="number of software GPUs (sim)")
 @click.option("--sim-memory", default="8GiB", show_default=True, help="memory of each software GPU")
 @click.option("--sim-arch", default=None, metavar="sm_XY",
-              help="architecture the software GPUs present (sm_75 ... sm_121; default sm_121, the newest CUDA 13.0 "
-                   "knows, so NVIDIA's libraries find their PTX; programs built for older -arch values run too)")
+              help="architecture the software GPUs present (sm_75 ... sm_121, or sm_130; default sm_130, newer than "
+                   "every SASS, so NVIDIA's libraries take their PTX paths; programs built for older -arch values run too)")
 @click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER"), help="join this controller's pool")
 @click.option("--advertise", default=None, help="URL clients use to reach this server (default: --listen)")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
