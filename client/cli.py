@@ -12,6 +12,7 @@ from rgpu import logs
 from rgpu.client import pool_commands
 from rgpu.client.controller_client import ControllerError
 from rgpu.client.leased_run import LeasedRunError, run_with_lease
+from rgpu.client.server_client import backends, software_gpu_env
 from rgpu.paths import LibraryMissing, client_env
 
 DEFAULT_SERVER = "tcp://127.0.0.1:7450"
@@ -56,7 +57,8 @@ def run(server, controller, lease_id, program, **request_opts):
             env = client_env([], base=os.environ)
             sys.exit(run_with_lease(controller, None if lease_id else request, lease_id, list(program), env,
                                     progress=progress))
-        env = client_env(_servers(server))
+        servers = _servers(server)
+        env = {**software_gpu_env(backends(servers)), **client_env(servers)}
     except LibraryMissing as e:
         raise click.ClickException(str(e))
     except ControllerError as e:
@@ -80,10 +82,11 @@ def env(server, as_json):
     `eval "$(rgpu env --server tcp://gpuhost:7450)"`. LD_PRELOAD is one of the lines; without it,
     LD_LIBRARY_PATH alone works on hosts that have no CUDA libraries installed."""
     try:
-        e = client_env(_servers(server), base={})
+        servers = _servers(server)
+        e = {**software_gpu_env(backends(servers)), **client_env(servers, base={})}
     except LibraryMissing as ex:
         raise click.ClickException(str(ex))
-    keys = ["LD_LIBRARY_PATH", "LD_PRELOAD", "RGPU_SERVER"]
+    keys = ["LD_LIBRARY_PATH", "LD_PRELOAD", "RGPU_SERVER", *(k for k in e if k.startswith("CUPY_"))]
     if as_json:
         import json
         click.echo(json.dumps({k: e[k] for k in keys}))
