@@ -18,6 +18,7 @@ from rgpu.client import admin_commands, migrate_commands, pool_commands, smi
 from rgpu.client.controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
 from rgpu.client.leased_run import LeasedRunError, run_with_lease
 from rgpu.client.params import CONTROLLER_URL, SERVER_URL, WaitLine, fail
+from rgpu.client.server_client import backends, software_gpu_env
 from rgpu.paths import LibraryMissing, client_env
 
 DEFAULT_SERVER = "tcp://127.0.0.1:7450"
@@ -69,7 +70,8 @@ def run(server, controller, lease_id, program, **request_opts):
             env = client_env([], base=os.environ)
             sys.exit(run_with_lease(controller, None if lease_id else request, lease_id, list(program), env,
                                     progress=WaitLine()))
-        env = client_env(_servers(server))
+        servers = _servers(server)
+        env = {**software_gpu_env(backends(servers)), **client_env(servers)}
     except LibraryMissing as e:
         raise click.ClickException(str(e))
     except ControllerError as e:
@@ -105,10 +107,12 @@ def env(server, lease_id, controller, as_json):
             fail(as_json, e.code, str(e))
     else:
         try:
-            e = client_env(_servers(server), base={})
+            servers = _servers(server)
+            e = {**software_gpu_env(backends(servers)), **client_env(servers, base={})}
         except LibraryMissing as ex:
             fail(as_json, "no_library", str(ex))
-        values = {k: e[k] for k in ("LD_LIBRARY_PATH", "LD_PRELOAD", "RGPU_SERVER")}
+        keys = ["LD_LIBRARY_PATH", "LD_PRELOAD", "RGPU_SERVER", *(k for k in e if k.startswith("CUPY_"))]
+        values = {k: e[k] for k in keys}
     if as_json:
         click.echo(json.dumps(values))
         return

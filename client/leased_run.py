@@ -22,6 +22,7 @@ import threading
 import structlog
 
 from .controller_client import ControllerClient, ControllerError, controller_url
+from .server_client import software_gpu_env
 
 log = structlog.get_logger("rgpu.client.run")
 RUN_TTL = 30.0            # short: a lease of a vanished `rgpu run` frees its GPUs quickly
@@ -44,6 +45,16 @@ def lease_env(reply: dict, controller: str) -> dict:
     return {"RGPU_LEASE": reply["token"],
             "RGPU_SERVER": ",".join(server_entry(v) for v in reply["vgpus"]),
             "RGPU_CONTROLLER": controller}
+
+
+def _software_gpu_env(client: ControllerClient, reply: dict) -> dict:
+    """What a program on a software GPU is told (server_client.SOFTWARE_GPU_ENV), when a vGPU of
+    the lease is one: the controller's ls knows each server's backend."""
+    try:
+        backend = {s["url"]: s.get("backend", "") for s in client.ls().get("servers", [])}
+    except ControllerError:
+        return {}
+    return software_gpu_env(backend.get(v["server"], "") for v in reply["vgpus"])
 
 
 class Renewer(threading.Thread):
@@ -113,7 +124,7 @@ def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: 
         previous = {}
         try:
             try:
-                proc = subprocess.Popen(argv, env={**env, **lease_env(reply, url)})
+                proc = subprocess.Popen(argv, env={**_software_gpu_env(client, reply), **env, **lease_env(reply, url)})
             except OSError as exc:
                 raise LeasedRunError(f"cannot run {argv[0]}: {exc.strerror}") from None
             renewer.start()

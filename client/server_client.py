@@ -43,3 +43,27 @@ def ping(url: str, timeout_s: float = 1.0) -> bool:
 
 def stats(url: str, timeout_s: float = 5.0, keys: curve.Keypair | None = None) -> dict:
     return request(url, {"op": "stats"}, timeout_s, keys)
+
+
+# What a program should be told when one of its devices is a software GPU, which runs PTX and never
+# SASS: CuPy then asks NVRTC for PTX instead of a cubin (it reads the variable once, at import).
+SOFTWARE_GPU_ENV = {"CUPY_COMPILE_WITH_PTX": "1"}
+
+
+def software_gpu_env(backends) -> dict:
+    """SOFTWARE_GPU_ENV when any of ``backends`` (a server's "device": sim, cuda) is the software
+    GPU, else {}."""
+    return dict(SOFTWARE_GPU_ENV) if "sim" in set(backends) else {}
+
+
+def backends(urls: list[str], timeout_s: float = 2.0) -> list[str]:
+    """The backend each reachable server of ``urls`` runs (ping's "device": any client may ask,
+    where stats needs the cluster credential); a server that does not answer is left out (the
+    program itself will report it)."""
+    out = []
+    for url in dict.fromkeys(u.split("#", 1)[0] for u in urls):
+        try:
+            out.append(request(url, {"op": "ping"}, timeout_s).get("device", ""))
+        except ServerUnavailable:
+            pass
+    return out

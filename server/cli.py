@@ -39,8 +39,8 @@ def advertise_url(listen: str) -> str:
 @click.option("--sim-memory", type=SIZE, default="8GiB", show_default=True,
               help="memory of each software GPU (a bare number is MiB; 512MiB, 8GiB, 16GB)")
 @click.option("--sim-arch", default=None, metavar="sm_XY",
-              help="architecture the software GPUs present (sm_75 ... sm_121; default sm_121, the newest CUDA 13.0 "
-                   "knows, so NVIDIA's libraries find their PTX; programs built for older -arch values run too)")
+              help="architecture the software GPUs present (sm_75 ... sm_121, or sm_130; default sm_130, newer than "
+                   "every SASS, so NVIDIA's libraries take their PTX paths; programs built for older -arch values run too)")
 @click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER") or None, type=CONTROLLER_URL,
               help="join this controller's pool: tcp://HOST:PORT or HOST:PORT (env RGPU_CONTROLLER)")
 @click.option("--advertise", default=None, type=CONTROLLER_URL, help="URL clients use to reach this server (default: --listen)")

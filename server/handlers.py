@@ -51,8 +51,9 @@ def _field(req: dict, name: str, kinds, default=None, what: str = ""):
 
 @op
 def op_ping(sup, req: dict, peer: Peer) -> dict:
-    """ping {} -> {ok, now}: liveness."""
-    return {"ok": True, "now": time.time()}
+    """ping {} -> {ok, now, device}: liveness, and the backend (sim, cuda), which any client may
+    know (rgpu run tells a program on the software GPU to ask for PTX)."""
+    return {"ok": True, "now": time.time(), "device": sup.conf["device"]}
 
 
 @op

@@ -189,12 +189,9 @@ __asm__(".text\n.globl cuStreamCopyAttributes_ptsz\n.type cuStreamCopyAttributes
 __asm__(".text\n.globl cuStreamDestroy\n.type cuStreamDestroy, @function\ncuStreamDestroy:\n    jmp cuStreamDestroy_v2@PLT\n");
 __asm__(".text\n.globl cuStreamEndCapture_ptsz\n.type cuStreamEndCapture_ptsz, @function\ncuStreamEndCapture_ptsz:\n    jmp cuStreamEndCapture@PLT\n");
 __asm__(".text\n.globl cuStreamGetAttribute_ptsz\n.type cuStreamGetAttribute_ptsz, @function\ncuStreamGetAttribute_ptsz:\n    jmp cuStreamGetAttribute@PLT\n");
-/* the CUDA 10.1 form of cuStreamGetCaptureInfo */
-int cuStreamGetCaptureInfo(void) { return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCaptureInfo"); }
-/* the CUDA 10.1 form of cuStreamGetCaptureInfo */
-int cuStreamGetCaptureInfo_ptsz(void) { return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCaptureInfo_ptsz"); }
-/* the CUDA 11.3 form of cuStreamGetCaptureInfo */
-int cuStreamGetCaptureInfo_v2_ptsz(void) { return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCaptureInfo_v2_ptsz"); }
+__asm__(".text\n.globl cuStreamGetCaptureInfo\n.type cuStreamGetCaptureInfo, @function\ncuStreamGetCaptureInfo:\n    jmp rgpu_cuStreamGetCaptureInfo_v1@PLT\n");
+__asm__(".text\n.globl cuStreamGetCaptureInfo_ptsz\n.type cuStreamGetCaptureInfo_ptsz, @function\ncuStreamGetCaptureInfo_ptsz:\n    jmp rgpu_cuStreamGetCaptureInfo_v1@PLT\n");
+__asm__(".text\n.globl cuStreamGetCaptureInfo_v2_ptsz\n.type cuStreamGetCaptureInfo_v2_ptsz, @function\ncuStreamGetCaptureInfo_v2_ptsz:\n    jmp cuStreamGetCaptureInfo_v2@PLT\n");
 __asm__(".text\n.globl cuStreamGetCaptureInfo_v3_ptsz\n.type cuStreamGetCaptureInfo_v3_ptsz, @function\ncuStreamGetCaptureInfo_v3_ptsz:\n    jmp cuStreamGetCaptureInfo_v3@PLT\n");
 __asm__(".text\n.globl cuStreamGetCtx_ptsz\n.type cuStreamGetCtx_ptsz, @function\ncuStreamGetCtx_ptsz:\n    jmp cuStreamGetCtx@PLT\n");
 __asm__(".text\n.globl cuStreamGetCtx_v2_ptsz\n.type cuStreamGetCtx_v2_ptsz, @function\ncuStreamGetCtx_v2_ptsz:\n    jmp cuStreamGetCtx_v2@PLT\n");
@@ -961,6 +958,9 @@ extern int cuStreamCopyAttributes_ptsz();
 extern int cuStreamDestroy();
 extern int cuStreamEndCapture_ptsz();
 extern int cuStreamGetAttribute_ptsz();
+extern int cuStreamGetCaptureInfo();
+extern int cuStreamGetCaptureInfo_ptsz();
+extern int cuStreamGetCaptureInfo_v2_ptsz();
 extern int cuStreamGetCaptureInfo_v3_ptsz();
 extern int cuStreamGetCtx_ptsz();
 extern int cuStreamGetCtx_v2_ptsz();

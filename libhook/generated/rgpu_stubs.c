@@ -348,15 +348,13 @@ CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunct
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
     rgpu_call c;
-    if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (bytes == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     rgpu_begin(&c, RGPU_ID_cuModuleGetGlobal_v2, "cuModuleGetGlobal_v2", RGPU_DRIVER, RGPU_FLAGS_cuModuleGetGlobal_v2);
     rgpu_put_h(&c, hmod);
     rgpu_put_s(&c, name);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
-        *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
-        *bytes = (__typeof__(*bytes))rgpu_out_u(&c);
+        if (dptr != NULL) *dptr = (__typeof__(*dptr))rgpu_out_u(&c); else (void)rgpu_out_u(&c);
+        if (bytes != NULL) *bytes = (__typeof__(*bytes))rgpu_out_u(&c); else (void)rgpu_out_u(&c);
     }
     rgpu_end(&c);
     return rc;

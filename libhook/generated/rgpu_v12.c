@@ -404,12 +404,6 @@ int cuMemcpyBatchAsync()
     return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyBatchAsync");
 }
 
-/* cuStreamGetCaptureInfo_v2 (CUDA 12): not supported: the 12.x form is not translated to 13.0's (which is served) */
-int cuStreamGetCaptureInfo_v2()
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCaptureInfo_v2");
-}
-
 /* cuStreamUpdateCaptureDependencies (CUDA 12): not supported: the 12.x form is not translated to 13.0's (which is served) */
 int cuStreamUpdateCaptureDependencies()
 {

@@ -170,6 +170,15 @@ def _get(p: Param) -> str:
     return f"*{n} = (__typeof__(*{n})){fn}(&c);"
 
 
+def _get_nullable(p: Param) -> str:
+    """An out parameter the caller may pass as NULL: its value is still read off the reply, so the
+    outs after it stay in step (cuModuleGetGlobal with no dptr still returns the size)."""
+    if p.kind in ("ob", "oa", "oah"):  # these readers skip a NULL destination themselves
+        return _get(p)
+    fn = {"oi": "rgpu_out_i", "ou": "rgpu_out_u", "of": "rgpu_out_f", "oh": "rgpu_out_h"}[p.kind]
+    return f"if ({p.name} != NULL) {_get(p)} else (void){fn}(&c);"
+
+
 def _capture(call: Call, face: str) -> list[str]:
     """Stream capture (libhook/src/graph/capture.c): a guard refuses a call that is illegal while a capture is
     under way; a hook records a stream-ordered call into the capturing stream's graph instead of sending it."""
@@ -216,8 +225,7 @@ def stub(call: Call) -> str:
         if call.outs:
             lines.append("    if (rc == 0) {")
             for p in call.outs:
-                g = _get(p)
-                lines.append(f"        if ({p.name} != NULL) {g}" if p.nullable else f"        {g}")
+                lines.append(f"        {_get_nullable(p) if p.nullable else _get(p)}")
             lines.append("    }")
         lines += ["    rgpu_end(&c);", "    return rc;"]
     lines.append("}")

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.sim_only("--sim-arch is the software 
 @pytest.mark.parametrize("arch", ["sm_90", None])
 def test_device_properties_follow_the_arch(arch, start_server, cuda_program):
     url, _ = start_server(*(["--sim-arch", arch] if arch else []))
-    a = archs.get(arch)  # None: the default, sm_121
+    a = archs.get(arch)  # None: the default, sm_130
     p = run_cli("run", "--server", url, "--", str(cuda_program("device_query")))
     assert p.returncode == 0 and "OK device_query" in p.stdout, p.stdout + p.stderr
     assert f"device 0: rgpu sim GPU 0 ({a.name}) sm_{a.major}{a.minor} sms {a.sms} warp 32" in p.stdout, p.stdout

@@ -219,17 +219,43 @@ static int integrity_check(uint32_t version, uint64_t unix_seconds, uint64_t res
 /* TOOLS_CONTEXT slot 4: a context's unique id (what cuCtxGetId gives). */
 static int tools_context_id(void *ctx, unsigned long long *id) { return rgpu_ctx_id(ctx, id); }
 
+/* TOOLS_CONTEXT slot 51: the driver's stream behind a runtime stream handle of context `ctx`
+ * (`per_thread`: the handle is cudaStreamPerThread). cuBLAS keeps a workspace per stream and finds
+ * it by this stream's id (slot 39) before every call. rgpu's stream handles are the same objects in
+ * the runtime and the driver, the special ones (NULL, legacy, per-thread) included. */
+static int tools_context_stream(void *ctx, CUstream stream, CUstream *out, int per_thread) {
+    (void)ctx, (void)per_thread;
+    if (!out) return RGPU_INVALID_VALUE;
+    *out = stream;
+    return RGPU_SUCCESS;
+}
+
+/* TOOLS_CONTEXT slot 39: a stream's unique id in its context. Answered without a round trip: the
+ * handle itself is unique in the process for the stream's life (each device's handles carry its
+ * tag), and cuBLAS asks on every call. */
+static int tools_context_stream_id(void *ctx, CUstream stream, unsigned long long *id) {
+    (void)ctx;
+    if (!id) return RGPU_INVALID_VALUE;
+    *id = (unsigned long long)(uintptr_t)stream;
+    return RGPU_SUCCESS;
+}
+
 TRAP(TOOLS_CONTEXT, 1) TRAP(TOOLS_CONTEXT, 2) TRAP(TOOLS_CONTEXT, 3) TRAP(TOOLS_CONTEXT, 5) TRAP(TOOLS_CONTEXT, 6)
-TRAP(TOOLS_CONTEXT, 7) TRAP(TOOLS_CONTEXT, 8) TRAP(TOOLS_CONTEXT, 9) TRAPS10(TOOLS_CONTEXT, 1) TRAPS10(TOOLS_CONTEXT, 2) TRAPS10(TOOLS_CONTEXT, 3)
-TRAPS10(TOOLS_CONTEXT, 4) TRAPS10(TOOLS_CONTEXT, 5) TRAPS10(TOOLS_CONTEXT, 6) TRAPS10(TOOLS_CONTEXT, 7)
+TRAP(TOOLS_CONTEXT, 7) TRAP(TOOLS_CONTEXT, 8) TRAP(TOOLS_CONTEXT, 9) TRAPS10(TOOLS_CONTEXT, 1) TRAPS10(TOOLS_CONTEXT, 2)
+TRAPS10(TOOLS_CONTEXT, 3) TRAPS10(TOOLS_CONTEXT, 4) TRAPS10(TOOLS_CONTEXT, 5) TRAPS10(TOOLS_CONTEXT, 6) TRAPS10(TOOLS_CONTEXT, 7)
 TRAPS10(TOOLS_CONTEXT, 8) TRAP(TOOLS_CONTEXT, 90) TRAP(TOOLS_CONTEXT, 91) TRAP(TOOLS_CONTEXT, 92)
 
 static const void *const tools_context[93] = {
     SIZE(93), T(TOOLS_CONTEXT, 1), T(TOOLS_CONTEXT, 2), T(TOOLS_CONTEXT, 3), (const void *)tools_context_id,
     T(TOOLS_CONTEXT, 5), T(TOOLS_CONTEXT, 6), T(TOOLS_CONTEXT, 7), T(TOOLS_CONTEXT, 8), T(TOOLS_CONTEXT, 9),
-    T10(TOOLS_CONTEXT, 1), T10(TOOLS_CONTEXT, 2), T10(TOOLS_CONTEXT, 3), T10(TOOLS_CONTEXT, 4), T10(TOOLS_CONTEXT, 5),
-    T10(TOOLS_CONTEXT, 6), T10(TOOLS_CONTEXT, 7), T10(TOOLS_CONTEXT, 8), T(TOOLS_CONTEXT, 90), T(TOOLS_CONTEXT, 91),
-    T(TOOLS_CONTEXT, 92),
+    T10(TOOLS_CONTEXT, 1), T10(TOOLS_CONTEXT, 2),
+    T(TOOLS_CONTEXT, 30), T(TOOLS_CONTEXT, 31), T(TOOLS_CONTEXT, 32), T(TOOLS_CONTEXT, 33), T(TOOLS_CONTEXT, 34),
+    T(TOOLS_CONTEXT, 35), T(TOOLS_CONTEXT, 36), T(TOOLS_CONTEXT, 37), T(TOOLS_CONTEXT, 38),
+    (const void *)tools_context_stream_id, T10(TOOLS_CONTEXT, 4),
+    T(TOOLS_CONTEXT, 50), (const void *)tools_context_stream, T(TOOLS_CONTEXT, 52), T(TOOLS_CONTEXT, 53),
+    T(TOOLS_CONTEXT, 54), T(TOOLS_CONTEXT, 55), T(TOOLS_CONTEXT, 56), T(TOOLS_CONTEXT, 57), T(TOOLS_CONTEXT, 58),
+    T(TOOLS_CONTEXT, 59), T10(TOOLS_CONTEXT, 6), T10(TOOLS_CONTEXT, 7), T10(TOOLS_CONTEXT, 8), T(TOOLS_CONTEXT, 90),
+    T(TOOLS_CONTEXT, 91), T(TOOLS_CONTEXT, 92),
 };
 
 /* TOOLS_MODULE slot 7: call `visit(user, function)` for every function of a module; true (1) when

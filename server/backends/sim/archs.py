@@ -2,11 +2,18 @@
 a real part of that generation, so occupancy calculators, grid-size heuristics and libraries that
 pick kernels by compute capability see a device that exists.
 
-The default is the newest architecture CUDA 13.0 knows, sm_121: NVIDIA's libraries ship PTX only
-for their newest target (cuBLAS and cuBLASLt 13.0: compute_120; cuRAND 10.4 and cuSOLVER 12.0:
-compute_121), and PTX runs on a device at least as new as its target, never an older one. Programs
-built with an older ``-arch`` (sm_80, ...) run on it as they do on a newer GPU: the driver's JIT
-takes the newest PTX not newer than the device.
+The default, sm_130 (compute capability 13.0), is one generation past the newest CUDA 13.0 knows,
+with the limits of the newest part (GB10). The software GPU runs PTX and never SASS, and a device
+newer than every SASS in a fatbin is exactly the device the driver JITs that fatbin's PTX for: every
+library then takes the PTX path it keeps for GPUs newer than it was built for. On a real
+architecture the libraries pick kernels they only carry as SASS: cuBLASLt's DGEMM on sm_120/121 is
+a CUTLASS kernel with no PTX anywhere in the library, so it fails with CUBLAS_STATUS_INTERNAL_ERROR,
+while on 13.0 it runs a kernel from its compute_120 PTX. The libraries' PTX targets their newest
+architecture (cuBLAS 13.0: compute_120; cuRAND and cuSOLVER: compute_121), and PTX runs on its own
+architecture or any newer one, so nothing they carry is out of reach. Programs built with an older
+``-arch`` (sm_80, ...) run on it as on any newer GPU. The real architectures stay available
+(--sim-arch sm_80 ... sm_121) for programs that want a part that exists; on them a library kernel
+with SASS alone is served from the same library's PTX where it has one (companion.py).
 """
 from __future__ import annotations
 
@@ -58,8 +65,10 @@ ARCHS = {a.name: a for a in (
     Arch("sm_100", "B200", 10, 0, 148, 2048, 32, 228 * KiB, 227 * KiB, KiB, 126 * MiB, 1965000, 3996000, 8192, 2),
     Arch("sm_120", "RTX 5090", 12, 0, 170, 1536, 32, 100 * KiB, 99 * KiB, KiB, 96 * MiB, 2407000, 14001000, 512, 64),
     Arch("sm_121", "GB10", 12, 1, 48, 1536, 32, 100 * KiB, 99 * KiB, KiB, 24 * MiB, 2418000, 4266000, 256, 64),
+    # no such part yet: newer than every SASS NVIDIA's CUDA 13.0 libraries carry, with GB10's limits
+    Arch("sm_130", "GB10 limits", 13, 0, 48, 1536, 32, 100 * KiB, 99 * KiB, KiB, 24 * MiB, 2418000, 4266000, 256, 64),
 )}
-DEFAULT = "sm_121"
+DEFAULT = "sm_130"
 
 
 def get(name: str | None = None) -> Arch:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import lz4.block
 import zstandard
 
+from . import archs
 from .errors import SimError
 
 WRAPPER_MAGIC = 0x466243B1
@@ -187,10 +188,10 @@ def choose_ptx(img: Image, cc: tuple[int, int]) -> Entry:
     if usable:
         return max(usable, key=lambda e: e.arch)
     if img.ptx:
-        archs = ", ".join(f"compute_{e.arch}" for e in img.ptx)
+        have = ", ".join(f"compute_{e.arch}" for e in img.ptx)
         oldest = min(e.arch for e in img.ptx)
         raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
-                       f"the module's PTX ({archs}) is newer than the software GPU (sm_{dev}): start "
+                       f"the module's PTX ({have}) is newer than the software GPU (sm_{dev}): start "
                        f"rgpu-server with --sim-arch sm_{oldest} (or newer), or rebuild with -arch=sm_{dev}")
     sass_archs = sorted({e.arch for e in img.cubins})
     sass = ", ".join(f"sm_{a}" for a in sass_archs) or "no code"
@@ -201,4 +202,5 @@ def choose_ptx(img: Image, cc: tuple[int, int]) -> Entry:
                    f"-arch=sm_{fit} (which embeds compute_{fit} PTX) or add "
                    f"-gencode arch=compute_{fit},code=compute_{fit}; a library whose kernel this is picks its "
                    f"PTX kernels on a device newer than its SASS: start rgpu-server with a --sim-arch newer "
-                   f"than sm_{sass_archs[-1] if sass_archs else dev} (sm_121, the default, is)")
+                   f"than sm_{sass_archs[-1] if sass_archs else dev} ({archs.DEFAULT}, the default, is)")
+

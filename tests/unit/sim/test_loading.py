@@ -66,7 +66,7 @@ def test_sass_only_module_says_how_to_rebuild():
 
 
 def test_ptx_newer_than_the_device():
-    """PTX runs on its own architecture and newer ones (the default, sm_121, is the newest), never
+    """PTX runs on its own architecture and newer ones (the default, sm_130, is newer than all), never
     an older one; the error names both ways out."""
     newer = build(KERNELS / "simio.cu", "fatbin", arch_flags=["-arch=sm_90"])
     with pytest.raises(SimError) as info:
@@ -136,6 +136,6 @@ def test_function_ptx_version_is_the_modules_not_the_devices(build_image):
         mod = dev.module_load(build_image("simcore.cu", "fatbin-none"))  # -arch=sm_80
         fn = dev.module_function(mod, "vec_add")
         assert dev.function_attribute(fn, "CU_FUNC_ATTRIBUTE_PTX_VERSION") == 80
-        assert dev.function_attribute(fn, "CU_FUNC_ATTRIBUTE_BINARY_VERSION") == dev.arch.number == 121
+        assert dev.function_attribute(fn, "CU_FUNC_ATTRIBUTE_BINARY_VERSION") == dev.arch.number == 130
     finally:
         dev.close()

@@ -28,6 +28,13 @@ RESERVED_SMEM = 1024  # the device's reserved shared memory per block (propertie
 # Loops are where a kernel spends unbounded time, so the backward branches are where it may be
 # paused: every this many, the launch's checkpoint looks at the clock (a few hundred ns).
 CHECKPOINT_BRANCHES = 64
+# A group of lanes that keeps looping while lanes of other blocks wait at higher PCs may be
+# spinning on a flag one of those blocks will write (cuSOLVER's getrf: block k waits for the pivot
+# of every column before k). After this many back edges in a row, its blocks step aside.
+SPIN_BRANCHES = 32
+# Lanes of blocks that stepped aside sit at PC + DEFERRED: past every real PC, below INF, so the
+# other blocks run first, and they come back when only deferred lanes are left.
+DEFERRED = np.int64(1 << 32)
 
 # Generic address windows of the non-global spaces. Device allocations live at 0x2000_..-0x2010_..
 # (memory.py); these sit far above them, 4 GiB each, like a GPU's shared/local apertures.
@@ -344,6 +351,22 @@ def guard_mask(st, ins: Instruction, mask):
     return p if mask is None else (p & mask)
 
 
+def _step_aside(st: State, P: np.ndarray, group: np.ndarray) -> bool:
+    """Defer every block that has a lane in ``group`` (lanes of a block move together, so its
+    barriers keep their meaning) when lanes of other blocks are still running; False when there
+    are none, and the group is on its own (a block spinning on itself spins as on a GPU)."""
+    tpad = st.tpad
+    nb = st.n // tpad
+    blocks = np.zeros(nb, bool)
+    blocks[np.nonzero(group)[0] // tpad] = True
+    mine = np.repeat(blocks, tpad)
+    waiting = P < DEFERRED
+    if not (waiting & ~mine).any():
+        return False
+    P[mine & waiting] += DEFERRED
+    return True
+
+
 def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -> None:
     """Execute until every lane has exited."""
     n = st.n
@@ -359,6 +382,7 @@ def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -
     ncode = len(code)
     checkpoint = st.checkpoint
     branches = CHECKPOINT_BRANCHES
+    loops = 0  # back edges the running group took in a row
     while True:
         if pc >= stop:
             # Merge: the running group parks at its PC, then the lowest-PC lanes form the next group.
@@ -374,6 +398,11 @@ def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -
                 m = int(P.min())
             if m >= INF:
                 break
+            if m >= DEFERRED:
+                # only deferred blocks are left: they run again where they stood
+                P[(P >= DEFERRED) & (P < INF)] -= DEFERRED
+                m -= int(DEFERRED)
+            loops = 0
             grp = P == m
             active = int(np.count_nonzero(grp))
             if active == n:
@@ -400,14 +429,19 @@ def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -
             if branches == 0:
                 branches = CHECKPOINT_BRANCHES
                 checkpoint()
-        if taken is None:
-            pc = target
-            continue
-        ntaken = np.count_nonzero(taken)
+        ntaken = active if taken is None else np.count_nonzero(taken)
         if ntaken == 0:
             pc += 1
             continue
         if ntaken == active:
+            if target <= pc and mask is not None:
+                loops += 1
+                if loops >= SPIN_BRANCHES:
+                    loops = 0
+                    P[mask] = target
+                    if _step_aside(st, P, mask):
+                        pc = stop = -1  # the lowest-PC lanes of the other blocks run next
+                        continue
             pc = target
             continue
         if mask is None:
