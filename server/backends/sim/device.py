@@ -11,6 +11,7 @@ import numpy as np
 
 from ..base import Device
 from . import archs, identity, kernels
+from .arrays import SimArrays
 from . import companion as sim_companion
 from .errors import SimError
 from .memory import DeviceMemory
@@ -37,7 +38,7 @@ class SimFunction:
         self.module, self.kernel = module, kernel
 
 
-class SimDevice(Device):
+class SimDevice(SimArrays, Device):
     def __init__(self, memory_bytes: int, gpu_index: int = 0, server_id: str = "", reserve=None,
                  arch: str | None = None):
         self.index = gpu_index
