@@ -34,6 +34,9 @@ class Session:
         # run at time-slice checkpoints of long kernels; raises SessionEnding.
         self.housekeeping = None
         self.managed: dict[int, int] = {}  # managed allocations: address -> size asked for (api/managed.py)
+        # Texture and surface objects by ("texture" | "surface", value): kernels receive the value
+        # itself, so it is the backend's own, not a handle of this session's (api/textures.py).
+        self.objects: dict[tuple[str, int], object] = {}
         self.sticky: CudaError | None = None
         self.deferred: CudaError | None = None
         self.calls = 0
@@ -92,4 +95,5 @@ class Session:
 
     def close(self) -> None:
         self._handles.clear()
+        self.objects.clear()
         self.device.close()

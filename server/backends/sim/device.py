@@ -18,6 +18,7 @@ from .memory import DeviceMemory
 from .properties import attributes
 
 GRID_WORKSPACE_BYTES = 16
+TEXTURE_ALIGNMENT = 512  # CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT (properties.py)
 
 
 class SimStream:
@@ -62,7 +63,9 @@ class SimDevice(SimArrays, Device):
     def mem_alloc(self, size: int) -> int:
         if size == 0:
             raise SimError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
-        return self.memory.alloc(size)
+        # At the texture alignment, as a GPU's allocations are: a linear texture over any
+        # cudaMalloc'ed pointer must be acceptable (server/api/textures.py checks it).
+        return self.memory.alloc(size, TEXTURE_ALIGNMENT)
 
     def mem_alloc_managed(self, size: int, align: int) -> int:
         if size == 0:
