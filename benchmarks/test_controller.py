@@ -15,14 +15,20 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import dataclasses  # noqa: E402
+
 from rgpu.client.controller_client import ControllerClient  # noqa: E402
+from rgpu.client.credentials import Credential  # noqa: E402
 from rgpu.controller.placement import Pool  # noqa: E402
 from rgpu.controller.requests import Request  # noqa: E402
+from rgpu.protocol import curve  # noqa: E402
 from tests.support.controller import answers  # noqa: E402
 from tests.support.daemons import DaemonSet, free_url  # noqa: E402
 
 SERVERS, GPUS = 1000, 8
 GiB = 1 << 30
+SECRET = b"benchmark-secret-0123456789"
+ADMIN = {}  # the credential the controller wrote for this account (its config dir is the benchmark's)
 
 
 def inventory(n):
@@ -42,17 +48,19 @@ def p99(benchmark):
 def controller(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ctl")
     url = free_url()
-    env = {**os.environ, "RGPU_CLUSTER_SECRET": "benchmark-secret-0123456789",
-           "XDG_CONFIG_HOME": str(tmp / "cfg")}
+    env = {**os.environ, "RGPU_CLUSTER_SECRET": SECRET.decode(), "RGPU_CONFIG_DIR": str(tmp / "cfg")}
 
-    ready = answers(url)
+    ready = answers(url, Credential.for_server(SECRET))
     with DaemonSet() as daemons:
         daemons.start([sys.executable, "-m", "rgpu.controller.daemon", "--listen", url, "--db",
                        str(tmp / "c.db"), "--heartbeat-timeout", "3600", "--log-level", "warning"],
                       ready, 20, env=env, log_path=tmp / "controller.log")
-        with ControllerClient(url, timeout=30) as c:
+        ADMIN["cred"] = dataclasses.replace(Credential.load(tmp / "cfg" / "credential"),
+                                            controller_key=curve.controller_keys(SECRET).public)
+        with ControllerClient(url, timeout=30, credential=Credential.for_server(SECRET)) as fleet:
             for n in range(SERVERS):
-                c.register(f"tcp://gpu{n:04d}:7000", "boot", "sim", inventory(n))
+                fleet.register(f"tcp://gpu{n:04d}:7000", "boot", "sim", inventory(n))
+        with ControllerClient(url, timeout=30, credential=ADMIN["cred"]) as c:
             # a realistic, uneven pool: a few thousand slices already live
             rng = random.Random(5)
             for _ in range(3000):
@@ -63,7 +71,7 @@ def controller(tmp_path_factory):
 
 @pytest.fixture
 def client(controller):
-    with ControllerClient(controller, timeout=10) as c:
+    with ControllerClient(controller, timeout=10, credential=ADMIN["cred"]) as c:
         yield c
 
 

@@ -18,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from rgpu.client.server_client import stats
 from rgpu.server.sched import GpuScheduler
 from tests.support import cudabuild
 from tests.support.daemons import DaemonSet, wait_until
-from tests.support.pool import Pool
+from tests.support.pool import Pool, stats
 
 ROOT = Path(__file__).resolve().parents[1]
 SECONDS = float(os.environ.get("RGPU_BENCH_QOS_SECONDS", "30"))
@@ -47,7 +46,8 @@ def gpu(tmp_path):
 def _start(pool, exe, guarantee):
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
                              "--mem", "64MiB", "--compute", str(guarantee), "--limit", "100", "--", str(exe),
-                             str(SECONDS * 4)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             str(SECONDS * 4)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=pool.env)
     assert proc.stdout.readline().startswith("READY")
     return proc
 

@@ -52,7 +52,7 @@ class Bench:
         from rgpu.client.server_client import ping
         env = {**os.environ, **({"RGPU_WORKER_PROFILE": os.environ["RGPU_BENCH_PROFILE"]}
                                  if os.environ.get("RGPU_BENCH_PROFILE") else {})}
-        daemons.start([sys.executable, "-m", "rgpu.server.supervisor", "--device", "sim", "--listen", url,
+        daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "sim", "--listen", url,
                        "--sim-memory", "1GiB", "--log-level", "warning"], ready=lambda: ping(url),
                       deadline_s=30, env=env)
         self.url = url

@@ -9,7 +9,7 @@ import sys
 import click
 
 from rgpu import logs
-from rgpu.client import pool_commands
+from rgpu.client import admin_commands, pool_commands
 from rgpu.client.controller_client import ControllerError
 from rgpu.client.leased_run import LeasedRunError, run_with_lease
 from rgpu.paths import LibraryMissing, client_env
@@ -93,6 +93,7 @@ def env(server, as_json):
 
 
 pool_commands.register(cli)
+admin_commands.register(cli)
 
 
 def main() -> None:

@@ -3,21 +3,28 @@
 One DEALER socket per client, one request in flight at a time. Each request carries an ``id`` the
 reply echoes, so a late reply to a request that already timed out is recognised and dropped. A
 timeout closes the socket (its queue may hold the stale request) and raises ``ControllerTimeout``.
+
+The connection is CURVE: the client presents its credential (client/credentials.py: a user's, or a
+server's derived from the cluster secret) and checks the controller's public key. A credential the
+controller does not know fails the handshake; that is reported at once as ``unauthenticated``.
 """
 from __future__ import annotations
 
-import getpass
 import itertools
 import os
-import socket
 import threading
 import time
 
 import msgpack
 import zmq
 
+from rgpu.protocol import curve
+
+from .credentials import Credential, CredentialError
+
 DEFAULT_CONTROLLER_URL = "tcp://127.0.0.1:7440"
 DEFAULT_TIMEOUT = 5.0
+MAX_REPLY = 64 << 20   # `ls` of a large pool is the largest reply
 
 
 class ControllerError(Exception):
@@ -39,34 +46,63 @@ def controller_url(url: str | None = None) -> str:
     return url or os.environ.get("RGPU_CONTROLLER") or DEFAULT_CONTROLLER_URL
 
 
-def default_owner() -> str:
-    try:
-        user = getpass.getuser()
-    except Exception:       # no passwd entry (containers): still say which host
-        user = str(os.getuid())
-    return f"{user}@{socket.gethostname()}"
-
-
 class ControllerClient:
-    def __init__(self, url: str | None = None, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 credential: Credential | None = None):
+        """``credential``: who to be (default: ``Credential.load()``, when the first request is sent)."""
         self.url, self.timeout = controller_url(url), timeout
+        self.credential = credential
         self._ctx = zmq.Context.instance()
         self._sock = None
+        self._handshake: curve.Handshake | None = None
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
     def _socket(self):
         if self._sock is None:
-            self._sock = self._ctx.socket(zmq.DEALER)
-            self._sock.setsockopt(zmq.LINGER, 0)
-            self._sock.connect(self.url)
+            try:
+                if self.credential is None:
+                    self.credential = Credential.load()
+                server_key = self.credential.controller_public()
+            except CredentialError as e:
+                raise ControllerError("no_credential", str(e)) from None
+            sock = self._ctx.socket(zmq.DEALER)
+            sock.setsockopt(zmq.LINGER, 0)
+            curve.limit(sock, MAX_REPLY)
+            curve.as_client(sock, self.credential.keys, server_key)
+            self._handshake = curve.Handshake(sock)
+            sock.connect(self.url)
+            self._sock = sock
         return self._sock
+
+    def _drop_socket(self) -> None:
+        if self._handshake is not None:
+            self._handshake.close()
+            self._handshake = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
 
     def close(self) -> None:
         with self._lock:
-            if self._sock is not None:
-                self._sock.close()
-                self._sock = None
+            self._drop_socket()
+
+    def _handshake_error(self, cmd: str, timeout: float) -> ControllerError:
+        """Why no reply came: refused credential, failed handshake, or nobody there."""
+        h = self._handshake.update() if self._handshake else None
+        who = f"{self.credential.name} ({self.credential.source})" if self.credential else "?"
+        if h is not None and h.refused:
+            return ControllerError(
+                "unauthenticated", f"rgpu-controller at {self.url} does not know the credential of {who}: "
+                "ask the pool's operator to add you (`rgpu user add NAME` on the controller's machine)")
+        if h is not None and h.broken:
+            return ControllerTimeout(
+                "handshake_failed", f"rgpu-controller at {self.url} did not complete the CURVE handshake: "
+                f"it is not the controller whose public key this client trusts (RGPU_CONTROLLER_KEY, the "
+                f"credential's controller-key or the config dir's controller.key), or not an rgpu-controller")
+        return ControllerTimeout(
+            "timeout", f"rgpu-controller at {self.url} did not answer {cmd!r} within "
+            f"{timeout:g}s; is it running? (set --controller or RGPU_CONTROLLER)")
 
     def __enter__(self):
         return self
@@ -84,12 +120,13 @@ class ControllerClient:
             deadline = time.monotonic() + timeout
             while True:
                 left = deadline - time.monotonic()
-                if left <= 0 or not sock.poll(int(left * 1000) + 1, zmq.POLLIN):
-                    self._sock.close()
-                    self._sock = None
-                    raise ControllerTimeout(
-                        "timeout", f"rgpu-controller at {self.url} did not answer {cmd!r} within "
-                        f"{timeout:g}s; is it running? (set --controller or RGPU_CONTROLLER)")
+                # Wake at least every 100 ms to see a refused handshake, which no reply will follow.
+                if left <= 0 or not sock.poll(int(min(left, 0.1) * 1000) + 1, zmq.POLLIN):
+                    if left > 0 and not self._handshake.update().refused:
+                        continue
+                    error = self._handshake_error(cmd, timeout)
+                    self._drop_socket()
+                    raise error
                 try:
                     reply = msgpack.unpackb(sock.recv(), raw=False)
                 except (ValueError, msgpack.UnpackException) as exc:
@@ -112,7 +149,6 @@ class ControllerClient:
     def reserve(self, **request) -> dict:
         """Reserve now; with ``wait`` seconds the reply may be ``{"queued": True, "ticket": ...}``."""
         request = {k: v for k, v in request.items() if v is not None}
-        request.setdefault("owner", default_owner())
         return self.call("reserve", **request)
 
     def reserve_waiting(self, request: dict, wait: float, progress=None, interval: float = 0.25) -> dict:

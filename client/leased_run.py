@@ -2,7 +2,8 @@
 the program runs, release it at exit — also when the program crashes or is killed.
 
 The program sees ``RGPU_LEASE`` (the token its client library sends in each hello) and
-``RGPU_SERVER`` (``url#index`` per vGPU, in device order), plus ``RGPU_CONTROLLER``.
+``RGPU_SERVER`` (``url@key#index`` per vGPU, in device order: the key is the server's public CURVE
+key), plus ``RGPU_CONTROLLER``.
 
 Signals: SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to ``rgpu run`` are passed on to the
 program. SIGINT is passed on too, except when it came from the terminal (``rgpu run`` is in the
@@ -31,10 +32,17 @@ class LeasedRunError(Exception):
     """The program could not be started on a lease (the message says why)."""
 
 
+def server_entry(vgpu: dict) -> str:
+    """``URL@KEY#INDEX`` of one vGPU: where the client library opens its session, and the server's
+    public key it checks over CURVE (64 hex digits)."""
+    key = vgpu.get("server_key")
+    return f"{vgpu['server']}" + (f"@{key}" if key else "") + f"#{vgpu['index']}"
+
+
 def lease_env(reply: dict, controller: str) -> dict:
     """The environment a program needs to use the lease in ``reply`` (reserve/renew reply)."""
     return {"RGPU_LEASE": reply["token"],
-            "RGPU_SERVER": ",".join(f"{v['server']}#{v['index']}" for v in reply["vgpus"]),
+            "RGPU_SERVER": ",".join(server_entry(v) for v in reply["vgpus"]),
             "RGPU_CONTROLLER": controller}
 
 

@@ -105,8 +105,8 @@ def ls_command(controller, as_json):
     rows = []
     for s in reply["servers"]:
         for g in s["gpus"] or [{}]:
-            tenants = ", ".join(f"{t['lease']}({t['owner']}:{fmt_bytes(t['memory'])},{t['compute']}%)"
-                                for t in g.get("tenants", [])) or "-"
+            tenants = ", ".join(f"{t['lease'] or '(other)'}({t['owner'] + ':' if t['owner'] else ''}"
+                                f"{fmt_bytes(t['memory'])},{t['compute']}%)" for t in g.get("tenants", [])) or "-"
             rows.append([s["url"], s["state"], g.get("index", "-"), g.get("name", "-"),
                          f"{fmt_bytes(g['memory_free'])}/{fmt_bytes(g['memory_total'])}" if g else "-",
                          f"{g['compute_free']}%" if g else "-", tenants])

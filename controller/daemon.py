@@ -4,6 +4,11 @@ Wire: a client DEALER sends one frame, a msgpack map (see ``handlers``); the rep
 one frame. REQ clients (an empty delimiter frame) work too. A message that is not a msgpack map,
 has the wrong number of frames, or names an unknown command gets an error reply; a handler that
 crashes gets an ``internal`` error reply and is logged — the daemon serves on either way.
+
+The socket is a CURVE server with the controller's key (derived from the cluster secret); its ZAP
+handler (users.policy) admits the servers' key and the users of the users directory and refuses
+every other peer during the handshake. Each request is handled as its connection's ``Peer``. No
+message part may exceed MAX_MESSAGE: a larger one disconnects its sender before it is buffered.
 """
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import logging
 import signal
 import sys
 import time
+from pathlib import Path
 
 import click
 import msgpack
@@ -18,18 +24,21 @@ import structlog
 import zmq
 
 from rgpu import health
+from rgpu.config import config_dir
+from rgpu.protocol import curve
 from rgpu.protocol.tokens import SecretError, load_secret
 
+from . import users
 from .handlers import handle
 from .leases import DEFAULT_TOKEN_LIFETIME
-from .service import Controller
+from .service import RESTART_GRACE, Controller
 from .store import Store, StoreError
 
 log = structlog.get_logger("rgpu.controller")
 TICK_S = 0.25          # how often expiry, heartbeats and the wait queue are looked at
 POLL_MS = 100          # the receive timeout: how quickly a stop request is noticed
 PRUNE_EVERY_S = 3600.0
-MAX_MESSAGE = 1 << 20  # no legitimate request comes near this; refuse before unpacking
+MAX_MESSAGE = 4 << 20  # no legitimate request comes near this (a heartbeat of thousands of leases)
 
 
 def configure_logging(level: str = "info") -> None:
@@ -52,40 +61,62 @@ def _decode(payload: bytes):
 
 
 class Daemon:
-    def __init__(self, ctl: Controller, listen: str):
+    def __init__(self, ctl: Controller, listen: str, users_dir: str | Path):
         self.ctl, self.listen = ctl, listen
         self.ctx = zmq.Context()
+        self.zap = curve.Zap(self.ctx, users.policy(users.Directory(users_dir),
+                                                    curve.server_role_keys(ctl.secret).public,
+                                                    curve.operator_keys(ctl.secret).public))
+        self.zap.start()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.bind(listen)
+        self.sock.setsockopt(zmq.SNDHWM, 10000)
+        self.sock.setsockopt(zmq.RCVHWM, 1000)
+        curve.limit(self.sock, MAX_MESSAGE)
+        curve.as_server(self.sock, curve.controller_keys(ctl.secret))
+        try:
+            self.sock.bind(listen)
+        except zmq.ZMQError:
+            self.close()
+            raise
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
         self.running = True
 
     def stop(self, *_):
         self.running = False
 
-    def _serve_one(self, frames: list[bytes]) -> None:
+    def close(self) -> None:
+        self.sock.close(0)
+        self.zap.stop()
+        self.ctx.term()
+
+    def _serve_one(self, parts: list) -> None:
+        frames = [p.bytes for p in parts]
         envelope, body = frames[:-1], frames[-1]
+        peer = users.Peer.from_user_id(curve.peer_id(parts[-1]))
         reply: dict
         if len(frames) < 2 or (len(frames) > 2 and frames[-2] != b""):
             envelope = frames[:1]
             reply = {"ok": False, "error": "bad_request",
                      "message": "send exactly one msgpack frame per request"}
+        elif peer is None:   # cannot happen past the ZAP handler; refuse rather than guess
+            reply = {"ok": False, "error": "forbidden", "message": "unauthenticated connection"}
         else:
             req, err = _decode(body)
             if err:
                 reply = {"ok": False, "error": "bad_request", "message": err}
             else:
                 try:
-                    reply = handle(self.ctl, req)
+                    reply = handle(self.ctl, req, peer)
                 except Exception as exc:
-                    log.exception("request.crashed", cmd=str(req.get("cmd"))[:40])
+                    log.exception("request.crashed", cmd=str(req.get("cmd"))[:40], peer=peer.name)
                     reply = {"ok": False, "error": "internal",
                              "message": f"controller error {exc.__class__.__name__}: {exc}; see its log"}
                 if isinstance(req, dict) and "id" in req:
                     reply["id"] = req["id"]
             if not reply.get("ok"):
-                log.info("request.refused", error=reply.get("error"), message=reply.get("message"))
+                log.info("request.refused", error=reply.get("error"), message=reply.get("message"),
+                         peer=peer.name if peer else None)
         try:
             self.sock.send_multipart([*envelope, msgpack.packb(reply, use_bin_type=True)],
                                      flags=zmq.NOBLOCK)
@@ -101,7 +132,7 @@ class Daemon:
             if poller.poll(POLL_MS):
                 for _ in range(256):    # drain a burst, but let ticks happen under load
                     try:
-                        frames = self.sock.recv_multipart(zmq.NOBLOCK)
+                        frames = self.sock.recv_multipart(zmq.NOBLOCK, copy=False)
                     except zmq.Again:
                         break
                     self._serve_one(frames)
@@ -115,8 +146,7 @@ class Daemon:
                         self.ctl.prune()
                 except Exception:
                     log.exception("tick.crashed")
-        self.sock.close()
-        self.ctx.term()
+        self.close()
         log.info("controller.stopped")
 
 
@@ -128,26 +158,43 @@ class Daemon:
 @click.option("--heartbeat-interval", default=1.0, show_default=True, help="Seconds between server heartbeats.")
 @click.option("--heartbeat-timeout", default=5.0, show_default=True, help="Silence after which a server is down.")
 @click.option("--token-lifetime", default=DEFAULT_TOKEN_LIFETIME, show_default=True, help="Seconds a lease token opens sessions.")
+@click.option("--restart-grace", default=RESTART_GRACE, show_default=True,
+              help="Seconds after a start during which no lease expires (its renewer may have been cut off).")
+@click.option("--users", "users_dir", type=click.Path(file_okay=False), default=None,
+              help="Directory of the users' public certificates (default: <config>/users; see `rgpu user`).")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 @click.option("--health-listen", default=None, metavar="HOST:PORT", help="Serve GET /healthz over HTTP here.")
-def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, log_level,
-         health_listen):
-    """rgpu-controller: the pool of virtual GPUs, its leases and placement."""
+def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, restart_grace,
+         users_dir, log_level, health_listen):
+    """rgpu-controller: the pool of virtual GPUs, its leases and placement.
+
+    Servers authenticate with the cluster secret, users with their credential (a CURVE certificate
+    listed in --users). At start it writes its public certificate to <config>/controller.key and,
+    if this account has none, an admin credential to <config>/credential (config: RGPU_CONFIG_DIR,
+    else ~/.config/rgpu)."""
     configure_logging(log_level)
+    users_dir = Path(users_dir) if users_dir else config_dir() / "users"
     try:
         secret = load_secret(secret_file, create=True)
+        try:
+            users.bootstrap(users_dir, curve.controller_keys(secret).public)
+        except OSError as exc:  # a read-only home (a container): the operator and issued users still work
+            log.warning("users.bootstrap_failed", reason=str(exc))
         store = Store(db_path)
         store.start_checkpointer()
-    except (SecretError, StoreError) as exc:
+    except (SecretError, StoreError, users.CredentialError, curve.CurveError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     ctl = Controller(store, secret, heartbeat_interval=heartbeat_interval,
-                     heartbeat_timeout=heartbeat_timeout, token_lifetime=token_lifetime)
+                     heartbeat_timeout=heartbeat_timeout, token_lifetime=token_lifetime,
+                     restart_grace=restart_grace)
     try:
-        daemon = Daemon(ctl, listen)
+        daemon = Daemon(ctl, listen, users_dir)
     except zmq.ZMQError as exc:
         raise click.ClickException(f"cannot listen on {listen}: {exc}") from None
     if health_listen:
-        health.serve(health_listen, health.controller_check(daemon.endpoint))
+        # the probe pings as a holder of the cluster credential: the controller admits no stranger
+        from rgpu.client.credentials import Credential
+        health.serve(health_listen, health.controller_check(daemon.endpoint, Credential.for_server(secret)))
     signal.signal(signal.SIGTERM, daemon.stop)
     signal.signal(signal.SIGINT, daemon.stop)
     try:

@@ -4,7 +4,13 @@ same text is served by ``help``.
 Every request is a msgpack map ``{"cmd": NAME, "id": ANY, ...fields}``; every reply is a map with
 the request's ``id`` echoed and either ``{"ok": true, ...}`` or
 ``{"ok": false, "error": CODE, "message": TEXT}``. Error codes: bad_request, unknown_command,
-unknown_lease, lease_ended, unknown_ticket, unknown_server, no_capacity, wait_timeout, internal.
+forbidden, unknown_lease, lease_ended, unknown_ticket, unknown_server, gpu_taken, server_up,
+no_capacity, busy (too many requests waiting), wait_timeout, internal.
+
+Each command names who may send it (``role``): ``server`` (holders of the cluster credential),
+``user`` (any authenticated user, acting on their own leases; an admin on all), ``admin``, or
+``any`` authenticated peer. Who sent a request comes from the connection (users.Peer), never from
+the request itself.
 """
 from __future__ import annotations
 
@@ -12,14 +18,25 @@ import time
 
 from .requests import Request, RequestError
 from .service import ApiError, Controller
+from .users import Peer
 from .waitqueue import Ticket
 
-COMMANDS = {}
+COMMANDS = {}   # name -> (handler, role)
+ROLES = ("any", "server", "user", "admin")
 
 
-def command(fn):
-    COMMANDS[fn.__name__.removeprefix("cmd_")] = fn
-    return fn
+def command(role: str):
+    assert role in ROLES
+
+    def register(fn):
+        COMMANDS[fn.__name__.removeprefix("cmd_")] = (fn, role)
+        return fn
+    return register
+
+
+def allowed(role: str, peer: Peer) -> bool:
+    return (role == "any" or (role == "server" and peer.kind == "server")
+            or (role == "user" and peer.kind == "user") or (role == "admin" and peer.admin))
 
 
 def _str(req: dict, name: str, *, required=True, default=""):
@@ -29,25 +46,42 @@ def _str(req: dict, name: str, *, required=True, default=""):
     return value
 
 
+def _num(req: dict, name: str, default=None, *, lo: float = 0.0):
+    value = req.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < lo:
+        raise ApiError("bad_request", f"field {name!r} must be a number >= {lo:g}")
+    return value
+
+
+def _vgpus(ctl: Controller, lease) -> list[dict]:
+    """The lease's vGPUs with each server's public key: what a client needs to reach it over CURVE."""
+    return [{**v, "server_key": ctl.server_key(v["server"])} for v in lease.vgpus()]
+
+
 def _lease_reply(ctl: Controller, lease, **extra) -> dict:
     return {"ok": True, "lease": lease.id, "token": lease.token(ctl.secret), "expires": lease.expires,
-            "ttl": lease.ttl, "state": lease.state, "vgpus": lease.vgpus(), **extra}
+            "ttl": lease.ttl, "state": lease.state, "vgpus": _vgpus(ctl, lease), **extra}
 
 
-@command
-def cmd_ping(ctl: Controller, req: dict) -> dict:
-    """ping {} → {ok, now, servers, leases}: liveness check."""
-    return {"ok": True, "now": time.time(), "servers": len(ctl.pool.servers), "leases": len(ctl.leases)}
+@command("any")
+def cmd_ping(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """ping {} → {ok, now, servers, leases, you: {kind, name, admin}}: liveness check, and who
+    the controller takes the caller for."""
+    return {"ok": True, "now": time.time(), "servers": len(ctl.pool.servers), "leases": len(ctl.leases),
+            "you": {"kind": peer.kind, "name": peer.name, "admin": peer.admin}}
 
 
-@command
-def cmd_help(ctl: Controller, req: dict) -> dict:
-    """help {} → {ok, commands: {name: doc}}."""
-    return {"ok": True, "commands": {name: fn.__doc__ for name, fn in COMMANDS.items()}}
+@command("any")
+def cmd_help(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """help {} → {ok, commands: {name: doc}} (the commands the caller may send)."""
+    return {"ok": True, "commands": {name: fn.__doc__ for name, (fn, role) in COMMANDS.items()
+                                     if allowed(role, peer)}}
 
 
-@command
-def cmd_register(ctl: Controller, req: dict) -> dict:
+@command("server")
+def cmd_register(ctl: Controller, req: dict, peer: Peer) -> dict:
     """register {url, boot_id, backend, gpus: [{uuid, index, name, memory_total, sms,
     compute_capability}]} → {ok, heartbeat_interval, leases: [ids valid on this server]}.
     Joins (or rejoins) the pool; a new boot_id means the server restarted."""
@@ -57,85 +91,130 @@ def cmd_register(ctl: Controller, req: dict) -> dict:
     clean = []
     for g in gpus:
         if not (isinstance(g, dict) and isinstance(g.get("uuid"), str) and isinstance(g.get("name"), str)
-                and isinstance(g.get("index"), int) and isinstance(g.get("memory_total"), int)
-                and g["memory_total"] > 0):
-            raise ApiError("bad_request", "each GPU needs uuid (str), index (int), name (str), memory_total (int > 0)")
+                and 0 < len(g["uuid"]) <= 128 and len(g["name"]) <= 128
+                and _int(g.get("index")) and _int(g.get("memory_total")) and g["memory_total"] > 0
+                and _int(g.get("sms", 0)) and isinstance(g.get("compute_capability", ""), str)):
+            raise ApiError("bad_request", "each GPU needs uuid (str), index (int), name (str), memory_total "
+                                          "(int > 0), and may have sms (int), compute_capability (str)")
         clean.append({"uuid": g["uuid"], "index": g["index"], "name": g["name"],
-                      "memory_total": g["memory_total"], "sms": int(g.get("sms") or 0),
-                      "compute_capability": str(g.get("compute_capability") or "")})
-    leases = ctl.register(_str(req, "url"), clean, _str(req, "backend", required=False),
-                          _str(req, "boot_id"))
+                      "memory_total": g["memory_total"], "sms": g.get("sms", 0),
+                      "compute_capability": g.get("compute_capability", "")[:16]})
+    if len({g["uuid"] for g in clean}) != len(clean) or len(clean) > 1024:
+        raise ApiError("bad_request", "GPU uuids must be distinct (and at most 1024 GPUs)")
+    url = _str(req, "url")
+    if len(url) > 256 or not url.startswith(("tcp://", "ipc://")):
+        raise ApiError("bad_request", "field 'url' must be a tcp:// or ipc:// URL of at most 256 characters")
+    leases = ctl.register(url, clean, _str(req, "backend", required=False)[:32], _str(req, "boot_id")[:64])
     return {"ok": True, "heartbeat_interval": ctl.heartbeat_interval, "leases": leases,
             "at": time.time()}
 
 
-@command
-def cmd_heartbeat(ctl: Controller, req: dict) -> dict:
-    """heartbeat {url, boot_id, usage: {...}} → {ok, leases: [ids valid on this server], at}.
-    Error unknown_server means: register again."""
-    usage = req.get("usage") or {}
+def _int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_NUMBERS = (int, float)
+_LEASE_FIELDS = ("device_time_s", "memory_used_bytes", "memory_peak_bytes", "kernels", "calls", "bytes_in",
+                 "bytes_out", "sessions")
+
+
+def _clean_usage(usage) -> dict:
+    """A heartbeat's usage with every field checked (others see it through ls and leases): numbers
+    stay numbers, per-GPU and per-lease entries are maps; anything else is a bad request."""
     if not isinstance(usage, dict):
         raise ApiError("bad_request", "field 'usage' must be a map")
+    gpus, leases = usage.get("gpus", []), usage.get("leases", {})
+    if not (isinstance(gpus, list) and len(gpus) <= 1024 and all(isinstance(g, dict) for g in gpus)
+            and isinstance(leases, dict) and len(leases) <= 65536):
+        raise ApiError("bad_request", "usage.gpus must be a list of maps and usage.leases a map")
+    clean_leases = {}
+    for lease, u in leases.items():
+        if not (isinstance(lease, str) and len(lease) <= 64 and isinstance(u, dict)):
+            raise ApiError("bad_request", "usage.leases maps lease ids to maps")
+        clean_leases[lease] = {k: u[k] for k in _LEASE_FIELDS if isinstance(u.get(k), _NUMBERS)
+                               and not isinstance(u.get(k), bool)}
+    clean_gpus = [{k: v for k, v in g.items() if isinstance(k, str) and len(k) <= 64
+                   and (isinstance(v, _NUMBERS) or (isinstance(v, str) and len(v) <= 256))} for g in gpus]
+    sessions = usage.get("sessions", 0)
+    return {"sessions": sessions if _int(sessions) else 0, "gpus": clean_gpus, "leases": clean_leases}
+
+
+@command("server")
+def cmd_heartbeat(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """heartbeat {url, boot_id, usage: {sessions, gpus: [...], leases: {id: {...}}}} → {ok, leases:
+    [ids valid on this server], at}. Error unknown_server means: register again."""
+    usage = _clean_usage(req.get("usage") or {})
     leases = ctl.heartbeat(_str(req, "url"), _str(req, "boot_id"), usage)
     return {"ok": True, "leases": leases, "at": time.time()}
 
 
-@command
-def cmd_reserve(ctl: Controller, req: dict) -> dict:
+@command("admin")
+def cmd_forget_server(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """forget_server {url} → {ok, released: [lease ids]}: remove a server that is down and its
+    GPUs from the pool (its leases are released); its GPUs may then register under another URL."""
+    return {"ok": True, "released": ctl.forget_server(_str(req, "url"))}
+
+
+@command("user")
+def cmd_reserve(ctl: Controller, req: dict, peer: Peer) -> dict:
     """reserve {memory | memory_fraction, compute, limit, count, policy, same_node, model,
-    exclusive, ttl, owner, wait} → {ok, lease, token, expires, ttl, state, vgpus: [{server, gpu,
-    index, name, memory, compute, limit, exclusive}]}; with ``wait`` seconds and no room now:
-    {ok, queued: true, ticket, position, message} — then poll the ticket.
-    Error no_capacity says what is free."""
+    exclusive, ttl, wait} → {ok, lease, token, expires, ttl, state, vgpus: [{server, gpu, index,
+    name, memory, compute, limit, exclusive, server_key}]}; with ``wait`` seconds and no room now:
+    {ok, queued: true, ticket, position, message} — then poll the ticket. The lease's owner is the
+    caller (an admin may name another: ``owner``). Error no_capacity says what is free."""
     try:
         request = Request.from_wire(req)
     except RequestError as exc:
         raise ApiError("bad_request", str(exc)) from None
-    wait = req.get("wait") or 0
-    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or wait < 0:
-        raise ApiError("bad_request", "field 'wait' must be seconds >= 0")
-    result = ctl.reserve(request, req.get("ttl"), _str(req, "owner", required=False), float(wait))
+    wait = _num(req, "wait", 0) or 0
+    owner = peer.name
+    if peer.admin and isinstance(req.get("owner"), str) and 0 < len(req["owner"]) <= 128:
+        owner = req["owner"]  # an admin (a device plugin) reserves on behalf of someone it names
+    result = ctl.reserve(request, req.get("ttl"), owner, float(wait))
     if isinstance(result, Ticket):
         return {"ok": True, "queued": True, "ticket": result.id,
                 "position": ctl.queue.position(result), "message": ctl.pool.explain(request)}
     return _lease_reply(ctl, result)
 
 
-@command
-def cmd_poll(ctl: Controller, req: dict) -> dict:
+@command("user")
+def cmd_poll(ctl: Controller, req: dict, peer: Peer) -> dict:
     """poll {ticket} → like reserve: the lease once placed, else {ok, queued: true, ticket,
     position, message}; error wait_timeout when the wait ran out."""
-    ticket, lease = ctl.poll(_str(req, "ticket"))
+    ticket, lease = ctl.poll(_str(req, "ticket"), peer)
     if lease is not None:
         return _lease_reply(ctl, lease)
     return {"ok": True, "queued": True, "ticket": ticket.id, "position": ctl.queue.position(ticket),
             "message": ctl.pool.explain(ticket.request)}
 
 
-@command
-def cmd_cancel(ctl: Controller, req: dict) -> dict:
+@command("user")
+def cmd_cancel(ctl: Controller, req: dict, peer: Peer) -> dict:
     """cancel {ticket} → {ok}: stop waiting (a lease already placed for it is released)."""
-    ctl.cancel(_str(req, "ticket"))
+    ctl.cancel(_str(req, "ticket"), peer)
     return {"ok": True}
 
 
-@command
-def cmd_renew(ctl: Controller, req: dict) -> dict:
+@command("user")
+def cmd_renew(ctl: Controller, req: dict, peer: Peer) -> dict:
     """renew {lease, ttl?} → {ok, lease, token, expires, ttl, state, vgpus}: pushes expiry to
-    now + ttl (default: the lease's own ttl)."""
-    return _lease_reply(ctl, ctl.renew(_str(req, "lease"), req.get("ttl")))
+    now + ttl (default: the lease's own ttl). Only the lease's owner (or an admin) may."""
+    return _lease_reply(ctl, ctl.renew(_str(req, "lease"), req.get("ttl"), peer))
 
 
-@command
-def cmd_release(ctl: Controller, req: dict) -> dict:
-    """release {lease} → {ok, lease}: frees its allocations. Error lease_ended on a second release."""
-    return {"ok": True, "lease": ctl.release(_str(req, "lease")).id}
+@command("user")
+def cmd_release(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """release {lease} → {ok, lease}: frees its allocations. Error lease_ended on a second release.
+    Only the lease's owner (or an admin) may."""
+    return {"ok": True, "lease": ctl.release(_str(req, "lease"), peer).id}
 
 
-@command
-def cmd_lease(ctl: Controller, req: dict) -> dict:
-    """lease {lease} → {ok, lease: {id, state, owner, created, expires, expires_in, ttl, request, vgpus}}."""
-    return {"ok": True, "lease": ctl.lookup(_str(req, "lease")).to_wire(time.time())}
+@command("user")
+def cmd_lease(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """lease {lease} → {ok, lease: {id, state, owner, created, expires, expires_in, ttl, request, vgpus}}
+    (the caller's own leases; an admin's: all)."""
+    lease = ctl.lookup(_str(req, "lease"), peer)
+    return {"ok": True, "lease": {**lease.to_wire(time.time()), "vgpus": _vgpus(ctl, lease)}}
 
 
 _ZERO_USAGE = {"device_time_s": 0.0, "memory_used_bytes": 0, "memory_peak_bytes": 0, "kernels": 0, "calls": 0,
@@ -158,35 +237,45 @@ def _lease_usage(ctl: Controller) -> dict[str, dict]:
     return out
 
 
-@command
-def cmd_leases(ctl: Controller, req: dict) -> dict:
+@command("user")
+def cmd_leases(ctl: Controller, req: dict, peer: Peer) -> dict:
     """leases {} → {ok, leases: [{id, state, owner, created, expires, expires_in, ttl, request,
     vgpus, device_time_s, memory_used_bytes, memory_peak_bytes, kernels, calls, bytes_in, bytes_out,
-    sessions}]} (live leases,
-    oldest first; the accounting is as of the servers' last heartbeats)."""
+    sessions}]} (the caller's live leases, an admin's: all; oldest first; the accounting is as of
+    the servers' last heartbeats)."""
     now = time.time()
     usage = _lease_usage(ctl)
-    return {"ok": True, "leases": [{**lease.to_wire(now), **usage.get(lease.id, _ZERO_USAGE)} for lease in
-                                   sorted(ctl.leases, key=lambda x: x.created)]}
+    return {"ok": True, "leases": [{**lease.to_wire(now), "vgpus": _vgpus(ctl, lease),
+                                    **usage.get(lease.id, _ZERO_USAGE)} for lease in ctl.visible(peer)]}
 
 
-@command
-def cmd_ls(ctl: Controller, req: dict) -> dict:
+def _usage_seen_by(usage: dict, mine: set[str] | None) -> dict:
+    """A server's usage as a user sees it: the accounting of their own leases only."""
+    if mine is None:
+        return usage
+    return {**usage, "leases": {k: v for k, v in (usage.get("leases") or {}).items() if k in mine}}
+
+
+@command("user")
+def cmd_ls(ctl: Controller, req: dict, peer: Peer) -> dict:
     """ls {} → {ok, servers: [{url, state, backend, last_seen, usage, gpus: [{uuid, index, name,
     memory_total, memory_free, memory_used, compute_free, compute_used, sms,
     compute_capability, exclusive, tenants: [{lease, owner, memory, compute, limit}]}]}],
-    queued}."""
+    queued}. Tenants other than the caller's own leases show neither lease nor owner (an admin
+    sees all)."""
+    mine = None if peer.admin else {lease.id for lease in ctl.visible(peer)}
     tenants: dict[str, list] = {}
     for lease in ctl.leases:
+        shown = mine is None or lease.id in mine
         for s in lease.slots:
             tenants.setdefault(s.gpu.uuid, []).append(
-                {"lease": lease.id, "owner": lease.owner, "memory": s.memory, "compute": s.compute,
-                 "limit": s.limit})
+                {"lease": lease.id if shown else "", "owner": lease.owner if shown else "",
+                 "memory": s.memory, "compute": s.compute, "limit": s.limit})
     servers = []
     for server in sorted(ctl.pool.servers.values(), key=lambda s: s.url):
         servers.append({
             "url": server.url, "state": server.state, "backend": server.backend,
-            "last_seen": server.last_seen, "usage": server.usage,
+            "last_seen": server.last_seen, "usage": _usage_seen_by(server.usage, mine),
             "gpus": [{"uuid": g.uuid, "index": g.index, "name": g.name,
                       "memory_total": g.memory_total, "memory_free": g.memory_free,
                       "memory_used": g.memory_used, "compute_free": g.compute_free,
@@ -197,16 +286,22 @@ def cmd_ls(ctl: Controller, req: dict) -> dict:
     return {"ok": True, "servers": servers, "queued": len(ctl.queue)}
 
 
-def handle(ctl: Controller, req) -> dict:
-    """Dispatch one decoded request; never raises for a bad request (internal errors do raise)."""
+def handle(ctl: Controller, req, peer: Peer) -> dict:
+    """Dispatch one decoded request from ``peer``; never raises for a bad request (internal errors
+    do raise)."""
     if not isinstance(req, dict):
         return {"ok": False, "error": "bad_request", "message": "a request must be a msgpack map with 'cmd'"}
     name = req.get("cmd")
-    fn = COMMANDS.get(name) if isinstance(name, str) else None
-    if fn is None:
+    found = COMMANDS.get(name) if isinstance(name, str) else None
+    if found is None:
         return {"ok": False, "error": "unknown_command",
-                "message": f"unknown command {name!r}; commands: {', '.join(sorted(COMMANDS))}"}
+                "message": f"unknown command {str(name)[:40]!r}; commands: {', '.join(sorted(COMMANDS))}"}
+    fn, role = found
+    if not allowed(role, peer):
+        who = "servers" if role == "server" else "admins" if role == "admin" else "users"
+        return {"ok": False, "error": "forbidden",
+                "message": f"{name} is for {who}; this connection is {peer.kind} {peer.name}"}
     try:
-        return fn(ctl, req)
+        return fn(ctl, req, peer)
     except ApiError as exc:
         return {"ok": False, "error": exc.code, "message": exc.message}

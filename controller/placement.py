@@ -126,6 +126,15 @@ class Pool:
         self._index_server(server)
         return server
 
+    def remove_server(self, url: str) -> None:
+        """Drop a server and its GPUs (none may hold an allocation)."""
+        server = self.servers.pop(url)
+        self._unindex_server(server)
+        for gpu in server.gpus:
+            self.gpus.pop(gpu.uuid, None)
+        totals = [g.memory_total for g in self.gpus.values()]
+        self._min_total = min(totals) if totals else 0
+
     def set_state(self, server: Server, state: str) -> None:
         self._unindex_server(server)
         server.state = state

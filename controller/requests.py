@@ -51,7 +51,9 @@ def fmt_bytes(n: int | float) -> str:
 
 
 def _int_field(d: dict, name: str, default, lo: int, hi: int):
-    value = d.get(name, default)
+    value = d.get(name)
+    if value is None:   # absent or nil: the default (a nil limit must not reach the comparisons)
+        value = default
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):

@@ -1,6 +1,13 @@
 """The controller's state machine: the pool, leases and waiting requests, kept in memory for
 speed and written through to the Store on every change. Single-threaded by design: the daemon
 calls one method at a time, so placement never races with itself and no GPU is over-committed.
+
+Who may do what: methods that act on a lease or a ticket take the requesting user (``who``, a
+users.Peer); a user acts only on their own, an admin on all, and a lease or ticket of someone else
+is answered as if it did not exist (``who=None``: the operator, in-process). A GPU belongs to the
+server URL that first registered it until an operator forgets that server (``forget_server``).
+After a restart no lease expires for ``restart_grace`` seconds: the clients that renew them may
+have been failing to reach the controller all the while it was down.
 """
 from __future__ import annotations
 
@@ -8,14 +15,19 @@ import time
 
 import structlog
 
+from rgpu.protocol import curve
+
 from .leases import DEFAULT_TOKEN_LIFETIME, DEFAULT_TTL, MAX_TTL, MIN_TTL, Lease, LeaseBook, new_lease_id
 from .placement import PlacementError, Pool, Slot
 from .requests import Request
 from .store import Store
+from .users import Peer
 from .waitqueue import WaitQueue
 
 log = structlog.get_logger("rgpu.controller")
 PRUNE_ENDED_AFTER = 24 * 3600.0
+RESTART_GRACE = 60.0
+MAX_WAITING_PER_USER = 16  # queued requests (tickets) one user may have: the queue is bounded
 
 
 class ApiError(Exception):
@@ -29,11 +41,12 @@ class ApiError(Exception):
 class Controller:
     def __init__(self, store: Store, secret: bytes, *, heartbeat_interval: float = 1.0,
                  heartbeat_timeout: float = 5.0, token_lifetime: float = DEFAULT_TOKEN_LIFETIME,
-                 clock=time.time):
+                 restart_grace: float = RESTART_GRACE, clock=time.time):
         self.store, self.secret, self.clock = store, secret, clock
         self.heartbeat_interval, self.heartbeat_timeout = heartbeat_interval, heartbeat_timeout
-        self.token_lifetime = token_lifetime
+        self.token_lifetime, self.restart_grace = token_lifetime, restart_grace
         self.pool, self.leases, self.queue = Pool(), LeaseBook(), WaitQueue()
+        self._server_keys: dict[str, str] = {}
         self._load()
 
     def _load(self) -> None:
@@ -52,15 +65,22 @@ class Controller:
                 gpu = self.pool.gpus[a["gpu"]]
                 self.pool.charge(gpu, a["memory"], a["compute"], a["exclusive"])
                 slots.append(Slot(gpu, a["memory"], a["compute"], a["limit"], a["exclusive"]))
-            self.leases.add(Lease(row["id"], row["created"], row["expires"], row["ttl"],
-                                  row["token_expires"], row["owner"], row["request"], slots,
-                                  row["state"]))
+            lease = Lease(row["id"], row["created"], row["expires"], row["ttl"], row["token_expires"],
+                          row["owner"], row["request"], slots, row["state"])
+            # Renewers could not reach a controller that was down: give them time to come back.
+            lease.expires = max(lease.expires, now + self.restart_grace)
+            self.leases.add(lease)
         log.info("controller.loaded", servers=len(self.pool.servers), gpus=len(self.pool.gpus),
                  leases=len(self.leases), db=self.store.path)
 
     # ---- servers ----------------------------------------------------------------------------
     def register(self, url: str, gpus: list[dict], backend: str, boot_id: str) -> list[str]:
         now = self.clock()
+        for g in gpus:
+            holder = self.pool.gpus.get(g["uuid"])
+            if holder is not None and holder.server.url != url:
+                raise ApiError("gpu_taken", f"GPU {g['uuid']} belongs to server {holder.server.url}; an admin "
+                                            f"must forget that server first (`rgpu server forget URL`)")
         known = self.pool.servers.get(url)
         rejoined = known is not None and known.state != "up"
         self.store.upsert_server(url, "up", backend, boot_id, gpus, now)
@@ -84,6 +104,30 @@ class Controller:
             self._server_up_again(url)
             self._retry_queue()
         return self.valid_leases(url)
+
+    def forget_server(self, url: str) -> list[str]:
+        """Remove a server that is down, and its GPUs, from the pool; its leases are released.
+        Returns the ids of those leases. Its GPUs may then register under another URL."""
+        server = self.pool.servers.get(url)
+        if server is None:
+            raise ApiError("unknown_server", f"no server {url!r}")
+        if server.state == "up":
+            raise ApiError("server_up", f"server {url} is up: stop it before forgetting it")
+        hit = list(self.leases.on_server(url))
+        if hit:
+            self._end(hit, "released")
+        self.store.delete_server(url)
+        self.pool.remove_server(url)
+        log.info("server.forgotten", url=url, released_leases=len(hit))
+        return [lease.id for lease in hit]
+
+    def server_key(self, url: str) -> str:
+        """The public CURVE key (hex) of the server that advertises ``url``: derived from the cluster
+        secret, as that server derives it (protocol/curve.py)."""
+        key = self._server_keys.get(url)
+        if key is None:
+            key = self._server_keys[url] = curve.key_hex(curve.server_data_keys(self.secret, url).public)
+        return key
 
     def valid_leases(self, url: str) -> list[str]:
         return [lease.id for lease in self.leases.on_server(url)]
@@ -139,15 +183,22 @@ class Controller:
         except PlacementError as exc:
             if wait <= 0:
                 raise ApiError("no_capacity", str(exc)) from None
+            if self.queue.waiting_of(owner) >= MAX_WAITING_PER_USER:
+                raise ApiError("busy", f"{owner} already has {MAX_WAITING_PER_USER} requests waiting; cancel one "
+                                       "or wait for them") from None
             now = self.clock()
             ticket = self.queue.add(req, ttl, owner, now + wait, now)
             log.info("request.queued", ticket=ticket.id, request=req.describe(), wait_s=wait)
             return ticket
 
-    def poll(self, ticket_id: str):
+    @staticmethod
+    def _mine(owner: str, who: Peer | None) -> bool:
+        return who is None or who.admin or owner == who.name
+
+    def poll(self, ticket_id: str, who: Peer | None = None):
         """Return (ticket, lease|None); the ticket is forgotten once it has an outcome."""
         ticket = self.queue.get(ticket_id)
-        if ticket is None:
+        if ticket is None or not self._mine(ticket.owner, who):
             raise ApiError("unknown_ticket", f"no waiting request {ticket_id} (placed, timed out or abandoned)")
         ticket.last_poll = self.clock()
         if ticket.error is not None:
@@ -161,10 +212,11 @@ class Controller:
             return ticket, lease
         return ticket, None
 
-    def cancel(self, ticket_id: str) -> None:
-        ticket = self.queue.pop(ticket_id)
-        if ticket is None:
+    def cancel(self, ticket_id: str, who: Peer | None = None) -> None:
+        ticket = self.queue.get(ticket_id)
+        if ticket is None or not self._mine(ticket.owner, who):
             raise ApiError("unknown_ticket", f"no waiting request {ticket_id}")
+        self.queue.pop(ticket_id)
         if ticket.lease_id and ticket.lease_id in self.leases.leases:
             self._end([self.leases.get(ticket.lease_id)], "released")
 
@@ -179,17 +231,23 @@ class Controller:
             except PlacementError:
                 continue
 
-    def lookup(self, lease_id: str) -> Lease:
+    def lookup(self, lease_id: str, who: Peer | None = None) -> Lease:
+        """The live lease ``lease_id`` if ``who`` may see it; else unknown_lease (or lease_ended,
+        to its owner), so that naming someone else's lease tells nothing."""
         lease = self.leases.get(lease_id) if isinstance(lease_id, str) else None
-        if lease is None:
-            ended = self.store.ended_state(lease_id) if isinstance(lease_id, str) else None
-            if ended:
-                raise ApiError("lease_ended", f"lease {lease_id} was already {ended}")
-            raise ApiError("unknown_lease", f"no lease {lease_id!r}; `rgpu leases` lists the live ones")
+        if lease is None or not self._mine(lease.owner, who):
+            ended = self.store.ended_state(lease_id) if isinstance(lease_id, str) and lease is None else None
+            if ended and self._mine(ended[1], who):
+                raise ApiError("lease_ended", f"lease {lease_id} was already {ended[0]}")
+            raise ApiError("unknown_lease", f"no lease {str(lease_id)[:40]!r} of yours; `rgpu leases` lists them")
         return lease
 
-    def renew(self, lease_id: str, ttl=None) -> Lease:
-        lease = self.lookup(lease_id)
+    def visible(self, who: Peer | None = None) -> list[Lease]:
+        """The live leases ``who`` may see, oldest first."""
+        return sorted((lease for lease in self.leases if self._mine(lease.owner, who)), key=lambda x: x.created)
+
+    def renew(self, lease_id: str, ttl=None, who: Peer | None = None) -> Lease:
+        lease = self.lookup(lease_id, who)
         ttl = self._ttl(lease.ttl if ttl is None else ttl)
         now = self.clock()
         expires, token_expires = now + ttl, now + max(ttl, self.token_lifetime)
@@ -197,8 +255,8 @@ class Controller:
         self.leases.renew(lease, expires, token_expires)
         return lease
 
-    def release(self, lease_id: str) -> Lease:
-        lease = self.lookup(lease_id)
+    def release(self, lease_id: str, who: Peer | None = None) -> Lease:
+        lease = self.lookup(lease_id, who)
         self._end([lease], "released")
         self._retry_queue()
         return lease

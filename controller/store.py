@@ -138,6 +138,12 @@ class Store:
                 [(g["uuid"], url, g["index"], g["name"], g["memory_total"], g.get("sms", 0),
                   g.get("compute_capability", "")) for g in gpus])
 
+    def delete_server(self, url: str) -> None:
+        """Forget a server and its GPUs (its leases have ended: no allocation names them)."""
+        with self._tx() as db:
+            db.execute("DELETE FROM gpus WHERE server_url=?", (url,))
+            db.execute("DELETE FROM servers WHERE url=?", (url,))
+
     def set_server_state(self, url: str, state: str) -> None:
         with self._tx() as db:
             db.execute("UPDATE servers SET state=? WHERE url=?", (state, url))
@@ -183,10 +189,11 @@ class Store:
             db.executemany("UPDATE leases SET state=?, ended=? WHERE id=?",
                            [(state, now, i) for i in ids])
 
-    def ended_state(self, lease_id: str) -> str | None:
-        row = self.db.execute("SELECT state FROM leases WHERE id=? AND ended IS NOT NULL",
+    def ended_state(self, lease_id: str) -> tuple[str, str] | None:
+        """(state, owner) of an ended lease, or None."""
+        row = self.db.execute("SELECT state, owner FROM leases WHERE id=? AND ended IS NOT NULL",
                               (lease_id,)).fetchone()
-        return row[0] if row else None
+        return (row[0], row[1]) if row else None
 
     def prune_ended(self, before: float) -> int:
         with self._tx() as db:

@@ -36,6 +36,9 @@ class WaitQueue:
         self.tickets[ticket.id] = ticket
         return ticket
 
+    def waiting_of(self, owner: str) -> int:
+        return sum(1 for t in self.tickets.values() if t.owner == owner)
+
     def pending(self) -> list[Ticket]:
         return [t for t in self.tickets.values() if t.lease_id is None and t.error is None]
 

@@ -9,7 +9,7 @@ that could not get a lease.
 
 Allocate gives the container: the client library mounted read-only from the host
 (``lib_host_dir`` → ``lib_container_dir``), ``LD_LIBRARY_PATH`` and ``LD_PRELOAD`` pointing at
-it, ``RGPU_LEASE`` (the token its sessions open with), ``RGPU_SERVER`` (``url#index`` per vGPU,
+it, ``RGPU_LEASE`` (the token its sessions open with), ``RGPU_SERVER`` (``url@key#index`` per vGPU,
 device order) and ``RGPU_CONTROLLER``. A container that did not ask for the resource is never
 allocated, so it gets none of this. PreStartContainer renews the lease before every (re)start and
 refuses the start, with a message saying what to do, if the lease is gone.

@@ -23,6 +23,7 @@ from pathlib import Path
 import structlog
 
 from rgpu.client.controller_client import ControllerClient, ControllerError
+from rgpu.client.leased_run import server_entry
 
 from .pods import PodRef
 
@@ -49,8 +50,9 @@ class Allocation:
         return tuple(sorted(self.devices))
 
     def servers(self) -> str:
-        """RGPU_SERVER: ``url#index`` per vGPU, in the lease's device order."""
-        return ",".join(f"{v['server']}#{v['index']}" for v in self.vgpus)
+        """RGPU_SERVER: ``url@key#index`` per vGPU (the key: the server's, for CURVE), in the lease's
+        device order."""
+        return ",".join(server_entry(v) for v in self.vgpus)
 
 
 class LeaseLost(Exception):

@@ -31,13 +31,15 @@ Cluster secret (shared by the controller and every server)
     1. ``path`` — the ``--secret-file`` option of ``rgpu-controller`` / ``rgpu-server``;
     2. ``RGPU_CLUSTER_SECRET`` — the secret itself (at least 16 characters);
     3. ``RGPU_CLUSTER_SECRET_FILE`` — the name of a file holding it;
-    4. ``$XDG_CONFIG_HOME/rgpu/cluster-secret`` (``~/.config/rgpu/cluster-secret``) — the
+    4. ``<config>/cluster-secret`` (rgpu/config.py: ``~/.config/rgpu/cluster-secret``) — the
        single-machine default: with ``create=True`` the first daemon to start writes 32 random
        bytes (hex, mode 0600, created atomically so a server and a controller starting together
        agree), and every later daemon of that user reads the same file.
 
     Surrounding whitespace in files is ignored. On a cluster, distribute one file (or the env var)
-    to the controller and the servers; rotating it invalidates every outstanding token.
+    to the controller and the servers; rotating it invalidates every outstanding token. It is the
+    servers' credential too: the CURVE keys of the controller and of the servers derive from it
+    (protocol/curve.py), so rotating it also changes every key clients were given with a lease.
 """
 from __future__ import annotations
 
@@ -145,8 +147,8 @@ def vgpus_on(claims: dict, gpu_uuids) -> list[dict]:
 
 
 def default_secret_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "rgpu" / "cluster-secret"
+    from rgpu.config import config_dir
+    return config_dir() / "cluster-secret"
 
 
 def _read_secret_file(path: Path, what: str) -> bytes:
@@ -160,7 +162,7 @@ def _read_secret_file(path: Path, what: str) -> bytes:
 
 
 def _create_secret_file(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

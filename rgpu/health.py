@@ -72,13 +72,15 @@ def serve(address: str, check: Callable[[], str | None]) -> ThreadingHTTPServer:
     return server
 
 
-def controller_check(endpoint: str) -> Callable[[], str | None]:
+def controller_check(endpoint: str, credential=None) -> Callable[[], str | None]:
+    """``credential``: who the probe is to the controller, which admits no stranger (the daemon
+    passes the cluster's, derived from its secret)."""
     from rgpu.client.controller_client import ControllerClient, ControllerError
     url = local_url(endpoint)
 
     def check():
         try:
-            with ControllerClient(url, timeout=CHECK_TIMEOUT_S) as c:
+            with ControllerClient(url, timeout=CHECK_TIMEOUT_S, credential=credential) as c:
                 c.ping()
         except ControllerError as exc:
             return f"controller does not answer on {url}: {exc}"
@@ -86,9 +88,11 @@ def controller_check(endpoint: str) -> Callable[[], str | None]:
     return check
 
 
-def server_check(listen: str) -> Callable[[], str | None]:
+def server_check(listen: str, server_key: bytes | None = None) -> Callable[[], str | None]:
+    """``server_key``: the server's public CURVE key, when its wire is CURVE."""
     from rgpu.client.server_client import ping
-    url = local_url(listen)
+    from rgpu.protocol import curve
+    url = local_url(listen) + (f"@{curve.key_hex(server_key)}" if server_key else "")
     return lambda: None if ping(url, CHECK_TIMEOUT_S) else f"server does not answer on {url}"
 
 

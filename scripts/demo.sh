@@ -19,6 +19,9 @@ cleanup() {
 }
 trap cleanup EXIT
 export RGPU_CONTROLLER=$CONTROLLER
+# The demo's own config dir: the controller writes its public key and this account's admin credential
+# there, and `rgpu` finds them (a pool's wire is encrypted and its users authenticated).
+export RGPU_CONFIG_DIR=$TMP/config
 
 echo "== starting rgpu-controller on $CONTROLLER (database $TMP/controller.db)"
 .venv/bin/rgpu-controller --listen "$CONTROLLER" --db "$TMP/controller.db" --secret-file "$TMP/cluster-secret" \

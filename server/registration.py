@@ -1,7 +1,8 @@
 """How an rgpu-server joins the pool: register its GPUs, then heartbeat with usage.
 
     registrar = Registrar("tcp://head:7400", "tcp://gpu1:7000", inventory, usage,
-                          on_leases=supervisor.keep_only)
+                          on_leases=supervisor.on_leases,
+                          credential=Credential.for_server(cluster_secret))
     registrar.start()   # background thread; returns at once
     ...
     registrar.stop()    # joins the thread (within about one controller timeout)
@@ -17,6 +18,9 @@ One race is inherent: the set is the controller's view at ``view_time`` (control
 lease created just after it is missing though valid. Do not end sessions whose token ``iat`` is
 later than ``view_time``.
 
+The registrar authenticates as a server: its credential is derived from the cluster secret
+(client/credentials.py), which the controller's ZAP handler admits as ``server``.
+
 Rejoining is automatic: a fresh ``boot_id`` per Registrar tells the controller this process is a
 new incarnation; if the controller forgets the server (restart without its database, or a
 different boot) it answers ``unknown_server`` and the Registrar registers again; while the
@@ -31,6 +35,7 @@ from typing import Callable
 import structlog
 
 from rgpu.client.controller_client import ControllerClient, ControllerError, ControllerTimeout
+from rgpu.client.credentials import Credential
 
 log = structlog.get_logger("rgpu.server.registration")
 MAX_BACKOFF_S = 5.0
@@ -39,8 +44,9 @@ MAX_BACKOFF_S = 5.0
 class Registrar:
     def __init__(self, controller_url: str, advertise_url: str, inventory: Callable[[], dict],
                  usage: Callable[[], dict], on_leases: Callable[[set], None] | None = None,
-                 *, timeout: float = 3.0, heartbeat_interval: float = 1.0):
+                 *, credential: Credential | None = None, timeout: float = 3.0, heartbeat_interval: float = 1.0):
         self.controller_url, self.advertise_url = controller_url, advertise_url
+        self.credential = credential
         self.inventory, self.usage, self.on_leases = inventory, usage, on_leases
         self.timeout, self.interval = timeout, heartbeat_interval
         self.boot_id = uuid.uuid4().hex
@@ -108,9 +114,12 @@ class Registrar:
                 self._failures = 0
             else:
                 log.warning("registrar.refused", error=exc.code, message=exc.message)
+        except Exception:  # a bug in gathering the usage must not end the server's membership
+            self._failures += 1
+            log.exception("registrar.step_failed")
 
     def _run(self) -> None:
-        client = ControllerClient(self.controller_url, timeout=self.timeout)
+        client = ControllerClient(self.controller_url, timeout=self.timeout, credential=self.credential)
         try:
             while not self._stop.is_set():
                 self.step(client)

@@ -11,7 +11,15 @@ supervisor). A session has a guarantee g% (its weight) and a limit l%:
   seconds, so alone it stays at or below l% of the GPU.
 A session that was idle re-enters at the least virtual time of those active, so idling banks no
 credit. Device time is what the device reports for each kernel (interpretation time on the
-software GPU), not wall time around the call."""
+software GPU), not wall time around the call.
+
+The unit of sharing is a group: every session of one vGPU of a lease (``configure(..., group=g)``)
+shares one weight, one virtual time and one limit, so a lease that opens three programs on its vGPU
+gets its guarantee once, not three times. A session alone in its group (the default) is a group.
+
+The condition variable is made where the scheduler is used: ``locks=False`` makes one without it,
+to be pickled to the process that forks the workers, which adds it (``add_lock``); named
+semaphores that a killed server would leave behind in /dev/shm are never created."""
 from __future__ import annotations
 
 import time
@@ -25,53 +33,75 @@ RETURN_S = 0.002
 
 
 class GpuScheduler:
-    def __init__(self, ctx, slots: int):
+    def __init__(self, ctx, slots: int, *, locks: bool = True):
         self.slots = slots
-        self.cond = ctx.Condition(ctx.Lock())
+        self.cond = ctx.Condition(ctx.Lock()) if locks else None
         self.busy = ctx.Value("i", -1, lock=False)
-        self.weight = ctx.Array("d", [100.0] * slots, lock=False)
-        self.limit = ctx.Array("d", [100.0] * slots, lock=False)
-        self.vtime = ctx.Array("d", slots, lock=False)
-        self.ready_at = ctx.Array("d", slots, lock=False)
+        # per slot (a session)
         self.waiting = ctx.Array("b", slots, lock=False)
         self.device_time = ctx.Array("d", slots, lock=False)
         self.kernels = ctx.Array("q", slots, lock=False)
         self.last = ctx.Array("d", slots, lock=False)  # when the slot last finished a kernel
+        self.group = ctx.Array("i", [-1] * slots, lock=False)  # the slot's session's group (-1: none)
+        # per group (a lease's vGPU): ids are in [0, slots)
+        self.weight = ctx.Array("d", [100.0] * slots, lock=False)
+        self.limit = ctx.Array("d", [100.0] * slots, lock=False)
+        self.vtime = ctx.Array("d", slots, lock=False)
+        self.ready_at = ctx.Array("d", slots, lock=False)
+        self.members = ctx.Array("i", slots, lock=False)
         self.hi = ctx.Value("i", 0, lock=False)  # 1 + the highest slot ever configured: scans stop there
 
-    def configure(self, slot: int, guarantee: float, limit: float) -> None:
-        """A new session in `slot` (the supervisor calls this before the worker runs anything)."""
+    def add_lock(self, ctx) -> None:
+        self.cond = ctx.Condition(ctx.Lock())
+
+    def configure(self, slot: int, guarantee: float, limit: float, group: int | None = None) -> None:
+        """A new session in `slot`, of `group` (default: a group of its own), before it runs anything."""
+        g = slot if group is None else group
         with self.cond:
-            self.hi.value = max(self.hi.value, slot + 1)
-            self.weight[slot] = max(float(guarantee), MIN_WEIGHT)
-            self.limit[slot] = min(max(float(limit), 1.0), 100.0)
-            self.vtime[slot] = self._floor(exclude=slot)
-            self.ready_at[slot] = 0.0
+            self.hi.value = max(self.hi.value, slot + 1, g + 1)
+            self.group[slot] = g
+            if self.members[g] <= 0:
+                self.members[g] = 0
+                self.weight[g] = max(float(guarantee), MIN_WEIGHT)
+                self.limit[g] = min(max(float(limit), 1.0), 100.0)
+                self.vtime[g] = self._floor(exclude=g)
+                self.ready_at[g] = 0.0
+            self.members[g] += 1
             self.waiting[slot] = 0
             self.device_time[slot] = 0.0
             self.kernels[slot] = 0
+            self.last[slot] = 0.0
 
     def _floor(self, exclude: int) -> float:
-        active = [self.vtime[s] for s in range(self.hi.value)
-                  if s != exclude and (self.waiting[s] or self.busy.value == s)]
-        return min(active) if active else max((self.vtime[s] for s in range(self.hi.value)), default=0.0)
+        """The least virtual time of the groups that have work, but ``exclude``."""
+        group = self.group
+        active = [self.vtime[group[s]] for s in range(self.hi.value)
+                  if group[s] not in (exclude, -1) and self.members[group[s]] > 0
+                  and (self.waiting[s] or self.busy.value == s)]
+        return min(active) if active else max((self.vtime[g] for g in range(self.hi.value) if g != exclude),
+                                              default=0.0)
 
     def _next(self, now: float) -> int:
         """The slot that should run next: -1 if a session just between kernels comes first."""
         best, best_v = -1, 0.0
+        group = self.group
         for s in range(self.hi.value):
+            g = group[s]
+            if g < 0:
+                continue
             contender = self.waiting[s] or (now - self.last[s] < RETURN_S and self.kernels[s])
-            if contender and self.ready_at[s] <= now and (best < 0 or self.vtime[s] < best_v):
-                best, best_v = s, self.vtime[s]
+            if contender and self.ready_at[g] <= now and (best < 0 or self.vtime[g] < best_v):
+                best, best_v = s, self.vtime[g]
         return best if best >= 0 and self.waiting[best] else -1
 
     def acquire(self, slot: int, timeout: float | None = None) -> bool:
         """Block until `slot` may run one kernel on the GPU."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        g = self.group[slot]
         with self.cond:
             if not self.waiting[slot]:
                 if time.monotonic() - self.last[slot] > IDLE_S:
-                    self.vtime[slot] = max(self.vtime[slot], self._floor(exclude=slot))
+                    self.vtime[g] = max(self.vtime[g], self._floor(exclude=g))
                 self.waiting[slot] = 1
             while True:
                 now = time.monotonic()
@@ -84,7 +114,8 @@ class GpuScheduler:
                     self.cond.notify_all()
                     return False
                 # Wake for a release (notify) or when a throttled session becomes eligible.
-                wake = min([self.ready_at[s] for s in range(self.hi.value) if self.waiting[s] and self.ready_at[s] > now]
+                wake = min([self.ready_at[self.group[s]] for s in range(self.hi.value)
+                            if self.waiting[s] and self.group[s] >= 0 and self.ready_at[self.group[s]] > now]
                            + [self.last[s] + RETURN_S for s in range(self.hi.value) if now - self.last[s] < RETURN_S],
                            default=now + 0.05)
                 wait = max(1e-4, min(wake - now, 0.05))
@@ -94,15 +125,16 @@ class GpuScheduler:
 
     def release(self, slot: int, seconds: float) -> None:
         """The kernel of `slot` took `seconds` of device time."""
+        g = self.group[slot]
         with self.cond:
             self.device_time[slot] += seconds
             self.kernels[slot] += 1
-            self.vtime[slot] += seconds / self.weight[slot]
-            lim = self.limit[slot]
+            self.vtime[g] += seconds / self.weight[g]
+            lim = self.limit[g]
             now = time.monotonic()
             self.last[slot] = now
             if lim < 100.0:
-                self.ready_at[slot] = now + seconds * (100.0 / lim - 1.0)
+                self.ready_at[g] = now + seconds * (100.0 / lim - 1.0)
             if self.busy.value == slot:
                 self.busy.value = -1
             self.cond.notify_all()
@@ -112,17 +144,18 @@ class GpuScheduler:
         as a GPU time-slices contexts): charge them, and if another session should run first or this
         one is over its limit, give the GPU up until it is this session's turn again. Without this a
         long kernel — or one that never ends — would hold the GPU against every neighbour."""
+        g, group = self.group[slot], self.group
         with self.cond:
             self.device_time[slot] += seconds
-            self.vtime[slot] += seconds / self.weight[slot]
+            self.vtime[g] += seconds / self.weight[g]
             now = time.monotonic()
-            lim = self.limit[slot]
+            lim = self.limit[g]
             if lim < 100.0:
-                self.ready_at[slot] = now + seconds * (100.0 / lim - 1.0)
-            mine = self.vtime[slot]
-            if self.ready_at[slot] <= now and not any(
-                    self.waiting[s] and self.ready_at[s] <= now and self.vtime[s] < mine
-                    for s in range(self.hi.value) if s != slot):
+                self.ready_at[g] = now + seconds * (100.0 / lim - 1.0)
+            mine = self.vtime[g]
+            if self.ready_at[g] <= now and not any(
+                    self.waiting[s] and self.ready_at[group[s]] <= now and self.vtime[group[s]] < mine
+                    for s in range(self.hi.value) if s != slot and group[s] >= 0):
                 return
             if self.busy.value == slot:
                 self.busy.value = -1
@@ -133,6 +166,10 @@ class GpuScheduler:
     def forget(self, slot: int) -> None:
         """The session in `slot` ended (or its worker died holding the GPU)."""
         with self.cond:
+            g = self.group[slot]
+            if g >= 0 and self.members[g] > 0:
+                self.members[g] -= 1
+            self.group[slot] = -1
             self.waiting[slot] = 0
             if self.busy.value == slot:
                 self.busy.value = -1

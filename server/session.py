@@ -37,6 +37,9 @@ class Session:
         # Texture and surface objects by ("texture" | "surface", value): kernels receive the value
         # itself, so it is the backend's own, not a handle of this session's (api/textures.py).
         self.objects: dict[tuple[str, int], object] = {}
+        # (free, total) as the lease's quotas make them, when the worker knows better than the device
+        # alone: every session of the vGPU shares its memory (workers.GpuShared.mem_info).
+        self.memory_view = None
         self.sticky: CudaError | None = None
         self.deferred: CudaError | None = None
         self.calls = 0
@@ -51,6 +54,8 @@ class Session:
 
     def get(self, kind: str, h: int):
         """The object behind handle h; default streams are None."""
+        if not isinstance(h, int):
+            raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"a {kind} handle is an integer, not {type(h).__name__}")
         if kind == "stream" and h in DEFAULT_STREAMS:
             return None
         found = self._handles.get(h)
@@ -64,6 +69,10 @@ class Session:
             raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"the default {kind} cannot be destroyed")
         del self._handles[h]
         return obj
+
+    def mem_info(self) -> tuple[int, int]:
+        """cudaMemGetInfo's answer: what this session can still allocate, and its vGPU's memory."""
+        return self.memory_view() if self.memory_view is not None else self.device.mem_info()
 
     def run_kernel(self, launch) -> None:
         """Run `launch()` when the GPU's scheduler says it is this session's turn, charging it the

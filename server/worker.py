@@ -3,7 +3,13 @@
 It binds its own ROUTER (the client talks to it directly, never through the supervisor), waits
 for the supervisor to assign it a session, then serves calls until the client says goodbye, its
 connection stays gone for the grace period (ZMTP heartbeats notice a vanished host), or the
-supervisor ends it. Exiting frees everything: memory, handles, the context."""
+supervisor ends it. Exiting frees everything: memory, handles, the context.
+
+Who may connect: nobody before the assignment; then only the client that said hello — on a CURVE
+wire its public key, on a plain wire its address (the worker's ZAP handler refuses every other
+connection during the handshake). The first attach with the session key binds the session to its
+connection: another connection presenting the key is refused, and so is a second attach. Messages
+are bounded in size (MAX_FRAME) and in number queued (RCVHWM)."""
 from __future__ import annotations
 
 import os
@@ -13,9 +19,9 @@ import zmq
 import zmq.utils.monitor
 
 from rgpu import logs
-from rgpu.protocol import wire
+from rgpu.protocol import curve, wire
 
-from . import backends
+from . import backends, module_cache
 from .dispatch import Dispatcher
 from .dispatch import Result
 from .session import Session
@@ -23,19 +29,24 @@ from .session import SessionEnding
 from .shm import Segment
 
 HOUSEKEEPING_S = 0.25
+ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
+QUEUED_MESSAGES = 64  # the client waits for each sync reply: a few batches in flight at most
 
 
-def _tune_allocator() -> None:
+def _tune_allocator():
     """Keep freed bulk buffers (up to 32 MiB, glibc's ceiling) in the heap instead of returning them
     to the kernel: every copy would otherwise fault in fresh pages for its frames, which costs more
-    than the copy itself."""
+    than the copy itself. Returns glibc's malloc_trim (None elsewhere): what the heap keeps is given
+    back when the session goes idle, or many small buffers (a 2D copy of 4 KiB rows
+    makes one per row) would stay resident for the life of the session."""
     try:
         import ctypes
         libc = ctypes.CDLL(None)
         libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
         libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+        return libc.malloc_trim
     except (OSError, AttributeError):
-        pass
+        return None
 
 
 def _profiler():
@@ -62,42 +73,88 @@ def make_device(conf: dict, assignment: dict, reserve):
                                 server_id=conf.get("server_id", ""), reserve=reserve, arch=conf.get("sim_arch"))
 
 
-def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None:
+def max_frame(capacity: int) -> int:
+    """The largest message part a session may send: a copy travels in at most 64 frames (libhook's
+    memcpy.c) and can be no larger than the GPU; a module image comes in one."""
+    return max(1 << 30, capacity // 64 + (1 << 20))
+
+
+class Admission:
+    """The worker's ZAP decision (its own thread): nobody until the supervisor names the client."""
+
+    def __init__(self, curve_wire: bool):
+        self.curve_wire = curve_wire
+        self.key: bytes | None = None
+        self.address: str | None = None
+        self.open = False
+
+    def admit(self, key: bytes | None, address: str | None) -> None:
+        self.key, self.address, self.open = key, address, True
+
+    def __call__(self, mechanism: str, key: bytes | None, address: str) -> str | None:
+        if not self.open:
+            return None
+        if self.curve_wire:
+            return key.decode() if mechanism == "CURVE" and key is not None and key == self.key else None
+        return "client" if mechanism == "NULL" and (not self.address or address == self.address) else None
+
+
+def worker_main(conf: dict, conn, gpu, slot: int) -> None:
+    """The worker of ``slot`` of a GPU whose shared memory is ``gpu`` (workers.GpuShared), talking
+    to the supervisor over ``conn``."""
     log = logs.configure("worker", conf.get("log_level"))
-    _tune_allocator()
+    capacity, usage = gpu.capacity, gpu.usage
+    if conf.get("module_cache"):
+        module_cache.configure_modules(*conf["module_cache"])
+    trim = _tune_allocator()
+    trimmed = True  # nothing to give back until a message was served
     ctx = zmq.Context()
+    keys = curve.Keypair(*conf["curve_keys"]) if conf.get("curve_keys") else None
+    admission = Admission(keys is not None)
+    zap = curve.Zap(ctx, admission)
+    zap.start()
     sock = ctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, 1000)
     sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 5000)
     sock.setsockopt(zmq.SNDHWM, 0)
-    sock.setsockopt(zmq.RCVHWM, 0)
+    sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
+    curve.limit(sock, max_frame(capacity))
+    if keys is not None:
+        curve.as_server(sock, keys)
+    else:
+        sock.zap_domain = b"rgpu"  # a plain wire goes through ZAP too: it admits the client's address
     sock.bind(conf["worker_bind"])
     endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
     if conf["worker_bind"].startswith("tcp://*:"):
         endpoint = "tcp://*:" + endpoint.rsplit(":", 1)[1]
     conn.send(endpoint)
-    assignment = conn.recv()
+    try:
+        assignment = conn.recv()
+    except (EOFError, OSError):
+        assignment = None
     if assignment is None:
+        sock.close(0)
+        zap.stop()
+        ctx.term()
         return
+    # The session joins its group (the vGPU of its lease) before anything runs: memory and compute
+    # are shared with the group's other sessions from the first call.
+    gpu.sched.configure(slot, assignment["compute"], assignment["limit"], assignment["group"])
+    admission.admit(assignment.get("client_key"), assignment.get("client_address"))
+    conn.send("admitted")  # the supervisor answers the hello only now: the client's connection gets in
     log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"])
-
-    peaks = conf["memory_peaks"][assignment["gpu"]]
-    traffic = conf["traffic"][assignment["gpu"]]
+    traffic = gpu.traffic
 
     def reserve(delta: int) -> bool:
-        # Device memory is shared by every session of the GPU: charge this session's slot, refuse
-        # what would exceed the GPU's (or the lease's) memory.
-        with lock:
-            if delta > 0 and (sum(usage) + delta > capacity or usage[slot] + delta > assignment["memory"]):
-                return False
-            usage[slot] += delta
-            peaks[slot] = max(peaks[slot], usage[slot])
-            return True
+        # Device memory is shared by every session of the GPU and by every session of the vGPU:
+        # charge this session's slot, refuse what would exceed either.
+        return gpu.reserve(slot, delta, capacity)
 
     session = Session(make_device(conf, assignment, reserve), assignment["session"])
+    session.memory_view = lambda: gpu.mem_info(slot, capacity, assignment["memory"])
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
-    session.sched, session.slot = conf["schedulers"][assignment["gpu"]], slot
+    session.sched, session.slot = gpu.sched, slot
     dispatcher = Dispatcher(conf["device"])
     monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED)
     # The hot path is a blocking receive, as in a bare ROUTER loop; housekeeping (the monitor, the
@@ -121,7 +178,7 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
                 gone_since = None
         if gone_since is not None and now - gone_since > grace:
             return "client_gone"
-        if peer is None and now - started > conf.get("attach_timeout", 30.0):
+        if peer is None and now - started > conf.get("attach_timeout", ATTACH_TIMEOUT_S):
             return "never_attached"
         try:
             if conn.poll() and conn.recv() == "stop":
@@ -153,9 +210,14 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
             if frames is not None:
                 ident, body = frames[0].bytes, frames[1:]
                 if peer is None or ident != peer:
-                    peer = _attach(sock, ident, body, assignment, session, log, conf["device"]) or peer
+                    if peer is None and _same_client(body, assignment):
+                        peer = _attach(sock, ident, body, assignment, session, log, conf["device"])
+                    else:
+                        _refuse(sock, ident, body, log, "the session is already attached" if peer else
+                                "not the connection that said hello")
                     continue
                 session.messages += 1
+                trimmed = False
                 if not _serve(sock, ident, body, session, dispatcher, log):
                     break
                 now = time.monotonic()
@@ -163,6 +225,9 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
                     continue
             else:
                 now = time.monotonic()
+                if not trimmed and trim is not None:
+                    trim(0)  # idle for a housekeeping period: the heap's free pages go back
+                    trimmed = True
             next_check = now + HOUSEKEEPING_S
             _publish(traffic, slot, session)
             why = must_end(now)
@@ -186,11 +251,31 @@ def worker_main(conf: dict, conn, usage, slot: int, lock, capacity: int) -> None
         if session.shm is not None:
             session.shm.close()
         session.close()
-        with lock:
+        with gpu.lock:
             usage[slot] = 0
         sock.close(0)
         monitor.close(0)
+        zap.stop()
         ctx.term()
+
+
+def _same_client(body, assignment) -> bool:
+    """Whether a message came over the connection of the client the supervisor admitted: its CURVE
+    key (checked by ZAP as well; this is the session's own check)."""
+    want = assignment.get("client_key")
+    if want is None:
+        return True
+    return bool(body) and curve.peer_id(body[0]) == want.decode()
+
+
+def _refuse(sock, ident, body, log, why: str) -> None:
+    try:
+        (req,) = wire.decode_requests(body)
+        seq = req.seq
+    except (wire.MalformedMessage, ValueError):
+        seq = 0
+    log.warning("attach_refused", reason=why)
+    sock.send_multipart([ident, wire.encode_reply(seq, 201, message=f"not attached to this session: {why}")])
 
 
 def _attach(sock, ident, body, assignment, session, log, backend: str):

@@ -16,6 +16,13 @@ from tests.support.daemons import DaemonSet, free_url
 PROGRAMS = Path(__file__).parent / "cuda" / "programs"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def module_cache_of_the_test_session(tmp_path_factory):
+    """Servers the tests start keep their module caches in the session's temporary directory, not
+    one per server (per port) in ~/.cache."""
+    os.environ.setdefault("RGPU_MODULE_CACHE", str(tmp_path_factory.mktemp("cache") / "modules"))
+
+
 @pytest.fixture(scope="session")
 def libdir():
     from rgpu.paths import libdir as find
@@ -36,7 +43,7 @@ def cuda_program(libdir):
 
 
 def server_argv(url: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "rgpu.server.supervisor", "--device", "sim", "--listen", url,
+    return [sys.executable, "-m", "rgpu.server.cli", "--device", "sim", "--listen", url,
             "--log-level", "info", *extra]
 
 

@@ -53,7 +53,7 @@ def mem_free_async(s, addr, stream):
 
 @handles("cudaMemGetInfo", "cuMemGetInfo_v2")
 def mem_get_info(s):
-    return s.device.mem_info()
+    return s.mem_info()
 
 
 # D2H replies go in frames of up to D2H_CHUNK bytes, at most MAX_CHUNKS of them (constants shared

@@ -1,19 +1,17 @@
 """Modules, functions and launches.
 
-Images are cached by content hash in a directory every worker of the server shares, so a second
-session running the same program does not upload its kernels again: the client first offers the
-hash alone, and sends the bytes only when told the server does not have them."""
+Images are cached by content hash in a directory every worker of the server shares (module_cache.py),
+so a second session running the same program does not upload its kernels again: the client first
+offers the hash alone, and sends the bytes only when told the server does not have them."""
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
-from pathlib import Path
 
 import structlog
 
 from rgpu.protocol.generated import enums
 
+from .. import module_cache
 from ..errors import CudaError
 from . import handles
 
@@ -21,30 +19,20 @@ log = structlog.get_logger()
 _FUNC_ATTRS = {v: k for k, v in enums.CUfunction_attribute_enum.items()}
 
 
-def cache_dir() -> Path:
-    d = Path(os.environ.get("RGPU_MODULE_CACHE") or Path(tempfile.gettempdir()) / f"rgpu-modules-{os.getuid()}")
-    d.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return d
-
-
 def _cached_image(digest: str, size: int, bulk) -> bytes:
-    if not (len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+    """The image the client sent, stored in the server's module cache (module_cache.py: private,
+    verified on every read, bounded), or the cached one when it sent only the digest."""
+    if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", "module digest must be 64 hex digits (sha256)")
-    path = cache_dir() / digest
     if bulk:
         data = bytes(bulk[0])
         if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
             raise CudaError("CUDA_ERROR_INVALID_IMAGE", "module image does not match its digest")
-        tmp = path.with_name(f"{digest}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        module_cache.modules().put(digest, data)
         return data
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CudaError("CUDA_ERROR_NOT_FOUND", "module not cached here: send the image") from None
-    if len(data) != size:
-        raise CudaError("CUDA_ERROR_NOT_FOUND", "cached module differs: send the image")
+    data = module_cache.modules().get(digest)
+    if data is None or len(data) != size:
+        raise CudaError("CUDA_ERROR_NOT_FOUND", "module not cached here: send the image")
     return data
 
 

@@ -20,7 +20,7 @@ import pytest
 from tests.support.daemons import wait_until
 from tests.support.kubeapi import FakeKubeApi, pod
 from tests.support.kubelet import FakeKubelet
-from tests.support.pool import Pool
+from tests.support.pool import Pool, keyed
 
 pytestmark = pytest.mark.e2e
 MiB = 1 << 20
@@ -126,7 +126,7 @@ def test_allocate_reserves_what_the_pod_asks_and_its_environment_runs_cuda_progr
     assert (vgpu["memory"], vgpu["compute"], vgpu["server"]) == (256 * MiB, 50, cluster.server)
     lib = str(cluster.container_lib)
     assert env["LD_LIBRARY_PATH"] == lib and env["LD_PRELOAD"] == f"{lib}/librgpu.so"
-    assert env["RGPU_SERVER"] == f"{cluster.server}#{vgpu['index']}"
+    assert env["RGPU_SERVER"] == f"{keyed(cluster.server)}#{vgpu['index']}"     # with its key: CURVE
     assert env["RGPU_CONTROLLER"] == cluster.pool.url and env["RGPU_LEASE_ID"] == lease["id"]
     assert (mount.host_path, mount.container_path, mount.read_only) == (str(cluster.host_lib), lib, True)
 

@@ -3,18 +3,16 @@ on leases through `rgpu run --controller`, servers that refuse sessions without 
 the faults — release mid-run, controller restart, a server killed while a lease lives on it."""
 from __future__ import annotations
 
-import os
 import re
 import signal
 import time
 
 import pytest
 
-from rgpu.client.server_client import request, stats
 from rgpu.protocol import tokens, wire
 from tests.conftest import run_cli
 from tests.support.controller import SECRET
-from tests.support.pool import Pool
+from tests.support.pool import Pool, keyed, request, stats
 from tests.support.daemons import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -61,7 +59,8 @@ def test_run_spreads_two_vgpus_over_two_servers_with_their_memory_quota(pool, cu
                  "sh", "-c", 'echo "servers $RGPU_SERVER"; exec "$0"', str(query))
     assert p.returncode == 0, p.stdout + p.stderr
     servers = re.search(r"servers (\S+)", p.stdout).group(1).split(",")
-    assert sorted(s.split("#")[0] for s in servers) == sorted(pool.servers)
+    # each entry names the server and its public key: the program's wire to it is CURVE
+    assert sorted(s.split("#")[0] for s in servers) == sorted(keyed(u) for u in pool.servers)
     assert "devices 2" in p.stdout
     assert len(re.findall(r"device \d: .* mem 268435456 ", p.stdout)) == 2, p.stdout
     # a program that computes on both vGPUs and moves data between them checks its own results
@@ -161,6 +160,6 @@ def test_server_killed_under_a_lease_degrades_it_and_clients_get_device_unavaila
     assert pool.states()[server] == "down"
     # a new program on the degraded lease fails as CUDA does, within its timeout
     late = pool.run("--lease", lease_id, "--", str(cuda_program("device_query")),
-                    env=dict(os.environ, RGPU_TIMEOUT="2"))
+                    env=dict(pool.env, RGPU_TIMEOUT="2"))
     assert late.returncode != 0 and "cudaErrorDevicesUnavailable" in late.stdout, late.stdout + late.stderr
     assert pool.cli("release", lease_id).returncode == 0

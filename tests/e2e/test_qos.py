@@ -4,7 +4,6 @@ accounting kept after the program ends. Shares are measured from the server's ow
 (device time per session) over a window of accumulated device time, never over a fixed sleep."""
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -13,9 +12,8 @@ import time
 
 import pytest
 
-from rgpu.client.server_client import stats
 from tests.support.daemons import wait_until
-from tests.support.pool import Pool
+from tests.support.pool import Pool, stats
 
 pytestmark = pytest.mark.e2e
 MiB = 1 << 20
@@ -36,7 +34,7 @@ def gpu(daemons, tmp_path):
 def _spinner(pool, exe, *opts):
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, *opts,
                              "--", str(exe), "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, RGPU_TIMEOUT="60"))
+                            env=dict(pool.env, RGPU_TIMEOUT="60"))
     line = proc.stdout.readline()
     if not line.startswith("READY"):
         proc.kill()
@@ -142,7 +140,7 @@ def test_a_kernel_that_never_ends_neither_starves_its_neighbour_nor_outlives_its
     # 2e9 iterations a thread: on the software GPU this kernel would run for days.
     stuck = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", gpu.url, "--lease", lease,
                               "--", str(exe), "120", "2000000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=dict(os.environ, RGPU_TIMEOUT="60"))
+                             text=True, env=dict(gpu.env, RGPU_TIMEOUT="60"))
     try:
         assert stuck.stdout.readline().startswith("READY")
         # Device time is charged slice by slice while the kernel runs, not only when it ends.

@@ -1,21 +1,32 @@
 """A real rgpu-controller subprocess on a free port, restartable on the same database and port
-(shared by the controller's component tests and the pool's end-to-end tests)."""
+(shared by the controller's component tests and the pool's end-to-end tests), and the credentials
+of its peers: the admin the controller bootstraps in its config dir, users issued on demand, and
+servers (the cluster secret)."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
 
 from rgpu.client.controller_client import ControllerClient, ControllerError
+from rgpu.client.credentials import Credential
+from rgpu.controller import users
+from rgpu.protocol import curve
 from tests.support.daemons import DaemonSet, free_url
 
 SECRET = "component-test-secret-0123456789"
+CONTROLLER_KEY = curve.controller_keys(SECRET.encode()).public
 
 
-def answers(url):
+def server_credential() -> Credential:
+    return Credential.for_server(SECRET.encode())
+
+
+def answers(url, credential=None):
     def ready():
         try:
-            with ControllerClient(url, timeout=0.5) as c:
+            with ControllerClient(url, timeout=0.5, credential=credential or server_credential()) as c:
                 return c.ping()["ok"]
         except ControllerError:
             return False
@@ -23,10 +34,12 @@ def answers(url):
 
 
 def cluster_env(tmp_path: Path, controller_url: str) -> dict:
-    """The environment of a test cluster's daemons: one shared secret, no user config."""
-    env = {**os.environ, "RGPU_CLUSTER_SECRET": SECRET, "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+    """The environment of a test cluster's daemons and its admin's CLI: one shared secret, a config
+    dir of its own (where the controller writes the admin credential and its public key)."""
+    env = {**os.environ, "RGPU_CLUSTER_SECRET": SECRET, "RGPU_CONFIG_DIR": str(tmp_path / "cfg"),
            "RGPU_CONTROLLER": controller_url}
-    env.pop("RGPU_CLUSTER_SECRET_FILE", None)
+    for name in ("RGPU_CLUSTER_SECRET_FILE", "RGPU_CREDENTIAL", "RGPU_CONTROLLER_KEY", "XDG_CONFIG_HOME"):
+        env.pop(name, None)
     return env
 
 
@@ -38,6 +51,7 @@ class ControllerProc:
         self.url = free_url()
         self.db = tmp_path / "controller.db"
         self.env = cluster_env(tmp_path, self.url)
+        self.config = Path(self.env["RGPU_CONFIG_DIR"])
         self.handle = None
 
     def argv(self):
@@ -55,5 +69,23 @@ class ControllerProc:
     def kill(self):
         return self.handle.kill()
 
-    def client(self, timeout=5.0):
-        return ControllerClient(self.url, timeout=timeout)
+    def admin(self) -> Credential:
+        """The admin credential the controller wrote for the account that started it."""
+        cred = Credential.load(self.config / "credential")
+        return dataclasses.replace(cred, controller_key=CONTROLLER_KEY)
+
+    def user(self, name: str, admin: bool = False) -> Path:
+        """Issue a credential for another user (a file holding the controller's key too)."""
+        return users.issue(self.config / "users", name, "admin" if admin else "user",
+                           self.tmp_path / f"{name}.credential", CONTROLLER_KEY)
+
+    def client(self, timeout=5.0, credential: Credential | str | Path | None = None):
+        """A client as the admin (default), as the user whose credential file is given, or as
+        ``credential``."""
+        if isinstance(credential, (str, Path)):
+            credential = Credential.load(credential)
+        return ControllerClient(self.url, timeout=timeout, credential=credential or self.admin())
+
+    def fleet(self, timeout=5.0):
+        """A client with the servers' credential (register and heartbeat as fake servers)."""
+        return ControllerClient(self.url, timeout=timeout, credential=server_credential())

@@ -1,17 +1,40 @@
-"""A controller and rgpu-servers that joined it, for end-to-end tests of the pool."""
+"""A controller and rgpu-servers that joined it, for end-to-end tests of the pool; and the ways a
+test reaches those servers over their CURVE wire: ``keyed`` (a server's URL with its public key, as
+`rgpu run` gives it to programs), ``stats`` (with the cluster credential), ``request``."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
-from rgpu.client.server_client import ping
+from rgpu.client import server_client
+from rgpu.protocol import curve
 from tests.conftest import run_cli, server_argv
-from tests.support.controller import ControllerProc
+from tests.support.controller import SECRET, ControllerProc
 from tests.support.daemons import free_port
+
+
+def keyed(url: str, secret: str = SECRET) -> str:
+    """``url@KEY``: a pool server's URL with its public key (derived from the cluster secret)."""
+    base, _, gpu = url.partition("#")
+    key = curve.key_hex(curve.server_data_keys(secret.encode(), base).public)
+    return f"{base}@{key}" + (f"#{gpu}" if gpu else "")
+
+
+def ping(url: str) -> bool:
+    return server_client.ping(keyed(url))
+
+
+def stats(url: str) -> dict:
+    """A pool server's stats, asked with the cluster credential (as an operator would)."""
+    return server_client.stats(keyed(url), keys=curve.server_role_keys(SECRET.encode()))
+
+
+def request(url: str, msg: dict, timeout_s: float = 5.0) -> dict:
+    """One request to a pool server's supervisor, as any client with a fresh key."""
+    return server_client.request(keyed(url), msg, timeout_s)
 
 
 class Pool:
@@ -26,6 +49,11 @@ class Pool:
     def url(self) -> str:
         return self.controller.url
 
+    @property
+    def env(self) -> dict:
+        """The environment of the pool's admin: `rgpu` finds its credential and the controller's key."""
+        return self.controller.env
+
     def add_server(self, memory: str = "1GiB") -> str:
         port = free_port()
         url = f"tcp://127.0.0.1:{port}"
@@ -35,7 +63,7 @@ class Pool:
         return url
 
     def cli(self, *args: str, env=None) -> subprocess.CompletedProcess:
-        return run_cli(*args, "--controller", self.url, env=env)
+        return run_cli(*args, "--controller", self.url, env=env or self.env)
 
     def cli_json(self, *args: str):
         p = self.cli(*args, "--json")
@@ -50,11 +78,11 @@ class Pool:
 
     def run(self, *args: str, env=None) -> subprocess.CompletedProcess:
         """`rgpu run --controller URL ARGS` (options, then -- and the program)."""
-        return run_cli("run", "--controller", self.url, *args, env=env)
+        return run_cli("run", "--controller", self.url, *args, env=env or self.env)
 
     def start_holder(self, exe, *opts: str, mib: int = 16, timeout_s: float = 10):
         """hold_memory under `rgpu run`, once it holds its memory (printed READY)."""
-        env = dict(os.environ, RGPU_TIMEOUT=str(timeout_s))
+        env = dict(self.env, RGPU_TIMEOUT=str(timeout_s))
         proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", self.url, *opts,
                                  "--", str(exe), str(mib)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, env=env)

@@ -25,7 +25,7 @@ import yaml
 from rgpu import health
 from rgpu.client.cli import cli as rgpu_cli
 from rgpu.controller.daemon import main as controller_main
-from rgpu.server.supervisor import main as server_main
+from rgpu.server.cli import main as server_main
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {"rgpu": rgpu_cli, "rgpu-server": server_main, "rgpu-controller": controller_main}

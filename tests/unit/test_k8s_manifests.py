@@ -22,7 +22,7 @@ from kubernetes_validate import utils as kv
 from rgpu import health
 from rgpu.controller.daemon import main as controller_main
 from rgpu.k8s.cli import cli as k8s_cli
-from rgpu.server.supervisor import main as server_main
+from rgpu.server.cli import main as server_main
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy" / "kubernetes"

@@ -5,7 +5,12 @@
  * them in order. Async calls queue in the session and travel with the next sync call (or when the
  * queue is full), so a stream of launches costs one message, not one round trip each. A reply is
  * [seq, result, outs, deferred error, message] plus bulk frames. ZMTP heartbeats and a socket
- * monitor tell a dead server (device unavailable) from a busy one. */
+ * monitor tell a dead server (device unavailable) from a busy one.
+ *
+ * A server URL may carry the server's public key, URL@KEY (64 hex digits; RGPU_SERVER entries
+ * URL@KEY#N as `rgpu run` writes them): both connections are then CURVE — encrypted, and the server
+ * proven — with one keypair made for this process, so the worker can tell the connection that said
+ * hello from any other. Every socket bounds the size of what it accepts (ZMQ_MAXMSGSIZE). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,9 @@
 
 #define BATCH_MAX_CALLS 256
 #define BATCH_MAX_BYTES (8u << 20)
+#define HELLO_MAX_REPLY (1 << 20)
+#define WORKER_MAX_FRAME (4ll << 30)  /* the server's reply frames are at most max(16 MiB, copy / 64) */
+#define UNREACHABLE_S 10.0            /* no handshake with the server within this: it is not there */
 
 static void *zctx;
 static pthread_mutex_t ctx_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -49,6 +57,53 @@ static void *context(void) {
 }
 
 static void set_int(void *sock, int opt, int v) { zmq_setsockopt(sock, opt, &v, sizeof v); }
+static void set_max(void *sock, int64_t v) { zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &v, sizeof v); }
+
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+static char own_public[41], own_secret[41];
+static int own_keys_ok;
+static void make_keys(void) { own_keys_ok = zmq_curve_keypair(own_public, own_secret) == 0; }
+
+/* The session's URL without a key into `url`, and whether it had one (then `key` holds it). */
+static int split_key(const rgpu_session *s, char *url, size_t cap, uint8_t key[32]) {
+    snprintf(url, cap, "%s", s->url);
+    char *at = strrchr(url, '@');
+    if (!at || strlen(at + 1) != 64) return 0;
+    for (int i = 0; i < 32; i++) {
+        unsigned v;
+        if (sscanf(at + 1 + 2 * i, "%2x", &v) != 1) return 0;
+        key[i] = (uint8_t)v;
+    }
+    *at = 0;
+    return 1;
+}
+
+/* Make `sock` (before connect) a CURVE client of the server whose public key is `key`. */
+static int secure(void *sock, const uint8_t key[32]) {
+    pthread_once(&keys_once, make_keys);
+    if (!own_keys_ok) {
+        rgpu_log(RGPU_LOG_ERROR, "this libzmq has no CURVE: cannot reach a server that requires it");
+        return -1;
+    }
+    zmq_setsockopt(sock, ZMQ_CURVE_SERVERKEY, key, 32);
+    zmq_setsockopt(sock, ZMQ_CURVE_PUBLICKEY, own_public, 41);
+    zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, own_secret, 41);
+    return 0;
+}
+
+#define HANDSHAKE_EVENTS (ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED | \
+                          ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | \
+                          ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+
+static int next_event(void *mon) {
+    zmq_msg_t ev;
+    zmq_msg_init(&ev);
+    int event = 0;
+    if (zmq_msg_recv(&ev, mon, 0) >= 2) event = *(uint16_t *)zmq_msg_data(&ev);
+    while (zmq_msg_more(&ev)) zmq_msg_recv(&ev, mon, 0);
+    zmq_msg_close(&ev);
+    return event;
+}
 
 /* Waits for a message on `sock` (and a disconnect on `mon`); returns 0, -1 timeout, -2 disconnected. */
 static int wait_readable(void *sock, void *mon, double deadline) {
@@ -61,23 +116,74 @@ static int wait_readable(void *sock, void *mon, double deadline) {
         if (rc < 0) return -2;
         if (items[0].revents & ZMQ_POLLIN) return 0;
         if (mon && (items[1].revents & ZMQ_POLLIN)) {
-            zmq_msg_t ev;
-            zmq_msg_init(&ev);
-            int event = 0;
-            if (zmq_msg_recv(&ev, mon, 0) >= 2) event = *(uint16_t *)zmq_msg_data(&ev);
-            while (zmq_msg_more(&ev)) zmq_msg_recv(&ev, mon, 0);
-            zmq_msg_close(&ev);
-            if (event == ZMQ_EVENT_DISCONNECTED) return -2;
+            int event = next_event(mon);
+            if (event & (ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                         ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)) return -2;
+        }
+    }
+}
+
+/* Waits for the supervisor's reply, watching the handshake: a server with no handshake within
+ * UNREACHABLE_S (or the timeout) is not there; one that refused ours says so at once; one that is
+ * there may take up to the timeout (a burst of program starts). 0 readable, -1 failed (logged). */
+static int wait_hello(void *sup, void *mon, const char *url, int curve_wire) {
+    double start = now_s(), t = rgpu_timeout_s();
+    double unreachable = start + (t < UNREACHABLE_S ? t : UNREACHABLE_S), deadline = start + t;
+    int up = 0;
+    for (;;) {
+        zmq_pollitem_t items[2] = {{sup, 0, ZMQ_POLLIN, 0}, {mon, 0, ZMQ_POLLIN, 0}};
+        double until = up ? deadline : unreachable, left = until - now_s();
+        if (left <= 0) {
+            if (up) rgpu_log(RGPU_LOG_ERROR, "server %s did not answer the hello within %.0f s", url, t);
+            else rgpu_log(RGPU_LOG_ERROR, "server %s does not answer (unreachable for %.0f s%s)", url, until - start,
+                          curve_wire ? ", or it is not the server whose key RGPU_SERVER gives" : "");
+            return -1;
+        }
+        int rc = zmq_poll(items, 2, (long)(left * 1000) + 1);
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc < 0) return -1;
+        if (items[0].revents & ZMQ_POLLIN) return 0;
+        if (!(items[1].revents & ZMQ_POLLIN)) continue;
+        int event = next_event(mon);
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) up = 1;
+        else if (event == ZMQ_EVENT_DISCONNECTED) up = 0;
+        else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
+            rgpu_log(RGPU_LOG_ERROR, "server %s refused this client's connection", url);
+            return -1;
+        } else if (event & (ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)) {
+            if (!curve_wire)
+                rgpu_log(RGPU_LOG_ERROR, "server %s speaks an encrypted wire: it belongs to a pool and opens sessions "
+                         "only for lease holders: run the program with `rgpu run --controller URL -- ...` "
+                         "(or give its key: RGPU_SERVER=URL@KEY)", url);
+            else
+                rgpu_log(RGPU_LOG_ERROR, "server %s failed the CURVE handshake: it is not the server whose key "
+                         "RGPU_SERVER gives, or it speaks a plain wire", url);
+            return -1;
         }
     }
 }
 
 /* The supervisor says where this session's worker listens. */
-static int hello(rgpu_session *s, char *endpoint, size_t eplen, char *sid, char *key) {
+static int hello(rgpu_session *s, int dev, char *endpoint, size_t eplen, char *sid, char *key) {
+    char url[sizeof s->url];
+    uint8_t server_key[32];
+    int curve_wire = split_key(s, url, sizeof url, server_key);
     void *sup = zmq_socket(context(), ZMQ_DEALER);
     set_int(sup, ZMQ_LINGER, 0);
-    if (zmq_connect(sup, s->url) != 0) {
-        rgpu_log(RGPU_LOG_ERROR, "bad server URL %s: %s", s->url, zmq_strerror(errno));
+    set_max(sup, HELLO_MAX_REPLY);
+    if (curve_wire && secure(sup, server_key) != 0) {
+        zmq_close(sup);
+        return -1;
+    }
+    char monaddr[96];
+    snprintf(monaddr, sizeof monaddr, "inproc://rgpu-hello-%d-%p", dev, (void *)s);
+    zmq_socket_monitor(sup, monaddr, HANDSHAKE_EVENTS);
+    void *mon = zmq_socket(context(), ZMQ_PAIR);
+    set_int(mon, ZMQ_LINGER, 0);
+    zmq_connect(mon, monaddr);
+    if (zmq_connect(sup, url) != 0) {
+        rgpu_log(RGPU_LOG_ERROR, "bad server URL %s: %s", url, zmq_strerror(errno));
+        zmq_close(mon);
         zmq_close(sup);
         return -1;
     }
@@ -87,21 +193,25 @@ static int hello(rgpu_session *s, char *endpoint, size_t eplen, char *sid, char 
     char client[128], host[64] = "?";
     gethostname(host, sizeof host);
     snprintf(client, sizeof client, "%s:%d", host, (int)getpid());
-    mp_map(&w, 6);
+    mp_map(&w, 7);
     mp_str(&w, "op"); mp_str(&w, "hello");
     mp_str(&w, "proto"); mp_uint(&w, RGPU_PROTOCOL_VERSION);
     mp_str(&w, "client"); mp_str(&w, client);
     mp_str(&w, "cuda"); mp_uint(&w, RGPU_CUDA_VERSION);
     mp_str(&w, "lease"); mp_str(&w, lease ? lease : "");
     mp_str(&w, "gpu"); mp_uint(&w, (uint64_t)s->gpu);
+    mp_str(&w, "vgpu"); mp_uint(&w, (uint64_t)dev); /* device i of the program is vGPU i of its lease */
     zmq_send(sup, w.buf, w.len, 0);
     mp_free(&w);
     int rc = -1;
-    if (wait_readable(sup, NULL, now_s() + (rgpu_timeout_s() < 30 ? rgpu_timeout_s() : 30)) != 0) {
-        rgpu_log(RGPU_LOG_ERROR, "server %s does not answer", s->url);
+    if (wait_hello(sup, mon, url, curve_wire) != 0) {
+        zmq_socket_monitor(sup, NULL, 0);
+        zmq_close(mon);
         zmq_close(sup);
         return -1;
     }
+    zmq_socket_monitor(sup, NULL, 0);
+    zmq_close(mon);
     zmq_msg_t m;
     zmq_msg_init(&m);
     zmq_msg_recv(&m, sup, 0);
@@ -119,7 +229,7 @@ static int hello(rgpu_session *s, char *endpoint, size_t eplen, char *sid, char 
         if (k > 0 && o.type == MP_STR) snprintf(dst, cap, "%.*s", (int)o.n, (const char *)o.p);
     }
     if (ok) rc = 0;
-    else rgpu_log(RGPU_LOG_ERROR, "server %s refused the session: %s", s->url, msg[0] ? msg : "malformed reply");
+    else rgpu_log(RGPU_LOG_ERROR, "server %s refused the session: %s", url, msg[0] ? msg : "malformed reply");
     zmq_msg_close(&m);
     zmq_close(sup);
     return rc;
@@ -127,18 +237,23 @@ static int hello(rgpu_session *s, char *endpoint, size_t eplen, char *sid, char 
 
 static int session_open(rgpu_session *s, int dev) {
     char endpoint[300] = "", sid[64] = "", key[64] = "";
-    if (hello(s, endpoint, sizeof endpoint, sid, key) != 0) return -1;
+    if (hello(s, dev, endpoint, sizeof endpoint, sid, key) != 0) return -1;
+    char url[sizeof s->url];
+    uint8_t server_key[32];
+    int curve_wire = split_key(s, url, sizeof url, server_key);
     /* A wildcard endpoint (tcp://\*:PORT) from the server means "the host you reached me on". */
     char full[400];
     const char *star = strstr(endpoint, "://*:");
-    if (star && strncmp(s->url, "tcp://", 6) == 0) {
-        const char *colon = strrchr(s->url, ':');
-        snprintf(full, sizeof full, "%.*s%s", (int)(colon - s->url), s->url, star + 4);
+    if (star && strncmp(url, "tcp://", 6) == 0) {
+        const char *colon = strrchr(url, ':');
+        snprintf(full, sizeof full, "%.*s%s", (int)(colon - url), url, star + 4);
     } else {
         snprintf(full, sizeof full, "%s", endpoint);
     }
     s->sock = zmq_socket(context(), ZMQ_DEALER);
     set_int(s->sock, ZMQ_LINGER, 1000);
+    set_max(s->sock, WORKER_MAX_FRAME);
+    if (curve_wire && secure(s->sock, server_key) != 0) return -1;
     set_int(s->sock, ZMQ_HEARTBEAT_IVL, 1000);
     double t = rgpu_timeout_s();
     set_int(s->sock, ZMQ_HEARTBEAT_TIMEOUT, (int)((t < 10 ? t : 10) * 1000));
@@ -146,7 +261,8 @@ static int session_open(rgpu_session *s, int dev) {
     set_int(s->sock, ZMQ_RCVHWM, 0);
     char monaddr[64];
     snprintf(monaddr, sizeof monaddr, "inproc://rgpu-monitor-%d", dev);
-    zmq_socket_monitor(s->sock, monaddr, ZMQ_EVENT_DISCONNECTED);
+    zmq_socket_monitor(s->sock, monaddr, ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                       ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
     s->mon = zmq_socket(context(), ZMQ_PAIR);
     set_int(s->mon, ZMQ_LINGER, 0);
     zmq_connect(s->mon, monaddr);
@@ -300,17 +416,23 @@ static void mark_dead(rgpu_session *s, const char *why) {
     s->state = -1;
 }
 
-int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
+/* Take the session's lock with its connection open: 0 (locked), or the error (unlocked). */
+static int lock_open(rgpu_session *s) {
     pthread_mutex_lock(&s->mu);
     if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE)) { /* the process is exiting: see rgpu_sessions_close */
         pthread_mutex_unlock(&s->mu);
         return CUDA_ERROR_DEINITIALIZED;
     }
-    int dev = (int)(s - rgpu_sessions_internal());
-    if (ensure_open(s, dev) != 0) {
+    if (ensure_open(s, (int)(s - rgpu_sessions_internal())) != 0) {
         pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
+    return 0;
+}
+
+int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
+    int rc0 = lock_open(s);
+    if (rc0) return rc0;
     uint64_t seq = ++s->seq;
     if (send_batch(s, c, seq) != 0) {
         mark_dead(s, "send failed");
@@ -414,16 +536,8 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
 }
 
 int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
-    pthread_mutex_lock(&s->mu);
-    if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE)) { /* the process is exiting: see rgpu_sessions_close */
-        pthread_mutex_unlock(&s->mu);
-        return CUDA_ERROR_DEINITIALIZED;
-    }
-    int dev = (int)(s - rgpu_sessions_internal());
-    if (ensure_open(s, dev) != 0) {
-        pthread_mutex_unlock(&s->mu);
-        return RGPU_DEVICE_UNAVAILABLE;
-    }
+    int rc0 = lock_open(s);
+    if (rc0) return rc0;
     encode_call(&s->batch, ++s->seq, c, 0, 0, 0);
     s->nbatch++;
     for (int i = 0; i < c->nbulk; i++) {

@@ -27,3 +27,10 @@ def controller(daemons, tmp_path):
 def client(controller):
     with controller.client() as c:
         yield c
+
+
+@pytest.fixture
+def fleet(controller):
+    """A client as the pool's servers (register, heartbeat)."""
+    with controller.fleet() as c:
+        yield c

@@ -1,6 +1,6 @@
 """Helpers for controller component tests: a real rgpu-controller subprocess on a free port
 (``ControllerProc``, shared with the end-to-end tests, lives in tests/support/controller.py)."""
-from tests.support.controller import SECRET, ControllerProc, answers  # noqa: F401
+from tests.support.controller import SECRET, ControllerProc, answers, server_credential  # noqa: F401
 
 GiB = 1 << 30
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from rgpu.client import pool_commands
 from rgpu.client.leased_run import run_with_lease
-from rgpu.protocol import tokens
+from rgpu.protocol import curve, tokens
 from tests.component.controller.controller_fixtures import GiB, SECRET, fake_gpus
 from tests.support.daemons import wait_until
 
@@ -25,10 +25,18 @@ def cli():
     return group
 
 
+@pytest.fixture(autouse=True)
+def as_admin(monkeypatch, controller):
+    """The CLI and `rgpu run`, run in this process, find the controller's admin credential."""
+    monkeypatch.setenv("RGPU_CONFIG_DIR", str(controller.config))
+    for name in ("RGPU_CREDENTIAL", "RGPU_CONTROLLER_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
-def pool(client):
-    client.register("tcp://gpu1:7000", "b1", "sim", fake_gpus(2, "A"))
-    client.register("tcp://gpu2:7000", "b2", "sim", fake_gpus(2, "B"))
+def pool(client, fleet):
+    fleet.register("tcp://gpu1:7000", "b1", "sim", fake_gpus(2, "A"))
+    fleet.register("tcp://gpu2:7000", "b2", "sim", fake_gpus(2, "B"))
     return client
 
 
@@ -38,7 +46,8 @@ def invoke(cli, controller, *args):
 
 
 def test_ls_json_and_table(cli, controller, pool):
-    pool.reserve(memory=4 * GiB, compute=25, owner="ann@box")
+    with controller.client(credential=controller.user("ann")) as ann:
+        ann.reserve(memory=4 * GiB, compute=25)
     out = invoke(cli, controller, "ls", "--json")
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
@@ -47,7 +56,7 @@ def test_ls_json_and_table(cli, controller, pool):
     assert {"uuid", "name", "memory_total", "memory_free", "compute_free"} <= set(gpus[0])
     assert sorted(g["compute_free"] for g in gpus) == [75, 100, 100, 100]
     table = invoke(cli, controller, "ls").output
-    assert "tcp://gpu2:7000" in table and "ann@box" in table and "12.0 GiB/16.0 GiB" in table
+    assert "tcp://gpu2:7000" in table and "ann:" in table and "12.0 GiB/16.0 GiB" in table
 
 
 def test_reserve_json_leases_release(cli, controller, pool):
@@ -110,7 +119,9 @@ def test_run_exports_lease_passes_exit_code_and_releases(controller, pool, tmp_p
     assert code == 3
     seen = json.load(open(tmp_path / "env.json"))
     claims = tokens.verify(seen["RGPU_LEASE"], SECRET.encode())
-    assert seen["RGPU_SERVER"] == ",".join(f"{v['server']}#{v['index']}" for v in claims["vgpus"])
+    keys = {v["server"]: curve.key_hex(curve.server_data_keys(SECRET.encode(), v["server"]).public)
+            for v in claims["vgpus"]}
+    assert seen["RGPU_SERVER"] == ",".join(f"{v['server']}@{keys[v['server']]}#{v['index']}" for v in claims["vgpus"])
     assert pool.leases() == []
 
 

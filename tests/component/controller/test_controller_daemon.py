@@ -5,18 +5,20 @@ import msgpack
 import pytest
 import zmq
 
-from rgpu.client.controller_client import ControllerClient, ControllerError, ControllerTimeout
+from rgpu.client.controller_client import ControllerError, ControllerTimeout
 from rgpu.controller.store import Store
-from rgpu.protocol import tokens
+from rgpu.protocol import curve, tokens
+from tests.support.controller import CONTROLLER_KEY, server_credential
 
 from tests.component.controller.controller_fixtures import GiB, SECRET, fake_gpus
 
 
-def raw_exchange(url, frames, sock_type=zmq.DEALER):
+def raw_exchange(controller, frames, sock_type=zmq.DEALER, credential=None):
     ctx = zmq.Context.instance()
     sock = ctx.socket(sock_type)
     sock.setsockopt(zmq.LINGER, 0)
-    sock.connect(url)
+    curve.as_client(sock, (credential or controller.admin()).keys, CONTROLLER_KEY)
+    sock.connect(controller.url)
     try:
         sock.send_multipart(frames)
         assert sock.poll(5000), "controller did not answer a malformed request"
@@ -37,19 +39,20 @@ def raw_exchange(url, frames, sock_type=zmq.DEALER):
     [b"\x92" + b"\xff" * 5],
 ])
 def test_malformed_requests_get_error_replies_and_daemon_serves_on(controller, client, frames):
-    reply = raw_exchange(controller.url, frames)
+    as_server = b"register" in frames[0]       # servers send it; for a user it is forbidden outright
+    reply = raw_exchange(controller, frames, credential=server_credential() if as_server else None)
     assert reply["ok"] is False and reply["error"] in ("bad_request", "unknown_command")
     assert reply["message"]
     assert client.ping()["ok"] and controller.handle.alive()
 
 
 def test_req_socket_clients_work_too(controller):
-    reply = raw_exchange(controller.url, [msgpack.packb({"cmd": "ping", "id": 7})], zmq.REQ)
+    reply = raw_exchange(controller, [msgpack.packb({"cmd": "ping", "id": 7})], zmq.REQ)
     assert reply["ok"] and reply["id"] == 7
 
 
-def test_unknown_lease_and_double_release(client):
-    client.register("tcp://s:1", "b", "sim", fake_gpus(1, "A"))
+def test_unknown_lease_and_double_release(client, fleet):
+    fleet.register("tcp://s:1", "b", "sim", fake_gpus(1, "A"))
     with pytest.raises(ControllerError) as info:
         client.release("l-0000000000")
     assert info.value.code == "unknown_lease"
@@ -60,8 +63,8 @@ def test_unknown_lease_and_double_release(client):
     assert info.value.code == "lease_ended"
 
 
-def test_impossible_request_says_what_is_free(client):
-    client.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
+def test_impossible_request_says_what_is_free(client, fleet):
+    fleet.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
     client.reserve(memory=10 * GiB, compute=50)
     with pytest.raises(ControllerError) as info:
         client.reserve(memory=32 * GiB, compute=10)
@@ -69,8 +72,8 @@ def test_impossible_request_says_what_is_free(client):
     assert "0 of 2 GPUs" in info.value.message and "16.0 GiB of 16.0 GiB" in info.value.message
 
 
-def test_reserve_token_verifies_with_cluster_secret(client):
-    client.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
+def test_reserve_token_verifies_with_cluster_secret(client, fleet):
+    fleet.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
     reply = client.reserve(memory=2 * GiB, compute=25, limit=50, count=2, policy="spread")
     claims = tokens.verify(reply["token"], SECRET.encode())
     assert claims["lease"] == reply["lease"]
@@ -82,8 +85,9 @@ def test_reserve_token_verifies_with_cluster_secret(client):
 
 @pytest.mark.parametrize("how", ["stop", "kill"])
 def test_restart_keeps_servers_and_leases(controller, how):
+    with controller.fleet() as f:
+        f.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
     with controller.client() as c:
-        c.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
         lease = c.reserve(memory=4 * GiB, compute=40, ttl=600)
     (controller.stop if how == "stop" else controller.kill)()
     controller.start()
@@ -104,15 +108,15 @@ def test_sigterm_stops_cleanly(controller):
 
 def test_client_timeout_is_a_typed_error(controller):
     controller.stop()
-    with ControllerClient(controller.url, timeout=0.3) as c, pytest.raises(ControllerTimeout, match="did not answer"):
+    with controller.client(timeout=0.3) as c, pytest.raises(ControllerTimeout, match="did not answer"):
         c.ping()
 
 
 def test_concurrent_reserve_release_never_overcommits(controller, tmp_path):
     import subprocess
     import sys
-    with controller.client() as c:
-        c.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
+    with controller.fleet() as f:
+        f.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
     script = tmp_path / "worker.py"
     script.write_text(f"""
 import sys

@@ -6,7 +6,7 @@ import pytest
 
 from rgpu.client.controller_client import ControllerError
 from rgpu.server.registration import Registrar
-from tests.component.controller.controller_fixtures import GiB, fake_gpus
+from tests.component.controller.controller_fixtures import GiB, fake_gpus, server_credential
 from tests.support.daemons import wait_until
 
 
@@ -16,7 +16,8 @@ class FakeServer:
         self.gpus = fake_gpus(ngpus, url.rsplit(":", 1)[-1])
         self.seen: list[set] = []
         self.lock = threading.Lock()
-        self.registrar = Registrar(controller_url, url, self.inventory, self.usage, self.on_leases, timeout=1.0)
+        self.registrar = Registrar(controller_url, url, self.inventory, self.usage, self.on_leases, timeout=1.0,
+                                   credential=server_credential())
 
     def inventory(self):
         return {"backend": "sim", "gpus": self.gpus}

@@ -55,7 +55,7 @@ def test_round_trip_servers_leases_and_end(tmp_path):
     assert lease["allocations"] == ALLOC and lease["request"] == {"count": 1}
     assert store.gpu_commitments()["G0"]["compute"] == 20
     store.end_leases(["l-1"], "released", 9.0)
-    assert store.load_leases() == [] and store.ended_state("l-1") == "released"
+    assert store.load_leases() == [] and store.ended_state("l-1")[0] == "released"
     assert store.gpu_commitments() == {}
     assert store.prune_ended(10.0) == 1 and store.ended_state("l-1") is None
     store.close()

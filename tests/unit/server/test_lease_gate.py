@@ -5,7 +5,8 @@ import time
 import pytest
 
 from rgpu.protocol import tokens
-from rgpu.server.pool import DIRECT, LeaseGate, LeaseRefused, sim_gpu_uuid, uuid_text
+from rgpu.server.gpus import sim_gpu_uuid, uuid_text
+from rgpu.server.lease_gate import DIRECT, LeaseGate, LeaseRefused
 from rgpu.server.backends.sim.device import SimDevice
 
 SECRET = b"unit-test-secret-0123456789abcdef"

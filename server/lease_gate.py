@@ -1,37 +1,22 @@
-"""How one rgpu-server takes part in the pool: the identity of its GPUs, and the lease gate.
+"""The lease gate of one rgpu-server: which hellos open a session, with which quotas, and when a
+lease is gone.
 
-GPU identity
-    A GPU is known to the controller by its uuid, shown as nvidia-smi shows it (``GPU-8-4-4-4-12``
-    hex). Real GPUs report theirs; a software GPU derives a stable one from the server id and its
-    index with ``sim_gpu_uuid`` (the same bytes ``SimDevice.uuid`` reports to CUDA programs), so
-    a server restarted on the same host and address keeps its GPUs' identities and leases.
-
-Lease gate
-    With a cluster secret a server only opens sessions for lease holders. ``LeaseGate.admit``
-    checks the token of a hello — signature and expiry (``tokens.verify``), a vGPU on the GPU the
-    client asked for (``tokens.vgpus_on``), and that the lease has not left the controller's view —
-    and returns the ``Grant`` whose quotas the session runs with. ``LeaseGate.see`` records the
-    controller's view (lease ids valid on this server, as of ``at``, controller clock) after each
-    heartbeat; ``gone`` tells whether a lease of a token issued at ``iat`` has ended. A lease
-    created after ``at`` cannot be in that view, so a token with ``iat > at`` is never judged gone.
+With a cluster secret a server only opens sessions for lease holders. ``LeaseGate.admit`` checks
+the token of a hello — signature and expiry (``tokens.verify``), a vGPU on the GPU the client asked
+for (``tokens.vgpus_on``), and that the lease has not left the controller's view — and returns the
+``Grant`` whose quotas the session runs with. ``LeaseGate.see`` records the controller's view (lease
+ids valid on this server, as of ``at``, controller clock) after each heartbeat; ``gone`` tells
+whether a lease of a token issued at ``iat`` has ended. A lease created after ``at`` cannot be in
+that view, so a token with ``iat > at`` is never judged gone. Without a controller and without a
+configured secret the gate is open (direct mode): anyone may open a session on a whole GPU.
 """
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 
 from rgpu.protocol import tokens
-
-from .backends.sim import identity as sim_identity
-
-
-sim_gpu_uuid = sim_identity.uuid  # the 16 uuid bytes of software GPU ``index`` of server ``server_id``
-
-
-def uuid_text(raw: bytes) -> str:
-    """16 uuid bytes as nvidia-smi prints them: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx."""
-    h = raw.hex()
-    return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
 class LeaseRefused(Exception):
@@ -51,6 +36,7 @@ class Grant:
     memory: int | None = None
     compute: int = 100
     limit: int = 100
+    vgpu: int = 0            # which of the lease's vGPUs (its sessions share that vGPU's quotas)
 
 
 DIRECT = Grant()
@@ -81,8 +67,10 @@ class LeaseGate:
         with self._lock:
             return bool(lease) and self._at > 0 and iat <= self._at and lease not in self._valid
 
-    def admit(self, token, gpu_uuid: str, gpu_index: int) -> Grant:
-        """The grant of a hello's token for the GPU ``gpu_uuid``; raises LeaseRefused."""
+    def admit(self, token, gpu_uuid: str, gpu_index: int, vgpu: int | None = None) -> Grant:
+        """The grant of a hello's token for the GPU ``gpu_uuid``; raises LeaseRefused. ``vgpu`` (the
+        program's device index) picks the lease's vGPU when it is on this GPU; else the first of the
+        lease's vGPUs on this GPU is taken."""
         if not self.enabled:
             return DIRECT
         if not token:
@@ -92,15 +80,31 @@ class LeaseGate:
                                            "(or set RGPU_LEASE from `rgpu reserve`)")
         try:
             claims = tokens.verify(token, self.secret)
-            vgpu = tokens.vgpus_on(claims, [gpu_uuid])[0]
+            tokens.vgpus_on(claims, [gpu_uuid])
         except tokens.TokenWrongGpu:
             raise LeaseRefused(tokens.TokenWrongGpu.code,
                                f"lease {claims.get('lease')} has no vGPU on GPU {gpu_index} of this server "
                                f"({gpu_uuid}); device i of a program is vGPU i of its lease") from None
         except tokens.TokenError as exc:
             raise LeaseRefused(exc.code, f"lease token refused: {exc}") from None
+        listed = claims.get("vgpus") or []
+        index = vgpu if isinstance(vgpu, int) and 0 <= vgpu < len(listed) and isinstance(listed[vgpu], dict) \
+            and listed[vgpu].get("uuid") == gpu_uuid else \
+            next(i for i, v in enumerate(listed) if isinstance(v, dict) and v.get("uuid") == gpu_uuid)
+        chosen = listed[index]
         lease, iat = str(claims.get("lease", "")), float(claims.get("iat") or 0.0)
         if self.gone(lease, iat):
             raise LeaseRefused("lease_ended", f"lease {lease} has ended (released or expired); reserve a new one")
-        return Grant(lease, iat, int(vgpu.get("memory") or 0) or None,
-                     int(vgpu.get("compute", 100)), int(vgpu.get("limit", 100)))
+        return Grant(lease, iat, int(chosen.get("memory") or 0) or None,
+                     int(chosen.get("compute", 100)), int(chosen.get("limit", 100)), index)
+
+
+def gate_for(controller: str | None, secret_file: str | None) -> LeaseGate:
+    """The gate of a server started with these options: in a pool, or with a secret configured,
+    sessions need a lease token; else direct mode. Raises tokens.SecretError."""
+    configured = secret_file or os.environ.get(tokens.ENV_SECRET) or os.environ.get(tokens.ENV_SECRET_FILE)
+    if not controller and not configured:
+        return LeaseGate(None)
+    # Joining a pool on a single machine may come before the controller ever ran: create the
+    # default secret file then, atomically, as the controller would.
+    return LeaseGate(tokens.load_secret(secret_file, create=bool(controller)), controller or "")

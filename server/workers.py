@@ -1,0 +1,333 @@
+"""Worker lifecycle: the session worker processes of one server, from spare to reaped, and the
+hellos waiting for one.
+
+Workers are forked by the zygote (zygote.py). Each GPU keeps a spare worker started, and a fixed
+number of slots: a slot indexes the shared arrays (``GpuShared``) through which workers report
+memory, peak and traffic and through which the GPU's scheduler shares it. Nothing here blocks: a
+hello that finds no spare ready waits in its GPU's queue while more are started, and is answered
+when one is — the supervisor's loop keeps answering everyone else meanwhile.
+
+A session belongs to a group: the sessions of one vGPU of a lease share its memory quota (enforced
+by the workers across all of them, through ``usage`` and ``quota``) and its compute share (the
+scheduler's groups). Sessions per lease are bounded by the supervisor."""
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import multiprocessing as mp
+
+from .gpus import GpuSpec
+from .lease_gate import DIRECT, Grant
+from .sched import GpuScheduler
+from .zygote import Zygote
+
+MAX_SESSIONS_PER_GPU = 256
+STOP_KILL_S = 5.0     # a worker told to stop that is still alive after this is killed
+HELLO_WAIT_S = 30.0   # a hello that found no worker within this is answered with an error
+ADMIT_WAIT_S = 30.0   # a worker that did not take its assignment within this is stopped
+MAX_STARTING = 8      # workers of one GPU being started at once
+
+
+class GpuShared:
+    """The memory every worker of one GPU shares (made by the supervisor, locks added by the zygote)."""
+
+    def __init__(self, ctx, slots: int, capacity: int):
+        self.slots, self.capacity = slots, capacity
+        self.usage = ctx.Array("q", slots, lock=False)    # bytes each session holds
+        self.peak = ctx.Array("q", slots, lock=False)     # per session, for accounting
+        self.traffic = ctx.Array("q", 3 * slots, lock=False)  # calls, bytes in, bytes out
+        self.quota = ctx.Array("q", slots, lock=False)    # per group: the memory of its vGPU
+        self.sched = GpuScheduler(ctx, slots, locks=False)  # one kernel at a time, fair by guarantee
+        self.lock = None
+
+    def add_locks(self, ctx) -> None:
+        self.lock = ctx.Lock()
+        self.sched.add_lock(ctx)
+
+    def released(self, slot: int) -> None:
+        """The worker in ``slot`` exited (zygote): its memory returns, and a GPU it held is free."""
+        self.sched.forget(slot)
+        with self.lock:
+            self.usage[slot] = 0
+
+    # -- used by the worker of `slot` --
+    def _group_used(self, g: int) -> int:
+        group = self.sched.group
+        return sum(self.usage[s] for s in range(self.slots) if group[s] == g)
+
+    def reserve(self, slot: int, delta: int, capacity: int) -> bool:
+        """Charge ``delta`` bytes to ``slot``; refuse what would exceed the GPU or the group's quota."""
+        with self.lock:
+            if delta > 0:
+                g = self.sched.group[slot]
+                if sum(self.usage) + delta > capacity or (g >= 0 and self._group_used(g) + delta > self.quota[g]):
+                    return False
+            self.usage[slot] += delta
+            self.peak[slot] = max(self.peak[slot], self.usage[slot])
+            return True
+
+    def mem_info(self, slot: int, capacity: int, total: int) -> tuple[int, int]:
+        """(free, total) as the session's program should see them: what it can still allocate."""
+        with self.lock:
+            g = self.sched.group[slot]
+            free = capacity - sum(self.usage)
+            if g >= 0:
+                free = min(free, self.quota[g] - self._group_used(g))
+        return max(0, min(free, total)), total
+
+
+@dataclass
+class Pending:
+    """A hello waiting for a worker."""
+    ident: bytes
+    request_id: object
+    assignment: dict
+    deadline: float
+
+
+@dataclass
+class Worker:
+    conn: object
+    slot: int
+    gpu: int
+    pid: int = 0
+    endpoint: str = ""
+    state: str = "starting"  # starting -> spare -> admitting -> live; exited when the zygote says so
+    session: str = ""
+    client: str = ""
+    grant: Grant = DIRECT
+    group: tuple = ()
+    pending: Pending | None = None
+    since: float = field(default_factory=time.monotonic)
+    stopping: float = 0.0  # when the supervisor told it to stop (0: not told)
+
+
+class Gpu:
+    """One GPU of the server: its spec, shared memory, slots, spares, waiting hellos and groups."""
+
+    def __init__(self, index: int, spec: GpuSpec, ctx):
+        self.index, self.capacity, self.name, self.spec = index, spec.memory, spec.name, spec
+        self.shared = GpuShared(ctx, MAX_SESSIONS_PER_GPU, spec.memory)
+        self.usage, self.peak, self.traffic = self.shared.usage, self.shared.peak, self.shared.traffic
+        self.sched = self.shared.sched
+        self.free_slots = list(range(MAX_SESSIONS_PER_GPU))
+        self.spares: list[Worker] = []
+        self.waiting: deque[Pending] = deque()
+        self.groups: dict[tuple, list] = {}   # (lease, vgpu) -> [group id, sessions]
+        self.free_groups = list(range(MAX_SESSIONS_PER_GPU))
+
+    def used(self) -> int:
+        return sum(self.usage)  # read without the lock: a report, not a decision
+
+    def join_group(self, key: tuple, memory: int) -> int:
+        found = self.groups.get(key)
+        if found is None:
+            found = self.groups[key] = [self.free_groups.pop(0), 0]
+            self.shared.quota[found[0]] = memory
+        found[1] += 1
+        return found[0]
+
+    def leave_group(self, key: tuple) -> None:
+        found = self.groups.get(key)
+        if found is not None:
+            found[1] -= 1
+            if found[1] <= 0:
+                del self.groups[key]
+                self.free_groups.append(found[0])
+
+
+class Workers:
+    """The workers of every GPU of a server and the sessions they serve (main loop only)."""
+
+    def __init__(self, specs: list[GpuSpec], conf: dict, log):
+        self.mp = mp.get_context("spawn")
+        self.gpus = [Gpu(i, spec, self.mp) for i, spec in enumerate(specs)]
+        self.sessions: dict[str, Worker] = {}
+        self.by_pid: dict[int, Worker] = {}
+        self.starting: dict[tuple[int, int], Worker] = {}  # (gpu, slot) of a worker not yet given a pid
+        self.conf, self.log = conf, log
+        self.zygote: Zygote | None = None
+
+    def start(self) -> None:
+        self.zygote = Zygote(self.conf, [g.shared for g in self.gpus])
+        for g in self.gpus:
+            self._top_up(g)
+
+    # -- what the main loop polls --
+    def fds(self) -> list:
+        """Connections that may have something to say: the zygote's, and workers starting or admitting."""
+        out = [self.zygote.conn]
+        for g in self.gpus:
+            out += [w.conn for w in g.spares if w.state == "starting"]
+        out += [w.conn for w in self.sessions.values() if w.state == "admitting"]
+        return out
+
+    def _spawn(self, gpu: Gpu) -> Worker:
+        parent, child = self.mp.Pipe()
+        slot = gpu.free_slots.pop(0)
+        w = Worker(parent, slot, gpu.index)
+        self.starting[(gpu.index, slot)] = w
+        self.zygote.spawn(gpu.index, slot, child)
+        gpu.spares.append(w)
+        return w
+
+    def _top_up(self, gpu: Gpu) -> None:
+        """One spare ready or starting, plus one per waiting hello (within the slots and MAX_STARTING)."""
+        want = 1 + len(gpu.waiting)
+        starting = sum(1 for w in gpu.spares if w.state == "starting")
+        while len(gpu.spares) < want and gpu.free_slots and starting < MAX_STARTING:
+            self._spawn(gpu)
+            starting += 1
+
+    def has_room(self, gpu: Gpu) -> bool:
+        return bool(gpu.free_slots) or bool(gpu.spares)
+
+    def waiting_for(self, lease: str) -> int:
+        return sum(1 for g in self.gpus for p in g.waiting if p.assignment["grant"].lease == lease)
+
+    def enqueue(self, gpu: Gpu, pending: Pending) -> None:
+        gpu.waiting.append(pending)
+        self._top_up(gpu)
+
+    def stop(self, sid: str, w: Worker) -> None:
+        """Tell a session's worker to end; it is killed if still alive STOP_KILL_S later."""
+        w.stopping = time.monotonic()
+        try:
+            w.conn.send("stop")
+        except (OSError, ValueError):
+            pass
+
+    # -- the loop's turn --
+    def pump(self, ended) -> list[tuple[bytes, dict]]:
+        """Take what the zygote and the workers said, hand ready spares to waiting hellos, time out
+        what waited too long; ``ended(worker)`` for each session that ended. Returns the hello
+        replies to send: (client ident, reply)."""
+        replies: list[tuple[bytes, dict]] = []
+        now = time.monotonic()
+        for event in self.zygote.events():
+            if event[0] == "spawned":
+                _, gpu, slot, pid = event
+                w = self.starting.pop((gpu, slot), None)
+                if w is not None:
+                    w.pid = pid
+                    self.by_pid[pid] = w
+            elif event[0] == "exited":
+                self._exited(event[1], event[2], ended, replies)
+        for gpu in self.gpus:
+            for w in gpu.spares:
+                if w.state == "starting" and self._poll(w):
+                    msg = self._recv(w)
+                    if isinstance(msg, str):
+                        w.endpoint, w.state = msg, "spare"
+            while gpu.waiting and gpu.waiting[0].deadline < now:
+                p = gpu.waiting.popleft()
+                self._drop_group(gpu, p.assignment)
+                replies.append((p.ident, self._error(p, "worker", "no session worker could be started in time")))
+            while gpu.waiting:
+                spare = next((w for w in gpu.spares if w.state == "spare"), None)
+                if spare is None:
+                    break
+                gpu.spares.remove(spare)
+                self._assign(gpu, spare, gpu.waiting.popleft())
+            self._top_up(gpu)
+        for sid, w in list(self.sessions.items()):
+            if w.state == "admitting":
+                if self._poll(w) and self._recv(w) == "admitted":
+                    w.state = "live"
+                    replies.append((w.pending.ident, self._welcome(w)))
+                    w.pending = None
+                elif now - w.since > ADMIT_WAIT_S and not w.stopping:
+                    self.log.warning("worker_unresponsive", session=sid)
+                    self.stop(sid, w)
+            if w.stopping and now - w.stopping > STOP_KILL_S and w.pid:
+                # Stuck where it cannot see the stop (a driver call that never returns, e.g. a
+                # synchronize behind a kernel that never ends): killing the process is what frees
+                # a GPU context for sure, so its lease's memory comes back.
+                self.log.warning("session_killed", session=sid, lease=w.grant.lease,
+                                 after_s=round(now - w.stopping, 1))
+                self.zygote.kill(w.pid)
+                w.stopping = now  # and again later if the kill is somehow not enough
+        return replies
+
+    @staticmethod
+    def _poll(w: Worker) -> bool:
+        try:
+            return w.conn.poll()
+        except (OSError, ValueError):
+            return False
+
+    @staticmethod
+    def _recv(w: Worker):
+        try:
+            return w.conn.recv()
+        except (EOFError, OSError, ValueError):
+            return None  # it died: the zygote's exit event says so
+
+    def _assign(self, gpu: Gpu, w: Worker, p: Pending) -> None:
+        a = p.assignment
+        w.session, w.client, w.grant, w.group = a["session"], a["client"], a["grant"], a["group_key"]
+        w.state, w.pending, w.since = "admitting", p, time.monotonic()
+        gpu.peak[w.slot] = 0
+        gpu.traffic[3 * w.slot:3 * w.slot + 3] = [0, 0, 0]
+        try:
+            w.conn.send({k: v for k, v in a.items() if k not in ("grant", "group_key")})
+        except (OSError, ValueError):
+            pass  # it died; its exit answers the hello
+        self.sessions[w.session] = w
+        self.log.info("session_opened", session=w.session, gpu=gpu.index, client=w.client, endpoint=w.endpoint,
+                      lease=w.grant.lease or None, memory=a["memory"])
+
+    @staticmethod
+    def _welcome(w: Worker) -> dict:
+        reply = {"ok": True, "endpoint": w.endpoint, "session": w.session, "key": w.pending.assignment["key"]}
+        if w.pending.request_id is not None:
+            reply["id"] = w.pending.request_id
+        return reply
+
+    @staticmethod
+    def _error(p: Pending, code: str, message: str) -> dict:
+        reply = {"ok": False, "error": code, "message": message}
+        if p.request_id is not None:
+            reply["id"] = p.request_id
+        return reply
+
+    def _drop_group(self, gpu: Gpu, assignment: dict) -> None:
+        gpu.leave_group(assignment["group_key"])
+
+    def _exited(self, pid: int, code: int, ended, replies) -> None:
+        w = self.by_pid.pop(pid, None)
+        if w is None:
+            return
+        gpu = self.gpus[w.gpu]
+        if w in gpu.spares:
+            gpu.spares.remove(w)
+            if code != 0:
+                self.log.warning("spare_worker_died", gpu=gpu.index, exitcode=code)
+        if w.session and self.sessions.get(w.session) is w:
+            if w.pending is not None:
+                replies.append((w.pending.ident, self._error(w.pending, "worker", "the session worker died at start")))
+            ended(w)
+            gpu.leave_group(w.group)
+            del self.sessions[w.session]
+            self.log.info("session_reaped", session=w.session, exitcode=code)
+        gpu.free_slots.append(w.slot)
+
+    def shutdown(self) -> None:
+        if self.zygote is None:
+            return
+        workers = list(self.sessions.values()) + [w for g in self.gpus for w in g.spares]
+        for w in workers:
+            try:
+                w.conn.send("stop" if w.session else None)
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + 5
+        while self.by_pid and time.monotonic() < deadline:
+            try:
+                self.pump(lambda w: None)
+            except (EOFError, OSError):
+                break
+            time.sleep(0.02)
+        self.zygote.close()  # kills whatever is left
