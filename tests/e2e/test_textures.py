@@ -184,3 +184,8 @@ def test_bad_input_gets_cuda_errors_and_the_session_goes_on(cuda_program, sim_se
 def test_kernel_reading_a_destroyed_texture_object_faults(cuda_program, sim_server):
     out = _run(cuda_program, sim_server, "stale")
     assert "stale texture: cudaErrorIllegalAddress" in out
+
+
+def test_driver_api_arrays_textures_surfaces_and_errors(cuda_program, sim_server):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_arrays")), timeout=300)
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK driver_arrays", p.stdout + p.stderr
