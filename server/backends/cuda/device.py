@@ -17,6 +17,7 @@ from rgpu.protocol.generated import driver as decls
 from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 
 from ..base import Device
+from .arrays import CudaArrays
 from ...errors import CudaError
 
 _FUNC_ATTR = CUfunction_attribute_enum
@@ -94,7 +95,7 @@ def probe() -> list[dict]:
     return out
 
 
-class CudaDevice(Device):
+class CudaDevice(CudaArrays, Device):
     def __init__(self, index: int, memory_limit: int, reserve=None):
         lib = _load()
         _check(lib.cuInit(0))
@@ -116,6 +117,11 @@ class CudaDevice(Device):
         self._allocs: dict[int, int] = {}
         self._streams, self._events, self._modules = set(), set(), set()
         self._globals: dict[int, int] = {}
+        # CUDA arrays and mipmapped arrays (driver handle -> bytes charged), texture and surface
+        # objects made (arrays.py)
+        self._arrays: dict = {}
+        self._mipmaps: dict = {}
+        self._objects: dict = {}
         # Kernel timing: an event pair per launch in flight, reused once read (see device_time).
         self._timing: deque = deque()
         self._spare_events: list = []
@@ -356,6 +362,7 @@ class CudaDevice(Device):
 
     def close(self):
         _lib.cuCtxSynchronize()
+        self.close_arrays()
         for e in list(self._events):
             _lib.cuEventDestroy_v2(e)
         for s in list(self._streams):
