@@ -189,3 +189,21 @@ def test_kernel_reading_a_destroyed_texture_object_faults(cuda_program, sim_serv
 def test_driver_api_arrays_textures_surfaces_and_errors(cuda_program, sim_server):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_arrays")), timeout=300)
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK driver_arrays", p.stdout + p.stderr
+
+
+def test_uchar4_read_as_normalised_float_srgb_and_elements(cuda_program, sim_server, tmp_path):
+    rng = np.random.default_rng(13)
+    W, H, n = 6, 4, 64
+    data = rng.integers(0, 256, (H, W, 4)).astype(np.float32)
+    x, y = away_from_edges(rng, n, -0.2, W + 0.2, 1), away_from_edges(rng, n, -0.2, H + 0.2, 1)
+    got = _sample(cuda_program, sim_server, tmp_path, ["uchar4"], W, H, 0, data, x, y, np.zeros(n)).reshape(4, n, 4)
+    T = (data / 255.0)[None]
+    point = np.array([ref_sample(T, (x[k], y[k]), [R.CLAMP] * 2, False, False) for k in range(n)])
+    linear = np.array([ref_sample(T, (x[k], y[k]), [R.CLAMP] * 2, False, True) for k in range(n)])
+    np.testing.assert_allclose(got[0], point, rtol=1e-6)
+    np.testing.assert_allclose(got[1], linear, atol=1e-5)
+    c = point[:, :3]
+    np.testing.assert_allclose(got[2, :, :3], np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[2, :, 3], point[:, 3], rtol=1e-6)   # alpha is not converted
+    np.testing.assert_array_equal(got[3], np.rint(point * 255))

@@ -7,6 +7,8 @@
 //   textures linear IN OUT        tex1Dfetch over linear memory (out of range: zeros)
 //   textures mipmap IN OUT        tex2DLod over a mipmapped array, point then linear mipmap filtering
 //   textures surface IN OUT       surf2Dwrite of 2*t+1 for every texel t, surf2Dread of the border modes
+//   textures uchar4 IN OUT        a uchar4 array (texels: 4 values 0..255 each) read as normalised floats
+//                                 (point, linear, sRGB) and as its elements: float4 per sample, in that order
 // and, checking themselves against the host data:
 //   textures copies               every copy to and from arrays (2D, 3D, linear forms, async, device)
 //   textures graph                an array copy node (host -> array) and a kernel node reading it
@@ -88,6 +90,17 @@ __global__ void surface_read(cudaSurfaceObject_t s, const float *x, const float 
     if (i >= n) return;
     out[2 * i] = surf2Dread<float>(s, (int)x[i] * 4, (int)y[i], cudaBoundaryModeZero);
     out[2 * i + 1] = surf2Dread<float>(s, (int)x[i] * 4, (int)y[i], cudaBoundaryModeClamp);
+}
+
+__global__ void fetch4(cudaTextureObject_t t, int as_elements, const float *x, const float *y, float4 *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (as_elements) {
+        uchar4 v = tex2D<uchar4>(t, x[i], y[i]);
+        out[i] = make_float4(v.x, v.y, v.z, v.w);
+    } else {
+        out[i] = tex2D<float4>(t, x[i], y[i]);
+    }
 }
 
 struct Device {
@@ -304,6 +317,50 @@ static int surface(const Input &in, std::vector<float> &results) {
     CHECK(cudaDestroyTextureObject(t));
     CHECK(cudaFreeArray(src));
     CHECK(cudaFreeArray(dst));
+    return 0;
+}
+
+static int uchar4_formats(const Input &in, std::vector<float> &results) {
+    const int W = in.W, H = in.H;
+    std::vector<uchar4> texels(W * H);
+    for (int i = 0; i < W * H; i++)
+        texels[i] = make_uchar4(in.texels[4 * i], in.texels[4 * i + 1], in.texels[4 * i + 2], in.texels[4 * i + 3]);
+    cudaChannelFormatDesc ch = cudaCreateChannelDesc<uchar4>();
+    cudaArray_t arr;
+    CHECK(cudaMallocArray(&arr, &ch, W, H));
+    CHECK(cudaMemcpy2DToArray(arr, 0, 0, texels.data(), W * 4, W * 4, H, cudaMemcpyHostToDevice));
+    cudaChannelFormatDesc got;
+    cudaExtent ext;
+    unsigned flags;
+    CHECK(cudaArrayGetInfo(&got, &ext, &flags, arr));
+    EXPECT(got.x == 8 && got.y == 8 && got.z == 8 && got.w == 8 && got.f == cudaChannelFormatKindUnsigned);
+    cudaResourceDesc res = {};
+    res.resType = cudaResourceTypeArray;
+    res.res.array.array = arr;
+    Device d;
+    if (d.put(in)) return 1;
+    float4 *out;
+    CHECK(cudaMalloc(&out, in.n * sizeof(float4)));
+    std::vector<float> got4(4 * in.n);
+    for (int variant = 0; variant < 4; variant++) {  // normalised point, normalised linear, sRGB, elements
+        cudaTextureDesc td = {};
+        td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+        td.filterMode = variant == 1 ? cudaFilterModeLinear : cudaFilterModePoint;
+        td.readMode = variant == 3 ? cudaReadModeElementType : cudaReadModeNormalizedFloat;
+        td.sRGB = variant == 2;
+        cudaTextureObject_t t;
+        CHECK(cudaCreateTextureObject(&t, &res, &td, nullptr));
+        cudaTextureDesc back;
+        CHECK(cudaGetTextureObjectTextureDesc(&back, t));
+        EXPECT(back.readMode == td.readMode && back.sRGB == td.sRGB);
+        fetch4<<<(in.n + 63) / 64, 64>>>(t, variant == 3, d.x, d.y, out, in.n);
+        CHECK(cudaGetLastError());
+        CHECK(cudaMemcpy(got4.data(), out, got4.size() * 4, cudaMemcpyDeviceToHost));
+        CHECK(cudaDestroyTextureObject(t));
+        results.insert(results.end(), got4.begin(), got4.end());
+    }
+    CHECK(cudaFree(out));
+    CHECK(cudaFreeArray(arr));
     return 0;
 }
 
@@ -585,7 +642,13 @@ int main(int argc, char **argv) {
         if (argc < (s ? 5 : 4)) return 2;
         Input in;
         size_t texels = 0;
-        if (mode == "mipmap") {
+        if (mode == "uchar4") {
+            FILE *f = fopen(in_path, "rb");
+            int hdr[4] = {0};
+            if (!f || fread(hdr, sizeof hdr, 1, f) != 1) return 2;
+            fclose(f);
+            texels = (size_t)hdr[0] * hdr[1] * 4;
+        } else if (mode == "mipmap") {
             FILE *f = fopen(in_path, "rb");
             int hdr[4] = {0};
             if (!f || fread(hdr, sizeof hdr, 1, f) != 1) return 2;
@@ -598,7 +661,8 @@ int main(int argc, char **argv) {
         }
         std::vector<float> results;
         int rc = s ? sample(argv[2], in, results) : mode == "linear" ? linear(in, results)
-               : mode == "mipmap" ? mipmap(in, results) : mode == "surface" ? surface(in, results) : 2;
+               : mode == "mipmap" ? mipmap(in, results) : mode == "surface" ? surface(in, results)
+               : mode == "uchar4" ? uchar4_formats(in, results) : 2;
         if (rc) return rc;
         if (!write_output(out_path, results)) return 2;
     }
