@@ -42,6 +42,9 @@ class Session:
         # run at time-slice checkpoints of long kernels; raises SessionEnding.
         self.housekeeping = None
         self.managed: dict[int, int] = {}  # managed allocations: address -> size asked for (api/managed.py)
+        # Texture and surface objects by ("texture" | "surface", value): kernels receive the value
+        # itself, so it is the backend's own, not a handle of this session's (api/textures.py).
+        self.objects: dict[tuple[str, int], object] = {}
         # (free, total) as the lease's quotas make them, when the worker knows better than the device
         # alone: every session of the vGPU shares its memory (workers.GpuShared.mem_info).
         self.memory_view = None
@@ -172,4 +175,5 @@ class Session:
         self._handles.clear()
         self.origins.clear()
         self.images.clear()
+        self.objects.clear()
         self.device.close()

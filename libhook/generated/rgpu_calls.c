@@ -108,6 +108,44 @@ void rgpu_wire_cuMemcpyDtoH_v2(rgpu_call *c, uint64_t srcDevice, uint64_t ByteCo
     rgpu_put_u(c, ByteCount);
 }
 
+void rgpu_wire_cuMemcpyHtoA_v2(rgpu_call *c, const void *dstArray, uint64_t dstOffset, uint64_t ByteCount)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpyHtoA_v2, "cuMemcpyHtoA_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyHtoA_v2);
+    rgpu_put_h(c, dstArray);
+    rgpu_put_u(c, dstOffset);
+    rgpu_put_u(c, ByteCount);
+}
+
+void rgpu_wire_cuMemcpyAtoH_v2(rgpu_call *c, const void *srcArray, uint64_t srcOffset, uint64_t ByteCount)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpyAtoH_v2, "cuMemcpyAtoH_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyAtoH_v2);
+    rgpu_put_h(c, srcArray);
+    rgpu_put_u(c, srcOffset);
+    rgpu_put_u(c, ByteCount);
+}
+
+void rgpu_wire_cuMemcpy3D_v2(rgpu_call *c, const void *srcArray, uint64_t srcDevice, uint64_t srcPitch, uint64_t srcHeight, uint64_t srcXInBytes, uint64_t srcY, uint64_t srcZ, const void *dstArray, uint64_t dstDevice, uint64_t dstPitch, uint64_t dstHeight, uint64_t dstXInBytes, uint64_t dstY, uint64_t dstZ, uint64_t WidthInBytes, uint64_t Height, uint64_t Depth)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpy3D_v2, "cuMemcpy3D_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpy3D_v2);
+    rgpu_put_h(c, srcArray);
+    rgpu_put_u(c, srcDevice);
+    rgpu_put_u(c, srcPitch);
+    rgpu_put_u(c, srcHeight);
+    rgpu_put_u(c, srcXInBytes);
+    rgpu_put_u(c, srcY);
+    rgpu_put_u(c, srcZ);
+    rgpu_put_h(c, dstArray);
+    rgpu_put_u(c, dstDevice);
+    rgpu_put_u(c, dstPitch);
+    rgpu_put_u(c, dstHeight);
+    rgpu_put_u(c, dstXInBytes);
+    rgpu_put_u(c, dstY);
+    rgpu_put_u(c, dstZ);
+    rgpu_put_u(c, WidthInBytes);
+    rgpu_put_u(c, Height);
+    rgpu_put_u(c, Depth);
+}
+
 void rgpu_wire_cuMemcpyHtoDAsync_v2(rgpu_call *c, uint64_t dstDevice, uint64_t ByteCount, const void *hStream)
 {
     rgpu_begin(c, RGPU_ID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyHtoDAsync_v2);
@@ -122,6 +160,105 @@ void rgpu_wire_cuMemcpyDtoHAsync_v2(rgpu_call *c, uint64_t srcDevice, uint64_t B
     rgpu_put_u(c, srcDevice);
     rgpu_put_u(c, ByteCount);
     rgpu_put_h(c, hStream);
+}
+
+void rgpu_wire_cuMemcpyHtoAAsync_v2(rgpu_call *c, const void *dstArray, uint64_t dstOffset, uint64_t ByteCount, const void *hStream)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpyHtoAAsync_v2, "cuMemcpyHtoAAsync_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyHtoAAsync_v2);
+    rgpu_put_h(c, dstArray);
+    rgpu_put_u(c, dstOffset);
+    rgpu_put_u(c, ByteCount);
+    rgpu_put_h(c, hStream);
+}
+
+void rgpu_wire_cuMemcpyAtoHAsync_v2(rgpu_call *c, const void *srcArray, uint64_t srcOffset, uint64_t ByteCount, const void *hStream)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpyAtoHAsync_v2, "cuMemcpyAtoHAsync_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyAtoHAsync_v2);
+    rgpu_put_h(c, srcArray);
+    rgpu_put_u(c, srcOffset);
+    rgpu_put_u(c, ByteCount);
+    rgpu_put_h(c, hStream);
+}
+
+void rgpu_wire_cuMemcpy3DAsync_v2(rgpu_call *c, const void *srcArray, uint64_t srcDevice, uint64_t srcPitch, uint64_t srcHeight, uint64_t srcXInBytes, uint64_t srcY, uint64_t srcZ, const void *dstArray, uint64_t dstDevice, uint64_t dstPitch, uint64_t dstHeight, uint64_t dstXInBytes, uint64_t dstY, uint64_t dstZ, uint64_t WidthInBytes, uint64_t Height, uint64_t Depth, const void *hStream)
+{
+    rgpu_begin(c, RGPU_ID_cuMemcpy3DAsync_v2, "cuMemcpy3DAsync_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpy3DAsync_v2);
+    rgpu_put_h(c, srcArray);
+    rgpu_put_u(c, srcDevice);
+    rgpu_put_u(c, srcPitch);
+    rgpu_put_u(c, srcHeight);
+    rgpu_put_u(c, srcXInBytes);
+    rgpu_put_u(c, srcY);
+    rgpu_put_u(c, srcZ);
+    rgpu_put_h(c, dstArray);
+    rgpu_put_u(c, dstDevice);
+    rgpu_put_u(c, dstPitch);
+    rgpu_put_u(c, dstHeight);
+    rgpu_put_u(c, dstXInBytes);
+    rgpu_put_u(c, dstY);
+    rgpu_put_u(c, dstZ);
+    rgpu_put_u(c, WidthInBytes);
+    rgpu_put_u(c, Height);
+    rgpu_put_u(c, Depth);
+    rgpu_put_h(c, hStream);
+}
+
+void rgpu_wire_cuArrayCreate_v2(rgpu_call *c, const void *pAllocateArray, size_t pAllocateArray_size)
+{
+    rgpu_begin(c, RGPU_ID_cuArrayCreate_v2, "cuArrayCreate_v2", RGPU_DRIVER, RGPU_FLAGS_cuArrayCreate_v2);
+    rgpu_put_b(c, pAllocateArray, pAllocateArray_size);
+}
+
+void rgpu_wire_out_cuArrayCreate_v2(rgpu_call *c, void **pHandle)
+{
+    *pHandle = rgpu_out_h(c);
+}
+
+void rgpu_wire_cuArrayDestroy(rgpu_call *c, const void *hArray)
+{
+    rgpu_begin(c, RGPU_ID_cuArrayDestroy, "cuArrayDestroy", RGPU_DRIVER, RGPU_FLAGS_cuArrayDestroy);
+    rgpu_put_h(c, hArray);
+}
+
+void rgpu_wire_cuArray3DCreate_v2(rgpu_call *c, const void *pAllocateArray, size_t pAllocateArray_size)
+{
+    rgpu_begin(c, RGPU_ID_cuArray3DCreate_v2, "cuArray3DCreate_v2", RGPU_DRIVER, RGPU_FLAGS_cuArray3DCreate_v2);
+    rgpu_put_b(c, pAllocateArray, pAllocateArray_size);
+}
+
+void rgpu_wire_out_cuArray3DCreate_v2(rgpu_call *c, void **pHandle)
+{
+    *pHandle = rgpu_out_h(c);
+}
+
+void rgpu_wire_cuMipmappedArrayCreate(rgpu_call *c, const void *pMipmappedArrayDesc, size_t pMipmappedArrayDesc_size, uint64_t numMipmapLevels)
+{
+    rgpu_begin(c, RGPU_ID_cuMipmappedArrayCreate, "cuMipmappedArrayCreate", RGPU_DRIVER, RGPU_FLAGS_cuMipmappedArrayCreate);
+    rgpu_put_b(c, pMipmappedArrayDesc, pMipmappedArrayDesc_size);
+    rgpu_put_u(c, numMipmapLevels);
+}
+
+void rgpu_wire_out_cuMipmappedArrayCreate(rgpu_call *c, void **pHandle)
+{
+    *pHandle = rgpu_out_h(c);
+}
+
+void rgpu_wire_cuMipmappedArrayGetLevel(rgpu_call *c, const void *hMipmappedArray, uint64_t level)
+{
+    rgpu_begin(c, RGPU_ID_cuMipmappedArrayGetLevel, "cuMipmappedArrayGetLevel", RGPU_DRIVER, RGPU_FLAGS_cuMipmappedArrayGetLevel);
+    rgpu_put_h(c, hMipmappedArray);
+    rgpu_put_u(c, level);
+}
+
+void rgpu_wire_out_cuMipmappedArrayGetLevel(rgpu_call *c, void **pLevelArray)
+{
+    *pLevelArray = rgpu_out_h(c);
+}
+
+void rgpu_wire_cuMipmappedArrayDestroy(rgpu_call *c, const void *hMipmappedArray)
+{
+    rgpu_begin(c, RGPU_ID_cuMipmappedArrayDestroy, "cuMipmappedArrayDestroy", RGPU_DRIVER, RGPU_FLAGS_cuMipmappedArrayDestroy);
+    rgpu_put_h(c, hMipmappedArray);
 }
 
 void rgpu_wire_cuStreamAttachMemAsync(rgpu_call *c, const void *hStream, uint64_t dptr, uint64_t length, uint64_t flags)
@@ -172,6 +309,52 @@ void rgpu_wire_cuLaunchCooperativeKernel(rgpu_call *c, const void *f, uint64_t g
     rgpu_put_u(c, sharedMemBytes);
     rgpu_put_h(c, hStream);
     rgpu_put_b(c, params, params_size);
+}
+
+void rgpu_wire_cuTexObjectCreate(rgpu_call *c, const void *pResDesc, size_t pResDesc_size, const void *pTexDesc, size_t pTexDesc_size, const void *pResViewDesc, size_t pResViewDesc_size)
+{
+    rgpu_begin(c, RGPU_ID_cuTexObjectCreate, "cuTexObjectCreate", RGPU_DRIVER, RGPU_FLAGS_cuTexObjectCreate);
+    rgpu_put_b(c, pResDesc, pResDesc_size);
+    rgpu_put_b(c, pTexDesc, pTexDesc_size);
+    rgpu_put_b(c, pResViewDesc, pResViewDesc_size);
+}
+
+void rgpu_wire_out_cuTexObjectCreate(rgpu_call *c, uint64_t *pTexObject)
+{
+    *pTexObject = rgpu_out_u(c);
+}
+
+void rgpu_wire_cuTexObjectGetResourceDesc(rgpu_call *c, uint64_t texObject)
+{
+    rgpu_begin(c, RGPU_ID_cuTexObjectGetResourceDesc, "cuTexObjectGetResourceDesc", RGPU_DRIVER, RGPU_FLAGS_cuTexObjectGetResourceDesc);
+    rgpu_put_u(c, texObject);
+}
+
+void rgpu_wire_out_cuTexObjectGetResourceDesc(rgpu_call *c, void *pResDesc, size_t pResDesc_size)
+{
+    rgpu_out_b(c, pResDesc, pResDesc_size);
+}
+
+void rgpu_wire_cuSurfObjectCreate(rgpu_call *c, const void *pResDesc, size_t pResDesc_size)
+{
+    rgpu_begin(c, RGPU_ID_cuSurfObjectCreate, "cuSurfObjectCreate", RGPU_DRIVER, RGPU_FLAGS_cuSurfObjectCreate);
+    rgpu_put_b(c, pResDesc, pResDesc_size);
+}
+
+void rgpu_wire_out_cuSurfObjectCreate(rgpu_call *c, uint64_t *pSurfObject)
+{
+    *pSurfObject = rgpu_out_u(c);
+}
+
+void rgpu_wire_cuSurfObjectGetResourceDesc(rgpu_call *c, uint64_t surfObject)
+{
+    rgpu_begin(c, RGPU_ID_cuSurfObjectGetResourceDesc, "cuSurfObjectGetResourceDesc", RGPU_DRIVER, RGPU_FLAGS_cuSurfObjectGetResourceDesc);
+    rgpu_put_u(c, surfObject);
+}
+
+void rgpu_wire_out_cuSurfObjectGetResourceDesc(rgpu_call *c, void *pResDesc, size_t pResDesc_size)
+{
+    rgpu_out_b(c, pResDesc, pResDesc_size);
 }
 
 void rgpu_wire_cudaGetDeviceProperties(rgpu_call *c, int device)

@@ -32,10 +32,38 @@ void rgpu_wire_out_cuMemAllocManaged(struct rgpu_call *c, uint64_t *dptr, uint64
 void rgpu_wire_cuMemcpyHtoD_v2(struct rgpu_call *c, uint64_t dstDevice, uint64_t ByteCount);
 /* cuMemcpyDtoH_v2 (memory/memcpy.c): srcDevice:u, ByteCount:u; bulk out ByteCount */
 void rgpu_wire_cuMemcpyDtoH_v2(struct rgpu_call *c, uint64_t srcDevice, uint64_t ByteCount);
+/* cuMemcpyHtoA_v2 (memory/array_copy.c): dstArray:h, dstOffset:u, ByteCount:u; bulk in ByteCount */
+void rgpu_wire_cuMemcpyHtoA_v2(struct rgpu_call *c, const void *dstArray, uint64_t dstOffset, uint64_t ByteCount);
+/* cuMemcpyAtoH_v2 (memory/array_copy.c): srcArray:h, srcOffset:u, ByteCount:u; bulk out ByteCount */
+void rgpu_wire_cuMemcpyAtoH_v2(struct rgpu_call *c, const void *srcArray, uint64_t srcOffset, uint64_t ByteCount);
+/* cuMemcpy3D_v2 (memory/memcpy3d.c): srcArray:h, srcDevice:u, srcPitch:u, srcHeight:u, srcXInBytes:u, srcY:u, srcZ:u, dstArray:h, dstDevice:u, dstPitch:u, dstHeight:u, dstXInBytes:u, dstY:u, dstZ:u, WidthInBytes:u, Height:u, Depth:u; bulk in WidthInBytes * Height * Depth; bulk out WidthInBytes * Height * Depth */
+void rgpu_wire_cuMemcpy3D_v2(struct rgpu_call *c, const void *srcArray, uint64_t srcDevice, uint64_t srcPitch, uint64_t srcHeight, uint64_t srcXInBytes, uint64_t srcY, uint64_t srcZ, const void *dstArray, uint64_t dstDevice, uint64_t dstPitch, uint64_t dstHeight, uint64_t dstXInBytes, uint64_t dstY, uint64_t dstZ, uint64_t WidthInBytes, uint64_t Height, uint64_t Depth);
 /* cuMemcpyHtoDAsync_v2 (memory/memcpy.c): dstDevice:u, ByteCount:u, hStream:h; bulk in ByteCount */
 void rgpu_wire_cuMemcpyHtoDAsync_v2(struct rgpu_call *c, uint64_t dstDevice, uint64_t ByteCount, const void *hStream);
 /* cuMemcpyDtoHAsync_v2 (memory/memcpy.c): srcDevice:u, ByteCount:u, hStream:h; bulk out ByteCount */
 void rgpu_wire_cuMemcpyDtoHAsync_v2(struct rgpu_call *c, uint64_t srcDevice, uint64_t ByteCount, const void *hStream);
+/* cuMemcpyHtoAAsync_v2 (memory/array_copy.c): dstArray:h, dstOffset:u, ByteCount:u, hStream:h; bulk in ByteCount */
+void rgpu_wire_cuMemcpyHtoAAsync_v2(struct rgpu_call *c, const void *dstArray, uint64_t dstOffset, uint64_t ByteCount, const void *hStream);
+/* cuMemcpyAtoHAsync_v2 (memory/array_copy.c): srcArray:h, srcOffset:u, ByteCount:u, hStream:h; bulk out ByteCount */
+void rgpu_wire_cuMemcpyAtoHAsync_v2(struct rgpu_call *c, const void *srcArray, uint64_t srcOffset, uint64_t ByteCount, const void *hStream);
+/* cuMemcpy3DAsync_v2 (memory/memcpy3d.c): srcArray:h, srcDevice:u, srcPitch:u, srcHeight:u, srcXInBytes:u, srcY:u, srcZ:u, dstArray:h, dstDevice:u, dstPitch:u, dstHeight:u, dstXInBytes:u, dstY:u, dstZ:u, WidthInBytes:u, Height:u, Depth:u, hStream:h; bulk in WidthInBytes * Height * Depth; bulk out WidthInBytes * Height * Depth */
+void rgpu_wire_cuMemcpy3DAsync_v2(struct rgpu_call *c, const void *srcArray, uint64_t srcDevice, uint64_t srcPitch, uint64_t srcHeight, uint64_t srcXInBytes, uint64_t srcY, uint64_t srcZ, const void *dstArray, uint64_t dstDevice, uint64_t dstPitch, uint64_t dstHeight, uint64_t dstXInBytes, uint64_t dstY, uint64_t dstZ, uint64_t WidthInBytes, uint64_t Height, uint64_t Depth, const void *hStream);
+/* cuArrayCreate_v2 (texture/arrays.c): pAllocateArray:b; outs pHandle:oh */
+void rgpu_wire_cuArrayCreate_v2(struct rgpu_call *c, const void *pAllocateArray, size_t pAllocateArray_size);
+void rgpu_wire_out_cuArrayCreate_v2(struct rgpu_call *c, void **pHandle);
+/* cuArrayDestroy (texture/arrays.c): hArray:h */
+void rgpu_wire_cuArrayDestroy(struct rgpu_call *c, const void *hArray);
+/* cuArray3DCreate_v2 (texture/arrays.c): pAllocateArray:b; outs pHandle:oh */
+void rgpu_wire_cuArray3DCreate_v2(struct rgpu_call *c, const void *pAllocateArray, size_t pAllocateArray_size);
+void rgpu_wire_out_cuArray3DCreate_v2(struct rgpu_call *c, void **pHandle);
+/* cuMipmappedArrayCreate (texture/arrays.c): pMipmappedArrayDesc:b, numMipmapLevels:u; outs pHandle:oh */
+void rgpu_wire_cuMipmappedArrayCreate(struct rgpu_call *c, const void *pMipmappedArrayDesc, size_t pMipmappedArrayDesc_size, uint64_t numMipmapLevels);
+void rgpu_wire_out_cuMipmappedArrayCreate(struct rgpu_call *c, void **pHandle);
+/* cuMipmappedArrayGetLevel (texture/arrays.c): hMipmappedArray:h, level:u; outs pLevelArray:oh */
+void rgpu_wire_cuMipmappedArrayGetLevel(struct rgpu_call *c, const void *hMipmappedArray, uint64_t level);
+void rgpu_wire_out_cuMipmappedArrayGetLevel(struct rgpu_call *c, void **pLevelArray);
+/* cuMipmappedArrayDestroy (texture/arrays.c): hMipmappedArray:h */
+void rgpu_wire_cuMipmappedArrayDestroy(struct rgpu_call *c, const void *hMipmappedArray);
 /* cuStreamAttachMemAsync (managed/managed.c): hStream:h, dptr:u, length:u, flags:u */
 void rgpu_wire_cuStreamAttachMemAsync(struct rgpu_call *c, const void *hStream, uint64_t dptr, uint64_t length, uint64_t flags);
 /* cuFuncGetName (module/library.c): hfunc:h; outs name:os */
@@ -45,6 +73,18 @@ void rgpu_wire_out_cuFuncGetName(struct rgpu_call *c, char *name, size_t name_si
 void rgpu_wire_cuLaunchKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
 /* cuLaunchCooperativeKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */
 void rgpu_wire_cuLaunchCooperativeKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
+/* cuTexObjectCreate (texture/texobj.c): pResDesc:b, pTexDesc:b, pResViewDesc:b; outs pTexObject:ou */
+void rgpu_wire_cuTexObjectCreate(struct rgpu_call *c, const void *pResDesc, size_t pResDesc_size, const void *pTexDesc, size_t pTexDesc_size, const void *pResViewDesc, size_t pResViewDesc_size);
+void rgpu_wire_out_cuTexObjectCreate(struct rgpu_call *c, uint64_t *pTexObject);
+/* cuTexObjectGetResourceDesc (texture/texobj.c): texObject:u; outs pResDesc:ob */
+void rgpu_wire_cuTexObjectGetResourceDesc(struct rgpu_call *c, uint64_t texObject);
+void rgpu_wire_out_cuTexObjectGetResourceDesc(struct rgpu_call *c, void *pResDesc, size_t pResDesc_size);
+/* cuSurfObjectCreate (texture/texobj.c): pResDesc:b; outs pSurfObject:ou */
+void rgpu_wire_cuSurfObjectCreate(struct rgpu_call *c, const void *pResDesc, size_t pResDesc_size);
+void rgpu_wire_out_cuSurfObjectCreate(struct rgpu_call *c, uint64_t *pSurfObject);
+/* cuSurfObjectGetResourceDesc (texture/texobj.c): surfObject:u; outs pResDesc:ob */
+void rgpu_wire_cuSurfObjectGetResourceDesc(struct rgpu_call *c, uint64_t surfObject);
+void rgpu_wire_out_cuSurfObjectGetResourceDesc(struct rgpu_call *c, void *pResDesc, size_t pResDesc_size);
 /* cudaGetDeviceProperties (state/devfacts.c): device:d; outs prop:ob */
 void rgpu_wire_cudaGetDeviceProperties(struct rgpu_call *c, int device);
 void rgpu_wire_out_cudaGetDeviceProperties(struct rgpu_call *c, void *prop, size_t prop_size);
@@ -103,7 +143,16 @@ int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 
 /* Capture guards of hand-written calls, as their records say: 0, or the error the call returns. */
 #define RGPU_GUARD_cuMemcpyPeer() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
+#define RGPU_GUARD_cuMemcpyHtoA_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
+#define RGPU_GUARD_cuMemcpyAtoH_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
 #define RGPU_GUARD_cuMemcpyPeerAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuMemcpyHtoAAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuMemcpyAtoHAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuArrayCreate_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
+#define RGPU_GUARD_cuArrayDestroy() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
+#define RGPU_GUARD_cuArray3DCreate_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
+#define RGPU_GUARD_cuMipmappedArrayCreate() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
+#define RGPU_GUARD_cuMipmappedArrayDestroy() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
 #define RGPU_GUARD_cuMemPrefetchAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
 #define RGPU_GUARD_cuStreamAddCallback(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
 #define RGPU_GUARD_cuStreamAttachMemAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)

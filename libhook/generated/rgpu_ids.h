@@ -20,7 +20,7 @@
 #define RGPU_ID_cuDeviceTotalMem_v2 0x3f6a2c5au
 #define RGPU_FLAGS_cuDeviceTotalMem_v2 (0)
 #define RGPU_ID_cuDeviceGetTexture1DLinearMaxWidth 0x65f6a53du
-#define RGPU_FLAGS_cuDeviceGetTexture1DLinearMaxWidth (RGPU_F_NOT_SIM)
+#define RGPU_FLAGS_cuDeviceGetTexture1DLinearMaxWidth (0)
 #define RGPU_ID_cuDeviceGetAttribute 0x20d165edu
 #define RGPU_FLAGS_cuDeviceGetAttribute (0)
 #define RGPU_ID_cuDeviceSetMemPool 0x4a539390u
@@ -91,12 +91,30 @@
 #define RGPU_FLAGS_cuMemcpyDtoH_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_SHM)
 #define RGPU_ID_cuMemcpyDtoD_v2 0x3b91e18cu
 #define RGPU_FLAGS_cuMemcpyDtoD_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_ID_cuMemcpyDtoA_v2 0x0c4f11beu
+#define RGPU_FLAGS_cuMemcpyDtoA_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_ID_cuMemcpyAtoD_v2 0x69a9ce2bu
+#define RGPU_FLAGS_cuMemcpyAtoD_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_ID_cuMemcpyHtoA_v2 0x4bef7bcau
+#define RGPU_FLAGS_cuMemcpyHtoA_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_ID_cuMemcpyAtoH_v2 0x237f7193u
+#define RGPU_FLAGS_cuMemcpyAtoH_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_ID_cuMemcpyAtoA_v2 0x5e773e19u
+#define RGPU_FLAGS_cuMemcpyAtoA_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_ID_cuMemcpy3D_v2 0x3d1e3be2u
+#define RGPU_FLAGS_cuMemcpy3D_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
 #define RGPU_ID_cuMemcpyHtoDAsync_v2 0x2548e54bu
 #define RGPU_FLAGS_cuMemcpyHtoDAsync_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SHM)
 #define RGPU_ID_cuMemcpyDtoHAsync_v2 0x46765bdeu
 #define RGPU_FLAGS_cuMemcpyDtoHAsync_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SHM)
 #define RGPU_ID_cuMemcpyDtoDAsync_v2 0x2042a8cau
 #define RGPU_FLAGS_cuMemcpyDtoDAsync_v2 (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
+#define RGPU_ID_cuMemcpyHtoAAsync_v2 0x6fdfa004u
+#define RGPU_FLAGS_cuMemcpyHtoAAsync_v2 (RGPU_F_DEVICE_WORK)
+#define RGPU_ID_cuMemcpyAtoHAsync_v2 0x5ed52cceu
+#define RGPU_FLAGS_cuMemcpyAtoHAsync_v2 (RGPU_F_DEVICE_WORK)
+#define RGPU_ID_cuMemcpy3DAsync_v2 0x48195b6bu
+#define RGPU_FLAGS_cuMemcpy3DAsync_v2 (RGPU_F_DEVICE_WORK)
 #define RGPU_ID_cuMemsetD8_v2 0x22c68985u
 #define RGPU_FLAGS_cuMemsetD8_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
 #define RGPU_ID_cuMemsetD16_v2 0x6f1222bdu
@@ -121,6 +139,22 @@
 #define RGPU_FLAGS_cuMemsetD2D16Async (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
 #define RGPU_ID_cuMemsetD2D32Async 0x6c56a375u
 #define RGPU_FLAGS_cuMemsetD2D32Async (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
+#define RGPU_ID_cuArrayCreate_v2 0x5934805fu
+#define RGPU_FLAGS_cuArrayCreate_v2 (0)
+#define RGPU_ID_cuArrayGetDescriptor_v2 0x6c177783u
+#define RGPU_FLAGS_cuArrayGetDescriptor_v2 (0)
+#define RGPU_ID_cuArrayDestroy 0x2f74266fu
+#define RGPU_FLAGS_cuArrayDestroy (0)
+#define RGPU_ID_cuArray3DCreate_v2 0x566a0096u
+#define RGPU_FLAGS_cuArray3DCreate_v2 (0)
+#define RGPU_ID_cuArray3DGetDescriptor_v2 0x7462d8ffu
+#define RGPU_FLAGS_cuArray3DGetDescriptor_v2 (0)
+#define RGPU_ID_cuMipmappedArrayCreate 0x4c8fd3e5u
+#define RGPU_FLAGS_cuMipmappedArrayCreate (0)
+#define RGPU_ID_cuMipmappedArrayGetLevel 0x00a953c4u
+#define RGPU_FLAGS_cuMipmappedArrayGetLevel (0)
+#define RGPU_ID_cuMipmappedArrayDestroy 0x0606e22bu
+#define RGPU_FLAGS_cuMipmappedArrayDestroy (0)
 #define RGPU_ID_cuMemAddressReserve 0x03783150u
 #define RGPU_FLAGS_cuMemAddressReserve (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuMemAddressFree 0x1ca986beu
@@ -247,6 +281,22 @@
 #define RGPU_FLAGS_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags (0)
 #define RGPU_ID_cuOccupancyAvailableDynamicSMemPerBlock 0x686c9a0du
 #define RGPU_FLAGS_cuOccupancyAvailableDynamicSMemPerBlock (RGPU_F_NOT_SIM)
+#define RGPU_ID_cuTexObjectCreate 0x45461ce0u
+#define RGPU_FLAGS_cuTexObjectCreate (0)
+#define RGPU_ID_cuTexObjectDestroy 0x76e5df6bu
+#define RGPU_FLAGS_cuTexObjectDestroy (0)
+#define RGPU_ID_cuTexObjectGetResourceDesc 0x0064a141u
+#define RGPU_FLAGS_cuTexObjectGetResourceDesc (0)
+#define RGPU_ID_cuTexObjectGetTextureDesc 0x0f94fc39u
+#define RGPU_FLAGS_cuTexObjectGetTextureDesc (0)
+#define RGPU_ID_cuTexObjectGetResourceViewDesc 0x68d52920u
+#define RGPU_FLAGS_cuTexObjectGetResourceViewDesc (0)
+#define RGPU_ID_cuSurfObjectCreate 0x6e94d27eu
+#define RGPU_FLAGS_cuSurfObjectCreate (0)
+#define RGPU_ID_cuSurfObjectDestroy 0x6179b3e6u
+#define RGPU_FLAGS_cuSurfObjectDestroy (0)
+#define RGPU_ID_cuSurfObjectGetResourceDesc 0x3c288a71u
+#define RGPU_FLAGS_cuSurfObjectGetResourceDesc (0)
 #define RGPU_ID_cudaDeviceReset 0x3fba6aa9u
 #define RGPU_FLAGS_cudaDeviceReset (0)
 #define RGPU_ID_cudaDeviceSynchronize 0x6f565ee5u

@@ -360,13 +360,13 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, c
     return rc;
 }
 
-/* cuModuleGetTexRef: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuModuleGetTexRef: not supported: texture and surface references were removed from CUDA 12's runtime; texture and surface objects are served (protocol/contract/calls/texture.toml) */
 CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuModuleGetTexRef");
 }
 
-/* cuModuleGetSurfRef: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuModuleGetSurfRef: not supported: texture and surface references were removed from CUDA 12's runtime; texture and surface objects are served (protocol/contract/calls/texture.toml) */
 CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuModuleGetSurfRef");
@@ -549,34 +549,50 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t By
     return rc;
 }
 
-/* cuMemcpyDtoA_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+/* cuMemcpyDtoA_v2: forward (protocol/contract/calls/memory.toml) */
 CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyDtoA_v2");
+    rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
+    rgpu_begin(&c, RGPU_ID_cuMemcpyDtoA_v2, "cuMemcpyDtoA_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyDtoA_v2);
+    rgpu_put_h(&c, dstArray);
+    rgpu_put_u(&c, (uint64_t)dstOffset);
+    rgpu_put_u(&c, (uint64_t)srcDevice);
+    rgpu_put_u(&c, (uint64_t)ByteCount);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuMemcpyAtoD_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+/* cuMemcpyAtoD_v2: forward (protocol/contract/calls/memory.toml) */
 CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoD_v2");
+    rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
+    rgpu_begin(&c, RGPU_ID_cuMemcpyAtoD_v2, "cuMemcpyAtoD_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyAtoD_v2);
+    rgpu_put_u(&c, (uint64_t)dstDevice);
+    rgpu_put_h(&c, srcArray);
+    rgpu_put_u(&c, (uint64_t)srcOffset);
+    rgpu_put_u(&c, (uint64_t)ByteCount);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuMemcpyHtoA_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
-CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyHtoA_v2");
-}
-
-/* cuMemcpyAtoH_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
-CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoH_v2");
-}
-
-/* cuMemcpyAtoA_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
+/* cuMemcpyAtoA_v2: forward (protocol/contract/calls/memory.toml) */
 CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoA_v2");
+    rgpu_call c;
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 1); if (crc) return crc; }
+    rgpu_begin(&c, RGPU_ID_cuMemcpyAtoA_v2, "cuMemcpyAtoA_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemcpyAtoA_v2);
+    rgpu_put_h(&c, dstArray);
+    rgpu_put_u(&c, (uint64_t)dstOffset);
+    rgpu_put_h(&c, srcArray);
+    rgpu_put_u(&c, (uint64_t)srcOffset);
+    rgpu_put_u(&c, (uint64_t)ByteCount);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuMemcpy3DPeer: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) (protocol/contract/calls/memory.toml) */
@@ -596,18 +612,6 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
     rgpu_put_u(&c, (uint64_t)ByteCount);
     rgpu_put_h(&c, hStream);
     return rgpu_async(&c);
-}
-
-/* cuMemcpyHtoAAsync_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
-CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyHtoAAsync_v2");
-}
-
-/* cuMemcpyAtoHAsync_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/memory.toml) */
-CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyAtoHAsync_v2");
 }
 
 /* cuMemcpy3DPeerAsync: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) (protocol/contract/calls/memory.toml) */
@@ -802,82 +806,64 @@ CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int
     return rgpu_async(&c);
 }
 
-/* cuArrayCreate_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuArrayCreate_v2");
-}
-
-/* cuArrayGetDescriptor_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuArrayGetDescriptor_v2: forward (protocol/contract/calls/texture.toml) */
 CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuArrayGetDescriptor_v2");
+    rgpu_call c;
+    if (pArrayDescriptor == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuArrayGetDescriptor_v2, "cuArrayGetDescriptor_v2", RGPU_DRIVER, RGPU_FLAGS_cuArrayGetDescriptor_v2);
+    rgpu_put_h(&c, hArray);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, pArrayDescriptor, sizeof *pArrayDescriptor);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuArrayGetSparseProperties: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuArrayGetSparseProperties: not supported: sparse CUDA arrays are not served (protocol/contract/calls/texture.toml) */
 CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuArrayGetSparseProperties");
 }
 
-/* cuMipmappedArrayGetSparseProperties: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuMipmappedArrayGetSparseProperties: not supported: sparse CUDA arrays are not served (protocol/contract/calls/texture.toml) */
 CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayGetSparseProperties");
 }
 
-/* cuArrayGetMemoryRequirements: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuArrayGetMemoryRequirements: not supported: deferred-mapping CUDA arrays are not served (protocol/contract/calls/texture.toml) */
 CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuArrayGetMemoryRequirements");
 }
 
-/* cuMipmappedArrayGetMemoryRequirements: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuMipmappedArrayGetMemoryRequirements: not supported: deferred-mapping CUDA arrays are not served (protocol/contract/calls/texture.toml) */
 CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayGetMemoryRequirements");
 }
 
-/* cuArrayGetPlane: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuArrayGetPlane: not supported: multi-planar formats (NV12, ...) are not served (protocol/contract/calls/texture.toml) */
 CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuArrayGetPlane");
 }
 
-/* cuArrayDestroy: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuArrayDestroy(CUarray hArray)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuArrayDestroy");
-}
-
-/* cuArray3DCreate_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuArray3DCreate_v2");
-}
-
-/* cuArray3DGetDescriptor_v2: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuArray3DGetDescriptor_v2: forward (protocol/contract/calls/texture.toml) */
 CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuArray3DGetDescriptor_v2");
-}
-
-/* cuMipmappedArrayCreate: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayCreate");
-}
-
-/* cuMipmappedArrayGetLevel: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayGetLevel");
-}
-
-/* cuMipmappedArrayDestroy: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMipmappedArrayDestroy");
+    rgpu_call c;
+    if (pArrayDescriptor == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuArray3DGetDescriptor_v2, "cuArray3DGetDescriptor_v2", RGPU_DRIVER, RGPU_FLAGS_cuArray3DGetDescriptor_v2);
+    rgpu_put_h(&c, hArray);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, pArrayDescriptor, sizeof *pArrayDescriptor);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuMemGetHandleForAddressRange: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
@@ -954,7 +940,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
     return rc;
 }
 
-/* cuMemMapArrayAsync: not supported: maps CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuMemMapArrayAsync: not supported: sparse CUDA arrays are not served (protocol/contract/calls/texture.toml) */
 CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuMemMapArrayAsync");
@@ -2137,226 +2123,230 @@ CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const C
     return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxActiveClusters");
 }
 
-/* cuTexRefSetArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetArray: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetArray");
 }
 
-/* cuTexRefSetMipmappedArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetMipmappedArray: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMipmappedArray");
 }
 
-/* cuTexRefSetAddress_v2: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetAddress_v2: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetAddress_v2");
 }
 
-/* cuTexRefSetAddress2D_v3: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetAddress2D_v3: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetAddress2D_v3");
 }
 
-/* cuTexRefSetFormat: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetFormat: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetFormat");
 }
 
-/* cuTexRefSetAddressMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetAddressMode: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetAddressMode");
 }
 
-/* cuTexRefSetFilterMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetFilterMode: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetFilterMode");
 }
 
-/* cuTexRefSetMipmapFilterMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetMipmapFilterMode: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMipmapFilterMode");
 }
 
-/* cuTexRefSetMipmapLevelBias: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetMipmapLevelBias: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMipmapLevelBias");
 }
 
-/* cuTexRefSetMipmapLevelClamp: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetMipmapLevelClamp: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMipmapLevelClamp");
 }
 
-/* cuTexRefSetMaxAnisotropy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetMaxAnisotropy: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetMaxAnisotropy");
 }
 
-/* cuTexRefSetBorderColor: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetBorderColor: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetBorderColor");
 }
 
-/* cuTexRefSetFlags: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefSetFlags: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefSetFlags");
 }
 
-/* cuTexRefGetAddress_v2: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetAddress_v2: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetAddress_v2");
 }
 
-/* cuTexRefGetArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetArray: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetArray");
 }
 
-/* cuTexRefGetMipmappedArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetMipmappedArray: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMipmappedArray");
 }
 
-/* cuTexRefGetAddressMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetAddressMode: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetAddressMode");
 }
 
-/* cuTexRefGetFilterMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetFilterMode: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetFilterMode");
 }
 
-/* cuTexRefGetFormat: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetFormat: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetFormat");
 }
 
-/* cuTexRefGetMipmapFilterMode: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetMipmapFilterMode: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMipmapFilterMode");
 }
 
-/* cuTexRefGetMipmapLevelBias: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetMipmapLevelBias: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMipmapLevelBias");
 }
 
-/* cuTexRefGetMipmapLevelClamp: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetMipmapLevelClamp: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMipmapLevelClamp");
 }
 
-/* cuTexRefGetMaxAnisotropy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetMaxAnisotropy: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetMaxAnisotropy");
 }
 
-/* cuTexRefGetBorderColor: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetBorderColor: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetBorderColor");
 }
 
-/* cuTexRefGetFlags: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefGetFlags: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefGetFlags");
 }
 
-/* cuTexRefCreate: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefCreate: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefCreate(CUtexref *pTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefCreate");
 }
 
-/* cuTexRefDestroy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexRefDestroy: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefDestroy(CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuTexRefDestroy");
 }
 
-/* cuSurfRefSetArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuSurfRefSetArray: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuSurfRefSetArray");
 }
 
-/* cuSurfRefGetArray: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuSurfRefGetArray: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuSurfRefGetArray");
 }
 
-/* cuTexObjectCreate: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectCreate");
-}
-
-/* cuTexObjectDestroy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexObjectDestroy: forward (protocol/contract/calls/texture.toml) */
 CUresult cuTexObjectDestroy(CUtexObject texObject)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectDestroy");
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cuTexObjectDestroy, "cuTexObjectDestroy", RGPU_DRIVER, RGPU_FLAGS_cuTexObjectDestroy);
+    rgpu_put_u(&c, (uint64_t)texObject);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuTexObjectGetResourceDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectGetResourceDesc");
-}
-
-/* cuTexObjectGetTextureDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexObjectGetTextureDesc: forward (protocol/contract/calls/texture.toml) */
 CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectGetTextureDesc");
+    rgpu_call c;
+    if (pTexDesc == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuTexObjectGetTextureDesc, "cuTexObjectGetTextureDesc", RGPU_DRIVER, RGPU_FLAGS_cuTexObjectGetTextureDesc);
+    rgpu_put_u(&c, (uint64_t)texObject);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, pTexDesc, sizeof *pTexDesc);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuTexObjectGetResourceViewDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuTexObjectGetResourceViewDesc: forward (protocol/contract/calls/texture.toml) */
 CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuTexObjectGetResourceViewDesc");
+    rgpu_call c;
+    if (pResViewDesc == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuTexObjectGetResourceViewDesc, "cuTexObjectGetResourceViewDesc", RGPU_DRIVER, RGPU_FLAGS_cuTexObjectGetResourceViewDesc);
+    rgpu_put_u(&c, (uint64_t)texObject);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, pResViewDesc, sizeof *pResViewDesc);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuSurfObjectCreate: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuSurfObjectCreate");
-}
-
-/* cuSurfObjectDestroy: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cuSurfObjectDestroy: forward (protocol/contract/calls/texture.toml) */
 CUresult cuSurfObjectDestroy(CUsurfObject surfObject)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuSurfObjectDestroy");
-}
-
-/* cuSurfObjectGetResourceDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuSurfObjectGetResourceDesc");
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cuSurfObjectDestroy, "cuSurfObjectDestroy", RGPU_DRIVER, RGPU_FLAGS_cuSurfObjectDestroy);
+    rgpu_put_u(&c, (uint64_t)surfObject);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuTensorMapEncodeTiled: not supported: tensor maps are not forwarded yet (protocol/contract/calls/texture.toml) */
@@ -2645,12 +2635,6 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
     }
     rgpu_end(&c);
     return rc;
-}
-
-/* cudaDeviceGetTexture1DLinearMaxWidth: not supported: texture limits of CUDA arrays: not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetTexture1DLinearMaxWidth");
 }
 
 /* cudaDeviceGetCacheConfig: forward (protocol/contract/calls/context.toml) */
@@ -3265,42 +3249,6 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t h
     return rc;
 }
 
-/* cudaMallocArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMallocArray");
-}
-
-/* cudaFreeArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaFreeArray(cudaArray_t array)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaFreeArray");
-}
-
-/* cudaFreeMipmappedArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaFreeMipmappedArray");
-}
-
-/* cudaMalloc3DArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMalloc3DArray");
-}
-
-/* cudaMallocMipmappedArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMallocMipmappedArray");
-}
-
-/* cudaGetMipmappedArrayLevel: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetMipmappedArrayLevel");
-}
-
 /* cudaMemcpy3DPeer: not supported: 3D copies between devices are not forwarded yet (protocol/contract/calls/memory.toml) */
 cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
 {
@@ -3329,58 +3277,34 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     return rc;
 }
 
-/* cudaArrayGetInfo: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaArrayGetInfo");
-}
-
-/* cudaArrayGetPlane: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cudaArrayGetPlane: not supported: multi-planar formats (NV12, ...) are not served (protocol/contract/calls/texture.toml) */
 cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaArrayGetPlane");
 }
 
-/* cudaArrayGetMemoryRequirements: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cudaArrayGetMemoryRequirements: not supported: deferred-mapping CUDA arrays are not served (protocol/contract/calls/texture.toml) */
 cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaArrayGetMemoryRequirements");
 }
 
-/* cudaMipmappedArrayGetMemoryRequirements: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cudaMipmappedArrayGetMemoryRequirements: not supported: deferred-mapping CUDA arrays are not served (protocol/contract/calls/texture.toml) */
 cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMipmappedArrayGetMemoryRequirements");
 }
 
-/* cudaArrayGetSparseProperties: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cudaArrayGetSparseProperties: not supported: sparse CUDA arrays are not served (protocol/contract/calls/texture.toml) */
 cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaArrayGetSparseProperties");
 }
 
-/* cudaMipmappedArrayGetSparseProperties: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
+/* cudaMipmappedArrayGetSparseProperties: not supported: sparse CUDA arrays are not served (protocol/contract/calls/texture.toml) */
 cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMipmappedArrayGetSparseProperties");
-}
-
-/* cudaMemcpy2DToArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DToArray");
-}
-
-/* cudaMemcpy2DFromArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DFromArray");
-}
-
-/* cudaMemcpy2DArrayToArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DArrayToArray");
 }
 
 /* cudaMemcpyBatchAsync: not supported: batched copies are not forwarded yet (protocol/contract/calls/memory.toml) */
@@ -3393,18 +3317,6 @@ cudaError_t cudaMemcpyBatchAsync(void * const *dsts, const void * const *srcs, c
 cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DBatchAsync");
-}
-
-/* cudaMemcpy2DToArrayAsync: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DToArrayAsync");
-}
-
-/* cudaMemcpy2DFromArrayAsync: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy2DFromArrayAsync");
 }
 
 /* cudaMemset: forward (protocol/contract/calls/memory.toml) */
@@ -3493,36 +3405,6 @@ cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRa
 cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMemRangeGetAttributes");
-}
-
-/* cudaMemcpyToArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyToArray");
-}
-
-/* cudaMemcpyFromArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyFromArray");
-}
-
-/* cudaMemcpyArrayToArray: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyArrayToArray");
-}
-
-/* cudaMemcpyToArrayAsync: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyToArrayAsync");
-}
-
-/* cudaMemcpyFromArrayAsync: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyFromArrayAsync");
 }
 
 /* cudaMallocAsync: forward (protocol/contract/calls/memory.toml) */
@@ -3748,60 +3630,6 @@ cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphi
 cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphicsResourceGetMappedMipmappedArray");
-}
-
-/* cudaGetChannelDesc: not supported: CUDA arrays are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetChannelDesc");
-}
-
-/* cudaCreateTextureObject: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaCreateTextureObject");
-}
-
-/* cudaDestroyTextureObject: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroyTextureObject");
-}
-
-/* cudaGetTextureObjectResourceDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetTextureObjectResourceDesc");
-}
-
-/* cudaGetTextureObjectTextureDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetTextureObjectTextureDesc");
-}
-
-/* cudaGetTextureObjectResourceViewDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetTextureObjectResourceViewDesc");
-}
-
-/* cudaCreateSurfaceObject: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaCreateSurfaceObject");
-}
-
-/* cudaDestroySurfaceObject: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroySurfaceObject");
-}
-
-/* cudaGetSurfaceObjectResourceDesc: not supported: texture and surface references and objects need CUDA arrays, which are not forwarded yet (protocol/contract/calls/texture.toml) */
-cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGetSurfaceObjectResourceDesc");
 }
 
 /* cudaLogsRegisterCallback: not supported: host callbacks are not forwarded yet (protocol/contract/calls/system.toml) */

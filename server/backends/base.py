@@ -114,6 +114,32 @@ class Device(ABC):
         """Apply a context limit (CU_LIMIT_* name) the session set; the server keeps the values the
         program reads back. Backends apply the ones that change what kernels can do."""
 
+    # CUDA arrays, texture and surface objects (server/backends/resources.py describes them; the
+    # handlers in server/api/arrays.py and textures.py have checked them)
+    def array_create(self, desc):
+        """A CUDA array of `desc` (a resources.ArrayDesc): the backend's object."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no CUDA arrays")
+    def array_destroy(self, array) -> None:
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no CUDA arrays")
+    def mipmap_create(self, desc, levels: int):
+        """(the backend's mipmapped array, [its level arrays])."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no CUDA arrays")
+    def mipmap_destroy(self, mipmap) -> None:
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no CUDA arrays")
+    def array_copy(self, box, stream, data=None):
+        """Copy a resources.Box between arrays, device memory and host data (`data`: a host
+        source's bytes, packed); returns a host destination's bytes, packed."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no CUDA arrays")
+    def tex_create(self, res, tex, view):
+        """(the value kernels receive, the backend's object) of a texture object."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no texture objects")
+    def tex_destroy(self, value: int, obj) -> None:
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no texture objects")
+    def surf_create(self, res):
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no surface objects")
+    def surf_destroy(self, value: int, obj) -> None:
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no surface objects")
+
     @abstractmethod
     def take_output(self) -> str:
         """Device printf output produced since the last call (delivered at synchronisation)."""

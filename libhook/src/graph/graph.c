@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "texture.h"
 #include "rgpu_call.h"
 
 pthread_mutex_t rgpu_graph_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -199,6 +200,7 @@ static int replay_node(int face, rgpu_gnode *n, void *stream, unsigned long long
     }
     case NODE_MEMCPY: {
         rgpu_copy_node *m = &n->u.m;
+        if (m->box) return rgpu_box_copy(face, &m->b, stream, 1);
         if (m->height <= 1) return cudaMemcpyAsync(m->dst, m->src, m->width, m->kind, stream);
         return cudaMemcpy2DAsync(m->dst, m->dpitch, m->src, m->spitch, m->width, m->height, m->kind, stream);
     }

@@ -49,6 +49,10 @@ typedef struct {
     const void *src;
     size_t dpitch, spitch, width, height; /* height 1: a 1D copy of width bytes */
     int kind;
+    int box;                  /* a copy with CUDA arrays or depth > 1: b (in bytes) is the copy, replayed by
+                                 memory/array_copy.c; r is what the Runtime gave (its units: elements) */
+    CUDA_MEMCPY3D b;
+    struct cudaMemcpy3DParms r;
 } rgpu_copy_node;
 
 typedef struct {

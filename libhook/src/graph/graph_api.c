@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "graph.h"
+#include "memcpy3d.h"
+#include "texture.h"
 #include "rgpu_call.h"
 
 
@@ -54,11 +56,19 @@ static int memset_from(int face, rgpu_gnode *n, const struct cudaMemsetParams *p
     return rgpu_node_copy_params(n, &tmp);
 }
 
-/* Linear memory only: CUDA arrays are not forwarded, and a copy of depth > 1 would need a 3D path. */
+/* A copy of linear memory of depth 1 is a 2D copy; one with CUDA arrays or more slices is a box
+ * (memory/array_copy.c), kept in bytes for the launches and as given for the queries. */
 static int copy_from(int face, rgpu_gnode *n, const struct cudaMemcpy3DParms *p) {
     if (!p || p->kind < 0 || p->kind > 4) return rgpu_invalid_value(face);
-    if (p->srcArray || p->dstArray || p->extent.depth > 1)
-        return rgpu_unsupported(face, "cudaGraphAddMemcpyNode (arrays or 3D)");
+    if (p->srcArray || p->dstArray || p->extent.depth > 1) {
+        rgpu_gnode tmp = {.type = NODE_MEMCPY};
+        tmp.u.m.box = 1;
+        tmp.u.m.r = *p;
+        int rc = 0;
+        if (p->srcArray || p->dstArray) rc = rgpu_memcpy3d_parms_to_box(p, &tmp.u.m.b);
+        else rc = rgpu_memcpy3d_from_runtime(p, &tmp.u.m.b);
+        return rc ? rc : rgpu_node_copy_params(n, &tmp);
+    }
     if (!p->srcPtr.ptr || !p->dstPtr.ptr || !p->extent.width || !p->extent.height) return rgpu_invalid_value(face);
     const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
     size_t sp = s->pitch ? s->pitch : p->extent.width, dp = d->pitch ? d->pitch : p->extent.width;
@@ -245,6 +255,7 @@ cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t n, struct cudaMemcpy3DP
     int rc = is(RGPU_RUNTIME, n, NODE_MEMCPY);
     if (rc || !p) return rc ? rc : rgpu_invalid_value(RGPU_RUNTIME);
     const rgpu_copy_node *m = &n->u.m;
+    if (m->box) { *p = m->r; return 0; }
     memset(p, 0, sizeof *p);
     p->srcPtr = (struct cudaPitchedPtr){(void *)m->src, m->spitch, m->width, m->height};
     p->dstPtr = (struct cudaPitchedPtr){m->dst, m->dpitch, m->width, m->height};

@@ -1,11 +1,13 @@
 /* Pitched 2D copies (cudaMemcpy2D, cudaMemcpy2DAsync). Only the rows travel: host rows are packed
- * into one frame for H2D and unpacked from one for D2H; the server walks the device pitch. */
+ * into one frame for H2D and unpacked from one for D2H; the server walks the device pitch. The
+ * Driver's cuMemcpy2D with a CUDA array on a side is a box of memory/array_copy.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
 #include "rgpu_call.h"
 #include "rgpu_ids.h"
+#include "texture.h"
 
 #define H2H cudaMemcpyHostToHost
 #define H2D cudaMemcpyHostToDevice
@@ -98,8 +100,17 @@ static int side(int type, const void *host, uint64_t device, size_t x, size_t y,
 
 static int driver_copy_2d(const CUDA_MEMCPY2D *p, void *stream, int async) {
     if (!p) return rgpu_invalid_value(RGPU_DRIVER);
-    if (p->srcMemoryType == MT_ARRAY || p->dstMemoryType == MT_ARRAY)
-        return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy2D with CUDA arrays");
+    if (p->srcMemoryType == MT_ARRAY || p->dstMemoryType == MT_ARRAY) { /* a box of one slice (array_copy.c) */
+        CUDA_MEMCPY3D b = {0};
+        b.srcXInBytes = p->srcXInBytes, b.srcY = p->srcY, b.srcMemoryType = p->srcMemoryType;
+        b.srcHost = p->srcHost, b.srcDevice = p->srcDevice, b.srcArray = p->srcArray, b.srcPitch = p->srcPitch;
+        b.srcHeight = p->Height;
+        b.dstXInBytes = p->dstXInBytes, b.dstY = p->dstY, b.dstMemoryType = p->dstMemoryType;
+        b.dstHost = p->dstHost, b.dstDevice = p->dstDevice, b.dstArray = p->dstArray, b.dstPitch = p->dstPitch;
+        b.dstHeight = p->Height;
+        b.WidthInBytes = p->WidthInBytes, b.Height = p->Height, b.Depth = 1;
+        return rgpu_box_copy(RGPU_DRIVER, &b, stream, async);
+    }
     char *src, *dst;
     int sdev, ddev;
     if (side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcPitch, &src, &sdev) ||

@@ -1,13 +1,15 @@
-/* 3D copies and memsets of linear (pitched) memory: cudaMalloc3D, cudaMemcpy3D(Async) and
- * cudaMemset3D(Async). A 3D region is depth slices of height rows; when every row of each slice is
- * copied the rows are evenly spaced through the volume and the whole region is one pitched 2D copy,
- * otherwise one 2D copy per slice. CUDA arrays (srcArray/dstArray) are not supported yet. */
+/* 3D copies and memsets: cudaMalloc3D, cudaMemcpy3D(Async), cudaMemset3D(Async) and the Driver's
+ * cuMemcpy3D(Async). Of linear (pitched) memory, a 3D region is depth slices of height rows; when every
+ * row of each slice is copied the rows are evenly spaced through the volume and the whole region is
+ * one pitched 2D copy, otherwise one 2D copy per slice. A copy with a CUDA array on either side is a
+ * box of memory/array_copy.c. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "memcpy3d.h"
 #include "rgpu_call.h"
+#include "texture.h"
 
 
 /* Where (x, y, z) of a pitched volume is: x in bytes, slices ysize rows apart. */
@@ -17,7 +19,11 @@ static char *at(const struct cudaPitchedPtr *p, const struct cudaPos *o, size_t 
 
 static int copy_3d(const struct cudaMemcpy3DParms *p, void *stream, int async) {
     if (!p) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (p->srcArray || p->dstArray) return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3D with CUDA arrays");
+    if (p->srcArray || p->dstArray) {
+        CUDA_MEMCPY3D b;
+        int rc = rgpu_memcpy3d_parms_to_box(p, &b);
+        return rc ? rgpu_record(RGPU_RUNTIME, rc) : rgpu_box_copy(RGPU_RUNTIME, &b, stream, async);
+    }
     const struct cudaExtent *e = &p->extent;
     if (!e->width || !e->height || !e->depth) return RGPU_SUCCESS;
     if (!p->srcPtr.ptr || !p->dstPtr.ptr) return rgpu_invalid_value(RGPU_RUNTIME);
@@ -89,19 +95,32 @@ static int side3(CUmemorytype type, const void *host, CUdeviceptr device, size_t
     return type == CU_MEMORYTYPE_UNIFIED ? 2 : type == CU_MEMORYTYPE_DEVICE;
 }
 
-/* A CUDA_MEMCPY3D of linear memory as the Runtime's cudaMemcpy3DParms (copies and graph copy nodes). */
+/* The element size of an array side of a Driver copy (1 for a pointer side; 0 for an unknown array). */
+static size_t side_elem(CUmemorytype type, CUarray a) {
+    if (type != CU_MEMORYTYPE_ARRAY) return 1;
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    return a && rgpu_array_desc(a, &d) == 0 ? rgpu_array_elem(&d) : 0;
+}
+
+/* A CUDA_MEMCPY3D as the Runtime's cudaMemcpy3DParms (copies and graph copy nodes): with an array on a
+ * side, its x and the extent's width count the array's elements, as the Runtime's do. */
 int rgpu_memcpy3d_from_driver(const CUDA_MEMCPY3D *p, struct cudaMemcpy3DParms *r) {
     if (!p) return CUDA_ERROR_INVALID_VALUE;
-    if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-        return rgpu_unsupported(RGPU_DRIVER, "CUDA_MEMCPY3D with CUDA arrays");
     if (p->srcLOD || p->dstLOD || p->reserved0 || p->reserved1) return CUDA_ERROR_INVALID_VALUE;
     *r = (struct cudaMemcpy3DParms){0};
-    int s = side3(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->srcHeight, &r->srcPtr);
-    int d = side3(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstPitch, p->dstHeight, &r->dstPtr);
+    int sa = p->srcMemoryType == CU_MEMORYTYPE_ARRAY, da = p->dstMemoryType == CU_MEMORYTYPE_ARRAY;
+    size_t se = side_elem(p->srcMemoryType, p->srcArray), de = side_elem(p->dstMemoryType, p->dstArray);
+    size_t we = sa ? se : de;
+    if (!se || !de) return CUDA_ERROR_INVALID_HANDLE;
+    if (p->srcXInBytes % se || p->dstXInBytes % de || p->WidthInBytes % we) return CUDA_ERROR_INVALID_VALUE;
+    int s = sa ? 1 : side3(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcPitch, p->srcHeight, &r->srcPtr);
+    int d = da ? 1 : side3(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstPitch, p->dstHeight, &r->dstPtr);
     if (s < 0 || d < 0) return CUDA_ERROR_INVALID_VALUE;
-    r->srcPos = (struct cudaPos){p->srcXInBytes, p->srcY, p->srcZ};
-    r->dstPos = (struct cudaPos){p->dstXInBytes, p->dstY, p->dstZ};
-    r->extent = (struct cudaExtent){p->WidthInBytes, p->Height, p->Depth};
+    if (sa) r->srcArray = (cudaArray_t)p->srcArray;
+    if (da) r->dstArray = (cudaArray_t)p->dstArray;
+    r->srcPos = (struct cudaPos){p->srcXInBytes / se, p->srcY, p->srcZ};
+    r->dstPos = (struct cudaPos){p->dstXInBytes / de, p->dstY, p->dstZ};
+    r->extent = (struct cudaExtent){p->WidthInBytes / we, p->Height, p->Depth};
     r->kind = s == 2 || d == 2 ? cudaMemcpyDefault
             : s ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
                 : (d ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
@@ -110,6 +129,10 @@ int rgpu_memcpy3d_from_driver(const CUDA_MEMCPY3D *p, struct cudaMemcpy3DParms *
 
 /* ...and back, for cuGraphMemcpyNodeGetParams: host sides as host memory, device sides as device memory. */
 void rgpu_memcpy3d_to_driver(const struct cudaMemcpy3DParms *r, CUDA_MEMCPY3D *p) {
+    if (r->srcArray || r->dstArray) { /* in bytes, as array_copy.c converts it */
+        if (rgpu_memcpy3d_parms_to_box(r, p)) *p = (CUDA_MEMCPY3D){0};
+        return;
+    }
     *p = (CUDA_MEMCPY3D){0};
     int unified = r->kind == cudaMemcpyDefault;
     int src_dev = r->kind == cudaMemcpyDeviceToHost || r->kind == cudaMemcpyDeviceToDevice;
@@ -127,7 +150,15 @@ void rgpu_memcpy3d_to_driver(const struct cudaMemcpy3DParms *r, CUDA_MEMCPY3D *p
     p->WidthInBytes = r->extent.width, p->Height = r->extent.height, p->Depth = r->extent.depth;
 }
 
+/* A Runtime copy of linear memory (no arrays) as CUDA_MEMCPY3D, for graph nodes of depth > 1. */
+int rgpu_memcpy3d_from_runtime(const struct cudaMemcpy3DParms *r, CUDA_MEMCPY3D *p) {
+    rgpu_memcpy3d_to_driver(r, p);
+    return r->srcPtr.ptr && r->dstPtr.ptr ? 0 : RGPU_INVALID_VALUE;
+}
+
 static CUresult driver_copy_3d(const CUDA_MEMCPY3D *p, CUstream stream, int async) {
+    if (p && (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY))
+        return rgpu_box_copy(RGPU_DRIVER, p, stream, async);
     struct cudaMemcpy3DParms r;
     int rc = rgpu_memcpy3d_from_driver(p, &r);
     if (rc) return rgpu_record(RGPU_DRIVER, rc);

@@ -18,6 +18,7 @@ from rgpu.protocol.generated import driver as decls
 from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 
 from ..base import Device
+from .arrays import CudaArrays
 from ...errors import CudaError
 from .timing import KernelClock
 from .waits import Waiter
@@ -97,7 +98,7 @@ def probe() -> list[dict]:
     return out
 
 
-class CudaDevice(Device):
+class CudaDevice(CudaArrays, Device):
     reports_running = True  # a kernel cannot be time-sliced by the server: its running time is watched
 
     def __init__(self, index: int, memory_limit: int, reserve=None, capture_printf: bool = False):
@@ -155,6 +156,11 @@ class CudaDevice(Device):
             if rc != 0:
                 return rc
         return 0
+        # CUDA arrays and mipmapped arrays (driver handle -> bytes charged), texture and surface
+        # objects made (arrays.py)
+        self._arrays: dict = {}
+        self._mipmaps: dict = {}
+        self._objects: dict = {}
 
     def _attr(self, a: int) -> int:
         v = _ffi.new("int *")
@@ -427,6 +433,7 @@ class CudaDevice(Device):
             return
         _lib.cuCtxSynchronize()
         self.clock.destroy()
+        self.close_arrays()
         for e in list(self._events):
             _lib.cuEventDestroy_v2(e)
         for s in list(self._streams):

@@ -11,12 +11,14 @@ import numpy as np
 
 from ..base import Device
 from . import archs, identity, kernels
+from .arrays import SimArrays
 from . import companion as sim_companion
 from .errors import SimError
 from .memory import DeviceMemory
 from .properties import attributes
 
 GRID_WORKSPACE_BYTES = 16
+TEXTURE_ALIGNMENT = 512  # CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT (properties.py)
 
 
 class SimStream:
@@ -37,7 +39,7 @@ class SimFunction:
         self.module, self.kernel = module, kernel
 
 
-class SimDevice(Device):
+class SimDevice(SimArrays, Device):
     def __init__(self, memory_bytes: int, gpu_index: int = 0, server_id: str = "", reserve=None,
                  arch: str | None = None, window: int | None = None):
         """``window``: the address window to use (a restored session keeps its addresses); by
@@ -65,7 +67,9 @@ class SimDevice(Device):
     def mem_alloc(self, size: int) -> int:
         if size == 0:
             raise SimError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
-        return self.memory.alloc(size)
+        # At the texture alignment, as a GPU's allocations are: a linear texture over any
+        # cudaMalloc'ed pointer must be acceptable (server/api/textures.py checks it).
+        return self.memory.alloc(size, TEXTURE_ALIGNMENT)
 
     def mem_alloc_managed(self, size: int, align: int) -> int:
         if size == 0:

@@ -72,6 +72,11 @@ class DeviceMemory:
         self.device_heap = DeviceHeap()  # what kernels malloc() (ptx/ops_heap.py)
         # The table changes only on the worker's thread; a migration's pre-copy thread reads it.
         self._lock = threading.Lock()
+        # Texture and surface objects by the value kernels pass (arrays.py, ptx/ops_tex.py); values
+        # count up and are never reused, so a destroyed object's value finds nothing.
+        self.textures: dict[int, object] = {}
+        self.surfaces: dict[int, object] = {}
+        self.next_object = 0
 
     # -- allocation -------------------------------------------------------------------------
     def alloc(self, nbytes: int, align: int = ALIGNMENT) -> int:

@@ -52,7 +52,8 @@ int main() {
         }
     c.dstArray = nullptr;
     c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    EXPECT(cuMemcpy2D(&c) == CUDA_ERROR_NOT_SUPPORTED);
+    CUresult null_array = cuMemcpy2D(&c);  // arrays are served (driver_arrays.cu); a null one is no array
+    EXPECT(null_array == CUDA_ERROR_INVALID_HANDLE || null_array == CUDA_ERROR_INVALID_VALUE);
     printf("OK driver_memcpy2d\n");
     return 0;
 }

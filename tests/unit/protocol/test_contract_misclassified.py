@@ -86,7 +86,16 @@ def test_a_resource_descriptor_never_sends_a_host_address(real):
         _place(real, "cuTexObjectGetResourceDesc", {"side": "forward"})
     with pytest.raises(classify.ClassifyError, match="CUDA_RESOURCE_DESC holds pointers or handles"):
         _place(real, "cuTexObjectGetResourceDesc", {"side": "forward", "params": {"pResDesc": "out"}})
-    assert _place(real, "cuTexObjectGetResourceDesc").side == "unsupported"
+    # the record: hand-written client code puts the session's array handle in and tags it on the way out,
+    # so the descriptor travels as its bytes (:raw) and never with a host address in it
+    call = _place(real, "cuTexObjectGetResourceDesc")
+    assert call.client == "texture/texobj.c" and [(p.name, p.kind) for p in call.params][0] == ("pResDesc", "ob")
+    assert contract_spec(real, "cuTexObjectGetResourceDesc", "pResDesc").raw
+    assert contract_spec(real, "cuTexObjectCreate", "pResDesc").raw
+
+
+def contract_spec(real, name, param):
+    return real[1].records[name].params[param]
 
 
 def test_no_wire_call_sends_a_pointer_as_a_handle(real):

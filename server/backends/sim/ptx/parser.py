@@ -38,7 +38,7 @@ TYPE_SIZES = {
 
 @dataclass
 class Operand:
-    kind: str  # reg | imm | sym | addr | vec | list | sink
+    kind: str  # reg | imm | sym | addr | vec | list (call arguments; texture operands: flt 'resource') | sink
     value: object = None  # reg/sym name, immediate (int/float bits), list of operands
     neg: bool = False  # '!%p' predicate negation
     offset: int = 0  # address displacement
@@ -579,6 +579,8 @@ class _Parser:
         first = True
         while not self.accept("]"):
             t = self.next()
+            if t == "," and base is not None:
+                return self.resource_operands(base)
             if t in ("+", "-"):
                 sign = -1 if t == "-" else 1
                 t = self.next()
@@ -592,6 +594,16 @@ class _Parser:
                 base = self.resolve(t)
             first = False
         return Operand("addr", base, offset=off)
+
+    def resource_operands(self, handle: str) -> Operand:
+        """The rest of '[tex, {x, y}]' / '[tex, sampler, {x, y}]' / '[surf, {x}]' of texture and
+        surface instructions: a list of the handle, any sampler, and the coordinate vector."""
+        items = [Operand("reg" if handle.startswith("%") else "sym", handle)]
+        while True:
+            items.append(self.operand())
+            if self.accept("]"):
+                return Operand("list", items, flt="resource")
+            self.expect(",")
 
 
 def _unglue(found: list[str]) -> list[str]:
