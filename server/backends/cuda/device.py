@@ -137,6 +137,11 @@ class CudaDevice(CudaArrays, Device):
         if capture_printf:
             from .printf import StdoutCapture
             self._printf = StdoutCapture()
+        # CUDA arrays and mipmapped arrays (driver handle -> bytes charged), texture and surface
+        # objects made (arrays.py)
+        self._arrays: dict = {}
+        self._mipmaps: dict = {}
+        self._objects: dict = {}
 
     @property
     def housekeeping(self):
@@ -156,11 +161,6 @@ class CudaDevice(CudaArrays, Device):
             if rc != 0:
                 return rc
         return 0
-        # CUDA arrays and mipmapped arrays (driver handle -> bytes charged), texture and surface
-        # objects made (arrays.py)
-        self._arrays: dict = {}
-        self._mipmaps: dict = {}
-        self._objects: dict = {}
 
     def _attr(self, a: int) -> int:
         v = _ffi.new("int *")
