@@ -41,6 +41,20 @@ def _human(_logger, method: str, event: dict) -> str:
     return f"rgpu: {method}: {text}" + (f": {message}" if message else "") + (f" ({rest})" if rest else "")
 
 
+class _StderrLogger:
+    """Prints each line to the sys.stderr of the moment of writing, not of configuring: a CLI run
+    inside another program (click's test runner, a notebook) may swap stderr and close the old one."""
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    log = debug = info = warning = warn = error = critical = exception = fatal = msg
+
+
+def _stderr_logger(*_args) -> _StderrLogger:
+    return _StderrLogger()
+
+
 def configure(component: str, level: str | None = None, fmt: str = "logfmt") -> structlog.BoundLogger:
     """Set up structlog for this process; returns a logger bound to ``component`` and the pid."""
     if fmt not in FORMATS:
@@ -51,7 +65,7 @@ def configure(component: str, level: str | None = None, fmt: str = "logfmt") -> 
         processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso", utc=True),
                     structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level_of(level)),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )
     return structlog.get_logger().bind(component=component, pid=os.getpid())
@@ -62,7 +76,7 @@ def configure_cli() -> None:
     structlog.configure(
         processors=[structlog.processors.add_log_level, _human],
         wrapper_class=structlog.make_filtering_bound_logger(level_of(None, "warning")),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )
 
