@@ -10,17 +10,16 @@ What only a GPU can confirm: that the driver accepts these descriptors and sampl
 from __future__ import annotations
 
 import ctypes
-import subprocess
 
 import pytest
 
-from rgpu.protocol.codegen import __main__ as codegen
 from rgpu.protocol.generated import enums
 from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.server.backends import resources as R
 from rgpu.server.backends.cuda import device as cuda_device
 from rgpu.server.dispatch import Dispatcher
 from rgpu.server.session import Session
+from tests.support import fakecuda
 from tests.unit.server.test_cuda_generic import FAKE as BASICS
 
 ARRAYS = r"""
@@ -90,12 +89,7 @@ DRV = enums.cudaError_enum
 
 @pytest.fixture(scope="module")
 def fake_libcuda(tmp_path_factory):
-    d = tmp_path_factory.mktemp("fakecuda_arrays")
-    (d / "fake.c").write_text(BASICS + ARRAYS)
-    lib = d / "libfakecuda.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{codegen.C_OUT}", "-o", str(lib),
-                    str(d / "fake.c")], check=True)
-    return lib
+    return fakecuda.build(tmp_path_factory.mktemp("fakecuda_arrays"), BASICS + ARRAYS)
 
 
 @pytest.fixture

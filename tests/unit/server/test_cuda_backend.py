@@ -23,12 +23,12 @@ import cffi
 import pytest
 import structlog
 
-from rgpu.protocol.codegen import __main__ as codegen
 from rgpu.protocol.generated import enums
 from rgpu.protocol.generated.structs import CDEF
 from rgpu.server.backends.cuda import device as cuda_device
 from rgpu.server.sched import GpuScheduler
 from rgpu.server.session import Session
+from tests.support import fakecuda
 from rgpu.server.worker import _facts
 
 FAKE = r"""
@@ -110,12 +110,7 @@ CUresult cuCtxSynchronize(void) {
 
 @pytest.fixture(scope="module")
 def fake_libcuda(tmp_path_factory):
-    d = tmp_path_factory.mktemp("fakecuda")
-    (d / "fake.c").write_text(FAKE)
-    lib = d / "libfakecuda.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{codegen.C_OUT}", "-o", str(lib),
-                    str(d / "fake.c")], check=True)
-    return lib
+    return fakecuda.build(tmp_path_factory.mktemp("fakecuda"), FAKE)
 
 
 @pytest.fixture

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import ctypes
 import struct
-import subprocess
 import textwrap
 
 import pytest
 
-from rgpu.protocol.codegen import __main__ as codegen
 from rgpu.protocol.generated import enums
 from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.server.backends.cuda import device as cuda_device
 from rgpu.server.dispatch import Dispatcher
 from rgpu.server.session import Session
+from tests.support import fakecuda
 
 FAKE = r"""
 #include <stdio.h>
@@ -104,12 +103,7 @@ CUresult cuStreamGetAttribute(CUstream s, CUstreamAttrID attr, CUstreamAttrValue
 
 @pytest.fixture(scope="module")
 def fake_libcuda(tmp_path_factory):
-    d = tmp_path_factory.mktemp("fakecuda")
-    (d / "fake.c").write_text(FAKE)
-    lib = d / "libfakecuda.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{codegen.C_OUT}", "-o", str(lib),
-                    str(d / "fake.c")], check=True)
-    return lib
+    return fakecuda.build(tmp_path_factory.mktemp("fakecuda"), FAKE)
 
 
 @pytest.fixture
