@@ -908,10 +908,21 @@ CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
     return rc;
 }
 
-/* cuMemCreate: not supported: allocates device memory outside the session's memory quota: not forwarded yet (protocol/contract/calls/vmm.toml) */
+/* cuMemCreate: forward (protocol/contract/calls/vmm.toml) */
 CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemCreate");
+    rgpu_call c;
+    if (handle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemCreate, "cuMemCreate", RGPU_DRIVER, RGPU_FLAGS_cuMemCreate);
+    rgpu_put_u(&c, (uint64_t)size);
+    rgpu_put_b(&c, prop, sizeof *prop);
+    rgpu_put_u(&c, (uint64_t)flags);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *handle = (__typeof__(*handle))(uintptr_t)rgpu_out_h(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuMemRelease: forward (protocol/contract/calls/vmm.toml) */
@@ -919,7 +930,7 @@ CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
     rgpu_call c;
     rgpu_begin(&c, RGPU_ID_cuMemRelease, "cuMemRelease", RGPU_DRIVER, RGPU_FLAGS_cuMemRelease);
-    rgpu_put_u(&c, (uint64_t)handle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)handle);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
@@ -933,7 +944,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
     rgpu_put_u(&c, (uint64_t)ptr);
     rgpu_put_u(&c, (uint64_t)size);
     rgpu_put_u(&c, (uint64_t)offset);
-    rgpu_put_u(&c, (uint64_t)handle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)handle);
     rgpu_put_u(&c, (uint64_t)flags);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
@@ -1023,7 +1034,7 @@ CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmem
     rgpu_call c;
     if (prop == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     rgpu_begin(&c, RGPU_ID_cuMemGetAllocationPropertiesFromHandle, "cuMemGetAllocationPropertiesFromHandle", RGPU_DRIVER, RGPU_FLAGS_cuMemGetAllocationPropertiesFromHandle);
-    rgpu_put_u(&c, (uint64_t)handle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)handle);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
         rgpu_out_b(&c, prop, sizeof *prop);
@@ -1032,10 +1043,19 @@ CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmem
     return rc;
 }
 
-/* cuMemRetainAllocationHandle: not supported: VMM is not forwarded yet (protocol/contract/calls/vmm.toml) */
+/* cuMemRetainAllocationHandle: forward (protocol/contract/calls/vmm.toml) */
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemRetainAllocationHandle");
+    rgpu_call c;
+    if (handle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", RGPU_DRIVER, RGPU_FLAGS_cuMemRetainAllocationHandle);
+    rgpu_put_u(&c, (uint64_t)(uintptr_t)addr);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *handle = (__typeof__(*handle))(uintptr_t)rgpu_out_h(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuMemFreeAsync: forward (async) (protocol/contract/calls/memory.toml) */
@@ -1232,7 +1252,7 @@ CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice de
 {
     rgpu_call c;
     rgpu_begin(&c, RGPU_ID_cuMulticastAddDevice, "cuMulticastAddDevice", RGPU_DRIVER, RGPU_FLAGS_cuMulticastAddDevice);
-    rgpu_put_u(&c, (uint64_t)mcHandle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)mcHandle);
     rgpu_put_d(&c, dev);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
@@ -1244,9 +1264,9 @@ CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffs
 {
     rgpu_call c;
     rgpu_begin(&c, RGPU_ID_cuMulticastBindMem, "cuMulticastBindMem", RGPU_DRIVER, RGPU_FLAGS_cuMulticastBindMem);
-    rgpu_put_u(&c, (uint64_t)mcHandle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)mcHandle);
     rgpu_put_u(&c, (uint64_t)mcOffset);
-    rgpu_put_u(&c, (uint64_t)memHandle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)memHandle);
     rgpu_put_u(&c, (uint64_t)memOffset);
     rgpu_put_u(&c, (uint64_t)size);
     rgpu_put_u(&c, (uint64_t)flags);
@@ -1260,7 +1280,7 @@ CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOff
 {
     rgpu_call c;
     rgpu_begin(&c, RGPU_ID_cuMulticastBindAddr, "cuMulticastBindAddr", RGPU_DRIVER, RGPU_FLAGS_cuMulticastBindAddr);
-    rgpu_put_u(&c, (uint64_t)mcHandle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)mcHandle);
     rgpu_put_u(&c, (uint64_t)mcOffset);
     rgpu_put_u(&c, (uint64_t)memptr);
     rgpu_put_u(&c, (uint64_t)size);
@@ -1275,7 +1295,7 @@ CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, 
 {
     rgpu_call c;
     rgpu_begin(&c, RGPU_ID_cuMulticastUnbind, "cuMulticastUnbind", RGPU_DRIVER, RGPU_FLAGS_cuMulticastUnbind);
-    rgpu_put_u(&c, (uint64_t)mcHandle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)mcHandle);
     rgpu_put_d(&c, dev);
     rgpu_put_u(&c, (uint64_t)mcOffset);
     rgpu_put_u(&c, (uint64_t)size);
