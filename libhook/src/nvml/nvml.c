@@ -271,21 +271,43 @@ static nvmlReturn_t own_process(nvmlDevice_t device, unsigned int *infoCount, un
     return NVML_SUCCESS;
 }
 
-/* The three struct versions of the process list differ only in the fields after usedGpuMemory
- * (v1 has none; v2 and v3 add the MIG instance ids, "none" here): one body writes each. */
-#define PROCESS_LIST(NAME, INFO, ...)                                                          \
-    nvmlReturn_t NAME(nvmlDevice_t device, unsigned int *infoCount, INFO *infos) {              \
-        unsigned pid = 0;                                                                      \
-        unsigned long long used = 0;                                                           \
-        unsigned cap = infoCount ? *infoCount : 0;                                             \
-        nvmlReturn_t r = own_process(device, infoCount, &pid, &used);                          \
-        if (r == NVML_SUCCESS && *infoCount) {                                                 \
-            if (!infos || !cap) return NVML_ERROR_INVALID_ARGUMENT;                            \
-            infos[0] = (INFO){.pid = pid, .usedGpuMemory = used __VA_ARGS__};                  \
-        }                                                                                      \
-        return r;                                                                              \
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_t *infos) {
+    unsigned pid = 0;
+    unsigned long long used = 0;
+    unsigned cap = infoCount ? *infoCount : 0;
+    nvmlReturn_t r = own_process(device, infoCount, &pid, &used);
+    if (r == NVML_SUCCESS && *infoCount) {
+        if (!infos || !cap) return NVML_ERROR_INVALID_ARGUMENT;
+        infos[0] = (nvmlProcessInfo_t){.pid = pid, .usedGpuMemory = used,
+                                       .gpuInstanceId = 0xFFFFFFFF, .computeInstanceId = 0xFFFFFFFF};
     }
-#define MIG_NONE , .gpuInstanceId = 0xFFFFFFFF, .computeInstanceId = 0xFFFFFFFF
-PROCESS_LIST(nvmlDeviceGetComputeRunningProcesses_v3, nvmlProcessInfo_t, MIG_NONE)
-PROCESS_LIST(nvmlDeviceGetComputeRunningProcesses_v2, nvmlProcessInfo_v2_t, MIG_NONE)
-PROCESS_LIST(nvmlDeviceGetComputeRunningProcesses, nvmlProcessInfo_v1_t)
+    return r;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_v2_t *infos) {
+    unsigned pid = 0;
+    unsigned long long used = 0;
+    unsigned cap = infoCount ? *infoCount : 0;
+    nvmlReturn_t r = own_process(device, infoCount, &pid, &used);
+    if (r == NVML_SUCCESS && *infoCount) {
+        if (!infos || !cap) return NVML_ERROR_INVALID_ARGUMENT;
+        infos[0] = (nvmlProcessInfo_v2_t){.pid = pid, .usedGpuMemory = used,
+                                          .gpuInstanceId = 0xFFFFFFFF, .computeInstanceId = 0xFFFFFFFF};
+    }
+    return r;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+                                                  nvmlProcessInfo_v1_t *infos) {
+    unsigned pid = 0;
+    unsigned long long used = 0;
+    unsigned cap = infoCount ? *infoCount : 0;
+    nvmlReturn_t r = own_process(device, infoCount, &pid, &used);
+    if (r == NVML_SUCCESS && *infoCount) {
+        if (!infos || !cap) return NVML_ERROR_INVALID_ARGUMENT;
+        infos[0] = (nvmlProcessInfo_v1_t){.pid = pid, .usedGpuMemory = used};
+    }
+    return r;
+}
