@@ -1098,18 +1098,6 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     return rc;
 }
 
-/* cuMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
-CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolSetAttribute");
-}
-
-/* cuMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
-CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolGetAttribute");
-}
-
 /* cuMemPoolSetAccess: forward (protocol/contract/calls/vmm.toml) */
 CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
@@ -1211,10 +1199,22 @@ CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUme
     return rc;
 }
 
-/* cuMemAllocFromPoolAsync: not supported: allocates device memory outside the session's memory quota: not forwarded yet (protocol/contract/calls/vmm.toml) */
+/* cuMemAllocFromPoolAsync: forward (protocol/contract/calls/vmm.toml) */
 CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemAllocFromPoolAsync");
+    rgpu_call c;
+    if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
+    rgpu_begin(&c, RGPU_ID_cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", RGPU_DRIVER, RGPU_FLAGS_cuMemAllocFromPoolAsync);
+    rgpu_put_u(&c, (uint64_t)bytesize);
+    rgpu_put_h(&c, pool);
+    rgpu_put_h(&c, hStream);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuMemPoolExportToShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
@@ -1247,61 +1247,28 @@ CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulti
     return rgpu_unsupported(RGPU_DRIVER, "cuMulticastCreate");
 }
 
-/* cuMulticastAddDevice: forward (protocol/contract/calls/vmm.toml) */
+/* cuMulticastAddDevice: not supported: multicast objects are not made through rgpu (cuMulticastCreate is not forwarded) (protocol/contract/calls/vmm.toml) */
 CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastAddDevice, "cuMulticastAddDevice", RGPU_DRIVER, RGPU_FLAGS_cuMulticastAddDevice);
-    rgpu_put_h(&c, (const void *)(uintptr_t)mcHandle);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMulticastAddDevice");
 }
 
-/* cuMulticastBindMem: forward (protocol/contract/calls/vmm.toml) */
+/* cuMulticastBindMem: not supported: multicast objects are not made through rgpu (cuMulticastCreate is not forwarded) (protocol/contract/calls/vmm.toml) */
 CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastBindMem, "cuMulticastBindMem", RGPU_DRIVER, RGPU_FLAGS_cuMulticastBindMem);
-    rgpu_put_h(&c, (const void *)(uintptr_t)mcHandle);
-    rgpu_put_u(&c, (uint64_t)mcOffset);
-    rgpu_put_h(&c, (const void *)(uintptr_t)memHandle);
-    rgpu_put_u(&c, (uint64_t)memOffset);
-    rgpu_put_u(&c, (uint64_t)size);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMulticastBindMem");
 }
 
-/* cuMulticastBindAddr: forward (protocol/contract/calls/vmm.toml) */
+/* cuMulticastBindAddr: not supported: multicast objects are not made through rgpu (cuMulticastCreate is not forwarded) (protocol/contract/calls/vmm.toml) */
 CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastBindAddr, "cuMulticastBindAddr", RGPU_DRIVER, RGPU_FLAGS_cuMulticastBindAddr);
-    rgpu_put_h(&c, (const void *)(uintptr_t)mcHandle);
-    rgpu_put_u(&c, (uint64_t)mcOffset);
-    rgpu_put_u(&c, (uint64_t)memptr);
-    rgpu_put_u(&c, (uint64_t)size);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMulticastBindAddr");
 }
 
-/* cuMulticastUnbind: forward (protocol/contract/calls/vmm.toml) */
+/* cuMulticastUnbind: not supported: multicast objects are not made through rgpu (cuMulticastCreate is not forwarded) (protocol/contract/calls/vmm.toml) */
 CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastUnbind, "cuMulticastUnbind", RGPU_DRIVER, RGPU_FLAGS_cuMulticastUnbind);
-    rgpu_put_h(&c, (const void *)(uintptr_t)mcHandle);
-    rgpu_put_d(&c, dev);
-    rgpu_put_u(&c, (uint64_t)mcOffset);
-    rgpu_put_u(&c, (uint64_t)size);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMulticastUnbind");
 }
 
 /* cuMulticastGetGranularity: forward (protocol/contract/calls/vmm.toml) */
@@ -3467,18 +3434,6 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
     return rc;
 }
 
-/* cudaMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
-cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolSetAttribute");
-}
-
-/* cudaMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
-cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolGetAttribute");
-}
-
 /* cudaMemPoolSetAccess: forward (protocol/contract/calls/vmm.toml) */
 cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
@@ -3580,10 +3535,22 @@ cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllo
     return rc;
 }
 
-/* cudaMallocFromPoolAsync: not supported: memory pools are not forwarded yet (protocol/contract/calls/vmm.toml) */
+/* cudaMallocFromPoolAsync: forward (protocol/contract/calls/vmm.toml) */
 cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMallocFromPoolAsync");
+    rgpu_call c;
+    if (ptr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1); if (crc) return crc; }
+    rgpu_begin(&c, RGPU_ID_cudaMallocFromPoolAsync, "cudaMallocFromPoolAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaMallocFromPoolAsync);
+    rgpu_put_u(&c, (uint64_t)size);
+    rgpu_put_h(&c, memPool);
+    rgpu_put_h(&c, stream);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *ptr = (void *)(uintptr_t)rgpu_out_u(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cudaMemPoolExportToShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
