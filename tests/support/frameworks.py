@@ -6,8 +6,8 @@ them, and their numpy must not replace rgpu's).
 installer) and returns its interpreter. The math libraries (cuBLAS, cuFFT, nvJitLink) are not
 installed again: `cupy_env()` puts the tree tests/support/nvlibs.py installs on the library path,
 where CuPy (through cuda-pathfinder) finds them as it finds a system toolkit's. The headers CuPy's
-NVRTC kernels include come from NVIDIA's own toolkit wheels (cudart, crt, cccl), installed into the
-virtualenv beside NVRTC, so CuPy finds its toolkit root at ``site-packages/nvidia/cu13`` as on any
+NVRTC kernels include come from NVIDIA's own cudart wheel, installed into the virtualenv beside
+NVRTC, so CuPy finds its toolkit root at ``site-packages/nvidia/cu13`` as on any
 machine that installed CUDA from PyPI.
 
     from tests.support import frameworks
@@ -42,13 +42,12 @@ PINS = {
     "cuda-pathfinder": "1.9.1",
     "numpy": "2.4.6",
     "packaging": "26.4",
-    # the toolkit pieces a framework compiles with: NVRTC (CuPy) and NVVM (numba), and the headers
-    # CuPy's kernels include (cuda_fp16.h and friends from cudart, crt/, cccl)
+    # the toolkit pieces a framework compiles with, as `cuda-toolkit[nvrtc,nvvm,cudart]==13.0.*` picks
+    # them: NVRTC (CuPy), NVVM (numba), and cudart's headers, which CuPy's kernels include
+    # (cuda_fp16.h, ...; without them CuPy fails with "Failed to find CUDA headers")
     "nvidia-cuda-nvrtc": "13.0.88",
     "nvidia-nvvm": "13.0.88",
     "nvidia-cuda-runtime": "13.0.96",
-    "nvidia-cuda-crt": "13.0.88",
-    "nvidia-cuda-cccl": "13.0.85",
 }
 
 

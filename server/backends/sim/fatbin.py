@@ -199,13 +199,15 @@ def choose_ptx(img: Image, cc: tuple[int, int]) -> Entry:
     if img.bare_cubin:
         # A cubin handed to the driver as it is: often a JIT's output, not a build's. numba-cuda
         # (through cuda.core) links with nvJitLink whenever it can load it, and nvJitLink's output
-        # keeps no PTX; the driver's cuLink* (rgpu's, on the client) keeps it.
+        # keeps no PTX (its tool note may name only ptxas, so the message covers every bare cubin);
+        # the driver's cuLink* (rgpu's, on the client) keeps it.
         raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
                        f"the software GPU runs PTX, and this module is a bare {sass} cubin (SASS alone): load "
-                       f"its PTX, or a fatbin that carries PTX, instead. numba-cuda makes such cubins when "
-                       f"nvJitLink is installed: on the software GPU run it where nvJitLink is not (numba-cuda "
-                       f"without its [cu13] extra; it then links through the driver's cuLink*, which keeps the "
-                       f"PTX), or on a real GPU")
+                       f"its PTX, or a fatbin that carries PTX, instead. JIT compilers make such cubins: CuPy "
+                       f"unless CUPY_COMPILE_WITH_PTX=1 (`rgpu run` and `rgpu env` set it for a software GPU), "
+                       f"numba-cuda whenever nvJitLink is installed: run numba where nvJitLink is not "
+                       f"(numba-cuda without its [cu13] extra; it then links through the driver's cuLink*, which "
+                       f"keeps the PTX), or on a real GPU")
     # The rebuild keeps the program's own target where the device can run its PTX.
     fit = max([a for a in sass_archs if a <= dev], default=min(dev, 80))
     raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
