@@ -83,11 +83,6 @@ def _install(dest: Path) -> None:
                     ":all:", "--disable-pip-version-check", *(f"{k}=={v}" for k, v in PINS.items())], check=True)
 
 
-def site_packages() -> Path:
-    py = python()
-    return next(py.parent.parent.glob("lib/python3*/site-packages"))
-
-
 def cupy_env(base: dict | None = None) -> dict:
     """The environment a CuPy program runs in: cuBLAS, cuFFT and nvJitLink of the pinned math
     libraries on the library path."""
