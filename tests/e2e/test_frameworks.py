@@ -29,7 +29,7 @@ def fw_python():
 
 
 def run_script(url: str, python: str, script: str, *args: str, env: dict):
-    return run_cli("run", "--server", url, "--", python, os.path.join(SCRIPTS, script), *args, env=env, timeout=600)
+    return run_cli("run", "--server", url, "--", python, os.path.join(SCRIPTS, script), *args, env=env, timeout=300)
 
 
 def cupy_op(url, python, op, tmp_path):
