@@ -98,8 +98,13 @@ static int load_image(int face, int dev, const void *image, size_t size, char di
     int rc = load_once(face, dev, image, size, digest, NULL, out);
     const rgpu_companion *comp = rc == 209 /* CUDA_ERROR_NO_BINARY_FOR_GPU */ ? rgpu_companion_of(image) : NULL;
     if (comp) rc = load_once(face, dev, image, size, digest, comp, out);
-    /* CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU, _INVALID_PTX: the image, not the moment */
-    if (rc == 200 || rc == 209 || rc == 218) remember_refusal(dev, digest, rc);
+    /* CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU, _INVALID_PTX: the image, not the moment. The
+     * program gets only the code, and no fallback is left: say once, loudly, what the server said
+     * (its cause and fix), as a driver's JIT log would. */
+    if (rc == 200 || rc == 209 || rc == 218) {
+        remember_refusal(dev, digest, rc);
+        rgpu_log(RGPU_LOG_WARN, "device %d refused a module (%d): %s", dev, rc, rgpu_last_server_message());
+    }
     return rc;
 }
 

@@ -92,6 +92,8 @@ void rgpu_put_bulk(rgpu_call *c, const void *p, size_t n);
 int rgpu_sync(rgpu_call *c);   /* send (with any queued async calls), wait for the reply */
 int rgpu_async(rgpu_call *c);  /* queue; returns the session's sticky error or success */
 void rgpu_end(rgpu_call *c);   /* release the reply */
+/* The server's message for the last call of this thread that failed with one ("" if none). */
+const char *rgpu_last_server_message(void);
 
 int64_t rgpu_out_i(rgpu_call *c);
 uint64_t rgpu_out_u(rgpu_call *c);
