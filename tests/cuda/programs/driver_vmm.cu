@@ -15,6 +15,9 @@ __global__ void fill(unsigned *p, size_t n) {
 
 int main() {
     EXPECT(cudaFree(0) == cudaSuccess);
+    int vmm = 0;
+    CK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0));
+    EXPECT(vmm == 1);  // frameworks ask before they use the VMM calls
     CUmemAllocationProp prop = {};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
