@@ -21,6 +21,7 @@ import zmq.utils.monitor
 
 from rgpu import logs
 from rgpu.protocol import curve, wire
+from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, module_cache
 from .errors import CudaError, driver_code
@@ -33,6 +34,7 @@ from .reclaim import Reclaimer
 from .api.device import cuda_get_device_properties, device_attributes
 from .session import Session
 from .session import SessionEnding
+from .pinned import PinnedHost
 from .shm import Segment
 
 HOUSEKEEPING_S = 0.25
@@ -70,6 +72,7 @@ def _publish(traffic, slot: int, session) -> None:
     """Calls and bytes each way (frames and shared memory), for the supervisor's accounting;
     written at housekeeping, not per call, to keep the hot path free of it."""
     shm_in, shm_out = (session.shm.bytes_in, session.shm.bytes_out) if session.shm else (0, 0)
+    shm_in, shm_out = shm_in + session.pinned.bytes_in, shm_out + session.pinned.bytes_out
     base = 3 * slot
     traffic[base], traffic[base + 1], traffic[base + 2] = \
         session.calls, session.bytes_in + shm_in, session.bytes_out + shm_out
@@ -166,6 +169,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     session = Session(make_device(conf, assignment, reserve), assignment["session"])
     session.memory_view = lambda: gpu.mem_info(slot, capacity, assignment["memory"])
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
+    session.pinned = PinnedHost(session)  # the program's pinned host memory, mapped as calls name it
     session.sched, session.slot = gpu.sched, slot
     dispatcher = Dispatcher(conf["device"])
     reclaimer = Reclaimer(assignment.get("reclaim_after") or conf.get("reclaim_after"), conf.get("checkpoint_dir"),
@@ -257,6 +261,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         if session.shm is not None:
             session.shm.close()
             session.shm = None
+        session.pinned.close()  # the pinned memory is the client's: the target maps it when named
         session.close()  # the memory is the target's now: it goes back to this GPU at once
         redirect = Redirect(m.link, notice)
         sock.send_multipart([peer, notice])  # the client may be idle: it finds this at its next call
@@ -353,12 +358,15 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  bytes_in=session.bytes_in,
                  bytes_out=session.bytes_out, memory_peak=getattr(mem, "peak", 0),
                  shm_bytes_in=session.shm.bytes_in if session.shm else 0,
-                 shm_bytes_out=session.shm.bytes_out if session.shm else 0)
+                 shm_bytes_out=session.shm.bytes_out if session.shm else 0,
+                 pinned_bytes_in=session.pinned.bytes_in, pinned_bytes_out=session.pinned.bytes_out,
+                 pinned_segments=len(session.pinned.maps))
         _publish(traffic, slot, session)
         if watch is not None:
             watch.set()
         if session.shm is not None:
             session.shm.close()
+        session.pinned.close(client_gone=reason == "client_gone")
         if reclaimer.reclaimed:  # its device is closed already; its checkpoint goes with it
             reclaimer.discard()
             session.closed = True
@@ -528,13 +536,18 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         if bulk:
             bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
+        if call_id == wire.UNPIN:
+            _unpin(sock, ident, seq, sync, args, session, log)
+            continue
         if call_id == wire.BARRIER:
             # a sync no-op: its reply says all before it ran; errors and printf output stay for
             # the program's own next synchronising call
             if sync:
                 sock.send_multipart([ident, wire.encode_reply(seq, 0)])
             continue
-        if shm is not None:
+        if shm is not None and len(shm) == 3:
+            res = _run_pinned(session, run, call_id, args, shm[2])
+        elif shm is not None:
             res = _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
         else:
             res = run(session, call_id, args, bulk)
@@ -548,7 +561,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             msg = res.message
         # Device printf reaches the program at its next synchronising call, as on a GPU.
         output = session.device.take_output()
-        if shm is not None and res.bulk and sync:
+        if shm is not None and res.bulk and sync and len(shm) == 2:
             regions = session.shm.put(res.bulk, shm[1])
             if regions is not None:
                 sock.send(ident, zmq.SNDMORE)
@@ -563,6 +576,38 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             sock.send(head)
     settle()
     return True
+
+
+def _run_pinned(session, run, call_id, args, pin) -> Result:
+    """A copy whose host side is the program's pinned memory (server/pinned.py): no data travels."""
+    if session.shm is None:  # the session segment is the proof of the same host
+        return Result(1, message="pinned host memory named, but the client is not on this host")
+    try:
+        host = session.pinned.region(pin)
+    except CudaError as e:
+        return Result(1, message=e.message)
+    res = run(session, call_id, args, (), host)
+    if not res.rc:
+        if call_id in _H2D_PINNED or (call_id in _RUNTIME_COPIES and args[3] == 1):
+            session.pinned.bytes_in += pin[4]
+        else:
+            session.pinned.bytes_out += pin[4]
+    host[0].release()
+    return res
+
+
+def _unpin(sock, ident, seq, sync, args, session, log) -> None:
+    """UNPIN [name]: the client frees a pinned segment. cudaFreeHost synchronises the device first:
+    no copy still in flight reads or writes the memory when it is unmapped."""
+    rc, msg = 0, ""
+    try:
+        session.device.synchronize()
+    except CudaError as e:
+        rc, msg = driver_code(e.code), e.message
+    if args and isinstance(args[0], str):
+        session.pinned.drop(args[0])
+    if sync:
+        sock.send_multipart([ident, wire.encode_reply(seq, rc, message=msg)])
 
 
 def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:
@@ -587,3 +632,7 @@ def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result
                 r.release()
             except BufferError:  # a handler kept a view: it goes when that does
                 pass
+
+
+_H2D_PINNED = {BY_NAME["cuMemcpyHtoD_v2"], BY_NAME["cuMemcpyHtoDAsync_v2"]}
+_RUNTIME_COPIES = {BY_NAME["cudaMemcpy"], BY_NAME["cudaMemcpyAsync"]}

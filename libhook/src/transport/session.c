@@ -389,7 +389,8 @@ int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n) {
     return 0;
 }
 
-/* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there. */
+/* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there; 3 its
+ * host side is pinned memory the worker maps (no data either way). */
 static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync, int shm, size_t shm_len) {
     mp_array(w, shm ? 6 : 5);
     mp_uint(w, seq);
@@ -397,8 +398,19 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
     mp_uint(w, (uint64_t)sync);
     mp_array(w, (uint32_t)c->nargs);
     mp_raw(w, c->args.buf, c->args.len);
-    mp_uint(w, shm == 1 ? 0 : (uint64_t)c->nbulk);
-    if (shm) {
+    mp_uint(w, shm == 1 || shm == 3 ? 0 : (uint64_t)c->nbulk);
+    if (shm == 3) {
+        /* [no regions, no room, [segment, nonce, segment size, offset, length]] */
+        mp_array(w, 3);
+        mp_array(w, 0);
+        mp_uint(w, 0);
+        mp_array(w, 5);
+        mp_str(w, c->pin->name);
+        mp_bin(w, c->pin->nonce, sizeof c->pin->nonce);
+        mp_uint(w, c->pin->size);
+        mp_uint(w, c->pin_off);
+        mp_uint(w, c->pin_len);
+    } else if (shm) {
         /* [input regions [[offset, length]...], room for the reply's bulk] */
         mp_array(w, 2);
         if (shm == 1) {
@@ -414,6 +426,12 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
 
 /* Whether (and how) a sync call's bulk data moves through the session's shared memory. */
 static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
+    if (c) c->pin_used = 0;
+    if (c && c->pin && s->shm_base && (c->flags & RGPU_F_SHM)) {
+        c->pin_used = 1;
+        __atomic_or_fetch(&c->pin->told, 1u << (s - rgpu_sessions_internal()), __ATOMIC_RELEASE);
+        return 3;
+    }
     if (!c || !c->shm || !s->shm_base || !(c->flags & RGPU_F_SHM)) return 0; /* the record allows it, or frames */
     if (c->shm == 1) {
         size_t n = 0;
@@ -498,7 +516,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     mp_raw(&hdr, s->batch.buf, s->batch.len);
     if (c) encode_call(&hdr, seq, c, 1, shm, shm_len);
     if (hdr.oom) return -1;
-    int cframes = c && shm != 1 ? c->nbulk : 0;
+    int cframes = c && shm != 1 && shm != 3 ? c->nbulk : 0;
     size_t nframes = s->nbulk + (size_t)cframes;
     replay_msg *r = replay_new(s);
     if (r) {
@@ -583,7 +601,7 @@ static int resend_rebuilt(rgpu_session *s, replay_msg *m, struct rgpu_call *c, u
         nm.async_frames = m->async_frames;
         m->async_hdr = NULL;
     }
-    int cframes = shm != 1 ? c->nbulk : 0;
+    int cframes = shm != 1 && shm != 3 ? c->nbulk : 0;
     size_t nframes = m->async_frames + (size_t)cframes;
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
@@ -893,9 +911,18 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
         pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
-    encode_call(&s->batch, ++s->seq, c, 0, 0, 0);
+    int pin = 0;
+    if (c->pin) {
+        size_t unused;
+        pin = shm_mode(s, c, &unused) == 3;
+        if (!pin && c->device_reads) { /* it moved to another host since the copy was made: no way back */
+            pthread_mutex_unlock(&s->mu);
+            return RGPU_NOT_SUPPORTED;
+        }
+    }
+    encode_call(&s->batch, ++s->seq, c, 0, pin ? 3 : 0, 0);
     s->nbatch++;
-    for (int i = 0; i < c->nbulk; i++) {
+    for (int i = 0; i < c->nbulk && !pin; i++) {
         /* The caller may reuse its buffer as soon as we return: copy it into the message. */
         if (s->nbulk == s->bulkcap) {
             s->bulkcap = s->bulkcap ? s->bulkcap * 2 : 8;
@@ -918,6 +945,32 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
         }
     }
     pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+int rgpu_session_local(int dev) {
+    rgpu_session *s = rgpu_session_get(dev);
+    if (!s) return 0;
+    pthread_mutex_lock(&s->mu);
+    int local = !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) && ensure_open(s, dev) == 0 && s->shm_base != NULL;
+    pthread_mutex_unlock(&s->mu);
+    return local;
+}
+
+int rgpu_session_unpin(int dev, const char *name) {
+    rgpu_session *s = rgpu_session_get(dev);
+    if (!s) return RGPU_INVALID_DEVICE;
+    struct rgpu_call c;
+    memset(&c, 0, sizeof c);
+    c.id = RGPU_UNPIN;
+    c.name = "unpin";
+    c.dev = dev;
+    mp_init(&c.args, 64);
+    mp_str(&c.args, name);
+    c.nargs = 1;
+    int rc = rgpu_session_sync(s, &c);
+    rgpu_end(&c);
+    mp_free(&c.args);
     return rc;
 }
 
