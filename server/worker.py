@@ -13,6 +13,7 @@ are bounded in size (MAX_FRAME) and in number queued (RCVHWM)."""
 from __future__ import annotations
 
 import os
+import struct
 import threading
 import time
 
@@ -35,7 +36,7 @@ from .api.device import cuda_get_device_properties, device_attributes
 from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
-from .shm import Segment
+from .shm import DATA, Segment
 
 HOUSEKEEPING_S = 0.25
 ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
@@ -258,9 +259,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             return
         log.info("session_migrated", migration=m.id, to=m.to, **m.stats)
         _publish(traffic, slot, session)
-        if session.shm is not None:
-            session.shm.close()
-            session.shm = None
+        _close_shm(session)
         session.pinned.close()  # the pinned memory is the client's: the target maps it when named
         session.close()  # the memory is the target's now: it goes back to this GPU at once
         redirect = Redirect(m.link, notice)
@@ -364,8 +363,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         _publish(traffic, slot, session)
         if watch is not None:
             watch.set()
-        if session.shm is not None:
-            session.shm.close()
+        _close_shm(session)
         session.pinned.close(client_gone=reason == "client_gone")
         if reclaimer.reclaimed:  # its device is closed already; its checkpoint goes with it
             reclaimer.discard()
@@ -487,11 +485,15 @@ def _attach(sock, ident, body, assignment, session, log, backend: str):
     if ok:
         accepted = False
         if len(req.args) == 3:
-            if session.shm is not None:
-                session.shm.close()
+            _close_shm(session)
             session.shm, why = Segment.attach(req.args[2])
             accepted = session.shm is not None
             if accepted:
+                # registered with the device: a real GPU DMAs staged copies from and to it
+                try:
+                    session.shm.handle = session.device.host_register(session.shm.addr, session.shm.size)
+                except CudaError as e:
+                    log.info("shm_not_registered", reason=e.message)
                 log.info("shm_attached", size=session.shm.size)
             else:
                 log.info("shm_declined", reason=why)
@@ -545,7 +547,9 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             if sync:
                 sock.send_multipart([ident, wire.encode_reply(seq, 0)])
             continue
-        if shm is not None and len(shm) == 3:
+        if shm is not None and len(shm) == 3 and type(shm[2]) is int:
+            res = _run_staged(session, run, call_id, args, shm, sync, dispatcher)
+        elif shm is not None and len(shm) == 3:
             res = _run_pinned(session, run, call_id, args, shm[2])
         elif shm is not None:
             res = _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
@@ -562,7 +566,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         # Device printf reaches the program at its next synchronising call, as on a GPU.
         output = session.device.take_output()
         if shm is not None and res.bulk and sync and len(shm) == 2:
-            regions = session.shm.put(res.bulk, shm[1])
+            regions = list(res.bulk) if type(res.bulk) is _Placed else session.shm.put(res.bulk, shm[1])
             if regions is not None:
                 sock.send(ident, zmq.SNDMORE)
                 sock.send(wire.encode_reply(seq, res.rc, res.outs, deferred, msg, output, shm=regions))
@@ -610,6 +614,64 @@ def _unpin(sock, ident, seq, sync, args, session, log) -> None:
         sock.send_multipart([ident, wire.encode_reply(seq, rc, message=msg)])
 
 
+STAGE_STALL_S = 10.0  # no progress for this long: the client is gone or broken, the copy fails
+_H2D_SYNC = {BY_NAME["cuMemcpyHtoD_v2"]: (0, 1), BY_NAME["cudaMemcpy"]: (0, 2)}  # (dst, count) argument places
+
+
+def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
+    """A large sync H2D copy whose data the client is still copying into the segment (libhook's
+    stage_progressive): the segment's first page holds the call's seq and how many bytes are in
+    place; each chunk goes to the device as soon as it has arrived, while the client copies the next."""
+    places = _H2D_SYNC.get(call_id)
+    seg = session.shm
+    if places is None or seg is None or not sync or len(shm[0]) != 1 or \
+            (call_id == BY_NAME["cudaMemcpy"] and args[3] != 1):
+        return Result(1, message="a progressively staged copy must be a sync H2D copy through the shared segment")
+    (off, n), = shm[0]
+    dst, count = args[places[0]], args[places[1]]
+    try:
+        region = seg.region(off, n)
+    except ValueError as e:
+        return Result(1, message=str(e))
+    found = session.device.allocation(dst) if isinstance(dst, int) else None
+    if count != n or found is None or dst + n > found[0] + found[1]:
+        # the whole copy is checked before any of it moves, as CUDA does: the handler refuses it
+        # without reading the data, so nothing waits for it
+        try:
+            return run(session, call_id, args, [region])
+        finally:
+            _release(region)
+    seq, header, done, res = shm[2], seg.view, 0, None
+    stalled = time.monotonic()
+    try:
+        while done < n:
+            staged_seq, staged = struct.unpack_from("<QQ", header, 16)
+            ready = min(staged, n) if staged_seq == seq else 0
+            if ready <= done:
+                if time.monotonic() - stalled > STAGE_STALL_S:
+                    return Result(1, message="the client stopped staging its copy")
+                time.sleep(20e-6)
+                continue
+            a = args.copy()
+            a[places[0]], a[places[1]] = dst + done, ready - done
+            res = run(session, call_id, a, [region[done:ready]])
+            if res.rc:
+                return res
+            seg.bytes_in += ready - done
+            done = ready
+            stalled = time.monotonic()
+        return res
+    finally:
+        _release(region)
+
+
+def _release(view) -> None:
+    try:
+        view.release()
+    except BufferError:  # a handler kept a view: it goes when that does
+        pass
+
+
 def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:
     """A call whose bulk input is in the client's shared segment (regions come after any frames)."""
     if not dispatcher.shm_allowed(call_id):
@@ -624,6 +686,8 @@ def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result
     if regions:
         seg.bytes_in += sum(map(len, regions))
         bulk = list(bulk) + regions if bulk else regions
+    elif not bulk and shm[1] and call_id in _D2H_SYNC:
+        return _run_d2h_placed(session, run, call_id, args, shm[1])
     try:
         return run(session, call_id, args, bulk)
     finally:
@@ -632,6 +696,43 @@ def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result
                 r.release()
             except BufferError:  # a handler kept a view: it goes when that does
                 pass
+
+
+_D2H_SYNC = {BY_NAME["cuMemcpyDtoH_v2"]: 1, BY_NAME["cudaMemcpy"]: 2}  # where the count is
+
+
+class _Placed(tuple):
+    """A reply's data already in the session segment: its [offset, length] regions."""
+
+
+def _run_d2h_placed(session, run, call_id, args, room) -> Result:
+    """A sync D2H copy through the session segment, written there by the device itself (a real GPU
+    DMAs into the registered segment) instead of into a buffer then copied into the segment."""
+    seg, count = session.shm, args[_D2H_SYNC[call_id]]
+    if (call_id == BY_NAME["cudaMemcpy"] and args[3] != 2) or not isinstance(count, int) or \
+            not 0 < count <= min(room, seg.size - DATA):
+        return run(session, call_id, args, ())
+    view = seg.region(DATA, count)
+    try:
+        res = run(session, call_id, args, (), (view, seg.addr + DATA))
+    finally:
+        _release(view)
+    if res.rc:
+        return res
+    seg.bytes_out += count
+    return Result(0, res.outs, _Placed(([DATA, count],)), face=res.face)
+
+
+def _close_shm(session) -> None:
+    seg, session.shm = session.shm, None
+    if seg is None:
+        return
+    if seg.handle is not None:
+        try:
+            session.device.host_unregister(seg.handle)
+        except CudaError:
+            pass
+    seg.close()
 
 
 _H2D_PINNED = {BY_NAME["cuMemcpyHtoD_v2"], BY_NAME["cuMemcpyHtoDAsync_v2"]}
