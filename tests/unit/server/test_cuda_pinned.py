@@ -19,7 +19,11 @@ from rgpu.server.api import memory
 from rgpu.server.backends.cuda import device as cuda_device
 from rgpu.server.errors import CudaError
 from rgpu.server.pinned import PinnedHost
-from rgpu.server.shm import DATA
+from rgpu.server import worker
+from rgpu.server.dispatch import Dispatcher
+from rgpu.server.session import Session
+from rgpu.server.shm import DATA, Segment, boot_id
+from rgpu.protocol.generated.calltable import BY_NAME
 from tests.support import fakecuda
 
 FAKE = r"""
@@ -31,7 +35,7 @@ static unsigned char devmem[1 << 20];           /* device memory at 0x7000000 */
 #define DEV0 0x7000000ull
 static struct { int h2d; void *host; CUdeviceptr dev; size_t n; CUstream s; } q[64];
 static int nq, h2d_calls, d2h_calls, syncs;
-static void *reg_ptr; static size_t reg_size; static unsigned reg_flags; static int registered, unregistered;
+static void *reg_ptr, *last_d2h; static size_t reg_size; static unsigned reg_flags; static int registered, unregistered;
 
 int fake_pending(void) { return nq; }
 int fake_syncs(void) { return syncs; }
@@ -41,6 +45,7 @@ void *fake_reg_ptr(void) { return reg_ptr; }
 size_t fake_reg_size(void) { return reg_size; }
 unsigned fake_reg_flags(void) { return reg_flags; }
 void *fake_last_host(void) { return nq ? q[nq - 1].host : NULL; }
+void *fake_last_d2h(void) { return last_d2h; }
 unsigned char *fake_devmem(void) { return devmem; }
 
 static void run_queue(void) {
@@ -81,6 +86,7 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstre
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
     d2h_calls++;
+    last_d2h = dst;
     q[nq].h2d = 0, q[nq].host = dst, q[nq].dev = src, q[nq].n = n, q[nq].s = s, nq++;
     return CUDA_SUCCESS;
 }
@@ -103,7 +109,7 @@ def gpu(fake_libcuda, monkeypatch):
     monkeypatch.setattr(cuda_device, "_lib", None)
     dev = cuda_device.CudaDevice(0, 1 << 20)
     fake = ctypes.CDLL(str(fake_libcuda))
-    for f in ("fake_reg_ptr", "fake_last_host", "fake_devmem"):
+    for f in ("fake_reg_ptr", "fake_last_host", "fake_devmem", "fake_last_d2h"):
         getattr(fake, f).restype = ctypes.c_void_p
     fake.fake_reg_size.restype = ctypes.c_size_t
     return dev, fake
@@ -175,3 +181,34 @@ def test_sync_copies_wait_and_unpin_unregisters(gpu, segment):
     before = fake.fake_unregistered()
     pinned.close()
     assert fake.fake_unregistered() == before + 1 and not pinned.maps
+
+
+def test_a_staged_d2h_copy_is_dma_d_into_the_registered_session_segment(gpu):
+    """The session segment (server/shm.py) is registered at attach; a sync D2H copy through it is
+    written there by the driver itself, its reply naming the region instead of carrying data."""
+    dev, fake = gpu
+    name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
+    fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    os.ftruncate(fd, 1 << 20)
+    nonce = os.urandom(16)
+    os.pwrite(fd, nonce, 0)
+    os.close(fd)
+    try:
+        seg, why = Segment.attach({"name": name, "size": 1 << 20, "nonce": nonce, "boot": boot_id()})
+        assert seg is not None, why
+    finally:
+        os.unlink("/dev/shm" + name)
+    s = Session(dev, "s")
+    s.shm = seg
+    registered = fake.fake_registered()
+    seg.handle = dev.host_register(seg.addr, seg.size)
+    assert fake.fake_registered() == registered + 1 and fake.fake_reg_ptr() == seg.addr
+    d = dev.mem_alloc(65536)
+    devmem = (ctypes.c_ubyte * 4096).from_address(fake.fake_devmem())
+    devmem[:] = list(range(256)) * 16
+    res = worker._run_d2h_placed(s, Dispatcher("cuda").run, BY_NAME["cuMemcpyDtoH_v2"], [d, 4096], 1 << 19)
+    assert res.rc == 0 and list(res.bulk) == [[DATA, 4096]]
+    assert fake.fake_last_d2h() == seg.addr + DATA and fake.fake_pending() == 0  # into the segment, waited for
+    assert bytes(seg.view[DATA:DATA + 4096]) == bytes(range(256)) * 16
+    worker._close_shm(s)
+    assert fake.fake_unregistered() >= 1 and s.shm is None
