@@ -686,7 +686,7 @@ def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result
     if regions:
         seg.bytes_in += sum(map(len, regions))
         bulk = list(bulk) + regions if bulk else regions
-    elif not bulk and shm[1] and call_id in _D2H_SYNC:
+    elif not bulk and shm[1] and seg.handle is not None and call_id in _D2H_SYNC:
         return _run_d2h_placed(session, run, call_id, args, shm[1])
     try:
         return run(session, call_id, args, bulk)
@@ -707,7 +707,9 @@ class _Placed(tuple):
 
 def _run_d2h_placed(session, run, call_id, args, room) -> Result:
     """A sync D2H copy through the session segment, written there by the device itself (a real GPU
-    DMAs into the registered segment) instead of into a buffer then copied into the segment."""
+    DMAs into the registered segment) instead of into a buffer then copied into the segment. Only
+    where the device registered the segment: the sim's copy out of device memory is a view, and its
+    one copy into the segment is what `put` does anyway (cheaper for small copies)."""
     seg, count = session.shm, args[_D2H_SYNC[call_id]]
     if (call_id == BY_NAME["cudaMemcpy"] and args[3] != 2) or not isinstance(count, int) or \
             not 0 < count <= min(room, seg.size - DATA):
