@@ -17,6 +17,7 @@ import struct
 import threading
 import time
 
+import structlog
 import zmq
 import zmq.utils.monitor
 
@@ -489,11 +490,6 @@ def _attach(sock, ident, body, assignment, session, log, backend: str):
             session.shm, why = Segment.attach(req.args[2])
             accepted = session.shm is not None
             if accepted:
-                # registered with the device: a real GPU DMAs staged copies from and to it
-                try:
-                    session.shm.handle = session.device.host_register(session.shm.addr, session.shm.size)
-                except CudaError as e:
-                    log.info("shm_not_registered", reason=e.message)
                 log.info("shm_attached", size=session.shm.size)
             else:
                 log.info("shm_declined", reason=why)
@@ -684,9 +680,12 @@ def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result
     except ValueError as e:
         return Result(1, message=str(e))
     if regions:
-        seg.bytes_in += sum(map(len, regions))
+        n = sum(map(len, regions))
+        seg.bytes_in += n
         bulk = list(bulk) + regions if bulk else regions
-    elif not bulk and shm[1] and seg.handle is not None and call_id in _D2H_SYNC:
+        if n >= REGISTER_MIN and session.device.registers_host:
+            _dma_ready(session, seg, max(off + k for off, k in shm[0]))
+    elif not bulk and shm[1] and session.device.registers_host and call_id in _D2H_SYNC:
         return _run_d2h_placed(session, run, call_id, args, shm[1])
     try:
         return run(session, call_id, args, bulk)
@@ -707,12 +706,12 @@ class _Placed(tuple):
 
 def _run_d2h_placed(session, run, call_id, args, room) -> Result:
     """A sync D2H copy through the session segment, written there by the device itself (a real GPU
-    DMAs into the registered segment) instead of into a buffer then copied into the segment. Only
-    where the device registered the segment: the sim's copy out of device memory is a view, and its
-    one copy into the segment is what `put` does anyway (cheaper for small copies)."""
+    DMAs into the registered segment) instead of into a buffer then copied into the segment. Only on
+    a device that registers host memory, for copies of REGISTER_MIN or more: the sim's copy out of
+    device memory is a view, and its one copy into the segment is what `put` does anyway."""
     seg, count = session.shm, args[_D2H_SYNC[call_id]]
     if (call_id == BY_NAME["cudaMemcpy"] and args[3] != 2) or not isinstance(count, int) or \
-            not 0 < count <= min(room, seg.size - DATA):
+            not REGISTER_MIN <= count <= min(room, seg.size - DATA) or not _dma_ready(session, seg, DATA + count):
         return run(session, call_id, args, ())
     view = seg.region(DATA, count)
     try:
@@ -723,6 +722,32 @@ def _run_d2h_placed(session, run, call_id, args, room) -> Result:
         return res
     seg.bytes_out += count
     return Result(0, res.outs, _Placed(([DATA, count],)), face=res.face)
+
+
+REGISTER_MIN = 1 << 20  # staged copies smaller than this are not worth registering the segment for
+
+
+def _dma_ready(session, seg, end: int) -> bool:
+    """Whether the session segment's first `end` bytes are registered with the device, registering
+    them if not — lazily, growing by doubling: registering page-locks (and so allocates) the pages,
+    and a segment is sized for the largest copy (256 MiB), not what a program moves through it. The
+    staged copies are synchronous, so nothing is in flight when the registration changes."""
+    if seg.reg_len >= end:
+        return True
+    if seg.reg_failed:
+        return False
+    n = min(seg.size, max(4 * REGISTER_MIN, 1 << (end - 1).bit_length()))
+    dev = session.device
+    try:
+        if seg.handle is not None:
+            dev.host_unregister(seg.handle)
+            seg.handle, seg.reg_len = None, 0
+        seg.handle, seg.reg_len = dev.host_register(seg.addr, n), n
+    except CudaError as e:
+        seg.reg_failed = True  # staged copies go on through the driver's own staging
+        structlog.get_logger().info("shm_not_registered", reason=e.message)
+        return False
+    return True
 
 
 def _close_shm(session) -> None:

@@ -48,6 +48,7 @@ class Device(ABC):
     def copy_dtod(self, dst: int, src: int, size: int, stream) -> None: ...
 
     # the program's pinned host memory, mapped by the worker (server/pinned.py)
+    registers_host = False  # host_register does something: the device DMAs from registered memory
     def host_register(self, addr: int, size: int):
         """Make [addr, +size) of the worker's address space (a mapped pinned segment) a DMA source and
         target of this device; a handle for host_unregister, or None when there is nothing to undo."""

@@ -101,6 +101,7 @@ def probe() -> list[dict]:
 
 class CudaDevice(CudaArrays, Device):
     reports_running = True  # a kernel cannot be time-sliced by the server: its running time is watched
+    registers_host = True  # host memory the worker maps is page-locked for DMA (cuMemHostRegister)
 
     def __init__(self, index: int, memory_limit: int, reserve=None, capture_printf: bool = False):
         lib = _load()

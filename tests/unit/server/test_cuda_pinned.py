@@ -31,7 +31,7 @@ FAKE = r"""
 #include <string.h>
 #include "rgpu_cuda.h"
 
-static unsigned char devmem[1 << 20];           /* device memory at 0x7000000 */
+static unsigned char devmem[4 << 20];           /* device memory at 0x7000000 */
 #define DEV0 0x7000000ull
 static struct { int h2d; void *host; CUdeviceptr dev; size_t n; CUstream s; } q[64];
 static int nq, h2d_calls, d2h_calls, syncs;
@@ -107,7 +107,7 @@ class _Session:
 def gpu(fake_libcuda, monkeypatch):
     monkeypatch.setenv("RGPU_LIBCUDA", str(fake_libcuda))
     monkeypatch.setattr(cuda_device, "_lib", None)
-    dev = cuda_device.CudaDevice(0, 1 << 20)
+    dev = cuda_device.CudaDevice(0, 4 << 20)
     fake = ctypes.CDLL(str(fake_libcuda))
     for f in ("fake_reg_ptr", "fake_last_host", "fake_devmem", "fake_last_d2h"):
         getattr(fake, f).restype = ctypes.c_void_p
@@ -184,31 +184,37 @@ def test_sync_copies_wait_and_unpin_unregisters(gpu, segment):
 
 
 def test_a_staged_d2h_copy_is_dma_d_into_the_registered_session_segment(gpu):
-    """The session segment (server/shm.py) is registered at attach; a sync D2H copy through it is
-    written there by the driver itself, its reply naming the region instead of carrying data."""
+    """The session segment (server/shm.py) is registered with the driver when a large staged copy first
+    needs it (its used prefix, growing by doubling: registering allocates the pages); a sync D2H copy
+    through it is written there by the driver itself, its reply naming the region, not carrying data."""
     dev, fake = gpu
     name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
     fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-    os.ftruncate(fd, 1 << 20)
+    os.ftruncate(fd, 16 << 20)
     nonce = os.urandom(16)
     os.pwrite(fd, nonce, 0)
     os.close(fd)
     try:
-        seg, why = Segment.attach({"name": name, "size": 1 << 20, "nonce": nonce, "boot": boot_id()})
+        seg, why = Segment.attach({"name": name, "size": 16 << 20, "nonce": nonce, "boot": boot_id()})
         assert seg is not None, why
     finally:
         os.unlink("/dev/shm" + name)
     s = Session(dev, "s")
     s.shm = seg
     registered = fake.fake_registered()
-    seg.handle = dev.host_register(seg.addr, seg.size)
+    d = dev.mem_alloc(2 << 20)
+    run = Dispatcher("cuda").run
+    small = worker._run_d2h_placed(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, 4096], 8 << 20)
+    assert small.rc == 0 and type(small.bulk) is not worker._Placed  # a small copy: not worth registering
+    assert fake.fake_registered() == registered
+    n = 1 << 20
+    devmem = (ctypes.c_ubyte * n).from_address(fake.fake_devmem())
+    devmem[:] = list(range(256)) * (n // 256)
+    res = worker._run_d2h_placed(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n], 8 << 20)
     assert fake.fake_registered() == registered + 1 and fake.fake_reg_ptr() == seg.addr
-    d = dev.mem_alloc(65536)
-    devmem = (ctypes.c_ubyte * 4096).from_address(fake.fake_devmem())
-    devmem[:] = list(range(256)) * 16
-    res = worker._run_d2h_placed(s, Dispatcher("cuda").run, BY_NAME["cuMemcpyDtoH_v2"], [d, 4096], 1 << 19)
-    assert res.rc == 0 and list(res.bulk) == [[DATA, 4096]]
+    assert fake.fake_reg_size() == 4 << 20  # the used prefix, not the whole 16 MiB segment
+    assert res.rc == 0 and list(res.bulk) == [[DATA, n]]
     assert fake.fake_last_d2h() == seg.addr + DATA and fake.fake_pending() == 0  # into the segment, waited for
-    assert bytes(seg.view[DATA:DATA + 4096]) == bytes(range(256)) * 16
+    assert bytes(seg.view[DATA:DATA + n]) == bytes(range(256)) * (n // 256)
     worker._close_shm(s)
     assert fake.fake_unregistered() >= 1 and s.shm is None
