@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from itertools import compress
 
 import multiprocessing as mp
 
@@ -55,7 +56,7 @@ class GpuShared:
     # -- used by the worker of `slot` --
     def _group_used(self, g: int) -> int:
         # whole-array slices: one C copy each instead of a ctypes access per slot (a malloc's cost)
-        return sum(u for u, x in zip(self.usage[:], self.sched.group[:]) if x == g)
+        return sum(compress(self.usage[:], map(g.__eq__, self.sched.group[:])))
 
     def reserve(self, slot: int, delta: int, capacity: int) -> bool:
         """Charge ``delta`` bytes to ``slot``; refuse what would exceed the GPU or the group's quota."""

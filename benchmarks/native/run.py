@@ -209,10 +209,14 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", default="", help="cProfile the session workers to PREFIX.PID")
     ap.add_argument("--no-raw", action="store_true", help="skip the raw-transport baseline")
     ap.add_argument("--baseline", default="", help="a directory holding another build's librgpu.so: one more column")
+    ap.add_argument("--no-write", action="store_true", help="print only: leave benchmarks/out/native.* as they are")
     a = ap.parse_args(argv)
     device = a.device if a.device != "auto" else ("cuda" if has_gpu() else "sim")
     res = measure(device, a.rows, a.rounds, a.profile, not a.no_raw, a.baseline)
     text = table(res)
+    if a.no_write:
+        print(text)
+        return 0
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "native.json").write_text(json.dumps(res, indent=2) + "\n")
     (OUT / "native.md").write_text(text + "\n")
