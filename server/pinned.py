@@ -23,7 +23,7 @@ from .shm import DATA
 
 _NAME = re.compile(r"^/rgpu-([0-9]+)-h[0-9a-f]{16}$")
 log = structlog.get_logger()
-MAX_SEGMENTS = 4096  # a session maps at most this many (a program pins fewer, larger buffers)
+MAX_SEGMENTS = 16384  # a session maps at most this many (vm.max_map_count is 65530 by default)
 
 
 class Mapping:
