@@ -90,3 +90,19 @@ def _raw(sock, seq, call, args, frames=False):
     assert sock.poll(10000)
     got = sock.recv_multipart()
     return got if frames else got[0]
+
+
+def test_a_staged_copy_to_a_bad_address_is_refused_at_once_not_waited_for(start_server):
+    """A progressively staged copy (RGPU_SHM_PIPELINE) whose destination is outside any allocation is
+    refused before the worker waits for data that a client may never stage."""
+    import time
+    url, _handle = start_server()
+    sock = _session(url)
+    try:
+        t0 = time.monotonic()
+        sock.send(wire.pack([[2, BY_NAME["cudaMemcpy"], 1, [0xdead0000, 0, 512 << 10, 1], 0, [[[4096, 512 << 10]], 0, 2]]]))
+        assert sock.poll(5000)
+        reply = wire.unpack(sock.recv_multipart()[0])
+        assert reply[0] == 2 and reply[1] != 0 and time.monotonic() - t0 < 5
+    finally:
+        sock.close()
