@@ -11,7 +11,12 @@ BARRIER is a sync no-op. A reply with seq 0 and result SESSION_ENDED says the se
 (its message says why). A reply
 with seq 0 and result MOVED says the session moved (server/migration): outs ``[URL@KEY#GPU, endpoint,
 session, key, last seq run]``. A sync call may carry a 6th element naming
-shared-memory regions instead of bulk frames; its reply then names them in a 7th. Hello (client -> supervisor) is a map
+shared-memory regions instead of bulk frames; its reply then names them in a 7th. A copy (sync or
+async) whose host side is the program's pinned memory carries ``[[], 0, [segment name, nonce, segment
+size, offset, length]]`` there and no data either way (server/pinned.py); UNPIN ``[name]`` (sync) says
+the client freed that segment. A large sync H2D copy staged progressively carries ``[regions, 0, seq]``:
+its data arrives in the segment while the worker copies, the segment's first page saying how much
+(server/worker.py, _run_staged). Hello (client -> supervisor) is a map
 ``{op: "hello", proto, client, cuda, lease, gpu}`` answered by ``{ok, endpoint, session, key}``
 or ``{ok: false, error, message}``.
 """
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 
 import msgpack
 
-from .generated.constants import ATTACH, BARRIER, GOODBYE, MOVED, PROTOCOL_VERSION, SESSION_ENDED  # noqa: F401  (shared with libhook)
+from .generated.constants import ATTACH, BARRIER, GOODBYE, MOVED, PROTOCOL_VERSION, SESSION_ENDED, UNPIN  # noqa: F401  (shared with libhook)
 
 
 class MalformedMessage(ValueError):
@@ -92,8 +97,15 @@ def decode_calls(frames: list) -> list[tuple]:
 
 
 def _shm_ok(shm) -> bool:
-    return (isinstance(shm, list) and len(shm) == 2 and isinstance(shm[0], list) and isinstance(shm[1], int)
-            and all(isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r) for r in shm[0]))
+    return (isinstance(shm, list) and len(shm) in (2, 3) and isinstance(shm[0], list) and isinstance(shm[1], int)
+            and all(isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r) for r in shm[0])
+            and (len(shm) == 2 or type(shm[2]) is int or _pin_ok(shm[2])))
+
+
+def _pin_ok(pin) -> bool:
+    """[segment name, nonce, segment size, offset, length]: the program's pinned host memory (server/pinned.py)."""
+    return (isinstance(pin, list) and len(pin) == 5 and isinstance(pin[0], str) and isinstance(pin[1], bytes)
+            and all(type(x) is int for x in pin[2:]))
 
 
 _unpackb = msgpack.unpackb

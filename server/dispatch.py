@@ -68,7 +68,9 @@ class Dispatcher:
         row = self.table.get(call_id)
         return row is not None and row.shm
 
-    def run(self, session, call_id: int, args: list, bulk: list) -> Result:
+    def run(self, session, call_id: int, args: list, bulk: list, host=None) -> Result:
+        """`host`: the mapped pinned region a copy names instead of data (server/pinned.py), for the
+        calls whose records allow the same-host path."""
         row = self.table.get(call_id)
         if row is None:
             return Result(code_for("driver", "CUDA_ERROR_NOT_SUPPORTED"), message=f"unknown call id {call_id}")
@@ -94,7 +96,13 @@ class Dispatcher:
                               message=f"{row.name}: the data frames hold {sum(map(len, bulk))} bytes, "
                                       f"not the {row.bulk_in(args)} its arguments say")
         try:
-            out = row.handler(session, *args, bulk=bulk) if bulk else row.handler(session, *args)
+            if host is not None:
+                if not row.shm:
+                    return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
+                                  message=f"{row.name} does not name pinned host memory (its record)")
+                out = row.handler(session, *args, host=host)
+            else:
+                out = row.handler(session, *args, bulk=bulk) if bulk else row.handler(session, *args)
         except CudaError as e:
             if e.sticky:
                 session.sticky = e

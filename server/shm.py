@@ -4,6 +4,7 @@ the same memory — same kernel boot, a name of the client's own form, and the n
 wrote there. Calls then name [offset, length] regions of it instead of carrying bulk frames."""
 from __future__ import annotations
 
+import ctypes
 import mmap
 import os
 import re
@@ -26,6 +27,8 @@ class Segment:
         self._mm, self.size = mm, size
         self.view = memoryview(mm)
         self.bytes_in = self.bytes_out = 0
+        self.addr = ctypes.addressof(ctypes.c_char.from_buffer(mm))  # for a driver that DMAs from it
+        self.handle, self.reg_len, self.reg_failed = None, 0, False  # the device's registration (worker.py)
 
     @classmethod
     def attach(cls, offer) -> tuple[Segment | None, str]:

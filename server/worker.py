@@ -13,14 +13,17 @@ are bounded in size (MAX_FRAME) and in number queued (RCVHWM)."""
 from __future__ import annotations
 
 import os
+import struct
 import threading
 import time
 
+import structlog
 import zmq
 import zmq.utils.monitor
 
 from rgpu import logs
 from rgpu.protocol import curve, wire
+from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, module_cache
 from .errors import CudaError, driver_code
@@ -33,7 +36,8 @@ from .reclaim import Reclaimer
 from .api.device import cuda_get_device_properties, device_attributes
 from .session import Session
 from .session import SessionEnding
-from .shm import Segment
+from .pinned import PinnedHost
+from .shm import DATA, Segment
 
 HOUSEKEEPING_S = 0.25
 ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
@@ -70,6 +74,7 @@ def _publish(traffic, slot: int, session) -> None:
     """Calls and bytes each way (frames and shared memory), for the supervisor's accounting;
     written at housekeeping, not per call, to keep the hot path free of it."""
     shm_in, shm_out = (session.shm.bytes_in, session.shm.bytes_out) if session.shm else (0, 0)
+    shm_in, shm_out = shm_in + session.pinned.bytes_in, shm_out + session.pinned.bytes_out
     base = 3 * slot
     traffic[base], traffic[base + 1], traffic[base + 2] = \
         session.calls, session.bytes_in + shm_in, session.bytes_out + shm_out
@@ -166,6 +171,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     session = Session(make_device(conf, assignment, reserve), assignment["session"])
     session.memory_view = lambda: gpu.mem_info(slot, capacity, assignment["memory"])
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
+    session.pinned = PinnedHost(session)  # the program's pinned host memory, mapped as calls name it
     session.sched, session.slot = gpu.sched, slot
     dispatcher = Dispatcher(conf["device"])
     reclaimer = Reclaimer(assignment.get("reclaim_after") or conf.get("reclaim_after"), conf.get("checkpoint_dir"),
@@ -254,9 +260,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             return
         log.info("session_migrated", migration=m.id, to=m.to, **m.stats)
         _publish(traffic, slot, session)
-        if session.shm is not None:
-            session.shm.close()
-            session.shm = None
+        _close_shm(session)
+        session.pinned.close()  # the pinned memory is the client's: the target maps it when named
         session.close()  # the memory is the target's now: it goes back to this GPU at once
         redirect = Redirect(m.link, notice)
         sock.send_multipart([peer, notice])  # the client may be idle: it finds this at its next call
@@ -353,12 +358,14 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  bytes_in=session.bytes_in,
                  bytes_out=session.bytes_out, memory_peak=getattr(mem, "peak", 0),
                  shm_bytes_in=session.shm.bytes_in if session.shm else 0,
-                 shm_bytes_out=session.shm.bytes_out if session.shm else 0)
+                 shm_bytes_out=session.shm.bytes_out if session.shm else 0,
+                 pinned_bytes_in=session.pinned.bytes_in, pinned_bytes_out=session.pinned.bytes_out,
+                 pinned_segments=len(session.pinned.maps))
         _publish(traffic, slot, session)
         if watch is not None:
             watch.set()
-        if session.shm is not None:
-            session.shm.close()
+        _close_shm(session)
+        session.pinned.close(client_gone=reason == "client_gone")
         if reclaimer.reclaimed:  # its device is closed already; its checkpoint goes with it
             reclaimer.discard()
             session.closed = True
@@ -479,8 +486,7 @@ def _attach(sock, ident, body, assignment, session, log, backend: str):
     if ok:
         accepted = False
         if len(req.args) == 3:
-            if session.shm is not None:
-                session.shm.close()
+            _close_shm(session)
             session.shm, why = Segment.attach(req.args[2])
             accepted = session.shm is not None
             if accepted:
@@ -528,13 +534,20 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         if bulk:
             bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
+        if call_id == wire.UNPIN:
+            _unpin(sock, ident, seq, sync, args, session, log)
+            continue
         if call_id == wire.BARRIER:
             # a sync no-op: its reply says all before it ran; errors and printf output stay for
             # the program's own next synchronising call
             if sync:
                 sock.send_multipart([ident, wire.encode_reply(seq, 0)])
             continue
-        if shm is not None:
+        if shm is not None and len(shm) == 3 and type(shm[2]) is int:
+            res = _run_staged(session, run, call_id, args, shm, sync, dispatcher)
+        elif shm is not None and len(shm) == 3:
+            res = _run_pinned(session, run, call_id, args, shm[2])
+        elif shm is not None:
             res = _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
         else:
             res = run(session, call_id, args, bulk)
@@ -548,8 +561,8 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             msg = res.message
         # Device printf reaches the program at its next synchronising call, as on a GPU.
         output = session.device.take_output()
-        if shm is not None and res.bulk and sync:
-            regions = session.shm.put(res.bulk, shm[1])
+        if shm is not None and res.bulk and sync and len(shm) == 2:
+            regions = list(res.bulk) if type(res.bulk) is _Placed else session.shm.put(res.bulk, shm[1])
             if regions is not None:
                 sock.send(ident, zmq.SNDMORE)
                 sock.send(wire.encode_reply(seq, res.rc, res.outs, deferred, msg, output, shm=regions))
@@ -565,6 +578,96 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
     return True
 
 
+def _run_pinned(session, run, call_id, args, pin) -> Result:
+    """A copy whose host side is the program's pinned memory (server/pinned.py): no data travels."""
+    if session.shm is None:  # the session segment is the proof of the same host
+        return Result(1, message="pinned host memory named, but the client is not on this host")
+    try:
+        host = session.pinned.region(pin)
+    except CudaError as e:
+        return Result(1, message=e.message)
+    res = run(session, call_id, args, (), host)
+    if not res.rc:
+        if call_id in _H2D_PINNED or (call_id in _RUNTIME_COPIES and args[3] == 1):
+            session.pinned.bytes_in += pin[4]
+        else:
+            session.pinned.bytes_out += pin[4]
+    host[0].release()
+    return res
+
+
+def _unpin(sock, ident, seq, sync, args, session, log) -> None:
+    """UNPIN [name]: the client frees a pinned segment. cudaFreeHost synchronises the device first:
+    no copy still in flight reads or writes the memory when it is unmapped."""
+    rc, msg = 0, ""
+    try:
+        session.device.synchronize()
+    except CudaError as e:
+        rc, msg = driver_code(e.code), e.message
+    if args and isinstance(args[0], str):
+        session.pinned.drop(args[0])
+    if sync:
+        sock.send_multipart([ident, wire.encode_reply(seq, rc, message=msg)])
+
+
+STAGE_STALL_S = 10.0  # no progress for this long: the client is gone or broken, the copy fails
+_H2D_SYNC = {BY_NAME["cuMemcpyHtoD_v2"]: (0, 1), BY_NAME["cudaMemcpy"]: (0, 2)}  # (dst, count) argument places
+
+
+def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
+    """A large sync H2D copy whose data the client is still copying into the segment (libhook's
+    stage_progressive): the segment's first page holds the call's seq and how many bytes are in
+    place; each chunk goes to the device as soon as it has arrived, while the client copies the next."""
+    places = _H2D_SYNC.get(call_id)
+    seg = session.shm
+    if places is None or seg is None or not sync or len(shm[0]) != 1 or \
+            (call_id == BY_NAME["cudaMemcpy"] and args[3] != 1):
+        return Result(1, message="a progressively staged copy must be a sync H2D copy through the shared segment")
+    (off, n), = shm[0]
+    dst, count = args[places[0]], args[places[1]]
+    try:
+        region = seg.region(off, n)
+    except ValueError as e:
+        return Result(1, message=str(e))
+    found = session.device.allocation(dst) if isinstance(dst, int) else None
+    if count != n or found is None or dst + n > found[0] + found[1]:
+        # the whole copy is checked before any of it moves, as CUDA does: the handler refuses it
+        # without reading the data, so nothing waits for it
+        try:
+            return run(session, call_id, args, [region])
+        finally:
+            _release(region)
+    seq, header, done, res = shm[2], seg.view, 0, None
+    stalled = time.monotonic()
+    try:
+        while done < n:
+            staged_seq, staged = struct.unpack_from("<QQ", header, 16)
+            ready = min(staged, n) if staged_seq == seq else 0
+            if ready <= done:
+                if time.monotonic() - stalled > STAGE_STALL_S:
+                    return Result(1, message="the client stopped staging its copy")
+                time.sleep(20e-6)
+                continue
+            a = args.copy()
+            a[places[0]], a[places[1]] = dst + done, ready - done
+            res = run(session, call_id, a, [region[done:ready]])
+            if res.rc:
+                return res
+            seg.bytes_in += ready - done
+            done = ready
+            stalled = time.monotonic()
+        return res
+    finally:
+        _release(region)
+
+
+def _release(view) -> None:
+    try:
+        view.release()
+    except BufferError:  # a handler kept a view: it goes when that does
+        pass
+
+
 def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:
     """A call whose bulk input is in the client's shared segment (regions come after any frames)."""
     if not dispatcher.shm_allowed(call_id):
@@ -577,8 +680,13 @@ def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result
     except ValueError as e:
         return Result(1, message=str(e))
     if regions:
-        seg.bytes_in += sum(map(len, regions))
+        n = sum(map(len, regions))
+        seg.bytes_in += n
         bulk = list(bulk) + regions if bulk else regions
+        if n >= REGISTER_MIN and session.device.registers_host:
+            _dma_ready(session, seg, max(off + k for off, k in shm[0]))
+    elif not bulk and shm[1] and session.device.registers_host and call_id in _D2H_SYNC:
+        return _run_d2h_placed(session, run, call_id, args, shm[1])
     try:
         return run(session, call_id, args, bulk)
     finally:
@@ -587,3 +695,72 @@ def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result
                 r.release()
             except BufferError:  # a handler kept a view: it goes when that does
                 pass
+
+
+_D2H_SYNC = {BY_NAME["cuMemcpyDtoH_v2"]: 1, BY_NAME["cudaMemcpy"]: 2}  # where the count is
+
+
+class _Placed(tuple):
+    """A reply's data already in the session segment: its [offset, length] regions."""
+
+
+def _run_d2h_placed(session, run, call_id, args, room) -> Result:
+    """A sync D2H copy through the session segment, written there by the device itself (a real GPU
+    DMAs into the registered segment) instead of into a buffer then copied into the segment. Only on
+    a device that registers host memory, for copies of REGISTER_MIN or more: the sim's copy out of
+    device memory is a view, and its one copy into the segment is what `put` does anyway."""
+    seg, count = session.shm, args[_D2H_SYNC[call_id]]
+    if (call_id == BY_NAME["cudaMemcpy"] and args[3] != 2) or not isinstance(count, int) or \
+            not REGISTER_MIN <= count <= min(room, seg.size - DATA) or not _dma_ready(session, seg, DATA + count):
+        return run(session, call_id, args, ())
+    view = seg.region(DATA, count)
+    try:
+        res = run(session, call_id, args, (), (view, seg.addr + DATA))
+    finally:
+        _release(view)
+    if res.rc:
+        return res
+    seg.bytes_out += count
+    return Result(0, res.outs, _Placed(([DATA, count],)), face=res.face)
+
+
+REGISTER_MIN = 1 << 20  # staged copies smaller than this are not worth registering the segment for
+
+
+def _dma_ready(session, seg, end: int) -> bool:
+    """Whether the session segment's first `end` bytes are registered with the device, registering
+    them if not — lazily, growing by doubling: registering page-locks (and so allocates) the pages,
+    and a segment is sized for the largest copy (256 MiB), not what a program moves through it. The
+    staged copies are synchronous, so nothing is in flight when the registration changes."""
+    if seg.reg_len >= end:
+        return True
+    if seg.reg_failed:
+        return False
+    n = min(seg.size, max(4 * REGISTER_MIN, 1 << (end - 1).bit_length()))
+    dev = session.device
+    try:
+        if seg.handle is not None:
+            dev.host_unregister(seg.handle)
+            seg.handle, seg.reg_len = None, 0
+        seg.handle, seg.reg_len = dev.host_register(seg.addr, n), n
+    except CudaError as e:
+        seg.reg_failed = True  # staged copies go on through the driver's own staging
+        structlog.get_logger().info("shm_not_registered", reason=e.message)
+        return False
+    return True
+
+
+def _close_shm(session) -> None:
+    seg, session.shm = session.shm, None
+    if seg is None:
+        return
+    if seg.handle is not None:
+        try:
+            session.device.host_unregister(seg.handle)
+        except CudaError:
+            pass
+    seg.close()
+
+
+_H2D_PINNED = {BY_NAME["cuMemcpyHtoD_v2"], BY_NAME["cuMemcpyHtoDAsync_v2"]}
+_RUNTIME_COPIES = {BY_NAME["cudaMemcpy"], BY_NAME["cudaMemcpyAsync"]}

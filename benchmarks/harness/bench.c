@@ -7,6 +7,7 @@
  *   bench rgpu launch N          N x empty kernel (driver API)      -> {"rate": launches/s}
  *   bench rgpu attr N            N x cudaDeviceGetAttribute         -> {"us": per query}
  *   bench rgpu h2d|d2h BYTES N   N x cudaMemcpy of BYTES            -> {"gbps": GB/s}
+ *   bench rgpu h2d_pinned|d2h_pinned BYTES N   the same from/to cudaMallocHost memory
  *   bench raw URL sync|async N / h2d|d2h BYTES N                    the same over bare ZeroMQ
  * Prints one JSON object. Timings are CLOCK_MONOTONIC around the loop, after one warm-up. */
 #include <stdint.h>
@@ -18,6 +19,7 @@
 
 int cudaMalloc(void **p, size_t n);
 int cudaFree(void *p);
+int cudaMallocHost(void **p, size_t n);
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
 int cudaMemsetAsync(void *p, int v, size_t n, void *stream);
 int cudaStreamQuery(void *stream);
@@ -88,9 +90,15 @@ static int run_rgpu(int argc, char **argv) {
     }
     size_t bytes = strtoull(argv[3], NULL, 10);
     long n = atol(argv[4]);
-    void *h = filled(bytes), *d;
+    void *h = NULL, *d;
+    if (strstr(what, "_pinned")) {
+        CK(cudaMallocHost(&h, bytes));
+        memset(h, 0x5a, bytes);
+    } else {
+        h = filled(bytes);
+    }
     CK(cudaMalloc(&d, bytes));
-    int kind = !strcmp(what, "h2d") ? 1 : 2;
+    int kind = !strncmp(what, "h2d", 3) ? 1 : 2;
     CK(cudaMemcpy(kind == 1 ? d : h, kind == 1 ? h : d, bytes, kind));  /* warm-up */
     double t0 = now();
     for (long i = 0; i < n; i++) CK(cudaMemcpy(kind == 1 ? d : h, kind == 1 ? h : d, bytes, kind));

@@ -4,12 +4,14 @@ rgpu on the same host in the same run — with the same-host shared-memory path 
 against benchmarks/rawserver.py), so every ratio compares figures taken minutes apart on one machine.
 
     .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim] [--rows a,b] [--rounds N]
-                                              [--profile PREFIX] [--no-raw]
+                                              [--profile PREFIX] [--no-raw] [--baseline LIBDIR]
 
 --device auto: cuda when NVML sees a GPU, else sim (no native column then: the software GPU has no
 native counterpart; its figures are set against the raw transport). --profile cProfiles the session
 workers of the rgpu runs to PREFIX.PID (where each row's time goes). Prints the table and writes
-benchmarks/out/native.json and benchmarks/out/native.md."""
+benchmarks/out/native.json and benchmarks/out/native.md. --baseline LIBDIR adds a column: the same
+server with another build of the client library (a librgpu.so of an earlier commit, built with
+libhook/build.sh), for before/after figures in one run."""
 from __future__ import annotations
 
 import argparse
@@ -116,7 +118,21 @@ def _keep_best(best: dict, got: dict) -> None:
             best[k] = v
 
 
-def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw: bool = True) -> dict:
+def baseline_env(url: str, lib: str) -> dict:
+    """The rgpu configuration with the client library of another build (RGPU_LIBDIR=lib)."""
+    old = os.environ.get("RGPU_LIBDIR")
+    os.environ["RGPU_LIBDIR"] = lib
+    try:
+        return {**client_env([url]), "RGPU_SHM": "1"}
+    finally:
+        if old is None:
+            del os.environ["RGPU_LIBDIR"]
+        else:
+            os.environ["RGPU_LIBDIR"] = old
+
+
+def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw: bool = True,
+            baseline: str = "") -> dict:
     """Every configuration once per round, in turn, keeping each figure's best: load from other
     processes then hurts all of them alike instead of whichever ran during it."""
     exe = build()
@@ -131,6 +147,8 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
         daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", device, "--listen", url,
                        "--sim-memory", "2GiB", "--log-level", "warning"], ready=lambda: ping(url), deadline_s=60, env=env)
         runs = {"rgpu": {**client_env([url]), "RGPU_SHM": "1"}, "rgpu_noshm": {**client_env([url]), "RGPU_SHM": "0"}}
+        if baseline:
+            runs["rgpu_baseline"] = baseline_env(url, baseline)
         if device == "cuda":
             runs = {"native": native_env(), **runs}
         rawt = RawTransport() if raw else None
@@ -149,8 +167,12 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
 def table(res: dict) -> str:
     native = res.get("native", {})
     rgpu, noshm, raw = res["rgpu"], res.get("rgpu_noshm", {}), res.get("raw", {})
+    base = res.get("rgpu_baseline")
     big = rgpu.get("big_bytes", 0) >> 20
     head = f"| figure | native | rgpu | rgpu, `RGPU_SHM=0` | rgpu / native |\n|---|---|---|---|---|"
+    if base is not None:
+        head = ("| figure | native | rgpu | rgpu, `RGPU_SHM=0` | rgpu, baseline library | rgpu / native |\n"
+                "|---|---|---|---|---|---|")
     lines = [f"device: {rgpu.get('device')} (`--device {res['device']}`, scale {res['scale']}: copies "
              f"{big} MiB, {rgpu.get('axpy_n')} axpy over {rgpu.get('axpy_len')} floats), {res['host']}, {res['when']}",
              "", head]
@@ -160,7 +182,8 @@ def table(res: dict) -> str:
         n = native.get(key)
         ratio = f"{rgpu[key] / n:.2f}×" if n else "—"
         fmt = (lambda v: f"{v:,.2f} {unit}" if v is not None else "—")
-        lines.append(f"| {label} | {fmt(n)} | {fmt(rgpu[key])} | {fmt(noshm.get(key))} | {ratio} |")
+        extra = f" {fmt(base.get(key))} |" if base is not None else ""
+        lines.append(f"| {label} | {fmt(n)} | {fmt(rgpu[key])} | {fmt(noshm.get(key))} |{extra} {ratio} |")
     if raw:
         lines += ["", "| against the raw transport (TCP loopback, same run) | raw | rgpu | ratio |", "|---|---|---|---|"]
         if "sync_rtt_us" in rgpu:
@@ -185,10 +208,15 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--profile", default="", help="cProfile the session workers to PREFIX.PID")
     ap.add_argument("--no-raw", action="store_true", help="skip the raw-transport baseline")
+    ap.add_argument("--baseline", default="", help="a directory holding another build's librgpu.so: one more column")
+    ap.add_argument("--no-write", action="store_true", help="print only: leave benchmarks/out/native.* as they are")
     a = ap.parse_args(argv)
     device = a.device if a.device != "auto" else ("cuda" if has_gpu() else "sim")
-    res = measure(device, a.rows, a.rounds, a.profile, not a.no_raw)
+    res = measure(device, a.rows, a.rounds, a.profile, not a.no_raw, a.baseline)
     text = table(res)
+    if a.no_write:
+        print(text)
+        return 0
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "native.json").write_text(json.dumps(res, indent=2) + "\n")
     (OUT / "native.md").write_text(text + "\n")

@@ -76,8 +76,19 @@ def _check_range(s, addr, count):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{count}) is outside any allocation")
 
 
-def _copy(s, kind, dst, src, count, stream, bulk):
-    """The dispatcher has checked that any data frames hold `count` bytes (the record's bulk_in)."""
+def _copy(s, kind, dst, src, count, stream, bulk, host=None, wait=True):
+    """The dispatcher has checked that any data frames hold `count` bytes (the record's bulk_in).
+    `host`: (view, address) of the program's pinned buffer the worker mapped (server/pinned.py): the
+    copy goes straight between it and device memory, in stream order; `wait` for a synchronous call."""
+    if host is not None:
+        view, addr = host
+        if len(view) != count or kind not in (H2D, D2H):
+            raise CudaError("CUDA_ERROR_INVALID_VALUE", f"a pinned region of {len(view)} bytes for a copy of {count}")
+        if kind == H2D:
+            s.device.copy_htod_host(dst, view, addr, stream, wait)
+        else:
+            s.device.copy_dtoh_host(src, view, addr, stream, wait)
+        return ()
     if kind == H2D:
         if not bulk:
             raise CudaError("CUDA_ERROR_INVALID_VALUE", "host data missing")
@@ -104,34 +115,34 @@ def _copy(s, kind, dst, src, count, stream, bulk):
 
 
 @handles("cudaMemcpy")
-def cuda_memcpy(s, dst, src, count, kind, bulk=()):
+def cuda_memcpy(s, dst, src, count, kind, bulk=(), host=None):
     """[dst, src, count, kind] (the host side's address is 0); H2D data as frames, D2H data back as frames."""
-    return _copy(s, kind, dst, src, count, None, bulk)
+    return _copy(s, kind, dst, src, count, None, bulk, host)
 
 
 @handles("cudaMemcpyAsync")
-def cuda_memcpy_async(s, dst, src, count, kind, stream, bulk=()):
-    return _copy(s, kind, dst, src, count, s.get("stream", stream), bulk)
+def cuda_memcpy_async(s, dst, src, count, kind, stream, bulk=(), host=None):
+    return _copy(s, kind, dst, src, count, s.get("stream", stream), bulk, host, False)
 
 
 @handles("cuMemcpyHtoD_v2")
-def cu_memcpy_htod(s, dst, count, bulk=()):
-    return _copy(s, H2D, dst, 0, count, None, bulk)
+def cu_memcpy_htod(s, dst, count, bulk=(), host=None):
+    return _copy(s, H2D, dst, 0, count, None, bulk, host)
 
 
 @handles("cuMemcpyHtoDAsync_v2")
-def cu_memcpy_htod_async(s, dst, count, stream, bulk=()):
-    return _copy(s, H2D, dst, 0, count, s.get("stream", stream), bulk)
+def cu_memcpy_htod_async(s, dst, count, stream, bulk=(), host=None):
+    return _copy(s, H2D, dst, 0, count, s.get("stream", stream), bulk, host, False)
 
 
 @handles("cuMemcpyDtoH_v2")
-def cu_memcpy_dtoh(s, src, count):
-    return _copy(s, D2H, 0, src, count, None, ())
+def cu_memcpy_dtoh(s, src, count, host=None):
+    return _copy(s, D2H, 0, src, count, None, (), host)
 
 
 @handles("cuMemcpyDtoHAsync_v2")
-def cu_memcpy_dtoh_async(s, src, count, stream):
-    return _copy(s, D2H, 0, src, count, s.get("stream", stream), ())
+def cu_memcpy_dtoh_async(s, src, count, stream, host=None):
+    return _copy(s, D2H, 0, src, count, s.get("stream", stream), (), host, False)
 
 
 @handles("cuMemcpyDtoD_v2")

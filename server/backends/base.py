@@ -46,6 +46,22 @@ class Device(ABC):
         """The bytes (any buffer; it is sent as it is) of [src, src+size)."""
     @abstractmethod
     def copy_dtod(self, dst: int, src: int, size: int, stream) -> None: ...
+
+    # the program's pinned host memory, mapped by the worker (server/pinned.py)
+    registers_host = False  # host_register does something: the device DMAs from registered memory
+    def host_register(self, addr: int, size: int):
+        """Make [addr, +size) of the worker's address space (a mapped pinned segment) a DMA source and
+        target of this device; a handle for host_unregister, or None when there is nothing to undo."""
+        return None
+    def host_unregister(self, handle) -> None:
+        pass
+    def copy_htod_host(self, dst: int, data, addr: int, stream, wait: bool) -> None:
+        """H2D from registered host memory (`data` a view of it, `addr` its address), in stream order;
+        `wait`: return only when it is done (a synchronous copy). The caller keeps it mapped meanwhile."""
+        self.copy_htod(dst, data, stream)
+    def copy_dtoh_host(self, src: int, out, addr: int, stream, wait: bool) -> None:
+        """D2H into registered host memory (`out` a writable view of it, `addr` its address)."""
+        out[:] = memoryview(self.copy_dtoh(src, len(out), stream)).cast("B")
     @abstractmethod
     def memset(self, dst: int, value: int, width: int, count: int, stream) -> None: ...
 

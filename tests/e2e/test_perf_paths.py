@@ -43,6 +43,17 @@ def test_copies_through_shared_memory_are_exact_and_use_it(cuda_program, start_s
     assert int(re.search(r"bytes_in=(\d+)", line).group(1)) < 1 << 20  # no bulk frames to speak of
 
 
+def test_a_pipelined_staged_copy_is_exact(cuda_program, start_server):
+    """RGPU_SHM_PIPELINE=1: a large copy from pageable memory is staged in chunks after its call is sent,
+    the worker copying each chunk as it arrives (session.c stage_progressive, worker.py _run_staged)."""
+    url, handle = start_server()
+    p = _run(cuda_program("copy_roundtrip"), url, "64", RGPU_SHM="1", RGPU_SHM_PIPELINE="1")
+    assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr
+    (line,) = _ended(handle)
+    assert int(re.search(r"shm_bytes_in=(\d+)", line).group(1)) >= 64 << 20, line
+    assert int(re.search(r"bytes_in=(\d+)", line).group(1)) < 1 << 20
+
+
 def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start_server):
     url, handle = start_server()
     exe = cuda_program("copy_roundtrip")

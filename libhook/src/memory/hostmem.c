@@ -1,17 +1,43 @@
-/* Page-locked ("pinned") host memory. Here it is ordinary page-aligned memory — the data crosses the
- * network anyway — but the program can observe what it pinned: the flags it asked for
+/* Page-locked ("pinned") host memory. The program can observe what it pinned: the flags it asked for
  * (cudaHostGetFlags), its type in cudaPointerGetAttributes, and CUDA's errors for freeing or
  * unregistering what was never pinned and for registering a range twice.
+ *
+ * Where it lives: each allocation (cudaMallocHost, cudaHostAlloc without Mapped, cuMemHostAlloc,
+ * cuMemAllocHost) is a POSIX shared-memory segment of its own, /rgpu-PID-hRANDOM (0600, its pages
+ * reserved, a random nonce in its first page, the program's memory after it). A copy whose host side
+ * lies in one, to a session on this host (its session segment proved that: shm.c), names
+ * [segment, nonce, offset, length] instead of carrying the data; the worker maps the segment the first
+ * time a call names it and copies straight between it and the device — on a real GPU it registers it
+ * with the driver, which DMAs from and to the program's buffer (server/pinned.py). So async copies
+ * from and to pinned memory are truly asynchronous, as in CUDA: the buffer may not be touched until
+ * the copy is synchronised. The name stays while the memory lives (any device's worker may need it:
+ * pinned memory is portable); cudaFreeHost asks each worker it told to synchronise and unmap it, then
+ * unlinks it; so does the exit, and a crash's names are swept by the next process that pins memory and
+ * by the workers whose client died. Without shared memory (RGPU_SHM=0, a full /dev/shm) it is ordinary
+ * page-aligned memory, and copies stage their data as for pageable memory; remote sessions do too.
+ * Registered ranges (cudaHostRegister of the program's own memory) stay on the staged path: that
+ * memory cannot be moved into a segment the worker could map.
  *
  * Mapped memory (cudaHostAllocMapped, for kernels to read and write host memory directly) is managed
  * memory (managed.c): one address on both sides, made coherent at synchronisations, which is what a
  * zero-copy program relies on. It takes device memory (the vGPU's quota) besides host memory.
  * Memory pinned otherwise has no device address (cudaHostGetDevicePointer says not supported). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "rgpu_call.h"
+#include "session.h"
 
 #define ALREADY_REGISTERED cudaErrorHostMemoryAlreadyRegistered /* the same numbers in both faces */
 #define NOT_REGISTERED cudaErrorHostMemoryNotRegistered
@@ -22,11 +48,11 @@ enum { REGISTER_FLAGS = cudaHostRegisterPortable | cudaHostRegisterMapped | cuda
 #define NOT_SUPPORTED cudaErrorNotSupported
 
 
-typedef struct { uintptr_t p; size_t n; unsigned flags; int registered; } pinned;
+typedef struct { uintptr_t p; size_t n; unsigned flags; int registered; rgpu_pinseg *seg; } pinned;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pinned *table;
-static size_t count, cap;
+static size_t count, cap, nsegs; /* nsegs: entries in shared memory (copies look them up) */
 
 /* Index of the range holding p (mu held), or -1. */
 static long find(uintptr_t p) {
@@ -35,7 +61,7 @@ static long find(uintptr_t p) {
     return -1;
 }
 
-static int add(uintptr_t p, size_t n, unsigned flags, int registered) {
+static int add(uintptr_t p, size_t n, unsigned flags, int registered, rgpu_pinseg *seg) {
     pthread_mutex_lock(&mu);
     if (count == cap) {
         size_t c = cap ? cap * 2 : 64;
@@ -43,19 +69,108 @@ static int add(uintptr_t p, size_t n, unsigned flags, int registered) {
         if (!t) { pthread_mutex_unlock(&mu); return RGPU_OUT_OF_MEMORY; }
         table = t, cap = c;
     }
-    table[count++] = (pinned){p, n, flags, registered};
+    table[count++] = (pinned){p, n, flags, registered, seg};
+    if (seg) __atomic_add_fetch(&nsegs, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&mu);
     return RGPU_SUCCESS;
 }
 
-/* Removes the range starting at p pinned the given way; 0 if there is none. */
-static int take(uintptr_t p, int registered) {
+/* Removes the range starting at p pinned the given way; 0 if there is none. Its segment, if any, in *seg. */
+static int take(uintptr_t p, int registered, rgpu_pinseg **seg) {
     pthread_mutex_lock(&mu);
     long i = find(p);
     int ok = i >= 0 && table[i].p == p && table[i].registered == registered;
-    if (ok) table[i] = table[--count];
+    if (ok) {
+        if (seg) *seg = table[i].seg;
+        if (table[i].seg) __atomic_sub_fetch(&nsegs, 1, __ATOMIC_RELAXED);
+        table[i] = table[--count];
+    }
     pthread_mutex_unlock(&mu);
     return ok;
+}
+
+/* -- pinned memory in shared segments ------------------------------------------------------------- */
+
+static int shm_wanted(void) {
+    const char *e = getenv("RGPU_SHM");
+    return !(e && !strcmp(e, "0"));
+}
+
+/* Names of processes that died without unlinking their segments (this user's, this pid namespace's). */
+static void sweep(void) {
+    DIR *d = opendir("/dev/shm");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0;
+        if (sscanf(e->d_name, "rgpu-%d-", &pid) != 1 || pid <= 0 || pid == getpid()) continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH) continue;
+        char path[300];
+        struct stat st;
+        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+        if (stat(path, &st) != 0 || st.st_uid != getuid()) continue;
+        snprintf(path, sizeof path, "/%s", e->d_name);
+        if (shm_unlink(path) == 0) rgpu_log(RGPU_LOG_INFO, "removed %s, left by process %d", path, pid);
+    }
+    closedir(d);
+}
+
+/* A segment of n bytes after the nonce page: its program-visible start, or NULL (use plain memory). */
+static void *seg_create(size_t n, rgpu_pinseg **out) {
+    static pthread_once_t swept = PTHREAD_ONCE_INIT;
+    pthread_once(&swept, sweep);
+    rgpu_pinseg *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    uint64_t rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd || getrandom(g->nonce, sizeof g->nonce, 0) != sizeof g->nonce) {
+        free(g);
+        return NULL;
+    }
+    snprintf(g->name, sizeof g->name, "/rgpu-%d-h%016llx", (int)getpid(), (unsigned long long)rnd);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    g->size = RGPU_SHM_DATA + (n + page - 1) / page * page;
+    g->owner = getpid();
+    int fd = shm_open(g->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) { free(g); return NULL; }
+    void *base = MAP_FAILED;
+    /* pages reserved now: a full /dev/shm is plain memory, never a SIGBUS later */
+    if (ftruncate(fd, (off_t)g->size) == 0 && posix_fallocate(fd, 0, (off_t)g->size) == 0)
+        base = mmap(NULL, g->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (base == MAP_FAILED) {
+        shm_unlink(g->name);
+        free(g);
+        return NULL;
+    }
+    memcpy(base, g->nonce, sizeof g->nonce);
+    g->base = base;
+    *out = g;
+    return (char *)base + RGPU_SHM_DATA;
+}
+
+/* After every worker it was named to has unmapped it. */
+static void seg_destroy(rgpu_pinseg *g) {
+    munmap(g->base, g->size);
+    if (g->owner == getpid()) shm_unlink(g->name);
+    free(g);
+}
+
+int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off) {
+    if (!__atomic_load_n(&nsegs, __ATOMIC_RELAXED)) return 0;
+    pthread_mutex_lock(&mu);
+    long i = find((uintptr_t)p);
+    int ok = i >= 0 && table[i].seg && (uintptr_t)p + n <= table[i].p + table[i].n;
+    if (ok) *seg = table[i].seg, *off = RGPU_SHM_DATA + ((uintptr_t)p - table[i].p);
+    pthread_mutex_unlock(&mu);
+    return ok;
+}
+
+/* At exit: the names go (the workers keep their mappings while they need them). */
+void rgpu_pinned_close(void) {
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < count; i++)
+        if (table[i].seg && table[i].seg->owner == getpid()) shm_unlink(table[i].seg->name);
+    pthread_mutex_unlock(&mu);
 }
 
 int rgpu_pinned(const void *p, unsigned *flags) {
@@ -78,14 +193,16 @@ int rgpu_pinned_range(const void *p, CUdeviceptr *base, size_t *size) {
 
 static int host_alloc(int face, void **p, size_t n, unsigned flags) {
     if (!p || (flags & ~(unsigned)ALLOC_FLAGS)) return rgpu_invalid_value(face);
+    rgpu_pinseg *seg = NULL;
     if (flags & MAPPED) {
         int rc = cudaMallocManaged(p, n ? n : 1, cudaMemAttachGlobal);
         if (rc) return rgpu_record(face, rc);
-    } else if (posix_memalign(p, 4096, n ? n : 1) != 0) {
+    } else if (!(n && shm_wanted() && (*p = seg_create(n, &seg)) != NULL) && posix_memalign(p, 4096, n ? n : 1) != 0) {
         return rgpu_record(face, RGPU_OUT_OF_MEMORY);
     }
-    if (add((uintptr_t)*p, n, flags, 0)) {
+    if (add((uintptr_t)*p, n, flags, 0, seg)) {
         if (flags & MAPPED) cudaFree(*p);
+        else if (seg) seg_destroy(seg);
         else free(*p);
         *p = NULL;
         return rgpu_record(face, RGPU_OUT_OF_MEMORY);
@@ -96,10 +213,24 @@ static int host_alloc(int face, void **p, size_t n, unsigned flags) {
 static int host_free(int face, void *p) {
     if (!p) return RGPU_SUCCESS;
     unsigned flags = 0;
-    if (!rgpu_pinned(p, &flags) || !take((uintptr_t)p, 0)) return rgpu_invalid_value(face);
+    rgpu_pinseg *seg = NULL;
+    if (!rgpu_pinned(p, &flags) || !take((uintptr_t)p, 0, &seg)) return rgpu_invalid_value(face);
     if (flags & MAPPED) return cudaFree(p);
-    free(p);
-    return RGPU_SUCCESS;
+    if (!seg) {
+        free(p);
+        return RGPU_SUCCESS;
+    }
+    /* CUDA's cudaFreeHost synchronises: every worker that mapped it finishes its copies, then unmaps */
+    int rc = RGPU_SUCCESS;
+    unsigned told = __atomic_load_n(&seg->told, __ATOMIC_ACQUIRE);
+    for (int dev = 0; dev < RGPU_MAX_DEVICES; dev++) {
+        if (!(told & (1u << dev))) continue;
+        int r = rgpu_session_unpin(dev, seg->name);
+        /* a session that is gone holds no mapping; an error of earlier work is the program's to hear */
+        if (r && r != RGPU_DEVICE_UNAVAILABLE && r != CUDA_ERROR_DEINITIALIZED && !rc) rc = r;
+    }
+    seg_destroy(seg);
+    return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
 }
 
 /* The device address of mapped memory is its host address (one managed allocation). */
@@ -125,13 +256,13 @@ static int host_register(int face, void *p, size_t n, unsigned flags) {
     int taken = find((uintptr_t)p) >= 0 || find((uintptr_t)p + n - 1) >= 0;
     pthread_mutex_unlock(&mu);
     if (taken) return rgpu_record(face, ALREADY_REGISTERED);
-    int rc = add((uintptr_t)p, n, flags, 1);
+    int rc = add((uintptr_t)p, n, flags, 1, NULL);
     return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
 }
 
 static int host_unregister(int face, void *p) {
     if (!p) return rgpu_invalid_value(face);
-    return take((uintptr_t)p, 1) ? RGPU_SUCCESS : rgpu_record(face, NOT_REGISTERED);
+    return take((uintptr_t)p, 1, NULL) ? RGPU_SUCCESS : rgpu_record(face, NOT_REGISTERED);
 }
 
 static int host_flags(int face, unsigned *flags, void *p) {

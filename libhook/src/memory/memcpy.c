@@ -5,6 +5,7 @@
 
 #include "graph.h"
 #include "rgpu_call.h"
+#include "session.h"
 
 #define H2H cudaMemcpyHostToHost
 #define H2D cudaMemcpyHostToDevice
@@ -60,17 +61,24 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
     else return async ? cuMemcpyDtoDAsync_v2(dst, src, n, (CUstream)stream) : cuMemcpyDtoD_v2(dst, src, n);
     if (dev >= 0) c.dev = dev;
     c.device_reads = kind == D2H;
+    /* The program's pinned memory, to a worker on this host: the copy names it, no data moves
+     * (hostmem.c); the data frames below are only the session's fallback (it moved elsewhere). */
+    rgpu_pinseg *pin;
+    size_t pin_off;
+    if ((kind == H2D || kind == D2H) && rgpu_pin_lookup(host, n, &pin, &pin_off) && rgpu_session_local(c.dev))
+        c.pin = pin, c.pin_off = pin_off, c.pin_len = n;
     if (kind == H2D) {
         size_t chunk = n / RGPU_MAX_CHUNKS + 1 > RGPU_H2D_CHUNK ? n / RGPU_MAX_CHUNKS + 1 : RGPU_H2D_CHUNK;
         for (size_t off = 0; off < n; off += chunk)
             rgpu_put_bulk(&c, (const char *)host + off, n - off < chunk ? n - off : chunk);
     }
-    /* Only H2D and D2D can be fire-and-forget; D2H must bring the data back. */
-    if (async && kind != D2H) return rgpu_async(&c);
+    /* Only H2D and D2D can be fire-and-forget; D2H must bring the data back, unless it lands in
+     * pinned memory the worker maps (the program reads it after synchronising, as in CUDA). */
+    if (async && (kind != D2H || c.pin)) return rgpu_async(&c);
     if (kind == H2D) c.shm = 1;
     if (kind == D2H) { c.shm = 2; c.shm_dst = host; c.shm_cap = n; }
     int rc = rgpu_sync(&c);
-    if (rc == 0 && kind == D2H && c.shm_got != n) {
+    if (rc == 0 && kind == D2H && !c.pin_used && c.shm_got != n) {
         size_t got = 0, len;
         for (int i = 0; i < c.nout_bulk; i++) {
             const void *data = rgpu_out_bulk(&c, i, &len);

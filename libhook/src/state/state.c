@@ -81,6 +81,7 @@ uint64_t rgpu_untag_handle(const void *h, int *dev) {
 
 __attribute__((destructor)) static void rgpu_fini(void) {
     rgpu_sessions_close();
+    rgpu_pinned_close(); /* after the goodbyes: the workers have what they mapped */
     rgpu_env_lease_release(); /* after the sessions' goodbyes: a lease of this program's own */
 }
 

@@ -62,7 +62,26 @@ typedef struct rgpu_call {
     int shm;             /* 1: bulk input through shm; 2: reply bulk into shm */
     void *shm_dst;       /* reply bulk lands here (capacity shm_cap) */
     size_t shm_cap, shm_got;
+    /* a copy whose host side is pinned memory in a shared segment (hostmem.c): the session names
+     * [segment, offset, length] instead of moving data when its worker is on this host */
+    struct rgpu_pinseg *pin;
+    size_t pin_off, pin_len;
+    int pin_used;        /* set by the session when it did */
 } rgpu_call;
+
+/* hostmem.c: pinned memory in a shared segment of its own; `told` has a bit per device whose worker
+ * was named it (cudaFreeHost asks those to unmap it) */
+typedef struct rgpu_pinseg {
+    char name[48];
+    uint8_t nonce[16];
+    size_t size;         /* the segment's: the nonce page and the program's memory */
+    void *base;
+    int owner;           /* the process that made it (a forked child never unlinks it) */
+    unsigned told;
+} rgpu_pinseg;
+/* 1 when [p, +n) lies in one pinned segment: it and the offset of p in it */
+int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off);
+void rgpu_pinned_close(void);
 
 typedef struct { const char *name; void *fn; } rgpu_proc;
 extern const rgpu_proc rgpu_procs[];

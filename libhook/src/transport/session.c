@@ -393,7 +393,27 @@ int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n) {
     return 0;
 }
 
-/* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there. */
+/* A large synchronous copy from pageable memory is staged in chunks after its call is sent: the
+ * worker copies chunk i into the device while this thread copies chunk i+1 into the segment. The
+ * segment's first page holds, after the nonce, the seq of the call being staged and how many of its
+ * bytes are in place (server/worker.py waits on them). Off unless RGPU_SHM_PIPELINE=1: on the software
+ * GPU of a loaded two-core machine it measured no gain (both copies are the CPU's, and no core was
+ * free to overlap them); a GPU host, whose DMA engine does the worker's half, is where to measure it. */
+#define PIPE_CHUNK (4u << 20)
+#define PIPE_SEQ 16
+#define PIPE_DONE 24
+
+static int pipeline_on(void) {
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("RGPU_SHM_PIPELINE");
+        on = e && !strcmp(e, "1");
+    }
+    return on;
+}
+
+/* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there; 3 its
+ * host side is pinned memory the worker maps (no data either way). */
 static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync, int shm, size_t shm_len) {
     mp_array(w, shm ? 6 : 5);
     mp_uint(w, seq);
@@ -401,8 +421,27 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
     mp_uint(w, (uint64_t)sync);
     mp_array(w, (uint32_t)c->nargs);
     mp_raw(w, c->args.buf, c->args.len);
-    mp_uint(w, shm == 1 ? 0 : (uint64_t)c->nbulk);
-    if (shm) {
+    mp_uint(w, shm == 1 || shm >= 3 ? 0 : (uint64_t)c->nbulk);
+    if (shm == 3) {
+        /* [no regions, no room, [segment, nonce, segment size, offset, length]] */
+        mp_array(w, 3);
+        mp_array(w, 0);
+        mp_uint(w, 0);
+        mp_array(w, 5);
+        mp_str(w, c->pin->name);
+        mp_bin(w, c->pin->nonce, sizeof c->pin->nonce);
+        mp_uint(w, c->pin->size);
+        mp_uint(w, c->pin_off);
+        mp_uint(w, c->pin_len);
+    } else if (shm == 4) {
+        /* [input regions, no room, this call's seq]: the data arrives in the segment while the worker
+         * copies what has arrived (the progress word in the segment's first page, stage_progressive) */
+        mp_array(w, 3);
+        mp_array(w, 1);
+        mp_array(w, 2); mp_uint(w, RGPU_SHM_DATA); mp_uint(w, shm_len);
+        mp_uint(w, 0);
+        mp_uint(w, seq);
+    } else if (shm) {
         /* [input regions [[offset, length]...], room for the reply's bulk] */
         mp_array(w, 2);
         if (shm == 1) {
@@ -418,11 +457,21 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
 
 /* Whether (and how) a sync call's bulk data moves through the session's shared memory. */
 static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
+    if (c) c->pin_used = 0;
+    if (c && c->pin && s->shm_base && (c->flags & RGPU_F_SHM)) {
+        c->pin_used = 1;
+        __atomic_or_fetch(&c->pin->told, 1u << (s - rgpu_sessions_internal()), __ATOMIC_RELEASE);
+        return 3;
+    }
     if (!c || !c->shm || !s->shm_base || !(c->flags & RGPU_F_SHM)) return 0; /* the record allows it, or frames */
     if (c->shm == 1) {
         size_t n = 0;
         for (int i = 0; i < c->nbulk; i++) n += c->bulk_len[i];
         if (rgpu_shm_reserve(s, n) != 0) return 0;
+        if (n >= 2 * PIPE_CHUNK && pipeline_on()) { /* copied in after the send, chunk by chunk */
+            *len = n;
+            return 4;
+        }
         for (size_t i = 0, off = 0; i < (size_t)c->nbulk; off += c->bulk_len[i++])
             memcpy((char *)s->shm_base + RGPU_SHM_DATA + off, c->bulk[i], c->bulk_len[i]);
         *len = n;
@@ -434,6 +483,25 @@ static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
 }
 
 static void free_bytes(void *data, void *hint) { (void)hint; free(data); }
+
+static void stage_begin(rgpu_session *s, uint64_t seq) {
+    char *h = s->shm_base;
+    __atomic_store_n((uint64_t *)(h + PIPE_DONE), 0, __ATOMIC_RELEASE);
+    __atomic_store_n((uint64_t *)(h + PIPE_SEQ), seq, __ATOMIC_RELEASE);
+}
+
+static void stage_progressive(rgpu_session *s, struct rgpu_call *c) {
+    char *h = s->shm_base, *dst = h + RGPU_SHM_DATA;
+    size_t done = 0;
+    for (int i = 0; i < c->nbulk; i++) {
+        for (size_t off = 0; off < c->bulk_len[i]; off += PIPE_CHUNK) {
+            size_t k = c->bulk_len[i] - off < PIPE_CHUNK ? c->bulk_len[i] - off : PIPE_CHUNK;
+            memcpy(dst + done, (const char *)c->bulk[i] + off, k);
+            done += k;
+            __atomic_store_n((uint64_t *)(h + PIPE_DONE), (uint64_t)done, __ATOMIC_RELEASE);
+        }
+    }
+}
 
 /* Live migration: every message sent since the last reply is kept (its frames shared with the
  * sent copies, not duplicated) until a reply says the worker ran it. When the session moves, the old
@@ -502,7 +570,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     mp_raw(&hdr, s->batch.buf, s->batch.len);
     if (c) encode_call(&hdr, seq, c, 1, shm, shm_len);
     if (hdr.oom) return -1;
-    int cframes = c && shm != 1 ? c->nbulk : 0;
+    int cframes = c && shm != 1 && shm != 3 && shm != 4 ? c->nbulk : 0;
     size_t nframes = s->nbulk + (size_t)cframes;
     replay_msg *r = replay_new(s);
     if (r) {
@@ -513,6 +581,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
             r->async_len = s->batch.len, r->nasync = s->nbatch, r->async_frames = s->nbulk;
         }
     }
+    if (shm == 4) stage_begin(s, seq);
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
     replay_keep(s, r, &head);
@@ -538,6 +607,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     s->nbatch = 0;
     s->nbulk = 0;
     s->bulkbytes = 0;
+    if (rc >= 0 && shm == 4) stage_progressive(s, c);
     return rc >= 0 ? 0 : -1;
 }
 
@@ -587,8 +657,9 @@ static int resend_rebuilt(rgpu_session *s, replay_msg *m, struct rgpu_call *c, u
         nm.async_frames = m->async_frames;
         m->async_hdr = NULL;
     }
-    int cframes = shm != 1 ? c->nbulk : 0;
+    int cframes = shm != 1 && shm != 3 && shm != 4 ? c->nbulk : 0;
     size_t nframes = m->async_frames + (size_t)cframes;
+    if (shm == 4) stage_begin(s, seq);
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
     replay_keep(s, &nm, &head);
@@ -610,6 +681,7 @@ static int resend_rebuilt(rgpu_session *s, replay_msg *m, struct rgpu_call *c, u
     }
     replay_free(m);
     *m = nm;
+    if (rc >= 0 && shm == 4) stage_progressive(s, c);
     return rc >= 0 ? 0 : -1;
 }
 
@@ -898,9 +970,18 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
         pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
-    encode_call(&s->batch, ++s->seq, c, 0, 0, 0);
+    int pin = 0;
+    if (c->pin) {
+        size_t unused;
+        pin = shm_mode(s, c, &unused) == 3;
+        if (!pin && c->device_reads) { /* it moved to another host since the copy was made: no way back */
+            pthread_mutex_unlock(&s->mu);
+            return RGPU_NOT_SUPPORTED;
+        }
+    }
+    encode_call(&s->batch, ++s->seq, c, 0, pin ? 3 : 0, 0);
     s->nbatch++;
-    for (int i = 0; i < c->nbulk; i++) {
+    for (int i = 0; i < c->nbulk && !pin; i++) {
         /* The caller may reuse its buffer as soon as we return: copy it into the message. */
         if (s->nbulk == s->bulkcap) {
             s->bulkcap = s->bulkcap ? s->bulkcap * 2 : 8;
@@ -923,6 +1004,32 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
         }
     }
     pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+int rgpu_session_local(int dev) {
+    rgpu_session *s = rgpu_session_get(dev);
+    if (!s) return 0;
+    pthread_mutex_lock(&s->mu);
+    int local = !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) && ensure_open(s, dev) == 0 && s->shm_base != NULL;
+    pthread_mutex_unlock(&s->mu);
+    return local;
+}
+
+int rgpu_session_unpin(int dev, const char *name) {
+    rgpu_session *s = rgpu_session_get(dev);
+    if (!s) return RGPU_INVALID_DEVICE;
+    struct rgpu_call c;
+    memset(&c, 0, sizeof c);
+    c.id = RGPU_UNPIN;
+    c.name = "unpin";
+    c.dev = dev;
+    mp_init(&c.args, 64);
+    mp_str(&c.args, name);
+    c.nargs = 1;
+    int rc = rgpu_session_sync(s, &c);
+    rgpu_end(&c);
+    mp_free(&c.args);
     return rc;
 }
 

@@ -62,6 +62,11 @@ int rgpu_session_attr(rgpu_session *s, int dev, int attr, int *v);
 /* 0 when the attach reply gave the cudaDeviceProp bytes and n of them were copied to dst. */
 int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n);
 void rgpu_sessions_close(void);
+/* 1 when device dev's session is open and its worker is on this host (it mapped the session segment):
+ * copies from and to pinned memory may name it there (hostmem.c) */
+int rgpu_session_local(int dev);
+/* UNPIN: device dev's worker synchronises and unmaps the pinned segment `name` (cudaFreeHost) */
+int rgpu_session_unpin(int dev, const char *name);
 /* lease.c: a lease of the program's own from RGPU_CONTROLLER and RGPU_MEM/COMPUTE/LIMIT/VGPUS; fills
  * `servers` (RGPU_SERVER's form) and sets RGPU_LEASE. 0 ok, -1 not asked for, -2 failed (logged). */
 int rgpu_env_lease(char *servers, size_t cap);

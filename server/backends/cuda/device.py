@@ -26,6 +26,7 @@ from .waits import Waiter
 
 _FUNC_ATTR = CUfunction_attribute_enum
 _PARAM_BUFFER_POINTER, _PARAM_BUFFER_SIZE, _PARAM_END = 1, 2, 0
+_HOST_REGISTER_PORTABLE = 1  # CU_MEMHOSTREGISTER_PORTABLE
 NOT_READY = 600
 
 
@@ -101,6 +102,7 @@ def probe() -> list[dict]:
 
 class CudaDevice(CudaArrays, CudaVmm, Device):
     reports_running = True  # a kernel cannot be time-sliced by the server: its running time is watched
+    registers_host = True  # host memory the worker maps is page-locked for DMA (cuMemHostRegister)
 
     def __init__(self, index: int, memory_limit: int, reserve=None, capture_printf: bool = False):
         lib = _load()
@@ -262,6 +264,27 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.from_buffer(out), src, size, stream or _ffi.NULL))
         self._wait_stream(stream)
         return out  # sent as it is: no second copy
+
+    def host_register(self, addr, size):
+        # portable: every context of the worker may DMA from and to it
+        _check(_lib.cuMemHostRegister_v2(_ffi.cast("void *", addr), size, _HOST_REGISTER_PORTABLE))
+        return addr
+
+    def host_unregister(self, handle):
+        _check(_lib.cuMemHostUnregister(_ffi.cast("void *", handle)))
+
+    def copy_htod_host(self, dst, data, addr, stream, wait):
+        # DMA straight from the program's pinned buffer: asynchronous in stream order, as in CUDA
+        self._range(dst, len(data))
+        _check(_lib.cuMemcpyHtoDAsync_v2(dst, _ffi.cast("void *", addr), len(data), stream or _ffi.NULL))
+        if wait:
+            self._wait_stream(stream)
+
+    def copy_dtoh_host(self, src, out, addr, stream, wait):
+        self._range(src, len(out))
+        _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.cast("void *", addr), src, len(out), stream or _ffi.NULL))
+        if wait:
+            self._wait_stream(stream)
 
     def copy_dtod(self, dst, src, size, stream):
         self._range(src, size)

@@ -154,6 +154,10 @@ class SimDevice(SimArrays, Device):
         # client — which waits for the whole reply — sends its next message.
         return self.memory.view(src, size)
 
+    def copy_dtoh_host(self, src, out, addr, stream, wait) -> None:
+        # the program's pinned buffer, mapped: written in place (the sim runs work in call order)
+        np.frombuffer(out, dtype=np.uint8)[:] = self.memory.view(src, len(out))
+
     def copy_dtod(self, dst, src, size, stream) -> None:
         # check both ranges first so a bad destination leaves memory untouched
         s = self.memory.view(src, size)

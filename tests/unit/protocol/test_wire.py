@@ -30,3 +30,18 @@ def test_malformed_messages_are_refused_with_a_reason(frames, reason):
 def test_reply_shape():
     assert wire.unpack(wire.encode_reply(7, 2, [1, b"x"], 700, "boom", "hi\n")) == \
         [7, 2, [1, b"x"], 700, "boom", "hi\n"]
+
+
+def test_a_copy_may_name_pinned_memory_or_a_progressive_stage_instead_of_data():
+    pin = ["/rgpu-1-h0123456789abcdef", b"n" * 16, 8192, 4096, 64]
+    calls = wire.decode_calls([msgpack.packb([[1, 7, 0, [1, 2, 3], 0, [[], 0, pin]],
+                                              [2, 7, 1, [1, 2, 3], 0, [[[4096, 64]], 0, 2]]], use_bin_type=True)])
+    assert calls[0][5] == [[], 0, pin] and calls[0][2] == 0  # async: pinned memory needs no reply
+    assert calls[1][5] == [[[4096, 64]], 0, 2]
+
+
+@pytest.mark.parametrize("pin", [["/rgpu-1-h00", b"n" * 16, 8192, 4096], ["/x", "not bytes", 1, 2, 3],
+                                 [1, b"n" * 16, 8192, 4096, 64], ["/x", b"n", 8192, 4096, 64.0], "text"])
+def test_malformed_pinned_references_are_refused(pin):
+    with pytest.raises(wire.MalformedMessage):
+        wire.decode_calls([msgpack.packb([[1, 7, 1, [], 0, [[], 0, pin]]], use_bin_type=True)])

@@ -1,0 +1,220 @@
+"""Pinned host memory on the cuda backend, without a GPU (server/pinned.py over
+server/backends/cuda/device.py): the worker registers each mapped segment with the driver
+(cuMemHostRegister, portable) and copies between it and device memory with cuMemcpy*Async straight
+from and to the mapping — asynchronous in stream order for the async calls, waited for by the sync
+ones — and unregisters it at UNPIN and at the session's end.
+
+The stand-in driver queues each copy and runs it only when the stream is synchronised, reading and
+writing host memory through the pointer it was given, as a DMA engine does: what the program's buffer
+holds at that moment is what arrives, which no staged copy could give. What only a GPU can confirm:
+that the real driver accepts the registration of a shared mapping and DMAs at full speed from it."""
+from __future__ import annotations
+
+import ctypes
+import os
+
+import pytest
+
+from rgpu.server.api import memory
+from rgpu.server.backends.cuda import device as cuda_device
+from rgpu.server.errors import CudaError
+from rgpu.server.pinned import PinnedHost
+from rgpu.server import worker
+from rgpu.server.dispatch import Dispatcher
+from rgpu.server.session import Session
+from rgpu.server.shm import DATA, Segment, boot_id
+from rgpu.protocol.generated.calltable import BY_NAME
+from tests.support import fakecuda
+
+FAKE = r"""
+#include <stdio.h>
+#include <string.h>
+#include "rgpu_cuda.h"
+
+static unsigned char devmem[4 << 20];           /* device memory at 0x7000000 */
+#define DEV0 0x7000000ull
+static struct { int h2d; void *host; CUdeviceptr dev; size_t n; CUstream s; } q[64];
+static int nq, h2d_calls, d2h_calls, syncs;
+static void *reg_ptr, *last_d2h; static size_t reg_size; static unsigned reg_flags; static int registered, unregistered;
+
+int fake_pending(void) { return nq; }
+int fake_syncs(void) { return syncs; }
+int fake_registered(void) { return registered; }
+int fake_unregistered(void) { return unregistered; }
+void *fake_reg_ptr(void) { return reg_ptr; }
+size_t fake_reg_size(void) { return reg_size; }
+unsigned fake_reg_flags(void) { return reg_flags; }
+void *fake_last_host(void) { return nq ? q[nq - 1].host : NULL; }
+void *fake_last_d2h(void) { return last_d2h; }
+unsigned char *fake_devmem(void) { return devmem; }
+
+static void run_queue(void) {
+    for (int i = 0; i < nq; i++) {
+        unsigned char *d = devmem + (q[i].dev - DEV0);
+        if (q[i].h2d) memcpy(d, q[i].host, q[i].n); else memcpy(q[i].host, d, q[i].n);
+    }
+    nq = 0;
+    syncs++;
+}
+
+CUresult cuInit(unsigned int f) { return CUDA_SUCCESS; }
+CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext c) { return CUDA_SUCCESS; }
+CUresult cuDeviceGetName(char *n, int len, CUdevice d) { snprintf(n, len, "Fake GPU"); return CUDA_SUCCESS; }
+CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d) { *b = sizeof devmem; return CUDA_SUCCESS; }
+CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) { memset(u->bytes, 0xAB, 16); return CUDA_SUCCESS; }
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) { *v = a == 75 ? 9 : 0; return CUDA_SUCCESS; }
+CUresult cuGetErrorName(CUresult e, const char **s) { *s = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS; }
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { *p = DEV0; return CUDA_SUCCESS; }
+CUresult cuMemFree_v2(CUdeviceptr p) { return CUDA_SUCCESS; }
+CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int f, int p) { *s = (CUstream)0x5100; return CUDA_SUCCESS; }
+CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
+CUresult cuStreamQuery(CUstream s) { return nq ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { run_queue(); return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { run_queue(); return CUDA_SUCCESS; }
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
+    reg_ptr = p, reg_size = n, reg_flags = flags, registered++;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemHostUnregister(void *p) { unregistered += p == reg_ptr; return p == reg_ptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+    h2d_calls++;
+    q[nq].h2d = 1, q[nq].host = (void *)src, q[nq].dev = dst, q[nq].n = n, q[nq].s = s, nq++;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
+    d2h_calls++;
+    last_d2h = dst;
+    q[nq].h2d = 0, q[nq].host = dst, q[nq].dev = src, q[nq].n = n, q[nq].s = s, nq++;
+    return CUDA_SUCCESS;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fake_libcuda(tmp_path_factory):
+    return fakecuda.build(tmp_path_factory.mktemp("fakepinned"), FAKE)
+
+
+class _Session:
+    def __init__(self, device):
+        self.device = device
+
+
+@pytest.fixture
+def gpu(fake_libcuda, monkeypatch):
+    monkeypatch.setenv("RGPU_LIBCUDA", str(fake_libcuda))
+    monkeypatch.setattr(cuda_device, "_lib", None)
+    dev = cuda_device.CudaDevice(0, 4 << 20)
+    fake = ctypes.CDLL(str(fake_libcuda))
+    for f in ("fake_reg_ptr", "fake_last_host", "fake_devmem", "fake_last_d2h"):
+        getattr(fake, f).restype = ctypes.c_void_p
+    fake.fake_reg_size.restype = ctypes.c_size_t
+    return dev, fake
+
+
+@pytest.fixture
+def segment():
+    """A pinned segment as the client library makes one: the nonce page, then the program's memory."""
+    name = f"/rgpu-{os.getpid()}-h{os.urandom(8).hex()}"
+    size = DATA + 65536
+    fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    os.ftruncate(fd, size)
+    nonce = os.urandom(16)
+    os.pwrite(fd, nonce, 0)
+    os.close(fd)
+    yield name, nonce, size
+    os.unlink("/dev/shm" + name)
+
+
+def test_a_mapped_segment_is_registered_with_the_driver_portable(gpu, segment):
+    dev, fake = gpu
+    name, nonce, size = segment
+    pinned = PinnedHost(_Session(dev))
+    registered, unregistered = fake.fake_registered(), fake.fake_unregistered()
+    view, addr = pinned.region([name, nonce, size, DATA, 4096])
+    assert fake.fake_registered() == registered + 1
+    assert fake.fake_reg_ptr() == addr - DATA and fake.fake_reg_size() == size  # the whole mapping
+    assert fake.fake_reg_flags() == 1  # CU_MEMHOSTREGISTER_PORTABLE
+    pinned.region([name, nonce, size, DATA + 4096, 4096])
+    assert fake.fake_registered() == registered + 1  # once per segment
+    with pytest.raises(CudaError):
+        pinned.region([name, b"x" * 16, size, DATA, 4096])  # another nonce under the same name
+    assert pinned.drop(name) and fake.fake_unregistered() == unregistered + 1
+
+
+def test_async_copies_dma_from_and_to_the_mapping_in_stream_order(gpu, segment):
+    dev, fake = gpu
+    name, nonce, size = segment
+    pinned = PinnedHost(_Session(dev))
+    d = dev.mem_alloc(65536)
+    stream = dev.stream_create(0, 0)
+    view, addr = pinned.region([name, nonce, size, DATA, 4096])
+    view[:] = b"a" * 4096
+    memory._copy(_Session(dev), memory.H2D, d, 0, 4096, stream, (), (view, addr), False)
+    # queued, not waited for: the driver holds the program's own buffer, not a copy of it
+    assert fake.fake_pending() == 1 and fake.fake_last_host() == addr
+    view[:16] = b"b" * 16  # (a program may not do this; the stand-in shows no staging copy was made)
+    out, out_addr = pinned.region([name, nonce, size, DATA + 8192, 4096])
+    memory._copy(_Session(dev), memory.D2H, 0, d, 4096, stream, (), (out, out_addr), False)
+    assert fake.fake_pending() == 2 and fake.fake_last_host() == out_addr
+    assert bytes(out[:4]) == b"\0\0\0\0"  # nothing has landed before the stream is synchronised
+    dev.stream_synchronize(stream)
+    assert bytes(out) == b"b" * 16 + b"a" * 4080  # DMA'd from the mapping at its turn, then back
+
+
+def test_sync_copies_wait_and_unpin_unregisters(gpu, segment):
+    dev, fake = gpu
+    name, nonce, size = segment
+    pinned = PinnedHost(_Session(dev))
+    d = dev.mem_alloc(65536)
+    view, addr = pinned.region([name, nonce, size, DATA, 1024])
+    view[:] = bytes(range(256)) * 4
+    memory._copy(_Session(dev), memory.H2D, d, 0, 1024, None, (), (view, addr))  # cudaMemcpy: waits
+    assert fake.fake_pending() == 0
+    devmem = (ctypes.c_ubyte * 1024).from_address(fake.fake_devmem())
+    assert bytes(devmem) == bytes(range(256)) * 4
+    with pytest.raises(CudaError):  # a region of another length than the copy
+        memory._copy(_Session(dev), memory.H2D, d, 0, 2048, None, (), (view, addr))
+    before = fake.fake_unregistered()
+    pinned.close()
+    assert fake.fake_unregistered() == before + 1 and not pinned.maps
+
+
+def test_a_staged_d2h_copy_is_dma_d_into_the_registered_session_segment(gpu):
+    """The session segment (server/shm.py) is registered with the driver when a large staged copy first
+    needs it (its used prefix, growing by doubling: registering allocates the pages); a sync D2H copy
+    through it is written there by the driver itself, its reply naming the region, not carrying data."""
+    dev, fake = gpu
+    name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
+    fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    os.ftruncate(fd, 16 << 20)
+    nonce = os.urandom(16)
+    os.pwrite(fd, nonce, 0)
+    os.close(fd)
+    try:
+        seg, why = Segment.attach({"name": name, "size": 16 << 20, "nonce": nonce, "boot": boot_id()})
+        assert seg is not None, why
+    finally:
+        os.unlink("/dev/shm" + name)
+    s = Session(dev, "s")
+    s.shm = seg
+    registered = fake.fake_registered()
+    d = dev.mem_alloc(2 << 20)
+    run = Dispatcher("cuda").run
+    small = worker._run_d2h_placed(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, 4096], 8 << 20)
+    assert small.rc == 0 and type(small.bulk) is not worker._Placed  # a small copy: not worth registering
+    assert fake.fake_registered() == registered
+    n = 1 << 20
+    devmem = (ctypes.c_ubyte * n).from_address(fake.fake_devmem())
+    devmem[:] = list(range(256)) * (n // 256)
+    res = worker._run_d2h_placed(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n], 8 << 20)
+    assert fake.fake_registered() == registered + 1 and fake.fake_reg_ptr() == seg.addr
+    assert fake.fake_reg_size() == 4 << 20  # the used prefix, not the whole 16 MiB segment
+    assert res.rc == 0 and list(res.bulk) == [[DATA, n]]
+    assert fake.fake_last_d2h() == seg.addr + DATA and fake.fake_pending() == 0  # into the segment, waited for
+    assert bytes(seg.view[DATA:DATA + n]) == bytes(range(256)) * (n // 256)
+    worker._close_shm(s)
+    assert fake.fake_unregistered() >= 1 and s.shm is None
