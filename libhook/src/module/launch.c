@@ -4,6 +4,8 @@
  * sha256 alone (servers cache images, so a second session of the same program sends no bytes).
  * A launch is one asynchronous call carrying the parameters packed by the function's layout,
  * which is fetched once per function and kept. Launch configuration push/pop stays in the client. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,9 +133,36 @@ int rgpu_layout_of(int face, void *fn, rgpu_layout *out) {
     return 0;
 }
 
+/* A program's own kernel whose module the device refused: said once per shared object at warning
+ * level (the program sees only "no kernel image is available"), with the server's reason and, for a
+ * prebuilt library the user cannot rebuild (PyTorch's libtorch_cuda.so ships SASS only), the way out. */
+static void explain_refusal(const rgpu_kernel *k, int dev, int rc) {
+    enum { SEEN = 64 };
+    static const char *seen[SEEN];
+    static int nseen;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    Dl_info info = {0};
+    const char *obj = k->module && dladdr(k->module->image, &info) && info.dli_fname ? info.dli_fname : "";
+    int main_program = !strstr(obj, ".so"); /* the program's own kernels: the server's advice (rebuild) fits */
+    pthread_mutex_lock(&mu);
+    int first = 1;
+    for (int i = 0; i < nseen && first; i++) first = strcmp(seen[i], obj) != 0;
+    if (first && nseen < SEEN) seen[nseen++] = obj;
+    pthread_mutex_unlock(&mu);
+    if (!first) return;
+    const char *why = rgpu_last_failure();
+    rgpu_log(RGPU_LOG_WARN, "kernel %s%s%s cannot run on device %d (CUDA error %d): %s%s%s%s", k->name,
+             obj[0] ? " of " : "", obj, dev, rc, why[0] ? why : "its module holds no code this device runs",
+             main_program ? "" : "; ", main_program ? "" : obj,
+             main_program ? "" : " is a prebuilt library with no PTX for this kernel: on the software GPU use a build "
+                                 "of it that embeds PTX (PyTorch: TORCH_CUDA_ARCH_LIST ending in +PTX), or run on "
+                                 "a server with a real GPU (rgpu-server --device cuda)");
+}
+
 int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out) {
     void *mod = NULL;
     int rc = rgpu_module_on(face, k->module, dev, &mod);
+    if (rc == 200 || rc == 209 || rc == 218) explain_refusal(k, dev, rc); /* the image, not the moment */
     if (rc) return rc;
     pthread_mutex_lock(&load_mu);
     if (!k->fn[dev]) {

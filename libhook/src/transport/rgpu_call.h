@@ -126,6 +126,8 @@ void rgpu_set_current_device(int dev);
 int rgpu_ensure_init(void);              /* 0, or RGPU_NO_DEVICE / RGPU_NOT_INITIALIZED */
 void rgpu_set_last_error(int face, int rc);
 int rgpu_get_last_error(int face, int reset);
+/* The server's message for this thread's last failed synchronous call ("" if it gave none). */
+const char *rgpu_last_failure(void);
 int rgpu_record(int face, int rc);      /* remembers a failure as the thread's last error; returns rc */
 void *rgpu_tag_handle(int dev, uint64_t server_handle);
 uint64_t rgpu_untag_handle(const void *h, int *dev);
