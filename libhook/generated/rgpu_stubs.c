@@ -2523,18 +2523,6 @@ CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
     return rgpu_unsupported(RGPU_DRIVER, "cuGreenCtxGetId");
 }
 
-/* cuLogsRegisterCallback: not supported: host callbacks are not forwarded yet (protocol/contract/calls/system.toml) */
-CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLogsRegisterCallback");
-}
-
-/* cuLogsUnregisterCallback: not supported: host callbacks are not forwarded yet (protocol/contract/calls/system.toml) */
-CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLogsUnregisterCallback");
-}
-
 /* cuLogsCurrent: not supported: driver logs are the server's (protocol/contract/calls/system.toml) */
 CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 {
