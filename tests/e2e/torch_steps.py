@@ -1,0 +1,109 @@
+"""PyTorch on a CUDA device and the same work on the CPU, in one process; run by tests/e2e/test_pytorch.py
+through `rgpu run` (and, on a GPU host, natively). `python torch_steps.py STEP` prints one JSON object:
+what the device computed, what the CPU computed, and facts about the device.
+
+Steps (issue 11): device (is_available, name, memory, copies both ways and on the device), matmul
+(cuBLAS), conv (cuDNN forward and backward), kernels (PyTorch's own: elementwise, reduction, cumsum),
+train (Linear + Conv2d + AdamW, a few steps)."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+import warnings
+
+warnings.filterwarnings("ignore")  # torch warns about the sim's sm_130 and a missing numpy
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+torch.backends.cuda.matmul.allow_tf32 = False  # results to compare with the CPU's float32
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cudnn.deterministic = True
+torch.backends.cudnn.benchmark = False
+
+
+def flat(t: torch.Tensor) -> list[float]:
+    return t.detach().to("cpu", torch.float64).reshape(-1).tolist()
+
+
+def step_device() -> dict:
+    x = torch.arange(4096, dtype=torch.float32) * 0.5 - 7
+    g = x.to("cuda")
+    d = g.clone()  # a copy on the device
+    free, total = torch.cuda.mem_get_info()
+    return {"available": torch.cuda.is_available(), "count": torch.cuda.device_count(),
+            "name": torch.cuda.get_device_name(), "capability": list(torch.cuda.get_device_capability()),
+            "free": free, "total": total, "gpu": flat(d), "cpu": flat(x)}
+
+
+def step_matmul() -> dict:
+    gen = torch.Generator().manual_seed(1)
+    a, b = torch.randn(96, 40, generator=gen), torch.randn(40, 72, generator=gen)
+    w = torch.randn(24, 40, generator=gen)
+    ga, gb, gw = a.cuda(), b.cuda(), w.cuda()
+    p, q = torch.randn(3, 16, 12, generator=gen), torch.randn(3, 12, 20, generator=gen)
+    gpu = [ga @ gb, F.linear(ga, gw), torch.bmm(p.cuda(), q.cuda())]
+    cpu = [a @ b, F.linear(a, w), torch.bmm(p, q)]
+    return {"gpu": [flat(t) for t in gpu], "cpu": [flat(t) for t in cpu]}
+
+
+def step_conv() -> dict:
+    gen = torch.Generator().manual_seed(2)
+    x, w = torch.randn(2, 3, 10, 10, generator=gen), torch.randn(5, 3, 3, 3, generator=gen)
+    dy = torch.randn(2, 5, 10, 10, generator=gen)
+    out = {}
+    for where, dev in (("gpu", "cuda"), ("cpu", "cpu")):
+        xi, wi = x.to(dev).requires_grad_(), w.to(dev).requires_grad_()
+        y = F.conv2d(xi, wi, padding=1)  # no bias: adding one is PyTorch's own kernel, not cuDNN's
+        dx, dw = torch.autograd.grad(y, (xi, wi), dy.to(dev))
+        out[where] = [flat(y), flat(dx), flat(dw)]
+    return out
+
+
+def step_kernels() -> dict:
+    x = torch.linspace(-3, 3, 1000)
+    out = {}
+    for where, dev in (("gpu", "cuda"), ("cpu", "cpu")):
+        v = x.to(dev)
+        out[where] = [flat(torch.relu(v) * 2 + 1), flat(v.sum().reshape(1)), flat(torch.cumsum(v, 0))]
+    return out
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = torch.nn.Linear(4 * 8 * 8, 10)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x)).flatten(1))
+
+
+def step_train(steps: int = 20) -> dict:
+    gen = torch.Generator().manual_seed(3)
+    x, target = torch.randn(8, 3, 8, 8, generator=gen), torch.randn(8, 10, generator=gen)
+    torch.manual_seed(4)
+    init = Net().state_dict()
+    out = {}
+    for where, dev in (("gpu", "cuda"), ("cpu", "cpu")):
+        net = Net().to(dev)
+        net.load_state_dict(init)
+        opt = torch.optim.AdamW(net.parameters(), lr=1e-2)
+        xi, ti = x.to(dev), target.to(dev)
+        losses = []
+        for _ in range(steps):
+            opt.zero_grad()
+            loss = F.mse_loss(net(xi), ti)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        out[where] = losses
+    return out
+
+
+if __name__ == "__main__":
+    t0 = time.monotonic()
+    result = globals()[f"step_{sys.argv[1]}"]()
+    result["seconds"] = time.monotonic() - t0
+    print(json.dumps(result))
