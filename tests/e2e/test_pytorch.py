@@ -50,6 +50,10 @@ def test_torch_sees_the_device_and_copies_through_it(torch_python, sim_server):
     assert r["available"] and r["count"] == 1 and r["name"]
     assert 0 < r["free"] <= r["total"]
     assert r["gpu"] == r["cpu"]  # host to device, device to device, device to host: exact
+    # pinned memory, copies that do not block on a side stream, events between streams, timing
+    assert r["streamed"] == r["cpu"]
+    assert r["side_done"] and r["elapsed_ms"] >= 0
+    assert r["allocated"] > 0 and r["segments"] >= 1  # the caching allocator's own accounting
 
 
 def test_matmul_linear_and_bmm_run_on_cublas(torch_python, sim_server):

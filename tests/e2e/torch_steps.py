@@ -32,9 +32,26 @@ def step_device() -> dict:
     g = x.to("cuda")
     d = g.clone()  # a copy on the device
     free, total = torch.cuda.mem_get_info()
+    # pinned memory, a side stream, copies that do not block, events between the streams
+    pinned = x.pin_memory()
+    side = torch.cuda.Stream()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    with torch.cuda.stream(side):
+        start.record()
+        s = pinned.to("cuda", non_blocking=True)
+        end.record()
+    torch.cuda.current_stream().wait_stream(side)
+    s.record_stream(torch.cuda.current_stream())
+    back = torch.empty_like(pinned).pin_memory()
+    back.copy_(s, non_blocking=True)
+    end.synchronize()
+    torch.cuda.synchronize()
+    stats = torch.cuda.memory_stats()
     return {"available": torch.cuda.is_available(), "count": torch.cuda.device_count(),
             "name": torch.cuda.get_device_name(), "capability": list(torch.cuda.get_device_capability()),
-            "free": free, "total": total, "gpu": flat(d), "cpu": flat(x)}
+            "free": free, "total": total, "gpu": flat(d), "cpu": flat(x), "streamed": flat(back),
+            "elapsed_ms": start.elapsed_time(end), "side_done": side.query(),
+            "allocated": torch.cuda.memory_allocated(), "segments": stats.get("segment.all.current", 0)}
 
 
 def step_matmul() -> dict:
