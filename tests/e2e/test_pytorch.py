@@ -31,8 +31,9 @@ def torch_python() -> Path:
     return torchenv.python()
 
 
-def run_step(server: str, python: Path, step: str) -> subprocess.CompletedProcess:
-    return run_cli("run", "--server", server, "--", str(python), str(STEPS), step, timeout=600)
+def run_step(server: str, python: Path, step: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return run_cli("run", "--server", server, "--", str(python), str(STEPS), step, timeout=600,
+                   env=None if env is None else {**os.environ, **env})
 
 
 def result(p: subprocess.CompletedProcess) -> dict:
@@ -59,6 +60,17 @@ def test_torch_sees_the_device_and_copies_through_it(torch_python, sim_server):
 def test_matmul_linear_and_bmm_run_on_cublas(torch_python, sim_server):
     r = result(run_step(sim_server, torch_python, "matmul"))
     close(r["gpu"], r["cpu"])
+
+
+def test_cuda_malloc_async_allocator_backend(torch_python, sim_server):
+    """PyTorch's cudaMallocAsync backend reads and sets the default pool's attributes (release
+    threshold, reserved and used memory) and allocates stream-ordered."""
+    r = result(run_step(sim_server, torch_python, "async_allocator",
+                        env={"PYTORCH_CUDA_ALLOC_CONF": "backend:cudaMallocAsync"}))
+    assert r["backend"] == "cudaMallocAsync"
+    close(r["gpu"], r["cpu"])
+    assert r["reserved"] >= r["allocated"] > 0
+    assert r["allocated_after_free"] == r["allocated"] - 64 * 48 * 4
 
 
 def test_conv2d_forward_and_backward_run_on_cudnn(torch_python, sim_server):

@@ -54,6 +54,21 @@ def step_device() -> dict:
             "allocated": torch.cuda.memory_allocated(), "segments": stats.get("segment.all.current", 0)}
 
 
+def step_async_allocator() -> dict:
+    """Run with PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync: the allocator asks the device's default
+    pool for its counters and settings and allocates stream-ordered."""
+    gen = torch.Generator().manual_seed(5)
+    a, b = torch.randn(64, 48, generator=gen), torch.randn(48, 40, generator=gen)
+    ga, gb = a.cuda(), b.cuda()
+    c = ga @ gb
+    torch.cuda.synchronize()
+    reserved, allocated = torch.cuda.memory_reserved(), torch.cuda.memory_allocated()
+    del ga
+    torch.cuda.synchronize()
+    return {"backend": torch.cuda.get_allocator_backend(), "gpu": [flat(c)], "cpu": [flat(a @ b)],
+            "reserved": reserved, "allocated": allocated, "allocated_after_free": torch.cuda.memory_allocated()}
+
+
 def step_matmul() -> dict:
     gen = torch.Generator().manual_seed(1)
     a, b = torch.randn(96, 40, generator=gen), torch.randn(40, 72, generator=gen)
