@@ -57,9 +57,13 @@ def test_torch_sees_the_device_and_copies_through_it(torch_python, sim_server):
     assert r["allocated"] > 0 and r["segments"] >= 1  # the caching allocator's own accounting
 
 
-def test_matmul_linear_and_bmm_run_on_cublas(torch_python, sim_server):
+def test_matmuls_run_on_cublas_and_cublaslt(torch_python, sim_server):
     r = result(run_step(sim_server, torch_python, "matmul"))
-    close(r["gpu"], r["cpu"])
+    r.pop("seconds")
+    assert set(r) == {"mm", "linear_bias", "bmm", "baddbmm", "half", "bfloat16", "double"}
+    for name, c in r.items():
+        scale = max(abs(v) for v in c["cpu"])
+        np.testing.assert_allclose(c["gpu"], c["cpu"], rtol=c["rtol"], atol=c["rtol"] * scale, err_msg=name)
 
 
 def test_cuda_malloc_async_allocator_backend(torch_python, sim_server):

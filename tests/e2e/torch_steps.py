@@ -70,14 +70,25 @@ def step_async_allocator() -> dict:
 
 
 def step_matmul() -> dict:
+    """cuBLAS and cuBLASLt as torch calls them: mm, linear with bias (cuBLASLt's bias epilogue), bmm,
+    baddbmm, and half, bfloat16 and double GEMMs; each beside the CPU's result and its tolerance
+    (half and bfloat16 round their outputs)."""
     gen = torch.Generator().manual_seed(1)
     a, b = torch.randn(96, 40, generator=gen), torch.randn(40, 72, generator=gen)
-    w = torch.randn(24, 40, generator=gen)
-    ga, gb, gw = a.cuda(), b.cuda(), w.cuda()
+    w, bias = torch.randn(24, 40, generator=gen), torch.randn(24, generator=gen)
     p, q = torch.randn(3, 16, 12, generator=gen), torch.randn(3, 12, 20, generator=gen)
-    gpu = [ga @ gb, F.linear(ga, gw), torch.bmm(p.cuda(), q.cuda())]
-    cpu = [a @ b, F.linear(a, w), torch.bmm(p, q)]
-    return {"gpu": [flat(t) for t in gpu], "cpu": [flat(t) for t in cpu]}
+    c0 = torch.randn(3, 16, 20, generator=gen)
+    ga, gb = a.cuda(), b.cuda()
+    cases = {
+        "mm": (ga @ gb, a @ b, 1e-5),
+        "linear_bias": (F.linear(ga, w.cuda(), bias.cuda()), F.linear(a, w, bias), 1e-5),
+        "bmm": (torch.bmm(p.cuda(), q.cuda()), torch.bmm(p, q), 1e-5),
+        "baddbmm": (torch.baddbmm(c0.cuda(), p.cuda(), q.cuda(), beta=0.5), torch.baddbmm(c0, p, q, beta=0.5), 1e-5),
+        "half": (a.half().cuda() @ b.half().cuda(), a.half().float() @ b.half().float(), 1e-2),
+        "bfloat16": (a.bfloat16().cuda() @ b.bfloat16().cuda(), a.bfloat16().float() @ b.bfloat16().float(), 2e-2),
+        "double": (a.double().cuda() @ b.double().cuda(), a.double() @ b.double(), 1e-12),
+    }
+    return {name: {"gpu": flat(g), "cpu": flat(c), "rtol": tol} for name, (g, c, tol) in cases.items()}
 
 
 def step_conv() -> dict:
