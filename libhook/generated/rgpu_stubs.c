@@ -390,19 +390,6 @@ CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char 
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetUnifiedFunction");
 }
 
-/* cuKernelSetCacheConfig: forward (protocol/contract/calls/module.toml) */
-CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuKernelSetCacheConfig, "cuKernelSetCacheConfig", RGPU_DRIVER, RGPU_FLAGS_cuKernelSetCacheConfig);
-    rgpu_put_h(&c, kernel);
-    rgpu_put_i(&c, (int64_t)config);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuMemGetInfo_v2: forward (protocol/contract/calls/memory.toml) */
 CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {

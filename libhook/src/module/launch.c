@@ -323,6 +323,13 @@ static rgpu_layout *driver_layout(void *fn, int *rc) {
 static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rgpu_dim3 b, unsigned shmem,
                          void *stream, void **params, void **extra) {
     if (!f) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
+    int tagged = -1;
+    rgpu_untag_handle(f, &tagged);
+    if (tagged < 0) { /* not a session's function: a library's CUkernel, launched on its stream's device */
+        rgpu_kernel *k = rgpu_find_kernel(f);
+        int rc = k ? rgpu_kernel_on(RGPU_DRIVER, k, stream_device(stream), &f) : 0;
+        if (rc) return rc;
+    }
     if (extra) {
         /* CU_LAUNCH_PARAM_BUFFER_POINTER (1) / _SIZE (2) pairs, ended by CU_LAUNCH_PARAM_END (0) */
         const void *buf = NULL;
