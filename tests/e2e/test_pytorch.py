@@ -77,6 +77,18 @@ def test_cuda_malloc_async_allocator_backend(torch_python, sim_server):
     assert r["allocated_after_free"] == r["allocated"] - 64 * 48 * 4
 
 
+def test_two_devices_cross_device_copies_and_a_cuda_graph(torch_python, start_server):
+    """Two vGPUs (two servers): cuBLAS runs on each (a context-independent library's kernels are
+    resolved on the device they run on), tensors move between the GPUs (through the client, as CUDA
+    stages copies between GPUs without peer access), and a captured matmul replays."""
+    a, _ = start_server()
+    b, _ = start_server()
+    p = run_cli("run", "--server", f"{a},{b}", "--", str(torch_python), str(STEPS), "two_devices", timeout=600)
+    r = result(p)
+    assert r["count"] == 2 and r["devices"] == ["cuda:0", "cuda:1", "cuda:0"]
+    close(r["gpu"], r["cpu"])
+
+
 def test_conv2d_forward_and_backward_run_on_cudnn(torch_python, sim_server):
     r = result(run_step(sim_server, torch_python, "conv"))
     close(r["gpu"], r["cpu"])  # y, dL/dx, dL/dw

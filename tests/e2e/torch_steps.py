@@ -91,6 +91,33 @@ def step_matmul() -> dict:
     return {name: {"gpu": flat(g), "cpu": flat(c), "rtol": tol} for name, (g, c, tol) in cases.items()}
 
 
+def step_two_devices() -> dict:
+    """Two devices: cuBLAS on cuda:0, then on cuda:1 (the library's kernels must be cuda:1's there),
+    a tensor copied from one GPU to the other and back, and a CUDA graph of a matmul replayed on new
+    input."""
+    gen = torch.Generator().manual_seed(6)
+    a, b, a2 = torch.randn(32, 16, generator=gen), torch.randn(16, 8, generator=gen), torch.randn(32, 16, generator=gen)
+    on0 = a.to("cuda:0") @ b.to("cuda:0")
+    x1 = a.to("cuda:0").to("cuda:1")  # device to device, across GPUs
+    on1 = x1 @ b.to("cuda:1")
+    back = on1.to("cuda:0")
+    ga, gb = a.to("cuda:0"), b.to("cuda:0")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        ga @ gb  # warm-up outside the capture (cuBLAS's handle and workspace)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = ga @ gb
+    ga.copy_(a2.to("cuda:0"))
+    graph.replay()
+    torch.cuda.synchronize()
+    return {"count": torch.cuda.device_count(), "devices": [str(on0.device), str(on1.device), str(back.device)],
+            "gpu": [flat(on0), flat(x1), flat(on1), flat(back), flat(out)],
+            "cpu": [flat(a @ b), flat(a), flat(a @ b), flat(a @ b), flat(a2 @ b)]}
+
+
 def step_conv() -> dict:
     gen = torch.Generator().manual_seed(2)
     x, w = torch.randn(2, 3, 10, 10, generator=gen), torch.randn(5, 3, 3, 3, generator=gen)

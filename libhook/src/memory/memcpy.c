@@ -23,6 +23,8 @@ static int is_device_ptr(const void *p) {
     return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
 }
 
+int rgpu_cross_device_copy(int face, void *dst, const void *src, size_t n, const void *stream, int async, int *rc);
+
 int rgpu_resolve_kind(int kind, void *dst, const void *src) {
     if (kind != DEFAULT) return kind;
     int d = is_device_ptr(dst), s = is_device_ptr(src);
@@ -98,6 +100,8 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
         memmove(dst, src, n);
         return RGPU_SUCCESS;
     }
+    int rc;
+    if (kind == D2D && rgpu_cross_device_copy(RGPU_RUNTIME, dst, src, n, stream, async, &rc)) return rc;
     void *host = kind == H2D ? (void *)src : kind == D2H ? dst : NULL;
     return rgpu_copy_call(RGPU_RUNTIME, kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst,
                           kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, -1);
