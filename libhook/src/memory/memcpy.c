@@ -142,17 +142,23 @@ CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream str
 /* cuMemcpy(Async) with unified addressing: the runtime's Default kind, driver error numbering. */
 
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
+    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src), rc;
     if (kind == H2D) return cuMemcpyHtoD_v2(dst, (const void *)(uintptr_t)src, n);
     if (kind == D2H) return cuMemcpyDtoH_v2((void *)(uintptr_t)dst, src, n);
+    if (kind == D2D && rgpu_cross_device_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n,
+                                              NULL, 0, &rc))
+        return rc;
     if (kind == D2D) return cuMemcpyDtoD_v2(dst, src, n);
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return RGPU_SUCCESS;
 }
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
-    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
+    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src), rc;
     if (kind == H2D) return cuMemcpyHtoDAsync_v2(dst, (const void *)(uintptr_t)src, n, stream);
     if (kind == D2H) return cuMemcpyDtoHAsync_v2((void *)(uintptr_t)dst, src, n, stream);
+    if (kind == D2D && rgpu_cross_device_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n,
+                                              stream, 1, &rc))
+        return rc;
     if (kind == D2D) return cuMemcpyDtoDAsync_v2(dst, src, n, stream);
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return RGPU_SUCCESS;

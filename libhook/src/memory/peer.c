@@ -95,7 +95,9 @@ int rgpu_cross_device_copy(int face, void *dst, const void *src, size_t n, const
     int sd = rgpu_device_of(src), dd = rgpu_device_of(dst);
     if (sd < 0 || dd < 0 || sd == dd) return 0;
     if ((*rc = rgpu_capture_guard(face, async ? stream : NULL, 1))) return 1;
-    if (async && stream && (*rc = rgpu_record(face, cudaStreamSynchronize((cudaStream_t)stream)))) return 1;
+    if (async && stream && (*rc = face == RGPU_DRIVER ? cuStreamSynchronize((CUstream)stream)
+                                                      : cudaStreamSynchronize((cudaStream_t)stream)))
+        return 1;
     *rc = peer_copy(face, dst, dd, src, sd, n);
     return 1;
 }
