@@ -77,6 +77,15 @@ def test_cuda_malloc_async_allocator_backend(torch_python, sim_server):
     assert r["allocated_after_free"] == r["allocated"] - 64 * 48 * 4
 
 
+@pytest.mark.gpu_only("the software GPU has no virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap)")
+def test_expandable_segments_allocator(torch_python, sim_server):
+    """PyTorch's expandable segments reserve address space and map physical handles into it as the
+    pool grows (rgpu charges each handle to the session's memory)."""
+    r = result(run_step(sim_server, torch_python, "matmul", env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}))
+    for name in ("mm", "linear_bias", "bmm"):
+        np.testing.assert_allclose(r[name]["gpu"], r[name]["cpu"], rtol=1e-5, atol=1e-4, err_msg=name)
+
+
 def test_two_devices_cross_device_copies_and_a_cuda_graph(torch_python, start_server):
     """Two vGPUs (two servers): cuBLAS runs on each (a context-independent library's kernels are
     resolved on the device they run on), tensors move between the GPUs (through the client, as CUDA
