@@ -157,8 +157,6 @@
 #define RGPU_FLAGS_cuMemAddressReserve (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuMemAddressFree 0x1ca986beu
 #define RGPU_FLAGS_cuMemAddressFree (RGPU_F_NOT_SIM)
-#define RGPU_ID_cuMemCreate 0x56de2ccdu
-#define RGPU_FLAGS_cuMemCreate (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuMemRelease 0x51a49e48u
 #define RGPU_FLAGS_cuMemRelease (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuMemMap 0x7aef7ca5u

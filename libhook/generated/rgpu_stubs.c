@@ -895,21 +895,10 @@ CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
     return rc;
 }
 
-/* cuMemCreate: forward (protocol/contract/calls/vmm.toml) */
+/* cuMemCreate: not supported: allocates device memory outside the session's memory quota: not forwarded yet (protocol/contract/calls/vmm.toml) */
 CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
-    rgpu_call c;
-    if (handle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuMemCreate, "cuMemCreate", RGPU_DRIVER, RGPU_FLAGS_cuMemCreate);
-    rgpu_put_u(&c, (uint64_t)size);
-    rgpu_put_b(&c, prop, sizeof *prop);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *handle = (__typeof__(*handle))rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemCreate");
 }
 
 /* cuMemRelease: forward (protocol/contract/calls/vmm.toml) */

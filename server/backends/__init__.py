@@ -66,9 +66,6 @@ def handlers_for(kind: str) -> dict[str, object]:
         # the real driver lists a module's functions itself (the API handlers list the sim's)
         for name in ("cuModuleGetFunctionCount", "cuModuleEnumerateFunctions"):
             handlers[name] = generic_handlers[name]
-        # VMM's physical allocations and mappings: quota and bounds, over the real driver's
-        from ..api import vmm
-        handlers.update(vmm.CUDA_HANDLERS)
     return handlers
 
 

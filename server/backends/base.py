@@ -165,19 +165,6 @@ class Device(ABC):
         The default pool is the session's own (api/pools.py); only a real driver makes others."""
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend makes no memory pools but the default")
 
-    def vmm_create(self, size: int, prop: bytes, flags: int) -> int:
-        """cuMemCreate: a physical allocation of `size` bytes charged to the session's memory; its handle."""
-        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no virtual memory management")
-
-    def vmm_release(self, handle: int) -> None:
-        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no virtual memory management")
-
-    def vmm_map(self, ptr: int, size: int, offset: int, handle: int, flags: int) -> None:
-        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no virtual memory management")
-
-    def vmm_unmap(self, ptr: int, size: int) -> None:
-        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no virtual memory management")
-
     def mem_pool_trim(self, pool, keep: int) -> None:
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend makes no memory pools but the default")
 

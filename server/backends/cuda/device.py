@@ -123,11 +123,6 @@ class CudaDevice(CudaArrays, Device):
         self._starts: list[int] = []  # sorted starts of _allocs and _globals (allocation() bisects)
         self._streams, self._events, self._modules = set(), set(), set()
         self._globals: dict[int, int] = {}
-        # Virtual memory management: physical handles (charged to the quota) and where they are mapped;
-        # adjacent mappings are one range for the copies' bounds checks (a tensor may span two handles).
-        self._vmm_handles: dict[int, int] = {}  # handle -> size
-        self._maps: dict[int, int] = {}  # address -> size of each cuMemMap
-        self._runs: dict[int, int] = {}  # address -> size of each run of adjacent mappings (tracked in _starts)
         self._attrs: dict[int, int] | None = None
         self.clock = KernelClock(_lib, _ffi, _check)
         self._bound = threading.local()  # threads that made the context current (running_time)
@@ -245,65 +240,11 @@ class CudaDevice(CudaArrays, Device):
         used = sum(self._allocs.values())
         return self.total_memory - used, self.total_memory
 
-    def vmm_create(self, size, prop, flags):
-        if self._reserve is not None and not self._reserve(size):
-            raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
-        p = _ffi.new("CUmemAllocationProp *")
-        _ffi.memmove(p, prop, min(len(prop), _ffi.sizeof("CUmemAllocationProp")))
-        p.win32HandleMetaData = _ffi.NULL  # a client's pointer, meaningless here (and NULL on Linux)
-        h = _ffi.new("CUmemGenericAllocationHandle *")
-        rc = _lib.cuMemCreate(h, size, p, flags)
-        if rc != 0 and self._reserve is not None:
-            self._reserve(-size)
-        _check(rc)
-        self._vmm_handles[int(h[0])] = size
-        return int(h[0])
-
-    def vmm_release(self, handle):
-        if handle not in self._vmm_handles:
-            raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{handle:x} is not a handle of this session's cuMemCreate")
-        _check(_lib.cuMemRelease(handle))
-        size = self._vmm_handles.pop(handle)
-        if self._reserve is not None:
-            self._reserve(-size)
-
-    def vmm_map(self, ptr, size, offset, handle, flags):
-        if handle not in self._vmm_handles:
-            raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{handle:x} is not a handle of this session's cuMemCreate")
-        _check(_lib.cuMemMap(ptr, size, offset, handle, flags))
-        self._maps[ptr] = size
-        self._merge_runs()
-
-    def vmm_unmap(self, ptr, size):
-        _check(_lib.cuMemUnmap(ptr, size))
-        for a in [a for a, n in self._maps.items() if ptr <= a < ptr + size]:
-            del self._maps[a]
-        self._merge_runs()
-
-    def _merge_runs(self):
-        for a in self._runs:
-            i = bisect.bisect_left(self._starts, a)
-            if i < len(self._starts) and self._starts[i] == a and a not in self._allocs and a not in self._globals:
-                del self._starts[i]
-        self._runs = {}
-        start = end = None
-        for a in sorted(self._maps):
-            if start is not None and a == end:
-                end += self._maps[a]
-                continue
-            if start is not None:
-                self._runs[start] = end - start
-            start, end = a, a + self._maps[a]
-        if start is not None:
-            self._runs[start] = end - start
-        for a in self._runs:
-            self._track(a, self._runs[a], self._runs)
-
     def allocation(self, addr):
         i = bisect.bisect_right(self._starts, addr) - 1
         if i >= 0:
             start = self._starts[i]
-            size = self._allocs.get(start) or self._globals.get(start) or self._runs.get(start, 0)
+            size = self._allocs.get(start) or self._globals.get(start, 0)
             if addr < start + size:
                 return start, size
         return None
@@ -513,13 +454,8 @@ class CudaDevice(CudaArrays, Device):
             _lib.cuModuleUnload(m)
         for a in list(self._allocs):
             _lib.cuMemFree_v2(a)
-        for a, n in list(self._maps.items()):
-            _lib.cuMemUnmap(a, n)
-        for h in list(self._vmm_handles):
-            _lib.cuMemRelease(h)
         if self._reserve is not None:
-            self._reserve(-sum(self._allocs.values()) - sum(self._vmm_handles.values()))
-        self._vmm_handles.clear()
+            self._reserve(-sum(self._allocs.values()))
         self._allocs.clear()
         _lib.cuDevicePrimaryCtxRelease_v2(self.dev)
         if self._printf is not None:

@@ -104,19 +104,6 @@ CUresult cuDeviceGetLuid(char *luid, unsigned int *mask, CUdevice dev) {
     *mask = 5;
     return CUDA_SUCCESS;
 }
-/* VMM's physical side (server/api/vmm.py) */
-static unsigned long long next_handle = 0x7000;
-CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *prop, unsigned long long flags) {
-    say("cuMemCreate size=%zu type=%d location=%d/%d", size, prop->type, prop->location.type, prop->location.id);
-    *h = next_handle++;
-    return CUDA_SUCCESS;
-}
-CUresult cuMemRelease(CUmemGenericAllocationHandle h) { say("cuMemRelease 0x%llx", h); return CUDA_SUCCESS; }
-CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h, unsigned long long flags) {
-    say("cuMemMap 0x%llx +%zu handle=0x%llx", ptr, size, h);
-    return CUDA_SUCCESS;
-}
-CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) { say("cuMemUnmap 0x%llx +%zu", ptr, size); return CUDA_SUCCESS; }
 CUresult cuStreamGetAttribute(CUstream s, CUstreamAttrID attr, CUstreamAttrValue *out) {
     say("cuStreamGetAttribute stream=0x%llx attr=%d", P(s), attr);
     memset(out, 0, sizeof *out);
@@ -223,28 +210,3 @@ def test_wrong_shapes_never_reach_the_driver(d, session):
     assert call(d, session, "cuMemPoolTrimTo", "pool", 1).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
     assert call(d, session, "cuMemPoolCreate", b"short").rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
     assert len(session.fake_log()) == before
-
-
-def test_vmm_allocations_are_charged_and_mappings_are_ranges(d, session):
-    """cuMemCreate charges the session's quota and cuMemRelease returns it; mapped ranges pass the
-    copies' bounds checks, adjacent mappings as one range (a block over two handles)."""
-    charged = []
-    session.device._reserve = lambda n: charged.append(n) or True
-    prop = struct.pack("<iiii", 1, 0, 1, 0) + bytes(8) + bytes(8)  # CUmemAllocationProp: pinned, on device 0
-    (h1,) = call(d, session, "cuMemCreate", 2 << 20, prop, 0).outs
-    (h2,) = call(d, session, "cuMemCreate", 2 << 20, prop, 0).outs
-    assert session.fake_log()[-1] == "cuMemCreate size=2097152 type=1 location=1/0" and h1 != h2
-    assert charged == [2 << 20, 2 << 20]
-    base = 0x7F0000000000
-    assert call(d, session, "cuMemMap", base, 2 << 20, 0, h1, 0).rc == 0
-    assert call(d, session, "cuMemMap", base + (2 << 20), 2 << 20, 0, h2, 0).rc == 0
-    assert session.device.allocation(base + (3 << 20)) == (base, 4 << 20)  # one range over both handles
-    session.device._range(base + (1 << 20), 2 << 20)  # a copy across the seam passes
-    assert call(d, session, "cuMemUnmap", base + (2 << 20), 2 << 20).rc == 0
-    assert session.device.allocation(base) == (base, 2 << 20)
-    assert session.device.allocation(base + (2 << 20)) is None
-    # a handle this session never made is refused before the driver sees it
-    assert call(d, session, "cuMemMap", base, 2 << 20, 0, 0x1234, 0).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
-    assert call(d, session, "cuMemUnmap", base, 2 << 20).rc == 0
-    assert call(d, session, "cuMemRelease", h1).rc == 0 and call(d, session, "cuMemRelease", h2).rc == 0
-    assert charged[2:] == [-(2 << 20), -(2 << 20)] and session.device.allocation(base) is None
