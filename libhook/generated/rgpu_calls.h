@@ -64,11 +64,6 @@ void rgpu_wire_cuMipmappedArrayGetLevel(struct rgpu_call *c, const void *hMipmap
 void rgpu_wire_out_cuMipmappedArrayGetLevel(struct rgpu_call *c, void **pLevelArray);
 /* cuMipmappedArrayDestroy (texture/arrays.c): hMipmappedArray:h */
 void rgpu_wire_cuMipmappedArrayDestroy(struct rgpu_call *c, const void *hMipmappedArray);
-/* cuMemPoolSetAttribute (memory/pools.c): pool:h, attr:u, value:u */
-void rgpu_wire_cuMemPoolSetAttribute(struct rgpu_call *c, const void *pool, uint64_t attr, uint64_t value);
-/* cuMemPoolGetAttribute (memory/pools.c): pool:h, attr:u; outs value:ou */
-void rgpu_wire_cuMemPoolGetAttribute(struct rgpu_call *c, const void *pool, uint64_t attr);
-void rgpu_wire_out_cuMemPoolGetAttribute(struct rgpu_call *c, uint64_t *value);
 /* cuStreamAttachMemAsync (managed/managed.c): hStream:h, dptr:u, length:u, flags:u */
 void rgpu_wire_cuStreamAttachMemAsync(struct rgpu_call *c, const void *hStream, uint64_t dptr, uint64_t length, uint64_t flags);
 /* cuFuncGetName (module/library.c): hfunc:h; outs name:os */

@@ -26,9 +26,9 @@
 #define RGPU_ID_cuDeviceSetMemPool 0x4a539390u
 #define RGPU_FLAGS_cuDeviceSetMemPool (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuDeviceGetMemPool 0x6416b202u
-#define RGPU_FLAGS_cuDeviceGetMemPool (0)
+#define RGPU_FLAGS_cuDeviceGetMemPool (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuDeviceGetDefaultMemPool 0x4993e084u
-#define RGPU_FLAGS_cuDeviceGetDefaultMemPool (0)
+#define RGPU_FLAGS_cuDeviceGetDefaultMemPool (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuDeviceGetExecAffinitySupport 0x109be0b6u
 #define RGPU_FLAGS_cuDeviceGetExecAffinitySupport (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuFlushGPUDirectRDMAWrites 0x19e4f2dfu
@@ -176,11 +176,7 @@
 #define RGPU_ID_cuMemAllocAsync 0x6c45711au
 #define RGPU_FLAGS_cuMemAllocAsync (0)
 #define RGPU_ID_cuMemPoolTrimTo 0x55a96131u
-#define RGPU_FLAGS_cuMemPoolTrimTo (0)
-#define RGPU_ID_cuMemPoolSetAttribute 0x3e9b7d28u
-#define RGPU_FLAGS_cuMemPoolSetAttribute (0)
-#define RGPU_ID_cuMemPoolGetAttribute 0x3185ababu
-#define RGPU_FLAGS_cuMemPoolGetAttribute (0)
+#define RGPU_FLAGS_cuMemPoolTrimTo (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuMemPoolSetAccess 0x37a9a2a4u
 #define RGPU_FLAGS_cuMemPoolSetAccess (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuMemPoolGetAccess 0x4685b1d9u
@@ -326,11 +322,11 @@
 #define RGPU_ID_cudaDeviceGetAttribute 0x42043e5fu
 #define RGPU_FLAGS_cudaDeviceGetAttribute (0)
 #define RGPU_ID_cudaDeviceGetDefaultMemPool 0x6311cdadu
-#define RGPU_FLAGS_cudaDeviceGetDefaultMemPool (0)
+#define RGPU_FLAGS_cudaDeviceGetDefaultMemPool (RGPU_F_NOT_SIM)
 #define RGPU_ID_cudaDeviceSetMemPool 0x6103e2ddu
 #define RGPU_FLAGS_cudaDeviceSetMemPool (RGPU_F_NOT_SIM)
 #define RGPU_ID_cudaDeviceGetMemPool 0x4f46c34fu
-#define RGPU_FLAGS_cudaDeviceGetMemPool (0)
+#define RGPU_FLAGS_cudaDeviceGetMemPool (RGPU_F_NOT_SIM)
 #define RGPU_ID_cudaStreamCreate 0x2133e443u
 #define RGPU_FLAGS_cudaStreamCreate (0)
 #define RGPU_ID_cudaStreamCreateWithFlags 0x64b60af0u
@@ -412,7 +408,7 @@
 #define RGPU_ID_cudaFreeAsync 0x743ac656u
 #define RGPU_FLAGS_cudaFreeAsync (RGPU_F_ASYNC)
 #define RGPU_ID_cudaMemPoolTrimTo 0x2aca4d83u
-#define RGPU_FLAGS_cudaMemPoolTrimTo (0)
+#define RGPU_FLAGS_cudaMemPoolTrimTo (RGPU_F_NOT_SIM)
 #define RGPU_ID_cudaMemPoolSetAccess 0x1cf9d3e9u
 #define RGPU_FLAGS_cudaMemPoolSetAccess (RGPU_F_NOT_SIM)
 #define RGPU_ID_cudaMemPoolGetAccess 0x6dd5c094u

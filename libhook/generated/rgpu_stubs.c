@@ -1065,6 +1065,18 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     return rc;
 }
 
+/* cuMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolSetAttribute");
+}
+
+/* cuMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolGetAttribute");
+}
+
 /* cuMemPoolSetAccess: forward (protocol/contract/calls/vmm.toml) */
 CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
@@ -3408,6 +3420,18 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
+}
+
+/* cudaMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolSetAttribute");
+}
+
+/* cudaMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolGetAttribute");
 }
 
 /* cudaMemPoolSetAccess: forward (protocol/contract/calls/vmm.toml) */

@@ -7,7 +7,6 @@ from ..errors import CudaError
 from . import Bulk, handles
 from .device import _cffi
 from .managed import managed_range
-from .pools import default_pool, pool_of_allocations
 
 H2H, H2D, D2H, D2D = 0, 1, 2, 3
 
@@ -22,10 +21,7 @@ def mem_alloc(s, size):
 @handles("cudaMallocAsync", "cuMemAllocAsync")
 def mem_alloc_async(s, size, stream):
     s.get("stream", stream)
-    addr, = mem_alloc(s, size)
-    if addr:
-        default_pool(s)[1].allocated(addr, size)  # the pool cudaMallocAsync allocates from (api/pools.py)
-    return (addr,)
+    return mem_alloc(s, size)
 
 
 @handles("cudaMallocPitch", "cuMemAllocPitch_v2")
@@ -46,9 +42,6 @@ def mem_free(s, addr):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was not returned by an allocation")
     s.device.mem_free(addr)
     s.managed.pop(addr, None)
-    pool = pool_of_allocations(s)
-    if pool is not None:
-        pool.freed(addr)
     return ()
 
 

@@ -160,14 +160,6 @@ class Device(ABC):
         """A value equal for the same device object (functions name their module by it)."""
         return id(obj)
 
-    def mem_pool_attribute(self, pool, attr: int, value: int | None = None) -> int | None:
-        """A pool the program created (cuMemPoolCreate): read attribute `attr`, or set it to `value`.
-        The default pool is the session's own (api/pools.py); only a real driver makes others."""
-        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend makes no memory pools but the default")
-
-    def mem_pool_trim(self, pool, keep: int) -> None:
-        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend makes no memory pools but the default")
-
     def _no_checkpoint(self, what: str):
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend cannot checkpoint {what}")
 

@@ -77,23 +77,6 @@ def _restore_function(s, d, objects):
 
 register("module", 1, _capture_module, _restore_module)
 register("function", 2, _capture_function, _restore_function)
-
-
-# -- the default memory pool (api/pools.py): its settings and the stream-ordered allocations it counts
-def _capture_pool(s, h, obj, _):
-    from ..api.pools import DefaultPool
-    if not isinstance(obj, DefaultPool):
-        raise CheckpointError(f"memory pool 0x{h:x} was created by the program: checkpoints capture only the "
-                              f"default pool")
-    return obj.state()
-
-
-def _restore_pool(s, d, _):
-    from ..api.pools import DefaultPool
-    return DefaultPool({int(k): v for k, v in d["attrs"]}, {int(a): n for a, n in d["live"]}, d["high"])
-
-
-register("mempool", 0, _capture_pool, _restore_pool)
 # Arrays and textures (the textures engineer): register("array", 1, capture, restore) with a backend
 # pair array_state(obj) / array_restore(description) that carries the array's contents, and
 # register("texture", 2, ...) naming the array's handle as functions name their module's.

@@ -214,18 +214,6 @@ class CudaDevice(CudaArrays, Device):
         self._track(p[0], size)
         return p[0]
 
-    def mem_pool_attribute(self, pool, attr, value=None):
-        # an int attribute is read from, and written to, the low half of the little-endian cell
-        cell = _ffi.new("cuuint64_t *", 0 if value is None else value & 0xFFFF_FFFF_FFFF_FFFF)
-        if value is None:
-            _check(_lib.cuMemPoolGetAttribute(pool, attr, cell))
-            return int(cell[0]) if attr > 3 else int(_ffi.cast("int *", cell)[0])
-        _check(_lib.cuMemPoolSetAttribute(pool, attr, cell))
-        return None
-
-    def mem_pool_trim(self, pool, keep):
-        _check(_lib.cuMemPoolTrimTo(pool, keep))
-
     def mem_free(self, addr):
         _check(_lib.cuMemFree_v2(addr))
         size = self._allocs.pop(addr, 0)

@@ -1,7 +1,6 @@
-// Calls whose records say where they are answered: in the client (a stream's device), by every backend
-// (the default memory pool), not served by the software GPU (a pool's peer access: answered
-// not-supported in the client, no round trip), not supported anywhere (batched prefetch) — and the
-// session still works after them.
+// Calls whose records say where they are answered: in the client (a stream's device), not served by
+// the software GPU (memory pools: answered not-supported in the client, no round trip), not supported
+// anywhere (batched prefetch) — and the session still works after them.
 #include <cstring>
 
 #include "driver_check.h"
@@ -23,9 +22,6 @@ int main() {
     printf("cuDeviceGetDefaultMemPool -> %d\n", (int)r);
     r = cuMemPoolTrimTo(pool, 0);
     printf("cuMemPoolTrimTo -> %d\n", (int)r);
-    CUmemAccessDesc access = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
-    r = cuMemPoolSetAccess(pool, &access, 1);
-    printf("cuMemPoolSetAccess -> %d\n", (int)r);
     CUdeviceptr ptrs[1] = {0};
     size_t sizes[1] = {0};
     r = cuMemPrefetchBatchAsync(ptrs, sizes, 1, nullptr, nullptr, 0, 0, s);

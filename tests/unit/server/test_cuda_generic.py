@@ -77,18 +77,6 @@ CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_
     return CUDA_SUCCESS;
 }
 CUresult cuMemPoolDestroy(CUmemoryPool pool) { say("cuMemPoolDestroy pool=0x%llx", P(pool)); return CUDA_SUCCESS; }
-/* a created pool's attributes (server/api/pools.py hands them to the driver) */
-static cuuint64_t threshold;
-CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value) {
-    if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) threshold = *(cuuint64_t *)value;
-    say("cuMemPoolSetAttribute pool=0x%llx attr=%d int=%d", P(pool), attr, *(int *)value);
-    return CUDA_SUCCESS;
-}
-CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value) {
-    if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) *(cuuint64_t *)value = threshold;
-    else *(int *)value = -1;  /* an int attribute: the driver writes 4 bytes */
-    return CUDA_SUCCESS;
-}
 CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
     say("cuStreamWaitValue32_v2 stream=0x%llx addr=0x%llx value=%u flags=%u", P(s), addr, value, flags);
     return CUDA_SUCCESS;
@@ -164,15 +152,6 @@ def test_handles_structs_and_errors_cross_as_the_driver_expects(d, session):
     before = len(session.fake_log())
     assert call(d, session, "cuMemPoolSetAccess", pool, desc, 3).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
     assert len(session.fake_log()) == before
-    # a created pool's attributes are the driver's, an int's value in the low half of the wire's integer
-    assert call(d, session, "cuMemPoolSetAttribute", pool, 4, 2**40 + 7).rc == 0
-    assert call(d, session, "cuMemPoolGetAttribute", pool, 4).outs == [2**40 + 7]
-    assert call(d, session, "cuMemPoolSetAttribute", pool, 1, 1).rc == 0
-    assert session.fake_log()[-1] == "cuMemPoolSetAttribute pool=0xabc0 attr=1 int=1"
-    assert call(d, session, "cuMemPoolGetAttribute", pool, 2).outs == [-1]
-    # the default pool is the session's own (cudaMallocAsync allocates as cudaMalloc on every backend)
-    (default,) = call(d, session, "cuDeviceGetDefaultMemPool", 0).outs
-    assert default != pool and call(d, session, "cuMemPoolGetAttribute", default, 7).outs == [0]
     # destroying drops the handle: a later use is an invalid handle, not a dangling pointer in the driver
     assert call(d, session, "cuMemPoolDestroy", pool).rc == 0
     assert call(d, session, "cuMemPoolTrimTo", pool, 1).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_HANDLE"]
