@@ -42,6 +42,8 @@ class Session:
         # run at time-slice checkpoints of long kernels; raises SessionEnding.
         self.housekeeping = None
         self.managed: dict[int, int] = {}  # managed allocations: address -> size asked for (api/managed.py)
+        self.vmm = None  # reserved ranges, mappings and physical allocations of the VMM API (api/vmm.py)
+        self.pools = None  # memory pools and what each holds (api/pools.py)
         # Texture and surface objects by ("texture" | "surface", value): kernels receive the value
         # itself, so it is the backend's own, not a handle of this session's (api/textures.py).
         self.objects: dict[tuple[str, int], object] = {}

@@ -261,6 +261,26 @@ void rgpu_wire_cuMipmappedArrayDestroy(rgpu_call *c, const void *hMipmappedArray
     rgpu_put_h(c, hMipmappedArray);
 }
 
+void rgpu_wire_cuMemPoolSetAttribute(rgpu_call *c, const void *pool, int64_t attr, uint64_t value)
+{
+    rgpu_begin(c, RGPU_ID_cuMemPoolSetAttribute, "cuMemPoolSetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuMemPoolSetAttribute);
+    rgpu_put_h(c, pool);
+    rgpu_put_i(c, attr);
+    rgpu_put_u(c, value);
+}
+
+void rgpu_wire_cuMemPoolGetAttribute(rgpu_call *c, const void *pool, int64_t attr)
+{
+    rgpu_begin(c, RGPU_ID_cuMemPoolGetAttribute, "cuMemPoolGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuMemPoolGetAttribute);
+    rgpu_put_h(c, pool);
+    rgpu_put_i(c, attr);
+}
+
+void rgpu_wire_out_cuMemPoolGetAttribute(rgpu_call *c, uint64_t *value)
+{
+    *value = rgpu_out_u(c);
+}
+
 void rgpu_wire_cuStreamAttachMemAsync(rgpu_call *c, const void *hStream, uint64_t dptr, uint64_t length, uint64_t flags)
 {
     rgpu_begin(c, RGPU_ID_cuStreamAttachMemAsync, "cuStreamAttachMemAsync", RGPU_DRIVER, RGPU_FLAGS_cuStreamAttachMemAsync);
@@ -480,6 +500,26 @@ void rgpu_wire_cudaMemcpy2DAsync(rgpu_call *c, uint64_t dst, uint64_t dpitch, ui
     rgpu_put_u(c, height);
     rgpu_put_i(c, kind);
     rgpu_put_h(c, stream);
+}
+
+void rgpu_wire_cudaMemPoolSetAttribute(rgpu_call *c, const void *memPool, int64_t attr, uint64_t value)
+{
+    rgpu_begin(c, RGPU_ID_cudaMemPoolSetAttribute, "cudaMemPoolSetAttribute", RGPU_RUNTIME, RGPU_FLAGS_cudaMemPoolSetAttribute);
+    rgpu_put_h(c, memPool);
+    rgpu_put_i(c, attr);
+    rgpu_put_u(c, value);
+}
+
+void rgpu_wire_cudaMemPoolGetAttribute(rgpu_call *c, const void *memPool, int64_t attr)
+{
+    rgpu_begin(c, RGPU_ID_cudaMemPoolGetAttribute, "cudaMemPoolGetAttribute", RGPU_RUNTIME, RGPU_FLAGS_cudaMemPoolGetAttribute);
+    rgpu_put_h(c, memPool);
+    rgpu_put_i(c, attr);
+}
+
+void rgpu_wire_out_cudaMemPoolGetAttribute(rgpu_call *c, uint64_t *value)
+{
+    *value = rgpu_out_u(c);
 }
 
 void rgpu_wire_cudaPointerGetAttributes(rgpu_call *c, uint64_t ptr)

@@ -64,6 +64,11 @@ void rgpu_wire_cuMipmappedArrayGetLevel(struct rgpu_call *c, const void *hMipmap
 void rgpu_wire_out_cuMipmappedArrayGetLevel(struct rgpu_call *c, void **pLevelArray);
 /* cuMipmappedArrayDestroy (texture/arrays.c): hMipmappedArray:h */
 void rgpu_wire_cuMipmappedArrayDestroy(struct rgpu_call *c, const void *hMipmappedArray);
+/* cuMemPoolSetAttribute (memory/pools.c): pool:h, attr:i, value:u */
+void rgpu_wire_cuMemPoolSetAttribute(struct rgpu_call *c, const void *pool, int64_t attr, uint64_t value);
+/* cuMemPoolGetAttribute (memory/pools.c): pool:h, attr:i; outs value:ou */
+void rgpu_wire_cuMemPoolGetAttribute(struct rgpu_call *c, const void *pool, int64_t attr);
+void rgpu_wire_out_cuMemPoolGetAttribute(struct rgpu_call *c, uint64_t *value);
 /* cuStreamAttachMemAsync (managed/managed.c): hStream:h, dptr:u, length:u, flags:u */
 void rgpu_wire_cuStreamAttachMemAsync(struct rgpu_call *c, const void *hStream, uint64_t dptr, uint64_t length, uint64_t flags);
 /* cuFuncGetName (module/library.c): hfunc:h; outs name:os */
@@ -110,6 +115,11 @@ void rgpu_wire_cudaMemcpy2D(struct rgpu_call *c, uint64_t dst, uint64_t dpitch, 
 void rgpu_wire_cudaMemcpyAsync(struct rgpu_call *c, uint64_t dst, uint64_t src, uint64_t count, int64_t kind, const void *stream);
 /* cudaMemcpy2DAsync (memory/memcpy2d.c): dst:u, dpitch:u, src:u, spitch:u, width:u, height:u, kind:i, stream:h; bulk in width * height; bulk out width * height */
 void rgpu_wire_cudaMemcpy2DAsync(struct rgpu_call *c, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height, int64_t kind, const void *stream);
+/* cudaMemPoolSetAttribute (memory/pools.c): memPool:h, attr:i, value:u */
+void rgpu_wire_cudaMemPoolSetAttribute(struct rgpu_call *c, const void *memPool, int64_t attr, uint64_t value);
+/* cudaMemPoolGetAttribute (memory/pools.c): memPool:h, attr:i; outs value:ou */
+void rgpu_wire_cudaMemPoolGetAttribute(struct rgpu_call *c, const void *memPool, int64_t attr);
+void rgpu_wire_out_cudaMemPoolGetAttribute(struct rgpu_call *c, uint64_t *value);
 /* cudaPointerGetAttributes (memory/pointer.c): ptr:u; outs attributes:ob */
 void rgpu_wire_cudaPointerGetAttributes(struct rgpu_call *c, uint64_t ptr);
 void rgpu_wire_out_cudaPointerGetAttributes(struct rgpu_call *c, void *attributes, size_t attributes_size);

@@ -895,10 +895,21 @@ CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
     return rc;
 }
 
-/* cuMemCreate: not supported: allocates device memory outside the session's memory quota: not forwarded yet (protocol/contract/calls/vmm.toml) */
+/* cuMemCreate: forward (protocol/contract/calls/vmm.toml) */
 CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemCreate");
+    rgpu_call c;
+    if (handle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemCreate, "cuMemCreate", RGPU_DRIVER, RGPU_FLAGS_cuMemCreate);
+    rgpu_put_u(&c, (uint64_t)size);
+    rgpu_put_b(&c, prop, sizeof *prop);
+    rgpu_put_u(&c, (uint64_t)flags);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *handle = (__typeof__(*handle))(uintptr_t)rgpu_out_h(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuMemRelease: forward (protocol/contract/calls/vmm.toml) */
@@ -906,7 +917,7 @@ CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
     rgpu_call c;
     rgpu_begin(&c, RGPU_ID_cuMemRelease, "cuMemRelease", RGPU_DRIVER, RGPU_FLAGS_cuMemRelease);
-    rgpu_put_u(&c, (uint64_t)handle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)handle);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
@@ -920,7 +931,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
     rgpu_put_u(&c, (uint64_t)ptr);
     rgpu_put_u(&c, (uint64_t)size);
     rgpu_put_u(&c, (uint64_t)offset);
-    rgpu_put_u(&c, (uint64_t)handle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)handle);
     rgpu_put_u(&c, (uint64_t)flags);
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
@@ -1010,7 +1021,7 @@ CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmem
     rgpu_call c;
     if (prop == NULL) return rgpu_invalid_value(RGPU_DRIVER);
     rgpu_begin(&c, RGPU_ID_cuMemGetAllocationPropertiesFromHandle, "cuMemGetAllocationPropertiesFromHandle", RGPU_DRIVER, RGPU_FLAGS_cuMemGetAllocationPropertiesFromHandle);
-    rgpu_put_u(&c, (uint64_t)handle);
+    rgpu_put_h(&c, (const void *)(uintptr_t)handle);
     int rc = rgpu_sync(&c);
     if (rc == 0) {
         rgpu_out_b(&c, prop, sizeof *prop);
@@ -1019,10 +1030,19 @@ CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmem
     return rc;
 }
 
-/* cuMemRetainAllocationHandle: not supported: VMM is not forwarded yet (protocol/contract/calls/vmm.toml) */
+/* cuMemRetainAllocationHandle: forward (protocol/contract/calls/vmm.toml) */
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemRetainAllocationHandle");
+    rgpu_call c;
+    if (handle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", RGPU_DRIVER, RGPU_FLAGS_cuMemRetainAllocationHandle);
+    rgpu_put_u(&c, (uint64_t)(uintptr_t)addr);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *handle = (__typeof__(*handle))(uintptr_t)rgpu_out_h(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuMemFreeAsync: forward (async) (protocol/contract/calls/memory.toml) */
@@ -1063,18 +1083,6 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
-}
-
-/* cuMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
-CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolSetAttribute");
-}
-
-/* cuMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
-CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemPoolGetAttribute");
 }
 
 /* cuMemPoolSetAccess: forward (protocol/contract/calls/vmm.toml) */
@@ -1178,10 +1186,22 @@ CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUme
     return rc;
 }
 
-/* cuMemAllocFromPoolAsync: not supported: allocates device memory outside the session's memory quota: not forwarded yet (protocol/contract/calls/vmm.toml) */
+/* cuMemAllocFromPoolAsync: forward (protocol/contract/calls/vmm.toml) */
 CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemAllocFromPoolAsync");
+    rgpu_call c;
+    if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    { int crc = rgpu_capture_guard(RGPU_DRIVER, hStream, 1); if (crc) return crc; }
+    rgpu_begin(&c, RGPU_ID_cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", RGPU_DRIVER, RGPU_FLAGS_cuMemAllocFromPoolAsync);
+    rgpu_put_u(&c, (uint64_t)bytesize);
+    rgpu_put_h(&c, pool);
+    rgpu_put_h(&c, hStream);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuMemPoolExportToShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */
@@ -1214,61 +1234,28 @@ CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulti
     return rgpu_unsupported(RGPU_DRIVER, "cuMulticastCreate");
 }
 
-/* cuMulticastAddDevice: forward (protocol/contract/calls/vmm.toml) */
+/* cuMulticastAddDevice: not supported: multicast objects are not made through rgpu (cuMulticastCreate is not forwarded) (protocol/contract/calls/vmm.toml) */
 CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastAddDevice, "cuMulticastAddDevice", RGPU_DRIVER, RGPU_FLAGS_cuMulticastAddDevice);
-    rgpu_put_u(&c, (uint64_t)mcHandle);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMulticastAddDevice");
 }
 
-/* cuMulticastBindMem: forward (protocol/contract/calls/vmm.toml) */
+/* cuMulticastBindMem: not supported: multicast objects are not made through rgpu (cuMulticastCreate is not forwarded) (protocol/contract/calls/vmm.toml) */
 CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastBindMem, "cuMulticastBindMem", RGPU_DRIVER, RGPU_FLAGS_cuMulticastBindMem);
-    rgpu_put_u(&c, (uint64_t)mcHandle);
-    rgpu_put_u(&c, (uint64_t)mcOffset);
-    rgpu_put_u(&c, (uint64_t)memHandle);
-    rgpu_put_u(&c, (uint64_t)memOffset);
-    rgpu_put_u(&c, (uint64_t)size);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMulticastBindMem");
 }
 
-/* cuMulticastBindAddr: forward (protocol/contract/calls/vmm.toml) */
+/* cuMulticastBindAddr: not supported: multicast objects are not made through rgpu (cuMulticastCreate is not forwarded) (protocol/contract/calls/vmm.toml) */
 CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastBindAddr, "cuMulticastBindAddr", RGPU_DRIVER, RGPU_FLAGS_cuMulticastBindAddr);
-    rgpu_put_u(&c, (uint64_t)mcHandle);
-    rgpu_put_u(&c, (uint64_t)mcOffset);
-    rgpu_put_u(&c, (uint64_t)memptr);
-    rgpu_put_u(&c, (uint64_t)size);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMulticastBindAddr");
 }
 
-/* cuMulticastUnbind: forward (protocol/contract/calls/vmm.toml) */
+/* cuMulticastUnbind: not supported: multicast objects are not made through rgpu (cuMulticastCreate is not forwarded) (protocol/contract/calls/vmm.toml) */
 CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuMulticastUnbind, "cuMulticastUnbind", RGPU_DRIVER, RGPU_FLAGS_cuMulticastUnbind);
-    rgpu_put_u(&c, (uint64_t)mcHandle);
-    rgpu_put_d(&c, dev);
-    rgpu_put_u(&c, (uint64_t)mcOffset);
-    rgpu_put_u(&c, (uint64_t)size);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
+    return rgpu_unsupported(RGPU_DRIVER, "cuMulticastUnbind");
 }
 
 /* cuMulticastGetGranularity: forward (protocol/contract/calls/vmm.toml) */
@@ -3422,18 +3409,6 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
     return rc;
 }
 
-/* cudaMemPoolSetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
-cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolSetAttribute");
-}
-
-/* cudaMemPoolGetAttribute: not supported: pool attributes of several types: not forwarded yet (protocol/contract/calls/vmm.toml) */
-cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPoolGetAttribute");
-}
-
 /* cudaMemPoolSetAccess: forward (protocol/contract/calls/vmm.toml) */
 cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
 {
@@ -3535,10 +3510,22 @@ cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllo
     return rc;
 }
 
-/* cudaMallocFromPoolAsync: not supported: memory pools are not forwarded yet (protocol/contract/calls/vmm.toml) */
+/* cudaMallocFromPoolAsync: forward (protocol/contract/calls/vmm.toml) */
 cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMallocFromPoolAsync");
+    rgpu_call c;
+    if (ptr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    { int crc = rgpu_capture_guard(RGPU_RUNTIME, stream, 1); if (crc) return crc; }
+    rgpu_begin(&c, RGPU_ID_cudaMallocFromPoolAsync, "cudaMallocFromPoolAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaMallocFromPoolAsync);
+    rgpu_put_u(&c, (uint64_t)size);
+    rgpu_put_h(&c, memPool);
+    rgpu_put_h(&c, stream);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *ptr = (void *)(uintptr_t)rgpu_out_u(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cudaMemPoolExportToShareableHandle: not supported: shareable handles are OS handles of the server (protocol/contract/calls/vmm.toml) */

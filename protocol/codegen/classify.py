@@ -127,6 +127,7 @@ class Classifier:
         self.sizeof = sizeof  # callable(C type name) -> bytes (cffi over the headers' types)
         self.devices = set(contract.types.get("device", {}))
         self.handles = dict(contract.types.get("handles", {}))
+        self.int_handles = dict(contract.types.get("integer_handles", {}))
 
     def classify_all(self, check_client=None, extra: list[Function] = ()) -> list[Call]:
         """`check_client(record)`: "" when its hand-written file defines the function, else why not.
@@ -205,7 +206,8 @@ class Classifier:
             if kind not in ("guard", "hook") or (kind == "hook" and param) or \
                     (param and param != "legacy" and param not in types):
                 raise ClassifyError(f"capture {record.capture!r} is not guard, guard:PARAM, guard:legacy or hook")
-        if record.drops and (record.drops not in types or types[record.drops].kind != "handle"):
+        if record.drops and (record.drops not in types or not (types[record.drops].kind == "handle" or
+                                                                types[record.drops].name in self.int_handles)):
             raise ClassifyError(f"drops {record.drops!r}: not a handle parameter")
         if not call.on_wire:
             for pname, spec in record.params.items():  # documentation only, but it must fit
@@ -275,6 +277,8 @@ class Classifier:
             if k in ("int", "enum"):
                 if k == "int" and t.name in self.devices:
                     return Param(pname, "d", t, 4)
+                if k == "int" and t.name in self.int_handles:
+                    return Param(pname, "h", t, 8, hkind=self.int_handles[t.name])
                 return Param(pname, "i" if (k == "enum" or t.signed) else "u", t, t.size or 4)
             if k == "float":
                 return Param(pname, "f", t, t.size)
@@ -309,6 +313,8 @@ class Classifier:
                              hkind=self._handle_kind(pname, tgt))
             size, struct = self._element(pname, tgt, spec.raw)
             return Param(pname, "a" if d == "in" else "oa", t, size, struct, nullable=n, length=spec.length)
+        if tgt.kind == "int" and tgt.name in self.int_handles:
+            return Param(pname, "h" if d == "in" else "oh", t, 8, nullable=n, hkind=self.int_handles[tgt.name])
         if tgt.kind in ("int", "enum"):
             signed = tgt.kind == "enum" or tgt.signed
             if d == "in":

@@ -138,6 +138,8 @@ def _put(p: Param, face: str) -> list[str]:
     if p.kind == "f":
         return [f"rgpu_put_f(&c, (double){v});"]
     if p.kind == "h":
+        if p.ctype.kind == "int" or (ptr_in and p.ctype.target.kind == "int"):  # an integer handle
+            return [f"rgpu_put_h(&c, (const void *)(uintptr_t){v});"]
         return [f"rgpu_put_h(&c, {v});"]
     if p.kind == "d":
         return [f"rgpu_put_d(&c, {n});"]
@@ -163,6 +165,8 @@ def _get(p: Param) -> str:
     if p.kind == "oah":
         return f"rgpu_out_ha(&c, (void **){n}, (size_t)({p.length}));"
     if p.kind == "oh":
+        if p.ctype.target.kind == "int":  # an integer handle
+            return f"*{n} = (__typeof__(*{n}))(uintptr_t)rgpu_out_h(&c);"
         return f"*{n} = (__typeof__(*{n}))rgpu_out_h(&c);"
     if p.kind == "ou" and p.ctype.target.kind == "ptr":  # out:devptr
         return f"*{n} = (void *)(uintptr_t)rgpu_out_u(&c);"

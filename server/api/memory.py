@@ -4,7 +4,7 @@ from __future__ import annotations
 from rgpu.protocol.generated.constants import D2H_CHUNK, MAX_CHUNKS
 
 from ..errors import CudaError
-from . import Bulk, handles
+from . import Bulk, handles, pools
 from .device import _cffi
 from .managed import managed_range
 
@@ -20,8 +20,13 @@ def mem_alloc(s, size):
 
 @handles("cudaMallocAsync", "cuMemAllocAsync")
 def mem_alloc_async(s, size, stream):
+    """From the current memory pool (pools.py), charged to the quota like any allocation."""
     s.get("stream", stream)
-    return mem_alloc(s, size)
+    if size == 0 and s.face == "runtime":
+        return (0,)
+    if size == 0:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
+    return (pools.allocate(s, size),)
 
 
 @handles("cudaMallocPitch", "cuMemAllocPitch_v2")
@@ -42,6 +47,7 @@ def mem_free(s, addr):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was not returned by an allocation")
     s.device.mem_free(addr)
     s.managed.pop(addr, None)
+    pools.freed(s, addr)
     return ()
 
 

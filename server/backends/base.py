@@ -114,6 +114,30 @@ class Device(ABC):
         """Apply a context limit (CU_LIMIT_* name) the session set; the server keeps the values the
         program reads back. Backends apply the ones that change what kernels can do."""
 
+    # Virtual memory management: physical allocations mapped into reserved address ranges. The
+    # bookkeeping (which mapping is where, what is accessible, handles, checks) is server/api/vmm.py's;
+    # a backend makes, maps and exposes what it is told.
+    def vmm_granularity(self, recommended: bool) -> int:
+        """The allocation granularity (CU_MEM_ALLOC_GRANULARITY_MINIMUM or _RECOMMENDED) of device memory."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no virtual memory management")
+    def vmm_create(self, size: int, prop: bytes):
+        """A physical allocation of `size` bytes (charged to the quota): the backend's object."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no virtual memory management")
+    def vmm_destroy(self, phys) -> None:
+        """Free a physical allocation no mapping and no handle holds any more (uncharged)."""
+    def vmm_reserve(self, size: int, align: int, hint: int) -> int:
+        """`size` bytes of device address space, at `hint` if it is free."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no virtual memory management")
+    def vmm_unreserve(self, addr: int, size: int) -> None: ...
+    def vmm_map(self, addr: int, size: int, phys, offset: int) -> None:
+        """Map [offset, offset+size) of `phys` at `addr` (inside a reservation, not yet accessible)."""
+    def vmm_unmap(self, addr: int, size: int, phys, offset: int) -> None: ...
+    def vmm_set_access(self, addr: int, size: int, flags: int) -> None:
+        """Set this device's access (CU_MEM_ACCESS_FLAGS_PROT_*) to mapped [addr, addr+size)."""
+    def vmm_expose(self, lo: int, hi: int, runs: list[tuple[int, int]]) -> None:
+        """The accessible memory of reservation [lo, hi) is now exactly `runs` ((start, size), in
+        order, adjacent mappings merged): what copies, memsets and kernels may touch there."""
+
     # CUDA arrays, texture and surface objects (server/backends/resources.py describes them; the
     # handlers in server/api/arrays.py and textures.py have checked them)
     def array_create(self, desc):

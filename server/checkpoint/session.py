@@ -17,6 +17,9 @@ def describe(session) -> tuple[dict, dict[str, bytes]]:
     """The session's state (everything but memory contents) and the module images it needs.
     Raises CheckpointError, before anything changes, for what cannot be captured."""
     dev = session.device
+    if session.vmm is not None and session.vmm.reservations:
+        raise CheckpointError("memory mapped through the VMM API (cuMemAddressReserve/cuMemMap) cannot be "
+                              "checkpointed or migrated yet: the session keeps its GPU")
     state = {
         "objects": objects.capture(session),
         "next_handle": session.next_handle,

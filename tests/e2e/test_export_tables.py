@@ -82,6 +82,8 @@ def test_integrity_check_and_tables_as_a_runtime_sees_them(sim_server, libdir, t
     # a table rgpu does not know: CUDA_ERROR_NOT_FOUND, no pointer, and its uuid in the log
     assert lines["unknown"] == ["500", "1"]
     assert "unknown table 01020304-05060708-090a0b0c-0d0e0f10" in p.stderr
+    # NVRTC's table: known, and declined as deliberately (NVRTC then compiles on its own), not named unknown
+    assert lines["declined"] == ["500", "1"] and "da9151d3" not in p.stderr
     assert lines["sizes"] == [str(13 * 8), str(3 * 8)]
     assert lines["fixed"] == ["0", "3341181c03cb675c", "8ed383aa1f4cd1e8"]
     version, pid, tid, cudart, integrity, fn, now = lines["inputs"]

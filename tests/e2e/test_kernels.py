@@ -77,6 +77,8 @@ def test_sass_only_cubin_is_refused_with_a_rebuild_hint(cuda_program, sim_server
                 env=None)
     assert p.returncode == 1
     assert "CUDA_ERROR_NO_BINARY_FOR_GPU" in p.stdout, p.stdout + p.stderr
+    # the program gets only the code; the client says, without being asked, what the server said
+    assert "refused a module (209): the software GPU runs PTX, and this module is a bare sm_80 cubin" in p.stderr
 
 
 def test_ptx_linking_libraries_and_extended_launches(cuda_program, sim_server):

@@ -168,14 +168,14 @@ def test_driver_api_pitched_copies(cuda_program, sim_server):
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK driver_memcpy2d", p.stdout + p.stderr
 
 
-@pytest.mark.sim_only("memory pools are served on a real GPU (from their records); the software GPU has none")
+@pytest.mark.sim_only("a LUID is served on a real GPU (from its record); the software GPU has none")
 def test_calls_are_answered_where_their_records_say(cuda_program, sim_server):
     """A call the software GPU does not serve is answered not-supported by the client without a round
     trip (the server never sees it: no error reply of its names it); client-side calls need no server."""
     env = dict(os.environ, RGPU_LOG="info")
     p = _run(cuda_program("driver_contract"), sim_server, env=env)
     assert p.returncode == 0 and "OK driver_contract" in p.stdout, p.stdout + p.stderr
-    for name in ("cuDeviceGetDefaultMemPool", "cuMemPoolTrimTo", "cuMemPrefetchBatchAsync"):
+    for name in ("cuDeviceGetLuid", "cuMemPrefetchBatchAsync"):
         assert f"{name} -> 801" in p.stdout  # CUDA_ERROR_NOT_SUPPORTED
         assert f"{name} is not supported by rgpu yet" in p.stderr
     assert "not served by the sim backend" not in p.stderr  # no call reached the server to be refused

@@ -312,6 +312,13 @@ static const export_table tables[] = {
     /* Asked first by every runtime; no slot of it is called under 13.0 and the runtime carries on
      * when it is refused. */
     {"RUNTIME_PREFLIGHT", U(0xf8cff951u, 0x21468b4eu, 0xb9e2fb46u, 0x9e7c0dd9u), NULL},
+    /* NVRTC asks for it at each compile (CuPy's kernels). Answered with traps, NVRTC 13.0 calls slot 1
+     * with the program's NVVM IR (LLVM bitcode, ~14 KB for a CuPy ufunc) and its options
+     * ("-arch=compute_121 -ftz=1 ..."): an offer to let the driver compile it. Refused, or with no
+     * driver at all (NVRTC runs on compile-only hosts), NVRTC compiles it itself — the same PTX. rgpu
+     * has no compiler of its own to offer, so it declines the table (tests/e2e/test_frameworks.py
+     * compiles CuPy's kernels through it). */
+    {"NVRTC", U(0xda9151d3u, 0x3ae6cc41u, 0xa5c04f26u, 0xd533e328u), NULL},
 };
 
 CUresult cuGetExportTable(const void **table, const CUuuid *uuid) {

@@ -100,8 +100,13 @@ static int load_image(int face, int dev, const void *image, size_t size, char di
     int rc = load_once(face, dev, image, size, digest, NULL, out);
     const rgpu_companion *comp = rc == 209 /* CUDA_ERROR_NO_BINARY_FOR_GPU */ ? rgpu_companion_of(image) : NULL;
     if (comp) rc = load_once(face, dev, image, size, digest, comp, out);
-    /* CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU, _INVALID_PTX: the image, not the moment */
-    if (rc == 200 || rc == 209 || rc == 218) remember_refusal(dev, digest, rc);
+    /* CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU, _INVALID_PTX: the image, not the moment. The
+     * program gets only the code, and no fallback is left: say once, loudly, what the server said
+     * (its cause and fix), as a driver's JIT log would. */
+    if (rc == 200 || rc == 209 || rc == 218) {
+        remember_refusal(dev, digest, rc);
+        rgpu_log(RGPU_LOG_WARN, "device %d refused a module (%d): %s", dev, rc, rgpu_last_server_message());
+    }
     return rc;
 }
 
@@ -133,9 +138,9 @@ int rgpu_layout_of(int face, void *fn, rgpu_layout *out) {
     return 0;
 }
 
-/* A program's own kernel whose module the device refused: said once per shared object at warning
- * level (the program sees only "no kernel image is available"), with the server's reason and, for a
- * prebuilt library the user cannot rebuild (PyTorch's libtorch_cuda.so ships SASS only), the way out. */
+/* A program's own kernel whose module the device refused (load_image has logged the server's reason):
+ * said once per shared object, naming the kernel and its library, and for a prebuilt library the user
+ * cannot rebuild (PyTorch's libtorch_cuda.so ships SASS only) the way out. */
 static void explain_refusal(const rgpu_kernel *k, int dev, int rc) {
     enum { SEEN = 64 };
     static const char *seen[SEEN];
@@ -143,20 +148,17 @@ static void explain_refusal(const rgpu_kernel *k, int dev, int rc) {
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     Dl_info info = {0};
     const char *obj = k->module && dladdr(k->module->image, &info) && info.dli_fname ? info.dli_fname : "";
-    int main_program = !strstr(obj, ".so"); /* the program's own kernels: the server's advice (rebuild) fits */
+    if (!strstr(obj, ".so")) return; /* the program's own kernels: the server's advice (rebuild) fits */
     pthread_mutex_lock(&mu);
     int first = 1;
     for (int i = 0; i < nseen && first; i++) first = strcmp(seen[i], obj) != 0;
     if (first && nseen < SEEN) seen[nseen++] = obj;
     pthread_mutex_unlock(&mu);
     if (!first) return;
-    const char *why = rgpu_last_failure();
-    rgpu_log(RGPU_LOG_WARN, "kernel %s%s%s cannot run on device %d (CUDA error %d): %s%s%s%s", k->name,
-             obj[0] ? " of " : "", obj, dev, rc, why[0] ? why : "its module holds no code this device runs",
-             main_program ? "" : "; ", main_program ? "" : obj,
-             main_program ? "" : " is a prebuilt library with no PTX for this kernel: on the software GPU use a build "
-                                 "of it that embeds PTX (PyTorch: TORCH_CUDA_ARCH_LIST ending in +PTX), or run on "
-                                 "a server with a real GPU (rgpu-server --device cuda)");
+    rgpu_log(RGPU_LOG_WARN, "kernel %s of %s cannot run on device %d (CUDA error %d); %s is a prebuilt library "
+             "with no code for this device in that module: on the software GPU use a build of it that embeds PTX "
+             "(PyTorch: TORCH_CUDA_ARCH_LIST ending in +PTX), or run on a server with a real GPU "
+             "(rgpu-server --device cuda)", k->name, obj, dev, rc, obj);
 }
 
 int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out) {

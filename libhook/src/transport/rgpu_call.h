@@ -92,6 +92,8 @@ void rgpu_put_bulk(rgpu_call *c, const void *p, size_t n);
 int rgpu_sync(rgpu_call *c);   /* send (with any queued async calls), wait for the reply */
 int rgpu_async(rgpu_call *c);  /* queue; returns the session's sticky error or success */
 void rgpu_end(rgpu_call *c);   /* release the reply */
+/* The server's message for the last call of this thread that failed with one ("" if none). */
+const char *rgpu_last_server_message(void);
 
 int64_t rgpu_out_i(rgpu_call *c);
 uint64_t rgpu_out_u(rgpu_call *c);
@@ -126,8 +128,6 @@ void rgpu_set_current_device(int dev);
 int rgpu_ensure_init(void);              /* 0, or RGPU_NO_DEVICE / RGPU_NOT_INITIALIZED */
 void rgpu_set_last_error(int face, int rc);
 int rgpu_get_last_error(int face, int reset);
-/* The server's message for this thread's last failed synchronous call ("" if it gave none). */
-const char *rgpu_last_failure(void);
 int rgpu_record(int face, int rc);      /* remembers a failure as the thread's last error; returns rc */
 void *rgpu_tag_handle(int dev, uint64_t server_handle);
 uint64_t rgpu_untag_handle(const void *h, int *dev);

@@ -30,10 +30,10 @@
 #define UNREACHABLE_S 10.0            /* no handshake with the server within this: it is not there */
 
 static void *zctx;
-/* The server's message for this thread's last failed synchronous call (what it said, beyond the code). */
-static __thread char failure[512];
+/* The server's message for the last call of this thread that failed with one. */
+static __thread char last_message[512];
 
-const char *rgpu_last_failure(void) { return failure; }
+const char *rgpu_last_server_message(void) { return last_message; }
 static pthread_mutex_t ctx_mu = PTHREAD_MUTEX_INITIALIZER;
 extern int rgpu_sessions_count_internal(void);
 extern rgpu_session *rgpu_sessions_internal(void);
@@ -875,7 +875,6 @@ static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
             }
             c->shm_got = got;
         }
-        failure[0] = 0;
         if (d != 0) {
             rgpu_set_last_error(c->face, d);
             rgpu_log(RGPU_LOG_INFO, "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
@@ -884,7 +883,7 @@ static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
             if (rc == 0 && (c->flags & RGPU_F_DEFERRED)) rc = d;
         } else if (rc != 0 && msg.n) {
             rgpu_log(RGPU_LOG_INFO, "%s failed (%d): %.*s", c->name, rc, (int)msg.n, (const char *)msg.p);
-            snprintf(failure, sizeof failure, "%.*s", (int)msg.n, (const char *)msg.p);
+            snprintf(last_message, sizeof last_message, "%.*s", (int)msg.n, (const char *)msg.p);
         }
         return rc;
     }

@@ -19,6 +19,7 @@ from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 
 from ..base import Device
 from .arrays import CudaArrays
+from .vmm import CudaVmm
 from ...errors import CudaError
 from .timing import KernelClock
 from .waits import Waiter
@@ -98,7 +99,7 @@ def probe() -> list[dict]:
     return out
 
 
-class CudaDevice(CudaArrays, Device):
+class CudaDevice(CudaArrays, CudaVmm, Device):
     reports_running = True  # a kernel cannot be time-sliced by the server: its running time is watched
 
     def __init__(self, index: int, memory_limit: int, reserve=None, capture_printf: bool = False):
@@ -120,7 +121,7 @@ class CudaDevice(CudaArrays, Device):
         self.cc = (self._attr(75), self._attr(76))  # COMPUTE_CAPABILITY_MAJOR / _MINOR
         self._reserve = reserve
         self._allocs: dict[int, int] = {}
-        self._starts: list[int] = []  # sorted starts of _allocs and _globals (allocation() bisects)
+        self._starts: list[int] = []  # sorted starts of _allocs, _globals and VMM runs (allocation() bisects)
         self._streams, self._events, self._modules = set(), set(), set()
         self._globals: dict[int, int] = {}
         self._attrs: dict[int, int] | None = None
@@ -142,6 +143,7 @@ class CudaDevice(CudaArrays, Device):
         self._arrays: dict = {}
         self._mipmaps: dict = {}
         self._objects: dict = {}
+        self._vmm_tables()  # physical allocations, reserved ranges, mappings (vmm.py)
 
     @property
     def housekeeping(self):
@@ -190,9 +192,17 @@ class CudaDevice(CudaArrays, Device):
 
     def _track(self, addr: int, size: int, table=None) -> None:
         (self._allocs if table is None else table)[addr] = size
+        self._track_start(addr)
+
+    def _track_start(self, addr: int) -> None:
         i = bisect.bisect_left(self._starts, addr)
         if i == len(self._starts) or self._starts[i] != addr:
             self._starts.insert(i, addr)
+
+    def _untrack_start(self, addr: int) -> None:
+        i = bisect.bisect_left(self._starts, addr)
+        if i < len(self._starts) and self._starts[i] == addr:
+            del self._starts[i]
 
     def mem_alloc_managed(self, size, align):
         # Attached globally: the client's coherence protocol (push before device work, pull after
@@ -218,9 +228,7 @@ class CudaDevice(CudaArrays, Device):
         _check(_lib.cuMemFree_v2(addr))
         size = self._allocs.pop(addr, 0)
         if addr not in self._globals:
-            i = bisect.bisect_left(self._starts, addr)
-            if i < len(self._starts) and self._starts[i] == addr:
-                del self._starts[i]
+            self._untrack_start(addr)
         if self._reserve is not None:
             self._reserve(-size)
 
@@ -232,7 +240,7 @@ class CudaDevice(CudaArrays, Device):
         i = bisect.bisect_right(self._starts, addr) - 1
         if i >= 0:
             start = self._starts[i]
-            size = self._allocs.get(start) or self._globals.get(start, 0)
+            size = self._allocs.get(start) or self._globals.get(start) or self._runs.get(start, 0)
             if addr < start + size:
                 return start, size
         return None
@@ -440,6 +448,7 @@ class CudaDevice(CudaArrays, Device):
             _lib.cuStreamDestroy_v2(s)
         for m in list(self._modules):
             _lib.cuModuleUnload(m)
+        self._vmm_close()
         for a in list(self._allocs):
             _lib.cuMemFree_v2(a)
         if self._reserve is not None:

@@ -39,6 +39,18 @@ class SimFunction:
         self.module, self.kernel = module, kernel
 
 
+VMM_GRANULE = 2 << 20  # cuMemGetAllocationGranularity, minimum and recommended, as on NVIDIA's GPUs
+
+
+class SimPhysical:
+    """A physical allocation (cuMemCreate): where it is mapped, and what it held when unmapped."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.mapped_at: tuple[int, int, int] | None = None  # (address, offset, size)
+        self.kept: list[tuple[int, bytes]] = []  # (offset, bytes) written before its last unmap
+
+
 class SimDevice(SimArrays, Device):
     def __init__(self, memory_bytes: int, gpu_index: int = 0, server_id: str = "", reserve=None,
                  arch: str | None = None, window: int | None = None):
@@ -59,6 +71,7 @@ class SimDevice(SimArrays, Device):
         self._printf: list[str] = []
         self.device_time = 0.0  # seconds spent executing kernels (accounting, scheduling)
         self._workspace = 0  # grid-sync workspace of cooperative launches, allocated on first use
+        self._physical: set[SimPhysical] = set()  # physical allocations of the VMM API
 
     def attributes(self) -> dict[int, int]:
         return self._attrs
@@ -80,6 +93,43 @@ class SimDevice(SimArrays, Device):
         if addr in self.memory.device_heap.blocks:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was allocated by device malloc(): only device free() releases it")
         self.memory.free(addr)
+
+    # -- virtual memory management (server/api/vmm.py) --
+    def vmm_granularity(self, recommended: bool) -> int:
+        return VMM_GRANULE
+
+    def vmm_create(self, size: int, prop: bytes):
+        self.memory.charge(size, f"{size} bytes of physical memory requested")
+        phys = SimPhysical(size)
+        self._physical.add(phys)
+        return phys
+
+    def vmm_destroy(self, phys) -> None:
+        self._physical.discard(phys)
+        self.memory.uncharge(phys.size)
+
+    def vmm_reserve(self, size: int, align: int, hint: int) -> int:
+        return self.memory.reserve_range(size, align, hint)
+
+    def vmm_unreserve(self, addr: int, size: int) -> None:
+        self.memory.unreserve_range(addr)
+
+    def vmm_map(self, addr: int, size: int, phys, offset: int) -> None:
+        # One arena holds the device's memory at its addresses, so a physical allocation lives at
+        # the one address it is mapped at; two mappings of it at once would be two copies that
+        # disagree. What it held while unmapped comes back with it.
+        if phys.mapped_at is not None:
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED", "the software GPU maps a physical allocation at one "
+                                                       "address at a time: cuMemUnmap it before mapping it again")
+        phys.mapped_at = (addr, offset, size)
+        self.memory.load(addr, [(o - offset, d) for o, d in phys.kept if offset <= o < offset + size])
+
+    def vmm_unmap(self, addr: int, size: int, phys, offset: int) -> None:
+        phys.kept = [(o + offset, d) for o, d in self.memory.store(addr, size)]
+        phys.mapped_at = None
+
+    def vmm_expose(self, lo: int, hi: int, runs) -> None:
+        self.memory.expose(lo, hi, runs)
 
     def set_limit(self, limit: str, value: int) -> None:
         if limit == "CU_LIMIT_MALLOC_HEAP_SIZE":
@@ -340,6 +390,8 @@ class SimDevice(SimArrays, Device):
         pass
 
     def close(self) -> None:
+        for phys in list(self._physical):
+            self.vmm_destroy(phys)
         self.memory.free_all()
         self.memory.close()
 

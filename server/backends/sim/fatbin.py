@@ -53,6 +53,7 @@ class Image:
     """Everything found in one image handed to cuModuleLoadData / __cudaRegisterFatBinary."""
 
     entries: list[Entry] = field(default_factory=list)
+    bare_cubin: bool = False  # the image is one cubin ELF, not a fatbin
 
     @property
     def ptx(self) -> list[Entry]:
@@ -117,7 +118,7 @@ def parse_image(image: bytes) -> Image:
     if not buf:
         raise SimError("CUDA_ERROR_INVALID_IMAGE", "empty module image")
     if buf[:4] == ELF_MAGIC:
-        return Image([Entry(KIND_ELF, elf_arch(buf), buf)])
+        return Image([Entry(KIND_ELF, elf_arch(buf), buf)], bare_cubin=True)
     if _is_ptx_text(buf):
         return Image([Entry(KIND_PTX, ptx_target_arch(buf), buf.rstrip(b"\0"))])
     magic = struct.unpack_from("<I", buf, 0)[0] if len(buf) >= 4 else 0
@@ -195,6 +196,18 @@ def choose_ptx(img: Image, cc: tuple[int, int]) -> Entry:
                        f"rgpu-server with --sim-arch sm_{oldest} (or newer), or rebuild with -arch=sm_{dev}")
     sass_archs = sorted({e.arch for e in img.cubins})
     sass = ", ".join(f"sm_{a}" for a in sass_archs) or "no code"
+    if img.bare_cubin:
+        # A cubin handed to the driver as it is: often a JIT's output, not a build's. numba-cuda
+        # (through cuda.core) links with nvJitLink whenever it can load it, and nvJitLink's output
+        # keeps no PTX (its tool note may name only ptxas, so the message covers every bare cubin);
+        # the driver's cuLink* (rgpu's, on the client) keeps it.
+        raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
+                       f"the software GPU runs PTX, and this module is a bare {sass} cubin (SASS alone): load "
+                       f"its PTX, or a fatbin that carries PTX, instead. JIT compilers make such cubins: CuPy "
+                       f"unless CUPY_COMPILE_WITH_PTX=1 (`rgpu run` and `rgpu env` set it for a software GPU), "
+                       f"numba-cuda whenever nvJitLink is installed: run numba where nvJitLink is not "
+                       f"(numba-cuda without its [cu13] extra; it then links through the driver's cuLink*, which "
+                       f"keeps the PTX), or on a real GPU")
     # The rebuild keeps the program's own target where the device can run its PTX.
     fit = max([a for a in sass_archs if a <= dev], default=min(dev, 80))
     raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",

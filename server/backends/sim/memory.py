@@ -68,6 +68,11 @@ class DeviceMemory:
         self._np_ends = np.zeros(0, np.uint64)
         self.used = 0
         self.peak = 0
+        # Virtual memory management (server/api/vmm.py): address ranges reserved by
+        # cuMemAddressReserve (sorted [start, end) pairs no allocation may take), and the table
+        # entries that are runs of mapped, accessible memory inside them (not cuMemFree'able).
+        self._reserved: list[tuple[int, int]] = []
+        self._vmm_runs: set[int] = set()
         self._reserve = reserve  # callable(delta_bytes) -> bool, for cross-session accounting
         self.device_heap = DeviceHeap()  # what kernels malloc() (ptx/ops_heap.py)
         # The table changes only on the worker's thread; a migration's pre-copy thread reads it.
@@ -85,15 +90,10 @@ class DeviceMemory:
         if nbytes < 0:
             raise SimError("CUDA_ERROR_INVALID_VALUE", "negative allocation size")
         size = max(align, -(-int(nbytes) // align) * align)
-        if self.used + size > self.capacity:
-            raise SimError("CUDA_ERROR_OUT_OF_MEMORY",
-                           f"{nbytes} bytes requested, {self.capacity - self.used} free")
-        if self._reserve is not None and not self._reserve(size):
-            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{nbytes} bytes requested, device is full")
+        self.charge(size, f"{nbytes} bytes requested")
         addr = self._find_hole(size + GUARD, align)
         if addr is None:
-            if self._reserve is not None:
-                self._reserve(-size)
+            self.uncharge(size)
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", "device address space fragmented")
         with self._lock:
             i = bisect.bisect_left(self._starts, addr)
@@ -101,21 +101,97 @@ class DeviceMemory:
             self._ends.insert(i, addr + max(int(nbytes), 1))
             self._spans.insert(i, addr + size + GUARD)
             self._sync_tables()
-        self.used += size
-        self.peak = max(self.peak, self.used)
         return addr
 
-    def _find_hole(self, size: int, align: int) -> int | None:
+    def charge(self, size: int, what: str) -> None:
+        """Count `size` bytes of device memory against this GPU's capacity and the lease's quota
+        (an allocation, or a physical allocation of the VMM API), or raise out-of-memory."""
+        if self.used + size > self.capacity:
+            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{what}, {self.capacity - self.used} free")
+        if self._reserve is not None and not self._reserve(size):
+            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{what}, device is full (its memory or the lease's quota)")
+        self.used += size
+        self.peak = max(self.peak, self.used)
+
+    def uncharge(self, size: int) -> None:
+        self.used -= size
+        if self._reserve is not None:
+            self._reserve(-size)
+
+    def _taken(self):
+        """Every range no new allocation may overlap, in address order: allocations with their
+        guards, and reserved address ranges (whose mapped runs lie inside them)."""
+        return sorted([*zip(self._starts, self._spans), *self._reserved])
+
+    def _find_hole(self, size: int, align: int, hint: int = 0) -> int | None:
+        taken = self._taken()
+        if hint and hint % align == 0 and self.base <= hint and hint + size <= self.base + self._span and \
+                all(e <= hint or hint + size <= s for s, e in taken):
+            return hint
         cursor = self.base
-        for start, end in zip(self._starts, self._spans):
+        for start, end in taken:
             cursor = -(-cursor // align) * align
             if start - cursor >= size:
                 return cursor
-            cursor = end
+            cursor = max(cursor, end)
         cursor = -(-cursor // align) * align
         if self.base + self._span - cursor >= size:
             return cursor
         return None
+
+    # -- virtual memory management (the bookkeeping is server/api/vmm.py's) -------------------
+    def reserve_range(self, size: int, align: int, hint: int = 0) -> int:
+        """Address space for cuMemAddressReserve: `size` bytes at `hint` when free, else anywhere,
+        with a guard after it like an allocation's."""
+        addr = self._find_hole(size + GUARD, align, hint)
+        if addr is None:
+            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"no {size} bytes of free address space on the device")
+        bisect.insort(self._reserved, (addr, addr + size + GUARD))
+        return addr
+
+    def unreserve_range(self, addr: int) -> None:
+        i = bisect.bisect_left(self._reserved, (addr, 0))
+        if i == len(self._reserved) or self._reserved[i][0] != addr:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not a reserved address range")
+        del self._reserved[i]
+
+    def expose(self, lo: int, hi: int, runs) -> None:
+        """Make the accessible memory of [lo, hi) exactly `runs` ((start, size) pairs, in order):
+        kernels and copies may touch them like any allocation, and only them."""
+        with self._lock:
+            keep = [i for i, a in enumerate(self._starts) if not (lo <= a < hi and a in self._vmm_runs)]
+            starts = [self._starts[i] for i in keep]
+            ends = [self._ends[i] for i in keep]
+            spans = [self._spans[i] for i in keep]
+            self._vmm_runs = {a for a in self._vmm_runs if not lo <= a < hi}
+            for start, size in runs:
+                i = bisect.bisect_left(starts, start)
+                starts.insert(i, start)
+                ends.insert(i, start + size)
+                spans.insert(i, start + size)
+                self._vmm_runs.add(start)
+            self._starts, self._ends, self._spans = starts, ends, spans
+            self._sync_tables()
+
+    def store(self, addr: int, nbytes: int) -> list[tuple[int, bytes]]:
+        """The written parts of [addr, addr+nbytes) as (offset, bytes), and the pages given back:
+        what an unmapped physical allocation keeps for its next mapping."""
+        kept = [(a - addr, self.read_raw(a, n)) for a, n in self.written(addr, nbytes)]
+        self._discard(addr - self.base, nbytes)
+        return kept
+
+    def load(self, addr: int, kept) -> None:
+        """Put back what `store` kept, at a mapping's new address."""
+        off = addr - self.base
+        for o, data in kept:
+            self.arena[off + o:off + o + len(data)] = np.frombuffer(data, np.uint8)
+
+    def _discard(self, off: int, size: int) -> None:
+        """Give back the pages wholly inside [off, off+size) of the arena (they read as zeros)."""
+        first = -(-off // mmap.PAGESIZE) * mmap.PAGESIZE
+        last = (off + size) // mmap.PAGESIZE * mmap.PAGESIZE
+        if last > first:
+            self._map.madvise(mmap.MADV_DONTNEED, first, last - first)
 
     def alloc_at(self, addr: int, nbytes: int, span: int) -> None:
         """Allocate exactly [addr, addr+span) (``nbytes`` of it usable): a checkpoint's allocation
@@ -124,19 +200,14 @@ class DeviceMemory:
         if not (self.base <= addr and addr + span + GUARD <= self.base + self._span and 0 < nbytes <= span):
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) is outside this device's address window")
         i = bisect.bisect_left(self._starts, addr)
-        if (i > 0 and self._spans[i - 1] > addr) or (i < len(self._starts) and self._starts[i] < addr + span + GUARD):
+        if any(s < addr + span + GUARD and addr < e for s, e in self._taken()):
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) overlaps an allocation")
-        if self.used + span > self.capacity:
-            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{span} bytes to restore, {self.capacity - self.used} free")
-        if self._reserve is not None and not self._reserve(span):
-            raise SimError("CUDA_ERROR_OUT_OF_MEMORY", f"{span} bytes to restore, the device (or the quota) is full")
+        self.charge(span, f"{span} bytes to restore")
         with self._lock:
             self._starts.insert(i, addr)
             self._ends.insert(i, addr + nbytes)
             self._spans.insert(i, addr + span + GUARD)
             self._sync_tables()
-        self.used += span
-        self.peak = max(self.peak, self.used)
 
     def layout(self) -> list[list[int]]:
         """[address, size asked for, span taken] of every allocation."""
@@ -192,25 +263,22 @@ class DeviceMemory:
         i = bisect.bisect_left(self._starts, addr)
         if i == len(self._starts) or self._starts[i] != addr:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not an allocation")
+        if addr in self._vmm_runs:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is mapped by cuMemMap: cuMemUnmap it")
         size = self._spans[i] - GUARD - self._starts[i]
         with self._lock:
             del self._starts[i], self._ends[i], self._spans[i]
             self._sync_tables()
-        self.used -= size
-        if self._reserve is not None:
-            self._reserve(-size)
+        self.uncharge(size)
         # Give the pages back so a freed region does not keep host memory committed: only pages wholly
         # inside it, since a page it shares with a neighbouring allocation would be zeroed too.
-        off = addr - self.base
-        first = -(-off // mmap.PAGESIZE) * mmap.PAGESIZE
-        last = (off + size) // mmap.PAGESIZE * mmap.PAGESIZE
-        if last > first:
-            self._map.madvise(mmap.MADV_DONTNEED, first, last - first)
+        self._discard(addr - self.base, size)
         return size
 
     def free_all(self) -> None:
         for addr in list(self._starts):
-            self.free(addr)
+            if addr not in self._vmm_runs:
+                self.free(addr)
 
     def _sync_tables(self) -> None:
         self._np_starts = np.array(self._starts, dtype=np.uint64)

@@ -70,7 +70,9 @@ def table(arch: archs.Arch) -> dict[str, int]:
         "MAX_PERSISTING_L2_CACHE_SIZE": arch.l2_bytes * 3 // 4 if arch.major >= 8 else 0,
         "HOST_NATIVE_ATOMIC_SUPPORTED": 0,
         "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM": 0, "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST": 0,
-        "GPU_DIRECT_RDMA_SUPPORTED": 0, "VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED": 0,
+        # cuMemCreate/cuMemMap and friends are served (server/api/vmm.py): PyTorch's expandable
+        # segments look here before they use them
+        "GPU_DIRECT_RDMA_SUPPORTED": 0, "VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED": 1,
         # CUDA 12's cudaDeviceProp still carries this one; rgpu serves no multi-device cooperative
         # launch, so it is reported as absent rather than as a GPU's.
         "COOPERATIVE_MULTI_DEVICE_LAUNCH": 0,

@@ -1,5 +1,5 @@
 // Calls whose records say where they are answered: in the client (a stream's device), not served by
-// the software GPU (memory pools: answered not-supported in the client, no round trip), not supported
+// the software GPU (a Windows LUID: answered not-supported in the client, no round trip), not supported
 // anywhere (batched prefetch) — and the session still works after them.
 #include <cstring>
 
@@ -17,11 +17,10 @@ int main() {
     CUdevice of = -1;
     CK(cuStreamGetDevice(s, &of));
     EXPECT(of == 0);
-    CUmemoryPool pool = nullptr;
-    CUresult r = cuDeviceGetDefaultMemPool(&pool, dev);
-    printf("cuDeviceGetDefaultMemPool -> %d\n", (int)r);
-    r = cuMemPoolTrimTo(pool, 0);
-    printf("cuMemPoolTrimTo -> %d\n", (int)r);
+    char luid[8];
+    unsigned mask = 0;
+    CUresult r = cuDeviceGetLuid(luid, &mask, dev);
+    printf("cuDeviceGetLuid -> %d\n", (int)r);
     CUdeviceptr ptrs[1] = {0};
     size_t sizes[1] = {0};
     r = cuMemPrefetchBatchAsync(ptrs, sizes, 1, nullptr, nullptr, 0, 0, s);

@@ -1,6 +1,6 @@
 /* The driver's hidden tables as a runtime sees them (libhook/src/driver/export_tables.c): prints the
  * integrity check's answer and every input it is computed from, so the test can recompute it; asks for
- * a table rgpu does not know; checks the size headers and context-local storage. Built with gcc against
+ * a table rgpu does not know and one it declines (NVRTC's); checks the size headers and context-local storage. Built with gcc against
  * CUDA's headers and rgpu's libcuda. */
 #include <cuda.h>
 #include <pthread.h>
@@ -12,6 +12,7 @@
 static const CUuuid CUDART = {{0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9}};
 static const CUuuid INTEGRITY = {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2}};
 static const CUuuid CLS = {{0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x11, 0xa8, 0xc3, 0x68, 0xf3, 0x55, 0xd8, 0x95, 0x93}};
+static const CUuuid NVRTC = {{0xda, 0x91, 0x51, 0xd3, 0x3a, 0xe6, 0xcc, 0x41, 0xa5, 0xc0, 0x4f, 0x26, 0xd5, 0x33, 0xe3, 0x28}};
 static const CUuuid UNKNOWN = {{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10}};
 
 typedef CUresult (*integrity_fn)(uint32_t version, uint64_t seconds, uint64_t out[2]);
@@ -27,6 +28,9 @@ int main(void) {
     }
     int refused = (int)cuGetExportTable(&unknown, &UNKNOWN);
     printf("unknown %d %d\n", refused, unknown == NULL);
+    const void *nvrtc = (void *)1;
+    refused = (int)cuGetExportTable(&nvrtc, &NVRTC);
+    printf("declined %d %d\n", refused, nvrtc == NULL);
     printf("sizes %zu %zu\n", (size_t)(uintptr_t)cudart[0], (size_t)(uintptr_t)integrity[0]);
     uint64_t h[2];
     integrity_fn check = (integrity_fn)integrity[1];

@@ -45,5 +45,5 @@ def test_the_generic_path_covers_the_forwarded_driver_face():
     driver = [c for c in CALLS.values() if c.face == "driver"]
     assert all(c.name in cuda for c in driver if "cuda" not in c.unsupported_on)
     generic_only = [c.name for c in driver if c.name in cuda and c.name not in handlers_for("sim")]
-    assert "cuMemPoolTrimTo" in generic_only and "cuStreamWaitValue32_v2" in generic_only
+    assert "cuDeviceGetLuid" in generic_only and "cuStreamWaitValue32_v2" in generic_only
     assert all(CALLS[BY_NAME[n]].generic == n for n in generic_only)

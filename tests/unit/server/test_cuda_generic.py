@@ -5,8 +5,8 @@ CUDA's) that records what each entry point was called with, so the test sees exa
 libcuda.so.1 would receive: translated handles, structs and arrays by their bytes, the session's
 CUdevice, and out-values turned back into session handles.
 
-What only a GPU can confirm: that the real driver accepts these calls and that its objects (pools,
-stream attributes, memory operations) behave as the program expects — the stand-in returns what the
+What only a GPU can confirm: that the real driver accepts these calls and that its objects (stream
+attributes, memory operations) behave as the program expects — the stand-in returns what the
 test tells it to."""
 from __future__ import annotations
 
@@ -62,21 +62,25 @@ CUresult cuEventCreate(CUevent *e, unsigned int f) { *e = (CUevent)0x5200; retur
 CUresult cuEventDestroy_v2(CUevent e) { return CUDA_SUCCESS; }
 
 /* the calls the generic path serves */
-CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props) {
-    say("cuMemPoolCreate maxSize=%zu location=%d/%d", props->maxSize, props->location.type, props->location.id);
-    *pool = (CUmemoryPool)0xABC0;
+CUresult cuMulticastGetGranularity(size_t *g, const CUmulticastObjectProp *p, CUmulticastGranularity_flags o) {
+    say("cuMulticastGetGranularity devices=%u size=%zu option=%d", p->numDevices, p->size, o);
+    *g = 2u << 20;
+    return o == 7 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+CUresult cuStreamBatchMemOp_v2(CUstream s, unsigned count, CUstreamBatchMemOpParams *ops, unsigned flags) {
+    say("cuStreamBatchMemOp_v2 stream=0x%llx count=%u last=%d addr=0x%llx", P(s), count,
+        ops[count - 1].operation, (unsigned long long)ops[count - 1].writeValue.address);
     return CUDA_SUCCESS;
 }
-CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep) {
-    say("cuMemPoolTrimTo pool=0x%llx keep=%zu", P(pool), keep);
-    return keep == 12345 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+CUresult cuStreamCopyAttributes(CUstream dst, CUstream src) {
+    say("cuStreamCopyAttributes dst=0x%llx src=0x%llx", P(dst), P(src));
+    return dst == src ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
-CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count) {
-    say("cuMemPoolSetAccess pool=0x%llx count=%zu last=%d/%d flags=%d", P(pool), count,
-        map[count - 1].location.type, map[count - 1].location.id, map[count - 1].flags);
+CUresult cuFuncGetModule(CUmodule *m, CUfunction f) {
+    say("cuFuncGetModule function=0x%llx", P(f));
+    *m = (CUmodule)0x7700;
     return CUDA_SUCCESS;
 }
-CUresult cuMemPoolDestroy(CUmemoryPool pool) { say("cuMemPoolDestroy pool=0x%llx", P(pool)); return CUDA_SUCCESS; }
 CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags) {
     say("cuStreamWaitValue32_v2 stream=0x%llx addr=0x%llx value=%u flags=%u", P(s), addr, value, flags);
     return CUDA_SUCCESS;
@@ -127,35 +131,35 @@ def call(d, s, name, *args):
     return d.run(s, BY_NAME[name], list(args), [])
 
 
-def _pool_props(max_size: int, device: int) -> bytes:
-    # CUmemPoolProps: allocType, handleTypes, location {type, id}, win32 pointer, maxSize, usage, reserved[54]
-    return struct.pack("<iiii", 1, 0, 1, device) + struct.pack("<QQH", 0, max_size, 0) + bytes(54)
-
-
 def test_handles_structs_and_errors_cross_as_the_driver_expects(d, session):
     assert session.device.dev == 7  # the driver's CUdevice for ordinal 0
-    r = call(d, session, "cuMemPoolCreate", _pool_props(1 << 20, 0))
-    assert r.rc == 0, r.message
-    (pool,) = r.outs
-    assert isinstance(pool, int) and pool != 0xABC0  # the client sees the session's handle, not the pointer
-    assert session.fake_log()[-1] == "cuMemPoolCreate maxSize=1048576 location=1/0"
-    assert call(d, session, "cuMemPoolTrimTo", pool, 4096).rc == 0
-    assert session.fake_log()[-1] == "cuMemPoolTrimTo pool=0xabc0 keep=4096"
+    # a struct in by its bytes, a value out
+    prop = struct.pack("<I4xQQQ", 2, 1 << 21, 0, 0)  # CUmulticastObjectProp: numDevices, size, handleTypes, flags
+    r = call(d, session, "cuMulticastGetGranularity", prop, 1)
+    assert r.rc == 0 and r.outs == [2 << 20], r.message
+    assert session.fake_log()[-1] == "cuMulticastGetGranularity devices=2 size=2097152 option=1"
     # the driver's error, in the calling face's numbering: the Runtime's twin is served by the same function
-    r = call(d, session, "cudaMemPoolTrimTo", pool, 12345)
+    (stream,) = call(d, session, "cuStreamCreate", 0).outs
+    assert call(d, session, "cuStreamCopyAttributes", stream, 0).rc == 0
+    assert session.fake_log()[-1] == "cuStreamCopyAttributes dst=0x5100 src=0x0"
+    r = call(d, session, "cudaStreamCopyAttributes", stream, stream)
     assert r.rc == enums.cudaError["cudaErrorInvalidValue"] and r.message
     # arrays of structs: their bytes, as many as the length argument says
-    desc = struct.pack("<iii", 1, 0, 3) + struct.pack("<iii", 1, 4, 1)  # CUmemAccessDesc x2
-    assert call(d, session, "cuMemPoolSetAccess", pool, desc, 2).rc == 0
-    assert session.fake_log()[-1] == "cuMemPoolSetAccess pool=0xabc0 count=2 last=1/4 flags=1"
+    op = struct.Struct("<i4xQQIxxxxQ8x")  # CUstreamBatchMemOpParams (48 bytes): operation, address, value, flags, alias
+    ops = op.pack(2, 0x7F0000001000, 1, 0, 0) + op.pack(2, 0x7F0000002000, 2, 0, 0)
+    assert call(d, session, "cuStreamBatchMemOp_v2", stream, 2, ops, 0).rc == 0
+    assert session.fake_log()[-1] == "cuStreamBatchMemOp_v2 stream=0x5100 count=2 last=2 addr=0x7f0000002000"
     # a count that does not match the bytes is refused before the driver sees it
     before = len(session.fake_log())
-    assert call(d, session, "cuMemPoolSetAccess", pool, desc, 3).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
+    assert call(d, session, "cuStreamBatchMemOp_v2", stream, 3, ops, 0).rc == \
+        enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
     assert len(session.fake_log()) == before
-    # destroying drops the handle: a later use is an invalid handle, not a dangling pointer in the driver
-    assert call(d, session, "cuMemPoolDestroy", pool).rc == 0
-    assert call(d, session, "cuMemPoolTrimTo", pool, 1).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_HANDLE"]
-    assert session.fake_log()[-1] == "cuMemPoolDestroy pool=0xabc0"
+    # a handle out becomes the session's: the client never sees the driver's pointer
+    fn = session.new_handle("function", cuda_device.ffi().cast("CUfunction", 0x8800))
+    r = call(d, session, "cuFuncGetModule", fn)
+    assert r.rc == 0 and session.fake_log()[-1] == "cuFuncGetModule function=0x8800"
+    (mod,) = r.outs
+    assert mod != 0x7700 and int(cuda_device.ffi().cast("uintptr_t", session.get("module", mod))) == 0x7700
 
 
 def test_streams_made_by_handlers_reach_generic_calls_translated(d, session):
@@ -186,6 +190,7 @@ def test_out_arrays_of_handles_and_buffers(d, session):
 
 def test_wrong_shapes_never_reach_the_driver(d, session):
     before = len(session.fake_log())
-    assert call(d, session, "cuMemPoolTrimTo", "pool", 1).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
-    assert call(d, session, "cuMemPoolCreate", b"short").rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
+    assert call(d, session, "cuStreamCopyAttributes", "stream", 0).rc == enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
+    assert call(d, session, "cuMulticastGetGranularity", b"short", 0).rc == \
+        enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
     assert len(session.fake_log()) == before

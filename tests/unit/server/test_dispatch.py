@@ -56,8 +56,8 @@ def test_forged_handles_are_invalid_handle_in_each_face(dispatcher, session):
 
 def test_unknown_call_id_and_unimplemented_calls(dispatcher, session):
     assert dispatcher.run(session, 123, [], []).rc == enums.cudaError_enum["CUDA_ERROR_NOT_SUPPORTED"]
-    r = call(dispatcher, session, "cuMemPoolTrimTo", 0x1000, 0)  # its record: not served by the sim
-    assert r.rc == enums.cudaError_enum["CUDA_ERROR_NOT_SUPPORTED"] and "cuMemPoolTrimTo" in r.message
+    r = call(dispatcher, session, "cuDeviceGetLuid", 0)  # its record: not served by the sim
+    assert r.rc == enums.cudaError_enum["CUDA_ERROR_NOT_SUPPORTED"] and "cuDeviceGetLuid" in r.message
 
 
 def test_a_sticky_fault_poisons_the_session(dispatcher, session, monkeypatch):

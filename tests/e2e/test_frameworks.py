@@ -1,0 +1,101 @@
+"""End to end, CUDA frameworks from their wheels (tests/support/frameworks.py: CuPy and numba-cuda,
+pinned, in a virtualenv of their own) run unchanged through `rgpu run`; every result is compared with
+numpy here, in the test process (the scripts in tests/frameworks/ save inputs and results to an .npz).
+
+CuPy compiles its kernels with NVRTC on the client (a fresh kernel cache per test, so every run
+compiles) and calls NVIDIA's cuBLAS and cuFFT, whose private runtimes run over rgpu's driver; on the
+software GPU all of it runs as PTX at the default architecture. numba-cuda compiles with NVVM and
+links through the driver's cuLink* (rgpu's); it compiles for the device's exact architecture, so on
+the software GPU it needs one its toolkit knows (README.md, "CuPy and numba on rgpu")."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from tests.conftest import run_cli
+from tests.support import frameworks
+
+pytestmark = pytest.mark.e2e
+
+SCRIPTS = os.path.join(os.path.dirname(__file__), "..", "frameworks")
+NUMBA_SIM_ARCH = "sm_120"  # the newest part CUDA 13.0's NVVM and cuLink* target (sm_130 is past them)
+
+
+@pytest.fixture(scope="module")
+def fw_python():
+    return str(frameworks.python())
+
+
+def run_script(url: str, python: str, script: str, *args: str, env: dict):
+    return run_cli("run", "--server", url, "--", python, os.path.join(SCRIPTS, script), *args, env=env, timeout=300)
+
+
+def cupy_op(url, python, op, tmp_path):
+    out = tmp_path / f"{op}.npz"
+    env = frameworks.cupy_env({**os.environ, "CUPY_CACHE_DIR": str(tmp_path / "cupy-kernels")})
+    p = run_script(url, python, "cupy_ops.py", op, str(out), env=env)
+    assert p.returncode == 0 and f"{op} ok" in p.stdout, p.stdout + p.stderr
+    # every table NVIDIA's runtimes and NVRTC ask for is one rgpu knows (answered or declined)
+    assert "unknown table" not in p.stderr, p.stderr
+    return np.load(out)
+
+
+def test_cupy_elementwise_matches_numpy(fw_python, sim_server, tmp_path):
+    """A ufunc and an ElementwiseKernel: both compiled by NVRTC on the client."""
+    r = cupy_op(sim_server, fw_python, "elementwise", tmp_path)
+    x, y = r["x"], r["y"]
+    assert np.allclose(r["ufunc"], np.sin(x * 2 + y), atol=1e-5)
+    assert np.allclose(r["kernel"], x * x - 2.5 * y, atol=1e-6)
+
+
+def test_cupy_reductions_match_numpy(fw_python, sim_server, tmp_path):
+    """CuPy's reduction kernels (CUB-style block reductions over shared memory) and a scan."""
+    r = cupy_op(sim_server, fw_python, "reduction", tmp_path)
+    x = r["x"]
+    assert np.isclose(r["sum"], x.sum(), rtol=1e-5)
+    assert np.allclose(r["sum_axis0"], x.sum(axis=0), atol=1e-5)
+    assert np.array_equal(r["max_axis1"], x.max(axis=1))
+    assert r["argmin"] == x.argmin()
+    assert np.allclose(r["cumsum"], np.cumsum(x.ravel()), atol=1e-3)
+
+
+def test_cupy_matmul_matches_numpy(fw_python, sim_server, tmp_path):
+    """cuBLAS SGEMM and DGEMM through CuPy."""
+    r = cupy_op(sim_server, fw_python, "matmul", tmp_path)
+    a, b = r["a"], r["b"]
+    assert np.allclose(r["s"], a @ b, atol=1e-5)
+    assert np.allclose(r["d"], a.astype(np.float64) @ b.astype(np.float64))
+
+
+def test_cupy_fft_matches_numpy(fw_python, sim_server, tmp_path):
+    """cuFFT C2C and R2C through CuPy's plans."""
+    r = cupy_op(sim_server, fw_python, "fft", tmp_path)
+    x, y = r["x"], r["y"]
+    assert np.allclose(r["c2c"], np.fft.fft(x + 1j * y[:64]), atol=1e-4)
+    assert np.allclose(r["r2c"], np.fft.rfft(y), atol=1e-4)
+
+
+def test_numba_kernels_match_numpy(fw_python, start_server, tmp_path):
+    """@cuda.jit kernels: an axpy, a block reduction through shared memory and barriers, and a
+    histogram with atomics; numba links them through rgpu's cuLink*."""
+    url, _ = start_server("--sim-arch", NUMBA_SIM_ARCH)
+    out = tmp_path / "numba.npz"
+    p = run_script(url, fw_python, "numba_kernels.py", str(out), env=frameworks.numba_env())
+    assert p.returncode == 0 and "numba ok" in p.stdout, p.stdout + p.stderr
+    r = np.load(out)
+    x, y, keys = r["x"], r["y"], r["keys"]
+    assert np.array_equal(r["axpy"], 2 * x + y)
+    assert np.allclose(r["block_sums"], np.add.reduceat(x, np.arange(0, x.size, 128)), atol=1e-5)
+    assert np.array_equal(r["histogram"], np.bincount(keys % 10, minlength=10))
+
+
+@pytest.mark.sim_only("a real GPU runs the SASS nvJitLink links")
+def test_numba_with_nvjitlink_is_refused_naming_the_fix(fw_python, start_server, tmp_path):
+    """With nvJitLink loadable, numba-cuda links its kernels to a bare cubin (SASS alone): the software
+    GPU cannot run it, and the user is told, without asking for logs, how to run numba there."""
+    url, _ = start_server("--sim-arch", NUMBA_SIM_ARCH)
+    p = run_script(url, fw_python, "numba_kernels.py", str(tmp_path / "numba.npz"), env=frameworks.cupy_env())
+    assert p.returncode != 0 and "CUDA_ERROR_NO_BINARY_FOR_GPU" in p.stderr, p.stdout + p.stderr
+    assert "refused a module (209)" in p.stderr and "numba-cuda without its [cu13] extra" in p.stderr, p.stderr

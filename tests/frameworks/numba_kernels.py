@@ -1,0 +1,62 @@
+"""Run by tests/e2e/test_frameworks.py with the frameworks' virtualenv (tests/support/frameworks.py)
+through `rgpu run`: numba-cuda kernels on small inputs; inputs and results are saved to an .npz the
+test compares with numpy.
+
+    python numba_kernels.py OUT.npz
+"""
+import sys
+
+import numpy as np
+from numba import cuda, float32
+
+BLOCK = 128
+
+
+@cuda.jit
+def axpy(r, a, x, y):
+    i = cuda.grid(1)
+    if i < r.size:
+        r[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def block_sums(out, x):
+    """One partial sum per block: a tree in shared memory, a barrier between levels."""
+    buf = cuda.shared.array(BLOCK, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[t] = x[i] if i < x.size else float32(0)
+    cuda.syncthreads()
+    s = BLOCK // 2
+    while s > 0:
+        if t < s:
+            buf[t] += buf[t + s]
+        cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = buf[0]
+
+
+@cuda.jit
+def histogram(counts, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(counts, x[i] % counts.size, 1)
+
+
+if __name__ == "__main__":
+    n = 1000
+    blocks = (n + BLOCK - 1) // BLOCK
+    x = (np.arange(n, dtype=np.float32) * 7 % 11 - 5) * 0.25
+    y = np.ones(n, dtype=np.float32)
+    r = cuda.device_array_like(x)
+    axpy[blocks, BLOCK](r, np.float32(2.0), cuda.to_device(x), cuda.to_device(y))
+    sums = cuda.device_array(blocks, dtype=np.float32)
+    block_sums[blocks, BLOCK](sums, cuda.to_device(x))
+    keys = (np.arange(n, dtype=np.int32) * 13) % 97
+    counts = cuda.to_device(np.zeros(10, dtype=np.int32))
+    histogram[blocks, BLOCK](counts, cuda.to_device(keys))
+    cuda.synchronize()
+    np.savez(sys.argv[1], device=np.array(cuda.get_current_device().name), x=x, y=y, keys=keys,
+             axpy=r.copy_to_host(), block_sums=sums.copy_to_host(), histogram=counts.copy_to_host())
+    print("numba ok")

@@ -1,0 +1,99 @@
+"""CUDA frameworks from their wheels (CuPy, numba-cuda), pinned in one place, in a virtualenv of
+their own under ``.cache/frameworks/`` (never the project's .venv: rgpu's own tools must not import
+them, and their numpy must not replace rgpu's).
+
+`python()` creates the virtualenv the first time (pytest workers that ask at once wait for one
+installer) and returns its interpreter. The math libraries (cuBLAS, cuFFT, nvJitLink) are not
+installed again: `cupy_env()` puts the tree tests/support/nvlibs.py installs on the library path,
+where CuPy (through cuda-pathfinder) finds them as it finds a system toolkit's. The headers CuPy's
+NVRTC kernels include come from NVIDIA's own cudart wheel, installed into the virtualenv beside
+NVRTC, so CuPy finds its toolkit root at ``site-packages/nvidia/cu13`` as on any
+machine that installed CUDA from PyPI.
+
+    from tests.support import frameworks
+    py = frameworks.python()                       # .../.cache/frameworks/<pins>/bin/python
+    run_cli("run", "--server", url, "--", str(py), script, env=frameworks.cupy_env())
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support import nvlibs
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = Path(os.environ.get("RGPU_FRAMEWORKS_CACHE", ROOT / ".cache" / "frameworks"))
+
+# Versions as of the CUDA 13.0 toolkit the rest of the suite pins (nvlibs.PINS): the toolkit wheels
+# are those of CUDA 13.0 Update 1 (nvcc 13.0.88), the frameworks the newest that support it.
+# Installed without dependencies: this is the whole closure.
+PINS = {
+    "cupy-cuda13x": "14.2.0",
+    "numba-cuda": "0.30.4",
+    "numba": "0.68.1",
+    "llvmlite": "0.50.0",
+    "cuda-bindings": "13.0.3",
+    "cuda-core": "1.2.2",
+    "cuda-pathfinder": "1.9.1",
+    "numpy": "2.4.6",
+    "packaging": "26.4",
+    # the toolkit pieces a framework compiles with, as `cuda-toolkit[nvrtc,nvvm,cudart]==13.0.*` picks
+    # them: NVRTC (CuPy), NVVM (numba), and cudart's headers, which CuPy's kernels include
+    # (cuda_fp16.h, ...; without them CuPy fails with "Failed to find CUDA headers")
+    "nvidia-cuda-nvrtc": "13.0.88",
+    "nvidia-nvvm": "13.0.88",
+    "nvidia-cuda-runtime": "13.0.96",
+}
+
+
+def _pin_set() -> str:
+    return hashlib.sha256(",".join(f"{k}=={v}" for k, v in sorted(PINS.items())).encode()).hexdigest()[:12]
+
+
+def target() -> Path:
+    return CACHE / f"venv-{_pin_set()}"
+
+
+def python() -> Path:
+    """The virtualenv's interpreter (creating the virtualenv the first time)."""
+    dest = target()
+    done = dest / ".installed"
+    if not done.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        with open(CACHE / ".install.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not done.exists():
+                _install(dest)
+                done.write_text("\n".join(f"{k}=={v}" for k, v in PINS.items()))
+    return dest / "bin" / "python"
+
+
+def _install(dest: Path) -> None:
+    shutil.rmtree(dest, ignore_errors=True)  # a half-made one from an interrupted run
+    # the base interpreter, not the project's venv's (a venv made from a venv still works, but
+    # this one must not see rgpu's site-packages)
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", str(dest)], check=True)
+    subprocess.run([str(dest / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--only-binary",
+                    ":all:", "--disable-pip-version-check", *(f"{k}=={v}" for k, v in PINS.items())], check=True)
+
+
+def cupy_env(base: dict | None = None) -> dict:
+    """The environment a CuPy program runs in: cuBLAS, cuFFT and nvJitLink of the pinned math
+    libraries on the library path."""
+    env = dict(os.environ if base is None else base)
+    lib = nvlibs.library("cublas").parent
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(lib), env.get("LD_LIBRARY_PATH")]))
+    return env
+
+
+def numba_env(base: dict | None = None) -> dict:
+    """The environment a numba-cuda program runs in: the virtualenv as installed (NVVM and NVRTC
+    from its wheels; no nvJitLink, so numba links through the driver's cuLink* — see README.md,
+    "CuPy and numba on rgpu")."""
+    return dict(os.environ if base is None else base)
