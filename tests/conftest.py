@@ -5,7 +5,9 @@ RGPU_TEST_DEVICE=sim|cuda (default sim) is the backend of every server these fix
 end-to-end suite runs unchanged on the software GPU (CI) and on a real GPU (scripts/gpu-checks.sh).
 Work sized to the device comes from `device_sizes`; a test whose expectation only the software GPU
 can meet says so with ``@pytest.mark.sim_only("why")`` — it runs on the sim and is reported as
-skipped, with that reason, on a GPU."""
+skipped, with that reason, on a GPU. ``@pytest.mark.gpu_only("why")`` is the converse, for code the sim
+cannot run at all (a prebuilt library's SASS-only kernels); a sim_only test beside it asserts what the
+sim does instead."""
 from __future__ import annotations
 
 import os
@@ -35,13 +37,12 @@ ENDLESS = -1  # spin_kernels' iteration count for a kernel that never ends (on a
 
 
 def pytest_collection_modifyitems(config, items):
-    if DEVICE == "sim":
-        return
+    skipped, label = ("gpu_only", "GPU only") if DEVICE == "sim" else ("sim_only", "sim only")
     for item in items:
-        mark = item.get_closest_marker("sim_only")
+        mark = item.get_closest_marker(skipped)
         if mark is not None:
             why = mark.args[0] if mark.args else mark.kwargs.get("reason", "")
-            item.add_marker(pytest.mark.skip(reason=f"sim only: {why}"))
+            item.add_marker(pytest.mark.skip(reason=f"{label}: {why}"))
 
 
 @pytest.fixture(scope="session")

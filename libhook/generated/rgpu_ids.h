@@ -69,8 +69,6 @@
 #define RGPU_FLAGS_cuModuleEnumerateFunctions (0)
 #define RGPU_ID_cuModuleGetGlobal_v2 0x447dfb53u
 #define RGPU_FLAGS_cuModuleGetGlobal_v2 (0)
-#define RGPU_ID_cuKernelSetCacheConfig 0x5db3538du
-#define RGPU_FLAGS_cuKernelSetCacheConfig (0)
 #define RGPU_ID_cuMemGetInfo_v2 0x39cc5abau
 #define RGPU_FLAGS_cuMemGetInfo_v2 (0)
 #define RGPU_ID_cuMemAlloc_v2 0x352e8e16u

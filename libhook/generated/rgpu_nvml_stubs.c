@@ -95,12 +95,6 @@ nvmlReturn_t nvmlDeviceGetHandleByUUIDV(const nvmlUUID_t *uuid, nvmlDevice_t *de
 }
 
 /* not part of what a program learns of its vGPUs through rgpu's NVML face */
-nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
-{
-    return rgpu_nvml_unsupported("nvmlDeviceGetHandleByPciBusId_v2", "not part of what a program learns of its vGPUs through rgpu's NVML face");
-}
-
-/* not part of what a program learns of its vGPUs through rgpu's NVML face */
 nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
 {
     return rgpu_nvml_unsupported("nvmlDeviceGetBrand", "not part of what a program learns of its vGPUs through rgpu's NVML face");
@@ -2144,12 +2138,6 @@ nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoo
 nvmlReturn_t nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(nvmlDevice_t device, nvmlEccSramUniqueUncorrectedErrorCounts_t *errorCounts)
 {
     return rgpu_nvml_unsupported("nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", "not part of what a program learns of its vGPUs through rgpu's NVML face");
-}
-
-/* not part of what a program learns of its vGPUs through rgpu's NVML face */
-nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *pciBusId, nvmlDevice_t *device)
-{
-    return rgpu_nvml_unsupported("nvmlDeviceGetHandleByPciBusId", "not part of what a program learns of its vGPUs through rgpu's NVML face");
 }
 
 /* not part of what a program learns of its vGPUs through rgpu's NVML face */

@@ -390,19 +390,6 @@ CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char 
     return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetUnifiedFunction");
 }
 
-/* cuKernelSetCacheConfig: forward (protocol/contract/calls/module.toml) */
-CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuKernelSetCacheConfig, "cuKernelSetCacheConfig", RGPU_DRIVER, RGPU_FLAGS_cuKernelSetCacheConfig);
-    rgpu_put_h(&c, kernel);
-    rgpu_put_i(&c, (int64_t)config);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuMemGetInfo_v2: forward (protocol/contract/calls/memory.toml) */
 CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
@@ -2508,18 +2495,6 @@ CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigne
 CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGreenCtxGetId");
-}
-
-/* cuLogsRegisterCallback: not supported: host callbacks are not forwarded yet (protocol/contract/calls/system.toml) */
-CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLogsRegisterCallback");
-}
-
-/* cuLogsUnregisterCallback: not supported: host callbacks are not forwarded yet (protocol/contract/calls/system.toml) */
-CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLogsUnregisterCallback");
 }
 
 /* cuLogsCurrent: not supported: driver logs are the server's (protocol/contract/calls/system.toml) */

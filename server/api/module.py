@@ -135,7 +135,7 @@ def func_load(s, function):
     return ()
 
 
-@handles("cuFuncSetCacheConfig", "cuFuncSetSharedMemConfig", "cuKernelSetCacheConfig")
+@handles("cuFuncSetCacheConfig", "cuFuncSetSharedMemConfig")
 def func_preference(s, function, config, *device):
     """[function, preference(, device)]: a cache or shared-memory preference, checked and accepted
     (as cudaFuncSetCacheConfig is in the client); it changes no result."""

@@ -24,6 +24,8 @@ static int is_device_ptr(const void *p) {
     return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
 }
 
+int rgpu_cross_device_copy(int face, void *dst, const void *src, size_t n, const void *stream, int async, int *rc);
+
 int rgpu_resolve_kind(int kind, void *dst, const void *src) {
     if (kind != DEFAULT) return kind;
     int d = is_device_ptr(dst), s = is_device_ptr(src);
@@ -106,6 +108,8 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
         memmove(dst, src, n);
         return RGPU_SUCCESS;
     }
+    int rc;
+    if (kind == D2D && rgpu_cross_device_copy(RGPU_RUNTIME, dst, src, n, stream, async, &rc)) return rc;
     void *host = kind == H2D ? (void *)src : kind == D2H ? dst : NULL;
     return rgpu_copy_call(RGPU_RUNTIME, kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst,
                           kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, -1);
@@ -146,17 +150,23 @@ CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream str
 /* cuMemcpy(Async) with unified addressing: the runtime's Default kind, driver error numbering. */
 
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
+    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src), rc;
     if (kind == H2D) return cuMemcpyHtoD_v2(dst, (const void *)(uintptr_t)src, n);
     if (kind == D2H) return cuMemcpyDtoH_v2((void *)(uintptr_t)dst, src, n);
+    if (kind == D2D && rgpu_cross_device_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n,
+                                              NULL, 0, &rc))
+        return rc;
     if (kind == D2D) return cuMemcpyDtoD_v2(dst, src, n);
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return RGPU_SUCCESS;
 }
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
-    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src);
+    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src), rc;
     if (kind == H2D) return cuMemcpyHtoDAsync_v2(dst, (const void *)(uintptr_t)src, n, stream);
     if (kind == D2H) return cuMemcpyDtoHAsync_v2((void *)(uintptr_t)dst, src, n, stream);
+    if (kind == D2D && rgpu_cross_device_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n,
+                                              stream, 1, &rc))
+        return rc;
     if (kind == D2D) return cuMemcpyDtoDAsync_v2(dst, src, n, stream);
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return RGPU_SUCCESS;

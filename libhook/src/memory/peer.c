@@ -66,6 +66,42 @@ CUresult cuCtxDisablePeerAccess(CUcontext peer) {
     return rgpu_record(RGPU_DRIVER, PEER_ACCESS_NOT_ENABLED);
 }
 
+/* The device whose memory `p` is (-1: none of them): the current device's server is asked first. */
+int rgpu_device_of(const void *p) {
+    int cur = rgpu_current_device(), n = rgpu_device_count();
+    for (int k = 0; k < n; k++) {
+        int dev = k == 0 ? cur : (k <= cur ? k - 1 : k);
+        struct cudaPointerAttributes a;
+        memset(&a, 0, sizeof a);
+        rgpu_call c;
+        rgpu_wire_cudaPointerGetAttributes(&c, (uint64_t)(uintptr_t)p);
+        c.dev = dev;
+        int rc = rgpu_sync(&c);
+        if (rc == 0) rgpu_wire_out_cudaPointerGetAttributes(&c, &a, sizeof a);
+        rgpu_end(&c);
+        if (rc == 0 && (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged)) return dev;
+    }
+    return -1;
+}
+
+static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_dev, size_t n);
+
+/* A device-to-device copy between two devices' memory (cudaMemcpy with DeviceToDevice or Default, as
+ * PyTorch copies a tensor to another GPU): CUDA stages it through the host where the GPUs have no
+ * peer access, and so does rgpu, after the stream's earlier work. 1: it was such a copy (*rc says how
+ * it went); 0: both sides are one device's, for the caller to send. */
+int rgpu_cross_device_copy(int face, void *dst, const void *src, size_t n, const void *stream, int async, int *rc) {
+    if (rgpu_device_count() < 2) return 0;
+    int sd = rgpu_device_of(src), dd = rgpu_device_of(dst);
+    if (sd < 0 || dd < 0 || sd == dd) return 0;
+    if ((*rc = rgpu_capture_guard(face, async ? stream : NULL, 1))) return 1;
+    if (async && stream && (*rc = face == RGPU_DRIVER ? cuStreamSynchronize((CUstream)stream)
+                                                      : cudaStreamSynchronize((cudaStream_t)stream)))
+        return 1;
+    *rc = peer_copy(face, dst, dd, src, sd, n);
+    return 1;
+}
+
 /* dst on dstDev <- src on srcDev, through a host buffer. */
 static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_dev, size_t n) {
     int rc = rgpu_ensure_init();

@@ -4,6 +4,8 @@
  * sha256 alone (servers cache images, so a second session of the same program sends no bytes).
  * A launch is one asynchronous call carrying the parameters packed by the function's layout,
  * which is fetched once per function and kept. Launch configuration push/pop stays in the client. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,9 +138,33 @@ int rgpu_layout_of(int face, void *fn, rgpu_layout *out) {
     return 0;
 }
 
+/* A program's own kernel whose module the device refused (load_image has logged the server's reason):
+ * said once per shared object, naming the kernel and its library, and for a prebuilt library the user
+ * cannot rebuild (PyTorch's libtorch_cuda.so ships SASS only) the way out. */
+static void explain_refusal(const rgpu_kernel *k, int dev, int rc) {
+    enum { SEEN = 64 };
+    static const char *seen[SEEN];
+    static int nseen;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    Dl_info info = {0};
+    const char *obj = k->module && dladdr(k->module->image, &info) && info.dli_fname ? info.dli_fname : "";
+    if (!strstr(obj, ".so")) return; /* the program's own kernels: the server's advice (rebuild) fits */
+    pthread_mutex_lock(&mu);
+    int first = 1;
+    for (int i = 0; i < nseen && first; i++) first = strcmp(seen[i], obj) != 0;
+    if (first && nseen < SEEN) seen[nseen++] = obj;
+    pthread_mutex_unlock(&mu);
+    if (!first) return;
+    rgpu_log(RGPU_LOG_WARN, "kernel %s of %s cannot run on device %d (CUDA error %d); %s is a prebuilt library "
+             "with no code for this device in that module: on the software GPU use a build of it that embeds PTX "
+             "(PyTorch: TORCH_CUDA_ARCH_LIST ending in +PTX), or run on a server with a real GPU "
+             "(rgpu-server --device cuda)", k->name, obj, dev, rc, obj);
+}
+
 int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out) {
     void *mod = NULL;
     int rc = rgpu_module_on(face, k->module, dev, &mod);
+    if (rc == 200 || rc == 209 || rc == 218) explain_refusal(k, dev, rc); /* the image, not the moment */
     if (rc) return rc;
     pthread_mutex_lock(&load_mu);
     if (!k->fn[dev]) {
@@ -299,6 +325,13 @@ static rgpu_layout *driver_layout(void *fn, int *rc) {
 static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rgpu_dim3 b, unsigned shmem,
                          void *stream, void **params, void **extra) {
     if (!f) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
+    int tagged = -1;
+    rgpu_untag_handle(f, &tagged);
+    if (tagged < 0) { /* not a session's function: a library's CUkernel, launched on its stream's device */
+        rgpu_kernel *k = rgpu_find_kernel(f);
+        int rc = k ? rgpu_kernel_on(RGPU_DRIVER, k, stream_device(stream), &f) : 0;
+        if (rc) return rc;
+    }
     if (extra) {
         /* CU_LAUNCH_PARAM_BUFFER_POINTER (1) / _SIZE (2) pairs, ended by CU_LAUNCH_PARAM_END (0) */
         const void *buf = NULL;

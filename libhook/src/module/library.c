@@ -1,6 +1,7 @@
 /* Context-independent loading (the cuLibrary and cudaLibrary families, CUDA 12+), extended launches, and PTX
- * linking (cuLink*). A library is a module of the current device's session and its kernels are
- * that module's functions, so every module path (caching, layouts, launches) serves them too. */
+ * linking (cuLink*). A library is a client object loaded as a module on each device where it is used, and
+ * its kernels are records resolved to that module's functions, so every module path (caching, layouts,
+ * launches) serves them too. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +10,9 @@
 #include "registry.h"
 #include "rgpu_call.h"
 
-/* A library is its module, a kernel its function (one session handle each): the handle types convert
- * as these say, nowhere else. */
-#define AS_MODULE(l) ((CUmodule)(l))
+/* A CUkernel that is no library's record is a function handle (cudaGetKernel hands those out). */
 #define AS_FUNCTION(k) ((CUfunction)(k))
+#define INVALID_DEVICE_FUNCTION_RT 98 /* cudaErrorInvalidDeviceFunction: what rgpu_kernel_on says of a missing name */
 
 extern int rgpu_runtime_launch_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem,
                                   void *stream);
@@ -34,45 +34,210 @@ static int wants_cooperative(const CUlaunchAttribute *a, unsigned n) {
 
 /* ---- Driver API libraries and kernels ---------------------------------------------------- */
 
+/* A library is context-independent: loaded once, usable on every device. Here it is a client object
+ * holding a copy of its image, loaded as a module on a device's session the first time it is used
+ * there (module paths do the caching: a second device's load sends no bytes to a server that has the
+ * image); a kernel is a client record of (library, name) with its function on each device, resolved
+ * where it is used: cuKernelGetFunction on the current device, a launch of the CUkernel itself on its
+ * stream's device. NVIDIA's runtimes load their fatbins this way, so cuBLAS on device 1 after device 0
+ * must launch device 1's functions, not device 0's. */
+#define LIBRARY_MAGIC 0x5247504cu /* "RGPL" */
+#define FATBIN_WRAPPER_MAGIC 0x466243b1u
+
+typedef struct lib_kernel { rgpu_kernel k; struct lib_kernel *next; } lib_kernel;
+typedef struct rgpu_library { uint32_t magic; rgpu_module m; lib_kernel *kernels; } rgpu_library;
+
+static pthread_mutex_t libs_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static rgpu_library *as_library(CUlibrary library) {
+    rgpu_library *l = (rgpu_library *)library;
+    return l && l->magic == LIBRARY_MAGIC ? l : NULL;
+}
+
+void rgpu_index_kernel(rgpu_kernel *k); /* registration.c: a record found by its own address */
+
+/* Kept with a copy of the image (the caller's may go away; another device loads it later), and loaded
+ * on the current device now, so an image no device here can run is refused at once, as CUDA does. */
+static CUresult library_from_image(CUlibrary *library, const void *image, size_t size) {
+    rgpu_library *l = calloc(1, sizeof *l);
+    void *copy = malloc(size ? size : 1);
+    if (!l || !copy) {
+        free(l);
+        free(copy);
+        return rgpu_record(RGPU_DRIVER, RGPU_OUT_OF_MEMORY);
+    }
+    memcpy(copy, image, size);
+    l->magic = LIBRARY_MAGIC;
+    l->m.image = copy;
+    l->m.size = size;
+    void *mod = NULL;
+    int rc = rgpu_module_on(RGPU_DRIVER, &l->m, rgpu_current_device(), &mod);
+    if (rc) {
+        free(copy);
+        free(l);
+        return rc;
+    }
+    *library = (CUlibrary)l;
+    return RGPU_SUCCESS;
+}
+
 CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jo, void **jv, unsigned int nj, CUlibraryOption *lo, void **lv, unsigned int nl) {
     (void)jo; (void)jv; (void)nj; (void)lo; (void)lv; (void)nl;
-    return cuModuleLoadData((CUmodule *)library, code);
+    if (!library || !code) return rgpu_invalid_value(RGPU_DRIVER);
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    uint32_t magic;
+    memcpy(&magic, code, 4);
+    /* nvcc's registration wrapper (what cudart hands over) points at the container */
+    if (magic == FATBIN_WRAPPER_MAGIC) code = ((const struct { uint32_t m, v; const void *data; } *)code)->data;
+    return library_from_image(library, code, rgpu_image_size(code));
 }
 CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *file, CUjit_option *jo, void **jv, unsigned int nj, CUlibraryOption *lo, void **lv, unsigned int nl) {
     (void)jo; (void)jv; (void)nj; (void)lo; (void)lv; (void)nl;
-    return cuModuleLoad((CUmodule *)library, file);
+    if (!library || !file) return rgpu_invalid_value(RGPU_DRIVER);
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    size_t got = 0;
+    char *buf = rgpu_read_file(file, &got); /* NUL-terminated, as PTX text must be */
+    if (!buf) return rgpu_record(RGPU_DRIVER, CUDA_ERROR_FILE_NOT_FOUND);
+    size_t size = rgpu_image_size(buf);
+    rc = library_from_image(library, buf, size <= got + 1 ? size : got);
+    free(buf);
+    return rc;
 }
-CUresult cuLibraryUnload(CUlibrary library) { return cuModuleUnload(AS_MODULE(library)); }
+CUresult cuLibraryUnload(CUlibrary library) {
+    rgpu_library *l = as_library(library);
+    if (!l) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
+    pthread_mutex_lock(&libs_mu);
+    l->magic = 0;
+    /* kernel records stay (a stale CUkernel finds no module: an invalid function, never freed memory) */
+    for (lib_kernel *k = l->kernels; k; k = k->next) k->k.module = NULL;
+    pthread_mutex_unlock(&libs_mu);
+    int rc = 0;
+    for (int dev = 0; dev < RGPU_MAX_DEVICES; dev++)
+        if (l->m.srv[dev]) {
+            int r = cuModuleUnload((CUmodule)l->m.srv[dev]);
+            if (!rc) rc = r;
+        }
+    free((void *)l->m.image);
+    l->m.image = NULL;
+    return rc;
+}
+
+/* The record of (library, name), made once; checked on the current device when made. */
+static CUresult library_kernel(CUkernel *kernel, rgpu_library *l, const char *name) {
+    pthread_mutex_lock(&libs_mu);
+    lib_kernel *k = l->kernels;
+    while (k && strcmp(k->k.name, name)) k = k->next;
+    pthread_mutex_unlock(&libs_mu);
+    if (!k) {
+        k = calloc(1, sizeof *k);
+        char *copy = strdup(name);
+        if (!k || !copy) {
+            free(k);
+            free(copy);
+            return rgpu_record(RGPU_DRIVER, RGPU_OUT_OF_MEMORY);
+        }
+        k->k.name = copy;
+        k->k.module = &l->m;
+        void *fn = NULL;
+        int rc = rgpu_kernel_on(RGPU_DRIVER, &k->k, rgpu_current_device(), &fn);
+        if (rc) {
+            free(copy);
+            free(k);
+            return rc == INVALID_DEVICE_FUNCTION_RT ? rgpu_record(RGPU_DRIVER, CUDA_ERROR_NOT_FOUND) : rc;
+        }
+        pthread_mutex_lock(&libs_mu);
+        k->next = l->kernels;
+        l->kernels = k;
+        pthread_mutex_unlock(&libs_mu);
+        rgpu_index_kernel(&k->k);
+    }
+    *kernel = (CUkernel)&k->k;
+    return RGPU_SUCCESS;
+}
+
 CUresult cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name) {
-    return cuModuleGetFunction((CUfunction *)kernel, AS_MODULE(library), name);
+    rgpu_library *l = as_library(library);
+    if (!kernel || !name) return rgpu_invalid_value(RGPU_DRIVER);
+    if (!l) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
+    return library_kernel(kernel, l, name);
 }
 CUresult cuLibraryGetModule(CUmodule *module, CUlibrary library) {
-    if (!module || !library) return rgpu_invalid_value(RGPU_DRIVER);
-    *module = AS_MODULE(library);
-    return RGPU_SUCCESS;
+    rgpu_library *l = as_library(library);
+    if (!module) return rgpu_invalid_value(RGPU_DRIVER);
+    if (!l) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
+    return rgpu_module_on(RGPU_DRIVER, &l->m, rgpu_current_device(), (void **)module);
 }
+
+/* The function of a CUkernel on device `dev` (a CUkernel that is not a library's record is taken as
+ * a function handle, as rgpu handed out before libraries were client objects). */
+static CUresult kernel_on(CUkernel kernel, int dev, CUfunction *fn) {
+    rgpu_kernel *k = rgpu_find_kernel(kernel);
+    if (!k) {
+        *fn = AS_FUNCTION(kernel);
+        return kernel ? RGPU_SUCCESS : rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
+    }
+    return rgpu_kernel_on(RGPU_DRIVER, k, dev, (void **)fn);
+}
+
 CUresult cuKernelGetFunction(CUfunction *func, CUkernel kernel) {
     if (!func || !kernel) return rgpu_invalid_value(RGPU_DRIVER);
-    *func = AS_FUNCTION(kernel);
-    return RGPU_SUCCESS;
+    return kernel_on(kernel, rgpu_current_device(), func);
 }
 CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name) {
+    CUmodule mod = NULL;
+    int rc = cuLibraryGetModule(&mod, library);
+    if (rc) return rc;
     CUdeviceptr d = 0;
     size_t b = 0;
-    int rc = cuModuleGetGlobal_v2(&d, &b, AS_MODULE(library), name);
+    rc = cuModuleGetGlobal_v2(&d, &b, mod, name);
     if (rc == 0 && dptr) *dptr = d;
     if (rc == 0 && bytes) *bytes = b;
     return rc;
 }
-CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) { (void)dev; return cuFuncGetAttribute(pi, attrib, AS_FUNCTION(kernel)); }
-CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) { (void)dev; return cuFuncSetAttribute(AS_FUNCTION(kernel), attrib, val); }
+CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
+    CUfunction fn = NULL;
+    int rc = kernel_on(kernel, dev, &fn);
+    return rc ? rc : cuFuncGetAttribute(pi, attrib, fn);
+}
+CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
+    CUfunction fn = NULL;
+    int rc = kernel_on(kernel, dev, &fn);
+    return rc ? rc : cuFuncSetAttribute(fn, attrib, val);
+}
+CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
+    CUfunction fn = NULL;
+    int rc = kernel_on(kernel, dev, &fn);
+    return rc ? rc : cuFuncSetCacheConfig(fn, config);
+}
 CUresult cuKernelGetParamInfo(CUkernel kernel, size_t index, size_t *offset, size_t *size) {
-    return cuFuncGetParamInfo(AS_FUNCTION(kernel), index, offset, size);
+    CUfunction fn = NULL;
+    int rc = kernel_on(kernel, rgpu_current_device(), &fn);
+    return rc ? rc : cuFuncGetParamInfo(fn, index, offset, size);
 }
 
-CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary library) { return cuModuleGetFunctionCount(count, AS_MODULE(library)); }
+CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary library) {
+    CUmodule mod = NULL;
+    int rc = cuLibraryGetModule(&mod, library);
+    return rc ? rc : cuModuleGetFunctionCount(count, mod);
+}
+/* The module's functions on the current device, each as the library's record of its name. */
 CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary library) {
-    return cuModuleEnumerateFunctions((CUfunction *)kernels, n, AS_MODULE(library));
+    CUmodule mod = NULL;
+    int rc = cuLibraryGetModule(&mod, library);
+    if (rc) return rc;
+    if (!kernels) return rgpu_invalid_value(RGPU_DRIVER);
+    CUfunction *fns = calloc(n ? n : 1, sizeof *fns);
+    if (!fns) return rgpu_record(RGPU_DRIVER, RGPU_OUT_OF_MEMORY);
+    rc = cuModuleEnumerateFunctions(fns, n, mod);
+    for (unsigned i = 0; rc == 0 && i < n; i++) {
+        const char *name = NULL;
+        rc = cuFuncGetName(&name, fns[i]);
+        if (rc == 0) rc = library_kernel(&kernels[i], as_library(library), name);
+    }
+    free(fns);
+    return rc;
 }
 cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t library) {
     return rgpu_record(RGPU_RUNTIME, cuLibraryGetKernelCount(count, (CUlibrary)library));
@@ -99,14 +264,14 @@ cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *file, en
     return rgpu_record(RGPU_RUNTIME, cuLibraryLoadFromFile((CUlibrary *)library, file, (CUjit_option *)jo, jv, nj,
                                                            (CUlibraryOption *)lo, lv, nl));
 }
-cudaError_t cudaLibraryUnload(cudaLibrary_t library) { return rgpu_record(RGPU_RUNTIME, cuModuleUnload(AS_MODULE(library))); }
+cudaError_t cudaLibraryUnload(cudaLibrary_t library) { return rgpu_record(RGPU_RUNTIME, cuLibraryUnload((CUlibrary)library)); }
 cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, const char *name) {
-    return rgpu_record(RGPU_RUNTIME, cuModuleGetFunction((CUfunction *)kernel, AS_MODULE(library), name));
+    return rgpu_record(RGPU_RUNTIME, cuLibraryGetKernel((CUkernel *)kernel, (CUlibrary)library, name));
 }
 cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name) {
     CUdeviceptr d = 0;
     size_t b = 0;
-    int rc = cuModuleGetGlobal_v2(&d, &b, AS_MODULE(library), name);
+    int rc = cuLibraryGetGlobal(&d, &b, (CUlibrary)library, name);
     if (rc == 0 && dptr) *dptr = (void *)(uintptr_t)d;
     if (rc == 0 && bytes) *bytes = b;
     return rgpu_record(RGPU_RUNTIME, rc);
@@ -295,7 +460,14 @@ CUresult cuFuncGetName(const char **name, CUfunction hfunc) {
     if (!name || !hfunc) return rgpu_invalid_value(RGPU_DRIVER);
     return function_name(RGPU_DRIVER, hfunc, name);
 }
-CUresult cuKernelGetName(const char **name, CUkernel kernel) { return cuFuncGetName(name, AS_FUNCTION(kernel)); }
+CUresult cuKernelGetName(const char **name, CUkernel kernel) {
+    rgpu_kernel *k = rgpu_find_kernel(kernel);
+    if (k && name) {
+        *name = k->name;
+        return RGPU_SUCCESS;
+    }
+    return cuFuncGetName(name, AS_FUNCTION(kernel));
+}
 
 /* A host stub names its kernel itself; a cudaKernel_t is a session's function handle here. */
 cudaError_t cudaFuncGetName(const char **name, const void *func) {

@@ -210,4 +210,12 @@ char __cudaInitModule(void **handle) { (void)handle; return 0; }
 
 rgpu_kernel *rgpu_find_kernel(const void *host_fn) { return index_get(host_fn, KIND_KERNEL); }
 
+/* A kernel record the client made itself (a library's CUkernel, module/library.c): found by its own
+ * address, as __cudaGetKernel's records are. */
+void rgpu_index_kernel(rgpu_kernel *k) {
+    pthread_mutex_lock(&mu);
+    index_put(k, k, KIND_KERNEL);
+    pthread_mutex_unlock(&mu);
+}
+
 rgpu_var *rgpu_find_var(const void *host_var) { return index_get(host_var, KIND_VAR); }

@@ -200,6 +200,38 @@ nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device) {
     return NVML_ERROR_NOT_FOUND;
 }
 
+/* "dddd:bb:dd.f" with any width of domain (NVML writes 8 hex digits, CUDA 4): equal as numbers. */
+static int parse_bus_id(const char *text, unsigned v[4]) {
+    return text && sscanf(text, "%x:%x:%x.%x", &v[0], &v[1], &v[2], &v[3]) == 4;
+}
+
+/* A program may name a device by the bus id cudaDeviceGetPCIBusId gives, or by the one it formats from
+ * cudaDeviceProp's pciDomainID/pciBusID/pciDeviceID (PyTorch's expandable segments do): either is the
+ * vGPU. */
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device) {
+    if (!initialized()) return NVML_ERROR_UNINITIALIZED;
+    unsigned want[4], got[4];
+    if (!device || !parse_bus_id(pciBusId, want)) return NVML_ERROR_INVALID_ARGUMENT;
+    for (int i = 0; i < rgpu_device_count(); i++) {
+        char text[64] = {0};
+        int rc = cuDeviceGetPCIBusId(text, sizeof text - 1, i);
+        if (rc) return from_cuda(rc);
+        if (parse_bus_id(text, got) && !memcmp(want, got, sizeof want)) return nvmlDeviceGetHandleByIndex_v2((unsigned)i, device);
+        int domain = 0, bus = 0, dev = 0;
+        rc = cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, i);
+        if (!rc) rc = cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, i);
+        if (!rc) rc = cuDeviceGetAttribute(&dev, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, i);
+        if (rc) return from_cuda(rc);
+        if (want[0] == (unsigned)domain && want[1] == (unsigned)bus && want[2] == (unsigned)dev && want[3] == 0)
+            return nvmlDeviceGetHandleByIndex_v2((unsigned)i, device);
+    }
+    return NVML_ERROR_NOT_FOUND;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *pciBusId, nvmlDevice_t *device) {
+    return nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device);
+}
+
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor) {
     if (!initialized()) return NVML_ERROR_UNINITIALIZED;
     int dev = device_of(device);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "registry.h"
 #include "rgpu_call.h"
 #include "session.h"
 
@@ -46,6 +47,14 @@ void rgpu_put_b(rgpu_call *c, const void *p, size_t n) {
 void rgpu_put_h(rgpu_call *c, const void *h) {
     int dev = -1;
     uint64_t v = rgpu_untag_handle(h, &dev);
+    rgpu_kernel *k = dev < 0 && v >= 0x100 ? rgpu_find_kernel(h) : NULL;
+    if (k) {
+        /* a library's CUkernel where a CUfunction is expected (NVIDIA's runtime asks the occupancy
+         * calls with one, as CUDA allows): its function on the call's device */
+        void *fn = NULL;
+        if (rgpu_kernel_on(c->face, k, c->dev, &fn)) c->err = RGPU_INVALID_HANDLE;
+        v = rgpu_untag_handle(fn, &dev);
+    }
     /* A handle belongs to the device that made it: the call goes to that session. */
     if (dev >= 0) c->dev = dev;
     mp_uint(&c->args, v);

@@ -26,7 +26,7 @@ static int log_level(void) {
 
 void rgpu_log(int lvl, const char *fmt, ...) {
     if (lvl > log_level()) return;
-    char line[1024];
+    char line[4096]; /* a kernel's mangled name and the server's reason fit */
     int n = snprintf(line, sizeof line, "rgpu[%d:%ld] %s: ", (int)getpid(), (long)syscall(SYS_gettid), names[lvl]);
     va_list ap;
     va_start(ap, fmt);

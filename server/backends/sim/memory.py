@@ -32,6 +32,7 @@ GRANULE = 2 << 20  # the allocation granule the quota is counted in is finer; th
 # to no other one, so a copy or an access that starts there fails as it does on a GPU (whose
 # allocations do not sit back to back) instead of landing in a neighbour. Not counted as memory.
 GUARD = ALIGNMENT
+MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)  # Linux's value; Python's mmap does not name it
 
 
 class DeviceHeap:
@@ -57,9 +58,12 @@ class DeviceMemory:
         self.capacity = int(capacity)
         self.window = window % WINDOWS
         self.base = BASE_ADDRESS + self.window * GPU_WINDOW
-        # Address space is larger than capacity so freed holes do not force compaction.
-        self._span = min(max(self.capacity * 2, 1 << 20), GPU_WINDOW)
-        self._map = mmap.mmap(-1, self._span, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        # Address space is larger than capacity so freed holes do not force compaction, and so that
+        # reservations (cuMemAddressReserve) fit: PyTorch's expandable segments reserve 1.125 times
+        # the device's memory for each of its two pools. Pages cost nothing until touched, and the
+        # mapping reserves no swap (MAP_NORESERVE), so its size commits no host memory.
+        self._span = min(max(self.capacity * 4, 1 << 20), GPU_WINDOW)
+        self._map = mmap.mmap(-1, self._span, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE)
         self.arena = np.frombuffer(self._map, dtype=np.uint8)
         self._starts: list[int] = []  # sorted allocation start addresses
         self._ends: list[int] = []  # matching end addresses as requested (exclusive): bounds checks are exact
