@@ -16,15 +16,11 @@ machine that installed CUDA from PyPI.
 """
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.support import nvlibs
+from tests.support.pinned_venv import PinnedVenv
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("RGPU_FRAMEWORKS_CACHE", ROOT / ".cache" / "frameworks"))
@@ -51,36 +47,8 @@ PINS = {
 }
 
 
-def _pin_set() -> str:
-    return hashlib.sha256(",".join(f"{k}=={v}" for k, v in sorted(PINS.items())).encode()).hexdigest()[:12]
-
-
-def target() -> Path:
-    return CACHE / f"venv-{_pin_set()}"
-
-
-def python() -> Path:
-    """The virtualenv's interpreter (creating the virtualenv the first time)."""
-    dest = target()
-    done = dest / ".installed"
-    if not done.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        with open(CACHE / ".install.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not done.exists():
-                _install(dest)
-                done.write_text("\n".join(f"{k}=={v}" for k, v in PINS.items()))
-    return dest / "bin" / "python"
-
-
-def _install(dest: Path) -> None:
-    shutil.rmtree(dest, ignore_errors=True)  # a half-made one from an interrupted run
-    # the base interpreter, not the project's venv's (a venv made from a venv still works, but
-    # this one must not see rgpu's site-packages)
-    base = getattr(sys, "_base_executable", sys.executable)
-    subprocess.run([base, "-m", "venv", str(dest)], check=True)
-    subprocess.run([str(dest / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--only-binary",
-                    ":all:", "--disable-pip-version-check", *(f"{k}=={v}" for k, v in PINS.items())], check=True)
+_VENV = PinnedVenv(CACHE, PINS)
+target, python = _VENV.target, _VENV.python
 
 
 def cupy_env(base: dict | None = None) -> dict:

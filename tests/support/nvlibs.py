@@ -10,12 +10,12 @@ pick these up by accident), and `library(name)` gives the path of one of its sha
 """
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.pinned_venv import once, pin_digest, requirements
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("RGPU_NVLIBS_CACHE", ROOT / ".cache" / "nvlibs"))
@@ -40,33 +40,19 @@ LIBRARIES = {
 }
 
 
-def _pin_set() -> str:
-    return hashlib.sha256(",".join(f"{k}=={v}" for k, v in sorted(PINS.items())).encode()).hexdigest()[:12]
-
-
 def target(package: str | None = None) -> Path:
     """Where the pinned wheels are installed: all into one tree, as pip installs them into
     site-packages (nvidia/cu13/lib holds every library, and each finds the others through its
     $ORIGIN runpath, as cuSPARSE finds libnvJitLink)."""
-    return CACHE / f"cu13-{_pin_set()}"
+    return CACHE / f"cu13-{pin_digest(PINS)}"
 
 
 def ensure(package: str | None = None) -> Path:
     """The directory the pinned wheels are installed in (installing them the first time; pytest
     workers that ask at once wait for one installer)."""
-    dest = target()
-    done = dest / ".installed"
-    if done.exists():
-        return dest
-    CACHE.mkdir(parents=True, exist_ok=True)
-    with open(CACHE / ".install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
-            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile",
-                            "--disable-pip-version-check", "--upgrade", "--target", str(dest),
-                            *(f"{k}=={v}" for k, v in PINS.items())], check=True)
-            done.write_text("\n".join(f"{k}=={v}" for k, v in PINS.items()))
-    return dest
+    return once(CACHE, target(), PINS, lambda dest: subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--disable-pip-version-check",
+         "--upgrade", "--target", str(dest), *requirements(PINS)], check=True))
 
 
 def library(name: str) -> Path:

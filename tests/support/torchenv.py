@@ -17,13 +17,12 @@ a minute and a half on two cores. ``RGPU_TORCH_CACHE`` puts the tree elsewhere (
 """
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.pinned_venv import PinnedVenv
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("RGPU_TORCH_CACHE", ROOT / ".cache" / "torch"))
@@ -58,28 +57,6 @@ PINS = {
 }
 
 
-def _pin_set() -> str:
-    return hashlib.sha256(",".join(f"{k}=={v}" for k, v in sorted(PINS.items())).encode()).hexdigest()[:12]
-
-
-def target() -> Path:
-    return CACHE / f"venv-{_pin_set()}"
-
-
-def python() -> Path:
-    """The virtualenv's interpreter (creating the virtualenv the first time)."""
-    dest = target()
-    done = dest / ".installed"
-    if not done.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        with open(CACHE / ".install.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not done.exists():
-                _install(dest)
-                done.write_text("\n".join(f"{k}=={v}" for k, v in PINS.items()))
-    return dest / "bin" / "python"
-
-
 def _base_python() -> str:
     """A Python 3.11 (torch's wheel here is cp311): this interpreter's base when it is one (Debian 12's
     python3), else a python3.11 on PATH."""
@@ -93,9 +70,5 @@ def _base_python() -> str:
     return found
 
 
-def _install(dest: Path) -> None:
-    shutil.rmtree(dest, ignore_errors=True)  # a half-made one from an interrupted run
-    subprocess.run([_base_python(), "-m", "venv", str(dest)], check=True)
-    subprocess.run([str(dest / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--only-binary",
-                    ":all:", "--no-compile", "--disable-pip-version-check",
-                    *(f"{k}=={v}" for k, v in PINS.items())], check=True)
+_VENV = PinnedVenv(CACHE, PINS, base_python=_base_python, compile_bytecode=False)
+target, python = _VENV.target, _VENV.python
