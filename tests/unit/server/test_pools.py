@@ -10,10 +10,9 @@ import struct
 import pytest
 
 from rgpu.protocol.generated import enums
-from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.server.backends.sim.device import SimDevice
-from rgpu.server.dispatch import Dispatcher
 from rgpu.server.session import Session
+from tests.unit.server.test_vmm import call, d, lease_quota, ok  # noqa: F401  (d: the dispatcher fixture)
 
 DRV = enums.cudaError_enum
 MiB = 1 << 20
@@ -26,31 +25,11 @@ def props(max_size: int = 0, location_type: int = 1) -> bytes:
     return struct.pack("<iiii", 1, 0, location_type, 0) + struct.pack("<QQH", 0, max_size, 0) + bytes(54)
 
 
-def call(d, s, name, *args):
-    return d.run(s, BY_NAME[name], list(args), [])
-
-
-def ok(r):
-    assert r.rc == 0, r.message
-    return r.outs[0] if len(r.outs) == 1 else r.outs
-
-
-@pytest.fixture(scope="module")
-def d():
-    return Dispatcher()
-
-
 @pytest.fixture
 def s():
-    used = {"n": 0}
-
-    def reserve(delta):  # a 4 MiB lease
-        if delta > 0 and used["n"] + delta > 4 * MiB:
-            return False
-        used["n"] += delta
-        return True
+    reserve, quota = lease_quota(4 * MiB)
     session = Session(SimDevice(64 * MiB, reserve=reserve))
-    session.quota = used
+    session.quota = quota
     yield session
     session.close()
 
@@ -65,13 +44,13 @@ def test_async_allocations_come_from_the_current_pool_and_count(d, s):
     assert ok(call(d, s, "cudaMemGetDefaultMemPool", DEVICE, 1)) == default
     a = ok(call(d, s, "cuMemAllocAsync", MiB, 0))
     b = ok(call(d, s, "cudaMallocAsync", MiB // 2, 0))
-    assert attr(d, s, default, USED_CURRENT) >= 3 * MiB // 2 and s.quota["n"] >= 3 * MiB // 2
+    assert attr(d, s, default, USED_CURRENT) >= 3 * MiB // 2 and s.quota["used"] >= 3 * MiB // 2
     assert attr(d, s, default, RESERVED_CURRENT) == attr(d, s, default, USED_CURRENT)
     # the quota holds for pools as for cudaMalloc
     assert call(d, s, "cuMemAllocAsync", 4 * MiB, 0).rc == DRV["CUDA_ERROR_OUT_OF_MEMORY"]
     ok(call(d, s, "cuMemFreeAsync", a, 0))
     ok(call(d, s, "cudaFree", b))  # cudaFree of an asynchronous allocation gives it back too
-    assert attr(d, s, default, USED_CURRENT) == 0 and s.quota["n"] == 0
+    assert attr(d, s, default, USED_CURRENT) == 0 and s.quota["used"] == 0
     assert attr(d, s, default, USED_HIGH) >= 3 * MiB // 2
     ok(call(d, s, "cuMemPoolSetAttribute", default, USED_HIGH, 0))  # a reset, to the current value
     assert attr(d, s, default, USED_HIGH) == 0

@@ -42,15 +42,21 @@ def d():
     return Dispatcher()
 
 
-@pytest.fixture
-def sim():
+def lease_quota(limit: int):
+    """A lease's memory quota as the server keeps it across sessions: (its reserve hook, the count)."""
     quota = {"used": 0}
 
-    def reserve(delta):  # the lease's quota across sessions: 16 MiB
-        if delta > 0 and quota["used"] + delta > 16 * MiB:
+    def reserve(delta):
+        if delta > 0 and quota["used"] + delta > limit:
             return False
         quota["used"] += delta
         return True
+    return reserve, quota
+
+
+@pytest.fixture
+def sim():
+    reserve, quota = lease_quota(16 * MiB)
     s = Session(SimDevice(64 * MiB, reserve=reserve))
     s.quota = quota
     yield s
