@@ -24,8 +24,6 @@ static int is_device_ptr(const void *p) {
     return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
 }
 
-int rgpu_cross_device_copy(int face, void *dst, const void *src, size_t n, const void *stream, int async, int *rc);
-
 int rgpu_resolve_kind(int kind, void *dst, const void *src) {
     if (kind != DEFAULT) return kind;
     int d = is_device_ptr(dst), s = is_device_ptr(src);

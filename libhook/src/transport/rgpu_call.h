@@ -82,6 +82,9 @@ typedef struct rgpu_pinseg {
 /* 1 when [p, +n) lies in one pinned segment: it and the offset of p in it */
 int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off);
 void rgpu_pinned_close(void);
+/* memory/peer.c: a device-to-device copy whose two sides are different devices' memory, staged
+ * through the client; 1: it was one (*rc says how it went), 0: the caller sends it as usual */
+int rgpu_cross_device_copy(int face, void *dst, const void *src, size_t n, const void *stream, int async, int *rc);
 
 typedef struct { const char *name; void *fn; } rgpu_proc;
 extern const rgpu_proc rgpu_procs[];
