@@ -16,11 +16,29 @@ import sys
 from pathlib import Path
 
 import pytest
+import zmq
 
 from rgpu.client.server_client import ping
 from tests.support import cudabuild
 from tests.support.daemons import DaemonSet, free_url
 
+# A pytest process talks to hundreds of daemons through pyzmq's shared context. On a loaded machine
+# (CI's two cores while another worker installs PyTorch) one worker's libzmq context was seen holding
+# ~1,020 sockets that no Python object owned any more (their eventfds still open) and reached libzmq's
+# default cap of 1,023 sockets per context: from then on every ping failed with "Too many open files"
+# and every daemon that worker started looked dead. Not yet explained (pings, controller clients and
+# sessions alone do not leak, loaded or not: see the closing note of this stop); until it is, the
+# test processes' context gets room for them, within the process's file limit.
+def _room_for_sockets(want: int = 16384) -> None:
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < want + 1024:
+        soft = want + 1024 if hard == resource.RLIM_INFINITY else min(want + 1024, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    zmq.Context.instance().set(zmq.MAX_SOCKETS, max(1024, min(want, soft - 1024)))
+
+
+_room_for_sockets()
 PROGRAMS = Path(__file__).parent / "cuda" / "programs"
 DEVICE = os.environ.get("RGPU_TEST_DEVICE", "sim")
 if DEVICE not in ("sim", "cuda"):

@@ -63,3 +63,17 @@ class PinnedVenv:
         subprocess.run([str(dest / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps",
                         "--only-binary", ":all:", "--disable-pip-version-check",
                         *([] if self.compile_bytecode else ["--no-compile"]), *requirements(self.pins)], check=True)
+
+
+def prepare_all() -> None:
+    """Install every pinned tree the suite uses (nvlibs, the frameworks, torch) before pytest starts:
+    scripts/test.sh runs this, so no test installs gigabytes while the other worker's daemons are
+    being timed (a first install inside the suite loaded CI's two cores for minutes)."""
+    from tests.support import frameworks, nvlibs, torchenv
+    for what, make in (("NVIDIA's libraries", nvlibs.ensure), ("CuPy and numba-cuda", frameworks.python),
+                       ("PyTorch", torchenv.python)):
+        print(f"test setup: {what}: {make()}", flush=True)
+
+
+if __name__ == "__main__":
+    prepare_all()
