@@ -38,8 +38,6 @@ static void restore_errors(saved_errors e) {
     rgpu_set_last_error(RGPU_DRIVER, e.driver);
 }
 
-#define FATBIN_WRAPPER_MAGIC 0x466243b1u
-
 /* ---- modules ----------------------------------------------------------------------------- */
 
 /* Images a device refused (no code it can run, malformed): libraries probe kernels they may not be
@@ -401,10 +399,7 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
     if (!module || !image) return rgpu_invalid_value(RGPU_DRIVER);
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(RGPU_DRIVER, rc);
-    /* nvcc's registration wrapper (what cudart hands cuLibraryLoadData) points at the container */
-    uint32_t magic;
-    memcpy(&magic, image, 4);
-    if (magic == FATBIN_WRAPPER_MAGIC) image = ((const struct { uint32_t m, v; const void *data; } *)image)->data;
+    image = rgpu_unwrap_fatbin(image);
     char digest[65] = "";
     return load_image(RGPU_DRIVER, rgpu_current_device(), image, rgpu_image_size(image), digest, (void **)module);
 }

@@ -42,7 +42,6 @@ static int wants_cooperative(const CUlaunchAttribute *a, unsigned n) {
  * stream's device. NVIDIA's runtimes load their fatbins this way, so cuBLAS on device 1 after device 0
  * must launch device 1's functions, not device 0's. */
 #define LIBRARY_MAGIC 0x5247504cu /* "RGPL" */
-#define FATBIN_WRAPPER_MAGIC 0x466243b1u
 
 typedef struct lib_kernel { rgpu_kernel k; struct lib_kernel *next; } lib_kernel;
 typedef struct rgpu_library { uint32_t magic; rgpu_module m; lib_kernel *kernels; } rgpu_library;
@@ -86,10 +85,7 @@ CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *j
     if (!library || !code) return rgpu_invalid_value(RGPU_DRIVER);
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(RGPU_DRIVER, rc);
-    uint32_t magic;
-    memcpy(&magic, code, 4);
-    /* nvcc's registration wrapper (what cudart hands over) points at the container */
-    if (magic == FATBIN_WRAPPER_MAGIC) code = ((const struct { uint32_t m, v; const void *data; } *)code)->data;
+    code = rgpu_unwrap_fatbin(code);
     return library_from_image(library, code, rgpu_image_size(code));
 }
 CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *file, CUjit_option *jo, void **jv, unsigned int nj, CUlibraryOption *lo, void **lv, unsigned int nl) {

@@ -48,4 +48,11 @@ size_t rgpu_image_size(const void *image);
 /* The whole file, NUL-terminated (PTX is text), in a malloc'd buffer; NULL if it cannot be read. */
 char *rgpu_read_file(const char *path, size_t *len);
 void rgpu_sha256_hex(const void *data, size_t n, char out[65]);
+/* The fatbin container an image holds: nvcc's registration wrapper {magic, version, data} (what
+ * cudart hands cuModuleLoadData and cuLibraryLoadData) points at it; any other image is itself. */
+static inline const void *rgpu_unwrap_fatbin(const void *image) {
+    uint32_t magic;
+    __builtin_memcpy(&magic, image, sizeof magic);
+    return magic == 0x466243b1u ? ((const struct { uint32_t m, v; const void *data; } *)image)->data : image;
+}
 #endif
