@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.transport import ROUNDS, SIZES, Bench, best, iterations, size_name
+from benchmarks.transport import ROUNDS, SIZES, MiB, Bench, best, iterations, size_name
 from tests.support.daemons import DaemonSet
 
 
@@ -76,3 +76,25 @@ def test_bandwidth_shm(benchmark, bench, figures, direction, nbytes):
     n = iterations(nbytes)
     rgpu, raw = _pair(benchmark, bench, (direction, nbytes, n), (direction, nbytes, n), "gbps", shm=True)
     _record(benchmark, figures, f"{direction} {size_name(nbytes)} shm", rgpu, raw, "GB/s")
+
+
+@pytest.mark.parametrize("bench", ["tcp"], indirect=True)
+@pytest.mark.parametrize("direction", ["h2d", "d2h"])
+@pytest.mark.parametrize("nbytes", [4 * MiB, 16 * MiB, 64 * MiB], ids=size_name)
+def test_bandwidth_pieces(benchmark, bench, figures, direction, nbytes):
+    """Copies in pieces (server/pieces.py), the path across hosts, beside the same copies whole
+    (RGPU_PIECES=0) and the raw transport, alternately in one run. Recorded as "DIR SIZE pieces" with
+    rgpu = in pieces, raw = the raw transport; whole in extra_info."""
+    n = iterations(nbytes)
+    runs = {"pieces": [], "whole": [], "raw": []}
+
+    def once():
+        for _ in range(ROUNDS):
+            runs["pieces"].append(bench.rgpu(direction, nbytes, n))
+            runs["whole"].append(bench.rgpu(direction, nbytes, n, RGPU_PIECES="0"))
+            runs["raw"].append(bench.baseline(direction, nbytes, n))
+    benchmark.pedantic(once, rounds=1, iterations=1)
+    pieces, whole, raw = (best(runs[k], "gbps") for k in ("pieces", "whole", "raw"))
+    figures[f"{direction} {size_name(nbytes)} pieces"] = {"rgpu": pieces, "raw": raw, "unit": "GB/s"}
+    benchmark.extra_info.update(pieces=pieces, whole=whole, raw=raw, unit="GB/s",
+                                pieces_vs_raw=pieces / raw, whole_vs_raw=whole / raw)

@@ -64,8 +64,8 @@ class Bench:
         self.raw.kill()
         self.raw.wait(10)
 
-    def rgpu(self, *args, shm: bool = False) -> dict:
-        env = {**os.environ, "RGPU_SERVER": self.url, "RGPU_SHM": "1" if shm else "0"}
+    def rgpu(self, *args, shm: bool = False, **extra_env: str) -> dict:
+        env = {**os.environ, "RGPU_SERVER": self.url, "RGPU_SHM": "1" if shm else "0", **extra_env}
         env["LD_LIBRARY_PATH"] = str(libdir())
         return self._run([str(self.exe), "rgpu", *map(str, args)], env)
 

@@ -52,6 +52,10 @@ class Session:
         self.memory_view = None
         self.sticky: CudaError | None = None
         self.deferred: CudaError | None = None
+        # Copies in pieces (server/pieces.py): the failed piece's result, for its copy's sync call,
+        # and how many pieces came in and went out.
+        self.piece_error = None
+        self.pieces_in = self.pieces_out = 0
         self.calls = 0
         self.last_seq = 0  # of the last call run (a migration resumes the client after it)
         self.closed = False

@@ -24,6 +24,7 @@ import zmq.utils.monitor
 from rgpu import logs
 from rgpu.protocol import curve, wire
 from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.protocol.generated.constants import PIECE_IN, SYNC_PIECES_OUT
 
 from . import backends, module_cache
 from .errors import CudaError, driver_code
@@ -37,6 +38,7 @@ from .api.device import cuda_get_device_properties, device_attributes
 from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
+from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
 from .shm import DATA, Segment
 
 HOUSEKEEPING_S = 0.25
@@ -360,7 +362,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  shm_bytes_in=session.shm.bytes_in if session.shm else 0,
                  shm_bytes_out=session.shm.bytes_out if session.shm else 0,
                  pinned_bytes_in=session.pinned.bytes_in, pinned_bytes_out=session.pinned.bytes_out,
-                 pinned_segments=len(session.pinned.maps))
+                 pinned_segments=len(session.pinned.maps),
+                 pieces_in=session.pieces_in, pieces_out=session.pieces_out)
         _publish(traffic, slot, session)
         if watch is not None:
             watch.set()
@@ -537,13 +540,21 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         if call_id == wire.UNPIN:
             _unpin(sock, ident, seq, sync, args, session, log)
             continue
+        if sync == PIECE_IN:  # a piece of a large H2D copy (server/pieces.py)
+            run_piece_in(session, run, call_id, args, bulk)
+            continue
         if call_id == wire.BARRIER:
             # a sync no-op: its reply says all before it ran; errors and printf output stay for
             # the program's own next synchronising call
             if sync:
                 sock.send_multipart([ident, wire.encode_reply(seq, 0)])
             continue
-        if shm is not None and len(shm) == 3 and type(shm[2]) is int:
+        if session.piece_error is not None and sync:
+            res = take_piece_error(session)  # an earlier piece of this copy failed: so did the copy
+        elif sync == SYNC_PIECES_OUT and shm is None and \
+                (res := run_d2h_pieces(sock, ident, seq, session, run, call_id, args)) is not None:
+            pass
+        elif shm is not None and len(shm) == 3 and type(shm[2]) is int:
             res = _run_staged(session, run, call_id, args, shm, sync, dispatcher)
         elif shm is not None and len(shm) == 3:
             res = _run_pinned(session, run, call_id, args, shm[2])

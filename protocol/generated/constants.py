@@ -1,13 +1,19 @@
 """generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit"""
 # protocol/contract/constants.toml: the client library has the same values (rgpu_wire.h)
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 ATTACH = 0
 GOODBYE = 1
 BARRIER = 2
 UNPIN = 3
 MOVED = 20001
 SESSION_ENDED = 46
+PIECE_IN = 2
+SYNC_PIECES_OUT = 3
+PIECE_OUT = 20002
+PIECE_MIN = 2097152
+PIECE_MAX = 8388608
+PIECE_COUNT = 8
 H2D_CHUNK = 4194304
 D2H_CHUNK = 16777216
 MAX_CHUNKS = 64

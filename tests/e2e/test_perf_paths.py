@@ -63,6 +63,28 @@ def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start
     assert "event=shm_attached " not in handle.output(200000)
     assert int(re.search(r"bytes_in=(\d+)", line).group(1)) >= 80 << 20
     assert "shm_bytes_in=0" in line
+    # 80 MiB each way in 10 pieces of 8 MiB (PIECE_MAX): nine before the sync call, each its own message
+    assert re.search(r"\bpieces_in=9\b", line) and re.search(r"\bpieces_out=9\b", line), line
+
+
+@pytest.mark.parametrize("shm", ["0", "1"])
+def test_large_copies_in_pieces_are_exact_and_refused_whole(cuda_program, start_server, shm):
+    """Without shared memory a large sync copy travels in pieces (server/pieces.py): exact at sizes that
+    do and do not divide, in both faces; one past its allocation's end fails whole, writing nothing.
+    With shared memory the same program moves its data through the segment, in no pieces."""
+    url, handle = start_server()
+    p = _run(cuda_program("driver_copy_pieces"), url, "16", RGPU_SHM=shm)
+    assert p.returncode == 0 and "OK driver_copy_pieces 16 MiB" in p.stdout, p.stdout + p.stderr
+    (line,) = _ended(handle)
+    pieces_in, pieces_out = (int(re.search(rf"{k}=(\d+)", line).group(1)) for k in ("pieces_in", "pieces_out"))
+    if shm == "1":
+        assert pieces_in == pieces_out == 0, line
+    else:
+        # 16 MiB (or less, not by much) goes in 8 pieces, the sync call's and 7 before it; 2 MiB + 1 in
+        # 3 of 1 MiB. H2D: three such copies, the small one, and one piece run of each refused copy (the
+        # end of the range goes first; the rest are skipped). D2H: the same three, the small one, the
+        # 8 MiB read back in 1 MiB pieces; none for the refused one, which is checked whole first.
+        assert pieces_in == 3 * 7 + 2 + 2 and pieces_out == 3 * 7 + 2 + 7, line
 
 
 def _session(url, offer=None):

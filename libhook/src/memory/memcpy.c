@@ -34,6 +34,15 @@ int rgpu_resolve_kind(int kind, void *dst, const void *src) {
  * server's allocator recycles buffers of that size instead of faulting in fresh pages for every copy,
  * and the server writes each into device memory as it goes. */
 
+/* The call for bytes [off, off + len) of a sync H2D copy, made as the copy was: the session sends a
+ * large copy in pieces where frames carry its data (session.c, sync_pieces). */
+static void h2d_piece(rgpu_call *p, const rgpu_call *whole, size_t off, size_t len) {
+    if (whole->face == RGPU_RUNTIME) rgpu_wire_cudaMemcpy(p, whole->piece_dst + off, 0, len, H2D);
+    else rgpu_wire_cuMemcpyHtoD_v2(p, whole->piece_dst + off, len);
+    p->dev = whole->dev;
+    rgpu_put_bulk(p, (const char *)whole->piece_host + off, len);
+}
+
 /* The call that moves a copy, by face, direction and whether it is stream-ordered; its arguments are
  * its record's (protocol/contract/calls/memory.toml), put by the generated encoder. H2D data follows as
  * raw frames; D2H data comes back as frames. On the same host a sync copy's data moves through the
@@ -75,7 +84,10 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
     /* Only H2D and D2D can be fire-and-forget; D2H must bring the data back, unless it lands in
      * pinned memory the worker maps (the program reads it after synchronising, as in CUDA). */
     if (async && (kind != D2H || c.pin)) return rgpu_async(&c);
-    if (kind == H2D) c.shm = 1;
+    if (kind == H2D) {
+        c.shm = 1;
+        c.piece = h2d_piece, c.piece_dst = dst, c.piece_host = host, c.piece_len = n;
+    }
     if (kind == D2H) { c.shm = 2; c.shm_dst = host; c.shm_cap = n; }
     int rc = rgpu_sync(&c);
     if (rc == 0 && kind == D2H && !c.pin_used && c.shm_got != n) {

@@ -27,6 +27,7 @@ void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face, unsigned 
     c->shm_cap = c->shm_got = 0;
     c->pin = NULL;
     c->pin_used = 0;
+    c->piece = NULL;
     /* args start in the inline buffer; mp_raw moves them to the heap only if they outgrow it */
     mp_init_inline(&c->args, c->args_inline, sizeof c->args_inline);
     rgpu_log(RGPU_LOG_DEBUG, "call %s", name);

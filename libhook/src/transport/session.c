@@ -560,6 +560,22 @@ static void replay_clear(rgpu_session *s) {
     s->replaybytes = 0;
 }
 
+/* RGPU_PIECES=0: large copies go whole, as one message each way (for before/after measurements). */
+static int pieces_on(void) {
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("RGPU_PIECES");
+        on = !(e && !strcmp(e, "0"));
+    }
+    return on;
+}
+
+/* The `sync` field of a sync call: a D2H copy that frames carry may be answered in pieces
+ * (server/pieces.py). */
+static int sync_field(const struct rgpu_call *c, int shm) {
+    return c->shm == 2 && !shm && c->shm_cap >= RGPU_PIECE_MIN && pieces_on() ? RGPU_SYNC_PIECES_OUT : 1;
+}
+
 /* Sends the queued async calls plus (optionally) one more call, as one message. */
 static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     size_t shm_len = 0;
@@ -568,7 +584,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     mp_init(&hdr, s->batch.len + 96 + (c ? c->args.len : 0));
     mp_array(&hdr, s->nbatch + (c ? 1 : 0));
     mp_raw(&hdr, s->batch.buf, s->batch.len);
-    if (c) encode_call(&hdr, seq, c, 1, shm, shm_len);
+    if (c) encode_call(&hdr, seq, c, sync_field(c, shm), shm, shm_len);
     if (hdr.oom) return -1;
     int cframes = c && shm != 1 && shm != 3 && shm != 4 ? c->nbulk : 0;
     size_t nframes = s->nbulk + (size_t)cframes;
@@ -646,7 +662,7 @@ static int resend_rebuilt(rgpu_session *s, replay_msg *m, struct rgpu_call *c, u
     mp_init(&hdr, m->async_len + 96 + c->args.len);
     mp_array(&hdr, m->nasync + 1);
     mp_raw(&hdr, m->async_hdr, m->async_len);
-    encode_call(&hdr, seq, c, 1, shm, shm_len);
+    encode_call(&hdr, seq, c, sync_field(c, shm), shm, shm_len);
     if (hdr.oom) return -1;
     replay_msg nm;
     memset(&nm, 0, sizeof nm);
@@ -824,14 +840,67 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
     return rc;
 }
 
+static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c);
+
+
+/* The size of a copy's pieces (server/pieces.py, piece_size: the same rule). */
+static size_t piece_size(size_t n) {
+    size_t k = (n + RGPU_PIECE_COUNT - 1) / RGPU_PIECE_COUNT;
+    return k > RGPU_PIECE_MAX ? RGPU_PIECE_MAX : k < RGPU_PIECE_MIN / 2 ? RGPU_PIECE_MIN / 2 : k;
+}
+
+/* A large sync H2D copy where frames carry the data: each piece but one goes as a message of its own,
+ * one PIECE_IN call, so the worker writes it to the device while the network carries the next; the
+ * last sent is the sync call, whose reply is the copy's (server/pieces.py). The piece at the end of
+ * the range goes first: a copy past the end of its allocation fails there, with nothing written, as
+ * CUDA's does. The pieces' frames are the caller's buffer, which lives until the reply, as a sync
+ * call's frames do. */
+static int sync_pieces(rgpu_session *s, int dev, struct rgpu_call *c) {
+    size_t n = c->piece_len, size = piece_size(n), count = (n + size - 1) / size;
+    for (size_t i = 0; i + 1 < count; i++) {
+        size_t k = i ? i - 1 : count - 1, off = k * size, len = n - off < size ? n - off : size;
+        struct rgpu_call p;
+        c->piece(&p, c, off, len);
+        encode_call(&s->batch, ++s->seq, &p, RGPU_PIECE_IN, 0, 0);
+        mp_free(&p.args);
+        s->nbatch++;
+        if (s->nbulk == s->bulkcap) {
+            s->bulkcap = s->bulkcap ? s->bulkcap * 2 : 8;
+            s->bulk = realloc(s->bulk, s->bulkcap * sizeof(zmq_msg_t));
+        }
+        zmq_msg_init_data(&((zmq_msg_t *)s->bulk)[s->nbulk++], (void *)p.bulk[0], len, NULL, NULL);
+        s->bulkbytes += len;
+        if (send_batch(s, NULL, 0) != 0) {
+            mark_dead(s, "send failed");
+            return RGPU_DEVICE_UNAVAILABLE;
+        }
+    }
+    struct rgpu_call last;
+    c->piece(&last, c, (count - 2) * size, size);
+    int rc = sync_one(s, dev, &last);
+    /* the reply is the copy's: the caller reads and ends it */
+    c->reply = last.reply, c->outs = last.outs, c->nouts = last.nouts, c->nout_bulk = last.nout_bulk;
+    memcpy(c->out_bulk, last.out_bulk, sizeof c->out_bulk);
+    mp_free(&last.args);
+    return rc;
+}
+
 /* Sends `c` with the queued async calls and waits for its reply (the session's lock held). */
 static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
+    if (c->piece && c->piece_len >= RGPU_PIECE_MIN && !(s->shm_base && (c->flags & RGPU_F_SHM)) && pieces_on())
+        return sync_pieces(s, dev, c);
+    return sync_one(s, dev, c);
+}
+
+static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
     uint64_t seq = ++s->seq;
     if (send_batch(s, c, seq) != 0) {
         mark_dead(s, "send failed");
         return RGPU_DEVICE_UNAVAILABLE;
     }
     double deadline = now_s() + rgpu_timeout_s();
+    size_t streamed = 0; /* of a D2H copy's data, in the caller's buffer */
+    int pieces_ok = 1;
     for (;;) {
         int w = wait_readable(s->sock, s->mon, deadline);
         if (w == -2) {
@@ -867,13 +936,36 @@ static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
                 return RGPU_DEVICE_UNAVAILABLE;
             }
             deadline = now_s() + rgpu_timeout_s();
+            streamed = 0, pieces_ok = 1;
+            continue;
+        }
+        if (rseq == seq && rc == RGPU_PIECE_OUT) {
+            /* a piece of a D2H copy's data (server/pieces.py): into the caller's buffer now, while
+             * the network carries the next; they come in order */
+            mp_obj outs;
+            pieces_ok = pieces_ok && c->shm == 2 && !mp_next(&r, &outs) && outs.type == MP_ARRAY && outs.n == 1 &&
+                        !mp_next(&r, &o) && mp_as_uint(&o) == streamed;
+            for (int more = zmq_msg_more(head); more;) {
+                zmq_msg_t b;
+                zmq_msg_init(&b);
+                zmq_msg_recv(&b, s->sock, 0);
+                more = zmq_msg_more(&b);
+                size_t len = zmq_msg_size(&b);
+                if (pieces_ok && streamed + len <= c->shm_cap) {
+                    memcpy((char *)c->shm_dst + streamed, zmq_msg_data(&b), len);
+                    streamed += len;
+                } else pieces_ok = 0;
+                zmq_msg_close(&b);
+            }
+            zmq_msg_close(head);
+            free(head);
+            deadline = now_s() + rgpu_timeout_s();
             continue;
         }
         /* A copy's reply data goes straight into the caller's buffer frame by frame, each frame
          * freed before the next is taken: holding them all (16 MiB as four 4 MiB frames) makes
          * glibc hand the pages back after every copy and fault them in again on the next. */
-        int stream_out = c->shm == 2 && rseq == seq && rc == 0;
-        size_t streamed = 0;
+        int stream_out = c->shm == 2 && rseq == seq && rc == 0 && pieces_ok;
         c->nout_bulk = 0;
         for (int more = zmq_msg_more(head); more;) {
             zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
@@ -892,7 +984,7 @@ static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
             if (c->nout_bulk < RGPU_MAX_OUT_BULK) c->out_bulk[c->nout_bulk++] = b;
             else { zmq_msg_close(b); free(b); }
         }
-        if (streamed) c->shm_got = streamed;
+        if (streamed && rseq == seq) c->shm_got = pieces_ok ? streamed : 0; /* 0: the copy fails, its data incomplete */
         if (rseq == 0 && rc == RGPU_SESSION_ENDED && arr.n >= 5) {
             /* no call's reply: the server is ending the session and says why (the lease expired) */
             mp_obj outs, dummy, why;
@@ -905,8 +997,7 @@ static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
             c->reply = head;
             rgpu_end(c);
             mark_dead(s, text);
-            pthread_mutex_unlock(&s->mu);
-            return RGPU_DEVICE_UNAVAILABLE;
+            return RGPU_DEVICE_UNAVAILABLE; /* the caller unlocks */
         }
         if (rseq != seq) { /* a stale reply (e.g. to a malformed request); not ours */
             c->reply = head;

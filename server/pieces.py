@@ -1,0 +1,87 @@
+"""Large copies in pieces, where frames carry the data (across hosts, or RGPU_SHM=0).
+
+ZeroMQ hands a message to the worker only once all of it has arrived. A 64 MiB copy sent as one
+message is received whole, then written to the device, then answered: the network and the device
+take turns. Sent as pieces, each its own message, the network carries the next piece while the
+device takes this one (protocol/contract/constants.toml, PIECE_*):
+
+- H2D: the client sends each piece but the last as a call whose `sync` field is PIECE_IN; the last
+  piece is the copy's sync call. A piece is run at once, like an async call, but its failure is
+  the copy's own result: the rest of its pieces are skipped and the sync call answers that failure.
+- D2H: a sync call whose `sync` field is SYNC_PIECES_OUT may be answered in pieces: replies with
+  the call's seq and result PIECE_OUT, outs [offset] and one data frame each, then the reply,
+  whose data is the last piece. The whole range is checked first, so a bad copy sends nothing
+  but its error, as one reply.
+"""
+from __future__ import annotations
+
+from rgpu.protocol import wire
+from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.protocol.generated.constants import PIECE_COUNT, PIECE_MAX, PIECE_MIN, PIECE_OUT
+
+from .dispatch import Result
+
+# Where each sync copy keeps (device address, count), and the kind a cudaMemcpy must have.
+_H2D = {BY_NAME["cuMemcpyHtoD_v2"]: (0, 1, None), BY_NAME["cudaMemcpy"]: (0, 2, 1)}
+_D2H = {BY_NAME["cuMemcpyDtoH_v2"]: (0, 1, None), BY_NAME["cudaMemcpy"]: (1, 2, 2)}
+
+
+def piece_size(count: int) -> int:
+    """The client's rule too (libhook/src/transport/session.c): about PIECE_COUNT pieces."""
+    return max(PIECE_MIN // 2, min(PIECE_MAX, -(-count // PIECE_COUNT)))
+
+
+def _places(table, call_id, args):
+    p = table.get(call_id)
+    if p is None or len(args) <= max(p[0], p[1]) or (p[2] is not None and args[3] != p[2]):
+        return None
+    return p
+
+
+def run_piece_in(session, run, call_id, args, bulk) -> None:
+    """An H2D piece: run now; a failure waits for the copy's sync call (`session.piece_error`)."""
+    if session.piece_error is not None:
+        return  # an earlier piece of this copy failed: the copy has failed
+    if _places(_H2D, call_id, args) is None:
+        session.piece_error = Result(1, message=f"call {call_id} is not a sync host-to-device copy: it has no pieces")
+        return
+    session.pieces_in += 1
+    res = run(session, call_id, args, bulk)
+    if res.rc:
+        session.piece_error = res
+
+
+def take_piece_error(session):
+    """The failure of an earlier piece of the copy whose sync call this is (None: they all ran)."""
+    err, session.piece_error = session.piece_error, None
+    return err
+
+
+def run_d2h_pieces(sock, ident, seq, session, run, call_id, args):
+    """A sync D2H copy answered in pieces; returns the Result of the last piece (the reply), or
+    None when the copy does not go in pieces (too small, not a D2H copy, or a range the handler
+    must refuse as one reply): the caller runs it whole."""
+    p = _places(_D2H, call_id, args)
+    if p is None:
+        return None
+    src, count = args[p[0]], args[p[1]]
+    if type(src) is not int or type(count) is not int or count < PIECE_MIN:
+        return None
+    found = session.device.allocation(src)
+    if found is None or src + count > found[0] + found[1]:
+        return None  # the handler says what is wrong, with nothing sent before
+    size = piece_size(count)
+    a = list(args)
+    off = 0
+    while True:
+        k = min(size, count - off)
+        a[p[0]], a[p[1]] = src + off, k
+        res = run(session, call_id, a, ())
+        if res.rc or off + k == count:
+            return res
+        session.bytes_out += k
+        session.pieces_out += 1
+        # Sent without a copy: the sim's data is a view of device memory nothing writes until the
+        # client, which is waiting for this copy's reply, sends its next message.
+        sock.send_multipart([ident, wire.encode_reply(seq, PIECE_OUT, [off]), *res.bulk], copy=False)
+        off += k
