@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import msgpack
 
-from .generated.constants import ATTACH, BARRIER, GOODBYE, MOVED, PROTOCOL_VERSION, SESSION_ENDED, UNPIN  # noqa: F401  (shared with libhook)
+from .generated.constants import (  # noqa: F401  (shared with libhook)
+    ATTACH, BARRIER, GOODBYE, MOVED, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
 
 
 class MalformedMessage(ValueError):

@@ -24,7 +24,6 @@ import zmq.utils.monitor
 from rgpu import logs
 from rgpu.protocol import curve, wire
 from rgpu.protocol.generated.calltable import BY_NAME
-from rgpu.protocol.generated.constants import PIECE_IN, SYNC_PIECES_OUT
 
 from . import backends, module_cache
 from .errors import CudaError, driver_code
@@ -540,7 +539,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         if call_id == wire.UNPIN:
             _unpin(sock, ident, seq, sync, args, session, log)
             continue
-        if sync == PIECE_IN:  # a piece of a large H2D copy (server/pieces.py)
+        if sync == wire.PIECE_IN:  # a piece of a large H2D copy (server/pieces.py)
             run_piece_in(session, run, call_id, args, bulk)
             continue
         if call_id == wire.BARRIER:
@@ -551,7 +550,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             continue
         if session.piece_error is not None and sync:
             res = take_piece_error(session)  # an earlier piece of this copy failed: so did the copy
-        elif sync == SYNC_PIECES_OUT and shm is None and \
+        elif sync == wire.SYNC_PIECES_OUT and shm is None and \
                 (res := run_d2h_pieces(sock, ident, seq, session, run, call_id, args)) is not None:
             pass
         elif shm is not None and len(shm) == 3 and type(shm[2]) is int:

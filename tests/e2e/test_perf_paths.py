@@ -125,3 +125,50 @@ def test_a_segment_that_is_not_shared_is_declined_and_frames_still_work(start_se
     frames = sock.recv_multipart()
     assert wire.unpack(frames[0])[1] == 0 and frames[1] == b"y" * 16
     sock.close()
+
+
+def test_pieces_on_the_wire(start_server):
+    """The piece protocol as a client speaks it (server/pieces.py): a D2H copy asked with
+    SYNC_PIECES_OUT comes back as PIECE_OUT replies at their offsets, then the reply; a PIECE_IN that
+    is no H2D copy is the next sync call's error, and the session goes on."""
+    url, _handle = start_server()
+    sock, reply = _session(url)
+    assert reply[1] == 0
+    malloc, memcpy = BY_NAME["cudaMalloc"], BY_NAME["cudaMemcpy"]
+    n = 3 << 20
+    data = bytes(range(256)) * (n // 256)
+
+    def call(seq, cid, args, *frames, sync=1):
+        sock.send_multipart([wire.encode_requests([(seq, cid, sync, args, len(frames))]), *frames])
+
+    call(2, malloc, [n])
+    assert sock.poll(10000)
+    addr = wire.unpack(sock.recv_multipart()[0])[2][0]
+    # H2D in two pieces: the second half first, then the first as the sync call
+    call(3, memcpy, [addr + n // 2, 0, n // 2, 1], data[n // 2:], sync=wire.PIECE_IN)
+    call(4, memcpy, [addr, 0, n // 2, 1], data[:n // 2])
+    assert sock.poll(10000) and wire.unpack(sock.recv_multipart()[0])[:2] == [4, 0]
+    call(5, memcpy, [0, addr, n, 2], sync=wire.SYNC_PIECES_OUT)
+    got, offsets = b"", []
+    while True:
+        assert sock.poll(10000)
+        frames = sock.recv_multipart()
+        head = wire.unpack(frames[0])
+        assert head[0] == 5
+        if head[1] != wire.PIECE_OUT:
+            assert head[1] == 0
+            got += b"".join(frames[1:])
+            break
+        offsets.append(head[2][0])
+        assert head[2][0] == len(got)
+        got += b"".join(frames[1:])
+    assert got == data and offsets == [0, 1 << 20]  # 3 MiB in 1 MiB pieces, the last one the reply's
+    # a piece that is not a host-to-device copy: the next sync call answers its error, then all is well
+    call(6, malloc, [4096], sync=wire.PIECE_IN)
+    call(7, memcpy, [addr, 0, 16, 1], b"z" * 16)
+    assert sock.poll(10000)
+    seq, rc, _outs, _d, msg, *_ = wire.unpack(sock.recv_multipart()[0])
+    assert seq == 7 and rc != 0 and "not a sync host-to-device copy" in msg
+    call(8, memcpy, [addr, 0, 16, 1], b"z" * 16)
+    assert sock.poll(10000) and wire.unpack(sock.recv_multipart()[0])[:2] == [8, 0]
+    sock.close()
