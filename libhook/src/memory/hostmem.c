@@ -54,22 +54,44 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pinned *table;
 static size_t count, cap, nsegs; /* nsegs: entries in shared memory (copies look them up) */
 
-/* Index of the range holding p (mu held), or -1. */
+/* The table is sorted by start, its ranges disjoint: every copy looks its host side up, and a
+ * program may pin thousands of buffers (a framework's caching host allocator), so lookups are a
+ * binary search. All of these run with mu held. */
+static uintptr_t end_of(const pinned *e) { return e->p + (e->n ? e->n : 1); }
+
+/* The first entry starting after p. */
+static size_t after(uintptr_t p) {
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (table[mid].p <= p) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Index of the range holding p, or -1. */
 static long find(uintptr_t p) {
-    for (size_t i = 0; i < count; i++)
-        if (p >= table[i].p && p < table[i].p + (table[i].n ? table[i].n : 1)) return (long)i;
-    return -1;
+    size_t i = after(p);
+    return i > 0 && p < end_of(&table[i - 1]) ? (long)(i - 1) : -1;
 }
 
 static int add(uintptr_t p, size_t n, unsigned flags, int registered, rgpu_pinseg *seg) {
     pthread_mutex_lock(&mu);
+    size_t i = after(p);
+    if ((i > 0 && p < end_of(&table[i - 1])) || (i < count && table[i].p < p + (n ? n : 1))) {
+        pthread_mutex_unlock(&mu);
+        return ALREADY_REGISTERED; /* part of it is pinned already */
+    }
     if (count == cap) {
         size_t c = cap ? cap * 2 : 64;
         pinned *t = realloc(table, c * sizeof *t);
         if (!t) { pthread_mutex_unlock(&mu); return RGPU_OUT_OF_MEMORY; }
         table = t, cap = c;
     }
-    table[count++] = (pinned){p, n, flags, registered, seg};
+    memmove(&table[i + 1], &table[i], (count - i) * sizeof *table);
+    table[i] = (pinned){p, n, flags, registered, seg};
+    count++;
     if (seg) __atomic_add_fetch(&nsegs, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&mu);
     return RGPU_SUCCESS;
@@ -83,7 +105,7 @@ static int take(uintptr_t p, int registered, rgpu_pinseg **seg) {
     if (ok) {
         if (seg) *seg = table[i].seg;
         if (table[i].seg) __atomic_sub_fetch(&nsegs, 1, __ATOMIC_RELAXED);
-        table[i] = table[--count];
+        memmove(&table[i], &table[i + 1], (--count - (size_t)i) * sizeof *table);
     }
     pthread_mutex_unlock(&mu);
     return ok;
@@ -252,11 +274,7 @@ static int device_pointer(int face, void **dev, void *host, unsigned flags) {
 
 static int host_register(int face, void *p, size_t n, unsigned flags) {
     if (!p || !n || (flags & ~(unsigned)REGISTER_FLAGS)) return rgpu_invalid_value(face);
-    pthread_mutex_lock(&mu);
-    int taken = find((uintptr_t)p) >= 0 || find((uintptr_t)p + n - 1) >= 0;
-    pthread_mutex_unlock(&mu);
-    if (taken) return rgpu_record(face, ALREADY_REGISTERED);
-    int rc = add((uintptr_t)p, n, flags, 1, NULL);
+    int rc = add((uintptr_t)p, n, flags, 1, NULL); /* ALREADY_REGISTERED if any of it is */
     return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
 }
 
