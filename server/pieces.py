@@ -6,8 +6,9 @@ take turns. Sent as pieces, each its own message, the network carries the next p
 device takes this one (protocol/contract/constants.toml, PIECE_*):
 
 - H2D: the client sends each piece but the last as a call whose `sync` field is PIECE_IN; the last
-  piece is the copy's sync call. A piece is run at once, like an async call, but its failure is
-  the copy's own result: the rest of its pieces are skipped and the sync call answers that failure.
+  piece is the copy's own call, sync or async. A piece is run at once, like an async call, but its
+  failure is the copy's: the rest of its pieces are skipped and the last call answers that failure
+  (a sync one in its reply, an async one as any async call's failure is answered).
 - D2H: a sync call whose `sync` field is SYNC_PIECES_OUT may be answered in pieces: replies with
   the call's seq and result PIECE_OUT, outs [offset] and one data frame each, then the reply,
   whose data is the last piece. The whole range is checked first, so a bad copy sends nothing
@@ -21,8 +22,9 @@ from rgpu.protocol.generated.constants import PIECE_COUNT, PIECE_MAX, PIECE_MIN,
 
 from .dispatch import Result
 
-# Where each sync copy keeps (device address, count), and the kind a cudaMemcpy must have.
-_H2D = {BY_NAME["cuMemcpyHtoD_v2"]: (0, 1, None), BY_NAME["cudaMemcpy"]: (0, 2, 1)}
+# Where each copy keeps (device address, count), and the kind a cudaMemcpy(Async) must have.
+_H2D = {BY_NAME["cuMemcpyHtoD_v2"]: (0, 1, None), BY_NAME["cudaMemcpy"]: (0, 2, 1),
+        BY_NAME["cuMemcpyHtoDAsync_v2"]: (0, 1, None), BY_NAME["cudaMemcpyAsync"]: (0, 2, 1)}
 _D2H = {BY_NAME["cuMemcpyDtoH_v2"]: (0, 1, None), BY_NAME["cudaMemcpy"]: (1, 2, 2)}
 
 
@@ -43,7 +45,7 @@ def run_piece_in(session, run, call_id, args, bulk) -> None:
     if session.piece_error is not None:
         return  # an earlier piece of this copy failed: the copy has failed
     if _places(_H2D, call_id, args) is None:
-        session.piece_error = Result(1, message=f"call {call_id} is not a sync host-to-device copy: it has no pieces")
+        session.piece_error = Result(1, message=f"call {call_id} is not a host-to-device copy: it has no pieces")
         return
     session.pieces_in += 1
     res = run(session, call_id, args, bulk)
@@ -52,7 +54,7 @@ def run_piece_in(session, run, call_id, args, bulk) -> None:
 
 
 def take_piece_error(session):
-    """The failure of an earlier piece of the copy whose sync call this is (None: they all ran)."""
+    """The failure of an earlier piece of the copy whose last call this is (None: they all ran)."""
     err, session.piece_error = session.piece_error, None
     return err
 

@@ -548,7 +548,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             if sync:
                 sock.send_multipart([ident, wire.encode_reply(seq, 0)])
             continue
-        if session.piece_error is not None and sync:
+        if session.piece_error is not None:
             res = take_piece_error(session)  # an earlier piece of this copy failed: so did the copy
         elif sync == wire.SYNC_PIECES_OUT and shm is None and \
                 (res := run_d2h_pieces(sock, ident, seq, session, run, call_id, args)) is not None:

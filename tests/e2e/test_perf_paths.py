@@ -71,20 +71,23 @@ def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start
 def test_large_copies_in_pieces_are_exact_and_refused_whole(cuda_program, start_server, shm):
     """Without shared memory a large sync copy travels in pieces (server/pieces.py): exact at sizes that
     do and do not divide, in both faces; one past its allocation's end fails whole, writing nothing.
-    With shared memory the same program moves its data through the segment, in no pieces."""
+    With shared memory the same program's sync copies move their data through the segment instead."""
     url, handle = start_server()
     p = _run(cuda_program("driver_copy_pieces"), url, "16", RGPU_SHM=shm)
     assert p.returncode == 0 and "OK driver_copy_pieces 16 MiB" in p.stdout, p.stdout + p.stderr
     (line,) = _ended(handle)
     pieces_in, pieces_out = (int(re.search(rf"{k}=(\d+)", line).group(1)) for k in ("pieces_in", "pieces_out"))
     if shm == "1":
-        assert pieces_in == pieces_out == 0, line
+        # sync copies through the segment; async ones from pageable memory still travel in frames
+        # (in pieces: the async 16 and 8 MiB and the refused one's end)
+        assert pieces_in == 7 + 7 + 1 and pieces_out == 0, line
     else:
-        # 16 MiB (or less, not by much) goes in 8 pieces, the sync call's and 7 before it; 2 MiB + 1 in
-        # 3 of 1 MiB. H2D: three such copies, the small one, and one piece run of each refused copy (the
-        # end of the range goes first; the rest are skipped). D2H: the same three, the small one, the
-        # 8 MiB read back in 1 MiB pieces; none for the refused one, which is checked whole first.
-        assert pieces_in == 3 * 7 + 2 + 2 and pieces_out == 3 * 7 + 2 + 7, line
+        # 16 MiB (or less, not by much) goes in 8 pieces, the copy's last call and 7 before it; 8 MiB
+        # in 8 of 1 MiB, 2 MiB + 1 in 3. H2D: three sync copies of 16 MiB, the small one, the async
+        # 16 and 8 MiB, and one piece run of each of the three refused copies (the end of the range
+        # goes first; the rest are skipped). D2H: the three, the small one, the 8 MiB read back twice
+        # and the async copies' 16 MiB; none for the refused one, which is checked whole first.
+        assert pieces_in == 3 * 7 + 2 + 7 + 7 + 3 and pieces_out == 3 * 7 + 2 + 7 + 7 + 7, line
 
 
 def _session(url, offer=None):
@@ -168,7 +171,7 @@ def test_pieces_on_the_wire(start_server):
     call(7, memcpy, [addr, 0, 16, 1], b"z" * 16)
     assert sock.poll(10000)
     seq, rc, _outs, _d, msg, *_ = wire.unpack(sock.recv_multipart()[0])
-    assert seq == 7 and rc != 0 and "not a sync host-to-device copy" in msg
+    assert seq == 7 and rc != 0 and "not a host-to-device copy" in msg
     call(8, memcpy, [addr, 0, 16, 1], b"z" * 16)
     assert sock.poll(10000) and wire.unpack(sock.recv_multipart()[0])[:2] == [8, 0]
     sock.close()

@@ -34,11 +34,14 @@ int rgpu_resolve_kind(int kind, void *dst, const void *src) {
  * server's allocator recycles buffers of that size instead of faulting in fresh pages for every copy,
  * and the server writes each into device memory as it goes. */
 
-/* The call for bytes [off, off + len) of a sync H2D copy, made as the copy was: the session sends a
- * large copy in pieces where frames carry its data (session.c, sync_pieces). */
+/* The call for bytes [off, off + len) of an H2D copy, made as the copy was: the session sends a
+ * large copy in pieces where frames carry its data (session.c, sync_pieces and async_pieces). */
 static void h2d_piece(rgpu_call *p, const rgpu_call *whole, size_t off, size_t len) {
-    if (whole->face == RGPU_RUNTIME) rgpu_wire_cudaMemcpy(p, whole->piece_dst + off, 0, len, H2D);
-    else rgpu_wire_cuMemcpyHtoD_v2(p, whole->piece_dst + off, len);
+    uint64_t dst = whole->piece_dst + off;
+    if (whole->face == RGPU_RUNTIME && whole->piece_async) rgpu_wire_cudaMemcpyAsync(p, dst, 0, len, H2D, whole->piece_stream);
+    else if (whole->face == RGPU_RUNTIME) rgpu_wire_cudaMemcpy(p, dst, 0, len, H2D);
+    else if (whole->piece_async) rgpu_wire_cuMemcpyHtoDAsync_v2(p, dst, len, whole->piece_stream);
+    else rgpu_wire_cuMemcpyHtoD_v2(p, dst, len);
     p->dev = whole->dev;
     rgpu_put_bulk(p, (const char *)whole->piece_host + off, len);
 }
@@ -77,6 +80,8 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
     if ((kind == H2D || kind == D2H) && rgpu_pin_lookup(host, n, &pin, &pin_off) && rgpu_session_local(c.dev))
         c.pin = pin, c.pin_off = pin_off, c.pin_len = n;
     if (kind == H2D) {
+        c.piece = h2d_piece, c.piece_dst = dst, c.piece_host = host, c.piece_len = n;
+        c.piece_stream = stream, c.piece_async = async;
         size_t chunk = n / RGPU_MAX_CHUNKS + 1 > RGPU_H2D_CHUNK ? n / RGPU_MAX_CHUNKS + 1 : RGPU_H2D_CHUNK;
         for (size_t off = 0; off < n; off += chunk)
             rgpu_put_bulk(&c, (const char *)host + off, n - off < chunk ? n - off : chunk);
@@ -84,10 +89,7 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
     /* Only H2D and D2D can be fire-and-forget; D2H must bring the data back, unless it lands in
      * pinned memory the worker maps (the program reads it after synchronising, as in CUDA). */
     if (async && (kind != D2H || c.pin)) return rgpu_async(&c);
-    if (kind == H2D) {
-        c.shm = 1;
-        c.piece = h2d_piece, c.piece_dst = dst, c.piece_host = host, c.piece_len = n;
-    }
+    if (kind == H2D) c.shm = 1;
     if (kind == D2H) { c.shm = 2; c.shm_dst = host; c.shm_cap = n; }
     int rc = rgpu_sync(&c);
     if (rc == 0 && kind == D2H && !c.pin_used && c.shm_got != n) {

@@ -67,12 +67,13 @@ typedef struct rgpu_call {
     struct rgpu_pinseg *pin;
     size_t pin_off, pin_len;
     int pin_used;        /* set by the session when it did */
-    /* a sync H2D copy, which the session sends in pieces where frames carry its data (session.c,
-     * sync_pieces): `piece` makes the call for bytes [off, off + len) of it (memcpy.c) */
+    /* an H2D copy, which the session sends in pieces where frames carry its data (session.c,
+     * sync_pieces, async_pieces): `piece` makes the call for bytes [off, off + len) of it (memcpy.c) */
     void (*piece)(struct rgpu_call *part, const struct rgpu_call *whole, size_t off, size_t len);
     uint64_t piece_dst;
-    const void *piece_host;
+    const void *piece_host, *piece_stream;
     size_t piece_len;
+    int piece_async;
 } rgpu_call;
 
 /* hostmem.c: pinned memory in a shared segment of its own; `told` has a bit per device whose worker

@@ -1052,6 +1052,54 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
     }
 }
 
+/* Queues an async call (the lock held), its `sync` field `sync`; sends the batch when it is full, or
+ * at once if `flush`. */
+static int queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int sync, int flush) {
+    encode_call(&s->batch, ++s->seq, c, sync, pin ? 3 : 0, 0);
+    s->nbatch++;
+    for (int i = 0; i < c->nbulk && !pin; i++) {
+        /* The caller may reuse its buffer as soon as we return: copy it into the message. */
+        if (s->nbulk == s->bulkcap) {
+            s->bulkcap = s->bulkcap ? s->bulkcap * 2 : 8;
+            s->bulk = realloc(s->bulk, s->bulkcap * sizeof(zmq_msg_t));
+        }
+        zmq_msg_t *m = &((zmq_msg_t *)s->bulk)[s->nbulk++];
+        zmq_msg_init_size(m, c->bulk_len[i]);
+        memcpy(zmq_msg_data(m), c->bulk[i], c->bulk_len[i]);
+        s->bulkbytes += c->bulk_len[i];
+    }
+    if (flush || s->nbatch >= BATCH_MAX_CALLS || s->bulkbytes >= BATCH_MAX_BYTES || s->batch.len >= BATCH_MAX_BYTES) {
+        if (send_batch(s, NULL, 0) != 0) {
+            mark_dead(s, "send failed");
+            return RGPU_DEVICE_UNAVAILABLE;
+        }
+        if (s->replaybytes > REPLAY_MAX_BYTES && barrier(s, dev) == RGPU_DEVICE_UNAVAILABLE)
+            /* async calls are kept until a reply says they ran (a move sends them again): a
+             * program that only queues work gets a barrier now and then, so they do not pile up */
+            return RGPU_DEVICE_UNAVAILABLE;
+    }
+    return 0;
+}
+
+/* A large async H2D copy whose data frames carry: pieces, each sent at once as a message of its own,
+ * so the worker writes one to the device while the network carries the next instead of receiving
+ * the whole copy first. All but the last are PIECE_IN calls, the last answering for them; the end
+ * of the range goes first, so a copy past its allocation's end fails there with nothing written,
+ * and that is the copy's failure, reported as any async copy's is (server/pieces.py). The lock is
+ * held throughout: no other thread's call comes between the pieces. */
+static int async_pieces(rgpu_session *s, int dev, struct rgpu_call *c) {
+    size_t n = c->piece_len, size = piece_size(n), count = (n + size - 1) / size;
+    for (size_t i = 0; i < count; i++) {
+        size_t k = i ? i - 1 : count - 1, off = k * size, len = n - off < size ? n - off : size;
+        struct rgpu_call p;
+        c->piece(&p, c, off, len);
+        int rc = queue_async(s, dev, &p, 0, i + 1 < count ? RGPU_PIECE_IN : 0, 1);
+        mp_free(&p.args);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
     int rc0 = lock_open(s);
     if (rc0) return rc0;
@@ -1070,30 +1118,8 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
             return RGPU_NOT_SUPPORTED;
         }
     }
-    encode_call(&s->batch, ++s->seq, c, 0, pin ? 3 : 0, 0);
-    s->nbatch++;
-    for (int i = 0; i < c->nbulk && !pin; i++) {
-        /* The caller may reuse its buffer as soon as we return: copy it into the message. */
-        if (s->nbulk == s->bulkcap) {
-            s->bulkcap = s->bulkcap ? s->bulkcap * 2 : 8;
-            s->bulk = realloc(s->bulk, s->bulkcap * sizeof(zmq_msg_t));
-        }
-        zmq_msg_t *m = &((zmq_msg_t *)s->bulk)[s->nbulk++];
-        zmq_msg_init_size(m, c->bulk_len[i]);
-        memcpy(zmq_msg_data(m), c->bulk[i], c->bulk_len[i]);
-        s->bulkbytes += c->bulk_len[i];
-    }
-    int rc = 0;
-    if (s->nbatch >= BATCH_MAX_CALLS || s->bulkbytes >= BATCH_MAX_BYTES || s->batch.len >= BATCH_MAX_BYTES) {
-        if (send_batch(s, NULL, 0) != 0) {
-            mark_dead(s, "send failed");
-            rc = RGPU_DEVICE_UNAVAILABLE;
-        } else if (s->replaybytes > REPLAY_MAX_BYTES && barrier(s, dev) == RGPU_DEVICE_UNAVAILABLE) {
-            /* async calls are kept until a reply says they ran (a move sends them again): a
-             * program that only queues work gets a barrier now and then, so they do not pile up */
-            rc = RGPU_DEVICE_UNAVAILABLE;
-        }
-    }
+    int rc = !pin && c->piece && c->piece_len >= RGPU_PIECE_MIN && pieces_on() ? async_pieces(s, dev, c)
+                                                                              : queue_async(s, dev, c, pin, 0, 0);
     pthread_mutex_unlock(&s->mu);
     return rc;
 }

@@ -60,6 +60,30 @@ int main(int argc, char **argv) {
     CK(cuMemcpyDtoH(back.data(), small, n / 2));
     for (size_t i = 0; i < n / 2; i++) EXPECT(back[i] == 0x11);
 
+    // async copies from pageable memory: pieces too, in stream order, the buffer free to reuse at once
+    cudaStream_t st;
+    EXPECT(cudaStreamCreate(&st) == cudaSuccess);
+    fill(src, 6);
+    EXPECT(cudaMemcpyAsync((void *)a, src.data(), n, cudaMemcpyHostToDevice, st) == cudaSuccess);
+    std::vector<unsigned char> second(n);
+    fill(second, 7);
+    CK(cuMemcpyHtoDAsync(a + n / 2, second.data(), n / 2, (CUstream)st));
+    fill(src, 8);  // the first copy's data went with its call
+    fill(second, 9);
+    EXPECT(cudaStreamSynchronize(st) == cudaSuccess);
+    CK(cuMemcpyDtoH(back.data(), a, n));
+    fill(src, 6);
+    fill(second, 7);
+    EXPECT(memcmp(back.data(), src.data(), n / 2) == 0);
+    EXPECT(memcmp(back.data() + n / 2, second.data(), n / 2) == 0);
+    // past the end, async: its failure comes at the synchronisation, and nothing is written
+    cudaMemcpyAsync((void *)small, src.data(), n, cudaMemcpyHostToDevice, st);
+    EXPECT(cudaStreamSynchronize(st) == cudaErrorInvalidValue);
+    cudaGetLastError();
+    CK(cuMemcpyDtoH(back.data(), small, n / 2));
+    for (size_t i = 0; i < n / 2; i++) EXPECT(back[i] == 0x11);
+    EXPECT(cudaStreamDestroy(st) == cudaSuccess);
+
     // the session goes on: a copy after the failures is exact
     fill(src, 5);
     CK(cuMemcpyHtoD(a, src.data(), n));
