@@ -67,15 +67,22 @@ class ControllerClient:
             except CredentialError as e:
                 raise ControllerError("no_credential", str(e)) from None
             sock = self._ctx.socket(zmq.DEALER)
-            sock.setsockopt(zmq.LINGER, 0)
-            curve.limit(sock, MAX_REPLY)
-            curve.as_client(sock, self.credential.keys, server_key)
-            self._handshake = curve.Handshake(sock)
-            sock.connect(self.url)
+            try:
+                sock.setsockopt(zmq.LINGER, 0)
+                curve.limit(sock, MAX_REPLY)
+                curve.as_client(sock, self.credential.keys, server_key)
+                self._handshake = curve.Handshake(sock)
+                sock.connect(self.url)
+            except BaseException:
+                self._sock = sock       # closed now, not by the GC (connect raises on a bad URL)
+                self._drop_socket()
+                raise
             self._sock = sock
         return self._sock
 
     def _drop_socket(self) -> None:
+        # The handshake watch first: it stops the socket's monitor, which must not outlive the
+        # PAIR that reads it (see curve.Handshake).
         if self._handshake is not None:
             self._handshake.close()
             self._handshake = None
@@ -116,6 +123,10 @@ class ControllerClient:
         with self._lock:
             rid = next(self._ids)
             sock = self._socket()
+            # Read the monitor's events on every call: a long-lived client whose replies always come
+            # at once (a server's registrar) would otherwise let them pile up until the monitor's
+            # pipe is full, and libzmq's I/O thread blocks on a full one as on a closed one.
+            self._handshake.update()
             sock.send(msgpack.packb({"cmd": cmd, "id": rid, **fields}, use_bin_type=True))
             deadline = time.monotonic() + timeout
             while True:

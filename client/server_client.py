@@ -17,14 +17,13 @@ class ServerUnavailable(RuntimeError):
 
 
 def request(url: str, msg: dict, timeout_s: float = 5.0, keys: curve.Keypair | None = None) -> dict:
-    ctx = zmq.Context.instance()
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    curve.limit(sock, MAX_REPLY)
     address, server_key = curve.split_server_url(url)
-    if server_key is not None:
-        curve.as_client(sock, keys or curve.new_keypair(), server_key)
+    sock = zmq.Context.instance().socket(zmq.DEALER)
     try:
+        sock.setsockopt(zmq.LINGER, 0)  # the request may never leave: a dead server must not keep it
+        curve.limit(sock, MAX_REPLY)
+        if server_key is not None:
+            curve.as_client(sock, keys or curve.new_keypair(), server_key)
         sock.connect(address.split("#", 1)[0])
         sock.send(wire.pack(msg))
         if not sock.poll(int(timeout_s * 1000)):

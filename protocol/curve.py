@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import os
 import re
 import threading
@@ -270,10 +271,21 @@ HANDSHAKE_EVENTS = (zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED | zmq.EVENT_HAN
 class Handshake:
     """What a client socket's monitor says of its connection: ``refused`` once the server failed
     our authentication (ZAP said no), ``broken`` once a handshake failed otherwise (wrong server
-    key, or a plain peer), ``connected`` once TCP connected, ``ok`` once a handshake succeeded."""
+    key, or a plain peer), ``connected`` once TCP connected, ``ok`` once a handshake succeeded.
+
+    ``close()`` before closing the socket: libzmq's I/O thread sends each event to the monitor's
+    PAIR with a blocking send, and one sent after that PAIR is closed never returns. The context's
+    I/O thread is then stuck for good: no connection of the context moves, and every socket closed
+    afterwards stays alive in libzmq (a pytest worker reached its 1,023-socket cap that way)."""
+
+    _names = itertools.count()
 
     def __init__(self, sock: zmq.Socket):
-        self.monitor = sock.get_monitor_socket(HANDSHAKE_EVENTS)
+        self.sock = sock
+        # A name of our own: pyzmq's default, inproc://monitor.s-<fd>, can still be bound by the
+        # monitor of a socket libzmq is tearing down whose fd this socket was given.
+        name = f"inproc://rgpu-handshake-{next(self._names)}"
+        self.monitor = sock.get_monitor_socket(HANDSHAKE_EVENTS, name)
         self.connected = self.ok = self.refused = self.broken = False
 
     def update(self) -> "Handshake":
@@ -293,4 +305,10 @@ class Handshake:
         return self
 
     def close(self) -> None:
+        """Stop the events at their source (libzmq closes its end under the lock its I/O thread
+        sends with), then close our end."""
+        try:
+            self.sock.disable_monitor()
+        except zmq.ZMQError:
+            pass  # the socket was closed first: libzmq stops its monitor when it destroys it
         self.monitor.close(0)

@@ -26,9 +26,10 @@ from tests.support.daemons import DaemonSet, free_url
 # (CI's two cores while another worker installs PyTorch) one worker's libzmq context was seen holding
 # ~1,020 sockets that no Python object owned any more (their eventfds still open) and reached libzmq's
 # default cap of 1,023 sockets per context: from then on every ping failed with "Too many open files"
-# and every daemon that worker started looked dead. Not yet explained (pings, controller clients and
-# sessions alone do not leak, loaded or not: see the closing note of this stop); until it is, the
-# test processes' context gets room for them, within the process's file limit.
+# and every daemon that worker started looked dead. The cause was curve.Handshake closing its monitor's
+# PAIR before stopping the monitor: a late handshake event then stuck libzmq's I/O thread for good, and
+# every socket closed after that stayed alive in libzmq (tests/unit/protocol/test_handshake_watch.py,
+# tests/component/controller/test_controller_client_sockets.py). The room below is headroom only now.
 def _room_for_sockets(want: int = 16384) -> None:
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
