@@ -376,6 +376,10 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             redirect.close()
         with gpu.lock:
             usage[slot] = 0
+        # The monitor stops before its PAIR closes: libzmq's I/O thread sends each event with a blocking
+        # send, and one sent to a closed PAIR (a client leaving just now) never returns, which would
+        # hang ctx.term() and with it the worker (libzmq #3575; protocol/curve.py, Handshake.close).
+        sock.disable_monitor()
         sock.close(0)
         monitor.close(0)
         zap.stop()
