@@ -84,7 +84,8 @@ def native_env() -> dict:
 
 class RawTransport:
     """The bare transport on TCP loopback (benchmarks/rawserver.py and the harness's raw mode):
-    round trip (µs) and one-way message rate (k/s)."""
+    round trip (µs), one-way message rate (k/s), and bandwidth each way (GB/s) at the copies' size:
+    what rgpu's copies without shared memory (the path across hosts) are set against."""
 
     def __init__(self):
         from benchmarks.transport import build_harness
@@ -98,16 +99,21 @@ class RawTransport:
                            check=True)
         return json.loads(p.stdout.strip().splitlines()[-1])
 
-    def measure(self) -> dict:
+    def measure(self, nbytes: int) -> dict:
+        n = str(max(4, (1 << 30) // nbytes))
         return {"sync_rtt_us": self._once("sync", "10000")["us"],
-                "oneway_rate_k": self._once("async", "200000")["rate"] / 1e3}
+                "oneway_rate_k": self._once("async", "200000")["rate"] / 1e3,
+                "h2d_gbps": self._once("h2d", str(nbytes), n)["gbps"],
+                "d2h_gbps": self._once("d2h", str(nbytes), n)["gbps"]}
 
     def close(self):
         self.server.kill()
         self.server.wait(10)
 
 
-BETTER = {key: better for key, _label, _unit, better in ROWS} | {"sync_rtt_us": "low", "oneway_rate_k": "high"}
+BETTER = {key: better for key, _label, _unit, better in ROWS} | {"sync_rtt_us": "low", "oneway_rate_k": "high",
+                                                                 "h2d_gbps": "high", "d2h_gbps": "high"}
+COPY_BYTES = {"sim": 16 << 20, "gpu": 64 << 20}  # native_bench.cu's copy size at each scale
 
 
 def _keep_best(best: dict, got: dict) -> None:
@@ -157,7 +163,7 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
                 for name, run_env in runs.items():
                     _keep_best(out.setdefault(name, {}), run_program(exe, run_env, rows, scale, 1))
                 if rawt is not None:
-                    _keep_best(out.setdefault("raw", {}), rawt.measure())
+                    _keep_best(out.setdefault("raw", {}), rawt.measure(COPY_BYTES[scale]))
         finally:
             if rawt is not None:
                 rawt.close()
@@ -195,6 +201,12 @@ def table(res: dict) -> str:
         if "launch_rate_k" in rgpu:
             lines.append(f"| async launches vs one-way messages | {raw['oneway_rate_k']:.1f} k/s | "
                          f"{rgpu['launch_rate_k']:.1f} k/s | {rgpu['launch_rate_k'] / raw['oneway_rate_k']:.2f}× (goal ≥ 0.5) |")
+        for d in ("h2d", "d2h"):
+            key = f"{d}_pageable_gbps"
+            if key in noshm and f"{d}_gbps" in raw:
+                lines.append(f"| {d.upper()} without shared memory (across hosts: pieces) vs raw bandwidth | "
+                             f"{raw[f'{d}_gbps']:.2f} GB/s | {noshm[key]:.2f} GB/s | "
+                             f"{noshm[key] / raw[f'{d}_gbps']:.2f}× (goal ≥ 0.9) |")
         if "attribute_us" in rgpu:
             lines.append(f"| attribute query vs round trip | {raw['sync_rtt_us']:.2f} µs | {rgpu['attribute_us']:.3f} µs | "
                          f"{rgpu['attribute_us'] / raw['sync_rtt_us']:.4f}× (goal: ≤ 1 µs, no round trip) |")

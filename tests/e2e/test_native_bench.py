@@ -17,9 +17,12 @@ def test_every_figure_is_measured_through_rgpu(sim_server, device_kind):
     got = native.run_program(exe, client_env([sim_server]), "", scale, 1)
     keys = [key for key, *_ in native.ROWS]
     assert all(got[k] > 0 for k in keys), got
-    res = {"device": device_kind, "scale": scale, "host": "h", "when": "t", "rgpu": got,
-           "raw": {"sync_rtt_us": 50.0, "oneway_rate_k": 100.0}}
+    res = {"device": device_kind, "scale": scale, "host": "h", "when": "t", "rgpu": got, "rgpu_noshm": got,
+           "raw": {"sync_rtt_us": 50.0, "oneway_rate_k": 100.0, "h2d_gbps": 2.0, "d2h_gbps": 4.0}}
     text = native.table(res)
     for _key, label, _unit, _better in native.ROWS:
         assert f"| {label} |" in text
     assert "async launches vs one-way messages" in text
+    # the path across hosts against the raw transport's bandwidth
+    assert f"{got['h2d_pageable_gbps'] / 2.0:.2f}× (goal ≥ 0.9)" in text
+    assert f"{got['d2h_pageable_gbps'] / 4.0:.2f}× (goal ≥ 0.9)" in text
