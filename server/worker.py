@@ -575,7 +575,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             msg = res.message
         # Device printf reaches the program at its next synchronising call, as on a GPU.
         output = session.device.take_output()
-        if shm is not None and res.bulk and sync and len(shm) == 2:
+        if shm is not None and res.bulk and sync and (len(shm) == 2 or type(res.bulk) is _Placed):
             regions = list(res.bulk) if type(res.bulk) is _Placed else session.shm.put(res.bulk, shm[1])
             if regions is not None:
                 sock.send(ident, zmq.SNDMORE)
@@ -632,6 +632,8 @@ def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
     """A large sync H2D copy whose data the client is still copying into the segment (libhook's
     stage_progressive): the segment's first page holds the call's seq and how many bytes are in
     place; each chunk goes to the device as soon as it has arrived, while the client copies the next."""
+    if not shm[0] and shm[1]:
+        return _run_staged_out(session, run, call_id, args, shm[1], shm[2], sync)
     places = _H2D_SYNC.get(call_id)
     seg = session.shm
     if places is None or seg is None or not sync or len(shm[0]) != 1 or \
@@ -673,6 +675,46 @@ def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
         return res
     finally:
         _release(region)
+
+
+_OUT_PROGRESS = 32  # the staged D2H copy's [seq, bytes in place] words in the segment's first page
+
+
+def _run_staged_out(session, run, call_id, args, room, seq, sync) -> Result:
+    """A large sync D2H copy into pageable memory, written into the session segment a chunk at a
+    time, the segment's first page saying how much is in place: the client copies each chunk out
+    while the device writes the next (libhook's take_early). The whole range is checked first; the
+    reply names the data's region, as a staged copy's does."""
+    seg = session.shm
+    where = _D2H_SYNC.get(call_id)
+    if where is None or seg is None or not sync or (call_id == BY_NAME["cudaMemcpy"] and args[3] != 2):
+        return Result(1, message="a copy staged out chunk by chunk must be a sync D2H copy through the shared segment")
+    src, count = args[where - 1], args[where]
+    found = session.device.allocation(src) if isinstance(src, int) else None
+    if not isinstance(count, int) or found is None or src + count > found[0] + found[1] or \
+            not 0 < count <= min(room, seg.size - DATA):
+        return run(session, call_id, args, ())  # the handler says what is wrong, or puts it whole
+    if count >= REGISTER_MIN and session.device.registers_host:
+        _dma_ready(session, seg, DATA + count)  # the device writes into the segment itself
+    header, res = seg.view, None
+    struct.pack_into("<QQ", header, _OUT_PROGRESS, seq, 0)
+    a = list(args)
+    for off in range(0, count, STAGE_CHUNK):
+        k = min(STAGE_CHUNK, count - off)
+        a[where - 1], a[where] = src + off, k
+        view = seg.region(DATA + off, k)
+        try:
+            res = run(session, call_id, a, (), (view, seg.addr + DATA + off))
+        finally:
+            _release(view)
+        if res.rc:
+            return res
+        struct.pack_into("<Q", header, _OUT_PROGRESS + 8, off + k)
+    seg.bytes_out += count
+    return Result(0, res.outs, _Placed(([DATA, count],)), face=res.face)
+
+
+STAGE_CHUNK = 4 << 20  # the client's PIPE_CHUNK
 
 
 def _release(view) -> None:

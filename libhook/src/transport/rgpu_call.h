@@ -62,6 +62,9 @@ typedef struct rgpu_call {
     int shm;             /* 1: bulk input through shm; 2: reply bulk into shm */
     void *shm_dst;       /* reply bulk lands here (capacity shm_cap) */
     size_t shm_cap, shm_got;
+    int shm_piped;       /* set by the session: the worker writes the reply's data into the segment piece by
+                          * piece, and shm_early bytes of it were copied out before the reply came */
+    size_t shm_early;
     /* a copy whose host side is pinned memory in a shared segment (hostmem.c): the session names
      * [segment, offset, length] instead of moving data when its worker is on this host */
     struct rgpu_pinseg *pin;

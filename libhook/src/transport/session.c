@@ -12,6 +12,7 @@
  * proven — with one keypair made for this process, so the worker can tell the connection that said
  * hello from any other. Every socket bounds the size of what it accepts (ZMQ_MAXMSGSIZE). */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,11 @@ int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n) {
 #define PIPE_CHUNK (4u << 20)
 #define PIPE_SEQ 16
 #define PIPE_DONE 24
+/* The other way, a large sync D2H copy into pageable memory: the worker writes it into the segment a
+ * chunk at a time and says so in these words (the call's seq, bytes in place), and this thread copies
+ * each chunk out while the device writes the next (take_early; server/worker.py, _run_staged_out). */
+#define PIPE_OUT_SEQ 32
+#define PIPE_OUT_DONE 40
 
 static int pipeline_on(void) {
     static int on = -1;
@@ -413,7 +419,8 @@ static int pipeline_on(void) {
 }
 
 /* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there; 3 its
- * host side is pinned memory the worker maps (no data either way). */
+ * host side is pinned memory the worker maps (no data either way); 4 its input is staged after the
+ * send; 5 its reply bulk goes there a chunk at a time. */
 static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync, int shm, size_t shm_len) {
     mp_array(w, shm ? 6 : 5);
     mp_uint(w, seq);
@@ -441,6 +448,13 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
         mp_array(w, 2); mp_uint(w, RGPU_SHM_DATA); mp_uint(w, shm_len);
         mp_uint(w, 0);
         mp_uint(w, seq);
+    } else if (shm == 5) {
+        /* [no input regions, room for the reply's bulk, this call's seq]: the worker says how much of
+         * it is in place as it goes (PIPE_OUT_SEQ, PIPE_OUT_DONE) */
+        mp_array(w, 3);
+        mp_array(w, 0);
+        mp_uint(w, shm_len);
+        mp_uint(w, seq);
     } else if (shm) {
         /* [input regions [[offset, length]...], room for the reply's bulk] */
         mp_array(w, 2);
@@ -457,7 +471,7 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
 
 /* Whether (and how) a sync call's bulk data moves through the session's shared memory. */
 static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
-    if (c) c->pin_used = 0;
+    if (c) c->pin_used = c->shm_piped = 0;
     if (c && c->pin && s->shm_base && (c->flags & RGPU_F_SHM)) {
         c->pin_used = 1;
         __atomic_or_fetch(&c->pin->told, 1u << (s - rgpu_sessions_internal()), __ATOMIC_RELEASE);
@@ -479,7 +493,34 @@ static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
     }
     if (rgpu_shm_reserve(s, c->shm_cap) != 0) return 0;
     *len = c->shm_cap;
+    if (c->shm_cap >= 2 * PIPE_CHUNK && pipeline_on()) {
+        c->shm_piped = 1;
+        return 5;
+    }
     return 2;
+}
+
+/* The chunks of a piped D2H copy (shm 5) the worker has put in the segment, copied out while it
+ * writes the next, until its reply is readable (the rest is copied then) or the deadline passes. */
+static void take_early(rgpu_session *s, struct rgpu_call *c, uint64_t seq, double deadline) {
+    const char *h = s->shm_base;
+    size_t cap = c->shm_cap < s->shm_size ? c->shm_cap : s->shm_size;
+    for (unsigned idle = 0;;) {
+        zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN)) return;
+        uint64_t done = 0;
+        if (__atomic_load_n((const uint64_t *)(h + PIPE_OUT_SEQ), __ATOMIC_ACQUIRE) == seq)
+            done = __atomic_load_n((const uint64_t *)(h + PIPE_OUT_DONE), __ATOMIC_ACQUIRE);
+        if (done > cap) done = cap;
+        if (done > c->shm_early) {
+            memcpy((char *)c->shm_dst + c->shm_early, h + RGPU_SHM_DATA + c->shm_early, done - c->shm_early);
+            c->shm_early = done;
+            idle = 0;
+            continue;
+        }
+        if (++idle % 1024 == 0 && now_s() > deadline) return;
+        sched_yield();
+    }
 }
 
 static void free_bytes(void *data, void *hint) { (void)hint; free(data); }
@@ -899,6 +940,8 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
         return RGPU_DEVICE_UNAVAILABLE;
     }
     double deadline = now_s() + rgpu_timeout_s();
+    c->shm_early = 0;
+    if (c->shm_piped) take_early(s, c, seq, deadline);
     size_t streamed = 0; /* of a D2H copy's data, in the caller's buffer */
     int pieces_ok = 1;
     for (;;) {
@@ -937,6 +980,7 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             }
             deadline = now_s() + rgpu_timeout_s();
             streamed = 0, pieces_ok = 1;
+            c->shm_early = 0; /* the new worker's segment holds the reply's data, all of it */
             continue;
         }
         if (rseq == seq && rc == RGPU_PIECE_OUT) {
@@ -1033,7 +1077,9 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
                 mp_next(&tail, &v);
                 uint64_t len = mp_as_uint(&v);
                 if (off < RGPU_SHM_DATA || off + len > RGPU_SHM_DATA + s->shm_size || got + len > c->shm_cap) break;
-                memcpy((char *)c->shm_dst + got, (char *)s->shm_base + off, len);
+                /* what take_early copied out already is not copied again */
+                size_t skip = c->shm_early > got ? (c->shm_early - got < len ? c->shm_early - got : len) : 0;
+                memcpy((char *)c->shm_dst + got + skip, (char *)s->shm_base + off + skip, len - skip);
                 got += len;
             }
             c->shm_got = got;
