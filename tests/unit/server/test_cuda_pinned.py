@@ -218,3 +218,46 @@ def test_a_staged_d2h_copy_is_dma_d_into_the_registered_session_segment(gpu):
     assert bytes(seg.view[DATA:DATA + n]) == bytes(range(256)) * (n // 256)
     worker._close_shm(s)
     assert fake.fake_unregistered() >= 1 and s.shm is None
+
+
+def test_a_staged_out_d2h_copy_is_dma_d_into_the_segment_chunk_by_chunk(gpu, monkeypatch):
+    """RGPU_SHM_PIPELINE's D2H half (worker._run_staged_out): each chunk is DMA'd into the registered
+    session segment and waited for, then the segment's progress words say how much is in place, so
+    the client copies it out while the next chunk is written; the reply names the whole region."""
+    import struct
+    dev, fake = gpu
+    name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
+    fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    os.ftruncate(fd, 16 << 20)
+    nonce = os.urandom(16)
+    os.pwrite(fd, nonce, 0)
+    os.close(fd)
+    try:
+        seg, why = Segment.attach({"name": name, "size": 16 << 20, "nonce": nonce, "boot": boot_id()})
+        assert seg is not None, why
+    finally:
+        os.unlink("/dev/shm" + name)
+    s = Session(dev, "s")
+    s.shm = seg
+    n = 3 << 20
+    d = dev.mem_alloc(n)
+    devmem = (ctypes.c_ubyte * n).from_address(fake.fake_devmem())
+    devmem[:] = list(range(251)) * (n // 251) + list(range(n % 251))
+    monkeypatch.setattr(worker, "STAGE_CHUNK", 1 << 20)
+    run = Dispatcher("cuda").run
+    seen = []
+    real_run = run
+
+    def watching(session, call_id, args, bulk, host=None):
+        seen.append((struct.unpack_from("<QQ", seg.view, 32), host[1] if host else None))
+        return real_run(session, call_id, args, bulk, host)
+    res = worker._run_staged_out(s, watching, BY_NAME["cuMemcpyDtoH_v2"], [d, n], n, 77, True)
+    assert res.rc == 0 and list(res.bulk) == [[DATA, n]]
+    # each chunk straight into its place in the segment, after the words said the ones before it arrived
+    assert seen == [((77, k << 20), seg.addr + DATA + (k << 20)) for k in range(3)]
+    assert struct.unpack_from("<QQ", seg.view, 32) == (77, n) and fake.fake_pending() == 0
+    assert bytes(seg.view[DATA:DATA + n]) == bytes(devmem)
+    # past the end of the allocation: the handler's error, nothing staged
+    bad = worker._run_staged_out(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n + 4096], n + 4096, 78, True)
+    assert bad.rc != 0 and struct.unpack_from("<Q", seg.view, 32) == (77,)
+    worker._close_shm(s)
