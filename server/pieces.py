@@ -29,7 +29,8 @@ _D2H = {BY_NAME["cuMemcpyDtoH_v2"]: (0, 1, None), BY_NAME["cudaMemcpy"]: (1, 2, 
 
 
 def piece_size(count: int) -> int:
-    """The client's rule too (libhook/src/transport/session.c): about PIECE_COUNT pieces."""
+    """About PIECE_COUNT pieces, within [PIECE_MIN / 2, PIECE_MAX] bytes: the rule the client sends
+    its H2D pieces by too (libhook/src/transport/session.c); it takes D2H pieces of any size."""
     return max(PIECE_MIN // 2, min(PIECE_MAX, -(-count // PIECE_COUNT)))
 
 
