@@ -183,11 +183,8 @@ def test_sync_copies_wait_and_unpin_unregisters(gpu, segment):
     assert fake.fake_unregistered() == before + 1 and not pinned.maps
 
 
-def test_a_staged_d2h_copy_is_dma_d_into_the_registered_session_segment(gpu):
-    """The session segment (server/shm.py) is registered with the driver when a large staged copy first
-    needs it (its used prefix, growing by doubling: registering allocates the pages); a sync D2H copy
-    through it is written there by the driver itself, its reply naming the region, not carrying data."""
-    dev, fake = gpu
+def _with_segment(s):
+    """`s` with a 16 MiB session segment (server/shm.py) attached, as a client on this host offers it."""
     name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
     fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
     os.ftruncate(fd, 16 << 20)
@@ -195,12 +192,20 @@ def test_a_staged_d2h_copy_is_dma_d_into_the_registered_session_segment(gpu):
     os.pwrite(fd, nonce, 0)
     os.close(fd)
     try:
-        seg, why = Segment.attach({"name": name, "size": 16 << 20, "nonce": nonce, "boot": boot_id()})
-        assert seg is not None, why
+        s.shm, why = Segment.attach({"name": name, "size": 16 << 20, "nonce": nonce, "boot": boot_id()})
+        assert s.shm is not None, why
     finally:
         os.unlink("/dev/shm" + name)
-    s = Session(dev, "s")
-    s.shm = seg
+    return s
+
+
+def test_a_staged_d2h_copy_is_dma_d_into_the_registered_session_segment(gpu):
+    """The session segment (server/shm.py) is registered with the driver when a large staged copy first
+    needs it (its used prefix, growing by doubling: registering allocates the pages); a sync D2H copy
+    through it is written there by the driver itself, its reply naming the region, not carrying data."""
+    dev, fake = gpu
+    s = _with_segment(Session(dev, "s"))
+    seg = s.shm
     registered = fake.fake_registered()
     d = dev.mem_alloc(2 << 20)
     run = Dispatcher("cuda").run
@@ -226,19 +231,8 @@ def test_a_staged_out_d2h_copy_is_dma_d_into_the_segment_chunk_by_chunk(gpu, mon
     the client copies it out while the next chunk is written; the reply names the whole region."""
     import struct
     dev, fake = gpu
-    name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
-    fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-    os.ftruncate(fd, 16 << 20)
-    nonce = os.urandom(16)
-    os.pwrite(fd, nonce, 0)
-    os.close(fd)
-    try:
-        seg, why = Segment.attach({"name": name, "size": 16 << 20, "nonce": nonce, "boot": boot_id()})
-        assert seg is not None, why
-    finally:
-        os.unlink("/dev/shm" + name)
-    s = Session(dev, "s")
-    s.shm = seg
+    s = _with_segment(Session(dev, "s"))
+    seg = s.shm
     n = 3 << 20
     d = dev.mem_alloc(n)
     devmem = (ctypes.c_ubyte * n).from_address(fake.fake_devmem())
