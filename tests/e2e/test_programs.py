@@ -74,10 +74,10 @@ def test_rgpu_env_lines_set_up_a_shell(cuda_program, sim_server):
     assert p.returncode == 0 and "OK device_query" in p.stdout, p.stdout + p.stderr
 
 
-def _start_holder(exe, url, mib, timeout_s):
-    env = dict(os.environ, RGPU_TIMEOUT=str(timeout_s))
-    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--", str(exe), str(mib)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+def _start_holder(exe, url, mib, timeout_s, *args, **env):
+    env = dict(os.environ, RGPU_TIMEOUT=str(timeout_s), **env)
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--", str(exe), str(mib),
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline()
     assert line.startswith("READY"), line + proc.stderr.read()
     return proc
@@ -129,6 +129,25 @@ def test_server_killed_mid_run_gives_device_unavailable_quickly(cuda_program, st
     assert proc.returncode == 3
     assert "ERROR 46 cudaErrorDevicesUnavailable" in out, out + err
     assert took < 5 + 5, f"took {took:.1f}s with RGPU_TIMEOUT=5"
+
+
+@pytest.mark.parametrize("how", [{"RGPU_SHM_PIPELINE": "1"}, {"RGPU_SHM": "0"}], ids=["pipelined", "pieces"])
+def test_server_killed_during_large_copies_gives_device_unavailable_quickly(cuda_program, start_server, how):
+    """Killed while the client copies a chunk out of the segment as the worker writes the next
+    (RGPU_SHM_PIPELINE), or takes a copy's pieces one message at a time (RGPU_SHM=0): the client hears
+    of the lost connection at once, well before its RGPU_TIMEOUT."""
+    url, server = start_server()
+    proc = _start_holder(cuda_program("hold_memory"), url, 32, 60, "copies", **how)
+    try:
+        time.sleep(0.5)  # copies under way
+        killed = time.monotonic()
+        server.kill()
+        out, err = proc.communicate(timeout=90)
+        took = time.monotonic() - killed
+    finally:
+        proc.kill()
+    assert proc.returncode == 3 and "ERROR 46 cudaErrorDevicesUnavailable" in out, out + err
+    assert took < 20, f"took {took:.1f}s with RGPU_TIMEOUT=60"
 
 
 def test_client_killed_mid_run_returns_its_memory(cuda_program, sim_server):

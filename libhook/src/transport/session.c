@@ -501,13 +501,14 @@ static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
 }
 
 /* The chunks of a piped D2H copy (shm 5) the worker has put in the segment, copied out while it
- * writes the next, until its reply is readable (the rest is copied then) or the deadline passes. */
+ * writes the next, until its reply is readable (the rest is copied then), the connection has news
+ * (a worker that died: the caller's wait says so), or the deadline passes. */
 static void take_early(rgpu_session *s, struct rgpu_call *c, uint64_t seq, double deadline) {
     const char *h = s->shm_base;
     size_t cap = c->shm_cap < s->shm_size ? c->shm_cap : s->shm_size;
     for (unsigned idle = 0;;) {
-        zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
-        if (zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN)) return;
+        zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->mon, 0, ZMQ_POLLIN, 0}};
+        if (zmq_poll(items, s->mon ? 2 : 1, 0) > 0) return;
         uint64_t done = 0;
         if (__atomic_load_n((const uint64_t *)(h + PIPE_OUT_SEQ), __ATOMIC_ACQUIRE) == seq)
             done = __atomic_load_n((const uint64_t *)(h + PIPE_OUT_DONE), __ATOMIC_ACQUIRE);
