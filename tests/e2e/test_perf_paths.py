@@ -85,14 +85,14 @@ def test_large_copies_in_pieces_are_exact_and_refused_whole(cuda_program, start_
     if shm != "0":
         # sync copies through the segment; async ones from pageable memory still travel in frames
         # (in pieces: the async 16 and 8 MiB and the refused one's end)
-        assert pieces_in == 7 + 7 + 1 and pieces_out == 0, line
+        assert pieces_in == 7 + 3 + 1 and pieces_out == 0, line
     else:
-        # 16 MiB (or less, not by much) goes in 8 pieces, the copy's last call and 7 before it; 8 MiB
-        # in 8 of 1 MiB, 2 MiB + 1 in 3. H2D: three sync copies of 16 MiB, the small one, the async
-        # 16 and 8 MiB, and one piece run of each of the three refused copies (the end of the range
-        # goes first; the rest are skipped). D2H: the three, the small one, the 8 MiB read back twice
-        # and the async copies' 16 MiB; none for the refused one, which is checked whole first.
-        assert pieces_in == 3 * 7 + 2 + 7 + 7 + 3 and pieces_out == 3 * 7 + 2 + 7 + 7 + 7, line
+        # Pieces of 2 MiB at these sizes: 16 MiB (or less, not by much) goes in 8, the copy's last call
+        # and 7 before it; 8 MiB in 4, 4 MiB + 1 in 3. H2D: three sync copies of 16 MiB, the small one,
+        # the async 16 and 8 MiB, and one piece run of each of the three refused copies (the end of the
+        # range goes first; the rest are skipped). D2H: the three, the small one, the 8 MiB read back
+        # twice and the async copies' 16 MiB; none for the refused one, which is checked whole first.
+        assert pieces_in == 3 * 7 + 2 + 7 + 3 + 3 and pieces_out == 3 * 7 + 2 + 3 + 3 + 7, line
 
 
 def _session(url, offer=None):
@@ -143,7 +143,7 @@ def test_pieces_on_the_wire(start_server):
     sock, reply = _session(url)
     assert reply[1] == 0
     malloc, memcpy = BY_NAME["cudaMalloc"], BY_NAME["cudaMemcpy"]
-    n = 3 << 20
+    n = 6 << 20
     data = bytes(range(256)) * (n // 256)
 
     def call(seq, cid, args, *frames, sync=1):
@@ -170,7 +170,7 @@ def test_pieces_on_the_wire(start_server):
         offsets.append(head[2][0])
         assert head[2][0] == len(got)
         got += b"".join(frames[1:])
-    assert got == data and offsets == [0, 1 << 20]  # 3 MiB in 1 MiB pieces, the last one the reply's
+    assert got == data and offsets == [0, 2 << 20]  # 6 MiB in 2 MiB pieces, the last one the reply's
     # a piece that is not a host-to-device copy: the next sync call answers its error, then all is well
     call(6, malloc, [4096], sync=wire.PIECE_IN)
     call(7, memcpy, [addr, 0, 16, 1], b"z" * 16)

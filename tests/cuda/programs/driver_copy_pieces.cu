@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
     memset(back.data(), 0, n);
     EXPECT(cudaMemcpy(back.data(), (void *)a, n, cudaMemcpyDeviceToHost) == cudaSuccess);
     EXPECT(memcmp(back.data(), src.data(), n) == 0);
-    const size_t edge = (2u << 20) + 1;
+    const size_t edge = (4u << 20) + 1;
     fill(src, 3);
     EXPECT(cudaMemcpy((void *)(a + 4096), src.data(), edge, cudaMemcpyHostToDevice) == cudaSuccess);
     memset(back.data(), 0, n);
