@@ -653,6 +653,8 @@ def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
             return run(session, call_id, args, [region])
         finally:
             _release(region)
+    if n >= REGISTER_MIN and session.device.registers_host:
+        _dma_ready(session, seg, off + n)  # the device reads each chunk from the segment itself
     seq, header, done, res = shm[2], seg.view, 0, None
     stalled = time.monotonic()
     try:

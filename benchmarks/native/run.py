@@ -1,6 +1,6 @@
 """Native speed: benchmarks/native/native_bench.cu run natively (when this host has a GPU) and through
 rgpu on the same host in the same run — with the same-host shared-memory path and without it
-(RGPU_SHM=0), and with the pageable copies pipelined (RGPU_SHM_PIPELINE=1) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
+(RGPU_SHM=0), and with the pageable copies not pipelined (RGPU_SHM_PIPELINE=0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
 against benchmarks/rawserver.py), so every ratio compares figures taken minutes apart on one machine.
 
     .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim] [--rows a,b] [--rounds N]
@@ -154,7 +154,7 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
         daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", device, "--listen", url,
                        "--sim-memory", "2GiB", "--log-level", "warning"], ready=lambda: ping(url), deadline_s=60, env=env)
         runs = {"rgpu": {**client_env([url]), "RGPU_SHM": "1"}, "rgpu_noshm": {**client_env([url]), "RGPU_SHM": "0"},
-                "rgpu_pipelined": {**client_env([url]), "RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "1"}}
+                "rgpu_whole": {**client_env([url]), "RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "0"}}
         if baseline:
             runs["rgpu_baseline"] = baseline_env(url, baseline)
         if device == "cuda":
@@ -164,7 +164,7 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
             for _ in range(rounds):
                 for name, run_env in runs.items():
                     which = rows
-                    if name == "rgpu_pipelined":  # only the pageable rows differ
+                    if name == "rgpu_whole":  # only the pageable rows differ
                         which = ",".join(r for r in PAGEABLE if not rows or r in rows.split(","))
                         if not which:
                             continue
@@ -197,17 +197,17 @@ def table(res: dict) -> str:
         fmt = (lambda v: f"{v:,.2f} {unit}" if v is not None else "—")
         extra = f" {fmt(base.get(key))} |" if base is not None else ""
         lines.append(f"| {label} | {fmt(n)} | {fmt(rgpu[key])} | {fmt(noshm.get(key))} |{extra} {ratio} |")
-    piped = res.get("rgpu_pipelined", {})
-    if any(f"{d}_pageable_gbps" in piped for d in ("h2d", "d2h")):
+    whole = res.get("rgpu_whole", {})
+    if any(f"{d}_pageable_gbps" in whole for d in ("h2d", "d2h")):
         lines += ["", "| pageable copies through the segment (`RGPU_SHM_PIPELINE`) | native | off | on | on / native |",
                   "|---|---|---|---|---|"]
         for d in ("h2d", "d2h"):
             key = f"{d}_pageable_gbps"
-            if key in piped:
+            if key in whole:
                 n = native.get(key)
-                ratio = f"{piped[key] / n:.2f}× (goal ≥ 0.8)" if n else "—"
-                lines.append(f"| {d.upper()} pageable | {f'{n:.2f} GB/s' if n else '—'} | {rgpu.get(key, 0):.2f} GB/s | "
-                             f"{piped[key]:.2f} GB/s | {ratio} |")
+                ratio = f"{rgpu.get(key, 0) / n:.2f}× (goal ≥ 0.8)" if n else "—"
+                lines.append(f"| {d.upper()} pageable | {f'{n:.2f} GB/s' if n else '—'} | {whole[key]:.2f} GB/s | "
+                             f"{rgpu.get(key, 0):.2f} GB/s | {ratio} |")
     if raw:
         lines += ["", "| against the raw transport (TCP loopback, same run) | raw | rgpu | ratio |", "|---|---|---|---|"]
         if "sync_rtt_us" in rgpu:

@@ -43,13 +43,14 @@ def test_copies_through_shared_memory_are_exact_and_use_it(cuda_program, start_s
     assert int(re.search(r"bytes_in=(\d+)", line).group(1)) < 1 << 20  # no bulk frames to speak of
 
 
-def test_a_pipelined_staged_copy_is_exact(cuda_program, start_server):
-    """RGPU_SHM_PIPELINE=1: a large copy from pageable memory is staged in chunks after its call is sent,
-    the worker copying each chunk as it arrives (session.c stage_progressive, worker.py _run_staged);
-    one back into pageable memory is written into the segment in chunks the client copies out as they
-    land (session.c take_early, worker.py _run_staged_out)."""
+@pytest.mark.parametrize("pipeline", ["1", "0"])
+def test_a_staged_copy_is_exact_pipelined_or_whole(cuda_program, start_server, pipeline):
+    """By default a large copy from pageable memory is staged in chunks after its call is sent, the
+    worker copying each chunk as it arrives (session.c stage_progressive, worker.py _run_staged), and
+    one back into pageable memory is written into the segment in chunks the client copies out as
+    they land (session.c take_early, worker.py _run_staged_out); RGPU_SHM_PIPELINE=0 stages each whole."""
     url, handle = start_server()
-    p = _run(cuda_program("copy_roundtrip"), url, "64", RGPU_SHM="1", RGPU_SHM_PIPELINE="1")
+    p = _run(cuda_program("copy_roundtrip"), url, "64", RGPU_SHM="1", RGPU_SHM_PIPELINE=pipeline)
     assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr
     (line,) = _ended(handle)
     assert int(re.search(r"shm_bytes_in=(\d+)", line).group(1)) >= 64 << 20, line
@@ -71,13 +72,13 @@ def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start
     assert re.search(r"\bpieces_in=9\b", line) and re.search(r"\bpieces_out=9\b", line), line
 
 
-@pytest.mark.parametrize("shm", ["0", "1", "pipelined"])
+@pytest.mark.parametrize("shm", ["0", "whole", "pipelined"])
 def test_large_copies_in_pieces_are_exact_and_refused_whole(cuda_program, start_server, shm):
     """Without shared memory a large sync copy travels in pieces (server/pieces.py): exact at sizes that
     do and do not divide, in both faces; one past its allocation's end fails whole, writing nothing.
     With shared memory the same program's sync copies move their data through the segment instead."""
     url, handle = start_server()
-    env = {"RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "1"} if shm == "pipelined" else {"RGPU_SHM": shm}
+    env = {"RGPU_SHM": "0"} if shm == "0" else {"RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "1" if shm == "pipelined" else "0"}
     p = _run(cuda_program("driver_copy_pieces"), url, "16", **env)
     assert p.returncode == 0 and "OK driver_copy_pieces 16 MiB" in p.stdout, p.stdout + p.stderr
     (line,) = _ended(handle)
