@@ -885,7 +885,6 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
 
 static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c);
 
-
 /* The size of a copy's pieces (server/pieces.py, piece_size: the same rule). */
 static size_t piece_size(size_t n) {
     size_t k = (n + RGPU_PIECE_COUNT - 1) / RGPU_PIECE_COUNT;
