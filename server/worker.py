@@ -26,7 +26,7 @@ from rgpu.protocol import curve, wire
 from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, module_cache
-from .errors import CudaError, driver_code
+from .errors import CudaError, code_for, driver_code
 from .dispatch import Dispatcher
 from .dispatch import Result
 from .migration.source import Outbound, Redirect
@@ -633,7 +633,7 @@ def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
     stage_progressive): the segment's first page holds the call's seq and how many bytes are in
     place; each chunk goes to the device as soon as it has arrived, while the client copies the next."""
     if not shm[0] and shm[1]:
-        return _run_staged_out(session, run, call_id, args, shm[1], shm[2], sync)
+        return _run_staged_out(session, run, call_id, args, shm[1], shm[2], sync, dispatcher)
     places = _H2D_SYNC.get(call_id)
     seg = session.shm
     if places is None or seg is None or not sync or len(shm[0]) != 1 or \
@@ -682,20 +682,33 @@ def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
 _OUT_PROGRESS = 32  # the staged D2H copy's [seq, bytes in place] words in the segment's first page
 
 
-def _run_staged_out(session, run, call_id, args, room, seq, sync) -> Result:
-    """A large sync D2H copy into pageable memory, written into the session segment a chunk at a
-    time, the segment's first page saying how much is in place: the client copies each chunk out
-    while the device writes the next (libhook's take_early). The whole range is checked first; the
-    reply names the data's region, as a staged copy's does."""
+# The D2H copies a client stages out chunk by chunk: (source, count, stream) argument places, and the
+# kind a cudaMemcpy(Async) must have. The async ones come as sync calls (the data must come back to
+# pageable memory), each chunk of them waited for on its stream before it is said to be in place.
+_D2H_STAGED = {BY_NAME["cuMemcpyDtoH_v2"]: (0, 1, None, None), BY_NAME["cudaMemcpy"]: (1, 2, None, 2),
+               BY_NAME["cuMemcpyDtoHAsync_v2"]: (0, 1, 2, None), BY_NAME["cudaMemcpyAsync"]: (1, 2, 4, 2)}
+
+
+def _run_staged_out(session, run, call_id, args, room, seq, sync, dispatcher) -> Result:
+    """A large D2H copy into pageable memory, written into the session segment a chunk at a time,
+    the segment's first page saying how much is in place: the client copies each chunk out while
+    the device writes the next (libhook's take_early). The whole range is checked first; the reply
+    names the data's region, as a staged copy's does. Anything else that asks for it is served as
+    a staged copy is, whole."""
     seg = session.shm
-    where = _D2H_SYNC.get(call_id)
-    if where is None or seg is None or not sync or (call_id == BY_NAME["cudaMemcpy"] and args[3] != 2):
-        return Result(1, message="a copy staged out chunk by chunk must be a sync D2H copy through the shared segment")
-    src, count = args[where - 1], args[where]
+    places = _D2H_STAGED.get(call_id)
+    if places is None or seg is None or not sync or len(args) <= max(p for p in places if p is not None) or \
+            (places[3] is not None and args[3] != places[3]):
+        return _staged_whole(session, run, call_id, args, room, sync, dispatcher)
+    src, count = args[places[0]], args[places[1]]
     found = session.device.allocation(src) if isinstance(src, int) else None
     if not isinstance(count, int) or found is None or src + count > found[0] + found[1] or \
             not 0 < count <= min(room, seg.size - DATA):
-        return run(session, call_id, args, ())  # the handler says what is wrong, or puts it whole
+        return _staged_whole(session, run, call_id, args, room, sync, dispatcher)  # refused, or whole
+    try:
+        stream = session.get("stream", args[places[2]]) if places[2] is not None else None
+    except CudaError:
+        return run(session, call_id, args, ())  # the handler refuses the stream, with its face's code
     if count >= REGISTER_MIN and session.device.registers_host:
         _dma_ready(session, seg, DATA + count)  # the device writes into the segment itself
     header, res = seg.view, None
@@ -703,10 +716,16 @@ def _run_staged_out(session, run, call_id, args, room, seq, sync) -> Result:
     a = list(args)
     for off in range(0, count, STAGE_CHUNK):
         k = min(STAGE_CHUNK, count - off)
-        a[where - 1], a[where] = src + off, k
+        a[places[0]], a[places[1]] = src + off, k
         view = seg.region(DATA + off, k)
         try:
             res = run(session, call_id, a, (), (view, seg.addr + DATA + off))
+            if not res.rc and places[2] is not None:
+                session.device.stream_synchronize(stream)  # landed, before the client is told so
+        except CudaError as e:  # the stream's earlier work failed: the copy reports it, as CUDA's would
+            if e.sticky:
+                session.sticky = e
+            res = Result(code_for(res.face, e.code), message=e.message, face=res.face)
         finally:
             _release(view)
         if res.rc:
@@ -717,6 +736,16 @@ def _run_staged_out(session, run, call_id, args, room, seq, sync) -> Result:
 
 
 STAGE_CHUNK = 4 << 20  # the client's PIPE_CHUNK
+
+
+def _staged_whole(session, run, call_id, args, room, sync, dispatcher) -> Result:
+    """A copy that asked to be staged out in chunks, served as one staged whole (its data put in the
+    segment, the reply naming it) — or refused by its handler, with nothing staged."""
+    res = _run_shm(session, run, call_id, args, (), [[], room], sync, dispatcher)
+    if res.rc or not res.bulk or type(res.bulk) is _Placed:
+        return res
+    regions = session.shm.put(res.bulk, room)
+    return res if regions is None else Result(0, res.outs, _Placed(regions), face=res.face)
 
 
 def _release(view) -> None:

@@ -245,13 +245,23 @@ def test_a_staged_out_d2h_copy_is_dma_d_into_the_segment_chunk_by_chunk(gpu, mon
     def watching(session, call_id, args, bulk, host=None):
         seen.append((struct.unpack_from("<QQ", seg.view, 32), host[1] if host else None))
         return real_run(session, call_id, args, bulk, host)
-    res = worker._run_staged_out(s, watching, BY_NAME["cuMemcpyDtoH_v2"], [d, n], n, 77, True)
+    res = worker._run_staged_out(s, watching, BY_NAME["cuMemcpyDtoH_v2"], [d, n], n, 77, True, Dispatcher("cuda"))
     assert res.rc == 0 and list(res.bulk) == [[DATA, n]]
     # each chunk straight into its place in the segment, after the words said the ones before it arrived
     assert seen == [((77, k << 20), seg.addr + DATA + (k << 20)) for k in range(3)]
     assert struct.unpack_from("<QQ", seg.view, 32) == (77, n) and fake.fake_pending() == 0
     assert bytes(seg.view[DATA:DATA + n]) == bytes(devmem)
+    # an async copy into pageable memory comes as a sync call: each chunk is waited for on its stream
+    # (the stand-in runs a stream's copies only then) before the words say it is in place
+    stream_h = s.new_handle("stream", dev.stream_create(0, 0))
+    seg.view[DATA:DATA + n] = bytes(n)
+    seen.clear()
+    res = worker._run_staged_out(s, watching, BY_NAME["cuMemcpyDtoHAsync_v2"], [d, n, stream_h], n, 79, True,
+                                 Dispatcher("cuda"))
+    assert res.rc == 0 and list(res.bulk) == [[DATA, n]] and fake.fake_pending() == 0
+    assert [w for w, _addr in seen] == [(79, k << 20) for k in range(3)]
+    assert bytes(seg.view[DATA:DATA + n]) == bytes(devmem)
     # past the end of the allocation: the handler's error, nothing staged
-    bad = worker._run_staged_out(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n + 4096], n + 4096, 78, True)
-    assert bad.rc != 0 and struct.unpack_from("<Q", seg.view, 32) == (77,)
+    bad = worker._run_staged_out(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n + 4096], n + 4096, 78, True, Dispatcher("cuda"))
+    assert bad.rc != 0 and struct.unpack_from("<Q", seg.view, 32) == (79,)
     worker._close_shm(s)
