@@ -72,18 +72,23 @@ def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start
     assert re.search(r"\bpieces_in=9\b", line) and re.search(r"\bpieces_out=9\b", line), line
 
 
-@pytest.mark.parametrize("shm", ["0", "whole", "pipelined"])
+@pytest.mark.parametrize("shm", ["0", "whole", "pipelined", "8MiB segment"])
 def test_large_copies_in_pieces_are_exact_and_refused_whole(cuda_program, start_server, shm):
     """Without shared memory a large sync copy travels in pieces (server/pieces.py): exact at sizes that
     do and do not divide, in both faces; one past its allocation's end fails whole, writing nothing.
     With shared memory the same program's sync copies move their data through the segment instead."""
     url, handle = start_server()
-    env = {"RGPU_SHM": "0"} if shm == "0" else {"RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "1" if shm == "pipelined" else "0"}
+    env = {"RGPU_SHM": "0"} if shm == "0" else {"RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "0" if shm == "whole" else "1"}
+    if shm == "8MiB segment":
+        env["RGPU_SHM_SIZE"] = "8"  # copies larger than the segment travel in frames: in pieces
     p = _run(cuda_program("driver_copy_pieces"), url, "16", **env)
     assert p.returncode == 0 and "OK driver_copy_pieces 16 MiB" in p.stdout, p.stdout + p.stderr
     (line,) = _ended(handle)
     pieces_in, pieces_out = (int(re.search(rf"{k}=(\d+)", line).group(1)) for k in ("pieces_in", "pieces_out"))
-    if shm != "0":
+    if shm == "8MiB segment":
+        # the 16 MiB copies as without shared memory, the 4 MiB + 1 and 8 MiB ones through the segment
+        assert pieces_in == 3 * 7 + 2 + 7 + 3 + 1 and pieces_out == 3 * 7 + 7, line
+    elif shm != "0":
         # sync copies through the segment; async ones from pageable memory still travel in frames
         # (in pieces: the async 16 and 8 MiB and the refused one's end)
         assert pieces_in == 7 + 3 + 1 and pieces_out == 0, line

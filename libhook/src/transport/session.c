@@ -927,9 +927,11 @@ static int sync_pieces(rgpu_session *s, int dev, struct rgpu_call *c) {
     return rc;
 }
 
-/* Sends `c` with the queued async calls and waits for its reply (the session's lock held). */
+/* Sends `c` with the queued async calls and waits for its reply (the session's lock held). A large
+ * H2D copy the session segment will not carry (another host, or larger than the segment) goes in pieces. */
 static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
-    if (c->piece && c->piece_len >= RGPU_PIECE_MIN && !(s->shm_base && (c->flags & RGPU_F_SHM)) && pieces_on())
+    int segment = s->shm_base && (c->flags & RGPU_F_SHM) && c->piece_len <= s->shm_size;
+    if (c->piece && c->piece_len >= RGPU_PIECE_MIN && !segment && pieces_on())
         return sync_pieces(s, dev, c);
     return sync_one(s, dev, c);
 }
