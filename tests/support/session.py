@@ -83,9 +83,11 @@ class Session:
         self.moves += 1
         return done
 
-    def raw_call(self, call_id: int, args: list, bulk: list = (), sync: bool = True):
+    def raw_call(self, call_id: int, args: list, bulk: list = (), sync: bool = True, field: int | None = None):
+        """`field`: the call's `sync` field as sent, when not 1/0 (wire.PIECE_IN, wire.SYNC_PIECES_OUT)."""
         seq = next(self._seq)
-        frames = [wire.encode_requests([(seq, call_id, int(sync), list(args), len(bulk))]), *bulk]
+        field = int(sync) if field is None else field
+        frames = [wire.encode_requests([(seq, call_id, field, list(args), len(bulk))]), *bulk]
         if not sync:
             self.sock.send_multipart(frames)
             return None
