@@ -410,13 +410,18 @@ int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n) {
 #define PIPE_OUT_SEQ 32
 #define PIPE_OUT_DONE 40
 
+/* A switch that is on unless its variable says 0, read once. */
+static int switched_on(const char *name, int *cache) {
+    if (*cache < 0) {
+        const char *e = getenv(name);
+        *cache = !(e && !strcmp(e, "0"));
+    }
+    return *cache;
+}
+
 static int pipeline_on(void) {
     static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("RGPU_SHM_PIPELINE");
-        on = !(e && !strcmp(e, "0"));
-    }
-    return on;
+    return switched_on("RGPU_SHM_PIPELINE", &on);
 }
 
 /* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there; 3 its
@@ -606,11 +611,7 @@ static void replay_clear(rgpu_session *s) {
 /* RGPU_PIECES=0: large copies go whole, as one message each way (for before/after measurements). */
 static int pieces_on(void) {
     static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("RGPU_PIECES");
-        on = !(e && !strcmp(e, "0"));
-    }
-    return on;
+    return switched_on("RGPU_PIECES", &on);
 }
 
 /* The `sync` field of a sync call: a D2H copy that frames carry may be answered in pieces
