@@ -49,8 +49,8 @@ if DEVICE not in ("sim", "cuda"):
 # (16 x 256 threads, a chain of dependent multiply-adds) runs ~30 ms at 64 iterations on the
 # software GPU and ~2 ms at 1M on an H100; ENDLESS makes it spin until its process is gone.
 DEVICE_SIZES = {
-    "sim": {"spin_iters": 64},
-    "cuda": {"spin_iters": 1_000_000},
+    "sim": {"spin_iters": 64, "wait_kernels": 300},
+    "cuda": {"spin_iters": 1_000_000, "wait_kernels": 500},
 }
 ENDLESS = -1  # spin_kernels' iteration count for a kernel that never ends (on any device)
 

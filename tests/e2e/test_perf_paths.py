@@ -186,3 +186,17 @@ def test_pieces_on_the_wire(start_server):
     call(8, memcpy, [addr, 0, 16, 1], b"z" * 16)
     assert sock.poll(10000) and wire.unpack(sock.recv_multipart()[0])[:2] == [8, 0]
     sock.close()
+
+
+@pytest.mark.parametrize("shm", ["1", "0"], ids=["pipelined", "pieces"])
+def test_a_copy_waiting_behind_kernels_does_not_spin(cuda_program, start_server, device_sizes, shm):
+    """A large copy back into pageable memory queued behind about a second of kernels: the client
+    waits for the worker to start on it without spending the host's CPU (session.c take_early sleeps
+    in the poll until the chunks come)."""
+    url, _handle = start_server()
+    p = _run(cuda_program("wait_then_copy"), url, str(device_sizes["spin_iters"]), str(device_sizes["wait_kernels"]),
+             "16", RGPU_SHM=shm)
+    assert p.returncode == 0, p.stdout + p.stderr
+    wall, cpu = (float(v) for v in re.search(r"WAIT wall=([\d.]+) cpu=([\d.]+)", p.stdout).groups())
+    assert wall > 0.3, p.stdout  # the copy did wait for the kernels
+    assert cpu < 0.3 * wall, p.stdout

@@ -508,16 +508,18 @@ static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
 
 /* The chunks of a piped D2H copy (shm 5) the worker has put in the segment, copied out while it
  * writes the next, until its reply is readable (the rest is copied then), the connection has news
- * (a worker that died: the caller's wait says so), or the deadline passes. */
+ * (a worker that died: the caller's wait says so), or the deadline passes. Until the worker starts
+ * on the copy (it may first run minutes of queued kernels) this sleeps in the poll, a millisecond
+ * at a time; once the chunks come, it only yields between looks, as they are at most a few
+ * milliseconds apart. */
 static void take_early(rgpu_session *s, struct rgpu_call *c, uint64_t seq, double deadline) {
     const char *h = s->shm_base;
     size_t cap = c->shm_cap < s->shm_size ? c->shm_cap : s->shm_size;
     for (unsigned idle = 0;;) {
+        int started = __atomic_load_n((const uint64_t *)(h + PIPE_OUT_SEQ), __ATOMIC_ACQUIRE) == seq;
         zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->mon, 0, ZMQ_POLLIN, 0}};
-        if (zmq_poll(items, s->mon ? 2 : 1, 0) > 0) return;
-        uint64_t done = 0;
-        if (__atomic_load_n((const uint64_t *)(h + PIPE_OUT_SEQ), __ATOMIC_ACQUIRE) == seq)
-            done = __atomic_load_n((const uint64_t *)(h + PIPE_OUT_DONE), __ATOMIC_ACQUIRE);
+        if (zmq_poll(items, s->mon ? 2 : 1, started ? 0 : 1) > 0) return;
+        uint64_t done = started ? __atomic_load_n((const uint64_t *)(h + PIPE_OUT_DONE), __ATOMIC_ACQUIRE) : 0;
         if (done > cap) done = cap;
         if (done > c->shm_early) {
             memcpy((char *)c->shm_dst + c->shm_early, h + RGPU_SHM_DATA + c->shm_early, done - c->shm_early);
@@ -525,8 +527,8 @@ static void take_early(rgpu_session *s, struct rgpu_call *c, uint64_t seq, doubl
             idle = 0;
             continue;
         }
-        if (++idle % 1024 == 0 && now_s() > deadline) return;
-        sched_yield();
+        if ((!started || ++idle % 1024 == 0) && now_s() > deadline) return;
+        if (started) sched_yield();
     }
 }
 
