@@ -508,17 +508,20 @@ static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
 
 /* The chunks of a piped D2H copy (shm 5) the worker has put in the segment, copied out while it
  * writes the next, until its reply is readable (the rest is copied then), the connection has news
- * (a worker that died: the caller's wait says so), or the deadline passes. Until the worker starts
- * on the copy (it may first run minutes of queued kernels) this sleeps in the poll, a millisecond
- * at a time; once the chunks come, it only yields between looks, as they are at most a few
- * milliseconds apart. */
+ * (a worker that died: the caller's wait says so), or the deadline passes. While the chunks come,
+ * and for the first milliseconds (a copy with nothing queued before it starts at once), this only
+ * yields between looks; a copy whose worker has not started on it by then (it may first run
+ * minutes of queued kernels) is waited for asleep in the poll, a millisecond at a time. */
+#define EAGER_S 0.003
 static void take_early(rgpu_session *s, struct rgpu_call *c, uint64_t seq, double deadline) {
     const char *h = s->shm_base;
     size_t cap = c->shm_cap < s->shm_size ? c->shm_cap : s->shm_size;
+    double eager_until = now_s() + EAGER_S;
     for (unsigned idle = 0;;) {
         int started = __atomic_load_n((const uint64_t *)(h + PIPE_OUT_SEQ), __ATOMIC_ACQUIRE) == seq;
+        int eager = started || now_s() < eager_until;
         zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->mon, 0, ZMQ_POLLIN, 0}};
-        if (zmq_poll(items, s->mon ? 2 : 1, started ? 0 : 1) > 0) return;
+        if (zmq_poll(items, s->mon ? 2 : 1, eager ? 0 : 1) > 0) return;
         uint64_t done = started ? __atomic_load_n((const uint64_t *)(h + PIPE_OUT_DONE), __ATOMIC_ACQUIRE) : 0;
         if (done > cap) done = cap;
         if (done > c->shm_early) {
@@ -527,8 +530,8 @@ static void take_early(rgpu_session *s, struct rgpu_call *c, uint64_t seq, doubl
             idle = 0;
             continue;
         }
-        if ((!started || ++idle % 1024 == 0) && now_s() > deadline) return;
-        if (started) sched_yield();
+        if ((!eager || ++idle % 1024 == 0) && now_s() > deadline) return;
+        if (eager) sched_yield();
     }
 }
 
