@@ -398,9 +398,9 @@ int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n) {
  * worker copies chunk i into the device while this thread copies chunk i+1 into the segment. The
  * segment's first page holds, after the nonce, the seq of the call being staged and how many of its
  * bytes are in place (server/worker.py waits on them). On unless RGPU_SHM_PIPELINE=0. On the software
- * GPU of a two-core machine this direction measures no gain (both copies are the CPU's; 16 MiB, 5.02
- * against 5.00 GB/s) and the other +29% (6.39 against 4.94); on a GPU the DMA engine does the
- * worker's half of both, which leaves the client's copy alone on the clock. */
+ * GPU of a two-core machine this direction measures about even (both copies are the CPU's) and the
+ * other faster in every run, typically by 20-35% at 16 MiB; on a GPU the DMA engine does the worker's
+ * half of both, which leaves the client's copy alone on the clock. */
 #define PIPE_CHUNK (4u << 20)
 #define PIPE_SEQ 16
 #define PIPE_DONE 24
