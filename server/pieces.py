@@ -17,15 +17,10 @@ device takes this one (protocol/contract/constants.toml, PIECE_*):
 from __future__ import annotations
 
 from rgpu.protocol import wire
-from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.protocol.generated.constants import PIECE_COUNT, PIECE_MAX, PIECE_MIN, PIECE_OUT
 
+from .copy_calls import copy_of
 from .dispatch import Result
-
-# Where each copy keeps (device address, count), and the kind a cudaMemcpy(Async) must have.
-_H2D = {BY_NAME["cuMemcpyHtoD_v2"]: (0, 1, None), BY_NAME["cudaMemcpy"]: (0, 2, 1),
-        BY_NAME["cuMemcpyHtoDAsync_v2"]: (0, 1, None), BY_NAME["cudaMemcpyAsync"]: (0, 2, 1)}
-_D2H = {BY_NAME["cuMemcpyDtoH_v2"]: (0, 1, None), BY_NAME["cudaMemcpy"]: (1, 2, 2)}
 
 
 def piece_size(count: int) -> int:
@@ -34,18 +29,12 @@ def piece_size(count: int) -> int:
     return max(PIECE_MIN // 2, min(PIECE_MAX, -(-count // PIECE_COUNT)))
 
 
-def _places(table, call_id, args):
-    p = table.get(call_id)
-    if p is None or len(args) <= max(p[0], p[1]) or (p[2] is not None and args[3] != p[2]):
-        return None
-    return p
-
-
 def run_piece_in(session, run, call_id, args, bulk) -> None:
     """An H2D piece: run now; a failure waits for the copy's sync call (`session.piece_error`)."""
     if session.piece_error is not None:
         return  # an earlier piece of this copy failed: the copy has failed
-    if _places(_H2D, call_id, args) is None:
+    c = copy_of(call_id, args)
+    if c is None or not c.h2d:
         session.piece_error = Result(1, message=f"call {call_id} is not a host-to-device copy: it has no pieces")
         return
     session.pieces_in += 1
@@ -61,13 +50,14 @@ def take_piece_error(session):
 
 
 def run_d2h_pieces(sock, ident, seq, session, run, call_id, args):
-    """A sync D2H copy answered in pieces; returns the Result of the last piece (the reply), or
-    None when the copy does not go in pieces (too small, not a D2H copy, or a range the handler
-    must refuse as one reply): the caller runs it whole."""
-    p = _places(_D2H, call_id, args)
-    if p is None:
+    """A D2H copy answered in pieces (a sync call, or an async one into pageable memory, which comes
+    as a sync call: each piece's handler waits for its data); returns the Result of the last piece
+    (the reply), or None when the copy does not go in pieces (too small, not a D2H copy, or a range
+    the handler must refuse as one reply): the caller runs it whole."""
+    c = copy_of(call_id, args)
+    if c is None or c.h2d:
         return None
-    src, count = args[p[0]], args[p[1]]
+    src, count = args[c.addr], args[c.count]
     if type(src) is not int or type(count) is not int or count < PIECE_MIN:
         return None
     found = session.device.allocation(src)
@@ -78,7 +68,7 @@ def run_d2h_pieces(sock, ident, seq, session, run, call_id, args):
     off = 0
     while True:
         k = min(size, count - off)
-        a[p[0]], a[p[1]] = src + off, k
+        a[c.addr], a[c.count] = src + off, k
         res = run(session, call_id, a, ())
         if res.rc or off + k == count:
             return res

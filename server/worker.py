@@ -23,7 +23,6 @@ import zmq.utils.monitor
 
 from rgpu import logs
 from rgpu.protocol import curve, wire
-from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, module_cache
 from .errors import CudaError, code_for, driver_code
@@ -37,6 +36,7 @@ from .api.device import cuda_get_device_properties, device_attributes
 from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
+from .copy_calls import copy_of
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
 from .shm import DATA, Segment
 
@@ -602,7 +602,8 @@ def _run_pinned(session, run, call_id, args, pin) -> Result:
         return Result(1, message=e.message)
     res = run(session, call_id, args, (), host)
     if not res.rc:
-        if call_id in _H2D_PINNED or (call_id in _RUNTIME_COPIES and args[3] == 1):
+        c = copy_of(call_id, args)
+        if c is not None and c.h2d:
             session.pinned.bytes_in += pin[4]
         else:
             session.pinned.bytes_out += pin[4]
@@ -625,7 +626,6 @@ def _unpin(sock, ident, seq, sync, args, session, log) -> None:
 
 
 STAGE_STALL_S = 10.0  # no progress for this long: the client is gone or broken, the copy fails
-_H2D_SYNC = {BY_NAME["cuMemcpyHtoD_v2"]: (0, 1), BY_NAME["cudaMemcpy"]: (0, 2)}  # (dst, count) argument places
 
 
 def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
@@ -634,13 +634,12 @@ def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
     place; each chunk goes to the device as soon as it has arrived, while the client copies the next."""
     if not shm[0] and shm[1]:
         return _run_staged_out(session, run, call_id, args, shm[1], shm[2], sync, dispatcher)
-    places = _H2D_SYNC.get(call_id)
+    c = copy_of(call_id, args)
     seg = session.shm
-    if places is None or seg is None or not sync or len(shm[0]) != 1 or \
-            (call_id == BY_NAME["cudaMemcpy"] and args[3] != 1):
+    if c is None or not c.h2d or c.stream is not None or seg is None or not sync or len(shm[0]) != 1:
         return Result(1, message="a progressively staged copy must be a sync H2D copy through the shared segment")
     (off, n), = shm[0]
-    dst, count = args[places[0]], args[places[1]]
+    dst, count = args[c.addr], args[c.count]
     try:
         region = seg.region(off, n)
     except ValueError as e:
@@ -667,7 +666,7 @@ def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
                 time.sleep(20e-6)
                 continue
             a = args.copy()
-            a[places[0]], a[places[1]] = dst + done, ready - done
+            a[c.addr], a[c.count] = dst + done, ready - done
             res = run(session, call_id, a, [region[done:ready]])
             if res.rc:
                 return res
@@ -682,31 +681,24 @@ def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
 _OUT_PROGRESS = 32  # the staged D2H copy's [seq, bytes in place] words in the segment's first page
 
 
-# The D2H copies a client stages out chunk by chunk: (source, count, stream) argument places, and the
-# kind a cudaMemcpy(Async) must have. The async ones come as sync calls (the data must come back to
-# pageable memory), each chunk of them waited for on its stream before it is said to be in place.
-_D2H_STAGED = {BY_NAME["cuMemcpyDtoH_v2"]: (0, 1, None, None), BY_NAME["cudaMemcpy"]: (1, 2, None, 2),
-               BY_NAME["cuMemcpyDtoHAsync_v2"]: (0, 1, 2, None), BY_NAME["cudaMemcpyAsync"]: (1, 2, 4, 2)}
-
-
 def _run_staged_out(session, run, call_id, args, room, seq, sync, dispatcher) -> Result:
     """A large D2H copy into pageable memory, written into the session segment a chunk at a time,
     the segment's first page saying how much is in place: the client copies each chunk out while
     the device writes the next (libhook's take_early). The whole range is checked first; the reply
-    names the data's region, as a staged copy's does. Anything else that asks for it is served as
-    a staged copy is, whole."""
+    names the data's region, as a staged copy's does. An async copy comes as a sync call (its data
+    must come back to pageable memory): each of its chunks is waited for on its stream before it is
+    said to be in place. Anything else that asks for it is served as a staged copy is, whole."""
     seg = session.shm
-    places = _D2H_STAGED.get(call_id)
-    if places is None or seg is None or not sync or len(args) <= max(p for p in places if p is not None) or \
-            (places[3] is not None and args[3] != places[3]):
+    c = copy_of(call_id, args)
+    if c is None or c.h2d or seg is None or not sync:
         return _staged_whole(session, run, call_id, args, room, sync, dispatcher)
-    src, count = args[places[0]], args[places[1]]
+    src, count = args[c.addr], args[c.count]
     found = session.device.allocation(src) if isinstance(src, int) else None
     if not isinstance(count, int) or found is None or src + count > found[0] + found[1] or \
             not 0 < count <= min(room, seg.size - DATA):
         return _staged_whole(session, run, call_id, args, room, sync, dispatcher)  # refused, or whole
     try:
-        stream = session.get("stream", args[places[2]]) if places[2] is not None else None
+        stream = session.get("stream", args[c.stream]) if c.stream is not None else None
     except CudaError:
         return run(session, call_id, args, ())  # the handler refuses the stream, with its face's code
     if count >= REGISTER_MIN and session.device.registers_host:
@@ -716,11 +708,11 @@ def _run_staged_out(session, run, call_id, args, room, seq, sync, dispatcher) ->
     a = list(args)
     for off in range(0, count, STAGE_CHUNK):
         k = min(STAGE_CHUNK, count - off)
-        a[places[0]], a[places[1]] = src + off, k
+        a[c.addr], a[c.count] = src + off, k
         view = seg.region(DATA + off, k)
         try:
             res = run(session, call_id, a, (), (view, seg.addr + DATA + off))
-            if not res.rc and places[2] is not None:
+            if not res.rc and c.stream is not None:
                 session.device.stream_synchronize(stream)  # landed, before the client is told so
         except CudaError as e:  # the stream's earlier work failed: the copy reports it, as CUDA's would
             if e.sticky:
@@ -772,7 +764,7 @@ def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result
         bulk = list(bulk) + regions if bulk else regions
         if n >= REGISTER_MIN and session.device.registers_host:
             _dma_ready(session, seg, max(off + k for off, k in shm[0]))
-    elif not bulk and shm[1] and session.device.registers_host and call_id in _D2H_SYNC:
+    elif not bulk and shm[1] and session.device.registers_host:
         return _run_d2h_placed(session, run, call_id, args, shm[1])
     try:
         return run(session, call_id, args, bulk)
@@ -784,9 +776,6 @@ def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result
                 pass
 
 
-_D2H_SYNC = {BY_NAME["cuMemcpyDtoH_v2"]: 1, BY_NAME["cudaMemcpy"]: 2}  # where the count is
-
-
 class _Placed(tuple):
     """A reply's data already in the session segment: its [offset, length] regions."""
 
@@ -795,10 +784,12 @@ def _run_d2h_placed(session, run, call_id, args, room) -> Result:
     """A sync D2H copy through the session segment, written there by the device itself (a real GPU
     DMAs into the registered segment) instead of into a buffer then copied into the segment. Only on
     a device that registers host memory, for copies of REGISTER_MIN or more: the sim's copy out of
-    device memory is a view, and its one copy into the segment is what `put` does anyway."""
-    seg, count = session.shm, args[_D2H_SYNC[call_id]]
-    if (call_id == BY_NAME["cudaMemcpy"] and args[3] != 2) or not isinstance(count, int) or \
-            not REGISTER_MIN <= count <= min(room, seg.size - DATA) or not _dma_ready(session, seg, DATA + count):
+    device memory is a view, and its one copy into the segment is what `put` does anyway. Any other
+    call runs as it is, its reply's data put in the segment by the caller."""
+    seg, c = session.shm, copy_of(call_id, args)
+    count = args[c.count] if c is not None and not c.h2d and c.stream is None else None
+    if not isinstance(count, int) or not REGISTER_MIN <= count <= min(room, seg.size - DATA) or \
+            not _dma_ready(session, seg, DATA + count):
         return run(session, call_id, args, ())
     view = seg.region(DATA, count)
     try:
@@ -848,6 +839,3 @@ def _close_shm(session) -> None:
             pass
     seg.close()
 
-
-_H2D_PINNED = {BY_NAME["cuMemcpyHtoD_v2"], BY_NAME["cuMemcpyHtoDAsync_v2"]}
-_RUNTIME_COPIES = {BY_NAME["cudaMemcpy"], BY_NAME["cudaMemcpyAsync"]}

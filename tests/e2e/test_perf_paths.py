@@ -87,7 +87,7 @@ def test_large_copies_in_pieces_are_exact_and_refused_whole(cuda_program, start_
     pieces_in, pieces_out = (int(re.search(rf"{k}=(\d+)", line).group(1)) for k in ("pieces_in", "pieces_out"))
     if shm == "8MiB segment":
         # the 16 MiB copies as without shared memory, the 4 MiB + 1 and 8 MiB ones through the segment
-        assert pieces_in == 3 * 7 + 2 + 7 + 3 + 1 and pieces_out == 3 * 7 + 7, line
+        assert pieces_in == 3 * 7 + 2 + 7 + 3 + 1 and pieces_out == 3 * 7 + 7 + 7, line
     elif shm != "0":
         # sync copies through the segment; async ones from pageable memory still travel in frames
         # (in pieces: the async 16 and 8 MiB and the refused one's end)
@@ -97,8 +97,9 @@ def test_large_copies_in_pieces_are_exact_and_refused_whole(cuda_program, start_
         # and 7 before it; 8 MiB in 4, 4 MiB + 1 in 3. H2D: three sync copies of 16 MiB, the small one,
         # the async 16 and 8 MiB, and one piece run of each of the three refused copies (the end of the
         # range goes first; the rest are skipped). D2H: the three, the small one, the 8 MiB read back
-        # twice and the async copies' 16 MiB; none for the refused one, which is checked whole first.
-        assert pieces_in == 3 * 7 + 2 + 7 + 3 + 3 and pieces_out == 3 * 7 + 2 + 3 + 3 + 7, line
+        # twice, the async copies' 16 MiB read back sync and async; none for the refused one, which is
+        # checked whole first.
+        assert pieces_in == 3 * 7 + 2 + 7 + 3 + 3 and pieces_out == 3 * 7 + 2 + 3 + 3 + 7 + 7, line
 
 
 def _session(url, offer=None):

@@ -76,6 +76,14 @@ int main(int argc, char **argv) {
     fill(second, 7);
     EXPECT(memcmp(back.data(), src.data(), n / 2) == 0);
     EXPECT(memcmp(back.data() + n / 2, second.data(), n / 2) == 0);
+    // and back into pageable memory on the stream: in pieces too, after the stream's earlier work
+    CK(cuMemsetD8Async(a + n - 4096, 0x5e, 4096, (CUstream)st));
+    memset(back.data(), 0, n);
+    EXPECT(cudaMemcpyAsync(back.data(), (void *)a, n, cudaMemcpyDeviceToHost, st) == cudaSuccess);
+    EXPECT(cudaStreamSynchronize(st) == cudaSuccess);
+    EXPECT(memcmp(back.data(), src.data(), n / 2) == 0);
+    EXPECT(memcmp(back.data() + n / 2, second.data(), n / 2 - 4096) == 0);
+    for (size_t i = n - 4096; i < n; i++) EXPECT(back[i] == 0x5e);
     // past the end, async: its failure comes at the synchronisation, and nothing is written
     cudaMemcpyAsync((void *)small, src.data(), n, cudaMemcpyHostToDevice, st);
     EXPECT(cudaStreamSynchronize(st) == cudaErrorInvalidValue);
