@@ -12,6 +12,7 @@ import zmq
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.server.shm import boot_id
+from tests.support import segments
 
 pytestmark = pytest.mark.e2e
 
@@ -23,11 +24,7 @@ def _session(url):
                       "lease": "", "gpu": 0})
     assert r["ok"], r
     name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
-    fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-    os.ftruncate(fd, 1 << 20)
-    nonce = os.urandom(16)
-    os.pwrite(fd, nonce, 0)
-    os.close(fd)
+    nonce = segments.make(name, 1 << 20)
     sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.connect(r["endpoint"].replace("tcp://*:", "tcp://127.0.0.1:"))
@@ -35,19 +32,17 @@ def _session(url):
     sock.send(wire.encode_requests([(1, wire.ATTACH, 1, [r["session"], r["key"], offer], 0)]))
     assert sock.poll(10000)
     reply = wire.unpack(sock.recv_multipart()[0])
-    os.unlink("/dev/shm" + name)
+    segments.unlink(name)
     assert reply[2][0] is True, reply
     return sock
 
 
 def _pinned_segment(size=1 << 16, pid=None):
     name = f"/rgpu-{pid or os.getpid()}-h{os.urandom(8).hex()}"
-    fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-    os.ftruncate(fd, size)
-    nonce = os.urandom(16)
-    os.pwrite(fd, nonce, 0)
-    os.pwrite(fd, b"z" * 64, 4096)
-    os.close(fd)
+    nonce = segments.make(name, size)
+    with open("/dev/shm" + name, "r+b") as f:  # the program's memory begins after the nonce page
+        f.seek(4096)
+        f.write(b"z" * 64)
     return name, nonce, size
 
 
@@ -81,7 +76,7 @@ def test_a_stranger_cannot_make_a_worker_map_a_segment(start_server):
         # a call whose record does not allow the same-host path cannot name one
         assert _call(sock, 10, "cudaMemset", [addr, 0, 64], [name, nonce, size, 4096, 64])[1] != 0
     finally:
-        os.unlink("/dev/shm" + name)
+        segments.unlink(name)
         sock.close()
 
 

@@ -24,7 +24,7 @@ from rgpu.server.dispatch import Dispatcher
 from rgpu.server.session import Session
 from rgpu.server.shm import DATA, Segment, boot_id
 from rgpu.protocol.generated.calltable import BY_NAME
-from tests.support import fakecuda
+from tests.support import fakecuda, segments
 
 FAKE = r"""
 #include <stdio.h>
@@ -120,13 +120,9 @@ def segment():
     """A pinned segment as the client library makes one: the nonce page, then the program's memory."""
     name = f"/rgpu-{os.getpid()}-h{os.urandom(8).hex()}"
     size = DATA + 65536
-    fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-    os.ftruncate(fd, size)
-    nonce = os.urandom(16)
-    os.pwrite(fd, nonce, 0)
-    os.close(fd)
+    nonce = segments.make(name, size)
     yield name, nonce, size
-    os.unlink("/dev/shm" + name)
+    segments.unlink(name)
 
 
 def test_a_mapped_segment_is_registered_with_the_driver_portable(gpu, segment):
@@ -186,16 +182,12 @@ def test_sync_copies_wait_and_unpin_unregisters(gpu, segment):
 def _with_segment(s):
     """`s` with a 16 MiB session segment (server/shm.py) attached, as a client on this host offers it."""
     name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
-    fd = os.open("/dev/shm" + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-    os.ftruncate(fd, 16 << 20)
-    nonce = os.urandom(16)
-    os.pwrite(fd, nonce, 0)
-    os.close(fd)
+    nonce = segments.make(name, 16 << 20)
     try:
         s.shm, why = Segment.attach({"name": name, "size": 16 << 20, "nonce": nonce, "boot": boot_id()})
         assert s.shm is not None, why
     finally:
-        os.unlink("/dev/shm" + name)
+        segments.unlink(name)
     return s
 
 
