@@ -12,7 +12,7 @@ import pytest
 from rgpu.protocol.generated import enums
 from rgpu.server.backends.sim.device import SimDevice
 from rgpu.server.session import Session
-from tests.unit.server.test_vmm import call, d, lease_quota, ok  # noqa: F401  (d: the dispatcher fixture)
+from tests.unit.server.test_vmm import call, d, ok, quota_session  # noqa: F401  (d: the dispatcher fixture)
 
 DRV = enums.cudaError_enum
 MiB = 1 << 20
@@ -27,9 +27,7 @@ def props(max_size: int = 0, location_type: int = 1) -> bytes:
 
 @pytest.fixture
 def s():
-    reserve, quota = lease_quota(4 * MiB)
-    session = Session(SimDevice(64 * MiB, reserve=reserve))
-    session.quota = quota
+    session = quota_session(4 * MiB)
     yield session
     session.close()
 

@@ -54,11 +54,17 @@ def lease_quota(limit: int):
     return reserve, quota
 
 
-@pytest.fixture
-def sim():
-    reserve, quota = lease_quota(16 * MiB)
+def quota_session(limit: int) -> Session:
+    """A session on a 64 MiB software GPU whose lease may hold `limit` bytes (its use in `.quota`)."""
+    reserve, quota = lease_quota(limit)
     s = Session(SimDevice(64 * MiB, reserve=reserve))
     s.quota = quota
+    return s
+
+
+@pytest.fixture
+def sim():
+    s = quota_session(16 * MiB)
     yield s
     s.close()
 
