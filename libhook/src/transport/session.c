@@ -424,9 +424,20 @@ static int pipeline_on(void) {
     return switched_on("RGPU_SHM_PIPELINE", &on);
 }
 
-/* shm: 0 frames; 1 the call's bulk input is in the segment; 2 its reply bulk may go there; 3 its
- * host side is pinned memory the worker maps (no data either way); 4 its input is staged after the
- * send; 5 its reply bulk goes there a chunk at a time. */
+/* How a sync call's data moves (shm_mode's answer, encode_call's `shm`). */
+enum {
+    SEG_NONE = 0,   /* frames */
+    SEG_IN,         /* the call's bulk input is in the session segment */
+    SEG_OUT,        /* its reply's bulk may go there */
+    SEG_PINNED,     /* its host side is pinned memory the worker maps: no data either way */
+    SEG_STAGED_IN,  /* its input is copied into the segment after the send, chunk by chunk */
+    SEG_STAGED_OUT, /* its reply's bulk goes there a chunk at a time */
+};
+
+/* Whether a call sent so carries its bulk input as frames (the others put it in the segment, or
+ * have none to carry). */
+static int input_in_frames(int shm) { return shm == SEG_NONE || shm == SEG_OUT || shm == SEG_STAGED_OUT; }
+
 static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync, int shm, size_t shm_len) {
     mp_array(w, shm ? 6 : 5);
     mp_uint(w, seq);
@@ -434,8 +445,8 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
     mp_uint(w, (uint64_t)sync);
     mp_array(w, (uint32_t)c->nargs);
     mp_raw(w, c->args.buf, c->args.len);
-    mp_uint(w, shm == 1 || shm >= 3 ? 0 : (uint64_t)c->nbulk);
-    if (shm == 3) {
+    mp_uint(w, input_in_frames(shm) ? (uint64_t)c->nbulk : 0);
+    if (shm == SEG_PINNED) {
         /* [no regions, no room, [segment, nonce, segment size, offset, length]] */
         mp_array(w, 3);
         mp_array(w, 0);
@@ -446,7 +457,7 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
         mp_uint(w, c->pin->size);
         mp_uint(w, c->pin_off);
         mp_uint(w, c->pin_len);
-    } else if (shm == 4) {
+    } else if (shm == SEG_STAGED_IN) {
         /* [input regions, no room, this call's seq]: the data arrives in the segment while the worker
          * copies what has arrived (the progress word in the segment's first page, stage_progressive) */
         mp_array(w, 3);
@@ -454,7 +465,7 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
         mp_array(w, 2); mp_uint(w, RGPU_SHM_DATA); mp_uint(w, shm_len);
         mp_uint(w, 0);
         mp_uint(w, seq);
-    } else if (shm == 5) {
+    } else if (shm == SEG_STAGED_OUT) {
         /* [no input regions, room for the reply's bulk, this call's seq]: the worker says how much of
          * it is in place as it goes (PIPE_OUT_SEQ, PIPE_OUT_DONE) */
         mp_array(w, 3);
@@ -464,7 +475,7 @@ static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int syn
     } else if (shm) {
         /* [input regions [[offset, length]...], room for the reply's bulk] */
         mp_array(w, 2);
-        if (shm == 1) {
+        if (shm == SEG_IN) {
             mp_array(w, 1);
             mp_array(w, 2); mp_uint(w, RGPU_SHM_DATA); mp_uint(w, shm_len);
             mp_uint(w, 0);
@@ -481,32 +492,32 @@ static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
     if (c && c->pin && s->shm_base && (c->flags & RGPU_F_SHM)) {
         c->pin_used = 1;
         __atomic_or_fetch(&c->pin->told, 1u << (s - rgpu_sessions_internal()), __ATOMIC_RELEASE);
-        return 3;
+        return SEG_PINNED;
     }
-    if (!c || !c->shm || !s->shm_base || !(c->flags & RGPU_F_SHM)) return 0; /* the record allows it, or frames */
+    if (!c || !c->shm || !s->shm_base || !(c->flags & RGPU_F_SHM)) return SEG_NONE; /* the record allows it, or frames */
     if (c->shm == 1) {
         size_t n = 0;
         for (int i = 0; i < c->nbulk; i++) n += c->bulk_len[i];
-        if (rgpu_shm_reserve(s, n) != 0) return 0;
+        if (rgpu_shm_reserve(s, n) != 0) return SEG_NONE;
         if (n >= 2 * PIPE_CHUNK && pipeline_on()) { /* copied in after the send, chunk by chunk */
             *len = n;
-            return 4;
+            return SEG_STAGED_IN;
         }
         for (size_t i = 0, off = 0; i < (size_t)c->nbulk; off += c->bulk_len[i++])
             memcpy((char *)s->shm_base + RGPU_SHM_DATA + off, c->bulk[i], c->bulk_len[i]);
         *len = n;
-        return 1;
+        return SEG_IN;
     }
-    if (rgpu_shm_reserve(s, c->shm_cap) != 0) return 0;
+    if (rgpu_shm_reserve(s, c->shm_cap) != 0) return SEG_NONE;
     *len = c->shm_cap;
     if (c->shm_cap >= 2 * PIPE_CHUNK && pipeline_on()) {
         c->shm_piped = 1;
-        return 5;
+        return SEG_STAGED_OUT;
     }
-    return 2;
+    return SEG_OUT;
 }
 
-/* The chunks of a piped D2H copy (shm 5) the worker has put in the segment, copied out while it
+/* The chunks of a piped D2H copy (SEG_STAGED_OUT) the worker has put in the segment, copied out while it
  * writes the next, until its reply is readable (the rest is copied then), the connection has news
  * (a worker that died: the caller's wait says so), or the deadline passes. While the chunks come,
  * and for the first milliseconds (a copy with nothing queued before it starts at once), this only
@@ -635,7 +646,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     mp_raw(&hdr, s->batch.buf, s->batch.len);
     if (c) encode_call(&hdr, seq, c, sync_field(c, shm), shm, shm_len);
     if (hdr.oom) return -1;
-    int cframes = c && shm != 1 && shm != 3 && shm != 4 ? c->nbulk : 0;
+    int cframes = c && input_in_frames(shm) ? c->nbulk : 0;
     size_t nframes = s->nbulk + (size_t)cframes;
     replay_msg *r = replay_new(s);
     if (r) {
@@ -646,7 +657,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
             r->async_len = s->batch.len, r->nasync = s->nbatch, r->async_frames = s->nbulk;
         }
     }
-    if (shm == 4) stage_begin(s, seq);
+    if (shm == SEG_STAGED_IN) stage_begin(s, seq);
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
     replay_keep(s, r, &head);
@@ -672,7 +683,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     s->nbatch = 0;
     s->nbulk = 0;
     s->bulkbytes = 0;
-    if (rc >= 0 && shm == 4) stage_progressive(s, c);
+    if (rc >= 0 && shm == SEG_STAGED_IN) stage_progressive(s, c);
     return rc >= 0 ? 0 : -1;
 }
 
@@ -722,9 +733,9 @@ static int resend_rebuilt(rgpu_session *s, replay_msg *m, struct rgpu_call *c, u
         nm.async_frames = m->async_frames;
         m->async_hdr = NULL;
     }
-    int cframes = shm != 1 && shm != 3 && shm != 4 ? c->nbulk : 0;
+    int cframes = input_in_frames(shm) ? c->nbulk : 0;
     size_t nframes = m->async_frames + (size_t)cframes;
-    if (shm == 4) stage_begin(s, seq);
+    if (shm == SEG_STAGED_IN) stage_begin(s, seq);
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
     replay_keep(s, &nm, &head);
@@ -746,7 +757,7 @@ static int resend_rebuilt(rgpu_session *s, replay_msg *m, struct rgpu_call *c, u
     }
     replay_free(m);
     *m = nm;
-    if (rc >= 0 && shm == 4) stage_progressive(s, c);
+    if (rc >= 0 && shm == SEG_STAGED_IN) stage_progressive(s, c);
     return rc >= 0 ? 0 : -1;
 }
 
@@ -1110,7 +1121,7 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
 /* Queues an async call (the lock held), its `sync` field `sync`; sends the batch when it is full, or
  * at once if `flush`. */
 static int queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int sync, int flush) {
-    encode_call(&s->batch, ++s->seq, c, sync, pin ? 3 : 0, 0);
+    encode_call(&s->batch, ++s->seq, c, sync, pin ? SEG_PINNED : SEG_NONE, 0);
     s->nbatch++;
     for (int i = 0; i < c->nbulk && !pin; i++) {
         /* The caller may reuse its buffer as soon as we return: copy it into the message. */
@@ -1167,7 +1178,7 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
     int pin = 0;
     if (c->pin) {
         size_t unused;
-        pin = shm_mode(s, c, &unused) == 3;
+        pin = shm_mode(s, c, &unused) == SEG_PINNED;
         if (!pin && c->device_reads) { /* it moved to another host since the copy was made: no way back */
             pthread_mutex_unlock(&s->mu);
             return RGPU_NOT_SUPPORTED;
