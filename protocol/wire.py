@@ -16,7 +16,7 @@ async) whose host side is the program's pinned memory carries ``[[], 0, [segment
 size, offset, length]]`` there and no data either way (server/pinned.py); UNPIN ``[name]`` (sync) says
 the client freed that segment. A large sync H2D copy staged progressively carries ``[regions, 0, seq]``:
 its data arrives in the segment while the worker copies, the segment's first page saying how much
-(server/worker.py, _run_staged). Where frames carry the data, a large sync copy goes in pieces
+(server/staging.py, run_staged). Where frames carry the data, a large sync copy goes in pieces
 (server/pieces.py): H2D as calls whose ``sync`` is PIECE_IN, each its own message, before the sync call;
 D2H, asked with ``sync`` SYNC_PIECES_OUT, as replies with result PIECE_OUT and outs ``[offset]`` before
 the reply. Hello (client -> supervisor) is a map

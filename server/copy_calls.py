@@ -1,5 +1,5 @@
 """Where the host<->device copy calls keep their arguments, for the data paths that cut a copy into
-chunks or pieces or count its bytes (worker.py's staged and pinned paths, pieces.py): one table
+chunks or pieces or count its bytes (staging.py's staged and pinned paths, pieces.py): one table
 instead of one per path."""
 from __future__ import annotations
 

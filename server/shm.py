@@ -28,7 +28,7 @@ class Segment:
         self.view = memoryview(mm)
         self.bytes_in = self.bytes_out = 0
         self.addr = ctypes.addressof(ctypes.c_char.from_buffer(mm))  # for a driver that DMAs from it
-        self.handle, self.reg_len, self.reg_failed = None, 0, False  # the device's registration (worker.py)
+        self.handle, self.reg_len, self.reg_failed = None, 0, False  # the device's registration (staging.py)
 
     @classmethod
     def attach(cls, offer) -> tuple[Segment | None, str]:

@@ -13,11 +13,9 @@ are bounded in size (MAX_FRAME) and in number queued (RCVHWM)."""
 from __future__ import annotations
 
 import os
-import struct
 import threading
 import time
 
-import structlog
 import zmq
 import zmq.utils.monitor
 
@@ -25,9 +23,8 @@ from rgpu import logs
 from rgpu.protocol import curve, wire
 
 from . import backends, module_cache
-from .errors import CudaError, code_for, driver_code
+from .errors import CudaError, driver_code
 from .dispatch import Dispatcher
-from .dispatch import Result
 from .migration.source import Outbound, Redirect
 from .migration.target import Inbound
 from .migration.transfer import MigrationFailed, is_transfer
@@ -36,9 +33,9 @@ from .api.device import cuda_get_device_properties, device_attributes
 from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
-from .copy_calls import copy_of
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
-from .shm import DATA, Segment
+from .shm import Segment
+from .staging import Placed, close_shm, run_pinned, run_shm, run_staged
 
 HOUSEKEEPING_S = 0.25
 ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
@@ -261,7 +258,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             return
         log.info("session_migrated", migration=m.id, to=m.to, **m.stats)
         _publish(traffic, slot, session)
-        _close_shm(session)
+        close_shm(session)
         session.pinned.close()  # the pinned memory is the client's: the target maps it when named
         session.close()  # the memory is the target's now: it goes back to this GPU at once
         redirect = Redirect(m.link, notice)
@@ -366,7 +363,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         _publish(traffic, slot, session)
         if watch is not None:
             watch.set()
-        _close_shm(session)
+        close_shm(session)
         session.pinned.close(client_gone=reason == "client_gone")
         if reclaimer.reclaimed:  # its device is closed already; its checkpoint goes with it
             reclaimer.discard()
@@ -492,7 +489,7 @@ def _attach(sock, ident, body, assignment, session, log, backend: str):
     if ok:
         accepted = False
         if len(req.args) == 3:
-            _close_shm(session)
+            close_shm(session)
             session.shm, why = Segment.attach(req.args[2])
             accepted = session.shm is not None
             if accepted:
@@ -558,11 +555,11 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
                 (res := run_d2h_pieces(sock, ident, seq, session, run, call_id, args)) is not None:
             pass
         elif shm is not None and len(shm) == 3 and type(shm[2]) is int:
-            res = _run_staged(session, run, call_id, args, shm, sync, dispatcher)
+            res = run_staged(session, run, call_id, args, shm, sync, dispatcher)
         elif shm is not None and len(shm) == 3:
-            res = _run_pinned(session, run, call_id, args, shm[2])
+            res = run_pinned(session, run, call_id, args, shm[2])
         elif shm is not None:
-            res = _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
+            res = run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
         else:
             res = run(session, call_id, args, bulk)
         if not sync:
@@ -575,8 +572,8 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             msg = res.message
         # Device printf reaches the program at its next synchronising call, as on a GPU.
         output = session.device.take_output()
-        if shm is not None and res.bulk and sync and (len(shm) == 2 or type(res.bulk) is _Placed):
-            regions = list(res.bulk) if type(res.bulk) is _Placed else session.shm.put(res.bulk, shm[1])
+        if shm is not None and res.bulk and sync and (len(shm) == 2 or type(res.bulk) is Placed):
+            regions = list(res.bulk) if type(res.bulk) is Placed else session.shm.put(res.bulk, shm[1])
             if regions is not None:
                 sock.send(ident, zmq.SNDMORE)
                 sock.send(wire.encode_reply(seq, res.rc, res.outs, deferred, msg, output, shm=regions))
@@ -592,25 +589,6 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
     return True
 
 
-def _run_pinned(session, run, call_id, args, pin) -> Result:
-    """A copy whose host side is the program's pinned memory (server/pinned.py): no data travels."""
-    if session.shm is None:  # the session segment is the proof of the same host
-        return Result(1, message="pinned host memory named, but the client is not on this host")
-    try:
-        host = session.pinned.region(pin)
-    except CudaError as e:
-        return Result(1, message=e.message)
-    res = run(session, call_id, args, (), host)
-    if not res.rc:
-        c = copy_of(call_id, args)
-        if c is not None and c.h2d:
-            session.pinned.bytes_in += pin[4]
-        else:
-            session.pinned.bytes_out += pin[4]
-    host[0].release()
-    return res
-
-
 def _unpin(sock, ident, seq, sync, args, session, log) -> None:
     """UNPIN [name]: the client frees a pinned segment. cudaFreeHost synchronises the device first:
     no copy still in flight reads or writes the memory when it is unmapped."""
@@ -623,219 +601,3 @@ def _unpin(sock, ident, seq, sync, args, session, log) -> None:
         session.pinned.drop(args[0])
     if sync:
         sock.send_multipart([ident, wire.encode_reply(seq, rc, message=msg)])
-
-
-STAGE_STALL_S = 10.0  # no progress for this long: the client is gone or broken, the copy fails
-
-
-def _run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
-    """A large sync H2D copy whose data the client is still copying into the segment (libhook's
-    stage_progressive): the segment's first page holds the call's seq and how many bytes are in
-    place; each chunk goes to the device as soon as it has arrived, while the client copies the next."""
-    if not shm[0] and shm[1]:
-        return _run_staged_out(session, run, call_id, args, shm[1], shm[2], sync, dispatcher)
-    c = copy_of(call_id, args)
-    seg = session.shm
-    if c is None or not c.h2d or c.stream is not None or seg is None or not sync or len(shm[0]) != 1:
-        return Result(1, message="a progressively staged copy must be a sync H2D copy through the shared segment")
-    (off, n), = shm[0]
-    dst, count = args[c.addr], args[c.count]
-    try:
-        region = seg.region(off, n)
-    except ValueError as e:
-        return Result(1, message=str(e))
-    found = session.device.allocation(dst) if isinstance(dst, int) else None
-    if count != n or found is None or dst + n > found[0] + found[1]:
-        # the whole copy is checked before any of it moves, as CUDA does: the handler refuses it
-        # without reading the data, so nothing waits for it
-        try:
-            return run(session, call_id, args, [region])
-        finally:
-            _release(region)
-    if n >= REGISTER_MIN and session.device.registers_host:
-        _dma_ready(session, seg, off + n)  # the device reads each chunk from the segment itself
-    seq, header, done, res = shm[2], seg.view, 0, None
-    stalled = time.monotonic()
-    try:
-        while done < n:
-            staged_seq, staged = struct.unpack_from("<QQ", header, 16)
-            ready = min(staged, n) if staged_seq == seq else 0
-            if ready <= done:
-                if time.monotonic() - stalled > STAGE_STALL_S:
-                    return Result(1, message="the client stopped staging its copy")
-                time.sleep(20e-6)
-                continue
-            a = args.copy()
-            a[c.addr], a[c.count] = dst + done, ready - done
-            res = run(session, call_id, a, [region[done:ready]])
-            if res.rc:
-                return res
-            seg.bytes_in += ready - done
-            done = ready
-            stalled = time.monotonic()
-        return res
-    finally:
-        _release(region)
-
-
-_OUT_PROGRESS = 32  # the staged D2H copy's [seq, bytes in place] words in the segment's first page
-
-
-def _run_staged_out(session, run, call_id, args, room, seq, sync, dispatcher) -> Result:
-    """A large D2H copy into pageable memory, written into the session segment a chunk at a time,
-    the segment's first page saying how much is in place: the client copies each chunk out while
-    the device writes the next (libhook's take_early). The whole range is checked first; the reply
-    names the data's region, as a staged copy's does. An async copy comes as a sync call (its data
-    must come back to pageable memory): each of its chunks is waited for on its stream before it is
-    said to be in place. Anything else that asks for it is served as a staged copy is, whole."""
-    seg = session.shm
-    c = copy_of(call_id, args)
-    if c is None or c.h2d or seg is None or not sync:
-        return _staged_whole(session, run, call_id, args, room, sync, dispatcher)
-    src, count = args[c.addr], args[c.count]
-    found = session.device.allocation(src) if isinstance(src, int) else None
-    if not isinstance(count, int) or found is None or src + count > found[0] + found[1] or \
-            not 0 < count <= min(room, seg.size - DATA):
-        return _staged_whole(session, run, call_id, args, room, sync, dispatcher)  # refused, or whole
-    try:
-        stream = session.get("stream", args[c.stream]) if c.stream is not None else None
-    except CudaError:
-        return run(session, call_id, args, ())  # the handler refuses the stream, with its face's code
-    if count >= REGISTER_MIN and session.device.registers_host:
-        _dma_ready(session, seg, DATA + count)  # the device writes into the segment itself
-    header, res = seg.view, None
-    struct.pack_into("<QQ", header, _OUT_PROGRESS, seq, 0)
-    a = list(args)
-    for off in range(0, count, STAGE_CHUNK):
-        k = min(STAGE_CHUNK, count - off)
-        a[c.addr], a[c.count] = src + off, k
-        view = seg.region(DATA + off, k)
-        try:
-            res = run(session, call_id, a, (), (view, seg.addr + DATA + off))
-            if not res.rc and c.stream is not None:
-                session.device.stream_synchronize(stream)  # landed, before the client is told so
-        except CudaError as e:  # the stream's earlier work failed: the copy reports it, as CUDA's would
-            if e.sticky:
-                session.sticky = e
-            res = Result(code_for(res.face, e.code), message=e.message, face=res.face)
-        finally:
-            _release(view)
-        if res.rc:
-            return res
-        struct.pack_into("<Q", header, _OUT_PROGRESS + 8, off + k)
-    seg.bytes_out += count
-    return Result(0, res.outs, _Placed(([DATA, count],)), face=res.face)
-
-
-STAGE_CHUNK = 4 << 20  # the client's PIPE_CHUNK
-
-
-def _staged_whole(session, run, call_id, args, room, sync, dispatcher) -> Result:
-    """A copy that asked to be staged out in chunks, served as one staged whole (its data put in the
-    segment, the reply naming it) — or refused by its handler, with nothing staged."""
-    res = _run_shm(session, run, call_id, args, (), [[], room], sync, dispatcher)
-    if res.rc or not res.bulk or type(res.bulk) is _Placed:
-        return res
-    regions = session.shm.put(res.bulk, room)
-    return res if regions is None else Result(0, res.outs, _Placed(regions), face=res.face)
-
-
-def _release(view) -> None:
-    try:
-        view.release()
-    except BufferError:  # a handler kept a view: it goes when that does
-        pass
-
-
-def _run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:
-    """A call whose bulk input is in the client's shared segment (regions come after any frames)."""
-    if not dispatcher.shm_allowed(call_id):
-        return Result(1, message=f"call {call_id} does not move its data through shared memory (its record)")
-    seg = session.shm
-    if seg is None or not sync:
-        return Result(1, message="shared-memory regions named, but no shared segment is attached")
-    try:
-        regions = [seg.region(off, n) for off, n in shm[0]]
-    except ValueError as e:
-        return Result(1, message=str(e))
-    if regions:
-        n = sum(map(len, regions))
-        seg.bytes_in += n
-        bulk = list(bulk) + regions if bulk else regions
-        if n >= REGISTER_MIN and session.device.registers_host:
-            _dma_ready(session, seg, max(off + k for off, k in shm[0]))
-    elif not bulk and shm[1] and session.device.registers_host:
-        return _run_d2h_placed(session, run, call_id, args, shm[1])
-    try:
-        return run(session, call_id, args, bulk)
-    finally:
-        for r in regions:
-            try:
-                r.release()
-            except BufferError:  # a handler kept a view: it goes when that does
-                pass
-
-
-class _Placed(tuple):
-    """A reply's data already in the session segment: its [offset, length] regions."""
-
-
-def _run_d2h_placed(session, run, call_id, args, room) -> Result:
-    """A sync D2H copy through the session segment, written there by the device itself (a real GPU
-    DMAs into the registered segment) instead of into a buffer then copied into the segment. Only on
-    a device that registers host memory, for copies of REGISTER_MIN or more: the sim's copy out of
-    device memory is a view, and its one copy into the segment is what `put` does anyway. Any other
-    call runs as it is, its reply's data put in the segment by the caller."""
-    seg, c = session.shm, copy_of(call_id, args)
-    count = args[c.count] if c is not None and not c.h2d and c.stream is None else None
-    if not isinstance(count, int) or not REGISTER_MIN <= count <= min(room, seg.size - DATA) or \
-            not _dma_ready(session, seg, DATA + count):
-        return run(session, call_id, args, ())
-    view = seg.region(DATA, count)
-    try:
-        res = run(session, call_id, args, (), (view, seg.addr + DATA))
-    finally:
-        _release(view)
-    if res.rc:
-        return res
-    seg.bytes_out += count
-    return Result(0, res.outs, _Placed(([DATA, count],)), face=res.face)
-
-
-REGISTER_MIN = 1 << 20  # staged copies smaller than this are not worth registering the segment for
-
-
-def _dma_ready(session, seg, end: int) -> bool:
-    """Whether the session segment's first `end` bytes are registered with the device, registering
-    them if not — lazily, growing by doubling: registering page-locks (and so allocates) the pages,
-    and a segment is sized for the largest copy (256 MiB), not what a program moves through it. The
-    staged copies are synchronous, so nothing is in flight when the registration changes."""
-    if seg.reg_len >= end:
-        return True
-    if seg.reg_failed:
-        return False
-    n = min(seg.size, max(4 * REGISTER_MIN, 1 << (end - 1).bit_length()))
-    dev = session.device
-    try:
-        if seg.handle is not None:
-            dev.host_unregister(seg.handle)
-            seg.handle, seg.reg_len = None, 0
-        seg.handle, seg.reg_len = dev.host_register(seg.addr, n), n
-    except CudaError as e:
-        seg.reg_failed = True  # staged copies go on through the driver's own staging
-        structlog.get_logger().info("shm_not_registered", reason=e.message)
-        return False
-    return True
-
-
-def _close_shm(session) -> None:
-    seg, session.shm = session.shm, None
-    if seg is None:
-        return
-    if seg.handle is not None:
-        try:
-            session.device.host_unregister(seg.handle)
-        except CudaError:
-            pass
-    seg.close()
-

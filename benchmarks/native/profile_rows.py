@@ -22,9 +22,9 @@ GROUPS = ["sync_rtt_us", "launch_rate_k", "launch_sync_us", "h2d_pinned_gbps,d2h
 # (file, function, what it is): the worker's stages, by cumulative time
 STAGES = [("socket.py", "send", "reply send"), ("socket.py", "send_multipart", "reply send (frames)"),
           ("wire.py", "decode_calls", "decode"), ("dispatch.py", "run", "dispatch (handlers included)"),
-          ("worker.py", "_run_pinned", "pinned copy (mapping + copy)"),
-          ("worker.py", "_run_shm", "staged copy (session segment)"),
-          ("worker.py", "_run_staged", "pipelined staged copy"),
+          ("staging.py", "run_pinned", "pinned copy (mapping + copy)"),
+          ("staging.py", "run_shm", "staged copy (session segment)"),
+          ("staging.py", "run_staged", "pipelined staged copy"),
           ("memory.py", "write", "sim: write device memory"), ("device.py", "copy_dtoh_host", "D2H into a mapping"),
           ("device.py", "copy_htod_host", "H2D from a mapping"), ("shm.py", "put", "D2H into the segment"),
           ("kernels.py", "launch", "sim: launch"), ("device.py", "launch", "launch"),

@@ -46,9 +46,9 @@ def test_copies_through_shared_memory_are_exact_and_use_it(cuda_program, start_s
 @pytest.mark.parametrize("pipeline", ["1", "0"])
 def test_a_staged_copy_is_exact_pipelined_or_whole(cuda_program, start_server, pipeline):
     """By default a large copy from pageable memory is staged in chunks after its call is sent, the
-    worker copying each chunk as it arrives (session.c stage_progressive, worker.py _run_staged), and
+    worker copying each chunk as it arrives (session.c stage_progressive, staging.py run_staged), and
     one back into pageable memory is written into the segment in chunks the client copies out as
-    they land (session.c take_early, worker.py _run_staged_out); RGPU_SHM_PIPELINE=0 stages each whole."""
+    they land (session.c take_early, staging.py _run_staged_out); RGPU_SHM_PIPELINE=0 stages each whole."""
     url, handle = start_server()
     p = _run(cuda_program("copy_roundtrip"), url, "64", RGPU_SHM="1", RGPU_SHM_PIPELINE=pipeline)
     assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr

@@ -397,7 +397,7 @@ int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n) {
 /* A large synchronous copy from pageable memory is staged in chunks after its call is sent: the
  * worker copies chunk i into the device while this thread copies chunk i+1 into the segment. The
  * segment's first page holds, after the nonce, the seq of the call being staged and how many of its
- * bytes are in place (server/worker.py waits on them). On unless RGPU_SHM_PIPELINE=0. On the software
+ * bytes are in place (server/staging.py waits on them). On unless RGPU_SHM_PIPELINE=0. On the software
  * GPU of a two-core machine this direction measures about even (both copies are the CPU's) and the
  * other faster in every run, typically by 20-35% at 16 MiB; on a GPU the DMA engine does the worker's
  * half of both, which leaves the client's copy alone on the clock. */
@@ -406,7 +406,7 @@ int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n) {
 #define PIPE_DONE 24
 /* The other way, a large sync D2H copy into pageable memory: the worker writes it into the segment a
  * chunk at a time and says so in these words (the call's seq, bytes in place), and this thread copies
- * each chunk out while the device writes the next (take_early; server/worker.py, _run_staged_out). */
+ * each chunk out while the device writes the next (take_early; server/staging.py, _run_staged_out). */
 #define PIPE_OUT_SEQ 32
 #define PIPE_OUT_DONE 40
 

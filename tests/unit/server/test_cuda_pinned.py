@@ -19,7 +19,7 @@ from rgpu.server.api import memory
 from rgpu.server.backends.cuda import device as cuda_device
 from rgpu.server.errors import CudaError
 from rgpu.server.pinned import PinnedHost
-from rgpu.server import worker
+from rgpu.server import staging
 from rgpu.server.dispatch import Dispatcher
 from rgpu.server.session import Session
 from rgpu.server.shm import DATA, Segment, boot_id
@@ -201,24 +201,24 @@ def test_a_staged_d2h_copy_is_dma_d_into_the_registered_session_segment(gpu):
     registered = fake.fake_registered()
     d = dev.mem_alloc(2 << 20)
     run = Dispatcher("cuda").run
-    small = worker._run_d2h_placed(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, 4096], 8 << 20)
-    assert small.rc == 0 and type(small.bulk) is not worker._Placed  # a small copy: not worth registering
+    small = staging._run_d2h_placed(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, 4096], 8 << 20)
+    assert small.rc == 0 and type(small.bulk) is not staging.Placed  # a small copy: not worth registering
     assert fake.fake_registered() == registered
     n = 1 << 20
     devmem = (ctypes.c_ubyte * n).from_address(fake.fake_devmem())
     devmem[:] = list(range(256)) * (n // 256)
-    res = worker._run_d2h_placed(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n], 8 << 20)
+    res = staging._run_d2h_placed(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n], 8 << 20)
     assert fake.fake_registered() == registered + 1 and fake.fake_reg_ptr() == seg.addr
     assert fake.fake_reg_size() == 4 << 20  # the used prefix, not the whole 16 MiB segment
     assert res.rc == 0 and list(res.bulk) == [[DATA, n]]
     assert fake.fake_last_d2h() == seg.addr + DATA and fake.fake_pending() == 0  # into the segment, waited for
     assert bytes(seg.view[DATA:DATA + n]) == bytes(range(256)) * (n // 256)
-    worker._close_shm(s)
+    staging.close_shm(s)
     assert fake.fake_unregistered() >= 1 and s.shm is None
 
 
 def test_a_staged_out_d2h_copy_is_dma_d_into_the_segment_chunk_by_chunk(gpu, monkeypatch):
-    """RGPU_SHM_PIPELINE's D2H half (worker._run_staged_out): each chunk is DMA'd into the registered
+    """RGPU_SHM_PIPELINE's D2H half (staging._run_staged_out): each chunk is DMA'd into the registered
     session segment and waited for, then the segment's progress words say how much is in place, so
     the client copies it out while the next chunk is written; the reply names the whole region."""
     import struct
@@ -229,7 +229,7 @@ def test_a_staged_out_d2h_copy_is_dma_d_into_the_segment_chunk_by_chunk(gpu, mon
     d = dev.mem_alloc(n)
     devmem = (ctypes.c_ubyte * n).from_address(fake.fake_devmem())
     devmem[:] = list(range(251)) * (n // 251) + list(range(n % 251))
-    monkeypatch.setattr(worker, "STAGE_CHUNK", 1 << 20)
+    monkeypatch.setattr(staging, "STAGE_CHUNK", 1 << 20)
     run = Dispatcher("cuda").run
     seen = []
     real_run = run
@@ -237,7 +237,7 @@ def test_a_staged_out_d2h_copy_is_dma_d_into_the_segment_chunk_by_chunk(gpu, mon
     def watching(session, call_id, args, bulk, host=None):
         seen.append((struct.unpack_from("<QQ", seg.view, 32), host[1] if host else None))
         return real_run(session, call_id, args, bulk, host)
-    res = worker._run_staged_out(s, watching, BY_NAME["cuMemcpyDtoH_v2"], [d, n], n, 77, True, Dispatcher("cuda"))
+    res = staging._run_staged_out(s, watching, BY_NAME["cuMemcpyDtoH_v2"], [d, n], n, 77, True, Dispatcher("cuda"))
     assert res.rc == 0 and list(res.bulk) == [[DATA, n]]
     # each chunk straight into its place in the segment, after the words said the ones before it arrived
     assert seen == [((77, k << 20), seg.addr + DATA + (k << 20)) for k in range(3)]
@@ -248,12 +248,12 @@ def test_a_staged_out_d2h_copy_is_dma_d_into_the_segment_chunk_by_chunk(gpu, mon
     stream_h = s.new_handle("stream", dev.stream_create(0, 0))
     seg.view[DATA:DATA + n] = bytes(n)
     seen.clear()
-    res = worker._run_staged_out(s, watching, BY_NAME["cuMemcpyDtoHAsync_v2"], [d, n, stream_h], n, 79, True,
+    res = staging._run_staged_out(s, watching, BY_NAME["cuMemcpyDtoHAsync_v2"], [d, n, stream_h], n, 79, True,
                                  Dispatcher("cuda"))
     assert res.rc == 0 and list(res.bulk) == [[DATA, n]] and fake.fake_pending() == 0
     assert [w for w, _addr in seen] == [(79, k << 20) for k in range(3)]
     assert bytes(seg.view[DATA:DATA + n]) == bytes(devmem)
     # past the end of the allocation: the handler's error, nothing staged
-    bad = worker._run_staged_out(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n + 4096], n + 4096, 78, True, Dispatcher("cuda"))
+    bad = staging._run_staged_out(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n + 4096], n + 4096, 78, True, Dispatcher("cuda"))
     assert bad.rc != 0 and struct.unpack_from("<Q", seg.view, 32) == (79,)
-    worker._close_shm(s)
+    staging.close_shm(s)
