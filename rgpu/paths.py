@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
-LIBS = ("librgpu.so", "libcudart.so.13", "libcuda.so.1")
+LIBS = ("librgpu.so", "libcudart.so.13", "libcuda.so.1", "librgpu_launches.so")
 # The names CUDA programs look for, links to librgpu.so as libhook/build.sh makes them.
 ALIASES = ("libcuda.so.1", "libcuda.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so")
 

@@ -73,11 +73,15 @@ class Session:
         h = self.next_handle
         self.next_handle += 8
         self._handles[h] = (kind, obj)
+        if self.device.launcher is not None:
+            self.device.launcher.learn(h, kind, obj)
         return h
 
     def adopt(self, h: int, kind: str, obj) -> None:
         """Put a restored object back under the handle the program holds (checkpoint/objects.py)."""
         self._handles[h] = (kind, obj)
+        if self.device.launcher is not None:
+            self.device.launcher.learn(h, kind, obj)
 
     def handles(self) -> dict[int, tuple[str, object]]:
         return self._handles
@@ -105,6 +109,8 @@ class Session:
         if obj is None:
             raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"the default {kind} cannot be destroyed")
         del self._handles[h]
+        if self.device.launcher is not None:
+            self.device.launcher.forget(h)
         origin = self.origins.pop(h, None)
         if origin is not None:  # the last module of an image lets the image go
             used = {d for o in self.origins.values() for d in (o["digest"], o["companion"])}
@@ -152,6 +158,23 @@ class Session:
         finally:
             device.checkpoint = None
 
+    def launches_may_run(self) -> bool:
+        """Whether the device's compiled launch loop (cuda/launches.py) may launch now: nothing sticky
+        to report, and the GPU is this session's (no scheduler, or a run of launches holds it)."""
+        return self.sticky is None and self.piece_error is None and (self.sched is None or self._holding)
+
+    def ran_launches(self, n: int, last_seq: int, runtime: bool) -> None:
+        """The compiled loop ran `n` launches, the last of them call `last_seq`: counted as run_kernel
+        counts each, and the GPU given back once the run has used its time (HOLD_S)."""
+        self.calls += n
+        self.last_seq = last_seq
+        self.face = "runtime" if runtime else "driver"
+        if self.sched is not None:
+            self._held_kernels += n
+            self._held_time += self._new_device_time()
+            if self._held_time >= HOLD_S:
+                self._release()
+
     def _new_device_time(self) -> float:
         t = self.device.device_time
         d, self._accounted = t - self._accounted, t
@@ -179,6 +202,8 @@ class Session:
             return
         self.closed = True
         self._handles.clear()
+        if self.device.launcher is not None:
+            self.device.launcher.clear()
         self.origins.clear()
         self.images.clear()
         self.objects.clear()

@@ -47,6 +47,10 @@ class Device(ABC):
     @abstractmethod
     def copy_dtod(self, dst: int, src: int, size: int, stream) -> None: ...
 
+    # A compiled loop that runs a message's kernel launches (cuda/launches.py), or None: every launch
+    # through the API handlers. The session tells it the handles it issues and drops.
+    launcher = None
+
     # the program's pinned host memory, mapped by the worker (server/pinned.py)
     registers_host = False  # host_register does something: the device DMAs from registered memory
     def host_register(self, addr: int, size: int):

@@ -22,6 +22,7 @@ from .arrays import CudaArrays
 from .vmm import CudaVmm
 from ...errors import CudaError
 from .timing import KernelClock
+from . import launches
 from .waits import Waiter
 
 _FUNC_ATTR = CUfunction_attribute_enum
@@ -127,7 +128,8 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         self._streams, self._events, self._modules = set(), set(), set()
         self._globals: dict[int, int] = {}
         self._attrs: dict[int, int] | None = None
-        self.clock = KernelClock(_lib, _ffi, _check)
+        self.launcher = launches.make(_ffi, _lib)
+        self.clock = KernelClock(_lib, _ffi, _check, self.launcher)
         self._bound = threading.local()  # threads that made the context current (running_time)
         # One launch argument block, reused: the driver copies a kernel's parameters at the launch.
         self._params = _ffi.new("char[]", 4096)
@@ -464,6 +466,8 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
             return
         _lib.cuCtxSynchronize()
         self.clock.destroy()
+        if self.launcher is not None:
+            self.launcher.clear()
         self.close_arrays()
         for e in list(self._events):
             _lib.cuEventDestroy_v2(e)

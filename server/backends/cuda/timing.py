@@ -28,8 +28,9 @@ NOT_READY = 600
 
 
 class KernelClock:
-    def __init__(self, lib, ffi, check):
+    def __init__(self, lib, ffi, check, launcher=None):
         self._lib, self._ffi, self._check = lib, ffi, check
+        self._launcher = launcher  # the compiled launch loop (launches.py): it launches only into open windows
         self._open: dict = {}  # stream (cdata or NULL) -> start event of its open window
         self._groups: deque = deque()  # windows closed together: [(start, end)...], not counted yet
         self._cursor = None  # the end event of the latest time counted
@@ -56,6 +57,8 @@ class KernelClock:
             self._check(self._lib.cuEventRecord(start, stream))
             self._open[stream] = start
             self.windows += 1
+            if self._launcher is not None:
+                self._launcher.window_opened(stream)
 
     def close(self) -> None:
         """End every open window at this point of its stream."""
@@ -69,6 +72,8 @@ class KernelClock:
                 group.append((start, end))
             self._groups.append(group)
             self._open.clear()
+            if self._launcher is not None:
+                self._launcher.windows_closed()
 
     def _elapsed(self, a, b) -> float:
         self._check(self._lib.cuEventElapsedTime_v2(self._ms, a, b))
@@ -125,6 +130,8 @@ class KernelClock:
             for e in events:
                 self._lib.cuEventDestroy_v2(e)
             self._open.clear()
+            if self._launcher is not None:
+                self._launcher.windows_closed()
             self._groups.clear()
             self._spare.clear()
             self._cursor = None

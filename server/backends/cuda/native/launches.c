@@ -1,0 +1,239 @@
+/* The cuda backend's compiled launch loop: a run of async kernel launches of one message, decoded and
+ * handed to the driver without a Python frame per launch (server/backends/cuda/launches.py manages it).
+ *
+ * Python keeps the policy. It has already checked the whole message (protocol/wire.py decode_calls)
+ * before this runs any of it; it tells the launcher which handles name which driver objects (as the
+ * session issues and drops them) and which streams have an open timing window (cuda/timing.py); and
+ * it runs this only while the session holds the GPU (server/session.py). The launcher serves calls
+ * from a given index for as long as each is one it can run exactly as the Python path would: an async
+ * cuLaunchKernel or cudaLaunchKernel, no bulk frames, no shared-memory entry, a function and stream
+ * it knows, the stream's window open, parameters that fit its buffer. At the first call that is not
+ * one of those it stops, before running it, and Python serves that call and the rest. A launch the
+ * driver refuses is not counted: Python runs that call again on its own path, which reports the
+ * error as every other call's are reported (a launch the driver refused did nothing, so running it
+ * again changes nothing but who reports it). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpack.h"
+#include "rgpu_cuda.h"
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              CUstream, void **, void **);
+
+enum { KIND_FUNCTION = 1, KIND_STREAM = 2 };
+#define EMPTY 0u       /* handles start at 0x1000 (server/session.py): 0 and 1 are never one */
+#define REMOVED 1u
+#define MAX_OPEN 64    /* streams with an open window; more, and launches on the rest go through Python */
+#define PARAM_BYTES 4096
+#define WIRE_ARGS 10   /* cuLaunchKernel's record: function, grid x y z, block x y z, shared, stream, params */
+
+typedef struct {
+    uint64_t handle;
+    void *object;
+    int kind;
+} entry;
+
+typedef struct rgpu_launcher {
+    launch_fn launch;
+    uint64_t ids[2];            /* the call ids served: cuLaunchKernel, cudaLaunchKernel */
+    entry *table;               /* open addressing, linear probing, power-of-two capacity */
+    size_t cap, used;           /* used: live entries and REMOVED marks */
+    void *open[MAX_OPEN];       /* streams (NULL: the default one) whose timing window is open */
+    int nopen;
+    /* Where the last run stopped (message `token`, call `index` at byte `offset`): the next run over
+     * the same message starts there instead of skipping every call before it again. */
+    uint64_t token;
+    uint32_t index;
+    size_t offset;
+    _Alignas(16) unsigned char params[PARAM_BYTES];
+} rgpu_launcher;
+
+/* What a run served: how many calls, the last one's sequence number and face (1: runtime). */
+typedef struct {
+    uint32_t served;
+    uint64_t last_seq;
+    int runtime;
+} rgpu_launch_run;
+
+static size_t slot_of(uint64_t h, size_t cap) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return (size_t)h & (cap - 1);
+}
+
+static entry *find(rgpu_launcher *l, uint64_t h) {
+    for (size_t i = slot_of(h, l->cap), k = 0; k < l->cap; i = (i + 1) & (l->cap - 1), k++) {
+        if (l->table[i].handle == h) return &l->table[i];
+        if (l->table[i].handle == EMPTY) return NULL;
+    }
+    return NULL;
+}
+
+static int put(entry *table, size_t cap, uint64_t h, void *object, int kind) {
+    for (size_t i = slot_of(h, cap), k = 0; k < cap; i = (i + 1) & (cap - 1), k++) {
+        if (table[i].handle == EMPTY || table[i].handle == REMOVED) {
+            table[i] = (entry){h, object, kind};
+            return 0;
+        }
+    }
+    return -1;
+}
+
+rgpu_launcher *rgpu_launcher_new(void *launch, uint64_t driver_id, uint64_t runtime_id) {
+    rgpu_launcher *l = calloc(1, sizeof *l);
+    if (!l) return NULL;
+    l->launch = (launch_fn)launch;
+    l->ids[0] = driver_id, l->ids[1] = runtime_id;
+    l->cap = 64;
+    l->table = calloc(l->cap, sizeof(entry));
+    if (!l->table) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+void rgpu_launcher_free(rgpu_launcher *l) {
+    if (!l) return;
+    free(l->table);
+    free(l);
+}
+
+/* Handle `h` names `object` (a CUfunction or CUstream). 0, or -1 out of memory. */
+int rgpu_launcher_learn(rgpu_launcher *l, uint64_t h, void *object, int kind) {
+    if (h <= REMOVED) return -1;
+    entry *e = find(l, h);
+    if (e) {
+        e->object = object, e->kind = kind;
+        return 0;
+    }
+    if (2 * (l->used + 1) > l->cap) { /* rehash, dropping REMOVED marks; grow if half is live */
+        size_t live = 0;
+        for (size_t i = 0; i < l->cap; i++) live += l->table[i].handle > REMOVED;
+        size_t cap = l->cap;
+        while (4 * (live + 1) > cap) cap *= 2;
+        entry *t = calloc(cap, sizeof(entry));
+        if (!t) return -1;
+        for (size_t i = 0; i < l->cap; i++)
+            if (l->table[i].handle > REMOVED) put(t, cap, l->table[i].handle, l->table[i].object, l->table[i].kind);
+        free(l->table);
+        l->table = t, l->cap = cap, l->used = live;
+    }
+    put(l->table, l->cap, h, object, kind);
+    l->used++;
+    return 0;
+}
+
+void rgpu_launcher_forget(rgpu_launcher *l, uint64_t h) {
+    entry *e = find(l, h);
+    if (e) *e = (entry){REMOVED, NULL, 0};
+}
+
+void rgpu_launcher_clear(rgpu_launcher *l) {
+    memset(l->table, 0, l->cap * sizeof(entry));
+    l->used = 0;
+    l->nopen = 0;
+}
+
+void rgpu_launcher_window_opened(rgpu_launcher *l, void *stream) {
+    for (int i = 0; i < l->nopen; i++)
+        if (l->open[i] == stream) return;
+    if (l->nopen < MAX_OPEN) l->open[l->nopen++] = stream;
+}
+
+void rgpu_launcher_windows_closed(rgpu_launcher *l) { l->nopen = 0; }
+
+static int window_open(const rgpu_launcher *l, void *stream) {
+    for (int i = 0; i < l->nopen; i++)
+        if (l->open[i] == stream) return 1;
+    return 0;
+}
+
+static int read_uint(mp_reader *r, uint64_t *v) {
+    mp_obj o;
+    if (mp_next(r, &o)) return -1;
+    if (o.type == MP_UINT) *v = o.v.u;
+    else if (o.type == MP_INT && o.v.i >= 0) *v = (uint64_t)o.v.i;
+    else return -1;
+    return 0;
+}
+
+static int read_u32(mp_reader *r, unsigned *v) {
+    uint64_t u;
+    if (read_uint(r, &u) || u > 0xffffffffull) return -1;
+    *v = (unsigned)u;
+    return 0;
+}
+
+static int is_false(const mp_obj *o) {
+    return (o->type == MP_BOOL && !o->v.b) || (o->type == MP_UINT && o->v.u == 0) || (o->type == MP_INT && o->v.i == 0);
+}
+
+/* Runs call `c` of the message if it is one this launcher serves; 1 launched, 0 not (nothing ran). */
+static int launch_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
+    mp_obj o;
+    uint64_t seq, id, fh, sh, nbulk;
+    unsigned g[3], b[3], shared;
+    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 5) return 0;
+    if (read_uint(r, &seq) || read_uint(r, &id) || (id != l->ids[0] && id != l->ids[1])) return 0;
+    if (mp_next(r, &o) || !is_false(&o)) return 0; /* a sync launch wants its reply: Python's */
+    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != WIRE_ARGS) return 0;
+    if (read_uint(r, &fh)) return 0;
+    for (int i = 0; i < 3; i++)
+        if (read_u32(r, &g[i])) return 0;
+    for (int i = 0; i < 3; i++)
+        if (read_u32(r, &b[i])) return 0;
+    if (read_u32(r, &shared) || read_uint(r, &sh)) return 0;
+    mp_obj params;
+    if (mp_next(r, &params) || params.type != MP_BIN || params.n > PARAM_BYTES) return 0;
+    if (read_uint(r, &nbulk) || nbulk != 0) return 0;
+    entry *f = find(l, fh);
+    if (!f || f->kind != KIND_FUNCTION) return 0;
+    void *stream = NULL; /* handles 0, 1 and 2: the default streams (server/session.py DEFAULT_STREAMS) */
+    if (sh > 2) {
+        entry *s = find(l, sh);
+        if (!s || s->kind != KIND_STREAM) return 0;
+        stream = s->object;
+    }
+    if (!window_open(l, stream)) return 0; /* Python opens it (cuda/timing.py) */
+    /* The parameters are copied out of the message: the driver is not promised an aligned buffer
+     * otherwise, and the message's frame is Python's. */
+    size_t size = params.n;
+    memcpy(l->params, params.p, size);
+    void *extra[5] = {(void *)CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, l->params,
+                      (void *)CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size, (void *)CU_LAUNCH_PARAM_END_AS_INT};
+    if (l->launch((CUfunction)f->object, g[0], g[1], g[2], b[0], b[1], b[2], shared, (CUstream)stream, NULL,
+                  extra) != CUDA_SUCCESS)
+        return 0;
+    out->last_seq = seq;
+    out->runtime = id == l->ids[1];
+    return 1;
+}
+
+/* Serves the message's calls from index `start` (header: the message's first frame, already checked
+ * whole by decode_calls; token: a number that differs from one message to the next) until one it does
+ * not serve; out->served says how many ran. */
+void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t start,
+                       rgpu_launch_run *out) {
+    out->served = 0;
+    mp_reader r;
+    mp_obj calls;
+    mp_rinit(&r, header, len);
+    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || start >= calls.n) return;
+    uint32_t i = 0;
+    if (token == l->token && start >= l->index && l->offset < len) {
+        i = l->index;
+        r.p = (const uint8_t *)header + l->offset;
+    }
+    for (; i < start; i++)
+        if (mp_skip(&r)) return;
+    for (;;) {
+        l->token = token, l->index = i, l->offset = (size_t)(r.p - (const uint8_t *)header);
+        if (i >= calls.n || !launch_one(l, &r, out)) return;
+        out->served++;
+        i++;
+    }
+}

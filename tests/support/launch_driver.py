@@ -1,0 +1,152 @@
+"""A stand-in CUDA driver that records every kernel launch it is handed, and a cuda-backend session
+on it served message by message through the worker's own _serve: the compiled launch loop's tests
+(tests/unit/server/test_cuda_launches.py) and its benchmark (benchmarks/test_launch_path.py)."""
+from __future__ import annotations
+
+import ctypes
+import struct
+
+import structlog
+import zmq
+
+from rgpu.protocol import wire
+from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.server.backends.cuda import device as cuda_device
+from rgpu.server.dispatch import Dispatcher
+from rgpu.server.session import Session
+from rgpu.server.worker import _serve
+from tests.support import fakecuda
+
+FAKE = r"""
+#include <stdio.h>
+#include <string.h>
+#include "rgpu_cuda.h"
+
+typedef struct { uintptr_t f, s; unsigned dims[7]; size_t n; unsigned char p[8192]; } launch_rec;
+static launch_rec rec[4096];
+static int nrec, records, nev;
+static uintptr_t refused;        /* launches of this function fail, as the driver refuses a launch */
+static uintptr_t next_stream;
+
+void fake_reset(void) { nrec = 0; records = 0; refused = 0; next_stream = 0x5100; }
+void fake_refuse(uintptr_t f) { refused = f; }
+int fake_launches(void) { return nrec; }
+int fake_records(void) { return records; }
+const launch_rec *fake_launch(int i) { return &rec[i]; }
+
+CUresult cuInit(unsigned int f) { return CUDA_SUCCESS; }
+CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext c) { return CUDA_SUCCESS; }
+CUresult cuDeviceGetName(char *n, int len, CUdevice d) { snprintf(n, len, "Fake GPU"); return CUDA_SUCCESS; }
+CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d) { *b = 1ull << 32; return CUDA_SUCCESS; }
+CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) { memset(u->bytes, 0xAB, 16); return CUDA_SUCCESS; }
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) { *v = a == 75 ? 9 : 0; return CUDA_SUCCESS; }
+CUresult cuGetErrorName(CUresult e, const char **s) {
+    *s = e == 400 ? "CUDA_ERROR_INVALID_HANDLE" : "CUDA_ERROR_INVALID_VALUE";
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int f, int p) {
+    *s = (CUstream)(next_stream += 0x10);
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
+CUresult cuEventCreate(CUevent *e, unsigned int f) { *e = (CUevent)(uintptr_t)(0x10000 + 16 * nev++); return CUDA_SUCCESS; }
+CUresult cuEventDestroy_v2(CUevent e) { return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent e, CUstream s) { records++; return CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent e) { return CUDA_SUCCESS; }
+CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) { *ms = 0; return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned sh, CUstream s, void **kp, void **extra) {
+    if ((uintptr_t)f == refused) return CUDA_ERROR_INVALID_VALUE;
+    if (kp || !extra || (uintptr_t)extra[0] != 1 || (uintptr_t)extra[2] != 2 || extra[4]) return CUDA_ERROR_INVALID_VALUE;
+    launch_rec *r = &rec[nrec++ % 4096];
+    unsigned d[7] = {gx, gy, gz, bx, by, bz, sh};
+    r->f = (uintptr_t)f, r->s = (uintptr_t)s;
+    memcpy(r->dims, d, sizeof d);
+    r->n = *(size_t *)extra[3];
+    memcpy(r->p, extra[1], r->n < sizeof r->p ? r->n : sizeof r->p);
+    return CUDA_SUCCESS;
+}
+"""
+
+LAUNCH, RT_LAUNCH = BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]
+
+
+class Rec(ctypes.Structure):
+    _fields_ = [("f", ctypes.c_size_t), ("s", ctypes.c_size_t), ("dims", ctypes.c_uint * 7), ("n", ctypes.c_size_t),
+                ("p", ctypes.c_ubyte * 8192)]
+
+
+class Sock:
+    """What _serve sends: the replies of sync calls."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, data, flags=0):
+        self.sent.append(bytes(data))
+
+    def send_multipart(self, frames, copy=True):
+        self.sent.extend(bytes(f) for f in frames)
+
+
+
+def build(directory):
+    return fakecuda.build(directory, FAKE)
+
+
+def load(lib, monkeypatch):
+    """The stand-in as the cuda backend's driver (loaded afresh), and its controls, reset."""
+    monkeypatch.setenv("RGPU_LIBCUDA", str(lib))
+    monkeypatch.setattr(cuda_device, "_lib", None)
+    fake = ctypes.CDLL(str(lib))
+    fake.fake_launch.restype = ctypes.POINTER(Rec)
+    fake.fake_refuse.argtypes = [ctypes.c_size_t]
+    fake.fake_reset()
+    return fake
+
+
+class Served:
+    """A session on the stand-in driver, with the compiled loop or without it."""
+
+    def __init__(self, fake, monkeypatch, compiled: bool):
+        monkeypatch.setenv("RGPU_FAST_LAUNCH", "1" if compiled else "0")
+        self.fake = fake
+        self.dev = cuda_device.CudaDevice(0, 1 << 30)
+        assert (self.dev.launcher is not None) == compiled
+        self.s = Session(self.dev)
+        self.disp = Dispatcher("cuda")
+        self.sock = Sock()
+        ffi = cuda_device.ffi()
+        self.fns = [self.s.new_handle("function", ffi.cast("CUfunction", 0xF000 + 0x40 * k)) for k in range(3)]
+        self.streams = [self.s.new_handle("stream", self.dev.stream_create(0, 0)) for _ in range(2)]
+        self.seq = 0
+
+    def call(self, call_id, args, sync=0):
+        self.seq += 1
+        return [self.seq, call_id, sync, args, 0]
+
+    def launch(self, fn, stream, params=b"", grid=(2, 1, 1), block=(64, 1, 1), shared=0, runtime=False, sync=0):
+        return self.call(RT_LAUNCH if runtime else LAUNCH, [fn, *grid, *block, shared, stream, params], sync)
+
+    def serve(self, calls):
+        self.s.messages += 1
+        assert _serve(self.sock, b"id", [zmq.Frame(wire.pack(calls))], self.s, self.disp, structlog.get_logger())
+
+    def launches(self):
+        out = []
+        for i in range(self.fake.fake_launches()):
+            r = self.fake.fake_launch(i).contents
+            out.append((r.f, r.s, tuple(r.dims), bytes(r.p[:r.n])))
+        return out
+
+    @property
+    def compiled(self) -> int:
+        return self.dev.launcher.served if self.dev.launcher is not None else 0
+
+
+def params(k: int, n: int = 24) -> bytes:
+    return struct.pack("<Q", 0xA000 + k) + bytes((k + i) % 251 for i in range(n - 8))

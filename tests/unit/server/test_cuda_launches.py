@@ -1,0 +1,187 @@
+"""The cuda backend's compiled launch loop (server/backends/cuda/launches.py, native/launches.c),
+without a GPU: messages of launches served by the worker's own _serve on a stand-in driver that records
+every cuLaunchKernel it receives, once with the loop and once through Python (RGPU_FAST_LAUNCH=0).
+Both must hand the driver the same launches in the same order, with the same parameters, streams and
+timing windows, and report the same errors; the loop must stop short of every call it does not
+serve (forged, dropped or unknown handles, a sync launch, a refused launch, a sticky error, a GPU the
+session does not hold) and leave it to Python.
+
+What only a GPU can confirm: that the real driver takes the loop's launches as it takes Python's."""
+from __future__ import annotations
+
+import multiprocessing as mp
+
+import pytest
+
+from rgpu.protocol import wire
+from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.server.backends.cuda import device as cuda_device
+from rgpu.server.backends.cuda import launches
+from rgpu.server.errors import CudaError, code_for
+from rgpu.server.sched import GpuScheduler
+from tests.support import launch_driver
+from tests.support.launch_driver import LAUNCH, Served, params
+
+
+@pytest.fixture(scope="module")
+def fake_libcuda(tmp_path_factory):
+    return launch_driver.build(tmp_path_factory.mktemp("fakecuda"))
+
+
+@pytest.fixture
+def driver(fake_libcuda, monkeypatch):
+    return launch_driver.load(fake_libcuda, monkeypatch)
+
+
+def both(driver, monkeypatch, script):
+    """`script(served)` on a session with the compiled loop and on one without: what each handed the
+    driver, how many timing events each recorded, and the session each left."""
+    out = []
+    for compiled in (True, False):
+        driver.fake_reset()
+        sv = Served(driver, monkeypatch, compiled)
+        script(sv)
+        out.append((sv, sv.launches(), driver.fake_records()))
+    return out
+
+
+def test_a_message_of_launches_reaches_the_driver_as_through_python(driver, monkeypatch):
+    """Both faces, three functions, the default stream and two others, parameters of every size up to
+    the loop's buffer: the same launches, in order, and the same timing windows."""
+    def script(sv):
+        calls = []
+        for k in range(300):
+            stream = (0, sv.streams[0], sv.streams[1], 1, 2)[k % 5]
+            calls.append(sv.launch(sv.fns[k % 3], stream, params(k, 8 + (k * 37) % 4089), grid=(k + 1, 2, 1),
+                                   block=(32, k % 4 + 1, 1), shared=k * 16, runtime=k % 2 == 1))
+        sv.serve(calls)
+        sv.s.settle()
+        sv.serve([sv.launch(sv.fns[0], 0, params(1)) for _ in range(10)])  # windows open again after a wait
+        sv.s.settle()
+
+    (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
+    assert len(seen_fast) == 310 and seen_fast == seen_slow
+    assert rec_fast == rec_slow == 2 * 3 + 2  # a window per stream per message: start and end events
+    # the first launch on each stream of a message opens its window in Python; the loop ran the rest
+    assert fast.compiled == 310 - 3 - 1
+    assert fast.s.calls == slow.s.calls == 310 and fast.s.last_seq == slow.s.last_seq == 310
+    assert fast.s.face == slow.s.face == "driver"
+    assert fast.s.deferred is None and slow.s.deferred is None
+
+
+def test_launches_between_other_calls_and_after_its_stops(driver, monkeypatch):
+    """A message that mixes launches with calls the loop does not serve (a barrier, a sync launch, a
+    stream created and destroyed, a launch with parameters past its buffer): each is Python's, and the
+    loop takes over again after it."""
+    def script(sv):
+        calls = []
+        for k in range(40):
+            calls.append(sv.launch(sv.fns[k % 3], sv.streams[k % 2], params(k)))
+            if k % 7 == 3:
+                calls.append(sv.call(wire.BARRIER, []))
+            if k % 11 == 5:
+                calls.append(sv.launch(sv.fns[1], 0, params(k, 5000)))  # parameters past 4096 bytes
+        calls.append(sv.launch(sv.fns[2], sv.streams[0], params(99), sync=1))  # a sync launch: its reply
+        sv.serve(calls)
+        sv.s.settle()
+
+    (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
+    assert len(seen_fast) == 40 + 4 + 1 and seen_fast == seen_slow and rec_fast == rec_slow
+    assert 30 <= fast.compiled < 40
+    assert fast.sock.sent == slow.sock.sent and len(fast.sock.sent) == 2  # the sync launch's reply only
+
+
+def test_forged_stale_and_unknown_handles_are_pythons_errors(driver, monkeypatch):
+    """A forged function, a destroyed stream, a function handle given as a stream: the loop stops
+    before each and Python reports the invalid handle (deferred to the next sync call, as CUDA's async
+    errors are); the launches around them run."""
+    def script(sv):
+        gone = sv.streams[1]
+        sv.serve([sv.call(BY_NAME["cuStreamDestroy_v2"], [gone], sync=1)])
+        calls = [sv.launch(sv.fns[0], sv.streams[0], params(1)), sv.launch(sv.fns[0], sv.streams[0], params(2)),
+                 sv.launch(0x7777, sv.streams[0], params(3)),       # never issued
+                 sv.launch(sv.fns[1], sv.streams[0], params(4)),
+                 sv.launch(sv.fns[1], gone, params(5)),              # destroyed
+                 sv.launch(sv.fns[2], sv.fns[0], params(6)),         # a function is not a stream
+                 sv.launch(sv.fns[2], sv.streams[0], params(7))]
+        sv.serve(calls)
+
+    (fast, seen_fast, _), (slow, seen_slow, _) = both(driver, monkeypatch, script)
+    assert seen_fast == seen_slow and [p[:8] for *_, p in seen_fast] == [params(k)[:8] for k in (1, 2, 4, 7)]
+    assert fast.compiled == 3
+    assert fast.s.deferred is not None and fast.s.deferred == slow.s.deferred
+    assert fast.s.deferred[0] == code_for("driver", "CUDA_ERROR_INVALID_HANDLE")
+
+
+def test_a_launch_the_driver_refuses_is_reported_as_through_python(driver, monkeypatch):
+    """The loop stops at a launch the driver refused and counts it not; Python runs it again and
+    reports the driver's error; later launches still run."""
+    def script(sv):
+        driver.fake_refuse(0xF040)  # fns[1]
+        sv.serve([sv.launch(sv.fns[k % 3], 0, params(k)) for k in range(9)])
+
+    (fast, seen_fast, _), (slow, seen_slow, _) = both(driver, monkeypatch, script)
+    assert seen_fast == seen_slow and len(seen_fast) == 6
+    assert fast.s.deferred == slow.s.deferred and fast.s.deferred[0] == code_for("driver", "CUDA_ERROR_INVALID_VALUE")
+    assert fast.compiled == 5  # k = 2, 3, 5, 6, 8 (0 opens the window in Python; 1, 4, 7 are refused)
+
+
+def test_out_of_range_arguments_are_never_launched_by_the_loop(driver, monkeypatch):
+    """A negative grid, a dimension past 32 bits, parameters that are not bytes: the records' checks and
+    cffi's (Python's path) decide, the loop never launches them."""
+    def script(sv):
+        ok = sv.launch(sv.fns[0], 0, params(0))
+        bad = [sv.launch(sv.fns[0], 0, params(1), grid=(-1, 1, 1)),
+               sv.launch(sv.fns[0], 0, params(2), block=(1 << 33, 1, 1)),
+               sv.call(LAUNCH, [sv.fns[0], 1, 1, 1, 1, 1, 1, 0, 0, "text"])]
+        for b in bad:
+            sv.serve([ok, b])
+            sv.s.deferred = None
+
+    (fast, seen_fast, _), (slow, seen_slow, _) = both(driver, monkeypatch, script)
+    assert seen_fast == seen_slow and len(seen_fast) == 3  # the good launch of each message only
+    assert fast.compiled == 0
+
+
+def test_nothing_runs_in_the_loop_with_a_sticky_error_or_without_the_gpu(driver, monkeypatch):
+    sv = Served(driver, monkeypatch, True)
+    launch = [sv.launch(sv.fns[0], 0, params(k)) for k in range(5)]
+    sv.serve(launch[:1])  # the window is open now
+    ctx = mp.get_context("fork")
+    sched = GpuScheduler(ctx, 2)
+    sched.configure(0, 100, 100)
+    sv.s.sched, sv.s.slot = sched, 0
+    assert not sv.s.launches_may_run()  # the session does not hold the GPU: Python acquires it first
+    sv.serve(launch[1:])
+    assert sv.compiled == 3 and driver.fake_launches() == 5
+    sv.s.settle()
+    assert sched.kernels[0] == 4 and sched.busy.value == -1  # every kernel counted, the GPU given back
+    sv.s.sticky = CudaError("CUDA_ERROR_ILLEGAL_ADDRESS", "a kernel faulted")
+    sv.serve(launch)
+    assert sv.compiled == 3 and driver.fake_launches() == 5  # no launch after the fault
+    assert sv.s.launches_may_run() is False
+
+
+def test_the_loop_is_off_when_asked_and_when_its_library_is_missing(driver, monkeypatch):
+    monkeypatch.setenv("RGPU_FAST_LAUNCH", "0")
+    assert launches.make(cuda_device.ffi(), cuda_device._load()) is None
+    monkeypatch.setenv("RGPU_FAST_LAUNCH", "1")
+    monkeypatch.setattr(launches, "_lib", None)
+    monkeypatch.setattr(launches, "_unavailable", "no such library")
+    assert launches.make(cuda_device.ffi(), cuda_device._load()) is None
+
+
+def test_handles_survive_the_tables_growth_and_removals(driver, monkeypatch):
+    """Thousands of handles issued and most dropped (the table rehashes and reuses removed slots):
+    the live ones still launch from the loop, the dropped ones never do."""
+    sv = Served(driver, monkeypatch, True)
+    ffi = cuda_device.ffi()
+    fns = [sv.s.new_handle("function", ffi.cast("CUfunction", 0x100000 + 0x10 * k)) for k in range(3000)]
+    for h in fns[::3] + fns[1::3]:
+        sv.s.drop("function", h)
+    live = fns[2::3]
+    sv.serve([sv.launch(sv.fns[0], 0, params(0))] + [sv.launch(h, 0, params(1)) for h in live])
+    assert sv.compiled == len(live)
+    sv.serve([sv.launch(fns[0], 0, params(2)), sv.launch(live[0], 0, params(3))])
+    assert driver.fake_launches() == 1 + len(live) + 1 and sv.s.deferred is not None
+    assert sv.launches()[-1][0] == 0x100000 + 0x10 * 2
