@@ -1,6 +1,8 @@
 """Native speed: benchmarks/native/native_bench.cu run natively (when this host has a GPU) and through
 rgpu on the same host in the same run — with the same-host shared-memory path and without it
-(RGPU_SHM=0), and with the pageable copies not pipelined (RGPU_SHM_PIPELINE=0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
+(RGPU_SHM=0), with the pageable copies not pipelined (RGPU_SHM_PIPELINE=0), and on a GPU with a second
+server that launches kernels through Python instead of the cuda backend's compiled loop
+(RGPU_FAST_LAUNCH=0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
 against benchmarks/rawserver.py), so every ratio compares figures taken minutes apart on one machine.
 
     .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim] [--rows a,b] [--rounds N]
@@ -115,6 +117,16 @@ BETTER = {key: better for key, _label, _unit, better in ROWS} | {"sync_rtt_us": 
                                                                  "h2d_gbps": "high", "d2h_gbps": "high"}
 COPY_BYTES = {"sim": 16 << 20, "gpu": 64 << 20}  # native_bench.cu's copy size at each scale
 PAGEABLE = ("h2d_pageable_gbps", "d2h_pageable_gbps")
+# The rows a real GPU's compiled launch loop serves (server/backends/cuda/launches.py): measured again
+# against a second server that launches through Python (RGPU_FAST_LAUNCH=0).
+LAUNCH_ROWS = ("launch_rate_k", "launch_sync_us", "axpy_ms")
+
+
+def _server(daemons, device: str, env: dict) -> str:
+    url = free_url()
+    daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", device, "--listen", url,
+                   "--sim-memory", "2GiB", "--log-level", "warning"], ready=lambda: ping(url), deadline_s=60, env=env)
+    return url
 
 
 def _keep_best(best: dict, got: dict) -> None:
@@ -147,25 +159,25 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
     out: dict = {"device": device, "scale": scale, "host": os.uname().nodename, "rounds": rounds,
                  "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     with DaemonSet() as daemons:
-        url = free_url()
         env = dict(os.environ)
         if profile:
             env["RGPU_WORKER_PROFILE"] = profile
-        daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", device, "--listen", url,
-                       "--sim-memory", "2GiB", "--log-level", "warning"], ready=lambda: ping(url), deadline_s=60, env=env)
+        url = _server(daemons, device, env)
         runs = {"rgpu": {**client_env([url]), "RGPU_SHM": "1"}, "rgpu_noshm": {**client_env([url]), "RGPU_SHM": "0"},
                 "rgpu_whole": {**client_env([url]), "RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "0"}}
         if baseline:
             runs["rgpu_baseline"] = baseline_env(url, baseline)
         if device == "cuda":
-            runs = {"native": native_env(), **runs}
+            py_url = _server(daemons, device, {**env, "RGPU_FAST_LAUNCH": "0"})
+            runs = {"native": native_env(), **runs, "rgpu_pylaunch": {**client_env([py_url]), "RGPU_SHM": "1"}}
         rawt = RawTransport() if raw else None
         try:
             for _ in range(rounds):
                 for name, run_env in runs.items():
                     which = rows
-                    if name == "rgpu_whole":  # only the pageable rows differ
-                        which = ",".join(r for r in PAGEABLE if not rows or r in rows.split(","))
+                    only = {"rgpu_whole": PAGEABLE, "rgpu_pylaunch": LAUNCH_ROWS}.get(name)
+                    if only:  # the rows this configuration changes
+                        which = ",".join(r for r in only if not rows or r in rows.split(","))
                         if not which:
                             continue
                     _keep_best(out.setdefault(name, {}), run_program(exe, run_env, which, scale, 1))
@@ -208,6 +220,15 @@ def table(res: dict) -> str:
                 ratio = f"{rgpu.get(key, 0) / n:.2f}× (goal ≥ 0.8)" if n else "—"
                 lines.append(f"| {d.upper()} pageable | {f'{n:.2f} GB/s' if n else '—'} | {whole[key]:.2f} GB/s | "
                              f"{rgpu.get(key, 0):.2f} GB/s | {ratio} |")
+    pylaunch = res.get("rgpu_pylaunch", {})
+    if any(k in pylaunch for k in LAUNCH_ROWS):
+        lines += ["", "| launches (`RGPU_FAST_LAUNCH`) | native | Python | compiled loop | compiled / native |",
+                  "|---|---|---|---|---|"]
+        for key, label, unit, _better in ROWS:
+            if key in pylaunch and key in rgpu:
+                n = native.get(key)
+                lines.append(f"| {label} | {f'{n:,.2f} {unit}' if n else '—'} | {pylaunch[key]:,.2f} {unit} | "
+                             f"{rgpu[key]:,.2f} {unit} | {f'{rgpu[key] / n:.2f}×' if n else '—'} |")
     if raw:
         lines += ["", "| against the raw transport (TCP loopback, same run) | raw | rgpu | ratio |", "|---|---|---|---|"]
         if "sync_rtt_us" in rgpu:

@@ -26,3 +26,9 @@ def test_every_figure_is_measured_through_rgpu(sim_server, device_kind):
     # the path across hosts against the raw transport's bandwidth
     assert f"{got['h2d_pageable_gbps'] / 2.0:.2f}× (goal ≥ 0.9)" in text
     assert f"{got['d2h_pageable_gbps'] / 4.0:.2f}× (goal ≥ 0.9)" in text
+    # a GPU run's second server, launching through Python: its rows beside the compiled loop's
+    assert "RGPU_FAST_LAUNCH" not in text
+    res["rgpu_pylaunch"] = {k: got[k] / 2 for k in native.LAUNCH_ROWS}
+    text = native.table(res)
+    assert f"| empty-kernel launches (async) | — | {got['launch_rate_k'] / 2:,.2f} k/s | {got['launch_rate_k']:,.2f} k/s |" \
+        in text
