@@ -28,6 +28,7 @@ STAGES = [("socket.py", "send", "reply send"), ("socket.py", "send_multipart", "
           ("memory.py", "write", "sim: write device memory"), ("device.py", "copy_dtoh_host", "D2H into a mapping"),
           ("device.py", "copy_htod_host", "H2D from a mapping"), ("shm.py", "put", "D2H into the segment"),
           ("kernels.py", "launch", "sim: launch"), ("device.py", "launch", "launch"),
+          ("launches.py", "run", "cuda: compiled launch loop"),
           ("sched.py", "settle", "settle"), ("workers.py", "reserve", "quota accounting")]
 
 
