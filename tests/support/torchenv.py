@@ -14,6 +14,8 @@ a minute and a half on two cores. ``RGPU_TORCH_CACHE`` puts the tree elsewhere (
 
     from tests.support import torchenv
     py = torchenv.python()                      # .../.cache/torch/venv-<pins>/bin/python
+
+RGPU_TORCH_PYTHON names an interpreter with its own CUDA torch instead (nothing is installed then).
 """
 from __future__ import annotations
 
@@ -71,4 +73,13 @@ def _base_python() -> str:
 
 
 _VENV = PinnedVenv(CACHE, PINS, base_python=_base_python, compile_bytecode=False)
-target, python = _VENV.target, _VENV.python
+target = _VENV.target
+
+
+def python() -> Path:
+    """The pinned virtualenv's interpreter; or RGPU_TORCH_PYTHON, an interpreter that already has a CUDA
+    torch (a GPU host with no internet: scripts/gpu_check.sh), used as it is."""
+    given = os.environ.get("RGPU_TORCH_PYTHON")
+    if given:
+        return Path(given)
+    return _VENV.python()

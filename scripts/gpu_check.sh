@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Every check of rgpu that needs a real GPU, in one command, for a GPU host: a machine lent for an
+# hour, or a cluster's GPU node before rgpu serves it. Nothing is downloaded. Run it from a source
+# checkout whose Python has rgpu and its bench tools: `scripts/setup.sh`'s .venv, or an offline
+# bundle's source/ (`scripts/bundle.sh --python 3.12 --extra bench --with-source`; README, "Checking
+# a GPU host"). Each step has a time limit, a failed step does not stop the next, and everything
+# lands in OUT (default benchmarks/out/gpu):
+#   1. native.md, native.json, native.log: the native-vs-rgpu table (benchmarks/native/run.py)
+#   2. launch_path.log: the worker's own cost per launch, compiled loop against Python
+#   3. e2e.log, e2e.xml: the end-to-end suite on the GPU (RGPU_TEST_DEVICE=cuda), less the tests
+#      whose pinned wheels would have to be downloaded (NVIDIA's math libraries, CuPy and numba,
+#      the CUDA 12 headers, the bundle, the Kubernetes plugin)
+#   4. pytorch.log, pytorch.xml: tests/e2e/test_pytorch.py with this host's own CUDA torch
+#      (RGPU_TORCH_PYTHON, default python3), when it has one
+#   5. profile_rows.log: where the session worker's time goes, row by row
+#   summary.txt: each step's exit status and time.
+#
+#   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick]
+# --steps: some of native,launch_path,e2e,pytorch,profile_rows (default all; a lent machine runs
+# a command for at most 10 minutes: `--steps native,launch_path` then `--steps e2e`, and so on);
+# --device sim runs the same steps on the software GPU (to try the script on a machine without one);
+# --quick: one round of the table.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=""
+device=cuda
+quick=0
+steps=native,launch_path,e2e,pytorch,profile_rows
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --device) device=$2; shift 2 ;;
+        --quick) quick=1; shift ;;
+        --steps) steps=$2; shift 2 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -*) echo "gpu_check.sh: unknown option $1 (--help)" >&2; exit 2 ;;
+        *) out=$1; shift ;;
+    esac
+done
+out=$(mkdir -p "${out:-$root/benchmarks/out/gpu}" && cd "${out:-$root/benchmarks/out/gpu}" && pwd)
+py=${RGPU_PYTHON:-$root/.venv/bin/python}
+[ -x "$py" ] || py=$(command -v python3)
+export PYTHONUNBUFFERED=1
+: > "$out/summary.txt"
+wanted() { [[ ",$steps," == *",$1,"* ]]; }
+
+step() {  # step NAME LIMIT_S COMMAND...: runs it with its output in OUT/NAME.log, notes status and time
+    local name=$1 limit=$2
+    shift 2
+    local t0=$SECONDS
+    echo "== $name: $*" | tee -a "$out/summary.txt"
+    timeout --kill-after=10 "$limit" "$@" > "$out/$name.log" 2>&1
+    local rc=$?
+    echo "   exit $rc after $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+    tail -n 3 "$out/$name.log" | sed 's/^/   | /' | tee -a "$out/summary.txt"
+}
+
+{
+    echo "host $(hostname), $(date -u +%FT%TZ), python $("$py" -c 'import sys; print(sys.version.split()[0])')"
+    command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    command -v nvcc >/dev/null && nvcc --version | tail -n 1
+} 2>&1 | tee -a "$out/summary.txt"
+
+rounds=3
+[ $quick -eq 1 ] && rounds=1
+if wanted native; then
+    step native 420 "$py" -m benchmarks.native.run --device "$device" --rounds "$rounds"
+    cp benchmarks/out/native.md benchmarks/out/native.json "$out/" 2>/dev/null
+fi
+wanted launch_path && step launch_path 120 "$py" -m pytest benchmarks/test_launch_path.py -p no:xdist -q
+
+skip="not test_nvidia_libs and not test_frameworks and not test_cuda12 and not test_mixed_runtimes and \
+not test_bundle and not test_k8s and not test_pytorch"
+workers=$(( $(nproc) > 8 ? 8 : $(nproc) ))
+wanted e2e && RGPU_TEST_DEVICE=$device step e2e 540 "$py" -m pytest tests/e2e -n "$workers" -q --timeout 300 \
+    -k "$skip" --junitxml "$out/e2e.xml"
+
+torch_py=${RGPU_TORCH_PYTHON:-python3}
+if ! wanted pytorch; then
+    :
+elif [ "$device" = cuda ] && "$torch_py" -c 'import torch, sys; sys.exit(not torch.version.cuda)' 2>/dev/null; then
+    RGPU_TEST_DEVICE=$device RGPU_TORCH_PYTHON=$(command -v "$torch_py") step pytorch 540 \
+        "$py" -m pytest tests/e2e/test_pytorch.py -n 2 -q --timeout 300 --junitxml "$out/pytorch.xml"
+else
+    echo "== pytorch: skipped ($torch_py has no CUDA torch, or --device is not cuda)" | tee -a "$out/summary.txt"
+fi
+
+wanted profile_rows && step profile_rows 420 "$py" -m benchmarks.native.profile_rows --device "$device"
+echo "logs: $out"
