@@ -34,14 +34,9 @@ int fake_launches(void) { return nrec; }
 int fake_records(void) { return records; }
 const launch_rec *fake_launch(int i) { return &rec[i]; }
 
-CUresult cuInit(unsigned int f) { return CUDA_SUCCESS; }
+""" + fakecuda.DEVICE + r"""
 CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
-CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
-CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
-CUresult cuCtxSetCurrent(CUcontext c) { return CUDA_SUCCESS; }
-CUresult cuDeviceGetName(char *n, int len, CUdevice d) { snprintf(n, len, "Fake GPU"); return CUDA_SUCCESS; }
 CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d) { *b = 1ull << 32; return CUDA_SUCCESS; }
-CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) { memset(u->bytes, 0xAB, 16); return CUDA_SUCCESS; }
 CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) { *v = a == 75 ? 9 : 0; return CUDA_SUCCESS; }
 CUresult cuGetErrorName(CUresult e, const char **s) {
     *s = e == 400 ? "CUDA_ERROR_INVALID_HANDLE" : "CUDA_ERROR_INVALID_VALUE";

@@ -42,15 +42,10 @@ const char *fake_log(void) { return log_buf; }
 void fake_clear(void) { log_buf[0] = 0; }
 
 #define P(x) ((unsigned long long)(uintptr_t)(x))
-CUresult cuInit(unsigned int f) { return CUDA_SUCCESS; }
+""" + fakecuda.DEVICE + r"""
 CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = 7 + ordinal; return CUDA_SUCCESS; }
-CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
-CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
-CUresult cuCtxSetCurrent(CUcontext c) { return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
-CUresult cuDeviceGetName(char *n, int len, CUdevice d) { snprintf(n, len, "Fake GPU"); return CUDA_SUCCESS; }
 CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d) { *b = 1ull << 32; return CUDA_SUCCESS; }
-CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) { memset(u->bytes, 0xAB, 16); return CUDA_SUCCESS; }
 CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) { *v = a == 75 ? 9 : 0; return CUDA_SUCCESS; }
 CUresult cuGetErrorName(CUresult e, const char **s) {
     *s = e == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_UNKNOWN";

@@ -57,14 +57,9 @@ static void run_queue(void) {
     syncs++;
 }
 
-CUresult cuInit(unsigned int f) { return CUDA_SUCCESS; }
+""" + fakecuda.DEVICE + r"""
 CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
-CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
-CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return CUDA_SUCCESS; }
-CUresult cuCtxSetCurrent(CUcontext c) { return CUDA_SUCCESS; }
-CUresult cuDeviceGetName(char *n, int len, CUdevice d) { snprintf(n, len, "Fake GPU"); return CUDA_SUCCESS; }
 CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d) { *b = sizeof devmem; return CUDA_SUCCESS; }
-CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) { memset(u->bytes, 0xAB, 16); return CUDA_SUCCESS; }
 CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) { *v = a == 75 ? 9 : 0; return CUDA_SUCCESS; }
 CUresult cuGetErrorName(CUresult e, const char **s) { *s = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS; }
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { *p = DEV0; return CUDA_SUCCESS; }
