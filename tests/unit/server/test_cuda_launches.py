@@ -185,3 +185,44 @@ def test_handles_survive_the_tables_growth_and_removals(driver, monkeypatch):
     sv.serve([sv.launch(fns[0], 0, params(2)), sv.launch(live[0], 0, params(3))])
     assert driver.fake_launches() == 1 + len(live) + 1 and sv.s.deferred is not None
     assert sv.launches()[-1][0] == 0x100000 + 0x10 * 2
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch, seed):
+    """Messages of random calls — launches of both faces on every kind of stream, launches with bad
+    handles, values or parameters, sync launches, barriers, streams destroyed and created between
+    messages, waits — served with the loop and without it: the same launches, events, replies and
+    errors."""
+    import random
+
+    def script(sv):
+        rng = random.Random(seed)
+        for _ in range(12):
+            calls = []
+            for _ in range(rng.randrange(1, 120)):
+                r = rng.random()
+                stream = rng.choice([0, 1, 2, *sv.streams, 0x9999])
+                fn = rng.choice([*sv.fns, *sv.fns, 0x7777])
+                if r < 0.8:
+                    calls.append(sv.launch(fn, stream, params(rng.randrange(1000), rng.choice([0, 8, 24, 4096, 4100])),
+                                           grid=(rng.choice([1, 7, -1, 1 << 32]), 1, 1), runtime=rng.random() < 0.5,
+                                           sync=int(rng.random() < 0.05)))
+                elif r < 0.9:
+                    calls.append(sv.call(wire.BARRIER, [], sync=int(rng.random() < 0.5)))
+                else:
+                    calls.append(sv.call(LAUNCH, [fn, 1, 1, 1, 1, 1, 1, 0, stream, None]))
+            sv.serve(calls)
+            if rng.random() < 0.3:
+                sv.s.settle()
+            if rng.random() < 0.2:
+                gone = sv.streams.pop(rng.randrange(len(sv.streams)))
+                sv.serve([sv.call(BY_NAME["cuStreamDestroy_v2"], [gone], sync=1)])
+                sv.streams.append(sv.s.new_handle("stream", sv.dev.stream_create(0, 0)))
+            if rng.random() < 0.2:
+                sv.s.deferred = None
+
+    (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
+    assert seen_fast == seen_slow and rec_fast == rec_slow
+    assert fast.sock.sent == slow.sock.sent
+    assert fast.s.deferred == slow.s.deferred and fast.s.calls == slow.s.calls and fast.s.last_seq == slow.s.last_seq
+    assert fast.compiled > 0
