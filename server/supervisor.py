@@ -468,7 +468,9 @@ class Supervisor:
 
 
 def worker_bind(listen: str) -> str:
-    """Where session workers bind: the listen host, a port of the system's choosing."""
+    """Where session workers bind: the listen host, a port of the system's choosing; for ipc://, the
+    start of a path each worker ends with its own pid (worker.py): two workers binding one path would
+    take it from each other, and a client would reach a worker that was not told of its session."""
     if listen.startswith("tcp://"):
         host = listen[len("tcp://"):].rsplit(":", 1)[0]
         return f"tcp://{'*' if host in ('*', '0.0.0.0') else host}:*"

@@ -137,7 +137,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         curve.as_server(sock, keys)
     else:
         sock.zap_domain = b"rgpu"  # a plain wire goes through ZAP too: it admits the client's address
-    sock.bind(conf["worker_bind"])
+    bind = conf["worker_bind"]
+    sock.bind(f"{bind}-{os.getpid()}" if bind.startswith("ipc://") else bind)  # supervisor.worker_bind
     endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
     if conf["worker_bind"].startswith("tcp://*:"):
         endpoint = "tcp://*:" + endpoint.rsplit(":", 1)[1]
