@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from benchmarks.transport import KiB, MiB, ROUNDS, build_harness, best, iterations, size_name
+from benchmarks.transport import KiB, MiB, alternately, build_harness, iterations, size_name
 from rgpu.paths import libdir
 from rgpu.protocol import curve, tokens
 from tests.support.daemons import DaemonSet, free_url
@@ -60,14 +60,9 @@ def bench():
 
 
 def _pair(benchmark, bench, args, key):
-    runs = {"curve": [], "plain": []}
-
-    def once():
-        for _ in range(ROUNDS):
-            runs["curve"].append(bench.run("curve", *args))
-            runs["plain"].append(bench.run("plain", *args))
-    benchmark.pedantic(once, rounds=1, iterations=1)
-    return best(runs["curve"], key), best(runs["plain"], key)
+    got = alternately(benchmark, {"curve": lambda: bench.run("curve", *args),
+                                  "plain": lambda: bench.run("plain", *args)}, key)
+    return got["curve"], got["plain"]
 
 
 def _record(benchmark, figures, name, value, plain, unit):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.transport import ROUNDS, Bench, best, iterations, size_name
+from benchmarks.transport import Bench, alternately, iterations, size_name
 from tests.support.daemons import DaemonSet
 
 SIZES = [1 << 20, 16 << 20, 64 << 20]
@@ -28,15 +28,10 @@ def bench():
 @pytest.mark.parametrize("nbytes", SIZES, ids=size_name)
 def test_pinned_vs_pageable(benchmark, bench, figures, direction, nbytes):
     n = iterations(nbytes)
-    runs = {"pinned": [], "pageable": [], "raw": []}
-
-    def once():
-        for _ in range(ROUNDS):
-            runs["pinned"].append(bench.rgpu(f"{direction}_pinned", nbytes, n, shm=True))
-            runs["pageable"].append(bench.rgpu(direction, nbytes, n, shm=True))
-            runs["raw"].append(bench.baseline(direction, nbytes, n))
-    benchmark.pedantic(once, rounds=1, iterations=1)
-    pinned, pageable, raw = (best(runs[k], "gbps") for k in ("pinned", "pageable", "raw"))
+    got = alternately(benchmark, {"pinned": lambda: bench.rgpu(f"{direction}_pinned", nbytes, n, shm=True),
+                                  "pageable": lambda: bench.rgpu(direction, nbytes, n, shm=True),
+                                  "raw": lambda: bench.baseline(direction, nbytes, n)}, "gbps")
+    pinned, pageable, raw = got["pinned"], got["pageable"], got["raw"]
     figures[f"{direction} {size_name(nbytes)} pinned"] = {"rgpu": pinned, "raw": pageable, "unit": "GB/s"}
     benchmark.extra_info.update(pinned=pinned, pageable=pageable, raw_tcp=raw, unit="GB/s",
                                 pinned_vs_pageable=pinned / pageable, pinned_vs_raw=pinned / raw)

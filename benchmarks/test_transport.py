@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.transport import ROUNDS, SIZES, MiB, Bench, best, iterations, size_name
+from benchmarks.transport import SIZES, MiB, Bench, alternately, iterations, size_name
 from tests.support.daemons import DaemonSet
 
 
@@ -29,14 +29,9 @@ def _record(benchmark, figures, name, rgpu, raw, unit):
 
 
 def _pair(benchmark, bench, rgpu_args, raw_args, key, shm=False):
-    runs = {"rgpu": [], "raw": []}
-
-    def once():
-        for _ in range(ROUNDS):
-            runs["rgpu"].append(bench.rgpu(*rgpu_args, shm=shm))
-            runs["raw"].append(bench.baseline(*raw_args))
-    benchmark.pedantic(once, rounds=1, iterations=1)
-    return best(runs["rgpu"], key), best(runs["raw"], key)
+    got = alternately(benchmark, {"rgpu": lambda: bench.rgpu(*rgpu_args, shm=shm),
+                                  "raw": lambda: bench.baseline(*raw_args)}, key)
+    return got["rgpu"], got["raw"]
 
 
 def test_sync_round_trip(benchmark, bench, figures):
@@ -86,15 +81,10 @@ def test_bandwidth_pieces(benchmark, bench, figures, direction, nbytes):
     (RGPU_PIECES=0) and the raw transport, alternately in one run. Recorded as "DIR SIZE pieces" with
     rgpu = in pieces, raw = the raw transport; whole in extra_info."""
     n = iterations(nbytes)
-    runs = {"pieces": [], "whole": [], "raw": []}
-
-    def once():
-        for _ in range(ROUNDS):
-            runs["pieces"].append(bench.rgpu(direction, nbytes, n))
-            runs["whole"].append(bench.rgpu(direction, nbytes, n, RGPU_PIECES="0"))
-            runs["raw"].append(bench.baseline(direction, nbytes, n))
-    benchmark.pedantic(once, rounds=1, iterations=1)
-    pieces, whole, raw = (best(runs[k], "gbps") for k in ("pieces", "whole", "raw"))
+    got = alternately(benchmark, {"pieces": lambda: bench.rgpu(direction, nbytes, n),
+                                  "whole": lambda: bench.rgpu(direction, nbytes, n, RGPU_PIECES="0"),
+                                  "raw": lambda: bench.baseline(direction, nbytes, n)}, "gbps")
+    pieces, whole, raw = got["pieces"], got["whole"], got["raw"]
     figures[f"{direction} {size_name(nbytes)} pieces"] = {"rgpu": pieces, "raw": raw, "unit": "GB/s"}
     benchmark.extra_info.update(pieces=pieces, whole=whole, raw=raw, unit="GB/s",
                                 pieces_vs_raw=pieces / raw, whole_vs_raw=whole / raw)

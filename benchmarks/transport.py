@@ -86,5 +86,19 @@ def best(runs: list[dict], key: str) -> float:
     return min(vals) if key == "us" else max(vals)
 
 
+def alternately(benchmark, configurations: dict, key: str) -> dict[str, float]:
+    """Runs each configuration (name -> a function returning the harness's figures) once per round, in
+    turn, for ROUNDS rounds as one pytest-benchmark round, and returns each one's best `key`: load from
+    other processes then hurts all of them alike instead of whichever ran during it."""
+    runs = {name: [] for name in configurations}
+
+    def once():
+        for _ in range(ROUNDS):
+            for name, run in configurations.items():
+                runs[name].append(run())
+    benchmark.pedantic(once, rounds=1, iterations=1)
+    return {name: best(r, key) for name, r in runs.items()}
+
+
 def iterations(nbytes: int) -> int:
     return max(3, min(2000, (256 * MiB) // nbytes))
