@@ -49,6 +49,19 @@ def test_async_launches(benchmark, bench, figures):
     _record(benchmark, figures, f"async launches {bench.transport}", rgpu / 1e3, raw / 1e3, "k calls/s")
 
 
+def test_default_kind_copies(benchmark, bench, figures):
+    """Device-to-device copies whose kind comes from the pointers (cudaMemcpyDefault): the client's
+    table of allocations answers where each pointer is (rgpu), against asking the server for each
+    (RGPU_ALLOC_TABLE=0, in extra_info) and the raw async message rate."""
+    got = alternately(benchmark, {"table": lambda: bench.rgpu("default", 20000),
+                                  "asking": lambda: bench.rgpu("default", 2000, RGPU_ALLOC_TABLE="0"),
+                                  "raw": lambda: bench.baseline("async", 200000)}, "rate")
+    figures[f"default-kind copies {bench.transport}"] = {"rgpu": got["table"] / 1e3, "raw": got["raw"] / 1e3,
+                                                        "unit": "k calls/s"}
+    benchmark.extra_info.update(table=got["table"], asking=got["asking"], raw=got["raw"], unit="copies/s",
+                                table_vs_asking=got["table"] / got["asking"])
+
+
 def test_attribute_query(benchmark, bench, figures):
     """A device fact (the multiprocessor count) against the raw round trip it no longer costs."""
     rgpu, raw = _pair(benchmark, bench, ("attr", 200000), ("sync", 10000), "us")

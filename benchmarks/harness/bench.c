@@ -6,6 +6,8 @@
  *   bench rgpu async N           N x cudaMemsetAsync, one sync      -> {"rate": calls/s}
  *   bench rgpu launch N          N x empty kernel (driver API)      -> {"rate": launches/s}
  *   bench rgpu attr N            N x cudaDeviceGetAttribute         -> {"us": per query}
+ *   bench rgpu default N         N x cudaMemcpyAsync device to device, cudaMemcpyDefault (the kind
+ *                                from the pointers, as CuPy copies), one sync -> {"rate": copies/s}
  *   bench rgpu h2d|d2h BYTES N   N x cudaMemcpy of BYTES            -> {"gbps": GB/s}
  *   bench rgpu h2d_pinned|d2h_pinned BYTES N   the same from/to cudaMallocHost memory
  *   bench raw URL sync|async N / h2d|d2h BYTES N                    the same over bare ZeroMQ
@@ -22,6 +24,7 @@ int cudaFree(void *p);
 int cudaMallocHost(void **p, size_t n);
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
 int cudaMemsetAsync(void *p, int v, size_t n, void *stream);
+int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream);
 int cudaStreamQuery(void *stream);
 int cudaDeviceGetAttribute(int *value, int attr, int device);
 int cudaDeviceSynchronize(void);
@@ -62,10 +65,11 @@ static int run_rgpu(int argc, char **argv) {
         printf("{\"us\": %.4f, \"n\": %ld}\n", (now() - t0) / n * 1e6, n);
         return 0;
     }
-    if (!strcmp(what, "sync") || !strcmp(what, "async") || !strcmp(what, "launch")) {
+    if (!strcmp(what, "sync") || !strcmp(what, "async") || !strcmp(what, "launch") || !strcmp(what, "default")) {
         long n = atol(argv[3]);
-        void *d;
+        void *d, *d2;
         CK(cudaMalloc(&d, 4096));
+        CK(cudaMalloc(&d2, 4096));
         CUfunction fn = NULL;
         if (!strcmp(what, "launch")) {
             CUmodule m;
@@ -79,6 +83,7 @@ static int run_rgpu(int argc, char **argv) {
             for (long i = 0; i < k; i++) {
                 if (what[0] == 's') CK(cudaStreamQuery(0));
                 else if (what[0] == 'a') CK(cudaMemsetAsync(d, (int)i, 4, 0));
+                else if (what[0] == 'd') CK(cudaMemcpyAsync(d2, d, 256, 4 /* cudaMemcpyDefault */, 0));
                 else CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
             }
             CK(cudaDeviceSynchronize());

@@ -417,6 +417,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     int rc = rgpu_sync(&c);
     if (rc == 0) {
         *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
+        rgpu_allocs_note(c.dev, (uint64_t)(uintptr_t)*dptr, (size_t)(bytesize));
     }
     rgpu_end(&c);
     return rc;
@@ -437,6 +438,7 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInByt
     if (rc == 0) {
         *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
         *pPitch = (__typeof__(*pPitch))rgpu_out_u(&c);
+        rgpu_allocs_note(c.dev, (uint64_t)(uintptr_t)*dptr, (size_t)(*pPitch) * (size_t)(Height));
     }
     rgpu_end(&c);
     return rc;
@@ -1049,6 +1051,7 @@ CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void 
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
     rgpu_call c;
+    rgpu_allocs_forget(-1, (uint64_t)(uintptr_t)dptr);
     { int crc; if (rgpu_capture_cuMemFreeAsync(&crc, dptr, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cuMemFreeAsync, "cuMemFreeAsync", RGPU_DRIVER, RGPU_FLAGS_cuMemFreeAsync);
     rgpu_put_u(&c, (uint64_t)dptr);
@@ -2557,6 +2560,7 @@ cudaError_t cudaDeviceReset(void)
     rgpu_call c;
     rgpu_begin(&c, RGPU_ID_cudaDeviceReset, "cudaDeviceReset", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceReset);
     int rc = rgpu_sync(&c);
+    rgpu_allocs_drop(c.dev);
     rgpu_end(&c);
     return rc;
 }
@@ -3187,6 +3191,7 @@ cudaError_t cudaMalloc(void **devPtr, size_t size)
     int rc = rgpu_sync(&c);
     if (rc == 0) {
         *devPtr = (void *)(uintptr_t)rgpu_out_u(&c);
+        rgpu_allocs_note(c.dev, (uint64_t)(uintptr_t)*devPtr, (size_t)(size));
     }
     rgpu_end(&c);
     return rc;
@@ -3206,6 +3211,7 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t h
     if (rc == 0) {
         *devPtr = (void *)(uintptr_t)rgpu_out_u(&c);
         *pitch = (__typeof__(*pitch))rgpu_out_u(&c);
+        rgpu_allocs_note(c.dev, (uint64_t)(uintptr_t)*devPtr, (size_t)(*pitch) * (size_t)(height));
     }
     rgpu_end(&c);
     return rc;
@@ -3390,6 +3396,7 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
     rgpu_call c;
+    rgpu_allocs_forget(-1, (uint64_t)(uintptr_t)devPtr);
     { int crc; if (rgpu_capture_cudaFreeAsync(&crc, devPtr, hStream)) return crc; }
     rgpu_begin(&c, RGPU_ID_cudaFreeAsync, "cudaFreeAsync", RGPU_RUNTIME, RGPU_FLAGS_cudaFreeAsync);
     rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);

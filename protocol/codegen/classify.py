@@ -246,6 +246,18 @@ class Classifier:
                     raise ClassifyError(f"bulk length {expr!r}: {term} is not a wire argument")
         if call.is_async and call.outs:
             raise ClassifyError("flagged async but has out-values")
+        by_name = {p.name: p for p in call.params}
+        if r.allocates:
+            at, size = r.allocates
+            if at not in by_name or by_name[at].kind != "ou" or by_name[at].nullable:
+                raise ClassifyError(f"allocates at {at!r}: not an out-value that is an address")
+            for term in size.replace(" ", "").split("*"):
+                if not term.isdigit() and (term not in by_name or by_name[term].kind not in ("u", "i", "ou")):
+                    raise ClassifyError(f"allocates bytes {size!r}: {term} is not an integer wire argument")
+        if r.frees and r.frees != "all" and (r.frees not in by_name or by_name[r.frees].kind != "u"):
+            raise ClassifyError(f"frees {r.frees!r}: not an address parameter (or \"all\")")
+        if r.frees == "all" and call.is_async:
+            raise ClassifyError("frees = \"all\" on an async call: the table is cleared once the reply came")
         if r.shm and not (r.bulk_in or r.bulk_out):
             raise ClassifyError("shm = true without bulk data")
         if set(r.unsupported_on) >= set(rec.BACKENDS):

@@ -201,6 +201,16 @@ def hook_proto(call: Call) -> str:
     return declaration(call, f"rgpu_capture_{call.name}", "int *rc") + ";"
 
 
+def _note(call: Call) -> str:
+    """The new allocation into the client's table (allocs.c): its address and size, out-values read
+    as what the call wrote."""
+    at, size = call.record.allocates
+    outs = {p.name for p in call.outs}
+    terms = [t if t.isdigit() else f"(size_t)(*{t})" if t in outs else f"(size_t)({t})"
+             for t in size.replace(" ", "").split("*")]
+    return f"rgpu_allocs_note(c.dev, (uint64_t)(uintptr_t)*{at}, {' * '.join(terms)});"
+
+
 def stub(call: Call) -> str:
     face = FACE[call.face]
     r = call.record
@@ -219,6 +229,8 @@ def stub(call: Call) -> str:
             lines.append(f"    if ({p.name} == NULL) return rgpu_invalid_value({face});")
         elif arr:
             lines.append(f"    if ({p.name} == NULL && ({p.length}) != 0) return rgpu_invalid_value({face});")
+    if r.frees and r.frees != "all":  # forgotten first: a miss only asks the server (allocs.c)
+        lines.append(f"    rgpu_allocs_forget(-1, (uint64_t)(uintptr_t){r.frees});")
     lines += _capture(call, face)
     lines.append(f'    rgpu_begin(&c, RGPU_ID_{call.name}, "{call.name}", {face}, RGPU_FLAGS_{call.name});')
     lines += ["    " + x for p in call.ins for x in _put(p, face)]
@@ -226,10 +238,14 @@ def stub(call: Call) -> str:
         lines.append("    return rgpu_async(&c);")
     else:
         lines.append("    int rc = rgpu_sync(&c);")
+        if r.frees == "all":  # whatever the reply said: the table only ever loses entries here
+            lines.append("    rgpu_allocs_drop(c.dev);")
         if call.outs:
             lines.append("    if (rc == 0) {")
             for p in call.outs:
                 lines.append(f"        {_get_nullable(p) if p.nullable else _get(p)}")
+            if r.allocates:
+                lines.append(f"        {_note(call)}")
             lines.append("    }")
         lines += ["    rgpu_end(&c);", "    return rc;"]
     lines.append("}")

@@ -13,6 +13,12 @@ against the parsed headers (and refuses a record that does not fit the function 
     bulk_in = "ByteCount"            # raw data frames (or shared-memory regions) sent with the call
     shm = true                       # the same-host path may carry them
     flags = ["device_work", "sync"]  # see FLAGS
+
+    [cudaMallocPitch]                # the client's table of allocations (libhook/src/memory/allocs.c):
+    allocates = { at = "devPtr", bytes = "pitch * height" }   # the out-value that is the address, and
+                                     # its size (out parameters read as the value the call wrote)
+    [cudaFreeAsync]
+    frees = "devPtr"                 # the allocation at this address goes (or "all": the device's)
 """
 from __future__ import annotations
 
@@ -59,7 +65,7 @@ WIRE_ARG = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*):(?P<kind>[a-z]+)(?::(?
 LENGTH = re.compile(r"^[A-Za-z_0-9]+(\s*\*\s*[A-Za-z_0-9]+)*$")
 
 KEYS = {"side", "why", "client", "via", "params", "wire", "outs", "bulk_in", "bulk_out", "shm", "flags",
-        "capture", "drops", "same_as", "sim", "cuda", "since", "until", "prototype"}
+        "capture", "drops", "same_as", "sim", "cuda", "since", "until", "prototype", "allocates", "frees"}
 BACKENDS = ("sim", "cuda")
 
 
@@ -99,6 +105,11 @@ class Record:
     # For an entry point the headers do not declare (a legacy name programs find with dlsym, whose
     # header #defines it to a newer _vN): its C prototype, in the headers' types.
     prototype: str = ""
+    # The client's table of device allocations (libhook/src/memory/allocs.c): the out parameter that
+    # is a new allocation's address and the expression of its size; the parameter whose allocation
+    # a call frees, or "all" for every one of the call's device.
+    allocates: tuple[str, str] | None = None
+    frees: str = ""
 
     @property
     def on_wire(self) -> bool:
@@ -150,7 +161,8 @@ def parse_record(name: str, family: str, body: dict) -> Record:
                via=list(body.get("via", [])), flags=frozenset(flags), capture=body.get("capture", ""),
                drops=body.get("drops", ""), same_as=body.get("same_as", ""), shm=bool(body.get("shm", False)),
                bulk_in=body.get("bulk_in", ""), bulk_out=body.get("bulk_out", ""),
-               since=body.get("since", ""), until=body.get("until", ""), prototype=body.get("prototype", ""))
+               since=body.get("since", ""), until=body.get("until", ""), prototype=body.get("prototype", ""),
+               frees=body.get("frees", ""))
     try:
         r.params = {k: parse_spec(v) for k, v in body.get("params", {}).items()}
         if "wire" in body:
@@ -183,6 +195,15 @@ def parse_record(name: str, family: str, body: dict) -> Record:
     for expr in (r.bulk_in, r.bulk_out):
         if expr and not LENGTH.match(expr):
             raise RecordError(f"{name}: bulk length {expr!r} is parameters and numbers joined by *")
+    if "allocates" in body:
+        a = body["allocates"]
+        if not isinstance(a, dict) or set(a) != {"at", "bytes"} or not LENGTH.match(str(a["bytes"])):
+            raise RecordError(f"{name}: allocates is {{ at = OUT_PARAM, bytes = SIZE }} (parameters and numbers "
+                              f"joined by *)")
+        r.allocates = (a["at"], a["bytes"])
+    if (r.allocates or r.frees) and (side != "forward" or r.client):
+        raise RecordError(f"{name}: allocates and frees belong to generated forward stubs (hand-written code "
+                          f"keeps the table itself)")
     if r.outs is not None and r.wire is None:
         raise RecordError(f"{name}: `outs` comes with `wire`")
     if r.wire is not None and r.outs is None:

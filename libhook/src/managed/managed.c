@@ -249,7 +249,17 @@ static int free_any(int face, uint64_t addr) {
             break;
         }
     pthread_mutex_unlock(&mu);
-    int rc = free_on_server(face, r ? r->dev : rgpu_current_device(), addr);
+    /* Device memory is freed by its own device's server, whichever device is current, as CUDA
+     * finds the allocation from the address (the table knows, or with several devices the servers
+     * are asked); and forgotten first (allocs.c), a miss costing only a round trip. */
+    int dev = rgpu_current_device(), known;
+    uint64_t base;
+    if (r) dev = r->dev;
+    else if (rgpu_allocs_find(addr, &known, &base)) dev = base == addr ? known : dev;
+    else if (addr && rgpu_device_count() > 1 && (known = rgpu_device_of((const void *)(uintptr_t)addr)) >= 0)
+        dev = known;
+    if (!r) rgpu_allocs_forget(dev, addr);
+    int rc = free_on_server(face, dev, addr);
     if (r && rc == 0) {
         /* With the device's last region gone there is nothing left to pull: a region made later
          * starts clean, or its host writes would never be pushed (busy means "the device's copy

@@ -18,6 +18,7 @@
 static int is_device_ptr(const void *p) {
     int side = rgpu_managed_side(p); /* known here: no round trip */
     if (side) return side == 1;
+    if (rgpu_allocs_find((uint64_t)(uintptr_t)p, NULL, NULL)) return 1; /* so is the program's own device memory */
     struct cudaPointerAttributes attr;
     memset(&attr, 0, sizeof attr);
     if (cudaPointerGetAttributes(&attr, p) != 0) return 0;

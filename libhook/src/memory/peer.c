@@ -66,9 +66,11 @@ CUresult cuCtxDisablePeerAccess(CUcontext peer) {
     return rgpu_record(RGPU_DRIVER, PEER_ACCESS_NOT_ENABLED);
 }
 
-/* The device whose memory `p` is (-1: none of them): the current device's server is asked first. */
+/* The device whose memory `p` is (-1: none of them): the program's own allocations answer
+ * (allocs.c), else the current device's server is asked first. */
 int rgpu_device_of(const void *p) {
-    int cur = rgpu_current_device(), n = rgpu_device_count();
+    int cur = rgpu_current_device(), n = rgpu_device_count(), known;
+    if (rgpu_allocs_find((uint64_t)(uintptr_t)p, &known, NULL)) return known;
     for (int k = 0; k < n; k++) {
         int dev = k == 0 ? cur : (k <= cur ? k - 1 : k);
         struct cudaPointerAttributes a;

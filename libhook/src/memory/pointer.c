@@ -1,5 +1,5 @@
-/* Pointer attributes. cudaPointerGetAttributes answers pinned host memory itself (hostmem.c) and
- * asks the servers about the rest — the current device's first, then the others', since with
+/* Pointer attributes. cudaPointerGetAttributes answers pinned host memory (hostmem.c) and the
+ * program's own device allocations (allocs.c) itself and asks the servers about the rest — the current device's first, then the others', since with
  * unified addressing a pointer names its device whatever device is current — and reports the
  * device as the program numbers it. The Driver's cuPointerGetAttribute/s are answered from it, plus
  * cuMemGetAddressRange for the range attributes. */
@@ -46,11 +46,16 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
     ptr_attrs a;
     memset(&a, 0, sizeof a);
-    int cur = rgpu_current_device(), n = rgpu_device_count();
+    int cur = rgpu_current_device(), n = rgpu_device_count(), known;
     if (rgpu_pinned(ptr, NULL)) {
         a.type = MEM_HOST;
         a.device = cur;
         a.devicePointer = a.hostPointer = (void *)ptr; /* one address under UVA */
+    } else if (rgpu_allocs_find((uint64_t)(uintptr_t)ptr, &known, NULL)) {
+        /* the program's own device memory (allocs.c): what its server says of it */
+        a.type = MEM_DEVICE;
+        a.device = known;
+        a.devicePointer = (void *)ptr;
     } else {
         for (int k = 0; k < n; k++) {
             int dev = k == 0 ? cur : (k <= cur ? k - 1 : k);

@@ -95,6 +95,16 @@ void rgpu_pinned_close(void);
 /* memory/peer.c: a device-to-device copy whose two sides are different devices' memory, staged
  * through the client; 1: it was one (*rc says how it went), 0: the caller sends it as usual */
 int rgpu_cross_device_copy(int face, void *dst, const void *src, size_t n, const void *stream, int async, int *rc);
+/* memory/peer.c: the device whose memory p is (the table's answer, else the servers'), -1: none */
+int rgpu_device_of(const void *p);
+
+/* memory/allocs.c: the device allocations the program made (records with `allocates` note them,
+ * `frees` forget them), so that finding a pointer's device costs no round trip. find: 1 and its device
+ * (the current one's first) and start when p lies in one, 0 when the servers must be asked. */
+void rgpu_allocs_note(int dev, uint64_t base, size_t size);
+int rgpu_allocs_find(uint64_t p, int *dev, uint64_t *base);
+void rgpu_allocs_forget(int dev, uint64_t base); /* dev -1: whichever device has it */
+void rgpu_allocs_drop(int dev);
 
 typedef struct { const char *name; void *fn; } rgpu_proc;
 extern const rgpu_proc rgpu_procs[];
