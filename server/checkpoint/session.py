@@ -8,6 +8,7 @@ their handles, then the session's settings and errors. A live migration runs the
 the memory sent ahead of the stop (server/migration/)."""
 from __future__ import annotations
 
+from ..dispatch import Result
 from . import objects
 from .image import CheckpointError, Image, decompress, new_meta
 from .memory import Copier
@@ -27,6 +28,9 @@ def describe(session) -> tuple[dict, dict[str, bytes]]:
         "settings": getattr(session, "settings", None),
         "sticky": [session.sticky.code, session.sticky.message, session.sticky.sticky] if session.sticky else None,
         "deferred": list(session.deferred) if session.deferred else None,
+        # an H2D copy's piece that failed, the rest of its pieces still to come (server/pieces.py):
+        # the copy's last call, served after the move, answers that failure
+        "piece_error": _piece_error(session.piece_error),
         "device": dev.capture_device(),
         "calls": session.calls,
     }
@@ -40,6 +44,10 @@ def describe(session) -> tuple[dict, dict[str, bytes]]:
                         raise CheckpointError(f"the image of module {digest[:16]} is no longer held")
                     images[digest] = data
     return state, images
+
+
+def _piece_error(res) -> list | None:
+    return None if res is None else [res.rc, res.message, res.face]
 
 
 def meta_of(session, backend: str) -> dict:
@@ -103,6 +111,9 @@ def restore_objects(session, state: dict, images: dict[str, bytes]) -> None:
         session.sticky = CudaError(code, message)
         session.sticky.sticky = sticky
     session.deferred = tuple(state["deferred"]) if state.get("deferred") else None
+    if state.get("piece_error"):
+        rc, message, face = state["piece_error"]
+        session.piece_error = Result(rc, message=message, face=face)
     session.calls = state.get("calls", 0)
 
 

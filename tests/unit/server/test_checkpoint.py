@@ -19,6 +19,7 @@ from rgpu.server.checkpoint import session as cksession
 from rgpu.server.checkpoint.image import CheckpointError, Image
 from rgpu.server.checkpoint.memory import CHUNK
 from rgpu.server.dispatch import Dispatcher
+from rgpu.server.pieces import run_piece_in, take_piece_error
 from rgpu.server.session import Session
 from tests.unit.sim.conftest import image as kernel_image
 
@@ -198,6 +199,29 @@ def test_handles_of_kinds_checkpoints_do_not_know_refuse_the_capture(program):
     a.new_handle("texture", object())
     with pytest.raises(CheckpointError, match="texture"):
         cksession.capture(a, "sim")
+
+
+def test_a_failed_piece_of_a_copy_still_fails_the_copy_after_a_move(dispatcher, program):
+    """An H2D copy in pieces whose end piece failed (past its allocation) moves between pieces: the
+    copy's last call, served by the restored session, answers that failure instead of succeeding
+    with part of the data written (server/pieces.py)."""
+    d = dispatcher
+    a, n = program
+    run_piece_in(a, d.run, BY_NAME["cudaMemcpy"], [n["x"] + 4000, 0, 200, 1], [bytes(200)])
+    assert a.piece_error is not None and a.piece_error.rc != 0
+    b = restored(cksession.capture(a, "sim"))
+    try:
+        want = take_piece_error(a)
+        got = take_piece_error(b)
+        assert (got.rc, got.message, got.face) == (want.rc, want.message, want.face)
+        assert b.piece_error is None  # taken once, as the copy's reply takes it
+    finally:
+        b.close()
+    clean = restored(cksession.capture(a, "sim"))
+    try:
+        assert clean.piece_error is None
+    finally:
+        clean.close()
 
 
 def test_written_pages_are_told_from_untouched_and_freed_ones():
