@@ -46,6 +46,19 @@ static size_t first_after(int dev, uint64_t p) {
     return lo;
 }
 
+/* Another device whose live allocation overlaps [base, end) (-1: none). In one CUDA process every
+ * device's memory has addresses of its own; rgpu's devices are other processes, often on other hosts,
+ * and nothing but their servers' choices keeps their addresses apart (the software GPU spreads them
+ * by server; a real GPU's driver by its own layout). */
+static int overlapped_elsewhere(int dev, uint64_t base, uint64_t end) {
+    for (int d = 0; d < RGPU_MAX_DEVICES; d++) {
+        if (d == dev) continue;
+        size_t i = first_after(d, base);
+        if (i < count[d] && table[d][i].base < end) return d;
+    }
+    return -1;
+}
+
 void rgpu_allocs_note(int dev, uint64_t base, size_t size) {
     if (!on() || dev < 0 || dev >= RGPU_MAX_DEVICES || !size || base + size < base) return;
     pthread_mutex_lock(&mu);
@@ -66,7 +79,14 @@ void rgpu_allocs_note(int dev, uint64_t base, size_t size) {
         count[dev] -= j - i - 1;
     }
     t[i] = (range){base, base + size};
+    int other = overlapped_elsewhere(dev, base, base + size);
     pthread_mutex_unlock(&mu);
+    static int warned;
+    if (other >= 0 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+        rgpu_log(RGPU_LOG_WARN, "devices %d and %d gave out the same addresses (0x%llx): their servers' address "
+                 "spaces overlap, so copies between them and pointer queries cannot tell their memory apart "
+                 "(each device's own memory is looked for on the current device first)", other, dev,
+                 (unsigned long long)base);
 }
 
 /* 1 when p lies in an allocation of the table: its device (the current one's looked at first, as

@@ -15,35 +15,41 @@ from tests.unit.protocol.test_contract_misclassified import _place, real  # noqa
 LIBHOOK = codegen.ROOT / "libhook"
 
 STATE = r"""
-int cur, ndev = 4;
+#include <stdarg.h>
+#include <stdio.h>
+int cur, ndev = 4, nlogged;
+char logged[512];
 int rgpu_current_device(void) { return cur; }
 int rgpu_device_count(void) { return ndev; }
+void rgpu_log(int level, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(logged, sizeof logged, fmt, ap);
+    va_end(ap);
+    nlogged++;
+}
 """
 
 
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
-    d = tmp_path_factory.mktemp("allocs")
-    (d / "state.c").write_text(STATE)
-    lib = d / "liballocs.so"
+@pytest.fixture
+def t(tmp_path):
+    """A fresh library per test: the table, and its once-only warning, start empty."""
+    (tmp_path / "state.c").write_text(STATE)
+    lib = tmp_path / "liballocs.so"
     subprocess.run(["gcc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{LIBHOOK / 'src' / 'transport'}",
                     f"-I{codegen.C_OUT}", "-o", str(lib), str(LIBHOOK / "src" / "memory" / "allocs.c"),
-                    str(d / "state.c")], check=True)
+                    str(tmp_path / "state.c")], check=True)
     return ctypes.CDLL(str(lib))
-
-
-@pytest.fixture
-def t(table):
-    for dev in range(4):
-        table.rgpu_allocs_drop(dev)
-    ctypes.c_int.in_dll(table, "cur").value = 0
-    return table
 
 
 def find(t, p: int):
     dev, base = ctypes.c_int(-1), ctypes.c_uint64(0)
     hit = t.rgpu_allocs_find(ctypes.c_uint64(p), ctypes.byref(dev), ctypes.byref(base))
     return (dev.value, base.value) if hit else None
+
+
+def _logged(t) -> bytes:
+    return ctypes.string_at(ctypes.addressof(ctypes.c_char.in_dll(t, "logged")))
 
 
 def note(t, dev: int, base: int, size: int) -> None:
@@ -59,9 +65,16 @@ def test_an_allocation_is_found_from_its_start_to_its_last_byte_only(t):
 
 
 def test_the_current_device_is_looked_at_first_as_the_servers_are_asked(t):
-    # the same address on two servers (their address spaces are their own): the current one's wins
+    # the same address on two servers (their address spaces are their own): the current one's wins,
+    # and the program is told, once, that its devices' memory cannot be told apart
     note(t, 0, 0x5000, 0x100)
+    assert ctypes.c_int.in_dll(t, "nlogged").value == 0
     note(t, 2, 0x5000, 0x100)
+    assert ctypes.c_int.in_dll(t, "nlogged").value == 1
+    assert b"devices 0 and 2 gave out the same addresses (0x5000)" in _logged(t)
+    note(t, 2, 0x5400, 0x100)
+    note(t, 1, 0x5400, 0x100)
+    assert ctypes.c_int.in_dll(t, "nlogged").value == 1
     assert find(t, 0x5010)[0] == 0
     ctypes.c_int.in_dll(t, "cur").value = 2
     assert find(t, 0x5010)[0] == 2
