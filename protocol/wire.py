@@ -14,7 +14,8 @@ session, key, last seq run]``. A sync call may carry a 6th element naming
 shared-memory regions instead of bulk frames; its reply then names them in a 7th. A copy (sync or
 async) whose host side is the program's pinned memory carries ``[[], 0, [segment name, nonce, segment
 size, offset, length]]`` there and no data either way (server/pinned.py); UNPIN ``[name]`` (sync) says
-the client freed that segment. A large sync H2D copy staged progressively carries ``[regions, 0, seq]``:
+the client freed that segment. PARAMS ``[function]`` (sync) is answered with the function's
+parameter layout, outs ``[offset, size, ...]``. A large sync H2D copy staged progressively carries ``[regions, 0, seq]``:
 its data arrives in the segment while the worker copies, the segment's first page saying how much
 (server/staging.py, run_staged). Where frames carry the data, a large sync copy goes in pieces
 (server/pieces.py): H2D as calls whose ``sync`` is PIECE_IN, each its own message, before the sync call;
@@ -30,7 +31,8 @@ from dataclasses import dataclass
 import msgpack
 
 from .generated.constants import (  # noqa: F401  (shared with libhook)
-    ATTACH, BARRIER, GOODBYE, MOVED, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
+    ATTACH, BARRIER, GOODBYE, MOVED, PARAMS, PARAMS_MAX, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED,
+    SYNC_PIECES_OUT, UNPIN)
 
 
 class MalformedMessage(ValueError):

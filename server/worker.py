@@ -21,6 +21,7 @@ import zmq.utils.monitor
 
 from rgpu import logs
 from rgpu.protocol import curve, wire
+from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, module_cache
 from .errors import CudaError, driver_code
@@ -552,6 +553,9 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         if call_id == wire.UNPIN:
             _unpin(sock, ident, seq, sync, args, session, log)
             continue
+        if call_id == wire.PARAMS:
+            _params(sock, ident, seq, sync, args, session, run)
+            continue
         if sync == wire.PIECE_IN:  # a piece of a large H2D copy (server/pieces.py)
             run_piece_in(session, run, call_id, args, bulk)
             continue
@@ -599,6 +603,27 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             sock.send(head)
     settle()
     return True
+
+
+_PARAM_INFO = BY_NAME["cuFuncGetParamInfo"]
+_PAST_THE_LAST = driver_code("CUDA_ERROR_INVALID_VALUE")
+
+
+def _params(sock, ident, seq, sync, args, session, run) -> None:
+    """PARAMS [function]: the function's parameter layout, outs [offset, size] of each parameter in
+    order, flattened: cuFuncGetParamInfo index by index (either backend's), to the first index it
+    refuses as past the last. Any other refusal (a bad handle, a sticky error) is the reply's."""
+    outs, res = [], None
+    if len(args) == 1 and type(args[0]) is int:
+        for i in range(wire.PARAMS_MAX):
+            res = run(session, _PARAM_INFO, [args[0], i], ())
+            if res.rc:
+                break
+            outs += res.outs
+    rc, msg = (0, "") if res is not None and res.rc in (0, _PAST_THE_LAST) else \
+        (res.rc, res.message) if res is not None else (_PAST_THE_LAST, "PARAMS takes [function handle]")
+    if sync:
+        sock.send_multipart([ident, wire.encode_reply(seq, rc, outs if rc == 0 else [], message=msg)])
 
 
 def _unpin(sock, ident, seq, sync, args, session, log) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import PROGRAMS, run_cli
 from tests.support import cudabuild
+from tests.support.daemons import wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -50,12 +51,29 @@ def test_launches_are_batched_not_a_round_trip_each(cuda_program, start_server):
     url, server = start_server()
     p = run_cli("run", "--server", url, "--", str(cuda_program("many_launches")), "100000", timeout=300)
     assert p.returncode == 0 and "launched 100000 counted 100000" in p.stdout, p.stdout + p.stderr
-    from tests.support.daemons import wait_until
     ended = wait_until(lambda: re.search(r"event=session_ended .*?calls=(\d+) messages=(\d+)",
                                          server.output(tail=200_000)), 20, "session end logged")
     calls, messages = int(ended.group(1)), int(ended.group(2))
     assert calls >= 100000
     assert messages < 1000, f"{messages} messages for {calls} calls"
+
+
+def test_a_kernels_parameter_layout_costs_one_round_trip_however_many_it_has(cuda_program, start_server):
+    """The first launch of a kernel asks its layout once (PARAMS), not once per parameter: a kernel of
+    24 parameters costs the session as many messages as one of 1, and computes from every one of them."""
+    url, server = start_server()
+    exe = cuda_program("driver_params")
+    messages = []
+    # (a fresh server's first session sends the module's image after a digest its cache did not know)
+    for which in ("narrow", "narrow", "wide"):
+        p = run_cli("run", "--server", url, "--", str(exe), which)
+        assert p.returncode == 0 and f"OK driver_params {which}" in p.stdout, p.stdout + p.stderr
+        ended = wait_until(lambda: len(found := re.findall(r"event=session_ended .*?messages=(\d+)",
+                                                           server.output(tail=200_000))) == len(messages) + 1
+                           and found, 20, "session end logged")
+        messages.append(int(ended[-1]))
+    _, narrow, wide = messages
+    assert wide == narrow, messages
 
 
 @pytest.fixture(scope="module")

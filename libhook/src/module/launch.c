@@ -118,22 +118,24 @@ int rgpu_module_on(int face, rgpu_module *m, int dev, void **out) {
     return rc;
 }
 
+/* The parameter layout of a function, in one round trip (PARAMS: the server asks cuFuncGetParamInfo
+ * index by index for us, rgpu_wire.h); kept by the callers, so once per function. */
 int rgpu_layout_of(int face, void *fn, rgpu_layout *out) {
     out->nparams = 0;
     out->total = 0;
-    saved_errors before = save_errors();
-    for (int i = 0; i < RGPU_MAX_PARAMS; i++) {
-        size_t off = 0, size = 0;
-        int rc = cuFuncGetParamInfo(fn, (size_t)i, &off, &size);
-        if (rc == RGPU_INVALID_VALUE) break; /* past the last parameter */
-        if (rc) return rgpu_record(face, rc);
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_PARAMS, "cuFuncGetParamInfo", face, 0);
+    rgpu_put_h(&c, fn); /* to the function's own device */
+    int rc = rgpu_sync(&c);
+    for (uint32_t i = 0; rc == 0 && c.nouts >= 2 && i < RGPU_MAX_PARAMS; i++) {
+        uint64_t off = rgpu_out_u(&c), size = rgpu_out_u(&c);
         out->offset[i] = (uint32_t)off;
         out->size[i] = (uint32_t)size;
         out->nparams = i + 1;
         if (off + size > out->total) out->total = (uint32_t)(off + size);
     }
-    restore_errors(before);
-    return 0;
+    rgpu_end(&c);
+    return rc;
 }
 
 /* A program's own kernel whose module the device refused (load_image has logged the server's reason):

@@ -2,6 +2,8 @@
 calls — each answered with an error while the server keeps serving."""
 from __future__ import annotations
 
+import hashlib
+
 import msgpack
 import zmq
 
@@ -112,4 +114,49 @@ def test_handwritten_calls_with_wrong_shapes_get_an_error_reply(sim_server):
     assert rc != 0 and "does not move its data through shared memory" in msg
     sock.send_multipart([wire.encode_requests([(8, BY_NAME["cuMemcpyHtoD_v2"], 1, [addr, 4], 1)]), b"abcd"])
     assert wire.unpack(_recv(sock)[0])[:2] == [8, 0]
+    sock.close(0)
+
+
+PARAMS_PTX = b"""
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry four(.param .u64 a, .param .u32 b, .param .align 8 .b8 c[12], .param .f64 d) { ret; }
+.visible .entry none() { ret; }
+""" + b"\0"
+
+
+def _call(sock, seq, name_or_id, args, bulk=()):
+    call_id = BY_NAME[name_or_id] if isinstance(name_or_id, str) else name_or_id
+    sock.send_multipart([wire.encode_requests([(seq, call_id, 1, args, len(bulk))]), *bulk])
+    got_seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
+    assert got_seq == seq
+    return rc, outs, msg
+
+
+def test_params_answers_a_functions_whole_layout_in_one_reply(sim_server):
+    """PARAMS [function] (the client's first launch of a kernel): every parameter's [offset, size], the
+    same as cuFuncGetParamInfo index by index; a function without parameters has none; a bad handle
+    or a malformed call gets an error reply, and the session goes on."""
+    sock = _session(sim_server)
+    digest = hashlib.sha256(PARAMS_PTX).hexdigest()
+    rc, (module,), _ = _call(sock, 1, "cuModuleLoadData", [digest, len(PARAMS_PTX), "", 0, 1, len(PARAMS_PTX)],
+                             [PARAMS_PTX])
+    assert rc == 0
+    four = _call(sock, 2, "cuModuleGetFunction", [module, "four"])[1][0]
+    none = _call(sock, 3, "cuModuleGetFunction", [module, "none"])[1][0]
+    rc, layout, _ = _call(sock, 4, wire.PARAMS, [four])
+    assert rc == 0 and layout == [0, 8, 8, 4, 16, 12, 32, 8]
+    one_by_one = []
+    for i in range(4):
+        rc, outs, _ = _call(sock, 10 + i, "cuFuncGetParamInfo", [four, i])
+        assert rc == 0
+        one_by_one += outs
+    assert one_by_one == layout
+    assert _call(sock, 20, wire.PARAMS, [none])[:2] == (0, [])
+    rc, outs, msg = _call(sock, 21, wire.PARAMS, [0xBAD0])
+    assert rc != 0 and outs == [] and msg
+    rc, outs, msg = _call(sock, 22, wire.PARAMS, ["four"])
+    assert rc == 1 and "PARAMS takes" in msg
+    assert _call(sock, 23, wire.PARAMS, [four])[:2] == (0, layout)
     sock.close(0)
