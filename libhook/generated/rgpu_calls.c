@@ -290,6 +290,14 @@ void rgpu_wire_cuStreamAttachMemAsync(rgpu_call *c, const void *hStream, uint64_
     rgpu_put_u(c, flags);
 }
 
+void rgpu_wire_cuFuncSetAttribute(rgpu_call *c, const void *hfunc, int64_t attrib, int64_t value)
+{
+    rgpu_begin(c, RGPU_ID_cuFuncSetAttribute, "cuFuncSetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuFuncSetAttribute);
+    rgpu_put_h(c, hfunc);
+    rgpu_put_i(c, attrib);
+    rgpu_put_i(c, value);
+}
+
 void rgpu_wire_cuFuncGetName(rgpu_call *c, const void *hfunc)
 {
     rgpu_begin(c, RGPU_ID_cuFuncGetName, "cuFuncGetName", RGPU_DRIVER, RGPU_FLAGS_cuFuncGetName);

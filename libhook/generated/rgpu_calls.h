@@ -71,6 +71,8 @@ void rgpu_wire_cuMemPoolGetAttribute(struct rgpu_call *c, const void *pool, int6
 void rgpu_wire_out_cuMemPoolGetAttribute(struct rgpu_call *c, uint64_t *value);
 /* cuStreamAttachMemAsync (managed/managed.c): hStream:h, dptr:u, length:u, flags:u */
 void rgpu_wire_cuStreamAttachMemAsync(struct rgpu_call *c, const void *hStream, uint64_t dptr, uint64_t length, uint64_t flags);
+/* cuFuncSetAttribute (module/launch.c): hfunc:h, attrib:i, value:i */
+void rgpu_wire_cuFuncSetAttribute(struct rgpu_call *c, const void *hfunc, int64_t attrib, int64_t value);
 /* cuFuncGetName (module/library.c): hfunc:h; outs name:os */
 void rgpu_wire_cuFuncGetName(struct rgpu_call *c, const void *hfunc);
 void rgpu_wire_out_cuFuncGetName(struct rgpu_call *c, char *name, size_t name_size);

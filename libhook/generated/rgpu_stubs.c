@@ -1718,19 +1718,6 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfu
     return rc;
 }
 
-/* cuFuncSetAttribute: forward (protocol/contract/calls/module.toml) */
-CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
-{
-    rgpu_call c;
-    rgpu_begin(&c, RGPU_ID_cuFuncSetAttribute, "cuFuncSetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuFuncSetAttribute);
-    rgpu_put_h(&c, hfunc);
-    rgpu_put_i(&c, (int64_t)attrib);
-    rgpu_put_i(&c, (int64_t)value);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuFuncSetCacheConfig: forward (protocol/contract/calls/module.toml) */
 CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {

@@ -76,6 +76,25 @@ def test_a_kernels_parameter_layout_costs_one_round_trip_however_many_it_has(cud
     assert wide == narrow, messages
 
 
+def test_setting_the_same_attribute_before_every_launch_costs_no_round_trips(cuda_program, start_server):
+    """cudaFuncSetAttribute to the same dynamic shared memory size before each launch (CUTLASS's way):
+    the repeats travel with the launches. 20 rounds cost the messages of their 5 result checks against
+    1 round's 1 (each check a sync copy), not a round trip per setting; every result is right, and a
+    size past the limit is still refused at once."""
+    url, server = start_server()
+    exe = cuda_program("func_attributes")
+    messages = []
+    for n in (1, 1, 20):  # the first run on a fresh server also uploads the module's image
+        p = run_cli("run", "--server", url, "--", str(exe), str(n))
+        assert p.returncode == 0 and f"OK func_attributes {n}" in p.stdout, p.stdout + p.stderr
+        ended = wait_until(lambda: len(found := re.findall(r"event=session_ended .*?messages=(\d+)",
+                                                           server.output(tail=200_000))) == len(messages) + 1
+                           and found, 20, "session end logged")
+        messages.append(int(ended[-1]))
+    _, one, twenty = messages
+    assert twenty - one == 5 - 1, messages
+
+
 @pytest.fixture(scope="module")
 def saxpy_images():
     src = PROGRAMS / "saxpy_module.cu"
