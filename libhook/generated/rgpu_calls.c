@@ -290,6 +290,18 @@ void rgpu_wire_cuStreamAttachMemAsync(rgpu_call *c, const void *hStream, uint64_
     rgpu_put_u(c, flags);
 }
 
+void rgpu_wire_cuFuncGetAttribute(rgpu_call *c, int64_t attrib, const void *hfunc)
+{
+    rgpu_begin(c, RGPU_ID_cuFuncGetAttribute, "cuFuncGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuFuncGetAttribute);
+    rgpu_put_i(c, attrib);
+    rgpu_put_h(c, hfunc);
+}
+
+void rgpu_wire_out_cuFuncGetAttribute(rgpu_call *c, int64_t *pi)
+{
+    *pi = rgpu_out_i(c);
+}
+
 void rgpu_wire_cuFuncSetAttribute(rgpu_call *c, const void *hfunc, int64_t attrib, int64_t value)
 {
     rgpu_begin(c, RGPU_ID_cuFuncSetAttribute, "cuFuncSetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuFuncSetAttribute);
@@ -337,6 +349,33 @@ void rgpu_wire_cuLaunchCooperativeKernel(rgpu_call *c, const void *f, uint64_t g
     rgpu_put_u(c, sharedMemBytes);
     rgpu_put_h(c, hStream);
     rgpu_put_b(c, params, params_size);
+}
+
+void rgpu_wire_cuOccupancyMaxActiveBlocksPerMultiprocessor(rgpu_call *c, const void *func, int64_t blockSize, uint64_t dynamicSMemSize)
+{
+    rgpu_begin(c, RGPU_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", RGPU_DRIVER, RGPU_FLAGS_cuOccupancyMaxActiveBlocksPerMultiprocessor);
+    rgpu_put_h(c, func);
+    rgpu_put_i(c, blockSize);
+    rgpu_put_u(c, dynamicSMemSize);
+}
+
+void rgpu_wire_out_cuOccupancyMaxActiveBlocksPerMultiprocessor(rgpu_call *c, int64_t *numBlocks)
+{
+    *numBlocks = rgpu_out_i(c);
+}
+
+void rgpu_wire_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(rgpu_call *c, const void *func, int64_t blockSize, uint64_t dynamicSMemSize, uint64_t flags)
+{
+    rgpu_begin(c, RGPU_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", RGPU_DRIVER, RGPU_FLAGS_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    rgpu_put_h(c, func);
+    rgpu_put_i(c, blockSize);
+    rgpu_put_u(c, dynamicSMemSize);
+    rgpu_put_u(c, flags);
+}
+
+void rgpu_wire_out_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(rgpu_call *c, int64_t *numBlocks)
+{
+    *numBlocks = rgpu_out_i(c);
 }
 
 void rgpu_wire_cuTexObjectCreate(rgpu_call *c, const void *pResDesc, size_t pResDesc_size, const void *pTexDesc, size_t pTexDesc_size, const void *pResViewDesc, size_t pResViewDesc_size)

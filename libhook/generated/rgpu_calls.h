@@ -71,7 +71,10 @@ void rgpu_wire_cuMemPoolGetAttribute(struct rgpu_call *c, const void *pool, int6
 void rgpu_wire_out_cuMemPoolGetAttribute(struct rgpu_call *c, uint64_t *value);
 /* cuStreamAttachMemAsync (managed/managed.c): hStream:h, dptr:u, length:u, flags:u */
 void rgpu_wire_cuStreamAttachMemAsync(struct rgpu_call *c, const void *hStream, uint64_t dptr, uint64_t length, uint64_t flags);
-/* cuFuncSetAttribute (module/launch.c): hfunc:h, attrib:i, value:i */
+/* cuFuncGetAttribute (module/func_facts.c): attrib:i, hfunc:h; outs pi:oi */
+void rgpu_wire_cuFuncGetAttribute(struct rgpu_call *c, int64_t attrib, const void *hfunc);
+void rgpu_wire_out_cuFuncGetAttribute(struct rgpu_call *c, int64_t *pi);
+/* cuFuncSetAttribute (module/func_facts.c): hfunc:h, attrib:i, value:i */
 void rgpu_wire_cuFuncSetAttribute(struct rgpu_call *c, const void *hfunc, int64_t attrib, int64_t value);
 /* cuFuncGetName (module/library.c): hfunc:h; outs name:os */
 void rgpu_wire_cuFuncGetName(struct rgpu_call *c, const void *hfunc);
@@ -80,6 +83,12 @@ void rgpu_wire_out_cuFuncGetName(struct rgpu_call *c, char *name, size_t name_si
 void rgpu_wire_cuLaunchKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
 /* cuLaunchCooperativeKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */
 void rgpu_wire_cuLaunchCooperativeKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
+/* cuOccupancyMaxActiveBlocksPerMultiprocessor (module/func_facts.c): func:h, blockSize:i, dynamicSMemSize:u; outs numBlocks:oi */
+void rgpu_wire_cuOccupancyMaxActiveBlocksPerMultiprocessor(struct rgpu_call *c, const void *func, int64_t blockSize, uint64_t dynamicSMemSize);
+void rgpu_wire_out_cuOccupancyMaxActiveBlocksPerMultiprocessor(struct rgpu_call *c, int64_t *numBlocks);
+/* cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags (module/func_facts.c): func:h, blockSize:i, dynamicSMemSize:u, flags:u; outs numBlocks:oi */
+void rgpu_wire_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(struct rgpu_call *c, const void *func, int64_t blockSize, uint64_t dynamicSMemSize, uint64_t flags);
+void rgpu_wire_out_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(struct rgpu_call *c, int64_t *numBlocks);
 /* cuTexObjectCreate (texture/texobj.c): pResDesc:b, pTexDesc:b, pResViewDesc:b; outs pTexObject:ou */
 void rgpu_wire_cuTexObjectCreate(struct rgpu_call *c, const void *pResDesc, size_t pResDesc_size, const void *pTexDesc, size_t pTexDesc_size, const void *pResViewDesc, size_t pResViewDesc_size);
 void rgpu_wire_out_cuTexObjectCreate(struct rgpu_call *c, uint64_t *pTexObject);

@@ -1702,22 +1702,6 @@ CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatc
     return rc;
 }
 
-/* cuFuncGetAttribute: forward (protocol/contract/calls/module.toml) */
-CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
-{
-    rgpu_call c;
-    if (pi == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuFuncGetAttribute, "cuFuncGetAttribute", RGPU_DRIVER, RGPU_FLAGS_cuFuncGetAttribute);
-    rgpu_put_i(&c, (int64_t)attrib);
-    rgpu_put_h(&c, hfunc);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pi = (__typeof__(*pi))rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuFuncSetCacheConfig: forward (protocol/contract/calls/module.toml) */
 CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
@@ -2009,41 +1993,6 @@ CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUg
 CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphConditionalHandleCreate");
-}
-
-/* cuOccupancyMaxActiveBlocksPerMultiprocessor: forward (protocol/contract/calls/module.toml) */
-CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
-{
-    rgpu_call c;
-    if (numBlocks == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", RGPU_DRIVER, RGPU_FLAGS_cuOccupancyMaxActiveBlocksPerMultiprocessor);
-    rgpu_put_h(&c, func);
-    rgpu_put_i(&c, (int64_t)blockSize);
-    rgpu_put_u(&c, (uint64_t)dynamicSMemSize);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *numBlocks = (__typeof__(*numBlocks))rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags: forward (protocol/contract/calls/module.toml) */
-CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
-{
-    rgpu_call c;
-    if (numBlocks == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", RGPU_DRIVER, RGPU_FLAGS_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
-    rgpu_put_h(&c, func);
-    rgpu_put_i(&c, (int64_t)blockSize);
-    rgpu_put_u(&c, (uint64_t)dynamicSMemSize);
-    rgpu_put_u(&c, (uint64_t)flags);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *numBlocks = (__typeof__(*numBlocks))rgpu_out_i(&c);
-    }
-    rgpu_end(&c);
-    return rc;
 }
 
 /* cuOccupancyMaxPotentialBlockSize: not supported: takes a host callback: not forwarded yet (protocol/contract/calls/module.toml) */

@@ -95,6 +95,24 @@ def test_setting_the_same_attribute_before_every_launch_costs_no_round_trips(cud
     assert twenty - one == 5 - 1, messages
 
 
+def test_occupancy_and_attribute_questions_are_asked_once(cuda_program, start_server):
+    """CUDA's cudaOccupancyMaxPotentialBlockSize, an occupancy query and cudaFuncGetAttributes asked 20
+    times cost the messages of asking them once: the answers are kept per function (and drop when an
+    attribute gets a new value, which the program checks)."""
+    url, server = start_server()
+    exe = cuda_program("driver_occupancy")
+    messages = []
+    for n in (1, 1, 20):  # the first run on a fresh server also uploads the module's image
+        p = run_cli("run", "--server", url, "--", str(exe), str(n))
+        assert p.returncode == 0 and f"OK occupancy {n} block" in p.stdout, p.stdout + p.stderr
+        ended = wait_until(lambda: len(found := re.findall(r"event=session_ended .*?messages=(\d+)",
+                                                           server.output(tail=200_000))) == len(messages) + 1
+                           and found, 20, "session end logged")
+        messages.append(int(ended[-1]))
+    _, one, twenty = messages
+    assert twenty == one, messages
+
+
 @pytest.fixture(scope="module")
 def saxpy_images():
     src = PROGRAMS / "saxpy_module.cu"

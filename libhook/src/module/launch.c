@@ -519,50 +519,6 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
     return 0;
 }
 
-/* The values this program last set on functions' attributes. CUTLASS's kernels, and the libraries
- * and frameworks built on them (PyTorch's flash attention among them), set the dynamic shared memory
- * size before every launch, the same value each time. A repeat changes nothing on the device, so it
- * goes asynchronously, ahead of the launch that follows, instead of a round trip before each launch;
- * a value not set before is still a sync call, whose error (a size past the device's limit) the
- * program gets at once. A repeat's failure, if any (its function's module unloaded since), comes at
- * the next synchronising call, as an async call's does. */
-#define SET_SLOTS 1024
-#define SET_PROBES 8
-static struct { void *fn; int attr, value; } set_values[SET_SLOTS];
-static pthread_mutex_t set_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* The slot of (fn, attr), or of where it would go; -1 when its probes are all taken by others. */
-static int set_slot(void *fn, int attr) {
-    size_t h = (((uintptr_t)fn >> 3) * 31 + (unsigned)attr) % SET_SLOTS;
-    for (int i = 0; i < SET_PROBES; i++) {
-        size_t j = (h + i) % SET_SLOTS;
-        if (!set_values[j].fn || (set_values[j].fn == fn && set_values[j].attr == attr)) return (int)j;
-    }
-    return -1;
-}
-
-CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
-    pthread_mutex_lock(&set_mu);
-    int slot = set_slot(hfunc, attrib);
-    int repeat = hfunc && slot >= 0 && set_values[slot].fn == hfunc && set_values[slot].value == value;
-    pthread_mutex_unlock(&set_mu);
-    rgpu_call c;
-    rgpu_wire_cuFuncSetAttribute(&c, hfunc, attrib, value);
-    if (repeat) return rgpu_async(&c);
-    int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    if (rc == 0 && hfunc) {
-        pthread_mutex_lock(&set_mu);
-        if ((slot = set_slot(hfunc, attrib)) >= 0) {
-            set_values[slot].fn = hfunc;
-            set_values[slot].attr = attrib;
-            set_values[slot].value = value;
-        }
-        pthread_mutex_unlock(&set_mu);
-    }
-    return rc;
-}
-
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value) {
     void *fn;
     int rc = function_of(func, &fn);

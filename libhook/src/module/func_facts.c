@@ -1,0 +1,137 @@
+/* What a function is, kept in the client: its attributes and its occupancy, asked once each.
+ *
+ * A function's attributes change only through cuFuncSetAttribute, which this program's calls all go
+ * through (the session is the program's alone), and occupancy is a function of the function, its
+ * block size, its dynamic shared memory, the flags and those attributes. So an answer stays right
+ * until the program sets an attribute to a new value; that drops every kept answer (a new value is
+ * rare: a repeat of the same value, which CUTLASS's kernels and PyTorch's flash attention make before
+ * every launch, drops nothing and goes asynchronously, ahead of the launch that follows). CUDA's own
+ * cudaOccupancyMaxPotentialBlockSize asks cudaFuncGetAttributes (ten attributes) and the occupancy of
+ * up to 32 block sizes: a round trip each, every time it was called, before this.
+ *
+ * A new value is still a sync call, whose error (a size past the device's limit) the program gets at
+ * once. Failures are not kept. A repeat's failure, if any (its function's module unloaded since),
+ * comes at the next synchronising call, as an async call's does. */
+#include <pthread.h>
+#include <stdint.h>
+
+#include "rgpu_call.h"
+
+enum { ATTRIBUTE = 1, OCCUPANCY = 2, SET = 3 };
+#define SLOTS 4096
+#define PROBES 8
+
+typedef struct {
+    const void *fn;
+    int kind, a;
+    uint64_t b, c;
+    unsigned epoch; /* of the answers kept (SET: always current) */
+    int value;
+} entry;
+
+static entry table[SLOTS];
+static unsigned epoch = 1; /* a new value set on any function starts a new one */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int same(const entry *e, const void *fn, int kind, int a, uint64_t b, uint64_t c) {
+    return e->fn == fn && e->kind == kind && e->a == a && e->b == b && e->c == c;
+}
+
+static int live(const entry *e) { return e->fn && (e->kind == SET || e->epoch == epoch); }
+
+/* splitmix64's finaliser: every bit of the key moves the slot (occupancy keys differ in one field). */
+static uint64_t mix(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* The slot of the key, or of where it would go; -1 when its probes are all taken by other live keys. */
+static int slot(const void *fn, int kind, int a, uint64_t b, uint64_t c) {
+    uint64_t h = mix(mix(mix((uintptr_t)fn ^ ((uint64_t)kind << 32 | (uint32_t)a)) ^ b) ^ c);
+    int free_at = -1;
+    for (int i = 0; i < PROBES; i++) {
+        int j = (int)((h + (uint64_t)i) % SLOTS);
+        if (same(&table[j], fn, kind, a, b, c)) return j;
+        if (free_at < 0 && !live(&table[j])) free_at = j;
+    }
+    return free_at;
+}
+
+/* 1 and the kept answer, or 0. */
+static int kept(const void *fn, int kind, int a, uint64_t b, uint64_t c, int *value) {
+    pthread_mutex_lock(&mu);
+    int j = slot(fn, kind, a, b, c), hit = j >= 0 && live(&table[j]) && same(&table[j], fn, kind, a, b, c);
+    if (hit) *value = table[j].value;
+    pthread_mutex_unlock(&mu);
+    return hit;
+}
+
+static void keep(const void *fn, int kind, int a, uint64_t b, uint64_t c, int value) {
+    pthread_mutex_lock(&mu);
+    int j = slot(fn, kind, a, b, c);
+    if (j >= 0) table[j] = (entry){fn, kind, a, b, c, epoch, value};
+    pthread_mutex_unlock(&mu);
+}
+
+CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc) {
+    if (!pi) return rgpu_invalid_value(RGPU_DRIVER);
+    if (hfunc && kept(hfunc, ATTRIBUTE, attrib, 0, 0, pi)) return RGPU_SUCCESS;
+    rgpu_call c;
+    rgpu_wire_cuFuncGetAttribute(&c, attrib, hfunc);
+    int rc = rgpu_sync(&c);
+    int64_t v = 0;
+    if (rc == 0) rgpu_wire_out_cuFuncGetAttribute(&c, &v);
+    rgpu_end(&c);
+    if (rc) return rc;
+    *pi = (int)v;
+    if (hfunc) keep(hfunc, ATTRIBUTE, attrib, 0, 0, *pi);
+    return RGPU_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
+    int last, repeat = hfunc && kept(hfunc, SET, attrib, 0, 0, &last) && last == value;
+    rgpu_call c;
+    rgpu_wire_cuFuncSetAttribute(&c, hfunc, attrib, value);
+    if (repeat) return rgpu_async(&c);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    if (rc == 0 && hfunc) {
+        pthread_mutex_lock(&mu);
+        epoch++; /* what was kept may have changed with it: attributes, occupancy */
+        pthread_mutex_unlock(&mu);
+        keep(hfunc, SET, attrib, 0, 0, value);
+    }
+    return rc;
+}
+
+static CUresult occupancy(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned flags,
+                          int with_flags) {
+    if (!numBlocks) return rgpu_invalid_value(RGPU_DRIVER);
+    uint64_t key = (uint64_t)(unsigned)blockSize << 32 | flags << 1 | (unsigned)with_flags;
+    if (func && kept(func, OCCUPANCY, 0, key, dynamicSMemSize, numBlocks)) return RGPU_SUCCESS;
+    rgpu_call c;
+    if (with_flags) rgpu_wire_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&c, func, blockSize, dynamicSMemSize, flags);
+    else rgpu_wire_cuOccupancyMaxActiveBlocksPerMultiprocessor(&c, func, blockSize, dynamicSMemSize);
+    int rc = rgpu_sync(&c);
+    int64_t v = 0;
+    if (rc == 0 && with_flags) rgpu_wire_out_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&c, &v);
+    else if (rc == 0) rgpu_wire_out_cuOccupancyMaxActiveBlocksPerMultiprocessor(&c, &v);
+    rgpu_end(&c);
+    if (rc) return rc;
+    *numBlocks = (int)v;
+    if (func) keep(func, OCCUPANCY, 0, key, dynamicSMemSize, *numBlocks);
+    return RGPU_SUCCESS;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
+                                                     size_t dynamicSMemSize) {
+    return occupancy(numBlocks, func, blockSize, dynamicSMemSize, 0, 0);
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize,
+                                                              size_t dynamicSMemSize, unsigned int flags) {
+    return occupancy(numBlocks, func, blockSize, dynamicSMemSize, flags, 1);
+}
