@@ -1,8 +1,9 @@
 /* Pointer attributes. cudaPointerGetAttributes answers pinned host memory (hostmem.c) and the
- * program's own device allocations (allocs.c) itself and asks the servers about the rest — the current device's first, then the others', since with
- * unified addressing a pointer names its device whatever device is current — and reports the
- * device as the program numbers it. The Driver's cuPointerGetAttribute/s are answered from it, plus
- * cuMemGetAddressRange for the range attributes. */
+ * program's own device allocations (allocs.c) itself, and asks the servers about the rest — the
+ * current device's first, then the others', since with unified addressing a pointer names its
+ * device whatever device is current — and reports the device as the program numbers it. The
+ * Driver's cuPointerGetAttribute/s are answered from it, plus cuMemGetAddressRange for the range
+ * attributes. */
 #include <stdint.h>
 #include <string.h>
 

@@ -110,7 +110,7 @@ CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int v
 static CUresult occupancy(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned flags,
                           int with_flags) {
     if (!numBlocks) return rgpu_invalid_value(RGPU_DRIVER);
-    uint64_t key = (uint64_t)(unsigned)blockSize << 32 | flags << 1 | (unsigned)with_flags;
+    uint64_t key = (uint64_t)(unsigned)blockSize << 32 | (uint64_t)flags << 1 | (unsigned)with_flags;
     if (func && kept(func, OCCUPANCY, 0, key, dynamicSMemSize, numBlocks)) return RGPU_SUCCESS;
     rgpu_call c;
     if (with_flags) rgpu_wire_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&c, func, blockSize, dynamicSMemSize, flags);
