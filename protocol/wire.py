@@ -15,9 +15,9 @@ shared-memory regions instead of bulk frames; its reply then names them in a 7th
 async) whose host side is the program's pinned memory carries ``[[], 0, [segment name, nonce, segment
 size, offset, length]]`` there and no data either way (server/pinned.py); UNPIN ``[name]`` (sync) says
 the client freed that segment. PARAMS ``[function]`` (sync) is answered with the function's
-parameter layout, outs ``[offset, size, ...]``. A large sync H2D copy staged progressively carries ``[regions, 0, seq]``:
-its data arrives in the segment while the worker copies, the segment's first page saying how much
-(server/staging.py, run_staged). Where frames carry the data, a large sync copy goes in pieces
+parameter layout, outs ``[offset, size, ...]``. A large sync H2D copy staged progressively carries
+``[regions, 0, seq]``: its data arrives in the segment while the worker copies, the segment's first
+page saying how much (server/staging.py, run_staged). Where frames carry the data, a large sync copy goes in pieces
 (server/pieces.py): H2D as calls whose ``sync`` is PIECE_IN, each its own message, before the sync call;
 D2H, asked with ``sync`` SYNC_PIECES_OUT, as replies with result PIECE_OUT and outs ``[offset]`` before
 the reply. Hello (client -> supervisor) is a map
