@@ -58,20 +58,27 @@ def test_launches_are_batched_not_a_round_trip_each(cuda_program, start_server):
     assert messages < 1000, f"{messages} messages for {calls} calls"
 
 
-def test_a_kernels_parameter_layout_costs_one_round_trip_however_many_it_has(cuda_program, start_server):
-    """The first launch of a kernel asks its layout once (PARAMS), not once per parameter: a kernel of
-    24 parameters costs the session as many messages as one of 1, and computes from every one of them."""
+def _messages_per_run(start_server, exe, runs: list[str], ok: str) -> list[int]:
+    """The messages each run of `exe ARG` cost its session, in the order of `runs`, on a fresh server
+    (whose first session also sends the module's image after a digest its cache did not know: tests
+    compare the later runs). `ok` is what each run prints, with {arg} for its argument."""
     url, server = start_server()
-    exe = cuda_program("driver_params")
     messages = []
-    # (a fresh server's first session sends the module's image after a digest its cache did not know)
-    for which in ("narrow", "narrow", "wide"):
-        p = run_cli("run", "--server", url, "--", str(exe), which)
-        assert p.returncode == 0 and f"OK driver_params {which}" in p.stdout, p.stdout + p.stderr
+    for arg in runs:
+        p = run_cli("run", "--server", url, "--", str(exe), arg)
+        assert p.returncode == 0 and ok.format(arg=arg) in p.stdout, p.stdout + p.stderr
         ended = wait_until(lambda: len(found := re.findall(r"event=session_ended .*?messages=(\d+)",
                                                            server.output(tail=200_000))) == len(messages) + 1
                            and found, 20, "session end logged")
         messages.append(int(ended[-1]))
+    return messages
+
+
+def test_a_kernels_parameter_layout_costs_one_round_trip_however_many_it_has(cuda_program, start_server):
+    """The first launch of a kernel asks its layout once (PARAMS), not once per parameter: a kernel of
+    24 parameters costs the session as many messages as one of 1, and computes from every one of them."""
+    messages = _messages_per_run(start_server, cuda_program("driver_params"), ["narrow", "narrow", "wide"],
+                                 "OK driver_params {arg}")
     _, narrow, wide = messages
     assert wide == narrow, messages
 
@@ -81,16 +88,8 @@ def test_setting_the_same_attribute_before_every_launch_costs_no_round_trips(cud
     the repeats travel with the launches. 20 rounds cost the messages of their 5 result checks against
     1 round's 1 (each check a sync copy), not a round trip per setting; every result is right, and a
     size past the limit is still refused at once."""
-    url, server = start_server()
-    exe = cuda_program("func_attributes")
-    messages = []
-    for n in (1, 1, 20):  # the first run on a fresh server also uploads the module's image
-        p = run_cli("run", "--server", url, "--", str(exe), str(n))
-        assert p.returncode == 0 and f"OK func_attributes {n}" in p.stdout, p.stdout + p.stderr
-        ended = wait_until(lambda: len(found := re.findall(r"event=session_ended .*?messages=(\d+)",
-                                                           server.output(tail=200_000))) == len(messages) + 1
-                           and found, 20, "session end logged")
-        messages.append(int(ended[-1]))
+    messages = _messages_per_run(start_server, cuda_program("func_attributes"), ["1", "1", "20"],
+                                 "OK func_attributes {arg}")
     _, one, twenty = messages
     assert twenty - one == 5 - 1, messages
 
@@ -99,16 +98,8 @@ def test_occupancy_and_attribute_questions_are_asked_once(cuda_program, start_se
     """CUDA's cudaOccupancyMaxPotentialBlockSize, an occupancy query and cudaFuncGetAttributes asked 20
     times cost the messages of asking them once: the answers are kept per function (and drop when an
     attribute gets a new value, which the program checks)."""
-    url, server = start_server()
-    exe = cuda_program("driver_occupancy")
-    messages = []
-    for n in (1, 1, 20):  # the first run on a fresh server also uploads the module's image
-        p = run_cli("run", "--server", url, "--", str(exe), str(n))
-        assert p.returncode == 0 and f"OK occupancy {n} block" in p.stdout, p.stdout + p.stderr
-        ended = wait_until(lambda: len(found := re.findall(r"event=session_ended .*?messages=(\d+)",
-                                                           server.output(tail=200_000))) == len(messages) + 1
-                           and found, 20, "session end logged")
-        messages.append(int(ended[-1]))
+    messages = _messages_per_run(start_server, cuda_program("driver_occupancy"), ["1", "1", "20"],
+                                 "OK occupancy {arg} block")
     _, one, twenty = messages
     assert twenty == one, messages
 
