@@ -30,8 +30,8 @@ def _calls_per_run(handles, runs: int) -> list[int]:
     return [sum(run) for run in zip(*per_server)]
 
 
-def _run(exe, urls, rounds: int, **env) -> str:
-    p = subprocess.run([str(exe), str(rounds)], capture_output=True, text=True, timeout=180,
+def _run(exe, urls, rounds: int, *more: str, **env) -> str:
+    p = subprocess.run([str(exe), str(rounds), *more], capture_output=True, text=True, timeout=180,
                        env={**client_env(urls), **env})
     assert p.returncode == 0 and f"OK alloc_table {rounds} rounds" in p.stdout, p.stdout + p.stderr
     return p.stdout
@@ -67,3 +67,11 @@ def test_the_table_answers_as_the_servers_do_without_their_round_trips(cuda_prog
     assert table_many - table_none == rounds * CALLS_PER_ROUND
     # asking the servers, each copy within device 0 first asks where its pointers are
     assert asked_many - asked_none > rounds * CALLS_PER_ROUND
+
+
+def test_sync_copies_name_memory_by_address_whichever_device_is_current(cuda_program, start_server):
+    """Under unified addressing a sync copy to or from device 1's memory works while device 0 is current
+    (Runtime and Driver API); the table says whose memory it is."""
+    urls = [start_server()[0] for _ in range(2)]
+    out = _run(cuda_program("driver_alloc_table"), urls, 1, "uva")
+    assert "uva copies ok" in out

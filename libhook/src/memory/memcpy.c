@@ -107,6 +107,15 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
     return rc;
 }
 
+/* The device whose memory a sync copy names, when the table (allocs.c) says it is another device's
+ * than the current one: under unified addressing CUDA copies by address, whichever device is current,
+ * so the copy goes to that device's server. -1: the current device's, as for memory the table does not
+ * know (and for async copies, which are ordered in a stream of the current device). */
+static int owner_of(uint64_t p) {
+    int d;
+    return rgpu_device_count() > 1 && rgpu_allocs_find(p, &d, NULL) && d != rgpu_current_device() ? d : -1;
+}
+
 static int runtime_copy(void *dst, const void *src, size_t n, int kind, const void *stream, int async) {
     if (n == 0) return RGPU_SUCCESS;
     if (kind < H2H || kind > DEFAULT || !dst || !src) return rgpu_invalid_value(RGPU_RUNTIME);
@@ -124,8 +133,9 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
     int rc;
     if (kind == D2D && rgpu_cross_device_copy(RGPU_RUNTIME, dst, src, n, stream, async, &rc)) return rc;
     void *host = kind == H2D ? (void *)src : kind == D2H ? dst : NULL;
+    int dev = async || kind == D2D ? -1 : owner_of(kind == H2D ? (uint64_t)(uintptr_t)dst : (uint64_t)(uintptr_t)src);
     return rgpu_copy_call(RGPU_RUNTIME, kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst,
-                          kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, -1);
+                          kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, dev);
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) { return runtime_copy(dst, src, n, kind, NULL, 0); }
@@ -139,7 +149,7 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!src) return rgpu_invalid_value(RGPU_DRIVER);
     if (MANAGED(src)) return cuMemcpyDtoD_v2(dst, (uint64_t)(uintptr_t)src, n);
-    return rgpu_copy_call(RGPU_DRIVER, H2D, dst, 0, n, (void *)src, NULL, 0, -1);
+    return rgpu_copy_call(RGPU_DRIVER, H2D, dst, 0, n, (void *)src, NULL, 0, owner_of(dst));
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream stream) {
     if (n == 0) return RGPU_SUCCESS;
@@ -151,7 +161,7 @@ CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
     if (MANAGED(dst)) return cuMemcpyDtoD_v2((uint64_t)(uintptr_t)dst, src, n);
-    return rgpu_copy_call(RGPU_DRIVER, D2H, 0, src, n, dst, NULL, 0, -1);
+    return rgpu_copy_call(RGPU_DRIVER, D2H, 0, src, n, dst, NULL, 0, owner_of(src));
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
     if (n == 0) return RGPU_SUCCESS;

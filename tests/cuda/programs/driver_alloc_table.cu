@@ -4,9 +4,12 @@
 // attributes inside, at the end of and past every kind of allocation the table keeps (cudaMalloc,
 // cudaMallocPitch, cuMemAlloc, cuMemAllocPitch), a cudaFree of one device's memory while the other
 // is current, cudaFreeAsync, and cudaDeviceReset. `alloc_table ROUNDS` repeats the copies and
-// queries ROUNDS times (the test counts the calls that reached the servers).
+// queries ROUNDS times (the test counts the calls that reached the servers). `alloc_table ROUNDS uva`
+// also copies to and from device 1's memory while device 0 is current, as unified addressing allows
+// (the table says whose memory it is; without it those copies go to the current device).
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include "check.h"
@@ -92,6 +95,28 @@ int main(int argc, char **argv) {
             return 1;
         }
         printf("d0 memory type %u\n", mtype);
+    }
+
+    if (argc > 2 && !strcmp(argv[2], "uva")) {
+        // device 1's memory written and read while device 0 is current: the Runtime's and the
+        // Driver's sync copies, by address
+        CHECK(cudaSetDevice(0));
+        for (int i = 0; i < N; i++) back[i] = 5 * i;
+        CHECK(cudaMemcpy(a1, back, bytes, cudaMemcpyHostToDevice));
+        static int again[1 << 16];
+        CHECK(cudaMemcpy(again, a1, bytes, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < N; i++) EXPECT(again[i] == 5 * i);
+        int word = 77, got = 0;
+        if (cuMemcpyHtoD((CUdeviceptr)(uintptr_t)(a1 + 9), &word, 4) != CUDA_SUCCESS ||
+            cuMemcpyDtoH(&got, (CUdeviceptr)(uintptr_t)(a1 + 9), 4) != CUDA_SUCCESS) {
+            printf("FAIL cuMemcpy by address\n");
+            return 1;
+        }
+        EXPECT(got == 77);
+        CHECK(cudaSetDevice(1));
+        CHECK(cudaMemcpy(&got, a1 + 10, 4, cudaMemcpyDeviceToHost)); // device 1's own view agrees
+        EXPECT(got == 50);
+        printf("uva copies ok\n");
     }
 
     // device 1's memory freed while device 0 is current, as CUDA frees by address
