@@ -14,15 +14,12 @@
 #define DEFAULT cudaMemcpyDefault
 
 
-/* With cudaMemcpyDefault the runtime decides from the pointers (UVA): ask the server. */
+/* With cudaMemcpyDefault the runtime decides from the pointers (UVA): the device they name, found
+ * as cudaPointerGetAttributes finds it (peer.c). */
 static int is_device_ptr(const void *p) {
     int side = rgpu_managed_side(p); /* known here: no round trip */
     if (side) return side == 1;
-    if (rgpu_allocs_find((uint64_t)(uintptr_t)p, NULL, NULL)) return 1; /* so is the program's own device memory */
-    struct cudaPointerAttributes attr;
-    memset(&attr, 0, sizeof attr);
-    if (cudaPointerGetAttributes(&attr, p) != 0) return 0;
-    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+    return rgpu_device_of(p) >= 0;
 }
 
 int rgpu_resolve_kind(int kind, void *dst, const void *src) {

@@ -66,24 +66,13 @@ CUresult cuCtxDisablePeerAccess(CUcontext peer) {
     return rgpu_record(RGPU_DRIVER, PEER_ACCESS_NOT_ENABLED);
 }
 
-/* The device whose memory `p` is (-1: none of them): the program's own allocations answer
- * (allocs.c), else the current device's server is asked first. */
+/* The device whose memory `p` is (-1: none of them), as cudaPointerGetAttributes finds it: the
+ * program's own allocations (allocs.c), else the servers, the current device's first. */
 int rgpu_device_of(const void *p) {
-    int cur = rgpu_current_device(), n = rgpu_device_count(), known;
-    if (rgpu_allocs_find((uint64_t)(uintptr_t)p, &known, NULL)) return known;
-    for (int k = 0; k < n; k++) {
-        int dev = k == 0 ? cur : (k <= cur ? k - 1 : k);
-        struct cudaPointerAttributes a;
-        memset(&a, 0, sizeof a);
-        rgpu_call c;
-        rgpu_wire_cudaPointerGetAttributes(&c, (uint64_t)(uintptr_t)p);
-        c.dev = dev;
-        int rc = rgpu_sync(&c);
-        if (rc == 0) rgpu_wire_out_cudaPointerGetAttributes(&c, &a, sizeof a);
-        rgpu_end(&c);
-        if (rc == 0 && (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged)) return dev;
-    }
-    return -1;
+    struct cudaPointerAttributes a;
+    memset(&a, 0, sizeof a);
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) return -1;
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
 }
 
 static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_dev, size_t n);
