@@ -64,10 +64,14 @@ def op_help(sup, req: dict, peer: Peer) -> dict:
 
 @op
 def op_hello(sup, req: dict, peer: Peer) -> dict:
-    """hello {proto, client, cuda, lease, gpu, vgpu?} -> {ok, endpoint, session, key}: a session
-    worker for GPU ``gpu``; in a pool the lease token must hold a live vGPU on that GPU (``vgpu``, the
-    program's device index, picks which of the lease's vGPUs when several share it), else
-    {ok: false, error: "lease", reason, message}. The worker admits only this connection's key."""
+    """hello {proto, client, cuda, lease, gpu, vgpu?, window?} -> {ok, endpoint, session, key}: a
+    session worker for GPU ``gpu``; in a pool the lease token must hold a live vGPU on that GPU
+    (``vgpu``, the program's device index, picks which of the lease's vGPUs when several share it),
+    else {ok: false, error: "lease", reason, message}. The worker admits only this connection's key.
+    ``window``: the address window the program wants this device's memory in (the software GPU's;
+    a real GPU's driver places memory itself). The program's client picks a distinct one for each
+    of its devices, so that under unified addressing no two of them hand out the same pointer, which
+    the servers, each knowing only its own sessions, cannot promise."""
     proto = req.get("proto")
     if proto != wire.PROTOCOL_VERSION:
         raise Refused("protocol", f"client speaks protocol {str(proto)[:20]}, this server speaks "
@@ -76,7 +80,10 @@ def op_hello(sup, req: dict, peer: Peer) -> dict:
     client = _field(req, "client", (str,), "?", "a string")[:200]
     lease = _field(req, "lease", (str, type(None)), None, "a lease token (string)")
     vgpu = _field(req, "vgpu", (int, type(None)), None, "the program's device index (integer)")
-    return sup.open_session(gpu, client, lease, peer, vgpu, req.get("id"))
+    window = _field(req, "window", (int, type(None)), None, "an address window (integer)")
+    if window is not None and window < 0:
+        raise Refused("bad_request", f"field 'window' must be a window number (0 or more), not {window}")
+    return sup.open_session(gpu, client, lease, peer, vgpu, req.get("id"), window)
 
 
 @op

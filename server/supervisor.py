@@ -96,10 +96,11 @@ class Supervisor:
                 "vgpu": grant.vgpu, "grant": grant, "group_key": group_key, "reclaim_after": grant.reclaim_after}
 
     def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None,
-                     request_id=None):
+                     request_id=None, window: int | None = None):
         """Admit a hello and queue it for a worker of its GPU (answered by the loop, DEFERRED)."""
         gpu, grant = self._admit(gpu_index, client, token, vgpu)
         assignment = self._assignment(gpu, grant, client, peer.key, peer.address)
+        assignment["window"] = window
         self.workers.enqueue(gpu, Pending(peer.ident, request_id, assignment, time.monotonic() + HELLO_WAIT_S))
         return DEFERRED
 

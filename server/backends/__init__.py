@@ -72,7 +72,8 @@ def handlers_for(kind: str) -> dict[str, object]:
 def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserve=None,
                 arch: str | None = None, window: int | None = None) -> Device:
     """The device one session of GPU `gpu` runs on, limited to `memory` bytes (a sim presents `arch`;
-    `window`: the address window of a session restored from a checkpoint)."""
+    `window`: the address window the program's client asked for, or that of a session restored from a
+    checkpoint; the sim's memory lies there)."""
     if kind == "sim":
         from .sim.device import SimDevice
         return SimDevice(memory, gpu, server_id, reserve=reserve, arch=arch, window=window)

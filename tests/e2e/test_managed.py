@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 
 import pytest
 
-from rgpu.client.server_client import stats
-from tests.conftest import run_cli
-from tests.support.daemons import wait_until
+from rgpu.client.server_client import ping, stats
+from rgpu.server.backends.sim.device import default_window
+from tests.conftest import run_cli, server_argv
+from tests.support.daemons import free_url, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -83,3 +85,30 @@ def test_managed_memory_on_two_devices_of_two_servers(cuda_program, start_server
     p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program("managed_multi")))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "OK managed_multi 2" in p.stdout
+
+
+def _urls_of_one_window(tries: int = 4000) -> tuple[str, str]:
+    """Two free URLs whose servers would, on their own, put their GPU 0's memory in the same address
+    window (the sim's default_window, by server identity: 1 chance in 512 for any two servers)."""
+    seen: dict[int, str] = {}
+    for _ in range(tries):
+        url = free_url()
+        window = default_window(f"{socket.gethostname()}:{url}", 0)
+        if window in seen and seen[window] != url:
+            return seen[window], url
+        seen[window] = url
+    raise AssertionError(f"no two of {tries} free ports share a window")
+
+
+@pytest.mark.sim_only("the software GPU's address windows; a real driver places its own memory")
+def test_devices_of_two_servers_whose_windows_coincide_keep_distinct_pointers(cuda_program, daemons):
+    """Each server alone would give out the same addresses; the client names a window per device of
+    the program, so its devices' memory stays apart and managed memory maps at both addresses."""
+    urls = _urls_of_one_window()
+    for url in urls:
+        daemons.start(server_argv(url, "--sim-memory", "1GiB"), ready=lambda url=url: ping(url), deadline_s=30)
+    p = run_cli("run", "--server", ",".join(urls), "--", str(cuda_program("managed_multi")))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "OK managed_multi 2" in p.stdout
+    at = [int(a, 16) for a in re.findall(r"device \d managed at (0x[0-9a-f]+)", p.stdout)]
+    assert len(at) == 2 and at[0] != at[1]

@@ -40,8 +40,9 @@ class Session:
     """hello + attach; ``call(name, *args, bulk=[...])`` -> (rc, outs, bulk frames, message)."""
 
     def __init__(self, url: str, lease: str = "", gpu: int = 0, vgpu: int | None = None,
-                 keys: curve.Keypair | None = None, timeout_s: float = 30.0, route=None):
-        """``route(endpoint) -> url``: where to reach the worker instead (a relay in between)."""
+                 keys: curve.Keypair | None = None, timeout_s: float = 30.0, route=None, window: int | None = None):
+        """``route(endpoint) -> url``: where to reach the worker instead (a relay in between);
+        ``window``: the address window asked for (the hello's, as the client library sends)."""
         self.url, self.timeout_s = url, timeout_s
         address, self.server_key = curve.split_server_url(url)
         self.keys = keys or (curve.new_keypair() if self.server_key else None)
@@ -49,6 +50,8 @@ class Session:
                  "lease": lease, "gpu": gpu}
         if vgpu is not None:
             hello["vgpu"] = vgpu
+        if window is not None:
+            hello["window"] = window
         sup = connect(url, self.keys)
         try:
             got = exchange(sup, [wire.pack(hello)], timeout_s)

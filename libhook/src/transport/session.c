@@ -198,7 +198,7 @@ static int hello(rgpu_session *s, int dev, char *endpoint, size_t eplen, char *s
     char client[128], host[64] = "?";
     gethostname(host, sizeof host);
     snprintf(client, sizeof client, "%s:%d", host, (int)getpid());
-    mp_map(&w, 7);
+    mp_map(&w, 8);
     mp_str(&w, "op"); mp_str(&w, "hello");
     mp_str(&w, "proto"); mp_uint(&w, RGPU_PROTOCOL_VERSION);
     mp_str(&w, "client"); mp_str(&w, client);
@@ -206,6 +206,10 @@ static int hello(rgpu_session *s, int dev, char *endpoint, size_t eplen, char *s
     mp_str(&w, "lease"); mp_str(&w, lease ? lease : "");
     mp_str(&w, "gpu"); mp_uint(&w, (uint64_t)s->gpu);
     mp_str(&w, "vgpu"); mp_uint(&w, (uint64_t)dev); /* device i of the program is vGPU i of its lease */
+    /* Device i's memory in address window i (the software GPU's; a real driver places its own):
+     * distinct windows keep the pointers of this program's devices apart under unified addressing,
+     * which servers that each know only their own sessions cannot promise. */
+    mp_str(&w, "window"); mp_uint(&w, (uint64_t)dev);
     zmq_send(sup, w.buf, w.len, 0);
     mp_free(&w);
     int rc = -1;

@@ -14,7 +14,7 @@ from . import archs, identity, kernels
 from .arrays import SimArrays
 from . import companion as sim_companion
 from .errors import SimError
-from .memory import DeviceMemory
+from .memory import WINDOWS, DeviceMemory
 from .properties import attributes
 
 GRID_WORKSPACE_BYTES = 16
@@ -51,21 +51,28 @@ class SimPhysical:
         self.kept: list[tuple[int, bytes]] = []  # (offset, bytes) written before its last unmap
 
 
+def default_window(server_id: str, gpu_index: int) -> int:
+    """The address window of a session whose client named none: consecutive for the GPUs of one
+    server, spread by server over the rest. Two servers' windows coincide 1 time in WINDOWS, which
+    is why clients name their own (one per device of the program: transport/session.c)."""
+    digest = hashlib.sha256(f"rgpu-sim-window:{server_id}".encode()).digest()
+    return (int.from_bytes(digest[:4], "little") + gpu_index) % WINDOWS
+
+
 class SimDevice(SimArrays, Device):
     def __init__(self, memory_bytes: int, gpu_index: int = 0, server_id: str = "", reserve=None,
                  arch: str | None = None, window: int | None = None):
-        """``window``: the address window to use (a restored session keeps its addresses); by
-        default the one of this server's GPU ``gpu_index``."""
+        """``window``: the address window to use (the one the program's client asked for, or a
+        restored session's, which keeps its addresses); by default the one of this server's GPU
+        ``gpu_index``."""
         self.index = gpu_index
         self.total_memory = memory_bytes
         self.arch = archs.get(arch)
         self.cc = self.arch.cc
         self.name = identity.name(gpu_index, self.arch.name)
         self.uuid = identity.uuid(server_id, gpu_index)
-        # the address window: consecutive for the GPUs of one server, spread by server over the rest
         if window is None:
-            window = int.from_bytes(hashlib.sha256(f"rgpu-sim-window:{server_id}".encode()).digest()[:4],
-                                    "little") + gpu_index
+            window = default_window(server_id, gpu_index)
         self.memory = DeviceMemory(memory_bytes, window, reserve=reserve)
         self._attrs = attributes(memory_bytes, self.arch)
         self._printf: list[str] = []

@@ -19,10 +19,10 @@ from .errors import SimError, SimFault
 # non-PIE program's heap, below where PIE programs load (0x55..) and far below the top-down mmap
 # area (0x7f..). A managed allocation is mapped at the same address in the client (libhook/src/
 # managed.c), which therefore rarely finds the range taken, and a client's host pointer is never
-# mistaken for a device pointer (cudaMemcpyDefault). Each simulated GPU has its own window, chosen
-# from its server's identity (sim/device.py), so the GPUs of different servers that one program
-# uses have distinct pointers, as devices under unified addressing do: the windows of two servers'
-# GPUs coincide with a chance of 1 in WINDOWS.
+# mistaken for a device pointer (cudaMemcpyDefault). Each device of a program has its own window,
+# which the program's client names at hello (its device index), so the GPUs of different servers
+# that one program uses have distinct pointers, as devices under unified addressing do. A session
+# whose client named none gets one chosen from its server's identity (sim/device.py).
 BASE_ADDRESS = 0x2000_0000_0000
 GPU_WINDOW = 0x0010_0000_0000  # 64 GiB of address space per simulated GPU
 WINDOWS = 512  # up to 0x4000_0000_0000

@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 
 import msgpack
+import pytest
 import zmq
 
 from rgpu.client.server_client import ping, request, stats
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
+from tests.support.session import Session
 
 
 def _dealer(url):
@@ -44,6 +46,25 @@ def test_wrong_protocol_version_gets_a_clear_error(sim_server):
 def test_hello_for_a_missing_gpu_is_refused(sim_server):
     r = request(sim_server, {"op": "hello", "proto": wire.PROTOCOL_VERSION, "gpu": 5})
     assert not r["ok"] and "gpu 5" in r["message"]
+
+
+@pytest.mark.sim_only("the software GPU's address windows; a real driver places its own memory")
+def test_hello_names_the_address_window_of_the_sessions_memory(sim_server):
+    """Memory lies in the window the hello names (the client names one per device of the program),
+    the same for two sessions of one server that name it; a bad window is refused at hello."""
+    from rgpu.server.backends.sim.memory import BASE_ADDRESS, GPU_WINDOW
+    for window in (3, 3, 200):
+        s = Session(sim_server, window=window)
+        try:
+            rc, outs, _, _ = s.call("cudaMalloc", 1 << 20)
+            assert rc == 0 and (outs[0] - BASE_ADDRESS) // GPU_WINDOW == window
+        finally:
+            s.close()
+    for bad in (-1, "3", 1.5):
+        r = request(sim_server, {"op": "hello", "proto": wire.PROTOCOL_VERSION, "client": "t", "gpu": 0,
+                                 "window": bad})
+        assert not r["ok"] and r["error"] == "bad_request" and "window" in r["message"]
+    assert ping(sim_server)
 
 
 def test_garbage_to_the_supervisor_gets_an_error_reply(sim_server):
