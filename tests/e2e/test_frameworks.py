@@ -77,6 +77,19 @@ def test_cupy_fft_matches_numpy(fw_python, sim_server, tmp_path):
     assert np.allclose(r["r2c"], np.fft.rfft(y), atol=1e-4)
 
 
+def test_cupy_library_kernels_sized_by_occupancy_match_numpy(fw_python, sim_server, tmp_path):
+    """CUB's histogram (CuPy's bincount and histogram) launches occupancy x SMs blocks and cuRAND
+    divides by the occupancy: both need the calculator to find blocks resident at a kernel's launch
+    bounds. cuSOLVER's eigensolver needs 32-bit shared addresses to wrap as a GPU's do."""
+    r = cupy_op(sim_server, fw_python, "libraries", tmp_path)
+    np.testing.assert_array_equal(r["bincount"], np.bincount(r["counts"]))
+    np.testing.assert_array_equal(r["histogram"], np.histogram(r["x"], bins=7)[0])
+    normal = r["normal"]
+    assert np.array_equal(normal, r["normal_again"]) and len(np.unique(normal)) > 19000  # seeded, not constant
+    assert abs(normal.mean()) < 0.05 and abs(normal.std() - 1) < 0.05
+    np.testing.assert_allclose(r["eigvalsh"], np.linalg.eigvalsh(r["sym"]), rtol=1e-10, atol=1e-10)
+
+
 def test_numba_kernels_match_numpy(fw_python, start_server, tmp_path):
     """@cuda.jit kernels: an axpy, a block reduction through shared memory and barriers, and a
     histogram with atomics; numba links them through rgpu's cuLink*."""

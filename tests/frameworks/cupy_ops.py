@@ -2,7 +2,7 @@
 through `rgpu run`: one CuPy operation on small inputs; the inputs and CuPy's result are saved to an
 .npz the test compares with numpy.
 
-    python cupy_ops.py OP OUT.npz        # OP: elementwise | reduction | matmul | fft
+    python cupy_ops.py OP OUT.npz        # OP: elementwise | reduction | matmul | fft | libraries
 """
 import sys
 
@@ -41,9 +41,27 @@ def fft():  # cuFFT: C2C and R2C
             "r2c": cp.fft.rfft(cp.asarray(y)).get()}
 
 
+def libraries():
+    """Library kernels that size their grids by the occupancy calculator (CUB's histogram, cuRAND)
+    and cuSOLVER's symmetric eigensolver (whose steqr kernel reads shared memory through 32-bit
+    addresses that wrap)."""
+    counts = ((np.arange(1000) * 7) % 37).astype(np.int32)
+    x = inputs((1000,), 8)
+    a = inputs((12, 12), 9).astype(np.float64)
+    sym = a + a.T + 12 * np.eye(12)
+    cp.random.seed(7)
+    first = cp.random.standard_normal(20000, dtype=cp.float32).get()
+    cp.random.seed(7)
+    again = cp.random.standard_normal(20000, dtype=cp.float32).get()
+    return {"counts": counts, "x": x, "sym": sym, "bincount": cp.bincount(cp.asarray(counts)).get(),
+            "histogram": cp.histogram(cp.asarray(x), bins=7)[0].get(), "normal": first, "normal_again": again,
+            "eigvalsh": cp.linalg.eigvalsh(cp.asarray(sym)).get()}
+
+
 if __name__ == "__main__":
     op, out = sys.argv[1], sys.argv[2]
-    result = {"elementwise": elementwise, "reduction": reduction, "matmul": matmul, "fft": fft}[op]()
+    result = {"elementwise": elementwise, "reduction": reduction, "matmul": matmul, "fft": fft,
+              "libraries": libraries}[op]()
     cp.cuda.Device().synchronize()
     np.savez(out, device=np.array(cp.cuda.runtime.getDeviceProperties(0)["name"]), **result)
     print(op, "ok")

@@ -29,6 +29,9 @@ MAX_BLOCK_DIM = (1024, 1024, 64)
 MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
 SHARED_STATIC_MAX = 48 * 1024  # static shared memory, and dynamic without opt-in
 MAX_PARAM_BYTES = 32764  # CUDA 12.1+ kernel parameter limit
+REGISTERS_PER_SM = 65536  # the register file (MAX_REGISTERS_PER_MULTIPROCESSOR, and per block)
+REGISTER_UNIT = 256  # registers are given to warps 256 at a time: 8 per thread
+MAX_REGISTERS_PER_THREAD = 255
 # Lanes in flight per batch are bounded by the host memory their registers take.
 LANE_BYTES_BUDGET = 256 << 20
 MAX_LANES = 1 << 20
@@ -75,9 +78,10 @@ class KernelFunction:
     use, so a module of hundreds of kernels costs only the ones a program touches."""
 
     def __init__(self, module: "KernelModule", name: str, params: list[Param], param_size: int,
-                 max_threads: int):
+                 max_threads: int, register_cap: int = 64):
         self.module, self.name, self.params, self.param_size = module, name, params, param_size
         self._max_threads = max_threads  # from .maxntid/.reqntid in the header
+        self._register_cap = register_cap  # what ptxas would stay within (register_cap())
         self._program: Program | None = None
         self._error: SimError | None = None
         self._max_dynamic: int | None = None
@@ -110,8 +114,10 @@ class KernelFunction:
         prog = self.program
         if prog is None:
             return 0
-        return min(255, max(16, sum(2 if t in ("b64", "u64", "s64", "f64") else 1
-                                    for t, _ in prog.regs.values() if t != "pred")))
+        # The PTX's virtual registers, a ceiling on what ptxas would allocate, within the budget
+        # ptxas keeps to so that the kernel runs at its launch bounds.
+        declared = sum(2 if t in ("b64", "u64", "s64", "f64") else 1 for t, _ in prog.regs.values() if t != "pred")
+        return min(self._register_cap, max(16, declared))
 
     @property
     def max_threads_per_block(self) -> int:
@@ -207,7 +213,8 @@ class KernelModule:
                     for v in fn.directives[d]:
                         n *= v
                     max_threads = min(max_threads, n)
-            self.functions[name] = KernelFunction(self, name, params, psize, max_threads)
+            self.functions[name] = KernelFunction(self, name, params, psize, max_threads,
+                                                  register_cap(max_threads, fn.directives))
 
     def where(self) -> str:
         return f", module {self.label}" if self.label else ""
@@ -272,6 +279,21 @@ class KernelModule:
             self._compiled[key] = code
         self._bound[func.name] = code
         return code
+
+
+def register_cap(max_threads: int, directives: dict[str, list[int]]) -> int:
+    """The most registers a thread of this kernel may have: what ptxas keeps to so that a block of
+    its most threads (.maxntid, .reqntid, else the device's 1024), ``.minnctapersm`` of them at
+    once, fit one SM's register file, and no more than ``.maxnreg``. CUDA's occupancy calculator
+    then finds at least one block resident at every block size up to MAX_THREADS_PER_BLOCK, as on a
+    GPU; CUB sizes its grids by it (a zero there launches nothing)."""
+    ctas = max(1, (directives.get(".minnctapersm") or [1])[0])
+    warps = -(-max(1, max_threads) // WARP_SIZE) * ctas
+    per_warp = REGISTERS_PER_SM // warps // REGISTER_UNIT * REGISTER_UNIT
+    cap = min(MAX_REGISTERS_PER_THREAD, per_warp // WARP_SIZE)
+    if directives.get(".maxnreg"):
+        cap = min(cap, directives[".maxnreg"][0])
+    return max(cap, 8)  # ptxas's floor for any kernel: a .minnctapersm past the file is its error
 
 
 def _link(units: list[Module]) -> Module:

@@ -350,6 +350,25 @@ def test_cache_hints_and_scheduling_hints_keep_values(make_device, rng):
     np.testing.assert_array_equal(got, (a.astype(np.uint64) + a[np.arange(64) ^ 1]).astype(np.uint32))
 
 
+def test_a_32_bit_shared_address_wraps_with_its_offset(make_device):
+    """[r + 8] with r = 0xFFFFFFF8 is shared address 0: a 32-bit address adds its offset in 32
+    bits. ptxas folds offsets so (cuSOLVER's steqr does); read as a 64-bit sum it was 0x100000000,
+    outside the window. Each thread reads its neighbour's element through such an address."""
+    a = np.arange(64, dtype=np.uint32) * 3 + 1
+    body = """
+    .shared .align 4 .b8 sbuf[256];
+    ld.global.u32 %r1, [%rd6];
+    shl.b32 %r9, %r0, 2;
+    mov.u32 %r10, sbuf; add.u32 %r11, %r10, %r9;
+    st.shared.u32 [%r11], %r1;
+    barrier.sync 0;
+    xor.b32 %r12, %r0, 1; shl.b32 %r12, %r12, 2; add.u32 %r12, %r10, %r12; add.s32 %r12, %r12, -8;
+    ld.shared.u32 %r2, [%r12+8];
+    st.global.u32 [%rd9], %r2;"""
+    got = run(make_device, body, a)
+    np.testing.assert_array_equal(got, a[np.arange(64) ^ 1])
+
+
 def test_an_unimplemented_modifier_fails_the_launch_naming_it(make_device):
     """A form the interpreter does not implement (here min.xorsign.abs) is refused when the kernel
     is first compiled, naming the instruction, the kernel and the module; other kernels of the

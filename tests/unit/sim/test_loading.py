@@ -141,3 +141,49 @@ def test_function_ptx_version_is_the_modules_not_the_devices(build_image):
         assert dev.function_attribute(fn, "CU_FUNC_ATTRIBUTE_BINARY_VERSION") == dev.arch.number == 130
     finally:
         dev.close()
+
+
+def _many_registers_kernel(name: str, directives: str) -> str:
+    """An entry declaring 400 32-bit registers, all used: more than any thread may hold."""
+    adds = "\n".join(f"    add.u32 %r{i}, %r{i - 1}, {i};" for i in range(1, 400))
+    return f""".visible .entry {name}(.param .u64 p) {directives}
+{{
+    .reg .b32 %r<400>; .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [p];
+    mov.u32 %r0, 1;
+{adds}
+    st.global.u32 [%rd1], %r399;
+    ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("name,directives,regs,threads", [
+    ("unbounded", "", 64, 1024),                      # a 1024-thread block must fit the register file
+    ("bounded", ".maxntid 384, 1, 1", 168, 384),      # what ptxas allows __launch_bounds__(384)
+    ("required", ".reqntid 256", 255, 256),           # no more than a thread may hold
+    ("min_blocks", ".maxntid 128 .minnctapersm 4", 128, 128),
+    ("capped", ".maxntid 256 .maxnreg 40", 40, 256),
+])
+def test_registers_fit_the_launch_bounds(name, directives, regs, threads):
+    """A kernel reports the registers ptxas would give it at its launch bounds, not its PTX's
+    virtual registers: the occupancy calculator then finds its blocks resident (CUB sized its
+    histogram's grid by occupancy x SMs, 0 for a 255-register kernel of 384 threads)."""
+    ptx = f".version 9.0\n.target sm_80\n.address_size 64\n{_many_registers_kernel(name, directives)}"
+    fn = KernelModule.load(ptx.encode()).functions[name]
+    assert (fn.num_regs, fn.max_threads_per_block) == (regs, threads)
+
+
+def test_a_small_kernel_keeps_its_own_register_count():
+    ptx = """.version 9.0\n.target sm_80\n.address_size 64
+.visible .entry small(.param .u64 p) .maxntid 1024
+{
+    .reg .b32 %r<20>; .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [p];
+    mov.u32 %r1, 7;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"""
+    fn = KernelModule.load(ptx.encode()).functions["small"]
+    assert fn.num_regs == 24  # %r0..%r19 and %rd0, %rd1 (two each): below the 64 the bounds allow

@@ -20,6 +20,7 @@ from .parser import Operand
 from .types import UNSIGNED, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
 U64 = np.dtype(np.uint64)
+MASK32 = np.uint64(0xFFFFFFFF)
 SPACE_NAMES = ("global", "shared", "local", "const", "param")
 WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}
 
@@ -63,6 +64,12 @@ def addr_getter(ctx, o: Operand, space: str):
         g = ctx.get(Operand("reg", base), "u64")
         if o.offset == 0:
             return (lambda st: np.asarray(g(st))), space
+        dt = ctx.decl.get(base)
+        if dt is not None and dt.itemsize == 4:
+            # A 32-bit address (shared, local) adds its offset in 32 bits, as the GPU does, and
+            # compilers count on it: cuSOLVER's steqr reads [r + 8] with r = -8 for address 0.
+            off32 = np.uint64(o.offset & 0xFFFFFFFF)
+            return (lambda st: (np.asarray(g(st)) + off32) & MASK32), space
         return (lambda st: np.asarray(g(st)) + off), space
     sym_space, v = ctx.sym(base)
     if space == "generic":
