@@ -350,6 +350,45 @@ def test_cache_hints_and_scheduling_hints_keep_values(make_device, rng):
     np.testing.assert_array_equal(got, (a.astype(np.uint64) + a[np.arange(64) ^ 1]).astype(np.uint32))
 
 
+def _carry_chain_cases():
+    def hi_word(a, b, c):  # the high word of a*b + c
+        return (a * b + c) >> 32
+
+    def carry_out(a, b, c):  # (a*b).lo + c carries into (a*b).hi + c, which carries out
+        lo = (a * b & 0xFFFFFFFF) + c
+        hi = (a * b >> 32) + c + (lo >> 32)
+        return hi >> 32
+
+    def signed_hi(a, b, c):  # mad.hi.cc on s32: the signed high half, added as unsigned
+        sa, sb = (a ^ 0x80000000) - 0x80000000, (b ^ 0x80000000) - 0x80000000
+        lo = ((sa * sb) & 0xFFFFFFFF) + c
+        return (((sa * sb) >> 32) + c + (lo >> 32)) & 0xFFFFFFFF
+
+    return [
+        ("mad.lo.cc.u32 %r5, %r1, %r2, %r3; madc.hi.u32 %r6, %r1, %r2, 0;", hi_word),
+        ("mad.lo.cc.u32 %r5, %r1, %r2, %r3; madc.hi.cc.u32 %r7, %r1, %r2, %r3; addc.u32 %r6, 0, 0;", carry_out),
+        ("mad.lo.cc.s32 %r5, %r1, %r2, %r3; madc.hi.s32 %r6, %r1, %r2, %r3;", signed_hi),
+    ]
+
+
+@pytest.mark.parametrize("chain,reference", _carry_chain_cases())
+def test_multiply_add_carry_chains(make_device, chain, reference):
+    """mad.cc and madc: the extended-precision products libdevice's sin/cos reduce large arguments
+    with (numba's math.sin failed on them). Each lane adds a product's halves and c through the
+    carry flag; the reference is Python's exact arithmetic."""
+    rng = np.random.default_rng(5)
+    a = np.concatenate([[0xFFFFFFFF, 0x80000000, 0, 7], rng.integers(0, 1 << 32, 60)]).astype(np.uint32)
+    b = np.concatenate([[0xFFFFFFFF, 0x80000000, 5, 0xFFFFFFFF], rng.integers(0, 1 << 32, 60)]).astype(np.uint32)
+    c = np.concatenate([[0xFFFFFFFF, 0xFFFFFFFF, 1, 0], rng.integers(0, 1 << 32, 60)]).astype(np.uint32)
+    body = f"""
+    ld.global.u32 %r1, [%rd6]; ld.global.u32 %r2, [%rd7]; ld.global.u32 %r3, [%rd8];
+    {chain}
+    st.global.u32 [%rd9], %r6;"""
+    got = run(make_device, body, a, b, c)
+    want = [reference(int(x), int(y), int(z)) & 0xFFFFFFFF for x, y, z in zip(a, b, c)]
+    assert got.tolist() == want
+
+
 def test_a_32_bit_shared_address_wraps_with_its_offset(make_device):
     """[r + 8] with r = 0xFFFFFFF8 is shared address 0: a 32-bit address adds its offset in 32
     bits. ptxas folds offsets so (cuSOLVER's steqr does); read as a 64-bit sum it was 0x100000000,

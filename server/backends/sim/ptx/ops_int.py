@@ -122,12 +122,14 @@ def c_mul(ins, ctx):
     return _binary(ins, ctx, t, np.multiply)
 
 
-@op("mad", mods=("wide", "hi", "lo", "sat", *ROUNDING, "ftz"))
+@op("mad", mods=("wide", "hi", "lo", "sat", *ROUNDING, "ftz", "cc"))
 def c_mad(ins, ctx):
     parts = ins.parts
     t = types_in(parts)[-1]
     if is_float(t):
         return _float_impl("fma")(ins, ctx)
+    if "cc" in parts:
+        return _mad_carry(ins, ctx, t, use_carry=False)
     if "wide" in parts:
         wt = _wide(t)
         dw = dtype_of(wt)
@@ -138,6 +140,34 @@ def c_mad(ins, ctx):
             return _ternary(ins, ctx, t, lambda a, b, c: _sat32(mulhi(a, b, t).astype(np.int64) + c))
         return _ternary(ins, ctx, t, lambda a, b, c: mulhi(a, b, t) + c)
     return _ternary(ins, ctx, t, lambda a, b, c: np.asarray(a) * b + c)
+
+
+@op("madc", mods=("hi", "lo", "cc"))
+def c_madc(ins, ctx):
+    return _mad_carry(ins, ctx, types_in(ins.parts)[-1], use_carry=True)
+
+
+def _mad_carry(ins, ctx, t, use_carry):
+    """mad{.hi,.lo}.cc and madc: the product's half, plus c, plus the carry in (madc), with the carry
+    out kept when .cc says so; the extended-precision multiplies of libdevice's argument reduction
+    (sin, cos of large arguments) are chains of them. The addition is unsigned whatever the type."""
+    d, a, b, c = ins.operands[:4]
+    ut = "u" + t[1:]
+    dt, st_t = dtype_of(ut), dtype_of(t)
+    ga, gb, gc, sd = ctx.get(a, t), ctx.get(b, t), ctx.get(c, ut), ctx.set(d, ut)
+    hi, set_cc = "hi" in ins.parts, "cc" in ins.parts
+
+    def run(st, m):
+        x, y = np.asarray(ga(st)), np.asarray(gb(st))
+        p = np.asarray(mulhi(x, y, t) if hi else x * y, st_t).view(dt)
+        z = np.asarray(gc(st))
+        cin = st.carry.astype(dt) if use_carry else dt.type(0)
+        r = p + z + cin
+        sd(st, r, m)
+        if set_cc:
+            cout = np.broadcast_to((r < p) | ((r == p) & (cin != 0)), (st.n,))
+            st.carry = cout if m is None else np.where(m, cout, st.carry)
+    return run
 
 
 def _mul24(a, b, t, hi):
