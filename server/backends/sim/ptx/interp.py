@@ -35,6 +35,11 @@ SPIN_BRANCHES = 32
 # Lanes of blocks that stepped aside sit at PC + DEFERRED: past every real PC, below INF, so the
 # other blocks run first, and they come back when only deferred lanes are left.
 DEFERRED = np.int64(1 << 32)
+# Lanes waiting at a block barrier (bar.sync) for lanes of their block that are still running sit at
+# PC + BARRIER_WAIT: past every real PC, below DEFERRED. The last lanes to arrive release them
+# (ops_warp.c_bar); lanes that can no longer be released (the rest of the block exited) go on when
+# nothing else is left to run, as a GPU's barrier stops counting exited threads.
+BARRIER_WAIT = np.int64(1 << 31)
 
 # Generic address windows of the non-global spaces. Device allocations live at 0x2000_..-0x2010_..
 # (memory.py); these sit far above them, 4 GiB each, like a GPU's shared/local apertures.
@@ -108,6 +113,7 @@ class State:
         self.printf_out: list[str] = []
         self.fault: SimFault | None = None
         self.checkpoint = None  # called every CHECKPOINT_BRANCHES backward branches (time slicing)
+        self.regroup = False  # a barrier released lanes: the scheduler forms its groups again
         self.envregs: dict[str, int] = {}  # %envregN the driver sets (the grid-sync workspace)
 
     def __getattr__(self, name):
@@ -303,6 +309,7 @@ def compile_program(prog: Program, symbols: dict[str, int]) -> list:
     ctx = Compiler(prog, symbols)
     code = []
     for ins in prog.code:
+        ctx.pc = len(code)  # the instruction's own PC (a barrier parks lanes relative to it)
         base = ins.opcode.split(".")[0]
         if ins.opcode.startswith("call."):
             base = ins.opcode
@@ -321,9 +328,10 @@ def compile_program(prog: Program, symbols: dict[str, int]) -> list:
             raise SimError("CUDA_ERROR_NOT_SUPPORTED",
                            f"PTX instruction '{ins.opcode}' (line {ins.line}) has a form the software GPU "
                            f"does not support: {exc}") from exc
-        if base not in CONTROL and ins.guard is not None:
+        control = base in CONTROL or getattr(fn, "control", False)
+        if not control and ins.guard is not None:
             fn = _guarded(fn, ins.guard, ctx)
-        code.append((base in CONTROL, fn, ins))
+        code.append((control, fn, ins))
     return code
 
 
@@ -403,6 +411,10 @@ def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -
                 # only deferred blocks are left: they run again where they stood
                 P[(P >= DEFERRED) & (P < INF)] -= DEFERRED
                 m -= int(DEFERRED)
+            if m >= BARRIER_WAIT:
+                # only lanes waiting at a barrier are left: the lanes they waited for exited
+                P[P == m] = m - BARRIER_WAIT + 1
+                m -= int(BARRIER_WAIT) - 1
             loops = 0
             grp = P == m
             active = int(np.count_nonzero(grp))
@@ -433,8 +445,19 @@ def run(st: State, code: list, live: np.ndarray, max_steps: int | None = None) -
         ntaken = active if taken is None else np.count_nonzero(taken)
         if ntaken == 0:
             pc += 1
+            if st.regroup:
+                # a barrier released waiting lanes at the PC this group goes on from: run them together
+                st.regroup = False
+                if mask is not None:
+                    P[mask] = pc
+                    pc = stop = -1
             continue
         if ntaken == active:
+            if target >= BARRIER_WAIT:
+                # the whole group waits at a barrier for lanes of its blocks: the others run
+                P[mask] = target
+                pc = stop = -1
+                continue
             if target <= pc and mask is not None:
                 loops += 1
                 if loops >= SPIN_BRANCHES:

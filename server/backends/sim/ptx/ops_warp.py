@@ -5,14 +5,17 @@ gives the warps of the batch. The lanes taking part in a collective are the lane
 scheduled group (those converged at this instruction) that the member mask names; reading from a
 lane that is not active returns its register as it stands, which is what the ISA leaves undefined.
 
-Barriers need no waiting here: min-PC scheduling only lets a group past ``bar.sync`` once no
-lane of the batch is behind it, so every thread that will arrive has arrived.
+Block barriers (``bar.sync``/``barrier.sync`` of the whole block) wait: min-PC scheduling lets
+a group reach the barrier first when the lanes it waits for sit at higher PCs, as they do when the
+compiler placed their side of a branch after the barrier and jumps back (numba's reductions). The
+group then parks there until the rest of its block arrives; the last arrivals release it. Barriers
+with a thread count, and the reductions (bar.red), keep to min-PC order alone.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .interp import op
+from .interp import BARRIER_WAIT, DEFERRED, INF, guard_mask, op
 from .types import dtype_of, types_in
 
 W = 32
@@ -182,7 +185,9 @@ def c_redux(ins, ctx):
 def c_bar(ins, ctx):
     parts = ins.parts
     if "red" not in parts:
-        return lambda st, m: None
+        if "warp" in parts or "arrive" in parts or len(ins.operands) != 1:
+            return lambda st, m: None  # a warp barrier, an arrival, or a count of threads
+        return _block_barrier(ins, ctx.pc)
     # bar.red.{popc.u32 | and.pred | or.pred} d, id{, count}, {!}p: a block-wide reduction.
     kind = next(p for p in parts if p in ("popc", "and", "or"))
     d = ins.operands[0]
@@ -202,4 +207,35 @@ def c_bar(ins, ctx):
         else:
             r = per_blk_true > 0
         sd(st, np.repeat(r, st.tpad), m)
+    return run
+
+
+def _block_barrier(ins, pc: int):
+    """bar.sync of every thread of the block, as a control instruction: (target, lanes taken).
+    Lanes of blocks whose other live lanes all wait at a barrier go on (and release those), the
+    rest park at PC + BARRIER_WAIT until the last of their block arrives."""
+    wait = int(BARRIER_WAIT)
+
+    def run(st, m):
+        if m is None:
+            return pc + 1, None  # every lane of the batch is here
+        group = guard_mask(st, ins, m)
+        P, tpad = st.P, st.tpad
+        # lanes of the group's blocks that are live, not in the group and not waiting at a barrier
+        others = ~m & (P < INF) & ~((P >= BARRIER_WAIT) & (P < DEFERRED))
+        behind = others.reshape(-1, tpad).any(axis=1)
+        if not behind.any():
+            held = (P >= BARRIER_WAIT) & (P < DEFERRED)
+            mine = np.repeat(group.reshape(-1, tpad).any(axis=1), tpad)
+            if (held & mine).any():
+                P[held & mine] -= wait - 1  # released: each goes on after its own barrier
+                st.regroup = True
+            return pc + 1, m & False
+        stay = group & np.repeat(behind, tpad)
+        release = np.repeat(~behind & group.reshape(-1, tpad).any(axis=1), tpad) & \
+            (P >= BARRIER_WAIT) & (P < DEFERRED)
+        if release.any():
+            P[release] -= wait - 1
+        return pc + wait, stay
+    run.control = True
     return run
