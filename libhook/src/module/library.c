@@ -294,8 +294,10 @@ cudaError_t cudaFuncGetParamInfo(const void *func, size_t index, size_t *offset,
 }
 
 /* ---- PTX linking ------------------------------------------------------------------------- *
- * cuLinkComplete hands back fatbin containers back to back, one per input, which the server's
- * loader links like the units of an -rdc program (a definition in one satisfies an extern in another). */
+ * cuLinkComplete hands back rgpu's link image: a header that says its size (registry.h), then fatbin
+ * containers back to back, one per input. The server links them: the software GPU like the units of
+ * an -rdc program (a definition in one satisfies an extern in another), the cuda backend through the
+ * driver's own cuLink*. */
 
 #define CONTAINER_MAGIC 0xba55ed50u
 #define JIT_INPUT_CUBIN CU_JIT_INPUT_CUBIN
@@ -316,10 +318,19 @@ static void link_put(rgpu_link *l, const void *p, size_t n) {
     memset(l->buf + l->len, 0, 8); /* the size scan may look one magic past the end */
 }
 
+/* The SM a cubin is for, from its ELF header's e_flags: bits 0-7 before ELF ABI version 7, 8-15 since. */
+static unsigned elf_arch(const uint8_t *elf, size_t n) {
+    if (n < 0x34) return 0;
+    uint32_t flags;
+    memcpy(&flags, elf + 0x30, 4);
+    return elf[8] >= 7 || (flags & 0xff) == 0 ? (flags >> 8) & 0xff : flags & 0xff;
+}
+
 static void link_entry(rgpu_link *l, int kind, const void *data, size_t n) {
     unsigned arch = 0;
     const char *t = kind == 1 ? strstr((const char *)data, ".target") : NULL;
     if (t) sscanf(t, ".target sm_%u", &arch);
+    if (kind == 2) arch = elf_arch(data, n);
     size_t padded = (n + 7) & ~(size_t)7;
     uint8_t hdr[16 + 64] = {0};
     uint32_t magic = CONTAINER_MAGIC, ehsize = 64;
@@ -338,7 +349,10 @@ static void link_entry(rgpu_link *l, int kind, const void *data, size_t n) {
 CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *options, void **values, CUlinkState *state) {
     (void)n; (void)options; (void)values;
     if (!state) return rgpu_invalid_value(RGPU_DRIVER);
-    *state = calloc(1, sizeof(rgpu_link));
+    rgpu_link *l = calloc(1, sizeof(rgpu_link));
+    uint8_t header[RGPU_LINK_HEADER] = RGPU_LINK_MAGIC; /* the size is written at cuLinkComplete */
+    link_put(l, header, sizeof header);
+    *state = l;
     return RGPU_SUCCESS;
 }
 
@@ -368,43 +382,19 @@ CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *pa
     return rc;
 }
 
-/* The images cuLinkComplete handed out and not yet destroyed: the only place where containers back to
- * back are one image (elsewhere adjacent containers belong to other modules, as in a library's
- * .nv_fatbin section). */
-static pthread_mutex_t links_mu = PTHREAD_MUTEX_INITIALIZER;
-static rgpu_link *links[64];
-
 CUresult cuLinkComplete(CUlinkState state, void **out, size_t *size) {
     rgpu_link *l = state;
-    if (!l || !out || !size || !l->len) return rgpu_invalid_value(RGPU_DRIVER);
-    pthread_mutex_lock(&links_mu);
-    for (int i = 0; i < 64; i++)
-        if (!links[i] || links[i] == l) {
-            links[i] = l;
-            break;
-        }
-    pthread_mutex_unlock(&links_mu);
+    if (!l || !out || !size || l->len <= RGPU_LINK_HEADER) return rgpu_invalid_value(RGPU_DRIVER);
+    uint64_t total = l->len;
+    memcpy(l->buf + 8, &total, 8);
     *out = l->buf;
     *size = l->len;
     return RGPU_SUCCESS;
 }
 
-size_t rgpu_link_output_size(const void *image) {
-    size_t n = 0;
-    pthread_mutex_lock(&links_mu);
-    for (int i = 0; i < 64 && !n; i++)
-        if (links[i] && links[i]->buf == image) n = links[i]->len;
-    pthread_mutex_unlock(&links_mu);
-    return n;
-}
-
 CUresult cuLinkDestroy(CUlinkState state) {
     rgpu_link *l = state;
     if (!l) return rgpu_invalid_value(RGPU_DRIVER);
-    pthread_mutex_lock(&links_mu);
-    for (int i = 0; i < 64; i++)
-        if (links[i] == l) links[i] = NULL;
-    pthread_mutex_unlock(&links_mu);
     free(l->buf);
     free(l);
     return RGPU_SUCCESS;

@@ -83,8 +83,6 @@ static size_t containers_size(const uint8_t *p) {
     return size;
 }
 
-size_t rgpu_link_output_size(const void *image); /* library.c */
-
 /* The size of an image: a fatbin container (header + entries), the containers of a version-2 wrapper
  * (-rdc) or of cuLinkComplete's output, an ELF cubin, or a NUL-terminated PTX text. One container
  * otherwise: in a library the next container is another module's (libcublas has 193 back to back). */
@@ -102,9 +100,12 @@ size_t rgpu_image_size(const void *image) {
         memcpy(&fsize, d + 8, 8);
         return hsize + fsize;
     }
+    if (memcmp(p, RGPU_LINK_MAGIC, sizeof RGPU_LINK_MAGIC) == 0) {
+        uint64_t size;
+        memcpy(&size, p + 8, 8);
+        return size;
+    }
     if (magic == CONTAINER_MAGIC) {
-        size_t linked = rgpu_link_output_size(image);
-        if (linked) return linked;
         uint16_t hsize;
         uint64_t fsize;
         memcpy(&hsize, p + 6, 2);

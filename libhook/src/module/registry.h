@@ -45,6 +45,11 @@ int rgpu_module_on(int face, rgpu_module *m, int dev, void **out);
 int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out);
 int rgpu_layout_of(int face, void *fn, rgpu_layout *out);
 size_t rgpu_image_size(const void *image);
+/* cuLinkComplete's output begins with this and its whole size (a little-endian u64 at offset 8),
+ * then holds one fatbin container per input, back to back: programs keep a copy of it and hand
+ * that to cuModuleLoadData, so the image itself must say how long it is. */
+#define RGPU_LINK_MAGIC "rgpulnk"
+#define RGPU_LINK_HEADER 16
 /* The whole file, NUL-terminated (PTX is text), in a malloc'd buffer; NULL if it cannot be read. */
 char *rgpu_read_file(const char *path, size_t *len);
 void rgpu_sha256_hex(const void *data, size_t n, char out[65]);

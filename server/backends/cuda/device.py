@@ -22,7 +22,7 @@ from .arrays import CudaArrays
 from .vmm import CudaVmm
 from ...errors import CudaError
 from .timing import KernelClock
-from . import launches
+from . import launches, linking
 from .waits import Waiter
 
 _FUNC_ATTR = CUfunction_attribute_enum
@@ -361,6 +361,8 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
 
     # -- modules and launches --
     def module_load(self, image, companion=None):  # SASS runs here: no companion needed
+        if linking.is_link_image(image):
+            image = linking.link(_ffi, _lib, image)
         data = _ffi.from_buffer(bytes(image))
         m = _ffi.new("CUmodule *")
         _check(_lib.cuModuleLoadData(m, data))

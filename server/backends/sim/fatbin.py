@@ -21,6 +21,10 @@ from .errors import SimError
 WRAPPER_MAGIC = 0x466243B1
 CONTAINER_MAGIC = 0xBA55ED50
 ELF_MAGIC = b"\x7fELF"
+# What rgpu's cuLinkComplete hands out (libhook/src/module/library.c): this, the image's whole size
+# (u64), then one container per linked input, back to back.
+LINK_MAGIC = b"rgpulnk\0"
+LINK_HEADER = 16
 
 KIND_PTX = 1
 KIND_ELF = 2
@@ -112,11 +116,16 @@ def _is_ptx_text(buf: bytes) -> bool:
 
 
 def parse_image(image: bytes) -> Image:
-    """Classify and unpack ``image``: wrapper + containers, containers, a ``.fatbin`` file, a cubin,
-    or PTX text."""
+    """Classify and unpack ``image``: wrapper + containers, containers, a link image (one container
+    per input of cuLinkComplete), a ``.fatbin`` file, a cubin, or PTX text."""
     buf = bytes(image)
     if not buf:
         raise SimError("CUDA_ERROR_INVALID_IMAGE", "empty module image")
+    if buf[:len(LINK_MAGIC)] == LINK_MAGIC:
+        if len(buf) < LINK_HEADER + _CONTAINER_HDR.size or \
+                struct.unpack_from("<I", buf, LINK_HEADER)[0] != CONTAINER_MAGIC:
+            raise SimError("CUDA_ERROR_INVALID_IMAGE", "link image without a container after its header")
+        buf = buf[LINK_HEADER:]
     if buf[:4] == ELF_MAGIC:
         return Image([Entry(KIND_ELF, elf_arch(buf), buf)], bare_cubin=True)
     if _is_ptx_text(buf):
@@ -126,7 +135,7 @@ def parse_image(image: bytes) -> Image:
     if magic == WRAPPER_MAGIC:
         # The wrapper's pointers mean nothing here; the payload the client appended follows it
         # (16 bytes on 32-bit layouts, 24 on 64-bit): find the first container after the magic.
-        pos = _find_container(buf, 8)
+        pos = find_container(buf, 8)
         if pos < 0:
             raise SimError("CUDA_ERROR_INVALID_IMAGE", "fatbin wrapper without a container after it")
     elif magic != CONTAINER_MAGIC:
@@ -141,13 +150,13 @@ def parse_image(image: bytes) -> Image:
         unit += 1
         img.entries.extend(entries)
         # Several containers (one per -rdc unit) sit back to back, each 8-byte aligned.
-        pos = _find_container(buf, end)
+        pos = find_container(buf, end)
     if not img.entries:
         raise SimError("CUDA_ERROR_INVALID_IMAGE", "fatbin holds no PTX or ELF entry")
     return img
 
 
-def _find_container(buf: bytes, start: int) -> int:
+def find_container(buf: bytes, start: int) -> int:
     magic = struct.pack("<I", CONTAINER_MAGIC)
     p = buf.find(magic, start)
     while p >= 0 and p % 8:

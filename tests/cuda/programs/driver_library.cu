@@ -35,9 +35,12 @@ int main(int argc, char **argv) {
     void *image = nullptr;
     size_t size = 0;
     CK(cuLinkComplete(link, &image, &size));
+    // what programs that keep the linker's output do (cuda.core, so numba): load a copy of it after
+    // the link state is gone; the image itself must say how far it goes
+    std::vector<char> kept((char *)image, (char *)image + size);
     CUmodule linked;
-    CK(cuModuleLoadData(&linked, image));
     CK(cuLinkDestroy(link));
+    CK(cuModuleLoadData(&linked, kept.data()));
     CUfunction scaled;
     CK(cuModuleGetFunction(&scaled, linked, "scaled"));
     int nn = n;

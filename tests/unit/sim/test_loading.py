@@ -187,3 +187,11 @@ def test_a_small_kernel_keeps_its_own_register_count():
 """
     fn = KernelModule.load(ptx.encode()).functions["small"]
     assert fn.num_regs == 24  # %r0..%r19 and %rd0, %rd1 (two each): below the 64 the bounds allow
+
+
+def test_a_link_image_without_a_container_is_refused():
+    """The header of the client's link image (library.c) must be followed by its inputs."""
+    for image in (fatbin.LINK_MAGIC + struct.pack("<Q", 16), fatbin.LINK_MAGIC + struct.pack("<Q", 48) + bytes(32)):
+        with pytest.raises(SimError) as info:
+            fatbin.parse_image(image)
+        assert info.value.code == "CUDA_ERROR_INVALID_IMAGE" and "link image" in info.value.message
