@@ -6,7 +6,7 @@
 #define RGPU_F_ASYNC 0x1u /* sent without waiting for a reply; an error is sticky and returned at the next synchronising call */
 #define RGPU_F_DEVICE_WORK 0x2u /* makes the device read or write memory: managed memory the host wrote is pushed first */
 #define RGPU_F_SYNC 0x4u /* returns once the device's (or the stream's) work is done: managed memory is pulled after it */
-#define RGPU_F_DEFERRED 0x8u /* reports the errors of earlier asynchronous calls (the Synchronize calls) */
+#define RGPU_F_DEFERRED 0x8u /* reports the errors of earlier asynchronous calls (the Synchronize calls; sync device work too) */
 #define RGPU_F_SHM 0x100u /* its bulk data may move through the session's shared-memory segment */
 #define RGPU_F_NOT_SIM 0x200u /* the software GPU does not serve it: answered not-supported in the client */
 #define RGPU_F_NOT_CUDA 0x400u /* the cuda backend does not serve it: answered not-supported in the client */

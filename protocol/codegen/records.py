@@ -40,7 +40,7 @@ FLAGS = {
     "async": "sent without waiting for a reply; an error is sticky and returned at the next synchronising call",
     "device_work": "makes the device read or write memory: managed memory the host wrote is pushed first",
     "sync": "returns once the device's (or the stream's) work is done: managed memory is pulled after it",
-    "deferred": "reports the errors of earlier asynchronous calls (the Synchronize calls)",
+    "deferred": "reports the errors of earlier asynchronous calls (the Synchronize calls; sync device work too)",
 }
 
 # How a parameter travels; a pointer parameter must have one, the generator never guesses from `const`.

@@ -1112,8 +1112,13 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             rgpu_set_last_error(c->face, d);
             rgpu_log(RGPU_LOG_INFO, "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
             /* CUDA reports errors of asynchronous work at the next synchronisation: the calls whose
-             * records say `deferred` (the Synchronize calls) return it. */
-            if (rc == 0 && (c->flags & RGPU_F_DEFERRED)) rc = d;
+             * records say `deferred` (the Synchronize calls) return it, and so do synchronous copies
+             * and memsets, which wait for that work (cudaMemcpy "may also return error codes from
+             * previous, asynchronous launches"): the data a failed kernel never wrote must not come
+             * back as a success. Queries (sync alone) leave it to the next synchronisation. */
+            if (rc == 0 && ((c->flags & RGPU_F_DEFERRED) ||
+                            (c->flags & (RGPU_F_SYNC | RGPU_F_DEVICE_WORK)) == (RGPU_F_SYNC | RGPU_F_DEVICE_WORK)))
+                rc = d;
         } else if (rc != 0 && msg.n) {
             rgpu_log(RGPU_LOG_INFO, "%s failed (%d): %.*s", c->name, rc, (int)msg.n, (const char *)msg.p);
             snprintf(last_message, sizeof last_message, "%.*s", (int)msg.n, (const char *)msg.p);
