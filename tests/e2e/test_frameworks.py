@@ -91,8 +91,9 @@ def test_cupy_library_kernels_sized_by_occupancy_match_numpy(fw_python, sim_serv
 
 
 def test_numba_kernels_match_numpy(fw_python, start_server, tmp_path):
-    """@cuda.jit kernels: an axpy, a block reduction through shared memory and barriers, and a
-    histogram with atomics; numba links them through rgpu's cuLink*."""
+    """@cuda.jit kernels: an axpy, a block reduction through shared memory and barriers, a
+    histogram with atomics, cuda.fp16 (a second module linked in), math.sin and cuda.reduce;
+    numba links them through rgpu's cuLink*."""
     url, _ = start_server("--sim-arch", NUMBA_SIM_ARCH)
     out = tmp_path / "numba.npz"
     p = run_script(url, fw_python, "numba_kernels.py", str(out), env=frameworks.numba_env())
@@ -102,6 +103,12 @@ def test_numba_kernels_match_numpy(fw_python, start_server, tmp_path):
     assert np.array_equal(r["axpy"], 2 * x + y)
     assert np.allclose(r["block_sums"], np.add.reduceat(x, np.arange(0, x.size, 128)), atol=1e-5)
     assert np.array_equal(r["histogram"], np.bincount(keys % 10, minlength=10))
+    # cuda.fp16's shim reaches the kernel through the link (the client's link image, linked whole)
+    assert np.array_equal(r["half_squares"], r["halves"] * r["halves"])
+    # sinf within a few ulp, large arguments included (libdevice's extended-precision reduction)
+    assert np.allclose(r["sin"], np.sin(r["angles"].astype(np.float64)), rtol=0, atol=2e-6)
+    # cuda.reduce: a barrier waits for a partial warp's sum computed after it in the code
+    assert r["reduced"].tolist() == [float(sum(range(k))) for k in (40, 64, 300)]
 
 
 @pytest.mark.sim_only("a real GPU runs the SASS nvJitLink links")

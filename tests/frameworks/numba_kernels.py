@@ -4,6 +4,7 @@ test compares with numpy.
 
     python numba_kernels.py OUT.npz
 """
+import math
 import sys
 
 import numpy as np
@@ -44,6 +45,22 @@ def histogram(counts, x):
         cuda.atomic.add(counts, x[i] % counts.size, 1)
 
 
+@cuda.jit
+def half_squares(out, a):
+    """cuda.fp16: numba links a shim of cuda_fp16.h, compiled by NVRTC, into the kernel's module."""
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = cuda.fp16.hmul(a[i], a[i])
+
+
+@cuda.jit
+def sines(out, x):
+    """libdevice's sinf: large arguments take its Payne-Hanek reduction (mad.cc/madc chains)."""
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = math.sin(x[i])
+
+
 if __name__ == "__main__":
     n = 1000
     blocks = (n + BLOCK - 1) // BLOCK
@@ -56,7 +73,18 @@ if __name__ == "__main__":
     keys = (np.arange(n, dtype=np.int32) * 13) % 97
     counts = cuda.to_device(np.zeros(10, dtype=np.int32))
     histogram[blocks, BLOCK](counts, cuda.to_device(keys))
+    halves = (np.arange(64) * 0.25 - 8).astype(np.float16)
+    squares = cuda.device_array(64, dtype=np.float16)
+    half_squares[1, 64](squares, cuda.to_device(halves))
+    angles = np.concatenate([x, [1e4, -3.5e5, 12345.678, 1e30]]).astype(np.float32)
+    sin = cuda.device_array_like(angles)
+    sines[(angles.size + BLOCK - 1) // BLOCK, BLOCK](sin, cuda.to_device(angles))
+    # numba's own reduction: a partial warp's lane 0 sums it after the barrier the rest wait at
+    reduced = [float(cuda.reduce(lambda a, b: a + b)(cuda.to_device(np.arange(k, dtype=np.float32))))
+               for k in (40, 64, 300)]
     cuda.synchronize()
     np.savez(sys.argv[1], device=np.array(cuda.get_current_device().name), x=x, y=y, keys=keys,
-             axpy=r.copy_to_host(), block_sums=sums.copy_to_host(), histogram=counts.copy_to_host())
+             axpy=r.copy_to_host(), block_sums=sums.copy_to_host(), histogram=counts.copy_to_host(),
+             halves=halves, half_squares=squares.copy_to_host(), angles=angles, sin=sin.copy_to_host(),
+             reduced=np.array(reduced))
     print("numba ok")
