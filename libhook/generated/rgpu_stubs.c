@@ -1389,18 +1389,6 @@ CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
     return rc;
 }
 
-/* cuStreamGetCtx: not supported: contexts live in the client: not forwarded yet (protocol/contract/calls/stream.toml) */
-CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCtx");
-}
-
-/* cuStreamGetCtx_v2: not supported: contexts live in the client: not forwarded yet (protocol/contract/calls/stream.toml) */
-CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuStreamGetCtx_v2");
-}
-
 /* cuStreamWaitEvent: forward (async) (protocol/contract/calls/stream.toml) */
 CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {

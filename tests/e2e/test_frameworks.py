@@ -21,6 +21,7 @@ pytestmark = pytest.mark.e2e
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "..", "frameworks")
 NUMBA_SIM_ARCH = "sm_120"  # the newest part CUDA 13.0's NVVM and cuLink* target (sm_130 is past them)
+BLOCK = 128  # numba_kernels.py's block size
 
 
 @pytest.fixture(scope="module")
@@ -92,8 +93,8 @@ def test_cupy_library_kernels_sized_by_occupancy_match_numpy(fw_python, sim_serv
 
 def test_numba_kernels_match_numpy(fw_python, start_server, tmp_path):
     """@cuda.jit kernels: an axpy, a block reduction through shared memory and barriers, a
-    histogram with atomics, cuda.fp16 (a second module linked in), math.sin and cuda.reduce;
-    numba links them through rgpu's cuLink*."""
+    histogram with atomics, cuda.fp16 (a second module linked in), math.sin, cuda.reduce and a grid
+    group's sync (libcudadevrt linked in); numba links them through rgpu's cuLink*."""
     url, _ = start_server("--sim-arch", NUMBA_SIM_ARCH)
     out = tmp_path / "numba.npz"
     p = run_script(url, fw_python, "numba_kernels.py", str(out), env=frameworks.numba_env())
@@ -109,6 +110,8 @@ def test_numba_kernels_match_numpy(fw_python, start_server, tmp_path):
     assert np.allclose(r["sin"], np.sin(r["angles"].astype(np.float64)), rtol=0, atol=2e-6)
     # cuda.reduce: a barrier waits for a partial warp's sum computed after it in the code
     assert r["reduced"].tolist() == [float(sum(range(k))) for k in (40, 64, 300)]
+    # a grid group's sync: libcudadevrt in the link, a cooperative launch
+    assert r["rotated"].tolist() == [(i + BLOCK) % (4 * BLOCK) * 3 for i in range(4 * BLOCK)]
 
 
 @pytest.mark.sim_only("a real GPU runs the SASS nvJitLink links")

@@ -61,6 +61,19 @@ def sines(out, x):
         out[i] = math.sin(x[i])
 
 
+@cuda.jit
+def rotate_across_blocks(out):
+    """A grid group's sync (numba links libcudadevrt and launches cooperatively): every thread
+    reads what a thread of the next block wrote before the sync."""
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    out[i] = i * 3
+    g.sync()
+    v = out[(i + cuda.blockDim.x) % out.size]
+    g.sync()
+    out[i] = v
+
+
 if __name__ == "__main__":
     n = 1000
     blocks = (n + BLOCK - 1) // BLOCK
@@ -82,9 +95,11 @@ if __name__ == "__main__":
     # numba's own reduction: a partial warp's lane 0 sums it after the barrier the rest wait at
     reduced = [float(cuda.reduce(lambda a, b: a + b)(cuda.to_device(np.arange(k, dtype=np.float32))))
                for k in (40, 64, 300)]
+    rotated = cuda.device_array(4 * BLOCK, dtype=np.int32)
+    rotate_across_blocks[4, BLOCK](rotated)
     cuda.synchronize()
     np.savez(sys.argv[1], device=np.array(cuda.get_current_device().name), x=x, y=y, keys=keys,
              axpy=r.copy_to_host(), block_sums=sums.copy_to_host(), histogram=counts.copy_to_host(),
              halves=halves, half_squares=squares.copy_to_host(), angles=angles, sin=sin.copy_to_host(),
-             reduced=np.array(reduced))
+             reduced=np.array(reduced), rotated=rotated.copy_to_host())
     print("numba ok")

@@ -228,6 +228,19 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
 
 int rgpu_primary_ctx_get(void **pctx, int dev) { return cuDevicePrimaryCtxRetain((CUcontext *)pctx, dev); }
 
+void *rgpu_context_of(int dev) {
+    rgpu_ctx *c = current();
+    if (c && c->dev == dev) return c;
+    c = &primaries[dev];
+    if (c->magic != CTX_MAGIC) { /* the primary context exists whether or not it was retained */
+        c->dev = dev;
+        c->primary = 1;
+        if (!c->id) c->id = __atomic_fetch_add(&next_ctx_id, 1, __ATOMIC_RELAXED);
+        c->magic = CTX_MAGIC;
+    }
+    return c;
+}
+
 static rgpu_ctx *ctx_or_current(void *ctx) { return ctx ? valid(ctx) : (depth ? stack[depth - 1] : NULL); }
 
 int rgpu_ctx_cls_put(void *ctx, void *key, void *value, rgpu_cls_dtor dtor) {

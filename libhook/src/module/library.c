@@ -304,6 +304,11 @@ cudaError_t cudaFuncGetParamInfo(const void *func, size_t index, size_t *offset,
 #define JIT_INPUT_PTX CU_JIT_INPUT_PTX
 #define JIT_INPUT_FATBINARY CU_JIT_INPUT_FATBINARY
 #define JIT_INPUT_OBJECT CU_JIT_INPUT_OBJECT
+#define JIT_INPUT_LIBRARY CU_JIT_INPUT_LIBRARY
+/* rgpu's own entry kinds in a link image, for inputs the server hands to the driver as they came (a
+ * host object with device code inside, an archive of them: libcudadevrt.a): 0x100 | the input type
+ * (server/backends/sim/fatbin.py). Beside PTX (1) and cubins (2), which fatbins hold too. */
+#define ENTRY_AS_GIVEN 0x100
 
 /* A link state is the struct CUlinkState points to (rgpu defines what CUDA leaves opaque). */
 typedef struct CUlinkState_st { uint8_t *buf; size_t len, cap; } rgpu_link;
@@ -338,8 +343,9 @@ static void link_entry(rgpu_link *l, int kind, const void *data, size_t n) {
     uint64_t fsize = 64 + padded, psize = padded;
     memcpy(hdr, &magic, 4); memcpy(hdr + 4, &version, 2); memcpy(hdr + 6, &hsize, 2); memcpy(hdr + 8, &fsize, 8);
     uint8_t *e = hdr + 16; /* kind, version, header size, payload size, ..., arch */
+    uint64_t exact = n; /* the size before padding: an archive must not end in stray zeros */
     memcpy(e, &ekind, 2); memcpy(e + 2, &ever, 2); memcpy(e + 4, &ehsize, 4); memcpy(e + 8, &psize, 8);
-    memcpy(e + 28, &arch, 4);
+    memcpy(e + 28, &arch, 4); memcpy(e + 56, &exact, 8);
     link_put(l, hdr, sizeof hdr);
     link_put(l, data, n);
     static const uint8_t zeros[8] = {0};
@@ -363,12 +369,15 @@ CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, si
     if (type == JIT_INPUT_PTX) {
         size_t len = strnlen(data, size ? size : (size_t)-1);
         link_entry(l, 1, data, len + 1);
-    } else if (type == JIT_INPUT_CUBIN || type == JIT_INPUT_OBJECT) {
+    } else if (type == JIT_INPUT_CUBIN) {
         link_entry(l, 2, data, size);
+    } else if (type == JIT_INPUT_OBJECT || type == JIT_INPUT_LIBRARY) {
+        if (!size) return rgpu_invalid_value(RGPU_DRIVER);
+        link_entry(l, ENTRY_AS_GIVEN | type, data, size);
     } else if (type == JIT_INPUT_FATBINARY) {
         link_put(l, data, rgpu_image_size(data));
     } else {
-        return rgpu_record(RGPU_DRIVER, RGPU_NOT_SUPPORTED); /* libraries (.a) and NVVM IR */
+        return rgpu_record(RGPU_DRIVER, RGPU_NOT_SUPPORTED); /* NVVM IR: nvJitLink's, not the driver's */
     }
     return RGPU_SUCCESS;
 }

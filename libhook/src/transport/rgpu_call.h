@@ -174,6 +174,10 @@ int rgpu_record(int face, int rc);      /* remembers a failure as the thread's l
 void *rgpu_tag_handle(int dev, uint64_t server_handle);
 uint64_t rgpu_untag_handle(const void *h, int *dev);
 
+/* driver_local.c: the context a stream of device `dev` belongs to (the current one when it is of
+ * that device, else the device's primary context) */
+void *rgpu_context_of(int dev);
+
 /* capture.c: 0, or the error a call must return because a stream capture forbids it (the capture is
  * invalidated, as CUDA does). With has_stream, a capturing `stream` forbids it whatever the mode, and
  * the legacy stream (NULL) while a blocking stream captures. */

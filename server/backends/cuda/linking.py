@@ -19,18 +19,19 @@ def is_link_image(image) -> bool:
 
 
 def inputs(image: bytes) -> list[tuple[str, bytes]]:
-    """(kind, bytes) of each input, in the program's order: "ptx" (NUL-terminated text) and "cubin"
-    for a container the client made of one input; "fatbin" for a container the program added whole,
-    from which the driver picks the entry for its GPU."""
+    """(kind, bytes) of each input, in the program's order: "ptx" (NUL-terminated text), "cubin",
+    "object" and "library" for a container the client made of one input; "fatbin" for a container
+    the program added whole, from which the driver picks the entry for its GPU."""
     buf = bytes(image)[fatbin.LINK_HEADER:]
     out = []
     pos = fatbin.find_container(buf, 0)
     while pos >= 0:
-        entries, end = fatbin.parse_container(buf, pos)
-        if len(entries) == 1 and entries[0].kind == fatbin.KIND_PTX:
+        entries, end = fatbin.parse_container(buf, pos, fatbin.LINK_KINDS)
+        kind = entries[0].kind if len(entries) == 1 else None
+        if kind == fatbin.KIND_PTX:
             out.append(("ptx", entries[0].data + b"\0"))
-        elif len(entries) == 1 and entries[0].kind == fatbin.KIND_ELF:
-            out.append(("cubin", entries[0].data))
+        elif kind in _GIVEN:
+            out.append((_GIVEN[kind], entries[0].data))
         else:
             out.append(("fatbin", buf[pos:end]))
         pos = fatbin.find_container(buf, end)
@@ -39,7 +40,9 @@ def inputs(image: bytes) -> list[tuple[str, bytes]]:
     return out
 
 
-_KINDS = {"ptx": "CU_JIT_INPUT_PTX", "cubin": "CU_JIT_INPUT_CUBIN", "fatbin": "CU_JIT_INPUT_FATBINARY"}
+_GIVEN = {fatbin.KIND_ELF: "cubin", fatbin.KIND_OBJECT: "object", fatbin.KIND_LIBRARY: "library"}
+_KINDS = {"ptx": "CU_JIT_INPUT_PTX", "cubin": "CU_JIT_INPUT_CUBIN", "fatbin": "CU_JIT_INPUT_FATBINARY",
+          "object": "CU_JIT_INPUT_OBJECT", "library": "CU_JIT_INPUT_LIBRARY"}
 
 
 def link(ffi, lib, image: bytes) -> bytes:

@@ -28,6 +28,13 @@ LINK_HEADER = 16
 
 KIND_PTX = 1
 KIND_ELF = 2
+# rgpu's own entry kinds, in link images alone (libhook/src/module/library.c): an input the program
+# gave the linker as a host object with device code inside (CU_JIT_INPUT_OBJECT) or an archive of
+# them (CU_JIT_INPUT_LIBRARY: libcudadevrt.a). The cuda backend hands them to the driver as they
+# came; the software GPU takes the PTX of the containers inside.
+KIND_OBJECT = 0x103
+KIND_LIBRARY = 0x104
+LINK_KINDS = (KIND_PTX, KIND_ELF, KIND_OBJECT, KIND_LIBRARY)
 
 # Entry flags (fatbinary.h calls them FATBIN_FLAG_*); only the compression bits change how we read.
 FLAG_COMPRESSED_LZ4 = 0x2000
@@ -104,7 +111,9 @@ def parse_container(buf: bytes, pos: int = 0, kinds=(KIND_PTX, KIND_ELF)) -> tup
             raise SimError("CUDA_ERROR_INVALID_IMAGE", f"cannot decompress fatbin entry: {exc}") from exc
         if kind == KIND_PTX:
             data = data.rstrip(b"\0")
-        if kind in (KIND_PTX, KIND_ELF):
+        elif kind in (KIND_OBJECT, KIND_LIBRARY) and dsize:
+            data = data[:dsize]  # the exact size: the client pads every entry to 8 bytes
+        if kind in kinds:
             entries.append(Entry(kind, arch, data, flags))
         p += ehsize + psize
     return entries, end
@@ -121,7 +130,8 @@ def parse_image(image: bytes) -> Image:
     buf = bytes(image)
     if not buf:
         raise SimError("CUDA_ERROR_INVALID_IMAGE", "empty module image")
-    if buf[:len(LINK_MAGIC)] == LINK_MAGIC:
+    linked = buf[:len(LINK_MAGIC)] == LINK_MAGIC
+    if linked:
         if len(buf) < LINK_HEADER + _CONTAINER_HDR.size or \
                 struct.unpack_from("<I", buf, LINK_HEADER)[0] != CONTAINER_MAGIC:
             raise SimError("CUDA_ERROR_INVALID_IMAGE", "link image without a container after its header")
@@ -144,16 +154,41 @@ def parse_image(image: bytes) -> Image:
     img = Image()
     unit = 0
     while pos >= 0 and pos + _CONTAINER_HDR.size <= len(buf):
-        entries, end = parse_container(buf, pos)
+        entries, end = parse_container(buf, pos, LINK_KINDS if linked else (KIND_PTX, KIND_ELF))
         for e in entries:
+            if e.kind in (KIND_OBJECT, KIND_LIBRARY):
+                # a host object or an archive of them: each container inside is a unit of the link
+                for blob in embedded_containers(e.data):
+                    inner, _ = parse_container(blob, 0)
+                    for x in inner:
+                        x.container = unit
+                    img.entries.extend(inner)
+                    unit += 1
+                continue
             e.container = unit
+            img.entries.append(e)
         unit += 1
-        img.entries.extend(entries)
         # Several containers (one per -rdc unit) sit back to back, each 8-byte aligned.
         pos = find_container(buf, end)
     if not img.entries:
         raise SimError("CUDA_ERROR_INVALID_IMAGE", "fatbin holds no PTX or ELF entry")
     return img
+
+
+def embedded_containers(data: bytes):
+    """The fatbin containers inside a host object or an archive (the relocatable device code of
+    __nv_relfatbin sections): at any offset, since archive members are only 2-byte aligned."""
+    magic = struct.pack("<I", CONTAINER_MAGIC)
+    pos = data.find(magic)
+    while pos >= 0:
+        _m, _v, hsize, fsize = _CONTAINER_HDR.unpack_from(data, pos) if pos + _CONTAINER_HDR.size <= len(data) \
+            else (0, 0, 0, 0)
+        end = pos + hsize + fsize
+        if hsize == _CONTAINER_HDR.size and end <= len(data):
+            yield data[pos:end]
+            pos = data.find(magic, end)
+        else:
+            pos = data.find(magic, pos + 4)
 
 
 def find_container(buf: bytes, start: int) -> int:

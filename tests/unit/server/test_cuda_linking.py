@@ -17,6 +17,7 @@ from rgpu.server.errors import CudaError
 PTX_A = b".version 9.0\n.target sm_90\n.address_size 64\n.extern .func f();\n.visible .entry k() { call f; ret; }\n"
 PTX_B = b".version 9.0\n.target sm_90\n.address_size 64\n.visible .func f() { ret; }\n"
 CUBIN = b"\x7fELF" + bytes(56) + b"sass"  # 8-byte multiple, as cubins are (no padding to strip)
+ARCHIVE = b"!<arch>\n" + b"member"  # libcudadevrt.a as the program gave it: 14 bytes, padded in the image
 
 
 def _container(entries: list[tuple[int, int, bytes]]) -> bytes:
@@ -24,7 +25,7 @@ def _container(entries: list[tuple[int, int, bytes]]) -> bytes:
     body = b""
     for kind, arch, data in entries:
         padded = data + bytes(-len(data) % 8)
-        head = struct.pack("<HHIQIIHHIIIQQQ", kind, 0x0101, 64, len(padded), 0, 0, 0, 0, arch, 0, 0, 0, 0, 0)
+        head = struct.pack("<HHIQIIHHIIIQQQ", kind, 0x0101, 64, len(padded), 0, 0, 0, 0, arch, 0, 0, 0, 0, len(data))
         body += head + padded
     return struct.pack("<IHHQ", fatbin.CONTAINER_MAGIC, 1, 16, len(body)) + body
 
@@ -74,15 +75,18 @@ def ffi():
 
 def test_each_input_goes_to_the_driver_as_what_it_is_and_its_cubin_loads(ffi):
     whole = _container([(fatbin.KIND_ELF, 80, CUBIN), (fatbin.KIND_PTX, 80, PTX_B)])  # a fatbin added whole
-    image = _image(_container([(fatbin.KIND_PTX, 90, PTX_A)]), _container([(fatbin.KIND_ELF, 90, CUBIN)]), whole)
+    image = _image(_container([(fatbin.KIND_PTX, 90, PTX_A)]), _container([(fatbin.KIND_ELF, 90, CUBIN)]), whole,
+                   _container([(fatbin.KIND_LIBRARY, 0, ARCHIVE)]))
     assert linking.is_link_image(image) and not linking.is_link_image(whole)
     fake = FakeLinker(ffi)
     assert linking.link(ffi, fake, image) == b"linked-cubin"
-    kinds = [ffi.typeof("CUjitInputType").relements[k] for k in ("CU_JIT_INPUT_PTX", "CU_JIT_INPUT_CUBIN", "CU_JIT_INPUT_FATBINARY")]
+    kinds = [ffi.typeof("CUjitInputType").relements[k]
+             for k in ("CU_JIT_INPUT_PTX", "CU_JIT_INPUT_CUBIN", "CU_JIT_INPUT_FATBINARY", "CU_JIT_INPUT_LIBRARY")]
     assert [k for k, _ in fake.added] == kinds
     assert fake.added[0][1] == PTX_A + b"\0"  # PTX text, NUL-terminated as the driver reads it
     assert fake.added[1][1] == CUBIN
     assert fake.added[2][1] == whole
+    assert fake.added[3][1] == ARCHIVE  # exactly: an archive must not end in the image's padding
     assert fake.destroyed == 1
 
 

@@ -85,3 +85,57 @@ def test_a_barrier_waits_for_lanes_that_reach_it_from_a_later_pc(make_device, bl
     for b in range(blocks):
         assert (got[b, exiting:] == sums[b]).all(), b
         assert (got[b, :exiting] == 0).all()
+
+
+# numba's grid sync: the device runtime's cudaCGGetIntrinsicHandle / cudaCGSynchronize, which the
+# software GPU provides. Block 3 writes its element in code placed after the sync and jumps back,
+# so the other blocks reach the sync first and must wait for it there.
+GRID_SYNC = """.version 9.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b32 func_retval0) cudaCGSynchronize (.param .b64 p0, .param .b32 p1);
+.extern .func (.param .b64 func_retval0) cudaCGGetIntrinsicHandle (.param .b32 p0);
+.visible .entry rot(.param .u64 pout)
+{
+    .reg .b32 %r<12>; .reg .b64 %rd<8>; .reg .pred %p<2>;
+    ld.param.u64 %rd1, [pout];
+    { .param .b32 param0; st.param.b32 [param0], 1; .param .b64 retval0;
+      call.uni (retval0), cudaCGGetIntrinsicHandle, (param0); ld.param.b64 %rd2, [retval0]; }
+    mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, %nctaid.x;
+    mad.lo.u32 %r5, %r2, %r3, %r1;
+    mul.lo.u32 %r6, %r5, 3;
+    mul.wide.u32 %rd3, %r5, 4; add.s64 %rd4, %rd1, %rd3;
+    setp.eq.u32 %p1, %r2, 3;
+    @%p1 bra LATE;
+    st.global.u32 [%rd4], %r6;
+JOIN:
+    { .param .b64 param0; st.param.b64 [param0], %rd2; .param .b32 param1; st.param.b32 [param1], 0;
+      .param .b32 retval0; call.uni (retval0), cudaCGSynchronize, (param0, param1); ld.param.b32 %r9, [retval0]; }
+    mul.lo.u32 %r7, %r3, %r4; add.u32 %r8, %r5, %r3; rem.u32 %r8, %r8, %r7;
+    mul.wide.u32 %rd5, %r8, 4; add.s64 %rd6, %rd1, %rd5; ld.global.u32 %r10, [%rd6];
+    { .param .b64 param0; st.param.b64 [param0], %rd2; .param .b32 param1; st.param.b32 [param1], 0;
+      .param .b32 retval0; call.uni (retval0), cudaCGSynchronize, (param0, param1); ld.param.b32 %r11, [retval0]; }
+    add.u32 %r10, %r10, %r9; add.u32 %r10, %r10, %r11;
+    st.global.u32 [%rd4], %r10;
+    ret;
+LATE:
+    st.global.u32 [%rd4], %r6;
+    bra.uni JOIN;
+}
+"""
+
+
+def test_numbas_grid_sync_waits_for_every_block_of_a_cooperative_launch(make_device):
+    from rgpu.server.backends.sim.errors import SimFault
+    from rgpu.server.backends.sim.kernels import launch
+
+    d = make_device(KernelModule.load(GRID_SYNC.encode()))
+    n = 4 * 64
+    out, workspace = d.zeros(n, np.uint32), d.zeros(64, np.uint32)
+    fn = d.mod.functions["rot"]
+    launch(d.mod, fn, d.mem, (4, 1, 1), (64, 1, 1), 0, d.pack("rot", [out]), [], grid_workspace=workspace)
+    assert d.get(out, n, np.uint32).tolist() == [(i + 64) % n * 3 for i in range(n)]
+    # a grid sync needs every block resident: without a cooperative launch it is refused
+    with pytest.raises(SimFault) as info:
+        launch(d.mod, fn, d.mem, (4, 1, 1), (64, 1, 1), 0, d.pack("rot", [out]), [])
+    assert info.value.code == "CUDA_ERROR_LAUNCH_FAILED" and "cooperatively" in str(info.value)

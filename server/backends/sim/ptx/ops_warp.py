@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import SimFault
 from .interp import BARRIER_WAIT, DEFERRED, INF, guard_mask, op
+from .ops_ctrl import _param_reader, ret_slot, write_ret
 from .types import dtype_of, types_in
 
 W = 32
@@ -210,17 +212,21 @@ def c_bar(ins, ctx):
     return run
 
 
-def _block_barrier(ins, pc: int):
+def _block_barrier(ins, pc: int, span=None, before=None):
     """bar.sync of every thread of the block, as a control instruction: (target, lanes taken).
     Lanes of blocks whose other live lanes all wait at a barrier go on (and release those), the
-    rest park at PC + BARRIER_WAIT until the last of their block arrives."""
+    rest park at PC + BARRIER_WAIT until the last of their block arrives. ``span(st)``: the lanes a
+    barrier spans (default a block's, st.tpad; a grid barrier spans the batch); ``before(st, m)``
+    runs for the arriving lanes first (a builtin's return value)."""
     wait = int(BARRIER_WAIT)
 
     def run(st, m):
+        if before is not None:
+            before(st, guard_mask(st, ins, m))
         if m is None:
             return pc + 1, None  # every lane of the batch is here
         group = guard_mask(st, ins, m)
-        P, tpad = st.P, st.tpad
+        P, tpad = st.P, (st.tpad if span is None else span(st))
         # lanes of the group's blocks that are live, not in the group and not waiting at a barrier
         others = ~m & (P < INF) & ~((P >= BARRIER_WAIT) & (P < DEFERRED))
         behind = others.reshape(-1, tpad).any(axis=1)
@@ -239,3 +245,34 @@ def _block_barrier(ins, pc: int):
         return pc + wait, stay
     run.control = True
     return run
+
+
+# Cooperative groups' grid synchronisation as numba calls it: the device runtime's (libcudadevrt)
+# cudaCGGetIntrinsicHandle(scope) and cudaCGSynchronize(handle, flags), provided here. A cooperative
+# launch runs its whole grid as one batch (kernels.launch), so the grid's barrier spans the batch.
+@op("call.cudaCGGetIntrinsicHandle")
+def c_cg_handle(ins, ctx):
+    rets, args = ins.operands[0].value, ins.operands[1].value
+    scope_r = _param_reader(ctx, args[0], np.uint32)[0]
+    ret = ret_slot(ctx, rets)
+
+    def run(st, m):
+        idx = st.idx(m)
+        if ret is not None:
+            write_ret(st, idx, ret, scope_r(st, idx).astype(np.uint64))  # the handle names its scope
+    return run
+
+
+@op("call.cudaCGSynchronize", "call.cudaCGSynchronizeGrid")
+def c_cg_sync(ins, ctx):
+    rets = ins.operands[0].value
+    ret = ret_slot(ctx, rets)
+
+    def arrive(st, m):
+        if not st.envregs:
+            raise SimFault("CUDA_ERROR_LAUNCH_FAILED", f"{st.name}: a grid synchronisation in a kernel "
+                                                       "not launched cooperatively (cuLaunchCooperativeKernel)")
+        if ret is not None:
+            idx = st.idx(m)
+            write_ret(st, idx, ret, np.zeros(len(idx), np.uint32))  # cudaSuccess
+    return _block_barrier(ins, ctx.pc, span=lambda st: st.n, before=arrive)

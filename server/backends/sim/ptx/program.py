@@ -23,7 +23,9 @@ from ..errors import SimError
 from .parser import Function, Instruction, Label, Module, Operand, Variable
 
 # Calls the software GPU implements itself instead of inlining a body.
-BUILTIN_CALLS = ("vprintf", "__assertfail", "malloc", "free")
+BUILTIN_CALLS = ("vprintf", "__assertfail", "malloc", "free",  # the driver's system calls
+                 # the device runtime's grid synchronisation (numba's cuda.cg.this_grid().sync())
+                 "cudaCGGetIntrinsicHandle", "cudaCGSynchronize", "cudaCGSynchronizeGrid")
 MAX_INLINE_DEPTH = 64
 
 
