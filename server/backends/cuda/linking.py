@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...errors import CudaError
 from ..sim import fatbin  # the container format only
+from ..sim.errors import SimError
 
 LOG_BYTES = 16 << 10
 
@@ -26,7 +27,10 @@ def inputs(image: bytes) -> list[tuple[str, bytes]]:
     out = []
     pos = fatbin.find_container(buf, 0)
     while pos >= 0:
-        entries, end = fatbin.parse_container(buf, pos, fatbin.LINK_KINDS)
+        try:
+            entries, end = fatbin.parse_container(buf, pos, fatbin.LINK_KINDS)
+        except SimError as e:  # the format's own errors (a truncated or corrupt container)
+            raise CudaError(e.code, e.message) from None
         kind = entries[0].kind if len(entries) == 1 else None
         if kind == fatbin.KIND_PTX:
             out.append(("ptx", entries[0].data + b"\0"))

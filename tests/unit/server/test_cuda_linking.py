@@ -102,3 +102,11 @@ def test_a_link_image_without_inputs_is_refused(ffi):
     with pytest.raises(CudaError) as info:
         linking.link(ffi, FakeLinker(ffi), fatbin.LINK_MAGIC + struct.pack("<Q", 16))
     assert info.value.code == "CUDA_ERROR_INVALID_IMAGE"
+
+
+def test_a_corrupt_container_is_an_invalid_image_not_a_crash(ffi):
+    truncated = _image(_container([(fatbin.KIND_PTX, 90, PTX_A)]))[:-8]
+    fake = FakeLinker(ffi)
+    with pytest.raises(CudaError) as info:
+        linking.link(ffi, fake, truncated)
+    assert info.value.code == "CUDA_ERROR_INVALID_IMAGE" and fake.destroyed == 1
