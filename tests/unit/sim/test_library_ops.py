@@ -389,6 +389,48 @@ def test_multiply_add_carry_chains(make_device, chain, reference):
     assert got.tolist() == want
 
 
+def _lanes(v, bits, signed):
+    mask = (1 << bits) - 1
+    out = [(v >> (bits * k)) & mask for k in range(32 // bits)]
+    return [x - (mask + 1) if signed and x > mask >> 1 else x for x in out]
+
+
+def _video(op, bits, signed, sat=False, add=False):
+    """A SIMD video instruction from its definition: lanes of a against lanes of b."""
+    f = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "avrg": lambda x, y: (x + y + 1) >> 1,
+         "absdiff": lambda x, y: abs(x - y), "min": min, "max": max}[op]
+    mask = (1 << bits) - 1
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, mask)
+
+    def ref(a, b, c):
+        r = [f(x, y) for x, y in zip(_lanes(a, bits, signed), _lanes(b, bits, signed))]
+        if add:
+            return (c + sum(r)) & 0xFFFFFFFF
+        r = [min(max(x, lo), hi) for x in r] if sat else r
+        return sum((x & mask) << (bits * k) for k, x in enumerate(r))
+    return ref
+
+
+@pytest.mark.parametrize("form,reference", [
+    ("vabsdiff4.u32.u32.u32", _video("absdiff", 8, False)),     # CUDA's __vabsdiffu4
+    ("vabsdiff4.u32.u32.u32.add", _video("absdiff", 8, False, add=True)),  # a sum of absolute differences
+    ("vadd4.s32.s32.s32.sat", _video("add", 8, True, sat=True)),
+    ("vsub4.u32.u32.u32", _video("sub", 8, False)),
+    ("vavrg2.u32.u32.u32", _video("avrg", 16, False)),
+    ("vmin2.s32.s32.s32", _video("min", 16, True)),
+    ("vmax4.u32.u32.u32.sat", _video("max", 8, False, sat=True)),
+])
+def test_simd_video_instructions(make_device, form, reference):
+    rng = np.random.default_rng(9)
+    a, b, c = (rng.integers(0, 1 << 32, 64).astype(np.uint32) for _ in range(3))
+    body = f"""
+    ld.global.u32 %r1, [%rd6]; ld.global.u32 %r2, [%rd7]; ld.global.u32 %r3, [%rd8];
+    {form} %r6, %r1, %r2, %r3;
+    st.global.u32 [%rd9], %r6;"""
+    got = run(make_device, body, a, b, c)
+    assert got.tolist() == [reference(int(x), int(y), int(z)) for x, y, z in zip(a, b, c)]
+
+
 def test_a_32_bit_shared_address_wraps_with_its_offset(make_device):
     """[r + 8] with r = 0xFFFFFFF8 is shared address 0: a 32-bit address adds its offset in 32
     bits. ptxas folds offsets so (cuSOLVER's steqr does); read as a 64-bit sum it was 0x100000000,

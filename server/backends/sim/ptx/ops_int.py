@@ -595,3 +595,47 @@ def c_vshift(ins, ctx):
         r = np.clip(r, lo, hi) if sat else r & 0xFFFFFFFF
         sd(st, (np.asarray(r) & 0xFFFFFFFF).astype(np.uint32).view(dtype_of(dt)), m)
     return run
+
+
+# SIMD video instructions on the bytes (vop4) or half-words (vop2) of 32-bit registers, in their
+# default selection (a's lanes against b's): CUDA's __vabsdiffu4 and its kin compile to them. A lane
+# result is truncated to the lane (clamped to the destination's range with .sat) and merged into d;
+# with .add the lane results are summed onto c instead (a sum of absolute differences).
+_VOPS = {
+    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "avrg": lambda x, y: (x + y + 1) >> 1,
+    "absdiff": lambda x, y: np.abs(x - y), "min": np.minimum, "max": np.maximum,
+}
+
+
+@op(*(f"v{name}{n}" for name in _VOPS for n in (2, 4)), mods=("sat", "add"), types=("u32", "s32"))
+def c_vsimd(ins, ctx):
+    parts = ins.parts
+    name, lanes = parts[0][1:-1], int(parts[0][-1])
+    f = _VOPS[name]
+    dtype, atype, btype = (types_in(parts) + ["u32", "u32", "u32"])[:3]
+    bits = 32 // lanes
+    mask = (1 << bits) - 1
+    d, a, b, c = ins.operands[:4]
+    if any(o.kind == "reg" and "." in o.value for o in (d, a, b)):
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode}: lane masks and selectors are not supported")
+    ga, gb, gc, sd = ctx.get(a, "u32"), ctx.get(b, "u32"), ctx.get(c, "u32"), ctx.set(d, "u32")
+    accumulate, sat = "add" in parts, "sat" in parts
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype == "s32" else (0, mask)
+
+    def lane(v, k, signed):
+        x = (np.asarray(v).astype(np.int64) >> (bits * k)) & mask
+        return np.where(x > mask >> 1, x - (mask + 1), x) if signed else x
+
+    def run(st, m):
+        x, y, z = ga(st), gb(st), gc(st)
+        acc = np.asarray(z).astype(np.int64) if accumulate else np.zeros(np.shape(x), np.int64)
+        for k in range(lanes):
+            r = f(lane(x, k, atype == "s32"), lane(y, k, btype == "s32"))
+            if accumulate:
+                acc = acc + r
+            else:
+                if sat:
+                    r = np.clip(r, lo, hi)
+                acc = acc | ((r & mask) << (bits * k))
+        sd(st, (acc & 0xFFFFFFFF).astype(np.uint32), m)
+    return run
