@@ -10,9 +10,14 @@ the software GPU it needs one its toolkit knows (README.md, "CuPy and numba on r
 from __future__ import annotations
 
 import os
+from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
+
+from rgpu.server.backends.sim import archs
+from rgpu.server.backends.sim.ptx import scan
 
 from tests.conftest import run_cli
 from tests.support import frameworks
@@ -89,6 +94,24 @@ def test_cupy_library_kernels_sized_by_occupancy_match_numpy(fw_python, sim_serv
     assert np.array_equal(normal, r["normal_again"]) and len(np.unique(normal)) > 19000  # seeded, not constant
     assert abs(normal.mean()) < 0.05 and abs(normal.std() - 1) < 0.05
     np.testing.assert_allclose(r["eigvalsh"], np.linalg.eigvalsh(r["sym"]), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.sim_only("what the software GPU's interpreter implements")
+def test_every_opcode_of_the_ptx_in_cupys_wheel_is_implemented(fw_python):
+    """CuPy's prebuilt CUB and Thrust modules carry PTX (their reductions, sorts, scans and random
+    generators run from it on the software GPU): every opcode of it, with all its modifiers, is one
+    the interpreter implements (the scan of tests/unit/sim/test_nvlibs_ptx.py, over CuPy's .so files;
+    it found the packed 16-bit min/max of CUB's int16 reductions)."""
+    site = next(Path(fw_python).parent.parent.glob("lib/python3*/site-packages"))
+    libraries = sorted(site.glob("cupy/**/*.so"))
+    ops, modules = Counter(), 0
+    for lib in libraries:
+        for _pos, entry in scan.modules(lib.read_bytes(), archs.get().cc):
+            if entry is not None:
+                modules += 1
+                ops.update(scan.opcodes(entry.data))
+    assert modules >= 3, [lib.name for lib in libraries]  # cub, thrust, the random generators
+    assert scan.unsupported(ops) == {}
 
 
 def test_numba_kernels_match_numpy(fw_python, start_server, tmp_path):

@@ -431,6 +431,33 @@ def test_simd_video_instructions(make_device, form, reference):
     assert got.tolist() == [reference(int(x), int(y), int(z)) for x, y, z in zip(a, b, c)]
 
 
+def _minmax_16x2(f, signed, relu=False):
+    def ref(a, b, c):
+        out = 0
+        for k in range(2):
+            x, y = _lanes(a, 16, signed)[k], _lanes(b, 16, signed)[k]
+            r = max(f(x, y), 0) if relu else f(x, y)
+            out |= (r & 0xFFFF) << (16 * k)
+        return out
+    return ref
+
+
+@pytest.mark.parametrize("form,reference", [
+    ("min.s16x2", _minmax_16x2(min, True)), ("max.u16x2", _minmax_16x2(max, False)),
+    ("max.relu.s16x2", _minmax_16x2(max, True, relu=True)), ("min.u16x2", _minmax_16x2(min, False)),
+])
+def test_packed_16_bit_min_max(make_device, form, reference):
+    """CuPy's CUB module reduces int16/uint16 with these (found by scanning its PTX)."""
+    rng = np.random.default_rng(11)
+    a, b = (rng.integers(0, 1 << 32, 64).astype(np.uint32) for _ in range(2))
+    body = f"""
+    ld.global.u32 %r1, [%rd6]; ld.global.u32 %r2, [%rd7];
+    {form} %r6, %r1, %r2;
+    st.global.u32 [%rd9], %r6;"""
+    got = run(make_device, body, a, b)
+    assert got.tolist() == [reference(int(x), int(y), 0) for x, y in zip(a, b)]
+
+
 def test_a_32_bit_shared_address_wraps_with_its_offset(make_device):
     """[r + 8] with r = 0xFFFFFFF8 is shared address 0: a 32-bit address adds its offset in 32
     bits. ptxas folds offsets so (cuSOLVER's steqr does); read as a 64-bit sum it was 0x100000000,

@@ -238,9 +238,11 @@ def c_div(ins, ctx):
     return _binary(ins, ctx, t, lambda a, b: int_div(a, b, t, rem))
 
 
-@op("min", "max", mods=("relu", "NaN", "ftz"))
+@op("min", "max", mods=("relu", "NaN", "ftz", "s16x2", "u16x2"))
 def c_minmax(ins, ctx):
     parts = ins.parts
+    if "s16x2" in parts or "u16x2" in parts:
+        return _minmax_16x2(ins, ctx)
     t = types_in(parts)[-1]
     if is_float(t):
         return _float_impl(parts[0])(ins, ctx)
@@ -250,6 +252,32 @@ def c_minmax(ins, ctx):
     if len(ins.operands) == 4:  # three-input min/max (sm_90)
         return _ternary(ins, ctx, t, lambda a, b, c: f(f(a, b), c))
     return _binary(ins, ctx, t, f)
+
+
+def _minmax_16x2(ins, ctx):
+    """min/max{.relu}.{s16x2,u16x2}: both 16-bit halves of 32-bit registers at once (CUB's
+    reductions of 16-bit integers), with a third input on sm_90 and later."""
+    parts = ins.parts
+    lane_t = np.int16 if "s16x2" in parts else np.uint16
+    f = np.minimum if parts[0] == "min" else np.maximum
+    relu = "relu" in parts
+    d, *srcs = ins.operands
+    gets, sd = [ctx.get(o, "u32") for o in srcs], ctx.set(d, "u32")
+
+    def halves(v):
+        v = np.asarray(v).astype(np.uint32)
+        return (v & 0xFFFF).astype(np.uint16).view(lane_t), (v >> 16).astype(np.uint16).view(lane_t)
+
+    def run(st, m):
+        lo, hi = halves(gets[0](st))
+        for g in gets[1:]:
+            l2, h2 = halves(g(st))
+            lo, hi = f(lo, l2), f(hi, h2)
+        if relu:
+            lo, hi = np.maximum(lo, 0), np.maximum(hi, 0)
+        r = lo.astype(lane_t).view(np.uint16).astype(np.uint32) | (hi.astype(lane_t).view(np.uint16).astype(np.uint32) << 16)
+        sd(st, r, m)
+    return run
 
 
 @op("abs", "neg", mods=("ftz",))
