@@ -94,3 +94,29 @@ def test_tiny_launches(benchmark):
     print(f"\n{benchmark.name}: {1 / per_launch:.3g} launches/s ({per_launch * 1e6:.1f} us each), "
           f"{stats[-1].thread_instructions / per_launch:.3g} thread-instr/s")
     assert np.frombuffer(mem.read(counter, 4), np.int32)[0] == 4 * n
+
+
+def test_module_loads_with_many_variables(benchmark):
+    """Loading a module of 1,300 variables (what each of CuPy's CUB reductions declares) after 40
+    others: ``extra_info['last_over_first']`` compares the last load with the first, measured in
+    the same run (goal ~1: a load costs the same however many modules came before; it grew with
+    them, to 40 s a reduction, while every variable was an allocation of its own)."""
+    import time
+
+    from rgpu.server.backends.sim.device import SimDevice
+
+    ptx = ".version 9.0\n.target sm_80\n.address_size 64\n" + "".join(
+        f".global .align 4 .u32 v{k} = {k};\n" for k in range(1300)) + ".visible .entry k() { ret; }\n"
+    image = ptx.encode()
+
+    def run():
+        dev = SimDevice(1 << 30)
+        times = []
+        for _ in range(40):
+            t0 = time.perf_counter()
+            dev.module_load(image)
+            times.append(time.perf_counter() - t0)
+        return times
+
+    times = benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(first_s=times[0], last_s=times[-1], last_over_first=times[-1] / times[0])

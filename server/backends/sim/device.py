@@ -236,9 +236,12 @@ class SimDevice(SimArrays, Device):
         return mod
 
     def module_unload(self, module) -> None:
-        for addr in module.addresses.values():
+        segment = getattr(module, "segment", None)
+        # a module restored from a checkpoint of an older rgpu has an allocation per variable
+        for addr in ([segment] if segment is not None else module.addresses.values()):
             self.memory.free(addr)
         module.addresses = {}
+        module.segment = None
 
     def module_function(self, module, name):
         exposed = getattr(module, "exposed", None)
@@ -372,7 +375,8 @@ class SimDevice(SimArrays, Device):
 
     def module_state(self, module) -> dict:
         exposed = getattr(module, "exposed", None)
-        return {"addresses": dict(module.addresses), "exposed": sorted(exposed) if exposed is not None else None,
+        return {"addresses": dict(module.addresses), "segment": module.segment,
+                "exposed": sorted(exposed) if exposed is not None else None,
                 "max_dynamic_shared": {name: fn._max_dynamic for name, fn in module.functions.items()
                                        if fn._max_dynamic is not None}}
 
@@ -384,6 +388,7 @@ class SimDevice(SimArrays, Device):
         if missing:
             raise SimError("CUDA_ERROR_INVALID_IMAGE", f"the checkpoint lacks module variables {sorted(missing)[:3]}")
         mod.addresses = dict(state["addresses"])
+        mod.segment = state.get("segment")
         mod._mem = self.memory
         for name, value in state.get("max_dynamic_shared", {}).items():
             if name in mod.functions:

@@ -195,3 +195,50 @@ def test_a_link_image_without_a_container_is_refused():
         with pytest.raises(SimError) as info:
             fatbin.parse_image(image)
         assert info.value.code == "CUDA_ERROR_INVALID_IMAGE" and "link image" in info.value.message
+
+
+MODULE_DATA = """.version 9.0
+.target sm_80
+.address_size 64
+.global .align 4 .b8 tiny[3] = {1, 2, 3};
+.global .align 16 .f32 coeffs[4] = {1.0, 2.0, 3.0, 4.0};
+.const .align 8 .u64 where[1] = {generic(coeffs)};
+.global .align 8 .u64 plain;
+.visible .entry read(.param .u64 out)
+{
+    .reg .b64 %rd<4>; .reg .f32 %f<2>;
+    ld.param.u64 %rd1, [out];
+    ld.const.u64 %rd2, [where];
+    ld.f32 %f1, [%rd2+8];
+    st.global.f32 [%rd1], %f1;
+    ret;
+}
+"""
+
+
+def test_a_modules_variables_lie_in_one_allocation():
+    """As a driver loads them: one data segment per module, each variable at its alignment and
+    initialised, a pointer initialiser relocated to the variable's address. A module of CuPy's CUB
+    reductions declares about 1,300 variables; one allocation each made every later load slower."""
+    from rgpu.server.backends.sim.device import SimDevice
+
+    dev = SimDevice(64 << 20)
+    before = dev.memory.layout()
+    mod = dev.module_load(MODULE_DATA.encode())
+    grown = [a for a in dev.memory.layout() if a not in before]
+    assert len(grown) == 1 and mod.segment == grown[0][0]
+    base, size = grown[0][0], grown[0][1]
+    for name, var in mod.variables.items():
+        addr = mod.addresses[name]
+        assert base <= addr and addr + var.size <= base + size and addr % var.align == 0, name
+    assert len({mod.addresses[n] for n in mod.variables}) == len(mod.variables)
+    assert dev.memory.read(mod.addresses["tiny"], 3) == bytes([1, 2, 3])
+    assert np.frombuffer(dev.memory.read(mod.addresses["coeffs"], 16), np.float32).tolist() == [1, 2, 3, 4]
+    assert int.from_bytes(dev.memory.read(mod.addresses["where"], 8), "little") == mod.addresses["coeffs"]
+    out = dev.memory.alloc(4)
+    from rgpu.server.backends.sim.kernels import launch
+    launch(mod, mod.functions["read"], dev.memory, (1, 1, 1), (1, 1, 1), 0, out.to_bytes(8, "little"), [])
+    assert np.frombuffer(dev.memory.read(out, 4), np.float32)[0] == 3.0
+    dev.memory.free(out)
+    dev.module_unload(mod)
+    assert dev.memory.layout() == before
