@@ -70,6 +70,7 @@ class DeviceMemory:
         self._spans: list[int] = []  # matching end addresses rounded to the alignment, plus GUARD: the layout
         self._np_starts = np.zeros(0, np.uint64)
         self._np_ends = np.zeros(0, np.uint64)
+        self._np_spans = np.zeros(0, np.uint64)
         self.used = 0
         self.peak = 0
         # Virtual memory management (server/api/vmm.py): address ranges reserved by
@@ -101,10 +102,14 @@ class DeviceMemory:
             raise SimError("CUDA_ERROR_OUT_OF_MEMORY", "device address space fragmented")
         with self._lock:
             i = bisect.bisect_left(self._starts, addr)
+            end, span = addr + max(int(nbytes), 1), addr + size + GUARD
             self._starts.insert(i, addr)
-            self._ends.insert(i, addr + max(int(nbytes), 1))
-            self._spans.insert(i, addr + size + GUARD)
-            self._sync_tables()
+            self._ends.insert(i, end)
+            self._spans.insert(i, span)
+            # the arrays in step with the lists, without converting every entry again
+            self._np_starts = np.insert(self._np_starts, i, np.uint64(addr))
+            self._np_ends = np.insert(self._np_ends, i, np.uint64(end))
+            self._np_spans = np.insert(self._np_spans, i, np.uint64(span))
         return addr
 
     def charge(self, size: int, what: str) -> None:
@@ -128,20 +133,25 @@ class DeviceMemory:
         return sorted([*zip(self._starts, self._spans), *self._reserved])
 
     def _find_hole(self, size: int, align: int, hint: int = 0) -> int | None:
-        taken = self._taken()
-        if hint and hint % align == 0 and self.base <= hint and hint + size <= self.base + self._span and \
-                all(e <= hint or hint + size <= s for s, e in taken):
+        """The lowest address (aligned) with ``size`` bytes free before the next taken range, or
+        ``hint`` when that is free. In numpy over every taken range at once: a scan in Python made
+        each allocation cost as many steps as allocations before it (8,000 cudaMallocs took 20 s)."""
+        starts, ends = self._np_starts.astype(np.int64), self._np_spans.astype(np.int64)
+        if self._reserved:
+            reserved = np.array(self._reserved, np.int64).reshape(-1, 2)
+            starts, ends = np.concatenate([starts, reserved[:, 0]]), np.concatenate([ends, reserved[:, 1]])
+            order = np.argsort(starts, kind="stable")
+            starts, ends = starts[order], ends[order]
+        limit = self.base + self._span
+        if hint and hint % align == 0 and self.base <= hint and hint + size <= limit and \
+                not np.any((ends > hint) & (starts < hint + size)):
             return hint
-        cursor = self.base
-        for start, end in taken:
-            cursor = -(-cursor // align) * align
-            if start - cursor >= size:
-                return cursor
-            cursor = max(cursor, end)
-        cursor = -(-cursor // align) * align
-        if self.base + self._span - cursor >= size:
-            return cursor
-        return None
+        # where each gap begins: past every range before it (ranges may nest), aligned up
+        cursors = np.maximum.accumulate(np.concatenate([[self.base], ends]))
+        cursors = -(-cursors // align) * align
+        room = np.concatenate([starts, [limit]]) - cursors
+        fits = np.flatnonzero(room >= size)
+        return int(cursors[fits[0]]) if fits.size else None
 
     # -- virtual memory management (the bookkeeping is server/api/vmm.py's) -------------------
     def reserve_range(self, size: int, align: int, hint: int = 0) -> int:
@@ -272,7 +282,9 @@ class DeviceMemory:
         size = self._spans[i] - GUARD - self._starts[i]
         with self._lock:
             del self._starts[i], self._ends[i], self._spans[i]
-            self._sync_tables()
+            self._np_starts = np.delete(self._np_starts, i)
+            self._np_ends = np.delete(self._np_ends, i)
+            self._np_spans = np.delete(self._np_spans, i)
         self.uncharge(size)
         # Give the pages back so a freed region does not keep host memory committed: only pages wholly
         # inside it, since a page it shares with a neighbouring allocation would be zeroed too.
@@ -287,6 +299,7 @@ class DeviceMemory:
     def _sync_tables(self) -> None:
         self._np_starts = np.array(self._starts, dtype=np.uint64)
         self._np_ends = np.array(self._ends, dtype=np.uint64)
+        self._np_spans = np.array(self._spans, dtype=np.uint64)
 
     def allocation(self, addr: int) -> tuple[int, int] | None:
         """(start, size) of the allocation containing ``addr``, or None."""
