@@ -10,6 +10,7 @@ records (parameter layout), exactly like the driver's JIT would prefer SASS but 
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import lz4.block
@@ -158,7 +159,7 @@ def parse_image(image: bytes) -> Image:
         for e in entries:
             if e.kind in (KIND_OBJECT, KIND_LIBRARY):
                 # a host object or an archive of them: each container inside is a unit of the link
-                for blob in embedded_containers(e.data):
+                for _pos, blob in embedded_containers(e.data):
                     inner, _ = parse_container(blob, 0)
                     for x in inner:
                         x.container = unit
@@ -175,17 +176,21 @@ def parse_image(image: bytes) -> Image:
     return img
 
 
-def embedded_containers(data: bytes):
-    """The fatbin containers inside a host object or an archive (the relocatable device code of
-    __nv_relfatbin sections): at any offset, since archive members are only 2-byte aligned."""
+def embedded_containers(data: bytes, aligned: bool = False) -> Iterator[tuple[int, bytes]]:
+    """(offset, bytes) of every fatbin container inside a shared object, a host object or an
+    archive. ``aligned``: only at 8-byte offsets, where a shared object's .nv_fatbin places them;
+    a host object's __nv_relfatbin inside an archive may sit anywhere (members are 2-byte aligned)."""
     magic = struct.pack("<I", CONTAINER_MAGIC)
     pos = data.find(magic)
     while pos >= 0:
+        if aligned and pos % 8:
+            pos = data.find(magic, pos + 4)
+            continue
         _m, _v, hsize, fsize = _CONTAINER_HDR.unpack_from(data, pos) if pos + _CONTAINER_HDR.size <= len(data) \
             else (0, 0, 0, 0)
         end = pos + hsize + fsize
         if hsize == _CONTAINER_HDR.size and end <= len(data):
-            yield data[pos:end]
+            yield pos, data[pos:end]
             pos = data.find(magic, end)
         else:
             pos = data.find(magic, pos + 4)

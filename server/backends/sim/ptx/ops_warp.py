@@ -227,22 +227,18 @@ def _block_barrier(ins, pc: int, span=None, before=None):
             return pc + 1, None  # every lane of the batch is here
         group = guard_mask(st, ins, m)
         P, tpad = st.P, (st.tpad if span is None else span(st))
-        # lanes of the group's blocks that are live, not in the group and not waiting at a barrier
-        others = ~m & (P < INF) & ~((P >= BARRIER_WAIT) & (P < DEFERRED))
-        behind = others.reshape(-1, tpad).any(axis=1)
+        held = (P >= BARRIER_WAIT) & (P < DEFERRED)  # lanes waiting at a barrier
+        # per block: live lanes outside the group that are not waiting yet, and lanes arriving now
+        behind = (~m & (P < INF) & ~held).reshape(-1, tpad).any(axis=1)
+        arrived = group.reshape(-1, tpad).any(axis=1)
+        release = held & np.repeat(arrived & ~behind, tpad)  # the last of their block arrived
+        released = bool(release.any())
+        if released:
+            P[release] -= wait - 1  # each goes on after its own barrier
         if not behind.any():
-            held = (P >= BARRIER_WAIT) & (P < DEFERRED)
-            mine = np.repeat(group.reshape(-1, tpad).any(axis=1), tpad)
-            if (held & mine).any():
-                P[held & mine] -= wait - 1  # released: each goes on after its own barrier
-                st.regroup = True
+            st.regroup = released  # the released lanes run with this group (interp.run)
             return pc + 1, m & False
-        stay = group & np.repeat(behind, tpad)
-        release = np.repeat(~behind & group.reshape(-1, tpad).any(axis=1), tpad) & \
-            (P >= BARRIER_WAIT) & (P < DEFERRED)
-        if release.any():
-            P[release] -= wait - 1
-        return pc + wait, stay
+        return pc + wait, group & np.repeat(behind, tpad)  # parked (the scheduler regroups anyway)
     run.control = True
     return run
 

@@ -10,7 +10,6 @@ parse takes minutes. `unsupported` then names what the interpreter lacks (interp
 from __future__ import annotations
 
 import re
-import struct
 from collections import Counter
 from collections.abc import Iterator
 
@@ -21,26 +20,11 @@ from .parser import _COMMENTS
 # An opcode: a lower-case name with dotted modifiers ('::' inside some), followed by a space or ';'
 # (a bare name before ',' or '}' is an operand of a vector or initializer, not an instruction).
 _STATEMENT = re.compile(r"(?:^|[;{}])\s*(?:[$\w.]+:\s*)*(?:@!?[%\w$]+\s+)?([a-z][\w.:]*)(?=[\s;])")
-_MAGIC = struct.pack("<I", fatbin.CONTAINER_MAGIC)
 
 
 def containers(lib: bytes) -> Iterator[tuple[int, bytes]]:
     """(offset, bytes) of every fatbin container in a shared object's bytes."""
-    pos = 0
-    while True:
-        pos = lib.find(_MAGIC, pos)
-        if pos < 0:
-            return
-        if pos % 8:
-            pos += 4
-            continue
-        _magic, _ver, hsize, fsize = struct.unpack_from("<IHHQ", lib, pos)
-        end = pos + hsize + fsize
-        if hsize != 16 or end > len(lib):
-            pos += 4
-            continue
-        yield pos, lib[pos:end]
-        pos = end
+    return fatbin.embedded_containers(lib, aligned=True)
 
 
 def modules(lib: bytes, cc: tuple[int, int]) -> Iterator[tuple[int, fatbin.Entry | None]]:
