@@ -6,7 +6,7 @@
 #define RGPU_F_ASYNC 0x1u /* sent without waiting for a reply; an error is sticky and returned at the next synchronising call */
 #define RGPU_F_DEVICE_WORK 0x2u /* makes the device read or write memory: managed memory the host wrote is pushed first */
 #define RGPU_F_SYNC 0x4u /* returns once the device's (or the stream's) work is done: managed memory is pulled after it */
-#define RGPU_F_DEFERRED 0x8u /* reports the errors of earlier asynchronous calls (the Synchronize calls; sync device work too) */
+#define RGPU_F_DEFERRED 0x8u /* reports the errors of earlier asynchronous calls (the Synchronize calls; implied by sync + device_work) */
 #define RGPU_F_SHM 0x100u /* its bulk data may move through the session's shared-memory segment */
 #define RGPU_F_NOT_SIM 0x200u /* the software GPU does not serve it: answered not-supported in the client */
 #define RGPU_F_NOT_CUDA 0x400u /* the cuda backend does not serve it: answered not-supported in the client */
@@ -84,23 +84,23 @@
 #define RGPU_ID_cuDeviceGetPCIBusId 0x7992abc4u
 #define RGPU_FLAGS_cuDeviceGetPCIBusId (0)
 #define RGPU_ID_cuMemcpyHtoD_v2 0x7c318bf8u
-#define RGPU_FLAGS_cuMemcpyHtoD_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_SHM)
+#define RGPU_FLAGS_cuMemcpyHtoD_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED | RGPU_F_SHM)
 #define RGPU_ID_cuMemcpyDtoH_v2 0x71475e34u
-#define RGPU_FLAGS_cuMemcpyDtoH_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_SHM)
+#define RGPU_FLAGS_cuMemcpyDtoH_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED | RGPU_F_SHM)
 #define RGPU_ID_cuMemcpyDtoD_v2 0x3b91e18cu
-#define RGPU_FLAGS_cuMemcpyDtoD_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemcpyDtoD_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemcpyDtoA_v2 0x0c4f11beu
-#define RGPU_FLAGS_cuMemcpyDtoA_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemcpyDtoA_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemcpyAtoD_v2 0x69a9ce2bu
-#define RGPU_FLAGS_cuMemcpyAtoD_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemcpyAtoD_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemcpyHtoA_v2 0x4bef7bcau
-#define RGPU_FLAGS_cuMemcpyHtoA_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemcpyHtoA_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemcpyAtoH_v2 0x237f7193u
-#define RGPU_FLAGS_cuMemcpyAtoH_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemcpyAtoH_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemcpyAtoA_v2 0x5e773e19u
-#define RGPU_FLAGS_cuMemcpyAtoA_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemcpyAtoA_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemcpy3D_v2 0x3d1e3be2u
-#define RGPU_FLAGS_cuMemcpy3D_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemcpy3D_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemcpyHtoDAsync_v2 0x2548e54bu
 #define RGPU_FLAGS_cuMemcpyHtoDAsync_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SHM)
 #define RGPU_ID_cuMemcpyDtoHAsync_v2 0x46765bdeu
@@ -114,17 +114,17 @@
 #define RGPU_ID_cuMemcpy3DAsync_v2 0x48195b6bu
 #define RGPU_FLAGS_cuMemcpy3DAsync_v2 (RGPU_F_DEVICE_WORK)
 #define RGPU_ID_cuMemsetD8_v2 0x22c68985u
-#define RGPU_FLAGS_cuMemsetD8_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemsetD8_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemsetD16_v2 0x6f1222bdu
-#define RGPU_FLAGS_cuMemsetD16_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemsetD16_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemsetD32_v2 0x1ab0e68au
-#define RGPU_FLAGS_cuMemsetD32_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemsetD32_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemsetD2D8_v2 0x2f949acbu
-#define RGPU_FLAGS_cuMemsetD2D8_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemsetD2D8_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemsetD2D16_v2 0x7e7b1c39u
-#define RGPU_FLAGS_cuMemsetD2D16_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemsetD2D16_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemsetD2D32_v2 0x0bd9d80eu
-#define RGPU_FLAGS_cuMemsetD2D32_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cuMemsetD2D32_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cuMemsetD8Async 0x284d2a88u
 #define RGPU_FLAGS_cuMemsetD8Async (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
 #define RGPU_ID_cuMemsetD16Async 0x7ed621c7u
@@ -390,17 +390,17 @@
 #define RGPU_ID_cudaMemGetInfo 0x15b42dd8u
 #define RGPU_FLAGS_cudaMemGetInfo (0)
 #define RGPU_ID_cudaMemcpy 0x7d21b3c9u
-#define RGPU_FLAGS_cudaMemcpy (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_SHM)
+#define RGPU_FLAGS_cudaMemcpy (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED | RGPU_F_SHM)
 #define RGPU_ID_cudaMemcpy2D 0x15483017u
-#define RGPU_FLAGS_cudaMemcpy2D (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cudaMemcpy2D (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cudaMemcpyAsync 0x6602ec30u
 #define RGPU_FLAGS_cudaMemcpyAsync (RGPU_F_DEVICE_WORK | RGPU_F_SHM)
 #define RGPU_ID_cudaMemcpy2DAsync 0x7e8abd96u
 #define RGPU_FLAGS_cudaMemcpy2DAsync (RGPU_F_DEVICE_WORK)
 #define RGPU_ID_cudaMemset 0x28038a10u
-#define RGPU_FLAGS_cudaMemset (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cudaMemset (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cudaMemset2D 0x1ab7936bu
-#define RGPU_FLAGS_cudaMemset2D (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)
+#define RGPU_FLAGS_cudaMemset2D (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_cudaMemsetAsync 0x13c17dacu
 #define RGPU_FLAGS_cudaMemsetAsync (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
 #define RGPU_ID_cudaMemset2DAsync 0x24762e91u

@@ -40,7 +40,7 @@ FLAGS = {
     "async": "sent without waiting for a reply; an error is sticky and returned at the next synchronising call",
     "device_work": "makes the device read or write memory: managed memory the host wrote is pushed first",
     "sync": "returns once the device's (or the stream's) work is done: managed memory is pulled after it",
-    "deferred": "reports the errors of earlier asynchronous calls (the Synchronize calls; sync device work too)",
+    "deferred": "reports the errors of earlier asynchronous calls (the Synchronize calls; implied by sync + device_work)",
 }
 
 # How a parameter travels; a pointer parameter must have one, the generator never guesses from `const`.
@@ -157,6 +157,12 @@ def parse_record(name: str, family: str, body: dict) -> Record:
     flags = body.get("flags", [])
     if not isinstance(flags, list) or set(flags) - set(FLAGS):
         raise RecordError(f"{name}: flags {flags!r}: known flags are {', '.join(FLAGS)}")
+    flags = set(flags)
+    if {"sync", "device_work"} <= flags:
+        # a synchronous copy or memset waits for the work before it, so it reports that work's
+        # errors, as CUDA documents for cudaMemcpy ("may also return error codes from previous,
+        # asynchronous launches"): the data a failed kernel never wrote must not come back as a success
+        flags.add("deferred")
     r = Record(name, family, side, why=body.get("why", ""), client=body.get("client", ""),
                via=list(body.get("via", [])), flags=frozenset(flags), capture=body.get("capture", ""),
                drops=body.get("drops", ""), same_as=body.get("same_as", ""), shm=bool(body.get("shm", False)),

@@ -1109,20 +1109,16 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             c->shm_got = got;
         }
         /* CUDA reports errors of asynchronous work at the next synchronisation: the calls whose
-         * records say `deferred` (the Synchronize calls) return it, and so do synchronous copies
-         * and memsets, which wait for that work (cudaMemcpy "may also return error codes from
-         * previous, asynchronous launches"): the data a failed kernel never wrote must not come back
-         * as a success. The server sends the error with whichever reply comes next; one that reaches
-         * another call (a query, a module load the runtime makes on the program's behalf) is kept
-         * here for the next call that reports it, the first error first. */
-        int reports = (c->flags & RGPU_F_DEFERRED) ||
-                      (c->flags & (RGPU_F_SYNC | RGPU_F_DEVICE_WORK)) == (RGPU_F_SYNC | RGPU_F_DEVICE_WORK);
+         * records say `deferred` return it (the Synchronize calls, and the synchronous copies and
+         * memsets the generator marks so: records.py). The server sends the error with whichever
+         * reply comes next; one that reaches another call (a query, a module load the runtime makes
+         * on the program's behalf) is kept here for the next call that reports it, the first first. */
         if (d != 0) {
             rgpu_set_last_error(c->face, d);
             rgpu_log(RGPU_LOG_INFO, "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
             if (!s->pending) s->pending = d;
         }
-        if (reports && rc == 0 && s->pending) {
+        if ((c->flags & RGPU_F_DEFERRED) && rc == 0 && s->pending) {
             rc = s->pending;
             s->pending = 0;
         }

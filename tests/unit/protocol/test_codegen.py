@@ -66,7 +66,9 @@ def test_flags_come_from_records_not_names(generated):
     ids = generated[0][codegen.C_OUT / "rgpu_ids.h"]
     assert "#define RGPU_FLAGS_cudaStreamSynchronize (RGPU_F_SYNC | RGPU_F_DEFERRED)" in ids
     assert "#define RGPU_FLAGS_cuLaunchKernel (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)" in ids
-    assert "#define RGPU_FLAGS_cudaMemcpy (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_SHM)" in ids
+    # a synchronous copy reports earlier asynchronous errors: sync + device_work imply deferred
+    assert "#define RGPU_FLAGS_cudaMemcpy (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED | RGPU_F_SHM)" in ids
+    assert "#define RGPU_FLAGS_cuStreamQuery (RGPU_F_SYNC)" in ids  # a query does not
     assert "RGPU_F_NOT_SIM" in ids.split("#define RGPU_FLAGS_cuDeviceGetLuid ")[1].splitlines()[0]
     assert "deferred" in by["cuCtxSynchronize"].flags and "sync" not in by["cudaMemcpyAsync"].flags
 
