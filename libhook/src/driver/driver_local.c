@@ -201,14 +201,20 @@ CUresult cuCtxSynchronize_v2(CUcontext ctx) {
     return rc;
 }
 
-CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
-    if (!pctx) return rgpu_invalid_value(RGPU_DRIVER);
-    if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+/* The device's primary context, which exists whether or not it was retained. */
+static rgpu_ctx *primary_of(int dev) {
     rgpu_ctx *c = &primaries[dev];
     c->magic = CTX_MAGIC;
     c->dev = dev;
     c->primary = 1;
     if (!c->id) c->id = __atomic_fetch_add(&next_ctx_id, 1, __ATOMIC_RELAXED);
+    return c;
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
+    if (!pctx) return rgpu_invalid_value(RGPU_DRIVER);
+    if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_DEVICE);
+    rgpu_ctx *c = primary_of(dev);
     __atomic_add_fetch(&primary_refs[dev], 1, __ATOMIC_RELAXED);
     *pctx = c;
     return RGPU_SUCCESS;
@@ -230,15 +236,7 @@ int rgpu_primary_ctx_get(void **pctx, int dev) { return cuDevicePrimaryCtxRetain
 
 void *rgpu_context_of(int dev) {
     rgpu_ctx *c = current();
-    if (c && c->dev == dev) return c;
-    c = &primaries[dev];
-    if (c->magic != CTX_MAGIC) { /* the primary context exists whether or not it was retained */
-        c->dev = dev;
-        c->primary = 1;
-        if (!c->id) c->id = __atomic_fetch_add(&next_ctx_id, 1, __ATOMIC_RELAXED);
-        c->magic = CTX_MAGIC;
-    }
-    return c;
+    return c && c->dev == dev ? c : primary_of(dev);
 }
 
 static rgpu_ctx *ctx_or_current(void *ctx) { return ctx ? valid(ctx) : (depth ? stack[depth - 1] : NULL); }

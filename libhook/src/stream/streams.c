@@ -17,14 +17,6 @@ CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) { return stream_d
 /* The context of a stream: the calling thread's current one when it is of the stream's device (a
  * stream belongs to the context current where it was made; rgpu keeps no context per stream, and
  * programs make their streams where they use them), else the device's primary context. */
-CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx) {
-    if (!pctx) return rgpu_invalid_value(RGPU_DRIVER);
-    int dev = 0;
-    int rc = stream_device(RGPU_DRIVER, hStream, &dev);
-    if (rc) return rc;
-    *pctx = rgpu_context_of(dev);
-    return RGPU_SUCCESS;
-}
 CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pctx, CUgreenCtx *pgreen) {
     if (!pctx && !pgreen) return rgpu_invalid_value(RGPU_DRIVER);
     int dev = 0;
@@ -33,5 +25,8 @@ CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pctx, CUgreenCtx *pgreen
     if (pctx) *pctx = rgpu_context_of(dev);
     if (pgreen) *pgreen = NULL;
     return RGPU_SUCCESS;
+}
+CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx) {
+    return pctx ? cuStreamGetCtx_v2(hStream, pctx, NULL) : rgpu_invalid_value(RGPU_DRIVER);
 }
 cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device) { return stream_device(RGPU_RUNTIME, hStream, device); }
