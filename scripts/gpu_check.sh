@@ -8,31 +8,37 @@
 #   1. native.md, native.json, native.log: the native-vs-rgpu table (benchmarks/native/run.py)
 #   2. launch_path.log: the worker's own cost per launch, compiled loop against Python
 #   3. e2e.log, e2e.xml: the end-to-end suite on the GPU (RGPU_TEST_DEVICE=cuda), less the tests
-#      whose pinned wheels would have to be downloaded (NVIDIA's math libraries, CuPy and numba,
-#      the CUDA 12 headers, the bundle, the Kubernetes plugin)
+#      whose pinned wheels would have to be downloaded (the CUDA 12 headers, the bundle, the
+#      Kubernetes plugin). NVIDIA's math libraries and CuPy/numba run from the host's own Python
+#      (RGPU_TORCH_PYTHON, default python3) when it has them (RGPU_NVLIBS_TREE and
+#      RGPU_FRAMEWORKS_PYTHON, found here unless set), and are left out when it has not
 #   4. pytorch.log, pytorch.xml: tests/e2e/test_pytorch.py with this host's own CUDA torch
 #      (RGPU_TORCH_PYTHON, default python3), when it has one
 #   5. profile_rows.log: where the session worker's time goes, row by row
 #   summary.txt: each step's exit status and time.
 #
-#   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick]
+#   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick] [--limit STEP=S]...
 # --steps: some of native,launch_path,e2e,pytorch,profile_rows (default all; a lent machine runs
 # a command for at most 10 minutes: `--steps native,launch_path` then `--steps e2e`, and so on);
 # --device sim runs the same steps on the software GPU (to try the script on a machine without one);
-# --quick: one round of the table.
+# --quick: one round of the table; --limit: a step's time limit in seconds (to fit a lease's minutes).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 out=""
 device=cuda
 quick=0
+declare -A limits=([native]=420 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420)
 steps=native,launch_path,e2e,pytorch,profile_rows
 while [ $# -gt 0 ]; do
     case "$1" in
         --device) device=$2; shift 2 ;;
         --quick) quick=1; shift ;;
         --steps) steps=$2; shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        --limit) [[ $2 =~ ^([a-z_]+)=([0-9]+)$ && -n ${limits[${BASH_REMATCH[1]}]:-} ]] ||
+                     { echo "gpu_check.sh: --limit wants STEP=SECONDS, got $2" >&2; exit 2; }
+                 limits[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
         -*) echo "gpu_check.sh: unknown option $1 (--help)" >&2; exit 2 ;;
         *) out=$1; shift ;;
     esac
@@ -44,9 +50,9 @@ export PYTHONUNBUFFERED=1
 : > "$out/summary.txt"
 wanted() { [[ ",$steps," == *",$1,"* ]]; }
 
-step() {  # step NAME LIMIT_S COMMAND...: runs it with its output in OUT/NAME.log, notes status and time
-    local name=$1 limit=$2
-    shift 2
+step() {  # step NAME COMMAND...: runs it (within its limit) with its output in OUT/NAME.log, notes status and time
+    local name=$1 limit=${limits[$1]}
+    shift
     local t0=$SECONDS
     echo "== $name: $*" | tee -a "$out/summary.txt"
     timeout --kill-after=10 "$limit" "$@" > "$out/$name.log" 2>&1
@@ -64,26 +70,39 @@ step() {  # step NAME LIMIT_S COMMAND...: runs it with its output in OUT/NAME.lo
 rounds=3
 [ $quick -eq 1 ] && rounds=1
 if wanted native; then
-    step native 420 "$py" -m benchmarks.native.run --device "$device" --rounds "$rounds"
+    step native "$py" -m benchmarks.native.run --device "$device" --rounds "$rounds"
     cp benchmarks/out/native.md benchmarks/out/native.json "$out/" 2>/dev/null
 fi
-wanted launch_path && step launch_path 120 "$py" -m pytest benchmarks/test_launch_path.py -p no:xdist -q
-
-skip="not test_nvidia_libs and not test_frameworks and not test_cuda12 and not test_mixed_runtimes and \
-not test_bundle and not test_k8s and not test_pytorch"
-workers=$(( $(nproc) > 8 ? 8 : $(nproc) ))
-wanted e2e && RGPU_TEST_DEVICE=$device step e2e 540 "$py" -m pytest tests/e2e -n "$workers" -q --timeout 300 \
-    -k "$skip" --junitxml "$out/e2e.xml"
+wanted launch_path && step launch_path "$py" -m pytest benchmarks/test_launch_path.py -p no:xdist -q
 
 torch_py=${RGPU_TORCH_PYTHON:-python3}
+skip="not test_cuda12 and not test_mixed_runtimes and not test_bundle and not test_k8s and not test_pytorch"
+# The host's own NVIDIA libraries and frameworks (an offline host cannot fetch the pinned ones).
+if [ -z "${RGPU_NVLIBS_TREE:-}" ]; then
+    RGPU_NVLIBS_TREE=$("$torch_py" -c 'import nvidia, os; print(next(p for p in nvidia.__path__ if all(
+        os.path.exists(f"{p}/cu13/lib/{so}") for so in ("libcublas.so.13", "libcufft.so.12", "libcurand.so.10",
+        "libcusparse.so.12", "libcusolver.so.12", "libnvJitLink.so.13"))).removesuffix("/nvidia"))' 2>/dev/null)
+fi
+if [ -z "${RGPU_FRAMEWORKS_PYTHON:-}" ] && "$torch_py" -c 'import cupy, numba.cuda' 2>/dev/null; then
+    RGPU_FRAMEWORKS_PYTHON=$(command -v "$torch_py")
+fi
+[ -n "$RGPU_NVLIBS_TREE" ] && export RGPU_NVLIBS_TREE || skip="$skip and not test_nvidia_libs"
+[ -n "${RGPU_FRAMEWORKS_PYTHON:-}" ] && export RGPU_FRAMEWORKS_PYTHON || skip="$skip and not test_frameworks"
+echo "NVIDIA's libraries: ${RGPU_NVLIBS_TREE:-none (left out)}; CuPy and numba: ${RGPU_FRAMEWORKS_PYTHON:-none (left out)}" |
+    tee -a "$out/summary.txt"
+workers=$(( $(nproc) > 12 ? 12 : $(nproc) ))
+# -v: a step stopped at its limit still shows which tests passed and failed
+wanted e2e && RGPU_TEST_DEVICE=$device step e2e "$py" -m pytest tests/e2e -n "$workers" -v --tb=short -rfE \
+    --timeout 300 -k "$skip" --junitxml "$out/e2e.xml"
+
 if ! wanted pytorch; then
     :
 elif [ "$device" = cuda ] && "$torch_py" -c 'import torch, sys; sys.exit(not torch.version.cuda)' 2>/dev/null; then
-    RGPU_TEST_DEVICE=$device RGPU_TORCH_PYTHON=$(command -v "$torch_py") step pytorch 540 \
+    RGPU_TEST_DEVICE=$device RGPU_TORCH_PYTHON=$(command -v "$torch_py") step pytorch \
         "$py" -m pytest tests/e2e/test_pytorch.py -n 2 -q --timeout 300 --junitxml "$out/pytorch.xml"
 else
     echo "== pytorch: skipped ($torch_py has no CUDA torch, or --device is not cuda)" | tee -a "$out/summary.txt"
 fi
 
-wanted profile_rows && step profile_rows 420 "$py" -m benchmarks.native.profile_rows --device "$device"
+wanted profile_rows && step profile_rows "$py" -m benchmarks.native.profile_rows --device "$device"
 echo "logs: $out"

@@ -48,13 +48,25 @@ PINS = {
 
 
 _VENV = PinnedVenv(CACHE, PINS)
-target, python = _VENV.target, _VENV.python
+target = _VENV.target
+
+
+def python() -> Path:
+    """The pinned virtualenv's interpreter; or RGPU_FRAMEWORKS_PYTHON, an interpreter that already has
+    CuPy and numba-cuda with NVIDIA's libraries (a GPU host with no internet: scripts/gpu_check.sh),
+    used as it is."""
+    given = os.environ.get("RGPU_FRAMEWORKS_PYTHON")
+    if given:
+        return Path(given)
+    return _VENV.python()
 
 
 def cupy_env(base: dict | None = None) -> dict:
     """The environment a CuPy program runs in: cuBLAS, cuFFT and nvJitLink of the pinned math
-    libraries on the library path."""
+    libraries on the library path (an RGPU_FRAMEWORKS_PYTHON finds its own)."""
     env = dict(os.environ if base is None else base)
+    if os.environ.get("RGPU_FRAMEWORKS_PYTHON"):
+        return env
     lib = nvlibs.library("cublas").parent
     env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(lib), env.get("LD_LIBRARY_PATH")]))
     return env

@@ -49,7 +49,12 @@ def target(package: str | None = None) -> Path:
 
 def ensure(package: str | None = None) -> Path:
     """The directory the pinned wheels are installed in (installing them the first time; pytest
-    workers that ask at once wait for one installer)."""
+    workers that ask at once wait for one installer); or RGPU_NVLIBS_TREE, a directory where the same
+    wheels are already installed (a site-packages holding nvidia/cu13/: a GPU host with no internet,
+    scripts/gpu_check.sh), used as it is."""
+    given = os.environ.get("RGPU_NVLIBS_TREE")
+    if given:
+        return Path(given)
     return once(CACHE, target(), PINS, lambda dest: subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--disable-pip-version-check",
          "--upgrade", "--target", str(dest), *requirements(PINS)], check=True))
