@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
         --device) device=$2; shift 2 ;;
         --quick) quick=1; shift ;;
         --steps) steps=$2; shift 2 ;;
-        --limit) [[ $2 =~ ^([a-z_]+)=([0-9]+)$ && -n ${limits[${BASH_REMATCH[1]}]:-} ]] ||
+        --limit) [[ $2 =~ ^([a-z0-9_]+)=([0-9]+)$ && -n ${limits[${BASH_REMATCH[1]}]:-} ]] ||
                      { echo "gpu_check.sh: --limit wants STEP=SECONDS, got $2" >&2; exit 2; }
                  limits[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
         -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
