@@ -71,7 +71,7 @@ def build() -> Path:
 
 def run_program(exe: Path, env: dict, rows: str, scale: str, rounds: int) -> dict:
     argv = [str(exe), "--scale", scale, "--rounds", str(rounds)] + (["--rows", rows] if rows else [])
-    p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800)
+    p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}):\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -151,9 +151,11 @@ def baseline_env(url: str, lib: str) -> dict:
 
 
 def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw: bool = True,
-            baseline: str = "") -> dict:
+            baseline: str = "", on_round=None) -> dict:
     """Every configuration once per round, in turn, keeping each figure's best: load from other
-    processes then hurts all of them alike instead of whichever ran during it."""
+    processes then hurts all of them alike instead of whichever ran during it. A configuration that
+    fails is noted under "errors" and the others go on; `on_round(out)` after each round lets a run
+    stopped at a time limit (a lent GPU's minutes) still leave the rounds it finished."""
     exe = build()
     scale = "gpu" if device == "cuda" else "sim"
     out: dict = {"device": device, "scale": scale, "host": os.uname().nodename, "rounds": rounds,
@@ -172,7 +174,8 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
             runs = {"native": native_env(), **runs, "rgpu_pylaunch": {**client_env([py_url]), "RGPU_SHM": "1"}}
         rawt = RawTransport() if raw else None
         try:
-            for _ in range(rounds):
+            for done in range(1, rounds + 1):
+                t0 = time.monotonic()
                 for name, run_env in runs.items():
                     which = rows
                     only = {"rgpu_whole": PAGEABLE, "rgpu_pylaunch": LAUNCH_ROWS}.get(name)
@@ -180,9 +183,19 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
                         which = ",".join(r for r in only if not rows or r in rows.split(","))
                         if not which:
                             continue
-                    _keep_best(out.setdefault(name, {}), run_program(exe, run_env, which, scale, 1))
+                    try:
+                        got = run_program(exe, run_env, which, scale, 1)
+                    except (RuntimeError, subprocess.TimeoutExpired) as e:
+                        out.setdefault("errors", {})[name] = str(e)[-4000:]
+                        print(f"{name}: {e}", file=sys.stderr, flush=True)
+                        continue
+                    _keep_best(out.setdefault(name, {}), got)
                 if rawt is not None:
                     _keep_best(out.setdefault("raw", {}), rawt.measure(COPY_BYTES[scale]))
+                out["rounds_done"] = done
+                print(f"round {done}/{rounds}: {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+                if on_round is not None:
+                    on_round(out)
         finally:
             if rawt is not None:
                 rawt.close()
@@ -263,17 +276,21 @@ def main(argv=None) -> int:
     ap.add_argument("--no-write", action="store_true", help="print only: leave benchmarks/out/native.* as they are")
     a = ap.parse_args(argv)
     device = a.device if a.device != "auto" else ("cuda" if has_gpu() else "sim")
-    res = measure(device, a.rows, a.rounds, a.profile, not a.no_raw, a.baseline)
-    text = table(res)
-    if a.no_write:
-        print(text)
-        return 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "native.json").write_text(json.dumps(res, indent=2) + "\n")
-    (OUT / "native.md").write_text(text + "\n")
-    print(text)
-    print(f"\nwritten: {OUT / 'native.json'}, {OUT / 'native.md'}")
-    return 0
+
+    def write(res: dict) -> None:
+        OUT.mkdir(parents=True, exist_ok=True)
+        (OUT / "native.json").write_text(json.dumps(res, indent=2) + "\n")
+        if "rgpu" in res:
+            (OUT / "native.md").write_text(table(res) + "\n")
+
+    res = measure(device, a.rows, a.rounds, a.profile, not a.no_raw, a.baseline, None if a.no_write else write)
+    if "rgpu" in res:
+        print(table(res))
+    if not a.no_write:
+        print(f"\nwritten: {OUT / 'native.json'}, {OUT / 'native.md'}")
+    for name, err in res.get("errors", {}).items():
+        print(f"\n{name} failed:\n{err}")
+    return 1 if res.get("errors") else 0
 
 
 if __name__ == "__main__":
