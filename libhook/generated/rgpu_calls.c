@@ -336,6 +336,25 @@ void rgpu_wire_cuLaunchKernel(rgpu_call *c, const void *f, uint64_t gridDimX, ui
     rgpu_put_b(c, params, params_size);
 }
 
+void rgpu_wire_cuLaunchKernelEx(rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, uint64_t clusterDimX, uint64_t clusterDimY, uint64_t clusterDimZ, uint64_t policy, const void *params, size_t params_size)
+{
+    rgpu_begin(c, RGPU_ID_cuLaunchKernelEx, "cuLaunchKernelEx", RGPU_DRIVER, RGPU_FLAGS_cuLaunchKernelEx);
+    rgpu_put_h(c, f);
+    rgpu_put_u(c, gridDimX);
+    rgpu_put_u(c, gridDimY);
+    rgpu_put_u(c, gridDimZ);
+    rgpu_put_u(c, blockDimX);
+    rgpu_put_u(c, blockDimY);
+    rgpu_put_u(c, blockDimZ);
+    rgpu_put_u(c, sharedMemBytes);
+    rgpu_put_h(c, hStream);
+    rgpu_put_u(c, clusterDimX);
+    rgpu_put_u(c, clusterDimY);
+    rgpu_put_u(c, clusterDimZ);
+    rgpu_put_u(c, policy);
+    rgpu_put_b(c, params, params_size);
+}
+
 void rgpu_wire_cuLaunchCooperativeKernel(rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size)
 {
     rgpu_begin(c, RGPU_ID_cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", RGPU_DRIVER, RGPU_FLAGS_cuLaunchCooperativeKernel);
@@ -376,6 +395,50 @@ void rgpu_wire_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(rgpu_call *c
 void rgpu_wire_out_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(rgpu_call *c, int64_t *numBlocks)
 {
     *numBlocks = rgpu_out_i(c);
+}
+
+void rgpu_wire_cuOccupancyMaxPotentialClusterSize(rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, uint64_t clusterDimX, uint64_t clusterDimY, uint64_t clusterDimZ, uint64_t policy)
+{
+    rgpu_begin(c, RGPU_ID_cuOccupancyMaxPotentialClusterSize, "cuOccupancyMaxPotentialClusterSize", RGPU_DRIVER, RGPU_FLAGS_cuOccupancyMaxPotentialClusterSize);
+    rgpu_put_h(c, f);
+    rgpu_put_u(c, gridDimX);
+    rgpu_put_u(c, gridDimY);
+    rgpu_put_u(c, gridDimZ);
+    rgpu_put_u(c, blockDimX);
+    rgpu_put_u(c, blockDimY);
+    rgpu_put_u(c, blockDimZ);
+    rgpu_put_u(c, sharedMemBytes);
+    rgpu_put_u(c, clusterDimX);
+    rgpu_put_u(c, clusterDimY);
+    rgpu_put_u(c, clusterDimZ);
+    rgpu_put_u(c, policy);
+}
+
+void rgpu_wire_out_cuOccupancyMaxPotentialClusterSize(rgpu_call *c, int64_t *clusterSize)
+{
+    *clusterSize = rgpu_out_i(c);
+}
+
+void rgpu_wire_cuOccupancyMaxActiveClusters(rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, uint64_t clusterDimX, uint64_t clusterDimY, uint64_t clusterDimZ, uint64_t policy)
+{
+    rgpu_begin(c, RGPU_ID_cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters", RGPU_DRIVER, RGPU_FLAGS_cuOccupancyMaxActiveClusters);
+    rgpu_put_h(c, f);
+    rgpu_put_u(c, gridDimX);
+    rgpu_put_u(c, gridDimY);
+    rgpu_put_u(c, gridDimZ);
+    rgpu_put_u(c, blockDimX);
+    rgpu_put_u(c, blockDimY);
+    rgpu_put_u(c, blockDimZ);
+    rgpu_put_u(c, sharedMemBytes);
+    rgpu_put_u(c, clusterDimX);
+    rgpu_put_u(c, clusterDimY);
+    rgpu_put_u(c, clusterDimZ);
+    rgpu_put_u(c, policy);
+}
+
+void rgpu_wire_out_cuOccupancyMaxActiveClusters(rgpu_call *c, int64_t *numClusters)
+{
+    *numClusters = rgpu_out_i(c);
 }
 
 void rgpu_wire_cuTexObjectCreate(rgpu_call *c, const void *pResDesc, size_t pResDesc_size, const void *pTexDesc, size_t pTexDesc_size, const void *pResViewDesc, size_t pResViewDesc_size)

@@ -81,6 +81,8 @@ void rgpu_wire_cuFuncGetName(struct rgpu_call *c, const void *hfunc);
 void rgpu_wire_out_cuFuncGetName(struct rgpu_call *c, char *name, size_t name_size);
 /* cuLaunchKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */
 void rgpu_wire_cuLaunchKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
+/* cuLaunchKernelEx (module/library.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, clusterDimX:u, clusterDimY:u, clusterDimZ:u, policy:u, params:b */
+void rgpu_wire_cuLaunchKernelEx(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, uint64_t clusterDimX, uint64_t clusterDimY, uint64_t clusterDimZ, uint64_t policy, const void *params, size_t params_size);
 /* cuLaunchCooperativeKernel (module/launch.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, hStream:h, params:b */
 void rgpu_wire_cuLaunchCooperativeKernel(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, const void *hStream, const void *params, size_t params_size);
 /* cuOccupancyMaxActiveBlocksPerMultiprocessor (module/func_facts.c): func:h, blockSize:i, dynamicSMemSize:u; outs numBlocks:oi */
@@ -89,6 +91,12 @@ void rgpu_wire_out_cuOccupancyMaxActiveBlocksPerMultiprocessor(struct rgpu_call 
 /* cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags (module/func_facts.c): func:h, blockSize:i, dynamicSMemSize:u, flags:u; outs numBlocks:oi */
 void rgpu_wire_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(struct rgpu_call *c, const void *func, int64_t blockSize, uint64_t dynamicSMemSize, uint64_t flags);
 void rgpu_wire_out_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(struct rgpu_call *c, int64_t *numBlocks);
+/* cuOccupancyMaxPotentialClusterSize (module/func_facts.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, clusterDimX:u, clusterDimY:u, clusterDimZ:u, policy:u; outs clusterSize:oi */
+void rgpu_wire_cuOccupancyMaxPotentialClusterSize(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, uint64_t clusterDimX, uint64_t clusterDimY, uint64_t clusterDimZ, uint64_t policy);
+void rgpu_wire_out_cuOccupancyMaxPotentialClusterSize(struct rgpu_call *c, int64_t *clusterSize);
+/* cuOccupancyMaxActiveClusters (module/func_facts.c): f:h, gridDimX:u, gridDimY:u, gridDimZ:u, blockDimX:u, blockDimY:u, blockDimZ:u, sharedMemBytes:u, clusterDimX:u, clusterDimY:u, clusterDimZ:u, policy:u; outs numClusters:oi */
+void rgpu_wire_cuOccupancyMaxActiveClusters(struct rgpu_call *c, const void *f, uint64_t gridDimX, uint64_t gridDimY, uint64_t gridDimZ, uint64_t blockDimX, uint64_t blockDimY, uint64_t blockDimZ, uint64_t sharedMemBytes, uint64_t clusterDimX, uint64_t clusterDimY, uint64_t clusterDimZ, uint64_t policy);
+void rgpu_wire_out_cuOccupancyMaxActiveClusters(struct rgpu_call *c, int64_t *numClusters);
 /* cuTexObjectCreate (texture/texobj.c): pResDesc:b, pTexDesc:b, pResViewDesc:b; outs pTexObject:ou */
 void rgpu_wire_cuTexObjectCreate(struct rgpu_call *c, const void *pResDesc, size_t pResDesc_size, const void *pTexDesc, size_t pTexDesc_size, const void *pResViewDesc, size_t pResViewDesc_size);
 void rgpu_wire_out_cuTexObjectCreate(struct rgpu_call *c, uint64_t *pTexObject);

@@ -271,6 +271,8 @@
 #define RGPU_FLAGS_cuFuncLoad (0)
 #define RGPU_ID_cuLaunchKernel 0x2baf2025u
 #define RGPU_FLAGS_cuLaunchKernel (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
+#define RGPU_ID_cuLaunchKernelEx 0x41940b31u
+#define RGPU_FLAGS_cuLaunchKernelEx (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
 #define RGPU_ID_cuLaunchCooperativeKernel 0x3bd1f63fu
 #define RGPU_FLAGS_cuLaunchCooperativeKernel (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
 #define RGPU_ID_cuFuncSetSharedMemConfig 0x52cc58fdu
@@ -281,6 +283,10 @@
 #define RGPU_FLAGS_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags (0)
 #define RGPU_ID_cuOccupancyAvailableDynamicSMemPerBlock 0x686c9a0du
 #define RGPU_FLAGS_cuOccupancyAvailableDynamicSMemPerBlock (RGPU_F_NOT_SIM)
+#define RGPU_ID_cuOccupancyMaxPotentialClusterSize 0x23c64ba4u
+#define RGPU_FLAGS_cuOccupancyMaxPotentialClusterSize (0)
+#define RGPU_ID_cuOccupancyMaxActiveClusters 0x4b9d013du
+#define RGPU_FLAGS_cuOccupancyMaxActiveClusters (0)
 #define RGPU_ID_cuTexObjectCreate 0x45461ce0u
 #define RGPU_FLAGS_cuTexObjectCreate (0)
 #define RGPU_ID_cuTexObjectDestroy 0x76e5df6bu

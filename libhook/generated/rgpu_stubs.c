@@ -2012,18 +2012,6 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunc
     return rc;
 }
 
-/* cuOccupancyMaxPotentialClusterSize: not supported: CUlaunchConfig carries a host array of launch attributes: cluster occupancy is not forwarded yet (protocol/contract/calls/module.toml) */
-CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxPotentialClusterSize");
-}
-
-/* cuOccupancyMaxActiveClusters: not supported: CUlaunchConfig carries a host array of launch attributes: cluster occupancy is not forwarded yet (protocol/contract/calls/module.toml) */
-CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxActiveClusters");
-}
-
 /* cuTexRefSetArray: not supported: texture and surface references (deprecated; removed from CUDA 12's runtime) are not served: texture and surface objects are (protocol/contract/calls/texture.toml) */
 CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
@@ -3090,18 +3078,6 @@ cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfi
 cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyAvailableDynamicSMemPerBlock");
-}
-
-/* cudaOccupancyMaxPotentialClusterSize: not supported: cluster occupancy is not supported (protocol/contract/calls/module.toml) */
-cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxPotentialClusterSize");
-}
-
-/* cudaOccupancyMaxActiveClusters: not supported: cluster occupancy is not supported (protocol/contract/calls/module.toml) */
-cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyMaxActiveClusters");
 }
 
 /* cudaMalloc: forward (protocol/contract/calls/memory.toml) */

@@ -153,6 +153,46 @@ def launch_kernel(s, function, gx, gy, gz, bx, by, bz, shared, stream, params):
     return ()
 
 
+@handles("cuLaunchKernelEx")
+def launch_kernel_ex(s, function, gx, gy, gz, bx, by, bz, shared, stream, cx, cy, cz, policy, params):
+    """[function, grid x y z, block x y z, dynamic shared bytes, stream, cluster x y z, scheduling
+    policy, packed parameters]: a launch in thread-block clusters of cx × cy × cz blocks (cx 0: the
+    function's own cluster dimensions, a scheduling policy alone)."""
+    fn, st = s.get("function", function), s.get("stream", stream)
+    cluster = _cluster(gx, gy, gz, cx, cy, cz, policy)
+    s.run_kernel(lambda: s.device.launch(fn, (gx, gy, gz), (bx, by, bz), shared, st, bytes(params), cluster=cluster))
+    return ()
+
+
+@handles("cuOccupancyMaxActiveClusters")
+def max_active_clusters(s, function, gx, gy, gz, bx, by, bz, shared, cx, cy, cz, policy):
+    """[function, grid x y z, block x y z, dynamic shared bytes, cluster x y z, policy] -> clusters
+    that can be resident at once."""
+    return (s.device.cluster_occupancy(s.get("function", function), (gx, gy, gz), (bx, by, bz), shared,
+                                       _cluster(gx, gy, gz, cx, cy, cz, policy), potential=False),)
+
+
+@handles("cuOccupancyMaxPotentialClusterSize")
+def max_potential_cluster_size(s, function, gx, gy, gz, bx, by, bz, shared, cx, cy, cz, policy):
+    """As max_active_clusters -> the largest cluster size the configuration could launch with."""
+    return (s.device.cluster_occupancy(s.get("function", function), (gx, gy, gz), (bx, by, bz), shared,
+                                       _cluster(gx, gy, gz, cx, cy, cz, policy), potential=True),)
+
+
+def _cluster(gx, gy, gz, cx, cy, cz, policy):
+    """The cluster a configuration names, checked as the driver checks it: every dimension at least 1
+    and dividing the grid's."""
+    if cx:
+        if min(cx, cy, cz) < 1 or gx % cx or gy % cy or gz % cz:
+            raise CudaError("CUDA_ERROR_INVALID_CLUSTER_SIZE",
+                            f"cluster {cx}x{cy}x{cz} does not divide grid {gx}x{gy}x{gz}")
+    elif cy or cz:
+        raise CudaError("CUDA_ERROR_INVALID_CLUSTER_SIZE", f"cluster {cx}x{cy}x{cz}")
+    if policy > 2:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"cluster scheduling policy {policy}")
+    return (cx, cy, cz, policy)
+
+
 @handles("cuLaunchCooperativeKernel", "cudaLaunchCooperativeKernel")
 def launch_cooperative_kernel(s, function, gx, gy, gz, bx, by, bz, shared, stream, params):
     """As launch_kernel, for blocks that synchronise across the grid: every block must be resident

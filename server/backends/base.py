@@ -127,9 +127,18 @@ class Device(ABC):
     def function_name(self, function) -> str:
         """The entry's name in its module (mangled, as cuFuncGetName gives it)."""
     @abstractmethod
-    def launch(self, function, grid, block, shared: int, stream, params: bytes, cooperative: bool = False) -> None:
+    def launch(self, function, grid, block, shared: int, stream, params: bytes, cooperative: bool = False,
+               cluster: tuple[int, int, int, int] | None = None) -> None:
         """Queue a kernel. `cooperative`: its blocks may wait for one another (grid-wide sync), so
-        they must all be resident at once and get the grid workspace cooperative groups expects."""
+        they must all be resident at once and get the grid workspace cooperative groups expects.
+        `cluster`: (x, y, z, scheduling policy) of a thread-block cluster launch (x 0: no dimensions
+        named, a policy alone)."""
+    def cluster_occupancy(self, function, grid, block, shared: int, cluster: tuple[int, int, int, int],
+                          potential: bool) -> int:
+        """cuOccupancyMaxActiveClusters (or, `potential`, cuOccupancyMaxPotentialClusterSize) for the
+        launch configuration; a device without thread-block clusters has neither."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED",
+                        f"the {self.name} backend has no thread-block clusters (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)")
     def set_limit(self, limit: str, value: int) -> None:
         """Apply a context limit (CU_LIMIT_* name) the session set; the server keeps the values the
         program reads back. Backends apply the ones that change what kernels can do."""
@@ -262,9 +271,12 @@ class Device(ABC):
 
     def function_restore(self, function, state: dict) -> None:
         pass
-    def settle(self) -> None:
-        """The client is about to wait for a reply: a backend that times kernels asynchronously
-        closes what it has open (the cuda backend's timing windows)."""
+    def settle(self, wait_s: float = 0.0) -> None:
+        """The client is about to wait for a reply, or the session gives the GPU up: a backend that
+        times kernels asynchronously closes what it has open (the cuda backend's timing windows).
+        `wait_s` > 0: another session has the GPU next, and a backend whose kernels run after their
+        launch (a real GPU) waits up to that long for them to finish, so that they do not run
+        beside the next session's (session.py)."""
 
     # Installed by the worker: its checks (stop, client gone), for a backend to run while a call
     # waits on the device (the cuda backend's synchronising calls); may raise SessionEnding.

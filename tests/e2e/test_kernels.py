@@ -188,3 +188,19 @@ def test_device_malloc_uses_the_heap_size_the_program_sets(cuda_program, sim_ser
 def test_kernel_names_and_kernel_handles(cuda_program, sim_server):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_kernel_names")))
     assert p.returncode == 0 and "OK driver_kernel_names _Z4fillPii" in p.stdout, p.stdout + p.stderr
+
+
+def test_thread_block_clusters_launch_or_are_refused_as_the_device_says(sim_server, device_kind):
+    """cudaLaunchKernelEx with a cluster dimension, cudaOccupancyMaxActiveClusters and
+    cudaOccupancyMaxPotentialClusterSize (cuBLAS asks the first before its Hopper GEMMs): on a GPU with
+    clusters the blocks of a cluster read each other's shared memory, also from a captured graph; the
+    software GPU reports no cluster launch and refuses all three with cudaErrorNotSupported, and the
+    program goes on."""
+    exe = cudabuild.build(PROGRAMS / "clusters.cu", "exe", [f"-I{PROGRAMS}"],
+                          arch_flags=["-cudart", "shared", "-arch=sm_90"])
+    p = run_cli("run", "--server", sim_server, "--", str(exe))
+    assert p.returncode == 0, p.stdout + p.stderr
+    if device_kind == "sim":
+        assert "cluster launch: 801 cudaErrorNotSupported" in p.stdout and "OK clusters (none" in p.stdout, p.stdout
+    else:  # a GPU before Hopper takes the sim's path, with the same expectations
+        assert p.stdout.splitlines()[-1].startswith("OK clusters"), p.stdout + p.stderr

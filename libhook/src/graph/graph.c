@@ -107,6 +107,7 @@ int rgpu_node_copy_params(rgpu_gnode *dst, const rgpu_gnode *src) {
         int rc = rgpu_kernel_node_fill(&dst->u.k, k->face, k->func, k->fn, k->layout, k->g, k->b, k->shmem, k->buf,
                                        k->nbytes);
         dst->u.k.cooperative = k->cooperative;
+        memcpy(dst->u.k.cluster, k->cluster, sizeof k->cluster);
         return rc;
     }
     if (src->type == NODE_GRAPH) {
@@ -196,7 +197,7 @@ static int replay_node(int face, rgpu_gnode *n, void *stream, unsigned long long
     case NODE_KERNEL: {
         rgpu_kernel_node *k = &n->u.k;
         return rgpu_launch_packed(k->face, k->func, k->fn, k->layout, k->g, k->b, k->shmem, stream, k->buf,
-                                  k->nbytes, k->cooperative);
+                                  k->nbytes, k->cooperative, k->cluster[0] ? k->cluster : NULL);
     }
     case NODE_MEMCPY: {
         rgpu_copy_node *m = &n->u.m;

@@ -39,6 +39,7 @@ typedef struct {
     const rgpu_layout *layout; /* NULL when the parameters came packed (CU_LAUNCH_PARAM_BUFFER_POINTER) */
     unsigned g[3], b[3], shmem;
     int cooperative;        /* captured from a cooperative launch: replayed as one (grid.sync() needs it) */
+    unsigned cluster[4];    /* captured from a cluster launch: its dimensions and scheduling policy (zeros: none) */
     uint8_t *buf;           /* the packed parameters: a deep copy taken when the node was made */
     size_t nbytes;
     void **args;            /* kernelParams for KernelNodeGetParams: pointers into buf */
@@ -141,7 +142,8 @@ int rgpu_gmem_launch_free(int face, uint64_t dptr, void *stream);
 int rgpu_launch_target(int face, const void *func, void *stream, void **fn, const rgpu_layout **layout);
 int rgpu_pack_args(const rgpu_layout *l, void **args, uint8_t *buf);
 int rgpu_launch_packed(int face, const void *func, void *fn, const rgpu_layout *l, const unsigned g[3],
-                       const unsigned b[3], size_t shmem, void *stream, const void *buf, size_t n, int cooperative);
+                       const unsigned b[3], size_t shmem, void *stream, const void *buf, size_t n, int cooperative,
+                       const unsigned cluster[4]);
 
 /* capture.c: 1 when stream is capturing (cheap when nothing captures) */
 int rgpu_capturing(const void *stream);

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "registry.h"
 #include "rgpu_call.h"
 
 enum { ATTRIBUTE = 1, OCCUPANCY = 2, SET = 3 };
@@ -124,6 +125,32 @@ static CUresult occupancy(int *numBlocks, CUfunction func, int blockSize, size_t
     *numBlocks = (int)v;
     if (func) keep(func, OCCUPANCY, 0, key, dynamicSMemSize, *numBlocks);
     return RGPU_SUCCESS;
+}
+
+/* Thread-block cluster occupancy: the configuration's dimensions and cluster attributes as scalars.
+ * Not kept: libraries ask it once per kernel configuration they choose among. */
+static CUresult cluster_question(int potential, int *out, CUfunction func, const CUlaunchConfig *config) {
+    if (!out || !config) return rgpu_invalid_value(RGPU_DRIVER);
+    unsigned cl[4];
+    rgpu_cluster_attrs(config->attrs, config->numAttrs, cl);
+    rgpu_call c;
+    (potential ? rgpu_wire_cuOccupancyMaxPotentialClusterSize : rgpu_wire_cuOccupancyMaxActiveClusters)(
+        &c, func, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX, config->blockDimY,
+        config->blockDimZ, config->sharedMemBytes, cl[0], cl[1], cl[2], cl[3]);
+    int rc = rgpu_sync(&c);
+    int64_t v = 0;
+    if (rc == 0) (potential ? rgpu_wire_out_cuOccupancyMaxPotentialClusterSize : rgpu_wire_out_cuOccupancyMaxActiveClusters)(&c, &v);
+    rgpu_end(&c);
+    if (rc == 0) *out = (int)v;
+    return rc;
+}
+
+CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config) {
+    return cluster_question(0, numClusters, func, config);
+}
+
+CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config) {
+    return cluster_question(1, clusterSize, func, config);
 }
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,

@@ -182,20 +182,28 @@ int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out) {
 /* ---- launches ---------------------------------------------------------------------------- */
 
 /* func and l are what a graph node keeps if the stream is capturing: then the launch becomes a node
- * holding a copy of the packed parameters instead of being sent. */
+ * holding a copy of the packed parameters instead of being sent. `cluster` (NULL: none): a thread-block
+ * cluster's dimensions and scheduling policy; such a launch travels as cuLaunchKernelEx. */
 static int send_launch(int face, uint32_t id, const char *name, const void *func, const rgpu_layout *l, void *fn,
-                       rgpu_dim3 g, rgpu_dim3 b, size_t shmem, void *stream, const void *params, size_t nbytes) {
+                       rgpu_dim3 g, rgpu_dim3 b, size_t shmem, void *stream, const void *params, size_t nbytes,
+                       const unsigned *cluster) {
     if (rgpu_capturing(stream)) {
         rgpu_gnode node = {.type = NODE_KERNEL};
         unsigned gv[3] = {g.x, g.y, g.z}, bv[3] = {b.x, b.y, b.z};
         int rc = rgpu_kernel_node_fill(&node.u.k, face, func, fn, l, gv, bv, (unsigned)shmem, params, nbytes);
         if (rc) return rgpu_record(face, rc);
         node.u.k.cooperative = id == RGPU_ID_cudaLaunchCooperativeKernel || id == RGPU_ID_cuLaunchCooperativeKernel;
+        if (cluster) memcpy(node.u.k.cluster, cluster, sizeof node.u.k.cluster);
         int handled = rgpu_capture_append(stream, &node, &rc);
         rgpu_node_clear(&node);
         if (handled) return rgpu_record(face, rc);
     }
     rgpu_call c;
+    if (cluster) {
+        rgpu_wire_cuLaunchKernelEx(&c, fn, g.x, g.y, g.z, b.x, b.y, b.z, shmem, stream, cluster[0], cluster[1],
+                                   cluster[2], cluster[3], params ? params : "", nbytes);
+        return rgpu_async(&c);
+    }
     void (*encode)(struct rgpu_call *, const void *, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                    const void *, const void *, size_t) =
         id == RGPU_ID_cudaLaunchKernel ? rgpu_wire_cudaLaunchKernel
@@ -216,12 +224,12 @@ int rgpu_pack_args(const rgpu_layout *l, void **args, uint8_t *buf) {
 
 /* Packs the arguments by the layout (on the stack unless they are large) and sends the launch. */
 static int pack_and_send(int face, uint32_t id, const char *name, const void *func, void *fn, const rgpu_layout *l,
-                         void **args, rgpu_dim3 g, rgpu_dim3 b, size_t shmem, void *stream) {
+                         void **args, rgpu_dim3 g, rgpu_dim3 b, size_t shmem, void *stream, const unsigned *cluster) {
     uint8_t stackbuf[4096], *buf = l->total <= sizeof stackbuf ? stackbuf : malloc(l->total);
     int rc;
     if (!buf) rc = rgpu_record(face, RGPU_OUT_OF_MEMORY);
     else if (rgpu_pack_args(l, args, buf)) rc = rgpu_record(face, RGPU_INVALID_VALUE);
-    else rc = send_launch(face, id, name, func, l, fn, g, b, shmem, stream, buf, l->total);
+    else rc = send_launch(face, id, name, func, l, fn, g, b, shmem, stream, buf, l->total, cluster);
     if (buf != stackbuf) free(buf);
     return rc;
 }
@@ -233,21 +241,21 @@ static int stream_device(const void *stream) {
 }
 
 static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rgpu_dim3 b, unsigned shmem,
-                         void *stream, void **params, void **extra);
+                         void *stream, void **params, void **extra, const unsigned *cluster);
 
 static int runtime_launch(uint32_t id, const char *name, const void *func, rgpu_dim3 g, rgpu_dim3 b, void **args,
-                          size_t shmem, void *stream) {
+                          size_t shmem, void *stream, const unsigned *cluster) {
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
     rgpu_kernel *k = rgpu_find_kernel(func);
     int dev = -1;
     rgpu_untag_handle(func, &dev);
     if (!k && dev >= 0) /* a cudaKernel_t from cudaLibraryGetKernel: a function handle of a session */
-        return driver_launch(id, name, (void *)func, g, b, (unsigned)shmem, stream, args, NULL);
+        return driver_launch(id, name, (void *)func, g, b, (unsigned)shmem, stream, args, NULL, cluster);
     if (!k) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
     void *fn = NULL;
     if ((rc = rgpu_kernel_on(RGPU_RUNTIME, k, stream_device(stream), &fn))) return rc;
-    return pack_and_send(RGPU_RUNTIME, id, name, func, fn, &k->layout, args, g, b, shmem, stream);
+    return pack_and_send(RGPU_RUNTIME, id, name, func, fn, &k->layout, args, g, b, shmem, stream, cluster);
 }
 
 static __thread struct { rgpu_dim3 g, b; size_t shmem; void *stream; } cfg;
@@ -275,21 +283,21 @@ int __cudaGetKernel(void **kernel, const void *hostFun) {
 }
 
 int __cudaLaunchKernel(const void *kernel, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
-    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", kernel, g, b, args, shmem, stream);
+    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", kernel, g, b, args, shmem, stream, NULL);
 }
 int __cudaLaunchKernel_ptsz(const void *kernel, rgpu_dim3 g, rgpu_dim3 b, void **args, size_t shmem, void *stream) {
-    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", kernel, g, b, args, shmem, stream);
+    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", kernel, g, b, args, shmem, stream, NULL);
 }
 cudaError_t cudaLaunchKernel(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t stream) {
-    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", func, g, b, args, shmem, stream);
+    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", func, g, b, args, shmem, stream, NULL);
 }
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t stream) {
-    return runtime_launch(RGPU_ID_cudaLaunchCooperativeKernel, "cudaLaunchCooperativeKernel", func, g, b, args, shmem, stream);
+    return runtime_launch(RGPU_ID_cudaLaunchCooperativeKernel, "cudaLaunchCooperativeKernel", func, g, b, args, shmem, stream, NULL);
 }
 
 int rgpu_runtime_launch_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem, void *stream) {
     rgpu_dim3 gd = {g[0], g[1], g[2]}, bd = {b[0], b[1], b[2]};
-    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", func, gd, bd, args, shmem, stream);
+    return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernel", func, gd, bd, args, shmem, stream, NULL);
 }
 int rgpu_runtime_launch_cooperative_fn(const void *func, unsigned g[3], unsigned b[3], void **args, size_t shmem,
                                        void *stream) {
@@ -323,7 +331,7 @@ static rgpu_layout *driver_layout(void *fn, int *rc) {
 }
 
 static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rgpu_dim3 b, unsigned shmem,
-                         void *stream, void **params, void **extra) {
+                         void *stream, void **params, void **extra, const unsigned *cluster) {
     if (!f) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
     int tagged = -1;
     rgpu_untag_handle(f, &tagged);
@@ -342,12 +350,12 @@ static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rg
             else return rgpu_record(RGPU_DRIVER, RGPU_INVALID_VALUE);
         }
         if (params || (size && !buf)) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_VALUE);
-        return send_launch(RGPU_DRIVER, id, name, f, NULL, f, g, b, shmem, stream, buf, size);
+        return send_launch(RGPU_DRIVER, id, name, f, NULL, f, g, b, shmem, stream, buf, size, cluster);
     }
     int rc;
     rgpu_layout *l = driver_layout(f, &rc);
     if (!l) return rc;
-    return pack_and_send(RGPU_DRIVER, id, name, f, f, l, params, g, b, shmem, stream);
+    return pack_and_send(RGPU_DRIVER, id, name, f, f, l, params, g, b, shmem, stream, cluster);
 }
 
 /* ---- what graphs reuse (graph.h) ---------------------------------------------------------- */
@@ -370,29 +378,40 @@ int rgpu_launch_target(int face, const void *func, void *stream, void **fn, cons
 }
 
 int rgpu_launch_packed(int face, const void *func, void *fn, const rgpu_layout *l, const unsigned g[3],
-                       const unsigned b[3], size_t shmem, void *stream, const void *buf, size_t n, int cooperative) {
+                       const unsigned b[3], size_t shmem, void *stream, const void *buf, size_t n, int cooperative,
+                       const unsigned cluster[4]) {
     rgpu_dim3 gd = {g[0], g[1], g[2]}, bd = {b[0], b[1], b[2]};
     uint32_t id = face == RGPU_RUNTIME ? (cooperative ? RGPU_ID_cudaLaunchCooperativeKernel : RGPU_ID_cudaLaunchKernel)
                                        : (cooperative ? RGPU_ID_cuLaunchCooperativeKernel : RGPU_ID_cuLaunchKernel);
     return send_launch(face, id, face == RGPU_RUNTIME ? "cudaLaunchKernel" : "cuLaunchKernel", func, l, fn, gd, bd,
-                       shmem, stream, buf, n);
+                       shmem, stream, buf, n, cluster);
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, CUstream stream, void **params, void **extra) {
     rgpu_dim3 g = {gx, gy, gz}, b = {bx, by, bz};
-    return driver_launch(RGPU_ID_cuLaunchKernel, "cuLaunchKernel", f, g, b, shmem, stream, params, extra);
+    return driver_launch(RGPU_ID_cuLaunchKernel, "cuLaunchKernel", f, g, b, shmem, stream, params, extra, NULL);
 }
 
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, CUstream stream, void **params) {
     rgpu_dim3 g = {gx, gy, gz}, b = {bx, by, bz};
     return driver_launch(RGPU_ID_cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", f, g, b, shmem, stream,
-                         params, NULL);
+                         params, NULL, NULL);
 }
 /* cuLaunchKernelEx with the cooperative attribute: a cooperative launch that may also pass `extra`. */
 int rgpu_driver_launch_cooperative_fn(void *f, const unsigned g3[3], const unsigned b3[3], unsigned shmem, void *stream,
                                       void **params, void **extra) {
     rgpu_dim3 g = {g3[0], g3[1], g3[2]}, b = {b3[0], b3[1], b3[2]};
-    return driver_launch(RGPU_ID_cuLaunchCooperativeKernel, "cuLaunchKernelEx", f, g, b, shmem, stream, params, extra);
+    return driver_launch(RGPU_ID_cuLaunchCooperativeKernel, "cuLaunchKernelEx", f, g, b, shmem, stream, params, extra,
+                         NULL);
+}
+/* cuLaunchKernelEx / cudaLaunchKernelExC with a thread-block cluster (`cluster`: x, y, z, policy). */
+int rgpu_launch_cluster_fn(int face, void *f, const unsigned g3[3], const unsigned b3[3], size_t shmem, void *stream,
+                           void **params, void **extra, const unsigned cluster[4]) {
+    rgpu_dim3 g = {g3[0], g3[1], g3[2]}, b = {b3[0], b3[1], b3[2]};
+    if (face == RGPU_RUNTIME)
+        return runtime_launch(RGPU_ID_cudaLaunchKernel, "cudaLaunchKernelExC", f, g, b, params, shmem, stream, cluster);
+    return driver_launch(RGPU_ID_cuLaunchKernel, "cuLaunchKernelEx", f, g, b, (unsigned)shmem, stream, params, extra,
+                         cluster);
 }
 
 /* ---- Driver API modules ------------------------------------------------------------------ */
@@ -543,6 +562,27 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlock
     if (rc) return rc;
     return rgpu_record(RGPU_RUNTIME, cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, fn, blockSize,
                                                                                         dynSmem, flags));
+}
+
+/* The runtime's cluster questions: the host stub's function and the configuration as the driver's. */
+static cudaError_t cluster_question(int potential, int *out, const void *func, const cudaLaunchConfig_t *config) {
+    if (!out || !config) return rgpu_invalid_value(RGPU_RUNTIME);
+    void *fn;
+    int rc = function_of(func, &fn);
+    if (rc) return rc;
+    CUlaunchConfig c = {.gridDimX = config->gridDim.x, .gridDimY = config->gridDim.y, .gridDimZ = config->gridDim.z,
+                        .blockDimX = config->blockDim.x, .blockDimY = config->blockDim.y,
+                        .blockDimZ = config->blockDim.z, .sharedMemBytes = (unsigned)config->dynamicSmemBytes,
+                        .hStream = (CUstream)config->stream, .attrs = (CUlaunchAttribute *)config->attrs,
+                        .numAttrs = config->numAttrs};
+    return rgpu_record(RGPU_RUNTIME, potential ? cuOccupancyMaxPotentialClusterSize(out, fn, &c)
+                                               : cuOccupancyMaxActiveClusters(out, fn, &c));
+}
+cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *config) {
+    return cluster_question(0, numClusters, func, config);
+}
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *config) {
+    return cluster_question(1, clusterSize, func, config);
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynSmem) {

@@ -32,6 +32,24 @@ static int wants_cooperative(const CUlaunchAttribute *a, unsigned n) {
     return 0;
 }
 
+int rgpu_cluster_attrs(const void *attrs, unsigned n, unsigned cluster[4]) {
+    const CUlaunchAttribute *a = attrs;
+    int named = 0;
+    cluster[0] = cluster[1] = cluster[2] = cluster[3] = 0;
+    for (unsigned i = 0; a && i < n; i++) {
+        if (a[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            cluster[0] = a[i].value.clusterDim.x;
+            cluster[1] = a[i].value.clusterDim.y;
+            cluster[2] = a[i].value.clusterDim.z;
+            named = 1;
+        } else if (a[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE) {
+            cluster[3] = (unsigned)a[i].value.clusterSchedulingPolicyPreference;
+            named |= cluster[3] != 0;
+        }
+    }
+    return named;
+}
+
 /* ---- Driver API libraries and kernels ---------------------------------------------------- */
 
 /* A library is context-independent: loaded once, usable on every device. Here it is a client object
@@ -245,8 +263,11 @@ cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int n, c
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) {
     if (!c) return rgpu_invalid_value(RGPU_DRIVER);
     const unsigned g[3] = {c->gridDimX, c->gridDimY, c->gridDimZ}, b[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
+    unsigned cluster[4];
     if (wants_cooperative(c->attrs, c->numAttrs))
         return rgpu_driver_launch_cooperative_fn(f, g, b, c->sharedMemBytes, c->hStream, params, extra);
+    if (rgpu_cluster_attrs(c->attrs, c->numAttrs, cluster))
+        return rgpu_launch_cluster_fn(RGPU_DRIVER, f, g, b, c->sharedMemBytes, c->hStream, params, extra, cluster);
     return cuLaunchKernel(f, g[0], g[1], g[2], b[0], b[1], b[2], c->sharedMemBytes, c->hStream, params, extra);
 }
 
@@ -276,8 +297,12 @@ cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t libra
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *func, void **args) {
     if (!c) return rgpu_invalid_value(RGPU_RUNTIME);
     unsigned g[3] = {c->gridDim.x, c->gridDim.y, c->gridDim.z}, b[3] = {c->blockDim.x, c->blockDim.y, c->blockDim.z};
+    unsigned cluster[4];
     if (wants_cooperative((const CUlaunchAttribute *)c->attrs, c->numAttrs))
         return rgpu_runtime_launch_cooperative_fn(func, g, b, args, c->dynamicSmemBytes, c->stream);
+    if (rgpu_cluster_attrs(c->attrs, c->numAttrs, cluster))
+        return rgpu_launch_cluster_fn(RGPU_RUNTIME, (void *)func, g, b, c->dynamicSmemBytes, c->stream, args, NULL,
+                                      cluster);
     return rgpu_runtime_launch_fn(func, g, b, args, c->dynamicSmemBytes, c->stream);
 }
 

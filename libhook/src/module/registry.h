@@ -44,6 +44,12 @@ rgpu_var *rgpu_find_var(const void *host_var);
 int rgpu_module_on(int face, rgpu_module *m, int dev, void **out);
 int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out);
 int rgpu_layout_of(int face, void *fn, rgpu_layout *out);
+/* The thread-block cluster launch attributes `attrs` (CUlaunchAttribute or cudaLaunchAttribute, the same
+ * layout) ask for: cluster[0..2] its dimensions (zeros: none named), cluster[3] its scheduling policy.
+ * Whether they name either. */
+int rgpu_cluster_attrs(const void *attrs, unsigned n, unsigned cluster[4]);
+int rgpu_launch_cluster_fn(int face, void *f, const unsigned g3[3], const unsigned b3[3], size_t shmem, void *stream,
+                           void **params, void **extra, const unsigned cluster[4]);
 size_t rgpu_image_size(const void *image);
 /* cuLinkComplete's output begins with this and its whole size (a little-endian u64 at offset 8),
  * then holds one fatbin container per input, back to back: programs keep a copy of it and hand

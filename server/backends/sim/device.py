@@ -296,7 +296,11 @@ class SimDevice(SimArrays, Device):
                                "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE"):
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attribute} cannot be set")
 
-    def launch(self, function, grid, block, shared, stream, params, cooperative=False) -> None:
+    def launch(self, function, grid, block, shared, stream, params, cooperative=False, cluster=None) -> None:
+        if cluster is not None and cluster[0] * max(cluster[1], 1) * max(cluster[2], 1) > 1:
+            # as a GPU before Hopper answers: the sim reports CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH 0
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED", "the software GPU runs no thread-block clusters "
+                           f"({cluster[0]}x{cluster[1]}x{cluster[2]} asked for; CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)")
         workspace = self._grid_workspace() if cooperative else 0
         stats = kernels.launch(function.module, function.kernel, self.memory, grid, block, shared, params,
                                self._printf, self.checkpoint, workspace)

@@ -1,12 +1,15 @@
-// A kernel that stores outside its allocation: the launch reports nothing, the next synchronising
-// call reports cudaErrorIllegalAddress, and from then on every call does (the context is lost).
+// A kernel that stores far outside its allocation: the launch reports nothing, the next synchronising
+// call reports cudaErrorIllegalAddress, and from then on every call does (the context is lost). Far:
+// a real GPU faults only on an unmapped page, and its allocations are 2 MiB pages (a store just past
+// a small allocation lands in memory the driver mapped and faults nowhere); 4 GiB past a fresh
+// context's first allocation nothing is mapped, on a GPU or on the software GPU.
 #include <unistd.h>
 #include <cuda_runtime.h>
 #include "check.h"
 
 __global__ void write_past(int *p, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    p[i] = i;  // no bounds check: threads past n write outside the allocation
+    p[(size_t)i << 30] = i;  // no bounds check: every thread past the first writes 4 GiB further on
     (void)n;
 }
 
