@@ -11,6 +11,16 @@ cc=${CC:-gcc}
 # runtime); every family's headers are visible to every other, as one library's are. Every file sees
 # the generated CUDA prototypes (generated/rgpu_cuda.h, through rgpu_call.h): a hook whose signature is
 # not CUDA's, or a call with the wrong pointer types, does not compile.
+# RPATH $ORIGIN: the libzmq (and libzmq's own dependencies) that docker/bundle-libs.sh copies beside
+# librgpu.so is found there without LD_LIBRARY_PATH, by a program linked with -lcuda or run outside
+# `rgpu run`, or by NVIDIA's libcudart when it dlopen()s libcuda.so.1; a folder without them falls
+# through to the system's libzmq. DT_RPATH (--disable-new-dtags), not DT_RUNPATH: the loader uses a
+# RUNPATH only for the object's own NEEDED entries, so libzmq.so.5 would be found beside it but
+# libsodium, libpgm... which libzmq needs would not; an RPATH is searched for the whole tree librgpu
+# loads (the cost: it is searched before LD_LIBRARY_PATH, so the copies beside win over it).
+# $ORIGIN is the folder of the name the library was loaded by, so a lone link to librgpu.so elsewhere
+# finds nothing there. GNU ld, linking a program with -lcuda, finds libzmq.so.5 through this RPATH but
+# not what libzmq needs: such a link also wants -Wl,-rpath-link,<this folder> where the system has no libzmq.
 families=$(find "$here/src" -mindepth 1 -maxdepth 1 -type d | sort)
 includes=()
 for d in $families; do includes+=(-I"$d"); done
@@ -19,7 +29,7 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     "${includes[@]}" -I"$here/generated" \
     "$here"/src/*/*.c "$here"/generated/*.c \
     -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined -Wl,-Bsymbolic \
-    -lzmq -lpthread -o "$out/librgpu.so.tmp"
+    -Wl,-rpath,'$ORIGIN' -Wl,--disable-new-dtags -lzmq -lpthread -o "$out/librgpu.so.tmp"
 mv "$out/librgpu.so.tmp" "$out/librgpu.so"
 # The cuda backend's compiled launch loop (server/backends/cuda/launches.py loads it on the server;
 # it reads messages with the client's msgpack reader and links nothing but libc).

@@ -107,7 +107,9 @@ def cuda_program(libdir):
     def build(name: str, cudart: str = "shared") -> Path:
         flags = [f"-I{PROGRAMS}"]
         if name.startswith("driver"):
-            flags += [f"-L{libdir}", "-lcuda"]
+            # -rpath-link: ld finds the libzmq beside librgpu.so through its RPATH $ORIGIN, but not
+            # what that libzmq needs (libsodium...), on a host whose only libzmq is the bundle's
+            flags += [f"-L{libdir}", "-lcuda", f"-Xlinker=-rpath-link={libdir}"]
         return cudabuild.build(PROGRAMS / f"{name}.cu", "exe", flags, arch_flags=["-cudart", cudart, "-arch=sm_80"])
     return build
 

@@ -55,10 +55,15 @@ def test_the_installed_client_library_carries_its_libzmq(installed):
     assert lib.is_relative_to(bin_dir.parent) and (lib / "librgpu.so").is_file()
     for alias in ("libcuda.so.1", "libcudart.so.13", "libcudart.so.12"):
         assert (lib / alias).resolve() == (lib / "librgpu.so").resolve(), alias  # one library, not copies
-    ldd = subprocess.run(["ldd", str(lib / "librgpu.so")], capture_output=True, text=True,
-                         env={**_offline_env(), "LD_LIBRARY_PATH": str(lib)}, timeout=60)
-    zmq = [line for line in ldd.stdout.splitlines() if "libzmq.so" in line]
-    assert zmq and str(lib) in zmq[0] and "not found" not in ldd.stdout, ldd.stdout
+    # with LD_LIBRARY_PATH (as `rgpu run` sets it) and without (a program linked with -lcuda run on
+    # its own: librgpu.so's RPATH $ORIGIN), the libzmq beside it, and what it links, beside it too
+    for env in ({**_offline_env(), "LD_LIBRARY_PATH": str(lib)},
+                {k: v for k, v in _offline_env().items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}):
+        ldd = subprocess.run(["ldd", str(lib / "librgpu.so")], capture_output=True, text=True, env=env, timeout=60)
+        zmq = [line for line in ldd.stdout.splitlines() if "libzmq.so" in line]
+        sodium = [line for line in ldd.stdout.splitlines() if "libsodium" in line]
+        assert zmq and str(lib) in zmq[0] and "not found" not in ldd.stdout, ldd.stdout
+        assert all(str(lib) in line for line in sodium), ldd.stdout
 
 
 def test_a_cuda_program_runs_through_the_installed_bundle(installed, sim_server, cuda_program):

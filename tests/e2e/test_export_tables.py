@@ -74,7 +74,7 @@ def test_integrity_check_and_tables_as_a_runtime_sees_them(sim_server, libdir, t
     cudabuild.ensure_nvcc()  # on a machine without a toolkit, the wheels bring cuda.h
     include = find_include_dir()
     subprocess.run(["gcc", "-O1", f"-I{include}", str(PROGRAMS / "export_tables.c"), f"-L{libdir}", "-lcuda",
-                    f"-Wl,-rpath,{libdir}", "-lpthread", "-o", str(exe)], check=True)
+                    f"-Wl,-rpath,{libdir}", f"-Wl,-rpath-link,{libdir}", "-lpthread", "-o", str(exe)], check=True)
     env = {**os.environ, "RGPU_SERVER": sim_server}
     p = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr

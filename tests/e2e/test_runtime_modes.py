@@ -32,9 +32,16 @@ def test_static_cudart_program_runs_through_rgpu(name, args, cuda_program, sim_s
 
 @pytest.fixture(scope="session")
 def driver_only(tmp_path_factory, libdir):
-    """A directory holding rgpu as libcuda.so.1 and nothing else of rgpu's."""
+    """A directory holding rgpu as libcuda.so.1 and none of rgpu's other names (libcudart.so.13 is
+    NVIDIA's), with the libraries librgpu.so links that lie beside it (a bundle's libzmq and its
+    dependencies: found through librgpu.so's RPATH $ORIGIN, which is this directory when it is
+    loaded as d/libcuda.so.1, so a host without a system libzmq needs them here)."""
     d = tmp_path_factory.mktemp("driver-only")
+    rgpu = (libdir / "librgpu.so").resolve()
     (d / "libcuda.so.1").symlink_to(libdir / "librgpu.so")
+    for p in libdir.iterdir():
+        if ".so" in p.name and not p.name.startswith("librgpu") and p.resolve() != rgpu:
+            (d / p.name).symlink_to(p)
     return d
 
 
