@@ -27,14 +27,54 @@ def size_name(n: int) -> str:
     return f"{n // MiB}MiB" if n >= MiB else f"{n // KiB}KiB"
 
 
+def _cc_finds_header(header: str) -> bool:
+    return subprocess.run(["gcc", "-E", "-x", "c", "-o", os.devnull, "-"], input=f"#include <{header}>\n",
+                          capture_output=True, text=True).returncode == 0
+
+
+def _cc_finds_library(name: str) -> bool:
+    """gcc -print-file-name answers the bare name when no directory of its search path holds it."""
+    out = subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True, text=True).stdout.strip()
+    return out != name and Path(out).exists()
+
+
+def bundled_include(lib: Path) -> Path | None:
+    """The include/ folder of an installed client library (rgpu-clientlib from scripts/bundle.sh: zmq.h
+    beside lib/), when it has zmq.h."""
+    import importlib.util
+    cands = [lib.parent / "include"]
+    spec = importlib.util.find_spec("rgpu_clientlib")
+    if spec is not None and spec.submodule_search_locations:
+        cands.append(Path(next(iter(spec.submodule_search_locations))) / "include")
+    return next((c for c in cands if (c / "zmq.h").is_file()), None)
+
+
+def zmq_flags(lib: Path) -> list[str]:
+    """How the harness compiles and links against libzmq: the system's zmq.h and libzmq.so where the
+    compiler finds them (libzmq3-dev), else the client library's own (a GPU host installed from the
+    bundle has neither: zmq.h in rgpu-clientlib's include/, libzmq.so.5 beside librgpu.so)."""
+    flags = []
+    if not _cc_finds_header("zmq.h"):
+        inc = bundled_include(lib)
+        if inc is None:
+            raise RuntimeError(f"no zmq.h: install libzmq's development package, or rgpu-clientlib from a "
+                               f"bundle (scripts/bundle.sh), whose include/ holds it (looked beside {lib})")
+        flags.append(f"-I{inc}")
+    flags.append("-lzmq" if _cc_finds_library("libzmq.so") else "-l:libzmq.so.5")
+    return flags
+
+
 def build_harness() -> Path:
     lib = libdir()
     exe = OUT / "bench"
     src = HERE / "harness" / "bench.c"
     OUT.mkdir(exist_ok=True)
     if not exe.exists() or exe.stat().st_mtime < max(src.stat().st_mtime, (lib / "librgpu.so").stat().st_mtime):
-        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(exe), str(src), f"-L{lib}", "-lcudart", "-lzmq",
-                        f"-Wl,-rpath,{lib}"], check=True)
+        # -rpath-link: ld finds what the bundled libzmq needs (libsodium...) beside it; an RPATH, not a
+        # RUNPATH (--disable-new-dtags), so that the loader finds those for the raw mode, which runs
+        # without LD_LIBRARY_PATH: a RUNPATH would serve the harness's own NEEDED entries only
+        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(exe), str(src), f"-L{lib}", "-lcudart", *zmq_flags(lib),
+                        f"-Wl,-rpath,{lib}", f"-Wl,-rpath-link,{lib}", "-Wl,--disable-new-dtags"], check=True)
     return exe
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes a self-contained tarball for hosts without internet (GPU clusters often are): rgpu's wheel,
 # the wheels of its dependencies for a target Python and platform, and rgpu-clientlib — the client
-# library (librgpu.so) with the libzmq it links and libzmq's own dependencies beside it, so a client
-# host needs no system package. On the target host:
+# library (librgpu.so) with the libzmq it links and libzmq's own dependencies beside it (and zmq.h in
+# its include/), so a client host needs no system package. On the target host:
 #
 #   tar xf rgpu-bundle-*.tar.gz && rgpu-bundle-*/install.sh [PYTHON]     # pip --no-index, nothing fetched
 #
@@ -68,7 +68,13 @@ more=()
 # The client library and the shared libraries it needs that a host may lack, as a wheel.
 bash "$root/libhook/build.sh" "$stage/lib" >/dev/null
 bash "$root/docker/bundle-libs.sh" "$stage/lib" >/dev/null
-"$py" "$root/scripts/clientlib_wheel.py" "$stage/lib" "$version" "$dir/wheels"
+# and libzmq's header, which librgpu.so was compiled with, for what a target compiles against the
+# bundled libzmq (benchmarks/harness/bench.c) where it has no libzmq development package
+mkdir -p "$stage/include"
+zmq_h=$(echo '#include <zmq.h>' | ${CC:-gcc} -M -x c - | tr ' \\' '\n\n' | grep '/zmq\.h$' | head -1)
+cp "$zmq_h" "$stage/include/"
+[ ! -f "$(dirname "$zmq_h")/zmq_utils.h" ] || cp "$(dirname "$zmq_h")/zmq_utils.h" "$stage/include/"
+"$py" "$root/scripts/clientlib_wheel.py" "$stage/lib" "$version" "$dir/wheels" "$stage/include"
 
 cat > "$dir/install.sh" <<EOF
 #!/usr/bin/env bash
