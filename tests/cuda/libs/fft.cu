@@ -1,6 +1,7 @@
 // Real cuFFT on small sizes: a complex-to-complex forward transform and a real-to-complex one.
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 

@@ -3,6 +3,7 @@
 // CU_MEMORYTYPE_ARRAY on either side (sync and async), the linear forms (HtoA, AtoH, DtoA, AtoD, AtoA),
 // mipmapped arrays and their levels, cuTexObjectCreate / cuSurfObjectCreate and their Get*Desc, a
 // kernel sampling the texture object by value, and the Driver's error codes for bad input.
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>

@@ -17,6 +17,7 @@
 // IN: int32 W, H, D, n; float texels[W*H*max(D,1)] (mipmap: every level's, level after level);
 // float x[n], y[n], z[n].
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>

@@ -4,6 +4,7 @@
 // device memory reuse between kernels.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <vector>
 #include <thrust/count.h>
