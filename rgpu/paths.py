@@ -11,8 +11,11 @@ from pathlib import Path
 
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
 LIBS = ("librgpu.so", "libcudart.so.13", "libcuda.so.1", "librgpu_launches.so")
-# The names CUDA programs look for, links to librgpu.so as libhook/build.sh makes them.
-ALIASES = ("libcuda.so.1", "libcuda.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so")
+# The names CUDA programs look for, links to librgpu.so as libhook/build.sh makes them; NVML's too
+# (the NVML face: pynvml inside a program dlopen()s libnvidia-ml.so.1 through the library path and
+# must find rgpu's before a host's real one, which would show the host's GPUs, or none).
+ALIASES = ("libcuda.so.1", "libcuda.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so",
+           "libnvidia-ml.so.1", "libnvidia-ml.so")
 
 
 class LibraryMissing(RuntimeError):
