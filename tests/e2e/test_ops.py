@@ -29,13 +29,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def pool(daemons, tmp_path):
+    """A controller and one server, each serving /metrics (metrics_port, server_metrics_port). One
+    server: a second one on a real GPU host would register the same GPU (its UUID), which the
+    controller refuses to a second server."""
     p = Pool(daemons, tmp_path)
-    p.metrics_port = free_port()
+    p.metrics_port, p.server_metrics_port = free_port(), free_port()
     p.controller.extra += ["--metrics-listen", f"127.0.0.1:{p.metrics_port}"]
     p.controller.stop()
     p.controller.start()
-    url = p.add_server()
-    wait_until(lambda: p.states() == {url: "up"}, 20, "the server up in `rgpu ls`")
+    url = p.add_server("1GiB", "--metrics-listen", f"127.0.0.1:{p.server_metrics_port}")
+    # a polling deadline, not a speed limit: a cuda server's first context, with many starting at once
+    wait_until(lambda: p.states() == {url: "up"}, 60, "the server up in `rgpu ls`")
     yield p
     for handle in p.servers.values():
         handle.stop()
@@ -86,15 +90,17 @@ def test_an_expired_lease_is_reported_as_such_to_the_program_and_in_rgpu_leases(
     assert "expired" in pool.cli("leases", "--ended").stdout
 
 
-def test_share_only_lease_places_and_accounts_but_enforces_no_quota(pool, cuda_program):
+def test_share_only_lease_places_and_accounts_but_enforces_no_quota(pool, cuda_program, device_kind):
     lease = pool.cli_json("reserve", "--mem", "64MiB", "--compute", "10", "--share-only")["lease"]
     env = dict(pool.env, **json.loads(pool.cli("env", "--lease", lease, "--json").stdout))
     p = subprocess.run([str(cuda_program("alloc_until_fail")), "64"], capture_output=True, text=True, env=env,
                        timeout=120)
     allocated = int(p.stdout.split("allocated ")[1].split()[0])
-    assert allocated > 256 * MiB, p.stdout + p.stderr          # the whole 1 GiB GPU, not the 64 MiB placed
+    assert allocated > 256 * MiB, p.stdout + p.stderr          # the whole GPU, not the 64 MiB placed
     gpu = pool.cli_json("ls")["servers"][0]["gpus"][0]
-    assert gpu["memory_free"] == (1 << 30) - 64 * MiB and gpu["tenants"][0]["share_only"]   # still accounted
+    assert device_kind != "sim" or gpu["memory_total"] == 1 << 30                # the sim's --sim-memory
+    assert gpu["memory_used"] == 64 * MiB and gpu["memory_free"] == gpu["memory_total"] - 64 * MiB  # still accounted
+    assert gpu["tenants"][0]["share_only"]
     assert "share-only" in pool.cli("leases").stdout and "share-only" in pool.cli("ls").stdout
     assert "share-only" in pool.cli("smi").stdout
 
@@ -122,14 +128,17 @@ def test_rgpu_smi_shows_my_vgpus_memory_and_processes(pool, cuda_program):
         holder.wait(30)
 
 
-def test_rgpu_smi_in_direct_mode_from_the_servers_stats(start_server, cuda_program, libdir):
+def test_rgpu_smi_in_direct_mode_from_the_servers_stats(start_server, cuda_program, libdir, device_kind):
+    from rgpu.client.server_client import stats
     url, _ = start_server()
+    total = stats(url)["gpus"][0]["memory_total"]                    # the GPU's: the sim's 1 GiB, or a real one's
+    assert device_kind != "sim" or total == 1 << 30
     env = {**os.environ, "LD_LIBRARY_PATH": str(libdir), "RGPU_SERVER": url}
     holder = subprocess.Popen([str(cuda_program("hold_memory")), "32"], stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert holder.stdout.readline().startswith("READY")
         out = run_cli("smi", "--server", url.removeprefix("tcp://"))        # HOST:PORT is a URL too
-        assert out.returncode == 0 and "32MiB / 1024MiB" in out.stdout and f":{holder.pid}" in out.stdout, out
+        assert out.returncode == 0 and f"32MiB / {total // MiB}MiB" in out.stdout and f":{holder.pid}" in out.stdout, out
     finally:
         holder.kill()
         holder.wait()
@@ -146,10 +155,11 @@ def sample(families: dict, name: str, **labels):
     return found[0]
 
 
-def test_metrics_of_the_controller_and_the_server_parse_and_agree(pool, cuda_program, daemons, tmp_path):
-    sport = free_port()
-    url = pool.add_server("1GiB", "--metrics-listen", f"127.0.0.1:{sport}")
-    wait_until(lambda: pool.states().get(url) == "up", 20, "second server up")
+def test_metrics_of_the_controller_and_the_server_parse_and_agree(pool, cuda_program, device_kind):
+    sport = pool.server_metrics_port
+    [url] = pool.servers
+    [gpu] = [g for s in pool.cli_json("ls")["servers"] for g in s["gpus"]]
+    assert device_kind != "sim" or gpu["memory_total"] == 1 << 30      # the sim's --sim-memory; a GPU's own
     holder = pool.start_holder(cuda_program("hold_memory"), "--mem", "256MiB", "--compute", "30", mib=64)
     try:
         lease = next(iter(pool.leases()))
@@ -167,15 +177,16 @@ def test_metrics_of_the_controller_and_the_server_parse_and_agree(pool, cuda_pro
         assert sample(fams, "rgpu_vgpu_calls", **labels).labels["owner"]
         assert sample(fams, "rgpu_pool_leases", state="active").value == 1
         assert sample(fams, "rgpu_pool_queue_length").value == 0
-        assert sample(fams, "rgpu_pool_memory_free_bytes").value == 2 * (1 << 30) - 256 * MiB
+        assert sample(fams, "rgpu_pool_memory_free_bytes").value == gpu["memory_total"] - 256 * MiB
         dcgm = sample(fams, "DCGM_FI_DEV_FB_USED", UUID=vgpu["gpu"])      # DCGM's name and unit (MiB)
-        assert dcgm.value == 64 and {"gpu", "UUID", "Hostname", "modelName"} <= set(dcgm.labels)
+        # the sim's memory is its sessions'; a real GPU's is NVML's, every context on it counted too
+        assert dcgm.value == 64 if device_kind == "sim" else dcgm.value >= 64
+        assert {"gpu", "UUID", "Hostname", "modelName"} <= set(dcgm.labels)
         assert fams["DCGM_FI_DEV_FB_USED"].type == "gauge" and fams["rgpu_vgpu_device_time_seconds"].type == "counter"
-        own = scrape(sport) if vgpu["server"] == url else None
-        if own is not None:
-            assert sample(own, "rgpu_vgpu_memory_used_bytes", lease=lease).value == 64 * MiB
-        other = scrape(sport)
-        assert sample(other, "DCGM_FI_DEV_FB_TOTAL", gpu="0").value == 1024
+        assert vgpu["server"] == url
+        own = scrape(sport)
+        assert sample(own, "rgpu_vgpu_memory_used_bytes", lease=lease).value == 64 * MiB
+        assert sample(own, "DCGM_FI_DEV_FB_TOTAL", gpu="0").value == gpu["memory_total"] / MiB
         health = urllib.request.urlopen(f"http://127.0.0.1:{sport}/healthz", timeout=5).read()
         assert health == b"ok\n"
     finally:
