@@ -48,9 +48,12 @@ if DEVICE not in ("sim", "cuda"):
 # Work sized so that each backend spends a comparable time on it: spin_kernels' `churn` kernel
 # (16 x 256 threads, a chain of dependent multiply-adds) runs ~30 ms at 64 iterations on the
 # software GPU and ~2 ms at 1M on an H100; ENDLESS makes it spin until its process is gone.
+# reclaim_pause_ms: how long a program stays idle for a test to see it reclaimed (checkpointed and its
+# memory freed) before its next call restores it; a cuda server checkpoints through a real context,
+# on a GPU that other tests' servers share.
 DEVICE_SIZES = {
-    "sim": {"spin_iters": 64, "wait_kernels": 300},
-    "cuda": {"spin_iters": 1_000_000, "wait_kernels": 500},
+    "sim": {"spin_iters": 64, "wait_kernels": 300, "reclaim_pause_ms": 6000},
+    "cuda": {"spin_iters": 1_000_000, "wait_kernels": 500, "reclaim_pause_ms": 20000},
 }
 ENDLESS = -1  # spin_kernels' iteration count for a kernel that never ends (on any device)
 

@@ -30,26 +30,24 @@ def gpu(pool: Pool) -> dict:
     return pool.cli_json("ls")["servers"][0]["gpus"][0]
 
 
-@pytest.mark.sim_only("the cuda backend cannot checkpoint streams, which migrate_streams uses: its reclaim fails "
-                      "(reclaim_failed: CUDA_ERROR_NOT_SUPPORTED, seen on an H200) and the program is never reclaimed")
-def test_an_idle_program_is_reclaimed_and_restored_at_its_next_call(pool, cuda_program):
+def test_an_idle_program_is_reclaimed_and_restored_at_its_next_call(pool, cuda_program, device_sizes):
+    pause_ms = device_sizes["reclaim_pause_ms"]
     exe = cuda_program("migrate_streams")
     base = pool.run("--mem", "128MiB", "--", str(exe), "3", "0")
     assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
     expected = base.stdout.strip().splitlines()[-1]
     [server] = pool.servers
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
-                             "--mem", "128MiB", "--reclaim-after", "1s", "--", str(exe), "3", "6000"],
+                             "--mem", "128MiB", "--reclaim-after", "1s", "--", str(exe), "3", str(pause_ms)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(pool.env, RGPU_TIMEOUT="60"))
     try:
         assert proc.stdout.readline().startswith("READY")
         assert proc.stdout.readline().startswith("PROGRESS 0")
         [(lease, _)] = pool.leases().items()
-        # idle for its 6 s pause: reclaimed on the server, and in the controller's view, within the pause
-        # (less a second for what is asked below before its next call restores it): a deadline bounded
-        # by the program's pause, which a longer one would outlast
-        wait_until(lambda: pool.leases()[lease]["state"] == "reclaimed", 5, "the lease reclaimed")
+        # idle for its pause: reclaimed on the server, and in the controller's view, within the pause
+        # (less a second for what is asked below before its next call restores it)
+        wait_until(lambda: pool.leases()[lease]["state"] == "reclaimed", pause_ms / 1000 - 1, "the lease reclaimed")
         assert pool.leases()[lease]["vgpus"][0]["reclaimed"] is True
         g = gpu(pool)
         assert g["memory_free"] == g["memory_total"], "the controller charges the GPU nothing for it"
