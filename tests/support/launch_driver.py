@@ -22,7 +22,7 @@ FAKE = r"""
 #include <string.h>
 #include "rgpu_cuda.h"
 
-typedef struct { uintptr_t f, s; unsigned dims[7]; size_t n; unsigned char p[8192]; } launch_rec;
+typedef struct { uintptr_t f, s; unsigned dims[7]; size_t n; unsigned char p[8192]; unsigned cluster[4]; } launch_rec;
 static launch_rec rec[4096];
 static int nrec, records, nev;
 static uintptr_t refused;        /* launches of this function fail, as the driver refuses a launch */
@@ -63,8 +63,38 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     memcpy(r->dims, d, sizeof d);
     r->n = *(size_t *)extra[3];
     memcpy(r->p, extra[1], r->n < sizeof r->p ? r->n : sizeof r->p);
+    memset(r->cluster, 0, sizeof r->cluster);
     return CUDA_SUCCESS;
 }
+/* cluster launches: as cuLaunchKernel, with the attributes' cluster dimensions and policy recorded */
+static void cluster_of(const CUlaunchConfig *c, unsigned out[4]) {
+    memset(out, 0, 4 * sizeof *out);
+    for (unsigned i = 0; i < c->numAttrs; i++) {
+        if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            out[0] = c->attrs[i].value.clusterDim.x, out[1] = c->attrs[i].value.clusterDim.y;
+            out[2] = c->attrs[i].value.clusterDim.z;
+        } else if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE) {
+            out[3] = c->attrs[i].value.clusterSchedulingPolicyPreference;
+        }
+    }
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **kp, void **extra) {
+    unsigned cl[4];
+    cluster_of(c, cl);
+    CUresult rc = cuLaunchKernel(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
+                                 c->sharedMemBytes, c->hStream, kp, extra);
+    if (rc == CUDA_SUCCESS) memcpy(rec[(nrec - 1) % 4096].cluster, cl, sizeof cl);
+    return rc;
+}
+/* a made-up but checkable answer: 132 SMs' worth of blocks over the cluster's size */
+CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig *c) {
+    unsigned cl[4];
+    cluster_of(c, cl);
+    if (!cl[0]) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    *n = 132 / (int)(cl[0] * cl[1] * cl[2]);
+    return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxPotentialClusterSize(int *n, CUfunction f, const CUlaunchConfig *c) { *n = 8; return CUDA_SUCCESS; }
 """
 
 LAUNCH, RT_LAUNCH = BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]
@@ -72,7 +102,7 @@ LAUNCH, RT_LAUNCH = BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]
 
 class Rec(ctypes.Structure):
     _fields_ = [("f", ctypes.c_size_t), ("s", ctypes.c_size_t), ("dims", ctypes.c_uint * 7), ("n", ctypes.c_size_t),
-                ("p", ctypes.c_ubyte * 8192)]
+                ("p", ctypes.c_ubyte * 8192), ("cluster", ctypes.c_uint * 4)]
 
 
 class Sock:
@@ -135,7 +165,7 @@ class Served:
         out = []
         for i in range(self.fake.fake_launches()):
             r = self.fake.fake_launch(i).contents
-            out.append((r.f, r.s, tuple(r.dims), bytes(r.p[:r.n])))
+            out.append((r.f, r.s, tuple(r.dims), bytes(r.p[:r.n])) + ((tuple(r.cluster),) if any(r.cluster) else ()))
         return out
 
     @property

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 
+import msgpack
+
 import pytest
 
 from rgpu.protocol import wire
@@ -226,3 +228,41 @@ def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch,
     assert fast.sock.sent == slow.sock.sent
     assert fast.s.deferred == slow.s.deferred and fast.s.calls == slow.s.calls and fast.s.last_seq == slow.s.last_seq
     assert fast.compiled > 0
+
+
+def test_a_cluster_launch_reaches_the_driver_with_its_cluster(driver, monkeypatch):
+    """cuLaunchKernelEx messages (thread-block clusters) are Python's: the driver gets cuLaunchKernelEx
+    with the cluster dimension and scheduling policy attributes, between plain launches the loop
+    serves, in order; a cluster that does not divide the grid is refused before the driver sees it,
+    and the cluster occupancy questions are the driver's answers."""
+    ex = BY_NAME["cuLaunchKernelEx"]
+    for compiled in (True, False):
+        driver.fake_reset()
+        sv = Served(driver, monkeypatch, compiled)
+        fn, st = sv.fns[1], sv.streams[0]
+        calls = [sv.launch(sv.fns[0], st, params(1)),
+                 sv.call(ex, [fn, 8, 2, 1, 128, 1, 1, 256, st, 2, 1, 1, 1, params(2)]),
+                 sv.call(ex, [fn, 8, 1, 1, 64, 1, 1, 0, st, 0, 0, 0, 2, params(3)]),
+                 sv.launch(sv.fns[0], st, params(4))]
+        sv.serve(calls)
+        sv.s.settle()
+        got = sv.launches()
+        assert [g[3] for g in got] == [params(k) for k in (1, 2, 3, 4)]
+        assert got[1][2] == (8, 2, 1, 128, 1, 1, 256) and got[1][4] == (2, 1, 1, 1)
+        assert got[2][4] == (0, 0, 0, 2) and len(got[0]) == len(got[3]) == 4  # plain launches: no cluster
+        assert replies(sv, [sv.call(ex, [fn, 8, 1, 1, 64, 1, 1, 0, st, 3, 1, 1, 0, params(5)], sync=1)]) == [
+            (code_for("driver", "CUDA_ERROR_INVALID_CLUSTER_SIZE"), [])]
+        assert driver.fake_launches() == 4  # 3 does not divide 8: refused in the server
+    occ = [fn, 8, 1, 1, 128, 1, 1, 0, 4, 1, 1, 0]
+    assert replies(sv, [sv.call(BY_NAME["cuOccupancyMaxActiveClusters"], occ, sync=1),
+                        sv.call(BY_NAME["cuOccupancyMaxPotentialClusterSize"], occ, sync=1)]) == [(0, [132 // 4]), (0, [8])]
+
+
+def replies(sv, calls) -> list[tuple[int, list]]:
+    """(status, results) of each reply `calls` got."""
+    sent = len(sv.sock.sent)
+    sv.serve(calls)
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+    for m in sv.sock.sent[sent:]:
+        unpacker.feed(m)
+    return [(r[1], r[2]) for r in unpacker if isinstance(r, list)]  # [seq, status, results, ...]
