@@ -10,7 +10,10 @@ supervisor). A session has a guarantee g% (its weight) and a limit l%:
 - after a kernel of d seconds, a session with limit l may not start another for d·(100/l − 1)
   seconds, so alone it stays at or below l% of the GPU.
 A session that was idle re-enters at the least virtual time of those active, so idling banks no
-credit. Device time is what the device reports for each kernel (interpretation time on the
+credit. A real GPU runs kernels after their launch returned: there a session that gives the GPU up
+while a neighbour wants it (`contended`) first lets its kernels finish (session.py, HAND_OVER_S), or
+"one kernel at a time" would hold for the launches only, and the GPU would share itself out by its
+own time slices. Device time is what the device reports for each kernel (interpretation time on the
 software GPU), not wall time around the call.
 
 The unit of sharing is a group: every session of one vGPU of a lease (``configure(..., group=g)``)
@@ -179,6 +182,16 @@ class GpuScheduler:
             self.last[slot] = now
             self.cond.notify_all()
         self.acquire(slot)
+
+    def contended(self, slot: int) -> bool:
+        """Whether another session of the GPU wants it: waiting to launch, or between two runs of
+        its kernels (it gave the GPU back less than IDLE_S ago). A session on a real GPU lets its
+        kernels finish before it hands the GPU to such a neighbour (session.py). Read without the
+        lock: a neighbour that arrives a moment later waits its turn as it would anyway."""
+        now = time.monotonic()
+        group, waiting, kernels, last = self.group, self.waiting, self.kernels, self.last
+        return any(s != slot and group[s] >= 0 and (waiting[s] or (kernels[s] and now - last[s] < IDLE_S))
+                   for s in range(self.hi.value))
 
     def forget(self, slot: int) -> None:
         """The session in `slot` ended (or its worker died holding the GPU)."""

@@ -13,6 +13,12 @@ DEFAULT_STREAMS = (0, 1, 2)  # NULL, cudaStreamLegacy, cudaStreamPerThread
 # scheduler one round trip through its lock per message, not per kernel, and a neighbour waits at
 # most this long (or one kernel, if longer) for its turn, as with a time slice.
 HOLD_S = 0.005
+# A real GPU runs a session's kernels after their launch. Handing the GPU to a neighbour that wants it
+# while they still run would let the GPU run both at once, sharing itself by its own time slices
+# instead of by guarantee, and put each session's kernels inside the other's timing. So the
+# kernels get up to this long to finish first (Device.settle); longer ones are time-sliced by the
+# GPU with the neighbour's, as they would be without rgpu.
+HAND_OVER_S = 0.25
 
 
 class SessionEnding(BaseException):
@@ -181,6 +187,7 @@ class Session:
         return max(d, 0.0)
 
     def _release(self) -> None:
+        self.device.settle(HAND_OVER_S if self.sched.contended(self.slot) else 0.0)
         self.sched.release(self.slot, self._held_time + self._new_device_time(), kernels=self._held_kernels)
         self._holding, self._held_time, self._held_kernels = False, 0.0, 0
 
@@ -188,12 +195,13 @@ class Session:
         """The client is about to wait (a synchronous call, or the end of a message): give up the
         GPU held since the last launches, let the backend close its timing of them, and charge
         device time that completed since (a real GPU's kernels finish after their launch)."""
+        if self._holding:
+            self._release()  # settles the device too, waiting for its kernels if someone else waits
+            return
         self.device.settle()
         if self.sched is None:
             return
-        if self._holding:
-            self._release()
-        elif self.device.device_time > self._accounted:
+        if self.device.device_time > self._accounted:
             self.sched.charge(self.slot, self._new_device_time())
 
     def close(self) -> None:

@@ -28,6 +28,9 @@ from .waits import Waiter
 _FUNC_ATTR = CUfunction_attribute_enum
 _PARAM_BUFFER_POINTER, _PARAM_BUFFER_SIZE, _PARAM_END = 1, 2, 0
 _HOST_REGISTER_PORTABLE = 1  # CU_MEMHOSTREGISTER_PORTABLE
+# A wait's own events sleep in cuEventSynchronize (waits.py): CU_EVENT_BLOCKING_SYNC, and no timing
+_FENCE_EVENT = 0x1 | 0x2  # CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING
+_STREAM_NON_BLOCKING = 0x1  # CU_STREAM_NON_BLOCKING
 NOT_READY = 600
 
 
@@ -66,6 +69,26 @@ def lib():
 
 def check(rc: int) -> None:
     _check(rc)
+
+
+def _launch_config(grid, block, shared, stream, cluster):
+    """A CUlaunchConfig with the cluster's attributes (CLUSTER_DIMENSION when it names dimensions,
+    CLUSTER_SCHEDULING_POLICY_PREFERENCE when it names a policy), and what must outlive the call."""
+    attrs = _ffi.new("CUlaunchAttribute[2]")
+    n = 0
+    if cluster[0]:
+        attrs[n].id = _lib.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        attrs[n].value.clusterDim.x, attrs[n].value.clusterDim.y, attrs[n].value.clusterDim.z = cluster[:3]
+        n += 1
+    if cluster[3]:
+        attrs[n].id = _lib.CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
+        attrs[n].value.clusterSchedulingPolicyPreference = cluster[3]
+        n += 1
+    config = _ffi.new("CUlaunchConfig *")
+    config.gridDimX, config.gridDimY, config.gridDimZ = grid
+    config.blockDimX, config.blockDimY, config.blockDimZ = block
+    config.sharedMemBytes, config.hStream, config.attrs, config.numAttrs = shared, stream, attrs, n
+    return config, attrs
 
 
 def _check(rc: int) -> None:
@@ -138,6 +161,8 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
                                              _ffi.cast("void *", _PARAM_BUFFER_SIZE), self._params_size,
                                              _ffi.cast("void *", _PARAM_END)])
         self._waiter = Waiter(lambda: _lib.cuCtxSetCurrent(self.ctx))
+        self._fences: list = []  # blocking-sync events no wait is using (_fence)
+        self._fence_stream = None  # made for the first long wait on an event of the program's
         self._printf = None
         if capture_printf:
             from .printf import StdoutCapture
@@ -159,7 +184,8 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
 
     def _wait_stream(self, stream) -> None:
         s = stream or _ffi.NULL
-        _check(self._waiter.wait(lambda: _lib.cuStreamQuery(s), lambda: _lib.cuStreamSynchronize(s)))
+        _check(self._waiter.wait(lambda: _lib.cuStreamQuery(s), lambda: _lib.cuStreamSynchronize(s),
+                                 lambda: self._fence((s,))))
 
     def _query_all(self) -> int:
         for s in (_ffi.NULL, *self._streams):
@@ -167,6 +193,45 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
             if rc != 0:
                 return rc
         return 0
+
+    def _busy_streams(self):
+        return [s for s in (_ffi.NULL, *self._streams) if _lib.cuStreamQuery(s) == NOT_READY]
+
+    def _fence(self, streams):
+        """A wait for what `streams` hold now that sleeps instead of spinning (waits.py): a
+        blocking-sync event recorded on each, run on whichever thread waits. Its events go back to
+        the pool once it has waited, so a wait given up never has its events recorded again."""
+        events = []
+        for s in streams:
+            if self._fences:
+                e = self._fences.pop()
+            else:
+                box = _ffi.new("CUevent *")
+                if _lib.cuEventCreate(box, _FENCE_EVENT) != 0:
+                    break  # what is left is waited for by the blocking call itself
+                e = box[0]
+            if _lib.cuEventRecord(e, s) != 0:
+                self._fences.append(e)
+                break
+            events.append(e)
+
+        def sleep():
+            for e in events:
+                _lib.cuEventSynchronize(e)  # its error, if any, is the blocking call's to report
+            self._fences.extend(events)
+        return sleep
+
+    def _fence_event(self, event):
+        """`_fence` for an event of the program's, which may not be blocking-sync: a stream of the
+        worker's own waits for it and the fence follows it there."""
+        if self._fence_stream is None:
+            s = _ffi.new("CUstream *")
+            if _lib.cuStreamCreateWithPriority(s, _STREAM_NON_BLOCKING, 0) != 0:
+                return lambda: None
+            self._fence_stream = s[0]
+        if _lib.cuStreamWaitEvent(self._fence_stream, event, 0) != 0:
+            return lambda: None
+        return self._fence((self._fence_stream,))
 
     def _attr(self, a: int) -> int:
         v = _ffi.new("int *")
@@ -254,15 +319,25 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         if found is None or addr + n > found[0] + found[1]:
             raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{n}) is outside any allocation")
 
+    def _idle_first(self, stream) -> None:
+        """A copy from or to pageable memory waits for its stream inside the driver's copy call,
+        spinning a CPU as its synchronize does (waits.py): behind queued work, the stream is waited
+        for the way a synchronize is first. Nothing else is queued meanwhile: the copy runs where
+        it would have."""
+        if _lib.cuStreamQuery(stream or _ffi.NULL) == NOT_READY:
+            self._wait_stream(stream)
+
     def copy_htod(self, dst, data, stream):
         self._range(dst, len(data))
         buf = _ffi.from_buffer(data)
+        self._idle_first(stream)
         _check(_lib.cuMemcpyHtoDAsync_v2(dst, buf, len(data), stream or _ffi.NULL))
         self._wait_stream(stream)  # buf is only valid during this call
 
     def copy_dtoh(self, src, size, stream):
         self._range(src, size)
         out = bytearray(size)
+        self._idle_first(stream)
         _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.from_buffer(out), src, size, stream or _ffi.NULL))
         self._wait_stream(stream)
         return out  # sent as it is: no second copy
@@ -341,7 +416,8 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         _check(_lib.cuEventRecord(event, stream or _ffi.NULL))
 
     def event_synchronize(self, event):
-        _check(self._waiter.wait(lambda: _lib.cuEventQuery(event), lambda: _lib.cuEventSynchronize(event)))
+        _check(self._waiter.wait(lambda: _lib.cuEventQuery(event), lambda: _lib.cuEventSynchronize(event),
+                                 lambda: self._fence_event(event)))
 
     def event_query(self, event):
         rc = _lib.cuEventQuery(event)
@@ -409,8 +485,16 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         and are timed by windows of launches (timing.py), charged once the GPU has run them."""
         return self.clock.completed()
 
-    def settle(self):
+    def settle(self, wait_s: float = 0.0):
         self.clock.close()
+        if wait_s > 0:
+            # The GPU goes to another session next (session.py): the kernels launched so far finish
+            # first, or the GPU would run them beside that session's, each session's timing would
+            # hold the other's kernels, and the shares would be the GPU's time slices, not the
+            # guarantees. At most `wait_s`: kernels that outlast it are time-sliced by the GPU.
+            busy = self._busy_streams()
+            if busy:
+                self._waiter.within(self._query_all, lambda: self._fence(busy), wait_s)
 
     def running_time(self) -> float:
         if not getattr(self._bound, "ctx", False):
@@ -418,10 +502,19 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
             self._bound.ctx = True
         return self.clock.running()
 
-    def launch(self, function, grid, block, shared, stream, params, cooperative=False):
+    def launch(self, function, grid, block, shared, stream, params, cooperative=False, cluster=None):
         s = stream or _ffi.NULL
         self.clock.before_launch(s)
         n = len(params)
+        if cluster is not None:
+            buf = _ffi.new("char[]", bytes(params) or b"\0")
+            size = _ffi.new("size_t *", n)
+            extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
+                                           _ffi.cast("void *", _PARAM_BUFFER_SIZE), size,
+                                           _ffi.cast("void *", _PARAM_END)])
+            config, _keep = _launch_config(grid, block, shared, s, cluster)
+            _check(_lib.cuLaunchKernelEx(config, function, _ffi.NULL, extra))
+            return
         if cooperative or n > 4096:
             buf = _ffi.new("char[]", bytes(params) or b"\0")
         else:
@@ -441,6 +534,13 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
                                            _ffi.cast("void *", _PARAM_END)])
             _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, extra))
 
+    def cluster_occupancy(self, function, grid, block, shared, cluster, potential):
+        config, _keep = _launch_config(grid, block, shared, _ffi.NULL, cluster)
+        out = _ffi.new("int *")
+        ask = _lib.cuOccupancyMaxPotentialClusterSize if potential else _lib.cuOccupancyMaxActiveClusters
+        _check(ask(out, function, config))
+        return out[0]
+
     @staticmethod
     def _param_pointers(function, buf):
         offsets = []
@@ -457,7 +557,7 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         return self._printf.take() if self._printf is not None else ""
 
     def synchronize(self):
-        _check(self._waiter.wait(self._query_all, _lib.cuCtxSynchronize))
+        _check(self._waiter.wait(self._query_all, _lib.cuCtxSynchronize, lambda: self._fence(self._busy_streams())))
 
     def close(self):
         if self._waiter.abandoned:
@@ -468,6 +568,12 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
             return
         _lib.cuCtxSynchronize()
         self.clock.destroy()
+        for e in self._fences:
+            _lib.cuEventDestroy_v2(e)
+        self._fences.clear()
+        if self._fence_stream is not None:
+            _lib.cuStreamDestroy_v2(self._fence_stream)
+            self._fence_stream = None
         if self.launcher is not None:
             self.launcher.clear()
         self.close_arrays()

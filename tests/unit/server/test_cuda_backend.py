@@ -11,12 +11,14 @@ library's buffered stdout.
 What only a GPU can confirm: that the real driver's events and printf behave as the stand-in's."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing as mp
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import cffi
@@ -42,6 +44,10 @@ static double duration = 0.002;  /* of the next kernels */
 static long issued, reached;     /* order of work: everything up to `reached` has run */
 static struct { long seq; double t; } ev[4096];
 static int nev, launches, records, attr_calls, printed;
+static unsigned evflags[4096];   /* each event's creation flags */
+static int blocking_waits;       /* cuEventSynchronize on a CU_EVENT_BLOCKING_SYNC event: sleeps */
+static int spun_syncs;           /* a stream or context synchronize with work left: the driver spins */
+static int stream_waits;         /* cuStreamWaitEvent */
 static volatile int stuck;       /* the GPU runs a kernel that does not end: synchronize blocks */
 
 static int printing;             /* kernels that printf (the capture test) */
@@ -54,6 +60,9 @@ long fake_issued(void) { return issued; }
 int fake_launches(void) { return launches; }
 int fake_records(void) { return records; }
 int fake_attr_calls(void) { return attr_calls; }
+int fake_blocking_waits(void) { return blocking_waits; }
+int fake_spun_syncs(void) { return spun_syncs; }
+int fake_stream_waits(void) { return stream_waits; }
 
 """ + fakecuda.DEVICE + r"""
 CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
@@ -71,7 +80,11 @@ CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int f, int p) {
 CUresult cuStreamGetPriority(CUstream s, int *p) { *p = s ? -(int)(((uintptr_t)s - 0x5100) / 4) : 0; return CUDA_SUCCESS; }
 CUresult cuStreamGetFlags(CUstream s, unsigned *f) { *f = s ? (unsigned)(((uintptr_t)s - 0x5100) % 4) : 0; return CUDA_SUCCESS; }
 CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
-CUresult cuEventCreate(CUevent *e, unsigned int f) { *e = (CUevent)(uintptr_t)(0x10000 + 16 * nev++); return CUDA_SUCCESS; }
+CUresult cuEventCreate(CUevent *e, unsigned int f) {
+    evflags[nev] = f;
+    *e = (CUevent)(uintptr_t)(0x10000 + 16 * nev++);
+    return CUDA_SUCCESS;
+}
 CUresult cuEventDestroy_v2(CUevent e) { return CUDA_SUCCESS; }
 static int evi(CUevent e) { return (int)(((uintptr_t)e - 0x10000) / 16); }
 CUresult cuEventRecord(CUevent e, CUstream s) {
@@ -92,9 +105,22 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     timeline += duration;
     return CUDA_SUCCESS;
 }
+/* waits for the test to say the GPU got there */
+CUresult cuEventSynchronize(CUevent e) {
+    if (evflags[evi(e)] & 1) blocking_waits++;  /* CU_EVENT_BLOCKING_SYNC */
+    while (stuck || ev[evi(e)].seq > reached) usleep(200);
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned f) { stream_waits++; return CUDA_SUCCESS; }
 CUresult cuStreamQuery(CUstream s) { return stuck || reached < issued ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
-CUresult cuStreamSynchronize(CUstream s) { while (stuck) usleep(1000); reached = issued; return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) {
+    if (stuck || reached < issued) spun_syncs++;
+    while (stuck) usleep(1000);
+    reached = issued;
+    return CUDA_SUCCESS;
+}
 CUresult cuCtxSynchronize(void) {
+    if (stuck || reached < issued) spun_syncs++;
     while (stuck) usleep(1000);
     reached = issued;
     if (printing) printf("device printf %d\n", ++printed);  /* buffered, as the driver's is: flushed by the reader */
@@ -126,6 +152,20 @@ def gpu(fake_libcuda, monkeypatch):
 
 def _launch(dev, stream=None):
     dev.launch(cuda_device.ffi().NULL, (1, 1, 1), (1, 1, 1), 0, stream, b"")
+
+
+@contextlib.contextmanager
+def _gpu_gets_there(fake, seconds: float):
+    """The stand-in GPU reaches all the work given so far `seconds` from now (a thread says so),
+    and the block takes that long (a timer's wait may end a few milliseconds early)."""
+    timer = threading.Timer(seconds, fake.fake_reach_all)
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        yield
+    finally:
+        timer.join()
+    assert time.monotonic() - t0 >= 0.9 * seconds
 
 
 def test_a_run_of_launches_is_timed_by_one_window_not_an_event_pair_each(gpu):
@@ -203,12 +243,38 @@ def test_a_wait_behind_a_kernel_that_never_ends_keeps_doing_housekeeping(gpu):
 
 
 def test_short_waits_are_answered_without_the_helper(gpu):
+    """...and without a driver call beyond the query and the synchronize: the sync round trip
+    pays nothing for the blocking waits below."""
     dev, fake = gpu
     _launch(dev)
     dev.housekeeping = lambda: pytest.fail("a wait that the GPU answers at once ran housekeeping")
     fake.fake_reach_all()
+    before = fake.fake_records(), fake.fake_blocking_waits(), fake.fake_spun_syncs()
     dev.synchronize()
     dev.stream_synchronize(None)
+    assert (fake.fake_records(), fake.fake_blocking_waits(), fake.fake_spun_syncs()) == before
+
+
+@pytest.mark.parametrize("helper", [False, True], ids=["serving thread", "helper"])
+@pytest.mark.parametrize("wait", ["context", "stream", "event"])
+def test_a_long_wait_sleeps_in_a_blocking_sync_event_instead_of_the_drivers_spin(gpu, wait, helper):
+    """Past the first polls, a wait sleeps in cuEventSynchronize on an event made with
+    CU_EVENT_BLOCKING_SYNC, recorded behind what it waits for (an event of the program's: on a
+    stream of the worker's that waits for it); the driver's synchronize, which spins a CPU in a
+    context that schedules automatically, runs only once nothing is left to wait for."""
+    dev, fake = gpu
+    if helper:
+        dev.housekeeping = lambda: None
+    s = dev.stream_create(0, 0)
+    _launch(dev, s)
+    event = dev.event_create(0)
+    dev.event_record(event, s)
+    sleeps, spun, stream_waits = fake.fake_blocking_waits(), fake.fake_spun_syncs(), fake.fake_stream_waits()
+    with _gpu_gets_there(fake, 0.1):
+        {"context": dev.synchronize, "stream": lambda: dev.stream_synchronize(s),
+         "event": lambda: dev.event_synchronize(event)}[wait]()
+    assert fake.fake_blocking_waits() > sleeps and fake.fake_spun_syncs() == spun
+    assert fake.fake_stream_waits() == stream_waits + (wait == "event")
 
 
 def test_stream_priority_and_flags_come_from_the_driver(gpu):
@@ -278,3 +344,62 @@ def test_device_printf_is_captured_from_the_workers_stdout(fake_libcuda, tmp_pat
                        env={**os.environ, "RGPU_LIBCUDA": str(fake_libcuda)})
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.splitlines() == ["python says hello", "captured ok"]
+
+
+def _contended_session(dev):
+    """A session of slot 0 (guarantee 25) whose neighbour in slot 1 (75) waits to launch."""
+    sched = GpuScheduler(mp.get_context("fork"), 4)
+    sched.configure(0, 25, 100)
+    sched.configure(1, 75, 100)
+    s = Session(dev)
+    s.sched, s.slot = sched, 0
+    sched.waiting[1] = 1
+    return s, sched
+
+
+def test_the_gpu_goes_to_a_waiting_neighbour_once_the_kernels_it_ran_have_finished(gpu):
+    """A real GPU runs kernels after their launch: given up at once, the GPU would run the
+    neighbour's beside them, shared by the GPU's time slices instead of by guarantee, and each
+    session's timing would hold the other's kernels. So the session keeps it until they finish,
+    and is charged their exact time as it hands it over."""
+    dev, fake = gpu
+    s, sched = _contended_session(dev)
+    for _ in range(8):
+        s.run_kernel(lambda: _launch(dev))
+    assert sched.busy.value == 0
+    t0 = time.monotonic()
+    with _gpu_gets_there(fake, 0.1):
+        s.settle()  # the client waits: the GPU goes to the neighbour, after the kernels
+        settled = time.monotonic() - t0
+    assert settled >= 0.09 and sched.busy.value == -1 and sched.kernels[0] == 8
+    assert sched.device_time[0] == pytest.approx(8 * 0.002, rel=1e-4)
+
+
+def test_with_nobody_else_the_gpu_is_given_up_without_waiting(gpu):
+    dev, fake = gpu
+    s, sched = _contended_session(dev)
+    sched.waiting[1] = 0  # the neighbour has not launched anything lately
+    for _ in range(8):
+        s.run_kernel(lambda: _launch(dev))
+    s.settle()
+    assert sched.busy.value == -1 and sched.device_time[0] == 0.0  # the kernels run on: charged later
+    fake.fake_reach_all()
+    s.settle()
+    assert sched.device_time[0] == pytest.approx(8 * 0.002, rel=1e-4)
+
+
+def test_kernels_that_outlast_the_hand_over_are_left_to_the_gpus_time_slices(gpu, monkeypatch):
+    """A kernel that never ends holds a waiting neighbour up for HAND_OVER_S once, then never again."""
+    from rgpu.server import session as session_module
+    monkeypatch.setattr(session_module, "HAND_OVER_S", 0.1)
+    dev, fake = gpu
+    s, sched = _contended_session(dev)
+    fake.fake_set_stuck(1)
+    s.run_kernel(lambda: _launch(dev))
+    t0 = time.monotonic()
+    s.settle()
+    assert 0.09 <= time.monotonic() - t0 < 1 and sched.busy.value == -1
+    s.run_kernel(lambda: _launch(dev))
+    t0 = time.monotonic()
+    s.settle()
+    assert time.monotonic() - t0 < 0.05 and sched.busy.value == -1

@@ -35,10 +35,14 @@ static unsigned char devmem[4 << 20];           /* device memory at 0x7000000 */
 #define DEV0 0x7000000ull
 static struct { int h2d; void *host; CUdeviceptr dev; size_t n; CUstream s; } q[64];
 static int nq, h2d_calls, d2h_calls, syncs;
+static int behind;      /* copies given with work still queued before them (a pageable one waits in the call) */
+static int event_syncs; /* waits that slept on an event */
 static void *reg_ptr, *last_d2h; static size_t reg_size; static unsigned reg_flags; static int registered, unregistered;
 
 int fake_pending(void) { return nq; }
 int fake_syncs(void) { return syncs; }
+int fake_behind(void) { return behind; }
+int fake_event_syncs(void) { return event_syncs; }
 int fake_registered(void) { return registered; }
 int fake_unregistered(void) { return unregistered; }
 void *fake_reg_ptr(void) { return reg_ptr; }
@@ -69,6 +73,11 @@ CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
 CUresult cuStreamQuery(CUstream s) { return nq ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
 CUresult cuStreamSynchronize(CUstream s) { run_queue(); return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { run_queue(); return CUDA_SUCCESS; }
+/* the blocking-sync event a long wait sleeps on (cuda/waits.py): reached as a synchronize is */
+CUresult cuEventCreate(CUevent *e, unsigned int f) { *e = (CUevent)0xE000; return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent e, CUstream s) { return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent e) { event_syncs++; run_queue(); return CUDA_SUCCESS; }
+CUresult cuEventDestroy_v2(CUevent e) { return CUDA_SUCCESS; }
 CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
     reg_ptr = p, reg_size = n, reg_flags = flags, registered++;
     return CUDA_SUCCESS;
@@ -76,11 +85,13 @@ CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
 CUresult cuMemHostUnregister(void *p) { unregistered += p == reg_ptr; return p == reg_ptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
     h2d_calls++;
+    behind += nq > 0;
     q[nq].h2d = 1, q[nq].host = (void *)src, q[nq].dev = dst, q[nq].n = n, q[nq].s = s, nq++;
     return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
     d2h_calls++;
+    behind += nq > 0;
     last_d2h = dst;
     q[nq].h2d = 0, q[nq].host = dst, q[nq].dev = src, q[nq].n = n, q[nq].s = s, nq++;
     return CUDA_SUCCESS;
@@ -252,3 +263,21 @@ def test_a_staged_out_d2h_copy_is_dma_d_into_the_segment_chunk_by_chunk(gpu, mon
     bad = staging._run_staged_out(s, run, BY_NAME["cuMemcpyDtoH_v2"], [d, n + 4096], n + 4096, 78, True, Dispatcher("cuda"))
     assert bad.rc != 0 and struct.unpack_from("<Q", seg.view, 32) == (79,)
     staging.close_shm(s)
+
+
+def test_a_pageable_copy_behind_queued_work_waits_for_it_asleep_before_it_is_issued(gpu, segment):
+    """A copy from or to the worker's own (pageable) memory waits for its stream inside the driver's
+    copy call, spinning a CPU; behind queued work the stream is first waited for as a synchronize
+    is (cuda/waits.py: asleep on a blocking-sync event), so the copy call has nothing to wait for."""
+    dev, fake = gpu
+    name, nonce, size = segment
+    pinned = PinnedHost(_Session(dev))
+    d = dev.mem_alloc(65536)
+    view, addr = pinned.region([name, nonce, size, DATA, 4096])
+    view[:] = b"q" * 4096
+    memory._copy(_Session(dev), memory.H2D, d, 0, 4096, None, (), (view, addr), False)
+    assert fake.fake_pending() == 1  # queued: a pageable copy now would wait behind it
+    behind, slept = fake.fake_behind(), fake.fake_event_syncs()
+    assert bytes(dev.copy_dtoh(d, 4096, None)) == b"q" * 4096
+    dev.copy_htod(d, b"r" * 16, None)
+    assert fake.fake_behind() == behind and fake.fake_event_syncs() > slept
