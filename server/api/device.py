@@ -145,14 +145,9 @@ def synchronize(s):
 def device_reset(s):
     """Frees everything the session holds, as cudaDeviceReset destroys the primary context."""
     s.device.synchronize()
-    for addr, _ in list(_allocations(s)):
+    for addr, _ in s.device.allocations():
         s.device.mem_free(addr)
         s.managed.pop(addr, None)
     s.sticky = None
     s.deferred = None
     return ()
-
-
-def _allocations(s):
-    mem = getattr(s.device, "memory", None)
-    return mem.allocations() if mem is not None else []

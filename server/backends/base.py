@@ -133,6 +133,9 @@ class Device(ABC):
         they must all be resident at once and get the grid workspace cooperative groups expects.
         `cluster`: (x, y, z, scheduling policy) of a thread-block cluster launch (x 0: no dimensions
         named, a policy alone)."""
+    @abstractmethod
+    def allocations(self) -> list[tuple[int, int]]:
+        """(address, size) of every allocation the session holds: what cudaDeviceReset frees."""
     def cluster_occupancy(self, function, grid, block, shared: int, cluster: tuple[int, int, int, int],
                           potential: bool) -> int:
         """cuOccupancyMaxActiveClusters (or, `potential`, cuOccupancyMaxPotentialClusterSize) for the

@@ -293,6 +293,9 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         self._track(p[0], size)
         return p[0]
 
+    def allocations(self):
+        return list(self._allocs.items())
+
     def mem_free(self, addr):
         _check(_lib.cuMemFree_v2(addr))
         size = self._allocs.pop(addr, 0)

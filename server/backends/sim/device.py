@@ -296,6 +296,9 @@ class SimDevice(SimArrays, Device):
                                "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE"):
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"function attribute {attribute} cannot be set")
 
+    def allocations(self):
+        return self.memory.allocations()
+
     def launch(self, function, grid, block, shared, stream, params, cooperative=False, cluster=None) -> None:
         if cluster is not None and cluster[0] * max(cluster[1], 1) * max(cluster[2], 1) > 1:
             # as a GPU before Hopper answers: the sim reports CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH 0

@@ -83,6 +83,7 @@ CUresult cuSurfObjectCreate(CUsurfObject *s, const CUDA_RESOURCE_DESC *r) {
 CUresult cuSurfObjectDestroy(CUsurfObject s) { say("cuSurfObjectDestroy 0x%llx", s); return CUDA_SUCCESS; }
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { *p = 0x700000000000ull; return CUDA_SUCCESS; }
 CUresult cuMemFree_v2(CUdeviceptr p) { return CUDA_SUCCESS; }
+CUresult cuStreamQuery(CUstream s) { return CUDA_SUCCESS; }  /* nothing queued: a device sync waits for nothing */
 """
 DRV = enums.cudaError_enum
 
@@ -239,3 +240,14 @@ def test_mipmapped_arrays_and_pitched_textures(d, session):
     assert session.fake_log()[-1] == "cuMipmappedArrayDestroy 0xb000"
     # its levels went with it
     assert call(d, session, "cuArray3DGetDescriptor_v2", level).rc == DRV["CUDA_ERROR_INVALID_HANDLE"]
+
+
+def test_a_device_reset_frees_the_sessions_memory_on_the_driver(d, session):
+    """cudaDeviceReset frees every allocation the session holds on the cuda backend too (it freed
+    only the software GPU's: on an H200 a pointer allocated before a reset still answered as device
+    memory after it)."""
+    (dev,) = call(d, session, "cuMemAlloc_v2", 4096).outs
+    assert session.device.allocations() == [(dev, 4096)]
+    assert call(d, session, "cudaDeviceReset").rc == 0
+    assert session.device.allocations() == []
+    assert call(d, session, "cuMemFree_v2", dev).rc != 0  # gone: a second free is refused
