@@ -345,6 +345,10 @@ def _check_config(func: KernelFunction, grid, block, dynamic_shared: int, params
     if len(params) < func.param_size:
         raise SimError("CUDA_ERROR_INVALID_VALUE",
                        f"{func.name} takes {func.param_size} bytes of parameters, {len(params)} given")
+    if len(params) > func.param_size:
+        # as the driver answers a CU_LAUNCH_PARAM_BUFFER_SIZE past the kernel's parameters (seen on an H200)
+        raise SimError("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+                       f"{func.name} takes {func.param_size} bytes of parameters, a buffer of {len(params)} given")
 
 
 def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam):

@@ -1,5 +1,6 @@
 // Driver API: modules from files (PTX text; a fatbin), functions, globals, launches with
 // kernelParams and with a packed parameter buffer (CU_LAUNCH_PARAM_BUFFER_POINTER).
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -34,8 +35,13 @@ static int run(const char *path) {
     for (int i = 0; i < n; i++) EXPECT(out[i] == 3.0f * x[i] + 1.0f + 0.5f);
     // the same launch with the parameters packed by hand, as the extra argument allows
     struct { float a; int pad; CUdeviceptr x, y; int n; } packed = {1.0f, 0, dx, dy, n};
+    // the parameters' own size (28), not the struct's (32, padded): the driver refuses a buffer
+    // larger than the kernel's parameters with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
     size_t size = sizeof packed;
     void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    CK(cuLaunchKernel(saxpy, n / 128, 1, 1, 128, 1, 1, 0, 0, nullptr, extra));
+    EXPECT(cuCtxSynchronize() == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    size = offsetof(decltype(packed), n) + sizeof(int);
     CK(cuLaunchKernel(saxpy, n / 128, 1, 1, 128, 1, 1, 0, 0, nullptr, extra));
     CK(cuCtxSynchronize());
     CK(cuMemcpyDtoH(out.data(), dy, n * sizeof(float)));
