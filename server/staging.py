@@ -114,7 +114,9 @@ def _run_staged_out(session, run, call_id, args, room, seq, sync, dispatcher) ->
     if count >= REGISTER_MIN and session.device.registers_host:
         _dma_ready(session, seg, DATA + count)  # the device writes into the segment itself
     header, res = seg.view, None
-    struct.pack_into("<QQ", header, _OUT_PROGRESS, seq, 0)
+    # The copy is said to be under way (its seq) only once its first chunk is in place: until then
+    # the client waits asleep (take_early), however long the kernels queued before the copy run.
+    struct.pack_into("<Q", header, _OUT_PROGRESS + 8, 0)
     a = list(args)
     for off in range(0, count, STAGE_CHUNK):
         k = min(STAGE_CHUNK, count - off)
@@ -133,6 +135,8 @@ def _run_staged_out(session, run, call_id, args, room, seq, sync, dispatcher) ->
         if res.rc:
             return res
         struct.pack_into("<Q", header, _OUT_PROGRESS + 8, off + k)
+        if not off:
+            struct.pack_into("<Q", header, _OUT_PROGRESS, seq)  # after its count: a client that sees it sees that
     seg.bytes_out += count
     return Result(0, res.outs, Placed(([DATA, count],)), face=res.face)
 
