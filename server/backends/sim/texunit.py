@@ -9,7 +9,12 @@ The arithmetic is the CUDA Programming Guide's texture fetching appendix:
   * linear filtering reads the 2, 4 or 8 texels around x - 0.5 and weighs them with
     alpha = frac(x - 0.5) held in 9-bit fixed point with 8 fractional bits: the coordinate is
     quantised to 1/256 of a texel (rounded), so only 256 weights lie between two texels and 1.0 is
-    exact;
+    exact. As an H200 does (tests/e2e/test_textures.py reproduces its numbers), each corner's
+    weight, the product of its dimensions' weights, is itself rounded to 1/256, and a clamped
+    coordinate is clamped to the centres of the edge texels first, so a dimension outside the
+    texture weighs (1, 0) and leaves the other dimensions' products as they are; 8-bit unsigned
+    normalised texels are filtered as 16-bit values (byte * 257) and the result is rounded to
+    1/65535;
   * the address mode of each dimension maps a texel index outside [0, N): clamp to the edge,
     border (the border colour instead of a texel), wrap (modulo N), mirror (reflected every N);
     wrap and mirror exist only with normalised coordinates, and clamp replaces them otherwise;
@@ -152,9 +157,26 @@ def _texel_space(x: np.ndarray, n: int, normalized: bool) -> np.ndarray:
 
 def linear_taps(u: np.ndarray):
     """(i0, alpha) of linear filtering at texel coordinate u: u - 0.5 in fixed point with 8
-    fractional bits (rounded), i0 its integer part, alpha its fraction (k/256)."""
+    fractional bits (rounded), i0 its integer part, alpha its fraction in 1/256 (0..255)."""
     f = np.floor((u - 0.5) * 256.0 + 0.5).astype(np.int64)
-    return f >> 8, ((f & 255).astype(np.float32) / np.float32(256.0))
+    return f >> 8, f & 255
+
+
+def corner_weights(alphas) -> list[np.ndarray]:
+    """The 2**dims weights of linear filtering, in 1/256, from each dimension's alpha (in 1/256):
+    corner c (bit k: the upper texel of dimension k) weighs the product of (256 - alpha_k) or
+    alpha_k, rounded to 1/256 (halves up; whether an H200 rounds halves up, and whether it rounds
+    a 3D product once or in steps, is not known). 2D weights add up to 256 unless a product is
+    exactly half-way."""
+    dims, out = len(alphas), []
+    for corner in range(1 << dims):
+        p = None
+        for k, a in enumerate(alphas):
+            w = a if (corner >> k) & 1 else 256 - a
+            p = w if p is None else p * w
+        shift = 8 * (dims - 1)
+        out.append((p + ((1 << shift) >> 1)) >> shift if shift else p)
+    return out
 
 
 def cube_face(x, y, z):
@@ -204,8 +226,9 @@ class Texture:
             modes = [CLAMP if m in (WRAP, MIRROR) else m for m in modes]
         return modes
 
-    def _corner(self, mem, level, idx, modes, sizes, slice_):
-        """Values of the texels at integer indices idx (one array per dimension), addressed."""
+    def _corner(self, mem, level, idx, modes, sizes, slice_, bytes_=False):
+        """Values of the texels at integer indices idx (one array per dimension), addressed;
+        bytes_: an 8-bit unsigned normalised format's values times 255 (float64, exact)."""
         fixed, inside = [], None
         for i, mode, n in zip(idx, modes, sizes):
             j, ok = address(i, n, mode)
@@ -216,9 +239,12 @@ class Texture:
         ix = fixed[0]
         iy = fixed[1] if len(fixed) > 1 else zero
         iz = fixed[2] if len(fixed) > 2 else slice_
-        v = self._values(mem, level, ix, iy, iz)
+        if bytes_:
+            v = _pad(level.read(mem, ix, iy, iz).astype(np.float64), 255.0)
+        else:
+            v = self._values(mem, level, ix, iy, iz)
         if inside is not None and not inside.all():
-            border = self.border.astype(v.dtype) if v.dtype.kind != "f" else self.border
+            border = self.border.astype(v.dtype) if v.dtype.kind != "f" else self.border * (255.0 if bytes_ else 1)
             v = np.where(inside[:, None], v, border)
         return v
 
@@ -235,18 +261,24 @@ class Texture:
         if filter_mode == POINT or self.integer:
             idx = [np.floor(u).astype(np.int64) for u in space]
             return self._corner(mem, level, idx, modes, sizes, slice_)
+        # the hardware clamps a clamped dimension's coordinate to its edge texels' centres, so
+        # outside the texture that dimension weighs (1, 0) and does not enter the rounding
+        space = [np.clip(u, 0.5, n - 0.5) if m == CLAMP else u for u, n, m in zip(space, sizes, modes)]
         taps = [linear_taps(u) for u in space]
+        weights = corner_weights([a for _, a in taps])
+        unorm8 = self._filters_as_16_bits(level.desc)
         out = None
-        for corner in range(1 << dims):
-            idx, w = [], None
-            for k, (i0, a) in enumerate(taps):
-                hi = (corner >> k) & 1
-                idx.append(i0 + hi)
-                wk = a if hi else np.float32(1) - a
-                w = wk if w is None else w * wk
-            v = self._corner(mem, level, idx, modes, sizes, slice_) * w[:, None]
+        for corner, w in enumerate(weights):
+            idx = [i0 + ((corner >> k) & 1) for k, (i0, _) in enumerate(taps)]
+            v = self._corner(mem, level, idx, modes, sizes, slice_, unorm8) * w[:, None]
             out = v if out is None else out + v
-        return out.astype(np.float32)
+        if unorm8:  # sum of weight/256 * byte * 257, rounded to 16 bits (halves up)
+            return (np.floor(out * (257 / 256) + 0.5) / 65535).astype(np.float32)
+        return (out * np.float32(1 / 256)).astype(np.float32)
+
+    def _filters_as_16_bits(self, desc: ArrayDesc) -> bool:
+        """8-bit unsigned normalised texels (not sRGB): the H200 filters them as 16-bit values."""
+        return (desc.kind == "u" and desc.channel_bytes == 1 and not self.tex.flags & (SRGB | READ_AS_INTEGER))
 
     def _locate(self, coords, layer):
         """(coordinates on a level, slice index): cubemap faces and layers become slices."""

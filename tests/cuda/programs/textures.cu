@@ -13,7 +13,8 @@
 //   textures copies               every copy to and from arrays (2D, 3D, linear forms, async, device)
 //   textures graph                an array copy node (host -> array) and a kernel node reading it
 //   textures errors               impossible formats, copies past an extent, unknown handles
-//   textures stale                a kernel reading a destroyed texture object (a fault)
+//   textures stale                a kernel reading a destroyed texture object (a fault on the sim;
+//                                 undefined on a GPU, where an H200 returned cudaSuccess)
 // IN: int32 W, H, D, n; float texels[W*H*max(D,1)] (mipmap: every level's, level after level);
 // float x[n], y[n], z[n].
 #include <cmath>
