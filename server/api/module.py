@@ -213,12 +213,16 @@ def _attr(attrs, name):
 
 @handles("cuOccupancyMaxActiveBlocksPerMultiprocessor", "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")
 def occupancy(s, function, block_size, dynamic_shared, flags=0):
-    """Resident blocks per SM, as CUDA's occupancy calculator counts them: the least of the
-    per-SM limits on blocks, threads (whole warps), registers (allocated per warp in units of 256)
-    and shared memory (the function's static + dynamic + the per-block reserve)."""
+    """Resident blocks per SM: the driver's answer where a real GPU gives one, else as CUDA's
+    occupancy calculator counts them: the least of the per-SM limits on blocks, threads (whole
+    warps), registers (allocated per warp in units of 256) and shared memory (the function's static
+    + dynamic + the per-block reserve)."""
     fn = s.get("function", function)
     if block_size <= 0:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"block size {block_size}")
+    asked = s.device.occupancy(fn, block_size, dynamic_shared, flags)
+    if asked is not None:
+        return (asked,)
     if block_size > s.device.function_attribute(fn, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"):
         return (0,)
     attrs = s.device.attributes()

@@ -133,6 +133,11 @@ class Device(ABC):
         they must all be resident at once and get the grid workspace cooperative groups expects.
         `cluster`: (x, y, z, scheduling policy) of a thread-block cluster launch (x 0: no dimensions
         named, a policy alone)."""
+    def occupancy(self, function, block_size: int, dynamic_shared: int, flags: int) -> int | None:
+        """Resident blocks per SM as the device's driver answers it, or None: the server computes it
+        from the device's and the function's attributes (server/api/module.py)."""
+        return None
+
     @abstractmethod
     def allocations(self) -> list[tuple[int, int]]:
         """(address, size) of every allocation the session holds: what cudaDeviceReset frees."""

@@ -95,6 +95,12 @@ CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig
     return CUDA_SUCCESS;
 }
 CUresult cuOccupancyMaxPotentialClusterSize(int *n, CUfunction f, const CUlaunchConfig *c) { *n = 8; return CUDA_SUCCESS; }
+/* the driver's calculator, made up: 1536 threads' worth of blocks, less one for any dynamic shared memory */
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction f, int block, size_t shared,
+                                                               unsigned flags) {
+    *n = 1536 / block - (shared ? 1 : 0);
+    return CUDA_SUCCESS;
+}
 """
 
 LAUNCH, RT_LAUNCH = BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]

@@ -537,6 +537,14 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
                                            _ffi.cast("void *", _PARAM_END)])
             _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, extra))
 
+    def occupancy(self, function, block_size, dynamic_shared, flags):
+        # the driver's own calculator: it knows the GPU's register and shared-memory allocation
+        # rules (granularities, carveouts, the per-block reserve) that a formula only approximates
+        out = _ffi.new("int *")
+        _check(_lib.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(out, function, block_size, dynamic_shared,
+                                                                         flags))
+        return out[0]
+
     def cluster_occupancy(self, function, grid, block, shared, cluster, potential):
         config, _keep = _launch_config(grid, block, shared, _ffi.NULL, cluster)
         out = _ffi.new("int *")

@@ -266,3 +266,14 @@ def replies(sv, calls) -> list[tuple[int, list]]:
     for m in sv.sock.sent[sent:]:
         unpacker.feed(m)
     return [(r[1], r[2]) for r in unpacker if isinstance(r, list)]  # [seq, status, results, ...]
+
+
+def test_occupancy_is_the_drivers_answer(driver, monkeypatch):
+    """On a real GPU the occupancy questions (and the cooperative launch's fit) are answered by the
+    driver's calculator, which knows the GPU's allocation rules, not by the server's formula (the
+    stand-in's device attributes are zeros: the formula would say 0)."""
+    sv = Served(driver, monkeypatch, False)
+    fn = sv.fns[0]
+    assert replies(sv, [sv.call(BY_NAME["cuOccupancyMaxActiveBlocksPerMultiprocessor"], [fn, 256, 0], sync=1),
+                        sv.call(BY_NAME["cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"], [fn, 128, 64, 1],
+                                sync=1)]) == [(0, [6]), (0, [11])]
