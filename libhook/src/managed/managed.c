@@ -171,40 +171,69 @@ static int free_on_server(int face, int dev, uint64_t addr) {
     return rc;
 }
 
-static int alloc_managed(int face, uint64_t *out, size_t size, unsigned flags) {
+/* One managed allocation from the server, with its host pages mapped here at its address: 0, or
+ * -1 when this process has something of its own there (the allocation is left on the server), or the
+ * server's error. */
+static int alloc_once(int face, int *dev, uint64_t *addr, uint64_t *mapped, void **host, void **shadow, size_t size,
+                      unsigned flags) {
     rgpu_call c;
     if (face == RGPU_RUNTIME) rgpu_wire_cudaMallocManaged(&c, size, flags);
     else rgpu_wire_cuMemAllocManaged(&c, size, flags);
-    int dev = c.dev;
+    *dev = c.dev;
     int rc = rgpu_sync(&c);
-    uint64_t addr = 0, mapped = 0;
-    if (rc == 0 && face == RGPU_RUNTIME) rgpu_wire_out_cudaMallocManaged(&c, &addr, &mapped);
-    else if (rc == 0) rgpu_wire_out_cuMemAllocManaged(&c, &addr, &mapped);
+    if (rc == 0 && face == RGPU_RUNTIME) rgpu_wire_out_cudaMallocManaged(&c, addr, mapped);
+    else if (rc == 0) rgpu_wire_out_cuMemAllocManaged(&c, addr, mapped);
     rgpu_end(&c);
     if (rc) return rc;
-
     long page = sysconf(_SC_PAGESIZE);
-    region *r = calloc(1, sizeof *r);
-    void *host = MAP_FAILED, *shadow = MAP_FAILED;
-    if (r && addr % page == 0 && mapped % page == 0 && mapped % PAGE == 0) {
-        host = mmap((void *)(uintptr_t)addr, mapped, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-        if (host != MAP_FAILED && host != (void *)(uintptr_t)addr) { /* a kernel that took it as a hint */
-            munmap(host, mapped);
-            host = MAP_FAILED;
-        }
-        if (host != MAP_FAILED) shadow = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *host = *shadow = MAP_FAILED;
+    if (*addr % page || *mapped % page || *mapped % PAGE) return -1;
+    *host = mmap((void *)(uintptr_t)*addr, *mapped, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (*host != MAP_FAILED && *host != (void *)(uintptr_t)*addr) { /* a kernel that took it as a hint */
+        munmap(*host, *mapped);
+        *host = MAP_FAILED;
     }
-    if (shadow == MAP_FAILED) {
-        rgpu_log(RGPU_LOG_ERROR, "managed allocation of %zu bytes at 0x%llx: this process cannot map host memory "
-                 "at that address (the range is in use); freeing it", size, (unsigned long long)addr);
-        if (host != MAP_FAILED) munmap(host, mapped);
-        free(r);
+    if (*host != MAP_FAILED) *shadow = mmap(NULL, *mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (*shadow != MAP_FAILED) return 0;
+    if (*host != MAP_FAILED) munmap(*host, *mapped);
+    return -1;
+}
+
+/* A server's driver chooses managed addresses in its own address space (the cuda backend's come from
+ * the region where this process has its libraries and mappings too): an address this process already
+ * uses is kept allocated while the server is asked again, so that it gives another, and is freed once
+ * one fits (or the tries are spent). */
+#define MAP_TRIES 8
+static int alloc_managed(int face, uint64_t *out, size_t size, unsigned flags) {
+    uint64_t addr = 0, mapped = 0, taken[MAP_TRIES];
+    void *host = MAP_FAILED, *shadow = MAP_FAILED;
+    int dev = -1, ntaken = 0, rc;
+    while ((rc = alloc_once(face, &dev, &addr, &mapped, &host, &shadow, size, flags)) == -1) {
+        taken[ntaken++] = addr;
+        if (ntaken == MAP_TRIES) break;
+        rgpu_log(RGPU_LOG_DEBUG, "managed allocation at 0x%llx: in use in this process, asking for another",
+                 (unsigned long long)addr);
+    }
+    inside = 1;
+    for (int i = 0; i < ntaken; i++) free_on_server(face, dev, taken[i]);
+    inside = 0;
+    region *r = rc == 0 ? calloc(1, sizeof *r) : NULL;
+    if (rc == 0 && !r) {
+        munmap(host, mapped);
+        munmap(shadow, mapped);
         inside = 1;
         free_on_server(face, dev, addr);
         inside = 0;
         return rgpu_record(face, RGPU_OUT_OF_MEMORY);
     }
+    if (rc == -1) {
+        rgpu_log(RGPU_LOG_ERROR, "managed allocation of %zu bytes: this process cannot map host memory at any of the "
+                 "%d addresses the server gave (the last 0x%llx); freed them", size, MAP_TRIES,
+                 (unsigned long long)addr);
+        return rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    }
+    if (rc) return rc;
     /* Host pages, shadow and device copy all start zeroed (the server clears the allocation). */
     r->addr = addr;
     r->mapped = mapped;
