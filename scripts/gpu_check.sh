@@ -15,10 +15,13 @@
 #   4. pytorch.log, pytorch.xml: tests/e2e/test_pytorch.py with this host's own CUDA torch
 #      (RGPU_TORCH_PYTHON, default python3), when it has one
 #   5. profile_rows.log: where the session worker's time goes, row by row
+#   6. diagnose-*.log: the library programs whose failures the e2e suite reports only as a status,
+#      run again against a server logging at debug level, with the client library's debug log
+#      (scripts/gpu_diagnose.py)
 #   summary.txt: each step's exit status and time.
 #
 #   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick] [--limit STEP=S]...
-# --steps: some of native,launch_path,e2e,pytorch,profile_rows (default all; a lent machine runs
+# --steps: some of native,launch_path,e2e,pytorch,profile_rows,diagnose (default all; a lent machine runs
 # a command for at most 10 minutes: `--steps native,launch_path` then `--steps e2e`, and so on);
 # --device sim runs the same steps on the software GPU (to try the script on a machine without one);
 # --quick: one round of the table; --limit: a step's time limit in seconds (to fit a lease's minutes).
@@ -28,8 +31,8 @@ cd "$root"
 out=""
 device=cuda
 quick=0
-declare -A limits=([native]=420 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420)
-steps=native,launch_path,e2e,pytorch,profile_rows
+declare -A limits=([native]=420 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420 [diagnose]=400)
+steps=native,launch_path,e2e,pytorch,profile_rows,diagnose
 while [ $# -gt 0 ]; do
     case "$1" in
         --device) device=$2; shift 2 ;;
@@ -38,7 +41,7 @@ while [ $# -gt 0 ]; do
         --limit) [[ $2 =~ ^([a-z0-9_]+)=([0-9]+)$ && -n ${limits[${BASH_REMATCH[1]}]:-} ]] ||
                      { echo "gpu_check.sh: --limit wants STEP=SECONDS, got $2" >&2; exit 2; }
                  limits[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         -*) echo "gpu_check.sh: unknown option $1 (--help)" >&2; exit 2 ;;
         *) out=$1; shift ;;
     esac
@@ -113,4 +116,9 @@ else
 fi
 
 wanted profile_rows && step profile_rows "$py" -m benchmarks.native.profile_rows --device "$device"
+if wanted diagnose; then
+    "$torch_py" -c 'import torch, sys; sys.exit(not torch.version.cuda)' 2>/dev/null &&
+        export RGPU_TORCH_PYTHON=$(command -v "$torch_py")
+    step diagnose "$py" scripts/gpu_diagnose.py "$out" --device "$device"
+fi
 echo "logs: $out"
