@@ -197,7 +197,7 @@ static int replay_node(int face, rgpu_gnode *n, void *stream, unsigned long long
     case NODE_KERNEL: {
         rgpu_kernel_node *k = &n->u.k;
         return rgpu_launch_packed(k->face, k->func, k->fn, k->layout, k->g, k->b, k->shmem, stream, k->buf,
-                                  k->nbytes, k->cooperative, k->cluster[0] ? k->cluster : NULL);
+                                  k->nbytes, k->cooperative, k->cluster[0] || k->cluster[3] ? k->cluster : NULL);
     }
     case NODE_MEMCPY: {
         rgpu_copy_node *m = &n->u.m;

@@ -39,7 +39,7 @@ typedef struct {
     const rgpu_layout *layout; /* NULL when the parameters came packed (CU_LAUNCH_PARAM_BUFFER_POINTER) */
     unsigned g[3], b[3], shmem;
     int cooperative;        /* captured from a cooperative launch: replayed as one (grid.sync() needs it) */
-    unsigned cluster[4];    /* captured from a cluster launch: its dimensions and scheduling policy (zeros: none) */
+    unsigned cluster[4];    /* captured from a cluster launch: its dimensions and scheduling policy (all zeros: none) */
     uint8_t *buf;           /* the packed parameters: a deep copy taken when the node was made */
     size_t nbytes;
     void **args;            /* kernelParams for KernelNodeGetParams: pointers into buf */
