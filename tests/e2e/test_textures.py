@@ -13,66 +13,12 @@ import pytest
 
 from rgpu.server.backends import resources as R
 from tests.conftest import run_cli
-from tests.support.texref import away_from_edges, ref_address, ref_cube, ref_sample
+from tests.support.texref import away_from_edges, ref_cube, ref_sample
 
 pytestmark = pytest.mark.e2e
 
 MODES = [R.WRAP, R.CLAMP, R.MIRROR, R.BORDER]  # the program's order
 BORDER = (0.25, 0, 0, 0)
-
-
-def ref_filtered(T, coords, modes, normalized: bool, border=(0, 0, 0, 0), unorm8=False):
-    """One lane of linear filtering as an H200's texture unit does it (T, coords, modes as
-    texref.ref_sample's; unorm8: T holds the bytes of an 8-bit unsigned normalised format).
-
-    alpha = frac(x - 0.5) rounded to 1/256, as the Guide says; then each corner's weight, the
-    product of its dimensions' alphas, is rounded to 1/256 too, and a clamped coordinate is first
-    clamped to the edge texels' centres (its dimension then weighs (1, 0)). 8-bit unsigned
-    normalised texels are filtered as 16-bit values, the result rounded to 1/65535. What the H200
-    returned and the exact weights did not:
-      * 2D float, unnormalised (3.7741427, 2.9233227) on the 7x5 texels of seed 7: alphas 70/256,
-        108/256; exact products give 0.0131199, the rounded ones (108, 40, 78, 30)/256 give
-        0.02263688 = the H200's 0.022636882960796356;
-      * 3D float (0.5755937, -5.6844125, 1.4667755) on the 5x4x3 texels of seed 8: y is outside
-        and clamped, alphas 19 and 247 for x and z, weights (8, 1, 229, 18)/256 give 8.3987254 =
-        the H200's 8.398725509643555 (exact: 8.3802892; rounding the eight products of an
-        unclamped y = 209/256 gives 8.4114977);
-      * uchar4 at (5.3991656, 1.1999524): weights (8, 18, 69, 161), sums of weight * byte
-        (34064, 48285, 25577, 41989), times 257/256 rounded, / 65535: (0.5218128, 0.7396658,
-        0.3918059, 0.6432136) = the H200's, where byte / 255 gives (0.5218137, 0.7396599, ...).
-    Whether an 8-corner 3D weight is rounded once or in steps, and how halves round, these
-    numbers do not say; the sim rounds once, halves up."""
-    dims = len(coords)
-    sizes = [T.shape[2], T.shape[1], T.shape[0]][:dims]
-    modes = [R.CLAMP if m in (R.WRAP, R.MIRROR) and not normalized else m for m in modes]
-    taps = []
-    for c, n, mode in zip(coords, sizes, modes):
-        u = float(np.float32(c) * np.float32(n)) if normalized else float(c)
-        if mode == R.CLAMP:
-            u = min(max(u, 0.5), n - 0.5)
-        f = math.floor((u - 0.5) * 256 + 0.5)
-        taps.append((f >> 8, f & 255))
-    total = np.zeros(4)
-    for corner in range(1 << dims):
-        idx = [i + ((corner >> k) & 1) for k, (i, _) in enumerate(taps)]
-        w = math.prod(a if (corner >> k) & 1 else 256 - a for k, (_, a) in enumerate(taps))
-        w = (w + (1 << 8 * (dims - 1) >> 1)) >> 8 * (dims - 1)
-        fixed = [ref_address(i, n, m) for i, n, m in zip(idx, sizes, modes)]
-        if None in fixed:
-            texel = np.asarray(border, np.float64) * (255 if unorm8 else 1)
-        else:
-            fixed += [0] * (3 - dims)
-            texel = T[fixed[2], fixed[1], fixed[0]].astype(np.float64)
-        total += w * texel
-    if unorm8:
-        return np.floor(total * 257 / 256 + 0.5) / 65535
-    return total / 256
-
-
-def _want(T, c, modes, normalized, linear, border=(0, 0, 0, 0)):
-    if linear:
-        return ref_filtered(T, c, modes, normalized, border)
-    return ref_sample(T, c, modes, normalized, False, border)
 
 
 def _run(cuda_program, url, *args, name="textures"):
@@ -113,7 +59,7 @@ def test_2d_every_address_and_filter_mode(cuda_program, sim_server, tmp_path, ki
                 scale = (np.float32(1), np.float32(1)) if normalized else (np.float32(W), np.float32(H))
                 for k in range(n):
                     c = (x[k], y[k]) if normalized else (float(x[k] * scale[0]), float(y[k] * scale[1]))
-                    want = _want(T, c, [mode, mode], normalized, linear, BORDER)[0]
+                    want = ref_sample(T, c, [mode, mode], normalized, linear, BORDER)[0]
                     assert blocks[b, k] == pytest.approx(want, abs=1e-5), (mode, linear, normalized, k, c)
                 b += 1
 
@@ -134,7 +80,7 @@ def test_3d_and_layered(cuda_program, sim_server, tmp_path):
                     c = (x[k], y[k], z[k]) if normalized else (float(x[k] * np.float32(W)),
                                                                float(y[k] * np.float32(H)),
                                                                float(z[k] * np.float32(D)))
-                    want = _want(T, c, [mode] * 3, normalized, linear, BORDER)[0]
+                    want = ref_sample(T, c, [mode] * 3, normalized, linear, BORDER)[0]
                     assert got[b, k] == pytest.approx(want, abs=1e-4), (mode, linear, normalized, k)
                 b += 1
 
@@ -146,7 +92,7 @@ def test_3d_and_layered(cuda_program, sim_server, tmp_path):
             for normalized in (False, True):
                 for k in range(n):
                     c = (x[k], y[k]) if normalized else (float(x[k] * np.float32(W)), float(y[k] * np.float32(H)))
-                    want = _want(T[int(layer[k]):int(layer[k]) + 1], c, [mode] * 2, normalized, linear, BORDER)[0]
+                    want = ref_sample(T[int(layer[k]):int(layer[k]) + 1], c, [mode] * 2, normalized, linear, BORDER)[0]
                     assert got[b, k] == pytest.approx(want, abs=1e-5), (mode, linear, normalized, k)
                 b += 1
 
@@ -254,7 +200,7 @@ def test_uchar4_read_as_normalised_float_srgb_and_elements(cuda_program, sim_ser
     got = _sample(cuda_program, sim_server, tmp_path, ["uchar4"], W, H, 0, data, x, y, np.zeros(n)).reshape(4, n, 4)
     T = (data / 255.0)[None]
     point = np.array([ref_sample(T, (x[k], y[k]), [R.CLAMP] * 2, False, False) for k in range(n)])
-    linear = np.array([ref_filtered(data[None], (x[k], y[k]), [R.CLAMP] * 2, False, unorm8=True) for k in range(n)])
+    linear = np.array([ref_sample(data[None], (x[k], y[k]), [R.CLAMP] * 2, False, True, unorm8=True) for k in range(n)])
     np.testing.assert_allclose(got[0], point, rtol=1e-6)
     np.testing.assert_allclose(got[1], linear, rtol=0, atol=1e-7)
     c = point[:, :3]

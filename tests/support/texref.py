@@ -2,9 +2,10 @@
 appendix (shared by the software GPU's unit tests, tests/unit/sim/test_textures.py, and the end-to-end
 texture programs, tests/e2e/test_textures.py): nearest-point sampling reads T[floor(x)]; linear
 filtering weighs the texels around x - 0.5 with alpha = frac(x - 0.5) in 9-bit fixed point (8
-fractional bits); normalised coordinates are scaled by the extent; wrap uses x - floor(x), mirror
-reflects every other period, clamp and border as the address-mode table says; a cubemap direction
-picks a face by its major axis (the Guide's cubemap table)."""
+fractional bits), its corner weights rounded as an H200 rounds them (ref_sample); normalised
+coordinates are scaled by the extent; wrap uses x - floor(x), mirror reflects every other period,
+clamp and border as the address-mode table says; a cubemap direction picks a face by its major axis
+(the Guide's cubemap table)."""
 from __future__ import annotations
 
 import math
@@ -27,8 +28,27 @@ def ref_address(i: int, n: int, mode: int) -> int | None:
     return min(max(i, 0), n - 1)
 
 
-def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, border=(0, 0, 0, 0)):
-    """One lane: T is (depth, height, width, 4) float texel values; coords (x[, y[, z]])."""
+def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, border=(0, 0, 0, 0), unorm8=False):
+    """One lane: T is (depth, height, width, 4) texel values; coords (x[, y[, z]]). unorm8: T holds
+    the bytes of an 8-bit unsigned normalised format (linear filtering reads them as 16-bit values).
+
+    Linear filtering is an H200's texture unit's: alpha = frac(x - 0.5) rounded to 1/256, as the
+    Guide says; then each corner's weight, the product of its dimensions' alphas, is rounded to 1/256
+    too, and a clamped coordinate is first clamped to the edge texels' centres (its dimension then
+    weighs (1, 0)). 8-bit unsigned normalised texels are filtered as 16-bit values, the result
+    rounded to 1/65535. What the H200 returned and the exact weights did not:
+      * 2D float, unnormalised (3.7741427, 2.9233227) on the 7x5 texels of seed 7: alphas 70/256,
+        108/256; exact products give 0.0131199, the rounded ones (108, 40, 78, 30)/256 give
+        0.02263688 = the H200's 0.022636882960796356;
+      * 3D float (0.5755937, -5.6844125, 1.4667755) on the 5x4x3 texels of seed 8: y is outside
+        and clamped, alphas 19 and 247 for x and z, weights (8, 1, 229, 18)/256 give 8.3987254 =
+        the H200's 8.398725509643555 (exact: 8.3802892; rounding the eight products of an
+        unclamped y = 209/256 gives 8.4114977);
+      * uchar4 at (5.3991656, 1.1999524): weights (8, 18, 69, 161), sums of weight * byte
+        (34064, 48285, 25577, 41989), times 257/256 rounded, / 65535: (0.5218128, 0.7396658,
+        0.3918059, 0.6432136) = the H200's, where byte / 255 gives (0.5218137, 0.7396599, ...).
+    Whether an 8-corner 3D weight is rounded once or in steps, and how halves round, these
+    numbers do not say; the sim rounds once, halves up."""
     dims = len(coords)
     sizes = [T.shape[2], T.shape[1], T.shape[0]][:dims]
     if not normalized:
@@ -40,7 +60,7 @@ def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, bor
         for i, n, mode in zip(idx, sizes, modes):
             j = ref_address(i, n, mode)
             if j is None:
-                return np.asarray(border, np.float64)
+                return np.asarray(border, np.float64) * (255 if unorm8 else 1)
             fixed.append(j)
         fixed += [0] * (3 - dims)
         return T[fixed[2], fixed[1], fixed[0]].astype(np.float64)
@@ -48,22 +68,20 @@ def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, bor
     if not linear:
         return texel([math.floor(x) for x in u])
     taps = []
-    for x in u:
-        xb = x - 0.5
-        i = math.floor(xb)
-        a = math.floor((xb - i) * 256 + 0.5)  # 9-bit fixed point: 8 fractional bits, rounded
-        if a == 256:
-            i, a = i + 1, 0
-        taps.append((i, a / 256))
-    out = np.zeros(4)
+    for x, n, mode in zip(u, sizes, modes):
+        if mode == R.CLAMP:
+            x = min(max(x, 0.5), n - 0.5)
+        f = math.floor((x - 0.5) * 256 + 0.5)
+        taps.append((f >> 8, f & 255))
+    shift = 8 * (dims - 1)
+    total = np.zeros(4)
     for corner in range(1 << dims):
-        w, idx = 1.0, []
-        for k, (i, a) in enumerate(taps):
-            hi = (corner >> k) & 1
-            idx.append(i + hi)
-            w *= a if hi else 1 - a
-        out += w * texel(idx)
-    return out
+        idx = [i + ((corner >> k) & 1) for k, (i, _) in enumerate(taps)]
+        w = math.prod(a if (corner >> k) & 1 else 256 - a for k, (_, a) in enumerate(taps))
+        total += ((w + (1 << shift >> 1)) >> shift) * texel(idx)
+    if unorm8:
+        return np.floor(total * 257 / 256 + 0.5) / 65535
+    return total / 256
 
 
 def as4(values: np.ndarray) -> np.ndarray:

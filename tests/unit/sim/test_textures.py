@@ -16,13 +16,7 @@ from rgpu.server.backends import resources as R
 from rgpu.server.backends.sim.arrays import SimArrays
 from rgpu.server.backends.sim.errors import SimFault
 from rgpu.server.backends.sim.kernels import KernelModule
-from tests.e2e.test_textures import ref_filtered  # linear filtering with an H200's fixed-point weights
 from tests.support.texref import as4, away_from_edges, ref_address, ref_cube, ref_sample  # noqa: F401
-
-
-def ref_fetch(T, coords, modes, normalized, linear, border=(0, 0, 0, 0)):
-    return ref_filtered(T, coords, modes, normalized, border) if linear else \
-        ref_sample(T, coords, modes, normalized, False, border)
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +86,7 @@ def test_2d_float_address_and_filter_modes(tx, dev, rng, filt, mode, normalized)
         x, y = away_from_edges(rng, n, -3, W + 3, 1), away_from_edges(rng, n, -3, H + 3, 1)
     got = launch(dev, "t2d", [t], [x, y], n)
     T = as4(data[None, :, :, None])
-    want = np.array([ref_fetch(T, (x[k], y[k]), [MODES[mode]] * 2, normalized, filt == "linear", border)
+    want = np.array([ref_sample(T, (x[k], y[k]), [MODES[mode]] * 2, normalized, filt == "linear", border)
                      for k in range(n)])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
@@ -111,7 +105,7 @@ def test_linear_weights_are_9_bit_fixed_point(tx, dev):
 def test_linear_filtering_gives_what_an_h200_gave(tx, dev):
     """Corner weights are the products of the alphas rounded to 1/256, a clamped coordinate is
     clamped to the edge texels' centres first, and 8-bit unsigned normalised texels are filtered as
-    16-bit values: the numbers an H200 returned (tests/e2e/test_textures.py, ref_filtered)."""
+    16-bit values: the numbers an H200 returned (tests/support/texref.py, ref_sample)."""
     data = np.random.default_rng(7).uniform(-4, 4, (5, 7)).astype(np.float32)
     t = tx.texture(R.Resource(R.RES_ARRAY, array=tx.array(data, 0x20, 1, 7, 5)), filter=R.LINEAR)
     got = launch(dev, "t2d", [t], [np.float32([3.7741427421569824]), np.float32([2.9233226776123047])], 1)
@@ -138,7 +132,7 @@ def test_1d_and_3d_linear(tx, dev, rng):
                     address=(R.CLAMP,) * 3)
     x = away_from_edges(rng, 100, -2, W + 2, 1)
     got = launch(dev, "t1d", [t1], [x], 100)
-    want = [ref_filtered(as4(d1[None, None, :, None]), (x[k],), [R.CLAMP], False) for k in range(100)]
+    want = [ref_sample(as4(d1[None, None, :, None]), (x[k],), [R.CLAMP], False, True) for k in range(100)]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
     w, h, d = 4, 3, 5
@@ -147,7 +141,7 @@ def test_1d_and_3d_linear(tx, dev, rng):
                     address=(R.WRAP, R.MIRROR, R.CLAMP), flags=R.NORMALIZED_COORDINATES)
     xs = [away_from_edges(rng, 128, -1, 2, s) for s in (w, h, d)]
     got = launch(dev, "t3d", [t3], xs, 128)
-    want = [ref_filtered(as4(vol), (xs[0][k], xs[1][k], xs[2][k]), [R.WRAP, R.MIRROR, R.CLAMP], True)
+    want = [ref_sample(as4(vol), (xs[0][k], xs[1][k], xs[2][k]), [R.WRAP, R.MIRROR, R.CLAMP], True, True)
             for k in range(128)]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
@@ -159,7 +153,7 @@ def test_layered_textures_pick_their_layer(tx, dev, rng):
     x = away_from_edges(rng, 64, 0, w, 1)
     lay = rng.integers(0, layers, 64).astype(np.int32)
     got = launch(dev, "t1d_layered", [t1], [x, lay], 64)
-    want = [ref_filtered(as4(d1[lay[k]][None, None, :, None]), (x[k],), [R.CLAMP], False) for k in range(64)]
+    want = [ref_sample(as4(d1[lay[k]][None, None, :, None]), (x[k],), [R.CLAMP], False, True) for k in range(64)]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
     d2 = rng.uniform(0, 5, (layers, h, w)).astype(np.float32)
@@ -232,7 +226,7 @@ def test_signed_short2_and_int_and_half(tx, dev, rng):
     t = tx.texture(R.Resource(R.RES_ARRAY, array=tx.array(halves, 0x10, 1, W)), filter=R.LINEAR)
     xq = away_from_edges(rng, 50, 0, W, 1)
     got = launch(dev, "t1d", [t], [xq], 50)
-    want = [ref_filtered(as4(halves.astype(np.float32)[None, None, :, None]), (xq[k],), [R.CLAMP], False)
+    want = [ref_sample(as4(halves.astype(np.float32)[None, None, :, None]), (xq[k],), [R.CLAMP], False, True)
             for k in range(50)]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
 
@@ -266,7 +260,7 @@ def test_pitch2d_resource(tx, dev, rng):
                    filter=R.LINEAR, address=(R.BORDER,) * 3)
     x, y = away_from_edges(rng, 128, -2, W + 2, 1), away_from_edges(rng, 128, -2, H + 2, 1)
     got = launch(dev, "t2d", [t], [x, y], 128)
-    want = [ref_filtered(as4(data[None, :, :, None]), (x[k], y[k]), [R.BORDER] * 2, False) for k in range(128)]
+    want = [ref_sample(as4(data[None, :, :, None]), (x[k], y[k]), [R.BORDER] * 2, False, True) for k in range(128)]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
