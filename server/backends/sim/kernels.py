@@ -410,8 +410,12 @@ def _decl_cache(prog: Program):
 def _plan(func: KernelFunction, grid, block, dynamic_shared: int, params: bytes) -> tuple[int, int]:
     """(blocks in the grid, blocks per batch) of a valid configuration. Validation and sizing
     depend only on the configuration, so they are remembered per function."""
-    key = (grid, block, dynamic_shared, len(params), func.max_dynamic_shared_bytes)
-    plans = func.__dict__.setdefault("_plans", {})
+    # _max_dynamic (None: the default) stands for max_dynamic_shared_bytes, the rest of which is
+    # fixed per function: a launch's key costs no property chain (the sim's launch rate, issue 14)
+    key = (grid, block, dynamic_shared, len(params), func._max_dynamic)
+    plans = func.__dict__.get("_plans")
+    if plans is None:
+        plans = func._plans = {}
     plan = plans.get(key)
     if plan is None:
         _check_config(func, grid, block, dynamic_shared, params)
@@ -434,21 +438,21 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
     """Run a kernel to completion. `grid_workspace` (cooperative launches): the address the kernel
     finds in %envreg1:%envreg2 for grid-wide sync; the whole grid then runs as one batch, because
     its blocks wait for one another."""
-    grid = tuple(map(int, grid))
-    block = tuple(map(int, block))
+    if type(grid) is not tuple or type(block) is not tuple:
+        grid, block = tuple(map(int, grid)), tuple(map(int, block))
     dynamic_shared = int(dynamic_shared)
     nblocks, per_batch = _plan(func, grid, block, dynamic_shared, params)
+    if module._mem is not mem:
+        module.bind(mem)
+    prog = func.program
+    if not grid_workspace and prog is not None and _does_nothing(prog):
+        # Nothing to interpret: no lane can read, write, print or fault. Done at its launch, as
+        # a GPU is within a microsecond (a stream of such launches measures rgpu, not the interpreter).
+        return LaunchStats(0, 0.0, nblocks, 0)
     envregs = {}
     if grid_workspace:
         per_batch = nblocks
         envregs = {"%envreg1": grid_workspace >> 32, "%envreg2": grid_workspace & 0xFFFFFFFF}
-    if module._mem is not mem:
-        module.bind(mem)
-    prog = func.program
-    if prog is not None and not grid_workspace and _does_nothing(prog):
-        # Nothing to interpret: no lane can read, write, print or fault. Done at its launch, as
-        # a GPU is within a microsecond (a stream of such launches measures rgpu, not the interpreter).
-        return LaunchStats(0, 0.0, nblocks, 0)
     code = module.compiled(func)
     slices = _Slices(checkpoint) if checkpoint is not None else None
     t0 = time.perf_counter()
