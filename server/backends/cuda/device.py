@@ -23,7 +23,7 @@ from .vmm import CudaVmm
 from ...errors import CudaError
 from .timing import KernelClock
 from . import launches, linking
-from .waits import Waiter
+from .waits import SPIN_S, Waiter, copy_spin_s
 
 _FUNC_ATTR = CUfunction_attribute_enum
 _PARAM_BUFFER_POINTER, _PARAM_BUFFER_SIZE, _PARAM_END = 1, 2, 0
@@ -182,10 +182,11 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
     def housekeeping(self, hook):
         self._waiter.hook = hook
 
-    def _wait_stream(self, stream) -> None:
+    def _wait_stream(self, stream, copied: int = 0) -> None:
+        """`copied`: the bytes of the copy just queued, which the wait is for (waits.copy_spin_s)."""
         s = stream or _ffi.NULL
         _check(self._waiter.wait(lambda: _lib.cuStreamQuery(s), lambda: _lib.cuStreamSynchronize(s),
-                                 lambda: self._fence((s,))))
+                                 lambda: self._fence((s,)), copy_spin_s(copied) if copied else SPIN_S))
 
     def _query_all(self) -> int:
         for s in (_ffi.NULL, *self._streams):
@@ -335,14 +336,14 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         buf = _ffi.from_buffer(data)
         self._idle_first(stream)
         _check(_lib.cuMemcpyHtoDAsync_v2(dst, buf, len(data), stream or _ffi.NULL))
-        self._wait_stream(stream)  # buf is only valid during this call
+        self._wait_stream(stream, len(data))  # buf is only valid during this call
 
     def copy_dtoh(self, src, size, stream):
         self._range(src, size)
         out = bytearray(size)
         self._idle_first(stream)
         _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.from_buffer(out), src, size, stream or _ffi.NULL))
-        self._wait_stream(stream)
+        self._wait_stream(stream, size)
         return out  # sent as it is: no second copy
 
     def host_register(self, addr, size):
@@ -358,13 +359,13 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         self._range(dst, len(data))
         _check(_lib.cuMemcpyHtoDAsync_v2(dst, _ffi.cast("void *", addr), len(data), stream or _ffi.NULL))
         if wait:
-            self._wait_stream(stream)
+            self._wait_stream(stream, len(data))
 
     def copy_dtoh_host(self, src, out, addr, stream, wait):
         self._range(src, len(out))
         _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.cast("void *", addr), src, len(out), stream or _ffi.NULL))
         if wait:
-            self._wait_stream(stream)
+            self._wait_stream(stream, len(out))
 
     def copy_dtod(self, dst, src, size, stream):
         self._range(src, size)

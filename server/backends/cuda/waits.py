@@ -32,6 +32,21 @@ SPIN_S = 200e-6
 HOUSEKEEPING_S = 0.25
 
 
+# A synchronous copy takes about its size over the link's rate: polling until then answers it as
+# soon as its DMA ends, as the driver's own synchronous copy does, where sleeping in a blocking-sync
+# event adds the interrupt's and two threads' wake-ups (tens of µs: a few percent of a 64 MiB copy
+# at 55 GB/s). COPY_POLL_RATE is a slow link's, so that a copy is polled for as long as its DMA can
+# take; one that is still not done by then is behind other work, and sleeps. Capped: at worst a
+# CPU spins COPY_POLL_MAX_S, then sleeps, however large the copy.
+COPY_POLL_RATE = 8e9
+COPY_POLL_MAX_S = 0.02
+
+
+def copy_spin_s(nbytes: int) -> float:
+    """How long a wait for a synchronous copy of `nbytes` polls before it sleeps."""
+    return SPIN_S + min(nbytes / COPY_POLL_RATE, COPY_POLL_MAX_S)
+
+
 class _Helper:
     """A thread with the device's context current that runs blocking driver calls in turn."""
 
@@ -90,11 +105,12 @@ class Waiter:
             return block()
         return call
 
-    def wait(self, query, block, sleeper=None) -> int:
+    def wait(self, query, block, sleeper=None, spin_s: float = SPIN_S) -> int:
         """The result of `block()` (a blocking driver call), waiting the way the module doc says;
         `query()` answers NOT_READY while it would block; `sleeper()`, called only once the wait
-        goes on past SPIN_S, makes a wait that sleeps until `block()` would return at once."""
-        rc = self._spin(query)
+        goes on past `spin_s` (SPIN_S, or how long a copy waited for may take: copy_spin_s),
+        makes a wait that sleeps until `block()` would return at once."""
+        rc = self._spin(query, spin_s)
         if rc is not None:
             return block() if rc == 0 else rc
         call = self._sleeping(block, sleeper)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 
 import pytest
 
 from rgpu.server.api import memory
-from rgpu.server.backends.cuda import device as cuda_device
+from rgpu.server.backends.cuda import device as cuda_device, waits
 from rgpu.server.errors import CudaError
 from rgpu.server.pinned import PinnedHost
 from rgpu.server import staging
@@ -60,6 +61,7 @@ static void run_queue(void) {
     nq = 0;
     syncs++;
 }
+void fake_run_queue(void) { run_queue(); } /* the DMA engine finishes what is queued (a test's timer) */
 
 """ + fakecuda.DEVICE + r"""
 CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
@@ -283,3 +285,30 @@ def test_a_pageable_copy_behind_queued_work_waits_for_it_asleep_before_it_is_iss
     assert bytes(dev.copy_dtoh(d, 4096, None)) == b"q" * 4096
     dev.copy_htod(d, b"r" * 16, None)
     assert fake.fake_behind() == behind and fake.fake_event_syncs() > slept
+
+
+@pytest.mark.parametrize("nbytes, polled", [(65536, True), (1024, False)], ids=["as long as its DMA", "small"])
+def test_a_sync_copy_is_polled_for_as_long_as_its_dma_can_take(gpu, segment, monkeypatch, nbytes, polled):
+    """A synchronous copy is waited for by polling for about as long as a slow link takes to move
+    it (waits.copy_spin_s): it is answered the moment its DMA ends, with no blocking-sync event and
+    no thread's wake-up in between. A copy still not done past that is behind other work: it sleeps.
+    Here the link's rate is scaled down so that the stand-in's DMA, which ends 30 ms after the call,
+    is within the 64 KiB copy's polling and past the 1 KiB one's."""
+    monkeypatch.setattr(waits, "COPY_POLL_RATE", 65536 / 0.3)  # 64 KiB: polled for 0.3 s at most,
+    monkeypatch.setattr(waits, "COPY_POLL_MAX_S", 0.5)  # 1 KiB for 5 ms
+    dev, fake = gpu
+    name, nonce, size = segment
+    pinned = PinnedHost(_Session(dev))
+    d = dev.mem_alloc(65536)
+    view, addr = pinned.region([name, nonce, size, DATA, nbytes])
+    view[:] = b"p" * nbytes
+    slept = fake.fake_event_syncs()
+    timer = threading.Timer(0.03, fake.fake_run_queue)
+    timer.start()
+    try:
+        memory._copy(_Session(dev), memory.H2D, d, 0, nbytes, None, (), (view, addr))  # cudaMemcpy: waits
+    finally:
+        timer.join()
+    assert fake.fake_pending() == 0
+    assert bytes((ctypes.c_ubyte * nbytes).from_address(fake.fake_devmem())) == b"p" * nbytes
+    assert (fake.fake_event_syncs() == slept) == polled
