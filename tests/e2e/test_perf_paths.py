@@ -43,20 +43,47 @@ def test_copies_through_shared_memory_are_exact_and_use_it(cuda_program, start_s
     assert int(re.search(r"bytes_in=(\d+)", line).group(1)) < 1 << 20  # no bulk frames to speak of
 
 
+def _pools(stderr: str) -> list[int]:
+    """The processes whose client library started its copy threads (copies.c logs it at info)."""
+    return [int(pid) for pid in re.findall(r"rgpu\[(\d+):\d+\] info: copy pool: 3 threads", stderr)]
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
 @pytest.mark.parametrize("pipeline", ["1", "0"])
-def test_a_staged_copy_is_exact_pipelined_or_whole(cuda_program, start_server, pipeline):
+def test_a_staged_copy_is_exact_pipelined_or_whole(cuda_program, start_server, pipeline, threads):
     """By default a large copy from pageable memory is staged in chunks after its call is sent, the
     worker copying each chunk as it arrives (session.c stage_progressive, staging.py run_staged), and
     one back into pageable memory is written into the segment in chunks the client copies out as
-    they land (session.c take_early, staging.py _run_staged_out); RGPU_SHM_PIPELINE=0 stages each whole."""
+    they land (session.c take_early, staging.py _run_staged_out); RGPU_SHM_PIPELINE=0 stages each whole.
+    The client's side of either is one thread's memcpy or, with RGPU_COPY_THREADS, several threads'."""
     url, handle = start_server()
-    p = _run(cuda_program("copy_roundtrip"), url, "64", RGPU_SHM="1", RGPU_SHM_PIPELINE=pipeline)
+    p = _run(cuda_program("copy_roundtrip"), url, "64", RGPU_SHM="1", RGPU_SHM_PIPELINE=pipeline,
+             RGPU_COPY_THREADS=threads, RGPU_LOG="info")
     assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr
+    assert len(_pools(p.stderr)) == (threads == "3"), p.stderr
     (line,) = _ended(handle)
     assert int(re.search(r"shm_bytes_in=(\d+)", line).group(1)) >= 64 << 20, line
     assert int(re.search(r"shm_bytes_out=(\d+)", line).group(1)) >= 64 << 20, line
     assert int(re.search(r"\bbytes_in=(\d+)", line).group(1)) < 1 << 20
     assert int(re.search(r"\bbytes_out=(\d+)", line).group(1)) < 1 << 20
+
+
+@pytest.mark.parametrize("pipeline", ["1", "0"])
+def test_copies_by_several_threads_are_exact_and_a_forked_child_starts_its_own(cuda_program, start_server,
+                                                                              pipeline):
+    """With RGPU_COPY_THREADS=3 the client's part of a large same-host copy is split among threads
+    (copies.c): exact at host offsets and lengths no slice divides, both ways, writing nothing around
+    the destination. A child forked after them (the pool running) starts a pool of its own for a large
+    host-to-host copy, instead of waiting on threads it does not have, and the parent's goes on."""
+    url, handle = start_server()
+    p = _run(cuda_program("copy_threads"), url, "24", RGPU_SHM="1", RGPU_SHM_PIPELINE=pipeline,
+             RGPU_COPY_THREADS="3", RGPU_LOG="info")
+    assert p.returncode == 0 and "OK copy_threads 24 MiB" in p.stdout, p.stdout + p.stderr
+    parent, child = map(int, re.search(r"parent (\d+) child (\d+)", p.stdout).groups())
+    assert f"OK child {child}" in p.stdout
+    assert sorted(_pools(p.stderr)) == sorted([parent, child]), p.stderr
+    (line,) = _ended(handle)
+    assert int(re.search(r"shm_bytes_in=(\d+)", line).group(1)) >= 80 << 20, line  # the 84 MiB H2D, through the segment
 
 
 def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start_server):
@@ -72,17 +99,20 @@ def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start
     assert re.search(r"\bpieces_in=9\b", line) and re.search(r"\bpieces_out=9\b", line), line
 
 
-@pytest.mark.parametrize("shm", ["0", "whole", "pipelined", "8MiB segment"])
+@pytest.mark.parametrize("shm", ["0", "whole", "pipelined", "8MiB segment", "pipelined, 3 copy threads"])
 def test_large_copies_in_pieces_are_exact_and_refused_whole(cuda_program, start_server, shm):
     """Without shared memory a large sync copy travels in pieces (server/pieces.py): exact at sizes that
     do and do not divide, in both faces; one past its allocation's end fails whole, writing nothing.
     With shared memory the same program's sync copies move their data through the segment instead."""
     url, handle = start_server()
     env = {"RGPU_SHM": "0"} if shm == "0" else {"RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "0" if shm == "whole" else "1"}
+    if shm.endswith("copy threads"):
+        env.update(RGPU_COPY_THREADS="3", RGPU_LOG="info")
     if shm == "8MiB segment":
         env["RGPU_SHM_SIZE"] = "8"  # copies larger than the segment travel in frames: in pieces
     p = _run(cuda_program("driver_copy_pieces"), url, "16", **env)
     assert p.returncode == 0 and "OK driver_copy_pieces 16 MiB" in p.stdout, p.stdout + p.stderr
+    assert len(_pools(p.stderr)) == shm.endswith("copy threads"), p.stderr
     (line,) = _ended(handle)
     pieces_in, pieces_out = (int(re.search(rf"{k}=(\d+)", line).group(1)) for k in ("pieces_in", "pieces_out"))
     if shm == "8MiB segment":

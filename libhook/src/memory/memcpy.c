@@ -3,6 +3,7 @@
  * is copied into the message, so the caller may reuse its buffer, as with pageable memory in CUDA). */
 #include <string.h>
 
+#include "copies.h"
 #include "graph.h"
 #include "rgpu_call.h"
 #include "session.h"
@@ -124,7 +125,9 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
         int rc;
         if (async && rgpu_capture_copy(RGPU_RUNTIME, &rc, dst, src, n, H2H, (void *)stream)) return rc;
         if (!async && (rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1))) return rc;
-        memmove(dst, src, n);
+        /* the driver's host-to-host copy is a CPU copy too: a large one gets the copy threads */
+        if ((const char *)dst + n <= (const char *)src || (const char *)src + n <= (const char *)dst) rgpu_copy(dst, src, n);
+        else memmove(dst, src, n);
         return RGPU_SUCCESS;
     }
     int rc;

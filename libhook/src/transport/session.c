@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "copies.h"
 #include "rgpu_call.h"
 #include "session.h"
 
@@ -404,7 +405,8 @@ int rgpu_session_props(rgpu_session *s, int dev, void *dst, size_t n) {
  * bytes are in place (server/staging.py waits on them). On unless RGPU_SHM_PIPELINE=0. On the software
  * GPU of a two-core machine this direction measures about even (both copies are the CPU's) and the
  * other faster in every run, typically by 20-35% at 16 MiB; on a GPU the DMA engine does the worker's
- * half of both, which leaves the client's copy alone on the clock. */
+ * half of both, which leaves the client's copy alone on the clock: hence several threads copy each
+ * chunk (rgpu_copy, copies.c), here and in the whole and the D2H copies through the segment. */
 #define PIPE_CHUNK (4u << 20)
 #define PIPE_SEQ 16
 #define PIPE_DONE 24
@@ -508,7 +510,7 @@ static int shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
             return SEG_STAGED_IN;
         }
         for (size_t i = 0, off = 0; i < (size_t)c->nbulk; off += c->bulk_len[i++])
-            memcpy((char *)s->shm_base + RGPU_SHM_DATA + off, c->bulk[i], c->bulk_len[i]);
+            rgpu_copy((char *)s->shm_base + RGPU_SHM_DATA + off, c->bulk[i], c->bulk_len[i]);
         *len = n;
         return SEG_IN;
     }
@@ -540,7 +542,7 @@ static void take_early(rgpu_session *s, struct rgpu_call *c, uint64_t seq, doubl
         uint64_t done = started ? __atomic_load_n((const uint64_t *)(h + PIPE_OUT_DONE), __ATOMIC_ACQUIRE) : 0;
         if (done > cap) done = cap;
         if (done > c->shm_early) {
-            memcpy((char *)c->shm_dst + c->shm_early, h + RGPU_SHM_DATA + c->shm_early, done - c->shm_early);
+            rgpu_copy((char *)c->shm_dst + c->shm_early, h + RGPU_SHM_DATA + c->shm_early, done - c->shm_early);
             c->shm_early = done;
             idle = 0;
             continue;
@@ -564,7 +566,7 @@ static void stage_progressive(rgpu_session *s, struct rgpu_call *c) {
     for (int i = 0; i < c->nbulk; i++) {
         for (size_t off = 0; off < c->bulk_len[i]; off += PIPE_CHUNK) {
             size_t k = c->bulk_len[i] - off < PIPE_CHUNK ? c->bulk_len[i] - off : PIPE_CHUNK;
-            memcpy(dst + done, (const char *)c->bulk[i] + off, k);
+            rgpu_copy(dst + done, (const char *)c->bulk[i] + off, k); /* all of it, before the progress word says so */
             done += k;
             __atomic_store_n((uint64_t *)(h + PIPE_DONE), (uint64_t)done, __ATOMIC_RELEASE);
         }
@@ -1103,7 +1105,7 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
                 if (off < RGPU_SHM_DATA || off + len > RGPU_SHM_DATA + s->shm_size || got + len > c->shm_cap) break;
                 /* what take_early copied out already is not copied again */
                 size_t skip = c->shm_early > got ? (c->shm_early - got < len ? c->shm_early - got : len) : 0;
-                memcpy((char *)c->shm_dst + got + skip, (char *)s->shm_base + off + skip, len - skip);
+                rgpu_copy((char *)c->shm_dst + got + skip, (char *)s->shm_base + off + skip, len - skip);
                 got += len;
             }
             c->shm_got = got;
