@@ -1,6 +1,7 @@
 """Native speed: benchmarks/native/native_bench.cu run natively (when this host has a GPU) and through
 rgpu on the same host in the same run — with the same-host shared-memory path and without it
-(RGPU_SHM=0), with the pageable copies not pipelined (RGPU_SHM_PIPELINE=0), and on a GPU with a second
+(RGPU_SHM=0), with the pageable copies not pipelined (RGPU_SHM_PIPELINE=0) and with the client copying
+them in one thread (RGPU_COPY_THREADS=1, against its default), and on a GPU with a second
 server that launches kernels through Python instead of the cuda backend's compiled loop
 (RGPU_FAST_LAUNCH=0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
 against benchmarks/rawserver.py), so every ratio compares figures taken minutes apart on one machine.
@@ -137,6 +138,11 @@ def _keep_best(best: dict, got: dict) -> None:
             best[k] = v
 
 
+def default_copy_threads() -> int:
+    """The client library's default RGPU_COPY_THREADS on this host (copies.c rgpu_copy_threads), for the table."""
+    return min(4, max(1, len(os.sched_getaffinity(0)) // 4))
+
+
 def baseline_env(url: str, lib: str) -> dict:
     """The rgpu configuration with the client library of another build (RGPU_LIBDIR=lib)."""
     old = os.environ.get("RGPU_LIBDIR")
@@ -159,6 +165,7 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
     exe = build()
     scale = "gpu" if device == "cuda" else "sim"
     out: dict = {"device": device, "scale": scale, "host": os.uname().nodename, "rounds": rounds,
+                 "copy_threads": os.environ.get("RGPU_COPY_THREADS") or default_copy_threads(),
                  "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     with DaemonSet() as daemons:
         env = dict(os.environ)
@@ -166,7 +173,8 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
             env["RGPU_WORKER_PROFILE"] = profile
         url = _server(daemons, device, env)
         runs = {"rgpu": {**client_env([url]), "RGPU_SHM": "1"}, "rgpu_noshm": {**client_env([url]), "RGPU_SHM": "0"},
-                "rgpu_whole": {**client_env([url]), "RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "0"}}
+                "rgpu_whole": {**client_env([url]), "RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "0"},
+                "rgpu_1thread": {**client_env([url]), "RGPU_SHM": "1", "RGPU_COPY_THREADS": "1"}}
         if baseline:
             runs["rgpu_baseline"] = baseline_env(url, baseline)
         if device == "cuda":
@@ -178,7 +186,7 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
                 t0 = time.monotonic()
                 for name, run_env in runs.items():
                     which = rows
-                    only = {"rgpu_whole": PAGEABLE, "rgpu_pylaunch": LAUNCH_ROWS}.get(name)
+                    only = {"rgpu_whole": PAGEABLE, "rgpu_1thread": PAGEABLE, "rgpu_pylaunch": LAUNCH_ROWS}.get(name)
                     if only:  # the rows this configuration changes
                         which = ",".join(r for r in only if not rows or r in rows.split(","))
                         if not which:
@@ -202,6 +210,20 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
     return out
 
 
+def _pageable(head: str, before: dict, native: dict, rgpu: dict) -> list[str]:
+    """A table of the pageable rows: a variant that changes only them (`before`) against rgpu's default."""
+    if not any(k in before for k in PAGEABLE):
+        return []
+    lines = ["", f"| {head} | rgpu / native |", "|---|---|---|---|---|"]
+    for key in PAGEABLE:
+        if key in before:
+            n = native.get(key)
+            ratio = f"{rgpu.get(key, 0) / n:.2f}× (goal ≥ 0.8)" if n else "—"
+            lines.append(f"| {key[:3].upper()} pageable | {f'{n:.2f} GB/s' if n else '—'} | {before[key]:.2f} GB/s | "
+                         f"{rgpu.get(key, 0):.2f} GB/s | {ratio} |")
+    return lines
+
+
 def table(res: dict) -> str:
     native = res.get("native", {})
     rgpu, noshm, raw = res["rgpu"], res.get("rgpu_noshm", {}), res.get("raw", {})
@@ -222,17 +244,10 @@ def table(res: dict) -> str:
         fmt = (lambda v: f"{v:,.2f} {unit}" if v is not None else "—")
         extra = f" {fmt(base.get(key))} |" if base is not None else ""
         lines.append(f"| {label} | {fmt(n)} | {fmt(rgpu[key])} | {fmt(noshm.get(key))} |{extra} {ratio} |")
-    whole = res.get("rgpu_whole", {})
-    if any(f"{d}_pageable_gbps" in whole for d in ("h2d", "d2h")):
-        lines += ["", "| pageable copies through the segment (`RGPU_SHM_PIPELINE`) | native | off | on | on / native |",
-                  "|---|---|---|---|---|"]
-        for d in ("h2d", "d2h"):
-            key = f"{d}_pageable_gbps"
-            if key in whole:
-                n = native.get(key)
-                ratio = f"{rgpu.get(key, 0) / n:.2f}× (goal ≥ 0.8)" if n else "—"
-                lines.append(f"| {d.upper()} pageable | {f'{n:.2f} GB/s' if n else '—'} | {whole[key]:.2f} GB/s | "
-                             f"{rgpu.get(key, 0):.2f} GB/s | {ratio} |")
+    lines += _pageable("pageable copies through the segment (`RGPU_SHM_PIPELINE`) | native | off | on",
+                       res.get("rgpu_whole", {}), native, rgpu)
+    lines += _pageable(f"pageable copies, the client's copy threads (`RGPU_COPY_THREADS`) | native | 1 | "
+                       f"{res.get('copy_threads', 'default')}", res.get("rgpu_1thread", {}), native, rgpu)
     pylaunch = res.get("rgpu_pylaunch", {})
     if any(k in pylaunch for k in LAUNCH_ROWS):
         lines += ["", "| launches (`RGPU_FAST_LAUNCH`) | native | Python | compiled loop | compiled / native |",
