@@ -487,6 +487,88 @@ void rgpu_wire_out_cuSurfObjectGetResourceDesc(rgpu_call *c, void *pResDesc, siz
     rgpu_out_b(c, pResDesc, pResDesc_size);
 }
 
+void rgpu_wire_cuTensorMapEncodeTiled(rgpu_call *c, uint64_t tensorDataType, uint64_t tensorRank, uint64_t globalAddress, const void *globalDim, size_t globalDim_size, const void *globalStrides, size_t globalStrides_size, const void *boxDim, size_t boxDim_size, const void *elementStrides, size_t elementStrides_size, uint64_t interleave, uint64_t swizzle, uint64_t l2Promotion, uint64_t oobFill)
+{
+    rgpu_begin(c, RGPU_ID_cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", RGPU_DRIVER, RGPU_FLAGS_cuTensorMapEncodeTiled);
+    rgpu_put_u(c, tensorDataType);
+    rgpu_put_u(c, tensorRank);
+    rgpu_put_u(c, globalAddress);
+    rgpu_put_b(c, globalDim, globalDim_size);
+    rgpu_put_b(c, globalStrides, globalStrides_size);
+    rgpu_put_b(c, boxDim, boxDim_size);
+    rgpu_put_b(c, elementStrides, elementStrides_size);
+    rgpu_put_u(c, interleave);
+    rgpu_put_u(c, swizzle);
+    rgpu_put_u(c, l2Promotion);
+    rgpu_put_u(c, oobFill);
+}
+
+void rgpu_wire_out_cuTensorMapEncodeTiled(rgpu_call *c, void *tensorMap, size_t tensorMap_size)
+{
+    rgpu_out_b(c, tensorMap, tensorMap_size);
+}
+
+void rgpu_wire_cuTensorMapEncodeIm2col(rgpu_call *c, uint64_t tensorDataType, uint64_t tensorRank, uint64_t globalAddress, const void *globalDim, size_t globalDim_size, const void *globalStrides, size_t globalStrides_size, const void *pixelBoxLowerCorner, size_t pixelBoxLowerCorner_size, const void *pixelBoxUpperCorner, size_t pixelBoxUpperCorner_size, uint64_t channelsPerPixel, uint64_t pixelsPerColumn, const void *elementStrides, size_t elementStrides_size, uint64_t interleave, uint64_t swizzle, uint64_t l2Promotion, uint64_t oobFill)
+{
+    rgpu_begin(c, RGPU_ID_cuTensorMapEncodeIm2col, "cuTensorMapEncodeIm2col", RGPU_DRIVER, RGPU_FLAGS_cuTensorMapEncodeIm2col);
+    rgpu_put_u(c, tensorDataType);
+    rgpu_put_u(c, tensorRank);
+    rgpu_put_u(c, globalAddress);
+    rgpu_put_b(c, globalDim, globalDim_size);
+    rgpu_put_b(c, globalStrides, globalStrides_size);
+    rgpu_put_b(c, pixelBoxLowerCorner, pixelBoxLowerCorner_size);
+    rgpu_put_b(c, pixelBoxUpperCorner, pixelBoxUpperCorner_size);
+    rgpu_put_u(c, channelsPerPixel);
+    rgpu_put_u(c, pixelsPerColumn);
+    rgpu_put_b(c, elementStrides, elementStrides_size);
+    rgpu_put_u(c, interleave);
+    rgpu_put_u(c, swizzle);
+    rgpu_put_u(c, l2Promotion);
+    rgpu_put_u(c, oobFill);
+}
+
+void rgpu_wire_out_cuTensorMapEncodeIm2col(rgpu_call *c, void *tensorMap, size_t tensorMap_size)
+{
+    rgpu_out_b(c, tensorMap, tensorMap_size);
+}
+
+void rgpu_wire_cuTensorMapEncodeIm2colWide(rgpu_call *c, uint64_t tensorDataType, uint64_t tensorRank, uint64_t globalAddress, const void *globalDim, size_t globalDim_size, const void *globalStrides, size_t globalStrides_size, int64_t pixelBoxLowerCornerWidth, int64_t pixelBoxUpperCornerWidth, uint64_t channelsPerPixel, uint64_t pixelsPerColumn, const void *elementStrides, size_t elementStrides_size, uint64_t interleave, uint64_t mode, uint64_t swizzle, uint64_t l2Promotion, uint64_t oobFill)
+{
+    rgpu_begin(c, RGPU_ID_cuTensorMapEncodeIm2colWide, "cuTensorMapEncodeIm2colWide", RGPU_DRIVER, RGPU_FLAGS_cuTensorMapEncodeIm2colWide);
+    rgpu_put_u(c, tensorDataType);
+    rgpu_put_u(c, tensorRank);
+    rgpu_put_u(c, globalAddress);
+    rgpu_put_b(c, globalDim, globalDim_size);
+    rgpu_put_b(c, globalStrides, globalStrides_size);
+    rgpu_put_i(c, pixelBoxLowerCornerWidth);
+    rgpu_put_i(c, pixelBoxUpperCornerWidth);
+    rgpu_put_u(c, channelsPerPixel);
+    rgpu_put_u(c, pixelsPerColumn);
+    rgpu_put_b(c, elementStrides, elementStrides_size);
+    rgpu_put_u(c, interleave);
+    rgpu_put_u(c, mode);
+    rgpu_put_u(c, swizzle);
+    rgpu_put_u(c, l2Promotion);
+    rgpu_put_u(c, oobFill);
+}
+
+void rgpu_wire_out_cuTensorMapEncodeIm2colWide(rgpu_call *c, void *tensorMap, size_t tensorMap_size)
+{
+    rgpu_out_b(c, tensorMap, tensorMap_size);
+}
+
+void rgpu_wire_cuTensorMapReplaceAddress(rgpu_call *c, const void *tensorMap, size_t tensorMap_size, uint64_t globalAddress)
+{
+    rgpu_begin(c, RGPU_ID_cuTensorMapReplaceAddress, "cuTensorMapReplaceAddress", RGPU_DRIVER, RGPU_FLAGS_cuTensorMapReplaceAddress);
+    rgpu_put_b(c, tensorMap, tensorMap_size);
+    rgpu_put_u(c, globalAddress);
+}
+
+void rgpu_wire_out_cuTensorMapReplaceAddress(rgpu_call *c, void *tensorMap, size_t tensorMap_size)
+{
+    rgpu_out_b(c, tensorMap, tensorMap_size);
+}
+
 void rgpu_wire_cudaGetDeviceProperties(rgpu_call *c, int device)
 {
     rgpu_begin(c, RGPU_ID_cudaGetDeviceProperties, "cudaGetDeviceProperties", RGPU_RUNTIME, RGPU_FLAGS_cudaGetDeviceProperties);

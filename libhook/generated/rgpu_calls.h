@@ -109,6 +109,18 @@ void rgpu_wire_out_cuSurfObjectCreate(struct rgpu_call *c, uint64_t *pSurfObject
 /* cuSurfObjectGetResourceDesc (texture/texobj.c): surfObject:u; outs pResDesc:ob */
 void rgpu_wire_cuSurfObjectGetResourceDesc(struct rgpu_call *c, uint64_t surfObject);
 void rgpu_wire_out_cuSurfObjectGetResourceDesc(struct rgpu_call *c, void *pResDesc, size_t pResDesc_size);
+/* cuTensorMapEncodeTiled (texture/tensormap.c): tensorDataType:u, tensorRank:u, globalAddress:u, globalDim:b, globalStrides:b, boxDim:b, elementStrides:b, interleave:u, swizzle:u, l2Promotion:u, oobFill:u; outs tensorMap:ob */
+void rgpu_wire_cuTensorMapEncodeTiled(struct rgpu_call *c, uint64_t tensorDataType, uint64_t tensorRank, uint64_t globalAddress, const void *globalDim, size_t globalDim_size, const void *globalStrides, size_t globalStrides_size, const void *boxDim, size_t boxDim_size, const void *elementStrides, size_t elementStrides_size, uint64_t interleave, uint64_t swizzle, uint64_t l2Promotion, uint64_t oobFill);
+void rgpu_wire_out_cuTensorMapEncodeTiled(struct rgpu_call *c, void *tensorMap, size_t tensorMap_size);
+/* cuTensorMapEncodeIm2col (texture/tensormap.c): tensorDataType:u, tensorRank:u, globalAddress:u, globalDim:b, globalStrides:b, pixelBoxLowerCorner:b, pixelBoxUpperCorner:b, channelsPerPixel:u, pixelsPerColumn:u, elementStrides:b, interleave:u, swizzle:u, l2Promotion:u, oobFill:u; outs tensorMap:ob */
+void rgpu_wire_cuTensorMapEncodeIm2col(struct rgpu_call *c, uint64_t tensorDataType, uint64_t tensorRank, uint64_t globalAddress, const void *globalDim, size_t globalDim_size, const void *globalStrides, size_t globalStrides_size, const void *pixelBoxLowerCorner, size_t pixelBoxLowerCorner_size, const void *pixelBoxUpperCorner, size_t pixelBoxUpperCorner_size, uint64_t channelsPerPixel, uint64_t pixelsPerColumn, const void *elementStrides, size_t elementStrides_size, uint64_t interleave, uint64_t swizzle, uint64_t l2Promotion, uint64_t oobFill);
+void rgpu_wire_out_cuTensorMapEncodeIm2col(struct rgpu_call *c, void *tensorMap, size_t tensorMap_size);
+/* cuTensorMapEncodeIm2colWide (texture/tensormap.c): tensorDataType:u, tensorRank:u, globalAddress:u, globalDim:b, globalStrides:b, pixelBoxLowerCornerWidth:i, pixelBoxUpperCornerWidth:i, channelsPerPixel:u, pixelsPerColumn:u, elementStrides:b, interleave:u, mode:u, swizzle:u, l2Promotion:u, oobFill:u; outs tensorMap:ob */
+void rgpu_wire_cuTensorMapEncodeIm2colWide(struct rgpu_call *c, uint64_t tensorDataType, uint64_t tensorRank, uint64_t globalAddress, const void *globalDim, size_t globalDim_size, const void *globalStrides, size_t globalStrides_size, int64_t pixelBoxLowerCornerWidth, int64_t pixelBoxUpperCornerWidth, uint64_t channelsPerPixel, uint64_t pixelsPerColumn, const void *elementStrides, size_t elementStrides_size, uint64_t interleave, uint64_t mode, uint64_t swizzle, uint64_t l2Promotion, uint64_t oobFill);
+void rgpu_wire_out_cuTensorMapEncodeIm2colWide(struct rgpu_call *c, void *tensorMap, size_t tensorMap_size);
+/* cuTensorMapReplaceAddress (texture/tensormap.c): tensorMap:b, globalAddress:u; outs tensorMap:ob */
+void rgpu_wire_cuTensorMapReplaceAddress(struct rgpu_call *c, const void *tensorMap, size_t tensorMap_size, uint64_t globalAddress);
+void rgpu_wire_out_cuTensorMapReplaceAddress(struct rgpu_call *c, void *tensorMap, size_t tensorMap_size);
 /* cudaGetDeviceProperties (state/devfacts.c): device:d; outs prop:ob */
 void rgpu_wire_cudaGetDeviceProperties(struct rgpu_call *c, int device);
 void rgpu_wire_out_cudaGetDeviceProperties(struct rgpu_call *c, void *prop, size_t prop_size);

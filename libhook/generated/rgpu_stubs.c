@@ -2238,30 +2238,6 @@ CUresult cuSurfObjectDestroy(CUsurfObject surfObject)
     return rc;
 }
 
-/* cuTensorMapEncodeTiled: not supported: tensor maps are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapEncodeTiled");
-}
-
-/* cuTensorMapEncodeIm2col: not supported: tensor maps are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapEncodeIm2col");
-}
-
-/* cuTensorMapEncodeIm2colWide: not supported: tensor maps are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapEncodeIm2colWide");
-}
-
-/* cuTensorMapReplaceAddress: not supported: tensor maps are not forwarded yet (protocol/contract/calls/texture.toml) */
-CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuTensorMapReplaceAddress");
-}
-
 /* cuDeviceGetP2PAtomicCapabilities: not supported: takes arrays of operations: not forwarded yet (protocol/contract/calls/memory.toml) */
 CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {

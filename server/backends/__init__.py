@@ -66,6 +66,8 @@ def handlers_for(kind: str) -> dict[str, object]:
         # the real driver lists a module's functions itself (the API handlers list the sim's)
         for name in ("cuModuleGetFunctionCount", "cuModuleEnumerateFunctions"):
             handlers[name] = generic_handlers[name]
+        from .cuda import tensormaps
+        handlers.update(tensormaps.handlers())  # encoded by the driver: the sim serves none (their records)
     return handlers
 
 

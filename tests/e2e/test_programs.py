@@ -192,5 +192,6 @@ def test_calls_are_answered_where_their_records_say(cuda_program, sim_server):
     assert p.returncode == 0 and "OK driver_contract" in p.stdout, p.stdout + p.stderr
     for name in ("cuDeviceGetLuid", "cuMemPrefetchBatchAsync"):
         assert f"{name} -> 801" in p.stdout  # CUDA_ERROR_NOT_SUPPORTED
-        assert f"{name} is not supported by rgpu yet" in p.stderr
+    assert "cuDeviceGetLuid is not served by the software GPU" in p.stderr  # by its record's sim entry
+    assert "cuMemPrefetchBatchAsync is not supported by rgpu yet" in p.stderr  # by no backend
     assert "not served by the sim backend" not in p.stderr  # no call reached the server to be refused

@@ -107,12 +107,28 @@ static int precheck(rgpu_call *c, rgpu_session **s) {
     return RGPU_SUCCESS;
 }
 
+/* A call this device's backend does not serve, by its record: said once per name, with which backend. */
+static int not_served(rgpu_call *c, rgpu_session *s) {
+    static const char *seen[64];
+    static int nseen;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    int known = 0;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < nseen; i++) known |= seen[i] == c->name;
+    if (!known && nseen < 64) seen[nseen++] = c->name;
+    pthread_mutex_unlock(&mu);
+    if (!known)
+        rgpu_log(RGPU_LOG_WARN, "%s is not served by %s (its record in protocol/contract/calls says why)", c->name,
+                 rgpu_session_backend(s, c->dev) == RGPU_BACKEND_SIM ? "the software GPU" : "the cuda backend");
+    return rgpu_record(c->face, RGPU_NOT_SUPPORTED);
+}
+
 int rgpu_sync(rgpu_call *c) {
     rgpu_session *s = NULL;
     int rc = precheck(c, &s);
     if (rc == -1) {
         if (c->args.buf) mp_free(&c->args);
-        return rgpu_unsupported(c->face, c->name);
+        return not_served(c, s);
     }
     if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_sync(s, c);
@@ -126,7 +142,7 @@ int rgpu_async(rgpu_call *c) {
     int rc = precheck(c, &s);
     if (rc == -1) {
         mp_free(&c->args);
-        return rgpu_unsupported(c->face, c->name);
+        return not_served(c, s);
     }
     if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_async(s, c);
