@@ -282,7 +282,7 @@
 #define RGPU_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags 0x681792ebu
 #define RGPU_FLAGS_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags (0)
 #define RGPU_ID_cuOccupancyAvailableDynamicSMemPerBlock 0x686c9a0du
-#define RGPU_FLAGS_cuOccupancyAvailableDynamicSMemPerBlock (RGPU_F_NOT_SIM)
+#define RGPU_FLAGS_cuOccupancyAvailableDynamicSMemPerBlock (0)
 #define RGPU_ID_cuOccupancyMaxPotentialClusterSize 0x23c64ba4u
 #define RGPU_FLAGS_cuOccupancyMaxPotentialClusterSize (0)
 #define RGPU_ID_cuOccupancyMaxActiveClusters 0x4b9d013du

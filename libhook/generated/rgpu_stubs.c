@@ -3050,12 +3050,6 @@ cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfi
     return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetSharedMemConfig");
 }
 
-/* cudaOccupancyAvailableDynamicSMemPerBlock: not supported: cluster occupancy is not supported (protocol/contract/calls/memory.toml) */
-cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaOccupancyAvailableDynamicSMemPerBlock");
-}
-
 /* cudaMalloc: forward (protocol/contract/calls/memory.toml) */
 cudaError_t cudaMalloc(void **devPtr, size_t size)
 {

@@ -211,6 +211,31 @@ def _attr(attrs, name):
     return attrs[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_" + name]]
 
 
+@handles("cuOccupancyAvailableDynamicSMemPerBlock")
+def available_dynamic_smem(s, function, num_blocks, block_size):
+    """[function, blocks per SM, block size] -> the most dynamic shared memory a block may use for
+    `num_blocks` of them to be resident on an SM: the driver's answer where a real GPU gives one, else
+    what the occupancy calculator above allows — the SM's shared memory shared out among the blocks, less
+    each one's static part and reserve, in whole allocation units, within what a block may opt in to;
+    0 when the blocks cannot be resident together for other reasons (threads, registers, blocks)."""
+    fn = s.get("function", function)
+    if num_blocks <= 0 or block_size <= 0:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"{num_blocks} blocks of {block_size} threads")
+    asked = s.device.available_dynamic_smem(fn, num_blocks, block_size)
+    if asked is not None:
+        return (asked,)
+    if occupancy(s, function, block_size, 0)[0] < num_blocks:
+        return (0,)
+    attrs = s.device.attributes()
+    static = s.device.function_attribute(fn, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES")
+    per_block = _attr(attrs, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR") // num_blocks
+    room = (per_block - static - _attr(attrs, "RESERVED_SHARED_MEMORY_PER_BLOCK")) // SMEM_UNIT * SMEM_UNIT
+    return (max(0, min(room, _attr(attrs, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") - static)),)
+
+
+SMEM_UNIT = 128  # shared memory is allocated to blocks in units of this many bytes
+
+
 @handles("cuOccupancyMaxActiveBlocksPerMultiprocessor", "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")
 def occupancy(s, function, block_size, dynamic_shared, flags=0):
     """Resident blocks per SM: the driver's answer where a real GPU gives one, else as CUDA's

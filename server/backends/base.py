@@ -138,6 +138,11 @@ class Device(ABC):
         from the device's and the function's attributes (server/api/module.py)."""
         return None
 
+    def available_dynamic_smem(self, function, num_blocks: int, block_size: int) -> int | None:
+        """cuOccupancyAvailableDynamicSMemPerBlock as the device's driver answers it, or None: the
+        server computes it as it does occupancy (server/api/module.py)."""
+        return None
+
     @abstractmethod
     def allocations(self) -> list[tuple[int, int]]:
         """(address, size) of every allocation the session holds: what cudaDeviceReset frees."""

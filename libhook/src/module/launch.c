@@ -585,6 +585,15 @@ cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *f
     return cluster_question(1, clusterSize, func, config);
 }
 
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks,
+                                                      int blockSize) {
+    if (!dynamicSmemSize) return rgpu_invalid_value(RGPU_RUNTIME);
+    void *fn;
+    int rc = function_of(func, &fn);
+    if (rc) return rc;
+    return rgpu_record(RGPU_RUNTIME, cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, fn, numBlocks, blockSize));
+}
+
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynSmem) {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynSmem, 0);
 }

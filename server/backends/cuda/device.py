@@ -546,6 +546,11 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
                                                                          flags))
         return out[0]
 
+    def available_dynamic_smem(self, function, num_blocks, block_size):
+        out = _ffi.new("size_t *")
+        _check(_lib.cuOccupancyAvailableDynamicSMemPerBlock(out, function, num_blocks, block_size))
+        return out[0]
+
     def cluster_occupancy(self, function, grid, block, shared, cluster, potential):
         config, _keep = _launch_config(grid, block, shared, _ffi.NULL, cluster)
         out = _ffi.new("int *")

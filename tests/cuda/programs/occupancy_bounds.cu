@@ -53,6 +53,24 @@ static int check(const char *name, K kernel, int bound, int min_blocks, const do
         EXPECT(threads == bound);
         EXPECT(per_sm >= min_blocks);
     }
+    // the dynamic shared memory that leaves room for n blocks per SM: never more for more blocks, and
+    // (within a block's default 48 KiB) the occupancy calculator then finds those n blocks resident
+    size_t room1 = 0, room = 0;
+    CHECK(cudaOccupancyAvailableDynamicSMemPerBlock(&room1, kernel, 1, threads));
+    int checked = 0;
+    for (int n = 2, last = (int)room1; n <= 16; n *= 2) {
+        CHECK(cudaOccupancyAvailableDynamicSMemPerBlock(&room, kernel, n, threads));
+        EXPECT((int)room <= last);
+        last = (int)room;
+        if (room > 0 && room <= 48 * 1024 && !checked) {
+            int with = 0;
+            CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&with, kernel, threads, room));
+            EXPECT(with >= n);
+            printf("%s: %zu bytes of dynamic shared memory leave room for %d blocks/SM (%d)\n", name, room, n, with);
+            checked = 1;
+        }
+    }
+    EXPECT(room1 > 0);
     kernel<<<2, threads>>>(din, dout);
     CHECK(cudaGetLastError());
     std::vector<double> out(2 * threads);

@@ -91,6 +91,11 @@ CUresult cuDeviceGetLuid(char *luid, unsigned int *mask, CUdevice dev) {
     *mask = 5;
     return CUDA_SUCCESS;
 }
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfunction f, int blocks, int threads) {
+    say("cuOccupancyAvailableDynamicSMemPerBlock function=0x%llx blocks=%d threads=%d", P(f), blocks, threads);
+    *bytes = 233472 / blocks - 1024;
+    return CUDA_SUCCESS;
+}
 CUresult cuStreamGetAttribute(CUstream s, CUstreamAttrID attr, CUstreamAttrValue *out) {
     say("cuStreamGetAttribute stream=0x%llx attr=%d", P(s), attr);
     memset(out, 0, sizeof *out);
@@ -189,3 +194,14 @@ def test_wrong_shapes_never_reach_the_driver(d, session):
     assert call(d, session, "cuMulticastGetGranularity", b"short", 0).rc == \
         enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
     assert len(session.fake_log()) == before
+
+
+def test_available_dynamic_shared_memory_is_the_drivers_answer(d, session):
+    """cuOccupancyAvailableDynamicSMemPerBlock: the driver's own calculator on a real GPU (the
+    software GPU computes it, tests/cuda/programs/occupancy_bounds.cu)."""
+    fn = session.new_handle("function", cuda_device.ffi().cast("CUfunction", 0x8800))
+    r = call(d, session, "cuOccupancyAvailableDynamicSMemPerBlock", fn, 4, 256)
+    assert r.rc == 0 and r.outs == [233472 // 4 - 1024], r.message
+    assert session.fake_log()[-1] == "cuOccupancyAvailableDynamicSMemPerBlock function=0x8800 blocks=4 threads=256"
+    assert call(d, session, "cuOccupancyAvailableDynamicSMemPerBlock", fn, 0, 256).rc == \
+        enums.cudaError_enum["CUDA_ERROR_INVALID_VALUE"]
