@@ -304,13 +304,13 @@
 #define RGPU_ID_cuSurfObjectGetResourceDesc 0x3c288a71u
 #define RGPU_FLAGS_cuSurfObjectGetResourceDesc (0)
 #define RGPU_ID_cuTensorMapEncodeTiled 0x529fcde1u
-#define RGPU_FLAGS_cuTensorMapEncodeTiled (RGPU_F_NOT_SIM)
+#define RGPU_FLAGS_cuTensorMapEncodeTiled (0)
 #define RGPU_ID_cuTensorMapEncodeIm2col 0x47bae5b0u
 #define RGPU_FLAGS_cuTensorMapEncodeIm2col (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuTensorMapEncodeIm2colWide 0x25a06e2cu
 #define RGPU_FLAGS_cuTensorMapEncodeIm2colWide (RGPU_F_NOT_SIM)
 #define RGPU_ID_cuTensorMapReplaceAddress 0x481202b3u
-#define RGPU_FLAGS_cuTensorMapReplaceAddress (RGPU_F_NOT_SIM)
+#define RGPU_FLAGS_cuTensorMapReplaceAddress (0)
 #define RGPU_ID_cudaDeviceReset 0x3fba6aa9u
 #define RGPU_FLAGS_cudaDeviceReset (0)
 #define RGPU_ID_cudaDeviceSynchronize 0x6f565ee5u

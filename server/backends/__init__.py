@@ -58,6 +58,9 @@ def handlers_for(kind: str) -> dict[str, object]:
         raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")
     from ..api import load_all
     handlers = dict(load_all())
+    if kind == "sim":
+        from .sim import tensormaps as sim_maps
+        handlers.update(sim_maps.handlers())  # the software GPU's own encoding (the im2col maps: refused)
     if kind == "cuda":
         from .cuda import generic
         generic_handlers = generic.handlers()

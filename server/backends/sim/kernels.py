@@ -92,7 +92,15 @@ class KernelFunction:
         """The flattened kernel; None when it cannot be built (``load_error`` says why)."""
         if self._program is None and self._error is None:
             try:
-                self._program = flatten(self.module.ptx, self.name)
+                prog = flatten(self.module.ptx, self.name)
+                names = list(prog.kparams)
+                if len(names) == len(self.params):
+                    # The program reads its parameters where the launch buffer has them: the cubin's
+                    # layout when the image has one, which differs from the PTX declarations' where the
+                    # ABI places the buffer (sm_90 puts a 128-byte aligned parameter, a __grid_constant__
+                    # CUtensorMap, at cubin offset 112, not 0).
+                    prog.kparams = {n: p.offset for n, p in zip(names, self.params)}
+                self._program = prog
             except SimError as exc:
                 self._error = SimError(exc.code, f"{exc.message} (kernel {self.name}{self.module.where()})")
         return self._program
@@ -166,7 +174,8 @@ def param_layout(image: bytes, cc=None) -> dict[str, tuple[list[Param], int]]:
                 if fn.entry and not fn.extern:
                     ptx_params, size = entry_param_layout(fn)
                     if name in out and len(out[name][0]) == len(ptx_params):
-                        # Same offsets; PTX also knows each parameter's declared alignment.
+                        # The cubin's offsets (the launch buffer's layout, which the ABI may shift from
+                        # the PTX's); PTX also knows each parameter's declared alignment.
                         out[name] = ([Param(c.offset, c.size, p.align) for c, p in zip(out[name][0], ptx_params)],
                                      out[name][1])
                     else:

@@ -5,8 +5,8 @@
 // accelerator copy a box of it into shared memory (cp.async.bulk.tensor, completing on an mbarrier).
 // The boxes: one inside the array, one that runs past its edge (read as zeros), and one after
 // cuTensorMapReplaceAddress points the map at another array. Malformed calls are refused on the host
-// first. A device without a tensor memory accelerator (the software GPU) answers
-// CUDA_ERROR_NOT_SUPPORTED to the encoding, and the program reports that and stops there.
+// first. A device that encodes no tensor maps would answer CUDA_ERROR_NOT_SUPPORTED, which the program
+// reports before it stops.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cstdint>

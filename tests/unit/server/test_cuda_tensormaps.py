@@ -163,8 +163,12 @@ def test_the_drivers_refusal_is_the_calls_answer_and_a_map_is_128_bytes(gpu):
     assert r.rc == INVALID and "128 bytes" in r.message
 
 
-def test_the_software_gpu_refuses_tensor_maps_by_its_record():
+def test_the_software_gpu_refuses_im2col_maps_by_their_records_and_encodes_tiles_itself():
     s = SimpleNamespace(face=None, calls=0, sticky=None)  # the refusal comes before any session state
+    r = Dispatcher("sim").run(s, BY_NAME["cuTensorMapEncodeIm2colWide"],
+                              [6, 3, 0x7F0000200000, u64(8, 9, 2), u64(16, 144), -3, 3, 8, 64, u32(1, 1, 1), 0, 1,
+                               0, 0, 0], [])
+    assert r.rc == enums.cudaError_enum["CUDA_ERROR_NOT_SUPPORTED"] and "tiles only" in r.message
     r = Dispatcher("sim").run(s, BY_NAME["cuTensorMapEncodeTiled"],
                               [7, 1, 0x7F0000100000, u64(64), b"", u32(16), u32(1), 0, 0, 0, 0], [])
-    assert r.rc == enums.cudaError_enum["CUDA_ERROR_NOT_SUPPORTED"] and "tensor memory accelerator" in r.message
+    assert r.rc == 0 and r.outs[0][:4] == b"RTM1"  # the software GPU's own encoding (sim/tensormaps.py)

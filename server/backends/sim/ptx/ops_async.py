@@ -3,7 +3,8 @@ cuda::memcpy_async and cooperative_groups::memcpy_async).
 
 The software GPU completes each copy when it is issued, which is one of the orders the program
 must already allow for: commit_group, wait_group and wait_all then have nothing left to wait for.
-The mbarrier-tracked forms (cp.async.mbarrier.arrive, cp.async.bulk) are not supported."""
+Hopper's bulk and tensor copies (cp.async.bulk...) are ops_bulk.py's; the mbarrier-tracked form of
+these copies (cp.async.mbarrier.arrive) is not supported."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,9 +17,15 @@ SIZES = (4, 8, 16)
 
 
 @op("cp", mods=("async", "ca", "cg", "shared", "shared::cta", "global", "commit_group", "wait_group",
-                "wait_all", "L2::64B", "L2::128B", "L2::256B"))
+                "wait_all", "L2::64B", "L2::128B", "L2::256B",
+                # the bulk copies (ops_bulk.py)
+                "bulk", "tensor", "1d", "2d", "3d", "4d", "5d", "shared::cluster", "mbarrier::complete_tx::bytes",
+                "tile", "bulk_group", "read", "prefetch", "L2", "L2::cache_hint", "im2col", "multicast::cluster"))
 def c_cp(ins, ctx):
     parts = ins.parts
+    if parts[:3] == ["cp", "async", "bulk"]:
+        from .ops_bulk import compile_bulk
+        return compile_bulk(ins, ctx)
     if parts[:2] != ["cp", "async"] or "mbarrier" in parts or "bulk" in parts:
         raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
     if "commit_group" in parts or "wait_group" in parts or "wait_all" in parts:
