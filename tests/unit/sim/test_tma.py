@@ -5,7 +5,8 @@ tensor), stores write only what lies inside it, plain bulk copies move their byt
 phases, arrival counts and transaction bytes behave as the ISA says. Each kernel runs from its PTX
 alone and from a fatbin whose sm_90 cubin places the map at offset 112 of the parameter buffer (where
 the ABI puts a 128-byte aligned parameter), not at the PTX's 0. The maps' encoding is checked against
-the Driver API's documented requirements."""
+the Driver API's documented requirements. And cuda::barrier with cuda::memcpy_async, as libcu++ writes
+them for sm_80 and sm_90 (tests/cuda/kernels/barrier.cu)."""
 from __future__ import annotations
 
 import struct
@@ -157,3 +158,14 @@ def test_layouts_the_sim_does_not_copy_are_refused_and_foreign_bytes_are_no_map(
     m = tensormaps.decode(tensormaps.replace_address(encode(0x7F0000000000, (W, H), (ROW * 4,), (8, 4)),
                                                      0x7F0000100000))
     assert (m.address, m.dims, m.strides, m.box) == (0x7F0000100000, (W, H), (ROW * 4,), (8, 4))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_libcuxx_barriers_and_memcpy_async_stage_a_pipeline(make_device, arch):
+    mod = KernelModule.load(build(KERNELS / "barrier.cu", "ptx", arch_flags=[f"-arch={arch}"]).read_bytes())
+    d = make_device(mod)
+    chunks = 5
+    data = (np.arange(chunks * 256, dtype=np.float32) % 97) * 0.5
+    out = d.zeros(256, np.float32)
+    d.launch("staged_sum", 1, 256, d.put(data), out, chunks)
+    assert np.allclose(d.get(out, 256, np.float32), data.reshape(chunks, 256).sum(axis=0))

@@ -3,8 +3,8 @@ cuda::memcpy_async and cooperative_groups::memcpy_async).
 
 The software GPU completes each copy when it is issued, which is one of the orders the program
 must already allow for: commit_group, wait_group and wait_all then have nothing left to wait for.
-Hopper's bulk and tensor copies (cp.async.bulk...) are ops_bulk.py's; the mbarrier-tracked form of
-these copies (cp.async.mbarrier.arrive) is not supported."""
+cp.async.mbarrier.arrive (cuda::memcpy_async onto a cuda::barrier) and Hopper's bulk and tensor copies
+(cp.async.bulk...) are ops_bulk.py's."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,12 +20,17 @@ SIZES = (4, 8, 16)
                 "wait_all", "L2::64B", "L2::128B", "L2::256B",
                 # the bulk copies (ops_bulk.py)
                 "bulk", "tensor", "1d", "2d", "3d", "4d", "5d", "shared::cluster", "mbarrier::complete_tx::bytes",
-                "tile", "bulk_group", "read", "prefetch", "L2", "L2::cache_hint", "im2col", "multicast::cluster"))
+                "tile", "bulk_group", "read", "prefetch", "L2", "L2::cache_hint", "im2col", "multicast::cluster",
+                # an mbarrier that tracks the thread's copies (ops_bulk.py)
+                "mbarrier", "arrive", "noinc", "b64"))
 def c_cp(ins, ctx):
     parts = ins.parts
     if parts[:3] == ["cp", "async", "bulk"]:
         from .ops_bulk import compile_bulk
         return compile_bulk(ins, ctx)
+    if parts[:4] == ["cp", "async", "mbarrier", "arrive"]:
+        from .ops_bulk import compile_copies_arrive
+        return compile_copies_arrive(ins, ctx)
     if parts[:2] != ["cp", "async"] or "mbarrier" in parts or "bulk" in parts:
         raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
     if "commit_group" in parts or "wait_group" in parts or "wait_all" in parts:

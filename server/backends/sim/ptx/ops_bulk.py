@@ -164,6 +164,26 @@ def c_mbarrier(ins, ctx):
     raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
 
 
+def compile_copies_arrive(ins, ctx):
+    """cp.async.mbarrier.arrive[.noinc]: an arrival on the mbarrier once the thread's earlier cp.async
+    copies are done — at once here, where they completed when issued. Without .noinc the pending count
+    is raised by one first, so the arrival only balances it; with it, the arrival counts."""
+    if "noinc" not in ins.parts:
+        return lambda st, m: None
+    space = _barrier_space(ins.parts)
+    ga, _ = addr_getter(ctx, ins.operands[0], space)
+
+    def run(st, m):
+        idx = st.idx(m)
+        a = np.broadcast_to(lanes(ga(st), idx, m), (len(idx),))
+        for _k, arena, o in _Words(st, space, a, idx):
+            p, e, tx, ph = _unpack(_Words.get(arena, o))
+            if p < 1:
+                raise SimFault("CUDA_ERROR_ILLEGAL_INSTRUCTION", "mbarrier arrival past its expected count")
+            _Words.put(arena, o, _settle(p - 1, e, tx, ph))
+    return run
+
+
 # -- bulk copies -----------------------------------------------------------------------------------
 def compile_bulk(ins, ctx):
     """cp.async.bulk[.tensor|.prefetch] and their group bookkeeping (called from ops_async's cp)."""
