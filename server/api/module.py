@@ -167,9 +167,16 @@ def launch_kernel_ex(s, function, gx, gy, gz, bx, by, bz, shared, stream, cx, cy
 @handles("cuOccupancyMaxActiveClusters")
 def max_active_clusters(s, function, gx, gy, gz, bx, by, bz, shared, cx, cy, cz, policy):
     """[function, grid x y z, block x y z, dynamic shared bytes, cluster x y z, policy] -> clusters
-    that can be resident at once."""
-    return (s.device.cluster_occupancy(s.get("function", function), (gx, gy, gz), (bx, by, bz), shared,
-                                       _cluster(gx, gy, gz, cx, cy, cz, policy), potential=False),)
+    that can be resident at once: the driver's answer on a real GPU, else the resident blocks of every
+    SM (the occupancy calculator's) in whole clusters."""
+    fn = s.get("function", function)
+    cluster = _cluster(gx, gy, gz, cx, cy, cz, policy)
+    asked = s.device.cluster_occupancy(fn, (gx, gy, gz), (bx, by, bz), shared, cluster, potential=False)
+    if asked is not None:
+        return (asked,)
+    dims = cluster[:3] if cluster[0] else (fn.kernel.required_cluster or (1, 1, 1))
+    per_sm, = occupancy(s, function, bx * by * bz, shared)
+    return (per_sm * _attr(s.device.attributes(), "MULTIPROCESSOR_COUNT") // (dims[0] * dims[1] * dims[2]),)
 
 
 @handles("cuOccupancyMaxPotentialClusterSize")

@@ -190,20 +190,17 @@ def test_kernel_names_and_kernel_handles(cuda_program, sim_server):
     assert p.returncode == 0 and "OK driver_kernel_names _Z4fillPii" in p.stdout, p.stdout + p.stderr
 
 
-def test_thread_block_clusters_launch_or_are_refused_as_the_device_says(sim_server, device_kind):
+def test_thread_block_clusters_launch_and_share_their_blocks_shared_memory(sim_server):
     """cudaLaunchKernelEx with a cluster dimension, cudaOccupancyMaxActiveClusters and
-    cudaOccupancyMaxPotentialClusterSize (cuBLAS asks the first before its Hopper GEMMs): on a GPU with
-    clusters the blocks of a cluster read each other's shared memory, also from a captured graph; the
-    software GPU reports no cluster launch and refuses all three with cudaErrorNotSupported, and the
-    program goes on."""
+    cudaOccupancyMaxPotentialClusterSize (cuBLAS asks the first before its Hopper GEMMs): the blocks of
+    a cluster read each other's shared memory between cluster barriers, also from a captured graph, and
+    a cluster that does not divide the grid is refused. The software GPU (sm_130) runs them as a GPU
+    from Hopper on does; one presenting an older part refuses them, as such a GPU does (the unit tests)."""
     exe = cudabuild.build(PROGRAMS / "clusters.cu", "exe", [f"-I{PROGRAMS}"],
                           arch_flags=["-cudart", "shared", "-arch=sm_90"])
     p = run_cli("run", "--server", sim_server, "--", str(exe))
-    assert p.returncode == 0, p.stdout + p.stderr
-    if device_kind == "sim":
-        assert "cluster launch: 801 cudaErrorNotSupported" in p.stdout and "OK clusters (none" in p.stdout, p.stdout
-    else:  # a GPU before Hopper takes the sim's path, with the same expectations
-        assert p.stdout.splitlines()[-1].startswith("OK clusters"), p.stdout + p.stderr
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK clusters", p.stdout + p.stderr
+    assert "cluster 3 over 8 blocks: 912 cudaErrorInvalidClusterSize" in p.stdout, p.stdout
 
 
 def test_tensor_maps_encode_and_a_kernel_loads_through_them(sim_server):

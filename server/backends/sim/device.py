@@ -278,9 +278,11 @@ class SimDevice(SimArrays, Device):
             "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA": 0,
             "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES": function.max_dynamic_shared_bytes,
             "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT": -1,
-            # thread-block clusters: the sim's kernels run without them (no cluster dims compiled in)
-            "CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET": 0, "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH": 0,
-            "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT": 0, "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH": 0,
+            # thread-block clusters: the dimensions compiled in (__cluster_dims__), if any
+            "CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET": int(function.explicit_cluster),
+            "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH": (function.required_cluster or (0, 0, 0))[0],
+            "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT": (function.required_cluster or (0, 0, 0))[1],
+            "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH": (function.required_cluster or (0, 0, 0))[2],
             "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED": 0,
             "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE": 0,
         }
@@ -300,14 +302,43 @@ class SimDevice(SimArrays, Device):
         return self.memory.allocations()
 
     def launch(self, function, grid, block, shared, stream, params, cooperative=False, cluster=None) -> None:
-        if cluster is not None and cluster[0] * max(cluster[1], 1) * max(cluster[2], 1) > 1:
-            # as a GPU before Hopper answers: the sim reports CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH 0
-            raise SimError("CUDA_ERROR_NOT_SUPPORTED", "the software GPU runs no thread-block clusters "
-                           f"({cluster[0]}x{cluster[1]}x{cluster[2]} asked for; CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)")
+        dims = self._cluster_dims(function, grid, cluster)
         workspace = self._grid_workspace() if cooperative else 0
         stats = kernels.launch(function.module, function.kernel, self.memory, grid, block, shared, params,
-                               self._printf, self.checkpoint, workspace)
+                               self._printf, self.checkpoint, workspace, dims)
         self.device_time += stats.seconds
+
+    MAX_CLUSTER = 8  # the portable cluster size (larger ones need the non-portable opt-in, not modelled)
+
+    def _cluster_dims(self, function, grid, cluster) -> tuple[int, int, int]:
+        """The clusters a launch runs in: the launch's (cuLaunchKernelEx), else the kernel's own
+        (__cluster_dims__), else none; checked as the driver checks them."""
+        required = function.kernel.required_cluster
+        if cluster is not None and cluster[0]:
+            dims = (cluster[0], max(cluster[1], 1), max(cluster[2], 1))
+            if required is not None and dims != required:
+                raise SimError("CUDA_ERROR_INVALID_CLUSTER_SIZE", f"cluster {dims} for a kernel compiled for {required}")
+        else:
+            dims = required or (1, 1, 1)
+        size = dims[0] * dims[1] * dims[2]
+        if size == 1:
+            return dims
+        if self.arch.major < 9:
+            # as a GPU before Hopper answers: such a part reports CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH 0
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"the software GPU presents {self.arch.name}, which runs no "
+                           f"thread-block clusters ({dims[0]}x{dims[1]}x{dims[2]} asked for)")
+        if size > self.MAX_CLUSTER or any(g % c for g, c in zip(grid, dims)):
+            raise SimError("CUDA_ERROR_INVALID_CLUSTER_SIZE",
+                           f"cluster {dims[0]}x{dims[1]}x{dims[2]} for grid {tuple(grid)} (at most "
+                           f"{self.MAX_CLUSTER} blocks, dividing the grid)")
+        return dims
+
+    def cluster_occupancy(self, function, grid, block, shared, cluster, potential):
+        if self.arch.major < 9:
+            return super().cluster_occupancy(function, grid, block, shared, cluster, potential)
+        if potential:
+            return self.MAX_CLUSTER
+        return None  # the occupancy calculator's (server/api/module.py)
 
     def _grid_workspace(self) -> int:
         """The device word cooperative groups' grid.sync() counts arrivals in (the driver's own

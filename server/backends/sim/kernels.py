@@ -106,6 +106,23 @@ class KernelFunction:
         return self._program
 
     @property
+    def required_cluster(self) -> tuple[int, int, int] | None:
+        """The cluster dimensions compiled into the kernel (.reqnctapercluster: __cluster_dims__)."""
+        d = self._header_directives().get(".reqnctapercluster")
+        return None if not d else tuple((list(d) + [1, 1])[:3])
+
+    @property
+    def explicit_cluster(self) -> bool:
+        """Whether the kernel must be launched in clusters (.explicitcluster)."""
+        return ".explicitcluster" in self._header_directives()
+
+    def _header_directives(self) -> dict:
+        try:
+            return self.module.ptx.functions.header(self.name).directives
+        except (KeyError, AttributeError, SimError):
+            return {}
+
+    @property
     def load_error(self) -> SimError | None:
         self.program  # noqa: B018  (builds it, or records why it cannot be built)
         return self._error
@@ -360,9 +377,9 @@ def _check_config(func: KernelFunction, grid, block, dynamic_shared: int, params
                        f"{func.name} takes {func.param_size} bytes of parameters, a buffer of {len(params)} given")
 
 
-def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam):
+def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam, cluster=(1, 1, 1)):
     arch = func.module.arch
-    geo = lanes.geometry(grid, block, start, nb, arch.sms, arch.max_warps_per_sm)
+    geo = lanes.geometry(grid, block, start, nb, arch.sms, arch.max_warps_per_sm, cluster)
     n = geo.n
     st = interp.State(n, geo)
     st.name = func.name
@@ -443,14 +460,19 @@ def _plan(func: KernelFunction, grid, block, dynamic_shared: int, params: bytes)
 
 
 def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, block, dynamic_shared: int,
-           params: bytes, printf_out: list[str], checkpoint=None, grid_workspace: int = 0) -> LaunchStats:
+           params: bytes, printf_out: list[str], checkpoint=None, grid_workspace: int = 0,
+           cluster: tuple = (1, 1, 1)) -> LaunchStats:
     """Run a kernel to completion. `grid_workspace` (cooperative launches): the address the kernel
     finds in %envreg1:%envreg2 for grid-wide sync; the whole grid then runs as one batch, because
-    its blocks wait for one another."""
+    its blocks wait for one another. `cluster`: thread-block cluster dimensions (checked by the
+    caller to divide the grid); its blocks run in one batch, cluster by cluster (lanes.py)."""
     if type(grid) is not tuple or type(block) is not tuple:
         grid, block = tuple(map(int, grid)), tuple(map(int, block))
     dynamic_shared = int(dynamic_shared)
     nblocks, per_batch = _plan(func, grid, block, dynamic_shared, params)
+    csize = cluster[0] * cluster[1] * cluster[2]
+    if csize > 1:
+        per_batch = max(csize, per_batch // csize * csize)
     if module._mem is not mem:
         module.bind(mem)
     prog = func.program
@@ -473,7 +495,7 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
     with np.errstate(all="ignore"):
         for start in range(0, nblocks, per_batch):
             nb = min(per_batch, nblocks - start)
-            st, live = _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam)
+            st, live = _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam, cluster)
             st.checkpoint = slices
             st.envregs = envregs
             try:

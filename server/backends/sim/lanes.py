@@ -37,17 +37,20 @@ class Specials(dict):
     def __init__(self, geo: "Geometry"):
         super().__init__()
         self.geo = geo
-        g, b = geo.grid, geo.block
-        for k, c in enumerate("xyz"):
-            self[f"%ntid.{c}"] = _U32(b[k])
-            self[f"%nctaid.{c}"] = _U32(g[k])
-            self[f"%nclusterid.{c}"] = _U32(g[k])
-            self[f"%cluster_ctaid.{c}"] = _U32(0)
-            self[f"%cluster_nctaid.{c}"] = _U32(1)
+        g, b, c = geo.grid, geo.block, geo.cluster
+        for k, n in enumerate("xyz"):
+            self[f"%ntid.{n}"] = _U32(b[k])
+            self[f"%nctaid.{n}"] = _U32(g[k])
+            self[f"%nclusterid.{n}"] = _U32(g[k] // c[k])
+            self[f"%cluster_nctaid.{n}"] = _U32(c[k])
+            if geo.csize == 1:  # a block is its own cluster
+                self[f"%cluster_ctaid.{n}"] = _U32(0)
         self.update({
             "%nwarpid": _U32(geo.warps_per_sm), "%nsmid": _U32(geo.sms), "%gridid": _U32(1),
-            "%cluster_ctarank": _U32(0), "%cluster_nctarank": _U32(1), "%is_explicit_cluster": _U32(0),
+            "%cluster_nctarank": _U32(geo.csize), "%is_explicit_cluster": _U32(geo.csize > 1),
         })
+        if geo.csize == 1:
+            self["%cluster_ctarank"] = _U32(0)
 
     def __missing__(self, name):
         f = _LANE_SPECIALS.get(name)
@@ -62,13 +65,29 @@ def _lane64(geo):
     return (geo.t % WARP_SIZE).astype(np.uint64)
 
 
+def _coords(i, dims):
+    """x, y, z of linear indices `i` over `dims` (x fastest)."""
+    return i % dims[0], (i // dims[0]) % dims[1], i // (dims[0] * dims[1])
+
+
+def _ctaid(g, k):
+    """%ctaid: in a cluster launch, blocks run cluster by cluster (blk is cluster-major: the blocks
+    of one cluster are consecutive, so a batch holds whole clusters); otherwise blk is the block's
+    linear index in the grid."""
+    if g.csize == 1:
+        return _coords(g.blk, g.grid)[k]
+    ncl = [g.grid[d] // g.cluster[d] for d in range(3)]
+    return _coords(g.blk // g.csize, ncl)[k] * g.cluster[k] + _coords(g.blk % g.csize, g.cluster)[k]
+
+
 _LANE_SPECIALS = {
     "%tid.x": lambda g: g.t % g.block[0],
     "%tid.y": lambda g: (g.t // g.block[0]) % g.block[1],
     "%tid.z": lambda g: g.t // (g.block[0] * g.block[1]),
-    "%ctaid.x": lambda g: g.blk % g.grid[0],
-    "%ctaid.y": lambda g: (g.blk // g.grid[0]) % g.grid[1],
-    "%ctaid.z": lambda g: g.blk // (g.grid[0] * g.grid[1]),
+    "%ctaid.x": lambda g: _ctaid(g, 0),
+    "%ctaid.y": lambda g: _ctaid(g, 1),
+    "%ctaid.z": lambda g: _ctaid(g, 2),
+    "%cluster_ctarank": lambda g: g.blk % g.csize,
     "%laneid": lambda g: g.t % WARP_SIZE,
     "%warpid": lambda g: g.t // WARP_SIZE,
     "%smid": lambda g: g.blk % g.sms,
@@ -78,8 +97,9 @@ _LANE_SPECIALS = {
     "%lanemask_gt": lambda g: ~((_ONE << (g.laneid64 + _ONE)) - _ONE),
     "%lanemask_ge": lambda g: ~((_ONE << g.laneid64) - _ONE),
 }
-for _c in "xyz":
-    _LANE_SPECIALS[f"%clusterid.{_c}"] = _LANE_SPECIALS[f"%ctaid.{_c}"]
+for _k, _c in enumerate("xyz"):
+    _LANE_SPECIALS[f"%clusterid.{_c}"] = (lambda k: lambda g: _ctaid(g, k) // g.cluster[k])(_k)
+    _LANE_SPECIALS[f"%cluster_ctaid.{_c}"] = (lambda k: lambda g: _coords(g.blk % g.csize, g.cluster)[k])(_k)
 
 
 class Geometry:
@@ -87,9 +107,11 @@ class Geometry:
     block is padded to whole warps (``tpad`` lanes), the padding lanes never run."""
 
     def __init__(self, grid: tuple, block: tuple, start: int, nb: int, sms: int = NUM_SMS,
-                 warps_per_sm: int = MAX_WARPS_PER_SM):
+                 warps_per_sm: int = MAX_WARPS_PER_SM, cluster: tuple = (1, 1, 1)):
         self.grid, self.block, self.start, self.nb = grid, block, start, nb
         self.sms, self.warps_per_sm = sms, warps_per_sm
+        self.cluster = cluster  # thread-block cluster dimensions; a batch holds whole clusters
+        self.csize = cluster[0] * cluster[1] * cluster[2]
         self.T = block[0] * block[1] * block[2]
         self.tpad = -(-self.T // WARP_SIZE) * WARP_SIZE
         self.n = nb * self.tpad
@@ -140,13 +162,13 @@ _cache: dict[tuple, Geometry] = {}
 
 
 def geometry(grid: tuple, block: tuple, start: int, nb: int, sms: int = NUM_SMS,
-             warps_per_sm: int = MAX_WARPS_PER_SM) -> Geometry:
+             warps_per_sm: int = MAX_WARPS_PER_SM, cluster: tuple = (1, 1, 1)) -> Geometry:
     """The (shared, when small) layout of one batch on a device of ``sms`` SMs."""
-    key = (grid, block, start, nb, sms, warps_per_sm)
+    key = (grid, block, start, nb, sms, warps_per_sm, cluster)
     geo = _cache.get(key)
     if geo is not None:
         return geo
-    geo = Geometry(grid, block, start, nb, sms, warps_per_sm)
+    geo = Geometry(grid, block, start, nb, sms, warps_per_sm, cluster)
     if geo.n <= CACHED_LANES:
         if len(_cache) >= CACHE_ENTRIES:
             _cache.pop(next(iter(_cache)))

@@ -64,6 +64,8 @@ def table(arch: archs.Arch) -> dict[str, int]:
         "MULTI_GPU_BOARD_GROUP_ID": 0, "SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO": arch.fp64_ratio,
         "PAGEABLE_MEMORY_ACCESS": 0, "CONCURRENT_MANAGED_ACCESS": 0, "COMPUTE_PREEMPTION_SUPPORTED": 1,
         "COOPERATIVE_LAUNCH": 1, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": arch.shared_optin,
+        # thread-block clusters from Hopper on (kernels.py runs a cluster's blocks in one batch)
+        "CLUSTER_LAUNCH": 1 if arch.major >= 9 else 0,
         "MAX_BLOCKS_PER_MULTIPROCESSOR": arch.max_blocks_per_sm,
         "RESERVED_SHARED_MEMORY_PER_BLOCK": arch.reserved_shared, "MEMORY_POOLS_SUPPORTED": 1,
         # A GPU may keep up to three quarters of its L2 for persisting accesses (sm_80 and later).

@@ -21,6 +21,10 @@ from .types import UNSIGNED, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
 U64 = np.dtype(np.uint64)
 MASK32 = np.uint64(0xFFFFFFFF)
+# A shared::cluster address (what mapa makes) is a block's shared offset plus (its rank in the
+# cluster + 1) units of this: shared memory is far smaller, so an address of the block's own
+# shared window (rank bits 0) is an ordinary shared address.
+CLUSTER_RANK_UNIT = np.uint64(1 << 24)
 SPACE_NAMES = ("global", "shared", "local", "const", "param")
 WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}
 
@@ -92,8 +96,9 @@ def _fault(code, what):
     raise SimFault(code, what)
 
 
-def _check_window(a, width, limit, what):
-    if a.size and (a.max() + np.uint64(width) > np.uint64(limit)):
+def _check_window(a, width, limit, what, top=None):
+    """`top`: a.max(), when the caller has it already."""
+    if a.size and ((a.max() if top is None else top) + np.uint64(width) > np.uint64(limit)):
         bad = int(a[a + np.uint64(width) > np.uint64(limit)][0])
         _fault("CUDA_ERROR_ILLEGAL_ADDRESS", f"{what} access of {width} bytes at offset 0x{bad:x} "
                                              f"is outside the {limit}-byte window")
@@ -126,8 +131,19 @@ def resolve(st, space, addrs, width, idx):
     if addrs.ndim == 0:
         addrs = np.full(len(idx), addrs, U64)
     if space == "shared":
-        _check_window(addrs, width, st.shared_limit, "shared")
-        return [(st.shared, st.lane_block[idx] * st.shared_stride + addrs.astype(np.int64), None)]
+        blocks = st.lane_block[idx]
+        top = addrs.max() if addrs.size else None
+        if top is not None and top >= CLUSTER_RANK_UNIT:
+            # a shared::cluster address (mapa): another block of the lane's cluster, by rank
+            rank = (addrs // CLUSTER_RANK_UNIT).astype(np.int64) - 1
+            if (rank < 0).any() or (rank >= st.csize).any():
+                bad = int(addrs[(rank < 0) | (rank >= st.csize)][0])
+                _fault("CUDA_ERROR_ILLEGAL_ADDRESS", f"shared::cluster address 0x{bad:x} names no block of a "
+                                                     f"cluster of {st.csize}")
+            addrs, top = addrs % CLUSTER_RANK_UNIT, None
+            blocks = blocks - blocks % st.csize + rank
+        _check_window(addrs, width, st.shared_limit, "shared", top)
+        return [(st.shared, blocks * st.shared_stride + addrs.astype(np.int64), None)]
     if space == "local":
         _check_window(addrs, width, st.local_limit, "local")
         return [(st.local, idx.astype(np.int64) * st.local_stride + addrs.astype(np.int64), None)]
@@ -164,7 +180,7 @@ def view(arena, dt):
     return arena[:n].view(dt)
 
 
-@op("ld", "ldu", mods=("global", "shared", "shared::cta", "local", "const", "param", "weak", "volatile", "relaxed", "acquire", "release", "cta", "gpu", "sys", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt", "v2", "v4", "v8", "unified", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B"))
+@op("ld", "ldu", mods=("global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "weak", "volatile", "relaxed", "acquire", "release", "cta", "gpu", "sys", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt", "v2", "v4", "v8", "unified", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B"))
 def c_ld(ins, ctx):
     parts = ins.parts
     t = _elem_type(parts)
@@ -205,7 +221,7 @@ def c_ld(ins, ctx):
     return run
 
 
-@op("st", mods=("global", "shared", "shared::cta", "local", "const", "param", "weak", "volatile", "relaxed", "acquire", "release", "cta", "gpu", "sys", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt", "v2", "v4", "v8", "unified", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B"))
+@op("st", mods=("global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "weak", "volatile", "relaxed", "acquire", "release", "cta", "gpu", "sys", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt", "v2", "v4", "v8", "unified", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B"))
 def c_st(ins, ctx):
     parts = ins.parts
     t = _elem_type(parts)
@@ -351,7 +367,7 @@ def _rounds_new(opname, old, b, c, dt):
 ATOM_OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas")
 
 
-@op("atom", "red", mods=("global", "shared", "shared::cta", *ATOM_OPS, "relaxed", "acquire", "release",
+@op("atom", "red", mods=("global", "shared", "shared::cta", "shared::cluster", *ATOM_OPS, "relaxed", "acquire", "release",
                         "acq_rel", "cta", "gpu", "sys", "noftz", "L2::cache_hint"))
 def c_atom(ins, ctx):
     parts = ins.parts
@@ -418,9 +434,29 @@ def c_cvta(ins, ctx):
     return lambda st, m: sd(st, to_bits(np.asarray(g(st)) + base, dtype_of(t)), m)
 
 
-@op("isspacep", mods=("global", "shared", "shared::cta", "local", "const", "param",))
+@op("mapa", mods=("shared::cluster",))
+def c_mapa(ins, ctx):
+    """mapa[.shared::cluster].u32/.u64 d, a, rank: the address of a's shared variable in the block of
+    that rank of the cluster (a shared::cluster address, or a generic one in the shared window)."""
+    t = _elem_type(ins.parts)
+    d, a, r = ins.operands[:3]
+    ga = ctx.get(a, "u64")
+    gr = ctx.get(r, "u32")
+    sd = ctx.set(d, t)
+    generic = "shared::cluster" not in ins.parts
+    base = np.uint64(SHARED_WINDOW)
+
+    def run(st, m):
+        x = np.asarray(ga(st)).astype(np.uint64)
+        off = (x - base if generic else x) % CLUSTER_RANK_UNIT
+        out = off + (np.asarray(gr(st)).astype(np.uint64) + np.uint64(1)) * CLUSTER_RANK_UNIT
+        sd(st, to_bits(out + base if generic else out, dtype_of(t)), m)
+    return run
+
+
+@op("isspacep", mods=("global", "shared", "shared::cta", "shared::cluster", "local", "const", "param",))
 def c_isspacep(ins, ctx):
-    space = ins.parts[1]
+    space = "shared" if ins.parts[1].startswith("shared") else ins.parts[1]  # a cluster's too: one window
     d, a = ins.operands[:2]
     g = ctx.get(a, "u64")
     sd = ctx.set(d, "pred")

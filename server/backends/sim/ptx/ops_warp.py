@@ -183,9 +183,16 @@ def c_redux(ins, ctx):
     return run
 
 
-@op("bar", "barrier", mods=("sync", "arrive", "red", "popc", "and", "or", "cta", "aligned", "warp"))
+@op("bar", "barrier", mods=("sync", "arrive", "red", "popc", "and", "or", "cta", "aligned", "warp",
+                            "cluster", "wait", "release", "acquire", "relaxed"))
 def c_bar(ins, ctx):
     parts = ins.parts
+    if "cluster" in parts:
+        # cluster.sync(): every thread of the cluster's blocks (consecutive in the batch) meets at the
+        # wait; the arrive only announces it, so it is where the waiting ends that matters
+        if "arrive" in parts:
+            return lambda st, m: None
+        return _block_barrier(ins, ctx.pc, span=lambda st: st.csize * st.tpad)
     if "red" not in parts:
         if "warp" in parts or "arrive" in parts or len(ins.operands) != 1:
             return lambda st, m: None  # a warp barrier, an arrival, or a count of threads
