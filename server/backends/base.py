@@ -149,7 +149,8 @@ class Device(ABC):
     def cluster_occupancy(self, function, grid, block, shared: int, cluster: tuple[int, int, int, int],
                           potential: bool) -> int:
         """cuOccupancyMaxActiveClusters (or, `potential`, cuOccupancyMaxPotentialClusterSize) for the
-        launch configuration; a device without thread-block clusters has neither."""
+        launch configuration, or None where the server computes it from the occupancy calculator
+        (server/api/module.py); a device without thread-block clusters has neither."""
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED",
                         f"the {self.name} backend has no thread-block clusters (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)")
     def set_limit(self, limit: str, value: int) -> None:
