@@ -510,15 +510,6 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         s = stream or _ffi.NULL
         self.clock.before_launch(s)
         n = len(params)
-        if cluster is not None:
-            buf = _ffi.new("char[]", bytes(params) or b"\0")
-            size = _ffi.new("size_t *", n)
-            extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
-                                           _ffi.cast("void *", _PARAM_BUFFER_SIZE), size,
-                                           _ffi.cast("void *", _PARAM_END)])
-            config, _keep = _launch_config(grid, block, shared, s, cluster)
-            _check(_lib.cuLaunchKernelEx(config, function, _ffi.NULL, extra))
-            return
         if cooperative or n > 4096:
             buf = _ffi.new("char[]", bytes(params) or b"\0")
         else:
@@ -528,14 +519,19 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
             # cuLaunchCooperativeKernel takes kernelParams only (no `extra`): one pointer per
             # parameter into the packed buffer, at the offsets the driver reports.
             _check(_lib.cuLaunchCooperativeKernel(function, *grid, *block, shared, s, self._param_pointers(function, buf)))
-        elif buf is self._params:
+            return
+        if buf is self._params:
             self._params_size[0] = n
-            _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, self._extra))
+            extra = self._extra
         else:
             size = _ffi.new("size_t *", n)
             extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
                                            _ffi.cast("void *", _PARAM_BUFFER_SIZE), size,
                                            _ffi.cast("void *", _PARAM_END)])
+        if cluster is not None:
+            config, _keep = _launch_config(grid, block, shared, s, cluster)
+            _check(_lib.cuLaunchKernelEx(config, function, _ffi.NULL, extra))
+        else:
             _check(_lib.cuLaunchKernel(function, *grid, *block, shared, s, _ffi.NULL, extra))
 
     def occupancy(self, function, block_size, dynamic_shared, flags):
