@@ -107,17 +107,23 @@ static int precheck(rgpu_call *c, rgpu_session **s) {
     return RGPU_SUCCESS;
 }
 
-/* A call this device's backend does not serve, by its record: said once per name, with which backend. */
-static int not_served(rgpu_call *c, rgpu_session *s) {
+/* Whether `name` is refused for the first time: a refusal is logged once per name, so that a program
+ * polling a call that is not served does not flood stderr. */
+static int first_refusal(const char *name) {
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     static const char *seen[64];
     static int nseen;
-    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     int known = 0;
     pthread_mutex_lock(&mu);
-    for (int i = 0; i < nseen; i++) known |= seen[i] == c->name;
-    if (!known && nseen < 64) seen[nseen++] = c->name;
+    for (int i = 0; i < nseen; i++) known |= seen[i] == name;
+    if (!known && nseen < 64) seen[nseen++] = name;
     pthread_mutex_unlock(&mu);
-    if (!known)
+    return !known;
+}
+
+/* A call this device's backend does not serve, by its record: said with which backend. */
+static int not_served(rgpu_call *c, rgpu_session *s) {
+    if (first_refusal(c->name))
         rgpu_log(RGPU_LOG_WARN, "%s is not served by %s (its record in protocol/contract/calls says why)", c->name,
                  rgpu_session_backend(s, c->dev) == RGPU_BACKEND_SIM ? "the software GPU" : "the cuda backend");
     return rgpu_record(c->face, RGPU_NOT_SUPPORTED);
@@ -203,16 +209,7 @@ const void *rgpu_out_bulk(rgpu_call *c, int i, size_t *len) {
 
 int rgpu_invalid_value(int face) { return rgpu_record(face, RGPU_INVALID_VALUE); }
 
-/* Logged once per name: a program polling an unsupported call should not flood stderr. */
 int rgpu_unsupported(int face, const char *name) {
-    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    static const char *seen[64];
-    static int nseen;
-    int known = 0;
-    pthread_mutex_lock(&mu);
-    for (int i = 0; i < nseen; i++) known |= seen[i] == name;
-    if (!known && nseen < 64) seen[nseen++] = name;
-    pthread_mutex_unlock(&mu);
-    if (!known) rgpu_log(RGPU_LOG_WARN, "%s is not supported by rgpu yet", name);
+    if (first_refusal(name)) rgpu_log(RGPU_LOG_WARN, "%s is not supported by rgpu yet", name);
     return rgpu_record(face, RGPU_NOT_SUPPORTED);
 }
