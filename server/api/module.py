@@ -174,7 +174,7 @@ def max_active_clusters(s, function, gx, gy, gz, bx, by, bz, shared, cx, cy, cz,
     asked = s.device.cluster_occupancy(fn, (gx, gy, gz), (bx, by, bz), shared, cluster, potential=False)
     if asked is not None:
         return (asked,)
-    dims = cluster[:3] if cluster[0] else (fn.kernel.required_cluster or (1, 1, 1))
+    dims = s.device.cluster_dims(fn, (gx, gy, gz), cluster)  # the backend answered None: the software GPU
     per_sm, = occupancy(s, function, bx * by * bz, shared)
     return (per_sm * _attr(s.device.attributes(), "MULTIPROCESSOR_COUNT") // (dims[0] * dims[1] * dims[2]),)
 

@@ -147,7 +147,7 @@ class Device(ABC):
     def allocations(self) -> list[tuple[int, int]]:
         """(address, size) of every allocation the session holds: what cudaDeviceReset frees."""
     def cluster_occupancy(self, function, grid, block, shared: int, cluster: tuple[int, int, int, int],
-                          potential: bool) -> int:
+                          potential: bool) -> int | None:
         """cuOccupancyMaxActiveClusters (or, `potential`, cuOccupancyMaxPotentialClusterSize) for the
         launch configuration, or None where the server computes it from the occupancy calculator
         (server/api/module.py); a device without thread-block clusters has neither."""

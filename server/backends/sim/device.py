@@ -302,7 +302,7 @@ class SimDevice(SimArrays, Device):
         return self.memory.allocations()
 
     def launch(self, function, grid, block, shared, stream, params, cooperative=False, cluster=None) -> None:
-        dims = self._cluster_dims(function, grid, cluster)
+        dims = self.cluster_dims(function, grid, cluster)
         workspace = self._grid_workspace() if cooperative else 0
         stats = kernels.launch(function.module, function.kernel, self.memory, grid, block, shared, params,
                                self._printf, self.checkpoint, workspace, dims)
@@ -310,9 +310,9 @@ class SimDevice(SimArrays, Device):
 
     MAX_CLUSTER = 8  # the portable cluster size (larger ones need the non-portable opt-in, not modelled)
 
-    def _cluster_dims(self, function, grid, cluster) -> tuple[int, int, int]:
-        """The clusters a launch runs in: the launch's (cuLaunchKernelEx), else the kernel's own
-        (__cluster_dims__), else none; checked as the driver checks them."""
+    def cluster_dims(self, function, grid, cluster) -> tuple[int, int, int]:
+        """The clusters a launch (or an occupancy question) runs in: the launch's (cuLaunchKernelEx),
+        else the kernel's own (__cluster_dims__), else none; checked as the driver checks them."""
         required = function.kernel.required_cluster
         if cluster is not None and cluster[0]:
             dims = (cluster[0], max(cluster[1], 1), max(cluster[2], 1))
@@ -338,7 +338,7 @@ class SimDevice(SimArrays, Device):
             return super().cluster_occupancy(function, grid, block, shared, cluster, potential)
         if potential:
             return self.MAX_CLUSTER
-        return None  # the occupancy calculator's (server/api/module.py)
+        return None  # the occupancy calculator's, in clusters of cluster_dims (server/api/module.py)
 
     def _grid_workspace(self) -> int:
         """The device word cooperative groups' grid.sync() counts arrivals in (the driver's own

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -105,9 +106,10 @@ class KernelFunction:
                 self._error = SimError(exc.code, f"{exc.message} (kernel {self.name}{self.module.where()})")
         return self._program
 
-    @property
+    @cached_property
     def required_cluster(self) -> tuple[int, int, int] | None:
-        """The cluster dimensions compiled into the kernel (.reqnctapercluster: __cluster_dims__)."""
+        """The cluster dimensions compiled into the kernel (.reqnctapercluster: __cluster_dims__);
+        read once, as every launch asks it."""
         d = self._header_directives().get(".reqnctapercluster")
         return None if not d else tuple((list(d) + [1, 1])[:3])
 

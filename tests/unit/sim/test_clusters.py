@@ -84,20 +84,20 @@ def test_the_device_checks_clusters_as_the_driver_does():
     old = SimDevice(0, 64 << 20, arch="sm_80")
     assert old.attributes()[dev_attr("CLUSTER_LAUNCH")] == 0
     fn = SimpleNamespace(kernel=SimpleNamespace(required_cluster=None))
-    assert dev._cluster_dims(fn, (8, 2, 1), (4, 2, 0, 0)) == (4, 2, 1)
-    assert dev._cluster_dims(fn, (8, 2, 1), None) == (1, 1, 1)
+    assert dev.cluster_dims(fn, (8, 2, 1), (4, 2, 0, 0)) == (4, 2, 1)
+    assert dev.cluster_dims(fn, (8, 2, 1), None) == (1, 1, 1)
     for grid, cluster, code in [((16, 1, 1), (16, 1, 1, 0), "CUDA_ERROR_INVALID_CLUSTER_SIZE"),  # past 8
                                 ((8, 1, 1), (3, 1, 1, 0), "CUDA_ERROR_INVALID_CLUSTER_SIZE")]:  # not dividing
         with pytest.raises(SimError) as e:
-            dev._cluster_dims(fn, grid, cluster)
+            dev.cluster_dims(fn, grid, cluster)
         assert e.value.code == code
     with pytest.raises(SimError) as e:
-        old._cluster_dims(fn, (8, 1, 1), (2, 1, 1, 0))
+        old.cluster_dims(fn, (8, 1, 1), (2, 1, 1, 0))
     assert e.value.code == "CUDA_ERROR_NOT_SUPPORTED"
     compiled = SimpleNamespace(kernel=SimpleNamespace(required_cluster=(2, 1, 1)))
-    assert dev._cluster_dims(compiled, (8, 1, 1), None) == (2, 1, 1)
+    assert dev.cluster_dims(compiled, (8, 1, 1), None) == (2, 1, 1)
     with pytest.raises(SimError):
-        dev._cluster_dims(compiled, (8, 1, 1), (4, 1, 1, 0))  # not the compiled dimensions
+        dev.cluster_dims(compiled, (8, 1, 1), (4, 1, 1, 0))  # not the compiled dimensions
 
 
 def dev_attr(name):
