@@ -3,7 +3,7 @@ per row group with the worker profiled (RGPU_WORKER_PROFILE), then prints, for t
 session of each, the messages served, the time serving them against the time waiting for the next
 one (the client's and the transport's share), and the worker's main stages by cumulative time.
 
-    .venv/bin/python -m benchmarks.native.profile_rows [--device auto|cuda|sim] [--out DIR]
+    .venv/bin/python -m benchmarks.native.profile_rows [--device auto|cuda|sim|null] [--out DIR]
 
 Profiles stay in DIR (default a temporary directory) for pstats; the summary goes to stdout."""
 from __future__ import annotations
@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from benchmarks.native.run import NOT_ON_NULL
 
 GROUPS = ["sync_rtt_us", "launch_rate_k", "launch_sync_us", "h2d_pinned_gbps,d2h_pinned_gbps",
           "h2d_pageable_gbps,d2h_pageable_gbps", "d2h_4k_us", "malloc_free_us", "axpy_ms"]
@@ -50,11 +52,13 @@ def summary(path: str) -> str | None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--device", choices=["auto", "cuda", "sim"], default="auto")
+    ap.add_argument("--device", choices=["auto", "cuda", "sim", "null"], default="auto")
     ap.add_argument("--out", default="")
     a = ap.parse_args(argv)
     out = Path(a.out or tempfile.mkdtemp(prefix="rgpu-rows-"))
     for group in GROUPS:
+        if a.device == "null" and group in NOT_ON_NULL:
+            continue
         d = out / group.split(",")[0]
         d.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "benchmarks.native.run", "--device", a.device, "--rounds", "1",

@@ -6,11 +6,13 @@ server that launches kernels through Python instead of the cuda backend's compil
 (RGPU_FAST_LAUNCH=0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
 against benchmarks/rawserver.py), so every ratio compares figures taken minutes apart on one machine.
 
-    .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim] [--rows a,b] [--rounds N]
+    .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim|null] [--rows a,b] [--rounds N]
                                               [--profile PREFIX] [--no-raw] [--baseline LIBDIR]
 
 --device auto: cuda when NVML sees a GPU, else sim (no native column then: the software GPU has no
-native counterpart; its figures are set against the raw transport). --profile cProfiles the session
+native counterpart; its figures are set against the raw transport). --device null: the cuda backend
+on a driver that does no GPU work (nulldriver.c), on any host: what rgpu's own path to the driver costs
+per row, the rows a real GPU would add its time to (no axpy row: its kernels do not run). --profile cProfiles the session
 workers of the rgpu runs to PREFIX.PID (where each row's time goes). Prints the table and writes
 benchmarks/out/native.json and benchmarks/out/native.md. --baseline LIBDIR adds a column: the same
 server with another build of the client library (a librgpu.so of an earlier commit, built with
@@ -78,6 +80,16 @@ def run_program(exe: Path, env: dict, rows: str, scale: str, rounds: int) -> dic
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def null_driver() -> Path:
+    """nulldriver.c built against the generated driver declarations, into benchmarks/out."""
+    from rgpu.protocol.codegen import __main__ as codegen
+    OUT.mkdir(parents=True, exist_ok=True)
+    lib = OUT / "libnullcuda.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", f"-I{codegen.C_OUT}", "-o", str(lib),
+                    str(HERE / "nulldriver.c")], check=True)
+    return lib
+
+
 def native_env() -> dict:
     """NVIDIA's own runtime, nothing of rgpu."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RGPU_") and k != "LD_PRELOAD"}
@@ -121,6 +133,7 @@ PAGEABLE = ("h2d_pageable_gbps", "d2h_pageable_gbps")
 # The rows a real GPU's compiled launch loop serves (server/backends/cuda/launches.py): measured again
 # against a second server that launches through Python (RGPU_FAST_LAUNCH=0).
 LAUNCH_ROWS = ("launch_rate_k", "launch_sync_us", "axpy_ms")
+NOT_ON_NULL = ("axpy_ms",)  # checks what its kernels computed: the null driver runs none
 
 
 def _server(daemons, device: str, env: dict) -> str:
@@ -164,6 +177,11 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
     stopped at a time limit (a lent GPU's minutes) still leave the rounds it finished."""
     exe = build()
     scale = "gpu" if device == "cuda" else "sim"
+    backend = "cuda" if device in ("cuda", "null") else device
+    if device == "null":
+        rows = ",".join(k for k in (rows.split(",") if rows else [r[0] for r in ROWS]) if k not in NOT_ON_NULL)
+        if not rows:
+            raise ValueError(f"--device null measures none of these rows ({', '.join(NOT_ON_NULL)} runs kernels)")
     out: dict = {"device": device, "scale": scale, "host": os.uname().nodename, "rounds": rounds,
                  "copy_threads": os.environ.get("RGPU_COPY_THREADS") or default_copy_threads(),
                  "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -171,15 +189,18 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
         env = dict(os.environ)
         if profile:
             env["RGPU_WORKER_PROFILE"] = profile
-        url = _server(daemons, device, env)
+        if device == "null":
+            env["RGPU_LIBCUDA"] = str(null_driver())
+        url = _server(daemons, backend, env)
         runs = {"rgpu": {**client_env([url]), "RGPU_SHM": "1"}, "rgpu_noshm": {**client_env([url]), "RGPU_SHM": "0"},
                 "rgpu_whole": {**client_env([url]), "RGPU_SHM": "1", "RGPU_SHM_PIPELINE": "0"},
                 "rgpu_1thread": {**client_env([url]), "RGPU_SHM": "1", "RGPU_COPY_THREADS": "1"}}
         if baseline:
             runs["rgpu_baseline"] = baseline_env(url, baseline)
-        if device == "cuda":
-            py_url = _server(daemons, device, {**env, "RGPU_FAST_LAUNCH": "0"})
-            runs = {"native": native_env(), **runs, "rgpu_pylaunch": {**client_env([py_url]), "RGPU_SHM": "1"}}
+        if backend == "cuda":
+            py_url = _server(daemons, backend, {**env, "RGPU_FAST_LAUNCH": "0"})
+            runs = {**({"native": native_env()} if device == "cuda" else {}), **runs,
+                    "rgpu_pylaunch": {**client_env([py_url]), "RGPU_SHM": "1"}}
         rawt = RawTransport() if raw else None
         try:
             for done in range(1, rounds + 1):
@@ -282,7 +303,7 @@ def table(res: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--device", choices=["auto", "cuda", "sim"], default="auto")
+    ap.add_argument("--device", choices=["auto", "cuda", "sim", "null"], default="auto")
     ap.add_argument("--rows", default="", help="comma-separated row keys (default: all)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--profile", default="", help="cProfile the session workers to PREFIX.PID")

@@ -3,10 +3,16 @@ checks its own results (copied bytes, the axpy loop's sum); the runner's table h
 timing is asserted: the figures are the benchmark's (python -m benchmarks.native.run)."""
 from __future__ import annotations
 
+import os
+import re
+import sys
+
 import pytest
 
 from benchmarks.native import run as native
+from rgpu.client.server_client import ping
 from rgpu.paths import client_env
+from tests.support.daemons import free_url, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -32,3 +38,28 @@ def test_every_figure_is_measured_through_rgpu(sim_server, device_kind):
     text = native.table(res)
     assert f"| empty-kernel launches (async) | — | {got['launch_rate_k'] / 2:,.2f} k/s | {got['launch_rate_k']:,.2f} k/s |" \
         in text
+
+
+def test_the_cuda_backend_serves_every_row_on_a_driver_that_does_no_gpu_work(daemons):
+    """`run.py --device null`: a `--device cuda` server on benchmarks/native/nulldriver.c (device memory
+    is host memory, kernels are counted and not run). The program's rows go through the cuda backend's
+    whole path (compiled launch loop, timing windows, waits, pinned mappings registered with the
+    driver, pipelined staged copies) on any host, and its copy check holds: what comes back down is
+    what went up. The server's own counts say which paths served them."""
+    exe = native.build()
+    url = free_url()
+    h = daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url,
+                       "--log-level", "info"], ready=lambda: ping(url), deadline_s=60,
+                      env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
+    rows = [key for key, *_ in native.ROWS if key not in native.NOT_ON_NULL]
+    got = native.run_program(exe, client_env([url]), ",".join(rows), "sim", 1)
+    assert got["device"] == "rgpu null driver (no GPU work)"
+    assert all(got[k] > 0 for k in rows), got
+    line = wait_until(lambda: re.search(r"event=session_ended .*", h.output(500000)), 15, "the session ends").group(0)
+    counts = {k: int(v) for k, v in re.findall(r"\b(\w+)=(\d+)\b", line)}
+    # 5,000 async launches in runs of a message: all but the run's first go through the compiled loop
+    assert counts["launches_compiled"] >= 4000, line
+    # the pinned rows' copies (a warm-up and 5 each way, 16 MiB) went between the program's own
+    # buffer and the device, not through the session's segment
+    assert counts["pinned_bytes_in"] >= 6 * (16 << 20) and counts["pinned_bytes_out"] >= 5 * (16 << 20), line
+    assert counts["shm_bytes_in"] >= 6 * (16 << 20), line  # the pageable ones did

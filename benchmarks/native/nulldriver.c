@@ -1,0 +1,216 @@
+/* A CUDA driver that does no GPU work, for measuring what the cuda backend's server costs on the CPU
+ * (benchmarks/native/run.py --device null): rgpu-server --device cuda loads it through RGPU_LIBCUDA,
+ * and native_bench.cu's rows then time rgpu's own path to the driver (transport, worker, backend,
+ * accounting, waits) with the driver's part near zero. On a GPU host the difference between a row
+ * here and the same row on the real driver is the GPU's and the driver's share; on a host without a
+ * GPU (CI, laptops) it is the only way to see the cuda backend's per-call cost.
+ *
+ * It presents one Hopper-like GPU. Device memory is host memory (a device address is the host
+ * address), copies and memsets are memcpy and memset, kernels are counted and not run, every stream
+ * and event is complete at once, and an event's time is the host clock when it was recorded. Calls
+ * it does not define are absent: the backend names the first one it misses. Built by run.py with gcc
+ * against the generated driver declarations (libhook/generated/rgpu_cuda.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rgpu_cuda.h"
+
+#define INVALID_VALUE 1
+#define NOT_FOUND 500
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* -- the device ----------------------------------------------------------------------------------- */
+
+/* CUdevice_attribute values of an H100 SXM the backend and the client's properties read; the rest
+ * of the enumeration (up to LAST_ATTRIBUTE) answers 0, past it INVALID_VALUE, as the driver does. */
+static const struct { int a, v; } ATTRS[] = {
+    {1, 1024}, {2, 1024}, {3, 1024}, {4, 64}, {5, 2147483647}, {6, 65535}, {7, 65535}, {8, 49152},
+    {9, 65536}, {10, 32}, {11, 2147483647}, {12, 65536}, {13, 1980000}, {14, 512}, {15, 1}, {16, 132},
+    {19, 1}, {20, 0}, {31, 1}, {33, 0}, {36, 5120}, {37, 2619000}, {38, 52428800}, {39, 2048},
+    {40, 2}, {41, 1}, {75, 9}, {76, 0}, {78, 1}, {79, 1}, {80, 1}, {81, 233472}, {82, 65536},
+    {83, 1}, {84, 0}, {85, 0}, {86, 1}, {87, 64}, {88, 1}, {89, 1}, {90, 1}, {91, 0}, {95, 1},
+    {96, 1}, {97, 232448}, {98, 1}, {99, 1}, {100, 1}, {101, 1}, {102, 1}, {106, 32}, {111, 1024},
+    {115, 1}, {116, 1}, {120, 1}, {121, 1},
+};
+#define LAST_ATTRIBUTE 150
+
+CUresult cuInit(unsigned int flags) { (void)flags; return CUDA_SUCCESS; }
+CUresult cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
+CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+    if (ordinal != 0) return INVALID_VALUE;
+    *d = 0;
+    return CUDA_SUCCESS;
+}
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice d) { (void)d; *bytes = 80ull << 30; return CUDA_SUCCESS; }
+CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
+    (void)d;
+    snprintf(name, len, "rgpu null driver (no GPU work)");
+    return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) {
+    (void)d;
+    for (int i = 0; i < 16; i++) u->bytes[i] = (char)(0x40 + i);
+    return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
+    (void)d;
+    if ((int)a < 1 || (int)a > LAST_ATTRIBUTE) return INVALID_VALUE;
+    *v = 0;
+    for (size_t i = 0; i < sizeof ATTRS / sizeof *ATTRS; i++)
+        if (ATTRS[i].a == (int)a) *v = ATTRS[i].v;
+    return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { (void)d; *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { (void)d; return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext c) { (void)c; return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+CUresult cuCtxSetLimit(CUlimit limit, size_t value) { (void)limit; (void)value; return CUDA_SUCCESS; }
+
+CUresult cuGetErrorName(CUresult rc, const char **name) {
+    switch ((int)rc) {
+    case 0: *name = "CUDA_SUCCESS"; break;
+    case INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
+    case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+    case NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
+    default: *name = "CUDA_ERROR_UNKNOWN"; break;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* -- memory: host memory standing for device memory ------------------------------------------------ */
+
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
+    void *m = aligned_alloc(256, (n + 255) & ~(size_t)255);
+    if (!m) return 2;
+    *p = (CUdeviceptr)(uintptr_t)m;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) { (void)p; (void)n; (void)flags; return CUDA_SUCCESS; }
+CUresult cuMemHostUnregister(void *p) { (void)p; return CUDA_SUCCESS; }
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+    (void)s;
+    memcpy((void *)(uintptr_t)dst, src, n);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
+    (void)s;
+    memcpy(dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+    (void)s;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s) {
+    (void)s;
+    memset((void *)(uintptr_t)dst, v, n);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, CUstream s) {
+    (void)s;
+    for (size_t i = 0; i < n; i++) ((unsigned short *)(uintptr_t)dst)[i] = v;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s) {
+    (void)s;
+    for (size_t i = 0; i < n; i++) ((unsigned int *)(uintptr_t)dst)[i] = v;
+    return CUDA_SUCCESS;
+}
+
+/* -- streams and events: complete as soon as they are asked ------------------------------------- */
+
+typedef struct { unsigned flags; int priority; } stream;
+typedef struct { double at; } event;
+
+CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags, int priority) {
+    stream *st = malloc(sizeof *st);
+    st->flags = flags;
+    st->priority = priority;
+    *s = (CUstream)st;
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy_v2(CUstream s) { free(s); return CUDA_SUCCESS; }
+CUresult cuStreamGetFlags(CUstream s, unsigned int *flags) { *flags = s ? ((stream *)s)->flags : 0; return CUDA_SUCCESS; }
+CUresult cuStreamGetPriority(CUstream s, int *p) { *p = s ? ((stream *)s)->priority : 0; return CUDA_SUCCESS; }
+CUresult cuStreamQuery(CUstream s) { (void)s; return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
+CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) { (void)s; (void)e; (void)flags; return CUDA_SUCCESS; }
+
+CUresult cuEventCreate(CUevent *e, unsigned int flags) {
+    (void)flags;
+    event *ev = calloc(1, sizeof *ev);
+    *e = (CUevent)ev;
+    return CUDA_SUCCESS;
+}
+CUresult cuEventDestroy_v2(CUevent e) { free(e); return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent e, CUstream s) { (void)s; ((event *)e)->at = now_ms(); return CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent e) { (void)e; return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent e) { (void)e; return CUDA_SUCCESS; }
+CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
+    *ms = (float)(((event *)b)->at - ((event *)a)->at);
+    return CUDA_SUCCESS;
+}
+
+/* -- modules and kernels: named, counted, not run -------------------------------------------------- */
+
+typedef struct { char name[256]; } function;
+
+CUresult cuModuleLoadData(CUmodule *m, const void *image) { (void)image; *m = (CUmodule)malloc(1); return CUDA_SUCCESS; }
+CUresult cuModuleUnload(CUmodule m) { free(m); return CUDA_SUCCESS; }
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+    (void)m;
+    function *fn = malloc(sizeof *fn);  /* one per lookup: the backend keeps what it was handed */
+    snprintf(fn->name, sizeof fn->name, "%s", name);
+    *f = (CUfunction)fn;
+    return CUDA_SUCCESS;
+}
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name) {
+    (void)p; (void)n; (void)m; (void)name;
+    return NOT_FOUND;  /* native_bench.cu has no module variables */
+}
+CUresult cuFuncGetName(const char **name, CUfunction f) { *name = ((function *)f)->name; return CUDA_SUCCESS; }
+CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size) {
+    (void)f; (void)i; (void)offset; (void)size;
+    return INVALID_VALUE;  /* the parameters the program passes are taken as they come */
+}
+CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
+    (void)f;
+    switch ((int)a) {
+    case 0: *v = 1024; break;  /* MAX_THREADS_PER_BLOCK */
+    case 4: *v = 16; break;    /* NUM_REGS */
+    case 5: case 6: *v = 90; break;  /* PTX_VERSION, BINARY_VERSION */
+    case 8: *v = 232448; break;  /* MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    default: *v = 0;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) { (void)f; (void)a; (void)v; return CUDA_SUCCESS; }
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction f, int block, size_t dyn,
+                                                              unsigned int flags) {
+    (void)f; (void)dyn; (void)flags;
+    *n = block > 0 ? (2048 / block < 32 ? 2048 / block : 32) : 0;
+    return CUDA_SUCCESS;
+}
+
+static unsigned long long launched;
+unsigned long long null_launches(void) { return launched; }  /* for a debugger or a test */
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                        unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params,
+                        void **extra) {
+    (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)s;
+    (void)params; (void)extra;
+    launched++;
+    return CUDA_SUCCESS;
+}
