@@ -9,11 +9,14 @@ On a GPU the driver's own cost is added to both (about 3.8 µs a launch at the 2
 launches natively): this is what rgpu's server adds on top of it."""
 from __future__ import annotations
 
+import multiprocessing
 import time
 
 import pytest
 
 from benchmarks.transport import alternately
+from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.server.sched import GpuScheduler
 from tests.support import launch_driver
 from tests.support.launch_driver import Served, params
 
@@ -53,3 +56,45 @@ def test_launch_path_compiled_vs_python(benchmark, stand_in, monkeypatch, figure
     figures["launch path (cuda stand-in)"] = {"rgpu": compiled, "raw": python, "unit": "k launches/s"}
     benchmark.extra_info.update(compiled_k_per_s=compiled, python_k_per_s=python, unit="k launches/s",
                                 compiled_us=1e3 / compiled, python_us=1e3 / python, speedup=compiled / python)
+
+
+STEPS = 5000
+
+
+def _step_rate(sv: Served, launches: int) -> dict:
+    """{"rate": messages a second} of `launches` launches and a synchronize on one stream, the step a
+    program takes when it launches and waits, on a GPU shared through the scheduler (the worker's
+    own): every window closes when the client waits, so each message opens one again."""
+    sched = GpuScheduler(multiprocessing.get_context("fork"), 4)
+    sched.configure(0, 100, 100)
+    sv.s.sched, sv.s.slot = sched, 0
+    stream = sv.streams[0]
+    message = [sv.launch(sv.fns[k % 3], stream, params(k), runtime=True) for k in range(launches)]
+    message.append(sv.call(BY_NAME["cudaStreamSynchronize"], [stream], sync=1))
+    sv.serve(message)  # warm
+    t0 = time.perf_counter()
+    for _ in range(STEPS):
+        sv.serve(message)
+        sv.sock.sent.clear()
+    return {"rate": STEPS / (time.perf_counter() - t0) / 1e3}
+
+
+@pytest.mark.parametrize("launches", [1, 3])
+def test_launch_then_synchronize_compiled_vs_python(benchmark, stand_in, monkeypatch, figures, launches):
+    """The worker's cost of a message of `launches` launches and a synchronize (native_bench.cu's
+    launch + synchronize row, and a short run of launches before a wait), with the compiled loop and
+    through Python. Recorded as "launch then synchronize ×N (cuda stand-in)" in µs per message, rgpu =
+    the compiled loop, raw = Python."""
+    fake = launch_driver.load(stand_in, monkeypatch)
+
+    def measure(compiled: bool) -> dict:
+        fake.fake_reset()
+        sv = Served(fake, monkeypatch, compiled=compiled)
+        got = _step_rate(sv, launches)
+        assert fake.fake_launches() == launches * (STEPS + 1)
+        return got
+    got = alternately(benchmark, {"compiled": lambda: measure(True), "python": lambda: measure(False)}, "rate")
+    compiled_us, python_us = 1e3 / got["compiled"], 1e3 / got["python"]
+    figures[f"launch then synchronize x{launches} (cuda stand-in)"] = {"rgpu": compiled_us, "raw": python_us,
+                                                                       "unit": "µs per message"}
+    benchmark.extra_info.update(compiled_us=compiled_us, python_us=python_us, unit="µs per message")

@@ -166,8 +166,15 @@ class Session:
 
     def launches_may_run(self) -> bool:
         """Whether the device's compiled launch loop (cuda/launches.py) may launch now: nothing sticky
-        to report, and the GPU is this session's (no scheduler, or a run of launches holds it)."""
-        return self.sticky is None and self.piece_error is None and (self.sched is None or self._holding)
+        to report, and the GPU is this session's — held by a run of launches, or taken now as
+        run_kernel takes it for its first launch (the loop's first call is a launch: a run of one
+        launch and a synchronize, the common step, is then the loop's too)."""
+        if self.sticky is not None or self.piece_error is not None:
+            return False
+        if self.sched is not None and not self._holding:
+            self.sched.acquire(self.slot)
+            self._holding = True
+        return True
 
     def ran_launches(self, n: int, last_seq: int, runtime: bool) -> None:
         """The compiled loop ran `n` launches, the last of them call `last_seq`: counted as run_kernel

@@ -250,7 +250,7 @@ def table(res: dict) -> str:
     rgpu, noshm, raw = res["rgpu"], res.get("rgpu_noshm", {}), res.get("raw", {})
     base = res.get("rgpu_baseline")
     big = rgpu.get("big_bytes", 0) >> 20
-    head = f"| figure | native | rgpu | rgpu, `RGPU_SHM=0` | rgpu / native |\n|---|---|---|---|---|"
+    head = "| figure | native | rgpu | rgpu, `RGPU_SHM=0` | rgpu / native |\n|---|---|---|---|---|"
     if base is not None:
         head = ("| figure | native | rgpu | rgpu, `RGPU_SHM=0` | rgpu, baseline library | rgpu / native |\n"
                 "|---|---|---|---|---|---|")

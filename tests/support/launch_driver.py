@@ -28,7 +28,14 @@ static int nrec, records, nev;
 static uintptr_t refused;        /* launches of this function fail, as the driver refuses a launch */
 static uintptr_t next_stream;
 
-void fake_reset(void) { nrec = 0; records = 0; refused = 0; next_stream = 0x5100; }
+/* the order of event records and launches, by stream: the stream's address, | 1 for a record */
+static uintptr_t ops[16384];
+static int nops;
+static void op(uintptr_t v) { if (nops < 16384) ops[nops++] = v; }
+int fake_ops(void) { return nops; }
+uintptr_t fake_op(int i) { return ops[i]; }
+
+void fake_reset(void) { nrec = 0; records = 0; refused = 0; next_stream = 0x5100; nops = 0; }
 void fake_refuse(uintptr_t f) { refused = f; }
 int fake_launches(void) { return nrec; }
 int fake_records(void) { return records; }
@@ -47,9 +54,11 @@ CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int f, int p) {
     return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
+CUresult cuStreamQuery(CUstream s) { return CUDA_SUCCESS; }  /* every launch is over at once */
+CUresult cuStreamSynchronize(CUstream s) { return CUDA_SUCCESS; }
 CUresult cuEventCreate(CUevent *e, unsigned int f) { *e = (CUevent)(uintptr_t)(0x10000 + 16 * nev++); return CUDA_SUCCESS; }
 CUresult cuEventDestroy_v2(CUevent e) { return CUDA_SUCCESS; }
-CUresult cuEventRecord(CUevent e, CUstream s) { records++; return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent e, CUstream s) { records++; op((uintptr_t)s | 1); return CUDA_SUCCESS; }
 CUresult cuEventQuery(CUevent e) { return CUDA_SUCCESS; }
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) { *ms = 0; return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
@@ -57,6 +66,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
                         unsigned sh, CUstream s, void **kp, void **extra) {
     if ((uintptr_t)f == refused) return CUDA_ERROR_INVALID_VALUE;
     if (kp || !extra || (uintptr_t)extra[0] != 1 || (uintptr_t)extra[2] != 2 || extra[4]) return CUDA_ERROR_INVALID_VALUE;
+    op((uintptr_t)s);
     launch_rec *r = &rec[nrec++ % 4096];
     unsigned d[7] = {gx, gy, gz, bx, by, bz, sh};
     r->f = (uintptr_t)f, r->s = (uintptr_t)s;
@@ -135,6 +145,7 @@ def load(lib, monkeypatch):
     monkeypatch.setattr(cuda_device, "_lib", None)
     fake = ctypes.CDLL(str(lib))
     fake.fake_launch.restype = ctypes.POINTER(Rec)
+    fake.fake_op.restype = ctypes.c_size_t
     fake.fake_refuse.argtypes = [ctypes.c_size_t]
     fake.fake_reset()
     return fake
@@ -172,6 +183,14 @@ class Served:
         for i in range(self.fake.fake_launches()):
             r = self.fake.fake_launch(i).contents
             out.append((r.f, r.s, tuple(r.dims), bytes(r.p[:r.n])) + ((tuple(r.cluster),) if any(r.cluster) else ()))
+        return out
+
+    def ops(self) -> list[tuple[str, int]]:
+        """What reached the driver in order: ("record", stream) for event records, ("launch", stream)."""
+        out = []
+        for i in range(self.fake.fake_ops()):
+            v = self.fake.fake_op(i)
+            out.append(("record", v & ~1) if v & 1 else ("launch", v))
         return out
 
     @property

@@ -5,7 +5,9 @@ frame per launch, so the worker's launch rate is the driver's rather than the in
 Python keeps the policy and the state; the loop keeps copies of what it needs:
 - the handles the session issued for functions and streams (server/session.py tells it as it issues,
   restores and drops them), so a forged or stale handle is never looked up anywhere but Python;
-- which streams have an open timing window (timing.py tells it), so device time stays exact;
+- which streams have an open timing window (timing.py tells it), so device time stays exact; a
+  stream without one it opens itself with a timing event the clock lent it, and the clock adopts
+  that window (`opened`), so a message of one launch and a synchronize runs its launch here too;
 - it runs only while the session holds the GPU (session.py, `launches_may_run`), so compute shares
   stay exact too; the worker counts what it ran into the session's accounting.
 At any call it is not sure of, it stops before running it, and the worker's Python path serves that
@@ -25,14 +27,17 @@ log = structlog.get_logger()
 
 _CDEF = """
 typedef struct rgpu_launcher rgpu_launcher;
-typedef struct { uint32_t served; uint64_t last_seq; int runtime; } rgpu_launch_run;
-rgpu_launcher *rgpu_launcher_new(void *launch, uint64_t driver_id, uint64_t runtime_id);
+typedef struct { uint32_t served; uint64_t last_seq; int runtime; uint32_t opened; uint64_t streams[8];
+                 uint64_t events[8]; } rgpu_launch_run;
+rgpu_launcher *rgpu_launcher_new(void *launch, void *record, uint64_t driver_id, uint64_t runtime_id);
 void rgpu_launcher_free(rgpu_launcher *l);
 int rgpu_launcher_learn(rgpu_launcher *l, uint64_t h, void *object, int kind);
 void rgpu_launcher_forget(rgpu_launcher *l, uint64_t h);
 void rgpu_launcher_clear(rgpu_launcher *l);
 void rgpu_launcher_window_opened(rgpu_launcher *l, void *stream);
 void rgpu_launcher_windows_closed(rgpu_launcher *l);
+int rgpu_launcher_lend(rgpu_launcher *l, void *event);
+int rgpu_launcher_take_back(rgpu_launcher *l, void **out, int max);
 void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t start,
                        rgpu_launch_run *out);
 """
@@ -57,21 +62,27 @@ def _library():
     return _lib
 
 
-class Launcher:
-    """One device's loop. `launch`: the driver's cuLaunchKernel as a function pointer (any cffi's)."""
+LEND_MAX = 16  # launches.c MAX_LENT
 
-    def __init__(self, launch_address: int):
+
+class Launcher:
+    """One device's loop. `launch`, `record`: the driver's cuLaunchKernel and cuEventRecord as function
+    pointers (any cffi's)."""
+
+    def __init__(self, launch_address: int, record_address: int):
         lib = _library()
         if lib is None:
             raise OSError(_unavailable)
         self._lib = lib
-        self._l = _ffi.gc(lib.rgpu_launcher_new(_ffi.cast("void *", launch_address), BY_NAME["cuLaunchKernel"],
-                                                BY_NAME["cudaLaunchKernel"]), lib.rgpu_launcher_free)
+        self._l = _ffi.gc(lib.rgpu_launcher_new(_ffi.cast("void *", launch_address), _ffi.cast("void *", record_address),
+                                                BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]),
+                          lib.rgpu_launcher_free)
         if self._l == _ffi.NULL:
             raise MemoryError("rgpu_launcher_new")
         self._run_out = _ffi.new("rgpu_launch_run *")
         self.ids = frozenset((BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]))
         self.served = 0  # launches it ran (logs, tests)
+        self.on_opened = None  # the clock's adopt(run): run.opened windows, run.streams[i]'s with run.events[i]
 
     @staticmethod
     def address(obj) -> int:
@@ -95,11 +106,23 @@ class Launcher:
     def windows_closed(self) -> None:
         self._lib.rgpu_launcher_windows_closed(self._l)
 
+    def lend(self, event) -> bool:
+        """Gives the loop a timing event to open a window with; False when it holds LEND_MAX."""
+        return self._lib.rgpu_launcher_lend(self._l, _ffi.cast("void *", self.address(event))) == 0
+
+    def take_back(self) -> list[int]:
+        """The addresses of the lent events the loop has not used (it holds none after this)."""
+        out = _ffi.new("void *[]", LEND_MAX)
+        n = self._lib.rgpu_launcher_take_back(self._l, out, LEND_MAX)
+        return [int(_ffi.cast("uintptr_t", out[i])) for i in range(n)]
+
     def run(self, header, token: int, start: int) -> tuple[int, int, bool]:
         """Serves the calls of the message whose first frame is `header` (a buffer) from index `start`
         while it can: (how many ran, the last one's seq, whether it was the runtime's face)."""
         out = self._run_out
         self._lib.rgpu_launcher_run(self._l, _ffi.from_buffer(header), len(header), token, start, out)
+        if out.opened:  # even when nothing ran: a launch the driver refused had its window opened
+            self.on_opened(out)
         n = out.served
         self.served += n
         return n, out.last_seq, bool(out.runtime)
@@ -112,9 +135,10 @@ def make(cuda_ffi, cuda_lib):
         return None
     try:
         launch = cuda_ffi.addressof(cuda_lib, "cuLaunchKernel")
+        record = cuda_ffi.addressof(cuda_lib, "cuEventRecord")
     except AttributeError:  # a stand-in driver of a test that launches nothing
         return None
     try:
-        return Launcher(int(cuda_ffi.cast("uintptr_t", launch)))
+        return Launcher(int(cuda_ffi.cast("uintptr_t", launch)), int(cuda_ffi.cast("uintptr_t", record)))
     except OSError:
         return None

@@ -17,7 +17,11 @@ session's share of a GPU should.
 Windows whose start the GPU has reached and whose end it has not are kernels running now: the wall
 time since the earliest such start was first seen reached is `running()`, which another thread reads
 (the worker's watch), so a kernel that never ends shows its time while the serving thread waits in
-the driver behind it. One lock guards the windows."""
+the driver behind it. One lock guards the windows.
+
+The compiled launch loop (launches.py) opens windows too, as before_launch does, with start events
+lent to it ahead (a few at a time, so lending costs no call per message); `adopt` makes the windows
+it opened this clock's, after which they are closed and counted as any other."""
 from __future__ import annotations
 
 import threading
@@ -31,6 +35,9 @@ class KernelClock:
     def __init__(self, lib, ffi, check, launcher=None):
         self._lib, self._ffi, self._check = lib, ffi, check
         self._launcher = launcher  # the compiled launch loop (launches.py): it launches only into open windows
+        self._lent: dict = {}  # event address -> event, lent to the launcher to open a window with
+        if launcher is not None:
+            launcher.on_opened = self.adopt
         self._open: dict = {}  # stream (cdata or NULL) -> start event of its open window
         self._groups: deque = deque()  # windows closed together: [(start, end)...], not counted yet
         self._cursor = None  # the end event of the latest time counted
@@ -59,6 +66,33 @@ class KernelClock:
             self.windows += 1
             if self._launcher is not None:
                 self._launcher.window_opened(stream)
+        if self._launcher is not None and not self._lent:
+            self.lend()  # the loop opens the next windows itself
+
+    LEND = 4  # events lent to the loop at a time, once it has none left
+
+    def lend(self) -> None:
+        """Keeps the compiled loop able to open windows, a few events at a time: called when the
+        loop has none left (adopt), and by the device once its loop exists."""
+        if self._launcher is None or self._lent:
+            return
+        for _ in range(self.LEND):
+            e = self._event()
+            if not self._launcher.lend(e):
+                self._spare.append(e)
+                return
+            self._lent[int(self._ffi.cast("uintptr_t", e))] = e
+
+    def adopt(self, run) -> None:
+        """The windows a run of the compiled loop opened (launches.py): run.opened of them, on the
+        streams at run.streams[i], started by the lent events at run.events[i] (addresses)."""
+        streams, events, cast = run.streams, run.events, self._ffi.cast
+        with self._lock:
+            for i in range(run.opened):
+                self._open[cast("CUstream", streams[i])] = self._lent.pop(events[i])
+            self.windows += run.opened
+        if not self._lent:
+            self.lend()
 
     def close(self) -> None:
         """End every open window at this point of its stream."""
@@ -88,7 +122,10 @@ class KernelClock:
             while self._groups and all(query(end) == 0 for _, end in self._groups[0]):
                 group = self._groups.popleft()
                 ref = group[0][0]
-                spans = sorted((self._elapsed(ref, s), self._elapsed(ref, e), e) for s, e in group)
+                # placed relative to the first start (0 for it: one driver call fewer per group)
+                spans = [(0.0 if s is ref else self._elapsed(ref, s), self._elapsed(ref, e), e) for s, e in group]
+                if len(spans) > 1:
+                    spans.sort()
                 floor = self._elapsed(ref, self._cursor) if self._cursor is not None else float("-inf")
                 last = None
                 for a, b, end in spans:
@@ -124,7 +161,9 @@ class KernelClock:
 
     def destroy(self) -> None:
         with self._lock:
-            events = list(self._open.values()) + [e for g in self._groups for pair in g for e in pair] + self._spare
+            if self._launcher is not None:
+                self._launcher.take_back()  # the loop must not record them once they are destroyed
+            events = list(self._lent.values()) + list(self._open.values()) + [e for g in self._groups for pair in g for e in pair] + self._spare
             if self._cursor is not None:
                 events.append(self._cursor)
             for e in events:
@@ -134,4 +173,5 @@ class KernelClock:
                 self._launcher.windows_closed()
             self._groups.clear()
             self._spare.clear()
+            self._lent.clear()
             self._cursor = None

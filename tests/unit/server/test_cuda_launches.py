@@ -64,8 +64,9 @@ def test_a_message_of_launches_reaches_the_driver_as_through_python(driver, monk
     (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
     assert len(seen_fast) == 310 and seen_fast == seen_slow
     assert rec_fast == rec_slow == 2 * 3 + 2  # a window per stream per message: start and end events
-    # the first launch on each stream of a message opens its window in Python; the loop ran the rest
-    assert fast.compiled == 310 - 3 - 1
+    # the session's first launch opens its window in Python, which lends the loop timing events: the
+    # loop opens every later window itself (the other streams', and the second message's)
+    assert fast.compiled == 310 - 1
     assert fast.s.calls == slow.s.calls == 310 and fast.s.last_seq == slow.s.last_seq == 310
     assert fast.s.face == slow.s.face == "driver"
     assert fast.s.deferred is None and slow.s.deferred is None
@@ -142,10 +143,10 @@ def test_out_of_range_arguments_are_never_launched_by_the_loop(driver, monkeypat
 
     (fast, seen_fast, _), (slow, seen_slow, _) = both(driver, monkeypatch, script)
     assert seen_fast == seen_slow and len(seen_fast) == 3  # the good launch of each message only
-    assert fast.compiled == 0
+    assert fast.compiled == 2  # the good ones of the later messages, whose windows the loop opened
 
 
-def test_nothing_runs_in_the_loop_with_a_sticky_error_or_without_the_gpu(driver, monkeypatch):
+def test_the_loop_takes_the_gpu_first_and_runs_nothing_with_a_sticky_error(driver, monkeypatch):
     sv = Served(driver, monkeypatch, True)
     launch = [sv.launch(sv.fns[0], 0, params(k)) for k in range(5)]
     sv.serve(launch[:1])  # the window is open now
@@ -153,15 +154,51 @@ def test_nothing_runs_in_the_loop_with_a_sticky_error_or_without_the_gpu(driver,
     sched = GpuScheduler(ctx, 2)
     sched.configure(0, 100, 100)
     sv.s.sched, sv.s.slot = sched, 0
-    assert not sv.s.launches_may_run()  # the session does not hold the GPU: Python acquires it first
+    assert not sv.s._holding
+    # the session does not hold the GPU: it takes it before the loop runs, as run_kernel does
     sv.serve(launch[1:])
-    assert sv.compiled == 3 and driver.fake_launches() == 5
-    sv.s.settle()
+    assert sv.compiled == 4 and driver.fake_launches() == 5
     assert sched.kernels[0] == 4 and sched.busy.value == -1  # every kernel counted, the GPU given back
     sv.s.sticky = CudaError("CUDA_ERROR_ILLEGAL_ADDRESS", "a kernel faulted")
     sv.serve(launch)
-    assert sv.compiled == 3 and driver.fake_launches() == 5  # no launch after the fault
-    assert sv.s.launches_may_run() is False
+    assert sv.compiled == 4 and driver.fake_launches() == 5  # no launch after the fault
+    assert sv.s.launches_may_run() is False and sched.busy.value == -1  # nor is the GPU taken for one
+
+
+def test_a_launch_then_synchronize_step_is_the_loops_with_pythons_timing(driver, monkeypatch):
+    """The common step, one launch and a synchronize in one message, on a GPU shared through the
+    scheduler: every window closes when the client waits, so each step's launch needs a new one. The
+    loop opens it with an event the clock lent it: the driver sees the same records and launches in
+    the same order as through Python (start event, launch, end event, per step and stream), the
+    scheduler counts every kernel, and the device time is counted from the same windows."""
+    sync = BY_NAME["cudaStreamSynchronize"]
+    ctx = mp.get_context("fork")
+
+    def script(sv):
+        sched = GpuScheduler(ctx, 2)
+        sched.configure(0, 100, 100)
+        sv.s.sched, sv.s.slot = sched, 0
+        for k in range(12):  # 12 > the 4 events lent at a time: lending goes on
+            stream = (sv.streams[0], 0, sv.streams[1])[k % 3]
+            sv.serve([sv.launch(sv.fns[k % 3], stream, params(k), runtime=True), sv.call(sync, [stream], sync=1)])
+        sv.sched = sched
+
+    (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
+    assert seen_fast == seen_slow and len(seen_fast) == 12
+    assert rec_fast == rec_slow == 2 * 12
+    ops = fast.ops()
+    assert ops == slow.ops()
+    first = fast.dev.launcher.address(fast.s.get("stream", fast.streams[0]))
+    assert ops[:3] == [("record", first), ("launch", first), ("record", first)]
+    assert fast.compiled == 11  # the session's first launch opened its window in Python, lending the loop events
+    assert fast.dev.clock.windows == slow.dev.clock.windows == 12
+    assert fast.sched.kernels[0] == slow.sched.kernels[0] == 12 and fast.sched.busy.value == -1
+    # every synchronize answered (identity frame, reply), and each reply says success
+    replies = [wire.unpack(r) for r in fast.sock.sent[1::2]]
+    assert len(replies) == 12 and all(r[1] == 0 for r in replies), replies
+    # the session's end takes back the events the loop still holds: none is left to record
+    fast.dev.clock.destroy()
+    assert fast.dev.launcher.take_back() == [] and not fast.dev.clock._lent
 
 
 def test_the_loop_is_off_when_asked_and_when_its_library_is_missing(driver, monkeypatch):

@@ -7,7 +7,14 @@
  * it runs this only while the session holds the GPU (server/session.py). The launcher serves calls
  * from a given index for as long as each is one it can run exactly as the Python path would: an async
  * cuLaunchKernel or cudaLaunchKernel, no bulk frames, no shared-memory entry, a function and stream
- * it knows, the stream's window open, parameters that fit its buffer. At the first call that is not
+ * it knows, the stream's window open or an event to open it with, parameters that fit its buffer.
+ *
+ * A window opens as Python's opens one (timing.py before_launch): a timing event recorded on the
+ * stream before its first launch. The events are Python's, lent ahead (rgpu_launcher_lend); a run
+ * says which streams it opened with which events (rgpu_launch_run.opened), and Python adopts them as
+ * its own windows. Without this, a message holding one launch and a synchronize (the common
+ * launch-then-wait step) never reached the loop: every window closes when the client waits, so
+ * each such launch went through Python's whole launch path. At the first call that is not
  * one of those it stops, before running it, and Python serves that call and the rest. A launch the
  * driver refuses is not counted: Python runs that call again on its own path, which reports the
  * error as every other call's are reported (a launch the driver refused did nothing, so running it
@@ -21,6 +28,7 @@
 
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               CUstream, void **, void **);
+typedef CUresult (*record_fn)(CUevent, CUstream);
 
 enum { KIND_FUNCTION = 1, KIND_STREAM = 2 };
 #define EMPTY 0u       /* handles start at 0x1000 (server/session.py): 0 and 1 are never one */
@@ -28,6 +36,8 @@ enum { KIND_FUNCTION = 1, KIND_STREAM = 2 };
 #define MAX_OPEN 64    /* streams with an open window; more, and launches on the rest go through Python */
 #define PARAM_BYTES 4096
 #define WIRE_ARGS 10   /* cuLaunchKernel's record: function, grid x y z, block x y z, shared, stream, params */
+#define MAX_LENT 16    /* timing events lent by Python, not used yet */
+#define MAX_OPENED 8   /* windows one run may open; a run that would open more stops there */
 
 typedef struct {
     uint64_t handle;
@@ -37,11 +47,14 @@ typedef struct {
 
 typedef struct rgpu_launcher {
     launch_fn launch;
+    record_fn record;
     uint64_t ids[2];            /* the call ids served: cuLaunchKernel, cudaLaunchKernel */
     entry *table;               /* open addressing, linear probing, power-of-two capacity */
     size_t cap, used;           /* used: live entries and REMOVED marks */
     void *open[MAX_OPEN];       /* streams (NULL: the default one) whose timing window is open */
     int nopen;
+    void *lent[MAX_LENT];       /* timing events to open windows with (Python's: rgpu_launcher_lend) */
+    int nlent;
     /* Where the last run stopped (message `token`, call `index` at byte `offset`): the next run over
      * the same message starts there instead of skipping every call before it again. */
     uint64_t token;
@@ -50,11 +63,15 @@ typedef struct rgpu_launcher {
     _Alignas(16) unsigned char params[PARAM_BYTES];
 } rgpu_launcher;
 
-/* What a run served: how many calls, the last one's sequence number and face (1: runtime). */
+/* What a run served: how many calls, the last one's sequence number and face (1: runtime), and the
+ * windows it opened: stream i's with event i, lent events Python now owns as its windows' starts. */
 typedef struct {
     uint32_t served;
     uint64_t last_seq;
     int runtime;
+    uint32_t opened;
+    uint64_t streams[MAX_OPENED]; /* addresses: Python reads them as numbers, with no conversion */
+    uint64_t events[MAX_OPENED];
 } rgpu_launch_run;
 
 static size_t slot_of(uint64_t h, size_t cap) {
@@ -82,10 +99,11 @@ static int put(entry *table, size_t cap, uint64_t h, void *object, int kind) {
     return -1;
 }
 
-rgpu_launcher *rgpu_launcher_new(void *launch, uint64_t driver_id, uint64_t runtime_id) {
+rgpu_launcher *rgpu_launcher_new(void *launch, void *record, uint64_t driver_id, uint64_t runtime_id) {
     rgpu_launcher *l = calloc(1, sizeof *l);
     if (!l) return NULL;
     l->launch = (launch_fn)launch;
+    l->record = (record_fn)record;
     l->ids[0] = driver_id, l->ids[1] = runtime_id;
     l->cap = 64;
     l->table = calloc(l->cap, sizeof(entry));
@@ -146,6 +164,23 @@ void rgpu_launcher_window_opened(rgpu_launcher *l, void *stream) {
 
 void rgpu_launcher_windows_closed(rgpu_launcher *l) { l->nopen = 0; }
 
+/* Python lends a timing event for a window the loop may open; 0, or -1 when it holds enough. */
+int rgpu_launcher_lend(rgpu_launcher *l, void *event) {
+    if (l->nlent >= MAX_LENT) return -1;
+    l->lent[l->nlent++] = event;
+    return 0;
+}
+
+/* How many lent events the loop holds: Python lends more when it runs out. */
+int rgpu_launcher_lent(const rgpu_launcher *l) { return l->nlent; }
+
+/* Hands the lent events back (the session's end: Python destroys them). Returns how many. */
+int rgpu_launcher_take_back(rgpu_launcher *l, void **out, int max) {
+    int n = 0;
+    while (l->nlent > 0 && n < max) out[n++] = l->lent[--l->nlent];
+    return n;
+}
+
 static int window_open(const rgpu_launcher *l, void *stream) {
     for (int i = 0; i < l->nopen; i++)
         if (l->open[i] == stream) return 1;
@@ -198,7 +233,16 @@ static int launch_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
         if (!s || s->kind != KIND_STREAM) return 0;
         stream = s->object;
     }
-    if (!window_open(l, stream)) return 0; /* Python opens it (cuda/timing.py) */
+    if (!window_open(l, stream)) {
+        /* Opened here as timing.py opens one, if an event is at hand; else Python opens it. */
+        if (!l->nlent || l->nopen >= MAX_OPEN || out->opened >= MAX_OPENED) return 0;
+        void *event = l->lent[l->nlent - 1];
+        if (l->record((CUevent)event, (CUstream)stream) != CUDA_SUCCESS) return 0;
+        l->nlent--;
+        l->open[l->nopen++] = stream;
+        out->streams[out->opened] = (uint64_t)(uintptr_t)stream, out->events[out->opened] = (uint64_t)(uintptr_t)event;
+        out->opened++;
+    }
     /* The parameters are copied out of the message: the driver is not promised an aligned buffer
      * otherwise, and the message's frame is Python's. */
     size_t size = params.n;
@@ -219,6 +263,7 @@ static int launch_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
 void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t start,
                        rgpu_launch_run *out) {
     out->served = 0;
+    out->opened = 0;
     mp_reader r;
     mp_obj calls;
     mp_rinit(&r, header, len);
