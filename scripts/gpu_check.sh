@@ -6,7 +6,10 @@
 # a GPU host"). Each step has a time limit, a failed step does not stop the next, and everything
 # lands in OUT (default benchmarks/out/gpu):
 #   1. native.md, native.json, native.log: the native-vs-rgpu table (benchmarks/native/run.py)
-#   2. launch_path.log: the worker's own cost per launch, compiled loop against Python
+#   2. null.log: the same table through the cuda backend on a driver that does no GPU work
+#      (benchmarks/native/nulldriver.c), on this host's CPUs: set against native.md, each row's
+#      difference is the GPU's and the driver's share, the rest rgpu's own path
+#   2b. launch_path.log: the worker's own cost per launch, compiled loop against Python
 #   3. e2e.log, e2e.xml: the end-to-end suite on the GPU (RGPU_TEST_DEVICE=cuda), less the tests
 #      whose pinned wheels would have to be downloaded (the CUDA 12 headers, the bundle, the
 #      Kubernetes plugin). NVIDIA's math libraries and CuPy/numba run from the host's own Python
@@ -21,8 +24,8 @@
 #   summary.txt: each step's exit status and time.
 #
 #   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick] [--limit STEP=S]...
-# --steps: some of native,launch_path,e2e,pytorch,profile_rows,diagnose (default all; a lent machine runs
-# a command for at most 10 minutes: `--steps native,launch_path` then `--steps e2e`, and so on);
+# --steps: some of native,null,launch_path,e2e,pytorch,profile_rows,diagnose (default all; a lent machine
+# runs a command for at most 10 minutes: `--steps native,null,launch_path` then `--steps e2e`, and so on);
 # --device sim runs the same steps on the software GPU (to try the script on a machine without one);
 # --quick: one round of the table; --limit: a step's time limit in seconds (to fit a lease's minutes).
 set -uo pipefail
@@ -31,8 +34,8 @@ cd "$root"
 out=""
 device=cuda
 quick=0
-declare -A limits=([native]=420 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420 [diagnose]=400)
-steps=native,launch_path,e2e,pytorch,profile_rows,diagnose
+declare -A limits=([native]=420 [null]=180 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420 [diagnose]=400)
+steps=native,null,launch_path,e2e,pytorch,profile_rows,diagnose
 while [ $# -gt 0 ]; do
     case "$1" in
         --device) device=$2; shift 2 ;;
@@ -41,7 +44,7 @@ while [ $# -gt 0 ]; do
         --limit) [[ $2 =~ ^([a-z0-9_]+)=([0-9]+)$ && -n ${limits[${BASH_REMATCH[1]}]:-} ]] ||
                      { echo "gpu_check.sh: --limit wants STEP=SECONDS, got $2" >&2; exit 2; }
                  limits[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         -*) echo "gpu_check.sh: unknown option $1 (--help)" >&2; exit 2 ;;
         *) out=$1; shift ;;
     esac
@@ -76,6 +79,8 @@ if wanted native; then
     step native "$py" -m benchmarks.native.run --device "$device" --rounds "$rounds"
     cp benchmarks/out/native.md benchmarks/out/native.json "$out/" 2>/dev/null
 fi
+# the null driver's table is printed only (--no-write): native.md stays the GPU's
+wanted null && step null "$py" -m benchmarks.native.run --device null --rounds "$rounds" --no-write
 wanted launch_path && step launch_path "$py" -m pytest benchmarks/test_launch_path.py -p no:xdist -q
 
 torch_py=${RGPU_TORCH_PYTHON:-python3}
