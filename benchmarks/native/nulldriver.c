@@ -9,17 +9,28 @@
  * address), copies and memsets are memcpy and memset, kernels are counted and not run, every stream
  * and event is complete at once, and an event's time is the host clock when it was recorded. Calls
  * it does not define are absent: the backend names the first one it misses. Built by run.py with gcc
- * against the generated driver declarations (libhook/generated/rgpu_cuda.h). */
+ * against the generated driver declarations (libhook/generated/rgpu_cuda.h).
+ *
+ * Device memory lives in a window of addresses of its own, as a real driver's does (it reserves
+ * them): were it the server's heap, a device pointer could equal a host pointer of the client's
+ * (the same heap layout in another process), and the client would take that host buffer for device
+ * memory. Managed memory comes from the same window (the client maps its side at the same address). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "rgpu_cuda.h"
 
 #define INVALID_VALUE 1
+#define OUT_OF_MEMORY 2
+#define INVALID_HANDLE 400
 #define NOT_FOUND 500
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
 
 static double now_ms(void) {
     struct timespec t;
@@ -78,7 +89,8 @@ CUresult cuGetErrorName(CUresult rc, const char **name) {
     switch ((int)rc) {
     case 0: *name = "CUDA_SUCCESS"; break;
     case INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
-    case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+    case OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+    case INVALID_HANDLE: *name = "CUDA_ERROR_INVALID_HANDLE"; break;
     case NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
     default: *name = "CUDA_ERROR_UNKNOWN"; break;
     }
@@ -87,13 +99,42 @@ CUresult cuGetErrorName(CUresult rc, const char **name) {
 
 /* -- memory: host memory standing for device memory ------------------------------------------------ */
 
-CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
-    void *m = aligned_alloc(256, (n + 255) & ~(size_t)255);
-    if (!m) return 2;
-    *p = (CUdeviceptr)(uintptr_t)m;
+/* Each allocation its own mapping in the window, at the next 2 MiB step; addresses are not reused
+ * (the window holds 16 TiB); `maps` keeps each mapping's length for its free. */
+#define WINDOW_BASE 0x300000000000ull
+#define WINDOW_SIZE 0x100000000000ull
+#define STEP (2ull << 20)
+static uint64_t next_free = WINDOW_BASE;
+static struct { uint64_t addr; size_t len; } maps[65536];
+static int nmaps;
+
+static CUresult window_alloc(CUdeviceptr *p, size_t n) {
+    size_t len = ((n ? n : 1) + STEP - 1) & ~(STEP - 1);
+    if (nmaps == (int)(sizeof maps / sizeof *maps) || next_free + len > WINDOW_BASE + WINDOW_SIZE) return OUT_OF_MEMORY;
+    void *m = mmap((void *)(uintptr_t)next_free, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (m == MAP_FAILED || (uint64_t)(uintptr_t)m != next_free) {
+        if (m != MAP_FAILED) munmap(m, len);
+        return OUT_OF_MEMORY;
+    }
+    maps[nmaps].addr = next_free, maps[nmaps].len = len;
+    nmaps++;
+    *p = (CUdeviceptr)next_free;
+    next_free += len;
     return CUDA_SUCCESS;
 }
-CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { return window_alloc(p, n); }
+CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) { (void)flags; return window_alloc(p, n); }
+CUresult cuMemFree_v2(CUdeviceptr p) {
+    for (int i = 0; i < nmaps; i++)
+        if (maps[i].addr == p) {
+            munmap((void *)(uintptr_t)p, maps[i].len);
+            maps[i] = maps[--nmaps];
+            return CUDA_SUCCESS;
+        }
+    return INVALID_VALUE;
+}
 CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) { (void)p; (void)n; (void)flags; return CUDA_SUCCESS; }
 CUresult cuMemHostUnregister(void *p) { (void)p; return CUDA_SUCCESS; }
 
@@ -131,7 +172,7 @@ CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s)
 /* -- streams and events: complete as soon as they are asked ------------------------------------- */
 
 typedef struct { unsigned flags; int priority; } stream;
-typedef struct { double at; } event;
+typedef struct { double at; unsigned flags; int recorded; } event;
 
 CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags, int priority) {
     stream *st = malloc(sizeof *st);
@@ -148,17 +189,25 @@ CUresult cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
 CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) { (void)s; (void)e; (void)flags; return CUDA_SUCCESS; }
 
 CUresult cuEventCreate(CUevent *e, unsigned int flags) {
-    (void)flags;
     event *ev = calloc(1, sizeof *ev);
+    ev->flags = flags;
     *e = (CUevent)ev;
     return CUDA_SUCCESS;
 }
 CUresult cuEventDestroy_v2(CUevent e) { free(e); return CUDA_SUCCESS; }
-CUresult cuEventRecord(CUevent e, CUstream s) { (void)s; ((event *)e)->at = now_ms(); return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent e, CUstream s) {
+    (void)s;
+    ((event *)e)->at = now_ms();
+    ((event *)e)->recorded = 1;
+    return CUDA_SUCCESS;
+}
 CUresult cuEventQuery(CUevent e) { (void)e; return CUDA_SUCCESS; }
 CUresult cuEventSynchronize(CUevent e) { (void)e; return CUDA_SUCCESS; }
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
-    *ms = (float)(((event *)b)->at - ((event *)a)->at);
+    const event *x = (const event *)a, *y = (const event *)b;
+    /* as the driver answers: an event never recorded, or one made without timing, has no time */
+    if (!x->recorded || !y->recorded || (x->flags & 0x2) || (y->flags & 0x2)) return INVALID_HANDLE;
+    *ms = (float)(y->at - x->at);
     return CUDA_SUCCESS;
 }
 

@@ -81,12 +81,21 @@ def run_program(exe: Path, env: dict, rows: str, scale: str, rounds: int) -> dic
 
 
 def null_driver() -> Path:
-    """nulldriver.c built against the generated driver declarations, into benchmarks/out."""
+    """nulldriver.c built against the generated driver declarations, into benchmarks/out, named by
+    what it is built from: built once, and never rewritten under a server that has it loaded (tests in
+    parallel processes ask for it at once; each builds to a file of its own and renames it in place)."""
+    import hashlib
     from rgpu.protocol.codegen import __main__ as codegen
+    header = Path(codegen.C_OUT) / "rgpu_cuda.h"
+    digest = hashlib.sha256((HERE / "nulldriver.c").read_bytes() + header.read_bytes()).hexdigest()[:16]
+    lib = OUT / f"libnullcuda-{digest}.so"
+    if lib.exists():
+        return lib
     OUT.mkdir(parents=True, exist_ok=True)
-    lib = OUT / "libnullcuda.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", f"-I{codegen.C_OUT}", "-o", str(lib),
+    tmp = OUT / f".libnullcuda-{digest}.{os.getpid()}.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", f"-I{codegen.C_OUT}", "-o", str(tmp),
                     str(HERE / "nulldriver.c")], check=True)
+    os.replace(tmp, lib)
     return lib
 
 
