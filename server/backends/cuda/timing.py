@@ -72,8 +72,10 @@ class KernelClock:
     LEND = 4  # events lent to the loop at a time, once it has none left
 
     def lend(self) -> None:
-        """Keeps the compiled loop able to open windows, a few events at a time: called when the
-        loop has none left (adopt), and by the device once its loop exists."""
+        """Keeps the compiled loop able to open windows, a few events at a time: called once Python
+        has opened a window (the session's first, before the loop held any event) and whenever the
+        loop has used the last it held (adopt). The clock counts what it lent (`_lent`), so this
+        costs no call to the loop when it still holds some."""
         if self._launcher is None or self._lent:
             return
         for _ in range(self.LEND):

@@ -171,9 +171,6 @@ int rgpu_launcher_lend(rgpu_launcher *l, void *event) {
     return 0;
 }
 
-/* How many lent events the loop holds: Python lends more when it runs out. */
-int rgpu_launcher_lent(const rgpu_launcher *l) { return l->nlent; }
-
 /* Hands the lent events back (the session's end: Python destroys them). Returns how many. */
 int rgpu_launcher_take_back(rgpu_launcher *l, void **out, int max) {
     int n = 0;
