@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "nullmodule.h"
 #include "rgpu_cuda.h"
 
 #define INVALID_VALUE 1
@@ -85,16 +86,14 @@ CUresult cuCtxSetCurrent(CUcontext c) { (void)c; return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
 CUresult cuCtxSetLimit(CUlimit limit, size_t value) { (void)limit; (void)value; return CUDA_SUCCESS; }
 
+/* Every code by the driver's own name (the generated table, libhook/generated/rgpu_errors.c): the
+ * backend turns a failure into the error its name says, so an unnamed one would reach the program as
+ * CUDA_ERROR_UNKNOWN (cuBLAS probes cluster sizes until one is CUDA_ERROR_INVALID_CLUSTER_SIZE). */
+const char *rgpu_error_name(int face, int code);
+
 CUresult cuGetErrorName(CUresult rc, const char **name) {
-    switch ((int)rc) {
-    case 0: *name = "CUDA_SUCCESS"; break;
-    case INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
-    case OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-    case INVALID_HANDLE: *name = "CUDA_ERROR_INVALID_HANDLE"; break;
-    case NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
-    default: *name = "CUDA_ERROR_UNKNOWN"; break;
-    }
-    return CUDA_SUCCESS;
+    *name = rgpu_error_name(1, (int)rc);
+    return *name ? CUDA_SUCCESS : INVALID_VALUE;
 }
 
 /* -- memory: host memory standing for device memory ------------------------------------------------ */
@@ -211,27 +210,71 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
     return CUDA_SUCCESS;
 }
 
-/* -- modules and kernels: named, counted, not run -------------------------------------------------- */
+/* -- modules and kernels: read from the image (nullmodule.c), counted, not run ------------------------ */
 
-typedef struct { char name[256]; } function;
+/* A function: its name, and its kernel's facts when the module's image was read (else none). */
+typedef struct { char name[256]; const null_kernel *kernel; } function;
 
-CUresult cuModuleLoadData(CUmodule *m, const void *image) { (void)image; *m = (CUmodule)malloc(1); return CUDA_SUCCESS; }
-CUresult cuModuleUnload(CUmodule m) { free(m); return CUDA_SUCCESS; }
-CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
-    (void)m;
+CUresult cuModuleLoadData(CUmodule *m, const void *image) {
+    null_module *mod = calloc(1, sizeof *mod);
+    if (!mod || null_module_read(image, mod) != 0) {
+        free(mod);
+        return OUT_OF_MEMORY;
+    }
+    *m = (CUmodule)mod;
+    return CUDA_SUCCESS;
+}
+/* A module's functions stay valid after it is unloaded here (the backend forgets them with it). */
+CUresult cuModuleUnload(CUmodule m) { (void)m; return CUDA_SUCCESS; }
+
+static function *function_of(const null_module *mod, const char *name) {
+    const null_kernel *k = mod->read ? null_module_kernel(mod, name) : NULL;
+    if (mod->read && !k) return NULL;
     function *fn = malloc(sizeof *fn);  /* one per lookup: the backend keeps what it was handed */
+    if (!fn) return NULL;
     snprintf(fn->name, sizeof fn->name, "%s", name);
+    fn->kernel = k;
+    return fn;
+}
+
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+    function *fn = function_of((const null_module *)m, name);
+    if (!fn) return NOT_FOUND;  /* as the driver: the image has no such kernel */
     *f = (CUfunction)fn;
     return CUDA_SUCCESS;
 }
+CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule m) {
+    *count = (unsigned)((const null_module *)m)->nkernels;
+    return CUDA_SUCCESS;
+}
+CUresult cuModuleEnumerateFunctions(CUfunction *out, unsigned int n, CUmodule m) {
+    const null_module *mod = (const null_module *)m;
+    if (n != (unsigned)mod->nkernels) return INVALID_VALUE;
+    for (unsigned i = 0; i < n; i++)
+        if (!(out[i] = (CUfunction)function_of(mod, mod->kernels[i].name))) return OUT_OF_MEMORY;
+    return CUDA_SUCCESS;
+}
+/* Placed in the window the first time it is asked for, with its initial bytes. */
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name) {
-    (void)p; (void)n; (void)m; (void)name;
-    return NOT_FOUND;  /* native_bench.cu has no module variables */
+    null_global *g = null_module_global((null_module *)m, name);
+    if (!g) return NOT_FOUND;
+    if (!g->addr) {
+        CUdeviceptr at;
+        CUresult rc = window_alloc(&at, g->size);
+        if (rc != CUDA_SUCCESS) return rc;
+        if (g->init) memcpy((void *)(uintptr_t)at, g->init, g->size);
+        g->addr = at;
+    }
+    if (p) *p = g->addr;
+    if (n) *n = g->size;
+    return CUDA_SUCCESS;
 }
 CUresult cuFuncGetName(const char **name, CUfunction f) { *name = ((function *)f)->name; return CUDA_SUCCESS; }
 CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size) {
-    (void)f; (void)i; (void)offset; (void)size;
-    return INVALID_VALUE;  /* the parameters the program passes are taken as they come */
+    const null_kernel *k = ((function *)f)->kernel;
+    if (!k || i >= (size_t)k->nparams) return INVALID_VALUE;  /* past the last (or not known) */
+    *offset = k->params[i].offset, *size = k->params[i].size;
+    return CUDA_SUCCESS;
 }
 CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
     (void)f;
@@ -252,8 +295,44 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction
     return CUDA_SUCCESS;
 }
 
+/* The SM's shared memory (228 KiB) shared by `blocks` resident blocks, each at most the opt-in maximum */
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfunction f, int blocks, int block_size) {
+    (void)f;
+    if (blocks <= 0 || block_size <= 0) return INVALID_VALUE;
+    size_t each = 233472 / (size_t)blocks;
+    *bytes = each < 232448 ? each : 232448;
+    return CUDA_SUCCESS;
+}
+
+/* Clusters of up to 16 blocks (8 portable, 16 when a kernel allows non-portable sizes: the driver
+ * checks that; this does not), as many as 132 SMs hold with one block of a cluster each */
+static unsigned cluster_blocks(const CUlaunchConfig *c) {
+    for (unsigned i = 0; i < c->numAttrs; i++)
+        if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+            return c->attrs[i].value.clusterDim.x * c->attrs[i].value.clusterDim.y * c->attrs[i].value.clusterDim.z;
+    return 1;
+}
+CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig *c) {
+    (void)f;
+    unsigned blocks = cluster_blocks(c);
+    if (blocks == 0 || blocks > 16) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    *n = (int)(132 / blocks);
+    return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxPotentialClusterSize(int *n, CUfunction f, const CUlaunchConfig *c) {
+    (void)f; (void)c;
+    *n = 8;
+    return CUDA_SUCCESS;
+}
+
 static unsigned long long launched;
 unsigned long long null_launches(void) { return launched; }  /* for a debugger or a test */
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) {
+    (void)c; (void)f; (void)params; (void)extra;
+    launched++;
+    return CUDA_SUCCESS;
+}
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                         unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params,

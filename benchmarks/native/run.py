@@ -87,14 +87,15 @@ def null_driver() -> Path:
     import hashlib
     from rgpu.protocol.codegen import __main__ as codegen
     header = Path(codegen.C_OUT) / "rgpu_cuda.h"
-    digest = hashlib.sha256((HERE / "nulldriver.c").read_bytes() + header.read_bytes()).hexdigest()[:16]
+    sources = [HERE / "nulldriver.c", HERE / "nullmodule.c", Path(codegen.C_OUT) / "rgpu_errors.c"]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in [*sources, HERE / "nullmodule.h", header])).hexdigest()[:16]
     lib = OUT / f"libnullcuda-{digest}.so"
     if lib.exists():
         return lib
     OUT.mkdir(parents=True, exist_ok=True)
     tmp = OUT / f".libnullcuda-{digest}.{os.getpid()}.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", f"-I{codegen.C_OUT}", "-o", str(tmp),
-                    str(HERE / "nulldriver.c")], check=True)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", f"-I{codegen.C_OUT}", f"-I{HERE}", "-o", str(tmp),
+                    *map(str, sources), "-ldl"], check=True)
     os.replace(tmp, lib)
     return lib
 

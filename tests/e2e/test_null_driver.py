@@ -1,21 +1,27 @@
 """The cuda backend end to end without a GPU: the project's programs whose checks need no kernel's
-result (copies of every shape and path, device facts, managed memory, pointer queries, events)
-through a `--device cuda` server on benchmarks/native/nulldriver.c, a driver that does no GPU work
-(device memory is host memory in a window of its own, kernels are counted and not run). On a GPU
-host the same programs run on the real driver in the rest of the suite; here they are the only
-end-to-end check of the cuda backend's own code (its copies, pinned mappings registered with the
-driver, managed allocations, events, the compiled launch loop) that CI has."""
+result (copies of every shape and path, device facts, managed memory, pointer queries, events), and
+NVIDIA's libraries setting up and dispatching their work, through a `--device cuda` server on
+benchmarks/native/nulldriver.c, a driver that does no GPU work (device memory is host memory in a
+window of its own, kernels are read from their images, counted and not run). On a GPU host the same
+programs run on the real driver in the rest of the suite; here they are the only end-to-end check of
+the cuda backend's own code (its copies, pinned mappings registered with the driver, managed
+allocations, events, module loading, the compiled launch loop) that CI has."""
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
 from benchmarks.native import run as native
 from rgpu.client.server_client import ping
 from tests.conftest import run_cli
+from tests.support import cudabuild, nvlibs
 from tests.support.daemons import DaemonSet, free_url
+
+LIBS = Path(__file__).parent.parent / "cuda" / "libs"
 
 pytestmark = pytest.mark.e2e
 
@@ -45,3 +51,39 @@ def null_server():
 def test_program_runs_on_the_cuda_backend_without_a_gpu(name, args, ok, cuda_program, null_server):
     p = run_cli("run", "--server", null_server, "--", str(cuda_program(name)), *args)
     assert p.returncode == 0 and ok in p.stdout, p.stdout + p.stderr
+
+
+def _zstd() -> bool:
+    try:
+        ctypes.CDLL("libzstd.so.1")
+        return True
+    except OSError:
+        return False
+
+
+# (program, libraries, argument, the statuses it reports): tests/cuda/libs/, as test_nvidia_libs.py runs them
+LIBRARY_RUNS = [
+    ("fft", ("cufft",), ["", "100"], ["c2c", "r2c"]),
+    ("blas", ("cublas", "cublasLt"), [], ["create", "sgemm", "dgemm", "sgemm_batched", "lt_matmul"]),
+    ("sparse_solver_rand", ("cusparse", "cusolver", "curand"), ["spmv"], ["spmv"]),
+    ("sparse_solver_rand", ("cusparse", "cusolver", "curand"), ["getrs"], ["getrs"]),
+    ("sparse_solver_rand", ("cusparse", "cusolver", "curand"), ["curand"], ["curand_device", "curand_host"]),
+]
+
+
+@pytest.mark.parametrize("prog, libs, args, names", LIBRARY_RUNS,
+                         ids=[f"{r[0]}-{r[2][-1] if r[2] else 'all'}" for r in LIBRARY_RUNS])
+def test_nvidia_libraries_set_up_and_dispatch_on_the_cuda_backend(prog, libs, args, names, null_server):
+    """Every call of cuFFT's plans, cuBLAS's handle and GEMMs (cuBLASLt's too, on the null driver's
+    sm_90), cuSPARSE, cuSOLVER and cuRAND reports success through the cuda backend: their modules load
+    from the real images (LZ4- and zstd-compressed cubins, PTX-only ones), their kernels are found by
+    enumeration, their module variables by name, their parameters' layout is the image's, cuBLAS's
+    probing of cluster sizes ends at the driver's own CUDA_ERROR_INVALID_CLUSTER_SIZE. What the
+    kernels would compute is the GPU's to check (test_nvidia_libs.py on the GPU host)."""
+    if "cublas" in libs and not _zstd():
+        pytest.skip("libzstd.so.1 is not installed here: the null driver reads cuBLAS's zstd-compressed modules with it")
+    exe = cudabuild.build(LIBS / f"{prog}.cu", "exe", [f"-I{LIBS}", *nvlibs.link_flags(*libs)], arch_flags=["-arch=sm_80"])
+    p = run_cli("run", "--server", null_server, "--", str(exe), *args, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    got = {line.split()[0]: line.split()[1] for line in p.stdout.splitlines() if len(line.split()) >= 2}
+    assert all(got.get(n) == "0" for n in names), p.stdout[-2000:] + p.stderr[-2000:]
