@@ -276,9 +276,11 @@ int null_module_read(const void *image, null_module *m) {
     for (const uint8_t *c = b; u32(c) == CONTAINER_MAGIC;) { /* containers back to back */
         uint16_t hsz = u16(c + 6);
         uint64_t total = u64(c + 8);
+        if (!hsz) break; /* a malformed header: what came before is all there is */
         for (const uint8_t *e = c + hsz; e < c + hsz + total;) {
             uint16_t kind = u16(e);
             uint32_t ehsz = u32(e + 4), arch = u32(e + 28);
+            if (!ehsz) break;
             uint64_t psize = u64(e + 8), flags = u64(e + 40);
             int rank = arch > 1000 || ((flags & FLAG_ZSTD) && !zstd_ready()) ? 0
                        : kind == KIND_ELF ? (arch == NULL_ARCH ? 3000 : 2000 + (int)arch)
