@@ -213,7 +213,7 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
 /* -- modules and kernels: read from the image (nullmodule.c), counted, not run ------------------------ */
 
 /* A function: its name, and its kernel's facts when the module's image was read (else none). */
-typedef struct { char name[256]; const null_kernel *kernel; } function;
+typedef struct { char *name; const null_kernel *kernel; } function;
 
 CUresult cuModuleLoadData(CUmodule *m, const void *image) {
     null_module *mod = calloc(1, sizeof *mod);
@@ -231,8 +231,10 @@ static function *function_of(const null_module *mod, const char *name) {
     const null_kernel *k = mod->read ? null_module_kernel(mod, name) : NULL;
     if (mod->read && !k) return NULL;
     function *fn = malloc(sizeof *fn);  /* one per lookup: the backend keeps what it was handed */
-    if (!fn) return NULL;
-    snprintf(fn->name, sizeof fn->name, "%s", name);
+    if (!fn || !(fn->name = strdup(name))) {
+        free(fn);
+        return NULL;
+    }
     fn->kernel = k;
     return fn;
 }

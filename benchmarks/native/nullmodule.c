@@ -121,9 +121,7 @@ static int add_kernel(null_module *m, const char *name, size_t len) {
     m->kernels = k;
     k = &m->kernels[m->nkernels++];
     memset(k, 0, sizeof *k);
-    if (len >= sizeof k->name) len = sizeof k->name - 1;
-    memcpy(k->name, name, len);
-    return 0;
+    return (k->name = strndup(name, len)) ? 0 : -1;
 }
 
 static int add_global(const uint8_t *elf, size_t n, const uint8_t *sym, const char *name, size_t room,
@@ -133,9 +131,7 @@ static int add_global(const uint8_t *elf, size_t n, const uint8_t *sym, const ch
     m->globals = g;
     g = &m->globals[m->nglobals++];
     memset(g, 0, sizeof *g);
-    size_t len = strnlen(name, room);
-    if (len >= sizeof g->name) len = sizeof g->name - 1;
-    memcpy(g->name, name, len);
+    if (!(g->name = strndup(name, strnlen(name, room)))) return -1;
     g->size = u64(sym + 16);
     uint64_t size, entsize, value = u64(sym + 8);
     uint32_t type, link;
@@ -330,7 +326,8 @@ null_global *null_module_global(null_module *m, const char *name) {
 }
 
 void null_module_free(null_module *m) {
-    for (int i = 0; i < m->nglobals; i++) free(m->globals[i].init);
+    for (int i = 0; i < m->nglobals; i++) free(m->globals[i].init), free(m->globals[i].name);
+    for (int i = 0; i < m->nkernels; i++) free(m->kernels[i].name);
     free(m->globals);
     free(m->kernels);
     memset(m, 0, sizeof *m);

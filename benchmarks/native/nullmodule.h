@@ -5,7 +5,7 @@
 #define NULL_MAX_PARAMS 128
 
 typedef struct {
-    char name[256];
+    char *name;          /* as long as it is: C++ kernels' mangled names run to thousands of bytes */
     int nparams;
     struct { unsigned offset, size; } params[NULL_MAX_PARAMS];
 } null_kernel;
@@ -13,7 +13,7 @@ typedef struct {
 /* A module variable (__device__, __constant__): its size and initial bytes (NULL: zeros); `addr` is
  * where the null driver placed it, once asked (0 before). */
 typedef struct {
-    char name[256];
+    char *name;
     unsigned long long size, addr;
     unsigned char *init;
 } null_global;

@@ -18,7 +18,7 @@ import pytest
 from benchmarks.native import run as native
 from rgpu.client.server_client import ping
 from tests.conftest import run_cli
-from tests.support import cudabuild, nvlibs
+from tests.support import cudabuild, nvlibs, torchenv
 from tests.support.daemons import DaemonSet, free_url
 
 LIBS = Path(__file__).parent.parent / "cuda" / "libs"
@@ -87,3 +87,30 @@ def test_nvidia_libraries_set_up_and_dispatch_on_the_cuda_backend(prog, libs, ar
     assert p.returncode == 0, p.stdout + p.stderr
     got = {line.split()[0]: line.split()[1] for line in p.stdout.splitlines() if len(line.split()) >= 2}
     assert all(got.get(n) == "0" for n in names), p.stdout[-2000:] + p.stderr[-2000:]
+
+
+# PyTorch's own kernels (SASS only: the sim cannot run them), cuBLAS under a Linear layer, autograd's
+# backward in its own thread, and an AdamW step, each dispatched through the cuda backend
+TORCH_STEP = """
+import torch
+x = torch.ones(1000, device="cuda")
+(x * 2 + 1).sum(), torch.cumsum(x, 0)
+m = torch.nn.Linear(16, 8).cuda()
+opt = torch.optim.AdamW(m.parameters())
+m(torch.randn(4, 16, device="cuda")).square().mean().backward()
+opt.step()
+torch.cuda.synchronize()
+print("OK", torch.cuda.get_device_name(), torch.cuda.get_device_capability())
+"""
+
+
+def test_pytorch_dispatches_its_own_kernels_on_the_cuda_backend(null_server):
+    """PyTorch from its CUDA wheels initialises, loads its own SASS-only kernels (read from
+    libtorch_cuda.so's images by the null driver) and dispatches a forward, a backward and an
+    optimiser step without an error, and without the warning it gives when a thread that only used
+    the Runtime has no current context (autograd's, before its cuBLAS handle: the Runtime binds the
+    primary context there, as CUDA's does). What the kernels compute is the GPU's to check
+    (test_pytorch.py on the GPU host)."""
+    p = run_cli("run", "--server", null_server, "--", str(torchenv.python()), "-c", TORCH_STEP, timeout=600)
+    assert p.returncode == 0 and "OK rgpu null driver (no GPU work) (9, 0)" in p.stdout, p.stdout + p.stderr[-4000:]
+    assert "no current CUDA context" not in p.stderr, p.stderr[-4000:]

@@ -239,6 +239,17 @@ void *rgpu_context_of(int dev) {
     return c && c->dev == dev ? c : primary_of(dev);
 }
 
+/* The Runtime's context, as CUDA's runtime binds it: cudaSetDevice (`replace`) makes the device's
+ * primary context current in the calling thread unless a context of that device already is (one the
+ * program made current itself, which the runtime then uses); any other Runtime call that reaches a
+ * device makes it current where the thread has none (its lazy initialisation). Code that mixes the
+ * faces reads it back with cuCtxGetCurrent: PyTorch does in autograd's thread before making a cuBLAS
+ * handle, and warns ("no current CUDA context") when there is none, which it never does natively. */
+void rgpu_bind_runtime_context(int dev, int replace) {
+    rgpu_ctx *c = current();
+    if (!c || (replace && c->dev != dev)) make_current(primary_of(dev));
+}
+
 static rgpu_ctx *ctx_or_current(void *ctx) { return ctx ? valid(ctx) : (depth ? stack[depth - 1] : NULL); }
 
 int rgpu_ctx_cls_put(void *ctx, void *key, void *value, rgpu_cls_dtor dtor) {

@@ -20,6 +20,7 @@ cudaError_t cudaGetDeviceCount(int *count) {
 cudaError_t cudaSetDevice(int dev) {
     if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);
     rgpu_set_current_device(dev);
+    rgpu_bind_runtime_context(dev, 1);
     return RGPU_SUCCESS;
 }
 

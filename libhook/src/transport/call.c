@@ -15,6 +15,7 @@ void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face, unsigned 
     c->face = face;
     c->flags = flags;
     c->dev = rgpu_current_device();
+    if (face == RGPU_RUNTIME) rgpu_bind_runtime_context(c->dev, 0); /* a thread-local look when one is current */
     c->err = 0;
     c->nargs = 0;
     c->device_reads = 0;

@@ -177,6 +177,9 @@ uint64_t rgpu_untag_handle(const void *h, int *dev);
 /* driver_local.c: the context a stream of device `dev` belongs to (the current one when it is of
  * that device, else the device's primary context) */
 void *rgpu_context_of(int dev);
+/* driver_local.c: the Runtime makes `dev`'s primary context current in the calling thread: where
+ * none is (replace 0, any Runtime call), or unless one of `dev` is (replace 1, cudaSetDevice) */
+void rgpu_bind_runtime_context(int dev, int replace);
 
 /* capture.c: 0, or the error a call must return because a stream capture forbids it (the capture is
  * invalidated, as CUDA does). With has_stream, a capturing `stream` forbids it whatever the mode, and

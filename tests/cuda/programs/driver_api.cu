@@ -1,7 +1,9 @@
 // The same operations through the Driver API, plus cuGetProcAddress returning rgpu's functions.
 #include <cstring>
+#include <thread>
 #include <vector>
 #include <cuda.h>
+#include <cuda_runtime.h>
 #include <cstdio>
 
 #include "driver_check.h"
@@ -69,6 +71,24 @@ int main() {
     CK(cuStreamDestroy(s));
     CK(cuMemFree(a));
     CK(cuMemFree(b));
+    // cudaSetDevice makes the device's primary context current in the calling thread (CUDA 12 on): a
+    // thread that only called the Runtime finds it through the Driver API, as PyTorch's autograd
+    // thread does before making its cuBLAS handle; a context of that device already current stays.
+    // Any other Runtime call that reaches the device binds it where the thread has none (lazily).
+    CUcontext in_thread = nullptr, kept = nullptr, mine = nullptr, lazily = nullptr;
+    std::thread([&] {
+        if (cudaSetDevice(0) == cudaSuccess) cuCtxGetCurrent(&in_thread);
+        if (cuCtxCreate(&mine, nullptr, 0, dev) == CUDA_SUCCESS && cudaSetDevice(0) == cudaSuccess) cuCtxGetCurrent(&kept);
+        if (mine) cuCtxDestroy(mine);
+    }).join();
+    std::thread([&] {
+        void *p = nullptr;
+        if (cudaMalloc(&p, 256) == cudaSuccess) cuCtxGetCurrent(&lazily);
+        cudaFree(p);
+    }).join();
+    EXPECT(in_thread == ctx);
+    EXPECT(kept == mine && mine != nullptr);
+    EXPECT(lazily == ctx);
     CK(cuDevicePrimaryCtxRelease(dev));
     printf("OK driver_api\n");
     return 0;
