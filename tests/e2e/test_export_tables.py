@@ -84,6 +84,10 @@ def test_integrity_check_and_tables_as_a_runtime_sees_them(sim_server, libdir, t
     assert "unknown table 01020304-05060708-090a0b0c-0d0e0f10" in p.stderr
     # NVRTC's table: known, and declined as deliberately (NVRTC then compiles on its own), not named unknown
     assert lines["declined"] == ["500", "1"] and "da9151d3" not in p.stderr
+    # SHARED_1734DC26: answered, 40 slots; slot 4 declines quietly with its outs untouched (cuBLASLt's
+    # fp16 heuristics call it and carry on), another slot is a trap that names itself once
+    assert lines["shared"] == ["0", str(40 * 8), "801", "1", "801"]
+    assert "SHARED_1734DC26 slot 7 is not implemented" in p.stderr and "slot 4" not in p.stderr
     assert lines["sizes"] == [str(13 * 8), str(3 * 8)]
     assert lines["fixed"] == ["0", "3341181c03cb675c", "8ed383aa1f4cd1e8"]
     version, pid, tid, cudart, integrity, fn, now = lines["inputs"]

@@ -90,7 +90,9 @@ def test_nvidia_libraries_set_up_and_dispatch_on_the_cuda_backend(prog, libs, ar
 
 
 # PyTorch's own kernels (SASS only: the sim cannot run them), cuBLAS under a Linear layer, autograd's
-# backward in its own thread, and an AdamW step, each dispatched through the cuda backend
+# backward in its own thread, an AdamW step, cuDNN's convolution both ways, half and bfloat16 GEMMs
+# (cuBLASLt's heuristics: they died at an export table rgpu declined, on the H200 as here), autocast,
+# and a CUDA graph captured and replayed, each dispatched through the cuda backend
 TORCH_STEP = """
 import torch
 x = torch.ones(1000, device="cuda")
@@ -99,6 +101,22 @@ m = torch.nn.Linear(16, 8).cuda()
 opt = torch.optim.AdamW(m.parameters())
 m(torch.randn(4, 16, device="cuda")).square().mean().backward()
 opt.step()
+conv = torch.nn.Conv2d(3, 8, 3, padding=1).cuda()
+conv(torch.randn(2, 3, 16, 16, device="cuda", requires_grad=True)).relu().mean().backward()
+for dtype in (torch.float16, torch.bfloat16):
+    a = torch.randn(64, 64, device="cuda", dtype=dtype)
+    (a @ a).float().sum()
+with torch.autocast("cuda", dtype=torch.bfloat16):
+    m(torch.randn(4, 16, device="cuda")).sum()
+s = torch.cuda.Stream()
+s.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(s):
+    y = x * 2
+torch.cuda.current_stream().wait_stream(s)
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    z = y + 1
+g.replay()
 torch.cuda.synchronize()
 print("OK", torch.cuda.get_device_name(), torch.cuda.get_device_capability())
 """
@@ -106,11 +124,11 @@ print("OK", torch.cuda.get_device_name(), torch.cuda.get_device_capability())
 
 def test_pytorch_dispatches_its_own_kernels_on_the_cuda_backend(null_server):
     """PyTorch from its CUDA wheels initialises, loads its own SASS-only kernels (read from
-    libtorch_cuda.so's images by the null driver) and dispatches a forward, a backward and an
-    optimiser step without an error, and without the warning it gives when a thread that only used
-    the Runtime has no current context (autograd's, before its cuBLAS handle: the Runtime binds the
-    primary context there, as CUDA's does). What the kernels compute is the GPU's to check
-    (test_pytorch.py on the GPU host)."""
+    libtorch_cuda.so's images by the null driver) and dispatches TORCH_STEP without an error (the
+    half and bfloat16 GEMMs killed the process before rgpu answered the SHARED_1734DC26 table), and
+    without the warning it gives when a thread that only used the Runtime has no current context
+    (autograd's, before its cuBLAS handle: the Runtime binds the primary context there, as CUDA's
+    does). What the kernels compute is the GPU's to check (test_pytorch.py on the GPU host)."""
     p = run_cli("run", "--server", null_server, "--", str(torchenv.python()), "-c", TORCH_STEP, timeout=600)
     assert p.returncode == 0 and "OK rgpu null driver (no GPU work) (9, 0)" in p.stdout, p.stdout + p.stderr[-4000:]
     assert "no current CUDA context" not in p.stderr, p.stderr[-4000:]

@@ -287,6 +287,32 @@ static const void *const tools_module[99] = {
     T(TOOLS_MODULE, 98),
 };
 
+/* ---- SHARED_1734DC26: a table whose slots' meaning is not known ----------------------------------
+ * Asked for by cuBLASLt, cuDNN, cuSPARSELt, NVRTC, CUPTI, nvperf and cuda-checkpoint (its id is in
+ * each one's read-only data). cuBLASLt 13's half and bfloat16 heuristics (cublasLtHSHMatmulAlgoGetHeuristic,
+ * under PyTorch's fp16 matmul) keep whatever cuGetExportTable gave them, NULL included, and call
+ * slot 4 with two out-pointers: declined, the process died on the H200 and on the null driver alike.
+ * When slot 4 fails, or leaves the first out-pointer NULL, cuBLASLt goes on without it (its code
+ * branches to the same place either way). So the table is answered: slot 4 declines (quietly: every
+ * fp16 GEMM asks, and cuBLASLt carries on), and every other slot is a trap, an error logged once,
+ * never a guessed behaviour. */
+
+static int shared_1734dc26_slot4(void **out, void **more) {
+    (void)out; (void)more; /* both zeroed by the caller, and left so */
+    rgpu_log(RGPU_LOG_DEBUG, "export table SHARED_1734DC26 slot 4: declined");
+    return RGPU_NOT_SUPPORTED;
+}
+
+TRAP(SHARED_1734DC26, 1) TRAP(SHARED_1734DC26, 2) TRAP(SHARED_1734DC26, 3)
+TRAP(SHARED_1734DC26, 5) TRAP(SHARED_1734DC26, 6) TRAP(SHARED_1734DC26, 7) TRAP(SHARED_1734DC26, 8)
+TRAP(SHARED_1734DC26, 9) TRAPS10(SHARED_1734DC26, 1) TRAPS10(SHARED_1734DC26, 2) TRAPS10(SHARED_1734DC26, 3)
+
+static const void *const shared_1734dc26[40] = {
+    SIZE(40), T(SHARED_1734DC26, 1), T(SHARED_1734DC26, 2), T(SHARED_1734DC26, 3), (const void *)shared_1734dc26_slot4,
+    T(SHARED_1734DC26, 5), T(SHARED_1734DC26, 6), T(SHARED_1734DC26, 7), T(SHARED_1734DC26, 8),
+    T(SHARED_1734DC26, 9), T10(SHARED_1734DC26, 1), T10(SHARED_1734DC26, 2), T10(SHARED_1734DC26, 3),
+};
+
 /* ---- the directory -------------------------------------------------------------------------- */
 
 typedef struct {
@@ -319,6 +345,7 @@ static const export_table tables[] = {
      * has no compiler of its own to offer, so it declines the table (tests/e2e/test_frameworks.py
      * compiles CuPy's kernels through it). */
     {"NVRTC", U(0xda9151d3u, 0x3ae6cc41u, 0xa5c04f26u, 0xd533e328u), NULL},
+    {"SHARED_1734DC26", U(0x1734dc26u, 0x800d4745u, 0x8726c0f1u, 0xe7dd8bcau), shared_1734dc26},
 };
 
 CUresult cuGetExportTable(const void **table, const CUuuid *uuid) {
