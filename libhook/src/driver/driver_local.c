@@ -247,7 +247,7 @@ void *rgpu_context_of(int dev) {
  * handle, and warns ("no current CUDA context") when there is none, which it never does natively. */
 void rgpu_bind_runtime_context(int dev, int replace) {
     rgpu_ctx *c = current();
-    if (!c || (replace && c->dev != dev)) make_current(primary_of(dev));
+    if ((!c || (replace && c->dev != dev)) && dev >= 0 && dev < rgpu_device_count()) make_current(primary_of(dev));
 }
 
 static rgpu_ctx *ctx_or_current(void *ctx) { return ctx ? valid(ctx) : (depth ? stack[depth - 1] : NULL); }
