@@ -5,11 +5,14 @@
  * here and the same row on the real driver is the GPU's and the driver's share; on a host without a
  * GPU (CI, laptops) it is the only way to see the cuda backend's per-call cost.
  *
- * It presents one Hopper-like GPU. Device memory is host memory (a device address is the host
- * address), copies and memsets are memcpy and memset, kernels are counted and not run, every stream
- * and event is complete at once, and an event's time is the host clock when it was recorded. Calls
- * it does not define are absent: the backend names the first one it misses. Built by run.py with gcc
- * against the generated driver declarations (libhook/generated/rgpu_cuda.h).
+ * It presents one Hopper-like GPU (sm_90, 132 SMs). Device memory is host memory (a device address
+ * is the host address), copies and memsets are memcpy and memset, kernels are read from their images
+ * (nullmodule.c: names, parameter layouts, module variables), counted and not run, every stream and
+ * event is complete at once, and an event's time is the host clock when it was recorded. Calls it
+ * does not define are absent: the backend names the first one it misses. The e2e suite runs the
+ * project's programs whose checks need no kernel's result, NVIDIA's libraries and PyTorch through it
+ * (tests/e2e/test_null_driver.py). Built by run.py with gcc against the generated driver
+ * declarations (libhook/generated/rgpu_cuda.h) and error names (rgpu_errors.c).
  *
  * Device memory lives in a window of addresses of its own, as a real driver's does (it reserves
  * them): were it the server's heap, a device pointer could equal a host pointer of the client's
