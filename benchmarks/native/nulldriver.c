@@ -259,6 +259,54 @@ CUresult cuModuleEnumerateFunctions(CUfunction *out, unsigned int n, CUmodule m)
         if (!(out[i] = (CUfunction)function_of(mod, mod->kernels[i].name))) return OUT_OF_MEMORY;
     return CUDA_SUCCESS;
 }
+/* The linker (the cuda backend links the client's link images with it: numba's kernels, CuPy's
+ * RawModule with jitify). Nothing is compiled: the linked image is the PTX inputs' texts one after
+ * the other (their .entry declarations are what nullmodule.c reads), or, with no PTX, the first input
+ * as it came (a cubin or fatbin). */
+typedef struct { char *ptx; size_t nptx; void *first; size_t nfirst; } link_state;
+
+CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *options, void **values, CUlinkState *out) {
+    (void)n; (void)options; (void)values;
+    link_state *l = calloc(1, sizeof *l);
+    if (!l) return OUT_OF_MEMORY;
+    *out = (CUlinkState)l;
+    return CUDA_SUCCESS;
+}
+CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name,
+                          unsigned int n, CUjit_option *options, void **values) {
+    (void)name; (void)n; (void)options; (void)values;
+    link_state *l = (link_state *)state;
+    if (type == CU_JIT_INPUT_PTX) {
+        size_t len = strnlen(data, size);
+        char *p = realloc(l->ptx, l->nptx + len + 2);
+        if (!p) return OUT_OF_MEMORY;
+        memcpy(p + l->nptx, data, len);
+        l->nptx += len;
+        p[l->nptx++] = '\n';
+        p[l->nptx] = 0;
+        l->ptx = p;
+    } else if (!l->first) {
+        if (!(l->first = malloc(size ? size : 1))) return OUT_OF_MEMORY;
+        memcpy(l->first, data, size);
+        l->nfirst = size;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult cuLinkComplete(CUlinkState state, void **image, size_t *size) {
+    link_state *l = (link_state *)state;
+    if (l->ptx) *image = l->ptx, *size = l->nptx + 1;
+    else if (l->first) *image = l->first, *size = l->nfirst;
+    else return INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+CUresult cuLinkDestroy(CUlinkState state) {
+    link_state *l = (link_state *)state;
+    free(l->ptx);
+    free(l->first);
+    free(l);
+    return CUDA_SUCCESS;
+}
+
 /* Placed in the window the first time it is asked for, with its initial bytes. */
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name) {
     null_global *g = null_module_global((null_module *)m, name);

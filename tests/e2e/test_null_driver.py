@@ -18,7 +18,7 @@ import pytest
 from benchmarks.native import run as native
 from rgpu.client.server_client import ping
 from tests.conftest import run_cli
-from tests.support import cudabuild, nvlibs, torchenv
+from tests.support import cudabuild, frameworks, nvlibs, torchenv
 from tests.support.daemons import DaemonSet, free_url
 
 LIBS = Path(__file__).parent.parent / "cuda" / "libs"
@@ -132,3 +132,39 @@ def test_pytorch_dispatches_its_own_kernels_on_the_cuda_backend(null_server):
     p = run_cli("run", "--server", null_server, "--", str(torchenv.python()), "-c", TORCH_STEP, timeout=600)
     assert p.returncode == 0 and "OK rgpu null driver (no GPU work) (9, 0)" in p.stdout, p.stdout + p.stderr[-4000:]
     assert "no current CUDA context" not in p.stderr, p.stderr[-4000:]
+
+
+# CuPy's kernels compiled by NVRTC in the program (elementwise, a raw kernel, reductions, a scan), and a
+# numba-cuda kernel, which numba links with the driver's cuLink* (no nvJitLink in its environment): the
+# cuda backend links the client's link image with the driver's linker
+FRAMEWORKS_STEP = """
+import cupy as cp, numpy as np
+x = cp.arange(1000, dtype=cp.float32)
+(x * 2 + 1).sum(), cp.cumsum(x), cp.ones((64, 64), dtype=cp.float32).sum(axis=0)
+cp.ElementwiseKernel("float32 a", "float32 b", "b = a * a", "square")(x)
+inc = cp.RawKernel(r'extern "C" __global__ void inc(float *p, int n) '
+                   r'{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] += 1; }', "inc")
+inc((4,), (256,), (x, cp.int32(1000)))
+cp.cuda.Device().synchronize()
+print("OK cupy")
+import numba.cuda as nc
+@nc.jit
+def add_one(p):
+    i = nc.grid(1)
+    if i < p.size:
+        p[i] += 1
+d = nc.to_device(np.zeros(100, dtype=np.float32))
+add_one[1, 128](d)
+nc.synchronize()
+print("OK numba")
+"""
+
+
+def test_cupy_and_numba_compile_and_dispatch_on_the_cuda_backend(null_server):
+    """CuPy and numba-cuda from their wheels run FRAMEWORKS_STEP through the cuda backend without an
+    error: NVRTC's modules load (the null driver reads their PTX), and numba's link image is linked by
+    the driver's linker on the server (the null driver's cuLink* joins the PTX). What the kernels
+    compute is the GPU's to check (test_frameworks.py on the GPU host)."""
+    p = run_cli("run", "--server", null_server, "--", str(frameworks.python()), "-c", FRAMEWORKS_STEP,
+                env=frameworks.numba_env(), timeout=600)
+    assert p.returncode == 0 and "OK cupy" in p.stdout and "OK numba" in p.stdout, p.stdout + p.stderr[-4000:]
