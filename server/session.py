@@ -164,11 +164,12 @@ class Session:
         finally:
             device.checkpoint = None
 
-    def launches_may_run(self) -> bool:
-        """Whether the device's compiled launch loop (cuda/launches.py) may launch now: nothing sticky
-        to report, and the GPU is this session's — held by a run of launches, or taken now as
-        run_kernel takes it for its first launch (the loop's first call is a launch: a run of one
-        launch and a synchronize, the common step, is then the loop's too)."""
+    def hold_for_launches(self) -> bool:
+        """Makes the GPU this session's for the device's compiled launch loop (cuda/launches.py), and
+        says whether the loop may launch: not with something sticky to report. The GPU is held by a
+        run of launches already, or taken now as run_kernel takes it for a first launch (the loop's
+        first call is a launch: a run of one launch and a synchronize, the common step, is then the
+        loop's too)."""
         if self.sticky is not None or self.piece_error is not None:
             return False
         if self.sched is not None and not self._holding:

@@ -536,7 +536,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
     while i < count:
         seq, call_id, sync, args, bulk, shm = requests[i]
         i += 1
-        if launcher is not None and call_id in launcher.ids and not sync and session.launches_may_run():
+        if launcher is not None and call_id in launcher.ids and not sync and session.hold_for_launches():
             n, last, runtime = launcher.run(body[0].buffer, session.messages, i - 1)
             if n:
                 session.ran_launches(n, last, runtime)

@@ -8,7 +8,7 @@ Python keeps the policy and the state; the loop keeps copies of what it needs:
 - which streams have an open timing window (timing.py tells it), so device time stays exact; a
   stream without one it opens itself with a timing event the clock lent it, and the clock adopts
   that window (`opened`), so a message of one launch and a synchronize runs its launch here too;
-- it runs only while the session holds the GPU (session.py, `launches_may_run`), so compute shares
+- it runs only while the session holds the GPU (session.py, `hold_for_launches`), so compute shares
   stay exact too; the worker counts what it ran into the session's accounting.
 At any call it is not sure of, it stops before running it, and the worker's Python path serves that
 call and the rest as before (launches.c says which).

@@ -162,7 +162,7 @@ def test_the_loop_takes_the_gpu_first_and_runs_nothing_with_a_sticky_error(drive
     sv.s.sticky = CudaError("CUDA_ERROR_ILLEGAL_ADDRESS", "a kernel faulted")
     sv.serve(launch)
     assert sv.compiled == 4 and driver.fake_launches() == 5  # no launch after the fault
-    assert sv.s.launches_may_run() is False and sched.busy.value == -1  # nor is the GPU taken for one
+    assert sv.s.hold_for_launches() is False and sched.busy.value == -1  # nor is the GPU taken for one
 
 
 def test_a_launch_then_synchronize_step_is_the_loops_with_pythons_timing(driver, monkeypatch):
