@@ -226,13 +226,12 @@ static int read_ptx(const char *ptx, size_t size, null_module *m) {
                 const char *t = token(q, close, &n);
                 if (!n) break;
                 q = t + n;
-                if (n == 6 && !memcmp(t, ".align", 6) && !elem) {
+                if (n == 6 && !memcmp(t, ".align", 6)) {
                     const char *v = token(q, close, &n);
-                    align = (unsigned)atoi(v), q = v + n;
+                    if (!elem) align = (unsigned)atoi(v);  /* after the type it is a pointer's, not the parameter's */
+                    q = v + n;
                 } else if (!elem && scalar_size(t, n)) {
                     elem = (unsigned)scalar_size(t, n);
-                } else if (n == 6 && !memcmp(t, ".align", 6)) {
-                    token(q, close, &n), q = skip_space(q, close) + n;  /* a pointer's: not the parameter's */
                 } else if (t[0] != '.') {
                     const char *br = memchr(t, '[', n);
                     if (br) count = (unsigned)atoi(br + 1);
