@@ -8,6 +8,11 @@ worker process, its connection and the client's handles stay as they are. The ne
 the client restores the image into a fresh device at the same addresses and with the same handles,
 then is served as if nothing happened: the program sees one slow call.
 
+On a real GPU (the cuda backend) the driver checkpoints the worker's process instead
+(backends/cuda/suspension.py): the memory moves into the worker's host memory rather than a file,
+and the context, modules, streams and events stay where they are, at their addresses; the next
+message has the driver restore it. Nothing is written to the checkpoint directory.
+
 The restore is on the same GPU (the worker is bound to it). When the GPU has no room for the
 session by then, the call waits, trying again, up to RESTORE_WAIT_S; after that it fails with
 out-of-memory and the checkpoint stays, so a later call may still restore it. Restoring on another
@@ -40,13 +45,14 @@ class Reclaimer:
         self.after_s, self.backend, self.new_device, self.log = after_s, backend, new_device, log
         self.directory = Path(directory) if directory else None
         self.path: Path | None = None   # the checkpoint while reclaimed
+        self.suspended = False  # reclaimed by the driver's checkpoint of this process (no file)
         self.last_active = time.monotonic()
         self.stats = {"reclaims": 0, "restores": 0, "stored_bytes": 0, "memory_bytes": 0, "reclaim_s": 0.0,
                       "restore_s": 0.0}
 
     @property
     def reclaimed(self) -> bool:
-        return self.path is not None
+        return self.path is not None or self.suspended
 
     def touched(self, now: float) -> None:
         self.last_active = now
@@ -60,6 +66,8 @@ class Reclaimer:
         cannot be captured; the reason is logged and the reclaim is not tried again until the
         session was used."""
         t0 = time.monotonic()
+        if session.device.suspends_in_place:
+            return self._suspend(session, t0)
         try:
             image = ckpt.capture(session, self.backend)
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -80,10 +88,44 @@ class Reclaimer:
                       memory_bytes=image.memory_bytes, stored_bytes=stored, reclaim_s=self.stats["reclaim_s"])
         return True
 
+    def _suspend(self, session, t0: float) -> bool:
+        try:
+            released = session.device.suspend()
+        except CudaError as e:
+            self.log.warning("reclaim_failed", reason=e.message)
+            self.last_active = time.monotonic()
+            if e.code in ("CUDA_ERROR_NOT_SUPPORTED", "CUDA_ERROR_ILLEGAL_STATE"):
+                self.after_s = None  # this driver cannot, or must not be asked again
+            return False
+        self.suspended = True
+        self.stats.update(reclaims=self.stats["reclaims"] + 1, stored_bytes=0, memory_bytes=released,
+                          reclaim_s=round(time.monotonic() - t0, 4))
+        self.log.info("session_reclaimed", idle_s=round(time.monotonic() - self.last_active, 1),
+                      memory_bytes=released, by="driver checkpoint", reclaim_s=self.stats["reclaim_s"])
+        return True
+
+    def _resume(self, session, must_end, t0: float) -> None:
+        while True:
+            try:
+                session.device.resume()
+                return
+            except CudaError as e:
+                if e.code != "CUDA_ERROR_OUT_OF_MEMORY" or time.monotonic() - t0 > RESTORE_WAIT_S:
+                    raise CudaError(e.code, f"the reclaimed session cannot be restored on this GPU: {e.message}") \
+                        from None
+            if must_end is not None:
+                must_end()
+            time.sleep(RESTORE_RETRY_S)  # waiting for room on the GPU, not for a result
+
     def restore(self, session, must_end=None) -> None:
         """Rebuild the reclaimed session in place; raises CudaError (out of memory once the GPU
         has had no room for RESTORE_WAIT_S, or the checkpoint unreadable)."""
         t0 = time.monotonic()
+        if self.suspended:
+            self._resume(session, must_end, t0)
+            self.suspended = False
+            self._restored(t0, self.stats["memory_bytes"])
+            return
         try:
             image = Image.load(self.path)
         except CheckpointError as e:
@@ -113,12 +155,16 @@ class Reclaimer:
         except OSError:
             pass
         self.path = None
+        self._restored(t0, image.memory_bytes)
+
+    def _restored(self, t0: float, memory_bytes: int) -> None:
         self.last_active = time.monotonic()
         self.stats.update(restores=self.stats["restores"] + 1, restore_s=round(time.monotonic() - t0, 4))
-        self.log.info("session_restored", restore_s=self.stats["restore_s"], memory_bytes=image.memory_bytes)
+        self.log.info("session_restored", restore_s=self.stats["restore_s"], memory_bytes=memory_bytes)
 
     def discard(self) -> None:
-        """The session ends while reclaimed: its checkpoint goes."""
+        """The session ends while reclaimed: its checkpoint goes (the driver's goes with the process)."""
+        self.suspended = False
         if self.path is not None:
             try:
                 os.unlink(self.path)

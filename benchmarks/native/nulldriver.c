@@ -17,13 +17,21 @@
  * Device memory lives in a window of addresses of its own, as a real driver's does (it reserves
  * them): were it the server's heap, a device pointer could equal a host pointer of the client's
  * (the same heap layout in another process), and the client would take that host buffer for device
- * memory. Managed memory comes from the same window (the client maps its side at the same address). */
+ * memory. Managed memory comes from the same window (the client maps its side at the same address).
+ *
+ * It also answers the driver's checkpoint calls (cuCheckpointProcess*) from another process, as the
+ * cuda backend's idle reclaim asks them (server/backends/cuda/suspension.py): see the last section. */
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nullmodule.h"
 #include "rgpu_cuda.h"
@@ -57,7 +65,12 @@ static const struct { int a, v; } ATTRS[] = {
 };
 #define LAST_ATTRIBUTE 150
 
-CUresult cuInit(unsigned int flags) { (void)flags; return CUDA_SUCCESS; }
+void null_checkpoint_service(void);
+CUresult cuInit(unsigned int flags) {
+    (void)flags;
+    null_checkpoint_service();  /* answers cuCheckpointProcess* from other processes (below) */
+    return CUDA_SUCCESS;
+}
 CUresult cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
 CUresult cuDeviceGet(CUdevice *d, int ordinal) {
     if (ordinal != 0) return INVALID_VALUE;
@@ -395,3 +408,140 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
     launched++;
     return CUDA_SUCCESS;
 }
+
+/* -- the driver's checkpoint of a process (cuCheckpointProcess*): idle reclaim on the cuda backend --
+ *
+ * A process that loaded this driver answers, on an abstract Unix socket named after its pid, the
+ * requests that cuCheckpointProcess* calls from another process (the worker's helper,
+ * server/backends/cuda/suspension.py) send it: a thread of its own serves them, as the real driver's
+ * restore thread does. The states and their order are the driver's (running, locked, checkpointed;
+ * a request out of order is CUDA_ERROR_ILLEGAL_STATE). A checkpoint copies each mapping of device
+ * memory into host memory and unmaps it, so that a call touching device memory while checkpointed
+ * faults instead of passing unnoticed; a restore maps each one again at its address. Unlike the real
+ * driver, a locked process's calls are not blocked here. */
+#define ILLEGAL_STATE 401
+enum { RUNNING, LOCKED, CHECKPOINTED };
+enum { ASK_STATE, ASK_LOCK, ASK_CHECKPOINT, ASK_RESTORE, ASK_UNLOCK };
+static int process_state = RUNNING;
+static void *saved[sizeof maps / sizeof *maps];
+
+static socklen_t control_address(struct sockaddr_un *a, int pid) {
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1, "rgpu-nullcuda-%d", pid);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+static int checkpoint_memory(void) {
+    for (int i = 0; i < nmaps; i++) {
+        if (!(saved[i] = malloc(maps[i].len))) {
+            while (i-- > 0) free(saved[i]);
+            return OUT_OF_MEMORY;
+        }
+        memcpy(saved[i], (void *)(uintptr_t)maps[i].addr, maps[i].len);
+    }
+    for (int i = 0; i < nmaps; i++) munmap((void *)(uintptr_t)maps[i].addr, maps[i].len);
+    return CUDA_SUCCESS;
+}
+
+static int restore_memory(void) {
+    for (int i = 0; i < nmaps; i++) {
+        void *m = mmap((void *)(uintptr_t)maps[i].addr, maps[i].len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (m == MAP_FAILED || (uint64_t)(uintptr_t)m != maps[i].addr) {  /* its address is taken */
+            if (m != MAP_FAILED) munmap(m, maps[i].len);
+            while (i-- > 0) munmap((void *)(uintptr_t)maps[i].addr, maps[i].len);
+            return OUT_OF_MEMORY;
+        }
+    }
+    for (int i = 0; i < nmaps; i++) {
+        memcpy((void *)(uintptr_t)maps[i].addr, saved[i], maps[i].len);
+        free(saved[i]);
+    }
+    return CUDA_SUCCESS;
+}
+
+static int answer(int ask) {
+    static const int before[] = {[ASK_LOCK] = RUNNING, [ASK_CHECKPOINT] = LOCKED, [ASK_RESTORE] = CHECKPOINTED,
+                                 [ASK_UNLOCK] = LOCKED};
+    static const int after[] = {[ASK_LOCK] = LOCKED, [ASK_CHECKPOINT] = CHECKPOINTED, [ASK_RESTORE] = LOCKED,
+                                [ASK_UNLOCK] = RUNNING};
+    if (ask == ASK_STATE) return CUDA_SUCCESS;
+    if (ask < ASK_STATE || ask > ASK_UNLOCK) return INVALID_VALUE;
+    if (process_state != before[ask]) return ILLEGAL_STATE;
+    int rc = ask == ASK_CHECKPOINT ? checkpoint_memory() : ask == ASK_RESTORE ? restore_memory() : CUDA_SUCCESS;
+    if (rc == CUDA_SUCCESS) process_state = after[ask];
+    return rc;
+}
+
+static void *serve_checkpoints(void *arg) {
+    int listener = (int)(intptr_t)arg;
+    for (;;) {
+        int c = accept(listener, NULL, NULL);
+        if (c < 0) continue;
+        int ask, reply[2];
+        if (read(c, &ask, sizeof ask) == (ssize_t)sizeof ask) {
+            reply[0] = answer(ask);
+            reply[1] = process_state;
+            if (write(c, reply, sizeof reply) != (ssize_t)sizeof reply) { /* the asker is gone */ }
+        }
+        close(c);
+    }
+    return NULL;
+}
+
+static void start_checkpoint_service(void) {
+    struct sockaddr_un a;
+    socklen_t n = control_address(&a, (int)getpid());
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    pthread_t t;
+    if (s < 0) return;
+    if (bind(s, (struct sockaddr *)&a, n) != 0 || listen(s, 4) != 0 ||
+        pthread_create(&t, NULL, serve_checkpoints, (void *)(intptr_t)s) != 0) {
+        close(s);
+        return;
+    }
+    pthread_detach(t);
+}
+
+static pthread_once_t checkpoint_service = PTHREAD_ONCE_INIT;
+static pid_t service_pid;
+
+/* Started at cuInit, once per process (again in a forked child, which has no thread of its parent's). */
+void null_checkpoint_service(void) {
+    if (service_pid != getpid()) {
+        service_pid = getpid();
+        checkpoint_service = (pthread_once_t)PTHREAD_ONCE_INIT;
+    }
+    pthread_once(&checkpoint_service, start_checkpoint_service);
+}
+
+static CUresult ask_process(int pid, int ask, int *state) {
+    struct sockaddr_un a;
+    socklen_t n = control_address(&a, pid);
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), reply[2];
+    if (s < 0) return OUT_OF_MEMORY;
+    if (connect(s, (struct sockaddr *)&a, n) != 0) {  /* no such process, or it never used this driver */
+        close(s);
+        return INVALID_VALUE;
+    }
+    ssize_t got = write(s, &ask, sizeof ask) == (ssize_t)sizeof ask ? read(s, reply, sizeof reply) : -1;
+    close(s);
+    if (got != (ssize_t)sizeof reply) return INVALID_VALUE;
+    if (state) *state = reply[1];
+    return (CUresult)reply[0];
+}
+
+CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state) {
+    int s;
+    CUresult rc = ask_process(pid, ASK_STATE, &s);
+    if (rc == CUDA_SUCCESS) *state = (CUprocessState)s;
+    return rc;
+}
+CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args) { (void)args; return ask_process(pid, ASK_LOCK, NULL); }
+CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args) {
+    (void)args;
+    return ask_process(pid, ASK_CHECKPOINT, NULL);
+}
+CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args) { (void)args; return ask_process(pid, ASK_RESTORE, NULL); }
+CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args) { (void)args; return ask_process(pid, ASK_UNLOCK, NULL); }

@@ -95,7 +95,7 @@ def null_driver() -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     tmp = OUT / f".libnullcuda-{digest}.{os.getpid()}.so"
     subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", f"-I{codegen.C_OUT}", f"-I{HERE}", "-o", str(tmp),
-                    *map(str, sources), "-ldl"], check=True)
+                    *map(str, sources), "-ldl", "-pthread"], check=True)
     os.replace(tmp, lib)
     return lib
 

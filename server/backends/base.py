@@ -214,6 +214,19 @@ class Device(ABC):
     # -- checkpoints (server/checkpoint): capture at a call boundary, restore at the same addresses.
     # A backend that cannot take part raises CUDA_ERROR_NOT_SUPPORTED, which refuses the checkpoint
     # (or the migration) before anything stops.
+    # A backend whose driver checkpoints the session's process itself, keeping every address and
+    # object where it is (the cuda backend: suspension.py), reclaims an idle session with
+    # suspend() / resume() instead of an image (server/reclaim.py).
+    suspends_in_place = False
+
+    def suspend(self) -> int:
+        """Release the session's device memory, keeping its contents and addresses; the bytes
+        released."""
+        self._no_checkpoint("sessions in place")
+
+    def resume(self) -> None:
+        self._no_checkpoint("sessions in place")
+
     def arch_name(self) -> str:
         """What a checkpoint must be restored onto: the architecture, as the image records it."""
         return f"sm_{self.cc[0]}{self.cc[1]}"

@@ -22,7 +22,7 @@ from .arrays import CudaArrays
 from .vmm import CudaVmm
 from ...errors import CudaError
 from .timing import KernelClock
-from . import launches, linking
+from . import launches, linking, suspension
 from .waits import SPIN_S, Waiter, copy_spin_s
 
 _FUNC_ATTR = CUfunction_attribute_enum
@@ -173,6 +173,7 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         self._mipmaps: dict = {}
         self._objects: dict = {}
         self._vmm_tables()  # physical allocations, reserved ranges, mappings (vmm.py)
+        self._suspended: int | None = None  # the bytes released while the driver holds a checkpoint
 
     @property
     def housekeeping(self):
@@ -572,7 +573,49 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
     def synchronize(self):
         _check(self._waiter.wait(self._query_all, _lib.cuCtxSynchronize, lambda: self._fence(self._busy_streams())))
 
+    # -- idle reclaim: the driver's checkpoint of this process (suspension.py) --------------------
+    suspends_in_place = True
+
+    def charged(self) -> int:
+        """The bytes this session's device memory takes from its quota."""
+        return (sum(self._allocs.values()) + sum(self._arrays.values()) + sum(self._mipmaps.values())
+                + sum(self._physical.values()))
+
+    def suspend(self) -> int:
+        """Give the GPU's memory back while the session keeps every address, module, stream and
+        event: the driver moves the process's allocations into its host memory. The quota is
+        released with it. Returns the bytes released; raises CudaError, nothing changed, when the
+        driver cannot (a driver before r550: CUDA_ERROR_NOT_SUPPORTED)."""
+        self.synchronize()
+        self.settle()
+        suspension.checkpoint(os.getpid())
+        self._suspended = self.charged()
+        if self._reserve is not None:
+            self._reserve(-self._suspended)
+        return self._suspended
+
+    def resume(self) -> None:
+        """Take the memory back (CUDA_ERROR_OUT_OF_MEMORY, still suspended, while the quota or the
+        GPU has no room for it)."""
+        n = self._suspended
+        if self._reserve is not None and not self._reserve(n):
+            raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{n} bytes of the suspended session exceed what is free")
+        try:
+            suspension.restore(os.getpid())
+        except CudaError:
+            if self._reserve is not None:
+                self._reserve(-n)
+            raise
+        self._suspended = None
+
     def close(self):
+        if self._suspended is not None:
+            # Checkpointed by the driver: every call would block until a restore, and the memory is
+            # already in this process's host memory and off the quota. The worker's process ends
+            # next (without exit handlers: zygote.py), which releases what the driver holds.
+            if self._printf is not None:
+                self._printf.close()
+            return
         if self._waiter.abandoned:
             # A wait was given up behind a kernel that has not finished: synchronising or freeing
             # would wait for it too. The worker's process ends next, which frees the context.

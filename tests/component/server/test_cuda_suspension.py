@@ -1,0 +1,98 @@
+"""The cuda backend's idle reclaim (server/backends/cuda/suspension.py) against the null driver
+(benchmarks/native/nulldriver.c), which answers CUDA's checkpoint calls from another process in
+the driver's order of states and unmaps device memory while a process is checkpointed. Each case
+runs in a process of its own that loaded the null driver, as a worker does."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from benchmarks.native import run as native
+
+PRELUDE = """
+import ctypes, os
+from rgpu.server.backends.cuda import device, suspension
+from rgpu.server.errors import CudaError
+
+ledger = [0]
+room = [1 << 30]
+def reserve(delta):
+    if delta > 0 and ledger[0] + delta > room[0]:
+        return False
+    ledger[0] += delta
+    return True
+
+def mapped(addr):
+    return any(line.startswith(f"{addr:x}-") for line in open("/proc/self/maps"))
+
+def refused(f, *args):
+    try:
+        f(*args)
+    except CudaError as e:
+        return e.code, e.message
+    raise AssertionError("not refused")
+"""
+
+
+def run(body: str) -> str:
+    p = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body)], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+def test_a_suspended_session_gives_its_memory_back_and_resumes_at_the_same_addresses():
+    run("""
+        dev = device.CudaDevice(0, 1 << 30, reserve)
+        a, b = dev.mem_alloc(3 << 20), dev.mem_alloc(4096)
+        ctypes.memset(a, 0x5A, 3 << 20)
+        ctypes.memset(b, 0x33, 4096)
+        assert ledger[0] == (3 << 20) + 4096
+        assert dev.suspend() == (3 << 20) + 4096
+        assert ledger[0] == 0, "the quota is released with the memory"
+        assert not mapped(a) and not mapped(b), "the driver holds no device memory for it"
+        dev.resume()
+        assert ledger[0] == (3 << 20) + 4096 and mapped(a)
+        assert ctypes.string_at(a, 3 << 20) == b"\\x5a" * (3 << 20) and ctypes.string_at(b, 4096) == b"3" * 4096
+        c = dev.mem_alloc(1 << 20)  # and the session goes on
+        dev.mem_free(c)
+        dev.close()
+    """)
+
+
+def test_a_resume_without_room_fails_and_leaves_the_session_suspended_to_try_again():
+    run("""
+        dev = device.CudaDevice(0, 1 << 30, reserve)
+        a = dev.mem_alloc(8 << 20)
+        ctypes.memset(a, 7, 8 << 20)
+        dev.suspend()
+        room[0] = 4 << 20  # another session took the rest meanwhile
+        code, _ = refused(dev.resume)
+        assert code == "CUDA_ERROR_OUT_OF_MEMORY" and ledger[0] == 0 and not mapped(a)
+        room[0] = 1 << 30
+        dev.resume()
+        assert ctypes.string_at(a + (8 << 20) - 1, 1) == b"\\x07" and ledger[0] == 8 << 20
+    """)
+
+
+def test_the_driver_refusing_a_step_is_a_clear_error_that_says_what_state_it_left():
+    out = run("""
+        lib = device.lib()
+        lib.cuInit(0)
+        pid = os.getpid()
+        code, msg = refused(suspension.restore, pid)  # nothing checkpointed: left running
+        print("restore-first", code, msg)
+        suspension.checkpoint(pid)
+        code, msg = refused(suspension.checkpoint, pid)  # twice: it is checkpointed, calls cannot run
+        print("twice", code, msg)
+        suspension.restore(pid)
+        code, msg = refused(suspension.checkpoint, 1)  # a process that never loaded the driver
+        print("stranger", code, msg)
+    """)
+    lines = dict(line.split(" ", 1) for line in out.splitlines())
+    assert lines["restore-first"].startswith("CUDA_ERROR_ILLEGAL_STATE") and "left the process running" in \
+        lines["restore-first"]
+    assert lines["twice"].startswith("CUDA_ERROR_ILLEGAL_STATE") and "left the process checkpointed" in lines["twice"]
+    assert lines["stranger"].startswith("CUDA_ERROR_INVALID_VALUE") and "cuCheckpointProcessLock" in lines["stranger"]

@@ -1,0 +1,88 @@
+"""Idle reclaim of an unmodified program, end to end through `rgpu run`: the program leaves buffers,
+a module variable, a stream and an event on the device and goes idle; the server reclaims its
+session (its memory off the GPU and off the quota) while the program sleeps; the program's next
+call restores it, and it finds every byte where it left it, at the addresses it holds, round after
+round.
+
+Two servers: the test backend (the software GPU, whose reclaim writes a checkpoint image; on a GPU
+host the real GPU, whose driver checkpoints the worker's process), and the cuda backend on the null
+driver (benchmarks/native/nulldriver.c), which answers the driver's checkpoint calls as the real one
+does and unmaps device memory while the process is checkpointed: what CI has of the cuda backend's
+reclaim (server/backends/cuda/suspension.py)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks.native import run as native
+from rgpu.client import server_client
+from rgpu.client.server_client import ping
+from tests.conftest import server_argv
+from tests.support.daemons import free_url, wait_until
+
+pytestmark = pytest.mark.e2e
+
+NULL_WINDOW = (0x300000000000, 0x400000000000)  # the null driver's device memory (nulldriver.c)
+
+
+def _device_mappings(pid: int) -> int:
+    """How many mappings of the worker's process lie in the null driver's device memory."""
+    with open(f"/proc/{pid}/maps") as f:
+        return sum(NULL_WINDOW[0] <= int(line.split("-", 1)[0], 16) < NULL_WINDOW[1] for line in f)
+
+
+@pytest.fixture(params=["test backend", "null driver"])
+def reclaiming(request, daemons, tmp_path, device_sizes):
+    """(server url, which, pause ms): a server reclaiming sessions idle for a second."""
+    url = free_url()
+    args = ["--reclaim-after", "1", "--checkpoint-dir", str(tmp_path / "ckpt")]
+    if request.param == "null driver":
+        argv = [sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url, "--log-level", "info"]
+        env = {**os.environ, "RGPU_LIBCUDA": str(native.null_driver())}
+        pause_ms = 6000
+    else:
+        argv, env, pause_ms = server_argv(url), None, device_sizes["reclaim_pause_ms"]
+    daemons.start([*argv, *args], ready=lambda: ping(url), deadline_s=60, env=env)
+    return url, request.param, pause_ms
+
+
+def _session(url: str) -> dict | None:
+    sessions = server_client.stats(url)["sessions"]
+    return sessions[0] if len(sessions) == 1 else None
+
+
+def test_an_idle_program_is_reclaimed_and_finds_its_state_at_its_next_call(reclaiming, cuda_program):
+    url, which, pause_ms = reclaiming
+    exe = cuda_program("idle_state")
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
+                             str(exe), str(pause_ms), "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "RGPU_TIMEOUT": "60"})
+    try:
+        for r in range(2):
+            line = proc.stdout.readline()
+            assert line.startswith(f"PAUSE {r}"), line or proc.stderr.read()
+            # reclaimed within the pause (less a second for what is asked below before it ends)
+            s = wait_until(lambda: (x := _session(url)) and x["state"] == "reclaimed" and x, pause_ms / 1000 - 1,
+                           f"the idle program's session reclaimed (pause {r})")
+            assert server_client.stats(url)["gpus"][0]["memory_used"] == 0, "its memory is off the quota"
+            assert s["reclaim"]["memory_bytes"] >= (24 << 20) + (1 << 20), s["reclaim"]
+            if which == "null driver":
+                assert _device_mappings(s["pid"]) == 0, "the driver holds no device memory for it"
+                assert s["reclaim"]["stored_bytes"] == 0, "the driver's checkpoint, in the worker's memory"
+            line = proc.stdout.readline()
+            assert line.startswith(f"ROUND {r} OK"), line
+            s = _session(url)
+            assert s["reclaim"]["restores"] == r + 1 and s["reclaim"]["restore_s"] > 0, s["reclaim"]
+            if which == "null driver":
+                assert _device_mappings(s["pid"]) > 0
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "OK idle_state 2 rounds" in out, out + err
+    wait_until(lambda: not server_client.stats(url)["sessions"], 20, "the session ended")
+    assert server_client.stats(url)["gpus"][0]["memory_used"] == 0
