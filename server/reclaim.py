@@ -62,9 +62,10 @@ class Reclaimer:
                 and now - self.last_active >= self.after_s)
 
     def reclaim(self, session) -> bool:
-        """Checkpoint ``session`` to disk and free its device. False (the session untouched) when it
-        cannot be captured; the reason is logged and the reclaim is not tried again until the
-        session was used."""
+        """Checkpoint ``session`` to disk and free its device (or, on a backend that suspends in
+        place, have its driver checkpoint it). False (the session untouched) when it cannot be
+        captured; the reason is logged and the reclaim is not tried again until the session was
+        used (never again where the backend or driver cannot do it at all)."""
         t0 = time.monotonic()
         if session.device.suspends_in_place:
             return self._suspend(session, t0)
@@ -104,11 +105,12 @@ class Reclaimer:
                       memory_bytes=released, by="driver checkpoint", reclaim_s=self.stats["reclaim_s"])
         return True
 
-    def _resume(self, session, must_end, t0: float) -> None:
+    def _until_room(self, attempt, must_end, t0: float) -> None:
+        """Run ``attempt`` until the GPU has room for it, at most RESTORE_WAIT_S; any other
+        refusal is final."""
         while True:
             try:
-                session.device.resume()
-                return
+                return attempt()
             except CudaError as e:
                 if e.code != "CUDA_ERROR_OUT_OF_MEMORY" or time.monotonic() - t0 > RESTORE_WAIT_S:
                     raise CudaError(e.code, f"the reclaimed session cannot be restored on this GPU: {e.message}") \
@@ -122,7 +124,7 @@ class Reclaimer:
         has had no room for RESTORE_WAIT_S, or the checkpoint unreadable)."""
         t0 = time.monotonic()
         if self.suspended:
-            self._resume(session, must_end, t0)
+            self._until_room(session.device.resume, must_end, t0)
             self.suspended = False
             self._restored(t0, self.stats["memory_bytes"])
             return
@@ -130,7 +132,8 @@ class Reclaimer:
             image = Image.load(self.path)
         except CheckpointError as e:
             raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the reclaimed session cannot be restored: {e}") from None
-        while True:
+
+        def rebuild():
             device = self.new_device(self.window)
             kept = {k: getattr(session, k) for k in _KEPT}
             Session.__init__(session, device, session.id)
@@ -138,18 +141,14 @@ class Reclaimer:
                 setattr(session, k, v)
             try:
                 ckpt.restore(session, image, self.backend)
-                break
-            except CudaError as e:
+            except (CudaError, CheckpointError):
                 device.close()
-                if e.code != "CUDA_ERROR_OUT_OF_MEMORY" or time.monotonic() - t0 > RESTORE_WAIT_S:
-                    raise CudaError(e.code, f"the reclaimed session cannot be restored on this GPU: {e.message}") \
-                        from None
-                if must_end is not None:
-                    must_end()
-                time.sleep(RESTORE_RETRY_S)  # waiting for room on the GPU, not for a result
-            except CheckpointError as e:
-                device.close()
-                raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the reclaimed session cannot be restored: {e}") from None
+                raise
+
+        try:
+            self._until_room(rebuild, must_end, t0)
+        except CheckpointError as e:
+            raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the reclaimed session cannot be restored: {e}") from None
         try:
             os.unlink(self.path)
         except OSError:
