@@ -44,6 +44,24 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
+/* The process's checkpoint state (the last section). The real driver blocks every call of a locked or
+ * checkpointed process until it is unlocked; here such a call ends the process with a message
+ * instead, since a worker that made one would wait forever on a GPU: the helper that restores it is
+ * started by that same worker. */
+enum { RUNNING, LOCKED, CHECKPOINTED };
+static int process_state = RUNNING;
+
+static void called_while_held(const char *fn) {
+    fprintf(stderr, "nulldriver: %s called while this process is %s: the real driver would block it until a "
+            "restore\n", fn, __atomic_load_n(&process_state, __ATOMIC_ACQUIRE) == LOCKED ? "locked" : "checkpointed");
+    abort();
+}
+#define ENTER()                                                                               \
+    do {                                                                                      \
+        if (__builtin_expect(__atomic_load_n(&process_state, __ATOMIC_ACQUIRE) != RUNNING, 0)) \
+            called_while_held(__func__);                                                      \
+    } while (0)
+
 static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -67,28 +85,33 @@ static const struct { int a, v; } ATTRS[] = {
 
 void null_checkpoint_service(void);
 CUresult cuInit(unsigned int flags) {
+    ENTER();
     (void)flags;
     null_checkpoint_service();  /* answers cuCheckpointProcess* from other processes (below) */
     return CUDA_SUCCESS;
 }
-CUresult cuDeviceGetCount(int *n) { *n = 1; return CUDA_SUCCESS; }
+CUresult cuDeviceGetCount(int *n) { ENTER(); *n = 1; return CUDA_SUCCESS; }
 CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+    ENTER();
     if (ordinal != 0) return INVALID_VALUE;
     *d = 0;
     return CUDA_SUCCESS;
 }
-CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice d) { (void)d; *bytes = 80ull << 30; return CUDA_SUCCESS; }
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice d) { ENTER(); (void)d; *bytes = 80ull << 30; return CUDA_SUCCESS; }
 CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
+    ENTER();
     (void)d;
     snprintf(name, len, "rgpu null driver (no GPU work)");
     return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) {
+    ENTER();
     (void)d;
     for (int i = 0; i < 16; i++) u->bytes[i] = (char)(0x40 + i);
     return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
+    ENTER();
     (void)d;
     if ((int)a < 1 || (int)a > LAST_ATTRIBUTE) return INVALID_VALUE;
     *v = 0;
@@ -96,11 +119,11 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
         if (ATTRS[i].a == (int)a) *v = ATTRS[i].v;
     return CUDA_SUCCESS;
 }
-CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { (void)d; *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
-CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { (void)d; return CUDA_SUCCESS; }
-CUresult cuCtxSetCurrent(CUcontext c) { (void)c; return CUDA_SUCCESS; }
-CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
-CUresult cuCtxSetLimit(CUlimit limit, size_t value) { (void)limit; (void)value; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { ENTER(); (void)d; *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { ENTER(); (void)d; return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext c) { ENTER(); (void)c; return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void) { ENTER(); return CUDA_SUCCESS; }
+CUresult cuCtxSetLimit(CUlimit limit, size_t value) { ENTER(); (void)limit; (void)value; return CUDA_SUCCESS; }
 
 /* Every code by the driver's own name (the generated table, libhook/generated/rgpu_errors.c): the
  * backend turns a failure into the error its name says, so an unnamed one would reach the program as
@@ -108,6 +131,7 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value) { (void)limit; (void)value; 
 const char *rgpu_error_name(int face, int code);
 
 CUresult cuGetErrorName(CUresult rc, const char **name) {
+    ENTER();
     *name = rgpu_error_name(1, (int)rc);
     return *name ? CUDA_SUCCESS : INVALID_VALUE;
 }
@@ -139,9 +163,10 @@ static CUresult window_alloc(CUdeviceptr *p, size_t n) {
     return CUDA_SUCCESS;
 }
 
-CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { return window_alloc(p, n); }
-CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) { (void)flags; return window_alloc(p, n); }
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { ENTER(); return window_alloc(p, n); }
+CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) { ENTER(); (void)flags; return window_alloc(p, n); }
 CUresult cuMemFree_v2(CUdeviceptr p) {
+    ENTER();
     for (int i = 0; i < nmaps; i++)
         if (maps[i].addr == p) {
             munmap((void *)(uintptr_t)p, maps[i].len);
@@ -150,35 +175,41 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
         }
     return INVALID_VALUE;
 }
-CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) { (void)p; (void)n; (void)flags; return CUDA_SUCCESS; }
-CUresult cuMemHostUnregister(void *p) { (void)p; return CUDA_SUCCESS; }
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) { ENTER(); (void)p; (void)n; (void)flags; return CUDA_SUCCESS; }
+CUresult cuMemHostUnregister(void *p) { ENTER(); (void)p; return CUDA_SUCCESS; }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+    ENTER();
     (void)s;
     memcpy((void *)(uintptr_t)dst, src, n);
     return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
+    ENTER();
     (void)s;
     memcpy(dst, (const void *)(uintptr_t)src, n);
     return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+    ENTER();
     (void)s;
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return CUDA_SUCCESS;
 }
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s) {
+    ENTER();
     (void)s;
     memset((void *)(uintptr_t)dst, v, n);
     return CUDA_SUCCESS;
 }
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, CUstream s) {
+    ENTER();
     (void)s;
     for (size_t i = 0; i < n; i++) ((unsigned short *)(uintptr_t)dst)[i] = v;
     return CUDA_SUCCESS;
 }
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s) {
+    ENTER();
     (void)s;
     for (size_t i = 0; i < n; i++) ((unsigned int *)(uintptr_t)dst)[i] = v;
     return CUDA_SUCCESS;
@@ -190,35 +221,39 @@ typedef struct { unsigned flags; int priority; } stream;
 typedef struct { double at; unsigned flags; int recorded; } event;
 
 CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags, int priority) {
+    ENTER();
     stream *st = malloc(sizeof *st);
     st->flags = flags;
     st->priority = priority;
     *s = (CUstream)st;
     return CUDA_SUCCESS;
 }
-CUresult cuStreamDestroy_v2(CUstream s) { free(s); return CUDA_SUCCESS; }
-CUresult cuStreamGetFlags(CUstream s, unsigned int *flags) { *flags = s ? ((stream *)s)->flags : 0; return CUDA_SUCCESS; }
-CUresult cuStreamGetPriority(CUstream s, int *p) { *p = s ? ((stream *)s)->priority : 0; return CUDA_SUCCESS; }
-CUresult cuStreamQuery(CUstream s) { (void)s; return CUDA_SUCCESS; }
-CUresult cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
-CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) { (void)s; (void)e; (void)flags; return CUDA_SUCCESS; }
+CUresult cuStreamDestroy_v2(CUstream s) { ENTER(); free(s); return CUDA_SUCCESS; }
+CUresult cuStreamGetFlags(CUstream s, unsigned int *flags) { ENTER(); *flags = s ? ((stream *)s)->flags : 0; return CUDA_SUCCESS; }
+CUresult cuStreamGetPriority(CUstream s, int *p) { ENTER(); *p = s ? ((stream *)s)->priority : 0; return CUDA_SUCCESS; }
+CUresult cuStreamQuery(CUstream s) { ENTER(); (void)s; return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { ENTER(); (void)s; return CUDA_SUCCESS; }
+CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) { ENTER(); (void)s; (void)e; (void)flags; return CUDA_SUCCESS; }
 
 CUresult cuEventCreate(CUevent *e, unsigned int flags) {
+    ENTER();
     event *ev = calloc(1, sizeof *ev);
     ev->flags = flags;
     *e = (CUevent)ev;
     return CUDA_SUCCESS;
 }
-CUresult cuEventDestroy_v2(CUevent e) { free(e); return CUDA_SUCCESS; }
+CUresult cuEventDestroy_v2(CUevent e) { ENTER(); free(e); return CUDA_SUCCESS; }
 CUresult cuEventRecord(CUevent e, CUstream s) {
+    ENTER();
     (void)s;
     ((event *)e)->at = now_ms();
     ((event *)e)->recorded = 1;
     return CUDA_SUCCESS;
 }
-CUresult cuEventQuery(CUevent e) { (void)e; return CUDA_SUCCESS; }
-CUresult cuEventSynchronize(CUevent e) { (void)e; return CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent e) { ENTER(); (void)e; return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent e) { ENTER(); (void)e; return CUDA_SUCCESS; }
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
+    ENTER();
     const event *x = (const event *)a, *y = (const event *)b;
     /* as the driver answers: an event never recorded, or one made without timing, has no time */
     if (!x->recorded || !y->recorded || (x->flags & 0x2) || (y->flags & 0x2)) return INVALID_HANDLE;
@@ -232,6 +267,7 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
 typedef struct { char *name; const null_kernel *kernel; } function;
 
 CUresult cuModuleLoadData(CUmodule *m, const void *image) {
+    ENTER();
     null_module *mod = calloc(1, sizeof *mod);
     if (!mod || null_module_read(image, mod) != 0) {
         free(mod);
@@ -241,7 +277,7 @@ CUresult cuModuleLoadData(CUmodule *m, const void *image) {
     return CUDA_SUCCESS;
 }
 /* A module's functions stay valid after it is unloaded here (the backend forgets them with it). */
-CUresult cuModuleUnload(CUmodule m) { (void)m; return CUDA_SUCCESS; }
+CUresult cuModuleUnload(CUmodule m) { ENTER(); (void)m; return CUDA_SUCCESS; }
 
 static function *function_of(const null_module *mod, const char *name) {
     const null_kernel *k = mod->read ? null_module_kernel(mod, name) : NULL;
@@ -256,16 +292,19 @@ static function *function_of(const null_module *mod, const char *name) {
 }
 
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+    ENTER();
     function *fn = function_of((const null_module *)m, name);
     if (!fn) return NOT_FOUND;  /* as the driver: the image has no such kernel */
     *f = (CUfunction)fn;
     return CUDA_SUCCESS;
 }
 CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule m) {
+    ENTER();
     *count = (unsigned)((const null_module *)m)->nkernels;
     return CUDA_SUCCESS;
 }
 CUresult cuModuleEnumerateFunctions(CUfunction *out, unsigned int n, CUmodule m) {
+    ENTER();
     const null_module *mod = (const null_module *)m;
     if (n != (unsigned)mod->nkernels) return INVALID_VALUE;
     for (unsigned i = 0; i < n; i++)
@@ -279,6 +318,7 @@ CUresult cuModuleEnumerateFunctions(CUfunction *out, unsigned int n, CUmodule m)
 typedef struct { char *ptx; size_t nptx; void *first; size_t nfirst; } link_state;
 
 CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *options, void **values, CUlinkState *out) {
+    ENTER();
     (void)n; (void)options; (void)values;
     link_state *l = calloc(1, sizeof *l);
     if (!l) return OUT_OF_MEMORY;
@@ -287,6 +327,7 @@ CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *options, void **values, C
 }
 CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name,
                           unsigned int n, CUjit_option *options, void **values) {
+    ENTER();
     (void)name; (void)n; (void)options; (void)values;
     link_state *l = (link_state *)state;
     if (type == CU_JIT_INPUT_PTX) {
@@ -306,6 +347,7 @@ CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, si
     return CUDA_SUCCESS;
 }
 CUresult cuLinkComplete(CUlinkState state, void **image, size_t *size) {
+    ENTER();
     link_state *l = (link_state *)state;
     if (l->ptx) *image = l->ptx, *size = l->nptx + 1;
     else if (l->first) *image = l->first, *size = l->nfirst;
@@ -313,6 +355,7 @@ CUresult cuLinkComplete(CUlinkState state, void **image, size_t *size) {
     return CUDA_SUCCESS;
 }
 CUresult cuLinkDestroy(CUlinkState state) {
+    ENTER();
     link_state *l = (link_state *)state;
     free(l->ptx);
     free(l->first);
@@ -322,6 +365,7 @@ CUresult cuLinkDestroy(CUlinkState state) {
 
 /* Placed in the window the first time it is asked for, with its initial bytes. */
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name) {
+    ENTER();
     null_global *g = null_module_global((null_module *)m, name);
     if (!g) return NOT_FOUND;
     if (!g->addr) {
@@ -335,14 +379,16 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char 
     if (n) *n = g->size;
     return CUDA_SUCCESS;
 }
-CUresult cuFuncGetName(const char **name, CUfunction f) { *name = ((function *)f)->name; return CUDA_SUCCESS; }
+CUresult cuFuncGetName(const char **name, CUfunction f) { ENTER(); *name = ((function *)f)->name; return CUDA_SUCCESS; }
 CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size) {
+    ENTER();
     const null_kernel *k = ((function *)f)->kernel;
     if (!k || i >= (size_t)k->nparams) return INVALID_VALUE;  /* past the last (or not known) */
     *offset = k->params[i].offset, *size = k->params[i].size;
     return CUDA_SUCCESS;
 }
 CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
+    ENTER();
     (void)f;
     switch ((int)a) {
     case 0: *v = 1024; break;  /* MAX_THREADS_PER_BLOCK */
@@ -353,9 +399,10 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
     }
     return CUDA_SUCCESS;
 }
-CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) { (void)f; (void)a; (void)v; return CUDA_SUCCESS; }
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) { ENTER(); (void)f; (void)a; (void)v; return CUDA_SUCCESS; }
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction f, int block, size_t dyn,
                                                               unsigned int flags) {
+    ENTER();
     (void)f; (void)dyn; (void)flags;
     *n = block > 0 ? (2048 / block < 32 ? 2048 / block : 32) : 0;
     return CUDA_SUCCESS;
@@ -363,6 +410,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction
 
 /* The SM's shared memory (228 KiB) shared by `blocks` resident blocks, each at most the opt-in maximum */
 CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfunction f, int blocks, int block_size) {
+    ENTER();
     (void)f;
     if (blocks <= 0 || block_size <= 0) return INVALID_VALUE;
     size_t each = 233472 / (size_t)blocks;
@@ -379,6 +427,7 @@ static unsigned cluster_blocks(const CUlaunchConfig *c) {
     return 1;
 }
 CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig *c) {
+    ENTER();
     (void)f;
     unsigned blocks = cluster_blocks(c);
     if (blocks == 0 || blocks > 16) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
@@ -386,6 +435,7 @@ CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig
     return CUDA_SUCCESS;
 }
 CUresult cuOccupancyMaxPotentialClusterSize(int *n, CUfunction f, const CUlaunchConfig *c) {
+    ENTER();
     (void)f; (void)c;
     *n = 8;
     return CUDA_SUCCESS;
@@ -395,6 +445,7 @@ static unsigned long long launched;
 unsigned long long null_launches(void) { return launched; }  /* for a debugger or a test */
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) {
+    ENTER();
     (void)c; (void)f; (void)params; (void)extra;
     launched++;
     return CUDA_SUCCESS;
@@ -403,6 +454,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                         unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params,
                         void **extra) {
+    ENTER();
     (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)s;
     (void)params; (void)extra;
     launched++;
@@ -417,12 +469,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
  * restore thread does. The states and their order are the driver's (running, locked, checkpointed;
  * a request out of order is CUDA_ERROR_ILLEGAL_STATE). A checkpoint copies each mapping of device
  * memory into host memory and unmaps it, so that a call touching device memory while checkpointed
- * faults instead of passing unnoticed; a restore maps each one again at its address. Unlike the real
- * driver, a locked process's calls are not blocked here. */
+ * faults instead of passing unnoticed; a restore maps each one again at its address. A call the
+ * process itself makes while locked or checkpointed ends it with a message (ENTER, at the top). */
 #define ILLEGAL_STATE 401
-enum { RUNNING, LOCKED, CHECKPOINTED };
 enum { ASK_STATE, ASK_LOCK, ASK_CHECKPOINT, ASK_RESTORE, ASK_UNLOCK };
-static int process_state = RUNNING;
 static void *saved[sizeof maps / sizeof *maps];
 
 static socklen_t control_address(struct sockaddr_un *a, int pid) {
@@ -470,7 +520,7 @@ static int answer(int ask) {
     if (ask < ASK_STATE || ask > ASK_UNLOCK) return INVALID_VALUE;
     if (process_state != before[ask]) return ILLEGAL_STATE;
     int rc = ask == ASK_CHECKPOINT ? checkpoint_memory() : ask == ASK_RESTORE ? restore_memory() : CUDA_SUCCESS;
-    if (rc == CUDA_SUCCESS) process_state = after[ask];
+    if (rc == CUDA_SUCCESS) __atomic_store_n(&process_state, after[ask], __ATOMIC_RELEASE);
     return rc;
 }
 
@@ -533,15 +583,17 @@ static CUresult ask_process(int pid, int ask, int *state) {
 }
 
 CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state) {
+    ENTER();
     int s;
     CUresult rc = ask_process(pid, ASK_STATE, &s);
     if (rc == CUDA_SUCCESS) *state = (CUprocessState)s;
     return rc;
 }
-CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args) { (void)args; return ask_process(pid, ASK_LOCK, NULL); }
+CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args) { ENTER(); (void)args; return ask_process(pid, ASK_LOCK, NULL); }
 CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args) {
+    ENTER();
     (void)args;
     return ask_process(pid, ASK_CHECKPOINT, NULL);
 }
-CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args) { (void)args; return ask_process(pid, ASK_RESTORE, NULL); }
-CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args) { (void)args; return ask_process(pid, ASK_UNLOCK, NULL); }
+CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args) { ENTER(); (void)args; return ask_process(pid, ASK_RESTORE, NULL); }
+CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args) { ENTER(); (void)args; return ask_process(pid, ASK_UNLOCK, NULL); }

@@ -36,11 +36,11 @@ def refused(f, *args):
 """
 
 
-def run(body: str) -> str:
+def run(body: str, ok: bool = True) -> subprocess.CompletedProcess:
     p = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body)], capture_output=True, text=True,
                        timeout=120, env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
-    assert p.returncode == 0, p.stdout + p.stderr
-    return p.stdout
+    assert (p.returncode == 0) == ok, p.stdout + p.stderr
+    return p
 
 
 def test_a_suspended_session_gives_its_memory_back_and_resumes_at_the_same_addresses():
@@ -90,9 +90,21 @@ def test_the_driver_refusing_a_step_is_a_clear_error_that_says_what_state_it_lef
         suspension.restore(pid)
         code, msg = refused(suspension.checkpoint, 1)  # a process that never loaded the driver
         print("stranger", code, msg)
-    """)
+    """).stdout
     lines = dict(line.split(" ", 1) for line in out.splitlines())
     assert lines["restore-first"].startswith("CUDA_ERROR_ILLEGAL_STATE") and "left the process running" in \
         lines["restore-first"]
     assert lines["twice"].startswith("CUDA_ERROR_ILLEGAL_STATE") and "left the process checkpointed" in lines["twice"]
     assert lines["stranger"].startswith("CUDA_ERROR_INVALID_VALUE") and "cuCheckpointProcessLock" in lines["stranger"]
+
+
+def test_a_call_of_the_suspended_process_itself_is_caught():
+    """The real driver blocks such a call until a restore that the same worker would have to start:
+    a deadlock on a GPU. The null driver ends the process and names the call."""
+    p = run("""
+        dev = device.CudaDevice(0, 1 << 30, reserve)
+        dev.mem_alloc(1 << 20)
+        dev.suspend()
+        dev.mem_alloc(1 << 20)
+    """, ok=False)
+    assert "nulldriver: cuMemAlloc_v2 called while this process is checkpointed" in p.stderr, p.stderr
