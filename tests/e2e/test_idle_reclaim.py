@@ -86,3 +86,35 @@ def test_an_idle_program_is_reclaimed_and_finds_its_state_at_its_next_call(recla
     assert proc.returncode == 0 and "OK idle_state 2 rounds" in out, out + err
     wait_until(lambda: not server_client.stats(url)["sessions"], 20, "the session ended")
     assert server_client.stats(url)["gpus"][0]["memory_used"] == 0
+
+
+def test_moving_a_cuda_session_to_another_server_is_refused_and_it_runs_on(daemons, cuda_program):
+    """The cuda backend cannot rebuild a session in another process (the driver places module
+    variables itself): `migrate` says so before anything stops, and the program goes on unharmed."""
+    env = {**os.environ, "RGPU_LIBCUDA": str(native.null_driver())}
+    urls = [free_url(), free_url()]
+    for url in urls:
+        daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url,
+                       "--log-level", "info"], ready=lambda url=url: ping(url), deadline_s=60, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", urls[0], "--",
+                             str(cuda_program("idle_state")), "3000", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("PAUSE 0")
+        session = wait_until(lambda: _session(urls[0]), 20, "the program's session")["session"]
+        r = server_client.request(urls[0], {"op": "migrate", "session": session, "to": f"{urls[1]}#0"})
+        if r["ok"]:  # refused once the worker has looked at the session
+            mid = r["migration"]["id"]
+            m = wait_until(lambda: (x := next(m for m in server_client.stats(urls[0])["migrations"]
+                                              if m["id"] == mid))["state"] != "running" and x, 30, "the refusal")
+            assert m["state"] == "failed", m
+            message = m["message"]
+        else:
+            message = r.get("error") or str(r)
+        assert "cuda backend" in message and "module variables" in message, message
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "OK idle_state 1 rounds" in out, out + err
+    assert _session(urls[1]) is None, "nothing arrived at the target"

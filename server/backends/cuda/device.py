@@ -576,6 +576,14 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
     # -- idle reclaim: the driver's checkpoint of this process (suspension.py) --------------------
     suspends_in_place = True
 
+    def _no_checkpoint(self, what: str):
+        # Checkpoint images (live migration, `rgpu migrate`) rebuild a session in another process at
+        # the program's addresses; the driver chooses where a module's variables go when it loads
+        # the module, so the cuda backend cannot. Idle reclaim does not need an image (suspend).
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the cuda backend cannot checkpoint {what}: a session on a "
+                        "real GPU stays in its process (the driver places module variables itself, so a session "
+                        "rebuilt elsewhere could not keep the addresses the program holds)")
+
     def charged(self) -> int:
         """The bytes this session's device memory takes from its quota."""
         return (sum(self._allocs.values()) + sum(self._arrays.values()) + sum(self._mipmaps.values())
