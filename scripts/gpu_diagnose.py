@@ -3,6 +3,9 @@ only as a status (cuFFT's CUFFT_INTERNAL_ERROR, a crash inside cuBLASLt under Py
 servers log at info level: this runs each such program once more against one server logging at
 debug level, with the client library's debug log, and writes both, a file each, to OUT:
 diagnose-NAME.log (the program's exit status, output and client log) and diagnose-server.log.
+Idle reclaim is the driver's checkpoint of the worker's process on a GPU (the e2e suite sees only
+whether the program was reclaimed): a second server reclaiming after a second runs idle_state.cu,
+and its log (diagnose-reclaim-server.log) has the driver's answers and the reclaim and restore times.
 
     python scripts/gpu_diagnose.py OUT [--device cuda|sim]
 
@@ -28,6 +31,7 @@ from tests.support import cudabuild, frameworks, nvlibs  # noqa: E402
 from tests.support.daemons import DaemonSet, free_url  # noqa: E402
 
 LIBS = ROOT / "tests" / "cuda" / "libs"
+PROGRAMS = ROOT / "tests" / "cuda" / "programs"
 
 
 def programs(scratch: Path) -> list[tuple[str, list[str]]]:
@@ -46,6 +50,18 @@ def programs(scratch: Path) -> list[tuple[str, list[str]]]:
     return found
 
 
+def run(url: str, name: str, cmd: list[str], env: dict, out: Path) -> None:
+    try:
+        p = subprocess.run([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--", *cmd],
+                           capture_output=True, text=True, timeout=300, env=env)
+        status, stdout, stderr = str(p.returncode), p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        status, stdout, stderr = "timed out after 300 s", str(e.stdout or ""), str(e.stderr or "")
+    (out / f"diagnose-{name}.log").write_text(
+        f"{' '.join(cmd)}\nexit {status}\n== stdout\n{stdout}\n== stderr (the client library's log)\n{stderr}")
+    print(f"{name}: exit {status}", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path)
@@ -59,16 +75,14 @@ def main(argv=None) -> int:
                        "--log-level", "debug"], ready=lambda: ping(url), deadline_s=60, log_path=server_log)
         env = {**os.environ, "RGPU_LOG": "debug", "CUPY_CACHE_DIR": str(Path(scratch) / "cupy-kernels")}
         for name, cmd in programs(Path(scratch)):
-            try:
-                p = subprocess.run([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--", *cmd],
-                                   capture_output=True, text=True, timeout=300,
-                                   env=frameworks.cupy_env(env) if name.startswith("cupy") else env)
-                status, stdout, stderr = str(p.returncode), p.stdout, p.stderr
-            except subprocess.TimeoutExpired as e:
-                status, stdout, stderr = "timed out after 300 s", str(e.stdout or ""), str(e.stderr or "")
-            (a.out / f"diagnose-{name}.log").write_text(
-                f"{' '.join(cmd)}\nexit {status}\n== stdout\n{stdout}\n== stderr (the client library's log)\n{stderr}")
-            print(f"{name}: exit {status}", flush=True)
+            run(url, name, cmd, frameworks.cupy_env(env) if name.startswith("cupy") else env, a.out)
+        reclaiming = free_url()
+        daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", a.device, "--listen", reclaiming,
+                       "--log-level", "debug", "--reclaim-after", "1", "--checkpoint-dir", str(Path(scratch) / "ckpt")],
+                      ready=lambda: ping(reclaiming), deadline_s=60, log_path=a.out / "diagnose-reclaim-server.log")
+        idle = cudabuild.build(PROGRAMS / "idle_state.cu", "exe", [f"-I{PROGRAMS}"],
+                               arch_flags=["-cudart", "shared", "-arch=sm_80"])
+        run(reclaiming, "idle_reclaim", [str(idle), "4000", "2"], env, a.out)
     return 0
 
 

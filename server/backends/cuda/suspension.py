@@ -10,14 +10,16 @@ not give the program the addresses it holds. The driver's checkpoint keeps the c
 module, stream and event as they are, and asks nothing of rgpu but a call boundary.
 
 The calls act on a process by its pid and are made by a controller outside it (a locked process's
-own CUDA calls block until it is unlocked), so the worker runs this module as a helper process:
-``python -m rgpu.server.backends.cuda.suspension checkpoint|restore PID``. The worker waits for the
-helper outside the driver, at a call boundary with its streams drained. The helper prints one
-line of JSON: the driver's answer and the process's state after it."""
+own CUDA calls block until it is unlocked), so the worker runs this module as a helper process
+(``python -m rgpu.server.backends.cuda.suspension serve``), which answers each ``checkpoint PID``
+or ``restore PID`` line with one line of JSON: the driver's answer and the process's state after
+it. The worker waits for the answer outside the driver, at a call boundary with its streams
+drained."""
 from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 
@@ -41,18 +43,49 @@ def restore(pid: int) -> None:
     _ask("restore", pid)
 
 
+class _Helper:
+    """The helper process, started at the first checkpoint and kept: a restore is the call the
+    program waits for, and a fresh helper's start (an interpreter, the driver's declarations,
+    cuInit) would be most of it. It ends when the worker does (its input closes)."""
+
+    def __init__(self):
+        self.proc: subprocess.Popen | None = None
+
+    def ask(self, step: str, pid: int) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            # its own errors go to the worker's log (stderr inherited)
+            self.proc = subprocess.Popen([sys.executable, "-m", __name__, "serve"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True, env=os.environ)
+        try:
+            self.proc.stdin.write(f"{step} {pid}\n")
+            self.proc.stdin.flush()
+            ready, _, _ = select.select([self.proc.stdout], [], [], HELPER_TIMEOUT_S)
+            line = self.proc.stdout.readline() if ready else None
+        except OSError:  # it died before reading
+            line = ""
+        if line is None:
+            self.stop()
+            raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the driver's {step} of the session did not end within "
+                            f"{HELPER_TIMEOUT_S:.0f} s")
+        try:
+            return json.loads(line)
+        except ValueError:
+            self.stop()
+            raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the {step} helper answered nothing: {line.strip()[:200]}") \
+                from None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+
+_helper = _Helper()
+
+
 def _ask(step: str, pid: int) -> None:
-    try:
-        p = subprocess.run([sys.executable, "-m", __name__, step, str(pid)], capture_output=True, text=True,
-                           timeout=HELPER_TIMEOUT_S, env=os.environ)
-    except subprocess.TimeoutExpired:
-        raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the driver's {step} of the session did not end within "
-                        f"{HELPER_TIMEOUT_S:.0f} s") from None
-    try:
-        answer = json.loads(p.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the {step} helper answered nothing (exit {p.returncode}): "
-                        f"{p.stderr.strip()[-500:]}") from None
+    answer = _helper.ask(step, pid)
     if answer["error"] is None:
         return
     name, state = answer["error"], answer["state"]
@@ -95,25 +128,33 @@ def _name(lib, ffi, rc: int) -> str:
     return ffi.string(s[0]).decode() if lib.cuGetErrorName(rc, s) == 0 else f"CUresult {rc}"
 
 
+def _answer(lib, ffi, step: str, pid: int) -> dict:
+    try:
+        at, rc = _steps(lib, ffi, step, pid)
+    except AttributeError:  # a driver before r550 has no checkpoint calls
+        return {"error": "CUDA_ERROR_NOT_SUPPORTED", "at": "this driver has no checkpoint calls", "state": None}
+    return {"error": _name(lib, ffi, rc) if rc else None, "at": at, "state": _state(lib, ffi, pid)}
+
+
 def main(argv: list[str]) -> int:
-    step, pid = argv[0], int(argv[1])
-    if step not in ("checkpoint", "restore"):
-        raise SystemExit(f"usage: {__name__} checkpoint|restore PID")
+    """``serve``: answer ``checkpoint|restore PID`` lines from the input, a JSON line each, until it
+    closes; ``checkpoint|restore PID``: answer that one (by hand, to look at a worker)."""
     from . import device
     try:
         lib, ffi = device.lib(), device.ffi()
+        rc = lib.cuInit(0)  # the driver restores only for a caller that initialised it
     except device.CudaUnavailable as e:
-        print(json.dumps({"error": "CUDA_ERROR_NOT_SUPPORTED", "at": str(e), "state": None}))
-        return 0
-    at, rc = "cuInit", lib.cuInit(0)  # the driver restores only for a caller that initialised it
-    if rc == 0:
-        try:
-            at, rc = _steps(lib, ffi, step, pid)
-        except AttributeError:  # a driver before r550 has no checkpoint calls
-            print(json.dumps({"error": "CUDA_ERROR_NOT_SUPPORTED", "at": "this driver has no checkpoint calls",
-                              "state": None}))
-            return 0
-    print(json.dumps({"error": _name(lib, ffi, rc) if rc else None, "at": at, "state": _state(lib, ffi, pid)}))
+        lib, rc, why = None, -1, str(e)
+    asks = (line.split() for line in sys.stdin) if argv == ["serve"] else iter([argv])
+    for ask in asks:
+        if len(ask) != 2 or ask[0] not in ("checkpoint", "restore") or not ask[1].isdigit():
+            raise SystemExit(f"usage: {__name__} serve | checkpoint PID | restore PID")
+        if rc != 0:
+            answer = {"error": "CUDA_ERROR_NOT_SUPPORTED" if lib is None else _name(lib, ffi, rc),
+                      "at": why if lib is None else "cuInit", "state": None}
+        else:
+            answer = _answer(lib, ffi, ask[0], int(ask[1]))
+        print(json.dumps(answer), flush=True)
     return 0
 
 
