@@ -93,7 +93,10 @@ class Reclaimer:
         try:
             released = session.device.suspend()
         except CudaError as e:
-            self.log.warning("reclaim_failed", reason=e.message)
+            if e.code == "CUDA_ERROR_NOT_READY":  # busy, not idle: looked at again after another idle spell
+                self.log.info("reclaim_deferred", reason=e.message)
+            else:
+                self.log.warning("reclaim_failed", reason=e.message)
             self.last_active = time.monotonic()
             if e.code in ("CUDA_ERROR_NOT_SUPPORTED", "CUDA_ERROR_ILLEGAL_STATE"):
                 self.after_s = None  # this driver cannot, or must not be asked again

@@ -593,7 +593,11 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         """Give the GPU's memory back while the session keeps every address, module, stream and
         event: the driver moves the process's allocations into its host memory. The quota is
         released with it. Returns the bytes released; raises CudaError, nothing changed, when the
-        driver cannot (a driver before r550: CUDA_ERROR_NOT_SUPPORTED)."""
+        driver cannot (a driver before r550: CUDA_ERROR_NOT_SUPPORTED), and CUDA_ERROR_NOT_READY
+        while kernels of the session still run: a program that sleeps beside a long kernel is not
+        idle, and the worker would stop serving it until that kernel ended."""
+        if self._query_all() != 0:
+            raise CudaError("CUDA_ERROR_NOT_READY", "its kernels are still running")
         self.synchronize()
         self.settle()
         suspension.checkpoint(os.getpid())

@@ -220,6 +220,24 @@ def test_kernels_still_running_report_their_time(gpu):
     fake.fake_set_duration(0.002)
 
 
+def test_a_session_whose_kernels_still_run_is_not_suspended(gpu, monkeypatch):
+    """Idle reclaim asks the driver's checkpoint only of a session whose GPU work has finished: a
+    program sleeping beside a long kernel is busy, and waiting for the kernel would stop the worker
+    serving it meanwhile."""
+    dev, fake = gpu
+    asked = []
+    monkeypatch.setattr(cuda_device.suspension, "checkpoint", asked.append)
+    fake.fake_set_duration(1e6)
+    _launch(dev)
+    with pytest.raises(cuda_device.CudaError) as e:
+        dev.suspend()
+    assert e.value.code == "CUDA_ERROR_NOT_READY" and not asked and dev._suspended is None
+    dev.settle()
+    fake.fake_reach_all()
+    assert dev.suspend() == 0 and asked == [os.getpid()]
+    fake.fake_set_duration(0.002)
+
+
 def test_a_wait_behind_a_kernel_that_never_ends_keeps_doing_housekeeping(gpu):
     """The serving thread runs the worker's checks while the driver waits; when they end the
     session, the wait is abandoned and closing the device does not wait for the kernel either."""
