@@ -98,7 +98,9 @@ class Reclaimer:
             else:
                 self.log.warning("reclaim_failed", reason=e.message)
             self.last_active = time.monotonic()
-            if e.code in ("CUDA_ERROR_NOT_SUPPORTED", "CUDA_ERROR_ILLEGAL_STATE"):
+            if e.sticky:
+                session.sticky = e  # the driver left the session unable to run: every call says so
+            if e.sticky or e.code == "CUDA_ERROR_NOT_SUPPORTED":
                 self.after_s = None  # this driver cannot, or must not be asked again
             return False
         self.suspended = True

@@ -472,6 +472,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
  * faults instead of passing unnoticed; a restore maps each one again at its address. A call the
  * process itself makes while locked or checkpointed ends it with a message (ENTER, at the top). */
 #define ILLEGAL_STATE 401
+#define UNKNOWN 999
 enum { ASK_STATE, ASK_LOCK, ASK_CHECKPOINT, ASK_RESTORE, ASK_UNLOCK };
 static void *saved[sizeof maps / sizeof *maps];
 
@@ -511,6 +512,10 @@ static int restore_memory(void) {
     return CUDA_SUCCESS;
 }
 
+/* RGPU_NULL_CHECKPOINT=stuck: a checkpoint fails and leaves the process locked (its unlock fails too),
+ * as a driver in trouble may; for the tests of what rgpu does then. */
+static int stuck;
+
 static int answer(int ask) {
     static const int before[] = {[ASK_LOCK] = RUNNING, [ASK_CHECKPOINT] = LOCKED, [ASK_RESTORE] = CHECKPOINTED,
                                  [ASK_UNLOCK] = LOCKED};
@@ -519,6 +524,7 @@ static int answer(int ask) {
     if (ask == ASK_STATE) return CUDA_SUCCESS;
     if (ask < ASK_STATE || ask > ASK_UNLOCK) return INVALID_VALUE;
     if (process_state != before[ask]) return ILLEGAL_STATE;
+    if (stuck && (ask == ASK_CHECKPOINT || ask == ASK_UNLOCK)) return UNKNOWN;  /* left locked */
     int rc = ask == ASK_CHECKPOINT ? checkpoint_memory() : ask == ASK_RESTORE ? restore_memory() : CUDA_SUCCESS;
     if (rc == CUDA_SUCCESS) __atomic_store_n(&process_state, after[ask], __ATOMIC_RELEASE);
     return rc;
@@ -541,6 +547,8 @@ static void *serve_checkpoints(void *arg) {
 }
 
 static void start_checkpoint_service(void) {
+    const char *how = getenv("RGPU_NULL_CHECKPOINT");
+    stuck = how && !strcmp(how, "stuck");
     struct sockaddr_un a;
     socklen_t n = control_address(&a, (int)getpid());
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -118,3 +118,26 @@ def test_moving_a_cuda_session_to_another_server_is_refused_and_it_runs_on(daemo
             proc.kill()
     assert proc.returncode == 0 and "OK idle_state 1 rounds" in out, out + err
     assert _session(urls[1]) is None, "nothing arrived at the target"
+
+
+def test_a_driver_that_leaves_the_process_locked_fails_the_session_clearly_and_the_server_serves_on(
+        daemons, cuda_program):
+    """The null driver's checkpoint fails and leaves the worker's process locked
+    (RGPU_NULL_CHECKPOINT=stuck), where every call would block on a real GPU: the program's next
+    call fails with the reason instead of hanging, no call of that session reaches the driver again
+    (the null driver would end the worker and say so), and the next program is served."""
+    url = free_url()
+    handle = daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url,
+                            "--log-level", "info", "--reclaim-after", "1"], ready=lambda: ping(url), deadline_s=60,
+                           env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver()),
+                                "RGPU_NULL_CHECKPOINT": "stuck"})
+    p = subprocess.run([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
+                        str(cuda_program("idle_state")), "3000", "1"], capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0 and "PAUSE 0" in p.stdout and "ROUND 0 OK" not in p.stdout, p.stdout + p.stderr
+    assert "cudaErrorIllegalState" in p.stdout, p.stdout + p.stderr  # its CHECK names the error
+    wait_until(lambda: not server_client.stats(url)["sessions"], 20, "the session ended")
+    log = handle.output(200_000)
+    assert "left the process locked" in log and "called while this process is" not in log, log[-3000:]
+    p = subprocess.run([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
+                        str(cuda_program("copy_roundtrip")), "1"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr

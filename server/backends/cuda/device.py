@@ -174,6 +174,7 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         self._objects: dict = {}
         self._vmm_tables()  # physical allocations, reserved ranges, mappings (vmm.py)
         self._suspended: int | None = None  # the bytes released while the driver holds a checkpoint
+        self._stuck = False  # the driver's checkpoint or restore left the process locked for good
 
     @property
     def housekeeping(self):
@@ -600,7 +601,11 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
             raise CudaError("CUDA_ERROR_NOT_READY", "its kernels are still running")
         self.synchronize()
         self.settle()
-        suspension.checkpoint(os.getpid())
+        try:
+            suspension.checkpoint(os.getpid())
+        except CudaError as e:
+            self._stuck = e.sticky  # the driver left the process locked: no call may reach it now
+            raise
         self._suspended = self.charged()
         if self._reserve is not None:
             self._reserve(-self._suspended)
@@ -614,17 +619,19 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
             raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{n} bytes of the suspended session exceed what is free")
         try:
             suspension.restore(os.getpid())
-        except CudaError:
+        except CudaError as e:
+            self._stuck = e.sticky
             if self._reserve is not None:
                 self._reserve(-n)
             raise
         self._suspended = None
 
     def close(self):
-        if self._suspended is not None:
-            # Checkpointed by the driver: every call would block until a restore, and the memory is
-            # already in this process's host memory and off the quota. The worker's process ends
-            # next (without exit handlers: zygote.py), which releases what the driver holds.
+        if self._suspended is not None or self._stuck:
+            # Checkpointed or locked by the driver: every call would block until a restore, and a
+            # checkpoint's memory is already in this process's host memory and off the quota. The
+            # worker's process ends next (without exit handlers: zygote.py), which releases what
+            # the driver holds.
             if self._printf is not None:
                 self._printf.close()
             return

@@ -38,8 +38,9 @@ def checkpoint(pid: int) -> None:
 
 def restore(pid: int) -> None:
     """Restore ``pid`` from its checkpoint and unlock it; raises CudaError when the driver refuses
-    (CUDA_ERROR_OUT_OF_MEMORY, the process still checkpointed: the GPU has no room for it yet;
-    CUDA_ERROR_ILLEGAL_STATE when the process is left in neither state)."""
+    (CUDA_ERROR_OUT_OF_MEMORY, the process still checkpointed: the GPU has no room for it yet).
+    Either raises a sticky CUDA_ERROR_ILLEGAL_STATE when the driver leaves the process in neither
+    state: its calls would block."""
     _ask("restore", pid)
 
 
@@ -65,14 +66,12 @@ class _Helper:
             line = ""
         if line is None:
             self.stop()
-            raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the driver's {step} of the session did not end within "
-                            f"{HELPER_TIMEOUT_S:.0f} s")
+            raise _unknown(f"the driver's {step} of the session did not end within {HELPER_TIMEOUT_S:.0f} s")
         try:
             return json.loads(line)
         except ValueError:
             self.stop()
-            raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the {step} helper answered nothing: {line.strip()[:200]}") \
-                from None
+            raise _unknown(f"the {step} helper answered nothing: {line.strip()[:200]}") from None
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -84,16 +83,26 @@ class _Helper:
 _helper = _Helper()
 
 
+def _unknown(message: str) -> CudaError:
+    """The process's state is not known: it may be locked, and a call that found it so would block
+    for good, so none is made (sticky)."""
+    e = CudaError("CUDA_ERROR_ILLEGAL_STATE", message)
+    e.sticky = True
+    return e
+
+
 def _ask(step: str, pid: int) -> None:
     answer = _helper.ask(step, pid)
     if answer["error"] is None:
         return
-    name, state = answer["error"], answer["state"]
-    if state not in ("running" if step == "checkpoint" else "checkpointed", None):
-        # neither done nor left as it was: no call of this session can run any more
-        raise CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the driver's {step} failed at {answer['at']} ({name}) and "
-                        f"left the process {state}")
-    raise CudaError(name, f"the driver's {step} failed at {answer['at']}: {name}")
+    name, state, unchanged = answer["error"], answer["state"], "running" if step == "checkpoint" else "checkpointed"
+    if state in (unchanged, None):
+        raise CudaError(name, f"the driver's {step} failed at {answer['at']}: {name}")
+    if state == "running":  # a restore of a process that was not checkpointed: it runs
+        raise CudaError(name, f"the driver's {step} failed at {answer['at']} ({name}) and left the process running")
+    # locked, or failed: no call of this session can run any more (they would block in the
+    # driver), so the error is sticky, as a context's fatal error is
+    raise _unknown(f"the driver's {step} failed at {answer['at']} ({name}) and left the process {state}")
 
 
 # -- the helper process --------------------------------------------------------------------------

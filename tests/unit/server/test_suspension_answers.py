@@ -1,0 +1,77 @@
+"""How the cuda backend's idle reclaim reads the driver's answers (server/backends/cuda/suspension.py)
+and what the reclaim does with them (server/reclaim.py): a refusal that leaves the process as it
+was is an ordinary error; one that leaves it locked (its calls would block for good) is sticky, so
+that no later call of the session reaches the driver, and reclaim is not tried again."""
+from __future__ import annotations
+
+import pytest
+import structlog
+
+from rgpu.server.backends.cuda import suspension
+from rgpu.server.errors import CudaError
+from rgpu.server.reclaim import Reclaimer
+
+
+def answered(monkeypatch, **answer):
+    monkeypatch.setattr(suspension._helper, "ask", lambda step, pid: answer)
+
+
+@pytest.mark.parametrize("step, error, state, code, sticky", [
+    ("checkpoint", None, "checkpointed", None, False),                                     # done
+    ("checkpoint", "CUDA_ERROR_NOT_SUPPORTED", "running", "CUDA_ERROR_NOT_SUPPORTED", False),  # left as it was
+    ("checkpoint", "CUDA_ERROR_NOT_SUPPORTED", None, "CUDA_ERROR_NOT_SUPPORTED", False),   # no state to ask
+    ("checkpoint", "CUDA_ERROR_OUT_OF_MEMORY", "locked", "CUDA_ERROR_ILLEGAL_STATE", True),  # its unlock failed too
+    ("restore", "CUDA_ERROR_OUT_OF_MEMORY", "checkpointed", "CUDA_ERROR_OUT_OF_MEMORY", False),  # try again later
+    ("restore", "CUDA_ERROR_UNKNOWN", "failed", "CUDA_ERROR_ILLEGAL_STATE", True),
+    ("restore", "CUDA_ERROR_INVALID_VALUE", "locked", "CUDA_ERROR_ILLEGAL_STATE", True),   # restored, not unlocked
+    ("restore", "CUDA_ERROR_ILLEGAL_STATE", "running", "CUDA_ERROR_ILLEGAL_STATE", False),  # it was not checkpointed
+])
+def test_an_answer_is_an_error_that_is_sticky_only_when_the_process_is_left_locked(monkeypatch, step, error,
+                                                                                    state, code, sticky):
+    answered(monkeypatch, error=error, at="cuCheckpointProcessX", state=state)
+    call = suspension.checkpoint if step == "checkpoint" else suspension.restore
+    if code is None:
+        call(1234)
+        return
+    with pytest.raises(CudaError) as e:
+        call(1234)
+    assert (e.value.code, e.value.sticky) == (code, sticky)
+    assert "cuCheckpointProcessX" in e.value.message
+    assert not sticky or f"left the process {state}" in e.value.message
+
+
+class _Device:
+    suspends_in_place = True
+
+    def __init__(self, error):
+        self.error = error
+
+    def suspend(self):
+        raise self.error
+
+
+class _Session:
+    sticky = None
+
+    def __init__(self, device):
+        self.device = device
+
+
+def _stuck() -> CudaError:
+    e = CudaError("CUDA_ERROR_ILLEGAL_STATE", "left the process locked")
+    e.sticky = True
+    return e
+
+
+@pytest.mark.parametrize("error, again, sticky", [
+    (CudaError("CUDA_ERROR_NOT_READY", "its kernels are still running"), True, False),  # busy: later
+    (CudaError("CUDA_ERROR_OUT_OF_MEMORY", "no host memory"), True, False),
+    (CudaError("CUDA_ERROR_NOT_SUPPORTED", "this driver has no checkpoint calls"), False, False),
+    (_stuck(), False, True),
+])
+def test_a_refused_reclaim_leaves_the_session_running_unless_the_driver_left_it_locked(error, again, sticky):
+    r = Reclaimer(1.0, "/nonexistent", "cuda", None, structlog.get_logger())
+    session = _Session(_Device(error))
+    assert r.reclaim(session) is False and not r.reclaimed
+    assert (r.after_s is not None) == again
+    assert (session.sticky is error) == sticky
