@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from benchmarks.native import run as native
 from tests.support.daemons import wait_until
 from tests.support.pool import Pool, stats
 
@@ -62,3 +63,33 @@ def test_an_idle_program_is_reclaimed_and_restored_at_its_next_call(pool, cuda_p
             proc.kill()
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == expected, (out, expected)
+
+
+def test_a_cuda_servers_idle_program_is_reclaimed_by_its_driver_and_the_pool_sees_it(daemons, tmp_path,
+                                                                                      cuda_program):
+    """The same through the pool on the cuda backend (the null driver, which answers the driver's
+    checkpoint calls): the controller charges the GPU nothing while the driver holds the session's
+    memory in the worker's process, and the program's next call restores it."""
+    p = Pool(daemons, tmp_path)
+    server = p.add_server("512MiB", "--device", "cuda", env={"RGPU_LIBCUDA": str(native.null_driver())})
+    wait_until(lambda: p.states() == {server: "up"}, 60, "the cuda server up in `rgpu ls`")
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", p.url,
+                             "--mem", "128MiB", "--reclaim-after", "1s", "--", str(cuda_program("idle_state")),
+                             "6000", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(p.env, RGPU_TIMEOUT="60"))
+    try:
+        assert proc.stdout.readline().startswith("PAUSE 0")
+        [(lease, _)] = p.leases().items()
+        wait_until(lambda: p.leases()[lease]["state"] == "reclaimed", 5, "the lease reclaimed")
+        g = gpu(p)
+        assert g["memory_free"] == g["memory_total"], "the controller charges the GPU nothing for it"
+        [s] = stats(server)["sessions"]
+        assert s["state"] == "reclaimed" and s["reclaim"]["stored_bytes"] == 0, s  # the driver's, not a file
+        assert proc.stdout.readline().startswith("ROUND 0 OK"), "its next calls restored it"
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "OK idle_state 1 rounds" in out, out + err
+    for handle in p.servers.values():
+        handle.stop()

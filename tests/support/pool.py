@@ -54,12 +54,14 @@ class Pool:
         """The environment of the pool's admin: `rgpu` finds its credential and the controller's key."""
         return self.controller.env
 
-    def add_server(self, memory: str = "1GiB", *extra: str) -> str:
+    def add_server(self, memory: str = "1GiB", *extra: str, env: dict | None = None) -> str:
+        """A server of the test backend (`extra` may name another: a later --device wins), with
+        `env` added to the pool's."""
         port = free_port()
         url = f"tcp://127.0.0.1:{port}"
         self.servers[url] = self.daemons.start(
             server_argv(url, "--sim-memory", memory, "--controller", self.url, *extra), ready=lambda: ping(url),
-            deadline_s=30, env=self.controller.env, log_path=self.tmp_path / f"server-{port}.log")
+            deadline_s=30, env={**self.controller.env, **(env or {})}, log_path=self.tmp_path / f"server-{port}.log")
         return url
 
     def cli(self, *args: str, env=None) -> subprocess.CompletedProcess:
