@@ -105,9 +105,15 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     timeline += duration;
     return CUDA_SUCCESS;
 }
-/* waits for the test to say the GPU got there */
+/* waits for the test to say the GPU got there (or, with reach_when_slept, gets there once a wait
+   sleeps in a blocking-sync event: whatever the host's load, the wait is seen to sleep) */
+static int reach_when_slept;
+void fake_reach_when_slept(int on) { reach_when_slept = on; }
 CUresult cuEventSynchronize(CUevent e) {
-    if (evflags[evi(e)] & 1) blocking_waits++;  /* CU_EVENT_BLOCKING_SYNC */
+    if (evflags[evi(e)] & 1) {  /* CU_EVENT_BLOCKING_SYNC */
+        blocking_waits++;
+        if (reach_when_slept) reached = issued;
+    }
     while (stuck || ev[evi(e)].seq > reached) usleep(200);
     return CUDA_SUCCESS;
 }
@@ -147,6 +153,7 @@ def gpu(fake_libcuda, monkeypatch):
     yield dev, fake
     # the stand-in keeps its state for the process: leave it idle for the next test
     fake.fake_set_stuck(0)
+    fake.fake_reach_when_slept(0)
     fake.fake_reach_all()
 
 
@@ -288,9 +295,17 @@ def test_a_long_wait_sleeps_in_a_blocking_sync_event_instead_of_the_drivers_spin
     event = dev.event_create(0)
     dev.event_record(event, s)
     sleeps, spun, stream_waits = fake.fake_blocking_waits(), fake.fake_spun_syncs(), fake.fake_stream_waits()
-    with _gpu_gets_there(fake, 0.1):
+    # The GPU gets there when the wait sleeps, not after a set time: a host too loaded to poll for
+    # that time would otherwise see it there before the wait went to sleep. The timer only ends a
+    # wait that never sleeps (the test then fails, late, instead of hanging).
+    fake.fake_reach_when_slept(1)
+    timer = threading.Timer(10, fake.fake_reach_all)
+    timer.start()
+    try:
         {"context": dev.synchronize, "stream": lambda: dev.stream_synchronize(s),
          "event": lambda: dev.event_synchronize(event)}[wait]()
+    finally:
+        timer.cancel()
     assert fake.fake_blocking_waits() > sleeps and fake.fake_spun_syncs() == spun
     assert fake.fake_stream_waits() == stream_waits + (wait == "event")
 
