@@ -14,7 +14,11 @@ pre-copy rounds and bytes, the bytes sent during the pause, and the wall time a 
 across the move. The plain copy is one cudaMemcpy device-to-host of SIZE over the same wire.
 Idle reclaim: checkpoint time, image size, and the restore the next call pays.
 
-    .venv/bin/python benchmarks/migration.py [SIZE_MiB ...]    (default 64 256)
+    .venv/bin/python benchmarks/migration.py [--reclaim-only] [SIZE_MiB ...]    (default 64 256)
+
+The servers are of the test backend (RGPU_TEST_DEVICE). On the cuda backend, which moves no
+session between processes, --reclaim-only measures the driver's checkpoint of the worker's process
+(server/backends/cuda/suspension.py) against the plain copy: scripts/gpu_check.sh's reclaim step.
 
 Prints one JSON document per measurement and a table; the figures are of one run on a shared
 machine (take the best of a few when they vary)."""
@@ -115,15 +119,15 @@ def reclaim(url: str, size: int) -> dict:
         s.close()
 
 
-def main(sizes: list[int]) -> None:
+def main(sizes: list[int], reclaim_only: bool = False) -> None:
     rows = []
     with DaemonSet() as d, tempfile.TemporaryDirectory() as tmp:
         mem = f"{max(sizes) * 2 + 64}MiB"
-        a, b = start(d, mem), start(d, mem)
+        a, b = (None, None) if reclaim_only else (start(d, mem), start(d, mem))
         r = start(d, mem, "--reclaim-after", "1", "--checkpoint-dir", str(Path(tmp) / "ckpt"))
         for size_mib in sizes:
             size = size_mib * MiB
-            for busy in (False, True):
+            for busy in () if reclaim_only else (False, True):
                 s = Session(a)
                 try:
                     p = fill(s, size)
@@ -153,4 +157,6 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [64, 256])
+    args = sys.argv[1:]
+    only = "--reclaim-only" in args
+    main([int(a) for a in args if a != "--reclaim-only"] or [64, 256], reclaim_only=only)

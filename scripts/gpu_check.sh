@@ -24,7 +24,7 @@
 #   summary.txt: each step's exit status and time.
 #
 #   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick] [--limit STEP=S]...
-# --steps: some of native,null,launch_path,e2e,pytorch,profile_rows,diagnose (default all; a lent machine
+# --steps: some of native,null,launch_path,e2e,pytorch,profile_rows,reclaim,diagnose (default all; a lent machine
 # runs a command for at most 10 minutes: `--steps native,null,launch_path` then `--steps e2e`, and so on);
 # --device sim runs the same steps on the software GPU (to try the script on a machine without one);
 # --quick: one round of the table; --limit: a step's time limit in seconds (to fit a lease's minutes).
@@ -34,8 +34,8 @@ cd "$root"
 out=""
 device=cuda
 quick=0
-declare -A limits=([native]=420 [null]=180 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420 [diagnose]=400)
-steps=native,null,launch_path,e2e,pytorch,profile_rows,diagnose
+declare -A limits=([native]=420 [null]=180 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420 [reclaim]=180 [diagnose]=400)
+steps=native,null,launch_path,e2e,pytorch,profile_rows,reclaim,diagnose
 while [ $# -gt 0 ]; do
     case "$1" in
         --device) device=$2; shift 2 ;;
@@ -128,6 +128,8 @@ else
 fi
 
 wanted profile_rows && step profile_rows "$py" -m benchmarks.native.profile_rows --device "$device"
+# idle reclaim: the driver's checkpoint of a worker's process and the restore a call pays, 64/256 MiB
+wanted reclaim && RGPU_TEST_DEVICE=$device step reclaim "$py" benchmarks/migration.py --reclaim-only 64 256
 if wanted diagnose; then
     "$torch_py" -c 'import torch, sys; sys.exit(not torch.version.cuda)' 2>/dev/null &&
         export RGPU_TORCH_PYTHON=$(command -v "$torch_py")
