@@ -47,6 +47,10 @@ def null_server():
     ("driver_managed", [], "OK driver_managed"),
     ("pointer_kinds", [], "OK pointer_kinds 1 devices"),
     ("streams_events", [], "OK streams_events"),                  # a timing-less event has no elapsed time
+    ("context_misc", [], "OK context_misc"),
+    ("driver_api", [], "OK driver_api"),                          # contexts, the Runtime's binding of them
+    ("driver_async_error", [], "OK driver_async_error"),          # a failed async memset reported once
+    ("driver_contract", [], "OK driver_contract"),
 ])
 def test_program_runs_on_the_cuda_backend_without_a_gpu(name, args, ok, cuda_program, null_server):
     p = run_cli("run", "--server", null_server, "--", str(cuda_program(name)), *args)
