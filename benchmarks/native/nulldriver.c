@@ -17,10 +17,12 @@
  * Device memory lives in a window of addresses of its own, as a real driver's does (it reserves
  * them): were it the server's heap, a device pointer could equal a host pointer of the client's
  * (the same heap layout in another process), and the client would take that host buffer for device
- * memory. Managed memory comes from the same window (the client maps its side at the same address).
+ * memory. Managed memory comes from the same window (the client maps its side at the same address),
+ * and so do the VMM calls' reserved ranges (physical allocations are memory files mapped into them).
  *
  * It also answers the driver's checkpoint calls (cuCheckpointProcess*) from another process, as the
  * cuda backend's idle reclaim asks them (server/backends/cuda/suspension.py): see the last section. */
+#define _GNU_SOURCE  /* memfd_create */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -175,6 +177,116 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
         }
     return INVALID_VALUE;
 }
+/* Virtual memory management (cuMemCreate, cuMemAddressReserve, cuMemMap...: PyTorch's expandable
+ * segments): a physical allocation is a memory file, a reserved range an inaccessible mapping in the
+ * window, a mapping the file mapped shared over part of it (two mappings of one allocation see the
+ * same bytes, as on a GPU), readable and writable once cuMemSetAccess grants it. rgpu's server keeps
+ * the session's own tables and refusals (api/vmm.py); these calls only do what they name. The
+ * checkpoint calls below leave these mappings in place. */
+#define GRANULARITY (2ull << 20)
+typedef struct { int fd; size_t size; int holds; } physical;
+
+static void physical_drop(physical *ph) {
+    if (--ph->holds == 0) {
+        close(ph->fd);
+        free(ph);
+    }
+}
+
+CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *prop,
+                                       CUmemAllocationGranularity_flags option) {
+    ENTER();
+    (void)prop; (void)option;
+    *g = GRANULARITY;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *prop,
+                     unsigned long long flags) {
+    ENTER();
+    (void)prop; (void)flags;
+    if (!size || size % GRANULARITY) return INVALID_VALUE;
+    physical *ph = malloc(sizeof *ph);
+    if (!ph) return OUT_OF_MEMORY;
+    ph->fd = memfd_create("nullcuda-physical", MFD_CLOEXEC);
+    if (ph->fd < 0 || ftruncate(ph->fd, (off_t)size) != 0) {
+        if (ph->fd >= 0) close(ph->fd);
+        free(ph);
+        return OUT_OF_MEMORY;
+    }
+    ph->size = size, ph->holds = 1;
+    *h = (CUmemGenericAllocationHandle)(uintptr_t)ph;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemRelease(CUmemGenericAllocationHandle h) {
+    ENTER();
+    physical_drop((physical *)(uintptr_t)h);
+    return CUDA_SUCCESS;
+}
+CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags) {
+    ENTER();
+    (void)flags;
+    if (!size || size % GRANULARITY) return INVALID_VALUE;
+    uint64_t at = addr;
+    if (!at) {  /* the window's next free range, at the alignment asked */
+        uint64_t a = align > STEP ? align : STEP;
+        at = (next_free + a - 1) & ~(a - 1);
+        if (at + size > WINDOW_BASE + WINDOW_SIZE) return OUT_OF_MEMORY;
+        next_free = at + size;
+    }
+    void *m = mmap((void *)(uintptr_t)at, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                   MAP_FIXED_NOREPLACE, -1, 0);
+    if (m == MAP_FAILED || (uint64_t)(uintptr_t)m != at) {
+        if (m != MAP_FAILED) munmap(m, size);
+        return OUT_OF_MEMORY;  /* the address asked for is taken: the driver would place it elsewhere */
+    }
+    *p = at;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemAddressFree(CUdeviceptr p, size_t size) {
+    ENTER();
+    munmap((void *)(uintptr_t)p, size);
+    return CUDA_SUCCESS;
+}
+/* what each mapped start holds, for its unmap */
+static struct { uint64_t addr; size_t len; physical *ph; } mappings[4096];
+static int nmappings;
+
+CUresult cuMemMap(CUdeviceptr p, size_t size, size_t offset, CUmemGenericAllocationHandle h, unsigned long long flags) {
+    ENTER();
+    (void)flags;
+    physical *ph = (physical *)(uintptr_t)h;
+    if (offset + size > ph->size || nmappings == (int)(sizeof mappings / sizeof *mappings)) return INVALID_VALUE;
+    if (mmap((void *)(uintptr_t)p, size, PROT_NONE, MAP_SHARED | MAP_FIXED, ph->fd, (off_t)offset) == MAP_FAILED)
+        return OUT_OF_MEMORY;
+    ph->holds++;
+    mappings[nmappings].addr = p, mappings[nmappings].len = size, mappings[nmappings].ph = ph;
+    nmappings++;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const CUmemAccessDesc *desc, size_t count) {
+    ENTER();
+    int prot = PROT_NONE;
+    for (size_t i = 0; i < count; i++)
+        if (desc[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE) prot = PROT_READ | PROT_WRITE;
+        else if (desc[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READ && prot == PROT_NONE) prot = PROT_READ;
+    return mprotect((void *)(uintptr_t)p, size, prot) == 0 ? CUDA_SUCCESS : INVALID_VALUE;
+}
+/* Every mapping that starts in [p, p + size) goes; the range stays reserved (inaccessible). */
+CUresult cuMemUnmap(CUdeviceptr p, size_t size) {
+    ENTER();
+    for (int i = 0; i < nmappings;) {
+        if (mappings[i].addr >= p && mappings[i].addr < p + size) {
+            mmap((void *)(uintptr_t)mappings[i].addr, mappings[i].len, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+            physical_drop(mappings[i].ph);
+            mappings[i] = mappings[--nmappings];
+        } else {
+            i++;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
 CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) { ENTER(); (void)p; (void)n; (void)flags; return CUDA_SUCCESS; }
 CUresult cuMemHostUnregister(void *p) { ENTER(); (void)p; return CUDA_SUCCESS; }
 

@@ -2,7 +2,11 @@
 // physical memory created and mapped onto its end as the buffer grows, the runtime's kernels and
 // copies on it across mappings, then shrunk and given back. Mixes the Driver API's VMM calls with
 // the Runtime (launches, copies, cudaMemGetInfo) in one process, as frameworks do.
+//   driver_vmm [copy]   copy: the values go in by one host-to-device copy across the mappings
+//                       instead of a kernel (for a driver that runs no kernel: the null driver)
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -13,7 +17,8 @@ __global__ void fill(unsigned *p, size_t n) {
     if (i < n) p[i] = (unsigned)(i * 2654435761u);
 }
 
-int main() {
+int main(int argc, char **argv) {
+    const bool by_copy = argc > 1 && !strcmp(argv[1], "copy");
     EXPECT(cudaFree(0) == cudaSuccess);
     int vmm = 0;
     CK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0));
@@ -42,11 +47,17 @@ int main() {
     EXPECT(cudaMemGetInfo(&free1, &total) == cudaSuccess);
     EXPECT(free1 + 3 * g == free0);  // physical memory counts; the reservation does not
 
-    // one kernel over all three mappings, then one copy of all of it
+    // one kernel (or one copy) over all three mappings, then one copy of all of it back
     size_t n = 3 * g / sizeof(unsigned);
-    fill<<<(unsigned)((n + 255) / 256), 256>>>((unsigned *)va, n);
-    EXPECT(cudaDeviceSynchronize() == cudaSuccess);
     std::vector<unsigned> host(n);
+    if (by_copy) {
+        for (size_t i = 0; i < n; i++) host[i] = (unsigned)(i * 2654435761u);
+        EXPECT(cudaMemcpy((void *)va, host.data(), 3 * g, cudaMemcpyHostToDevice) == cudaSuccess);
+        std::fill(host.begin(), host.end(), 0u);
+    } else {
+        fill<<<(unsigned)((n + 255) / 256), 256>>>((unsigned *)va, n);
+        EXPECT(cudaDeviceSynchronize() == cudaSuccess);
+    }
     EXPECT(cudaMemcpy(host.data(), (void *)va, 3 * g, cudaMemcpyDeviceToHost) == cudaSuccess);
     for (size_t i = 0; i < n; i++)
         if (host[i] != (unsigned)(i * 2654435761u)) { printf("FAIL element %zu = %u\n", i, host[i]); return 1; }
