@@ -19,6 +19,7 @@
  * (the same heap layout in another process), and the client would take that host buffer for device
  * memory. Managed memory comes from the same window (the client maps its side at the same address),
  * and so do the VMM calls' reserved ranges (physical allocations are memory files mapped into them).
+ * CUDA arrays are host buffers their 3D copies read and write.
  *
  * It also answers the driver's checkpoint calls (cuCheckpointProcess*) from another process, as the
  * cuda backend's idle reclaim asks them (server/backends/cuda/suspension.py): see the last section. */
@@ -326,6 +327,122 @@ CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s)
     for (size_t i = 0; i < n; i++) ((unsigned int *)(uintptr_t)dst)[i] = v;
     return CUDA_SUCCESS;
 }
+
+/* -- CUDA arrays, texture and surface objects ------------------------------------------------------
+ * An array is its elements packed row by row, slice by slice (layers and cube faces are slices): a
+ * real GPU's layout is its own and never seen, since every copy to or from an array goes through
+ * cuMemcpy3D. Texture and surface objects are numbers; no kernel samples them here. */
+typedef struct { size_t row, height, depth; unsigned char *bytes; } array;
+
+static size_t format_bytes(CUarray_format f) {
+    switch ((int)f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF: return 2;
+    default: return 4;
+    }
+}
+
+static array *array_new(size_t width, size_t height, size_t depth, CUarray_format f, unsigned channels) {
+    array *a = malloc(sizeof *a);
+    if (!a) return NULL;
+    a->row = width * format_bytes(f) * channels;
+    a->height = height ? height : 1, a->depth = depth ? depth : 1;
+    if (!(a->bytes = calloc(a->depth * a->height, a->row))) {
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+CUresult cuArray3DCreate_v2(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d) {
+    ENTER();
+    array *a = array_new(d->Width, d->Height, d->Depth, d->Format, d->NumChannels);
+    if (!a) return OUT_OF_MEMORY;
+    *out = (CUarray)a;
+    return CUDA_SUCCESS;
+}
+CUresult cuArrayDestroy(CUarray h) {
+    ENTER();
+    array *a = (array *)h;
+    free(a->bytes);
+    free(a);
+    return CUDA_SUCCESS;
+}
+
+typedef struct { int levels; array *level[16]; } mipmap;
+
+CUresult cuMipmappedArrayCreate(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned int levels) {
+    ENTER();
+    mipmap *m = calloc(1, sizeof *m);
+    if (!m || levels == 0 || levels > 16) {
+        free(m);
+        return INVALID_VALUE;
+    }
+    size_t w = d->Width, h = d->Height, z = d->Depth;
+    for (unsigned i = 0; i < levels; i++, w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : h, z = z > 1 ? z / 2 : z)
+        if (!(m->level[m->levels++] = array_new(w, h, z, d->Format, d->NumChannels))) return OUT_OF_MEMORY;
+    *out = (CUmipmappedArray)m;
+    return CUDA_SUCCESS;
+}
+CUresult cuMipmappedArrayGetLevel(CUarray *out, CUmipmappedArray h, unsigned int level) {
+    ENTER();
+    mipmap *m = (mipmap *)h;
+    if ((int)level >= m->levels) return INVALID_VALUE;
+    *out = (CUarray)m->level[level];
+    return CUDA_SUCCESS;
+}
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray h) {
+    ENTER();
+    mipmap *m = (mipmap *)h;
+    for (int i = 0; i < m->levels; i++) cuArrayDestroy((CUarray)m->level[i]);
+    free(m);
+    return CUDA_SUCCESS;
+}
+
+/* One side of a 3D copy: where its box starts, and the bytes between its rows and its slices. */
+static unsigned char *side_of(CUmemorytype type, const void *host, CUdeviceptr dev, CUarray arr, size_t pitch,
+                              size_t height, size_t x, size_t y, size_t z, size_t *row, size_t *slice) {
+    unsigned char *base;
+    if (type == CU_MEMORYTYPE_ARRAY) {
+        const array *a = (const array *)arr;
+        base = a->bytes, *row = a->row, *slice = a->row * a->height;
+    } else {
+        base = type == CU_MEMORYTYPE_HOST ? (unsigned char *)host : (unsigned char *)(uintptr_t)dev;
+        *row = pitch, *slice = pitch * height;
+    }
+    return base + z * *slice + y * *row + x;
+}
+
+CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *c, CUstream s) {
+    ENTER();
+    (void)s;
+    size_t srow, sslice, drow, dslice;
+    const unsigned char *from = side_of(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, c->srcPitch,
+                                        c->srcHeight, c->srcXInBytes, c->srcY, c->srcZ, &srow, &sslice);
+    unsigned char *to = side_of(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, c->dstPitch, c->dstHeight,
+                                c->dstXInBytes, c->dstY, c->dstZ, &drow, &dslice);
+    for (size_t z = 0; z < (c->Depth ? c->Depth : 1); z++)
+        for (size_t y = 0; y < (c->Height ? c->Height : 1); y++)
+            memmove(to + z * dslice + y * drow, from + z * sslice + y * srow, c->WidthInBytes);
+    return CUDA_SUCCESS;
+}
+
+static unsigned long long next_object = 1;
+CUresult cuTexObjectCreate(CUtexObject *out, const CUDA_RESOURCE_DESC *r, const CUDA_TEXTURE_DESC *t,
+                           const CUDA_RESOURCE_VIEW_DESC *v) {
+    ENTER();
+    (void)r; (void)t; (void)v;
+    *out = next_object++;
+    return CUDA_SUCCESS;
+}
+CUresult cuTexObjectDestroy(CUtexObject t) { ENTER(); (void)t; return CUDA_SUCCESS; }
+CUresult cuSurfObjectCreate(CUsurfObject *out, const CUDA_RESOURCE_DESC *r) {
+    ENTER();
+    (void)r;
+    *out = next_object++;
+    return CUDA_SUCCESS;
+}
+CUresult cuSurfObjectDestroy(CUsurfObject o) { ENTER(); (void)o; return CUDA_SUCCESS; }
 
 /* -- streams and events: complete as soon as they are asked ------------------------------------- */
 

@@ -52,6 +52,7 @@ def null_server():
     ("driver_async_error", [], "OK driver_async_error"),          # a failed async memset reported once
     ("driver_contract", [], "OK driver_contract"),
     ("driver_vmm", ["copy"], "OK driver_vmm granularity 2097152"),  # VMM: memory files mapped in the window
+    ("driver_arrays", ["copy"], "OK driver_arrays"),              # arrays, their 2D/3D copies, texture objects
 ])
 def test_program_runs_on_the_cuda_backend_without_a_gpu(name, args, ok, cuda_program, null_server):
     p = run_cli("run", "--server", null_server, "--", str(cuda_program(name)), *args)
