@@ -1,7 +1,8 @@
 // Copies from and to pinned host memory (cudaMallocHost, cudaHostAlloc; with -cudart static NVIDIA's
 // runtime makes them cuMemHostAlloc): synchronous and asynchronous, both directions, several streams,
 // every device, cudaFreeHost right after asynchronous copies, and a registered range beside them.
-// Usage: pinned_copies [MiB] — prints "OK pinned_copies" when every byte came out right.
+// Usage: pinned_copies [MiB] [copy] — prints "OK pinned_copies" when every byte came out right
+// (copy: no kernel between the asynchronous copies, for a driver that runs none: the null driver).
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -14,6 +15,8 @@ __global__ void add_one(uint8_t *p, size_t n) {
 }
 
 static uint8_t pattern(size_t i, unsigned salt) { return (uint8_t)((i * 2654435761u >> 13) + salt); }
+
+static bool with_kernel = true;
 
 static int one_device(int dev, size_t n) {
     CHECK(cudaSetDevice(dev));
@@ -41,14 +44,16 @@ static int one_device(int dev, size_t n) {
     // asynchronous on four streams: H2D, a kernel, D2H, each stream its quarter
     const int S = 4;
     cudaStream_t st[S];
-    size_t q = n / S, k = q < 65536 ? q : 65536;  // the kernel touches the first 64 KiB of each quarter
+    size_t q = n / S, k = !with_kernel ? 0 : q < 65536 ? q : 65536;  // the kernel: the first 64 KiB of each quarter
     memset(dst, 0, n);
     for (int s = 0; s < S; s++) {
         CHECK(cudaStreamCreate(&st[s]));
         uint8_t *dq = (uint8_t *)d + s * q;
         CHECK(cudaMemcpyAsync(dq, src + s * q, q, cudaMemcpyHostToDevice, st[s]));
-        add_one<<<(unsigned)((k + 255) / 256), 256, 0, st[s]>>>(dq, k);
-        CHECK(cudaGetLastError());
+        if (k) {
+            add_one<<<(unsigned)((k + 255) / 256), 256, 0, st[s]>>>(dq, k);
+            CHECK(cudaGetLastError());
+        }
         CHECK(cudaMemcpyAsync(dst + s * q, dq, q, cudaMemcpyDeviceToHost, st[s]));
     }
     for (int s = 0; s < S; s++) CHECK(cudaStreamSynchronize(st[s]));
@@ -90,6 +95,7 @@ static int one_device(int dev, size_t n) {
 
 int main(int argc, char **argv) {
     size_t n = (argc > 1 ? strtoull(argv[1], 0, 0) : 16) << 20;
+    with_kernel = !(argc > 2 && !strcmp(argv[2], "copy"));
     int count = 0;
     CHECK(cudaGetDeviceCount(&count));
     for (int dev = 0; dev < count; dev++)
