@@ -54,9 +54,12 @@ class _Helper:
 
     def ask(self, step: str, pid: int) -> dict:
         if self.proc is None or self.proc.poll() is not None:
-            # its own errors go to the worker's log (stderr inherited)
-            self.proc = subprocess.Popen([sys.executable, "-m", __name__, "serve"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, text=True, env=os.environ)
+            try:  # its own errors go to the worker's log (stderr inherited)
+                self.proc = subprocess.Popen([sys.executable, "-m", __name__, "serve"], stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, text=True, env=os.environ)
+            except OSError as e:  # nothing was asked of the driver: the process is as it was
+                self.proc = None
+                raise CudaError("CUDA_ERROR_OPERATING_SYSTEM", f"the checkpoint helper could not start: {e}") from None
         try:
             self.proc.stdin.write(f"{step} {pid}\n")
             self.proc.stdin.flush()

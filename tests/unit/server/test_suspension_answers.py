@@ -40,6 +40,18 @@ def test_an_answer_is_an_error_that_is_sticky_only_when_the_process_is_left_lock
     assert not sticky or f"left the process {state}" in e.value.message
 
 
+def test_a_helper_that_cannot_start_is_an_ordinary_error(monkeypatch):
+    """Nothing was asked of the driver, so the process is as it was: not sticky."""
+    def refuse(*a, **k):
+        raise OSError(12, "Cannot allocate memory")
+    monkeypatch.setattr(suspension._helper, "proc", None)
+    monkeypatch.setattr(suspension.subprocess, "Popen", refuse)
+    with pytest.raises(CudaError) as e:
+        suspension.checkpoint(1234)
+    assert e.value.code == "CUDA_ERROR_OPERATING_SYSTEM" and not e.value.sticky
+    assert "could not start" in e.value.message
+
+
 class _Device:
     suspends_in_place = True
 
