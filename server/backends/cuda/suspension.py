@@ -27,6 +27,7 @@ from ...errors import CudaError
 
 LOCK_TIMEOUT_MS = 10_000  # a lock waits for calls in flight; none should be, at a call boundary
 HELPER_TIMEOUT_S = 300.0  # moving a whole GPU's memory to the host and back takes seconds, not minutes
+PROBE_TIMEOUT_S = 30.0  # a fresh helper asking the state a lost step left
 STATES = {0: "running", 1: "locked", 2: "checkpointed", 3: "failed"}  # CUprocessState
 
 
@@ -52,29 +53,50 @@ class _Helper:
     def __init__(self):
         self.proc: subprocess.Popen | None = None
 
-    def ask(self, step: str, pid: int) -> dict:
+    @staticmethod
+    def _spawn() -> subprocess.Popen:
+        # its own errors go to the worker's log (stderr inherited)
+        return subprocess.Popen([sys.executable, "-m", __name__, "serve"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True, env=os.environ)
+
+    def _line(self, ask: str, timeout: float) -> str | None:
+        """The helper's answer line to `ask`; None when it gave none within `timeout` (it is then
+        stopped). Raises CudaError when no helper can start: nothing was asked of the driver."""
         if self.proc is None or self.proc.poll() is not None:
-            try:  # its own errors go to the worker's log (stderr inherited)
-                self.proc = subprocess.Popen([sys.executable, "-m", __name__, "serve"], stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, text=True, env=os.environ)
-            except OSError as e:  # nothing was asked of the driver: the process is as it was
+            try:
+                self.proc = self._spawn()
+            except OSError as e:
                 self.proc = None
                 raise CudaError("CUDA_ERROR_OPERATING_SYSTEM", f"the checkpoint helper could not start: {e}") from None
         try:
-            self.proc.stdin.write(f"{step} {pid}\n")
+            self.proc.stdin.write(ask + "\n")
             self.proc.stdin.flush()
-            ready, _, _ = select.select([self.proc.stdout], [], [], HELPER_TIMEOUT_S)
-            line = self.proc.stdout.readline() if ready else None
+            ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+            line = self.proc.stdout.readline() if ready else ""
         except OSError:  # it died before reading
             line = ""
-        if line is None:
+        if not line.strip():
             self.stop()
-            raise _unknown(f"the driver's {step} of the session did not end within {HELPER_TIMEOUT_S:.0f} s")
+            return None
+        return line
+
+    def ask(self, step: str, pid: int) -> dict:
+        line = self._line(f"{step} {pid}", HELPER_TIMEOUT_S)
         try:
-            return json.loads(line)
+            return json.loads(line) if line is not None else self._lost(step, pid, "gave no answer")
         except ValueError:
-            self.stop()
-            raise _unknown(f"the {step} helper answered nothing: {line.strip()[:200]}") from None
+            return self._lost(step, pid, f"answered {line.strip()[:200]!r}")
+
+    def _lost(self, step: str, pid: int, what: str) -> dict:
+        """The helper hung or died in the middle of a step: a fresh one asks the driver what state
+        the step left the process in ("unknown" if that fails too)."""
+        state = "unknown"
+        try:
+            line = self._line(f"state {pid}", PROBE_TIMEOUT_S)
+            state = (json.loads(line)["state"] or state) if line is not None else state
+        except (CudaError, ValueError, KeyError, TypeError):
+            pass
+        return {"error": "CUDA_ERROR_UNKNOWN", "at": f"the {step} helper, which {what}", "state": state}
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -86,14 +108,6 @@ class _Helper:
 _helper = _Helper()
 
 
-def _unknown(message: str) -> CudaError:
-    """The process's state is not known: it may be locked, and a call that found it so would block
-    for good, so none is made (sticky)."""
-    e = CudaError("CUDA_ERROR_ILLEGAL_STATE", message)
-    e.sticky = True
-    return e
-
-
 def _ask(step: str, pid: int) -> None:
     answer = _helper.ask(step, pid)
     if answer["error"] is None:
@@ -103,9 +117,12 @@ def _ask(step: str, pid: int) -> None:
         raise CudaError(name, f"the driver's {step} failed at {answer['at']}: {name}")
     if state == "running":  # a restore of a process that was not checkpointed: it runs
         raise CudaError(name, f"the driver's {step} failed at {answer['at']} ({name}) and left the process running")
-    # locked, or failed: no call of this session can run any more (they would block in the
-    # driver), so the error is sticky, as a context's fatal error is
-    raise _unknown(f"the driver's {step} failed at {answer['at']} ({name}) and left the process {state}")
+    # locked, failed or not known: no call of this session may run any more (it could block in
+    # the driver for good), so the error is sticky, as a context's fatal error is
+    e = CudaError("CUDA_ERROR_ILLEGAL_STATE", f"the driver's {step} failed at {answer['at']} ({name}) and left the "
+                  f"process {state}")
+    e.sticky = True
+    raise e
 
 
 # -- the helper process --------------------------------------------------------------------------
@@ -149,8 +166,9 @@ def _answer(lib, ffi, step: str, pid: int) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    """``serve``: answer ``checkpoint|restore PID`` lines from the input, a JSON line each, until it
-    closes; ``checkpoint|restore PID``: answer that one (by hand, to look at a worker)."""
+    """``serve``: answer ``checkpoint|restore|state PID`` lines from the input, a JSON line each,
+    until it closes; ``checkpoint|restore|state PID``: answer that one (by hand, to look at a
+    worker)."""
     from . import device
     try:
         lib, ffi = device.lib(), device.ffi()
@@ -159,11 +177,16 @@ def main(argv: list[str]) -> int:
         lib, rc, why = None, -1, str(e)
     asks = (line.split() for line in sys.stdin) if argv == ["serve"] else iter([argv])
     for ask in asks:
-        if len(ask) != 2 or ask[0] not in ("checkpoint", "restore") or not ask[1].isdigit():
-            raise SystemExit(f"usage: {__name__} serve | checkpoint PID | restore PID")
+        if len(ask) != 2 or ask[0] not in ("checkpoint", "restore", "state") or not ask[1].isdigit():
+            raise SystemExit(f"usage: {__name__} serve | checkpoint PID | restore PID | state PID")
         if rc != 0:
             answer = {"error": "CUDA_ERROR_NOT_SUPPORTED" if lib is None else _name(lib, ffi, rc),
                       "at": why if lib is None else "cuInit", "state": None}
+        elif ask[0] == "state":
+            try:
+                answer = {"error": None, "at": "", "state": _state(lib, ffi, int(ask[1]))}
+            except AttributeError:
+                answer = {"error": None, "at": "", "state": None}
         else:
             answer = _answer(lib, ffi, ask[0], int(ask[1]))
         print(json.dumps(answer), flush=True)

@@ -4,6 +4,9 @@ was is an ordinary error; one that leaves it locked (its calls would block for g
 that no later call of the session reaches the driver, and reclaim is not tried again."""
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 import structlog
 
@@ -50,6 +53,35 @@ def test_a_helper_that_cannot_start_is_an_ordinary_error(monkeypatch):
         suspension.checkpoint(1234)
     assert e.value.code == "CUDA_ERROR_OPERATING_SYSTEM" and not e.value.sticky
     assert "could not start" in e.value.message
+
+
+def _helpers(monkeypatch, *scripts: str) -> None:
+    """The helper processes started next run these scripts, in turn."""
+    queue = list(scripts)
+    monkeypatch.setattr(suspension._helper, "proc", None)
+    monkeypatch.setattr(suspension._Helper, "_spawn", staticmethod(lambda: subprocess.Popen(
+        [sys.executable, "-c", queue.pop(0)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)))
+
+
+DIES = "import sys; sys.stdin.readline()"  # takes the step, answers nothing
+
+
+def says(state) -> str:
+    return f"import sys, json; sys.stdin.readline(); print(json.dumps({{'error': None, 'at': '', 'state': {state!r}}}))"
+
+
+@pytest.mark.parametrize("probe, sticky", [
+    (says("running"), False),        # it died before the driver changed anything
+    (says("locked"), True),          # it died with the process locked
+    (DIES, True),                    # nobody can tell
+    (says(None), True),
+])
+def test_a_helper_lost_mid_step_has_a_fresh_one_ask_the_state_it_left(monkeypatch, probe, sticky):
+    _helpers(monkeypatch, DIES, probe)
+    with pytest.raises(CudaError) as e:
+        suspension.checkpoint(1234)
+    assert e.value.sticky == sticky and "the checkpoint helper, which gave no answer" in e.value.message
+    suspension._helper.stop()
 
 
 class _Device:
