@@ -13,8 +13,8 @@ The calls act on a process by its pid and are made by a controller outside it (a
 own CUDA calls block until it is unlocked), so the worker runs this module as a helper process
 (``python -m rgpu.server.backends.cuda.suspension serve``), which answers each ``checkpoint PID``
 or ``restore PID`` line with one line of JSON: the driver's answer and the process's state after
-it. The worker waits for the answer outside the driver, at a call boundary with its streams
-drained."""
+it (``state PID`` asks only the state: a fresh helper's question when one was lost mid-step). The
+worker waits for the answer outside the driver, at a call boundary with its streams drained."""
 from __future__ import annotations
 
 import json
