@@ -227,21 +227,24 @@ CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdevice
     ENTER();
     (void)flags;
     if (!size || size % GRANULARITY) return INVALID_VALUE;
-    uint64_t at = addr;
-    if (!at) {  /* the window's next free range, at the alignment asked */
-        uint64_t a = align > STEP ? align : STEP;
-        at = (next_free + a - 1) & ~(a - 1);
-        if (at + size > WINDOW_BASE + WINDOW_SIZE) return OUT_OF_MEMORY;
-        next_free = at + size;
-    }
-    void *m = mmap((void *)(uintptr_t)at, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                   MAP_FIXED_NOREPLACE, -1, 0);
-    if (m == MAP_FAILED || (uint64_t)(uintptr_t)m != at) {
+    /* The address asked for is a hint, as the driver takes it: honoured when it is free and in the
+     * window, else the range goes to the window's next free addresses, at the alignment asked. */
+    for (int hinted = addr >= WINDOW_BASE && addr + size <= WINDOW_BASE + WINDOW_SIZE; ; hinted = 0) {
+        uint64_t at = addr, a = align > STEP ? align : STEP;
+        if (!hinted) {
+            at = (next_free + a - 1) & ~(a - 1);
+            if (at + size > WINDOW_BASE + WINDOW_SIZE) return OUT_OF_MEMORY;
+        }
+        void *m = mmap((void *)(uintptr_t)at, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                       MAP_FIXED_NOREPLACE, -1, 0);
+        if (m != MAP_FAILED && (uint64_t)(uintptr_t)m == at) {
+            if (!hinted) next_free = at + size;
+            *p = at;
+            return CUDA_SUCCESS;
+        }
         if (m != MAP_FAILED) munmap(m, size);
-        return OUT_OF_MEMORY;  /* the address asked for is taken: the driver would place it elsewhere */
+        if (!hinted) return OUT_OF_MEMORY;
     }
-    *p = at;
-    return CUDA_SUCCESS;
 }
 CUresult cuMemAddressFree(CUdeviceptr p, size_t size) {
     ENTER();
@@ -257,6 +260,7 @@ CUresult cuMemMap(CUdeviceptr p, size_t size, size_t offset, CUmemGenericAllocat
     (void)flags;
     physical *ph = (physical *)(uintptr_t)h;
     if (offset + size > ph->size || nmappings == (int)(sizeof mappings / sizeof *mappings)) return INVALID_VALUE;
+    if (p < WINDOW_BASE || p + size > WINDOW_BASE + WINDOW_SIZE) return INVALID_VALUE;  /* never reserved */
     if (mmap((void *)(uintptr_t)p, size, PROT_NONE, MAP_SHARED | MAP_FIXED, ph->fd, (off_t)offset) == MAP_FAILED)
         return OUT_OF_MEMORY;
     ph->holds++;
