@@ -767,10 +767,18 @@ static void *serve_checkpoints(void *arg) {
     int listener = (int)(intptr_t)arg;
     for (;;) {
         int c = accept(listener, NULL, NULL);
-        if (c < 0) continue;
-        int ask, reply[2];
+        if (c < 0) {
+            usleep(1000);
+            continue;
+        }
+        /* An abstract socket has no file permissions: only the process's own user may ask, as only
+         * it (or root) may checkpoint the process with the real driver. */
+        struct ucred who;
+        socklen_t n = sizeof who;
+        int ask, reply[2], same = getsockopt(c, SOL_SOCKET, SO_PEERCRED, &who, &n) == 0 &&
+                                  (who.uid == getuid() || who.uid == 0);
         if (read(c, &ask, sizeof ask) == (ssize_t)sizeof ask) {
-            reply[0] = answer(ask);
+            reply[0] = same ? answer(ask) : INVALID_VALUE;
             reply[1] = process_state;
             if (write(c, reply, sizeof reply) != (ssize_t)sizeof reply) { /* the asker is gone */ }
         }
