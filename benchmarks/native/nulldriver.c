@@ -374,6 +374,7 @@ CUresult cuArrayDestroy(CUarray h) {
 }
 
 typedef struct { int levels; array *level[16]; } mipmap;
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray h);
 
 CUresult cuMipmappedArrayCreate(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned int levels) {
     ENTER();
@@ -383,8 +384,14 @@ CUresult cuMipmappedArrayCreate(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRI
         return INVALID_VALUE;
     }
     size_t w = d->Width, h = d->Height, z = d->Depth;
-    for (unsigned i = 0; i < levels; i++, w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : h, z = z > 1 ? z / 2 : z)
-        if (!(m->level[m->levels++] = array_new(w, h, z, d->Format, d->NumChannels))) return OUT_OF_MEMORY;
+    for (unsigned i = 0; i < levels; i++, w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : h, z = z > 1 ? z / 2 : z) {
+        array *a = array_new(w, h, z, d->Format, d->NumChannels);
+        if (!a) {
+            cuMipmappedArrayDestroy((CUmipmappedArray)m);  /* the levels made so far */
+            return OUT_OF_MEMORY;
+        }
+        m->level[m->levels++] = a;
+    }
     *out = (CUmipmappedArray)m;
     return CUDA_SUCCESS;
 }
