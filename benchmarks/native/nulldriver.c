@@ -122,7 +122,12 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
         if (ATTRS[i].a == (int)a) *v = ATTRS[i].v;
     return CUDA_SUCCESS;
 }
-CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { ENTER(); (void)d; *c = (CUcontext)0xC0; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
+    ENTER();
+    (void)d;
+    *c = (CUcontext)0xC0;
+    return CUDA_SUCCESS;
+}
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { ENTER(); (void)d; return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext c) { ENTER(); (void)c; return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { ENTER(); return CUDA_SUCCESS; }
@@ -167,7 +172,11 @@ static CUresult window_alloc(CUdeviceptr *p, size_t n) {
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { ENTER(); return window_alloc(p, n); }
-CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) { ENTER(); (void)flags; return window_alloc(p, n); }
+CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
+    ENTER();
+    (void)flags;
+    return window_alloc(p, n);
+}
 CUresult cuMemFree_v2(CUdeviceptr p) {
     ENTER();
     for (int i = 0; i < nmaps; i++)
@@ -292,7 +301,13 @@ CUresult cuMemUnmap(CUdeviceptr p, size_t size) {
     return CUDA_SUCCESS;
 }
 
-CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) { ENTER(); (void)p; (void)n; (void)flags; return CUDA_SUCCESS; }
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
+    ENTER();
+    (void)p;
+    (void)n;
+    (void)flags;
+    return CUDA_SUCCESS;
+}
 CUresult cuMemHostUnregister(void *p) { ENTER(); (void)p; return CUDA_SUCCESS; }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
@@ -469,11 +484,21 @@ CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags, int priorit
     return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy_v2(CUstream s) { ENTER(); free(s); return CUDA_SUCCESS; }
-CUresult cuStreamGetFlags(CUstream s, unsigned int *flags) { ENTER(); *flags = s ? ((stream *)s)->flags : 0; return CUDA_SUCCESS; }
+CUresult cuStreamGetFlags(CUstream s, unsigned int *flags) {
+    ENTER();
+    *flags = s ? ((stream *)s)->flags : 0;
+    return CUDA_SUCCESS;
+}
 CUresult cuStreamGetPriority(CUstream s, int *p) { ENTER(); *p = s ? ((stream *)s)->priority : 0; return CUDA_SUCCESS; }
 CUresult cuStreamQuery(CUstream s) { ENTER(); (void)s; return CUDA_SUCCESS; }
 CUresult cuStreamSynchronize(CUstream s) { ENTER(); (void)s; return CUDA_SUCCESS; }
-CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) { ENTER(); (void)s; (void)e; (void)flags; return CUDA_SUCCESS; }
+CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) {
+    ENTER();
+    (void)s;
+    (void)e;
+    (void)flags;
+    return CUDA_SUCCESS;
+}
 
 CUresult cuEventCreate(CUevent *e, unsigned int flags) {
     ENTER();
@@ -639,7 +664,13 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
     }
     return CUDA_SUCCESS;
 }
-CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) { ENTER(); (void)f; (void)a; (void)v; return CUDA_SUCCESS; }
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+    ENTER();
+    (void)f;
+    (void)a;
+    (void)v;
+    return CUDA_SUCCESS;
+}
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction f, int block, size_t dyn,
                                                               unsigned int flags) {
     ENTER();
@@ -845,11 +876,23 @@ CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state) {
     if (rc == CUDA_SUCCESS) *state = (CUprocessState)s;
     return rc;
 }
-CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args) { ENTER(); (void)args; return ask_process(pid, ASK_LOCK, NULL); }
+CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args) {
+    ENTER();
+    (void)args;
+    return ask_process(pid, ASK_LOCK, NULL);
+}
 CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args) {
     ENTER();
     (void)args;
     return ask_process(pid, ASK_CHECKPOINT, NULL);
 }
-CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args) { ENTER(); (void)args; return ask_process(pid, ASK_RESTORE, NULL); }
-CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args) { ENTER(); (void)args; return ask_process(pid, ASK_UNLOCK, NULL); }
+CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args) {
+    ENTER();
+    (void)args;
+    return ask_process(pid, ASK_RESTORE, NULL);
+}
+CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args) {
+    ENTER();
+    (void)args;
+    return ask_process(pid, ASK_UNLOCK, NULL);
+}
