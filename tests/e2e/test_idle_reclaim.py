@@ -17,11 +17,11 @@ import sys
 
 import pytest
 
-from benchmarks.native import run as native
 from rgpu.client import server_client
 from rgpu.client.server_client import ping
 from tests.conftest import server_argv
 from tests.support.daemons import free_url, wait_until
+from tests.support.null_server import start as start_null_server
 
 pytestmark = pytest.mark.e2e
 
@@ -37,16 +37,12 @@ def _device_mappings(pid: int) -> int:
 @pytest.fixture(params=["test backend", "null driver"])
 def reclaiming(request, daemons, tmp_path, device_sizes):
     """(server url, which, pause ms): a server reclaiming sessions idle for a second."""
-    url = free_url()
     args = ["--reclaim-after", "1", "--checkpoint-dir", str(tmp_path / "ckpt")]
     if request.param == "null driver":
-        argv = [sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url, "--log-level", "info"]
-        env = {**os.environ, "RGPU_LIBCUDA": str(native.null_driver())}
-        pause_ms = 6000
-    else:
-        argv, env, pause_ms = server_argv(url), None, device_sizes["reclaim_pause_ms"]
-    daemons.start([*argv, *args], ready=lambda: ping(url), deadline_s=60, env=env)
-    return url, request.param, pause_ms
+        return start_null_server(daemons, *args)[0], request.param, 6000
+    url = free_url()
+    daemons.start([*server_argv(url), *args], ready=lambda: ping(url), deadline_s=60)
+    return url, request.param, device_sizes["reclaim_pause_ms"]
 
 
 def _session(url: str) -> dict | None:
@@ -91,11 +87,7 @@ def test_an_idle_program_is_reclaimed_and_finds_its_state_at_its_next_call(recla
 def test_moving_a_cuda_session_to_another_server_is_refused_and_it_runs_on(daemons, cuda_program):
     """The cuda backend cannot rebuild a session in another process (the driver places module
     variables itself): `migrate` says so before anything stops, and the program goes on unharmed."""
-    env = {**os.environ, "RGPU_LIBCUDA": str(native.null_driver())}
-    urls = [free_url(), free_url()]
-    for url in urls:
-        daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url,
-                       "--log-level", "info"], ready=lambda url=url: ping(url), deadline_s=60, env=env)
+    urls = [start_null_server(daemons)[0] for _ in range(2)]
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", urls[0], "--",
                              str(cuda_program("idle_state")), "3000", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -126,11 +118,7 @@ def test_a_driver_that_leaves_the_process_locked_fails_the_session_clearly_and_t
     (RGPU_NULL_CHECKPOINT=stuck), where every call would block on a real GPU: the program's next
     call fails with the reason instead of hanging, no call of that session reaches the driver again
     (the null driver would end the worker and say so), and the next program is served."""
-    url = free_url()
-    handle = daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url,
-                            "--log-level", "info", "--reclaim-after", "1"], ready=lambda: ping(url), deadline_s=60,
-                           env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver()),
-                                "RGPU_NULL_CHECKPOINT": "stuck"})
+    url, handle = start_null_server(daemons, "--reclaim-after", "1", env={"RGPU_NULL_CHECKPOINT": "stuck"})
     p = subprocess.run([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
                         str(cuda_program("idle_state")), "3000", "1"], capture_output=True, text=True, timeout=120)
     assert p.returncode != 0 and "PAUSE 0" in p.stdout and "ROUND 0 OK" not in p.stdout, p.stdout + p.stderr

@@ -3,16 +3,14 @@ checks its own results (copied bytes, the axpy loop's sum); the runner's table h
 timing is asserted: the figures are the benchmark's (python -m benchmarks.native.run)."""
 from __future__ import annotations
 
-import os
 import re
-import sys
 
 import pytest
 
 from benchmarks.native import run as native
-from rgpu.client.server_client import ping
 from rgpu.paths import client_env
-from tests.support.daemons import free_url, wait_until
+from tests.support.daemons import wait_until
+from tests.support.null_server import start as start_null_server
 
 pytestmark = pytest.mark.e2e
 
@@ -47,10 +45,7 @@ def test_the_cuda_backend_serves_every_row_on_a_driver_that_does_no_gpu_work(dae
     driver, pipelined staged copies) on any host, and its copy check holds: what comes back down is
     what went up. The server's own counts say which paths served them."""
     exe = native.build()
-    url = free_url()
-    h = daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url,
-                       "--log-level", "info"], ready=lambda: ping(url), deadline_s=60,
-                      env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
+    url, h = start_null_server(daemons)
     rows = [key for key, *_ in native.ROWS if key not in native.NOT_ON_NULL]
     got = native.run_program(exe, client_env([url]), ",".join(rows), "sim", 1)
     assert got["device"] == "rgpu null driver (no GPU work)"

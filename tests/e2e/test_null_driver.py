@@ -9,17 +9,14 @@ allocations, events, module loading, the compiled launch loop) that CI has."""
 from __future__ import annotations
 
 import ctypes
-import os
-import sys
 from pathlib import Path
 
 import pytest
 
-from benchmarks.native import run as native
-from rgpu.client.server_client import ping
 from tests.conftest import run_cli
 from tests.support import cudabuild, frameworks, nvlibs, torchenv
-from tests.support.daemons import DaemonSet, free_url
+from tests.support.daemons import DaemonSet
+from tests.support.null_server import start as start_null_server
 
 LIBS = Path(__file__).parent.parent / "cuda" / "libs"
 
@@ -29,11 +26,7 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def null_server():
     with DaemonSet() as daemons:
-        url = free_url()
-        daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url,
-                       "--log-level", "info"], ready=lambda: ping(url), deadline_s=60,
-                      env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
-        yield url
+        yield start_null_server(daemons)[0]
 
 
 @pytest.mark.parametrize("name, args, ok", [
