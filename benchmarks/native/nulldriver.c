@@ -19,11 +19,13 @@
  * (the same heap layout in another process), and the client would take that host buffer for device
  * memory. Managed memory comes from the same window (the client maps its side at the same address),
  * and so do the VMM calls' reserved ranges (physical allocations are memory files mapped into them).
- * CUDA arrays are host buffers their 3D copies read and write.
+ * CUDA arrays are host buffers their 3D copies read and write. CUDA IPC shares an allocation with
+ * another process of the same user as a memory file both map (the IPC section, after the VMM's).
  *
  * It also answers the driver's checkpoint calls (cuCheckpointProcess*) from another process, as the
  * cuda backend's idle reclaim asks them (server/backends/cuda/suspension.py): see the last section. */
-#define _GNU_SOURCE  /* memfd_create */
+#define _GNU_SOURCE  /* memfd_create, mremap */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -147,15 +149,17 @@ CUresult cuGetErrorName(CUresult rc, const char **name) {
 /* -- memory: host memory standing for device memory ------------------------------------------------ */
 
 /* Each allocation its own mapping in the window, at the next 2 MiB step; addresses are not reused
- * (the window holds 16 TiB); `maps` keeps each mapping's length for its free. */
+ * (the window holds 16 TiB); `maps` keeps each mapping's length for its free, the size asked for
+ * (cuMemGetAddressRange's answer), whether cuMemAlloc made it (only that may be exported) and, once
+ * exported, its memory file (the IPC section below). */
 #define WINDOW_BASE 0x300000000000ull
 #define WINDOW_SIZE 0x100000000000ull
 #define STEP (2ull << 20)
 static uint64_t next_free = WINDOW_BASE;
-static struct { uint64_t addr; size_t len; } maps[65536];
+static struct { uint64_t addr; size_t len, size; int alloc, fd; unsigned serial; } maps[65536];
 static int nmaps;
 
-static CUresult window_alloc(CUdeviceptr *p, size_t n) {
+static CUresult window_alloc(CUdeviceptr *p, size_t n, int alloc) {
     size_t len = ((n ? n : 1) + STEP - 1) & ~(STEP - 1);
     if (nmaps == (int)(sizeof maps / sizeof *maps) || next_free + len > WINDOW_BASE + WINDOW_SIZE) return OUT_OF_MEMORY;
     void *m = mmap((void *)(uintptr_t)next_free, len, PROT_READ | PROT_WRITE,
@@ -164,28 +168,30 @@ static CUresult window_alloc(CUdeviceptr *p, size_t n) {
         if (m != MAP_FAILED) munmap(m, len);
         return OUT_OF_MEMORY;
     }
-    maps[nmaps].addr = next_free, maps[nmaps].len = len;
+    maps[nmaps].addr = next_free, maps[nmaps].len = len, maps[nmaps].size = n;
+    maps[nmaps].alloc = alloc, maps[nmaps].fd = -1;
     nmaps++;
     *p = (CUdeviceptr)next_free;
     next_free += len;
     return CUDA_SUCCESS;
 }
 
-CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { ENTER(); return window_alloc(p, n); }
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { ENTER(); return window_alloc(p, n, 1); }
 CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
     ENTER();
     (void)flags;
-    return window_alloc(p, n);
+    return window_alloc(p, n, 0);  /* the driver exports no managed memory */
 }
 CUresult cuMemFree_v2(CUdeviceptr p) {
     ENTER();
     for (int i = 0; i < nmaps; i++)
         if (maps[i].addr == p) {
             munmap((void *)(uintptr_t)p, maps[i].len);
+            if (maps[i].fd >= 0) close(maps[i].fd);  /* exported: an opener's mapping keeps the file */
             maps[i] = maps[--nmaps];
             return CUDA_SUCCESS;
         }
-    return INVALID_VALUE;
+    return INVALID_VALUE;  /* as for what cuIpcOpenMemHandle mapped, which only cuIpcCloseMemHandle unmaps */
 }
 /* Virtual memory management (cuMemCreate, cuMemAddressReserve, cuMemMap...: PyTorch's expandable
  * segments): a physical allocation is a memory file, a reserved range an inaccessible mapping in the
@@ -299,6 +305,158 @@ CUresult cuMemUnmap(CUdeviceptr p, size_t size) {
         }
     }
     return CUDA_SUCCESS;
+}
+
+/* CUDA IPC (cuIpc*): an allocation exported the first time becomes a memory file mapped shared where
+ * it was, and a process that opens the handle maps the same file through /proc/<pid>/fd/<fd> (a
+ * process of the same user, as the driver's IPC asks), so each sees the other's writes at once, as
+ * two contexts mapping one allocation do. As with the driver, a handle names the whole allocation
+ * (any pointer into it gives the same handle) and opening it gives the allocation's base: programs
+ * that share part of one send its offset themselves (PyTorch, numba, tensorpipe do). A handle from
+ * this same process is refused with CUDA_ERROR_INVALID_CONTEXT, as the driver's is. */
+#define MEM_MAGIC 0x4d6c754eu  /* "NulM" */
+#define EVENT_MAGIC 0x456c754eu  /* "NulE" */
+typedef struct { uint32_t magic; int32_t pid, fd; uint32_t serial; uint64_t len, size; } ipc_mem;
+typedef struct { uint32_t magic; int32_t pid; uint64_t event; } ipc_event;
+_Static_assert(sizeof(ipc_mem) <= CU_IPC_HANDLE_SIZE && sizeof(ipc_event) <= CU_IPC_HANDLE_SIZE, "handles fit");
+
+/* The memory file's name carries the export's serial: an opener checks it, so a handle whose
+ * allocation was freed (its descriptor number since reused) opens nothing. */
+static unsigned exports;
+static void ipc_name(char *out, size_t n, unsigned serial) { snprintf(out, n, "nullcuda-ipc-%u", serial); }
+
+/* Only pages holding a non-zero byte are copied: the file's other pages stay unallocated, as the
+ * untouched pages of the anonymous mapping were. */
+static void copy_nonzero(unsigned char *to, const unsigned char *from, size_t len) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (size_t at = 0; at < len; at += page) {
+        const uint64_t *w = (const uint64_t *)(from + at);
+        for (size_t i = 0; i < page / 8; i++)
+            if (w[i]) {
+                memcpy(to + at, from + at, page);
+                break;
+            }
+    }
+}
+
+static CUresult share(int i) {
+    char name[32];
+    ipc_name(name, sizeof name, exports + 1);
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    void *file = MAP_FAILED, *at = (void *)(uintptr_t)maps[i].addr;
+    if (fd < 0 || ftruncate(fd, (off_t)maps[i].len) != 0 ||
+        (file = mmap(NULL, maps[i].len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        if (fd >= 0) close(fd);
+        return OUT_OF_MEMORY;
+    }
+    copy_nonzero(file, at, maps[i].len);
+    /* moved over the allocation in one step: its address never lacks a mapping */
+    if (mremap(file, maps[i].len, maps[i].len, MREMAP_MAYMOVE | MREMAP_FIXED, at) == MAP_FAILED) {
+        munmap(file, maps[i].len);
+        close(fd);
+        return CUDA_ERROR_MAP_FAILED;
+    }
+    maps[i].fd = fd, maps[i].serial = ++exports;
+    return CUDA_SUCCESS;
+}
+
+static int map_holding(CUdeviceptr p) {
+    for (int i = 0; i < nmaps; i++)
+        if (p >= maps[i].addr && p < maps[i].addr + (maps[i].size ? maps[i].size : 1)) return i;
+    return -1;
+}
+
+CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p) {
+    ENTER();
+    int i = map_holding(p);
+    if (!h || i < 0 || !maps[i].alloc) return INVALID_VALUE;
+    if (maps[i].fd < 0) {
+        CUresult rc = share(i);
+        if (rc != CUDA_SUCCESS) return rc;
+    }
+    ipc_mem m = {MEM_MAGIC, (int32_t)getpid(), maps[i].fd, maps[i].serial, maps[i].len, maps[i].size};
+    memset(h, 0, sizeof *h);
+    memcpy(h->reserved, &m, sizeof m);
+    return CUDA_SUCCESS;
+}
+
+/* What this process opened, by exporter and export: opening a handle again gives the same address
+ * and one more reference, as the driver counts them; the mapping goes when the last is closed. */
+static struct { int32_t pid; unsigned serial; int refs; uint64_t addr; size_t len, size; } opened[4096];
+static int nopened;
+
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags) {
+    ENTER();
+    ipc_mem m;
+    memcpy(&m, h.reserved, sizeof m);
+    if (!p || m.magic != MEM_MAGIC) return INVALID_VALUE;
+    if (m.pid == (int32_t)getpid()) return CUDA_ERROR_INVALID_CONTEXT;
+    if (flags & ~(unsigned)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) return INVALID_VALUE;
+    for (int i = 0; i < nopened; i++)
+        if (opened[i].pid == m.pid && opened[i].serial == m.serial) {
+            opened[i].refs++;
+            *p = opened[i].addr;
+            return CUDA_SUCCESS;
+        }
+    if (nopened == (int)(sizeof opened / sizeof *opened) || next_free + m.len > WINDOW_BASE + WINDOW_SIZE)
+        return OUT_OF_MEMORY;
+    /* the exporter's file, if it still has it: else the exporter is gone or freed the allocation */
+    char path[64], link[96], want[48];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", m.pid, m.fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return INVALID_HANDLE;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    link[n > 0 ? n : 0] = 0;
+    ipc_name(want, sizeof want, m.serial);
+    size_t w = strlen(want);
+    if (strncmp(link, "/memfd:", 7) || strncmp(link + 7, want, w) || (link[7 + w] && link[7 + w] != ' ')) {
+        close(fd);
+        return INVALID_HANDLE;
+    }
+    void *a = mmap((void *)(uintptr_t)next_free, m.len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
+                   fd, 0);
+    close(fd);  /* the mapping keeps the file */
+    if (a == MAP_FAILED || (uint64_t)(uintptr_t)a != next_free) {
+        if (a != MAP_FAILED) munmap(a, m.len);
+        return CUDA_ERROR_MAP_FAILED;
+    }
+    opened[nopened].pid = m.pid, opened[nopened].serial = m.serial, opened[nopened].refs = 1;
+    opened[nopened].addr = next_free, opened[nopened].len = m.len, opened[nopened].size = m.size;
+    nopened++;
+    *p = next_free;
+    next_free += m.len;
+    return CUDA_SUCCESS;
+}
+CUresult cuIpcCloseMemHandle(CUdeviceptr p) {
+    ENTER();
+    for (int i = 0; i < nopened; i++)
+        if (opened[i].addr == p) {
+            if (--opened[i].refs == 0) {
+                munmap((void *)(uintptr_t)p, opened[i].len);
+                opened[i] = opened[--nopened];
+            }
+            return CUDA_SUCCESS;
+        }
+    return INVALID_VALUE;
+}
+
+/* The allocation, or the opened one, that holds p: its base and the size it was asked with. */
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p) {
+    ENTER();
+    int i = map_holding(p);
+    if (i >= 0) {
+        if (base) *base = maps[i].addr;
+        if (size) *size = maps[i].size;
+        return CUDA_SUCCESS;
+    }
+    for (i = 0; i < nopened; i++)
+        if (p >= opened[i].addr && p < opened[i].addr + (opened[i].size ? opened[i].size : 1)) {
+            if (base) *base = opened[i].addr;
+            if (size) *size = opened[i].size;
+            return CUDA_SUCCESS;
+        }
+    return NOT_FOUND;
 }
 
 CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
@@ -502,6 +660,8 @@ CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) {
 
 CUresult cuEventCreate(CUevent *e, unsigned int flags) {
     ENTER();
+    /* the driver's rule: an event shared with other processes keeps no time */
+    if ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING)) return INVALID_VALUE;
     event *ev = calloc(1, sizeof *ev);
     ev->flags = flags;
     *e = (CUevent)ev;
@@ -523,6 +683,30 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
     /* as the driver answers: an event never recorded, or one made without timing, has no time */
     if (!x->recorded || !y->recorded || (x->flags & 0x2) || (y->flags & 0x2)) return INVALID_HANDLE;
     *ms = (float)(y->at - x->at);
+    return CUDA_SUCCESS;
+}
+/* An event shared with another process (CUDA IPC): every event is complete at once here, so the
+ * opener's is an event of its own, timeless as the driver makes it; the handle only says whose it is.
+ * An event made without CU_EVENT_INTERPROCESS is CUDA_ERROR_INVALID_HANDLE to export, as on the driver. */
+CUresult cuIpcGetEventHandle(CUipcEventHandle *h, CUevent e) {
+    ENTER();
+    if (!h || !e) return INVALID_VALUE;
+    if (!(((event *)e)->flags & CU_EVENT_INTERPROCESS)) return INVALID_HANDLE;
+    ipc_event m = {EVENT_MAGIC, (int32_t)getpid(), (uint64_t)(uintptr_t)e};
+    memset(h, 0, sizeof *h);
+    memcpy(h->reserved, &m, sizeof m);
+    return CUDA_SUCCESS;
+}
+CUresult cuIpcOpenEventHandle(CUevent *e, CUipcEventHandle h) {
+    ENTER();
+    ipc_event m;
+    memcpy(&m, h.reserved, sizeof m);
+    if (!e || m.magic != EVENT_MAGIC) return INVALID_VALUE;
+    if (m.pid == (int32_t)getpid()) return CUDA_ERROR_INVALID_CONTEXT;
+    event *ev = calloc(1, sizeof *ev);
+    if (!ev) return OUT_OF_MEMORY;
+    ev->flags = CU_EVENT_DISABLE_TIMING;
+    *e = (CUevent)ev;
     return CUDA_SUCCESS;
 }
 
@@ -635,7 +819,7 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char 
     if (!g) return NOT_FOUND;
     if (!g->addr) {
         CUdeviceptr at;
-        CUresult rc = window_alloc(&at, g->size);
+        CUresult rc = window_alloc(&at, g->size, 0);
         if (rc != CUDA_SUCCESS) return rc;
         if (g->init) memcpy((void *)(uintptr_t)at, g->init, g->size);
         g->addr = at;
@@ -755,6 +939,10 @@ static socklen_t control_address(struct sockaddr_un *a, int pid) {
 }
 
 static int checkpoint_memory(void) {
+    /* cuda-checkpoint takes no IPC memory; here a restore would make an export private again */
+    for (int i = 0; i < nmaps; i++)
+        if (maps[i].fd >= 0) return CUDA_ERROR_NOT_SUPPORTED;
+    if (nopened) return CUDA_ERROR_NOT_SUPPORTED;
     for (int i = 0; i < nmaps; i++) {
         if (!(saved[i] = malloc(maps[i].len))) {
             while (i-- > 0) free(saved[i]);
