@@ -67,6 +67,11 @@ class Reclaimer:
         captured; the reason is logged and the reclaim is not tried again until the session was
         used (never again where the backend or driver cannot do it at all)."""
         t0 = time.monotonic()
+        if getattr(session, "ipc", None) is not None and session.ipc.active:
+            # another process maps this memory (CUDA IPC): freeing it would pull it from under that one
+            self.log.info("reclaim_deferred", reason="the session shares memory with another process (CUDA IPC)")
+            self.last_active = time.monotonic()
+            return False
         if session.device.suspends_in_place:
             return self._suspend(session, t0)
         try:

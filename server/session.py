@@ -50,6 +50,7 @@ class Session:
         self.managed: dict[int, int] = {}  # managed allocations: address -> size asked for (api/managed.py)
         self.vmm = None  # reserved ranges, mappings and physical allocations of the VMM API (api/vmm.py)
         self.pools = None  # memory pools and what each holds (api/pools.py)
+        self.ipc = None  # handles exported and opened by CUDA IPC, when the server shares (api/ipc.py)
         # Texture and surface objects by ("texture" | "surface", value): kernels receive the value
         # itself, so it is the backend's own, not a handle of this session's (api/textures.py).
         self.objects: dict[tuple[str, int], object] = {}
@@ -217,6 +218,8 @@ class Session:
         if self.closed:
             return
         self.closed = True
+        if self.ipc is not None:
+            self.ipc.close()
         self._handles.clear()
         if self.device.launcher is not None:
             self.device.launcher.clear()

@@ -93,7 +93,8 @@ class Supervisor:
         return {"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": client,
                 "client_key": client_key, "client_address": client_address, "compute": grant.compute,
                 "limit": 100 if grant.share_only else grant.limit, "group": gpu.join_group(group_key, memory),
-                "vgpu": grant.vgpu, "grant": grant, "group_key": group_key, "reclaim_after": grant.reclaim_after}
+                "vgpu": grant.vgpu, "lease": grant.lease, "grant": grant, "group_key": group_key,
+                "reclaim_after": grant.reclaim_after}
 
     def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None,
                      request_id=None, window: int | None = None):

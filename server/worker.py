@@ -31,6 +31,7 @@ from .migration.target import Inbound
 from .migration.transfer import MigrationFailed, is_transfer
 from .reclaim import Reclaimer
 from .api.device import cuda_get_device_properties, device_attributes
+from .api.ipc import IpcState
 from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
@@ -172,6 +173,11 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     session.memory_view = lambda: gpu.mem_info(slot, capacity, assignment["memory"])
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
     session.pinned = PinnedHost(session)  # the program's pinned host memory, mapped as calls name it
+    if conf.get("ipc_dir"):
+        # CUDA IPC handles open in the sessions of the same lease and vGPU on this GPU (any session of
+        # the GPU where no lease gate admits them): api/ipc.py
+        lease = assignment.get("lease") or ""
+        session.ipc = IpcState(conf["ipc_dir"], [lease, assignment.get("vgpu") if lease else None, assignment["gpu"]])
     session.sched, session.slot = gpu.sched, slot
     dispatcher = Dispatcher(conf["device"])
     reclaimer = Reclaimer(assignment.get("reclaim_after") or conf.get("reclaim_after"), conf.get("checkpoint_dir"),

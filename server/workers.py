@@ -19,6 +19,7 @@ from itertools import compress
 
 import multiprocessing as mp
 
+from . import ipc_registry
 from .gpus import GpuSpec
 from .lease_gate import DIRECT, Grant
 from .sched import GpuScheduler
@@ -157,6 +158,8 @@ class Workers:
         self.reports: list[tuple[Worker, object]] = []  # what live workers said (migrations), for the supervisor
 
     def start(self) -> None:
+        # before the zygote: every worker it forks learns where the server's CUDA IPC handles live
+        self.conf.setdefault("ipc_dir", ipc_registry.make())
         self.zygote = Zygote(self.conf, [g.shared for g in self.gpus])
         for g in self.gpus:
             self._top_up(g)
@@ -336,6 +339,8 @@ class Workers:
             del self.sessions[w.session]
             self.log.info("session_reaped", session=w.session, exitcode=code)
         gpu.free_slots.append(w.slot)
+        if self.conf.get("ipc_dir"):
+            ipc_registry.forget_pid(self.conf["ipc_dir"], pid)  # however it ended, its handles are dead
 
     def shutdown(self) -> None:
         if self.zygote is None:
@@ -354,3 +359,5 @@ class Workers:
                 break
             time.sleep(0.02)
         self.zygote.close()  # kills whatever is left
+        if self.conf.get("ipc_dir"):
+            ipc_registry.remove_all(self.conf["ipc_dir"])

@@ -83,6 +83,16 @@
 #define RGPU_FLAGS_cuMemAllocManaged (0)
 #define RGPU_ID_cuDeviceGetPCIBusId 0x7992abc4u
 #define RGPU_FLAGS_cuDeviceGetPCIBusId (0)
+#define RGPU_ID_cuIpcGetEventHandle 0x2f65956cu
+#define RGPU_FLAGS_cuIpcGetEventHandle (0)
+#define RGPU_ID_cuIpcOpenEventHandle 0x69380ec7u
+#define RGPU_FLAGS_cuIpcOpenEventHandle (0)
+#define RGPU_ID_cuIpcGetMemHandle 0x49f358feu
+#define RGPU_FLAGS_cuIpcGetMemHandle (0)
+#define RGPU_ID_cuIpcOpenMemHandle_v2 0x015d32fdu
+#define RGPU_FLAGS_cuIpcOpenMemHandle_v2 (0)
+#define RGPU_ID_cuIpcCloseMemHandle 0x56950729u
+#define RGPU_FLAGS_cuIpcCloseMemHandle (0)
 #define RGPU_ID_cuMemcpyHtoD_v2 0x7c318bf8u
 #define RGPU_FLAGS_cuMemcpyHtoD_v2 (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED | RGPU_F_SHM)
 #define RGPU_ID_cuMemcpyDtoH_v2 0x71475e34u
@@ -327,6 +337,16 @@
 #define RGPU_FLAGS_cudaDeviceSetCacheConfig (0)
 #define RGPU_ID_cudaDeviceGetPCIBusId 0x71d4c698u
 #define RGPU_FLAGS_cudaDeviceGetPCIBusId (0)
+#define RGPU_ID_cudaIpcGetEventHandle 0x2723f830u
+#define RGPU_FLAGS_cudaIpcGetEventHandle (0)
+#define RGPU_ID_cudaIpcOpenEventHandle 0x0bed5575u
+#define RGPU_FLAGS_cudaIpcOpenEventHandle (0)
+#define RGPU_ID_cudaIpcGetMemHandle 0x2dd88744u
+#define RGPU_FLAGS_cudaIpcGetMemHandle (0)
+#define RGPU_ID_cudaIpcOpenMemHandle 0x7eba2982u
+#define RGPU_FLAGS_cudaIpcOpenMemHandle (0)
+#define RGPU_ID_cudaIpcCloseMemHandle 0x5ed36a75u
+#define RGPU_FLAGS_cudaIpcCloseMemHandle (0)
 #define RGPU_ID_cudaDeviceFlushGPUDirectRDMAWrites 0x20b52affu
 #define RGPU_FLAGS_cudaDeviceFlushGPUDirectRDMAWrites (0)
 #define RGPU_ID_cudaDeviceGetSharedMemConfig 0x353e2a38u

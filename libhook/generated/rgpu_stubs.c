@@ -495,34 +495,76 @@ CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     return rc;
 }
 
-/* cuIpcGetEventHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cuIpcGetEventHandle: forward (protocol/contract/calls/interop.toml) */
 CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuIpcGetEventHandle");
+    rgpu_call c;
+    if (pHandle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuIpcGetEventHandle, "cuIpcGetEventHandle", RGPU_DRIVER, RGPU_FLAGS_cuIpcGetEventHandle);
+    rgpu_put_h(&c, event);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, pHandle, sizeof *pHandle);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuIpcOpenEventHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cuIpcOpenEventHandle: forward (protocol/contract/calls/interop.toml) */
 CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuIpcOpenEventHandle");
+    rgpu_call c;
+    if (phEvent == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuIpcOpenEventHandle, "cuIpcOpenEventHandle", RGPU_DRIVER, RGPU_FLAGS_cuIpcOpenEventHandle);
+    rgpu_put_b(&c, &handle, sizeof handle);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *phEvent = (__typeof__(*phEvent))rgpu_out_h(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuIpcGetMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cuIpcGetMemHandle: forward (protocol/contract/calls/interop.toml) */
 CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuIpcGetMemHandle");
+    rgpu_call c;
+    if (pHandle == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuIpcGetMemHandle, "cuIpcGetMemHandle", RGPU_DRIVER, RGPU_FLAGS_cuIpcGetMemHandle);
+    rgpu_put_u(&c, (uint64_t)dptr);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, pHandle, sizeof *pHandle);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuIpcOpenMemHandle_v2: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cuIpcOpenMemHandle_v2: forward (protocol/contract/calls/interop.toml) */
 CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuIpcOpenMemHandle_v2");
+    rgpu_call c;
+    if (pdptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_begin(&c, RGPU_ID_cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle_v2", RGPU_DRIVER, RGPU_FLAGS_cuIpcOpenMemHandle_v2);
+    rgpu_put_b(&c, &handle, sizeof handle);
+    rgpu_put_u(&c, (uint64_t)Flags);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *pdptr = (__typeof__(*pdptr))rgpu_out_u(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cuIpcCloseMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cuIpcCloseMemHandle: forward (protocol/contract/calls/interop.toml) */
 CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
-    return rgpu_unsupported(RGPU_DRIVER, "cuIpcCloseMemHandle");
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cuIpcCloseMemHandle, "cuIpcCloseMemHandle", RGPU_DRIVER, RGPU_FLAGS_cuIpcCloseMemHandle);
+    rgpu_put_u(&c, (uint64_t)dptr);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cuMemcpyDtoD_v2: forward (protocol/contract/calls/memory.toml) */
@@ -2554,34 +2596,76 @@ cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
     return rc;
 }
 
-/* cudaIpcGetEventHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cudaIpcGetEventHandle: forward (protocol/contract/calls/interop.toml) */
 cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
 {
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcGetEventHandle");
+    rgpu_call c;
+    if (handle == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaIpcGetEventHandle, "cudaIpcGetEventHandle", RGPU_RUNTIME, RGPU_FLAGS_cudaIpcGetEventHandle);
+    rgpu_put_h(&c, event);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, handle, sizeof *handle);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cudaIpcOpenEventHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cudaIpcOpenEventHandle: forward (protocol/contract/calls/interop.toml) */
 cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
 {
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcOpenEventHandle");
+    rgpu_call c;
+    if (event == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaIpcOpenEventHandle, "cudaIpcOpenEventHandle", RGPU_RUNTIME, RGPU_FLAGS_cudaIpcOpenEventHandle);
+    rgpu_put_b(&c, &handle, sizeof handle);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *event = (__typeof__(*event))rgpu_out_h(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cudaIpcGetMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cudaIpcGetMemHandle: forward (protocol/contract/calls/interop.toml) */
 cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
 {
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcGetMemHandle");
+    rgpu_call c;
+    if (handle == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaIpcGetMemHandle, "cudaIpcGetMemHandle", RGPU_RUNTIME, RGPU_FLAGS_cudaIpcGetMemHandle);
+    rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        rgpu_out_b(&c, handle, sizeof *handle);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cudaIpcOpenMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cudaIpcOpenMemHandle: forward (protocol/contract/calls/interop.toml) */
 cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)
 {
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcOpenMemHandle");
+    rgpu_call c;
+    if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_begin(&c, RGPU_ID_cudaIpcOpenMemHandle, "cudaIpcOpenMemHandle", RGPU_RUNTIME, RGPU_FLAGS_cudaIpcOpenMemHandle);
+    rgpu_put_b(&c, &handle, sizeof handle);
+    rgpu_put_u(&c, (uint64_t)flags);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        *devPtr = (void *)(uintptr_t)rgpu_out_u(&c);
+    }
+    rgpu_end(&c);
+    return rc;
 }
 
-/* cudaIpcCloseMemHandle: not supported: IPC handles are not forwarded yet (protocol/contract/calls/interop.toml) */
+/* cudaIpcCloseMemHandle: forward (protocol/contract/calls/interop.toml) */
 cudaError_t cudaIpcCloseMemHandle(void *devPtr)
 {
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaIpcCloseMemHandle");
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_ID_cudaIpcCloseMemHandle, "cudaIpcCloseMemHandle", RGPU_RUNTIME, RGPU_FLAGS_cudaIpcCloseMemHandle);
+    rgpu_put_u(&c, (uint64_t)(uintptr_t)devPtr);
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
 }
 
 /* cudaDeviceFlushGPUDirectRDMAWrites: forward (protocol/contract/calls/context.toml) */

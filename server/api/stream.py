@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import CudaError
-from . import handles
+from . import handles, ipc
 
 
 @handles("cudaStreamCreate")
@@ -98,4 +98,5 @@ def event_elapsed(s, start, end):
 @handles("cudaEventDestroy", "cuEventDestroy_v2")
 def event_destroy(s, event):
     s.device.event_destroy(s.drop("event", event))
+    ipc.event_destroyed(s, event)
     return ()

@@ -207,6 +207,20 @@ class Device(ABC):
     def surf_destroy(self, value: int, obj) -> None:
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no surface objects")
 
+    # CUDA IPC between sessions of one GPU (server/api/ipc.py keeps the handles and the policy)
+    def ipc_export(self, addr: int, size: int) -> dict:
+        """What another session's worker needs to map the allocation [addr, addr+size)."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend does not share memory between processes")
+    def ipc_open(self, record: dict) -> int:
+        """Map another session's export (`record`, from its ipc_export); the address of its first byte."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend does not share memory between processes")
+    def ipc_close(self, addr: int) -> None:
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend does not share memory between processes")
+    def ipc_event_export(self, event) -> dict:
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend does not share events between processes")
+    def ipc_event_open(self, record: dict):
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend does not share events between processes")
+
     @abstractmethod
     def take_output(self) -> str:
         """Device printf output produced since the last call (delivered at synchronisation)."""

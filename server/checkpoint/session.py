@@ -21,6 +21,9 @@ def describe(session) -> tuple[dict, dict[str, bytes]]:
     if session.vmm is not None and session.vmm.reservations:
         raise CheckpointError("memory mapped through the VMM API (cuMemAddressReserve/cuMemMap) cannot be "
                               "checkpointed or migrated yet: the session keeps its GPU")
+    if session.ipc is not None and session.ipc.active:
+        raise CheckpointError("memory shared with another process (CUDA IPC) cannot be checkpointed or migrated: "
+                              "the other process maps it on this GPU; the session keeps its GPU")
     state = {
         "objects": objects.capture(session),
         "next_handle": session.next_handle,

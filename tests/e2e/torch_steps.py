@@ -4,7 +4,7 @@ what the device computed, what the CPU computed, and facts about the device.
 
 Steps (issue 11): device (is_available, name, memory, copies both ways and on the device), matmul
 (cuBLAS), conv (cuDNN forward and backward), kernels (PyTorch's own: elementwise, reduction, cumsum),
-train (Linear + Conv2d + AdamW, a few steps)."""
+train (Linear + Conv2d + AdamW, a few steps), ipc (a CUDA tensor sent to another process)."""
 from __future__ import annotations
 
 import json
@@ -170,6 +170,37 @@ def step_train(steps: int = 20) -> dict:
             losses.append(loss.item())
         out[where] = losses
     return out
+
+
+def _ipc_child(inbox, outbox) -> None:
+    """A torch.multiprocessing child: reads the CUDA tensor it was sent (memory opened by CUDA IPC,
+    ordered after the sender's work by its interprocess event) and writes it back doubled, in place."""
+    t = inbox.get(timeout=300)
+    seen = t.cpu()
+    t.copy_(seen * 2)  # host to device, into the sender's memory
+    torch.cuda.synchronize()
+    outbox.put(flat(seen))
+    del t
+    inbox.get(timeout=300)  # the sender has read the result: the tensor may go
+
+
+def step_ipc() -> dict:
+    """A CUDA tensor sent to a spawned process through a torch.multiprocessing queue, as DataLoader
+    workers and multi-process trainers share them: CUDA IPC of memory and events. Copies only, so the
+    software GPU runs it too (PyTorch's own kernels are SASS)."""
+    import torch.multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    src = torch.arange(3000, dtype=torch.float32) * 0.25 - 100
+    t = src.to("cuda")[1000:]  # a view into its block: what travels is the block and the offset
+    inbox, outbox = ctx.Queue(), ctx.Queue()
+    child = ctx.Process(target=_ipc_child, args=(inbox, outbox))
+    child.start()
+    inbox.put(t)
+    seen = outbox.get(timeout=300)
+    after = flat(t)
+    inbox.put("done")
+    child.join(300)
+    return {"seen": seen, "after": after, "cpu": flat(src[1000:]), "exitcode": child.exitcode}
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 from ..base import Device
 from .arrays import CudaArrays
 from .vmm import CudaVmm
+from .ipc import CudaIpc
 from ...errors import CudaError
 from .timing import KernelClock
 from . import launches, linking, suspension
@@ -124,7 +125,7 @@ def probe() -> list[dict]:
     return out
 
 
-class CudaDevice(CudaArrays, CudaVmm, Device):
+class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
     reports_running = True  # a kernel cannot be time-sliced by the server: its running time is watched
     registers_host = True  # host memory the worker maps is page-locked for DMA (cuMemHostRegister)
 
@@ -173,6 +174,7 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         self._mipmaps: dict = {}
         self._objects: dict = {}
         self._vmm_tables()  # physical allocations, reserved ranges, mappings (vmm.py)
+        self._ipc_tables()  # other sessions' memory opened here (ipc.py)
         self._suspended: int | None = None  # the bytes released while the driver holds a checkpoint
         self._stuck = False  # the driver's checkpoint or restore left the process locked for good
 
@@ -315,7 +317,8 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         i = bisect.bisect_right(self._starts, addr) - 1
         if i >= 0:
             start = self._starts[i]
-            size = self._allocs.get(start) or self._globals.get(start) or self._runs.get(start, 0)
+            size = (self._allocs.get(start) or self._globals.get(start) or self._runs.get(start)
+                    or self._opened.get(start, 0))
             if addr < start + size:
                 return start, size
         return None
@@ -659,6 +662,7 @@ class CudaDevice(CudaArrays, CudaVmm, Device):
         for m in list(self._modules):
             _lib.cuModuleUnload(m)
         self._vmm_close()
+        self._ipc_close_all()
         for a in list(self._allocs):
             _lib.cuMemFree_v2(a)
         if self._reserve is not None:

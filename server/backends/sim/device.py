@@ -15,6 +15,7 @@ from .arrays import SimArrays
 from . import companion as sim_companion
 from .errors import SimError
 from .memory import WINDOWS, DeviceMemory
+from .sharing import ArenaSharing
 from .properties import attributes
 
 GRID_WORKSPACE_BYTES = 16
@@ -24,6 +25,9 @@ TEXTURE_ALIGNMENT = 512  # CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT (properties.py)
 class SimStream:
     def __init__(self, flags: int, priority: int):
         self.flags, self.priority = flags, priority
+
+
+EVENT_DISABLE_TIMING, EVENT_INTERPROCESS = 0x2, 0x4  # CU_EVENT_*
 
 
 class SimEvent:
@@ -152,6 +156,31 @@ class SimDevice(SimArrays, Device):
     def allocation(self, addr: int):
         return self.memory.allocation(addr)
 
+    # -- CUDA IPC (server/api/ipc.py): pages shared with other sessions' workers (sharing.py) --
+    def _sharing(self) -> ArenaSharing:
+        if self.memory.sharing is None:
+            self.memory.sharing = ArenaSharing(self.memory)
+        return self.memory.sharing
+
+    def ipc_export(self, addr: int, size: int) -> dict:
+        return self._sharing().export(addr, size)
+
+    def ipc_open(self, record: dict) -> int:
+        return self._sharing().open(record)
+
+    def ipc_close(self, addr: int) -> None:
+        self._sharing().close(addr)
+
+    def ipc_event_export(self, event) -> dict:
+        if not event.flags & EVENT_INTERPROCESS:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", "the event was not created with cudaEventInterprocess")
+        # Work ends with its call here, so every event is complete when another process asks:
+        # an opened event needs only the flags.
+        return {"flags": event.flags}
+
+    def ipc_event_open(self, record: dict):
+        return SimEvent(record["flags"])
+
     def copy_htod(self, dst, data, stream) -> None:
         self.memory.write(dst, data)
 
@@ -192,6 +221,8 @@ class SimDevice(SimArrays, Device):
         pass
 
     def event_create(self, flags):
+        if flags & EVENT_INTERPROCESS and not flags & EVENT_DISABLE_TIMING:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", "an interprocess event must disable timing (cudaEventDisableTiming)")
         return SimEvent(flags)
 
     def event_record(self, event, stream) -> None:

@@ -87,6 +87,8 @@ class DeviceMemory:
         self.textures: dict[int, object] = {}
         self.surfaces: dict[int, object] = {}
         self.next_object = 0
+        # Pages shared with other sessions by CUDA IPC (sharing.py), made at the first export or open.
+        self.sharing = None
 
     # -- allocation -------------------------------------------------------------------------
     def alloc(self, nbytes: int, align: int = ALIGNMENT) -> int:
@@ -206,6 +208,8 @@ class DeviceMemory:
         last = (off + size) // mmap.PAGESIZE * mmap.PAGESIZE
         if last > first:
             self._map.madvise(mmap.MADV_DONTNEED, first, last - first)
+            if self.sharing is not None:
+                self.sharing.discard(first, last)
 
     def alloc_at(self, addr: int, nbytes: int, span: int) -> None:
         """Allocate exactly [addr, addr+span) (``nbytes`` of it usable): a checkpoint's allocation
@@ -373,3 +377,5 @@ class DeviceMemory:
     def close(self) -> None:
         self.arena = None
         self._map.close()
+        if self.sharing is not None:
+            self.sharing.close_file()

@@ -1,0 +1,83 @@
+"""CUDA IPC end to end: two processes of one program share device memory and an event through
+rgpu (tests/cuda/programs/ipc.cu), on the test backend (the software GPU here, the real GPU on a GPU
+host) and on the cuda backend over the null driver; and through the pool, where a handle opens for
+another process of the same lease and for no other tenant's."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from rgpu.client import server_client
+from tests.conftest import run_cli
+from tests.support.daemons import wait_until
+from tests.support.null_server import start as start_null_server
+from tests.support.pool import Pool
+
+pytestmark = pytest.mark.e2e
+
+N = (1 << 18) + 37  # ipc.cu's words
+
+
+@pytest.fixture(params=["test backend", "null driver"])
+def server(request, daemons, start_server):
+    """(url, the program's mode): the null driver runs no kernels, so copies stand for them."""
+    if request.param == "null driver":
+        return start_null_server(daemons)[0], ["copy"]
+    return start_server()[0], []
+
+
+def test_two_processes_share_memory_and_an_event(server, cuda_program):
+    server, mode = server
+    exe = cuda_program("ipc")
+    r = run_cli("run", "--server", server, "--", str(exe), *mode)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0 and "IPC OK" in r.stdout, out
+    assert "CHILD OK" in r.stdout, out
+    # the handle of a freed allocation opens nothing
+    assert "OPEN cudaErrorInvalidResourceHandle" in r.stdout, out
+    # the worker that exported left no handle behind, and its sessions are gone
+    wait_until(lambda: not server_client.stats(server)["sessions"], 30, "the program's sessions closed")
+
+
+def _serve(pool: Pool, exe, *opts: str) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, *opts,
+                             "--", str(exe), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(pool.env, RGPU_TIMEOUT="60"))
+    line = proc.stdout.readline()
+    if not line.startswith("HANDLE "):
+        proc.kill()
+        pytest.fail(f"the exporting program did not start: {line}{proc.communicate(timeout=10)}")
+    return proc, line.split()[1]
+
+
+@pytest.fixture
+def pool(daemons, tmp_path):
+    p = Pool(daemons, tmp_path)
+    a = p.add_server("512MiB")
+    wait_until(lambda: p.states() == {a: "up"}, 60, "the server up in `rgpu ls`")
+    yield p
+    for handle in p.servers.values():
+        handle.stop()
+
+
+def test_a_handle_opens_in_its_own_lease_and_in_no_other(pool, cuda_program):
+    exe = cuda_program("ipc")
+    proc, handle = _serve(pool, exe, "--mem", "64MiB")
+    try:
+        [(lease, _)] = pool.leases().items()
+        # another tenant's program, with the handle in hand: nothing opens
+        other = pool.run("--mem", "64MiB", "--", str(exe), "open", handle)
+        assert other.returncode == 0 and "OPEN cudaErrorInvalidResourceHandle" in other.stdout, \
+            other.stdout + other.stderr
+        # a second process of the same lease (as torch.multiprocessing's children are): it opens
+        same = pool.run("--lease", lease, "--", str(exe), "open", handle)
+        assert same.returncode == 0 and "OPEN cudaSuccess" in same.stdout, same.stdout + same.stderr
+        assert f"SUM {sum(i * 3 + 1 for i in range(N))}" in same.stdout
+        out, err = proc.communicate("done\n", timeout=60)
+        assert proc.returncode == 0 and "SERVE OK" in out, out + err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
