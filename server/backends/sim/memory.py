@@ -256,6 +256,13 @@ class DeviceMemory:
         written = (((entries >> np.uint64(63)) & np.uint64(1)).astype(bool)
                    & ((entries >> np.uint64(56)) & np.uint64(1)).astype(bool)) \
             | ((entries >> np.uint64(62)) & np.uint64(1)).astype(bool)
+        if self.sharing is not None:
+            # pages moved into the IPC memory file (sharing.py): their bytes are the file's, which
+            # another process may have written without this one's page tables showing it
+            for a, b in self.sharing.shared:
+                lo, hi = max(a // page, first), min(-(-b // page), last + 1)
+                if lo < hi:
+                    written[lo - first:hi - first] = True
         if not written.any():
             return []
         # runs of written pages -> byte ranges, clipped to the asked range

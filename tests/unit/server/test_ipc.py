@@ -190,3 +190,16 @@ def test_a_worker_that_exits_leaves_no_handle(registry):
     ipc_registry.forget_pid(registry, 4242)
     assert ipc_registry.read(registry, b"\1" * 16, 4242) is None
     assert ipc_registry.read(registry, b"\2" * 16, 4343) == {"kind": 1}
+
+
+def test_pages_once_shared_are_checkpointed_whole(d, pair):
+    """A neighbour's bytes in a page that moved into the memory file are the file's: a checkpoint
+    after the export ended must still find them written (this process's page tables need not)."""
+    a, _ = pair
+    p, _ = filled(d, a, 5000)
+    y, ydata = filled(d, a, 1000, seed=9)  # in the export's last page
+    ok(call(d, a, "cuIpcGetMemHandle", p))
+    ok(call(d, a, "cuMemFree_v2", p))
+    describe(a)  # nothing is shared any more: it may be checkpointed
+    assert a.device.memory.written(y, 1000) == [(y, 1000)]
+    assert read(d, a, y, 1000) == ydata
