@@ -4,15 +4,17 @@ order their use) to another process, and how CuPy and MPI-style programs share b
 
 Each process of a program is its own session and worker here, so the memory is shared between the
 workers of one GPU: the backend maps it (sim: sharing.py; cuda: the driver's own handles). The
-program's handle is rgpu's, never the backend's: 64 bytes of a magic, a random token, the
-exporting worker's pid and the pointer's offset in its allocation. The token names a record in the
+program's handle is rgpu's, never the backend's: 64 bytes of a magic, a random token and the
+exporting worker's pid. The token names a record in the
 server's registry (server/ipc_registry.py) that says what the backend needs and who may open it:
 sessions of the same lease and vGPU on the same GPU (without a lease gate, any session of the
 GPU), so a handle that leaks to another tenant opens nothing. A handle from another server finds
 no record.
 
-As on a GPU: opening your own handle fails, opening one twice in a session returns the same
-pointer and counts (each open needs its close), opened memory is released by cudaIpcCloseMemHandle
+As on a GPU: a handle names a whole allocation (any pointer into it gives the same handle, and
+opening it gives the allocation's base: programs that share part of one send the offset
+themselves, as PyTorch, numba and tensorpipe do), opening your own handle fails, opening one
+twice in a session returns the same pointer and counts (each open needs its close), opened memory is released by cudaIpcCloseMemHandle
 (cudaFree refuses it), and a handle dies with its allocation, event or session. The opener is not
 charged for the memory: the exporter's quota holds it."""
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..errors import CudaError
 from . import handles
 
 MAGIC = b"rgpuIPC\x01"
-HANDLE = struct.Struct("<8s16sIIQ")  # magic, token, exporter's pid, kind, offset in the allocation
+HANDLE = struct.Struct("<8s16sII")  # magic, token, exporter's pid, kind
 HANDLE_SIZE = 64  # cudaIpcMemHandle_t / cudaIpcEventHandle_t
 MEMORY, EVENT = 1, 2
 LAZY_ENABLE_PEER_ACCESS = 0x1  # the only flag cudaIpcOpenMemHandle takes
@@ -70,8 +72,8 @@ def _state(s) -> IpcState:
     return st
 
 
-def _handle(token: bytes, kind: int, offset: int = 0) -> bytes:
-    return HANDLE.pack(MAGIC, token, os.getpid(), kind, offset).ljust(HANDLE_SIZE, b"\0")
+def _handle(token: bytes, kind: int) -> bytes:
+    return HANDLE.pack(MAGIC, token, os.getpid(), kind).ljust(HANDLE_SIZE, b"\0")
 
 
 def _export(s, st: IpcState, kind: int, backend: dict) -> bytes:
@@ -82,11 +84,11 @@ def _export(s, st: IpcState, kind: int, backend: dict) -> bytes:
 
 
 def _record(s, st: IpcState, handle, kind: int):
-    """The registry's record a program's handle names, checked: (record, token, offset)."""
+    """The registry's record a program's handle names, checked: (record, token)."""
     handle = bytes(handle or b"")
     if len(handle) < HANDLE.size or not handle.startswith(MAGIC):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", "not an IPC handle rgpu made")
-    _, token, pid, got_kind, offset = HANDLE.unpack_from(handle)
+    _, token, pid, got_kind = HANDLE.unpack_from(handle)
     if got_kind != kind:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", "an event's handle where memory's is asked, or the reverse")
     record = ipc_registry.read(st.registry, token, pid)
@@ -97,7 +99,7 @@ def _record(s, st: IpcState, handle, kind: int):
         raise CudaError("CUDA_ERROR_INVALID_HANDLE", "the handle belongs to another lease, vGPU or GPU")
     if record.get("session") == s.id:
         raise CudaError("CUDA_ERROR_INVALID_CONTEXT", "the handle was exported by this process: use the pointer itself")
-    return record, token, offset
+    return record, token
 
 
 def _sharable(s, st: IpcState, addr: int) -> tuple[int, int]:
@@ -126,7 +128,7 @@ def get_mem_handle(s, addr):
     if token is None:
         token = _export(s, st, MEMORY, s.device.ipc_export(base, size))
         st.exports[base] = token
-    return (_handle(token, MEMORY, addr - base),)
+    return (_handle(token, MEMORY),)
 
 
 @handles("cudaIpcOpenMemHandle", "cuIpcOpenMemHandle_v2")
@@ -134,16 +136,13 @@ def open_mem_handle(s, handle, flags):
     st = _state(s)
     if flags & ~LAZY_ENABLE_PEER_ACCESS:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"flags 0x{flags:x}")
-    record, token, offset = _record(s, st, handle, MEMORY)
+    record, token = _record(s, st, handle, MEMORY)
     entry = st.opened.get(token)
     if entry is None:
-        size = int(record["backend"]["size"])
-        if offset >= size:
-            raise CudaError("CUDA_ERROR_INVALID_VALUE", "the handle's offset is past its allocation")
-        entry = st.opened[token] = [s.device.ipc_open(record["backend"]), size, 0]
+        entry = st.opened[token] = [s.device.ipc_open(record["backend"]), int(record["backend"]["size"]), 0]
         bisect.insort(st._opened_at, entry[0])
     entry[2] += 1
-    return (entry[0] + offset,)
+    return (entry[0],)
 
 
 @handles("cudaIpcCloseMemHandle", "cuIpcCloseMemHandle")
@@ -174,7 +173,7 @@ def get_event_handle(s, event):
 @handles("cudaIpcOpenEventHandle", "cuIpcOpenEventHandle")
 def open_event_handle(s, handle):
     st = _state(s)
-    record, _, _ = _record(s, st, handle, EVENT)
+    record, _ = _record(s, st, handle, EVENT)
     return (s.new_handle("event", s.device.ipc_event_open(record["backend"])),)
 
 

@@ -67,8 +67,7 @@ def test_a_handle_is_rgpus_own_and_the_same_for_one_allocation(d, pair):
     h = ok(call(d, a, "cuIpcGetMemHandle", p))
     assert len(h) == 64 and h.startswith(MAGIC)
     assert ok(call(d, a, "cuIpcGetMemHandle", p)) == h
-    inner = ok(call(d, a, "cuIpcGetMemHandle", p + 4096))
-    assert inner != h and inner[:24] == h[:24], "an inner pointer: the same allocation at another offset"
+    assert ok(call(d, a, "cuIpcGetMemHandle", p + 4096)) == h, "an inner pointer names the same allocation"
     assert len(os.listdir(a.ipc.registry)) == 1
 
 
@@ -97,9 +96,9 @@ def test_opens_are_counted_and_closed_memory_is_fresh_again(d, pair):
     h = ok(call(d, a, "cuIpcGetMemHandle", p))
     inner = ok(call(d, a, "cuIpcGetMemHandle", p + 100))
     q = ok(call(d, b, "cuIpcOpenMemHandle_v2", h, 0))
-    assert ok(call(d, b, "cuIpcOpenMemHandle_v2", inner, 0)) == q + 100, "one mapping, counted"
+    assert ok(call(d, b, "cuIpcOpenMemHandle_v2", inner, 0)) == q, "one mapping at the base, counted"
     assert rc(call(d, b, "cuMemFree_v2", q)) == "CUDA_ERROR_INVALID_VALUE", "closed, not freed"
-    ok(call(d, b, "cuIpcCloseMemHandle", q + 100))
+    ok(call(d, b, "cuIpcCloseMemHandle", q))
     assert read(d, b, q, 16) == data[:16], "still open once"
     ok(call(d, b, "cuIpcCloseMemHandle", q))
     assert rc(call(d, b, "cuIpcCloseMemHandle", q)) == "CUDA_ERROR_INVALID_VALUE"
