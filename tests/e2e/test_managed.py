@@ -15,6 +15,7 @@ from rgpu.client.server_client import ping, stats
 from rgpu.server.backends.sim.device import default_window
 from tests.conftest import run_cli, server_argv
 from tests.support.daemons import free_url, wait_until
+from tests.support.null_server import start as start_null_server
 
 pytestmark = pytest.mark.e2e
 
@@ -44,6 +45,21 @@ def test_driver_api_managed_memory(cuda_program, sim_server):
     p = _run(cuda_program("driver_managed"), sim_server)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "OK driver_managed" in p.stdout
+
+
+def test_managed_variables_are_host_memory_kept_coherent(cuda_program, sim_server):
+    """__managed__ variables: nvcc's host code reaches them through the pointer __cudaInitModule fills."""
+    p = _run(cuda_program("managed_vars"), sim_server)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "MANAGED VARS OK" in p.stdout
+
+
+def test_managed_variables_on_the_cuda_backend(cuda_program, daemons):
+    """The same through the cuda backend (the null driver: copies to the symbols stand for kernels)."""
+    url = start_null_server(daemons)[0]
+    p = _run(cuda_program("managed_vars"), url, "copy")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "MANAGED VARS OK" in p.stdout
 
 
 @pytest.mark.sim_only("the device's memory is the software GPU's --sim-memory; on a GPU the quota comes from a "

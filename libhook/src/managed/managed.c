@@ -44,8 +44,11 @@
 
 typedef struct region {
     uint64_t addr;    /* device address == host address */
-    size_t mapped;    /* bytes mapped (the server's allocation, a multiple of host pages) */
+    size_t mapped;    /* bytes mapped (the server's allocation, a multiple of host pages); of a
+                       * module's variable, its size: no whole pages, nor its own */
     int dev;
+    int var;          /* a module's managed variable (rgpu_managed_adopt): its pages may hold the
+                       * module's other variables and stay mapped for the whole run */
     int host_only;    /* attached to the host (cudaMemAttachHost): the host's alone, neither pushed nor pulled */
     uint8_t *shadow;  /* the device's contents as of the last push or pull */
     struct region *next;
@@ -74,17 +77,22 @@ int rgpu_managed_side(const void *p) {
 
 /* ---- push and pull ------------------------------------------------------------------------ */
 
+/* The compare granule at off: a whole one, or a variable's last part. */
+static size_t granule(const region *r, size_t off) { return r->mapped - off < PAGE ? r->mapped - off : PAGE; }
+
 static int push_region(region *r) {
     const uint8_t *host = (const uint8_t *)(uintptr_t)r->addr;
     size_t off = 0;
     while (off < r->mapped) {
-        if (!memcmp(host + off, r->shadow + off, PAGE)) { off += PAGE; continue; }
+        size_t n = granule(r, off);
+        if (!memcmp(host + off, r->shadow + off, n)) { off += n; continue; }
         /* one copy per run, clean gaps of up to GAP included: rewriting what the device already
          * holds is cheaper than another message */
-        size_t end = off + PAGE, scan = end;
+        size_t end = off + n, scan = end;
         while (scan < r->mapped && scan - end < GAP) {
-            scan += PAGE;
-            if (memcmp(host + scan - PAGE, r->shadow + scan - PAGE, PAGE)) end = scan;
+            size_t m = granule(r, scan);
+            scan += m;
+            if (memcmp(host + scan - m, r->shadow + scan - m, m)) end = scan;
         }
         /* async on the legacy stream: the data is copied into the message, which goes ahead of
          * the device work that triggered the push, and the server copies before running it */
@@ -272,6 +280,10 @@ static int free_any(int face, uint64_t addr) {
     pthread_mutex_lock(&mu);
     for (link = &regions; *link; link = &(*link)->next)
         if ((*link)->addr == addr) {
+            if ((*link)->var) { /* a module's variable: only its module's unload frees it */
+                pthread_mutex_unlock(&mu);
+                return rgpu_invalid_value(face);
+            }
             r = *link;
             *link = r->next;
             __atomic_sub_fetch(&nregions, 1, __ATOMIC_RELEASE);
@@ -319,7 +331,7 @@ static void drop_all(int dev) {
         if (r->dev != dev) { link = &r->next; continue; }
         *link = r->next;
         __atomic_sub_fetch(&nregions, 1, __ATOMIC_RELEASE);
-        munmap((void *)(uintptr_t)r->addr, r->mapped);
+        if (!r->var) munmap((void *)(uintptr_t)r->addr, r->mapped); /* a variable's pages may be shared */
         munmap(r->shadow, r->mapped);
         free(r);
     }
@@ -339,6 +351,72 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
     int rc;
     if (rgpu_capture_cuMemFree_v2(&rc, dptr)) return rc;
     return free_any(RGPU_DRIVER, dptr);
+}
+
+/* ---- a module's managed variables ---------------------------------------------------------- */
+
+/* Whether some variable's region has host pages mapped over [p, p+page) (mu held). */
+static int var_page(uint64_t p, long page) {
+    for (region *r = regions; r; r = r->next)
+        if (r->var && p < (r->addr + r->mapped + page - 1) / page * page && p + page > r->addr / page * page)
+            return 1;
+    return 0;
+}
+
+/* __managed__ variables live where the device's module put them (the server's module memory, the
+ * driver's managed segment): this process maps host pages over that range, at the same address, and
+ * keeps exactly the variable's bytes coherent, pushed and pulled like an allocation's. Variables of
+ * one module often share a page: each is its own region, the page mapped once. */
+/* Unmap the pages of [addr, end) this variable mapped itself (those no other variable holds). */
+static void unmap_own(uint64_t addr, uint64_t end, long page) {
+    for (uint64_t p = addr / page * page; p < end; p += page)
+        if (!var_page(p, page)) munmap((void *)(uintptr_t)p, page);
+}
+
+int rgpu_managed_adopt(int dev, uint64_t addr, size_t size) {
+    long page = sysconf(_SC_PAGESIZE);
+    int rc = 0;
+    uint64_t p;
+    if (!size) return RGPU_INVALID_VALUE;
+    pthread_mutex_lock(&mu);
+    if (find(addr)) goto out; /* adopted already (another translation unit's registration) */
+    for (p = addr / page * page; p < addr + size; p += page) {
+        if (var_page(p, page)) continue;
+        void *m = mmap((void *)(uintptr_t)p, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                       -1, 0);
+        if (m != (void *)(uintptr_t)p) {
+            if (m != MAP_FAILED) munmap(m, page);
+            rgpu_log(RGPU_LOG_ERROR, "managed variable at 0x%llx: this process has something of its own there",
+                     (unsigned long long)addr);
+            unmap_own(addr, p, page);
+            rc = RGPU_OUT_OF_MEMORY;
+            goto out;
+        }
+    }
+    region *r = calloc(1, sizeof *r);
+    void *shadow = r ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+    if (shadow == MAP_FAILED) {
+        free(r);
+        unmap_own(addr, addr + size, page);
+        rc = RGPU_OUT_OF_MEMORY;
+        goto out;
+    }
+    r->addr = addr, r->mapped = size, r->dev = dev, r->var = 1, r->shadow = shadow;
+    inside = 1;
+    rc = pull_range(r, 0, size); /* its initial value, or what kernels wrote before the host looked */
+    inside = 0;
+    if (rc) {
+        munmap(shadow, size);
+        free(r);
+        unmap_own(addr, addr + size, page);
+        goto out;
+    }
+    r->next = regions;
+    regions = r;
+    __atomic_add_fetch(&nregions, 1, __ATOMIC_RELEASE);
+out:
+    pthread_mutex_unlock(&mu);
+    return rc;
 }
 
 /* ---- attaching to streams ------------------------------------------------------------------ */

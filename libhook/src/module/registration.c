@@ -183,31 +183,72 @@ void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
     pthread_mutex_unlock(&mu);
 }
 
-void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress, const char *deviceName,
-                       int ext, size_t size, int constant, int global) {
-    (void)deviceAddress; (void)ext; (void)constant; (void)global;
+static void register_var(void **handle, const void *key, const char *name, size_t size, int managed) {
     rgpu_var *v = calloc(1, sizeof *v);
-    v->host_var = hostVar;
-    v->name = deviceName;
+    v->host_var = key;
+    v->name = name;
     v->size = size;
     v->module = *handle;
+    v->managed = managed;
     pthread_mutex_lock(&mu);
     if (nvars == capv) {
         capv = capv ? capv * 2 : 32;
         vars = realloc(vars, capv * sizeof *vars);
     }
     vars[nvars++] = v;
-    index_put(hostVar, v, KIND_VAR);
+    index_put(key, v, KIND_VAR);
     pthread_mutex_unlock(&mu);
 }
 
-void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, char *deviceAddress,
-                              const char *deviceName, int ext, size_t size, int constant, int global) {
-    (void)handle; (void)hostVarPtrAddress; (void)deviceAddress; (void)ext; (void)size; (void)constant; (void)global;
-    rgpu_log(RGPU_LOG_WARN, "managed variable %s: managed memory is not supported by rgpu", deviceName);
+void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress, const char *deviceName,
+                       int ext, size_t size, int constant, int global) {
+    (void)deviceAddress; (void)ext; (void)constant; (void)global;
+    register_var(handle, hostVar, deviceName, size, 0);
 }
 
-char __cudaInitModule(void **handle) { (void)handle; return 0; }
+/* A __managed__ variable: nvcc's host code reads and writes it through the pointer at
+ * hostVarPtrAddress, after calling __cudaInitModule for its module (once per translation unit). */
+void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, char *deviceAddress,
+                              const char *deviceName, int ext, size_t size, int constant, int global) {
+    (void)deviceAddress; (void)ext; (void)constant; (void)global;
+    register_var(handle, hostVarPtrAddress, deviceName, size, 1);
+}
+
+/* The module's managed variables, made reachable from host code: the module loaded on the current
+ * device, each variable's device address mapped here (managed.c) and stored where host code reads it.
+ * Returns 1 once every one is, else 0 (host code calls again at its next access). */
+char __cudaInitModule(void **handle) {
+    rgpu_module *m = handle ? *handle : NULL;
+    if (!m || rgpu_ensure_init()) return 0;
+    int dev = rgpu_current_device(), ok = 1;
+    pthread_mutex_lock(&mu);
+    size_t n = nvars;
+    pthread_mutex_unlock(&mu);
+    for (size_t i = 0; i < n; i++) {
+        pthread_mutex_lock(&mu);
+        rgpu_var *v = vars[i];
+        pthread_mutex_unlock(&mu);
+        if (v->module != m || !v->managed || v->bound) continue;
+        void *mod = NULL;
+        CUdeviceptr addr = 0;
+        size_t size = 0;
+        int rc = rgpu_module_on(RGPU_RUNTIME, m, dev, &mod);
+        if (!rc) rc = cuModuleGetGlobal_v2(&addr, &size, mod, v->name);
+        if (!rc) rc = rgpu_managed_adopt(dev, addr, size);
+        if (rc) {
+            rgpu_log(RGPU_LOG_ERROR, "managed variable %s: cannot make it reachable from the host (%d)", v->name, rc);
+            ok = 0;
+            continue;
+        }
+        v->bound = addr;
+        *(void **)v->host_var = (void *)(uintptr_t)addr;
+        /* host code names it by that address in the symbol calls (cudaMemcpyToSymbol(x, ...) passes *&x) */
+        pthread_mutex_lock(&mu);
+        index_put((void *)(uintptr_t)addr, v, KIND_VAR);
+        pthread_mutex_unlock(&mu);
+    }
+    return (char)ok;
+}
 
 rgpu_kernel *rgpu_find_kernel(const void *host_fn) { return index_get(host_fn, KIND_KERNEL); }
 

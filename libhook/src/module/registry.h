@@ -33,10 +33,12 @@ typedef struct rgpu_kernel {
 } rgpu_kernel;
 
 typedef struct rgpu_var {
-    const void *host_var;
+    const void *host_var;  /* of a managed variable: the address of the pointer host code reads it through */
     const char *name;
     size_t size;
     rgpu_module *module;
+    int managed;           /* __managed__: host code reaches it through *host_var once its module is initialised */
+    uint64_t bound;        /* a managed variable's address, once mapped here (0: not yet) */
 } rgpu_var;
 
 rgpu_kernel *rgpu_find_kernel(const void *host_fn);

@@ -162,6 +162,9 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
 int rgpu_managed_before(rgpu_call *c);
 void rgpu_managed_after(rgpu_call *c, int rc);
 int rgpu_managed_side(const void *p);
+/* A module's managed variable (__managed__) at [addr, addr+size) of device dev, mapped here at its
+ * address and kept coherent as managed allocations are: 0, or an error of the face's calls */
+int rgpu_managed_adopt(int dev, uint64_t addr, size_t size);
 
 /* state.c */
 int rgpu_device_count(void);

@@ -251,6 +251,15 @@ class _Parser:
             elif t in (".texref", ".samplerref", ".surfref"):
                 typ = "b64"
                 self.next()
+            elif t == ".attribute":
+                # .attribute(.managed) (a __managed__ variable) and .attribute(.unified(...)): where the
+                # driver keeps the variable, not what kernels see; the client maps managed ones itself
+                self.next()
+                self.expect("(")
+                depth = 1
+                while depth:
+                    tok = self.next()
+                    depth += (tok == "(") - (tok == ")")
             else:
                 break
         if typ is None:
