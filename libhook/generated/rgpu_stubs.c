@@ -378,12 +378,6 @@ CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
     return rgpu_unsupported(RGPU_DRIVER, "cuKernelGetLibrary");
 }
 
-/* cuLibraryGetManaged: not supported: managed variables of modules are not supported (protocol/contract/calls/managed.toml) */
-CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuLibraryGetManaged");
-}
-
 /* cuLibraryGetUnifiedFunction: not supported: unified functions run on the host: not supported (protocol/contract/calls/module.toml) */
 CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
 {
@@ -3703,12 +3697,6 @@ cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_
 cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphConditionalHandleCreate");
-}
-
-/* cudaLibraryGetManaged: not supported: managed variables of modules are not supported (protocol/contract/calls/managed.toml) */
-cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaLibraryGetManaged");
 }
 
 /* cudaLibraryGetUnifiedFunction: not supported: unified functions run on the host: not supported (protocol/contract/calls/module.toml) */

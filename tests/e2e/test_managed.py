@@ -47,9 +47,11 @@ def test_driver_api_managed_memory(cuda_program, sim_server):
     assert "OK driver_managed" in p.stdout
 
 
-def test_managed_variables_are_host_memory_kept_coherent(cuda_program, sim_server):
-    """__managed__ variables: nvcc's host code reaches them through the pointer __cudaInitModule fills."""
-    p = _run(cuda_program("managed_vars"), sim_server)
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_managed_variables_are_host_memory_kept_coherent(cuda_program, sim_server, cudart):
+    """__managed__ variables: nvcc's host code reaches them through the pointer __cudaInitModule fills
+    (rgpu's runtime's, or with nvcc's default static cudart NVIDIA's, which asks cuLibraryGetManaged)."""
+    p = _run(cuda_program("managed_vars", cudart), sim_server)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "MANAGED VARS OK" in p.stdout
 

@@ -210,6 +210,19 @@ CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
     if (rc == 0 && bytes) *bytes = b;
     return rc;
 }
+/* A __managed__ variable of the library: what NVIDIA's runtime asks when host code first touches
+ * one in a program built with nvcc's default static cudart. The host reaches it at its device
+ * address, mapped here and kept coherent (managed.c). */
+CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name) {
+    CUdeviceptr d = 0;
+    size_t b = 0;
+    int rc = cuLibraryGetGlobal(&d, &b, library, name);
+    if (rc == 0) rc = rgpu_managed_adopt(rgpu_current_device(), d, b);
+    if (rc) return rgpu_record(RGPU_DRIVER, rc);
+    if (dptr) *dptr = d;
+    if (bytes) *bytes = b;
+    return CUDA_SUCCESS;
+}
 CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
     CUfunction fn = NULL;
     int rc = kernel_on(kernel, dev, &fn);
@@ -289,6 +302,15 @@ cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t libra
     CUdeviceptr d = 0;
     size_t b = 0;
     int rc = cuLibraryGetGlobal(&d, &b, (CUlibrary)library, name);
+    if (rc == 0 && dptr) *dptr = (void *)(uintptr_t)d;
+    if (rc == 0 && bytes) *bytes = b;
+    return rgpu_record(RGPU_RUNTIME, rc);
+}
+
+cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name) {
+    CUdeviceptr d = 0;
+    size_t b = 0;
+    int rc = cuLibraryGetManaged(&d, &b, (CUlibrary)library, name);
     if (rc == 0 && dptr) *dptr = (void *)(uintptr_t)d;
     if (rc == 0 && bytes) *bytes = b;
     return rgpu_record(RGPU_RUNTIME, rc);
