@@ -28,9 +28,11 @@ def server(request, daemons, start_server):
     return start_server()[0], []
 
 
-def test_two_processes_share_memory_and_an_event(server, cuda_program):
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_two_processes_share_memory_and_an_event(server, cuda_program, cudart):
+    """`static`: nvcc's default, NVIDIA's runtime in the program over rgpu's driver calls."""
     server, mode = server
-    exe = cuda_program("ipc")
+    exe = cuda_program("ipc", cudart)
     r = run_cli("run", "--server", server, "--", str(exe), *mode)
     out = r.stdout + r.stderr
     assert r.returncode == 0 and "IPC OK" in r.stdout, out
