@@ -620,12 +620,6 @@ CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, s
     return rc;
 }
 
-/* cuMemcpy3DPeer: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) (protocol/contract/calls/memory.toml) */
-CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DPeer");
-}
-
 /* cuMemcpyDtoDAsync_v2: forward (async) (protocol/contract/calls/memory.toml) */
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -637,12 +631,6 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
     rgpu_put_u(&c, (uint64_t)ByteCount);
     rgpu_put_h(&c, hStream);
     return rgpu_async(&c);
-}
-
-/* cuMemcpy3DPeerAsync: not supported: 3D peer copies between servers are not forwarded yet (1D peer copies go through the client) (protocol/contract/calls/memory.toml) */
-CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DPeerAsync");
 }
 
 /* cuMemcpyBatchAsync_v2: not supported: batched copies are not forwarded yet (protocol/contract/calls/memory.toml) */
@@ -3163,18 +3151,6 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t h
     }
     rgpu_end(&c);
     return rc;
-}
-
-/* cudaMemcpy3DPeer: not supported: 3D copies between devices are not forwarded yet (protocol/contract/calls/memory.toml) */
-cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DPeer");
-}
-
-/* cudaMemcpy3DPeerAsync: not supported: 3D copies between devices are not forwarded yet (protocol/contract/calls/memory.toml) */
-cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DPeerAsync");
 }
 
 /* cudaMemGetInfo: forward (protocol/contract/calls/memory.toml) */

@@ -54,6 +54,14 @@ def test_peer_copies_between_devices_on_two_servers(cuda_program, start_server):
     assert "OK peer_copy" in p.stdout
 
 
+def test_3d_peer_copies_between_devices_on_two_servers(cuda_program, start_server):
+    a, _ = start_server()
+    b, _ = start_server()
+    p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program("driver_peer3d")))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "OK driver_peer3d" in p.stdout
+
+
 def test_library_path_alone_with_no_nvidia_library_reachable(cuda_program, sim_server, libdir):
     """LD_LIBRARY_PATH mode: the program's libcudart.so.13 resolves to rgpu's library."""
     exe = cuda_program("copy_roundtrip")
