@@ -191,6 +191,8 @@ int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 #define RGPU_GUARD_cuMemcpyHtoAAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
 #define RGPU_GUARD_cuMemcpyAtoHAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
 #define RGPU_GUARD_cuMemcpy3DPeerAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuMemcpyBatchAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuMemcpy3DBatchAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
 #define RGPU_GUARD_cuArrayCreate_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
 #define RGPU_GUARD_cuArrayDestroy() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
 #define RGPU_GUARD_cuArray3DCreate_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
@@ -205,6 +207,8 @@ int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 #define RGPU_GUARD_cudaMemcpy3DPeerAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 #define RGPU_GUARD_cudaMemcpyPeer() rgpu_capture_guard(RGPU_RUNTIME, NULL, 1)
 #define RGPU_GUARD_cudaMemcpyPeerAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMemcpyBatchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMemcpy3DBatchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 #define RGPU_GUARD_cudaMemPrefetchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 
 #endif

@@ -633,18 +633,6 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size
     return rgpu_async(&c);
 }
 
-/* cuMemcpyBatchAsync_v2: not supported: batched copies are not forwarded yet (protocol/contract/calls/memory.toml) */
-CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpyBatchAsync_v2");
-}
-
-/* cuMemcpy3DBatchAsync_v2: not supported: 3D copies with host pointers are not forwarded yet (protocol/contract/calls/memory.toml) */
-CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemcpy3DBatchAsync_v2");
-}
-
 /* cuMemsetD8_v2: forward (protocol/contract/calls/memory.toml) */
 CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
@@ -3197,18 +3185,6 @@ cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *spars
 cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaMipmappedArrayGetSparseProperties");
-}
-
-/* cudaMemcpyBatchAsync: not supported: batched copies are not forwarded yet (protocol/contract/calls/memory.toml) */
-cudaError_t cudaMemcpyBatchAsync(void * const *dsts, const void * const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpyBatchAsync");
-}
-
-/* cudaMemcpy3DBatchAsync: not supported: 3D copies between devices are not forwarded yet (protocol/contract/calls/memory.toml) */
-cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemcpy3DBatchAsync");
 }
 
 /* cudaMemset: forward (protocol/contract/calls/memory.toml) */

@@ -172,6 +172,12 @@ def test_3d_copies_and_memsets_of_pitched_memory(cuda_program, sim_server):
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK memcpy3d", p.stdout + p.stderr
 
 
+def test_batched_copies(cuda_program, sim_server):
+    """cudaMemcpyBatchAsync / cudaMemcpy3DBatchAsync and their Driver forms (CUDA 12.8+)."""
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_batch_copies")))
+    assert p.returncode == 0 and "OK driver_batch_copies" in p.stdout, p.stdout + p.stderr
+
+
 @pytest.mark.parametrize("servers", [1, 2])
 def test_pinned_memory_and_pointer_attributes_on_every_device(cuda_program, start_server, servers):
     urls = [start_server()[0] for _ in range(servers)]
