@@ -1995,18 +1995,6 @@ CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, C
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphConditionalHandleCreate");
 }
 
-/* cuOccupancyMaxPotentialBlockSize: not supported: takes a host callback: not forwarded yet (protocol/contract/calls/module.toml) */
-CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxPotentialBlockSize");
-}
-
-/* cuOccupancyMaxPotentialBlockSizeWithFlags: not supported: takes a host callback: not forwarded yet (protocol/contract/calls/module.toml) */
-CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuOccupancyMaxPotentialBlockSizeWithFlags");
-}
-
 /* cuOccupancyAvailableDynamicSMemPerBlock: forward (protocol/contract/calls/memory.toml) */
 CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {

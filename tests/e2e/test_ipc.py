@@ -13,7 +13,7 @@ from rgpu.client import server_client
 from tests.conftest import run_cli
 from tests.support.daemons import wait_until
 from tests.support.null_server import start as start_null_server
-from tests.support.pool import Pool
+from tests.support.pool import Pool, one_server
 
 pytestmark = pytest.mark.e2e
 
@@ -56,12 +56,7 @@ def _serve(pool: Pool, exe, *opts: str) -> tuple[subprocess.Popen, str]:
 
 @pytest.fixture
 def pool(daemons, tmp_path):
-    p = Pool(daemons, tmp_path)
-    a = p.add_server("512MiB")
-    wait_until(lambda: p.states() == {a: "up"}, 60, "the server up in `rgpu ls`")
-    yield p
-    for handle in p.servers.values():
-        handle.stop()
+    yield from one_server(daemons, tmp_path)
 
 
 def test_a_handle_opens_in_its_own_lease_and_in_no_other(pool, cuda_program):

@@ -11,20 +11,14 @@ import pytest
 
 from benchmarks.native import run as native
 from tests.support.daemons import wait_until
-from tests.support.pool import Pool, stats
+from tests.support.pool import Pool, one_server, stats
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
 def pool(daemons, tmp_path):
-    p = Pool(daemons, tmp_path)
-    a = p.add_server("512MiB")
-    # a polling deadline, not a speed limit: a cuda server's first context, with many starting at once
-    wait_until(lambda: p.states() == {a: "up"}, 60, "the server up in `rgpu ls`")
-    yield p
-    for handle in p.servers.values():
-        handle.stop()
+    yield from one_server(daemons, tmp_path)
 
 
 def gpu(pool: Pool) -> dict:

@@ -46,20 +46,13 @@ def test_two_servers_are_two_devices(cuda_program, start_server):
     assert re.search(rf"device 1: .* mem {stats(b)['gpus'][0]['memory_total']} ", p.stdout)
 
 
-def test_peer_copies_between_devices_on_two_servers(cuda_program, start_server):
+@pytest.mark.parametrize("program", ["peer_copy", "driver_peer3d"])  # 1D and 3D
+def test_peer_copies_between_devices_on_two_servers(cuda_program, start_server, program):
     a, _ = start_server()
     b, _ = start_server()
-    p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program("peer_copy")))
+    p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program(program)))
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "OK peer_copy" in p.stdout
-
-
-def test_3d_peer_copies_between_devices_on_two_servers(cuda_program, start_server):
-    a, _ = start_server()
-    b, _ = start_server()
-    p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program("driver_peer3d")))
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert "OK driver_peer3d" in p.stdout
+    assert f"OK {program}" in p.stdout
 
 
 def test_library_path_alone_with_no_nvidia_library_reachable(cuda_program, sim_server, libdir):

@@ -13,7 +13,7 @@ from rgpu.client import server_client
 from rgpu.protocol import curve
 from tests.conftest import run_cli, server_argv
 from tests.support.controller import SECRET, ControllerProc
-from tests.support.daemons import free_port
+from tests.support.daemons import free_port, wait_until
 
 
 def keyed(url: str, secret: str = SECRET) -> str:
@@ -99,3 +99,14 @@ class Pool:
             proc.kill()
             pytest.fail(f"holder did not start: {line}{proc.communicate(timeout=10)}")
         return proc
+
+
+def one_server(daemons, tmp_path, memory: str = "512MiB"):
+    """A pool of one server, up in `rgpu ls`; its servers stopped after (a fixture's body: yield from)."""
+    p = Pool(daemons, tmp_path)
+    a = p.add_server(memory)
+    # a polling deadline, not a speed limit: a cuda server's first context, with many starting at once
+    wait_until(lambda: p.states() == {a: "up"}, 60, "the server up in `rgpu ls`")
+    yield p
+    for handle in p.servers.values():
+        handle.stop()

@@ -162,3 +162,45 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CU
                                                               size_t dynamicSMemSize, unsigned int flags) {
     return occupancy(numBlocks, func, blockSize, dynamicSMemSize, flags, 1);
 }
+
+/* The block size that keeps the most threads resident on a multiprocessor, and the smallest grid that
+ * fills the device at that size, as CUDA's occupancy calculator finds them: every block size from the
+ * limit down, one warp apart, its dynamic shared memory from the program's callback (a host function:
+ * it runs here) or the fixed amount, its occupancy asked (and kept, above). The limit is the smallest
+ * of the caller's, the device's and the function's maximum block size. */
+static CUresult potential(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize b2d, size_t dyn,
+                          int limit, unsigned flags) {
+    if (!minGridSize || !blockSize || !func) return rgpu_invalid_value(RGPU_DRIVER);
+    CUdevice dev;
+    int sm_threads, warp, dev_max, sms, fn_max;
+    int rc = cuCtxGetDevice(&dev);
+    if (!rc) rc = cuDeviceGetAttribute(&sm_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, dev);
+    if (!rc) rc = cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev);
+    if (!rc) rc = cuDeviceGetAttribute(&dev_max, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
+    if (!rc) rc = cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    if (!rc) rc = cuFuncGetAttribute(&fn_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, func);
+    if (rc) return rc;
+    if (limit <= 0 || limit > dev_max) limit = dev_max;
+    if (limit > fn_max) limit = fn_max;
+    int best = 0, best_blocks = 0, best_threads = 0;
+    for (int aligned = (limit + warp - 1) / warp * warp; aligned > 0 && best_threads < sm_threads; aligned -= warp) {
+        int size = aligned < limit ? aligned : limit, blocks = 0;
+        if ((rc = occupancy(&blocks, func, size, b2d ? b2d(size) : dyn, flags, 1))) return rc;
+        if (size * blocks > best_threads) best = size, best_blocks = blocks, best_threads = size * blocks;
+    }
+    *minGridSize = best_blocks * sms;
+    *blockSize = best;
+    return RGPU_SUCCESS;
+}
+
+CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func,
+                                          CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize,
+                                          int blockSizeLimit) {
+    return potential(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, 0);
+}
+
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func,
+                                                   CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                   size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags) {
+    return potential(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+}

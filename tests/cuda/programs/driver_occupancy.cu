@@ -2,7 +2,8 @@
 // `driver_occupancy N` calls CUDA's own cudaOccupancyMaxPotentialBlockSize (cudaFuncGetAttributes, then the
 // occupancy of each block size) and cudaFuncGetAttributes N times, checks that every answer is the
 // first one, then sets an attribute to a new value and checks that the answers follow it. The test
-// compares how many messages N = 1 and N = 20 cost.
+// compares how many messages N = 1 and N = 20 cost. The Driver's cuOccupancyMaxPotentialBlockSize, whose
+// callback is a host function, must find what the header's search finds.
 #include <cstdlib>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -15,6 +16,8 @@ __global__ void scale(float *x, int n, float a) {
     __syncthreads();
     if (i < n) x[i] = a * tile[threadIdx.x % 256];
 }
+
+static size_t smem_for(int block_size) { return (size_t)block_size * 8; }
 
 static bool same(const cudaFuncAttributes &a, const cudaFuncAttributes &b) {
     return a.maxThreadsPerBlock == b.maxThreadsPerBlock && a.sharedSizeBytes == b.sharedSizeBytes &&
@@ -39,6 +42,23 @@ int main(int argc, char **argv) {
         CHECK(cudaFuncGetAttributes(&a, scale));
         EXPECT(grid == grid0 && block == block0 && blocks == blocks0 && same(a, first));
     }
+    // the Driver's search, with the dynamic shared memory a block size needs from a host callback,
+    // fixed, and with flags, finds what CUDA's own header search finds
+    CUfunction fn;
+    CHECK(cudaGetFuncBySymbol((cudaFunction_t *)&fn, (const void *)scale));
+    int dgrid = 0, dblock = 0, rgrid = 0, rblock = 0;
+    CHECK((cudaError_t)cuOccupancyMaxPotentialBlockSize(&dgrid, &dblock, fn, smem_for, 0, 0));
+    CHECK(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&rgrid, &rblock, scale, smem_for, 0));
+    EXPECT(dgrid == rgrid && dblock == rblock && dblock > 0);
+    CHECK((cudaError_t)cuOccupancyMaxPotentialBlockSize(&dgrid, &dblock, fn, nullptr, 0, 0));
+    EXPECT(dgrid == grid0 && dblock == block0);
+    CHECK((cudaError_t)cuOccupancyMaxPotentialBlockSizeWithFlags(&dgrid, &dblock, fn, nullptr, 2048, 96,
+                                                                 CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE));
+    CHECK(cudaOccupancyMaxPotentialBlockSizeWithFlags(&rgrid, &rblock, scale, 2048, 96,
+                                                      cudaOccupancyDisableCachingOverride));
+    EXPECT(dgrid == rgrid && dblock == rblock && dblock <= 96);
+    EXPECT(cuOccupancyMaxPotentialBlockSize(nullptr, &dblock, fn, nullptr, 0, 0) == CUDA_ERROR_INVALID_VALUE);
+    cudaGetLastError();
     // a new value: what was kept follows it
     int more = first.maxDynamicSharedSizeBytes + 4096;
     CHECK(cudaFuncSetAttribute(scale, cudaFuncAttributeMaxDynamicSharedMemorySize, more));
