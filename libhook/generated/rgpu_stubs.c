@@ -2735,12 +2735,6 @@ cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetP2PAtomicCapabilities");
 }
 
-/* cudaChooseDevice: not supported: choosing a device is the client's: not implemented yet (protocol/contract/calls/device.toml) */
-cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaChooseDevice");
-}
-
 /* cudaSetValidDevices: not supported: the device list is the client's: not implemented yet (protocol/contract/calls/device.toml) */
 cudaError_t cudaSetValidDevices(int *device_arr, int len)
 {

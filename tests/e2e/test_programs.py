@@ -36,12 +36,14 @@ def test_exit_code_passes_through(cuda_program, sim_server, tmp_path):
     assert p.returncode == 7
 
 
-def test_two_servers_are_two_devices(cuda_program, start_server):
+def test_two_servers_are_two_devices(cuda_program, start_server, device_kind):
     a, _ = start_server()
-    b, _ = start_server(memory="512MiB")
+    b, _ = start_server("--sim-arch", "sm_80", memory="512MiB")
     p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program("device_query")))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "devices 2" in p.stdout
+    if device_kind == "sim":  # an sm_80 beside the default sm_130: cudaChooseDevice tells them apart
+        assert "chose 1 0" in p.stdout
     # device 1 is server b's GPU, with the memory b says it has (512 MiB on the software GPU)
     assert re.search(rf"device 1: .* mem {stats(b)['gpus'][0]['memory_total']} ", p.stdout)
 

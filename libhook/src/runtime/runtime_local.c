@@ -53,3 +53,23 @@ cudaError_t cudaDriverGetVersion(int *v) { return cudaRuntimeGetVersion(v); }
 struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
     return (struct cudaChannelFormatDesc){x, y, z, w, f};
 }
+
+/* The device whose compute capability best matches prop's: the closest at or above it (prop's other
+ * fields are not compared: a pool's vGPUs differ in architecture, and in memory by their lease),
+ * else the highest there is; ties go to the lower ordinal. */
+cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop) {
+    if (!device || !prop) return rgpu_invalid_value(RGPU_RUNTIME);
+    int n = rgpu_device_count(), want = prop->major * 1000 + prop->minor, best = -1, best_cc = 0, top = 0, top_cc = -1;
+    if (!n) return rgpu_record(RGPU_RUNTIME, RGPU_NO_DEVICE);
+    for (int d = 0; d < n; d++) {
+        int major = 0, minor = 0;
+        int rc = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d);
+        if (!rc) rc = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d);
+        if (rc) return rc;
+        int cc = major * 1000 + minor;
+        if (cc >= want && (best < 0 || cc < best_cc)) best = d, best_cc = cc;
+        if (cc > top_cc) top = d, top_cc = cc;
+    }
+    *device = best >= 0 ? best : top;
+    return RGPU_SUCCESS;
+}

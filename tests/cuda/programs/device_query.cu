@@ -1,4 +1,5 @@
 // Device queries through the Runtime API, as deviceQuery-style tools do.
+#include <cstring>
 #include <cuda_runtime.h>
 #include "check.h"
 
@@ -25,6 +26,27 @@ int main() {
         printf("device %d: %s sm_%d%d sms %d warp %d maxThreads %d mem %zu free %zu\n", i, p.name, p.major, p.minor,
                p.multiProcessorCount, p.warpSize, p.maxThreadsPerBlock, (size_t)p.totalGlobalMem, free_b);
     }
+    // cudaChooseDevice: the closest compute capability at or above the one asked, else the highest
+    int low = 0, high = 0, chosen = -1;
+    for (int i = 1; i < n; i++) {
+        cudaDeviceProp a, l, h;
+        CHECK(cudaGetDeviceProperties(&a, i));
+        CHECK(cudaGetDeviceProperties(&l, low));
+        CHECK(cudaGetDeviceProperties(&h, high));
+        if (a.major * 1000 + a.minor < l.major * 1000 + l.minor) low = i;
+        if (a.major * 1000 + a.minor > h.major * 1000 + h.minor) high = i;
+    }
+    cudaDeviceProp want;
+    memset(&want, 0, sizeof want);
+    want.major = 1;
+    CHECK(cudaChooseDevice(&chosen, &want));
+    EXPECT(chosen == low);
+    want.major = 99;
+    CHECK(cudaChooseDevice(&chosen, &want));
+    EXPECT(chosen == high);
+    EXPECT(cudaChooseDevice(&chosen, nullptr) == cudaErrorInvalidValue);
+    cudaGetLastError();
+    printf("chose %d %d\n", low, high);
     EXPECT(cudaSetDevice(n) == cudaErrorInvalidDevice);
     EXPECT(cudaGetLastError() == cudaErrorInvalidDevice);
     EXPECT(cudaGetLastError() == cudaSuccess);
