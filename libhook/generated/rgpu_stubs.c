@@ -1941,36 +1941,6 @@ CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID att
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeSetAttribute");
 }
 
-/* cuUserObjectCreate: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectCreate");
-}
-
-/* cuUserObjectRetain: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectRetain");
-}
-
-/* cuUserObjectRelease: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuUserObjectRelease");
-}
-
-/* cuGraphRetainUserObject: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphRetainUserObject");
-}
-
-/* cuGraphReleaseUserObject: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphReleaseUserObject");
-}
-
 /* cuGraphAddNode_v2: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
 CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
@@ -3577,36 +3547,6 @@ cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t h
 cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecExternalSemaphoresWaitNodeSetParams");
-}
-
-/* cudaUserObjectCreate: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectCreate");
-}
-
-/* cudaUserObjectRetain: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectRetain");
-}
-
-/* cudaUserObjectRelease: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaUserObjectRelease");
-}
-
-/* cudaGraphRetainUserObject: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphRetainUserObject");
-}
-
-/* cudaGraphReleaseUserObject: not supported: graph user objects are not implemented yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphReleaseUserObject");
 }
 
 /* cudaGraphAddNode: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */

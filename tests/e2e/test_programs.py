@@ -167,10 +167,13 @@ def test_3d_copies_and_memsets_of_pitched_memory(cuda_program, sim_server):
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK memcpy3d", p.stdout + p.stderr
 
 
-def test_batched_copies(cuda_program, sim_server):
-    """cudaMemcpyBatchAsync / cudaMemcpy3DBatchAsync and their Driver forms (CUDA 12.8+)."""
-    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_batch_copies")))
-    assert p.returncode == 0 and "OK driver_batch_copies" in p.stdout, p.stdout + p.stderr
+@pytest.mark.parametrize("program", [
+    "driver_batch_copies",  # cudaMemcpyBatchAsync / cudaMemcpy3DBatchAsync and their Driver forms (CUDA 12.8+)
+    "driver_user_objects",  # graph user objects: destructors once the program and every graph let go
+])
+def test_client_side_apis(cuda_program, sim_server, program):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program(program)))
+    assert p.returncode == 0 and f"OK {program}" in p.stdout, p.stdout + p.stderr
 
 
 @pytest.mark.parametrize("servers", [1, 2])

@@ -29,6 +29,7 @@ void rgpu_node_clear(rgpu_gnode *n) {
 
 void rgpu_graph_free(rgpu_graph *g) {
     if (!g) return;
+    rgpu_urefs_release(g);
     for (int i = 0; i < g->n; i++) {
         rgpu_node_clear(g->nodes[i]);
         free(g->nodes[i]->deps);
@@ -141,6 +142,10 @@ rgpu_graph *rgpu_graph_clone(const rgpu_graph *g) {
                 rgpu_graph_free(c);
                 return NULL;
             }
+    if (rgpu_urefs_copy(c, g)) {
+        rgpu_graph_free(c);
+        return NULL;
+    }
     return c;
 }
 

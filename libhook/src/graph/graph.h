@@ -91,9 +91,14 @@ struct CUgraphNode_st {
     } u;
 };
 
+/* References a graph holds on a user object (user_objects.c) */
+typedef struct { struct CUuserObject_st *obj; unsigned count; } rgpu_uref;
+
 struct CUgraph_st {
     rgpu_gnode **nodes;
     int n, cap;
+    rgpu_uref *urefs;
+    int nurefs, capurefs;
 };
 
 typedef struct CUgraphExec_st {
@@ -130,6 +135,10 @@ int rgpu_kernel_node_fill(rgpu_kernel_node *k, int face, const void *func, void 
 
 /* graph_exec.c: the executable graph's copy of a node of the graph it was instantiated from */
 rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type);
+
+/* user_objects.c: a clone holds again what its graph holds; a freed graph gives its references back */
+int rgpu_urefs_copy(rgpu_graph *to, const rgpu_graph *from);
+void rgpu_urefs_release(rgpu_graph *g);
 
 /* graph_mem.c */
 rgpu_graph_mem *rgpu_gmem_new(int face, size_t size, int *rc);
