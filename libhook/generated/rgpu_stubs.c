@@ -1941,24 +1941,6 @@ CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID att
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeSetAttribute");
 }
 
-/* cuGraphAddNode_v2: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
-CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphAddNode_v2");
-}
-
-/* cuGraphNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
-CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphNodeSetParams");
-}
-
-/* cuGraphExecNodeSetParams: not supported: the generic node-parameter union (CUgraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
-CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecNodeSetParams");
-}
-
 /* cuGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet (protocol/contract/calls/graph.toml) */
 CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
@@ -3547,24 +3529,6 @@ cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t h
 cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecExternalSemaphoresWaitNodeSetParams");
-}
-
-/* cudaGraphAddNode: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphAddNode");
-}
-
-/* cudaGraphNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphNodeSetParams");
-}
-
-/* cudaGraphExecNodeSetParams: not supported: the generic node-parameter union (cudaGraphNodeParams) is not mapped yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphExecNodeSetParams");
 }
 
 /* cudaGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet (protocol/contract/calls/graph.toml) */

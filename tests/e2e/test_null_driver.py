@@ -49,6 +49,7 @@ def null_server():
     ("pinned_copies", ["8", "copy"], "OK pinned_copies 1 device(s) 8 MiB"),  # mapped and registered for DMA
     ("driver_batch_copies", [], "OK driver_batch_copies"),        # batched copies, a pinned source read at once
     ("driver_user_objects", [], "OK driver_user_objects"),        # graph user objects, a graph of a memset
+    ("driver_graph_nodes", ["copy"], "OK driver_graph_nodes"),   # generic graph nodes, no kernel node
 ])
 def test_program_runs_on_the_cuda_backend_without_a_gpu(name, args, ok, cuda_program, null_server):
     p = run_cli("run", "--server", null_server, "--", str(cuda_program(name)), *args)

@@ -170,6 +170,7 @@ def test_3d_copies_and_memsets_of_pitched_memory(cuda_program, sim_server):
 @pytest.mark.parametrize("program", [
     "driver_batch_copies",  # cudaMemcpyBatchAsync / cudaMemcpy3DBatchAsync and their Driver forms (CUDA 12.8+)
     "driver_user_objects",  # graph user objects: destructors once the program and every graph let go
+    "driver_graph_nodes",   # the generic node calls: cudaGraphAddNode of every kind, set and exec-set params
 ])
 def test_client_side_apis(cuda_program, sim_server, program):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program(program)))
