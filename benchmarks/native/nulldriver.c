@@ -712,8 +712,9 @@ CUresult cuIpcOpenEventHandle(CUevent *e, CUipcEventHandle h) {
 
 /* -- modules and kernels: read from the image (nullmodule.c), counted, not run ------------------------ */
 
-/* A function: its name, and its kernel's facts when the module's image was read (else none). */
-typedef struct { char *name; const null_kernel *kernel; } function;
+/* A function: its name, its kernel's facts when the module's image was read (else none), and its
+ * module (cuFuncGetModule). */
+typedef struct { char *name; const null_kernel *kernel; const null_module *module; } function;
 
 CUresult cuModuleLoadData(CUmodule *m, const void *image) {
     ENTER();
@@ -737,6 +738,7 @@ static function *function_of(const null_module *mod, const char *name) {
         return NULL;
     }
     fn->kernel = k;
+    fn->module = mod;
     return fn;
 }
 
@@ -829,6 +831,11 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char 
     return CUDA_SUCCESS;
 }
 CUresult cuFuncGetName(const char **name, CUfunction f) { ENTER(); *name = ((function *)f)->name; return CUDA_SUCCESS; }
+CUresult cuFuncGetModule(CUmodule *m, CUfunction f) {
+    ENTER();
+    *m = (CUmodule)((function *)f)->module;
+    return CUDA_SUCCESS;
+}
 CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size) {
     ENTER();
     const null_kernel *k = ((function *)f)->kernel;

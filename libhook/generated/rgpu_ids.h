@@ -270,7 +270,7 @@
 #define RGPU_ID_cuFuncSetCacheConfig 0x64a8739eu
 #define RGPU_FLAGS_cuFuncSetCacheConfig (0)
 #define RGPU_ID_cuFuncGetModule 0x733afd1eu
-#define RGPU_FLAGS_cuFuncGetModule (RGPU_F_NOT_SIM)
+#define RGPU_FLAGS_cuFuncGetModule (0)
 #define RGPU_ID_cuFuncGetName 0x6e6efbddu
 #define RGPU_FLAGS_cuFuncGetName (0)
 #define RGPU_ID_cuFuncGetParamInfo 0x21cc2040u

@@ -115,6 +115,16 @@ def func_get_name(s, function):
     return (s.device.function_name(s.get("function", function)),)
 
 
+@handles("cuFuncGetModule")
+def func_get_module(s, function):
+    """[function] -> the handle of its module: the one the program loaded it from, not a new one."""
+    key = s.device.object_key(s.device.function_module(s.get("function", function)))
+    for h, (kind, obj) in s.handles().items():
+        if kind == "module" and s.device.object_key(obj) == key:
+            return (h,)
+    raise CudaError("CUDA_ERROR_NOT_FOUND", "the function's module is not one of this session's")
+
+
 @handles("cuFuncSetAttribute")
 def func_set_attribute(s, function, attrib, value):
     if attrib not in _FUNC_ATTRS:

@@ -475,6 +475,15 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
             out.append((off[0], size[0]))
         return out
 
+    def function_module(self, function):
+        m = _ffi.new("CUmodule *")
+        _check(_lib.cuFuncGetModule(m, function))
+        return m[0]
+
+    def object_key(self, obj):
+        # the driver's handles are pointers: two cdata objects may wrap the same one
+        return int(_ffi.cast("uintptr_t", obj)) if isinstance(obj, _ffi.CData) else id(obj)
+
     def function_name(self, function):
         name = _ffi.new("const char **")
         _check(_lib.cuFuncGetName(name, function))

@@ -1,7 +1,8 @@
 // The generic graph node calls (CUDA 12.2+): cudaGraphAddNode of every kind rgpu's graphs hold (a
 // memset, a copy, a host function, a kernel, a child graph moved in, an empty node, an event record, a
 // graph allocation and its free), cudaGraphNodeSetParams and cudaGraphExecNodeSetParams, the Driver's
-// cuGraphAddNode_v2 / cuGraphExecNodeSetParams; a kind changed or not held is refused.
+// cuGraphAddNode_v2 / cuGraphExecNodeSetParams; a kind changed or not held is refused. And
+// cuFuncGetModule names the module a function came from.
 //   driver_graph_nodes [copy]   copy: no kernel node (the null driver runs none)
 #include <cstdio>
 #include <cstring>
@@ -135,6 +136,15 @@ int main(int argc, char **argv) {
     cudaGraphNode_t none;
     EXPECT(cudaGraphAddNode(&none, g, nullptr, nullptr, 0, &p) == cudaErrorNotSupported);
     cudaGetLastError();
+
+    // a function's module is the one it came from: asked twice, and of a function looked up in it
+    CUfunction fn0, fn1;
+    CUmodule m0 = nullptr, m1 = nullptr;
+    CHECK(cudaGetFuncBySymbol((cudaFunction_t *)&fn0, (const void *)add_one));
+    CHECK((cudaError_t)cuFuncGetModule(&m0, fn0));
+    CHECK((cudaError_t)cuModuleGetFunction(&fn1, m0, "_Z7add_onePii"));
+    CHECK((cudaError_t)cuFuncGetModule(&m1, fn1));
+    EXPECT(m0 && m1 == m0);
 
     // the Driver's forms: a memset and (with kernels) a kernel by its CUfunction, then a new value
     CUgraph dg;

@@ -13,6 +13,9 @@ static int run(const char *path) {
     CK(cuModuleLoad(&mod, path));
     CUfunction saxpy;
     CK(cuModuleGetFunction(&saxpy, mod, "saxpy"));
+    CUmodule owner = nullptr;
+    CK(cuFuncGetModule(&owner, saxpy));
+    EXPECT(owner == mod);  // the module it was loaded from, not another handle of it
     CUdeviceptr bias;
     size_t bias_size = 0;
     CK(cuModuleGetGlobal(&bias, &bias_size, mod, "bias"));
