@@ -4,6 +4,7 @@ host) and on the cuda backend over the null driver; and through the pool, where 
 another process of the same lease and for no other tenant's."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ from rgpu.client import server_client
 from tests.conftest import run_cli
 from tests.support.daemons import wait_until
 from tests.support.null_server import start as start_null_server
-from tests.support.pool import Pool, one_server
+from tests.support.pool import one_server
 
 pytestmark = pytest.mark.e2e
 
@@ -43,10 +44,23 @@ def test_two_processes_share_memory_and_an_event(server, cuda_program, cudart):
     wait_until(lambda: not server_client.stats(server)["sessions"], 30, "the program's sessions closed")
 
 
-def _serve(pool: Pool, exe, *opts: str) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, *opts,
-                             "--", str(exe), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(pool.env, RGPU_TIMEOUT="60"))
+def test_a_handle_dies_with_its_exporting_process(server, cuda_program):
+    """The exporter killed: its session ends, and with it every handle it made."""
+    server, _ = server
+    exe = cuda_program("ipc")
+    proc, handle = _serve(exe, "--server", server)
+    proc.kill()
+    proc.communicate()
+    wait_until(lambda: not server_client.stats(server)["sessions"], 30, "the killed program's session ended")
+    r = run_cli("run", "--server", server, "--", str(exe), "open", handle)
+    assert r.returncode == 0 and "OPEN cudaErrorInvalidResourceHandle" in r.stdout, r.stdout + r.stderr
+
+
+def _serve(exe, *where: str, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    """ipc.cu exporting a buffer under `rgpu run WHERE...`: (the process, the handle it printed)."""
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", *where, "--", str(exe), "serve"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(env or os.environ, RGPU_TIMEOUT="60"))
     line = proc.stdout.readline()
     if not line.startswith("HANDLE "):
         proc.kill()
@@ -61,7 +75,7 @@ def pool(daemons, tmp_path):
 
 def test_a_handle_opens_in_its_own_lease_and_in_no_other(pool, cuda_program):
     exe = cuda_program("ipc")
-    proc, handle = _serve(pool, exe, "--mem", "64MiB")
+    proc, handle = _serve(exe, "--controller", pool.url, "--mem", "64MiB", env=pool.env)
     try:
         [(lease, _)] = pool.leases().items()
         # another tenant's program, with the handle in hand: nothing opens
