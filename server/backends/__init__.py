@@ -61,6 +61,8 @@ def handlers_for(kind: str) -> dict[str, object]:
     if kind == "sim":
         from .sim import tensormaps as sim_maps
         handlers.update(sim_maps.handlers())  # the software GPU's own encoding (the im2col maps: refused)
+        from .sim import stream_attrs
+        handlers.update(stream_attrs.handlers())  # kept per stream (the cuda backend asks its driver)
     if kind == "cuda":
         from .cuda import generic
         generic_handlers = generic.handlers()

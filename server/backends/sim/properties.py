@@ -36,7 +36,7 @@ TEXTURE_LIMITS = {
 # Every other attribute of the headers has an answer too: NVIDIA's runtime reads them all when it
 # builds a cudaDeviceProp, and fails to initialise if one is refused. Features the sim does not
 # offer are 0; NUMA ids are -1 (none).
-_VALUES = {
+VALUES = {
     "NUMA_ID": -1, "HOST_NUMA_ID": -1, "HOST_REGISTER_SUPPORTED": 1, "MEM_SYNC_DOMAIN_COUNT": 1,
     "MAX_ACCESS_POLICY_WINDOW_SIZE": 134213632,
     # PCI vendor 0x10de in the low half, as the driver combines them; an A100's device id
@@ -95,5 +95,5 @@ def attributes(memory_bytes: int, arch: archs.Arch | str | None = None) -> dict[
     for full, number in table_.items():
         if number in out or full.endswith("_MAX"):
             continue
-        out[number] = _VALUES.get(full.removeprefix("CU_DEVICE_ATTRIBUTE_"), 0)
+        out[number] = VALUES.get(full.removeprefix("CU_DEVICE_ATTRIBUTE_"), 0)
     return out
