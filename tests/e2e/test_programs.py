@@ -172,8 +172,9 @@ def test_3d_copies_and_memsets_of_pitched_memory(cuda_program, sim_server):
     "driver_user_objects",  # graph user objects: destructors once the program and every graph let go
     "driver_graph_nodes",   # the generic node calls: cudaGraphAddNode of every kind, set and exec-set params
 ])
-def test_client_side_apis(cuda_program, sim_server, program):
-    p = run_cli("run", "--server", sim_server, "--", str(cuda_program(program)))
+@pytest.mark.parametrize("cudart", ["shared", "static"])  # static: NVIDIA's runtime over rgpu's driver calls
+def test_client_side_apis(cuda_program, sim_server, program, cudart):
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program(program, cudart)))
     assert p.returncode == 0 and f"OK {program}" in p.stdout, p.stdout + p.stderr
 
 

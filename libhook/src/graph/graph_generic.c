@@ -19,9 +19,9 @@ SAME(CUDA_MEM_ALLOC_NODE_PARAMS_v2, CUDA_MEM_ALLOC_NODE_PARAMS_v1);
 SAME(CUDA_HOST_NODE_PARAMS_v2, CUDA_HOST_NODE_PARAMS);
 
 static int unsupported(int face, int type) {
-    return rgpu_unsupported(face, type == cudaGraphNodeTypeConditional ? "conditional graph nodes"
+    return rgpu_unsupported(face, type == cudaGraphNodeTypeConditional ? "a conditional graph node"
                                   : type == cudaGraphNodeTypeExtSemaphoreSignal || type == cudaGraphNodeTypeExtSemaphoreWait
-                                      ? "external semaphore graph nodes" : "this kind of graph node");
+                                      ? "an external semaphore graph node" : "a graph node of this kind");
 }
 
 /* A child graph moved into its node (cudaGraphChildGraphOwnershipMove): the node holds the graph

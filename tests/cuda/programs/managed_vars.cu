@@ -85,6 +85,6 @@ int main(int argc, char **argv) {
     CHECK(cudaFree(p));
     EXPECT(cudaFree(big) != cudaSuccess);  // not an allocation of the program's
     cudaGetLastError();
-    printf("MANAGED VARS OK\n");
+    printf("OK managed_vars\n");
     return 0;
 }
