@@ -1923,24 +1923,6 @@ CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, 
     return rgpu_unsupported(RGPU_DRIVER, "cuGraphExecExternalSemaphoresWaitNodeSetParams");
 }
 
-/* cuGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
-CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeCopyAttributes");
-}
-
-/* cuGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
-CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeGetAttribute");
-}
-
-/* cuGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
-CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuGraphKernelNodeSetAttribute");
-}
-
 /* cuGraphConditionalHandleCreate: not supported: conditional graph nodes are not implemented yet (protocol/contract/calls/graph.toml) */
 CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
@@ -3463,24 +3445,6 @@ cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile
 cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaLogsDumpToMemory");
-}
-
-/* cudaGraphKernelNodeCopyAttributes: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeCopyAttributes");
-}
-
-/* cudaGraphKernelNodeGetAttribute: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeGetAttribute");
-}
-
-/* cudaGraphKernelNodeSetAttribute: not supported: kernel node launch attributes are not implemented yet (protocol/contract/calls/graph.toml) */
-cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaGraphKernelNodeSetAttribute");
 }
 
 /* cudaGraphAddExternalSemaphoresSignalNode: not supported: external semaphores are not forwarded (protocol/contract/calls/graph.toml) */

@@ -14,6 +14,7 @@ rgpu_graph *rgpu_graph_new(void) { return calloc(1, sizeof(rgpu_graph)); }
 
 void rgpu_node_clear(rgpu_gnode *n) {
     if (n->type == NODE_KERNEL) {
+        rgpu_kattrs_free(&n->u.k);
         free(n->u.k.buf);
         free(n->u.k.args);
         n->u.k.buf = NULL;
@@ -109,7 +110,7 @@ int rgpu_node_copy_params(rgpu_gnode *dst, const rgpu_gnode *src) {
                                        k->nbytes);
         dst->u.k.cooperative = k->cooperative;
         memcpy(dst->u.k.cluster, k->cluster, sizeof k->cluster);
-        return rc;
+        return rc ? rc : rgpu_kattrs_copy(&dst->u.k, k);
     }
     if (src->type == NODE_GRAPH) {
         rgpu_graph *child = rgpu_graph_clone(src->u.child);

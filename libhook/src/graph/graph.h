@@ -40,6 +40,7 @@ typedef struct {
     unsigned g[3], b[3], shmem;
     int cooperative;        /* captured from a cooperative launch: replayed as one (grid.sync() needs it) */
     unsigned cluster[4];    /* captured from a cluster launch: its dimensions and scheduling policy (all zeros: none) */
+    struct rgpu_kattrs *attrs; /* the other launch attributes set on the node (graph_attrs.c; NULL: none) */
     uint8_t *buf;           /* the packed parameters: a deep copy taken when the node was made */
     size_t nbytes;
     void **args;            /* kernelParams for KernelNodeGetParams: pointers into buf */
@@ -135,6 +136,10 @@ int rgpu_kernel_node_fill(rgpu_kernel_node *k, int face, const void *func, void 
 
 /* graph_exec.c: the executable graph's copy of a node of the graph it was instantiated from */
 rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type);
+
+/* graph_attrs.c: a kernel node's launch attributes, copied with its parameters and freed with them */
+int rgpu_kattrs_copy(rgpu_kernel_node *to, const rgpu_kernel_node *from);
+void rgpu_kattrs_free(rgpu_kernel_node *k);
 
 /* user_objects.c: a clone holds again what its graph holds; a freed graph gives its references back */
 int rgpu_urefs_copy(rgpu_graph *to, const rgpu_graph *from);

@@ -2,7 +2,8 @@
 // memset, a copy, a host function, a kernel, a child graph moved in, an empty node, an event record, a
 // graph allocation and its free), cudaGraphNodeSetParams and cudaGraphExecNodeSetParams, the Driver's
 // cuGraphAddNode_v2 / cuGraphExecNodeSetParams; a kind changed or not held is refused. And
-// cuFuncGetModule names the module a function came from.
+// cuFuncGetModule names the module a function came from; a kernel node's launch attributes, kept, copied,
+// and a cluster of two launched.
 //   driver_graph_nodes [copy]   copy: no kernel node (the null driver runs none)
 #include <cstdio>
 #include <cstring>
@@ -65,6 +66,40 @@ int main(int argc, char **argv) {
         p.kernel.kernelParams = args;
         CHECK(cudaGraphAddNode(&kern, g, &host, nullptr, 1, &p));
         last = kern;
+        // launch attributes of the kernel node: kept and read back; a cluster of two is launched so
+        cudaLaunchAttributeValue v = {}, got = {};
+        CHECK(cudaGraphKernelNodeGetAttribute(kern, cudaLaunchAttributeCooperative, &got));
+        EXPECT(got.cooperative == 0);
+        CHECK(cudaGraphKernelNodeGetAttribute(kern, cudaLaunchAttributeMemSyncDomainMap, &got));
+        EXPECT(got.memSyncDomainMap.default_ == 0 && got.memSyncDomainMap.remote == 1);
+        v.priority = -2;
+        CHECK(cudaGraphKernelNodeSetAttribute(kern, cudaLaunchAttributePriority, &v));
+        v = {};
+        v.accessPolicyWindow.base_ptr = b, v.accessPolicyWindow.num_bytes = N * 4;
+        v.accessPolicyWindow.hitRatio = 0.6f, v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+        CHECK(cudaGraphKernelNodeSetAttribute(kern, cudaLaunchAttributeAccessPolicyWindow, &v));
+        v.accessPolicyWindow.hitRatio = 2.0f;
+        EXPECT(cudaGraphKernelNodeSetAttribute(kern, cudaLaunchAttributeAccessPolicyWindow, &v) == cudaErrorInvalidValue);
+        EXPECT(cudaGraphKernelNodeGetAttribute(kern, cudaLaunchAttributeSynchronizationPolicy, &got) ==
+               cudaErrorInvalidValue);  // a stream's, not a kernel node's
+        EXPECT(cudaGraphKernelNodeGetAttribute(set, cudaLaunchAttributePriority, &got) == cudaErrorInvalidValue);
+        cudaGetLastError();
+        v = {};
+        v.clusterDim.x = 2, v.clusterDim.y = v.clusterDim.z = 1;
+        CHECK(cudaGraphKernelNodeSetAttribute(kern, cudaLaunchAttributeClusterDimension, &v));
+        CHECK(cudaGraphKernelNodeGetAttribute(kern, cudaLaunchAttributeAccessPolicyWindow, &got));
+        EXPECT(got.accessPolicyWindow.base_ptr == b && got.accessPolicyWindow.hitRatio == 0.6f);
+        // copied to another kernel node
+        cudaGraph_t other;
+        cudaGraphNode_t twin;
+        CHECK(cudaGraphCreate(&other, 0));
+        CHECK(cudaGraphAddNode(&twin, other, nullptr, nullptr, 0, &p));
+        CHECK(cudaGraphKernelNodeCopyAttributes(twin, kern));
+        CHECK(cudaGraphKernelNodeGetAttribute(twin, cudaLaunchAttributePriority, &got));
+        EXPECT(got.priority == -2);
+        CHECK(cudaGraphKernelNodeGetAttribute(twin, cudaLaunchAttributeClusterDimension, &got));
+        EXPECT(got.clusterDim.x == 2 && got.clusterDim.y == 1);
+        CHECK(cudaGraphDestroy(other));
     }
     // a child graph moved into its node: the node holds that very graph
     cudaGraph_t sub;
