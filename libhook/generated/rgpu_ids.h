@@ -81,8 +81,6 @@
 #define RGPU_FLAGS_cuMemGetAddressRange_v2 (0)
 #define RGPU_ID_cuMemAllocManaged 0x00b74594u
 #define RGPU_FLAGS_cuMemAllocManaged (0)
-#define RGPU_ID_cuDeviceGetPCIBusId 0x7992abc4u
-#define RGPU_FLAGS_cuDeviceGetPCIBusId (0)
 #define RGPU_ID_cuIpcGetEventHandle 0x2f65956cu
 #define RGPU_FLAGS_cuIpcGetEventHandle (0)
 #define RGPU_ID_cuIpcOpenEventHandle 0x69380ec7u
@@ -335,8 +333,6 @@
 #define RGPU_FLAGS_cudaDeviceGetStreamPriorityRange (0)
 #define RGPU_ID_cudaDeviceSetCacheConfig 0x05bfd0f9u
 #define RGPU_FLAGS_cudaDeviceSetCacheConfig (0)
-#define RGPU_ID_cudaDeviceGetPCIBusId 0x71d4c698u
-#define RGPU_FLAGS_cudaDeviceGetPCIBusId (0)
 #define RGPU_ID_cudaIpcGetEventHandle 0x2723f830u
 #define RGPU_FLAGS_cudaIpcGetEventHandle (0)
 #define RGPU_ID_cudaIpcOpenEventHandle 0x0bed5575u

@@ -467,28 +467,6 @@ CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHan
     return rgpu_unsupported(RGPU_DRIVER, "cuDeviceUnregisterAsyncNotification");
 }
 
-/* cuDeviceGetByPCIBusId: not supported: a device's PCI bus id is the client's view (one per vGPU): looking one up is not implemented yet (protocol/contract/calls/device.toml) */
-CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuDeviceGetByPCIBusId");
-}
-
-/* cuDeviceGetPCIBusId: forward (protocol/contract/calls/device.toml) */
-CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
-{
-    rgpu_call c;
-    if (pciBusId == NULL && (len) != 0) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", RGPU_DRIVER, RGPU_FLAGS_cuDeviceGetPCIBusId);
-    rgpu_put_i(&c, (int64_t)len);
-    rgpu_put_d(&c, dev);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, pciBusId, (size_t)(len) * sizeof *pciBusId);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuIpcGetEventHandle: forward (protocol/contract/calls/interop.toml) */
 CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
@@ -2462,28 +2440,6 @@ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
     rgpu_begin(&c, RGPU_ID_cudaDeviceSetCacheConfig, "cudaDeviceSetCacheConfig", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceSetCacheConfig);
     rgpu_put_i(&c, (int64_t)cacheConfig);
     int rc = rgpu_sync(&c);
-    rgpu_end(&c);
-    return rc;
-}
-
-/* cudaDeviceGetByPCIBusId: not supported: a device's PCI bus id is the client's view (one per vGPU): looking one up is not implemented yet (protocol/contract/calls/device.toml) */
-cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaDeviceGetByPCIBusId");
-}
-
-/* cudaDeviceGetPCIBusId: forward (protocol/contract/calls/device.toml) */
-cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
-{
-    rgpu_call c;
-    if (pciBusId == NULL && (len) != 0) return rgpu_invalid_value(RGPU_RUNTIME);
-    rgpu_begin(&c, RGPU_ID_cudaDeviceGetPCIBusId, "cudaDeviceGetPCIBusId", RGPU_RUNTIME, RGPU_FLAGS_cudaDeviceGetPCIBusId);
-    rgpu_put_i(&c, (int64_t)len);
-    rgpu_put_d(&c, device);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        rgpu_out_b(&c, pciBusId, (size_t)(len) * sizeof *pciBusId);
-    }
     rgpu_end(&c);
     return rc;
 }

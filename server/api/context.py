@@ -1,5 +1,5 @@
 """Context-wide settings and queries: limits, cache and shared-memory preferences, PCI identity,
-stream ids. The software GPU has no caches to configure, but a program that sets a
+stream ids (a device's PCI location is the client's: libhook/src/state/devfacts.c). The software GPU has no caches to configure, but a program that sets a
 preference and reads it back must see what it set, as on a GPU."""
 from __future__ import annotations
 
@@ -70,17 +70,6 @@ def set_shmem_config(s, config):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"shared memory configuration {config}")
     _settings(s)["shmem"] = config
     return ()
-
-
-@handles("cudaDeviceGetPCIBusId", "cuDeviceGetPCIBusId")
-def pci_bus_id(s, length, device):
-    if device != 0:
-        raise CudaError("CUDA_ERROR_INVALID_DEVICE", f"device {device}")
-    if length <= 0:
-        raise CudaError("CUDA_ERROR_INVALID_VALUE", "buffer length")
-    # the GPU's index on its server as the bus: distinct per GPU, in the form programs parse
-    text = f"0000:{getattr(s.device, 'index', 0) + 1:02x}:00.0"
-    return (text[: length - 1],)
 
 
 @handles("cudaStreamGetId", "cuStreamGetId")

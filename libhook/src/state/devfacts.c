@@ -4,6 +4,7 @@
  * round trip (a program asking the multiprocessor count in a loop no longer waits on the network
  * each time). An attribute the facts lack (an unknown number, or a server that sent none) is asked
  * of the server, which answers it or says why not, as before. */
+#include <stdio.h>
 #include <string.h>
 
 #include "rgpu_call.h"
@@ -23,9 +24,57 @@ static int known(int dev, int attr, int *v) {
     return s ? rgpu_session_attr(s, dev, attr, v) : -1;
 }
 
+/* Where device dev sits on the PCI bus, as the program sees it: bus dev + 1 of domain 0, device 0. A
+ * vGPU is no PCI function of this host, and two vGPUs of a program may be slices of one GPU, or the
+ * first GPUs of two servers, to which their servers' answers would give one location: a program that
+ * finds its devices by location (NVML lookups, cudaDeviceGetByPCIBusId) must find each. The
+ * attributes, cudaDeviceProp and the bus id string all say the same (the runtime's integrity check,
+ * export_tables.c, hashes them too). 0 and *v, or -1 when attr is not a location or dev no device. */
+static int pci_location(int dev, int attr, int *v) {
+    if (attr != CU_DEVICE_ATTRIBUTE_PCI_BUS_ID && attr != CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID &&
+        attr != CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)
+        return -1;
+    if (rgpu_ensure_init() != 0 || dev < 0 || dev >= rgpu_device_count()) return -1; /* the wire path says why */
+    *v = attr == CU_DEVICE_ATTRIBUTE_PCI_BUS_ID ? dev + 1 : 0;
+    return 0;
+}
+
+static void place(struct cudaDeviceProp *p, int dev) {
+    p->pciDomainID = 0, p->pciBusID = dev + 1, p->pciDeviceID = 0;
+}
+
+static int bus_id(int face, char *out, int len, int dev) {
+    if (!out || len <= 0) return rgpu_invalid_value(face);
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(face, rc);
+    if (dev < 0 || dev >= rgpu_device_count()) return rgpu_record(face, RGPU_INVALID_DEVICE);
+    snprintf(out, (size_t)len, "%04x:%02x:%02x.0", 0, dev + 1, 0);
+    return RGPU_SUCCESS;
+}
+
+/* "[domain:]bus:device.function", in hex, as CUDA takes it */
+static int by_bus_id(int face, int *out, const char *text) {
+    unsigned domain = 0, bus, device, function;
+    if (!out || !text) return rgpu_invalid_value(face);
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(face, rc);
+    if (sscanf(text, "%x:%x:%x.%x", &domain, &bus, &device, &function) != 4 &&
+        (domain = 0, sscanf(text, "%x:%x.%x", &bus, &device, &function) != 3))
+        return rgpu_invalid_value(face);
+    if (domain || device || function || bus < 1 || bus > (unsigned)rgpu_device_count())
+        return rgpu_record(face, RGPU_INVALID_DEVICE);
+    *out = (int)bus - 1;
+    return RGPU_SUCCESS;
+}
+
+cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device) { return bus_id(RGPU_RUNTIME, pciBusId, len, device); }
+CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev) { return bus_id(RGPU_DRIVER, pciBusId, len, dev); }
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId) { return by_bus_id(RGPU_RUNTIME, device, pciBusId); }
+CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId) { return by_bus_id(RGPU_DRIVER, dev, pciBusId); }
+
 CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev) {
     if (pi == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (known(dev, (int)attrib, pi) == 0) return CUDA_SUCCESS;
+    if (pci_location(dev, (int)attrib, pi) == 0 || known(dev, (int)attrib, pi) == 0) return CUDA_SUCCESS;
     rgpu_call c;
     rgpu_wire_cuDeviceGetAttribute(&c, (int64_t)attrib, dev);
     int rc = rgpu_sync(&c);
@@ -40,7 +89,7 @@ CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev) 
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
     if (value == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (known(device, (int)attr, value) == 0) return cudaSuccess;
+    if (pci_location(device, (int)attr, value) == 0 || known(device, (int)attr, value) == 0) return cudaSuccess;
     rgpu_call c;
     rgpu_wire_cudaDeviceGetAttribute(&c, (int64_t)attr, device);
     int rc = rgpu_sync(&c);
@@ -55,12 +104,16 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
     if (prop == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (props_of(device, prop)) return cudaSuccess;
+    if (props_of(device, prop)) {
+        place(prop, device);
+        return cudaSuccess;
+    }
     rgpu_call c;
     rgpu_wire_cudaGetDeviceProperties(&c, device);
     int rc = rgpu_sync(&c);
     if (rc == 0) rgpu_wire_out_cudaGetDeviceProperties(&c, prop, sizeof *prop);
     rgpu_end(&c);
+    if (rc == 0) place(prop, device);
     return rc;
 }
 

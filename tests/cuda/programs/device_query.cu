@@ -23,6 +23,21 @@ int main() {
         size_t free_b = 0, total_b = 0;
         CHECK(cudaMemGetInfo(&free_b, &total_b));
         EXPECT(total_b == p.totalGlobalMem && free_b <= total_b);
+        // its PCI location: one per device, the same in the attributes, the properties and the bus id,
+        // and the bus id finds the device
+        char bus[32] = {0};
+        int by_bus = -1, pci_bus = -1;
+        CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, i));
+        CHECK(cudaDeviceGetByPCIBusId(&by_bus, bus));
+        CHECK(cudaDeviceGetAttribute(&pci_bus, cudaDevAttrPciBusId, i));
+        unsigned dom_v, bus_v, dev_v, fn_v;
+        EXPECT(sscanf(bus, "%x:%x:%x.%x", &dom_v, &bus_v, &dev_v, &fn_v) == 4);
+        EXPECT(by_bus == i && (int)bus_v == pci_bus && pci_bus == p.pciBusID && (int)dom_v == p.pciDomainID);
+        for (int j = 0; j < i; j++) {
+            char other[32] = {0};
+            CHECK(cudaDeviceGetPCIBusId(other, sizeof other, j));
+            EXPECT(strcmp(other, bus) != 0);
+        }
         printf("device %d: %s sm_%d%d sms %d warp %d maxThreads %d mem %zu free %zu\n", i, p.name, p.major, p.minor,
                p.multiProcessorCount, p.warpSize, p.maxThreadsPerBlock, (size_t)p.totalGlobalMem, free_b);
     }
@@ -47,6 +62,10 @@ int main() {
     EXPECT(cudaChooseDevice(&chosen, nullptr) == cudaErrorInvalidValue);
     cudaGetLastError();
     printf("chose %d %d\n", low, high);
+    int none = -1;
+    EXPECT(cudaDeviceGetByPCIBusId(&none, "0000:7f:00.0") == cudaErrorInvalidDevice);
+    EXPECT(cudaDeviceGetByPCIBusId(&none, "not a bus id") == cudaErrorInvalidValue);
+    cudaGetLastError();
     EXPECT(cudaSetDevice(n) == cudaErrorInvalidDevice);
     EXPECT(cudaGetLastError() == cudaErrorInvalidDevice);
     EXPECT(cudaGetLastError() == cudaSuccess);
