@@ -199,6 +199,9 @@ int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 #define RGPU_GUARD_cuMipmappedArrayCreate() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
 #define RGPU_GUARD_cuMipmappedArrayDestroy() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
 #define RGPU_GUARD_cuMemPrefetchAsync_v2(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuMemPrefetchBatchAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuMemDiscardBatchAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
+#define RGPU_GUARD_cuMemDiscardAndPrefetchBatchAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
 #define RGPU_GUARD_cuStreamAddCallback(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
 #define RGPU_GUARD_cuStreamAttachMemAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
 #define RGPU_GUARD_cudaStreamAddCallback(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
@@ -210,5 +213,8 @@ int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 #define RGPU_GUARD_cudaMemcpyBatchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 #define RGPU_GUARD_cudaMemcpy3DBatchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 #define RGPU_GUARD_cudaMemPrefetchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMemPrefetchBatchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMemDiscardBatchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMemDiscardAndPrefetchBatchAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 
 #endif

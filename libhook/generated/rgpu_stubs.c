@@ -1267,24 +1267,6 @@ CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectP
     return rc;
 }
 
-/* cuMemPrefetchBatchAsync: not supported: batched managed-memory operations are not mapped onto rgpu's managed memory yet (protocol/contract/calls/managed.toml) */
-CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemPrefetchBatchAsync");
-}
-
-/* cuMemDiscardBatchAsync: not supported: batched managed-memory operations are not mapped onto rgpu's managed memory yet (protocol/contract/calls/managed.toml) */
-CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemDiscardBatchAsync");
-}
-
-/* cuMemDiscardAndPrefetchBatchAsync: not supported: batched managed-memory operations are not mapped onto rgpu's managed memory yet (protocol/contract/calls/managed.toml) */
-CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemDiscardAndPrefetchBatchAsync");
-}
-
 /* cuMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */
 CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
@@ -3115,24 +3097,6 @@ cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t widt
     rgpu_put_u(&c, (uint64_t)height);
     rgpu_put_h(&c, stream);
     return rgpu_async(&c);
-}
-
-/* cudaMemPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet (protocol/contract/calls/managed.toml) */
-cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemPrefetchBatchAsync");
-}
-
-/* cudaMemDiscardBatchAsync: not supported: discarding managed memory is not forwarded yet (protocol/contract/calls/managed.toml) */
-cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemDiscardBatchAsync");
-}
-
-/* cudaMemDiscardAndPrefetchBatchAsync: not supported: batched managed-memory operations are not forwarded yet (protocol/contract/calls/managed.toml) */
-cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemDiscardAndPrefetchBatchAsync");
 }
 
 /* cudaMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */

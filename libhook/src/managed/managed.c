@@ -521,6 +521,73 @@ CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation l
                     flags);
 }
 
+/* Batched prefetches and discards (CUDA 13): each range of the batch prefetched as above, to the
+ * location of the run it is in (locs[k] from op idxs[k] on); a discard leaves a range's contents as
+ * they are, which is one of the values CUDA allows (they are undefined until written). Every range must
+ * be managed memory; the whole batch is checked before any of it moves. */
+static int batch(int face, const uint64_t *ptrs, const size_t *sizes, size_t count, const mem_location *locs,
+                 const size_t *idxs, size_t nlocs, unsigned long long flags, int discard, int prefetching) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(face, rc);
+    if (!count || !ptrs || !sizes || flags) return rgpu_invalid_value(face);
+    if (prefetching) {
+        if (!locs || !idxs || !nlocs || nlocs > count || idxs[0] != 0) return rgpu_invalid_value(face);
+        for (size_t k = 0; k < nlocs; k++)
+            if ((k && idxs[k] <= idxs[k - 1]) || idxs[k] >= count || !(is_host(locs[k]) || is_device(locs[k])))
+                return rgpu_invalid_value(face);
+    }
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < count && !rc; i++)
+        if (!range_of(ptrs[i], sizes[i])) rc = RGPU_INVALID_VALUE;
+    pthread_mutex_unlock(&mu);
+    if (rc) return rgpu_record(face, rc);
+    (void)discard;
+    for (size_t i = 0, k = 0; prefetching && i < count && !rc; i++) {
+        while (k + 1 < nlocs && idxs[k + 1] <= i) k++;
+        rc = prefetch(face, ptrs[i], sizes[i], locs[k], 0);
+    }
+    return rc;
+}
+
+_Static_assert(sizeof(CUdeviceptr) == sizeof(void *), "a device pointer is an address");
+
+cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *locs,
+                                      size_t *idxs, size_t nlocs, unsigned long long flags, cudaStream_t stream) {
+    int rc = RGPU_GUARD_cudaMemPrefetchBatchAsync(stream);
+    return rc ? rgpu_record(RGPU_RUNTIME, rc)
+              : batch(RGPU_RUNTIME, (const uint64_t *)dptrs, sizes, count, locs, idxs, nlocs, flags, 0, 1);
+}
+cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags,
+                                     cudaStream_t stream) {
+    int rc = RGPU_GUARD_cudaMemDiscardBatchAsync(stream);
+    return rc ? rgpu_record(RGPU_RUNTIME, rc)
+              : batch(RGPU_RUNTIME, (const uint64_t *)dptrs, sizes, count, NULL, NULL, 0, flags, 1, 0);
+}
+cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count,
+                                                struct cudaMemLocation *locs, size_t *idxs, size_t nlocs,
+                                                unsigned long long flags, cudaStream_t stream) {
+    int rc = RGPU_GUARD_cudaMemDiscardAndPrefetchBatchAsync(stream);
+    return rc ? rgpu_record(RGPU_RUNTIME, rc)
+              : batch(RGPU_RUNTIME, (const uint64_t *)dptrs, sizes, count, locs, idxs, nlocs, flags, 1, 1);
+}
+CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *locs, size_t *idxs,
+                                 size_t nlocs, unsigned long long flags, CUstream stream) {
+    int rc = RGPU_GUARD_cuMemPrefetchBatchAsync(stream);
+    return rc ? rgpu_record(RGPU_DRIVER, rc)
+              : batch(RGPU_DRIVER, (const uint64_t *)dptrs, sizes, count, (const mem_location *)locs, idxs, nlocs, flags, 0, 1);
+}
+CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags,
+                                CUstream stream) {
+    int rc = RGPU_GUARD_cuMemDiscardBatchAsync(stream);
+    return rc ? rgpu_record(RGPU_DRIVER, rc) : batch(RGPU_DRIVER, (const uint64_t *)dptrs, sizes, count, NULL, NULL, 0, flags, 1, 0);
+}
+CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *locs,
+                                           size_t *idxs, size_t nlocs, unsigned long long flags, CUstream stream) {
+    int rc = RGPU_GUARD_cuMemDiscardAndPrefetchBatchAsync(stream);
+    return rc ? rgpu_record(RGPU_DRIVER, rc)
+              : batch(RGPU_DRIVER, (const uint64_t *)dptrs, sizes, count, (const mem_location *)locs, idxs, nlocs, flags, 1, 1);
+}
+
 /* Hints about placement change no result here (the host copy is made coherent at synchronisations
  * whatever they say); they are checked as CUDA checks them and accepted. */
 static int advise(int face, uint64_t p, size_t n, int advice, mem_location loc) {

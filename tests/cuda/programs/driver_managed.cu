@@ -1,5 +1,6 @@
 // Managed memory through the Driver API: cuMemAllocManaged, pointer attributes, memsets and copies
-// seen on the host after a synchronisation, prefetch/advise, cuMemFree.
+// seen on the host after a synchronisation, prefetch/advise (one range, and batched with discards as
+// CUDA 13 has them), cuMemFree.
 #include <cstring>
 #include <cuda.h>
 #include <cstdio>
@@ -87,6 +88,26 @@ int main() {
     CK(cuStreamSynchronize(0));
     EXPECT(h[1000] == 7 && h[1009] == 7 && h[1010] == 1010);
     EXPECT(cuMemPrefetchAsync(d, 16, gpu, 0, 0) == CUDA_ERROR_INVALID_VALUE);
+
+    // batched prefetches and discards (CUDA 13): two ranges in two location runs, then discarded
+    h[2000] = 2222;
+    CUdeviceptr ranges[2] = {m + 8000, m};
+    size_t lens[2] = {64, n * sizeof(unsigned)}, runs[2] = {0, 1}, bad_runs[2] = {1, 1};
+    CUmemLocation locs[2] = {gpu, cpu};
+    CK(cuMemPrefetchBatchAsync(ranges, lens, 2, locs, runs, 2, 0, 0));
+    CK(cuMemsetD32Async(m + 4000, 8, 2, 0));
+    CK(cuMemPrefetchBatchAsync(ranges + 1, lens + 1, 1, locs + 1, runs, 1, 0, 0));
+    CK(cuStreamSynchronize(0));
+    EXPECT(h[2000] == 2222 && h[1000] == 8 && h[1001] == 8 && h[1002] == 7);
+    CK(cuMemDiscardBatchAsync(ranges, lens, 1, 0, 0));
+    CK(cuMemDiscardAndPrefetchBatchAsync(ranges, lens, 1, locs, runs, 1, 0, 0));
+    h[2000] = 3;  // discarded memory is the program's to write again
+    CK(cuMemcpyDtoH(back, m + 8000, 4));
+    EXPECT(back[0] == 3);
+    CUdeviceptr plain[1] = {d};
+    EXPECT(cuMemPrefetchBatchAsync(plain, lens, 1, locs, runs, 1, 0, 0) == CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemPrefetchBatchAsync(ranges, lens, 2, locs, bad_runs, 2, 0, 0) == CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemDiscardBatchAsync(ranges, lens, 1, 1, 0) == CUDA_ERROR_INVALID_VALUE);  // flags must be 0
 
     CK(cuMemFree(m));
     CK(cuMemFree(d));
