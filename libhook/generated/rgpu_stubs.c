@@ -1267,18 +1267,6 @@ CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectP
     return rc;
 }
 
-/* cuMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */
-CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemRangeGetAttribute");
-}
-
-/* cuMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */
-CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuMemRangeGetAttributes");
-}
-
 /* cuPointerSetAttribute: not supported: setting pointer attributes is not forwarded yet (protocol/contract/calls/memory.toml) */
 CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
@@ -3097,18 +3085,6 @@ cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t widt
     rgpu_put_u(&c, (uint64_t)height);
     rgpu_put_h(&c, stream);
     return rgpu_async(&c);
-}
-
-/* cudaMemRangeGetAttribute: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */
-cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemRangeGetAttribute");
-}
-
-/* cudaMemRangeGetAttributes: not supported: managed range attributes are not forwarded yet (protocol/contract/calls/managed.toml) */
-cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaMemRangeGetAttributes");
 }
 
 /* cudaMallocAsync: forward (protocol/contract/calls/memory.toml) */

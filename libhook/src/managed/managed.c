@@ -312,6 +312,7 @@ static int free_any(int face, uint64_t addr) {
         pthread_mutex_unlock(&mu);
         munmap((void *)(uintptr_t)r->addr, r->mapped);
         munmap(r->shadow, r->mapped);
+        rgpu_advice_forget(r->addr);
         free(r);
     } else if (r) {
         pthread_mutex_lock(&mu);
@@ -333,6 +334,7 @@ static void drop_all(int dev) {
         __atomic_sub_fetch(&nregions, 1, __ATOMIC_RELEASE);
         if (!r->var) munmap((void *)(uintptr_t)r->addr, r->mapped); /* a variable's pages may be shared */
         munmap(r->shadow, r->mapped);
+        rgpu_advice_forget(r->addr);
         free(r);
     }
     busy[dev] = 0;
@@ -483,6 +485,17 @@ static region *range_of(uint64_t p, size_t n) {
     return r && n && p + n <= r->addr + r->mapped ? r : NULL;
 }
 
+int rgpu_managed_bounds(uint64_t p, size_t n, uint64_t *base, size_t *size) {
+    pthread_mutex_lock(&mu);
+    region *r = range_of(p, n);
+    if (r) *base = r->addr, *size = r->mapped;
+    pthread_mutex_unlock(&mu);
+    return r ? 0 : -1;
+}
+
+/* A location as advice.c keeps it: a device ordinal, or cudaCpuDeviceId for the host. */
+static int where_of(mem_location l) { return is_host(l) ? CPU_DEVICE_ID : l.id; }
+
 /* To a device: the host's writes go now (the device copy is where they will be read). To the host:
  * the device's copy of the range comes back now if device work may have changed it. Stream order
  * needs nothing more: the push goes ahead of all later work, the pull waits for earlier work. */
@@ -505,7 +518,10 @@ static int prefetch(int face, uint64_t p, size_t n, mem_location loc, unsigned f
         rc = pull_range(r, off, end - off);
         inside = 0;
     }
+    uint64_t base = r ? r->addr : 0;
+    size_t size = r ? r->mapped : 0;
     pthread_mutex_unlock(&mu);
+    if (rc == 0) rgpu_advice_prefetched(base, size, p, n, where_of(loc));
     return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
 }
 
@@ -597,9 +613,13 @@ static int advise(int face, uint64_t p, size_t n, int advice, mem_location loc) 
     /* read-mostly (1, 2) ignores the location; the others name a processor */
     if (advice > 2 && !(is_host(loc) || is_device(loc))) return rgpu_invalid_value(face);
     pthread_mutex_lock(&mu);
-    int ok = range_of(p, n) != NULL;
+    region *r = range_of(p, n);
+    uint64_t base = r ? r->addr : 0;
+    size_t size = r ? r->mapped : 0;
     pthread_mutex_unlock(&mu);
-    return ok ? RGPU_SUCCESS : rgpu_invalid_value(face);
+    if (!r) return rgpu_invalid_value(face);
+    rgpu_advice_note(base, size, p, n, advice, where_of(loc));
+    return RGPU_SUCCESS;
 }
 
 cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location) {

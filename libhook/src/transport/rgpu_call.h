@@ -165,6 +165,13 @@ int rgpu_managed_side(const void *p);
 /* A module's managed variable (__managed__) at [addr, addr+size) of device dev, mapped here at its
  * address and kept coherent as managed allocations are: 0, or an error of the face's calls */
 int rgpu_managed_adopt(int dev, uint64_t addr, size_t size);
+/* managed.c: the managed allocation holding [p, p+n): 0 and its base and size, or -1 */
+int rgpu_managed_bounds(uint64_t p, size_t n, uint64_t *base, size_t *size);
+/* advice.c: what the program advised and prefetched, per page of a managed allocation [base, base+size)
+ * (where: a device ordinal or cudaCpuDeviceId), read back by cudaMemRangeGetAttribute(s) */
+void rgpu_advice_note(uint64_t base, size_t size, uint64_t p, size_t n, int advice, int where);
+void rgpu_advice_prefetched(uint64_t base, size_t size, uint64_t p, size_t n, int where);
+void rgpu_advice_forget(uint64_t base);
 
 /* state.c */
 int rgpu_device_count(void);

@@ -1,6 +1,6 @@
 // Managed memory through the Driver API: cuMemAllocManaged, pointer attributes, memsets and copies
 // seen on the host after a synchronisation, prefetch/advise (one range, and batched with discards as
-// CUDA 13 has them), cuMemFree.
+// CUDA 13 has them) and what they set read back (cuMemRangeGetAttribute(s)), cuMemFree.
 #include <cstring>
 #include <cuda.h>
 #include <cstdio>
@@ -108,6 +108,33 @@ int main() {
     EXPECT(cuMemPrefetchBatchAsync(plain, lens, 1, locs, runs, 1, 0, 0) == CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuMemPrefetchBatchAsync(ranges, lens, 2, locs, bad_runs, 2, 0, 0) == CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuMemDiscardBatchAsync(ranges, lens, 1, 1, 0) == CUDA_ERROR_INVALID_VALUE);  // flags must be 0
+
+    // what was advised and prefetched, read back per range
+    int v = -9, by[3] = {0, 0, 0};
+    CK(cuMemAdvise(m, 8192, CU_MEM_ADVISE_SET_READ_MOSTLY, gpu));
+    CK(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 8192));
+    EXPECT(v == 1);
+    CK(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 16384));
+    EXPECT(v == 0);  // half of it is not
+    CK(cuMemAdvise(m, n * sizeof(unsigned), CU_MEM_ADVISE_SET_PREFERRED_LOCATION, cpu));
+    CK(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, m, 4096));
+    EXPECT(v == CU_DEVICE_CPU);
+    CK(cuMemRangeGetAttribute(by, sizeof by, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, m, 4096));
+    EXPECT(by[0] == 0 && by[1] == CU_DEVICE_INVALID && by[2] == CU_DEVICE_INVALID);  // the GPU, advised above
+    CK(cuMemPrefetchAsync(m + 8192, 4096, gpu, 0, 0));
+    int last = -9, kind = -9;
+    void *out[2] = {&last, &kind};
+    size_t sizes4[2] = {4, 4};
+    CUmem_range_attribute asked[2] = {CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+                                      CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE};
+    CK(cuMemRangeGetAttributes(out, sizes4, asked, 2, m + 8192, 4096));
+    EXPECT(last == 0 && kind == CU_MEM_LOCATION_TYPE_DEVICE);
+    CK(cuMemRangeGetAttributes(out, sizes4, asked, 2, m, 4096));
+    EXPECT(last == CU_DEVICE_CPU && kind == CU_MEM_LOCATION_TYPE_HOST);  // the batch's prefetch to the host
+    CK(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, m, 16384));
+    EXPECT(v == CU_DEVICE_INVALID);  // mixed
+    EXPECT(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 16) == CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemRangeGetAttribute(&v, 3, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 16) == CUDA_ERROR_INVALID_VALUE);
 
     CK(cuMemFree(m));
     CK(cuMemFree(d));
