@@ -204,8 +204,8 @@ def test_calls_are_answered_where_their_records_say(cuda_program, sim_server):
     env = dict(os.environ, RGPU_LOG="info")
     p = _run(cuda_program("driver_contract"), sim_server, env=env)
     assert p.returncode == 0 and "OK driver_contract" in p.stdout, p.stdout + p.stderr
-    for name in ("cuDeviceGetLuid", "cuMemPrefetchBatchAsync"):
+    for name in ("cuDeviceGetLuid", "cuGraphConditionalHandleCreate"):
         assert f"{name} -> 801" in p.stdout  # CUDA_ERROR_NOT_SUPPORTED
     assert "cuDeviceGetLuid is not served by the software GPU" in p.stderr  # by its record's sim entry
-    assert "cuMemPrefetchBatchAsync is not supported by rgpu yet" in p.stderr  # by no backend
+    assert "cuGraphConditionalHandleCreate is not supported by rgpu yet" in p.stderr  # by no backend
     assert "not served by the sim backend" not in p.stderr  # no call reached the server to be refused

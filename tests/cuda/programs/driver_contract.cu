@@ -1,6 +1,6 @@
 // Calls whose records say where they are answered: in the client (a stream's device), not served by
 // the software GPU (a Windows LUID: answered not-supported in the client, no round trip), not supported
-// anywhere (batched prefetch) — and the session still works after them.
+// anywhere (a conditional graph node's handle) — and the session still works after them.
 #include <cstring>
 
 #include "driver_check.h"
@@ -21,10 +21,12 @@ int main() {
     unsigned mask = 0;
     CUresult r = cuDeviceGetLuid(luid, &mask, dev);
     printf("cuDeviceGetLuid -> %d\n", (int)r);
-    CUdeviceptr ptrs[1] = {0};
-    size_t sizes[1] = {0};
-    r = cuMemPrefetchBatchAsync(ptrs, sizes, 1, nullptr, nullptr, 0, 0, s);
-    printf("cuMemPrefetchBatchAsync -> %d\n", (int)r);
+    CUgraph g;
+    CK(cuGraphCreate(&g, 0));
+    CUgraphConditionalHandle cond;
+    r = cuGraphConditionalHandleCreate(&cond, g, ctx, 0, 0);
+    printf("cuGraphConditionalHandleCreate -> %d\n", (int)r);
+    CK(cuGraphDestroy(g));
     CUdeviceptr d;
     CK(cuMemAlloc(&d, 4096));
     CK(cuMemsetD32(d, 7, 1024));
