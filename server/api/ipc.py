@@ -19,7 +19,6 @@ twice in a session returns the same pointer and counts (each open needs its clos
 charged for the memory: the exporter's quota holds it."""
 from __future__ import annotations
 
-import bisect
 import os
 import secrets
 import struct
@@ -43,30 +42,28 @@ class IpcState:
     exports: dict[int, bytes] = field(default_factory=dict)  # allocation base -> token
     events: dict[int, bytes] = field(default_factory=dict)  # session event handle -> token
     opened: dict[bytes, list] = field(default_factory=dict)  # token -> [address, size, opens]
-    _opened_at: list[int] = field(default_factory=list)  # sorted addresses of `opened`
 
     @property
     def active(self) -> bool:
         return bool(self.exports or self.opened)
 
     def opened_at(self, addr: int):
-        """The token and entry of the opened memory containing `addr`, or (None, None)."""
-        i = bisect.bisect_right(self._opened_at, addr) - 1
-        if i >= 0:
-            for token, entry in self.opened.items():
-                if entry[0] == self._opened_at[i] and addr < entry[0] + entry[1]:
-                    return token, entry
+        """The token and entry of the opened memory containing `addr`, or (None, None). A scan: a
+        process opens few handles, and a program without any pays one empty loop per cudaFree."""
+        for token, entry in self.opened.items():
+            if entry[0] <= addr < entry[0] + entry[1]:
+                return token, entry
         return None, None
 
     def close(self) -> None:
         """The session ends: its handles open nothing any more (the mappings go with its device)."""
         for token in [*self.exports.values(), *self.events.values()]:
             ipc_registry.remove(self.registry, token, os.getpid())
-        self.exports.clear(), self.events.clear(), self.opened.clear(), self._opened_at.clear()
+        self.exports.clear(), self.events.clear(), self.opened.clear()
 
 
 def _state(s) -> IpcState:
-    st = getattr(s, "ipc", None)
+    st = s.ipc
     if st is None:
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED", "this session cannot share memory with other processes")
     return st
@@ -140,7 +137,6 @@ def open_mem_handle(s, handle, flags):
     entry = st.opened.get(token)
     if entry is None:
         entry = st.opened[token] = [s.device.ipc_open(record["backend"]), int(record["backend"]["size"]), 0]
-        bisect.insort(st._opened_at, entry[0])
     entry[2] += 1
     return (entry[0],)
 
@@ -155,7 +151,6 @@ def close_mem_handle(s, addr):
     if entry[2] == 0:
         s.device.ipc_close(entry[0])
         del st.opened[token]
-        st._opened_at.remove(entry[0])
     return ()
 
 
@@ -180,7 +175,7 @@ def open_event_handle(s, handle):
 # -- what the memory and event handlers ask ----------------------------------------------------------
 def check_free(s, addr: int) -> None:
     """cudaFree of opened memory is refused (CUDA: cudaIpcCloseMemHandle releases it)."""
-    st = getattr(s, "ipc", None)
+    st = s.ipc
     if st is not None and st.opened_at(addr)[0] is not None:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was opened by cudaIpcOpenMemHandle: "
                                                     "cudaIpcCloseMemHandle releases it")
@@ -188,12 +183,12 @@ def check_free(s, addr: int) -> None:
 
 def freed(s, addr: int) -> None:
     """An allocation went: its handle opens nothing any more (memory already opened stays mapped)."""
-    st = getattr(s, "ipc", None)
+    st = s.ipc
     if st is not None and (token := st.exports.pop(addr, None)) is not None:
         ipc_registry.remove(st.registry, token, os.getpid())
 
 
 def event_destroyed(s, event: int) -> None:
-    st = getattr(s, "ipc", None)
+    st = s.ipc
     if st is not None and (token := st.events.pop(event, None)) is not None:
         ipc_registry.remove(st.registry, token, os.getpid())
