@@ -44,7 +44,7 @@ static __thread int thread_mode = MODE_GLOBAL;
 #define UNLOCK() pthread_mutex_unlock(&rgpu_graph_mu)
 
 /* cudaStreamLegacy (0x1) is the NULL stream; cudaStreamPerThread (0x2) is captured like a stream. */
-static int is_legacy(const void *s) { return s == NULL || s == (const void *)1; }
+int rgpu_legacy_stream(const void *s) { return s == NULL || s == (const void *)1; }
 
 static int set_add(nodeset *s, rgpu_gnode *n) {
     for (int i = 0; i < s->n; i++)
@@ -129,7 +129,7 @@ static void end_capture(capture *cap) {
 int rgpu_capturing(const void *stream) {
     if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
     LOCK();
-    int found = is_legacy(stream) ? legacy_conflict(0) : find_stream(stream) >= 0;
+    int found = rgpu_legacy_stream(stream) ? legacy_conflict(0) : find_stream(stream) >= 0;
     UNLOCK();
     return found;
 }
@@ -137,7 +137,7 @@ int rgpu_capturing(const void *stream) {
 int rgpu_capture_append(const void *stream, const rgpu_gnode *proto, int *rc) {
     if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
     LOCK();
-    if (is_legacy(stream)) {
+    if (rgpu_legacy_stream(stream)) {
         int conflict = legacy_conflict(1);
         UNLOCK();
         if (conflict) *rc = ERR_CAPTURE_IMPLICIT;
@@ -165,13 +165,13 @@ int rgpu_capture_guard(int face, const void *stream, int has_stream) {
     if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
     int rc = 0;
     LOCK();
-    int i = has_stream && !is_legacy(stream) ? find_stream(stream) : -1;
-    if (has_stream && is_legacy(stream) && legacy_conflict(1)) {
+    int i = has_stream && !rgpu_legacy_stream(stream) ? find_stream(stream) : -1;
+    if (has_stream && rgpu_legacy_stream(stream) && legacy_conflict(1)) {
         rc = ERR_CAPTURE_IMPLICIT;
     } else if (i >= 0) {
         streams[i].cap->invalid = 1; /* synchronising or querying a capturing stream */
         rc = ERR_CAPTURE_UNSUPPORTED;
-    } else if ((!has_stream || is_legacy(stream)) && thread_mode != MODE_RELAXED) {
+    } else if ((!has_stream || rgpu_legacy_stream(stream)) && thread_mode != MODE_RELAXED) {
         pthread_t self = pthread_self();
         for (int c = 0; c < MAX_CAPTURES; c++) {
             capture *cap = &caps[c];
@@ -195,7 +195,7 @@ static int begin_capture(int face, void *stream, int mode, rgpu_graph *into, rgp
     if (mode < MODE_GLOBAL || mode > MODE_RELAXED || (ndeps && !deps)) return rgpu_invalid_value(face);
     for (size_t i = 0; i < ndeps; i++)
         if (!deps[i] || deps[i]->graph != into) return rgpu_invalid_value(face);
-    if (is_legacy(stream)) return rgpu_record(face, ERR_CAPTURE_UNSUPPORTED); /* the NULL stream cannot capture */
+    if (rgpu_legacy_stream(stream)) return rgpu_record(face, ERR_CAPTURE_UNSUPPORTED); /* the NULL stream cannot capture */
     int blocking = is_blocking(stream);
     int rc = 0;
     LOCK();
@@ -282,11 +282,11 @@ _Static_assert(sizeof(CUstreamCaptureMode) == sizeof(enum cudaStreamCaptureMode)
 static int capture_status(const void *stream, enum cudaStreamCaptureStatus *status, unsigned long long *id,
                           rgpu_graph **graph, const cudaGraphNode_t **deps, size_t *ndeps) {
     LOCK();
-    if (is_legacy(stream) && legacy_conflict(0)) { /* asked, not used: nothing is invalidated */
+    if (rgpu_legacy_stream(stream) && legacy_conflict(0)) { /* asked, not used: nothing is invalidated */
         UNLOCK();
         return ERR_CAPTURE_IMPLICIT;
     }
-    int i = is_legacy(stream) ? -1 : find_stream(stream);
+    int i = rgpu_legacy_stream(stream) ? -1 : find_stream(stream);
     capture *cap = i >= 0 ? streams[i].cap : NULL;
     *status = !cap ? STATUS_NONE : cap->invalid ? STATUS_INVALIDATED : STATUS_ACTIVE;
     if (cap && id) *id = cap->id;
@@ -384,7 +384,7 @@ static int event_record(int face, int *rc, void *event, void *stream, int extern
         return rgpu_capture_append(stream, &proto, rc) ? (*rc = rgpu_record(face, *rc), 1) : 0;
     }
     LOCK();
-    if (is_legacy(stream) && legacy_conflict(1)) {
+    if (rgpu_legacy_stream(stream) && legacy_conflict(1)) {
         UNLOCK();
         *rc = rgpu_record(face, ERR_CAPTURE_IMPLICIT);
         return 1;
@@ -418,7 +418,7 @@ static int event_record(int face, int *rc, void *event, void *stream, int extern
 static int event_wait(int face, int *rc, void *stream, void *event, unsigned flags) {
     if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
     LOCK();
-    if (is_legacy(stream) && legacy_conflict(1)) {
+    if (rgpu_legacy_stream(stream) && legacy_conflict(1)) {
         UNLOCK();
         *rc = rgpu_record(face, ERR_CAPTURE_IMPLICIT);
         return 1;
@@ -426,7 +426,7 @@ static int event_wait(int face, int *rc, void *stream, void *event, unsigned fla
     int s = find_stream(stream), e = find_event(event);
     if (s < 0 && e < 0) { UNLOCK(); return 0; }
     int blocking = 1;
-    if (s < 0 && !is_legacy(stream)) { /* about to join: ask the stream's flags outside the lock */
+    if (s < 0 && !rgpu_legacy_stream(stream)) { /* about to join: ask the stream's flags outside the lock */
         UNLOCK();
         blocking = is_blocking(stream);
         LOCK();
@@ -452,7 +452,7 @@ static int event_wait(int face, int *rc, void *stream, void *event, unsigned fla
     capture *cap = events[e].cap;
     if (s >= 0 && streams[s].cap != cap) *rc = cudaErrorStreamCaptureMerge;
     else if (cap->invalid) *rc = ERR_CAPTURE_INVALIDATED;
-    else if (s < 0 && is_legacy(stream)) *rc = ERR_CAPTURE_UNSUPPORTED;
+    else if (s < 0 && rgpu_legacy_stream(stream)) *rc = ERR_CAPTURE_UNSUPPORTED;
     else {
         if (s < 0 && (s = add_stream(stream, cap, blocking)) < 0) *rc = RGPU_OUT_OF_MEMORY;
         for (int i = 0; !*rc && i < events[e].deps.n; i++) *rc = set_add(&streams[s].deps, events[e].deps.v[i]);

@@ -114,8 +114,8 @@ static void as_type_id(int32_t where, int *type, int *id) {
     *id = where >= 0 ? where : 0;
 }
 
-/* Attribute `attr` of [p, p+n) of the allocation [base, base+size) into data (len bytes). */
-static int query(uint64_t base, size_t size, uint64_t p, size_t n, int attr, void *data, size_t len) {
+/* Attribute `attr` of [p, p+n) of the allocation at base into data (len bytes). */
+static int query(uint64_t base, uint64_t p, size_t n, int attr, void *data, size_t len) {
     if (!data || !len || len % 4 || (attr != cudaMemRangeAttributeAccessedBy && len != 4)) return RGPU_INVALID_VALUE;
     int32_t *out = data;
     pthread_mutex_lock(&mu);
@@ -150,7 +150,6 @@ static int query(uint64_t base, size_t size, uint64_t p, size_t n, int attr, voi
     default: rc = RGPU_INVALID_VALUE;
     }
     pthread_mutex_unlock(&mu);
-    (void)size;
     return rc;
 }
 
@@ -161,7 +160,7 @@ static int range_attrs(int face, void **data, size_t *lens, const int *attrs, si
     size_t size;
     if (!data || !lens || !attrs || !nattrs || rgpu_managed_bounds(p, n, &base, &size)) return rgpu_invalid_value(face);
     for (size_t i = 0; i < nattrs; i++)
-        if ((rc = query(base, size, p, n, attrs[i], data[i], lens[i]))) return rgpu_record(face, rc);
+        if ((rc = query(base, p, n, attrs[i], data[i], lens[i]))) return rgpu_record(face, rc);
     return RGPU_SUCCESS;
 }
 

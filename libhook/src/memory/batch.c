@@ -6,6 +6,7 @@
  * pinned source is read by the server's DMA later. Locations are hints, and ignored. As CUDA: the
  * legacy stream is refused, and so is a capturing one (no graph node holds a batch). */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "rgpu_call.h"
 #include "texture.h"
@@ -18,8 +19,6 @@
 _Static_assert(sizeof(struct cudaMemcpyAttributes) == sizeof(CUmemcpyAttributes), "one layout");
 _Static_assert(sizeof(struct cudaMemcpy3DBatchOp) == sizeof(CUDA_MEMCPY3D_BATCH_OP), "one layout");
 
-/* the NULL stream, or cudaStreamLegacy (0x1): the legacy stream */
-static int legacy(const void *stream) { return !stream || stream == (const void *)1; }
 
 static int valid_order(int order, unsigned flags) {
     return order >= ORDER_STREAM && order <= ORDER_ANY && !(flags & ~FLAGS_KNOWN);
@@ -36,7 +35,7 @@ static int finish(int face, const void *stream, int rc, int during_call) {
 static int batch_1d(int face, void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
                     const CUmemcpyAttributes *attrs, const size_t *idxs, size_t nattrs, void *stream) {
     if (!count || !dsts || !srcs || !sizes || !attrs || !idxs || !nattrs || nattrs > count || idxs[0] != 0 ||
-        legacy(stream))
+        rgpu_legacy_stream(stream))
         return rgpu_invalid_value(face);
     int during_call = 0;
     for (size_t a = 0; a < nattrs; a++) {
@@ -120,16 +119,18 @@ static int op_3d(const CUDA_MEMCPY3D_BATCH_OP *op, CUDA_MEMCPY3D *c) {
 }
 
 static int batch_3d(int face, size_t n, const CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long flags, void *stream) {
-    if (!n || !ops || flags || legacy(stream)) return rgpu_invalid_value(face);
-    CUDA_MEMCPY3D c;
+    if (!n || !ops || flags || rgpu_legacy_stream(stream)) return rgpu_invalid_value(face);
+    /* every operation made (and checked) before any copy goes: once, since placing a pointer may ask
+     * the servers whose memory it is */
+    CUDA_MEMCPY3D *c = malloc(n * sizeof *c);
+    if (!c) return rgpu_record(face, RGPU_OUT_OF_MEMORY);
     int during_call = 0, rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) /* every operation checked before any copy goes */
-        if ((rc = op_3d(&ops[i], &c))) return rgpu_record(face, rc);
     for (size_t i = 0; i < n && !rc; i++) {
-        op_3d(&ops[i], &c);
+        rc = op_3d(&ops[i], &c[i]);
         during_call |= ops[i].srcAccessOrder == ORDER_DURING_CALL;
-        rc = cuMemcpy3DAsync_v2(&c, (CUstream)stream);
     }
+    for (size_t i = 0; i < n && !rc; i++) rc = cuMemcpy3DAsync_v2(&c[i], (CUstream)stream);
+    free(c);
     if (rc) return rgpu_record(face, rc);
     return finish(face, stream, rc, during_call);
 }

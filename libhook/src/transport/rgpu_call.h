@@ -195,6 +195,8 @@ void rgpu_bind_runtime_context(int dev, int replace);
  * invalidated, as CUDA does). With has_stream, a capturing `stream` forbids it whatever the mode, and
  * the legacy stream (NULL) while a blocking stream captures. */
 int rgpu_capture_guard(int face, const void *stream, int has_stream);
+/* capture.c: 1 for the legacy stream (NULL or cudaStreamLegacy), which per-thread streams are not */
+int rgpu_legacy_stream(const void *stream);
 
 /* errors.c and the generated rgpu_errors.c: the enumerator's name and a description of a result code */
 const char *rgpu_error_name(int face, int code);
