@@ -159,20 +159,29 @@ static uint64_t next_free = WINDOW_BASE;
 static struct { uint64_t addr; size_t len, size; int alloc, fd; unsigned serial; } maps[65536];
 static int nmaps;
 
-static CUresult window_alloc(CUdeviceptr *p, size_t n, int alloc) {
-    size_t len = ((n ? n : 1) + STEP - 1) & ~(STEP - 1);
-    if (nmaps == (int)(sizeof maps / sizeof *maps) || next_free + len > WINDOW_BASE + WINDOW_SIZE) return OUT_OF_MEMORY;
-    void *m = mmap((void *)(uintptr_t)next_free, len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+/* len bytes mapped at the window's next free address: fresh pages, or the memory file fd's (an IPC
+ * handle opened); the address, or 0 when the window is full or the range was taken. */
+static uint64_t window_map(size_t len, int fd) {
+    if (next_free + len > WINDOW_BASE + WINDOW_SIZE) return 0;
+    int flags = fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE : MAP_SHARED;
+    void *m = mmap((void *)(uintptr_t)next_free, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED_NOREPLACE, fd, 0);
     if (m == MAP_FAILED || (uint64_t)(uintptr_t)m != next_free) {
         if (m != MAP_FAILED) munmap(m, len);
-        return OUT_OF_MEMORY;
+        return 0;
     }
-    maps[nmaps].addr = next_free, maps[nmaps].len = len, maps[nmaps].size = n;
+    uint64_t at = next_free;
+    next_free += len;
+    return at;
+}
+
+static CUresult window_alloc(CUdeviceptr *p, size_t n, int alloc) {
+    size_t len = ((n ? n : 1) + STEP - 1) & ~(STEP - 1);
+    uint64_t at = nmaps == (int)(sizeof maps / sizeof *maps) ? 0 : window_map(len, -1);
+    if (!at) return OUT_OF_MEMORY;
+    maps[nmaps].addr = at, maps[nmaps].len = len, maps[nmaps].size = n;
     maps[nmaps].alloc = alloc, maps[nmaps].fd = -1;
     nmaps++;
-    *p = (CUdeviceptr)next_free;
-    next_free += len;
+    *p = (CUdeviceptr)at;
     return CUDA_SUCCESS;
 }
 
@@ -399,7 +408,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *p, CUipcMemHandle h, unsigned int fl
             return CUDA_SUCCESS;
         }
     if (nopened == (int)(sizeof opened / sizeof *opened) || next_free + m.len > WINDOW_BASE + WINDOW_SIZE)
-        return OUT_OF_MEMORY;
+        return OUT_OF_MEMORY;  /* a full window; a range window_map cannot take is a failed mapping */
     /* the exporter's file, if it still has it: else the exporter is gone or freed the allocation */
     char path[64], link[96], want[48];
     snprintf(path, sizeof path, "/proc/%d/fd/%d", m.pid, m.fd);
@@ -414,18 +423,13 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *p, CUipcMemHandle h, unsigned int fl
         close(fd);
         return INVALID_HANDLE;
     }
-    void *a = mmap((void *)(uintptr_t)next_free, m.len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
-                   fd, 0);
+    uint64_t at = window_map(m.len, fd);
     close(fd);  /* the mapping keeps the file */
-    if (a == MAP_FAILED || (uint64_t)(uintptr_t)a != next_free) {
-        if (a != MAP_FAILED) munmap(a, m.len);
-        return CUDA_ERROR_MAP_FAILED;
-    }
+    if (!at) return CUDA_ERROR_MAP_FAILED;
     opened[nopened].pid = m.pid, opened[nopened].serial = m.serial, opened[nopened].refs = 1;
-    opened[nopened].addr = next_free, opened[nopened].len = m.len, opened[nopened].size = m.size;
+    opened[nopened].addr = at, opened[nopened].len = m.len, opened[nopened].size = m.size;
     nopened++;
-    *p = next_free;
-    next_free += m.len;
+    *p = at;
     return CUDA_SUCCESS;
 }
 CUresult cuIpcCloseMemHandle(CUdeviceptr p) {
