@@ -49,11 +49,13 @@ def cupy_op(url, python, op, tmp_path):
 
 
 def test_cupy_elementwise_matches_numpy(fw_python, sim_server, tmp_path):
-    """A ufunc and an ElementwiseKernel: both compiled by NVRTC on the client."""
+    """A ufunc and an ElementwiseKernel: both compiled by NVRTC on the client; a DLPack export and
+    import of the result (NVIDIA's cudaPointerGetAttributes finds where the memory is)."""
     r = cupy_op(sim_server, fw_python, "elementwise", tmp_path)
     x, y = r["x"], r["y"]
     assert np.allclose(r["ufunc"], np.sin(x * 2 + y), atol=1e-5)
     assert np.allclose(r["kernel"], x * x - 2.5 * y, atol=1e-6)
+    assert np.array_equal(r["dlpack"], r["kernel"])
 
 
 def test_cupy_reductions_match_numpy(fw_python, sim_server, tmp_path):

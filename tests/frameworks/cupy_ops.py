@@ -19,7 +19,11 @@ def elementwise():
     x, y = inputs((1000,), 1), inputs((1000,), 2)
     k = cp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * x - 2.5f * y", "rgpu_axpy_sq")
     gx, gy = cp.asarray(x), cp.asarray(y)
-    return {"x": x, "y": y, "ufunc": cp.sin(gx * 2 + gy).get(), "kernel": k(gx, gy).get()}
+    z = k(gx, gy)
+    # DLPack, as frameworks hand CuPy arrays to each other (it asks the memory's device and type)
+    shared = cp.from_dlpack(z)
+    assert shared.data.ptr == z.data.ptr
+    return {"x": x, "y": y, "ufunc": cp.sin(gx * 2 + gy).get(), "kernel": z.get(), "dlpack": shared.get()}
 
 
 def reduction():

@@ -27,6 +27,9 @@ extern int rgpu_pinned_range(const void *p, CUdeviceptr *base, size_t *size);
 #define ATTR_RANGE_START_ADDR CU_POINTER_ATTRIBUTE_RANGE_START_ADDR
 #define ATTR_RANGE_SIZE CU_POINTER_ATTRIBUTE_RANGE_SIZE
 #define ATTR_MAPPED CU_POINTER_ATTRIBUTE_MAPPED
+#define ATTR_ACCESS_FLAGS CU_POINTER_ATTRIBUTE_ACCESS_FLAGS
+#define ATTR_RDMA CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE
+#define ATTR_BLOCK_ID CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID
 
 typedef struct cudaPointerAttributes ptr_attrs;
 
@@ -82,8 +85,11 @@ static int query(uint64_t ptr, ptr_attrs *a) {
     return a->type == MEM_DEVICE || a->type == MEM_MANAGED || a->type == MEM_HOST ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
 }
 
-/* One attribute of a pointer known to be CUDA memory; the driver's sizes for each. */
-static int one(void *data, int attribute, uint64_t ptr, const ptr_attrs *a) {
+/* One attribute of a pointer known to be CUDA memory; the driver's sizes for each. `many`: asked
+ * by cuPointerGetAttributes, where an attribute the memory lacks (device memory's host address)
+ * reads as NULL instead of failing the call, as the driver answers it: NVIDIA's cudart asks for the
+ * host address of every pointer given to cudaPointerGetAttributes. */
+static int one(void *data, int attribute, uint64_t ptr, const ptr_attrs *a, int many) {
     CUdeviceptr base = 0;
     size_t size = 0;
     switch ((int)attribute) {
@@ -93,14 +99,16 @@ static int one(void *data, int attribute, uint64_t ptr, const ptr_attrs *a) {
         return 0;
     case ATTR_DEVICE_POINTER: *(uint64_t *)data = ptr; return 0;
     case ATTR_HOST_POINTER:
-        if (a->type == MEM_DEVICE) return RGPU_INVALID_VALUE; /* device memory has no host address */
-        *(uint64_t *)data = ptr;
+        if (a->type == MEM_DEVICE && !many) return RGPU_INVALID_VALUE; /* device memory has no host address */
+        *(uint64_t *)data = a->type == MEM_DEVICE ? 0 : ptr;
         return 0;
     case ATTR_SYNC_MEMOPS: *(unsigned *)data = 1; return 0; /* copies to it are synchronous */
     case ATTR_IS_MANAGED: *(unsigned *)data = a->type == MEM_MANAGED; return 0;
     case ATTR_DEVICE_ORDINAL: *(int *)data = a->type == MEM_HOST ? a->device : rgpu_current_device(); return 0;
     case ATTR_MAPPED: *(unsigned *)data = 1; return 0;
-    case ATTR_BUFFER_ID: case ATTR_RANGE_START_ADDR: case ATTR_RANGE_SIZE: {
+    case ATTR_ACCESS_FLAGS: *(unsigned *)data = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE; return 0;
+    case ATTR_RDMA: *(unsigned *)data = 0; return 0; /* the GPU is not on this host's PCIe */
+    case ATTR_BUFFER_ID: case ATTR_BLOCK_ID: case ATTR_RANGE_START_ADDR: case ATTR_RANGE_SIZE: {
         int rc = a->type == MEM_HOST ? rgpu_pinned_range((const void *)(uintptr_t)ptr, &base, &size)
                                      : cuMemGetAddressRange_v2(&base, &size, ptr);
         if (rc) return rc;
@@ -116,7 +124,7 @@ CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdevi
     if (!data) return rgpu_invalid_value(RGPU_DRIVER);
     ptr_attrs a;
     int rc = query(ptr, &a);
-    if (rc == 0) rc = one(data, attribute, ptr, &a);
+    if (rc == 0) rc = one(data, attribute, ptr, &a, 0);
     return rc ? rgpu_record(RGPU_DRIVER, rc) : RGPU_SUCCESS;
 }
 
@@ -124,7 +132,7 @@ CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdevi
 static size_t size_of(int attribute) {
     switch (attribute) {
     case ATTR_CONTEXT: case ATTR_DEVICE_POINTER: case ATTR_HOST_POINTER: case ATTR_BUFFER_ID:
-    case ATTR_RANGE_START_ADDR: case ATTR_RANGE_SIZE: return 8;
+    case ATTR_BLOCK_ID: case ATTR_RANGE_START_ADDR: case ATTR_RANGE_SIZE: return 8;
     default: return 4;
     }
 }
@@ -141,7 +149,7 @@ CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attributes,
             if ((int)attributes[i] == ATTR_DEVICE_ORDINAL) *(int *)data[i] = -2; /* no device */
             continue;
         }
-        int r = one(data[i], attributes[i], ptr, &a);
+        int r = one(data[i], attributes[i], ptr, &a, 1);
         if (r) return rgpu_record(RGPU_DRIVER, r);
     }
     return RGPU_SUCCESS;

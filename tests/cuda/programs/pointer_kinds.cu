@@ -80,6 +80,7 @@ int main() {
     CHECK(cudaSetDevice(0));
     CHECK(cudaPointerGetAttributes(&at, d_last + 10));
     EXPECT(at.type == cudaMemoryTypeDevice && at.device == last && at.devicePointer == d_last + 10);
+    EXPECT(at.hostPointer == NULL);  // device memory has no host address
     int back[1024] = {0};
     if (ndev == 1) {  // device to host by cudaMemcpyDefault
         CHECK(cudaMemcpy(back, d_last, sizeof back, cudaMemcpyDefault));
