@@ -109,11 +109,17 @@ def cuda_program(libdir):
     runtime inside the program, over rgpu's driver)."""
     def build(name: str, cudart: str = "shared") -> Path:
         flags = [f"-I{PROGRAMS}"]
+        arch = ["-arch=sm_80"]
         if name.startswith("driver"):
             # -rpath-link: ld finds the libzmq beside librgpu.so through its RPATH $ORIGIN, but not
             # what that libzmq needs (libsodium...), on a host whose only libzmq is the bundle's
             flags += [f"-L{libdir}", "-lcuda", f"-Xlinker=-rpath-link={libdir}"]
-        return cudabuild.build(PROGRAMS / f"{name}.cu", "exe", flags, arch_flags=["-cudart", cudart, "-arch=sm_80"])
+        if name.startswith("cdp_"):
+            # dynamic parallelism: separate compilation and the device runtime. nvlink's image is SASS
+            # alone, which no driver JIT-compiles for a newer GPU: sm_90's too, for the H100/H200 runs
+            flags += ["-rdc=true", "-lcudadevrt"]
+            arch = ["-gencode", "arch=compute_80,code=[sm_80,compute_80]", "-gencode", "arch=compute_90,code=sm_90"]
+        return cudabuild.build(PROGRAMS / f"{name}.cu", "exe", flags, arch_flags=["-cudart", cudart, *arch])
     return build
 
 

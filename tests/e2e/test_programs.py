@@ -179,6 +179,16 @@ def test_client_side_apis(cuda_program, sim_server, program, cudart):
     assert p.returncode == 0 and f"OK {program}" in p.stdout, p.stdout + p.stderr
 
 
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_dynamic_parallelism(cuda_program, sim_server, cudart):
+    """Kernels that launch kernels (-rdc and libcudadevrt): children, a tail launch, recursion, a
+    device-made stream, a refused launch and a child's fault. nvlink's image is SASS alone; the
+    software GPU links the program's units from their PTX, found beside it (rgpu's runtime
+    registers them with it; under NVIDIA's, the client's companion finds them)."""
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("cdp_launches", cudart)))
+    assert p.returncode == 0 and "OK cdp_launches" in p.stdout, p.stdout + p.stderr
+
+
 @pytest.mark.parametrize("servers", [1, 2])
 def test_pinned_memory_and_pointer_attributes_on_every_device(cuda_program, start_server, servers):
     urls = [start_server()[0] for _ in range(servers)]

@@ -23,6 +23,7 @@
 
 typedef struct object {
     uintptr_t lo, hi;    /* the object's section holding fatbins, in memory */
+    uintptr_t rel_lo, rel_hi; /* -rdc: the units' own fatbins (__nv_relfatbin), PTX and all; or 0, 0 */
     rgpu_companion comp; /* size 0: the section holds no PTX */
     struct object *next;
 } object;
@@ -49,8 +50,11 @@ static int find_object(struct dl_phdr_info *info, size_t n, void *arg) {
 }
 
 /* Where the section of the ELF file at `path` that holds `addr` is mapped, given the object's load
- * base: .nv_fatbin for nvcc's output and most libraries; cuFFT keeps its kernels in .ldata. */
-static int fatbin_section(const char *path, uintptr_t base, const void *addr, uintptr_t *lo, uintptr_t *hi) {
+ * base: .nv_fatbin for nvcc's output and most libraries; cuFFT keeps its kernels in .ldata. And where
+ * __nv_relfatbin is, if the object has one: an -rdc program's units, which nvlink linked into the
+ * SASS-only image in .nv_fatbin (the software GPU links their PTX instead, companion.py). */
+static int fatbin_section(const char *path, uintptr_t base, const void *addr, uintptr_t *lo, uintptr_t *hi,
+                          uintptr_t *rel_lo, uintptr_t *rel_hi) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     ElfW(Ehdr) eh;
@@ -64,13 +68,17 @@ static int fatbin_section(const char *path, uintptr_t base, const void *addr, ui
             char *strtab = malloc(names->sh_size + 1);
             if (strtab && pread(fd, strtab, names->sh_size, (off_t)names->sh_offset) == (ssize_t)names->sh_size) {
                 strtab[names->sh_size] = 0;
-                for (int i = 0; i < eh.e_shnum; i++)
-                    if (sh[i].sh_addr && sh[i].sh_type == SHT_PROGBITS && (uintptr_t)addr >= base + sh[i].sh_addr &&
-                        (uintptr_t)addr < base + sh[i].sh_addr + sh[i].sh_size) {
+                for (int i = 0; i < eh.e_shnum; i++) {
+                    if (!sh[i].sh_addr || sh[i].sh_type != SHT_PROGBITS) continue;
+                    if ((uintptr_t)addr >= base + sh[i].sh_addr && (uintptr_t)addr < base + sh[i].sh_addr + sh[i].sh_size) {
                         *lo = base + sh[i].sh_addr;
                         *hi = *lo + sh[i].sh_size;
                         rc = 0;
+                    } else if (sh[i].sh_name < names->sh_size && !strcmp(strtab + sh[i].sh_name, "__nv_relfatbin")) {
+                        *rel_lo = base + sh[i].sh_addr;
+                        *rel_hi = *rel_lo + sh[i].sh_size;
                     }
+                }
             }
             free(strtab);
         }
@@ -95,11 +103,12 @@ static int has_ptx(const uint8_t *c, uint16_t hsize, uint64_t fsize) {
     return 0;
 }
 
-static void build(object *o) {
-    size_t cap = 0;
-    uint8_t *buf = NULL;
+/* The PTX-bearing containers of [lo, hi) appended to the companion. */
+static void gather(object *o, uintptr_t lo, uintptr_t hi, uint8_t **bufp, size_t *capp) {
+    uint8_t *buf = *bufp;
+    size_t cap = *capp;
     /* containers are 8-byte aligned; the section need not be (cuFFT's .ldata starts at ...874) */
-    for (uintptr_t p = (o->lo + 7) & ~(uintptr_t)7; p + 16 <= o->hi;) {
+    for (uintptr_t p = (lo + 7) & ~(uintptr_t)7; p + 16 <= hi;) {
         uint32_t magic;
         memcpy(&magic, (const void *)p, 4);
         if (magic != CONTAINER_MAGIC) { p += 8; continue; }
@@ -108,7 +117,7 @@ static void build(object *o) {
         memcpy(&hsize, (const void *)(p + 6), 2);
         memcpy(&fsize, (const void *)(p + 8), 8);
         size_t len = hsize + fsize;
-        if (p + len > o->hi || len < 16) { p += 8; continue; }
+        if (p + len > hi || len < 16) { p += 8; continue; }
         if (has_ptx((const uint8_t *)p, hsize, fsize)) {
             size_t padded = (len + 7) & ~(size_t)7;
             if (o->comp.size + padded > cap) {
@@ -121,9 +130,19 @@ static void build(object *o) {
         }
         p = (p + len + 7) & ~(uintptr_t)7;
     }
+    *bufp = buf;
+    *capp = cap;
+}
+
+static void build(object *o) {
+    size_t cap = 0;
+    uint8_t *buf = NULL;
+    gather(o, o->lo, o->hi, &buf, &cap);
+    if (o->rel_hi) gather(o, o->rel_lo, o->rel_hi, &buf, &cap);
     o->comp.data = buf;
     if (o->comp.size) rgpu_sha256_hex(buf, o->comp.size, o->comp.digest);
-    rgpu_log(RGPU_LOG_INFO, "PTX companion of a library's SASS-only modules: %zu bytes", o->comp.size);
+    rgpu_log(RGPU_LOG_INFO, "PTX companion of SASS-only modules (a library's, an -rdc program's): %zu bytes",
+             o->comp.size);
 }
 
 const rgpu_companion *rgpu_companion_of(const void *image) {
@@ -132,12 +151,12 @@ const rgpu_companion *rgpu_companion_of(const void *image) {
     while (o && !((uintptr_t)image >= o->lo && (uintptr_t)image < o->hi)) o = o->next;
     if (!o) {
         which w = {image, NULL, 0, 0};
-        uintptr_t lo, hi;
+        uintptr_t lo, hi, rel_lo = 0, rel_hi = 0;
         dl_iterate_phdr(find_object, &w);
-        if (w.found && fatbin_section(w.path, w.base, image, &lo, &hi) == 0 && (uintptr_t)image >= lo &&
-            (uintptr_t)image < hi) {
+        if (w.found && fatbin_section(w.path, w.base, image, &lo, &hi, &rel_lo, &rel_hi) == 0 &&
+            (uintptr_t)image >= lo && (uintptr_t)image < hi) {
             o = calloc(1, sizeof *o);
-            o->lo = lo, o->hi = hi;
+            o->lo = lo, o->hi = hi, o->rel_lo = rel_lo, o->rel_hi = rel_hi;
             build(o);
             o->next = objects;
             objects = o;

@@ -91,12 +91,15 @@ static int load_once(int face, int dev, const void *image, size_t size, const ch
     return RGPU_NOT_SUPPORTED;
 }
 
-static int load_image(int face, int dev, const void *image, size_t size, char digest[65], void **out) {
+/* `origin`: where the image lies in the program's or a library's mapping (the image itself, unless
+ * it is a copy), for its companion. */
+static int load_image(int face, int dev, const void *image, size_t size, const void *origin, char digest[65],
+                      void **out) {
     if (!digest[0]) rgpu_sha256_hex(image, size, digest);
     int known = refused_before(dev, digest);
     if (known) return rgpu_record(face, known);
     int rc = load_once(face, dev, image, size, digest, NULL, out);
-    const rgpu_companion *comp = rc == 209 /* CUDA_ERROR_NO_BINARY_FOR_GPU */ ? rgpu_companion_of(image) : NULL;
+    const rgpu_companion *comp = rc == 209 /* CUDA_ERROR_NO_BINARY_FOR_GPU */ ? rgpu_companion_of(origin) : NULL;
     if (comp) rc = load_once(face, dev, image, size, digest, comp, out);
     /* CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU, _INVALID_PTX: the image, not the moment. The
      * program gets only the code, and no fallback is left: say once, loudly, what the server said
@@ -112,7 +115,8 @@ int rgpu_module_on(int face, rgpu_module *m, int dev, void **out) {
     if (!m || !m->image) return rgpu_record(face, INVALID_DEVICE_FUNCTION);
     pthread_mutex_lock(&load_mu);
     int rc = 0;
-    if (!m->srv[dev]) rc = load_image(face, dev, m->image, m->size, m->digest, &m->srv[dev]);
+    if (!m->srv[dev]) rc = load_image(face, dev, m->image, m->size, m->origin ? m->origin : m->image, m->digest,
+                                      &m->srv[dev]);
     *out = m->srv[dev];
     pthread_mutex_unlock(&load_mu);
     return rc;
@@ -147,7 +151,8 @@ static void explain_refusal(const rgpu_kernel *k, int dev, int rc) {
     static int nseen;
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     Dl_info info = {0};
-    const char *obj = k->module && dladdr(k->module->image, &info) && info.dli_fname ? info.dli_fname : "";
+    const void *at = k->module ? (k->module->origin ? k->module->origin : k->module->image) : NULL;
+    const char *obj = at && dladdr(at, &info) && info.dli_fname ? info.dli_fname : "";
     if (!strstr(obj, ".so")) return; /* the program's own kernels: the server's advice (rebuild) fits */
     pthread_mutex_lock(&mu);
     int first = 1;
@@ -422,7 +427,8 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
     if (rc) return rgpu_record(RGPU_DRIVER, rc);
     image = rgpu_unwrap_fatbin(image);
     char digest[65] = "";
-    return load_image(RGPU_DRIVER, rgpu_current_device(), image, rgpu_image_size(image), digest, (void **)module);
+    return load_image(RGPU_DRIVER, rgpu_current_device(), image, rgpu_image_size(image), image, digest,
+                      (void **)module);
 }
 
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int n, CUjit_option *options, void **values) {
@@ -440,7 +446,7 @@ CUresult cuModuleLoad(CUmodule *module, const char *fname) {
     char digest[65] = "";
     int rc = rgpu_ensure_init();
     if (!rc) rc = load_image(RGPU_DRIVER, rgpu_current_device(), buf, rgpu_image_size(buf) <= got + 1 ?
-                             rgpu_image_size(buf) : got, digest, (void **)module);
+                             rgpu_image_size(buf) : got, buf, digest, (void **)module);
     free(buf);
     return rgpu_record(RGPU_DRIVER, rc);
 }

@@ -87,6 +87,7 @@ static CUresult library_from_image(CUlibrary *library, const void *image, size_t
     l->magic = LIBRARY_MAGIC;
     l->m.image = copy;
     l->m.size = size;
+    l->m.origin = image;
     void *mod = NULL;
     int rc = rgpu_module_on(RGPU_DRIVER, &l->m, rgpu_current_device(), &mod);
     if (rc) {

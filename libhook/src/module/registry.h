@@ -15,6 +15,9 @@ typedef struct rgpu_module {
     size_t size;
     char digest[65];          /* sha256 of the image, computed on first upload */
     void *srv[RGPU_MAX_DEVICES]; /* tagged CUmodule per device, NULL until loaded */
+    /* where a library's copied image came from (library.c): its companion is looked for there, in
+     * the object the caller loaded it from (NVIDIA's static cudart loads a program's fatbins so) */
+    const void *origin;
 } rgpu_module;
 
 typedef struct rgpu_layout {

@@ -7,6 +7,14 @@ client is refused a SASS-only module it sends the library's PTX containers once 
 bundle, cached by digest like any image) and the server loads, in place of the SASS, the PTX
 container that defines every kernel of the refused module — the same kernels, compiled for the
 same device, by the same build.
+
+A program built with -rdc (separate compilation) is the other case: nvlink links its units, and the
+device runtime for dynamic parallelism, into one image of SASS alone, while each unit's own fatbin,
+PTX and all, stays in the program's section. No one container defines every function of that image,
+so the server links the units that do, one container for each function not yet defined, as the
+units were linked at build time. A function no container's PTX for the device defines (the device
+runtime's, whose PTX is for sm_121) is left out: the software GPU provides the device runtime's
+calls itself (ptx/ops_cdp.py), and a kernel that is still missing is not found when launched.
 """
 from __future__ import annotations
 
@@ -17,7 +25,10 @@ import threading
 from . import fatbin
 from .errors import SimError
 
-_ENTRY = re.compile(rb"\.entry\s+([A-Za-z_$][\w$]*)\s*\(")
+# a definition of a kernel or a device function (not an .extern declaration): a SASS module's .text
+# sections name both
+_DEFINED = re.compile(rb"^[ \t]*(?:\.(?:visible|weak)[ \t]+)?\.(?:entry|func)[ \t]+(?:\([^)]*\)[ \t]*)?"
+                      rb"([A-Za-z_$][\w$]*)[ \t]*\(", re.M)
 _indexes: dict[str, "CompanionIndex"] = {}
 _lock = threading.Lock()
 
@@ -65,27 +76,42 @@ class CompanionIndex:
                 k = len(self.containers)
                 self.containers.append((pos, end, max(e.arch for e in ptx)))
                 for e in ptx:
-                    for name in set(_ENTRY.findall(e.data)):
+                    for name in set(_DEFINED.findall(e.data)):
                         self.by_kernel.setdefault(name.decode(), []).append(k)
             pos = end
 
     def container_for(self, kernels: set[str], cc: tuple[int, int]) -> bytes:
-        """The first container whose PTX (for an arch the device runs) defines every kernel."""
+        """The first container whose PTX (for an arch the device runs) defines every kernel; else
+        the containers that define them between them, back to back (an -rdc program's units)."""
         dev = cc[0] * 10 + cc[1]
-        missing = sorted(k for k in kernels if k not in self.by_kernel)
-        if not kernels or missing:
+        defined = [k for k in kernels if k in self.by_kernel]
+        if not defined:
+            missing = sorted(kernels)
             raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
                            "the module carries only SASS and its library has no PTX for "
                            + (", ".join(missing[:3]) + (" ..." if len(missing) > 3 else "") if missing
                               else "a module without kernels"))
-        candidates = set.intersection(*(set(self.by_kernel[k]) for k in kernels))
-        usable = [c for c in sorted(candidates) if self.containers[c][2] <= dev]
-        if not usable:
+        if len(defined) == len(kernels):
+            candidates = set.intersection(*(set(self.by_kernel[k]) for k in kernels))
+            usable = [c for c in sorted(candidates) if self.containers[c][2] <= dev]
+            if usable:
+                start, end, _ = self.containers[usable[0]]
+                return self.bundle[start:end]
+        units = self._units_for(defined, dev)
+        if not units:
             raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
-                           f"no single PTX container of the library defines {', '.join(sorted(kernels)[:3])} "
-                           f"for sm_{dev}")
-        start, end, _ = self.containers[usable[0]]
-        return self.bundle[start:end]
+                           f"no PTX container of the library defines {', '.join(sorted(kernels)[:3])} for sm_{dev}")
+        return b"".join(self.bundle[self.containers[c][0]:self.containers[c][1]] for c in units)
+
+    def _units_for(self, names: list[str], dev: int) -> list[int]:
+        """Containers with PTX the device runs that define `names` between them, in bundle order: for
+        each name not yet defined by one already taken, the first that defines it."""
+        taken: set[int] = set()
+        for name in sorted(names):
+            usable = [c for c in self.by_kernel[name] if self.containers[c][2] <= dev]
+            if usable and not taken.intersection(usable):
+                taken.add(usable[0])
+        return sorted(taken)
 
 
 def index_of(digest: str, bundle: bytes) -> CompanionIndex:

@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from . import archs, fatbin, lanes
+from . import archs, cdp, fatbin, lanes
 from .cubin import Param, kparam_info
 from .errors import SimError, SimFault
 from .lanes import MAX_WARPS_PER_SM, NUM_SMS, WARP_SIZE  # noqa: F401  (device limits read from here)
@@ -39,6 +39,10 @@ MAX_LANES = 1 << 20
 # A kernel runs in slices of about this much device time when its launch has a checkpoint (the
 # session's scheduler): between two, another session may take the GPU, as GPUs time-slice contexts.
 TIMESLICE_S = 0.01
+# Where a module's kernels have their addresses (``mov.u64 %rd, kernel``: what a device-side launch
+# names, ptx/ops_cdp.py): above device memory and below the generic windows, so that reading one
+# faults, as reading code does on a GPU.
+CODE_WINDOW = 0x7FFB_0000_0000
 
 
 class _Slices:
@@ -245,6 +249,12 @@ class KernelModule:
                     max_threads = min(max_threads, n)
             self.functions[name] = KernelFunction(self, name, params, psize, max_threads,
                                                   register_cap(max_threads, fn.directives))
+        self.entry_addresses = {name: CODE_WINDOW + 256 * (i + 1) for i, name in enumerate(self.functions)}
+        self._entries_at = {a: self.functions[name] for name, a in self.entry_addresses.items()}
+
+    def function_at(self, addr: int) -> "KernelFunction | None":
+        """The kernel whose address device code took (a device-side launch's function)."""
+        return self._entries_at.get(addr)
 
     def where(self) -> str:
         return f", module {self.label}" if self.label else ""
@@ -315,7 +325,7 @@ class KernelModule:
             if func.program is None:
                 raise func.load_error
             try:
-                code = interp.compile_program(func.program, self.addresses)
+                code = interp.compile_program(func.program, {**self.entry_addresses, **self.addresses})
             except SimError as exc:
                 raise SimError(exc.code, exc.message + self.where()) from None
             self._compiled[key] = code
@@ -463,11 +473,13 @@ def _plan(func: KernelFunction, grid, block, dynamic_shared: int, params: bytes)
 
 def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, block, dynamic_shared: int,
            params: bytes, printf_out: list[str], checkpoint=None, grid_workspace: int = 0,
-           cluster: tuple = (1, 1, 1)) -> LaunchStats:
+           cluster: tuple = (1, 1, 1), depth: int = 0) -> LaunchStats:
     """Run a kernel to completion. `grid_workspace` (cooperative launches): the address the kernel
     finds in %envreg1:%envreg2 for grid-wide sync; the whole grid then runs as one batch, because
     its blocks wait for one another. `cluster`: thread-block cluster dimensions (checked by the
-    caller to divide the grid); its blocks run in one batch, cluster by cluster (lanes.py)."""
+    caller to divide the grid); its blocks run in one batch, cluster by cluster (lanes.py). The
+    grids its threads launch (dynamic parallelism; `depth`: how deep this grid is) run after it,
+    within this call (cdp.py)."""
     if type(grid) is not tuple or type(block) is not tuple:
         grid, block = tuple(map(int, grid)), tuple(map(int, block))
     dynamic_shared = int(dynamic_shared)
@@ -494,29 +506,41 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
     kparam = np.frombuffer(params.ljust(-(-max(len(params), 1) // 16) * 16, b"\0"), np.uint8)
     executed = 0
     batches = 0
-    with np.errstate(all="ignore"):
-        for start in range(0, nblocks, per_batch):
-            nb = min(per_batch, nblocks - start)
-            st, live = _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam, cluster)
-            st.checkpoint = slices
-            st.envregs = envregs
-            try:
-                interp.run(st, code, live)
-            except SimFault:
+    children = cdp.DeviceLaunches(module, mem, depth, _check_config)
+    try:
+        with np.errstate(all="ignore"):
+            for start in range(0, nblocks, per_batch):
+                nb = min(per_batch, nblocks - start)
+                st, live = _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam, cluster)
+                st.checkpoint = slices
+                st.envregs = envregs
+                st.launches = children
+                try:
+                    interp.run(st, code, live)
+                except SimFault:
+                    printf_out.extend(st.printf_out)
+                    raise
+                except SimError:
+                    printf_out.extend(st.printf_out)
+                    raise
+                except (IndexError, KeyError, ValueError, TypeError, OverflowError, AttributeError,
+                        ZeroDivisionError) as exc:
+                    printf_out.extend(st.printf_out)
+                    raise SimError("CUDA_ERROR_NOT_SUPPORTED",
+                                   f"the software GPU failed executing {func.name}: {exc!r}") from exc
                 printf_out.extend(st.printf_out)
-                raise
-            except SimError:
-                printf_out.extend(st.printf_out)
-                raise
-            except (IndexError, KeyError, ValueError, TypeError, OverflowError, AttributeError,
-                    ZeroDivisionError) as exc:
-                printf_out.extend(st.printf_out)
-                raise SimError("CUDA_ERROR_NOT_SUPPORTED",
-                               f"the software GPU failed executing {func.name}: {exc!r}") from exc
-            printf_out.extend(st.printf_out)
-            executed += st.executed
-            batches += 1
-            if slices is not None:
-                slices()
+                executed += st.executed
+                batches += 1
+                if slices is not None:
+                    slices()
+    except BaseException:
+        children.drop()  # the launches its threads made will not run
+        raise
     seconds = slices.total() if slices is not None else time.perf_counter() - t0
+    if children:
+        def child(f, g, b, shared, p, d):
+            return launch(module, f, mem, g, b, shared, p, printf_out, checkpoint, depth=d)
+        more, more_s = children.run(child)
+        executed += more
+        seconds += more_s
     return LaunchStats(executed, seconds, nblocks, batches)

@@ -25,7 +25,11 @@ from .parser import Function, Instruction, Label, Module, Operand, Variable
 # Calls the software GPU implements itself instead of inlining a body.
 BUILTIN_CALLS = ("vprintf", "__assertfail", "malloc", "free",  # the driver's system calls
                  # the device runtime's grid synchronisation (numba's cuda.cg.this_grid().sync())
-                 "cudaCGGetIntrinsicHandle", "cudaCGSynchronize", "cudaCGSynchronizeGrid")
+                 "cudaCGGetIntrinsicHandle", "cudaCGSynchronize", "cudaCGSynchronizeGrid",
+                 # the device runtime's launches from device code (dynamic parallelism, ops_cdp.py)
+                 "__cudaCDP2GetParameterBufferV2", "__cudaCDP2LaunchDeviceV2", "cudaGetParameterBufferV2",
+                 "cudaLaunchDeviceV2", "__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError",
+                 "__cudaCDP2StreamCreateWithFlags", "__cudaCDP2StreamDestroy")
 MAX_INLINE_DEPTH = 64
 
 

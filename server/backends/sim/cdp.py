@@ -1,0 +1,104 @@
+"""The launches a grid's threads make (dynamic parallelism), kept while the grid runs and run after it.
+
+The device runtime's calls (ptx/ops_cdp.py) land here: a parameter buffer is an allocation of the
+session's device memory (it counts against the quota, as the device runtime's launch pool does on a
+GPU), the launch is checked as the device runtime checks it and queued, and once the parent grid has
+run every queued grid runs in launch order, then the tail launches; each child's own launches run
+within its own launch, so a grid has finished only when everything it launched has."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import SimError
+
+# cudaError_t values the device runtime returns
+INVALID_VALUE = 1
+MEMORY_ALLOCATION = 2
+INVALID_CONFIGURATION = 9
+MAX_DEPTH_EXCEEDED = 65
+PENDING_COUNT_EXCEEDED = 69
+INVALID_DEVICE_FUNCTION = 98
+
+TAIL_LAUNCH = 3  # cudaStreamTailLaunch; cudaStreamFireAndForget (4), NULL and device-made streams: in order
+MAX_DEPTH = 24  # the hardware's nesting limit
+PENDING_LIMIT = 2048  # cudaLimitDevRuntimePendingLaunchCount's default
+STREAM_BASE = 0x5D00_0000  # handles of the streams device code makes: only ever passed back
+
+
+class DeviceLaunches:
+    def __init__(self, module, mem, depth: int, check):
+        self.module, self.mem, self.depth = module, mem, depth
+        self.check = check  # kernels._check_config
+        self.buffers: dict[int, tuple] = {}  # parameter buffer -> (function, grid, block, shared)
+        self.queued: list[tuple] = []  # (function, grid, block, shared, buffer), in launch order
+        self.tail: list[tuple] = []
+        self._streams = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.buffers or self.queued or self.tail)
+
+    def parameter_buffer(self, func_addr: int, grid, block, shared: int) -> tuple[int, int]:
+        """(buffer, 0), or (0, the error) for a function that is no kernel of the module, or no room."""
+        func = self.module.function_at(func_addr)
+        if func is None:
+            return 0, INVALID_DEVICE_FUNCTION
+        if len(self.buffers) + len(self.queued) + len(self.tail) >= PENDING_LIMIT:
+            return 0, PENDING_COUNT_EXCEEDED
+        try:
+            buf = self.mem.alloc(max(func.param_size, 8))
+        except SimError:
+            return 0, MEMORY_ALLOCATION
+        self.buffers[buf] = (func, grid, block, shared)
+        return buf, 0
+
+    def launch(self, buf: int, stream: int) -> int:
+        """Queues the launch whose parameters `buf` holds; its error (0: launched)."""
+        cfg = self.buffers.pop(buf, None)
+        if cfg is None:
+            return INVALID_VALUE
+        func, grid, block, shared = cfg
+        if self.depth + 1 >= MAX_DEPTH:
+            self.mem.free(buf)
+            return MAX_DEPTH_EXCEEDED
+        try:
+            self.check(func, grid, block, shared, bytes(func.param_size))
+        except SimError:
+            self.mem.free(buf)
+            return INVALID_CONFIGURATION
+        (self.tail if stream == TAIL_LAUNCH else self.queued).append((func, grid, block, shared, buf))
+        return 0
+
+    def streams(self, n: int) -> np.ndarray:
+        """Handles for `n` streams device code makes (cudaStreamCreateWithFlags)."""
+        first = self._streams
+        self._streams += n
+        return np.arange(STREAM_BASE + first, STREAM_BASE + first + n, dtype=np.uint64) * 16
+
+    def drop(self) -> None:
+        """Frees the parameter buffers of launches that will not run (the parent grid faulted)."""
+        for item in self.queued + self.tail:
+            self.mem.free(item[4])
+        for buf in self.buffers:
+            self.mem.free(buf)
+        self.queued, self.tail, self.buffers = [], [], {}
+
+    def run(self, launch) -> tuple[int, float]:
+        """Runs the queued grids, then the tail launches, through `launch(func, grid, block, shared,
+        params, depth)` (kernels.launch); (thread instructions, seconds) of them all. Buffers never
+        launched are freed, and so are the rest if a child faults (its error is the parent's)."""
+        executed, seconds = 0, 0.0
+        for buf in self.buffers:  # asked for, never launched
+            self.mem.free(buf)
+        self.buffers = {}
+        try:
+            while self.queued or self.tail:
+                func, grid, block, shared, buf = (self.queued or self.tail).pop(0)
+                params = self.mem.read(buf, func.param_size) if func.param_size else b""
+                self.mem.free(buf)
+                stats = launch(func, grid, block, shared, params, self.depth + 1)
+                executed += stats.thread_instructions
+                seconds += stats.seconds
+        except BaseException:
+            self.drop()
+            raise
+        return executed, seconds
