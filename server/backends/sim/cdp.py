@@ -4,7 +4,10 @@ The device runtime's calls (ptx/ops_cdp.py) land here: a parameter buffer is an 
 session's device memory (it counts against the quota, as the device runtime's launch pool does on a
 GPU), the launch is checked as the device runtime checks it and queued, and once the parent grid has
 run every queued grid runs in launch order, then the tail launches; each child's own launches run
-within its own launch, so a grid has finished only when everything it launched has."""
+within its own launch, so a grid has finished only when everything it launched has. Copies and
+memsets device code asks for (cudaMemcpyAsync, cudaMemsetAsync) are queued with the launches, in
+the order they were asked for: stream order, since every stream of device code runs in that one
+order here (which also makes its events and stream waits already satisfied)."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,7 +25,7 @@ INVALID_DEVICE_FUNCTION = 98
 TAIL_LAUNCH = 3  # cudaStreamTailLaunch; cudaStreamFireAndForget (4), NULL and device-made streams: in order
 MAX_DEPTH = 24  # the hardware's nesting limit
 PENDING_LIMIT = 2048  # cudaLimitDevRuntimePendingLaunchCount's default
-STREAM_BASE = 0x5D00_0000  # handles of the streams device code makes: only ever passed back
+STREAM_BASE = 0x5D00_0000  # handles of the streams and events device code makes
 
 
 class DeviceLaunches:
@@ -30,9 +33,12 @@ class DeviceLaunches:
         self.module, self.mem, self.depth = module, mem, depth
         self.check = check  # kernels._check_config
         self.buffers: dict[int, tuple] = {}  # parameter buffer -> (function, grid, block, shared)
-        self.queued: list[tuple] = []  # (function, grid, block, shared, buffer), in launch order
+        # ("grid", function, grid, block, shared, buffer), ("copy", dst, src, count) or ("fill", dst,
+        # byte, count), in the order device code asked for them
+        self.queued: list[tuple] = []
         self.tail: list[tuple] = []
         self._streams = 0
+        self._attributes: dict[int, int] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.buffers or self.queued or self.tail)
@@ -51,6 +57,24 @@ class DeviceLaunches:
         self.buffers[buf] = (func, grid, block, shared)
         return buf, 0
 
+    def copy(self, dst: int, src: int, count: int) -> int:
+        """Queues a device-to-device copy; its error (0: queued)."""
+        if not (self._inside(dst, count) and self._inside(src, count)):
+            return INVALID_VALUE
+        self.queued.append(("copy", dst, src, count))
+        return 0
+
+    def fill(self, dst: int, value: int, count: int) -> int:
+        """Queues a memset of `count` bytes to `value`'s low byte; its error (0: queued)."""
+        if not self._inside(dst, count):
+            return INVALID_VALUE
+        self.queued.append(("fill", dst, value & 0xFF, count))
+        return 0
+
+    def _inside(self, addr: int, count: int) -> bool:
+        found = self.mem.allocation(addr)
+        return found is not None and addr + count <= found[0] + found[1]
+
     def launch(self, buf: int, stream: int) -> int:
         """Queues the launch whose parameters `buf` holds; its error (0: launched)."""
         cfg = self.buffers.pop(buf, None)
@@ -65,11 +89,18 @@ class DeviceLaunches:
         except SimError:
             self.mem.free(buf)
             return INVALID_CONFIGURATION
-        (self.tail if stream == TAIL_LAUNCH else self.queued).append((func, grid, block, shared, buf))
+        (self.tail if stream == TAIL_LAUNCH else self.queued).append(("grid", func, grid, block, shared, buf))
         return 0
 
+    def attribute(self, number: int) -> int | None:
+        """A device attribute (cudaDeviceGetAttribute in device code): the device's own table."""
+        if self._attributes is None:
+            from . import properties  # it reads kernels.py's limits, and kernels.py imports this module
+            self._attributes = properties.attributes(self.mem.capacity, self.module.arch)
+        return self._attributes.get(number)
+
     def streams(self, n: int) -> np.ndarray:
-        """Handles for `n` streams device code makes (cudaStreamCreateWithFlags)."""
+        """Handles for `n` streams (or events) device code makes: only ever passed back."""
         first = self._streams
         self._streams += n
         return np.arange(STREAM_BASE + first, STREAM_BASE + first + n, dtype=np.uint64) * 16
@@ -77,7 +108,8 @@ class DeviceLaunches:
     def drop(self) -> None:
         """Frees the parameter buffers of launches that will not run (the parent grid faulted)."""
         for item in self.queued + self.tail:
-            self.mem.free(item[4])
+            if item[0] == "grid":
+                self.mem.free(item[5])
         for buf in self.buffers:
             self.mem.free(buf)
         self.queued, self.tail, self.buffers = [], [], {}
@@ -92,7 +124,16 @@ class DeviceLaunches:
         self.buffers = {}
         try:
             while self.queued or self.tail:
-                func, grid, block, shared, buf = (self.queued or self.tail).pop(0)
+                item = (self.queued or self.tail).pop(0)
+                if item[0] == "copy":
+                    _, dst, src, count = item
+                    self.mem.write(dst, self.mem.read(src, count))
+                    continue
+                if item[0] == "fill":
+                    _, dst, value, count = item
+                    self.mem.write(dst, bytes([value]) * count)
+                    continue
+                _, func, grid, block, shared, buf = item
                 params = self.mem.read(buf, func.param_size) if func.param_size else b""
                 self.mem.free(buf)
                 stats = launch(func, grid, block, shared, params, self.depth + 1)

@@ -32,3 +32,27 @@ extern "C" __global__ void refused(unsigned long long *buf, int *errs) {
 extern "C" __global__ void poke(int *p) { *p = 1; }
 
 extern "C" __global__ void faulting_parent() { poke<<<1, 1>>>((int *)16); }
+
+// Device code's memory calls: a heap block from cudaMalloc copied out and a memset, both queued
+// behind the grid; an attribute; events; the refusals. *keep: the block, for release().
+extern "C" __global__ void memory_ops(int *out, int *errs, int *attr, unsigned long long *keep) {
+    int *p = nullptr;
+    errs[0] = cudaMalloc((void **)&p, 16 * sizeof(int));
+    for (int i = 0; i < 16; i++) p[i] = 100 + i;
+    errs[1] = cudaMemcpyAsync(out, p, 16 * sizeof(int), cudaMemcpyDeviceToDevice, 0);
+    errs[2] = cudaMemsetAsync(out + 16, 7, 4 * sizeof(int), 0);
+    errs[3] = cudaMemcpyAsync(out, p, 4, cudaMemcpyHostToDevice, 0);  // device code copies device memory only
+    errs[4] = cudaDeviceGetAttribute(attr, cudaDevAttrMultiProcessorCount, 0);
+    cudaEvent_t e;
+    cudaStream_t s;
+    errs[5] = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    errs[6] = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    errs[7] = cudaEventRecord(e, s) | cudaStreamWaitEvent(s, e, 0) | cudaEventDestroy(e) | cudaStreamDestroy(s);
+    errs[8] = cudaGetLastError();  // the refused copy's
+    *keep = (unsigned long long)p;
+}
+
+extern "C" __global__ void release(unsigned long long p, int *errs) {
+    errs[0] = cudaFree((void *)p);
+    errs[1] = cudaFree((void *)p);  // twice: not the heap's any more
+}

@@ -1,8 +1,9 @@
 // Dynamic parallelism (CUDA's device runtime, CDP2; built with -rdc=true and libcudadevrt): kernels
 // that launch kernels. A child grid per block with its own arguments, a tail launch that sees every
 // child's work, recursion eight grids deep, a stream device code makes and fire-and-forget launches,
-// a launch the device runtime refuses (device-side cudaGetLastError), and a child's fault, which is
-// the parent's launch's error. nvlink links the units into SASS alone; the software GPU runs their PTX.
+// a launch the device runtime refuses (device-side cudaGetLastError), device code's cudaMalloc,
+// cudaMemcpyAsync, cudaMemsetAsync and cudaDeviceGetAttribute, and a child's fault, which is the
+// parent's launch's error. nvlink links the units into SASS alone; the software GPU runs their PTX.
 #include <cstdio>
 #include <cuda_runtime.h>
 #include "check.h"
@@ -43,6 +44,19 @@ __global__ void streams(int *out, int *errs) {
     errs[2] = cudaPeekAtLastError();
     errs[3] = cudaGetLastError();
     errs[4] = cudaGetLastError();  // cleared by the one before
+}
+
+// device code's memory calls: a block of the device heap, copied out behind the grid, and a memset
+__global__ void memory_ops(int *out, int *errs) {
+    int *p = nullptr;
+    errs[0] = cudaMalloc((void **)&p, 16 * sizeof(int));
+    if (!p) return;
+    for (int i = 0; i < 16; i++) p[i] = 100 + i;
+    errs[1] = cudaMemcpyAsync(out, p, 16 * sizeof(int), cudaMemcpyDeviceToDevice, 0);
+    errs[2] = cudaMemsetAsync(out + 16, 7, 4 * sizeof(int), 0);
+    int sms = 0;
+    errs[3] = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    errs[4] = sms;
 }
 
 __global__ void bad(int *p) { p[threadIdx.x] = 1; }
@@ -92,10 +106,24 @@ int main() {
     for (int i = 64; i < 96; i++) EXPECT(h[i] == 0);
     EXPECT(e[0] == cudaSuccess && e[1] == cudaSuccess);
     EXPECT(e[2] != cudaSuccess && e[3] == e[2] && e[4] == cudaSuccess);
+    cudaError_t refused = (cudaError_t)e[2];
+
+    CHECK(cudaMemset(out, 0, BLOCKS * PER * sizeof(int)));
+    memory_ops<<<1, 1>>>(out, errs);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(e, errs, sizeof e, cudaMemcpyDeviceToHost));
+    int sms = 0;
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    EXPECT(e[0] == cudaSuccess && e[1] == cudaSuccess && e[2] == cudaSuccess && e[3] == cudaSuccess);
+    EXPECT(e[4] == sms);  // device code sees the device the host sees
+    for (int i = 0; i < 16; i++) EXPECT(h[i] == 100 + i);
+    for (int i = 16; i < 20; i++) EXPECT(h[i] == 0x07070707);
+    EXPECT(h[20] == 0);
 
     faulting_parent<<<1, 1>>>();
     cudaError_t fault = cudaDeviceSynchronize();
     EXPECT(fault == cudaErrorIllegalAddress);
-    printf("OK cdp_launches (refused launch: %s)\n", cudaGetErrorName((cudaError_t)e[2]));
+    printf("OK cdp_launches (refused launch: %s)\n", cudaGetErrorName(refused));
     return 0;
 }

@@ -13,6 +13,31 @@ from .interp import op
 from .ops_ctrl import _param_reader, ret_slot, write_ret
 
 
+def heap_alloc(mem, size: int) -> int:
+    """A block of the device heap; 0 (NULL) when the heap, the device or the quota is full."""
+    heap = mem.device_heap
+    heap.fixed = True
+    if size == 0 or heap.used + size > heap.limit:
+        return 0
+    try:
+        addr = mem.alloc(size)
+    except SimError:
+        return 0
+    heap.blocks[addr] = size
+    heap.used += size
+    return addr
+
+
+def heap_free(mem, addr: int) -> bool:
+    """Gives a block back; False for an address the heap did not hand out (or one freed already)."""
+    size = mem.device_heap.blocks.pop(addr, None)
+    if size is None:
+        return False
+    mem.free(addr)
+    mem.device_heap.used -= size
+    return True
+
+
 @op("call.malloc")
 def c_malloc(ins, ctx):
     rets, args = ins.operands[0].value, ins.operands[1].value
@@ -21,20 +46,8 @@ def c_malloc(ins, ctx):
 
     def run(st, m):
         idx = st.idx(m)
-        sizes = size_r(st, idx)
-        heap = st.mem.device_heap
-        heap.fixed = True
-        out = np.zeros(len(idx), np.uint64)
-        for k, size in enumerate(sizes.tolist()):  # in lane order, as a serialised allocator would
-            if size == 0 or heap.used + size > heap.limit:
-                continue
-            try:
-                addr = st.mem.alloc(size)
-            except SimError:  # the device (or the quota) is full: malloc's answer is NULL
-                continue
-            heap.blocks[addr] = size
-            heap.used += size
-            out[k] = addr
+        # in lane order, as a serialised allocator would
+        out = np.array([heap_alloc(st.mem, size) for size in size_r(st, idx).tolist()], np.uint64)
         if ret is not None:
             write_ret(st, idx, ret, out)
     return run
@@ -46,14 +59,8 @@ def c_free(ins, ctx):
 
     def run(st, m):
         idx = st.idx(m)
-        heap = st.mem.device_heap
         for addr in ptr_r(st, idx).tolist():
-            if addr == 0:
-                continue
-            size = heap.blocks.pop(addr, None)
-            if size is None:
+            if addr and not heap_free(st.mem, addr):
                 raise SimFault("CUDA_ERROR_ILLEGAL_ADDRESS",
                                f"{st.name}: free(0x{addr:x}) of memory device malloc did not return (or freed twice)")
-            st.mem.free(addr)
-            heap.used -= size
     return run

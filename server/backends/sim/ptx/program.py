@@ -26,10 +26,15 @@ from .parser import Function, Instruction, Label, Module, Operand, Variable
 BUILTIN_CALLS = ("vprintf", "__assertfail", "malloc", "free",  # the driver's system calls
                  # the device runtime's grid synchronisation (numba's cuda.cg.this_grid().sync())
                  "cudaCGGetIntrinsicHandle", "cudaCGSynchronize", "cudaCGSynchronizeGrid",
-                 # the device runtime's launches from device code (dynamic parallelism, ops_cdp.py)
-                 "__cudaCDP2GetParameterBufferV2", "__cudaCDP2LaunchDeviceV2", "cudaGetParameterBufferV2",
-                 "cudaLaunchDeviceV2", "__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError",
-                 "__cudaCDP2StreamCreateWithFlags", "__cudaCDP2StreamDestroy")
+                 # the device runtime's calls from device code (dynamic parallelism, ops_cdp.py)
+                 "__cudaCDP2GetParameterBufferV2", "cudaGetParameterBufferV2", "__cudaCDP2LaunchDeviceV2",
+                 "cudaLaunchDeviceV2", "__cudaCDP2LaunchDeviceV2_ptsz", "cudaLaunchDeviceV2_ptsz",
+                 "__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError", "__cudaCDP2StreamCreateWithFlags",
+                 "__cudaCDP2StreamDestroy", "__cudaCDP2EventCreateWithFlags", "__cudaCDP2EventDestroy",
+                 "__cudaCDP2EventRecord", "__cudaCDP2EventRecord_ptsz", "__cudaCDP2StreamWaitEvent",
+                 "__cudaCDP2StreamWaitEvent_ptsz", "__cudaCDP2Malloc", "__cudaCDP2Free", "__cudaCDP2DeviceGetAttribute",
+                 "__cudaCDP2MemcpyAsync", "__cudaCDP2MemcpyAsync_ptsz", "__cudaCDP2MemsetAsync",
+                 "__cudaCDP2MemsetAsync_ptsz")
 MAX_INLINE_DEPTH = 64
 
 
