@@ -501,3 +501,34 @@ def test_an_unimplemented_modifier_fails_the_launch_naming_it(make_device):
     assert info.value.code == "CUDA_ERROR_NOT_SUPPORTED" and not info.value.sticky
     assert "min.xorsign.abs.f32" in msg and ".xorsign" in msg and "kernel k" in msg and "libexample.so" in msg
     dev.launch("fine", 1, 32, x)
+
+
+def _fns_reference(mask: int, base: int, offset: int) -> int:
+    """The PTX ISA's loop for fns.b32."""
+    if offset == 0:
+        return base if (mask >> base) & 1 else 0xFFFFFFFF
+    pos, count, inc = base, abs(offset) - 1, 1 if offset > 0 else -1
+    while 0 <= pos < 32:
+        if (mask >> pos) & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += inc
+    return 0xFFFFFFFF
+
+
+def test_fns_finds_the_nth_set_bit(make_device, rng):
+    """fns.b32 (__fns): the ISA's examples, empty and full masks, every offset from -33 to 33."""
+    n = 256
+    mask = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    mask[:4], mask[4:8], mask[8:12] = 0xAAAAAAAA, 0, 0xFFFFFFFF
+    base = rng.integers(0, 32, n).astype(np.uint32)
+    base[:4] = [3, 3, 2, 2]
+    offset = rng.integers(-33, 34, n).astype(np.int32)
+    offset[:4] = [1, -1, 1, -1]
+    got = run(make_device, """
+    ld.global.u32 %r1, [%rd6]; ld.global.u32 %r2, [%rd7]; ld.global.s32 %r3, [%rd8];
+    fns.b32 %r4, %r1, %r2, %r3;
+    st.global.u32 [%rd9], %r4;""", mask, base, offset.view(np.uint32))
+    assert got[:4].tolist() == [3, 3, 3, 1]
+    assert got.tolist() == [_fns_reference(int(m), int(b), int(o)) for m, b, o in zip(mask, base, offset)]

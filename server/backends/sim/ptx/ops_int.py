@@ -543,6 +543,31 @@ def c_bmsk(ins, ctx):
     return _binary(ins, ctx, "u32", f, "b32")
 
 
+@op("fns")
+def c_fns(ins, ctx):
+    """fns.b32 d, mask, base, offset: the position of the |offset|-th set bit of mask counted from
+    bit base, towards the high bits for a positive offset and the low ones for a negative one (base
+    itself, if set, for 0); 0xffffffff when there is none (__fns)."""
+    def f(mask, base, offset):
+        mask, base, offset = np.broadcast_arrays(np.asarray(mask).astype(np.int64) & 0xFFFFFFFF,
+                                                 np.asarray(base).astype(np.int64) & 31,
+                                                 np.asarray(offset).astype(np.int64))
+        pos = np.arange(32)
+        bits = (mask[..., None] >> pos) & 1
+        up = offset[..., None] >= 0
+        # the set bits each search may count: from base up, or from base down
+        inside = np.where(offset[..., None] == 0, pos == base[..., None],
+                          np.where(up, pos >= base[..., None], pos <= base[..., None]))
+        counted = bits * inside
+        rank = np.where(up, np.cumsum(counted, axis=-1), np.cumsum(counted[..., ::-1], axis=-1)[..., ::-1])
+        want = np.maximum(np.abs(offset), 1)[..., None]
+        hit = (counted == 1) & (rank == want)
+        found = hit.any(axis=-1)
+        d = np.where(found, hit.argmax(axis=-1), 0xFFFFFFFF)
+        return d.astype(np.uint32)
+    return _ternary(ins, ctx, "u32", f, tc="s32", dst_t="b32")
+
+
 @op("szext", mods=("wrap", "clamp"))
 def c_szext(ins, ctx):
     t = types_in(ins.parts)[-1]
