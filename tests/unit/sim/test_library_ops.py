@@ -445,9 +445,12 @@ def _minmax_16x2(f, signed, relu=False):
 @pytest.mark.parametrize("form,reference", [
     ("min.s16x2", _minmax_16x2(min, True)), ("max.u16x2", _minmax_16x2(max, False)),
     ("max.relu.s16x2", _minmax_16x2(max, True, relu=True)), ("min.u16x2", _minmax_16x2(min, False)),
+    ("add.s16x2", _minmax_16x2(lambda x, y: x + y, True)), ("add.u16x2", _minmax_16x2(lambda x, y: x + y, False)),
+    ("sub.s16x2", _minmax_16x2(lambda x, y: x - y, True)),
 ])
 def test_packed_16_bit_min_max(make_device, form, reference):
-    """CuPy's CUB module reduces int16/uint16 with these (found by scanning its PTX)."""
+    """CuPy's CUB module reduces int16/uint16 with these (found by scanning its PTX); sm_90's
+    packed adds (__viaddmax_s16x2, __vimin_s16x2_relu's neighbours) wrap in each half."""
     rng = np.random.default_rng(11)
     a, b = (rng.integers(0, 1 << 32, 64).astype(np.uint32) for _ in range(2))
     body = f"""
@@ -532,3 +535,51 @@ def test_fns_finds_the_nth_set_bit(make_device, rng):
     st.global.u32 [%rd9], %r4;""", mask, base, offset.view(np.uint32))
     assert got[:4].tolist() == [3, 3, 3, 1]
     assert got.tolist() == [_fns_reference(int(m), int(b), int(o)) for m, b, o in zip(mask, base, offset)]
+
+
+def _halves(x, bf=False):
+    lo, hi = (x & 0xFFFF).astype(np.uint16), (x >> 16).astype(np.uint16)
+    if bf:
+        return [(v.astype(np.uint32) << 16).view(np.float32) for v in (lo, hi)]
+    return [v.view(np.float16).astype(np.float32) for v in (lo, hi)]
+
+
+@pytest.mark.parametrize("form,true_half", [("set.lt.f16x2.f16x2", 0x3C00), ("set.lt.u32.f16x2", 0xFFFF),
+                                            ("set.lt.bf16x2.bf16x2", 0x3F80)])
+def test_set_of_packed_halves(make_device, form, true_half):
+    """set with 16-bit float halves (cuda_fp16.hpp's isinf/isnan checks in hrcp, hexp2, ...: a
+    kernel using them failed to compile, writing -1 into an unsigned type)."""
+    rng = np.random.default_rng(12)
+    bf = "bf16" in form
+    vals = np.array([0, 1, 2, -1, 0.5, 3, -2, 7], np.float32)
+    if bf:
+        bits = (vals.view(np.uint32) >> 16).astype(np.uint32)
+    else:
+        bits = vals.astype(np.float16).view(np.uint16).astype(np.uint32)
+    a, b = (bits[rng.integers(0, 8, 64)] | bits[rng.integers(0, 8, 64)] << 16 for _ in range(2))
+    got = run(make_device, f"""
+    ld.global.u32 %r1, [%rd6]; ld.global.u32 %r2, [%rd7];
+    {form} %r6, %r1, %r2;
+    st.global.u32 [%rd9], %r6;""", a, b)
+    (alo, ahi), (blo, bhi) = _halves(a, bf), _halves(b, bf)
+    want = np.where(alo < blo, true_half, 0) | np.where(ahi < bhi, true_half << 16, 0)
+    assert got.tolist() == want.astype(np.uint32).tolist()
+
+
+def test_set_f16_and_setp_on_packed_halves(make_device):
+    """set.f16 writes 1.0 in half precision; setp on f16x2 sets p from the low halves and q from
+    the high ones (__hbeq2 and friends)."""
+    a = np.array([0x3C00_4000, 0x4000_3C00, 0xBC00_0000, 0x0000_0000], np.uint32)
+    b = np.array([0x4000_3C00, 0x4000_3C00, 0x0000_BC00, 0x0000_0000], np.uint32)
+    got = run(make_device, """
+    ld.global.u32 %r1, [%rd6]; ld.global.u32 %r2, [%rd7];
+    mov.b32 {%h1, %h2}, %r1; mov.b32 {%h3, %h4}, %r2;
+    set.lt.f16.f16 %h5, %h1, %h3;
+    setp.le.f16x2 %p1|%p2, %r1, %r2;
+    selp.u32 %r3, 1, 0, %p1; selp.u32 %r4, 2, 0, %p2;
+    cvt.u32.u16 %r5, %h5; shl.b32 %r5, %r5, 16;
+    or.b32 %r6, %r3, %r4; or.b32 %r6, %r6, %r5;
+    st.global.u32 [%rd9], %r6;""", a, b)
+    (alo, ahi), (blo, bhi) = _halves(a), _halves(b)
+    want = (np.where(alo <= blo, 1, 0) | np.where(ahi <= bhi, 2, 0) | np.where(alo < blo, 0x3C00 << 16, 0))
+    assert got.tolist() == want.astype(np.uint32).tolist()

@@ -266,17 +266,17 @@ def c_setp(ins, ctx):
     parts = ins.parts
     cmp = parts[1]
     t = types_in(parts)[-1]
-    if t == "f16x2" or t == "bf16x2":
-        raise ValueError("packed setp")
     bop = next((p for p in parts if p in BOOLOPS), None)
     d, a, b = ins.operands[:3]
     ga, gb = ctx.get(a, t), ctx.get(b, t)
     gc = ctx.get(ins.operands[3], "pred") if bop else None
-    if d.kind == "vec":  # p|q: q receives the complement
+    if d.kind == "vec":  # p|q: q receives the complement (of a packed compare: the high halves')
         sp, sq = ctx.set(d.value[0], "pred"), ctx.set(d.value[1], "pred")
     else:
         sp, sq = ctx.set(d, "pred"), None
     bf = BOOLOPS.get(bop)
+    if t == "f16x2" or t == "bf16x2":
+        return _setp_halves(cmp, ga, gb, gc, sp, sq, bf, t)
 
     def run(st, m):
         r = compare(cmp, ga(st), gb(st), t)
@@ -292,6 +292,27 @@ def c_setp(ins, ctx):
     return run
 
 
+def _setp_halves(cmp, ga, gb, gc, sp, sq, bf, t):
+    """setp on .f16x2/.bf16x2 (__hbeq2, ...): p from the low halves, q from the high ones, each
+    combined with c by the BoolOp if there is one."""
+    def run(st, m):
+        (alo, ahi), (blo, bhi) = unpack(ga(st), t), unpack(gb(st), t)
+        lo, hi = compare(cmp, alo, blo, "f32"), compare(cmp, ahi, bhi, "f32")
+        if bf is not None:
+            c = gc(st)
+            lo, hi = bf(lo, c), bf(hi, c)
+        sp(st, lo, m)
+        if sq:
+            sq(st, hi, m)
+    return run
+
+
+# what `set` writes for true, by destination type: 1.0 in a float type, all ones in an integer one
+_SET_TRUE = {"f32": np.float32(1.0), "f16": np.float16(1.0), "bf16": np.uint16(0x3F80)}
+# per half, of a packed compare
+_SET_TRUE_HALF = {"f16x2": 0x3C00, "bf16x2": 0x3F80}
+
+
 @op("set", mods=(*CMPS, *BOOLOPS, "ftz"))
 def c_set(ins, ctx):
     parts = ins.parts
@@ -300,15 +321,30 @@ def c_set(ins, ctx):
     dt, t = ts[0], ts[-1]
     bop = next((p for p in parts if p in BOOLOPS), None)
     d, a, b = ins.operands[:3]
-    ga, gb, sd = ctx.get(a, t), ctx.get(b, t), ctx.set(d, dt)
+    ga, gb = ctx.get(a, t), ctx.get(b, t)
     gc = ctx.get(ins.operands[3], "pred") if bop else None
-    one = np.float32(1.0) if dt == "f32" else dtype_of(dt).type(~np.uint32(0) if dt == "u32" else -1)
+    if t == "f16x2" or t == "bf16x2":  # each half compared, each half of d written
+        sd, half = ctx.set(d, "b32"), np.uint32(_SET_TRUE_HALF.get(dt, 0xFFFF))
+
+        def packed(st, m):
+            (alo, ahi), (blo, bhi) = unpack(ga(st), t), unpack(gb(st), t)
+            lo, hi = compare(cmp, alo, blo, "f32"), compare(cmp, ahi, bhi, "f32")
+            if bop:
+                c = gc(st)
+                lo, hi = BOOLOPS[bop](lo, c), BOOLOPS[bop](hi, c)
+            sd(st, np.where(lo, half, np.uint32(0)) | np.where(hi, half << np.uint32(16), np.uint32(0)), m)
+        return packed
+    sd = ctx.set(d, dt)
+    one = _SET_TRUE.get(dt)
+    if one is None:
+        one = np.array(-1).astype(dtype_of(dt))[()]  # all ones, signed or not
+    zero = dtype_of(dt).type(0)
 
     def run(st, m):
         r = compare(cmp, ga(st), gb(st), t)
         if bop:
             r = BOOLOPS[bop](r, gc(st))
-        sd(st, np.where(r, one, dtype_of(dt).type(0)), m)
+        sd(st, np.where(r, one, zero), m)
     return run
 
 

@@ -61,9 +61,11 @@ def mulhi(a, b, t: str):
     return hi
 
 
-@op("add", "sub", mods=(*ROUNDING, "ftz", "sat", "cc"))
+@op("add", "sub", mods=(*ROUNDING, "ftz", "sat", "cc", "s16x2", "u16x2"))
 def c_addsub(ins, ctx):
     parts = ins.parts
+    if "s16x2" in parts or "u16x2" in parts:  # sm_90: both halves, each wrapping (__viaddmax_s16x2)
+        return _packed_16x2(ins, ctx, np.subtract if parts[0] == "sub" else np.add)
     t = types_in(parts)[-1]
     if is_float(t):
         return _float_impl(parts[0])(ins, ctx)
@@ -257,9 +259,14 @@ def c_minmax(ins, ctx):
 def _minmax_16x2(ins, ctx):
     """min/max{.relu}.{s16x2,u16x2}: both 16-bit halves of 32-bit registers at once (CUB's
     reductions of 16-bit integers), with a third input on sm_90 and later."""
+    return _packed_16x2(ins, ctx, np.minimum if ins.parts[0] == "min" else np.maximum)
+
+
+def _packed_16x2(ins, ctx, f):
+    """An .s16x2/.u16x2 instruction: `f` on the low halves and on the high halves of its inputs,
+    folded left over two or three of them; .relu clamps each result at 0."""
     parts = ins.parts
     lane_t = np.int16 if "s16x2" in parts else np.uint16
-    f = np.minimum if parts[0] == "min" else np.maximum
     relu = "relu" in parts
     d, *srcs = ins.operands
     gets, sd = [ctx.get(o, "u32") for o in srcs], ctx.set(d, "u32")
@@ -272,7 +279,8 @@ def _minmax_16x2(ins, ctx):
         lo, hi = halves(gets[0](st))
         for g in gets[1:]:
             l2, h2 = halves(g(st))
-            lo, hi = f(lo, l2), f(hi, h2)
+            with np.errstate(over="ignore"):  # add/sub wrap, as the GPU's do
+                lo, hi = f(lo, l2).astype(lane_t), f(hi, h2).astype(lane_t)
         if relu:
             lo, hi = np.maximum(lo, 0), np.maximum(hi, 0)
         r = lo.astype(lane_t).view(np.uint16).astype(np.uint32) | (hi.astype(lane_t).view(np.uint16).astype(np.uint32) << 16)
