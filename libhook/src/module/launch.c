@@ -151,8 +151,7 @@ static void explain_refusal(const rgpu_kernel *k, int dev, int rc) {
     static int nseen;
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     Dl_info info = {0};
-    const void *at = k->module ? (k->module->origin ? k->module->origin : k->module->image) : NULL;
-    const char *obj = at && dladdr(at, &info) && info.dli_fname ? info.dli_fname : "";
+    const char *obj = k->module && dladdr(k->module->image, &info) && info.dli_fname ? info.dli_fname : "";
     if (!strstr(obj, ".so")) return; /* the program's own kernels: the server's advice (rebuild) fits */
     pthread_mutex_lock(&mu);
     int first = 1;

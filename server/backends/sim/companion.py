@@ -12,9 +12,10 @@ A program built with -rdc (separate compilation) is the other case: nvlink links
 device runtime for dynamic parallelism, into one image of SASS alone, while each unit's own fatbin,
 PTX and all, stays in the program's section. No one container defines every function of that image,
 so the server links the units that do, one container for each function not yet defined, as the
-units were linked at build time. A function no container's PTX for the device defines (the device
-runtime's, whose PTX is for sm_121) is left out: the software GPU provides the device runtime's
-calls itself (ptx/ops_cdp.py), and a kernel that is still missing is not found when launched.
+units were linked at build time. What only the device runtime's unit defines, and not for the
+device (its PTX is for sm_121), is left out: the software GPU provides the device runtime's calls
+itself (ptx/ops_cdp.py). Any other kernel without PTX for the device refuses the module, as when a
+library's kernel has none.
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from .errors import SimError
 # sections name both
 _DEFINED = re.compile(rb"^[ \t]*(?:\.(?:visible|weak)[ \t]+)?\.(?:entry|func)[ \t]+(?:\([^)]*\)[ \t]*)?"
                       rb"([A-Za-z_$][\w$]*)[ \t]*\(", re.M)
+# functions only the device runtime (libcudadevrt) defines: a container defining one is its unit
+RUNTIME_MARKS = {"__cudaCDP2LaunchDeviceV2", "cudaLaunchDeviceV2", "cudaCGSynchronize"}
 _indexes: dict[str, "CompanionIndex"] = {}
 _lock = threading.Lock()
 
@@ -65,6 +68,7 @@ class CompanionIndex:
         self.bundle = bundle
         self.containers: list[tuple[int, int, int]] = []  # (start, end, newest PTX arch)
         self.by_kernel: dict[str, list[int]] = {}
+        self.runtime_units: set[int] = set()  # the device runtime's containers (RUNTIME_MARKS)
         pos, magic = 0, struct.pack("<I", fatbin.CONTAINER_MAGIC)
         while True:
             pos = bundle.find(magic, pos)
@@ -76,32 +80,39 @@ class CompanionIndex:
                 k = len(self.containers)
                 self.containers.append((pos, end, max(e.arch for e in ptx)))
                 for e in ptx:
-                    for name in set(_DEFINED.findall(e.data)):
-                        self.by_kernel.setdefault(name.decode(), []).append(k)
+                    names = {n.decode() for n in _DEFINED.findall(e.data)}
+                    if names & RUNTIME_MARKS:
+                        self.runtime_units.add(k)
+                    for name in names:
+                        self.by_kernel.setdefault(name, []).append(k)
             pos = end
 
     def container_for(self, kernels: set[str], cc: tuple[int, int]) -> bytes:
         """The first container whose PTX (for an arch the device runs) defines every kernel; else
-        the containers that define them between them, back to back (an -rdc program's units)."""
+        the containers that define them between them, back to back (an -rdc program's units), where
+        what none defines for the device is the device runtime's alone."""
         dev = cc[0] * 10 + cc[1]
-        defined = [k for k in kernels if k in self.by_kernel]
-        if not defined:
-            missing = sorted(kernels)
+        usable = {k: [c for c in self.by_kernel.get(k, ()) if self.containers[c][2] <= dev] for k in kernels}
+        if kernels and all(usable.values()):
+            common = set.intersection(*(set(cs) for cs in usable.values()))
+            if common:
+                start, end, _ = self.containers[min(common)]
+                return self.bundle[start:end]
+        # a kernel no container has PTX of would not be found when launched: refused, as before
+        missing = sorted(k for k, cs in usable.items() if not cs and not self._runtime_only(k))
+        if not kernels or missing:
             raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
-                           "the module carries only SASS and its library has no PTX for "
+                           f"the module carries only SASS and its library has no PTX for sm_{dev} of "
                            + (", ".join(missing[:3]) + (" ..." if len(missing) > 3 else "") if missing
                               else "a module without kernels"))
-        if len(defined) == len(kernels):
-            candidates = set.intersection(*(set(self.by_kernel[k]) for k in kernels))
-            usable = [c for c in sorted(candidates) if self.containers[c][2] <= dev]
-            if usable:
-                start, end, _ = self.containers[usable[0]]
-                return self.bundle[start:end]
-        units = self._units_for(defined, dev)
-        if not units:
-            raise SimError("CUDA_ERROR_NO_BINARY_FOR_GPU",
-                           f"no PTX container of the library defines {', '.join(sorted(kernels)[:3])} for sm_{dev}")
+        units = self._units_for([k for k, cs in usable.items() if cs], dev)
         return b"".join(self.bundle[self.containers[c][0]:self.containers[c][1]] for c in units)
+
+    def _runtime_only(self, name: str) -> bool:
+        """Whether `name` is defined only by the device runtime's PTX (libcudadevrt's unit): its calls
+        are the software GPU's own, and its other functions serve them."""
+        cs = self.by_kernel.get(name)
+        return bool(cs) and all(c in self.runtime_units for c in cs)
 
     def _units_for(self, names: list[str], dev: int) -> list[int]:
         """Containers with PTX the device runs that define `names` between them, in bundle order: for
@@ -109,7 +120,7 @@ class CompanionIndex:
         taken: set[int] = set()
         for name in sorted(names):
             usable = [c for c in self.by_kernel[name] if self.containers[c][2] <= dev]
-            if usable and not taken.intersection(usable):
+            if not taken.intersection(usable):
                 taken.add(usable[0])
         return sorted(taken)
 
