@@ -39,9 +39,9 @@ MAX_LANES = 1 << 20
 # A kernel runs in slices of about this much device time when its launch has a checkpoint (the
 # session's scheduler): between two, another session may take the GPU, as GPUs time-slice contexts.
 TIMESLICE_S = 0.01
-# Where a module's kernels have their addresses (``mov.u64 %rd, kernel``: what a device-side launch
-# names, ptx/ops_cdp.py): above device memory and below the generic windows, so that reading one
-# faults, as reading code does on a GPU.
+# Where a module's functions have their addresses (``mov.u64 %rd, f``: the kernel a device-side launch
+# names, ptx/ops_cdp.py; the device function a pointer or a vtable holds, ptx/program.py): above
+# device memory and below the generic windows, so that reading one faults, as reading code does.
 CODE_WINDOW = 0x7FFB_0000_0000
 
 
@@ -235,9 +235,15 @@ class KernelModule:
                 self.variables[var.name] = ModuleVariable(var.name, var.space, var.size,
                                                           var.init or bytes(var.size), max(1, var.align))
         headers = getattr(ptx.functions, "header", ptx.functions.__getitem__)
+        # every function's address, as code has one (a kernel's for device-side launches, a device
+        # function's for calls through pointers and vtables)
+        self.code_addresses: dict[str, int] = {}
         for name in list(ptx.functions):
             fn = headers(name)
-            if not fn.entry or fn.extern:
+            if fn.extern:
+                continue
+            self.code_addresses[name] = CODE_WINDOW + 256 * (len(self.code_addresses) + 1)
+            if not fn.entry:
                 continue
             params, psize = layouts.get(name) or entry_param_layout(fn)
             max_threads = MAX_THREADS_PER_BLOCK
@@ -249,8 +255,7 @@ class KernelModule:
                     max_threads = min(max_threads, n)
             self.functions[name] = KernelFunction(self, name, params, psize, max_threads,
                                                   register_cap(max_threads, fn.directives))
-        self.entry_addresses = {name: CODE_WINDOW + 256 * (i + 1) for i, name in enumerate(self.functions)}
-        self._entries_at = {a: self.functions[name] for name, a in self.entry_addresses.items()}
+        self._entries_at = {self.code_addresses[name]: fn for name, fn in self.functions.items()}
 
     def function_at(self, addr: int) -> "KernelFunction | None":
         """The kernel whose address device code took (a device-side launch's function)."""
@@ -302,7 +307,7 @@ class KernelModule:
             off = offsets[v.name]
             data[off:off + v.size] = v.init[:v.size].ljust(v.size, b"\0")
             for roff, sym, addend in self.ptx.variables[v.name].relocs:
-                target = addrs.get(sym, 0) + addend
+                target = addrs.get(sym, self.code_addresses.get(sym, 0)) + addend
                 n = min(8, v.size - roff)
                 data[off + roff:off + roff + n] = target.to_bytes(8, "little")[:n]
         if data:
@@ -325,7 +330,7 @@ class KernelModule:
             if func.program is None:
                 raise func.load_error
             try:
-                code = interp.compile_program(func.program, {**self.entry_addresses, **self.addresses})
+                code = interp.compile_program(func.program, {**self.code_addresses, **self.addresses})
             except SimError as exc:
                 raise SimError(exc.code, exc.message + self.where()) from None
             self._compiled[key] = code

@@ -34,6 +34,16 @@ def c_exit(ins, ctx):
 
 @op("trap")
 def c_trap(ins, ctx):
+    if ins.operands:  # program.py's: a call through a pointer that holds none of the functions it can
+        target = ctx.get(ins.operands[0], "u64")
+
+        def nowhere(st, m):
+            v = np.asarray(target(st)).reshape(-1)
+            addr = int(v[st.idx(m)[0]] if v.size > 1 else v[0])  # the first lane that got here
+            raise SimFault("CUDA_ERROR_INVALID_PC", f"{st.name}: a call through a pointer to 0x{addr:x}, "
+                                                    f"which holds no device function of the module")
+        return nowhere
+
     def run(st, m):
         raise SimFault("CUDA_ERROR_LAUNCH_FAILED", f"{st.name}: trap instruction executed")
     return run

@@ -450,6 +450,8 @@ class _Parser:
                     fn.locals.append(var)
             elif t in (".pragma",):
                 self.skip_statement()
+            elif self.peek(1) == ":" and self.peek(2) == ".callprototype":
+                self.skip_statement()  # the shape of a call through a pointer: its callees say it too
             elif self.peek(1) == ":" and t[0] != "@":
                 fn.body.append(Label(self.next()))
                 self.next()

@@ -77,9 +77,11 @@ class Program:
 class _Flattener:
     def __init__(self, mod: Module, kernel: Function):
         self.mod = mod
+        self.kernel = kernel
         self.prog = Program(kernel.name)
         self.counter = 0
         self.shared_order: list[Variable] = []
+        self.taken: list[str] | None = None  # what a function pointer can hold (emit_indirect)
 
     def local_var(self, var: Variable, name: str) -> None:
         p = self.prog
@@ -159,9 +161,11 @@ class _Flattener:
             rets = ops.pop(0).value
         target = ops.pop(0) if ops else None
         args = ops.pop(0).value if ops and ops[0].kind == "list" else []
+        if target is not None and target.kind == "reg":
+            self.emit_indirect(st, target, rets, args, guard, depth, stack)
+            return
         if target is None or target.kind != "sym":
-            raise SimError("CUDA_ERROR_NOT_SUPPORTED",
-                           "indirect calls through function pointers are not supported by the software GPU")
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"call form {st.opcode!r} is not supported by the software GPU")
         name = target.value
         if name in BUILTIN_CALLS:
             self.prog.code.append(Instruction("call." + name, [Operand("list", rets), Operand("list", args)],
@@ -206,6 +210,35 @@ class _Flattener:
         if skip:
             self.prog.labels[skip] = len(self.prog.code)
 
+    def emit_indirect(self, st: Instruction, target: Operand, rets, args, guard, depth: int, stack) -> None:
+        """A call through a function pointer (virtual functions, tables of functions): the pointer is
+        compared with the address of each function it can hold (_address_taken: of the same shape)
+        and that function is inlined where it matches; a pointer to none of them traps."""
+        p = self.prog
+        self.counter += 1
+        n = self.counter
+        end, pred = f"$Licall_end@{n}", f"%icall@{n}"
+        p.regs[pred] = ("pred", 1)
+        if guard is not None:
+            p.code.append(Instruction("bra", [Operand("sym", end)], (guard[0], not guard[1]), st.line))
+        if self.taken is None:
+            self.taken = _address_taken(self.mod, self.kernel)
+        for k, name in enumerate(self.taken):
+            fn = self.mod.functions[name]
+            if len(fn.params) != len(args) or len(fn.rets) != len(rets):
+                continue
+            other = f"$Licall{k}@{n}"
+            p.code.append(Instruction("setp.ne.u64", [Operand("reg", pred), target, Operand("sym", name)], None,
+                                      st.line))
+            p.code.append(Instruction("bra", [Operand("sym", other)], (pred, False), st.line))
+            call = Instruction("call", [Operand("list", rets), Operand("sym", name), Operand("list", args)], None,
+                               st.line)
+            self.emit_call(call, None, lambda o: o, depth, stack)
+            p.code.append(Instruction("bra", [Operand("sym", end)], None, st.line))
+            p.labels[other] = len(p.code)
+        p.code.append(Instruction("trap", [target], None, st.line))  # a pointer to none of them: ops_ctrl
+        p.labels[end] = len(p.code)
+
     def finish(self, kernel: Function) -> Program:
         p = self.prog
         params, size = entry_param_layout(kernel)
@@ -246,6 +279,44 @@ def _collect_syms(op: Operand, out: set) -> None:
     elif op.kind in ("vec", "list"):
         for o in op.value:
             _collect_syms(o, out)
+
+
+def _address_taken(mod: Module, kernel: Function) -> list[str]:
+    """The device functions whose addresses the kernel can come by: named by the module's variables
+    (vtables, tables of functions) or by an instruction of the kernel or of any function it reaches
+    (``mov.u64 %rd, f``), in module order."""
+    funcs = mod.functions
+    header = getattr(funcs, "header", funcs.__getitem__)
+
+    def device_function(name) -> bool:
+        if not isinstance(name, str) or name not in funcs:
+            return False
+        h = header(name)
+        return not h.entry and not h.extern
+
+    taken = {sym for var in mod.variables.values() for _off, sym, _add in var.relocs if device_function(sym)}
+    seen, work = set(), [kernel] + [funcs[n] for n in taken]
+    while work:
+        fn = work.pop()
+        if fn.name in seen:
+            continue
+        seen.add(fn.name)
+        for ins in fn.body:
+            if isinstance(ins, Label):
+                continue
+            names: set = set()
+            for op in ins.operands:
+                _collect_syms(op, names)
+            if ins.opcode.split(".")[0] == "call":
+                target = next((o for o in ins.operands if o.kind != "list"), None)
+                if target is not None and target.kind == "sym" and device_function(target.value):
+                    work.append(funcs[target.value])  # called: reached, its address not taken
+                    names.discard(target.value)
+            for name in names:
+                if device_function(name) and name not in taken:
+                    taken.add(name)
+                    work.append(funcs[name])
+    return [n for n in funcs if n in taken]
 
 
 def flatten(mod: Module, kernel_name: str) -> Program:
