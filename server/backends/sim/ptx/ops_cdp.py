@@ -5,7 +5,7 @@ nvcc turns a launch in device code, ``child<<<g, b, shared, stream>>>(args)``, i
 ``__cudaCDP2GetParameterBufferV2(&child, g, b, shared)``, stores of the arguments into the buffer it
 returns (the kernel's parameter layout), and ``__cudaCDP2LaunchDeviceV2(buffer, stream)``; the
 documented PTX-level names (cudaGetParameterBufferV2, cudaLaunchDeviceV2) are the same calls. The
-launch itself is the grid's (kernels.DeviceLaunches): each child grid runs once its parent grid has
+launch itself is the grid's (cdp.DeviceLaunches): each child grid runs once its parent grid has
 run, and tail launches after every other child. CUDA guarantees a parent nothing of its children's
 progress until it ends (CDP2 has no device-side synchronize), so this order is one a GPU may take.
 
