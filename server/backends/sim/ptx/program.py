@@ -5,11 +5,13 @@ each call site gets its own copy of the callee with renamed registers and labels
 frame, and ``ret`` turned into a branch to the instruction after the call. The ``.param`` symbols
 of a call sequence become per-lane local storage, so the callee's ``ld.param`` of its parameters
 and ``st.param`` of its return value read and write the caller's argument/return slots.
-Recursion cannot be inlined and is reported as unsupported.
+Recursion cannot be inlined: a function called from inside itself gets one out-of-line copy after
+the kernel's code, reached through a per-thread stack (emit_recursive_call, ops_stack.py). A call
+through a pointer compares it with every function it can hold (emit_indirect).
 
 Memory layout decided here:
   * local (per thread): every frame (``__local_depot``, other ``.local`` variables, call-sequence
-    ``.param`` slots) at its own offset;
+    ``.param`` slots) at its own offset, then, in a kernel that recurses, the stack;
   * shared (per block): the module's ``.shared`` variables this kernel reaches, then function-local
     ones, then dynamic shared memory (``.extern .shared``) 16-byte aligned after the static part;
   * kernel parameters: the ``.entry`` list laid out with each parameter's alignment.
@@ -36,6 +38,9 @@ BUILTIN_CALLS = ("vprintf", "__assertfail", "malloc", "free",  # the driver's sy
                  "__cudaCDP2MemcpyAsync", "__cudaCDP2MemcpyAsync_ptsz", "__cudaCDP2MemsetAsync",
                  "__cudaCDP2MemsetAsync_ptsz")
 MAX_INLINE_DEPTH = 64
+# Each thread's stack for recursive device functions (ptx/ops_stack.py), above its local frame: a
+# kernel that does not recurse has none.
+STACK_BYTES = 16 << 10
 
 
 def _align(x: int, a: int) -> int:
@@ -82,6 +87,9 @@ class _Flattener:
         self.counter = 0
         self.shared_order: list[Variable] = []
         self.taken: list[str] | None = None  # what a function pointer can hold (emit_indirect)
+        self.outlined: dict[str, _Outlined] = {}  # recursive functions' out-of-line copies
+        self.pending: list[_Outlined] = []  # ... whose bodies are still to be emitted
+        self.current: _Outlined | None = None  # the copy whose body is being emitted
 
     def local_var(self, var: Variable, name: str) -> None:
         p = self.prog
@@ -92,9 +100,10 @@ class _Flattener:
     def emit_function(self, fn: Function, suffix: str, symmap: dict[str, str], ret_label: str | None,
                       depth: int, stack: tuple[str, ...]) -> None:
         p = self.prog
-        if depth > MAX_INLINE_DEPTH or fn.name in stack:
+        if depth > MAX_INLINE_DEPTH:  # recursion goes out of line (emit_call), so only a very deep chain
             raise SimError("CUDA_ERROR_NOT_SUPPORTED",
-                           f"recursive device function {fn.name!r} is not supported by the software GPU")
+                           f"device function {fn.name!r} is called {depth} calls deep, more than the software "
+                           f"GPU inlines")
         for r, decl in fn.regs.items():
             p.regs[r + suffix] = decl
         smap = dict(symmap)
@@ -175,6 +184,9 @@ class _Flattener:
         if callee is None or callee.extern:
             raise SimError("CUDA_ERROR_NOT_SUPPORTED",
                            f"call of external function {name!r}, which the software GPU does not provide")
+        if name in stack:  # being inlined already: recursion
+            self.emit_recursive_call(st, callee, rets, args, guard)
+            return
         if guard is not None:
             # A predicated call: branch around the inlined body for lanes whose guard is false.
             skip = f"$Lskip@{self.counter}"
@@ -239,6 +251,86 @@ class _Flattener:
         p.code.append(Instruction("trap", [target], None, st.line))  # a pointer to none of them: ops_ctrl
         p.labels[end] = len(p.code)
 
+    def emit_recursive_call(self, st: Instruction, callee: Function, rets, args, guard) -> None:
+        """A call of a function from inside itself: to its out-of-line copy (emitted at the end,
+        emit_outlined), through the thread's stack (ops_stack.py). A call made inside an out-of-line
+        copy saves that copy's registers and local frame first, since the callee may be it; the
+        results come back through a slot of their own, outside every saved frame."""
+        if any(f.space != "param" for f in list(callee.params) + list(callee.rets)):
+            raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"recursive device function {callee.name!r} takes "
+                                                       f"register parameters, which the software GPU does not run")
+        out = self.outlined.get(callee.name)
+        if out is None:
+            out = self.outlined[callee.name] = _Outlined(callee.name, f"@rec{len(self.outlined)}")
+            self.pending.append(out)
+        p = self.prog
+        self.counter += 1
+        n = self.counter
+        back, skip = f"$Lrec_back@{n}", f"$Lrec_skip@{n}"
+        site = len(out.sites)
+        out.sites.append(back)
+        if guard is not None:
+            p.code.append(Instruction("bra", [Operand("sym", skip)], (guard[0], not guard[1]), st.line))
+        saved = self.current
+        if saved is not None:
+            p.code.append(Instruction("rgpu.push", [Operand("imm", saved.frame)], None, st.line))
+        for formal, actual in zip(callee.params, args):
+            p.code.append(Instruction("rgpu.lcopy", [Operand("sym", formal.name + out.suffix), actual,
+                                                     Operand("imm", formal.size)], None, st.line))
+        p.code.append(Instruction("rgpu.pushret", [Operand("imm", site), Operand("imm", out.frame)], None, st.line))
+        p.code.append(Instruction("bra", [Operand("sym", out.entry)], None, st.line))
+        p.labels[back] = len(p.code)
+        for formal in callee.rets:
+            p.code.append(Instruction("rgpu.lcopy", [Operand("sym", out.result(formal)),
+                                                     Operand("sym", formal.name + out.suffix),
+                                                     Operand("imm", formal.size)], None, st.line))
+        if saved is not None:
+            p.code.append(Instruction("rgpu.pop", [Operand("imm", saved.frame)], None, st.line))
+        for formal, actual in zip(callee.rets, rets):
+            p.code.append(Instruction("rgpu.lcopy", [actual, Operand("sym", out.result(formal)),
+                                                     Operand("imm", formal.size)], None, st.line))
+        p.labels[skip] = len(p.code)
+
+    def emit_outlined(self) -> None:
+        """The out-of-line copies of recursive functions, after the kernel's code; then their
+        returns, which dispatch on the call site popped from the stack (every site known by then);
+        then the result slots and the stack, past every frame the copies save."""
+        p = self.prog
+        while self.pending:
+            out = self.pending.pop(0)
+            fn = self.mod.functions[out.name]
+            p.labels[out.entry] = len(p.code)
+            before, lo = set(p.regs), p.local_size
+            symmap = {}
+            for formal in list(fn.params) + list(fn.rets):
+                self.local_var(formal, formal.name + out.suffix)
+                symmap[formal.name] = formal.name + out.suffix
+            self.current = out
+            self.emit_function(fn, out.suffix, symmap, out.ret_label, 1, ())
+            self.current = None
+            out.frame["regs"] = [r for r in p.regs if r not in before]
+            out.frame["lo"], out.frame["hi"] = lo, p.local_size
+        if not self.outlined:
+            return
+        for out in self.outlined.values():
+            p.labels[out.ret_label] = len(p.code)
+            rid, pred = f"%rec_site{out.suffix}", f"%rec_is{out.suffix}"
+            p.regs[rid], p.regs[pred] = ("u32", 1), ("pred", 1)
+            p.code.append(Instruction("rgpu.popret", [Operand("imm", rid), Operand("imm", out.frame)], None, 0))
+            for k, site in enumerate(out.sites):
+                p.code.append(Instruction("setp.eq.u32", [Operand("reg", pred), Operand("reg", rid), Operand("imm", k)],
+                                          None, 0))
+                p.code.append(Instruction("bra", [Operand("sym", site)], (pred, False), 0))
+            p.code.append(Instruction("trap", [], None, 0))  # a call site no call pushed: never
+        for out in self.outlined.values():
+            for name, formal in out.results.items():
+                self.local_var(formal, name)
+        p.regs["%rgpu_sp"] = ("u64", 1)
+        base = _align(p.local_size, 16)
+        p.local_size = base + STACK_BYTES
+        for out in self.outlined.values():
+            out.frame["base"], out.frame["limit"] = base, base + STACK_BYTES
+
     def finish(self, kernel: Function) -> Program:
         p = self.prog
         params, size = entry_param_layout(kernel)
@@ -271,6 +363,24 @@ class _Flattener:
                     n *= v
                 p.max_threads = min(p.max_threads, n)
         return p
+
+
+class _Outlined:
+    """A recursive function's out-of-line copy: where it starts and returns, its call sites, the
+    frame its activations save (ops_stack.py: filled in once its body is emitted) and its results'
+    slots."""
+
+    def __init__(self, name: str, suffix: str):
+        self.name, self.suffix = name, suffix
+        self.entry, self.ret_label = f"$Lrec_entry{suffix}", f"$Lrec_ret{suffix}"
+        self.sites: list[str] = []
+        self.frame: dict = {"regs": [], "lo": 0, "hi": 0, "base": 0, "limit": 0}
+        self.results: dict[str, Variable] = {}
+
+    def result(self, formal: Variable) -> str:
+        name = f"{formal.name}$result{self.suffix}"
+        self.results[name] = formal
+        return name
 
 
 def _collect_syms(op: Operand, out: set) -> None:
@@ -323,4 +433,5 @@ def flatten(mod: Module, kernel_name: str) -> Program:
     kernel = mod.functions[kernel_name]
     fl = _Flattener(mod, kernel)
     fl.emit_function(kernel, "", {}, None, 0, ())
+    fl.emit_outlined()
     return fl.finish(kernel)
