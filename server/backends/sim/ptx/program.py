@@ -39,8 +39,10 @@ BUILTIN_CALLS = ("vprintf", "__assertfail", "malloc", "free",  # the driver's sy
                  "__cudaCDP2MemsetAsync_ptsz")
 MAX_INLINE_DEPTH = 64
 # Each thread's stack for recursive device functions (ptx/ops_stack.py), above its local frame: a
-# kernel that does not recurse has none.
-STACK_BYTES = 16 << 10
+# kernel that does not recurse has none. A call saves every register of the function's copy, not only
+# those live across it, so frames are several times a GPU's: this holds what a GPU's stack of some
+# 8-16 KiB does (CUDA's default is 1 KiB).
+STACK_BYTES = 64 << 10
 
 
 def _align(x: int, a: int) -> int:
