@@ -94,7 +94,7 @@ def _push(frame):
         span = frame["hi"] - frame["lo"]
         if span:
             data[:, 8 * len(regs):8 * len(regs) + span] = st.local[_offsets(st, idx, frame["lo"], span)]
-        st.local[(idx.astype(np.int64) * st.local_stride + at)[:, None] + np.arange(size)] = data
+        st.local[_offsets(st, idx, at, size)] = data
         sp[idx] += np.uint64(size)
     return push
 
@@ -106,7 +106,7 @@ def _pop(frame):
         sp = st.R[SP]
         sp[idx] -= np.uint64(size)
         at = sp[idx].astype(np.int64) + frame["base"]
-        data = st.local[(idx.astype(np.int64) * st.local_stride + at)[:, None] + np.arange(size)]
+        data = st.local[_offsets(st, idx, at, size)]
         for k, r in enumerate(regs):
             reg = st.R[r]
             w = reg.dtype.itemsize
