@@ -105,7 +105,7 @@ class CompanionIndex:
                            f"the module carries only SASS and its library has no PTX for sm_{dev} of "
                            + (", ".join(missing[:3]) + (" ..." if len(missing) > 3 else "") if missing
                               else "a module without kernels"))
-        units = self._units_for([k for k, cs in usable.items() if cs], dev)
+        units = self._units_for(usable)
         return b"".join(self.bundle[self.containers[c][0]:self.containers[c][1]] for c in units)
 
     def _runtime_only(self, name: str) -> bool:
@@ -114,14 +114,16 @@ class CompanionIndex:
         cs = self.by_kernel.get(name)
         return bool(cs) and all(c in self.runtime_units for c in cs)
 
-    def _units_for(self, names: list[str], dev: int) -> list[int]:
-        """Containers with PTX the device runs that define `names` between them, in bundle order: for
-        each name not yet defined by one already taken, the first that defines it."""
+    @staticmethod
+    def _units_for(usable: dict[str, list[int]]) -> list[int]:
+        """Containers that define between them every name `usable` has some for (name -> the
+        containers with PTX the device runs that define it), in bundle order: for each name not yet
+        defined by one already taken, the first that defines it."""
         taken: set[int] = set()
-        for name in sorted(names):
-            usable = [c for c in self.by_kernel[name] if self.containers[c][2] <= dev]
-            if not taken.intersection(usable):
-                taken.add(usable[0])
+        for name in sorted(usable):
+            cs = usable[name]
+            if cs and not taken.intersection(cs):
+                taken.add(cs[0])
         return sorted(taken)
 
 

@@ -46,11 +46,16 @@ def _errors(st) -> np.ndarray:
     return errs
 
 
-def _returned(st, idx, ret, codes: np.ndarray) -> None:
-    """Codes returned by a call: each a lane's last error too, where it is one."""
+def _note_errors(st, idx, codes: np.ndarray) -> None:
+    """Each failed call's code as its lane's last error."""
     failed = codes != SUCCESS
     if failed.any():
         _errors(st)[idx[failed]] = codes[failed]
+
+
+def _returned(st, idx, ret, codes: np.ndarray) -> None:
+    """Codes returned by a call: each a lane's last error too, where it is one."""
+    _note_errors(st, idx, codes)
     if ret is not None:
         write_ret(st, idx, ret, codes)
 
@@ -71,9 +76,7 @@ def c_parameter_buffer(ins, ctx):
         for k in range(len(idx)):  # in lane order, as the device runtime's allocator serialises them
             out[k], codes[k] = st.launches.parameter_buffer(
                 int(funcs[k]), tuple(int(g[k]) for g in grids), tuple(int(b[k]) for b in blocks), int(shared[k]))
-        failed = codes != SUCCESS
-        if failed.any():  # NULL back, and the reason kept as the lane's last error
-            _errors(st)[idx[failed]] = codes[failed]
+        _note_errors(st, idx, codes)  # NULL back, and the reason kept as the lane's last error
         if ret is not None:
             write_ret(st, idx, ret, out)
     return run

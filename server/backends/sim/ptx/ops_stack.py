@@ -32,11 +32,24 @@ def _offsets(st, idx, start, nbytes: int) -> np.ndarray:
     return (idx.astype(np.int64) * st.local_stride + start)[:, None] + np.arange(nbytes, dtype=np.int64)
 
 
-def _overflow(st, frame, at, size):
+def _stack_push(st, idx, frame, data: np.ndarray) -> None:
+    """Each lane's row of `data` onto its stack; a stack it would overflow faults."""
+    sp = st.R[SP]
+    at = sp[idx].astype(np.int64) + frame["base"]
+    size = data.shape[1]
     if (at + size > frame["limit"]).any():
         raise SimFault("CUDA_ERROR_ILLEGAL_ADDRESS", f"{st.name}: stack overflow: recursion deeper than the "
                                                      f"software GPU's {frame['limit'] - frame['base']}-byte "
                                                      f"per-thread stack")
+    st.local[_offsets(st, idx, at, size)] = data
+    sp[idx] += np.uint64(size)
+
+
+def _stack_pop(st, idx, frame, size: int) -> np.ndarray:
+    """The top `size` bytes of each lane's stack, popped: one row per lane."""
+    sp = st.R[SP]
+    sp[idx] -= np.uint64(size)
+    return st.local[_offsets(st, idx, sp[idx].astype(np.int64) + frame["base"], size)]
 
 
 @op("rgpu", mods=("push", "pop", "pushret", "popret", "lcopy"))
@@ -47,23 +60,18 @@ def c_rgpu(ins, ctx):
         return (_push if kind == "push" else _pop)(frame)
     if kind == "pushret":
         site, frame = ins.operands[0].value, ins.operands[1].value
+        word = np.frombuffer(np.uint64(site).tobytes(), np.uint8)
 
         def pushret(st, m):
             idx = st.idx(m)
-            sp = st.R[SP]
-            at = sp[idx].astype(np.int64) + frame["base"]
-            _overflow(st, frame, at, 8)
-            st.local[_offsets(st, idx, at, 8)] = np.frombuffer(np.uint64(site).tobytes(), np.uint8)
-            sp[idx] += np.uint64(8)
+            _stack_push(st, idx, frame, np.broadcast_to(word, (len(idx), 8)))
         return pushret
     if kind == "popret":
         name, frame = ins.operands[0].value, ins.operands[1].value
 
         def popret(st, m):
             idx = st.idx(m)
-            sp = st.R[SP]
-            sp[idx] -= np.uint64(8)
-            raw = st.local[_offsets(st, idx, sp[idx].astype(np.int64) + frame["base"], 8)]
+            raw = _stack_pop(st, idx, frame, 8)
             st.R[name][idx] = np.ascontiguousarray(raw).view(np.uint64).ravel().astype(st.R[name].dtype)
         return popret
     # lcopy: both ends in the thread's local memory (call-sequence .param slots become local storage)
@@ -83,34 +91,26 @@ def c_rgpu(ins, ctx):
 def _push(frame):
     def push(st, m):
         idx = st.idx(m)
-        regs, size = frame["regs"], _slot_bytes(frame)
-        sp = st.R[SP]
-        at = sp[idx].astype(np.int64) + frame["base"]
-        _overflow(st, frame, at, size)
-        data = np.zeros((len(idx), size), np.uint8)
+        regs = frame["regs"]
+        data = np.zeros((len(idx), _slot_bytes(frame)), np.uint8)
         for k, r in enumerate(regs):
             raw = np.ascontiguousarray(st.R[r][idx]).view(np.uint8).reshape(len(idx), -1)
             data[:, 8 * k:8 * k + raw.shape[1]] = raw
         span = frame["hi"] - frame["lo"]
         if span:
             data[:, 8 * len(regs):8 * len(regs) + span] = st.local[_offsets(st, idx, frame["lo"], span)]
-        st.local[_offsets(st, idx, at, size)] = data
-        sp[idx] += np.uint64(size)
+        _stack_push(st, idx, frame, data)
     return push
 
 
 def _pop(frame):
     def pop(st, m):
         idx = st.idx(m)
-        regs, size = frame["regs"], _slot_bytes(frame)
-        sp = st.R[SP]
-        sp[idx] -= np.uint64(size)
-        at = sp[idx].astype(np.int64) + frame["base"]
-        data = st.local[_offsets(st, idx, at, size)]
+        regs = frame["regs"]
+        data = _stack_pop(st, idx, frame, _slot_bytes(frame))
         for k, r in enumerate(regs):
             reg = st.R[r]
-            w = reg.dtype.itemsize
-            reg[idx] = np.ascontiguousarray(data[:, 8 * k:8 * k + w]).view(reg.dtype).ravel()
+            reg[idx] = np.ascontiguousarray(data[:, 8 * k:8 * k + reg.dtype.itemsize]).view(reg.dtype).ravel()
         span = frame["hi"] - frame["lo"]
         if span:
             st.local[_offsets(st, idx, frame["lo"], span)] = data[:, 8 * len(regs):8 * len(regs) + span]
