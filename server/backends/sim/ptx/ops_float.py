@@ -292,15 +292,21 @@ def c_setp(ins, ctx):
     return run
 
 
+def _halves_compared(st, cmp, ga, gb, gc, bf, t):
+    """The compare of a packed .f16x2/.bf16x2 pair, low halves and high halves apart, each combined
+    with c by the BoolOp `bf` if there is one."""
+    (alo, ahi), (blo, bhi) = unpack(ga(st), t), unpack(gb(st), t)
+    lo, hi = compare(cmp, alo, blo, "f32"), compare(cmp, ahi, bhi, "f32")
+    if bf is not None:
+        c = gc(st)
+        lo, hi = bf(lo, c), bf(hi, c)
+    return lo, hi
+
+
 def _setp_halves(cmp, ga, gb, gc, sp, sq, bf, t):
-    """setp on .f16x2/.bf16x2 (__hbeq2, ...): p from the low halves, q from the high ones, each
-    combined with c by the BoolOp if there is one."""
+    """setp on .f16x2/.bf16x2 (__hbeq2, ...): p from the low halves, q from the high ones."""
     def run(st, m):
-        (alo, ahi), (blo, bhi) = unpack(ga(st), t), unpack(gb(st), t)
-        lo, hi = compare(cmp, alo, blo, "f32"), compare(cmp, ahi, bhi, "f32")
-        if bf is not None:
-            c = gc(st)
-            lo, hi = bf(lo, c), bf(hi, c)
+        lo, hi = _halves_compared(st, cmp, ga, gb, gc, bf, t)
         sp(st, lo, m)
         if sq:
             sq(st, hi, m)
@@ -327,11 +333,7 @@ def c_set(ins, ctx):
         sd, half = ctx.set(d, "b32"), np.uint32(_SET_TRUE_HALF.get(dt, 0xFFFF))
 
         def packed(st, m):
-            (alo, ahi), (blo, bhi) = unpack(ga(st), t), unpack(gb(st), t)
-            lo, hi = compare(cmp, alo, blo, "f32"), compare(cmp, ahi, bhi, "f32")
-            if bop:
-                c = gc(st)
-                lo, hi = BOOLOPS[bop](lo, c), BOOLOPS[bop](hi, c)
+            lo, hi = _halves_compared(st, cmp, ga, gb, gc, BOOLOPS.get(bop), t)
             sd(st, np.where(lo, half, np.uint32(0)) | np.where(hi, half << np.uint32(16), np.uint32(0)), m)
         return packed
     sd = ctx.set(d, dt)
