@@ -108,8 +108,13 @@ fi
 # its numpy no longer has) is the host's to fix: its tests are left out, and the reason is kept.
 if [ -n "${RGPU_FRAMEWORKS_PYTHON:-}" ] && [ "$device" = cuda ] && ! timeout 300 "$RGPU_FRAMEWORKS_PYTHON" \
         tests/frameworks/numba_kernels.py "$out/numba-native.npz" > "$out/numba-native.log" 2>&1; then
-    skip="${skip:+$skip and }not test_numba"
+    skip="${skip:+$skip and }not test_numba and not test_cupy_and_numba"
     echo "numba fails natively on this host (numba-native.log): its tests are left out" | tee -a "$out/summary.txt"
+fi
+# The host's CUDA torch, for the e2e tests that run PyTorch (the null driver's among them) and for
+# steps 4 and 6: the pinned torch is a wheel an offline host cannot fetch.
+if "$torch_py" -c 'import torch, sys; sys.exit(not torch.version.cuda)' 2>/dev/null; then
+    export RGPU_TORCH_PYTHON=$(command -v "$torch_py")
 fi
 echo "NVIDIA's libraries: ${RGPU_NVLIBS_TREE:-none (left out)}; CuPy and numba: ${RGPU_FRAMEWORKS_PYTHON:-none (left out)}" |
     tee -a "$out/summary.txt"
@@ -120,8 +125,8 @@ wanted e2e && RGPU_TEST_DEVICE=$device step e2e "$py" -m pytest tests/e2e "${ign
 
 if ! wanted pytorch; then
     :
-elif [ "$device" = cuda ] && "$torch_py" -c 'import torch, sys; sys.exit(not torch.version.cuda)' 2>/dev/null; then
-    RGPU_TEST_DEVICE=$device RGPU_TORCH_PYTHON=$(command -v "$torch_py") step pytorch \
+elif [ "$device" = cuda ] && [ -n "${RGPU_TORCH_PYTHON:-}" ]; then
+    RGPU_TEST_DEVICE=$device step pytorch \
         "$py" -m pytest tests/e2e/test_pytorch.py -n 2 -q --timeout 300 --junitxml "$out/pytorch.xml"
 else
     echo "== pytorch: skipped ($torch_py has no CUDA torch, or --device is not cuda)" | tee -a "$out/summary.txt"
@@ -131,8 +136,6 @@ wanted profile_rows && step profile_rows "$py" -m benchmarks.native.profile_rows
 # idle reclaim: the driver's checkpoint of a worker's process and the restore a call pays, 64/256 MiB
 wanted reclaim && RGPU_TEST_DEVICE=$device step reclaim "$py" benchmarks/migration.py --reclaim-only 64 256
 if wanted diagnose; then
-    "$torch_py" -c 'import torch, sys; sys.exit(not torch.version.cuda)' 2>/dev/null &&
-        export RGPU_TORCH_PYTHON=$(command -v "$torch_py")
     step diagnose "$py" scripts/gpu_diagnose.py "$out" --device "$device"
 fi
 echo "logs: $out"

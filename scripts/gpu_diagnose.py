@@ -4,8 +4,8 @@ servers log at info level: this runs each such program once more against one ser
 debug level, with the client library's debug log, and writes both, a file each, to OUT:
 diagnose-NAME.log (the program's exit status, output and client log) and diagnose-server.log.
 Idle reclaim is the driver's checkpoint of the worker's process on a GPU (the e2e suite sees only
-whether the program was reclaimed): a second server reclaiming after a second runs idle_state.cu,
-and its log (diagnose-reclaim-server.log) has the driver's answers and the reclaim and restore times.
+whether the program was reclaimed): a second server reclaiming after a second runs idle_state.cu
+and migrate_streams.cu (the suite's pool reclaim program), and its log (diagnose-reclaim-server.log) has the driver's answers and the reclaim and restore times.
 
     python scripts/gpu_diagnose.py OUT [--device cuda|sim]
 
@@ -83,6 +83,10 @@ def main(argv=None) -> int:
         idle = cudabuild.build(PROGRAMS / "idle_state.cu", "exe", [f"-I{PROGRAMS}"],
                                arch_flags=["-cudart", "shared", "-arch=sm_80"])
         run(reclaiming, "idle_reclaim", [str(idle), "4000", "2"], env, a.out)
+        # the e2e suite's reclaim program: streams, a module variable, managed memory, 24 MiB
+        streams = cudabuild.build(PROGRAMS / "migrate_streams.cu", "exe", [f"-I{PROGRAMS}"],
+                                  arch_flags=["-cudart", "shared", "-arch=sm_80"])
+        run(reclaiming, "reclaim_streams", [str(streams), "3", "4000"], env, a.out)
     return 0
 
 

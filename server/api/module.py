@@ -233,16 +233,19 @@ def available_dynamic_smem(s, function, num_blocks, block_size):
     """[function, blocks per SM, block size] -> the most dynamic shared memory a block may use for
     `num_blocks` of them to be resident on an SM: the driver's answer where a real GPU gives one, else
     what the occupancy calculator above allows — the SM's shared memory shared out among the blocks, less
-    each one's static part and reserve, in whole allocation units, within what a block may opt in to;
-    0 when the blocks cannot be resident together for other reasons (threads, registers, blocks)."""
+    each one's static part and reserve, in whole allocation units, within what a block may opt in to.
+    Blocks that cannot be resident together even without dynamic shared memory (threads, registers,
+    blocks) are CUDA_ERROR_INVALID_VALUE, as the H100's driver and CUDA's cuda_occupancy.h answer."""
     fn = s.get("function", function)
     if num_blocks <= 0 or block_size <= 0:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"{num_blocks} blocks of {block_size} threads")
     asked = s.device.available_dynamic_smem(fn, num_blocks, block_size)
     if asked is not None:
         return (asked,)
-    if occupancy(s, function, block_size, 0)[0] < num_blocks:
-        return (0,)
+    resident, = occupancy(s, function, block_size, 0)
+    if resident < num_blocks:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE",
+                        f"{num_blocks} blocks of {block_size} threads cannot be resident on an SM (at most {resident})")
     attrs = s.device.attributes()
     static = s.device.function_attribute(fn, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES")
     per_block = _attr(attrs, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR") // num_blocks

@@ -12,6 +12,7 @@ daemon that dies at start says why.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -26,8 +27,30 @@ class DaemonError(RuntimeError):
     pass
 
 
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        lo, hi = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(lo), int(hi)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port nothing listens on right now (the OS picks it; tiny reuse race accepted)."""
+    """A TCP port nothing listens on right now, below the kernel's ephemeral range: a port the OS
+    hands out for bind(0) is also what it gives the next outgoing connection its local end, and on a
+    busy host (12 test workers, each with clients connecting) one took a port a daemon was about to
+    listen on. A random pick among the ~20,000 below the range, checked by binding it, leaves only a
+    small race between two workers; bind(0) where nothing below is free."""
+    lo, _ = _ephemeral_range()
+    rng = random.SystemRandom()
+    for _ in range(50):
+        port = rng.randrange(max(1024, lo - 22000), lo)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return s.getsockname()[1]

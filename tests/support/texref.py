@@ -2,7 +2,7 @@
 appendix (shared by the software GPU's unit tests, tests/unit/sim/test_textures.py, and the end-to-end
 texture programs, tests/e2e/test_textures.py): nearest-point sampling reads T[floor(x)]; linear
 filtering weighs the texels around x - 0.5 with alpha = frac(x - 0.5) in 9-bit fixed point (8
-fractional bits), its corner weights rounded as an H200 rounds them (ref_sample); normalised
+fractional bits), its corner weights rounded as an H200 and an H100 round them (ref_sample); normalised
 coordinates are scaled by the extent; wrap uses x - floor(x), mirror reflects every other period,
 clamp and border as the address-mode table says; a cubemap direction picks a face by its major axis
 (the Guide's cubemap table)."""
@@ -47,8 +47,14 @@ def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, bor
       * uchar4 at (5.3991656, 1.1999524): weights (8, 18, 69, 161), sums of weight * byte
         (34064, 48285, 25577, 41989), times 257/256 rounded, / 65535: (0.5218128, 0.7396658,
         0.3918059, 0.6432136) = the H200's, where byte / 255 gives (0.5218137, 0.7396599, ...).
-    Whether an 8-corner 3D weight is rounded once or in steps, and how halves round, these
-    numbers do not say; the sim rounds once, halves up."""
+    An H100 answered what those left open: halves round to even, and a 3D weight is rounded in
+    steps, y and z together first (round(w_x * round(w_y * w_z / 256) / 256)):
+      * 2D float, unnormalised (6.2491536, 1.0999372), seed 7: alphas 192, 154, exact products
+        (25.5, 76.5, 38.5, 115.5)/256, the H100's -1.3616735 only with (26, 76, 38, 116);
+      * 3D float, normalised, seed 8's third sample: alphas 114, 120, 251; the H100's 5.0902276
+        only with weights (2, 1, 1, 1, 74, 59, 65, 53), which rounding once does not give;
+      * uchar4, seed 13's sixth sample: halves to even give the H100's (0.4393988, 0.7248188, ...),
+        halves up 0.4414130."""
     dims = len(coords)
     sizes = [T.shape[2], T.shape[1], T.shape[0]][:dims]
     if not normalized:
@@ -73,12 +79,14 @@ def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, bor
             x = min(max(x, 0.5), n - 0.5)
         f = math.floor((x - 0.5) * 256 + 0.5)
         taps.append((f >> 8, f & 255))
-    shift = 8 * (dims - 1)
     total = np.zeros(4)
     for corner in range(1 << dims):
         idx = [i + ((corner >> k) & 1) for k, (i, _) in enumerate(taps)]
-        w = math.prod(a if (corner >> k) & 1 else 256 - a for k, (_, a) in enumerate(taps))
-        total += ((w + (1 << shift >> 1)) >> shift) * texel(idx)
+        ws = [a if (corner >> k) & 1 else 256 - a for k, (_, a) in enumerate(taps)]
+        w = ws[-1]
+        for other in reversed(ws[:-1]):
+            w = round(other * w / 256)  # Python's round: halves to even, exact for these sizes
+        total += w * texel(idx)
     if unorm8:
         return np.floor(total * 257 / 256 + 0.5) / 65535
     return total / 256

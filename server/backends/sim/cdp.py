@@ -26,6 +26,10 @@ TAIL_LAUNCH = 3  # cudaStreamTailLaunch; cudaStreamFireAndForget (4), NULL and d
 MAX_DEPTH = 24  # the hardware's nesting limit
 PENDING_LIMIT = 2048  # cudaLimitDevRuntimePendingLaunchCount's default
 STREAM_BASE = 0x5D00_0000  # handles of the streams and events device code makes
+# Device code's cudaMemsetAsync sets its bytes to zero, whatever value it is given: CUDA 13.0's
+# libcudadevrt (__cudaCDP2MemsetAsync) never reads its value argument and hands its memset kernel a
+# zero byte (its PTX), and an H100 left 0, not 0x07070707, where cdp_launches.cu set 7s.
+DEVICE_MEMSET_BYTE = 0
 
 
 class DeviceLaunches:
@@ -65,10 +69,15 @@ class DeviceLaunches:
         return 0
 
     def fill(self, dst: int, value: int, count: int) -> int:
-        """Queues a memset of `count` bytes to `value`'s low byte; its error (0: queued)."""
+        """Queues device code's cudaMemsetAsync of `count` bytes; its error (0: queued, or nothing to
+        set). The bytes become DEVICE_MEMSET_BYTE whatever `value` is, as CUDA 13's device runtime sets
+        them."""
+        del value
+        if count == 0:
+            return 0
         if not self._inside(dst, count):
             return INVALID_VALUE
-        self.queued.append(("fill", dst, value & 0xFF, count))
+        self.queued.append(("fill", dst, DEVICE_MEMSET_BYTE, count))
         return 0
 
     def _inside(self, addr: int, count: int) -> bool:

@@ -9,8 +9,9 @@ The arithmetic is the CUDA Programming Guide's texture fetching appendix:
   * linear filtering reads the 2, 4 or 8 texels around x - 0.5 and weighs them with
     alpha = frac(x - 0.5) held in 9-bit fixed point with 8 fractional bits: the coordinate is
     quantised to 1/256 of a texel (rounded), so only 256 weights lie between two texels and 1.0 is
-    exact. As an H200 does (tests/e2e/test_textures.py reproduces its numbers), each corner's
-    weight, the product of its dimensions' weights, is itself rounded to 1/256, and a clamped
+    exact. As an H200 and an H100 do (tests/e2e/test_textures.py reproduces their numbers), each
+    corner's weight, the product of its dimensions' weights, is itself rounded to 1/256 (in steps,
+    halves to even: corner_weights), and a clamped
     coordinate is clamped to the centres of the edge texels first, so a dimension outside the
     texture weighs (1, 0) and leaves the other dimensions' products as they are; 8-bit unsigned
     normalised texels are filtered as 16-bit values (byte * 257) and the result is rounded to
@@ -164,19 +165,26 @@ def linear_taps(u: np.ndarray):
 
 def corner_weights(alphas) -> list[np.ndarray]:
     """The 2**dims weights of linear filtering, in 1/256, from each dimension's alpha (in 1/256):
-    corner c (bit k: the upper texel of dimension k) weighs the product of (256 - alpha_k) or
-    alpha_k, rounded to 1/256 (halves up; whether an H200 rounds halves up, and whether it rounds
-    a 3D product once or in steps, is not known). 2D weights add up to 256 unless a product is
-    exactly half-way."""
-    dims, out = len(alphas), []
-    for corner in range(1 << dims):
-        p = None
-        for k, a in enumerate(alphas):
-            w = a if (corner >> k) & 1 else 256 - a
-            p = w if p is None else p * w
-        shift = 8 * (dims - 1)
-        out.append((p + ((1 << shift) >> 1)) >> shift if shift else p)
+    corner c (bit k: the upper texel of dimension k) weighs the product of its dimensions' weights,
+    (256 - alpha_k) or alpha_k, multiplied from the last dimension to the first and rounded to 1/256
+    at each step, halves to even: round(w_x * w_y / 256) in 2D, round(w_x * round(w_y * w_z / 256) /
+    256) in 3D. An H100's results (tests/e2e/test_textures.py) need both: 2D products of exact
+    halves (25.5, 76.5, 38.5, 115.5) came back as (26, 76, 38, 116), and a 3D sample matches only
+    with y and z rounded together first."""
+    out = []
+    for corner in range(1 << len(alphas)):
+        ws = [a if (corner >> k) & 1 else 256 - a for k, a in enumerate(alphas)]
+        p = ws[-1]
+        for w in reversed(ws[:-1]):
+            p = _round_256(w * p)
+        out.append(p)
     return out
+
+
+def _round_256(p):
+    """p / 256 rounded to an integer, halves to even (p: a non-negative integer or integer array)."""
+    q, r = p >> 8, p & 255
+    return q + ((r > 128) | ((r == 128) & ((q & 1) == 1)))
 
 
 def cube_face(x, y, z):

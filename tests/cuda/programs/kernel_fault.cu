@@ -2,14 +2,17 @@
 // call reports cudaErrorIllegalAddress, and from then on every call does (the context is lost). Far:
 // a real GPU faults only on an unmapped page, and its allocations are 2 MiB pages (a store just past
 // a small allocation lands in memory the driver mapped and faults nowhere); 4 GiB past a fresh
-// context's first allocation nothing is mapped, on a GPU or on the software GPU.
+// context's first allocation nothing is mapped, on a GPU or on the software GPU. Every thread stores
+// into those same few KiB: stores spread over terabytes (each thread 4 GiB past the last) reached,
+// on an H100, an address that the generic space gives to another window, which is
+// cudaErrorInvalidAddressSpace instead.
 #include <unistd.h>
 #include <cuda_runtime.h>
 #include "check.h"
 
 __global__ void write_past(int *p, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    p[(size_t)i << 30] = i;  // no bounds check: every thread past the first writes 4 GiB further on
+    p[((size_t)1 << 30) + i] = i;  // no bounds check: 4 GiB past the allocation
     (void)n;
 }
 

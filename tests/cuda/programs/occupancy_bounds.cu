@@ -59,6 +59,11 @@ static int check(const char *name, K kernel, int bound, int min_blocks, const do
     CHECK(cudaOccupancyAvailableDynamicSMemPerBlock(&room1, kernel, 1, threads));
     int checked = 0;
     for (int n = 2, last = (int)room1; n <= 16; n *= 2) {
+        if (n > per_sm) {  // more blocks than fit even without dynamic shared memory: refused (the H100's answer)
+            EXPECT(cudaOccupancyAvailableDynamicSMemPerBlock(&room, kernel, n, threads) == cudaErrorInvalidValue);
+            EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+            break;
+        }
         CHECK(cudaOccupancyAvailableDynamicSMemPerBlock(&room, kernel, n, threads));
         EXPECT((int)room <= last);
         last = (int)room;
