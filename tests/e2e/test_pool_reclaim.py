@@ -4,12 +4,14 @@ free, the controller charges its GPU no more and `rgpu leases` says so — and i
 restores it; it ends bit-exact to a run that was never reclaimed."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
 
 from benchmarks.native import run as native
+from rgpu.paths import client_env
 from tests.support.daemons import wait_until
 from tests.support.pool import Pool, one_server, stats
 
@@ -25,6 +27,9 @@ def gpu(pool: Pool) -> dict:
     return pool.cli_json("ls")["servers"][0]["gpus"][0]
 
 
+@pytest.mark.sim_only("migrate_streams holds managed memory, which the driver's checkpoint (the cuda backend's "
+                      "reclaim) refuses: test_a_reclaim_the_driver_refuses_loses_nothing; idle_state, without it, is "
+                      "reclaimed by the real driver in test_a_cuda_servers_idle_program_is_reclaimed_by_its_driver...")
 def test_an_idle_program_is_reclaimed_and_restored_at_its_next_call(pool, cuda_program, device_sizes):
     pause_ms = device_sizes["reclaim_pause_ms"]
     exe = cuda_program("migrate_streams")
@@ -60,12 +65,14 @@ def test_an_idle_program_is_reclaimed_and_restored_at_its_next_call(pool, cuda_p
 
 
 def test_a_cuda_servers_idle_program_is_reclaimed_by_its_driver_and_the_pool_sees_it(daemons, tmp_path,
-                                                                                      cuda_program):
-    """The same through the pool on the cuda backend (the null driver, which answers the driver's
-    checkpoint calls): the controller charges the GPU nothing while the driver holds the session's
-    memory in the worker's process, and the program's next call restores it."""
+                                                                                      cuda_program, device_kind):
+    """The same through the pool on the cuda backend (on a GPU host its driver; elsewhere the null
+    driver, which answers the driver's checkpoint calls): the controller charges the GPU nothing
+    while the driver holds the session's memory in the worker's process, and the program's next
+    call restores it."""
     p = Pool(daemons, tmp_path)
-    server = p.add_server("512MiB", "--device", "cuda", env={"RGPU_LIBCUDA": str(native.null_driver())})
+    driver = {} if device_kind == "cuda" else {"RGPU_LIBCUDA": str(native.null_driver())}
+    server = p.add_server("512MiB", "--device", "cuda", env=driver)
     wait_until(lambda: p.states() == {server: "up"}, 60, "the cuda server up in `rgpu ls`")
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", p.url,
                              "--mem", "128MiB", "--reclaim-after", "1s", "--", str(cuda_program("idle_state")),
@@ -87,3 +94,26 @@ def test_a_cuda_servers_idle_program_is_reclaimed_by_its_driver_and_the_pool_see
     assert proc.returncode == 0 and "OK idle_state 1 rounds" in out, out + err
     for handle in p.servers.values():
         handle.stop()
+
+
+@pytest.mark.gpu_only("the GPU driver's refusal; the software GPU checkpoints managed memory (the first test)")
+def test_a_reclaim_the_driver_refuses_loses_nothing(start_server, cuda_program, tmp_path):
+    """The driver's checkpoint holds no managed memory (CUDA_ERROR_NOT_SUPPORTED): an idle program
+    with some is not reclaimed, the server's log says why, and the program runs on and ends right."""
+    url, server = start_server("--reclaim-after", "1", "--checkpoint-dir", str(tmp_path / "ckpt"))
+    proc = subprocess.Popen([str(cuda_program("migrate_streams")), "3", "3000"],
+                            env={**client_env([url]), "RGPU_TIMEOUT": "60"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        assert proc.stdout.readline().startswith("PROGRESS 0")
+        refused = wait_until(lambda: re.search(r"event=reclaim_failed .*reason=(.*)", server.output(tail=100_000)),
+                             10, "the reclaim refused")
+        assert "CUDA_ERROR_NOT_SUPPORTED" in refused.group(1) and "managed" in refused.group(1), refused.group(0)
+        [s] = stats(url)["sessions"]
+        assert s["state"] == "live", s
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and " OK" in out.strip().splitlines()[-1], out + err

@@ -204,10 +204,11 @@ def test_uchar4_read_as_normalised_float_srgb_and_elements(cuda_program, sim_ser
     np.testing.assert_allclose(got[0], point, rtol=1e-6)
     np.testing.assert_allclose(got[1], linear, rtol=0, atol=1e-7)
     c = point[:, :3]
-    # The sim decodes sRGB exactly. The H200 run stopped at the linear read above, so its decode
-    # (a table? how precise?) is not known yet: 1e-3 lets a table of 12 bits or more pass and still
-    # catches a missing decode (off by up to 0.2) or a plain 2.2 power (off by 0.004 at 0.2).
+    # The sim decodes sRGB exactly. An H100 decodes to 8 significant bits (0.51953125 = 133/256 for
+    # 0.5209956, 0.0480957 = 197/4096 for 0.0481718; within 0.32% of the exact value, not always the
+    # nearest), so the test allows 2**-8 relative: a plain 2.2 power is off by 12% at 0.2, and a
+    # missing decode by up to 0.2.
     np.testing.assert_allclose(got[2, :, :3], np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4),
-                               rtol=0, atol=1e-3)
+                               rtol=2 ** -8, atol=1e-6)
     np.testing.assert_allclose(got[2, :, 3], point[:, 3], rtol=1e-6)   # alpha is not converted
     np.testing.assert_array_equal(got[3], np.rint(point * 255))

@@ -2,8 +2,8 @@
 appendix (shared by the software GPU's unit tests, tests/unit/sim/test_textures.py, and the end-to-end
 texture programs, tests/e2e/test_textures.py): nearest-point sampling reads T[floor(x)]; linear
 filtering weighs the texels around x - 0.5 with alpha = frac(x - 0.5) in 9-bit fixed point (8
-fractional bits), its corner weights rounded as an H200 and an H100 round them (ref_sample); normalised
-coordinates are scaled by the extent; wrap uses x - floor(x), mirror reflects every other period,
+fractional bits), its corner weights rounded as an H200's and an H100's texture unit rounds them
+(corner_weights); normalised coordinates are scaled by the extent; wrap uses x - floor(x), mirror reflects every other period,
 clamp and border as the address-mode table says; a cubemap direction picks a face by its major axis
 (the Guide's cubemap table)."""
 from __future__ import annotations
@@ -32,29 +32,29 @@ def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, bor
     """One lane: T is (depth, height, width, 4) texel values; coords (x[, y[, z]]). unorm8: T holds
     the bytes of an 8-bit unsigned normalised format (linear filtering reads them as 16-bit values).
 
-    Linear filtering is an H200's texture unit's: alpha = frac(x - 0.5) rounded to 1/256, as the
-    Guide says; then each corner's weight, the product of its dimensions' alphas, is rounded to 1/256
-    too, and a clamped coordinate is first clamped to the edge texels' centres (its dimension then
-    weighs (1, 0)). 8-bit unsigned normalised texels are filtered as 16-bit values, the result
-    rounded to 1/65535. What the H200 returned and the exact weights did not:
-      * 2D float, unnormalised (3.7741427, 2.9233227) on the 7x5 texels of seed 7: alphas 70/256,
-        108/256; exact products give 0.0131199, the rounded ones (108, 40, 78, 30)/256 give
-        0.02263688 = the H200's 0.022636882960796356;
-      * 3D float (0.5755937, -5.6844125, 1.4667755) on the 5x4x3 texels of seed 8: y is outside
-        and clamped, alphas 19 and 247 for x and z, weights (8, 1, 229, 18)/256 give 8.3987254 =
-        the H200's 8.398725509643555 (exact: 8.3802892; rounding the eight products of an
-        unclamped y = 209/256 gives 8.4114977);
-      * uchar4 at (5.3991656, 1.1999524): weights (8, 18, 69, 161), sums of weight * byte
+    Linear filtering is an H100's and an H200's texture unit's (the weights: corner_weights):
+    alpha = frac(x - 0.5) rounded to 1/256, as the Guide says; a clamped coordinate is first clamped
+    to the edge texels' centres (its dimension then weighs (1, 0)). 8-bit unsigned normalised texels
+    are filtered as 16-bit values, the result rounded to 1/65535. The samples the weights were fitted
+    to, each of which the exact products (and simpler roundings) miss:
+      * H200, 2D float, unnormalised (3.7741427, 2.9233227) on the 7x5 texels of seed 7: alphas 70,
+        108; weights (108, 40, 78, 30) give 0.02263688 = the H200's 0.022636882960796356 (exact
+        products: 0.0131199);
+      * H200, 3D float (0.5755937, -5.6844125, 1.4667755) on the 5x4x3 texels of seed 8: y outside
+        and clamped, alphas 19 and 247 for x and z, weights (8, 1, 229, 18) give 8.3987254 (exact:
+        8.3802892);
+      * H200, uchar4 at (5.3991656, 1.1999524): weights (8, 18, 69, 161), sums of weight * byte
         (34064, 48285, 25577, 41989), times 257/256 rounded, / 65535: (0.5218128, 0.7396658,
-        0.3918059, 0.6432136) = the H200's, where byte / 255 gives (0.5218137, 0.7396599, ...).
-    An H100 answered what those left open: halves round to even, and a 3D weight is rounded in
-    steps, y and z together first (round(w_x * round(w_y * w_z / 256) / 256)):
-      * 2D float, unnormalised (6.2491536, 1.0999372), seed 7: alphas 192, 154, exact products
-        (25.5, 76.5, 38.5, 115.5)/256, the H100's -1.3616735 only with (26, 76, 38, 116);
-      * 3D float, normalised, seed 8's third sample: alphas 114, 120, 251; the H100's 5.0902276
-        only with weights (2, 1, 1, 1, 74, 59, 65, 53), which rounding once does not give;
-      * uchar4, seed 13's sixth sample: halves to even give the H100's (0.4393988, 0.7248188, ...),
-        halves up 0.4414130."""
+        0.3918059, 0.6432136), where byte / 255 gives (0.5218137, 0.7396599, ...);
+      * H100, 2D unnormalised (6.2491536, 1.0999372), seed 7: alphas 192, 154, exact products
+        (25.5, 76.5, 38.5, 115.5); the H100's -1.3616735 is (26, 76, 38, 116);
+      * H100, 2D normalised wrap (-1.1340176, 0.2065980), seed 7: alphas 144, 136, products (52.5,
+        67.5, 59.5, 76.5); the H100's -1.0012722 is (53, 67, 59, 77): neither halves up nor to even
+        per corner, but w11 rounded and the rest from the alphas;
+      * H100, 3D normalised wrap, seed 8's second and third samples: alphas (76, 196, 249) and
+        (114, 120, 251), the H100's 4.1438103 and 5.0902276 are the weights (1, 0, 4, 2, 41, 17,
+        134, 57) and (2, 1, 1, 1, 74, 59, 65, 53): x and z's 2D weights, each split by y;
+      * H100, uchar4, seed 13's sixth sample: (0.4393988, 0.7248188, 0.7561303, 0.3418479)."""
     dims = len(coords)
     sizes = [T.shape[2], T.shape[1], T.shape[0]][:dims]
     if not normalized:
@@ -80,16 +80,32 @@ def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, bor
         f = math.floor((x - 0.5) * 256 + 0.5)
         taps.append((f >> 8, f & 255))
     total = np.zeros(4)
-    for corner in range(1 << dims):
+    for corner, w in corner_weights([a for _, a in taps]).items():
         idx = [i + ((corner >> k) & 1) for k, (i, _) in enumerate(taps)]
-        ws = [a if (corner >> k) & 1 else 256 - a for k, (_, a) in enumerate(taps)]
-        w = ws[-1]
-        for other in reversed(ws[:-1]):
-            w = round(other * w / 256)  # Python's round: halves to even, exact for these sizes
         total += w * texel(idx)
     if unorm8:
         return np.floor(total * 257 / 256 + 0.5) / 65535
     return total / 256
+
+
+def corner_weights(alphas: list[int]) -> dict[int, int]:
+    """{corner: weight in 1/256} of linear filtering, corner bit k the upper texel of dimension k:
+    in 2D the product of the two upper alphas rounded (halves up) and the other three what the
+    alphas leave; in 3D those 2D weights of x and z, each split by y, its upper part rounded."""
+    def half_up(p: int) -> int:
+        return (p + 128) // 256
+    if len(alphas) == 1:
+        return {0: 256 - alphas[0], 1: alphas[0]}
+    ax, az = alphas[0], alphas[-1]  # in 2D, az is y's
+    both = half_up(ax * az)
+    plane = {(0, 0): 256 - ax - az + both, (1, 0): ax - both, (0, 1): az - both, (1, 1): both}
+    if len(alphas) == 2:
+        return {x | z << 1: w for (x, z), w in plane.items()}
+    out = {}
+    for (x, z), w in plane.items():
+        upper = half_up(alphas[1] * w)
+        out[x | 2 | z << 2], out[x | z << 2] = upper, w - upper
+    return out
 
 
 def as4(values: np.ndarray) -> np.ndarray:

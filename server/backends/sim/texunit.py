@@ -10,8 +10,7 @@ The arithmetic is the CUDA Programming Guide's texture fetching appendix:
     alpha = frac(x - 0.5) held in 9-bit fixed point with 8 fractional bits: the coordinate is
     quantised to 1/256 of a texel (rounded), so only 256 weights lie between two texels and 1.0 is
     exact. As an H200 and an H100 do (tests/e2e/test_textures.py reproduces their numbers), each
-    corner's weight, the product of its dimensions' weights, is itself rounded to 1/256 (in steps,
-    halves to even: corner_weights), and a clamped
+    corner's weight is rounded to 1/256 in the unit's own way (corner_weights), and a clamped
     coordinate is clamped to the centres of the edge texels first, so a dimension outside the
     texture weighs (1, 0) and leaves the other dimensions' products as they are; 8-bit unsigned
     normalised texels are filtered as 16-bit values (byte * 257) and the result is rounded to
@@ -164,27 +163,37 @@ def linear_taps(u: np.ndarray):
 
 
 def corner_weights(alphas) -> list[np.ndarray]:
-    """The 2**dims weights of linear filtering, in 1/256, from each dimension's alpha (in 1/256):
-    corner c (bit k: the upper texel of dimension k) weighs the product of its dimensions' weights,
-    (256 - alpha_k) or alpha_k, multiplied from the last dimension to the first and rounded to 1/256
-    at each step, halves to even: round(w_x * w_y / 256) in 2D, round(w_x * round(w_y * w_z / 256) /
-    256) in 3D. An H100's results (tests/e2e/test_textures.py) need both: 2D products of exact
-    halves (25.5, 76.5, 38.5, 115.5) came back as (26, 76, 38, 116), and a 3D sample matches only
-    with y and z rounded together first."""
-    out = []
-    for corner in range(1 << len(alphas)):
-        ws = [a if (corner >> k) & 1 else 256 - a for k, a in enumerate(alphas)]
-        p = ws[-1]
-        for w in reversed(ws[:-1]):
-            p = _round_256(w * p)
-        out.append(p)
+    """The 2**dims weights of linear filtering, in 1/256, from each dimension's alpha (in 1/256),
+    corner c's bit k the upper texel of dimension k. Not the products of the alphas rounded each,
+    but what an H100's texture unit gives (tests/e2e/test_textures.py; every sample an H200 and an
+    H100 returned that could tell them apart fits this and nothing simpler):
+      * 2D: only the product of the two upper weights is rounded, w11 = round(a*b/256), halves up;
+        the others follow from the alphas exactly (w10 = a - w11, w01 = b - w11), so the weights
+        add up to 256 and halves go both ways (products 25.5, 76.5, 38.5, 115.5 gave 26, 76, 38, 116);
+      * 3D: the 2D weights of x and z, each then split by y: its upper part round(b*w/256), halves
+        up, its lower part the rest (y and z, or x and y, first fit neither sample).
+    """
+    if len(alphas) == 1:
+        return [256 - alphas[0], alphas[0]]
+    if len(alphas) == 2:
+        return _bilinear(*alphas)
+    a, b, c = alphas
+    out = [None] * 8
+    for i, w in enumerate(_bilinear(a, c)):  # (x, z): 00, 10, 01, 11
+        upper = _round_256(b * w)
+        x, z = i & 1, i >> 1
+        out[x | z << 2], out[x | 2 | z << 2] = w - upper, upper
     return out
 
 
+def _bilinear(a, b):
+    w11 = _round_256(a * b)
+    return [256 - a - b + w11, a - w11, b - w11, w11]
+
+
 def _round_256(p):
-    """p / 256 rounded to an integer, halves to even (p: a non-negative integer or integer array)."""
-    q, r = p >> 8, p & 255
-    return q + ((r > 128) | ((r == 128) & ((q & 1) == 1)))
+    """p / 256 rounded to an integer, halves up (p: a non-negative integer or integer array)."""
+    return (p + 128) >> 8
 
 
 def cube_face(x, y, z):

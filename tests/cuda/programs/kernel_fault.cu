@@ -1,25 +1,24 @@
-// A kernel that stores far outside its allocation: the launch reports nothing, the next synchronising
-// call reports cudaErrorIllegalAddress, and from then on every call does (the context is lost). Far:
-// a real GPU faults only on an unmapped page, and its allocations are 2 MiB pages (a store just past
-// a small allocation lands in memory the driver mapped and faults nowhere); 4 GiB past a fresh
-// context's first allocation nothing is mapped, on a GPU or on the software GPU. Every thread stores
-// into those same few KiB: stores spread over terabytes (each thread 4 GiB past the last) reached,
-// on an H100, an address that the generic space gives to another window, which is
-// cudaErrorInvalidAddressSpace instead.
+// A kernel that stores through a pointer to unmapped memory: the launch reports nothing, the next
+// synchronising call reports cudaErrorIllegalAddress, and from then on every call does (the context
+// is lost). Unmapped: the first pages of the address space, which no GPU and no software GPU maps. Not
+// "just past an allocation": a real GPU faults only on an unmapped page, and its allocations are
+// 2 MiB pages. Not "far past it" either: 4 GiB past a fresh context's first allocation, an H100
+// under rgpu answered cudaErrorInvalidAddressSpace, twice (presumably a window of the generic
+// address space other than global memory lies there).
 #include <unistd.h>
 #include <cuda_runtime.h>
 #include "check.h"
 
-__global__ void write_past(int *p, int n) {
+__global__ void write_unmapped(int *p, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    p[((size_t)1 << 30) + i] = i;  // no bounds check: 4 GiB past the allocation
+    p[i] = i;  // no bounds check, and p points at nothing
     (void)n;
 }
 
 int main() {
     int *d;
     CHECK(cudaMalloc(&d, 100 * sizeof(int)));
-    write_past<<<4, 256>>>(d, 100);
+    write_unmapped<<<4, 256>>>((int *)4096, 100);
     EXPECT(cudaGetLastError() == cudaSuccess);  // launches are asynchronous
     cudaError_t e = cudaDeviceSynchronize();
     printf("sync after fault: %d %s\n", (int)e, cudaGetErrorName(e));

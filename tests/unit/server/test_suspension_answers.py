@@ -43,6 +43,19 @@ def test_an_answer_is_an_error_that_is_sticky_only_when_the_process_is_left_lock
     assert not sticky or f"left the process {state}" in e.value.message
 
 
+def test_a_refused_checkpoint_says_what_the_driver_cannot_hold(monkeypatch):
+    """CUDA_ERROR_NOT_SUPPORTED alone does not say why: an H100's driver gave it for a process with
+    managed memory, which NVIDIA's checkpoint does not hold. A restore's refusal says nothing more."""
+    answered(monkeypatch, error="CUDA_ERROR_NOT_SUPPORTED", at="cuCheckpointProcessCheckpoint", state="running")
+    with pytest.raises(CudaError) as e:
+        suspension.checkpoint(1234)
+    assert "managed (UVM) or IPC memory" in e.value.message
+    answered(monkeypatch, error="CUDA_ERROR_OUT_OF_MEMORY", at="cuCheckpointProcessRestore", state="checkpointed")
+    with pytest.raises(CudaError) as e:
+        suspension.restore(1234)
+    assert e.value.message.endswith(": CUDA_ERROR_OUT_OF_MEMORY")
+
+
 def test_a_helper_that_cannot_start_is_an_ordinary_error(monkeypatch):
     """Nothing was asked of the driver, so the process is as it was: not sticky."""
     def refuse(*a, **k):

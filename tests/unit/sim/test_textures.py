@@ -103,9 +103,9 @@ def test_linear_weights_are_9_bit_fixed_point(tx, dev):
 
 
 def test_linear_filtering_gives_what_an_h200_gave(tx, dev):
-    """Corner weights are the products of the alphas rounded to 1/256, a clamped coordinate is
-    clamped to the edge texels' centres first, and 8-bit unsigned normalised texels are filtered as
-    16-bit values: the numbers an H200 returned (tests/support/texref.py, ref_sample)."""
+    """Corner weights rounded to 1/256, a clamped coordinate clamped to the edge texels' centres
+    first, and 8-bit unsigned normalised texels filtered as 16-bit values: the numbers an H200
+    returned (tests/support/texref.py, ref_sample)."""
     data = np.random.default_rng(7).uniform(-4, 4, (5, 7)).astype(np.float32)
     t = tx.texture(R.Resource(R.RES_ARRAY, array=tx.array(data, 0x20, 1, 7, 5)), filter=R.LINEAR)
     got = launch(dev, "t2d", [t], [np.float32([3.7741427421569824]), np.float32([2.9233226776123047])], 1)
@@ -123,6 +123,35 @@ def test_linear_filtering_gives_what_an_h200_gave(tx, dev):
     got = launch(dev, "t2d", [t], [np.float32([5.399165630340576 - 4]), np.float32([1.1999523639678955])], 1)
     np.testing.assert_allclose(got[0], [0.5218127965927124, 0.7396658062934875, 0.3918059170246124,
                                         0.6432135701179504], rtol=0, atol=2e-8)
+
+
+def test_linear_filtering_gives_what_an_h100_gave(tx, dev):
+    """The samples of tests/e2e/test_textures.py where an H100 showed how its corner weights round
+    (tests/support/texref.py, corner_weights): exact halves going both ways in 2D, and 3D weights
+    that are x and z's 2D weights split by y."""
+    data = np.random.default_rng(7).uniform(-4, 4, (5, 7)).astype(np.float32)
+    t = tx.texture(R.Resource(R.RES_ARRAY, array=tx.array(data, 0x20, 1, 7, 5)), filter=R.LINEAR)
+    got = launch(dev, "t2d", [t], [np.float32([6.2491536140441895]), np.float32([1.0999372005462646])], 1)
+    assert got[0, 0] == pytest.approx(-1.3616734743118286, abs=1e-6)  # halves up everywhere: -1.3847943
+    t = tx.texture(R.Resource(R.RES_ARRAY, array=tx.array(data, 0x20, 1, 7, 5)), filter=R.LINEAR,
+                   address=(R.WRAP,) * 3, flags=R.NORMALIZED_COORDINATES)
+    got = launch(dev, "t2d", [t], [np.float32([-1.1340175867080688]), np.float32([0.20659801363945007])], 1)
+    assert got[0, 0] == pytest.approx(-1.001272201538086, abs=1e-6)  # halves to even: -1.0343502
+
+    vol = np.random.default_rng(8).uniform(0, 10, (3, 4, 5)).astype(np.float32)
+    t = tx.texture(R.Resource(R.RES_ARRAY, array=tx.array(vol, 0x20, 1, 5, 4, 3)), filter=R.LINEAR,
+                   address=(R.WRAP,) * 3, flags=R.NORMALIZED_COORDINATES)
+    xyz = [np.float32([-1.2405071258544922, -0.010712149553000927]),
+           np.float32([-1.183969497680664, 0.24200023710727692]),
+           np.float32([0.824779748916626, 1.8273450136184692])]
+    got = launch(dev, "t3d", [t], xyz, 2)
+    np.testing.assert_allclose(got[:, 0], [4.143810272216797, 5.0902276039123535], rtol=0, atol=1e-6)
+
+    texels = np.random.default_rng(13).integers(0, 256, (4, 6, 4)).astype(np.uint8)
+    t = tx.texture(R.Resource(R.RES_ARRAY, array=tx.array(texels, 0x01, 4, 6, 4)), filter=R.LINEAR)
+    got = launch(dev, "t2d", [t], [np.float32([1.7637284994125366]), np.float32([1.3734995126724243])], 1)
+    np.testing.assert_allclose(got[0], [0.43939879536628723, 0.7248188257217407, 0.7561303377151489,
+                                        0.34184786677360535], rtol=0, atol=2e-8)
 
 
 def test_1d_and_3d_linear(tx, dev, rng):
