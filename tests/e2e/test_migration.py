@@ -5,7 +5,6 @@ run that never moved (and to its own host-side computation). On a GPU, the cuda 
 to move a session loses nothing."""
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 

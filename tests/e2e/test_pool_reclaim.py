@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from benchmarks.native import run as native
+from rgpu.client import server_client
 from rgpu.paths import client_env
 from tests.support.daemons import wait_until
 from tests.support.pool import Pool, one_server, stats
@@ -110,7 +111,7 @@ def test_a_reclaim_the_driver_refuses_loses_nothing(start_server, cuda_program, 
         refused = wait_until(lambda: re.search(r"event=reclaim_failed .*reason=(.*)", server.output(tail=100_000)),
                              10, "the reclaim refused")
         assert "CUDA_ERROR_NOT_SUPPORTED" in refused.group(1) and "managed" in refused.group(1), refused.group(0)
-        [s] = stats(url)["sessions"]
+        [s] = server_client.stats(url)["sessions"]  # a server of its own, outside the pool
         assert s["state"] == "live", s
         out, err = proc.communicate(timeout=120)
     finally:

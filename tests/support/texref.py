@@ -28,9 +28,11 @@ def ref_address(i: int, n: int, mode: int) -> int | None:
     return min(max(i, 0), n - 1)
 
 
-def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, border=(0, 0, 0, 0), unorm8=False):
+def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, border=(0, 0, 0, 0), unorm8=False,
+               split_halves="up"):
     """One lane: T is (depth, height, width, 4) texel values; coords (x[, y[, z]]). unorm8: T holds
     the bytes of an 8-bit unsigned normalised format (linear filtering reads them as 16-bit values).
+    split_halves: how a 3D weight's split by y rounds an exact half ("up" or "down": corner_weights).
 
     Linear filtering is an H100's and an H200's texture unit's (the weights: corner_weights):
     alpha = frac(x - 0.5) rounded to 1/256, as the Guide says; a clamped coordinate is first clamped
@@ -53,7 +55,9 @@ def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, bor
         per corner, but w11 rounded and the rest from the alphas;
       * H100, 3D normalised wrap, seed 8's second and third samples: alphas (76, 196, 249) and
         (114, 120, 251), the H100's 4.1438103 and 5.0902276 are the weights (1, 0, 4, 2, 41, 17,
-        134, 57) and (2, 1, 1, 1, 74, 59, 65, 53): x and z's 2D weights, each split by y;
+        134, 57) and (2, 1, 1, 1, 74, 59, 65, 53): x and z's 2D weights, each split by y; of the
+        64 samples of that texture, in wrap and in clamp mode, each fits but the 42nd, whose split
+        by y has an exact half (16.5) that went down (its 5.1918526 is halves down there);
       * H100, uchar4, seed 13's sixth sample: (0.4393988, 0.7248188, 0.7561303, 0.3418479)."""
     dims = len(coords)
     sizes = [T.shape[2], T.shape[1], T.shape[0]][:dims]
@@ -80,7 +84,7 @@ def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, bor
         f = math.floor((x - 0.5) * 256 + 0.5)
         taps.append((f >> 8, f & 255))
     total = np.zeros(4)
-    for corner, w in corner_weights([a for _, a in taps]).items():
+    for corner, w in corner_weights([a for _, a in taps], split_halves).items():
         idx = [i + ((corner >> k) & 1) for k, (i, _) in enumerate(taps)]
         total += w * texel(idx)
     if unorm8:
@@ -88,22 +92,25 @@ def ref_sample(T: np.ndarray, coords, modes, normalized: bool, linear: bool, bor
     return total / 256
 
 
-def corner_weights(alphas: list[int]) -> dict[int, int]:
+def corner_weights(alphas: list[int], split_halves: str = "up") -> dict[int, int]:
     """{corner: weight in 1/256} of linear filtering, corner bit k the upper texel of dimension k:
     in 2D the product of the two upper alphas rounded (halves up) and the other three what the
-    alphas leave; in 3D those 2D weights of x and z, each split by y, its upper part rounded."""
-    def half_up(p: int) -> int:
-        return (p + 128) // 256
+    alphas leave; in 3D those 2D weights of x and z, each split by y, its upper part rounded. An
+    exact half in that split went up in one H100 sample (112 * 120 / 256 = 52.5: 53) and down in
+    another (66 * 64 / 256 = 16.5: 16), by a rule these two do not show: split_halves picks one
+    ("up", the sim's, or "down"), and a test of 3D filtering on a GPU accepts either."""
+    def rounded(p: int, half_up: bool = True) -> int:
+        return (p + (128 if half_up else 127)) // 256
     if len(alphas) == 1:
         return {0: 256 - alphas[0], 1: alphas[0]}
     ax, az = alphas[0], alphas[-1]  # in 2D, az is y's
-    both = half_up(ax * az)
+    both = rounded(ax * az)
     plane = {(0, 0): 256 - ax - az + both, (1, 0): ax - both, (0, 1): az - both, (1, 1): both}
     if len(alphas) == 2:
         return {x | z << 1: w for (x, z), w in plane.items()}
     out = {}
     for (x, z), w in plane.items():
-        upper = half_up(alphas[1] * w)
+        upper = rounded(alphas[1] * w, split_halves == "up")
         out[x | 2 | z << 2], out[x | z << 2] = upper, w - upper
     return out
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..resources import (BORDER, CLAMP, FORMATS, LINEAR, MIRROR, NORMALIZED_COORDINATES, POINT, READ_AS_INTEGER,
+from ..resources import (BORDER, CLAMP, LINEAR, MIRROR, NORMALIZED_COORDINATES, POINT, READ_AS_INTEGER,
                          RES_ARRAY, RES_LINEAR, RES_MIPMAP, SRGB, WRAP, ArrayDesc, Resource, TextureDesc, ViewDesc)
 from .errors import SimFault
 
