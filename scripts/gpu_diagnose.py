@@ -5,7 +5,8 @@ debug level, with the client library's debug log, and writes both, a file each, 
 diagnose-NAME.log (the program's exit status, output and client log) and diagnose-server.log.
 Idle reclaim is the driver's checkpoint of the worker's process on a GPU (the e2e suite sees only
 whether the program was reclaimed): a second server reclaiming after a second runs idle_state.cu
-and migrate_streams.cu (the suite's pool reclaim program), and its log (diagnose-reclaim-server.log) has the driver's answers and the reclaim and restore times.
+and migrate_streams.cu (the suite's pool reclaim program, with managed memory), and its log
+(diagnose-reclaim-server.log) has the driver's answers and the reclaim and restore times.
 
     python scripts/gpu_diagnose.py OUT [--device cuda|sim]
 

@@ -3,9 +3,9 @@ appendix (shared by the software GPU's unit tests, tests/unit/sim/test_textures.
 texture programs, tests/e2e/test_textures.py): nearest-point sampling reads T[floor(x)]; linear
 filtering weighs the texels around x - 0.5 with alpha = frac(x - 0.5) in 9-bit fixed point (8
 fractional bits), its corner weights rounded as an H200's and an H100's texture unit rounds them
-(corner_weights); normalised coordinates are scaled by the extent; wrap uses x - floor(x), mirror reflects every other period,
-clamp and border as the address-mode table says; a cubemap direction picks a face by its major axis
-(the Guide's cubemap table)."""
+(corner_weights); normalised coordinates are scaled by the extent; wrap uses x - floor(x), mirror
+reflects every other period, clamp and border as the address-mode table says; a cubemap direction
+picks a face by its major axis (the Guide's cubemap table)."""
 from __future__ import annotations
 
 import math

@@ -171,7 +171,9 @@ def corner_weights(alphas) -> list[np.ndarray]:
         the others follow from the alphas exactly (w10 = a - w11, w01 = b - w11), so the weights
         add up to 256 and halves go both ways (products 25.5, 76.5, 38.5, 115.5 gave 26, 76, 38, 116);
       * 3D: the 2D weights of x and z, each then split by y: its upper part round(b*w/256), halves
-        up, its lower part the rest (y and z, or x and y, first fit neither sample).
+        up, its lower part the rest (y and z, or x and y, first fit neither sample). An exact half
+        in this split went up in one H100 sample and down in another (texref.corner_weights): which
+        way, and why, is not known; the sim rounds it up.
     """
     if len(alphas) == 1:
         return [256 - alphas[0], alphas[0]]
