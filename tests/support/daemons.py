@@ -27,12 +27,12 @@ class DaemonError(RuntimeError):
     pass
 
 
-def _ephemeral_range() -> tuple[int, int]:
+def _ephemeral_floor() -> int:
+    """The lowest port the kernel gives outgoing connections."""
     try:
-        lo, hi = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
-        return int(lo), int(hi)
-    except (OSError, ValueError):
-        return 32768, 60999  # Linux's default
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -41,7 +41,7 @@ def free_port(host: str = "127.0.0.1") -> int:
     busy host (12 test workers, each with clients connecting) one took a port a daemon was about to
     listen on. A random pick among the ~20,000 below the range, checked by binding it, leaves only a
     small race between two workers; bind(0) where nothing below is free."""
-    lo, _ = _ephemeral_range()
+    lo = _ephemeral_floor()
     rng = random.SystemRandom()
     for _ in range(50):
         port = rng.randrange(max(1024, lo - 22000), lo)

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import archs, cdp, fatbin, lanes
 from .cubin import Param, kparam_info
-from .errors import SimError, SimFault
+from .errors import SimError
 from .lanes import MAX_WARPS_PER_SM, NUM_SMS, WARP_SIZE  # noqa: F401  (device limits read from here)
 from .memory import DeviceMemory
 from .ptx import interp, lazy
@@ -522,10 +522,7 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
                 st.launches = children
                 try:
                     interp.run(st, code, live)
-                except SimFault:
-                    printf_out.extend(st.printf_out)
-                    raise
-                except SimError:
+                except SimError:  # a fault (SimFault) among them
                     printf_out.extend(st.printf_out)
                     raise
                 except (IndexError, KeyError, ValueError, TypeError, OverflowError, AttributeError,
