@@ -144,7 +144,11 @@ class GpuScheduler:
                 self.ready_at[g] = now + seconds * (100.0 / lim - 1.0)
             if self.busy.value == slot:
                 self.busy.value = -1
-            self.cond.notify_all()
+            # Only a waiting slot sleeps on the condition (acquire): with none, nobody to wake,
+            # and the common case (one session alone on its GPU) skips the condition's semaphores.
+            waiting = self.waiting
+            if any(waiting[s] for s in range(self.hi.value)):
+                self.cond.notify_all()
 
     def charge(self, slot: int, seconds: float) -> None:
         """Device time of `slot`'s kernels that completed after the GPU was released (a real GPU

@@ -207,11 +207,10 @@ class Session:
         if self._holding:
             self._release()  # settles the device too, waiting for its kernels if someone else waits
             return
-        self.device.settle()
-        if self.sched is None:
-            return
-        if self.device.device_time > self._accounted:
-            self.sched.charge(self.slot, self._new_device_time())
+        t = self.device.settle_and_time()
+        if self.sched is not None and t > self._accounted:
+            d, self._accounted = t - self._accounted, t
+            self.sched.charge(self.slot, d)
 
     def close(self) -> None:
         """Free everything the session holds (once: a migrated session is closed when it moves)."""

@@ -553,6 +553,15 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             return False
         if sync:
             settle()  # the client waits from here: the GPU goes back, a real GPU's timing closes
+            if launcher is not None and call_id in launcher.wait_ids and shm is None and session.deferred is None \
+                    and session.sticky is None and session.piece_error is None \
+                    and launcher.wait(body[0].buffer, session.messages, i - 1):
+                # a stream query or synchronize whose stream is done, answered by the compiled loop
+                session.calls += 1
+                session.face = launcher.face
+                sock.send(ident, zmq.SNDMORE)
+                sock.send(wire.encode_reply(seq, 0, output=session.device.take_output()))
+                continue
         if bulk:
             bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))

@@ -312,12 +312,19 @@ class Device(ABC):
 
     def function_restore(self, function, state: dict) -> None:
         pass
+
     def settle(self, wait_s: float = 0.0) -> None:
         """The client is about to wait for a reply, or the session gives the GPU up: a backend that
         times kernels asynchronously closes what it has open (the cuda backend's timing windows).
         `wait_s` > 0: another session has the GPU next, and a backend whose kernels run after their
         launch (a real GPU) waits up to that long for them to finish, so that they do not run
         beside the next session's (session.py)."""
+
+    def settle_and_time(self) -> float:
+        """settle(), then device_time: the session's settle at every reply (the cuda backend makes
+        the two one compiled call)."""
+        self.settle()
+        return self.device_time
 
     # Installed by the worker: its checks (stop, client gone), for a backend to run while a call
     # waits on the device (the cuda backend's synchronising calls); may raise SessionEnding.

@@ -24,9 +24,12 @@ FAKE = r"""
 
 typedef struct { uintptr_t f, s; unsigned dims[7]; size_t n; unsigned char p[8192]; unsigned cluster[4]; } launch_rec;
 static launch_rec rec[4096];
-static int nrec, records, nev;
+static int nrec, records, nev, destroyed;
 static uintptr_t refused;        /* launches of this function fail, as the driver refuses a launch */
 static uintptr_t next_stream;
+static uintptr_t odd_stream = 1; /* the stream whose query and synchronize answer odd_query, odd_sync */
+static CUresult odd_query, odd_sync;
+static int queries, syncs;
 
 /* the order of event records and launches, by stream: the stream's address, | 1 for a record */
 static uintptr_t ops[16384];
@@ -35,10 +38,11 @@ static void op(uintptr_t v) { if (nops < 16384) ops[nops++] = v; }
 int fake_ops(void) { return nops; }
 uintptr_t fake_op(int i) { return ops[i]; }
 
-void fake_reset(void) { nrec = 0; records = 0; refused = 0; next_stream = 0x5100; nops = 0; }
+void fake_reset(void) { nrec = 0; records = 0; refused = 0; next_stream = 0x5100; nops = 0; odd_stream = 1; queries = syncs = 0; }
 void fake_refuse(uintptr_t f) { refused = f; }
 int fake_launches(void) { return nrec; }
 int fake_records(void) { return records; }
+int fake_events_alive(void) { return nev - destroyed; }  /* made and not destroyed */
 const launch_rec *fake_launch(int i) { return &rec[i]; }
 
 """ + fakecuda.DEVICE + r"""
@@ -54,12 +58,17 @@ CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int f, int p) {
     return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
-CUresult cuStreamQuery(CUstream s) { return CUDA_SUCCESS; }  /* every launch is over at once */
-CUresult cuStreamSynchronize(CUstream s) { return CUDA_SUCCESS; }
+/* every launch is over at once, unless a test says what one stream answers (fake_stream_rc) */
+void fake_stream_rc(uintptr_t s, int query_rc, int sync_rc) { odd_stream = s, odd_query = query_rc, odd_sync = sync_rc; }
+int fake_queries(void) { return queries; }
+int fake_syncs(void) { return syncs; }
+CUresult cuStreamQuery(CUstream s) { queries++; return (uintptr_t)s == odd_stream ? odd_query : CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { syncs++; return (uintptr_t)s == odd_stream ? odd_sync : CUDA_SUCCESS; }
 CUresult cuEventCreate(CUevent *e, unsigned int f) { *e = (CUevent)(uintptr_t)(0x10000 + 16 * nev++); return CUDA_SUCCESS; }
-CUresult cuEventDestroy_v2(CUevent e) { return CUDA_SUCCESS; }
+CUresult cuEventDestroy_v2(CUevent e) { destroyed++; return CUDA_SUCCESS; }
 CUresult cuEventRecord(CUevent e, CUstream s) { records++; op((uintptr_t)s | 1); return CUDA_SUCCESS; }
 CUresult cuEventQuery(CUevent e) { return CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent e) { return CUDA_SUCCESS; }
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) { *ms = 0; return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -147,6 +156,7 @@ def load(lib, monkeypatch):
     fake.fake_launch.restype = ctypes.POINTER(Rec)
     fake.fake_op.restype = ctypes.c_size_t
     fake.fake_refuse.argtypes = [ctypes.c_size_t]
+    fake.fake_stream_rc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
     fake.fake_reset()
     return fake
 

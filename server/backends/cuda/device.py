@@ -152,8 +152,8 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
         self._streams, self._events, self._modules = set(), set(), set()
         self._globals: dict[int, int] = {}
         self._attrs: dict[int, int] | None = None
-        self.launcher = launches.make(_ffi, _lib)
-        self.clock = KernelClock(_lib, _ffi, _check, self.launcher)
+        self.clock = KernelClock(_lib, _ffi, _check)
+        self.launcher = launches.make(_ffi, _lib, self.clock)
         self._bound = threading.local()  # threads that made the context current (running_time)
         # One launch argument block, reused: the driver copies a kernel's parameters at the launch.
         self._params = _ffi.new("char[]", 4096)
@@ -502,6 +502,9 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
         """Seconds of kernel time of the launches that have completed: launches stay asynchronous
         and are timed by windows of launches (timing.py), charged once the GPU has run them."""
         return self.clock.completed()
+
+    def settle_and_time(self) -> float:
+        return self.clock.settle()
 
     def settle(self, wait_s: float = 0.0):
         self.clock.close()

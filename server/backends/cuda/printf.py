@@ -15,6 +15,8 @@ import select
 import sys
 import threading
 
+from . import compiled
+
 
 class StdoutCapture:
     def __init__(self):
@@ -32,6 +34,8 @@ class StdoutCapture:
         libc = ctypes.CDLL(None)
         self._fflush = libc.fflush
         self._fflush.argtypes = [ctypes.c_void_p]
+        native = compiled.library()
+        self._pending = native.rgpu_printf_pending if native is not None else None
         self._stop = False
         threading.Thread(target=self._drain, name="device-printf", daemon=True).start()
 
@@ -59,10 +63,17 @@ class StdoutCapture:
                     self._read()
 
     def take(self) -> str:
-        """What kernels printed since the last take (the C library's buffers flushed first)."""
-        self._fflush(None)
-        with self._lock:
-            self._read()
+        """What kernels printed since the last take (the C library's buffers flushed first). At every
+        synchronising reply: the pipe is read only when it holds something (one compiled call says),
+        not with a read that mostly fails."""
+        if self._pending is not None:
+            pending = self._pending(self._r)  # flushes too
+        else:
+            self._fflush(None)
+            pending = -1
+        with self._lock:  # the drain thread may be reading: what it read is in _buf once this is had
+            if pending:
+                self._read()
             if not self._buf:
                 return ""
             out = bytes(self._buf)

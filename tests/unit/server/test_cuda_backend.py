@@ -370,6 +370,16 @@ def test_device_printf_is_captured_from_the_workers_stdout(fake_libcuda, tmp_pat
         out = dev.take_output()
         assert out == "device printf 1\\ndevice printf 2\\n", repr(out)
         assert dev.take_output() == ""
+        # more than the pipe holds, still in the C library's buffer at the take: the take flushes it,
+        # the drain thread keeps the pipe from blocking the writer, and every byte comes back in order
+        libc = ctypes.CDLL(None)
+        stdout = ctypes.c_void_p.in_dll(libc, "stdout")
+        lines = [f"{k:04d}" + "x" * 995 + "\\n" for k in range(200)]
+        for line in lines:
+            libc.fputs(line.encode(), stdout)
+        out = dev.take_output()
+        assert out == "".join(lines), (len(out), out[:20])
+        assert dev.take_output() == ""
         dev.close()
         print("captured ok", flush=True)
     """)

@@ -18,7 +18,8 @@ import pytest
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.server.backends.cuda import device as cuda_device
-from rgpu.server.backends.cuda import launches
+from rgpu.server.backends.cuda import compiled, launches
+from rgpu.server.backends.cuda.timing import KernelClock
 from rgpu.server.errors import CudaError, code_for
 from rgpu.server.sched import GpuScheduler
 from tests.support import launch_driver
@@ -39,9 +40,9 @@ def both(driver, monkeypatch, script):
     """`script(served)` on a session with the compiled loop and on one without: what each handed the
     driver, how many timing events each recorded, and the session each left."""
     out = []
-    for compiled in (True, False):
+    for with_loop in (True, False):
         driver.fake_reset()
-        sv = Served(driver, monkeypatch, compiled)
+        sv = Served(driver, monkeypatch, with_loop)
         script(sv)
         out.append((sv, sv.launches(), driver.fake_records()))
     return out
@@ -64,9 +65,8 @@ def test_a_message_of_launches_reaches_the_driver_as_through_python(driver, monk
     (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
     assert len(seen_fast) == 310 and seen_fast == seen_slow
     assert rec_fast == rec_slow == 2 * 3 + 2  # a window per stream per message: start and end events
-    # the session's first launch opens its window in Python, which lends the loop timing events: the
-    # loop opens every later window itself (the other streams', and the second message's)
-    assert fast.compiled == 310 - 1
+    # the loop opens every window in the session's kernel clock itself, the first one too
+    assert fast.compiled == 310
     assert fast.s.calls == slow.s.calls == 310 and fast.s.last_seq == slow.s.last_seq == 310
     assert fast.s.face == slow.s.face == "driver"
     assert fast.s.deferred is None and slow.s.deferred is None
@@ -90,7 +90,7 @@ def test_launches_between_other_calls_and_after_its_stops(driver, monkeypatch):
 
     (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
     assert len(seen_fast) == 40 + 4 + 1 and seen_fast == seen_slow and rec_fast == rec_slow
-    assert 30 <= fast.compiled < 40
+    assert fast.compiled == 40  # every launch but the four with large parameters and the sync one
     assert fast.sock.sent == slow.sock.sent and len(fast.sock.sent) == 2  # the sync launch's reply only
 
 
@@ -111,7 +111,7 @@ def test_forged_stale_and_unknown_handles_are_pythons_errors(driver, monkeypatch
 
     (fast, seen_fast, _), (slow, seen_slow, _) = both(driver, monkeypatch, script)
     assert seen_fast == seen_slow and [p[:8] for *_, p in seen_fast] == [params(k)[:8] for k in (1, 2, 4, 7)]
-    assert fast.compiled == 3
+    assert fast.compiled == 4
     assert fast.s.deferred is not None and fast.s.deferred == slow.s.deferred
     assert fast.s.deferred[0] == code_for("driver", "CUDA_ERROR_INVALID_HANDLE")
 
@@ -126,7 +126,7 @@ def test_a_launch_the_driver_refuses_is_reported_as_through_python(driver, monke
     (fast, seen_fast, _), (slow, seen_slow, _) = both(driver, monkeypatch, script)
     assert seen_fast == seen_slow and len(seen_fast) == 6
     assert fast.s.deferred == slow.s.deferred and fast.s.deferred[0] == code_for("driver", "CUDA_ERROR_INVALID_VALUE")
-    assert fast.compiled == 5  # k = 2, 3, 5, 6, 8 (0 opens the window in Python; 1, 4, 7 are refused)
+    assert fast.compiled == 6  # k = 0, 2, 3, 5, 6, 8 (1, 4, 7 are refused)
 
 
 def test_out_of_range_arguments_are_never_launched_by_the_loop(driver, monkeypatch):
@@ -143,7 +143,7 @@ def test_out_of_range_arguments_are_never_launched_by_the_loop(driver, monkeypat
 
     (fast, seen_fast, _), (slow, seen_slow, _) = both(driver, monkeypatch, script)
     assert seen_fast == seen_slow and len(seen_fast) == 3  # the good launch of each message only
-    assert fast.compiled == 2  # the good ones of the later messages, whose windows the loop opened
+    assert fast.compiled == 3  # the good launch of each message
 
 
 def test_the_loop_takes_the_gpu_first_and_runs_nothing_with_a_sticky_error(driver, monkeypatch):
@@ -157,18 +157,18 @@ def test_the_loop_takes_the_gpu_first_and_runs_nothing_with_a_sticky_error(drive
     assert not sv.s._holding
     # the session does not hold the GPU: it takes it before the loop runs, as run_kernel does
     sv.serve(launch[1:])
-    assert sv.compiled == 4 and driver.fake_launches() == 5
+    assert sv.compiled == 5 and driver.fake_launches() == 5
     assert sched.kernels[0] == 4 and sched.busy.value == -1  # every kernel counted, the GPU given back
     sv.s.sticky = CudaError("CUDA_ERROR_ILLEGAL_ADDRESS", "a kernel faulted")
     sv.serve(launch)
-    assert sv.compiled == 4 and driver.fake_launches() == 5  # no launch after the fault
+    assert sv.compiled == 5 and driver.fake_launches() == 5  # no launch after the fault
     assert sv.s.hold_for_launches() is False and sched.busy.value == -1  # nor is the GPU taken for one
 
 
 def test_a_launch_then_synchronize_step_is_the_loops_with_pythons_timing(driver, monkeypatch):
     """The common step, one launch and a synchronize in one message, on a GPU shared through the
     scheduler: every window closes when the client waits, so each step's launch needs a new one. The
-    loop opens it with an event the clock lent it: the driver sees the same records and launches in
+    loop opens it in the session's kernel clock: the driver sees the same records and launches in
     the same order as through Python (start event, launch, end event, per step and stream), the
     scheduler counts every kernel, and the device time is counted from the same windows."""
     sync = BY_NAME["cudaStreamSynchronize"]
@@ -183,6 +183,7 @@ def test_a_launch_then_synchronize_step_is_the_loops_with_pythons_timing(driver,
             sv.serve([sv.launch(sv.fns[k % 3], stream, params(k), runtime=True), sv.call(sync, [stream], sync=1)])
         sv.sched = sched
 
+    alive = driver.fake_events_alive()
     (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
     assert seen_fast == seen_slow and len(seen_fast) == 12
     assert rec_fast == rec_slow == 2 * 12
@@ -190,24 +191,69 @@ def test_a_launch_then_synchronize_step_is_the_loops_with_pythons_timing(driver,
     assert ops == slow.ops()
     first = fast.dev.launcher.address(fast.s.get("stream", fast.streams[0]))
     assert ops[:3] == [("record", first), ("launch", first), ("record", first)]
-    assert fast.compiled == 11  # the session's first launch opened its window in Python, lending the loop events
+    assert fast.compiled == 12
     assert fast.dev.clock.windows == slow.dev.clock.windows == 12
     assert fast.sched.kernels[0] == slow.sched.kernels[0] == 12 and fast.sched.busy.value == -1
     # every synchronize answered (identity frame, reply), and each reply says success
     replies = [wire.unpack(r) for r in fast.sock.sent[1::2]]
     assert len(replies) == 12 and all(r[1] == 0 for r in replies), replies
-    # the session's end takes back the events the loop still holds: none is left to record
+    # each clock reuses its events (a window's two and the cursor: three, whatever the steps), and the
+    # session's end destroys every one of them
+    assert 0 < driver.fake_events_alive() - alive <= 2 * 4
     fast.dev.clock.destroy()
-    assert fast.dev.launcher.take_back() == [] and not fast.dev.clock._lent
+    slow.dev.clock.destroy()
+    assert driver.fake_events_alive() == alive
+
+
+def test_waits_on_streams_that_are_done_are_the_loops_and_the_rest_pythons(driver, monkeypatch):
+    """A sync stream synchronize or query whose stream is done is answered by the loop: success, the
+    call's face, the device's printf output in the reply, one cuStreamSynchronize made (the driver
+    prints there). A busy stream, a forged handle, a pending deferred error, an async query: Python's,
+    with Python's answer."""
+    sv = Served(driver, monkeypatch, True)
+    ids = dict(zip(("cuStreamQuery", "cudaStreamQuery", "cuStreamSynchronize", "cudaStreamSynchronize"),
+                   launches.WAIT_IDS))
+    s0 = sv.streams[0]
+    monkeypatch.setattr(sv.dev, "take_output", lambda: "printed\n")
+
+    def replies():
+        out = [wire.unpack(r) for r in sv.sock.sent[1::2]]
+        sv.sock.sent.clear()
+        return out
+
+    sv.serve([sv.launch(sv.fns[0], s0, params(1)), sv.call(ids["cudaStreamSynchronize"], [s0], sync=1)])
+    assert sv.dev.launcher.waits == 1 and driver.fake_syncs() == 1 and sv.s.face == "runtime"
+    (r,) = replies()
+    assert r[1] == 0 and r[5] == "printed\n" and r[0] == sv.seq
+    sv.serve([sv.call(ids["cuStreamQuery"], [0], sync=1), sv.call(ids["cuStreamSynchronize"], [2], sync=1)])
+    assert sv.dev.launcher.waits == 3 and driver.fake_syncs() == 2 and sv.s.face == "driver"
+    assert [r[1] for r in replies()] == [0, 0]
+    assert sv.s.calls == 4
+    # Python's: a busy stream (a query answers not ready, a synchronize waits), a forged handle, an
+    # async query, a deferred error to report
+    driver.fake_stream_rc(compiled.address(sv.s.get("stream", s0)), 600, 0)
+    sv.serve([sv.call(ids["cudaStreamQuery"], [s0], sync=1), sv.call(ids["cuStreamSynchronize"], [s0], sync=1),
+              sv.call(ids["cuStreamSynchronize"], [0x9999], sync=1), sv.call(ids["cuStreamQuery"], [0])])
+    assert sv.dev.launcher.waits == 3
+    assert [r[1] for r in replies()] == [code_for("runtime", "CUDA_ERROR_NOT_READY"), 0,
+                                        code_for("driver", "CUDA_ERROR_INVALID_HANDLE")]
+    sv.serve([sv.launch(0x7777, 0, params(2)), sv.call(ids["cuStreamSynchronize"], [0], sync=1)])
+    (r,) = replies()
+    assert sv.dev.launcher.waits == 3 and r[1] == 0 and r[3] == code_for("driver", "CUDA_ERROR_INVALID_HANDLE")
 
 
 def test_the_loop_is_off_when_asked_and_when_its_library_is_missing(driver, monkeypatch):
+    clock = KernelClock(cuda_device._load(), cuda_device.ffi(), cuda_device._check)
     monkeypatch.setenv("RGPU_FAST_LAUNCH", "0")
-    assert launches.make(cuda_device.ffi(), cuda_device._load()) is None
+    assert launches.make(cuda_device.ffi(), cuda_device._load(), clock) is None
     monkeypatch.setenv("RGPU_FAST_LAUNCH", "1")
-    monkeypatch.setattr(launches, "_lib", None)
-    monkeypatch.setattr(launches, "_unavailable", "no such library")
-    assert launches.make(cuda_device.ffi(), cuda_device._load()) is None
+    assert launches.make(cuda_device.ffi(), cuda_device._load(), clock) is not None
+    monkeypatch.setattr(compiled, "_lib", None)
+    monkeypatch.setattr(compiled, "_unavailable", "no such library")
+    assert launches.make(cuda_device.ffi(), cuda_device._load(), clock) is None
+    # the kernel clock has no Python form: without its library the backend says what is missing
+    with pytest.raises(OSError, match="librgpu_launches.so.*no such library"):
+        KernelClock(cuda_device._load(), cuda_device.ffi(), cuda_device._check)
 
 
 def test_handles_survive_the_tables_growth_and_removals(driver, monkeypatch):
@@ -220,7 +266,7 @@ def test_handles_survive_the_tables_growth_and_removals(driver, monkeypatch):
         sv.s.drop("function", h)
     live = fns[2::3]
     sv.serve([sv.launch(sv.fns[0], 0, params(0))] + [sv.launch(h, 0, params(1)) for h in live])
-    assert sv.compiled == len(live)
+    assert sv.compiled == 1 + len(live)  # the first launch too: the loop opens its window
     sv.serve([sv.launch(fns[0], 0, params(2)), sv.launch(live[0], 0, params(3))])
     assert driver.fake_launches() == 1 + len(live) + 1 and sv.s.deferred is not None
     assert sv.launches()[-1][0] == 0x100000 + 0x10 * 2
@@ -230,8 +276,8 @@ def test_handles_survive_the_tables_growth_and_removals(driver, monkeypatch):
 def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch, seed):
     """Messages of random calls — launches of both faces on every kind of stream, launches with bad
     handles, values or parameters, sync launches, barriers, streams destroyed and created between
-    messages, waits — served with the loop and without it: the same launches, events, replies and
-    errors."""
+    messages, stream queries and synchronizes of streams done, busy or failing — served with the loop
+    and without it: the same launches, events, replies and errors."""
     import random
 
     def script(sv):
@@ -248,8 +294,13 @@ def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch,
                                            sync=int(rng.random() < 0.05)))
                 elif r < 0.9:
                     calls.append(sv.call(wire.BARRIER, [], sync=int(rng.random() < 0.5)))
-                else:
+                elif r < 0.95:
                     calls.append(sv.call(LAUNCH, [fn, 1, 1, 1, 1, 1, 1, 0, stream, None]))
+                else:  # a wait: the loop answers the sync ones whose stream is done
+                    calls.append(sv.call(rng.choice(launches.WAIT_IDS), [stream], sync=int(rng.random() < 0.8)))
+            # one stream still busy, or failing its synchronize: those waits are Python's
+            odd = compiled.address(sv.s.get("stream", rng.choice(sv.streams)))
+            driver.fake_stream_rc(odd, *rng.choice([(600, 0), (600, 0), (0, 0), (0, 999), (600, 999)]))
             sv.serve(calls)
             if rng.random() < 0.3:
                 sv.s.settle()
@@ -264,7 +315,8 @@ def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch,
     assert seen_fast == seen_slow and rec_fast == rec_slow
     assert fast.sock.sent == slow.sock.sent
     assert fast.s.deferred == slow.s.deferred and fast.s.calls == slow.s.calls and fast.s.last_seq == slow.s.last_seq
-    assert fast.compiled > 0
+    assert fast.s.face == slow.s.face and (fast.s.sticky is None) == (slow.s.sticky is None)
+    assert fast.compiled > 0 and fast.dev.launcher.waits > 0
 
 
 def test_a_cluster_launch_reaches_the_driver_with_its_cluster(driver, monkeypatch):
@@ -273,9 +325,9 @@ def test_a_cluster_launch_reaches_the_driver_with_its_cluster(driver, monkeypatc
     serves, in order; a cluster that does not divide the grid is refused before the driver sees it,
     and the cluster occupancy questions are the driver's answers."""
     ex = BY_NAME["cuLaunchKernelEx"]
-    for compiled in (True, False):
+    for with_loop in (True, False):
         driver.fake_reset()
-        sv = Served(driver, monkeypatch, compiled)
+        sv = Served(driver, monkeypatch, with_loop)
         fn, st = sv.fns[1], sv.streams[0]
         calls = [sv.launch(sv.fns[0], st, params(1)),
                  sv.call(ex, [fn, 8, 2, 1, 128, 1, 1, 256, st, 2, 1, 1, 1, params(2)]),

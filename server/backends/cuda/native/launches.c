@@ -1,43 +1,42 @@
 /* The cuda backend's compiled launch loop: a run of async kernel launches of one message, decoded and
- * handed to the driver without a Python frame per launch (server/backends/cuda/launches.py manages it).
+ * handed to the driver without a Python frame per launch, and the stream waits that need no waiting,
+ * answered without one (server/backends/cuda/launches.py manages it).
  *
  * Python keeps the policy. It has already checked the whole message (protocol/wire.py decode_calls)
  * before this runs any of it; it tells the launcher which handles name which driver objects (as the
- * session issues and drops them) and which streams have an open timing window (cuda/timing.py); and
- * it runs this only while the session holds the GPU (server/session.py). The launcher serves calls
- * from a given index for as long as each is one it can run exactly as the Python path would: an async
+ * session issues and drops them) and which kernel clock times the session's kernels (clock.c); it
+ * runs launches here only while the session holds the GPU (server/session.py), and a wait only once
+ * it has settled the session's accounting for the client's wait. The launcher serves calls from a
+ * given index for as long as each is one it can run exactly as the Python path would: an async
  * cuLaunchKernel or cudaLaunchKernel, no bulk frames, no shared-memory entry, a function and stream
- * it knows, the stream's window open or an event to open it with, parameters that fit its buffer.
+ * it knows, parameters that fit its buffer.
  *
- * A window opens as Python's opens one (timing.py before_launch): a timing event recorded on the
- * stream before its first launch. The events are Python's, lent ahead (rgpu_launcher_lend); a run
- * says which streams it opened with which events (rgpu_launch_run.opened), and Python adopts them as
- * its own windows. Without this, a message holding one launch and a synchronize (the common
- * launch-then-wait step) never reached the loop: every window closes when the client waits, so
- * each such launch went through Python's whole launch path. At the first call that is not
- * one of those it stops, before running it, and Python serves that call and the rest. A launch the
- * driver refuses is not counted: Python runs that call again on its own path, which reports the
- * error as every other call's are reported (a launch the driver refused did nothing, so running it
- * again changes nothing but who reports it). */
+ * A launch on a stream without an open timing window opens one first, in the clock, as Python's
+ * launch path does: a message holding one launch and a synchronize (the common launch-then-wait
+ * step) is then the loop's too, though every window closes when the client waits. At the first call
+ * that is not one of those it stops, before running it, and Python serves that call and the rest. A
+ * launch the driver refuses is not counted: Python runs that call again on its own path, which
+ * reports the error as every other call's are reported (a launch the driver refused did nothing, so
+ * running it again changes nothing but who reports it). A wait is answered here only when its
+ * stream's work is done (rgpu_launcher_wait); any other is Python's, which waits without going deaf
+ * (server/backends/cuda/waits.py). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "mpack.h"
 #include "rgpu_cuda.h"
 
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               CUstream, void **, void **);
-typedef CUresult (*record_fn)(CUevent, CUstream);
+typedef CUresult (*stream_fn)(CUstream);
 
 enum { KIND_FUNCTION = 1, KIND_STREAM = 2 };
 #define EMPTY 0u       /* handles start at 0x1000 (server/session.py): 0 and 1 are never one */
 #define REMOVED 1u
-#define MAX_OPEN 64    /* streams with an open window; more, and launches on the rest go through Python */
 #define PARAM_BYTES 4096
 #define WIRE_ARGS 10   /* cuLaunchKernel's record: function, grid x y z, block x y z, shared, stream, params */
-#define MAX_LENT 16    /* timing events lent by Python, not used yet */
-#define MAX_OPENED 8   /* windows one run may open; a run that would open more stops there */
 
 typedef struct {
     uint64_t handle;
@@ -47,14 +46,14 @@ typedef struct {
 
 typedef struct rgpu_launcher {
     launch_fn launch;
-    record_fn record;
+    rgpu_clock *clock;          /* the session's kernel clock (Python's: it outlives no launcher) */
     uint64_t ids[2];            /* the call ids served: cuLaunchKernel, cudaLaunchKernel */
+    /* Waits (rgpu_launcher_wait): cuStreamQuery and cuStreamSynchronize, and the call ids of the stream
+     * queries (driver's, runtime's) and synchronizes (driver's, runtime's); no waits while NULL. */
+    stream_fn query, synchronize;
+    uint64_t wait_ids[4];
     entry *table;               /* open addressing, linear probing, power-of-two capacity */
     size_t cap, used;           /* used: live entries and REMOVED marks */
-    void *open[MAX_OPEN];       /* streams (NULL: the default one) whose timing window is open */
-    int nopen;
-    void *lent[MAX_LENT];       /* timing events to open windows with (Python's: rgpu_launcher_lend) */
-    int nlent;
     /* Where the last run stopped (message `token`, call `index` at byte `offset`): the next run over
      * the same message starts there instead of skipping every call before it again. */
     uint64_t token;
@@ -63,15 +62,11 @@ typedef struct rgpu_launcher {
     _Alignas(16) unsigned char params[PARAM_BYTES];
 } rgpu_launcher;
 
-/* What a run served: how many calls, the last one's sequence number and face (1: runtime), and the
- * windows it opened: stream i's with event i, lent events Python now owns as its windows' starts. */
+/* What a run served: how many calls, the last one's sequence number and face (1: runtime). */
 typedef struct {
     uint32_t served;
     uint64_t last_seq;
     int runtime;
-    uint32_t opened;
-    uint64_t streams[MAX_OPENED]; /* addresses: Python reads them as numbers, with no conversion */
-    uint64_t events[MAX_OPENED];
 } rgpu_launch_run;
 
 static size_t slot_of(uint64_t h, size_t cap) {
@@ -99,11 +94,11 @@ static int put(entry *table, size_t cap, uint64_t h, void *object, int kind) {
     return -1;
 }
 
-rgpu_launcher *rgpu_launcher_new(void *launch, void *record, uint64_t driver_id, uint64_t runtime_id) {
+rgpu_launcher *rgpu_launcher_new(void *launch, rgpu_clock *clock, uint64_t driver_id, uint64_t runtime_id) {
     rgpu_launcher *l = calloc(1, sizeof *l);
     if (!l) return NULL;
     l->launch = (launch_fn)launch;
-    l->record = (record_fn)record;
+    l->clock = clock;
     l->ids[0] = driver_id, l->ids[1] = runtime_id;
     l->cap = 64;
     l->table = calloc(l->cap, sizeof(entry));
@@ -118,6 +113,14 @@ void rgpu_launcher_free(rgpu_launcher *l) {
     if (!l) return;
     free(l->table);
     free(l);
+}
+
+/* The waits the launcher may answer (rgpu_launcher_wait): `query` and `synchronize` are the driver's
+ * cuStreamQuery and cuStreamSynchronize; ids: cuStreamQuery's, cudaStreamQuery's, cuStreamSynchronize's
+ * and cudaStreamSynchronize's call ids. */
+void rgpu_launcher_waits(rgpu_launcher *l, void *query, void *synchronize, const uint64_t ids[4]) {
+    l->query = (stream_fn)query, l->synchronize = (stream_fn)synchronize;
+    memcpy(l->wait_ids, ids, sizeof l->wait_ids);
 }
 
 /* Handle `h` names `object` (a CUfunction or CUstream). 0, or -1 out of memory. */
@@ -153,35 +156,6 @@ void rgpu_launcher_forget(rgpu_launcher *l, uint64_t h) {
 void rgpu_launcher_clear(rgpu_launcher *l) {
     memset(l->table, 0, l->cap * sizeof(entry));
     l->used = 0;
-    l->nopen = 0;
-}
-
-void rgpu_launcher_window_opened(rgpu_launcher *l, void *stream) {
-    for (int i = 0; i < l->nopen; i++)
-        if (l->open[i] == stream) return;
-    if (l->nopen < MAX_OPEN) l->open[l->nopen++] = stream;
-}
-
-void rgpu_launcher_windows_closed(rgpu_launcher *l) { l->nopen = 0; }
-
-/* Python lends a timing event for a window the loop may open; 0, or -1 when it holds enough. */
-int rgpu_launcher_lend(rgpu_launcher *l, void *event) {
-    if (l->nlent >= MAX_LENT) return -1;
-    l->lent[l->nlent++] = event;
-    return 0;
-}
-
-/* Hands the lent events back (the session's end: Python destroys them). Returns how many. */
-int rgpu_launcher_take_back(rgpu_launcher *l, void **out, int max) {
-    int n = 0;
-    while (l->nlent > 0 && n < max) out[n++] = l->lent[--l->nlent];
-    return n;
-}
-
-static int window_open(const rgpu_launcher *l, void *stream) {
-    for (int i = 0; i < l->nopen; i++)
-        if (l->open[i] == stream) return 1;
-    return 0;
 }
 
 static int read_uint(mp_reader *r, uint64_t *v) {
@@ -204,6 +178,16 @@ static int is_false(const mp_obj *o) {
     return (o->type == MP_BOOL && !o->v.b) || (o->type == MP_UINT && o->v.u == 0) || (o->type == MP_INT && o->v.i == 0);
 }
 
+/* The stream handle `h` names: 0, or -1 if it names none the session issued. */
+static int stream_of(rgpu_launcher *l, uint64_t h, void **stream) {
+    *stream = NULL; /* handles 0, 1 and 2: the default streams (server/session.py DEFAULT_STREAMS) */
+    if (h <= 2) return 0;
+    entry *s = find(l, h);
+    if (!s || s->kind != KIND_STREAM) return -1;
+    *stream = s->object;
+    return 0;
+}
+
 /* Runs call `c` of the message if it is one this launcher serves; 1 launched, 0 not (nothing ran). */
 static int launch_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
     mp_obj o;
@@ -224,22 +208,9 @@ static int launch_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
     if (read_uint(r, &nbulk) || nbulk != 0) return 0;
     entry *f = find(l, fh);
     if (!f || f->kind != KIND_FUNCTION) return 0;
-    void *stream = NULL; /* handles 0, 1 and 2: the default streams (server/session.py DEFAULT_STREAMS) */
-    if (sh > 2) {
-        entry *s = find(l, sh);
-        if (!s || s->kind != KIND_STREAM) return 0;
-        stream = s->object;
-    }
-    if (!window_open(l, stream)) {
-        /* Opened here as timing.py opens one, if an event is at hand; else Python opens it. */
-        if (!l->nlent || l->nopen >= MAX_OPEN || out->opened >= MAX_OPENED) return 0;
-        void *event = l->lent[l->nlent - 1];
-        if (l->record((CUevent)event, (CUstream)stream) != CUDA_SUCCESS) return 0;
-        l->nlent--;
-        l->open[l->nopen++] = stream;
-        out->streams[out->opened] = (uint64_t)(uintptr_t)stream, out->events[out->opened] = (uint64_t)(uintptr_t)event;
-        out->opened++;
-    }
+    void *stream;
+    if (stream_of(l, sh, &stream)) return 0;
+    if (rgpu_clock_open(l->clock, stream) != CUDA_SUCCESS) return 0; /* Python's path reports why */
     /* The parameters are copied out of the message: the driver is not promised an aligned buffer
      * otherwise, and the message's frame is Python's. */
     size_t size = params.n;
@@ -254,28 +225,68 @@ static int launch_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
     return 1;
 }
 
+/* Places `r` at call `index` of the message (header: its first frame; token: differs from one
+ * message to the next), starting from where the last call stopped when it can; the number of calls,
+ * or 0 when there is no call `index`. */
+static uint32_t seek(rgpu_launcher *l, mp_reader *r, const void *header, size_t len, uint64_t token, uint32_t index) {
+    mp_obj calls;
+    mp_rinit(r, header, len);
+    if (mp_next(r, &calls) || calls.type != MP_ARRAY || index >= calls.n) return 0;
+    uint32_t i = 0;
+    if (token == l->token && index >= l->index && l->offset < len) {
+        i = l->index;
+        r->p = (const uint8_t *)header + l->offset;
+    }
+    for (; i < index; i++)
+        if (mp_skip(r)) return 0;
+    return calls.n;
+}
+
 /* Serves the message's calls from index `start` (header: the message's first frame, already checked
  * whole by decode_calls; token: a number that differs from one message to the next) until one it does
  * not serve; out->served says how many ran. */
 void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t start,
                        rgpu_launch_run *out) {
     out->served = 0;
-    out->opened = 0;
     mp_reader r;
-    mp_obj calls;
-    mp_rinit(&r, header, len);
-    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || start >= calls.n) return;
-    uint32_t i = 0;
-    if (token == l->token && start >= l->index && l->offset < len) {
-        i = l->index;
-        r.p = (const uint8_t *)header + l->offset;
-    }
-    for (; i < start; i++)
-        if (mp_skip(&r)) return;
-    for (;;) {
+    uint32_t n = seek(l, &r, header, len, token, start);
+    for (uint32_t i = start; n;) {
         l->token = token, l->index = i, l->offset = (size_t)(r.p - (const uint8_t *)header);
-        if (i >= calls.n || !launch_one(l, &r, out)) return;
+        if (i >= n || !launch_one(l, &r, out)) return;
         out->served++;
         i++;
     }
+}
+
+/* Answers call `index` of the message if it is a sync stream query or synchronize (no bulk frames, no
+ * shared-memory entry) of a stream it knows whose work is done: the answer is success, as the Python
+ * path would give it (a synchronize is still made, returning at once, for what the driver does at one:
+ * it prints the kernels' printf output). 1 answered (out: its seq and face), 0 not: nothing it did
+ * changes what the Python path then finds (work still running, or an error to report). */
+int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
+                       rgpu_launch_run *out) {
+    out->served = 0;
+    if (!l->query) return 0;
+    mp_reader r;
+    mp_obj o;
+    uint64_t seq, id, sh, nbulk;
+    if (!seek(l, &r, header, len, token, index)) return 0;
+    if (mp_next(&r, &o) || o.type != MP_ARRAY || o.n != 5) return 0;
+    if (read_uint(&r, &seq) || read_uint(&r, &id)) return 0;
+    int which = -1;
+    for (int k = 0; k < 4; k++)
+        if (id == l->wait_ids[k]) which = k;
+    if (which < 0) return 0;
+    if (mp_next(&r, &o) || !((o.type == MP_BOOL && o.v.b) || (o.type == MP_UINT && o.v.u == 1)))
+        return 0; /* sync, and no other kind of reply (protocol/wire.py) */
+    if (mp_next(&r, &o) || o.type != MP_ARRAY || o.n != 1 || read_uint(&r, &sh)) return 0;
+    if (read_uint(&r, &nbulk) || nbulk != 0) return 0;
+    void *stream;
+    if (stream_of(l, sh, &stream)) return 0;
+    if (l->query((CUstream)stream) != CUDA_SUCCESS) return 0;
+    if (which >= 2 && l->synchronize((CUstream)stream) != CUDA_SUCCESS) return 0;
+    out->served = 1;
+    out->last_seq = seq;
+    out->runtime = which & 1;
+    return 1;
 }

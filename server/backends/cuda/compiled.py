@@ -1,0 +1,67 @@
+"""The cuda backend's compiled part, librgpu_launches.so (native/launches.c, clock.c and printf.c,
+built by libhook/build.sh): its declarations and its loading, shared by the launch loop (launches.py),
+the kernel clock (timing.py) and the device printf capture (printf.py)."""
+from __future__ import annotations
+
+import cffi
+import structlog
+
+log = structlog.get_logger()
+
+LIBRARY = "librgpu_launches.so"
+_CDEF = """
+typedef struct rgpu_clock rgpu_clock;
+rgpu_clock *rgpu_clock_new(void *create, void *record, void *query, void *elapsed, void *destroy);
+void rgpu_clock_free(rgpu_clock *c);
+int rgpu_clock_open(rgpu_clock *c, void *stream);
+int rgpu_clock_is_open(rgpu_clock *c, void *stream);
+int rgpu_clock_close(rgpu_clock *c);
+int rgpu_clock_completed(rgpu_clock *c, double *done);
+int rgpu_clock_settle(rgpu_clock *c, double *done);
+double rgpu_clock_running(rgpu_clock *c, double now);
+double rgpu_clock_done(rgpu_clock *c);
+uint64_t rgpu_clock_windows(rgpu_clock *c);
+void rgpu_clock_destroy(rgpu_clock *c);
+
+int rgpu_printf_pending(int fd);
+
+typedef struct rgpu_launcher rgpu_launcher;
+typedef struct { uint32_t served; uint64_t last_seq; int runtime; } rgpu_launch_run;
+rgpu_launcher *rgpu_launcher_new(void *launch, rgpu_clock *clock, uint64_t driver_id, uint64_t runtime_id);
+void rgpu_launcher_free(rgpu_launcher *l);
+int rgpu_launcher_learn(rgpu_launcher *l, uint64_t h, void *object, int kind);
+void rgpu_launcher_forget(rgpu_launcher *l, uint64_t h);
+void rgpu_launcher_clear(rgpu_launcher *l);
+void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t start,
+                       rgpu_launch_run *out);
+void rgpu_launcher_waits(rgpu_launcher *l, void *query, void *synchronize, const uint64_t ids[4]);
+int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
+                       rgpu_launch_run *out);
+"""
+
+ffi = cffi.FFI()
+ffi.cdef(_CDEF)
+_lib = None
+_unavailable = ""  # why the library could not be loaded (logged once per worker)
+
+
+def library():
+    """The loaded library, or None (logged once: why)."""
+    global _lib, _unavailable
+    if _lib is None and not _unavailable:
+        from rgpu.paths import LibraryMissing, libdir
+        try:
+            _lib = ffi.dlopen(str(libdir() / LIBRARY))
+        except (LibraryMissing, OSError) as e:
+            _unavailable = str(e)
+            log.warning("compiled_backend_unavailable", reason=_unavailable)
+    return _lib
+
+
+def unavailable() -> str:
+    return _unavailable
+
+
+def address(obj) -> int:
+    """A driver object or function (a cdata pointer of any cffi) as a number; None is 0."""
+    return int(ffi.cast("uintptr_t", obj)) if obj is not None else 0
