@@ -529,6 +529,18 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
 
     The hot path of the server: no per-call objects beyond the dispatcher's result, the common
     reply (success, nothing deferred, no printf output) packed without msgpack."""
+    launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
+    if launcher is not None and len(body) == 1 and session.deferred is None and session.sticky is None \
+            and session.piece_error is None and (seq := launcher.wait_alone(body[0].buffer)):
+        # a stream query or synchronize alone, on a stream that is done: answered by the compiled
+        # loop without decoding (the session is settled at a message's first call: see below)
+        session.last_seq = seq
+        session.calls += 1
+        session.face = launcher.face
+        sock.send(ident, zmq.SNDMORE)
+        sock.send(wire.encode_reply(seq, 0, output=session.device.take_output()))
+        session.settle()
+        return True
     try:
         requests = wire.decode_calls(body)
     except wire.MalformedMessage as e:
@@ -537,7 +549,6 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         return True
     run = dispatcher.run
     settle = session.settle
-    launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
     i, count = 0, len(requests)
     while i < count:
         seq, call_id, sync, args, bulk, shm = requests[i]

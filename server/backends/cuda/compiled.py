@@ -37,6 +37,7 @@ void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_
 void rgpu_launcher_waits(rgpu_launcher *l, void *query, void *synchronize, const uint64_t ids[4]);
 int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
                        rgpu_launch_run *out);
+int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
 """
 
 ffi = cffi.FFI()

@@ -89,6 +89,17 @@ class Launcher:
         self.face = "runtime" if out.runtime else "driver"
         return True
 
+    def wait_alone(self, header) -> int:
+        """`wait` for a message whose one frame is `header`, not decoded by Python: the seq of its one
+        call when the loop answered it (a well-formed message of a wait on a stream that is done,
+        nothing else), else 0."""
+        out = self._run_out
+        if not self._lib.rgpu_launcher_wait_alone(self._l, _ffi.from_buffer(header), len(header), out):
+            return 0
+        self.waits += 1
+        self.face = "runtime" if out.runtime else "driver"
+        return out.last_seq
+
 
 # cuStreamQuery's, cudaStreamQuery's, cuStreamSynchronize's and cudaStreamSynchronize's ids (launches.c)
 WAIT_IDS = (BY_NAME["cuStreamQuery"], BY_NAME["cudaStreamQuery"], BY_NAME["cuStreamSynchronize"],

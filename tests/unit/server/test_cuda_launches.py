@@ -12,6 +12,8 @@ from __future__ import annotations
 import multiprocessing as mp
 
 import msgpack
+import structlog
+import zmq
 
 import pytest
 
@@ -22,6 +24,7 @@ from rgpu.server.backends.cuda import compiled, launches
 from rgpu.server.backends.cuda.timing import KernelClock
 from rgpu.server.errors import CudaError, code_for
 from rgpu.server.sched import GpuScheduler
+from rgpu.server.worker import _serve
 from tests.support import launch_driver
 from tests.support.launch_driver import LAUNCH, Served, params
 
@@ -240,6 +243,20 @@ def test_waits_on_streams_that_are_done_are_the_loops_and_the_rest_pythons(drive
     sv.serve([sv.launch(0x7777, 0, params(2)), sv.call(ids["cuStreamSynchronize"], [0], sync=1)])
     (r,) = replies()
     assert sv.dev.launcher.waits == 3 and r[1] == 0 and r[3] == code_for("driver", "CUDA_ERROR_INVALID_HANDLE")
+    # alone in its message: answered before Python decodes anything, but only a well-formed message
+    s1 = sv.streams[1]
+    sv.serve([sv.call(ids["cudaStreamSynchronize"], [s1], sync=1)])
+    (r,) = replies()
+    assert sv.dev.launcher.waits == 4 and r[1] == 0 and r[0] == sv.seq and sv.s.last_seq == sv.seq
+    lone = [sv.seq + 1, ids["cuStreamSynchronize"], 1, [s1], 0]
+    for frames in ([wire.pack([lone]) + b"\xc0"],  # a byte past the message
+                   [wire.pack([lone[:4] + [1]]), b"data"],  # a bulk frame it claims
+                   [wire.pack([lone + [[[0, 8], 0]]])]):  # a shared-memory entry
+        sv.s.messages += 1
+        assert _serve(sv.sock, b"id", [zmq.Frame(f) for f in frames], sv.s, sv.disp, structlog.get_logger())
+        (r,) = replies()
+        assert sv.dev.launcher.waits == 4 and r[1] != 0, r  # Python's answer: each is refused
+    sv.s.deferred = None
 
 
 def test_the_loop_is_off_when_asked_and_when_its_library_is_missing(driver, monkeypatch):
@@ -302,6 +319,9 @@ def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch,
             odd = compiled.address(sv.s.get("stream", rng.choice(sv.streams)))
             driver.fake_stream_rc(odd, *rng.choice([(600, 0), (600, 0), (0, 0), (0, 999), (600, 999)]))
             sv.serve(calls)
+            if rng.random() < 0.3:  # a wait alone in its message
+                sv.serve([sv.call(rng.choice(launches.WAIT_IDS), [rng.choice([0, *sv.streams, 0x9999])],
+                                  sync=int(rng.random() < 0.9))])
             if rng.random() < 0.3:
                 sv.s.settle()
             if rng.random() < 0.2:

@@ -258,29 +258,25 @@ void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_
     }
 }
 
-/* Answers call `index` of the message if it is a sync stream query or synchronize (no bulk frames, no
- * shared-memory entry) of a stream it knows whose work is done: the answer is success, as the Python
- * path would give it (a synchronize is still made, returning at once, for what the driver does at one:
- * it prints the kernels' printf output). 1 answered (out: its seq and face), 0 not: nothing it did
- * changes what the Python path then finds (work still running, or an error to report). */
-int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
-                       rgpu_launch_run *out) {
-    out->served = 0;
-    if (!l->query) return 0;
-    mp_reader r;
+/* Answers the call at `r` if it is a sync stream query or synchronize (no bulk frames, no shared-memory
+ * entry) of a stream it knows whose work is done: the answer is success, as the Python path would
+ * give it (a synchronize is still made, returning at once, for what the driver does at one: it prints
+ * the kernels' printf output). 1 answered (out: its seq and face), 0 not: nothing it did changes what
+ * the Python path then finds (work still running, or an error to report). */
+static int wait_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
     mp_obj o;
     uint64_t seq, id, sh, nbulk;
-    if (!seek(l, &r, header, len, token, index)) return 0;
-    if (mp_next(&r, &o) || o.type != MP_ARRAY || o.n != 5) return 0;
-    if (read_uint(&r, &seq) || read_uint(&r, &id)) return 0;
+    if (!l->query) return 0;
+    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 5) return 0;
+    if (read_uint(r, &seq) || read_uint(r, &id)) return 0;
     int which = -1;
     for (int k = 0; k < 4; k++)
         if (id == l->wait_ids[k]) which = k;
     if (which < 0) return 0;
-    if (mp_next(&r, &o) || !((o.type == MP_BOOL && o.v.b) || (o.type == MP_UINT && o.v.u == 1)))
+    if (mp_next(r, &o) || !((o.type == MP_BOOL && o.v.b) || (o.type == MP_UINT && o.v.u == 1)))
         return 0; /* sync, and no other kind of reply (protocol/wire.py) */
-    if (mp_next(&r, &o) || o.type != MP_ARRAY || o.n != 1 || read_uint(&r, &sh)) return 0;
-    if (read_uint(&r, &nbulk) || nbulk != 0) return 0;
+    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 1 || read_uint(r, &sh)) return 0;
+    if (read_uint(r, &nbulk) || nbulk != 0) return 0;
     void *stream;
     if (stream_of(l, sh, &stream)) return 0;
     if (l->query((CUstream)stream) != CUDA_SUCCESS) return 0;
@@ -289,4 +285,28 @@ int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_
     out->last_seq = seq;
     out->runtime = which & 1;
     return 1;
+}
+
+/* wait_one for call `index` of a message Python has decoded (header: its first frame). */
+int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
+                       rgpu_launch_run *out) {
+    out->served = 0;
+    mp_reader r;
+    if (!seek(l, &r, header, len, token, index)) return 0;
+    return wait_one(l, &r, out);
+}
+
+/* wait_one for a message of one frame (header) that Python has not decoded: answered only if it is a
+ * well-formed message of that one call, and nothing else (the checks protocol/wire.py decode_calls
+ * makes, for this shape). The common synchronize on its own costs the worker no decoding in Python. */
+int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out) {
+    out->served = 0;
+    mp_reader r;
+    mp_obj calls;
+    mp_rinit(&r, header, len);
+    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1) return 0;
+    const uint8_t *end = (const uint8_t *)header + len;
+    mp_reader probe = r; /* the whole call is read before anything runs: no trailing bytes either */
+    if (mp_skip(&probe) || probe.p != end) return 0;
+    return wait_one(l, &r, out);
 }
