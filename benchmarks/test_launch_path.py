@@ -79,12 +79,13 @@ def _step_rate(sv: Served, launches: int) -> dict:
     return {"rate": STEPS / (time.perf_counter() - t0) / 1e3}
 
 
-@pytest.mark.parametrize("launches", [1, 3])
+@pytest.mark.parametrize("launches", [0, 1, 3])
 def test_launch_then_synchronize_compiled_vs_python(benchmark, stand_in, monkeypatch, figures, launches):
     """The worker's cost of a message of `launches` launches and a synchronize (native_bench.cu's
-    launch + synchronize row, and a short run of launches before a wait), with the compiled loop and
-    through Python. Recorded as "launch then synchronize ×N (cuda stand-in)" in µs per message, rgpu =
-    the compiled loop, raw = Python."""
+    synchronize round trip with none, its launch + synchronize row with one, and a short run of
+    launches before a wait), with the compiled loop (which answers the synchronize too) and through
+    Python. Recorded as "launch then synchronize ×N (cuda stand-in)" in µs per message, rgpu = the
+    compiled loop, raw = Python."""
     fake = launch_driver.load(stand_in, monkeypatch)
 
     def measure(compiled: bool) -> dict:

@@ -207,9 +207,13 @@ class Session:
         if self._holding:
             self._release()  # settles the device too, waiting for its kernels if someone else waits
             return
-        t = self.device.settle_and_time()
-        if self.sched is not None and t > self._accounted:
-            d, self._accounted = t - self._accounted, t
+        self.settled(self.device.settle_and_time())
+
+    def settled(self, device_time: float) -> None:
+        """The device settled itself and read its device time (settle without holding the GPU): what
+        completed since the last charge is charged."""
+        if self.sched is not None and device_time > self._accounted:
+            d, self._accounted = device_time - self._accounted, device_time
             self.sched.charge(self.slot, d)
 
     def close(self) -> None:

@@ -531,15 +531,19 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
     reply (success, nothing deferred, no printf output) packed without msgpack."""
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
     if launcher is not None and len(body) == 1 and session.deferred is None and session.sticky is None \
-            and session.piece_error is None and (seq := launcher.wait_alone(body[0].buffer)):
+            and session.piece_error is None and (done := launcher.wait_alone(body[0].buffer)) is not None:
         # a stream query or synchronize alone, on a stream that is done: answered by the compiled
-        # loop without decoding (the session is settled at a message's first call: see below)
-        session.last_seq = seq
+        # loop without decoding (the session is settled at a message's first call: see below), which
+        # also made the message's settle and the printf check
+        session.last_seq = seq = done.last_seq
         session.calls += 1
         session.face = launcher.face
         sock.send(ident, zmq.SNDMORE)
-        sock.send(wire.encode_reply(seq, 0, output=session.device.take_output()))
-        session.settle()
+        sock.send(wire.encode_reply(seq, 0, output=session.device.take_output(done.pending)))
+        if done.settled:
+            session.settled(done.done)
+        else:
+            session.settle()  # the driver refused the clock's settle: Python's reports why
         return True
     try:
         requests = wire.decode_calls(body)

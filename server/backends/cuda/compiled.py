@@ -26,7 +26,7 @@ void rgpu_clock_destroy(rgpu_clock *c);
 int rgpu_printf_pending(int fd);
 
 typedef struct rgpu_launcher rgpu_launcher;
-typedef struct { uint32_t served; uint64_t last_seq; int runtime; } rgpu_launch_run;
+typedef struct { uint32_t served; uint64_t last_seq; int runtime; int settled; double done; int pending; } rgpu_launch_run;
 rgpu_launcher *rgpu_launcher_new(void *launch, rgpu_clock *clock, uint64_t driver_id, uint64_t runtime_id);
 void rgpu_launcher_free(rgpu_launcher *l);
 int rgpu_launcher_learn(rgpu_launcher *l, uint64_t h, void *object, int kind);
@@ -35,6 +35,7 @@ void rgpu_launcher_clear(rgpu_launcher *l);
 void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t start,
                        rgpu_launch_run *out);
 void rgpu_launcher_waits(rgpu_launcher *l, void *query, void *synchronize, const uint64_t ids[4]);
+void rgpu_launcher_printf(rgpu_launcher *l, int fd);
 int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
                        rgpu_launch_run *out);
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);

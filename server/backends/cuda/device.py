@@ -168,6 +168,8 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
         if capture_printf:
             from .printf import StdoutCapture
             self._printf = StdoutCapture()
+            if self.launcher is not None:
+                self.launcher.printf_fd(self._printf.fd)
         # CUDA arrays and mipmapped arrays (driver handle -> bytes charged), texture and surface
         # objects made (arrays.py)
         self._arrays: dict = {}
@@ -583,8 +585,10 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
         from rgpu.protocol.generated.enums import CUlimit_enum
         _check(_lib.cuCtxSetLimit(CUlimit_enum[limit], value))
 
-    def take_output(self) -> str:
-        return self._printf.take() if self._printf is not None else ""
+    def take_output(self, pending: int = -1) -> str:
+        """`pending`: the bytes the printf pipe held when the compiled loop looked (wait_alone), or -1
+        to look now."""
+        return self._printf.take(pending) if self._printf is not None else ""
 
     def synchronize(self):
         _check(self._waiter.wait(self._query_all, _lib.cuCtxSynchronize, lambda: self._fence(self._busy_streams())))

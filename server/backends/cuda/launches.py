@@ -89,16 +89,22 @@ class Launcher:
         self.face = "runtime" if out.runtime else "driver"
         return True
 
-    def wait_alone(self, header) -> int:
-        """`wait` for a message whose one frame is `header`, not decoded by Python: the seq of its one
-        call when the loop answered it (a well-formed message of a wait on a stream that is done,
-        nothing else), else 0."""
+    def printf_fd(self, fd: int) -> None:
+        """The device printf pipe (printf.py), which `wait_alone` checks."""
+        self._lib.rgpu_launcher_printf(self._l, fd)
+
+    def wait_alone(self, header):
+        """`wait` for a message whose one frame is `header`, not decoded by Python: when the loop
+        answered its one call (a well-formed message of a wait on a stream that is done, nothing
+        else), what it found (seq, settled, done, pending: rgpu_launch_run), else None. It has settled
+        the kernel clock too (settled: done is the device time) and checked the printf pipe (pending
+        bytes, -1 without one)."""
         out = self._run_out
         if not self._lib.rgpu_launcher_wait_alone(self._l, _ffi.from_buffer(header), len(header), out):
-            return 0
+            return None
         self.waits += 1
         self.face = "runtime" if out.runtime else "driver"
-        return out.last_seq
+        return out
 
 
 # cuStreamQuery's, cudaStreamQuery's, cuStreamSynchronize's and cudaStreamSynchronize's ids (launches.c)

@@ -62,15 +62,21 @@ class StdoutCapture:
                 with self._lock:
                     self._read()
 
-    def take(self) -> str:
+    @property
+    def fd(self) -> int:
+        """The pipe's read end (the compiled loop checks it: `take`'s `pending`)."""
+        return self._r
+
+    def take(self, pending: int = -1) -> str:
         """What kernels printed since the last take (the C library's buffers flushed first). At every
-        synchronising reply: the pipe is read only when it holds something (one compiled call says),
-        not with a read that mostly fails."""
-        if self._pending is not None:
-            pending = self._pending(self._r)  # flushes too
-        else:
-            self._fflush(None)
-            pending = -1
+        synchronising reply: the pipe is read only when it holds something (one compiled call says,
+        or has said: `pending` >= 0, the bytes it held after a flush), not with a read that mostly
+        fails."""
+        if pending < 0:
+            if self._pending is not None:
+                pending = self._pending(self._r)  # flushes too
+            else:
+                self._fflush(None)  # and reads, as pending stays -1
         with self._lock:  # the drain thread may be reading: what it read is in _buf once this is had
             if pending:
                 self._read()

@@ -123,6 +123,7 @@ CUresult cuStreamSynchronize(CUstream s) {
     if (stuck || reached < issued) spun_syncs++;
     while (stuck) usleep(1000);
     reached = issued;
+    if (printing) printf("device printf %d\n", ++printed);
     return CUDA_SUCCESS;
 }
 CUresult cuCtxSynchronize(void) {
@@ -380,6 +381,24 @@ def test_device_printf_is_captured_from_the_workers_stdout(fake_libcuda, tmp_pat
         out = dev.take_output()
         assert out == "".join(lines), (len(out), out[:20])
         assert dev.take_output() == ""
+        # a synchronize alone in its message, answered by the compiled loop: its reply carries what
+        # the driver printed at it (the loop's own printf check)
+        import structlog, zmq
+        from rgpu.protocol import wire
+        from rgpu.protocol.generated.calltable import BY_NAME
+        from rgpu.server.dispatch import Dispatcher
+        from rgpu.server.session import Session
+        from rgpu.server.worker import _serve
+        class Sock:
+            sent = []
+            def send(self, data, flags=0):
+                self.sent.append(bytes(data))
+        session, sock = Session(dev), Sock()
+        session.messages = 1
+        message = [zmq.Frame(wire.pack([[7, BY_NAME["cuStreamSynchronize"], 1, [0], 0]]))]
+        assert _serve(sock, b"id", message, session, Dispatcher("cuda"), structlog.get_logger())
+        reply = wire.unpack(sock.sent[1])
+        assert dev.launcher.waits == 1 and reply[:2] == [7, 0] and reply[5] == "device printf 3\\n", reply
         dev.close()
         print("captured ok", flush=True)
     """)

@@ -217,7 +217,7 @@ def test_waits_on_streams_that_are_done_are_the_loops_and_the_rest_pythons(drive
     ids = dict(zip(("cuStreamQuery", "cudaStreamQuery", "cuStreamSynchronize", "cudaStreamSynchronize"),
                    launches.WAIT_IDS))
     s0 = sv.streams[0]
-    monkeypatch.setattr(sv.dev, "take_output", lambda: "printed\n")
+    monkeypatch.setattr(sv.dev, "take_output", lambda pending=-1: "printed\n")
 
     def replies():
         out = [wire.unpack(r) for r in sv.sock.sent[1::2]]

@@ -52,6 +52,7 @@ typedef struct rgpu_launcher {
      * queries (driver's, runtime's) and synchronizes (driver's, runtime's); no waits while NULL. */
     stream_fn query, synchronize;
     uint64_t wait_ids[4];
+    int printf_fd;              /* the device printf pipe's read end (printf.c), or -1 */
     entry *table;               /* open addressing, linear probing, power-of-two capacity */
     size_t cap, used;           /* used: live entries and REMOVED marks */
     /* Where the last run stopped (message `token`, call `index` at byte `offset`): the next run over
@@ -62,12 +63,20 @@ typedef struct rgpu_launcher {
     _Alignas(16) unsigned char params[PARAM_BYTES];
 } rgpu_launcher;
 
-/* What a run served: how many calls, the last one's sequence number and face (1: runtime). */
+/* What a run served: how many calls, the last one's sequence number and face (1: runtime). A wait
+ * alone in its message (rgpu_launcher_wait_alone) also settles the clock for Python (settled: 1, the
+ * device time counted in done) and says how much printf output waits in the pipe (pending; -1 for
+ * a device that does not capture it). */
 typedef struct {
     uint32_t served;
     uint64_t last_seq;
     int runtime;
+    int settled;
+    double done;
+    int pending;
 } rgpu_launch_run;
+
+int rgpu_printf_pending(int fd); /* printf.c */
 
 static size_t slot_of(uint64_t h, size_t cap) {
     h ^= h >> 33;
@@ -100,6 +109,7 @@ rgpu_launcher *rgpu_launcher_new(void *launch, rgpu_clock *clock, uint64_t drive
     l->launch = (launch_fn)launch;
     l->clock = clock;
     l->ids[0] = driver_id, l->ids[1] = runtime_id;
+    l->printf_fd = -1;
     l->cap = 64;
     l->table = calloc(l->cap, sizeof(entry));
     if (!l->table) {
@@ -122,6 +132,9 @@ void rgpu_launcher_waits(rgpu_launcher *l, void *query, void *synchronize, const
     l->query = (stream_fn)query, l->synchronize = (stream_fn)synchronize;
     memcpy(l->wait_ids, ids, sizeof l->wait_ids);
 }
+
+/* The read end of the pipe the device's printf output goes to (server/backends/cuda/printf.py). */
+void rgpu_launcher_printf(rgpu_launcher *l, int fd) { l->printf_fd = fd; }
 
 /* Handle `h` names `object` (a CUfunction or CUstream). 0, or -1 out of memory. */
 int rgpu_launcher_learn(rgpu_launcher *l, uint64_t h, void *object, int kind) {
@@ -308,5 +321,10 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
     const uint8_t *end = (const uint8_t *)header + len;
     mp_reader probe = r; /* the whole call is read before anything runs: no trailing bytes either */
     if (mp_skip(&probe) || probe.p != end) return 0;
-    return wait_one(l, &r, out);
+    if (!wait_one(l, &r, out)) return 0;
+    /* What Python does next at the end of such a message, made here too: the clock's settle (nothing
+     * is open at a message's first call; what completed since is counted) and the printf check. */
+    out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
+    out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
+    return 1;
 }
