@@ -31,6 +31,7 @@ typedef struct {
     void *replay;       /* replay_msg array */
     size_t nreplay, replaycap, replaybytes;
     unsigned moves;     /* how often the session followed a move */
+    double replied_at;  /* when the last reply to a call came (take_notices: none is looked for right after) */
     int pending;        /* an earlier asynchronous call's error that a reply brought to a call that does not
                          * report it: kept for the next call that does (session.c), under mu */
     /* same-host shared memory (shm.c); data starts at RGPU_SHM_DATA (rgpu_wire.h) */
