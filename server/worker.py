@@ -368,7 +368,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  pinned_bytes_in=session.pinned.bytes_in, pinned_bytes_out=session.pinned.bytes_out,
                  pinned_segments=len(session.pinned.maps),
                  pieces_in=session.pieces_in, pieces_out=session.pieces_out,
-                 launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0)
+                 launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
+                 waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0)
         _publish(traffic, slot, session)
         if watch is not None:
             watch.set()
