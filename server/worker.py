@@ -525,14 +525,18 @@ def _facts(session, log) -> dict:
         return {}
 
 
+ONE_CALL = b"\x91"  # msgpack's array of one element: a message header of one call starts so
+
+
 def _serve(sock, ident, body, session, dispatcher, log) -> bool:
     """Runs the calls of one message; replies to sync ones. False when the client said goodbye.
 
     The hot path of the server: no per-call objects beyond the dispatcher's result, the common
     reply (success, nothing deferred, no printf output) packed without msgpack."""
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
-    if launcher is not None and len(body) == 1 and session.deferred is None and session.sticky is None \
-            and session.piece_error is None and (done := launcher.wait_alone(body[0].buffer)) is not None:
+    if launcher is not None and len(body) == 1 and (header := body[0].buffer)[:1] == ONE_CALL \
+            and session.deferred is None and session.sticky is None and session.piece_error is None \
+            and (done := launcher.wait_alone(header)) is not None:
         # a stream query or synchronize alone, on a stream that is done: answered by the compiled
         # loop without decoding (the session is settled at a message's first call: see below), which
         # also made the message's settle and the printf check
