@@ -28,6 +28,7 @@ import structlog
 from rgpu.protocol.generated import enums
 from rgpu.protocol.generated.structs import CDEF
 from rgpu.server.backends.cuda import device as cuda_device
+from rgpu.server.errors import CudaError
 from rgpu.server.sched import GpuScheduler
 from rgpu.server.session import Session
 from tests.support import fakecuda
@@ -51,6 +52,8 @@ static int stream_waits;         /* cuStreamWaitEvent */
 static volatile int stuck;       /* the GPU runs a kernel that does not end: synchronize blocks */
 
 static int printing;             /* kernels that printf (the capture test) */
+static int refuse_records;       /* cuEventRecord fails while set, as a driver in trouble does */
+void fake_refuse_records(int r) { refuse_records = r; }
 void fake_set_stuck(int s) { stuck = s; }
 void fake_set_printing(int p) { printing = p; }
 void fake_set_duration(double s) { duration = s; }
@@ -88,6 +91,7 @@ CUresult cuEventCreate(CUevent *e, unsigned int f) {
 CUresult cuEventDestroy_v2(CUevent e) { return CUDA_SUCCESS; }
 static int evi(CUevent e) { return (int)(((uintptr_t)e - 0x10000) / 16); }
 CUresult cuEventRecord(CUevent e, CUstream s) {
+    if (refuse_records) return CUDA_ERROR_LAUNCH_FAILED;
     records++;
     ev[evi(e)].seq = ++issued;
     ev[evi(e)].t = timeline;
@@ -193,6 +197,29 @@ def test_a_run_of_launches_is_timed_by_one_window_not_an_event_pair_each(gpu):
     dev.settle()
     fake.fake_reach_all()
     assert dev.device_time == pytest.approx(60 * 0.002, rel=1e-4)
+
+
+def test_a_settle_the_driver_refuses_closes_nothing_and_loses_no_time(gpu):
+    """The driver refuses the end events of a settle (the clock's close): the error is the settle's,
+    every window stays open, and the next settle closes them all; the kernels' time is counted once.
+    A window the driver refuses to open refuses its launch."""
+    dev, fake = gpu
+    s1, s2 = dev.stream_create(0, 0), dev.stream_create(0, -1)  # the stand-in's streams differ by priority
+    _launch(dev, s1)
+    _launch(dev, s2)
+    fake.fake_refuse_records(1)
+    try:
+        with pytest.raises(CudaError):
+            dev.settle()
+        with pytest.raises(CudaError):
+            _launch(dev, dev.stream_create(0, -2))  # a third stream: its window cannot open
+    finally:
+        fake.fake_refuse_records(0)
+    records = fake.fake_records()
+    dev.settle()
+    assert fake.fake_records() - records == 2  # both windows were still open: an end event each
+    fake.fake_reach_all()
+    assert dev.device_time == pytest.approx(2 * 0.002, rel=1e-4)
 
 
 def test_windows_of_two_streams_count_each_moment_once(gpu):
