@@ -540,11 +540,8 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         # a stream query or synchronize alone, on a stream that is done: answered by the compiled
         # loop without decoding (the session is settled at a message's first call: see below), which
         # also made the message's settle and the printf check
-        session.last_seq = seq = done.last_seq
-        session.calls += 1
-        session.face = launcher.face
-        sock.send(ident, zmq.SNDMORE)
-        sock.send(wire.encode_reply(seq, 0, output=session.device.take_output(done.pending)))
+        session.last_seq = done.last_seq
+        _answer_wait(sock, ident, done.last_seq, session, launcher.face, session.device.take_output(done.pending))
         if done.settled:
             session.settled(done.done)
         else:
@@ -581,10 +578,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
                     and session.sticky is None and session.piece_error is None \
                     and launcher.wait(body[0].buffer, session.messages, i - 1):
                 # a stream query or synchronize whose stream is done, answered by the compiled loop
-                session.calls += 1
-                session.face = launcher.face
-                sock.send(ident, zmq.SNDMORE)
-                sock.send(wire.encode_reply(seq, 0, output=session.device.take_output()))
+                _answer_wait(sock, ident, seq, session, launcher.face, session.device.take_output())
                 continue
         if bulk:
             bulk = [f.buffer for f in bulk]
@@ -642,6 +636,14 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             sock.send(head)
     settle()
     return True
+
+
+def _answer_wait(sock, ident, seq, session, face: str, output: str) -> None:
+    """The reply to a wait the compiled loop answered (success), counted as the dispatcher counts a call."""
+    session.calls += 1
+    session.face = face
+    sock.send(ident, zmq.SNDMORE)
+    sock.send(wire.encode_reply(seq, 0, output=output))
 
 
 _PARAM_INFO = BY_NAME["cuFuncGetParamInfo"]

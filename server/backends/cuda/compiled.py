@@ -14,12 +14,10 @@ typedef struct rgpu_clock rgpu_clock;
 rgpu_clock *rgpu_clock_new(void *create, void *record, void *query, void *elapsed, void *destroy);
 void rgpu_clock_free(rgpu_clock *c);
 int rgpu_clock_open(rgpu_clock *c, void *stream);
-int rgpu_clock_is_open(rgpu_clock *c, void *stream);
 int rgpu_clock_close(rgpu_clock *c);
 int rgpu_clock_completed(rgpu_clock *c, double *done);
 int rgpu_clock_settle(rgpu_clock *c, double *done);
 double rgpu_clock_running(rgpu_clock *c, double now);
-double rgpu_clock_done(rgpu_clock *c);
 uint64_t rgpu_clock_windows(rgpu_clock *c);
 void rgpu_clock_destroy(rgpu_clock *c);
 

@@ -77,7 +77,6 @@ class Launcher:
         self.served += n
         return n, out.last_seq, bool(out.runtime)
 
-
     def wait(self, header, token: int, index: int) -> bool:
         """Answers call `index` of the message whose first frame is `header` if it is a sync stream query
         or synchronize of a stream whose work is done (the answer is success; launches.c says when it
@@ -85,8 +84,7 @@ class Launcher:
         out = self._run_out
         if not self._lib.rgpu_launcher_wait(self._l, _ffi.from_buffer(header), len(header), token, index, out):
             return False
-        self.waits += 1
-        self.face = "runtime" if out.runtime else "driver"
+        self._answered(out)
         return True
 
     def printf_fd(self, fd: int) -> None:
@@ -102,9 +100,12 @@ class Launcher:
         out = self._run_out
         if not self._lib.rgpu_launcher_wait_alone(self._l, _ffi.from_buffer(header), len(header), out):
             return None
+        self._answered(out)
+        return out
+
+    def _answered(self, out) -> None:
         self.waits += 1
         self.face = "runtime" if out.runtime else "driver"
-        return out
 
 
 # cuStreamQuery's, cudaStreamQuery's, cuStreamSynchronize's and cudaStreamSynchronize's ids (launches.c)

@@ -20,6 +20,10 @@ from . import compiled
 
 class StdoutCapture:
     def __init__(self):
+        native = compiled.library()
+        if native is None:  # as the kernel clock, which every cuda device makes first, needs it too
+            raise OSError(f"device printf capture needs {compiled.LIBRARY}: {compiled.unavailable()}")
+        self._pending = native.rgpu_printf_pending  # flushes stdio, then counts what the pipe holds
         self._saved = os.dup(1)
         r, w = os.pipe()
         # Python's writes keep going where they went; only the C library's fd 1 is redirected.
@@ -34,8 +38,6 @@ class StdoutCapture:
         libc = ctypes.CDLL(None)
         self._fflush = libc.fflush
         self._fflush.argtypes = [ctypes.c_void_p]
-        native = compiled.library()
-        self._pending = native.rgpu_printf_pending if native is not None else None
         self._stop = False
         threading.Thread(target=self._drain, name="device-printf", daemon=True).start()
 
@@ -73,10 +75,7 @@ class StdoutCapture:
         or has said: `pending` >= 0, the bytes it held after a flush), not with a read that mostly
         fails."""
         if pending < 0:
-            if self._pending is not None:
-                pending = self._pending(self._r)  # flushes too
-            else:
-                self._fflush(None)  # and reads, as pending stays -1
+            pending = self._pending(self._r)  # flushes too
         with self._lock:  # the drain thread may be reading: what it read is in _buf once this is had
             if pending:
                 self._read()

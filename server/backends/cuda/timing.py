@@ -79,10 +79,6 @@ class KernelClock:
         return self._done[0]
 
     @property
-    def done(self) -> float:
-        return self._n.rgpu_clock_done(self.native)
-
-    @property
     def windows(self) -> int:
         """Windows opened so far (tests, logs)."""
         return self._n.rgpu_clock_windows(self.native)

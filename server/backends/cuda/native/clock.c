@@ -132,13 +132,6 @@ CUresult rgpu_clock_open(rgpu_clock *c, void *stream) {
     return rc;
 }
 
-int rgpu_clock_is_open(rgpu_clock *c, void *stream) {
-    pthread_mutex_lock(&c->lock);
-    int open = open_of(c, stream) != NULL;
-    pthread_mutex_unlock(&c->lock);
-    return open;
-}
-
 /* Ends every open window at this point of its stream, as one group. On an error every window stays
  * open (nothing was closed) and its end events go back. */
 CUresult rgpu_clock_close(rgpu_clock *c) {
@@ -257,7 +250,9 @@ CUresult rgpu_clock_completed(rgpu_clock *c, double *done) {
 CUresult rgpu_clock_settle(rgpu_clock *c, double *done) {
     CUresult rc = rgpu_clock_close(c);
     if (rc != CUDA_SUCCESS) {
-        *done = rgpu_clock_done(c);
+        pthread_mutex_lock(&c->lock);
+        *done = c->done;
+        pthread_mutex_unlock(&c->lock);
         return rc;
     }
     return rgpu_clock_completed(c, done);
@@ -280,13 +275,6 @@ double rgpu_clock_running(rgpu_clock *c, double now) {
     }
     pthread_mutex_unlock(&c->lock);
     return any ? now - earliest : 0.0;
-}
-
-double rgpu_clock_done(rgpu_clock *c) {
-    pthread_mutex_lock(&c->lock);
-    double d = c->done;
-    pthread_mutex_unlock(&c->lock);
-    return d;
 }
 
 uint64_t rgpu_clock_windows(rgpu_clock *c) {
