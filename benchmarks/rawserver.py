@@ -1,7 +1,9 @@
 """The raw-transport baseline server: a bare pyzmq ROUTER with the session worker's socket options
 and nothing else — no decoding, no dispatch, no device. benchmarks/harness/bench.c's raw mode talks
 to it. Frame 0 is an op letter and a little-endian u64: 's' reply now, 'a' no reply, 'h' (bulk
-frame follows) reply now, 'd' reply with that many bytes, 'q' quit.
+frame follows) reply now, 'd' reply with that many bytes, 'q' quit. It receives and replies as the
+session worker does (server/worker.py: the identity, then the parts, each Frame saying whether more
+follow; a reply without data as two sends), so a ratio against it is what rgpu adds, not a cheaper idiom.
 
     python benchmarks/rawserver.py BIND_URL   (prints the bound endpoint, then serves)"""
 import struct
@@ -20,8 +22,11 @@ def main(bind: str) -> None:
     payload = b""
     ok = b"ok"
     while True:
-        frames = sock.recv_multipart(copy=False)
-        hdr = frames[1].bytes
+        ident = sock.recv()
+        part = sock.recv(copy=False)
+        hdr = part.bytes
+        while part.more:  # the bulk frame of 'h'
+            part = sock.recv(copy=False)
         op = hdr[:1]
         if op == b"a":
             continue
@@ -31,9 +36,10 @@ def main(bind: str) -> None:
             (size,) = struct.unpack("<Q", hdr[1:9])
             if len(payload) != size:
                 payload = bytes(size)
-            sock.send_multipart([frames[0], ok, payload], copy=False)
+            sock.send_multipart([ident, ok, payload], copy=False)
         else:
-            sock.send_multipart([frames[0], ok], copy=False)
+            sock.send(ident, zmq.SNDMORE)
+            sock.send(ok)
     sock.close(0)
     ctx.term()
 

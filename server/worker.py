@@ -279,15 +279,24 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     log.info("session_started", endpoint=endpoint, restore=bool(restore))
     reason = "goodbye"
     profiler = _profiler()
-    recv = sock.recv_multipart
+    recv = sock.recv
     try:
         while True:
+            # A message: the sender's identity, then its parts. Not recv_multipart(copy=False), which
+            # makes a zmq.Frame of the identity too and asks the socket for RCVMORE after each part:
+            # 3 to 6 µs a message on a 2-core VM, all of it on the round trip, where this costs 1.4
+            # (a Frame knows whether more follow). A ROUTER hands over a message whole, its identity
+            # and at least one part: only the first receive can time out.
             try:
-                frames = recv(copy=False)
+                ident = recv()
             except zmq.Again:
-                frames = None
-            if frames is not None:
-                ident, body = frames[0].bytes, frames[1:]
+                ident = None
+            if ident is not None:
+                part = recv(copy=False)
+                body = [part]
+                while part.more:
+                    part = recv(copy=False)
+                    body.append(part)
                 if peer is None or ident != peer:
                     if inbound is not None and (ident == inbound.source or
                                                 (inbound.source is None and body and is_transfer(body[0]))):
