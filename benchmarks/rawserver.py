@@ -3,13 +3,18 @@ and nothing else — no decoding, no dispatch, no device. benchmarks/harness/ben
 to it. Frame 0 is an op letter and a little-endian u64: 's' reply now, 'a' no reply, 'h' (bulk
 frame follows) reply now, 'd' reply with that many bytes, 'q' quit. It receives and replies as the
 session worker does (server/worker.py: the identity, then the parts, each Frame saying whether more
-follow; a reply without data as two sends), so a ratio against it is what rgpu adds, not a cheaper idiom.
+follow; a reply without data as two sends; polling for the next message, yielding, for the worker's
+default --spin-us before it blocks), so a ratio against it is what rgpu adds, not a cheaper idiom.
 
     python benchmarks/rawserver.py BIND_URL   (prints the bound endpoint, then serves)"""
+import os
 import struct
 import sys
+import time
 
 import zmq
+
+SPIN_S = 200e-6  # server/worker.py SPIN_US
 
 
 def main(bind: str) -> None:
@@ -21,7 +26,11 @@ def main(bind: str) -> None:
     print(sock.getsockopt_string(zmq.LAST_ENDPOINT), flush=True)
     payload = b""
     ok = b"ok"
+    events, clock = sock.getsockopt, time.perf_counter
     while True:
+        until = clock() + SPIN_S
+        while not events(zmq.EVENTS) & zmq.POLLIN and clock() < until:
+            os.sched_yield()
         ident = sock.recv()
         part = sock.recv(copy=False)
         hdr = part.bytes

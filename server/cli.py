@@ -19,6 +19,7 @@ from .gpus import NoDevice, probe
 from .lease_gate import gate_for
 from .module_cache import CacheError, DigestCache, default_dir
 from .supervisor import Supervisor, worker_bind
+from .worker import SPIN_US
 
 
 def advertise_url(listen: str) -> str:
@@ -64,10 +65,14 @@ def advertise_url(listen: str) -> str:
                    "lease's own --reclaim-after takes precedence; default: only leases that ask)")
 @click.option("--checkpoint-dir", type=click.Path(file_okay=False), default=None,
               help="where reclaimed sessions' checkpoints are kept (default: <module cache>/../checkpoints-<pid>)")
+@click.option("--spin-us", type=click.IntRange(0, 100_000), default=SPIN_US, show_default=True,
+              help="microseconds a session's worker polls for its client's next message, yielding the CPU, after "
+                   "each one before it blocks (a blocked worker is woken through the kernel, which on a same-host "
+                   "round trip costs more than its work); 0: block at once")
 @logs.options
 @health.listen_option
 def main(device, listen, count, sim_memory, sim_arch, controller, advertise, secret_file, wire, session_grace,
-         module_cache, module_cache_size, max_sessions_per_lease, reclaim_after, checkpoint_dir, log_level,
+         module_cache, module_cache_size, max_sessions_per_lease, reclaim_after, checkpoint_dir, spin_us, log_level,
          log_format, metrics_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level, log_format)
@@ -91,7 +96,7 @@ def main(device, listen, count, sim_memory, sim_arch, controller, advertise, sec
     conf = {"session_grace": session_grace, "log_level": log_level, "log_format": log_format, "server_id": server_id,
             "sim_arch": sim_arch, "max_sessions_per_lease": max_sessions_per_lease,
             "module_cache": (cache_dir, module_cache_size),
-            "reclaim_after": reclaim_after,
+            "reclaim_after": reclaim_after, "spin_us": spin_us,
             "checkpoint_dir": checkpoint_dir or os.path.join(os.path.dirname(os.path.abspath(cache_dir)),
                                                              f"checkpoints-{os.getpid()}"),
             # a worker moving its session to another server of the pool asks it as a server does

@@ -12,6 +12,7 @@
  *   bench rgpu h2d_pinned|d2h_pinned BYTES N   the same from/to cudaMallocHost memory
  *   bench raw URL sync|async N / h2d|d2h BYTES N                    the same over bare ZeroMQ
  * Prints one JSON object. Timings are CLOCK_MONOTONIC around the loop, after one warm-up. */
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,11 +128,21 @@ static void raw_send(char op, uint64_t size, const void *bulk, size_t blen) {
     }
 }
 
+/* Waits for a reply as rgpu's client does by default (libhook session.c, spin_for_reply: a context of
+ * CUDA's default scheduling spins, yielding, for RGPU_SPIN_US, 200 µs unless set, then blocks), so
+ * that a round trip's ratio compares the same wait. */
 static void raw_wait(void) {
+    static double spin_s = -1;
+    if (spin_s < 0) {
+        const char *e = getenv("RGPU_SPIN_US");
+        spin_s = (e && *e ? atol(e) : 200) * 1e-6;
+    }
     zmq_msg_t m;
     zmq_msg_init(&m);
     for (int more = 1; more;) {
         zmq_pollitem_t it = {raw_sock, 0, ZMQ_POLLIN, 0};
+        for (double until = now() + spin_s; spin_s > 0 && now() < until; sched_yield())
+            if (zmq_poll(&it, 1, 0) > 0) break;
         zmq_poll(&it, 1, 30000);  /* rgpu polls with a timeout too */
         if (zmq_msg_recv(&m, raw_sock, 0) < 0) { fprintf(stderr, "raw recv failed\n"); exit(1); }
         more = zmq_msg_more(&m);

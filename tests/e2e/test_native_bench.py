@@ -55,6 +55,8 @@ def test_the_cuda_backend_serves_every_row_on_a_driver_that_does_no_gpu_work(dae
     # 5,000 async launches in runs of a message and 1,000 launch + synchronize steps: every launch goes
     # through the compiled loop, and so does every synchronize (5,000 alone, 1,000 after a launch)
     assert counts["launches_compiled"] >= 6000 and counts["waits_compiled"] >= 6000, line
+    # and the worker found many of its messages polling for them after the last (--spin-us), not blocked
+    assert counts["spin_hits"] >= 100, line
     # the pinned rows' copies (a warm-up and 5 each way, 16 MiB) went between the program's own
     # buffer and the device, not through the session's segment
     assert counts["pinned_bytes_in"] >= 6 * (16 << 20) and counts["pinned_bytes_out"] >= 5 * (16 << 20), line

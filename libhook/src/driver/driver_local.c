@@ -250,6 +250,15 @@ void rgpu_bind_runtime_context(int dev, int replace) {
     if ((!c || (replace && c->dev != dev)) && dev >= 0 && dev < rgpu_device_count()) make_current(primary_of(dev));
 }
 
+/* CU_CTX_SCHED_* of the calling thread's context, else of its device's primary context (the one the
+ * Runtime would bind): how the thread waits for a reply (transport/session.c, wait_readable). */
+int rgpu_sched_flags(void) {
+    rgpu_ctx *c = current();
+    if (c) return (int)(c->flags & CU_CTX_SCHED_MASK);
+    int dev = rgpu_current_device();
+    return dev >= 0 && dev < RGPU_MAX_DEVICES ? (int)(primaries[dev].flags & CU_CTX_SCHED_MASK) : 0;
+}
+
 static rgpu_ctx *ctx_or_current(void *ctx) { return ctx ? valid(ctx) : (depth ? stack[depth - 1] : NULL); }
 
 int rgpu_ctx_cls_put(void *ctx, void *key, void *value, rgpu_cls_dtor dtor) {

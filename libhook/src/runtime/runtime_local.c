@@ -35,12 +35,20 @@ cudaError_t cudaInitDevice(int dev, unsigned int deviceFlags, unsigned int flags
     return dev >= 0 && dev < rgpu_device_count() ? RGPU_SUCCESS : rgpu_record(RGPU_RUNTIME, RGPU_INVALID_DEVICE);
 }
 
-static __thread unsigned int device_flags;
-cudaError_t cudaSetDeviceFlags(unsigned int flags) { device_flags = flags; return RGPU_SUCCESS; }
+/* The current device's flags are its primary context's, for every thread (as in CUDA): cuCtxGetFlags
+ * and cuDevicePrimaryCtxGetState read them back, and their scheduling part decides how a thread of
+ * that context waits for replies (rgpu_sched_flags). One scheduling flag at most. */
+cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+    unsigned sched = flags & cudaDeviceScheduleMask;
+    if ((flags & ~(unsigned)cudaDeviceMask) || (sched != cudaDeviceScheduleAuto && sched != cudaDeviceScheduleSpin &&
+                                                sched != cudaDeviceScheduleYield && sched != cudaDeviceScheduleBlockingSync))
+        return rgpu_invalid_value(RGPU_RUNTIME);
+    return rgpu_record(RGPU_RUNTIME, cuDevicePrimaryCtxSetFlags_v2(rgpu_current_device(), flags));
+}
 cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
     if (!flags) return rgpu_invalid_value(RGPU_RUNTIME);
-    *flags = device_flags;
-    return RGPU_SUCCESS;
+    int active;
+    return rgpu_record(RGPU_RUNTIME, cuDevicePrimaryCtxGetState(rgpu_current_device(), flags, &active));
 }
 
 cudaError_t cudaRuntimeGetVersion(int *v) {

@@ -117,6 +117,45 @@ static int next_event(void *mon) {
  * mailbox), about a tenth of a same-host round trip for the monitor's. A connection lost meanwhile
  * is noticed at most QUICK_MS later. */
 #define QUICK_MS 2
+
+/* RGPU_SPIN_US: how long a thread may spin for a reply before it blocks (default SPIN_US_DEFAULT). */
+#define SPIN_US_DEFAULT 200
+static double spin_window_s(void) {
+    static double w = -1;
+    if (w < 0) {
+        const char *e = getenv("RGPU_SPIN_US");
+        char *end = NULL;
+        long us = e && *e ? strtol(e, &end, 10) : SPIN_US_DEFAULT;
+        if (e && *e && (*end || us < 0)) {
+            rgpu_log(RGPU_LOG_WARN, "RGPU_SPIN_US=%s is not a whole number >= 0: using %d", e, SPIN_US_DEFAULT);
+            us = SPIN_US_DEFAULT;
+        }
+        w = us * 1e-6;
+    }
+    return w;
+}
+
+/* Before it blocks, a thread waits for its reply as the CUDA driver waits for the GPU, by its context's
+ * scheduling flags (CU_CTX_SCHED_*, cudaSetDeviceFlags): spinning (SPIN), spinning and yielding the CPU
+ * to other threads (YIELD, and AUTO: CUDA's AUTO spins unless the process has more contexts than CPUs,
+ * and a yield costs nothing where no other thread wants the CPU), or not at all (BLOCKING_SYNC). A
+ * blocked thread is woken through the kernel when the reply comes, which on a same-host round trip
+ * costs more than the server's work. The spin lasts RGPU_SPIN_US at most, whatever the flags: longer
+ * waits are a kernel's or the network's, and only cost a CPU. */
+static int spin_for_reply(void *sock, double deadline) {
+    int sched = rgpu_sched_flags();
+    double w = spin_window_s();
+    if (sched == CU_CTX_SCHED_BLOCKING_SYNC || w <= 0) return -1;
+    double until = now_s() + w;
+    if (until > deadline) until = deadline;
+    zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
+    do {
+        if (zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN)) return 0;
+        if (sched != CU_CTX_SCHED_SPIN) sched_yield();
+    } while (now_s() < until);
+    return -1;
+}
+
 static int wait_readable(void *sock, void *mon, double deadline) {
     if (mon && deadline - now_s() > QUICK_MS * 1e-3) {
         zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
@@ -986,7 +1025,7 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
     size_t streamed = 0; /* of a D2H copy's data, in the caller's buffer */
     int pieces_ok = 1;
     for (;;) {
-        int w = wait_readable(s->sock, s->mon, deadline);
+        int w = spin_for_reply(s->sock, deadline) == 0 ? 0 : wait_readable(s->sock, s->mon, deadline);
         if (w == -2) {
             /* the connection dropped: a move's notice may be waiting behind it */
             zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
