@@ -385,7 +385,12 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     finally:
         if profiler is not None:
             profiler.disable()
-            profiler.dump_stats(f"{os.environ['RGPU_WORKER_PROFILE']}.{os.getpid()}")
+            prefix = f"{os.environ['RGPU_WORKER_PROFILE']}.{os.getpid()}"
+            profiler.dump_stats(prefix)
+            # the loop's wall time beside it: cProfile does not see pyzmq's compiled receive, so the
+            # wait for the client is this less what the profile saw (benchmarks/native/profile_rows.py)
+            with open(f"{prefix}.wall", "w") as f:
+                f.write(f"{time.monotonic() - started:.6f}\n")
         mem = getattr(session.device, "memory", None)
         log.info("session_ended", reason=reason, calls=session.calls, messages=session.messages,
                  bytes_in=session.bytes_in,

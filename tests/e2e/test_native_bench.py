@@ -61,3 +61,18 @@ def test_the_cuda_backend_serves_every_row_on_a_driver_that_does_no_gpu_work(dae
     # buffer and the device, not through the session's segment
     assert counts["pinned_bytes_in"] >= 6 * (16 << 20) and counts["pinned_bytes_out"] >= 5 * (16 << 20), line
     assert counts["shm_bytes_in"] >= 6 * (16 << 20), line  # the pageable ones did
+
+
+def test_a_profiled_worker_says_where_its_rows_time_went(daemons, tmp_path):
+    """RGPU_WORKER_PROFILE (run.py --profile): each session's worker leaves its profile and its loop's
+    wall time, which profile_rows turns into serving against waiting and the worker's stages."""
+    from benchmarks.native import profile_rows
+    exe = native.build()
+    url, h = start_null_server(daemons, env={"RGPU_WORKER_PROFILE": str(tmp_path / "worker")})
+    native.run_program(exe, {**client_env([url]), "RGPU_SHM": "1"}, "sync_rtt_us", "sim", 1)
+    wait_until(lambda: list(tmp_path.glob("worker.*.wall")), 15, "the session ends")
+    profile = next(p for p in tmp_path.glob("worker.*") if p.suffix != ".wall")
+    text = profile_rows.summary(str(profile))
+    m = re.match(r"(\d+) messages: serving ([\d.]+) ms, waiting for the client \(receive, spin\) ([\d.]+) ms", text)
+    assert m and int(m.group(1)) >= 5000 and float(m.group(3)) > 0, text
+    assert "cuda: compiled wait, alone" in text, text  # the row's 5,000 synchronize calls alone in their messages
