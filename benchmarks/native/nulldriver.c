@@ -8,7 +8,10 @@
  * It presents one Hopper-like GPU (sm_90, 132 SMs). Device memory is host memory (a device address
  * is the host address), copies and memsets are memcpy and memset, kernels are read from their images
  * (nullmodule.c: names, parameter layouts, module variables), counted and not run, every stream and
- * event is complete at once, and an event's time is the host clock when it was recorded. Calls it
+ * event is complete at once, and an event's time is the host clock when it was recorded. With
+ * RGPU_NULL_KERNEL_US=N a kernel takes N µs instead, one after another on one engine: until the
+ * last one launched is done, streams and events recorded behind it are not ready (a query answers
+ * CUDA_ERROR_NOT_READY, a synchronize waits), as on a GPU between a launch and its end. Calls it
  * does not define are absent: the backend names the first one it misses. The e2e suite runs the
  * project's programs whose checks need no kernel's result, NVIDIA's libraries and PyTorch through it
  * (tests/e2e/test_null_driver.py). Built by run.py with gcc against the generated driver
@@ -132,7 +135,9 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
 }
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { ENTER(); (void)d; return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext c) { ENTER(); (void)c; return CUDA_SUCCESS; }
-CUresult cuCtxSynchronize(void) { ENTER(); return CUDA_SUCCESS; }
+static double done_at(void);
+static void wait_until_ms(double t);
+CUresult cuCtxSynchronize(void) { ENTER(); wait_until_ms(done_at()); return CUDA_SUCCESS; }
 CUresult cuCtxSetLimit(CUlimit limit, size_t value) { ENTER(); (void)limit; (void)value; return CUDA_SUCCESS; }
 
 /* Every code by the driver's own name (the generated table, libhook/generated/rgpu_errors.c): the
@@ -637,6 +642,36 @@ CUresult cuSurfObjectDestroy(CUsurfObject o) { ENTER(); (void)o; return CUDA_SUC
 typedef struct { unsigned flags; int priority; } stream;
 typedef struct { double at; unsigned flags; int recorded; } event;
 
+#define NOT_READY 600
+/* RGPU_NULL_KERNEL_US: how long a kernel takes (0: none); the engine is busy until busy_until (ms). */
+static double kernel_ms = -1, busy_until;
+static pthread_mutex_t busy_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void kernel_ran(void) {
+    if (kernel_ms < 0) {
+        const char *e = getenv("RGPU_NULL_KERNEL_US");
+        kernel_ms = e ? atof(e) / 1e3 : 0;
+    }
+    if (kernel_ms <= 0) return;
+    pthread_mutex_lock(&busy_mu);
+    double t = now_ms();
+    busy_until = (busy_until > t ? busy_until : t) + kernel_ms;
+    pthread_mutex_unlock(&busy_mu);
+}
+
+static double done_at(void) {
+    pthread_mutex_lock(&busy_mu);
+    double t = busy_until;
+    pthread_mutex_unlock(&busy_mu);
+    return t;
+}
+
+/* Until `t` (ms), polling: the driver's own synchronize spins while its context schedules AUTO. */
+static void wait_until_ms(double t) {
+    while (now_ms() < t) {
+    }
+}
+
 CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags, int priority) {
     ENTER();
     stream *st = malloc(sizeof *st);
@@ -652,8 +687,8 @@ CUresult cuStreamGetFlags(CUstream s, unsigned int *flags) {
     return CUDA_SUCCESS;
 }
 CUresult cuStreamGetPriority(CUstream s, int *p) { ENTER(); *p = s ? ((stream *)s)->priority : 0; return CUDA_SUCCESS; }
-CUresult cuStreamQuery(CUstream s) { ENTER(); (void)s; return CUDA_SUCCESS; }
-CUresult cuStreamSynchronize(CUstream s) { ENTER(); (void)s; return CUDA_SUCCESS; }
+CUresult cuStreamQuery(CUstream s) { ENTER(); (void)s; return now_ms() < done_at() ? NOT_READY : CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream s) { ENTER(); (void)s; wait_until_ms(done_at()); return CUDA_SUCCESS; }
 CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) {
     ENTER();
     (void)s;
@@ -675,17 +710,19 @@ CUresult cuEventDestroy_v2(CUevent e) { ENTER(); free(e); return CUDA_SUCCESS; }
 CUresult cuEventRecord(CUevent e, CUstream s) {
     ENTER();
     (void)s;
-    ((event *)e)->at = now_ms();
+    double t = now_ms(), busy = done_at();
+    ((event *)e)->at = busy > t ? busy : t;  /* it completes behind the kernels before it */
     ((event *)e)->recorded = 1;
     return CUDA_SUCCESS;
 }
-CUresult cuEventQuery(CUevent e) { ENTER(); (void)e; return CUDA_SUCCESS; }
-CUresult cuEventSynchronize(CUevent e) { ENTER(); (void)e; return CUDA_SUCCESS; }
+CUresult cuEventQuery(CUevent e) { ENTER(); return now_ms() < ((event *)e)->at ? NOT_READY : CUDA_SUCCESS; }
+CUresult cuEventSynchronize(CUevent e) { ENTER(); wait_until_ms(((event *)e)->at); return CUDA_SUCCESS; }
 CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
     ENTER();
     const event *x = (const event *)a, *y = (const event *)b;
     /* as the driver answers: an event never recorded, or one made without timing, has no time */
     if (!x->recorded || !y->recorded || (x->flags & 0x2) || (y->flags & 0x2)) return INVALID_HANDLE;
+    if (now_ms() < x->at || now_ms() < y->at) return NOT_READY;
     *ms = (float)(y->at - x->at);
     return CUDA_SUCCESS;
 }
@@ -914,6 +951,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
     ENTER();
     (void)c; (void)f; (void)params; (void)extra;
     launched++;
+    kernel_ran();
     return CUDA_SUCCESS;
 }
 
@@ -924,6 +962,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
     (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)s;
     (void)params; (void)extra;
     launched++;
+    kernel_ran();
     return CUDA_SUCCESS;
 }
 

@@ -8,11 +8,13 @@ against benchmarks/rawserver.py), so every ratio compares figures taken minutes 
 
     .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim|null] [--rows a,b] [--rounds N]
                                               [--profile PREFIX] [--no-raw] [--baseline LIBDIR]
+                                              [--kernel-us N]
 
 --device auto: cuda when NVML sees a GPU, else sim (no native column then: the software GPU has no
 native counterpart; its figures are set against the raw transport). --device null: the cuda backend
 on a driver that does no GPU work (nulldriver.c), on any host: what rgpu's own path to the driver costs
-per row, the rows a real GPU would add its time to (no axpy row: its kernels do not run). --profile cProfiles the session
+per row, the rows a real GPU would add its time to (no axpy row: its kernels do not run); with
+--kernel-us N each kernel takes N µs there, so a wait right after a launch finds the stream busy, as on a GPU. --profile cProfiles the session
 workers of the rgpu runs to PREFIX.PID (where each row's time goes). Prints the table and writes
 benchmarks/out/native.json and benchmarks/out/native.md. --baseline LIBDIR adds a column: the same
 server with another build of the client library (a librgpu.so of an earlier commit, built with
@@ -193,6 +195,8 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
         if not rows:
             raise ValueError(f"--device null measures none of these rows ({', '.join(NOT_ON_NULL)} runs kernels)")
     out: dict = {"device": device, "scale": scale, "host": os.uname().nodename, "rounds": rounds,
+                 **({"null_kernel_us": float(os.environ["RGPU_NULL_KERNEL_US"])}
+                    if device == "null" and os.environ.get("RGPU_NULL_KERNEL_US") else {}),
                  "copy_threads": os.environ.get("RGPU_COPY_THREADS") or default_copy_threads(),
                  "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     with DaemonSet() as daemons:
@@ -265,7 +269,8 @@ def table(res: dict) -> str:
         head = ("| figure | native | rgpu | rgpu, `RGPU_SHM=0` | rgpu, baseline library | rgpu / native |\n"
                 "|---|---|---|---|---|---|")
     lines = [f"device: {rgpu.get('device')} (`--device {res['device']}`, scale {res['scale']}: copies "
-             f"{big} MiB, {rgpu.get('axpy_n')} axpy over {rgpu.get('axpy_len')} floats), {res['host']}, {res['when']}",
+             f"{big} MiB, {rgpu.get('axpy_n')} axpy over {rgpu.get('axpy_len')} floats), {res['host']}, {res['when']}"
+             + (f"; each kernel takes {res['null_kernel_us']:g} µs" if res.get("null_kernel_us") else ""),
              "", head]
     for key, label, unit, _better in ROWS:
         if key not in rgpu:
@@ -320,7 +325,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-raw", action="store_true", help="skip the raw-transport baseline")
     ap.add_argument("--baseline", default="", help="a directory holding another build's librgpu.so: one more column")
     ap.add_argument("--no-write", action="store_true", help="print only: leave benchmarks/out/native.* as they are")
+    ap.add_argument("--kernel-us", type=float, default=0.0,
+                    help="--device null: each kernel takes this long (RGPU_NULL_KERNEL_US), so that a wait after a "
+                         "launch finds its stream busy, as on a GPU")
     a = ap.parse_args(argv)
+    if a.kernel_us:
+        os.environ["RGPU_NULL_KERNEL_US"] = str(a.kernel_us)
     device = a.device if a.device != "auto" else ("cuda" if has_gpu() else "sim")
 
     def write(res: dict) -> None:

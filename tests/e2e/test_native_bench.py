@@ -76,3 +76,16 @@ def test_a_profiled_worker_says_where_its_rows_time_went(daemons, tmp_path):
     m = re.match(r"(\d+) messages: serving ([\d.]+) ms, waiting for the client \(receive, spin\) ([\d.]+) ms", text)
     assert m and int(m.group(1)) >= 5000 and float(m.group(3)) > 0, text
     assert "cuda: compiled wait, alone" in text, text  # the row's 5,000 synchronize calls alone in their messages
+
+
+def test_kernels_that_take_time_on_the_null_driver_are_waited_for_by_the_loop(daemons):
+    """RGPU_NULL_KERNEL_US (run.py --kernel-us): the null driver's kernels take that long, so that the
+    synchronize right after a launch finds its stream busy, as on a GPU. The compiled loop polls it
+    (launches.c, poll_stream) and answers every launch + synchronize step itself."""
+    exe = native.build()
+    url, h = start_null_server(daemons, env={"RGPU_NULL_KERNEL_US": "20"})
+    got = native.run_program(exe, {**client_env([url]), "RGPU_SHM": "1"}, "launch_sync_us", "sim", 1)
+    assert got["launch_sync_us"] >= 20, got  # a step cannot end before its kernel does
+    line = wait_until(lambda: re.search(r"event=session_ended .*", h.output(200000)), 15, "the session ends").group(0)
+    counts = {k: int(v) for k, v in re.findall(r"\b(\w+)=(\d+)\b", line)}
+    assert counts["launches_compiled"] >= 1000 and counts["waits_compiled"] >= 1000, line

@@ -29,6 +29,8 @@ static uintptr_t refused;        /* launches of this function fail, as the drive
 static uintptr_t next_stream;
 static uintptr_t odd_stream = 1; /* the stream whose query and synchronize answer odd_query, odd_sync */
 static CUresult odd_query, odd_sync;
+static uintptr_t ending_stream = 1; /* its work ends after ending_in more queries */
+static int ending_in;
 static int queries, syncs;
 
 /* the order of event records and launches, by stream: the stream's address, | 1 for a record */
@@ -38,7 +40,7 @@ static void op(uintptr_t v) { if (nops < 16384) ops[nops++] = v; }
 int fake_ops(void) { return nops; }
 uintptr_t fake_op(int i) { return ops[i]; }
 
-void fake_reset(void) { nrec = 0; records = 0; refused = 0; next_stream = 0x5100; nops = 0; odd_stream = 1; queries = syncs = 0; }
+void fake_reset(void) { nrec = 0; records = 0; refused = 0; next_stream = 0x5100; nops = 0; odd_stream = 1; ending_stream = 1; queries = syncs = 0; }
 void fake_refuse(uintptr_t f) { refused = f; }
 int fake_launches(void) { return nrec; }
 int fake_records(void) { return records; }
@@ -62,7 +64,13 @@ CUresult cuStreamDestroy_v2(CUstream s) { return CUDA_SUCCESS; }
 void fake_stream_rc(uintptr_t s, int query_rc, int sync_rc) { odd_stream = s, odd_query = query_rc, odd_sync = sync_rc; }
 int fake_queries(void) { return queries; }
 int fake_syncs(void) { return syncs; }
-CUresult cuStreamQuery(CUstream s) { queries++; return (uintptr_t)s == odd_stream ? odd_query : CUDA_SUCCESS; }
+/* or that one stream's work ends after `queries` more queries of it (a kernel a few µs long) */
+void fake_stream_ends_after(uintptr_t s, int queries) { ending_stream = s, ending_in = queries; }
+CUresult cuStreamQuery(CUstream s) {
+    queries++;
+    if ((uintptr_t)s == ending_stream && ending_in > 0) return ending_in--, 600;
+    return (uintptr_t)s == odd_stream ? odd_query : CUDA_SUCCESS;
+}
 CUresult cuStreamSynchronize(CUstream s) { syncs++; return (uintptr_t)s == odd_stream ? odd_sync : CUDA_SUCCESS; }
 CUresult cuEventCreate(CUevent *e, unsigned int f) { *e = (CUevent)(uintptr_t)(0x10000 + 16 * nev++); return CUDA_SUCCESS; }
 CUresult cuEventDestroy_v2(CUevent e) { destroyed++; return CUDA_SUCCESS; }
@@ -157,6 +165,7 @@ def load(lib, monkeypatch):
     fake.fake_op.restype = ctypes.c_size_t
     fake.fake_refuse.argtypes = [ctypes.c_size_t]
     fake.fake_stream_rc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
+    fake.fake_stream_ends_after.argtypes = [ctypes.c_size_t, ctypes.c_int]
     fake.fake_reset()
     return fake
 

@@ -257,6 +257,17 @@ def test_waits_on_streams_that_are_done_are_the_loops_and_the_rest_pythons(drive
         (r,) = replies()
         assert sv.dev.launcher.waits == 4 and r[1] != 0, r  # Python's answer: each is refused
     sv.s.deferred = None
+    # a stream whose kernel ends a moment after the wait comes (three queries later): a synchronize
+    # polls it and is the loop's; a query answers at once, not ready, as the driver's does (Python's)
+    driver.fake_stream_rc(1, 0, 0)
+    a1 = compiled.address(sv.s.get("stream", s1))
+    driver.fake_stream_ends_after(a1, 3)
+    before = driver.fake_queries()
+    sv.serve([sv.launch(sv.fns[0], s1, params(3)), sv.call(ids["cuStreamSynchronize"], [s1], sync=1)])
+    assert sv.dev.launcher.waits == 5 and driver.fake_queries() - before == 4 and replies()[0][1] == 0
+    driver.fake_stream_ends_after(a1, 3)
+    sv.serve([sv.call(ids["cudaStreamQuery"], [s1], sync=1)])
+    assert sv.dev.launcher.waits == 5 and replies()[0][1] == code_for("runtime", "CUDA_ERROR_NOT_READY")
 
 
 def test_the_loop_is_off_when_asked_and_when_its_library_is_missing(driver, monkeypatch):

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clock.h"
 #include "mpack.h"
@@ -271,6 +272,26 @@ void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_
     }
 }
 
+/* The stream's query, polled while it answers NOT_READY for up to WAIT_POLL_NS: a wait right after
+ * a short kernel's launch (launch + synchronize, the common step) finds the kernel done within a few
+ * µs on a GPU, and is then answered here instead of by the Python path, which would poll it the same
+ * way (server/backends/cuda/waits.py, SPIN_S) before it sleeps. A longer wait is Python's, which goes
+ * on polling and then sleeps while it keeps the worker's checks running. */
+#define NOT_READY 600
+#define WAIT_POLL_NS 50000
+static CUresult poll_stream(rgpu_launcher *l, CUstream stream) {
+    CUresult rc = l->query(stream);
+    if (rc != NOT_READY) return rc;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        rc = l->query(stream);
+        if (rc != NOT_READY) return rc;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < WAIT_POLL_NS);
+    return rc;
+}
+
 /* Answers the call at `r` if it is a sync stream query or synchronize (no bulk frames, no shared-memory
  * entry) of a stream it knows whose work is done: the answer is success, as the Python path would
  * give it (a synchronize is still made, returning at once, for what the driver does at one: it prints
@@ -292,7 +313,8 @@ static int wait_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
     if (read_uint(r, &nbulk) || nbulk != 0) return 0;
     void *stream;
     if (stream_of(l, sh, &stream)) return 0;
-    if (l->query((CUstream)stream) != CUDA_SUCCESS) return 0;
+    /* a query answers at once, as the driver's does; a synchronize may poll a moment */
+    if ((which >= 2 ? poll_stream(l, (CUstream)stream) : l->query((CUstream)stream)) != CUDA_SUCCESS) return 0;
     if (which >= 2 && l->synchronize((CUstream)stream) != CUDA_SUCCESS) return 0;
     out->served = 1;
     out->last_seq = seq;
