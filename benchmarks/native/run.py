@@ -3,7 +3,8 @@ rgpu on the same host in the same run — with the same-host shared-memory path 
 (RGPU_SHM=0), with the pageable copies not pipelined (RGPU_SHM_PIPELINE=0) and with the client copying
 them in one thread (RGPU_COPY_THREADS=1, against its default), and on a GPU with a second
 server that launches kernels through Python instead of the cuda backend's compiled loop
-(RGPU_FAST_LAUNCH=0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
+(RGPU_FAST_LAUNCH=0), and with both ends blocking for their replies and messages at once
+(RGPU_SPIN_US=0, --spin-us 0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
 against benchmarks/rawserver.py), so every ratio compares figures taken minutes apart on one machine.
 
     .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim|null] [--rows a,b] [--rounds N]
@@ -145,13 +146,17 @@ PAGEABLE = ("h2d_pageable_gbps", "d2h_pageable_gbps")
 # The rows a real GPU's compiled launch loop serves (server/backends/cuda/launches.py): measured again
 # against a second server that launches through Python (RGPU_FAST_LAUNCH=0).
 LAUNCH_ROWS = ("launch_rate_k", "launch_sync_us", "axpy_ms")
+# The round-trip rows, measured again with both ends blocking at once for their replies and messages
+# (RGPU_SPIN_US=0, rgpu-server --spin-us 0) instead of polling first: what the spins are worth here.
+WAIT_ROWS = ("sync_rtt_us", "launch_sync_us", "d2h_4k_us", "malloc_free_us")
 NOT_ON_NULL = ("axpy_ms",)  # checks what its kernels computed: the null driver runs none
 
 
-def _server(daemons, device: str, env: dict) -> str:
+def _server(daemons, device: str, env: dict, *extra: str) -> str:
     url = free_url()
     daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", device, "--listen", url,
-                   "--sim-memory", "2GiB", "--log-level", "warning"], ready=lambda: ping(url), deadline_s=60, env=env)
+                   "--sim-memory", "2GiB", "--log-level", "warning", *extra], ready=lambda: ping(url), deadline_s=60,
+                  env=env)
     return url
 
 
@@ -211,6 +216,8 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
                 "rgpu_1thread": {**client_env([url]), "RGPU_SHM": "1", "RGPU_COPY_THREADS": "1"}}
         if baseline:
             runs["rgpu_baseline"] = baseline_env(url, baseline)
+        runs["rgpu_blocking"] = {**client_env([_server(daemons, backend, env, "--spin-us", "0")]), "RGPU_SHM": "1",
+                                 "RGPU_SPIN_US": "0"}
         if backend == "cuda":
             py_url = _server(daemons, backend, {**env, "RGPU_FAST_LAUNCH": "0"})
             runs = {**({"native": native_env()} if device == "cuda" else {}), **runs,
@@ -221,7 +228,8 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
                 t0 = time.monotonic()
                 for name, run_env in runs.items():
                     which = rows
-                    only = {"rgpu_whole": PAGEABLE, "rgpu_1thread": PAGEABLE, "rgpu_pylaunch": LAUNCH_ROWS}.get(name)
+                    only = {"rgpu_whole": PAGEABLE, "rgpu_1thread": PAGEABLE, "rgpu_pylaunch": LAUNCH_ROWS,
+                            "rgpu_blocking": WAIT_ROWS}.get(name)
                     if only:  # the rows this configuration changes
                         which = ",".join(r for r in only if not rows or r in rows.split(","))
                         if not which:
@@ -245,17 +253,18 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
     return out
 
 
-def _pageable(head: str, before: dict, native: dict, rgpu: dict) -> list[str]:
-    """A table of the pageable rows: a variant that changes only them (`before`) against rgpu's default."""
-    if not any(k in before for k in PAGEABLE):
+def _beside(head: str, other: dict, native: dict, rgpu: dict, keys=None, goal: str = "") -> list[str]:
+    """A table of the rows (`keys`, default all) a second configuration measured (`other`), beside
+    rgpu's default, with the default's ratio to native (and its `goal`)."""
+    rows = [(key, label, unit) for key, label, unit, _better in ROWS
+            if key in other and key in rgpu and (keys is None or key in keys)]
+    if not rows:
         return []
-    lines = ["", f"| {head} | rgpu / native |", "|---|---|---|---|---|"]
-    for key in PAGEABLE:
-        if key in before:
-            n = native.get(key)
-            ratio = f"{rgpu.get(key, 0) / n:.2f}× (goal ≥ 0.8)" if n else "—"
-            lines.append(f"| {key[:3].upper()} pageable | {f'{n:.2f} GB/s' if n else '—'} | {before[key]:.2f} GB/s | "
-                         f"{rgpu.get(key, 0):.2f} GB/s | {ratio} |")
+    lines = ["", f"| {head} |", "|---|---|---|---|---|"]
+    for key, label, unit in rows:
+        n = native.get(key)
+        lines.append(f"| {label} | {f'{n:,.2f} {unit}' if n else '—'} | {other[key]:,.2f} {unit} | "
+                     f"{rgpu[key]:,.2f} {unit} | {f'{rgpu[key] / n:.2f}×{goal}' if n else '—'} |")
     return lines
 
 
@@ -280,19 +289,15 @@ def table(res: dict) -> str:
         fmt = (lambda v: f"{v:,.2f} {unit}" if v is not None else "—")
         extra = f" {fmt(base.get(key))} |" if base is not None else ""
         lines.append(f"| {label} | {fmt(n)} | {fmt(rgpu[key])} | {fmt(noshm.get(key))} |{extra} {ratio} |")
-    lines += _pageable("pageable copies through the segment (`RGPU_SHM_PIPELINE`) | native | off | on",
-                       res.get("rgpu_whole", {}), native, rgpu)
-    lines += _pageable(f"pageable copies, the client's copy threads (`RGPU_COPY_THREADS`) | native | 1 | "
-                       f"{res.get('copy_threads', 'default')}", res.get("rgpu_1thread", {}), native, rgpu)
-    pylaunch = res.get("rgpu_pylaunch", {})
-    if any(k in pylaunch for k in LAUNCH_ROWS):
-        lines += ["", "| launches (`RGPU_FAST_LAUNCH`) | native | Python | compiled loop | compiled / native |",
-                  "|---|---|---|---|---|"]
-        for key, label, unit, _better in ROWS:
-            if key in pylaunch and key in rgpu:
-                n = native.get(key)
-                lines.append(f"| {label} | {f'{n:,.2f} {unit}' if n else '—'} | {pylaunch[key]:,.2f} {unit} | "
-                             f"{rgpu[key]:,.2f} {unit} | {f'{rgpu[key] / n:.2f}×' if n else '—'} |")
+    lines += _beside("pageable copies through the segment (`RGPU_SHM_PIPELINE`) | native | off | on | rgpu / native",
+                     res.get("rgpu_whole", {}), native, rgpu, PAGEABLE, " (goal ≥ 0.8)")
+    lines += _beside(f"pageable copies, the client's copy threads (`RGPU_COPY_THREADS`) | native | 1 | "
+                     f"{res.get('copy_threads', 'default')} | rgpu / native", res.get("rgpu_1thread", {}), native, rgpu,
+                     PAGEABLE, " (goal ≥ 0.8)")
+    lines += _beside("launches (`RGPU_FAST_LAUNCH`) | native | Python | compiled loop | compiled / native",
+                     res.get("rgpu_pylaunch", {}), native, rgpu)
+    lines += _beside("waits (`RGPU_SPIN_US`, `--spin-us`) | native | both block | both poll first (default) | "
+                     "default / native", res.get("rgpu_blocking", {}), native, rgpu)
     if raw:
         lines += ["", "| against the raw transport (TCP loopback, same run) | raw | rgpu | ratio |", "|---|---|---|---|"]
         if "sync_rtt_us" in rgpu:

@@ -36,6 +36,17 @@ def test_every_figure_is_measured_through_rgpu(sim_server, device_kind):
     text = native.table(res)
     assert f"| empty-kernel launches (async) | — | {got['launch_rate_k'] / 2:,.2f} k/s | {got['launch_rate_k']:,.2f} k/s |" \
         in text
+    # the round trips again with both ends blocking at once (RGPU_SPIN_US=0, --spin-us 0)
+    assert "RGPU_SPIN_US" not in text
+    res["rgpu_blocking"] = {k: got[k] * 2 for k in native.WAIT_ROWS}
+    text = native.table(res)
+    assert f"| cudaStreamSynchronize round trip | — | {got['sync_rtt_us'] * 2:,.2f} µs | {got['sync_rtt_us']:,.2f} µs | — |" \
+        in text
+    # the pageable variants' tables keep their goal
+    res["rgpu_whole"] = {k: got[k] / 2 for k in native.PAGEABLE}
+    res["native"] = {k: got[k] for k in native.PAGEABLE}
+    assert f"| H2D pageable | {got['h2d_pageable_gbps']:,.2f} GB/s | {got['h2d_pageable_gbps'] / 2:,.2f} GB/s | " \
+           f"{got['h2d_pageable_gbps']:,.2f} GB/s | 1.00× (goal ≥ 0.8) |" in native.table(res)
 
 
 def test_the_cuda_backend_serves_every_row_on_a_driver_that_does_no_gpu_work(daemons):
