@@ -76,6 +76,36 @@ static double now_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
+#define NOT_READY 600
+/* RGPU_NULL_KERNEL_US: how long a kernel takes (0: none); the engine is busy until busy_until (ms). */
+static double kernel_ms = -1, busy_until;
+static pthread_mutex_t busy_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void kernel_ran(void) {
+    if (kernel_ms < 0) {
+        const char *e = getenv("RGPU_NULL_KERNEL_US");
+        kernel_ms = e ? atof(e) / 1e3 : 0;
+    }
+    if (kernel_ms <= 0) return;
+    pthread_mutex_lock(&busy_mu);
+    double t = now_ms();
+    busy_until = (busy_until > t ? busy_until : t) + kernel_ms;
+    pthread_mutex_unlock(&busy_mu);
+}
+
+static double done_at(void) {
+    pthread_mutex_lock(&busy_mu);
+    double t = busy_until;
+    pthread_mutex_unlock(&busy_mu);
+    return t;
+}
+
+/* Until `t` (ms), polling: the driver's own synchronize spins while its context schedules AUTO. */
+static void wait_until_ms(double t) {
+    while (now_ms() < t) {
+    }
+}
+
 /* -- the device ----------------------------------------------------------------------------------- */
 
 /* CUdevice_attribute values of an H100 SXM the backend and the client's properties read; the rest
@@ -135,8 +165,6 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
 }
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { ENTER(); (void)d; return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext c) { ENTER(); (void)c; return CUDA_SUCCESS; }
-static double done_at(void);
-static void wait_until_ms(double t);
 CUresult cuCtxSynchronize(void) { ENTER(); wait_until_ms(done_at()); return CUDA_SUCCESS; }
 CUresult cuCtxSetLimit(CUlimit limit, size_t value) { ENTER(); (void)limit; (void)value; return CUDA_SUCCESS; }
 
@@ -641,36 +669,6 @@ CUresult cuSurfObjectDestroy(CUsurfObject o) { ENTER(); (void)o; return CUDA_SUC
 
 typedef struct { unsigned flags; int priority; } stream;
 typedef struct { double at; unsigned flags; int recorded; } event;
-
-#define NOT_READY 600
-/* RGPU_NULL_KERNEL_US: how long a kernel takes (0: none); the engine is busy until busy_until (ms). */
-static double kernel_ms = -1, busy_until;
-static pthread_mutex_t busy_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static void kernel_ran(void) {
-    if (kernel_ms < 0) {
-        const char *e = getenv("RGPU_NULL_KERNEL_US");
-        kernel_ms = e ? atof(e) / 1e3 : 0;
-    }
-    if (kernel_ms <= 0) return;
-    pthread_mutex_lock(&busy_mu);
-    double t = now_ms();
-    busy_until = (busy_until > t ? busy_until : t) + kernel_ms;
-    pthread_mutex_unlock(&busy_mu);
-}
-
-static double done_at(void) {
-    pthread_mutex_lock(&busy_mu);
-    double t = busy_until;
-    pthread_mutex_unlock(&busy_mu);
-    return t;
-}
-
-/* Until `t` (ms), polling: the driver's own synchronize spins while its context schedules AUTO. */
-static void wait_until_ms(double t) {
-    while (now_ms() < t) {
-    }
-}
 
 CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags, int priority) {
     ENTER();

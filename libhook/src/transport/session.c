@@ -111,13 +111,6 @@ static int next_event(void *mon) {
     return event;
 }
 
-/* Waits for a message on `sock` (and a disconnect on `mon`); returns 0, -1 timeout, -2 disconnected.
- * Most replies come within a round trip: for the first QUICK_MS the socket is waited for alone, since
- * every zmq socket in a zmq_poll costs system calls of its own (libzmq drains each one's command
- * mailbox), about a tenth of a same-host round trip for the monitor's. A connection lost meanwhile
- * is noticed at most QUICK_MS later. */
-#define QUICK_MS 2
-
 /* RGPU_SPIN_US: how long a thread may spin for a reply before it blocks (default SPIN_US_DEFAULT). */
 #define SPIN_US_DEFAULT 200
 static double spin_window_s(void) {
@@ -156,6 +149,12 @@ static int spin_for_reply(void *sock, double deadline) {
     return -1;
 }
 
+/* Waits for a message on `sock` (and a disconnect on `mon`); returns 0, -1 timeout, -2 disconnected.
+ * Most replies come within a round trip: for the first QUICK_MS the socket is waited for alone, since
+ * every zmq socket in a zmq_poll costs system calls of its own (libzmq drains each one's command
+ * mailbox), about a tenth of a same-host round trip for the monitor's. A connection lost meanwhile
+ * is noticed at most QUICK_MS later. */
+#define QUICK_MS 2
 static int wait_readable(void *sock, void *mon, double deadline) {
     if (mon && deadline - now_s() > QUICK_MS * 1e-3) {
         zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
