@@ -1,7 +1,8 @@
 // How a thread waits, by CUDA's scheduling flags: a device's flags are its primary context's, for
 // every thread (cudaSetDeviceFlags, cudaGetDeviceFlags, cuCtxGetFlags and cuCtxSetFlags agree), and
 // one scheduling flag at most is valid. Then it waits HOLD_MS for a kernel under each flag and prints
-// the waiting thread's own CPU time: a thread that spins spends it, one that blocks does not (through
+// the waiting thread's own CPU time and sleeps: a thread that spins spends it and never sleeps, one
+// that blocks sleeps and spends next to none (through
 // rgpu, the spin lasts RGPU_SPIN_US at most: libhook/src/transport/session.c, spin_for_reply).
 //   driver_reply_waits [HOLD_MS]
 #include <cstdlib>
@@ -22,19 +23,24 @@ __global__ void hold(long long ns) {
     } while (t - t0 < ns);
 }
 
-static double thread_cpu_ms() {
+// This thread's CPU time (ms) and how often it slept (voluntary context switches).
+static double thread_cpu_ms(long *slept) {
     struct rusage u;
     getrusage(RUSAGE_THREAD, &u);
+    *slept = u.ru_nvcsw;
     return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
 }
 
-// The CPU time this thread spends in a cudaDeviceSynchronize that waits `ns` for a kernel.
-static double wait_cpu_ms(long long ns, double *out) {
+// The CPU time this thread spends, and how often it sleeps, in a cudaDeviceSynchronize that waits `ns`
+// for a kernel.
+static double wait_cpu_ms(long long ns, double *out, long *sleeps) {
     hold<<<1, 1>>>(ns);
     if (cudaGetLastError() != cudaSuccess) return -1;
-    double t0 = thread_cpu_ms();
+    long s0, s1;
+    double t0 = thread_cpu_ms(&s0);
     if (cudaDeviceSynchronize() != cudaSuccess) return -1;
-    *out = thread_cpu_ms() - t0;
+    *out = thread_cpu_ms(&s1) - t0;
+    *sleeps = s1 - s0;
     return 0;
 }
 
@@ -64,16 +70,18 @@ int main(int argc, char **argv) {
     EXPECT((other & cudaDeviceScheduleMask) == cudaDeviceScheduleBlockingSync);
 
     double blocked = 0, spun = 0, yielded = 0, ctx_blocked = 0;
-    EXPECT(wait_cpu_ms(ns, &blocked) == 0);
+    long z[4];
+    EXPECT(wait_cpu_ms(ns, &blocked, &z[0]) == 0);
     RT(cudaSetDeviceFlags(cudaDeviceScheduleSpin));
-    EXPECT(wait_cpu_ms(ns, &spun) == 0);
+    EXPECT(wait_cpu_ms(ns, &spun, &z[1]) == 0);
     RT(cudaSetDeviceFlags(cudaDeviceScheduleAuto));
-    EXPECT(wait_cpu_ms(ns, &yielded) == 0);
+    EXPECT(wait_cpu_ms(ns, &yielded, &z[2]) == 0);
     CK(cuCtxSetFlags(CU_CTX_SCHED_BLOCKING_SYNC));  // the current context's: the primary one
     RT(cudaGetDeviceFlags(&f));
     EXPECT((f & cudaDeviceScheduleMask) == cudaDeviceScheduleBlockingSync);
-    EXPECT(wait_cpu_ms(ns, &ctx_blocked) == 0);
+    EXPECT(wait_cpu_ms(ns, &ctx_blocked, &z[3]) == 0);
     printf("cpu_ms blocked %.1f spin %.1f auto %.1f ctx_blocked %.1f\n", blocked, spun, yielded, ctx_blocked);
+    printf("sleeps blocked %ld spin %ld auto %ld ctx_blocked %ld\n", z[0], z[1], z[2], z[3]);
     printf("OK driver_reply_waits\n");
     return 0;
 }
