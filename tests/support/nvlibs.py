@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.pinned_venv import once, pin_digest, requirements
+from tests.support.pinned_venv import PIP_FLAGS, once, pin_digest, requirements
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("RGPU_NVLIBS_CACHE", ROOT / ".cache" / "nvlibs"))
@@ -55,9 +55,11 @@ def ensure(package: str | None = None) -> Path:
     given = os.environ.get("RGPU_NVLIBS_TREE")
     if given:
         return Path(given)
+    # one command: a later --target install into the same tree would replace the nvidia/ folder the
+    # earlier one made
     return once(CACHE, target(), PINS, lambda dest: subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile", "--disable-pip-version-check",
-         "--upgrade", "--target", str(dest), *requirements(PINS)], check=True))
+        [sys.executable, "-m", "pip", "install", *PIP_FLAGS, "--no-compile", "--upgrade", "--target", str(dest),
+         *requirements(PINS)], check=True))
 
 
 def library(name: str) -> Path:

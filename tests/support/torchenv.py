@@ -8,9 +8,11 @@ never loads: Triton (torch.compile's code generator, 0.9 GB) and the cuda-bindin
 metapackages. NVIDIA's libraries (cuBLAS, cuDNN, ...) are torch's own, from these wheels, not
 tests/support/nvlibs.py's: torch links to the versions it was built with.
 
-The first install fetches about 3 GB of wheels and fills about 4.5 GB of disk (torch 1.1 GB, cuDNN
-0.9 GB, cuBLAS and the other CUDA 13 libraries 1.8 GB); from a local wheel mirror it takes about
-a minute and a half on two cores. ``RGPU_TORCH_CACHE`` puts the tree elsewhere (a shared cache).
+The first install fetches about 3 GB of wheels and fills about 4.3 GB of disk (torch 1.1 GB, cuDNN
+0.9 GB, cuBLAS and the other CUDA 13 libraries 1.8 GB), of which the 1 GB that nvlibs' and the
+frameworks' trees hold byte for byte (cuFFT, cuSPARSE, cuSOLVER, cuRAND, NVRTC) is hard-linked to
+theirs (pinned_venv.py); it takes about a minute on two cores. ``RGPU_TORCH_CACHE`` puts the tree
+elsewhere (a shared cache).
 
     from tests.support import torchenv
     py = torchenv.python()                      # .../.cache/torch/venv-<pins>/bin/python
