@@ -178,6 +178,29 @@ class Session:
             self._holding = True
         return True
 
+    def hold_for_step(self) -> bool:
+        """`hold_for_launches` for a message of launches and one wait that the compiled loop serves
+        whole (worker.py): only with no error pending to report at the wait, and while no other
+        session of the GPU wants it. The GPU is then given back after the wait (`stepped`) rather
+        than before it: the loop answers only a wait on work done within its short poll (launches.c,
+        WAIT_POLL_NS; a longer one is Python's, which gives the GPU back first), and the kernels are
+        done by then, so their device time is charged at the release. A session that gives the GPU
+        up to a neighbour lets its kernels finish first (`_release`), and that is Python's path."""
+        if self.deferred is not None or (self.sched is not None and self.sched.contended(self.slot)):
+            return False
+        return self.hold_for_launches()
+
+    def stepped(self, n: int, device_time: float) -> None:
+        """The compiled loop served a step whole (`hold_for_step`): `n` launches, then the wait (counted
+        with its reply), the kernel clock settled at `device_time`. Counted as `ran_launches` counts
+        launches, and the GPU given back with every second of device time since the last charge."""
+        self.calls += n
+        if self.sched is None:
+            return
+        d, self._accounted = device_time - self._accounted, device_time
+        self.sched.release(self.slot, self._held_time + max(d, 0.0), kernels=self._held_kernels + n)
+        self._holding, self._held_time, self._held_kernels = False, 0.0, 0
+
     def ran_launches(self, n: int, last_seq: int, runtime: bool) -> None:
         """The compiled loop ran `n` launches, the last of them call `last_seq`: counted as run_kernel
         counts each, and the GPU given back once the run has used its time (HOLD_S)."""

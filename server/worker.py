@@ -566,19 +566,25 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
     The hot path of the server: no per-call objects beyond the dispatcher's result, the common
     reply (success, nothing deferred, no printf output) packed without msgpack."""
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
-    if launcher is not None and len(body) == 1 and (header := body[0].buffer)[:1] == ONE_CALL \
-            and session.deferred is None and session.sticky is None and session.piece_error is None \
-            and (done := launcher.wait_alone(header)) is not None:
-        # a stream query or synchronize alone, on a stream that is done: answered by the compiled
-        # loop without decoding (the session is settled at a message's first call: see below), which
-        # also made the message's settle and the printf check
-        session.last_seq = done.last_seq
-        _answer_wait(sock, ident, done.last_seq, session, launcher.face, session.device.take_output(done.pending))
-        if done.settled:
-            session.settled(done.done)
-        else:
-            session.settle()  # the driver refused the clock's settle: Python's reports why
-        return True
+    first = 0  # the first call Python serves
+    if launcher is not None and len(body) == 1 and session.deferred is None and session.sticky is None \
+            and session.piece_error is None:
+        header = body[0].buffer
+        if header[:1] == ONE_CALL:
+            if (done := launcher.wait_alone(header)) is not None:
+                # a stream query or synchronize alone, on a stream that is done: answered by the
+                # compiled loop without decoding (the session is settled at a message's first call:
+                # see below), which also made the message's settle and the printf check
+                session.last_seq = done.last_seq
+                _answer_wait(sock, ident, done.last_seq, session, launcher.face,
+                             session.device.take_output(done.pending))
+                if done.settled:
+                    session.settled(done.done)
+                else:
+                    session.settle()  # the driver refused the clock's settle: Python's reports why
+                return True
+        elif (first := _step(sock, ident, header, session, launcher)) is None:
+            return True
     try:
         requests = wire.decode_calls(body)
     except wire.MalformedMessage as e:
@@ -587,7 +593,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         return True
     run = dispatcher.run
     settle = session.settle
-    i, count = 0, len(requests)
+    i, count = first, len(requests)
     while i < count:
         seq, call_id, sync, args, bulk, shm = requests[i]
         i += 1
@@ -668,6 +674,32 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             sock.send(head)
     settle()
     return True
+
+
+def _step(sock, ident, header, session, launcher) -> int | None:
+    """A message of launches and then one wait (the launch-and-wait step of most programs), served by
+    the compiled loop before Python decodes it (launches.c, rgpu_launcher_step) while no other session
+    wants the GPU (session.py, hold_for_step). None: all of it served and the wait answered. Else the
+    index of the first call Python serves: 0 when nothing ran; past the launches that ran when the
+    loop stopped at a launch the driver refused or at a wait on work not done."""
+    n = launcher.step_shape(header)
+    if not n or not session.hold_for_step():
+        return 0
+    # a session that holds no scheduler settles its clock before a wait, as Python's settle does
+    answered, out = launcher.step(header, settle_first=session.sched is None)
+    if not answered:
+        if out.served:
+            session.ran_launches(out.served, out.last_seq, bool(out.runtime))
+        return out.served
+    session.last_seq = out.last_seq
+    _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))
+    # after the reply: the client is not kept waiting for the scheduler's bookkeeping
+    if out.settled:
+        session.stepped(n, out.done)
+    else:
+        session.ran_launches(n, out.last_seq, bool(out.runtime))
+        session.settle()  # the driver refused the clock's settle: Python's reports why
+    return None
 
 
 def _answer_wait(sock, ident, seq, session, face: str, output: str) -> None:

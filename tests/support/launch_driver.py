@@ -32,6 +32,7 @@ static CUresult odd_query, odd_sync;
 static uintptr_t ending_stream = 1; /* its work ends after ending_in more queries */
 static int ending_in;
 static int queries, syncs;
+static float elapsed_ms; /* what every pair of events measures (fake_elapsed_ms) */
 
 /* the order of event records and launches, by stream: the stream's address, | 1 for a record */
 static uintptr_t ops[16384];
@@ -40,7 +41,11 @@ static void op(uintptr_t v) { if (nops < 16384) ops[nops++] = v; }
 int fake_ops(void) { return nops; }
 uintptr_t fake_op(int i) { return ops[i]; }
 
-void fake_reset(void) { nrec = 0; records = 0; refused = 0; next_stream = 0x5100; nops = 0; odd_stream = 1; ending_stream = 1; queries = syncs = 0; }
+void fake_reset(void) {
+    nrec = 0; records = 0; refused = 0; next_stream = 0x5100; nops = 0; odd_stream = 1; ending_stream = 1; queries = syncs = 0;
+    elapsed_ms = 0;
+}
+void fake_elapsed_ms(float ms) { elapsed_ms = ms; }
 void fake_refuse(uintptr_t f) { refused = f; }
 int fake_launches(void) { return nrec; }
 int fake_records(void) { return records; }
@@ -77,7 +82,7 @@ CUresult cuEventDestroy_v2(CUevent e) { destroyed++; return CUDA_SUCCESS; }
 CUresult cuEventRecord(CUevent e, CUstream s) { records++; op((uintptr_t)s | 1); return CUDA_SUCCESS; }
 CUresult cuEventQuery(CUevent e) { return CUDA_SUCCESS; }
 CUresult cuEventSynchronize(CUevent e) { return CUDA_SUCCESS; }
-CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) { *ms = 0; return CUDA_SUCCESS; }
+CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) { *ms = elapsed_ms; return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned sh, CUstream s, void **kp, void **extra) {
@@ -166,6 +171,7 @@ def load(lib, monkeypatch):
     fake.fake_refuse.argtypes = [ctypes.c_size_t]
     fake.fake_stream_rc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
     fake.fake_stream_ends_after.argtypes = [ctypes.c_size_t, ctypes.c_int]
+    fake.fake_elapsed_ms.argtypes = [ctypes.c_float]
     fake.fake_reset()
     return fake
 

@@ -37,6 +37,8 @@ void rgpu_launcher_printf(rgpu_launcher *l, int fd);
 int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
                        rgpu_launch_run *out);
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
+uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len);
+int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out);
 """
 
 ffi = cffi.FFI()

@@ -103,6 +103,26 @@ class Launcher:
         self._answered(out)
         return out
 
+    def step_shape(self, header) -> int:
+        """How many launches a message whose one frame is `header` runs before its one wait, if it is
+        that shape and every call one the loop serves (launches.c, rgpu_launcher_step_shape); else 0."""
+        return self._lib.rgpu_launcher_step_shape(self._l, _ffi.from_buffer(header), len(header))
+
+    def step(self, header, settle_first: bool):
+        """Serves a message `step_shape` accepts, not decoded by Python: its launches, the windows
+        closed (`settle_first`: settled) before the wait, the wait, the clock settled and the printf
+        pipe checked after it. (answered, out): answered, out says the wait's seq, the device time
+        (settled, done) and the printf bytes pending; not, the loop stopped at call out.served (a
+        launch the driver refused, or a wait on work not done), which Python serves with the rest."""
+        out = self._run_out
+        rc = self._lib.rgpu_launcher_step(self._l, _ffi.from_buffer(header), len(header), settle_first, out)
+        if rc < 0:
+            raise ValueError("rgpu_launcher_step: not a message of launches and a wait (step_shape first)")
+        self.served += out.served
+        if rc:
+            self._answered(out)
+        return bool(rc), out
+
     def _answered(self, out) -> None:
         self.waits += 1
         self.face = "runtime" if out.runtime else "driver"

@@ -208,6 +208,112 @@ def test_a_launch_then_synchronize_step_is_the_loops_with_pythons_timing(driver,
     assert driver.fake_events_alive() == alive
 
 
+def _count_decodes(monkeypatch) -> list:
+    """The messages the worker's Python decodes (wire.decode_calls), counted."""
+    seen, real = [], wire.decode_calls
+    monkeypatch.setattr(wire, "decode_calls", lambda body: seen.append(1) or real(body))
+    return seen
+
+
+def _shared(sv, slots=2):
+    sched = GpuScheduler(mp.get_context("fork"), slots)
+    for slot in range(slots):
+        sched.configure(slot, 100, 100)
+    sv.s.sched, sv.s.slot = sched, 0
+    return sched
+
+
+def test_a_step_is_the_loops_before_decoding_with_every_second_charged(driver, monkeypatch):
+    """Launches then a wait in one message (the step most programs take), on a GPU no other session
+    wants: the loop serves it whole before Python decodes anything. The driver sees what it sees
+    through Python, in the same order (start event, launches, end event, synchronize); the scheduler
+    counts every kernel and exactly the device time the kernel clock counted, charged as it takes the
+    GPU back after the wait; the session counts every call."""
+    sync = BY_NAME["cudaStreamSynchronize"]
+    decoded = _count_decodes(monkeypatch)
+
+    def script(sv):
+        driver.fake_elapsed_ms(0.5)
+        sv.sched = _shared(sv)
+        decoded.clear()
+        for k in range(6):
+            stream = (sv.streams[0], 0, sv.streams[1])[k % 3]
+            sv.serve([sv.launch(sv.fns[j % 3], stream, params(j), runtime=True) for j in range(k % 3 + 1)]
+                     + [sv.call(sync, [stream], sync=1)])
+        sv.decoded = len(decoded)
+
+    (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
+    assert seen_fast == seen_slow and len(seen_fast) == 12 and rec_fast == rec_slow == 2 * 6
+    assert fast.ops() == slow.ops()
+    assert fast.decoded == 0 and slow.decoded == 6
+    assert fast.compiled == 12 and fast.dev.launcher.waits == 6
+    assert fast.sched.kernels[0] == slow.sched.kernels[0] == 12
+    assert fast.sched.device_time[0] > 0
+    assert fast.sched.device_time[0] == pytest.approx(slow.sched.device_time[0])
+    assert fast.sched.device_time[0] == pytest.approx(fast.dev.device_time)
+    assert fast.sched.busy.value == -1 and not fast.s._holding
+    assert fast.s.calls == slow.s.calls == 18 and fast.s.last_seq == slow.s.last_seq == fast.seq
+    assert fast.s.face == slow.s.face == "runtime"
+    assert [wire.unpack(r)[:2] for r in fast.sock.sent[1::2]] == [wire.unpack(r)[:2] for r in slow.sock.sent[1::2]]
+
+
+def test_a_step_beside_a_session_that_wants_the_gpu_is_pythons(driver, monkeypatch):
+    """A neighbour waiting to launch: the step goes through Python, which gives the GPU up before the
+    wait (letting the kernels finish first); once nobody wants it, the loop serves steps whole again,
+    up to a length."""
+    decoded = _count_decodes(monkeypatch)
+    sv = Served(driver, monkeypatch, True)
+    sched = _shared(sv)
+    s0 = sv.streams[0]
+    step = [sv.launch(sv.fns[0], s0, params(1)), sv.call(BY_NAME["cuStreamSynchronize"], [s0], sync=1)]
+    sched.waiting[1] = 1
+    sv.serve(step)
+    assert len(decoded) == 1 and sv.compiled == 1 and sched.kernels[0] == 1 and sched.busy.value == -1
+    sched.waiting[1] = 0
+    sv.serve(step)
+    assert len(decoded) == 1 and sv.compiled == 2 and sched.kernels[0] == 2 and sched.busy.value == -1
+    # a batch of 40 launches before its wait is no step (launches.c, STEP_CALLS): Python decodes it,
+    # and the loop still runs its launches and answers its wait
+    sv.serve([sv.launch(sv.fns[0], s0, params(k)) for k in range(40)] + step[1:])
+    assert len(decoded) == 2 and sv.compiled == 42 and sched.kernels[0] == 42 and sched.busy.value == -1
+    assert [wire.unpack(r)[1] for r in sv.sock.sent[1::2]] == [0, 0, 0]
+
+
+def test_a_step_stops_where_python_must_serve(driver, monkeypatch):
+    """The loop stops a step at a wait on work not done (its launches run once, Python waits and
+    answers) and at a launch the driver refuses (Python runs it again and reports the error at the
+    wait, as through Python); a message with a byte after its calls runs nothing and is refused."""
+    decoded = _count_decodes(monkeypatch)
+    sync = BY_NAME["cuStreamSynchronize"]
+
+    def script(sv):
+        sv.sched = _shared(sv)
+        s0 = sv.streams[0]
+        driver.fake_stream_rc(compiled.address(sv.s.get("stream", s0)), 600, 0)  # busy: queries say not ready
+        sv.serve([sv.launch(sv.fns[0], s0, params(1)), sv.launch(sv.fns[1], s0, params(2)),
+                  sv.call(sync, [s0], sync=1)])
+        driver.fake_stream_rc(1, 0, 0)
+        driver.fake_refuse(0xF040)  # fns[1]
+        sv.serve([sv.launch(sv.fns[0], 0, params(3)), sv.launch(sv.fns[1], 0, params(4)),
+                  sv.launch(sv.fns[2], 0, params(5)), sv.call(sync, [0], sync=1)])
+        sv.s.messages += 1
+        assert _serve(sv.sock, b"id", [zmq.Frame(wire.pack([sv.launch(sv.fns[0], 0, params(6)),
+                                                            sv.call(sync, [0], sync=1)]) + b"\xc0")],
+                      sv.s, sv.disp, structlog.get_logger())
+
+    decoded.clear()
+    (fast, seen_fast, rec_fast), (slow, seen_slow, rec_slow) = both(driver, monkeypatch, script)
+    assert seen_fast == seen_slow and len(seen_fast) == 4 and rec_fast == rec_slow
+    assert fast.compiled == 4  # both launches of the first step, and the two the driver took of the second
+    replies = [wire.unpack(r) for r in fast.sock.sent[1::2]]
+    assert replies == [wire.unpack(r) for r in slow.sock.sent[1::2]]
+    assert [r[1] for r in replies[:2]] == [0, 0] and replies[2][1] != 0  # the malformed message is refused
+    assert replies[1][3] == code_for("driver", "CUDA_ERROR_INVALID_VALUE")  # the refused launch, at the wait
+    # the scheduler counts what Python's path counts (the refused launch too: Python ran it)
+    assert fast.sched.kernels[0] == slow.sched.kernels[0] >= 4 and fast.sched.busy.value == -1
+    assert fast.s.calls == slow.s.calls
+
+
 def test_waits_on_streams_that_are_done_are_the_loops_and_the_rest_pythons(driver, monkeypatch):
     """A sync stream synchronize or query whose stream is done is answered by the loop: success, the
     call's face, the device's printf output in the reply, one cuStreamSynchronize made (the driver

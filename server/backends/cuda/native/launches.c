@@ -19,7 +19,12 @@
  * reports the error as every other call's are reported (a launch the driver refused did nothing, so
  * running it again changes nothing but who reports it). A wait is answered here only when its
  * stream's work is done (rgpu_launcher_wait); any other is Python's, which waits without going deaf
- * (server/backends/cuda/waits.py). */
+ * (server/backends/cuda/waits.py).
+ *
+ * Two shapes of message are served before Python decodes them, each checked whole first: a wait
+ * alone (rgpu_launcher_wait_alone: a synchronize round trip) and launches then one wait
+ * (rgpu_launcher_step: the launch-and-wait step of most programs), which Python lets the loop serve
+ * only while nobody else wants the GPU (server/worker.py). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,41 +207,63 @@ static int stream_of(rgpu_launcher *l, uint64_t h, void **stream) {
     return 0;
 }
 
-/* Runs call `c` of the message if it is one this launcher serves; 1 launched, 0 not (nothing ran). */
-static int launch_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
-    mp_obj o;
-    uint64_t seq, id, fh, sh, nbulk;
+/* A launch as the loop runs it, read from the message (params: into the message's frame). */
+typedef struct {
+    uint64_t seq;
+    int runtime;
+    void *function, *stream;
     unsigned g[3], b[3], shared;
+    const void *params;
+    size_t size;
+} launch_call;
+
+/* Reads the call at `r` if it is one this launcher serves (nothing runs): 1, or 0. */
+static int read_launch(rgpu_launcher *l, mp_reader *r, launch_call *a) {
+    mp_obj o;
+    uint64_t id, fh, sh, nbulk;
     if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 5) return 0;
-    if (read_uint(r, &seq) || read_uint(r, &id) || (id != l->ids[0] && id != l->ids[1])) return 0;
+    if (read_uint(r, &a->seq) || read_uint(r, &id) || (id != l->ids[0] && id != l->ids[1])) return 0;
     if (mp_next(r, &o) || !is_false(&o)) return 0; /* a sync launch wants its reply: Python's */
     if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != WIRE_ARGS) return 0;
     if (read_uint(r, &fh)) return 0;
     for (int i = 0; i < 3; i++)
-        if (read_u32(r, &g[i])) return 0;
+        if (read_u32(r, &a->g[i])) return 0;
     for (int i = 0; i < 3; i++)
-        if (read_u32(r, &b[i])) return 0;
-    if (read_u32(r, &shared) || read_uint(r, &sh)) return 0;
+        if (read_u32(r, &a->b[i])) return 0;
+    if (read_u32(r, &a->shared) || read_uint(r, &sh)) return 0;
     mp_obj params;
     if (mp_next(r, &params) || params.type != MP_BIN || params.n > PARAM_BYTES) return 0;
     if (read_uint(r, &nbulk) || nbulk != 0) return 0;
     entry *f = find(l, fh);
     if (!f || f->kind != KIND_FUNCTION) return 0;
-    void *stream;
-    if (stream_of(l, sh, &stream)) return 0;
-    if (rgpu_clock_open(l->clock, stream) != CUDA_SUCCESS) return 0; /* Python's path reports why */
+    if (stream_of(l, sh, &a->stream)) return 0;
+    a->function = f->object;
+    a->runtime = id == l->ids[1];
+    a->params = params.p, a->size = params.n;
+    return 1;
+}
+
+/* Runs a launch read by read_launch: 1 launched (out: its seq and face), 0 not (nothing ran). */
+static int run_launch(rgpu_launcher *l, const launch_call *a, rgpu_launch_run *out) {
+    if (rgpu_clock_open(l->clock, a->stream) != CUDA_SUCCESS) return 0; /* Python's path reports why */
     /* The parameters are copied out of the message: the driver is not promised an aligned buffer
      * otherwise, and the message's frame is Python's. */
-    size_t size = params.n;
-    memcpy(l->params, params.p, size);
+    size_t size = a->size;
+    memcpy(l->params, a->params, size);
     void *extra[5] = {(void *)CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, l->params,
                       (void *)CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size, (void *)CU_LAUNCH_PARAM_END_AS_INT};
-    if (l->launch((CUfunction)f->object, g[0], g[1], g[2], b[0], b[1], b[2], shared, (CUstream)stream, NULL,
-                  extra) != CUDA_SUCCESS)
+    if (l->launch((CUfunction)a->function, a->g[0], a->g[1], a->g[2], a->b[0], a->b[1], a->b[2], a->shared,
+                  (CUstream)a->stream, NULL, extra) != CUDA_SUCCESS)
         return 0;
-    out->last_seq = seq;
-    out->runtime = id == l->ids[1];
+    out->last_seq = a->seq;
+    out->runtime = a->runtime;
     return 1;
+}
+
+/* Runs call `c` of the message if it is one this launcher serves; 1 launched, 0 not (nothing ran). */
+static int launch_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
+    launch_call a;
+    return read_launch(l, r, &a) && run_launch(l, &a, out);
 }
 
 /* Places `r` at call `index` of the message (header: its first frame; token: differs from one
@@ -292,34 +319,51 @@ static CUresult poll_stream(rgpu_launcher *l, CUstream stream) {
     return rc;
 }
 
-/* Answers the call at `r` if it is a sync stream query or synchronize (no bulk frames, no shared-memory
- * entry) of a stream it knows whose work is done: the answer is success, as the Python path would
- * give it (a synchronize is still made, returning at once, for what the driver does at one: it prints
- * the kernels' printf output). 1 answered (out: its seq and face), 0 not: nothing it did changes what
- * the Python path then finds (work still running, or an error to report). */
-static int wait_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
+/* A stream wait as the loop answers it: which of WAIT_IDS (0, 1: queries; 2, 3: synchronizes). */
+typedef struct {
+    uint64_t seq;
+    int which;
+    void *stream;
+} wait_call;
+
+/* Reads the call at `r` if it is a sync stream query or synchronize (no bulk frames, no shared-memory
+ * entry) of a stream it knows (nothing runs): 1, or 0. */
+static int read_wait(rgpu_launcher *l, mp_reader *r, wait_call *w) {
     mp_obj o;
-    uint64_t seq, id, sh, nbulk;
+    uint64_t id, sh, nbulk;
     if (!l->query) return 0;
     if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 5) return 0;
-    if (read_uint(r, &seq) || read_uint(r, &id)) return 0;
-    int which = -1;
+    if (read_uint(r, &w->seq) || read_uint(r, &id)) return 0;
+    w->which = -1;
     for (int k = 0; k < 4; k++)
-        if (id == l->wait_ids[k]) which = k;
-    if (which < 0) return 0;
+        if (id == l->wait_ids[k]) w->which = k;
+    if (w->which < 0) return 0;
     if (mp_next(r, &o) || !((o.type == MP_BOOL && o.v.b) || (o.type == MP_UINT && o.v.u == 1)))
         return 0; /* sync, and no other kind of reply (protocol/wire.py) */
     if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 1 || read_uint(r, &sh)) return 0;
     if (read_uint(r, &nbulk) || nbulk != 0) return 0;
-    void *stream;
-    if (stream_of(l, sh, &stream)) return 0;
+    return !stream_of(l, sh, &w->stream);
+}
+
+/* Answers a wait read by read_wait if its stream's work is done: the answer is success, as the
+ * Python path would give it (a synchronize is still made, returning at once, for what the driver does
+ * at one: it prints the kernels' printf output). 1 answered (out: its seq and face), 0 not: nothing
+ * it did changes what the Python path then finds (work still running, or an error to report). */
+static int answer_wait(rgpu_launcher *l, const wait_call *w, rgpu_launch_run *out) {
     /* a query answers at once, as the driver's does; a synchronize may poll a moment */
-    if ((which >= 2 ? poll_stream(l, (CUstream)stream) : l->query((CUstream)stream)) != CUDA_SUCCESS) return 0;
-    if (which >= 2 && l->synchronize((CUstream)stream) != CUDA_SUCCESS) return 0;
+    CUstream stream = (CUstream)w->stream;
+    if ((w->which >= 2 ? poll_stream(l, stream) : l->query(stream)) != CUDA_SUCCESS) return 0;
+    if (w->which >= 2 && l->synchronize(stream) != CUDA_SUCCESS) return 0;
     out->served = 1;
-    out->last_seq = seq;
-    out->runtime = which & 1;
+    out->last_seq = w->seq;
+    out->runtime = w->which & 1;
     return 1;
+}
+
+/* Answers the call at `r` if it is a wait the loop answers (read_wait) on a stream that is done. */
+static int wait_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
+    wait_call w;
+    return read_wait(l, r, &w) && answer_wait(l, &w, out);
 }
 
 /* wait_one for call `index` of a message Python has decoded (header: its first frame). */
@@ -346,6 +390,60 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
     if (!wait_one(l, &r, out)) return 0;
     /* What Python does next at the end of such a message, made here too: the clock's settle (nothing
      * is open at a message's first call; what completed since is counted) and the printf check. */
+    out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
+    out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
+    return 1;
+}
+
+/* The most calls a step has: a longer message (a batch of async launches, whose per-message cost is
+ * shared by all of them) is not read twice, here and then by Python. */
+#define STEP_CALLS 32
+
+/* The number of launches in a message of one frame (header) that Python has not decoded, if it is a
+ * run of launches the loop serves and then one wait it may answer, well-formed with nothing after
+ * (the checks protocol/wire.py decode_calls makes, for this shape); else 0. Nothing runs. */
+uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len) {
+    mp_reader r;
+    mp_obj calls;
+    launch_call a;
+    wait_call w;
+    mp_rinit(&r, header, len);
+    if (!l->query || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 2 || calls.n > STEP_CALLS)
+        return 0;
+    for (uint32_t i = 0; i + 1 < calls.n; i++)
+        if (!read_launch(l, &r, &a)) return 0;
+    if (!read_wait(l, &r, &w) || r.p != (const uint8_t *)header + len) return 0;
+    return calls.n - 1;
+}
+
+/* Serves a message rgpu_launcher_step_shape accepts: its launches, then the timing windows closed
+ * (settle_first: settled, as Python settles a session that does not hold the GPU) as Python does
+ * when the client is about to wait, then the wait, then the clock settled and the printf pipe
+ * checked as at a message's end (out: settled, done, pending). 1: all of it served (out: the wait's
+ * seq and face). 0: stopped at call out->served (out: the last launch's seq and face), a launch the
+ * driver refused or a wait on work not done, which Python serves with the rest. -1: not that shape,
+ * nothing ran. */
+int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out) {
+    out->served = 0;
+    uint32_t n = rgpu_launcher_step_shape(l, header, len);
+    if (!n) return -1;
+    mp_reader r;
+    mp_obj calls;
+    launch_call a;
+    wait_call w;
+    rgpu_launch_run wait_out;
+    mp_rinit(&r, header, len);
+    mp_next(&r, &calls);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!read_launch(l, &r, &a) || !run_launch(l, &a, out)) return 0;
+        out->served++;
+    }
+    read_wait(l, &r, &w);
+    double ignored;
+    if ((settle_first ? rgpu_clock_settle(l->clock, &ignored) : rgpu_clock_close(l->clock)) != CUDA_SUCCESS)
+        return 0; /* Python's settle reports why */
+    if (!answer_wait(l, &w, &wait_out)) return 0;
+    out->last_seq = wait_out.last_seq, out->runtime = wait_out.runtime;
     out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
     out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
     return 1;
