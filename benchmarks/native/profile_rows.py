@@ -31,7 +31,7 @@ STAGES = [("socket.py", "send", "reply send"), ("socket.py", "send_multipart", "
           ("device.py", "copy_htod_host", "H2D from a mapping"), ("shm.py", "put", "D2H into the segment"),
           ("kernels.py", "launch", "sim: launch"), ("device.py", "launch", "launch"),
           ("launches.py", "run", "cuda: compiled launch loop"),
-          ("launches.py", "step", "cuda: compiled step (launches + wait)"),
+          ("launches.py", "step", "cuda: compiled step"),
           ("launches.py", "wait_alone", "cuda: compiled wait, alone"), ("launches.py", "wait", "cuda: compiled wait"),
           ("session.py", "settle", "settle"), ("sched.py", "acquire", "scheduler: take the GPU"),
           ("sched.py", "release", "scheduler: give it back"), ("workers.py", "reserve", "quota accounting")]
