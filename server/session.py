@@ -195,11 +195,9 @@ class Session:
         with its reply), the kernel clock settled at `device_time`. Counted as `ran_launches` counts
         launches, and the GPU given back with every second of device time since the last charge."""
         self.calls += n
-        if self.sched is None:
-            return
-        d, self._accounted = device_time - self._accounted, device_time
-        self.sched.release(self.slot, self._held_time + max(d, 0.0), kernels=self._held_kernels + n)
-        self._holding, self._held_time, self._held_kernels = False, 0.0, 0
+        if self.sched is not None:
+            self._held_kernels += n
+            self._give_back(device_time)
 
     def ran_launches(self, n: int, last_seq: int, runtime: bool) -> None:
         """The compiled loop ran `n` launches, the last of them call `last_seq`: counted as run_kernel
@@ -213,14 +211,20 @@ class Session:
             if self._held_time >= HOLD_S:
                 self._release()
 
-    def _new_device_time(self) -> float:
-        t = self.device.device_time
+    def _new_device_time(self, t: float | None = None) -> float:
+        """Device time counted since the last charge; `t`: the device's count, if already read."""
+        if t is None:
+            t = self.device.device_time
         d, self._accounted = t - self._accounted, t
         return max(d, 0.0)
 
     def _release(self) -> None:
         self.device.settle(HAND_OVER_S if self.sched.contended(self.slot) else 0.0)
-        self.sched.release(self.slot, self._held_time + self._new_device_time(), kernels=self._held_kernels)
+        self._give_back()
+
+    def _give_back(self, device_time: float | None = None) -> None:
+        """The GPU back to the scheduler, with the kernels and device time held since it was taken."""
+        self.sched.release(self.slot, self._held_time + self._new_device_time(device_time), kernels=self._held_kernels)
         self._holding, self._held_time, self._held_kernels = False, 0.0, 0
 
     def settle(self) -> None:
@@ -236,8 +240,7 @@ class Session:
         """The device settled itself and read its device time (settle without holding the GPU): what
         completed since the last charge is charged."""
         if self.sched is not None and device_time > self._accounted:
-            d, self._accounted = device_time - self._accounted, device_time
-            self.sched.charge(self.slot, d)
+            self.sched.charge(self.slot, self._new_device_time(device_time))
 
     def close(self) -> None:
         """Free everything the session holds (once: a migrated session is closed when it moves)."""
