@@ -24,7 +24,7 @@ import zmq
 from rgpu import __version__, health, logs
 from rgpu.client.params import CONTROLLER_URL
 from rgpu.config import config_dir
-from rgpu.protocol import curve
+from rgpu.protocol import curve, limits
 from rgpu.protocol.tokens import SecretError, load_secret
 
 from . import users
@@ -41,12 +41,19 @@ MAX_MESSAGE = 4 << 20  # no legitimate request comes near this (a heartbeat of t
 
 
 def _decode(payload: bytes):
+    """The request in ``payload``, or an error: too large, not msgpack, or nested deeper than any
+    request is (limits.MAX_DEPTH; a deep value would break every recursive walk after this)."""
     if len(payload) > MAX_MESSAGE:
         return None, f"request of {len(payload)} bytes exceeds {MAX_MESSAGE}"
     try:
-        return msgpack.unpackb(payload, raw=False), None
-    except Exception as exc:     # msgpack raises several unrelated types for garbage
-        return None, f"request is not msgpack: {exc.__class__.__name__}"
+        return limits.unpack(payload, strict_map_key=True), None
+    except ValueError as exc:
+        return None, f"request is not a bounded msgpack value: {exc}"
+
+
+# The reply when anything below the decoder fails in a way its own handling did not foresee:
+# packed once, so that answering cannot itself fail.
+_INTERNAL = msgpack.packb({"ok": False, "error": "internal", "message": "controller error; see its log"})
 
 
 class Daemon:
@@ -80,6 +87,22 @@ class Daemon:
         self.ctx.term()
 
     def _serve_one(self, parts: list) -> None:
+        """Serve one request. Whatever it holds, the loop goes on: a failure this method did not
+        foresee is logged without the request's content and answered with a fixed reply."""
+        try:
+            envelope, reply = self._reply_to(parts)
+            payload = msgpack.packb(reply, use_bin_type=True)
+        except Exception:
+            log.exception("request_crashed")
+            envelope, payload = [parts[0].bytes], _INTERNAL
+        try:
+            self.sock.send_multipart([*envelope, payload], flags=zmq.NOBLOCK)
+        except zmq.Again:
+            log.warning("reply_dropped", reason="client not reading")
+        except zmq.ZMQError as exc:   # the peer went away: nothing to answer
+            log.info("reply_dropped", reason=str(exc))
+
+    def _reply_to(self, parts: list) -> tuple[list, dict]:
         frames = [p.bytes for p in parts]
         envelope, body = frames[:-1], frames[-1]
         peer = users.Peer.from_user_id(curve.peer_id(parts[-1]))
@@ -98,7 +121,8 @@ class Daemon:
                 try:
                     reply = handle(self.ctl, req, peer)
                 except Exception as exc:
-                    log.exception("request_crashed", cmd=str(req.get("cmd"))[:40], peer=peer.name)
+                    cmd = req.get("cmd") if isinstance(req, dict) else None
+                    log.exception("request_crashed", cmd=limits.summary(cmd, 40), peer=peer.name)
                     reply = {"ok": False, "error": "internal",
                              "message": f"controller error {exc.__class__.__name__}: {exc}; see its log"}
                 if isinstance(req, dict) and "id" in req:
@@ -106,11 +130,7 @@ class Daemon:
             if not reply.get("ok"):
                 log.info("request_refused", error=reply.get("error"), message=reply.get("message"),
                          peer=peer.name if peer else None)
-        try:
-            self.sock.send_multipart([*envelope, msgpack.packb(reply, use_bin_type=True)],
-                                     flags=zmq.NOBLOCK)
-        except zmq.Again:
-            log.warning("reply_dropped", reason="client not reading")
+        return envelope, reply
 
     def run(self) -> None:
         poller = zmq.Poller()

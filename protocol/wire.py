@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import msgpack
 
+from . import limits
 from .generated.constants import (  # noqa: F401  (shared with libhook)
     ATTACH, BARRIER, GOODBYE, MOVED, PARAMS, PARAMS_MAX, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED,
     SYNC_PIECES_OUT, UNPIN)
@@ -61,8 +62,10 @@ def decode_requests(frames: list) -> list[Request]:
     bulk, out = list(frames[1:]), []
     for c in calls:
         if not (isinstance(c, list) and len(c) == 5 and isinstance(c[0], int) and isinstance(c[1], int)
-                and isinstance(c[3], list) and isinstance(c[4], int) and 0 <= c[4] <= len(bulk)):
-            raise MalformedMessage(f"bad call entry {str(c)[:80]}")
+                and type(c[2]) in _SYNC_TYPES and isinstance(c[3], list) and isinstance(c[4], int)
+                and 0 <= c[4] <= len(bulk)):
+            raise MalformedMessage(f"bad call entry {limits.summary(c)}")
+        _check_args(c[3])
         out.append(Request(c[0], c[1], bool(c[2]), c[3], bulk[:c[4]]))
         bulk = bulk[c[4]:]
     if bulk:
@@ -92,7 +95,15 @@ def decode_calls(frames: list) -> list[tuple]:
                     and (len(c) == 5 or _shm_ok(c[5])):
                 pass  # a shared-memory entry, or bool/int subclasses
             else:
-                raise MalformedMessage(f"bad call entry {str(c)[:80]}")
+                raise MalformedMessage(f"bad call entry {limits.summary(c)}")
+        if type(c[2]) not in _SYNC_TYPES:
+            raise MalformedMessage(f"bad call entry {limits.summary(c)}: sync must be an integer")
+        # arguments nested deep are refused here, before any handler, log line or error message
+        # walks them (issue 39): one type test per argument when none is a container
+        for a in c[3]:
+            if type(a) in _CONTAINERS:
+                _check_args(c[3])
+                break
         n = c[4]
         out.append((c[0], c[1], c[2], c[3], frames[1 + used:1 + used + n] if n else (),
                     c[5] if len(c) == 6 else None))
@@ -115,6 +126,16 @@ def _pin_ok(pin) -> bool:
 
 
 _unpackb = msgpack.unpackb
+_SYNC_TYPES = (int, bool)
+_CONTAINERS = (list, dict)
+
+
+def _check_args(args: list) -> None:
+    try:
+        limits.check_args(args)
+    except limits.TooDeep as e:
+        raise MalformedMessage(f"call arguments {e}") from None
+
 _packb = msgpack.packb
 _OK_TAIL = b"\x00\x90\x00\xa0\xa0"  # result 0, no outs, no deferred error, no message, no output
 
@@ -140,4 +161,6 @@ def pack(obj) -> bytes:
 
 
 def unpack(data):
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+    """One msgpack value as it enters from a peer, bounded (limits.unpack): MalformedMessage on
+    anything else."""
+    return limits.unpack(data)
