@@ -48,6 +48,8 @@ class BedPool:
                 "--advertise", url, "--log-level", "info", "--sim-memory", "1GiB", *extra]
         if pool:
             argv += ["--controller", self.url]
+        elif env is None:  # no pool: neither the controller nor the cluster's secret
+            env = {k: v for k, v in self.env.items() if k not in ("RGPU_CONTROLLER", "RGPU_CLUSTER_SECRET")}
         self.servers[url] = self.start(host, argv, ready=("ping" if pool else "ping-direct", url),
                                        log=f"server-{host}-{port}.log", env=env)
         return url

@@ -14,7 +14,7 @@ JSON line:
     rtt MS                  -> the round trip added from now on (0 adds none)
     links                   -> [{"id", "client", "front", "port", "up", "down"}], live connections
     cut ID...               -> resets those connections at both ends (RST), as a link that fails
---record DIR writes the first bytes of each connection, each way, to DIR/ID.up and DIR/ID.down
+--record DIR writes the first bytes of each connection, each way, to DIR/ID-FRONT-PORT.up and .down
 (what an observer on the path sees)."""
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class Pipe:
         self.bytes = 0
         self.record = None
         if link.relay.record_dir:
-            self.record = open(os.path.join(link.relay.record_dir, f"{link.id}.{way}"), "wb")
+            self.record = open(os.path.join(link.relay.record_dir, f"{link.id}-{link.front}-{link.port}.{way}"), "wb")
 
     def start(self) -> None:
         threading.Thread(target=self._read, daemon=True).start()
