@@ -9,6 +9,8 @@ PY=${PYTHON:-python3}
 need=()
 [ -f /usr/include/zmq.h ] || need+=(libzmq3-dev)
 command -v g++ >/dev/null || need+=(g++)
+# ip and tc for the cross-host test bed (scripts/testbed.sh, tests/network)
+command -v ip >/dev/null && command -v tc >/dev/null || need+=(iproute2)
 # Debian ships venv's pip bootstrap separately from python3 itself.
 $PY -c "import ensurepip" 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then

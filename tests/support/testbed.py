@@ -59,9 +59,16 @@ def missing() -> str | None:
     """Why no bed can be made here, or None."""
     if os.geteuid() != 0:
         return "the test bed needs root (network namespaces)"
-    for tool in ("ip", "tc", "mount", "unshare", "hostname"):
+    for tool, package in (("ip", "iproute2"), ("tc", "iproute2"), ("mount", "mount"), ("unshare", "util-linux"),
+                          ("hostname", "hostname")):
         if shutil.which(tool) is None:
-            return f"the test bed needs `{tool}` (iproute2)"
+            return f"the test bed needs `{tool}` ({package})"
+    # root in a container without CAP_SYS_ADMIN/CAP_NET_ADMIN (docker without --privileged) cannot
+    probe = f"{PREFIX}p{os.getpid()}-probe"
+    made = _sh("ip", "netns", "add", probe, check=False)
+    _sh("ip", "netns", "del", probe, check=False)
+    if made.returncode != 0:
+        return f"cannot make network namespaces here ({made.stderr.strip()}): a privileged container or a host is needed"
     return None
 
 
@@ -303,8 +310,13 @@ def main() -> None:
     ap.add_argument("--rtt-ms", type=float, default=0.0, help="round trip the relay adds (up)")
     a = ap.parse_args()
     bed = Testbed(a.name)
+    # a TERM while making the bed unwinds through up()'s clean-up, as an interrupt does
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if a.action == "up":
-        bed.up(a.rtt_ms)
+        try:
+            bed.up(a.rtt_ms)
+        except (Missing, RuntimeError) as e:
+            sys.exit(f"testbed: {e}")
         # the relay outlives this command; `down` ends it with the namespaces
         bed.relay_proc = None
         print(bed.status())
