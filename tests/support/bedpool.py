@@ -19,16 +19,22 @@ ROOT = Path(__file__).resolve().parents[2]
 class BedPool:
     """A controller on `head` (reached at the head's front address) and pool servers on GPU hosts."""
 
-    def __init__(self, bed: Testbed, daemons: DaemonSet, tmp_path: Path, device: str = "sim"):
+    def __init__(self, bed: Testbed, daemons: DaemonSet, tmp_path: Path, device: str = "sim", controller: bool = True):
+        """`controller=False`: no controller, for direct-mode servers only (and an environment without
+        the cluster's secret)."""
         self.bed, self.daemons, self.tmp, self.device = bed, daemons, tmp_path, device
         self.url = bed.controller_url
         self.env = cluster_env(tmp_path, self.url)
+        if not controller:
+            self.env = {k: v for k, v in self.env.items() if not k.startswith("RGPU_")}
         self.env["PYTHONPATH"] = str(ROOT)
         self.servers: dict = {}   # advertised URL -> handle
-        self.controller = self.start("head", [sys.executable, "-m", "rgpu.controller.daemon", "--listen",
-                                              f"tcp://0.0.0.0:{CONTROLLER_PORT}", "--db", str(tmp_path / "controller.db"),
-                                              "--heartbeat-timeout", "3"],
-                                     ready=("controller", self.url), log="controller.log")
+        self.controller = None
+        if controller:
+            self.controller = self.start("head", [sys.executable, "-m", "rgpu.controller.daemon", "--listen",
+                                                  f"tcp://0.0.0.0:{CONTROLLER_PORT}", "--db", str(tmp_path / "controller.db"),
+                                                  "--heartbeat-timeout", "3"],
+                                         ready=("controller", self.url), log="controller.log")
 
     def start(self, host: str, argv: list[str], ready: tuple, log: str, env: dict | None = None):
         """A daemon on `host`, up once a process on the CPU host gets an answer (`ready`: what to ask)."""

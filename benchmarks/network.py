@@ -1,0 +1,152 @@
+"""rgpu across hosts, on the test bed (tests/support/testbed.py): a program on the CPU host, an rgpu-server
+(sim) on a GPU host, every byte through the bed's relay, which adds the round trip of the row.
+
+    .venv/bin/python -m pytest benchmarks/network.py -p no:xdist     (root; writes out/network.json, .md)
+
+Each figure stands beside its baseline on the same path in the same run, measured alternately (best of
+transport.ROUNDS):
+- round trips, at relay round trips of 0.05, 1, 10 and 30 ms: the raw ZeroMQ round trip (bench.c's raw
+  mode against rawserver.py on the GPU host) and rgpu's sync round trip (cudaStreamQuery, through
+  librgpu; goal: ≤ raw + 20 µs);
+- bandwidth, at the 0.05 ms round trip, uncapped and capped at 10 Gb/s and 1 Gb/s (tbf on the CPU
+  host's link): H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream (netstream.py)
+  the same way (goal: ≥ 0.9×). The relay is one Python process and the bed shares this machine's
+  cores with both ends, so uncapped figures are the bed's (about 1 GB/s on two cores, below a 10 Gb/s
+  cap), not a network's; the ratio is the point, and the 1 Gb/s cap is one the link really sets.
+Direct mode and a plain wire on both sides, as the raw baselines are plain."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.transport import ROUNDS, alternately, build_harness
+from rgpu.paths import libdir
+from tests.support import testbed
+from tests.support.bedpool import BedPool
+from tests.support.daemons import DaemonSet
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+RTTS_MS = [0.05, 1, 10, 30]
+MiB = 1 << 20
+COPY = 64 * MiB
+SERVER_PORT, RAW_PORT, STREAM_PORT = 7401, 7403, 7404
+ROWS: list[dict] = []
+
+
+class NetBench:
+    def __init__(self, bed: testbed.Testbed, daemons: DaemonSet, tmp: Path):
+        self.bed, self.exe = bed, build_harness()
+        self.pool = BedPool(bed, daemons, tmp, controller=False)
+        self.url = self.pool.add_server("gpu1", SERVER_PORT, "--log-level", "warning", pool=False)
+        self.raw = bed.popen("gpu1", [sys.executable, str(HERE / "rawserver.py"), f"tcp://0.0.0.0:{RAW_PORT}"],
+                             stdout=subprocess.PIPE, text=True)
+        self.raw_url = self.raw.stdout.readline().strip().replace("0.0.0.0", bed.front("gpu1"))
+        self.stream = bed.popen("gpu1", [sys.executable, str(HERE / "netstream.py"), "serve", str(STREAM_PORT)],
+                                stdout=subprocess.PIPE, text=True)
+        assert self.stream.stdout.readline().strip() == "ready"
+
+    def close(self):
+        for p in (self.raw, self.stream):
+            p.kill()
+            p.wait(10)
+
+    def _run(self, argv, env) -> dict:
+        p = self.bed.exec("cpu", argv, env=env, timeout=300)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(map(str, argv))} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+        return json.loads(p.stdout.strip().splitlines()[-1])
+
+    def rgpu(self, *args) -> dict:
+        env = {**self.pool.env, "RGPU_SERVER": self.url, "LD_LIBRARY_PATH": str(libdir())}
+        return self._run([str(self.exe), "rgpu", *map(str, args)], env)
+
+    def raw_zmq(self, *args) -> dict:
+        return self._run([str(self.exe), "raw", self.raw_url, *map(str, args)], self.pool.env)
+
+    def tcp(self, way: str, nbytes: int, n: int) -> dict:
+        return self._run([sys.executable, str(HERE / "netstream.py"), way, self.bed.front("gpu1"), STREAM_PORT,
+                          nbytes, n], self.pool.env)
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    why = testbed.missing()
+    if why:
+        pytest.skip(why)
+    bed = testbed.Testbed()
+    bed.up()
+    try:
+        with DaemonSet() as daemons:
+            b = NetBench(bed, daemons, tmp_path_factory.mktemp("netbench"))
+            try:
+                yield b
+            finally:
+                b.close()
+    finally:
+        bed.down()
+        write_tables()
+
+
+def _row(benchmark, **row):
+    ROWS.append(row)
+    benchmark.extra_info.update(row)
+
+
+def round_trips(rtt_ms: float) -> int:
+    """Enough round trips for a steady figure in about a second at this round trip."""
+    return int(max(20, min(3000, 1.0 / (rtt_ms / 1000 + 300e-6))))
+
+
+@pytest.mark.parametrize("rtt_ms", RTTS_MS)
+def test_sync_round_trip(benchmark, net, rtt_ms):
+    net.bed.rtt(rtt_ms)
+    n = round_trips(rtt_ms)
+    got = alternately(benchmark, {"rgpu": lambda: net.rgpu("sync", n), "raw": lambda: net.raw_zmq("sync", n)}, "us")
+    _row(benchmark, kind="round trip", rtt_ms=rtt_ms, figure="sync round trip (cudaStreamQuery)",
+         rgpu=got["rgpu"], raw=got["raw"], unit="µs", baseline="raw ZeroMQ round trip",
+         over_raw_us=round(got["rgpu"] - got["raw"], 1))
+
+
+@pytest.mark.parametrize("cap", [None, "10gbit", "1gbit"], ids=["uncapped", "10gbit", "1gbit"])
+@pytest.mark.parametrize("what", ["h2d", "d2h", "h2d_pinned", "d2h_pinned"])
+def test_bandwidth(benchmark, net, what, cap):
+    net.bed.rtt(0.05)
+    net.bed.cap(cap)
+    try:
+        n = 2 if cap == "1gbit" else 4
+        way = "up" if what.startswith("h2d") else "down"
+        got = alternately(benchmark, {"rgpu": lambda: net.rgpu(what, COPY, n),
+                                      "raw": lambda: net.tcp(way, COPY, n)}, "gbps")
+    finally:
+        net.bed.cap(None)
+    _row(benchmark, kind="bandwidth", rtt_ms=0.05, cap=cap or "none", figure=f"{what} 64 MiB",
+         rgpu=got["rgpu"], raw=got["raw"], unit="GB/s", baseline=f"raw TCP stream ({way})",
+         ratio=round(got["rgpu"] / got["raw"], 3))
+
+
+def write_tables() -> None:
+    if not ROWS:
+        return
+    OUT.mkdir(exist_ok=True)
+    meta = {"when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "rounds": ROUNDS,
+            "cpus": os.cpu_count(), "copy_bytes": COPY}
+    (OUT / "network.json").write_text(json.dumps({"meta": meta, "rows": ROWS}, indent=2) + "\n")
+    lines = [f"# rgpu across hosts (test bed, {meta['when']}, {meta['cpus']} CPUs, best of {ROUNDS})", "",
+             "| relay round trip | figure | rgpu | baseline | baseline figure | rgpu vs baseline |",
+             "|---|---|---|---|---|---|"]
+    for r in ROWS:
+        where = f"{r['rtt_ms']:g} ms" + (f", cap {r['cap']}" if r["kind"] == "bandwidth" else "")
+        if r["kind"] == "round trip":
+            vs = f"+{r['over_raw_us']:g} µs ({r['rgpu'] / r['raw']:.2f}×)"
+        else:
+            vs = f"{r['ratio']:.2f}×"
+        lines.append(f"| {where} | {r['figure']} | {r['rgpu']:.2f} {r['unit']} | {r['baseline']} | "
+                     f"{r['raw']:.2f} {r['unit']} | {vs} |")
+    (OUT / "network.md").write_text("\n".join(lines) + "\n")
