@@ -3,6 +3,7 @@ a pool server on each GPU host, programs on the CPU host, every link between hos
 (which records what it carries, and can cut a connection as a failing link does)."""
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
@@ -166,3 +167,34 @@ def test_a_link_cut_mid_copy_ends_that_program_and_the_other_tenant_carries_on(b
         for lease in (calm, busy):
             bed_pool.cli("release", lease["lease"], "--controller", bed_pool.url)
     assert [e.get("reason") for e in session_ended(bed_pool.log(server))].count("client_gone") >= 1
+
+
+def test_a_running_program_moves_between_the_gpu_hosts(bed_pool, cuda_program):
+    """Live migration from one GPU host to the other: the servers talk across the relay as the program
+    does, and the program ends with the results of a run that never moved."""
+    exe = str(cuda_program("migrate_streams"))
+    run = ["run", "--controller", bed_pool.url, "--mem", "128MiB", "--", exe]
+    still = bed_pool.cli(*run, "20", "0")
+    assert still.returncode == 0 and " OK" in still.stdout, still.stdout + still.stderr
+    env = {**bed_pool.env, "RGPU_TIMEOUT": "60", "RGPU_LOG": "info"}
+    proc = bed_pool.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", *run, "20", "300"], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [lease] = bed_pool.cli_json("leases")["leases"]
+        a = lease["vgpus"][0]["server"]
+        [b] = [u for u in bed_pool.servers if u != a]
+        line = proc.stdout.readline()
+        assert line.startswith("PROGRESS"), line + proc.stderr.read()
+        p = bed_pool.cli("migrate", lease["id"], "--to", f"{b}#0", "--controller", bed_pool.url, "--json")
+        assert p.returncode == 0, p.stdout + p.stderr
+        [m] = json.loads(p.stdout)["migrations"]
+        assert m["state"] == "done" and (m["from"], m["to"]) == (f"{a}#0", f"{b}#0") and m["sessions"] == 1, m
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=10)
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == still.stdout.strip().splitlines()[-1], (out, still.stdout)
+    assert err.count("moved to") == 1, err
