@@ -11,7 +11,9 @@ import sys
 
 import pytest
 
+from rgpu.controller import users
 from tests.support.bedpool import ROOT
+from tests.support.controller import CONTROLLER_KEY
 from tests.support.daemons import wait_until
 from tests.support.testbed import CONTROLLER_PORT, WORKER_PORTS
 
@@ -92,7 +94,13 @@ def test_a_stranger_on_the_cpu_host_is_refused(bed_pool, tmp_path, cuda_program)
     query = str(cuda_program("device_query"))
     p = bed_pool.cli("run", "--controller", bed_pool.url, "--", query, env=stranger)
     assert p.returncode != 0 and "OK device_query" not in p.stdout, p.stdout + p.stderr
-    assert "credential" in (p.stdout + p.stderr).lower(), p.stdout + p.stderr
+    assert "no rgpu credential" in p.stderr, p.stdout + p.stderr
+    # a credential of its own making, which names the right controller key: the controller does not know it
+    forged = users.issue(tmp_path / "not-the-pools-users", "mallory", "user", tmp_path / "mallory.credential",
+                         CONTROLLER_KEY)
+    f = bed_pool.cli("run", "--controller", bed_pool.url, "--", query, env={**stranger, "RGPU_CREDENTIAL": str(forged)})
+    assert f.returncode != 0 and "OK device_query" not in f.stdout, f.stdout + f.stderr
+    assert "does not know the credential of mallory" in f.stderr and "[unauthenticated]" in f.stderr, f.stderr
     # straight to a pool server, with no lease: refused by the server, and told why
     url = next(iter(bed_pool.servers))
     d = bed_pool.cli("run", "--server", url, "--", query, env=stranger)
