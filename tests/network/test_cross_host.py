@@ -207,3 +207,23 @@ def test_a_running_program_moves_between_the_gpu_hosts(bed_pool, cuda_program):
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == still.stdout.strip().splitlines()[-1], (out, still.stdout)
     assert err.count("moved to") == 1, err
+
+
+def test_pytorch_on_the_cpu_host_dispatches_on_a_gpu_host(bed_pool):
+    """PyTorch from its CUDA wheels on the CPU host, its calls served across the relay by a `--device cuda`
+    server on the null driver (benchmarks/native/nulldriver.c: no GPU work) on a GPU host: it initialises,
+    loads its own kernels, trains a step and replays a CUDA graph without an error."""
+    from benchmarks.native import run as native
+    from tests.e2e.test_null_driver import TORCH_STEP
+    from tests.support import torchenv
+    python = torchenv.python()
+    env = {k: v for k, v in bed_pool.env.items() if k not in ("RGPU_CONTROLLER", "RGPU_CLUSTER_SECRET")}
+    url = bed_pool.add_server("gpu2", 7405, pool=False, device="cuda",
+                              env={**env, "RGPU_LIBCUDA": str(native.null_driver())})
+    try:
+        p = bed_pool.cli("run", "--server", url, "--", str(python), "-c", TORCH_STEP, timeout=600)
+        assert p.returncode == 0 and "OK rgpu null driver (no GPU work) (9, 0)" in p.stdout, p.stdout + p.stderr[-4000:]
+        [ended] = session_ended(bed_pool.log(url))
+        assert int(ended["calls"]) > 100 and ended["shm_bytes_in"] == ended["pinned_bytes_in"] == "0", ended
+    finally:
+        bed_pool.servers.pop(url).stop()

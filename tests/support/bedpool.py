@@ -45,12 +45,13 @@ class BedPool:
     def _quiet(self, argv) -> bool:
         return subprocess.run(argv, env=self.env, cwd=ROOT, capture_output=True, timeout=30).returncode == 0
 
-    def add_server(self, host: str, port: int, *extra: str, pool: bool = True, env: dict | None = None) -> str:
+    def add_server(self, host: str, port: int, *extra: str, pool: bool = True, env: dict | None = None,
+                   device: str | None = None) -> str:
         """rgpu-server on `host`, listening on every address of its host, advertising its front
         address: session workers then say "the host you reached me on" (tcp://*:PORT), which is the
         relay's front too. `pool=False`: a direct-mode server (no controller)."""
         url = self.bed.url(host, port)
-        argv = [sys.executable, "-m", "rgpu.server.cli", "--device", self.device, "--listen", f"tcp://0.0.0.0:{port}",
+        argv = [sys.executable, "-m", "rgpu.server.cli", "--device", device or self.device, "--listen", f"tcp://0.0.0.0:{port}",
                 "--advertise", url, "--log-level", "info", "--sim-memory", "1GiB", *extra]
         if pool:
             argv += ["--controller", self.url]
