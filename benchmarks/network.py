@@ -12,7 +12,11 @@ transport.ROUNDS):
   host's link): H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream (netstream.py)
   the same way (goal: ≥ 0.9×). The relay is one Python process and the bed shares this machine's
   cores with both ends, so uncapped figures are the bed's (about 1 GB/s on two cores, below a 10 Gb/s
-  cap), not a network's; the ratio is the point, and the 1 Gb/s cap is one the link really sets.
+  cap), not a network's; the ratio is the point, and the 1 Gb/s cap is one the link really sets;
+- a small CNN's PyTorch training step on the null driver (net_train_step.py: forward, backward, AdamW,
+  one loss.item()), at each round trip, against its floor: the program's one synchronisation per step
+  × the round trip + the step's time at 0.05 ms (goal at 30 ms: ≤ 1.1× the floor). One PyTorch
+  process serves every row, so its start is paid once.
 Direct mode and a plain wire on both sides, as the raw baselines are plain."""
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ OUT = HERE / "out"
 RTTS_MS = [0.05, 1, 10, 30]
 MiB = 1 << 20
 COPY = 64 * MiB
-SERVER_PORT, RAW_PORT, STREAM_PORT = 7401, 7403, 7404
+SERVER_PORT, RAW_PORT, STREAM_PORT, NULL_PORT = 7401, 7403, 7404, 7405
 ROWS: list[dict] = []
 
 
@@ -51,8 +55,29 @@ class NetBench:
         self.stream = bed.popen("gpu1", [sys.executable, str(HERE / "netstream.py"), "serve", str(STREAM_PORT)],
                                 stdout=subprocess.PIPE, text=True)
         assert self.stream.stdout.readline().strip() == "ready"
+        self.trainer = None
+
+    def torch_step(self, steps: int) -> dict:
+        """`steps` of the PyTorch training step, in one process through a null-driver cuda server on gpu2
+        (both started at first use)."""
+        if self.trainer is None:
+            from benchmarks.native import run as native
+            from tests.support import torchenv
+            python = torchenv.python()
+            url = self.pool.add_server("gpu2", NULL_PORT, "--log-level", "warning", pool=False, device="cuda",
+                                       env={**self.pool.env, "RGPU_LIBCUDA": str(native.null_driver())})
+            self.trainer = self.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
+                                                  str(python), str(HERE / "net_train_step.py")],
+                                          env=self.pool.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            assert json.loads(self.trainer.stdout.readline())["ready"]
+        self.trainer.stdin.write(f"{steps}\n")
+        self.trainer.stdin.flush()
+        return json.loads(self.trainer.stdout.readline())
 
     def close(self):
+        if self.trainer is not None:
+            self.trainer.stdin.close()
+            self.trainer.wait(60)
         for p in (self.raw, self.stream):
             p.kill()
             p.wait(10)
@@ -114,6 +139,25 @@ def test_sync_round_trip(benchmark, net, rtt_ms):
          over_raw_us=round(got["rgpu"] - got["raw"], 1))
 
 
+STEP_AT: dict[float, float] = {}  # relay round trip (ms) -> PyTorch step time (ms), this run
+
+
+@pytest.mark.parametrize("rtt_ms", RTTS_MS)
+def test_pytorch_training_step(benchmark, net, rtt_ms):
+    """A small CNN's training step on the null driver (no GPU work: what is left is rgpu's and the
+    network's). Its floor: the program's one synchronisation per step at this round trip, plus the
+    step's time at the smallest round trip measured in this run."""
+    net.bed.rtt(rtt_ms)
+    steps = 20 if rtt_ms < 1 else 10 if rtt_ms < 10 else 4
+    ms = alternately(benchmark, {"rgpu": lambda: net.torch_step(steps)}, "us")["rgpu"] / 1e3  # best of rounds
+    STEP_AT[rtt_ms] = ms
+    base = STEP_AT.get(min(STEP_AT))
+    floor = 1 * rtt_ms + base if min(STEP_AT) < rtt_ms else ms
+    _row(benchmark, kind="step", rtt_ms=rtt_ms, figure="PyTorch CNN training step (null driver)", rgpu=ms,
+         raw=floor, unit="ms", baseline="floor: 1 sync × round trip + step at the smallest",
+         ratio=round(ms / floor, 3))
+
+
 @pytest.mark.parametrize("cap", [None, "10gbit", "1gbit"], ids=["uncapped", "10gbit", "1gbit"])
 @pytest.mark.parametrize("what", ["h2d", "d2h", "h2d_pinned", "d2h_pinned"])
 def test_bandwidth(benchmark, net, what, cap):
@@ -145,6 +189,8 @@ def write_tables() -> None:
         where = f"{r['rtt_ms']:g} ms" + (f", cap {r['cap']}" if r["kind"] == "bandwidth" else "")
         if r["kind"] == "round trip":
             vs = f"+{r['over_raw_us']:g} µs ({r['rgpu'] / r['raw']:.2f}×)"
+        elif r["kind"] == "step":
+            vs = f"{r['ratio']:.2f}× floor"
         else:
             vs = f"{r['ratio']:.2f}×"
         lines.append(f"| {where} | {r['figure']} | {r['rgpu']:.2f} {r['unit']} | {r['baseline']} | "
