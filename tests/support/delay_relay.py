@@ -43,11 +43,13 @@ def _fine_timers() -> None:
 
 
 def _reset(sock: socket.socket) -> None:
-    """Close with an RST (SO_LINGER 0), as a link that fails does; the shutdown first wakes this
-    relay's own threads blocked on the socket (a bare close would leave them waiting)."""
+    """Close with an RST (SO_LINGER 0), as a link that fails does. The shutdown of the reading side
+    first wakes this relay's reader blocked on the socket (which holds it open: a bare close would
+    neither wake it nor send the RST) and sends nothing; a shutdown of the writing side would send a
+    FIN, an orderly end, before the RST."""
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        sock.shutdown(socket.SHUT_RDWR)
+        sock.shutdown(socket.SHUT_RD)
     except OSError:
         pass
     sock.close()
@@ -76,6 +78,8 @@ class Pipe:
             try:
                 data = self.src.recv(CHUNK)
             except OSError:
+                data = None
+            if self.link.closed:  # woken by a cut, not an orderly end: pass no FIN on
                 data = None
             hold = self.link.relay.rtt_s / 2
             due = time.monotonic() + hold
@@ -151,15 +155,20 @@ class Link:
             self.ends += 1
             done = self.ends == 2
         if done:
-            self.close()
+            self.close(orderly=True)
 
-    def close(self) -> None:
+    def close(self, orderly: bool = False) -> None:
+        """End the link: after both ways ended in order, a plain close (the data still in flight is
+        delivered); otherwise (a cut, a reset, an error) an RST to both ends."""
         with self.lock:
             if self.closed:
                 return
             self.closed = True
         for s in (self.client, self.upstream):
-            _reset(s)
+            if orderly:
+                s.close()
+            else:
+                _reset(s)
         for pipe in (self.up, self.down):
             with pipe.ready:  # a writer waiting for data ends too
                 pipe.queue.append((0.0, None))

@@ -174,7 +174,7 @@ class Testbed:
         self._veth("cpu", "eth0", "wan", "cpu")
         self._addr("cpu", "eth0", f"{CPU}/24")
         self._addr("wan", "cpu", f"{WAN_CPU_SIDE}/24", *(f"{a}/24" for a in FRONT.values()))
-        self._ip("cpu", "route", "add", "default", "via", WAN_CPU_SIDE)
+        # no default route: the CPU host reaches the others at their fronts (its own subnet), nothing else
         # wan and the lan hosts on one bridge
         for host, addr in [("wan", WAN_LAN_SIDE), *LAN.items()]:
             inner = "lan" if host == "wan" else "eth0"
