@@ -209,21 +209,32 @@ def test_a_running_program_moves_between_the_gpu_hosts(bed_pool, cuda_program):
     assert err.count("moved to") == 1, err
 
 
-def test_pytorch_on_the_cpu_host_dispatches_on_a_gpu_host(bed_pool):
-    """PyTorch from its CUDA wheels on the CPU host, its calls served across the relay by a `--device cuda`
-    server on the null driver (benchmarks/native/nulldriver.c: no GPU work) on a GPU host: it initialises,
-    loads its own kernels, trains a step and replays a CUDA graph without an error."""
+def test_pytorch_cupy_numba_and_cublas_on_the_cpu_host_dispatch_on_a_gpu_host(bed_pool):
+    """PyTorch, CuPy and numba-cuda from their CUDA wheels, and a cuBLAS/cuBLASLt program, on the CPU host,
+    their calls served across the relay by a `--device cuda` server on the null driver
+    (benchmarks/native/nulldriver.c: no GPU work) on a GPU host: each initialises, loads its own kernels
+    and dispatches its work (PyTorch: a training step, cuDNN, a CUDA graph) without an error. What the
+    kernels compute is the GPU's to check (tests/e2e on a GPU host)."""
     from benchmarks.native import run as native
-    from tests.e2e.test_null_driver import TORCH_STEP
-    from tests.support import torchenv
-    python = torchenv.python()
+    from tests.e2e.test_null_driver import FRAMEWORKS_STEP, LIBS, TORCH_STEP, _zstd
+    from tests.support import cudabuild, frameworks, nvlibs, torchenv
     env = {k: v for k, v in bed_pool.env.items() if k not in ("RGPU_CONTROLLER", "RGPU_CLUSTER_SECRET")}
     url = bed_pool.add_server("gpu2", 7405, pool=False, device="cuda",
                               env={**env, "RGPU_LIBCUDA": str(native.null_driver())})
     try:
-        p = bed_pool.cli("run", "--server", url, "--", str(python), "-c", TORCH_STEP, timeout=600)
+        p = bed_pool.cli("run", "--server", url, "--", str(torchenv.python()), "-c", TORCH_STEP, timeout=600)
         assert p.returncode == 0 and "OK rgpu null driver (no GPU work) (9, 0)" in p.stdout, p.stdout + p.stderr[-4000:]
-        [ended] = session_ended(bed_pool.log(url))
-        assert int(ended["calls"]) > 100 and ended["shm_bytes_in"] == ended["pinned_bytes_in"] == "0", ended
+        f = bed_pool.cli("run", "--server", url, "--", str(frameworks.python()), "-c", FRAMEWORKS_STEP,
+                         env=frameworks.numba_env(bed_pool.env), timeout=600)
+        assert f.returncode == 0 and "OK cupy" in f.stdout and "OK numba" in f.stdout, f.stdout + f.stderr[-4000:]
+        if _zstd():  # the null driver reads cuBLAS's zstd-compressed modules with libzstd
+            exe = cudabuild.build(LIBS / "blas.cu", "exe", [f"-I{LIBS}", *nvlibs.link_flags("cublas", "cublasLt")],
+                                  arch_flags=["-arch=sm_80"])
+            b = bed_pool.cli("run", "--server", url, "--", str(exe), timeout=600)
+            got = {line.split()[0]: line.split()[1] for line in b.stdout.splitlines() if len(line.split()) >= 2}
+            assert b.returncode == 0 and all(got.get(n) == "0" for n in ("create", "sgemm", "dgemm", "lt_matmul")), \
+                b.stdout[-2000:] + b.stderr[-2000:]
+        ended = session_ended(bed_pool.log(url))
+        assert len(ended) >= 2 and all(e["shm_bytes_in"] == e["pinned_bytes_in"] == "0" for e in ended), ended
     finally:
         bed_pool.servers.pop(url).stop()
