@@ -126,9 +126,9 @@ def test_the_same_host_paths_do_not_apply_across_hosts(bed_pool, cuda_program):
     assert any(int(e["bytes_in"]) >= 16 * MiB and int(e["bytes_out"]) >= 16 * MiB for e in ended), ended
 
 
-def holder(bed_pool, lease: str, *args: str) -> subprocess.Popen:
+def holder(bed_pool, lease: str, *args: str, timeout_s: int = 10) -> subprocess.Popen:
     """hold_memory under `rgpu run --lease` on the CPU host, once it holds its memory (printed READY)."""
-    env = {**bed_pool.env, "RGPU_TIMEOUT": "10"}
+    env = {**bed_pool.env, "RGPU_TIMEOUT": str(timeout_s)}
     proc = bed_pool.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", bed_pool.url,
                                       "--lease", lease, "--", *args],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
@@ -150,13 +150,15 @@ def test_a_link_cut_mid_copy_ends_that_program_and_the_other_tenant_carries_on(b
     try:
         b = holder(bed_pool, calm["lease"], hold, "16")
         known = {link["id"] for link in bed.links()}
-        a = holder(bed_pool, busy["lease"], hold, "64", "copies")       # 64 MiB device to host, over and over
+        # 64 MiB device to host, over and over; a call may wait 10 minutes (RGPU_TIMEOUT), so an end
+        # well before that is the client seeing its link go, not a call timing out
+        a = holder(bed_pool, busy["lease"], hold, "64", "copies", timeout_s=600)
         # cut the busy program's session link while its copies flow (the relay is passing its bytes)
         wait_until(lambda: [x for x in bed.links() if x["id"] not in known and lo <= x["port"] <= hi
                             and x["down"] > 64 * MiB], 30, "the busy program's copies on the wire")
         victims = [x["id"] for x in bed.links() if x["id"] not in known and lo <= x["port"] <= hi]
         assert bed.cut(victims) == victims
-        out, err = a.communicate(timeout=60)
+        out, err = a.communicate(timeout=120)
         assert a.returncode == 3 and "ERROR 46 cudaErrorDevicesUnavailable" in out, out + err
         # the server ends the session whose client is gone and frees its memory; the other tenant's stays
         wait_until(lambda: [s["lease"] for s in bed_pool.stats(server)["sessions"]] == [calm["lease"]], 30,
