@@ -53,9 +53,10 @@ def test_a_run_direct_to_a_server_on_another_host(bed_pool, cuda_program):
     try:
         p = bed_pool.cli("run", "--server", url, "--", str(cuda_program("copy_roundtrip")), "8")
         assert p.returncode == 0 and "OK copy_roundtrip 8 MiB" in p.stdout, p.stdout + p.stderr
-        # the session's bytes crossed the wire: the server's log says so, and the relay carried them
+        # the session's bytes crossed the wire (no shared segment, no pinned mapping): the server's log says so
         [ended] = session_ended(bed_pool.log(url))
         assert int(ended["bytes_in"]) >= 8 * MiB and int(ended["bytes_out"]) >= 8 * MiB, ended
+        assert ended["shm_bytes_in"] == ended["shm_bytes_out"] == "0", ended
     finally:
         bed_pool.servers.pop(url).stop()
 
