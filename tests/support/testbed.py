@@ -63,7 +63,8 @@ def missing() -> str | None:
                           ("hostname", "hostname")):
         if shutil.which(tool) is None:
             return f"the test bed needs `{tool}` ({package})"
-    # root in a container without CAP_SYS_ADMIN/CAP_NET_ADMIN (docker without --privileged) cannot
+    # root in a container without CAP_SYS_ADMIN and CAP_NET_ADMIN (docker without --privileged) is
+    # still root, but cannot make namespaces: try one
     probe = f"{PREFIX}p{os.getpid()}-probe"
     made = _sh("ip", "netns", "add", probe, check=False)
     _sh("ip", "netns", "del", probe, check=False)
@@ -118,6 +119,9 @@ def sweep() -> list[str]:
 
 
 class Testbed:
+    """One bed: `up()` makes it (or `with Testbed() as bed:`), `down()` removes it and what runs in it."""
+    __test__ = False  # a helper, not a test class, wherever a test module imports it
+
     def __init__(self, name: str | None = None):
         self.name = name or f"p{os.getpid()}"
         self.prefix = f"{PREFIX}{self.name}"
