@@ -34,7 +34,7 @@ def _serve_one(conn: socket.socket) -> None:
             _recv_exactly(conn, total, memoryview(bytearray(CHUNK)))
             conn.sendall(b"k")
         else:
-            block = bytes(CHUNK)
+            block = memoryview(bytes(CHUNK))  # slices of a view: no copy per send
             while total > 0:
                 n = min(total, CHUNK)
                 conn.sendall(block[:n])
@@ -59,7 +59,7 @@ def measure(way: str, host: str, port: int, nbytes: int, n: int) -> float:
         s.sendall((b"u" if way == "up" else b"d") + struct.pack("<Q", total) + bytes(8))
         t0 = time.perf_counter()
         if way == "up":
-            block = bytes(CHUNK)
+            block = memoryview(bytes(CHUNK))
             left = total
             while left > 0:
                 k = min(left, CHUNK)

@@ -1,22 +1,24 @@
 """rgpu across hosts, on the test bed (tests/support/testbed.py): a program on the CPU host, an rgpu-server
-(sim) on a GPU host, every byte through the bed's relay, which adds the round trip of the row.
+(sim) on a GPU host, across the bed's veth pairs and, on most rows, its relay, which adds the row's
+round trip.
 
     .venv/bin/python -m pytest benchmarks/network.py -p no:xdist     (root; writes out/network.json, .md)
 
 Each figure stands beside its baseline on the same path in the same run, measured alternately (best of
-transport.ROUNDS):
-- round trips, at relay round trips of 0.05, 1, 10 and 30 ms: the raw ZeroMQ round trip (bench.c's raw
-  mode against rawserver.py on the GPU host) and rgpu's sync round trip (cudaStreamQuery, through
-  librgpu; goal: ≤ raw + 20 µs);
-- bandwidth, at the 0.05 ms round trip, uncapped and capped at 10 Gb/s and 1 Gb/s (tbf on the CPU
-  host's link): H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream (netstream.py)
-  the same way (goal: ≥ 0.9×). The relay is one Python process and the bed shares this machine's
-  cores with both ends, so uncapped figures are the bed's (about 1 GB/s on two cores, below a 10 Gb/s
-  cap), not a network's; the ratio is the point, and the 1 Gb/s cap is one the link really sets;
+transport.ROUNDS). Paths: "veth" is the GPU host's own address, routed by the kernel over the veth pairs
+with no relay (Testbed.routed); "relay D ms" is its front, through the relay adding a D ms round trip.
+- round trips, on veth and at relay round trips of 0.05, 1, 10 and 30 ms: the raw ZeroMQ round trip
+  (bench.c's raw mode against rawserver.py on the GPU host) and rgpu's sync round trip
+  (cudaStreamQuery through librgpu; goal: ≤ raw + 20 µs);
+- bandwidth, H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream the same way
+  (netstream.py; goal: ≥ 0.9×): on veth uncapped and capped at 10 Gb/s, through the relay (0.05 ms)
+  uncapped and capped at 1 Gb/s (tbf on the CPU host's link). The bed shares this machine's cores
+  with both ends (and the relay is one Python process, about 1 GB/s on two cores), so uncapped
+  figures are the bed's, not a network's: the ratio is the point;
 - a small CNN's PyTorch training step on the null driver (net_train_step.py: forward, backward, AdamW,
-  one loss.item()), at each round trip, against its floor: the program's one synchronisation per step
-  × the round trip + the step's time at 0.05 ms (goal at 30 ms: ≤ 1.1× the floor). One PyTorch
-  process serves every row, so its start is paid once.
+  one loss.item()), at each relay round trip, against its floor: the program's one synchronisation
+  per step × the round trip + the step's time at 0.05 ms (goal at 30 ms: ≤ 1.1× the floor). One
+  PyTorch process serves every row, so its start is paid once.
 Direct mode and a plain wire on both sides, as the raw baselines are plain."""
 from __future__ import annotations
 
@@ -48,14 +50,25 @@ class NetBench:
     def __init__(self, bed: testbed.Testbed, daemons: DaemonSet, tmp: Path):
         self.bed, self.exe = bed, build_harness()
         self.pool = BedPool(bed, daemons, tmp, controller=False)
-        self.url = self.pool.add_server("gpu1", SERVER_PORT, "--log-level", "warning", pool=False)
+        self.pool.add_server("gpu1", SERVER_PORT, "--log-level", "warning", pool=False)
         self.raw = bed.popen("gpu1", [sys.executable, str(HERE / "rawserver.py"), f"tcp://0.0.0.0:{RAW_PORT}"],
                              stdout=subprocess.PIPE, text=True)
-        self.raw_url = self.raw.stdout.readline().strip().replace("0.0.0.0", bed.front("gpu1"))
+        assert self.raw.stdout.readline().strip() == f"tcp://0.0.0.0:{RAW_PORT}"
         self.stream = bed.popen("gpu1", [sys.executable, str(HERE / "netstream.py"), "serve", str(STREAM_PORT)],
                                 stdout=subprocess.PIPE, text=True)
         assert self.stream.stdout.readline().strip() == "ready"
         self.trainer = None
+        self.path = "relay"
+
+    def via(self, path: str) -> None:
+        """"relay": to gpu1's front, through the relay (its round trip); "veth": to gpu1's own address,
+        routed by the kernel over the veth pairs, no relay on the path."""
+        self.bed.routed(path == "veth")
+        self.path = path
+
+    @property
+    def gpu1(self) -> str:
+        return testbed.LAN["gpu1"] if self.path == "veth" else self.bed.front("gpu1")
 
     def torch_step(self, steps: int) -> dict:
         """`steps` of the PyTorch training step, in one process through a null-driver cuda server on gpu2
@@ -89,14 +102,14 @@ class NetBench:
         return json.loads(p.stdout.strip().splitlines()[-1])
 
     def rgpu(self, *args) -> dict:
-        env = {**self.pool.env, "RGPU_SERVER": self.url, "LD_LIBRARY_PATH": str(libdir())}
+        env = {**self.pool.env, "RGPU_SERVER": f"tcp://{self.gpu1}:{SERVER_PORT}", "LD_LIBRARY_PATH": str(libdir())}
         return self._run([str(self.exe), "rgpu", *map(str, args)], env)
 
     def raw_zmq(self, *args) -> dict:
-        return self._run([str(self.exe), "raw", self.raw_url, *map(str, args)], self.pool.env)
+        return self._run([str(self.exe), "raw", f"tcp://{self.gpu1}:{RAW_PORT}", *map(str, args)], self.pool.env)
 
     def tcp(self, way: str, nbytes: int, n: int) -> dict:
-        return self._run([sys.executable, str(HERE / "netstream.py"), way, self.bed.front("gpu1"), STREAM_PORT,
+        return self._run([sys.executable, str(HERE / "netstream.py"), way, self.gpu1, STREAM_PORT,
                           nbytes, n], self.pool.env)
 
 
@@ -129,10 +142,12 @@ def round_trips(rtt_ms: float) -> int:
     return int(max(20, min(3000, 1.0 / (rtt_ms / 1000 + 300e-6))))
 
 
-@pytest.mark.parametrize("rtt_ms", RTTS_MS)
+@pytest.mark.parametrize("rtt_ms", ["veth", *RTTS_MS])
 def test_sync_round_trip(benchmark, net, rtt_ms):
-    net.bed.rtt(rtt_ms)
-    n = round_trips(rtt_ms)
+    net.via("veth" if rtt_ms == "veth" else "relay")
+    if rtt_ms != "veth":
+        net.bed.rtt(rtt_ms)
+    n = round_trips(0.05 if rtt_ms == "veth" else rtt_ms)
     got = alternately(benchmark, {"rgpu": lambda: net.rgpu("sync", n), "raw": lambda: net.raw_zmq("sync", n)}, "us")
     _row(benchmark, kind="round trip", rtt_ms=rtt_ms, figure="sync round trip (cudaStreamQuery)",
          rgpu=got["rgpu"], raw=got["raw"], unit="µs", baseline="raw ZeroMQ round trip",
@@ -147,6 +162,7 @@ def test_pytorch_training_step(benchmark, net, rtt_ms):
     """A small CNN's training step on the null driver (no GPU work: what is left is rgpu's and the
     network's). Its floor: the program's one synchronisation per step at this round trip, plus the
     step's time at the smallest round trip measured in this run."""
+    net.via("relay")
     net.bed.rtt(rtt_ms)
     steps = 20 if rtt_ms < 1 else 10 if rtt_ms < 10 else 4
     ms = alternately(benchmark, {"rgpu": lambda: net.torch_step(steps)}, "us")["rgpu"] / 1e3  # best of rounds
@@ -158,9 +174,11 @@ def test_pytorch_training_step(benchmark, net, rtt_ms):
          ratio=round(ms / floor, 3))
 
 
-@pytest.mark.parametrize("cap", [None, "10gbit", "1gbit"], ids=["uncapped", "10gbit", "1gbit"])
+@pytest.mark.parametrize("path, cap", [("veth", None), ("veth", "10gbit"), ("relay", None), ("relay", "1gbit")],
+                         ids=["veth", "veth-10gbit", "relay", "relay-1gbit"])
 @pytest.mark.parametrize("what", ["h2d", "d2h", "h2d_pinned", "d2h_pinned"])
-def test_bandwidth(benchmark, net, what, cap):
+def test_bandwidth(benchmark, net, what, path, cap):
+    net.via(path)
     net.bed.rtt(0.05)
     net.bed.cap(cap)
     try:
@@ -170,8 +188,8 @@ def test_bandwidth(benchmark, net, what, cap):
                                       "raw": lambda: net.tcp(way, COPY, n)}, "gbps")
     finally:
         net.bed.cap(None)
-    _row(benchmark, kind="bandwidth", rtt_ms=0.05, cap=cap or "none", figure=f"{what} 64 MiB",
-         rgpu=got["rgpu"], raw=got["raw"], unit="GB/s", baseline=f"raw TCP stream ({way})",
+    _row(benchmark, kind="bandwidth", rtt_ms="veth" if path == "veth" else 0.05, cap=cap or "none",
+         figure=f"{what} 64 MiB", rgpu=got["rgpu"], raw=got["raw"], unit="GB/s", baseline=f"raw TCP stream ({way})",
          ratio=round(got["rgpu"] / got["raw"], 3))
 
 
@@ -183,10 +201,11 @@ def write_tables() -> None:
             "cpus": os.cpu_count(), "copy_bytes": COPY}
     (OUT / "network.json").write_text(json.dumps({"meta": meta, "rows": ROWS}, indent=2) + "\n")
     lines = [f"# rgpu across hosts (test bed, {meta['when']}, {meta['cpus']} CPUs, best of {ROUNDS})", "",
-             "| relay round trip | figure | rgpu | baseline | baseline figure | rgpu vs baseline |",
+             "| path | figure | rgpu | baseline | baseline figure | rgpu vs baseline |",
              "|---|---|---|---|---|---|"]
     for r in ROWS:
-        where = f"{r['rtt_ms']:g} ms" + (f", cap {r['cap']}" if r["kind"] == "bandwidth" else "")
+        where = "veth, no relay" if r["rtt_ms"] == "veth" else f"relay {r['rtt_ms']:g} ms"
+        where += f", cap {r['cap']}" if r["kind"] == "bandwidth" else ""
         if r["kind"] == "round trip":
             vs = f"+{r['over_raw_us']:g} µs ({r['rgpu'] / r['raw']:.2f}×)"
         elif r["kind"] == "step":

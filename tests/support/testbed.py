@@ -9,12 +9,14 @@ servers and controller talk TCP across real interfaces (MTU 1500) as they do bet
 The CPU host reaches the others only through the relay in `wan` (tests/support/delay_relay.py),
 which listens on a front address per host and adds the round trip it is told (this kernel has no
 netem). Every host, the GPU hosts too, names the others by their front address (`Testbed.front`),
-so every link between hosts crosses the relay, where a test can delay, observe or cut it. Bandwidth
-caps are tbf qdiscs on both ends of the CPU host's veth pair.
+so every link between hosts crosses the relay, where a test can delay, observe or cut it;
+`routed(True)` opens the plain routed path to the hosts' own addresses too (a benchmark's path of
+veth pairs alone). Bandwidth caps are tbf qdiscs on both ends of the CPU host's veth pair.
 
 Each process of a host runs through `ip netns exec` with the host's own host name (a UTS namespace),
-and its own /dev/shm and boot id bound over the machine's: the same-host shared-memory paths then find what they would find on another
-machine (another boot, none of the client's segments), not this machine's.
+and its own /dev/shm and boot id bound over the machine's: the same-host shared-memory paths then
+find what they would find on another machine (another boot, none of the client's segments), not
+this machine's.
 
 Names carry the pid of the process that made the bed (`rgbed-p<PID>-<host>`), so parallel test
 workers never meet, and a bed whose maker died is swept by the next one. Only addresses inside these
@@ -289,6 +291,14 @@ class Testbed:
         """What the relay saw of each connection so far (`up`: from the connecting side)."""
         d = self.dir / "record"
         return {p.name: p.read_bytes() for p in sorted(d.iterdir())} if d.is_dir() else {}
+
+    def routed(self, on: bool) -> None:
+        """Let the CPU host reach the others' own addresses (`LAN`) through `wan`'s kernel routing, beside
+        the relay's fronts: a path of veth pairs alone, with no relay in it (benchmarks/network.py's
+        baseline path). Off (the default), the relay is the only way across."""
+        self.exec("wan", ["sh", "-c", f"echo {int(on)} > /proc/sys/net/ipv4/ip_forward"], check=True)
+        verb = "replace" if on else "del"
+        _sh("ip", "-n", self.ns("cpu"), "route", verb, "10.231.2.0/24", "via", WAN_CPU_SIDE, check=on)
 
     def cap(self, rate: str | None) -> None:
         """Cap the CPU host's link at `rate` (tc syntax: 10gbit) both ways, or lift the cap (None)."""
