@@ -12,6 +12,7 @@ import zmq
 
 from rgpu import __version__, health, logs
 from rgpu.client.params import CONTROLLER_URL
+from rgpu.commands import DaemonCommand
 from rgpu.protocol import curve, tokens
 from rgpu.units import SIZE
 
@@ -30,7 +31,7 @@ def advertise_url(listen: str) -> str:
     return listen
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=DaemonCommand, name="rgpu-server", context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="rgpu-server")
 @click.option("--device", type=click.Choice(["sim", "cuda", "auto"]), default="auto", show_default=True,
               help="cuda drives the real GPUs through libcuda.so.1; sim is the software GPU; auto picks cuda if it works")
@@ -47,7 +48,11 @@ def advertise_url(listen: str) -> str:
 @click.option("--advertise", default=None, type=CONTROLLER_URL, help="URL clients use to reach this server (default: --listen)")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
               help="cluster secret shared with the controller (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, "
-                   "or ~/.config/rgpu/cluster-secret with --controller); with a secret, sessions need a lease")
+                   "or ~/.config/rgpu/cluster-secret with --controller); with a secret, sessions need a lease. "
+                   "A file that is not there is an error (see --init-secret)")
+@click.option("--init-secret", is_flag=True,
+              help="create the cluster secret (32 random bytes, mode 0600) at --secret-file, or the default file, "
+                   "if it does not exist yet; copy that file to the other hosts of the pool")
 @click.option("--wire", type=click.Choice(["curve", "plain"]), default=None,
               help="curve: encrypted and authenticated (the default with a cluster secret; in direct mode the key "
                    "is new at every start and logged); plain: neither (the default in direct mode)")
@@ -71,7 +76,7 @@ def advertise_url(listen: str) -> str:
                    "round trip costs more than its work); 0: block at once")
 @logs.options
 @health.listen_option
-def main(device, listen, count, sim_memory, sim_arch, controller, advertise, secret_file, wire, session_grace,
+def main(device, listen, count, sim_memory, sim_arch, controller, advertise, secret_file, init_secret, wire, session_grace,
          module_cache, module_cache_size, max_sessions_per_lease, reclaim_after, checkpoint_dir, spin_us, log_level,
          log_format, metrics_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
@@ -83,7 +88,7 @@ def main(device, listen, count, sim_memory, sim_arch, controller, advertise, sec
     server_id = f"{socket.gethostname()}:{listen}"
     try:
         kind, gpus = probe(device, count, sim_memory, server_id, sim_arch)
-        gate = gate_for(controller, secret_file)
+        gate = gate_for(controller, secret_file, init_secret)
     except (NoDevice, tokens.SecretError) as e:
         raise click.ClickException(str(e)) from None
     except ValueError as e:  # an --sim-arch the software GPU cannot present
