@@ -162,7 +162,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     admission.admit(assignment.get("client_key"), assignment.get("client_address"),
                     *([restore["source_key"].encode()] if restore and restore.get("source_key") else []))
     conn.send("admitted")  # the supervisor answers the hello only now: the client's connection gets in
-    log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"])
+    log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"],
+                   lease=assignment.get("lease") or None)   # session_ended and the rest name their lease
     traffic = gpu.traffic
 
     def reserve(delta: int) -> bool:

@@ -186,3 +186,34 @@ def test_a_missing_secret_file_is_an_error_naming_it_and_init_secret_creates_it(
                "--metrics-listen", "127.0.0.1:notaport", env=env)
     assert p.returncode == 2 and f"{prog}: error:" in p.stderr, p.stderr
     assert missing.exists() and len(missing.read_text().strip()) == 64
+
+
+def test_sigterm_to_the_servers_process_group_stops_it_without_an_error(tmp_path):
+    """What systemd sends at `systemctl stop`: the supervisor, its zygote and its workers all get it."""
+    import signal
+    url = free_url()
+    log = tmp_path / "server.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(server_argv(url, "--sim-memory", "256MiB"), stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        from rgpu.client import server_client
+        wait_until(lambda: server_client.ping(url), 60, "server answers")
+
+        def zygote_ignores_sigterm():   # the zygote is up and set (SigIgn in /proc: bit 15 is SIGTERM)
+            children = open(f"/proc/{proc.pid}/task/{proc.pid}/children").read().split()
+            for pid in children:
+                status = dict(line.split(":\t", 1) for line in open(f"/proc/{pid}/status").read().splitlines()
+                              if ":\t" in line)
+                if int(status.get("SigIgn", "0"), 16) & (1 << (signal.SIGTERM - 1)):
+                    return True
+            return False
+        wait_until(zygote_ignores_sigterm, 60, "the zygote started")
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = log.read_text()
+    assert "event=server_stopped" in text and "level=error" not in text and "zygote_gone" not in text, text
