@@ -92,7 +92,7 @@ else
 fi
 EOF
 chmod +x "$dir/install.sh"
-cp "$root/README.md" "$dir/README.md"
+cp "$root/README.md" "$root/LICENSE" "$dir/" && cp -r "$root/docs" "$dir/docs"   # the guides, offline too
 if [ $source -eq 1 ]; then
     mkdir -p "$dir/source"
     git -C "$root" archive --format=tar HEAD | tar -x -C "$dir/source"
