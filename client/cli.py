@@ -49,8 +49,10 @@ def _asked_for_a_request() -> bool:
 def cli():
     """rgpu: run unmodified CUDA programs on GPUs of other machines.
 
-    Sizes (--mem) are MiB when bare (--mem 512), or take a unit (8GiB, 16GB), or are a fraction of
-    the GPU (0.5, 50%). URLs are tcp://HOST:PORT, HOST:PORT or ipc://PATH."""
+    Sizes (--mem) are MiB when bare (--mem 512), or take a binary unit (512M, 8G, 16GiB), or are a
+    share of the GPU with % (50%). URLs are tcp://HOST:PORT, HOST:PORT or ipc://PATH. Exit codes:
+    2 usage, 3 refused, 4 not found, 5 authentication, 6 controller unreachable, 127 no such
+    program (docs/configuration.md)."""
     logs.configure_cli()
 
 
