@@ -165,12 +165,39 @@ def test_run_on_existing_lease_renews_and_leaves_it(controller, pool, tmp_path):
     assert kept["id"] == lease["lease"] and kept["expires"] > lease["expires"]
 
 
+@pytest.fixture
+def live_pool(controller, pool):
+    """``pool`` whose two servers heartbeat (every 0.3 s) while the test runs: the CLI runs as
+    subprocesses here, slower than the controller's 1.5 s heartbeat timeout."""
+    import threading
+
+    from rgpu.client.controller_client import ControllerError
+    stop = threading.Event()
+
+    def beat():
+        with controller.fleet() as c:
+            while True:
+                for url, boot in (("tcp://gpu1:7000", "b1"), ("tcp://gpu2:7000", "b2")):
+                    try:
+                        c.heartbeat(url, boot, {})
+                    except ControllerError:
+                        pass
+                if stop.wait(0.3):
+                    return
+    t = threading.Thread(target=beat, daemon=True)
+    t.start()
+    yield pool
+    stop.set()
+    t.join(10)
+
+
 def _cli(controller, *args, env=None, timeout=60):
     return subprocess.run([sys.executable, "-m", "rgpu.client.cli", *args], capture_output=True, text=True,
                           env={**controller.env, **(env or {})}, timeout=timeout)
 
 
-def test_run_inside_a_reserved_shell_uses_its_lease(controller, pool, tmp_path):
+def test_run_inside_a_reserved_shell_uses_its_lease(controller, live_pool, tmp_path):
+    pool = live_pool
     """As srun inside salloc: `rgpu run` in a shell of `rgpu reserve` (RGPU_LEASE_ID) reserves nothing new."""
     lease = pool.reserve(memory=GiB, compute=10, ttl=60)["lease"]
     argv = _program(tmp_path, "print(os.environ['RGPU_LEASE'])\n")
@@ -185,7 +212,8 @@ def test_run_inside_a_reserved_shell_uses_its_lease(controller, pool, tmp_path):
     assert [x["id"] for x in pool.leases()] == [lease]
 
 
-def test_reserve_shell_renews_its_lease_while_it_runs_and_releases_it(controller, pool, tmp_path):
+def test_reserve_shell_renews_its_lease_while_it_runs_and_releases_it(controller, live_pool, tmp_path):
+    pool = live_pool
     # the "shell" outlives the lease's TTL (2 s): only the renewals keep the lease alive
     shell = tmp_path / "shell.sh"
     shell.write_text(f"#!/bin/sh\nsleep 3.5\n{sys.executable} -m rgpu.client.cli leases --json "
@@ -201,7 +229,7 @@ def test_reserve_shell_renews_its_lease_while_it_runs_and_releases_it(controller
     assert pool.leases() == [] and f"released lease {lease}" in p.stderr
 
 
-def test_no_mem_is_a_whole_gpu_and_says_so(controller, pool):
+def test_no_mem_is_a_whole_gpu_and_says_so(controller, live_pool):
     p = _cli(controller, "reserve", "--controller", controller.url)
     assert p.returncode == 0 and "takes a whole GPU's memory" in p.stderr and "16.0 GiB" in p.stderr, p.stderr
     p = _cli(controller, "reserve", "--json", "--controller", controller.url)   # tools get no note
