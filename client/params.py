@@ -1,5 +1,6 @@
 """What the ``rgpu`` commands share: the URL parameter type, the waiting line of a queued request,
-and failing cleanly (a sentence on stderr, or one JSON error under ``--json``; never a traceback)."""
+and failing cleanly (a sentence on stderr, or one JSON error under ``--json``; never a traceback;
+the exit code says the class of failure: client/exits.py)."""
 from __future__ import annotations
 
 import json
@@ -8,6 +9,8 @@ import sys
 import time
 
 import click
+
+from . import exits
 
 _PORT = r"[0-9]{1,5}"
 
@@ -54,8 +57,11 @@ CONTROLLER_URL = Url()
 SERVER_URL = Url(server=True)
 
 
-def fail(as_json: bool, code: str, message: str, exit_code: int = 1):
-    """End the command: ``rgpu: error: message`` on stderr, or ``{"ok": false, ...}`` on stdout."""
+def fail(as_json: bool, code: str, message: str, exit_code: int | None = None):
+    """End the command: ``rgpu: error: message`` on stderr, or ``{"ok": false, ...}`` on stdout; the
+    exit code is the class of ``code`` (client/exits.py) unless given."""
+    if exit_code is None:
+        exit_code = exits.for_error(code)
     if as_json:
         click.echo(json.dumps({"ok": False, "error": code, "message": message}))
     else:

@@ -23,6 +23,7 @@ import zmq
 
 from rgpu import __version__, health, logs
 from rgpu.client.params import CONTROLLER_URL
+from rgpu.commands import DaemonCommand
 from rgpu.config import config_dir
 from rgpu.protocol import curve, limits
 from rgpu.protocol.tokens import SecretError, load_secret
@@ -159,13 +160,18 @@ class Daemon:
         log.info("controller_stopped")
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=DaemonCommand, name="rgpu-controller", context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="rgpu-controller")
 @click.option("--listen", default="tcp://127.0.0.1:7440", show_default=True, type=CONTROLLER_URL,
               help="ZeroMQ endpoint to bind: tcp://HOST:PORT (or HOST:PORT) or ipc://PATH.")
 @click.option("--db", "db_path", required=True, type=click.Path(dir_okay=False), help="SQLite state file (created if missing).")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
-              help="Cluster secret file (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, or ~/.config/rgpu/cluster-secret).")
+              help="Cluster secret file (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, or ~/.config/rgpu/cluster-secret, "
+                   "which the first daemon creates when no secret is configured). A file that is not there is an error "
+                   "(see --init-secret).")
+@click.option("--init-secret", is_flag=True,
+              help="Create the cluster secret (32 random bytes, mode 0600) at --secret-file, or the default file, if it "
+                   "does not exist yet; copy that file to every server of the pool.")
 @click.option("--heartbeat-interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, help="Seconds between server heartbeats.")
 @click.option("--heartbeat-timeout", type=click.FloatRange(min=0.1), default=5.0, show_default=True, help="Silence after which a server is down.")
 @click.option("--token-lifetime", default=DEFAULT_TOKEN_LIFETIME, show_default=True, help="Seconds a lease token opens sessions.")
@@ -175,7 +181,7 @@ class Daemon:
               help="Directory of the users' public certificates (default: <config>/users; see `rgpu user`).")
 @logs.options
 @health.listen_option
-def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, restart_grace,
+def main(listen, db_path, secret_file, init_secret, heartbeat_interval, heartbeat_timeout, token_lifetime, restart_grace,
          users_dir, log_level, log_format, metrics_listen):
     """rgpu-controller: the pool of virtual GPUs, its leases and placement.
 
@@ -186,7 +192,7 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
     logs.configure("controller", log_level, log_format)
     users_dir = Path(users_dir) if users_dir else config_dir() / "users"
     try:
-        secret = load_secret(secret_file, create=True)
+        secret = load_secret(secret_file, create=True, init=init_secret)
         try:
             users.bootstrap(users_dir, curve.controller_keys(secret).public)
         except OSError as exc:  # a read-only home (a container): the operator and issued users still work

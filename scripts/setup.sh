@@ -27,6 +27,8 @@ fi
 if ! .venv/bin/python -c "import rgpu, zmq, msgpack, cffi, pytest, xdist" 2>/dev/null \
    || [ pyproject.toml -nt .venv/.installed ]; then
     .venv/bin/python -m pip install -q --upgrade pip
+    # the distribution was called rgpu before it became rgpu-pool: one editable install of the tree
+    if .venv/bin/python -m pip show -q rgpu >/dev/null 2>&1; then .venv/bin/python -m pip uninstall -q -y rgpu; fi
     .venv/bin/python -m pip install -q -e '.[test]'
     touch .venv/.installed
 fi

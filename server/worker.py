@@ -23,7 +23,7 @@ from rgpu import logs
 from rgpu.protocol import curve, wire
 from rgpu.protocol.generated.calltable import BY_NAME
 
-from . import backends, module_cache
+from . import backends, module_cache, session_ports
 from .errors import CudaError, driver_code
 from .dispatch import Dispatcher
 from .migration.source import Outbound, Redirect
@@ -140,14 +140,11 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         curve.as_server(sock, keys)
     else:
         sock.zap_domain = b"rgpu"  # a plain wire goes through ZAP too: it admits the client's address
-    bind = conf["worker_bind"]
-    sock.bind(f"{bind}-{os.getpid()}" if bind.startswith("ipc://") else bind)  # supervisor.worker_bind
-    endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
-    if conf["worker_bind"].startswith("tcp://*:"):
-        endpoint = "tcp://*:" + endpoint.rsplit(":", 1)[1]
-    conn.send(endpoint)
+    # supervisor.worker_bind, within --session-ports when given; none free: say so and end
+    endpoint = session_ports.bind(sock, conf["worker_bind"], conf.get("session_ports"))
+    conn.send(endpoint or ("no_port", *conf["session_ports"]))
     try:
-        assignment = conn.recv()
+        assignment = conn.recv() if endpoint else None
     except (EOFError, OSError):
         assignment = None
     if assignment is None:
@@ -162,7 +159,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     admission.admit(assignment.get("client_key"), assignment.get("client_address"),
                     *([restore["source_key"].encode()] if restore and restore.get("source_key") else []))
     conn.send("admitted")  # the supervisor answers the hello only now: the client's connection gets in
-    log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"])
+    log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"],
+                   lease=assignment.get("lease") or None)   # session_ended and the rest name their lease
     traffic = gpu.traffic
 
     def reserve(delta: int) -> bool:

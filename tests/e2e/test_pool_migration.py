@@ -140,12 +140,12 @@ def test_a_move_to_a_server_without_room_is_refused_and_the_program_runs_on(pool
         assert filler["vgpus"][0]["server"] == b
         progress_to(proc, 2)
         p = pool.cli("migrate", lease, "--to", f"{b}#0", "--json")
-        assert p.returncode == 1, p.stdout + p.stderr
+        assert p.returncode == 3, p.stdout + p.stderr
         refusal = json.loads(p.stdout)
         assert refusal["error"] == "no_capacity" and "cannot take" in refusal["message"], refusal
         # and with no target named, nothing in the pool fits either
         p = pool.cli("migrate", lease)
-        assert p.returncode == 1 and "no GPU of the pool can take" in p.stderr, p.stdout + p.stderr
+        assert p.returncode == 3 and "no GPU of the pool can take" in p.stderr, p.stdout + p.stderr
         assert pool.leases()[lease]["vgpus"][0]["server"] == a and stored_gpu(pool, lease) == gpu_uuid(pool, a)
         out, err = proc.communicate(timeout=300)
     finally:
