@@ -9,6 +9,11 @@ The socket is a CURVE server with the controller's key (derived from the cluster
 handler (users.policy) admits the servers' key and the users of the users directory and refuses
 every other peer during the handshake. Each request is handled as its connection's ``Peer``. No
 message part may exceed MAX_MESSAGE: a larger one disconnects its sender before it is buffered.
+
+With ``--store etcd://...`` the daemon is one replica of a cluster (election.py): it serves while
+it leads; while it follows, ``ping`` answers with ``role: follower`` and the leader's URL, and
+every other command with ``not_leader`` and that URL, which the clients follow
+(client/controller_client.py). The CURVE keys are the cluster's, so a client trusts any replica.
 """
 from __future__ import annotations
 
@@ -29,9 +34,12 @@ from rgpu.protocol.tokens import SecretError, load_secret
 
 from . import users
 from .handlers import handle
+from .election import Replica
 from .leases import DEFAULT_TOKEN_LIFETIME
 from .service import RESTART_GRACE, Controller
-from .store import Store, StoreError
+from .store import StoreError
+from .store_etcd import EtcdStore, Fenced
+from .stores import open_store
 
 log = structlog.get_logger("rgpu.controller")
 TICK_S = 0.25          # how often expiry, heartbeats and the wait queue are looked at
@@ -57,19 +65,23 @@ _INTERNAL = msgpack.packb({"ok": False, "error": "internal", "message": "control
 
 
 class Daemon:
-    def __init__(self, ctl: Controller, listen: str, users_dir: str | Path):
-        self.ctl, self.listen = ctl, listen
+    def __init__(self, ctl: Controller | None, listen: str, users_dir: str | Path, *,
+                 replica: Replica | None = None, secret: bytes | None = None):
+        """``ctl``: the Controller of a lone daemon; a replica of a cluster passes ``replica``
+        (which holds a Controller while it leads) and the cluster ``secret`` instead."""
+        self._ctl, self.replica, self.listen = ctl, replica, listen
+        secret = ctl.secret if ctl is not None else secret
         self.ctx = zmq.Context()
         self.zap = curve.Zap(self.ctx, users.policy(users.Directory(users_dir),
-                                                    curve.server_role_keys(ctl.secret).public,
-                                                    curve.operator_keys(ctl.secret).public))
+                                                    curve.server_role_keys(secret).public,
+                                                    curve.operator_keys(secret).public))
         self.zap.start()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.SNDHWM, 10000)
         self.sock.setsockopt(zmq.RCVHWM, 1000)
         curve.limit(self.sock, MAX_MESSAGE)
-        curve.as_server(self.sock, curve.controller_keys(ctl.secret))
+        curve.as_server(self.sock, curve.controller_keys(secret))
         try:
             self.sock.bind(listen)
         except zmq.ZMQError:
@@ -78,8 +90,35 @@ class Daemon:
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
         self.running = True
 
+    @property
+    def ctl(self) -> Controller | None:
+        """The Controller serving now: this daemon's, or the replica's while it leads."""
+        return self.replica.ctl if self.replica is not None else self._ctl
+
     def stop(self, *_):
         self.running = False
+
+    def _handle(self, req, peer: users.Peer) -> dict:
+        ctl = self.ctl
+        if ctl is None:
+            return self._not_leader(req, peer)
+        try:
+            reply = handle(ctl, req, peer)
+        except Fenced as exc:       # another replica leads since: this one's pool is stale
+            self.replica.step_down(str(exc))
+            return self._not_leader(req, peer)
+        if self.replica is not None and isinstance(req, dict) and req.get("cmd") == "ping":
+            reply["role"] = "leader"
+        return reply
+
+    def _not_leader(self, req, peer: users.Peer) -> dict:
+        leader = self.replica.leader_url()
+        if isinstance(req, dict) and req.get("cmd") == "ping":
+            return {"ok": True, "role": "follower", "leader": leader, "now": time.time(),
+                    "you": {"kind": peer.kind, "name": peer.name, "admin": peer.admin}}
+        return {"ok": False, "error": "not_leader", "leader": leader,
+                "message": "this rgpu-controller replica does not lead; "
+                           + (f"the leader is {leader}" if leader else "no replica leads yet (election under way)")}
 
     def close(self) -> None:
         self.sock.close(0)
@@ -119,7 +158,7 @@ class Daemon:
                 reply = {"ok": False, "error": "bad_request", "message": err}
             else:
                 try:
-                    reply = handle(self.ctl, req, peer)
+                    reply = self._handle(req, peer)
                 except Exception as exc:
                     cmd = req.get("cmd") if isinstance(req, dict) else None
                     log.exception("request_crashed", cmd=limits.summary(cmd, 40), peer=peer.name)
@@ -148,13 +187,24 @@ class Daemon:
             now = time.monotonic()
             if now >= next_tick:
                 next_tick = now + TICK_S
+                if self.replica is not None:
+                    try:
+                        self.replica.step()
+                    except Exception:
+                        log.exception("election_crashed")
+                ctl = self.ctl
                 try:
-                    self.ctl.tick()
-                    if now >= next_prune:
-                        next_prune = now + PRUNE_EVERY_S
-                        self.ctl.prune()
+                    if ctl is not None:
+                        ctl.tick()
+                        if now >= next_prune:
+                            next_prune = now + PRUNE_EVERY_S
+                            ctl.prune()
+                except Fenced as exc:
+                    self.replica.step_down(str(exc))
                 except Exception:
                     log.exception("tick_crashed")
+        if self.replica is not None:
+            self.replica.close()
         self.close()
         log.info("controller_stopped")
 
@@ -163,7 +213,14 @@ class Daemon:
 @click.version_option(__version__, "-V", "--version", prog_name="rgpu-controller")
 @click.option("--listen", default="tcp://127.0.0.1:7440", show_default=True, type=CONTROLLER_URL,
               help="ZeroMQ endpoint to bind: tcp://HOST:PORT (or HOST:PORT) or ipc://PATH.")
-@click.option("--db", "db_path", required=True, type=click.Path(dir_okay=False), help="SQLite state file (created if missing).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), help="SQLite state file (created if missing); the same as --store sqlite:PATH.")
+@click.option("--store", "store_spec", metavar="STORE",
+              help="Where the state lives: sqlite:PATH, or etcd://HOST:PORT[,HOST:PORT...][/PREFIX] for replicas "
+                   "of one cluster (any number; one leads, elected in etcd).")
+@click.option("--advertise", default=None, help="The URL clients reach this replica at (default: --listen); "
+                                                 "followers redirect clients to the leader's.")
+@click.option("--leader-ttl", type=click.IntRange(2, 60), default=3, show_default=True,
+              help="Seconds a dead leader keeps the lead before another replica takes it (etcd only).")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
               help="Cluster secret file (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, or ~/.config/rgpu/cluster-secret).")
 @click.option("--heartbeat-interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, help="Seconds between server heartbeats.")
@@ -175,7 +232,7 @@ class Daemon:
               help="Directory of the users' public certificates (default: <config>/users; see `rgpu user`).")
 @logs.options
 @health.listen_option
-def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, restart_grace,
+def main(listen, db_path, store_spec, advertise, leader_ttl, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, restart_grace,
          users_dir, log_level, log_format, metrics_listen):
     """rgpu-controller: the pool of virtual GPUs, its leases and placement.
 
@@ -183,6 +240,8 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
     listed in --users). At start it writes its public certificate to <config>/controller.key and,
     if this account has none, an admin credential to <config>/credential (config: RGPU_CONFIG_DIR,
     else ~/.config/rgpu)."""
+    if (db_path is None) == (store_spec is None):
+        raise click.UsageError("name the state's store: --db PATH (SQLite) or --store sqlite:PATH|etcd://...")
     logs.configure("controller", log_level, log_format)
     users_dir = Path(users_dir) if users_dir else config_dir() / "users"
     try:
@@ -191,15 +250,21 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
             users.bootstrap(users_dir, curve.controller_keys(secret).public)
         except OSError as exc:  # a read-only home (a container): the operator and issued users still work
             log.warning("users_bootstrap_failed", reason=str(exc))
-        store = Store(db_path)
+        store = open_store(store_spec or f"sqlite:{db_path}")
         store.start_checkpointer()
     except (SecretError, StoreError, users.CredentialError, curve.CurveError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    ctl = Controller(store, secret, heartbeat_interval=heartbeat_interval,
-                     heartbeat_timeout=heartbeat_timeout, token_lifetime=token_lifetime,
-                     restart_grace=restart_grace)
+
+    def make_controller():
+        return Controller(store, secret, heartbeat_interval=heartbeat_interval,
+                          heartbeat_timeout=heartbeat_timeout, token_lifetime=token_lifetime,
+                          restart_grace=restart_grace)
+    if isinstance(store, EtcdStore):
+        ctl, replica = None, Replica(store, make_controller, advertise or listen, ttl=leader_ttl)
+    else:
+        ctl, replica = make_controller(), None
     try:
-        daemon = Daemon(ctl, listen, users_dir)
+        daemon = Daemon(ctl, listen, users_dir, replica=replica, secret=secret)
     except zmq.ZMQError as exc:
         store.close()
         raise click.ClickException(f"cannot listen on {listen}: {exc.strerror}"
@@ -211,7 +276,7 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
         from .metrics import ControllerCollector
         try:
             health.serve(metrics_listen, health.controller_check(daemon.endpoint, Credential.for_server(secret)),
-                         ControllerCollector(ctl))
+                         ControllerCollector(lambda: daemon.ctl))
         except (OSError, ValueError) as exc:
             daemon.close()
             store.close()

@@ -20,10 +20,14 @@ def _copy(items):
 
 class ControllerCollector:
     def __init__(self, ctl):
+        """``ctl``: the Controller, or a callable returning the one that leads now (None on a
+        replica that follows: it has no pool to report)."""
         self.ctl = ctl
 
     def collect(self):
-        ctl, fams = self.ctl, Families()
+        ctl, fams = self.ctl() if callable(self.ctl) else self.ctl, Families()
+        if ctl is None:
+            return
         servers = _copy(ctl.pool.servers.values())
         states = {"up": 0, "down": 0}
         for s in servers:

@@ -101,6 +101,10 @@ class EtcdStore:
     def close(self) -> None:
         self.etcd.close()
 
+    def forget(self) -> None:
+        """Drop the rows kept from earlier writes (a new leader reads everything afresh)."""
+        self._rows.clear()
+
     # ---- transactions ---------------------------------------------------------------------------
     def _commit(self, puts: dict[str, dict] = None, deletes=(), compare=()) -> None:
         """Put ``puts`` (key -> row) and delete ``deletes`` in one transaction, fenced when leading."""

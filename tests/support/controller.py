@@ -46,21 +46,26 @@ def cluster_env(tmp_path: Path, controller_url: str) -> dict:
 class ControllerProc:
     """One controller (restartable on the same database and port)."""
 
-    def __init__(self, daemons: DaemonSet, tmp_path: Path, extra=()):
+    def __init__(self, daemons: DaemonSet, tmp_path: Path, extra=(), *, store: str | None = None,
+                 name: str = "controller", controller_env: str | None = None):
+        """``store``: ``--store`` (etcd://... for a replica of a cluster) instead of a SQLite
+        file; ``name`` tells replicas' logs apart; ``controller_env``: RGPU_CONTROLLER for the
+        CLI (default: this controller's URL; the replicas' list for a cluster)."""
         self.daemons, self.tmp_path, self.extra = daemons, tmp_path, list(extra)
+        self.store, self.name = store, name
         self.url = free_url()
         self.db = tmp_path / "controller.db"
-        self.env = cluster_env(tmp_path, self.url)
+        self.env = cluster_env(tmp_path, controller_env or self.url)
         self.config = Path(self.env["RGPU_CONFIG_DIR"])
         self.handle = None
 
     def argv(self):
-        return [sys.executable, "-m", "rgpu.controller.daemon", "--listen", self.url,
-                "--db", str(self.db), *self.extra]
+        state = ["--store", self.store] if self.store else ["--db", str(self.db)]
+        return [sys.executable, "-m", "rgpu.controller.daemon", "--listen", self.url, *state, *self.extra]
 
     def start(self):
         self.handle = self.daemons.start(self.argv(), answers(self.url), 20, env=self.env,
-                                         log_path=self.tmp_path / "controller.log")
+                                         log_path=self.tmp_path / f"{self.name}.log")
         return self
 
     def stop(self):
