@@ -62,6 +62,12 @@ def _decode(payload: bytes):
 # The reply when anything below the decoder fails in a way its own handling did not foresee:
 # packed once, so that answering cannot itself fail.
 _INTERNAL = msgpack.packb({"ok": False, "error": "internal", "message": "controller error; see its log"})
+# The replies of a burst whose changes etcd did not take: nothing of them happened.
+_NOT_STORED = msgpack.packb({"ok": False, "error": "unavailable",
+                             "message": "the controller could not store the change in etcd; nothing was done, "
+                                        "try again"})
+_NOT_STORED_FENCED = msgpack.packb({"ok": False, "error": "not_leader", "leader": "",
+                                    "message": "this rgpu-controller replica no longer leads; nothing was done"})
 
 
 class Daemon:
@@ -126,14 +132,47 @@ class Daemon:
         self.ctx.term()
 
     def _serve_one(self, parts: list) -> None:
-        """Serve one request. Whatever it holds, the loop goes on: a failure this method did not
-        foresee is logged without the request's content and answered with a fixed reply."""
+        self._send(*self._answer(parts))
+
+    def _serve_burst(self, burst: list) -> None:
+        """Serve the requests that arrived together. A leading replica gathers their changes into
+        one etcd transaction (store_etcd.py, group commit), committed before any reply is sent;
+        if it cannot be committed, none of them happened: the replies say so and the replica
+        loads its pool again from etcd (or steps down, when another replica leads since)."""
+        store = self.replica.store if self.replica is not None and self.ctl is not None else None
+        if store is None:
+            for parts in burst:
+                self._serve_one(parts)
+            return
+        answers = []
+        try:
+            with store.batch():
+                for parts in burst:
+                    answers.append(self._answer(parts))
+            failure = store.failed      # a part committed early (a large burst) that failed
+        except Exception as exc:
+            failure = exc
+        if isinstance(failure, Fenced):
+            self.replica.step_down(str(failure))
+            answers = [(envelope, _NOT_STORED_FENCED) for envelope, _ in answers]
+        elif failure is not None:
+            log.warning("changes_not_stored", requests=len(answers), reason=str(failure))
+            answers = [(envelope, _NOT_STORED) for envelope, _ in answers]
+            self.replica.reload()
+        for answer in answers:
+            self._send(*answer)
+
+    def _answer(self, parts: list) -> tuple[list, bytes]:
+        """The reply to one request. Whatever it holds, the loop goes on: a failure this method did
+        not foresee is logged without the request's content and answered with a fixed reply."""
         try:
             envelope, reply = self._reply_to(parts)
-            payload = msgpack.packb(reply, use_bin_type=True)
+            return envelope, msgpack.packb(reply, use_bin_type=True)
         except Exception:
             log.exception("request_crashed")
-            envelope, payload = [parts[0].bytes], _INTERNAL
+            return [parts[0].bytes], _INTERNAL
+
+    def _send(self, envelope: list, payload: bytes) -> None:
         try:
             self.sock.send_multipart([*envelope, payload], flags=zmq.NOBLOCK)
         except zmq.Again:
@@ -178,12 +217,13 @@ class Daemon:
         log.info("controller_listening", endpoint=self.endpoint)
         while self.running:
             if poller.poll(POLL_MS):
+                burst = []
                 for _ in range(256):    # drain a burst, but let ticks happen under load
                     try:
-                        frames = self.sock.recv_multipart(zmq.NOBLOCK, copy=False)
+                        burst.append(self.sock.recv_multipart(zmq.NOBLOCK, copy=False))
                     except zmq.Again:
                         break
-                    self._serve_one(frames)
+                self._serve_burst(burst)
             now = time.monotonic()
             if now >= next_tick:
                 next_tick = now + TICK_S

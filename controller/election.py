@@ -149,6 +149,13 @@ class Replica:
             self.election.resign()
         self.store.forget()
 
+    def reload(self) -> None:
+        """The store holds less than the pool in memory (a change etcd did not take): build the
+        Controller again from etcd, now if this replica still leads."""
+        self.ctl = None
+        self.store.forget()
+        self.step()
+
     def close(self) -> None:
         self.election.resign()
         self.election.etcd.close()

@@ -11,7 +11,11 @@ Keys, all under one prefix (``/rgpu`` unless the URL names another), values JSON
     PREFIX/ended/ID          an ended lease {id, state, owner, created, ended, request}
     PREFIX/migrations/ID     {id, lease, seq, from_gpu, to_gpu, state, reason, created, ended, message}
 
-Every change is one etcd transaction. When a replica leads, each transaction also compares the
+Every change is one etcd transaction. Group commit (``batch``): while the daemon serves a burst of
+requests, their changes gather into one transaction, committed before any of their replies is
+sent — one raft round for the burst instead of one per request. A batch that fails to commit
+leaves this replica's memory ahead of etcd: the daemon then drops its Controller and loads it
+again from etcd (or steps down when fenced). When a replica leads, each transaction also compares the
 leader key's create revision with the one its election won (``fence``): a deposed leader — its
 lease expired while it was cut off, another replica elected since — has every write refused
 (``Fenced``), so two replicas never place into the same memory. Only the leader writes, so the
@@ -51,6 +55,8 @@ class EtcdStore:
         self.path = url
         self.etcd = E.Etcd(self.endpoints, timeout=timeout)
         self.fence: tuple[str, int] | None = None
+        self._pending: _Pending | None = None   # the open batch's changes
+        self.failed: StoreError | None = None    # why a part of the open batch was not committed
         self._rows: dict[str, dict] = {}   # key -> the row this replica last wrote or read there
         try:
             self._open(create)
@@ -106,9 +112,40 @@ class EtcdStore:
         self._rows.clear()
 
     # ---- transactions ---------------------------------------------------------------------------
+    def batch(self) -> "_Batch":
+        """``with store.batch(): ...``: the changes made inside are committed together at its end
+        (or earlier, in parts, when they outgrow one transaction); raises like a change would."""
+        return _Batch(self)
+
     def _commit(self, puts: dict[str, dict] = None, deletes=(), compare=()) -> None:
-        """Put ``puts`` (key -> row) and delete ``deletes`` in one transaction, fenced when leading."""
+        """Put ``puts`` (key -> row) and delete ``deletes`` in one transaction, fenced when leading
+        (or add them to the open batch)."""
         puts = puts or {}
+        if self._pending is not None:
+            self._pending.add(puts, deletes, compare)
+            for k in deletes:
+                self._rows.pop(k, None)
+            self._rows.update(puts)
+            if self._pending.size() > MAX_OPS - 8:
+                self.flush()
+            return
+        self._send(puts, deletes, compare)
+
+    def flush(self) -> None:
+        """Commit the open batch's changes now (the batch stays open)."""
+        pending = self._pending
+        if pending is None:
+            return
+        self._pending = _Pending()
+        if pending.puts or pending.deletes:
+            try:
+                self._send(pending.puts, pending.deletes, pending.compare.values())
+            except StoreError as exc:
+                self._rows.clear()      # they held the failed changes
+                self.failed = exc
+                raise
+
+    def _send(self, puts: dict[str, dict], deletes, compare) -> None:
         compare = list(compare)
         if self.fence is not None:
             compare.append(E.cmp_create(*self.fence))
@@ -133,6 +170,8 @@ class EtcdStore:
     def _row(self, key: str) -> dict | None:
         row = self._rows.get(key)
         if row is None:
+            if self._pending is not None and key in self._pending.deletes:
+                return None
             kv = self.etcd.get(key)
             if kv is None:
                 return None
@@ -228,10 +267,13 @@ class EtcdStore:
                          deletes=[self.key("leases/" + i) for i, _ in chunk])
 
     def ended_state(self, lease_id: str) -> tuple[str, str] | None:
-        kv = self.etcd.get(self.key("ended/" + lease_id))
-        if kv is None:
-            return None
-        row = json.loads(kv.value)
+        key = self.key("ended/" + lease_id)
+        row = self._pending.puts.get(key) if self._pending is not None else None
+        if row is None:
+            kv = self.etcd.get(key)
+            if kv is None:
+                return None
+            row = json.loads(kv.value)
         return row["state"], row["owner"]
 
     def ended_since(self, since: float) -> list[dict]:
@@ -303,6 +345,50 @@ class EtcdStore:
                 c["allocations"] += 1
                 c["exclusive"] = max(c["exclusive"], int(a["exclusive"]))
         return out
+
+
+class _Pending:
+    """The changes of an open batch, merged: the last write of a key wins, so no key appears
+    twice in the transaction (etcd refuses that). A compare on a key the batch itself wrote is
+    dropped: etcd would check it against the state before the batch, the batch decides it."""
+
+    def __init__(self):
+        self.puts: dict[str, dict] = {}
+        self.deletes: set[str] = set()
+        self.compare: dict[str, dict] = {}
+
+    def add(self, puts: dict, deletes, compare) -> None:
+        for c in compare:
+            k = E.unb64(c["key"]).decode()
+            if k not in self.puts and k not in self.deletes:
+                self.compare.setdefault(json.dumps(c, sort_keys=True), c)
+        for k in deletes:
+            self.puts.pop(k, None)
+            self.deletes.add(k)
+        for k, v in puts.items():
+            self.deletes.discard(k)
+            self.puts[k] = v
+
+    def size(self) -> int:
+        return max(len(self.puts) + len(self.deletes), len(self.compare) + 1)
+
+
+class _Batch:
+    def __init__(self, store: EtcdStore):
+        self.store = store
+
+    def __enter__(self):
+        self.store._pending, self.store.failed = _Pending(), None
+        return self
+
+    def __exit__(self, exc_type, *_):
+        try:
+            if exc_type is None:
+                self.store.flush()
+        finally:
+            if exc_type is not None:
+                self.store._rows.clear()
+            self.store._pending = None
 
 
 def _chunks(items: list, size: int):

@@ -28,10 +28,11 @@ def healthy(endpoint: str) -> bool:
 
 
 class EtcdCluster:
-    def __init__(self, tmp_path: Path, members: int = 1, deadline_s: float = 30.0):
+    def __init__(self, tmp_path: Path, members: int = 1, deadline_s: float = 30.0, tmpfs: bool = True):
+        """``tmpfs=False`` keeps the data on tmp_path's disk (benchmarks: what fsync costs)."""
         self.members, self.deadline_s = members, deadline_s
         shm = Path("/dev/shm")
-        self.data = Path(tempfile.mkdtemp(prefix="rgpu-etcd-", dir=shm if shm.is_dir() else tmp_path))
+        self.data = Path(tempfile.mkdtemp(prefix="rgpu-etcd-", dir=shm if tmpfs and shm.is_dir() else tmp_path))
         self.logs = tmp_path
         self.client_ports = [free_port() for _ in range(members)]
         self.peer_ports = [free_port() for _ in range(members)]

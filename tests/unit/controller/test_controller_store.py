@@ -165,3 +165,29 @@ def test_etcd_a_deposed_leaders_writes_are_refused(etcd_member):
     assert [lease["id"] for lease in EtcdStore(etcd_member.store_url("/fence")).load_leases()] == ["l-1"]
     client.close()
     store.close()
+
+
+def test_etcd_a_batch_commits_its_changes_together_or_not_at_all(etcd_member):
+    """Group commit: a server's registration, a lease on its GPU and another lease placed and
+    ended, all in one transaction; a fenced batch writes nothing and says why."""
+    store = EtcdStore(etcd_member.store_url("/batch"))
+    watcher = EtcdStore(etcd_member.store_url("/batch"))
+    with store.batch():
+        store.upsert_server("tcp://s:1", "up", "sim", "b1", G, 5.0)
+        store.insert_lease(LEASE, ALLOC)
+        store.insert_lease(dict(LEASE, id="l-2"), ALLOC)
+        store.end_leases(["l-2"], "released", 6.0)
+        assert store.ended_state("l-2") == ("released", "me")      # seen before it is committed
+        assert watcher.load_servers() == []                       # nothing in etcd yet
+    assert store.failed is None
+    assert [lease["id"] for lease in watcher.load_leases()] == ["l-1"]
+    assert watcher.ended_state("l-2") == ("released", "me") and watcher.gpu_commitments()["G0"]["memory"] == 10
+    leader = store.key("leader")
+    ok, reply = store.etcd.txn([E.cmp_create(leader, 0)], [E.put(leader, "a")])
+    store.fence = (leader, int(reply["header"]["revision"]) + 1)  # a revision it does not hold
+    with pytest.raises(Fenced):
+        with store.batch():
+            store.end_leases(["l-1"], "released", 9.0)
+    assert isinstance(store.failed, Fenced) and [lease["id"] for lease in watcher.load_leases()] == ["l-1"]
+    store.close()
+    watcher.close()
