@@ -10,7 +10,8 @@ controller knows fails the handshake; that is reported at once as ``unauthentica
 
 Replicas: the URL may be a comma-separated list (``RGPU_CONTROLLER=tcp://a:7440,tcp://b:7440``),
 the replicas of one cluster. A replica that does not lead answers ``not_leader`` with the leader's
-URL, which the client follows; one that does not answer within ATTEMPT_S is skipped for the next.
+URL, which the client follows; one that does not answer within ATTEMPT_S is skipped for the next;
+``unavailable`` (the leader could not store the change in etcd: nothing was done) is sent again.
 The client keeps at it for its timeout, and at least FAILOVER_S (the time a new leader takes to be
 elected after the old one died). It stays on the URL that answered. A request that went to a
 leader which died before replying is sent again to the next leader: a reserve may then leave an
@@ -156,6 +157,10 @@ class ControllerClient:
             except ControllerTimeout as exc:      # dead or unreachable: the next replica
                 error = exc
                 self._switch(self.urls[(self.urls.index(self.url) + 1) % len(self.urls)])
+                continue
+            if reply.get("error") == "unavailable":   # the leader could not store it: nothing was done
+                error = ControllerError("unavailable", str(reply.get("message", "")))
+                time.sleep(0.1)
                 continue
             if reply.get("error") != "not_leader":
                 return reply

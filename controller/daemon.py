@@ -329,5 +329,15 @@ def main(listen, db_path, store_spec, advertise, leader_ttl, secret_file, heartb
         store.close()
 
 
+def entry() -> None:
+    """The ``rgpu-controller`` command: the daemon, or ``rgpu-controller migrate-store ...``."""
+    import sys
+    if sys.argv[1:2] == ["migrate-store"]:
+        from .migrate_store import migrate_store
+        migrate_store(sys.argv[2:], prog_name="rgpu-controller migrate-store")
+    else:
+        main()
+
+
 if __name__ == "__main__":
-    main()
+    entry()

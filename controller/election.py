@@ -157,5 +157,6 @@ class Replica:
         self.step()
 
     def close(self) -> None:
+        self.election.etcd.retry_s = 0.0   # stopping: one try of each member, no waiting for etcd
         self.election.resign()
         self.election.etcd.close()

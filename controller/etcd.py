@@ -8,8 +8,9 @@ kept-alive ``HTTPConnection`` per member is all the controller needs — no new 
 about a third of the per-request cost of a full HTTP client library.
 
 One ``Etcd`` is used by one thread at a time (the controller's loop); the election runs in the
-same loop. A member that refuses or times out is skipped for the next one of the list; only when
-none answers does a call raise ``EtcdUnavailable``.
+same loop. A member that refuses, times out or answers "unavailable" (no raft leader, the leader
+changed: a member died and the others elect) is skipped for the next one of the list, and the list
+is tried again for up to RETRY_S; only then does a call raise ``EtcdUnavailable``.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import base64
 import http.client
 import json
 import socket
+import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -27,6 +29,13 @@ class EtcdError(Exception):
 
 class EtcdUnavailable(EtcdError):
     """No member of the list answered."""
+
+
+class _Transient(Exception):
+    """A member answered that it cannot serve now (gRPC code 14 through the gateway: HTTP 503)."""
+
+
+RETRY_S = 3.0   # how long a call tries the members again (an etcd election takes about a second)
 
 
 def b64(data: str | bytes) -> str:
@@ -92,6 +101,7 @@ class Etcd:
         if not endpoints:
             raise ValueError("no etcd endpoint")
         self.endpoints, self.timeout = list(endpoints), timeout
+        self.retry_s = RETRY_S
         self._conns: dict[str, http.client.HTTPConnection] = {}
         self._current = 0
 
@@ -118,6 +128,8 @@ class Etcd:
         except ValueError:
             raise EtcdError(f"etcd at {endpoint} answered {path} with HTTP {resp.status} and no JSON: "
                             f"{data[:200]!r}; is it etcd's client port?") from None
+        if resp.status == 503 or (isinstance(reply, dict) and reply.get("code") == 14):
+            raise _Transient(f"HTTP {resp.status} {reply.get('error') or reply.get('message')}")
         if resp.status != 200 or not isinstance(reply, dict) or "error" in reply:
             message = reply.get("error") or reply.get("message") if isinstance(reply, dict) else data[:200]
             raise EtcdError(f"etcd at {endpoint} refused {path}: HTTP {resp.status} {message}")
@@ -126,17 +138,21 @@ class Etcd:
     def post(self, path: str, payload: dict) -> dict:
         """POST to the current member; on a refused or silent member, to the next ones."""
         body = json.dumps(payload).encode()
-        errors = []
-        for i in range(len(self.endpoints)):
-            k = (self._current + i) % len(self.endpoints)
-            try:
-                reply = self._post_to(self.endpoints[k], path, body)
-            except (OSError, socket.timeout, http.client.HTTPException) as exc:
-                errors.append(f"{self.endpoints[k]}: {exc.__class__.__name__}: {exc}")
-                continue
-            self._current = k
-            return reply
-        raise EtcdUnavailable("no etcd member answered (" + "; ".join(errors) + ")")
+        deadline = time.monotonic() + self.retry_s
+        while True:
+            errors = []
+            for i in range(len(self.endpoints)):
+                k = (self._current + i) % len(self.endpoints)
+                try:
+                    reply = self._post_to(self.endpoints[k], path, body)
+                except (OSError, socket.timeout, http.client.HTTPException, _Transient) as exc:
+                    errors.append(f"{self.endpoints[k]}: {exc.__class__.__name__}: {exc}")
+                    continue
+                self._current = k
+                return reply
+            if time.monotonic() >= deadline:
+                raise EtcdUnavailable("no etcd member answered (" + "; ".join(errors) + ")")
+            time.sleep(0.1)
 
     # ---- KV -------------------------------------------------------------------------------------
     def range(self, key: str, prefix: bool = False, keys_only: bool = False) -> tuple[list[Kv], int]:
