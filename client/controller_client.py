@@ -10,7 +10,8 @@ controller knows fails the handshake; that is reported at once as ``unauthentica
 
 Replicas: the URL may be a comma-separated list (``RGPU_CONTROLLER=tcp://a:7440,tcp://b:7440``),
 the replicas of one cluster. A replica that does not lead answers ``not_leader`` with the leader's
-URL, which the client follows; one that does not answer within ATTEMPT_S is skipped for the next;
+URL, which the client follows (also when it was given one URL: a Service in front of the
+replicas); one that does not answer within ATTEMPT_S is skipped for the next;
 ``unavailable`` (the leader could not store the change in etcd: nothing was done) is sent again.
 The client keeps at it for its timeout, and at least FAILOVER_S (the time a new leader takes to be
 elected after the old one died). It stays on the URL that answered. A request that went to a
@@ -136,7 +137,11 @@ class ControllerClient:
         timeout = self.timeout if timeout is None else timeout
         with self._lock:
             if len(self.urls) == 1:
-                return self._call_one(cmd, timeout, fields)
+                reply = self._call_one(cmd, timeout, fields)
+                leader = reply.get("leader")
+                if reply.get("error") != "not_leader" or not isinstance(leader, str) or not leader:
+                    return reply
+                self._switch(leader)   # one URL of several replicas (a Service in front of them)
             return self._call_leader(cmd, timeout, fields)
 
     def _switch(self, url: str) -> None:

@@ -257,7 +257,7 @@ class Daemon:
 @click.option("--store", "store_spec", metavar="STORE",
               help="Where the state lives: sqlite:PATH, or etcd://HOST:PORT[,HOST:PORT...][/PREFIX] for replicas "
                    "of one cluster (any number; one leads, elected in etcd).")
-@click.option("--advertise", default=None, help="The URL clients reach this replica at (default: --listen); "
+@click.option("--advertise", default=None, type=CONTROLLER_URL, help="The URL clients reach this replica at (default: --listen); "
                                                  "followers redirect clients to the leader's.")
 @click.option("--leader-ttl", type=click.IntRange(2, 60), default=3, show_default=True,
               help="Seconds a dead leader keeps the lead before another replica takes it (etcd only).")
@@ -300,6 +300,10 @@ def main(listen, db_path, store_spec, advertise, leader_ttl, secret_file, heartb
                           heartbeat_timeout=heartbeat_timeout, token_lifetime=token_lifetime,
                           restart_grace=restart_grace)
     if isinstance(store, EtcdStore):
+        if advertise is None and any(f"//{host}:" in listen for host in ("0.0.0.0", "*", "[::]")):
+            store.close()
+            raise click.UsageError(f"--listen {listen} is no address clients can reach: give --advertise "
+                                   f"tcp://HOST:PORT (the replicas that follow send clients to the leader's)")
         ctl, replica = None, Replica(store, make_controller, advertise or listen, ttl=leader_ttl)
     else:
         ctl, replica = make_controller(), None

@@ -58,6 +58,7 @@ class EtcdStore:
         self._pending: _Pending | None = None   # the open batch's changes
         self.failed: StoreError | None = None    # why a part of the open batch was not committed
         self._rows: dict[str, dict] = {}   # key -> the row this replica last wrote or read there
+        self._scanned: set[str] = set()    # families read whole into _rows since the last forget()
         try:
             self._open(create)
         except E.EtcdUnavailable as exc:
@@ -110,6 +111,7 @@ class EtcdStore:
     def forget(self) -> None:
         """Drop the rows kept from earlier writes (a new leader reads everything afresh)."""
         self._rows.clear()
+        self._scanned.clear()
 
     # ---- transactions ---------------------------------------------------------------------------
     def batch(self) -> "_Batch":
@@ -141,7 +143,7 @@ class EtcdStore:
             try:
                 self._send(pending.puts, pending.deletes, pending.compare.values())
             except StoreError as exc:
-                self._rows.clear()      # they held the failed changes
+                self.forget()           # the rows held the failed changes
                 self.failed = exc
                 raise
 
@@ -185,6 +187,7 @@ class EtcdStore:
             row = json.loads(kv.value)
             self._rows[kv.key] = row
             rows.append(row)
+        self._scanned.add(family)
         return rows
 
     # ---- servers and GPUs -----------------------------------------------------------------------
@@ -206,7 +209,9 @@ class EtcdStore:
     def _gpus_of(self, url: str) -> list[dict]:
         base = self.key("gpus/")
         known = [r for k, r in self._rows.items() if k.startswith(base) and r["server_url"] == url]
-        return known if known else [r for r in self._scan("gpus/") if r["server_url"] == url]
+        if known or "gpus/" in self._scanned:  # a leader read them all at start: no need to look
+            return known
+        return [r for r in self._scan("gpus/") if r["server_url"] == url]
 
     def delete_server(self, url: str) -> None:
         self._commit(deletes=[self.key("gpus/" + r["uuid"]) for r in self._gpus_of(url)]
@@ -387,7 +392,7 @@ class _Batch:
                 self.store.flush()
         finally:
             if exc_type is not None:
-                self.store._rows.clear()
+                self.store.forget()
             self.store._pending = None
 
 

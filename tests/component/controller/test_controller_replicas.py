@@ -57,7 +57,7 @@ def test_one_replica_leads_and_clients_of_any_replica_reach_it(etcd1, daemons, t
         fleet.register("tcp://s1:7000", "b1", "sim", fake_gpus(2, "G", memory=4 * GiB))
         assert fleet.url == leader.url
     # a client that knows only the follower is redirected to the leader's advertised URL
-    with ControllerClient(f"{follower.url},{follower.url}", credential=leader.admin()) as c:
+    with ControllerClient(follower.url, credential=leader.admin()) as c:
         lease = c.reserve(memory=GiB, ttl=60)["lease"]
         assert c.url == leader.url
     assert EtcdStore(etcd1.store_url("/ha")).gpu_commitments()["G-0"]["memory"] == GiB
@@ -122,3 +122,7 @@ def test_an_unusable_store_is_refused_at_start(tmp_path, etcd1):
     assert [kv.key for kv in client.range("/foreign/", prefix=True)[0]] == ["/foreign/app/config"]
     out = subprocess.run(base + ["--store", "redis://x:1"], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "etcd://" in out.stderr
+    # a replica must say where clients reach it: followers send them to the leader's URL
+    out = subprocess.run([*base[:3], "--listen", f"tcp://0.0.0.0:{free_port()}", "--store", etcd1.store_url("/ok")],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "--advertise" in out.stderr
