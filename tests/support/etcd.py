@@ -108,3 +108,18 @@ class EtcdCluster:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+_SHARED: EtcdCluster | None = None
+
+
+def shared_member() -> EtcdCluster:
+    """One etcd member for the whole test process (RGPU_TEST_STORE=etcd runs every controller the
+    tests start on it, each under a prefix of its own), stopped when the process exits."""
+    global _SHARED
+    if _SHARED is None:
+        import atexit
+        logs = Path(tempfile.mkdtemp(prefix="rgpu-etcd-logs-"))
+        _SHARED = EtcdCluster(logs, members=1).start()
+        atexit.register(_SHARED.stop)
+    return _SHARED
