@@ -120,3 +120,52 @@ def test_time_to_new_leader(benchmark, tmp_path):
         benchmark.pedantic(failover, setup=setup, rounds=3, iterations=1)
         benchmark.extra_info["seconds"] = [round(x, 2) for x in benchmark.stats.stats.data]
         assert time.monotonic() - started < 120
+
+
+def test_reservations_through_a_failover(benchmark, tmp_path):
+    """CLIENTS clients reserve+release in a loop; the leader is killed (-9) after PHASE_S. Rate and
+    latency before, during (kill to the first success through the new leader) and after; a
+    reserve+release that spans the failover counts in the window it ends in."""
+    phase = 3.0
+    with DaemonSet() as daemons, EtcdCluster(tmp_path, members=3) as etcd:
+        procs, urls = replicas(daemons, tmp_path, etcd.store_url("/bench"), 3,
+                               ["--heartbeat-timeout", "3600", "--log-level", "warning"])
+        leader = wait_until(lambda: leader_of(procs), 15, "one leader")
+        pool(urls, leader.admin()).close()
+        done: list[tuple[float, float]] = []   # (end, seconds)
+        stop = threading.Event()
+
+        def loop():
+            with ControllerClient(urls, timeout=10, credential=leader.admin()) as c:
+                while not stop.is_set():
+                    t0 = time.monotonic()
+                    c.release(c.reserve(memory=GiB, compute=5, ttl=60)["lease"])
+                    done.append((time.monotonic(), time.monotonic() - t0))
+
+        def run():
+            threads = [threading.Thread(target=loop) for _ in range(CLIENTS)]
+            for t in threads:
+                t.start()
+            time.sleep(phase)                       # the "before" window
+            killed = time.monotonic()
+            leader.kill()
+            new = wait_until(lambda: leader_of(procs), 20, "a new leader", interval_s=0.02)
+            elected = time.monotonic()
+            wait_until(lambda: done and done[-1][0] > elected, 20, "a reservation through the new leader")
+            resumed = done[-1][0]
+            time.sleep(phase)                       # the "after" window
+            stop.set()
+            for t in threads:
+                t.join(30)
+            return killed, elected, resumed, new
+
+        killed, elected, resumed, new = benchmark.pedantic(run, rounds=1, iterations=1)
+        assert new is not leader
+        windows = {"before": (killed - phase, killed), "during": (killed, resumed), "after": (resumed, resumed + phase)}
+        for name, (lo, hi) in windows.items():
+            lat = sorted(s for end, s in done if lo <= end < hi)
+            benchmark.extra_info[name] = {
+                "seconds": round(hi - lo, 2), "per_second": round(len(lat) / (hi - lo), 1),
+                "p50_ms": round(lat[len(lat) // 2] * 1000, 2) if lat else None,
+                "p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, 2) if lat else None}
+        benchmark.extra_info["new_leader_s"] = round(elected - killed, 2)
