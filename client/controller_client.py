@@ -70,6 +70,7 @@ class ControllerClient:
         self._sock = None
         self._handshake: curve.Handshake | None = None
         self._ids = itertools.count(1)
+        self.resent = False   # the last request went again to another replica after no answer
         self._lock = threading.Lock()
 
     def _socket(self):
@@ -136,6 +137,7 @@ class ControllerClient:
         to the one that leads."""
         timeout = self.timeout if timeout is None else timeout
         with self._lock:
+            self.resent = False
             if len(self.urls) == 1:
                 reply = self._call_one(cmd, timeout, fields)
                 leader = reply.get("leader")
@@ -153,6 +155,7 @@ class ControllerClient:
     def _call_leader(self, cmd: str, timeout: float, fields: dict) -> dict:
         deadline = time.monotonic() + max(timeout, FAILOVER_S)
         error: ControllerError | None = None
+        self.resent = False
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -160,7 +163,7 @@ class ControllerClient:
             try:
                 reply = self._call_one(cmd, min(left, ATTEMPT_S, timeout), fields)
             except ControllerTimeout as exc:      # dead or unreachable: the next replica
-                error = exc
+                error, self.resent = exc, True
                 self._switch(self.urls[(self.urls.index(self.url) + 1) % len(self.urls)])
                 continue
             if reply.get("error") == "unavailable":   # the leader could not store it: nothing was done
@@ -240,7 +243,14 @@ class ControllerClient:
         return self.call("renew", lease=lease, **({"ttl": ttl} if ttl else {}))
 
     def release(self, lease: str) -> dict:
-        return self.call("release", lease=lease)
+        reply = self.call_raw("release", lease=lease)
+        if (not reply.get("ok") and reply.get("error") == "lease_ended" and self.resent
+                and str(reply.get("message", "")).endswith("released")):
+            # sent again after a leader died without answering: that leader had released it
+            return {"ok": True, "lease": lease}
+        if not reply.get("ok"):
+            raise ControllerError(str(reply.get("error", "bad_reply")), str(reply.get("message", reply)))
+        return reply
 
     def lease(self, lease: str) -> dict:
         return self.call("lease", lease=lease)["lease"]

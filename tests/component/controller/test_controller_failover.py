@@ -48,8 +48,7 @@ class Load:
                     c.renew(lease)
                     c.release(lease)
                 except ControllerError as exc:
-                    # lease_ended: a release sent again after the leader that committed it died
-                    if exc.code not in ("no_capacity", "lease_ended"):
+                    if exc.code != "no_capacity":
                         self.errors.append(str(exc))
                     continue
                 with self.lock:
