@@ -29,23 +29,6 @@ def counts(state: dict) -> dict:
             "ended": len(state["ended"]), "migrations": len(state["migrations"])}
 
 
-def copy(state: dict, dst: EtcdStore) -> None:
-    """Write ``state`` into ``dst`` (which holds no pool), in as few transactions as etcd takes."""
-    k = dst.key
-    with dst.batch():
-        for s in state["servers"]:
-            dst._commit({k("servers/" + s["url"]): {f: s[f] for f in ("url", "state", "backend", "boot_id",
-                                                                        "registered_at", "draining")}})
-            for g in s["gpus"]:
-                dst._commit({k("gpus/" + g["uuid"]): dict(g, server_url=s["url"])})
-        for lease in state["leases"]:
-            dst._commit({k("leases/" + lease["id"]): dict(lease)}, compare=[])
-        for row in state["ended"]:
-            dst._commit({k("ended/" + row["id"]): dict(row)})
-        for m in state["migrations"]:
-            dst._commit({k("migrations/" + m["id"]): dict(m, ended=None, message="")})
-
-
 @click.command("migrate-store", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--from", "source", required=True, metavar="sqlite:PATH", help="The SQLite state to copy.")
 @click.option("--to", "target", required=True, metavar="etcd://HOST:PORT[,...][/PREFIX]", help="The etcd to copy it into.")
@@ -70,8 +53,8 @@ def migrate_store(source, target, dry_run):
         if dry_run:
             click.echo(f"would copy {summary} from {source} to {target} (dry run: nothing written)")
             return
-        copy(state, dst)
-        got = counts(read(EtcdStore(target)))
+        dst.write_state(state)
+        got = counts(read(dst))
         if got != want or dst.gpu_commitments() != src.gpu_commitments():
             raise click.ClickException(f"copy differs from the source: {got} != {want}")
         click.echo(f"copied {summary} from {source} to {target}")

@@ -334,6 +334,24 @@ class EtcdStore:
         return [{k: m[k] for k in ("id", "lease", "seq", "from_gpu", "to_gpu", "state", "reason", "created")}
                 for m in sorted(self._scan("migrations/"), key=lambda m: m["created"]) if m["state"] == "pending"]
 
+    def write_state(self, state: dict) -> None:
+        """Write a whole pool read from another store (migrate_store.py: ``servers`` as
+        load_servers gives them, ``leases`` as load_leases, ``ended`` as ended_since,
+        ``migrations`` as load_migrations) in as few transactions as etcd takes."""
+        k = self.key
+        with self.batch():
+            for s in state["servers"]:
+                self._commit({k("servers/" + s["url"]): {f: s[f] for f in ("url", "state", "backend", "boot_id",
+                                                                             "registered_at", "draining")}})
+                for g in s["gpus"]:
+                    self._commit({k("gpus/" + g["uuid"]): dict(g, server_url=s["url"])})
+            for lease in state["leases"]:
+                self._commit({k("leases/" + lease["id"]): dict(lease)})
+            for row in state["ended"]:
+                self._commit({k("ended/" + row["id"]): dict(row)})
+            for m in state["migrations"]:
+                self._commit({k("migrations/" + m["id"]): dict(m, ended=None, message="")})
+
     def gpu_commitments(self) -> dict[str, dict]:
         """Per GPU: total memory and compute of live allocations, read from etcd itself (not from
         this replica's rows), for tests and operators. Like SQLite's, it counts reclaimed ones."""
