@@ -19,7 +19,7 @@ from rgpu import __version__, logs
 from rgpu.client import admin_commands, exits, migrate_commands, pool_commands, smi
 from rgpu.client.controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
 from rgpu.client.leased_run import LeasedRunError, run_with_lease
-from rgpu.client.params import CONTROLLER_URL, SERVER_URL, WaitLine, fail
+from rgpu.client.params import CONTROLLER_URLS, SERVER_URL, WaitLine, fail
 from rgpu.client.server_client import backends, software_gpu_env
 from rgpu.paths import LibraryMissing, client_env
 
@@ -59,7 +59,7 @@ def cli():
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("--server", multiple=True, type=SERVER_URL,
               help="server URL (direct mode); repeat or comma-separate for several devices; URL#N picks GPU N")
-@click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URL,
+@click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URLS,
               show_default=True, help="reserve from this controller (env RGPU_CONTROLLER)")
 @click.option("--lease", "lease_id", default=None,
               help="run on an existing lease (left in place); default: $RGPU_LEASE_ID (a `rgpu reserve` shell's "
@@ -108,7 +108,7 @@ def run(server, controller, lease_id, program, **request_opts):
 @click.option("--server", multiple=True, type=SERVER_URL, help="server URL(s), as for `rgpu run`")
 @click.option("--lease", "lease_id", default=None,
               help="the lease's environment (RGPU_LEASE, RGPU_SERVER with the servers' keys); renews it")
-@click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URL,
+@click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URLS,
               show_default=True, help="controller of --lease (env RGPU_CONTROLLER)")
 @click.option("--json", "as_json", is_flag=True, help="print JSON instead of shell lines")
 def env(server, lease_id, controller, as_json):

@@ -19,10 +19,10 @@ class Url(click.ParamType):
     """A ZeroMQ URL: ``tcp://HOST:PORT`` or ``ipc://PATH``; ``HOST:PORT`` (or ``:PORT``, this host)
     means ``tcp://HOST:PORT``. A server URL may add ``@KEY`` (the server's public key, 64 hex digits)
     and ``#N`` (its GPU N), as RGPU_SERVER entries do; ``server=True`` allows those and commas
-    between several."""
+    between several; ``several=True`` allows commas between several (a controller's replicas)."""
 
-    def __init__(self, server: bool = False):
-        self.server = server
+    def __init__(self, server: bool = False, several: bool = False):
+        self.server, self.several = server, several or server
         self.name = "url"
 
     def normalise(self, text: str) -> str:
@@ -46,7 +46,7 @@ class Url(click.ParamType):
         if value is None:
             return None
         try:
-            if self.server:
+            if self.several:
                 return ",".join(self.normalise(v) for v in str(value).split(",") if v.strip())
             return self.normalise(str(value))
         except ValueError as e:
@@ -54,6 +54,7 @@ class Url(click.ParamType):
 
 
 CONTROLLER_URL = Url()
+CONTROLLER_URLS = Url(several=True)   # the replicas of one controller cluster
 SERVER_URL = Url(server=True)
 
 

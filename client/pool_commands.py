@@ -19,13 +19,13 @@ from rgpu.paths import LibraryMissing
 
 from .controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
 from .leased_run import lease_env
-from .params import CONTROLLER_URL, WaitLine, fail
+from .params import CONTROLLER_URLS, WaitLine, fail
 
 RESERVE_TTL = 3600.0
 
 
 def controller_option(f):
-    return click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URL,
+    return click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URLS,
                         show_default=True, help="Controller URL, tcp://HOST:PORT or HOST:PORT (env RGPU_CONTROLLER).")(f)
 
 

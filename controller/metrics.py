@@ -21,12 +21,17 @@ def _copy(items):
 
 class ControllerCollector:
     def __init__(self, ctl):
+        """``ctl``: the Controller, or a callable returning the one that leads now (None on a
+        replica that follows: it has no pool to report)."""
         self.ctl = ctl
         self.totals = Monotonic()
 
     def collect(self):
-        ctl, fams = self.ctl, Families()
+        ctl, fams = self.ctl() if callable(self.ctl) else self.ctl, Families()
         build_info(fams, "controller")
+        if ctl is None:
+            yield from fams
+            return
         servers = _copy(ctl.pool.servers.values())
         states = {"up": 0, "down": 0}
         for s in servers:

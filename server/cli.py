@@ -11,7 +11,7 @@ import click
 import zmq
 
 from rgpu import __version__, health, logs
-from rgpu.client.params import CONTROLLER_URL
+from rgpu.client.params import CONTROLLER_URL, CONTROLLER_URLS
 from rgpu.commands import DaemonCommand
 from rgpu.protocol import curve, tokens
 from rgpu.units import SIZE
@@ -44,8 +44,8 @@ def advertise_url(listen: str) -> str:
 @click.option("--sim-arch", default=None, metavar="sm_XY",
               help="architecture the software GPUs present (sm_75 ... sm_121, or sm_130; default sm_130, newer than "
                    "every SASS, so NVIDIA's libraries take their PTX paths; programs built for older -arch values run too)")
-@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER") or None, type=CONTROLLER_URL,
-              help="join this controller's pool: tcp://HOST:PORT or HOST:PORT (env RGPU_CONTROLLER)")
+@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER") or None, type=CONTROLLER_URLS,
+              help="join this controller's pool: tcp://HOST:PORT or HOST:PORT, or its replicas comma-separated (env RGPU_CONTROLLER)")
 @click.option("--advertise", default=None, type=CONTROLLER_URL, help="URL clients use to reach this server (default: --listen)")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
               help="cluster secret shared with the controller (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, "

@@ -69,7 +69,14 @@ def progress_to(proc: subprocess.Popen, at: int) -> None:
 
 def stored_gpu(pool: Pool, lease: str) -> str:
     """The GPU the controller's database holds the lease's vGPU 0 on (read beside the running
-    controller: SQLite allows it)."""
+    controller: SQLite allows it; etcd, with RGPU_TEST_STORE=etcd, too)."""
+    if pool.controller.store:
+        from rgpu.controller.store_etcd import EtcdStore
+        store = EtcdStore(pool.controller.store)
+        try:
+            return next(row["allocations"][0]["gpu"] for row in store.load_leases() if row["id"] == lease)
+        finally:
+            store.close()
     db = sqlite3.connect(f"file:{pool.controller.db}?mode=ro", uri=True)
     try:
         return db.execute("SELECT gpu_uuid FROM allocations WHERE lease_id=? AND seq=0", (lease,)).fetchone()[0]
