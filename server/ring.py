@@ -81,7 +81,9 @@ class CallRing:
         self._len = ffi.new("uint32_t *")
         self.sock_received = 0  # the client's messages taken from the socket since the attach
         self.calls = 0  # messages taken from the ring (logs)
-        library().rgpu_ring_serve(self._p)
+        self._lib = library()
+        self._lib.rgpu_ring_serve(self._p)
+        self._replies = None
 
     @classmethod
     def attach(cls, segment, offer) -> tuple[CallRing | None, str]:
@@ -103,7 +105,7 @@ class CallRing:
     def next(self, spin_s: float, timeout_s: float):
         """What the client sent next: (RING, frame), (SOCKET, None) when its next message is on the
         socket, (IDLE, None) after timeout_s. Waits without the GIL. Raises RingBroken."""
-        got = library().rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s, self._len)
+        got = self._lib.rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s, self._len)
         if got == RING:
             n = self._len[0]
             self.calls += 1
@@ -114,14 +116,21 @@ class CallRing:
         return got, None
 
     def replies(self, sock):
-        """The socket-like object _serve answers a ring message through (Replies)."""
-        return Replies(sock, self)
+        """The socket-like object _serve answers the ring message just taken through (Replies): one
+        per ring, made ready for each message."""
+        r = self._replies
+        if r is None or r.sock is not sock:
+            r = self._replies = Replies(sock, self)
+        r.on_socket, r._ident = False, None
+        return r
 
     def reply(self, data) -> bool:
-        return library().rgpu_ring_reply(self._p, ffi.from_buffer(data), len(data)) == 0
+        if type(data) is not bytes:
+            data = ffi.from_buffer(data)
+        return self._lib.rgpu_ring_reply(self._p, data, len(data)) == 0
 
     def reply_on_socket(self) -> None:
-        library().rgpu_ring_reply_on_socket(self._p)
+        self._lib.rgpu_ring_reply_on_socket(self._p)
 
 
 class Replies:
@@ -135,8 +144,10 @@ class Replies:
         self._ident = None
 
     def send(self, data, flags=0, copy=True):
-        if flags & zmq.SNDMORE and self._ident is None:
-            self._ident = data  # the peer's identity, first of the two sends of a reply
+        # _serve sends a reply as the peer's identity (with SNDMORE) and then the reply: the first of
+        # the two is kept (no test of the flag: a zmq enum's & costs more than the rest of this)
+        if self._ident is None:
+            self._ident = data
             return
         ident, self._ident = self._ident, None
         self.send_multipart([ident, data], copy=copy)
