@@ -38,8 +38,9 @@ def library():
     if _lib is None and not _unavailable:
         from rgpu.paths import LibraryMissing, libdir
         try:
-            _lib = ffi.dlopen(str(libdir() / "librgpu_launches.so"))
-            _lib.rgpu_ring_next  # an older build without the ring
+            lib = ffi.dlopen(str(libdir() / "librgpu_launches.so"))
+            lib.rgpu_ring_next  # an older build without the ring  # noqa: B018
+            _lib = lib
         except (LibraryMissing, OSError, AttributeError) as e:
             _unavailable = str(e)
     return _lib
