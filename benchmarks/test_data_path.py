@@ -9,6 +9,9 @@ Configurations, each run once per round in turn (transport.ROUNDS rounds, best o
   same host      RGPU_SHM=1 (the session segment, and the call ring in it unless RGPU_RING=0)
   ring off       RGPU_SHM=1 RGPU_RING=0 (calls on ZeroMQ, bulk data through the segment)
   across TCP     RGPU_SHM=0 (what a client on another host gets, here over loopback)
+  both block     the round trip alone, ring on and off, with neither end spinning (RGPU_SPIN_US=0 and a
+                 second server with --spin-us 0): the futex's wake-ups against ZeroMQ's, beside the
+                 ping-pong that blocks at once too
 
 The issue's goals, printed beside each figure (benchmarks report; they do not fail):
   same-host sync round trip ≤ 2 × shm ping-pong + 2 µs; across TCP ≤ 1.15 × C ZeroMQ tcp;
@@ -54,14 +57,18 @@ def _json(argv, env=None) -> dict:
 
 
 @pytest.fixture(scope="module")
-def null_server():
-    """rgpu-server, cuda backend, on the null driver: its URL."""
+def null_servers():
+    """Two rgpu-servers, cuda backend, on the null driver: their URLs, the default one and one whose
+    workers block at once (--spin-us 0)."""
     with DaemonSet() as daemons:
-        url = free_url()
         env = {**os.environ, "RGPU_LIBCUDA": str(null_driver())}
-        daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url,
-                       "--log-level", "warning"], ready=lambda: ping(url), deadline_s=60, env=env)
-        yield url
+        urls = []
+        for extra in ([], ["--spin-us", "0"]):
+            url = free_url()
+            daemons.start([sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url,
+                           "--log-level", "warning", *extra], ready=lambda u=url: ping(u), deadline_s=60, env=env)
+            urls.append(url)
+        yield urls
 
 
 def rgpu_rows(harness: Path, url: str, **env_over: str) -> dict:
@@ -72,6 +79,11 @@ def rgpu_rows(harness: Path, url: str, **env_over: str) -> dict:
     out["d2h_4k_us"] = 4096 / (_json([harness, "rgpu", "d2h", 4096, N["d2h"]], env)["gbps"] * 1e9) * 1e6
     out["launch_rate_k"] = _json([harness, "rgpu", "launch", N["launch"]], env)["rate"] / 1e3
     return out
+
+
+def sync_only(harness: Path, url: str, **env_over: str) -> dict:
+    env = {**client_env([url], preload=False), **env_over}
+    return {"sync_us": _json([harness, "rgpu", "ssync", N["ssync"]], env)["us"]}
 
 
 def _best(runs: list[dict]) -> dict:
@@ -116,6 +128,11 @@ def table(res: dict) -> str:
     lines.append(f"| async launches | {r:,.1f} k/s | {off['launch_rate_k']:,.1f} k/s | {tcp['launch_rate_k']:,.1f} k/s | "
                  f"≥ 1,000 k/s ({'met' if r >= 1000 else 'not met'}: {r / 1000:.2f}×) |")
     t = tcp["sync_us"]
+    blk = res["blocking"]
+    lines += ["", "| both ends block at once (`RGPU_SPIN_US=0`, `--spin-us 0`) | round trip |", "|---|---|",
+              f"| shared-memory ping-pong, futex at once | {us(base['shm_pingpong_block_us'])} |",
+              f"| rgpu sync, same host (ring) | {us(blk['sync_us'])} |",
+              f"| rgpu sync, ring off | {us(blk['sync_ring_off_us'])} |"]
     lines += ["", "| across TCP | rgpu (`RGPU_SHM=0`) | C ZeroMQ tcp | ratio (goal ≤ 1.15) |", "|---|---|---|---|",
               f"| sync round trip | {us(t)} | {us(ztcp)} | {t / ztcp:.2f}× ({'met' if t <= 1.15 * ztcp else 'not met'}) |",
               "", "| same host, ring on against off | on | off | off / on |", "|---|---|---|---|"]
@@ -125,17 +142,23 @@ def table(res: dict) -> str:
     return "\n".join(lines)
 
 
-def test_data_path_against_machine_round_trips(benchmark, null_server, figures):
+def test_data_path_against_machine_round_trips(benchmark, null_servers, figures):
     harness, baselines = build_harness(), build_baselines()
+    null_server, blocking_server = null_servers
     ipc = Path(tempfile.mkdtemp(prefix="rgpu-bl-")) / "rep"
-    runs: dict[str, list] = {"baselines": [], "same_host": [], "ring_off": [], "across_tcp": []}
+    runs: dict[str, list] = {"baselines": [], "same_host": [], "ring_off": [], "across_tcp": [], "blocking": []}
 
     def once():
         for _ in range(ROUNDS):
             runs["baselines"].append({
                 "shm_pingpong_us": _json([baselines, "shm", 200000, SPIN_US])["us"],
+                "shm_pingpong_block_us": _json([baselines, "shm", 20000, 0])["us"],
                 "zmq_tcp_us": _json([baselines, "zmq", "tcp://127.0.0.1:*", 5000])["us"],
                 "zmq_ipc_us": _json([baselines, "zmq", f"ipc://{ipc}", 5000])["us"]})
+            runs["blocking"].append({
+                "sync_us": sync_only(harness, blocking_server, RGPU_SHM="1", RGPU_SPIN_US="0")["sync_us"],
+                "sync_ring_off_us": sync_only(harness, blocking_server, RGPU_SHM="1", RGPU_RING="0",
+                                              RGPU_SPIN_US="0")["sync_us"]})
             runs["same_host"].append(rgpu_rows(harness, null_server, RGPU_SHM="1"))
             runs["ring_off"].append(rgpu_rows(harness, null_server, RGPU_SHM="1", RGPU_RING="0"))
             runs["across_tcp"].append(rgpu_rows(harness, null_server, RGPU_SHM="0"))
