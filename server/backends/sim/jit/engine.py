@@ -1,0 +1,85 @@
+"""LLVM through llvmlite: IR text -> optimised native code, cached in memory by the IR's digest.
+
+llvmlite is the binding numba itself is built on: wheels for every platform the server runs on,
+LLVM linked in statically (no system LLVM to match), and an MCJIT whose functions ctypes calls
+without holding the GIL, so the blocks of a launch run on several cores at once. The IR's digest
+covers everything a kernel's code depends on (its PTX and the module-variable addresses embedded
+in it), so kernels of different sessions that load the same module share one compilation.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, field
+
+import structlog
+
+from .codegen import Kernel
+from .values import Unsupported
+
+log = structlog.get_logger()
+
+RUN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
+_lock = threading.Lock()
+_machine = None
+_by_digest: dict[str, "Compiled"] = {}
+CACHE_ENTRIES = 256
+
+
+@dataclass
+class Compiled:
+    """A kernel's native code and the facts its launches need."""
+
+    name: str
+    run: object  # RUN: int32 rgpu_run(int64 *ctx)
+    slots: int  # global-access cache slots in the context
+    rf_size: int  # register-file bytes per thread
+    compile_s: float
+    engine: object = field(repr=False, default=None)  # keeps the code alive
+
+
+def _target():
+    global _machine
+    if _machine is None:
+        import llvmlite.binding as llvm
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        target = llvm.Target.from_default_triple()
+        # The host's own CPU: the server runs what it compiles. No fast-math flags are ever set,
+        # so LLVM keeps every float operation as written (no contraction into FMA, no reassociation).
+        _machine = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                                features=llvm.get_host_cpu_features().flatten(), opt=3)
+    return _machine
+
+
+def compile_kernel(prog, symbols: dict[str, int]) -> Compiled:
+    """Native code of a flattened kernel; raises Unsupported when the compiler does not cover it."""
+    t0 = time.perf_counter()
+    k = Kernel(prog, symbols)
+    ir = k.module()
+    digest = hashlib.sha256(ir.encode()).hexdigest()
+    with _lock:
+        hit = _by_digest.get(digest)
+        if hit is not None:
+            return hit
+        import llvmlite.binding as llvm
+        tm = _target()
+        try:
+            mod = llvm.parse_assembly(ir)
+            mod.verify()
+        except RuntimeError as exc:  # a form the code generator wrote wrong: the interpreter runs it
+            raise Unsupported(f"LLVM rejected the generated code: {str(exc).splitlines()[0][:200]}") from exc
+        pb = llvm.create_pass_builder(tm, llvm.PipelineTuningOptions(speed_level=3))
+        pb.getModulePassManager().run(mod, pb)
+        engine = llvm.create_mcjit_compiler(mod, tm)
+        engine.finalize_object()
+        addr = engine.get_function_address("rgpu_run")
+        compiled = Compiled(prog.name, RUN(addr), k.slots, k.rf_size, time.perf_counter() - t0, engine)
+        if len(_by_digest) >= CACHE_ENTRIES:
+            _by_digest.pop(next(iter(_by_digest)))
+        _by_digest[digest] = compiled
+    log.info("sim_jit_compiled", kernel=prog.name, seconds=round(compiled.compile_s, 4),
+             instructions=len(prog.code))
+    return compiled
