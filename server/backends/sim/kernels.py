@@ -342,12 +342,16 @@ class KernelModule:
         return code
 
 
-    def jitted(self, func: KernelFunction):
-        """The kernel's native code (jit/), or None when the compiler does not cover it: then it
-        is interpreted, decided once per kernel and logged once."""
+    def jitted(self, func: KernelFunction, work: float = float("inf")):
+        """The kernel's native code (jit/), or None: interpreted. A kernel is compiled once its
+        launches' estimated `work` passes jit.after() (before that, None); one the compiler does not
+        cover stays interpreted, decided once per kernel and logged once."""
         key = (func.name, tuple(sorted(self.addresses.items())))
         if key in self._jitted:
             return self._jitted[key]
+        func._jit_work = getattr(func, "_jit_work", 0.0) + work
+        if func._jit_work < jit.after():
+            return None
         from .jit import check, engine
         from .jit.values import Unsupported
         compiled = None
@@ -358,6 +362,8 @@ class KernelModule:
                 compiled = engine.compile_kernel(prog, {**self.code_addresses, **self.addresses})
             except Unsupported as exc:
                 why = str(exc)
+            except Exception as exc:  # noqa: BLE001  (a compiler bug must cost speed, never a launch)
+                why = f"compiler error {exc!r}"
         if compiled is None:
             _log.info("sim_jit_fallback", kernel=func.name, reason=why)
         self._jitted[key] = compiled
@@ -529,18 +535,20 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
     if grid_workspace:
         per_batch = nblocks
         envregs = {"%envreg1": grid_workspace >> 32, "%envreg2": grid_workspace & 0xFFFFFFFF}
+    compiled = None
+    if jit.enabled() and not grid_workspace and csize == 1 and prog is not None:
+        # compiled (once) before the launch's clock starts: compiling is not device time
+        compiled = module.jitted(func, nblocks * block[0] * block[1] * block[2] * len(prog.code))
     slices = _Slices(checkpoint) if checkpoint is not None else None
     t0 = time.perf_counter()
     # Read-only, like the GPU's parameter bank: nothing stores to kernel parameters.
     params = bytes(params)
     kparam = np.frombuffer(params.ljust(-(-max(len(params), 1) // 16) * 16, b"\0"), np.uint8)
-    if jit.enabled() and not grid_workspace and csize == 1 and prog is not None:
-        compiled = module.jitted(func)
-        if compiled is not None:
-            from .jit import runner
-            executed = runner.run(compiled, prog, mem, grid, block, dynamic_shared, kparam, slices)
-            seconds = slices.total() if slices is not None else time.perf_counter() - t0
-            return LaunchStats(executed, seconds, nblocks, 1)
+    if compiled is not None:
+        from .jit import runner
+        executed = runner.run(compiled, prog, mem, grid, block, dynamic_shared, kparam, slices)
+        seconds = slices.total() if slices is not None else time.perf_counter() - t0
+        return LaunchStats(executed, seconds, nblocks, 1)
     code = module.compiled(func)
     executed = 0
     batches = 0

@@ -20,10 +20,13 @@ def jit_image(build_image):
 
 @pytest.fixture
 def jit_mode():
-    """Sets the compiled path on or off for one launch; restores the setting after the test."""
+    """Sets the compiled path on or off for one launch (compiling at the first launch); restores the
+    settings after the test."""
     before = jit.enabled()
+    jit.set_after(0)
     yield jit.set_enabled
     jit.set_enabled(before)
+    jit.set_after(None)
 
 
 def _inputs(rng, n):
@@ -126,3 +129,19 @@ def test_a_kernel_outside_the_subset_runs_interpreted_and_says_why_once(make_dev
     falls = [e for e in logs if e["event"] == "sim_jit_fallback"]
     assert len(falls) == 1 and falls[0]["kernel"] == "float_atomic_sum" and "atom" in falls[0]["reason"]
     assert mod.jitted(mod.functions["float_atomic_sum"]) is None
+
+
+def test_a_kernel_is_compiled_once_its_launches_did_enough_work(make_device, jit_image, jit_mode):
+    jit_mode(True)
+    mod = KernelModule.load(jit_image)
+    jit.set_after(3 * 64 * len(mod.functions["oob_store"].program.code))  # three launches of 64 threads
+    dev = make_device(mod)
+    p = dev.zeros(64, np.int32)
+    compiled_at = None
+    for k in range(6):
+        dev.launch("oob_store", 1, 64, p, 0)
+        if compiled_at is None and mod._jitted:
+            compiled_at = k
+    assert compiled_at == 2  # the first two launches were interpreted
+    assert mod.jitted(mod.functions["oob_store"]) is not None
+    np.testing.assert_array_equal(dev.get(p, 64, np.int32), np.arange(64))

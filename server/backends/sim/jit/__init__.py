@@ -13,7 +13,10 @@ each thread follows its own branches. Blocks are independent and are shared amon
 (runner.py), which run the compiled code without the GIL.
 
 Configuration: ``RGPU_SIM_JIT`` (on/off; ``rgpu-server --sim-jit``), ``RGPU_SIM_JIT_THREADS``
-(worker threads per launch; default: the CPUs this process may use).
+(worker threads per launch; default: the CPUs this process may use), ``RGPU_SIM_JIT_AFTER``: the
+work (thread-instructions, estimated as threads x code length) a kernel's launches are interpreted
+for before it is compiled (default 2e7, some 0.2 s of interpreting: about what compiling costs, so a
+kernel launched once on a few threads never pays for LLVM; 0 compiles at the first launch).
 """
 from __future__ import annotations
 
@@ -33,6 +36,22 @@ def enabled() -> bool:
 def set_enabled(on: bool) -> None:
     global _enabled
     _enabled = bool(on)
+
+
+_after: float | None = None
+
+
+def after() -> float:
+    """Estimated thread-instructions of interpreted launches before a kernel is compiled."""
+    if _after is not None:
+        return _after
+    return float(os.environ.get("RGPU_SIM_JIT_AFTER", "2e7"))
+
+
+def set_after(work: float | None) -> None:
+    """Override RGPU_SIM_JIT_AFTER (None: read it again)."""
+    global _after
+    _after = work
 
 
 def threads() -> int:

@@ -5,7 +5,8 @@ the emitters themselves: f16/bf16 and 128-bit values are refused). What is left 
 directed rounding (.rz/.rm/.rp) of float arithmetic, transcendental approximations (sin, cos,
 lg2, ex2, tanh: the interpreter's values come from numpy's own routines), printf and assert,
 textures, async copies, tensor-core ops, calls the sim implements itself, f16/bf16 and packed
-types, float atomics (the interpreter adds the lanes of one instruction as a tree: its rounding
+types, volatile (and acquire) loads: spins on flags and warp-synchronous code need threads that
+run at once, float atomics (the interpreter adds the lanes of one instruction as a tree: its rounding
 follows that order), and named barriers with thread counts.
 """
 from __future__ import annotations
@@ -61,6 +62,11 @@ def why_not(prog: Program) -> str | None:
         bad = [p for p in parts[1:] if p not in forms]
         if bad:
             return f"instruction {ins.opcode} (PTX line {ins.line})"
+        if base in ("ld", "ldu") and any(p in parts for p in ("volatile", "relaxed", "acquire")):
+            # Memory another thread or block writes while this one waits: a flag spun on (blocks
+            # waiting for one another), or warp-synchronous code counting on lanes in lockstep.
+            # Threads run one after another here, so the writer may never get to run.
+            return f"{ins.opcode}: waits on memory other threads write (PTX line {ins.line})"
         if base in ("bar", "barrier") and "warp" not in parts and (len(ins.operands) != 1
                                                                     or ins.operands[0].kind != "imm"):
             return f"barrier with a thread count or a register id: {ins.opcode} (PTX line {ins.line})"

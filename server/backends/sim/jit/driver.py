@@ -176,6 +176,8 @@ def collectives(k) -> str:
 
 
 def run_function(k) -> str:
+    if not k.sync_pcs:
+        return _straight_run(k)
     kinds = [0] * (len(k.sync_pcs) + 1)
     for pc in k.sync_pcs:
         kinds[k.sync_id[pc]] = 1 if sync_kind(k.prog.code[pc]) == COLLECTIVE else 0
@@ -363,6 +365,55 @@ bar.body:
 bar.end:
   %anyw = load i1, ptr %any.a, align 1
   br i1 %anyw, label %round, label %nextblock
+fail:
+  %fbp = getelementptr i64, ptr %ctx, i64 {FBLOCK}
+  store i64 %b, ptr %fbp, align 8
+  store atomic i64 1, ptr %abortp monotonic, align 8
+  ret i32 %rv
+}}
+"""
+
+
+def _straight_run(k) -> str:
+    """The block loop of a kernel without sync points: each thread runs once, start to exit."""
+    return f"""
+define i32 @rgpu_run(ptr noalias %ctx) {{
+entry:
+{_f("nextp", NEXT, "ptr")}{_f("hi", HI)}{_f("abortp", ABORT, "ptr")}{_f("T", NTHREADS)}\
+{_f("shared", SHARED, "ptr")}{_f("ssize", SSIZE)}{_f("local", LOCAL, "ptr")}{_f("lstride", LSTRIDE)}\
+{_f("rf", RF, "ptr")}{_f("ncx", NCX)}{_f("ncy", NCY)}{_f("ctax", CTAX)}{_f("ctay", CTAY)}{_f("ctaz", CTAZ)}\
+  %lsize = mul i64 %T, %lstride
+  br label %nextblock
+nextblock:
+  %ab = load atomic i64, ptr %abortp monotonic, align 8
+  %stop = icmp ne i64 %ab, 0
+  br i1 %stop, label %done, label %take
+take:
+  %b = atomicrmw add ptr %nextp, i64 1 monotonic, align 8
+  %past = icmp sge i64 %b, %hi
+  br i1 %past, label %done, label %setup
+done:
+  ret i32 0
+setup:
+  %cx = urem i64 %b, %ncx
+  %bq = udiv i64 %b, %ncx
+  %cy = urem i64 %bq, %ncy
+  %cz = udiv i64 %bq, %ncy
+  store i64 %cx, ptr %ctax.p, align 8
+  store i64 %cy, ptr %ctay.p, align 8
+  store i64 %cz, ptr %ctaz.p, align 8
+  call void @llvm.memset.p0.i64(ptr %shared, i8 0, i64 %ssize, i1 false)
+  call void @llvm.memset.p0.i64(ptr %local, i8 0, i64 %lsize, i1 false)
+  br label %thread
+thread:
+  %t = phi i64 [0, %setup], [%t1, %next]
+  %rv = call i32 @phase(ptr %ctx, ptr %rf, i64 %t, i32 0, i64 %b)
+  %failed = icmp slt i32 %rv, 0
+  br i1 %failed, label %fail, label %next
+next:
+  %t1 = add i64 %t, 1
+  %more = icmp slt i64 %t1, %T
+  br i1 %more, label %thread, label %nextblock
 fail:
   %fbp = getelementptr i64, ptr %ctx, i64 {FBLOCK}
   store i64 %b, ptr %fbp, align 8

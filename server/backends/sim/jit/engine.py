@@ -41,17 +41,16 @@ class Compiled:
 
 
 def _target():
+    """A target machine for one engine (an MCJIT engine owns and frees the one it is given)."""
     global _machine
+    import llvmlite.binding as llvm
     if _machine is None:
-        import llvmlite.binding as llvm
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        target = llvm.Target.from_default_triple()
-        # The host's own CPU: the server runs what it compiles. No fast-math flags are ever set,
-        # so LLVM keeps every float operation as written (no contraction into FMA, no reassociation).
-        _machine = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                                features=llvm.get_host_cpu_features().flatten(), opt=3)
-    return _machine
+        _machine = (llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+    # The host's own CPU: the server runs what it compiles. No fast-math flags are ever set, so
+    # LLVM keeps every float operation as written (no contraction into FMA, no reassociation).
+    return llvm.Target.from_default_triple().create_target_machine(cpu=_machine[0], features=_machine[1], opt=3)
 
 
 def compile_kernel(prog, symbols: dict[str, int]) -> Compiled:
