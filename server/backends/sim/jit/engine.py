@@ -4,7 +4,9 @@ llvmlite is the binding numba itself is built on: wheels for every platform the 
 LLVM linked in statically (no system LLVM to match), and an MCJIT whose functions ctypes calls
 without holding the GIL, so the blocks of a launch run on several cores at once. The IR's digest
 covers everything a kernel's code depends on (its PTX and the module-variable addresses embedded
-in it), so kernels of different sessions that load the same module share one compilation.
+in it), so kernels of different sessions that load the same module share one compilation: in
+memory within a session, and through the object code kept in the server's sim cache directory
+(ptx/cache.py) across sessions.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from ..ptx import cache
 from .codegen import Kernel
 from .values import Unsupported
 
@@ -65,20 +68,33 @@ def compile_kernel(prog, symbols: dict[str, int]) -> Compiled:
             return hit
         import llvmlite.binding as llvm
         tm = _target()
-        try:
-            mod = llvm.parse_assembly(ir)
-            mod.verify()
-        except RuntimeError as exc:  # a form the code generator wrote wrong: the interpreter runs it
-            raise Unsupported(f"LLVM rejected the generated code: {str(exc).splitlines()[0][:200]}") from exc
-        pb = llvm.create_pass_builder(tm, llvm.PipelineTuningOptions(speed_level=3))
-        pb.getModulePassManager().run(mod, pb)
-        engine = llvm.create_mcjit_compiler(mod, tm)
+        # object code on disk beside the parsed PTX (ptx/cache.py: verified on read, the server's
+        # own directory), keyed by the IR and the CPU it was compiled for
+        key = "jit:" + hashlib.sha256(f"{digest}:{llvm.llvm_version_info}:{_machine}".encode()).hexdigest()
+        obj = cache.load_bytes(key)
+        cached = obj is not None
+        if obj is None:
+            try:
+                mod = llvm.parse_assembly(ir)
+                mod.verify()
+            except RuntimeError as exc:  # a form the code generator wrote wrong: the interpreter runs it
+                raise Unsupported(f"LLVM rejected the generated code: {str(exc).splitlines()[0][:200]}") from exc
+            pb = llvm.create_pass_builder(tm, llvm.PipelineTuningOptions(speed_level=3))
+            pb.getModulePassManager().run(mod, pb)
+            obj = tm.emit_object(mod)
+            cache.store_bytes(key, obj)
+        holder = llvm.parse_assembly("")
+        holder.triple = tm.triple
+        engine = llvm.create_mcjit_compiler(holder, tm)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         engine.finalize_object()
         addr = engine.get_function_address("rgpu_run")
+        if not addr:
+            raise Unsupported("the compiled object has no rgpu_run")
         compiled = Compiled(prog.name, RUN(addr), k.slots, k.rf_size, time.perf_counter() - t0, engine)
         if len(_by_digest) >= CACHE_ENTRIES:
             _by_digest.pop(next(iter(_by_digest)))
         _by_digest[digest] = compiled
     log.info("sim_jit_compiled", kernel=prog.name, seconds=round(compiled.compile_s, 4),
-             instructions=len(prog.code))
+             instructions=len(prog.code), from_disk=cached)
     return compiled
