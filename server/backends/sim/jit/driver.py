@@ -163,6 +163,8 @@ def collectives(k) -> str:
             _shfl(k, b, ins)
         elif base == "vote":
             _vote(k, b, ins)
+        elif base == "activemask":  # the lanes that got here together
+            _lanes(b, "scatter", lambda l, t: _rf_set(k, b, ins.operands[0], "b32", t, "%mask"))
         # bar.warp.sync: the lanes only wait for one another
         b.do("ret void")
         out.append(f"define internal void @coll{sid}(ptr noalias %rf, i64 %w0, i32 %mask) {{\n"

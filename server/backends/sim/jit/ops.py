@@ -254,6 +254,103 @@ def e_unary(k, b, pc, ins, parts) -> None:
     k.set(b, d, t, r)
 
 
+def e_bits(k, b, pc, ins, parts) -> None:
+    """bfe, bfi, prmt, bfind (ops_int.py's rules)."""
+    t = _type(ins)
+    base = parts[0]
+    w = bits_of(t)
+    ty = ity(t)
+    d = ins.operands[0]
+    if base == "bfe":
+        x = b.resize(k.get(b, ins.operands[1], t), w, 64, signed=t[0] == "s")
+        pos = b(f"and i64 {b.resize(k.get(b, ins.operands[2], 'u32'), 32, 64)}, 255")
+        ln = b(f"and i64 {b.resize(k.get(b, ins.operands[3], 'u32'), 32, 64)}, 255")
+        pos = b(f"select i1 {b(f'icmp ugt i64 {pos}, 63')}, i64 63, i64 {pos}")
+        ln = b(f"select i1 {b(f'icmp ugt i64 {ln}, 63')}, i64 63, i64 {ln}")
+        m = b(f"sub i64 {b(f'shl i64 1, {ln}')}, 1")
+        field = b(f"and i64 {b(f'ashr i64 {x}, {pos}')}, {m}")
+        zero = b(f"icmp eq i64 {ln}, 0")
+        if t[0] == "s":
+            lm1 = b(f"select i1 {zero}, i64 0, i64 {b(f'sub i64 {ln}, 1')}")
+            top = b(f"and i64 {b(f'lshr i64 {field}, {lm1}')}, 1")
+            neg = b(f"and i1 {b(f'icmp eq i64 {top}, 1')}, {b(f'xor i1 {zero}, true')}")
+            ext = b(f"or i64 {field}, {b(f'xor i64 {m}, -1')}")
+            field = b(f"select i1 {neg}, i64 {ext}, i64 {field}")
+        field = b(f"select i1 {zero}, i64 0, i64 {field}")
+        return k.set(b, d, t, b.resize(field, 64, w))
+    if base == "bfi":
+        if w > 32:
+            raise Unsupported(ins.opcode)
+        x = b.resize(k.get(b, ins.operands[1], t), w, 64)
+        y = b.resize(k.get(b, ins.operands[2], t), w, 64)
+        pos = b(f"and i64 {b.resize(k.get(b, ins.operands[3], 'u32'), 32, 64)}, 255")
+        ln = b(f"and i64 {b.resize(k.get(b, ins.operands[4], 'u32'), 32, 64)}, 255")
+        ln = b(f"select i1 {b(f'icmp ugt i64 {ln}, {w}')}, i64 {w}, i64 {ln}")
+        pc_ = b(f"select i1 {b(f'icmp ugt i64 {pos}, 63')}, i64 63, i64 {pos}")
+        one = b(f"shl i64 1, {ln}")
+        mask = b(f"shl i64 {b(f'sub i64 {one}, 1')}, {pc_}")
+        keep = b(f"and i64 {y}, {b(f'xor i64 {mask}, -1')}")
+        moved = b(f"and i64 {b(f'shl i64 {x}, {pc_}')}, {mask}")
+        r = b(f"or i64 {keep}, {moved}")
+        r = b(f"select i1 {b(f'icmp uge i64 {pos}, {w}')}, i64 {y}, i64 {r}")
+        return k.set(b, d, t, b.resize(r, 64, w))
+    if base == "prmt":
+        if any(p in parts for p in ("f4e", "b4e", "rc8", "ecl", "rc16")):
+            raise Unsupported(ins.opcode)
+        a = b.resize(k.get(b, ins.operands[1], "b32"), 32, 64)
+        hi = b.resize(k.get(b, ins.operands[2], "b32"), 32, 64)
+        c = b.resize(k.get(b, ins.operands[3], "b32"), 32, 64)
+        src = b(f"or i64 {a}, {b(f'shl i64 {hi}, 32')}")
+        out = "0"
+        for i in range(4):
+            sel = b(f"and i64 {b(f'lshr i64 {c}, {4 * i}')}, 15")
+            shift = b(f"mul i64 {b(f'and i64 {sel}, 7')}, 8")
+            byte = b(f"and i64 {b(f'lshr i64 {src}, {shift}')}, 255")
+            top = b(f"and i64 {byte}, 128")
+            sign = b(f"select i1 {b(f'icmp ne i64 {top}, 0')}, i64 255, i64 0")
+            high = b(f"icmp ne i64 {b(f'and i64 {sel}, 8')}, 0")
+            byte = b(f"select i1 {high}, i64 {sign}, i64 {byte}")
+            out = b(f"or i64 {out}, {b(f'shl i64 {byte}, {8 * i}')}")
+        return k.set(b, d, "b32", b.resize(out, 64, 32))
+    if base == "bfind":
+        x = k.get(b, ins.operands[1], t)
+        if t[0] == "s":
+            x = b(f"select i1 {b(f'icmp slt {ty} {x}, 0')}, {ty} {b(f'xor {ty} {x}, -1')}, {ty} {x}")
+        bl = b(f"sub i32 {w}, {b.resize(b(f'call {ty} @llvm.ctlz.{ty}({ty} {x}, i1 false)'), w, 32)}")
+        pos = b(f"sub i32 {bl}, 1")
+        none = b(f"icmp eq i32 {bl}, 0")
+        if "shiftamt" in parts:
+            pos = b(f"sub i32 {w - 1}, {pos}")
+        return k.set(b, d, "u32", b(f"select i1 {none}, i32 -1, i32 {pos}"))
+    raise Unsupported(ins.opcode)
+
+
+def e_shf(k, b, pc, ins, parts) -> None:
+    """shf.{l,r}.{wrap,clamp}: a funnel shift of hi:lo, the count wrapped to 5 bits or clamped at 32."""
+    lo = b.resize(k.get(b, ins.operands[1], "u32"), 32, 64)
+    hi = b.resize(k.get(b, ins.operands[2], "u32"), 32, 64)
+    n = b.resize(k.get(b, ins.operands[3], "u32"), 32, 64)
+    if "clamp" in parts:
+        n = b(f"select i1 {b(f'icmp ugt i64 {n}, 32')}, i64 32, i64 {n}")
+    else:
+        n = b(f"and i64 {n}, 31")
+    x = b(f"or i64 {lo}, {b(f'shl i64 {hi}, 32')}")
+    r = b(f"lshr i64 {b(f'shl i64 {x}, {n}')}, 32") if "l" in parts else b(f"lshr i64 {x}, {n}")
+    k.set(b, ins.operands[0], "b32", b.resize(r, 64, 32))
+
+
+def e_isspacep(k, b, pc, ins, parts) -> None:
+    space = "shared" if parts[1].startswith("shared") else parts[1]
+    x = k.get(b, ins.operands[1], "u64")
+    windows = {"shared": 0x7FFE_0000_0000, "local": 0x7FFD_0000_0000, "param": 0x7FFC_0000_0000}
+    if space in windows:
+        off = b(f"sub i64 {x}, {windows[space]}")
+        r = b(f"icmp ult i64 {off}, {1 << 32}")
+    else:
+        r = b(f"icmp ult i64 {x}, {windows['param']}")
+    k.set(b, ins.operands[0], "pred", r)
+
+
 # -- compares, selects, conversions ---------------------------------------------------------------------
 def e_setp(k, b, pc, ins, parts) -> None:
     cmp = parts[1]
@@ -423,12 +520,14 @@ def e_st(k, b, pc, ins, parts) -> None:
         b.do(f"store {vol}{lty(t)} {v}, ptr {q}, align 1")
 
 
-ATOMIC_INT = {"add": "add", "exch": "xchg", "and": "and", "or": "or", "xor": "xor"}
+ATOMIC_INT = {"add": "add", "exch": "xchg", "and": "and", "or": "or", "xor": "xor",
+              # PTX's inc/dec wrap at b exactly as LLVM's uinc_wrap/udec_wrap do
+              "inc": "uinc_wrap", "dec": "udec_wrap"}
 
 
 def e_atom(k, b, pc, ins, parts) -> None:
     is_red = parts[0] == "red"
-    opname = next(p for p in parts if p in ("add", "min", "max", "exch", "cas", "and", "or", "xor"))
+    opname = next(p for p in parts if p in ("add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"))
     t = _type(ins)
     if t == "pred" or _vec(parts) > 1:
         raise Unsupported(ins.opcode)
@@ -488,5 +587,6 @@ EMITTERS = {
     "clz": e_unary, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
     "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
     "exit": e_exit, "trap": e_trap, "membar": e_nothing, "fence": e_nothing,
+    "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,
 }
 _ = (TYPE_SIZES, FLT_MIN_BITS)
