@@ -48,8 +48,16 @@ def images():
 
 
 @pytest.fixture(scope="module", autouse=True)
-def table():
+def table(tmp_path_factory):
+    # a cache directory of this run's own: first compilations are measured, not read from disk
+    import os
+    old = os.environ.get("RGPU_SIM_CACHE")
+    os.environ["RGPU_SIM_CACHE"] = str(tmp_path_factory.mktemp("sim-cache"))
     yield
+    if old is None:
+        os.environ.pop("RGPU_SIM_CACHE", None)
+    else:
+        os.environ["RGPU_SIM_CACHE"] = old
     print("\n" + "\n".join(["kernel            jit thr-instr/s  interp      C (gcc -O2)  x interp  x C    "
                             "first compile"] + TABLE))
 

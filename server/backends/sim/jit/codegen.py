@@ -23,6 +23,7 @@ from .values import Body, Unsupported, bits_of, imm_bits, ity, lty
 
 WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}
 BARRIER, COLLECTIVE = 0, 1
+WEIGHTS = '!0 = !{!"branch_weights", i32 1, i32 1048576}\n!1 = !{!"branch_weights", i32 1048576, i32 1}\n'
 
 
 def sync_kind(ins) -> int | None:
@@ -160,7 +161,7 @@ class Kernel:
             raise Unsupported(f"state space {space}")
         bad = b(f"icmp eq ptr {p}, null")
         ok = f"%ok{b.n}"
-        b.do(f"br i1 {bad}, label %fault, label {ok}")
+        b.do(f"br i1 {bad}, label %fault, label {ok}, !prof !0")  # faults are rare: lay out the other side
         b.label(ok[1:])
         return p
 
@@ -301,7 +302,7 @@ class Kernel:
         from . import driver
         phase = self.phase()
         colls = driver.collectives(self)
-        return prelude() + phase + colls + driver.run_function(self)
+        return prelude() + phase + colls + driver.run_function(self) + WEIGHTS
 
 
 def _ctx_slot(b: Body, slot: int) -> str:

@@ -487,7 +487,9 @@ def e_ld(k, b, pc, ins, parts) -> None:
     dst, src = ins.operands[0], ins.operands[1]
     dsts = dst.value if dst.kind == "vec" else [dst]
     size = bits_of(t) // 8 if t != "pred" else 1
-    vol = "volatile " if any(p in parts for p in ("volatile", "relaxed", "acquire")) else ""
+    # .cg/.cv loads are how CUB's look-back polls a flag another block writes: each one reads memory
+    # again (never hoisted out of a loop), as on the GPU
+    vol = "volatile " if any(p in parts for p in ("volatile", "relaxed", "acquire", "cg", "cv")) else ""
     if space == "param" and src.kind in ("addr", "sym") and src.value in k.prog.kparams:
         off = k.prog.kparams[src.value] + src.offset
         for n, o in enumerate(dsts):

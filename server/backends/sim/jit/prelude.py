@@ -183,7 +183,7 @@ entry:
   %y1 = and i1 %x1, %x2
   %y2 = and i1 %x3, %x4
   %ok = and i1 %y1, %y2
-  br i1 %ok, label %fast, label %slow
+  br i1 %ok, label %fast, label %slow, !prof !1
 fast:
 {_field("arena", ARENA, "ptr")}{_field("base", BASE)}  %off = sub i64 %a, %base
   %p = getelementptr i8, ptr %arena, i64 %off
