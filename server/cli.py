@@ -44,7 +44,7 @@ def advertise_url(listen: str) -> str:
                    "every SASS, so NVIDIA's libraries take their PTX paths; programs built for older -arch values run too)")
 @click.option("--sim-jit", type=click.Choice(["on", "off"]), default=None,
               help="software GPUs run kernels compiled to native code (LLVM) where the compiler covers them, "
-                   "interpreting the rest (env RGPU_SIM_JIT; default off)")
+                   "interpreting the rest (env RGPU_SIM_JIT; default on)")
 @click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER") or None, type=CONTROLLER_URL,
               help="join this controller's pool: tcp://HOST:PORT or HOST:PORT (env RGPU_CONTROLLER)")
 @click.option("--advertise", default=None, type=CONTROLLER_URL, help="URL clients use to reach this server (default: --listen)")

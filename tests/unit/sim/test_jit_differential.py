@@ -145,3 +145,28 @@ def test_a_kernel_is_compiled_once_its_launches_did_enough_work(make_device, jit
     assert compiled_at == 2  # the first two launches were interpreted
     assert mod.jitted(mod.functions["oob_store"]) is not None
     np.testing.assert_array_equal(dev.get(p, 64, np.int32), np.arange(64))
+
+
+class Abandon(BaseException):
+    pass
+
+
+def test_a_long_compiled_kernel_is_sliced_and_can_be_abandoned(make_device, build_image, jit_mode):
+    """The launch's clock is called from compiled loops (every so many backward branches): a
+    session's time slices go on, and the session ending abandons a kernel that would run for hours."""
+    from rgpu.server.backends.sim import kernels
+    jit_mode(True)
+    mod = KernelModule.load(build_image("simslice.cu", "ptx"))
+    dev = make_device(mod)
+    out = dev.zeros(32, np.uint32)
+    calls = []
+
+    def checkpoint(seconds):
+        calls.append(seconds)
+        if len(calls) == 3:
+            raise Abandon()
+    with pytest.raises(Abandon):
+        kernels.launch(mod, mod.functions["spin"], dev.mem, (1, 1, 1), (32, 1, 1), 0,
+                       dev.pack("spin", [out, (1 << 31) - 1]), dev.out, checkpoint)
+    assert len(calls) == 3 and all(s >= kernels.TIMESLICE_S for s in calls)
+    assert mod.jitted(mod.functions["spin"]) is not None

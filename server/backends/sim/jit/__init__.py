@@ -12,7 +12,7 @@ it), or, when only barriers are left, every waiting thread is released. Divergen
 each thread follows its own branches. Blocks are independent and are shared among worker threads
 (runner.py), which run the compiled code without the GIL.
 
-Configuration: ``RGPU_SIM_JIT`` (on/off; ``rgpu-server --sim-jit``), ``RGPU_SIM_JIT_THREADS``
+Configuration: ``RGPU_SIM_JIT`` (on/off, default on; ``rgpu-server --sim-jit``), ``RGPU_SIM_JIT_THREADS``
 (worker threads per launch; default: the CPUs this process may use), ``RGPU_SIM_JIT_AFTER``: the
 work (thread-instructions, estimated as threads x code length) a kernel's launches are interpreted
 for before it is compiled (default 2e7, some 0.2 s of interpreting: about what compiling costs, so a
@@ -26,10 +26,10 @@ _enabled: bool | None = None
 
 
 def enabled() -> bool:
-    """Whether sim launches try the compiled path (RGPU_SIM_JIT=on|off, default off)."""
+    """Whether sim launches try the compiled path (RGPU_SIM_JIT=on|off, default on)."""
     global _enabled
     if _enabled is None:
-        _enabled = os.environ.get("RGPU_SIM_JIT", "off").strip().lower() in ("1", "on", "true", "yes")
+        _enabled = os.environ.get("RGPU_SIM_JIT", "on").strip().lower() not in ("0", "off", "false", "no")
     return _enabled
 
 
