@@ -5,7 +5,8 @@
     stats = launch(mod, mod.functions["k"], mem, grid, block, dynamic_shared, params, printf_out)
 
 A launch runs the grid in batches of whole blocks; every thread of a batch is a numpy lane
-(ptx/interp.py), or, once a kernel the compiler covers has done enough work, as native code (jit/). Faults raise SimFault after the output printed so far is in ``printf_out``.
+(ptx/interp.py), or, once a kernel the compiler covers has done enough work, native code (jit/).
+Faults raise SimFault after the output printed so far is in ``printf_out``.
 """
 from __future__ import annotations
 

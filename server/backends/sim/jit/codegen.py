@@ -16,8 +16,8 @@ from ..ptx.interp import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
 from ..ptx.program import Program
 from ..ptx.types import types_in
 from . import liveness, ops
-from .prelude import (ABANDONED, CTAX, CTAY, CTAZ, EXEC, FAULT, FCODE, KPARAM, LOCAL, LSTRIDE, NCX, NCY, NCZ, NTX, NTY,
-                      NTZ, SHARED, TICKS, TIDS,
+from .prelude import (ABANDONED, ARENA, BASE, CTAX, CTAY, CTAZ, EXEC, FAULT, FCODE, KPARAM, LOCAL, LSTRIDE, NCX, NCY, NCZ, NTX, NTY,
+                      NTZ, SHARED, TICKS, TIDS, FADDR, FWIDTH, KPLEN, LLIMIT, SLIMIT, SLOTS,
                       TICK_EDGES, prelude)
 from .values import Body, Unsupported, bits_of, imm_bits, ity, lty
 
@@ -144,26 +144,63 @@ class Kernel:
         return str(_signed64((v + off) & ((1 << 64) - 1))), sym_space
 
     def pointer(self, b: Body, a: str, space: str, width: int) -> str:
-        """A checked pointer to `width` bytes at address a of `space`; branches to the fault exit."""
+        """A checked pointer to `width` bytes at address a of `space`; branches to the fault exit.
+        Window checks are written inline (the shared, local and parameter windows, and a global
+        access whose allocation the instruction's slot remembers) so that the pointer on the fast
+        path is known not to be null; only the slow paths go through the prelude's helpers."""
         if space in ("global", "const"):
-            p = b(f"call ptr @gaddr(ptr %ctx, i64 {a}, i64 {width}, i64 {self.slots})")
+            slot = self.slots
             self.slots += 1
-        elif space == "shared":
-            p = b(f"call ptr @saddr(ptr %ctx, i64 {a}, i64 {width})")
-        elif space == "local":
-            p = b(f"call ptr @laddr(ptr %ctx, ptr %frame, i64 {a}, i64 {width})")
-        elif space == "param":
-            p = b(f"call ptr @paddr(ptr %ctx, i64 {a}, i64 {width})")
-        elif space == "generic":
+            lo = b(f"load i64, ptr {b(f'getelementptr i64, ptr %ctx, i64 {SLOTS + 2 * slot}')}, align 8")
+            hi = b(f"load i64, ptr {b(f'getelementptr i64, ptr %ctx, i64 {SLOTS + 2 * slot + 1}')}, align 8")
+            end = b(f"add i64 {a}, {width}")
+            ok = b(f"and i1 {b(f'icmp uge i64 {a}, {lo}')}, {b(f'icmp ule i64 {end}, {hi}')}")
+            ok = b(f"and i1 {ok}, {b(f'icmp uge i64 {end}, {a}')}")
+            if width > 1:
+                low = b(f"and i64 {a}, {width - 1}")
+                ok = b(f"and i1 {ok}, {b(f'icmp eq i64 {low}, 0')}")
+            n = b.n
+            b.do(f"br i1 {ok}, label %gf{n}, label %gs{n}, !prof !1")
+            b.label(f"gf{n}")
+            fast = b(f"getelementptr i8, ptr %arena, i64 {b(f'sub i64 {a}, %membase')}")
+            b.do(f"br label %gj{n}")
+            b.label(f"gs{n}")
+            slow = b(f"call ptr @g_slow(ptr %ctx, i64 {a}, i64 {width}, i64 {slot})")
+            b.do(f"br i1 {b(f'icmp eq ptr {slow}, null')}, label %fault, label %gj{n}, !prof !0")
+            b.label(f"gj{n}")
+            return b(f"phi ptr [{fast}, %gf{n}], [{slow}, %gs{n}]")
+        if space == "generic":
             p = b(f"call ptr @genaddr(ptr %ctx, ptr %frame, i64 {a}, i64 {width}, i64 {self.slots})")
             self.slots += 1
-        else:
+            ok = f"%ok{b.n}"
+            b.do(f"br i1 {b(f'icmp eq ptr {p}, null')}, label %fault, label {ok}, !prof !0")
+            b.label(ok[1:])
+            return p
+        windows = {"shared": ("%slimit", "%shared", 3), "local": ("%llimit", "%frame", 5),
+                   "param": ("%kplen", "%kparam", 7)}
+        if space not in windows:
             raise Unsupported(f"state space {space}")
-        bad = b(f"icmp eq ptr {p}, null")
-        ok = f"%ok{b.n}"
-        b.do(f"br i1 {bad}, label %fault, label {ok}, !prof !0")  # faults are rare: lay out the other side
-        b.label(ok[1:])
-        return p
+        limit, base, code = windows[space]
+        end = b(f"add i64 {a}, {width}")
+        bad = b(f"or i1 {b(f'icmp ugt i64 {end}, {limit}')}, {b(f'icmp ult i64 {end}, {a}')}")
+        n = b.n
+        b.do(f"br i1 {bad}, label %wo{n}, label %wi{n}, !prof !0")
+        b.label(f"wo{n}")
+        self._fault(b, code, a, width)
+        b.label(f"wi{n}")
+        if width > 1:
+            low = b(f"and i64 {a}, {width - 1}")
+            mis = b(f"icmp ne i64 {low}, 0")
+            b.do(f"br i1 {mis}, label %wm{n}, label %wa{n}, !prof !0")
+            b.label(f"wm{n}")
+            self._fault(b, code + 1, a, width)
+            b.label(f"wa{n}")
+        return b(f"getelementptr i8, ptr {base}, i64 {a}")
+
+    def _fault(self, b: Body, code: int, a: str, width: int) -> None:
+        for slot, v in ((FCODE, code), (FADDR, a), (FWIDTH, width)):
+            b.do(f"store i64 {v}, ptr {b(f'getelementptr i64, ptr %ctx, i64 {slot}')}, align 8")
+        b.do("br label %fault")
 
     # -- the phase function --------------------------------------------------------------------
     def phase(self) -> str:
@@ -277,6 +314,11 @@ class Kernel:
         b.do(f"%frame = getelementptr i8, ptr {_load_ctx(b, LOCAL, 'ptr')}, i64 {fo}")
         b.do(f"%kparam = load ptr, ptr {_ctx_slot(b, KPARAM)}, align 8")
         b.do(f"%shared = load ptr, ptr {_ctx_slot(b, SHARED)}, align 8")
+        b.do(f"%arena = load ptr, ptr {_ctx_slot(b, ARENA)}, align 8")
+        b.do(f"%membase = load i64, ptr {_ctx_slot(b, BASE)}, align 8")
+        b.do(f"%slimit = load i64, ptr {_ctx_slot(b, SLIMIT)}, align 8")
+        b.do(f"%llimit = load i64, ptr {_ctx_slot(b, LLIMIT)}, align 8")
+        b.do(f"%kplen = load i64, ptr {_ctx_slot(b, KPLEN)}, align 8")
 
     def _rf_move(self, b: Body, bits: int, load: bool) -> None:
         for name in liveness.members(bits, self.names):
