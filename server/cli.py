@@ -44,6 +44,9 @@ def advertise_url(listen: str) -> str:
 @click.option("--sim-arch", default=None, metavar="sm_XY",
               help="architecture the software GPUs present (sm_75 ... sm_121, or sm_130; default sm_130, newer than "
                    "every SASS, so NVIDIA's libraries take their PTX paths; programs built for older -arch values run too)")
+@click.option("--sim-jit", type=click.Choice(["on", "off"]), default=None,
+              help="software GPUs run kernels compiled to native code (LLVM) where the compiler covers them, "
+                   "interpreting the rest (env RGPU_SIM_JIT; default on)")
 @click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER") or None, type=CONTROLLER_URLS,
               help="join this controller's pool: tcp://HOST:PORT or HOST:PORT, or its replicas comma-separated (env RGPU_CONTROLLER)")
 @click.option("--advertise", default=None, type=CONTROLLER_URL, help="URL clients use to reach this server (default: --listen)")
@@ -81,12 +84,14 @@ def advertise_url(listen: str) -> str:
                    "round trip costs more than its work); 0: block at once")
 @logs.options
 @health.listen_option
-def main(device, listen, count, sim_memory, sim_arch, controller, advertise, secret_file, init_secret, wire, session_ports,
-         session_grace,
+def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, advertise, secret_file, init_secret, wire,
+         session_ports, session_grace,
          module_cache, module_cache_size, max_sessions_per_lease, reclaim_after, checkpoint_dir, spin_us, log_level,
          log_format, metrics_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level, log_format)
+    if sim_jit is not None:
+        os.environ["RGPU_SIM_JIT"] = sim_jit  # session workers read it (sim/jit/__init__.py)
     try:
         worker_bind(listen)
     except ValueError as e:
