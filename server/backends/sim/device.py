@@ -308,7 +308,7 @@ class SimDevice(SimArrays, Device):
         values = {
             "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK": function.max_threads_per_block,
             "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES": function.static_shared_bytes,
-            "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES": 0,
+            "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES": function.const_bytes,
             "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES": function.local_bytes,
             "CU_FUNC_ATTRIBUTE_NUM_REGS": function.num_regs,
             "CU_FUNC_ATTRIBUTE_PTX_VERSION": function.module.ptx_arch,
