@@ -23,7 +23,8 @@ def _run(exe, url, *args, env=None):
 
 
 @pytest.mark.parametrize("name", ["device_query", "copy_roundtrip", "streams_events", "faults", "driver_api",
-                                  "context_misc", "occupancy_bounds", "driver_async_error", "driver_stream_memops"])
+                                  "context_misc", "occupancy_bounds", "driver_async_error", "driver_stream_memops",
+                                  "driver_managed_host_attach"])
 def test_program_runs_through_rgpu(name, cuda_program, sim_server):
     exe = cuda_program(name)
     p = _run(exe, sim_server)
