@@ -189,6 +189,9 @@ def _fma(t, mode):
     if t == "f64":
         return lambda a, b, c: rounding.fma64(a, b, c, mode)
 
+    if t == "f32" and mode not in DIRECTED:
+        return rounding.fma_f32_nearest
+
     def f(a, b, c):
         # the product of two f32 (or 16-bit) values is exact in f64; the sum rounded to odd there
         # rounds once more to t as if from the exact value

@@ -33,11 +33,17 @@ def canonical(r, t: str):
     """NaN results as the GPU writes them: f32 arrays get 0x7fffffff; 16-bit raw bits 0x7fff."""
     if t == "f32":
         r = np.asarray(r)
-        return np.where(np.isnan(r), CANON_F32, r).astype(F32)
+        nan = np.isnan(r)
+        if not nan.any():  # the common case costs one test, no new array
+            return r if r.dtype == F32 else r.astype(F32)
+        return np.where(nan, CANON_F32, r).astype(F32)
     if t in ("f16", "bf16"):
         bits = np.asarray(r).view(np.uint16) if np.asarray(r).dtype == F16 else np.asarray(r, np.uint16)
         inf = np.uint16(0x7C00 if t == "f16" else 0x7F80)
-        out = np.where((bits & np.uint16(0x7FFF)) > inf, CANON_16, bits).astype(np.uint16)
+        nan = (bits & np.uint16(0x7FFF)) > inf
+        if not nan.any():
+            return r if np.asarray(r).dtype == F16 else bits
+        out = np.where(nan, CANON_16, bits).astype(np.uint16)
         return out.view(F16) if np.asarray(r).dtype == F16 else out
     return r
 
@@ -55,11 +61,33 @@ def add_odd(a, b):
     was inexact and landed on an even significand."""
     a, b = np.asarray(a, F64), np.asarray(b, F64)
     s, e = two_sum(a, b)
-    bits = s.view(np.uint64)
+    if not np.any(e):  # exact everywhere (integer-valued data, most sums of small values)
+        return s
+    bits = np.asarray(s).view(np.uint64)
     fix = (e != 0) & np.isfinite(s) & ((bits & np.uint64(1)) == 0)
     away = (e > 0) == (s > 0)  # towards e: away from zero when e has s's sign
     moved = np.where(away, bits + np.uint64(1), bits - np.uint64(1)).view(F64)
     return np.where(fix, moved, s)
+
+
+def fma_f32_nearest(a, b, c):
+    """f32 a*b+c rounded once to nearest-even. The product is exact in f64 and the f64 sum s rounds
+    the exact value once; rounding s to f32 again can only differ from rounding the exact value when s
+    sits exactly halfway between two f32 values (its 29 dropped bits 1000...0) or in f32's subnormal
+    range: those lanes alone take the round-to-odd sum. Returns f32."""
+    # few temporaries, reused in place: at a launch's lane counts, allocating them is the cost
+    p = np.multiply(a, b, dtype=F64)
+    s = np.add(p, c, dtype=F64)
+    t = np.bitwise_and(s.view(np.uint64), np.uint64(0x1FFFFFFF))
+    doubtful = t == np.uint64(0x10000000)
+    np.bitwise_and(s.view(np.uint64), np.uint64(0x7FF0000000000000), out=t)
+    doubtful |= t < np.uint64((1023 - 126) << 52)  # f32's subnormal range, and zeros
+    if doubtful.any():
+        i = np.nonzero(np.ravel(doubtful))[0]
+        s = s.reshape(-1)
+        s[i] = add_odd(np.ravel(p)[i], np.ravel(np.broadcast_to(np.asarray(c, F64), p.shape))[i])
+        s = s.reshape(p.shape)
+    return s.astype(F32)
 
 
 def f64_to_f32_odd(x):
@@ -204,11 +232,11 @@ def exact_lanes(kind: str, t: str, mode: str, *xs, lanes=None):
 
 
 def fma64(a, b, c, mode: str | None = None):
-    """f64 a*b+c rounded once. Nearest-even: Boldo-Melquiond over lanes in its proven range
-    (no overflow, no underflow of the product's error or of the result), exact rationals for the
-    rest; a zero term needs no fma at all. Directed modes: exact rationals."""
-    a, b, c = (np.asarray(v, F64) for v in (a, b, c))
-    a, b, c = np.broadcast_arrays(a, b, c)
+    """f64 a*b+c rounded once. Nearest-even: Boldo-Melquiond over lanes in its proven range (no
+    overflow, no underflow of the product's error or of the result), and the few lanes outside it
+    (zeros, infinities, NaNs, extremes, tiny results) apart: a zero term needs no fma, the rest is
+    computed over exact rationals. Directed modes: exact rationals."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, F64) for v in (a, b, c)))
     if mode in DIRECTED:
         return exact_lanes("fma", "f64", mode, a, b, c)
     with np.errstate(all="ignore"):
@@ -223,16 +251,27 @@ def fma64(a, b, c, mode: str | None = None):
         ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl
         th, tl = two_sum(c, uh)  # the large parts, exactly
         v = add_odd(tl, ul)  # the small ones, their lost bits kept in v's last bit
-        r = th + v
-        # a*b exact zero: the sum is exact (and its zero's sign right); c zero: the rounded product
-        zero_ab = (a == 0) | (b == 0)
-        r = np.where(zero_ab, uh + c, np.where(c == 0, uh, r))
-        special = ~(np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
-        r = np.where(special, _fma_special(a, b, c), r)
-        ma, mb, mr = np.abs(a), np.abs(b), np.abs(r)
-        safe = ((ma >= 2.0 ** -450) & (ma <= 2.0 ** 450) & (mb >= 2.0 ** -450) & (mb <= 2.0 ** 450)
-                & (np.abs(c) <= 2.0 ** 1000) & (mr >= 2.0 ** -960) & (mr <= 2.0 ** 1000))
-        hard = ~safe & ~zero_ab & (c != 0) & np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
-        if hard.any():
-            r = np.where(hard, exact_lanes("fma", "f64", "rn", a, b, c, lanes=hard), r)
+        r = np.asarray(th + v)
+        mr = np.abs(r)
+        # NaN, zero, infinite, tiny or huge results and tiny products: outside the proven range
+        irregular = ~((mr >= 2.0 ** -960) & (mr <= 2.0 ** 1000)) | (np.abs(uh) < 2.0 ** -960)
+        if irregular.any():
+            i = np.nonzero(np.ravel(irregular))[0]
+            r = np.array(r, F64).reshape(-1)
+            r[i] = _fma64_apart(*(np.ravel(x)[i] for x in (a, b, c)))
+            r = r.reshape(uh.shape)
+    return r
+
+
+def _fma64_apart(a, b, c):
+    """fma64's irregular lanes: a zero product's sum is exact (and numpy gives its zero's sign), a
+    zero c leaves the rounded product, infinities and NaNs are exact; the rest over rationals."""
+    uh = a * b
+    zero_ab = (a == 0) | (b == 0)
+    r = np.where(zero_ab, uh + c, np.where(c == 0, uh, np.nan))
+    special = ~(np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
+    r = np.where(special, _fma_special(a, b, c), r)
+    hard = ~zero_ab & (c != 0) & ~special
+    if hard.any():
+        r = np.where(hard, exact_lanes("fma", "f64", "rn", a, b, c, lanes=hard), r)
     return r
