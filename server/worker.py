@@ -750,6 +750,11 @@ def _params(sock, ident, seq, sync, args, session, run) -> None:
     order, flattened: cuFuncGetParamInfo index by index (either backend's), to the first index it
     refuses as past the last. Any other refusal (a bad handle, a sticky error) is the reply's."""
     outs, res = [], None
+    refused = _cannot_run(session, args[0]) if len(args) == 1 and type(args[0]) is int else None
+    if refused is not None:
+        if sync:
+            sock.send_multipart([ident, wire.encode_reply(seq, refused[0], [], message=refused[1])])
+        return
     if len(args) == 1 and type(args[0]) is int:
         for i in range(wire.PARAMS_MAX):
             res = run(session, _PARAM_INFO, [args[0], i], ())
@@ -760,6 +765,24 @@ def _params(sock, ident, seq, sync, args, session, run) -> None:
         (res.rc, res.message) if res is not None else (_PAST_THE_LAST, "PARAMS takes [function handle]")
     if sync:
         sock.send_multipart([ident, wire.encode_reply(seq, rc, outs if rc == 0 else [], message=msg)])
+
+
+def _cannot_run(session, handle: int):
+    """(rc, message) when the device cannot run the function's code (the software GPU's interpreter
+    lacks one of its instructions), else None. PARAMS is the client's first question before a
+    function's first launch, so the launch itself fails with the cause."""
+    prepare = getattr(session.device, "prepare_function", None)
+    if prepare is None:
+        return None
+    try:
+        fn = session.get("function", handle)
+    except CudaError:
+        return None  # a bad handle: cuFuncGetParamInfo's answer, below
+    try:
+        prepare(fn)
+    except CudaError as exc:
+        return driver_code(exc.code), exc.message
+    return None
 
 
 def _unpin(sock, ident, seq, sync, args, session, log) -> None:

@@ -63,6 +63,8 @@ def handlers_for(kind: str) -> dict[str, object]:
         handlers.update(sim_maps.handlers())  # the software GPU's own encoding (the im2col maps: refused)
         from .sim import stream_attrs
         handlers.update(stream_attrs.handlers())  # kept per stream (the cuda backend asks its driver)
+        from .sim import stream_memops
+        handlers.update(stream_memops.handlers())  # in submission order (the cuda backend: its driver)
     if kind == "cuda":
         from .cuda import generic
         generic_handlers = generic.handlers()

@@ -104,6 +104,29 @@ def test_occupancy_and_attribute_questions_are_asked_once(cuda_program, start_se
     assert twenty == one, messages
 
 
+def test_function_registers_and_constant_bytes_are_the_images(cuda_program, sim_server, tmp_path):
+    """CU_FUNC_ATTRIBUTE_NUM_REGS keeps to the linker's CU_JIT_MAX_REGISTERS (numba's max_registers)
+    and, for an image with SASS, is what ptxas allocated (its -v report); CONST_SIZE_BYTES is the
+    1200-byte __constant__ table's bank (ptxas's cmem[3]), not 0."""
+    nvcc = cudabuild.find_nvcc()
+    src = PROGRAMS / "func_resources_module.cu"
+    ptx, fat = tmp_path / "m.ptx", tmp_path / "m.fatbin"
+    subprocess.run([str(nvcc), "-ptx", "-arch=compute_80", str(src), "-o", str(ptx)], check=True)
+    built = subprocess.run([str(nvcc), "-fatbin", "-gencode", "arch=compute_80,code=[sm_80,compute_80]",
+                            "-Xptxas", "-v", str(src), "-o", str(fat)], check=True, capture_output=True, text=True)
+    report = built.stdout + built.stderr
+    ptxas_regs = int(re.search(r"Used (\d+) registers", report).group(1))
+    ptxas_const = int(re.search(r"(\d+) bytes cmem\[3\]", report).group(1))
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_func_resources")), str(ptx), str(fat))
+    assert p.returncode == 0, p.stdout + p.stderr
+    found = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(r"(\S+) regs (\d+) const (\d+)", p.stdout)}
+    assert 0 < found["linked-38"][0] <= 38, found
+    assert found["linked"][0] > 38, found  # the kernel wants more without a limit
+    assert found["fatbin"][0] == ptxas_regs, (found, report)
+    assert ptxas_const >= 1200
+    assert {v[1] for v in found.values()} == {ptxas_const}, (found, report)
+
+
 @pytest.fixture(scope="module")
 def saxpy_images():
     src = PROGRAMS / "saxpy_module.cu"

@@ -23,12 +23,39 @@ def _run(exe, url, *args, env=None):
 
 
 @pytest.mark.parametrize("name", ["device_query", "copy_roundtrip", "streams_events", "faults", "driver_api",
-                                  "context_misc", "occupancy_bounds", "driver_async_error"])
+                                  "context_misc", "occupancy_bounds", "driver_async_error", "driver_stream_memops",
+                                  "driver_managed_host_attach"])
 def test_program_runs_through_rgpu(name, cuda_program, sim_server):
     exe = cuda_program(name)
     p = _run(exe, sim_server)
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"OK {name}" in p.stdout
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_launch_configuration_errors_come_from_the_launch(cudart, cuda_program, sim_server):
+    """1025 threads per block, a block's z of 65, a grid's y of 65536, a zero dimension, more threads
+    than __launch_bounds__ allow, dynamic shared memory past the function's limit: the launch itself
+    fails (cudaGetLastError() right after <<<>>>, cuLaunchKernel's return code), as on a GPU, and the
+    next synchronising call succeeds; through rgpu's runtime and through NVIDIA's static one."""
+    p = _run(cuda_program("driver_launch_config", cudart=cudart), sim_server)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "OK driver_launch_config" in p.stdout
+
+
+def test_a_kernel_the_device_cannot_run_fails_at_its_launch_with_the_cause(cuda_program, sim_server, device_kind):
+    """elect.sync, which the software GPU's interpreter lacks: cuLaunchKernel itself returns
+    CUDA_ERROR_NOT_SUPPORTED and the cause (the instruction and its line) is on stderr without
+    RGPU_LOG; nothing is left for the next synchronising call. A GPU runs the kernel."""
+    env = {k: v for k, v in os.environ.items() if k != "RGPU_LOG"}
+    p = _run(cuda_program("driver_unsupported_ptx"), sim_server, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "OK driver_unsupported_ptx" in p.stdout
+    if device_kind == "sim":
+        assert "launch 801" in p.stdout and "refused at the launch" in p.stdout
+        assert "elect.sync" in p.stderr and "not supported by the software GPU" in p.stderr, p.stderr
+    else:
+        assert "ran" in p.stdout
 
 
 def test_exit_code_passes_through(cuda_program, sim_server, tmp_path):

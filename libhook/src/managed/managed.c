@@ -14,8 +14,12 @@
  * on the program's behalf (read(2) into managed memory), at the price of a second host copy and a
  * compare of all managed memory once per synchronisation cycle — small beside the pull itself.
  *
- * An allocation attached to the host (cudaMemAttachHost) is the host's even while kernels run: it
- * is neither pushed nor pulled until it is attached to the device again.
+ * An allocation attached to the host (cudaMemAttachHost, at allocation or by cudaStreamAttachMemAsync)
+ * is the host's even while kernels run, so its pulls merge instead of overwriting: a granule the device
+ * changed since the last push or pull comes back, one only the host changed stays the host's (and goes
+ * to the device at the next push, which happens only while no device work is outstanding). A memset or
+ * copy the program makes on it through the API is then seen on the host after the synchronisation, as
+ * on a GPU, and host writes made while kernels ran are not lost.
  *
  * Costs: a pull copies every managed allocation of the device back (the device does not say what
  * it wrote); a synchronous copy into device memory counts as device work followed by a
@@ -49,7 +53,7 @@ typedef struct region {
     int dev;
     int var;          /* a module's managed variable (rgpu_managed_adopt): its pages may hold the
                        * module's other variables and stay mapped for the whole run */
-    int host_only;    /* attached to the host (cudaMemAttachHost): the host's alone, neither pushed nor pulled */
+    int host_only;    /* attached to the host (cudaMemAttachHost): the host's while kernels run; pulls merge */
     uint8_t *shadow;  /* the device's contents as of the last push or pull */
     struct region *next;
 } region;
@@ -110,12 +114,30 @@ static int pull_range(region *r, size_t off, size_t n) {
     return rc;
 }
 
+/* A host-attached region's pull: only the granules the device changed (they differ from the shadow)
+ * come back; the host's own changes stay for the next push. */
+static int pull_merge(region *r) {
+    uint8_t *now = malloc(r->mapped);
+    if (!now) return RGPU_OUT_OF_MEMORY;
+    int rc = rgpu_copy_call(RGPU_DRIVER, D2H, 0, r->addr, r->mapped, now, NULL, 0, r->dev);
+    uint8_t *host = (uint8_t *)(uintptr_t)r->addr;
+    for (size_t off = 0; rc == 0 && off < r->mapped; off += granule(r, off)) {
+        size_t n = granule(r, off);
+        if (memcmp(now + off, r->shadow + off, n)) {
+            memcpy(host + off, now + off, n);
+            memcpy(r->shadow + off, now + off, n);
+        }
+    }
+    free(now);
+    return rc;
+}
+
 /* Both with mu held. */
 static int push(int dev) {
     int rc = 0;
     inside = 1;
     for (region *r = regions; r && !rc; r = r->next)
-        if (r->dev == dev && !r->host_only) rc = push_region(r);
+        if (r->dev == dev) rc = push_region(r);
     inside = 0;
     return rc;
 }
@@ -124,7 +146,7 @@ static int pull(int dev) {
     int rc = 0;
     inside = 1;
     for (region *r = regions; r && !rc; r = r->next)
-        if (r->dev == dev && !r->host_only) rc = pull_range(r, 0, r->mapped);
+        if (r->dev == dev) rc = r->host_only ? pull_merge(r) : pull_range(r, 0, r->mapped);
     inside = 0;
     return rc;
 }

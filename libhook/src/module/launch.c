@@ -139,6 +139,10 @@ int rgpu_layout_of(int face, void *fn, rgpu_layout *out) {
         if (off + size > out->total) out->total = (uint32_t)(off + size);
     }
     rgpu_end(&c);
+    /* the device cannot run the function (the software GPU lacks one of its instructions): its first
+     * launch fails, and the cause is the program's to read without asking for logs, as a JIT log is */
+    if (rc == CUDA_ERROR_NOT_SUPPORTED || rc == CUDA_ERROR_INVALID_PTX)
+        rgpu_log(RGPU_LOG_WARN, "a kernel cannot run on its device (CUDA error %d): %s", rc, rgpu_last_server_message());
     return rc;
 }
 
@@ -185,12 +189,68 @@ int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out) {
 
 /* ---- launches ---------------------------------------------------------------------------- */
 
+/* CUDA checks a launch's configuration when the launch is made and returns the error there, not at
+ * the next synchronising call: every limit is known here (the device's from its facts, kept for the
+ * session; the function's from its attributes, asked once and kept by func_facts.c), so the check costs
+ * an asynchronous launch no round trip after a function's first. The server checks again (a limit this
+ * side did not know). Errors: a configuration past the device's limits, or a zero dimension, is
+ * CUDA_ERROR_INVALID_VALUE (the Runtime's cudaErrorInvalidConfiguration); more threads than the
+ * function allows (__launch_bounds__, its registers) CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES; more dynamic
+ * shared memory than its limit CUDA_ERROR_INVALID_VALUE. */
+enum { LIM_THREADS, LIM_BX, LIM_BY, LIM_BZ, LIM_GX, LIM_GY, LIM_GZ, NLIMITS };
+static const int limit_attrs[NLIMITS] = {
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+enum { LIMIT_DEVICES = 64 };
+static struct { int ok; int v[NLIMITS]; } limits[LIMIT_DEVICES]; /* written whole before ok is set */
+
+static const int *device_limits(int dev) {
+    if (dev < 0 || dev >= LIMIT_DEVICES) return NULL;
+    if (__atomic_load_n(&limits[dev].ok, __ATOMIC_ACQUIRE)) return limits[dev].v;
+    int v[NLIMITS];
+    saved_errors before = save_errors();
+    for (int i = 0; i < NLIMITS; i++)
+        if (cuDeviceGetAttribute(&v[i], limit_attrs[i], dev) != CUDA_SUCCESS) {
+            restore_errors(before);
+            return NULL; /* not known here: the server decides */
+        }
+    memcpy(limits[dev].v, v, sizeof v);
+    __atomic_store_n(&limits[dev].ok, 1, __ATOMIC_RELEASE);
+    return limits[dev].v;
+}
+
+static int check_launch(int face, void *fn, rgpu_dim3 g, rgpu_dim3 b, size_t shmem) {
+    int bad_config = face == RGPU_RUNTIME ? (int)cudaErrorInvalidConfiguration : RGPU_INVALID_VALUE;
+    if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) return rgpu_record(face, bad_config);
+    int dev = -1;
+    rgpu_untag_handle(fn, &dev);
+    const int *lim = device_limits(dev);
+    uint64_t threads = (uint64_t)b.x * b.y * b.z;
+    if (lim && (threads > (uint64_t)lim[LIM_THREADS] || b.x > (unsigned)lim[LIM_BX] || b.y > (unsigned)lim[LIM_BY] ||
+                b.z > (unsigned)lim[LIM_BZ] || g.x > (unsigned)lim[LIM_GX] || g.y > (unsigned)lim[LIM_GY] ||
+                g.z > (unsigned)lim[LIM_GZ]))
+        return rgpu_record(face, bad_config);
+    saved_errors before = save_errors();
+    int fn_max = 0, fn_dyn = 0;
+    if (cuFuncGetAttribute(&fn_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) == CUDA_SUCCESS && fn_max > 0 &&
+        threads > (uint64_t)fn_max)
+        return rgpu_record(face, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    if (shmem && cuFuncGetAttribute(&fn_dyn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, fn) == CUDA_SUCCESS &&
+        shmem > (size_t)fn_dyn)
+        return rgpu_record(face, RGPU_INVALID_VALUE);
+    restore_errors(before); /* a limit that could not be asked is the server's to check */
+    return 0;
+}
+
 /* func and l are what a graph node keeps if the stream is capturing: then the launch becomes a node
  * holding a copy of the packed parameters instead of being sent. `cluster` (NULL: none): a thread-block
  * cluster's dimensions and scheduling policy; such a launch travels as cuLaunchKernelEx. */
 static int send_launch(int face, uint32_t id, const char *name, const void *func, const rgpu_layout *l, void *fn,
                        rgpu_dim3 g, rgpu_dim3 b, size_t shmem, void *stream, const void *params, size_t nbytes,
                        const unsigned *cluster) {
+    int bad = check_launch(face, fn, g, b, shmem);
+    if (bad) return bad;
     if (rgpu_capturing(stream)) {
         rgpu_gnode node = {.type = NODE_KERNEL};
         unsigned gv[3] = {g.x, g.y, g.z}, bv[3] = {b.x, b.y, b.z};

@@ -358,8 +358,52 @@ cudaError_t cudaFuncGetParamInfo(const void *func, size_t index, size_t *offset,
  * (server/backends/sim/fatbin.py). Beside PTX (1) and cubins (2), which fatbins hold too. */
 #define ENTRY_AS_GIVEN 0x100
 
-/* A link state is the struct CUlinkState points to (rgpu defines what CUDA leaves opaque). */
-typedef struct CUlinkState_st { uint8_t *buf; size_t len, cap; } rgpu_link;
+/* A link state is the struct CUlinkState points to (rgpu defines what CUDA leaves opaque).
+ * max_regs: CU_JIT_MAX_REGISTERS given to cuLinkCreate (0: none). */
+typedef struct CUlinkState_st { uint8_t *buf; size_t len, cap; unsigned max_regs; } rgpu_link;
+
+/* CU_JIT_MAX_REGISTERS among JIT options (its value travels in the pointer itself), else `dflt`. */
+static unsigned max_registers(unsigned n, const CUjit_option *options, void **values, unsigned dflt) {
+    for (unsigned i = 0; options && values && i < n; i++)
+        if (options[i] == CU_JIT_MAX_REGISTERS) return (unsigned)(uintptr_t)values[i];
+    return dflt;
+}
+
+/* PTX text with `.maxnreg N` before the body of every .entry that names no .maxnreg itself: the
+ * linker's register limit (numba's max_registers, nvcc's -maxrregcount) said where both backends read
+ * it, the software GPU to report and keep to it, a GPU's JIT through the driver's own link. Malloc'd. */
+static char *ptx_with_maxnreg(const char *ptx, size_t len, unsigned max_regs, size_t *out_len) {
+    size_t cap = len + 64, n = 0;
+    char *out = malloc(cap);
+    const char *p = ptx, *end = ptx + len;
+    while (out) {
+        const char *e = p < end ? strstr(p, ".entry") : NULL;
+        const char *body = e ? memchr(e, '{', (size_t)(end - e)) : NULL;
+        const char *upto = body ? body : end;
+        char directive[32] = "";
+        if (body) {
+            char *head = strndup(e, (size_t)(body - e));
+            if (head && !strstr(head, ".maxnreg")) snprintf(directive, sizeof directive, ".maxnreg %u\n", max_regs);
+            free(head);
+        }
+        size_t need = n + (size_t)(upto - p) + strlen(directive) + 2;
+        if (need > cap) {
+            char *grown = realloc(out, cap = need * 2);
+            if (!grown) { free(out); return NULL; }
+            out = grown;
+        }
+        memcpy(out + n, p, (size_t)(upto - p));
+        n += (size_t)(upto - p);
+        memcpy(out + n, directive, strlen(directive));
+        n += strlen(directive);
+        if (!body) break;
+        out[n++] = '{';
+        p = body + 1;
+    }
+    if (out) out[n] = 0;
+    *out_len = n;
+    return out;
+}
 
 static void link_put(rgpu_link *l, const void *p, size_t n) {
     if (l->len + n + 8 > l->cap) {
@@ -401,9 +445,10 @@ static void link_entry(rgpu_link *l, int kind, const void *data, size_t n) {
 }
 
 CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *options, void **values, CUlinkState *state) {
-    (void)n; (void)options; (void)values;
     if (!state) return rgpu_invalid_value(RGPU_DRIVER);
     rgpu_link *l = calloc(1, sizeof(rgpu_link));
+    if (!l) return rgpu_record(RGPU_DRIVER, RGPU_OUT_OF_MEMORY);
+    l->max_regs = max_registers(n, options, values, 0);
     uint8_t header[RGPU_LINK_HEADER] = RGPU_LINK_MAGIC; /* the size is written at cuLinkComplete */
     link_put(l, header, sizeof header);
     *state = l;
@@ -411,12 +456,17 @@ CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *options, void **values, C
 }
 
 CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int n, CUjit_option *o, void **v) {
-    (void)name; (void)n; (void)o; (void)v;
+    (void)name;
     rgpu_link *l = state;
     if (!l || !data) return rgpu_invalid_value(RGPU_DRIVER);
     if (type == JIT_INPUT_PTX) {
         size_t len = strnlen(data, size ? size : (size_t)-1);
-        link_entry(l, 1, data, len + 1);
+        unsigned max_regs = max_registers(n, o, v, l->max_regs);
+        size_t with_len = 0;
+        char *with = max_regs ? ptx_with_maxnreg(data, len, max_regs, &with_len) : NULL;
+        if (max_regs && !with) return rgpu_record(RGPU_DRIVER, RGPU_OUT_OF_MEMORY);
+        link_entry(l, 1, with ? with : data, (with ? with_len : len) + 1);
+        free(with);
     } else if (type == JIT_INPUT_CUBIN) {
         link_entry(l, 2, data, size);
     } else if (type == JIT_INPUT_OBJECT || type == JIT_INPUT_LIBRARY) {

@@ -1190,7 +1190,10 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
          * on the program's behalf) is kept here for the next call that reports it, the first first. */
         if (d != 0) {
             rgpu_set_last_error(c->face, d);
-            rgpu_log(RGPU_LOG_INFO, "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
+            /* what the device cannot do (CUDA_ERROR_NOT_SUPPORTED: the software GPU lacks something the
+             * program's code needs) is said by default: the program's own message names only the code */
+            rgpu_log(d == CUDA_ERROR_NOT_SUPPORTED ? RGPU_LOG_WARN : RGPU_LOG_INFO,
+                     "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
             if (!s->pending) s->pending = d;
         }
         if ((c->flags & RGPU_F_DEFERRED) && rc == 0 && s->pending) {

@@ -1,6 +1,8 @@
 """The few things the software GPU reads from a cubin ELF: per-kernel ``.nv.info.<kernel>``
 attribute records, which give the launch-buffer layout of the kernel's parameters exactly as the
-driver sees it (EIATTR_KPARAM_INFO) and the total parameter size (EIATTR_CBANK_PARAM_SIZE).
+driver sees it (EIATTR_KPARAM_INFO) and the total parameter size (EIATTR_CBANK_PARAM_SIZE), and the
+module-wide ``.nv.info`` records of each kernel's register count (EIATTR_REGCOUNT, by symbol), what
+the driver reports as CU_FUNC_ATTRIBUTE_NUM_REGS.
 
 Records are ``u8 format, u8 attribute`` followed by a 2-byte value (formats 1-3) or a ``u16 size``
 and that many bytes (format 4, EIFMT_SVAL).
@@ -15,6 +17,7 @@ from .errors import SimError
 EIFMT_SVAL = 0x04
 EIATTR_KPARAM_INFO = 0x17
 EIATTR_CBANK_PARAM_SIZE = 0x19
+EIATTR_REGCOUNT = 0x2F
 
 
 @dataclass(frozen=True)
@@ -83,4 +86,28 @@ def kparam_info(elf: bytes) -> dict[str, tuple[list[Param], int]]:
         if total is None:
             total = max((p.offset + p.size for p in plist), default=0)
         out[kernel] = (plist, total)
+    return out
+
+
+def _symbol_names(sections: dict[str, bytes]) -> list[str]:
+    """Names of the ELF symbols, by index (Elf64_Sym: name u32, info, other, shndx, value, size)."""
+    symtab, strtab = sections.get(".symtab", b""), sections.get(".strtab", b"")
+    names = []
+    for off in range(0, len(symtab) - 23, 24):
+        at = struct.unpack_from("<I", symtab, off)[0]
+        end = strtab.find(b"\0", at)
+        names.append(strtab[at:end if end >= 0 else len(strtab)].decode("latin-1"))
+    return names
+
+
+def register_counts(elf: bytes) -> dict[str, int]:
+    """kernel name -> the registers a thread of it uses, as ptxas allocated them."""
+    sections = _sections(elf)
+    names = _symbol_names(sections)
+    out = {}
+    for attr, val in _records(sections.get(".nv.info", b"")):
+        if attr == EIATTR_REGCOUNT and len(val) >= 8:
+            sym, count = struct.unpack_from("<II", val, 0)
+            if 0 <= sym < len(names) and names[sym]:
+                out[names[sym]] = count
     return out

@@ -290,6 +290,13 @@ class SimDevice(SimArrays, Device):
             raise SimError("CUDA_ERROR_NOT_FOUND", f"no variable named {name} in this module")
         return module.addresses[name], module.variables[name].size
 
+    def prepare_function(self, function) -> None:
+        """Compile the function's code now (kept for its launches), raising what the interpreter
+        cannot run (an instruction it lacks, with its line): asked at a function's first launch,
+        before the launch is queued, so the launch fails with the cause as a GPU's driver fails
+        a kernel its JIT cannot compile, not the next synchronising call after it."""
+        function.module.compiled(function.kernel)
+
     def function_params(self, function):
         return [(p.offset, p.size) for p in function.kernel.params]
 
@@ -301,7 +308,7 @@ class SimDevice(SimArrays, Device):
         values = {
             "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK": function.max_threads_per_block,
             "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES": function.static_shared_bytes,
-            "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES": 0,
+            "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES": function.const_bytes,
             "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES": function.local_bytes,
             "CU_FUNC_ATTRIBUTE_NUM_REGS": function.num_regs,
             "CU_FUNC_ATTRIBUTE_PTX_VERSION": function.module.ptx_arch,

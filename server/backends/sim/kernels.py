@@ -18,7 +18,7 @@ import numpy as np
 import structlog
 
 from . import archs, cdp, fatbin, jit, lanes
-from .cubin import Param, kparam_info
+from .cubin import Param, kparam_info, register_counts
 from .errors import SimError
 from .lanes import MAX_WARPS_PER_SM, NUM_SMS, WARP_SIZE  # noqa: F401  (device limits read from here)
 from .memory import DeviceMemory
@@ -147,6 +147,9 @@ class KernelFunction:
 
     @property
     def num_regs(self) -> int:
+        counted = self.module.register_counts.get(self.name)
+        if counted is not None:  # the image's own machine code: what ptxas allocated
+            return counted
         prog = self.program
         if prog is None:
             return 0
@@ -156,8 +159,26 @@ class KernelFunction:
         return min(self._register_cap, max(16, declared))
 
     @property
+    def const_bytes(self) -> int:
+        """CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: the module's user constant bank (its .const
+        variables, laid out as the driver loads them), which every kernel of the module sees."""
+        size = 0
+        for v in self.module.variables.values():
+            if v.space == "const":
+                size = -(-size // v.align) * v.align + v.size
+        return size
+
+    @property
     def max_threads_per_block(self) -> int:
-        return min(MAX_THREADS_PER_BLOCK, self._max_threads)
+        limit = min(MAX_THREADS_PER_BLOCK, self._max_threads)
+        counted = self.module.register_counts.get(self.name)
+        if counted:
+            # SASS's registers, which ptxas fitted to no launch bound it was told of: the block's
+            # warps must find them in one SM's register file (as the driver reports a kernel of
+            # 255 registers with a maximum of 256 threads), allocated per warp 256 at a time
+            per_warp = -(-counted * WARP_SIZE // REGISTER_UNIT) * REGISTER_UNIT
+            limit = min(limit, max(1, REGISTERS_PER_SM // per_warp) * WARP_SIZE)
+        return limit
 
     @property
     def max_dynamic_shared_bytes(self) -> int:
@@ -225,6 +246,7 @@ class KernelModule:
         self.ptx = ptx
         self.arch = arch or archs.get()
         self.label = label  # what the module is, for error messages (a library's name, ...)
+        self.register_counts: dict[str, int] = {}  # kernel -> registers, from a cubin of the image
         self.ptx_arch = self.arch.number
         self.functions: dict[str, KernelFunction] = {}
         self.variables: dict[str, ModuleVariable] = {}
@@ -289,6 +311,13 @@ class KernelModule:
             if fn is not None and len(fn.params) == len(plist):
                 layouts[name] = ([Param(c.offset, c.size, p.align) for c, p in zip(plist, fn.params)], size)
         mod = cls(ptx, layouts, arch, label)
+        # Register counts of the cubin nearest the device (never one newer): its machine code's.
+        cubins = sorted((e for e in img.cubins if e.arch <= arch.number), key=lambda e: e.arch)
+        for e in cubins[-1:]:
+            try:
+                mod.register_counts = register_counts(e.data)
+            except SimError:
+                pass
         # What cudaFuncAttributes.ptxVersion reports: the PTX the kernels were JIT-compiled from
         # (CUB picks its tuning policies, and the kernels they name, by it), not the device's.
         mod.ptx_arch = max(e.arch for e in units) or arch.number

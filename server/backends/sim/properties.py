@@ -71,6 +71,8 @@ def table(arch: archs.Arch) -> dict[str, int]:
         # A GPU may keep up to three quarters of its L2 for persisting accesses (sm_80 and later).
         "MAX_PERSISTING_L2_CACHE_SIZE": arch.l2_bytes * 3 // 4 if arch.major >= 8 else 0,
         "HOST_NATIVE_ATOMIC_SUPPORTED": 0,
+        # cuStreamWriteValue*/WaitValue*/BatchMemOp (stream_memops.py): 64-bit forms and NOR included
+        "CAN_USE_64_BIT_STREAM_MEM_OPS": 1, "CAN_USE_STREAM_WAIT_VALUE_NOR": 1,
         "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM": 0, "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST": 0,
         # cuMemCreate/cuMemMap and friends are served (server/api/vmm.py): PyTorch's expandable
         # segments look here before they use them

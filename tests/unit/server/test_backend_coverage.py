@@ -48,6 +48,6 @@ def test_the_generic_path_covers_the_forwarded_driver_face():
     own = tensormaps.handlers()  # the cuda backend's own handlers: encoded by the driver, no generic record
     generic_only = [c.name for c in driver
                     if c.name in cuda and c.name not in handlers_for("sim") and c.name not in own]
-    assert "cuDeviceGetLuid" in generic_only and "cuStreamWaitValue32_v2" in generic_only
+    assert "cuDeviceGetLuid" in generic_only and "cuCtxGetExecAffinity" in generic_only
     assert all(CALLS[BY_NAME[n]].generic == n for n in generic_only)
     assert all(cuda[n].__name__.startswith("tensor_map_") for n in own)

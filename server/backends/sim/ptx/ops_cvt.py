@@ -6,12 +6,15 @@ narrower float rounds with .rn/.rz/.rm/.rp; ``.sat`` on a float destination clam
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from ..errors import SimError
 from . import fp8
 from .interp import op
-from .ops_float import F32, F64, ftz, pack, round_to_f32, unpack
+from .ops_float import F32, F64, ftz, pack, saturate, unpack
+from .rounding import canonical, round_rational, round_to
 from .types import FP8_PAIRS, TYPE_NAMES, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
 INT_ROUND = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
@@ -62,11 +65,10 @@ def convert(x, dt: str, at: str, parts) -> np.ndarray:
         # float -> float
         if irnd:
             v = INT_ROUND[irnd](v)
-        return _to_float(v, dt, frnd, sat, parts)
+        return _to_float(v, dt, frnd, sat, parts, from_bf16=at == "bf16")
     # integer source
     if is_float(dt):
-        v = x.astype(F64) if dt in ("f32", "f16", "bf16") and frnd in ("rz", "rm", "rp") else x
-        return _to_float(v, dt, frnd, sat, parts)
+        return _to_float(_int_as_float(x, dt, frnd), dt, frnd, sat, parts, from_bf16=False)
     if sat:
         lo, hi = _int_range(dt)
         wide = x.astype(np.float64) if x.dtype.itemsize == 8 else x.astype(np.int64)
@@ -78,31 +80,52 @@ def convert(x, dt: str, at: str, parts) -> np.ndarray:
     return to_bits(x, dtype_of(dt), sign_extend=at[0] == "s")
 
 
-def _to_float(v, dt, frnd, sat, parts):
+def _int_as_float(x, dt, frnd):
+    """An integer source as a float array _to_float rounds correctly to dt: 32-bit and narrower
+    integers are exact in f64; 64-bit ones round to nearest-even straight to dt (numpy's casts do
+    that in one step), or, in a directed mode, exactly, lane by lane."""
+    if x.dtype.itemsize < 8:
+        return x.astype(F64)
+    if frnd not in ("rz", "rm", "rp"):
+        return x.astype(F64) if dt == "f64" else x.astype(F32 if dt != "f16" else np.float16).astype(F64)
+    t = "f64" if dt == "f64" else "f32" if dt in ("f32", "bf16") else "f16"
+    out = np.zeros(x.shape, F64)
+    for i, n in enumerate(x.tolist()):
+        out.flat[i] = round_rational(Fraction(n), t, frnd) if n else 0.0
+    return out
+
+
+def _to_float(v, dt, frnd, sat, parts, from_bf16=False):
+    """A value (exact in f64, or already rounded to dt) to the float type dt in mode frnd, with
+    .ftz (f32 only), .sat and .relu; NaN results canonical, except a widened bf16's (a shift on
+    the GPU, which keeps the payload)."""
     v = np.asarray(v)
+    mode = frnd if frnd in ("rn", "rz", "rm", "rp") else None
     if dt == "f64":
         r = v.astype(F64)
     elif dt == "f32":
-        r = round_to_f32(v.astype(F64), frnd) if frnd in ("rz", "rm", "rp") else v.astype(F32)
+        r = np.array(v, F32) if from_bf16 else round_to(v.astype(F64), F32, mode)  # bf16: exact, bits kept
         if "ftz" in parts:
             r = ftz(r)
+        if not from_bf16:
+            r = canonical(r, "f32")
     elif dt == "f16":
-        r = v.astype(np.float16)
+        r = canonical(round_to(v.astype(F64), np.dtype(np.float16), mode), "f16")
     elif dt == "bf16":
         r = f32_to_bf16(v.astype(F32), "rz" if frnd == "rz" else "rn")
         if sat:
             f = np.clip(np.nan_to_num(unpack(r, "bf16")[0], nan=0.0), 0, 1)
-            r = f32_to_bf16(f)
+            r = f32_to_bf16(f + np.float32(0))
         if "relu" in parts:
             f = unpack(r, "bf16")[0]
-            r = f32_to_bf16(np.where(np.isnan(f) | (f < 0), 0, f).astype(F32))
+            r = f32_to_bf16(np.where(np.isnan(f) | (f <= 0), 0, f).astype(F32))
         return r
     else:
         raise ValueError(f"cvt to .{dt}")
     if sat:
-        r = np.where(np.isnan(r), 0, np.clip(r, 0, 1)).astype(r.dtype)
+        r = saturate(r)
     if "relu" in parts:
-        r = np.where(np.isnan(r) | (r < 0), 0, r).astype(r.dtype)
+        r = np.where(np.isnan(r) | (r <= 0), 0, r).astype(r.dtype)
     return r
 
 

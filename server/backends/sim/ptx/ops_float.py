@@ -1,21 +1,25 @@
 """Floating-point arithmetic, comparisons, selects and conversions.
 
-IEEE round-to-nearest comes free from numpy. Directed rounding (.rz/.rm/.rp) of f32 results is
-done by computing exactly in f64 (sums and products of f32 are exact there) and nudging the f32
-result one ulp when it landed on the wrong side. ``.ftz`` flushes f32 subnormal inputs and results
-to sign-preserving zero, ``.sat`` clamps to [0, 1] with NaN -> 0, as the PTX ISA defines.
-f16 computes in f32 and rounds once (exact for add/mul); bf16 travels as raw bits.
+Every result is rounded once, as IEEE 754 and the PTX ISA say: numpy's nearest-even f32/f64
+arithmetic where that is the answer, rounding to odd and exact rationals (rounding.py) where it
+is not (directed modes, fma, the 16-bit types' fma). ``.ftz`` flushes f32 subnormal inputs and
+results to sign-preserving zero, ``.sat`` clamps to [+0, 1] with NaN -> +0, as the PTX ISA
+defines; NaN results of f32/f16/bf16 are the GPU's canonical NaN. f16 add/sub/mul compute in f32
+and round once more to f16, which gives the correctly rounded result (f32 holds more than twice
+f16's precision plus two bits); bf16 travels as raw bits.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import rounding
 from .interp import ROUNDING, op
+from .rounding import F32, F64, add_odd, canonical, exact_lanes, f64_to_f32_odd, rm_zero, round_to
 from .types import bf16_to_f32, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
-F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 FLT_MIN = np.float32(1.1754943508222875e-38)
 ROUNDINGS = ("rn", "rz", "rm", "rp")
+DIRECTED = ("rz", "rm", "rp")
 FLOAT_OPS: dict[str, object] = {}
 
 
@@ -26,22 +30,21 @@ def fop(name):
     return deco
 
 
-def ftz(x):
-    return np.where(np.abs(x) < FLT_MIN, np.copysign(np.float32(0), x), x).astype(np.float32)
+def ftz(x, tiny=FLT_MIN):
+    return np.where(np.abs(x) < tiny, np.copysign(np.float32(0), x), x).astype(np.float32)
+
+
+F16_MIN = np.float32(2.0 ** -14)
+
+
+def ftz16(x):
+    """.ftz of f16 arithmetic: the result rounded to f16 first, then its subnormals flushed."""
+    return ftz(np.asarray(x).astype(np.float16).astype(F32), F16_MIN)
 
 
 def round_to_f32(x, mode):
-    """Round f64 values to f32 in the given IEEE mode."""
-    r = np.asarray(x, F64).astype(F32)
-    if mode in (None, "rn"):
-        return r
-    back = r.astype(F64)
-    if mode == "rz":
-        fix = np.abs(back) > np.abs(x)
-        return np.where(fix, np.nextafter(r, np.float32(0)), r)
-    if mode == "rm":
-        return np.where(back > x, np.nextafter(r, np.float32(-np.inf)), r)
-    return np.where(back < x, np.nextafter(r, np.float32(np.inf)), r)
+    """Round f64 values (exact, or rounded to odd) to f32 in the given IEEE mode."""
+    return round_to(x, F32, mode)
 
 
 # -- packing: every float flavour computes as f32 or f64 arrays --------------------------------------
@@ -60,36 +63,62 @@ def unpack(x, t):
     return [bf16_to_f32(lo), bf16_to_f32(hi)]
 
 
-def pack(vals, t, mode=None):
+def pack(vals, t, mode=None, canon=True):
+    """Computed values -> register bits of type t, rounded to t (nearest-even unless ``mode``) and
+    with NaNs canonical where the GPU makes them so (not for the sign-bit operations)."""
+    if not canon:
+        if t in ("f32", "f64"):
+            return np.asarray(vals[0], F32 if t == "f32" else F64)
+        if t == "f16":
+            return np.asarray(vals[0]).astype(np.float16)
+        if t == "bf16":
+            return (np.asarray(vals[0], F32).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+        lo, hi = (unpack_half_bits(v, t) for v in vals)
+        return lo | (hi << np.uint32(16))
     if t == "f32":
         v = vals[0]
-        return v.astype(F32) if v.dtype != F32 else v
+        return canonical(v.astype(F32) if v.dtype != F32 else v, "f32")
     if t == "f64":
         return np.asarray(vals[0], F64)
     if t == "f16":
-        return np.asarray(vals[0]).astype(np.float16)
+        return canonical(np.asarray(vals[0]).astype(np.float16), "f16")
     if t == "bf16":
-        return f32_to_bf16(vals[0], mode or "rn")
+        return canonical(f32_to_bf16(vals[0], mode or "rn"), "bf16")
     if t == "f16x2":
-        lo, hi = (np.asarray(v).astype(np.float16).view(np.uint16).astype(np.uint32) for v in vals)
+        lo, hi = (canonical(np.asarray(v).astype(np.float16), "f16").view(np.uint16).astype(np.uint32)
+                  for v in vals)
     else:
-        lo, hi = (f32_to_bf16(v, mode or "rn").astype(np.uint32) for v in vals)
+        lo, hi = (canonical(f32_to_bf16(v, mode or "rn"), "bf16").astype(np.uint32) for v in vals)
     return lo | (hi << np.uint32(16))
 
 
-def _arith(ins, ctx, nargs, f, exact64=False):
-    """Compile a float op ``f(*operands)``; ``exact64`` means f computed in f64 is exact for f32
-    inputs, so directed rounding can be applied afterwards."""
+def saturate(r):
+    """.sat: [+0, 1]; NaN and -0 -> +0."""
+    return np.where(np.isnan(r) | (r <= 0), 0, np.minimum(r, 1)).astype(np.asarray(r).dtype)
+
+
+def unpack_half_bits(v, t):
+    """An f32 value of an x2 type's half back to its 16 bits, exactly (it came from them)."""
+    if t == "f16x2":
+        return np.asarray(v).astype(np.float16).view(np.uint16).astype(np.uint32)
+    return (np.asarray(v, F32).view(np.uint32) >> np.uint32(16)).astype(np.uint32)
+
+
+def _arith(ins, ctx, nargs, f, canon=True):
+    """Compile a float op: ``f(t, mode)`` returns the function that computes it over the unpacked
+    operands (f32 arrays for the 32- and 16-bit types, f64 for f64), correctly rounded to t."""
     parts = ins.parts
     t = types_in(parts)[-1]
     mode = next((p for p in parts if p in ROUNDINGS), None)
     flush = "ftz" in parts and t == "f32"
+    flush16 = "ftz" in parts and t in ("f16", "f16x2")
     sat = "sat" in parts
     relu = "relu" in parts
     d = ins.operands[0]
+    nargs = min(nargs, len(ins.operands) - 1)
     gets = [ctx.get(o, t) for o in ins.operands[1:1 + nargs]]
     sd = ctx.set(d, t)
-    directed = t == "f32" and mode in ("rz", "rm", "rp") and exact64
+    fn = f(t.removesuffix("x2"), mode)
 
     def run(st, m):
         args = [unpack(g(st), t) for g in gets]
@@ -98,98 +127,136 @@ def _arith(ins, ctx, nargs, f, exact64=False):
             xs = [a[k] for a in args]
             if flush:
                 xs = [ftz(x) for x in xs]
-            if directed:
-                r = round_to_f32(f(*[np.asarray(x, F64) for x in xs]), mode)
-            else:
-                r = f(*xs)
+            elif flush16:
+                xs = [ftz(x, F16_MIN) for x in xs]
+            r = fn(*xs)
             if flush:
                 r = ftz(r)
+            elif flush16:
+                r = ftz16(r)
             if sat:
-                r = np.where(np.isnan(r), 0, np.clip(r, 0, 1)).astype(np.asarray(r).dtype)
+                r = saturate(r)
             if relu:
-                r = np.where(np.isnan(r) | (r < 0), 0, r).astype(np.asarray(r).dtype)
+                r = np.where(np.isnan(r) | (r <= 0), 0, r).astype(np.asarray(r).dtype)
             outs.append(r)
-        sd(st, pack(outs, t, mode), m)
+        sd(st, pack(outs, t, mode, canon), m)
     return run
+
+
+def _sum_like(kind, npf):
+    """add/sub/mul/div: numpy's nearest-even result; directed f32 from the exact (add/sub: rounded
+    to odd) f64 value; directed f64 from exact rationals."""
+    def make(t, mode):
+        if mode not in DIRECTED:
+            return npf
+        if t == "f64":
+            return lambda a, b: exact_lanes(kind, "f64", mode, a, b)
+
+        def directed(a, b):
+            a64, b64 = np.asarray(a, F64), np.asarray(b, F64)
+            if kind in ("add", "sub"):
+                y = b64 if kind == "add" else -b64
+                s = add_odd(a64, y)
+                r = round_to(s, F32, mode)
+                return rm_zero(r, s, a64, y) if mode == "rm" else r
+            # f32 products are exact in f64; an f32 quotient or root rounded to f64 never lands on
+            # an f32 value unless it is one (f64 has more than twice f32's precision)
+            return round_to(npf(a64, b64), F32, mode)
+        return directed
+    return make
 
 
 @fop("add")
 def f_add(ins, ctx):
-    return _arith(ins, ctx, 2, np.add, exact64=True)
+    return _arith(ins, ctx, 2, _sum_like("add", np.add))
 
 
 @fop("sub")
 def f_sub(ins, ctx):
-    return _arith(ins, ctx, 2, np.subtract, exact64=True)
+    return _arith(ins, ctx, 2, _sum_like("sub", np.subtract))
 
 
 @fop("mul")
 def f_mul(ins, ctx):
-    return _arith(ins, ctx, 2, np.multiply, exact64=True)
+    return _arith(ins, ctx, 2, _sum_like("mul", np.multiply))
 
 
 def fma64(a, b, c):
-    """a*b+c with one rounding as far as f64 allows: Dekker's exact product, then a compensated sum."""
-    a, b, c = (np.asarray(v, F64) for v in (a, b, c))
-    p = a * b
-    split = 134217729.0  # 2^27 + 1
-    ah = a * split
-    ah = ah - (ah - a)
-    al = a - ah
-    bh = b * split
-    bh = bh - (bh - b)
-    bl = b - bh
-    err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    bb = s - p
-    serr = (p - (s - bb)) + (c - bb)
-    r = s + (serr + err)
-    return np.where(np.isfinite(r), r, p + c)
+    return rounding.fma64(a, b, c)
+
+
+def _fma(t, mode):
+    if t == "f64":
+        return lambda a, b, c: rounding.fma64(a, b, c, mode)
+
+    if t == "f32" and mode not in DIRECTED:
+        return rounding.fma_f32_nearest
+
+    def f(a, b, c):
+        # the product of two f32 (or 16-bit) values is exact in f64; the sum rounded to odd there
+        # rounds once more to t as if from the exact value
+        p, c64 = np.asarray(a, F64) * np.asarray(b, F64), np.asarray(c, F64)
+        s = add_odd(p, c64)
+        if t == "f32":
+            r = round_to(s, F32, mode)
+            return rm_zero(r, s, p, c64) if mode == "rm" else r
+        if t == "f16":
+            return s  # pack rounds f64 -> f16 directly
+        return f64_to_f32_odd(s)  # bf16: pack rounds the f32 to bf16
+    return f
 
 
 @op("fma", mods=(*ROUNDING, "ftz", "sat", "relu"))
 @fop("fma")
 def f_fma(ins, ctx):
-    t = types_in(ins.parts)[-1]
-    if t == "f64":
-        return _arith(ins, ctx, 3, fma64)
-    # f32/f16: the product is exact in f64 and the sum rounds there first; close to a single rounding.
-    directed = any(p in ins.parts for p in ("rz", "rm", "rp"))
-
-    def f(a, b, c):
-        r = np.asarray(a, F64) * b + c
-        if t == "f32":
-            return r if directed else r.astype(F32)
-        # f16 rounds straight from f64 (one rounding); bf16 goes through f32, as pack() needs.
-        return r if t != "bf16" and t != "bf16x2" else r.astype(F32)
-    return _arith(ins, ctx, 3, f, exact64=True)
+    return _arith(ins, ctx, 3, _fma)
 
 
 @fop("div")
 def f_div(ins, ctx):
-    return _arith(ins, ctx, 2, np.divide, exact64=True)
+    return _arith(ins, ctx, 2, _sum_like("div", np.divide))
+
+
+def _minmax(is_max: bool, nan: bool):
+    """min/max: a NaN operand yields the other (both NaN, or any under .NaN: NaN, made canonical by
+    pack); -0 is below +0. Three operands (sm_90): folded left."""
+    pick = (np.maximum if nan else np.fmax) if is_max else (np.minimum if nan else np.fmin)
+
+    def two(a, b):
+        r = pick(a, b)
+        zeros = (a == 0) & (b == 0)
+        if zeros.any() if isinstance(zeros, np.ndarray) else zeros:
+            neg = (np.signbit(a) & np.signbit(b)) if is_max else (np.signbit(a) | np.signbit(b))
+            z = np.asarray(r).dtype.type(0)
+            r = np.where(zeros, np.where(neg, -z, z), r)
+        return r
+
+    def fold(*xs):
+        r = xs[0]
+        for x in xs[1:]:
+            r = two(r, x)
+        return r
+    return lambda t, mode: fold
 
 
 @fop("min")
 def f_min(ins, ctx):
-    nan = "NaN" in ins.parts
-    return _arith(ins, ctx, 2, np.minimum if nan else np.fmin)
+    return _arith(ins, ctx, 3, _minmax(False, "NaN" in ins.parts))
 
 
 @fop("max")
 def f_max(ins, ctx):
-    nan = "NaN" in ins.parts
-    return _arith(ins, ctx, 2, np.maximum if nan else np.fmax)
+    return _arith(ins, ctx, 3, _minmax(True, "NaN" in ins.parts))
 
 
 @fop("abs")
 def f_abs(ins, ctx):
-    return _arith(ins, ctx, 1, np.abs)
+    return _arith(ins, ctx, 1, lambda t, mode: np.abs, canon=False)
 
 
 @fop("neg")
 def f_neg(ins, ctx):
-    return _arith(ins, ctx, 1, np.negative)
+    return _arith(ins, ctx, 1, lambda t, mode: np.negative, canon=False)
 
 
 def _cast_like(f):
@@ -205,16 +272,30 @@ UNARY = {
 }
 
 
+def _unary(name):
+    def make(t, mode):
+        f = _cast_like(UNARY[name])
+        if mode not in DIRECTED or name not in ("rcp", "sqrt"):
+            return f
+        kind = "sqrt" if name == "sqrt" else "div"
+        if t == "f64":
+            if kind == "sqrt":
+                return lambda x: exact_lanes("sqrt", "f64", mode, x)
+            return lambda x: exact_lanes("div", "f64", mode, np.ones_like(x), x)
+        # f32: the f64 reciprocal or root never lands on an f32 value unless it is one
+        return lambda x: round_to(UNARY[name](np.asarray(x, F64)), F32, mode)
+    return make
+
+
 @op("rcp", "sqrt", "rsqrt", "sin", "cos", "tanh", "lg2", "ex2", mods=(*ROUNDING, "approx", "ftz"))
 def c_unary(ins, ctx):
-    f = UNARY[ins.parts[0]]
-    return _arith(ins, ctx, 1, _cast_like(f), exact64=ins.parts[0] in ("rcp", "sqrt"))
+    return _arith(ins, ctx, 1, _unary(ins.parts[0]))
 
 
 @op("copysign")
 def c_copysign(ins, ctx):
     # copysign.f32 d, a, b: magnitude of b, sign of a.
-    return _arith(ins, ctx, 2, lambda a, b: np.copysign(b, a))
+    return _arith(ins, ctx, 2, lambda t, mode: lambda a, b: np.copysign(b, a), canon=False)
 
 
 @op("testp", mods=("finite", "infinite", "number", "notanumber", "normal", "subnormal"))

@@ -79,9 +79,10 @@ def f32_to_bf16(x, mode: str = "rn"):
     if mode == "rz":
         r = b >> np.uint32(16)
     else:
-        # Round to nearest even on the 16 bits dropped; NaN stays a quiet NaN.
+        # Round to nearest even on the 16 bits dropped.
         r = (b + np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
-    r = np.where(np.isnan(x), np.uint32(0x7FC0), r)
+    # NaN: the canonical bf16 NaN, as the GPU's conversion (and cuda_bf16.h's) writes it
+    r = np.where(np.isnan(x), np.uint32(0x7FFF), r)
     return r.astype(np.uint16)
 
 
