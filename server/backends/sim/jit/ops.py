@@ -2,7 +2,10 @@
 ops_cvt.py, ops_mem.py): integer results wrap, PTX's rules for shifts past the width and division
 by zero are spelled out, float arithmetic rounds to nearest once (LLVM's fadd/fmul/fdiv/sqrt/fma
 are IEEE operations, and nothing here allows reassociation or contraction), ``.ftz`` flushes f32
-subnormals to signed zero, ``.sat`` clamps with NaN -> 0, float -> integer conversions saturate.
+subnormals to signed zero, ``.sat`` clamps to [+0, 1] with NaN and -0 -> +0, min/max order -0
+below +0, NaN results of f32 arithmetic and of conversions to f32 are the GPU's canonical
+0x7fffffff (ptx/rounding.canonical; x86 would keep an operand's payload or give 0xffc00000),
+float -> integer conversions saturate. tests/unit/sim/test_jit_ieee.py holds the two to it.
 """
 from __future__ import annotations
 
@@ -64,16 +67,31 @@ def _ftz(b: Body, x: str, t: str) -> str:
 
 
 def _sat(b: Body, x: str, t: str) -> str:
+    """[+0, 1]: NaN and -0 (ole 0.0 holds for it) give +0, as ops_float.saturate."""
     ty = lty(t)
     nan = b(f"fcmp uno {ty} {x}, {x}")
-    lo = b(f"fcmp olt {ty} {x}, 0.0")
+    lo = b(f"fcmp ole {ty} {x}, 0.0")
     hi = b(f"fcmp ogt {ty} {x}, 1.0")
     r = b(f"select i1 {hi}, {ty} 1.0, {ty} {x}")
     r = b(f"select i1 {lo}, {ty} 0.0, {ty} {r}")
     return b(f"select i1 {nan}, {ty} 0.0, {ty} {r}")
 
 
-def _float_op(k, b, ins, parts, t, nargs, f) -> None:
+def _canon(b: Body, x: str, t: str) -> str:
+    """An f32 NaN as the GPU's canonical 0x7fffffff (rounding.canonical); f64 NaNs are left as the
+    host made them, as the interpreter leaves them. Selected as bits, so no float constant or
+    operation can touch the payload. The fence hides where x came from: LLVM counts NaN payloads
+    as unspecified, and its x86 back end drops the select from select(x < 0, NaN, sqrt(x)) (the
+    form it makes of this one for a square root), leaving x86's 0xffc00000."""
+    if t != "f32":
+        return x
+    x = b(f"call float @llvm.arithmetic.fence.f32(float {x})")
+    nan = b(f"fcmp uno float {x}, {x}")
+    bits = b(f"bitcast float {x} to i32")
+    return b(f"bitcast i32 {b(f'select i1 {nan}, i32 2147483647, i32 {bits}')} to float")
+
+
+def _float_op(k, b, ins, parts, t, nargs, f, canon=True) -> None:
     if any(p in parts for p in ("rz", "rm", "rp")):
         raise Unsupported(f"directed rounding {ins.opcode}")
     flush = "ftz" in parts and t == "f32"
@@ -85,13 +103,21 @@ def _float_op(k, b, ins, parts, t, nargs, f) -> None:
         r = _ftz(b, r, t)
     if "sat" in parts:
         r = _sat(b, r, t)
+    if canon:
+        r = _canon(b, r, t)
     k.set(b, ins.operands[0], t, r)
 
 
 def _minmax_f(b, ty, x, y, is_min):
-    # numpy's fmin/fmax over arrays: a NaN operand yields the other; equal values yield the first
+    """ops_float._minmax: a NaN operand yields the other (both NaN: a NaN, made canonical after);
+    -0 is below +0 whichever operand it is, so equal operands (the same bits, or zeros of either
+    sign) give their bits or'ed for min (either sign set) and and'ed for max (both set)."""
     better = b(f"fcmp {'olt' if is_min else 'ogt'} {ty} {y}, {x}")
     r = b(f"select i1 {better}, {ty} {y}, {ty} {x}")
+    it = "i32" if ty == "float" else "i64"
+    both = b(f"{'or' if is_min else 'and'} {it} {b(f'bitcast {ty} {x} to {it}')}, {b(f'bitcast {ty} {y} to {it}')}")
+    same = b(f"fcmp oeq {ty} {x}, {y}")
+    r = b(f"select i1 {same}, {ty} {b(f'bitcast {it} {both} to {ty}')}, {ty} {r}")
     xnan = b(f"fcmp uno {ty} {x}, 0.0")
     r = b(f"select i1 {xnan}, {ty} {y}, {ty} {r}")
     ynan = b(f"fcmp uno {ty} {y}, 0.0")
@@ -127,7 +153,7 @@ def e_float(k, b, pc, ins, parts, t) -> None:
             raise Unsupported(ins.opcode)
         _float_op(k, b, ins, parts, t, 2, lambda b, ty, x, y: _minmax_f(b, ty, x, y, base == "min"))
     elif base in ("abs", "neg"):
-        _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: _signbit(b, ty, x, base))
+        _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: _signbit(b, ty, x, base), canon=False)
     elif base == "sqrt":
         _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: b(f"call {ty} @llvm.sqrt.{sfx}({ty} {x})"))
     elif base == "rcp":
@@ -429,7 +455,7 @@ def e_cvt(k, b, pc, ins, parts) -> None:
         r = _ftz(b, r, dt)
     if "sat" in parts:
         r = _sat(b, r, dt)
-    k.set(b, d, dt, r)
+    k.set(b, d, dt, _canon(b, r, dt))  # an f32 NaN from a float source: canonical (ops_cvt._to_float)
 
 
 def _lit(v: int, w: int) -> str:

@@ -1,0 +1,170 @@
+// Float arithmetic and conversions at the edges of IEEE 754 (signed zeros, infinities, NaN
+// payloads, subnormals, ties, extremes), one instruction form per output slot, for the compiled
+// path against the interpreter (tests/unit/sim/test_jit_ieee.py). Each form is written as inline
+// PTX so that the instruction, its modifiers and its operand order are exactly the ones named.
+#include <cstdint>
+
+#define F1(ptx) ({ float r_; asm(ptx " %0, %1;" : "=f"(r_) : "f"(x)); r_; })
+#define F2(ptx, p, q) ({ float r_; asm(ptx " %0, %1, %2;" : "=f"(r_) : "f"(p), "f"(q)); r_; })
+#define F3(ptx) ({ float r_; asm(ptx " %0, %1, %2, %3;" : "=f"(r_) : "f"(x), "f"(y), "f"(z)); r_; })
+#define D1(ptx) ({ double r_; asm(ptx " %0, %1;" : "=d"(r_) : "d"(x)); r_; })
+#define D2(ptx, p, q) ({ double r_; asm(ptx " %0, %1, %2;" : "=d"(r_) : "d"(p), "d"(q)); r_; })
+#define D3(ptx) ({ double r_; asm(ptx " %0, %1, %2, %3;" : "=d"(r_) : "d"(x), "d"(y), "d"(z)); r_; })
+
+// out[slot * n + i]: every f32 form on lane i's operands (x, y, z).
+extern "C" __global__ void ieee_f32(const float *a, const float *b, const float *c, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = a[i], y = b[i], z = c[i];
+    float *o = out + i;
+    int k = 0;
+    o[n * k++] = F2("add.rn.f32", x, y);
+    o[n * k++] = F2("add.f32", x, y);
+    o[n * k++] = F2("add.rn.ftz.f32", x, y);
+    o[n * k++] = F2("add.rn.sat.f32", x, y);
+    o[n * k++] = F2("add.rn.ftz.sat.f32", x, y);
+    o[n * k++] = F2("sub.rn.f32", x, y);
+    o[n * k++] = F2("sub.rn.ftz.f32", x, y);
+    o[n * k++] = F2("sub.rn.sat.f32", x, y);
+    o[n * k++] = F2("mul.rn.f32", x, y);
+    o[n * k++] = F2("mul.rn.ftz.f32", x, y);
+    o[n * k++] = F2("mul.rn.sat.f32", x, y);
+    o[n * k++] = F2("div.rn.f32", x, y);
+    o[n * k++] = F2("div.rn.ftz.f32", x, y);
+    o[n * k++] = F2("div.approx.f32", x, y);
+    o[n * k++] = F2("div.full.f32", x, y);
+    o[n * k++] = F2("div.approx.ftz.f32", x, y);
+    o[n * k++] = F3("fma.rn.f32");
+    o[n * k++] = F3("fma.rn.ftz.f32");
+    o[n * k++] = F3("fma.rn.sat.f32");
+    o[n * k++] = F3("fma.rn.ftz.sat.f32");
+    o[n * k++] = F3("mad.rn.f32");
+    o[n * k++] = F1("sqrt.rn.f32");
+    o[n * k++] = F1("sqrt.rn.ftz.f32");
+    o[n * k++] = F1("sqrt.approx.f32");
+    o[n * k++] = F1("rcp.rn.f32");
+    o[n * k++] = F1("rcp.rn.ftz.f32");
+    o[n * k++] = F1("rcp.approx.f32");
+    o[n * k++] = F1("rcp.approx.ftz.f32");
+    o[n * k++] = F1("rsqrt.approx.f32");
+    o[n * k++] = F1("rsqrt.approx.ftz.f32");
+    o[n * k++] = F2("min.f32", x, y);
+    o[n * k++] = F2("min.f32", y, x);
+    o[n * k++] = F2("max.f32", x, y);
+    o[n * k++] = F2("max.f32", y, x);
+    o[n * k++] = F2("min.ftz.f32", x, y);
+    o[n * k++] = F2("max.ftz.f32", y, x);
+    o[n * k++] = F1("abs.f32");
+    o[n * k++] = F1("neg.f32");
+    o[n * k++] = F1("abs.ftz.f32");
+    o[n * k++] = F1("neg.ftz.f32");
+    o[n * k++] = F1("cvt.sat.f32.f32");
+    o[n * k++] = F1("cvt.ftz.sat.f32.f32");
+    o[n * k++] = F1("cvt.rni.f32.f32");
+    o[n * k++] = F1("cvt.rzi.f32.f32");
+    o[n * k++] = F1("cvt.rmi.f32.f32");
+    o[n * k++] = F1("cvt.rpi.f32.f32");
+    o[n * k++] = F1("cvt.rni.ftz.f32.f32");
+    o[n * k++] = F1("cvt.rzi.sat.f32.f32");
+}
+
+// The same for f64 (out[slot * n + i]).
+extern "C" __global__ void ieee_f64(const double *a, const double *b, const double *c, double *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double x = a[i], y = b[i], z = c[i];
+    double *o = out + i;
+    int k = 0;
+    o[n * k++] = D2("add.rn.f64", x, y);
+    o[n * k++] = D2("sub.rn.f64", x, y);
+    o[n * k++] = D2("mul.rn.f64", x, y);
+    o[n * k++] = D2("div.rn.f64", x, y);
+    o[n * k++] = D3("fma.rn.f64");
+    o[n * k++] = D3("mad.rn.f64");
+    o[n * k++] = D1("sqrt.rn.f64");
+    o[n * k++] = D1("rcp.rn.f64");
+    o[n * k++] = D1("rcp.approx.ftz.f64");
+    o[n * k++] = D1("rsqrt.approx.f64");
+    o[n * k++] = D2("min.f64", x, y);
+    o[n * k++] = D2("min.f64", y, x);
+    o[n * k++] = D2("max.f64", x, y);
+    o[n * k++] = D2("max.f64", y, x);
+    o[n * k++] = D1("abs.f64");
+    o[n * k++] = D1("neg.f64");
+    o[n * k++] = D1("cvt.rni.f64.f64");
+    o[n * k++] = D1("cvt.rzi.f64.f64");
+    o[n * k++] = D1("cvt.rmi.f64.f64");
+    o[n * k++] = D1("cvt.rpi.f64.f64");
+}
+
+#define CVT(ptx, dc, dty, sc, sv) ({ dty r_; asm(ptx " %0, %1;" : dc(r_) : sc(sv)); r_; })
+
+// Conversions between the float widths, and between floats and integers: 32-bit (and narrower)
+// results in w[slot * n + i], 64-bit integer ones in q[slot * n + i], f64 ones in d[slot * n + i].
+extern "C" __global__ void ieee_cvt(const float *fa, const double *da, const long long *ia, unsigned *w,
+                                    unsigned long long *q, double *d, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float f = fa[i];
+    double g = da[i];
+    long long s = ia[i];
+    int s32 = (int)s;
+    unsigned u32 = (unsigned)s;  // the same bits read unsigned: -1 is the largest value
+    unsigned long long u64 = (unsigned long long)s;
+    unsigned *W = w + i;
+    unsigned long long *Q = q + i;
+    double *D = d + i;
+    int k = 0;
+    // float -> float
+    W[n * k++] = __float_as_uint(CVT("cvt.rn.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rn.ftz.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rn.sat.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rn.ftz.sat.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rni.f32.f64", "=f", float, "d", g));
+    // float -> integer
+    W[n * k++] = CVT("cvt.rni.s32.f32", "=r", int, "f", f);
+    W[n * k++] = CVT("cvt.rzi.s32.f32", "=r", int, "f", f);
+    W[n * k++] = CVT("cvt.rmi.s32.f32", "=r", int, "f", f);
+    W[n * k++] = CVT("cvt.rpi.s32.f32", "=r", int, "f", f);
+    W[n * k++] = CVT("cvt.rni.ftz.s32.f32", "=r", int, "f", f);
+    W[n * k++] = CVT("cvt.rni.u32.f32", "=r", unsigned, "f", f);
+    W[n * k++] = CVT("cvt.rzi.u32.f32", "=r", unsigned, "f", f);
+    W[n * k++] = (unsigned short)CVT("cvt.rzi.s16.f32", "=h", short, "f", f);
+    W[n * k++] = (unsigned short)CVT("cvt.rni.u16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rni.s32.f64", "=r", int, "d", g);
+    W[n * k++] = CVT("cvt.rzi.s32.f64", "=r", int, "d", g);
+    W[n * k++] = CVT("cvt.rzi.u32.f64", "=r", unsigned, "d", g);
+    W[n * k++] = CVT("cvt.rpi.u32.f64", "=r", unsigned, "d", g);
+    // integer -> f32
+    W[n * k++] = __float_as_uint(CVT("cvt.rn.f32.s32", "=f", float, "r", s32));
+    W[n * k++] = __float_as_uint(CVT("cvt.rn.f32.u32", "=f", float, "r", u32));
+    W[n * k++] = __float_as_uint(CVT("cvt.rn.f32.s64", "=f", float, "l", s));
+    W[n * k++] = __float_as_uint(CVT("cvt.rn.f32.u64", "=f", float, "l", u64));
+    W[n * k++] = __float_as_uint(CVT("cvt.rn.sat.f32.s32", "=f", float, "r", s32));
+    k = 0;
+    Q[n * k++] = CVT("cvt.rni.s64.f32", "=l", long long, "f", f);
+    Q[n * k++] = CVT("cvt.rzi.u64.f32", "=l", unsigned long long, "f", f);
+    Q[n * k++] = CVT("cvt.rni.s64.f64", "=l", long long, "d", g);
+    Q[n * k++] = CVT("cvt.rzi.s64.f64", "=l", long long, "d", g);
+    Q[n * k++] = CVT("cvt.rmi.u64.f64", "=l", unsigned long long, "d", g);
+    Q[n * k++] = CVT("cvt.rpi.u64.f64", "=l", unsigned long long, "d", g);
+    k = 0;
+    D[n * k++] = CVT("cvt.f64.f32", "=d", double, "f", f);
+    D[n * k++] = CVT("cvt.ftz.f64.f32", "=d", double, "f", f);
+    D[n * k++] = CVT("cvt.rn.f64.s64", "=d", double, "l", s);
+    D[n * k++] = CVT("cvt.rn.f64.u64", "=d", double, "l", u64);
+    D[n * k++] = CVT("cvt.rn.f64.s32", "=d", double, "r", s32);
+    D[n * k++] = CVT("cvt.rn.f64.u32", "=d", double, "r", u32);
+}
+
+// Directed rounding, which the compiler leaves to the interpreter (jit/check.py): the kernel
+// must run interpreted.
+extern "C" __global__ void ieee_directed(const float *a, const float *b, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = a[i], y = b[i];
+    float *o = out + i;
+    int k = 0;
+    o[n * k++] = F2("add.rz.f32", x, y);
+    o[n * k++] = F2("mul.rm.f32", x, y);
+}
