@@ -8,12 +8,22 @@ import time
 import numpy as np
 import pytest
 
-from rgpu.server.backends.sim import kernels
+from rgpu.server.backends.sim import jit, kernels
 from rgpu.server.backends.sim.kernels import KernelModule
 
 
 class Abandon(BaseException):
     pass
+
+
+@pytest.fixture(autouse=True)
+def interpreted():
+    """The interpreter's slicing: under RGPU_SIM_JIT_AFTER=0 the compiled spin loop would end
+    before a slice was due (the compiled path's slices: test_jit_differential.py)."""
+    before = jit.enabled()
+    jit.set_enabled(False)
+    yield
+    jit.set_enabled(before)
 
 
 @pytest.fixture(scope="module")
