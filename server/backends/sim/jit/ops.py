@@ -81,8 +81,8 @@ def _canon(b: Body, x: str, t: str) -> str:
     """An f32 NaN as the GPU's canonical 0x7fffffff (rounding.canonical); f64 NaNs are left as the
     host made them, as the interpreter leaves them. Selected as bits, so no float constant or
     operation can touch the payload. The fence hides where x came from: LLVM counts NaN payloads
-    as unspecified, and its x86 back end drops the select from select(x < 0, NaN, sqrt(x)) (the
-    form it makes of this one for a square root), leaving x86's 0xffc00000."""
+    as unspecified; for a square root it rewrites this select as select(x < 0, NaN, sqrt(x)), and
+    its x86 back end then drops the select, leaving x86's 0xffc00000."""
     if t != "f32":
         return x
     x = b(f"call float @llvm.arithmetic.fence.f32(float {x})")
