@@ -30,7 +30,7 @@ from rgpu.protocol.tokens import SecretError, load_secret
 from . import users
 from .handlers import handle
 from .leases import DEFAULT_TOKEN_LIFETIME
-from .service import RESTART_GRACE, Controller
+from .service import MAX_LEASES_PER_USER, RESTART_GRACE, Controller
 from .store import Store, StoreError
 
 log = structlog.get_logger("rgpu.controller")
@@ -171,12 +171,16 @@ class Daemon:
 @click.option("--token-lifetime", default=DEFAULT_TOKEN_LIFETIME, show_default=True, help="Seconds a lease token opens sessions.")
 @click.option("--restart-grace", default=RESTART_GRACE, show_default=True,
               help="Seconds after a start during which no lease expires (its renewer may have been cut off).")
+@click.option("--max-leases-per-user", type=click.IntRange(1), default=MAX_LEASES_PER_USER, show_default=True,
+              help="Leases one user may hold at once (an admin's own are not counted).")
+@click.option("--share-only-user", "share_only_users", multiple=True, metavar="NAME",
+              help="A user who may reserve share-only leases (no quota enforced; admins may anyway); repeatable.")
 @click.option("--users", "users_dir", type=click.Path(file_okay=False), default=None,
               help="Directory of the users' public certificates (default: <config>/users; see `rgpu user`).")
 @logs.options
 @health.listen_option
 def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, restart_grace,
-         users_dir, log_level, log_format, metrics_listen):
+         max_leases_per_user, share_only_users, users_dir, log_level, log_format, metrics_listen):
     """rgpu-controller: the pool of virtual GPUs, its leases and placement.
 
     Servers authenticate with the cluster secret, users with their credential (a CURVE certificate
@@ -197,7 +201,8 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
         raise click.ClickException(str(exc)) from None
     ctl = Controller(store, secret, heartbeat_interval=heartbeat_interval,
                      heartbeat_timeout=heartbeat_timeout, token_lifetime=token_lifetime,
-                     restart_grace=restart_grace)
+                     restart_grace=restart_grace, max_leases_per_user=max_leases_per_user,
+                     share_only_users=frozenset(share_only_users))
     try:
         daemon = Daemon(ctl, listen, users_dir)
     except zmq.ZMQError as exc:

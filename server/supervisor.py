@@ -57,6 +57,7 @@ class Supervisor:
         self.registrar = None
         self.migrations: dict[str, dict] = {}  # id -> {to, lease, sessions: {sid: outcome}, state, ...}
         self._view_changed = False
+        self._placed = None  # the controller's placements on this server's GPUs, from the registrar's thread
         self._orders: list[dict] = []  # the controller's, from the registrar's thread; taken by the main loop
         self.stopping = False
 
@@ -92,7 +93,9 @@ class Supervisor:
         group_key = (grant.lease, grant.vgpu) if grant.lease else ("", sid)
         return {"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": client,
                 "client_key": client_key, "client_address": client_address, "compute": grant.compute,
-                "limit": 100 if grant.share_only else grant.limit, "group": gpu.join_group(group_key, memory),
+                "limit": 100 if grant.share_only else grant.limit,
+                "group": gpu.join_group(group_key, memory, (grant.memory or 0, grant.others, grant.iat)
+                                        if grant.share_only else None),
                 "vgpu": grant.vgpu, "lease": grant.lease, "grant": grant, "group_key": group_key,
                 "reclaim_after": grant.reclaim_after}
 
@@ -350,11 +353,19 @@ class Supervisor:
         """The controller's view of the leases valid here (registrar thread); applied by the main loop."""
         self.gate.see(valid, self.registrar.view_time if self.registrar else 0.0,
                       self.registrar.ended if self.registrar else None)
+        self._placed = (self.registrar.placed, self.registrar.view_time) if self.registrar else None
         self._view_changed = True
 
     def _end_gone_leases(self) -> None:
         """Stop the sessions of leases that ended; their memory returns when the worker exits."""
         self._view_changed = False
+        placed, self._placed = self._placed, None
+        if placed is not None:
+            for gpu in self.gpus:
+                memory = placed[0].get(gpu.spec.uuid)
+                if isinstance(memory, int):
+                    gpu.placed = (memory, placed[1])
+                    gpu.share_room()
         valid, at = self.gate.view()
         if self.gate.pool and at > 0:
             self.ledger.forget(set(valid) | {w.grant.lease for w in self.sessions.values()})

@@ -123,15 +123,22 @@ class Gpu:
         self.waiting: deque[Pending] = deque()
         self.groups: dict[tuple, list] = {}   # (lease, vgpu) -> [group id, sessions]
         self.free_groups = list(range(MAX_SESSIONS_PER_GPU))
+        self.shares: dict[tuple, tuple] = {}  # share-only groups -> (own placed memory, others', token iat)
+        self.placed: tuple[int, float] | None = None  # memory the controller placed here, as of its view's time
 
     def used(self) -> int:
         return sum(self.usage)  # read without the lock: a report, not a decision
 
-    def join_group(self, key: tuple, memory: int) -> int:
+    def join_group(self, key: tuple, memory: int, share: tuple | None = None) -> int:
+        """``share``: (own placed memory, others' placed memory, token iat) of a share-only vGPU,
+        whose quota is what the others leave (share_room)."""
         found = self.groups.get(key)
         if found is None:
             found = self.groups[key] = [self.free_groups.pop(0), 0]
             self.shared.quota[found[0]] = memory
+            if share is not None:
+                self.shares[key] = share
+            self.share_room()
         found[1] += 1
         return found[0]
 
@@ -142,6 +149,23 @@ class Gpu:
             if found[1] <= 0:
                 del self.groups[key]
                 self.free_groups.append(found[0])
+                self.shares.pop(key, None)
+                self.share_room()
+
+    def share_room(self) -> None:
+        """Set each share-only vGPU's quota to the memory no other lease was placed with (issue 39,
+        attack 2): share-only enforces no quota of the vGPU's own, but never at the cost of another
+        lease's guarantee. The others' memory is the controller's latest view when it is newer than
+        the token, else the token's figure, and at least the quotas of the vGPUs with sessions here.
+        The workers read the quota at each allocation, so a later placement is honoured from the
+        next allocation on."""
+        if not self.shares:
+            return
+        held = sum(self.shared.quota[g] for key, (g, _) in self.groups.items() if key not in self.shares)
+        for key, (own, others, iat) in self.shares.items():
+            if self.placed is not None and self.placed[1] >= iat:
+                others = max(0, self.placed[0] - own)
+            self.shared.quota[self.groups[key][0]] = max(0, self.capacity - max(others, held))
 
 
 class Workers:
