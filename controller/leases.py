@@ -57,7 +57,7 @@ class Lease:
     def claims(self, moved: dict[int, Slot] | None = None) -> dict:
         """The token's claims; ``moved``: vGPUs at the place a migration takes them to."""
         slots = [(moved or {}).get(i, s) for i, s in enumerate(self.slots)]
-        claims = {"lease": self.id, "exp": self.token_expires,
+        claims = {"lease": self.id, "owner": self.owner, "exp": self.token_expires,
                   "vgpus": [{"server": s.gpu.server.url, "uuid": s.gpu.uuid, "index": s.gpu.index,
                              "memory": s.memory, "compute": s.compute, "limit": s.limit, **self._share(s)}
                             for s in slots]}
