@@ -42,6 +42,12 @@ class Grant:
     owner: str = ""           # the lease's owner (its token's), whose module images its sessions share
     others: int = 0  # share-only: the memory placed for the GPU's other leases when the token was issued
 
+    @property
+    def tenant(self) -> str:
+        """Who the session belongs to, for what one tenant may hold: the owner, or for a token that
+        names none, its lease ("" in direct mode)."""
+        return self.owner or self.lease
+
 
 DIRECT = Grant()
 

@@ -34,6 +34,9 @@ from .workers import HELLO_WAIT_S, Pending, Worker, Workers
 
 MAX_REQUEST = 256 << 10  # a hello with the token of a lease of 64 vGPUs is ~20 KiB
 MAX_SESSIONS_PER_LEASE = 16
+# Sessions one user's leases may have open on this server at once (issue 39, attack 3: 16 leases of
+# 16 sessions took all 256 slots of a GPU): the rest of the slots stay for the other tenants.
+MAX_SESSIONS_PER_USER = 64
 
 class Supervisor:
     def __init__(self, listen: str, device: str, gpus: list[GpuSpec], conf: dict, log,
@@ -54,6 +57,7 @@ class Supervisor:
         self.hostname = socket.gethostname()       # DCGM's Hostname label of its GPUs, in /metrics
         self.gate = gate or LeaseGate(None)
         self.max_sessions_per_lease = conf.get("max_sessions_per_lease", MAX_SESSIONS_PER_LEASE)
+        self.max_sessions_per_user = conf.get("max_sessions_per_user", MAX_SESSIONS_PER_USER)
         self.registrar = None
         self.migrations: dict[str, dict] = {}  # id -> {to, lease, sessions: {sid: outcome}, state, ...}
         self._view_changed = False
@@ -83,6 +87,12 @@ class Supervisor:
             if open_ + self.workers.waiting_for(grant.lease) >= self.max_sessions_per_lease:
                 raise Refused("busy", f"lease {grant.lease} already has {self.max_sessions_per_lease} sessions on "
                                       "this server (the most one lease may open)")
+            tenant = grant.tenant
+            held = sum(1 for w in self.sessions.values() if w.grant.tenant == tenant and not w.moved)
+            if held + self.workers.waiting_of(tenant) >= self.max_sessions_per_user:
+                raise Refused("busy", f"{grant.owner or 'this lease'} already has {self.max_sessions_per_user} "
+                                      "sessions on this server (the most one user may open: rgpu-server "
+                                      "--max-sessions-per-user); end some first")
         return gpu, grant
 
     def _assignment(self, gpu, grant, client: str, client_key, client_address) -> dict:

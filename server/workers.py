@@ -220,6 +220,10 @@ class Workers:
     def waiting_for(self, lease: str) -> int:
         return sum(1 for g in self.gpus for p in g.waiting if p.assignment["grant"].lease == lease)
 
+    def waiting_of(self, owner: str) -> int:
+        """Hellos of ``owner``'s leases waiting for a worker (see Grant.tenant)."""
+        return sum(1 for g in self.gpus for p in g.waiting if p.assignment["grant"].tenant == owner)
+
     def enqueue(self, gpu: Gpu, pending: Pending) -> None:
         gpu.waiting.append(pending)
         self._top_up(gpu)
