@@ -175,12 +175,15 @@ class Daemon:
               help="Leases one user may hold at once (an admin's own are not counted).")
 @click.option("--share-only-user", "share_only_users", multiple=True, metavar="NAME",
               help="A user who may reserve share-only leases (no quota enforced; admins may anyway); repeatable.")
+@click.option("--metrics-tenants", is_flag=True,
+              help="/metrics also lists each live lease's vGPUs with the lease id and its owner (anyone who can "
+                   "reach /metrics then sees who holds what; by default only the pool's and GPUs' figures).")
 @click.option("--users", "users_dir", type=click.Path(file_okay=False), default=None,
               help="Directory of the users' public certificates (default: <config>/users; see `rgpu user`).")
 @logs.options
 @health.listen_option
 def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, token_lifetime, restart_grace,
-         max_leases_per_user, share_only_users, users_dir, log_level, log_format, metrics_listen):
+         max_leases_per_user, share_only_users, metrics_tenants, users_dir, log_level, log_format, metrics_listen):
     """rgpu-controller: the pool of virtual GPUs, its leases and placement.
 
     Servers authenticate with the cluster secret, users with their credential (a CURVE certificate
@@ -216,7 +219,7 @@ def main(listen, db_path, secret_file, heartbeat_interval, heartbeat_timeout, to
         from .metrics import ControllerCollector
         try:
             health.serve(metrics_listen, health.controller_check(daemon.endpoint, Credential.for_server(secret)),
-                         ControllerCollector(ctl))
+                         ControllerCollector(ctl, tenants=metrics_tenants))
         except (OSError, ValueError) as exc:
             daemon.close()
             store.close()

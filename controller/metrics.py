@@ -1,7 +1,9 @@
 """``/metrics`` of the rgpu-controller (rgpu/metrics.py names the families): the pool (servers,
 free memory and compute, the wait queue, leases by state), each GPU's allocations and its DCGM
-figures as its server's last heartbeat reported them, and every live lease's vGPUs — quotas from the
-lease, use from the heartbeats — labelled with the lease's owner.
+figures as its server's last heartbeat reported them, and — only when the operator asks for them
+(``--metrics-tenants``) — every live lease's vGPUs, quotas from the lease, use from the heartbeats,
+labelled with the lease's id and owner. /metrics has no authentication: by default it says how full
+the pool is, never who holds what (issue 39, attack 7).
 
 Collected at each scrape from the HTTP thread while the daemon's loop changes the state: the
 collections are copied first, and a copy that raced with a change is taken again."""
@@ -19,8 +21,9 @@ def _copy(items):
 
 
 class ControllerCollector:
-    def __init__(self, ctl):
-        self.ctl = ctl
+    def __init__(self, ctl, tenants: bool = False):
+        """``tenants``: also export each live lease's vGPUs, labelled with lease id and owner."""
+        self.ctl, self.tenants = ctl, tenants
 
     def collect(self):
         ctl, fams = self.ctl, Families()
@@ -68,7 +71,7 @@ class ControllerCollector:
                                        **reported.get(g.uuid, {"memory_used": 0})}, host, {"server": s.url})
             for v in (s.usage or {}).get("vgpus", []):
                 usage_of[(v.get("lease"), v.get("vgpu"))] = v
-        for lease in leases:
+        for lease in (leases if self.tenants else ()):
             for i, slot in enumerate(lease.slots):
                 entry = {"lease": lease.id, "vgpu": i, "index": slot.gpu.index, "gpu": slot.gpu.uuid,
                          "memory_quota_bytes": slot.memory, "compute": slot.compute, "limit": slot.limit,
