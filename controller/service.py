@@ -57,7 +57,8 @@ class Controller:
         self.pool, self.leases, self.queue = Pool(), LeaseBook(), WaitQueue()
         self.migrations = MigrationBook()
         self._server_keys: dict[str, str] = {}
-        self.recently_ended: dict[str, tuple[str, float, frozenset]] = {}  # id -> (state, when, servers)
+        # id -> (state, when, servers, when its tokens expire)
+        self.recently_ended: dict[str, tuple[str, float, frozenset, float]] = {}
         self.ended_counts: dict[str, int] = {}   # leases ended since start, by state (/metrics)
         self._load()
 
@@ -328,7 +329,7 @@ class Controller:
                 self._migration_ended(m, "failed", f"lease {state}")
             self.leases.remove(lease.id)
             self.pool.release([s for i, s in enumerate(lease.slots) if i not in lease.reclaimed])
-            self.recently_ended[lease.id] = (state, now, frozenset(lease.servers()))
+            self.recently_ended[lease.id] = (state, now, frozenset(lease.servers()), lease.token_expires)
             self.ended_counts[state] = self.ended_counts.get(state, 0) + 1
             log.info("lease_ended", lease=lease.id, state=state, owner=lease.owner)
 
@@ -338,7 +339,12 @@ class Controller:
         cutoff = self.clock() - ENDED_NOTICE_S
         for lease_id in [k for k, v in self.recently_ended.items() if v[1] < cutoff]:
             del self.recently_ended[lease_id]
-        return {k: state for k, (state, _, servers) in self.recently_ended.items() if url in servers}
+        return {k: state for k, (state, _, servers, _) in self.recently_ended.items() if url in servers}
+
+    def revoked_on(self, url: str) -> dict[str, float]:
+        """Leases of server ``url`` that ended within ENDED_NOTICE_S -> when their tokens expire: the
+        server refuses those tokens on its own until then, across its restarts (lease_gate.py)."""
+        return {k: exp for k, (_, _, servers, exp) in self.recently_ended.items() if url in servers}
 
     def ended_leases(self, since: float, who: Peer | None = None) -> list[dict]:
         """Leases that ended after ``since`` that ``who`` may see, newest first."""

@@ -86,7 +86,7 @@ def main(device, listen, count, sim_memory, sim_arch, controller, advertise, sec
     server_id = f"{socket.gethostname()}:{listen}"
     try:
         kind, gpus = probe(device, count, sim_memory, server_id, sim_arch)
-        gate = gate_for(controller, secret_file)
+        gate = gate_for(controller, secret_file, os.path.join(default_dir(server_id, "gate"), "state.json"))
     except (NoDevice, tokens.SecretError) as e:
         raise click.ClickException(str(e)) from None
     except ValueError as e:  # an --sim-arch the software GPU cannot present

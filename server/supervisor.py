@@ -364,7 +364,8 @@ class Supervisor:
     def on_leases(self, valid: set) -> None:
         """The controller's view of the leases valid here (registrar thread); applied by the main loop."""
         self.gate.see(valid, self.registrar.view_time if self.registrar else 0.0,
-                      self.registrar.ended if self.registrar else None)
+                      self.registrar.ended if self.registrar else None,
+                      self.registrar.revoked if self.registrar else None)
         self._placed = (self.registrar.placed, self.registrar.view_time) if self.registrar else None
         self._view_changed = True
 
