@@ -18,7 +18,7 @@ from rgpu.client import admin_commands, migrate_commands, pool_commands, smi
 from rgpu.client.controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
 from rgpu.client.leased_run import LeasedRunError, run_with_lease
 from rgpu.client.params import CONTROLLER_URL, SERVER_URL, WaitLine, fail
-from rgpu.client.server_client import backends, software_gpu_env
+from rgpu.client.server_client import backends, plaintext_warning, software_gpu_env
 from rgpu.paths import LibraryMissing, client_env
 
 DEFAULT_SERVER = "tcp://127.0.0.1:7450"
@@ -71,6 +71,9 @@ def run(server, controller, lease_id, program, **request_opts):
             sys.exit(run_with_lease(controller, None if lease_id else request, lease_id, list(program), env,
                                     progress=WaitLine()))
         servers = _servers(server)
+        for url in servers:
+            if (warning := plaintext_warning(url)) is not None:
+                click.echo(f"rgpu: {warning}", err=True)
         env = {**software_gpu_env(backends(servers)), **client_env(servers)}
     except LibraryMissing as e:
         raise click.ClickException(str(e))
