@@ -20,7 +20,7 @@ from rgpu.client import admin_commands, exits, migrate_commands, pool_commands, 
 from rgpu.client.controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
 from rgpu.client.leased_run import LeasedRunError, run_with_lease
 from rgpu.client.params import CONTROLLER_URLS, SERVER_URL, WaitLine, fail
-from rgpu.client.server_client import backends, software_gpu_env
+from rgpu.client.server_client import backends, plaintext_warning, software_gpu_env
 from rgpu.paths import LibraryMissing, client_env
 
 DEFAULT_SERVER = "tcp://127.0.0.1:7450"
@@ -89,6 +89,9 @@ def run(server, controller, lease_id, program, **request_opts):
             sys.exit(run_with_lease(controller, request, lease_id, list(program), env,
                                     progress=WaitLine()))
         servers = _servers(server)
+        for url in servers:
+            if (warning := plaintext_warning(url)) is not None:
+                click.echo(f"rgpu: {warning}", err=True)
         env = {**software_gpu_env(backends(servers)), **client_env(servers)}
     except LibraryMissing as e:
         fail(False, "no_library", str(e))

@@ -37,7 +37,7 @@ from . import users
 from .handlers import handle
 from .election import Replica
 from .leases import DEFAULT_TOKEN_LIFETIME
-from .service import RESTART_GRACE, Controller
+from .service import MAX_LEASES_PER_USER, RESTART_GRACE, Controller
 from .store import StoreError
 from .store_etcd import EtcdStore, Fenced
 from .stores import open_store
@@ -274,12 +274,19 @@ class Daemon:
 @click.option("--token-lifetime", default=DEFAULT_TOKEN_LIFETIME, show_default=True, help="Seconds a lease token opens sessions.")
 @click.option("--restart-grace", default=RESTART_GRACE, show_default=True,
               help="Seconds after a start during which no lease expires (its renewer may have been cut off).")
+@click.option("--max-leases-per-user", type=click.IntRange(1), default=MAX_LEASES_PER_USER, show_default=True,
+              help="Leases one user may hold at once (an admin's own are not counted).")
+@click.option("--share-only-user", "share_only_users", multiple=True, metavar="NAME",
+              help="A user who may reserve share-only leases (no quota enforced; admins may anyway); repeatable.")
+@click.option("--metrics-tenants", is_flag=True,
+              help="/metrics also lists each live lease's vGPUs with the lease id and its owner (anyone who can "
+                   "reach /metrics then sees who holds what; by default only the pool's and GPUs' figures).")
 @click.option("--users", "users_dir", type=click.Path(file_okay=False), default=None,
               help="Directory of the users' public certificates (default: <config>/users; see `rgpu user`).")
 @logs.options
 @health.listen_option
 def main(listen, db_path, store_spec, advertise, leader_ttl, secret_file, init_secret, heartbeat_interval, heartbeat_timeout,
-         token_lifetime, restart_grace,
+         token_lifetime, restart_grace, max_leases_per_user, share_only_users, metrics_tenants,
          users_dir, log_level, log_format, metrics_listen):
     """rgpu-controller: the pool of virtual GPUs, its leases and placement.
 
@@ -305,7 +312,8 @@ def main(listen, db_path, store_spec, advertise, leader_ttl, secret_file, init_s
     def make_controller():
         return Controller(store, secret, heartbeat_interval=heartbeat_interval,
                           heartbeat_timeout=heartbeat_timeout, token_lifetime=token_lifetime,
-                          restart_grace=restart_grace)
+                          restart_grace=restart_grace, max_leases_per_user=max_leases_per_user,
+                          share_only_users=frozenset(share_only_users))
     if isinstance(store, EtcdStore):
         if advertise is None and any(f"//{host}:" in listen for host in ("0.0.0.0", "*", "[::]")):
             store.close()
@@ -327,7 +335,7 @@ def main(listen, db_path, store_spec, advertise, leader_ttl, secret_file, init_s
         from .metrics import ControllerCollector
         try:
             health.serve(metrics_listen, health.controller_check(daemon.endpoint, Credential.for_server(secret)),
-                         ControllerCollector(lambda: daemon.ctl))
+                         ControllerCollector(lambda: daemon.ctl, tenants=metrics_tenants))
         except (OSError, ValueError) as exc:
             daemon.close()
             store.close()

@@ -110,7 +110,7 @@ def cmd_register(ctl: Controller, req: dict, peer: Peer) -> dict:
         raise ApiError("bad_request", "field 'url' must be a tcp:// or ipc:// URL of at most 256 characters")
     leases = ctl.register(url, clean, _str(req, "backend", required=False)[:32], _str(req, "boot_id")[:64])
     return {"ok": True, "heartbeat_interval": ctl.heartbeat_interval, "leases": leases,
-            "at": time.time()}
+            "placed": ctl.placed_on(url), "revoked": ctl.revoked_on(url), "at": time.time()}
 
 
 def _int(value) -> bool:
@@ -193,13 +193,17 @@ def _clean_usage(usage) -> dict:
 def cmd_heartbeat(ctl: Controller, req: dict, peer: Peer) -> dict:
     """heartbeat {url, boot_id, usage: {sessions, gpus: [...], leases: {id: {...}}, vgpus: [...], migrations:
     {id: {state, message, pause_s, ...}}, reclaimed: [[lease, vgpu, restores, restore_s]]}} → {ok, leases: [ids
-    valid on this server], ended: {id: "expired" | "released"}, at, orders: [{kind: "migrate", id, lease, vgpu,
-    to, token}]}: ``ended`` names the leases of this server that ended lately and how, so that its sessions
-    can tell their programs why they stop. Error unknown_server means: register again."""
+    valid on this server], ended: {id: "expired" | "released"}, revoked: {id: token expiry}, placed: {gpu uuid:
+    bytes}, at, orders: [{kind: "migrate", id, lease, vgpu, to, token}]}: ``ended`` names the leases of this
+    server that ended lately and how, so that its sessions can tell their programs why they stop; ``revoked``
+    the same leases with their tokens' expiry, until which the server refuses them on its own; ``placed`` the
+    memory placed on each of its GPUs, which its share-only vGPUs leave to the others. Error unknown_server
+    means: register again."""
     usage = _clean_usage(req.get("usage") or {})
     url = _str(req, "url")
     leases = ctl.heartbeat(url, _str(req, "boot_id"), usage)
-    return {"ok": True, "leases": leases, "ended": ctl.ended_on(url), "at": time.time(), "orders": ctl.orders(url)}
+    return {"ok": True, "leases": leases, "ended": ctl.ended_on(url), "revoked": ctl.revoked_on(url),
+            "placed": ctl.placed_on(url), "at": time.time(), "orders": ctl.orders(url)}
 
 
 @command("admin")
@@ -224,7 +228,7 @@ def cmd_reserve(ctl: Controller, req: dict, peer: Peer) -> dict:
     owner = peer.name
     if peer.admin and isinstance(req.get("owner"), str) and 0 < len(req["owner"]) <= 128:
         owner = req["owner"]  # an admin (a device plugin) reserves on behalf of someone it names
-    result = ctl.reserve(request, req.get("ttl"), owner, float(wait))
+    result = ctl.reserve(request, req.get("ttl"), owner, float(wait), who=peer)
     if isinstance(result, Ticket):
         return {"ok": True, "queued": True, "ticket": result.id,
                 "position": ctl.queue.position(result), "message": ctl.pool.explain(request)}

@@ -57,14 +57,21 @@ class Lease:
     def claims(self, moved: dict[int, Slot] | None = None) -> dict:
         """The token's claims; ``moved``: vGPUs at the place a migration takes them to."""
         slots = [(moved or {}).get(i, s) for i, s in enumerate(self.slots)]
-        extra = {"share_only": True} if self.share_only else {}
-        claims = {"lease": self.id, "exp": self.token_expires,
+        claims = {"lease": self.id, "owner": self.owner, "exp": self.token_expires,
                   "vgpus": [{"server": s.gpu.server.url, "uuid": s.gpu.uuid, "index": s.gpu.index,
-                             "memory": s.memory, "compute": s.compute, "limit": s.limit, **extra}
+                             "memory": s.memory, "compute": s.compute, "limit": s.limit, **self._share(s)}
                             for s in slots]}
         if self.request.get("reclaim_after"):
             claims["reclaim_after"] = self.request["reclaim_after"]
         return claims
+
+    def _share(self, s: Slot) -> dict:
+        """A share-only vGPU has no quota of its own, but may never use what the GPU's other leases
+        were placed with (issue 39, attack 2): ``others`` is that memory as of the token's issue; the
+        server follows later placements from its heartbeats (``placed``)."""
+        if not self.share_only:
+            return {}
+        return {"share_only": True, "others": max(0, s.gpu.memory_used - s.memory)}
 
     def token(self, secret: bytes, moved: dict[int, Slot] | None = None) -> str:
         return tokens.sign(self.claims(moved), secret)

@@ -2,7 +2,9 @@
 free memory and compute, the wait queue, leases by state), each GPU's allocations and its DCGM
 figures as its server's last heartbeat reported them, and every live lease's vGPUs — quotas from the
 lease, use from the heartbeats — summed per GPU (no label names a lease or an owner: the series stay
-as many as the pool's GPUs).
+as many as the pool's GPUs). Only when the operator asks for them (``--metrics-tenants``) does it also
+list each live lease's vGPUs with the lease's id and owner: /metrics has no authentication, so by
+default it says how full the pool is, never who holds what (issue 39, attack 7).
 
 Collected at each scrape from the HTTP thread while the daemon's loop changes the state: the
 collections are copied first, and a copy that raced with a change is taken again."""
@@ -20,10 +22,11 @@ def _copy(items):
 
 
 class ControllerCollector:
-    def __init__(self, ctl):
+    def __init__(self, ctl, tenants: bool = False):
         """``ctl``: the Controller, or a callable returning the one that leads now (None on a
-        replica that follows: it has no pool to report)."""
-        self.ctl = ctl
+        replica that follows: it has no pool to report); ``tenants``: also export each live lease's
+        vGPUs, labelled with lease id and owner."""
+        self.ctl, self.tenants = ctl, tenants
         self.totals = Monotonic()
 
     def collect(self):
@@ -90,5 +93,10 @@ class ControllerCollector:
                 gpu = {"gpu": slot.gpu.index, "UUID": slot.gpu.uuid,
                        "Hostname": (server.usage or {}).get("hostname") or hostname(server.url), "server": server.url}
                 entries.append(({k: str(v) for k, v in gpu.items()}, entry))
+                if self.tenants:
+                    fams.gauge("rgpu_lease_vgpu_memory_quota_bytes", "A live lease's vGPU: its memory quota "
+                               "(only with --metrics-tenants: the labels name the lease and its owner).",
+                               ["lease", "owner", "vgpu", "UUID", "server"],
+                               [lease.id, lease.owner, i, slot.gpu.uuid, server.url], slot.memory)
         vgpu_families(fams, entries, self.totals)
         yield from fams

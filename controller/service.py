@@ -31,6 +31,7 @@ log = structlog.get_logger("rgpu.controller")
 PRUNE_ENDED_AFTER = 24 * 3600.0
 RESTART_GRACE = 60.0
 MAX_WAITING_PER_USER = 16  # queued requests (tickets) one user may have: the queue is bounded
+MAX_LEASES_PER_USER = 32   # leases one user may hold at once (rgpu-controller --max-leases-per-user)
 ENDED_NOTICE_S = 600.0     # how long servers hear how a lease of theirs ended
 
 
@@ -45,14 +46,19 @@ class ApiError(Exception):
 class Controller:
     def __init__(self, store: Store, secret: bytes, *, heartbeat_interval: float = 1.0,
                  heartbeat_timeout: float = 5.0, token_lifetime: float = DEFAULT_TOKEN_LIFETIME,
-                 restart_grace: float = RESTART_GRACE, clock=time.time):
+                 restart_grace: float = RESTART_GRACE, clock=time.time,
+                 max_leases_per_user: int = MAX_LEASES_PER_USER, share_only_users: frozenset = frozenset()):
+        """``max_leases_per_user``: leases a user may hold at once (an admin reserving for itself is not
+        counted); ``share_only_users``: users an operator lets reserve share-only leases (admins may)."""
         self.store, self.secret, self.clock = store, secret, clock
+        self.max_leases_per_user, self.share_only_users = max_leases_per_user, frozenset(share_only_users)
         self.heartbeat_interval, self.heartbeat_timeout = heartbeat_interval, heartbeat_timeout
         self.token_lifetime, self.restart_grace = token_lifetime, restart_grace
         self.pool, self.leases, self.queue = Pool(), LeaseBook(), WaitQueue()
         self.migrations = MigrationBook()
         self._server_keys: dict[str, str] = {}
-        self.recently_ended: dict[str, tuple[str, float, frozenset]] = {}  # id -> (state, when, servers)
+        # id -> (state, when, servers, when its tokens expire)
+        self.recently_ended: dict[str, tuple[str, float, frozenset, float]] = {}
         self.ended_counts: dict[str, int] = {}   # leases ended since start, by state (/metrics)
         self._load()
 
@@ -159,6 +165,12 @@ class Controller:
         ids.update(m.lease for m in self.migrations.to_server(url))
         return sorted(ids)
 
+    def placed_on(self, url: str) -> dict[str, int]:
+        """GPU uuid -> the memory placed on it, for the server at ``url``: what its share-only vGPUs
+        must leave to the others (heartbeat and register replies)."""
+        server = self.pool.servers.get(url)
+        return {g.uuid: g.memory_used for g in server.gpus} if server is not None else {}
+
     def _server_up_again(self, url: str) -> None:
         healed = [lease for lease in self.leases.on_server(url) if lease.state == "degraded" and
                   all(self.pool.servers[u].state == "up" for u in lease.servers())]
@@ -202,10 +214,13 @@ class Controller:
                  gpus=",".join(s.gpu.uuid for s in slots))
         return lease
 
-    def reserve(self, req: Request, ttl=None, owner: str = "", wait: float = 0.0):
+    def reserve(self, req: Request, ttl=None, owner: str = "", wait: float = 0.0, who: Peer | None = None):
         """Return a Lease, or a Ticket when it does not fit and ``wait`` > 0. A request that could never
-        fit this pool is refused at once (``impossible``), wait or not."""
+        fit this pool is refused at once (``impossible``), wait or not. ``who``: the caller, whose rights
+        (share-only) and lease count are checked (None: the controller itself)."""
         ttl = self._ttl(ttl)
+        if who is not None:
+            self._allowed(req, owner, who)
         never = self.pool.impossible(req)
         if never is not None:
             raise ApiError("impossible", f"cannot place {req.describe()}: {never}")
@@ -221,6 +236,20 @@ class Controller:
             ticket = self.queue.add(req, ttl, owner, now + wait, now)
             log.info("request_queued", ticket=ticket.id, request=req.describe(), wait_s=wait)
             return ticket
+
+    def _allowed(self, req: Request, owner: str, who: Peer) -> None:
+        """What one tenant may take from the others (issue 39): a share-only lease enforces no quota,
+        so only an operator grants it; and leases per user are bounded."""
+        if req.share_only and not (who.admin or who.name in self.share_only_users):
+            raise ApiError("forbidden", "a share-only lease enforces no memory quota or compute limit, so only "
+                                        "an operator grants one: ask an admin to reserve it for you (owner), or to "
+                                        "start the controller with --share-only-user " + who.name)
+        if who.admin and owner == who.name:
+            return  # an operator's own (a device plugin's) leases are not capped
+        held = sum(1 for lease in self.leases if lease.owner == owner)
+        if held >= self.max_leases_per_user:
+            raise ApiError("busy", f"{owner} already holds {held} leases, the most one user may hold "
+                                   f"(rgpu-controller --max-leases-per-user): release one first")
 
     @staticmethod
     def _mine(owner: str, who: Peer | None) -> bool:
@@ -300,7 +329,7 @@ class Controller:
                 self._migration_ended(m, "failed", f"lease {state}")
             self.leases.remove(lease.id)
             self.pool.release([s for i, s in enumerate(lease.slots) if i not in lease.reclaimed])
-            self.recently_ended[lease.id] = (state, now, frozenset(lease.servers()))
+            self.recently_ended[lease.id] = (state, now, frozenset(lease.servers()), lease.token_expires)
             self.ended_counts[state] = self.ended_counts.get(state, 0) + 1
             log.info("lease_ended", lease=lease.id, state=state, owner=lease.owner)
 
@@ -310,7 +339,12 @@ class Controller:
         cutoff = self.clock() - ENDED_NOTICE_S
         for lease_id in [k for k, v in self.recently_ended.items() if v[1] < cutoff]:
             del self.recently_ended[lease_id]
-        return {k: state for k, (state, _, servers) in self.recently_ended.items() if url in servers}
+        return {k: state for k, (state, _, servers, _) in self.recently_ended.items() if url in servers}
+
+    def revoked_on(self, url: str) -> dict[str, float]:
+        """Leases of server ``url`` that ended within ENDED_NOTICE_S -> when their tokens expire: the
+        server refuses those tokens on its own until then, across its restarts (lease_gate.py)."""
+        return {k: exp for k, (_, _, servers, exp) in self.recently_ended.items() if url in servers}
 
     def ended_leases(self, since: float, who: Peer | None = None) -> list[dict]:
         """Leases that ended after ``since`` that ``who`` may see, newest first."""

@@ -15,6 +15,7 @@ and runs in one transaction on start. Add steps at the end, never edit a release
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -62,18 +63,53 @@ class StoreError(Exception):
     """The database cannot be used (newer schema, unreadable file)."""
 
 
+def _private(path: str) -> None:
+    """The database (leases, owners, the pool) readable by its owner alone (issue 39, attack 7): made
+    0600 when created, and tightened when an older controller left it readable. SQLite gives its WAL
+    and shared-memory files the database's mode; ones already there are tightened too."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        pass  # not ours to change (the open succeeded, so we may use it): leave its mode to its owner
+    finally:
+        os.close(fd)
+    for extra in ("-wal", "-shm"):
+        try:
+            os.chmod(path + extra, 0o600, follow_symlinks=False)
+        except (OSError, NotImplementedError):
+            pass
+
+
 class Store:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, check: bool = True):
+        """``check``: verify the whole file first (PRAGMA integrity_check): a damaged database is
+        refused with a StoreError that says what to do, instead of being used until a bad page is
+        read (or failing with a raw sqlite3 error)."""
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        # autocommit mode: transactions are opened explicitly by _tx, one per change
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.execute("PRAGMA busy_timeout=5000")
-        self.migrate()
+        try:
+            if self.path != ":memory:":
+                _private(self.path)
+            # autocommit mode: transactions are opened explicitly by _tx, one per change
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the controller database {self.path}: {exc}") from None
+        try:
+            if check and self.path != ":memory:":
+                bad = [row[0] for row in self.db.execute("PRAGMA integrity_check(8)")]
+                if bad != ["ok"]:
+                    raise sqlite3.DatabaseError("; ".join(bad).replace("\n", "; "))
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute("PRAGMA busy_timeout=5000")
+            self.migrate()
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise StoreError(f"the controller database {self.path} is damaged ({exc}): restore it from a backup, "
+                             f"or move it away to start an empty pool (servers register again; leases are "
+                             f"lost)") from None
         self._checkpointer: threading.Thread | None = None
         self._stop = threading.Event()
 

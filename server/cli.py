@@ -20,7 +20,7 @@ from .gpus import NoDevice, probe
 from .lease_gate import gate_for
 from .module_cache import CacheError, DigestCache, default_dir
 from .session_ports import parse_range
-from .supervisor import Supervisor, worker_bind
+from .supervisor import MAX_SESSIONS_PER_USER, Supervisor, worker_bind
 from .worker import SPIN_US
 
 
@@ -73,6 +73,9 @@ def advertise_url(listen: str) -> str:
               help="bound of the module cache; least recently used images go first")
 @click.option("--max-sessions-per-lease", type=click.IntRange(1, 256), default=16, show_default=True,
               help="sessions one lease may have open on this server at once")
+@click.option("--max-sessions-per-user", type=click.IntRange(1, 256), default=MAX_SESSIONS_PER_USER,
+              show_default=True, help="sessions the leases of one user may have open on this server at once "
+                                      "(so that one tenant cannot take every session slot of a GPU)")
 @click.option("--reclaim-after", type=click.FloatRange(1.0), default=None, metavar="SECONDS",
               help="checkpoint sessions idle this long and free their GPU memory until their next call (a "
                    "lease's own --reclaim-after takes precedence; default: only leases that ask)")
@@ -85,9 +88,8 @@ def advertise_url(listen: str) -> str:
 @logs.options
 @health.listen_option
 def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, advertise, secret_file, init_secret, wire,
-         session_ports, session_grace,
-         module_cache, module_cache_size, max_sessions_per_lease, reclaim_after, checkpoint_dir, spin_us, log_level,
-         log_format, metrics_listen):
+         session_ports, session_grace, module_cache, module_cache_size, max_sessions_per_lease, max_sessions_per_user,
+         reclaim_after, checkpoint_dir, spin_us, log_level, log_format, metrics_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level, log_format)
     if sim_jit is not None:
@@ -106,7 +108,8 @@ def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, adver
     server_id = f"{socket.gethostname()}:{listen}"
     try:
         kind, gpus = probe(device, count, sim_memory, server_id, sim_arch)
-        gate = gate_for(controller, secret_file, init_secret)
+        gate = gate_for(controller, secret_file, init_secret,
+                        os.path.join(default_dir(server_id, "gate"), "state.json"))
     except (NoDevice, tokens.SecretError) as e:
         raise click.ClickException(str(e)) from None
     except ValueError as e:  # an --sim-arch the software GPU cannot present
@@ -118,6 +121,7 @@ def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, adver
         raise click.ClickException(str(e)) from None
     conf = {"session_grace": session_grace, "log_level": log_level, "log_format": log_format, "server_id": server_id,
             "sim_arch": sim_arch, "max_sessions_per_lease": max_sessions_per_lease,
+            "max_sessions_per_user": max_sessions_per_user,
             "module_cache": (cache_dir, module_cache_size),
             "reclaim_after": reclaim_after, "spin_us": spin_us, "session_ports": session_ports,
             "checkpoint_dir": checkpoint_dir or os.path.join(os.path.dirname(os.path.abspath(cache_dir)),

@@ -7,6 +7,8 @@ is generated from the same records (libhook/generated/), so a call whose argumen
 row is a client that is not rgpu's, answered with an error and never run."""
 from __future__ import annotations
 
+from operator import itemgetter
+
 import structlog
 
 from rgpu.protocol.generated.calltable import CALLS
@@ -44,14 +46,47 @@ def _length(expr: str, names: list[str]):
     return value
 
 
+def _int_range(kind: str, size: int) -> tuple[int, int] | None:
+    """The values a C integer of this wire kind and size can hold (None: not an integer kind). A
+    client library never sends another; msgpack can carry any int64 or uint64, so a size of -1 or a
+    4-byte count of 2**40 is a client that is not rgpu's (issue 39, attack 5)."""
+    if kind in ("u", "h"):
+        return 0, (1 << (8 * size)) - 1
+    if kind in ("i", "d"):
+        return -(1 << (8 * size - 1)), (1 << (8 * size - 1)) - 1
+    return None
+
+
+def _pick(idx: list[int]):
+    """args -> a tuple of the arguments at `idx` (itemgetter gives a bare value for one index)."""
+    if len(idx) == 1:
+        i = idx[0]
+        return lambda args: (args[i],)
+    return itemgetter(*idx)
+
+
 class Row:
     """What the dispatcher needs of one call-table row, prepared once."""
-    __slots__ = ("name", "face", "handler", "types", "bulk_in", "shm", "why_not")
+    __slots__ = ("name", "face", "handler", "types", "unsigned", "narrow", "bulk_in", "shm", "why_not")
 
     def __init__(self, call, handler, backend: str):
         ins = [p for p in call.params if not p[1].startswith("o")]
         self.name, self.face, self.handler = call.name, call.face, handler
         self.types = tuple(_KIND_TYPES[p[1]] for p in ins)
+        # Integer arguments are checked against their C type before any handler sees them: every
+        # size, count, offset and extent is then a number a C caller could have passed, and the
+        # handlers' range checks (against allocations) never meet a negative one. 8-byte unsigned
+        # ones (most: sizes, addresses, handles) can only be wrong by being negative: one min() over
+        # them; the few narrower or signed ones are checked one by one.
+        full, narrow = [], []
+        for i, p in enumerate(ins):
+            r = _int_range(p[1], p[2])
+            if r == (0, (1 << 64) - 1):
+                full.append(i)
+            elif r is not None:
+                narrow.append((i, *r))
+        self.unsigned = _pick(full) if full else None
+        self.narrow = tuple(narrow)
         self.bulk_in = _length(call.bulk_in, [p[0] for p in ins]) if call.bulk_in else False
         self.shm = call.shm
         self.why_not = call.unsupported_on.get(backend, "")
@@ -87,6 +122,10 @@ class Dispatcher:
         if len(args) != len(types) or not all(map(isinstance, args, types)):
             return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
                           message=f"{row.name}: arguments do not match its record ({len(types)} expected)")
+        if (row.unsigned is not None and min(row.unsigned(args)) < 0) or \
+                (row.narrow and not all(lo <= args[i] <= hi for i, lo, hi in row.narrow)):
+            return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,
+                          message=f"{row.name}: an argument is outside the range of its C type")
         if bulk:
             if row.bulk_in is False:
                 return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,

@@ -13,6 +13,9 @@ The rules, and why:
     * Every read verifies the content: an entry holds a header with the SHA-256 of its payload, and
       a content-addressed cache (``content_addressed=True``: the key *is* the payload's SHA-256, as for
       module images) checks the key too. An entry that fails is deleted and reported as a miss.
+    * A content-addressed entry may be private to a ``scope`` (module images: the user who uploaded
+      them, issue 39 attack 4): its file is named by a hash of the scope and the key, so a key alone
+      finds nothing another scope stored, and a miss looks the same whether or not another has it.
     * The total size is bounded: after each write the least recently used entries (file mtime, which
       every hit refreshes) go until the total fits. Leftover temporaries of a crashed writer go too.
 
@@ -78,11 +81,19 @@ class DigestCache:
         if not (isinstance(key, str) and KEY.match(key)):
             raise ValueError("cache keys are 64 lowercase hex digits (a SHA-256)")
 
-    def get(self, key: str) -> bytes | None:
-        """The payload stored under ``key``, verified; None when absent or when it fails the check."""
+    def _name(self, key: str, scope: str) -> str:
+        """The file of ``key`` in ``scope`` ("" : unscoped, the key itself)."""
+        if not scope:
+            return key
+        return hashlib.sha256(b"rgpu-cache-scope\0" + scope.encode() + b"\0" + key.encode()).hexdigest()
+
+    def get(self, key: str, scope: str = "") -> bytes | None:
+        """The payload stored under ``key`` (in ``scope``), verified; None when absent or when it fails
+        the check."""
         self._check_key(key)
+        name = self._name(key, scope)
         try:
-            fd = os.open(key, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
         except OSError:
             return None
         try:
@@ -104,12 +115,12 @@ class DigestCache:
         finally:
             os.close(fd)
         log.warning("cache_entry_rejected", cache=self.path, key=key[:16])
-        self._remove(key)
+        self._remove(name)
         return None
 
-    def put(self, key: str, data: bytes) -> bool:
-        """Store ``data`` under ``key``; False when it is larger than the whole cache (not stored).
-        A content-addressed cache refuses data whose SHA-256 is not the key (ValueError)."""
+    def put(self, key: str, data: bytes, scope: str = "") -> bool:
+        """Store ``data`` under ``key`` (in ``scope``); False when it is larger than the whole cache (not
+        stored). A content-addressed cache refuses data whose SHA-256 is not the key (ValueError)."""
         self._check_key(key)
         digest = hashlib.sha256(data).digest()
         if self.content_addressed and digest.hex() != key:
@@ -123,7 +134,7 @@ class DigestCache:
                 f.write(MAGIC)
                 f.write(digest)
                 f.write(data)
-            os.rename(tmp, key, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+            os.rename(tmp, self._name(key, scope), src_dir_fd=self.fd, dst_dir_fd=self.fd)
         except BaseException:
             self._remove(tmp)
             raise

@@ -63,6 +63,8 @@ class Registrar:
         self.registered = False
         self.valid_leases: set[str] = set()
         self.ended: dict[str, str] = {}   # leases of this server that ended lately, and how
+        self.placed: dict = {}            # gpu uuid -> memory the controller placed on it
+        self.revoked: dict = {}           # leases of this server that ended lately -> their tokens' expiry
         self.view_time = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -86,6 +88,10 @@ class Registrar:
         self.view_time = float(reply.get("at") or 0.0)
         ended = reply.get("ended")
         self.ended = ended if isinstance(ended, dict) else {}
+        revoked = reply.get("revoked")
+        self.revoked = revoked if isinstance(revoked, dict) else {}
+        placed = reply.get("placed")
+        self.placed = placed if isinstance(placed, dict) else {}
         if self.on_leases is not None:
             try:
                 self.on_leases(set(self.valid_leases))

@@ -33,6 +33,12 @@ IDLE_S = 0.05  # a session that launched nothing for this long re-enters at the 
 # for this long after a kernel it still counts as a contender, or fair queueing would hand every
 # such gap to whoever happens to be waiting. The price: at most this much idle GPU when it stops.
 RETURN_S = 0.002
+# Each kernel is charged this much virtual time beside its device time: what a launch costs the GPU's
+# queue (its serving loop, the driver's launch path) however short the kernel. Without it a flood of
+# empty kernels costs its sender almost no device time, stays first in the fair queue and keeps a
+# neighbour waiting for the GPU for hundreds of milliseconds (issue 39, attack 6): the launch rate
+# is shared by guarantee as device time is. Counted in the queue's order only, not in device_time.
+LAUNCH_COST_S = 20e-6
 
 
 class GpuScheduler:
@@ -136,7 +142,7 @@ class GpuScheduler:
         with self.cond:
             self.device_time[slot] += seconds
             self.kernels[slot] += kernels
-            self.vtime[g] += seconds / self.weight[g]
+            self.vtime[g] += (seconds + kernels * LAUNCH_COST_S) / self.weight[g]
             lim = self.limit[g]
             now = time.monotonic()
             self.last[slot] = now

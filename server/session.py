@@ -47,6 +47,9 @@ class Session:
         # The worker's check for "end this session now" (stop from the supervisor, client gone),
         # run at time-slice checkpoints of long kernels; raises SessionEnding.
         self.housekeeping = None
+        # Whose module images this session may load from the server's cache by digest alone: the
+        # lease owner's ("" in direct mode, where no one has an identity): api/module.py
+        self.cache_scope = ""
         self.managed: dict[int, int] = {}  # managed allocations: address -> size asked for (api/managed.py)
         self.vmm = None  # reserved ranges, mappings and physical allocations of the VMM API (api/vmm.py)
         self.pools = None  # memory pools and what each holds (api/pools.py)

@@ -34,6 +34,9 @@ from .workers import HELLO_WAIT_S, Pending, Worker, Workers
 
 MAX_REQUEST = 256 << 10  # a hello with the token of a lease of 64 vGPUs is ~20 KiB
 MAX_SESSIONS_PER_LEASE = 16
+# Sessions one user's leases may have open on this server at once (issue 39, attack 3: 16 leases of
+# 16 sessions took all 256 slots of a GPU): the rest of the slots stay for the other tenants.
+MAX_SESSIONS_PER_USER = 64
 
 class Supervisor:
     def __init__(self, listen: str, device: str, gpus: list[GpuSpec], conf: dict, log,
@@ -54,9 +57,11 @@ class Supervisor:
         self.hostname = socket.gethostname()       # DCGM's Hostname label of its GPUs, in /metrics
         self.gate = gate or LeaseGate(None)
         self.max_sessions_per_lease = conf.get("max_sessions_per_lease", MAX_SESSIONS_PER_LEASE)
+        self.max_sessions_per_user = conf.get("max_sessions_per_user", MAX_SESSIONS_PER_USER)
         self.registrar = None
         self.migrations: dict[str, dict] = {}  # id -> {to, lease, sessions: {sid: outcome}, state, ...}
         self._view_changed = False
+        self._placed = None  # the controller's placements on this server's GPUs, from the registrar's thread
         self._orders: list[dict] = []  # the controller's, from the registrar's thread; taken by the main loop
         self.stopping = False
 
@@ -82,6 +87,12 @@ class Supervisor:
             if open_ + self.workers.waiting_for(grant.lease) >= self.max_sessions_per_lease:
                 raise Refused("busy", f"lease {grant.lease} already has {self.max_sessions_per_lease} sessions on "
                                       "this server (the most one lease may open)")
+            tenant = grant.tenant
+            held = sum(1 for w in self.sessions.values() if w.grant.tenant == tenant and not w.moved)
+            if held + self.workers.waiting_of(tenant) >= self.max_sessions_per_user:
+                raise Refused("busy", f"{grant.owner or 'this lease'} already has {self.max_sessions_per_user} "
+                                      "sessions on this server (the most one user may open: rgpu-server "
+                                      "--max-sessions-per-user); end some first")
         return gpu, grant
 
     def _assignment(self, gpu, grant, client: str, client_key, client_address) -> dict:
@@ -92,9 +103,13 @@ class Supervisor:
         group_key = (grant.lease, grant.vgpu) if grant.lease else ("", sid)
         return {"session": sid, "key": key, "gpu": gpu.index, "memory": memory, "client": client,
                 "client_key": client_key, "client_address": client_address, "compute": grant.compute,
-                "limit": 100 if grant.share_only else grant.limit, "group": gpu.join_group(group_key, memory),
+                "limit": 100 if grant.share_only else grant.limit,
+                "group": gpu.join_group(group_key, memory, (grant.memory or 0, grant.others, grant.iat)
+                                        if grant.share_only else None),
                 "vgpu": grant.vgpu, "lease": grant.lease, "grant": grant, "group_key": group_key,
-                "reclaim_after": grant.reclaim_after}
+                "reclaim_after": grant.reclaim_after,
+                # module images are private to the lease's owner (a token without one: to the lease)
+                "cache_scope": grant.owner or grant.lease}
 
     def open_session(self, gpu_index: int, client: str, token, peer: Peer = Peer(), vgpu: int | None = None,
                      request_id=None, window: int | None = None):
@@ -349,12 +364,21 @@ class Supervisor:
     def on_leases(self, valid: set) -> None:
         """The controller's view of the leases valid here (registrar thread); applied by the main loop."""
         self.gate.see(valid, self.registrar.view_time if self.registrar else 0.0,
-                      self.registrar.ended if self.registrar else None)
+                      self.registrar.ended if self.registrar else None,
+                      self.registrar.revoked if self.registrar else None)
+        self._placed = (self.registrar.placed, self.registrar.view_time) if self.registrar else None
         self._view_changed = True
 
     def _end_gone_leases(self) -> None:
         """Stop the sessions of leases that ended; their memory returns when the worker exits."""
         self._view_changed = False
+        placed, self._placed = self._placed, None
+        if placed is not None:
+            for gpu in self.gpus:
+                memory = placed[0].get(gpu.spec.uuid)
+                if isinstance(memory, int):
+                    gpu.placed = (memory, placed[1])
+                    gpu.share_room()
         valid, at = self.gate.view()
         if self.gate.pool and at > 0:
             self.ledger.forget(set(valid) | {w.grant.lease for w in self.sessions.values()})

@@ -171,6 +171,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
 
     session = Session(make_device(conf, assignment, reserve), assignment["session"])
     session.memory_view = lambda: gpu.mem_info(slot, capacity, assignment["memory"])
+    session.cache_scope = assignment.get("cache_scope") or ""
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
     session.ring = None  # the call ring in that segment, when the client offers one (server/ring.py)
     session.pinned = PinnedHost(session)  # the program's pinned host memory, mapped as calls name it

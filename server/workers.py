@@ -126,15 +126,22 @@ class Gpu:
         self.no_port_until = 0.0   # --session-ports all taken: no worker is started before then
         self.no_port_logged = False
         self.free_groups = list(range(MAX_SESSIONS_PER_GPU))
+        self.shares: dict[tuple, tuple] = {}  # share-only groups -> (own placed memory, others', token iat)
+        self.placed: tuple[int, float] | None = None  # memory the controller placed here, as of its view's time
 
     def used(self) -> int:
         return sum(self.usage)  # read without the lock: a report, not a decision
 
-    def join_group(self, key: tuple, memory: int) -> int:
+    def join_group(self, key: tuple, memory: int, share: tuple | None = None) -> int:
+        """``share``: (own placed memory, others' placed memory, token iat) of a share-only vGPU,
+        whose quota is what the others leave (share_room)."""
         found = self.groups.get(key)
         if found is None:
             found = self.groups[key] = [self.free_groups.pop(0), 0]
             self.shared.quota[found[0]] = memory
+            if share is not None:
+                self.shares[key] = share
+            self.share_room()
         found[1] += 1
         return found[0]
 
@@ -145,6 +152,23 @@ class Gpu:
             if found[1] <= 0:
                 del self.groups[key]
                 self.free_groups.append(found[0])
+                self.shares.pop(key, None)
+                self.share_room()
+
+    def share_room(self) -> None:
+        """Set each share-only vGPU's quota to the memory no other lease was placed with (issue 39,
+        attack 2): share-only enforces no quota of the vGPU's own, but never at the cost of another
+        lease's guarantee. The others' memory is the controller's latest view when it is newer than
+        the token, else the token's figure, and at least the quotas of the vGPUs with sessions here.
+        The workers read the quota at each allocation, so a later placement is honoured from the
+        next allocation on."""
+        if not self.shares:
+            return
+        held = sum(self.shared.quota[g] for key, (g, _) in self.groups.items() if key not in self.shares)
+        for key, (own, others, iat) in self.shares.items():
+            if self.placed is not None and self.placed[1] >= iat:
+                others = max(0, self.placed[0] - own)
+            self.shared.quota[self.groups[key][0]] = max(0, self.capacity - max(others, held))
 
 
 class Workers:
@@ -217,6 +241,10 @@ class Workers:
 
     def waiting_for(self, lease: str) -> int:
         return sum(1 for g in self.gpus for p in g.waiting if p.assignment["grant"].lease == lease)
+
+    def waiting_of(self, owner: str) -> int:
+        """Hellos of ``owner``'s leases waiting for a worker (see Grant.tenant)."""
+        return sum(1 for g in self.gpus for p in g.waiting if p.assignment["grant"].tenant == owner)
 
     def enqueue(self, gpu: Gpu, pending: Pending) -> None:
         gpu.waiting.append(pending)

@@ -73,7 +73,7 @@ CHUNK, MAX_CHUNKS = D2H_CHUNK, MAX_CHUNKS
 
 def _check_range(s, addr, count):
     """The whole range before any chunk moves, so a bad copy changes nothing."""
-    found = s.device.allocation(addr)
+    found = s.device.allocation(addr) if count >= 0 else None
     if found is None or addr + count > found[0] + found[1]:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{count}) is outside any allocation")
 
@@ -178,6 +178,8 @@ def cuda_pointer_get_attributes(s, ptr):
 def _memset_2d(s, dst, pitch, value, elem, width, height, stream):
     """width elements of `elem` bytes in each of height rows, pitch bytes apart (a 1D memset is
     one row). The whole range is checked first, so a bad memset changes nothing."""
+    if min(pitch, width, height) < 0:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"a negative extent ({width} x {height}, pitch {pitch})")
     if height == 0 or width == 0:
         return ()
     if pitch < width * elem:
@@ -244,6 +246,8 @@ def mem_get_address_range(s, addr):
 
 def _copy_2d(s, kind, dst, dpitch, src, spitch, width, height, stream, bulk):
     """[dst, dpitch, src, spitch, width, height, kind(, stream)]: host rows travel packed."""
+    if min(dpitch, spitch, width, height) < 0:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"a negative extent ({width} x {height})")
     if dpitch < width or spitch < width:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", "a pitch is less than the width")
     if kind == H2D:

@@ -2,7 +2,9 @@
 
 Images are cached by content hash in a directory every worker of the server shares (module_cache.py),
 so a second session running the same program does not upload its kernels again: the client first
-offers the hash alone, and sends the bytes only when told the server does not have them."""
+offers the hash alone, and sends the bytes only when told the server does not have them. In a pool
+the images are private to the user whose lease uploaded them (the session's cache scope): another
+tenant's digest finds nothing, and is told what it is told of a digest nobody sent."""
 from __future__ import annotations
 
 import hashlib
@@ -19,7 +21,7 @@ log = structlog.get_logger()
 _FUNC_ATTRS = {v: k for k, v in enums.CUfunction_attribute_enum.items()}
 
 
-def _cached_image(digest: str, size: int, bulk) -> bytes:
+def _cached_image(s, digest: str, size: int, bulk) -> bytes:
     """The image the client sent, stored in the server's module cache (module_cache.py: private,
     verified on every read, bounded), or the cached one when it sent only the digest."""
     if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
@@ -28,9 +30,9 @@ def _cached_image(digest: str, size: int, bulk) -> bytes:
         data = bytes(bulk[0])
         if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
             raise CudaError("CUDA_ERROR_INVALID_IMAGE", "module image does not match its digest")
-        module_cache.modules().put(digest, data)
+        module_cache.modules().put(digest, data, s.cache_scope)
         return data
-    data = module_cache.modules().get(digest)
+    data = module_cache.modules().get(digest, s.cache_scope)
     if data is None or len(data) != size:
         raise CudaError("CUDA_ERROR_NOT_FOUND", "module not cached here: send the image")
     return data
@@ -50,11 +52,11 @@ def module_load(s, digest, size, companion, companion_size, sent, frames, bulk=(
     expected = (size if sent & 1 else 0) + (companion_size if sent & 2 else 0)
     if bulk and frames != expected:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"the frames hold {frames} bytes, not the {expected} sent says")
-    image = _cached_image(digest, size, image_frames)
+    image = _cached_image(s, digest, size, image_frames)
     loaded = None
     if companion:
         joined = [b"".join(bytes(f) for f in companion_frames)] if companion_frames else []
-        loaded = (companion, _cached_image(companion, companion_size, joined))
+        loaded = (companion, _cached_image(s, companion, companion_size, joined))
     module = s.device.module_load(image, companion=loaded) if loaded else s.device.module_load(image)
     log.info("module_loaded", digest=digest[:16], size=size, source="upload" if image_frames else "cache",
              companion=companion[:16] if companion else None)

@@ -34,7 +34,7 @@ def pool(daemons, tmp_path):
     controller refuses to a second server."""
     p = Pool(daemons, tmp_path)
     p.metrics_port, p.server_metrics_port = free_port(), free_port()
-    p.controller.extra += ["--metrics-listen", f"127.0.0.1:{p.metrics_port}"]
+    p.controller.extra += ["--metrics-listen", f"127.0.0.1:{p.metrics_port}", "--metrics-tenants"]
     p.controller.stop()
     p.controller.start()
     url = p.add_server("1GiB", "--metrics-listen", f"127.0.0.1:{p.server_metrics_port}")

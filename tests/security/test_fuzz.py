@@ -171,3 +171,100 @@ def test_fuzz_a_session_worker(secret_server, rng):
     fresh.close()
     assert handle.alive() and sent >= min(COUNT, 50)
     assert not internal, f"{len(internal)} calls answered 'internal error' to wrongly typed arguments: {internal[:10]}"
+
+
+# -- per message kind: nesting, sizes and counts (issue 39) -----------------------------------------
+EDGES = [0, 1, -1, -2**63, 2**63 - 1, 2**63, 2**64 - 1, 1 << 32, 1 << 62, 4096, 1 << 20]
+NEVER = ("cudaDeviceReset", "cuCtxDestroy_v2", "cuDevicePrimaryCtxReset_v2")
+
+
+def _deep(depth: int = 40):
+    v = 0
+    for _ in range(depth):
+        v = [v]
+    return v
+
+
+def _in_range(kind: str, size: int, v) -> bool:
+    if type(v) is not int:
+        return True  # not an integer: the type check's, not this one's
+    if kind in ("u", "h"):
+        return 0 <= v < 1 << (8 * size)
+    if kind in ("i", "d"):
+        return -(1 << (8 * size - 1)) <= v < 1 << (8 * size - 1)
+    return True
+
+
+def test_fuzz_sizes_and_counts_of_every_call(secret_server, rng):
+    """Every call with integer arguments, each drawn from the edges (negative, 2**63, 2**64 - 1, sums
+    that wrap) or near a real allocation: one out of its C type's range is refused, nothing is an
+    internal error, and the allocation beside the fuzzed one is never written."""
+    plain_url, url, handle = secret_server()
+    session = Session(url, lease=_token(plain_url, _uuid(url)))
+    rc, (a,), _, _ = session.call("cudaMalloc", 1 << 20)
+    rc2, (b,), _, _ = session.call("cudaMalloc", 1 << 20)
+    assert rc == rc2 == 0 and session.call("cudaMemset", b, 0x5A, 1 << 20)[0] == 0
+    near = [a, a + 64, a + (1 << 20) - 8, a - 64]
+    start, sent, accepted, internal = time.monotonic(), 0, [], []
+    order = sorted(CALLS)
+    rng.shuffle(order)  # the count or time bound ends the run: each seed covers other calls first
+    for call_id in order:
+        call = CALLS[call_id]
+        params = [p for p in call.params if not p[1].startswith("o")]
+        if call.name in NEVER or not any(p[1] in ("u", "i", "d", "h") for p in params):
+            continue
+        if sent >= COUNT or not _within_budget(start):
+            break
+        for _ in range(2):
+            args = [(rng.choice(EDGES + near) if p[1] in ("u", "i", "d", "h") else junk(rng)) for p in params]
+            rc, outs, frames, message = session.raw_call(call_id, args)
+            sent += 1
+            if "internal error" in message:
+                internal.append((call.name, message[:200]))
+            if rc == 0 and not all(_in_range(p[1], p[2], v) for p, v in zip(params, args)):
+                accepted.append((call.name, args))
+    assert not accepted, f"{len(accepted)} calls ran with arguments no C caller could pass: {accepted[:5]}"
+    assert not internal, f"{len(internal)} internal errors: {internal[:5]}"
+    rc, _, back, _ = session.call("cuMemcpyDtoH_v2", b, 1 << 20)
+    assert rc == 0 and b"".join(bytes(x) for x in back) == b"\x5a" * (1 << 20)   # the neighbour untouched
+    session.close()
+    assert handle.alive() and sent >= min(COUNT, 50)
+
+
+def test_fuzz_nesting_of_every_message_kind(controller, secret_server):
+    """A value nested past protocol.limits.MAX_DEPTH in each command of the controller, each op of
+    the supervisor and each call of a worker: refused with a plain error, and each serves on."""
+    with controller.fleet() as fleet:
+        fleet.register("tcp://gpu1:7000", "b1", "sim", fake_gpus(1, "A", memory=4 * GiB))
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    curve.as_client(sock, controller.admin().keys, CONTROLLER_KEY)
+    sock.connect(controller.url)
+    try:
+        for cmd in sorted(COMMANDS):
+            sock.send(msgpack.packb({"cmd": cmd, "lease": _deep(), "url": _deep()}))
+            assert sock.poll(10000), cmd
+            reply = msgpack.unpackb(sock.recv(), raw=False)
+            assert reply["ok"] is False and reply["error"] == "bad_request", (cmd, reply)
+    finally:
+        sock.close(0)
+    with controller.client() as admin:
+        assert admin.ping()["ok"]
+    plain_url, url, handle = secret_server()
+    sup = connect(url)
+    try:
+        for op in sorted(OPS):
+            sup.send(wire.pack({"op": op, "lease": _deep()}))
+            assert sup.poll(10000), op
+            assert wire.unpack(sup.recv())["ok"] is False, op
+    finally:
+        sup.close(0)
+    session = Session(url, lease=_token(plain_url, _uuid(url)))
+    for call_id in sorted(CALLS):
+        session.sock.send(wire.encode_requests([(1, call_id, 1, [_deep()], 0)]))
+        assert session.sock.poll(10000), CALLS[call_id].name
+        seq, rc, _outs, _deferred, message, *_ = wire.unpack(session.sock.recv())
+        assert rc != 0 and "malformed" in message, (CALLS[call_id].name, message)
+    assert session.call("cudaMalloc", 4096)[0] == 0
+    session.close()
+    assert handle.alive() and controller.handle.alive()

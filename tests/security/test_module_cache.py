@@ -116,3 +116,55 @@ def test_a_planted_image_is_not_run(cuda_program, start_server, tmp_path):
     loads = re.findall(r"event=module_loaded .*?source=(\w+)", server.output(tail=200_000))
     assert loads == ["upload", "upload"]                    # the planted entry was refused, not loaded
     assert entry.read_bytes() == original
+
+
+# -- images are private to the user who uploaded them (issue 39, attack 4) --------------------------
+SECRET_PTX = b"""
+.version 8.0
+.target sm_80
+.address_size 64
+.global .align 1 .b8 weights[19] = {80, 82, 79, 80, 82, 73, 69, 84, 65, 82, 89, 45, 87, 69, 73, 71, 72, 84, 83};
+.visible .entry touch() { ret; }
+"""
+
+
+def _owned_token(plain_url: str, uuid: str, owner: str, lease: str) -> str:
+    import time
+
+    from rgpu.protocol import tokens
+    from tests.support.controller import SECRET
+    return tokens.sign({"lease": lease, "owner": owner, "exp": time.time() + 600,
+                        "vgpus": [{"server": plain_url, "uuid": uuid, "index": 0, "memory": 64 << 20,
+                                   "compute": 0, "limit": 100}]}, SECRET.encode())
+
+
+def _load(session, image: bytes, send: bool):
+    digest = _digest(image)
+    rc, outs, _, message = session.call("cuModuleLoadData", digest, len(image), "", 0, 1 if send else 0,
+                                        len(image) if send else 0, bulk=[image] if send else [])
+    return rc, outs, message
+
+
+def test_a_digest_alone_opens_nothing_another_user_uploaded(secret_server):
+    from tests.security.test_server_wire import _uuid
+    from tests.support.session import Session
+    plain_url, url, _ = secret_server()
+    uuid = _uuid(url)
+    alice = Session(url, lease=_owned_token(plain_url, uuid, "alice", "l-alice-1"))
+    assert _load(alice, SECRET_PTX, send=True)[0] == 0                 # alice uploads her image
+    mallory = Session(url, lease=_owned_token(plain_url, uuid, "mallory", "l-mallory"))
+    rc, outs, message = _load(mallory, SECRET_PTX, send=False)        # before: loaded from the cache
+    nobody = _load(mallory, SECRET_PTX + b"// never sent\n", send=False)
+    assert rc != 0 and outs == [] and "send the image" in message
+    assert (rc, message) == (nobody[0], nobody[2])          # the same answer as for a digest nobody sent
+    # alice's next lease (another program of hers) finds it by digest, and reads her data
+    again = Session(url, lease=_owned_token(plain_url, uuid, "alice", "l-alice-2"))
+    rc, (module,), _ = _load(again, SECRET_PTX, send=False)
+    assert rc == 0
+    rc, (ptr, size), _, _ = again.call("cuModuleGetGlobal_v2", module, "weights")
+    rc2, _, data, _ = again.call("cuMemcpyDtoH_v2", ptr, size)
+    assert rc == rc2 == 0 and b"".join(bytes(d) for d in data) == b"PROPRIETARY-WEIGHTS"
+    # mallory with the bytes herself loads her own copy: proof of the bytes is an upload
+    assert _load(mallory, SECRET_PTX, send=True)[0] == 0
+    for s in (alice, mallory, again):
+        s.close()

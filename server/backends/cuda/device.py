@@ -326,7 +326,7 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
         return None
 
     def _range(self, addr, n):
-        found = self.allocation(addr)
+        found = self.allocation(addr) if n >= 0 else None
         if found is None or addr + n > found[0] + found[1]:
             raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{n}) is outside any allocation")
 

@@ -325,7 +325,7 @@ class DeviceMemory:
     # -- host-side access (API calls: memcpy, memset) ----------------------------------------
     def check_range(self, addr: int, nbytes: int, code: str = "CUDA_ERROR_INVALID_VALUE") -> int:
         """Offset of [addr, addr+nbytes) in the arena; the range must lie in one allocation."""
-        found = self.allocation(addr)
+        found = self.allocation(addr) if nbytes >= 0 else None  # a negative length is a slice to the arena's end
         if found is None or addr + nbytes > found[0] + found[1]:
             raise SimError(code, f"[0x{addr:x}, +{nbytes}) is outside any allocation")
         return addr - self.base

@@ -479,8 +479,13 @@ def test_with_nobody_else_the_gpu_is_given_up_without_waiting(gpu):
 
 def test_kernels_that_outlast_the_hand_over_are_left_to_the_gpus_time_slices(gpu, monkeypatch):
     """A kernel that never ends holds a waiting neighbour up for HAND_OVER_S once, then never again."""
+    from rgpu.server import sched as sched_module
     from rgpu.server import session as session_module
     monkeypatch.setattr(session_module, "HAND_OVER_S", 0.1)
+    # the neighbour here only says it waits and never takes its turn: without the launch's cost in
+    # the queue (sched.LAUNCH_COST_S) this session stays level with it, first on the tie, and may
+    # launch again while it still waits
+    monkeypatch.setattr(sched_module, "LAUNCH_COST_S", 0.0)
     dev, fake = gpu
     s, sched = _contended_session(dev)
     fake.fake_set_stuck(1)
