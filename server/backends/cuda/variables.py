@@ -10,8 +10,9 @@ import struct
 
 STT_OBJECT = 1
 SHN_UNDEF = 0
-_PTX_VAR = re.compile(rb"^\s*(?:\.visible\s+|\.weak\s+)?\.(?:global|const)\s+(?:\.[\w]+\s+)*?([A-Za-z_$%][\w$]*)\s*(?:\[|;|=)",
-                      re.M)
+# `.visible .global .align 4 .b8 name[16] = {...};` and the like (`.align N`, `.v4`, `.u32` before it)
+_PTX_VAR = re.compile(rb"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+|\.extern[ \t]+)?\.(?:global|const)[ \t]+"
+                      rb"(?:\.\w+(?:[ \t]+\d+)?[ \t]+)*([A-Za-z_$%][\w$]*)[ \t]*(?:\[|;|=)", re.M)
 
 
 def _elf_objects(elf: bytes) -> set[str]:
