@@ -71,6 +71,12 @@ class CudaPlacement:
         check(lib.cuCtxSetCurrent(self.ctx))
         return ffi, lib, check
 
+    def quiesce(self) -> bool:
+        # the context's work issued so far, from any thread, is done when this returns
+        _, lib, check = self._current()
+        check(lib.cuCtxSynchronize())
+        return True
+
     def read_memory(self, addr: int, size: int, _variable: bool = False) -> bytes:
         ffi, lib, check = self._current()
         out = bytearray(size)
