@@ -474,6 +474,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
     def module_unload(self, module):
         self._modules.discard(module)
         self._images.pop(self.object_key(module), None)
+        self._variable_names.pop(self.object_key(module), None)
         self._handed.pop(self.object_key(module), None)
         _check(_lib.cuModuleUnload(module))
 

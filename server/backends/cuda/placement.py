@@ -45,6 +45,9 @@ class CudaPlacement:
         self._event_flags: dict[int, int] = {}  # event key -> the flags it was made with
         self._handed: dict[int, set[str]] = {}  # module key -> variables whose address the program got
         self._images: dict[int, bytes] = {}  # module key -> the image it was loaded from
+        # module key -> its variables' names, read from the image once (a library's fatbin is large:
+        # read when a move is asked, never again in the pause)
+        self._variable_names: dict[int, set[str] | None] = {}
         self._func_attrs: dict[int, dict[str, int]] = {}  # function key -> attributes the program set
         # held by a pre-copy read and by every free: a read never lands in memory freed under it
         self.free_lock = threading.RLock()
@@ -214,7 +217,9 @@ class CudaPlacement:
         image = self._images.get(key)
         if image is None:
             self._refuse("a module was loaded in a way whose image this server did not keep")
-        found = variables.names(image)
+        if key not in self._variable_names:
+            self._variable_names[key] = variables.names(image)
+        found = self._variable_names[key]
         if found is None:
             self._refuse("a module's image is in a format whose variables this server cannot list")
         ffi, lib, _ = self._current()
