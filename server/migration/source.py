@@ -105,7 +105,9 @@ class Outbound:
         self.sent_layout: list | None = None
         # session.calls as the worker's loop last saw it between two messages (no call in flight:
         # every call counted had queued its work), and as the last pre-copy round began after that
-        # work was all done (or None): unchanged at the stop, that round read the memory as it is
+        # work was all done (or None): unchanged at the stop, that round read the memory as it is.
+        # This holds while every call that can write device memory (however it is served: the
+        # dispatcher, the compiled loop's launches and steps, pieces) counts in session.calls.
         self.idle_calls: int | None = None
         self.quiet_calls: int | None = None
         self.stats = {"precopy_rounds": 0, "precopy_bytes": 0, "final_bytes": 0, "final_read_bytes": 0, "wire_bytes": 0,

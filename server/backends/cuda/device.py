@@ -617,7 +617,6 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
     # -- idle reclaim: the driver's checkpoint of this process (suspension.py) --------------------
     suspends_in_place = True
 
-
     def charged(self) -> int:
         """The bytes this session's device memory takes from its quota."""
         return (sum(self._allocs.values()) + sum(self._arrays.values()) + sum(self._mipmaps.values())
