@@ -1,4 +1,4 @@
-"""Live migration and idle reclaim on the software GPU: the pause a program sees, the bytes moved, and
+"""Live migration and idle reclaim: the pause a program sees, the bytes moved, and
 a plain copy of the same bytes in the same run (what moving the memory costs at least).
 
 Two sim servers on this machine; a session (tests/support/session.py, the wire a client library
@@ -14,10 +14,12 @@ pre-copy rounds and bytes, the bytes sent during the pause, and the wall time a 
 across the move. The plain copy is one cudaMemcpy device-to-host of SIZE over the same wire.
 Idle reclaim: checkpoint time, image size, and the restore the next call pays.
 
-    .venv/bin/python benchmarks/migration.py [--reclaim-only] [SIZE_MiB ...]    (default 64 256)
+    .venv/bin/python benchmarks/migration.py [--reclaim-only | --null] [SIZE_MiB ...]    (default 64 256)
 
-The servers are of the test backend (RGPU_TEST_DEVICE). On the cuda backend, which moves no
-session between processes, --reclaim-only measures the driver's checkpoint of the worker's process
+The servers are of the test backend (RGPU_TEST_DEVICE); with --null, cuda servers on the null driver
+(benchmarks/native/nulldriver.c: device memory is host memory), the migrations only: what the cuda
+backend's own path costs (server/backends/cuda/placement.py), before a GPU's copies. On the cuda
+backend --reclaim-only measures the driver's checkpoint of the worker's process
 (server/backends/cuda/suspension.py) against the plain copy: scripts/gpu_check.sh's reclaim step.
 
 Prints one JSON document per measurement and a table; the figures are of one run on a shared
@@ -48,9 +50,17 @@ def ok(r):
     return r[1]
 
 
+NULL = False  # --null: cuda servers on the null driver
+
+
 def start(d: DaemonSet, memory: str, *extra: str) -> str:
     url = free_url()
-    d.start(server_argv(url, "--sim-memory", memory, *extra), ready=lambda: server_client.ping(url), deadline_s=30)
+    env = None
+    if NULL:
+        from benchmarks.native import run as native
+        extra, env = ("--device", "cuda", *extra), {**os.environ, "RGPU_LIBCUDA": str(native.null_driver())}
+    d.start(server_argv(url, "--sim-memory", memory, *extra), ready=lambda: server_client.ping(url), deadline_s=30,
+            env=env)
     return url
 
 
@@ -123,7 +133,7 @@ def main(sizes: list[int], reclaim_only: bool = False) -> None:
     with DaemonSet() as d, tempfile.TemporaryDirectory() as tmp:
         mem = f"{max(sizes) * 2 + 64}MiB"
         a, b = (None, None) if reclaim_only else (start(d, mem), start(d, mem))
-        r = start(d, mem, "--reclaim-after", "1", "--checkpoint-dir", str(Path(tmp) / "ckpt"))
+        r = None if NULL else start(d, mem, "--reclaim-after", "1", "--checkpoint-dir", str(Path(tmp) / "ckpt"))
         for size_mib in sizes:
             size = size_mib * MiB
             for busy in () if reclaim_only else (False, True):
@@ -140,9 +150,10 @@ def main(sizes: list[int], reclaim_only: bool = False) -> None:
                            "plain_copy_ms": round(copy * 1000, 1), **fig}
                     print(json.dumps(row), flush=True)
                     rows.append(row)
-            row = {"size_MiB": size_mib, "mode": "reclaim", **reclaim(r, size)}
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+            if r is not None:
+                row = {"size_MiB": size_mib, "mode": "reclaim", **reclaim(r, size)}
+                print(json.dumps(row), flush=True)
+                rows.append(row)
     print()
     print(f"{'size':>6} {'mode':>7} {'pause ms':>9} {'rounds':>6} {'pre MiB':>8} {'final MiB':>9} "
           f"{'plain copy ms':>13}")
@@ -158,4 +169,5 @@ def main(sizes: list[int], reclaim_only: bool = False) -> None:
 if __name__ == "__main__":
     args = sys.argv[1:]
     only = "--reclaim-only" in args
-    main([int(a) for a in args if a != "--reclaim-only"] or [64, 256], reclaim_only=only)
+    NULL = "--null" in args
+    main([int(a) for a in args if not a.startswith("--")] or [64, 256], reclaim_only=only)

@@ -24,7 +24,7 @@
 #   summary.txt: each step's exit status and time.
 #
 #   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick] [--limit STEP=S]...
-# --steps: some of native,null,launch_path,e2e,pytorch,profile_rows,reclaim,diagnose (default all; a lent machine
+# --steps: some of native,null,launch_path,e2e,pytorch,profile_rows,reclaim,migrate,diagnose (default all; a lent machine
 # runs a command for at most 10 minutes: `--steps native,null,launch_path` then `--steps e2e`, and so on);
 # --device sim runs the same steps on the software GPU (to try the script on a machine without one);
 # --quick: one round of the table; --limit: a step's time limit in seconds (to fit a lease's minutes).
@@ -34,8 +34,8 @@ cd "$root"
 out=""
 device=cuda
 quick=0
-declare -A limits=([native]=420 [null]=180 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420 [reclaim]=180 [diagnose]=400)
-steps=native,null,launch_path,e2e,pytorch,profile_rows,reclaim,diagnose
+declare -A limits=([native]=420 [null]=180 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420 [reclaim]=180 [migrate]=240 [diagnose]=400)
+steps=native,null,launch_path,e2e,pytorch,profile_rows,reclaim,migrate,diagnose
 while [ $# -gt 0 ]; do
     case "$1" in
         --device) device=$2; shift 2 ;;
@@ -135,6 +135,8 @@ fi
 wanted profile_rows && step profile_rows "$py" -m benchmarks.native.profile_rows --device "$device"
 # idle reclaim: the driver's checkpoint of a worker's process and the restore a call pays, 64/256 MiB
 wanted reclaim && RGPU_TEST_DEVICE=$device step reclaim "$py" benchmarks/migration.py --reclaim-only 64 256
+# live migration between two servers on this GPU: pause, pre-copy and the plain copy beside them
+wanted migrate && RGPU_TEST_DEVICE=$device step migrate "$py" benchmarks/migration.py 64 256 1024
 if wanted diagnose; then
     step diagnose "$py" scripts/gpu_diagnose.py "$out" --device "$device"
 fi

@@ -142,10 +142,24 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
     snprintf(name, len, "rgpu null driver (no GPU work)");
     return CUDA_SUCCESS;
 }
+/* RGPU_NULL_UUID: the GPU's UUID as 32 hex digits (dashes allowed), so that two servers on one host
+ * are two GPUs to the pool (a pool refuses a second server reporting a GPU it already has); unset
+ * (or not 32 hex digits), the same fixed UUID in every process. */
 CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) {
     ENTER();
     (void)d;
     for (int i = 0; i < 16; i++) u->bytes[i] = (char)(0x40 + i);
+    const char *e = getenv("RGPU_NULL_UUID");
+    unsigned char b[16] = {0};
+    int n = 0;
+    for (; e && *e && n < 32; e++) {
+        int v = *e >= '0' && *e <= '9' ? *e - '0' : (*e | 32) >= 'a' && (*e | 32) <= 'f' ? (*e | 32) - 'a' + 10 : -1;
+        if (v < 0 && *e == '-') continue;
+        if (v < 0) break;
+        b[n / 2] = (unsigned char)(n % 2 ? b[n / 2] | v : v << 4);
+        n++;
+    }
+    if (n == 32 && (!e || !*e)) memcpy(u->bytes, b, 16);
     return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
@@ -295,7 +309,9 @@ CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdevice
         void *m = mmap((void *)(uintptr_t)at, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
                        MAP_FIXED_NOREPLACE, -1, 0);
         if (m != MAP_FAILED && (uint64_t)(uintptr_t)m == at) {
-            if (!hinted) next_free = at + size;
+            /* past a hinted range too: the driver never hands out an address it has reserved
+             * (a session restored at its source's addresses allocates on after them) */
+            if (at + size > next_free) next_free = at + size;
             *p = at;
             return CUDA_SUCCESS;
         }

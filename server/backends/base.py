@@ -257,6 +257,12 @@ class Device(ABC):
     def _no_checkpoint(self, what: str):
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend cannot checkpoint {what}")
 
+    def quiesce(self) -> bool:
+        """From a pre-copy thread: wait until the device work of every call made so far is done, and
+        say so (True); False where a backend cannot (the software GPU runs kernels in the serving
+        thread itself), and the stop then reads memory again."""
+        return False
+
     def memory_layout(self) -> list[list[int]]:
         """Every allocation as [address, size, span] (span: the bytes it takes from the quota)."""
         self._no_checkpoint("memory")

@@ -103,7 +103,14 @@ class Outbound:
         self.link: Link | None = None
         self.target: dict = {}
         self.sent_layout: list | None = None
-        self.stats = {"precopy_rounds": 0, "precopy_bytes": 0, "final_bytes": 0, "wire_bytes": 0,
+        # session.calls as the worker's loop last saw it between two messages (no call in flight:
+        # every call counted had queued its work), and as the last pre-copy round began after that
+        # work was all done (or None): unchanged at the stop, that round read the memory as it is.
+        # This holds while every call that can write device memory (however it is served: the
+        # dispatcher, the compiled loop's launches and steps, pieces) counts in session.calls.
+        self.idle_calls: int | None = None
+        self.quiet_calls: int | None = None
+        self.stats = {"precopy_rounds": 0, "precopy_bytes": 0, "final_bytes": 0, "final_read_bytes": 0, "wire_bytes": 0,
                       "memory_bytes": 0, "pause_s": 0.0, "precopy_s": 0.0}
         self.thread = threading.Thread(target=self._run, name="rgpu-migrate", daemon=True)
 
@@ -116,9 +123,12 @@ class Outbound:
         except (CheckpointError, CudaError) as e:
             raise MigrationFailed(getattr(e, "message", None) or str(e)) from None
         self.started = time.monotonic()
+        self.idle_calls = self.session.calls  # on the worker's loop, between two messages
         self.thread.start()
 
     def precopy_done(self) -> bool:
+        """Asked by the worker's loop between two messages."""
+        self.idle_calls = self.session.calls
         return not self.thread.is_alive()
 
     # -- the pre-copy thread ------------------------------------------------------------------
@@ -184,12 +194,15 @@ class Outbound:
     def _precopy(self) -> None:
         dev = self.session.device
         for round_ in range(PRECOPY_ROUNDS):
-            calls = self.session.calls
+            calls, idle = self.session.calls, self.idle_calls
+            # what the calls up to `idle` made is all in memory now (or False: the stop reads again)
+            quiet = idle is not None and dev.quiesce()
             layout = dev.memory_layout()
             self._send_layout(layout)
             sent = self._send_chunks(self.copier.changed(self.copier.pieces(layout)))
             self.stats["precopy_rounds"] = round_ + 1
             self.stats["precopy_bytes"] += sent
+            self.quiet_calls = idle if quiet else None
             if round_ > 0 and (sent < CONVERGED_BYTES or self.session.calls == calls):
                 break
             if round_ == 0 and self.session.calls == calls:
@@ -211,7 +224,15 @@ class Outbound:
             raise MigrationFailed(getattr(e, "message", None) or str(e)) from None
         layout = state["device"]["allocations"]
         self.copier.forget_outside(layout)
-        chunks = list(self.copier.changed(self.copier.pieces(layout)))
+        if self.quiet_calls is not None and session.calls == self.quiet_calls and layout == self.sent_layout:
+            # no call since the last round, which read after every earlier call's work was done:
+            # what it sent is the memory now (a real GPU cannot say what changed; re-reading it
+            # all would be the whole pause)
+            chunks = []
+        else:
+            pieces = self.copier.pieces(layout)
+            self.stats["final_read_bytes"] = sum(n for _, n in pieces)  # read during the pause
+            chunks = list(self.copier.changed(pieces))
         frames = [f for _, _, f in chunks] + list(images.values())
         self.link.request({"op": "commit", "state": state, "allocations": layout,
                            "chunks": [[a, n] for a, n, _ in chunks],

@@ -1,8 +1,12 @@
-"""End to end, live migration of unmodified CUDA programs between two software-GPU servers: a
-program that keeps state on several streams, in a module variable, in managed memory and in a large
-allocation is moved back and forth in the middle of its run and ends with results bit-exact to a
-run that never moved (and to its own host-side computation). On a GPU, the cuda backend's refusal
-to move a session loses nothing."""
+"""End to end, live migration of unmodified CUDA programs between two servers: a program that keeps
+state on several streams, in a module variable, in managed memory and in a large allocation
+(migrate_streams; on the cuda backend migrate_copies, which keeps no managed memory and is never
+given a module variable's address, what the cuda backend cannot move) is moved back and forth in the
+middle of its run and ends with results bit-exact to a run that never moved (and to its own
+host-side computation). On a GPU, the cuda backend's refusal to move a session whose module
+variable's address the program holds loses nothing. Each move also between two cuda servers on the
+null driver (which runs no kernel: migrate_copies checks what copies and memsets made); the cuda
+backend's refusals there: test_cuda_migration.py."""
 from __future__ import annotations
 
 import subprocess
@@ -13,6 +17,7 @@ import pytest
 from rgpu.client import server_client
 from rgpu.paths import client_env
 from tests.support.daemons import wait_until
+from tests.support.null_server import start as start_null_server
 
 pytestmark = pytest.mark.e2e
 
@@ -39,18 +44,25 @@ def migrate_and_wait(src: str, dst: str) -> dict:
     return m["sessions"][session]
 
 
-# Live migration moves a checkpoint image of the session, which the cuda backend does not make: the
-# driver places a module's variables itself, so a session rebuilt in another process could not keep
-# the addresses the program holds (server/backends/cuda/device.py). On a GPU the refusal is tested.
-MOVES_AN_IMAGE = "live migration moves a checkpoint image, which the cuda backend refuses to make " \
-                 "(test_a_session_on_a_real_gpu_is_not_moved_and_runs_on)"
+@pytest.fixture(params=["test", "null"], ids=["test-backend", "cuda-null-driver"])
+def servers(request, start_server, daemons, device_kind):
+    """(kind, start): servers of the test backend, and, whatever it is, cuda servers on the null
+    driver (benchmarks/native/nulldriver.c); start(memory) -> url."""
+    if request.param == "null":
+        return "cuda", lambda memory: start_null_server(daemons)[0]
+    return device_kind, lambda memory: start_server(memory=memory)[0]
 
 
-@pytest.mark.sim_only(MOVES_AN_IMAGE)
-def test_a_program_moved_three_times_mid_run_gets_bit_exact_results(start_server, cuda_program):
-    a, _ = start_server(memory="256MiB")
-    b, _ = start_server(memory="256MiB")
-    exe = cuda_program("migrate_streams")
+def movable(device_kind: str) -> str:
+    """The program a backend can move: the cuda backend cannot move managed memory or a module
+    variable whose address the program was given (server/backends/cuda/placement.py)."""
+    return "migrate_streams" if device_kind == "sim" else "migrate_copies"
+
+
+def test_a_program_moved_three_times_mid_run_gets_bit_exact_results(servers, cuda_program):
+    kind, start = servers
+    a, b = start("256MiB"), start("256MiB")
+    exe = cuda_program(movable(kind))
     baseline = subprocess.run([str(exe), "30", "0"], env={**client_env([a]), "RGPU_TIMEOUT": "60"},
                               capture_output=True, text=True, timeout=300)
     assert baseline.returncode == 0 and " OK" in baseline.stdout, baseline.stdout + baseline.stderr
@@ -86,19 +98,18 @@ def test_a_program_moved_three_times_mid_run_gets_bit_exact_results(start_server
     assert server_client.stats(a)["gpus"][0]["memory_used"] == server_client.stats(b)["gpus"][0]["memory_used"] == 0
 
 
-@pytest.mark.sim_only(MOVES_AN_IMAGE)
-def test_an_idle_program_follows_its_session_at_its_next_call(start_server, cuda_program):
+def test_an_idle_program_follows_its_session_at_its_next_call(servers, cuda_program):
     """Moved while it makes no call at all (a notebook between cells): the notice waits for it."""
-    a, _ = start_server(memory="256MiB")
-    b, _ = start_server(memory="256MiB")
-    exe = cuda_program("migrate_streams")
+    kind, start = servers
+    a, b = start("256MiB"), start("256MiB")
+    exe = cuda_program(movable(kind))
     proc = subprocess.Popen([str(exe), "3", "4000"], env={**client_env([a]), "RGPU_LOG": "info"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         while not proc.stdout.readline().startswith("PROGRESS 0"):
             pass
         t0 = time.monotonic()
-        migrate_and_wait(a, b)
+        moved = migrate_and_wait(a, b)
         assert time.monotonic() - t0 < 4, "the program was still sleeping: it made no call during the move"
         out, err = proc.communicate(timeout=120)
     finally:
@@ -106,9 +117,14 @@ def test_an_idle_program_follows_its_session_at_its_next_call(start_server, cuda
             proc.kill()
     assert proc.returncode == 0 and " OK" in out, out + err
     assert "moved to" in err
+    if kind == "cuda":
+        # the last pre-copy round read the memory after all its work was done and no call came
+        # since: the stop reads nothing again (a real GPU cannot say what changed)
+        assert moved["final_read_bytes"] == 0 and moved["final_bytes"] == 0, moved
 
 
-@pytest.mark.gpu_only("the cuda backend's refusal; the software GPU moves sessions (the tests above)")
+@pytest.mark.gpu_only("the cuda backend's refusal; the software GPU moves sessions (the tests above); on the "
+                      "null driver: test_cuda_migration.py")
 def test_a_session_on_a_real_gpu_is_not_moved_and_runs_on(start_server, cuda_program):
     """A move the cuda backend cannot make fails with its reason, and loses nothing: the program goes
     on where it was and ends right, and the other server holds nothing of it."""
@@ -125,7 +141,9 @@ def test_a_session_on_a_real_gpu_is_not_moved_and_runs_on(start_server, cuda_pro
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert m["state"] == "failed" and "cuda backend cannot checkpoint" in m["message"], m
+    # migrate_streams was given the address of its module variable blocks_run (cudaMemcpyToSymbol)
+    assert m["state"] == "failed" and "cuda backend cannot move this session" in m["message"], m
+    assert "module variable 'blocks_run'" in m["message"], m
     assert proc.returncode == 0 and " OK" in out, out + err
     assert "moved to" not in err
     assert not server_client.stats(b)["sessions"]

@@ -2,7 +2,7 @@
 lease of a controller with two software-GPU servers; `rgpu migrate` and `rgpu drain` move its vGPU
 between the servers in the middle of its run (the lease's vGPU entry moves with it, in the
 controller's SQLite store too) and it ends bit-exact; a move to a server without room is refused
-before anything stops and the program runs on."""
+before anything stops and the program runs on. Each also on two cuda servers on the null driver."""
 from __future__ import annotations
 
 import json
@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+from benchmarks.native import run as native
+from tests.e2e.test_migration import movable
 from tests.support.daemons import wait_until
 from tests.support.pool import Pool, stats
 
@@ -26,22 +28,32 @@ def host_gpus() -> int:
     return int(p.stdout) if p.returncode == 0 else 0
 
 
-@pytest.fixture
-def pool(daemons, tmp_path, device_kind):
+# Two null-driver GPUs: each server's null driver reports the UUID it is given (RGPU_NULL_UUID)
+NULL_UUIDS = ("4e554c4c-0000-4000-8000-00000000000a", "4e554c4c-0000-4000-8000-00000000000b")
+
+
+@pytest.fixture(params=["test", "null"], ids=["test-backend", "cuda-null-driver"])
+def pool(request, daemons, tmp_path, device_kind):
     """A controller and two servers with a GPU each: two software GPUs of 512 MiB, or two of the
-    host's GPUs, one per cuda server (CUDA_VISIBLE_DEVICES). Two cuda servers that both saw all of
-    the host's GPUs would register the same UUIDs, and the controller refuses a GPU that another
-    server registered (gpu_taken): the second would never join."""
-    if device_kind == "cuda" and host_gpus() < 2:
+    host's GPUs, one per cuda server (CUDA_VISIBLE_DEVICES), and, whatever the test backend, two cuda
+    servers on the null driver (benchmarks/native/nulldriver.c), each its own GPU by RGPU_NULL_UUID.
+    Two cuda servers that both saw all of the host's GPUs would register the same UUIDs, and the
+    controller refuses a GPU that another server registered (gpu_taken): the second would never join.
+    ``kind``: the backend the servers run."""
+    null = request.param == "null"
+    if not null and device_kind == "cuda" and host_gpus() < 2:
         pytest.skip("moving a vGPU between two servers needs two GPUs; this host has one")
     p = Pool(daemons, tmp_path)
+    p.kind = "cuda" if null else device_kind
     urls = []
     for i in range(2):
         env = p.controller.env
-        if device_kind == "cuda":
+        if device_kind == "cuda" and not null:
             p.controller.env = {**env, "CUDA_VISIBLE_DEVICES": str(i)}
         try:
-            urls.append(p.add_server("512MiB"))
+            urls.append(p.add_server("512MiB", "--device", "cuda", env={
+                "RGPU_LIBCUDA": str(native.null_driver()), "RGPU_NULL_UUID": NULL_UUIDS[i]}) if null
+                else p.add_server("512MiB"))
         finally:
             p.controller.env = env
     a, b = urls
@@ -95,7 +107,7 @@ def baseline(pool: Pool, exe, iters: str) -> str:
 
 
 def test_rgpu_migrate_and_drain_move_a_running_program_and_its_lease(pool, cuda_program):
-    exe = cuda_program("migrate_streams")
+    exe = cuda_program(movable(pool.kind))
     expected = baseline(pool, exe, "40")
     proc = start(pool, exe, "40", "300")
     try:
@@ -133,7 +145,7 @@ def test_rgpu_migrate_and_drain_move_a_running_program_and_its_lease(pool, cuda_
 
 
 def test_a_move_to_a_server_without_room_is_refused_and_the_program_runs_on(pool, cuda_program):
-    exe = cuda_program("migrate_streams")
+    exe = cuda_program(movable(pool.kind))
     expected = baseline(pool, exe, "30")
     proc = start(pool, exe, "30", "300")
     try:

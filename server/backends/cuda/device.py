@@ -21,6 +21,7 @@ from ..base import Device
 from .arrays import CudaArrays
 from .vmm import CudaVmm
 from .ipc import CudaIpc
+from .placement import CudaPlacement
 from ...errors import CudaError
 from .timing import KernelClock
 from . import launches, linking, suspension
@@ -125,7 +126,7 @@ def probe() -> list[dict]:
     return out
 
 
-class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
+class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
     reports_running = True  # a kernel cannot be time-sliced by the server: its running time is watched
     registers_host = True  # host memory the worker maps is page-locked for DMA (cuMemHostRegister)
 
@@ -177,6 +178,7 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
         self._objects: dict = {}
         self._vmm_tables()  # physical allocations, reserved ranges, mappings (vmm.py)
         self._ipc_tables()  # other sessions' memory opened here (ipc.py)
+        self._placement_tables()  # what a checkpoint needs to know (placement.py)
         self._suspended: int | None = None  # the bytes released while the driver holds a checkpoint
         self._stuck = False  # the driver's checkpoint or restore left the process locked for good
 
@@ -298,13 +300,22 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
             self._reserve(-size)
         _check(rc)
         self._track(p[0], size)
+        self._managed.add(p[0])
         return p[0]
 
     def allocations(self):
         return list(self._allocs.items())
 
     def mem_free(self, addr):
+        with self.free_lock:  # not under a pre-copy read (placement.py)
+            self._mem_free(addr)
+
+    def _mem_free(self, addr):
+        if addr in self._group_of:  # placed through VMM by a restore (placement.py)
+            self._unplace(addr)
+            return
         _check(_lib.cuMemFree_v2(addr))
+        self._managed.discard(addr)
         size = self._allocs.pop(addr, 0)
         if addr not in self._globals:
             self._untrack_start(addr)
@@ -421,6 +432,7 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
         e = _ffi.new("CUevent *")
         _check(_lib.cuEventCreate(e, flags))
         self._events.add(e[0])
+        self._event_flags[self.object_key(e[0])] = flags
         return e[0]
 
     def event_record(self, event, stream):
@@ -444,20 +456,26 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
 
     def event_destroy(self, event):
         self._events.discard(event)
+        self._event_flags.pop(self.object_key(event), None)
         _check(_lib.cuEventDestroy_v2(event))
 
     # -- modules and launches --
     def module_load(self, image, companion=None):  # SASS runs here: no companion needed
+        original = bytes(image)
         if linking.is_link_image(image):
             image = linking.link(_ffi, _lib, image)
         data = _ffi.from_buffer(bytes(image))
         m = _ffi.new("CUmodule *")
         _check(_lib.cuModuleLoadData(m, data))
         self._modules.add(m[0])
+        self._images[self.object_key(m[0])] = original  # its variables, for a checkpoint (placement.py)
         return m[0]
 
     def module_unload(self, module):
         self._modules.discard(module)
+        self._images.pop(self.object_key(module), None)
+        self._variable_names.pop(self.object_key(module), None)
+        self._handed.pop(self.object_key(module), None)
         _check(_lib.cuModuleUnload(module))
 
     def module_function(self, module, name):
@@ -469,6 +487,8 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
         p, n = _ffi.new("CUdeviceptr *"), _ffi.new("size_t *")
         _check(_lib.cuModuleGetGlobal_v2(p, n, module, name.encode()))
         self._track(p[0], n[0], self._globals)  # copies to symbols pass the bounds checks of _range
+        # the program holds this address now: the module cannot move to another process (placement.py)
+        self._handed.setdefault(self.object_key(module), set()).add(name)
         return p[0], n[0]
 
     def function_params(self, function):
@@ -498,6 +518,7 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
 
     def function_set_attribute(self, function, attribute, value):
         _check(_lib.cuFuncSetAttribute(function, _FUNC_ATTR[attribute], value))
+        self._func_attrs.setdefault(self.object_key(function), {})[attribute] = value
 
     @property
     def device_time(self) -> float:
@@ -596,14 +617,6 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
     # -- idle reclaim: the driver's checkpoint of this process (suspension.py) --------------------
     suspends_in_place = True
 
-    def _no_checkpoint(self, what: str):
-        # Checkpoint images (live migration, `rgpu migrate`) rebuild a session in another process at
-        # the program's addresses; the driver chooses where a module's variables go when it loads
-        # the module, so the cuda backend cannot. Idle reclaim does not need an image (suspend).
-        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the cuda backend cannot checkpoint {what}: a session on a "
-                        "real GPU stays in its process (the driver places module variables itself, so a session "
-                        "rebuilt elsewhere could not keep the addresses the program holds)")
-
     def charged(self) -> int:
         """The bytes this session's device memory takes from its quota."""
         return (sum(self._allocs.values()) + sum(self._arrays.values()) + sum(self._mipmaps.values())
@@ -680,7 +693,10 @@ class CudaDevice(CudaArrays, CudaVmm, CudaIpc, Device):
         self._vmm_close()
         self._ipc_close_all()
         for a in list(self._allocs):
-            _lib.cuMemFree_v2(a)
+            if a in self._group_of:
+                self._unplace(a)
+            else:
+                _lib.cuMemFree_v2(a)
         if self._reserve is not None:
             self._reserve(-sum(self._allocs.values()))
         self._allocs.clear()

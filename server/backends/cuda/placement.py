@@ -1,0 +1,252 @@
+"""Checkpoints on a real GPU (server/checkpoint, live migration): the CudaDevice's part of the Device
+interface for capturing a session and rebuilding it in another worker process at the same device
+addresses, behind the same handles.
+
+Device memory. The source's allocations came from cuMemAlloc, at addresses the driver chose. The
+target places each again through the VMM calls: cuMemAddressReserve with the source's address as
+its hint, cuMemCreate, cuMemMap, cuMemSetAccess. CUDA documents the address as a hint ("Fixed
+starting address range requested"): a range that is free is reserved there, one that is taken is
+reserved elsewhere. Elsewhere is useless to a program holding the old address, so the target gives
+it back and refuses; the refusal comes at the layout step, while the program runs on at the source.
+The VMM granularity (2 MiB) is coarser than cuMemAlloc's alignment, so allocations sharing a
+granule are placed as one group: one reservation and one physical allocation over the granules
+they cover, released when the last of them is freed.
+
+Module variables. The driver places a module's variables itself when it loads the module; no call
+places them at an address. A variable whose address the program was never given (the kernels reach
+it by name, compiled into them) can live anywhere: the target loads the module again and writes the
+variable's contents, read by name at the source, into it. A variable whose address was handed to the
+program (cuModuleGetGlobal: `cudaMemcpyToSymbol`, `cudaGetSymbolAddress` go through it) may be held
+anywhere in the program or its device memory, so its module cannot move: that session is refused,
+before anything stops, naming the variable. (An address a kernel computes and stores in device
+memory itself cannot be seen by the server; such a program is the one thing this would get wrong.)
+
+Also refused, with their reasons: managed memory (the driver's UVM places it, and VMM memory is not
+managed), CUDA arrays and mipmapped arrays (no call places one), and what describe() refuses on every
+backend (VMM mappings of the program's own, CUDA IPC)."""
+from __future__ import annotations
+
+import threading
+
+from ...errors import CudaError
+from . import variables
+
+_ACCESS_READWRITE = 3  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+
+
+class CudaPlacement:
+    """Mixed into CudaDevice: needs its tables (``_allocs``, ``_starts``, ``_streams``, ``_events``,
+    ``_modules``), ``_reserve``, ``_prop`` (vmm.py) and the module's driver."""
+
+    def _placement_tables(self) -> None:
+        self._groups: dict[int, list] = {}  # group start -> [reserved size, physical handle, member addrs]
+        self._group_of: dict[int, int] = {}  # placed allocation -> its group's start
+        self._managed: set[int] = set()  # allocations made by cuMemAllocManaged
+        self._event_flags: dict[int, int] = {}  # event key -> the flags it was made with
+        self._handed: dict[int, set[str]] = {}  # module key -> variables whose address the program got
+        self._images: dict[int, bytes] = {}  # module key -> the image it was loaded from
+        # module key -> its variables' names, read from the image once (a library's fatbin is large:
+        # read when a move is asked, never again in the pause)
+        self._variable_names: dict[int, set[str] | None] = {}
+        self._func_attrs: dict[int, dict[str, int]] = {}  # function key -> attributes the program set
+        # held by a pre-copy read and by every free: a read never lands in memory freed under it
+        self.free_lock = threading.RLock()
+
+    # -- what a checkpoint cannot hold --------------------------------------------------------------
+    def _refuse(self, why: str):
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the cuda backend cannot move this session: {why}; "
+                        "it keeps its GPU")
+
+    def memory_layout(self) -> list[list[int]]:
+        if self._managed:
+            self._refuse(f"it holds managed memory (cuMemAllocManaged, {len(self._managed)} allocation(s)), "
+                         "which the driver's UVM places and VMM cannot place again")
+        if self._arrays or self._mipmaps:
+            self._refuse("it holds CUDA arrays, which no driver call places at an address")
+        return [[a, n, n] for a, n in sorted(self._allocs.items())]
+
+    def capture_device(self) -> dict:
+        return {"allocations": self.memory_layout()}
+
+    # -- memory, from any thread (pre-copy reads while the program runs) ----------------------------
+    def _current(self):
+        ffi, lib, check = self._driver()
+        check(lib.cuCtxSetCurrent(self.ctx))
+        return ffi, lib, check
+
+    def quiesce(self) -> bool:
+        # the context's work issued so far, from any thread, is done when this returns
+        _, lib, check = self._current()
+        check(lib.cuCtxSynchronize())
+        return True
+
+    def read_memory(self, addr: int, size: int, _variable: bool = False) -> bytes:
+        ffi, lib, check = self._current()
+        out = bytearray(size)
+        with self.free_lock:
+            if not _variable:
+                found = self.allocation(addr)
+                if found is None or addr + size > found[0] + found[1]:  # freed since the pre-copy looked
+                    raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{size}) is no longer allocated")
+            check(lib.cuMemcpyDtoHAsync_v2(ffi.from_buffer(out), addr, size, ffi.NULL))
+            check(lib.cuStreamSynchronize(ffi.NULL))
+        return bytes(out)
+
+    def write_memory(self, addr: int, data) -> None:
+        ffi, lib, check = self._current()
+        check(lib.cuMemcpyHtoDAsync_v2(addr, ffi.from_buffer(bytes(data)), len(data), ffi.NULL))
+        check(lib.cuStreamSynchronize(ffi.NULL))
+
+    # -- placing allocations at their addresses (the target) ---------------------------------------
+    def restore_allocations(self, allocations: list[list[int]]) -> None:
+        """Every [address, size, span] placed at its address and charged, or none of them."""
+        done = []
+        try:
+            for hull, members in self._hulls(allocations):
+                self._place(hull, members)
+                done.extend(a for a, _ in members)
+        except Exception:
+            for a in done:
+                self._unplace(a)
+            raise
+
+    def _hulls(self, allocations):
+        """(granule-aligned [start, end), [(addr, size), ...]) of the allocations, those that share
+        a granule in one."""
+        g = self.vmm_granularity(False)
+        out = []
+        for addr, size, _span in sorted(allocations):
+            lo, hi = addr - addr % g, -(-(addr + max(size, 1)) // g) * g
+            if out and lo < out[-1][0][1]:
+                out[-1][0][1] = max(out[-1][0][1], hi)
+                out[-1][1].append((addr, size))
+            else:
+                out.append(([lo, hi], [(addr, size)]))
+        return out
+
+    def _place(self, hull, members) -> None:
+        ffi, lib, check = self._current()
+        lo, hi = hull
+        for start, (span, _h, held) in self._groups.items():
+            if lo < start + span and start < hi:
+                if start <= lo and hi <= start + span:  # inside a group placed before (a reconcile)
+                    self._admit(members, start)
+                    return
+                self._refuse(f"[0x{lo:x}, 0x{hi:x}) overlaps a range placed before but does not fit in it")
+        charge = sum(n for _, n in members)
+        if self._reserve is not None and not self._reserve(charge):
+            raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{charge} bytes exceed this session's memory")
+        p = ffi.new("CUdeviceptr *")
+        h = ffi.new("CUmemGenericAllocationHandle *")
+        reserved = created = False
+        try:
+            check(lib.cuMemAddressReserve(p, hi - lo, 0, lo, 0))
+            reserved = True
+            if p[0] != lo:
+                # the hint was not honoured: that range is taken in this process
+                raise CudaError("CUDA_ERROR_INVALID_VALUE",
+                                f"the driver here cannot place the session's memory at 0x{lo:x} (+{hi - lo}): the "
+                                f"range is taken in this process (it offered 0x{p[0]:x}); the program holds "
+                                "those addresses, so the session stays where it is")
+            check(lib.cuMemCreate(h, hi - lo, self._prop(), 0))
+            created = True
+            check(lib.cuMemMap(lo, hi - lo, 0, h[0], 0))
+            access = ffi.new("CUmemAccessDesc *")
+            access.location.type, access.location.id, access.flags = 1, self.dev, _ACCESS_READWRITE
+            rc = lib.cuMemSetAccess(lo, hi - lo, access, 1)
+            if rc != 0:
+                lib.cuMemUnmap(lo, hi - lo)
+                check(rc)
+        except Exception:
+            if created:
+                lib.cuMemRelease(h[0])
+            if reserved:
+                lib.cuMemAddressFree(p[0], hi - lo)
+            if self._reserve is not None:
+                self._reserve(-charge)
+            raise
+        self._groups[lo] = [hi - lo, h[0], set()]
+        self._admit(members, lo, charged=True)
+
+    def _admit(self, members, start, charged=False) -> None:
+        charge = sum(n for _, n in members)
+        if not charged and self._reserve is not None and not self._reserve(charge):
+            raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{charge} bytes exceed this session's memory")
+        for a, n in members:
+            self._groups[start][2].add(a)
+            self._group_of[a] = start
+            self._track(a, n)
+
+    def _unplace(self, addr: int) -> None:
+        """Free one placed allocation (mem_free, release_allocation, close); its group's memory goes
+        with the last of its members."""
+        _, lib, check = self._driver()
+        start = self._group_of.pop(addr)
+        size = self._allocs.pop(addr, 0)
+        self._untrack_start(addr)
+        if self._reserve is not None:
+            self._reserve(-size)
+        span, handle, members = self._groups[start]
+        members.discard(addr)
+        if not members:
+            del self._groups[start]
+            check(lib.cuMemUnmap(start, span))
+            check(lib.cuMemRelease(handle))
+            check(lib.cuMemAddressFree(start, span))
+
+    # -- objects ---------------------------------------------------------------------------------
+    def stream_state(self, stream) -> dict:
+        return {"flags": self.stream_flags(stream), "priority": self.stream_priority(stream)}
+
+    def event_state(self, event) -> dict:
+        # The event is made again, not recorded: work recorded before the move is complete by the
+        # time the session moves (the stop waits for it), and a wait on it passes, as on the source.
+        return {"flags": self._event_flags.get(self.object_key(event), 0)}
+
+    def event_restore(self, state: dict):
+        return self.event_create(state["flags"])
+
+    def module_state(self, module) -> dict:
+        key = self.object_key(module)
+        handed = self._handed.get(key)
+        if handed:
+            name = sorted(handed)[0]
+            self._refuse(f"the program was given the address of module variable '{name}' (cuModuleGetGlobal, "
+                         "cudaMemcpyToSymbol, cudaGetSymbolAddress), and the driver places a module's variables "
+                         "itself when another process loads it, so the program's address could not be kept")
+        image = self._images.get(key)
+        if image is None:
+            self._refuse("a module was loaded in a way whose image this server did not keep")
+        if key not in self._variable_names:
+            self._variable_names[key] = variables.names(image)
+        found = self._variable_names[key]
+        if found is None:
+            self._refuse("a module's image is in a format whose variables this server cannot list")
+        ffi, lib, _ = self._current()
+        out = {}
+        p, n = ffi.new("CUdeviceptr *"), ffi.new("size_t *")
+        for name in sorted(found):
+            if lib.cuModuleGetGlobal_v2(p, n, module, name.encode()) != 0:
+                continue  # not a variable the driver placed (an internal symbol)
+            out[name] = self.read_memory(p[0], n[0], _variable=True) if n[0] else b""
+        return {"variables": out}
+
+    def module_restore(self, image: bytes, companion, state: dict):
+        m = self.module_load(image, companion)
+        ffi, lib, check = self._current()
+        p, n = ffi.new("CUdeviceptr *"), ffi.new("size_t *")
+        for name, data in state.get("variables", {}).items():
+            check(lib.cuModuleGetGlobal_v2(p, n, m, name.encode()))
+            if n[0] != len(data):
+                raise CudaError("CUDA_ERROR_INVALID_IMAGE", f"module variable '{name}' is {n[0]} bytes here, "
+                                f"{len(data)} at the source")
+            if data:
+                self.write_memory(p[0], data)
+        return m
+
+    def function_state(self, function) -> dict:
+        return dict(self._func_attrs.get(self.object_key(function), {}))
+
+    def function_restore(self, function, state: dict) -> None:
+        for attribute, value in state.items():
+            self.function_set_attribute(function, attribute, value)

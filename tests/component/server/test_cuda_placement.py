@@ -1,0 +1,125 @@
+"""The cuda backend's part of checkpoints and live migration (server/backends/cuda/placement.py)
+against the null driver (benchmarks/native/nulldriver.c), in a process of its own that loaded it, as
+a worker does: allocations placed again at their addresses through the VMM calls (those sharing a
+granule as one), a placement the driver cannot honour refused with nothing held, module variables
+carried by name into a module loaded again, and a module whose variable's address the program was
+given refused."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchmarks.native import run as native
+from rgpu.server.backends.cuda import variables
+from tests.support import cudabuild
+
+MODULE = """
+__device__ unsigned int tally[4] = {1, 2, 3, 4};
+__constant__ float scale;
+extern "C" __global__ void touch(unsigned int *p) { p[threadIdx.x] = tally[threadIdx.x % 4] * scale; }
+"""
+
+PRELUDE = """
+import sys
+from rgpu.server.backends.cuda import device
+from rgpu.server.errors import CudaError
+
+ledger = [0]
+def reserve(delta):
+    ledger[0] += delta
+    return True
+
+def refused(f, *args):
+    try:
+        f(*args)
+    except CudaError as e:
+        return e.code, e.message
+    raise AssertionError("not refused")
+"""
+
+
+def run(body: str, *args: str) -> str:
+    p = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body), *args], capture_output=True,
+                       text=True, timeout=120, env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+@pytest.fixture(scope="module")
+def module_source(tmp_path_factory) -> Path:
+    src = tmp_path_factory.mktemp("placement") / "vars.cu"
+    src.write_text(MODULE)
+    return src
+
+
+@pytest.mark.parametrize("kind", ["fatbin", "cubin", "ptx"])
+def test_a_modules_variables_are_named_from_its_image(module_source, kind):
+    image = cudabuild.build(module_source, kind).read_bytes()
+    assert {"tally", "scale"} <= variables.names(image)
+    assert variables.names(b"neither PTX nor a cubin") is None
+
+
+def test_allocations_are_placed_at_their_addresses_sharing_a_granule_and_freed_one_by_one():
+    run("""
+        src = device.CudaDevice(0, 1 << 30)
+        base = src.mem_alloc(8 << 20)  # a free range of the window, given back: the target's to place in
+        src.mem_free(base)
+        dst = device.CudaDevice(0, 1 << 30, reserve)
+        layout = [[base, 1000, 1000], [base + 4096, 3000, 3000], [base + (4 << 20), 5 << 20, 5 << 20]]
+        dst.restore_allocations(layout)
+        assert len(dst._groups) == 2 and ledger[0] == 1000 + 3000 + (5 << 20), (dst._groups, ledger)
+        for a, n, _ in layout:
+            dst.write_memory(a, bytes([a % 251]) * n)
+        dst.mem_free(base)  # the granule stays: its other allocation is still there
+        assert dst.read_memory(base + 4096, 3000) == bytes([(base + 4096) % 251]) * 3000
+        assert refused(dst.read_memory, base, 1000)[0] == "CUDA_ERROR_INVALID_VALUE"
+        dst.release_allocation(base + 4096)
+        dst.mem_free(base + (4 << 20))
+        assert not dst._groups and ledger[0] == 0, (dst._groups, ledger)
+        dst.restore_allocations(layout[:1])  # the addresses are free again: placed again there
+        assert dst.allocation(base) == (base, 1000)
+    """)
+
+
+def test_a_placement_at_a_taken_address_is_refused_and_holds_nothing():
+    out = run("""
+        src = device.CudaDevice(0, 1 << 30)
+        free = src.mem_alloc(2 << 20)
+        src.mem_free(free)
+        taken = src.mem_alloc(2 << 20)  # what another allocation of this process holds already
+        dst = device.CudaDevice(0, 1 << 30, reserve)
+        code, message = refused(dst.restore_allocations, [[free, 4096, 4096], [taken, 4096, 4096]])
+        assert code == "CUDA_ERROR_INVALID_VALUE" and "taken" in message, message
+        assert not dst._groups and not dst._allocs and ledger[0] == 0, (dst._groups, ledger)
+        print(message)
+    """)
+    assert "cannot place the session's memory at" in out
+
+
+def test_module_variables_move_by_name_and_a_handed_out_address_is_refused(module_source):
+    image = cudabuild.build(module_source, "fatbin")
+    run("""
+        image = open(sys.argv[1], "rb").read()
+        lib, ffi = device.lib(), device.ffi()
+        src = device.CudaDevice(0, 1 << 30)
+        m = src.module_load(image)
+        p, n = ffi.new("CUdeviceptr *"), ffi.new("size_t *")
+        assert lib.cuModuleGetGlobal_v2(p, n, m, b"tally") == 0 and n[0] == 16
+        src.write_memory(p[0], bytes(range(16)))  # what a kernel left there (no address was handed out)
+        state = src.module_state(m)
+        assert state["variables"]["tally"] == bytes(range(16)) and len(state["variables"]["scale"]) == 4, state
+
+        dst = device.CudaDevice(0, 1 << 30)
+        m2 = dst.module_restore(image, None, state)
+        assert lib.cuModuleGetGlobal_v2(p, n, m2, b"tally") == 0
+        assert dst.read_memory(p[0], 16, _variable=True) == bytes(range(16))
+
+        src.module_global(m, "tally")  # cudaMemcpyToSymbol: the program holds the address now
+        code, message = refused(src.module_state, m)
+        assert code == "CUDA_ERROR_NOT_SUPPORTED" and "module variable 'tally'" in message, message
+    """, str(image))

@@ -1,0 +1,140 @@
+// A program whose device state changes only by copies and memsets — buffers on several streams
+// ordered by events, small allocations sharing a page, one allocated and one freed in the middle of
+// the run, a large allocation written once — and a kernel launched on every stream whose result it
+// never reads, and checks every buffer against the same computation on the host at the end. For
+// live migration on the cuda backend without a GPU (the null driver runs no kernel, but copies and
+// memsets are real); on a GPU it checks the same. It prints PROGRESS i as it goes (a test moves it
+// mid-run) and RESULT <digest> OK when all matched.
+//   migrate_copies [iterations] [pause ms per iteration] [symbol]
+// `symbol`: the program copies to a module variable first (cudaMemcpyToSymbol), which hands the
+// variable's address to it: the cuda backend cannot move such a session.
+#include <cstdint>
+#include <cstring>
+#include <unistd.h>
+#include <vector>
+#include <cuda_runtime.h>
+#include "check.h"
+
+__device__ uint32_t tally;
+
+__global__ void touch(uint32_t *scratch) { atomicAdd(&tally, 1u); scratch[threadIdx.x] = tally; }
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h) {
+    const uint8_t *b = (const uint8_t *)p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+int main(int argc, char **argv) {
+    const int iters = argc > 1 ? atoi(argv[1]) : 30;
+    const int pause_ms = argc > 2 ? atoi(argv[2]) : 50;
+    const bool symbol = argc > 3 && !strcmp(argv[3], "symbol");
+    const int S = 3, n = 1 << 16, small_n = 300;
+    const size_t ballast_n = 24u << 20;
+    cudaStream_t st[S];
+    cudaEvent_t ev[S];
+    uint32_t *d[S], *small[S], *scratch;
+    std::vector<std::vector<uint32_t>> h(S, std::vector<uint32_t>(n)), hs(S, std::vector<uint32_t>(small_n));
+    for (int s = 0; s < S; s++) {
+        CHECK(cudaStreamCreateWithFlags(&st[s], cudaStreamNonBlocking));
+        CHECK(cudaEventCreateWithFlags(&ev[s], cudaEventDisableTiming));
+        CHECK(cudaMalloc((void **)&d[s], n * sizeof(uint32_t)));
+        CHECK(cudaMalloc((void **)&small[s], small_n * sizeof(uint32_t)));
+        for (int i = 0; i < n; i++) h[s][i] = (uint32_t)(i * 2654435761u + s);
+        for (int i = 0; i < small_n; i++) hs[s][i] = (uint32_t)(i ^ (s << 20));
+        CHECK(cudaMemcpyAsync(d[s], h[s].data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, st[s]));
+        CHECK(cudaMemcpyAsync(small[s], hs[s].data(), small_n * sizeof(uint32_t), cudaMemcpyHostToDevice, st[s]));
+    }
+    CHECK(cudaMalloc((void **)&scratch, 1024 * sizeof(uint32_t)));
+    uint8_t *ballast;
+    CHECK(cudaMalloc((void **)&ballast, ballast_n));
+    std::vector<uint8_t> hb(ballast_n);
+    for (size_t i = 0; i < ballast_n; i++) hb[i] = (uint8_t)(i * 131 + (i >> 12));
+    CHECK(cudaMemcpy(ballast, hb.data(), ballast_n, cudaMemcpyHostToDevice));
+    if (symbol) {
+        uint32_t zero = 0;
+        CHECK(cudaMemcpyToSymbol(tally, &zero, sizeof zero));
+    }
+    uint32_t *late = nullptr, *early = nullptr;  // made and freed mid-run: the layout changes
+    std::vector<uint32_t> hl(n);
+    CHECK(cudaMalloc((void **)&early, n * sizeof(uint32_t)));
+    CHECK(cudaMemset(early, 0x5a, n * sizeof(uint32_t)));
+    CHECK(cudaDeviceSynchronize());
+    printf("READY\n");
+    fflush(stdout);
+
+    std::vector<uint32_t> chunk(n / 8);
+    for (int it = 0; it < iters; it++) {
+        for (int s = 0; s < S; s++) {
+            // a memset of a window that moves each step, then a host update of another
+            size_t at = (size_t)((it * 977 + s * 4099) % (n - 4096));
+            uint32_t v = 0x01010101u * (uint32_t)((it * 7 + s) & 0xff);
+            CHECK(cudaMemsetAsync(d[s] + at, v & 0xff, 4096 * sizeof(uint32_t), st[s]));
+            for (size_t i = 0; i < 4096; i++) h[s][at + i] = v;
+            size_t up = (size_t)((it * 131 + s * 17) % (n - n / 8));
+            for (size_t i = 0; i < chunk.size(); i++) chunk[i] = (uint32_t)(it * 1000003u + s * 7919u + i);
+            CHECK(cudaMemcpyAsync(d[s] + up, chunk.data(), chunk.size() * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                                  st[s]));
+            CHECK(cudaStreamSynchronize(st[s]));  // chunk is reused next
+            memcpy(h[s].data() + up, chunk.data(), chunk.size() * sizeof(uint32_t));
+            hs[s][it % small_n] += (uint32_t)(it + 1);
+            CHECK(cudaMemcpyAsync(small[s] + it % small_n, &hs[s][it % small_n], sizeof(uint32_t),
+                                  cudaMemcpyHostToDevice, st[s]));
+            touch<<<1, 32, 0, st[s]>>>(scratch);
+            CHECK(cudaEventRecord(ev[s], st[s]));
+        }
+        // stream t copies a slice of stream s's buffer into its own, after s's work (the event)
+        for (int s = 0; s < S; s++) {
+            int t = (s + 1) % S;
+            size_t from = (size_t)((it * 313 + s) % (n / 2)), to = (size_t)((it * 571 + t) % (n / 2));
+            CHECK(cudaStreamWaitEvent(st[t], ev[s], 0));
+            CHECK(cudaMemcpyAsync(d[t] + to, d[s] + from, (n / 4) * sizeof(uint32_t), cudaMemcpyDeviceToDevice,
+                                  st[t]));
+            CHECK(cudaStreamSynchronize(st[t]));  // the next copy may read what this one wrote
+            memmove(h[t].data() + to, h[s].data() + from, (n / 4) * sizeof(uint32_t));
+        }
+        if (it == iters / 2) {
+            CHECK(cudaFree(early));
+            early = nullptr;
+            CHECK(cudaMalloc((void **)&late, n * sizeof(uint32_t)));
+            for (int i = 0; i < n; i++) hl[i] = (uint32_t)(i * 40503u + it);
+            CHECK(cudaMemcpy(late, hl.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        }
+        CHECK(cudaDeviceSynchronize());
+        printf("PROGRESS %d\n", it);
+        fflush(stdout);
+        if (pause_ms) usleep(pause_ms * 1000);
+    }
+
+    uint64_t digest = 1469598103934665603ull;
+    int ok = 1;
+    for (int s = 0; s < S; s++) {
+        std::vector<uint32_t> back(n), sback(small_n);
+        CHECK(cudaMemcpyAsync(back.data(), d[s], n * sizeof(uint32_t), cudaMemcpyDeviceToHost, st[s]));
+        CHECK(cudaMemcpyAsync(sback.data(), small[s], small_n * sizeof(uint32_t), cudaMemcpyDeviceToHost, st[s]));
+        CHECK(cudaStreamSynchronize(st[s]));
+        if (back != h[s] || sback != hs[s]) {
+            printf("FAIL stream %d's buffers differ from the host's computation\n", s);
+            ok = 0;
+        }
+        digest = fnv(sback.data(), small_n * sizeof(uint32_t), fnv(back.data(), n * sizeof(uint32_t), digest));
+    }
+    std::vector<uint8_t> bb(ballast_n);
+    CHECK(cudaMemcpy(bb.data(), ballast, ballast_n, cudaMemcpyDeviceToHost));
+    if (bb != hb) {
+        printf("FAIL the ballast changed\n");
+        ok = 0;
+    }
+    if (late) {
+        std::vector<uint32_t> lb(n);
+        CHECK(cudaMemcpy(lb.data(), late, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        if (lb != hl) {
+            printf("FAIL the buffer made mid-run differs\n");
+            ok = 0;
+        }
+        digest = fnv(lb.data(), n * sizeof(uint32_t), digest);
+        CHECK(cudaFree(late));
+    }
+    printf("RESULT %016llx %s\n", (unsigned long long)digest, ok ? "OK" : "MISMATCH");
+    return ok ? 0 : 1;
+}
