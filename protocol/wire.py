@@ -6,7 +6,8 @@ Reply (only for sync calls): ``[seq, result, outs, deferred, message, output]`` 
 ``output`` is device printf text produced since the last reply, for the client's stdout.
 Call id ATTACH is attach ``[session, key]`` or ``[session, key, shm offer]``, answered with outs
 ``[offer accepted, backend, facts]`` (server/shm.py; facts: ``{attrs: {attribute: value}, props: cudaDeviceProp
-bytes}`` or ``{}``, what the client answers attribute and property queries from); GOODBYE ends the session;
+bytes}`` or ``{}``, what the client answers attribute and property queries from); GOODBYE ends the session,
+its args the client's counts ``[round trips waited for, async calls, messages of async calls only]`` (or none);
 BARRIER is a sync no-op. A reply with seq 0 and result SESSION_ENDED says the server is ending the session
 (its message says why). A reply
 with seq 0 and result MOVED says the session moved (server/migration): outs ``[URL@KEY#GPU, endpoint,

@@ -401,7 +401,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  pinned_segments=len(session.pinned.maps),
                  pieces_in=session.pieces_in, pieces_out=session.pieces_out, spin_hits=spin_hits,
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
-                 waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0)
+                 waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
+                 **_client_counts(session))
         _publish(traffic, slot, session)
         if watch is not None:
             watch.set()
@@ -423,6 +424,16 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         monitor.close(0)
         zap.stop()
         ctx.term()
+
+
+def _client_counts(session) -> dict:
+    """The client's own counts from its goodbye, for session_ended: the round trips it waited for (hello
+    and attach included), the async calls it sent and the messages that carried only those. Nothing
+    when it sent none (it exited without a goodbye, or an older client)."""
+    if session.client_counts is None:
+        return {}
+    trips, calls, messages = session.client_counts
+    return {"client_round_trips": trips, "client_async_calls": calls, "client_async_messages": messages}
 
 
 def _fail_message(sock, ident, body, e: CudaError) -> None:
@@ -605,6 +616,8 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
                 continue
         session.last_seq = seq  # what a migration's moved notice says was run (the client resends the rest)
         if call_id == wire.GOODBYE:
+            if len(args) == 3 and all(type(a) is int for a in args):
+                session.client_counts = args
             return False
         if sync:
             # The client waits from here: the GPU goes back, a real GPU's timing closes. A message's

@@ -77,6 +77,13 @@ typedef struct rgpu_call {
     const void *piece_host, *piece_stream;
     size_t piece_len;
     int piece_async;
+    /* sync calls that go in the same message right after this one, their replies awaited in the same
+     * round trip (session.c, take_followers): the pulls of managed memory after a synchronisation
+     * (managed.c). A follower's then_rc is its result, or -1 when it did not run (the session moved,
+     * or the call went in pieces): the caller then does without it. */
+    struct rgpu_call *then;
+    int nthen;
+    int then_rc;
 } rgpu_call;
 
 /* hostmem.c: pinned memory in a shared segment of its own; `told` has a bit per device whose worker
@@ -159,7 +166,7 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
 /* managed.c: coherence of managed memory around each call (before: may push the host's writes;
  * after: may pull the device's copy), and where p's data is: 0 not managed memory, 1 managed memory
  * whose device copy copies must use, 2 managed memory attached to the host (the host copy is it) */
-int rgpu_managed_before(rgpu_call *c);
+int rgpu_managed_before(rgpu_call *c, int waits); /* waits: the call is sync (its pull may go with it) */
 void rgpu_managed_after(rgpu_call *c, int rc);
 int rgpu_managed_side(const void *p);
 /* A module's managed variable (__managed__) at [addr, addr+size) of device dev, mapped here at its

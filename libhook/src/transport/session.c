@@ -24,6 +24,7 @@
 #include "copies.h"
 #include "rgpu_call.h"
 #include "session.h"
+#include "stats.h"
 
 #define BATCH_MAX_CALLS 256
 #define BATCH_MAX_BYTES (8u << 20)
@@ -260,6 +261,7 @@ static int hello(rgpu_session *s, int dev, char *endpoint, size_t eplen, char *s
     mp_str(&w, "window"); mp_uint(&w, (uint64_t)dev);
     zmq_send(sup, w.buf, w.len, 0);
     mp_free(&w);
+    rgpu_stats_wait(dev, RGPU_STATS_HELLO, "hello");
     int rc = -1;
     if (wait_hello(sup, mon, url, curve_wire) != 0) {
         zmq_socket_monitor(sup, NULL, 0);
@@ -374,6 +376,7 @@ static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const c
     mp_uint(&w, 0);
     zmq_send(s->sock, w.buf, w.len, 0);
     mp_free(&w);
+    rgpu_stats_wait(dev, RGPU_ATTACH, "attach");
     if (wait_readable(s->sock, s->mon, now_s() + 30) != 0) {
         rgpu_log(RGPU_LOG_ERROR, "session worker %s did not answer the attach", full);
         rgpu_shm_answer(s, 0);
@@ -695,9 +698,11 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     int shm = shm_mode(s, c, &shm_len);
     mp_writer hdr;
     mp_init(&hdr, s->batch.len + 96 + (c ? c->args.len : 0));
-    mp_array(&hdr, s->nbatch + (c ? 1 : 0));
+    mp_array(&hdr, s->nbatch + (c ? 1 + c->nthen : 0));
     mp_raw(&hdr, s->batch.buf, s->batch.len);
     if (c) encode_call(&hdr, seq, c, sync_field(c, shm), shm, shm_len);
+    for (int i = 0; c && i < c->nthen; i++) /* followers: seqs after c's, no bulk input, data back in frames */
+        encode_call(&hdr, seq + 1 + (uint64_t)i, &c->then[i], 1, SEG_NONE, 0);
     if (hdr.oom) return -1;
     int cframes = c && input_in_frames(shm) ? c->nbulk : 0;
     size_t nframes = s->nbulk + (size_t)cframes;
@@ -737,6 +742,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     s->nbulk = 0;
     s->bulkbytes = 0;
     if (rc >= 0 && shm == SEG_STAGED_IN) stage_progressive(s, c);
+    if (!c) rgpu_stats_message((int)(s - rgpu_sessions_internal()));
     return rc >= 0 ? 0 : -1;
 }
 
@@ -960,6 +966,7 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
 }
 
 static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c);
+static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64_t seq, double deadline);
 
 /* The size of a copy's pieces (server/pieces.py, piece_size: the same rule). */
 static size_t piece_size(size_t n) {
@@ -1014,6 +1021,9 @@ static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
 
 static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
     uint64_t seq = ++s->seq;
+    s->seq += (uint64_t)c->nthen; /* the followers' */
+    int followers = c->nthen;
+    rgpu_stats_wait(dev, c->id, c->name);
     if (send_batch(s, c, seq) != 0) {
         mark_dead(s, "send failed");
         return RGPU_DEVICE_UNAVAILABLE;
@@ -1060,6 +1070,7 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             deadline = now_s() + rgpu_timeout_s();
             streamed = 0, pieces_ok = 1;
             c->shm_early = 0; /* the new worker's segment holds the reply's data, all of it */
+            followers = 0; /* a message rebuilt for the new worker carries none: the caller does without */
             continue;
         }
         if (rseq == seq && rc == RGPU_PIECE_OUT) {
@@ -1182,13 +1193,81 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             rgpu_log(RGPU_LOG_INFO, "%s failed (%d): %.*s", c->name, rc, (int)msg.n, (const char *)msg.p);
             snprintf(last_message, sizeof last_message, "%.*s", (int)msg.n, (const char *)msg.p);
         }
+        if (followers) take_followers(s, dev, c, seq, deadline);
         return rc;
+    }
+}
+
+/* The replies to the calls that followed c in its message (c->then), which the worker sends right
+ * after c's: they come within the same round trip. Each follower's frames are kept for its caller, its
+ * result in then_rc. Anything else ends the wait, the followers not taken left at -1: a notice (the
+ * session moved: followed, as between calls; or ended), a lost connection. A follower's reply that
+ * comes later is a stale reply to the next call, which drops it. */
+static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64_t seq, double deadline) {
+    for (int i = 0; i < c->nthen;) {
+        struct rgpu_call *f = &c->then[i];
+        int w = spin_for_reply(s->sock, deadline) == 0 ? 0 : wait_readable(s->sock, s->mon, deadline);
+        if (w != 0) {
+            mark_dead(s, w == -1 ? "no reply within RGPU_TIMEOUT" : "connection lost");
+            return;
+        }
+        zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
+        zmq_msg_init(head);
+        zmq_msg_recv(head, s->sock, 0);
+        mp_reader r;
+        mp_obj arr, o, outs;
+        mp_rinit(&r, zmq_msg_data(head), zmq_msg_size(head));
+        uint64_t rseq = 0;
+        int rc = RGPU_DEVICE_UNAVAILABLE, ok = 0;
+        if (!mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &o)) {
+            rseq = mp_as_uint(&o);
+            ok = !mp_next(&r, &o) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
+            if (ok) rc = (int)mp_as_int(&o);
+        }
+        f->nout_bulk = 0;
+        for (int more = zmq_msg_more(head); more;) {
+            zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
+            zmq_msg_init(b);
+            zmq_msg_recv(b, s->sock, 0);
+            more = zmq_msg_more(b);
+            if (rseq == seq + 1 + (uint64_t)i && f->nout_bulk < RGPU_MAX_OUT_BULK) f->out_bulk[f->nout_bulk++] = b;
+            else { zmq_msg_close(b); free(b); }
+        }
+        if (rseq == 0 && ok) {
+            int moved = rc == RGPU_MOVED && follow(s, dev, &r, outs.n, NULL, 0) == 0;
+            if (!moved) mark_dead(s, rc == RGPU_MOVED ? "it moved, and its new server cannot be reached"
+                                                      : "the server ended the session");
+            zmq_msg_close(head);
+            free(head);
+            return;
+        }
+        if (!ok || rseq != seq + 1 + (uint64_t)i) { /* stale: not ours */
+            zmq_msg_close(head);
+            free(head);
+            continue;
+        }
+        mp_reader tail = r;
+        for (uint32_t k = 0; k < outs.n; k++) mp_skip(&tail);
+        mp_obj deferred, msg, output;
+        int d = mp_next(&tail, &deferred) ? 0 : (int)mp_as_int(&deferred);
+        if (d != 0 && !s->pending) s->pending = d; /* for the next call that reports it, as in sync_one */
+        if (!mp_next(&tail, &msg) && arr.n >= 6 && !mp_next(&tail, &output) && output.type == MP_STR && output.n) {
+            fflush(stdout);
+            fwrite(output.p, 1, output.n, stdout);
+            fflush(stdout);
+        }
+        f->reply = head;
+        f->outs = r;
+        f->nouts = outs.n;
+        f->then_rc = rc;
+        i++;
     }
 }
 
 /* Queues an async call (the lock held), its `sync` field `sync`; sends the batch when it is full, or
  * at once if `flush`. */
 static int queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int sync, int flush) {
+    rgpu_stats_async(dev, c->id, c->name);
     encode_call(&s->batch, ++s->seq, c, sync, pin ? SEG_PINNED : SEG_NONE, 0);
     s->nbatch++;
     for (int i = 0; i < c->nbulk && !pin; i++) {
@@ -1294,12 +1373,18 @@ void rgpu_sessions_close(void) {
         pthread_mutex_lock(&s->mu);
         __atomic_store_n(&closed, 1, __ATOMIC_RELEASE);
         if (s->state == 1) {
-            /* Queued async work and a goodbye so the server ends the session now. */
+            /* Queued async work and a goodbye so the server ends the session now; the goodbye
+             * carries the session's counts (its round trips, async calls and the messages that
+             * carried only those) for the worker's session_ended line. */
             struct rgpu_call bye;
             memset(&bye, 0, sizeof bye);
             bye.id = RGPU_GOODBYE;
             bye.name = "goodbye";
-            mp_init(&bye.args, 16);
+            mp_init(&bye.args, 64);
+            uint64_t counts[3];
+            rgpu_stats_session(i, counts);
+            for (int k = 0; k < 3; k++) mp_uint(&bye.args, counts[k]);
+            bye.nargs = 3;
             encode_call(&s->batch, ++s->seq, &bye, 0, 0, 0);
             s->nbatch++;
             mp_free(&bye.args);
