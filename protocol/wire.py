@@ -21,7 +21,9 @@ parameter layout, outs ``[offset, size, ...]``. A large sync H2D copy staged pro
 page saying how much (server/staging.py, run_staged). Where frames carry the data, a large sync copy goes in pieces
 (server/pieces.py): H2D as calls whose ``sync`` is PIECE_IN, each its own message, before the sync call;
 D2H, asked with ``sync`` SYNC_PIECES_OUT, as replies with result PIECE_OUT and outs ``[offset]`` before
-the reply. Hello (client -> supervisor) is a map
+the reply. An async D2H copy into pinned memory the worker does not map goes with ``sync`` OUT_LATER:
+its data comes before the next sync call's reply, as a message ``[seq, LATE_OUT, [], 0, ""]`` and its
+data frames. Hello (client -> supervisor) is a map
 ``{op: "hello", proto, client, cuda, lease, gpu}`` answered by ``{ok, endpoint, session, key}``
 or ``{ok: false, error, message}``.
 """
@@ -33,8 +35,8 @@ import msgpack
 
 from . import limits
 from .generated.constants import (  # noqa: F401  (shared with libhook)
-    ATTACH, BARRIER, GOODBYE, MOVED, PARAMS, PARAMS_MAX, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED,
-    SYNC_PIECES_OUT, UNPIN)
+    ATTACH, BARRIER, GOODBYE, LATE_OUT, MOVED, OUT_LATER, PARAMS, PARAMS_MAX, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION,
+    SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
 
 
 class MalformedMessage(ValueError):

@@ -271,6 +271,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         session.pinned.close()  # the pinned memory is the client's: the target maps it when named
         session.close()  # the memory is the target's now: it goes back to this GPU at once
         redirect = Redirect(m.link, notice)
+        _send_late(sock, peer, session)  # data of copies this worker ran: the target will not run them
         sock.send_multipart([peer, notice])  # the client may be idle: it finds this at its next call
         _tell(conn, ("migration", m.id, {"state": "done", "message": "", **m.stats}))
 
@@ -579,7 +580,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
     first = 0  # the first call Python serves
     if launcher is not None and len(body) == 1 and session.deferred is None and session.sticky is None \
-            and session.piece_error is None:
+            and session.piece_error is None and not session.later:
         header = body[0].buffer
         if header[:1] == ONE_CALL:
             if (done := launcher.wait_alone(header)) is not None:
@@ -619,6 +620,18 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
             if len(args) == 3 and all(type(a) is int for a in args):
                 session.client_counts = args
             return False
+        if sync == wire.OUT_LATER:
+            # an async D2H copy whose data the client takes before its next sync call's reply
+            res = run(session, call_id, args, ())
+            if res.rc:
+                if session.deferred is None:
+                    session.deferred = (res.rc, res.message)
+            else:
+                # copied: the sim's data is a view of device memory, which later calls may change
+                session.later.append((seq, tuple(bytes(f) for f in res.bulk)))
+            continue
+        if sync and sync != wire.PIECE_IN and session.later:
+            _send_late(sock, ident, session)
         if sync:
             # The client waits from here: the GPU goes back, a real GPU's timing closes. A message's
             # first call finds that done already (the last message ended with a settle, and nothing
@@ -713,6 +726,15 @@ def _step(sock, ident, header, session, launcher) -> int | None:
         session.ran_launches(n, out.last_seq, bool(out.runtime))
         session.settle()  # the driver refused the clock's settle: Python's reports why
     return None
+
+
+def _send_late(sock, ident, session) -> None:
+    """The data of the async D2H copies run since the last reply (wire.OUT_LATER), each as a message
+    of its own ahead of the reply the client waits for."""
+    for seq, frames in session.later:
+        session.bytes_out += sum(map(len, frames))
+        sock.send_multipart([ident, wire.encode_reply(seq, wire.LATE_OUT), *frames], copy=False)
+    session.later.clear()
 
 
 def _answer_wait(sock, ident, seq, session, face: str, output: str) -> None:

@@ -77,3 +77,31 @@ def test_counts_are_printed_at_exit_and_logged_by_the_worker(null_server):
     logged = [x for x in handle.log_path.read_text(errors="replace").splitlines() if line in x]
     # the goodbye's own message is sent after it was written: the printed total counts it too
     assert "session_ended" in logged[-1] and f"client_async_messages={int(total.group(3)) - 1}" in logged[-1], logged
+
+
+# Across hosts an async copy into pinned memory brings its data before the next reply (wire.OUT_LATER)
+# instead of being a round trip of its own: the program sees it after its synchronisation, and a copy
+# that reads the same pinned memory later in stream order reads what the first one wrote.
+LATE_COPIES = """
+import torch
+values = [float(i) * 0.5 for i in range(4096)]
+g = torch.tensor(values, device="cuda")           # host to device: the null driver copies for real
+assert torch.tensor([3.5], device="cuda").item() == 3.5
+p = torch.empty(4096).pin_memory()
+p.copy_(g, non_blocking=True)                      # into pinned memory: its data comes later
+again = p.to("cuda", non_blocking=True)            # and out of it, in stream order after
+torch.cuda.current_stream().synchronize()
+assert p.tolist() == values, "the async copy's data"
+assert again.cpu().tolist() == values, "a copy reading the pinned memory after it"
+q = torch.empty(4096).pin_memory()
+q.copy_(g, non_blocking=True)
+del q                                              # freed (cached by torch) with the data still to come
+torch.cuda.synchronize()
+print("OK late copies")
+"""
+
+
+def test_async_copies_into_pinned_memory_across_hosts(null_server):
+    p = run_cli("run", "--server", null_server[0], "--", str(torchenv.python()), "-c", LATE_COPIES,
+                env={**os.environ, "RGPU_SHM": "0"}, timeout=600)
+    assert p.returncode == 0 and "OK late copies" in p.stdout, p.stdout[-3000:] + p.stderr[-3000:]

@@ -84,6 +84,10 @@ typedef struct rgpu_call {
     struct rgpu_call *then;
     int nthen;
     int then_rc;
+    /* an async D2H copy into pinned memory the worker does not map: its data comes later, to late_dst
+     * (session.c, RGPU_OUT_LATER) */
+    void *late_dst;
+    size_t late_len;
 } rgpu_call;
 
 /* hostmem.c: pinned memory in a shared segment of its own; `told` has a bit per device whose worker
@@ -98,6 +102,8 @@ typedef struct rgpu_pinseg {
 } rgpu_pinseg;
 /* 1 when [p, +n) lies in one pinned segment: it and the offset of p in it */
 int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off);
+/* 1 when [p, +n) lies in one range of pinned memory (allocated or registered; hostmem.c) */
+int rgpu_pinned_whole(const void *p, size_t n);
 void rgpu_pinned_close(void);
 /* memory/peer.c: a device-to-device copy whose two sides are different devices' memory, staged
  * through the client; 1: it was one (*rc says how it went), 0: the caller sends it as usual */

@@ -875,6 +875,42 @@ static int follow(rgpu_session *s, int dev, mp_reader *r, uint32_t nouts, struct
     return rc;
 }
 
+/* A LATE_OUT message (its head read): the data of the async D2H copy `rseq` (RGPU_OUT_LATER), into the
+ * pinned memory it was made for, whose entry goes. Its frames are read here in any case. */
+static void take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head) {
+    int at = -1;
+    for (int i = 0; i < s->nlate && at < 0; i++)
+        if (s->late[i].seq == rseq) at = i;
+    size_t got = 0;
+    for (int more = zmq_msg_more(head); more;) {
+        zmq_msg_t b;
+        zmq_msg_init(&b);
+        zmq_msg_recv(&b, s->sock, 0);
+        more = zmq_msg_more(&b);
+        size_t len = zmq_msg_size(&b);
+        if (at >= 0 && got + len <= s->late[at].len) memcpy((char *)s->late[at].dst + got, zmq_msg_data(&b), len);
+        got += len;
+        zmq_msg_close(&b);
+    }
+    if (at < 0) return;
+    if (got != s->late[at].len)
+        rgpu_log(RGPU_LOG_ERROR, "an async copy of %zu bytes out of the device brought %zu", s->late[at].len, got);
+    s->late_bytes -= s->late[at].len;
+    s->late[at] = s->late[--s->nlate];
+}
+
+/* A reply to seq came: the copies sent before it whose data did not come failed (their error is the
+ * session's deferred one), and theirs never will. */
+static void late_settled(rgpu_session *s, uint64_t seq) {
+    for (int i = 0; i < s->nlate;)
+        if (s->late[i].seq < seq) {
+            s->late_bytes -= s->late[i].len;
+            s->late[i] = s->late[--s->nlate];
+        } else {
+            i++;
+        }
+}
+
 /* Messages waiting before a send (nothing is owed a reply then): a MOVED notice the old worker sent
  * while the program was idle is followed; anything else is stale. -1 if a move could not be followed.
  * Within NOTICE_QUIET_S of a reply it does not look (the look is a zmq_poll: system calls at every call
@@ -893,8 +929,14 @@ static int take_notices(rgpu_session *s, int dev) {
         mp_reader r;
         mp_obj arr, seq, rc, outs;
         mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
-        int notice = !mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &seq) &&
-                     mp_as_uint(&seq) == 0 && !mp_next(&r, &rc) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
+        int parsed = !mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &seq) &&
+                     !mp_next(&r, &rc) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
+        if (parsed && mp_as_uint(&seq) != 0 && mp_as_int(&rc) == RGPU_LATE_OUT) { /* sent before a move's notice */
+            take_late(s, mp_as_uint(&seq), &m);
+            zmq_msg_close(&m);
+            continue;
+        }
+        int notice = parsed && mp_as_uint(&seq) == 0;
         int moved = notice && mp_as_int(&rc) == RGPU_MOVED;
         int more = zmq_msg_more(&m);
         int ok = moved ? follow(s, dev, &r, outs.n, NULL, 0) : 0;
@@ -1073,6 +1115,12 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             followers = 0; /* a message rebuilt for the new worker carries none: the caller does without */
             continue;
         }
+        if (rseq != 0 && rc == RGPU_LATE_OUT) { /* an earlier async copy's data, before this reply */
+            take_late(s, rseq, head);
+            zmq_msg_close(head);
+            free(head);
+            continue;
+        }
         if (rseq == seq && rc == RGPU_PIECE_OUT) {
             /* a piece of a D2H copy's data (server/pieces.py): into the caller's buffer now, while
              * the network carries the next; they come in order */
@@ -1139,6 +1187,7 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             continue;
         }
         replay_clear(s); /* the worker ran everything sent before this reply */
+        if (s->nlate) late_settled(s, seq);
         s->replied_at = now_s();
         mp_obj outs;
         mp_next(&r, &outs);
@@ -1223,6 +1272,12 @@ static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64
             rseq = mp_as_uint(&o);
             ok = !mp_next(&r, &o) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
             if (ok) rc = (int)mp_as_int(&o);
+        }
+        if (rseq != 0 && ok && rc == RGPU_LATE_OUT) {
+            take_late(s, rseq, head);
+            zmq_msg_close(head);
+            free(head);
+            continue;
         }
         f->nout_bulk = 0;
         for (int more = zmq_msg_more(head); more;) {
@@ -1331,10 +1386,51 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
             return RGPU_NOT_SUPPORTED;
         }
     }
-    int rc = !pin && c->piece && c->piece_len >= RGPU_PIECE_MIN && pieces_on() ? async_pieces(s, dev, c)
+    int rc;
+    if (c->late_dst) {
+        /* as many copies' data awaited as the session keeps: past that, a barrier brings theirs first */
+        rc = s->nlate == RGPU_LATE_MAX || s->late_bytes + c->late_len > RGPU_LATE_BYTES ? barrier(s, dev) : 0;
+        if (rc == 0) rc = queue_async(s, dev, c, 0, RGPU_OUT_LATER, 0);
+        if (rc == 0) {
+            s->late[s->nlate].seq = s->seq, s->late[s->nlate].dst = c->late_dst, s->late[s->nlate].len = c->late_len;
+            s->nlate++;
+            s->late_bytes += c->late_len;
+        }
+    } else {
+        rc = !pin && c->piece && c->piece_len >= RGPU_PIECE_MIN && pieces_on() ? async_pieces(s, dev, c)
                                                                               : queue_async(s, dev, c, pin, 0, 0);
+    }
     pthread_mutex_unlock(&s->mu);
     return rc;
+}
+
+int rgpu_sessions_drain_late(void) {
+    int rc = 0, n = rgpu_sessions_count_internal();
+    rgpu_session *all = rgpu_sessions_internal();
+    for (int i = 0; i < n; i++) {
+        rgpu_session *s = &all[i];
+        if (!__atomic_load_n(&s->nlate, __ATOMIC_RELAXED)) continue;
+        pthread_mutex_lock(&s->mu);
+        int r = s->nlate && s->state == 1 && !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) ? barrier(s, i) : 0;
+        pthread_mutex_unlock(&s->mu);
+        if (r && !rc) rc = r;
+    }
+    return rc;
+}
+
+int rgpu_sessions_late_overlap(const void *p, size_t n) {
+    int hit = 0, count = rgpu_sessions_count_internal();
+    rgpu_session *all = rgpu_sessions_internal();
+    for (int i = 0; i < count && !hit; i++) {
+        rgpu_session *s = &all[i];
+        if (!__atomic_load_n(&s->nlate, __ATOMIC_RELAXED)) continue;
+        pthread_mutex_lock(&s->mu);
+        for (int k = 0; k < s->nlate && !hit; k++)
+            hit = (const char *)p < (const char *)s->late[k].dst + s->late[k].len &&
+                  (const char *)s->late[k].dst < (const char *)p + n;
+        pthread_mutex_unlock(&s->mu);
+    }
+    return hit;
 }
 
 int rgpu_session_local(int dev) {
