@@ -5,9 +5,10 @@ kernels), and the client library's own counters say how many blocking round trip
 the warm-up, by call. Across a network every one of them costs the network's round trip, so the
 program's own synchronisations (one `.item()` a step) are the floor and at most one more is allowed.
 
-Counts, not times: the same program makes the same calls every step, so these are exact. Each
-workload runs twice: on one host (the session's shared segment and the program's pinned memory shared
-with the worker) and as across hosts (RGPU_SHM=0: no segment, pinned memory not shared)."""
+Counts, not times: the same program makes the same calls every step, so these are exact. The
+workloads run one after the other in one process (PyTorch starts once), twice: on one host (the
+session's shared segment and the program's pinned memory shared with the worker) and as across hosts
+(RGPU_SHM=0: no segment, pinned memory not shared)."""
 from __future__ import annotations
 
 import json
@@ -38,24 +39,35 @@ def run_workload(server: str, workload: str, *args: str, env: dict | None = None
                    env={**os.environ, **(env or {})}, timeout=600)
 
 
-def result(p) -> dict:
+def results(p) -> list[dict]:
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+
+
+def result(p) -> dict:
+    return results(p)[-1]
+
+
+NAMES = ["cnn", "transformer", "transformer_amp", "decode", "decode_graph"]
 
 
 @pytest.mark.parametrize("shm", ["1", "0"], ids=["same-host", "across-hosts"])
-@pytest.mark.parametrize("workload", ["cnn", "transformer", "decode", "decode_graph"])
-def test_a_step_waits_only_for_the_programs_own_synchronisation(null_server, workload, shm):
-    """Blocking round trips per step ≤ the program's own synchronisations + 1. Before the counting
-    (the same-host CNN step): cuDNN setting its kernels' dynamic shared memory to the forward pass's
-    size and back to the backward pass's (4 round trips), and pulling cuDNN's two managed allocations
-    back after the step's synchronisation (2): 7 a step."""
-    r = result(run_workload(null_server[0], workload, "--warmup", "3", "--steps", "5", env={"RGPU_SHM": shm}))
-    assert r["device"] == "rgpu null driver (no GPU work)"
-    assert r["round_trips"] <= r["syncs_per_step"] + 1, json.dumps(r["by_call"], indent=1)
-    # every step makes the same calls: whole numbers, and the program's own synchronisation among them
-    assert all(float(c["round_trips"]).is_integer() for c in r["by_call"].values()), r["by_call"]
-    assert r["round_trips"] >= r["syncs_per_step"], r
+def test_a_step_waits_only_for_the_programs_own_synchronisation(null_server, shm):
+    """Blocking round trips per step ≤ the program's own synchronisations + 1, for every workload.
+    Before the counting, on one host the CNN step made 7 (cuDNN setting its kernels' dynamic shared
+    memory to the forward pass's size and back to the backward pass's: 4; pulling cuDNN's two managed
+    allocations back after the step's synchronisation: 2), and across hosts every step made one more
+    (`.item()`'s copy into pinned memory waited for its data before the stream synchronize)."""
+    got = {r["workload"]: r for r in results(run_workload(null_server[0], *NAMES, "--warmup", "3", "--steps", "5",
+                                                            env={"RGPU_SHM": shm}))}
+    assert sorted(got) == sorted(NAMES)
+    over = {n: r["by_call"] for n, r in got.items() if r["round_trips"] > r["syncs_per_step"] + 1}
+    assert not over, json.dumps(over, indent=1)
+    for r in got.values():
+        assert r["device"] == "rgpu null driver (no GPU work)"
+        # every step makes the same calls: whole numbers, and the program's own synchronisation among them
+        assert all(float(c["round_trips"]).is_integer() for c in r["by_call"].values()), r
+        assert r["round_trips"] >= r["syncs_per_step"], r
 
 
 def test_counts_are_printed_at_exit_and_logged_by_the_worker(null_server):

@@ -2,18 +2,20 @@
 are counted"). Run through `rgpu run` by tests/e2e/test_round_trips.py and benchmarks/test_round_trips.py
 (on the null driver: the cuda backend on a driver that runs no kernels), and natively on a GPU host.
 
-    python torch_workloads.py WORKLOAD [--warmup N] [--steps N]
+    python torch_workloads.py WORKLOAD... [--warmup N] [--steps N]
 
-prints one JSON object: the workload, its steps, the program's own synchronisations per step, the
+prints one JSON object per workload, one after the other in one process: the workload, its steps, the program's own synchronisations per step, the
 seconds per step, the loss (or the tokens) of the last step, and, when the client library is rgpu's,
 the blocking round trips per step (total and by call) and the async calls and messages per step,
 counted after the warm-up from librgpu's own counters (rgpu_stats_text, libhook/src/transport/stats.c).
 
-Workloads (each step makes exactly one synchronisation of its own, the `.item()` a loop makes to
-report its loss or to read the next token):
-- cnn: a small CNN (conv, batch norm, relu, pool, linear) training step on 8 images, AdamW.
+Workloads (each step makes one synchronisation of its own, the `.item()` a loop makes to report its loss
+or to read the next token; the mixed-precision step one more, GradScaler's):
+- cnn: a small CNN (conv, batch norm, relu, pool, linear) training step on 8 images, AdamW; the batch
+  copied from pinned memory without blocking each step, as from a DataLoader with pin_memory.
 - transformer: a small transformer encoder language model's training step (embedding, 2 layers,
-  4 heads, causal mask), AdamW.
+  4 heads, causal mask), AdamW; its batch as the CNN's.
+- transformer_amp: the same in mixed precision (autocast to half, GradScaler).
 - decode: a small decoder's inference, token by token with a key/value cache of a fixed size.
 - decode_graph: the same step captured once in a CUDA graph and replayed for every token."""
 from __future__ import annotations
@@ -29,7 +31,6 @@ warnings.filterwarnings("ignore")
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-SYNCS_PER_STEP = 1  # each workload's own: one .item() a step
 
 
 def rgpu_stats() -> dict | None:
@@ -100,14 +101,42 @@ class SmallLM(torch.nn.Module):
 
 
 def training(model: torch.nn.Module, batch, loss_of):
+    """A step as a training loop takes it: the batch from pinned host memory (a DataLoader's
+    pin_memory=True), copied without blocking, then forward, backward, AdamW, and the loss read."""
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    pinned = [t.pin_memory() for t in batch]
 
     def step() -> float:
+        x, y = (t.to("cuda", non_blocking=True) for t in pinned)
         opt.zero_grad(set_to_none=True)
-        loss = loss_of(model(batch[0]), batch[1])
+        loss = loss_of(model(x), y)
         loss.backward()
         opt.step()
         return loss.item()  # the step's one synchronisation
+    return step
+
+
+def transformer_amp():
+    """The transformer's step in mixed precision: autocast to half, the loss scaled (GradScaler), whose
+    step reads whether the gradients overflowed (an `.item()`: the step's second synchronisation)."""
+    gen = torch.Generator().manual_seed(3)
+    tokens = torch.randint(0, 128, (4, 33), generator=gen)
+    torch.manual_seed(4)
+    model = SmallLM().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scaler = torch.amp.GradScaler("cuda")
+    pinned = [tokens[:, :-1].contiguous().pin_memory(), tokens[:, 1:].contiguous().pin_memory()]
+
+    def step() -> float:
+        x, y = (t.to("cuda", non_blocking=True) for t in pinned)
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.float16):
+            logits = model(x)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), y.reshape(-1))
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        return loss.item()
     return step
 
 
@@ -115,14 +144,14 @@ def cnn():
     gen = torch.Generator().manual_seed(1)
     x, y = torch.randn(8, 3, 32, 32, generator=gen), torch.randint(0, 10, (8,), generator=gen)
     torch.manual_seed(2)
-    return training(SmallCNN().cuda(), (x.cuda(), y.cuda()), F.cross_entropy)
+    return training(SmallCNN().cuda(), (x, y), F.cross_entropy)
 
 
 def transformer():
     gen = torch.Generator().manual_seed(3)
     tokens = torch.randint(0, 128, (4, 33), generator=gen)
     torch.manual_seed(4)
-    return training(SmallLM().cuda(), (tokens[:, :-1].cuda(), tokens[:, 1:].cuda()),
+    return training(SmallLM().cuda(), (tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()),
                     lambda logits, target: F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1)))
 
 
@@ -194,29 +223,33 @@ def decode_graph():
     return step
 
 
-WORKLOADS = {"cnn": cnn, "transformer": transformer, "decode": decode, "decode_graph": decode_graph}
+WORKLOADS = {"cnn": cnn, "transformer": transformer, "transformer_amp": transformer_amp, "decode": decode,
+             "decode_graph": decode_graph}
+# each workload's own synchronisations a step: the loss or the token read; and GradScaler's overflow check
+SYNCS_PER_STEP = {"cnn": 1, "transformer": 1, "transformer_amp": 2, "decode": 1, "decode_graph": 1}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("workload", choices=sorted(WORKLOADS))
+    ap.add_argument("workload", choices=sorted(WORKLOADS), nargs="+")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
     a = ap.parse_args()
-    step = WORKLOADS[a.workload]()
-    for _ in range(a.warmup):
-        step()
-    before = rgpu_stats()
-    t0 = time.perf_counter()
-    for _ in range(a.steps):
-        last = step()
-    seconds = (time.perf_counter() - t0) / a.steps
-    after = rgpu_stats()
-    out = {"workload": a.workload, "steps": a.steps, "syncs_per_step": SYNCS_PER_STEP, "step_s": seconds,
-           "last": last, "device": torch.cuda.get_device_name()}
-    if before is not None and after is not None:
-        out.update(per_step(before, after, a.steps))
-    print(json.dumps(out))
+    for name in a.workload:
+        step = WORKLOADS[name]()
+        for _ in range(a.warmup):
+            step()
+        before = rgpu_stats()
+        t0 = time.perf_counter()
+        for _ in range(a.steps):
+            last = step()
+        seconds = (time.perf_counter() - t0) / a.steps
+        after = rgpu_stats()
+        out = {"workload": name, "steps": a.steps, "syncs_per_step": SYNCS_PER_STEP[name], "step_s": seconds,
+               "last": last, "device": torch.cuda.get_device_name()}
+        if before is not None and after is not None:
+            out.update(per_step(before, after, a.steps))
+        print(json.dumps(out), flush=True)
 
 
 if __name__ == "__main__":

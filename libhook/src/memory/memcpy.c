@@ -188,6 +188,8 @@ CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
                                               NULL, 0, &rc))
         return rc;
     if (kind == D2D) return cuMemcpyDtoD_v2(dst, src, n);
+    if (rgpu_sessions_late_overlap((const void *)(uintptr_t)src, n) || rgpu_sessions_late_overlap((void *)(uintptr_t)dst, n))
+        rgpu_sessions_drain_late(); /* as runtime_copy's host-to-host copy */
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return RGPU_SUCCESS;
 }
@@ -199,6 +201,8 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stre
                                               stream, 1, &rc))
         return rc;
     if (kind == D2D) return cuMemcpyDtoDAsync_v2(dst, src, n, stream);
+    if (rgpu_sessions_late_overlap((const void *)(uintptr_t)src, n) || rgpu_sessions_late_overlap((void *)(uintptr_t)dst, n))
+        rgpu_sessions_drain_late(); /* as runtime_copy's host-to-host copy */
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return RGPU_SUCCESS;
 }
