@@ -25,7 +25,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, module_cache
 from .errors import CudaError, driver_code
-from .dispatch import Dispatcher
+from .dispatch import Dispatcher, Result
 from .migration.source import Outbound, Redirect
 from .migration.target import Inbound
 from .migration.transfer import MigrationFailed, is_transfer
@@ -623,12 +623,15 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
         if sync == wire.OUT_LATER:
             # an async D2H copy whose data the client takes before its next sync call's reply
             res = run(session, call_id, args, ())
+            data = () if res.rc else tuple(bytes(f) for f in res.bulk)  # copied: the sim's is a view of device memory
+            if not res.rc and (len(session.later) >= wire.LATE_MAX_COPIES or
+                               sum(map(len, data)) + sum(sum(map(len, d)) for _, d in session.later) > wire.LATE_MAX_BYTES):
+                res = _LATE_REFUSED
             if res.rc:
                 if session.deferred is None:
                     session.deferred = (res.rc, res.message)
             else:
-                # copied: the sim's data is a view of device memory, which later calls may change
-                session.later.append((seq, tuple(bytes(f) for f in res.bulk)))
+                session.later.append((seq, data))
             continue
         if sync and sync != wire.PIECE_IN and session.later:
             _send_late(sock, ident, session)
@@ -726,6 +729,11 @@ def _step(sock, ident, header, session, launcher) -> int | None:
         session.ran_launches(n, out.last_seq, bool(out.runtime))
         session.settle()  # the driver refused the clock's settle: Python's reports why
     return None
+
+
+_LATE_REFUSED = Result(driver_code("CUDA_ERROR_INVALID_VALUE"),
+                       message=f"more than {wire.LATE_MAX_COPIES} copies or {wire.LATE_MAX_BYTES} bytes "
+                               "wait to go with the next reply (a client keeps below that)")
 
 
 def _send_late(sock, ident, session) -> None:

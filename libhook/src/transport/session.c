@@ -1389,7 +1389,7 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
     int rc;
     if (c->late_dst) {
         /* as many copies' data awaited as the session keeps: past that, a barrier brings theirs first */
-        rc = s->nlate == RGPU_LATE_MAX || s->late_bytes + c->late_len > RGPU_LATE_BYTES ? barrier(s, dev) : 0;
+        rc = s->nlate == RGPU_LATE_MAX_COPIES || s->late_bytes + c->late_len > RGPU_LATE_MAX_BYTES ? barrier(s, dev) : 0;
         if (rc == 0) rc = queue_async(s, dev, c, 0, RGPU_OUT_LATER, 0);
         if (rc == 0) {
             s->late[s->nlate].seq = s->seq, s->late[s->nlate].dst = c->late_dst, s->late[s->nlate].len = c->late_len;

@@ -6,12 +6,11 @@
 #include <stdint.h>
 
 #include "mpack.h"
+#include "rgpu_wire.h"
 
 #define RGPU_MAX_DEVICES 16
 #define RGPU_MAX_ATTRS 512     /* device attribute numbers the facts table holds (CUDA 13 has < 200) */
 #define RGPU_MAX_PROPS 4096    /* bytes of cudaDeviceProp the facts keep (CUDA 13's is ~1 KiB) */
-#define RGPU_LATE_MAX 64        /* async D2H copies whose data a session awaits (RGPU_OUT_LATER) */
-#define RGPU_LATE_BYTES (64u << 20)
 #define RGPU_LATE_COPY_MAX (16u << 20) /* a larger copy into pinned memory across hosts stays a sync one */
 
 /* The device backend behind a session, as its worker says in the attach reply. */
@@ -37,7 +36,7 @@ typedef struct {
     double replied_at;  /* when the last reply to a call came (take_notices: none is looked for right after) */
     /* async D2H copies into pinned memory the worker does not map, sent with `sync` RGPU_OUT_LATER: their
      * data comes before the next reply (take_late), each to dst; under mu */
-    struct { uint64_t seq; void *dst; size_t len; } late[RGPU_LATE_MAX];
+    struct { uint64_t seq; void *dst; size_t len; } late[RGPU_LATE_MAX_COPIES];
     int nlate;
     size_t late_bytes;
     int pending;        /* an earlier asynchronous call's error that a reply brought to a call that does not
