@@ -20,6 +20,16 @@ from tests.support.cudabuild import build
 KERNELS = Path(__file__).resolve().parents[1] / "tests" / "cuda" / "kernels"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def interpreted():
+    """These figures are the interpreter's: the compiled path (benchmarks/test_sim_jit.py) is off."""
+    from rgpu.server.backends.sim import jit
+    before = jit.enabled()
+    jit.set_enabled(False)
+    yield
+    jit.set_enabled(before)
+
+
 @pytest.fixture(scope="module")
 def module():
     return KernelModule.load(build(KERNELS / "simcore.cu", "fatbin").read_bytes())

@@ -6,7 +6,17 @@ timeout closes the socket (its queue may hold the stale request) and raises ``Co
 
 The connection is CURVE: the client presents its credential (client/credentials.py: a user's, or a
 server's derived from the cluster secret) and checks the controller's public key. A credential the
-controller does not know fails the handshake; that is reported at once as ``unauthenticated``.
+controller knows fails the handshake; that is reported at once as ``unauthenticated``.
+
+Replicas: the URL may be a comma-separated list (``RGPU_CONTROLLER=tcp://a:7440,tcp://b:7440``),
+the replicas of one cluster. A replica that does not lead answers ``not_leader`` with the leader's
+URL, which the client follows (also when it was given one URL: a Service in front of the
+replicas); one that does not answer within ATTEMPT_S is skipped for the next;
+``unavailable`` (the leader could not store the change in etcd: nothing was done) is sent again.
+The client keeps at it for its timeout, and at least FAILOVER_S (the time a new leader takes to be
+elected after the old one died). It stays on the URL that answered. A request that went to a
+leader which died before replying is sent again to the next leader: a reserve may then leave an
+orphan lease behind, which nobody renews and which expires after its TTL.
 """
 from __future__ import annotations
 
@@ -24,6 +34,8 @@ from .credentials import Credential, CredentialError
 
 DEFAULT_CONTROLLER_URL = "tcp://127.0.0.1:7440"
 DEFAULT_TIMEOUT = 5.0
+ATTEMPT_S = 1.5        # how long one replica of several may stay silent before the next is tried
+FAILOVER_S = 10.0      # with several replicas, how long a call keeps trying (a new leader's election)
 MAX_REPLY = 64 << 20   # `ls` of a large pool is the largest reply
 
 
@@ -49,13 +61,16 @@ def controller_url(url: str | None = None) -> str:
 class ControllerClient:
     def __init__(self, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                  credential: Credential | None = None):
-        """``credential``: who to be (default: ``Credential.load()``, when the first request is sent)."""
-        self.url, self.timeout = controller_url(url), timeout
+        """``url``: one controller, or the replicas of one cluster, comma-separated.
+        ``credential``: who to be (default: ``Credential.load()``, when the first request is sent)."""
+        self.urls = [u.strip() for u in controller_url(url).split(",") if u.strip()]
+        self.url, self.timeout = self.urls[0], timeout
         self.credential = credential
         self._ctx = zmq.Context.instance()
         self._sock = None
         self._handshake: curve.Handshake | None = None
         self._ids = itertools.count(1)
+        self.resent = False   # the last request went again to another replica after no answer
         self._lock = threading.Lock()
 
     def _socket(self):
@@ -118,33 +133,78 @@ class ControllerClient:
         self.close()
 
     def call_raw(self, cmd: str, timeout: float | None = None, **fields) -> dict:
-        """Send one command and return the reply map, whether ok or not."""
+        """Send one command and return the reply map, whether ok or not; with several replicas,
+        to the one that leads."""
         timeout = self.timeout if timeout is None else timeout
         with self._lock:
-            rid = next(self._ids)
-            sock = self._socket()
-            # Read the monitor's events on every call: a long-lived client whose replies always come
-            # at once (a server's registrar) would otherwise let them pile up until the monitor's
-            # pipe is full, and libzmq's I/O thread blocks on a full one as on a closed one.
-            self._handshake.update()
-            sock.send(msgpack.packb({"cmd": cmd, "id": rid, **fields}, use_bin_type=True))
-            deadline = time.monotonic() + timeout
-            while True:
-                left = deadline - time.monotonic()
-                # Wake at least every 100 ms to see a refused handshake, which no reply will follow.
-                if left <= 0 or not sock.poll(int(min(left, 0.1) * 1000) + 1, zmq.POLLIN):
-                    if left > 0 and not self._handshake.update().refused:
-                        continue
-                    error = self._handshake_error(cmd, timeout)
-                    self._drop_socket()
-                    raise error
-                try:
-                    reply = msgpack.unpackb(sock.recv(), raw=False)
-                except (ValueError, msgpack.UnpackException) as exc:
-                    raise ControllerError("bad_reply", f"unreadable reply from {self.url}: {exc}") from None
-                if isinstance(reply, dict) and reply.get("id") in (rid, None):
+            self.resent = False
+            if len(self.urls) == 1:
+                reply = self._call_one(cmd, timeout, fields)
+                leader = reply.get("leader")
+                if reply.get("error") != "not_leader" or not isinstance(leader, str) or not leader:
                     return reply
-                # else: the reply to an earlier request that timed out; keep waiting for ours
+                self._switch(leader)   # one URL of several replicas (a Service in front of them)
+            return self._call_leader(cmd, timeout, fields)
+
+    def _switch(self, url: str) -> None:
+        self._drop_socket()
+        if url not in self.urls:
+            self.urls.append(url)
+        self.url = url
+
+    def _call_leader(self, cmd: str, timeout: float, fields: dict) -> dict:
+        deadline = time.monotonic() + max(timeout, FAILOVER_S)
+        error: ControllerError | None = None
+        self.resent = False
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise error or ControllerTimeout("timeout", f"no controller of {','.join(self.urls)} answered")
+            try:
+                reply = self._call_one(cmd, min(left, ATTEMPT_S, timeout), fields)
+            except ControllerTimeout as exc:      # dead or unreachable: the next replica
+                error, self.resent = exc, True
+                self._switch(self.urls[(self.urls.index(self.url) + 1) % len(self.urls)])
+                continue
+            if reply.get("error") == "unavailable":   # the leader could not store it: nothing was done
+                error = ControllerError("unavailable", str(reply.get("message", "")))
+                time.sleep(0.1)
+                continue
+            if reply.get("error") != "not_leader":
+                return reply
+            error = ControllerError("not_leader", str(reply.get("message", "no replica leads")))
+            leader = reply.get("leader")
+            if isinstance(leader, str) and leader and leader != self.url:
+                self._switch(leader)
+            else:                                 # an election is under way: look again shortly
+                time.sleep(0.1)
+                self._switch(self.urls[(self.urls.index(self.url) + 1) % len(self.urls)])
+
+    def _call_one(self, cmd: str, timeout: float, fields: dict) -> dict:
+        rid = next(self._ids)
+        sock = self._socket()
+        # Read the monitor's events on every call: a long-lived client whose replies always come
+        # at once (a server's registrar) would otherwise let them pile up until the monitor's
+        # pipe is full, and libzmq's I/O thread blocks on a full one as on a closed one.
+        self._handshake.update()
+        sock.send(msgpack.packb({"cmd": cmd, "id": rid, **fields}, use_bin_type=True))
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            # Wake at least every 100 ms to see a refused handshake, which no reply will follow.
+            if left <= 0 or not sock.poll(int(min(left, 0.1) * 1000) + 1, zmq.POLLIN):
+                if left > 0 and not self._handshake.update().refused:
+                    continue
+                error = self._handshake_error(cmd, timeout)
+                self._drop_socket()
+                raise error
+            try:
+                reply = msgpack.unpackb(sock.recv(), raw=False)
+            except (ValueError, msgpack.UnpackException) as exc:
+                raise ControllerError("bad_reply", f"unreadable reply from {self.url}: {exc}") from None
+            if isinstance(reply, dict) and reply.get("id") in (rid, None):
+                return reply
+            # else: the reply to an earlier request that timed out; keep waiting for ours
 
     def call(self, cmd: str, timeout: float | None = None, **fields) -> dict:
         """Like call_raw, but an error reply raises ``ControllerError``."""
@@ -183,7 +243,14 @@ class ControllerClient:
         return self.call("renew", lease=lease, **({"ttl": ttl} if ttl else {}))
 
     def release(self, lease: str) -> dict:
-        return self.call("release", lease=lease)
+        reply = self.call_raw("release", lease=lease)
+        if (not reply.get("ok") and reply.get("error") == "lease_ended" and self.resent
+                and str(reply.get("message", "")).endswith("released")):
+            # sent again after a leader died without answering: that leader had released it
+            return {"ok": True, "lease": lease}
+        if not reply.get("ok"):
+            raise ControllerError(str(reply.get("error", "bad_reply")), str(reply.get("message", reply)))
+        return reply
 
     def lease(self, lease: str) -> dict:
         return self.call("lease", lease=lease)["lease"]

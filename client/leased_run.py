@@ -30,7 +30,12 @@ FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, sign
 
 
 class LeasedRunError(Exception):
-    """The program could not be started on a lease (the message says why)."""
+    """The program could not be started on a lease (the message says why; ``code`` is its class:
+    ``no_program``, ``not_executable`` or ``error``, client/exits.py)."""
+
+    def __init__(self, message: str, code: str = "error"):
+        super().__init__(message)
+        self.code = code
 
 
 def server_entry(vgpu: dict) -> str:
@@ -126,7 +131,8 @@ def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: 
             try:
                 proc = subprocess.Popen(argv, env={**_software_gpu_env(client, reply), **env, **lease_env(reply, url)})
             except OSError as exc:
-                raise LeasedRunError(f"cannot run {argv[0]}: {exc.strerror}") from None
+                code = {FileNotFoundError: "no_program", PermissionError: "not_executable"}.get(type(exc), "error")
+                raise LeasedRunError(f"cannot run {argv[0]}: {exc.strerror}", code) from None
             renewer.start()
 
             def forward(sig, _frame):

@@ -1,5 +1,6 @@
 """What the ``rgpu`` commands share: the URL parameter type, the waiting line of a queued request,
-and failing cleanly (a sentence on stderr, or one JSON error under ``--json``; never a traceback)."""
+and failing cleanly (a sentence on stderr, or one JSON error under ``--json``; never a traceback;
+the exit code says the class of failure: client/exits.py)."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,8 @@ import time
 
 import click
 
+from . import exits
+
 _PORT = r"[0-9]{1,5}"
 
 
@@ -16,10 +19,10 @@ class Url(click.ParamType):
     """A ZeroMQ URL: ``tcp://HOST:PORT`` or ``ipc://PATH``; ``HOST:PORT`` (or ``:PORT``, this host)
     means ``tcp://HOST:PORT``. A server URL may add ``@KEY`` (the server's public key, 64 hex digits)
     and ``#N`` (its GPU N), as RGPU_SERVER entries do; ``server=True`` allows those and commas
-    between several."""
+    between several; ``several=True`` allows commas between several (a controller's replicas)."""
 
-    def __init__(self, server: bool = False):
-        self.server = server
+    def __init__(self, server: bool = False, several: bool = False):
+        self.server, self.several = server, several or server
         self.name = "url"
 
     def normalise(self, text: str) -> str:
@@ -43,7 +46,7 @@ class Url(click.ParamType):
         if value is None:
             return None
         try:
-            if self.server:
+            if self.several:
                 return ",".join(self.normalise(v) for v in str(value).split(",") if v.strip())
             return self.normalise(str(value))
         except ValueError as e:
@@ -51,11 +54,15 @@ class Url(click.ParamType):
 
 
 CONTROLLER_URL = Url()
+CONTROLLER_URLS = Url(several=True)   # the replicas of one controller cluster
 SERVER_URL = Url(server=True)
 
 
-def fail(as_json: bool, code: str, message: str, exit_code: int = 1):
-    """End the command: ``rgpu: error: message`` on stderr, or ``{"ok": false, ...}`` on stdout."""
+def fail(as_json: bool, code: str, message: str, exit_code: int | None = None):
+    """End the command: ``rgpu: error: message`` on stderr, or ``{"ok": false, ...}`` on stdout; the
+    exit code is the class of ``code`` (client/exits.py) unless given."""
+    if exit_code is None:
+        exit_code = exits.for_error(code)
     if as_json:
         click.echo(json.dumps({"ok": False, "error": code, "message": message}))
     else:

@@ -19,13 +19,13 @@ from rgpu.paths import LibraryMissing
 
 from .controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
 from .leased_run import lease_env
-from .params import CONTROLLER_URL, WaitLine, fail
+from .params import CONTROLLER_URLS, WaitLine, fail
 
 RESERVE_TTL = 3600.0
 
 
 def controller_option(f):
-    return click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URL,
+    return click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URLS,
                         show_default=True, help="Controller URL, tcp://HOST:PORT or HOST:PORT (env RGPU_CONTROLLER).")(f)
 
 
@@ -33,11 +33,18 @@ def json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for tools.")(f)
 
 
+REQUEST_OPTIONS = ("mem", "mem_fraction", "compute", "limit", "count", "policy", "same_node", "model", "exclusive",
+                   "share_only", "wait", "reclaim_after")
+
+
 def request_options(f):
-    """The options that describe a vGPU request (shared by reserve and run)."""
+    """The options that describe a vGPU request (shared by reserve and run; REQUEST_OPTIONS names them)."""
     for opt in reversed([
-        click.option("--mem", help="Memory per vGPU: MiB (a bare number: --mem 512 is 512 MiB), a size with a unit "
-                                   "(512MiB, 8GiB, 16GB), or a fraction of the GPU (0.5, 50%). At least 16 MiB."),
+        click.option("--mem", help="Memory per vGPU: MiB (a bare number: --mem 512 is 512 MiB), a size with a binary "
+                                   "unit (512M, 8G, 16GiB), or a share of the GPU with % (50%). At least 16 MiB. "
+                                   "Without --mem (or --mem-fraction, --compute) a vGPU takes a whole GPU's memory."),
+        click.option("--mem-fraction", type=click.FloatRange(0, 1, min_open=True), default=None,
+                     help="Memory per vGPU as a fraction of its GPU (0.5: half); the same as --mem 50%."),
         click.option("--compute", type=click.IntRange(0, 100), help="Guaranteed compute share, percent."),
         click.option("--limit", type=click.IntRange(1, 100), help="Compute ceiling, percent (default 100)."),
         click.option("-n", "--count", type=click.IntRange(1, 64), default=1, show_default=True, help="Number of vGPUs."),
@@ -73,18 +80,29 @@ def parse_duration(text: str) -> float:
     return value * _SECONDS[unit]
 
 
+WHOLE_GPU_NOTE = ("rgpu: note: no --mem, so each vGPU takes a whole GPU's memory; "
+                  "ask for a slice with --mem 8G or --mem 50%")
+
+
 def request_from_options(mem=None, compute=None, limit=None, count=1, policy="binpack", same_node=False,
                          model=None, exclusive=False, wait=None, share_only=False, reclaim_after=None,
-                         **_ignored) -> dict:
+                         mem_fraction=None, quiet=False, **_ignored) -> dict:
     req = {"compute": compute, "limit": limit, "count": count, "policy": policy, "same_node": same_node,
            "model": model, "exclusive": exclusive, "wait": wait, "share_only": share_only,
            "reclaim_after": parse_duration(reclaim_after) if reclaim_after else None}
+    if mem is not None and mem_fraction is not None:
+        raise click.UsageError("give --mem or --mem-fraction, not both")
     if mem is not None:
         try:
             nbytes, fraction = parse_memory(mem)
         except RequestError as exc:
             raise click.BadParameter(str(exc), param_hint="--mem") from None
         req["memory"], req["memory_fraction"] = nbytes, fraction
+    elif mem_fraction is not None:
+        req["memory_fraction"] = mem_fraction
+    elif compute is None and not exclusive and not quiet:
+        # the controller's default is the whole GPU's memory: say so, since a slice was probably meant
+        click.echo(WHOLE_GPU_NOTE, err=True)
     return {k: v for k, v in req.items() if v is not None and v is not False}
 
 
@@ -194,15 +212,22 @@ def reserve_with(client: ControllerClient, req: dict, ttl: float) -> dict:
 @request_options
 @click.option("--ttl", type=click.FloatRange(min=2), default=RESERVE_TTL, show_default=True,
               help="Seconds until the lease expires unless renewed (rgpu renew).")
+@click.option("--shell", "shell", is_flag=True,
+              help="Start $SHELL on the lease instead of printing export lines (as salloc does): the lease is "
+                   "renewed while the shell runs and released when it exits.")
 @json_option
 @controller_command
-def reserve_command(controller, ttl, as_json, **opts):
+def reserve_command(controller, ttl, shell, as_json, **opts):
     """Reserve vGPUs. Prints `export` lines that make a shell's CUDA programs use them, so that
-    `eval "$(rgpu reserve --mem 8GiB)"` sets up the shell; what it reserved goes to stderr. The lease
-    stays until released (rgpu release) or its TTL passes without a renew (rgpu renew)."""
-    req = request_from_options(**opts)
+    `eval "$(rgpu reserve --mem 8G)"` sets up the shell; what it reserved goes to stderr. The lease
+    stays until released (rgpu release) or its TTL passes without a renew: `rgpu run` in that shell
+    uses the lease and renews it while its program runs; `rgpu renew` pushes it by hand. With
+    --shell, a new shell on the lease keeps it renewed as long as it runs and releases it at exit."""
+    req = request_from_options(**opts, quiet=as_json)   # tools asked for what they asked for: no note
     with ControllerClient(controller) as c:
         reply = reserve_with(c, req, ttl)
+    if shell:
+        raise SystemExit(_shell_on(reply, controller))
     if as_json:
         click.echo(json.dumps({k: reply[k] for k in ("lease", "token", "expires", "ttl", "state", "vgpus")}))
         return
@@ -213,6 +238,38 @@ def reserve_command(controller, ttl, as_json, **opts):
                err=True)
     for line in shell_lines(lease_exports(reply, controller)):
         click.echo(line)
+
+
+def _shell_on(reply: dict, controller: str) -> int:
+    """Run $SHELL with the lease's environment, renewing the lease until it exits; then release it.
+    Returns the shell's exit code."""
+    import os
+    import signal
+    import subprocess
+
+    from .leased_run import Renewer
+    lease = reply["lease"]
+    click.echo(f"rgpu: a shell on lease {lease} ({len(reply['vgpus'])} vGPU(s)); it is renewed while the shell "
+               f"runs and released when it exits", err=True)
+    renewer = Renewer(controller, lease, reply["ttl"] / 3)
+    renewer.start()
+    # Ctrl-C belongs to the shell's foreground programs, not to the reservation around them. A
+    # handler, not SIG_IGN: an ignored signal would stay ignored in the shell's programs too.
+    previous = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        proc = subprocess.Popen([os.environ.get("SHELL") or "/bin/sh"],
+                                env={**os.environ, **lease_exports(reply, controller)})
+        code = proc.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        renewer.stop()
+        try:
+            with ControllerClient(controller) as c:
+                c.release(lease)
+            click.echo(f"rgpu: released lease {lease}", err=True)
+        except ControllerError as exc:
+            click.echo(f"rgpu: error: could not release {lease}: {exc}", err=True)
+    return 128 - code if code < 0 else code
 
 
 @click.command("renew")

@@ -24,7 +24,7 @@ from rgpu import __version__
 from rgpu.controller.requests import fmt_bytes
 
 from .controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
-from .params import CONTROLLER_URL, SERVER_URL, fail
+from .params import CONTROLLER_URLS, SERVER_URL, fail
 
 MiB = 1 << 20
 # --query-gpu fields: name -> (unit for the csv header, how to get it from a row)
@@ -168,7 +168,7 @@ def csv(rows: list[dict], fields: list[str], header: bool, units: bool) -> str:
 @click.command("smi")
 @click.option("--server", multiple=True, type=SERVER_URL,
               help="direct mode: the GPUs of these servers (URL#N: GPU N), from their stats")
-@click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URL,
+@click.option("--controller", envvar="RGPU_CONTROLLER", default=DEFAULT_CONTROLLER_URL, type=CONTROLLER_URLS,
               show_default=True, help="Controller URL (env RGPU_CONTROLLER).")
 @click.option("-a", "--all", "everyone", is_flag=True, help="Every GPU of the pool (admin).")
 @click.option("-l", "--loop", "interval", type=click.FloatRange(min=0.2), default=None, metavar="SEC",

@@ -7,7 +7,9 @@ the request's ``id`` echoed and either ``{"ok": true, ...}`` or
 forbidden, unknown_lease, lease_ended, unknown_ticket, unknown_server, gpu_taken, server_up,
 no_capacity, impossible (a request that could never fit this pool, not even empty), busy (too
 many requests waiting, or a vGPU already moving), wait_timeout, no_such_gpu, incompatible, reclaimed,
-unknown_migration, internal.
+unknown_migration, internal; from a replica of a cluster (daemon.py): not_leader (with ``leader``, the
+URL of the one that leads, "" during an election) and unavailable (etcd did not take the change:
+nothing was done).
 
 Each command names who may send it (``role``): ``server`` (holders of the cluster credential),
 ``user`` (any authenticated user, acting on their own leases; an admin on all), ``admin``, or

@@ -1,13 +1,14 @@
 """``/metrics`` of the rgpu-controller (rgpu/metrics.py names the families): the pool (servers,
 free memory and compute, the wait queue, leases by state), each GPU's allocations and its DCGM
 figures as its server's last heartbeat reported them, and every live lease's vGPUs — quotas from the
-lease, use from the heartbeats — labelled with the lease's owner.
+lease, use from the heartbeats — summed per GPU (no label names a lease or an owner: the series stay
+as many as the pool's GPUs).
 
 Collected at each scrape from the HTTP thread while the daemon's loop changes the state: the
 collections are copied first, and a copy that raced with a change is taken again."""
 from __future__ import annotations
 
-from rgpu.metrics import Families, gpu_samples, hostname, vgpu_samples
+from rgpu.metrics import Families, Monotonic, build_info, gpu_samples, hostname, vgpu_families
 
 
 def _copy(items):
@@ -20,10 +21,17 @@ def _copy(items):
 
 class ControllerCollector:
     def __init__(self, ctl):
+        """``ctl``: the Controller, or a callable returning the one that leads now (None on a
+        replica that follows: it has no pool to report)."""
         self.ctl = ctl
+        self.totals = Monotonic()
 
     def collect(self):
-        ctl, fams = self.ctl, Families()
+        ctl, fams = self.ctl() if callable(self.ctl) else self.ctl, Families()
+        build_info(fams, "controller")
+        if ctl is None:
+            yield from fams
+            return
         servers = _copy(ctl.pool.servers.values())
         states = {"up": 0, "down": 0}
         for s in servers:
@@ -36,8 +44,9 @@ class ControllerCollector:
                    sum(g.memory_total for g in up))
         fams.gauge("rgpu_pool_memory_free_bytes", "Memory not placed in any vGPU, on the GPUs that are up.", [], [],
                    sum(g.memory_free for g in up))
-        fams.gauge("rgpu_pool_compute_free_percent", "Compute not guaranteed to any vGPU, summed over the GPUs "
-                   "that are up (100 per idle GPU).", [], [], sum(g.compute_free for g in up))
+        fams.gauge("rgpu_pool_compute_free_ratio", "Compute not guaranteed to any vGPU, as a share of the compute "
+                   "of the GPUs that are up (0 to 1; 0 when none is up).", [], [],
+                   sum(g.compute_free for g in up) / (100 * len(up)) if up else 0.0)
         fams.gauge("rgpu_pool_queue_length", "Requests waiting for room (reserve --wait).", [], [], len(ctl.queue))
         leases = _copy(ctl.leases)
         by_state = {"active": 0, "degraded": 0}
@@ -60,24 +69,26 @@ class ControllerCollector:
                 names = ["gpu", "UUID", "Hostname", "modelName", "server"]
                 fams.gauge("rgpu_gpu_memory_allocated_bytes", "Memory placed in vGPUs on the GPU.", names, labels,
                            g.memory_used)
-                fams.gauge("rgpu_gpu_compute_allocated_percent", "Compute guaranteed to vGPUs on the GPU.", names,
-                           labels, g.compute_used)
+                fams.gauge("rgpu_gpu_compute_allocated_ratio", "Compute guaranteed to vGPUs on the GPU (0 to 1).",
+                           names, labels, g.compute_used / 100)
                 fams.gauge("rgpu_gpu_vgpus", "vGPUs placed on the GPU.", names, labels, g.allocations)
                 if s.state == "up":
                     gpu_samples(fams, {"index": g.index, "uuid": g.uuid, "name": g.name, "memory_total": g.memory_total,
                                        **reported.get(g.uuid, {"memory_used": 0})}, host, {"server": s.url})
             for v in (s.usage or {}).get("vgpus", []):
                 usage_of[(v.get("lease"), v.get("vgpu"))] = v
+        entries = []
         for lease in leases:
             for i, slot in enumerate(lease.slots):
-                entry = {"lease": lease.id, "vgpu": i, "index": slot.gpu.index, "gpu": slot.gpu.uuid,
-                         "memory_quota_bytes": slot.memory, "compute": slot.compute, "limit": slot.limit,
+                entry = {"lease": lease.id, "vgpu": i, "memory_quota_bytes": slot.memory, "compute": slot.compute,
                          "share_only": lease.share_only}
                 used = usage_of.get((lease.id, i), {})
                 for key in ("memory_used_bytes", "share_pct", "sessions", "device_time_s", "calls", "kernels",
                             "bytes_in", "bytes_out"):
                     entry[key] = used.get(key, 0)
                 server = slot.gpu.server
-                vgpu_samples(fams, entry, (server.usage or {}).get("hostname") or hostname(server.url),
-                             {"owner": lease.owner})
+                gpu = {"gpu": slot.gpu.index, "UUID": slot.gpu.uuid,
+                       "Hostname": (server.usage or {}).get("hostname") or hostname(server.url), "server": server.url}
+                entries.append(({k: str(v) for k, v in gpu.items()}, entry))
+        vgpu_families(fams, entries, self.totals)
         yield from fams

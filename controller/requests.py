@@ -17,7 +17,7 @@ class RequestError(ValueError):
 
 
 def parse_memory(text: str) -> tuple[int | None, float | None]:
-    """``"8GiB"`` or ``"512"`` (MiB) → (bytes, None); ``"0.5"`` or ``"50%"`` → (None, fraction of the
+    """``"8GiB"``, ``"8G"`` or ``"512"`` (MiB) → (bytes, None); ``"50%"`` → (None, fraction of the
     GPU). rgpu/units.py holds the grammar (shared by every command and daemon)."""
     try:
         return parse_vgpu_memory(text)

@@ -10,7 +10,7 @@ come before app containers, as the kubelet allocates them.
 A pod says what each vGPU should be with annotations, for all its containers
 (``rgpu.io/memory: 8GiB``) or for one container (``rgpu.io/memory.trainer: 8GiB``, which wins):
 
-    rgpu.io/memory     bytes (8GiB, 512MiB) or a fraction of the GPU (0.5, 50%)  (--mem of rgpu run)
+    rgpu.io/memory     bytes (8GiB, 512MiB; a bare number is MiB) or a share of the GPU (50%)  (--mem of rgpu run)
     rgpu.io/compute    guaranteed compute share, percent
     rgpu.io/limit      compute ceiling, percent
     rgpu.io/policy     binpack | spread

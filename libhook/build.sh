@@ -32,13 +32,14 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     -Wl,-rpath,'$ORIGIN' -Wl,--disable-new-dtags -lzmq -lpthread -o "$out/librgpu.so.tmp"
 mv "$out/librgpu.so.tmp" "$out/librgpu.so"
 # The cuda backend's compiled launch loop, kernel clock and printf check (server/backends/cuda's
-# launches.py, timing.py and printf.py load it on the server; it reads messages with the client's
+# launches.py, timing.py and printf.py load it on the server), and the worker's end of the call ring
+# (server/native/ring.c, for every backend: server/ring.py; it reads messages with the client's
 # msgpack reader and links nothing but libc).
 $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointer-types \
     -Werror=implicit-function-declaration -Werror=int-conversion \
     -I"$here/src/transport" -I"$here/generated" \
     "$here/../server/backends/cuda/native/launches.c" "$here/../server/backends/cuda/native/clock.c" \
-    "$here/../server/backends/cuda/native/printf.c" \
+    "$here/../server/backends/cuda/native/printf.c" "$here/../server/native/ring.c" \
     "$here/src/transport/mpack.c" \
     -Wl,--version-script="$here/../server/backends/cuda/native/launches.map" -Wl,--no-undefined -lpthread \
     -o "$out/librgpu_launches.so.tmp"

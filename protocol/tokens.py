@@ -28,7 +28,9 @@ Expiry
 Cluster secret (shared by the controller and every server)
     ``load_secret(path)`` looks, in order, at:
 
-    1. ``path`` — the ``--secret-file`` option of ``rgpu-controller`` / ``rgpu-server``;
+    1. ``path`` — the ``--secret-file`` option of ``rgpu-controller`` / ``rgpu-server``; a file
+       that is not there is an error naming it (a typo must not become a new secret that no other
+       host shares), unless ``init=True`` (their ``--init-secret``) asks to create it;
     2. ``RGPU_CLUSTER_SECRET`` — the secret itself (at least 16 characters);
     3. ``RGPU_CLUSTER_SECRET_FILE`` — the name of a file holding it;
     4. ``<config>/cluster-secret`` (rgpu/config.py: ``~/.config/rgpu/cluster-secret``) — the
@@ -163,21 +165,32 @@ def _read_secret_file(path: Path, what: str) -> bytes:
 
 def _create_secret_file(path: Path) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # Written whole under a private name, then linked into place: a daemon starting at the same
+    # moment sees no file or the whole secret, never an empty one.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_hex(32) + "\n")
+        os.link(tmp, path)
     except FileExistsError:
-        return  # another daemon won the race; read its secret
-    with os.fdopen(fd, "w") as f:
-        f.write(secrets.token_hex(32) + "\n")
+        pass  # another daemon won the race; read its secret
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def load_secret(path: str | os.PathLike | None = None, *, create: bool = False) -> bytes:
-    """Find the cluster secret (see the module docstring for the order); ``create`` writes a
-    fresh random secret to the chosen file if it does not exist yet."""
+def load_secret(path: str | os.PathLike | None = None, *, create: bool = False, init: bool = False) -> bytes:
+    """Find the cluster secret (see the module docstring for the order). ``create`` writes a fresh
+    random secret to the single-machine default file if no secret is configured and it does not
+    exist yet; ``init`` writes one to ``path`` (or the default file) if missing. A named file that is
+    missing without ``init`` is an error naming it."""
     if path is not None:
         path = Path(path)
-        if create and not path.exists():
+        if init and not path.exists():
             _create_secret_file(path)
+        if not path.exists():
+            raise SecretError(f"cluster secret file {path} does not exist: copy the cluster's secret there, "
+                              f"or create a new one with --init-secret --secret-file {path}")
         return _read_secret_file(path, "--secret-file")
     env_secret = os.environ.get(ENV_SECRET)
     if env_secret:
@@ -188,7 +201,7 @@ def load_secret(path: str | os.PathLike | None = None, *, create: bool = False) 
     if env_file:
         return _read_secret_file(Path(env_file), ENV_SECRET_FILE)
     default = default_secret_path()
-    if create and not default.exists():
+    if (create or init) and not default.exists():
         _create_secret_file(default)
     if not default.exists():
         raise SecretError(f"no cluster secret: set {ENV_SECRET}, {ENV_SECRET_FILE} or --secret-file, "

@@ -86,6 +86,11 @@ def serve(address: str, check: Callable[[], str | None], collector=None) -> Thre
     server = ThreadingHTTPServer((host, port), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="rgpu-http", daemon=True).start()
+    # where to point Prometheus and probes, said once at start (port 0 reads as the one bound)
+    import structlog
+    bound = f"{host}:{server.server_address[1]}"
+    structlog.get_logger("rgpu.health").info("http_serving", healthz=f"http://{bound}{PATH}",
+                                             metrics=f"http://{bound}{METRICS_PATH}" if registry is not None else None)
     return server
 
 

@@ -1,15 +1,16 @@
 """Sizes as people write them, one grammar for every command and daemon of rgpu.
 
-    512       MiB: a bare number is MiB, as nvidia-smi, Bitfusion (-p), OrionX (ORION_GMEM) and HAMi
-              (gpumem) read one
-    512MiB 8GiB 1TiB 64KiB      binary units (also Ki, Mi, Gi, Ti, as Kubernetes writes them)
-    16GB 16G 500MB 500M         decimal units (K, M, G, T and KB, MB, GB, TB: powers of 1000)
+    512       MiB: a bare number is MiB, always (1.5 is 1.5 MiB), as nvidia-smi, Bitfusion (-p),
+              OrionX (ORION_GMEM) and HAMi (gpumem) read one
+    512M 16G 16GB 16GiB 1T      every unit is binary, a power of 1024 (K, M, G, T with or without
+                                B, i or iB): GPU memory is sold in binary units ("80GB" is 80 GiB)
     1048576B                    bytes
     1.5GiB                      fractions of a unit (rounded down to a byte)
 
-A vGPU's memory (``--mem``, ``RGPU_MEM``, ``rgpu.io/memory``) may also be a fraction of the GPU:
-``0.5`` or ``50%`` (a bare number of at most 1 is a fraction, never MiB), and must be at least
-MIN_VGPU_MEMORY. Anything else (``4G1``, ``lots``, ``-1``) is refused with the grammar in the message.
+A vGPU's memory (``--mem``, ``RGPU_MEM``, ``rgpu.io/memory``) may also be a share of the GPU, but
+only with an explicit ``%`` (``50%``; ``rgpu run --mem-fraction 0.5`` says the same): a bare number
+is never a fraction. It must be at least MIN_VGPU_MEMORY. Anything else (``4G1``, ``lots``, ``-1``)
+is refused with the grammar in the message.
 """
 from __future__ import annotations
 
@@ -20,11 +21,9 @@ import click
 MiB = 1 << 20
 MIN_VGPU_MEMORY = 16 * MiB   # a smaller quota holds no useful allocation and is surely a typo
 
-_UNITS = {"b": 1, "k": 10**3, "kb": 10**3, "ki": 2**10, "kib": 2**10, "m": 10**6, "mb": 10**6, "mi": 2**20,
-          "mib": 2**20, "g": 10**9, "gb": 10**9, "gi": 2**30, "gib": 2**30, "t": 10**12, "tb": 10**12,
-          "ti": 2**40, "tib": 2**40}
+_UNITS = {"b": 1, **{p + tail: 1024 ** (i + 1) for i, p in enumerate("kmgt") for tail in ("", "b", "i", "ib")}}
 _SIZE = re.compile(r"([0-9]+(?:\.[0-9]+)?|\.[0-9]+)([a-z]*)")
-GRAMMAR = "a number of MiB (512), or with a unit: 512MiB, 8GiB, 16GB, 1048576B"
+GRAMMAR = "a number of MiB (512), or with a binary unit: 512M, 8G, 16GiB, 1048576B"
 
 
 class SizeError(ValueError):
@@ -43,7 +42,7 @@ def parse_size(text: str | int, what: str = "size") -> int:
 
 
 def parse_vgpu_memory(text: str, what: str = "memory") -> tuple[int | None, float | None]:
-    """A vGPU's memory: (bytes, None), or (None, fraction of the GPU) for ``0.5`` / ``50%``."""
+    """A vGPU's memory: (bytes, None), or (None, fraction of the GPU) for ``50%``."""
     s = str(text).strip().lower().replace(" ", "")
     if s.endswith("%"):
         try:
@@ -53,11 +52,9 @@ def parse_vgpu_memory(text: str, what: str = "memory") -> tuple[int | None, floa
         if not 0 < pct <= 100:
             raise SizeError(f"{what} {text!r}: a percentage of the GPU must be in (0, 100]")
         return None, pct / 100
-    if re.fullmatch(r"[0-9]*\.?[0-9]+", s) and 0 < float(s) <= 1:
-        return None, float(s)
     nbytes = parse_size(str(text).strip(), what) if s else -1
     if nbytes < 0:
-        raise SizeError(f"{what} {text!r} is not a size: use {GRAMMAR}, or a fraction of the GPU (0.5, 50%)")
+        raise SizeError(f"{what} {text!r} is not a size: use {GRAMMAR}, or a share of the GPU (50%)")
     check_vgpu_memory(nbytes, f"{what} {text!r}")
     return nbytes, None
 
@@ -65,7 +62,7 @@ def parse_vgpu_memory(text: str, what: str = "memory") -> tuple[int | None, floa
 def check_vgpu_memory(nbytes: int, what: str = "memory") -> None:
     if nbytes < MIN_VGPU_MEMORY:
         raise SizeError(f"{what} is {format_size(nbytes)}; a vGPU needs at least {format_size(MIN_VGPU_MEMORY)} "
-                        f"(a bare number is MiB: --mem 512 is 512 MiB)")
+                        f"(a bare number is MiB: --mem 512 is 512 MiB; a share of the GPU is 50%)")
 
 
 def format_size(n: int | float) -> str:

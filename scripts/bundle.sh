@@ -50,18 +50,17 @@ mkdir -p "$dir/wheels" "$stage/lib"
 
 # rgpu itself: pure Python, one wheel for every target.
 "$py" -m pip wheel -q --no-deps --no-build-isolation -w "$dir/wheels" "$root" >/dev/null
-wheel=$(ls "$dir/wheels"/rgpu-*.whl)
-spec="rgpu"
+wheel=$(ls "$dir/wheels"/rgpu_pool-*.whl)   # the distribution rgpu-pool (its import package is rgpu)
 extras_spec=""
 [ ${#extras[@]} -gt 0 ] && extras_spec="[$(IFS=,; echo "${extras[*]}")]"
-spec="rgpu$extras_spec"
+spec="rgpu-pool$extras_spec"
 
 # Its dependencies as the target's pip would pick them: binary wheels only (the target may have no
 # compiler), resolved for the target's Python and platform rather than this host's.
 platform_args=()
 for p in "${platforms[@]}"; do platform_args+=(--platform "$p"); done
 more=()
-[ $source -eq 1 ] && more=("setuptools>=68" wheel)  # to install source/ editable, offline
+[ $source -eq 1 ] && more=("setuptools>=77" wheel)  # to install source/ editable, offline
 "$py" -m pip download -q --only-binary :all: --python-version "$pyver" --implementation cp \
     "${platform_args[@]}" -d "$dir/wheels" "$spec @ file://$wheel" "${more[@]}"
 
@@ -93,7 +92,7 @@ else
 fi
 EOF
 chmod +x "$dir/install.sh"
-cp "$root/README.md" "$dir/README.md"
+cp "$root/README.md" "$root/LICENSE" "$dir/" && cp -r "$root/docs" "$dir/docs"   # the guides, offline too
 if [ $source -eq 1 ]; then
     mkdir -p "$dir/source"
     git -C "$root" archive --format=tar HEAD | tar -x -C "$dir/source"

@@ -24,12 +24,12 @@ export RGPU_CONTROLLER=$CONTROLLER
 export RGPU_CONFIG_DIR=$TMP/config
 
 echo "== starting rgpu-controller on $CONTROLLER (database $TMP/controller.db)"
-.venv/bin/rgpu-controller --listen "$CONTROLLER" --db "$TMP/controller.db" --secret-file "$TMP/cluster-secret" \
+.venv/bin/rgpu-controller --listen "$CONTROLLER" --db "$TMP/controller.db" --secret-file "$TMP/cluster-secret" --init-secret \
     >"$TMP/controller.log" 2>&1 &
 PIDS+=($!)
 echo "== starting rgpu-server --device sim --gpus 2 on $SERVER, joining the pool"
 .venv/bin/rgpu-server --device sim --gpus 2 --sim-memory 4GiB --listen "$SERVER" --controller "$CONTROLLER" \
-    --secret-file "$TMP/cluster-secret" >"$TMP/server.log" 2>&1 &
+    --secret-file "$TMP/cluster-secret" --init-secret >"$TMP/server.log" 2>&1 &
 PIDS+=($!)
 $PY - "$CONTROLLER" "$SERVER" "$TMP" <<'PYEOF'
 import sys, time

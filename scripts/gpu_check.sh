@@ -2,7 +2,7 @@
 # Every check of rgpu that needs a real GPU, in one command, for a GPU host: a machine lent for an
 # hour, or a cluster's GPU node before rgpu serves it. Nothing is downloaded. Run it from a source
 # checkout whose Python has rgpu and its bench tools: `scripts/setup.sh`'s .venv, or an offline
-# bundle's source/ (`scripts/bundle.sh --python 3.12 --extra bench --with-source`; README, "Checking
+# bundle's source/ (`scripts/bundle.sh --python 3.12 --extra bench --with-source`; docs/offline-install.md, "Checking
 # a GPU host"). Each step has a time limit, a failed step does not stop the next, and everything
 # lands in OUT (default benchmarks/out/gpu):
 #   1. native.md, native.json, native.log: the native-vs-rgpu table (benchmarks/native/run.py)

@@ -9,6 +9,10 @@ PY=${PYTHON:-python3}
 need=()
 [ -f /usr/include/zmq.h ] || need+=(libzmq3-dev)
 command -v g++ >/dev/null || need+=(g++)
+# ip and tc for the cross-host test bed (scripts/testbed.sh, tests/network)
+command -v ip >/dev/null && command -v tc >/dev/null || need+=(iproute2)
+# etcd: the controller's replicated store (tests start their own on free ports)
+command -v etcd >/dev/null || need+=(etcd-server)
 # Debian ships venv's pip bootstrap separately from python3 itself.
 $PY -c "import ensurepip" 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
@@ -16,7 +20,19 @@ if [ ${#need[@]} -gt 0 ]; then
     [ "$(id -u)" -eq 0 ] || SUDO=sudo
     echo "setup: installing ${need[*]}"
     $SUDO apt-get update -qq
+    # etcd-server's postinst would start a system etcd on 2379; a policy-rc.d refusing starts keeps
+    # it stopped (tests and deployments run their own). Ours is removed after, one found is kept.
+    own_policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+        $SUDO chmod +x /usr/sbin/policy-rc.d
+        own_policy=1
+    fi
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+    [ -z "$own_policy" ] || $SUDO rm -f /usr/sbin/policy-rc.d
+    if [[ " ${need[*]} " == *" etcd-server "* ]] && command -v systemctl >/dev/null; then
+        $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true
+    fi
 fi
 
 if [ ! -x .venv/bin/python ]; then
@@ -25,6 +41,8 @@ fi
 if ! .venv/bin/python -c "import rgpu, zmq, msgpack, cffi, pytest, xdist" 2>/dev/null \
    || [ pyproject.toml -nt .venv/.installed ]; then
     .venv/bin/python -m pip install -q --upgrade pip
+    # the distribution was called rgpu before it became rgpu-pool: one editable install of the tree
+    if .venv/bin/python -m pip show -q rgpu >/dev/null 2>&1; then .venv/bin/python -m pip uninstall -q -y rgpu; fi
     .venv/bin/python -m pip install -q -e '.[test]'
     touch .venv/.installed
 fi

@@ -11,13 +11,15 @@ import click
 import zmq
 
 from rgpu import __version__, health, logs
-from rgpu.client.params import CONTROLLER_URL
+from rgpu.client.params import CONTROLLER_URL, CONTROLLER_URLS
+from rgpu.commands import DaemonCommand
 from rgpu.protocol import curve, tokens
 from rgpu.units import SIZE
 
 from .gpus import NoDevice, probe
 from .lease_gate import gate_for
 from .module_cache import CacheError, DigestCache, default_dir
+from .session_ports import parse_range
 from .supervisor import Supervisor, worker_bind
 from .worker import SPIN_US
 
@@ -30,7 +32,7 @@ def advertise_url(listen: str) -> str:
     return listen
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=DaemonCommand, name="rgpu-server", context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="rgpu-server")
 @click.option("--device", type=click.Choice(["sim", "cuda", "auto"]), default="auto", show_default=True,
               help="cuda drives the real GPUs through libcuda.so.1; sim is the software GPU; auto picks cuda if it works")
@@ -42,15 +44,26 @@ def advertise_url(listen: str) -> str:
 @click.option("--sim-arch", default=None, metavar="sm_XY",
               help="architecture the software GPUs present (sm_75 ... sm_121, or sm_130; default sm_130, newer than "
                    "every SASS, so NVIDIA's libraries take their PTX paths; programs built for older -arch values run too)")
-@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER") or None, type=CONTROLLER_URL,
-              help="join this controller's pool: tcp://HOST:PORT or HOST:PORT (env RGPU_CONTROLLER)")
+@click.option("--sim-jit", type=click.Choice(["on", "off"]), default=None,
+              help="software GPUs run kernels compiled to native code (LLVM) where the compiler covers them, "
+                   "interpreting the rest (env RGPU_SIM_JIT; default on)")
+@click.option("--controller", default=lambda: os.environ.get("RGPU_CONTROLLER") or None, type=CONTROLLER_URLS,
+              help="join this controller's pool: tcp://HOST:PORT or HOST:PORT, or its replicas comma-separated (env RGPU_CONTROLLER)")
 @click.option("--advertise", default=None, type=CONTROLLER_URL, help="URL clients use to reach this server (default: --listen)")
 @click.option("--secret-file", type=click.Path(dir_okay=False), default=None,
               help="cluster secret shared with the controller (else RGPU_CLUSTER_SECRET, RGPU_CLUSTER_SECRET_FILE, "
-                   "or ~/.config/rgpu/cluster-secret with --controller); with a secret, sessions need a lease")
+                   "or ~/.config/rgpu/cluster-secret with --controller); with a secret, sessions need a lease. "
+                   "A file that is not there is an error (see --init-secret)")
+@click.option("--init-secret", is_flag=True,
+              help="create the cluster secret (32 random bytes, mode 0600) at --secret-file, or the default file, "
+                   "if it does not exist yet; copy that file to the other hosts of the pool")
 @click.option("--wire", type=click.Choice(["curve", "plain"]), default=None,
               help="curve: encrypted and authenticated (the default with a cluster secret; in direct mode the key "
                    "is new at every start and logged); plain: neither (the default in direct mode)")
+@click.option("--session-ports", default=lambda: os.environ.get("RGPU_SESSION_PORTS") or None, metavar="LO-HI",
+              help="TCP ports the session workers listen on (default: any the system picks), so that a firewall can "
+                   "name them: one per open session plus one per GPU; a hello that finds none free is refused "
+                   "saying so (env RGPU_SESSION_PORTS)")
 @click.option("--session-grace", type=float, default=3.0, show_default=True,
               help="seconds a session survives its client's connection being gone")
 @click.option("--module-cache", type=click.Path(file_okay=False), default=lambda: os.environ.get("RGPU_MODULE_CACHE"),
@@ -71,19 +84,29 @@ def advertise_url(listen: str) -> str:
                    "round trip costs more than its work); 0: block at once")
 @logs.options
 @health.listen_option
-def main(device, listen, count, sim_memory, sim_arch, controller, advertise, secret_file, wire, session_grace,
+def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, advertise, secret_file, init_secret, wire,
+         session_ports, session_grace,
          module_cache, module_cache_size, max_sessions_per_lease, reclaim_after, checkpoint_dir, spin_us, log_level,
          log_format, metrics_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level, log_format)
+    if sim_jit is not None:
+        os.environ["RGPU_SIM_JIT"] = sim_jit  # session workers read it (sim/jit/__init__.py)
     try:
         worker_bind(listen)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--listen") from None
+    if session_ports is not None:
+        try:
+            session_ports = parse_range(session_ports)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--session-ports") from None
+        if not listen.startswith("tcp://"):
+            raise click.BadParameter("session ports are TCP ports: --listen is not tcp://", param_hint="--session-ports")
     server_id = f"{socket.gethostname()}:{listen}"
     try:
         kind, gpus = probe(device, count, sim_memory, server_id, sim_arch)
-        gate = gate_for(controller, secret_file)
+        gate = gate_for(controller, secret_file, init_secret)
     except (NoDevice, tokens.SecretError) as e:
         raise click.ClickException(str(e)) from None
     except ValueError as e:  # an --sim-arch the software GPU cannot present
@@ -96,7 +119,7 @@ def main(device, listen, count, sim_memory, sim_arch, controller, advertise, sec
     conf = {"session_grace": session_grace, "log_level": log_level, "log_format": log_format, "server_id": server_id,
             "sim_arch": sim_arch, "max_sessions_per_lease": max_sessions_per_lease,
             "module_cache": (cache_dir, module_cache_size),
-            "reclaim_after": reclaim_after, "spin_us": spin_us,
+            "reclaim_after": reclaim_after, "spin_us": spin_us, "session_ports": session_ports,
             "checkpoint_dir": checkpoint_dir or os.path.join(os.path.dirname(os.path.abspath(cache_dir)),
                                                              f"checkpoints-{os.getpid()}"),
             # a worker moving its session to another server of the pool asks it as a server does

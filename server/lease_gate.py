@@ -118,12 +118,14 @@ class LeaseGate:
                      share_only=chosen.get("share_only") is True)
 
 
-def gate_for(controller: str | None, secret_file: str | None) -> LeaseGate:
+def gate_for(controller: str | None, secret_file: str | None, init_secret: bool = False) -> LeaseGate:
     """The gate of a server started with these options: in a pool, or with a secret configured,
-    sessions need a lease token; else direct mode. Raises tokens.SecretError."""
-    configured = secret_file or os.environ.get(tokens.ENV_SECRET) or os.environ.get(tokens.ENV_SECRET_FILE)
+    sessions need a lease token; else direct mode. Raises tokens.SecretError (a --secret-file that
+    is not there, unless ``init_secret``)."""
+    configured = (secret_file or init_secret or os.environ.get(tokens.ENV_SECRET)
+                  or os.environ.get(tokens.ENV_SECRET_FILE))
     if not controller and not configured:
         return LeaseGate(None)
     # Joining a pool on a single machine may come before the controller ever ran: create the
-    # default secret file then, atomically, as the controller would.
-    return LeaseGate(tokens.load_secret(secret_file, create=bool(controller)), controller or "")
+    # default secret file then, atomically, as the controller would (never a file the user named).
+    return LeaseGate(tokens.load_secret(secret_file, create=bool(controller), init=init_secret), controller or "")

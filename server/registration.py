@@ -29,6 +29,12 @@ Rejoining is automatic: a fresh ``boot_id`` per Registrar tells the controller t
 new incarnation; if the controller forgets the server (restart without its database, or a
 different boot) it answers ``unknown_server`` and the Registrar registers again; while the
 controller is unreachable it keeps retrying with a capped backoff.
+
+No controller answering is not a reason to end a lease: the server keeps serving the leases of its
+last view (``on_leases`` is not called) and says so in its log, until a controller answers again —
+a restarted controller, or a new leader of its replicas (``controller_url`` may list them, comma-
+separated), which gives every lease it loads a grace period (``--restart-grace``) for its
+renewals to land.
 """
 from __future__ import annotations
 
@@ -118,7 +124,8 @@ class Registrar:
         except ControllerTimeout as exc:
             self._failures += 1
             if self._failures == 1:
-                log.warning("registrar_controller_unreachable", controller=self.controller_url, error=str(exc))
+                log.warning("registrar_controller_unreachable", controller=self.controller_url, error=str(exc),
+                            leases_kept=len(self.valid_leases))
         except ControllerError as exc:
             self._failures += 1
             if exc.code == "unknown_server":

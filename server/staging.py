@@ -243,6 +243,7 @@ def _dma_ready(session, seg, end: int) -> bool:
 
 
 def close_shm(session) -> None:
+    session.ring = None  # the call ring lives in the segment (server/ring.py)
     seg, session.shm = session.shm, None
     if seg is None:
         return

@@ -437,6 +437,8 @@ class Supervisor:
                     for w, msg in reports:
                         self._report(w, msg)
                 except (EOFError, OSError):
+                    if self.stopping:   # a SIGTERM to the process group (systemd's stop) reached it too
+                        break
                     self.log.error("zygote_gone", reason="the process that starts session workers died")
                     code = 1
                     break

@@ -23,7 +23,7 @@ from rgpu import logs
 from rgpu.protocol import curve, wire
 from rgpu.protocol.generated.calltable import BY_NAME
 
-from . import backends, module_cache
+from . import backends, module_cache, session_ports
 from .errors import CudaError, driver_code
 from .dispatch import Dispatcher, Result
 from .migration.source import Outbound, Redirect
@@ -36,6 +36,7 @@ from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
+from .ring import RING, SOCKET, CallRing, RingBroken, broken_notice
 from .shm import Segment
 from .staging import Placed, close_shm, run_pinned, run_shm, run_staged
 
@@ -140,14 +141,11 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         curve.as_server(sock, keys)
     else:
         sock.zap_domain = b"rgpu"  # a plain wire goes through ZAP too: it admits the client's address
-    bind = conf["worker_bind"]
-    sock.bind(f"{bind}-{os.getpid()}" if bind.startswith("ipc://") else bind)  # supervisor.worker_bind
-    endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
-    if conf["worker_bind"].startswith("tcp://*:"):
-        endpoint = "tcp://*:" + endpoint.rsplit(":", 1)[1]
-    conn.send(endpoint)
+    # supervisor.worker_bind, within --session-ports when given; none free: say so and end
+    endpoint = session_ports.bind(sock, conf["worker_bind"], conf.get("session_ports"))
+    conn.send(endpoint or ("no_port", *conf["session_ports"]))
     try:
-        assignment = conn.recv()
+        assignment = conn.recv() if endpoint else None
     except (EOFError, OSError):
         assignment = None
     if assignment is None:
@@ -162,7 +160,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     admission.admit(assignment.get("client_key"), assignment.get("client_address"),
                     *([restore["source_key"].encode()] if restore and restore.get("source_key") else []))
     conn.send("admitted")  # the supervisor answers the hello only now: the client's connection gets in
-    log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"])
+    log = log.bind(session=assignment["session"], gpu=assignment["gpu"], client=assignment["client"],
+                   lease=assignment.get("lease") or None)   # session_ended and the rest name their lease
     traffic = gpu.traffic
 
     def reserve(delta: int) -> bool:
@@ -173,6 +172,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     session = Session(make_device(conf, assignment, reserve), assignment["session"])
     session.memory_view = lambda: gpu.mem_info(slot, capacity, assignment["memory"])
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
+    session.ring = None  # the call ring in that segment, when the client offers one (server/ring.py)
     session.pinned = PinnedHost(session)  # the program's pinned host memory, mapped as calls name it
     if conf.get("ipc_dir"):
         # CUDA IPC handles open in the sessions of the same lease and vGPU on this GPU (any session of
@@ -292,7 +292,23 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     spin_hits = 0
     try:
         while True:
-            if served and spin_s:
+            ring, out, body, from_socket = session.ring, sock, None, True
+            if ring is not None and peer is not None and redirect is None:
+                # The same-host call ring: one wait, without the GIL, for the client's next message
+                # on the ring or the socket (its doorbell rings for both); the socket's own traffic
+                # from others (refused strangers) is looked at between waits.
+                try:
+                    got, body = ring.next(spin_s if served else 0.0, HOUSEKEEPING_S)
+                except RingBroken as e:
+                    log.warning("ring_broken", reason=str(e))
+                    _send_quiet(sock, peer, broken_notice(str(e)))
+                    reason = "ring_broken"
+                    break
+                if got == RING:
+                    ident, served, out, from_socket = peer, True, ring.replies(sock), False
+                elif got != SOCKET and not events(zmq.EVENTS) & zmq.POLLIN:
+                    ident, served, from_socket = None, False, False
+            elif served and spin_s:
                 until = clock() + spin_s
                 while not events(zmq.EVENTS) & zmq.POLLIN:
                     if clock() >= until:
@@ -305,17 +321,21 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             # 3 to 6 µs a message on a 2-core VM, all of it on the round trip, where this costs 1.4
             # (a Frame knows whether more follow). A ROUTER hands over a message whole, its identity
             # and at least one part: only the first receive can time out.
-            try:
-                ident = recv()
-            except zmq.Again:
-                ident = None
-            served = ident is not None
-            if ident is not None:
-                part = recv(copy=False)
-                body = [part]
-                while part.more:
+            if from_socket:
+                try:
+                    ident = recv()
+                except zmq.Again:
+                    ident = None
+                served = ident is not None
+                if ident is not None:
                     part = recv(copy=False)
-                    body.append(part)
+                    body = [part]
+                    while part.more:
+                        part = recv(copy=False)
+                        body.append(part)
+                    if ring is not None and ident == peer:
+                        ring.sock_received += 1
+            if ident is not None:
                 if peer is None or ident != peer:
                     if inbound is not None and (ident == inbound.source or
                                                 (inbound.source is None and body and is_transfer(body[0]))):
@@ -334,7 +354,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                                 "not the connection that said hello")
                     continue
                 if redirect is not None:
-                    sock.send_multipart([ident, redirect.notice])
+                    out.send_multipart([ident, redirect.notice])
                     continue
                 if reclaimer.reclaimed:
                     try:
@@ -343,13 +363,13 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                         # the calls of this message cannot run: the client hears why, then the
                         # session ends (a half-restored session would compute wrong results)
                         log.warning("restore_failed", reason=e.message)
-                        _fail_message(sock, ident, body, e)
+                        _fail_message(out, ident, body, e)
                         reason = "restore_failed"
                         break
                     _tell(conn, ("reclaim", "restored", dict(reclaimer.stats)))
                 session.messages += 1
                 trimmed = False
-                if not _serve(sock, ident, body, session, dispatcher, log):
+                if not _serve(out, ident, body, session, dispatcher, log):
                     if mover is not None:
                         mover.abandon()
                     break
@@ -401,6 +421,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  pinned_bytes_in=session.pinned.bytes_in, pinned_bytes_out=session.pinned.bytes_out,
                  pinned_segments=len(session.pinned.maps),
                  pieces_in=session.pieces_in, pieces_out=session.pieces_out, spin_hits=spin_hits,
+                 ring_calls=session.ring.calls if session.ring is not None else 0,
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
                  **_client_counts(session))
@@ -444,6 +465,13 @@ def _fail_message(sock, ident, body, e: CudaError) -> None:
     except (wire.MalformedMessage, ValueError):
         seq = 0
     sock.send_multipart([ident, wire.encode_reply(seq, driver_code(e.code), message=e.message)])
+
+
+def _send_quiet(sock, peer, msg: bytes) -> None:
+    try:
+        sock.send_multipart([peer, msg], zmq.NOBLOCK)
+    except zmq.ZMQError:
+        pass
 
 
 def _source_fd(body) -> int | None:
@@ -547,7 +575,10 @@ def _attach(sock, ident, body, assignment, session, log, backend: str):
             session.shm, why = Segment.attach(req.args[2])
             accepted = session.shm is not None
             if accepted:
-                log.info("shm_attached", size=session.shm.size)
+                # the call ring, served (its magic written) before the client reads this reply
+                session.ring, why_not = CallRing.attach(session.shm, req.args[2])
+                log.info("shm_attached", size=session.shm.size, ring=session.ring is not None,
+                         **({"ring_declined": why_not} if session.ring is None else {}))
             else:
                 log.info("shm_declined", reason=why)
         sock.send_multipart([ident, wire.encode_reply(seq, 0, [accepted, backend, _facts(session, log)])])

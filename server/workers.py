@@ -26,6 +26,7 @@ from .sched import GpuScheduler
 from .zygote import Zygote
 
 MAX_SESSIONS_PER_GPU = 256
+NO_PORT_RETRY_S = 1.0      # how long a server whose --session-ports are all taken waits before trying again
 STOP_KILL_S = 5.0     # a worker told to stop that is still alive after this is killed
 HELLO_WAIT_S = 30.0   # a hello that found no worker within this is answered with an error
 ADMIT_WAIT_S = 30.0   # a worker that did not take its assignment within this is stopped
@@ -122,6 +123,8 @@ class Gpu:
         self.spares: list[Worker] = []
         self.waiting: deque[Pending] = deque()
         self.groups: dict[tuple, list] = {}   # (lease, vgpu) -> [group id, sessions]
+        self.no_port_until = 0.0   # --session-ports all taken: no worker is started before then
+        self.no_port_logged = False
         self.free_groups = list(range(MAX_SESSIONS_PER_GPU))
 
     def used(self) -> int:
@@ -182,8 +185,27 @@ class Workers:
         gpu.spares.append(w)
         return w
 
+    def _no_port(self, gpu: Gpu, w: Worker, ports: tuple, now: float, replies: list) -> None:
+        """A worker found every port of --session-ports taken (it ends by itself): the hellos that
+        wait are refused with the reason, and no worker is started for a while."""
+        w.state = "no_port"
+        gpu.no_port_until = now + NO_PORT_RETRY_S
+        lo, hi = ports
+        if not gpu.no_port_logged:   # once, not at every retry
+            self.log.warning("session_ports_exhausted", gpu=gpu.index, ports=f"{lo}-{hi}", sessions=len(self.sessions))
+        gpu.no_port_logged = True
+        while gpu.waiting:
+            p = gpu.waiting.popleft()
+            self._drop_group(gpu, p.assignment)
+            replies.append((p.ident, self._error(
+                p, "no_session_port", f"the server has no free port for another session: every port of its "
+                f"--session-ports {lo}-{hi} is taken ({len(self.sessions)} sessions open; a range needs one port "
+                f"per session and one per GPU); try again later, or widen the range")))
+
     def _top_up(self, gpu: Gpu) -> None:
         """One spare ready or starting, plus one per waiting hello (within the slots and MAX_STARTING)."""
+        if gpu.no_port_until > time.monotonic():
+            return
         want = 1 + len(gpu.waiting)
         starting = sum(1 for w in gpu.spares if w.state == "starting")
         while len(gpu.spares) < want and gpu.free_slots and starting < MAX_STARTING:
@@ -231,6 +253,9 @@ class Workers:
                     msg = self._recv(w)
                     if isinstance(msg, str):
                         w.endpoint, w.state = msg, "spare"
+                        gpu.no_port_logged = False   # a port again: the next exhaustion is logged anew
+                    elif isinstance(msg, tuple) and msg[:1] == ("no_port",):
+                        self._no_port(gpu, w, msg[1:], now, replies)
             while gpu.waiting and gpu.waiting[0].deadline < now:
                 p = gpu.waiting.popleft()
                 self._drop_group(gpu, p.assignment)

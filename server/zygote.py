@@ -32,6 +32,9 @@ REAP_S = 0.2
 def zygote_main(conf: dict, gpus: list, control: Connection) -> None:
     """The zygote's body (spawned); ``gpus`` are the GPUs' shared memory (workers.GpuShared)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's ^C is for the supervisor to handle
+    # and so is a SIGTERM to the whole process group (systemd's stop): the supervisor ends the
+    # zygote in its shutdown, which must not find it gone already and call that an error
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     fork = mp.get_context("fork")
     for g in gpus:
         g.add_locks(fork)

@@ -3,6 +3,9 @@
  * one process model: a C client and a Python ROUTER server.
  *
  *   bench rgpu sync N            N x cudaStreamQuery(0)            -> {"us": per round trip}
+ *   bench rgpu ssync N           N x cudaStreamSynchronize(0)      -> {"us": per round trip}
+ *   bench rgpu launch_sync N     N x (empty kernel, cudaStreamSynchronize(0)) -> {"us": per pair}
+ *   bench rgpu malloc_free N     N x (cudaMalloc 1 MiB, cudaFree)  -> {"us": per pair}
  *   bench rgpu async N           N x cudaMemsetAsync, one sync      -> {"rate": calls/s}
  *   bench rgpu launch N          N x empty kernel (driver API)      -> {"rate": launches/s}
  *   bench rgpu attr N            N x cudaDeviceGetAttribute         -> {"us": per query}
@@ -27,6 +30,7 @@ int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
 int cudaMemsetAsync(void *p, int v, size_t n, void *stream);
 int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream);
 int cudaStreamQuery(void *stream);
+int cudaStreamSynchronize(void *stream);
 int cudaDeviceGetAttribute(int *value, int attr, int device);
 int cudaDeviceSynchronize(void);
 typedef struct CUmod_st *CUmodule;
@@ -64,6 +68,34 @@ static int run_rgpu(int argc, char **argv) {
         double t0 = now();
         for (long i = 0; i < n; i++) CK(cudaDeviceGetAttribute(&v, 16, 0));
         printf("{\"us\": %.4f, \"n\": %ld}\n", (now() - t0) / n * 1e6, n);
+        return 0;
+    }
+    if (!strcmp(what, "ssync") || !strcmp(what, "launch_sync") || !strcmp(what, "malloc_free")) {
+        long n = atol(argv[3]);
+        CUfunction fn = NULL;
+        if (what[0] == 'l') {
+            CUmodule m;
+            CK(cuModuleLoadData(&m, EMPTY_PTX));
+            CK(cuModuleGetFunction(&fn, m, "empty"));
+        }
+        CK(cudaStreamSynchronize(0));
+        for (int warm = 0; warm < 2; warm++) {
+            long k = warm ? n : n / 10 + 1;
+            double t0 = now();
+            for (long i = 0; i < k; i++) {
+                if (what[0] == 's') {
+                    CK(cudaStreamSynchronize(0));
+                } else if (what[0] == 'l') {
+                    CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+                    CK(cudaStreamSynchronize(0));
+                } else {
+                    void *p;
+                    CK(cudaMalloc(&p, 1 << 20));
+                    CK(cudaFree(p));
+                }
+            }
+            if (warm) printf("{\"us\": %.3f, \"n\": %ld}\n", (now() - t0) / k * 1e6, k);
+        }
         return 0;
     }
     if (!strcmp(what, "sync") || !strcmp(what, "async") || !strcmp(what, "launch") || !strcmp(what, "default")) {

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from rgpu import logs
+from rgpu.client import exits
 from rgpu.client.params import WaitLine
 from rgpu.units import SizeError, parse_size
 from tests.conftest import run_cli, server_argv
@@ -41,10 +42,11 @@ def test_completion_is_printed_and_completes_commands():
 
 
 def test_sizes_one_grammar():
-    assert parse_size("512") == 512 << 20 and parse_size("8GiB") == 8 << 30 and parse_size("16G") == 16 * 10**9
-    assert parse_size("1048576B") == 1 << 20 and parse_size("2Gi") == 2 << 30
+    assert parse_size("512") == 512 << 20 and parse_size("8GiB") == 8 << 30 and parse_size("16G") == 16 << 30
+    assert parse_size("1048576B") == 1 << 20 and parse_size("2Gi") == 2 << 30 and parse_size("12GB") == 12 << 30
+    assert parse_size("512M") == parse_size("512MB") == parse_size("512") == 512 << 20   # one unit rule: binary
     for bad in ("4G1", "lots", "-1", "1.2.3", "5 parsecs"):
-        with pytest.raises(SizeError, match="512MiB"):
+        with pytest.raises(SizeError, match="16GiB"):
             parse_size(bad)
 
 
@@ -77,10 +79,34 @@ def test_usage_errors_are_json_under_json():
     assert p.returncode == 2 and "at least 16.0 MiB" in p.stderr and "bare number is MiB" in p.stderr
 
 
-def test_a_controller_that_is_not_there_is_a_sentence_not_a_traceback():
-    p = run_cli("ls", "--controller", f"127.0.0.1:{free_port()}", env={**os.environ, "RGPU_CONTROLLER_KEY": "0" * 64,
-                                                                       "RGPU_CREDENTIAL": os.devnull})
-    assert p.returncode == 1 and p.stderr.startswith("rgpu: error:") and "Traceback" not in p.stderr
+def test_each_class_of_failure_has_its_exit_code_and_one_error_style(daemons, tmp_path):
+    """client/exits.py's table: scripts branch on $? instead of parsing messages."""
+    ctl = ControllerProc(daemons, tmp_path).start()
+    env = ctl.env
+
+    def code(*args, env=env):
+        p = run_cli(*args, env=env)
+        assert p.stderr.startswith("rgpu: error: ") and "Traceback" not in p.stderr and "Error:" not in p.stderr, p
+        return p.returncode
+
+    assert code("reserve", "--mem", "4G1") == exits.USAGE == 2
+    assert code("reserve", "--bogus") == 2
+    assert code("reserve", "--mem", "1G") == exits.REFUSED == 3          # a pool with no GPU holds nothing
+    assert code("renew", "l-0123456789") == exits.NOT_FOUND == 4
+    assert code("ls", env={**env, "RGPU_CREDENTIAL": str(tmp_path / "nobody.credential")}) == exits.AUTH == 5
+    assert code("ls", "--controller", f"127.0.0.1:{free_port()}") == exits.UNREACHABLE == 6
+    # a program that is not there or cannot run: as the shell says it (127, 126), in both modes
+    script = tmp_path / "not-executable"
+    script.write_text("#!/bin/sh\n")
+    for mode in (["--server", free_url()], ["--lease", "l-0123456789"]):
+        if mode[0] == "--lease":   # on a lease, the lease is looked up first: not found
+            assert code("run", *mode, "--", str(tmp_path / "nowhere")) == 4
+            continue
+        assert code("run", *mode, "--", str(tmp_path / "nowhere")) == exits.NOT_FOUND_PROGRAM == 127
+        assert code("run", *mode, "--", str(script)) == exits.NOT_EXECUTABLE == 126
+    # the daemons' errors read the same way
+    srv = daemon("rgpu.server.cli", "--device", "sim", "--sim-memory", "4G1")
+    assert srv.returncode == 2 and srv.stderr.startswith("rgpu-server: error: ") and "Error:" not in srv.stderr
 
 
 def test_daemons_refuse_a_busy_port_and_a_bad_size_cleanly(tmp_path):
@@ -141,3 +167,53 @@ def test_one_log_configuration_logfmt_json_and_rgpu_log(capsys, monkeypatch):
     import structlog
     structlog.get_logger().warning("lease_renew_failed", message="controller gone")
     assert capsys.readouterr().err.strip() == "rgpu: warning: lease renew failed: controller gone"
+
+
+@pytest.mark.parametrize("module", ["rgpu.server.cli", "rgpu.controller.daemon"])
+def test_a_missing_secret_file_is_an_error_naming_it_and_init_secret_creates_it(module, tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RGPU_CLUSTER_SECRET")}
+    env["RGPU_CONFIG_DIR"] = str(tmp_path / "cfg")
+    missing = tmp_path / "nonexistent" / "secret"
+    args = (["--device", "sim", "--controller", f"127.0.0.1:{free_port()}"] if module == "rgpu.server.cli"
+            else ["--db", str(tmp_path / "c.db")])
+    p = daemon(module, "--listen", free_url(), *args, "--secret-file", str(missing), env=env)
+    prog = "rgpu-server" if module == "rgpu.server.cli" else "rgpu-controller"
+    assert p.returncode == 1 and f"{prog}: error: cluster secret file {missing} does not exist" in p.stderr, p.stderr
+    assert "--init-secret" in p.stderr and "Traceback" not in p.stderr and "Error:" not in p.stderr
+    assert not missing.exists()
+    # --init-secret creates it (and a bad option after it still stops the daemon before it serves)
+    p = daemon(module, "--listen", free_url(), *args, "--secret-file", str(missing), "--init-secret",
+               "--metrics-listen", "127.0.0.1:notaport", env=env)
+    assert p.returncode == 2 and f"{prog}: error:" in p.stderr, p.stderr
+    assert missing.exists() and len(missing.read_text().strip()) == 64
+
+
+def test_sigterm_to_the_servers_process_group_stops_it_without_an_error(tmp_path):
+    """What systemd sends at `systemctl stop`: the supervisor, its zygote and its workers all get it."""
+    import signal
+    url = free_url()
+    log = tmp_path / "server.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(server_argv(url, "--sim-memory", "256MiB"), stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        from rgpu.client import server_client
+        wait_until(lambda: server_client.ping(url), 60, "server answers")
+
+        def zygote_ignores_sigterm():   # the zygote is up and set (SigIgn in /proc: bit 15 is SIGTERM)
+            children = open(f"/proc/{proc.pid}/task/{proc.pid}/children").read().split()
+            for pid in children:
+                status = dict(line.split(":\t", 1) for line in open(f"/proc/{pid}/status").read().splitlines()
+                              if ":\t" in line)
+                if int(status.get("SigIgn", "0"), 16) & (1 << (signal.SIGTERM - 1)):
+                    return True
+            return False
+        wait_until(zygote_ignores_sigterm, 60, "the zygote started")
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = log.read_text()
+    assert "event=server_stopped" in text and "level=error" not in text and "zygote_gone" not in text, text

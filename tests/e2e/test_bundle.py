@@ -37,7 +37,7 @@ def installed(tmp_path_factory):
         t.extractall(tmp / "x", filter="data")
     (bundle,) = (tmp / "x").iterdir()
     wheels = {w.name.split("-")[0] for w in (bundle / "wheels").iterdir()}
-    assert {"rgpu", "rgpu_clientlib", "pyzmq", "msgpack", "numpy"} <= wheels
+    assert {"rgpu_pool", "rgpu_clientlib", "pyzmq", "msgpack", "numpy"} <= wheels   # rgpu-pool: "rgpu" is taken
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     p = subprocess.run([str(bundle / "install.sh"), str(venv / "bin" / "python")], capture_output=True, text=True,

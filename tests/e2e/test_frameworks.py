@@ -6,7 +6,7 @@ CuPy compiles its kernels with NVRTC on the client (a fresh kernel cache per tes
 compiles) and calls NVIDIA's cuBLAS and cuFFT, whose private runtimes run over rgpu's driver; on the
 software GPU all of it runs as PTX at the default architecture. numba-cuda compiles with NVVM and
 links through the driver's cuLink* (rgpu's); it compiles for the device's exact architecture, so on
-the software GPU it needs one its toolkit knows (README.md, "CuPy and numba on rgpu")."""
+the software GPU it needs one its toolkit knows (docs/frameworks.md, "CuPy and numba on rgpu")."""
 from __future__ import annotations
 
 import os

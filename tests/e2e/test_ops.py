@@ -169,14 +169,14 @@ def test_metrics_of_the_controller_and_the_server_parse_and_agree(pool, cuda_pro
 
         def used():
             fams = scrape(pool.metrics_port)
-            s = sample(fams, "rgpu_vgpu_memory_used_bytes", lease=lease)
+            s = sample(fams, "rgpu_vgpu_memory_used_bytes", UUID=vgpu["gpu"])
             return fams if s.value == 64 * MiB else None
         fams = wait_until(used, 15, "the vGPU's memory in the controller's /metrics")
-        labels = {"lease": lease, "vgpu": "0"}
+        labels = {"UUID": vgpu["gpu"]}          # summed per GPU: no label names a lease or an owner
         assert sample(fams, "rgpu_vgpu_memory_quota_bytes", **labels).value == 256 * MiB
-        assert sample(fams, "rgpu_vgpu_compute_guarantee_percent", **labels).value == 30
+        assert sample(fams, "rgpu_vgpu_compute_guarantee_ratio", **labels).value == pytest.approx(0.3)
         assert sample(fams, "rgpu_vgpu_sessions", **labels).value == 1
-        assert sample(fams, "rgpu_vgpu_calls", **labels).labels["owner"]
+        assert not {"lease", "owner"} & set(sample(fams, "rgpu_vgpu_calls", **labels).labels)
         assert sample(fams, "rgpu_pool_leases", state="active").value == 1
         assert sample(fams, "rgpu_pool_queue_length").value == 0
         assert sample(fams, "rgpu_pool_memory_free_bytes").value == gpu["memory_total"] - 256 * MiB
@@ -187,13 +187,16 @@ def test_metrics_of_the_controller_and_the_server_parse_and_agree(pool, cuda_pro
         assert fams["DCGM_FI_DEV_FB_USED"].type == "gauge" and fams["rgpu_vgpu_device_time_seconds"].type == "counter"
         assert vgpu["server"] == url
         own = scrape(sport)
-        assert sample(own, "rgpu_vgpu_memory_used_bytes", lease=lease).value == 64 * MiB
+        assert sample(own, "rgpu_vgpu_memory_used_bytes", UUID=vgpu["gpu"]).value == 64 * MiB
         assert sample(own, "DCGM_FI_DEV_FB_TOTAL", gpu="0").value == gpu["memory_total"] / MiB
         health = urllib.request.urlopen(f"http://127.0.0.1:{sport}/healthz", timeout=5).read()
         assert health == b"ok\n"
     finally:
         holder.terminate()
         holder.wait(30)
+    server_log = pool.tmp_path / f"server-{url.rsplit(':', 1)[1]}.log"
+    wait_until(lambda: any("event=session_ended" in line and f"lease={lease}" in line
+                           for line in server_log.read_text().splitlines()), 15, "session_ended naming its lease")
     after = wait_until(lambda: (f := scrape(pool.metrics_port)) and
                        sample(f, "rgpu_pool_leases_ended", state="released").value == 1 and f, 15, "release counted")
     assert "rgpu_vgpu_memory_quota_bytes" not in after or not after["rgpu_vgpu_memory_quota_bytes"].samples

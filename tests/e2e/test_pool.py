@@ -74,7 +74,7 @@ def test_run_spreads_two_vgpus_over_two_servers_with_their_memory_quota(pool, cu
     assert pool.leases() == {}, "rgpu run releases its lease at exit"
     # a request the pool cannot hold is a clean error that says what is free, not a traceback
     big = pool.run("--mem", "64GiB", "--", "true")
-    assert big.returncode == 1 and "rgpu: error: no vGPU from the controller" in big.stderr and "[impossible]" in big.stderr, big.stderr
+    assert big.returncode == 3 and "rgpu: error: no vGPU from the controller" in big.stderr and "[impossible]" in big.stderr, big.stderr
     assert "more than any GPU of this pool has" in big.stderr and "Traceback" not in big.stderr
 
 

@@ -69,7 +69,14 @@ def progress_to(proc: subprocess.Popen, at: int) -> None:
 
 def stored_gpu(pool: Pool, lease: str) -> str:
     """The GPU the controller's database holds the lease's vGPU 0 on (read beside the running
-    controller: SQLite allows it)."""
+    controller: SQLite allows it; etcd, with RGPU_TEST_STORE=etcd, too)."""
+    if pool.controller.store:
+        from rgpu.controller.store_etcd import EtcdStore
+        store = EtcdStore(pool.controller.store)
+        try:
+            return next(row["allocations"][0]["gpu"] for row in store.load_leases() if row["id"] == lease)
+        finally:
+            store.close()
     db = sqlite3.connect(f"file:{pool.controller.db}?mode=ro", uri=True)
     try:
         return db.execute("SELECT gpu_uuid FROM allocations WHERE lease_id=? AND seq=0", (lease,)).fetchone()[0]
@@ -140,12 +147,12 @@ def test_a_move_to_a_server_without_room_is_refused_and_the_program_runs_on(pool
         assert filler["vgpus"][0]["server"] == b
         progress_to(proc, 2)
         p = pool.cli("migrate", lease, "--to", f"{b}#0", "--json")
-        assert p.returncode == 1, p.stdout + p.stderr
+        assert p.returncode == 3, p.stdout + p.stderr
         refusal = json.loads(p.stdout)
         assert refusal["error"] == "no_capacity" and "cannot take" in refusal["message"], refusal
         # and with no target named, nothing in the pool fits either
         p = pool.cli("migrate", lease)
-        assert p.returncode == 1 and "no GPU of the pool can take" in p.stderr, p.stdout + p.stderr
+        assert p.returncode == 3 and "no GPU of the pool can take" in p.stderr, p.stdout + p.stderr
         assert pool.leases()[lease]["vgpus"][0]["server"] == a and stored_gpu(pool, lease) == gpu_uuid(pool, a)
         out, err = proc.communicate(timeout=300)
     finally:

@@ -1,5 +1,6 @@
 """A real rgpu-controller subprocess on a free port, restartable on the same database and port
-(shared by the controller's component tests and the pool's end-to-end tests), and the credentials
+(shared by the controller's component tests and the pool's end-to-end tests; with
+RGPU_TEST_STORE=etcd its state is under a prefix of a real etcd member), and the credentials
 of its peers: the admin the controller bootstraps in its config dir, users issued on demand, and
 servers (the cluster secret)."""
 from __future__ import annotations
@@ -46,21 +47,32 @@ def cluster_env(tmp_path: Path, controller_url: str) -> dict:
 class ControllerProc:
     """One controller (restartable on the same database and port)."""
 
-    def __init__(self, daemons: DaemonSet, tmp_path: Path, extra=()):
+    def __init__(self, daemons: DaemonSet, tmp_path: Path, extra=(), *, store: str | None = None,
+                 name: str = "controller", controller_env: str | None = None):
+        """``store``: ``--store`` (etcd://... for a replica of a cluster) instead of a SQLite
+        file; ``name`` tells replicas' logs apart; ``controller_env``: RGPU_CONTROLLER for the
+        CLI (default: this controller's URL; the replicas' list for a cluster)."""
         self.daemons, self.tmp_path, self.extra = daemons, tmp_path, list(extra)
+        if store is None and os.environ.get("RGPU_TEST_STORE") == "etcd":
+            # the same tests on the etcd store: one member per test process, a prefix per controller
+            import uuid
+
+            from tests.support.etcd import shared_member
+            store = shared_member().store_url(f"/t-{uuid.uuid4().hex[:12]}")
+        self.store, self.name = store, name
         self.url = free_url()
         self.db = tmp_path / "controller.db"
-        self.env = cluster_env(tmp_path, self.url)
+        self.env = cluster_env(tmp_path, controller_env or self.url)
         self.config = Path(self.env["RGPU_CONFIG_DIR"])
         self.handle = None
 
     def argv(self):
-        return [sys.executable, "-m", "rgpu.controller.daemon", "--listen", self.url,
-                "--db", str(self.db), *self.extra]
+        state = ["--store", self.store] if self.store else ["--db", str(self.db)]
+        return [sys.executable, "-m", "rgpu.controller.daemon", "--listen", self.url, *state, *self.extra]
 
     def start(self):
         self.handle = self.daemons.start(self.argv(), answers(self.url), 20, env=self.env,
-                                         log_path=self.tmp_path / "controller.log")
+                                         log_path=self.tmp_path / f"{self.name}.log")
         return self
 
     def stop(self):
@@ -68,6 +80,21 @@ class ControllerProc:
 
     def kill(self):
         return self.handle.kill()
+
+    def wipe(self):
+        """Delete the stopped controller's state: its SQLite files, or its keys in etcd."""
+        if self.store:
+            from rgpu.controller import etcd
+            endpoints, prefix = etcd.parse_url(self.store)
+            client = etcd.Etcd(endpoints)
+            try:
+                client.post("/v3/kv/deleterange", {"key": etcd.b64(prefix + "/"),
+                                                   "range_end": etcd.b64(etcd.prefix_end(prefix + "/"))})
+            finally:
+                client.close()
+            return
+        for extra in ("", "-wal", "-shm"):
+            self.db.with_name(self.db.name + extra).unlink(missing_ok=True)
 
     def admin(self) -> Credential:
         """The admin credential the controller wrote for the account that started it."""

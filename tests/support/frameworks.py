@@ -74,6 +74,6 @@ def cupy_env(base: dict | None = None) -> dict:
 
 def numba_env(base: dict | None = None) -> dict:
     """The environment a numba-cuda program runs in: the virtualenv as installed (NVVM and NVRTC
-    from its wheels; no nvJitLink, so numba links through the driver's cuLink* — see README.md,
+    from its wheels; no nvJitLink, so numba links through the driver's cuLink* — see docs/frameworks.md,
     "CuPy and numba on rgpu")."""
     return dict(os.environ if base is None else base)

@@ -719,6 +719,16 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
     replay_keep(s, r, &head);
+    /* A sync message of one frame whose reply comes whole goes on the call ring when there is one
+     * (ring.c); the rest, and anything larger than its slot, on the socket, counted there. */
+    s->ring_wait = c && s->ring_on && !nframes && (shm == SEG_NONE || shm == SEG_IN || shm == SEG_OUT) &&
+                   !c->shm_piped && sync_field(c, shm) == 1 && rgpu_ring_send(s, hdr.buf, hdr.len) == 0;
+    if (s->ring_wait) {
+        zmq_msg_close(&head);
+        mp_reset(&s->batch);
+        s->nbatch = 0;
+        return 0;
+    }
     int rc = zmq_msg_send(&head, s->sock, nframes ? ZMQ_SNDMORE : 0);
     zmq_msg_t *q = s->bulk;
     for (size_t i = 0; i < s->nbulk; i++) {
@@ -741,6 +751,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     s->nbatch = 0;
     s->nbulk = 0;
     s->bulkbytes = 0;
+    if (rc >= 0) rgpu_ring_sent_on_socket(s);
     if (rc >= 0 && shm == SEG_STAGED_IN) stage_progressive(s, c);
     if (!c) rgpu_stats_message((int)(s - rgpu_sessions_internal()));
     return rc >= 0 ? 0 : -1;
@@ -768,6 +779,7 @@ static int resend(rgpu_session *s, replay_msg *m) {
         rc = zmq_msg_send(&copy, s->sock, i + 1 < m->n ? ZMQ_SNDMORE : 0);
         if (rc < 0) zmq_msg_close(&copy);
     }
+    if (rc >= 0) rgpu_ring_sent_on_socket(s);
     return rc >= 0 ? 0 : -1;
 }
 
@@ -816,6 +828,7 @@ static int resend_rebuilt(rgpu_session *s, replay_msg *m, struct rgpu_call *c, u
     }
     replay_free(m);
     *m = nm;
+    if (rc >= 0) rgpu_ring_sent_on_socket(s);
     if (rc >= 0 && shm == SEG_STAGED_IN) stage_progressive(s, c);
     return rc >= 0 ? 0 : -1;
 }
@@ -843,12 +856,7 @@ static int follow(rgpu_session *s, int dev, mp_reader *r, uint32_t nouts, struct
     zmq_close(s->mon);
     zmq_close(s->sock);
     s->sock = s->mon = NULL;
-    if (s->shm_base) {
-        munmap(s->shm_base, s->shm_size + RGPU_SHM_DATA);
-        close(s->shm_fd);
-        s->shm_base = NULL;
-        s->shm_size = 0;
-    }
+    rgpu_shm_unmap(s);
     char *hash = strrchr(url, '#');
     s->gpu = hash ? atoi(hash + 1) : 0;
     if (hash) *hash = 0;
@@ -1076,19 +1084,30 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
     size_t streamed = 0; /* of a D2H copy's data, in the caller's buffer */
     int pieces_ok = 1;
     for (;;) {
-        int w = spin_for_reply(s->sock, deadline) == 0 ? 0 : wait_readable(s->sock, s->mon, deadline);
+        zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
+        int w = 1; /* 3: the reply came on the ring, in head; 0: the socket has a message; 1: wait for one */
+        if (s->ring_wait) {
+            int sched = rgpu_sched_flags();
+            int rw = rgpu_ring_wait(s, deadline, sched == CU_CTX_SCHED_BLOCKING_SYNC ? 0 : spin_window_s(),
+                                    sched != CU_CTX_SCHED_SPIN, (struct zmq_msg_t *)head);
+            if (rw == 1 || rw == 2) s->ring_wait = 0; /* 2: the worker put this reply on the socket */
+            w = rw == 1 ? 3 : rw == 2 ? 1 : rw;
+        }
+        if (w == 1) w = spin_for_reply(s->sock, deadline) == 0 ? 0 : wait_readable(s->sock, s->mon, deadline);
         if (w == -2) {
             /* the connection dropped: a move's notice may be waiting behind it */
             zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
             if (zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN)) w = 0;
         }
-        if (w != 0) {
+        if (w != 0 && w != 3) {
+            free(head);
             mark_dead(s, w == -1 ? "no reply within RGPU_TIMEOUT" : "connection lost");
             return RGPU_DEVICE_UNAVAILABLE;
         }
-        zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
-        zmq_msg_init(head);
-        zmq_msg_recv(head, s->sock, 0);
+        if (w == 0) {
+            zmq_msg_init(head);
+            zmq_msg_recv(head, s->sock, 0);
+        }
         mp_reader r;
         mp_obj arr, o;
         mp_rinit(&r, zmq_msg_data(head), zmq_msg_size(head));
@@ -1486,9 +1505,7 @@ void rgpu_sessions_close(void) {
             mp_free(&bye.args);
             send_batch(s, NULL, 0);
         }
-        if (s->shm_base) munmap(s->shm_base, s->shm_size + RGPU_SHM_DATA);
-        if (s->shm_base) close(s->shm_fd);
-        s->shm_base = NULL;
+        rgpu_shm_unmap(s);
         if (s->mon) zmq_close(s->mon);
         if (s->sock) zmq_close(s->sock);
         s->sock = s->mon = NULL;

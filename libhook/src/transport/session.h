@@ -46,6 +46,11 @@ typedef struct {
     int shm_fd;
     void *shm_base;
     size_t shm_size, shm_ready;
+    size_t ring_bytes;  /* RGPU_RING_BYTES past the data when the segment holds a call ring (ring.h), else 0 */
+    void *ring;         /* the call ring, offered; ring_on once the worker serves it (ring.c) */
+    int ring_on;
+    int ring_wait;      /* the sync call in flight went on the ring: its reply comes there */
+    uint32_t ring_rep_seen;
     /* the device's immutable facts from the attach reply (devfacts.c answers from them); published
      * by facts_ready (release/acquire), so readers need not take mu */
     int facts_ready;
@@ -59,6 +64,14 @@ typedef struct {
 int rgpu_shm_offer(rgpu_session *s, int dev, mp_writer *w);
 void rgpu_shm_answer(rgpu_session *s, int accepted);
 int rgpu_shm_reserve(rgpu_session *s, size_t n);
+void rgpu_shm_unmap(rgpu_session *s);
+/* ring.c: the same-host call ring */
+struct zmq_msg_t;
+int rgpu_ring_wanted(void);
+void rgpu_ring_attached(rgpu_session *s);
+void rgpu_ring_sent_on_socket(rgpu_session *s);
+int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len);
+int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, struct zmq_msg_t *out);
 
 struct rgpu_call;
 rgpu_session *rgpu_session_get(int dev);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "rgpu_call.h"
+#include "ring.h"
 #include "session.h"
 
 int rgpu_shm_offer(rgpu_session *s, int dev, mp_writer *w) {
@@ -37,11 +38,14 @@ int rgpu_shm_offer(rgpu_session *s, int dev, mp_writer *w) {
     snprintf(s->shm_name, sizeof s->shm_name, "/rgpu-%d-%d-%08x", (int)getpid(), dev, rnd);
     int fd = shm_open(s->shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0) return -1;
+    /* the call ring (ring.h) after the data, its pages reserved at once */
+    size_t ring = rgpu_ring_wanted() ? RGPU_RING_BYTES : 0, total = size + RGPU_SHM_DATA + ring;
     void *base = MAP_FAILED;
-    if (ftruncate(fd, (off_t)(size + RGPU_SHM_DATA)) == 0)
-        base = mmap(NULL, size + RGPU_SHM_DATA, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base == MAP_FAILED || posix_fallocate(fd, 0, RGPU_SHM_DATA) != 0) {
-        if (base != MAP_FAILED) munmap(base, size + RGPU_SHM_DATA);
+    if (ftruncate(fd, (off_t)total) == 0)
+        base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED || posix_fallocate(fd, 0, RGPU_SHM_DATA) != 0 ||
+        (ring && posix_fallocate(fd, (off_t)(total - ring), (off_t)ring) != 0)) {
+        if (base != MAP_FAILED) munmap(base, total);
         close(fd);
         shm_unlink(s->shm_name);
         return -1;
@@ -54,9 +58,13 @@ int rgpu_shm_offer(rgpu_session *s, int dev, mp_writer *w) {
     s->shm_base = base;
     s->shm_size = size;
     s->shm_ready = 0;
-    mp_map(w, 4);
+    s->ring_bytes = ring;
+    s->ring = ring ? (char *)base + size + RGPU_SHM_DATA : NULL;
+    s->ring_on = 0;
+    mp_map(w, ring ? 5 : 4);
     mp_str(w, "name"); mp_str(w, s->shm_name);
-    mp_str(w, "size"); mp_uint(w, size + RGPU_SHM_DATA);
+    mp_str(w, "size"); mp_uint(w, total);
+    if (ring) { mp_str(w, "ring"); mp_uint(w, size + RGPU_SHM_DATA); }
     mp_str(w, "nonce"); mp_bin(w, nonce, sizeof nonce);
     mp_str(w, "boot"); mp_str(w, boot);
     return 0;
@@ -67,12 +75,21 @@ void rgpu_shm_answer(rgpu_session *s, int accepted) {
     shm_unlink(s->shm_name);
     if (accepted) {
         rgpu_log(RGPU_LOG_INFO, "bulk data to %s moves through shared memory (%zu MiB)", s->url, s->shm_size >> 20);
+        rgpu_ring_attached(s);
         return;
     }
-    munmap(s->shm_base, s->shm_size + RGPU_SHM_DATA);
+    rgpu_shm_unmap(s);
+}
+
+void rgpu_shm_unmap(rgpu_session *s) {
+    s->ring = NULL;
+    s->ring_on = s->ring_wait = 0;
+    if (!s->shm_base) return;
+    munmap(s->shm_base, s->shm_size + RGPU_SHM_DATA + s->ring_bytes);
     close(s->shm_fd);
     s->shm_base = NULL;
     s->shm_size = 0;
+    s->ring_bytes = 0;
 }
 
 /* Room for n bytes of data at RGPU_SHM_DATA, its pages reserved; 0, or -1: use frames. */

@@ -5,7 +5,8 @@
     stats = launch(mod, mod.functions["k"], mem, grid, block, dynamic_shared, params, printf_out)
 
 A launch runs the grid in batches of whole blocks; every thread of a batch is a numpy lane
-(ptx/interp.py). Faults raise SimFault after the output printed so far is in ``printf_out``.
+(ptx/interp.py), or, once a kernel the compiler covers has done enough work, native code (jit/).
+Faults raise SimFault after the output printed so far is in ``printf_out``.
 """
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import structlog
 
-from . import archs, cdp, fatbin, lanes
+from . import archs, cdp, fatbin, jit, lanes
 from .cubin import Param, kparam_info
 from .errors import SimError
 from .lanes import MAX_WARPS_PER_SM, NUM_SMS, WARP_SIZE  # noqa: F401  (device limits read from here)
@@ -23,6 +25,8 @@ from .memory import DeviceMemory
 from .ptx import interp, lazy
 from .ptx.parser import Module
 from .ptx.program import Program, entry_param_layout, flatten
+
+_log = structlog.get_logger()
 
 # Limits every architecture shares (the others are in archs.py); the device-properties code reads these too.
 MAX_THREADS_PER_BLOCK = 1024
@@ -230,6 +234,7 @@ class KernelModule:
         self._compiled: dict[tuple, list] = {}
         self._bound: dict[str, list] = {}  # kernel name -> code compiled for ``_bound_to``
         self._bound_to: dict[str, int] | None = None
+        self._jitted: dict[tuple, object] = {}  # (kernel, addresses) -> jit.engine.Compiled, or None: interpreted
         for var in ptx.variables.values():
             if var.space in ("global", "const") and not var.extern:
                 self.variables[var.name] = ModuleVariable(var.name, var.space, var.size,
@@ -336,6 +341,33 @@ class KernelModule:
             self._compiled[key] = code
         self._bound[func.name] = code
         return code
+
+    def jitted(self, func: KernelFunction, work: float = float("inf")):
+        """The kernel's native code (jit/), or None: interpreted. A kernel is compiled once its
+        launches' estimated `work` passes jit.after() (before that, None); one the compiler does not
+        cover stays interpreted, decided once per kernel and logged once."""
+        key = (func.name, tuple(sorted(self.addresses.items())))
+        if key in self._jitted:
+            return self._jitted[key]
+        func._jit_work = getattr(func, "_jit_work", 0.0) + work
+        if func._jit_work < jit.after():
+            return None
+        from .jit import check, engine
+        from .jit.values import Unsupported
+        compiled = None
+        prog = func.program
+        why = "the kernel cannot be built" if prog is None else check.why_not(prog)
+        if why is None:
+            try:
+                compiled = engine.compile_kernel(prog, {**self.code_addresses, **self.addresses})
+            except Unsupported as exc:
+                why = str(exc)
+            except Exception as exc:  # noqa: BLE001  (a compiler bug must cost speed, never a launch)
+                why = f"compiler error {exc!r}"
+        if compiled is None:
+            _log.info("sim_jit_fallback", kernel=func.name, reason=why)
+        self._jitted[key] = compiled
+        return compiled
 
 
 def register_cap(max_threads: int, directives: dict[str, list[int]]) -> int:
@@ -503,12 +535,21 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
     if grid_workspace:
         per_batch = nblocks
         envregs = {"%envreg1": grid_workspace >> 32, "%envreg2": grid_workspace & 0xFFFFFFFF}
-    code = module.compiled(func)
+    compiled = None
+    if jit.enabled() and not grid_workspace and csize == 1 and prog is not None:
+        # compiled (once) before the launch's clock starts: compiling is not device time
+        compiled = module.jitted(func, nblocks * block[0] * block[1] * block[2] * len(prog.code))
     slices = _Slices(checkpoint) if checkpoint is not None else None
     t0 = time.perf_counter()
     # Read-only, like the GPU's parameter bank: nothing stores to kernel parameters.
     params = bytes(params)
     kparam = np.frombuffer(params.ljust(-(-max(len(params), 1) // 16) * 16, b"\0"), np.uint8)
+    if compiled is not None:
+        from .jit import runner
+        executed = runner.run(compiled, prog, mem, grid, block, dynamic_shared, kparam, slices)
+        seconds = slices.total() if slices is not None else time.perf_counter() - t0
+        return LaunchStats(executed, seconds, nblocks, 1)
+    code = module.compiled(func)
     executed = 0
     batches = 0
     children = cdp.DeviceLaunches(module, mem, depth, _check_config)

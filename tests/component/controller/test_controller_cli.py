@@ -92,7 +92,7 @@ def test_reserve_table_prints_export_lines(cli, controller, pool):
 
 def test_impossible_reserve_is_a_clear_error(cli, controller, pool):
     out = invoke(cli, controller, "reserve", "--mem", "64GiB")
-    assert out.exit_code == 1 and "cannot place" in out.output and "the largest: 16.0 GiB" in out.output
+    assert out.exit_code == 3 and "cannot place" in out.output and "the largest: 16.0 GiB" in out.output  # refused
     bad = invoke(cli, controller, "reserve", "--mem", "lots")
     assert bad.exit_code == 2 and "--mem" in bad.output
 
@@ -163,3 +163,77 @@ def test_run_on_existing_lease_renews_and_leaves_it(controller, pool, tmp_path):
     assert run_with_lease(controller.url, None, lease["lease"], argv + ["3"], dict(os.environ)) == 0
     [kept] = pool.leases()
     assert kept["id"] == lease["lease"] and kept["expires"] > lease["expires"]
+
+
+@pytest.fixture
+def live_pool(controller, pool):
+    """``pool`` whose two servers heartbeat (every 0.3 s) while the test runs: the CLI runs as
+    subprocesses here, slower than the controller's 1.5 s heartbeat timeout."""
+    import threading
+
+    from rgpu.client.controller_client import ControllerError
+    stop = threading.Event()
+
+    def beat():
+        with controller.fleet() as c:
+            while True:
+                for url, boot in (("tcp://gpu1:7000", "b1"), ("tcp://gpu2:7000", "b2")):
+                    try:
+                        c.heartbeat(url, boot, {})
+                    except ControllerError:
+                        pass
+                if stop.wait(0.3):
+                    return
+    t = threading.Thread(target=beat, daemon=True)
+    t.start()
+    yield pool
+    stop.set()
+    t.join(10)
+
+
+def _cli(controller, *args, env=None, timeout=60):
+    return subprocess.run([sys.executable, "-m", "rgpu.client.cli", *args], capture_output=True, text=True,
+                          env={**controller.env, **(env or {})}, timeout=timeout)
+
+
+def test_run_inside_a_reserved_shell_uses_its_lease(controller, live_pool, tmp_path):
+    pool = live_pool
+    """As srun inside salloc: `rgpu run` in a shell of `rgpu reserve` (RGPU_LEASE_ID) reserves nothing new."""
+    lease = pool.reserve(memory=GiB, compute=10, ttl=60)["lease"]
+    argv = _program(tmp_path, "print(os.environ['RGPU_LEASE'])\n")
+    p = _cli(controller, "run", "--controller", controller.url, "--", *argv, env={"RGPU_LEASE_ID": lease})
+    assert p.returncode == 0, p.stderr
+    assert tokens.verify(p.stdout.strip(), SECRET.encode())["lease"] == lease
+    assert [x["id"] for x in pool.leases()] == [lease]          # used, and left in place
+    # a request option asks for a lease of its own (released at the program's exit)
+    p = _cli(controller, "run", "--controller", controller.url, "--mem", "1G", "--", *argv,
+             env={"RGPU_LEASE_ID": lease})
+    assert p.returncode == 0 and tokens.verify(p.stdout.strip(), SECRET.encode())["lease"] != lease, p.stderr
+    assert [x["id"] for x in pool.leases()] == [lease]
+
+
+def test_reserve_shell_renews_its_lease_while_it_runs_and_releases_it(controller, live_pool, tmp_path):
+    pool = live_pool
+    # the "shell" outlives the lease's TTL (2 s): only the renewals keep the lease alive
+    shell = tmp_path / "shell.sh"
+    shell.write_text(f"#!/bin/sh\nsleep 3.5\n{sys.executable} -m rgpu.client.cli leases --json "
+                     f"--controller {controller.url} > {tmp_path}/leases.json\necho $RGPU_LEASE_ID > {tmp_path}/id\n"
+                     "exit 7\n")
+    shell.chmod(0o755)
+    p = _cli(controller, "reserve", "--mem", "1G", "--ttl", "2", "--shell", "--controller", controller.url,
+             env={"SHELL": str(shell)})
+    assert p.returncode == 7, p.stderr                             # the shell's exit code
+    lease = (tmp_path / "id").read_text().strip()
+    seen = json.loads((tmp_path / "leases.json").read_text())["leases"]
+    assert [x["id"] for x in seen] == [lease], seen      # alive past its TTL
+    assert pool.leases() == [] and f"released lease {lease}" in p.stderr
+
+
+def test_no_mem_is_a_whole_gpu_and_says_so(controller, live_pool):
+    p = _cli(controller, "reserve", "--controller", controller.url)
+    assert p.returncode == 0 and "takes a whole GPU's memory" in p.stderr and "16.0 GiB" in p.stderr, p.stderr
+    p = _cli(controller, "reserve", "--json", "--controller", controller.url)   # tools get no note
+    assert p.returncode == 0 and p.stderr == "" and json.loads(p.stdout)["vgpus"][0]["memory"] == 16 * GiB
+    half = _cli(controller, "reserve", "--json", "--mem-fraction", "0.5", "--controller", controller.url)
+    assert half.returncode == 0 and "whole GPU" not in half.stderr and json.loads(half.stdout)["vgpus"][0]["memory"] == 8 * GiB
+    assert _cli(controller, "reserve", "--mem", "0.5", "--controller", controller.url).returncode == 2

@@ -84,9 +84,8 @@ def test_missed_heartbeats_mark_down_and_gpus_leave_placement(client, controller
 def test_rejoins_after_controller_restart_even_without_its_database(client, controller, fake_server):
     wait_until(lambda: server_state(client, fake_server.url) == "up", 10, "registration")
     controller.stop()
-    controller.db.unlink()                            # the controller comes back with nothing
-    for extra in ("-wal", "-shm"):
-        controller.db.with_name(controller.db.name + extra).unlink(missing_ok=True)
+    assert controller.db.exists() or controller.store
+    controller.wipe()                                 # the controller comes back with nothing
     controller.start()
     with controller.client() as c:
         wait_until(lambda: server_state(c, fake_server.url) == "up", 15, "re-registration")

@@ -8,7 +8,6 @@ import pytest
 from rgpu.controller.handlers import handle
 from rgpu.controller.requests import Request
 from rgpu.controller.service import ApiError, Controller
-from rgpu.controller.store import Store
 from rgpu.controller.users import Peer
 from rgpu.protocol import tokens
 
@@ -31,26 +30,21 @@ def gpus(prefix, n=1, memory=16 * GiB):
 
 
 @pytest.fixture
-def env(tmp_path):
+def env(open_store):
     clock = Clock()
-    store = Store(tmp_path / "c.db")
-    ctl = Controller(store, SECRET, heartbeat_timeout=5.0, clock=clock)
+    ctl = Controller(open_store(), SECRET, heartbeat_timeout=5.0, clock=clock)
     ctl.register(S1, gpus("A"), "sim", "b1")
     ctl.register(S2, gpus("B"), "sim", "b2")
-    yield ctl, clock, tmp_path
-    store.close()
+    yield ctl, clock, open_store
 
 
 def reserve(ctl, **req):
     return ctl.reserve(Request.from_wire(req), ttl=600, owner="t", wait=0.0)
 
 
-def stored(tmp_path, lease_id):
-    s = Store(tmp_path / "c.db")
-    try:
-        return [a["gpu"] for row in s.load_leases() if row["id"] == lease_id for a in row["allocations"]]
-    finally:
-        s.close()
+def stored(open_store, lease_id):
+    """The GPUs of ``lease_id``'s allocations as the store holds them (opened afresh)."""
+    return [a["gpu"] for row in open_store().load_leases() if row["id"] == lease_id for a in row["allocations"]]
 
 
 def report(ctl, url, boot, mid, **rep):
@@ -123,7 +117,7 @@ def test_someone_elses_lease_cannot_be_moved(env):
     assert reply["error"] == "unknown_lease" and not ctl.migrations.pending()
 
 
-def test_drain_moves_every_vgpu_off_a_server_and_places_nothing_new_there(env, tmp_path):
+def test_drain_moves_every_vgpu_off_a_server_and_places_nothing_new_there(env, open_store):
     ctl, clock, _ = env
     leases = [reserve(ctl, memory=GiB) for _ in range(3)]
     on = {lease.slots[0].gpu.server.url for lease in leases}
@@ -135,11 +129,10 @@ def test_drain_moves_every_vgpu_off_a_server_and_places_nothing_new_there(env, t
     assert fresh.slots[0].gpu.server.url != url
     # a restart keeps the server draining and the pending moves charged
     ctl.store.close()
-    again = Controller(Store(tmp_path / "c.db"), SECRET, heartbeat_timeout=5.0, clock=clock)
+    again = Controller(open_store(), SECRET, heartbeat_timeout=5.0, clock=clock)
     assert again.pool.servers[url].draining and len(again.migrations.pending()) == 3
     target = again.pool.gpus[moves[0].target.gpu.uuid]
     assert target.memory_used == 4 * GiB   # 3 moving in + the fresh lease
-    again.store.close()
 
 
 def test_defrag_empties_the_least_used_gpu(env):
@@ -155,7 +148,7 @@ def test_defrag_empties_the_least_used_gpu(env):
     assert ctl.migrations.get(move["migration"]).target.gpu is big.slots[0].gpu
 
 
-def test_a_reclaimed_vgpu_is_not_charged_until_its_server_reports_it_restored(env, tmp_path):
+def test_a_reclaimed_vgpu_is_not_charged_until_its_server_reports_it_restored(env, open_store):
     ctl, clock, _ = env
     lease = reserve(ctl, memory=4 * GiB, reclaim_after=60)
     gpu = lease.slots[0].gpu
@@ -169,7 +162,7 @@ def test_a_reclaimed_vgpu_is_not_charged_until_its_server_reports_it_restored(en
     assert info.value.code == "reclaimed"
     # a restart keeps it uncharged
     ctl.store.close()
-    again = Controller(Store(tmp_path / "c.db"), SECRET, heartbeat_timeout=5.0, clock=clock)
+    again = Controller(open_store(), SECRET, heartbeat_timeout=5.0, clock=clock)
     relo = again.leases.get(lease.id)
     assert relo.reclaimed and again.pool.gpus[gpu.uuid].memory_used == 0
     again.register(url, [g for g in gpus("A" if url == S1 else "B")], "sim", boot)
@@ -178,4 +171,3 @@ def test_a_reclaimed_vgpu_is_not_charged_until_its_server_reports_it_restored(en
     assert relo.to_wire(clock.t)["state"] == "active"
     again.release(relo.id)
     assert again.pool.gpus[gpu.uuid].memory_used == 0
-    again.store.close()

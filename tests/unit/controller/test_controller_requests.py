@@ -7,10 +7,11 @@ from rgpu.controller.requests import Request, RequestError, parse_memory
 
 
 @pytest.mark.parametrize("text,expected", [
-    ("8GiB", (8 << 30, None)), ("512MiB", (512 << 20, None)), ("16GB", (16 * 10**9, None)), ("8Gi", (8 << 30, None)),
+    ("8GiB", (8 << 30, None)), ("512MiB", (512 << 20, None)), ("8Gi", (8 << 30, None)),
+    ("16GB", (16 << 30, None)), ("12G", (12 << 30, None)), ("512M", (512 << 20, None)),  # every unit is binary
     ("512", (512 << 20, None)), ("12000", (12000 << 20, None)),           # a bare number is MiB, as nvidia-smi's
     ("1073741824B", (1 << 30, None)), ("1.5GiB", (3 << 29, None)), ("16 MiB", (16 << 20, None)),
-    ("0.5", (None, 0.5)), ("25%", (None, 0.25)), ("1", (None, 1.0)), (".25", (None, 0.25)),  # fractions stay
+    ("1.5G", (3 << 29, None)), ("25%", (None, 0.25)), ("100%", (None, 1.0)),  # a share of the GPU only with %
 ])
 def test_parse_memory(text, expected):
     assert parse_memory(text) == expected
@@ -20,6 +21,7 @@ def test_parse_memory(text, expected):
     ("", "not a size"), ("lots", "not a size"), ("8 parsecs", "not a size"), ("4G1", "not a size"),
     ("0%", "(0, 100]"), ("150%", "(0, 100]"), ("-1GiB", "not a size"), ("0", "at least 16.0 MiB"),
     ("1.5", "at least 16.0 MiB"), ("12", "at least 16.0 MiB"), ("1048576B", "at least 16.0 MiB"),
+    ("0.5", "a share of the GPU is 50%"), ("1", "a share of the GPU is 50%"),  # a bare number is never a fraction
 ])
 def test_parse_memory_rejects_with_the_grammar_or_the_minimum(text, says):
     with pytest.raises(RequestError, match=re.escape(says)):

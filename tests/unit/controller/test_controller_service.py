@@ -4,7 +4,6 @@ import pytest
 
 from rgpu.controller.requests import Request
 from rgpu.controller.service import ApiError, Controller
-from rgpu.controller.store import Store
 from rgpu.controller.waitqueue import Ticket
 from rgpu.protocol import tokens
 
@@ -25,13 +24,11 @@ def gpus(n, memory=16 * GiB):
 
 
 @pytest.fixture
-def env(tmp_path):
+def env(tmp_path, open_store):
     clock = Clock()
-    store = Store(tmp_path / "c.db")
-    ctl = Controller(store, SECRET, heartbeat_timeout=5.0, clock=clock)
+    ctl = Controller(open_store(), SECRET, heartbeat_timeout=5.0, clock=clock)
     ctl.register("tcp://s1:7000", gpus(2), "sim", "boot1")
-    yield ctl, clock, tmp_path
-    store.close()
+    yield ctl, clock, open_store
 
 
 def reserve(ctl, ttl=10, wait=0.0, **req):
@@ -131,12 +128,12 @@ def test_wait_queue_times_out_with_free_summary(env):
 
 
 def test_restart_restores_servers_leases_and_charges(env):
-    ctl, clock, tmp_path = env
+    ctl, clock, open_store = env
     lease = reserve(ctl, ttl=3600, memory=4 * GiB, compute=40, count=2, policy="spread")
     gone = reserve(ctl, memory=GiB, compute=0)
     ctl.release(gone.id)
     ctl.store.close()
-    again = Controller(Store(tmp_path / "c.db"), SECRET, clock=clock)
+    again = Controller(open_store(), SECRET, clock=clock)
     restored = again.leases.get(lease.id)
     assert restored is not None and restored.vgpus() == lease.vgpus()
     assert again.leases.get(gone.id) is None
@@ -145,7 +142,6 @@ def test_restart_restores_servers_leases_and_charges(env):
     with pytest.raises(ApiError) as info:
         again.release(gone.id)
     assert info.value.code == "lease_ended"
-    again.store.close()
 
 
 def test_reregistration_with_fewer_gpus_keeps_allocations(env):

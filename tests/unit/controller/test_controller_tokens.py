@@ -75,3 +75,18 @@ def test_short_secret_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("RGPU_CLUSTER_SECRET", "short")
     with pytest.raises(tokens.SecretError, match="shorter"):
         tokens.load_secret()
+
+
+def test_a_named_secret_file_that_is_missing_is_an_error_unless_init(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.delenv("RGPU_CLUSTER_SECRET", raising=False)
+    monkeypatch.delenv("RGPU_CLUSTER_SECRET_FILE", raising=False)
+    missing = tmp_path / "etc" / "secret"
+    for create in (False, True):   # `create` is the single-machine default file's, never a named one's
+        with pytest.raises(tokens.SecretError, match=f"{missing} does not exist.*--init-secret"):
+            tokens.load_secret(missing, create=create)
+    assert not missing.exists() and not (tmp_path / "cfg").exists()
+    made = tokens.load_secret(missing, init=True)
+    assert len(made) == 64 and stat.S_IMODE(os.stat(missing).st_mode) == 0o600
+    assert tokens.load_secret(missing, init=True) == made == tokens.load_secret(missing)   # kept, not renewed
+    assert [p.name for p in missing.parent.iterdir()] == ["secret"]   # no temporary left behind

@@ -58,7 +58,7 @@ def test_annotations_make_the_request_and_a_container_specific_one_wins():
                                "rgpu.io/same-node": "true", "other.io/memory": "1GiB"}), 2)
     assert req == {"count": 2, "memory": 8 << 30, "compute": 50, "limit": 80, "policy": "spread",
                    "model": "A100", "same_node": True}
-    assert reserve_request(ref({"rgpu.io/memory": "0.5"}), 1) == {"count": 1, "memory_fraction": 0.5}
+    assert reserve_request(ref({"rgpu.io/memory": "50%"}), 1) == {"count": 1, "memory_fraction": 0.5}
     both = {"rgpu.io/memory": "8GiB", "rgpu.io/memory.trainer": "2GiB"}
     assert reserve_request(ref(both, "trainer"), 1)["memory"] == 2 << 30
     assert reserve_request(ref(both, "sidecar"), 1)["memory"] == 8 << 30

@@ -74,8 +74,8 @@ def _file(d: Path, key: str) -> Path:
     return d / hashlib.sha256(FORMAT + key.encode()).hexdigest()
 
 
-def load_function(key: str) -> Function | None:
-    """The parsed body stored under ``key`` (regs, locals and body filled in), or None."""
+def _read(key: str):
+    """The decoded [key, value] stored under ``key``'s file when it verifies and names ``key``, else None."""
     d = directory()
     if d is None:
         return None
@@ -94,32 +94,69 @@ def load_function(key: str) -> Function | None:
         _stats["misses"] += 1
         return None
     try:
-        stored_key, body = msgpack.unpackb(data[head:], raw=False, strict_map_key=False, use_list=False)
-        if stored_key != key:
-            _stats["misses"] += 1
-            return None
-        fn = _decode(body)
-    except (ValueError, TypeError, KeyError, IndexError, msgpack.UnpackException) as exc:
+        stored_key, value = msgpack.unpackb(data[head:], raw=False, strict_map_key=False, use_list=False)
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
         log.warning("sim_cache_corrupt", file=path.name, reason=str(exc)[:200])
         _unlink(path)
+        _stats["misses"] += 1
+        return None
+    if stored_key != key:
         _stats["misses"] += 1
         return None
     try:
         os.utime(path)  # least recently used goes first when the directory is trimmed
     except OSError:
         pass
+    return path, value
+
+
+def load_function(key: str) -> Function | None:
+    """The parsed body stored under ``key`` (regs, locals and body filled in), or None."""
+    found = _read(key)
+    if found is None:
+        return None
+    path, body = found
+    try:
+        fn = _decode(body)
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        log.warning("sim_cache_corrupt", file=path.name, reason=str(exc)[:200])
+        _unlink(path)
+        _stats["misses"] += 1
+        return None
     _stats["hits"] += 1
     return fn
 
 
+def load_bytes(key: str) -> bytes | None:
+    """Bytes stored under ``key`` by store_bytes (a compiled kernel's object code), or None."""
+    found = _read(key)
+    if found is None or not isinstance(found[1], bytes):
+        return None
+    _stats["hits"] += 1
+    return found[1]
+
+
+def store_bytes(key: str, data: bytes) -> None:
+    _write(key, data, key)
+
+
 def store_function(key: str, fn: Function) -> None:
+    try:
+        body = _encode(fn)
+    except (OverflowError, TypeError, ValueError) as exc:
+        log.info("sim_cache_skipped", function=fn.name, reason=str(exc)[:100])
+        return
+    _write(key, body, fn.name)
+
+
+def _write(key: str, value, what: str) -> None:
     d = directory()
     if d is None:
         return
     try:
-        payload = msgpack.packb([key, _encode(fn)], use_bin_type=True)
+        payload = msgpack.packb([key, value], use_bin_type=True)
     except (OverflowError, TypeError, ValueError) as exc:  # an immediate msgpack cannot hold
-        log.info("sim_cache_skipped", function=fn.name, reason=str(exc)[:100])
+        log.info("sim_cache_skipped", function=what, reason=str(exc)[:100])
         return
     data = FORMAT + hashlib.sha256(payload).digest() + payload
     path = _file(d, key)

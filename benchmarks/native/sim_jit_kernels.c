@@ -1,0 +1,50 @@
+/* The kernels of benchmarks/test_sim_jit.py written in C, one function per kernel, each doing the
+ * same arithmetic in the same order as the CUDA kernel's threads (tests/cuda/kernels/simjit.cu,
+ * simcore.cu). Built with gcc -O2 by the benchmark: the CPU's limit the compiled PTX is held to. */
+#include <stdint.h>
+#include <string.h>
+
+void vadd(const float *a, const float *b, float *c, int n) {
+    for (int i = 0; i < n; i++) c[i] = a[i] + b[i];
+}
+
+/* One thread's dot product per output, tiles and k in the kernel's order (so the same rounding). */
+void tiled_matmul(const float *A, const float *B, float *C, int M, int N, int K) {
+    for (int row = 0; row < M; row++)
+        for (int col = 0; col < N; col++) {
+            float acc = 0.0f;
+            for (int k = 0; k < K; k++) acc += A[row * K + k] * B[k * N + col];
+            C[row * N + col] = acc;
+        }
+}
+
+/* warp_sums: each thread's grid-stride sum, then each warp's lanes added, and a count of its
+ * lanes that saw a negative value. */
+void warp_sums(const int *in, int *sums, unsigned *negatives, int n, int threads) {
+    for (int w = 0; w < threads / 32; w++) {
+        int total = 0;
+        unsigned count = 0;
+        for (int lane = 0; lane < 32; lane++) {
+            int v = 0, neg = 0;
+            for (int i = w * 32 + lane; i < n; i += threads) {
+                v += in[i];
+                neg |= in[i] < 0;
+            }
+            total += v;
+            count += neg;
+        }
+        sums[w] = total;
+        negatives[w] = count;
+    }
+}
+
+/* histogram: per block, bins of its grid-stride share in "shared" memory, added to the global bins. */
+void histogram(const unsigned char *data, unsigned *bins, int n, int blocks, int threads) {
+    for (int b = 0; b < blocks; b++) {
+        unsigned h[64];
+        memset(h, 0, sizeof h);
+        for (int t = 0; t < threads; t++)
+            for (int i = b * threads + t; i < n; i += blocks * threads) h[data[i] & 63]++;
+        for (int i = 0; i < 64; i++) bins[i] += h[i];
+    }
+}

@@ -1,0 +1,217 @@
+"""rgpu across hosts, on the test bed (tests/support/testbed.py): a program on the CPU host, an rgpu-server
+(sim) on a GPU host, across the bed's veth pairs and, on most rows, its relay, which adds the row's
+round trip.
+
+    .venv/bin/python -m pytest benchmarks/network.py -p no:xdist     (root; writes out/network.json, .md)
+
+Each figure stands beside its baseline on the same path in the same run, measured alternately (best of
+transport.ROUNDS). Paths: "veth" is the GPU host's own address, routed by the kernel over the veth pairs
+with no relay (Testbed.routed); "relay D ms" is its front, through the relay adding a D ms round trip.
+- round trips, on veth and at relay round trips of 0.05, 1, 10 and 30 ms: the raw ZeroMQ round trip
+  (bench.c's raw mode against rawserver.py on the GPU host) and rgpu's sync round trip
+  (cudaStreamQuery through librgpu; goal: ≤ raw + 20 µs);
+- bandwidth, H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream the same way
+  (netstream.py; goal: ≥ 0.9×): on veth uncapped and capped at 10 Gb/s, through the relay (0.05 ms)
+  uncapped and capped at 1 Gb/s (tbf on the CPU host's link). The bed shares this machine's cores
+  with both ends (and the relay is one Python process, about 1 GB/s on two cores), so uncapped
+  figures are the bed's, not a network's: the ratio is the point;
+- a small CNN's PyTorch training step on the null driver (net_train_step.py: forward, backward, AdamW,
+  one loss.item()), at each relay round trip, against its floor: the program's one synchronisation
+  per step × the round trip + the step's time at 0.05 ms (goal at 30 ms: ≤ 1.1× the floor). One
+  PyTorch process serves every row, so its start is paid once.
+Direct mode and a plain wire on both sides, as the raw baselines are plain."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.transport import ROUNDS, alternately, build_harness
+from rgpu.paths import libdir
+from tests.support import testbed
+from tests.support.bedpool import BedPool
+from tests.support.daemons import DaemonSet
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+RTTS_MS = [0.05, 1, 10, 30]
+MiB = 1 << 20
+COPY = 64 * MiB
+SERVER_PORT, RAW_PORT, STREAM_PORT, NULL_PORT = 7401, 7403, 7404, 7405
+ROWS: list[dict] = []
+
+
+class NetBench:
+    def __init__(self, bed: testbed.Testbed, daemons: DaemonSet, tmp: Path):
+        self.bed, self.exe = bed, build_harness()
+        self.pool = BedPool(bed, daemons, tmp, controller=False)
+        self.pool.add_server("gpu1", SERVER_PORT, "--log-level", "warning", pool=False)
+        self.raw = bed.popen("gpu1", [sys.executable, str(HERE / "rawserver.py"), f"tcp://0.0.0.0:{RAW_PORT}"],
+                             stdout=subprocess.PIPE, text=True)
+        assert self.raw.stdout.readline().strip() == f"tcp://0.0.0.0:{RAW_PORT}"
+        self.stream = bed.popen("gpu1", [sys.executable, str(HERE / "netstream.py"), "serve", str(STREAM_PORT)],
+                                stdout=subprocess.PIPE, text=True)
+        assert self.stream.stdout.readline().strip() == "ready"
+        self.trainer = None
+        self.path = "relay"
+
+    def via(self, path: str) -> None:
+        """"relay": to gpu1's front, through the relay (its round trip); "veth": to gpu1's own address,
+        routed by the kernel over the veth pairs, no relay on the path."""
+        self.bed.routed(path == "veth")
+        self.path = path
+
+    @property
+    def gpu1(self) -> str:
+        return testbed.LAN["gpu1"] if self.path == "veth" else self.bed.front("gpu1")
+
+    def torch_step(self, steps: int) -> dict:
+        """`steps` of the PyTorch training step, in one process through a null-driver cuda server on gpu2
+        (both started at first use)."""
+        if self.trainer is None:
+            from benchmarks.native import run as native
+            from tests.support import torchenv
+            python = torchenv.python()
+            url = self.pool.add_server("gpu2", NULL_PORT, "--log-level", "warning", pool=False, device="cuda",
+                                       env={**self.pool.env, "RGPU_LIBCUDA": str(native.null_driver())})
+            self.trainer = self.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
+                                                  str(python), str(HERE / "net_train_step.py")],
+                                          env=self.pool.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            assert json.loads(self.trainer.stdout.readline())["ready"]
+        self.trainer.stdin.write(f"{steps}\n")
+        self.trainer.stdin.flush()
+        return json.loads(self.trainer.stdout.readline())
+
+    def close(self):
+        if self.trainer is not None:
+            self.trainer.stdin.close()
+            self.trainer.wait(60)
+        for p in (self.raw, self.stream):
+            p.kill()
+            p.wait(10)
+
+    def _run(self, argv, env) -> dict:
+        p = self.bed.exec("cpu", argv, env=env, timeout=300)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(map(str, argv))} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+        return json.loads(p.stdout.strip().splitlines()[-1])
+
+    def rgpu(self, *args) -> dict:
+        env = {**self.pool.env, "RGPU_SERVER": f"tcp://{self.gpu1}:{SERVER_PORT}", "LD_LIBRARY_PATH": str(libdir())}
+        return self._run([str(self.exe), "rgpu", *map(str, args)], env)
+
+    def raw_zmq(self, *args) -> dict:
+        return self._run([str(self.exe), "raw", f"tcp://{self.gpu1}:{RAW_PORT}", *map(str, args)], self.pool.env)
+
+    def tcp(self, way: str, nbytes: int, n: int) -> dict:
+        return self._run([sys.executable, str(HERE / "netstream.py"), way, self.gpu1, STREAM_PORT,
+                          nbytes, n], self.pool.env)
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    why = testbed.missing()
+    if why:
+        pytest.skip(why)
+    bed = testbed.Testbed()
+    bed.up()
+    try:
+        with DaemonSet() as daemons:
+            b = NetBench(bed, daemons, tmp_path_factory.mktemp("netbench"))
+            try:
+                yield b
+            finally:
+                b.close()
+    finally:
+        bed.down()
+        write_tables()
+
+
+def _row(benchmark, **row):
+    ROWS.append(row)
+    benchmark.extra_info.update(row)
+
+
+def round_trips(rtt_ms: float) -> int:
+    """Enough round trips for a steady figure in about a second at this round trip."""
+    return int(max(20, min(3000, 1.0 / (rtt_ms / 1000 + 300e-6))))
+
+
+@pytest.mark.parametrize("rtt_ms", ["veth", *RTTS_MS])
+def test_sync_round_trip(benchmark, net, rtt_ms):
+    net.via("veth" if rtt_ms == "veth" else "relay")
+    if rtt_ms != "veth":
+        net.bed.rtt(rtt_ms)
+    n = round_trips(0.05 if rtt_ms == "veth" else rtt_ms)
+    got = alternately(benchmark, {"rgpu": lambda: net.rgpu("sync", n), "raw": lambda: net.raw_zmq("sync", n)}, "us")
+    _row(benchmark, kind="round trip", rtt_ms=rtt_ms, figure="sync round trip (cudaStreamQuery)",
+         rgpu=got["rgpu"], raw=got["raw"], unit="µs", baseline="raw ZeroMQ round trip",
+         over_raw_us=round(got["rgpu"] - got["raw"], 1))
+
+
+STEP_AT: dict[float, float] = {}  # relay round trip (ms) -> PyTorch step time (ms), this run
+
+
+@pytest.mark.parametrize("rtt_ms", RTTS_MS)
+def test_pytorch_training_step(benchmark, net, rtt_ms):
+    """A small CNN's training step on the null driver (no GPU work: what is left is rgpu's and the
+    network's). Its floor: the program's one synchronisation per step at this round trip, plus the
+    step's time at the smallest round trip measured in this run."""
+    net.via("relay")
+    net.bed.rtt(rtt_ms)
+    steps = 20 if rtt_ms < 1 else 10 if rtt_ms < 10 else 4
+    ms = alternately(benchmark, {"rgpu": lambda: net.torch_step(steps)}, "us")["rgpu"] / 1e3  # best of rounds
+    STEP_AT[rtt_ms] = ms
+    base = STEP_AT.get(min(STEP_AT))
+    floor = 1 * rtt_ms + base if min(STEP_AT) < rtt_ms else ms
+    _row(benchmark, kind="step", rtt_ms=rtt_ms, figure="PyTorch CNN training step (null driver)", rgpu=ms,
+         raw=floor, unit="ms", baseline="floor: 1 sync × round trip + step at the smallest",
+         ratio=round(ms / floor, 3))
+
+
+@pytest.mark.parametrize("path, cap", [("veth", None), ("veth", "10gbit"), ("relay", None), ("relay", "1gbit")],
+                         ids=["veth", "veth-10gbit", "relay", "relay-1gbit"])
+@pytest.mark.parametrize("what", ["h2d", "d2h", "h2d_pinned", "d2h_pinned"])
+def test_bandwidth(benchmark, net, what, path, cap):
+    net.via(path)
+    net.bed.rtt(0.05)
+    net.bed.cap(cap)
+    try:
+        n = 2 if cap == "1gbit" else 4
+        way = "up" if what.startswith("h2d") else "down"
+        got = alternately(benchmark, {"rgpu": lambda: net.rgpu(what, COPY, n),
+                                      "raw": lambda: net.tcp(way, COPY, n)}, "gbps")
+    finally:
+        net.bed.cap(None)
+    _row(benchmark, kind="bandwidth", rtt_ms="veth" if path == "veth" else 0.05, cap=cap or "none",
+         figure=f"{what} 64 MiB", rgpu=got["rgpu"], raw=got["raw"], unit="GB/s", baseline=f"raw TCP stream ({way})",
+         ratio=round(got["rgpu"] / got["raw"], 3))
+
+
+def write_tables() -> None:
+    if not ROWS:
+        return
+    OUT.mkdir(exist_ok=True)
+    meta = {"when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "rounds": ROUNDS,
+            "cpus": os.cpu_count(), "copy_bytes": COPY}
+    (OUT / "network.json").write_text(json.dumps({"meta": meta, "rows": ROWS}, indent=2) + "\n")
+    lines = [f"# rgpu across hosts (test bed, {meta['when']}, {meta['cpus']} CPUs, best of {ROUNDS})", "",
+             "| path | figure | rgpu | baseline | baseline figure | rgpu vs baseline |",
+             "|---|---|---|---|---|---|"]
+    for r in ROWS:
+        where = "veth, no relay" if r["rtt_ms"] == "veth" else f"relay {r['rtt_ms']:g} ms"
+        where += f", cap {r['cap']}" if r["kind"] == "bandwidth" else ""
+        if r["kind"] == "round trip":
+            vs = f"+{r['over_raw_us']:g} µs ({r['rgpu'] / r['raw']:.2f}×)"
+        elif r["kind"] == "step":
+            vs = f"{r['ratio']:.2f}× floor"
+        else:
+            vs = f"{r['ratio']:.2f}×"
+        lines.append(f"| {where} | {r['figure']} | {r['rgpu']:.2f} {r['unit']} | {r['baseline']} | "
+                     f"{r['raw']:.2f} {r['unit']} | {vs} |")
+    (OUT / "network.md").write_text("\n".join(lines) + "\n")

@@ -1,0 +1,137 @@
+/* The client's end of the same-host call ring (ring.h has the layout and the protocol): a sync
+ * message without bulk frames goes into the request slot instead of the socket, and its reply comes
+ * back in the reply slot. Everything else, and everything across hosts, stays on ZeroMQ. RGPU_RING=0
+ * (or RGPU_SHM=0, which has no segment) keeps every message on the socket. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "ring.h"
+#include "rgpu_call.h"
+#include "session.h"
+
+/* How long a blocked client sleeps on the futex before it looks at the socket and the connection:
+ * a worker that died mid-call is noticed within this (and the connection's own disconnect event). */
+#define SLICE_MS 20
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#else
+#define cpu_relax() ((void)0)
+#endif
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int rgpu_ring_wanted(void) {
+    const char *e = getenv("RGPU_RING");
+    return !(e && !strcmp(e, "0"));
+}
+
+void rgpu_ring_attached(rgpu_session *s) {
+    rgpu_ring_head *h = s->ring;
+    s->ring_on = h && __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == RGPU_RING_MAGIC;
+    if (s->ring_on) {
+        s->ring_rep_seen = __atomic_load_n(&h->rep_seq, __ATOMIC_ACQUIRE);
+        rgpu_log(RGPU_LOG_INFO, "calls to %s travel through the call ring in shared memory", s->url);
+    }
+}
+
+static void ring_doorbell(rgpu_ring_head *h) {
+    __atomic_add_fetch(&h->doorbell, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&h->worker_sleeping, __ATOMIC_SEQ_CST))
+        syscall(SYS_futex, &h->doorbell, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+void rgpu_ring_sent_on_socket(rgpu_session *s) {
+    if (!s->ring_on) return;
+    rgpu_ring_head *h = s->ring;
+    __atomic_store_n(&h->sock_sent, h->sock_sent + 1, __ATOMIC_RELEASE);
+    ring_doorbell(h);
+}
+
+int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len) {
+    if (!s->ring_on || len > RGPU_RING_REQ_CAP) return -1;
+    rgpu_ring_head *h = s->ring;
+    memcpy(RGPU_RING_REQ(h), msg, len);
+    __atomic_store_n(&h->req_len, (uint32_t)len, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->req_seq, h->req_seq + 1, __ATOMIC_RELEASE);
+    ring_doorbell(h);
+    return 0;
+}
+
+/* 1: a reply is in the slot (copied into `out`, initialised here); 2: the worker said this call's
+ * reply is on the socket; 0: the socket has a message; -1: the deadline passed; -2: the connection
+ * dropped. */
+static int take_reply(rgpu_session *s, rgpu_ring_head *h, uint32_t seq, zmq_msg_t *out) {
+    s->ring_rep_seen = seq;
+    uint32_t len = __atomic_load_n(&h->rep_len, __ATOMIC_ACQUIRE);
+    if (len == RGPU_RING_ON_SOCKET) return 2;
+    if (len > RGPU_RING_REP_CAP) len = 0; /* never from a worker: an empty reply reads as malformed */
+    zmq_msg_init_size(out, len);
+    memcpy(zmq_msg_data(out), RGPU_RING_REP(h), len);
+    return 1;
+}
+
+static int socket_or_gone(rgpu_session *s) {
+    zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->mon, 0, ZMQ_POLLIN, 0}};
+    if (zmq_poll(items, s->mon ? 2 : 1, 0) <= 0) return 1;
+    if (items[0].revents & ZMQ_POLLIN) return 0;
+    if (s->mon && (items[1].revents & ZMQ_POLLIN)) {
+        zmq_msg_t ev;
+        zmq_msg_init(&ev);
+        int event = zmq_msg_recv(&ev, s->mon, 0) >= 2 ? *(uint16_t *)zmq_msg_data(&ev) : 0;
+        while (zmq_msg_more(&ev)) zmq_msg_recv(&ev, s->mon, 0);
+        zmq_msg_close(&ev);
+        if (event & (ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                     ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)) return -2;
+    }
+    return 1;
+}
+
+int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, zmq_msg_t *out) {
+    rgpu_ring_head *h = s->ring;
+    uint32_t seen = s->ring_rep_seen, v;
+    /* spin: the reply usually comes within a round trip; the socket is looked at now and then (a
+     * zmq_poll is system calls), for a notice the worker sent there */
+    if (spin_s > 0) {
+        double until = now_s() + spin_s;
+        if (until > deadline) until = deadline;
+        for (unsigned i = 1;; i++) {
+            if ((v = __atomic_load_n(&h->rep_seq, __ATOMIC_ACQUIRE)) != seen) return take_reply(s, h, v, out);
+            if (!(i & 31) && now_s() >= until) break;
+            if (!(i & 255) && zmq_poll(&(zmq_pollitem_t){s->sock, 0, ZMQ_POLLIN, 0}, 1, 0) > 0) return 0;
+            if (yield) sched_yield();
+            else cpu_relax();
+        }
+    }
+    for (;;) {
+        __atomic_store_n(&h->client_sleeping, 1, __ATOMIC_SEQ_CST);
+        v = __atomic_load_n(&h->rep_seq, __ATOMIC_SEQ_CST);
+        if (v == seen) {
+            double left = deadline - now_s();
+            if (left <= 0) {
+                __atomic_store_n(&h->client_sleeping, 0, __ATOMIC_RELAXED);
+                return -1;
+            }
+            long ns = left < SLICE_MS * 1e-3 ? (long)(left * 1e9) + 1 : SLICE_MS * 1000000L;
+            struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+            syscall(SYS_futex, &h->rep_seq, FUTEX_WAIT, seen, &ts, NULL, 0);
+            v = __atomic_load_n(&h->rep_seq, __ATOMIC_ACQUIRE);
+        }
+        __atomic_store_n(&h->client_sleeping, 0, __ATOMIC_RELAXED);
+        if (v != seen) return take_reply(s, h, v, out);
+        int w = socket_or_gone(s);
+        if (w != 1) return w;
+    }
+}

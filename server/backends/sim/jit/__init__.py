@@ -1,0 +1,64 @@
+"""The software GPU's compiler: a kernel's PTX to native code through LLVM (llvmlite).
+
+The interpreter (ptx/interp.py) stays the reference; a kernel this compiler does not cover runs
+there, decided once per kernel when it is first launched (jit/check.py says why, logged once).
+
+How a block runs (codegen.py): its threads one after another, each as plain scalar code, from one
+*sync point* to the next: a block barrier (bar.sync) or a warp-collective instruction (shfl, vote,
+bar.warp.sync). A thread that reaches one saves the registers live there (liveness.py) into its
+slot of a register file and returns; when every thread of the block has stopped, the lowest
+warp-collective point is carried out for the lanes waiting at it (as min-PC scheduling would pick
+it), or, when only barriers are left, every waiting thread is released. Divergence needs nothing:
+each thread follows its own branches. Blocks are independent and are shared among worker threads
+(runner.py), which run the compiled code without the GIL.
+
+Configuration: ``RGPU_SIM_JIT`` (on/off, default on; ``rgpu-server --sim-jit``), ``RGPU_SIM_JIT_THREADS``
+(worker threads per launch; default: the CPUs this process may use), ``RGPU_SIM_JIT_AFTER``: the
+work (thread-instructions, estimated as threads x code length) a kernel's launches are interpreted
+for before it is compiled (default 2e7, some 0.2 s of interpreting: about what compiling costs, so a
+kernel launched once on a few threads never pays for LLVM; 0 compiles at the first launch).
+"""
+from __future__ import annotations
+
+import os
+
+_enabled: bool | None = None
+
+
+def enabled() -> bool:
+    """Whether sim launches try the compiled path (RGPU_SIM_JIT=on|off, default on)."""
+    global _enabled
+    if _enabled is None:
+        _enabled = os.environ.get("RGPU_SIM_JIT", "on").strip().lower() not in ("0", "off", "false", "no")
+    return _enabled
+
+
+def set_enabled(on: bool) -> None:
+    global _enabled
+    _enabled = bool(on)
+
+
+_after: float | None = None
+
+
+def after() -> float:
+    """Estimated thread-instructions of interpreted launches before a kernel is compiled."""
+    if _after is not None:
+        return _after
+    return float(os.environ.get("RGPU_SIM_JIT_AFTER", "2e7"))
+
+
+def set_after(work: float | None) -> None:
+    """Override RGPU_SIM_JIT_AFTER (None: read it again)."""
+    global _after
+    _after = work
+
+
+def threads() -> int:
+    n = os.environ.get("RGPU_SIM_JIT_THREADS")
+    if n:
+        return max(1, int(n))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)

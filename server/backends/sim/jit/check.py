@@ -1,0 +1,81 @@
+"""The PTX the compiler covers: a kernel with any instruction outside it runs in the interpreter.
+
+Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
+the emitters themselves: f16/bf16 and 128-bit values are refused). What is left out, and why:
+directed rounding (.rz/.rm/.rp) of float arithmetic, transcendental approximations (sin, cos,
+lg2, ex2, tanh: the interpreter's values come from numpy's own routines), printf and assert,
+textures, async copies, tensor-core ops, calls the sim implements itself, f16/bf16 and packed
+types, volatile (and acquire) loads: spins on flags and warp-synchronous code need threads that
+run at once, float atomics (the interpreter adds the lanes of one instruction as a tree: its rounding
+follows that order), and named barriers with thread counts.
+"""
+from __future__ import annotations
+
+from ..ptx.program import Program
+
+IGNORED = frozenset({"global", "shared", "shared::cta", "local", "const", "param", "weak", "volatile", "relaxed",
+                     "acquire", "release", "acq_rel", "cta", "gpu", "sys", "ca", "cg", "cs", "lu", "cv", "nc",
+                     "wb", "wt", "uni", "sync", "aligned", "L1::evict_normal", "L1::evict_unchanged",
+                     "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal",
+                     "L2::evict_first", "L2::evict_last", "L2::64B", "L2::128B", "L2::256B"})
+INT = frozenset({"b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "b64", "u64", "s64"})
+FLT = frozenset({"f32", "f64"})
+ALL = INT | FLT | {"pred"}
+CMPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu",
+                  "geu", "num", "nan"})
+
+FORMS: dict[str, frozenset] = {
+    "mov": ALL, "add": INT | FLT | {"rn", "ftz", "sat"}, "sub": INT | FLT | {"rn", "ftz", "sat"},
+    "mul": INT | FLT | {"lo", "hi", "wide", "rn", "ftz", "sat"},
+    "mad": INT | FLT | {"lo", "hi", "wide", "rn", "ftz", "sat"}, "fma": FLT | {"rn", "ftz", "sat"},
+    "div": INT | FLT | {"rn", "approx", "full", "ftz"}, "rem": INT,
+    "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | {"ftz"}, "neg": INT | FLT | {"ftz"},
+    "sqrt": FLT | {"rn", "approx", "ftz"}, "rcp": FLT | {"rn", "approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
+    "and": INT | {"pred"}, "or": INT | {"pred"}, "xor": INT | {"pred"}, "not": INT | {"pred"}, "cnot": INT,
+    "shl": INT, "shr": INT, "popc": INT, "clz": INT, "brev": INT, "bfe": INT, "bfi": INT, "prmt": {"b32"},
+    "bfind": INT | {"shiftamt"}, "shf": {"l", "r", "wrap", "clamp", "b32", "u32", "s32"}, "activemask": {"b32"}, "isspacep": {"global", "shared", "local", "param", "const"},
+    "setp": ALL | CMPS | {"and", "or", "xor", "ftz"}, "selp": ALL,
+    "cvt": INT | FLT | {"rn", "rni", "rzi", "rmi", "rpi", "ftz", "sat"},
+    "cvta": INT | {"to", "global", "shared", "local", "param", "const"},
+    "ld": ALL | IGNORED | {"v2", "v4"}, "ldu": ALL | IGNORED | {"v2", "v4"}, "st": ALL | IGNORED | {"v2", "v4"},
+    "atom": INT | FLT | IGNORED | {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"},
+    "red": INT | FLT | IGNORED | {"add", "min", "max", "and", "or", "xor", "inc", "dec"},
+    "bar": {"sync", "warp", "aligned", "cta"}, "barrier": {"sync", "aligned", "cta"},
+    "shfl": {"sync", "up", "down", "bfly", "idx", "b32"}, "vote": {"sync", "all", "any", "uni", "ballot", "pred", "b32"},
+    "bra": {"uni"}, "ret": {"uni"}, "exit": {"uni"}, "trap": frozenset(), "membar": {"cta", "gl", "sys"},
+    "fence": {"sc", "acq_rel", "cta", "gpu", "sys"},
+}
+SPECIALS = {f"%{r}.{c}" for r in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz"} | {
+    "%laneid", "%warpid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt"}
+
+
+def why_not(prog: Program) -> str | None:
+    """Why the compiler cannot run this kernel (None: it can), naming the first thing it lacks."""
+    for name, (t, vec) in prog.regs.items():
+        if vec != 1 or t not in ALL:
+            return f"register {name} of type .{t}{'' if vec == 1 else f' x{vec}'}"
+    for ins in prog.code:
+        parts = ins.opcode.split(".")
+        base = parts[0]
+        forms = FORMS.get(base)
+        if forms is None:
+            return f"instruction {ins.opcode} (PTX line {ins.line})"
+        bad = [p for p in parts[1:] if p not in forms]
+        if bad:
+            return f"instruction {ins.opcode} (PTX line {ins.line})"
+        if base in ("ld", "ldu") and any(p in parts for p in ("volatile", "relaxed", "acquire")):
+            # Memory another thread or block writes while this one waits: a flag spun on (blocks
+            # waiting for one another), or warp-synchronous code counting on lanes in lockstep.
+            # Threads run one after another here, so the writer may never get to run.
+            return f"{ins.opcode}: waits on memory other threads write (PTX line {ins.line})"
+        if base in ("bar", "barrier") and "warp" not in parts and (len(ins.operands) != 1
+                                                                    or ins.operands[0].kind != "imm"):
+            return f"barrier with a thread count or a register id: {ins.opcode} (PTX line {ins.line})"
+        if base in ("atom", "red") and any(p in parts for p in FLT):
+            # the interpreter sums the lanes of one instruction as a tree (ops_mem.atomic_rmw), an
+            # order a thread-at-a-time schedule cannot reproduce bit for bit
+            return f"float atomic {ins.opcode} (PTX line {ins.line})"
+        if base == "shfl" and len(ins.operands) < 4:
+            return f"{ins.opcode} (PTX line {ins.line})"
+    return None
+

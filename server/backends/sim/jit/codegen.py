@@ -1,0 +1,367 @@
+"""A flattened kernel (ptx/program.py) as an LLVM IR module: ``rgpu_run(ctx)`` runs blocks until the
+launch's block counter passes its end (see jit/__init__.py for the scheme).
+
+Functions written here:
+  * ``phase(ctx, rf, t, resume, blk)``: thread t of block blk from sync point `resume` (0: the
+    kernel's start) to the next sync point (its id), its exit (EXIT) or a fault (FAULT). PTX
+    registers are allocas (LLVM promotes them to SSA values); those live at a sync point are
+    saved to the thread's slots of the register file `rf` there and loaded back on resume.
+  * ``coll(ctx, rf, k, w0, mask)``: the warp-collective instruction of sync point k for the lanes
+    of the warp starting at thread w0 that wait there (`mask`), on their saved registers.
+  * ``rgpu_run(ctx)``: the block loop and, per block, the rounds of phases and sync points.
+"""
+from __future__ import annotations
+
+from ..ptx.interp import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
+from ..ptx.program import Program
+from ..ptx.types import types_in
+from . import liveness, ops
+from .prelude import (ABANDONED, ARENA, BASE, CTAX, CTAY, CTAZ, EXEC, FAULT, FCODE, KPARAM, LOCAL, LSTRIDE, NCX, NCY, NCZ, NTX, NTY,
+                      NTZ, SHARED, TICKS, TIDS, FADDR, FWIDTH, KPLEN, LLIMIT, SLIMIT, SLOTS,
+                      TICK_EDGES, prelude)
+from .values import Body, Unsupported, bits_of, imm_bits, ity, lty
+
+WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}
+BARRIER, COLLECTIVE = 0, 1
+WEIGHTS = '!0 = !{!"branch_weights", i32 1, i32 1048576}\n!1 = !{!"branch_weights", i32 1048576, i32 1}\n'
+
+
+def sync_kind(ins) -> int | None:
+    parts = ins.opcode.split(".")
+    if parts[0] in ("bar", "barrier"):
+        return COLLECTIVE if "warp" in parts else BARRIER
+    if parts[0] in ("shfl", "vote", "activemask"):
+        return COLLECTIVE
+    return None
+
+
+class Kernel:
+    """The IR of one kernel and what the runner needs to know of it."""
+
+    def __init__(self, prog: Program, symbols: dict[str, int]):
+        self.prog = prog
+        self.symbols = symbols
+        self.regs = prog.regs
+        self.index = {name: k for k, name in enumerate(self.regs)}
+        self.slots = 0  # global-access cache slots (prelude.gaddr), one per instruction
+        self.sync_pcs = [pc for pc, ins in enumerate(prog.code) if sync_kind(ins) is not None]
+        self.sync_id = {pc: k + 1 for k, pc in enumerate(self.sync_pcs)}
+        live_in, live_out, names = liveness.live_sets(prog)
+        keep = 0
+        for pc in self.sync_pcs:
+            keep |= live_in[pc] | live_out[pc]
+        self.live_in, self.live_out, self.names = live_in, live_out, names
+        self.dirty = liveness.written_since_stop(prog, names, set(self.sync_pcs))
+        self.rf_off = {name: 8 * k for k, name in enumerate(liveness.members(keep, names))}
+        self.rf_size = 8 * len(self.rf_off)
+
+    # -- symbols (interp.Compiler.sym) --------------------------------------------------------------
+    def sym(self, name: str) -> tuple[str, int]:
+        p = self.prog
+        if name in p.kparams:
+            return "param", p.kparams[name]
+        if name in p.local_syms:
+            return "local", p.local_syms[name]
+        if name in p.shared_syms:
+            return "shared", p.shared_syms[name]
+        if name in p.dynamic_shared_syms:
+            return "shared", p.dynamic_shared_offset
+        if name in self.symbols:
+            return "global", self.symbols[name]
+        raise Unsupported(f"symbol {name!r}")
+
+    def generic(self, name: str) -> int:
+        space, v = self.sym(name)
+        return {"global": 0, "shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}[space] + v
+
+    # -- operands in the phase function --------------------------------------------------------
+    def reg(self, name: str) -> str:
+        return f"%R{self.index[name]}"
+
+    def get(self, b: Body, o, t: str) -> str:
+        """Operand `o` read as PTX type t (an LLVM value of lty(t))."""
+        w = bits_of(t)
+        if o.kind == "reg":
+            name = o.value
+            if name in self.regs:
+                src = bits_of(self.regs[name][0])
+                v = b(f"load i{src}, ptr {self.reg(name)}, align 8")
+            elif name in self.specials:
+                src, v = 32, self.specials[name]
+            else:
+                raise Unsupported(f"special register {name}")
+            v = b.resize(v, src, w)
+            if o.neg:
+                v = b(f"xor i{w} {v}, -1")
+            return b.to_float(v, t)
+        if o.kind == "imm":
+            return b.const(imm_bits(o, t), t)
+        if o.kind == "sym":
+            _space, v = self.sym(o.value)
+            return b.const(v + o.offset, t)
+        raise Unsupported(f"operand {o.kind} as .{t}")
+
+    def set(self, b: Body, o, t: str, v: str) -> None:
+        """Write value v of PTX type t to register operand o (sink: nothing)."""
+        if o.kind == "sink":
+            return
+        if o.kind != "reg" or o.value not in self.regs:
+            raise Unsupported(f"destination {o.value!r}")
+        dt = self.regs[o.value][0]
+        dw = bits_of(dt)
+        v = b.to_int(v, t)
+        v = b.resize(v, bits_of(t), dw, signed=t[0] == "s")
+        b.do(f"store i{dw} {v}, ptr {self.reg(o.value)}, align 8")
+
+    def address(self, b: Body, o, space: str) -> tuple[str, str]:
+        """(i64 address, space) of an address operand, as ops_mem.addr_getter reads it."""
+        if o.kind == "sym":
+            base, off = o.value, o.offset
+        elif o.kind == "reg":
+            base, off = o.value, 0
+        elif o.kind == "addr":
+            base, off = o.value, o.offset
+        else:
+            raise Unsupported(f"address operand {o.kind}")
+        off &= (1 << 64) - 1
+        if base is None:
+            return str(_signed64(off)), space
+        if base in self.regs or base in self.specials:
+            a = self.get(b, ops.reg_op(base), "u64")
+            if off:
+                if base in self.regs and bits_of(self.regs[base][0]) == 32:
+                    # a 32-bit address adds its offset in 32 bits, as the GPU does (ops_mem.py)
+                    a = b(f"add i64 {a}, {off & 0xFFFFFFFF}")
+                    a = b(f"and i64 {a}, 4294967295")
+                else:
+                    a = b(f"add i64 {a}, {_signed64(off)}")
+            return a, space
+        sym_space, v = self.sym(base)
+        if space == "generic":
+            return str(_signed64((self.generic(base) + off) & ((1 << 64) - 1))), "generic"
+        if sym_space == "global":
+            sym_space = space if space in ("global", "const") else "global"
+        return str(_signed64((v + off) & ((1 << 64) - 1))), sym_space
+
+    def pointer(self, b: Body, a: str, space: str, width: int) -> str:
+        """A checked pointer to `width` bytes at address a of `space`; branches to the fault exit.
+        Window checks are written inline (the shared, local and parameter windows, and a global
+        access whose allocation the instruction's slot remembers) so that the pointer on the fast
+        path is known not to be null; only the slow paths go through the prelude's helpers."""
+        if space in ("global", "const"):
+            slot = self.slots
+            self.slots += 1
+            lo = b(f"load i64, ptr {b(f'getelementptr i64, ptr %ctx, i64 {SLOTS + 2 * slot}')}, align 8")
+            hi = b(f"load i64, ptr {b(f'getelementptr i64, ptr %ctx, i64 {SLOTS + 2 * slot + 1}')}, align 8")
+            end = b(f"add i64 {a}, {width}")
+            ok = b(f"and i1 {b(f'icmp uge i64 {a}, {lo}')}, {b(f'icmp ule i64 {end}, {hi}')}")
+            ok = b(f"and i1 {ok}, {b(f'icmp uge i64 {end}, {a}')}")
+            if width > 1:
+                low = b(f"and i64 {a}, {width - 1}")
+                ok = b(f"and i1 {ok}, {b(f'icmp eq i64 {low}, 0')}")
+            n = b.n
+            b.do(f"br i1 {ok}, label %gf{n}, label %gs{n}, !prof !1")
+            b.label(f"gf{n}")
+            fast = b(f"getelementptr i8, ptr %arena, i64 {b(f'sub i64 {a}, %membase')}")
+            b.do(f"br label %gj{n}")
+            b.label(f"gs{n}")
+            slow = b(f"call ptr @g_slow(ptr %ctx, i64 {a}, i64 {width}, i64 {slot})")
+            b.do(f"br i1 {b(f'icmp eq ptr {slow}, null')}, label %fault, label %gj{n}, !prof !0")
+            b.label(f"gj{n}")
+            return b(f"phi ptr [{fast}, %gf{n}], [{slow}, %gs{n}]")
+        if space == "generic":
+            p = b(f"call ptr @genaddr(ptr %ctx, ptr %frame, i64 {a}, i64 {width}, i64 {self.slots})")
+            self.slots += 1
+            ok = f"%ok{b.n}"
+            b.do(f"br i1 {b(f'icmp eq ptr {p}, null')}, label %fault, label {ok}, !prof !0")
+            b.label(ok[1:])
+            return p
+        windows = {"shared": ("%slimit", "%shared", 3), "local": ("%llimit", "%frame", 5),
+                   "param": ("%kplen", "%kparam", 7)}
+        if space not in windows:
+            raise Unsupported(f"state space {space}")
+        limit, base, code = windows[space]
+        end = b(f"add i64 {a}, {width}")
+        bad = b(f"or i1 {b(f'icmp ugt i64 {end}, {limit}')}, {b(f'icmp ult i64 {end}, {a}')}")
+        n = b.n
+        b.do(f"br i1 {bad}, label %wo{n}, label %wi{n}, !prof !0")
+        b.label(f"wo{n}")
+        self._fault(b, code, a, width)
+        b.label(f"wi{n}")
+        if width > 1:
+            low = b(f"and i64 {a}, {width - 1}")
+            mis = b(f"icmp ne i64 {low}, 0")
+            b.do(f"br i1 {mis}, label %wm{n}, label %wa{n}, !prof !0")
+            b.label(f"wm{n}")
+            self._fault(b, code + 1, a, width)
+            b.label(f"wa{n}")
+        return b(f"getelementptr i8, ptr {base}, i64 {a}")
+
+    def _fault(self, b: Body, code: int, a: str, width: int) -> None:
+        for slot, v in ((FCODE, code), (FADDR, a), (FWIDTH, width)):
+            b.do(f"store i64 {v}, ptr {b(f'getelementptr i64, ptr %ctx, i64 {slot}')}, align 8")
+        b.do("br label %fault")
+
+    # -- the phase function --------------------------------------------------------------------
+    def phase(self) -> str:
+        b = Body()
+        code = self.prog.code
+        b.label("entry")
+        for name, k in self.index.items():
+            b.do(f"%R{k} = alloca {ity(self.regs[name][0])}, align 8")
+        b.do("%cnt = alloca i64, align 8")
+        b.do("store i64 0, ptr %cnt, align 8")
+        b.do("%rv = alloca i32, align 4")
+        b.do("%tk = alloca i64, align 8")
+        tk0 = _load_ctx(b, TICKS)
+        b.do(f"store i64 {tk0}, ptr %tk, align 8")
+        self._specials(b)
+        b.do("switch i32 %resume, label %start [" + " ".join(
+            f"i32 {self.sync_id[pc]}, label %resume{self.sync_id[pc]}" for pc in self.sync_pcs) + "]")
+        b.label("start")
+        for name in self.regs:
+            b.do(f"store {ity(self.regs[name][0])} {'false' if self.regs[name][0] == 'pred' else 0}, "
+                 f"ptr {self.reg(name)}, align 8")
+        b.do("br label %I0")
+        for pc in self.sync_pcs:
+            b.label(f"resume{self.sync_id[pc]}")
+            self._rf_move(b, self.live_out[pc], load=True)
+            b.do(f"br label %I{pc + 1}")
+        for pc, ins in enumerate(code):
+            b.label(f"I{pc}")
+            c = b("load i64, ptr %cnt, align 8")
+            c = b(f"add i64 {c}, 1")
+            b.do(f"store i64 {c}, ptr %cnt, align 8")
+            if ins.guard is not None:
+                g = self.get(b, ops.reg_op(ins.guard[0]), "pred")
+                if ins.guard[1]:
+                    g = b(f"xor i1 {g}, true")
+                b.do(f"br i1 {g}, label %G{pc}, label %I{pc + 1}")
+                b.label(f"G{pc}")
+            kind = sync_kind(ins)
+            if kind is not None:
+                self._rf_move(b, self.live_in[pc] & self.dirty[pc], load=False)
+                b.do(f"store i32 {self.sync_id[pc]}, ptr %rv, align 4")
+                b.do("br label %out")
+                continue
+            ops.emit(self, b, pc, ins)
+            if not b.lines[-1].lstrip().startswith(("br ", "ret ")):
+                b.do(f"br label %I{pc + 1}")
+        b.label(f"I{len(code)}")
+        b.do(f"store i64 11, ptr {_ctx_slot(b, FCODE)}, align 8")
+        b.do("br label %fault")
+        b.label("abandon")
+        b.do(f"store i32 {ABANDONED}, ptr %rv, align 4")
+        b.do("br label %out")
+        b.label("fault")
+        b.do(f"store i32 {FAULT}, ptr %rv, align 4")
+        b.do("br label %out")
+        b.label("out")
+        c = b("load i64, ptr %cnt, align 8")
+        ep = _ctx_slot(b, EXEC)
+        e = b(f"load i64, ptr {ep}, align 8")
+        e = b(f"add i64 {e}, {c}")
+        b.do(f"store i64 {e}, ptr {ep}, align 8")
+        tk = b("load i64, ptr %tk, align 8")
+        b.do(f"store i64 {tk}, ptr {_ctx_slot(b, TICKS)}, align 8")
+        r = b("load i32, ptr %rv, align 4")
+        b.do(f"ret i32 {r}")
+        return ("define internal i32 @phase(ptr noalias %ctx, ptr noalias %rf, i64 %t, i32 %resume, i64 %blk) {\n"
+                + "\n".join(b.lines) + "\n}\n")
+
+    def back_edge(self, b: Body) -> None:
+        """Count a backward branch; every TICK_EDGES of them the launch's clock is asked whether to
+        go on (time slices: it may block, or abandon the kernel)."""
+        k = b("load i64, ptr %tk, align 8")
+        k = b(f"sub i64 {k}, 1")
+        b.do(f"store i64 {k}, ptr %tk, align 8")
+        z = b(f"icmp sle i64 {k}, 0")
+        go, tick = f"%edge{b.n}", f"%tick{b.n}"
+        b.do(f"br i1 {z}, label {tick}, label {go}")
+        b.label(tick[1:])
+        b.do(f"store i64 {TICK_EDGES}, ptr %tk, align 8")
+        r = b("call i32 @tick(ptr %ctx)")
+        stop = b(f"icmp ne i32 {r}, 0")
+        b.do(f"br i1 {stop}, label %abandon, label {go}")
+        b.label(go[1:])
+
+    def _specials(self, b: Body) -> None:
+        # %tid comes from the launch's table (thread -> x, y, z: no division per thread), %ctaid
+        # from the context, where the block loop puts it once per block
+        sp: dict[str, str] = {}
+        t32 = b("trunc i64 %t to i32")
+        tids = _load_ctx(b, TIDS, "ptr")
+        base = b("mul i64 %t, 4")
+        for k, c in enumerate("xyz"):
+            sp[f"%ntid.{c}"] = b(f"trunc i64 {_load_ctx(b, (NTX, NTY, NTZ)[k])} to i32")
+            sp[f"%nctaid.{c}"] = b(f"trunc i64 {_load_ctx(b, (NCX, NCY, NCZ)[k])} to i32")
+            sp[f"%ctaid.{c}"] = b(f"trunc i64 {_load_ctx(b, (CTAX, CTAY, CTAZ)[k])} to i32")
+            p = b(f"getelementptr i32, ptr {tids}, i64 {b(f'add i64 {base}, {k}')}")
+            sp[f"%tid.{c}"] = b(f"load i32, ptr {p}, align 4")
+        lane = b(f"and i32 {t32}, 31")
+        sp["%laneid"] = lane
+        sp["%warpid"] = b(f"lshr i32 {t32}, 5")
+        l64 = b(f"zext i32 {lane} to i64")
+        eq = b(f"shl i64 1, {l64}")
+        lt = b(f"sub i64 {eq}, 1")
+        le = b(f"sub i64 {b(f'shl i64 {eq}, 1')}, 1")
+        for name, v in (("eq", eq), ("lt", lt), ("le", le), ("gt", b(f"xor i64 {le}, -1")),
+                        ("ge", b(f"xor i64 {lt}, -1"))):
+            sp[f"%lanemask_{name}"] = b(f"trunc i64 {v} to i32")
+        self.specials = sp
+        ls = _load_ctx(b, LSTRIDE)
+        fo = b(f"mul i64 %t, {ls}")
+        b.do(f"%frame = getelementptr i8, ptr {_load_ctx(b, LOCAL, 'ptr')}, i64 {fo}")
+        b.do(f"%kparam = load ptr, ptr {_ctx_slot(b, KPARAM)}, align 8")
+        b.do(f"%shared = load ptr, ptr {_ctx_slot(b, SHARED)}, align 8")
+        b.do(f"%arena = load ptr, ptr {_ctx_slot(b, ARENA)}, align 8")
+        b.do(f"%membase = load i64, ptr {_ctx_slot(b, BASE)}, align 8")
+        b.do(f"%slimit = load i64, ptr {_ctx_slot(b, SLIMIT)}, align 8")
+        b.do(f"%llimit = load i64, ptr {_ctx_slot(b, LLIMIT)}, align 8")
+        b.do(f"%kplen = load i64, ptr {_ctx_slot(b, KPLEN)}, align 8")
+
+    def _rf_move(self, b: Body, bits: int, load: bool) -> None:
+        for name in liveness.members(bits, self.names):
+            off = self.rf_off.get(name)
+            if off is None:
+                continue
+            ty = ity(self.regs[name][0])
+            mty = "i8" if ty == "i1" else ty
+            p = b(f"getelementptr i8, ptr %rf, i64 {off}")
+            if load:
+                v = b(f"load {mty}, ptr {p}, align 8")
+                if ty == "i1":
+                    v = b(f"trunc i8 {v} to i1")
+                b.do(f"store {ty} {v}, ptr {self.reg(name)}, align 8")
+            else:
+                v = b(f"load {ty}, ptr {self.reg(name)}, align 8")
+                if ty == "i1":
+                    v = b(f"zext i1 {v} to i8")
+                b.do(f"store {mty} {v}, ptr {p}, align 8")
+
+    # -- the module ----------------------------------------------------------------------------
+    def module(self) -> str:
+        from . import driver
+        phase = self.phase()
+        colls = driver.collectives(self)
+        return prelude() + phase + colls + driver.run_function(self) + WEIGHTS
+
+
+def _ctx_slot(b: Body, slot: int) -> str:
+    return b(f"getelementptr i64, ptr %ctx, i64 {slot}")
+
+
+def _load_ctx(b: Body, slot: int, ty: str = "i64") -> str:
+    return b(f"load {ty}, ptr {_ctx_slot(b, slot)}, align 8")
+
+
+def _signed64(x: int) -> int:
+    x &= (1 << 64) - 1
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+def types_of(ins) -> list[str]:
+    return types_in(ins.opcode.split("."))
+
+
+__all__ = ["Kernel", "Unsupported", "sync_kind", "lty"]

@@ -1,0 +1,594 @@
+"""IR of single PTX instructions, with the interpreter's semantics (ptx/ops_int.py, ops_float.py,
+ops_cvt.py, ops_mem.py): integer results wrap, PTX's rules for shifts past the width and division
+by zero are spelled out, float arithmetic rounds to nearest once (LLVM's fadd/fmul/fdiv/sqrt/fma
+are IEEE operations, and nothing here allows reassociation or contraction), ``.ftz`` flushes f32
+subnormals to signed zero, ``.sat`` clamps with NaN -> 0, float -> integer conversions saturate.
+"""
+from __future__ import annotations
+
+import struct
+
+from ..ptx.parser import TYPE_SIZES, Operand
+from ..ptx.types import types_in
+from .prelude import EXIT, FCODE
+from .values import Body, Unsupported, bits_of, is_flt, ity, lty
+
+FLT_MIN_BITS = {"f32": 0x00800000}
+INT_ROUND = {"rni": "roundeven", "rzi": "trunc", "rmi": "floor", "rpi": "ceil"}
+FCMP = {"eq": "oeq", "ne": "one", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "equ": "ueq", "neu": "une",
+        "ltu": "ult", "leu": "ule", "gtu": "ugt", "geu": "uge", "num": "ord", "nan": "uno"}
+ICMP_S = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "lo": "ult", "ls": "ule",
+          "hi": "ugt", "hs": "uge"}
+ICMP_U = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "lo": "ult", "ls": "ule",
+          "hi": "ugt", "hs": "uge"}
+SPACES = ("global", "shared", "local", "const", "param")
+
+
+def reg_op(name: str) -> Operand:
+    return Operand("reg", name)
+
+
+def _type(ins) -> str:
+    ts = types_in(ins.opcode.split("."))
+    if not ts:
+        raise Unsupported(f"{ins.opcode} without a type")
+    return ts[-1]
+
+
+def _space(parts) -> str:
+    for p in parts:
+        if p in SPACES:
+            return p
+        if p.startswith("shared::"):
+            return "shared"
+    return "generic"
+
+
+def emit(k, b: Body, pc: int, ins) -> None:
+    parts = ins.opcode.split(".")
+    base = parts[0]
+    f = EMITTERS.get(base)
+    if f is None:
+        raise Unsupported(f"instruction {ins.opcode}")
+    f(k, b, pc, ins, parts)
+
+
+# -- floats -----------------------------------------------------------------------------------------
+def _ftz(b: Body, x: str, t: str) -> str:
+    if t != "f32":
+        return x
+    ax = b(f"call float @llvm.fabs.f32(float {x})")
+    tiny = b(f"fcmp olt float {ax}, 0x3810000000000000")  # FLT_MIN
+    z = b(f"call float @llvm.copysign.f32(float 0.0, float {x})")
+    return b(f"select i1 {tiny}, float {z}, float {x}")
+
+
+def _sat(b: Body, x: str, t: str) -> str:
+    ty = lty(t)
+    nan = b(f"fcmp uno {ty} {x}, {x}")
+    lo = b(f"fcmp olt {ty} {x}, 0.0")
+    hi = b(f"fcmp ogt {ty} {x}, 1.0")
+    r = b(f"select i1 {hi}, {ty} 1.0, {ty} {x}")
+    r = b(f"select i1 {lo}, {ty} 0.0, {ty} {r}")
+    return b(f"select i1 {nan}, {ty} 0.0, {ty} {r}")
+
+
+def _float_op(k, b, ins, parts, t, nargs, f) -> None:
+    if any(p in parts for p in ("rz", "rm", "rp")):
+        raise Unsupported(f"directed rounding {ins.opcode}")
+    flush = "ftz" in parts and t == "f32"
+    xs = [k.get(b, o, t) for o in ins.operands[1:1 + nargs]]
+    if flush:
+        xs = [_ftz(b, x, t) for x in xs]
+    r = f(b, lty(t), *xs)
+    if flush:
+        r = _ftz(b, r, t)
+    if "sat" in parts:
+        r = _sat(b, r, t)
+    k.set(b, ins.operands[0], t, r)
+
+
+def _minmax_f(b, ty, x, y, is_min):
+    # numpy's fmin/fmax over arrays: a NaN operand yields the other; equal values yield the first
+    better = b(f"fcmp {'olt' if is_min else 'ogt'} {ty} {y}, {x}")
+    r = b(f"select i1 {better}, {ty} {y}, {ty} {x}")
+    xnan = b(f"fcmp uno {ty} {x}, 0.0")
+    r = b(f"select i1 {xnan}, {ty} {y}, {ty} {r}")
+    ynan = b(f"fcmp uno {ty} {y}, 0.0")
+    return b(f"select i1 {ynan}, {ty} {x}, {ty} {r}")
+
+
+def _signbit(b, ty, x, op):
+    """abs clears the sign bit and neg flips it, NaN included (numpy's abs and negative)."""
+    it, sign, rest = ("i32", "-2147483648", "2147483647") if ty == "float" else \
+        ("i64", "-9223372036854775808", "9223372036854775807")
+    i = b(f"bitcast {ty} {x} to {it}")
+    i = b(f"and {it} {i}, {rest}") if op == "abs" else b(f"xor {it} {i}, {sign}")
+    return b(f"bitcast {it} {i} to {ty}")
+
+
+def dconst(v: float) -> str:
+    """A double literal LLVM reads exactly."""
+    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", v))[0]
+
+
+FLOAT_BIN = {"add": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv"}
+
+
+def e_float(k, b, pc, ins, parts, t) -> None:
+    base = parts[0]
+    sfx = "f32" if t == "f32" else "f64"
+    if base in FLOAT_BIN:
+        _float_op(k, b, ins, parts, t, 2, lambda b, ty, x, y: b(f"{FLOAT_BIN[base]} {ty} {x}, {y}"))
+    elif base in ("fma", "mad"):
+        _float_op(k, b, ins, parts, t, 3, lambda b, ty, x, y, z: b(f"call {ty} @llvm.fma.{sfx}({ty} {x}, {ty} {y}, {ty} {z})"))
+    elif base in ("min", "max"):
+        if len(ins.operands) != 3:
+            raise Unsupported(ins.opcode)
+        _float_op(k, b, ins, parts, t, 2, lambda b, ty, x, y: _minmax_f(b, ty, x, y, base == "min"))
+    elif base in ("abs", "neg"):
+        _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: _signbit(b, ty, x, base))
+    elif base == "sqrt":
+        _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: b(f"call {ty} @llvm.sqrt.{sfx}({ty} {x})"))
+    elif base == "rcp":
+        _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: b(f"fdiv {ty} 1.0, {x}"))
+    elif base == "rsqrt":
+        _float_op(k, b, ins, parts, t, 1,
+                  lambda b, ty, x: b(f"fdiv {ty} 1.0, {b(f'call {ty} @llvm.sqrt.{sfx}({ty} {x})')}"))
+    else:
+        raise Unsupported(ins.opcode)
+
+
+# -- integers -----------------------------------------------------------------------------------------
+def _bin(k, b, ins, t, f, dst_t=None) -> None:
+    d, x, y = ins.operands[:3]
+    k.set(b, d, dst_t or t, f(k.get(b, x, t), k.get(b, y, t)))
+
+
+def e_arith(k, b, pc, ins, parts) -> None:
+    t = _type(ins)
+    if is_flt(t):
+        return e_float(k, b, pc, ins, parts, t)
+    base = parts[0]
+    w = bits_of(t)
+    ty = ity(t)
+    signed = t[0] == "s"
+    if "sat" in parts:
+        if t != "s32" or base not in ("add", "sub"):
+            raise Unsupported(ins.opcode)
+
+        def sat(x, y):
+            x64, y64 = b(f"sext i32 {x} to i64"), b(f"sext i32 {y} to i64")
+            r = b(f"{base} i64 {x64}, {y64}")
+            r = b(f"select i1 {b(f'icmp sgt i64 {r}, 2147483647')}, i64 2147483647, i64 {r}")
+            r = b(f"select i1 {b(f'icmp slt i64 {r}, -2147483648')}, i64 -2147483648, i64 {r}")
+            return b(f"trunc i64 {r} to i32")
+        return _bin(k, b, ins, t, sat)
+    if base in ("add", "sub", "and", "or", "xor"):
+        return _bin(k, b, ins, t, lambda x, y: b(f"{base} {ty} {x}, {y}"))
+    if base == "mul" or base == "mad":
+        wide = "wide" in parts
+        hi = "hi" in parts
+        x, y = k.get(b, ins.operands[1], t), k.get(b, ins.operands[2], t)
+        ext = "sext" if signed else "zext"
+        if wide or hi:
+            w2 = 2 * w
+            p = b(f"mul i{w2} {b(f'{ext} {ty} {x} to i{w2}')}, {b(f'{ext} {ty} {y} to i{w2}')}")
+            if hi:
+                p = b(f"trunc i{w2} {b(f'lshr i{w2} {p}, {w}')} to {ty}")
+                rt = t
+            else:
+                rt = ("s" if signed else "u") + str(w2)
+        else:
+            p = b(f"mul {ty} {x}, {y}")
+            rt = t
+        if base == "mad":
+            c = k.get(b, ins.operands[3], rt)
+            p = b(f"add {ity(rt)} {p}, {c}")
+        return k.set(b, ins.operands[0], rt, p)
+    if base in ("div", "rem"):
+        return _bin(k, b, ins, t, lambda x, y: _divrem(b, ty, x, y, signed, base == "rem"))
+    if base in ("min", "max"):
+        cmp = ("slt" if signed else "ult") if base == "min" else ("sgt" if signed else "ugt")
+
+        def pick(x, y):
+            return b(f"select i1 {b(f'icmp {cmp} {ty} {x}, {y}')}, {ty} {x}, {ty} {y}")
+        if len(ins.operands) == 4:
+            z = k.get(b, ins.operands[3], t)
+            return _bin(k, b, ins, t, lambda x, y: pick(pick(x, y), z))
+        return _bin(k, b, ins, t, pick)
+    if base == "shl" or base == "shr":
+        x = k.get(b, ins.operands[1], t)
+        s = k.get(b, ins.operands[2], "u32")
+        big = b(f"icmp uge i32 {s}, {w}")
+        sc = b(f"select i1 {big}, i32 {w - 1}, i32 {s}")
+        sc = b.resize(sc, 32, w)
+        if base == "shl":
+            r = b(f"select i1 {big}, {ty} 0, {ty} {b(f'shl {ty} {x}, {sc}')}")
+        elif signed:
+            r = b(f"ashr {ty} {x}, {sc}")
+        else:
+            r = b(f"select i1 {big}, {ty} 0, {ty} {b(f'lshr {ty} {x}, {sc}')}")
+        return k.set(b, ins.operands[0], t, r)
+    raise Unsupported(ins.opcode)
+
+
+def _divrem(b, ty, x, y, signed, rem) -> str:
+    zero = b(f"icmp eq {ty} {y}, 0")
+    if signed:
+        m1 = b(f"icmp eq {ty} {y}, -1")
+        safe = b(f"select i1 {b(f'or i1 {zero}, {m1}')}, {ty} 1, {ty} {y}")
+        r = b(f"{'srem' if rem else 'sdiv'} {ty} {x}, {safe}")
+        # x / -1 wraps (numpy's floor_divide gives INT_MIN for INT_MIN / -1), remainder 0
+        r = b(f"select i1 {m1}, {ty} {'0' if rem else b(f'sub {ty} 0, {x}')}, {ty} {r}")
+        return b(f"select i1 {zero}, {ty} {x if rem else '-1'}, {ty} {r}")
+    safe = b(f"select i1 {zero}, {ty} 1, {ty} {y}")
+    r = b(f"{'urem' if rem else 'udiv'} {ty} {x}, {safe}")
+    return b(f"select i1 {zero}, {ty} {x if rem else '-1'}, {ty} {r}")
+
+
+def e_unary(k, b, pc, ins, parts) -> None:
+    t = _type(ins)
+    base = parts[0]
+    if is_flt(t):
+        return e_float(k, b, pc, ins, parts, t)
+    ty = ity(t)
+    d, a = ins.operands[:2]
+    x = k.get(b, a, t)
+    if base == "abs":
+        r = b(f"select i1 {b(f'icmp slt {ty} {x}, 0')}, {ty} {b(f'sub {ty} 0, {x}')}, {ty} {x}")
+    elif base == "neg":
+        r = b(f"sub {ty} 0, {x}")
+    elif base == "not":
+        r = b(f"xor {ty} {x}, {'true' if ty == 'i1' else -1}")
+    elif base == "cnot":
+        r = b(f"zext i1 {b(f'icmp eq {ty} {x}, 0')} to {ty}")
+    elif base == "brev":
+        r = b(f"call {ty} @llvm.bitreverse.{ty}({ty} {x})")
+    elif base in ("popc", "clz"):
+        r = b(f"call {ty} @llvm.ctpop.{ty}({ty} {x})") if base == "popc" else \
+            b(f"call {ty} @llvm.ctlz.{ty}({ty} {x}, i1 false)")
+        return k.set(b, d, "u32", b.resize(r, bits_of(t), 32))
+    else:
+        raise Unsupported(ins.opcode)
+    k.set(b, d, t, r)
+
+
+def e_bits(k, b, pc, ins, parts) -> None:
+    """bfe, bfi, prmt, bfind (ops_int.py's rules)."""
+    t = _type(ins)
+    base = parts[0]
+    w = bits_of(t)
+    ty = ity(t)
+    d = ins.operands[0]
+    if base == "bfe":
+        x = b.resize(k.get(b, ins.operands[1], t), w, 64, signed=t[0] == "s")
+        pos = b(f"and i64 {b.resize(k.get(b, ins.operands[2], 'u32'), 32, 64)}, 255")
+        ln = b(f"and i64 {b.resize(k.get(b, ins.operands[3], 'u32'), 32, 64)}, 255")
+        pos = b(f"select i1 {b(f'icmp ugt i64 {pos}, 63')}, i64 63, i64 {pos}")
+        ln = b(f"select i1 {b(f'icmp ugt i64 {ln}, 63')}, i64 63, i64 {ln}")
+        m = b(f"sub i64 {b(f'shl i64 1, {ln}')}, 1")
+        field = b(f"and i64 {b(f'ashr i64 {x}, {pos}')}, {m}")
+        zero = b(f"icmp eq i64 {ln}, 0")
+        if t[0] == "s":
+            lm1 = b(f"select i1 {zero}, i64 0, i64 {b(f'sub i64 {ln}, 1')}")
+            top = b(f"and i64 {b(f'lshr i64 {field}, {lm1}')}, 1")
+            neg = b(f"and i1 {b(f'icmp eq i64 {top}, 1')}, {b(f'xor i1 {zero}, true')}")
+            ext = b(f"or i64 {field}, {b(f'xor i64 {m}, -1')}")
+            field = b(f"select i1 {neg}, i64 {ext}, i64 {field}")
+        field = b(f"select i1 {zero}, i64 0, i64 {field}")
+        return k.set(b, d, t, b.resize(field, 64, w))
+    if base == "bfi":
+        if w > 32:
+            raise Unsupported(ins.opcode)
+        x = b.resize(k.get(b, ins.operands[1], t), w, 64)
+        y = b.resize(k.get(b, ins.operands[2], t), w, 64)
+        pos = b(f"and i64 {b.resize(k.get(b, ins.operands[3], 'u32'), 32, 64)}, 255")
+        ln = b(f"and i64 {b.resize(k.get(b, ins.operands[4], 'u32'), 32, 64)}, 255")
+        ln = b(f"select i1 {b(f'icmp ugt i64 {ln}, {w}')}, i64 {w}, i64 {ln}")
+        pc_ = b(f"select i1 {b(f'icmp ugt i64 {pos}, 63')}, i64 63, i64 {pos}")
+        one = b(f"shl i64 1, {ln}")
+        mask = b(f"shl i64 {b(f'sub i64 {one}, 1')}, {pc_}")
+        keep = b(f"and i64 {y}, {b(f'xor i64 {mask}, -1')}")
+        moved = b(f"and i64 {b(f'shl i64 {x}, {pc_}')}, {mask}")
+        r = b(f"or i64 {keep}, {moved}")
+        r = b(f"select i1 {b(f'icmp uge i64 {pos}, {w}')}, i64 {y}, i64 {r}")
+        return k.set(b, d, t, b.resize(r, 64, w))
+    if base == "prmt":
+        if any(p in parts for p in ("f4e", "b4e", "rc8", "ecl", "rc16")):
+            raise Unsupported(ins.opcode)
+        a = b.resize(k.get(b, ins.operands[1], "b32"), 32, 64)
+        hi = b.resize(k.get(b, ins.operands[2], "b32"), 32, 64)
+        c = b.resize(k.get(b, ins.operands[3], "b32"), 32, 64)
+        src = b(f"or i64 {a}, {b(f'shl i64 {hi}, 32')}")
+        out = "0"
+        for i in range(4):
+            sel = b(f"and i64 {b(f'lshr i64 {c}, {4 * i}')}, 15")
+            shift = b(f"mul i64 {b(f'and i64 {sel}, 7')}, 8")
+            byte = b(f"and i64 {b(f'lshr i64 {src}, {shift}')}, 255")
+            top = b(f"and i64 {byte}, 128")
+            sign = b(f"select i1 {b(f'icmp ne i64 {top}, 0')}, i64 255, i64 0")
+            high = b(f"icmp ne i64 {b(f'and i64 {sel}, 8')}, 0")
+            byte = b(f"select i1 {high}, i64 {sign}, i64 {byte}")
+            out = b(f"or i64 {out}, {b(f'shl i64 {byte}, {8 * i}')}")
+        return k.set(b, d, "b32", b.resize(out, 64, 32))
+    if base == "bfind":
+        x = k.get(b, ins.operands[1], t)
+        if t[0] == "s":
+            x = b(f"select i1 {b(f'icmp slt {ty} {x}, 0')}, {ty} {b(f'xor {ty} {x}, -1')}, {ty} {x}")
+        bl = b(f"sub i32 {w}, {b.resize(b(f'call {ty} @llvm.ctlz.{ty}({ty} {x}, i1 false)'), w, 32)}")
+        pos = b(f"sub i32 {bl}, 1")
+        none = b(f"icmp eq i32 {bl}, 0")
+        if "shiftamt" in parts:
+            pos = b(f"sub i32 {w - 1}, {pos}")
+        return k.set(b, d, "u32", b(f"select i1 {none}, i32 -1, i32 {pos}"))
+    raise Unsupported(ins.opcode)
+
+
+def e_shf(k, b, pc, ins, parts) -> None:
+    """shf.{l,r}.{wrap,clamp}: a funnel shift of hi:lo, the count wrapped to 5 bits or clamped at 32."""
+    lo = b.resize(k.get(b, ins.operands[1], "u32"), 32, 64)
+    hi = b.resize(k.get(b, ins.operands[2], "u32"), 32, 64)
+    n = b.resize(k.get(b, ins.operands[3], "u32"), 32, 64)
+    if "clamp" in parts:
+        n = b(f"select i1 {b(f'icmp ugt i64 {n}, 32')}, i64 32, i64 {n}")
+    else:
+        n = b(f"and i64 {n}, 31")
+    x = b(f"or i64 {lo}, {b(f'shl i64 {hi}, 32')}")
+    r = b(f"lshr i64 {b(f'shl i64 {x}, {n}')}, 32") if "l" in parts else b(f"lshr i64 {x}, {n}")
+    k.set(b, ins.operands[0], "b32", b.resize(r, 64, 32))
+
+
+def e_isspacep(k, b, pc, ins, parts) -> None:
+    space = "shared" if parts[1].startswith("shared") else parts[1]
+    x = k.get(b, ins.operands[1], "u64")
+    windows = {"shared": 0x7FFE_0000_0000, "local": 0x7FFD_0000_0000, "param": 0x7FFC_0000_0000}
+    if space in windows:
+        off = b(f"sub i64 {x}, {windows[space]}")
+        r = b(f"icmp ult i64 {off}, {1 << 32}")
+    else:
+        r = b(f"icmp ult i64 {x}, {windows['param']}")
+    k.set(b, ins.operands[0], "pred", r)
+
+
+# -- compares, selects, conversions ---------------------------------------------------------------------
+def e_setp(k, b, pc, ins, parts) -> None:
+    cmp = parts[1]
+    t = _type(ins)
+    bop = next((p for p in parts[2:] if p in ("and", "or", "xor")), None)
+    d, x, y = ins.operands[:3]
+    xv, yv = k.get(b, x, t), k.get(b, y, t)
+    if is_flt(t):
+        r = b(f"fcmp {FCMP[cmp]} {lty(t)} {xv}, {yv}")
+    else:
+        table = ICMP_S if t[0] == "s" else ICMP_U
+        if cmp not in table:
+            raise Unsupported(ins.opcode)
+        r = b(f"icmp {table[cmp]} {ity(t)} {xv}, {yv}")
+    q = b(f"xor i1 {r}, true")
+    if bop:
+        c = k.get(b, ins.operands[3], "pred")
+        r, q = b(f"{bop} i1 {r}, {c}"), b(f"{bop} i1 {q}, {c}")
+    if d.kind == "vec":
+        k.set(b, d.value[0], "pred", r)
+        k.set(b, d.value[1], "pred", q)
+    else:
+        k.set(b, d, "pred", r)
+
+
+def e_selp(k, b, pc, ins, parts) -> None:
+    t = _type(ins)
+    d, x, y, c = ins.operands[:4]
+    xv, yv, cv = k.get(b, x, t), k.get(b, y, t), k.get(b, c, "pred")
+    k.set(b, d, t, b(f"select i1 {cv}, {lty(t)} {xv}, {lty(t)} {yv}"))
+
+
+def e_cvt(k, b, pc, ins, parts) -> None:
+    ts = types_in(parts)
+    dt, at = ts[0], ts[-1]
+    irnd = next((p for p in parts if p in INT_ROUND), None)
+    frnd = next((p for p in parts if p in ("rn", "rz", "rm", "rp")), None)
+    if frnd not in (None, "rn"):
+        raise Unsupported(f"directed rounding {ins.opcode}")
+    d, a = ins.operands[:2]
+    x = k.get(b, a, at)
+    if is_flt(at):
+        if "ftz" in parts:
+            x = _ftz(b, x, at)
+        if not is_flt(dt):
+            if "sat" in parts:
+                raise Unsupported(ins.opcode)
+            v = x if at == "f64" else b(f"fpext float {x} to double")
+            v = b(f"call double @llvm.{INT_ROUND[irnd or 'rzi']}.f64(double {v})")
+            w = bits_of(dt)
+            lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if dt[0] == "s" else (0, (1 << w) - 1)
+            big = b(f"fcmp oge double {v}, {dconst(float(hi))}")
+            small = b(f"fcmp ole double {v}, {dconst(float(lo))}")
+            out = b(f"or i1 {b(f'or i1 {big}, {small}')}, {b(f'fcmp uno double {v}, 0.0')}")
+            safe = b(f"select i1 {out}, double 0.0, double {v}")
+            r = b(f"{'fptosi' if dt[0] == 's' else 'fptoui'} double {safe} to i{w}")
+            r = b(f"select i1 {small}, i{w} {lo}, i{w} {r}")
+            r = b(f"select i1 {big}, i{w} {_lit(hi, w)}, i{w} {r}")
+            return k.set(b, d, dt, r)
+        if irnd:
+            x = b(f"call {lty(at)} @llvm.{INT_ROUND[irnd]}.{at}({lty(at)} {x})")
+        if dt == at:
+            r = x
+        elif dt == "f64":
+            r = b(f"fpext float {x} to double")
+        else:
+            r = b(f"fptrunc double {x} to float")
+    elif is_flt(dt):
+        r = b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to {lty(dt)}")
+    else:
+        if "sat" in parts:
+            raise Unsupported(ins.opcode)
+        r = b.resize(x, bits_of(at), bits_of(dt), signed=at[0] == "s")
+        return k.set(b, d, dt, r)
+    if "ftz" in parts:
+        r = _ftz(b, r, dt)
+    if "sat" in parts:
+        r = _sat(b, r, dt)
+    k.set(b, d, dt, r)
+
+
+def _lit(v: int, w: int) -> str:
+    v &= (1 << w) - 1
+    return str(v - (1 << w) if v >= 1 << (w - 1) else v)
+
+
+def e_mov(k, b, pc, ins, parts) -> None:
+    t = _type(ins)
+    d, a = ins.operands[:2]
+    w = bits_of(t)
+    if a.kind == "vec":  # pack {lo, ..., hi}
+        pw = w // len(a.value)
+        r = "0"
+        for n, o in enumerate(a.value):
+            v = b.resize(k.get(b, o, f"b{pw}"), pw, w)
+            if n:
+                v = b(f"shl i{w} {v}, {pw * n}")
+            r = b(f"or i{w} {r}, {v}")
+        return k.set(b, d, f"b{w}", r)
+    if d.kind == "vec":  # unpack
+        pw = w // len(d.value)
+        x = k.get(b, a, f"b{w}")
+        for n, o in enumerate(d.value):
+            v = b(f"lshr i{w} {x}, {pw * n}") if n else x
+            k.set(b, o, f"b{pw}", b.resize(v, w, pw))
+        return
+    k.set(b, d, t, k.get(b, a, t))
+
+
+def e_cvta(k, b, pc, ins, parts) -> None:
+    t = _type(ins)
+    to = "to" in parts
+    space = _space(parts)
+    d, a = ins.operands[:2]
+    if a.kind == "sym":
+        v = k.generic(a.value) + a.offset if not to else k.sym(a.value)[1] + a.offset
+        return k.set(b, d, t, b.const(v, t))
+    x = k.get(b, a, "u64")
+    base = {"shared": 0x7FFE_0000_0000, "local": 0x7FFD_0000_0000, "param": 0x7FFC_0000_0000}.get(space, 0)
+    if base:
+        x = b(f"{'sub' if to else 'add'} i64 {x}, {base}")
+    k.set(b, d, t, b.resize(x, 64, bits_of(t)))
+
+
+# -- memory -----------------------------------------------------------------------------------------------
+def _vec(parts) -> int:
+    return next((int(p[1:]) for p in parts if p in ("v2", "v4")), 1)
+
+
+def e_ld(k, b, pc, ins, parts) -> None:
+    t = _type(ins)
+    nvec = _vec(parts)
+    space = _space(parts)
+    dst, src = ins.operands[0], ins.operands[1]
+    dsts = dst.value if dst.kind == "vec" else [dst]
+    size = bits_of(t) // 8 if t != "pred" else 1
+    # .cg/.cv loads are how CUB's look-back polls a flag another block writes: each one reads memory
+    # again (never hoisted out of a loop), as on the GPU
+    vol = "volatile " if any(p in parts for p in ("volatile", "relaxed", "acquire", "cg", "cv")) else ""
+    if space == "param" and src.kind in ("addr", "sym") and src.value in k.prog.kparams:
+        off = k.prog.kparams[src.value] + src.offset
+        for n, o in enumerate(dsts):
+            p = b(f"getelementptr i8, ptr %kparam, i64 {off + n * size}")
+            k.set(b, o, t, b(f"load {lty(t)}, ptr {p}, align 1"))
+        return
+    a, sp = k.address(b, src, space)
+    p = k.pointer(b, a, sp, size * nvec)
+    for n, o in enumerate(dsts):
+        q = b(f"getelementptr i8, ptr {p}, i64 {n * size}") if n else p
+        v = b(f"load {vol}{lty(t)}, ptr {q}, align 1")
+        k.set(b, o, t, v)
+
+
+def e_st(k, b, pc, ins, parts) -> None:
+    t = _type(ins)
+    nvec = _vec(parts)
+    space = _space(parts)
+    dst, src = ins.operands[0], ins.operands[1]
+    srcs = src.value if src.kind == "vec" else [src]
+    size = bits_of(t) // 8
+    vol = "volatile " if any(p in parts for p in ("volatile", "relaxed", "release")) else ""
+    if space == "param" and dst.kind in ("addr", "sym") and dst.value in k.prog.kparams:
+        raise Unsupported("stores to kernel parameters")
+    vals = [k.get(b, o, t) for o in srcs]
+    a, sp = k.address(b, dst, space)
+    p = k.pointer(b, a, sp, size * nvec)
+    for n, v in enumerate(vals):
+        q = b(f"getelementptr i8, ptr {p}, i64 {n * size}") if n else p
+        b.do(f"store {vol}{lty(t)} {v}, ptr {q}, align 1")
+
+
+ATOMIC_INT = {"add": "add", "exch": "xchg", "and": "and", "or": "or", "xor": "xor",
+              # PTX's inc/dec wrap at b exactly as LLVM's uinc_wrap/udec_wrap do
+              "inc": "uinc_wrap", "dec": "udec_wrap"}
+
+
+def e_atom(k, b, pc, ins, parts) -> None:
+    is_red = parts[0] == "red"
+    opname = next(p for p in parts if p in ("add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"))
+    t = _type(ins)
+    if t == "pred" or _vec(parts) > 1:
+        raise Unsupported(ins.opcode)
+    size = bits_of(t) // 8
+    ops = ins.operands
+    d, a, rest = (None, ops[0], ops[1:]) if is_red else (ops[0], ops[1], ops[2:])
+    x = k.get(b, rest[0], t)
+    y = k.get(b, rest[1], t) if opname == "cas" else None
+    addr, sp = k.address(b, a, _space(parts))
+    p = k.pointer(b, addr, sp, size)
+    ty = lty(t)
+    if is_flt(t):
+        raise Unsupported(f"float atomic {ins.opcode}")  # check.py: the interpreter's summation order
+    if opname == "cas":
+        pair = b(f"cmpxchg ptr {p}, {ty} {x}, {ty} {y} monotonic monotonic, align {size}")
+        old = b(f"extractvalue {{ {ty}, i1 }} {pair}, 0")
+    else:
+        op = ATOMIC_INT.get(opname) or (("" if t[0] == "s" else "u") + opname)
+        old = b(f"atomicrmw {op} ptr {p}, {ty} {x} monotonic, align {size}")
+    if d is not None:
+        k.set(b, d, t, old)
+
+
+# -- control ------------------------------------------------------------------------------------------------
+def e_bra(k, b, pc, ins, parts) -> None:
+    target = k.prog.labels.get(ins.operands[0].value)
+    if target is None:
+        raise Unsupported(f"branch to {ins.operands[0].value!r}")
+    if target <= pc:
+        k.back_edge(b)
+    b.do(f"br label %I{target}")
+
+
+def e_exit(k, b, pc, ins, parts) -> None:
+    b.do(f"store i32 {EXIT}, ptr %rv, align 4")
+    b.do("br label %out")
+
+
+def e_trap(k, b, pc, ins, parts) -> None:
+    if ins.operands:
+        raise Unsupported("trap of an indirect call")
+    p = b(f"getelementptr i64, ptr %ctx, i64 {FCODE}")
+    b.do(f"store i64 10, ptr {p}, align 8")
+    b.do("br label %fault")
+
+
+def e_nothing(k, b, pc, ins, parts) -> None:
+    pass  # fences: a thread's memory operations complete in order
+
+
+EMITTERS = {
+    "add": e_arith, "sub": e_arith, "mul": e_arith, "mad": e_arith, "div": e_arith, "rem": e_arith,
+    "min": e_arith, "max": e_arith, "and": e_arith, "or": e_arith, "xor": e_arith, "shl": e_arith, "shr": e_arith,
+    "fma": lambda k, b, pc, ins, parts: e_float(k, b, pc, ins, parts, _type(ins)),
+    "sqrt": e_unary, "rcp": e_unary, "rsqrt": e_unary,
+    "abs": e_unary, "neg": e_unary, "not": e_unary, "cnot": e_unary, "brev": e_unary, "popc": e_unary,
+    "clz": e_unary, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
+    "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
+    "exit": e_exit, "trap": e_trap, "membar": e_nothing, "fence": e_nothing,
+    "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,
+}
+_ = (TYPE_SIZES, FLT_MIN_BITS)

@@ -1,0 +1,133 @@
+"""One launch of a compiled kernel: the context every worker thread gets, the workers themselves,
+the launch's clock at back edges, and faults turned into the SimFault the interpreter raises.
+
+Workers take blocks from one shared counter (the compiled code's atomic add), so a launch of many
+blocks keeps every worker busy; the calling thread is worker 0, and only it calls the clock (the
+session's time slices). A fault stops the others at their next block; the fault of the lowest
+block is the one reported.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .. import lanes
+from ..errors import SimFault
+from . import prelude as P
+from . import threads
+from .engine import Compiled
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+TICK = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
+
+
+def _workers(n: int) -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool._max_workers < n:
+            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="rgpu-sim-jit")
+        return _pool
+
+
+def _ptr(a: np.ndarray) -> int:
+    return a.ctypes.data
+
+
+def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam: np.ndarray,
+        clock=None) -> int:
+    """Run every block of the grid; returns the thread-instructions executed. `clock`: called
+    every so many backward branches (kernels._Slices); an exception from it abandons the kernel."""
+    T = block[0] * block[1] * block[2]
+    tpad = -(-T // lanes.WARP_SIZE) * lanes.WARP_SIZE
+    nblocks = grid[0] * grid[1] * grid[2]
+    shared_limit = prog.dynamic_shared_offset + dynamic_shared if dynamic_shared else prog.static_shared
+    shared_stride = -(-max(shared_limit, 1) // 16) * 16
+    local_stride = max(16, prog.local_size)
+    tids = _tids(block, tpad)
+    counter = np.zeros(1, np.int64)
+    abort = np.zeros(1, np.int64)
+    starts, ends = mem._np_starts, mem._np_ends  # held for the launch: the table cannot change under it
+    nworkers = max(1, min(threads(), nblocks))
+    keep = []
+    ctxs = []
+    for _ in range(nworkers):
+        shared = np.zeros(shared_stride, np.uint8)
+        local = np.zeros(T * local_stride if prog.local_size else 16, np.uint8)
+        rf = np.zeros(max(tpad * compiled.rf_size, 8), np.uint8)
+        where = np.zeros(2 * tpad, np.int32)
+        ctx = np.zeros(P.SLOTS + 2 * compiled.slots, np.int64)
+        vals = {
+            P.ARENA: _ptr(mem.arena), P.BASE: mem.base, P.STARTS: _ptr(starts), P.ENDS: _ptr(ends),
+            P.NALLOC: len(starts), P.KPARAM: _ptr(kparam), P.KPLEN: len(kparam), P.SHARED: _ptr(shared),
+            P.SLIMIT: shared_limit, P.SSIZE: shared_stride, P.LOCAL: _ptr(local), P.LSTRIDE: local_stride if prog.local_size else 0,
+            P.LLIMIT: prog.local_size, P.RF: _ptr(rf), P.WHERE: _ptr(where), P.NTX: block[0], P.NTY: block[1],
+            P.NTZ: block[2], P.NCX: grid[0], P.NCY: grid[1], P.NCZ: grid[2], P.NTHREADS: T, P.TPAD: tpad,
+            P.NEXT: _ptr(counter), P.HI: nblocks, P.ABORT: _ptr(abort), P.TICKS: P.TICK_EDGES, P.TIDS: _ptr(tids),
+        }
+        for slot, v in vals.items():
+            ctx[slot] = v
+        keep.append((shared, local, rf, where))
+        ctxs.append(ctx)
+    raised: list[BaseException] = []
+    if clock is not None:
+        def tick(_ctx) -> int:
+            try:
+                clock()
+                return 0
+            except BaseException as exc:  # noqa: BLE001  (carried to the launching thread, re-raised there)
+                raised.append(exc)
+                return 1
+        callback = TICK(tick)
+        ctxs[0][P.TICKFN] = ctypes.cast(callback, ctypes.c_void_p).value
+    results = [0] * nworkers
+    if nworkers > 1:
+        pool = _workers(nworkers - 1)
+        futures = [pool.submit(_one, compiled, ctxs[w], results, w) for w in range(1, nworkers)]
+        _one(compiled, ctxs[0], results, 0)
+        for f in futures:
+            f.result()
+    else:
+        _one(compiled, ctxs[0], results, 0)
+    if raised:
+        raise raised[0]
+    faults = [c for c, r in zip(ctxs, results) if r == P.FAULT]
+    if faults:
+        ctx = min(faults, key=lambda c: int(c[P.FBLOCK]))
+        raise _fault(prog, ctx, len(kparam))
+    del keep
+    return int(sum(int(c[P.EXEC]) for c in ctxs))
+
+
+_tid_tables: dict[tuple, np.ndarray] = {}
+
+
+def _tids(block, tpad: int) -> np.ndarray:
+    """%tid.x, .y, .z (and a pad) of every thread of a block, as int32 quadruples."""
+    key = (block, tpad)
+    table = _tid_tables.get(key)
+    if table is None:
+        t = np.arange(tpad)
+        table = np.zeros((tpad, 4), np.int32)
+        table[:, 0] = t % block[0]
+        table[:, 1] = (t // block[0]) % block[1]
+        table[:, 2] = t // (block[0] * block[1])
+        if len(_tid_tables) >= 64:
+            _tid_tables.clear()
+        _tid_tables[key] = table
+    return table
+
+
+def _one(compiled: Compiled, ctx: np.ndarray, results: list, w: int) -> None:
+    results[w] = compiled.run(ctx.ctypes.data)
+
+
+def _fault(prog, ctx: np.ndarray, kplen: int) -> SimFault:
+    code = int(ctx[P.FCODE])
+    name, text = P.FAULTS.get(code, ("CUDA_ERROR_LAUNCH_FAILED", "{name}: fault {code}"))
+    limit = int(ctx[P.FAULT_LIMIT[code]]) if code in P.FAULT_LIMIT else 0
+    return SimFault(name, text.format(w=int(ctx[P.FWIDTH]), a=int(ctx[P.FADDR]) & ((1 << 64) - 1), limit=limit,
+                                      name=prog.name, code=code))

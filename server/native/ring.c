@@ -1,0 +1,107 @@
+/* The worker's end of the same-host call ring (layout and protocol: libhook/src/transport/ring.h;
+ * server/ring.py drives it). Compiled so that the wait releases the GIL and blocks on the futex in the
+ * shared segment: an idle session costs no CPU, and a busy one no Python per spin.
+ *
+ * Nothing the client writes is trusted: a length is read once and checked against the slot before
+ * anything is copied, counters are only compared for change, and a record the worker cannot take is
+ * reported, not followed (the worker ends that session; server/worker.py). */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <sched.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ring.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void rgpu_ring_serve(void *ring) {
+    rgpu_ring_head *h = ring;
+    memset(h, 0, sizeof *h);
+    __atomic_store_n(&h->magic, RGPU_RING_MAGIC, __ATOMIC_RELEASE);
+}
+
+/* The header's field offsets, for tests that write the client's part as a broken client would:
+ * magic, doorbell, sock_sent, req_seq, req_len, rep_seq, rep_len, request slot, and the ring's size. */
+void rgpu_ring_layout(uint64_t out[9]) {
+    out[0] = offsetof(rgpu_ring_head, magic), out[1] = offsetof(rgpu_ring_head, doorbell);
+    out[2] = offsetof(rgpu_ring_head, sock_sent), out[3] = offsetof(rgpu_ring_head, req_seq);
+    out[4] = offsetof(rgpu_ring_head, req_len), out[5] = offsetof(rgpu_ring_head, rep_seq);
+    out[6] = offsetof(rgpu_ring_head, rep_len), out[7] = RGPU_RING_HEAD, out[8] = RGPU_RING_BYTES;
+}
+
+static int check(rgpu_ring_head *h, uint64_t sock_received, uint32_t *taken, uint32_t *len) {
+    if (__atomic_load_n(&h->sock_sent, __ATOMIC_ACQUIRE) > sock_received) return 2;
+    uint32_t seq = __atomic_load_n(&h->req_seq, __ATOMIC_ACQUIRE);
+    if (seq == *taken) return 0;
+    *taken = seq;
+    *len = __atomic_load_n(&h->req_len, __ATOMIC_ACQUIRE);
+    return *len <= RGPU_RING_REQ_CAP ? 1 : -1;
+}
+
+/* Waits for the client's next message: spins (yielding) for spin_s, then blocks on the doorbell for
+ * up to timeout_s. 1: a request is in the slot, *len bytes (*taken updated); 2: a message of the
+ * client's is due on the socket (it sent more there than sock_received); 0: nothing in time;
+ * -1: the slot claims more bytes than it holds (*len). */
+int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
+                   uint32_t *len) {
+    rgpu_ring_head *h = ring;
+    uint32_t seen = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
+    int r = check(h, sock_received, taken, len);
+    if (r) return r;
+    double start = now_s(), until = start + spin_s, deadline = start + timeout_s;
+    for (unsigned i = 1; spin_s > 0; i++) {
+        uint32_t d = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
+        if (d != seen) {
+            seen = d;
+            if ((r = check(h, sock_received, taken, len))) return r;
+        }
+        if (!(i & 31) && now_s() >= until) break;
+        sched_yield();
+    }
+    for (;;) {
+        __atomic_store_n(&h->worker_sleeping, 1, __ATOMIC_SEQ_CST);
+        uint32_t d = __atomic_load_n(&h->doorbell, __ATOMIC_SEQ_CST);
+        if (d == seen) {
+            double left = deadline - now_s();
+            if (left <= 0) {
+                __atomic_store_n(&h->worker_sleeping, 0, __ATOMIC_RELAXED);
+                return 0;
+            }
+            long ns = (long)(left * 1e9) + 1;
+            struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+            syscall(SYS_futex, &h->doorbell, FUTEX_WAIT, seen, &ts, NULL, 0);
+            d = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
+        }
+        __atomic_store_n(&h->worker_sleeping, 0, __ATOMIC_RELAXED);
+        if (d != seen) {
+            seen = d;
+            if ((r = check(h, sock_received, taken, len))) return r;
+        }
+    }
+}
+
+static void post(rgpu_ring_head *h, uint32_t len) {
+    __atomic_store_n(&h->rep_len, len, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&h->rep_seq, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&h->client_sleeping, __ATOMIC_SEQ_CST))
+        syscall(SYS_futex, &h->rep_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* The reply to the request taken: 0, or -1 when it does not fit the slot (send it on the socket and
+ * say so with rgpu_ring_reply_on_socket). */
+int rgpu_ring_reply(void *ring, const char *msg, size_t len) {
+    if (len > RGPU_RING_REP_CAP) return -1;
+    memcpy(RGPU_RING_REP(ring), msg, len);
+    post(ring, (uint32_t)len);
+    return 0;
+}
+
+void rgpu_ring_reply_on_socket(void *ring) { post(ring, RGPU_RING_ON_SOCKET); }

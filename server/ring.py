@@ -1,0 +1,167 @@
+"""The worker's end of the same-host call ring (libhook/src/transport/ring.h has the layout, ring.c the
+client's end; server/native/ring.c, in librgpu_launches.so, the compiled wait and reply).
+
+When the client's session segment (shm.py) offers a ring and the worker maps the segment, sync
+messages without bulk frames come through the ring, and their replies go back the same way: no ZeroMQ
+hand-offs, no kernel wake-up while both sides are spinning. The worker waits on the ring's doorbell,
+which the client rings for its socket messages too, so an idle session blocks on one futex; messages
+the ring cannot carry (bulk frames, pieces, anything past its slot) keep the socket, in order.
+
+A client can write anything into its segment: a record longer than its slot ends that session with
+a clear error (RingBroken), never a read past the ring."""
+from __future__ import annotations
+
+import cffi
+import zmq
+
+from rgpu.protocol import wire
+
+_CDEF = """
+void rgpu_ring_serve(void *ring);
+void rgpu_ring_layout(uint64_t out[9]);
+int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
+                   uint32_t *len);
+int rgpu_ring_reply(void *ring, const char *msg, size_t len);
+void rgpu_ring_reply_on_socket(void *ring);
+"""
+ffi = cffi.FFI()
+ffi.cdef(_CDEF)
+_lib = None
+_unavailable = ""
+
+RING, SOCKET, IDLE = 1, 2, 0  # what rgpu_ring_next found
+
+
+def library():
+    """librgpu_launches.so, where the ring's compiled end is, or None (no ring: every call on the socket)."""
+    global _lib, _unavailable
+    if _lib is None and not _unavailable:
+        from rgpu.paths import LibraryMissing, libdir
+        try:
+            lib = ffi.dlopen(str(libdir() / "librgpu_launches.so"))
+            lib.rgpu_ring_next  # an older build without the ring  # noqa: B018
+            _lib = lib
+        except (LibraryMissing, OSError, AttributeError) as e:
+            _unavailable = str(e)
+    return _lib
+
+
+def layout() -> dict:
+    """Offsets of the ring header's fields, its request slot, and its size (for tests)."""
+    out = ffi.new("uint64_t[9]")
+    library().rgpu_ring_layout(out)
+    names = ("magic", "doorbell", "sock_sent", "req_seq", "req_len", "rep_seq", "rep_len", "request", "size")
+    return dict(zip(names, map(int, out)))
+
+
+class RingBroken(Exception):
+    """The client wrote a record the worker cannot take: its session ends with this message."""
+
+
+class RingFrame(bytes):
+    """A message taken from the ring, standing in for the zmq.Frame a socket gives (_serve reads
+    .buffer; a ring message is always one frame)."""
+    __slots__ = ()
+    more = False
+
+    @property
+    def buffer(self) -> memoryview:
+        return memoryview(self)
+
+    @property
+    def bytes(self) -> bytes:
+        return bytes(self)
+
+
+class CallRing:
+    def __init__(self, segment, offset: int, size: int):
+        self._mm, self.offset = segment._mm, offset
+        self._p = ffi.cast("void *", segment.addr + offset)
+        self._req = offset + layout()["request"]
+        self._taken = ffi.new("uint32_t *")
+        self._len = ffi.new("uint32_t *")
+        self.sock_received = 0  # the client's messages taken from the socket since the attach
+        self.calls = 0  # messages taken from the ring (logs)
+        self._lib = library()
+        self._lib.rgpu_ring_serve(self._p)
+        self._replies = None
+
+    @classmethod
+    def attach(cls, segment, offer) -> tuple[CallRing | None, str]:
+        """The ring the client offers at the end of its segment, served from now on; or (None, why not).
+        The segment's data regions end where the ring begins (a region naming the ring is refused)."""
+        off = offer.get("ring") if isinstance(offer, dict) else None
+        if off is None:
+            return None, "not offered"
+        lib = library()
+        if lib is None:
+            return None, f"no compiled ring: {_unavailable}"
+        size = layout()["size"]
+        from .shm import DATA
+        if not (type(off) is int and off >= DATA and off % 4096 == 0 and off + size == segment.size):
+            return None, "malformed ring offer"
+        segment.size = off
+        return cls(segment, off, size), ""
+
+    def next(self, spin_s: float, timeout_s: float):
+        """What the client sent next: (RING, frame), (SOCKET, None) when its next message is on the
+        socket, (IDLE, None) after timeout_s. Waits without the GIL. Raises RingBroken."""
+        got = self._lib.rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s, self._len)
+        if got == RING:
+            n = self._len[0]
+            self.calls += 1
+            return RING, [RingFrame(self._mm[self._req:self._req + n])]
+        if got < 0:
+            raise RingBroken(f"the call ring's request slot claims {self._len[0]} bytes, more than it holds: "
+                             f"the client wrote over the ring")
+        return got, None
+
+    def replies(self, sock):
+        """The socket-like object _serve answers the ring message just taken through (Replies): one
+        per ring, made ready for each message."""
+        r = self._replies
+        if r is None or r.sock is not sock:
+            r = self._replies = Replies(sock, self)
+        r.on_socket, r._ident = False, None
+        return r
+
+    def reply(self, data) -> bool:
+        if type(data) is not bytes:
+            data = ffi.from_buffer(data)
+        return self._lib.rgpu_ring_reply(self._p, data, len(data)) == 0
+
+    def reply_on_socket(self) -> None:
+        self._lib.rgpu_ring_reply_on_socket(self._p)
+
+
+class Replies:
+    """What _serve sends in answer to a ring message: a reply of one frame goes back on the ring; one
+    that does not fit, or comes with bulk frames (or pieces), goes on the socket, and the ring says so,
+    once: everything after it for this message follows it there, in order."""
+
+    def __init__(self, sock, ring: CallRing):
+        self.sock, self.ring = sock, ring
+        self.on_socket = False
+        self._ident = None
+
+    def send(self, data, flags=0, copy=True):
+        # _serve sends a reply as the peer's identity (with SNDMORE) and then the reply: the first of
+        # the two is kept (no test of the flag: a zmq enum's & costs more than the rest of this)
+        if self._ident is None:
+            self._ident = data
+            return
+        ident, self._ident = self._ident, None
+        self.send_multipart([ident, data], copy=copy)
+
+    def send_multipart(self, parts, flags=0, copy=True):
+        if not self.on_socket and len(parts) == 2 and self.ring.reply(parts[1]):
+            return
+        self.sock.send_multipart(parts, flags, copy=copy)
+        if not self.on_socket:
+            self.on_socket = True
+            self.ring.reply_on_socket()
+
+
+def broken_notice(why: str) -> bytes:
+    """The SESSION_ENDED notice the client hears when its ring broke (reported as the cause)."""
+    return wire.encode_reply(0, wire.SESSION_ENDED, message=why)

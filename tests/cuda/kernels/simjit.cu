@@ -1,0 +1,122 @@
+// Kernels the software GPU's compiled path (server/backends/sim/jit) is checked against the
+// interpreter with (tests/unit/sim/test_jit_differential.py), and its benchmark runs.
+#include <cstdint>
+
+extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+#define TILE 16
+extern "C" __global__ void tiled_matmul(const float *A, const float *B, float *C, int M, int N, int K) {
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (K + TILE - 1) / TILE; ++t) {
+        int ac = t * TILE + threadIdx.x, br = t * TILE + threadIdx.y;
+        As[threadIdx.y][threadIdx.x] = (row < M && ac < K) ? A[row * K + ac] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (br < K && col < N) ? B[br * N + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) C[row * N + col] = acc;
+}
+
+// A grid-stride sum, then a warp's lanes summed by shuffles; lane 0 of each warp writes its
+// warp's sum and how many lanes saw a negative value (a ballot).
+extern "C" __global__ void warp_sums(const int *in, int *sums, unsigned *negatives, int n) {
+    int v = 0, neg = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        v += in[i];
+        neg |= in[i] < 0;
+    }
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    unsigned ballot = __ballot_sync(0xffffffffu, neg);
+    int w = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if ((threadIdx.x & 31) == 0) {
+        sums[w] = v;
+        negatives[w] = __popc(ballot);
+    }
+}
+
+// Bins in shared memory with shared atomics, merged into global bins; the global extremes and
+// a first-claim table exercise min, max, exch and cas (in ways whose result does not depend on
+// which thread comes first: blocks run in any order, on a GPU as on several cores).
+extern "C" __global__ void shared_histogram(const unsigned char *data, unsigned *bins, int *extremes,
+                                            int *claims, int n) {
+    __shared__ unsigned h[64];
+    for (int i = threadIdx.x; i < 64; i += blockDim.x) h[i] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        int d = data[i];
+        atomicAdd(&h[d & 63], 1u);
+        atomicMin(&extremes[0], d - 128);
+        atomicMax(&extremes[1], d - 128);
+        if (atomicCAS(&claims[d & 15], -1, d & 15) == -1) atomicAdd(&claims[16], 1);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 64; i += blockDim.x) atomicAdd(&bins[i], h[i]);
+    if (threadIdx.x == 0) atomicExch(&extremes[2], (int)gridDim.x + 1000);
+}
+
+__device__ int collatz_steps(long long x) {
+    int s = 0;
+    while (x != 1 && s < 200) {
+        x = (x & 1) ? 3 * x + 1 : x >> 1;
+        s++;
+    }
+    return s;
+}
+
+// Divergence of every kind: per-thread loop counts, nested branches, an early return, a switch,
+// and integer and float arithmetic whose PTX rules (signed division, shifts, conversions) differ
+// from C's where C leaves them undefined.
+extern "C" __global__ void divergent(const int *in, const float *x, int *iout, float *fout, double *dout, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int v = in[i];
+    int r = collatz_steps(v > 0 ? v : 1 - v);
+    if (v % 3 == 0) {
+        r += v / 7;
+        if (v & 4) r ^= v << 3;
+        else r -= (unsigned)v >> 5;
+    } else if (v % 3 == 1) {
+        switch (v & 3) {
+            case 0: r *= 3; break;
+            case 1: r = r / (v | 1); break;
+            case 2: r = __clz(v) + __popc(v); break;
+            default: r = __brev(v) ^ r;
+        }
+    } else {
+        for (int k = 0; k < (v & 7); k++) r = r * 31 + (v % (k + 2));
+    }
+    iout[i] = r;
+    float f = x[i];
+    float g = f > 0.0f ? sqrtf(f) : fmaf(f, 1.5f, -2.0f);
+    g = fminf(g, 3.0f) + fmaxf(f / 3.0f, -1.0f);
+    fout[2 * i] = g;
+    fout[2 * i + 1] = (float)__float2int_rn(f * 100.0f) + (float)(unsigned)(f * 1e9f) * 1e-9f;
+    double d = (double)f * 1.000001 + (double)v;
+    dout[i] = d / 3.0 + sqrt(fabs(d)) - (double)(long long)(d * 1e10) * 1e-10;
+}
+
+// Thread i stores at p[i + off]: off past the allocation faults.
+extern "C" __global__ void oob_store(int *p, int off) {
+    p[threadIdx.x + off] = threadIdx.x;
+}
+
+// A shared-memory index from the caller: past the 64 ints it faults.
+extern "C" __global__ void oob_shared(int *out, int idx) {
+    __shared__ int s[64];
+    s[threadIdx.x & 63] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x + idx) & 0xffff];
+}
+
+// The interpreter's float atomics sum one instruction's lanes as a tree, so this one falls back.
+extern "C" __global__ void float_atomic_sum(const float *x, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(out, x[i]);
+}

@@ -1,0 +1,243 @@
+"""End to end across hosts, on the test bed (tests/support/testbed.py): the controller on the head host,
+a pool server on each GPU host, programs on the CPU host, every link between hosts through the relay
+(which records what it carries, and can cut a connection as a failing link does)."""
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from rgpu.controller import users
+from tests.support.bedpool import ROOT
+from tests.support.controller import CONTROLLER_KEY
+from tests.support.daemons import wait_until
+from tests.support.testbed import CONTROLLER_PORT, WORKER_PORTS
+
+pytestmark = [pytest.mark.e2e, pytest.mark.sim_only("the bed's GPU hosts serve software GPUs")]
+MiB = 1 << 20
+
+
+def session_ended(log: str) -> list[dict]:
+    """The key=value fields of each session_ended line of a server's log."""
+    return [dict(re.findall(r"(\w+)=(\S+)", line)) for line in log.splitlines() if "event=session_ended" in line]
+
+
+def test_programs_on_the_cpu_host_run_on_both_gpu_hosts_through_the_pool(bed_pool, cuda_program):
+    query = str(cuda_program("device_query"))
+    p = bed_pool.cli("run", "--controller", bed_pool.url, "-n", "2", "--policy", "spread", "--mem", "256MiB", "--",
+                     "sh", "-c", 'echo "servers $RGPU_SERVER"; exec "$0"', query)
+    assert p.returncode == 0 and "devices 2" in p.stdout, p.stdout + p.stderr
+    # placed on both GPU hosts, reached at their front addresses (across the relay), each with its key
+    servers = re.search(r"servers (\S+)", p.stdout).group(1).split(",")
+    assert sorted(s.split("@")[0] for s in servers) == sorted(bed_pool.servers), servers
+    assert all(re.fullmatch(r"tcp://[\d.]+:\d+@[0-9a-f]{64}#0", s) for s in servers), servers
+    assert len(re.findall(r"device \d: .* mem 268435456 ", p.stdout)) == 2, p.stdout
+    # kernels on both vGPUs and data between them, checked by the program itself
+    multi = bed_pool.cli("run", "--controller", bed_pool.url, "-n", "2", "--policy", "spread", "--mem", "256MiB",
+                         "--", str(cuda_program("multi_vgpu")))
+    assert multi.returncode == 0 and "OK multi_vgpu 2" in multi.stdout, multi.stdout + multi.stderr
+    # copies both ways, every size path (frames, pieces), and a kernel over the data
+    for name, args, ok in [("copy_roundtrip", ["16"], "OK copy_roundtrip 16 MiB"),
+                           ("kernels_basic", [], "OK kernels_basic")]:
+        r = bed_pool.cli("run", "--controller", bed_pool.url, "--mem", "256MiB", "--", str(cuda_program(name)), *args)
+        assert r.returncode == 0 and ok in r.stdout, r.stdout + r.stderr
+    assert bed_pool.cli_json("leases")["leases"] == [], "rgpu run releases its lease at exit"
+
+
+def test_a_run_direct_to_a_server_on_another_host(bed_pool, cuda_program):
+    url = bed_pool.add_server("gpu2", 7402, pool=False)
+    try:
+        p = bed_pool.cli("run", "--server", url, "--", str(cuda_program("copy_roundtrip")), "8")
+        assert p.returncode == 0 and "OK copy_roundtrip 8 MiB" in p.stdout, p.stdout + p.stderr
+        # the session's bytes crossed the wire (no shared segment, no pinned mapping): the server's log says so
+        [ended] = session_ended(bed_pool.log(url))
+        assert int(ended["bytes_in"]) >= 8 * MiB and int(ended["bytes_out"]) >= 8 * MiB, ended
+        assert ended["shm_bytes_in"] == ended["shm_bytes_out"] == "0", ended
+    finally:
+        bed_pool.servers.pop(url).stop()
+
+
+def test_every_link_between_hosts_is_curve(bed_pool, bed, cuda_program):
+    before = set(bed.recorded())
+    lease = bed_pool.cli_json("reserve", "--mem", "128MiB")
+    try:
+        p = bed_pool.cli("run", "--controller", bed_pool.url, "--lease", lease["lease"], "--",
+                         str(cuda_program("copy_roundtrip")), "4")
+        assert p.returncode == 0 and "OK copy_roundtrip 4 MiB" in p.stdout, p.stdout + p.stderr
+    finally:
+        assert bed_pool.cli("release", lease["lease"], "--controller", bed_pool.url).returncode == 0
+    seen = bed.recorded()
+    ports = {int(name.split(".")[-2].rsplit("-", 1)[1]) for name in seen if name not in before}
+    lo, hi = WORKER_PORTS
+    # this run's links: to the controller, to a server's supervisor and to its session worker; and
+    # the servers' own links to the controller, made when they joined
+    assert CONTROLLER_PORT in ports and 7401 in ports and any(lo <= q <= hi for q in ports), sorted(ports)
+    assert any(name.endswith(f"-{CONTROLLER_PORT}.up") for name in before), "servers -> controller"
+    secrets = [lease["token"].encode(), lease["lease"].encode(), b"hello", b"copy_roundtrip"]
+    # this run's links and the servers' links to the controller (a direct-mode server's are plain by design)
+    pool_links = {name: data for name, data in seen.items()
+                  if name not in before or name.endswith((f"-{CONTROLLER_PORT}.up", f"-{CONTROLLER_PORT}.down"))}
+    for name, data in pool_links.items():
+        if name.endswith(".up") and data:
+            # the ZMTP greeting names the security mechanism, in its first 64 bytes
+            assert b"CURVE" in data[:64], (name, data[:64])
+        for secret in secrets:
+            assert secret not in data, (name, secret)
+
+
+def test_a_stranger_on_the_cpu_host_is_refused(bed_pool, tmp_path, cuda_program):
+    stranger = {k: v for k, v in bed_pool.env.items() if not k.startswith("RGPU_")}
+    stranger.update(RGPU_CONFIG_DIR=str(tmp_path / "stranger"), PYTHONPATH=str(ROOT))
+    query = str(cuda_program("device_query"))
+    p = bed_pool.cli("run", "--controller", bed_pool.url, "--", query, env=stranger)
+    assert p.returncode != 0 and "OK device_query" not in p.stdout, p.stdout + p.stderr
+    assert "no rgpu credential" in p.stderr, p.stdout + p.stderr
+    # a credential of its own making, which names the right controller key: the controller does not know it
+    forged = users.issue(tmp_path / "not-the-pools-users", "mallory", "user", tmp_path / "mallory.credential",
+                         CONTROLLER_KEY)
+    f = bed_pool.cli("run", "--controller", bed_pool.url, "--", query, env={**stranger, "RGPU_CREDENTIAL": str(forged)})
+    assert f.returncode != 0 and "OK device_query" not in f.stdout, f.stdout + f.stderr
+    assert "does not know the credential of mallory" in f.stderr and "[unauthenticated]" in f.stderr, f.stderr
+    # straight to a pool server, with no lease: refused by the server, and told why
+    url = next(iter(bed_pool.servers))
+    d = bed_pool.cli("run", "--server", url, "--", query, env=stranger)
+    assert d.returncode != 0 and "opens sessions only for lease holders" in d.stderr, d.stdout + d.stderr
+    assert bed_pool.cli_json("leases")["leases"] == []
+
+
+def test_the_same_host_paths_do_not_apply_across_hosts(bed_pool, cuda_program):
+    for name, args, ok in [("copy_roundtrip", ["16"], "OK copy_roundtrip 16 MiB"),
+                           ("pinned_copies", ["8"], "OK pinned_copies 1 device(s) 8 MiB")]:
+        p = bed_pool.cli("run", "--controller", bed_pool.url, "--mem", "256MiB", "--", str(cuda_program(name)), *args,
+                         env={**bed_pool.env, "RGPU_LOG": "info"})
+        assert p.returncode == 0 and ok in p.stdout, p.stdout + p.stderr
+        assert "moves through shared memory" not in p.stderr, p.stderr
+    logs = "".join(bed_pool.log(u) for u in bed_pool.servers)
+    # each offer of a segment was declined: the worker runs on another boot of another host
+    assert "event=shm_declined" in logs and "event=shm_attached" not in logs
+    assert set(re.findall(r"event=shm_declined .*?reason=\"?([\w ]+)", logs)) == {"another host"}, logs[-3000:]
+    ended = session_ended(logs)
+    assert ended and all(e["shm_bytes_in"] == e["shm_bytes_out"] == e["pinned_bytes_in"] == e["pinned_bytes_out"]
+                         == e["pinned_segments"] == "0" for e in ended), ended
+    # and the data did cross: at least one session moved 16 MiB each way on the wire
+    assert any(int(e["bytes_in"]) >= 16 * MiB and int(e["bytes_out"]) >= 16 * MiB for e in ended), ended
+
+
+def holder(bed_pool, lease: str, *args: str, timeout_s: int = 10) -> subprocess.Popen:
+    """hold_memory under `rgpu run --lease` on the CPU host, once it holds its memory (printed READY)."""
+    env = {**bed_pool.env, "RGPU_TIMEOUT": str(timeout_s)}
+    proc = bed_pool.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", bed_pool.url,
+                                      "--lease", lease, "--", *args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    line = proc.stdout.readline()
+    if not line.startswith("READY"):
+        proc.kill()
+        pytest.fail(f"holder did not start: {line}{proc.communicate(timeout=10)}")
+    return proc
+
+
+def test_a_link_cut_mid_copy_ends_that_program_and_the_other_tenant_carries_on(bed_pool, bed, cuda_program):
+    hold = str(cuda_program("hold_memory"))
+    calm = bed_pool.cli_json("reserve", "--mem", "128MiB")
+    busy = bed_pool.cli_json("reserve", "--mem", "256MiB")
+    server = calm["vgpus"][0]["server"]
+    assert busy["vgpus"][0]["server"] == server, "binpack places the second lease beside the first"
+    lo, hi = WORKER_PORTS
+    b = a = None
+    try:
+        b = holder(bed_pool, calm["lease"], hold, "16")
+        known = {link["id"] for link in bed.links()}
+        # 64 MiB device to host, over and over; a call may wait 10 minutes (RGPU_TIMEOUT), so an end
+        # well before that is the client seeing its link go, not a call timing out
+        a = holder(bed_pool, busy["lease"], hold, "64", "copies", timeout_s=600)
+        # cut the busy program's session link while its copies flow (the relay is passing its bytes)
+        wait_until(lambda: [x for x in bed.links() if x["id"] not in known and lo <= x["port"] <= hi
+                            and x["down"] > 64 * MiB], 30, "the busy program's copies on the wire")
+        victims = [x["id"] for x in bed.links() if x["id"] not in known and lo <= x["port"] <= hi]
+        assert bed.cut(victims) == victims
+        out, err = a.communicate(timeout=120)
+        assert a.returncode == 3 and "ERROR 46 cudaErrorDevicesUnavailable" in out, out + err
+        # the server ends the session whose client is gone and frees its memory; the other tenant's stays
+        wait_until(lambda: [s["lease"] for s in bed_pool.stats(server)["sessions"]] == [calm["lease"]], 30,
+                   "the cut session ended on the server")
+        assert wait_until(lambda: bed_pool.stats(server)["gpus"][0]["memory_used"] < 64 * MiB, 30, "memory freed")
+        assert b.poll() is None, "the other tenant runs on"
+        again = bed_pool.cli("run", "--controller", bed_pool.url, "--lease", calm["lease"], "--",
+                             str(cuda_program("copy_roundtrip")), "8")
+        assert again.returncode == 0 and "OK copy_roundtrip 8 MiB" in again.stdout, again.stdout + again.stderr
+        b.send_signal(signal.SIGTERM)
+        b.communicate(timeout=30)
+    finally:
+        for proc in (a, b):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.communicate(timeout=10)
+        for lease in (calm, busy):
+            bed_pool.cli("release", lease["lease"], "--controller", bed_pool.url)
+    assert [e.get("reason") for e in session_ended(bed_pool.log(server))].count("client_gone") >= 1
+
+
+def test_a_running_program_moves_between_the_gpu_hosts(bed_pool, cuda_program):
+    """Live migration from one GPU host to the other: the servers talk across the relay as the program
+    does, and the program ends with the results of a run that never moved."""
+    exe = str(cuda_program("migrate_streams"))
+    run = ["run", "--controller", bed_pool.url, "--mem", "128MiB", "--", exe]
+    still = bed_pool.cli(*run, "20", "0")
+    assert still.returncode == 0 and " OK" in still.stdout, still.stdout + still.stderr
+    env = {**bed_pool.env, "RGPU_TIMEOUT": "60", "RGPU_LOG": "info"}
+    proc = bed_pool.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", *run, "20", "300"], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [lease] = bed_pool.cli_json("leases")["leases"]
+        a = lease["vgpus"][0]["server"]
+        [b] = [u for u in bed_pool.servers if u != a]
+        line = proc.stdout.readline()
+        assert line.startswith("PROGRESS"), line + proc.stderr.read()
+        p = bed_pool.cli("migrate", lease["id"], "--to", f"{b}#0", "--controller", bed_pool.url, "--json")
+        assert p.returncode == 0, p.stdout + p.stderr
+        [m] = json.loads(p.stdout)["migrations"]
+        assert m["state"] == "done" and (m["from"], m["to"]) == (f"{a}#0", f"{b}#0") and m["sessions"] == 1, m
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=10)
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == still.stdout.strip().splitlines()[-1], (out, still.stdout)
+    assert err.count("moved to") == 1, err
+
+
+def test_pytorch_cupy_numba_and_cublas_on_the_cpu_host_dispatch_on_a_gpu_host(bed_pool):
+    """PyTorch, CuPy and numba-cuda from their CUDA wheels, and a cuBLAS/cuBLASLt program, on the CPU host,
+    their calls served across the relay by a `--device cuda` server on the null driver
+    (benchmarks/native/nulldriver.c: no GPU work) on a GPU host: each initialises, loads its own kernels
+    and dispatches its work (PyTorch: a training step, cuDNN, a CUDA graph) without an error. What the
+    kernels compute is the GPU's to check (tests/e2e on a GPU host)."""
+    from benchmarks.native import run as native
+    from tests.e2e.test_null_driver import FRAMEWORKS_STEP, LIBS, TORCH_STEP, _zstd
+    from tests.support import cudabuild, frameworks, nvlibs, torchenv
+    env = {k: v for k, v in bed_pool.env.items() if k not in ("RGPU_CONTROLLER", "RGPU_CLUSTER_SECRET")}
+    url = bed_pool.add_server("gpu2", 7405, pool=False, device="cuda",
+                              env={**env, "RGPU_LIBCUDA": str(native.null_driver())})
+    try:
+        p = bed_pool.cli("run", "--server", url, "--", str(torchenv.python()), "-c", TORCH_STEP, timeout=600)
+        assert p.returncode == 0 and "OK rgpu null driver (no GPU work) (9, 0)" in p.stdout, p.stdout + p.stderr[-4000:]
+        f = bed_pool.cli("run", "--server", url, "--", str(frameworks.python()), "-c", FRAMEWORKS_STEP,
+                         env=frameworks.numba_env(bed_pool.env), timeout=600)
+        assert f.returncode == 0 and "OK cupy" in f.stdout and "OK numba" in f.stdout, f.stdout + f.stderr[-4000:]
+        if _zstd():  # the null driver reads cuBLAS's zstd-compressed modules with libzstd
+            exe = cudabuild.build(LIBS / "blas.cu", "exe", [f"-I{LIBS}", *nvlibs.link_flags("cublas", "cublasLt")],
+                                  arch_flags=["-arch=sm_80"])
+            b = bed_pool.cli("run", "--server", url, "--", str(exe), timeout=600)
+            got = {line.split()[0]: line.split()[1] for line in b.stdout.splitlines() if len(line.split()) >= 2}
+            assert b.returncode == 0 and all(got.get(n) == "0" for n in ("create", "sgemm", "dgemm", "lt_matmul")), \
+                b.stdout[-2000:] + b.stderr[-2000:]
+        ended = session_ended(bed_pool.log(url))
+        assert len(ended) >= 2 and all(e["shm_bytes_in"] == e["pinned_bytes_in"] == "0" for e in ended), ended
+    finally:
+        bed_pool.servers.pop(url).stop()

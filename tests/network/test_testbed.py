@@ -1,0 +1,127 @@
+"""The test bed itself (tests/support/testbed.py, delay_relay.py): hosts that are apart as machines are,
+a relay that passes every byte in order under a delay and cuts a connection when told, caps set and
+lifted, and beds of dead runs swept."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.support import testbed
+from tests.support.bedpool import ROOT
+from tests.support.daemons import wait_until
+
+# a host's side of a byte-for-byte check through the relay: an echo server, and a client that sends
+# random bytes and compares what comes back
+ECHO = """
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(4); print("ready", flush=True)
+while True:
+    c, _ = s.accept()
+    while (d := c.recv(1 << 16)):
+        c.sendall(d)
+    c.close()
+"""
+CLIENT = """
+import hashlib, os, socket, sys, threading
+data = os.urandom(int(sys.argv[3]))
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+t = threading.Thread(target=lambda: (s.sendall(data), s.shutdown(socket.SHUT_WR)))
+t.start()
+got = bytearray()
+while (d := s.recv(1 << 16)):
+    got += d
+t.join()
+print(hashlib.sha256(data).hexdigest() == hashlib.sha256(got).hexdigest(), len(got))
+"""
+
+
+@pytest.fixture(scope="module")
+def bed():
+    why = testbed.missing()
+    if why:
+        pytest.skip(why)
+    b = testbed.Testbed()
+    b.up()
+    try:
+        yield b
+    finally:
+        b.down()
+
+
+def on(bed, host, *argv, **kw):
+    return bed.exec(host, [sys.executable, *argv], **kw)
+
+
+def test_hosts_are_apart(bed):
+    facts = {h: on(bed, h, "-c", "import socket; print(socket.gethostname(), open('/proc/sys/kernel/random/boot_id')"
+                                 ".read().strip(), open('/sys/class/net/eth0/mtu').read().strip())").stdout.split()
+             for h in testbed.HOSTS}
+    assert {h: f[0] for h, f in facts.items()} == {h: f"bed-{h}" for h in testbed.HOSTS}
+    assert len({f[1] for f in facts.values()}) == len(testbed.HOSTS), "each host its own boot id"
+    assert {f[2] for f in facts.values()} == {"1500"}
+    # a shared-memory segment made on one host is not on another
+    made = on(bed, "cpu", "-c", "import os; open('/dev/shm/rgpu-bed-probe', 'w').write('x'); "
+                                "print(os.path.exists('/dev/shm/rgpu-bed-probe'))")
+    assert made.stdout.strip() == "True", made.stderr
+    assert on(bed, "gpu1", "-c", "import os; print(os.path.exists('/dev/shm/rgpu-bed-probe'))").stdout.strip() == "False"
+    # the CPU host reaches the others only through the relay's fronts: their own addresses are not routed
+    direct = on(bed, "cpu", "-c", f"import socket; socket.create_connection(('{testbed.LAN['gpu1']}', 7400), timeout=3)")
+    assert direct.returncode != 0 and "unreachable" in direct.stderr, direct.stderr
+
+
+def test_the_relay_passes_every_byte_in_order_under_a_delay_and_cuts_when_told(bed):
+    echo = bed.popen("gpu1", [sys.executable, "-c", ECHO, "7410"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert echo.stdout.readline().strip() == "ready"
+        bed.rtt(5)
+        p = on(bed, "cpu", "-c", CLIENT, bed.front("gpu1"), "7410", str(8 << 20))
+        assert p.stdout.split() == ["True", str(8 << 20)], p.stdout + p.stderr
+        # a held connection, then cut: the client's next receive fails as a reset link does
+        held = bed.popen("cpu", [sys.executable, "-c", f"import socket; s = socket.create_connection(('{bed.front('gpu1')}', 7410)); "
+                                 "s.sendall(b'x'); s.recv(1); print('up', flush=True); s.recv(1)"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert held.stdout.readline().strip() == "up"
+        [link] = wait_until(lambda: [x for x in bed.links() if x["port"] == 7410], 10, "the held link")
+        assert link["front"] == bed.front("gpu1") and link["client"].startswith(testbed.CPU + ":")
+        assert bed.cut([link["id"]]) == [link["id"]]
+        out, err = held.communicate(timeout=30)
+        assert held.returncode != 0 and "ConnectionResetError" in err, err
+        assert wait_until(lambda: not [x for x in bed.links() if x["port"] == 7410], 10, "the link gone")
+    finally:
+        bed.rtt(0)
+        echo.kill()
+        echo.wait(10)
+
+
+def test_a_cap_is_set_on_both_ends_of_the_cpu_link_and_lifted(bed):
+    def qdiscs():
+        return [subprocess.run(["ip", "netns", "exec", bed.ns(h), "tc", "qdisc", "show", "dev", dev],
+                               capture_output=True, text=True).stdout for h, dev in (("cpu", "eth0"), ("wan", "cpu"))]
+    bed.cap("1gbit")
+    try:
+        assert all("tbf" in q and "rate 1Gbit" in q for q in qdiscs()), qdiscs()
+    finally:
+        bed.cap(None)
+    assert not any("tbf" in q for q in qdiscs()), qdiscs()
+
+
+def test_a_bed_whose_maker_died_is_swept_and_down_removes_everything(bed):
+    # a process makes a bed and dies without removing it (a killed test run): its relay runs on in it
+    maker = subprocess.run([sys.executable, "-c", "import os; from tests.support.testbed import Testbed; "
+                            "b = Testbed().up(); print(b.name, flush=True); os._exit(0)"],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert maker.returncode == 0, maker.stderr
+    stale = testbed.Testbed(maker.stdout.strip())
+    # the next sweep removes it, whichever process sweeps first (a parallel worker's bed may)
+    testbed.sweep()
+    assert not [ns for ns in testbed.namespaces() if ns.startswith(stale.prefix + "-")] and not stale.dir.exists()
+    # this run's own bed is not touched by a sweep, and `down` leaves nothing of a bed
+    assert len([ns for ns in testbed.namespaces() if ns.startswith(bed.prefix + "-")]) == 6
+    assert isinstance(bed.links(), list), "this bed's relay still answers"
+    other = testbed.Testbed(f"{bed.name}x")
+    other.up()
+    other.down()
+    assert not [ns for ns in testbed.namespaces() if ns.startswith(other.prefix + "-")] and not other.dir.exists()

@@ -1,0 +1,111 @@
+"""The worker's end of the call ring (server/ring.py over server/native/ring.c) on a segment of this
+process's own, the client's part written here as libhook's ring.c writes it (or as a broken client
+would): what the wait reports, what goes back on the ring and what on the socket."""
+from __future__ import annotations
+
+import ctypes
+import mmap
+import struct
+
+import pytest
+
+from rgpu.protocol.generated.constants import SHM_DATA
+from rgpu.server import ring as ring_mod
+from rgpu.server.ring import IDLE, RING, SOCKET, CallRing, RingBroken
+
+DATA = 1 << 16
+
+
+class Seg:
+    """What CallRing needs of shm.Segment: the mapping, its address, its size."""
+
+    def __init__(self, size: int):
+        self._mm = mmap.mmap(-1, size)
+        self.addr = ctypes.addressof(ctypes.c_char.from_buffer(self._mm))
+        self.size = size
+
+
+class Sock:
+    def __init__(self):
+        self.sent = []
+
+    def send_multipart(self, parts, flags=0, copy=True):
+        self.sent.append(list(parts))
+
+
+@pytest.fixture
+def ring():
+    lay = ring_mod.layout()
+    seg = Seg(SHM_DATA + DATA + lay["size"])
+    r, why = CallRing.attach(seg, {"ring": SHM_DATA + DATA})
+    assert r is not None, why
+    assert seg.size == SHM_DATA + DATA  # data regions end where the ring begins
+    r.seg, r.lay = seg, lay
+    return r
+
+
+def _get(r, field):
+    return struct.unpack_from("<I", r.seg._mm, r.offset + r.lay[field])[0]
+
+
+def _put(r, field, value, fmt="<I"):
+    struct.pack_into(fmt, r.seg._mm, r.offset + r.lay[field], value)
+
+
+def _request(r, data: bytes, length: int | None = None):
+    start = r.offset + r.lay["request"]
+    r.seg._mm[start:start + len(data)] = data
+    _put(r, "req_len", len(data) if length is None else length)
+    _put(r, "req_seq", _get(r, "req_seq") + 1)
+    _put(r, "doorbell", _get(r, "doorbell") + 1)
+
+
+def test_the_worker_serves_the_ring_it_accepted(ring):
+    assert _get(ring, "magic") == 0x474E4952
+
+
+@pytest.mark.parametrize("offer", [{}, {"ring": 4096 + 1}, {"ring": "x"}, {"ring": 0}, {"ring": SHM_DATA}])
+def test_a_ring_offer_that_does_not_fit_the_segment_is_declined(offer):
+    seg = Seg(SHM_DATA + DATA + ring_mod.layout()["size"])
+    r, why = CallRing.attach(seg, offer)
+    assert r is None and why
+    assert seg.size == SHM_DATA + DATA + ring_mod.layout()["size"]
+
+
+def test_next_reports_a_request_a_socket_message_due_and_nothing(ring):
+    assert ring.next(0.0, 0.01) == (IDLE, None)
+    _request(ring, b"\x91\x95\x01\x02\x01\x90\x00")
+    got, body = ring.next(0.0, 1.0)
+    assert got == RING and bytes(body[0]) == b"\x91\x95\x01\x02\x01\x90\x00" and body[0].more is False
+    assert body[0].buffer.tobytes() == bytes(body[0])
+    assert ring.next(0.0, 0.01) == (IDLE, None)  # taken once
+    _put(ring, "sock_sent", 1, "<Q")
+    assert ring.next(0.0, 0.01) == (SOCKET, None)  # socket messages first, in order
+    ring.sock_received = 1
+    assert ring.next(0.0, 0.01) == (IDLE, None)
+
+
+def test_a_record_longer_than_its_slot_is_refused_not_read(ring):
+    _request(ring, b"\x91", length=0xFFFFFFF0)
+    with pytest.raises(RingBroken, match="wrote over the ring"):
+        ring.next(0.0, 1.0)
+
+
+def test_replies_of_one_frame_go_on_the_ring_the_rest_on_the_socket_once_said(ring):
+    sock = Sock()
+    out = ring.replies(sock)
+    seq = _get(ring, "rep_seq")
+    out.send(b"peer", 2)
+    out.send(b"reply-1")
+    assert _get(ring, "rep_seq") == seq + 1 and _get(ring, "rep_len") == 7 and not sock.sent
+    rep = ring.offset + ring.lay["size"] - (64 << 10)
+    assert ring.seg._mm[rep:rep + 7] == b"reply-1"
+    out = ring.replies(sock)  # the next message
+    out.send_multipart([b"peer", b"head", b"bulk"])
+    assert sock.sent == [[b"peer", b"head", b"bulk"]]
+    assert _get(ring, "rep_seq") == seq + 2 and _get(ring, "rep_len") == 0xFFFFFFFF  # "on the socket"
+    out.send_multipart([b"peer", b"small"])  # after that, the message's replies follow it there
+    assert sock.sent[-1] == [b"peer", b"small"] and _get(ring, "rep_seq") == seq + 2
+    out = ring.replies(sock)
+    out.send_multipart([b"peer", b"x" * ((64 << 10) + 1)])  # larger than the slot
+    assert sock.sent[-1][1] == b"x" * ((64 << 10) + 1) and _get(ring, "rep_len") == 0xFFFFFFFF

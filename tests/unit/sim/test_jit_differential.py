@@ -1,0 +1,172 @@
+"""The compiled path (server/backends/sim/jit) against the interpreter, its reference: kernels of
+tests/cuda/kernels/simjit.cu run both ways on the same inputs at the same addresses, and device
+memory must match bit for bit; a faulting kernel must fault the same way; a kernel outside the
+compiler's subset must run interpreted, and say so once."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import structlog
+
+from rgpu.server.backends.sim import jit
+from rgpu.server.backends.sim.errors import SimFault
+from rgpu.server.backends.sim.kernels import KernelModule
+
+
+@pytest.fixture(scope="module")
+def jit_image(build_image):
+    return build_image("simjit.cu", "ptx")
+
+
+@pytest.fixture
+def jit_mode():
+    """Sets the compiled path on or off for one launch (compiling at the first launch); restores the
+    settings after the test."""
+    before = jit.enabled()
+    jit.set_after(0)
+    yield jit.set_enabled
+    jit.set_enabled(before)
+    jit.set_after(None)
+
+
+def _inputs(rng, n):
+    return {
+        "f": rng.standard_normal(n).astype(np.float32),
+        "g": rng.standard_normal(n).astype(np.float32),
+        "i": rng.integers(-(1 << 20), 1 << 20, n).astype(np.int32),
+        "u8": rng.integers(0, 256, n).astype(np.uint8),
+    }
+
+
+def _case(name, dev, data, n):
+    """(grid, block, args, outputs as (address, bytes)) of one kernel on device `dev`."""
+    if name == "vadd":
+        a, b, c = dev.put(data["f"]), dev.put(data["g"]), dev.zeros(n, np.float32)
+        return (n + 255) // 256, 256, [a, b, c, n - 3], [(c, 4 * n)]
+    if name == "tiled_matmul":
+        M, N, K = 40, 56, 72  # not multiples of the tile: the edges take the divergent paths
+        A = dev.put(data["f"][:M * K])
+        B = dev.put(data["g"][:K * N])
+        C = dev.zeros(M * N, np.float32)
+        return ((N + 15) // 16, (M + 15) // 16), (16, 16), [A, B, C, M, N, K], [(C, 4 * M * N)]
+    if name == "warp_sums":
+        src = dev.put(data["i"])
+        sums, neg = dev.zeros(64, np.int32), dev.zeros(64, np.uint32)
+        return 8, 256, [src, sums, neg, n], [(sums, 256), (neg, 256)]
+    if name == "shared_histogram":
+        src = dev.put(data["u8"])
+        bins = dev.zeros(64, np.uint32)
+        ext = dev.put(np.array([1 << 30, -(1 << 30), 0], np.int32))
+        claims = dev.put(np.r_[np.full(16, -1, np.int32), np.zeros(1, np.int32)])
+        return 6, 192, [src, bins, ext, claims, n], [(bins, 256), (ext, 12), (claims, 68)]
+    if name == "divergent":
+        src, x = dev.put(data["i"] % 5000), dev.put(data["f"] * 3)
+        io, fo, do = dev.zeros(n, np.int32), dev.zeros(2 * n, np.float32), dev.zeros(n, np.float64)
+        return (n + 127) // 128, 128, [src, x, io, fo, do, n - 5], [(io, 4 * n), (fo, 8 * n), (do, 8 * n)]
+    raise AssertionError(name)
+
+
+def _run(make_device, image, name, on, jit_mode):
+    jit_mode(on)
+    mod = KernelModule.load(image)
+    dev = make_device(mod)
+    n = 4096
+    grid, block, args, outs = _case(name, dev, _inputs(np.random.default_rng(7), n), n)
+    stats = dev.launch(name, grid, block, *args)
+    return mod, [dev.mem.read(a, size) for a, size in outs], stats
+
+
+@pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent"])
+def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_image, jit_mode, name):
+    _, want, ref = _run(make_device, jit_image, name, False, jit_mode)
+    mod, got, stats = _run(make_device, jit_image, name, True, jit_mode)
+    assert mod.jitted(mod.functions[name]) is not None, f"{name} was not compiled"
+    for k, (w, g) in enumerate(zip(want, got)):
+        assert w == g, f"{name}: output {k} differs from the interpreter's"
+    # every thread runs the same instructions either way
+    assert stats.thread_instructions == ref.thread_instructions
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_blocks_spread_over_workers_give_the_same_memory(make_device, jit_image, jit_mode, monkeypatch, threads):
+    monkeypatch.setenv("RGPU_SIM_JIT_THREADS", threads)
+    _, want, _ = _run(make_device, jit_image, "tiled_matmul", False, jit_mode)
+    _, got, _ = _run(make_device, jit_image, "tiled_matmul", True, jit_mode)
+    assert want == got
+
+
+@pytest.mark.parametrize("kernel, arg, code", [
+    ("oob_store", 1000, "CUDA_ERROR_ILLEGAL_ADDRESS"),
+    ("oob_shared", 70, "CUDA_ERROR_ILLEGAL_ADDRESS"),
+])
+def test_a_bad_access_faults_as_the_interpreter_reports_it(make_device, jit_image, jit_mode, kernel, arg, code):
+    faults = []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(jit_image)
+        dev = make_device(mod)
+        p = dev.zeros(64, np.int32)
+        dev.launch(kernel, 1, 64, p, 0)  # in bounds: runs
+        with pytest.raises(SimFault) as info:
+            dev.launch(kernel, 1, 64, p, arg)
+        faults.append((info.value.code, info.value.message))
+        if on:
+            assert mod.jitted(mod.functions[kernel]) is not None
+    assert faults[0] == faults[1]
+    assert faults[1][0] == code
+
+
+def test_a_kernel_outside_the_subset_runs_interpreted_and_says_why_once(make_device, jit_image, jit_mode):
+    jit_mode(True)
+    mod = KernelModule.load(jit_image)
+    dev = make_device(mod)
+    x = dev.put(np.ones(256, np.float32))
+    out = dev.zeros(1, np.float32)
+    with structlog.testing.capture_logs() as logs:
+        dev.launch("float_atomic_sum", 1, 256, x, out, 256)
+        dev.launch("float_atomic_sum", 1, 256, x, out, 256)
+    assert dev.get(out, 1, np.float32)[0] == 512.0
+    falls = [e for e in logs if e["event"] == "sim_jit_fallback"]
+    assert len(falls) == 1 and falls[0]["kernel"] == "float_atomic_sum" and "atom" in falls[0]["reason"]
+    assert mod.jitted(mod.functions["float_atomic_sum"]) is None
+
+
+def test_a_kernel_is_compiled_once_its_launches_did_enough_work(make_device, jit_image, jit_mode):
+    jit_mode(True)
+    mod = KernelModule.load(jit_image)
+    jit.set_after(3 * 64 * len(mod.functions["oob_store"].program.code))  # three launches of 64 threads
+    dev = make_device(mod)
+    p = dev.zeros(64, np.int32)
+    compiled_at = None
+    for k in range(6):
+        dev.launch("oob_store", 1, 64, p, 0)
+        if compiled_at is None and mod._jitted:
+            compiled_at = k
+    assert compiled_at == 2  # the first two launches were interpreted
+    assert mod.jitted(mod.functions["oob_store"]) is not None
+    np.testing.assert_array_equal(dev.get(p, 64, np.int32), np.arange(64))
+
+
+class Abandon(BaseException):
+    pass
+
+
+def test_a_long_compiled_kernel_is_sliced_and_can_be_abandoned(make_device, build_image, jit_mode):
+    """The launch's clock is called from compiled loops (every so many backward branches): a
+    session's time slices go on, and the session ending abandons a kernel that would run for hours."""
+    from rgpu.server.backends.sim import kernels
+    jit_mode(True)
+    mod = KernelModule.load(build_image("simslice.cu", "ptx"))
+    dev = make_device(mod)
+    out = dev.zeros(32, np.uint32)
+    calls = []
+
+    def checkpoint(seconds):
+        calls.append(seconds)
+        if len(calls) == 3:
+            raise Abandon()
+    with pytest.raises(Abandon):
+        kernels.launch(mod, mod.functions["spin"], dev.mem, (1, 1, 1), (32, 1, 1), 0,
+                       dev.pack("spin", [out, (1 << 31) - 1]), dev.out, checkpoint)
+    assert len(calls) == 3 and all(s >= kernels.TIMESLICE_S for s in calls)
+    assert mod.jitted(mod.functions["spin"]) is not None
