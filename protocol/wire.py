@@ -6,7 +6,8 @@ Reply (only for sync calls): ``[seq, result, outs, deferred, message, output]`` 
 ``output`` is device printf text produced since the last reply, for the client's stdout.
 Call id ATTACH is attach ``[session, key]`` or ``[session, key, shm offer]``, answered with outs
 ``[offer accepted, backend, facts]`` (server/shm.py; facts: ``{attrs: {attribute: value}, props: cudaDeviceProp
-bytes}`` or ``{}``, what the client answers attribute and property queries from); GOODBYE ends the session;
+bytes}`` or ``{}``, what the client answers attribute and property queries from); GOODBYE ends the session,
+its args the client's counts ``[round trips waited for, async calls, messages of async calls only]`` (or none);
 BARRIER is a sync no-op. A reply with seq 0 and result SESSION_ENDED says the server is ending the session
 (its message says why). A reply
 with seq 0 and result MOVED says the session moved (server/migration): outs ``[URL@KEY#GPU, endpoint,
@@ -20,7 +21,9 @@ parameter layout, outs ``[offset, size, ...]``. A large sync H2D copy staged pro
 page saying how much (server/staging.py, run_staged). Where frames carry the data, a large sync copy goes in pieces
 (server/pieces.py): H2D as calls whose ``sync`` is PIECE_IN, each its own message, before the sync call;
 D2H, asked with ``sync`` SYNC_PIECES_OUT, as replies with result PIECE_OUT and outs ``[offset]`` before
-the reply. Hello (client -> supervisor) is a map
+the reply. An async D2H copy into pinned memory the worker does not map goes with ``sync`` OUT_LATER:
+its data comes before the next sync call's reply, as a message ``[seq, LATE_OUT, [], 0, ""]`` and its
+data frames. Hello (client -> supervisor) is a map
 ``{op: "hello", proto, client, cuda, lease, gpu}`` answered by ``{ok, endpoint, session, key}``
 or ``{ok: false, error, message}``.
 """
@@ -32,8 +35,8 @@ import msgpack
 
 from . import limits
 from .generated.constants import (  # noqa: F401  (shared with libhook)
-    ATTACH, BARRIER, GOODBYE, MOVED, PARAMS, PARAMS_MAX, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED,
-    SYNC_PIECES_OUT, UNPIN)
+    ATTACH, BARRIER, GOODBYE, LATE_MAX_BYTES, LATE_MAX_COPIES, LATE_OUT, MOVED, OUT_LATER, PARAMS, PARAMS_MAX,
+    PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
 
 
 class MalformedMessage(ValueError):

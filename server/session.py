@@ -70,6 +70,12 @@ class Session:
         self.last_seq = 0  # of the last call run (a migration resumes the client after it)
         self.closed = False
         self.messages = 0
+        # What the client counted, from its goodbye: round trips it waited for, async calls, messages
+        # of async calls only (libhook/src/transport/stats.c); logged when the session ends
+        self.client_counts: list[int] | None = None
+        # Async D2H copies into pinned memory the worker does not map (wire.OUT_LATER): (seq, data
+        # frames) of each, sent before the next sync call's reply (worker.py, _send_late)
+        self.later: list[tuple[int, tuple]] = []
         self.bytes_in = 0
         self.bytes_out = 0
         # Accounting: the backend's device time already charged to the scheduler, and the run of

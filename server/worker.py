@@ -25,7 +25,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, module_cache, session_ports
 from .errors import CudaError, driver_code
-from .dispatch import Dispatcher
+from .dispatch import Dispatcher, Result
 from .migration.source import Outbound, Redirect
 from .migration.target import Inbound
 from .migration.transfer import MigrationFailed, is_transfer
@@ -272,6 +272,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         session.pinned.close()  # the pinned memory is the client's: the target maps it when named
         session.close()  # the memory is the target's now: it goes back to this GPU at once
         redirect = Redirect(m.link, notice)
+        _send_late(sock, peer, session)  # data of copies this worker ran: the target will not run them
         sock.send_multipart([peer, notice])  # the client may be idle: it finds this at its next call
         _tell(conn, ("migration", m.id, {"state": "done", "message": "", **m.stats}))
 
@@ -423,7 +424,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  pieces_in=session.pieces_in, pieces_out=session.pieces_out, spin_hits=spin_hits,
                  ring_calls=session.ring.calls if session.ring is not None else 0,
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
-                 waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0)
+                 waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
+                 **_client_counts(session))
         _publish(traffic, slot, session)
         if watch is not None:
             watch.set()
@@ -445,6 +447,16 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         monitor.close(0)
         zap.stop()
         ctx.term()
+
+
+def _client_counts(session) -> dict:
+    """The client's own counts from its goodbye, for session_ended: the round trips it waited for (hello
+    and attach included), the async calls it sent and the messages that carried only those. Nothing
+    when it sent none (it exited without a goodbye, or an older client)."""
+    if session.client_counts is None:
+        return {}
+    trips, calls, messages = session.client_counts
+    return {"client_round_trips": trips, "client_async_calls": calls, "client_async_messages": messages}
 
 
 def _fail_message(sock, ident, body, e: CudaError) -> None:
@@ -600,7 +612,7 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
     first = 0  # the first call Python serves
     if launcher is not None and len(body) == 1 and session.deferred is None and session.sticky is None \
-            and session.piece_error is None:
+            and session.piece_error is None and not session.later:
         header = body[0].buffer
         if header[:1] == ONE_CALL:
             if (done := launcher.wait_alone(header)) is not None:
@@ -637,7 +649,24 @@ def _serve(sock, ident, body, session, dispatcher, log) -> bool:
                 continue
         session.last_seq = seq  # what a migration's moved notice says was run (the client resends the rest)
         if call_id == wire.GOODBYE:
+            if len(args) == 3 and all(type(a) is int for a in args):
+                session.client_counts = args
             return False
+        if sync == wire.OUT_LATER:
+            # an async D2H copy whose data the client takes before its next sync call's reply
+            res = run(session, call_id, args, ())
+            data = () if res.rc else tuple(bytes(f) for f in res.bulk)  # copied: the sim's is a view of device memory
+            if not res.rc and (len(session.later) >= wire.LATE_MAX_COPIES or
+                               sum(map(len, data)) + sum(sum(map(len, d)) for _, d in session.later) > wire.LATE_MAX_BYTES):
+                res = _LATE_REFUSED
+            if res.rc:
+                if session.deferred is None:
+                    session.deferred = (res.rc, res.message)
+            else:
+                session.later.append((seq, data))
+            continue
+        if sync and sync != wire.PIECE_IN and session.later:
+            _send_late(sock, ident, session)
         if sync:
             # The client waits from here: the GPU goes back, a real GPU's timing closes. A message's
             # first call finds that done already (the last message ended with a settle, and nothing
@@ -732,6 +761,20 @@ def _step(sock, ident, header, session, launcher) -> int | None:
         session.ran_launches(n, out.last_seq, bool(out.runtime))
         session.settle()  # the driver refused the clock's settle: Python's reports why
     return None
+
+
+_LATE_REFUSED = Result(driver_code("CUDA_ERROR_INVALID_VALUE"),
+                       message=f"more than {wire.LATE_MAX_COPIES} copies or {wire.LATE_MAX_BYTES} bytes "
+                               "wait to go with the next reply (a client keeps below that)")
+
+
+def _send_late(sock, ident, session) -> None:
+    """The data of the async D2H copies run since the last reply (wire.OUT_LATER), each as a message
+    of its own ahead of the reply the client waits for."""
+    for seq, frames in session.later:
+        session.bytes_out += sum(map(len, frames))
+        sock.send_multipart([ident, wire.encode_reply(seq, wire.LATE_OUT), *frames], copy=False)
+    session.later.clear()
 
 
 def _answer_wait(sock, ident, seq, session, face: str, output: str) -> None:

@@ -59,6 +59,17 @@ void rgpu_wire_out_cuDeviceComputeCapability(rgpu_call *c, int64_t *major, int64
     *minor = rgpu_out_i(c);
 }
 
+void rgpu_wire_cuCtxGetLimit(rgpu_call *c, int64_t limit)
+{
+    rgpu_begin(c, RGPU_ID_cuCtxGetLimit, "cuCtxGetLimit", RGPU_DRIVER, RGPU_FLAGS_cuCtxGetLimit);
+    rgpu_put_i(c, limit);
+}
+
+void rgpu_wire_out_cuCtxGetLimit(rgpu_call *c, uint64_t *pvalue)
+{
+    *pvalue = rgpu_out_u(c);
+}
+
 void rgpu_wire_cuModuleLoadData(rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames)
 {
     rgpu_begin(c, RGPU_ID_cuModuleLoadData, "cuModuleLoadData", RGPU_DRIVER, RGPU_FLAGS_cuModuleLoadData);

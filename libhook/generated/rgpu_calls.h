@@ -20,6 +20,9 @@ void rgpu_wire_out_cuDeviceGetAttribute(struct rgpu_call *c, int64_t *pi);
 /* cuDeviceComputeCapability (state/devfacts.c): dev:d; outs major:oi, minor:oi */
 void rgpu_wire_cuDeviceComputeCapability(struct rgpu_call *c, int dev);
 void rgpu_wire_out_cuDeviceComputeCapability(struct rgpu_call *c, int64_t *major, int64_t *minor);
+/* cuCtxGetLimit (driver/limits.c): limit:i; outs pvalue:ou */
+void rgpu_wire_cuCtxGetLimit(struct rgpu_call *c, int64_t limit);
+void rgpu_wire_out_cuCtxGetLimit(struct rgpu_call *c, uint64_t *pvalue);
 /* cuModuleLoadData (module/launch.c): digest:s, size:u, companion:s, companion_size:u, sent:u, frames:u; outs module:oh; bulk in frames */
 void rgpu_wire_cuModuleLoadData(struct rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames);
 void rgpu_wire_out_cuModuleLoadData(struct rgpu_call *c, void **module);

@@ -156,21 +156,6 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value)
     return rc;
 }
 
-/* cuCtxGetLimit: forward (protocol/contract/calls/context.toml) */
-CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
-{
-    rgpu_call c;
-    if (pvalue == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    rgpu_begin(&c, RGPU_ID_cuCtxGetLimit, "cuCtxGetLimit", RGPU_DRIVER, RGPU_FLAGS_cuCtxGetLimit);
-    rgpu_put_i(&c, (int64_t)limit);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *pvalue = (__typeof__(*pvalue))rgpu_out_u(&c);
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuCtxGetCacheConfig: forward (protocol/contract/calls/context.toml) */
 CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {

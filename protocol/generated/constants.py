@@ -1,7 +1,7 @@
 """generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit"""
 # protocol/contract/constants.toml: the client library has the same values (rgpu_wire.h)
 
-PROTOCOL_VERSION = 6
+PROTOCOL_VERSION = 7
 ATTACH = 0
 GOODBYE = 1
 BARRIER = 2
@@ -13,6 +13,10 @@ SESSION_ENDED = 46
 PIECE_IN = 2
 SYNC_PIECES_OUT = 3
 PIECE_OUT = 20002
+OUT_LATER = 4
+LATE_OUT = 20003
+LATE_MAX_COPIES = 64
+LATE_MAX_BYTES = 67108864
 PIECE_MIN = 4194304
 PIECE_MAX = 8388608
 PIECE_COUNT = 8

@@ -23,7 +23,11 @@
  *
  * Costs: a pull copies every managed allocation of the device back (the device does not say what
  * it wrote); a synchronous copy into device memory counts as device work followed by a
- * synchronisation, so it too pulls managed memory back (a copy out of the device does not). */
+ * synchronisation, so it too pulls managed memory back (a copy out of the device does not). The pull
+ * after a synchronising call travels with it: its copies follow the call in the call's message and
+ * their replies come right after the call's, in the same round trip (rgpu_call.then, session.c). A
+ * training step of cuDNN (which keeps two managed allocations) paid a round trip per allocation at
+ * every synchronisation before. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -159,16 +163,69 @@ static int pull(int dev) {
  * counts as a synchronisation too: programs read managed memory right after one, and being more
  * synchronous than CUDA is always allowed. */
 
-int rgpu_managed_before(rgpu_call *c) {
+#define FOLLOWERS_MAX 16 /* regions pulled with the call; a device with more pulls them after it */
+
+/* The pull of device dev's regions as followers of the sync call c (mu held, and kept held until
+ * rgpu_managed_after: the regions cannot change meanwhile). 0 when there are too many. */
+static int plan_pull(rgpu_call *c, int dev) {
+    int n = 0;
+    for (region *r = regions; r; r = r->next) n += r->dev == dev && !r->host_only;
+    if (n == 0 || n > FOLLOWERS_MAX || !(c->then = calloc((size_t)n, sizeof *c->then))) return 0;
+    int i = 0;
+    for (region *r = regions; r; r = r->next) {
+        if (r->dev != dev || r->host_only) continue;
+        rgpu_call *f = &c->then[i++];
+        rgpu_wire_cuMemcpyDtoH_v2(f, r->addr, r->mapped);
+        f->dev = dev;
+    }
+    c->nthen = n;
+    return 1;
+}
+
+/* The followers' data into the regions (mu held): 0 when every one came whole. */
+static int take_pull(rgpu_call *c, int dev) {
+    int ok = 1, i = 0;
+    for (region *r = regions; r && ok; r = r->next) {
+        if (r->dev != dev || r->host_only) continue;
+        rgpu_call *f = &c->then[i++];
+        size_t got = 0, len;
+        for (int k = 0; f->then_rc == 0 && k < f->nout_bulk; k++) {
+            const void *data = rgpu_out_bulk(f, k, &len);
+            if (got + len > r->mapped) break;
+            memcpy(r->shadow + got, data, len);
+            got += len;
+        }
+        ok = f->then_rc == 0 && got == r->mapped;
+    }
+    for (region *r = regions; r && ok; r = r->next) /* all or none: a failed pull is made again whole */
+        if (r->dev == dev && !r->host_only) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
+    return ok ? 0 : -1;
+}
+
+static void end_pull(rgpu_call *c) {
+    for (int i = 0; i < c->nthen; i++) {
+        rgpu_end(&c->then[i]);
+        mp_free(&c->then[i].args);
+    }
+    free(c->then);
+    c->then = NULL;
+    c->nthen = 0;
+}
+
+int rgpu_managed_before(rgpu_call *c, int waits) {
     if (inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 || c->dev >= RGPU_MAX_DEVICES ||
-        !(c->flags & RGPU_F_DEVICE_WORK))
+        !(c->flags & (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)))
         return 0;
     int rc = 0;
     pthread_mutex_lock(&mu);
-    /* While device work is outstanding the host may not write managed memory: nothing to push. */
-    if (!busy[c->dev]) rc = push(c->dev);
-    /* a copy out of the device changes nothing there: no pull after it */
-    if (!c->device_reads) busy[c->dev] = 1;
+    if (c->flags & RGPU_F_DEVICE_WORK) {
+        /* While device work is outstanding the host may not write managed memory: nothing to push. */
+        if (!busy[c->dev]) rc = push(c->dev);
+        /* a copy out of the device changes nothing there: no pull after it */
+        if (!c->device_reads) busy[c->dev] = 1;
+    }
+    if (rc == 0 && waits && (c->flags & RGPU_F_SYNC) && busy[c->dev] && c->id != RGPU_ID_cudaDeviceReset && plan_pull(c, c->dev))
+        return 0; /* mu stays held until rgpu_managed_after */
     pthread_mutex_unlock(&mu);
     return rc;
 }
@@ -176,6 +233,15 @@ int rgpu_managed_before(rgpu_call *c) {
 static void drop_all(int dev);
 
 void rgpu_managed_after(rgpu_call *c, int rc) {
+    if (c->then) { /* its pull went with it (mu held since rgpu_managed_before) */
+        int prc = rc ? 0 : take_pull(c, c->dev);
+        end_pull(c);
+        if (rc == 0 && prc) prc = pull(c->dev); /* a follower did not come back: the pull after it, as before */
+        if (prc) rgpu_log(RGPU_LOG_ERROR, "managed memory: pulling device %d's copy failed (%d)", c->dev, prc);
+        else if (rc == 0) busy[c->dev] = 0;
+        pthread_mutex_unlock(&mu);
+        return;
+    }
     if (rc || inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 || c->dev >= RGPU_MAX_DEVICES)
         return; /* the per-call path of every program without managed memory stops here */
     if (c->id == RGPU_ID_cudaDeviceReset) { drop_all(c->dev); return; } /* the server freed them */

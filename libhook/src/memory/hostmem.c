@@ -195,6 +195,15 @@ void rgpu_pinned_close(void) {
     pthread_mutex_unlock(&mu);
 }
 
+int rgpu_pinned_whole(const void *p, size_t n) {
+    if (!__atomic_load_n(&count, __ATOMIC_RELAXED)) return 0;
+    pthread_mutex_lock(&mu);
+    long i = find((uintptr_t)p);
+    int ok = i >= 0 && (uintptr_t)p + n <= table[i].p + table[i].n;
+    pthread_mutex_unlock(&mu);
+    return ok;
+}
+
 int rgpu_pinned(const void *p, unsigned *flags) {
     if (!__atomic_load_n(&count, __ATOMIC_RELAXED)) return 0;
     pthread_mutex_lock(&mu);
@@ -236,7 +245,10 @@ static int host_free(int face, void *p) {
     if (!p) return RGPU_SUCCESS;
     unsigned flags = 0;
     rgpu_pinseg *seg = NULL;
-    if (!rgpu_pinned(p, &flags) || !take((uintptr_t)p, 0, &seg)) return rgpu_invalid_value(face);
+    if (!rgpu_pinned(p, &flags)) return rgpu_invalid_value(face);
+    /* CUDA's cudaFreeHost synchronises: copies into it whose data is still to come come first */
+    if (!(flags & MAPPED)) rgpu_sessions_drain_late();
+    if (!take((uintptr_t)p, 0, &seg)) return rgpu_invalid_value(face);
     if (flags & MAPPED) return cudaFree(p);
     if (!seg) {
         free(p);
@@ -280,6 +292,7 @@ static int host_register(int face, void *p, size_t n, unsigned flags) {
 
 static int host_unregister(int face, void *p) {
     if (!p) return rgpu_invalid_value(face);
+    rgpu_sessions_drain_late(); /* the program may free the memory next: copies into it come first */
     return take((uintptr_t)p, 1, NULL) ? RGPU_SUCCESS : rgpu_record(face, NOT_REGISTERED);
 }
 

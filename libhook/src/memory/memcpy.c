@@ -62,6 +62,9 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
         int rc = rgpu_capture_guard(face, NULL, 1);
         if (rc) return rc;
     }
+    /* Pinned memory an earlier async copy out of the device writes when its data comes (RGPU_OUT_LATER):
+     * a copy that reads it, in stream order after that one, reads it once the data is in */
+    if (kind == H2D && rgpu_sessions_late_overlap(host, n)) rgpu_sessions_drain_late();
     rgpu_call c;
     if (face == RGPU_RUNTIME && async) rgpu_wire_cudaMemcpyAsync(&c, dst, src, n, kind, stream);
     else if (face == RGPU_RUNTIME) rgpu_wire_cudaMemcpy(&c, dst, src, n, kind);
@@ -86,8 +89,12 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
             rgpu_put_bulk(&c, (const char *)host + off, n - off < chunk ? n - off : chunk);
     }
     /* Only H2D and D2D can be fire-and-forget; D2H must bring the data back, unless it lands in
-     * pinned memory the worker maps (the program reads it after synchronising, as in CUDA). */
-    if (async && (kind != D2H || c.pin)) return rgpu_async(&c);
+     * pinned memory the worker maps (the program reads it after synchronising, as in CUDA), or in pinned
+     * memory it does not map, whose data comes before the next reply (the program reads it after a
+     * synchronisation, which has a reply): PyTorch's `.item()` is then one round trip across hosts. */
+    if (async && kind == D2H && !c.pin && n <= RGPU_LATE_COPY_MAX && rgpu_pinned_whole(host, n))
+        c.late_dst = host, c.late_len = n;
+    if (async && (kind != D2H || c.pin || c.late_dst)) return rgpu_async(&c);
     if (kind == H2D) c.shm = 1;
     if (kind == D2H) { c.shm = 2; c.shm_dst = host; c.shm_cap = n; }
     int rc = rgpu_sync(&c);
@@ -123,6 +130,7 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
     kind = rgpu_resolve_kind(kind, dst, src);
     if (kind == H2H) {
         int rc;
+        if (rgpu_sessions_late_overlap(src, n) || rgpu_sessions_late_overlap(dst, n)) rgpu_sessions_drain_late();
         if (async && rgpu_capture_copy(RGPU_RUNTIME, &rc, dst, src, n, H2H, (void *)stream)) return rc;
         if (!async && (rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1))) return rc;
         /* the driver's host-to-host copy is a CPU copy too: a large one gets the copy threads */
@@ -180,6 +188,8 @@ CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
                                               NULL, 0, &rc))
         return rc;
     if (kind == D2D) return cuMemcpyDtoD_v2(dst, src, n);
+    if (rgpu_sessions_late_overlap((const void *)(uintptr_t)src, n) || rgpu_sessions_late_overlap((void *)(uintptr_t)dst, n))
+        rgpu_sessions_drain_late(); /* as runtime_copy's host-to-host copy */
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return RGPU_SUCCESS;
 }
@@ -191,6 +201,8 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stre
                                               stream, 1, &rc))
         return rc;
     if (kind == D2D) return cuMemcpyDtoDAsync_v2(dst, src, n, stream);
+    if (rgpu_sessions_late_overlap((const void *)(uintptr_t)src, n) || rgpu_sessions_late_overlap((void *)(uintptr_t)dst, n))
+        rgpu_sessions_drain_late(); /* as runtime_copy's host-to-host copy */
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return RGPU_SUCCESS;
 }

@@ -11,14 +11,19 @@
  *
  * A new value is still a sync call, whose error (a size past the device's limit) the program gets at
  * once. Failures are not kept. A repeat's failure, if any (its function's module unloaded since),
- * comes at the next synchronising call, as an async call's does. */
+ * comes at the next synchronising call, as an async call's does. The dynamic shared memory size and
+ * the shared memory carveout are checked against limits that never change (the function's static
+ * shared memory, the device's opt-in maximum; 0..100): a value the function accepted once it accepts
+ * again, so going back to it is asynchronous too. cuDNN sets its kernels' dynamic shared memory to one
+ * size for the forward pass and another for the backward, in every training step: a round trip each,
+ * four per step of a small CNN, before this. */
 #include <pthread.h>
 #include <stdint.h>
 
 #include "registry.h"
 #include "rgpu_call.h"
 
-enum { ATTRIBUTE = 1, OCCUPANCY = 2, SET = 3 };
+enum { ATTRIBUTE = 1, OCCUPANCY = 2, SET = 3, ACCEPTED = 4 };
 #define SLOTS 4096
 #define PROBES 8
 
@@ -38,7 +43,7 @@ static int same(const entry *e, const void *fn, int kind, int a, uint64_t b, uin
     return e->fn == fn && e->kind == kind && e->a == a && e->b == b && e->c == c;
 }
 
-static int live(const entry *e) { return e->fn && (e->kind == SET || e->epoch == epoch); }
+static int live(const entry *e) { return e->fn && (e->kind == SET || e->kind == ACCEPTED || e->epoch == epoch); }
 
 /* splitmix64's finaliser: every bit of the key moves the slot (occupancy keys differ in one field). */
 static uint64_t mix(uint64_t x) {
@@ -92,18 +97,36 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfu
     return RGPU_SUCCESS;
 }
 
+/* Attributes whose valid values depend on nothing that changes (see the top). */
+static int fixed_limits(int attrib) {
+    return attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ||
+           attrib == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+}
+
+/* A new value on hfunc: what was kept may have changed with it (attributes, occupancy). */
+static void changed(CUfunction hfunc, int attrib, int value) {
+    pthread_mutex_lock(&mu);
+    epoch++;
+    pthread_mutex_unlock(&mu);
+    keep(hfunc, SET, attrib, 0, 0, value);
+}
+
 CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
-    int last, repeat = hfunc && kept(hfunc, SET, attrib, 0, 0, &last) && last == value;
+    int last, ok, known = hfunc && kept(hfunc, SET, attrib, 0, 0, &last);
+    int repeat = known && last == value;
+    int accepted = hfunc && fixed_limits(attrib) && kept(hfunc, ACCEPTED, attrib, (uint64_t)(unsigned)value, 0, &ok);
     rgpu_call c;
     rgpu_wire_cuFuncSetAttribute(&c, hfunc, attrib, value);
     if (repeat) return rgpu_async(&c);
+    if (accepted) {
+        changed(hfunc, attrib, value);
+        return rgpu_async(&c);
+    }
     int rc = rgpu_sync(&c);
     rgpu_end(&c);
     if (rc == 0 && hfunc) {
-        pthread_mutex_lock(&mu);
-        epoch++; /* what was kept may have changed with it: attributes, occupancy */
-        pthread_mutex_unlock(&mu);
-        keep(hfunc, SET, attrib, 0, 0, value);
+        changed(hfunc, attrib, value);
+        if (fixed_limits(attrib)) keep(hfunc, ACCEPTED, attrib, (uint64_t)(unsigned)value, 0, 1);
     }
     return rc;
 }

@@ -7,6 +7,7 @@
 
 #include "rgpu_call.h"
 #include "session.h"
+#include "stats.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static rgpu_session sessions[RGPU_MAX_DEVICES];
@@ -83,6 +84,7 @@ __attribute__((destructor)) static void rgpu_fini(void) {
     rgpu_sessions_close();
     rgpu_pinned_close(); /* after the goodbyes: the workers have what they mapped */
     rgpu_env_lease_release(); /* after the sessions' goodbyes: a lease of this program's own */
+    rgpu_stats_print();       /* RGPU_STATS=1: what the program waited for */
 }
 
 int rgpu_sessions_count_internal(void) { return ndevices; }

@@ -29,6 +29,11 @@ void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face, unsigned 
     c->pin = NULL;
     c->pin_used = 0;
     c->piece = NULL;
+    c->then = NULL;
+    c->nthen = 0;
+    c->then_rc = -1;
+    c->late_dst = NULL;
+    c->late_len = 0;
     /* args start in the inline buffer; mp_raw moves them to the heap only if they outgrow it */
     mp_init_inline(&c->args, c->args_inline, sizeof c->args_inline);
     rgpu_log(RGPU_LOG_DEBUG, "call %s", name);
@@ -137,7 +142,7 @@ int rgpu_sync(rgpu_call *c) {
         if (c->args.buf) mp_free(&c->args);
         return not_served(c, s);
     }
-    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
+    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c, 1);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_sync(s, c);
     if (c->args.buf) mp_free(&c->args);
     if (s) rgpu_managed_after(c, rc);
@@ -151,7 +156,7 @@ int rgpu_async(rgpu_call *c) {
         mp_free(&c->args);
         return not_served(c, s);
     }
-    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c);
+    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c, 0);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_async(s, c);
     mp_free(&c->args);
     return rgpu_record(c->face, rc);

@@ -77,6 +77,17 @@ typedef struct rgpu_call {
     const void *piece_host, *piece_stream;
     size_t piece_len;
     int piece_async;
+    /* sync calls that go in the same message right after this one, their replies awaited in the same
+     * round trip (session.c, take_followers): the pulls of managed memory after a synchronisation
+     * (managed.c). A follower's then_rc is its result, or -1 when it did not run (the session moved,
+     * or the call went in pieces): the caller then does without it. */
+    struct rgpu_call *then;
+    int nthen;
+    int then_rc;
+    /* an async D2H copy into pinned memory the worker does not map: its data comes later, to late_dst
+     * (session.c, RGPU_OUT_LATER) */
+    void *late_dst;
+    size_t late_len;
 } rgpu_call;
 
 /* hostmem.c: pinned memory in a shared segment of its own; `told` has a bit per device whose worker
@@ -91,6 +102,8 @@ typedef struct rgpu_pinseg {
 } rgpu_pinseg;
 /* 1 when [p, +n) lies in one pinned segment: it and the offset of p in it */
 int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off);
+/* 1 when [p, +n) lies in one range of pinned memory (allocated or registered; hostmem.c) */
+int rgpu_pinned_whole(const void *p, size_t n);
 void rgpu_pinned_close(void);
 /* memory/peer.c: a device-to-device copy whose two sides are different devices' memory, staged
  * through the client; 1: it was one (*rc says how it went), 0: the caller sends it as usual */
@@ -159,7 +172,7 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
 /* managed.c: coherence of managed memory around each call (before: may push the host's writes;
  * after: may pull the device's copy), and where p's data is: 0 not managed memory, 1 managed memory
  * whose device copy copies must use, 2 managed memory attached to the host (the host copy is it) */
-int rgpu_managed_before(rgpu_call *c);
+int rgpu_managed_before(rgpu_call *c, int waits); /* waits: the call is sync (its pull may go with it) */
 void rgpu_managed_after(rgpu_call *c, int rc);
 int rgpu_managed_side(const void *p);
 /* A module's managed variable (__managed__) at [addr, addr+size) of device dev, mapped here at its

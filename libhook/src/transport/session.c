@@ -24,6 +24,7 @@
 #include "copies.h"
 #include "rgpu_call.h"
 #include "session.h"
+#include "stats.h"
 
 #define BATCH_MAX_CALLS 256
 #define BATCH_MAX_BYTES (8u << 20)
@@ -260,6 +261,7 @@ static int hello(rgpu_session *s, int dev, char *endpoint, size_t eplen, char *s
     mp_str(&w, "window"); mp_uint(&w, (uint64_t)dev);
     zmq_send(sup, w.buf, w.len, 0);
     mp_free(&w);
+    rgpu_stats_wait(dev, RGPU_STATS_HELLO, "hello");
     int rc = -1;
     if (wait_hello(sup, mon, url, curve_wire) != 0) {
         zmq_socket_monitor(sup, NULL, 0);
@@ -374,6 +376,7 @@ static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const c
     mp_uint(&w, 0);
     zmq_send(s->sock, w.buf, w.len, 0);
     mp_free(&w);
+    rgpu_stats_wait(dev, RGPU_ATTACH, "attach");
     if (wait_readable(s->sock, s->mon, now_s() + 30) != 0) {
         rgpu_log(RGPU_LOG_ERROR, "session worker %s did not answer the attach", full);
         rgpu_shm_answer(s, 0);
@@ -695,9 +698,11 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     int shm = shm_mode(s, c, &shm_len);
     mp_writer hdr;
     mp_init(&hdr, s->batch.len + 96 + (c ? c->args.len : 0));
-    mp_array(&hdr, s->nbatch + (c ? 1 : 0));
+    mp_array(&hdr, s->nbatch + (c ? 1 + c->nthen : 0));
     mp_raw(&hdr, s->batch.buf, s->batch.len);
     if (c) encode_call(&hdr, seq, c, sync_field(c, shm), shm, shm_len);
+    for (int i = 0; c && i < c->nthen; i++) /* followers: seqs after c's, no bulk input, data back in frames */
+        encode_call(&hdr, seq + 1 + (uint64_t)i, &c->then[i], 1, SEG_NONE, 0);
     if (hdr.oom) return -1;
     int cframes = c && input_in_frames(shm) ? c->nbulk : 0;
     size_t nframes = s->nbulk + (size_t)cframes;
@@ -748,6 +753,7 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     s->bulkbytes = 0;
     if (rc >= 0) rgpu_ring_sent_on_socket(s);
     if (rc >= 0 && shm == SEG_STAGED_IN) stage_progressive(s, c);
+    if (!c) rgpu_stats_message((int)(s - rgpu_sessions_internal()));
     return rc >= 0 ? 0 : -1;
 }
 
@@ -877,6 +883,42 @@ static int follow(rgpu_session *s, int dev, mp_reader *r, uint32_t nouts, struct
     return rc;
 }
 
+/* A LATE_OUT message (its head read): the data of the async D2H copy `rseq` (RGPU_OUT_LATER), into the
+ * pinned memory it was made for, whose entry goes. Its frames are read here in any case. */
+static void take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head) {
+    int at = -1;
+    for (int i = 0; i < s->nlate && at < 0; i++)
+        if (s->late[i].seq == rseq) at = i;
+    size_t got = 0;
+    for (int more = zmq_msg_more(head); more;) {
+        zmq_msg_t b;
+        zmq_msg_init(&b);
+        zmq_msg_recv(&b, s->sock, 0);
+        more = zmq_msg_more(&b);
+        size_t len = zmq_msg_size(&b);
+        if (at >= 0 && got + len <= s->late[at].len) memcpy((char *)s->late[at].dst + got, zmq_msg_data(&b), len);
+        got += len;
+        zmq_msg_close(&b);
+    }
+    if (at < 0) return;
+    if (got != s->late[at].len)
+        rgpu_log(RGPU_LOG_ERROR, "an async copy of %zu bytes out of the device brought %zu", s->late[at].len, got);
+    s->late_bytes -= s->late[at].len;
+    s->late[at] = s->late[--s->nlate];
+}
+
+/* A reply to seq came: the copies sent before it whose data did not come failed (their error is the
+ * session's deferred one), and theirs never will. */
+static void late_settled(rgpu_session *s, uint64_t seq) {
+    for (int i = 0; i < s->nlate;)
+        if (s->late[i].seq < seq) {
+            s->late_bytes -= s->late[i].len;
+            s->late[i] = s->late[--s->nlate];
+        } else {
+            i++;
+        }
+}
+
 /* Messages waiting before a send (nothing is owed a reply then): a MOVED notice the old worker sent
  * while the program was idle is followed; anything else is stale. -1 if a move could not be followed.
  * Within NOTICE_QUIET_S of a reply it does not look (the look is a zmq_poll: system calls at every call
@@ -895,8 +937,14 @@ static int take_notices(rgpu_session *s, int dev) {
         mp_reader r;
         mp_obj arr, seq, rc, outs;
         mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
-        int notice = !mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &seq) &&
-                     mp_as_uint(&seq) == 0 && !mp_next(&r, &rc) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
+        int parsed = !mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &seq) &&
+                     !mp_next(&r, &rc) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
+        if (parsed && mp_as_uint(&seq) != 0 && mp_as_int(&rc) == RGPU_LATE_OUT) { /* sent before a move's notice */
+            take_late(s, mp_as_uint(&seq), &m);
+            zmq_msg_close(&m);
+            continue;
+        }
+        int notice = parsed && mp_as_uint(&seq) == 0;
         int moved = notice && mp_as_int(&rc) == RGPU_MOVED;
         int more = zmq_msg_more(&m);
         int ok = moved ? follow(s, dev, &r, outs.n, NULL, 0) : 0;
@@ -968,6 +1016,7 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
 }
 
 static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c);
+static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64_t seq, double deadline);
 
 /* The size of a copy's pieces (server/pieces.py, piece_size: the same rule). */
 static size_t piece_size(size_t n) {
@@ -1022,6 +1071,9 @@ static int sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
 
 static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
     uint64_t seq = ++s->seq;
+    s->seq += (uint64_t)c->nthen; /* the followers' */
+    int followers = c->nthen;
+    rgpu_stats_wait(dev, c->id, c->name);
     if (send_batch(s, c, seq) != 0) {
         mark_dead(s, "send failed");
         return RGPU_DEVICE_UNAVAILABLE;
@@ -1079,6 +1131,13 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             deadline = now_s() + rgpu_timeout_s();
             streamed = 0, pieces_ok = 1;
             c->shm_early = 0; /* the new worker's segment holds the reply's data, all of it */
+            followers = 0; /* a message rebuilt for the new worker carries none: the caller does without */
+            continue;
+        }
+        if (rseq != 0 && rc == RGPU_LATE_OUT) { /* an earlier async copy's data, before this reply */
+            take_late(s, rseq, head);
+            zmq_msg_close(head);
+            free(head);
             continue;
         }
         if (rseq == seq && rc == RGPU_PIECE_OUT) {
@@ -1147,6 +1206,7 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             continue;
         }
         replay_clear(s); /* the worker ran everything sent before this reply */
+        if (s->nlate) late_settled(s, seq);
         s->replied_at = now_s();
         mp_obj outs;
         mp_next(&r, &outs);
@@ -1204,13 +1264,87 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             rgpu_log(RGPU_LOG_INFO, "%s failed (%d): %.*s", c->name, rc, (int)msg.n, (const char *)msg.p);
             snprintf(last_message, sizeof last_message, "%.*s", (int)msg.n, (const char *)msg.p);
         }
+        if (followers) take_followers(s, dev, c, seq, deadline);
         return rc;
+    }
+}
+
+/* The replies to the calls that followed c in its message (c->then), which the worker sends right
+ * after c's: they come within the same round trip. Each follower's frames are kept for its caller, its
+ * result in then_rc. Anything else ends the wait, the followers not taken left at -1: a notice (the
+ * session moved: followed, as between calls; or ended), a lost connection. A follower's reply that
+ * comes later is a stale reply to the next call, which drops it. */
+static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64_t seq, double deadline) {
+    for (int i = 0; i < c->nthen;) {
+        struct rgpu_call *f = &c->then[i];
+        int w = spin_for_reply(s->sock, deadline) == 0 ? 0 : wait_readable(s->sock, s->mon, deadline);
+        if (w != 0) {
+            mark_dead(s, w == -1 ? "no reply within RGPU_TIMEOUT" : "connection lost");
+            return;
+        }
+        zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
+        zmq_msg_init(head);
+        zmq_msg_recv(head, s->sock, 0);
+        mp_reader r;
+        mp_obj arr, o, outs;
+        mp_rinit(&r, zmq_msg_data(head), zmq_msg_size(head));
+        uint64_t rseq = 0;
+        int rc = RGPU_DEVICE_UNAVAILABLE, ok = 0;
+        if (!mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &o)) {
+            rseq = mp_as_uint(&o);
+            ok = !mp_next(&r, &o) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
+            if (ok) rc = (int)mp_as_int(&o);
+        }
+        if (rseq != 0 && ok && rc == RGPU_LATE_OUT) {
+            take_late(s, rseq, head);
+            zmq_msg_close(head);
+            free(head);
+            continue;
+        }
+        f->nout_bulk = 0;
+        for (int more = zmq_msg_more(head); more;) {
+            zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
+            zmq_msg_init(b);
+            zmq_msg_recv(b, s->sock, 0);
+            more = zmq_msg_more(b);
+            if (rseq == seq + 1 + (uint64_t)i && f->nout_bulk < RGPU_MAX_OUT_BULK) f->out_bulk[f->nout_bulk++] = b;
+            else { zmq_msg_close(b); free(b); }
+        }
+        if (rseq == 0 && ok) {
+            int moved = rc == RGPU_MOVED && follow(s, dev, &r, outs.n, NULL, 0) == 0;
+            if (!moved) mark_dead(s, rc == RGPU_MOVED ? "it moved, and its new server cannot be reached"
+                                                      : "the server ended the session");
+            zmq_msg_close(head);
+            free(head);
+            return;
+        }
+        if (!ok || rseq != seq + 1 + (uint64_t)i) { /* stale: not ours */
+            zmq_msg_close(head);
+            free(head);
+            continue;
+        }
+        mp_reader tail = r;
+        for (uint32_t k = 0; k < outs.n; k++) mp_skip(&tail);
+        mp_obj deferred, msg, output;
+        int d = mp_next(&tail, &deferred) ? 0 : (int)mp_as_int(&deferred);
+        if (d != 0 && !s->pending) s->pending = d; /* for the next call that reports it, as in sync_one */
+        if (!mp_next(&tail, &msg) && arr.n >= 6 && !mp_next(&tail, &output) && output.type == MP_STR && output.n) {
+            fflush(stdout);
+            fwrite(output.p, 1, output.n, stdout);
+            fflush(stdout);
+        }
+        f->reply = head;
+        f->outs = r;
+        f->nouts = outs.n;
+        f->then_rc = rc;
+        i++;
     }
 }
 
 /* Queues an async call (the lock held), its `sync` field `sync`; sends the batch when it is full, or
  * at once if `flush`. */
 static int queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int sync, int flush) {
+    rgpu_stats_async(dev, c->id, c->name);
     encode_call(&s->batch, ++s->seq, c, sync, pin ? SEG_PINNED : SEG_NONE, 0);
     s->nbatch++;
     for (int i = 0; i < c->nbulk && !pin; i++) {
@@ -1274,10 +1408,51 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
             return RGPU_NOT_SUPPORTED;
         }
     }
-    int rc = !pin && c->piece && c->piece_len >= RGPU_PIECE_MIN && pieces_on() ? async_pieces(s, dev, c)
+    int rc;
+    if (c->late_dst) {
+        /* as many copies' data awaited as the session keeps: past that, a barrier brings theirs first */
+        rc = s->nlate == RGPU_LATE_MAX_COPIES || s->late_bytes + c->late_len > RGPU_LATE_MAX_BYTES ? barrier(s, dev) : 0;
+        if (rc == 0) rc = queue_async(s, dev, c, 0, RGPU_OUT_LATER, 0);
+        if (rc == 0) {
+            s->late[s->nlate].seq = s->seq, s->late[s->nlate].dst = c->late_dst, s->late[s->nlate].len = c->late_len;
+            s->nlate++;
+            s->late_bytes += c->late_len;
+        }
+    } else {
+        rc = !pin && c->piece && c->piece_len >= RGPU_PIECE_MIN && pieces_on() ? async_pieces(s, dev, c)
                                                                               : queue_async(s, dev, c, pin, 0, 0);
+    }
     pthread_mutex_unlock(&s->mu);
     return rc;
+}
+
+int rgpu_sessions_drain_late(void) {
+    int rc = 0, n = rgpu_sessions_count_internal();
+    rgpu_session *all = rgpu_sessions_internal();
+    for (int i = 0; i < n; i++) {
+        rgpu_session *s = &all[i];
+        if (!__atomic_load_n(&s->nlate, __ATOMIC_RELAXED)) continue;
+        pthread_mutex_lock(&s->mu);
+        int r = s->nlate && s->state == 1 && !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) ? barrier(s, i) : 0;
+        pthread_mutex_unlock(&s->mu);
+        if (r && !rc) rc = r;
+    }
+    return rc;
+}
+
+int rgpu_sessions_late_overlap(const void *p, size_t n) {
+    int hit = 0, count = rgpu_sessions_count_internal();
+    rgpu_session *all = rgpu_sessions_internal();
+    for (int i = 0; i < count && !hit; i++) {
+        rgpu_session *s = &all[i];
+        if (!__atomic_load_n(&s->nlate, __ATOMIC_RELAXED)) continue;
+        pthread_mutex_lock(&s->mu);
+        for (int k = 0; k < s->nlate && !hit; k++)
+            hit = (const char *)p < (const char *)s->late[k].dst + s->late[k].len &&
+                  (const char *)s->late[k].dst < (const char *)p + n;
+        pthread_mutex_unlock(&s->mu);
+    }
+    return hit;
 }
 
 int rgpu_session_local(int dev) {
@@ -1316,12 +1491,18 @@ void rgpu_sessions_close(void) {
         pthread_mutex_lock(&s->mu);
         __atomic_store_n(&closed, 1, __ATOMIC_RELEASE);
         if (s->state == 1) {
-            /* Queued async work and a goodbye so the server ends the session now. */
+            /* Queued async work and a goodbye so the server ends the session now; the goodbye
+             * carries the session's counts (its round trips, async calls and the messages that
+             * carried only those) for the worker's session_ended line. */
             struct rgpu_call bye;
             memset(&bye, 0, sizeof bye);
             bye.id = RGPU_GOODBYE;
             bye.name = "goodbye";
-            mp_init(&bye.args, 16);
+            mp_init(&bye.args, 64);
+            uint64_t counts[3];
+            rgpu_stats_session(i, counts);
+            for (int k = 0; k < 3; k++) mp_uint(&bye.args, counts[k]);
+            bye.nargs = 3;
             encode_call(&s->batch, ++s->seq, &bye, 0, 0, 0);
             s->nbatch++;
             mp_free(&bye.args);

@@ -6,10 +6,12 @@
 #include <stdint.h>
 
 #include "mpack.h"
+#include "rgpu_wire.h"
 
 #define RGPU_MAX_DEVICES 16
 #define RGPU_MAX_ATTRS 512     /* device attribute numbers the facts table holds (CUDA 13 has < 200) */
 #define RGPU_MAX_PROPS 4096    /* bytes of cudaDeviceProp the facts keep (CUDA 13's is ~1 KiB) */
+#define RGPU_LATE_COPY_MAX (16u << 20) /* a larger copy into pinned memory across hosts stays a sync one */
 
 /* The device backend behind a session, as its worker says in the attach reply. */
 enum { RGPU_BACKEND_UNKNOWN = 0, RGPU_BACKEND_SIM = 1, RGPU_BACKEND_CUDA = 2 };
@@ -32,6 +34,11 @@ typedef struct {
     size_t nreplay, replaycap, replaybytes;
     unsigned moves;     /* how often the session followed a move */
     double replied_at;  /* when the last reply to a call came (take_notices: none is looked for right after) */
+    /* async D2H copies into pinned memory the worker does not map, sent with `sync` RGPU_OUT_LATER: their
+     * data comes before the next reply (take_late), each to dst; under mu */
+    struct { uint64_t seq; void *dst; size_t len; } late[RGPU_LATE_MAX_COPIES];
+    int nlate;
+    size_t late_bytes;
     int pending;        /* an earlier asynchronous call's error that a reply brought to a call that does not
                          * report it: kept for the next call that does (session.c), under mu */
     /* same-host shared memory (shm.c); data starts at RGPU_SHM_DATA (rgpu_wire.h) */
@@ -81,6 +88,12 @@ void rgpu_sessions_close(void);
 /* 1 when device dev's session is open and its worker is on this host (it mapped the session segment):
  * copies from and to pinned memory may name it there (hostmem.c) */
 int rgpu_session_local(int dev);
+/* Every session's async copies into pinned memory whose data has not come yet (RGPU_OUT_LATER) brought
+ * in now, with a barrier each: before that memory is freed or unregistered. 0 or the first error. */
+int rgpu_sessions_drain_late(void);
+/* 1 when [p, +n) overlaps memory an async copy's data is still to come into: a copy that reads it
+ * (stream-ordered after that copy) drains first (memcpy.c) */
+int rgpu_sessions_late_overlap(const void *p, size_t n);
 /* UNPIN: device dev's worker synchronises and unmaps the pinned segment `name` (cudaFreeHost) */
 int rgpu_session_unpin(int dev, const char *name);
 /* lease.c: a lease of the program's own from RGPU_CONTROLLER and RGPU_MEM/COMPUTE/LIMIT/VGPUS; fills

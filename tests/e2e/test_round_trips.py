@@ -1,0 +1,119 @@
+"""What a PyTorch program waits for (issue 37, "round trips are counted"): each workload of
+tests/e2e/torch_workloads.py (a CNN's and a transformer's training step, a decode loop with and without
+a CUDA graph) runs through `rgpu run` on the null driver (the cuda backend on a driver that runs no
+kernels), and the client library's own counters say how many blocking round trips each step made after
+the warm-up, by call. Across a network every one of them costs the network's round trip, so the
+program's own synchronisations (one `.item()` a step) are the floor and at most one more is allowed.
+
+Counts, not times: the same program makes the same calls every step, so these are exact. The
+workloads run one after the other in one process (PyTorch starts once), twice: on one host (the
+session's shared segment and the program's pinned memory shared with the worker) and as across hosts
+(RGPU_SHM=0: no segment, pinned memory not shared)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.support import torchenv
+from tests.support.daemons import DaemonSet, wait_until
+from tests.support.null_server import start as start_null_server
+
+pytestmark = pytest.mark.e2e
+
+WORKLOADS = Path(__file__).parent / "torch_workloads.py"
+
+
+@pytest.fixture(scope="module")
+def null_server():
+    with DaemonSet() as daemons:
+        yield start_null_server(daemons)
+
+
+def run_workload(server: str, workload: str, *args: str, env: dict | None = None):
+    return run_cli("run", "--server", server, "--", str(torchenv.python()), str(WORKLOADS), workload, *args,
+                   env={**os.environ, **(env or {})}, timeout=600)
+
+
+def results(p) -> list[dict]:
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
+    return [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+
+
+def result(p) -> dict:
+    return results(p)[-1]
+
+
+NAMES = ["cnn", "transformer", "transformer_amp", "decode", "decode_graph"]
+
+
+@pytest.mark.parametrize("shm", ["1", "0"], ids=["same-host", "across-hosts"])
+def test_a_step_waits_only_for_the_programs_own_synchronisation(null_server, shm):
+    """Blocking round trips per step ≤ the program's own synchronisations + 1, for every workload.
+    Before the counting, on one host the CNN step made 7 (cuDNN setting its kernels' dynamic shared
+    memory to the forward pass's size and back to the backward pass's: 4; pulling cuDNN's two managed
+    allocations back after the step's synchronisation: 2), and across hosts every step made one more
+    (`.item()`'s copy into pinned memory waited for its data before the stream synchronize)."""
+    got = {r["workload"]: r for r in results(run_workload(null_server[0], *NAMES, "--warmup", "3", "--steps", "5",
+                                                            env={"RGPU_SHM": shm}))}
+    assert sorted(got) == sorted(NAMES)
+    over = {n: r["by_call"] for n, r in got.items() if r["round_trips"] > r["syncs_per_step"] + 1}
+    assert not over, json.dumps(over, indent=1)
+    for r in got.values():
+        assert r["device"] == "rgpu null driver (no GPU work)"
+        # every step makes the same calls: whole numbers, and the program's own synchronisation among them
+        assert all(float(c["round_trips"]).is_integer() for c in r["by_call"].values()), r
+        assert r["round_trips"] >= r["syncs_per_step"], r
+
+
+def test_counts_are_printed_at_exit_and_logged_by_the_worker(null_server):
+    """RGPU_STATS=1: the totals and one line per call (round trips, async calls, the library that
+    called) on stderr at exit; the worker's session_ended line carries the totals the goodbye brought."""
+    url, handle = null_server
+    p = run_workload(url, "decode", "--warmup", "1", "--steps", "2", env={"RGPU_STATS": "1"})
+    r = result(p)
+    total = re.search(r"rgpu stats: total round_trips=(\d+) async_calls=(\d+) async_messages=(\d+)", p.stderr)
+    assert total, p.stderr[-3000:]
+    trips = int(total.group(1))
+    assert trips >= 3 * r["syncs_per_step"] + 2  # hello, attach, the steps' own synchronisations at least
+    # the step's synchronisation, from PyTorch's library (through rgpu's runtime face)
+    assert re.search(r"rgpu stats: call cudaStreamSynchronize round_trips=\d+ async=0 from=libtorch_cuda\.so:\d+",
+                     p.stderr), p.stderr[-3000:]
+    assert re.search(r"rgpu stats: call cudaLaunchKernel round_trips=0 async=[1-9]", p.stderr), p.stderr[-3000:]
+    line = f"client_round_trips={trips} client_async_calls={total.group(2)}"
+    wait_until(lambda: line in handle.log_path.read_text(errors="replace"), 30, "session_ended with the counts")
+    logged = [x for x in handle.log_path.read_text(errors="replace").splitlines() if line in x]
+    # the goodbye's own message is sent after it was written: the printed total counts it too
+    assert "session_ended" in logged[-1] and f"client_async_messages={int(total.group(3)) - 1}" in logged[-1], logged
+
+
+# Across hosts an async copy into pinned memory brings its data before the next reply (wire.OUT_LATER)
+# instead of being a round trip of its own: the program sees it after its synchronisation, and a copy
+# that reads the same pinned memory later in stream order reads what the first one wrote.
+LATE_COPIES = """
+import torch
+values = [float(i) * 0.5 for i in range(4096)]
+g = torch.tensor(values, device="cuda")           # host to device: the null driver copies for real
+assert torch.tensor([3.5], device="cuda").item() == 3.5
+p = torch.empty(4096).pin_memory()
+p.copy_(g, non_blocking=True)                      # into pinned memory: its data comes later
+again = p.to("cuda", non_blocking=True)            # and out of it, in stream order after
+torch.cuda.current_stream().synchronize()
+assert p.tolist() == values, "the async copy's data"
+assert again.cpu().tolist() == values, "a copy reading the pinned memory after it"
+q = torch.empty(4096).pin_memory()
+q.copy_(g, non_blocking=True)
+del q                                              # freed (cached by torch) with the data still to come
+torch.cuda.synchronize()
+print("OK late copies")
+"""
+
+
+def test_async_copies_into_pinned_memory_across_hosts(null_server):
+    p = run_cli("run", "--server", null_server[0], "--", str(torchenv.python()), "-c", LATE_COPIES,
+                env={**os.environ, "RGPU_SHM": "0"}, timeout=600)
+    assert p.returncode == 0 and "OK late copies" in p.stdout, p.stdout[-3000:] + p.stderr[-3000:]
