@@ -720,8 +720,11 @@ static int send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     zmq_msg_init_data(&head, hdr.buf, hdr.len, free_bytes, NULL);
     replay_keep(s, r, &head);
     /* A sync message of one frame whose reply comes whole goes on the call ring when there is one
-     * (ring.c); the rest, and anything larger than its slot, on the socket, counted there. */
-    s->ring_wait = c && s->ring_on && !nframes && (shm == SEG_NONE || shm == SEG_IN || shm == SEG_OUT) &&
+     * (ring.c); the rest, and anything larger than its slot, on the socket, counted there. So do a
+     * message whose sync call has followers (several replies) and one sent while async copies' data
+     * is still to come (it comes on the socket ahead of the reply: take_late). */
+    s->ring_wait = c && s->ring_on && !nframes && !c->nthen && !s->nlate &&
+                   (shm == SEG_NONE || shm == SEG_IN || shm == SEG_OUT) &&
                    !c->shm_piped && sync_field(c, shm) == 1 && rgpu_ring_send(s, hdr.buf, hdr.len) == 0;
     if (s->ring_wait) {
         zmq_msg_close(&head);
