@@ -23,6 +23,7 @@ int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double s
                    uint32_t *len);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 void rgpu_ring_reply_on_socket(void *ring);
+uint64_t rgpu_ring_spin_hits(void);
 """
 ffi = cffi.FFI()
 ffi.cdef(_CDEF)
@@ -44,6 +45,12 @@ def library():
         except (LibraryMissing, OSError, AttributeError) as e:
             _unavailable = str(e)
     return _lib
+
+
+def spin_hits() -> int:
+    """Messages this process's rings found without blocking (spinning, or already there)."""
+    lib = library()
+    return int(lib.rgpu_ring_spin_hits()) if lib is not None else 0
 
 
 def layout() -> dict:

@@ -37,6 +37,7 @@ from .session import SessionEnding
 from .pinned import PinnedHost
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
 from .ring import RING, SOCKET, CallRing, RingBroken, broken_notice
+from .ring import spin_hits as ring_spin_hits
 from .shm import Segment
 from .staging import Placed, close_shm, run_pinned, run_shm, run_staged
 
@@ -421,7 +422,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  shm_bytes_out=session.shm.bytes_out if session.shm else 0,
                  pinned_bytes_in=session.pinned.bytes_in, pinned_bytes_out=session.pinned.bytes_out,
                  pinned_segments=len(session.pinned.maps),
-                 pieces_in=session.pieces_in, pieces_out=session.pieces_out, spin_hits=spin_hits,
+                 pieces_in=session.pieces_in, pieces_out=session.pieces_out,
+                 spin_hits=spin_hits + (ring_spin_hits() if session.ring is not None else 0),
                  ring_calls=session.ring.calls if session.ring is not None else 0,
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,

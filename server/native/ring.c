@@ -50,18 +50,28 @@ static int check(rgpu_ring_head *h, uint64_t sock_received, uint32_t *taken, uin
  * up to timeout_s. 1: a request is in the slot, *len bytes (*taken updated); 2: a message of the
  * client's is due on the socket (it sent more there than sock_received); 0: nothing in time;
  * -1: the slot claims more bytes than it holds (*len). */
+static uint64_t spin_hits;  /* messages found without blocking: the worker's session_ended counts them */
+
+uint64_t rgpu_ring_spin_hits(void) { return spin_hits; }
+
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
                    uint32_t *len) {
     rgpu_ring_head *h = ring;
     uint32_t seen = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
     int r = check(h, sock_received, taken, len);
-    if (r) return r;
+    if (r) {
+        spin_hits += r > 0;
+        return r;
+    }
     double start = now_s(), until = start + spin_s, deadline = start + timeout_s;
     for (unsigned i = 1; spin_s > 0; i++) {
         uint32_t d = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
         if (d != seen) {
             seen = d;
-            if ((r = check(h, sock_received, taken, len))) return r;
+            if ((r = check(h, sock_received, taken, len))) {
+                spin_hits += r > 0;
+                return r;
+            }
         }
         if (!(i & 31) && now_s() >= until) break;
         sched_yield();

@@ -22,9 +22,12 @@ MiB = 1 << 20
 
 @pytest.fixture
 def gpu(daemons, tmp_path):
-    """A controller and one server with one GPU (of the test backend): every lease shares it."""
+    """A controller and one server with one GPU (of the test backend): every lease shares it. The
+    software GPU interprets the kernels (--sim-jit off): the spinners' kernel lengths are calibrated
+    on the interpreter, and a kernel compiled mid-test would shrink to where the fair queue's
+    per-launch cost, not the device time under test, decides the split."""
     p = Pool(daemons, tmp_path)
-    url = p.add_server(memory="2GiB")
+    url = p.add_server("2GiB", "--sim-jit", "off")
     wait_until(lambda: p.states() == {url: "up"}, 20, "server up")
     p.server_url = url
     yield p

@@ -23,7 +23,7 @@
 #include "registry.h"
 #include "rgpu_call.h"
 
-enum { ATTRIBUTE = 1, OCCUPANCY = 2, SET = 3, ACCEPTED = 4 };
+enum { ATTRIBUTE = 1, OCCUPANCY = 2, SET = 3, ACCEPTED = 4, LIMIT = 5 };
 #define SLOTS 4096
 #define PROBES 8
 
@@ -43,7 +43,9 @@ static int same(const entry *e, const void *fn, int kind, int a, uint64_t b, uin
     return e->fn == fn && e->kind == kind && e->a == a && e->b == b && e->c == c;
 }
 
-static int live(const entry *e) { return e->fn && (e->kind == SET || e->kind == ACCEPTED || e->epoch == epoch); }
+static int live(const entry *e) {
+    return e->fn && (e->kind == SET || e->kind == ACCEPTED || e->kind == LIMIT || e->epoch == epoch);
+}
 
 /* splitmix64's finaliser: every bit of the key moves the slot (occupancy keys differ in one field). */
 static uint64_t mix(uint64_t x) {
@@ -95,6 +97,18 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfu
     *pi = (int)v;
     if (hfunc) keep(hfunc, ATTRIBUTE, attrib, 0, 0, *pi);
     return RGPU_SUCCESS;
+}
+
+/* The launch limits (registry.h) are kept apart from the epoch of the other answers: a function's
+ * thread limit is its own (registers, launch bounds), no attribute set on it or on another function
+ * changes it; and its dynamic shared memory limit is what was last set on it, or else its own
+ * default. So a program that sets an attribute before every launch (cuDNN does, each step) asks for
+ * each limit once per function, where the epoch would make every launch ask again. */
+int rgpu_func_launch_limit(void *fn, int attrib, int *value) {
+    if (kept(fn, SET, attrib, 0, 0, value) || kept(fn, LIMIT, attrib, 0, 0, value)) return RGPU_SUCCESS;
+    int rc = cuFuncGetAttribute(value, (CUfunction_attribute)attrib, (CUfunction)fn);
+    if (rc == RGPU_SUCCESS && fn) keep(fn, LIMIT, attrib, 0, 0, *value);
+    return rc;
 }
 
 /* Attributes whose valid values depend on nothing that changes (see the top). */

@@ -233,10 +233,10 @@ static int check_launch(int face, void *fn, rgpu_dim3 g, rgpu_dim3 b, size_t shm
         return rgpu_record(face, bad_config);
     saved_errors before = save_errors();
     int fn_max = 0, fn_dyn = 0;
-    if (cuFuncGetAttribute(&fn_max, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) == CUDA_SUCCESS && fn_max > 0 &&
+    if (rgpu_func_launch_limit(fn, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &fn_max) == CUDA_SUCCESS && fn_max > 0 &&
         threads > (uint64_t)fn_max)
         return rgpu_record(face, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
-    if (shmem && cuFuncGetAttribute(&fn_dyn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, fn) == CUDA_SUCCESS &&
+    if (shmem && rgpu_func_launch_limit(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, &fn_dyn) == CUDA_SUCCESS &&
         shmem > (size_t)fn_dyn)
         return rgpu_record(face, RGPU_INVALID_VALUE);
     restore_errors(before); /* a limit that could not be asked is the server's to check */

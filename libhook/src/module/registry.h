@@ -61,6 +61,9 @@ size_t rgpu_image_size(const void *image);
  * that to cuModuleLoadData, so the image itself must say how long it is. */
 #define RGPU_LINK_MAGIC "rgpulnk"
 #define RGPU_LINK_HEADER 16
+/* One of the limits a launch of fn is checked against in the client (launch.c):
+ * CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK or _MAX_DYNAMIC_SHARED_SIZE_BYTES (func_facts.c). */
+int rgpu_func_launch_limit(void *fn, int attrib, int *value);
 /* The whole file, NUL-terminated (PTX is text), in a malloc'd buffer; NULL if it cannot be read. */
 char *rgpu_read_file(const char *path, size_t *len);
 void rgpu_sha256_hex(const void *data, size_t n, char out[65]);
