@@ -276,8 +276,22 @@ def test_an_env_only_lease_finds_the_leader_among_controller_replicas(daemons, t
         assert lease, p.stderr
         assert f"env-only lease {lease.group(1)} released" in p.stderr
         assert leases() == []
-        # the leader gone and none to take over: the program fails, naming the replicas it tried
+        # the leader killed while a program holds a lease: renewals and the release find the new one
+        env.update(RGPU_LEASE_TTL="3", RGPU_CONTROLLER=urls)
+        proc = subprocess.Popen([str(cuda_program("spin_kernels")), "8"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+        assert proc.stdout.readline().startswith("READY")
         leader.kill()
+        wait_until(lambda: role(follower) == "leader", 15, "the follower leads")
+        out, err = proc.communicate(timeout=90)
+        assert proc.returncode == 0 and "OK spin_kernels" in out, out + err
+        lease = re.search(r"env-only lease (\S+) released", err)
+        assert lease and "renew failed" not in err, err
+        with ControllerClient(follower.url, credential=leader.admin()) as c:
+            assert c.leases() == []
+            ended = {x["id"]: x["state"] for x in c.call("leases", ended=600)["ended"]}
+        assert ended[lease.group(1)] == "released"
+        # none left to lead: the program fails, naming the replicas it tried
         follower.kill()
         env["RGPU_CONTROLLER"] = urls
         p = subprocess.run([str(cuda_program("device_query"))], capture_output=True, text=True, env=env, timeout=120)
