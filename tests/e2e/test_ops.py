@@ -2,7 +2,8 @@
 in a real bash, `rgpu env --lease`, renew, release several or --mine), an expired lease reported as
 such to the program and in `rgpu leases`, share-only leases, `rgpu smi` against a running pool and in
 direct mode, /metrics scraped over HTTP and parsed with prometheus-client's parser, and a program
-started with nothing but environment variables getting, renewing and releasing its own lease."""
+started with nothing but environment variables getting, renewing and releasing its own lease, from
+one controller or from the leader of several replicas."""
 from __future__ import annotations
 
 import json
@@ -17,9 +18,12 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import run_cli
-from tests.support.daemons import free_port, wait_until
-from tests.support.pool import Pool
+from rgpu.client.controller_client import ControllerClient, ControllerError
+from tests.conftest import run_cli, server_argv
+from tests.support.controller import ControllerProc, server_credential
+from tests.support.daemons import free_port, free_url, wait_until
+from tests.support.etcd import EtcdCluster
+from tests.support.pool import Pool, ping
 
 pytestmark = pytest.mark.e2e
 MiB = 1 << 20
@@ -227,6 +231,72 @@ def test_a_program_with_only_environment_variables_gets_renews_and_releases_a_le
     assert f"env-only lease {lease} released" in err
     ended = {x["id"]: x["state"] for x in pool.cli_json("leases", "--ended", "600")["ended"]}
     assert ended[lease] == "released" and pool.leases() == {}
+
+
+def role(proc) -> str:
+    try:
+        with ControllerClient(proc.url, timeout=1.0, credential=server_credential()) as c:
+            return c.ping().get("role", "")
+    except ControllerError:
+        return ""
+
+
+def test_an_env_only_lease_finds_the_leader_among_controller_replicas(daemons, tmp_path, cuda_program, libdir):
+    with EtcdCluster(tmp_path, members=1) as etcd:
+        procs = [ControllerProc(daemons, tmp_path, ["--heartbeat-timeout", "30"], store=etcd.store_url("/ha"),
+                                name=f"controller-{i}") for i in range(2)]
+        urls = ",".join(p.url for p in procs)
+        for p in procs:
+            p.env["RGPU_CONTROLLER"] = urls
+            p.start()
+        leader = wait_until(lambda: next((p for p in procs if role(p) == "leader"), None), 15, "one leader")
+        [follower] = [p for p in procs if p is not leader]
+        assert role(follower) == "follower"
+        port = free_port()
+        server = f"tcp://127.0.0.1:{port}"
+        daemons.start(server_argv(server, "--sim-memory", "1GiB", "--controller", urls), ready=lambda: ping(server),
+                      deadline_s=30, env=leader.env, log_path=tmp_path / f"server-{port}.log")
+
+        def leases():
+            with ControllerClient(urls, credential=leader.admin()) as c:
+                return c.leases()
+
+        def up():
+            with ControllerClient(urls, credential=leader.admin()) as c:
+                return [s for s in c.ls()["servers"] if s["url"] == server and s["state"] == "up"]
+        wait_until(up, 60, "the server up on the leader")
+        # a dead replica first (no answer: the next), then the follower as HOST:PORT (it names the leader)
+        env = {k: v for k, v in leader.env.items() if k not in ("RGPU_CLUSTER_SECRET", "RGPU_SERVER", "RGPU_LEASE")}
+        env.update(LD_LIBRARY_PATH=str(libdir), LD_PRELOAD=str(libdir / "librgpu.so"), RGPU_MEM="64MiB",
+                   RGPU_LOG="info", RGPU_CONTROLLER=f"{free_url()},{follower.url.removeprefix('tcp://')},{leader.url}")
+        p = subprocess.run([str(cuda_program("copy_roundtrip")), "16"], capture_output=True, text=True, env=env,
+                           timeout=120)
+        assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr
+        lease = re.search(r"env-only lease (\S+) from " + re.escape(leader.url), p.stderr)
+        assert lease, p.stderr
+        assert f"env-only lease {lease.group(1)} released" in p.stderr
+        assert leases() == []
+        # the leader killed while a program holds a lease: renewals and the release find the new one
+        env.update(RGPU_LEASE_TTL="3", RGPU_CONTROLLER=urls)
+        proc = subprocess.Popen([str(cuda_program("spin_kernels")), "8"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+        assert proc.stdout.readline().startswith("READY")
+        leader.kill()
+        wait_until(lambda: role(follower) == "leader", 15, "the follower leads")
+        out, err = proc.communicate(timeout=90)
+        assert proc.returncode == 0 and "OK spin_kernels" in out, out + err
+        lease = re.search(r"env-only lease (\S+) released", err)
+        assert lease and "renew failed" not in err, err
+        with ControllerClient(follower.url, credential=leader.admin()) as c:
+            assert c.leases() == []
+            ended = {x["id"]: x["state"] for x in c.call("leases", ended=600)["ended"]}
+        assert ended[lease.group(1)] == "released"
+        # none left to lead: the program fails, naming the replicas it tried
+        follower.kill()
+        env["RGPU_CONTROLLER"] = urls
+        p = subprocess.run([str(cuda_program("device_query"))], capture_output=True, text=True, env=env, timeout=120)
+        assert p.returncode != 0 and "did not answer within 15 s" in p.stderr, p.stderr
+        assert all(u in p.stderr for u in urls.split(",")), p.stderr
 
 
 def test_an_env_only_request_the_pool_cannot_hold_fails_the_program_with_the_reason(pool, cuda_program, libdir):

@@ -8,7 +8,11 @@
  * else ~/.config/rgpu) — a CURVE secret certificate in CZMQ's text format. The controller's public
  * key: RGPU_CONTROLLER_KEY (Z85, hex or a certificate file), else the credential's controller-key,
  * else <config>/controller.key. The wire is the controller's: one msgpack map per request on a CURVE
- * DEALER (controller/handlers.py). Everything here has a ZeroMQ context of its own, so closing the
+ * DEALER (controller/handlers.py), a socket per request. RGPU_CONTROLLER may list the replicas of one
+ * cluster, comma-separated (docs/cluster.md): each request goes first to the replica that answered
+ * last; one silent for ATTEMPT_MS is skipped for the next; a follower's `not_leader` names the leader
+ * to ask next (or none yet, during an election: look again shortly), as client/controller_client.py
+ * does, for FAILOVER_MS in all. Everything here has a ZeroMQ context of its own, so closing the
  * sessions at exit never cuts off the release. RGPU_LEASE_TTL (seconds, default 30) is the lease's
  * TTL: a program killed with SIGKILL leaves its lease to expire that long after. */
 #include <errno.h>
@@ -23,11 +27,18 @@
 #include "rgpu_call.h"
 #include "session.h"
 
-#define CONTROLLER_TIMEOUT_MS 5000
+#define CONTROLLER_TIMEOUT_MS 5000   /* how long a lone controller may take to answer */
+#define ATTEMPT_MS 1500              /* how long one replica of several may stay silent before the next */
+#define FAILOVER_MS 15000            /* how long a request to replicas keeps trying (an election: ~10 s) */
 #define MAX_REPLY (4 << 20)
+#define MAX_REPLICAS 16
 
 static void *lctx;
-static char ctl_url[300], own_pub[41], own_sec[41], ctl_key[41];
+/* The replicas (the list, then leaders they named) and the one that answered last. Reserve runs
+ * before the renewer starts and release after it ends: one thread at a time uses them. */
+static char replicas[MAX_REPLICAS][256];
+static int n_replicas, current;
+static char own_pub[41], own_sec[41], ctl_key[41];
 static char lease_id[64];
 static double lease_ttl = 30.0;
 static pthread_t renewer;
@@ -114,8 +125,8 @@ static int credentials(void) {
     return 0;
 }
 
-/* A DEALER to the controller over CURVE as this user. */
-static void *controller_socket(void) {
+/* A DEALER to one replica over CURVE as this user. */
+static void *controller_socket(const char *url) {
     void *s = zmq_socket(lctx, ZMQ_DEALER);
     int zero = 0;
     int64_t max = MAX_REPLY;
@@ -124,8 +135,8 @@ static void *controller_socket(void) {
     zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, ctl_key, 41);
     zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, own_pub, 41);
     zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, own_sec, 41);
-    if (zmq_connect(s, ctl_url) != 0) {
-        rgpu_log(RGPU_LOG_ERROR, "env-only lease: bad RGPU_CONTROLLER %s: %s", ctl_url, zmq_strerror(errno));
+    if (zmq_connect(s, url) != 0) {
+        rgpu_log(RGPU_LOG_ERROR, "env-only lease: bad RGPU_CONTROLLER entry %s: %s", url, zmq_strerror(errno));
         zmq_close(s);
         return NULL;
     }
@@ -141,7 +152,9 @@ static int exchange(void *s, mp_writer *w, zmq_msg_t *m, int timeout_ms) {
     while (rc < 0 && errno == EINTR);
     if (rc <= 0) return -1;
     zmq_msg_init(m);
-    return zmq_msg_recv(m, s, 0) < 0 ? -1 : 0;
+    if (zmq_msg_recv(m, s, 0) >= 0) return 0;
+    zmq_msg_close(m);
+    return -1;
 }
 
 /* The string field `k` of the reply map into dst ("" if absent); returns whether "ok" was true. */
@@ -158,8 +171,82 @@ static int reply_str(zmq_msg_t *m, const char *k, char *dst, size_t cap) {
            o.type == MP_BOOL && o.v.b;
 }
 
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void pause_ms(long ms) {
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
+}
+
+/* The replica at `url` (a leader a follower named may be none of the list); its index. */
+static int replica(const char *url) {
+    for (int i = 0; i < n_replicas; i++)
+        if (!strcmp(replicas[i], url)) return i;
+    if (n_replicas == MAX_REPLICAS) return (current + 1) % n_replicas;
+    snprintf(replicas[n_replicas], sizeof replicas[0], "%s", url);
+    return n_replicas++;
+}
+
+/* Sends the request in `w` to the replica that leads; 0 with its reply (ok or not) in `m`, or -1
+ * with why none did (naming the replicas tried). A request no reply came for is sent again to the
+ * next replica: the Python client's way, whose leader may have died before answering. */
+static int ask_leader(mp_writer *w, zmq_msg_t *m, char *why, size_t cap) {
+    double start = now_ms();
+    char tried[1024] = "", said[512] = "", error[64] = "";   /* the last reply's error and message */
+    unsigned asked = 0;      /* a bit per replica */
+    int limit;
+    for (;;) {
+        const char *url = replicas[current];
+        /* a lone controller has the whole (shorter) time, and is not sent the request twice; a
+         * list, or a lone URL that named its leader, has an election's time */
+        limit = n_replicas > 1 ? FAILOVER_MS : CONTROLLER_TIMEOUT_MS;
+        double left = start + limit - now_ms();
+        if (left <= 0) break;
+        asked |= 1u << current;
+        int wait = n_replicas > 1 && left > ATTEMPT_MS ? ATTEMPT_MS : (int)left;
+        void *s = controller_socket(url);
+        int rc = s ? exchange(s, w, m, wait) : -1;
+        if (s) zmq_close(s);
+        if (rc != 0) {                                      /* dead or unreachable: the next */
+            error[0] = 0;
+            if (!s) pause_ms(100);
+            current = (current + 1) % n_replicas;
+            continue;
+        }
+        char leader[256];
+        reply_str(m, "error", error, sizeof error);
+        reply_str(m, "message", said, sizeof said);
+        if (!strcmp(error, "unavailable")) {                /* the leader could not store it: nothing done */
+            zmq_msg_close(m);
+            pause_ms(100);
+            continue;
+        }
+        if (strcmp(error, "not_leader")) return 0;
+        reply_str(m, "leader", leader, sizeof leader);
+        zmq_msg_close(m);
+        if (leader[0] && strcmp(leader, url)) {
+            current = replica(leader);
+        } else {                                            /* an election is under way: look again shortly */
+            pause_ms(100);
+            current = (current + 1) % n_replicas;
+        }
+    }
+    size_t used = 0;
+    for (int i = 0; i < n_replicas; i++)
+        if (asked & 1u << i && used < sizeof tried)
+            used += snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", replicas[i]);
+    if (!strcmp(error, "not_leader")) snprintf(why, cap, "no rgpu-controller of %s leads (%s)", tried, said);
+    else if (error[0]) snprintf(why, cap, "rgpu-controller at %s: %s (%s)", tried, error, said);
+    else snprintf(why, cap, "rgpu-controller at %s did not answer within %d s", tried, limit / 1000);
+    return -1;
+}
+
 /* One request {cmd, id, lease} and its reply; 0 ok, else -1 with the controller's message in why. */
-static int lease_cmd(void *s, const char *cmd, char *why, size_t cap) {
+static int lease_cmd(const char *cmd, char *why, size_t cap) {
     mp_writer w;
     mp_init(&w, 128);
     mp_map(&w, 3);
@@ -167,12 +254,9 @@ static int lease_cmd(void *s, const char *cmd, char *why, size_t cap) {
     mp_str(&w, "id"); mp_uint(&w, next_id++);
     mp_str(&w, "lease"); mp_str(&w, lease_id);
     zmq_msg_t m;
-    int rc = exchange(s, &w, &m, CONTROLLER_TIMEOUT_MS);
+    int rc = ask_leader(&w, &m, why, cap);
     mp_free(&w);
-    if (rc != 0) {
-        snprintf(why, cap, "rgpu-controller at %s did not answer", ctl_url);
-        return -1;
-    }
+    if (rc != 0) return -1;
     int ok = reply_str(&m, "message", why, cap);
     zmq_msg_close(&m);
     return ok ? 0 : -1;
@@ -180,9 +264,8 @@ static int lease_cmd(void *s, const char *cmd, char *why, size_t cap) {
 
 static void *renew_loop(void *arg) {
     (void)arg;
-    void *s = controller_socket();
     pthread_mutex_lock(&mu);
-    while (s && !stopping) {
+    while (!stopping) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         double period = lease_ttl / 3 > 0.5 ? lease_ttl / 3 : 0.5;
@@ -191,8 +274,8 @@ static void *renew_loop(void *arg) {
         if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
         if (pthread_cond_timedwait(&wake, &mu, &until) != ETIMEDOUT || stopping) continue;
         pthread_mutex_unlock(&mu);
-        char why[512];
-        if (lease_cmd(s, "renew", why, sizeof why) != 0) {
+        char why[1536];
+        if (lease_cmd("renew", why, sizeof why) != 0) {
             rgpu_log(RGPU_LOG_WARN, "env-only lease %s: renew failed: %s", lease_id, why);
             if (strstr(why, "already") || strstr(why, "no lease")) { /* it ended: renewing is over */
                 pthread_mutex_lock(&mu);
@@ -204,7 +287,6 @@ static void *renew_loop(void *arg) {
         pthread_mutex_lock(&mu);
     }
     pthread_mutex_unlock(&mu);
-    if (s) zmq_close(s);
     return NULL;
 }
 
@@ -222,13 +304,21 @@ int rgpu_env_lease(char *servers, size_t cap) {
     int asked = 0;
     for (int i = 0; i < 5; i++) asked |= getenv(vars[i]) && *getenv(vars[i]);
     if (!controller || !*controller || !asked) return -1;
-    /* HOST:PORT means tcp://HOST:PORT, as the CLI reads it */
-    snprintf(ctl_url, sizeof ctl_url, "%s%s", strstr(controller, "://") ? "" : "tcp://", controller);
+    /* URL,URL,...: each HOST:PORT means tcp://HOST:PORT, as the CLI reads it */
+    for (const char *p = controller; *p;) {
+        char entry[256], *e = entry;
+        size_t len = strcspn(p, ",");
+        snprintf(entry, sizeof entry, "%.*s", (int)(len < 200 ? len : 200), p);
+        e += strspn(e, " \t");
+        for (size_t n = strlen(e); n && (e[n - 1] == ' ' || e[n - 1] == '\t'); n--) e[n - 1] = 0;
+        if (*e && n_replicas < MAX_REPLICAS)
+            snprintf(replicas[n_replicas++], sizeof replicas[0], "%s%s", strstr(e, "://") ? "" : "tcp://", e);
+        p += len + (p[len] == ',');
+    }
+    if (!n_replicas) return -1;
     if (getenv("RGPU_LEASE_TTL") && atof(getenv("RGPU_LEASE_TTL")) >= 2) lease_ttl = atof(getenv("RGPU_LEASE_TTL"));
     if (credentials() != 0) return -2;
     lctx = zmq_ctx_new();
-    void *s = controller_socket();
-    if (!s) return -2;
     /* reserve {memory, compute, limit, count, share_only, ttl}: memory as the user wrote it (the
      * controller reads the size grammar: 512 is MiB, 8GiB, 0.5 of the GPU) */
     mp_writer w;
@@ -252,18 +342,16 @@ int rgpu_env_lease(char *servers, size_t cap) {
     mp_raw(&w, fields.buf, fields.len);
     mp_free(&fields);
     zmq_msg_t m;
-    int rc = exchange(s, &w, &m, CONTROLLER_TIMEOUT_MS);
+    char token[8192], msg[1536];
+    int rc = ask_leader(&w, &m, msg, sizeof msg);
     mp_free(&w);
-    zmq_close(s);
     if (rc != 0) {
-        rgpu_log(RGPU_LOG_ERROR, "env-only lease: rgpu-controller at %s did not answer within %d s (is it running, "
-                 "and does it know this credential?)", ctl_url, CONTROLLER_TIMEOUT_MS / 1000);
+        rgpu_log(RGPU_LOG_ERROR, "env-only lease: %s (is it running, and does it know this credential?)", msg);
         return -2;
     }
-    char token[8192], msg[512];
     if (!reply_str(&m, "token", token, sizeof token)) {
         reply_str(&m, "message", msg, sizeof msg);
-        rgpu_log(RGPU_LOG_ERROR, "env-only lease refused by rgpu-controller at %s: %s", ctl_url, msg);
+        rgpu_log(RGPU_LOG_ERROR, "env-only lease refused by rgpu-controller at %s: %s", replicas[current], msg);
         zmq_msg_close(&m);
         return -2;
     }
@@ -304,7 +392,7 @@ int rgpu_env_lease(char *servers, size_t cap) {
     setenv("RGPU_LEASE", token, 1);
     setenv("RGPU_LEASE_ID", lease_id, 1);
     setenv("RGPU_SERVER", servers, 1);
-    rgpu_log(RGPU_LOG_INFO, "env-only lease %s from %s: %s", lease_id, ctl_url, servers);
+    rgpu_log(RGPU_LOG_INFO, "env-only lease %s from %s: %s", lease_id, replicas[current], servers);
     renewing = pthread_create(&renewer, NULL, renew_loop, NULL) == 0;
     return 0;
 }
@@ -317,14 +405,12 @@ void rgpu_env_lease_release(void) {
     pthread_mutex_unlock(&mu);
     if (renewing) pthread_join(renewer, NULL);
     renewing = 0;
-    void *s = controller_socket();
-    char why[512];
-    if (s && lease_cmd(s, "release", why, sizeof why) != 0)
+    char why[1536];
+    if (lease_cmd("release", why, sizeof why) != 0)
         rgpu_log(RGPU_LOG_WARN, "env-only lease %s: release failed (%s); it expires within %.0f s", lease_id, why,
                  lease_ttl);
     else
         rgpu_log(RGPU_LOG_INFO, "env-only lease %s released", lease_id);
-    if (s) zmq_close(s);
     lease_id[0] = 0;
     zmq_ctx_term(lctx);
     lctx = NULL;
