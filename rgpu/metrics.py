@@ -113,6 +113,7 @@ class Monotonic:
         self._lock = threading.Lock()
         self._last: dict[tuple, float] = {}     # (group, member, name) -> the member's last count
         self._retired: dict[tuple, float] = {}  # (group, name) -> counts of members that left
+        self.labels: dict = {}                  # group -> its labels as last seen (vgpu_families)
 
     def totals(self, counts: list[tuple[tuple, object, dict]]) -> dict[tuple, dict]:
         """``counts``: (group, member, {name: count}) of the live members; returns {group: {name: total}}."""
@@ -139,10 +140,13 @@ def vgpu_families(fams: Families, entries: list[tuple[dict, dict]], totals: Mono
     """rgpu's vGPU families, summed per GPU. ``entries``: (GPU labels, vGPU entry) with the entry as
     a server's usage reports one (supervisor.vgpu_usage: lease, vgpu, memory_quota_bytes, compute,
     share_pct, sessions, share_only, and the counts)."""
-    groups: dict[tuple, dict] = {}
+    groups: dict[object, dict] = {}
     counts = []
     for labels, v in entries:
-        group = tuple(labels.items())
+        # A GPU's group is its UUID, not its labels: a label may change under it (the controller
+        # learns a server's host name at its first heartbeat), and its counts must stay one series.
+        group = labels.get("UUID") or tuple(labels.items())
+        totals.labels[group] = tuple(labels.items())
         g = groups.setdefault(group, {"vgpus": 0, "shared": 0, "quota": 0, "used": 0, "guarantee": 0.0,
                                       "share": 0.0, "sessions": 0})
         g["shared" if v.get("share_only") else "vgpus"] += 1
@@ -156,7 +160,8 @@ def vgpu_families(fams: Families, entries: list[tuple[dict, dict]], totals: Mono
                        {"bytes_in": v.get("bytes_in", 0) or 0, "bytes_out": v.get("bytes_out", 0) or 0}))
     summed = totals.totals(counts)
     for group in set(groups) | set(summed):
-        names, values = [k for k, _ in group], [v for _, v in group]
+        shown = totals.labels[group]
+        names, values = [k for k, _ in shown], [v for _, v in shown]
         g = groups.get(group)
         if g is not None:
             for share_only, n in (("false", g["vgpus"]), ("true", g["shared"])):
