@@ -202,28 +202,7 @@ entry:
 {_f("ctay", CTAY)}{_f("ctaz", CTAZ)}  %run = getelementptr i32, ptr %where, i64 %tpad
   %lsize = mul i64 %T, %lstride
   %rfsize = mul i64 %tpad, {rfs}
-  br label %nextblock
-nextblock:
-  %ab = load atomic i64, ptr %abortp monotonic, align 8
-  %stop = icmp ne i64 %ab, 0
-  br i1 %stop, label %done, label %take
-take:
-  %b = atomicrmw add ptr %nextp, i64 1 monotonic, align 8
-  %past = icmp sge i64 %b, %hi
-  br i1 %past, label %done, label %setup
-done:
-  ret i32 0
-setup:
-  %cx = urem i64 %b, %ncx
-  %bq = udiv i64 %b, %ncx
-  %cy = urem i64 %bq, %ncy
-  %cz = udiv i64 %bq, %ncy
-  store i64 %cx, ptr %ctax.p, align 8
-  store i64 %cy, ptr %ctay.p, align 8
-  store i64 %cz, ptr %ctaz.p, align 8
-  call void @llvm.memset.p0.i64(ptr %shared, i8 0, i64 %ssize, i1 false)
-  call void @llvm.memset.p0.i64(ptr %local, i8 0, i64 %lsize, i1 false)
-  call void @llvm.memset.p0.i64(ptr %rf, i8 0, i64 %rfsize, i1 false)
+{_TAKE_BLOCK}  call void @llvm.memset.p0.i64(ptr %rf, i8 0, i64 %rfsize, i1 false)
   store i64 0, ptr %t.a, align 8
   br label %init.head
 init.head:
@@ -385,7 +364,28 @@ entry:
 {_f("shared", SHARED, "ptr")}{_f("ssize", SSIZE)}{_f("local", LOCAL, "ptr")}{_f("lstride", LSTRIDE)}\
 {_f("rf", RF, "ptr")}{_f("ncx", NCX)}{_f("ncy", NCY)}{_f("ctax", CTAX)}{_f("ctay", CTAY)}{_f("ctaz", CTAZ)}\
   %lsize = mul i64 %T, %lstride
-  br label %nextblock
+{_TAKE_BLOCK}  br label %thread
+thread:
+  %t = phi i64 [0, %setup], [%t1, %next]
+  %rv = call i32 @phase(ptr %ctx, ptr %rf, i64 %t, i32 0, i64 %b)
+  %failed = icmp slt i32 %rv, 0
+  br i1 %failed, label %fail, label %next
+next:
+  %t1 = add i64 %t, 1
+  %more = icmp slt i64 %t1, %T
+  br i1 %more, label %thread, label %nextblock
+fail:
+  %fbp = getelementptr i64, ptr %ctx, i64 {FBLOCK}
+  store i64 %b, ptr %fbp, align 8
+  store atomic i64 1, ptr %abortp monotonic, align 8
+  ret i32 %rv
+}}
+"""
+
+
+# The head of both block loops: take the next block of the launch (or stop: none left, or the
+# launch abandoned), set its ctaid and clear its shared and local memory.
+_TAKE_BLOCK = """  br label %nextblock
 nextblock:
   %ab = load atomic i64, ptr %abortp monotonic, align 8
   %stop = icmp ne i64 %ab, 0
@@ -406,22 +406,6 @@ setup:
   store i64 %cz, ptr %ctaz.p, align 8
   call void @llvm.memset.p0.i64(ptr %shared, i8 0, i64 %ssize, i1 false)
   call void @llvm.memset.p0.i64(ptr %local, i8 0, i64 %lsize, i1 false)
-  br label %thread
-thread:
-  %t = phi i64 [0, %setup], [%t1, %next]
-  %rv = call i32 @phase(ptr %ctx, ptr %rf, i64 %t, i32 0, i64 %b)
-  %failed = icmp slt i32 %rv, 0
-  br i1 %failed, label %fail, label %next
-next:
-  %t1 = add i64 %t, 1
-  %more = icmp slt i64 %t1, %T
-  br i1 %more, label %thread, label %nextblock
-fail:
-  %fbp = getelementptr i64, ptr %ctx, i64 {FBLOCK}
-  store i64 %b, ptr %fbp, align 8
-  store atomic i64 1, ptr %abortp monotonic, align 8
-  ret i32 %rv
-}}
 """
 
 
