@@ -166,8 +166,10 @@ class ControllerClient:
                 error, self.resent = exc, True
                 self._switch(self.urls[(self.urls.index(self.url) + 1) % len(self.urls)])
                 continue
-            if reply.get("error") == "unavailable":   # the leader could not store it: nothing was done
-                error = ControllerError("unavailable", str(reply.get("message", "")))
+            if reply.get("error") == "unavailable":   # the leader could not store it
+                # Nothing was done, unless etcd could not even be asked afterwards (store_etcd.py's
+                # commit mark): then the request may have been applied, as after a timeout.
+                error, self.resent = ControllerError("unavailable", str(reply.get("message", ""))), True
                 time.sleep(0.1)
                 continue
             if reply.get("error") != "not_leader":

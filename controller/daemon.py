@@ -63,7 +63,8 @@ def _decode(payload: bytes):
 # The reply when anything below the decoder fails in a way its own handling did not foresee:
 # packed once, so that answering cannot itself fail.
 _INTERNAL = msgpack.packb({"ok": False, "error": "internal", "message": "controller error; see its log"})
-# The replies of a burst whose changes etcd did not take: nothing of them happened.
+# The replies of a burst whose changes etcd did not take: nothing of them happened (unless etcd
+# could not be asked whether the transaction went in: store_etcd.py's commit mark).
 _NOT_STORED = msgpack.packb({"ok": False, "error": "unavailable",
                              "message": "the controller could not store the change in etcd; nothing was done, "
                                         "try again"})

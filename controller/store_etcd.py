@@ -10,6 +10,7 @@ Keys, all under one prefix (``/rgpu`` unless the URL names another), values JSON
     PREFIX/leases/ID         a live lease with its allocations (one key: a placement is one put)
     PREFIX/ended/ID          an ended lease {id, state, owner, created, ended, request}
     PREFIX/migrations/ID     {id, lease, seq, from_gpu, to_gpu, state, reason, created, ended, message}
+    PREFIX/commits/STORE     {nonce, at}: the last transaction this store instance sent (below)
 
 Every change is one etcd transaction. Group commit (``batch``): while the daemon serves a burst of
 requests, their changes gather into one transaction, committed before any of their replies is
@@ -20,16 +21,25 @@ leader key's create revision with the one its election won (``fence``): a depose
 lease expired while it was cut off, another replica elected since — has every write refused
 (``Fenced``), so two replicas never place into the same memory. Only the leader writes, so the
 rows it last wrote are kept here (``_rows``) and changes are made on them without reading etcd.
+
+A transaction whose reply was lost (the member died after raft committed it) is sent again to the
+next member, where its preconditions now fail: a lease it creates exists. So every transaction also
+writes a nonce of its own under ``commits/``; a refused or unanswered one whose nonce etcd holds
+was committed, and is reported so, not as "nothing was done" (which made clients repeat a release
+the dead member had done, and orphaned the leases of a burst).
 """
 from __future__ import annotations
 
 import json
+import time
+import uuid
 
 from . import etcd as E
 from .store import LIVE, StoreError
 
 SCHEMA_VERSION = 1
-FAMILIES = ("servers/", "gpus/", "leases/", "ended/", "migrations/")
+FAMILIES = ("servers/", "gpus/", "leases/", "ended/", "migrations/", "commits/")
+COMMIT_MARK_DAYS = 1.0  # a crashed instance's commit mark is pruned after this
 SINGLES = ("schema", "leader")
 MAX_OPS = 120  # etcd refuses a transaction of more than 128 operations (--max-txn-ops)
 
@@ -59,6 +69,8 @@ class EtcdStore:
         self.failed: StoreError | None = None    # why a part of the open batch was not committed
         self._rows: dict[str, dict] = {}   # key -> the row this replica last wrote or read there
         self._scanned: set[str] = set()    # families read whole into _rows since the last forget()
+        self._mark = f"{self.prefix}/commits/{uuid.uuid4().hex}"   # this instance's commit mark
+        self._marked = False
         try:
             self._open(create)
         except E.EtcdUnavailable as exc:
@@ -106,6 +118,11 @@ class EtcdStore:
         """Nothing to do: etcd compacts and snapshots itself."""
 
     def close(self) -> None:
+        if self._marked:
+            try:
+                self.etcd.txn([], [E.delete(self._mark)])
+            except E.EtcdError:
+                pass                # pruned later (prune_ended)
         self.etcd.close()
 
     def forget(self) -> None:
@@ -151,14 +168,20 @@ class EtcdStore:
         compare = list(compare)
         if self.fence is not None:
             compare.append(E.cmp_create(*self.fence))
-        ops = [E.put(k, _dump(v)) for k, v in puts.items()] + [E.delete(k) for k in deletes]
-        if len(ops) > MAX_OPS:
-            raise StoreError(f"one change of {len(ops)} keys exceeds etcd's transaction limit")
+        nonce = uuid.uuid4().hex
+        ops = ([E.put(k, _dump(v)) for k, v in puts.items()] + [E.delete(k) for k in deletes]
+               + [E.put(self._mark, _dump({"nonce": nonce, "at": time.time()}))])
+        if len(ops) > MAX_OPS + 1:
+            raise StoreError(f"one change of {len(ops) - 1} keys exceeds etcd's transaction limit")
+        self._marked = True
         try:
             ok, _ = self.etcd.txn(compare, ops)
         except E.EtcdError as exc:
-            raise StoreError(f"etcd write failed: {exc}") from None
-        if not ok:
+            ok = self._committed(nonce)
+            if ok is not True:
+                raise StoreError(f"etcd write failed: {exc}"
+                                 + ("" if ok is False else "; whether it was stored is not known")) from None
+        if not ok and not self._committed(nonce):
             if self.fence is not None:
                 leader = self.etcd.get(self.fence[0])
                 if leader is None or leader.create_revision != self.fence[1]:
@@ -168,6 +191,19 @@ class EtcdStore:
         for k in deletes:
             self._rows.pop(k, None)
         self._rows.update(puts)
+
+    def _committed(self, nonce: str) -> bool | None:
+        """Whether the transaction carrying ``nonce`` was committed (None: etcd cannot say now).
+        Etcd.post sends a transaction again to the next member when one fails mid-request, so
+        an earlier attempt may have been applied although this one was refused or failed."""
+        try:
+            kv = self.etcd.get(self._mark)
+        except E.EtcdError:
+            return None
+        try:
+            return kv is not None and json.loads(kv.value).get("nonce") == nonce
+        except (ValueError, AttributeError):
+            return False
 
     def _row(self, key: str) -> dict | None:
         row = self._rows.get(key)
@@ -291,7 +327,10 @@ class EtcdStore:
         old = [kv.key for kv in kvs if json.loads(kv.value)["ended"] < before]
         old_m = [self.key("migrations/" + m["id"]) for m in self._scan("migrations/")
                  if m.get("ended") is not None and m["ended"] < before]
-        for chunk in _chunks(old + old_m, MAX_OPS):
+        marks, _ = self.etcd.range(self.key("commits/"), prefix=True)
+        stale = time.time() - COMMIT_MARK_DAYS * 86400
+        old_c = [kv.key for kv in marks if kv.key != self._mark and _mark_time(kv.value) < stale]
+        for chunk in _chunks(old + old_m + old_c, MAX_OPS):
             self._commit(deletes=chunk)
         return len(old)
 
@@ -412,6 +451,13 @@ class _Batch:
             if exc_type is not None:
                 self.store.forget()
             self.store._pending = None
+
+
+def _mark_time(value: str) -> float:
+    try:
+        return float(json.loads(value)["at"])
+    except (ValueError, KeyError, TypeError):
+        return 0.0
 
 
 def _chunks(items: list, size: int):

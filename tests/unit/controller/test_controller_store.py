@@ -191,3 +191,35 @@ def test_etcd_a_batch_commits_its_changes_together_or_not_at_all(etcd_member):
     assert isinstance(store.failed, Fenced) and [lease["id"] for lease in watcher.load_leases()] == ["l-1"]
     store.close()
     watcher.close()
+
+
+def test_etcd_a_transaction_whose_reply_was_lost_is_known_committed(etcd_member, monkeypatch):
+    """A member that applies a transaction and dies before answering: Etcd.post sends it again,
+    where it is refused (the lease it creates exists). The store's commit mark tells it apart
+    from a real conflict: the change is reported stored, not "nothing was done" (CI's failover
+    test: a release repeated by the client was then answered "already released")."""
+    store = EtcdStore(etcd_member.store_url("/lost-reply"))
+    store.upsert_server("tcp://s:1", "up", "sim", "b1", G, 5.0)
+    real, lost = store.etcd._post_to, []
+
+    def answer_lost(endpoint, path, body):
+        reply = real(endpoint, path, body)
+        if path.endswith("/txn") and not lost:
+            lost.append(path)
+            raise ConnectionResetError("the member died before its answer left")
+        return reply
+
+    monkeypatch.setattr(store.etcd, "_post_to", answer_lost)
+    with store.batch():
+        store.insert_lease(LEASE, ALLOC)
+        store.end_leases(["l-1"], "released", 6.0)
+        store.insert_lease(dict(LEASE, id="l-2"), ALLOC)
+    assert lost and store.failed is None
+    watcher = EtcdStore(etcd_member.store_url("/lost-reply"))
+    assert [lease["id"] for lease in watcher.load_leases()] == ["l-2"]
+    assert watcher.ended_state("l-1") == ("released", "me")
+    with pytest.raises(store_etcd.Conflict):                        # a real conflict still is one
+        store.insert_lease(dict(LEASE, id="l-2"), ALLOC)
+    store.close()
+    assert _keys(etcd_member, "/lost-reply/commits") == []             # closing removes the mark
+    watcher.close()
