@@ -49,6 +49,7 @@ static unsigned evflags[4096];   /* each event's creation flags */
 static int blocking_waits;       /* cuEventSynchronize on a CU_EVENT_BLOCKING_SYNC event: sleeps */
 static int spun_syncs;           /* a stream or context synchronize with work left: the driver spins */
 static int stream_waits;         /* cuStreamWaitEvent */
+static volatile int ctx_syncs;   /* cuCtxSynchronize calls returned */
 static volatile int stuck;       /* the GPU runs a kernel that does not end: synchronize blocks */
 
 static int printing;             /* kernels that printf (the capture test) */
@@ -66,6 +67,7 @@ int fake_attr_calls(void) { return attr_calls; }
 int fake_blocking_waits(void) { return blocking_waits; }
 int fake_spun_syncs(void) { return spun_syncs; }
 int fake_stream_waits(void) { return stream_waits; }
+int fake_ctx_syncs(void) { return ctx_syncs; }
 
 """ + fakecuda.DEVICE + r"""
 CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
@@ -135,6 +137,7 @@ CUresult cuCtxSynchronize(void) {
     while (stuck) usleep(1000);
     reached = issued;
     if (printing) printf("device printf %d\n", ++printed);  /* buffered, as the driver's is: flushed by the reader */
+    ctx_syncs++;
     return CUDA_SUCCESS;
 }
 """
@@ -292,7 +295,16 @@ def test_a_wait_behind_a_kernel_that_never_ends_keeps_doing_housekeeping(gpu):
         dev.synchronize()
     assert len(checks) == 3 and 0.5 < time.monotonic() - t0 < 5
     dev.close()  # returns: nothing waits for the kernel
+    # The abandoned wait's helper is still in the driver: let it out and see its synchronize
+    # return, or on a loaded host it would run into a later test (its cuCtxSynchronize marks all
+    # work reached, so a later wait could find nothing left to sleep for).
+    syncs = fake.fake_ctx_syncs()
     fake.fake_set_stuck(0)
+    fake.fake_reach_all()
+    deadline = time.monotonic() + 30
+    while fake.fake_ctx_syncs() == syncs and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert fake.fake_ctx_syncs() > syncs, "the abandoned wait never left the driver"
 
 
 def test_short_waits_are_answered_without_the_helper(gpu):
