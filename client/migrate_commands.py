@@ -15,25 +15,41 @@ import click
 from rgpu.controller.requests import fmt_bytes
 
 from .controller_client import ControllerClient
+from .params import ProgressLine
 from .pool_commands import _table, controller_command, controller_option, json_option
 
 POLL_S = 0.25
 
 
-def _wait(c: ControllerClient, moves: list[dict], timeout: float) -> list[dict]:
+def _wait(c: ControllerClient, moves: list[dict], timeout: float, line: ProgressLine | None = None) -> list[dict]:
     """The migrations once none is pending (or ``timeout`` has passed: those still pending are
-    returned as they are)."""
+    returned as they are); ``line`` shows how many are done meanwhile."""
     deadline = time.monotonic() + timeout
     done: dict[str, dict] = {}
     pending = [m["id"] for m in moves]
     while pending and time.monotonic() < deadline:
+        if line is not None:
+            _progress(line, moves, done)
         time.sleep(POLL_S)  # polling the controller's view of a move, not a synchronisation
         for mid in list(pending):
             m = c.migration(mid)
             if m["state"] != "pending":
                 done[mid] = m
                 pending.remove(mid)
+    if line is not None:
+        _progress(line, moves, done)   # the tally, in a log; a terminal's line is cleared for the table
+        line.done()
     return [done.get(m["id"], m) for m in moves]
+
+
+def _progress(line: ProgressLine, moves: list[dict], done: dict[str, dict]) -> None:
+    """``rgpu: migrating 3 vGPUs, 12s: 1 moved, 0 failed, 2 pending (m-..., m-...)``."""
+    moved = sum(1 for m in done.values() if m["state"] != "failed")
+    failed = len(done) - moved
+    pending = [m["id"] for m in moves if m["id"] not in done]
+    shown = " (" + ", ".join(pending[:3]) + (", ..." if len(pending) > 3 else "") + ")" if pending else ""
+    line.show(f"rgpu: migrating {len(moves)} vGPU{'s' if len(moves) != 1 else ''}, {line.elapsed():.0f}s: "
+              f"{moved} moved, {failed} failed, {len(pending)} pending{shown}", (moved, failed))
 
 
 def _show(moves: list[dict], as_json: bool) -> None:
@@ -52,7 +68,7 @@ def _show(moves: list[dict], as_json: bool) -> None:
 
 def _finish(c, moves, wait, timeout, as_json):
     if wait:
-        moves = _wait(c, moves, timeout)
+        moves = _wait(c, moves, timeout, None if as_json or not moves else ProgressLine())
     _show(moves, as_json)
     failed = [m for m in moves if m["state"] == "failed"]
     if failed:

@@ -70,10 +70,10 @@ def fail(as_json: bool, code: str, message: str, exit_code: int | None = None):
     sys.exit(exit_code)
 
 
-class WaitLine:
-    """The one line a queued request shows while it waits: on a terminal it is rewritten in place
-    (elapsed time, position, why it does not fit yet); elsewhere (a log, a pipe) a line is written
-    only when the position or the reason changes."""
+class ProgressLine:
+    """The one line a long wait shows: on a terminal it is rewritten in place (with the elapsed
+    time); elsewhere (a log, a pipe) a line is written only when what it says, other than the
+    time, changes."""
 
     def __init__(self, stream=None, clock=time.monotonic):
         self.stream = stream or sys.stderr
@@ -83,10 +83,12 @@ class WaitLine:
         self.last: tuple | None = None
         self.shown = False
 
-    def __call__(self, reply: dict) -> None:
-        elapsed = self.clock() - self.start
-        position, message = reply.get("position", 0), str(reply.get("message", ""))
-        text = f"rgpu: waiting {elapsed:.0f}s, position {position} in queue: {message}"
+    def elapsed(self) -> float:
+        return self.clock() - self.start
+
+    def show(self, text: str, key: tuple) -> None:
+        """Show ``text``; ``key``: what it says apart from the time (a changed key is a new line
+        off a terminal)."""
         if self.tty:
             width = 200
             try:
@@ -97,10 +99,10 @@ class WaitLine:
             self.stream.write("\r\033[K" + text[:width])
             self.stream.flush()
             self.shown = True
-        elif (position, message) != self.last:
+        elif key != self.last:
             self.stream.write(text + "\n")
             self.stream.flush()
-        self.last = (position, message)
+        self.last = key
 
     def done(self) -> None:
         """End the line on a terminal (the next output starts on a line of its own)."""
@@ -108,3 +110,12 @@ class WaitLine:
             self.stream.write("\r\033[K")
             self.stream.flush()
             self.shown = False
+
+
+class WaitLine(ProgressLine):
+    """A queued request's line: elapsed time, position, why it does not fit yet."""
+
+    def __call__(self, reply: dict) -> None:
+        position, message = reply.get("position", 0), str(reply.get("message", ""))
+        self.show(f"rgpu: waiting {self.elapsed():.0f}s, position {position} in queue: {message}",
+                  (position, message))

@@ -153,6 +153,37 @@ def test_waiting_line_updates_in_place_on_a_terminal_and_once_per_change_elsewhe
     assert plain.getvalue().count("\n") == 2 and "position 1" in plain.getvalue().splitlines()[1]
 
 
+class _Moves:
+    """The controller's view of two moves: the first ends at the second poll, the second fails at the third."""
+
+    def __init__(self):
+        self.polls = {"m-1": 0, "m-2": 0}
+
+    def migration(self, mid):
+        self.polls[mid] += 1
+        ends = {"m-1": (2, "done"), "m-2": (3, "failed")}[mid]
+        state = ends[1] if self.polls[mid] >= ends[0] else "pending"
+        return {"id": mid, "state": state}
+
+
+def test_a_migration_that_is_waited_for_shows_its_progress(monkeypatch):
+    """`rgpu migrate`/`drain` waiting: a line says how many moves are done, failed and pending
+    (issue 42: a migration printed nothing for seconds)."""
+    from rgpu.client import migrate_commands
+    monkeypatch.setattr(migrate_commands, "POLL_S", 0.0)
+    moves = [{"id": "m-1", "state": "pending"}, {"id": "m-2", "state": "pending"}]
+    plain = io.StringIO()
+    out = migrate_commands._wait(_Moves(), moves, 30, migrate_commands.ProgressLine(plain))
+    assert [m["state"] for m in out] == ["done", "failed"]
+    lines = plain.getvalue().splitlines()
+    assert lines[0].startswith("rgpu: migrating 2 vGPUs, 0s: 0 moved, 0 failed, 2 pending (m-1, m-2)")
+    assert lines[1].endswith("1 moved, 0 failed, 1 pending (m-2)") and lines[2].endswith("1 moved, 1 failed, 0 pending")
+    assert len(lines) == 3
+    tty = Tty()
+    migrate_commands._wait(_Moves(), moves, 30, migrate_commands.ProgressLine(tty))
+    assert "\n" not in tty.getvalue() and tty.getvalue().endswith("\r\033[K")  # the line is cleared at the end
+
+
 def test_one_log_configuration_logfmt_json_and_rgpu_log(capsys, monkeypatch):
     monkeypatch.setenv("RGPU_LOG", "warn")
     log = logs.configure("test", None, "json")

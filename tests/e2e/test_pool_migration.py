@@ -127,10 +127,12 @@ def test_rgpu_migrate_and_drain_move_a_running_program_and_its_lease(pool, cuda_
         assert [s["lease"] for s in stats(b)["sessions"] if s["state"] == "live"] == [lease]
         progress_to(proc, 12)
         # draining b moves it back to a (the only other server) and places nothing new on b
-        p = pool.cli("drain", b, "--json")
+        # (as a person runs it: a progress line on stderr while it waits, the table on stdout)
+        p = pool.cli("drain", b)
         assert p.returncode == 0, p.stdout + p.stderr
-        [m] = json.loads(p.stdout)["migrations"]
-        assert m["state"] == "done" and m["to"] == f"{a}#0" and m["reason"] == "drain", m
+        assert "rgpu: migrating 1 vGPU, " in p.stderr and "1 moved, 0 failed, 0 pending" in p.stderr, p.stderr
+        [row] = [r.split() for r in p.stdout.splitlines() if r.startswith("m-")]
+        assert row[1] == lease and row[3:6] == [f"{b}#0", f"{a}#0", "done"], p.stdout
         assert pool.leases()[lease]["vgpus"][0]["server"] == a and stored_gpu(pool, lease) == gpu_uuid(pool, a)
         assert next(s for s in pool.cli_json("ls")["servers"] if s["url"] == b)["draining"] is True
         other = pool.cli_json("reserve", "--mem", "64MiB", "--policy", "spread")
