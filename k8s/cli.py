@@ -17,6 +17,7 @@ import click
 
 from rgpu import health, logs
 from rgpu.client.controller_client import ControllerClient, ControllerError
+from rgpu.commands import DaemonGroup
 from rgpu.paths import LibraryMissing, libdir
 
 from .kubeapi import KubeApi, KubeApiError
@@ -25,7 +26,7 @@ from .plugin import PluginConfig, VgpuPlugin
 from .tenancy import ADOPTION_GRACE_S, Tenancy
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=DaemonGroup, name="rgpu-k8s", context_settings={"help_option_names": ["-h", "--help"]})
 def cli():
     """rgpu on Kubernetes."""
 

@@ -107,6 +107,9 @@ def test_each_class_of_failure_has_its_exit_code_and_one_error_style(daemons, tm
     # the daemons' errors read the same way
     srv = daemon("rgpu.server.cli", "--device", "sim", "--sim-memory", "4G1")
     assert srv.returncode == 2 and srv.stderr.startswith("rgpu-server: error: ") and "Error:" not in srv.stderr
+    k8s = daemon("rgpu.k8s.cli", "device-plugin", "--slots", "0")
+    assert k8s.returncode == 2 and k8s.stderr.startswith("rgpu-k8s: error: ") and "Error:" not in k8s.stderr
+    assert "(rgpu-k8s device-plugin --help)" in k8s.stderr, k8s.stderr
 
 
 def test_daemons_refuse_a_busy_port_and_a_bad_size_cleanly(tmp_path):
