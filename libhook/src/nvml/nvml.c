@@ -303,20 +303,6 @@ static nvmlReturn_t own_process(nvmlDevice_t device, unsigned int *infoCount, un
     return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-                                                     nvmlProcessInfo_t *infos) {
-    unsigned pid = 0;
-    unsigned long long used = 0;
-    unsigned cap = infoCount ? *infoCount : 0;
-    nvmlReturn_t r = own_process(device, infoCount, &pid, &used);
-    if (r == NVML_SUCCESS && *infoCount) {
-        if (!infos || !cap) return NVML_ERROR_INVALID_ARGUMENT;
-        infos[0] = (nvmlProcessInfo_t){.pid = pid, .usedGpuMemory = used,
-                                       .gpuInstanceId = 0xFFFFFFFF, .computeInstanceId = 0xFFFFFFFF};
-    }
-    return r;
-}
-
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
                                                      nvmlProcessInfo_v2_t *infos) {
     unsigned pid = 0;
@@ -329,6 +315,13 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsign
                                           .gpuInstanceId = 0xFFFFFFFF, .computeInstanceId = 0xFFFFFFFF};
     }
     return r;
+}
+
+/* _v3 fills the same record as _v2 (nvmlProcessInfo_t is nvmlProcessInfo_v2_st); the versions
+   differ only in what older drivers filled in */
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_t *infos) {
+    return nvmlDeviceGetComputeRunningProcesses_v2(device, infoCount, infos);
 }
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
