@@ -1,6 +1,8 @@
 """End to end across hosts, on the test bed (tests/support/testbed.py): the controller on the head host,
 a pool server on each GPU host, programs on the CPU host, every link between hosts through the relay
-(which records what it carries, and can cut a connection as a failing link does)."""
+(which records what it carries, and can cut a connection as a failing link does). The programs: the
+project's CUDA programs, CuPy and numba on the software GPU (results checked here), and PyTorch, CuPy,
+numba and NVIDIA's libraries on the null driver (dispatch, and PyTorch's round trips a step)."""
 from __future__ import annotations
 
 import json
