@@ -15,10 +15,13 @@ with no relay (Testbed.routed); "relay D ms" is its front, through the relay add
   uncapped and capped at 1 Gb/s (tbf on the CPU host's link). The bed shares this machine's cores
   with both ends (and the relay is one Python process, about 1 GB/s on two cores), so uncapped
   figures are the bed's, not a network's: the ratio is the point;
-- a small CNN's PyTorch training step on the null driver (net_train_step.py: forward, backward, AdamW,
-  one loss.item()), at each relay round trip, against its floor: the program's one synchronisation
-  per step × the round trip + the step's time at 0.05 ms (goal at 30 ms: ≤ 1.1× the floor). One
-  PyTorch process serves every row, so its start is paid once.
+- PyTorch on the null driver (tests/e2e/torch_workloads.py, after warm-up): a small CNN's and a small
+  transformer's training step (forward, backward, AdamW, one loss.item()), the transformer's in mixed
+  precision (GradScaler reads one more value a step), and a decode loop token by token, with and without
+  a CUDA graph (one token.item() a step), at each relay round trip, against its floor: the program's
+  own synchronisations per step × the round trip + the step's time at 0.05 ms (goal at 30 ms: ≤ 1.1×
+  the floor), with the blocking round trips each step made (librgpu's counters; goal: ≤ the program's
+  synchronisations + 1). One PyTorch process serves every row, so its start is paid once.
 Direct mode and a plain wire on both sides, as the raw baselines are plain."""
 from __future__ import annotations
 
@@ -44,6 +47,11 @@ MiB = 1 << 20
 COPY = 64 * MiB
 SERVER_PORT, RAW_PORT, STREAM_PORT, NULL_PORT = 7401, 7403, 7404, 7405
 ROWS: list[dict] = []
+ROOT = HERE.parent
+WORKLOADS = ROOT / "tests" / "e2e" / "torch_workloads.py"
+STEPS = {"cnn": "CNN training step", "transformer": "transformer training step",
+         "transformer_amp": "transformer training step, mixed precision", "decode": "decode loop, a token a step",
+         "decode_graph": "decode loop in a CUDA graph, a token a step"}
 
 
 class NetBench:
@@ -70,9 +78,9 @@ class NetBench:
     def gpu1(self) -> str:
         return testbed.LAN["gpu1"] if self.path == "veth" else self.bed.front("gpu1")
 
-    def torch_step(self, steps: int) -> dict:
-        """`steps` of the PyTorch training step, in one process through a null-driver cuda server on gpu2
-        (both started at first use)."""
+    def torch_step(self, workload: str, steps: int) -> dict:
+        """`steps` steps of a PyTorch workload, in one process serving every workload through a null-driver
+        cuda server on gpu2 (both started at first use): {"us": per step, "round_trips": per step, ...}."""
         if self.trainer is None:
             from benchmarks.native import run as native
             from tests.support import torchenv
@@ -80,12 +88,13 @@ class NetBench:
             url = self.pool.add_server("gpu2", NULL_PORT, "--log-level", "warning", pool=False, device="cuda",
                                        env={**self.pool.env, "RGPU_LIBCUDA": str(native.null_driver())})
             self.trainer = self.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
-                                                  str(python), str(HERE / "net_train_step.py")],
+                                                  str(python), str(WORKLOADS), *STEPS, "--serve", "--warmup", "3"],
                                           env=self.pool.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-            assert json.loads(self.trainer.stdout.readline())["ready"]
-        self.trainer.stdin.write(f"{steps}\n")
+            assert json.loads(self.trainer.stdout.readline())["ready"] == list(STEPS)
+        self.trainer.stdin.write(f"{workload} {steps}\n")
         self.trainer.stdin.flush()
-        return json.loads(self.trainer.stdout.readline())
+        got = json.loads(self.trainer.stdout.readline())
+        return {**got, "us": got["step_s"] * 1e6}
 
     def close(self):
         if self.trainer is not None:
@@ -154,24 +163,35 @@ def test_sync_round_trip(benchmark, net, rtt_ms):
          over_raw_us=round(got["rgpu"] - got["raw"], 1))
 
 
-STEP_AT: dict[float, float] = {}  # relay round trip (ms) -> PyTorch step time (ms), this run
+STEP_AT: dict[str, dict[float, float]] = {}  # workload -> relay round trip (ms) -> step time (ms), this run
 
 
 @pytest.mark.parametrize("rtt_ms", RTTS_MS)
-def test_pytorch_training_step(benchmark, net, rtt_ms):
-    """A small CNN's training step on the null driver (no GPU work: what is left is rgpu's and the
-    network's). Its floor: the program's one synchronisation per step at this round trip, plus the
-    step's time at the smallest round trip measured in this run."""
+def test_pytorch_steps(benchmark, net, rtt_ms):
+    """Each workload's step on the null driver (no GPU work: what is left is PyTorch's, rgpu's and the
+    network's), the workloads measured in turn. Its floor: the program's own synchronisations per step
+    at this round trip, plus the step's time at the smallest round trip measured in this run."""
     net.via("relay")
     net.bed.rtt(rtt_ms)
     steps = 20 if rtt_ms < 1 else 10 if rtt_ms < 10 else 4
-    ms = alternately(benchmark, {"rgpu": lambda: net.torch_step(steps)}, "us")["rgpu"] / 1e3  # best of rounds
-    STEP_AT[rtt_ms] = ms
-    base = STEP_AT.get(min(STEP_AT))
-    floor = 1 * rtt_ms + base if min(STEP_AT) < rtt_ms else ms
-    _row(benchmark, kind="step", rtt_ms=rtt_ms, figure="PyTorch CNN training step (null driver)", rgpu=ms,
-         raw=floor, unit="ms", baseline="floor: 1 sync × round trip + step at the smallest",
-         ratio=round(ms / floor, 3))
+    last: dict[str, dict] = {}
+
+    def one(name):
+        def run():
+            last[name] = net.torch_step(name, steps)
+            return last[name]
+        return run
+    got = alternately(benchmark, {name: one(name) for name in STEPS}, "us")  # best of rounds
+    for name, what in STEPS.items():
+        ms, r = got[name] / 1e3, last[name]
+        at = STEP_AT.setdefault(name, {})
+        at[rtt_ms] = ms
+        smallest = min(at)
+        floor = r["syncs_per_step"] * rtt_ms + at[smallest] if smallest < rtt_ms else ms
+        _row(benchmark, kind="step", rtt_ms=rtt_ms, figure=f"PyTorch {what} (null driver)", rgpu=ms, raw=floor,
+             unit="ms", baseline=f"floor: {r['syncs_per_step']} sync × round trip + step at the smallest",
+             ratio=round(ms / floor, 3), trips=r["round_trips"], syncs=r["syncs_per_step"],
+             by_call={c: v["round_trips"] for c, v in r["by_call"].items()})
 
 
 @pytest.mark.parametrize("path, cap", [("veth", None), ("veth", "10gbit"), ("relay", None), ("relay", "1gbit")],
@@ -201,8 +221,9 @@ def write_tables() -> None:
             "cpus": os.cpu_count(), "copy_bytes": COPY}
     (OUT / "network.json").write_text(json.dumps({"meta": meta, "rows": ROWS}, indent=2) + "\n")
     lines = [f"# rgpu across hosts (test bed, {meta['when']}, {meta['cpus']} CPUs, best of {ROUNDS})", "",
-             "| path | figure | rgpu | baseline | baseline figure | rgpu vs baseline |",
-             "|---|---|---|---|---|---|"]
+             "| path | figure | rgpu | baseline | baseline figure | rgpu vs baseline | blocking round trips a step "
+             "(program's own syncs) |",
+             "|---|---|---|---|---|---|---|"]
     for r in ROWS:
         where = "veth, no relay" if r["rtt_ms"] == "veth" else f"relay {r['rtt_ms']:g} ms"
         where += f", cap {r['cap']}" if r["kind"] == "bandwidth" else ""
@@ -212,6 +233,14 @@ def write_tables() -> None:
             vs = f"{r['ratio']:.2f}× floor"
         else:
             vs = f"{r['ratio']:.2f}×"
+        trips = f"{r['trips']:g} ({r['syncs']})" if r["kind"] == "step" else ""
         lines.append(f"| {where} | {r['figure']} | {r['rgpu']:.2f} {r['unit']} | {r['baseline']} | "
-                     f"{r['raw']:.2f} {r['unit']} | {vs} |")
+                     f"{r['raw']:.2f} {r['unit']} | {vs} | {trips} |")
+    steps = [r for r in ROWS if r["kind"] == "step"]
+    if steps:
+        top = max(r["rtt_ms"] for r in steps)
+        lines += ["", f"Blocking round trips a step by call (relay {top:g} ms; the program's own are its "
+                  "synchronisations: cudaStreamSynchronize after `.item()`'s copy):", ""]
+        lines += [f"- {r['figure']}: " + ", ".join(f"{c} {n:g}" for c, n in r["by_call"].items())
+                  for r in steps if r["rtt_ms"] == top]
     (OUT / "network.md").write_text("\n".join(lines) + "\n")

@@ -1,8 +1,9 @@
 """PyTorch workloads whose steps are counted: what a program waits for per step (issue 37, "round trips
-are counted"). Run through `rgpu run` by tests/e2e/test_round_trips.py and benchmarks/test_round_trips.py
-(on the null driver: the cuda backend on a driver that runs no kernels), and natively on a GPU host.
+are counted"). Run through `rgpu run` by tests/e2e/test_round_trips.py, benchmarks/test_round_trips.py,
+tests/network/ and benchmarks/network.py (on the null driver: the cuda backend on a driver that runs no kernels), and natively on a GPU host.
 
     python torch_workloads.py WORKLOAD... [--warmup N] [--steps N]
+    python torch_workloads.py WORKLOAD... --serve [--warmup N]    then "WORKLOAD STEPS" lines on stdin
 
 prints one JSON object per workload, one after the other in one process: the workload, its steps, the program's own synchronisations per step, the
 seconds per step, the loss (or the tokens) of the last step, and, when the client library is rgpu's,
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
+import sys
 import time
 import warnings
 
@@ -30,7 +32,6 @@ warnings.filterwarnings("ignore")
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-
 
 
 def rgpu_stats() -> dict | None:
@@ -229,27 +230,53 @@ WORKLOADS = {"cnn": cnn, "transformer": transformer, "transformer_amp": transfor
 SYNCS_PER_STEP = {"cnn": 1, "transformer": 1, "transformer_amp": 2, "decode": 1, "decode_graph": 1}
 
 
+def measure(name: str, step, steps: int) -> dict:
+    """`steps` steps of a warmed-up workload, timed, with what they waited for when librgpu is the driver."""
+    before = rgpu_stats()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        last = step()
+    seconds = (time.perf_counter() - t0) / steps
+    after = rgpu_stats()
+    out = {"workload": name, "steps": steps, "syncs_per_step": SYNCS_PER_STEP[name], "step_s": seconds,
+           "last": last, "device": torch.cuda.get_device_name()}
+    if before is not None and after is not None:
+        out.update(per_step(before, after, steps))
+    return out
+
+
+def serve(names: list[str], warmup: int) -> None:
+    """Every workload built and warmed up once, then one measurement per line of stdin ("WORKLOAD
+    STEPS"), each after one untimed step (the first after a change outside, such as the network's
+    round trip): benchmarks/network.py measures every round trip with one process, so PyTorch's
+    start and the workloads' first steps are paid once."""
+    steps = {}
+    for name in names:
+        steps[name] = WORKLOADS[name]()
+        for _ in range(warmup):
+            steps[name]()
+    print(json.dumps({"ready": names}), flush=True)
+    for line in sys.stdin:
+        name, n = line.split()
+        steps[name]()
+        print(json.dumps(measure(name, steps[name], int(n))), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("workload", choices=sorted(WORKLOADS), nargs="+")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--serve", action="store_true", help="measure on request, one line of stdin each")
     a = ap.parse_args()
+    if a.serve:
+        serve(a.workload, a.warmup)
+        return
     for name in a.workload:
         step = WORKLOADS[name]()
         for _ in range(a.warmup):
             step()
-        before = rgpu_stats()
-        t0 = time.perf_counter()
-        for _ in range(a.steps):
-            last = step()
-        seconds = (time.perf_counter() - t0) / a.steps
-        after = rgpu_stats()
-        out = {"workload": name, "steps": a.steps, "syncs_per_step": SYNCS_PER_STEP[name], "step_s": seconds,
-               "last": last, "device": torch.cuda.get_device_name()}
-        if before is not None and after is not None:
-            out.update(per_step(before, after, a.steps))
-        print(json.dumps(out), flush=True)
+        print(json.dumps(measure(name, step, a.steps)), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """End to end across hosts, on the test bed (tests/support/testbed.py): the controller on the head host,
 a pool server on each GPU host, programs on the CPU host, every link between hosts through the relay
-(which records what it carries, and can cut a connection as a failing link does)."""
+(which records what it carries, and can cut a connection as a failing link does). The programs: the
+project's CUDA programs, CuPy and numba on the software GPU (results checked here), and PyTorch, CuPy,
+numba and NVIDIA's libraries on the null driver (dispatch, and PyTorch's round trips a step)."""
 from __future__ import annotations
 
 import json
@@ -212,32 +214,120 @@ def test_a_running_program_moves_between_the_gpu_hosts(bed_pool, cuda_program):
     assert err.count("moved to") == 1, err
 
 
-def test_pytorch_cupy_numba_and_cublas_on_the_cpu_host_dispatch_on_a_gpu_host(bed_pool):
+FRAMEWORK_SCRIPTS = ROOT / "tests" / "frameworks"
+
+
+def test_cupy_on_the_cpu_host_computes_on_a_gpu_hosts_software_gpu(bed_pool, tmp_path):
+    """CuPy from its wheel on the CPU host, placed by the pool on a GPU host's software GPU across the relay:
+    NVRTC's kernels (compiled on the CPU host, their modules sent across) and cuBLAS's GEMMs, each result
+    checked against numpy here."""
+    import numpy as np
+    from tests.support import frameworks
+    python = str(frameworks.python())
+    env = frameworks.cupy_env({**bed_pool.env, "CUPY_CACHE_DIR": str(tmp_path / "cupy-kernels")})
+    for op in ("elementwise", "matmul"):
+        out = tmp_path / f"{op}.npz"
+        p = bed_pool.cli("run", "--controller", bed_pool.url, "--mem", "256MiB", "--", python,
+                         str(FRAMEWORK_SCRIPTS / "cupy_ops.py"), op, str(out), env=env, timeout=300)
+        assert p.returncode == 0 and f"{op} ok" in p.stdout, p.stdout + p.stderr[-4000:]
+        r = np.load(out)
+        if op == "elementwise":
+            x, y = r["x"], r["y"]
+            assert np.allclose(r["ufunc"], np.sin(x * 2 + y), atol=1e-5)
+            assert np.allclose(r["kernel"], x * x - 2.5 * y, atol=1e-6)
+            assert np.array_equal(r["dlpack"], r["kernel"])
+        else:
+            a, b = r["a"], r["b"]
+            assert np.allclose(r["s"], a @ b, atol=1e-5)
+            assert np.allclose(r["d"], a.astype(np.float64) @ b.astype(np.float64))
+    assert bed_pool.cli_json("leases")["leases"] == []
+
+
+def test_numba_on_the_cpu_host_computes_on_a_gpu_hosts_software_gpu(bed_pool, tmp_path):
+    """numba-cuda's @cuda.jit kernels on the CPU host, linked through rgpu's cuLink* and run by a GPU host's
+    software GPU across the relay (a direct server of an architecture numba's NVVM targets: see
+    tests/e2e/test_frameworks.py), each result checked against numpy here."""
+    import numpy as np
+    from tests.e2e.test_frameworks import BLOCK, NUMBA_SIM_ARCH
+    from tests.support import frameworks
+    url = bed_pool.add_server("gpu2", 7406, "--sim-arch", NUMBA_SIM_ARCH, pool=False)
+    try:
+        out = tmp_path / "numba.npz"
+        p = bed_pool.cli("run", "--server", url, "--", str(frameworks.python()),
+                         str(FRAMEWORK_SCRIPTS / "numba_kernels.py"), str(out), env=frameworks.numba_env(bed_pool.env),
+                         timeout=300)
+        assert p.returncode == 0 and "numba ok" in p.stdout, p.stdout + p.stderr[-4000:]
+        r = np.load(out)
+        x, y, keys = r["x"], r["y"], r["keys"]
+        assert np.array_equal(r["axpy"], 2 * x + y)
+        assert np.allclose(r["block_sums"], np.add.reduceat(x, np.arange(0, x.size, 128)), atol=1e-5)
+        assert np.array_equal(r["histogram"], np.bincount(keys % 10, minlength=10))
+        assert np.array_equal(r["half_squares"], r["halves"] * r["halves"])
+        assert r["reduced"].tolist() == [float(sum(range(k))) for k in (40, 64, 300)]
+        assert r["rotated"].tolist() == [(i + BLOCK) % (4 * BLOCK) * 3 for i in range(4 * BLOCK)]
+        [ended] = wait_until(lambda: session_ended(bed_pool.log(url)), 30, "the session's end logged")
+        assert ended["shm_bytes_in"] == ended["shm_bytes_out"] == "0", ended
+    finally:
+        bed_pool.servers.pop(url).stop()
+
+
+@pytest.fixture(scope="module")
+def null_url(bed_pool):
+    """A direct `--device cuda` server on the null driver (benchmarks/native/nulldriver.c: no GPU work) on
+    gpu2, reached across the relay."""
+    from benchmarks.native import run as native
+    env = {k: v for k, v in bed_pool.env.items() if k not in ("RGPU_CONTROLLER", "RGPU_CLUSTER_SECRET")}
+    url = bed_pool.add_server("gpu2", 7405, pool=False, device="cuda",
+                              env={**env, "RGPU_LIBCUDA": str(native.null_driver())})
+    yield url
+    bed_pool.servers.pop(url).stop()
+
+
+def test_pytorch_cupy_numba_and_cublas_on_the_cpu_host_dispatch_on_a_gpu_host(bed_pool, null_url):
     """PyTorch, CuPy and numba-cuda from their CUDA wheels, and a cuBLAS/cuBLASLt program, on the CPU host,
     their calls served across the relay by a `--device cuda` server on the null driver
     (benchmarks/native/nulldriver.c: no GPU work) on a GPU host: each initialises, loads its own kernels
     and dispatches its work (PyTorch: a training step, cuDNN, a CUDA graph) without an error. What the
     kernels compute is the GPU's to check (tests/e2e on a GPU host)."""
-    from benchmarks.native import run as native
     from tests.e2e.test_null_driver import FRAMEWORKS_STEP, LIBS, TORCH_STEP, _zstd
     from tests.support import cudabuild, frameworks, nvlibs, torchenv
-    env = {k: v for k, v in bed_pool.env.items() if k not in ("RGPU_CONTROLLER", "RGPU_CLUSTER_SECRET")}
-    url = bed_pool.add_server("gpu2", 7405, pool=False, device="cuda",
-                              env={**env, "RGPU_LIBCUDA": str(native.null_driver())})
-    try:
-        p = bed_pool.cli("run", "--server", url, "--", str(torchenv.python()), "-c", TORCH_STEP, timeout=600)
-        assert p.returncode == 0 and "OK rgpu null driver (no GPU work) (9, 0)" in p.stdout, p.stdout + p.stderr[-4000:]
-        f = bed_pool.cli("run", "--server", url, "--", str(frameworks.python()), "-c", FRAMEWORKS_STEP,
-                         env=frameworks.numba_env(bed_pool.env), timeout=600)
-        assert f.returncode == 0 and "OK cupy" in f.stdout and "OK numba" in f.stdout, f.stdout + f.stderr[-4000:]
-        if _zstd():  # the null driver reads cuBLAS's zstd-compressed modules with libzstd
-            exe = cudabuild.build(LIBS / "blas.cu", "exe", [f"-I{LIBS}", *nvlibs.link_flags("cublas", "cublasLt")],
-                                  arch_flags=["-arch=sm_80"])
-            b = bed_pool.cli("run", "--server", url, "--", str(exe), timeout=600)
-            got = {line.split()[0]: line.split()[1] for line in b.stdout.splitlines() if len(line.split()) >= 2}
-            assert b.returncode == 0 and all(got.get(n) == "0" for n in ("create", "sgemm", "dgemm", "lt_matmul")), \
-                b.stdout[-2000:] + b.stderr[-2000:]
-        ended = session_ended(bed_pool.log(url))
-        assert len(ended) >= 2 and all(e["shm_bytes_in"] == e["pinned_bytes_in"] == "0" for e in ended), ended
-    finally:
-        bed_pool.servers.pop(url).stop()
+    url = null_url
+    p = bed_pool.cli("run", "--server", url, "--", str(torchenv.python()), "-c", TORCH_STEP, timeout=600)
+    assert p.returncode == 0 and "OK rgpu null driver (no GPU work) (9, 0)" in p.stdout, p.stdout + p.stderr[-4000:]
+    f = bed_pool.cli("run", "--server", url, "--", str(frameworks.python()), "-c", FRAMEWORKS_STEP,
+                     env=frameworks.numba_env(bed_pool.env), timeout=600)
+    assert f.returncode == 0 and "OK cupy" in f.stdout and "OK numba" in f.stdout, f.stdout + f.stderr[-4000:]
+    if _zstd():  # the null driver reads cuBLAS's zstd-compressed modules with libzstd
+        exe = cudabuild.build(LIBS / "blas.cu", "exe", [f"-I{LIBS}", *nvlibs.link_flags("cublas", "cublasLt")],
+                              arch_flags=["-arch=sm_80"])
+        b = bed_pool.cli("run", "--server", url, "--", str(exe), timeout=600)
+        got = {line.split()[0]: line.split()[1] for line in b.stdout.splitlines() if len(line.split()) >= 2}
+        assert b.returncode == 0 and all(got.get(n) == "0" for n in ("create", "sgemm", "dgemm", "lt_matmul")), \
+            b.stdout[-2000:] + b.stderr[-2000:]
+    ended = session_ended(bed_pool.log(url))
+    assert len(ended) >= 2 and all(e["shm_bytes_in"] == e["pinned_bytes_in"] == "0" for e in ended), ended
+
+
+def test_pytorch_training_steps_and_decode_loops_across_hosts_wait_only_for_their_own_syncs(bed_pool, null_url):
+    """PyTorch's training steps (a CNN, a transformer: forward, backward, AdamW, one `loss.item()`) and its
+    decode loop (token by token, with and without a CUDA graph; one `token.item()`) on the CPU host, on the
+    null driver of a GPU host across the relay: each runs, and after its warm-up a step waits for no more
+    than the program's own synchronisations + 1 blocking round trips (librgpu's counters, by call: every
+    other one costs the network's round trip, issue 37), with no shared segment or pinned mapping."""
+    from tests.support import torchenv
+    workloads = ["cnn", "transformer", "decode", "decode_graph"]
+    before = len(session_ended(bed_pool.log(null_url)))
+    p = bed_pool.cli("run", "--server", null_url, "--", str(torchenv.python()),
+                     str(ROOT / "tests" / "e2e" / "torch_workloads.py"), *workloads, "--warmup", "2", "--steps", "3",
+                     timeout=600)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
+    got = {r["workload"]: r for r in map(json.loads, (x for x in p.stdout.splitlines() if x.startswith("{")))}
+    assert sorted(got) == sorted(workloads), p.stdout
+    over = {n: r["by_call"] for n, r in got.items() if r["round_trips"] > r["syncs_per_step"] + 1}
+    assert not over, json.dumps(over, indent=1)
+    for r in got.values():
+        assert r["device"] == "rgpu null driver (no GPU work)", r
+        assert r["syncs_per_step"] <= r["round_trips"], r  # the program's own synchronisations are counted
+        assert r["async_calls"] > 0, r  # the step's launches went without a wait
+    ended = wait_until(lambda: session_ended(bed_pool.log(null_url))[before:], 30, "the session's end logged")
+    assert len(ended) == 1 and ended[0]["shm_bytes_in"] == ended[0]["pinned_bytes_in"] == "0", ended
