@@ -40,7 +40,7 @@ from .leases import DEFAULT_TOKEN_LIFETIME
 from .service import MAX_LEASES_PER_USER, RESTART_GRACE, Controller
 from .store import StoreError
 from .store_etcd import EtcdStore, Fenced
-from .stores import open_store
+from .stores import open_store, tls_files, tls_options
 
 log = structlog.get_logger("rgpu.controller")
 TICK_S = 0.25          # how often expiry, heartbeats and the wait queue are looked at
@@ -258,7 +258,8 @@ class Daemon:
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), help="SQLite state file (created if missing); the same as --store sqlite:PATH.")
 @click.option("--store", "store_spec", metavar="STORE",
               help="Where the state lives: sqlite:PATH, or etcd://HOST:PORT[,HOST:PORT...][/PREFIX] for replicas "
-                   "of one cluster (any number; one leads, elected in etcd).")
+                   "of one cluster (any number; one leads, elected in etcd); etcds://... talks TLS to etcd.")
+@tls_options
 @click.option("--advertise", default=None, type=CONTROLLER_URL, help="The URL clients reach this replica at (default: --listen); "
                                                  "followers redirect clients to the leader's.")
 @click.option("--leader-ttl", type=click.IntRange(2, 60), default=3, show_default=True,
@@ -296,7 +297,7 @@ def main(listen, db_path, store_spec, advertise, leader_ttl, secret_file, init_s
     if this account has none, an admin credential to <config>/credential (config: RGPU_CONFIG_DIR,
     else ~/.config/rgpu)."""
     if (db_path is None) == (store_spec is None):
-        raise click.UsageError("name the state's store: --db PATH (SQLite) or --store sqlite:PATH|etcd://...")
+        raise click.UsageError("name the state's store: --db PATH (SQLite) or --store sqlite:PATH|etcd://...|etcds://...")
     logs.configure("controller", log_level, log_format)
     users_dir = Path(users_dir) if users_dir else config_dir() / "users"
     try:
@@ -305,7 +306,7 @@ def main(listen, db_path, store_spec, advertise, leader_ttl, secret_file, init_s
             users.bootstrap(users_dir, curve.controller_keys(secret).public)
         except OSError as exc:  # a read-only home (a container): the operator and issued users still work
             log.warning("users_bootstrap_failed", reason=str(exc))
-        store = open_store(store_spec or f"sqlite:{db_path}")
+        store = open_store(store_spec or f"sqlite:{db_path}", tls=tls_files())
         store.start_checkpointer()
     except (SecretError, StoreError, users.CredentialError, curve.CurveError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
