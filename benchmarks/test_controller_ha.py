@@ -54,8 +54,8 @@ def reserve_release(benchmark, client):
     figures(benchmark)
 
 
-def concurrent(benchmark, urls, admin):
-    clients = [ControllerClient(urls, timeout=10, credential=admin) for _ in range(CLIENTS)]
+def concurrent(benchmark, urls, admin, n=CLIENTS):
+    clients = [ControllerClient(urls, timeout=10, credential=admin) for _ in range(n)]
 
     def loop(c):
         for _ in range(EACH):
@@ -72,32 +72,38 @@ def concurrent(benchmark, urls, admin):
     finally:
         for c in clients:
             c.close()
-    benchmark.extra_info["per_second"] = round(CLIENTS * EACH / benchmark.stats.stats.mean, 1)
+    benchmark.extra_info["per_second"] = round(n * EACH / benchmark.stats.stats.mean, 1)
+    benchmark.extra_info["clients"] = n
 
 
-@pytest.mark.parametrize("clients", ["one", "concurrent"])
+CLIENT_COUNTS = ["one", "concurrent", f"concurrent-{FAILOVER_CLIENTS}"]
+
+
+def run_clients(benchmark, clients, urls, admin):
+    """``clients``: one client after another, CLIENTS at once, or FAILOVER_CLIENTS at once."""
+    if clients == "one":
+        with pool(urls, admin) as client:
+            reserve_release(benchmark, client)
+    else:
+        pool(urls, admin).close()
+        concurrent(benchmark, urls, admin, CLIENTS if clients == "concurrent" else FAILOVER_CLIENTS)
+
+
+@pytest.mark.parametrize("clients", CLIENT_COUNTS)
 def test_reserve_release_sqlite_baseline(benchmark, tmp_path, clients):
     with DaemonSet() as daemons:
         ctl = ControllerProc(daemons, tmp_path, ["--heartbeat-timeout", "3600", "--log-level", "warning"]).start()
-        with pool(ctl.url, ctl.admin()) as client:
-            if clients == "one":
-                reserve_release(benchmark, client)
-            else:
-                concurrent(benchmark, ctl.url, ctl.admin())
+        run_clients(benchmark, clients, ctl.url, ctl.admin())
 
 
-@pytest.mark.parametrize("clients", ["one", "concurrent"])
+@pytest.mark.parametrize("clients", CLIENT_COUNTS)
 @pytest.mark.parametrize("tmpfs", [True, False], ids=["etcd-tmpfs", "etcd-disk"])
 def test_reserve_release_three_replicas_on_etcd(benchmark, tmp_path, tmpfs, clients):
     with DaemonSet() as daemons, EtcdCluster(tmp_path, members=3, tmpfs=tmpfs) as etcd:
         procs, urls = replicas(daemons, tmp_path, etcd.store_url("/bench"), 3,
                                ["--heartbeat-timeout", "3600", "--log-level", "warning"])
         leader = wait_until(lambda: leader_of(procs), 15, "one leader")
-        with pool(urls, leader.admin()) as client:
-            if clients == "one":
-                reserve_release(benchmark, client)
-            else:
-                concurrent(benchmark, urls, leader.admin())
+        run_clients(benchmark, clients, urls, leader.admin())
 
 
 def test_time_to_new_leader(benchmark, tmp_path):
