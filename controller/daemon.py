@@ -45,6 +45,8 @@ from .stores import open_store, tls_files, tls_options
 log = structlog.get_logger("rgpu.controller")
 TICK_S = 0.25          # how often expiry, heartbeats and the wait queue are looked at
 POLL_MS = 100          # the receive timeout: how quickly a stop request is noticed
+LINGER_MS = 1          # a leader on etcd waits this long for the rest of a burst (_gather)
+MAX_BURST = 256        # requests served together at most: ticks happen under load too
 PRUNE_EVERY_S = 3600.0
 MAX_MESSAGE = 4 << 20  # no legitimate request comes near this (a heartbeat of thousands of leases)
 
@@ -97,6 +99,7 @@ class Daemon:
             raise
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
         self.running = True
+        self._last_burst = 1     # requests the last burst held (_gather)
 
     @property
     def ctl(self) -> Controller | None:
@@ -212,6 +215,28 @@ class Daemon:
                          peer=peer.name if peer else None)
         return envelope, reply
 
+    def _drain(self, burst: list) -> None:
+        while len(burst) < MAX_BURST:
+            try:
+                burst.append(self.sock.recv_multipart(zmq.NOBLOCK, copy=False))
+            except zmq.Again:
+                return
+
+    def _gather(self, poller: zmq.Poller) -> list:
+        """The requests waiting now. A leader on etcd commits a burst's changes in one transaction
+        (group commit), and the clients its last commit answered send their next requests at
+        once, but not all before the first of them is read: while fewer have come than that
+        commit carried, it waits up to LINGER_MS for each further one, so that they share one
+        transaction (fewer raft rounds per request) instead of spreading over two. One client
+        alone (a last burst of one) never waits."""
+        burst: list = []
+        self._drain(burst)
+        if self.replica is not None and self.ctl is not None:
+            while len(burst) < min(self._last_burst, MAX_BURST) and poller.poll(LINGER_MS):
+                self._drain(burst)
+            self._last_burst = len(burst)
+        return burst
+
     def run(self) -> None:
         poller = zmq.Poller()
         poller.register(self.sock, zmq.POLLIN)
@@ -219,13 +244,7 @@ class Daemon:
         log.info("controller_listening", endpoint=self.endpoint)
         while self.running:
             if poller.poll(POLL_MS):
-                burst = []
-                for _ in range(256):    # drain a burst, but let ticks happen under load
-                    try:
-                        burst.append(self.sock.recv_multipart(zmq.NOBLOCK, copy=False))
-                    except zmq.Again:
-                        break
-                self._serve_burst(burst)
+                self._serve_burst(self._gather(poller))
             now = time.monotonic()
             if now >= next_tick:
                 next_tick = now + TICK_S
