@@ -29,6 +29,8 @@ from rgpu.client.controller_client import ControllerClient, ControllerError  # n
 GiB = 1 << 30
 ROUNDS = 500
 CLIENTS, EACH = 8, 100   # concurrent clients, reserve+release pairs each per round
+FAILOVER_CLIENTS = 20    # clients through the failures (the issue's scale)
+PHASE_S = 3.0            # seconds of load before, between and after the failures
 
 
 def figures(benchmark):
@@ -52,8 +54,8 @@ def reserve_release(benchmark, client):
     figures(benchmark)
 
 
-def concurrent(benchmark, urls, admin):
-    clients = [ControllerClient(urls, timeout=10, credential=admin) for _ in range(CLIENTS)]
+def concurrent(benchmark, urls, admin, n=CLIENTS):
+    clients = [ControllerClient(urls, timeout=10, credential=admin) for _ in range(n)]
 
     def loop(c):
         for _ in range(EACH):
@@ -70,32 +72,38 @@ def concurrent(benchmark, urls, admin):
     finally:
         for c in clients:
             c.close()
-    benchmark.extra_info["per_second"] = round(CLIENTS * EACH / benchmark.stats.stats.mean, 1)
+    benchmark.extra_info["per_second"] = round(n * EACH / benchmark.stats.stats.mean, 1)
+    benchmark.extra_info["clients"] = n
 
 
-@pytest.mark.parametrize("clients", ["one", "concurrent"])
+CLIENT_COUNTS = ["one", "concurrent", f"concurrent-{FAILOVER_CLIENTS}"]
+
+
+def run_clients(benchmark, clients, urls, admin):
+    """``clients``: one client after another, CLIENTS at once, or FAILOVER_CLIENTS at once."""
+    if clients == "one":
+        with pool(urls, admin) as client:
+            reserve_release(benchmark, client)
+    else:
+        pool(urls, admin).close()
+        concurrent(benchmark, urls, admin, CLIENTS if clients == "concurrent" else FAILOVER_CLIENTS)
+
+
+@pytest.mark.parametrize("clients", CLIENT_COUNTS)
 def test_reserve_release_sqlite_baseline(benchmark, tmp_path, clients):
     with DaemonSet() as daemons:
         ctl = ControllerProc(daemons, tmp_path, ["--heartbeat-timeout", "3600", "--log-level", "warning"]).start()
-        with pool(ctl.url, ctl.admin()) as client:
-            if clients == "one":
-                reserve_release(benchmark, client)
-            else:
-                concurrent(benchmark, ctl.url, ctl.admin())
+        run_clients(benchmark, clients, ctl.url, ctl.admin())
 
 
-@pytest.mark.parametrize("clients", ["one", "concurrent"])
+@pytest.mark.parametrize("clients", CLIENT_COUNTS)
 @pytest.mark.parametrize("tmpfs", [True, False], ids=["etcd-tmpfs", "etcd-disk"])
 def test_reserve_release_three_replicas_on_etcd(benchmark, tmp_path, tmpfs, clients):
     with DaemonSet() as daemons, EtcdCluster(tmp_path, members=3, tmpfs=tmpfs) as etcd:
         procs, urls = replicas(daemons, tmp_path, etcd.store_url("/bench"), 3,
                                ["--heartbeat-timeout", "3600", "--log-level", "warning"])
         leader = wait_until(lambda: leader_of(procs), 15, "one leader")
-        with pool(urls, leader.admin()) as client:
-            if clients == "one":
-                reserve_release(benchmark, client)
-            else:
-                concurrent(benchmark, urls, leader.admin())
+        run_clients(benchmark, clients, urls, leader.admin())
 
 
 def test_time_to_new_leader(benchmark, tmp_path):
@@ -122,11 +130,29 @@ def test_time_to_new_leader(benchmark, tmp_path):
         assert time.monotonic() - started < 120
 
 
-def test_reservations_through_a_failover(benchmark, tmp_path):
-    """CLIENTS clients reserve+release in a loop; the leader is killed (-9) after PHASE_S. Rate and
-    latency before, during (kill to just after the first success through the new leader) and after;
-    a reserve+release that spans the failover counts in the window it ends in."""
-    phase = 3.0
+def etcd_leader(etcd) -> int:
+    """The index of the member that leads etcd's raft (its maintenance status says whom)."""
+    from rgpu.controller import etcd as E
+    for i, endpoint in enumerate(etcd.endpoints):
+        client = E.Etcd([endpoint])
+        try:
+            status = client.post("/v3/maintenance/status", {})
+        except E.EtcdError:
+            continue
+        finally:
+            client.close()
+        if status.get("leader") == status["header"]["member_id"]:
+            return i
+    raise AssertionError("no etcd member leads")
+
+
+def test_reservations_through_failures(benchmark, tmp_path):
+    """FAILOVER_CLIENTS clients reserve+release in a loop through three failures, PHASE_S apart:
+    kill -9 of the leading replica, kill -9 of the member leading etcd's raft, then both started
+    again. For each: rate and latency before (PHASE_S up to it), during (from it to just after the
+    first reserve+release sent after it, through the new leader for the first, completed) and after
+    (PHASE_S from there); a reserve+release that spans a failure counts in the window it ends in.
+    And the time from the leader's death to a new leader answering."""
     with DaemonSet() as daemons, EtcdCluster(tmp_path, members=3) as etcd:
         procs, urls = replicas(daemons, tmp_path, etcd.store_url("/bench"), 3,
                                ["--heartbeat-timeout", "3600", "--log-level", "warning"])
@@ -142,41 +168,58 @@ def test_reservations_through_a_failover(benchmark, tmp_path):
                     t0 = time.monotonic()
                     try:
                         c.release(c.reserve(memory=GiB, compute=5, ttl=60)["lease"])
-                    except ControllerError as exc:   # lease_ended: a release sent again (README: orphans)
+                    except ControllerError as exc:
                         failed.append(exc.code)
                         continue
                     done.append((time.monotonic(), time.monotonic() - t0))
 
+        def first_after(t: float) -> float:
+            """When the first reserve+release sent at ``t`` or later completed."""
+            wait_until(lambda: any(end - s >= t for end, s in done[-200:]), 30, "a reservation after the failure")
+            return min(end for end, s in done if end - s >= t)
+
         def run():
-            threads = [threading.Thread(target=loop) for _ in range(CLIENTS)]
+            threads = [threading.Thread(target=loop) for _ in range(FAILOVER_CLIENTS)]
             for t in threads:
                 t.start()
-            time.sleep(phase)                       # the "before" window
+            marks = {}
+            time.sleep(PHASE_S)
             killed = time.monotonic()
             leader.kill()
             new = wait_until(lambda: leader_of(procs), 20, "a new leader", interval_s=0.02)
             elected = time.monotonic()
-            wait_until(lambda: done and done[-1][0] > elected, 20, "a reservation through the new leader")
-            resumed = done[-1][0]
-            time.sleep(phase)                       # the "after" window
+            marks["leader_killed"] = (killed, first_after(elected))
+            time.sleep(PHASE_S)
+            member = etcd_leader(etcd)
+            t = time.monotonic()
+            etcd.kill(member)
+            marks["etcd_leader_killed"] = (t, first_after(t))
+            time.sleep(PHASE_S)
+            t = time.monotonic()
+            etcd.restart(member)
+            leader.start()
+            marks["both_restarted"] = (t, first_after(t))
+            time.sleep(PHASE_S)
             stop.set()
-            for t in threads:
-                t.join(30)
-            return killed, elected, resumed, new
+            for th in threads:
+                th.join(30)
+            return marks, elected - killed, new
 
-        killed, elected, resumed, new = benchmark.pedantic(run, rounds=1, iterations=1)
+        marks, new_leader_s, new = benchmark.pedantic(run, rounds=1, iterations=1)
         assert new is not leader
-        # "during" ends shortly after the first success through the new leader: the requests that
-        # waited for it finish together then
-        settled = resumed + 0.25
-        windows = {"before": (killed - phase, killed), "during": (killed, settled), "after": (settled, resumed + phase)}
-        for name, (lo, hi) in windows.items():
-            lat = sorted(s for end, s in done if lo <= end < hi)
-            benchmark.extra_info[name] = {
-                "seconds": round(hi - lo, 2), "per_second": round(len(lat) / (hi - lo), 1),
-                "p50_ms": round(lat[len(lat) // 2] * 1000, 2) if lat else None,
-                "p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, 2) if lat else None,
-                "max_ms": round(lat[-1] * 1000, 2) if lat else None}
-        benchmark.extra_info["new_leader_s"] = round(elected - killed, 2)
+        for event, (at, resumed) in marks.items():
+            settled = resumed + 0.25       # the requests that waited through it finish together then
+            windows = {"before": (at - PHASE_S, at), "during": (at, settled), "after": (settled, settled + PHASE_S)}
+            info = {}
+            for name, (lo, hi) in windows.items():
+                lat = sorted(s for end, s in done if lo <= end < hi)
+                info[name] = {
+                    "seconds": round(hi - lo, 2), "per_second": round(len(lat) / (hi - lo), 1),
+                    "p50_ms": round(lat[len(lat) // 2] * 1000, 2) if lat else None,
+                    "p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, 2) if lat else None,
+                    "max_ms": round(lat[-1] * 1000, 2) if lat else None}
+            benchmark.extra_info[event] = info
+        benchmark.extra_info["new_leader_s"] = round(new_leader_s, 2)
+        benchmark.extra_info["clients"] = FAILOVER_CLIENTS
         benchmark.extra_info["failed"] = failed
         assert not failed, failed          # every request was served, by one leader or the next

@@ -36,6 +36,7 @@ DEFAULT_CONTROLLER_URL = "tcp://127.0.0.1:7440"
 DEFAULT_TIMEOUT = 5.0
 ATTEMPT_S = 1.5        # how long one replica of several may stay silent before the next is tried
 FAILOVER_S = 10.0      # with several replicas, how long a call keeps trying (a new leader's election)
+REQUEUE_MAX = 5        # times a waiting request is sent again after its controller forgot its ticket
 MAX_REPLY = 64 << 20   # `ls` of a large pool is the largest reply
 
 
@@ -225,14 +226,26 @@ class ControllerClient:
         return self.call("reserve", **request)
 
     def reserve_waiting(self, request: dict, wait: float, progress=None, interval: float = 0.25) -> dict:
-        """Reserve, queueing up to ``wait`` seconds; ``progress(reply)`` sees each queued reply."""
+        """Reserve, queueing up to ``wait`` seconds; ``progress(reply)`` sees each queued reply.
+        A ticket the controller no longer knows (its leader died, or it restarted: tickets live in
+        its memory) is sent again with the ticket's id, for the time left: the controller that
+        answers hands over the lease placed for it before, or queues it again (waitqueue.py)."""
+        deadline = time.monotonic() + wait
         reply = self.reserve(**request, wait=wait)
+        requeued = 0
         try:
             while reply.get("queued"):
                 if progress:
                     progress(reply)
                 time.sleep(interval)     # polling interval of a queued request, not a synchronisation
-                reply = self.call("poll", ticket=reply["ticket"])
+                try:
+                    reply = self.call("poll", ticket=reply["ticket"])
+                except ControllerError as exc:
+                    left = deadline - time.monotonic()
+                    if exc.code != "unknown_ticket" or left <= 0 or requeued >= REQUEUE_MAX:
+                        raise
+                    requeued += 1
+                    reply = self.reserve(**request, wait=left, ticket=reply["ticket"])
         except KeyboardInterrupt:
             try:
                 self.call("cancel", ticket=reply["ticket"], timeout=2.0)

@@ -115,7 +115,7 @@ class Replica:
 
     def __init__(self, store, make_controller: Callable[[], object], advertise: str, ttl: int = 3):
         self.store, self.make_controller = store, make_controller
-        self.election = Election(E.Etcd(store.endpoints), store.key("leader"), {"url": advertise}, ttl)
+        self.election = Election(store.client(), store.key("leader"), {"url": advertise}, ttl)
         self.ctl = None
 
     def leader_url(self) -> str:

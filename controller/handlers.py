@@ -219,7 +219,9 @@ def cmd_reserve(ctl: Controller, req: dict, peer: Peer) -> dict:
     exclusive, ttl, wait} → {ok, lease, token, expires, ttl, state, vgpus: [{server, gpu, index,
     name, memory, compute, limit, exclusive, server_key}]}; with ``wait`` seconds and no room now:
     {ok, queued: true, ticket, position, message} — then poll the ticket. The lease's owner is the
-    caller (an admin may name another: ``owner``). Error no_capacity says what is free."""
+    caller (an admin may name another: ``owner``). Error no_capacity says what is free. ``ticket``:
+    the id of a ticket the request had on a controller that has since died or restarted (its poll
+    answered unknown_ticket): the lease placed for it there, else queued again under that id."""
     try:
         request = Request.from_wire(req)
     except RequestError as exc:
@@ -228,7 +230,7 @@ def cmd_reserve(ctl: Controller, req: dict, peer: Peer) -> dict:
     owner = peer.name
     if peer.admin and isinstance(req.get("owner"), str) and 0 < len(req["owner"]) <= 128:
         owner = req["owner"]  # an admin (a device plugin) reserves on behalf of someone it names
-    result = ctl.reserve(request, req.get("ttl"), owner, float(wait), who=peer)
+    result = ctl.reserve(request, req.get("ttl"), owner, float(wait), who=peer, ticket=req.get("ticket"))
     if isinstance(result, Ticket):
         return {"ok": True, "queued": True, "ticket": result.id,
                 "position": ctl.queue.position(result), "message": ctl.pool.explain(request)}

@@ -16,6 +16,7 @@ import click
 
 from .store import Store, StoreError
 from .store_etcd import EtcdStore
+from .stores import tls_files, tls_options
 
 
 def read(src: Store) -> dict:
@@ -31,7 +32,8 @@ def counts(state: dict) -> dict:
 
 @click.command("migrate-store", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--from", "source", required=True, metavar="sqlite:PATH", help="The SQLite state to copy.")
-@click.option("--to", "target", required=True, metavar="etcd://HOST:PORT[,...][/PREFIX]", help="The etcd to copy it into.")
+@click.option("--to", "target", required=True, metavar="etcd[s]://HOST:PORT[,...][/PREFIX]", help="The etcd to copy it into.")
+@tls_options
 @click.option("--dry-run", is_flag=True, help="Read the source and the target, say what would be copied; write nothing.")
 def migrate_store(source, target, dry_run):
     """Copy a controller's state from SQLite into etcd (then start replicas with --store TARGET)."""
@@ -40,7 +42,7 @@ def migrate_store(source, target, dry_run):
         raise click.BadParameter(f"{source!r}: expected sqlite:PATH of an existing state file", param_hint="--from")
     try:
         src = Store(path)
-        dst = EtcdStore(target, create=not dry_run)
+        dst = EtcdStore(target, create=not dry_run, tls=tls_files())
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
     try:

@@ -25,7 +25,7 @@ from .requests import fmt_bytes
 from .requests import Request
 from .store import Store
 from .users import Peer
-from .waitqueue import WaitQueue
+from .waitqueue import TICKET_ID, WaitQueue
 
 log = structlog.get_logger("rgpu.controller")
 PRUNE_ENDED_AFTER = 24 * 3600.0
@@ -199,11 +199,14 @@ class Controller:
             raise ApiError("bad_request", f"ttl must be a number of seconds in [{MIN_TTL:g}, {MAX_TTL:g}]")
         return float(ttl)
 
-    def _create_lease(self, req: Request, ttl: float, owner: str) -> Lease:
+    def _create_lease(self, req: Request, ttl: float, owner: str, ticket: str | None = None) -> Lease:
+        """``ticket``: the waiting request it is placed for, recorded in the lease's request so that
+        the client finds it again through another leader (waitqueue.py)."""
         slots = self.pool.place(req)          # raises PlacementError
         now = self.clock()
+        wire = req.to_wire() if ticket is None else {**req.to_wire(), "ticket": ticket}
         lease = Lease(new_lease_id(), now, now + ttl, ttl, now + max(ttl, self.token_lifetime),
-                      owner, req.to_wire(), slots)
+                      owner, wire, slots)
         try:
             self.store.insert_lease(lease.row(), lease.allocation_rows())
         except Exception:
@@ -214,11 +217,25 @@ class Controller:
                  gpus=",".join(s.gpu.uuid for s in slots))
         return lease
 
-    def reserve(self, req: Request, ttl=None, owner: str = "", wait: float = 0.0, who: Peer | None = None):
+    def reserve(self, req: Request, ttl=None, owner: str = "", wait: float = 0.0, who: Peer | None = None,
+                ticket: str | None = None):
         """Return a Lease, or a Ticket when it does not fit and ``wait`` > 0. A request that could never
         fit this pool is refused at once (``impossible``), wait or not. ``who``: the caller, whose rights
-        (share-only) and lease count are checked (None: the controller itself)."""
+        (share-only) and lease count are checked (None: the controller itself). ``ticket``: the id
+        of the ticket this request had on a controller that died or restarted: the lease placed for
+        it there, if any, else the ticket queued again under that id."""
         ttl = self._ttl(ttl)
+        if ticket is not None:
+            if not isinstance(ticket, str) or not TICKET_ID.fullmatch(ticket):
+                raise ApiError("bad_request", f"ticket must be a ticket id (t-<10 hex digits>), got {ticket!r}")
+            waiting = self.queue.get(ticket)
+            if waiting is not None and waiting.owner == owner:
+                return waiting                      # still queued here: the client lost a reply
+            placed = next((lease for lease in self.leases
+                           if lease.owner == owner and lease.request.get("ticket") == ticket), None)
+            if placed is not None:
+                log.info("ticket_lease_collected", ticket=ticket, lease=placed.id)
+                return placed
         if who is not None:
             self._allowed(req, owner, who)
         never = self.pool.impossible(req)
@@ -233,9 +250,9 @@ class Controller:
                 raise ApiError("busy", f"{owner} already has {MAX_WAITING_PER_USER} requests waiting; cancel one "
                                        "or wait for them") from None
             now = self.clock()
-            ticket = self.queue.add(req, ttl, owner, now + wait, now)
-            log.info("request_queued", ticket=ticket.id, request=req.describe(), wait_s=wait)
-            return ticket
+            queued = self.queue.add(req, ttl, owner, now + wait, now, ticket)
+            log.info("request_queued", ticket=queued.id, request=req.describe(), wait_s=wait, again=ticket is not None)
+            return queued
 
     def _allowed(self, req: Request, owner: str, who: Peer) -> None:
         """What one tenant may take from the others (issue 39): a share-only lease enforces no quota,
@@ -287,7 +304,7 @@ class Controller:
                 ticket.error = ("wait_timeout", "gave up waiting: " + self.pool.explain(ticket.request))
                 continue
             try:
-                ticket.lease_id = self._create_lease(ticket.request, ticket.ttl, ticket.owner).id
+                ticket.lease_id = self._create_lease(ticket.request, ticket.ttl, ticket.owner, ticket.id).id
             except PlacementError:
                 continue
 

@@ -57,13 +57,22 @@ def _dump(row: dict) -> str:
 
 
 class EtcdStore:
-    def __init__(self, url: str, *, timeout: float = 2.0, create: bool = True):
+    def __init__(self, url: str, *, timeout: float = 2.0, create: bool = True, tls: E.TlsFiles | None = None):
+        """``tls``: the CA and client certificate for an ``etcds://`` URL (default: RGPU_ETCD_*)."""
         try:
             self.endpoints, self.prefix = E.parse_url(url)
         except ValueError as exc:
             raise StoreError(str(exc)) from None
-        self.path = url
-        self.etcd = E.Etcd(self.endpoints, timeout=timeout)
+        tls = E.TlsFiles.from_env() if tls is None else tls
+        if not E.secure(url) and tls.given():
+            raise StoreError(f"{url} is plain HTTP but TLS files are given (--etcd-cacert/--etcd-cert/--etcd-key "
+                             f"or RGPU_ETCD_*): use etcds:// to talk TLS to etcd")
+        self.tls = tls if E.secure(url) else None
+        self.path, self.timeout = url, timeout
+        try:
+            self.etcd = self.client()
+        except E.EtcdTlsError as exc:
+            raise StoreError(str(exc)) from None
         self.fence: tuple[str, int] | None = None
         self._pending: _Pending | None = None   # the open batch's changes
         self.failed: StoreError | None = None    # why a part of the open batch was not committed
@@ -75,11 +84,23 @@ class EtcdStore:
             self._open(create)
         except E.EtcdUnavailable as exc:
             self.etcd.close()
+            tls_ports = [e for e in self.endpoints if self.tls is None and E.speaks_tls(e)]
+            if tls_ports:
+                raise StoreError(f"etcd at {', '.join(tls_ports)} serves TLS, and {url} is plain HTTP: use "
+                                 f"etcds:// with --etcd-cacert (and --etcd-cert/--etcd-key when it checks "
+                                 f"clients)") from None
             raise StoreError(f"cannot reach etcd at {','.join(self.endpoints)}: {exc}; check --store "
                              f"(etcd://HOST:PORT[,HOST:PORT...][/PREFIX]) and that etcd runs") from None
+        except E.EtcdTlsError as exc:
+            self.etcd.close()
+            raise StoreError(str(exc)) from None
         except E.EtcdError as exc:
             self.etcd.close()
             raise StoreError(f"{url}: {exc}") from None
+
+    def client(self) -> E.Etcd:
+        """A new client of the same members, with the same TLS (the election's)."""
+        return E.Etcd(self.endpoints, timeout=self.timeout, tls=self.tls)
 
     def key(self, name: str) -> str:
         return f"{self.prefix}/{name}"

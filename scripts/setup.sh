@@ -13,6 +13,8 @@ command -v g++ >/dev/null || need+=(g++)
 command -v ip >/dev/null && command -v tc >/dev/null || need+=(iproute2)
 # etcd: the controller's replicated store (tests start their own on free ports)
 command -v etcd >/dev/null || need+=(etcd-server)
+# openssl: the TLS tests make their certificates with it (tests/support/pki.py)
+command -v openssl >/dev/null || need+=(openssl)
 # Debian ships venv's pip bootstrap separately from python3 itself.
 $PY -c "import ensurepip" 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then

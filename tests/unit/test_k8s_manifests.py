@@ -173,10 +173,42 @@ def test_everyone_reaches_the_controller_through_its_service(objects):
             container = pod_spec(workload)["containers"][0]
             if workload is not deployment:
                 assert parse_container(container).params["controller"] == url
-        # the database is on the claim, not in the container
-        mounts = {m["mountPath"]: m["name"] for m in pod_spec(deployment)["containers"][0]["volumeMounts"]}
-        assert str(Path(controller.params["db_path"]).parent) in mounts
-        assert deployment["spec"]["strategy"]["type"] == "Recreate" and deployment["spec"]["replicas"] == 1
+        # replicas: each tells clients the Service sent to a follower where the leader is (its pod)
+        assert deployment["spec"]["replicas"] == 3
+        assert controller.params["advertise"] == "tcp://10.0.0.1:7440"
+
+
+def test_the_controller_replicas_keep_their_state_in_the_etcd_members(objects):
+    """Three replicas on three etcd members: --store names every member by its stable name under
+    the headless Service, and the members' --initial-cluster names the same pods."""
+    from rgpu.controller import etcd as E
+    for objs in objects.values():
+        deployment = objs[("Deployment", "rgpu", "rgpu-controller")]
+        controller = parse_container(pod_spec(deployment)["containers"][0])
+        assert controller.params["db_path"] is None
+        endpoints, prefix = E.parse_url(controller.params["store_spec"])
+        sts = objs[("StatefulSet", "rgpu", "rgpu-etcd")]
+        svc = objs[("Service", "rgpu", sts["spec"]["serviceName"])]
+        assert svc["spec"]["clusterIP"] == "None" and svc["spec"]["publishNotReadyAddresses"] is True
+        assert svc["spec"]["selector"].items() <= sts["spec"]["template"]["metadata"]["labels"].items()
+        client_port = {p["name"]: p["port"] for p in svc["spec"]["ports"]}["client"]
+        members = [f"rgpu-etcd-{i}" for i in range(sts["spec"]["replicas"])]
+        assert endpoints == [f"{m}.rgpu-etcd.rgpu.svc:{client_port}" for m in members] and prefix == "/rgpu"
+        [etcd] = pod_spec(sts)["containers"]
+        args = etcd["args"]
+        flags = {args[i]: args[i + 1] for i in range(0, len(args), 2)}
+        peers = dict(item.split("=", 1) for item in flags["--initial-cluster"].split(","))
+        assert list(peers) == members
+        assert all(url == f"http://{m}.rgpu-etcd.rgpu.svc:2380" for m, url in peers.items())
+        assert flags["--advertise-client-urls"] == f"http://$(POD_NAME).rgpu-etcd.rgpu.svc:{client_port}"
+        assert flags["--name"] == "$(POD_NAME)"
+        assert {p["containerPort"] for p in etcd["ports"]} == {client_port, 2380}
+        # its data on the member's own claim; quorum kept through voluntary disruptions
+        mount = next(m["mountPath"] for m in etcd["volumeMounts"] if m["name"] == "data")
+        assert flags["--data-dir"].startswith(mount + "/")
+        assert [t["metadata"]["name"] for t in sts["spec"]["volumeClaimTemplates"]] == ["data"]
+        for name, need in (("rgpu-etcd", 2), ("rgpu-controller", 2)):
+            assert objs[("PodDisruptionBudget", "rgpu", name)]["spec"]["minAvailable"] == need
 
 
 def test_the_cluster_secret_is_made_by_the_init_container_and_read_by_the_servers(objects):

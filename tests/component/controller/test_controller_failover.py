@@ -1,8 +1,12 @@
 """Failover under load: three etcd members, three controller replicas, two servers (registrars
-with fake GPUs, as rgpu-server joins), clients reserving, renewing and releasing in a loop. The
-leader is killed (-9), then an etcd member, then both come back. After each step, read from etcd
-itself: no GPU holds more than its memory, and every lease a client holds is still there (renewed
-by whichever replica leads)."""
+with fake GPUs, as rgpu-server joins) and a real rgpu-server (the software GPU), CLIENTS clients
+reserving, renewing and releasing in a loop, and a CUDA program run through `rgpu run` on the real
+server. The leader is killed (-9) while the program runs, then an etcd member, then both come back.
+After each step, read from etcd itself: no GPU holds more than its memory, and every lease a client
+holds is still there (renewed by whichever replica leads). The program finishes with its results
+checked, and its lease is released by `rgpu run` through the new leader."""
+import subprocess
+import sys
 import threading
 
 from rgpu.client.controller_client import ControllerClient, ControllerError
@@ -10,11 +14,14 @@ from rgpu.controller.store_etcd import EtcdStore
 from rgpu.server.registration import Registrar
 from tests.component.controller.controller_fixtures import fake_gpus, server_credential
 from tests.component.controller.test_controller_replicas import leader_of, replicas
-from tests.support.daemons import wait_until
+from tests.conftest import server_argv
+from tests.support.daemons import free_port, wait_until
 from tests.support.etcd import EtcdCluster
+from tests.support.pool import ping
 
 GiB = 1 << 30
-CLIENTS = 4
+CLIENTS = 20           # the issue's scale; each holds a lease of 1 GiB and cycles another
+ITERATIONS, PAUSE_MS = 40, 150   # the program's steps: it runs on for seconds after the leader dies
 
 
 class Load:
@@ -85,27 +92,63 @@ def check_etcd(store_url, held):
         store.close()
 
 
-def test_failover_under_load_loses_and_doubles_no_lease(daemons, tmp_path):
+def start_sim_server(daemons, tmp_path, urls, env) -> str:
+    """An rgpu-server of the software GPU (512 MiB) that joins the replicas."""
+    url = f"tcp://127.0.0.1:{free_port()}"
+    daemons.start(server_argv(url, "--sim-memory", "512MiB", "--controller", urls), ready=lambda: ping(url),
+                  deadline_s=30, env=env, log_path=tmp_path / "server-sim.log")
+    return url
+
+
+def start_program(exe, urls, env):
+    """`rgpu run` of ``exe`` (migrate_streams: kernels on several streams, its results checked at
+    the end) on a lease of the replicas, once it computes (its first PROGRESS line)."""
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", urls, "--mem", "128MiB",
+                             "--", str(exe), str(ITERATIONS), str(PAUSE_MS)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**env, "RGPU_TIMEOUT": "60"})
+    lines = []
+    while not (lines and lines[-1].startswith("PROGRESS")):
+        lines.append(proc.stdout.readline())
+        if not lines[-1]:
+            proc.kill()
+            raise AssertionError(f"the program did not start: {''.join(lines)} {proc.communicate(timeout=10)}")
+    return proc
+
+
+def test_failover_under_load_loses_and_doubles_no_lease(daemons, tmp_path, cuda_program):
+    exe = cuda_program("migrate_streams")
     with EtcdCluster(tmp_path, members=3) as etcd:
         url = etcd.store_url("/ha")
         procs, urls = replicas(daemons, tmp_path, url, 3, ["--restart-grace", "15"])
         leader = wait_until(lambda: leader_of(procs), 15, "one leader")
-        inventory = [fake_gpus(2, "A", memory=3 * GiB), fake_gpus(2, "B", memory=3 * GiB)]
+        inventory = [fake_gpus(2, "A", memory=16 * GiB), fake_gpus(2, "B", memory=16 * GiB)]
         servers = [Registrar(urls, f"tcp://gpu{n}:7000", lambda n=n: {"backend": "sim", "gpus": inventory[n]},
                              lambda: {}, credential=server_credential(), timeout=2.0, heartbeat_interval=0.5).start()
                    for n in range(2)]
+        sim = start_sim_server(daemons, tmp_path, urls, procs[0].env)
         load = Load(urls, leader.admin())
+        program = None
         try:
             wait_until(lambda: all(s.registered for s in servers), 30, "both servers registered")
+            with ControllerClient(urls, credential=leader.admin()) as c:
+                wait_until(lambda: any(s["url"] == sim and s["state"] == "up" for s in c.ls()["servers"]), 30,
+                           "the software GPU's server up")
             load.start()
             load.progress(20, "rounds before any failure")
             check_etcd(url, load.held.values())
 
+            program = start_program(exe, urls, procs[0].env)           # computing on the real server
             leader.kill()                                               # the leading replica dies
+            assert program.poll() is None, "the program ended before the leader died: make it longer"
             new = wait_until(lambda: leader_of(procs), 20, "a new leader")
             assert new is not leader
             load.progress(20, "rounds after the leader's death")
             check_etcd(url, load.held.values())
+            out, err = program.communicate(timeout=300)
+            assert program.returncode == 0, out + err
+            assert out.strip().splitlines()[-1].endswith(" OK"), out    # its results matched the host's
+            with ControllerClient(urls, credential=leader.admin()) as c:  # and `rgpu run` released its lease
+                assert not [x["id"] for x in c.leases() if any(v["server"] == sim for v in x["vgpus"])]
 
             etcd.kill(0)                                                # then one etcd member
             load.progress(20, "rounds with two etcd members of three")
@@ -119,6 +162,8 @@ def test_failover_under_load_loses_and_doubles_no_lease(daemons, tmp_path):
             load.finish()
             for s in servers:
                 s.stop()
+            if program is not None and program.poll() is None:
+                program.kill()
         assert not load.lost and not load.errors, (load.lost, load.errors[:5])
         # No lease doubled: the leader's pool holds the leases etcd holds, each GPU charged once. Leases
         # orphaned by a reserve sent again after the leader died may expire meanwhile: etcd is read

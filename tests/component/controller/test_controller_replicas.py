@@ -3,6 +3,8 @@ leader is replaced and its leases survive, a leader cut off from etcd stops plac
 that cannot be used is refused at start."""
 import os
 import subprocess
+import threading
+import time
 import sys
 
 import pytest
@@ -126,3 +128,49 @@ def test_an_unusable_store_is_refused_at_start(tmp_path, etcd1):
     out = subprocess.run([*base[:3], "--listen", f"tcp://0.0.0.0:{free_port()}", "--store", etcd1.store_url("/ok")],
                          env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "--advertise" in out.stderr
+
+
+def test_a_waiting_reservation_survives_the_leaders_death(etcd1, daemons, tmp_path):
+    """`rgpu reserve --wait` (reserve_waiting) queued on a leader that is killed: its client sends
+    the request again under the ticket's id to the new leader, which places it once room frees."""
+    procs, urls = replicas(daemons, tmp_path, etcd1.store_url("/ha"), 2)
+    leader = wait_until(lambda: leader_of(procs), 15, "one leader")
+    with ControllerClient(urls, credential=server_credential()) as fleet:
+        fleet.register("tcp://s1:7000", "b1", "sim", fake_gpus(1, "G", memory=4 * GiB))
+    holder = ControllerClient(urls, credential=leader.admin())
+    held = holder.reserve(memory=4 * GiB, ttl=60)["lease"]
+    seen, outcome = [], {}
+
+    def wait():
+        with ControllerClient(urls, credential=leader.admin()) as c:
+            try:
+                outcome["reply"] = c.reserve_waiting({"memory": 4 * GiB, "ttl": 60}, 60,
+                                                     lambda r: seen.append((time.monotonic(), r)))
+            except ControllerError as exc:
+                outcome["error"] = exc
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    try:
+        wait_until(lambda: seen, 15, "the request queued")
+        ticket = seen[0][1]["ticket"]
+        leader.kill()
+        new = wait_until(lambda: leader_of(procs), 20, "a new leader")
+        elected = time.monotonic()
+        # the waiting client hears from the new leader that it waits there, under the same ticket
+        wait_until(lambda: seen[-1][0] > elected + 1, 30, "the request queued on the new leader")
+        assert not outcome and {r["ticket"] for _, r in seen} == {ticket}
+        holder.release(held)                                   # room frees, on the new leader
+    finally:
+        waiter.join(60)
+        holder.close()
+    assert "reply" in outcome, outcome
+    lease = outcome["reply"]["lease"]
+    with ControllerClient(urls, credential=new.admin()) as c:
+        assert c.lease(lease)["request"]["ticket"] == ticket
+        assert [x["id"] for x in c.leases()] == [lease]
+    store = EtcdStore(etcd1.store_url("/ha"))
+    try:
+        assert store.gpu_commitments()["G-0"]["allocations"] == 1
+    finally:
+        store.close()
+    daemons.stop_all()

@@ -51,3 +51,27 @@ def test_a_sqlite_pool_is_copied_into_etcd(tmp_path, etcd_member):
     twice = runner.invoke(migrate_store, ["--from", f"sqlite:{db}", "--to", url])
     assert twice.exit_code != 0 and "already holds a pool" in twice.output
     probe.close()
+
+
+def test_a_copy_into_an_etcd_that_serves_tls(tmp_path):
+    """--to etcds:// with --etcd-cacert/--etcd-cert/--etcd-key (or RGPU_ETCD_*); without the client
+    certificate the copy is refused, nothing written."""
+    from tests.support.etcd import EtcdCluster
+    from tests.support.pki import make_pki
+    db = tmp_path / "c.db"
+    ctl = Controller(Store(db), SECRET)
+    ctl.register("tcp://s1:7000", gpus("A", 1), "sim", "b1")
+    ctl.reserve(Request.from_wire({"memory": GiB}), ttl=600, owner="ann")
+    ctl.store.close()
+    with EtcdCluster(tmp_path, members=1, tls=make_pki(tmp_path / "pki")) as etcd:
+        url, pki = etcd.store_url("/copied"), etcd.tls
+        runner = CliRunner()
+        refused = runner.invoke(migrate_store, ["--from", f"sqlite:{db}", "--to", url, "--etcd-cacert", str(pki.ca)])
+        assert refused.exit_code != 0 and "client certificate" in refused.output, refused.output
+        done = runner.invoke(migrate_store, ["--from", f"sqlite:{db}", "--to", url],
+                             env={"RGPU_ETCD_CACERT": str(pki.ca), "RGPU_ETCD_CERT": str(pki.client_cert),
+                                  "RGPU_ETCD_KEY": str(pki.client_key)})
+        assert done.exit_code == 0 and "copied 1 servers, 1 gpus, 1 leases" in done.output, done.output
+        store = EtcdStore(url, tls=etcd.client_tls())
+        assert len(store.load_leases()) == 1
+        store.close()

@@ -127,6 +127,33 @@ def test_wait_queue_times_out_with_free_summary(env):
     assert info.value.code == "wait_timeout" and "0 of 2 GPUs" in info.value.message
 
 
+def test_a_ticket_sent_again_after_a_restart_gets_its_lease_or_its_place_back(env):
+    """Tickets live in the controller's memory: after a restart (a new leader), the client sends
+    its request again with the ticket's id; the lease placed for it before is handed over, once."""
+    ctl, clock, open_store = env
+    first = reserve(ctl, count=2, policy="spread")
+    placed, waiting = reserve(ctl, wait=60), reserve(ctl, wait=60)
+    ctl.release(first.id)                  # room for both: the queue places them, nobody polls yet
+    assert placed.lease_id and waiting.lease_id
+    lease_of_placed = placed.lease_id
+    ctl.release(waiting.lease_id)          # (its lease ends: this one must queue again below)
+    reserve(ctl)                           # and the pool is full again
+    ctl.store.close()
+    again = Controller(open_store(), SECRET, clock=clock)
+    assert len(again.queue) == 0
+    got = again.reserve(Request.from_wire({}), ttl=10, owner="t", wait=60, ticket=placed.id)
+    assert got.id == lease_of_placed and got.request["ticket"] == placed.id
+    # another user naming that ticket gets nothing of it: a ticket of their own, queued
+    other = again.reserve(Request.from_wire({}), ttl=10, owner="u", wait=60, ticket=placed.id)
+    assert isinstance(other, Ticket) and other.owner == "u"
+    queued = again.reserve(Request.from_wire({}), ttl=10, owner="t", wait=60, ticket=waiting.id)
+    assert isinstance(queued, Ticket) and queued.id == waiting.id     # the same id: polls go on
+    assert again.reserve(Request.from_wire({}), ttl=10, owner="t", wait=60, ticket=waiting.id) is queued
+    with pytest.raises(ApiError) as info:
+        again.reserve(Request.from_wire({}), ttl=10, owner="t", wait=60, ticket="../x")
+    assert info.value.code == "bad_request"
+
+
 def test_restart_restores_servers_leases_and_charges(env):
     ctl, clock, open_store = env
     lease = reserve(ctl, ttl=3600, memory=4 * GiB, compute=40, count=2, policy="spread")
