@@ -24,6 +24,17 @@ int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double s
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 void rgpu_ring_reply_on_socket(void *ring);
 uint64_t rgpu_ring_spin_hits(void);
+typedef struct { uint32_t served; uint64_t last_seq; int runtime; int settled; double done; int pending; } rgpu_launch_run;
+typedef struct {
+    double spin_s, next_spin_s, timeout_s, until, accounted;
+    uint64_t sock_received;
+    const int *printf_buffered;
+    uint32_t len, served;
+    uint64_t last_seq;
+    int runtime, replied;
+    rgpu_launch_run wait;
+} rgpu_serve_state;
+int rgpu_serve(void *ring, void *launcher, uint32_t *taken, rgpu_serve_state *st);
 """
 ffi = cffi.FFI()
 ffi.cdef(_CDEF)
@@ -31,6 +42,9 @@ _lib = None
 _unavailable = ""
 
 RING, SOCKET, IDLE = 1, 2, 0  # what rgpu_ring_next found
+# what the compiled serving loop (rgpu_serve, server/native/serve.c) returned on besides those: it served
+# messages until the housekeeping deadline; it answered a wait whose reply or accounting is Python's
+YIELD, ANSWERED = 3, 4
 
 
 def library():
@@ -41,6 +55,7 @@ def library():
         try:
             lib = ffi.dlopen(str(libdir() / "librgpu_launches.so"))
             lib.rgpu_ring_next  # an older build without the ring  # noqa: B018
+            lib.rgpu_serve  # nor the serving loop  # noqa: B018
             _lib = lib
         except (LibraryMissing, OSError, AttributeError) as e:
             _unavailable = str(e)
@@ -89,9 +104,13 @@ class CallRing:
         self._len = ffi.new("uint32_t *")
         self.sock_received = 0  # the client's messages taken from the socket since the attach
         self.calls = 0  # messages taken from the ring (logs)
+        self.compiled = 0  # of those, served by the compiled loop without entering Python (serve)
+        self.handed = 0  # of those, handed to Python (logs, tests)
         self._lib = library()
         self._lib.rgpu_ring_serve(self._p)
         self._replies = None
+        self._st = ffi.new("rgpu_serve_state *")
+        self.answered = None  # the wait `serve` answered and left to Python (ANSWERED), until taken
 
     @classmethod
     def attach(cls, segment, offer) -> tuple[CallRing | None, str]:
@@ -115,13 +134,56 @@ class CallRing:
         socket, (IDLE, None) after timeout_s. Waits without the GIL. Raises RingBroken."""
         got = self._lib.rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s, self._len)
         if got == RING:
-            n = self._len[0]
-            self.calls += 1
-            return RING, [RingFrame(self._mm[self._req:self._req + n])]
+            return RING, self._taken_message(self._len[0])
         if got < 0:
-            raise RingBroken(f"the call ring's request slot claims {self._len[0]} bytes, more than it holds: "
-                             f"the client wrote over the ring")
+            self._broken(self._len[0])
         return got, None
+
+    def _taken_message(self, n: int):
+        self.calls += 1
+        self.handed += 1
+        return [RingFrame(self._mm[self._req:self._req + n])]
+
+    @staticmethod
+    def _broken(n: int):
+        raise RingBroken(f"the call ring's request slot claims {n} bytes, more than it holds: "
+                         f"the client wrote over the ring")
+
+    def serve(self, launcher, spin_s: float, next_spin_s: float, timeout_s: float, until: float,
+              accounted: float, printf_buffered):
+        """`next`, with the compiled serving loop (server/native/serve.c) serving the hot calls it
+        knows in between, without the GIL and without Python: what it returns on is `next`'s (a
+        message for Python, the socket's turn, idle) or YIELD (the housekeeping deadline `until`,
+        time.monotonic's clock, passed after it served something) or ANSWERED (a wait it answered
+        whose reply or accounting is Python's: `state.wait`, `state.replied`). `launcher`: the address
+        of the cuda backend's loop (launches.py, Launcher.loop), whose waits it answers; `accounted`:
+        the device time the scheduler has been charged (more is Python's to charge);
+        `printf_buffered`: the address of the device printf capture's flag (printf.py), or None
+        without one. The state (served, last_seq, runtime) says what it
+        served before it returned; Python adds it to the session's counts."""
+        st = self._st
+        st.spin_s, st.next_spin_s, st.timeout_s, st.until, st.accounted = \
+            spin_s, next_spin_s, timeout_s, until, accounted
+        st.sock_received = self.sock_received
+        st.printf_buffered = ffi.cast("int *", printf_buffered or 0)
+        got = self._lib.rgpu_serve(self._p, ffi.cast("void *", launcher), self._taken, st)
+        n = st.served
+        self.calls += n
+        self.compiled += n
+        if got == RING:
+            return RING, self._taken_message(st.len)
+        if got < 0:
+            self._broken(st.len)
+        if got == ANSWERED:
+            self.calls += 1
+            self.compiled += st.replied
+            self.answered = st.wait
+        return got, None
+
+    @property
+    def state(self):
+        """What the last `serve` found (rgpu_serve_state)."""
+        return self._st
 
     def replies(self, sock):
         """The socket-like object _serve answers the ring message just taken through (Replies): one

@@ -245,6 +245,12 @@ class Session:
             return
         self.settled(self.device.settle_and_time())
 
+    @property
+    def accounted(self) -> float:
+        """The device time charged to the scheduler so far (infinite without one: nothing to charge):
+        the worker's compiled serving loop leaves a wait that settled past it to `settled`."""
+        return self._accounted if self.sched is not None else float("inf")
+
     def settled(self, device_time: float) -> None:
         """The device settled itself and read its device time (settle without holding the GPU): what
         completed since the last charge is charged."""

@@ -292,15 +292,27 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     events, clock, yield_cpu = sock.getsockopt, time.perf_counter, os.sched_yield
     served = False
     spin_hits = 0
+    # RGPU_SERVE_LOOP=0: every ring message through Python (comparisons); a profiled worker too, its
+    # profile being of Python's path (cProfile sees nothing of the compiled loop's)
+    compiled_loop = os.environ.get("RGPU_SERVE_LOOP", "1") != "0" and profiler is None
     try:
         while True:
-            ring, out, body, from_socket = session.ring, sock, None, True
+            ring, out, body, from_socket, looped = session.ring, sock, None, True, False
             if ring is not None and peer is not None and redirect is None:
                 # The same-host call ring: one wait, without the GIL, for the client's next message
                 # on the ring or the socket (its doorbell rings for both); the socket's own traffic
-                # from others (refused strangers) is looked at between waits.
+                # from others (refused strangers) is looked at between waits. While nothing of the
+                # session's waits for Python (_loop_may_serve), the compiled serving loop waits
+                # instead, serving the hot calls it knows itself until the next housekeeping.
+                launcher = session.device.launcher
                 try:
-                    got, body = ring.next(spin_s if served else 0.0, HOUSEKEEPING_S)
+                    if launcher is not None and compiled_loop and mover is None and not reclaimer.reclaimed \
+                            and _loop_may_serve(session):
+                        got, body = ring.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
+                                               next_check, session.accounted, session.device.printf_buffered)
+                        looped = _loop_served(sock, peer, ring, session, launcher)
+                    else:
+                        got, body = ring.next(spin_s if served else 0.0, HOUSEKEEPING_S)
                 except RingBroken as e:
                     log.warning("ring_broken", reason=str(e))
                     _send_quiet(sock, peer, broken_notice(str(e)))
@@ -309,7 +321,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if got == RING:
                     ident, served, out, from_socket = peer, True, ring.replies(sock), False
                 elif got != SOCKET and not events(zmq.EVENTS) & zmq.POLLIN:
-                    ident, served, from_socket = None, False, False
+                    ident, served, from_socket = None, looped, False
             elif served and spin_s:
                 until = clock() + spin_s
                 while not events(zmq.EVENTS) & zmq.POLLIN:
@@ -381,6 +393,14 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 reclaimer.last_active = now
                 if now < next_check:
                     continue
+            elif looped:
+                # the compiled loop served messages until the housekeeping deadline (or answered one
+                # whose accounting Python finished): as after a message served here
+                trimmed = False
+                now = time.monotonic()
+                reclaimer.last_active = now
+                if now < next_check:
+                    continue
             else:
                 now = time.monotonic()
                 if not trimmed and trim is not None:
@@ -425,6 +445,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  pieces_in=session.pieces_in, pieces_out=session.pieces_out,
                  spin_hits=spin_hits + (ring_spin_hits() if session.ring is not None else 0),
                  ring_calls=session.ring.calls if session.ring is not None else 0,
+                 ring_compiled=session.ring.compiled if session.ring is not None else 0,
+                 ring_to_python=session.ring.handed if session.ring is not None else 0,
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
                  **_client_counts(session))
@@ -601,6 +623,46 @@ def _facts(session, log) -> dict:
     except CudaError as e:
         log.warning("device_facts_unavailable", reason=str(e))
         return {}
+
+
+def _loop_may_serve(session) -> bool:
+    """Whether the compiled serving loop may answer the session's messages: nothing is waiting for
+    the next reply that only Python adds (a deferred or sticky error, a failed piece, late D2H data),
+    as for the launcher's wait_alone in _serve."""
+    return session.deferred is None and session.sticky is None and session.piece_error is None \
+        and not session.later
+
+
+def _loop_served(sock, peer, ring, session, launcher) -> bool:
+    """Adds what the compiled loop served (ring.serve) to the session's counts, as the dispatcher and
+    _answer_wait count each call; finishes a wait it answered whose reply or accounting is Python's
+    (ANSWERED), as _serve's wait_alone path does. True when it served anything."""
+    st = ring.state
+    n = st.served
+    if n:
+        session.calls += n
+        session.messages += n
+        session.last_seq = st.last_seq
+        session.face = "runtime" if st.runtime else "driver"
+        launcher.waits += n
+    if ring.answered is None:
+        return n > 0
+    done, ring.answered = ring.answered, None
+    session.messages += 1
+    session.last_seq = done.last_seq
+    launcher.waits += 1
+    face = "runtime" if done.runtime else "driver"
+    if st.replied:
+        session.calls += 1
+        session.face = face
+    else:
+        _answer_wait(ring.replies(sock), peer, done.last_seq, session, face,
+                     session.device.take_output(done.pending))
+    if done.settled:
+        session.settled(done.done)
+    else:
+        session.settle()  # the driver refused the clock's settle: Python's reports why
+    return True
 
 
 ONE_CALL = b"\x91"  # msgpack's array of one element: a message header of one call starts so

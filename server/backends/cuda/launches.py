@@ -42,6 +42,9 @@ class Launcher:
         if self._l == _ffi.NULL:
             raise MemoryError("rgpu_launcher_new")
         self._run_out = _ffi.new("rgpu_launch_run *")
+        # the loop's address, for the worker's compiled serving loop (server/native/serve.c), which
+        # answers waits with it (the worker counts them in `waits`)
+        self.loop = int(_ffi.cast("uintptr_t", self._l))
         self.ids = frozenset((BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]))
         self.wait_ids = frozenset()  # the waits it answers (serve_waits)
         self.served = 0  # launches it ran (logs, tests)

@@ -1,0 +1,139 @@
+/* The worker's compiled serving loop on the same-host call ring (server/ring.py, CallRing.serve, drives
+ * it; server/worker.py decides when it may run).
+ *
+ * One call, without the GIL, that waits on the session's ring for the client's next message, serves it
+ * itself when it is one of the hot calls whose Python path it reproduces exactly, answers on the ring,
+ * and waits for the next — and returns to Python at the first thing it does not serve:
+ *   - a ring message it does not serve (RGPU_SERVE_RING: Python takes it from the slot, as before);
+ *   - a message of the client's due on the socket (RGPU_SERVE_SOCKET);
+ *   - nothing for timeout_s while it had served nothing (RGPU_SERVE_IDLE: the worker's housekeeping);
+ *   - the housekeeping deadline `until` once it has served something (RGPU_SERVE_YIELD): Python then
+ *     publishes the session's counts and runs its checks (lease end, supervisor's orders, migration),
+ *     exactly as it does after a message it served itself when its deadline has come;
+ *   - a wait it answered but whose reply or accounting is Python's (RGPU_SERVE_ANSWERED: the device's
+ *     printf output to read into the reply, device time to charge the scheduler, a clock that refused
+ *     to settle);
+ *   - a record the ring cannot hold (RGPU_SERVE_BROKEN: the worker ends that session).
+ * So Python stops the loop by not calling it: nothing of Python's runs while it runs, and it never
+ * runs past `until`, so there is nothing to race with.
+ *
+ * What it serves, on the cuda backend: a message of one stream query or synchronize of a stream whose
+ * work is done (the launcher's rgpu_launcher_wait_alone, which also settles the kernel clock and checks
+ * the printf pipe as Python does at a message's end). A wait on work not done within the launcher's
+ * short poll is Python's (server/backends/cuda/waits.py: a long wait must keep the worker's checks
+ * running). Python lets the loop serve only while nothing else could change the answer: no deferred
+ * or sticky error, no piece error, no late D2H data waiting to go out, no migration under way, the
+ * session not reclaimed (worker.py). The counts Python keeps per call (calls, messages, the last seq
+ * and face, the compiled waits) come back in the state and are added before anything reads them.
+ *
+ * The reply's bytes are the envelope's common reply (protocol/wire.py encode_reply: success, nothing
+ * deferred, no message, no output), written by encode_ok_reply alone: the one place that knows the
+ * envelope's shape here, to become the generated encoder when the envelope is in protocol/contract/. */
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+typedef struct rgpu_launcher rgpu_launcher;
+typedef struct {
+    uint32_t served;
+    uint64_t last_seq;
+    int runtime;
+    int settled;
+    double done;
+    int pending;
+} rgpu_launch_run; /* launches.c's */
+
+int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
+int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
+                   uint32_t *len);
+int rgpu_ring_reply(void *ring, const char *msg, size_t len);
+
+#include "ring.h"
+
+enum {
+    RGPU_SERVE_IDLE = 0,
+    RGPU_SERVE_RING = 1,
+    RGPU_SERVE_SOCKET = 2,
+    RGPU_SERVE_YIELD = 3,
+    RGPU_SERVE_ANSWERED = 4,
+    RGPU_SERVE_BROKEN = -1,
+};
+
+typedef struct {
+    /* in */
+    double spin_s;        /* spin before blocking, after a message (0: block at once for the first) */
+    double next_spin_s;   /* the spin after a message the loop served (the worker's --spin-us) */
+    double timeout_s;     /* the longest wait for a message while nothing was served (HOUSEKEEPING_S) */
+    double until;         /* CLOCK_MONOTONIC seconds: once something is served, yield to Python then */
+    double accounted;     /* device time the scheduler was charged; more than this is Python's to charge */
+    uint64_t sock_received;
+    /* The device printf capture's flag (server/backends/cuda/printf.py): set while its drain thread
+     * holds output that the next reply must carry. NULL: the device captures no printf output. */
+    const volatile int *printf_buffered;
+    /* out */
+    uint32_t len;         /* RGPU_SERVE_RING: the request's bytes in the slot */
+    uint32_t served;      /* messages served and answered here */
+    uint64_t last_seq;    /* the last of them's seq, and face (1: runtime) */
+    int runtime;
+    int replied;          /* RGPU_SERVE_ANSWERED: whether the reply went out (no printf output to add) */
+    rgpu_launch_run wait; /* RGPU_SERVE_ANSWERED: what the launcher found */
+} rgpu_serve_state;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* [seq, 0, [], 0, "", ""]: protocol/wire.py's common reply, as encode_reply packs it. */
+static size_t encode_ok_reply(uint64_t seq, unsigned char out[16]) {
+    size_t n = 0;
+    out[n++] = 0x96;
+    if (seq < 0x80) {
+        out[n++] = (unsigned char)seq;
+    } else {
+        int bytes = seq <= 0xff ? 1 : seq <= 0xffff ? 2 : seq <= 0xffffffffull ? 4 : 8;
+        out[n++] = bytes == 1 ? 0xcc : bytes == 2 ? 0xcd : bytes == 4 ? 0xce : 0xcf;
+        for (int i = bytes - 1; i >= 0; i--) out[n++] = (unsigned char)(seq >> (8 * i));
+    }
+    static const unsigned char tail[5] = {0x00, 0x90, 0x00, 0xa0, 0xa0};
+    for (int i = 0; i < 5; i++) out[n++] = tail[i];
+    return n;
+}
+
+int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *st) {
+    st->served = 0;
+    st->replied = 0;
+    double spin = st->spin_s;
+    for (;;) {
+        double timeout = st->timeout_s;
+        if (st->served) {
+            double left = st->until - now_s();
+            if (left <= 0) return RGPU_SERVE_YIELD;
+            if (left < timeout) timeout = left;
+        }
+        int got = rgpu_ring_next(ring, st->sock_received, taken, spin, timeout, &st->len);
+        if (got < 0) return RGPU_SERVE_BROKEN;
+        if (got == 0) return st->served ? RGPU_SERVE_YIELD : RGPU_SERVE_IDLE;
+        if (got != 1) return got;
+        const unsigned char *req = RGPU_RING_REQ(ring);
+        rgpu_launch_run *w = &st->wait;
+        /* The message is read from the shared slot, which the client could rewrite meanwhile: the
+         * launcher reads each byte once, bounded by len, and what it answers is only a wait. */
+        if (l == NULL || !rgpu_launcher_wait_alone(l, req, st->len, w)) return RGPU_SERVE_RING;
+        /* printf output for this reply (in the pipe, or already drained into Python's buffer): Python
+         * reads it into the reply. -1: no capture, or a pipe that cannot say, which Python looks at. */
+        if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0)
+            return RGPU_SERVE_ANSWERED;
+        unsigned char reply[16];
+        size_t n = encode_ok_reply(w->last_seq, reply);
+        if (rgpu_ring_reply(ring, (const char *)reply, n) != 0) return RGPU_SERVE_ANSWERED;
+        st->replied = 1;
+        if (!w->settled || w->done > st->accounted) return RGPU_SERVE_ANSWERED; /* Python settles or charges */
+        st->replied = 0;
+        st->served++;
+        st->last_seq = w->last_seq;
+        st->runtime = w->runtime;
+        spin = st->next_spin_s;
+    }
+}

@@ -1,0 +1,130 @@
+"""The worker's compiled serving loop (server/native/serve.c) on the cuda backend over the null driver
+(benchmarks/native/nulldriver.c): a client at the protocol level with a genuine call ring
+(tests/security/test_call_ring.py's RingClient) sends the hot calls and others. The waits the loop
+knows are answered without entering Python (the worker's own counts in its session_ended line say
+which side served each ring message), every other call is still Python's, the replies are the
+bytes Python would have sent, and bad input on the ring still ends only that session."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rgpu.protocol import wire
+from rgpu.protocol.generated.calltable import BY_NAME
+from tests.security.test_call_ring import RingClient
+from tests.support import null_server
+from tests.support.daemons import wait_until
+from tests.support.session import Session
+
+pytestmark = pytest.mark.e2e
+
+WAITS = ("cudaStreamSynchronize", "cuStreamSynchronize", "cudaStreamQuery", "cuStreamQuery")
+
+
+def _raw(c: RingClient, name: str, *args) -> bytes:
+    """The reply's bytes to one sync call sent through the ring."""
+    c.seq += 1
+    before = c.u32("rep_seq")
+    c.send_record(wire.encode_requests([(c.seq, BY_NAME[name], 1, list(args), 0)]))
+    wait_until(lambda: c.u32("rep_seq") != before, 10, "a reply on the ring", interval_s=0.001)
+    n = c.u32("rep_len")
+    start = c.off + c.lay["size"] - (64 << 10)
+    return bytes(c.mm[start:start + n])
+
+
+def _goodbye(c: RingClient) -> None:
+    c.seq += 1
+    c.send_record(wire.encode_requests([(c.seq, wire.GOODBYE, 0, [], 0)]))
+
+
+def _ended(handle, nth: int = 1) -> dict:
+    """The counts of the nth session_ended line the server logged."""
+    lines = wait_until(lambda: (m := re.findall(r"event=session_ended .*", handle.output(200000)))
+                       and len(m) >= nth and m, 15, "the session ends")
+    return {k: int(v) for k, v in re.findall(r"\b(\w+)=(\d+)\b", lines[nth - 1])}
+
+
+def _session(c: RingClient, rounds: int) -> list[bytes]:
+    """`rounds` of the four waits on the default stream, then calls the loop does not serve: an
+    allocation, a wait on a stream the session never created, a free. Their replies."""
+    out = []
+    for _ in range(rounds):
+        for name in WAITS:
+            out.append(_raw(c, name, 0))
+    out.append(_raw(c, "cudaMalloc", 4096))
+    ptr = wire.unpack(out[-1])[2][0]
+    out.append(_raw(c, "cudaStreamSynchronize", 0xDEAD000))
+    out.append(_raw(c, "cudaFree", ptr))
+    return out
+
+
+def test_hot_waits_are_served_without_python_and_the_rest_by_python(daemons):
+    url, handle = null_server.start(daemons)
+    c = RingClient(url)
+    try:
+        replies = _session(c, 100)
+        _goodbye(c)
+    finally:
+        c.close()
+    counts = _ended(handle)
+    for i, r in enumerate(replies[:400]):
+        assert wire.unpack(r) == [i + 2, 0, [], 0, "", ""], i
+    malloc, bad, free = (wire.unpack(r) for r in replies[400:])
+    assert malloc[1] == 0 and malloc[2][0] != 0
+    assert bad[1] != 0 and bad[4], bad  # Python's refusal, with its message
+    assert free[1] == 0
+    # the 400 waits were the loop's; the allocation, the bad wait, the free and the goodbye Python's
+    assert counts["ring_compiled"] == 400, counts
+    assert counts["ring_to_python"] == 4, counts
+    assert counts["ring_calls"] == 404 and counts["waits_compiled"] == 400, counts
+    assert counts["calls"] >= 403, counts  # every call counted, wherever it was served
+
+
+def test_the_loop_answers_as_python_does(daemons):
+    """The same session with the loop off (RGPU_SERVE_LOOP=0): the same reply bytes, every message
+    Python's."""
+    got = {}
+    for loop in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
+        c = RingClient(url)
+        try:
+            replies = _session(c, 3)
+            _goodbye(c)
+        finally:
+            c.close()
+        got[loop] = replies, _ended(handle)
+    (on, counts_on), (off, counts_off) = got["1"], got["0"]
+    assert on[:12] == off[:12]
+    assert [wire.unpack(r)[1] for r in on[12:]] == [wire.unpack(r)[1] for r in off[12:]]
+    assert counts_on["ring_compiled"] == 12 and counts_off["ring_compiled"] == 0
+    assert counts_off["ring_to_python"] == 16
+    assert counts_on["calls"] == counts_off["calls"]
+
+
+def test_bad_input_on_a_ring_the_loop_serves_ends_that_session_only(daemons):
+    url, handle = null_server.start(daemons)
+    bystander = Session(url)
+    c = RingClient(url)
+    try:
+        assert wire.unpack(_raw(c, "cudaStreamSynchronize", 0))[1] == 0
+        # garbage of a valid length, and a wait cut short: malformed, answered; the loop serves on
+        call = wire.encode_requests([(99, BY_NAME["cudaStreamSynchronize"], 1, [0], 0)])
+        for junk in (b"\xc1" * 7, call[:-1], b"\x91\x95\x63"):
+            before = c.u32("rep_seq")
+            c.send_record(junk)
+            assert c.reply(before)[1] != 0, junk
+        assert wire.unpack(_raw(c, "cuStreamQuery", 0))[1] == 0
+        # a length past the slot while the loop waits: that session ends, with the reason
+        c.send_record(b"\x91", length=0xFFFFFFF0)
+        assert c.sock.poll(10000), "the client hears why its session ended"
+        notice = wire.unpack(c.sock.recv_multipart()[0])
+        assert notice[1] == wire.SESSION_ENDED and "wrote over the ring" in notice[4]
+        counts = _ended(handle)
+        assert counts["ring_compiled"] == 2, counts
+        assert "reason=ring_broken" in handle.output(200000)
+        assert bystander.call("cudaMalloc", 4096)[0] == 0
+        assert handle.alive()
+    finally:
+        c.close()
+        bystander.close()
