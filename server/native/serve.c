@@ -13,15 +13,26 @@
  *   - a wait it answered but whose reply or accounting is Python's (RGPU_SERVE_ANSWERED: the device's
  *     printf output to read into the reply, device time to charge the scheduler, a clock that refused
  *     to settle);
+ *   - a step it served or began with the GPU held, whose rest is Python's (RGPU_SERVE_STEP);
+ *   - a step it served whose give-back found someone waiting: Python wakes them (RGPU_SERVE_NOTIFY);
  *   - a record the ring cannot hold (RGPU_SERVE_BROKEN: the worker ends that session).
+ * Each message is copied out of the shared slot before it is read: the client may write the slot at any
+ * time, and what is checked is then what runs (and what Python gets, for the rest of a step).
  * So Python stops the loop by not calling it: nothing of Python's runs while it runs, and it never
  * runs past `until`, so there is nothing to race with.
  *
- * What it serves, on the cuda backend: a message of one stream query or synchronize of a stream whose
- * work is done (the launcher's rgpu_launcher_wait_alone, which also settles the kernel clock and checks
- * the printf pipe as Python does at a message's end). A wait on work not done within the launcher's
- * short poll is Python's (server/backends/cuda/waits.py: a long wait must keep the worker's checks
- * running). Python lets the loop serve only while nothing else could change the answer: no deferred
+ * What it serves, on the cuda backend (server/backends/cuda/native/launches.c does the work, as for
+ * Python's fast paths in worker._serve):
+ *   - a message of one stream query or synchronize of a stream whose work is done
+ *     (rgpu_launcher_wait_alone, which also settles the kernel clock and checks the printf pipe as
+ *     Python does at a message's end);
+ *   - a message of launches and then one such wait (rgpu_launcher_step), while no other session of the
+ *     GPU wants it: the GPU is taken and given back through the scheduler's uncontended path (sched.c),
+ *     exactly as Session.hold_for_step and Session.stepped do; anything else is Python's to decide.
+ *     A step that stops part way (a launch the driver refused, a wait on work not done) comes back
+ *     as RGPU_SERVE_STEP with the GPU held and the launches run counted: Python serves the rest.
+ * A wait on work not done within the launcher's short poll is Python's
+ * (server/backends/cuda/waits.py: a long wait must keep the worker's checks running). Python lets the loop serve only while nothing else could change the answer: no deferred
  * or sticky error, no piece error, no late D2H data waiting to go out, no migration under way, the
  * session not reclaimed (worker.py). The counts Python keeps per call (calls, messages, the last seq
  * and face, the compiled waits) come back in the state and are added before anything reads them.
@@ -31,9 +42,13 @@
  * envelope's shape here, to become the generated encoder when the envelope is in protocol/contract/. */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
+#include "ring.h"
+
 typedef struct rgpu_launcher rgpu_launcher;
+typedef struct rgpu_sched rgpu_sched; /* sched.c */
 typedef struct {
     uint32_t served;
     uint64_t last_seq;
@@ -44,11 +59,13 @@ typedef struct {
 } rgpu_launch_run; /* launches.c's */
 
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
+uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len);
+int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out);
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
                    uint32_t *len);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
-
-#include "ring.h"
+int rgpu_sched_take(rgpu_sched *s);
+int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
 
 enum {
     RGPU_SERVE_IDLE = 0,
@@ -56,6 +73,8 @@ enum {
     RGPU_SERVE_SOCKET = 2,
     RGPU_SERVE_YIELD = 3,
     RGPU_SERVE_ANSWERED = 4,
+    RGPU_SERVE_STEP = 5,
+    RGPU_SERVE_NOTIFY = 6,
     RGPU_SERVE_BROKEN = -1,
 };
 
@@ -65,18 +84,24 @@ typedef struct {
     double next_spin_s;   /* the spin after a message the loop served (the worker's --spin-us) */
     double timeout_s;     /* the longest wait for a message while nothing was served (HOUSEKEEPING_S) */
     double until;         /* CLOCK_MONOTONIC seconds: once something is served, yield to Python then */
-    double accounted;     /* device time the scheduler was charged; more than this is Python's to charge */
+    double accounted;     /* in and out: Session._accounted, the device time the scheduler was charged */
     uint64_t sock_received;
     /* The device printf capture's flag (server/backends/cuda/printf.py): set while its drain thread
      * holds output that the next reply must carry. NULL: the device captures no printf output. */
     const volatile int *printf_buffered;
+    rgpu_sched *sched;    /* the GPU's scheduler for this slot, or NULL: the session has none */
+    unsigned char *copy;  /* RGPU_RING_REQ_CAP bytes: the message taken, copied out of the slot */
     /* out */
-    uint32_t len;         /* RGPU_SERVE_RING: the request's bytes in the slot */
+    uint32_t len;         /* the message's bytes (RGPU_SERVE_RING, _ANSWERED, _STEP: in `copy`) */
     uint32_t served;      /* messages served and answered here */
+    uint64_t calls;       /* calls in them (launches and waits) */
+    uint64_t launches;    /* launches in them */
     uint64_t last_seq;    /* the last of them's seq, and face (1: runtime) */
     int runtime;
-    int replied;          /* RGPU_SERVE_ANSWERED: whether the reply went out (no printf output to add) */
-    rgpu_launch_run wait; /* RGPU_SERVE_ANSWERED: what the launcher found */
+    int replied;          /* _ANSWERED, _STEP: whether the reply went out */
+    int answered;         /* _STEP: whether the wait was answered (else the launcher stopped at wait.served) */
+    uint32_t steps;       /* _STEP: the message's launches */
+    rgpu_launch_run wait; /* _ANSWERED, _STEP: what the launcher found */
 } rgpu_serve_state;
 
 static double now_s(void) {
@@ -101,9 +126,54 @@ static size_t encode_ok_reply(uint64_t seq, unsigned char out[16]) {
     return n;
 }
 
-int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *st) {
-    st->served = 0;
+/* The reply to a wait the launcher answered, on the ring, unless it must carry printf output (output in
+ * the pipe, or already drained into Python's buffer; -1: no capture, or a pipe that cannot say, which
+ * Python looks at): 1 sent, 0 Python's. */
+static int reply_ok(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w) {
+    if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0) return 0;
+    unsigned char reply[16];
+    size_t n = encode_ok_reply(w->last_seq, reply);
+    return rgpu_ring_reply(ring, (const char *)reply, n) == 0;
+}
+
+static void count(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t launches) {
+    st->served++;
+    st->calls += 1 + launches;
+    st->launches += launches;
+    st->last_seq = w->last_seq;
+    st->runtime = w->runtime;
+}
+
+/* A step (rgpu_launcher_step_shape accepted the message: `n` launches then a wait) with the GPU taken:
+ * Session.hold_for_step, _step and Session.stepped. 0: served whole, the loop goes on; else the code. */
+static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
+    rgpu_launch_run *w = &st->wait;
+    if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
+    /* a session that holds no scheduler settles its clock before the wait, as Python's settle does */
+    int rc = rgpu_launcher_step(l, st->copy, st->len, st->sched == NULL, w);
+    if (rc < 0) { /* cannot be (the copy was accepted): give the GPU back untouched */
+        if (st->sched) rgpu_sched_give(st->sched, 0.0, 0);
+        return RGPU_SERVE_RING;
+    }
+    st->steps = n;
+    st->answered = rc == 1;
+    if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest, the GPU held */
+    st->replied = reply_ok(ring, st, w);
+    if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
+    int waiting = 0;
+    if (st->sched) { /* Session.stepped: the GPU back with the device time since the last charge */
+        double d = w->done - st->accounted;
+        st->accounted = w->done;
+        waiting = rgpu_sched_give(st->sched, d > 0 ? d : 0.0, n);
+    }
     st->replied = 0;
+    count(st, w, n);
+    return waiting ? RGPU_SERVE_NOTIFY : 0;
+}
+
+int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *st) {
+    st->served = 0, st->calls = 0, st->launches = 0;
+    st->replied = 0, st->answered = 0, st->steps = 0;
     double spin = st->spin_s;
     for (;;) {
         double timeout = st->timeout_s;
@@ -116,24 +186,22 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
         if (got < 0) return RGPU_SERVE_BROKEN;
         if (got == 0) return st->served ? RGPU_SERVE_YIELD : RGPU_SERVE_IDLE;
         if (got != 1) return got;
-        const unsigned char *req = RGPU_RING_REQ(ring);
+        memcpy(st->copy, RGPU_RING_REQ(ring), st->len); /* len was checked against the slot */
+        if (l == NULL) return RGPU_SERVE_RING;
         rgpu_launch_run *w = &st->wait;
-        /* The message is read from the shared slot, which the client could rewrite meanwhile: the
-         * launcher reads each byte once, bounded by len, and what it answers is only a wait. */
-        if (l == NULL || !rgpu_launcher_wait_alone(l, req, st->len, w)) return RGPU_SERVE_RING;
-        /* printf output for this reply (in the pipe, or already drained into Python's buffer): Python
-         * reads it into the reply. -1: no capture, or a pipe that cannot say, which Python looks at. */
-        if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0)
-            return RGPU_SERVE_ANSWERED;
-        unsigned char reply[16];
-        size_t n = encode_ok_reply(w->last_seq, reply);
-        if (rgpu_ring_reply(ring, (const char *)reply, n) != 0) return RGPU_SERVE_ANSWERED;
-        st->replied = 1;
-        if (!w->settled || w->done > st->accounted) return RGPU_SERVE_ANSWERED; /* Python settles or charges */
-        st->replied = 0;
-        st->served++;
-        st->last_seq = w->last_seq;
-        st->runtime = w->runtime;
+        uint32_t n;
+        if (rgpu_launcher_wait_alone(l, st->copy, st->len, w)) {
+            if (!reply_ok(ring, st, w)) return RGPU_SERVE_ANSWERED;
+            st->replied = 1;
+            if (!w->settled || w->done > st->accounted) return RGPU_SERVE_ANSWERED; /* Python settles, charges */
+            st->replied = 0;
+            count(st, w, 0);
+        } else if ((n = rgpu_launcher_step_shape(l, st->copy, st->len)) != 0) {
+            int rc = step(ring, l, st, n);
+            if (rc) return rc;
+        } else {
+            return RGPU_SERVE_RING;
+        }
         spin = st->next_spin_s;
     }
 }

@@ -128,3 +128,41 @@ def test_bad_input_on_a_ring_the_loop_serves_ends_that_session_only(daemons):
     finally:
         c.close()
         bystander.close()
+
+
+def _harness(url: str, mode: str, n: int) -> dict:
+    import json
+    import subprocess
+
+    from benchmarks.transport import build_harness
+    from rgpu.paths import client_env
+    env = {**client_env([url], preload=False), "RGPU_SHM": "1"}
+    p = subprocess.run([str(build_harness()), "rgpu", mode, str(n)], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_launch_and_wait_steps_are_served_by_the_loop(daemons):
+    """The harness's launch + synchronize (a message of a launch and a wait, through librgpu): the
+    loop takes the GPU through the scheduler, launches, answers the wait and gives the GPU back with
+    the kernels counted, in every step."""
+    url, handle = null_server.start(daemons)
+    _harness(url, "launch_sync", 500)
+    counts = _ended(handle)
+    assert counts["ring_compiled"] >= 500 and counts["launches_compiled"] >= 500, counts
+    assert counts["waits_compiled"] >= 500, counts
+    assert counts["calls"] >= 1000, counts
+
+
+def test_a_step_whose_kernel_outlasts_the_poll_is_finished_by_python(daemons):
+    """Kernels of 2 ms (RGPU_NULL_KERNEL_US): the loop launches, finds the wait not done within its
+    poll and hands the rest of the message to Python with the GPU held, which waits without going
+    deaf (waits.py) and gives it back. Every step still waits for its kernel."""
+    url, handle = null_server.start(daemons, env={"RGPU_NULL_KERNEL_US": "2000"})
+    got = _harness(url, "launch_sync", 50)
+    assert got["us"] >= 2000, got
+    counts = _ended(handle)
+    assert counts["launches_compiled"] >= 50, counts  # the launches were the loop's
+    assert counts["ring_to_python"] >= 50, counts  # the waits Python's
+    assert counts["calls"] >= 100, counts
