@@ -438,8 +438,10 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             profiler.dump_stats(prefix)
             # the loop's wall time beside it: cProfile does not see pyzmq's compiled receive, so the
             # wait for the client is this less what the profile saw (benchmarks/native/profile_rows.py)
-            with open(f"{prefix}.wall", "w") as f:
+            # written whole, then named: a reader that polls for the name never finds it empty
+            with open(f"{prefix}.wall.tmp", "w") as f:
                 f.write(f"{time.monotonic() - started:.6f}\n")
+            os.replace(f"{prefix}.wall.tmp", f"{prefix}.wall")
         mem = getattr(session.device, "memory", None)
         log.info("session_ended", reason=reason, calls=session.calls, messages=session.messages,
                  bytes_in=session.bytes_in,

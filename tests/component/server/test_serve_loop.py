@@ -19,7 +19,10 @@ from tests.support.session import Session
 
 pytestmark = pytest.mark.e2e
 
-WAITS = ("cudaStreamSynchronize", "cuStreamSynchronize", "cudaStreamQuery", "cuStreamQuery")
+STREAM_WAITS = ("cudaStreamSynchronize", "cuStreamSynchronize", "cudaStreamQuery", "cuStreamQuery")
+EVENT_WAITS = ("cudaEventSynchronize", "cuEventSynchronize", "cudaEventQuery", "cuEventQuery")
+DEVICE_WAITS = ("cudaDeviceSynchronize", "cuCtxSynchronize")
+PER_ROUND = len(STREAM_WAITS) + len(EVENT_WAITS) + len(DEVICE_WAITS)
 
 
 def _raw(c: RingClient, name: str, *args) -> bytes:
@@ -46,12 +49,16 @@ def _ended(handle, nth: int = 1) -> dict:
 
 
 def _session(c: RingClient, rounds: int) -> list[bytes]:
-    """`rounds` of the four waits on the default stream, then calls the loop does not serve: an
-    allocation, a wait on a stream the session never created, a free. Their replies."""
+    """An event made and recorded (Python's), then `rounds` of the waits on the default stream, on the
+    event and on the device, then calls the loop does not serve: an allocation, a wait on a stream
+    the session never created, a free. The replies from the first wait on."""
+    event = wire.unpack(_raw(c, "cudaEventCreate"))[2][0]
+    assert wire.unpack(_raw(c, "cudaEventRecord", event, 0))[1] == 0
     out = []
     for _ in range(rounds):
-        for name in WAITS:
-            out.append(_raw(c, name, 0))
+        out += [_raw(c, name, 0) for name in STREAM_WAITS]
+        out += [_raw(c, name, event) for name in EVENT_WAITS]
+        out += [_raw(c, name) for name in DEVICE_WAITS]
     out.append(_raw(c, "cudaMalloc", 4096))
     ptr = wire.unpack(out[-1])[2][0]
     out.append(_raw(c, "cudaStreamSynchronize", 0xDEAD000))
@@ -68,17 +75,19 @@ def test_hot_waits_are_served_without_python_and_the_rest_by_python(daemons):
     finally:
         c.close()
     counts = _ended(handle)
-    for i, r in enumerate(replies[:400]):
-        assert wire.unpack(r) == [i + 2, 0, [], 0, "", ""], i
-    malloc, bad, free = (wire.unpack(r) for r in replies[400:])
+    waits = 100 * PER_ROUND
+    for i, r in enumerate(replies[:waits]):
+        assert wire.unpack(r) == [i + 4, 0, [], 0, "", ""], i
+    malloc, bad, free = (wire.unpack(r) for r in replies[waits:])
     assert malloc[1] == 0 and malloc[2][0] != 0
     assert bad[1] != 0 and bad[4], bad  # Python's refusal, with its message
     assert free[1] == 0
-    # the 400 waits were the loop's; the allocation, the bad wait, the free and the goodbye Python's
-    assert counts["ring_compiled"] == 400, counts
-    assert counts["ring_to_python"] == 4, counts
-    assert counts["ring_calls"] == 404 and counts["waits_compiled"] == 400, counts
-    assert counts["calls"] >= 403, counts  # every call counted, wherever it was served
+    # the waits were the loop's; the event's making and recording, the allocation, the bad wait, the
+    # free and the goodbye Python's
+    assert counts["ring_compiled"] == waits, counts
+    assert counts["ring_to_python"] == 6, counts
+    assert counts["ring_calls"] == waits + 6 and counts["waits_compiled"] == waits, counts
+    assert counts["calls"] >= waits + 5, counts  # every call counted, wherever it was served
 
 
 def test_the_loop_answers_as_python_does(daemons):
@@ -95,10 +104,11 @@ def test_the_loop_answers_as_python_does(daemons):
             c.close()
         got[loop] = replies, _ended(handle)
     (on, counts_on), (off, counts_off) = got["1"], got["0"]
-    assert on[:12] == off[:12]
-    assert [wire.unpack(r)[1] for r in on[12:]] == [wire.unpack(r)[1] for r in off[12:]]
-    assert counts_on["ring_compiled"] == 12 and counts_off["ring_compiled"] == 0
-    assert counts_off["ring_to_python"] == 16
+    waits = 3 * PER_ROUND
+    assert on[:waits] == off[:waits]
+    assert [wire.unpack(r)[1] for r in on[waits:]] == [wire.unpack(r)[1] for r in off[waits:]]
+    assert counts_on["ring_compiled"] == waits and counts_off["ring_compiled"] == 0
+    assert counts_off["ring_to_python"] == waits + 6
     assert counts_on["calls"] == counts_off["calls"]
 
 
