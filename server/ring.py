@@ -187,7 +187,7 @@ class CallRing:
         st.spin_s, st.next_spin_s, st.timeout_s, st.until, st.accounted = \
             spin_s, next_spin_s, timeout_s, until, session.accounted
         st.sock_received = self.sock_received
-        st.printf_buffered = ffi.cast("int *", session.device.printf_buffered or 0)
+        st.printf_buffered = ffi.cast("int *", getattr(session.device, "printf_buffered", None) or 0)
         st.sched = self._sched_of(session)
         got = self._lib.rgpu_serve(self._p, ffi.cast("void *", launcher), self._taken, st)
         n = st.served
