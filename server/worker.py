@@ -726,8 +726,8 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
     reply (success, nothing deferred, no printf output) packed without msgpack."""
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
     first = resume or 0  # the first call Python serves
-    if resume is None and launcher is not None and len(body) == 1 and session.deferred is None and session.sticky is None \
-            and session.piece_error is None and not session.later:
+    if resume is None and launcher is not None and len(body) == 1 and session.deferred is None \
+            and session.sticky is None and session.piece_error is None and not session.later:
         header = body[0].buffer
         if header[:1] == ONE_CALL:
             if (done := launcher.wait_alone(header)) is not None:

@@ -4,7 +4,7 @@
  * One call, without the GIL, that waits on the session's ring for the client's next message, serves it
  * itself when it is one of the hot calls whose Python path it reproduces exactly, answers on the ring,
  * and waits for the next — and returns to Python at the first thing it does not serve:
- *   - a ring message it does not serve (RGPU_SERVE_RING: Python takes it from the slot, as before);
+ *   - a ring message it does not serve (RGPU_SERVE_RING: Python serves it, from the loop's copy);
  *   - a message of the client's due on the socket (RGPU_SERVE_SOCKET);
  *   - nothing for timeout_s while it had served nothing (RGPU_SERVE_IDLE: the worker's housekeeping);
  *   - the housekeeping deadline `until` once it has served something (RGPU_SERVE_YIELD): Python then
@@ -16,30 +16,33 @@
  *   - a step it served or began with the GPU held, whose rest is Python's (RGPU_SERVE_STEP);
  *   - a step it served whose give-back found someone waiting: Python wakes them (RGPU_SERVE_NOTIFY);
  *   - a record the ring cannot hold (RGPU_SERVE_BROKEN: the worker ends that session).
- * Each message is copied out of the shared slot before it is read: the client may write the slot at any
- * time, and what is checked is then what runs (and what Python gets, for the rest of a step).
- * So Python stops the loop by not calling it: nothing of Python's runs while it runs, and it never
- * runs past `until`, so there is nothing to race with.
+ * So Python stops the loop by not calling it: nothing of Python's runs while it runs, and it never runs
+ * past `until`, so there is nothing to race with. Each message is copied out of the shared slot before
+ * it is read: the client may write the slot at any time, and what is checked is then what runs (and
+ * what Python gets, for the rest of a step).
  *
  * What it serves, on the cuda backend (server/backends/cuda/native/launches.c does the work, as for
  * Python's fast paths in worker._serve):
- *   - a message of one stream query or synchronize of a stream whose work is done
- *     (rgpu_launcher_wait_alone, which also settles the kernel clock and checks the printf pipe as
- *     Python does at a message's end);
+ *   - a message of one wait whose work is done: a stream or event query or synchronize, a device
+ *     synchronize (rgpu_launcher_wait_alone, which also settles the kernel clock and checks the printf
+ *     pipe as Python does at a message's end);
  *   - a message of launches and then one such wait (rgpu_launcher_step), while no other session of the
  *     GPU wants it: the GPU is taken and given back through the scheduler's uncontended path (sched.c),
  *     exactly as Session.hold_for_step and Session.stepped do; anything else is Python's to decide.
  *     A step that stops part way (a launch the driver refused, a wait on work not done) comes back
  *     as RGPU_SERVE_STEP with the GPU held and the launches run counted: Python serves the rest.
- * A wait on work not done within the launcher's short poll is Python's
- * (server/backends/cuda/waits.py: a long wait must keep the worker's checks running). Python lets the loop serve only while nothing else could change the answer: no deferred
- * or sticky error, no piece error, no late D2H data waiting to go out, no migration under way, the
- * session not reclaimed (worker.py). The counts Python keeps per call (calls, messages, the last seq
- * and face, the compiled waits) come back in the state and are added before anything reads them.
+ * A wait on work not done within the launcher's short poll is Python's (server/backends/cuda/waits.py:
+ * a long wait must keep the worker's checks running). Python lets the loop serve only while nothing
+ * else could change the answer: no deferred or sticky error, no piece error, no late D2H data waiting
+ * to go out, no migration under way, the session not reclaimed (worker.py). The counts Python keeps
+ * per call (calls, messages, the last seq and face, the compiled launches and waits, the device time
+ * charged) come back in the state and are added before anything reads them.
  *
- * The reply's bytes are the envelope's common reply (protocol/wire.py encode_reply: success, nothing
- * deferred, no message, no output), written by encode_ok_reply alone: the one place that knows the
- * envelope's shape here, to become the generated encoder when the envelope is in protocol/contract/. */
+ * The envelope: requests are read by the launcher's readers (launches.c: read_wait, read_launch, the
+ * shapes of rgpu_launcher_wait_alone and _step_shape), the one place that decodes it in C; the reply's
+ * bytes are the envelope's common reply (protocol/wire.py encode_reply: success, nothing deferred, no
+ * message, no output), written by encode_ok_reply alone. Both become the generated codecs when the
+ * envelope is in protocol/contract/. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

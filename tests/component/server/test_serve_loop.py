@@ -176,3 +176,18 @@ def test_a_step_whose_kernel_outlasts_the_poll_is_finished_by_python(daemons):
     assert counts["launches_compiled"] >= 50, counts  # the launches were the loop's
     assert counts["ring_to_python"] >= 50, counts  # the waits Python's
     assert counts["calls"] >= 100, counts
+
+
+def test_two_sessions_stepping_at_once_share_the_gpu_through_the_scheduler(daemons):
+    """Two programs on one GPU doing launch + synchronize at once: each loop takes the GPU only while the
+    other does not want it and leaves the rest to Python's scheduler (sched.c beside sched.py, one
+    lock), so both finish, every launch and every wait counted once, wherever it was served."""
+    from concurrent.futures import ThreadPoolExecutor
+    url, handle = null_server.start(daemons, env={"RGPU_NULL_KERNEL_US": "20"})
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(lambda _: _harness(url, "launch_sync", 1000), range(2)))
+    assert all(r["n"] == 1000 for r in runs), runs
+    for nth in (1, 2):
+        counts = _ended(handle, nth)
+        assert counts["calls"] >= 2000, counts  # the launches and the waits, each counted
+        assert counts["ring_compiled"] + counts["ring_to_python"] == counts["ring_calls"], counts
