@@ -24,6 +24,38 @@ int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double s
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 void rgpu_ring_reply_on_socket(void *ring);
 uint64_t rgpu_ring_spin_hits(void);
+typedef struct {
+    uint32_t served; uint64_t last_seq; int runtime; int settled; double done; int pending;
+} rgpu_launch_run;
+typedef struct {
+    void *lock;
+    int32_t *busy;
+    int8_t *waiting;
+    double *device_time;
+    int64_t *kernels;
+    double *last;
+    int32_t *group;
+    double *weight, *limit, *vtime, *ready_at;
+    int32_t *members;
+    int32_t *hi;
+    int32_t slot;
+    double idle_s, launch_cost_s;
+} rgpu_sched;
+int rgpu_sched_take(rgpu_sched *s);
+int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
+typedef struct {
+    double spin_s, next_spin_s, timeout_s, until, accounted;
+    uint64_t sock_received;
+    const int *printf_buffered;
+    rgpu_sched *sched;
+    unsigned char *copy;
+    uint32_t len, served;
+    uint64_t calls, launches, last_seq;
+    int runtime, replied, answered;
+    uint32_t steps;
+    rgpu_launch_run wait;
+} rgpu_serve_state;
+int rgpu_serve(void *ring, void *launcher, uint32_t *taken, rgpu_serve_state *st);
 """
 ffi = cffi.FFI()
 ffi.cdef(_CDEF)
@@ -31,6 +63,9 @@ _lib = None
 _unavailable = ""
 
 RING, SOCKET, IDLE = 1, 2, 0  # what rgpu_ring_next found
+# what the compiled serving loop (rgpu_serve, server/native/serve.c) returned on besides those: it served
+# messages until the housekeeping deadline; it answered a wait whose reply or accounting is Python's
+YIELD, ANSWERED, STEP, NOTIFY = 3, 4, 5, 6
 
 
 def library():
@@ -41,6 +76,7 @@ def library():
         try:
             lib = ffi.dlopen(str(libdir() / "librgpu_launches.so"))
             lib.rgpu_ring_next  # an older build without the ring  # noqa: B018
+            lib.rgpu_serve  # nor the serving loop  # noqa: B018
             _lib = lib
         except (LibraryMissing, OSError, AttributeError) as e:
             _unavailable = str(e)
@@ -89,9 +125,16 @@ class CallRing:
         self._len = ffi.new("uint32_t *")
         self.sock_received = 0  # the client's messages taken from the socket since the attach
         self.calls = 0  # messages taken from the ring (logs)
+        self.compiled = 0  # of those, served by the compiled loop without entering Python (serve)
+        self.handed = 0  # of those, handed to Python (logs, tests)
         self._lib = library()
         self._lib.rgpu_ring_serve(self._p)
         self._replies = None
+        self._st = ffi.new("rgpu_serve_state *")
+        self._copy = ffi.new("unsigned char[]", layout()["size"])  # at least the request slot
+        self._st.copy = self._copy
+        self._sched = None  # the scheduler view serve passes (sched_view), kept alive with its slot
+        self.answered = None  # the wait `serve` answered and left to Python (ANSWERED), until taken
 
     @classmethod
     def attach(cls, segment, offer) -> tuple[CallRing | None, str]:
@@ -115,13 +158,74 @@ class CallRing:
         socket, (IDLE, None) after timeout_s. Waits without the GIL. Raises RingBroken."""
         got = self._lib.rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s, self._len)
         if got == RING:
-            n = self._len[0]
-            self.calls += 1
-            return RING, [RingFrame(self._mm[self._req:self._req + n])]
+            return RING, self._taken_message(self._len[0])
         if got < 0:
-            raise RingBroken(f"the call ring's request slot claims {self._len[0]} bytes, more than it holds: "
-                             f"the client wrote over the ring")
+            self._broken(self._len[0])
         return got, None
+
+    def _taken_message(self, n: int):
+        self.calls += 1
+        self.handed += 1
+        return [RingFrame(self._mm[self._req:self._req + n])]
+
+    @staticmethod
+    def _broken(n: int):
+        raise RingBroken(f"the call ring's request slot claims {n} bytes, more than it holds: "
+                         f"the client wrote over the ring")
+
+    def serve(self, launcher, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session):
+        """`next`, with the compiled serving loop (server/native/serve.c) serving the hot calls it
+        knows in between, without the GIL and without Python: what it returns on is `next`'s (a
+        message for Python, the socket's turn, idle), YIELD (the housekeeping deadline `until`,
+        time.monotonic's clock, passed after it served something), ANSWERED (a wait it answered whose
+        reply or accounting is Python's: `answered`), STEP (a launch-and-wait step begun with the GPU
+        held: the message comes back, its rest Python's; `state` says how far it went) or NOTIFY (a
+        step's give-back found a session waiting for the GPU: Python wakes it). `launcher`: the
+        address of the cuda backend's loop (launches.py, Launcher.loop); `session`: whose device time
+        charged (Session.accounted), printf capture and scheduler slot the loop keeps to. The state
+        (served, calls, launches, last_seq, runtime, accounted) says what it served; Python adds it to
+        the session's counts."""
+        st = self._st
+        st.spin_s, st.next_spin_s, st.timeout_s, st.until, st.accounted = \
+            spin_s, next_spin_s, timeout_s, until, session.accounted
+        st.sock_received = self.sock_received
+        st.printf_buffered = ffi.cast("int *", getattr(session.device, "printf_buffered", None) or 0)
+        st.sched = self._sched_of(session)
+        got = self._lib.rgpu_serve(self._p, ffi.cast("void *", launcher), self._taken, st)
+        n = st.served
+        self.calls += n
+        self.compiled += n
+        if got == RING:
+            self.calls += 1
+            self.handed += 1
+            return RING, [RingFrame(ffi.buffer(self._copy, st.len)[:])]
+        if got < 0:
+            self._broken(st.len)
+        if got == ANSWERED:
+            self.calls += 1
+            self.compiled += st.replied
+            self.answered = st.wait
+        elif got == STEP:
+            self.calls += 1
+            self.compiled += st.replied  # else the reply, or the rest of the message, is Python's
+            self.handed += not st.replied
+            return STEP, [RingFrame(ffi.buffer(self._copy, st.len)[:])]
+        return got, None
+
+    def _sched_of(self, session):
+        """The scheduler's view for the compiled loop (server/native/sched.c) of the session's slot, or
+        NULL without a scheduler."""
+        sched = session.sched
+        if sched is None:
+            return ffi.NULL
+        if self._sched is None or self._sched[0] is not sched or self._sched[1] != session.slot:
+            self._sched = (sched, session.slot, sched_view(sched, session.slot))
+        return self._sched[2]
+
+    @property
+    def state(self):
+        """What the last `serve` found (rgpu_serve_state)."""
+        return self._st
 
     def replies(self, sock):
         """The socket-like object _serve answers the ring message just taken through (Replies): one
@@ -167,6 +271,28 @@ class Replies:
         if not self.on_socket:
             self.on_socket = True
             self.ring.reply_on_socket()
+
+
+def sched_view(sched, slot: int):
+    """An rgpu_sched (server/native/sched.c) over GpuScheduler `sched`'s shared memory and the lock of
+    its condition (a multiprocessing Lock: its POSIX semaphore), for `slot`."""
+    import ctypes
+
+    from . import sched as sched_mod
+
+    def at(shared, ctype: str):
+        return ffi.cast(ctype, ctypes.addressof(shared))
+
+    v = ffi.new("rgpu_sched *")
+    v.lock = ffi.cast("void *", sched.cond._lock._semlock.handle)
+    v.busy, v.hi = at(sched.busy, "int32_t *"), at(sched.hi, "int32_t *")
+    v.waiting, v.kernels = at(sched.waiting, "int8_t *"), at(sched.kernels, "int64_t *")
+    v.group, v.members = at(sched.group, "int32_t *"), at(sched.members, "int32_t *")
+    v.device_time, v.last = at(sched.device_time, "double *"), at(sched.last, "double *")
+    v.weight, v.limit = at(sched.weight, "double *"), at(sched.limit, "double *")
+    v.vtime, v.ready_at = at(sched.vtime, "double *"), at(sched.ready_at, "double *")
+    v.slot, v.idle_s, v.launch_cost_s = slot, sched_mod.IDLE_S, sched_mod.LAUNCH_COST_S
+    return v
 
 
 def broken_notice(why: str) -> bytes:

@@ -245,6 +245,23 @@ class Session:
             return
         self.settled(self.device.settle_and_time())
 
+    @property
+    def accounted(self) -> float:
+        """The device time charged to the scheduler so far (infinite without one: nothing to charge):
+        the worker's compiled serving loop leaves a wait that settled past it to `settled`."""
+        return self._accounted if self.sched is not None else float("inf")
+
+    def loop_accounted(self, device_time: float) -> None:
+        """The worker's compiled serving loop charged the scheduler up to `device_time` (its steps'
+        give-backs, as `stepped`)."""
+        self._accounted = device_time
+
+    def held_by_loop(self) -> None:
+        """The worker's compiled serving loop took the GPU for a step (as `hold_for_step`) and left the
+        rest of it to Python: the session holds it, with nothing held yet to charge."""
+        if self.sched is not None:
+            self._holding, self._held_time, self._held_kernels = True, 0.0, 0
+
     def settled(self, device_time: float) -> None:
         """The device settled itself and read its device time (settle without holding the GPU): what
         completed since the last charge is charged."""

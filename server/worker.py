@@ -36,7 +36,7 @@ from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
-from .ring import RING, SOCKET, CallRing, RingBroken, broken_notice
+from .ring import NOTIFY, RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice
 from .ring import spin_hits as ring_spin_hits
 from .shm import Segment
 from .staging import Placed, close_shm, run_pinned, run_shm, run_staged
@@ -292,15 +292,33 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     events, clock, yield_cpu = sock.getsockopt, time.perf_counter, os.sched_yield
     served = False
     spin_hits = 0
+    # RGPU_SERVE_LOOP=0: every ring message through Python (comparisons); a profiled worker too, its
+    # profile being of Python's path (cProfile sees nothing of the compiled loop's)
+    compiled_loop = os.environ.get("RGPU_SERVE_LOOP", "1") != "0" and profiler is None
     try:
         while True:
-            ring, out, body, from_socket = session.ring, sock, None, True
+            ring, out, body, from_socket, looped, resume = session.ring, sock, None, True, False, None
             if ring is not None and peer is not None and redirect is None:
                 # The same-host call ring: one wait, without the GIL, for the client's next message
                 # on the ring or the socket (its doorbell rings for both); the socket's own traffic
-                # from others (refused strangers) is looked at between waits.
+                # from others (refused strangers) is looked at between waits. While nothing of the
+                # session's waits for Python (_loop_may_serve), the compiled serving loop waits
+                # instead, serving the hot calls it knows itself until the next housekeeping.
+                launcher = session.device.launcher
                 try:
-                    got, body = ring.next(spin_s if served else 0.0, HOUSEKEEPING_S)
+                    if launcher is not None and compiled_loop and mover is None and not reclaimer.reclaimed \
+                            and _loop_may_serve(session):
+                        got, body = ring.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
+                                               next_check, session)
+                        looped = _loop_served(sock, peer, ring, session, launcher, got)
+                        if got == STEP:
+                            # a step begun with the GPU held: the rest of its message is Python's
+                            if (resume := _step_taken_over(sock, peer, ring, session)) is None:
+                                got = YIELD
+                            else:
+                                got = RING
+                    else:
+                        got, body = ring.next(spin_s if served else 0.0, HOUSEKEEPING_S)
                 except RingBroken as e:
                     log.warning("ring_broken", reason=str(e))
                     _send_quiet(sock, peer, broken_notice(str(e)))
@@ -309,7 +327,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if got == RING:
                     ident, served, out, from_socket = peer, True, ring.replies(sock), False
                 elif got != SOCKET and not events(zmq.EVENTS) & zmq.POLLIN:
-                    ident, served, from_socket = None, False, False
+                    ident, served, from_socket = None, looped, False
             elif served and spin_s:
                 until = clock() + spin_s
                 while not events(zmq.EVENTS) & zmq.POLLIN:
@@ -369,14 +387,22 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                         reason = "restore_failed"
                         break
                     _tell(conn, ("reclaim", "restored", dict(reclaimer.stats)))
-                session.messages += 1
+                session.messages += resume is None  # a step the loop began is counted already
                 trimmed = False
-                if not _serve(out, ident, body, session, dispatcher, log):
+                if not _serve(out, ident, body, session, dispatcher, log, resume):
                     if mover is not None:
                         mover.abandon()
                     break
                 if mover is not None and mover.precopy_done():
                     commit()
+                now = time.monotonic()
+                reclaimer.last_active = now
+                if now < next_check:
+                    continue
+            elif looped:
+                # the compiled loop served messages until the housekeeping deadline (or answered one
+                # whose accounting Python finished): as after a message served here
+                trimmed = False
                 now = time.monotonic()
                 reclaimer.last_active = now
                 if now < next_check:
@@ -412,8 +438,10 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             profiler.dump_stats(prefix)
             # the loop's wall time beside it: cProfile does not see pyzmq's compiled receive, so the
             # wait for the client is this less what the profile saw (benchmarks/native/profile_rows.py)
-            with open(f"{prefix}.wall", "w") as f:
+            # written whole, then named: a reader that polls for the name never finds it empty
+            with open(f"{prefix}.wall.tmp", "w") as f:
                 f.write(f"{time.monotonic() - started:.6f}\n")
+            os.replace(f"{prefix}.wall.tmp", f"{prefix}.wall")
         mem = getattr(session.device, "memory", None)
         log.info("session_ended", reason=reason, calls=session.calls, messages=session.messages,
                  bytes_in=session.bytes_in,
@@ -425,6 +453,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  pieces_in=session.pieces_in, pieces_out=session.pieces_out,
                  spin_hits=spin_hits + (ring_spin_hits() if session.ring is not None else 0),
                  ring_calls=session.ring.calls if session.ring is not None else 0,
+                 ring_compiled=session.ring.compiled if session.ring is not None else 0,
+                 ring_to_python=session.ring.handed if session.ring is not None else 0,
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
                  **_client_counts(session))
@@ -603,18 +633,101 @@ def _facts(session, log) -> dict:
         return {}
 
 
+def _loop_may_serve(session) -> bool:
+    """Whether the compiled serving loop may answer the session's messages: nothing is waiting for
+    the next reply that only Python adds (a deferred or sticky error, a failed piece, late D2H data),
+    as for the launcher's wait_alone in _serve."""
+    return session.deferred is None and session.sticky is None and session.piece_error is None \
+        and not session.later
+
+
+def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
+    """Adds what the compiled loop served (ring.serve) to the session's counts, as the dispatcher,
+    _answer_wait and Session.stepped count each call; finishes a wait it answered whose reply or
+    accounting is Python's (ANSWERED), as _serve's wait_alone path does, and wakes the sessions
+    waiting for the GPU a step gave back (NOTIFY). True when it served anything."""
+    st = ring.state
+    n = st.served
+    if n:
+        session.calls += st.calls
+        session.messages += n
+        session.last_seq = st.last_seq
+        session.face = "runtime" if st.runtime else "driver"
+        launcher.waits += n
+        launcher.served += st.launches
+    if session.sched is not None:
+        session.loop_accounted(st.accounted)
+    if got == NOTIFY:
+        with session.sched.cond:
+            session.sched.cond.notify_all()
+    if got == STEP:
+        session.messages += 1
+        return True
+    if ring.answered is None:
+        return n > 0
+    done, ring.answered = ring.answered, None
+    session.messages += 1
+    session.last_seq = done.last_seq
+    launcher.waits += 1
+    face = "runtime" if done.runtime else "driver"
+    if st.replied:
+        session.calls += 1
+        session.face = face
+    else:
+        _answer_wait(ring.replies(sock), peer, done.last_seq, session, face,
+                     session.device.take_output(done.pending))
+    if done.settled:
+        session.settled(done.done)
+    else:
+        session.settle()  # the driver refused the clock's settle: Python's reports why
+    return True
+
+
+def _step_taken_over(sock, peer, ring, session) -> int | None:
+    """A step the compiled loop began (STEP): the GPU is this session's (the loop took it as
+    hold_for_step does). As _step: a step answered whose reply or settle is Python's is finished
+    here (None); one that stopped part way has its launches counted, and the index of the call
+    Python serves next is returned."""
+    st = ring.state
+    out = st.wait
+    launcher = session.device.launcher
+    session.held_by_loop()
+    launcher.served += out.served if not st.answered else st.steps
+    if not st.answered:
+        if out.served:
+            session.ran_launches(out.served, out.last_seq, bool(out.runtime))
+        return out.served
+    n = st.steps
+    session.last_seq = out.last_seq
+    launcher.waits += 1
+    face = "runtime" if out.runtime else "driver"
+    if st.replied:
+        session.calls += 1
+        session.face = face
+    else:
+        _answer_wait(ring.replies(sock), peer, out.last_seq, session, face, session.device.take_output(out.pending))
+    if out.settled:
+        session.stepped(n, out.done)
+    else:
+        session.ran_launches(n, out.last_seq, bool(out.runtime))
+        session.settle()  # the driver refused the clock's settle: Python's reports why
+    return None
+
+
 ONE_CALL = b"\x91"  # msgpack's array of one element: a message header of one call starts so
 
 
-def _serve(sock, ident, body, session, dispatcher, log) -> bool:
+def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = None) -> bool:
     """Runs the calls of one message; replies to sync ones. False when the client said goodbye.
+    `resume`: the index of the first call to run, the ones before it run by the compiled serving loop
+    (a step it began: _step_taken_over), which leaves no fast path to try.
 
     The hot path of the server: no per-call objects beyond the dispatcher's result, the common
     reply (success, nothing deferred, no printf output) packed without msgpack."""
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
-    first = 0  # the first call Python serves
-    if launcher is not None and len(body) == 1 and session.deferred is None and session.sticky is None \
-            and session.piece_error is None and not session.later:
+    first = resume or 0  # the first call Python serves
+    if resume is None and launcher is not None and len(body) == 1 and session.deferred is None \
+            and session.sticky is None and session.piece_error is None and not session.later:
         header = body[0].buffer
         if header[:1] == ONE_CALL:
             if (done := launcher.wait_alone(header)) is not None:

@@ -33,6 +33,8 @@ void rgpu_launcher_clear(rgpu_launcher *l);
 void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t start,
                        rgpu_launch_run *out);
 void rgpu_launcher_waits(rgpu_launcher *l, void *query, void *synchronize, const uint64_t ids[4]);
+void rgpu_launcher_more_waits(rgpu_launcher *l, void *event_query, void *event_synchronize, void *ctx_synchronize,
+                              const uint64_t ids[6]);
 void rgpu_launcher_printf(rgpu_launcher *l, int fd);
 int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
                        rgpu_launch_run *out);

@@ -606,6 +606,12 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         from rgpu.protocol.generated.enums import CUlimit_enum
         _check(_lib.cuCtxSetLimit(CUlimit_enum[limit], value))
 
+    @property
+    def printf_buffered(self) -> int | None:
+        """The address of the printf capture's flag for the worker's compiled serving loop (printf.py),
+        or None without a capture."""
+        return self._printf.buffered if self._printf is not None else None
+
     def take_output(self, pending: int = -1) -> str:
         """`pending`: the bytes the printf pipe held when the compiled loop looked (wait_alone), or -1
         to look now."""

@@ -23,7 +23,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 from . import compiled
 from .compiled import ffi as _ffi
 
-KINDS = {"function": 1, "stream": 2}
+KINDS = {"function": 1, "stream": 2, "event": 3}
 
 
 class Launcher:
@@ -42,6 +42,9 @@ class Launcher:
         if self._l == _ffi.NULL:
             raise MemoryError("rgpu_launcher_new")
         self._run_out = _ffi.new("rgpu_launch_run *")
+        # the loop's address, for the worker's compiled serving loop (server/native/serve.c), which
+        # answers waits with it (the worker counts them in `waits`)
+        self.loop = int(_ffi.cast("uintptr_t", self._l))
         self.ids = frozenset((BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]))
         self.wait_ids = frozenset()  # the waits it answers (serve_waits)
         self.served = 0  # launches it ran (logs, tests)
@@ -56,6 +59,14 @@ class Launcher:
         self._lib.rgpu_launcher_waits(self._l, _ffi.cast("void *", query_address),
                                       _ffi.cast("void *", synchronize_address), _ffi.new("uint64_t[4]", WAIT_IDS))
         self.wait_ids = frozenset(WAIT_IDS)
+
+    def serve_more_waits(self, event_query: int, event_synchronize: int, ctx_synchronize: int) -> None:
+        """Lets the loop answer event queries and synchronizes on events that are done, and a device
+        synchronize with every stream done, too (after `serve_waits`)."""
+        self._lib.rgpu_launcher_more_waits(self._l, _ffi.cast("void *", event_query),
+                                           _ffi.cast("void *", event_synchronize),
+                                           _ffi.cast("void *", ctx_synchronize), _ffi.new("uint64_t[6]", MORE_WAIT_IDS))
+        self.wait_ids = frozenset(WAIT_IDS + MORE_WAIT_IDS)
 
     def learn(self, h: int, kind: str, obj) -> None:
         if kind in KINDS and self._lib.rgpu_launcher_learn(self._l, h, _ffi.cast("void *", self.address(obj)),
@@ -131,6 +142,10 @@ class Launcher:
 # cuStreamQuery's, cudaStreamQuery's, cuStreamSynchronize's and cudaStreamSynchronize's ids (launches.c)
 WAIT_IDS = (BY_NAME["cuStreamQuery"], BY_NAME["cudaStreamQuery"], BY_NAME["cuStreamSynchronize"],
             BY_NAME["cudaStreamSynchronize"])
+# cuEventQuery's, cudaEventQuery's, cuEventSynchronize's, cudaEventSynchronize's, cuCtxSynchronize's and
+# cudaDeviceSynchronize's (launches.c, rgpu_launcher_more_waits)
+MORE_WAIT_IDS = (BY_NAME["cuEventQuery"], BY_NAME["cudaEventQuery"], BY_NAME["cuEventSynchronize"],
+                 BY_NAME["cudaEventSynchronize"], BY_NAME["cuCtxSynchronize"], BY_NAME["cudaDeviceSynchronize"])
 
 
 def make(cuda_ffi, cuda_lib, clock):
@@ -151,4 +166,9 @@ def make(cuda_ffi, cuda_lib, clock):
     except AttributeError:  # a stand-in driver without streams: every wait is Python's
         return launcher
     launcher.serve_waits(int(cuda_ffi.cast("uintptr_t", query)), int(cuda_ffi.cast("uintptr_t", synchronize)))
+    try:
+        more = [cuda_ffi.addressof(cuda_lib, n) for n in ("cuEventQuery", "cuEventSynchronize", "cuCtxSynchronize")]
+    except AttributeError:  # a stand-in driver without events: those waits stay Python's
+        return launcher
+    launcher.serve_more_waits(*(int(cuda_ffi.cast("uintptr_t", f)) for f in more))
     return launcher

@@ -34,6 +34,9 @@ class StdoutCapture:
         os.set_blocking(r, False)
         self._r = r
         self._buf = bytearray()
+        # 1 while _buf holds output: the worker's compiled serving loop (server/native/serve.c), which
+        # cannot see _buf, then leaves the reply to Python (`take`)
+        self._buffered = compiled.ffi.new("int *")
         self._lock = threading.Lock()
         libc = ctypes.CDLL(None)
         self._fflush = libc.fflush
@@ -42,7 +45,9 @@ class StdoutCapture:
         threading.Thread(target=self._drain, name="device-printf", daemon=True).start()
 
     def _read(self) -> None:
-        """Everything the pipe holds now (lock held)."""
+        """Everything the pipe holds now (lock held). The flag is set first: the compiled loop looks at
+        the pipe and then at the flag, so output on its way from one to the other is seen in one."""
+        self._buffered[0] = 1
         while True:
             try:
                 chunk = os.read(self._r, 1 << 16)
@@ -65,6 +70,11 @@ class StdoutCapture:
                     self._read()
 
     @property
+    def buffered(self) -> int:
+        """The address of the flag that says output waits in the capture's buffer (an int)."""
+        return int(compiled.ffi.cast("uintptr_t", self._buffered))
+
+    @property
     def fd(self) -> int:
         """The pipe's read end (the compiled loop checks it: `take`'s `pending`)."""
         return self._r
@@ -80,9 +90,11 @@ class StdoutCapture:
             if pending:
                 self._read()
             if not self._buf:
+                self._buffered[0] = 0
                 return ""
             out = bytes(self._buf)
             self._buf.clear()
+            self._buffered[0] = 0
         return out.decode(errors="replace")
 
     def close(self) -> None:

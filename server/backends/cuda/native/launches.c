@@ -37,8 +37,12 @@
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               CUstream, void **, void **);
 typedef CUresult (*stream_fn)(CUstream);
+typedef CUresult (*object_fn)(void *); /* a CUstream's or a CUevent's query or synchronize */
+typedef CUresult (*context_fn)(void);
 
-enum { KIND_FUNCTION = 1, KIND_STREAM = 2 };
+enum { KIND_FUNCTION = 1, KIND_STREAM = 2, KIND_EVENT = 3 };
+/* The waits, by wait_ids index: each a driver's (even) and a runtime's (odd) call. */
+enum { STREAM_QUERY = 0, STREAM_SYNC = 2, EVENT_QUERY = 4, EVENT_SYNC = 6, CTX_SYNC = 8, WAIT_KINDS = 10 };
 #define EMPTY 0u       /* handles start at 0x1000 (server/session.py): 0 and 1 are never one */
 #define REMOVED 1u
 #define PARAM_BYTES 4096
@@ -57,7 +61,11 @@ typedef struct rgpu_launcher {
     /* Waits (rgpu_launcher_wait): cuStreamQuery and cuStreamSynchronize, and the call ids of the stream
      * queries (driver's, runtime's) and synchronizes (driver's, runtime's); no waits while NULL. */
     stream_fn query, synchronize;
-    uint64_t wait_ids[4];
+    /* Event waits and the device's synchronize (rgpu_launcher_more_waits): cuEventQuery,
+     * cuEventSynchronize, cuCtxSynchronize; their ids at wait_ids[4..9] (0: none). */
+    object_fn event_query, event_synchronize;
+    context_fn ctx_synchronize;
+    uint64_t wait_ids[WAIT_KINDS];
     int printf_fd;              /* the device printf pipe's read end (printf.c), or -1 */
     entry *table;               /* open addressing, linear probing, power-of-two capacity */
     size_t cap, used;           /* used: live entries and REMOVED marks */
@@ -136,7 +144,17 @@ void rgpu_launcher_free(rgpu_launcher *l) {
  * and cudaStreamSynchronize's call ids. */
 void rgpu_launcher_waits(rgpu_launcher *l, void *query, void *synchronize, const uint64_t ids[4]) {
     l->query = (stream_fn)query, l->synchronize = (stream_fn)synchronize;
-    memcpy(l->wait_ids, ids, sizeof l->wait_ids);
+    memcpy(l->wait_ids, ids, 4 * sizeof *ids);
+}
+
+/* The event waits and the device's synchronize the launcher may answer too: the driver's cuEventQuery,
+ * cuEventSynchronize and cuCtxSynchronize; ids: cuEventQuery's, cudaEventQuery's, cuEventSynchronize's,
+ * cudaEventSynchronize's, cuCtxSynchronize's and cudaDeviceSynchronize's call ids. */
+void rgpu_launcher_more_waits(rgpu_launcher *l, void *event_query, void *event_synchronize, void *ctx_synchronize,
+                              const uint64_t ids[6]) {
+    l->event_query = (object_fn)event_query, l->event_synchronize = (object_fn)event_synchronize;
+    l->ctx_synchronize = (context_fn)ctx_synchronize;
+    memcpy(l->wait_ids + 4, ids, 6 * sizeof *ids);
 }
 
 /* The read end of the pipe the device's printf output goes to (server/backends/cuda/printf.py). */
@@ -204,6 +222,14 @@ static int stream_of(rgpu_launcher *l, uint64_t h, void **stream) {
     entry *s = find(l, h);
     if (!s || s->kind != KIND_STREAM) return -1;
     *stream = s->object;
+    return 0;
+}
+
+/* The event handle `h` names: 0, or -1 if it names none the session issued. */
+static int event_of(rgpu_launcher *l, uint64_t h, void **event) {
+    entry *e = find(l, h);
+    if (!e || e->kind != KIND_EVENT) return -1;
+    *event = e->object;
     return 0;
 }
 
@@ -306,43 +332,61 @@ void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_
  * on polling and then sleeps while it keeps the worker's checks running. */
 #define NOT_READY 600
 #define WAIT_POLL_NS 50000
-static CUresult poll_stream(rgpu_launcher *l, CUstream stream) {
-    CUresult rc = l->query(stream);
+/* The device's streams all done: the default stream's query, then every stream the session made, as
+ * the Python path's (device.py, _query_all: the streams it made are those the session has handles for). */
+static CUresult query_all(rgpu_launcher *l, void *unused) {
+    CUresult rc = l->query(NULL);
+    for (size_t i = 0; rc == CUDA_SUCCESS && i < l->cap; i++)
+        if (l->table[i].handle > REMOVED && l->table[i].kind == KIND_STREAM) rc = l->query(l->table[i].object);
+    return rc;
+}
+
+typedef CUresult (*poll_fn)(rgpu_launcher *, void *);
+static CUresult query_stream(rgpu_launcher *l, void *s) { return l->query(s); }
+static CUresult query_event(rgpu_launcher *l, void *e) { return l->event_query(e); }
+
+static CUresult poll(rgpu_launcher *l, poll_fn query, void *object) {
+    CUresult rc = query(l, object);
     if (rc != NOT_READY) return rc;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     do {
-        rc = l->query(stream);
+        rc = query(l, object);
         if (rc != NOT_READY) return rc;
         clock_gettime(CLOCK_MONOTONIC, &t);
     } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < WAIT_POLL_NS);
     return rc;
 }
 
-/* A stream wait as the loop answers it: which of WAIT_IDS (0, 1: queries; 2, 3: synchronizes). */
+/* A wait as the loop answers it: which of the wait ids (STREAM_QUERY..CTX_SYNC, + 1: the runtime's),
+ * and the stream or event it waits for. */
 typedef struct {
     uint64_t seq;
     int which;
-    void *stream;
+    void *object;
 } wait_call;
 
-/* Reads the call at `r` if it is a sync stream query or synchronize (no bulk frames, no shared-memory
- * entry) of a stream it knows (nothing runs): 1, or 0. */
+/* Reads the call at `r` if it is a sync stream or event query or synchronize of a stream or event it
+ * knows, or a device synchronize (no bulk frames, no shared-memory entry; nothing runs): 1, or 0. */
 static int read_wait(rgpu_launcher *l, mp_reader *r, wait_call *w) {
     mp_obj o;
-    uint64_t id, sh, nbulk;
+    uint64_t id, h = 0, nbulk;
     if (!l->query) return 0;
     if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 5) return 0;
-    if (read_uint(r, &w->seq) || read_uint(r, &id)) return 0;
+    if (read_uint(r, &w->seq) || read_uint(r, &id) || id == 0) return 0;
     w->which = -1;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < WAIT_KINDS; k++)
         if (id == l->wait_ids[k]) w->which = k;
     if (w->which < 0) return 0;
+    int kind = w->which & ~1;
     if (mp_next(r, &o) || !((o.type == MP_BOOL && o.v.b) || (o.type == MP_UINT && o.v.u == 1)))
         return 0; /* sync, and no other kind of reply (protocol/wire.py) */
-    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 1 || read_uint(r, &sh)) return 0;
+    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != (kind == CTX_SYNC ? 0u : 1u)) return 0;
+    if (kind != CTX_SYNC && read_uint(r, &h)) return 0;
     if (read_uint(r, &nbulk) || nbulk != 0) return 0;
-    return !stream_of(l, sh, &w->stream);
+    w->object = NULL;
+    if (kind == EVENT_QUERY || kind == EVENT_SYNC) return !event_of(l, h, &w->object);
+    return kind == CTX_SYNC || !stream_of(l, h, &w->object);
 }
 
 /* Answers a wait read by read_wait if its stream's work is done: the answer is success, as the
@@ -350,10 +394,18 @@ static int read_wait(rgpu_launcher *l, mp_reader *r, wait_call *w) {
  * at one: it prints the kernels' printf output). 1 answered (out: its seq and face), 0 not: nothing
  * it did changes what the Python path then finds (work still running, or an error to report). */
 static int answer_wait(rgpu_launcher *l, const wait_call *w, rgpu_launch_run *out) {
-    /* a query answers at once, as the driver's does; a synchronize may poll a moment */
-    CUstream stream = (CUstream)w->stream;
-    if ((w->which >= 2 ? poll_stream(l, stream) : l->query(stream)) != CUDA_SUCCESS) return 0;
-    if (w->which >= 2 && l->synchronize(stream) != CUDA_SUCCESS) return 0;
+    /* a query answers at once, as the driver's does; a synchronize may poll a moment (waits.py's
+     * order: the query until it is done, then the blocking call, which returns at once) */
+    void *o = w->object;
+    CUresult rc;
+    switch (w->which & ~1) {
+    case STREAM_QUERY: rc = l->query(o); break;
+    case STREAM_SYNC: rc = poll(l, query_stream, o) ?: l->synchronize(o); break;
+    case EVENT_QUERY: rc = l->event_query(o); break;
+    case EVENT_SYNC: rc = poll(l, query_event, o) ?: l->event_synchronize(o); break;
+    default: rc = poll(l, query_all, NULL) ?: l->ctx_synchronize(); break;
+    }
+    if (rc != CUDA_SUCCESS) return 0;
     out->served = 1;
     out->last_seq = w->seq;
     out->runtime = w->which & 1;

@@ -1,0 +1,210 @@
+/* The worker's compiled serving loop on the same-host call ring (server/ring.py, CallRing.serve, drives
+ * it; server/worker.py decides when it may run).
+ *
+ * One call, without the GIL, that waits on the session's ring for the client's next message, serves it
+ * itself when it is one of the hot calls whose Python path it reproduces exactly, answers on the ring,
+ * and waits for the next — and returns to Python at the first thing it does not serve:
+ *   - a ring message it does not serve (RGPU_SERVE_RING: Python serves it, from the loop's copy);
+ *   - a message of the client's due on the socket (RGPU_SERVE_SOCKET);
+ *   - nothing for timeout_s while it had served nothing (RGPU_SERVE_IDLE: the worker's housekeeping);
+ *   - the housekeeping deadline `until` once it has served something (RGPU_SERVE_YIELD): Python then
+ *     publishes the session's counts and runs its checks (lease end, supervisor's orders, migration),
+ *     exactly as it does after a message it served itself when its deadline has come;
+ *   - a wait it answered but whose reply or accounting is Python's (RGPU_SERVE_ANSWERED: the device's
+ *     printf output to read into the reply, device time to charge the scheduler, a clock that refused
+ *     to settle);
+ *   - a step it served or began with the GPU held, whose rest is Python's (RGPU_SERVE_STEP);
+ *   - a step it served whose give-back found someone waiting: Python wakes them (RGPU_SERVE_NOTIFY);
+ *   - a record the ring cannot hold (RGPU_SERVE_BROKEN: the worker ends that session).
+ * So Python stops the loop by not calling it: nothing of Python's runs while it runs, and it never runs
+ * past `until`, so there is nothing to race with. Each message is copied out of the shared slot before
+ * it is read: the client may write the slot at any time, and what is checked is then what runs (and
+ * what Python gets, for the rest of a step).
+ *
+ * What it serves, on the cuda backend (server/backends/cuda/native/launches.c does the work, as for
+ * Python's fast paths in worker._serve):
+ *   - a message of one wait whose work is done: a stream or event query or synchronize, a device
+ *     synchronize (rgpu_launcher_wait_alone, which also settles the kernel clock and checks the printf
+ *     pipe as Python does at a message's end);
+ *   - a message of launches and then one such wait (rgpu_launcher_step), while no other session of the
+ *     GPU wants it: the GPU is taken and given back through the scheduler's uncontended path (sched.c),
+ *     exactly as Session.hold_for_step and Session.stepped do; anything else is Python's to decide.
+ *     A step that stops part way (a launch the driver refused, a wait on work not done) comes back
+ *     as RGPU_SERVE_STEP with the GPU held and the launches run counted: Python serves the rest.
+ * A wait on work not done within the launcher's short poll is Python's (server/backends/cuda/waits.py:
+ * a long wait must keep the worker's checks running). Python lets the loop serve only while nothing
+ * else could change the answer: no deferred or sticky error, no piece error, no late D2H data waiting
+ * to go out, no migration under way, the session not reclaimed (worker.py). The counts Python keeps
+ * per call (calls, messages, the last seq and face, the compiled launches and waits, the device time
+ * charged) come back in the state and are added before anything reads them.
+ *
+ * The envelope: requests are read by the launcher's readers (launches.c: read_wait, read_launch, the
+ * shapes of rgpu_launcher_wait_alone and _step_shape), the one place that decodes it in C; the reply's
+ * bytes are the envelope's common reply (protocol/wire.py encode_reply: success, nothing deferred, no
+ * message, no output), written by encode_ok_reply alone. Both become the generated codecs when the
+ * envelope is in protocol/contract/. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "ring.h"
+
+typedef struct rgpu_launcher rgpu_launcher;
+typedef struct rgpu_sched rgpu_sched; /* sched.c */
+typedef struct {
+    uint32_t served;
+    uint64_t last_seq;
+    int runtime;
+    int settled;
+    double done;
+    int pending;
+} rgpu_launch_run; /* launches.c's */
+
+int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
+uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len);
+int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out);
+int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
+                   uint32_t *len);
+int rgpu_ring_reply(void *ring, const char *msg, size_t len);
+int rgpu_sched_take(rgpu_sched *s);
+int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
+
+enum {
+    RGPU_SERVE_IDLE = 0,
+    RGPU_SERVE_RING = 1,
+    RGPU_SERVE_SOCKET = 2,
+    RGPU_SERVE_YIELD = 3,
+    RGPU_SERVE_ANSWERED = 4,
+    RGPU_SERVE_STEP = 5,
+    RGPU_SERVE_NOTIFY = 6,
+    RGPU_SERVE_BROKEN = -1,
+};
+
+typedef struct {
+    /* in */
+    double spin_s;        /* spin before blocking, after a message (0: block at once for the first) */
+    double next_spin_s;   /* the spin after a message the loop served (the worker's --spin-us) */
+    double timeout_s;     /* the longest wait for a message while nothing was served (HOUSEKEEPING_S) */
+    double until;         /* CLOCK_MONOTONIC seconds: once something is served, yield to Python then */
+    double accounted;     /* in and out: Session._accounted, the device time the scheduler was charged */
+    uint64_t sock_received;
+    /* The device printf capture's flag (server/backends/cuda/printf.py): set while its drain thread
+     * holds output that the next reply must carry. NULL: the device captures no printf output. */
+    const volatile int *printf_buffered;
+    rgpu_sched *sched;    /* the GPU's scheduler for this slot, or NULL: the session has none */
+    unsigned char *copy;  /* RGPU_RING_REQ_CAP bytes: the message taken, copied out of the slot */
+    /* out */
+    uint32_t len;         /* the message's bytes (RGPU_SERVE_RING, _ANSWERED, _STEP: in `copy`) */
+    uint32_t served;      /* messages served and answered here */
+    uint64_t calls;       /* calls in them (launches and waits) */
+    uint64_t launches;    /* launches in them */
+    uint64_t last_seq;    /* the last of them's seq, and face (1: runtime) */
+    int runtime;
+    int replied;          /* _ANSWERED, _STEP: whether the reply went out */
+    int answered;         /* _STEP: whether the wait was answered (else the launcher stopped at wait.served) */
+    uint32_t steps;       /* _STEP: the message's launches */
+    rgpu_launch_run wait; /* _ANSWERED, _STEP: what the launcher found */
+} rgpu_serve_state;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* [seq, 0, [], 0, "", ""]: protocol/wire.py's common reply, as encode_reply packs it. */
+static size_t encode_ok_reply(uint64_t seq, unsigned char out[16]) {
+    size_t n = 0;
+    out[n++] = 0x96;
+    if (seq < 0x80) {
+        out[n++] = (unsigned char)seq;
+    } else {
+        int bytes = seq <= 0xff ? 1 : seq <= 0xffff ? 2 : seq <= 0xffffffffull ? 4 : 8;
+        out[n++] = bytes == 1 ? 0xcc : bytes == 2 ? 0xcd : bytes == 4 ? 0xce : 0xcf;
+        for (int i = bytes - 1; i >= 0; i--) out[n++] = (unsigned char)(seq >> (8 * i));
+    }
+    static const unsigned char tail[5] = {0x00, 0x90, 0x00, 0xa0, 0xa0};
+    for (int i = 0; i < 5; i++) out[n++] = tail[i];
+    return n;
+}
+
+/* The reply to a wait the launcher answered, on the ring, unless it must carry printf output (output in
+ * the pipe, or already drained into Python's buffer; -1: no capture, or a pipe that cannot say, which
+ * Python looks at): 1 sent, 0 Python's. */
+static int reply_ok(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w) {
+    if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0) return 0;
+    unsigned char reply[16];
+    size_t n = encode_ok_reply(w->last_seq, reply);
+    return rgpu_ring_reply(ring, (const char *)reply, n) == 0;
+}
+
+static void count(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t launches) {
+    st->served++;
+    st->calls += 1 + launches;
+    st->launches += launches;
+    st->last_seq = w->last_seq;
+    st->runtime = w->runtime;
+}
+
+/* A step (rgpu_launcher_step_shape accepted the message: `n` launches then a wait) with the GPU taken:
+ * Session.hold_for_step, _step and Session.stepped. 0: served whole, the loop goes on; else the code. */
+static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
+    rgpu_launch_run *w = &st->wait;
+    if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
+    /* a session that holds no scheduler settles its clock before the wait, as Python's settle does */
+    int rc = rgpu_launcher_step(l, st->copy, st->len, st->sched == NULL, w);
+    if (rc < 0) { /* cannot be (the copy was accepted): give the GPU back untouched */
+        if (st->sched) rgpu_sched_give(st->sched, 0.0, 0);
+        return RGPU_SERVE_RING;
+    }
+    st->steps = n;
+    st->answered = rc == 1;
+    if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest, the GPU held */
+    st->replied = reply_ok(ring, st, w);
+    if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
+    int waiting = 0;
+    if (st->sched) { /* Session.stepped: the GPU back with the device time since the last charge */
+        double d = w->done - st->accounted;
+        st->accounted = w->done;
+        waiting = rgpu_sched_give(st->sched, d > 0 ? d : 0.0, n);
+    }
+    st->replied = 0;
+    count(st, w, n);
+    return waiting ? RGPU_SERVE_NOTIFY : 0;
+}
+
+int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *st) {
+    st->served = 0, st->calls = 0, st->launches = 0;
+    st->replied = 0, st->answered = 0, st->steps = 0;
+    double spin = st->spin_s;
+    for (;;) {
+        double timeout = st->timeout_s;
+        if (st->served) {
+            double left = st->until - now_s();
+            if (left <= 0) return RGPU_SERVE_YIELD;
+            if (left < timeout) timeout = left;
+        }
+        int got = rgpu_ring_next(ring, st->sock_received, taken, spin, timeout, &st->len);
+        if (got < 0) return RGPU_SERVE_BROKEN;
+        if (got == 0) return st->served ? RGPU_SERVE_YIELD : RGPU_SERVE_IDLE;
+        if (got != 1) return got;
+        memcpy(st->copy, RGPU_RING_REQ(ring), st->len); /* len was checked against the slot */
+        if (l == NULL) return RGPU_SERVE_RING;
+        rgpu_launch_run *w = &st->wait;
+        uint32_t n;
+        if (rgpu_launcher_wait_alone(l, st->copy, st->len, w)) {
+            if (!reply_ok(ring, st, w)) return RGPU_SERVE_ANSWERED;
+            st->replied = 1;
+            if (!w->settled || w->done > st->accounted) return RGPU_SERVE_ANSWERED; /* Python settles, charges */
+            st->replied = 0;
+            count(st, w, 0);
+        } else if ((n = rgpu_launcher_step_shape(l, st->copy, st->len)) != 0) {
+            int rc = step(ring, l, st, n);
+            if (rc) return rc;
+        } else {
+            return RGPU_SERVE_RING;
+        }
+        spin = st->next_spin_s;
+    }
+}
