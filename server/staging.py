@@ -10,6 +10,8 @@ import time
 
 import structlog
 
+from rgpu.protocol.wire import Shm
+
 from .copy_calls import copy_of
 from .dispatch import Result
 from .errors import CudaError, code_for
@@ -147,7 +149,7 @@ STAGE_CHUNK = 4 << 20  # the client's PIPE_CHUNK
 def _staged_whole(session, run, call_id, args, room, sync, dispatcher) -> Result:
     """A copy that asked to be staged out in chunks, served as one staged whole (its data put in the
     segment, the reply naming it) — or refused by its handler, with nothing staged."""
-    res = run_shm(session, run, call_id, args, (), [[], room], sync, dispatcher)
+    res = run_shm(session, run, call_id, args, (), Shm([], room), sync, dispatcher)
     if res.rc or not res.bulk or type(res.bulk) is Placed:
         return res
     regions = session.shm.put(res.bulk, room)

@@ -130,7 +130,7 @@ def test_handwritten_calls_with_wrong_shapes_get_an_error_reply(sim_server):
         seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
         assert (seq, rc) == (calls[0][0], 1) and why in msg, msg
     # a call naming shared-memory regions its record does not allow: refused, not run
-    sock.send(wire.pack([[7, BY_NAME["cudaMalloc"], 1, [16], 0, [[[4096, 16]], 0]]]))
+    sock.send(wire.encode_requests([(7, BY_NAME["cudaMalloc"], 1, [16], 0, wire.Shm([[4096, 16]], 0))]))
     seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
     assert rc != 0 and "does not move its data through shared memory" in msg
     sock.send_multipart([wire.encode_requests([(8, BY_NAME["cuMemcpyHtoD_v2"], 1, [addr, 4], 1)]), b"abcd"])
