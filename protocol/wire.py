@@ -42,7 +42,7 @@ from .generated.constants import (  # noqa: F401  (shared with libhook)
     PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
 from .generated.envelope import (  # noqa: F401  (the envelope's records and codecs, generated)
     Call, MalformedMessage, Moved, PieceOut, Pinned, Region, Reply, Shm, Staged, decode_calls, decode_reply,
-    encode_calls, encode_reply)
+    encode_calls, encode_reply, write_moved, write_piece_out)
 
 
 @dataclass(slots=True)
