@@ -386,13 +386,18 @@ static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const c
     mp_init(&w, 256);
     mp_init(&offer, 256);
     int offered = rgpu_shm_offer(s, dev, &offer) == 0;
-    mp_array(&w, 1);
-    mp_array(&w, 5);
-    mp_uint(&w, 0); mp_uint(&w, RGPU_ATTACH); mp_uint(&w, 1);
-    mp_array(&w, offered ? 3 : 2); mp_str(&w, sid); mp_str(&w, key);
-    if (offered) mp_raw(&w, offer.buf, offer.len);
+    mp_writer args;
+    mp_init(&args, 256);
+    mp_str(&args, sid);
+    mp_str(&args, key);
+    if (offered) mp_raw(&args, offer.buf, offer.len);
     mp_free(&offer);
-    mp_uint(&w, 0);
+    /* a request of one call record (protocol/contract/envelope.toml), seq 0 */
+    rgpu_env_call attach = {.seq = 0, .call_id = RGPU_ATTACH, .sync = 1,
+                            .args = {.p = args.buf, .len = args.len, .n = offered ? 3u : 2u}};
+    mp_array(&w, 1);
+    rgpu_env_write_call(&w, &attach);
+    mp_free(&args);
     zmq_send(s->sock, w.buf, w.len, 0);
     mp_free(&w);
     rgpu_stats_wait(dev, RGPU_ATTACH, "attach");
