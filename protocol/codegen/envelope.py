@@ -12,6 +12,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgpack
+
 from .. import limits as _limits
 
 CONTRACT = Path(__file__).resolve().parent.parent / "contract" / "envelope.toml"
@@ -282,20 +284,22 @@ def decode_calls(frames: list) -> list[tuple]:
         raise MalformedMessage(f"header must be an array of calls, got {{_summary(calls)}}")
     nframes, used, out = len(frames) - 1, 0, []
     for c in calls:
-        if (type(c) is list and len(c) == {ncall} and {fast}):
-            for a in c[3]:
-                if type(a) in _CONTAINERS:
-                    _args_ok(c[3], "call.args")
-                    break
-            copy = None
+        if type(c) is list and len(c) == {ncall}:
+            {req} = c
+            {opt} = None
+            if {fast}:
+                for a in args:
+                    if type(a) in _CONTAINERS:
+                        _args_ok(args, "call.args")
+                        break
+            else:
+                {names} = read_call(c)
         else:
-            c = read_call(c)
-            copy = c[5]
-        n = c[4]
-        if n > nframes - used:
-            raise MalformedMessage(f"call.nbulk: call {{c[0]}} claims {{n}} bulk frames, {{nframes - used}} are left")
-        out.append((c[0], c[1], c[2], c[3], frames[1 + used:1 + used + n] if n else (), copy))
-        used += n
+            {names} = read_call(c)
+        if nbulk > nframes - used:
+            raise MalformedMessage(f"call.nbulk: call {{seq}} claims {{nbulk}} bulk frames, {{nframes - used}} are left")
+        out.append(({out}))
+        used += nbulk
     if used != nframes:
         raise MalformedMessage(f"{{nframes - used}} bulk frames not claimed by any call")
     return out
@@ -306,15 +310,7 @@ def encode_calls(calls) -> bytes:
     return _packb([write_call(c if type(c) is Call else Call(*c)) for c in calls], use_bin_type=True)
 
 
-_OK_TAIL = b"\\x00\\x90\\x00\\xa0\\xa0"  # result 0, no outs, no deferred error, no message, no output
-
-
-def encode_reply(seq: int, result: int, outs=(), deferred: int = 0, message: str = "", output: str = "",
-                 regions=None) -> bytes:
-    """A reply record's bytes; the common one (success, nothing else) packed without msgpack."""
-    if regions is None and not (result or outs or deferred or message or output):
-        return b"\\x96" + _packb(seq) + _OK_TAIL
-    return _packb(write_reply(Reply(seq, result, outs, deferred, message, output, regions)), use_bin_type=True)
+{encode_reply}
 
 
 def decode_reply(data) -> Reply:
@@ -325,6 +321,40 @@ def decode_reply(data) -> Reply:
         raise MalformedMessage(f"reply is not msgpack: {{e}}") from None
     return read_reply(value)
 '''
+
+
+def _py_encode_reply(rec: Record, records: dict) -> str:
+    """encode_reply: the reply record's fields as arguments, packed at once (no record object); the
+    common reply (the first field given, every other its default) is its bytes from here, without msgpack."""
+    default = {"uint": 0, "int": 0, "str": "", "args": ()}
+    params, parts, opt = [], [], []
+    for i, f in enumerate(rec.fields):
+        if f.kind == "one_of" or (f.kind == "list" and any(
+                g.kind in ("list", "one_of") for g in records[f.params[0]].fields)):
+            raise EnvelopeError(f"envelope.toml records.reply.{f.name}: encode_reply packs flat fields only")
+        if f.optional:
+            params.append(f"{f.name}=None")
+            opt.append(f)
+            continue
+        params.append(f.name if i == 0 else f"{f.name}={default[f.kind]!r}")
+        parts.append(f"list({f.name})" if f.kind == "args" else f.name)
+    first = rec.fields[0].name
+    tail = b"".join(msgpack.packb(list(default[f.kind]) if f.kind == "args" else default[f.kind])
+                    for f in rec.fields[1:] if not f.optional)
+    head = bytes([0x90 | rec.required])
+    rest = [f.name for f in rec.fields[1:] if not f.optional]
+    out = [f"_OK_TAIL = {tail!r}  # every field after the first at its default",
+           "", "",
+           f"def encode_reply({', '.join(params)}) -> bytes:",
+           '    """A reply record\'s bytes; the common one (success, nothing else) packed without msgpack."""',
+           f"    if {' and '.join(f'{f.name} is None' for f in opt) or 'True'} and not ({' or '.join(rest)}):",
+           f"        return {head!r} + _packb({first}) + _OK_TAIL",
+           f"    v = [{', '.join(parts)}]"]
+    for f in opt:
+        conv = f"[list(e) for e in {f.name}]" if f.kind == "list" else f.name
+        out += [f"    if {f.name} is not None:", f"        v.append({conv})"]
+    out.append("    return _packb(v, use_bin_type=True)")
+    return "\n".join(out)
 
 
 def python(env: Envelope, stamp: str) -> str:
@@ -338,16 +368,20 @@ def python(env: Envelope, stamp: str) -> str:
             if f.kind == "one_of":
                 body.append(f"_{f.name.upper()}_TAGS = {{{', '.join(f'{env.records[r].tag}: read_{r}' for r in f.params)}}}")
     call = env.records["call"]
+    names = [f.name for f in call.fields]
+    if names[:5] != ["seq", "call_id", "sync", "args", "nbulk"] or len(names) != 6 or not call.fields[5].optional:
+        raise EnvelopeError("envelope.toml records.call: decode_calls's template wants seq, call_id, sync, args, "
+                            "nbulk and one optional field, in that order")
     fast = []
-    for i, f in enumerate(call.fields):
-        if f.optional:
-            continue
-        v = f"c[{i}]"
+    for f in call.fields[:5]:
+        v = f.name
         fast.append({"uint": f"type({v}) is int and {v} >= 0", "int": f"type({v}) is int",
                      "enum": f"type({v}) is int and 0 <= {v} <= {f.params[0] if f.params else 0}",
                      "args": f"type({v}) is list"}.get(f.kind) or _no_fast(f))
+    outs = ", ".join("frames[1 + used:1 + used + nbulk] if nbulk else ()" if n == "nbulk" else n for n in names)
     out.append("\n".join(body))
-    out.append(_PY_TAIL.format(ncall=call.required, fast="\n                and ".join(fast)))
+    out.append(_PY_TAIL.format(encode_reply=_py_encode_reply(env.records["reply"], env.records), ncall=call.required, fast=("(" + "\n                    and ".join(fast) + ")"),
+                               req=", ".join(names[:5]), opt=names[5], names=", ".join(names), out=outs))
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -446,24 +446,26 @@ def decode_calls(frames: list) -> list[tuple]:
         raise MalformedMessage(f"header must be an array of calls, got {_summary(calls)}")
     nframes, used, out = len(frames) - 1, 0, []
     for c in calls:
-        if (type(c) is list and len(c) == 5 and type(c[0]) is int and c[0] >= 0
-                and type(c[1]) is int and c[1] >= 0
-                and type(c[2]) is int and 0 <= c[2] <= 4
-                and type(c[3]) is list
-                and type(c[4]) is int and c[4] >= 0):
-            for a in c[3]:
-                if type(a) in _CONTAINERS:
-                    _args_ok(c[3], "call.args")
-                    break
+        if type(c) is list and len(c) == 5:
+            seq, call_id, sync, args, nbulk = c
             copy = None
+            if (type(seq) is int and seq >= 0
+                    and type(call_id) is int and call_id >= 0
+                    and type(sync) is int and 0 <= sync <= 4
+                    and type(args) is list
+                    and type(nbulk) is int and nbulk >= 0):
+                for a in args:
+                    if type(a) in _CONTAINERS:
+                        _args_ok(args, "call.args")
+                        break
+            else:
+                seq, call_id, sync, args, nbulk, copy = read_call(c)
         else:
-            c = read_call(c)
-            copy = c[5]
-        n = c[4]
-        if n > nframes - used:
-            raise MalformedMessage(f"call.nbulk: call {c[0]} claims {n} bulk frames, {nframes - used} are left")
-        out.append((c[0], c[1], c[2], c[3], frames[1 + used:1 + used + n] if n else (), copy))
-        used += n
+            seq, call_id, sync, args, nbulk, copy = read_call(c)
+        if nbulk > nframes - used:
+            raise MalformedMessage(f"call.nbulk: call {seq} claims {nbulk} bulk frames, {nframes - used} are left")
+        out.append((seq, call_id, sync, args, frames[1 + used:1 + used + nbulk] if nbulk else (), copy))
+        used += nbulk
     if used != nframes:
         raise MalformedMessage(f"{nframes - used} bulk frames not claimed by any call")
     return out
@@ -474,15 +476,17 @@ def encode_calls(calls) -> bytes:
     return _packb([write_call(c if type(c) is Call else Call(*c)) for c in calls], use_bin_type=True)
 
 
-_OK_TAIL = b"\x00\x90\x00\xa0\xa0"  # result 0, no outs, no deferred error, no message, no output
+_OK_TAIL = b'\x00\x90\x00\xa0\xa0'  # every field after the first at its default
 
 
-def encode_reply(seq: int, result: int, outs=(), deferred: int = 0, message: str = "", output: str = "",
-                 regions=None) -> bytes:
+def encode_reply(seq, result=0, outs=(), deferred=0, message='', output='', regions=None) -> bytes:
     """A reply record's bytes; the common one (success, nothing else) packed without msgpack."""
     if regions is None and not (result or outs or deferred or message or output):
-        return b"\x96" + _packb(seq) + _OK_TAIL
-    return _packb(write_reply(Reply(seq, result, outs, deferred, message, output, regions)), use_bin_type=True)
+        return b'\x96' + _packb(seq) + _OK_TAIL
+    v = [seq, result, list(outs), deferred, message, output]
+    if regions is not None:
+        v.append([list(e) for e in regions])
+    return _packb(v, use_bin_type=True)
 
 
 def decode_reply(data) -> Reply:
