@@ -380,7 +380,8 @@ def python(env: Envelope, stamp: str) -> str:
                      "args": f"type({v}) is list"}.get(f.kind) or _no_fast(f))
     outs = ", ".join("frames[1 + used:1 + used + nbulk] if nbulk else ()" if n == "nbulk" else n for n in names)
     out.append("\n".join(body))
-    out.append(_PY_TAIL.format(encode_reply=_py_encode_reply(env.records["reply"], env.records), ncall=call.required, fast=("(" + "\n                    and ".join(fast) + ")"),
+    out.append(_PY_TAIL.format(encode_reply=_py_encode_reply(env.records["reply"], env.records),
+                               ncall=call.required, fast=("(" + "\n                    and ".join(fast) + ")"),
                                req=", ".join(names[:5]), opt=names[5], names=", ".join(names), out=outs))
     return "\n".join(out).rstrip() + "\n"
 
