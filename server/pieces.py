@@ -76,5 +76,5 @@ def run_d2h_pieces(sock, ident, seq, session, run, call_id, args):
         session.pieces_out += 1
         # Sent without a copy: the sim's data is a view of device memory nothing writes until the
         # client, which is waiting for this copy's reply, sends its next message.
-        sock.send_multipart([ident, wire.encode_reply(seq, PIECE_OUT, [off]), *res.bulk], copy=False)
+        sock.send_multipart([ident, wire.encode_reply(seq, PIECE_OUT, wire.write_piece_out((off,))), *res.bulk], copy=False)
         off += k

@@ -10,6 +10,8 @@ import time
 
 import structlog
 
+from rgpu.protocol.wire import Shm
+
 from .copy_calls import copy_of
 from .dispatch import Result
 from .errors import CudaError, code_for
@@ -28,9 +30,9 @@ def run_pinned(session, run, call_id, args, pin) -> Result:
     if not res.rc:
         c = copy_of(call_id, args)
         if c is not None and c.h2d:
-            session.pinned.bytes_in += pin[4]
+            session.pinned.bytes_in += pin.length
         else:
-            session.pinned.bytes_out += pin[4]
+            session.pinned.bytes_out += pin.length
     host[0].release()
     return res
 
@@ -42,13 +44,13 @@ def run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
     """A large sync H2D copy whose data the client is still copying into the segment (libhook's
     stage_progressive): the segment's first page holds the call's seq and how many bytes are in
     place; each chunk goes to the device as soon as it has arrived, while the client copies the next."""
-    if not shm[0] and shm[1]:
-        return _run_staged_out(session, run, call_id, args, shm[1], shm[2], sync, dispatcher)
+    if not shm.regions and shm.room:
+        return _run_staged_out(session, run, call_id, args, shm.room, shm.seq, sync, dispatcher)
     c = copy_of(call_id, args)
     seg = session.shm
-    if c is None or not c.h2d or c.stream is not None or seg is None or not sync or len(shm[0]) != 1:
+    if c is None or not c.h2d or c.stream is not None or seg is None or not sync or len(shm.regions) != 1:
         return Result(1, message="a progressively staged copy must be a sync H2D copy through the shared segment")
-    (off, n), = shm[0]
+    (off, n), = shm.regions
     dst, count = args[c.addr], args[c.count]
     try:
         region = seg.region(off, n)
@@ -64,7 +66,7 @@ def run_staged(session, run, call_id, args, shm, sync, dispatcher) -> Result:
             _release(region)
     if n >= REGISTER_MIN and session.device.registers_host:
         _dma_ready(session, seg, off + n)  # the device reads each chunk from the segment itself
-    seq, header, done, res = shm[2], seg.view, 0, None
+    seq, header, done, res = shm.seq, seg.view, 0, None
     stalled = time.monotonic()
     try:
         while done < n:
@@ -147,7 +149,7 @@ STAGE_CHUNK = 4 << 20  # the client's PIPE_CHUNK
 def _staged_whole(session, run, call_id, args, room, sync, dispatcher) -> Result:
     """A copy that asked to be staged out in chunks, served as one staged whole (its data put in the
     segment, the reply naming it) — or refused by its handler, with nothing staged."""
-    res = run_shm(session, run, call_id, args, (), [[], room], sync, dispatcher)
+    res = run_shm(session, run, call_id, args, (), Shm([], room), sync, dispatcher)
     if res.rc or not res.bulk or type(res.bulk) is Placed:
         return res
     regions = session.shm.put(res.bulk, room)
@@ -169,7 +171,7 @@ def run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:
     if seg is None or not sync:
         return Result(1, message="shared-memory regions named, but no shared segment is attached")
     try:
-        regions = [seg.region(off, n) for off, n in shm[0]]
+        regions = [seg.region(off, n) for off, n in shm.regions]
     except ValueError as e:
         return Result(1, message=str(e))
     if regions:
@@ -177,9 +179,9 @@ def run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher) -> Result:
         seg.bytes_in += n
         bulk = list(bulk) + regions if bulk else regions
         if n >= REGISTER_MIN and session.device.registers_host:
-            _dma_ready(session, seg, max(off + k for off, k in shm[0]))
-    elif not bulk and shm[1] and session.device.registers_host:
-        return _run_d2h_placed(session, run, call_id, args, shm[1])
+            _dma_ready(session, seg, max(off + k for off, k in shm.regions))
+    elif not bulk and shm.room and session.device.registers_host:
+        return _run_d2h_placed(session, run, call_id, args, shm.room)
     try:
         return run(session, call_id, args, bulk)
     finally:

@@ -21,6 +21,7 @@ import zmq.utils.monitor
 
 from rgpu import logs
 from rgpu.protocol import curve, wire
+from rgpu.protocol.wire import Shm, Staged
 from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, module_cache, session_ports
@@ -817,12 +818,14 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
         elif sync == wire.SYNC_PIECES_OUT and shm is None and \
                 (res := run_d2h_pieces(sock, ident, seq, session, run, call_id, args)) is not None:
             pass
-        elif shm is not None and len(shm) == 3 and type(shm[2]) is int:
-            res = run_staged(session, run, call_id, args, shm, sync, dispatcher)
-        elif shm is not None and len(shm) == 3:
-            res = run_pinned(session, run, call_id, args, shm[2])
-        elif shm is not None:
-            res = run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
+        elif shm is not None:  # the call's copy record (protocol/contract/envelope.toml), by its type
+            kind = type(shm)
+            if kind is Shm:
+                res = run_shm(session, run, call_id, args, bulk, shm, sync, dispatcher)
+            elif kind is Staged:
+                res = run_staged(session, run, call_id, args, shm, sync, dispatcher)
+            else:
+                res = run_pinned(session, run, call_id, args, shm)
         else:
             res = run(session, call_id, args, bulk)
         if not sync:
@@ -835,11 +838,11 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
             msg = res.message
         # Device printf reaches the program at its next synchronising call, as on a GPU.
         output = session.device.take_output()
-        if shm is not None and res.bulk and sync and (len(shm) == 2 or type(res.bulk) is Placed):
-            regions = list(res.bulk) if type(res.bulk) is Placed else session.shm.put(res.bulk, shm[1])
+        if shm is not None and res.bulk and sync and (type(shm) is Shm or type(res.bulk) is Placed):
+            regions = list(res.bulk) if type(res.bulk) is Placed else session.shm.put(res.bulk, shm.room)
             if regions is not None:
                 sock.send(ident, zmq.SNDMORE)
-                sock.send(wire.encode_reply(seq, res.rc, res.outs, deferred, msg, output, shm=regions))
+                sock.send(wire.encode_reply(seq, res.rc, res.outs, deferred, msg, output, regions))
                 continue
         head = wire.encode_reply(seq, res.rc, res.outs, deferred, msg, output)
         if res.bulk:

@@ -16,7 +16,7 @@ import cffi
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
 
-from . import classify, cuda12, emit_c, emit_py, headers, nvml, proc_versions, records
+from . import classify, cuda12, emit_c, emit_py, envelope, headers, nvml, proc_versions, records
 
 ROOT = Path(__file__).resolve().parents[2]
 C_OUT = ROOT / "libhook" / "generated"
@@ -131,6 +131,7 @@ def generate(parsed: headers.Parsed, p12: headers.Parsed | None = None) -> tuple
                                                sizes, stamp),
         PY_OUT / "driver.py": emit_py.driver(driver_cdef, driver_fns, stamp),
     }
+    files.update(envelope.files(C_OUT, PY_OUT))  # the message envelope's codecs (contract/envelope.toml)
     # cuGetProcAddress's (name, version, per-thread) table and the driver's legacy and per-thread names
     twelve = contract.cuda12
     defined_elsewhere = {n for n in [*twelve.get("same_as", {}), *twelve.get("handwritten", {}).get("names", []),
@@ -225,7 +226,7 @@ def main(argv=None) -> int:
                   f"rgpu_nvml_stubs.c) is left as it is", file=sys.stderr)
         else:
             files.update(face[0])
-    except (headers.HeadersNotFound, classify.ClassifyError, records.RecordError) as e:
+    except (headers.HeadersNotFound, classify.ClassifyError, records.RecordError, envelope.EnvelopeError) as e:
         print(f"codegen: {e}", file=sys.stderr)
         return 2
     if args.report:

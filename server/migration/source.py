@@ -242,7 +242,8 @@ class Outbound:
                           memory_bytes=sum(span for _, _, span in layout))
         self.state = "committed"
         t = self.target
-        return wire.encode_reply(0, wire.MOVED, [t["url"], t["endpoint"], t["session"], t["key"], done_seq])
+        return wire.encode_reply(0, wire.MOVED, wire.write_moved(
+            wire.Moved(t["url"], t["endpoint"], t["session"], t["key"], done_seq)))
 
     def abandon(self) -> None:
         """The migration failed or the session ends: the target frees what it took."""

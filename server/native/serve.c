@@ -39,15 +39,16 @@
  * charged) come back in the state and are added before anything reads them.
  *
  * The envelope: requests are read by the launcher's readers (launches.c: read_wait, read_launch, the
- * shapes of rgpu_launcher_wait_alone and _step_shape), the one place that decodes it in C; the reply's
- * bytes are the envelope's common reply (protocol/wire.py encode_reply: success, nothing deferred, no
- * message, no output), written by encode_ok_reply alone. Both become the generated codecs when the
- * envelope is in protocol/contract/. */
+ * shapes of rgpu_launcher_wait_alone and _step_shape, on the generated rgpu_env_read_call); the reply is
+ * the envelope's common one (success, nothing deferred, no message, no output), written by the
+ * generated rgpu_env_write_reply (protocol/contract/envelope.toml). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 
+#include "mpack.h"
+#include "rgpu_envelope.h"
 #include "ring.h"
 
 typedef struct rgpu_launcher rgpu_launcher;
@@ -113,30 +114,19 @@ static double now_s(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* [seq, 0, [], 0, "", ""]: protocol/wire.py's common reply, as encode_reply packs it. */
-static size_t encode_ok_reply(uint64_t seq, unsigned char out[16]) {
-    size_t n = 0;
-    out[n++] = 0x96;
-    if (seq < 0x80) {
-        out[n++] = (unsigned char)seq;
-    } else {
-        int bytes = seq <= 0xff ? 1 : seq <= 0xffff ? 2 : seq <= 0xffffffffull ? 4 : 8;
-        out[n++] = bytes == 1 ? 0xcc : bytes == 2 ? 0xcd : bytes == 4 ? 0xce : 0xcf;
-        for (int i = bytes - 1; i >= 0; i--) out[n++] = (unsigned char)(seq >> (8 * i));
-    }
-    static const unsigned char tail[5] = {0x00, 0x90, 0x00, 0xa0, 0xa0};
-    for (int i = 0; i < 5; i++) out[n++] = tail[i];
-    return n;
-}
-
 /* The reply to a wait the launcher answered, on the ring, unless it must carry printf output (output in
  * the pipe, or already drained into Python's buffer; -1: no capture, or a pipe that cannot say, which
  * Python looks at): 1 sent, 0 Python's. */
 static int reply_ok(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w) {
     if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0) return 0;
-    unsigned char reply[16];
-    size_t n = encode_ok_reply(w->last_seq, reply);
-    return rgpu_ring_reply(ring, (const char *)reply, n) == 0;
+    unsigned char buf[32];
+    mp_writer out;
+    mp_init_inline(&out, buf, sizeof buf);
+    rgpu_env_reply reply = {.seq = w->last_seq};   /* success, no outs, nothing deferred, no text */
+    rgpu_env_write_reply(&out, &reply);
+    int sent = !out.oom && rgpu_ring_reply(ring, (const char *)out.buf, out.len) == 0;
+    mp_free(&out);
+    return sent;
 }
 
 static void count(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t launches) {

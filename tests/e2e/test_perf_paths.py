@@ -157,7 +157,7 @@ def test_a_segment_that_is_not_shared_is_declined_and_frames_still_work(start_se
     assert sock.poll(10000)
     addr = wire.unpack(sock.recv_multipart()[0])[2][0]
     # a call naming shared-memory regions on a session without a segment: an error, not a crash
-    sock.send(wire.pack([[3, memcpy, 1, [addr, 0, 16, 1], 0, [[[4096, 16]], 0]]]))
+    sock.send(wire.encode_requests([(3, memcpy, 1, [addr, 0, 16, 1], 0, wire.Shm([[4096, 16]], 0))]))
     assert sock.poll(10000)
     seq, rc, *_rest = wire.unpack(sock.recv_multipart()[0])
     assert seq == 3 and rc != 0

@@ -47,7 +47,7 @@ def _pinned_segment(size=1 << 16, pid=None):
 
 
 def _call(sock, seq, call, args, pin):
-    sock.send(wire.pack([[seq, BY_NAME[call], 1, args, 0, [[], 0, pin]]]))
+    sock.send(wire.encode_requests([(seq, BY_NAME[call], 1, args, 0, wire.Pinned(*pin))]))
     assert sock.poll(10000)
     return wire.unpack(sock.recv_multipart()[0])
 
@@ -95,7 +95,8 @@ def test_a_staged_copy_to_a_bad_address_is_refused_at_once_not_waited_for(start_
     sock = _session(url)
     try:
         t0 = time.monotonic()
-        sock.send(wire.pack([[2, BY_NAME["cudaMemcpy"], 1, [0xdead0000, 0, 512 << 10, 1], 0, [[[4096, 512 << 10]], 0, 2]]]))
+        sock.send(wire.encode_requests([(2, BY_NAME["cudaMemcpy"], 1, [0xdead0000, 0, 512 << 10, 1], 0,
+                                         wire.Staged([[4096, 512 << 10]], 0, 2))]))
         assert sock.poll(5000)
         reply = wire.unpack(sock.recv_multipart()[0])
         assert reply[0] == 2 and reply[1] != 0 and time.monotonic() - t0 < 5

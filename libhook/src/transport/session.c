@@ -22,6 +22,7 @@
 #include <zmq.h>
 
 #include "copies.h"
+#include "rgpu_envelope.h"
 #include "rgpu_call.h"
 #include "session.h"
 #include "stats.h"
@@ -324,6 +325,24 @@ static void read_facts(rgpu_session *s, mp_reader *r) {
     }
 }
 
+/* A reply's first frame through the generated reader (protocol/contract/envelope.toml's reply record,
+ * all of it checked); -1, and why in the log, when it does not check out. Its fields point into `m`. */
+static int read_reply(zmq_msg_t *m, rgpu_env_reply *rep) {
+    mp_reader r;
+    const char *why = "";
+    mp_rinit(&r, zmq_msg_data(m), zmq_msg_size(m));
+    if (rgpu_env_read_reply(&r, rep, &why) == 0) return 0;
+    rgpu_log(RGPU_LOG_WARN, "a malformed reply from the worker, ignored: %s", why);
+    return -1;
+}
+
+/* A reply's outs as a reader over the array itself, to read them as a record. */
+static mp_reader outs_record(const rgpu_env_reply *rep) {
+    mp_reader r;
+    mp_rinit(&r, rep->outs.at, (size_t)(rep->outs.p + rep->outs.len - rep->outs.at));
+    return r;
+}
+
 /* Connects to the session worker at `endpoint` and attaches with (sid, key), offering a shared-memory
  * segment when the worker may be on this host: after a hello, and after a move (live migration). */
 static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const char *sid, const char *key) {
@@ -367,13 +386,18 @@ static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const c
     mp_init(&w, 256);
     mp_init(&offer, 256);
     int offered = rgpu_shm_offer(s, dev, &offer) == 0;
-    mp_array(&w, 1);
-    mp_array(&w, 5);
-    mp_uint(&w, 0); mp_uint(&w, RGPU_ATTACH); mp_uint(&w, 1);
-    mp_array(&w, offered ? 3 : 2); mp_str(&w, sid); mp_str(&w, key);
-    if (offered) mp_raw(&w, offer.buf, offer.len);
+    mp_writer args;
+    mp_init(&args, 256);
+    mp_str(&args, sid);
+    mp_str(&args, key);
+    if (offered) mp_raw(&args, offer.buf, offer.len);
     mp_free(&offer);
-    mp_uint(&w, 0);
+    /* a request of one call record (protocol/contract/envelope.toml), seq 0 */
+    rgpu_env_call attach = {.seq = 0, .call_id = RGPU_ATTACH, .sync = 1,
+                            .args = {.p = args.buf, .len = args.len, .n = offered ? 3u : 2u}};
+    mp_array(&w, 1);
+    rgpu_env_write_call(&w, &attach);
+    mp_free(&args);
     zmq_send(s->sock, w.buf, w.len, 0);
     mp_free(&w);
     rgpu_stats_wait(dev, RGPU_ATTACH, "attach");
@@ -388,11 +412,12 @@ static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const c
     mp_reader r;
     mp_obj o;
     int accepted = 0;
-    mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
-    /* [seq, rc, outs, ...]: outs[0] true when the worker mapped our segment, outs[1] its backend */
-    mp_obj outs;
-    if (!mp_next(&r, &o) && o.type == MP_ARRAY && o.n >= 3 && !mp_skip(&r) && !mp_skip(&r) &&
-        !mp_next(&r, &outs) && outs.type == MP_ARRAY && outs.n >= 1 && !mp_next(&r, &o) && o.type == MP_BOOL) {
+    /* a reply record: outs[0] true when the worker mapped our segment, outs[1] its backend */
+    rgpu_env_reply rep = {0};
+    int parsed = read_reply(&m, &rep) == 0;
+    if (parsed) mp_rinit(&r, rep.outs.p, rep.outs.len);
+    rgpu_env_list outs = rep.outs;
+    if (parsed && outs.n >= 1 && !mp_next(&r, &o) && o.type == MP_BOOL) {
         accepted = o.v.b;
         if (outs.n >= 2 && !mp_next(&r, &o) && o.type == MP_STR)
             s->backend = o.n == 3 && !memcmp(o.p, "sim", 3) ? RGPU_BACKEND_SIM
@@ -494,52 +519,32 @@ enum {
  * have none to carry). */
 static int input_in_frames(int shm) { return shm == SEG_NONE || shm == SEG_OUT || shm == SEG_STAGED_OUT; }
 
+/* One call record of a request (protocol/contract/envelope.toml; the generated writer). */
 static void encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync, int shm, size_t shm_len) {
-    mp_array(w, shm ? 6 : 5);
-    mp_uint(w, seq);
-    mp_uint(w, c->id);
-    mp_uint(w, (uint64_t)sync);
-    mp_array(w, (uint32_t)c->nargs);
-    mp_raw(w, c->args.buf, c->args.len);
-    mp_uint(w, input_in_frames(shm) ? (uint64_t)c->nbulk : 0);
+    rgpu_env_call e = {.seq = seq, .call_id = c->id, .sync = (uint64_t)sync,
+                       .args = {.p = c->args.buf, .len = c->args.len, .n = (uint32_t)c->nargs},
+                       .nbulk = input_in_frames(shm) ? (uint64_t)c->nbulk : 0};
+    rgpu_env_region in = {.offset = RGPU_SHM_DATA, .length = shm_len};
+    rgpu_env_list one_in = {.n = 1, .items = &in}, none = {.n = 0, .items = &in};
     if (shm == SEG_PINNED) {
-        /* [no regions, no room, [segment, nonce, segment size, offset, length]] */
-        mp_array(w, 3);
-        mp_array(w, 0);
-        mp_uint(w, 0);
-        mp_array(w, 5);
-        mp_str(w, c->pin->name);
-        mp_bin(w, c->pin->nonce, sizeof c->pin->nonce);
-        mp_uint(w, c->pin->size);
-        mp_uint(w, c->pin_off);
-        mp_uint(w, c->pin_len);
-    } else if (shm == SEG_STAGED_IN) {
-        /* [input regions, no room, this call's seq]: the data arrives in the segment while the worker
-         * copies what has arrived (the progress word in the segment's first page, stage_progressive) */
-        mp_array(w, 3);
-        mp_array(w, 1);
-        mp_array(w, 2); mp_uint(w, RGPU_SHM_DATA); mp_uint(w, shm_len);
-        mp_uint(w, 0);
-        mp_uint(w, seq);
-    } else if (shm == SEG_STAGED_OUT) {
-        /* [no input regions, room for the reply's bulk, this call's seq]: the worker says how much of
-         * it is in place as it goes (PIPE_OUT_SEQ, PIPE_OUT_DONE) */
-        mp_array(w, 3);
-        mp_array(w, 0);
-        mp_uint(w, shm_len);
-        mp_uint(w, seq);
+        /* the program's pinned segment and the copy's range in it: no data either way */
+        e.copy.tag = RGPU_ENV_PINNED;
+        e.copy.u.pinned = (rgpu_env_pinned){.name = {c->pin->name, (uint32_t)strlen(c->pin->name)},
+                                            .nonce = {c->pin->nonce, sizeof c->pin->nonce},
+                                            .size = c->pin->size, .offset = c->pin_off, .length = c->pin_len};
+    } else if (shm == SEG_STAGED_IN || shm == SEG_STAGED_OUT) {
+        /* staged in: the input region, copied in while the worker copies what has arrived (the progress
+         * word in the segment's first page, stage_progressive); staged out: room for the reply's bulk,
+         * the worker saying how much of it is in place as it goes (PIPE_OUT_SEQ, PIPE_OUT_DONE) */
+        e.copy.tag = RGPU_ENV_STAGED;
+        e.copy.u.staged = (rgpu_env_staged){.regions = shm == SEG_STAGED_IN ? one_in : none,
+                                            .room = shm == SEG_STAGED_IN ? 0 : shm_len, .seq = seq};
     } else if (shm) {
-        /* [input regions [[offset, length]...], room for the reply's bulk] */
-        mp_array(w, 2);
-        if (shm == SEG_IN) {
-            mp_array(w, 1);
-            mp_array(w, 2); mp_uint(w, RGPU_SHM_DATA); mp_uint(w, shm_len);
-            mp_uint(w, 0);
-        } else {
-            mp_array(w, 0);
-            mp_uint(w, shm_len);
-        }
+        /* the input in the segment, or room there for the reply's bulk */
+        e.copy.tag = RGPU_ENV_SHM;
+        e.copy.u.shm = (rgpu_env_shm){.regions = shm == SEG_IN ? one_in : none, .room = shm == SEG_IN ? 0 : shm_len};
     }
+    rgpu_env_write_call(w, &e);
 }
 
 /* Whether (and how) a sync call's bulk data moves through the session's shared memory. */
@@ -836,23 +841,28 @@ static int resend_rebuilt(rgpu_session *s, replay_msg *m, struct rgpu_call *c, u
     return rc >= 0 ? 0 : -1;
 }
 
-/* The session moved (live migration): the old worker's MOVED notice (outs [URL@KEY#GPU, endpoint,
- * session, key, seq of the last call it ran]) is in `r`. Attach to the new worker and send again, in
+/* The session moved (live migration): the old worker's MOVED notice (its outs a `moved` record:
+ * URL@KEY#GPU, endpoint, session, key, seq of the last call it ran) is `rep`. Attach to the new worker and send again, in
  * order, the kept messages the old one did not run; `c` is the sync call in flight (seq `cseq`), or
  * NULL. 0 on success; the reply to `c` then comes from the new worker. */
-static int follow(rgpu_session *s, int dev, mp_reader *r, uint32_t nouts, struct rgpu_call *c, uint64_t cseq) {
+static int follow(rgpu_session *s, int dev, const rgpu_env_reply *rep, struct rgpu_call *c, uint64_t cseq) {
     char url[sizeof s->url] = "", endpoint[300] = "", sid[64] = "", key[64] = "";
     char *fields[4] = {url, endpoint, sid, key};
     size_t caps[4] = {sizeof url, sizeof endpoint, sizeof sid, sizeof key};
-    mp_obj o;
-    if (nouts < 5) return -1;
-    for (int i = 0; i < 4; i++) {
-        if (mp_next(r, &o) || o.type != MP_STR || o.n >= caps[i]) return -1;
-        memcpy(fields[i], o.p, o.n);
-        fields[i][o.n] = 0;
+    rgpu_env_moved mv;
+    const char *why = "";
+    mp_reader r = outs_record(rep);
+    if (rgpu_env_read_moved(&r, &mv, &why)) {
+        rgpu_log(RGPU_LOG_WARN, "a malformed notice of a move: %s", why);
+        return -1;
     }
-    if (mp_next(r, &o)) return -1;
-    uint64_t done = mp_as_uint(&o);
+    const rgpu_env_bytes got[4] = {mv.url, mv.endpoint, mv.session, mv.key};
+    for (int i = 0; i < 4; i++) {
+        if (got[i].n >= caps[i]) return -1;
+        memcpy(fields[i], got[i].p, got[i].n);
+        fields[i][got[i].n] = 0;
+    }
+    uint64_t done = mv.last_seq;
     /* The old worker holds nothing now: close our end (and our shared segment: the new worker,
      * if it is on this host too, maps one of its own). */
     zmq_socket_monitor(s->sock, NULL, 0);
@@ -937,28 +947,23 @@ static int take_notices(rgpu_session *s, int dev) {
         zmq_msg_t m;
         zmq_msg_init(&m);
         if (zmq_msg_recv(&m, s->sock, 0) < 0) { zmq_msg_close(&m); return 0; }
-        mp_reader r;
-        mp_obj arr, seq, rc, outs;
-        mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
-        int parsed = !mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &seq) &&
-                     !mp_next(&r, &rc) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
-        if (parsed && mp_as_uint(&seq) != 0 && mp_as_int(&rc) == RGPU_LATE_OUT) { /* sent before a move's notice */
-            take_late(s, mp_as_uint(&seq), &m);
+        rgpu_env_reply rep;
+        int parsed = read_reply(&m, &rep) == 0;
+        if (parsed && rep.seq != 0 && rep.result == RGPU_LATE_OUT) { /* sent before a move's notice */
+            take_late(s, rep.seq, &m);
             zmq_msg_close(&m);
             continue;
         }
-        int notice = parsed && mp_as_uint(&seq) == 0;
-        int moved = notice && mp_as_int(&rc) == RGPU_MOVED;
+        int notice = parsed && rep.seq == 0;
+        int moved = notice && rep.result == RGPU_MOVED;
         int more = zmq_msg_more(&m);
-        int ok = moved ? follow(s, dev, &r, outs.n, NULL, 0) : 0;
-        if (notice && mp_as_int(&rc) == RGPU_SESSION_ENDED) {
+        int ok = moved ? follow(s, dev, &rep, NULL, 0) : 0;
+        if (notice && rep.result == RGPU_SESSION_ENDED) {
             /* the server ended the session while the program was idle, and says why (its lease
              * expired or was released): that is the cause the program hears, not a lost connection */
-            mp_obj dummy, why;
             char text[300] = "the server ended the session";
-            for (uint32_t i = 0; i < outs.n; i++) mp_skip(&r);
-            if (!mp_next(&r, &dummy) && !mp_next(&r, &why) && why.type == MP_STR && why.n)
-                snprintf(text, sizeof text, "%.*s", (int)why.n, (const char *)why.p);
+            if (rep.message.n)
+                snprintf(text, sizeof text, "%.*s", (int)rep.message.n, (const char *)rep.message.p);
             mark_dead(s, text);
             ok = -1;
         }
@@ -1111,20 +1116,14 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             zmq_msg_init(head);
             zmq_msg_recv(head, s->sock, 0);
         }
-        mp_reader r;
-        mp_obj arr, o;
-        mp_rinit(&r, zmq_msg_data(head), zmq_msg_size(head));
-        uint64_t rseq = 0;
-        int rc = RGPU_DEVICE_UNAVAILABLE;
-        if (!mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &o)) {
-            rseq = mp_as_uint(&o);
-            if (!mp_next(&r, &o)) rc = (int)mp_as_int(&o);
-        }
+        rgpu_env_reply rep;
+        int parsed = read_reply(head, &rep) == 0;
+        uint64_t rseq = parsed ? rep.seq : 0;
+        int rc = parsed ? (int)rep.result : RGPU_DEVICE_UNAVAILABLE;
         if (rseq == 0 && rc == RGPU_MOVED) {
             /* the session moved while this call was on its way: follow it, and wait for the reply
              * there (the call is sent again unless the old worker ran it) */
-            mp_obj outs;
-            int ok = !mp_next(&r, &outs) && outs.type == MP_ARRAY && follow(s, dev, &r, outs.n, c, seq) == 0;
+            int ok = follow(s, dev, &rep, c, seq) == 0;
             zmq_msg_close(head);
             free(head);
             if (!ok) {
@@ -1146,9 +1145,11 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
         if (rseq == seq && rc == RGPU_PIECE_OUT) {
             /* a piece of a D2H copy's data (server/pieces.py): into the caller's buffer now, while
              * the network carries the next; they come in order */
-            mp_obj outs;
-            pieces_ok = pieces_ok && c->shm == 2 && !mp_next(&r, &outs) && outs.type == MP_ARRAY && outs.n == 1 &&
-                        !mp_next(&r, &o) && mp_as_uint(&o) == streamed;
+            rgpu_env_piece_out piece;
+            mp_reader pr = outs_record(&rep);
+            const char *why = "";
+            pieces_ok = pieces_ok && c->shm == 2 && rgpu_env_read_piece_out(&pr, &piece, &why) == 0 &&
+                        piece.offset == streamed;
             for (int more = zmq_msg_more(head); more;) {
                 zmq_msg_t b;
                 zmq_msg_init(&b);
@@ -1189,15 +1190,11 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             else { zmq_msg_close(b); free(b); }
         }
         if (streamed && rseq == seq) c->shm_got = pieces_ok ? streamed : 0; /* 0: the copy fails, its data incomplete */
-        if (rseq == 0 && rc == RGPU_SESSION_ENDED && arr.n >= 5) {
+        if (parsed && rseq == 0 && rc == RGPU_SESSION_ENDED) {
             /* no call's reply: the server is ending the session and says why (the lease expired) */
-            mp_obj outs, dummy, why;
             char text[300] = "the server ended the session";
-            if (!mp_next(&r, &outs) && outs.type == MP_ARRAY) {
-                for (uint32_t i = 0; i < outs.n; i++) mp_skip(&r);
-                if (!mp_next(&r, &dummy) && !mp_next(&r, &why) && why.type == MP_STR && why.n)
-                    snprintf(text, sizeof text, "%.*s", (int)why.n, (const char *)why.p);
-            }
+            if (rep.message.n)
+                snprintf(text, sizeof text, "%.*s", (int)rep.message.n, (const char *)rep.message.p);
             c->reply = head;
             rgpu_end(c);
             mark_dead(s, text);
@@ -1211,33 +1208,27 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
         replay_clear(s); /* the worker ran everything sent before this reply */
         if (s->nlate) late_settled(s, seq);
         s->replied_at = now_s();
-        mp_obj outs;
-        mp_next(&r, &outs);
         c->reply = head;
-        c->outs = r;
-        c->nouts = outs.n;
-        /* past the outs: deferred error, message, device printf output */
-        mp_reader tail = r;
-        for (uint32_t i = 0; i < outs.n; i++) mp_skip(&tail);
-        mp_obj deferred, msg, output;
-        int d = mp_next(&tail, &deferred) ? 0 : (int)mp_as_int(&deferred);
-        if (mp_next(&tail, &msg) || msg.type != MP_STR) msg.n = 0;
-        if (arr.n >= 6 && !mp_next(&tail, &output) && output.type == MP_STR && output.n) {
+        mp_rinit(&c->outs, rep.outs.p, rep.outs.len);
+        c->nouts = rep.outs.n;
+        int d = (int)rep.deferred;
+        rgpu_env_bytes msg = rep.message;
+        if (rep.output.n) {
             /* device printf: the program's own stdout, in launch order, at this synchronisation */
             fflush(stdout);
-            fwrite(output.p, 1, output.n, stdout);
+            fwrite(rep.output.p, 1, rep.output.n, stdout);
             fflush(stdout);
         }
-        mp_obj regions, pair, v;
-        if (arr.n >= 7 && c->shm == 2 && s->shm_base && !mp_next(&tail, &regions) && regions.type == MP_ARRAY) {
-            /* the reply's bulk data is in the segment: [[offset, length]...] */
+        if (rep.has_regions && c->shm == 2 && s->shm_base) {
+            /* the reply's bulk data is in the segment: region records, checked by the reader */
             size_t got = 0;
-            for (uint32_t i = 0; i < regions.n; i++) {
-                if (mp_next(&tail, &pair) || pair.type != MP_ARRAY || pair.n != 2) break;
-                mp_next(&tail, &v);
-                uint64_t off = mp_as_uint(&v);
-                mp_next(&tail, &v);
-                uint64_t len = mp_as_uint(&v);
+            mp_reader rr;
+            mp_rinit(&rr, rep.regions.p, rep.regions.len);
+            for (uint32_t i = 0; i < rep.regions.n; i++) {
+                rgpu_env_region g;
+                const char *why = "";
+                if (rgpu_env_read_region(&rr, &g, &why)) break;
+                uint64_t off = g.offset, len = g.length;
                 if (off < RGPU_SHM_DATA || off + len > RGPU_SHM_DATA + s->shm_size || got + len > c->shm_cap) break;
                 /* what take_early copied out already is not copied again */
                 size_t skip = c->shm_early > got ? (c->shm_early - got < len ? c->shm_early - got : len) : 0;
@@ -1288,16 +1279,10 @@ static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64
         zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
         zmq_msg_init(head);
         zmq_msg_recv(head, s->sock, 0);
-        mp_reader r;
-        mp_obj arr, o, outs;
-        mp_rinit(&r, zmq_msg_data(head), zmq_msg_size(head));
-        uint64_t rseq = 0;
-        int rc = RGPU_DEVICE_UNAVAILABLE, ok = 0;
-        if (!mp_next(&r, &arr) && arr.type == MP_ARRAY && arr.n >= 5 && !mp_next(&r, &o)) {
-            rseq = mp_as_uint(&o);
-            ok = !mp_next(&r, &o) && !mp_next(&r, &outs) && outs.type == MP_ARRAY;
-            if (ok) rc = (int)mp_as_int(&o);
-        }
+        rgpu_env_reply rep;
+        int ok = read_reply(head, &rep) == 0;
+        uint64_t rseq = ok ? rep.seq : 0;
+        int rc = ok ? (int)rep.result : RGPU_DEVICE_UNAVAILABLE;
         if (rseq != 0 && ok && rc == RGPU_LATE_OUT) {
             take_late(s, rseq, head);
             zmq_msg_close(head);
@@ -1314,7 +1299,7 @@ static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64
             else { zmq_msg_close(b); free(b); }
         }
         if (rseq == 0 && ok) {
-            int moved = rc == RGPU_MOVED && follow(s, dev, &r, outs.n, NULL, 0) == 0;
+            int moved = rc == RGPU_MOVED && follow(s, dev, &rep, NULL, 0) == 0;
             if (!moved) mark_dead(s, rc == RGPU_MOVED ? "it moved, and its new server cannot be reached"
                                                       : "the server ended the session");
             zmq_msg_close(head);
@@ -1326,19 +1311,16 @@ static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64
             free(head);
             continue;
         }
-        mp_reader tail = r;
-        for (uint32_t k = 0; k < outs.n; k++) mp_skip(&tail);
-        mp_obj deferred, msg, output;
-        int d = mp_next(&tail, &deferred) ? 0 : (int)mp_as_int(&deferred);
+        int d = (int)rep.deferred;
         if (d != 0 && !s->pending) s->pending = d; /* for the next call that reports it, as in sync_one */
-        if (!mp_next(&tail, &msg) && arr.n >= 6 && !mp_next(&tail, &output) && output.type == MP_STR && output.n) {
+        if (rep.output.n) {
             fflush(stdout);
-            fwrite(output.p, 1, output.n, stdout);
+            fwrite(rep.output.p, 1, rep.output.n, stdout);
             fflush(stdout);
         }
         f->reply = head;
-        f->outs = r;
-        f->nouts = outs.n;
+        mp_rinit(&f->outs, rep.outs.p, rep.outs.len);
+        f->nouts = rep.outs.n;
         f->then_rc = rc;
         i++;
     }

@@ -11,6 +11,7 @@ import zmq
 from rgpu.client.server_client import ping, request, stats
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.protocol.generated.envelope import CALL_REGIONS
 from tests.support.session import Session
 
 
@@ -38,8 +39,10 @@ def _session(url):
 
 
 def test_wrong_protocol_version_gets_a_clear_error(sim_server):
-    r = request(sim_server, {"op": "hello", "proto": 99, "client": "t", "cuda": 13000, "lease": "", "gpu": 0})
-    assert not r["ok"] and r["error"] == "protocol" and "speaks" in r["message"]
+    # 99, and the version before this envelope's (a client built before its records: its copies untagged)
+    for proto in (99, wire.PROTOCOL_VERSION - 1):
+        r = request(sim_server, {"op": "hello", "proto": proto, "client": "t", "cuda": 13000, "lease": "", "gpu": 0})
+        assert not r["ok"] and r["error"] == "protocol" and "use matching rgpu versions" in r["message"], r
     assert ping(sim_server)
 
 
@@ -86,6 +89,18 @@ def test_malformed_truncated_and_unknown_calls_on_a_session(sim_server):
     sock.send(wire.encode_requests([(3, 0x7ABCDEF, 1, [], 0)]))
     seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
     assert seq == 3 and rc == 801 and "unknown call id" in msg
+    # envelopes the records refuse, whole, naming the field: an unknown copy tag (a malloc before it in
+    # the same message does not run), a copy in the untagged shape of protocol 7, too many regions
+    malloc = BY_NAME["cudaMalloc"]
+    for copy, why in (([9, [], 0], "call.copy: expected a known tag"),
+                      ([[[4096, 16]], 0], "call.copy: expected a tagged array"),
+                      ([1, [[4096, 1]] * (CALL_REGIONS + 1), 0], "call.copy.regions")):
+        used = stats(sim_server)["gpus"][0]["memory_used"]
+        memcpy = [11, BY_NAME["cudaMemcpy"], 1, [0x1000, 0, 4, 1], 0, copy]
+        sock.send(wire.pack([[10, malloc, 0, [1 << 20], 0], memcpy]))
+        seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
+        assert rc != 0 and f"malformed message: {why}" in msg, msg
+        assert stats(sim_server)["gpus"][0]["memory_used"] == used  # nothing of the message ran
     # and the session still works
     sock.send(wire.encode_requests([(4, BY_NAME["cudaMalloc"], 1, [4096], 0)]))
     seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
@@ -130,7 +145,7 @@ def test_handwritten_calls_with_wrong_shapes_get_an_error_reply(sim_server):
         seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
         assert (seq, rc) == (calls[0][0], 1) and why in msg, msg
     # a call naming shared-memory regions its record does not allow: refused, not run
-    sock.send(wire.pack([[7, BY_NAME["cudaMalloc"], 1, [16], 0, [[[4096, 16]], 0]]]))
+    sock.send(wire.encode_requests([(7, BY_NAME["cudaMalloc"], 1, [16], 0, wire.Shm([[4096, 16]], 0))]))
     seq, rc, outs, deferred, msg, _ = wire.unpack(_recv(sock)[0])
     assert rc != 0 and "does not move its data through shared memory" in msg
     sock.send_multipart([wire.encode_requests([(8, BY_NAME["cuMemcpyHtoD_v2"], 1, [addr, 4], 1)]), b"abcd"])

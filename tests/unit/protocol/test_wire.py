@@ -18,8 +18,8 @@ def test_batch_with_bulk_frames_splits_in_order():
     ([], "empty"),
     ([b"\xc1\xff garbage"], "not msgpack"),
     ([msgpack.packb({"a": 1})], "array of calls"),
-    ([msgpack.packb([[1, 2, 3]])], "bad call entry"),
-    ([msgpack.packb([[1, 2, 1, [], 2]]), b"only one"], "bad call entry"),
+    ([msgpack.packb([[1, 2, 3]])], "call: expected an array of 5 to 6"),
+    ([msgpack.packb([[1, 2, 1, [], 2]]), b"only one"], "claims 2 bulk frames, 1 are left"),
     ([msgpack.packb([[1, 2, 1, [], 0]]), b"stray"], "not claimed"),
 ])
 def test_malformed_messages_are_refused_with_a_reason(frames, reason):
@@ -33,15 +33,16 @@ def test_reply_shape():
 
 
 def test_a_copy_may_name_pinned_memory_or_a_progressive_stage_instead_of_data():
-    pin = ["/rgpu-1-h0123456789abcdef", b"n" * 16, 8192, 4096, 64]
-    calls = wire.decode_calls([msgpack.packb([[1, 7, 0, [1, 2, 3], 0, [[], 0, pin]],
-                                              [2, 7, 1, [1, 2, 3], 0, [[[4096, 64]], 0, 2]]], use_bin_type=True)])
-    assert calls[0][5] == [[], 0, pin] and calls[0][2] == 0  # async: pinned memory needs no reply
-    assert calls[1][5] == [[[4096, 64]], 0, 2]
+    pin = wire.Pinned("/rgpu-1-h0123456789abcdef", b"n" * 16, 8192, 4096, 64)
+    calls = wire.decode_calls([wire.encode_calls([(1, 7, 0, [1, 2, 3], 0, pin),
+                                                  (2, 7, 1, [1, 2, 3], 0, wire.Staged([[4096, 64]], 0, 2))])])
+    assert calls[0][5] == pin and type(calls[0][5]) is wire.Pinned and calls[0][2] == 0  # async: no reply
+    assert type(calls[1][5]) is wire.Staged and calls[1][5].regions == [(4096, 64)] and calls[1][5].seq == 2
 
 
-@pytest.mark.parametrize("pin", [["/rgpu-1-h00", b"n" * 16, 8192, 4096], ["/x", "not bytes", 1, 2, 3],
-                                 [1, b"n" * 16, 8192, 4096, 64], ["/x", b"n", 8192, 4096, 64.0], "text"])
+@pytest.mark.parametrize("pin", [[3, "/rgpu-1-h00", b"n" * 16, 8192, 4096], [3, "/x", "not bytes", 1, 2, 3],
+                                 [3, 1, b"n" * 16, 8192, 4096, 64], [3, "/x", b"n", 8192, 4096, 64.0], "text",
+                                 [3, "/x" * 40, b"n" * 16, 8192, 4096, 64]])
 def test_malformed_pinned_references_are_refused(pin):
-    with pytest.raises(wire.MalformedMessage):
-        wire.decode_calls([msgpack.packb([[1, 7, 1, [], 0, [[], 0, pin]]], use_bin_type=True)])
+    with pytest.raises(wire.MalformedMessage, match="call.copy"):
+        wire.decode_calls([msgpack.packb([[1, 7, 1, [], 0, pin]], use_bin_type=True)])

@@ -32,6 +32,7 @@
 
 #include "clock.h"
 #include "mpack.h"
+#include "rgpu_envelope.h"
 #include "rgpu_cuda.h"
 
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -211,8 +212,13 @@ static int read_u32(mp_reader *r, unsigned *v) {
     return 0;
 }
 
-static int is_false(const mp_obj *o) {
-    return (o->type == MP_BOOL && !o->v.b) || (o->type == MP_UINT && o->v.u == 0) || (o->type == MP_INT && o->v.i == 0);
+/* Reads the call record at `r` (the generated reader: every field checked, args bounded) if it is a
+ * plain one: no bulk frames, no copy record. Its args are then read from `args`. 1, or 0. */
+static int read_plain_call(mp_reader *r, rgpu_env_call *c, mp_reader *args) {
+    const char *why;
+    if (rgpu_env_read_call(r, c, &why) || c->nbulk != 0 || c->copy.tag != 0) return 0;
+    mp_rinit(args, c->args.p, c->args.len);
+    return 1;
 }
 
 /* The stream handle `h` names: 0, or -1 if it names none the session issued. */
@@ -245,21 +251,21 @@ typedef struct {
 
 /* Reads the call at `r` if it is one this launcher serves (nothing runs): 1, or 0. */
 static int read_launch(rgpu_launcher *l, mp_reader *r, launch_call *a) {
-    mp_obj o;
-    uint64_t id, fh, sh, nbulk;
-    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 5) return 0;
-    if (read_uint(r, &a->seq) || read_uint(r, &id) || (id != l->ids[0] && id != l->ids[1])) return 0;
-    if (mp_next(r, &o) || !is_false(&o)) return 0; /* a sync launch wants its reply: Python's */
-    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != WIRE_ARGS) return 0;
-    if (read_uint(r, &fh)) return 0;
+    rgpu_env_call c;
+    mp_reader args;
+    uint64_t fh, sh;
+    if (!read_plain_call(r, &c, &args)) return 0;
+    uint64_t id = c.call_id;
+    if ((id != l->ids[0] && id != l->ids[1]) || c.sync != 0) return 0; /* a sync launch wants its reply: Python's */
+    a->seq = c.seq;
+    if (c.args.n != WIRE_ARGS || read_uint(&args, &fh)) return 0;
     for (int i = 0; i < 3; i++)
-        if (read_u32(r, &a->g[i])) return 0;
+        if (read_u32(&args, &a->g[i])) return 0;
     for (int i = 0; i < 3; i++)
-        if (read_u32(r, &a->b[i])) return 0;
-    if (read_u32(r, &a->shared) || read_uint(r, &sh)) return 0;
+        if (read_u32(&args, &a->b[i])) return 0;
+    if (read_u32(&args, &a->shared) || read_uint(&args, &sh)) return 0;
     mp_obj params;
-    if (mp_next(r, &params) || params.type != MP_BIN || params.n > PARAM_BYTES) return 0;
-    if (read_uint(r, &nbulk) || nbulk != 0) return 0;
+    if (mp_next(&args, &params) || params.type != MP_BIN || params.n > PARAM_BYTES) return 0;
     entry *f = find(l, fh);
     if (!f || f->kind != KIND_FUNCTION) return 0;
     if (stream_of(l, sh, &a->stream)) return 0;
@@ -369,21 +375,18 @@ typedef struct {
 /* Reads the call at `r` if it is a sync stream or event query or synchronize of a stream or event it
  * knows, or a device synchronize (no bulk frames, no shared-memory entry; nothing runs): 1, or 0. */
 static int read_wait(rgpu_launcher *l, mp_reader *r, wait_call *w) {
-    mp_obj o;
-    uint64_t id, h = 0, nbulk;
-    if (!l->query) return 0;
-    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 5) return 0;
-    if (read_uint(r, &w->seq) || read_uint(r, &id) || id == 0) return 0;
+    rgpu_env_call c;
+    mp_reader args;
+    uint64_t h = 0;
+    if (!l->query || !read_plain_call(r, &c, &args)) return 0;
+    w->seq = c.seq;
     w->which = -1;
     for (int k = 0; k < WAIT_KINDS; k++)
-        if (id == l->wait_ids[k]) w->which = k;
-    if (w->which < 0) return 0;
+        if (c.call_id == l->wait_ids[k]) w->which = k;
+    if (w->which < 0 || c.sync != 1) return 0; /* sync, and no other kind of reply (protocol/wire.py) */
     int kind = w->which & ~1;
-    if (mp_next(r, &o) || !((o.type == MP_BOOL && o.v.b) || (o.type == MP_UINT && o.v.u == 1)))
-        return 0; /* sync, and no other kind of reply (protocol/wire.py) */
-    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != (kind == CTX_SYNC ? 0u : 1u)) return 0;
-    if (kind != CTX_SYNC && read_uint(r, &h)) return 0;
-    if (read_uint(r, &nbulk) || nbulk != 0) return 0;
+    if (c.args.n != (kind == CTX_SYNC ? 0u : 1u)) return 0;
+    if (kind != CTX_SYNC && read_uint(&args, &h)) return 0;
     w->object = NULL;
     if (kind == EVENT_QUERY || kind == EVENT_SYNC) return !event_of(l, h, &w->object);
     return kind == CTX_SYNC || !stream_of(l, h, &w->object);
@@ -436,10 +439,9 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
     mp_obj calls;
     mp_rinit(&r, header, len);
     if (mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1) return 0;
-    const uint8_t *end = (const uint8_t *)header + len;
-    mp_reader probe = r; /* the whole call is read before anything runs: no trailing bytes either */
-    if (mp_skip(&probe) || probe.p != end) return 0;
-    if (!wait_one(l, &r, out)) return 0;
+    /* the whole call is read and checked before anything runs: no trailing bytes either */
+    wait_call w;
+    if (!read_wait(l, &r, &w) || r.p != (const uint8_t *)header + len || !answer_wait(l, &w, out)) return 0;
     /* What Python does next at the end of such a message, made here too: the clock's settle (nothing
      * is open at a message's first call; what completed since is counted) and the printf check. */
     out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
