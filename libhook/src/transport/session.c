@@ -206,9 +206,9 @@ static int wait_hello(void *sup, void *mon, const char *url, int curve_wire) {
             return -1;
         } else if (event & (ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)) {
             if (!curve_wire)
-                rgpu_log(RGPU_LOG_ERROR, "server %s speaks an encrypted wire: it belongs to a pool and opens sessions "
-                         "only for lease holders: run the program with `rgpu run --controller URL -- ...` "
-                         "(or give its key: RGPU_SERVER=URL@KEY)", url);
+                rgpu_log(RGPU_LOG_ERROR, "server %s speaks an encrypted wire: give its key, RGPU_SERVER=URL@KEY (a "
+                         "direct-mode server prints that URL at start); a pool's server opens sessions only for "
+                         "lease holders: `rgpu run --controller URL -- ...`", url);
             else
                 rgpu_log(RGPU_LOG_ERROR, "server %s failed the CURVE handshake: it is not the server whose key "
                          "RGPU_SERVER gives, or it speaks a plain wire", url);
