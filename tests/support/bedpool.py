@@ -28,6 +28,9 @@ class BedPool:
         if not controller:
             self.env = {k: v for k, v in self.env.items() if not k.startswith("RGPU_")}
         self.env["PYTHONPATH"] = str(ROOT)
+        # `rgpu run --server URL@KEY` pins keys here, not in the user's config (a bed's addresses and
+        # ports come back in every run, its servers' keys are new)
+        self.env["RGPU_KNOWN_SERVERS"] = str(tmp_path / "known-servers")
         self.servers: dict = {}   # advertised URL -> handle
         self.controller = None
         if controller:
