@@ -16,12 +16,15 @@
  * sessions at exit never cuts off the release. RGPU_LEASE_TTL (seconds, default 30) is the lease's
  * TTL: a program killed with SIGKILL leaves its lease to expire that long after. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <zmq.h>
 
 #include "rgpu_call.h"
@@ -50,6 +53,40 @@ static uint64_t next_id = 1;
 /* The lease's token as of its last renew (tokens live minutes; a renew brings a fresh one) */
 static char lease_token[8192];
 static pthread_mutex_t token_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The same token in ~/.cache/rgpu/leases/<lease> (as `rgpu run` keeps it: client/lease_token_file.py),
+ * named by RGPU_LEASE_FILE, for the programs this one starts: they share its lease and open their
+ * sessions with its latest token. Written whole and renamed; "" when it cannot be kept. */
+static char token_path[512];
+
+static void token_file_for(const char *lease) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[400];
+    token_path[0] = 0;
+    for (const char *c = lease; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-')) return;
+    if (xdg && *xdg) snprintf(dir, sizeof dir, "%s", xdg);
+    else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache", home);
+    else return;
+    mkdir(dir, 0700);
+    strncat(dir, "/rgpu", sizeof dir - strlen(dir) - 1);
+    mkdir(dir, 0700);
+    strncat(dir, "/leases", sizeof dir - strlen(dir) - 1);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return;
+    snprintf(token_path, sizeof token_path, "%s/%s", dir, lease);
+}
+
+static void keep_token(const char *token) {
+    if (!token_path[0]) return;
+    char tmp[sizeof token_path + 32];
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", token_path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    size_t n = strlen(token);
+    ssize_t wrote = write(fd, token, n);
+    close(fd);
+    if (wrote != (ssize_t)n || rename(tmp, token_path) != 0) unlink(tmp);
+}
 
 int rgpu_env_lease_token(char *out, size_t cap) {
     pthread_mutex_lock(&token_mu);
@@ -269,7 +306,7 @@ static int lease_cmd(const char *cmd, char *why, size_t cap, char *token, size_t
     mp_free(&w);
     if (rc != 0) return -1;
     int ok = reply_str(&m, "message", why, cap);
-    if (!ok && token) reply_str(&m, "token", token, tcap);
+    if (ok && token) reply_str(&m, "token", token, tcap);   /* a renew brings a fresh token */
     zmq_msg_close(&m);
     return ok ? 0 : -1;
 }
@@ -299,6 +336,7 @@ static void *renew_loop(void *arg) {
                 pthread_mutex_lock(&token_mu);
                 memcpy(lease_token, fresh, sizeof lease_token);
                 pthread_mutex_unlock(&token_mu);
+                keep_token(fresh);
             }
         }
         pthread_mutex_lock(&mu);
@@ -410,6 +448,9 @@ int rgpu_env_lease(char *servers, size_t cap) {
     pthread_mutex_lock(&token_mu);
     snprintf(lease_token, sizeof lease_token, "%s", token);
     pthread_mutex_unlock(&token_mu);
+    token_file_for(lease_id);
+    keep_token(token);
+    if (token_path[0]) setenv("RGPU_LEASE_FILE", token_path, 1);
     setenv("RGPU_LEASE_ID", lease_id, 1);
     setenv("RGPU_SERVER", servers, 1);
     rgpu_log(RGPU_LOG_INFO, "env-only lease %s from %s: %s", lease_id, replicas[current], servers);
@@ -429,6 +470,7 @@ void rgpu_env_lease_release(void) {
     pthread_mutex_lock(&token_mu);
     lease_token[0] = 0;
     pthread_mutex_unlock(&token_mu);
+    if (token_path[0]) unlink(token_path);
     if (lease_cmd("release", why, sizeof why, NULL, 0) != 0)
         rgpu_log(RGPU_LOG_WARN, "env-only lease %s: release failed (%s); it expires within %.0f s", lease_id, why,
                  lease_ttl);
