@@ -12,8 +12,11 @@ affected: a token is checked at the hello only.
 replaced whole by a rename so that a reader never sees half a token."""
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
+import time
 from pathlib import Path
 
 _LEASE_ID = re.compile(r"^l-[0-9a-f]{6,32}$")
@@ -42,7 +45,37 @@ def write(lease_id: str, token: str) -> Path | None:
         os.replace(tmp, target)
     except OSError:
         return None
+    _prune(target.parent)
     return target
+
+
+def _expiry(token: str) -> float | None:
+    """A token's ``exp`` claim, read without its secret (only to know when the file is no use)."""
+    try:
+        payload = token.split(".")[1]
+        exp = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))).get("exp")
+    except (IndexError, ValueError, AttributeError):
+        return None
+    return float(exp) if isinstance(exp, (int, float)) else None
+
+
+def _prune(folder: Path) -> None:
+    """Drop the tokens that expired: leases that ended without a release through rgpu (expired,
+    or released from elsewhere) leave theirs behind."""
+    now = time.time()
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for p in entries:
+        if not _LEASE_ID.match(p.name):
+            continue
+        try:
+            exp = _expiry(p.read_text(encoding="ascii", errors="replace"))
+            if exp is not None and exp < now:
+                p.unlink()
+        except OSError:
+            pass
 
 
 def remove(lease_id: str) -> None:
