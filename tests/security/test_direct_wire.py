@@ -20,7 +20,6 @@ from tests.conftest import run_cli, server_argv
 from tests.support import testbed
 from tests.support.bedpool import BedPool
 from tests.support.daemons import DaemonSet, free_port, wait_until
-from tests.support.pool import ping
 
 KEY = "ab" * 32
 # what a plain wire shows of a hello (msgpack strings: "op": "hello", "proto", "client", "lease")
