@@ -20,7 +20,8 @@ from rgpu.client import admin_commands, exits, migrate_commands, pool_commands, 
 from rgpu.client.controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
 from rgpu.client.leased_run import LeasedRunError, run_with_lease
 from rgpu.client.params import CONTROLLER_URLS, SERVER_URL, WaitLine, fail
-from rgpu.client.server_client import backends, plaintext_warning, software_gpu_env
+from rgpu.client.known_servers import ServerKeyError, resolve
+from rgpu.client.server_client import backends, software_gpu_env
 from rgpu.paths import LibraryMissing, client_env
 
 DEFAULT_SERVER = "tcp://127.0.0.1:7450"
@@ -28,7 +29,13 @@ DEFAULT_SERVER = "tcp://127.0.0.1:7450"
 
 def _servers(server: tuple[str, ...]) -> list[str]:
     out = [s.strip() for item in server for s in item.split(",") if s.strip()]
-    return out or [os.environ.get("RGPU_SERVER") or DEFAULT_SERVER]
+    return out or [s.strip() for s in (os.environ.get("RGPU_SERVER") or DEFAULT_SERVER).split(",") if s.strip()]
+
+
+def _pinned(servers: list[str]) -> list[str]:
+    """Each direct-mode server URL with its pinned key (client/known_servers.py), said on stderr
+    when a key is pinned or a wire is plain; ServerKeyError for a key that cannot be trusted."""
+    return [resolve(url, say=lambda line: click.echo(line, err=True)) for url in servers]
 
 
 def _direct(server: tuple[str, ...]) -> bool:
@@ -88,11 +95,10 @@ def run(server, controller, lease_id, program, **request_opts):
             env = client_env([], base=os.environ)
             sys.exit(run_with_lease(controller, request, lease_id, list(program), env,
                                     progress=WaitLine()))
-        servers = _servers(server)
-        for url in servers:
-            if (warning := plaintext_warning(url)) is not None:
-                click.echo(f"rgpu: {warning}", err=True)
+        servers = _pinned(_servers(server))
         env = {**software_gpu_env(backends(servers)), **client_env(servers)}
+    except ServerKeyError as e:
+        fail(False, e.code, str(e))
     except LibraryMissing as e:
         fail(False, "no_library", str(e))
     except ControllerError as e:
@@ -128,8 +134,10 @@ def env(server, lease_id, controller, as_json):
             fail(as_json, e.code, str(e))
     else:
         try:
-            servers = _servers(server)
+            servers = _pinned(_servers(server))
             e = {**software_gpu_env(backends(servers)), **client_env(servers, base={})}
+        except ServerKeyError as ex:
+            fail(as_json, ex.code, str(ex))
         except LibraryMissing as ex:
             fail(as_json, "no_library", str(ex))
         keys = ["LD_LIBRARY_PATH", "LD_PRELOAD", "RGPU_SERVER", *(k for k in e if k.startswith("CUPY_"))]

@@ -21,6 +21,7 @@ import threading
 
 import structlog
 
+from . import lease_token_file
 from .controller_client import ControllerClient, ControllerError, controller_url
 from .server_client import software_gpu_env
 
@@ -46,8 +47,10 @@ def server_entry(vgpu: dict) -> str:
 
 
 def lease_env(reply: dict, controller: str) -> dict:
-    """The environment a program needs to use the lease in ``reply`` (reserve/renew reply)."""
-    return {"RGPU_LEASE": reply["token"],
+    """The environment a program needs to use the lease in ``reply`` (reserve/renew reply); its
+    token is kept in the lease's token file too (RGPU_LEASE_FILE), which renewals refresh."""
+    kept = lease_token_file.write(reply["lease"], reply["token"])
+    return {"RGPU_LEASE": reply["token"], **({"RGPU_LEASE_FILE": str(kept)} if kept else {}),
             "RGPU_SERVER": ",".join(server_entry(v) for v in reply["vgpus"]),
             "RGPU_CONTROLLER": controller}
 
@@ -75,7 +78,8 @@ class Renewer(threading.Thread):
         with ControllerClient(self.url, timeout=min(5.0, self.interval)) as client:
             while not self.stopped.wait(self.interval):
                 try:
-                    client.renew(self.lease)
+                    # a fresh token for the sessions the program opens from now on
+                    lease_token_file.write(self.lease, client.renew(self.lease)["token"])
                 except ControllerError as exc:
                     if exc.code in ("lease_ended", "unknown_lease"):
                         self.lost = exc.message
@@ -152,6 +156,7 @@ def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: 
                 signal.signal(sig, handler)
             renewer.stop()
             if owned:
+                lease_token_file.remove(lease)
                 try:
                     client.release(lease)
                 except ControllerError as exc:

@@ -17,6 +17,7 @@ import click
 from rgpu.controller.requests import POLICIES, RequestError, fmt_bytes, parse_memory
 from rgpu.paths import LibraryMissing
 
+from . import lease_token_file
 from .controller_client import DEFAULT_CONTROLLER_URL, ControllerClient, ControllerError
 from .leased_run import lease_env
 from .params import CONTROLLER_URLS, WaitLine, fail
@@ -284,6 +285,9 @@ def renew_command(leases, ttl, controller, as_json):
     with ControllerClient(controller) as c:
         for lease in leases:
             r = c.renew(lease, ttl)
+            kept = lease_token_file.path(r["lease"])
+            if kept is not None and kept.exists():   # a shell's programs open their sessions with it
+                lease_token_file.write(r["lease"], r["token"])
             out.append({"lease": r["lease"], "expires": r["expires"], "ttl": r["ttl"]})
     if as_json:
         click.echo(json.dumps({"renewed": out}))
@@ -308,6 +312,7 @@ def release_command(leases, mine, controller, as_json):
         for lease in dict.fromkeys(names):
             try:
                 released.append(c.release(lease)["lease"])
+                lease_token_file.remove(lease)
             except ControllerError as exc:
                 if exc.code in ("timeout", "handshake_failed", "unauthenticated", "no_credential"):
                     raise

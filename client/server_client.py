@@ -5,9 +5,6 @@ entries do): the request then goes over CURVE, as the given ``keys`` (default: a
 cluster's server keys may ask for stats)."""
 from __future__ import annotations
 
-import ipaddress
-from urllib.parse import urlsplit
-
 import zmq
 
 from rgpu.protocol import curve, wire
@@ -17,25 +14,6 @@ MAX_REPLY = 64 << 20
 
 class ServerUnavailable(RuntimeError):
     pass
-
-
-def plaintext_warning(url: str) -> str | None:
-    """What `rgpu run` says before using a server over a plain wire that leaves this host (issue 39,
-    attack 7): a direct-mode server is plain unless started with --wire curve, and its session keys
-    and the program's data then cross the network readable and changeable by anyone on the path.
-    None for a URL with the server's key (CURVE), an ipc:// one, or a loopback host."""
-    address, key = curve.split_server_url(url)
-    if key is not None or not address.startswith("tcp://"):
-        return None
-    host = urlsplit(address.split("#", 1)[0]).hostname or ""
-    try:
-        if host == "localhost" or ipaddress.ip_address(host).is_loopback:
-            return None
-    except ValueError:
-        pass  # a name: it may lead anywhere
-    return (f"warning: {address.split('#', 1)[0]} is a plain wire: the program's data and its session keys cross "
-            f"the network unencrypted and unauthenticated. Start the server with --wire curve and give its key "
-            f"as URL@KEY (the server logs it at start)")
 
 
 def request(url: str, msg: dict, timeout_s: float = 5.0, keys: curve.Keypair | None = None) -> dict:

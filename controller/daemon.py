@@ -292,7 +292,8 @@ class Daemon:
                    "does not exist yet; copy that file to every server of the pool.")
 @click.option("--heartbeat-interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, help="Seconds between server heartbeats.")
 @click.option("--heartbeat-timeout", type=click.FloatRange(min=0.1), default=5.0, show_default=True, help="Silence after which a server is down.")
-@click.option("--token-lifetime", default=DEFAULT_TOKEN_LIFETIME, show_default=True, help="Seconds a lease token opens sessions.")
+@click.option("--token-lifetime", default=DEFAULT_TOKEN_LIFETIME, show_default=True, help="Seconds a lease token opens sessions after its lease's last renew (at least the lease's TTL): how "
+                   "long a released lease's token still works on a server that missed the release.")
 @click.option("--restart-grace", default=RESTART_GRACE, show_default=True,
               help="Seconds after a start during which no lease expires (its renewer may have been cut off).")
 @click.option("--max-leases-per-user", type=click.IntRange(1), default=MAX_LEASES_PER_USER, show_default=True,

@@ -16,8 +16,11 @@ from .placement import Slot
 
 DEFAULT_TTL = 60.0
 MIN_TTL, MAX_TTL = 2.0, 7 * 24 * 3600.0
-# Tokens outlive a lease's TTL on purpose (see rgpu.protocol.tokens): liveness comes from heartbeats.
-DEFAULT_TOKEN_LIFETIME = 24 * 3600.0
+# Tokens live at least a lease's TTL and at most this past its last renew (see rgpu.protocol.tokens):
+# a released lease's token then opens sessions for minutes, not a day, on a server that missed the
+# release (issue 39, attack 7); each renew hands out a fresh one, which renewers keep where the
+# lease's programs find it (client/lease_token_file.py).
+DEFAULT_TOKEN_LIFETIME = 600.0
 
 
 def new_lease_id() -> str:

@@ -71,6 +71,13 @@ def install_library(source: Path, target: Path) -> None:
               help="Where containers see the client library.")
 @click.option("--state-file", type=click.Path(dir_okay=False), default="/var/lib/rgpu/device-plugin/state.json",
               show_default=True, help="The leases held for containers (kept across plugin restarts).")
+@click.option("--lease-token-dir", type=click.Path(file_okay=False), default=None,
+              help="Where the current token of each lease is kept for its container, which sees it as "
+                   "/run/rgpu/lease/token (RGPU_LEASE_FILE): renewals refresh it (default: leases/ beside --state-file).")
+@click.option("--lease-token-host-dir", default=None,
+              help="That directory as the host sees it (the mount source Allocate returns; default: --lease-token-dir).")
+@click.option("--lease-token-container-dir", default="/run/rgpu/lease", show_default=True,
+              help="Where containers see their lease's token folder.")
 @click.option("--lease-ttl", type=click.FloatRange(10, 7 * 24 * 3600), default=300.0, show_default=True,
               help="Seconds a lease outlives this plugin if it stops renewing.")
 @click.option("--reconcile-interval", type=click.FloatRange(0.2, 600), default=5.0, show_default=True,
@@ -81,7 +88,8 @@ def install_library(source: Path, target: Path) -> None:
 @click.option("--health-listen", default=None, metavar="HOST:PORT", help="Serve GET /healthz over HTTP here.")
 @click.option("--log-level", default="info", show_default=True)
 def device_plugin(controller, resource_name, slots, node_name, kube_api, kube_token_file, device_plugin_dir,
-                  pod_resources_socket, lib_install_dir, lib_host_dir, lib_container_dir, state_file, lease_ttl,
+                  pod_resources_socket, lib_install_dir, lib_host_dir, lib_container_dir, state_file, lease_token_dir,
+                  lease_token_host_dir, lease_token_container_dir, lease_ttl,
                   reconcile_interval, release_grace, health_listen, log_level):
     """Advertise vGPUs of the rgpu pool to the kubelet; each Allocate reserves a lease for the
     container and mounts the client library into it; a pod that ends releases its leases."""
@@ -98,9 +106,11 @@ def device_plugin(controller, resource_name, slots, node_name, kube_api, kube_to
             log.warning("pods_no_api", reason=exc.message)
     elif kube_api != "none":
         kube = KubeApi(kube_api, kube_token_file)
-    config = PluginConfig(resource_name, slots, controller, node_name, lib_host_dir, lib_container_dir)
+    config = PluginConfig(resource_name, slots, controller, node_name, lib_host_dir, lib_container_dir,
+                          lease_token_host_dir, lease_token_container_dir)
     client = ControllerClient(controller, timeout=5.0)
-    tenancy = Tenancy(client, state_file, lease_ttl, release_grace)
+    tenancy = Tenancy(client, state_file, lease_ttl, release_grace,
+                      token_dir=lease_token_dir or (Path(state_file).parent / "leases" if state_file else None))
     plugin = VgpuPlugin(config, tenancy, kube)
     endpoint = "rgpu-" + resource_name.replace("/", "-").replace(".", "-") + ".sock"
     host = PluginHost(plugin, device_plugin_dir, endpoint, resource_name)

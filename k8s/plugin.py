@@ -16,6 +16,7 @@ refuses the start, with a message saying what to do, if the lease is gone.
 """
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 
@@ -46,6 +47,9 @@ class PluginConfig:
     node: str = ""
     lib_host_dir: str = "/var/lib/rgpu/lib"
     lib_container_dir: str = "/usr/local/rgpu/lib"
+    # the host's view of the tenancy's token folder (None: the same path), mounted per lease
+    token_host_dir: str | None = None
+    token_container_dir: str = "/run/rgpu/lease"   # where a container sees its lease's current token
 
     def device_ids(self) -> list[str]:
         return [f"vgpu-{i}" for i in range(self.slots)]
@@ -185,9 +189,15 @@ class VgpuPlugin(api_grpc.DevicePluginServicer):
         envs = {"LD_LIBRARY_PATH": lib, "LD_PRELOAD": f"{lib}/librgpu.so", "RGPU_LEASE": alloc.token,
                 "RGPU_SERVER": alloc.servers(), "RGPU_CONTROLLER": self.config.controller,
                 "RGPU_LEASE_ID": alloc.lease}
-        return api.ContainerAllocateResponse(
-            envs=envs, annotations={LEASE_ANNOTATION: alloc.lease},
-            mounts=[api.Mount(container_path=lib, host_path=self.config.lib_host_dir, read_only=True)])
+        mounts = [api.Mount(container_path=lib, host_path=self.config.lib_host_dir, read_only=True)]
+        folder = self.tenancy.token_folder(alloc.lease)
+        if folder is not None:
+            # the lease's current token, which renewals refresh: tokens live minutes, and a process of
+            # the container may open its sessions long after the container started
+            host = os.path.join(self.config.token_host_dir or str(self.tenancy.token_dir), alloc.lease)
+            mounts.append(api.Mount(container_path=self.config.token_container_dir, host_path=host, read_only=True))
+            envs["RGPU_LEASE_FILE"] = f"{self.config.token_container_dir}/token"
+        return api.ContainerAllocateResponse(envs=envs, annotations={LEASE_ANNOTATION: alloc.lease}, mounts=mounts)
 
     def _tell(self, ref: PodRef, alloc) -> None:
         """Write the lease on the pod (an annotation and an event `kubectl describe` shows);

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import structlog
 
+from rgpu.client import lease_token_file
 from rgpu.client.controller_client import ControllerClient, ControllerError
 from rgpu.client.leased_run import server_entry
 
@@ -61,9 +62,13 @@ class LeaseLost(Exception):
 
 class Tenancy:
     def __init__(self, client: ControllerClient, state_file: str | os.PathLike | None, ttl: float,
-                 grace: float = ADOPTION_GRACE_S):
+                 grace: float = ADOPTION_GRACE_S, token_dir: str | os.PathLike | None = None):
+        """``token_dir``: where each lease's current token is kept for its container
+        (``<token_dir>/<lease>/token``, the folder mounted into the container): tokens live minutes
+        past a renew, and a container's process that opens a session later needs a fresh one."""
         self.client, self.ttl, self.grace = client, ttl, grace
         self.state_file = Path(state_file) if state_file else None
+        self.token_dir = Path(token_dir) if token_dir else None
         self._lock = threading.RLock()
         self.allocations: dict[tuple[str, ...], Allocation] = {}
         self._load()
@@ -92,6 +97,48 @@ class Tenancy:
         tmp.write_text(json.dumps({"allocations": [asdict(a) for a in self.allocations.values()]}, indent=1))
         os.replace(tmp, self.state_file)   # atomic: a crash leaves the old file or the new one
 
+    # ---- each lease's current token, for its container --------------------------------------------
+    def token_folder(self, lease: str) -> Path | None:
+        if self.token_dir is None or not lease_token_file.path(lease):
+            return None
+        return self.token_dir / lease
+
+    def _keep_token(self, lease: str, token: str) -> None:
+        """Written whole and renamed in the lease's folder (a bind-mounted folder shows the rename; a
+        bind-mounted file would keep showing the old one). Readable by the container's user, whoever
+        that is: the token is in its environment anyway; the folder above is the plugin's alone."""
+        folder = self.token_folder(lease)
+        if folder is None:
+            return
+        try:
+            self.token_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            folder.mkdir(mode=0o755, exist_ok=True)
+            tmp = folder / ".token.tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "w", encoding="ascii") as f:
+                f.write(token)
+            os.replace(tmp, folder / "token")
+        except OSError as exc:
+            log.warning("token_unkept", lease=lease, error=str(exc))
+
+    def _drop_token(self, lease: str) -> None:
+        folder = self.token_folder(lease)
+        if folder is not None:
+            for name in ("token", ".token.tmp"):
+                try:
+                    (folder / name).unlink()
+                except OSError:
+                    pass
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+
+    def _renew(self, a: Allocation) -> None:
+        reply = self.client.renew(a.lease)
+        if isinstance(reply, dict) and isinstance(reply.get("token"), str):
+            self._keep_token(a.lease, reply["token"])
+
     # ---- the lifecycle ----------------------------------------------------------------------------
     def taken(self) -> set[tuple[str, str]]:
         """(pod uid, container) pairs that already hold an allocation."""
@@ -110,6 +157,7 @@ class Tenancy:
                            namespace=ref.namespace, pod=ref.name, uid=ref.uid, container=ref.container)
             self.allocations[a.key] = a
             self._save()
+            self._keep_token(a.lease, a.token)
             log.info("lease_reserved", lease=a.lease, devices=a.devices, pod=f"{a.namespace}/{a.pod}",
                      container=a.container, servers=a.servers())
             return a
@@ -125,7 +173,7 @@ class Tenancy:
         if a is None:
             raise KeyError(devices)
         try:
-            self.client.renew(a.lease)
+            self._renew(a)
         except ControllerError as exc:
             if exc.code in GONE:
                 self.forget(a)
@@ -138,6 +186,7 @@ class Tenancy:
             if self.allocations.get(a.key) is a:
                 del self.allocations[a.key]
                 self._save()
+            self._drop_token(a.lease)
 
     def _release(self, a: Allocation) -> None:
         try:
@@ -149,6 +198,7 @@ class Tenancy:
                 log.warning("lease_release_failed", lease=a.lease, error=exc.code, message=exc.message)
         self.allocations.pop(a.key, None)
         self._save()
+        self._drop_token(a.lease)
 
     def release(self, a: Allocation) -> None:
         with self._lock:
@@ -167,7 +217,7 @@ class Tenancy:
     def renew_all(self) -> None:
         for a in list(self.allocations.values()):
             try:
-                self.client.renew(a.lease)
+                self._renew(a)
             except ControllerError as exc:
                 if exc.code in GONE:
                     log.warning("lease_lost", lease=a.lease, pod=f"{a.namespace}/{a.pod}", message=exc.message)

@@ -17,9 +17,13 @@ Claims (a dict)::
     ``vgpus[i]``.
 
 Expiry
-    ``exp`` bounds how long the token opens sessions. It is longer than a lease's TTL on purpose:
-    the client library sends the token in its hello, possibly long after ``rgpu run`` started, and
-    cannot learn a renewed token. Liveness of the lease itself comes from the controller: each
+    ``exp`` bounds how long the token opens sessions: the lease's TTL or the controller's
+    ``--token-lifetime`` (10 minutes) past its last renew, whichever is longer, so that a released
+    lease's token opens nothing for long even on a server that missed the release. Each renew
+    hands out a fresh token: renewers keep it in the lease's token file (``RGPU_LEASE_FILE``,
+    client/lease_token_file.py) or in the client library (env-only leases), which the hello of
+    each new session reads; sessions already open are not affected (a token is checked at the
+    hello). Liveness of the lease itself comes from the controller: each
     heartbeat reply lists the lease ids still valid on that server (see
     ``rgpu.server.registration.Registrar``), and a server ends the sessions of leases that left
     that list. A server should therefore accept a hello when ``verify()`` passes, the token names

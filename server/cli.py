@@ -16,6 +16,7 @@ from rgpu.commands import DaemonCommand
 from rgpu.protocol import curve, tokens
 from rgpu.units import SIZE
 
+from . import wire_keys
 from .gpus import NoDevice, probe
 from .lease_gate import gate_for
 from .module_cache import CacheError, DigestCache, default_dir
@@ -58,8 +59,14 @@ def advertise_url(listen: str) -> str:
               help="create the cluster secret (32 random bytes, mode 0600) at --secret-file, or the default file, "
                    "if it does not exist yet; copy that file to the other hosts of the pool")
 @click.option("--wire", type=click.Choice(["curve", "plain"]), default=None,
-              help="curve: encrypted and authenticated (the default with a cluster secret; in direct mode the key "
-                   "is new at every start and logged); plain: neither (the default in direct mode)")
+              help="curve: encrypted, the server authenticated by its key (the default with a cluster secret, and in "
+                   "direct mode wherever the wire can leave this host: the key pair is kept in --key-file and the "
+                   "server prints its URL@KEY at start); plain: neither (the default only for a loopback or ipc:// "
+                   "listen; elsewhere only on request, with a warning)")
+@click.option("--key-file", type=click.Path(dir_okay=False), default=lambda: os.environ.get("RGPU_SERVER_KEY_FILE"),
+              help="direct mode's CURVE key pair, made there (mode 0600) at the first start and kept, so clients that "
+                   "pinned the key still reach the server after a restart (default: "
+                   "~/.cache/rgpu/wire-<server hash>/server.key; env RGPU_SERVER_KEY_FILE)")
 @click.option("--session-ports", default=lambda: os.environ.get("RGPU_SESSION_PORTS") or None, metavar="LO-HI",
               help="TCP ports the session workers listen on (default: any the system picks), so that a firewall can "
                    "name them: one per open session plus one per GPU; a hello that finds none free is refused "
@@ -88,7 +95,7 @@ def advertise_url(listen: str) -> str:
 @logs.options
 @health.listen_option
 def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, advertise, secret_file, init_secret, wire,
-         session_ports, session_grace, module_cache, module_cache_size, max_sessions_per_lease, max_sessions_per_user,
+         key_file, session_ports, session_grace, module_cache, module_cache_size, max_sessions_per_lease, max_sessions_per_user,
          reclaim_after, checkpoint_dir, spin_us, log_level, log_format, metrics_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level, log_format)
@@ -130,10 +137,23 @@ def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, adver
             "cluster_keys": tuple(curve.server_role_keys(gate.secret)) if gate.enabled else None}
     advertise = advertise or advertise_url(listen)
     keys = cluster_key = None
-    if (wire or ("curve" if gate.enabled else "plain")) == "curve":
+    wire = wire or wire_keys.default_wire(gate.enabled, listen)
+    if wire == "curve" and gate.enabled:
         # Derived from the secret and the advertised URL: what the controller hands this server's clients.
-        keys = curve.server_data_keys(gate.secret, advertise) if gate.enabled else curve.new_keypair()
-        cluster_key = curve.server_role_keys(gate.secret).public if gate.enabled else None
+        keys = curve.server_data_keys(gate.secret, advertise)
+        cluster_key = curve.server_role_keys(gate.secret).public
+    elif wire == "curve":
+        try:
+            keys = wire_keys.direct_keys(key_file or wire_keys.default_key_file(default_dir(server_id, "wire")))
+        except (curve.CurveError, OSError) as e:
+            raise click.BadParameter(str(e), param_hint="--key-file") from None
+        # the line a user pastes into `rgpu run --server` / RGPU_SERVER (a log line is not for pasting)
+        click.echo(f"rgpu-server: clients reach this server at {wire_keys.pasteable(advertise, keys)}", err=True)
+        log.info("wire_key", url=wire_keys.pasteable(advertise, keys))
+    elif not curve.stays_on_host(listen):
+        click.echo(f"rgpu-server: warning: --wire plain on {listen}: programs' data and session keys cross the "
+                   f"network unencrypted, and nothing tells clients this is the server they meant", err=True)
+        log.warning("plain_wire", listen=listen)
     sup = Supervisor(listen, kind, gpus, conf, log, gate, keys, cluster_key)
     if controller:
         from rgpu.client.credentials import Credential

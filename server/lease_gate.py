@@ -10,7 +10,8 @@ whether a lease of a token issued at ``iat`` has ended. A lease created after ``
 that view, so a token with ``iat > at`` is never judged gone. Without a controller and without a
 configured secret the gate is open (direct mode): anyone may open a session on a whole GPU.
 
-Tokens outlive their leases (24 h by default: liveness comes from heartbeats), so a server must refuse
+Tokens outlive their leases (by up to the controller's --token-lifetime, 10 minutes, past the last
+renew: liveness comes from heartbeats), so a server must refuse
 a released lease's token on its own, also when it restarts while the controller is down (issue 39,
 attack 7): the controller pushes the leases of this server that ended with their tokens' expiry
 (``revoked``), and the gate keeps them — and its last view — in a private file (``state``) until the

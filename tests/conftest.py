@@ -94,6 +94,8 @@ def module_cache_of_the_test_session(tmp_path_factory):
     """Servers the tests start keep their module caches in the session's temporary directory, not
     one per server (per port) in ~/.cache."""
     os.environ.setdefault("RGPU_MODULE_CACHE", str(tmp_path_factory.mktemp("cache") / "modules"))
+    # and `rgpu run --server URL@KEY` pins keys in the session's known-servers, not the user's
+    os.environ.setdefault("RGPU_KNOWN_SERVERS", str(tmp_path_factory.mktemp("config") / "known-servers"))
 
 
 @pytest.fixture(scope="session")

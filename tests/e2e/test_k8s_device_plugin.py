@@ -53,7 +53,8 @@ class Cluster:
                 "--device-plugin-dir", str(self.kubelet.plugin_dir),
                 "--pod-resources-socket", str(self.kubelet.pod_resources_socket),
                 "--lib-host-dir", str(self.host_lib), "--lib-container-dir", str(self.container_lib),
-                "--state-file", str(self.state_file), "--slots", "4", "--lease-ttl", "30",
+                "--state-file", str(self.state_file), "--slots", "4",
+                "--lease-token-container-dir", str(self.tmp_path / "container" / "run-rgpu-lease"), "--lease-ttl", "30",
                 "--reconcile-interval", "0.3", "--release-grace", "3", *extra]
         self.plugin = self.daemons.start(argv, ready=lambda: len(self.kubelet.registrations) > before,
                                          deadline_s=30, env=self.pool.controller.env,
@@ -77,20 +78,27 @@ def cluster(daemons, tmp_path):
     c.close()
 
 
-def container_env(reply) -> tuple[dict, object]:
-    """The one container's environment and mount of an AllocateResponse."""
+def _lease_of(token: str) -> str:
+    from rgpu.protocol import tokens
+    from tests.support.controller import SECRET
+    return tokens.verify(token, SECRET.encode())["lease"]
+
+
+def container_env(reply) -> tuple[dict, list]:
+    """The one container's environment and mounts (the client library's, its lease's token
+    folder) of an AllocateResponse."""
     [resp] = reply.container_responses
-    [mount] = resp.mounts
-    return dict(resp.envs), mount
+    return dict(resp.envs), list(resp.mounts)
 
 
-def run_in_container(env: dict, mount, argv: list[str]) -> subprocess.CompletedProcess:
+def run_in_container(env: dict, mounts, argv: list[str]) -> subprocess.CompletedProcess:
     """Run ``argv`` as the container would: with only the environment Allocate returned (and a
-    PATH) and the mount in place (a symlink stands in for the runtime's bind mount)."""
-    target = Path(mount.container_path)
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(mount.host_path)
+    PATH) and the mounts in place (a symlink stands in for the runtime's bind mount)."""
+    for mount in mounts:
+        target = Path(mount.container_path)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(mount.host_path)
     return subprocess.run(argv, env={"PATH": os.environ["PATH"], **env}, capture_output=True, text=True, timeout=120)
 
 
@@ -118,7 +126,7 @@ def test_allocate_reserves_what_the_pod_asks_and_its_environment_runs_cuda_progr
     cluster.kube.add_pod(pod("elsewhere", node="node-2", created="2025-01-01T00:00:00Z"))
     cluster.kube.add_pod(pod("cpu-only", node=NODE, vgpus=0, created="2025-01-01T00:00:00Z"))
 
-    env, mount = container_env(cluster.kubelet.allocate(["vgpu-0"]))
+    env, mounts = container_env(cluster.kubelet.allocate(["vgpu-0"]))
     cluster.kubelet.assign("default", "train", "main", ["vgpu-0"])     # as the kubelet records it
     [lease] = cluster.leases().values()
     assert lease["owner"] == "k8s:default/train/main"
@@ -128,12 +136,18 @@ def test_allocate_reserves_what_the_pod_asks_and_its_environment_runs_cuda_progr
     assert env["LD_LIBRARY_PATH"] == lib and env["LD_PRELOAD"] == f"{lib}/librgpu.so"
     assert env["RGPU_SERVER"] == f"{keyed(cluster.server)}#{vgpu['index']}"     # with its key: CURVE
     assert env["RGPU_CONTROLLER"] == cluster.pool.url and env["RGPU_LEASE_ID"] == lease["id"]
-    assert (mount.host_path, mount.container_path, mount.read_only) == (str(cluster.host_lib), lib, True)
+    library, tokens = mounts
+    assert (library.host_path, library.container_path, library.read_only) == (str(cluster.host_lib), lib, True)
+    # the lease's current token, in a folder of its own that renewals rewrite (tokens live minutes)
+    assert tokens.read_only and env["RGPU_LEASE_FILE"] == f"{tokens.container_path}/token"
+    assert Path(tokens.host_path).name == lease["id"]
+    kept = Path(tokens.host_path) / "token"
+    assert _lease_of(kept.read_text()) == _lease_of(env["RGPU_LEASE"]) == lease["id"]
 
-    p = run_in_container(env, mount, [str(query)])
+    p = run_in_container(env, mounts, [str(query)])
     assert p.returncode == 0, p.stdout + p.stderr
     assert "devices 1" in p.stdout and " mem 268435456 " in p.stdout, p.stdout
-    p = run_in_container(env, mount, [str(copy), "16"])
+    p = run_in_container(env, mounts, [str(copy), "16"])
     assert p.returncode == 0 and "OK copy_roundtrip 16 MiB" in p.stdout, p.stdout + p.stderr
 
     # the lease is written on the pod, where `kubectl describe pod` shows it
@@ -145,11 +159,15 @@ def test_allocate_reserves_what_the_pod_asks_and_its_environment_runs_cuda_progr
 
     # while the kubelet lists the pod's devices the lease lives, and every container (re)start renews
     # it (a restart gets no new Allocate: the container keeps its devices and environment)
+    before = kept.read_text()
     cluster.kubelet.prestart(["vgpu-0"])
     assert list(cluster.leases()) == [lease["id"]]
+    # ... and its token folder gets the renewal's fresh token
+    assert kept.read_text() != before and _lease_of(kept.read_text()) == lease["id"]
     # the pod ends: the kubelet stops listing its devices, and the plugin releases the lease
     cluster.kubelet.unassign("default", "train", "main")
     wait_until(lambda: cluster.leases() == {}, 10, "lease released after the pod ended")
+    assert not Path(tokens.host_path).exists()
     with pytest.raises(grpc.RpcError) as err:
         cluster.kubelet.prestart(["vgpu-0"])
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "delete the pod" in err.value.details()

@@ -212,10 +212,11 @@ def test_metrics_of_the_controller_and_the_server_parse_and_agree(pool, cuda_pro
     assert len(charted) >= 15 and charted <= served, sorted(charted - served)
 
 
-def test_a_program_with_only_environment_variables_gets_renews_and_releases_a_lease(pool, cuda_program, libdir):
+def test_a_program_with_only_environment_variables_gets_renews_and_releases_a_lease(pool, cuda_program, libdir,
+                                                                                     tmp_path):
     env = {k: v for k, v in pool.env.items() if k not in ("RGPU_CLUSTER_SECRET", "RGPU_SERVER", "RGPU_LEASE")}
     env.update(LD_LIBRARY_PATH=str(libdir), LD_PRELOAD=str(libdir / "librgpu.so"), RGPU_MEM="96",
-               RGPU_COMPUTE="20", RGPU_LEASE_TTL="2", RGPU_LOG="info")
+               RGPU_COMPUTE="20", RGPU_LEASE_TTL="2", RGPU_LOG="info", XDG_CACHE_HOME=str(tmp_path / "cache"))
     env["RGPU_CREDENTIAL"] = str(pool.controller.user("nina"))    # a user of the pool, not its admin
     proc = subprocess.Popen([str(cuda_program("spin_kernels")), "7"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
@@ -224,11 +225,16 @@ def test_a_program_with_only_environment_variables_gets_renews_and_releases_a_le
     [(lease, held)] = leases.items()
     assert held["owner"] == "nina" and held["vgpus"][0]["memory"] == 96 * MiB and held["vgpus"][0]["compute"] == 20
     first_expiry = held["expires"]
+    # the lease's current token, for the programs this one starts (tokens live minutes past a renew)
+    kept = tmp_path / "cache" / "rgpu" / "leases" / lease
+    first_token = kept.read_text()
+    assert (kept.stat().st_mode & 0o777) == 0o600 and first_token.startswith("rgpu1.")
     time.sleep(4)                        # two TTLs: alive only because the library renews it
     assert pool.leases()[lease]["expires"] > first_expiry
+    assert kept.read_text() != first_token      # each renew's token replaces the last
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and "OK spin_kernels" in out, out + err
-    assert f"env-only lease {lease} released" in err
+    assert f"env-only lease {lease} released" in err and not kept.exists()
     ended = {x["id"]: x["state"] for x in pool.cli_json("leases", "--ended", "600")["ended"]}
     assert ended[lease] == "released" and pool.leases() == {}
 

@@ -4,10 +4,12 @@ another connection is refused while its session carries on; strangers get nothin
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 
 import pytest
 
+from rgpu.paths import client_env
 from rgpu.protocol import curve, tokens, wire
 from tests.conftest import run_cli
 from tests.security.conftest import CLUSTER
@@ -80,10 +82,14 @@ def test_the_client_library_speaks_curve_to_a_pool_server(secret_server, cuda_pr
                     env={**os.environ, **env})
         assert p.returncode == 0 and "mem 268435456 " in p.stdout, p.stdout + p.stderr
         assert relay.seen() and token.encode() not in relay.seen()
-        # a wrong server key (an impostor, or a stale one): the program is told so
+        # a wrong server key (an impostor, or a stale one): `rgpu run` refuses it before the program
+        # starts, and a program given it directly is told so by the client library
         wrong = curve.key_hex(curve.new_keypair().public)
         p = run_cli("run", "--server", f"{plain_url}@{wrong}#0", "--", str(cuda_program("device_query")),
                     env={**os.environ, "RGPU_LEASE": token})
+        assert p.returncode == 5 and "does not hold the key" in p.stderr, p.stdout + p.stderr
+        p = subprocess.run([str(cuda_program("device_query"))], capture_output=True, text=True, timeout=120,
+                           env=client_env([f"{plain_url}@{wrong}#0"], token))
         assert p.returncode != 0 and "cudaErrorDevicesUnavailable" in p.stdout, p.stdout + p.stderr
         assert "not the server whose key" in p.stderr
     finally:

@@ -28,6 +28,9 @@ class BedPool:
         if not controller:
             self.env = {k: v for k, v in self.env.items() if not k.startswith("RGPU_")}
         self.env["PYTHONPATH"] = str(ROOT)
+        # `rgpu run --server URL@KEY` pins keys here, not in the user's config (a bed's addresses and
+        # ports come back in every run, its servers' keys are new)
+        self.env["RGPU_KNOWN_SERVERS"] = str(tmp_path / "known-servers")
         self.servers: dict = {}   # advertised URL -> handle
         self.controller = None
         if controller:
@@ -49,14 +52,23 @@ class BedPool:
                    device: str | None = None) -> str:
         """rgpu-server on `host`, listening on every address of its host, advertising its front
         address: session workers then say "the host you reached me on" (tcp://*:PORT), which is the
-        relay's front too. `pool=False`: a direct-mode server (no controller)."""
+        relay's front too. `pool=False`: a direct-mode server (no controller), whose wire is then
+        CURVE with a key pair made here: the URL returned carries its key (URL@KEY), unless `extra`
+        asks for `--wire plain`."""
         url = self.bed.url(host, port)
         argv = [sys.executable, "-m", "rgpu.server.cli", "--device", device or self.device, "--listen", f"tcp://0.0.0.0:{port}",
                 "--advertise", url, "--log-level", "info", "--sim-memory", "1GiB", *extra]
         if pool:
             argv += ["--controller", self.url]
-        elif env is None:  # no pool: neither the controller nor the cluster's secret
-            env = {k: v for k, v in self.env.items() if k not in ("RGPU_CONTROLLER", "RGPU_CLUSTER_SECRET")}
+        else:
+            if env is None:  # no pool: neither the controller nor the cluster's secret
+                env = {k: v for k, v in self.env.items() if k not in ("RGPU_CONTROLLER", "RGPU_CLUSTER_SECRET")}
+            if "plain" not in extra:
+                from rgpu.protocol import curve
+                from rgpu.server.wire_keys import direct_keys
+                key_file = self.tmp / f"server-{host}-{port}.key"
+                argv += ["--key-file", str(key_file)]
+                url = f"{url}@{curve.key_hex(direct_keys(str(key_file)).public)}"
         self.servers[url] = self.start(host, argv, ready=("ping" if pool else "ping-direct", url),
                                        log=f"server-{host}-{port}.log", env=env)
         return url

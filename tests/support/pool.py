@@ -40,9 +40,10 @@ def request(url: str, msg: dict, timeout_s: float = 5.0) -> dict:
 class Pool:
     """A controller and the rgpu-servers that joined it (each one sim GPU of 1 GiB)."""
 
-    def __init__(self, daemons, tmp_path):
+    def __init__(self, daemons, tmp_path, extra=()):
+        """``extra``: more options of the controller."""
         self.daemons, self.tmp_path = daemons, tmp_path
-        self.controller = ControllerProc(daemons, tmp_path, ["--heartbeat-timeout", "3"]).start()
+        self.controller = ControllerProc(daemons, tmp_path, ["--heartbeat-timeout", "3", *extra]).start()
         self.servers: dict = {}
 
     @property

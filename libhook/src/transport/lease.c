@@ -16,12 +16,15 @@
  * sessions at exit never cuts off the release. RGPU_LEASE_TTL (seconds, default 30) is the lease's
  * TTL: a program killed with SIGKILL leaves its lease to expire that long after. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <zmq.h>
 
 #include "rgpu_call.h"
@@ -47,6 +50,51 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static int stopping;
 static uint64_t next_id = 1;
+/* The lease's token as of its last renew (tokens live minutes; a renew brings a fresh one) */
+static char lease_token[8192];
+static pthread_mutex_t token_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The same token in ~/.cache/rgpu/leases/<lease> (as `rgpu run` keeps it: client/lease_token_file.py),
+ * named by RGPU_LEASE_FILE, for the programs this one starts: they share its lease and open their
+ * sessions with its latest token. Written whole and renamed; "" when it cannot be kept. */
+static char token_path[512];
+
+static void token_file_for(const char *lease) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[400];
+    token_path[0] = 0;
+    for (const char *c = lease; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-')) return;
+    if (xdg && *xdg) snprintf(dir, sizeof dir, "%s", xdg);
+    else if (home && *home) snprintf(dir, sizeof dir, "%s/.cache", home);
+    else return;
+    mkdir(dir, 0700);
+    strncat(dir, "/rgpu", sizeof dir - strlen(dir) - 1);
+    mkdir(dir, 0700);
+    strncat(dir, "/leases", sizeof dir - strlen(dir) - 1);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return;
+    snprintf(token_path, sizeof token_path, "%s/%s", dir, lease);
+}
+
+static void keep_token(const char *token) {
+    if (!token_path[0]) return;
+    char tmp[sizeof token_path + 32];
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", token_path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    size_t n = strlen(token);
+    ssize_t wrote = write(fd, token, n);
+    close(fd);
+    if (wrote != (ssize_t)n || rename(tmp, token_path) != 0) unlink(tmp);
+}
+
+int rgpu_env_lease_token(char *out, size_t cap) {
+    pthread_mutex_lock(&token_mu);
+    int have = lease_token[0] != 0 && strlen(lease_token) < cap;
+    if (have) memcpy(out, lease_token, strlen(lease_token) + 1);
+    pthread_mutex_unlock(&token_mu);
+    return have;
+}
 
 static void config_path(char *out, size_t cap, const char *name) {
     const char *dir = getenv("RGPU_CONFIG_DIR"), *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
@@ -246,7 +294,7 @@ static int ask_leader(mp_writer *w, zmq_msg_t *m, char *why, size_t cap) {
 }
 
 /* One request {cmd, id, lease} and its reply; 0 ok, else -1 with the controller's message in why. */
-static int lease_cmd(const char *cmd, char *why, size_t cap) {
+static int lease_cmd(const char *cmd, char *why, size_t cap, char *token, size_t tcap) {
     mp_writer w;
     mp_init(&w, 128);
     mp_map(&w, 3);
@@ -258,6 +306,7 @@ static int lease_cmd(const char *cmd, char *why, size_t cap) {
     mp_free(&w);
     if (rc != 0) return -1;
     int ok = reply_str(&m, "message", why, cap);
+    if (ok && token) reply_str(&m, "token", token, tcap);   /* a renew brings a fresh token */
     zmq_msg_close(&m);
     return ok ? 0 : -1;
 }
@@ -274,8 +323,8 @@ static void *renew_loop(void *arg) {
         if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
         if (pthread_cond_timedwait(&wake, &mu, &until) != ETIMEDOUT || stopping) continue;
         pthread_mutex_unlock(&mu);
-        char why[1536];
-        if (lease_cmd("renew", why, sizeof why) != 0) {
+        char why[1536], fresh[sizeof lease_token] = "";
+        if (lease_cmd("renew", why, sizeof why, fresh, sizeof fresh) != 0) {
             rgpu_log(RGPU_LOG_WARN, "env-only lease %s: renew failed: %s", lease_id, why);
             if (strstr(why, "already") || strstr(why, "no lease")) { /* it ended: renewing is over */
                 pthread_mutex_lock(&mu);
@@ -283,6 +332,12 @@ static void *renew_loop(void *arg) {
             }
         } else {
             rgpu_log(RGPU_LOG_DEBUG, "env-only lease %s renewed", lease_id);
+            if (fresh[0]) {   /* the sessions this program opens from now on send it */
+                pthread_mutex_lock(&token_mu);
+                memcpy(lease_token, fresh, sizeof lease_token);
+                pthread_mutex_unlock(&token_mu);
+                keep_token(fresh);
+            }
         }
         pthread_mutex_lock(&mu);
     }
@@ -390,6 +445,12 @@ int rgpu_env_lease(char *servers, size_t cap) {
     }
     /* The hello of each session sends RGPU_LEASE; programs this one starts share the lease. */
     setenv("RGPU_LEASE", token, 1);
+    pthread_mutex_lock(&token_mu);
+    snprintf(lease_token, sizeof lease_token, "%s", token);
+    pthread_mutex_unlock(&token_mu);
+    token_file_for(lease_id);
+    keep_token(token);
+    if (token_path[0]) setenv("RGPU_LEASE_FILE", token_path, 1);
     setenv("RGPU_LEASE_ID", lease_id, 1);
     setenv("RGPU_SERVER", servers, 1);
     rgpu_log(RGPU_LOG_INFO, "env-only lease %s from %s: %s", lease_id, replicas[current], servers);
@@ -406,7 +467,11 @@ void rgpu_env_lease_release(void) {
     if (renewing) pthread_join(renewer, NULL);
     renewing = 0;
     char why[1536];
-    if (lease_cmd("release", why, sizeof why) != 0)
+    pthread_mutex_lock(&token_mu);
+    lease_token[0] = 0;
+    pthread_mutex_unlock(&token_mu);
+    if (token_path[0]) unlink(token_path);
+    if (lease_cmd("release", why, sizeof why, NULL, 0) != 0)
         rgpu_log(RGPU_LOG_WARN, "env-only lease %s: release failed (%s); it expires within %.0f s", lease_id, why,
                  lease_ttl);
     else

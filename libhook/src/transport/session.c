@@ -207,15 +207,35 @@ static int wait_hello(void *sup, void *mon, const char *url, int curve_wire) {
             return -1;
         } else if (event & (ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)) {
             if (!curve_wire)
-                rgpu_log(RGPU_LOG_ERROR, "server %s speaks an encrypted wire: it belongs to a pool and opens sessions "
-                         "only for lease holders: run the program with `rgpu run --controller URL -- ...` "
-                         "(or give its key: RGPU_SERVER=URL@KEY)", url);
+                rgpu_log(RGPU_LOG_ERROR, "server %s speaks an encrypted wire: give its key, RGPU_SERVER=URL@KEY (a "
+                         "direct-mode server prints that URL at start); a pool's server opens sessions only for "
+                         "lease holders: `rgpu run --controller URL -- ...`", url);
             else
                 rgpu_log(RGPU_LOG_ERROR, "server %s failed the CURVE handshake: it is not the server whose key "
                          "RGPU_SERVER gives, or it speaks a plain wire", url);
             return -1;
         }
     }
+}
+
+/* The lease token a hello sends: the renewed one where there is one (tokens live minutes, each
+ * renew brings a fresh one: issue 39, attack 7). An env-only lease's renewer keeps its own; `rgpu
+ * run` and `rgpu reserve` keep theirs in RGPU_LEASE_FILE; else RGPU_LEASE as the program started
+ * with it. NULL without any. */
+static const char *current_token(char *buf, size_t cap) {
+    if (rgpu_env_lease_token(buf, cap)) return buf;
+    const char *path = getenv("RGPU_LEASE_FILE");
+    if (path && *path) {
+        FILE *f = fopen(path, "re");
+        if (f) {
+            size_t n = fread(buf, 1, cap - 1, f);
+            fclose(f);
+            while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\r')) n--;
+            buf[n] = 0;
+            if (n && n < cap - 1) return buf;
+        }
+    }
+    return getenv("RGPU_LEASE");
 }
 
 /* The supervisor says where this session's worker listens. */
@@ -244,7 +264,8 @@ static int hello(rgpu_session *s, int dev, char *endpoint, size_t eplen, char *s
     }
     mp_writer w;
     mp_init(&w, 256);
-    const char *lease = getenv("RGPU_LEASE");
+    char token[8192];
+    const char *lease = current_token(token, sizeof token);
     char client[128], host[64] = "?";
     gethostname(host, sizeof host);
     snprintf(client, sizeof client, "%s:%d", host, (int)getpid());

@@ -100,5 +100,7 @@ int rgpu_session_unpin(int dev, const char *name);
  * `servers` (RGPU_SERVER's form) and sets RGPU_LEASE. 0 ok, -1 not asked for, -2 failed (logged). */
 int rgpu_env_lease(char *servers, size_t cap);
 void rgpu_env_lease_release(void);
+/* The env-only lease's token as of its last renew into out; 0 when this process holds none. */
+int rgpu_env_lease_token(char *out, size_t cap);
 double rgpu_timeout_s(void);
 #endif
