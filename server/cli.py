@@ -20,6 +20,7 @@ from . import wire_keys
 from .gpus import NoDevice, probe
 from .lease_gate import gate_for
 from .module_cache import CacheError, DigestCache, default_dir
+from .open_pacing import SESSION_OPEN_BURST, SESSION_OPEN_RATE
 from .session_ports import parse_range
 from .supervisor import MAX_SESSIONS_PER_USER, Supervisor, worker_bind
 from .worker import SPIN_US
@@ -83,6 +84,11 @@ def advertise_url(listen: str) -> str:
 @click.option("--max-sessions-per-user", type=click.IntRange(1, 256), default=MAX_SESSIONS_PER_USER,
               show_default=True, help="sessions the leases of one user may have open on this server at once "
                                       "(so that one tenant cannot take every session slot of a GPU)")
+@click.option("--session-open-rate", type=click.FloatRange(0.01), default=SESSION_OPEN_RATE, show_default=True,
+              metavar="PER_SECOND", help="sessions one user's leases may open on this server a second once "
+                                         "--session-open-burst is spent (a hello past it waits its turn)")
+@click.option("--session-open-burst", type=click.IntRange(1, 4096), default=SESSION_OPEN_BURST, show_default=True,
+              help="sessions one user's leases may open on this server at once before --session-open-rate paces them")
 @click.option("--reclaim-after", type=click.FloatRange(1.0), default=None, metavar="SECONDS",
               help="checkpoint sessions idle this long and free their GPU memory until their next call (a "
                    "lease's own --reclaim-after takes precedence; default: only leases that ask)")
@@ -96,7 +102,7 @@ def advertise_url(listen: str) -> str:
 @health.listen_option
 def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, advertise, secret_file, init_secret, wire,
          key_file, session_ports, session_grace, module_cache, module_cache_size, max_sessions_per_lease, max_sessions_per_user,
-         reclaim_after, checkpoint_dir, spin_us, log_level, log_format, metrics_listen):
+         session_open_rate, session_open_burst, reclaim_after, checkpoint_dir, spin_us, log_level, log_format, metrics_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
     log = logs.configure("server", log_level, log_format)
     if sim_jit is not None:
@@ -129,6 +135,7 @@ def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, adver
     conf = {"session_grace": session_grace, "log_level": log_level, "log_format": log_format, "server_id": server_id,
             "sim_arch": sim_arch, "max_sessions_per_lease": max_sessions_per_lease,
             "max_sessions_per_user": max_sessions_per_user,
+            "session_open_rate": session_open_rate, "session_open_burst": session_open_burst,
             "module_cache": (cache_dir, module_cache_size),
             "reclaim_after": reclaim_after, "spin_us": spin_us, "session_ports": session_ports,
             "checkpoint_dir": checkpoint_dir or os.path.join(os.path.dirname(os.path.abspath(cache_dir)),

@@ -256,7 +256,9 @@ class Supervisor:
                               **Ledger.session(self.gpus[w.gpu], w.slot)}
                              for s, w in sessions.items()],
                 "leases": self.lease_usage(sessions), "vgpus": self.vgpu_usage(sessions),
-                "migrations": list(self.migrations.values())}
+                "migrations": list(self.migrations.values()),
+                # hellos waiting for a worker, per tenant ("" direct mode): paced ones wait their turn
+                "hellos_waiting": self.workers.waiting_by_tenant()}
 
     def snapshot(self) -> dict:
         """The sessions now; safe from the registrar's thread while the main loop changes them."""

@@ -22,6 +22,7 @@ import multiprocessing as mp
 from . import ipc_registry
 from .gpus import GpuSpec
 from .lease_gate import DIRECT, Grant
+from .open_pacing import PACED_WAIT_S, SESSION_OPEN_BURST, SESSION_OPEN_RATE, OpenPacer
 from .sched import GpuScheduler
 from .zygote import Zygote
 
@@ -183,6 +184,8 @@ class Workers:
         self.conf, self.log = conf, log
         self.zygote: Zygote | None = None
         self.reports: list[tuple[Worker, object]] = []  # what live workers said (migrations), for the supervisor
+        self.pacer = OpenPacer(conf.get("session_open_rate", SESSION_OPEN_RATE),
+                               conf.get("session_open_burst", SESSION_OPEN_BURST))
 
     def start(self) -> None:
         # before the zygote: every worker it forks learns where the server's CUDA IPC handles live
@@ -226,11 +229,17 @@ class Workers:
                 f"--session-ports {lo}-{hi} is taken ({len(self.sessions)} sessions open; a range needs one port "
                 f"per session and one per GPU); try again later, or widen the range")))
 
+    @staticmethod
+    def _tenant(p: Pending) -> str:
+        """Whose bucket of opens a hello takes from (open_pacing.py): none for a migration's arrival."""
+        return "" if p.assignment.get("restore") else p.assignment["grant"].tenant
+
     def _top_up(self, gpu: Gpu) -> None:
-        """One spare ready or starting, plus one per waiting hello (within the slots and MAX_STARTING)."""
+        """One spare ready or starting, plus one per waiting hello that may open now (within the
+        slots and MAX_STARTING): a paced tenant's hellos start no worker before their turn."""
         if gpu.no_port_until > time.monotonic():
             return
-        want = 1 + len(gpu.waiting)
+        want = 1 + sum(1 for p in gpu.waiting if self.pacer.may_open(self._tenant(p)))
         starting = sum(1 for w in gpu.spares if w.state == "starting")
         while len(gpu.spares) < want and gpu.free_slots and starting < MAX_STARTING:
             self._spawn(gpu)
@@ -245,6 +254,13 @@ class Workers:
     def waiting_of(self, owner: str) -> int:
         """Hellos of ``owner``'s leases waiting for a worker (see Grant.tenant)."""
         return sum(1 for g in self.gpus for p in g.waiting if p.assignment["grant"].tenant == owner)
+
+    def waiting_by_tenant(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for g in self.gpus:
+            for p in list(g.waiting):   # the registrar's thread may ask while the main loop changes it
+                out[p.assignment["grant"].tenant] = out.get(p.assignment["grant"].tenant, 0) + 1
+        return out
 
     def enqueue(self, gpu: Gpu, pending: Pending) -> None:
         gpu.waiting.append(pending)
@@ -284,16 +300,23 @@ class Workers:
                         gpu.no_port_logged = False   # a port again: the next exhaustion is logged anew
                     elif isinstance(msg, tuple) and msg[:1] == ("no_port",):
                         self._no_port(gpu, w, msg[1:], now, replies)
-            while gpu.waiting and gpu.waiting[0].deadline < now:
-                p = gpu.waiting.popleft()
+            for p in [p for p in gpu.waiting if p.deadline < now and (
+                    self.pacer.may_open(self._tenant(p)) or p.deadline - HELLO_WAIT_S + PACED_WAIT_S < now)]:
+                gpu.waiting.remove(p)
                 self._drop_group(gpu, p.assignment)
-                replies.append((p.ident, self._error(p, "worker", "no session worker could be started in time")))
+                replies.append((p.ident, self._expired(p)))
             while gpu.waiting:
                 spare = next((w for w in gpu.spares if w.state == "spare"), None)
                 if spare is None:
                     break
+                # the first hello whose tenant may open a session now: a paced tenant waits behind nobody
+                p = next((p for p in gpu.waiting if self.pacer.may_open(self._tenant(p))), None)
+                if p is None:
+                    break
+                self.pacer.take(self._tenant(p))
+                gpu.waiting.remove(p)
                 gpu.spares.remove(spare)
-                self._assign(gpu, spare, gpu.waiting.popleft())
+                self._assign(gpu, spare, p)
             self._top_up(gpu)
         for sid, w in list(self.sessions.items()):
             if w.state == "admitting":
@@ -363,6 +386,14 @@ class Workers:
         if w.pending.request_id is not None:
             reply["id"] = w.pending.request_id
         return reply
+
+    def _expired(self, p: Pending) -> dict:
+        tenant = self._tenant(p)
+        if tenant and not self.pacer.may_open(tenant):
+            return self._error(p, "busy", f"{p.assignment['grant'].owner or 'this lease'} opened sessions on this "
+                                          f"server faster than it allows ({self.pacer.describe()}: rgpu-server "
+                                          "--session-open-rate/--session-open-burst); try again later")
+        return self._error(p, "worker", "no session worker could be started in time")
 
     @staticmethod
     def _error(p: Pending, code: str, message: str) -> dict:

@@ -68,3 +68,25 @@ def test_the_lease_bound_is_the_operators_to_set(daemons, tmp_path):
         with pytest.raises(ControllerError) as info:
             mallory.reserve(memory=16 * MiB, compute=0)
         assert "holds 2 leases" in info.value.message
+
+
+def test_a_tenant_opening_sessions_fast_is_paced_and_nobody_else_waits(secret_server):
+    """A session flood (issue 39, attack 3's figure): past --session-open-burst, one user's hellos
+    wait for their turn at --session-open-rate, behind nobody else's. Before: every hello was given
+    a worker at once, and a tenant churning at its cap cost a neighbour 4.5-16x its p99."""
+    import threading
+    plain_url, url, _ = secret_server("--session-open-burst", "2", "--session-open-rate", "0.1")
+    uuid = _uuid(url)
+    mallory = _owned_token(plain_url, uuid, "mallory", "l-mallory")
+    held = [Session(url, lease=mallory) for _ in range(2)]           # her burst: at once
+    third: list = []
+    opener = threading.Thread(target=lambda: third.append(Session(url, lease=mallory)), daemon=True)
+    opener.start()
+    wait_until(lambda: stats(plain_url)["hellos_waiting"].get("mallory") == 1, 20, "mallory's third hello waiting")
+    alice = Session(url, lease=_owned_token(plain_url, uuid, "alice", "l-alice"))   # not behind mallory's
+    assert not third, "mallory's third hello was served before its turn"
+    assert alice.call("cudaMalloc", MiB)[0] == 0
+    opener.join(25)                                                  # her turn comes (one open per 10 s)
+    assert third and third[0].call("cudaMalloc", MiB)[0] == 0
+    for s in held + third + [alice]:
+        s.close()
