@@ -15,7 +15,9 @@ session, key, last seq run]``. A sync call may carry a 6th element naming
 shared-memory regions instead of bulk frames; its reply then names them in a 7th. A copy (sync or
 async) whose host side is the program's pinned memory carries ``[[], 0, [segment name, nonce, segment
 size, offset, length]]`` there and no data either way (server/pinned.py); UNPIN ``[name]`` (sync) says
-the client freed that segment. PARAMS ``[function]`` (sync) is answered with the function's
+the client freed that segment (and unmaps it from the device if MAP_HOST mapped it there); MAP_HOST
+``[name, nonce, size]`` (sync) maps a pinned segment into the device's address space, answered with outs
+``[device address of its first data byte]`` (mapped host memory). PARAMS ``[function]`` (sync) is answered with the function's
 parameter layout, outs ``[offset, size, ...]``. A large sync H2D copy staged progressively carries
 ``[regions, 0, seq]``: its data arrives in the segment while the worker copies, the segment's first
 page saying how much (server/staging.py, run_staged). Where frames carry the data, a large sync copy goes in pieces
@@ -36,7 +38,7 @@ import msgpack
 from . import limits
 from .generated.constants import (  # noqa: F401  (shared with libhook)
     ATTACH, BARRIER, GOODBYE, LATE_MAX_BYTES, LATE_MAX_COPIES, LATE_OUT, MOVED, OUT_LATER, PARAMS, PARAMS_MAX,
-    PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
+    MAP_HOST, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
 
 
 class MalformedMessage(ValueError):

@@ -1,13 +1,14 @@
 """generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit"""
 # protocol/contract/constants.toml: the client library has the same values (rgpu_wire.h)
 
-PROTOCOL_VERSION = 7
+PROTOCOL_VERSION = 8
 ATTACH = 0
 GOODBYE = 1
 BARRIER = 2
 UNPIN = 3
 PARAMS = 4
 PARAMS_MAX = 4096
+MAP_HOST = 5
 MOVED = 20001
 SESSION_ENDED = 46
 PIECE_IN = 2
