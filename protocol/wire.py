@@ -19,7 +19,9 @@ result MOVED says the session moved (server/migration): its outs a `moved` recor
 A call's `copy` (a tagged record, one of): `shm` — its bulk input is in the session's shared segment
 (regions) and/or its reply's may go there (room; the reply's `regions` then say where); `pinned` — the
 host side is the program's pinned memory, no data either way (server/pinned.py); UNPIN ``[name]``
-(sync) says the client freed that segment; `staged` — a large sync copy whose data moves through the
+(sync) says the client freed that segment (and unmaps it from the device if MAP_HOST mapped it there);
+MAP_HOST ``[name, nonce, size]`` (sync) maps a pinned segment into the device's address space, answered
+with outs ``[device address of its first data byte]`` (mapped host memory); `staged` — a large sync copy whose data moves through the
 segment while the worker copies, the segment's first page saying how much (server/staging.py,
 run_staged). PARAMS ``[function]`` (sync) is answered with the function's parameter layout, outs
 ``[offset, size, ...]``. Where frames carry the data, a large sync copy goes in pieces
@@ -39,7 +41,7 @@ import msgpack
 from . import limits
 from .generated.constants import (  # noqa: F401  (shared with libhook)
     ATTACH, BARRIER, GOODBYE, LATE_MAX_BYTES, LATE_MAX_COPIES, LATE_OUT, MOVED, OUT_LATER, PARAMS, PARAMS_MAX,
-    PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
+    MAP_HOST, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
 from .generated.envelope import (  # noqa: F401  (the envelope's records and codecs, generated)
     Call, MalformedMessage, Moved, PieceOut, Pinned, Region, Reply, Shm, Staged, decode_calls, decode_reply,
     encode_calls, encode_reply, write_moved, write_piece_out)

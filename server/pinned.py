@@ -7,7 +7,13 @@ its first page; the session's own segment proved the same boot), registers it wi
 cuda backend page-locks it for DMA: cuMemHostRegister, portable) and copies straight between the
 mapping and device memory, in stream order. Pinned memory is portable: every worker of the program
 that meets a segment maps it on its own. The client's cudaFreeHost sends UNPIN to each worker it told:
-the device is synchronised (CUDA's cudaFreeHost does), the mapping unregistered and unmapped."""
+the device is synchronised (CUDA's cudaFreeHost does), the mapping unregistered and unmapped.
+
+Mapped host memory (cuMemHostAlloc / cuMemHostRegister with DEVICEMAP): MAP_HOST names a segment the
+same way, and the worker also maps it into the device's address space (`device_map`): the cuda
+backend hands back the device pointer the driver gives for the registered mapping, the software GPU
+maps the segment's pages into its arena. Either way kernels read and write the program's own pages
+(zero copy); UNPIN takes the device's mapping away before the segment's."""
 from __future__ import annotations
 
 import ctypes
@@ -27,13 +33,25 @@ MAX_SEGMENTS = 16384  # a session maps at most this many (vm.max_map_count is 65
 
 
 class Mapping:
-    __slots__ = ("name", "nonce", "size", "mm", "view", "addr", "handle")
+    __slots__ = ("name", "nonce", "size", "mm", "view", "addr", "handle", "file", "devptr")
 
-    def __init__(self, name, nonce, size, mm):
+    def __init__(self, name, nonce, size, mm, file=None):
         self.name, self.nonce, self.size, self.mm = name, nonce, size, mm
         self.view = memoryview(mm)
         self.addr = ctypes.addressof(ctypes.c_char.from_buffer(mm))  # the mapping's address, for the driver
         self.handle = None
+        self.file = file  # (st_dev, st_ino) of the segment mapped: a backend that maps it again checks it
+        self.devptr = None  # the device address of its first data byte, once MAP_HOST mapped it there
+
+    def open_again(self) -> int:
+        """A descriptor of the same segment (the software GPU maps it into its arena): the name must
+        still be the file this mapping was made from."""
+        fd = os.open("/dev/shm" + self.name, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != self.file or st.st_size != self.size:
+            os.close(fd)
+            raise CudaError("CUDA_ERROR_INVALID_VALUE", f"pinned segment {self.name}: not the segment mapped under that name")
+        return fd
 
     def close(self) -> None:
         self.view.release()
@@ -64,6 +82,16 @@ class PinnedHost:
             raise CudaError("CUDA_ERROR_INVALID_VALUE", f"pinned region [{off}, +{length}) is outside {name}")
         return m.view[off:off + length], m.addr + off
 
+    def device_map(self, name, nonce, size) -> int:
+        """MAP_HOST: the segment mapped into the device's address space (once); the device address of
+        its first data byte. CudaError as `region`, or the backend's when the device cannot map it."""
+        self.region([name, nonce, size, DATA, 0])
+        m = self.maps[name]
+        if m.devptr is None:
+            m.devptr = self.session.device.host_map(m)
+            log.info("pinned_device_mapped", name=name, size=size, devptr=hex(m.devptr))
+        return m.devptr
+
     def _map(self, name, nonce, size) -> Mapping:
         def refuse(why):
             raise CudaError("CUDA_ERROR_INVALID_VALUE", f"pinned segment {name}: {why}")
@@ -88,7 +116,7 @@ class PinnedHost:
         if mm[:16] != nonce:
             mm.close()
             refuse("nonce differs")
-        m = Mapping(name, nonce, size, mm)
+        m = Mapping(name, nonce, size, mm, (st.st_dev, st.st_ino))
         try:
             m.handle = self.session.device.host_register(m.addr, size)
         except CudaError:
@@ -107,6 +135,11 @@ class PinnedHost:
         return True
 
     def _release(self, m: Mapping) -> None:
+        if m.devptr is not None:
+            try:
+                self.session.device.host_unmap(m)
+            except CudaError:
+                pass
         if m.handle is not None:
             try:
                 self.session.device.host_unregister(m.handle)

@@ -801,6 +801,9 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
         if call_id == wire.UNPIN:
             _unpin(sock, ident, seq, sync, args, session, log)
             continue
+        if call_id == wire.MAP_HOST:
+            _map_host(sock, ident, seq, sync, args, session)
+            continue
         if call_id == wire.PARAMS:
             _params(sock, ident, seq, sync, args, session, run)
             continue
@@ -945,6 +948,24 @@ def _cannot_run(session, handle: int):
     except CudaError as exc:
         return driver_code(exc.code), exc.message
     return None
+
+
+def _map_host(sock, ident, seq, sync, args, session) -> None:
+    """MAP_HOST [name, nonce, size]: mapped host memory. The pinned segment is mapped into the device's
+    address space (server/pinned.py); outs [device address of its first data byte]."""
+    rc, msg, outs = 0, "", []
+    if session.shm is None:
+        # the segment is on the client's host; only a worker that shares its memory can map it
+        rc, msg = driver_code("CUDA_ERROR_NOT_SUPPORTED"), "mapped host memory needs the client on the server's host"
+    else:
+        try:
+            outs = [session.pinned.device_map(*args[:3])]
+        except CudaError as e:
+            rc, msg = driver_code(e.code), e.message
+        except (TypeError, ValueError):
+            rc, msg = driver_code("CUDA_ERROR_INVALID_VALUE"), "malformed MAP_HOST"
+    if sync:
+        sock.send_multipart([ident, wire.encode_reply(seq, rc, outs, message=msg)])
 
 
 def _unpin(sock, ident, seq, sync, args, session, log) -> None:

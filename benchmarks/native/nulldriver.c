@@ -520,6 +520,13 @@ CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
     return CUDA_SUCCESS;
 }
 CUresult cuMemHostUnregister(void *p) { ENTER(); (void)p; return CUDA_SUCCESS; }
+/* mapped host memory: a device address is the host address here (the worker's, where it mapped it) */
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned int flags) {
+    ENTER();
+    if (!d || !p || flags) return CUDA_ERROR_INVALID_VALUE;
+    *d = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
     ENTER();

@@ -10,6 +10,7 @@
 #define RGPU_UNPIN 3
 #define RGPU_PARAMS 4
 #define RGPU_PARAMS_MAX 4096
+#define RGPU_MAP_HOST 5
 #define RGPU_MOVED 20001
 #define RGPU_SESSION_ENDED 46
 #define RGPU_PIECE_IN 2

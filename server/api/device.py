@@ -60,10 +60,17 @@ MANAGED_POLICY = {"MANAGED_MEMORY": 1, "CONCURRENT_MANAGED_ACCESS": 0, "PAGEABLE
 
 
 def device_attributes(s) -> dict[int, int]:
-    """The backend's attributes with rgpu's managed-memory policy over them."""
+    """The backend's attributes with rgpu's managed-memory policy over them, and mapped host memory
+    as this session can have it: only a client on this host, whose pinned segments the worker maps
+    (server/pinned.py), has host memory the device can map."""
     attrs = dict(s.device.attributes())
     for name, value in MANAGED_POLICY.items():
         attrs[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_" + name]] = value
+    can_map = enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY"]
+    if getattr(s, "shm", None) is None:
+        attrs[can_map] = 0
+    # the device address of mapped memory is the worker's, never the program's host address
+    attrs[enums.CUdevice_attribute_enum["CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM"]] = 0
     return attrs
 
 

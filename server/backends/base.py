@@ -59,6 +59,13 @@ class Device(ABC):
         return None
     def host_unregister(self, handle) -> None:
         pass
+    def host_map(self, mapping) -> int:
+        """Map a registered pinned segment (server/pinned.Mapping) into this device's address space, so
+        that kernels read and write its pages directly (mapped host memory); the device address of its
+        first data byte (offset shm.DATA of the segment)."""
+        raise CudaError("CUDA_ERROR_NOT_SUPPORTED", "this device cannot map host memory")
+    def host_unmap(self, mapping) -> None:
+        """Undo host_map (before host_unregister)."""
     def copy_htod_host(self, dst: int, data, addr: int, stream, wait: bool) -> None:
         """H2D from registered host memory (`data` a view of it, `addr` its address), in stream order;
         `wait`: return only when it is done (a synchronous copy). The caller keeps it mapped meanwhile."""

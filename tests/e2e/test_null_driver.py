@@ -49,6 +49,7 @@ def null_server():
     ("driver_arrays", ["copy"], "OK driver_arrays"),              # arrays, their 2D/3D copies, texture objects
     ("pinned_copies", ["8", "copy"], "OK pinned_copies 1 device(s) 8 MiB"),  # mapped and registered for DMA
     ("driver_batch_copies", [], "OK driver_batch_copies"),        # batched copies, a pinned source read at once
+    ("driver_mapped_host", ["local", "copy"], "OK driver_mapped_host local"),  # the driver's mapped pointers
     ("driver_user_objects", [], "OK driver_user_objects"),        # graph user objects, a graph of a memset
     ("driver_graph_nodes", ["copy"], "OK driver_graph_nodes"),   # generic graph nodes, no kernel node
 ])

@@ -226,7 +226,7 @@ def test_pinned_memory_and_pointer_attributes_on_every_device(cuda_program, star
 def test_mapped_host_memory_is_reachable_from_kernels(cuda_program, sim_server):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program("zero_copy")))
     assert p.returncode == 0 and p.stdout.splitlines()[-1] == "OK zero_copy", p.stdout + p.stderr
-    # The mapped memory was device memory; it is back once the session has ended.
+    # Nothing of it was device memory (the host's pages are mapped), and nothing is left once it ended.
     wait_until(lambda: stats(sim_server)["gpus"][0]["memory_used"] == 0, 20, "memory returned")
 
 

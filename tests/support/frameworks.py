@@ -44,6 +44,19 @@ PINS = {
     "nvidia-cuda-nvrtc": "13.0.88",
     "nvidia-nvvm": "13.0.88",
     "nvidia-cuda-runtime": "13.0.96",
+    # CCCL's headers, as `cuda-toolkit[cccl]==13.0.*` (numba-cuda[cu13]) picks them: numba's runtime
+    # (NRT: array methods and reductions) and cooperative groups' device functions include them
+    "nvidia-cuda-cccl": "13.0.85",
+    # what numba-cuda's own test suite imports (numba.cuda.testing: pytest and filecheck; its cffi
+    # tests), run through rgpu by tests/e2e/test_numba_suite.py: pytest with its closure on 3.11
+    "pytest": "9.2.0",
+    "pluggy": "1.7.0",
+    "iniconfig": "2.3.1",
+    "pygments": "2.21.0",
+    "filecheck": "1.0.6",
+    "cffi": "2.1.1",
+    "pycparser": "3.12",
+    "ml-dtypes": "0.6.0",  # numba-cuda's bfloat16 tests compare with it
 }
 
 

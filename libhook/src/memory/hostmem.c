@@ -18,10 +18,20 @@
  * Registered ranges (cudaHostRegister of the program's own memory) stay on the staged path: that
  * memory cannot be moved into a segment the worker could map.
  *
- * Mapped memory (cudaHostAllocMapped, for kernels to read and write host memory directly) is managed
- * memory (managed.c): one address on both sides, made coherent at synchronisations, which is what a
- * zero-copy program relies on. It takes device memory (the vGPU's quota) besides host memory.
- * Memory pinned otherwise has no device address (cudaHostGetDevicePointer says not supported). */
+ * Mapped memory (cudaHostAllocMapped / CU_MEMHOSTALLOC_DEVICEMAP, cudaHostGetDevicePointer): on this
+ * host the segment itself is mapped into the device's address space (MAP_HOST, server/pinned.py: the
+ * cuda backend hands back the device pointer the driver gives for the registered mapping, the software
+ * GPU maps the pages into its arena), so kernels read and write the program's own pages, zero copy.
+ * Every pinned segment can be, as under CUDA's unified addressing; the device pointer differs from
+ * the host pointer (the device's address space is the worker's). A range the program registers mapped
+ * (cudaHostRegisterMapped / CU_MEMHOSTREGISTER_DEVICEMAP: numba's cuda.mapped) is moved into a segment
+ * first: its pages are copied into one that replaces them at the same addresses (mremap), whole pages
+ * (so no two mapped registrations may share a page), and they become private memory again at
+ * unregister. Across hosts there is no shared memory: the device reports canMapHostMemory 0 (server/
+ * api/device.py), a mapped registration is refused, and a mapped allocation is managed memory
+ * (managed.c: one address on both sides, coherent at synchronisations, charged to the device's memory),
+ * which keeps zero-copy programs that never asked the attribute running. */
+#define _GNU_SOURCE /* mremap */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,10 +55,12 @@ enum { ALLOC_FLAGS = cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAlloc
 enum { REGISTER_FLAGS = cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory |
                         cudaHostRegisterReadOnly };
 #define MAPPED cudaHostAllocMapped
+#define REGISTER_MAPPED cudaHostRegisterMapped
 #define NOT_SUPPORTED cudaErrorNotSupported
 
 
-typedef struct { uintptr_t p; size_t n; unsigned flags; int registered; rgpu_pinseg *seg; } pinned;
+/* lead: where p lies in the segment's data (a registered range moved into one starts mid-page) */
+typedef struct { uintptr_t p; size_t n; unsigned flags; int registered; rgpu_pinseg *seg; size_t lead; } pinned;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pinned *table;
@@ -90,7 +102,7 @@ static int add(uintptr_t p, size_t n, unsigned flags, int registered, rgpu_pinse
         table = t, cap = c;
     }
     memmove(&table[i + 1], &table[i], (count - i) * sizeof *table);
-    table[i] = (pinned){p, n, flags, registered, seg};
+    table[i] = (pinned){p, n, flags, registered, seg, 0};
     count++;
     if (seg) __atomic_add_fetch(&nsegs, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&mu);
@@ -137,27 +149,42 @@ static void sweep(void) {
     closedir(d);
 }
 
-/* A segment of n bytes after the nonce page: its program-visible start, or NULL (use plain memory). */
-static void *seg_create(size_t n, rgpu_pinseg **out) {
+/* A new segment file of `data` bytes after the nonce page, its pages reserved (a full /dev/shm is
+ * refused now, never a SIGBUS later): its descriptor and *out filled but for base, or -1. */
+static int seg_file(size_t data, rgpu_pinseg **out) {
     static pthread_once_t swept = PTHREAD_ONCE_INIT;
     pthread_once(&swept, sweep);
     rgpu_pinseg *g = calloc(1, sizeof *g);
-    if (!g) return NULL;
+    if (!g) return -1;
     uint64_t rnd = 0;
     if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd || getrandom(g->nonce, sizeof g->nonce, 0) != sizeof g->nonce) {
         free(g);
-        return NULL;
+        return -1;
     }
     snprintf(g->name, sizeof g->name, "/rgpu-%d-h%016llx", (int)getpid(), (unsigned long long)rnd);
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    g->size = RGPU_SHM_DATA + (n + page - 1) / page * page;
+    g->size = RGPU_SHM_DATA + data;
     g->owner = getpid();
     int fd = shm_open(g->name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) { free(g); return NULL; }
-    void *base = MAP_FAILED;
-    /* pages reserved now: a full /dev/shm is plain memory, never a SIGBUS later */
-    if (ftruncate(fd, (off_t)g->size) == 0 && posix_fallocate(fd, 0, (off_t)g->size) == 0)
-        base = mmap(NULL, g->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd < 0) { free(g); return -1; }
+    if (ftruncate(fd, (off_t)g->size) != 0 || posix_fallocate(fd, 0, (off_t)g->size) != 0) {
+        close(fd);
+        shm_unlink(g->name);
+        free(g);
+        return -1;
+    }
+    *out = g;
+    return fd;
+}
+
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+/* A segment of n bytes after the nonce page: its program-visible start, or NULL (use plain memory). */
+static void *seg_create(size_t n, rgpu_pinseg **out) {
+    size_t page = page_size();
+    rgpu_pinseg *g = NULL;
+    int fd = seg_file((n + page - 1) / page * page, &g);
+    if (fd < 0) return NULL;
+    void *base = mmap(NULL, g->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (base == MAP_FAILED) {
         shm_unlink(g->name);
@@ -170,11 +197,84 @@ static void *seg_create(size_t n, rgpu_pinseg **out) {
     return (char *)base + RGPU_SHM_DATA;
 }
 
+/* The pages holding [p, +n) of the program's own memory moved into a new segment, at the same
+ * addresses: their bytes are copied into it and its mapping replaces them in one step (mremap). A
+ * thread writing those pages meanwhile would lose its write (CUDA's registration touches no byte). */
+static rgpu_pinseg *seg_adopt(void *p, size_t n, size_t *lead) {
+    size_t page = page_size();
+    uintptr_t lo = (uintptr_t)p / page * page, hi = ((uintptr_t)p + n + page - 1) / page * page;
+    rgpu_pinseg *g = NULL;
+    int fd = seg_file(hi - lo, &g);
+    if (fd < 0) return NULL;
+    void *base = mmap(NULL, RGPU_SHM_DATA, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *data = mmap(NULL, hi - lo, PROT_READ | PROT_WRITE, MAP_SHARED, fd, RGPU_SHM_DATA);
+    close(fd);
+    if (base != MAP_FAILED && data != MAP_FAILED) {
+        memcpy(base, g->nonce, sizeof g->nonce);
+        memcpy(data, (void *)lo, hi - lo);
+        if (mremap(data, hi - lo, hi - lo, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo) == (void *)lo) {
+            g->base = base;
+            g->adopted = (void *)lo;
+            g->adopted_len = hi - lo;
+            *lead = (uintptr_t)p - lo;
+            return g;
+        }
+        rgpu_log(RGPU_LOG_WARN, "mapped registration of %zu bytes: cannot move its pages (%s)", n, strerror(errno));
+    }
+    if (base != MAP_FAILED) munmap(base, RGPU_SHM_DATA);
+    if (data != MAP_FAILED) munmap(data, hi - lo);
+    shm_unlink(g->name);
+    free(g);
+    return NULL;
+}
+
 /* After every worker it was named to has unmapped it. */
 static void seg_destroy(rgpu_pinseg *g) {
-    munmap(g->base, g->size);
+    if (g->adopted) {
+        /* the program keeps its registered pages, private again: their bytes into fresh memory that
+         * replaces the segment's mapping at the same addresses */
+        void *mem = mmap(NULL, g->adopted_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mem != MAP_FAILED) {
+            memcpy(mem, g->adopted, g->adopted_len);
+            if (mremap(mem, g->adopted_len, g->adopted_len, MREMAP_MAYMOVE | MREMAP_FIXED, g->adopted) != g->adopted)
+                munmap(mem, g->adopted_len); /* the segment's pages stay: the same bytes, only shared */
+        }
+        munmap(g->base, RGPU_SHM_DATA);
+    } else {
+        munmap(g->base, g->size);
+    }
     if (g->owner == getpid()) shm_unlink(g->name);
     free(g);
+}
+
+/* Every worker it was named to (copies, MAP_HOST) synchronises and unmaps it, then it goes:
+ * cudaFreeHost and cudaHostUnregister synchronise, as CUDA's do. 0 or the first error. */
+static int seg_release(rgpu_pinseg *g) {
+    int rc = RGPU_SUCCESS;
+    unsigned told = __atomic_load_n(&g->told, __ATOMIC_ACQUIRE);
+    for (int dev = 0; dev < RGPU_MAX_DEVICES; dev++) {
+        if (!(told & (1u << dev))) continue;
+        int r = rgpu_session_unpin(dev, g->name);
+        /* a session that is gone holds no mapping; an error of earlier work is the program's to hear */
+        if (r && r != RGPU_DEVICE_UNAVAILABLE && r != CUDA_ERROR_DEINITIALIZED && !rc) rc = r;
+    }
+    seg_destroy(g);
+    return rc;
+}
+
+/* The device address of the segment's first data byte on device dev, mapping it there the first time. */
+static int seg_device_address(rgpu_pinseg *g, int dev, uint64_t *out) {
+    if (dev < 0 || dev >= RGPU_MAX_DEVICES) return RGPU_INVALID_DEVICE;
+    uint64_t d = __atomic_load_n(&g->devptr[dev], __ATOMIC_ACQUIRE);
+    if (!d) {
+        /* only a worker on this host can map it (the attribute queries ask without knowing) */
+        if (!rgpu_session_local(dev)) return NOT_SUPPORTED;
+        int rc = rgpu_session_map_host(dev, g, &d);
+        if (rc) return rc;
+        __atomic_store_n(&g->devptr[dev], d, __ATOMIC_RELEASE);
+    }
+    *out = d;
+    return RGPU_SUCCESS;
 }
 
 int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off) {
@@ -182,7 +282,7 @@ int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off) {
     pthread_mutex_lock(&mu);
     long i = find((uintptr_t)p);
     int ok = i >= 0 && table[i].seg && (uintptr_t)p + n <= table[i].p + table[i].n;
-    if (ok) *seg = table[i].seg, *off = RGPU_SHM_DATA + ((uintptr_t)p - table[i].p);
+    if (ok) *seg = table[i].seg, *off = RGPU_SHM_DATA + table[i].lead + ((uintptr_t)p - table[i].p);
     pthread_mutex_unlock(&mu);
     return ok;
 }
@@ -213,6 +313,15 @@ int rgpu_pinned(const void *p, unsigned *flags) {
     return i >= 0;
 }
 
+/* Whether the pinned range holding p lives in a shared segment. */
+static int in_segment(const void *p) {
+    pthread_mutex_lock(&mu);
+    long i = find((uintptr_t)p);
+    int seg = i >= 0 && table[i].seg != NULL;
+    pthread_mutex_unlock(&mu);
+    return seg;
+}
+
 /* The pinned range holding p: its start and size (cuPointerGetAttribute's range attributes). */
 int rgpu_pinned_range(const void *p, CUdeviceptr *base, size_t *size) {
     pthread_mutex_lock(&mu);
@@ -222,21 +331,43 @@ int rgpu_pinned_range(const void *p, CUdeviceptr *base, size_t *size) {
     return i >= 0 ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
 }
 
+static int host_free(int face, void *p);
+
+/* Whether the current device's worker shares this host's memory (mapped host memory is possible). */
+static int device_local(int *dev) {
+    *dev = rgpu_current_device();
+    return shm_wanted() && rgpu_session_local(*dev);
+}
+
 static int host_alloc(int face, void **p, size_t n, unsigned flags) {
     if (!p || (flags & ~(unsigned)ALLOC_FLAGS)) return rgpu_invalid_value(face);
     rgpu_pinseg *seg = NULL;
-    if (flags & MAPPED) {
-        int rc = cudaMallocManaged(p, n ? n : 1, cudaMemAttachGlobal);
+    int dev = -1, managed = 0;
+    if ((flags & MAPPED) && !(n && device_local(&dev))) {
+        int rc = cudaMallocManaged(p, n ? n : 1, cudaMemAttachGlobal); /* across hosts: see the top */
         if (rc) return rgpu_record(face, rc);
+        managed = 1;
     } else if (!(n && shm_wanted() && (*p = seg_create(n, &seg)) != NULL) && posix_memalign(p, 4096, n ? n : 1) != 0) {
         return rgpu_record(face, RGPU_OUT_OF_MEMORY);
     }
     if (add((uintptr_t)*p, n, flags, 0, seg)) {
-        if (flags & MAPPED) cudaFree(*p);
+        if (managed) cudaFree(*p);
         else if (seg) seg_destroy(seg);
         else free(*p);
         *p = NULL;
         return rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    }
+    if ((flags & MAPPED) && !managed) {
+        /* mapped now, into the current device (CUDA maps it at the allocation; a failure is the call's) */
+        uint64_t d;
+        int rc = seg ? seg_device_address(seg, dev, &d) : NOT_SUPPORTED;
+        if (rc) {
+            rgpu_log(RGPU_LOG_WARN, "mapped host allocation of %zu bytes: device %d cannot map it (error %d): %s",
+                     n, dev, rc, rgpu_last_server_message());
+            host_free(face, *p);
+            *p = NULL;
+            return rgpu_record(face, rc);
+        }
     }
     return RGPU_SUCCESS;
 }
@@ -246,46 +377,117 @@ static int host_free(int face, void *p) {
     unsigned flags = 0;
     rgpu_pinseg *seg = NULL;
     if (!rgpu_pinned(p, &flags)) return rgpu_invalid_value(face);
+    int managed = (flags & MAPPED) && !in_segment(p);
     /* CUDA's cudaFreeHost synchronises: copies into it whose data is still to come come first */
-    if (!(flags & MAPPED)) rgpu_sessions_drain_late();
+    if (!managed) rgpu_sessions_drain_late();
     if (!take((uintptr_t)p, 0, &seg)) return rgpu_invalid_value(face);
-    if (flags & MAPPED) return cudaFree(p);
+    if (managed) return cudaFree(p);
     if (!seg) {
         free(p);
         return RGPU_SUCCESS;
     }
     /* CUDA's cudaFreeHost synchronises: every worker that mapped it finishes its copies, then unmaps */
-    int rc = RGPU_SUCCESS;
-    unsigned told = __atomic_load_n(&seg->told, __ATOMIC_ACQUIRE);
-    for (int dev = 0; dev < RGPU_MAX_DEVICES; dev++) {
-        if (!(told & (1u << dev))) continue;
-        int r = rgpu_session_unpin(dev, seg->name);
-        /* a session that is gone holds no mapping; an error of earlier work is the program's to hear */
-        if (r && r != RGPU_DEVICE_UNAVAILABLE && r != CUDA_ERROR_DEINITIALIZED && !rc) rc = r;
-    }
-    seg_destroy(seg);
+    int rc = seg_release(seg);
     return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
 }
 
-/* The device address of mapped memory is its host address (one managed allocation). */
+/* The device address of pinned host memory. Memory in a segment has one on every device of this host
+ * (mapped there the first time it is asked); a mapped allocation across hosts is managed memory, whose
+ * device address is its host address. */
 static int device_pointer(int face, void **dev, void *host, unsigned flags) {
     if (!dev || !host || flags) return rgpu_invalid_value(face);
     pthread_mutex_lock(&mu);
     long i = find((uintptr_t)host);
-    int mapped = i >= 0 && !table[i].registered && (table[i].flags & MAPPED);
+    pinned e = i >= 0 ? table[i] : (pinned){0};
     pthread_mutex_unlock(&mu);
     if (i < 0) return rgpu_invalid_value(face);
-    if (!mapped) {
-        rgpu_log(RGPU_LOG_WARN, "host memory has a device address through rgpu only when allocated with "
-                                "cudaHostAllocMapped / CU_MEMHOSTALLOC_DEVICEMAP");
+    if (!e.seg && !e.registered && (e.flags & MAPPED)) {
+        *dev = host;
+        return RGPU_SUCCESS;
+    }
+    if (!e.seg || (e.registered && !(e.flags & REGISTER_MAPPED))) {
+        rgpu_log(RGPU_LOG_WARN, "host memory has a device address through rgpu only when the program's worker is on "
+                                "this host (it maps the memory) and the memory was pinned by cudaHostAlloc / "
+                                "cuMemHostAlloc or registered with cudaHostRegisterMapped / CU_MEMHOSTREGISTER_DEVICEMAP");
         return rgpu_record(face, NOT_SUPPORTED);
     }
-    *dev = host;
+    uint64_t d;
+    int rc = seg_device_address(e.seg, rgpu_current_device(), &d);
+    if (rc) return rgpu_record(face, rc);
+    *dev = (void *)(uintptr_t)(d + e.lead + ((uintptr_t)host - e.p));
+    return RGPU_SUCCESS;
+}
+
+int rgpu_pinned_device_address(const void *p, uint64_t *out) {
+    pthread_mutex_lock(&mu);
+    long i = find((uintptr_t)p);
+    pinned e = i >= 0 ? table[i] : (pinned){0};
+    pthread_mutex_unlock(&mu);
+    if (!e.seg || (e.registered && !(e.flags & REGISTER_MAPPED))) return -1;
+    uint64_t d;
+    if (seg_device_address(e.seg, rgpu_current_device(), &d)) return -1;
+    *out = d + e.lead + ((uintptr_t)p - e.p);
+    return 0;
+}
+
+/* Another segment's pages among [lo, hi)? (A registered range moved into a segment takes its pages whole.) */
+static int pages_taken(uintptr_t lo, uintptr_t hi) {
+    int hit = 0;
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < count && !hit; i++) {
+        const rgpu_pinseg *g = table[i].seg;
+        uintptr_t a = g && g->adopted ? (uintptr_t)g->adopted : table[i].p;
+        uintptr_t b = g && g->adopted ? a + g->adopted_len : end_of(&table[i]);
+        hit = a < hi && lo < b;
+    }
+    pthread_mutex_unlock(&mu);
+    return hit;
+}
+
+/* cudaHostRegisterMapped: the range moved into a segment the current device's worker maps. */
+static int register_mapped(int face, void *p, size_t n, unsigned flags) {
+    int dev;
+    if (!device_local(&dev)) {
+        rgpu_log(RGPU_LOG_WARN, "cudaHostRegister / cuMemHostRegister mapped: the device cannot map this process's "
+                                "memory (its server is on another host, or RGPU_SHM=0; the device reports "
+                                "canMapHostMemory 0): register without the mapped flag and copy");
+        return rgpu_record(face, NOT_SUPPORTED);
+    }
+    size_t page = page_size();
+    uintptr_t lo = (uintptr_t)p / page * page, hi = ((uintptr_t)p + n + page - 1) / page * page;
+    if (pages_taken(lo, hi)) {
+        if (rgpu_pinned_whole(p, 1)) return rgpu_record(face, ALREADY_REGISTERED);
+        rgpu_log(RGPU_LOG_WARN, "cudaHostRegister mapped [%p, +%zu): a page of it holds other pinned memory; rgpu maps "
+                 "registered memory in whole pages: register page-aligned buffers", p, n);
+        return rgpu_record(face, NOT_SUPPORTED);
+    }
+    size_t lead = 0;
+    rgpu_pinseg *seg = seg_adopt(p, n, &lead);
+    if (!seg) return rgpu_record(face, RGPU_OUT_OF_MEMORY);
+    int rc = add((uintptr_t)p, n, flags, 1, seg);
+    if (rc) {
+        seg_destroy(seg);
+        return rgpu_record(face, rc);
+    }
+    pthread_mutex_lock(&mu);
+    long i = find((uintptr_t)p);
+    if (i >= 0) table[i].lead = lead;
+    pthread_mutex_unlock(&mu);
+    uint64_t d;
+    rc = seg_device_address(seg, dev, &d);
+    if (rc) {
+        rgpu_log(RGPU_LOG_WARN, "cudaHostRegister mapped: device %d cannot map it (error %d): %s", dev, rc,
+                 rgpu_last_server_message());
+        rgpu_pinseg *back = NULL;
+        if (take((uintptr_t)p, 1, &back) && back) seg_release(back);
+        return rgpu_record(face, rc);
+    }
     return RGPU_SUCCESS;
 }
 
 static int host_register(int face, void *p, size_t n, unsigned flags) {
     if (!p || !n || (flags & ~(unsigned)REGISTER_FLAGS)) return rgpu_invalid_value(face);
+    if (flags & REGISTER_MAPPED) return register_mapped(face, p, n, flags);
     int rc = add((uintptr_t)p, n, flags, 1, NULL); /* ALREADY_REGISTERED if any of it is */
     return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
 }
@@ -293,7 +495,10 @@ static int host_register(int face, void *p, size_t n, unsigned flags) {
 static int host_unregister(int face, void *p) {
     if (!p) return rgpu_invalid_value(face);
     rgpu_sessions_drain_late(); /* the program may free the memory next: copies into it come first */
-    return take((uintptr_t)p, 1, NULL) ? RGPU_SUCCESS : rgpu_record(face, NOT_REGISTERED);
+    rgpu_pinseg *seg = NULL;
+    if (!take((uintptr_t)p, 1, &seg)) return rgpu_record(face, NOT_REGISTERED);
+    int rc = seg ? seg_release(seg) : RGPU_SUCCESS;
+    return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
 }
 
 static int host_flags(int face, unsigned *flags, void *p) {

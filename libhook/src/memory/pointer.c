@@ -11,6 +11,7 @@
 
 extern int rgpu_pinned(const void *p, unsigned *flags);
 extern int rgpu_pinned_range(const void *p, CUdeviceptr *base, size_t *size);
+extern int rgpu_pinned_device_address(const void *p, uint64_t *out);
 
 #define MEM_UNREGISTERED cudaMemoryTypeUnregistered
 #define MEM_HOST cudaMemoryTypeHost
@@ -54,7 +55,10 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
     if (rgpu_pinned(ptr, NULL)) {
         a.type = MEM_HOST;
         a.device = cur;
-        a.devicePointer = a.hostPointer = (void *)ptr; /* one address under UVA */
+        /* where the device maps it (hostmem.c; the worker's address, not ours), else its own address */
+        uint64_t d;
+        a.hostPointer = (void *)ptr;
+        a.devicePointer = rgpu_pinned_device_address(ptr, &d) == 0 ? (void *)(uintptr_t)d : (void *)ptr;
     } else if (rgpu_allocs_find((uint64_t)(uintptr_t)ptr, &known, NULL)) {
         /* the program's own device memory (allocs.c): what its server says of it */
         a.type = MEM_DEVICE;
@@ -97,7 +101,7 @@ static int one(void *data, int attribute, uint64_t ptr, const ptr_attrs *a, int 
     case ATTR_MEMORY_TYPE: /* managed reads as device; pinned host memory (NVIDIA's cudart asks so) as host */
         *(unsigned *)data = a->type == MEM_HOST ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
         return 0;
-    case ATTR_DEVICE_POINTER: *(uint64_t *)data = ptr; return 0;
+    case ATTR_DEVICE_POINTER: *(uint64_t *)data = a->type == MEM_HOST ? (uint64_t)(uintptr_t)a->devicePointer : ptr; return 0;
     case ATTR_HOST_POINTER:
         if (a->type == MEM_DEVICE && !many) return RGPU_INVALID_VALUE; /* device memory has no host address */
         *(uint64_t *)data = a->type == MEM_DEVICE ? 0 : ptr;

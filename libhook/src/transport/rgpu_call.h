@@ -99,6 +99,13 @@ typedef struct rgpu_pinseg {
     void *base;
     int owner;           /* the process that made it (a forked child never unlinks it) */
     unsigned told;
+    /* mapped host memory: the device address of the first data byte on each device whose worker
+     * mapped it into the device's address space (MAP_HOST), 0 where none did yet */
+    uint64_t devptr[16];
+    /* a registered range moved into the segment (cuMemHostRegister DEVICEMAP): the program's pages
+     * [adopted, +adopted_len) are the segment's data now, and become private memory again at unregister */
+    void *adopted;
+    size_t adopted_len;
 } rgpu_pinseg;
 /* 1 when [p, +n) lies in one pinned segment: it and the offset of p in it */
 int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off);

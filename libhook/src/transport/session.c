@@ -1487,6 +1487,24 @@ int rgpu_session_unpin(int dev, const char *name) {
     return rc;
 }
 
+int rgpu_session_map_host(int dev, rgpu_pinseg *seg, uint64_t *devptr) {
+    rgpu_session *s = rgpu_session_get(dev);
+    if (!s) return RGPU_INVALID_DEVICE;
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_MAP_HOST, "cuMemHostGetDevicePointer", RGPU_DRIVER, 0);
+    c.dev = dev;
+    rgpu_put_s(&c, seg->name);
+    rgpu_put_b(&c, seg->nonce, sizeof seg->nonce);
+    rgpu_put_u(&c, seg->size);
+    /* the worker maps it now (the table it unmaps from at UNPIN): told before, so a failure is undone too */
+    __atomic_or_fetch(&seg->told, 1u << dev, __ATOMIC_RELEASE);
+    int rc = rgpu_sync(&c);
+    if (rc == 0 && c.nouts >= 1) *devptr = rgpu_out_u(&c);
+    else if (rc == 0) rc = RGPU_INVALID_VALUE;
+    rgpu_end(&c);
+    return rc;
+}
+
 void rgpu_sessions_close(void) {
     int n = rgpu_sessions_count_internal();
     rgpu_session *all = rgpu_sessions_internal();

@@ -96,6 +96,10 @@ int rgpu_sessions_drain_late(void);
 int rgpu_sessions_late_overlap(const void *p, size_t n);
 /* UNPIN: device dev's worker synchronises and unmaps the pinned segment `name` (cudaFreeHost) */
 int rgpu_session_unpin(int dev, const char *name);
+/* MAP_HOST: device dev's worker maps the pinned segment into the device's address space (mapped host
+ * memory); 0 and *devptr, the device address of its first data byte, or the error (hostmem.c) */
+struct rgpu_pinseg;
+int rgpu_session_map_host(int dev, struct rgpu_pinseg *seg, uint64_t *devptr);
 /* lease.c: a lease of the program's own from RGPU_CONTROLLER and RGPU_MEM/COMPUTE/LIMIT/VGPUS; fills
  * `servers` (RGPU_SERVER's form) and sets RGPU_LEASE. 0 ok, -1 not asked for, -2 failed (logged). */
 int rgpu_env_lease(char *servers, size_t cap);

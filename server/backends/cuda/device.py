@@ -23,6 +23,7 @@ from .vmm import CudaVmm
 from .ipc import CudaIpc
 from .placement import CudaPlacement
 from ...errors import CudaError
+from ...shm import DATA
 from .timing import KernelClock
 from . import launches, linking, suspension
 from .waits import SPIN_S, Waiter, copy_spin_s
@@ -30,6 +31,7 @@ from .waits import SPIN_S, Waiter, copy_spin_s
 _FUNC_ATTR = CUfunction_attribute_enum
 _PARAM_BUFFER_POINTER, _PARAM_BUFFER_SIZE, _PARAM_END = 1, 2, 0
 _HOST_REGISTER_PORTABLE = 1  # CU_MEMHOSTREGISTER_PORTABLE
+_HOST_REGISTER_DEVICEMAP = 2  # CU_MEMHOSTREGISTER_DEVICEMAP
 # A wait's own events sleep in cuEventSynchronize (waits.py): CU_EVENT_BLOCKING_SYNC, and no timing
 _FENCE_EVENT = 0x1 | 0x2  # CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING
 _STREAM_NON_BLOCKING = 0x1  # CU_STREAM_NON_BLOCKING
@@ -152,6 +154,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         self._starts: list[int] = []  # sorted starts of _allocs, _globals and VMM runs (allocation() bisects)
         self._streams, self._events, self._modules = set(), set(), set()
         self._globals: dict[int, int] = {}
+        self._mapped_host: dict[int, int] = {}  # mapped host memory: device address -> size (host_map)
         self._attrs: dict[int, int] | None = None
         self.clock = KernelClock(_lib, _ffi, _check)
         self.launcher = launches.make(_ffi, _lib, self.clock)
@@ -331,7 +334,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         if i >= 0:
             start = self._starts[i]
             size = (self._allocs.get(start) or self._globals.get(start) or self._runs.get(start)
-                    or self._opened.get(start, 0))
+                    or self._opened.get(start, 0) or self._mapped_host.get(start, 0))
             if addr < start + size:
                 return start, size
         return None
@@ -365,9 +368,23 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         return out  # sent as it is: no second copy
 
     def host_register(self, addr, size):
-        # portable: every context of the worker may DMA from and to it
-        _check(_lib.cuMemHostRegister_v2(_ffi.cast("void *", addr), size, _HOST_REGISTER_PORTABLE))
+        # portable: every context of the worker may DMA from and to it; mapped: a program that asks
+        # (MAP_HOST) gets the device pointer of the same registration (pinned.py), none made twice
+        _check(_lib.cuMemHostRegister_v2(_ffi.cast("void *", addr), size,
+                                         _HOST_REGISTER_PORTABLE | _HOST_REGISTER_DEVICEMAP))
         return addr
+
+    def host_map(self, mapping):
+        d = _ffi.new("CUdeviceptr *")
+        _check(_lib.cuMemHostGetDevicePointer_v2(d, _ffi.cast("void *", mapping.addr + DATA), 0))
+        # copies and memsets at its device addresses are checked against it as against an allocation
+        self._mapped_host[int(d[0])] = mapping.size - DATA
+        self._track_start(int(d[0]))
+        return int(d[0])
+
+    def host_unmap(self, mapping):
+        if self._mapped_host.pop(mapping.devptr, None) is not None:
+            self._untrack_start(mapping.devptr)
 
     def host_unregister(self, handle):
         _check(_lib.cuMemHostUnregister(_ffi.cast("void *", handle)))

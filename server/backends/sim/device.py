@@ -16,6 +16,8 @@ from . import companion as sim_companion
 from .errors import SimError
 from .memory import WINDOWS, DeviceMemory
 from .sharing import ArenaSharing
+from .hostmap import HostMaps, map_segment
+from ...shm import DATA
 from .properties import attributes
 
 GRID_WORKSPACE_BYTES = 16
@@ -83,6 +85,7 @@ class SimDevice(SimArrays, Device):
         self.device_time = 0.0  # seconds spent executing kernels (accounting, scheduling)
         self._workspace = 0  # grid-sync workspace of cooperative launches, allocated on first use
         self._physical: set[SimPhysical] = set()  # physical allocations of the VMM API
+        self._host_maps: HostMaps | None = None  # mapped host memory (hostmap.py), made at the first MAP_HOST
 
     def attributes(self) -> dict[int, int]:
         return self._attrs
@@ -170,6 +173,16 @@ class SimDevice(SimArrays, Device):
 
     def ipc_close(self, addr: int) -> None:
         self._sharing().close(addr)
+
+    # -- mapped host memory (hostmap.py): the program's pinned segment in the arena --
+    def host_map(self, mapping) -> int:
+        if self._host_maps is None or self._host_maps.memory is not self.memory:
+            self._host_maps = HostMaps(self.memory)
+        return map_segment(self._host_maps, mapping, DATA)
+
+    def host_unmap(self, mapping) -> None:
+        if self._host_maps is not None and self._host_maps.memory is self.memory:
+            self._host_maps.unmap(mapping.devptr)
 
     def ipc_event_export(self, event) -> dict:
         if not event.flags & EVENT_INTERPROCESS:

@@ -1,7 +1,8 @@
 // The Driver's pointer attributes, several at once as NVIDIA's cudart asks them for
 // cudaPointerGetAttributes (CuPy's DLPack export asks so): what the memory lacks (device memory's
 // host address) reads as NULL there, while the single query refuses it; memory CUDA does not know
-// reads as zeros, with no error; pinned host memory has both addresses.
+// reads as zeros, with no error; pinned host memory has both addresses (the device's is the one
+// cuMemHostGetDevicePointer gives).
 #include <cstdint>
 #include <cstdlib>
 #include <cuda.h>
@@ -57,8 +58,11 @@ int main() {
     void *pinned;
     CK(cuMemHostAlloc(&pinned, 8192, 0));
     CUdeviceptr pp = (CUdeviceptr)(uintptr_t)pinned;
+    // its device address is where the device maps it (through rgpu, the worker's address), else its own
+    CUdeviceptr mapped = 0;
+    if (cuMemHostGetDevicePointer(&mapped, pinned, 0) != CUDA_SUCCESS) mapped = pp;
     CK(ask(pp + 8, &g));
-    EXPECT(g.mtype == CU_MEMORYTYPE_HOST && g.host == (char *)pinned + 8 && g.dev == pp + 8 && g.start == pp);
+    EXPECT(g.mtype == CU_MEMORYTYPE_HOST && g.host == (char *)pinned + 8 && g.dev == mapped + 8 && g.start == pp);
 
     CK(cuMemFreeHost(pinned));
     CK(cuMemFree(d));

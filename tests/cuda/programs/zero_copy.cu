@@ -36,10 +36,14 @@ int main() {
     CHECK(cudaMemcpy(back, dev, sizeof back, cudaMemcpyDeviceToHost));
     EXPECT(back[0] == y[10] && back[3] == y[13]);
 
-    float *pinned, *nodev = nullptr;
+    // under unified addressing all pinned memory has a device address, not only what was asked mapped
+    float *pinned, *pdev = nullptr;
     CHECK(cudaMallocHost(&pinned, 4096));
-    EXPECT(cudaHostGetDevicePointer((void **)&nodev, pinned, 0) == cudaErrorNotSupported);
-    cudaGetLastError();
+    CHECK(cudaHostGetDevicePointer((void **)&pdev, pinned, 0));
+    for (int i = 0; i < 1024; i++) pinned[i] = 1.0f;
+    axpy<<<4, 256>>>(dx, pdev, 3.0f, 1024);
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(pinned[0] == 1.0f + 3.0f * x[0] && pinned[1023] == 1.0f + 3.0f * x[1023]);
     CHECK(cudaFreeHost(pinned));
     CHECK(cudaFreeHost(x));
     CHECK(cudaFreeHost(y));

@@ -1,6 +1,7 @@
 """Pinned host memory on the cuda backend, without a GPU (server/pinned.py over
 server/backends/cuda/device.py): the worker registers each mapped segment with the driver
-(cuMemHostRegister, portable) and copies between it and device memory with cuMemcpy*Async straight
+(cuMemHostRegister, portable and device-mapped: mapped host memory is the driver's device pointer of
+that registration) and copies between it and device memory with cuMemcpy*Async straight
 from and to the mapping — asynchronous in stream order for the async calls, waited for by the sync
 ones — and unregisters it at UNPIN and at the session's end.
 
@@ -84,6 +85,14 @@ CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
     reg_ptr = p, reg_size = n, reg_flags = flags, registered++;
     return CUDA_SUCCESS;
 }
+/* the registration's device address, for a registration made DEVICEMAP (at a device window of its own) */
+#define MAPPED_AT 0x900000000ull
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned int flags) {
+    if (!registered || !(reg_flags & 2) || flags || (char *)p < (char *)reg_ptr || (char *)p >= (char *)reg_ptr + reg_size)
+        return CUDA_ERROR_INVALID_VALUE;
+    *d = MAPPED_AT + (CUdeviceptr)((char *)p - (char *)reg_ptr);
+    return CUDA_SUCCESS;
+}
 CUresult cuMemHostUnregister(void *p) { unregistered += p == reg_ptr; return p == reg_ptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
     h2d_calls++;
@@ -141,12 +150,28 @@ def test_a_mapped_segment_is_registered_with_the_driver_portable(gpu, segment):
     view, addr = pinned.region([name, nonce, size, DATA, 4096])
     assert fake.fake_registered() == registered + 1
     assert fake.fake_reg_ptr() == addr - DATA and fake.fake_reg_size() == size  # the whole mapping
-    assert fake.fake_reg_flags() == 1  # CU_MEMHOSTREGISTER_PORTABLE
+    assert fake.fake_reg_flags() == 3  # CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP
     pinned.region([name, nonce, size, DATA + 4096, 4096])
     assert fake.fake_registered() == registered + 1  # once per segment
     with pytest.raises(CudaError):
         pinned.region([name, b"x" * 16, size, DATA, 4096])  # another nonce under the same name
     assert pinned.drop(name) and fake.fake_unregistered() == unregistered + 1
+
+
+def test_map_host_hands_back_the_drivers_device_pointer_of_the_registration(gpu, segment):
+    """Mapped host memory (MAP_HOST): the device address is the one the driver gives for the segment's
+    first data byte in the registration copies already use; no second registration is made, and
+    UNPIN takes the mapping away with the registration."""
+    dev, fake = gpu
+    name, nonce, size = segment
+    pinned = PinnedHost(_Session(dev))
+    registered, unregistered = fake.fake_registered(), fake.fake_unregistered()
+    assert pinned.device_map(name, nonce, size) == 0x900000000 + DATA
+    assert pinned.device_map(name, nonce, size) == 0x900000000 + DATA  # once per segment
+    assert fake.fake_registered() == registered + 1
+    with pytest.raises(CudaError):
+        pinned.device_map(name, b"y" * 16, size)  # another nonce under the same name
+    assert pinned.drop(name) and fake.fake_unregistered() == unregistered + 1 and not pinned.maps
 
 
 def test_async_copies_dma_from_and_to_the_mapping_in_stream_order(gpu, segment):

@@ -1,0 +1,210 @@
+"""numba-cuda's own test suite, which nobody here wrote, through `rgpu run` as a new user would run it:
+the `numba.cuda.tests` package of the pinned numba-cuda wheel (tests/support/frameworks.py, with the
+pytest, filecheck and cffi its modules import), one pytest test per numba module, each module run by
+tests/frameworks/numba_suite.py, all of them in one program (numba's import and NVVM's set-up cost
+seconds a program: run apart, the driver modules alone took 4.4 minutes instead of 18 seconds)
+against a server of the test backend (RGPU_TEST_DEVICE: the software GPU at sm_120, numba's newest
+target in CUDA 13.0, or a real GPU), once per test run.
+
+Every numba test must pass, or be skipped for a reason a real GPU of the same kind shares (SHARED_SKIPS:
+one GPU per server, no nvJitLink in the pins, the suite's prebuilt binaries not built, numba's own
+disabled tests); on the software GPU each module's pass count is asserted too, so a test that stops
+running shows. SIM_GAPS names the tests the software GPU fails where a GPU passes (two), each with its cause;
+they must fail just so (and pass on a GPU), so a gap that closes or changes shows as well.
+
+The modules: all of `cudadrv` (the driver layer: contexts, memory of every kind, streams, events,
+linking, modules) and the `cudapy` modules in CUDAPY, chosen for what they reach (atomics, warp and
+cooperative-group intrinsics, shared and local memory, math and fp16, records, exceptions, launch
+configurations, device functions, streams, IPC of arrays, gufuncs) within about 8 minutes on two cores."""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DEVICE, server_argv
+from tests.support import frameworks, nvlibs
+from tests.support.daemons import DaemonSet, free_url
+from rgpu.client.server_client import ping
+
+pytestmark = pytest.mark.e2e
+
+RUNNER = Path(__file__).resolve().parents[1] / "frameworks" / "numba_suite.py"
+SIM_ARCH = "sm_120"  # the newest part CUDA 13.0's NVVM targets (as test_frameworks.py)
+
+# Skip reasons (their text, as numba gives it) that a real GPU of the same kind gets too
+SHARED_SKIPS = {
+    "need more than 1 gpus": "a multi-GPU test: each test server has one GPU",
+    "This test requires multiple GPUs": "a multi-GPU test: each test server has one GPU",
+    "nvJitLink not installed or new enough (>12.3)": "nvJitLink is not among the pinned wheels (numba links "
+                                                    "through the driver's cuLink*, docs/frameworks.md)",
+    "NUMBA_CUDA_TEST_BIN_DIR not set": "the suite's prebuilt test binaries (its Makefile, nvcc at test time) "
+                                       "are not built",
+    "necessary binaries not generated.": "the suite's prebuilt test binaries are not built",
+    "Requires PR #6367": "numba's own: disabled in its source",
+    "Disabled temporarily due to Issue #317": "numba's own: disabled in its source",
+    "Bad triple doesn't fail verify on CUDA >= 12.5": "the toolkit's NVVM (13.0) no longer fails it",
+    "": "numba's own: @unittest.skip without a reason (oversubscribing managed memory, a manual test)",
+    "curand_kernel.h not available on this system": "cuRAND's headers are not among the pinned wheels",
+    "External streams are usable with hardware": "a test of numba's simulator",
+    "Numbast generated bindings": "numba's own: its generated fp16 bindings emit no PTX to check",
+    "Numba and NumPy stride semantics differ for transpose": "numba's own: disabled in its source",
+}
+# Skips numba makes for its own simulator (NUMBA_ENABLE_CUDASIM) or for other platforms, and for
+# compute capabilities other than the device's: conditions of numba's, on any device
+SHARED_SKIP_PATTERNS = [re.compile(p) for p in (
+    r"[Ss]imulator", r"[Ww]indows", r"compute capability", r"\bcc\b", r"CC [0-9]", r"requires .*cc",
+    r"[Nn]eeds? .*(sm_|cc|capability)", r"not supported on .*(sm|cc|capability)",
+)]
+
+# Tests the software GPU fails where a GPU passes: test id suffix -> (what the failure must say, why)
+SIM_GAPS = {
+    "test_cuda_driver.TestAcceleratedArchitecture.test_device_arch_specific": (
+        "CUDA_ERROR_NOT_SUPPORTED",
+        "tensormap.replace (sm_90a/sm_120a) is not in the software GPU's interpreter: the module is "
+        "refused where the driver would load it"),
+    "test_cuda_array_interface.TestCudaArrayInterface.test_fortran_contiguous": (
+        "CURAND_STATUS_LAUNCH_FAILURE",
+        "CuPy's cuRAND carries SASS for sm_120 and no PTX the software GPU could run at the sm_120 numba "
+        "needs (at the default sm_130 it takes the PTX)"),
+}
+
+CUDADRV = [
+    "test_array_attr", "test_context_stack", "test_cuda_array_slicing", "test_cuda_auto_context",
+    "test_cuda_devicerecord", "test_cuda_driver", "test_cuda_memory", "test_cuda_ndarray",
+    "test_deallocations", "test_detect", "test_emm_plugins", "test_events", "test_host_alloc", "test_init",
+    "test_inline_ptx", "test_is_fp16", "test_linkable_code", "test_linker", "test_managed_alloc",
+    "test_module_callbacks", "test_nvjitlink", "test_nvrtc", "test_nvvm_driver", "test_pinned",
+    "test_profiler", "test_reset_device", "test_runtime", "test_select_device", "test_streams",
+]
+# Left out: test_localmem (its test_struct_model_type_arr writes 10 ints into a 1-int array, which a GPU's
+# allocation granule absorbs and the software GPU's exact bounds do not: the fault then poisons every
+# test after it in the program), test_matmul (loads no test), test_array_alignment and test_bfloat16
+# (two minutes and 40 seconds here), and the rest for time.
+CUDAPY = [
+    "test_alignment", "test_analysis", "test_array", "test_array_args", "test_array_methods",
+    "test_atomics", "test_blackscholes", "test_boolean", "test_casting", "test_cffi", "test_compiler",
+    "test_complex", "test_complex_kernel", "test_const_string", "test_constmem", "test_cooperative_groups",
+    "test_cuda_array_interface", "test_cuda_jit_no_types", "test_device_func", "test_exception",
+    "test_fastmath", "test_forall", "test_freevar", "test_frexp_ldexp", "test_globals", "test_gufunc",
+    "test_idiv", "test_intrinsics", "test_ipc", "test_laplace", "test_launch_config_sensitive",
+    "test_libdevice", "test_math", "test_minmax", "test_montecarlo", "test_multithreads", "test_powi",
+    "test_print", "test_random", "test_record_dtype", "test_reduction", "test_slicing", "test_sm",
+    "test_sm_creation", "test_stream_api", "test_sync", "test_transpose", "test_userexc", "test_vector_type",
+    "test_warp_ops"]
+
+# On the software GPU, how many of each module's tests pass (the rest are SHARED_SKIPS and SIM_GAPS)
+PASSED = {
+    "cudadrv.test_array_attr": 11, "cudadrv.test_context_stack": 9, "cudadrv.test_cuda_array_slicing": 30,
+    "cudadrv.test_cuda_auto_context": 1, "cudadrv.test_cuda_devicerecord": 12, "cudadrv.test_cuda_driver": 17,
+    "cudadrv.test_cuda_memory": 15, "cudadrv.test_cuda_ndarray": 64, "cudadrv.test_deallocations": 13,
+    "cudadrv.test_detect": 3, "cudadrv.test_emm_plugins": 6, "cudadrv.test_events": 3,
+    "cudadrv.test_host_alloc": 4, "cudadrv.test_init": 5, "cudadrv.test_inline_ptx": 1,
+    "cudadrv.test_is_fp16": 2, "cudadrv.test_linkable_code": 0, "cudadrv.test_linker": 22,
+    "cudadrv.test_managed_alloc": 4, "cudadrv.test_module_callbacks": 8, "cudadrv.test_nvjitlink": 0,
+    "cudadrv.test_nvrtc": 1, "cudadrv.test_nvvm_driver": 8, "cudadrv.test_pinned": 2, "cudadrv.test_profiler": 1,
+    "cudadrv.test_reset_device": 1, "cudadrv.test_runtime": 0, "cudadrv.test_select_device": 1,
+    "cudadrv.test_streams": 0,
+    "cudapy.test_alignment": 2, "cudapy.test_analysis": 36, "cudapy.test_array": 23,
+    "cudapy.test_array_args": 11, "cudapy.test_array_methods": 2, "cudapy.test_atomics": 128,
+    "cudapy.test_blackscholes": 1, "cudapy.test_boolean": 1, "cudapy.test_casting": 12, "cudapy.test_cffi": 1,
+    "cudapy.test_compiler": 34, "cudapy.test_complex": 28, "cudapy.test_complex_kernel": 1,
+    "cudapy.test_const_string": 5, "cudapy.test_constmem": 8, "cudapy.test_cooperative_groups": 8,
+    "cudapy.test_cuda_array_interface": 26, "cudapy.test_cuda_jit_no_types": 4, "cudapy.test_device_func": 31,
+    "cudapy.test_exception": 5, "cudapy.test_fastmath": 14, "cudapy.test_forall": 4, "cudapy.test_freevar": 1,
+    "cudapy.test_frexp_ldexp": 4, "cudapy.test_globals": 1, "cudapy.test_gufunc": 27, "cudapy.test_idiv": 2,
+    "cudapy.test_intrinsics": 68, "cudapy.test_ipc": 5, "cudapy.test_laplace": 1,
+    "cudapy.test_launch_config_sensitive": 1, "cudapy.test_libdevice": 320, "cudapy.test_math": 47,
+    "cudapy.test_minmax": 8, "cudapy.test_montecarlo": 1, "cudapy.test_multithreads": 4, "cudapy.test_powi": 8,
+    "cudapy.test_print": 11, "cudapy.test_random": 7, "cudapy.test_record_dtype": 36,
+    "cudapy.test_reduction": 7, "cudapy.test_slicing": 2, "cudapy.test_sm": 18, "cudapy.test_sm_creation": 13,
+    "cudapy.test_stream_api": 5, "cudapy.test_sync": 19, "cudapy.test_transpose": 4, "cudapy.test_userexc": 1,
+    "cudapy.test_vector_type": 4, "cudapy.test_warp_ops": 20,
+}
+
+MODULES = [f"cudadrv.{m}" for m in CUDADRV] + [f"cudapy.{m}" for m in CUDAPY]
+
+
+def _env(workdir: Path) -> dict:
+    """numba's environment, and cuRAND alone on the library path for the CuPy that numba's array
+    interface tests use (not the math libraries' whole directory: numba would find nvJitLink there and
+    link SASS, which the software GPU cannot run; docs/frameworks.md)."""
+    env = frameworks.numba_env()
+    if os.environ.get("RGPU_FRAMEWORKS_PYTHON"):
+        return env
+    libs = workdir / "curand-only"
+    libs.mkdir(exist_ok=True)
+    link = libs / "libcurand.so.10"
+    if not link.exists():
+        link.symlink_to(nvlibs.library("curand"))
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(libs), env.get("LD_LIBRARY_PATH")]))
+    return env
+
+
+def run_suite(out: Path) -> dict:
+    """Every module of MODULES in one program through `rgpu run` against a server of the test backend
+    (numba's import and its NVVM's set-up are paid once): tests/frameworks/numba_suite.py's report."""
+    with DaemonSet() as daemons:
+        url = free_url()
+        daemons.start(server_argv(url, "--sim-memory", "2GiB", "--sim-arch", SIM_ARCH), ready=lambda: ping(url),
+                      deadline_s=30)
+        cmd = [sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
+               str(frameworks.python()), str(RUNNER), str(out), *(f"numba.cuda.tests.{m}" for m in MODULES)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=1500, cwd=out.parent, env=_env(out.parent))
+    (out.parent / "numba_suite.log").write_text(p.stdout + p.stderr)
+    return json.loads(out.read_text()) if out.exists() else {}
+
+
+@pytest.fixture(scope="session")
+def numba_report(tmp_path_factory):
+    """The suite's results, run once per test run: under pytest-xdist the first worker to ask runs
+    it (the others wait on the lock) and all read the same report."""
+    shared = tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") \
+        else tmp_path_factory.getbasetemp()
+    out, done = shared / "numba_suite.json", shared / "numba_suite.done"
+    with open(shared / "numba_suite.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            run_suite(out)
+            done.write_text("")
+    report = json.loads(out.read_text()) if out.exists() else {}
+    log = (shared / "numba_suite.log").read_text() if (shared / "numba_suite.log").exists() else ""
+    return report, log[-4000:]
+
+
+def shared_skip(reason: str) -> bool:
+    return reason in SHARED_SKIPS or any(p.search(reason) for p in SHARED_SKIP_PATTERNS)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_numba_module_passes(module, numba_report):
+    report, log = numba_report
+    name = f"numba.cuda.tests.{module}"
+    assert name in report, f"{name} did not run; the suite's output ends:\n{log}"
+    tests = report[name]["tests"]
+    outcomes = {t: o for t, (o, _) in tests.items()}
+    gaps = {t: SIM_GAPS[k] for t in tests for k in SIM_GAPS if t.endswith(k)}
+    bad = {t: why[-1500:] for t, (o, why) in tests.items()
+           if o not in ("passed", "skipped", "expected_failure") and (DEVICE != "sim" or t not in gaps)}
+    assert not bad, "\n\n".join(f"{t}: {outcomes[t]}\n{why}" for t, why in bad.items())
+    odd_skips = {t: why for t, (o, why) in tests.items() if o == "skipped" and not shared_skip(why)}
+    assert not odd_skips, f"skipped for a reason a GPU would not share: {odd_skips}"
+    for t, (must_say, why) in gaps.items():
+        o, reason = tests[t]
+        if DEVICE == "sim":  # the gap as known: it fails, for its cause
+            assert o in ("failed", "error") and must_say in reason, f"{t} ({why}) now gives {o}: {reason[-1500:]}"
+        else:
+            assert o == "passed", f"{t}: {o}"
+    passed = sum(o == "passed" for o in outcomes.values())
+    skipped = sorted(t.rsplit(".", 2)[-2] + "." + t.rsplit(".", 1)[-1] for t, o in outcomes.items() if o == "skipped")
+    print(f"{module}: {passed} passed, {len(skipped)} skipped {skipped}")
+    if DEVICE == "sim":
+        assert passed == PASSED[module], f"{module}: {passed} passed, {PASSED[module]} expected"
+    else:
+        assert passed > 0 or all(o == "skipped" for o in outcomes.values())
