@@ -1,5 +1,5 @@
 """Benchmark (issue 39, attacks 3 and 6, and the controller's fuzz): what a flood from one tenant
-costs its neighbour on one software GPU — a launch flood, and a session flood (one user opening
+costs its neighbour on one software GPU — an endless kernel, a launch flood, and a session flood (one user opening
 every session its limits allow, then holding them or churning at the cap) — and what a peer
 fuzzing the controller costs another user's reserve + release. Each against the same figure alone,
 measured in the same run; goal p99 <= 2x alone.
@@ -98,6 +98,56 @@ def test_neighbour_beside_a_launch_flood(sim, figures):
     print(f"\nneighbour launch+sync alone: p50 {alone[0]:.2f} ms p99 {alone[1]:.2f} ms ({alone[2]} round trips); "
           f"beside a flood of {sent.value:.0f} launches/s: p50 {beside[0]:.2f} ms p99 {beside[1]:.2f} ms "
           f"({beside[2]} round trips)")
+
+
+# ---- beside an endless kernel: another tenant's kernel that never ends ----------------------------
+ENDLESS = b""".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry spin() {
+$L_spin:
+    bra.uni $L_spin;
+}
+"""
+
+
+def _endless(url, stop, started):
+    s = Session(url)
+    rc, (module,), _, msg = s.call("cuModuleLoadData", hashlib.sha256(ENDLESS).hexdigest(), len(ENDLESS), "", 0, 1,
+                                   len(ENDLESS), bulk=[ENDLESS])
+    assert rc == 0, msg
+    rc, (f,), _, _ = s.call("cuModuleGetFunction", module, "spin")
+    s.raw_call(LAUNCH, [f, 1, 1, 1, 32, 1, 1, 0, 0, b""], sync=False)
+    s.call("cuStreamQuery", 0)   # the launch has reached the worker (the query answers NOT_READY)
+    started.set()
+    stop.wait()
+    s.close()                    # the server ends the session; its worker is killed if it must be
+
+
+def test_neighbour_beside_an_endless_kernel(sim, figures):
+    """A kernel that never ends, from another session: the GPU's time slices pause it for the
+    neighbour's turn (issue 39's baseline beside the floods)."""
+    s, f = _session(sim)
+    alone = _round_trips(s, f, SECONDS)
+    s.close()
+    ctx = mp.get_context("spawn")
+    stop, started = ctx.Event(), ctx.Event()
+    spinner = ctx.Process(target=_endless, args=(sim, stop, started))
+    spinner.start()
+    try:
+        assert started.wait(60), "the endless kernel was not launched"
+        s, f = _session(sim)
+        beside = _round_trips(s, f, SECONDS)
+        s.close()
+    finally:
+        stop.set()
+        spinner.join(30)
+        if spinner.is_alive():
+            spinner.kill()
+    figures["neighbour p99 beside an endless kernel"] = {"rgpu": beside[1], "raw": alone[1],
+                                                          "unit": "ms (goal <= 2x)"}
+    print(f"\nneighbour launch+sync alone: p50 {alone[0]:.2f} ms p99 {alone[1]:.2f} ms ({alone[2]} round trips); "
+          f"beside an endless kernel: p50 {beside[0]:.2f} ms p99 {beside[1]:.2f} ms ({beside[2]} round trips)")
 
 
 # ---- beside a session flood: one tenant opening as many sessions as its limits allow ----------------

@@ -14,8 +14,9 @@ import sys
 import pytest
 
 from rgpu.controller import users
+from rgpu.protocol import curve
 from tests.support.bedpool import ROOT
-from tests.support.controller import CONTROLLER_KEY
+from tests.support.controller import CONTROLLER_KEY, SECRET
 from tests.support.daemons import wait_until
 from tests.support.testbed import CONTROLLER_PORT, WORKER_PORTS
 
@@ -104,9 +105,14 @@ def test_a_stranger_on_the_cpu_host_is_refused(bed_pool, tmp_path, cuda_program)
     f = bed_pool.cli("run", "--controller", bed_pool.url, "--", query, env={**stranger, "RGPU_CREDENTIAL": str(forged)})
     assert f.returncode != 0 and "OK device_query" not in f.stdout, f.stdout + f.stderr
     assert "does not know the credential of mallory" in f.stderr and "[unauthenticated]" in f.stderr, f.stderr
-    # straight to a pool server, with no lease: refused by the server, and told why
+    # straight to a pool server: without its key, refused by the client (its wire is CURVE, and a key
+    # taken from the wire itself would be an attacker's to give); with it (a server's key is public),
+    # refused by the server for want of a lease, and told why
     url = next(iter(bed_pool.servers))
     d = bed_pool.cli("run", "--server", url, "--", query, env=stranger)
+    assert d.returncode != 0 and "key is not known here" in d.stderr, d.stdout + d.stderr
+    keyed = f"{url}@{curve.key_hex(curve.server_data_keys(SECRET.encode(), url).public)}"
+    d = bed_pool.cli("run", "--server", keyed, "--", query, env=stranger)
     assert d.returncode != 0 and "opens sessions only for lease holders" in d.stderr, d.stdout + d.stderr
     assert bed_pool.cli_json("leases")["leases"] == []
 
