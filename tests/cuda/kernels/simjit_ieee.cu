@@ -157,14 +157,51 @@ extern "C" __global__ void ieee_cvt(const float *fa, const double *da, const lon
     D[n * k++] = CVT("cvt.rn.f64.u32", "=d", double, "r", u32);
 }
 
-// Directed rounding, which the compiler leaves to the interpreter (jit/check.py): the kernel
-// must run interpreted.
-extern "C" __global__ void ieee_directed(const float *a, const float *b, float *out, int n) {
+// f32 arithmetic in the directed rounding modes (the compiler follows the interpreter's
+// algorithm: rounding.py's round to odd and round_to).
+extern "C" __global__ void ieee_directed(const float *a, const float *b, const float *c, float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float x = a[i], y = b[i];
+    float x = a[i], y = b[i], z = c[i];
     float *o = out + i;
     int k = 0;
     o[n * k++] = F2("add.rz.f32", x, y);
+    o[n * k++] = F2("sub.rz.f32", x, y);
+    o[n * k++] = F2("mul.rz.f32", x, y);
+    o[n * k++] = F2("div.rz.f32", x, y);
+    o[n * k++] = F3("fma.rz.f32");
+    o[n * k++] = F1("sqrt.rz.f32");
+    o[n * k++] = F1("rcp.rz.f32");
+    o[n * k++] = F2("add.rm.f32", x, y);
+    o[n * k++] = F2("sub.rm.f32", x, y);
     o[n * k++] = F2("mul.rm.f32", x, y);
+    o[n * k++] = F2("div.rm.f32", x, y);
+    o[n * k++] = F3("fma.rm.f32");
+    o[n * k++] = F1("sqrt.rm.f32");
+    o[n * k++] = F1("rcp.rm.f32");
+    o[n * k++] = F2("add.rp.f32", x, y);
+    o[n * k++] = F2("sub.rp.f32", x, y);
+    o[n * k++] = F2("mul.rp.f32", x, y);
+    o[n * k++] = F2("div.rp.f32", x, y);
+    o[n * k++] = F3("fma.rp.f32");
+    o[n * k++] = F1("sqrt.rp.f32");
+    o[n * k++] = F1("rcp.rp.f32");
+    o[n * k++] = F2("add.rm.ftz.f32", x, y);
+    o[n * k++] = F2("mul.rp.ftz.sat.f32", x, y);
+    o[n * k++] = F3("fma.rz.ftz.f32");
+    o[n * k++] = F3("fma.rm.sat.f32");
+    o[n * k++] = F1("sqrt.rp.ftz.f32");
+    o[n * k++] = F2("div.rz.ftz.f32", x, y);
+}
+
+// f64 arithmetic in a directed mode, which the compiler leaves to the interpreter (jit/check.py:
+// the interpreter computes it over exact rationals): the kernel must run interpreted.
+extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, double *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double x = a[i], y = b[i];
+    double *o = out + i;
+    int k = 0;
+    o[n * k++] = D2("add.rz.f64", x, y);
+    o[n * k++] = D2("mul.rm.f64", x, y);
 }

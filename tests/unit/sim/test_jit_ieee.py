@@ -167,16 +167,32 @@ def test_conversions_at_the_edges_match_the_interpreter(make_device, ieee_image,
     assert stats.thread_instructions == ref_stats.thread_instructions
 
 
-def test_directed_rounding_runs_interpreted(make_device, ieee_image, jit_mode):
-    """A form the compiler cannot make exact leaves the whole kernel to the interpreter."""
-    a, b, _ = float_operands("f32", np.random.default_rng(45))
-    n = len(a)
+def test_f32_directed_rounding_matches_the_interpreter(make_device, ieee_image, jit_mode):
+    """add, sub, mul, div, fma, sqrt and rcp in .rz, .rm and .rp (and with .ftz, .sat): the
+    compiled kernel gives the interpreter's bits on every edge input."""
     names = slots("ieee_directed")["o"]
-    (want,), _ = _run(make_device, ieee_image, False, jit_mode, "ieee_directed", (a, b), [(len(names), np.uint32)], n)
+    a, b, c = float_operands("f32", np.random.default_rng(45))
+    n = len(a)
+    (want,), ref_stats = _run(make_device, ieee_image, False, jit_mode, "ieee_directed", (a, b, c),
+                              [(len(names), np.uint32)], n)
+    (got,), stats = _run(make_device, ieee_image, True, jit_mode, "ieee_directed", (a, b, c),
+                         [(len(names), np.uint32)], n)
+    bad = _differences(names, want, got, n, nan_only=False)
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
+def test_f64_directed_rounding_runs_interpreted(make_device, ieee_image, jit_mode):
+    """A form the compiler does not cover leaves the whole kernel to the interpreter."""
+    a, b, _ = float_operands("f64", np.random.default_rng(45))
+    n = len(a)
+    names = slots("ieee_directed_f64")["o"]
+    (want,), _ = _run(make_device, ieee_image, False, jit_mode, "ieee_directed_f64", (a, b),
+                      [(len(names), np.uint64)], n)
     jit_mode(True)
     mod = KernelModule.load(ieee_image)
     dev = make_device(mod)
-    out = dev.zeros(len(names) * n, np.uint32)
-    dev.launch("ieee_directed", (n + 127) // 128, 128, dev.put(a), dev.put(b), out, n)
-    assert mod.jitted(mod.functions["ieee_directed"]) is None
-    assert not _differences(names, want, dev.get(out, len(names) * n, np.uint32), n, nan_only=False)
+    out = dev.zeros(len(names) * n, np.uint64)
+    dev.launch("ieee_directed_f64", (n + 127) // 128, 128, dev.put(a), dev.put(b), out, n)
+    assert mod.jitted(mod.functions["ieee_directed_f64"]) is None
+    assert not _differences(names, want, dev.get(out, len(names) * n, np.uint64), n, nan_only=True)

@@ -2,7 +2,7 @@
 
 Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
 the emitters themselves: f16/bf16 and 128-bit values are refused). What is left out, and why:
-directed rounding (.rz/.rm/.rp) of float arithmetic, transcendental approximations (sin, cos,
+directed rounding (.rz/.rm/.rp) of f64 arithmetic (f32 is compiled: ops.DIRECTED_F32), transcendental approximations (sin, cos,
 lg2, ex2, tanh: the interpreter's values come from numpy's own routines), printf and assert,
 textures, async copies, tensor-core ops, calls the sim implements itself, f16/bf16 and packed
 types, volatile (and acquire) loads: spins on flags and warp-synchronous code need threads that
@@ -21,16 +21,17 @@ IGNORED = frozenset({"global", "shared", "shared::cta", "local", "const", "param
 INT = frozenset({"b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "b64", "u64", "s64"})
 FLT = frozenset({"f32", "f64"})
 ALL = INT | FLT | {"pred"}
+RND = frozenset({"rn", "rz", "rm", "rp"})  # directed: f32 only (below)
 CMPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu",
                   "geu", "num", "nan"})
 
 FORMS: dict[str, frozenset] = {
-    "mov": ALL, "add": INT | FLT | {"rn", "ftz", "sat"}, "sub": INT | FLT | {"rn", "ftz", "sat"},
-    "mul": INT | FLT | {"lo", "hi", "wide", "rn", "ftz", "sat"},
-    "mad": INT | FLT | {"lo", "hi", "wide", "rn", "ftz", "sat"}, "fma": FLT | {"rn", "ftz", "sat"},
-    "div": INT | FLT | {"rn", "approx", "full", "ftz"}, "rem": INT,
+    "mov": ALL, "add": INT | FLT | RND | {"ftz", "sat"}, "sub": INT | FLT | RND | {"ftz", "sat"},
+    "mul": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat"},
+    "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat"}, "fma": FLT | RND | {"ftz", "sat"},
+    "div": INT | FLT | RND | {"approx", "full", "ftz"}, "rem": INT,
     "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | {"ftz"}, "neg": INT | FLT | {"ftz"},
-    "sqrt": FLT | {"rn", "approx", "ftz"}, "rcp": FLT | {"rn", "approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
+    "sqrt": FLT | RND | {"approx", "ftz"}, "rcp": FLT | RND | {"approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
     "and": INT | {"pred"}, "or": INT | {"pred"}, "xor": INT | {"pred"}, "not": INT | {"pred"}, "cnot": INT,
     "shl": INT, "shr": INT, "popc": INT, "clz": INT, "brev": INT, "bfe": INT, "bfi": INT, "prmt": {"b32"},
     "bfind": INT | {"shiftamt"}, "shf": {"l", "r", "wrap", "clamp", "b32", "u32", "s32"}, "activemask": {"b32"}, "isspacep": {"global", "shared", "local", "param", "const"},
@@ -75,6 +76,9 @@ def why_not(prog: Program) -> str | None:
             # the interpreter sums the lanes of one instruction as a tree (ops_mem.atomic_rmw), an
             # order a thread-at-a-time schedule cannot reproduce bit for bit
             return f"float atomic {ins.opcode} (PTX line {ins.line})"
+        if "f64" in parts and any(p in parts for p in ("rz", "rm", "rp")) and base != "cvt":
+            # the interpreter computes these over exact rationals, lane by lane
+            return f"f64 arithmetic in a directed rounding mode: {ins.opcode} (PTX line {ins.line})"
         if base == "shfl" and len(ins.operands) < 4:
             return f"{ins.opcode} (PTX line {ins.line})"
     return None

@@ -38,7 +38,7 @@ def _type(ins) -> str:
     return ts[-1]
 
 
-def _space(parts) -> str:
+def space_of(parts) -> str:
     for p in parts:
         if p in SPACES:
             return p
@@ -92,8 +92,12 @@ def _canon(b: Body, x: str, t: str) -> str:
 
 
 def _float_op(k, b, ins, parts, t, nargs, f, canon=True) -> None:
-    if any(p in parts for p in ("rz", "rm", "rp")):
-        raise Unsupported(f"directed rounding {ins.opcode}")
+    mode = next((p for p in parts if p in DIRECTED), None)
+    if mode is not None:
+        if t != "f32" or parts[0] not in DIRECTED_F32:
+            # f64 in a directed mode is computed over exact rationals by the interpreter
+            raise Unsupported(f"directed rounding {ins.opcode}")
+        f = DIRECTED_F32[parts[0]](mode)
     flush = "ftz" in parts and t == "f32"
     xs = [k.get(b, o, t) for o in ins.operands[1:1 + nargs]]
     if flush:
@@ -106,6 +110,105 @@ def _float_op(k, b, ins, parts, t, nargs, f, canon=True) -> None:
     if canon:
         r = _canon(b, r, t)
     k.set(b, ins.operands[0], t, r)
+
+
+# -- f32 in a directed rounding mode (ptx/ops_float._sum_like, _fma, _unary; rounding.py) ----------------
+# The interpreter's own algorithm, step for step: the operation in f64 (exact for products; a sum
+# rounded to odd; a quotient or root rounded to nearest, which never lands on an f32 value unless
+# the exact one is), then that f64 rounded to f32 in the mode (rounding.round_to), and in
+# round-towards-minus an exact zero sum made -0 (rounding.rm_zero).
+DIRECTED = ("rz", "rm", "rp")
+
+
+def _ext(b, x):
+    return b(f"fpext float {x} to double")
+
+
+def _add_odd(b, x, y):
+    """rounding.add_odd: x + y (f64) with the bits lost folded into the last one."""
+    s = b(f"fadd double {x}, {y}")
+    bb = b(f"fsub double {s}, {x}")
+    sa = b(f"fsub double {s}, {bb}")
+    e = b(f"fadd double {b(f'fsub double {x}, {sa}')}, {b(f'fsub double {y}, {bb}')}")
+    bits = b(f"bitcast double {s} to i64")
+    finite = b(f"fcmp olt double {b(f'call double @llvm.fabs.f64(double {s})')}, 0x7FF0000000000000")
+    even = b(f"icmp eq i64 {b(f'and i64 {bits}, 1')}, 0")
+    lost = b(f"fcmp une double {e}, 0.0")
+    fix = b(f"and i1 {b(f'and i1 {lost}, {finite}')}, {even}")
+    away = b(f"icmp eq i1 {b(f'fcmp ogt double {e}, 0.0')}, {b(f'fcmp ogt double {s}, 0.0')}")
+    moved = b(f"select i1 {away}, i64 {b(f'add i64 {bits}, 1')}, i64 {b(f'sub i64 {bits}, 1')}")
+    return b(f"bitcast i64 {b(f'select i1 {fix}, i64 {moved}, i64 {bits}')} to double")
+
+
+def _round_to_f32(b, x, mode):
+    """rounding.round_to(x, f32, mode): nearest first, then one step towards the mode's side when
+    that passed the exact value (numpy's nextafter as bits: the steps never start at a zero of the
+    wrong sign, see below)."""
+    r = b(f"fptrunc double {x} to float")
+    back = b(f"fpext float {r} to double")
+    bits = b(f"bitcast float {r} to i32")
+    neg = b(f"icmp slt i32 {bits}, 0")
+    up, down = b(f"add i32 {bits}, 1"), b(f"sub i32 {bits}, 1")
+    if mode == "rz":  # |r| > |x|: r is not zero, one step less in magnitude
+        fix = b(f"fcmp ogt double {b(f'call double @llvm.fabs.f64(double {back})')}, "
+                f"{b(f'call double @llvm.fabs.f64(double {x})')}")
+        step = down
+    elif mode == "rm":  # r > x: x < 0, so r is negative or -0; towards -inf is one more in magnitude
+        fix = b(f"fcmp ogt double {back}, {x}")
+        step = b(f"select i1 {neg}, i32 {up}, i32 {down}")
+    else:  # r < x: x > 0, so r is positive or +0
+        fix = b(f"fcmp olt double {back}, {x}")
+        step = b(f"select i1 {neg}, i32 {down}, i32 {up}")
+    return b(f"bitcast i32 {b(f'select i1 {fix}, i32 {step}, i32 {bits}')} to float")
+
+
+def _rm_zero(b, r, exact, x, y):
+    """rounding.rm_zero: an exact zero sum is -0 in round-towards-minus unless both terms are +0."""
+    zx = b(f"icmp eq i64 {b(f'bitcast double {x} to i64')}, 0")
+    zy = b(f"icmp eq i64 {b(f'bitcast double {y} to i64')}, 0")
+    zero = b(f"fcmp oeq double {exact}, 0.0")
+    plus = b(f"and i1 {zx}, {zy}")
+    neg0 = b(f"and i1 {zero}, {b(f'xor i1 {plus}, true')}")
+    return b(f"select i1 {neg0}, float -0.0, float {r}")
+
+
+def _directed_sum(kind):
+    def make(mode):
+        def f(b, ty, x, y):
+            x64, y64 = _ext(b, x), _ext(b, y)
+            if kind == "sub":
+                y64 = b(f"fneg double {y64}")
+            s = _add_odd(b, x64, y64)
+            r = _round_to_f32(b, s, mode)
+            return _rm_zero(b, r, s, x64, y64) if mode == "rm" else r
+        return f
+    return make
+
+
+def _directed_fma(mode):
+    def f(b, ty, x, y, z):
+        p = b(f"fmul double {_ext(b, x)}, {_ext(b, y)}")
+        z64 = _ext(b, z)
+        s = _add_odd(b, p, z64)
+        r = _round_to_f32(b, s, mode)
+        return _rm_zero(b, r, s, p, z64) if mode == "rm" else r
+    return f
+
+
+def _directed_f64_op(op):
+    """mul, div: the f64 result (exact, or nearest) rounded to f32; rcp and sqrt likewise."""
+    def make(mode):
+        if op == "rcp":
+            return lambda b, ty, x: _round_to_f32(b, b(f"fdiv double 1.0, {_ext(b, x)}"), mode)
+        if op == "sqrt":
+            return lambda b, ty, x: _round_to_f32(b, b(f"call double @llvm.sqrt.f64(double {_ext(b, x)})"), mode)
+        return lambda b, ty, x, y: _round_to_f32(b, b(f"{op} double {_ext(b, x)}, {_ext(b, y)}"), mode)
+    return make
+
+
+DIRECTED_F32 = {"add": _directed_sum("add"), "sub": _directed_sum("sub"), "mul": _directed_f64_op("fmul"),
+                "div": _directed_f64_op("fdiv"), "fma": _directed_fma, "mad": _directed_fma,
+                "rcp": _directed_f64_op("rcp"), "sqrt": _directed_f64_op("sqrt")}
 
 
 def _minmax_f(b, ty, x, y, is_min):
@@ -489,7 +592,7 @@ def e_mov(k, b, pc, ins, parts) -> None:
 def e_cvta(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     to = "to" in parts
-    space = _space(parts)
+    space = space_of(parts)
     d, a = ins.operands[:2]
     if a.kind == "sym":
         v = k.generic(a.value) + a.offset if not to else k.sym(a.value)[1] + a.offset
@@ -509,7 +612,7 @@ def _vec(parts) -> int:
 def e_ld(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     nvec = _vec(parts)
-    space = _space(parts)
+    space = space_of(parts)
     dst, src = ins.operands[0], ins.operands[1]
     dsts = dst.value if dst.kind == "vec" else [dst]
     size = bits_of(t) // 8 if t != "pred" else 1
@@ -520,7 +623,8 @@ def e_ld(k, b, pc, ins, parts) -> None:
         off = k.prog.kparams[src.value] + src.offset
         for n, o in enumerate(dsts):
             p = b(f"getelementptr i8, ptr %kparam, i64 {off + n * size}")
-            k.set(b, o, t, b(f"load {lty(t)}, ptr {p}, align 1"))
+            inv = ", !invariant.load !2" if k.params_fixed else ""
+            k.set(b, o, t, b(f"load {lty(t)}, ptr {p}, align 1{inv}"))
         return
     a, sp = k.address(b, src, space)
     p = k.pointer(b, a, sp, size * nvec)
@@ -533,7 +637,7 @@ def e_ld(k, b, pc, ins, parts) -> None:
 def e_st(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     nvec = _vec(parts)
-    space = _space(parts)
+    space = space_of(parts)
     dst, src = ins.operands[0], ins.operands[1]
     srcs = src.value if src.kind == "vec" else [src]
     size = bits_of(t) // 8
@@ -564,7 +668,7 @@ def e_atom(k, b, pc, ins, parts) -> None:
     d, a, rest = (None, ops[0], ops[1:]) if is_red else (ops[0], ops[1], ops[2:])
     x = k.get(b, rest[0], t)
     y = k.get(b, rest[1], t) if opname == "cas" else None
-    addr, sp = k.address(b, a, _space(parts))
+    addr, sp = k.address(b, a, space_of(parts))
     p = k.pointer(b, addr, sp, size)
     ty = lty(t)
     if is_flt(t):

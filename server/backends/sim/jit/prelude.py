@@ -4,8 +4,10 @@ the fault codes, and the address checks (LLVM IR text) every memory access goes 
 A global access checks its address against the allocation table (sorted starts and ends, shared
 with DeviceMemory) by binary search, once; the allocation found is remembered in a slot of the
 context per instruction, so the next access of the same instruction (the next thread, the next
-iteration) costs two compares. Shared, local and parameter accesses are checked against their
-window's size. Checks come in the interpreter's order: outside first, then misaligned.
+iteration) costs one rotate and one compare (inside and aligned at once; see g_slow). Shared, local
+and parameter accesses are checked against their window's size the same way; a refused access
+takes a cold path that tells the faults apart in the interpreter's order: outside first, then
+misaligned.
 """
 from __future__ import annotations
 
@@ -112,6 +114,8 @@ declare i16 @llvm.bitreverse.i16(i16)
 declare i32 @llvm.bitreverse.i32(i32)
 declare i64 @llvm.bitreverse.i64(i64)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+declare i64 @llvm.cttz.i64(i64, i1)
+declare i64 @llvm.fshr.i64(i64, i64, i64)
 
 define internal ptr @g_slow(ptr noalias %ctx, i64 %a, i64 %w, i64 %slot) noinline {{
 entry:
@@ -146,17 +150,33 @@ found:
   %ok = and i1 %fits, %nowrap
   br i1 %ok, label %inside, label %out
 inside:
+  ; remember the allocation for this instruction (its width is fixed): an access at a is then
+  ; inside and aligned exactly when rotr(a - lo, log2 w) <u lim, with lim = (e - lo - w) / w + 1;
+  ; an allocation whose start is not aligned to w, or shorter than w, is not remembered
+  %wm = sub i64 %w, 1
+  %mis = and i64 %a, %wm
+  %isal = icmp eq i64 %mis, 0
+  br i1 %isal, label %remember, label %misal
+remember:
+  %s0mis = and i64 %s0, %wm
+  %s0al = icmp eq i64 %s0mis, 0
+  %span = sub i64 %e, %s0
+  %roomy = icmp uge i64 %span, %w
+  %keep = and i1 %s0al, %roomy
+  br i1 %keep, label %store, label %ok2
+store:
   %k = mul i64 %slot, 2
   %k0 = add i64 %k, {SLOTS}
   %k1 = add i64 %k, {SLOTS + 1}
   %c0 = getelementptr i64, ptr %ctx, i64 %k0
   %c1 = getelementptr i64, ptr %ctx, i64 %k1
+  %room = sub i64 %span, %w
+  %lg = call i64 @llvm.cttz.i64(i64 %w, i1 true)
+  %units = lshr i64 %room, %lg
+  %lim = add i64 %units, 1
   store i64 %s0, ptr %c0, align 8
-  store i64 %e, ptr %c1, align 8
-  %wm = sub i64 %w, 1
-  %mis = and i64 %a, %wm
-  %isal = icmp eq i64 %mis, 0
-  br i1 %isal, label %ok2, label %misal
+  store i64 %lim, ptr %c1, align 8
+  br label %ok2
 ok2:
 {_field("arena", ARENA, "ptr")}{_field("base", BASE)}  %off = sub i64 %a, %base
   %p = getelementptr i8, ptr %arena, i64 %off
@@ -173,25 +193,19 @@ entry:
   %c0 = getelementptr i64, ptr %ctx, i64 %k0
   %c1 = getelementptr i64, ptr %ctx, i64 %k1
   %lo = load i64, ptr %c0, align 8
-  %hi = load i64, ptr %c1, align 8
-  %end = add i64 %a, %w
-  %x1 = icmp uge i64 %a, %lo
-  %x2 = icmp ule i64 %end, %hi
-  %x3 = icmp uge i64 %end, %a
-  %wm = sub i64 %w, 1
-  %mis = and i64 %a, %wm
-  %x4 = icmp eq i64 %mis, 0
-  %y1 = and i1 %x1, %x2
-  %y2 = and i1 %x3, %x4
-  %ok = and i1 %y1, %y2
+  %lim = load i64, ptr %c1, align 8
+  %d = sub i64 %a, %lo
+  %lg = call i64 @llvm.cttz.i64(i64 %w, i1 true)
+  %r = call i64 @llvm.fshr.i64(i64 %d, i64 %d, i64 %lg)
+  %ok = icmp ult i64 %r, %lim
   br i1 %ok, label %fast, label %slow, !prof !1
 fast:
 {_field("arena", ARENA, "ptr")}{_field("base", BASE)}  %off = sub i64 %a, %base
   %p = getelementptr i8, ptr %arena, i64 %off
   ret ptr %p
 slow:
-  %r = call ptr @g_slow(ptr %ctx, i64 %a, i64 %w, i64 %slot)
-  ret ptr %r
+  %sp = call ptr @g_slow(ptr %ctx, i64 %a, i64 %w, i64 %slot)
+  ret ptr %sp
 }}
 
 {_window("saddr", SLIMIT, SHARED, 3)}
