@@ -157,6 +157,47 @@ extern "C" __global__ void ieee_cvt(const float *fa, const double *da, const lon
     D[n * k++] = CVT("cvt.rn.f64.u32", "=d", double, "r", u32);
 }
 
+// Conversions in the directed rounding modes and to and from f16 (in .b16 registers): 32-bit
+// results in w[slot * n + i], f64 ones in d[slot * n + i]; h holds lane i's f16 bits.
+extern "C" __global__ void ieee_cvt_more(const float *fa, const double *da, const long long *ia,
+                                         const unsigned short *ha, unsigned *w, double *d, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float f = fa[i];
+    double g = da[i];
+    int s32 = (int)ia[i];
+    unsigned u32 = (unsigned)ia[i];
+    unsigned short h = ha[i];
+    unsigned *W = w + i;
+    double *D = d + i;
+    int k = 0;
+    W[n * k++] = __float_as_uint(CVT("cvt.rz.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rm.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rp.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rz.ftz.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rm.sat.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rz.f32.s32", "=f", float, "r", s32));
+    W[n * k++] = __float_as_uint(CVT("cvt.rm.f32.s32", "=f", float, "r", s32));
+    W[n * k++] = __float_as_uint(CVT("cvt.rp.f32.u32", "=f", float, "r", u32));
+    W[n * k++] = CVT("cvt.rn.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rz.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rm.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rp.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rn.ftz.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rn.f16.f64", "=h", unsigned short, "d", g);
+    W[n * k++] = CVT("cvt.rz.f16.f64", "=h", unsigned short, "d", g);
+    W[n * k++] = CVT("cvt.rp.f16.f64", "=h", unsigned short, "d", g);
+    W[n * k++] = CVT("cvt.rn.f16.s32", "=h", unsigned short, "r", s32);
+    W[n * k++] = CVT("cvt.rm.f16.u32", "=h", unsigned short, "r", u32);
+    W[n * k++] = __float_as_uint(CVT("cvt.f32.f16", "=f", float, "h", h));
+    W[n * k++] = __float_as_uint(CVT("cvt.rni.f32.f16", "=f", float, "h", h));
+    W[n * k++] = CVT("cvt.rni.s32.f16", "=r", int, "h", h);
+    W[n * k++] = CVT("cvt.rzi.u32.f16", "=r", unsigned, "h", h);
+    k = 0;
+    D[n * k++] = CVT("cvt.f64.f16", "=d", double, "h", h);
+    D[n * k++] = CVT("cvt.rz.f64.s32", "=d", double, "r", s32);
+}
+
 // f32 arithmetic in the directed rounding modes (the compiler follows the interpreter's
 // algorithm: rounding.py's round to odd and round_to).
 extern "C" __global__ void ieee_directed(const float *a, const float *b, const float *c, float *out, int n) {

@@ -167,6 +167,28 @@ def test_conversions_at_the_edges_match_the_interpreter(make_device, ieee_image,
     assert stats.thread_instructions == ref_stats.thread_instructions
 
 
+F16_BITS = [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3BFF, 0x3C00, 0x3C01, 0x3800, 0x3E00, 0x4100,
+            0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7C01, 0x7E00, 0x7FFF, 0xFE01, 0x5A00, 0xD9FF, 0x6BFF, 0x77FF]
+
+
+def test_directed_and_f16_conversions_match_the_interpreter(make_device, ieee_image, jit_mode):
+    """cvt to f32 in .rz/.rm/.rp from f64 and 32-bit integers, and between f16 and f32, f64 and
+    integers: bit for bit the interpreter's on the conversion edges, f16 ones included."""
+    names = slots("ieee_cvt_more")
+    n = 1024
+    rng = np.random.default_rng(46)
+    fa, da, ia = cvt_operands(n, rng)
+    ha = np.array((F16_BITS + rng.integers(0, 1 << 16, n).tolist())[:n], np.uint16)
+    outs = [(len(names["W"]), np.uint32), (len(names["D"]), np.uint64)]
+    (want, ref_stats), (got, stats) = (_run(make_device, ieee_image, on, jit_mode, "ieee_cvt_more",
+                                            (fa, da, ia, ha), outs, n) for on in (False, True))
+    bad = []
+    for var, w, g in zip("WD", want, got):
+        bad += _differences(names[var], w, g, n, nan_only=var == "D")
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
 def test_f32_directed_rounding_matches_the_interpreter(make_device, ieee_image, jit_mode):
     """add, sub, mul, div, fma, sqrt and rcp in .rz, .rm and .rp (and with .ftz, .sat): the
     compiled kernel gives the interpreter's bits on every edge input."""

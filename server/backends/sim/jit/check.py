@@ -1,13 +1,16 @@
 """The PTX the compiler covers: a kernel with any instruction outside it runs in the interpreter.
 
 Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
-the emitters themselves: f16/bf16 and 128-bit values are refused). What is left out, and why:
-directed rounding (.rz/.rm/.rp) of f64 arithmetic (f32 is compiled: ops.DIRECTED_F32), transcendental approximations (sin, cos,
-lg2, ex2, tanh: the interpreter's values come from numpy's own routines), printf and assert,
-textures, async copies, tensor-core ops, calls the sim implements itself, f16/bf16 and packed
-types, volatile (and acquire) loads: spins on flags and warp-synchronous code need threads that
-run at once, float atomics (the interpreter adds the lanes of one instruction as a tree: its rounding
-follows that order), and named barriers with thread counts.
+the emitters themselves: bf16, packed and 128-bit values are refused; f16 only in conversions,
+held in .b16 registers). What is left out, and why: directed rounding (.rz/.rm/.rp) of f64
+arithmetic (the interpreter computes it over exact rationals; f32 is compiled,
+ops.DIRECTED_F32), transcendental approximations (sin, cos, lg2, ex2, tanh: the interpreter's
+values come from numpy's own routines), printf and assert, textures, async copies, tensor-core
+ops, calls the sim implements itself, f16 arithmetic and registers, bf16 and packed types,
+volatile (and acquire) loads: spins on flags and warp-synchronous code need threads that run at
+once, float atomics (the interpreter adds the lanes of one instruction, across every block of
+the batch it runs together, as a tree: its rounding follows an order a thread-at-a-time schedule
+does not have), and named barriers with thread counts.
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ FORMS: dict[str, frozenset] = {
     "shl": INT, "shr": INT, "popc": INT, "clz": INT, "brev": INT, "bfe": INT, "bfi": INT, "prmt": {"b32"},
     "bfind": INT | {"shiftamt"}, "shf": {"l", "r", "wrap", "clamp", "b32", "u32", "s32"}, "activemask": {"b32"}, "isspacep": {"global", "shared", "local", "param", "const"},
     "setp": ALL | CMPS | {"and", "or", "xor", "ftz"}, "selp": ALL,
-    "cvt": INT | FLT | {"rn", "rni", "rzi", "rmi", "rpi", "ftz", "sat"},
+    "cvt": INT | FLT | RND | {"f16", "rni", "rzi", "rmi", "rpi", "ftz", "sat"},
     "cvta": INT | {"to", "global", "shared", "local", "param", "const"},
     "ld": ALL | IGNORED | {"v2", "v4"}, "ldu": ALL | IGNORED | {"v2", "v4"}, "st": ALL | IGNORED | {"v2", "v4"},
     "atom": INT | FLT | IGNORED | {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"},

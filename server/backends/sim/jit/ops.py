@@ -142,24 +142,30 @@ def _add_odd(b, x, y):
 
 def _round_to_f32(b, x, mode):
     """rounding.round_to(x, f32, mode): nearest first, then one step towards the mode's side when
-    that passed the exact value (numpy's nextafter as bits: the steps never start at a zero of the
-    wrong sign, see below)."""
+    that passed the exact value."""
     r = b(f"fptrunc double {x} to float")
-    back = b(f"fpext float {r} to double")
-    bits = b(f"bitcast float {r} to i32")
-    neg = b(f"icmp slt i32 {bits}, 0")
-    up, down = b(f"add i32 {bits}, 1"), b(f"sub i32 {bits}, 1")
-    if mode == "rz":  # |r| > |x|: r is not zero, one step less in magnitude
+    bits = _directed_step(b, b(f"bitcast float {r} to i32"), "i32", b(f"fpext float {r} to double"), x, mode)
+    return b(f"bitcast i32 {bits} to float")
+
+
+def _directed_step(b, bits, it, back, x, mode):
+    """The bits of a nearest-rounded float r (`back`: r as f64) moved one step as numpy's nextafter
+    in rounding.round_to: towards zero (rz) when |r| > |x|, down (rm) when r > x, up (rp) when
+    r < x. The steps never start at a zero of the wrong sign (r > x means x < 0, so r is negative
+    or -0), so on the bits they are +-1."""
+    neg = b(f"icmp slt {it} {bits}, 0")
+    up, down = b(f"add {it} {bits}, 1"), b(f"sub {it} {bits}, 1")
+    if mode == "rz":  # r is not zero, one step less in magnitude
         fix = b(f"fcmp ogt double {b(f'call double @llvm.fabs.f64(double {back})')}, "
                 f"{b(f'call double @llvm.fabs.f64(double {x})')}")
         step = down
-    elif mode == "rm":  # r > x: x < 0, so r is negative or -0; towards -inf is one more in magnitude
+    elif mode == "rm":
         fix = b(f"fcmp ogt double {back}, {x}")
-        step = b(f"select i1 {neg}, i32 {up}, i32 {down}")
-    else:  # r < x: x > 0, so r is positive or +0
+        step = b(f"select i1 {neg}, {it} {up}, {it} {down}")
+    else:
         fix = b(f"fcmp olt double {back}, {x}")
-        step = b(f"select i1 {neg}, i32 {down}, i32 {up}")
-    return b(f"bitcast i32 {b(f'select i1 {fix}, i32 {step}, i32 {bits}')} to float")
+        step = b(f"select i1 {neg}, {it} {down}, {it} {up}")
+    return b(f"select i1 {fix}, {it} {step}, {it} {bits}")
 
 
 def _rm_zero(b, r, exact, x, y):
@@ -512,13 +518,28 @@ def e_selp(k, b, pc, ins, parts) -> None:
     k.set(b, d, t, b(f"select i1 {cv}, {lty(t)} {xv}, {lty(t)} {yv}"))
 
 
+def _to_int(b, v, dt, irnd) -> str:
+    """An f64 value to integer type dt: rounded by irnd (default .rzi), saturated, NaN -> 0."""
+    v = b(f"call double @llvm.{INT_ROUND[irnd or 'rzi']}.f64(double {v})")
+    w = bits_of(dt)
+    lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if dt[0] == "s" else (0, (1 << w) - 1)
+    big = b(f"fcmp oge double {v}, {dconst(float(hi))}")
+    small = b(f"fcmp ole double {v}, {dconst(float(lo))}")
+    out = b(f"or i1 {b(f'or i1 {big}, {small}')}, {b(f'fcmp uno double {v}, 0.0')}")
+    safe = b(f"select i1 {out}, double 0.0, double {v}")
+    r = b(f"{'fptosi' if dt[0] == 's' else 'fptoui'} double {safe} to i{w}")
+    r = b(f"select i1 {small}, i{w} {lo}, i{w} {r}")
+    return b(f"select i1 {big}, i{w} {_lit(hi, w)}, i{w} {r}")
+
+
 def e_cvt(k, b, pc, ins, parts) -> None:
     ts = types_in(parts)
     dt, at = ts[0], ts[-1]
     irnd = next((p for p in parts if p in INT_ROUND), None)
     frnd = next((p for p in parts if p in ("rn", "rz", "rm", "rp")), None)
-    if frnd not in (None, "rn"):
-        raise Unsupported(f"directed rounding {ins.opcode}")
+    mode = frnd if frnd in DIRECTED else None
+    if "f16" in (dt, at):
+        return _cvt_f16(k, b, ins, parts, dt, at, irnd, mode)
     d, a = ins.operands[:2]
     x = k.get(b, a, at)
     if is_flt(at):
@@ -528,27 +549,28 @@ def e_cvt(k, b, pc, ins, parts) -> None:
             if "sat" in parts:
                 raise Unsupported(ins.opcode)
             v = x if at == "f64" else b(f"fpext float {x} to double")
-            v = b(f"call double @llvm.{INT_ROUND[irnd or 'rzi']}.f64(double {v})")
-            w = bits_of(dt)
-            lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if dt[0] == "s" else (0, (1 << w) - 1)
-            big = b(f"fcmp oge double {v}, {dconst(float(hi))}")
-            small = b(f"fcmp ole double {v}, {dconst(float(lo))}")
-            out = b(f"or i1 {b(f'or i1 {big}, {small}')}, {b(f'fcmp uno double {v}, 0.0')}")
-            safe = b(f"select i1 {out}, double 0.0, double {v}")
-            r = b(f"{'fptosi' if dt[0] == 's' else 'fptoui'} double {safe} to i{w}")
-            r = b(f"select i1 {small}, i{w} {lo}, i{w} {r}")
-            r = b(f"select i1 {big}, i{w} {_lit(hi, w)}, i{w} {r}")
-            return k.set(b, d, dt, r)
+            return k.set(b, d, dt, _to_int(b, v, dt, irnd))
         if irnd:
             x = b(f"call {lty(at)} @llvm.{INT_ROUND[irnd]}.{at}({lty(at)} {x})")
         if dt == at:
-            r = x
+            r = x  # in any mode: the value is one of the type's
         elif dt == "f64":
             r = b(f"fpext float {x} to double")
+        elif mode:
+            r = _round_to_f32(b, x, mode)  # ops_cvt._to_float: rounding.round_to
         else:
             r = b(f"fptrunc double {x} to float")
     elif is_flt(dt):
-        r = b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to {lty(dt)}")
+        if mode and dt == "f32":
+            # ops_cvt._int_as_float: a 32-bit (or narrower) integer is exact in f64, then rounded
+            # in the mode; a 64-bit one is rounded over rationals there
+            if bits_of(at) > 32:
+                raise Unsupported(f"directed rounding {ins.opcode}")
+            r = _round_to_f32(b, b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to double"), mode)
+        elif mode and bits_of(at) > 32:
+            raise Unsupported(f"directed rounding {ins.opcode}")
+        else:  # f64 from 32 bits is exact in every mode
+            r = b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to {lty(dt)}")
     else:
         if "sat" in parts:
             raise Unsupported(ins.opcode)
@@ -559,6 +581,71 @@ def e_cvt(k, b, pc, ins, parts) -> None:
     if "sat" in parts:
         r = _sat(b, r, dt)
     k.set(b, d, dt, _canon(b, r, dt))  # an f32 NaN from a float source: canonical (ops_cvt._to_float)
+
+
+def _odd_f32(b, x) -> str:
+    """f64 -> f32 rounded to odd (rounding.f64_to_f32_odd): rounding it once more, to f16, gives
+    the correctly rounded result of x itself."""
+    r = b(f"fptrunc double {x} to float")
+    back = b(f"fpext float {r} to double")
+    bits = b(f"bitcast float {r} to i32")
+    inexact = b(f"fcmp one double {back}, {x}")
+    low = b(f"and i32 {bits}, 1")
+    fix = b(f"and i1 {inexact}, {b(f'icmp eq i32 {low}, 0')}")
+    up = b(f"fcmp ogt double {x}, {back}")
+    grow = b(f"xor i1 {up}, {b(f'icmp slt i32 {bits}, 0')}")  # up from a positive, down from a negative
+    step = b(f"select i1 {grow}, i32 {b(f'add i32 {bits}, 1')}, i32 {b(f'sub i32 {bits}, 1')}")
+    return b(f"bitcast i32 {b(f'select i1 {fix}, i32 {step}, i32 {bits}')} to float")
+
+
+def _cvt_f16(k, b, ins, parts, dt, at, irnd, mode) -> None:
+    """cvt to or from f16 (held in .b16 registers), as ops_cvt: the source exact in f64, rounded
+    once to the destination (rounding.round_to), f16 NaNs canonical 0x7fff. The host's F16C
+    instructions convert (engine.py compiles for the host CPU; without them LLVM would call
+    runtime routines the JIT does not link)."""
+    from .engine import host_has
+    if not host_has("f16c"):
+        raise Unsupported("f16 conversions on a host without F16C")
+    d, a = ins.operands[:2]
+    if "sat" in parts or "relu" in parts or (dt == at):
+        raise Unsupported(ins.opcode)
+    if at == "f16":
+        h = b(f"bitcast i16 {k.get(b, a, 'b16')} to half")
+        v = b(f"fpext half {h} to float")
+        if irnd:  # an f16 rounded to an integer is exact in f32
+            v = b(f"call float @llvm.{INT_ROUND[irnd]}.f32(float {v})")
+        if not is_flt(dt):
+            return k.set(b, d, dt, _to_int(b, b(f"fpext float {v} to double"), dt, irnd))
+        r = v if dt == "f32" else b(f"fpext float {v} to double")
+        if "ftz" in parts:
+            r = _ftz(b, r, dt)
+        return k.set(b, d, dt, _canon(b, r, dt))
+    # to f16
+    x = k.get(b, a, at)
+    if at == "f32":
+        if "ftz" in parts:
+            x = _ftz(b, x, at)
+        if irnd:
+            x = b(f"call float @llvm.{INT_ROUND[irnd]}.f32(float {x})")
+        x64 = b(f"fpext float {x} to double")
+        narrow = x  # f32 -> f16 in one rounding
+    else:
+        if at == "f64":
+            x64 = b(f"call double @llvm.{INT_ROUND[irnd]}.f64(double {x})") if irnd else x
+        elif bits_of(at) <= 32:
+            x64 = b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to double")
+        else:  # numpy's own int64 -> f16 cast is the interpreter's reference there
+            raise Unsupported(ins.opcode)
+        narrow = _odd_f32(b, x64)
+    h = b(f"fptrunc float {narrow} to half")
+    bits = b(f"bitcast half {h} to i16")
+    if mode:
+        wide = b(f"fpext half {h} to float")
+        back = b(f"fpext float {wide} to double")
+        bits = _directed_step(b, bits, "i16", back, x64, mode)
+    mag = b(f"and i16 {bits}, 32767")
+    nan = b(f"icmp ugt i16 {mag}, 31744")
+    k.set(b, d, "b16", b(f"select i1 {nan}, i16 32767, i16 {bits}"))
 
 
 def _lit(v: int, w: int) -> str:
