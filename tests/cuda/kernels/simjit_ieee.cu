@@ -198,6 +198,25 @@ extern "C" __global__ void ieee_cvt_more(const float *fa, const double *da, cons
     D[n * k++] = CVT("cvt.rz.f64.s32", "=d", double, "r", s32);
 }
 
+// NaNs through chains of f32 arithmetic, then read by what can see their bits: a store, a sign
+// flip, an integer operation, a shuffle (the compiler leaves the NaNs of such chains as the host
+// makes them and makes them canonical where they are read). n is a multiple of the block size.
+extern "C" __global__ void ieee_chain(const float *a, const float *b, const float *c, unsigned *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = a[i], y = b[i], z = c[i];
+    float r = x;
+    for (int j = 0; j < 4; ++j) r = fmaf(r, y, z);
+    float q = r * x + y;
+    unsigned *o = out + i;
+    o[0] = __float_as_uint(r);
+    o[n] = __float_as_uint(-r);
+    o[2 * n] = __float_as_uint(fabsf(q));
+    o[3 * n] = __float_as_uint(q) ^ 1u;
+    o[4 * n] = __float_as_uint(fminf(q, y));
+    o[5 * n] = __float_as_uint(__shfl_down_sync(0xffffffffu, q, 1));
+    o[6 * n] = __float_as_uint(q < y ? q : -y);
+}
+
 // f32 arithmetic in the directed rounding modes (the compiler follows the interpreter's
 // algorithm: rounding.py's round to odd and round_to).
 extern "C" __global__ void ieee_directed(const float *a, const float *b, const float *c, float *out, int n) {

@@ -189,6 +189,22 @@ def test_directed_and_f16_conversions_match_the_interpreter(make_device, ieee_im
     assert stats.thread_instructions == ref_stats.thread_instructions
 
 
+def test_nans_through_float_chains_read_as_bits_match_the_interpreter(make_device, ieee_image, jit_mode):
+    """f32 results read only by f32 arithmetic keep the host's NaN (jit/codegen.lazy_nan_registers);
+    every reader that can see the bits (a store, neg, abs, an integer op, a shuffle, a select)
+    sees the interpreter's canonical NaN."""
+    a, b, c = float_operands("f32", np.random.default_rng(47))
+    n = len(a) // 128 * 128
+    a, b, c = a[:n], b[:n], c[:n]
+    (want,), ref_stats = _run(make_device, ieee_image, False, jit_mode, "ieee_chain", (a, b, c), [(7, np.uint32)], n)
+    (got,), stats = _run(make_device, ieee_image, True, jit_mode, "ieee_chain", (a, b, c), [(7, np.uint32)], n)
+    names = ["fma chain", "neg", "abs", "xor", "min", "shfl.down", "select"]
+    bad = _differences(names, want, got, n, nan_only=False)
+    assert not bad, _report(bad)
+    assert np.isnan(want[:n].view(np.float32)).sum() > 100  # the chains did carry NaNs
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
 def test_f32_directed_rounding_matches_the_interpreter(make_device, ieee_image, jit_mode):
     """add, sub, mul, div, fma, sqrt and rcp in .rz, .rm and .rp (and with .ftz, .sat): the
     compiled kernel gives the interpreter's bits on every edge input."""

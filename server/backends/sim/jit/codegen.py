@@ -58,6 +58,7 @@ class Kernel:
         self.dirty = liveness.written_since_stop(prog, names, set(self.sync_pcs))
         self.rf_off = {name: 8 * k for k, name in enumerate(liveness.members(keep, names))}
         self.rf_size = 8 * len(self.rf_off)
+        self.lazy_nan = lazy_nan_registers(prog)
         # the kernel's parameters cannot change under it unless it writes through a generic
         # address (which may land in the parameter window, as the interpreter allows)
         self.params_fixed = not any(
@@ -89,14 +90,18 @@ class Kernel:
     def reg(self, name: str) -> str:
         return f"%R{self.index[name]}"
 
-    def get(self, b: Body, o, t: str) -> str:
-        """Operand `o` read as PTX type t (an LLVM value of lty(t))."""
+    def get(self, b: Body, o, t: str, raw: bool = False) -> str:
+        """Operand `o` read as PTX type t (an LLVM value of lty(t)). A register of lazy_nan (its
+        f32 NaNs left as the host made them) is made canonical here unless `raw`: the reader is
+        f32 arithmetic, a comparison or a conversion that cannot tell one NaN from another."""
         w = bits_of(t)
         if o.kind == "reg":
             name = o.value
             if name in self.regs:
                 src = bits_of(self.regs[name][0])
                 v = b(f"load i{src}, ptr {self.reg(name)}, align 8")
+                if name in self.lazy_nan and not raw:
+                    v = canonical_bits(b, v)
             elif name in self.specials:
                 src, v = 32, self.specials[name]
             else:
@@ -354,6 +359,8 @@ class Kernel:
                 b.do(f"store {ty} {v}, ptr {self.reg(name)}, align 8")
             else:
                 v = b(f"load {ty}, ptr {self.reg(name)}, align 8")
+                if name in self.lazy_nan:  # collectives read the file: its values are canonical
+                    v = canonical_bits(b, v)
                 if ty == "i1":
                     v = b(f"zext i1 {v} to i8")
                 b.do(f"store {mty} {v}, ptr {p}, align 8")
@@ -383,6 +390,45 @@ def _signed64(x: int) -> int:
 
 def types_of(ins) -> list[str]:
     return types_in(ins.opcode.split("."))
+
+
+# f32 arithmetic whose NaN results the interpreter makes canonical (ops._float_op with canon)
+LAZY_OPS = frozenset({"add", "sub", "mul", "div", "fma", "mad", "min", "max", "sqrt", "rcp", "rsqrt"})
+
+
+def lazy_nan_registers(prog: Program) -> frozenset:
+    """32-bit registers written only by f32 arithmetic. Their values are NaN-canonical in the
+    interpreter at every write; here the canonicalisation is left to the readers that could see
+    it (ops._float_op writes them raw, Kernel.get and the register file make them canonical), so
+    a chain of float operations (a dot product's fma after fma) does not wait on a compare and a
+    select per step: NaN or not is the same whatever the payload, and every other reader gets the
+    canonical bits the interpreter holds."""
+    writers: dict[str, bool] = {}
+    for ins in prog.code:
+        parts = ins.opcode.split(".")
+        for o in _written(ins):
+            ok = parts[0] in LAZY_OPS and types_in(parts)[-1:] == ["f32"] and len(ins.operands) <= 4
+            writers[o] = writers.get(o, True) and ok
+    return frozenset(r for r, ok in writers.items() if ok and r in prog.regs and prog.regs[r][0] in ("f32", "b32", "u32", "s32"))
+
+
+def _written(ins) -> list[str]:
+    """Registers an instruction may write: its first operand (and a vector's or pair's members)."""
+    parts = ins.opcode.split(".")
+    if parts[0] in ("st", "red", "bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap") or not ins.operands:
+        return []
+    d = ins.operands[0]
+    if d.kind == "reg":
+        return [d.value]
+    if d.kind == "vec":
+        return [o.value for o in d.value if getattr(o, "kind", None) == "reg"]
+    return []
+
+
+def canonical_bits(b: Body, v: str) -> str:
+    """32 bits holding an f32: a NaN as the GPU's 0x7fffffff."""
+    mag = b(f"and i32 {v}, 2147483647")
+    return b(f"select i1 {b(f'icmp ugt i32 {mag}, 2139095040')}, i32 2147483647, i32 {v}")
 
 
 __all__ = ["Kernel", "Unsupported", "sync_kind", "lty"]

@@ -99,7 +99,8 @@ def _float_op(k, b, ins, parts, t, nargs, f, canon=True) -> None:
             raise Unsupported(f"directed rounding {ins.opcode}")
         f = DIRECTED_F32[parts[0]](mode)
     flush = "ftz" in parts and t == "f32"
-    xs = [k.get(b, o, t) for o in ins.operands[1:1 + nargs]]
+    # NaN payloads of the operands cannot show in a result made canonical (codegen.lazy_nan_registers)
+    xs = [k.get(b, o, t, raw=canon) for o in ins.operands[1:1 + nargs]]
     if flush:
         xs = [_ftz(b, x, t) for x in xs]
     r = f(b, lty(t), *xs)
@@ -107,7 +108,7 @@ def _float_op(k, b, ins, parts, t, nargs, f, canon=True) -> None:
         r = _ftz(b, r, t)
     if "sat" in parts:
         r = _sat(b, r, t)
-    if canon:
+    if canon and not (ins.operands[0].kind == "reg" and ins.operands[0].value in k.lazy_nan):
         r = _canon(b, r, t)
     k.set(b, ins.operands[0], t, r)
 
@@ -492,7 +493,7 @@ def e_setp(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     bop = next((p for p in parts[2:] if p in ("and", "or", "xor")), None)
     d, x, y = ins.operands[:3]
-    xv, yv = k.get(b, x, t), k.get(b, y, t)
+    xv, yv = k.get(b, x, t, raw=is_flt(t)), k.get(b, y, t, raw=is_flt(t))
     if is_flt(t):
         r = b(f"fcmp {FCMP[cmp]} {lty(t)} {xv}, {yv}")
     else:
