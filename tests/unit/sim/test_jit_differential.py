@@ -63,6 +63,10 @@ def _case(name, dev, data, n):
         src, x = dev.put(data["i"] % 5000), dev.put(data["f"] * 3)
         io, fo, do = dev.zeros(n, np.int32), dev.zeros(2 * n, np.float32), dev.zeros(n, np.float64)
         return (n + 127) // 128, 128, [src, x, io, fo, do, n - 5], [(io, 4 * n), (fo, 8 * n), (do, 8 * n)]
+    if name == "shared_atomics":
+        src = dev.put(data["i"])
+        out, olds = dev.zeros(12 * 8, np.uint32), dev.zeros(8 * 160, np.uint32)
+        return 8, 160, [src, out, olds], [(out, 4 * 12 * 8), (olds, 4 * 8 * 160)]
     raise AssertionError(name)
 
 
@@ -76,7 +80,8 @@ def _run(make_device, image, name, on, jit_mode):
     return mod, [dev.mem.read(a, size) for a, size in outs], stats
 
 
-@pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent"])
+@pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent",
+                                  "shared_atomics"])
 def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_image, jit_mode, name):
     _, want, ref = _run(make_device, jit_image, name, False, jit_mode)
     mod, got, stats = _run(make_device, jit_image, name, True, jit_mode)

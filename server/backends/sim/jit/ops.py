@@ -745,6 +745,25 @@ ATOMIC_INT = {"add": "add", "exch": "xchg", "and": "and", "or": "or", "xor": "xo
               "inc": "uinc_wrap", "dec": "udec_wrap"}
 
 
+def _rmw(b, opname, t, old, x, y) -> str:
+    """The value an atomic leaves in memory (LLVM's atomicrmw and cmpxchg semantics, spelled out)."""
+    ty = ity(t)
+    if opname in ("add", "and", "or", "xor"):
+        return b(f"{opname} {ty} {old}, {x}")
+    if opname == "exch":
+        return x
+    if opname == "cas":
+        return b(f"select i1 {b(f'icmp eq {ty} {old}, {x}')}, {ty} {y}, {ty} {old}")
+    if opname in ("min", "max"):
+        cmp = ("s" if t[0] == "s" else "u") + ("lt" if opname == "min" else "gt")
+        return b(f"select i1 {b(f'icmp {cmp} {ty} {old}, {x}')}, {ty} {old}, {ty} {x}")
+    if opname == "inc":  # uinc_wrap: old >= x ? 0 : old + 1
+        return b(f"select i1 {b(f'icmp uge {ty} {old}, {x}')}, {ty} 0, {ty} {b(f'add {ty} {old}, 1')}")
+    # dec, udec_wrap: old == 0 or old > x ? x : old - 1
+    wrap = b(f"or i1 {b(f'icmp eq {ty} {old}, 0')}, {b(f'icmp ugt {ty} {old}, {x}')}")
+    return b(f"select i1 {wrap}, {ty} {x}, {ty} {b(f'sub {ty} {old}, 1')}")
+
+
 def e_atom(k, b, pc, ins, parts) -> None:
     is_red = parts[0] == "red"
     opname = next(p for p in parts if p in ("add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"))
@@ -761,7 +780,13 @@ def e_atom(k, b, pc, ins, parts) -> None:
     ty = lty(t)
     if is_flt(t):
         raise Unsupported(f"float atomic {ins.opcode}")  # check.py: the interpreter's summation order
-    if opname == "cas":
+    if sp in ("shared", "local"):
+        # a block's shared memory (and a thread's frame) is touched by the one worker thread that
+        # runs the block: no other thread can come between the read and the write, so the locked
+        # instruction (some 20 cycles on x86) is not needed
+        old = b(f"load {ty}, ptr {p}, align {size}")
+        b.do(f"store {ty} {_rmw(b, opname, t, old, x, y)}, ptr {p}, align {size}")
+    elif opname == "cas":
         pair = b(f"cmpxchg ptr {p}, {ty} {x}, {ty} {y} monotonic monotonic, align {size}")
         old = b(f"extractvalue {{ {ty}, i1 }} {pair}, 0")
     else:
