@@ -115,6 +115,19 @@ extern "C" __global__ void oob_shared(int *out, int idx) {
     out[threadIdx.x] = s[(threadIdx.x + idx) & 0xffff];
 }
 
+// 16-byte accesses at byte offsets from the caller, thread 0 at off0 (caching its allocation in
+// the compiled code's slot) and shared offset 0, thread 1 at off1 and shared offset s1: the edges
+// of an allocation and of the shared window, inside, one past, before, and misaligned.
+extern "C" __global__ void edge_access(const char *p, long long off0, long long off1, int s1, float *out) {
+    __shared__ float4 s[4];
+    long long off = threadIdx.x ? off1 : off0;
+    if (threadIdx.x < 4) s[threadIdx.x] = make_float4(1.0f, 2.0f, 3.0f, (float)threadIdx.x);
+    __syncthreads();
+    float4 v = *(const float4 *)(p + off);
+    float4 w = *(const float4 *)((const char *)s + (threadIdx.x ? s1 : 0));
+    out[threadIdx.x] = v.x + v.y + v.z + v.w + w.x + w.w;
+}
+
 // Every integer atomic on shared memory (the compiler writes them as plain read-modify-writes: a
 // block's shared memory belongs to the one worker thread running it). Final values do not depend
 // on the order of the threads; the values inc, cas and exch return follow thread order, which is

@@ -121,6 +121,31 @@ def test_a_bad_access_faults_as_the_interpreter_reports_it(make_device, jit_imag
     assert faults[1][0] == code
 
 
+@pytest.mark.parametrize("off1, s1", [(48, 48), (0, 16), (64, 0), (-16, 0), (52, 0), (8, 0), (40, 0), (1 << 40, 0),
+                                      (0, 64), (0, 56), (0, 60), (0, 8)])
+def test_access_checks_at_the_edges_agree_with_the_interpreter(make_device, jit_image, jit_mode, off1, s1):
+    """A 16-byte access per thread into a 64-byte allocation (and the 64-byte shared window): the
+    last one inside, one past, before the start, misaligned, far away. Both paths give the same
+    fault (or the same sums), also when another thread's access made the allocation the one the
+    compiled code checks against first. (A shared offset of 16 MiB or more is left out: the
+    interpreter reads it as a shared::cluster address, the compiled code as outside the window.)"""
+    results = []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(jit_image)
+        dev = make_device(mod)
+        p = dev.put(np.arange(16, dtype=np.float32))
+        out = dev.zeros(2, np.float32)
+        try:
+            dev.launch("edge_access", 1, 2, p, 16, off1, s1, out)
+            results.append(("ok", dev.get(out, 2, np.float32).tobytes()))
+        except SimFault as exc:
+            results.append((exc.code, exc.message))
+        if on:
+            assert mod.jitted(mod.functions["edge_access"]) is not None
+    assert results[0] == results[1]
+
+
 def test_a_kernel_outside_the_subset_runs_interpreted_and_says_why_once(make_device, jit_image, jit_mode):
     jit_mode(True)
     mod = KernelModule.load(jit_image)
