@@ -3,6 +3,7 @@
 // path against the interpreter (tests/unit/sim/test_jit_ieee.py). Each form is written as inline
 // PTX so that the instruction, its modifiers and its operand order are exactly the ones named.
 #include <cstdint>
+#include <cuda_fp16.h>
 
 #define F1(ptx) ({ float r_; asm(ptx " %0, %1;" : "=f"(r_) : "f"(x)); r_; })
 #define F2(ptx, p, q) ({ float r_; asm(ptx " %0, %1, %2;" : "=f"(r_) : "f"(p), "f"(q)); r_; })
@@ -196,6 +197,20 @@ extern "C" __global__ void ieee_cvt_more(const float *fa, const double *da, cons
     k = 0;
     D[n * k++] = CVT("cvt.f64.f16", "=d", double, "h", h);
     D[n * k++] = CVT("cvt.rz.f64.s32", "=d", double, "r", s32);
+}
+
+// cuda_fp16's own conversions as a kernel meets them: half2 unpacked into .f16 registers and
+// converted to f32, f32 pairs packed to f16x2 (cvt.rn.f16x2.f32), halves moved between registers.
+// out: 2 f32 per lane; back: 3 f16x2 words per lane (n lanes apart).
+extern "C" __global__ void ieee_half2(const __half2 *x, const float *fa, float *out, __half2 *back, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float2 f = __half22float2(x[i]);
+    out[2 * i] = f.x;
+    out[2 * i + 1] = f.y;
+    back[i] = __floats2half2_rn(fa[i], f.x);
+    back[n + i] = __halves2half2(__low2half(x[i]), __float2half_rz(fa[i]));
+    back[2 * n + i] = __floats2half2_rn(f.y * 3.0f, fa[i] * 0.5f);
 }
 
 // NaNs through chains of f32 arithmetic, then read by what can see their bits: a store, a sign

@@ -189,6 +189,24 @@ def test_directed_and_f16_conversions_match_the_interpreter(make_device, ieee_im
     assert stats.thread_instructions == ref_stats.thread_instructions
 
 
+def test_half2_conversions_through_f16_registers_match_the_interpreter(make_device, ieee_image, jit_mode):
+    """cuda_fp16's half2 <-> float2 conversions (.f16 registers, mov.b32 {lo, hi}, cvt.rn.f16x2.f32)
+    on every f16 class and the f32 conversion edges: the interpreter's bits."""
+    n = 1024
+    rng = np.random.default_rng(48)
+    fa, _, _ = cvt_operands(n, rng)
+    lo = np.array((F16_BITS * 2 + rng.integers(0, 1 << 16, n).tolist())[:n], np.uint32)
+    hi = np.array((F16_BITS[::-1] * 2 + rng.integers(0, 1 << 16, n).tolist())[:n], np.uint32)
+    x = lo | (hi << np.uint32(16))
+    outs = [(2, np.uint32), (3, np.uint32)]
+    (want, ref_stats), (got, stats) = (_run(make_device, ieee_image, on, jit_mode, "ieee_half2", (x, fa), outs, n)
+                                       for on in (False, True))
+    bad = _differences(["f32 pair"] * 2, want[0].reshape(n, 2).T.copy(), got[0].reshape(n, 2).T.copy(), n, False)
+    bad += _differences(["rn pack", "halves", "rn pack 2"], want[1], got[1], n, nan_only=False)
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
 def test_nans_through_float_chains_read_as_bits_match_the_interpreter(make_device, ieee_image, jit_mode):
     """f32 results read only by f32 arithmetic keep the host's NaN (jit/codegen.lazy_nan_registers);
     every reader that can see the bits (a store, neg, abs, an integer op, a shuffle, a select)

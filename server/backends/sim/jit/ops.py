@@ -539,7 +539,7 @@ def e_cvt(k, b, pc, ins, parts) -> None:
     irnd = next((p for p in parts if p in INT_ROUND), None)
     frnd = next((p for p in parts if p in ("rn", "rz", "rm", "rp")), None)
     mode = frnd if frnd in DIRECTED else None
-    if "f16" in (dt, at):
+    if "f16" in (dt, at) or dt == "f16x2":
         return _cvt_f16(k, b, ins, parts, dt, at, irnd, mode)
     d, a = ins.operands[:2]
     x = k.get(b, a, at)
@@ -600,7 +600,7 @@ def _odd_f32(b, x) -> str:
 
 
 def _cvt_f16(k, b, ins, parts, dt, at, irnd, mode) -> None:
-    """cvt to or from f16 (held in .b16 registers), as ops_cvt: the source exact in f64, rounded
+    """cvt to or from f16 (held as bits in .b16 or .f16 registers; to f16x2 from two f32), as ops_cvt: the source exact in f64, rounded
     once to the destination (rounding.round_to), f16 NaNs canonical 0x7fff. The host's F16C
     instructions convert (engine.py compiles for the host CPU; without them LLVM would call
     runtime routines the JIT does not link)."""
@@ -621,8 +621,17 @@ def _cvt_f16(k, b, ins, parts, dt, at, irnd, mode) -> None:
         if "ftz" in parts:
             r = _ftz(b, r, dt)
         return k.set(b, d, dt, _canon(b, r, dt))
-    # to f16
-    x = k.get(b, a, at)
+    if dt == "f16x2":  # two f32 sources: a into the upper half, b into the lower (ops_cvt)
+        if at != "f32" or len(ins.operands) != 3:
+            raise Unsupported(ins.opcode)
+        hi = b(f"zext i16 {_to_f16(k, b, ins, parts, k.get(b, a, at), at, irnd, mode)} to i32")
+        lo = b(f"zext i16 {_to_f16(k, b, ins, parts, k.get(b, ins.operands[2], at), at, irnd, mode)} to i32")
+        return k.set(b, d, "b32", b(f"or i32 {b(f'shl i32 {hi}, 16')}, {lo}"))
+    k.set(b, d, "b16", _to_f16(k, b, ins, parts, k.get(b, a, at), at, irnd, mode))
+
+
+def _to_f16(k, b, ins, parts, x, at, irnd, mode) -> str:
+    """The f16 bits (i16) of source value x of type `at`, rounded once in `mode`, NaN canonical."""
     if at == "f32":
         if "ftz" in parts:
             x = _ftz(b, x, at)
@@ -646,7 +655,7 @@ def _cvt_f16(k, b, ins, parts, dt, at, irnd, mode) -> None:
         bits = _directed_step(b, bits, "i16", back, x64, mode)
     mag = b(f"and i16 {bits}, 32767")
     nan = b(f"icmp ugt i16 {mag}, 31744")
-    k.set(b, d, "b16", b(f"select i1 {nan}, i16 32767, i16 {bits}"))
+    return b(f"select i1 {nan}, i16 32767, i16 {bits}")
 
 
 def _lit(v: int, w: int) -> str:
