@@ -2,15 +2,16 @@
 
 Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
 the emitters themselves: bf16, packed and 128-bit values are refused; f16 only as bits, in .b16
-or .f16 registers, moved, loaded, stored and converted, and f16x2 only as cvt's destination). What is left out, and why: directed rounding (.rz/.rm/.rp) of f64
-arithmetic (the interpreter computes it over exact rationals; f32 is compiled,
-ops.DIRECTED_F32), transcendental approximations (sin, cos, lg2, ex2, tanh: the interpreter's
-values come from numpy's own routines), printf and assert, textures, async copies, tensor-core
-ops, calls the sim implements itself, f16 arithmetic and registers, bf16 and packed types,
-volatile (and acquire) loads: spins on flags and warp-synchronous code need threads that run at
-once, float atomics (the interpreter adds the lanes of one instruction, across every block of
-the batch it runs together, as a tree: its rounding follows an order a thread-at-a-time schedule
-does not have), and named barriers with thread counts.
+or .f16 registers, moved, loaded, stored and converted, and f16x2 only as cvt's destination).
+What is left out, and why: directed rounding (.rz/.rm/.rp) of f64 arithmetic (the interpreter
+computes it over exact rationals; f32 is compiled, ops.DIRECTED_F32), transcendental
+approximations (sin, cos, lg2, ex2, tanh: the interpreter's values come from numpy's own
+routines), printf and assert, textures, async copies, tensor-core ops, calls the sim implements
+itself, f16 arithmetic, bf16 and packed types, volatile (and acquire) loads: spins on flags and
+warp-synchronous code need threads that run at once, float atomics (the interpreter adds the
+lanes of one instruction, across every block of the batch it runs together, as a tree: its
+rounding follows an order a thread-at-a-time schedule does not have), and named barriers with
+thread counts.
 """
 from __future__ import annotations
 
