@@ -164,6 +164,8 @@ class Kernel:
         Window checks are written inline (the shared, local and parameter windows, and a global
         access whose allocation the instruction's slot remembers) so that the pointer on the fast
         path is known not to be null; only the slow paths go through the prelude's helpers."""
+        if width & (width - 1):  # the one-compare checks below rotate by log2(width)
+            raise Unsupported(f"an access of {width} bytes")
         if space in ("global", "const"):
             slot = self.slots
             self.slots += 1
