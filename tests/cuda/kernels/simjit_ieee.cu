@@ -158,7 +158,7 @@ extern "C" __global__ void ieee_cvt(const float *fa, const double *da, const lon
     D[n * k++] = CVT("cvt.rn.f64.u32", "=d", double, "r", u32);
 }
 
-// Conversions in the directed rounding modes and to and from f16 (in .b16 registers): 32-bit
+// Conversions in the directed rounding modes and to and from f16 and bf16 (in .b16 registers): 32-bit
 // results in w[slot * n + i], f64 ones in d[slot * n + i]; h holds lane i's f16 bits.
 extern "C" __global__ void ieee_cvt_more(const float *fa, const double *da, const long long *ia,
                                          const unsigned short *ha, unsigned *w, double *d, int n) {
@@ -194,9 +194,18 @@ extern "C" __global__ void ieee_cvt_more(const float *fa, const double *da, cons
     W[n * k++] = __float_as_uint(CVT("cvt.rni.f32.f16", "=f", float, "h", h));
     W[n * k++] = CVT("cvt.rni.s32.f16", "=r", int, "h", h);
     W[n * k++] = CVT("cvt.rzi.u32.f16", "=r", unsigned, "h", h);
+    W[n * k++] = CVT("cvt.rn.bf16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rz.bf16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rn.bf16.f64", "=h", unsigned short, "d", g);
+    W[n * k++] = CVT("cvt.rn.bf16.s32", "=h", unsigned short, "r", s32);
+    W[n * k++] = CVT("cvt.rn.bf16.u32", "=h", unsigned short, "r", u32);
+    W[n * k++] = __float_as_uint(CVT("cvt.f32.bf16", "=f", float, "h", h));
+    W[n * k++] = __float_as_uint(CVT("cvt.rni.f32.bf16", "=f", float, "h", h));
+    W[n * k++] = CVT("cvt.rzi.s32.bf16", "=r", int, "h", h);
     k = 0;
     D[n * k++] = CVT("cvt.f64.f16", "=d", double, "h", h);
     D[n * k++] = CVT("cvt.rz.f64.s32", "=d", double, "r", s32);
+    D[n * k++] = CVT("cvt.f64.bf16", "=d", double, "h", h);
 }
 
 // cuda_fp16's own conversions as a kernel meets them: half2 unpacked into .f16 registers and

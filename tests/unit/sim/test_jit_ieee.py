@@ -172,8 +172,9 @@ F16_BITS = [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3BFF, 0x3C00, 0x3C
 
 
 def test_directed_and_f16_conversions_match_the_interpreter(make_device, ieee_image, jit_mode):
-    """cvt to f32 in .rz/.rm/.rp from f64 and 32-bit integers, and between f16 and f32, f64 and
-    integers: bit for bit the interpreter's on the conversion edges, f16 ones included."""
+    """cvt to f32 in .rz/.rm/.rp from f64 and 32-bit integers, and between f16 or bf16 and f32,
+    f64 and integers: bit for bit the interpreter's on the conversion edges, f16 ones included
+    (the same 16-bit patterns serve as bf16 inputs)."""
     names = slots("ieee_cvt_more")
     n = 1024
     rng = np.random.default_rng(46)

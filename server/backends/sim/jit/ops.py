@@ -541,6 +541,8 @@ def e_cvt(k, b, pc, ins, parts) -> None:
     mode = frnd if frnd in DIRECTED else None
     if "f16" in (dt, at) or dt == "f16x2":
         return _cvt_f16(k, b, ins, parts, dt, at, irnd, mode)
+    if "bf16" in (dt, at):
+        return _cvt_bf16(k, b, ins, parts, dt, at, irnd, frnd)
     d, a = ins.operands[:2]
     x = k.get(b, a, at)
     if is_flt(at):
@@ -656,6 +658,51 @@ def _to_f16(k, b, ins, parts, x, at, irnd, mode) -> str:
     mag = b(f"and i16 {bits}, 32767")
     nan = b(f"icmp ugt i16 {mag}, 31744")
     return b(f"select i1 {nan}, i16 32767, i16 {bits}")
+
+
+def _cvt_bf16(k, b, ins, parts, dt, at, irnd, frnd) -> None:
+    """cvt to or from bf16 (bits in .b16 or .bf16 registers), as ops_cvt: to bf16 from an f32 (an
+    f64 or an integer rounded to f32 first, to nearest), then types.f32_to_bf16's rounding on the
+    bits: truncated for .rz, to nearest-even otherwise, NaN canonical 0x7fff; from bf16 a shift,
+    which keeps a NaN's payload."""
+    d, a = ins.operands[:2]
+    if "sat" in parts or "relu" in parts or dt == at or "f16" in (dt, at):
+        raise Unsupported(ins.opcode)
+    if at == "bf16":
+        wide = b.resize(k.get(b, a, "b16"), 16, 32)
+        v = b(f"bitcast i32 {b(f'shl i32 {wide}, 16')} to float")
+        if irnd:
+            v = b(f"call float @llvm.{INT_ROUND[irnd]}.f32(float {v})")
+        if not is_flt(dt):
+            return k.set(b, d, dt, _to_int(b, b(f"fpext float {v} to double"), dt, irnd))
+        if dt == "f64":
+            return k.set(b, d, dt, b(f"fpext float {v} to double"))
+        return k.set(b, d, dt, _ftz(b, v, dt) if "ftz" in parts else v)
+    x = k.get(b, a, at)
+    if at == "f32":
+        if "ftz" in parts:
+            x = _ftz(b, x, at)
+        if irnd:
+            x = b(f"call float @llvm.{INT_ROUND[irnd]}.f32(float {x})")
+        v = x
+    elif at == "f64":
+        if irnd:
+            x = b(f"call double @llvm.{INT_ROUND[irnd]}.f64(double {x})")
+        v = b(f"fptrunc double {x} to float")
+    elif bits_of(at) <= 32:  # exact in f64, then to f32
+        conv = "sitofp" if at[0] == "s" else "uitofp"
+        v = b(f"fptrunc double {b(f'{conv} {ity(at)} {x} to double')} to float")
+    elif frnd in DIRECTED:  # a 64-bit integer in a directed mode: rounded over rationals there
+        raise Unsupported(ins.opcode)
+    else:
+        v = b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to float")
+    bits = b(f"bitcast float {v} to i32")
+    if frnd != "rz":
+        lsb = b(f"and i32 {b(f'lshr i32 {bits}, 16')}, 1")
+        bits = b(f"add i32 {b(f'add i32 {bits}, 32767')}, {lsb}")
+    r = b(f"trunc i32 {b(f'lshr i32 {bits}, 16')} to i16")
+    nan = b(f"fcmp uno float {v}, {v}")
+    k.set(b, d, "b16", b(f"select i1 {nan}, i16 32767, i16 {r}"))
 
 
 def _lit(v: int, w: int) -> str:
