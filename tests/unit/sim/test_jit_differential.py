@@ -207,3 +207,36 @@ def test_a_long_compiled_kernel_is_sliced_and_can_be_abandoned(make_device, buil
                        dev.pack("spin", [out, (1 << 31) - 1]), dev.out, checkpoint)
     assert len(calls) == 3 and all(s >= kernels.TIMESLICE_S for s in calls)
     assert mod.jitted(mod.functions["spin"]) is not None
+
+
+def test_an_abandoned_launch_stops_every_worker_inside_its_blocks(make_device, build_image, jit_mode, monkeypatch):
+    """Blocks that would run for hours on two workers: when the clock (worker 0's) abandons the
+    launch, the other worker, inside a block of its own, stops at its next clock interval too
+    instead of running on (the launch would never return)."""
+    import threading
+
+    from rgpu.server.backends.sim import kernels
+    monkeypatch.setenv("RGPU_SIM_JIT_THREADS", "2")
+    jit_mode(True)
+    mod = KernelModule.load(build_image("simslice.cu", "ptx"))
+    dev = make_device(mod)
+    out = dev.zeros(2048, np.uint32)
+    calls = []
+
+    def checkpoint(seconds):
+        calls.append(seconds)
+        if len(calls) == 2:
+            raise Abandon()
+    done = []
+
+    def launch():
+        try:
+            kernels.launch(mod, mod.functions["spin"], dev.mem, (2, 1, 1), (1024, 1, 1), 0,
+                           dev.pack("spin", [out, (1 << 31) - 1]), dev.out, checkpoint)
+        except Abandon:
+            done.append("abandoned")
+    t = threading.Thread(target=launch, daemon=True)
+    t.start()
+    t.join(120)  # a deadline for a hang (a block runs for minutes), not a measurement
+    assert done == ["abandoned"]
+    assert mod.jitted(mod.functions["spin"]) is not None

@@ -242,8 +242,17 @@ param:
 nowhere:
 {gen_fault}}}
 
+; every TICK_EDGES back edges: stop (1) when the launch was abandoned or faulted in another
+; worker (its flag), else ask the launch's clock (worker 0 only; it may block or say stop). Without
+; the flag, a worker inside an endless block would never hear that the launch is over.
 define internal i32 @tick(ptr noalias %ctx) noinline {{
 entry:
+{_field("abortp", ABORT, "ptr")}  %ab = load atomic i64, ptr %abortp monotonic, align 8
+  %over = icmp ne i64 %ab, 0
+  br i1 %over, label %stop, label %clock
+stop:
+  ret i32 1
+clock:
 {_field("fn", TICKFN)}  %none = icmp eq i64 %fn, 0
   br i1 %none, label %skip, label %call
 skip:
