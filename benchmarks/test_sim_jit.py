@@ -3,6 +3,8 @@ same kernels written in C and built with gcc -O2 (benchmarks/native/sim_jit_kern
 in this run: thread-instructions per second, where a C run is credited with the PTX
 thread-instructions of the kernel it stands for.
 
+Kernels: vector add, a tiled matmul, a warp-shuffle reduction, a shared-atomic histogram (the
+project's own, tests/cuda/kernels) and one real cuBLAS SGEMM kernel from the pinned libcublas.
 Not a test: run with ``pytest benchmarks/test_sim_jit.py``. Each benchmark times the compiled
 launch; ``extra_info`` holds ``jit``, ``interp`` and ``c`` rates, ``x_interp`` and ``x_c`` (goal of
 issue 44: >= 100 and >= 0.3), and ``first_compile_s`` (the kernel's first compilation, no cache).
@@ -66,10 +68,11 @@ def _ptr(a: np.ndarray):
     return a.ctypes.data_as(ctypes.c_void_p)
 
 
-def _compare(benchmark, image, name, grid, block, setup, c_run):
-    """Time the kernel compiled (benchmark), interpreted (once) and in C (best of 3)."""
+def _compare(benchmark, image, name, grid, block, setup, c_run, label=None):
+    """Time the kernel compiled (benchmark), interpreted (once) and in C (best of 3). `image`: PTX
+    text, or a module (a library's container) already loaded."""
     engine._by_digest.clear()  # the first compilation is part of the figures
-    mod = KernelModule.load(image)
+    mod = KernelModule.load(image) if isinstance(image, bytes) else image
     mem = DeviceMemory(256 << 20)
     mod.bind(mem)
     params, read, reset = setup(mem)
@@ -104,7 +107,7 @@ def _compare(benchmark, image, name, grid, block, setup, c_run):
     info = {"thread_instructions": instr, "jit": jit_rate, "interp": interp_rate, "c": c_rate,
             "x_interp": jit_rate / interp_rate, "x_c": jit_rate / c_rate, "first_compile_s": first}
     benchmark.extra_info.update(info)
-    TABLE.append(f"{name:17s} {jit_rate:14.3g}  {interp_rate:10.3g}  {c_rate:11.3g}  {info['x_interp']:8.1f}  "
+    TABLE.append(f"{label or name:17s} {jit_rate:14.3g}  {interp_rate:10.3g}  {c_rate:11.3g}  {info['x_interp']:8.1f}  "
                  f"{info['x_c']:5.2f}  {first:.3f} s")
 
 
@@ -172,3 +175,33 @@ def test_shared_histogram(benchmark, images, clib):
     bins = np.zeros(64, np.uint32)
     _compare(benchmark, images["simcore"], "histogram", (blocks, 1, 1), (threads, 1, 1), setup,
              lambda: _timed(lambda: clib.histogram(_ptr(d), _ptr(bins), n, blocks, threads)))
+
+
+def test_cublas_sgemm(benchmark, clib):
+    """A real cuBLAS kernel: gemm_kernel1x1_core<float> from the pinned libcublas (the container it
+    ships in, SASS beside PTX), 128 x 128 x 128, column-major, alpha and beta by value."""
+    from tests.unit.sim import nvkernels
+    name = "_Z19gemm_kernel1x1_coreIfLb0ELb0ELb0ELb0ELb0EEvPT_PKS0_S3_iiiiiiS1_S1_S0_S0_i"
+    try:
+        mod = nvkernels.load("cublas", name)
+    except Exception as exc:  # noqa: BLE001  (the pinned wheel cannot be installed here)
+        pytest.skip(f"the pinned cuBLAS is not available: {exc}")
+    m = n = k = 128
+    lda = ldb = ldc = 128
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((k, lda)).astype(np.float32), rng.standard_normal((n, ldb)).astype(np.float32)
+    C0 = rng.standard_normal((n, ldc)).astype(np.float32)  # column j of each is row j here
+    alpha, beta = 1.5, -0.5
+
+    def setup(mem):
+        pa, pb, pc = mem.alloc(A.nbytes), mem.alloc(B.nbytes), mem.alloc(C0.nbytes)
+        mem.write(pa, A.tobytes())
+        mem.write(pb, B.tobytes())
+        mem.write(pc, C0.tobytes())
+        params = struct.pack("<QQQiiiiiiQQffi", pc, pa, pb, m, n, k, lda, ldb, ldc, 0, 0, alpha, beta, 0)
+        return params, lambda mm: mm.read(pc, C0.nbytes), lambda mm: mm.write(pc, C0.tobytes())
+    C = C0.copy()
+    f32 = ctypes.c_float
+    _compare(benchmark, mod, name, (m // 16, n // 16, 1), (16, 16, 1), setup,
+             lambda: _timed(lambda: clib.sgemm_colmajor(_ptr(A), _ptr(B), _ptr(C), m, n, k, lda, ldb, ldc,
+                                                        f32(alpha), f32(beta))), label="cublas_sgemm")

@@ -48,3 +48,15 @@ void histogram(const unsigned char *data, unsigned *bins, int n, int blocks, int
         for (int i = 0; i < 64; i++) bins[i] += h[i];
     }
 }
+
+/* cuBLAS's gemm_kernel1x1_core<float>: C = alpha * A @ B + beta * C, column-major with leading
+ * dimensions, one output element at a time, its k products summed in order. */
+void sgemm_colmajor(const float *A, const float *B, float *C, int m, int n, int k, int lda, int ldb, int ldc,
+                    float alpha, float beta) {
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            float acc = 0.0f;
+            for (int p = 0; p < k; p++) acc += A[i + p * lda] * B[p + j * ldb];
+            C[i + j * ldc] = alpha * acc + beta * C[i + j * ldc];
+        }
+}

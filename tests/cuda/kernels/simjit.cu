@@ -115,6 +115,50 @@ extern "C" __global__ void oob_shared(int *out, int idx) {
     out[threadIdx.x] = s[(threadIdx.x + idx) & 0xffff];
 }
 
+// 16-byte accesses at byte offsets from the caller, thread 0 at off0 (caching its allocation in
+// the compiled code's slot) and shared offset 0, thread 1 at off1 and shared offset s1: the edges
+// of an allocation and of the shared window, inside, one past, before, and misaligned.
+extern "C" __global__ void edge_access(const char *p, long long off0, long long off1, int s1, float *out) {
+    __shared__ float4 s[4];
+    long long off = threadIdx.x ? off1 : off0;
+    if (threadIdx.x < 4) s[threadIdx.x] = make_float4(1.0f, 2.0f, 3.0f, (float)threadIdx.x);
+    __syncthreads();
+    float4 v = *(const float4 *)(p + off);
+    float4 w = *(const float4 *)((const char *)s + (threadIdx.x ? s1 : 0));
+    out[threadIdx.x] = v.x + v.y + v.z + v.w + w.x + w.w;
+}
+
+// Every integer atomic on shared memory (the compiler writes them as plain read-modify-writes: a
+// block's shared memory belongs to the one worker thread running it). Final values do not depend
+// on the order of the threads; the values inc, cas and exch return follow thread order, which is
+// also the interpreter's (one instruction's lanes on one address serialised in lane order).
+extern "C" __global__ void shared_atomics(const int *x, unsigned *out, unsigned *olds) {
+    __shared__ unsigned s[10];
+    __shared__ int m[2];
+    int t = threadIdx.x;
+    if (t < 10) s[t] = t == 3 ? 0xFFFFFFFFu : t == 6 ? 5u : 0u;
+    if (t < 2) m[t] = 0;
+    __syncthreads();
+    int g = blockIdx.x * blockDim.x + t;
+    unsigned v = (unsigned)x[g];
+    atomicAdd(&s[0], v);
+    atomicOr(&s[1], v);
+    atomicXor(&s[2], v);
+    atomicAnd(&s[3], v | 0x80000000u);
+    atomicMax(&s[4], v);
+    atomicMin(&m[0], x[g]);
+    atomicMax(&m[1], x[g]);
+    unsigned a = atomicInc(&s[5], 100u);
+    unsigned b = atomicDec(&s[6], 7u);
+    unsigned c = atomicCAS(&s[7], 0u, (unsigned)t + 1);
+    unsigned d = atomicExch(&s[8], (unsigned)t);
+    atomicSub(&s[9], v);
+    olds[g] = a ^ (b << 8) ^ (c << 16) ^ (d << 24);
+    __syncthreads();
+    if (t < 10) out[blockIdx.x * 12 + t] = s[t];
+    if (t < 2) out[blockIdx.x * 12 + 10 + t] = (unsigned)m[t];
+}
+
 // The interpreter's float atomics sum one instruction's lanes as a tree, so this one falls back.
 extern "C" __global__ void float_atomic_sum(const float *x, float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -3,6 +3,7 @@
 // path against the interpreter (tests/unit/sim/test_jit_ieee.py). Each form is written as inline
 // PTX so that the instruction, its modifiers and its operand order are exactly the ones named.
 #include <cstdint>
+#include <cuda_fp16.h>
 
 #define F1(ptx) ({ float r_; asm(ptx " %0, %1;" : "=f"(r_) : "f"(x)); r_; })
 #define F2(ptx, p, q) ({ float r_; asm(ptx " %0, %1, %2;" : "=f"(r_) : "f"(p), "f"(q)); r_; })
@@ -157,14 +158,134 @@ extern "C" __global__ void ieee_cvt(const float *fa, const double *da, const lon
     D[n * k++] = CVT("cvt.rn.f64.u32", "=d", double, "r", u32);
 }
 
-// Directed rounding, which the compiler leaves to the interpreter (jit/check.py): the kernel
-// must run interpreted.
-extern "C" __global__ void ieee_directed(const float *a, const float *b, float *out, int n) {
+// Conversions in the directed rounding modes and to and from f16 and bf16 (in .b16 registers): 32-bit
+// results in w[slot * n + i], f64 ones in d[slot * n + i]; h holds lane i's f16 bits.
+extern "C" __global__ void ieee_cvt_more(const float *fa, const double *da, const long long *ia,
+                                         const unsigned short *ha, unsigned *w, double *d, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float x = a[i], y = b[i];
+    float f = fa[i];
+    double g = da[i];
+    int s32 = (int)ia[i];
+    unsigned u32 = (unsigned)ia[i];
+    unsigned short h = ha[i];
+    unsigned *W = w + i;
+    double *D = d + i;
+    int k = 0;
+    W[n * k++] = __float_as_uint(CVT("cvt.rz.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rm.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rp.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rz.ftz.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rm.sat.f32.f64", "=f", float, "d", g));
+    W[n * k++] = __float_as_uint(CVT("cvt.rz.f32.s32", "=f", float, "r", s32));
+    W[n * k++] = __float_as_uint(CVT("cvt.rm.f32.s32", "=f", float, "r", s32));
+    W[n * k++] = __float_as_uint(CVT("cvt.rp.f32.u32", "=f", float, "r", u32));
+    W[n * k++] = CVT("cvt.rn.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rz.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rm.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rp.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rn.ftz.f16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rn.f16.f64", "=h", unsigned short, "d", g);
+    W[n * k++] = CVT("cvt.rz.f16.f64", "=h", unsigned short, "d", g);
+    W[n * k++] = CVT("cvt.rp.f16.f64", "=h", unsigned short, "d", g);
+    W[n * k++] = CVT("cvt.rn.f16.s32", "=h", unsigned short, "r", s32);
+    W[n * k++] = CVT("cvt.rm.f16.u32", "=h", unsigned short, "r", u32);
+    W[n * k++] = __float_as_uint(CVT("cvt.f32.f16", "=f", float, "h", h));
+    W[n * k++] = __float_as_uint(CVT("cvt.rni.f32.f16", "=f", float, "h", h));
+    W[n * k++] = CVT("cvt.rni.s32.f16", "=r", int, "h", h);
+    W[n * k++] = CVT("cvt.rzi.u32.f16", "=r", unsigned, "h", h);
+    W[n * k++] = CVT("cvt.rn.bf16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rz.bf16.f32", "=h", unsigned short, "f", f);
+    W[n * k++] = CVT("cvt.rn.bf16.f64", "=h", unsigned short, "d", g);
+    W[n * k++] = CVT("cvt.rn.bf16.s32", "=h", unsigned short, "r", s32);
+    W[n * k++] = CVT("cvt.rn.bf16.u32", "=h", unsigned short, "r", u32);
+    W[n * k++] = __float_as_uint(CVT("cvt.f32.bf16", "=f", float, "h", h));
+    W[n * k++] = __float_as_uint(CVT("cvt.rni.f32.bf16", "=f", float, "h", h));
+    W[n * k++] = CVT("cvt.rzi.s32.bf16", "=r", int, "h", h);
+    k = 0;
+    D[n * k++] = CVT("cvt.f64.f16", "=d", double, "h", h);
+    D[n * k++] = CVT("cvt.rz.f64.s32", "=d", double, "r", s32);
+    D[n * k++] = CVT("cvt.f64.bf16", "=d", double, "h", h);
+}
+
+// cuda_fp16's own conversions as a kernel meets them: half2 unpacked into .f16 registers and
+// converted to f32, f32 pairs packed to f16x2 (cvt.rn.f16x2.f32), halves moved between registers.
+// out: 2 f32 per lane; back: 3 f16x2 words per lane (n lanes apart).
+extern "C" __global__ void ieee_half2(const __half2 *x, const float *fa, float *out, __half2 *back, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float2 f = __half22float2(x[i]);
+    out[2 * i] = f.x;
+    out[2 * i + 1] = f.y;
+    back[i] = __floats2half2_rn(fa[i], f.x);
+    back[n + i] = __halves2half2(__low2half(x[i]), __float2half_rz(fa[i]));
+    back[2 * n + i] = __floats2half2_rn(f.y * 3.0f, fa[i] * 0.5f);
+}
+
+// NaNs through chains of f32 arithmetic, then read by what can see their bits: a store, a sign
+// flip, an integer operation, a shuffle (the compiler leaves the NaNs of such chains as the host
+// makes them and makes them canonical where they are read). n is a multiple of the block size.
+extern "C" __global__ void ieee_chain(const float *a, const float *b, const float *c, unsigned *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = a[i], y = b[i], z = c[i];
+    float r = x;
+    for (int j = 0; j < 4; ++j) r = fmaf(r, y, z);
+    float q = r * x + y;
+    unsigned *o = out + i;
+    o[0] = __float_as_uint(r);
+    o[n] = __float_as_uint(-r);
+    o[2 * n] = __float_as_uint(fabsf(q));
+    o[3 * n] = __float_as_uint(q) ^ 1u;
+    o[4 * n] = __float_as_uint(fminf(q, y));
+    o[5 * n] = __float_as_uint(__shfl_down_sync(0xffffffffu, q, 1));
+    o[6 * n] = __float_as_uint(q < y ? q : -y);
+}
+
+// f32 arithmetic in the directed rounding modes (the compiler follows the interpreter's
+// algorithm: rounding.py's round to odd and round_to).
+extern "C" __global__ void ieee_directed(const float *a, const float *b, const float *c, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = a[i], y = b[i], z = c[i];
     float *o = out + i;
     int k = 0;
     o[n * k++] = F2("add.rz.f32", x, y);
+    o[n * k++] = F2("sub.rz.f32", x, y);
+    o[n * k++] = F2("mul.rz.f32", x, y);
+    o[n * k++] = F2("div.rz.f32", x, y);
+    o[n * k++] = F3("fma.rz.f32");
+    o[n * k++] = F1("sqrt.rz.f32");
+    o[n * k++] = F1("rcp.rz.f32");
+    o[n * k++] = F2("add.rm.f32", x, y);
+    o[n * k++] = F2("sub.rm.f32", x, y);
     o[n * k++] = F2("mul.rm.f32", x, y);
+    o[n * k++] = F2("div.rm.f32", x, y);
+    o[n * k++] = F3("fma.rm.f32");
+    o[n * k++] = F1("sqrt.rm.f32");
+    o[n * k++] = F1("rcp.rm.f32");
+    o[n * k++] = F2("add.rp.f32", x, y);
+    o[n * k++] = F2("sub.rp.f32", x, y);
+    o[n * k++] = F2("mul.rp.f32", x, y);
+    o[n * k++] = F2("div.rp.f32", x, y);
+    o[n * k++] = F3("fma.rp.f32");
+    o[n * k++] = F1("sqrt.rp.f32");
+    o[n * k++] = F1("rcp.rp.f32");
+    o[n * k++] = F2("add.rm.ftz.f32", x, y);
+    o[n * k++] = F2("mul.rp.ftz.sat.f32", x, y);
+    o[n * k++] = F3("fma.rz.ftz.f32");
+    o[n * k++] = F3("fma.rm.sat.f32");
+    o[n * k++] = F1("sqrt.rp.ftz.f32");
+    o[n * k++] = F2("div.rz.ftz.f32", x, y);
+}
+
+// f64 arithmetic in a directed mode, which the compiler leaves to the interpreter (jit/check.py:
+// the interpreter computes it over exact rationals): the kernel must run interpreted.
+extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, double *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double x = a[i], y = b[i];
+    double *o = out + i;
+    int k = 0;
+    o[n * k++] = D2("add.rz.f64", x, y);
+    o[n * k++] = D2("mul.rm.f64", x, y);
 }

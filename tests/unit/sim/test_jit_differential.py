@@ -63,6 +63,10 @@ def _case(name, dev, data, n):
         src, x = dev.put(data["i"] % 5000), dev.put(data["f"] * 3)
         io, fo, do = dev.zeros(n, np.int32), dev.zeros(2 * n, np.float32), dev.zeros(n, np.float64)
         return (n + 127) // 128, 128, [src, x, io, fo, do, n - 5], [(io, 4 * n), (fo, 8 * n), (do, 8 * n)]
+    if name == "shared_atomics":
+        src = dev.put(data["i"])
+        out, olds = dev.zeros(12 * 8, np.uint32), dev.zeros(8 * 160, np.uint32)
+        return 8, 160, [src, out, olds], [(out, 4 * 12 * 8), (olds, 4 * 8 * 160)]
     raise AssertionError(name)
 
 
@@ -76,7 +80,8 @@ def _run(make_device, image, name, on, jit_mode):
     return mod, [dev.mem.read(a, size) for a, size in outs], stats
 
 
-@pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent"])
+@pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent",
+                                  "shared_atomics"])
 def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_image, jit_mode, name):
     _, want, ref = _run(make_device, jit_image, name, False, jit_mode)
     mod, got, stats = _run(make_device, jit_image, name, True, jit_mode)
@@ -114,6 +119,31 @@ def test_a_bad_access_faults_as_the_interpreter_reports_it(make_device, jit_imag
             assert mod.jitted(mod.functions[kernel]) is not None
     assert faults[0] == faults[1]
     assert faults[1][0] == code
+
+
+@pytest.mark.parametrize("off1, s1", [(48, 48), (0, 16), (64, 0), (-16, 0), (52, 0), (8, 0), (40, 0), (1 << 40, 0),
+                                      (0, 64), (0, 56), (0, 60), (0, 8)])
+def test_access_checks_at_the_edges_agree_with_the_interpreter(make_device, jit_image, jit_mode, off1, s1):
+    """A 16-byte access per thread into a 64-byte allocation (and the 64-byte shared window): the
+    last one inside, one past, before the start, misaligned, far away. Both paths give the same
+    fault (or the same sums), also when another thread's access made the allocation the one the
+    compiled code checks against first. (A shared offset of 16 MiB or more is left out: the
+    interpreter reads it as a shared::cluster address, the compiled code as outside the window.)"""
+    results = []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(jit_image)
+        dev = make_device(mod)
+        p = dev.put(np.arange(16, dtype=np.float32))
+        out = dev.zeros(2, np.float32)
+        try:
+            dev.launch("edge_access", 1, 2, p, 16, off1, s1, out)
+            results.append(("ok", dev.get(out, 2, np.float32).tobytes()))
+        except SimFault as exc:
+            results.append((exc.code, exc.message))
+        if on:
+            assert mod.jitted(mod.functions["edge_access"]) is not None
+    assert results[0] == results[1]
 
 
 def test_a_kernel_outside_the_subset_runs_interpreted_and_says_why_once(make_device, jit_image, jit_mode):
@@ -176,4 +206,37 @@ def test_a_long_compiled_kernel_is_sliced_and_can_be_abandoned(make_device, buil
         kernels.launch(mod, mod.functions["spin"], dev.mem, (1, 1, 1), (32, 1, 1), 0,
                        dev.pack("spin", [out, (1 << 31) - 1]), dev.out, checkpoint)
     assert len(calls) == 3 and all(s >= kernels.TIMESLICE_S for s in calls)
+    assert mod.jitted(mod.functions["spin"]) is not None
+
+
+def test_an_abandoned_launch_stops_every_worker_inside_its_blocks(make_device, build_image, jit_mode, monkeypatch):
+    """Blocks that would run for hours on two workers: when the clock (worker 0's) abandons the
+    launch, the other worker, inside a block of its own, stops at its next clock interval too
+    instead of running on (the launch would never return)."""
+    import threading
+
+    from rgpu.server.backends.sim import kernels
+    monkeypatch.setenv("RGPU_SIM_JIT_THREADS", "2")
+    jit_mode(True)
+    mod = KernelModule.load(build_image("simslice.cu", "ptx"))
+    dev = make_device(mod)
+    out = dev.zeros(2048, np.uint32)
+    calls = []
+
+    def checkpoint(seconds):
+        calls.append(seconds)
+        if len(calls) == 2:
+            raise Abandon()
+    done = []
+
+    def launch():
+        try:
+            kernels.launch(mod, mod.functions["spin"], dev.mem, (2, 1, 1), (1024, 1, 1), 0,
+                           dev.pack("spin", [out, (1 << 31) - 1]), dev.out, checkpoint)
+        except Abandon:
+            done.append("abandoned")
+    t = threading.Thread(target=launch, daemon=True)
+    t.start()
+    t.join(120)  # a deadline for a hang (a block runs for minutes), not a measurement
+    assert done == ["abandoned"]
     assert mod.jitted(mod.functions["spin"]) is not None

@@ -167,16 +167,89 @@ def test_conversions_at_the_edges_match_the_interpreter(make_device, ieee_image,
     assert stats.thread_instructions == ref_stats.thread_instructions
 
 
-def test_directed_rounding_runs_interpreted(make_device, ieee_image, jit_mode):
-    """A form the compiler cannot make exact leaves the whole kernel to the interpreter."""
-    a, b, _ = float_operands("f32", np.random.default_rng(45))
-    n = len(a)
+F16_BITS = [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3BFF, 0x3C00, 0x3C01, 0x3800, 0x3E00, 0x4100,
+            0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7C01, 0x7E00, 0x7FFF, 0xFE01, 0x5A00, 0xD9FF, 0x6BFF, 0x77FF]
+
+
+def test_directed_and_f16_conversions_match_the_interpreter(make_device, ieee_image, jit_mode):
+    """cvt to f32 in .rz/.rm/.rp from f64 and 32-bit integers, and between f16 or bf16 and f32,
+    f64 and integers: bit for bit the interpreter's on the conversion edges, f16 ones included
+    (the same 16-bit patterns serve as bf16 inputs)."""
+    names = slots("ieee_cvt_more")
+    n = 1024
+    rng = np.random.default_rng(46)
+    fa, da, ia = cvt_operands(n, rng)
+    ha = np.array((F16_BITS + rng.integers(0, 1 << 16, n).tolist())[:n], np.uint16)
+    outs = [(len(names["W"]), np.uint32), (len(names["D"]), np.uint64)]
+    (want, ref_stats), (got, stats) = (_run(make_device, ieee_image, on, jit_mode, "ieee_cvt_more",
+                                            (fa, da, ia, ha), outs, n) for on in (False, True))
+    bad = []
+    for var, w, g in zip("WD", want, got):
+        bad += _differences(names[var], w, g, n, nan_only=var == "D")
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
+def test_half2_conversions_through_f16_registers_match_the_interpreter(make_device, ieee_image, jit_mode):
+    """cuda_fp16's half2 <-> float2 conversions (.f16 registers, mov.b32 {lo, hi}, cvt.rn.f16x2.f32)
+    on every f16 class and the f32 conversion edges: the interpreter's bits."""
+    n = 1024
+    rng = np.random.default_rng(48)
+    fa, _, _ = cvt_operands(n, rng)
+    lo = np.array((F16_BITS * 2 + rng.integers(0, 1 << 16, n).tolist())[:n], np.uint32)
+    hi = np.array((F16_BITS[::-1] * 2 + rng.integers(0, 1 << 16, n).tolist())[:n], np.uint32)
+    x = lo | (hi << np.uint32(16))
+    outs = [(2, np.uint32), (3, np.uint32)]
+    (want, ref_stats), (got, stats) = (_run(make_device, ieee_image, on, jit_mode, "ieee_half2", (x, fa), outs, n)
+                                       for on in (False, True))
+    bad = _differences(["f32 pair"] * 2, want[0].reshape(n, 2).T.copy(), got[0].reshape(n, 2).T.copy(), n, False)
+    bad += _differences(["rn pack", "halves", "rn pack 2"], want[1], got[1], n, nan_only=False)
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
+def test_nans_through_float_chains_read_as_bits_match_the_interpreter(make_device, ieee_image, jit_mode):
+    """f32 results read only by f32 arithmetic keep the host's NaN (jit/codegen.lazy_nan_registers);
+    every reader that can see the bits (a store, neg, abs, an integer op, a shuffle, a select)
+    sees the interpreter's canonical NaN."""
+    a, b, c = float_operands("f32", np.random.default_rng(47))
+    n = len(a) // 128 * 128
+    a, b, c = a[:n], b[:n], c[:n]
+    (want,), ref_stats = _run(make_device, ieee_image, False, jit_mode, "ieee_chain", (a, b, c), [(7, np.uint32)], n)
+    (got,), stats = _run(make_device, ieee_image, True, jit_mode, "ieee_chain", (a, b, c), [(7, np.uint32)], n)
+    names = ["fma chain", "neg", "abs", "xor", "min", "shfl.down", "select"]
+    bad = _differences(names, want, got, n, nan_only=False)
+    assert not bad, _report(bad)
+    assert np.isnan(want[:n].view(np.float32)).sum() > 100  # the chains did carry NaNs
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
+def test_f32_directed_rounding_matches_the_interpreter(make_device, ieee_image, jit_mode):
+    """add, sub, mul, div, fma, sqrt and rcp in .rz, .rm and .rp (and with .ftz, .sat): the
+    compiled kernel gives the interpreter's bits on every edge input."""
     names = slots("ieee_directed")["o"]
-    (want,), _ = _run(make_device, ieee_image, False, jit_mode, "ieee_directed", (a, b), [(len(names), np.uint32)], n)
+    a, b, c = float_operands("f32", np.random.default_rng(45))
+    n = len(a)
+    (want,), ref_stats = _run(make_device, ieee_image, False, jit_mode, "ieee_directed", (a, b, c),
+                              [(len(names), np.uint32)], n)
+    (got,), stats = _run(make_device, ieee_image, True, jit_mode, "ieee_directed", (a, b, c),
+                         [(len(names), np.uint32)], n)
+    bad = _differences(names, want, got, n, nan_only=False)
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
+def test_f64_directed_rounding_runs_interpreted(make_device, ieee_image, jit_mode):
+    """A form the compiler does not cover leaves the whole kernel to the interpreter."""
+    a, b, _ = float_operands("f64", np.random.default_rng(45))
+    n = len(a)
+    names = slots("ieee_directed_f64")["o"]
+    (want,), _ = _run(make_device, ieee_image, False, jit_mode, "ieee_directed_f64", (a, b),
+                      [(len(names), np.uint64)], n)
     jit_mode(True)
     mod = KernelModule.load(ieee_image)
     dev = make_device(mod)
-    out = dev.zeros(len(names) * n, np.uint32)
-    dev.launch("ieee_directed", (n + 127) // 128, 128, dev.put(a), dev.put(b), out, n)
-    assert mod.jitted(mod.functions["ieee_directed"]) is None
-    assert not _differences(names, want, dev.get(out, len(names) * n, np.uint32), n, nan_only=False)
+    out = dev.zeros(len(names) * n, np.uint64)
+    dev.launch("ieee_directed_f64", (n + 127) // 128, 128, dev.put(a), dev.put(b), out, n)
+    assert mod.jitted(mod.functions["ieee_directed_f64"]) is None
+    assert not _differences(names, want, dev.get(out, len(names) * n, np.uint64), n, nan_only=True)

@@ -1,13 +1,18 @@
 """The PTX the compiler covers: a kernel with any instruction outside it runs in the interpreter.
 
 Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
-the emitters themselves: f16/bf16 and 128-bit values are refused). What is left out, and why:
-directed rounding (.rz/.rm/.rp) of float arithmetic, transcendental approximations (sin, cos,
-lg2, ex2, tanh: the interpreter's values come from numpy's own routines), printf and assert,
-textures, async copies, tensor-core ops, calls the sim implements itself, f16/bf16 and packed
-types, volatile (and acquire) loads: spins on flags and warp-synchronous code need threads that
-run at once, float atomics (the interpreter adds the lanes of one instruction as a tree: its rounding
-follows that order), and named barriers with thread counts.
+the emitters themselves: packed and 128-bit values are refused; f16 and bf16 only as bits, in
+.b16, .f16 or .bf16 registers, moved, loaded, stored and converted, and f16x2 only as cvt's
+destination).
+What is left out, and why: directed rounding (.rz/.rm/.rp) of f64 arithmetic (the interpreter
+computes it over exact rationals; f32 is compiled, ops.DIRECTED_F32), transcendental
+approximations (sin, cos, lg2, ex2, tanh: the interpreter's values come from numpy's own
+routines), printf and assert, textures, async copies, tensor-core ops, calls the sim implements
+itself, f16 and bf16 arithmetic, packed types, volatile (and acquire) loads: spins on flags and
+warp-synchronous code need threads that run at once, float atomics (the interpreter adds the
+lanes of one instruction, across every block of the batch it runs together, as a tree: its
+rounding follows an order a thread-at-a-time schedule does not have), and named barriers with
+thread counts.
 """
 from __future__ import annotations
 
@@ -21,23 +26,26 @@ IGNORED = frozenset({"global", "shared", "shared::cta", "local", "const", "param
 INT = frozenset({"b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "b64", "u64", "s64"})
 FLT = frozenset({"f32", "f64"})
 ALL = INT | FLT | {"pred"}
+HALF = frozenset({"f16", "bf16"})  # as bits: moved, loaded, stored, converted
+RND = frozenset({"rn", "rz", "rm", "rp"})  # directed: f32 only (below)
 CMPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu",
                   "geu", "num", "nan"})
 
 FORMS: dict[str, frozenset] = {
-    "mov": ALL, "add": INT | FLT | {"rn", "ftz", "sat"}, "sub": INT | FLT | {"rn", "ftz", "sat"},
-    "mul": INT | FLT | {"lo", "hi", "wide", "rn", "ftz", "sat"},
-    "mad": INT | FLT | {"lo", "hi", "wide", "rn", "ftz", "sat"}, "fma": FLT | {"rn", "ftz", "sat"},
-    "div": INT | FLT | {"rn", "approx", "full", "ftz"}, "rem": INT,
+    "mov": ALL | HALF, "add": INT | FLT | RND | {"ftz", "sat"}, "sub": INT | FLT | RND | {"ftz", "sat"},
+    "mul": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat"},
+    "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat"}, "fma": FLT | RND | {"ftz", "sat"},
+    "div": INT | FLT | RND | {"approx", "full", "ftz"}, "rem": INT,
     "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | {"ftz"}, "neg": INT | FLT | {"ftz"},
-    "sqrt": FLT | {"rn", "approx", "ftz"}, "rcp": FLT | {"rn", "approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
+    "sqrt": FLT | RND | {"approx", "ftz"}, "rcp": FLT | RND | {"approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
     "and": INT | {"pred"}, "or": INT | {"pred"}, "xor": INT | {"pred"}, "not": INT | {"pred"}, "cnot": INT,
     "shl": INT, "shr": INT, "popc": INT, "clz": INT, "brev": INT, "bfe": INT, "bfi": INT, "prmt": {"b32"},
     "bfind": INT | {"shiftamt"}, "shf": {"l", "r", "wrap", "clamp", "b32", "u32", "s32"}, "activemask": {"b32"}, "isspacep": {"global", "shared", "local", "param", "const"},
     "setp": ALL | CMPS | {"and", "or", "xor", "ftz"}, "selp": ALL,
-    "cvt": INT | FLT | {"rn", "rni", "rzi", "rmi", "rpi", "ftz", "sat"},
+    "cvt": INT | FLT | RND | HALF | {"f16x2", "rni", "rzi", "rmi", "rpi", "ftz", "sat"},
     "cvta": INT | {"to", "global", "shared", "local", "param", "const"},
-    "ld": ALL | IGNORED | {"v2", "v4"}, "ldu": ALL | IGNORED | {"v2", "v4"}, "st": ALL | IGNORED | {"v2", "v4"},
+    "ld": ALL | IGNORED | HALF | {"v2", "v4"}, "ldu": ALL | IGNORED | HALF | {"v2", "v4"},
+    "st": ALL | IGNORED | HALF | {"v2", "v4"},
     "atom": INT | FLT | IGNORED | {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"},
     "red": INT | FLT | IGNORED | {"add", "min", "max", "and", "or", "xor", "inc", "dec"},
     "bar": {"sync", "warp", "aligned", "cta"}, "barrier": {"sync", "aligned", "cta"},
@@ -52,7 +60,7 @@ SPECIALS = {f"%{r}.{c}" for r in ("tid", "ntid", "ctaid", "nctaid") for c in "xy
 def why_not(prog: Program) -> str | None:
     """Why the compiler cannot run this kernel (None: it can), naming the first thing it lacks."""
     for name, (t, vec) in prog.regs.items():
-        if vec != 1 or t not in ALL:
+        if vec != 1 or t not in ALL | HALF:
             return f"register {name} of type .{t}{'' if vec == 1 else f' x{vec}'}"
     for ins in prog.code:
         parts = ins.opcode.split(".")
@@ -75,6 +83,9 @@ def why_not(prog: Program) -> str | None:
             # the interpreter sums the lanes of one instruction as a tree (ops_mem.atomic_rmw), an
             # order a thread-at-a-time schedule cannot reproduce bit for bit
             return f"float atomic {ins.opcode} (PTX line {ins.line})"
+        if "f64" in parts and any(p in parts for p in ("rz", "rm", "rp")) and base != "cvt":
+            # the interpreter computes these over exact rationals, lane by lane
+            return f"f64 arithmetic in a directed rounding mode: {ins.opcode} (PTX line {ins.line})"
         if base == "shfl" and len(ins.operands) < 4:
             return f"{ins.opcode} (PTX line {ins.line})"
     return None

@@ -2,10 +2,12 @@
 launch's block counter passes its end (see jit/__init__.py for the scheme).
 
 Functions written here:
-  * ``phase(ctx, rf, t, resume, blk)``: thread t of block blk from sync point `resume` (0: the
-    kernel's start) to the next sync point (its id), its exit (EXIT) or a fault (FAULT). PTX
-    registers are allocas (LLVM promotes them to SSA values); those live at a sync point are
-    saved to the thread's slots of the register file `rf` there and loaded back on resume.
+  * ``phase(ctx, rf, t, resume, blk, cx, cy, cz, acc)``: thread t of block blk (its %ctaid cx, cy,
+    cz) from sync point `resume` (0: the kernel's start) to the next sync point (its id), its exit
+    (EXIT) or a fault (FAULT), adding the instructions it ran to acc[0] and counting back edges
+    down in acc[1] (the block loop's own memory). PTX registers are allocas (LLVM promotes them
+    to SSA values); those live at a sync point are saved to the thread's slots of the register
+    file `rf` there and loaded back on resume.
   * ``coll(ctx, rf, k, w0, mask)``: the warp-collective instruction of sync point k for the lanes
     of the warp starting at thread w0 that wait there (`mask`), on their saved registers.
   * ``rgpu_run(ctx)``: the block loop and, per block, the rounds of phases and sync points.
@@ -16,14 +18,16 @@ from ..ptx.interp import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
 from ..ptx.program import Program
 from ..ptx.types import types_in
 from . import liveness, ops
-from .prelude import (ABANDONED, ARENA, BASE, CTAX, CTAY, CTAZ, EXEC, FAULT, FCODE, KPARAM, LOCAL, LSTRIDE, NCX, NCY, NCZ, NTX, NTY,
-                      NTZ, SHARED, TICKS, TIDS, FADDR, FWIDTH, KPLEN, LLIMIT, SLIMIT, SLOTS,
+from .prelude import (ABANDONED, ARENA, BASE, FAULT, FCODE, KPARAM, LOCAL, LSTRIDE, NCX, NCY, NCZ, NTX, NTY,
+                      NTZ, SHARED, TIDS, FADDR, FWIDTH, KPLEN, LLIMIT, SLIMIT, SLOTS,
                       TICK_EDGES, prelude)
 from .values import Body, Unsupported, bits_of, imm_bits, ity, lty
 
 WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}
 BARRIER, COLLECTIVE = 0, 1
-WEIGHTS = '!0 = !{!"branch_weights", i32 1, i32 1048576}\n!1 = !{!"branch_weights", i32 1048576, i32 1}\n'
+WEIGHTS = ('!0 = !{!"branch_weights", i32 1, i32 1048576}\n!1 = !{!"branch_weights", i32 1048576, i32 1}\n'
+           '!2 = !{}\n')
+INVARIANT = ", !invariant.load !2"
 
 
 def sync_kind(ins) -> int | None:
@@ -54,6 +58,14 @@ class Kernel:
         self.dirty = liveness.written_since_stop(prog, names, set(self.sync_pcs))
         self.rf_off = {name: 8 * k for k, name in enumerate(liveness.members(keep, names))}
         self.rf_size = 8 * len(self.rf_off)
+        self.lazy_nan = lazy_nan_registers(prog)
+        # the kernel's parameters cannot change under it unless it writes through a generic
+        # address (which may land in the parameter window, as the interpreter allows)
+        self.params_fixed = not any(
+            ins.opcode.split(".")[0] in ("st", "atom", "red")
+            and (ops.space_of(ins.opcode.split(".")) in ("generic", "param")
+                 or any(o.kind in ("sym", "addr") and o.value in prog.kparams for o in ins.operands))
+            for ins in prog.code)
 
     # -- symbols (interp.Compiler.sym) --------------------------------------------------------------
     def sym(self, name: str) -> tuple[str, int]:
@@ -78,14 +90,18 @@ class Kernel:
     def reg(self, name: str) -> str:
         return f"%R{self.index[name]}"
 
-    def get(self, b: Body, o, t: str) -> str:
-        """Operand `o` read as PTX type t (an LLVM value of lty(t))."""
+    def get(self, b: Body, o, t: str, raw: bool = False) -> str:
+        """Operand `o` read as PTX type t (an LLVM value of lty(t)). A register of lazy_nan (its
+        f32 NaNs left as the host made them) is made canonical here unless `raw`: the reader is
+        f32 arithmetic, a comparison or a conversion that cannot tell one NaN from another."""
         w = bits_of(t)
         if o.kind == "reg":
             name = o.value
             if name in self.regs:
                 src = bits_of(self.regs[name][0])
                 v = b(f"load i{src}, ptr {self.reg(name)}, align 8")
+                if name in self.lazy_nan and not raw:
+                    v = canonical_bits(b, v)
             elif name in self.specials:
                 src, v = 32, self.specials[name]
             else:
@@ -148,17 +164,19 @@ class Kernel:
         Window checks are written inline (the shared, local and parameter windows, and a global
         access whose allocation the instruction's slot remembers) so that the pointer on the fast
         path is known not to be null; only the slow paths go through the prelude's helpers."""
+        if width & (width - 1):  # the one-compare checks below rotate by log2(width)
+            raise Unsupported(f"an access of {width} bytes")
         if space in ("global", "const"):
             slot = self.slots
             self.slots += 1
+            # the slot holds (lo, lim) of the allocation this instruction last hit (prelude.g_slow):
+            # inside and aligned is one rotate and one compare
             lo = b(f"load i64, ptr {b(f'getelementptr i64, ptr %ctx, i64 {SLOTS + 2 * slot}')}, align 8")
-            hi = b(f"load i64, ptr {b(f'getelementptr i64, ptr %ctx, i64 {SLOTS + 2 * slot + 1}')}, align 8")
-            end = b(f"add i64 {a}, {width}")
-            ok = b(f"and i1 {b(f'icmp uge i64 {a}, {lo}')}, {b(f'icmp ule i64 {end}, {hi}')}")
-            ok = b(f"and i1 {ok}, {b(f'icmp uge i64 {end}, {a}')}")
+            lim = b(f"load i64, ptr {b(f'getelementptr i64, ptr %ctx, i64 {SLOTS + 2 * slot + 1}')}, align 8")
+            d = b(f"sub i64 {a}, {lo}")
             if width > 1:
-                low = b(f"and i64 {a}, {width - 1}")
-                ok = b(f"and i1 {ok}, {b(f'icmp eq i64 {low}, 0')}")
+                d = b(f"call i64 @llvm.fshr.i64(i64 {d}, i64 {d}, i64 {width.bit_length() - 1})")
+            ok = b(f"icmp ult i64 {d}, {lim}")
             n = b.n
             b.do(f"br i1 {ok}, label %gf{n}, label %gs{n}, !prof !1")
             b.label(f"gf{n}")
@@ -181,20 +199,25 @@ class Kernel:
         if space not in windows:
             raise Unsupported(f"state space {space}")
         limit, base, code = windows[space]
+        # inside and aligned in one compare: rotr(a, log2 w) <u (limit - w) / w + 1 (0 when the
+        # window is smaller than w; the limit is the phase's, so LLVM hoists this out of loops);
+        # the cold path tells which fault, in the interpreter's order
+        lg = width.bit_length() - 1
+        room = b(f"sub i64 {limit}, {width}")
+        units = b(f"add i64 {b(f'lshr i64 {room}, {lg}')}, 1")
+        lim = b(f"select i1 {b(f'icmp uge i64 {limit}, {width}')}, i64 {units}, i64 0")
+        r = b(f"call i64 @llvm.fshr.i64(i64 {a}, i64 {a}, i64 {lg})") if lg else a
+        n = b.n
+        b.do(f"br i1 {b(f'icmp ult i64 {r}, {lim}')}, label %wa{n}, label %wc{n}, !prof !1")
+        b.label(f"wc{n}")
         end = b(f"add i64 {a}, {width}")
         bad = b(f"or i1 {b(f'icmp ugt i64 {end}, {limit}')}, {b(f'icmp ult i64 {end}, {a}')}")
-        n = b.n
-        b.do(f"br i1 {bad}, label %wo{n}, label %wi{n}, !prof !0")
+        b.do(f"br i1 {bad}, label %wo{n}, label %wi{n}")
         b.label(f"wo{n}")
         self._fault(b, code, a, width)
         b.label(f"wi{n}")
-        if width > 1:
-            low = b(f"and i64 {a}, {width - 1}")
-            mis = b(f"icmp ne i64 {low}, 0")
-            b.do(f"br i1 {mis}, label %wm{n}, label %wa{n}, !prof !0")
-            b.label(f"wm{n}")
-            self._fault(b, code + 1, a, width)
-            b.label(f"wa{n}")
+        self._fault(b, code + 1, a, width)  # inside yet refused: misaligned
+        b.label(f"wa{n}")
         return b(f"getelementptr i8, ptr {base}, i64 {a}")
 
     def _fault(self, b: Body, code: int, a: str, width: int) -> None:
@@ -209,11 +232,15 @@ class Kernel:
         b.label("entry")
         for name, k in self.index.items():
             b.do(f"%R{k} = alloca {ity(self.regs[name][0])}, align 8")
+        b.do("%acc.tk = getelementptr i64, ptr %acc, i64 1")
         b.do("%cnt = alloca i64, align 8")
         b.do("store i64 0, ptr %cnt, align 8")
         b.do("%rv = alloca i32, align 4")
         b.do("%tk = alloca i64, align 8")
-        tk0 = _load_ctx(b, TICKS)
+        # the launch's counts live in the block loop's own memory (%acc: instructions, back edges
+        # left before the clock's next call), not the context: the calls on slow paths may write
+        # the context, so LLVM could not keep them in registers across threads there
+        tk0 = b("load i64, ptr %acc.tk, align 8")
         b.do(f"store i64 {tk0}, ptr %tk, align 8")
         self._specials(b)
         b.do("switch i32 %resume, label %start [" + " ".join(
@@ -258,15 +285,14 @@ class Kernel:
         b.do("br label %out")
         b.label("out")
         c = b("load i64, ptr %cnt, align 8")
-        ep = _ctx_slot(b, EXEC)
-        e = b(f"load i64, ptr {ep}, align 8")
-        e = b(f"add i64 {e}, {c}")
-        b.do(f"store i64 {e}, ptr {ep}, align 8")
+        e = b("load i64, ptr %acc, align 8")
+        b.do(f"store i64 {b(f'add i64 {e}, {c}')}, ptr %acc, align 8")
         tk = b("load i64, ptr %tk, align 8")
-        b.do(f"store i64 {tk}, ptr {_ctx_slot(b, TICKS)}, align 8")
+        b.do(f"store i64 {tk}, ptr %acc.tk, align 8")
         r = b("load i32, ptr %rv, align 4")
         b.do(f"ret i32 {r}")
-        return ("define internal i32 @phase(ptr noalias %ctx, ptr noalias %rf, i64 %t, i32 %resume, i64 %blk) {\n"
+        return ("define internal i32 @phase(ptr noalias %ctx, ptr noalias %rf, i64 %t, i32 %resume, i64 %blk, "
+                "i64 %cx, i64 %cy, i64 %cz, ptr noalias %acc) {\n"
                 + "\n".join(b.lines) + "\n}\n")
 
     def back_edge(self, b: Body) -> None:
@@ -290,14 +316,14 @@ class Kernel:
         # from the context, where the block loop puts it once per block
         sp: dict[str, str] = {}
         t32 = b("trunc i64 %t to i32")
-        tids = _load_ctx(b, TIDS, "ptr")
+        tids = _load_ctx(b, TIDS, "ptr", True)
         base = b("mul i64 %t, 4")
         for k, c in enumerate("xyz"):
-            sp[f"%ntid.{c}"] = b(f"trunc i64 {_load_ctx(b, (NTX, NTY, NTZ)[k])} to i32")
-            sp[f"%nctaid.{c}"] = b(f"trunc i64 {_load_ctx(b, (NCX, NCY, NCZ)[k])} to i32")
-            sp[f"%ctaid.{c}"] = b(f"trunc i64 {_load_ctx(b, (CTAX, CTAY, CTAZ)[k])} to i32")
+            sp[f"%ntid.{c}"] = b(f"trunc i64 {_load_ctx(b, (NTX, NTY, NTZ)[k], invariant=True)} to i32")
+            sp[f"%nctaid.{c}"] = b(f"trunc i64 {_load_ctx(b, (NCX, NCY, NCZ)[k], invariant=True)} to i32")
+            sp[f"%ctaid.{c}"] = b(f"trunc i64 %c{c} to i32")
             p = b(f"getelementptr i32, ptr {tids}, i64 {b(f'add i64 {base}, {k}')}")
-            sp[f"%tid.{c}"] = b(f"load i32, ptr {p}, align 4")
+            sp[f"%tid.{c}"] = b(f"load i32, ptr {p}, align 4{INVARIANT}")
         lane = b(f"and i32 {t32}, 31")
         sp["%laneid"] = lane
         sp["%warpid"] = b(f"lshr i32 {t32}, 5")
@@ -309,16 +335,16 @@ class Kernel:
                         ("ge", b(f"xor i64 {lt}, -1"))):
             sp[f"%lanemask_{name}"] = b(f"trunc i64 {v} to i32")
         self.specials = sp
-        ls = _load_ctx(b, LSTRIDE)
+        ls = _load_ctx(b, LSTRIDE, invariant=True)
         fo = b(f"mul i64 %t, {ls}")
-        b.do(f"%frame = getelementptr i8, ptr {_load_ctx(b, LOCAL, 'ptr')}, i64 {fo}")
-        b.do(f"%kparam = load ptr, ptr {_ctx_slot(b, KPARAM)}, align 8")
-        b.do(f"%shared = load ptr, ptr {_ctx_slot(b, SHARED)}, align 8")
-        b.do(f"%arena = load ptr, ptr {_ctx_slot(b, ARENA)}, align 8")
-        b.do(f"%membase = load i64, ptr {_ctx_slot(b, BASE)}, align 8")
-        b.do(f"%slimit = load i64, ptr {_ctx_slot(b, SLIMIT)}, align 8")
-        b.do(f"%llimit = load i64, ptr {_ctx_slot(b, LLIMIT)}, align 8")
-        b.do(f"%kplen = load i64, ptr {_ctx_slot(b, KPLEN)}, align 8")
+        b.do(f"%frame = getelementptr i8, ptr {_load_ctx(b, LOCAL, 'ptr', True)}, i64 {fo}")
+        b.do(f"%kparam = load ptr, ptr {_ctx_slot(b, KPARAM)}, align 8{INVARIANT}")
+        b.do(f"%shared = load ptr, ptr {_ctx_slot(b, SHARED)}, align 8{INVARIANT}")
+        b.do(f"%arena = load ptr, ptr {_ctx_slot(b, ARENA)}, align 8{INVARIANT}")
+        b.do(f"%membase = load i64, ptr {_ctx_slot(b, BASE)}, align 8{INVARIANT}")
+        b.do(f"%slimit = load i64, ptr {_ctx_slot(b, SLIMIT)}, align 8{INVARIANT}")
+        b.do(f"%llimit = load i64, ptr {_ctx_slot(b, LLIMIT)}, align 8{INVARIANT}")
+        b.do(f"%kplen = load i64, ptr {_ctx_slot(b, KPLEN)}, align 8{INVARIANT}")
 
     def _rf_move(self, b: Body, bits: int, load: bool) -> None:
         for name in liveness.members(bits, self.names):
@@ -335,6 +361,8 @@ class Kernel:
                 b.do(f"store {ty} {v}, ptr {self.reg(name)}, align 8")
             else:
                 v = b(f"load {ty}, ptr {self.reg(name)}, align 8")
+                if name in self.lazy_nan:  # collectives read the file: its values are canonical
+                    v = canonical_bits(b, v)
                 if ty == "i1":
                     v = b(f"zext i1 {v} to i8")
                 b.do(f"store {mty} {v}, ptr {p}, align 8")
@@ -351,8 +379,10 @@ def _ctx_slot(b: Body, slot: int) -> str:
     return b(f"getelementptr i64, ptr %ctx, i64 {slot}")
 
 
-def _load_ctx(b: Body, slot: int, ty: str = "i64") -> str:
-    return b(f"load {ty}, ptr {_ctx_slot(b, slot)}, align 8")
+def _load_ctx(b: Body, slot: int, ty: str = "i64", invariant: bool = False) -> str:
+    """A context slot; `invariant`: one the launch fills in before it starts and never changes
+    (LLVM may then hoist it out of the thread and block loops, past the calls that write others)."""
+    return b(f"load {ty}, ptr {_ctx_slot(b, slot)}, align 8{INVARIANT if invariant else ''}")
 
 
 def _signed64(x: int) -> int:
@@ -362,6 +392,45 @@ def _signed64(x: int) -> int:
 
 def types_of(ins) -> list[str]:
     return types_in(ins.opcode.split("."))
+
+
+# f32 arithmetic whose NaN results the interpreter makes canonical (ops._float_op with canon)
+LAZY_OPS = frozenset({"add", "sub", "mul", "div", "fma", "mad", "min", "max", "sqrt", "rcp", "rsqrt"})
+
+
+def lazy_nan_registers(prog: Program) -> frozenset:
+    """32-bit registers written only by f32 arithmetic. Their values are NaN-canonical in the
+    interpreter at every write; here the canonicalisation is left to the readers that could see
+    it (ops._float_op writes them raw, Kernel.get and the register file make them canonical), so
+    a chain of float operations (a dot product's fma after fma) does not wait on a compare and a
+    select per step: NaN or not is the same whatever the payload, and every other reader gets the
+    canonical bits the interpreter holds."""
+    writers: dict[str, bool] = {}
+    for ins in prog.code:
+        parts = ins.opcode.split(".")
+        for o in _written(ins):
+            ok = parts[0] in LAZY_OPS and types_in(parts)[-1:] == ["f32"] and len(ins.operands) <= 4
+            writers[o] = writers.get(o, True) and ok
+    return frozenset(r for r, ok in writers.items() if ok and r in prog.regs and prog.regs[r][0] in ("f32", "b32", "u32", "s32"))
+
+
+def _written(ins) -> list[str]:
+    """Registers an instruction may write: its first operand (and a vector's or pair's members)."""
+    parts = ins.opcode.split(".")
+    if parts[0] in ("st", "red", "bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap") or not ins.operands:
+        return []
+    d = ins.operands[0]
+    if d.kind == "reg":
+        return [d.value]
+    if d.kind == "vec":
+        return [o.value for o in d.value if getattr(o, "kind", None) == "reg"]
+    return []
+
+
+def canonical_bits(b: Body, v: str) -> str:
+    """32 bits holding an f32: a NaN as the GPU's 0x7fffffff."""
+    mag = b(f"and i32 {v}, 2147483647")
+    return b(f"select i1 {b(f'icmp ugt i32 {mag}, 2139095040')}, i32 2147483647, i32 {v}")
 
 
 __all__ = ["Kernel", "Unsupported", "sync_kind", "lty"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .codegen import COLLECTIVE, sync_kind
 from .prelude import (ABORT, CTAX, CTAY, CTAZ, EXIT, FBLOCK, HI, LOCAL, LSTRIDE, NCX, NCY, NEXT, NTHREADS, RF, SHARED,
-                      SSIZE, TPAD, WHERE)
+                      SSIZE, TPAD, WHERE, EXEC, TICKS)
 from .values import Body, Unsupported, bits_of
 
 
@@ -237,7 +237,7 @@ run.body:
   %resume = load i32, ptr %wp, align 4
   %rfo = mul i64 %rt, {rfs}
   %rft = getelementptr i8, ptr %rf, i64 %rfo
-  %rv = call i32 @phase(ptr %ctx, ptr %rft, i64 %rt, i32 %resume, i64 %b)
+  %rv = call i32 @phase(ptr %ctx, ptr %rft, i64 %rt, i32 %resume, i64 %b, i64 %cx, i64 %cy, i64 %cz, ptr %acc)
   %failed = icmp slt i32 %rv, 0
   br i1 %failed, label %fail, label %run.store
 run.store:
@@ -350,7 +350,7 @@ fail:
   %fbp = getelementptr i64, ptr %ctx, i64 {FBLOCK}
   store i64 %b, ptr %fbp, align 8
   store atomic i64 1, ptr %abortp monotonic, align 8
-  ret i32 %rv
+{_flush("f")}  ret i32 %rv
 }}
 """
 
@@ -367,7 +367,7 @@ entry:
 {_TAKE_BLOCK}  br label %thread
 thread:
   %t = phi i64 [0, %setup], [%t1, %next]
-  %rv = call i32 @phase(ptr %ctx, ptr %rf, i64 %t, i32 0, i64 %b)
+  %rv = call i32 @phase(ptr %ctx, ptr %rf, i64 %t, i32 0, i64 %b, i64 %cx, i64 %cy, i64 %cz, ptr %acc)
   %failed = icmp slt i32 %rv, 0
   br i1 %failed, label %fail, label %next
 next:
@@ -378,14 +378,33 @@ fail:
   %fbp = getelementptr i64, ptr %ctx, i64 {FBLOCK}
   store i64 %b, ptr %fbp, align 8
   store atomic i64 1, ptr %abortp monotonic, align 8
-  ret i32 %rv
+{_flush("f")}  ret i32 %rv
 }}
 """
 
 
-# The head of both block loops: take the next block of the launch (or stop: none left, or the
-# launch abandoned), set its ctaid and clear its shared and local memory.
-_TAKE_BLOCK = """  br label %nextblock
+def _flush(sfx: str) -> str:
+    """The block loop's counts (instructions, back edges left) into the context, as it returns."""
+    return (f"  %exec.p{sfx} = getelementptr i64, ptr %ctx, i64 {EXEC}\n"
+            f"  %exec.o{sfx} = load i64, ptr %exec.p{sfx}, align 8\n"
+            f"  %exec.a{sfx} = load i64, ptr %acc, align 8\n"
+            f"  %exec.n{sfx} = add i64 %exec.o{sfx}, %exec.a{sfx}\n"
+            f"  store i64 %exec.n{sfx}, ptr %exec.p{sfx}, align 8\n"
+            f"  %tk.a{sfx} = load i64, ptr %acc.tk, align 8\n"
+            f"  %tk.p{sfx} = getelementptr i64, ptr %ctx, i64 {TICKS}\n"
+            f"  store i64 %tk.a{sfx}, ptr %tk.p{sfx}, align 8\n")
+
+
+# The head of both block loops: the launch's counts kept in the loop's own memory (phase adds to
+# them), then take the next block of the launch (or stop: none left, or the launch abandoned),
+# set its ctaid and clear its shared and local memory.
+_TAKE_BLOCK = f"""  %acc = alloca [2 x i64], align 8
+  %acc.tk = getelementptr i64, ptr %acc, i64 1
+  store i64 0, ptr %acc, align 8
+  %tk.p0 = getelementptr i64, ptr %ctx, i64 {TICKS}
+  %tk.0 = load i64, ptr %tk.p0, align 8
+  store i64 %tk.0, ptr %acc.tk, align 8
+  br label %nextblock
 nextblock:
   %ab = load atomic i64, ptr %abortp monotonic, align 8
   %stop = icmp ne i64 %ab, 0
@@ -395,7 +414,7 @@ take:
   %past = icmp sge i64 %b, %hi
   br i1 %past, label %done, label %setup
 done:
-  ret i32 0
+""" + _flush("d") + """  ret i32 0
 setup:
   %cx = urem i64 %b, %ncx
   %bq = udiv i64 %b, %ncx

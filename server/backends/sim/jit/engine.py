@@ -56,6 +56,12 @@ def _target():
     return llvm.Target.from_default_triple().create_target_machine(cpu=_machine[0], features=_machine[1], opt=3)
 
 
+def host_has(feature: str) -> bool:
+    """Whether the host CPU (the one kernels are compiled for) has an LLVM feature, e.g. f16c."""
+    _target()
+    return f"+{feature}" in _machine[1].split(",")
+
+
 def compile_kernel(prog, symbols: dict[str, int]) -> Compiled:
     """Native code of a flattened kernel; raises Unsupported when the compiler does not cover it."""
     t0 = time.perf_counter()

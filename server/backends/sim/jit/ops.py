@@ -38,7 +38,7 @@ def _type(ins) -> str:
     return ts[-1]
 
 
-def _space(parts) -> str:
+def space_of(parts) -> str:
     for p in parts:
         if p in SPACES:
             return p
@@ -92,10 +92,15 @@ def _canon(b: Body, x: str, t: str) -> str:
 
 
 def _float_op(k, b, ins, parts, t, nargs, f, canon=True) -> None:
-    if any(p in parts for p in ("rz", "rm", "rp")):
-        raise Unsupported(f"directed rounding {ins.opcode}")
+    mode = next((p for p in parts if p in DIRECTED), None)
+    if mode is not None:
+        if t != "f32" or parts[0] not in DIRECTED_F32:
+            # f64 in a directed mode is computed over exact rationals by the interpreter
+            raise Unsupported(f"directed rounding {ins.opcode}")
+        f = DIRECTED_F32[parts[0]](mode)
     flush = "ftz" in parts and t == "f32"
-    xs = [k.get(b, o, t) for o in ins.operands[1:1 + nargs]]
+    # NaN payloads of the operands cannot show in a result made canonical (codegen.lazy_nan_registers)
+    xs = [k.get(b, o, t, raw=canon) for o in ins.operands[1:1 + nargs]]
     if flush:
         xs = [_ftz(b, x, t) for x in xs]
     r = f(b, lty(t), *xs)
@@ -103,9 +108,114 @@ def _float_op(k, b, ins, parts, t, nargs, f, canon=True) -> None:
         r = _ftz(b, r, t)
     if "sat" in parts:
         r = _sat(b, r, t)
-    if canon:
+    if canon and not (ins.operands[0].kind == "reg" and ins.operands[0].value in k.lazy_nan):
         r = _canon(b, r, t)
     k.set(b, ins.operands[0], t, r)
+
+
+# -- f32 in a directed rounding mode (ptx/ops_float._sum_like, _fma, _unary; rounding.py) ----------------
+# The interpreter's own algorithm, step for step: the operation in f64 (exact for products; a sum
+# rounded to odd; a quotient or root rounded to nearest, which never lands on an f32 value unless
+# the exact one is), then that f64 rounded to f32 in the mode (rounding.round_to), and in
+# round-towards-minus an exact zero sum made -0 (rounding.rm_zero).
+DIRECTED = ("rz", "rm", "rp")
+
+
+def _ext(b, x):
+    return b(f"fpext float {x} to double")
+
+
+def _add_odd(b, x, y):
+    """rounding.add_odd: x + y (f64) with the bits lost folded into the last one."""
+    s = b(f"fadd double {x}, {y}")
+    bb = b(f"fsub double {s}, {x}")
+    sa = b(f"fsub double {s}, {bb}")
+    e = b(f"fadd double {b(f'fsub double {x}, {sa}')}, {b(f'fsub double {y}, {bb}')}")
+    bits = b(f"bitcast double {s} to i64")
+    finite = b(f"fcmp olt double {b(f'call double @llvm.fabs.f64(double {s})')}, 0x7FF0000000000000")
+    even = b(f"icmp eq i64 {b(f'and i64 {bits}, 1')}, 0")
+    lost = b(f"fcmp une double {e}, 0.0")
+    fix = b(f"and i1 {b(f'and i1 {lost}, {finite}')}, {even}")
+    away = b(f"icmp eq i1 {b(f'fcmp ogt double {e}, 0.0')}, {b(f'fcmp ogt double {s}, 0.0')}")
+    moved = b(f"select i1 {away}, i64 {b(f'add i64 {bits}, 1')}, i64 {b(f'sub i64 {bits}, 1')}")
+    return b(f"bitcast i64 {b(f'select i1 {fix}, i64 {moved}, i64 {bits}')} to double")
+
+
+def _round_to_f32(b, x, mode):
+    """rounding.round_to(x, f32, mode): nearest first, then one step towards the mode's side when
+    that passed the exact value."""
+    r = b(f"fptrunc double {x} to float")
+    bits = _directed_step(b, b(f"bitcast float {r} to i32"), "i32", b(f"fpext float {r} to double"), x, mode)
+    return b(f"bitcast i32 {bits} to float")
+
+
+def _directed_step(b, bits, it, back, x, mode):
+    """The bits of a nearest-rounded float r (`back`: r as f64) moved one step as numpy's nextafter
+    in rounding.round_to: towards zero (rz) when |r| > |x|, down (rm) when r > x, up (rp) when
+    r < x. The steps never start at a zero of the wrong sign (r > x means x < 0, so r is negative
+    or -0), so on the bits they are +-1."""
+    neg = b(f"icmp slt {it} {bits}, 0")
+    up, down = b(f"add {it} {bits}, 1"), b(f"sub {it} {bits}, 1")
+    if mode == "rz":  # r is not zero, one step less in magnitude
+        fix = b(f"fcmp ogt double {b(f'call double @llvm.fabs.f64(double {back})')}, "
+                f"{b(f'call double @llvm.fabs.f64(double {x})')}")
+        step = down
+    elif mode == "rm":
+        fix = b(f"fcmp ogt double {back}, {x}")
+        step = b(f"select i1 {neg}, {it} {up}, {it} {down}")
+    else:
+        fix = b(f"fcmp olt double {back}, {x}")
+        step = b(f"select i1 {neg}, {it} {down}, {it} {up}")
+    return b(f"select i1 {fix}, {it} {step}, {it} {bits}")
+
+
+def _rm_zero(b, r, exact, x, y):
+    """rounding.rm_zero: an exact zero sum is -0 in round-towards-minus unless both terms are +0."""
+    zx = b(f"icmp eq i64 {b(f'bitcast double {x} to i64')}, 0")
+    zy = b(f"icmp eq i64 {b(f'bitcast double {y} to i64')}, 0")
+    zero = b(f"fcmp oeq double {exact}, 0.0")
+    plus = b(f"and i1 {zx}, {zy}")
+    neg0 = b(f"and i1 {zero}, {b(f'xor i1 {plus}, true')}")
+    return b(f"select i1 {neg0}, float -0.0, float {r}")
+
+
+def _directed_sum(kind):
+    def make(mode):
+        def f(b, ty, x, y):
+            x64, y64 = _ext(b, x), _ext(b, y)
+            if kind == "sub":
+                y64 = b(f"fneg double {y64}")
+            s = _add_odd(b, x64, y64)
+            r = _round_to_f32(b, s, mode)
+            return _rm_zero(b, r, s, x64, y64) if mode == "rm" else r
+        return f
+    return make
+
+
+def _directed_fma(mode):
+    def f(b, ty, x, y, z):
+        p = b(f"fmul double {_ext(b, x)}, {_ext(b, y)}")
+        z64 = _ext(b, z)
+        s = _add_odd(b, p, z64)
+        r = _round_to_f32(b, s, mode)
+        return _rm_zero(b, r, s, p, z64) if mode == "rm" else r
+    return f
+
+
+def _directed_f64_op(op):
+    """mul, div: the f64 result (exact, or nearest) rounded to f32; rcp and sqrt likewise."""
+    def make(mode):
+        if op == "rcp":
+            return lambda b, ty, x: _round_to_f32(b, b(f"fdiv double 1.0, {_ext(b, x)}"), mode)
+        if op == "sqrt":
+            return lambda b, ty, x: _round_to_f32(b, b(f"call double @llvm.sqrt.f64(double {_ext(b, x)})"), mode)
+        return lambda b, ty, x, y: _round_to_f32(b, b(f"{op} double {_ext(b, x)}, {_ext(b, y)}"), mode)
+    return make
+
+
+DIRECTED_F32 = {"add": _directed_sum("add"), "sub": _directed_sum("sub"), "mul": _directed_f64_op("fmul"),
+                "div": _directed_f64_op("fdiv"), "fma": _directed_fma, "mad": _directed_fma,
+                "rcp": _directed_f64_op("rcp"), "sqrt": _directed_f64_op("sqrt")}
 
 
 def _minmax_f(b, ty, x, y, is_min):
@@ -383,7 +493,7 @@ def e_setp(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     bop = next((p for p in parts[2:] if p in ("and", "or", "xor")), None)
     d, x, y = ins.operands[:3]
-    xv, yv = k.get(b, x, t), k.get(b, y, t)
+    xv, yv = k.get(b, x, t, raw=is_flt(t)), k.get(b, y, t, raw=is_flt(t))
     if is_flt(t):
         r = b(f"fcmp {FCMP[cmp]} {lty(t)} {xv}, {yv}")
     else:
@@ -409,13 +519,30 @@ def e_selp(k, b, pc, ins, parts) -> None:
     k.set(b, d, t, b(f"select i1 {cv}, {lty(t)} {xv}, {lty(t)} {yv}"))
 
 
+def _to_int(b, v, dt, irnd) -> str:
+    """An f64 value to integer type dt: rounded by irnd (default .rzi), saturated, NaN -> 0."""
+    v = b(f"call double @llvm.{INT_ROUND[irnd or 'rzi']}.f64(double {v})")
+    w = bits_of(dt)
+    lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if dt[0] == "s" else (0, (1 << w) - 1)
+    big = b(f"fcmp oge double {v}, {dconst(float(hi))}")
+    small = b(f"fcmp ole double {v}, {dconst(float(lo))}")
+    out = b(f"or i1 {b(f'or i1 {big}, {small}')}, {b(f'fcmp uno double {v}, 0.0')}")
+    safe = b(f"select i1 {out}, double 0.0, double {v}")
+    r = b(f"{'fptosi' if dt[0] == 's' else 'fptoui'} double {safe} to i{w}")
+    r = b(f"select i1 {small}, i{w} {lo}, i{w} {r}")
+    return b(f"select i1 {big}, i{w} {_lit(hi, w)}, i{w} {r}")
+
+
 def e_cvt(k, b, pc, ins, parts) -> None:
     ts = types_in(parts)
     dt, at = ts[0], ts[-1]
     irnd = next((p for p in parts if p in INT_ROUND), None)
     frnd = next((p for p in parts if p in ("rn", "rz", "rm", "rp")), None)
-    if frnd not in (None, "rn"):
-        raise Unsupported(f"directed rounding {ins.opcode}")
+    mode = frnd if frnd in DIRECTED else None
+    if "f16" in (dt, at) or dt == "f16x2":
+        return _cvt_f16(k, b, ins, parts, dt, at, irnd, mode)
+    if "bf16" in (dt, at):
+        return _cvt_bf16(k, b, ins, parts, dt, at, irnd, frnd)
     d, a = ins.operands[:2]
     x = k.get(b, a, at)
     if is_flt(at):
@@ -425,27 +552,28 @@ def e_cvt(k, b, pc, ins, parts) -> None:
             if "sat" in parts:
                 raise Unsupported(ins.opcode)
             v = x if at == "f64" else b(f"fpext float {x} to double")
-            v = b(f"call double @llvm.{INT_ROUND[irnd or 'rzi']}.f64(double {v})")
-            w = bits_of(dt)
-            lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if dt[0] == "s" else (0, (1 << w) - 1)
-            big = b(f"fcmp oge double {v}, {dconst(float(hi))}")
-            small = b(f"fcmp ole double {v}, {dconst(float(lo))}")
-            out = b(f"or i1 {b(f'or i1 {big}, {small}')}, {b(f'fcmp uno double {v}, 0.0')}")
-            safe = b(f"select i1 {out}, double 0.0, double {v}")
-            r = b(f"{'fptosi' if dt[0] == 's' else 'fptoui'} double {safe} to i{w}")
-            r = b(f"select i1 {small}, i{w} {lo}, i{w} {r}")
-            r = b(f"select i1 {big}, i{w} {_lit(hi, w)}, i{w} {r}")
-            return k.set(b, d, dt, r)
+            return k.set(b, d, dt, _to_int(b, v, dt, irnd))
         if irnd:
             x = b(f"call {lty(at)} @llvm.{INT_ROUND[irnd]}.{at}({lty(at)} {x})")
         if dt == at:
-            r = x
+            r = x  # in any mode: the value is one of the type's
         elif dt == "f64":
             r = b(f"fpext float {x} to double")
+        elif mode:
+            r = _round_to_f32(b, x, mode)  # ops_cvt._to_float: rounding.round_to
         else:
             r = b(f"fptrunc double {x} to float")
     elif is_flt(dt):
-        r = b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to {lty(dt)}")
+        if mode and dt == "f32":
+            # ops_cvt._int_as_float: a 32-bit (or narrower) integer is exact in f64, then rounded
+            # in the mode; a 64-bit one is rounded over rationals there
+            if bits_of(at) > 32:
+                raise Unsupported(f"directed rounding {ins.opcode}")
+            r = _round_to_f32(b, b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to double"), mode)
+        elif mode and bits_of(at) > 32:
+            raise Unsupported(f"directed rounding {ins.opcode}")
+        else:  # f64 from 32 bits is exact in every mode
+            r = b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to {lty(dt)}")
     else:
         if "sat" in parts:
             raise Unsupported(ins.opcode)
@@ -456,6 +584,125 @@ def e_cvt(k, b, pc, ins, parts) -> None:
     if "sat" in parts:
         r = _sat(b, r, dt)
     k.set(b, d, dt, _canon(b, r, dt))  # an f32 NaN from a float source: canonical (ops_cvt._to_float)
+
+
+def _odd_f32(b, x) -> str:
+    """f64 -> f32 rounded to odd (rounding.f64_to_f32_odd): rounding it once more, to f16, gives
+    the correctly rounded result of x itself."""
+    r = b(f"fptrunc double {x} to float")
+    back = b(f"fpext float {r} to double")
+    bits = b(f"bitcast float {r} to i32")
+    inexact = b(f"fcmp one double {back}, {x}")
+    low = b(f"and i32 {bits}, 1")
+    fix = b(f"and i1 {inexact}, {b(f'icmp eq i32 {low}, 0')}")
+    up = b(f"fcmp ogt double {x}, {back}")
+    grow = b(f"xor i1 {up}, {b(f'icmp slt i32 {bits}, 0')}")  # up from a positive, down from a negative
+    step = b(f"select i1 {grow}, i32 {b(f'add i32 {bits}, 1')}, i32 {b(f'sub i32 {bits}, 1')}")
+    return b(f"bitcast i32 {b(f'select i1 {fix}, i32 {step}, i32 {bits}')} to float")
+
+
+def _cvt_f16(k, b, ins, parts, dt, at, irnd, mode) -> None:
+    """cvt to or from f16 (held as bits in .b16 or .f16 registers; to f16x2 from two f32), as ops_cvt: the source exact in f64, rounded
+    once to the destination (rounding.round_to), f16 NaNs canonical 0x7fff. The host's F16C
+    instructions convert (engine.py compiles for the host CPU; without them LLVM would call
+    runtime routines the JIT does not link)."""
+    from .engine import host_has
+    if not host_has("f16c"):
+        raise Unsupported("f16 conversions on a host without F16C")
+    d, a = ins.operands[:2]
+    if "sat" in parts or "relu" in parts or (dt == at):
+        raise Unsupported(ins.opcode)
+    if at == "f16":
+        h = b(f"bitcast i16 {k.get(b, a, 'b16')} to half")
+        v = b(f"fpext half {h} to float")
+        if irnd:  # an f16 rounded to an integer is exact in f32
+            v = b(f"call float @llvm.{INT_ROUND[irnd]}.f32(float {v})")
+        if not is_flt(dt):
+            return k.set(b, d, dt, _to_int(b, b(f"fpext float {v} to double"), dt, irnd))
+        r = v if dt == "f32" else b(f"fpext float {v} to double")
+        if "ftz" in parts:
+            r = _ftz(b, r, dt)
+        return k.set(b, d, dt, _canon(b, r, dt))
+    if dt == "f16x2":  # two f32 sources: a into the upper half, b into the lower (ops_cvt)
+        if at != "f32" or len(ins.operands) != 3:
+            raise Unsupported(ins.opcode)
+        hi = b(f"zext i16 {_to_f16(k, b, ins, parts, k.get(b, a, at), at, irnd, mode)} to i32")
+        lo = b(f"zext i16 {_to_f16(k, b, ins, parts, k.get(b, ins.operands[2], at), at, irnd, mode)} to i32")
+        return k.set(b, d, "b32", b(f"or i32 {b(f'shl i32 {hi}, 16')}, {lo}"))
+    k.set(b, d, "b16", _to_f16(k, b, ins, parts, k.get(b, a, at), at, irnd, mode))
+
+
+def _to_f16(k, b, ins, parts, x, at, irnd, mode) -> str:
+    """The f16 bits (i16) of source value x of type `at`, rounded once in `mode`, NaN canonical."""
+    if at == "f32":
+        if "ftz" in parts:
+            x = _ftz(b, x, at)
+        if irnd:
+            x = b(f"call float @llvm.{INT_ROUND[irnd]}.f32(float {x})")
+        x64 = b(f"fpext float {x} to double")
+        narrow = x  # f32 -> f16 in one rounding
+    else:
+        if at == "f64":
+            x64 = b(f"call double @llvm.{INT_ROUND[irnd]}.f64(double {x})") if irnd else x
+        elif bits_of(at) <= 32:
+            x64 = b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to double")
+        else:  # numpy's own int64 -> f16 cast is the interpreter's reference there
+            raise Unsupported(ins.opcode)
+        narrow = _odd_f32(b, x64)
+    h = b(f"fptrunc float {narrow} to half")
+    bits = b(f"bitcast half {h} to i16")
+    if mode:
+        wide = b(f"fpext half {h} to float")
+        back = b(f"fpext float {wide} to double")
+        bits = _directed_step(b, bits, "i16", back, x64, mode)
+    mag = b(f"and i16 {bits}, 32767")
+    nan = b(f"icmp ugt i16 {mag}, 31744")
+    return b(f"select i1 {nan}, i16 32767, i16 {bits}")
+
+
+def _cvt_bf16(k, b, ins, parts, dt, at, irnd, frnd) -> None:
+    """cvt to or from bf16 (bits in .b16 or .bf16 registers), as ops_cvt: to bf16 from an f32 (an
+    f64 or an integer rounded to f32 first, to nearest), then types.f32_to_bf16's rounding on the
+    bits: truncated for .rz, to nearest-even otherwise, NaN canonical 0x7fff; from bf16 a shift,
+    which keeps a NaN's payload."""
+    d, a = ins.operands[:2]
+    if "sat" in parts or "relu" in parts or dt == at or "f16" in (dt, at):
+        raise Unsupported(ins.opcode)
+    if at == "bf16":
+        wide = b.resize(k.get(b, a, "b16"), 16, 32)
+        v = b(f"bitcast i32 {b(f'shl i32 {wide}, 16')} to float")
+        if irnd:
+            v = b(f"call float @llvm.{INT_ROUND[irnd]}.f32(float {v})")
+        if not is_flt(dt):
+            return k.set(b, d, dt, _to_int(b, b(f"fpext float {v} to double"), dt, irnd))
+        if dt == "f64":
+            return k.set(b, d, dt, b(f"fpext float {v} to double"))
+        return k.set(b, d, dt, _ftz(b, v, dt) if "ftz" in parts else v)
+    x = k.get(b, a, at)
+    if at == "f32":
+        if "ftz" in parts:
+            x = _ftz(b, x, at)
+        if irnd:
+            x = b(f"call float @llvm.{INT_ROUND[irnd]}.f32(float {x})")
+        v = x
+    elif at == "f64":
+        if irnd:
+            x = b(f"call double @llvm.{INT_ROUND[irnd]}.f64(double {x})")
+        v = b(f"fptrunc double {x} to float")
+    elif bits_of(at) <= 32:  # exact in f64, then to f32
+        conv = "sitofp" if at[0] == "s" else "uitofp"
+        v = b(f"fptrunc double {b(f'{conv} {ity(at)} {x} to double')} to float")
+    elif frnd in DIRECTED:  # a 64-bit integer in a directed mode: rounded over rationals there
+        raise Unsupported(ins.opcode)
+    else:
+        v = b(f"{'sitofp' if at[0] == 's' else 'uitofp'} {ity(at)} {x} to float")
+    bits = b(f"bitcast float {v} to i32")
+    if frnd != "rz":
+        lsb = b(f"and i32 {b(f'lshr i32 {bits}, 16')}, 1")
+        bits = b(f"add i32 {b(f'add i32 {bits}, 32767')}, {lsb}")
+    r = b(f"trunc i32 {b(f'lshr i32 {bits}, 16')} to i16")
+    nan = b(f"fcmp uno float {v}, {v}")
+    k.set(b, d, "b16", b(f"select i1 {nan}, i16 32767, i16 {r}"))
 
 
 def _lit(v: int, w: int) -> str:
@@ -489,7 +736,7 @@ def e_mov(k, b, pc, ins, parts) -> None:
 def e_cvta(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     to = "to" in parts
-    space = _space(parts)
+    space = space_of(parts)
     d, a = ins.operands[:2]
     if a.kind == "sym":
         v = k.generic(a.value) + a.offset if not to else k.sym(a.value)[1] + a.offset
@@ -509,7 +756,7 @@ def _vec(parts) -> int:
 def e_ld(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     nvec = _vec(parts)
-    space = _space(parts)
+    space = space_of(parts)
     dst, src = ins.operands[0], ins.operands[1]
     dsts = dst.value if dst.kind == "vec" else [dst]
     size = bits_of(t) // 8 if t != "pred" else 1
@@ -520,7 +767,8 @@ def e_ld(k, b, pc, ins, parts) -> None:
         off = k.prog.kparams[src.value] + src.offset
         for n, o in enumerate(dsts):
             p = b(f"getelementptr i8, ptr %kparam, i64 {off + n * size}")
-            k.set(b, o, t, b(f"load {lty(t)}, ptr {p}, align 1"))
+            inv = ", !invariant.load !2" if k.params_fixed else ""
+            k.set(b, o, t, b(f"load {lty(t)}, ptr {p}, align 1{inv}"))
         return
     a, sp = k.address(b, src, space)
     p = k.pointer(b, a, sp, size * nvec)
@@ -533,7 +781,7 @@ def e_ld(k, b, pc, ins, parts) -> None:
 def e_st(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     nvec = _vec(parts)
-    space = _space(parts)
+    space = space_of(parts)
     dst, src = ins.operands[0], ins.operands[1]
     srcs = src.value if src.kind == "vec" else [src]
     size = bits_of(t) // 8
@@ -553,6 +801,25 @@ ATOMIC_INT = {"add": "add", "exch": "xchg", "and": "and", "or": "or", "xor": "xo
               "inc": "uinc_wrap", "dec": "udec_wrap"}
 
 
+def _rmw(b, opname, t, old, x, y) -> str:
+    """The value an atomic leaves in memory (LLVM's atomicrmw and cmpxchg semantics, spelled out)."""
+    ty = ity(t)
+    if opname in ("add", "and", "or", "xor"):
+        return b(f"{opname} {ty} {old}, {x}")
+    if opname == "exch":
+        return x
+    if opname == "cas":
+        return b(f"select i1 {b(f'icmp eq {ty} {old}, {x}')}, {ty} {y}, {ty} {old}")
+    if opname in ("min", "max"):
+        cmp = ("s" if t[0] == "s" else "u") + ("lt" if opname == "min" else "gt")
+        return b(f"select i1 {b(f'icmp {cmp} {ty} {old}, {x}')}, {ty} {old}, {ty} {x}")
+    if opname == "inc":  # uinc_wrap: old >= x ? 0 : old + 1
+        return b(f"select i1 {b(f'icmp uge {ty} {old}, {x}')}, {ty} 0, {ty} {b(f'add {ty} {old}, 1')}")
+    # dec, udec_wrap: old == 0 or old > x ? x : old - 1
+    wrap = b(f"or i1 {b(f'icmp eq {ty} {old}, 0')}, {b(f'icmp ugt {ty} {old}, {x}')}")
+    return b(f"select i1 {wrap}, {ty} {x}, {ty} {b(f'sub {ty} {old}, 1')}")
+
+
 def e_atom(k, b, pc, ins, parts) -> None:
     is_red = parts[0] == "red"
     opname = next(p for p in parts if p in ("add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"))
@@ -564,12 +831,18 @@ def e_atom(k, b, pc, ins, parts) -> None:
     d, a, rest = (None, ops[0], ops[1:]) if is_red else (ops[0], ops[1], ops[2:])
     x = k.get(b, rest[0], t)
     y = k.get(b, rest[1], t) if opname == "cas" else None
-    addr, sp = k.address(b, a, _space(parts))
+    addr, sp = k.address(b, a, space_of(parts))
     p = k.pointer(b, addr, sp, size)
     ty = lty(t)
     if is_flt(t):
         raise Unsupported(f"float atomic {ins.opcode}")  # check.py: the interpreter's summation order
-    if opname == "cas":
+    if sp in ("shared", "local"):
+        # a block's shared memory (and a thread's frame) is touched by the one worker thread that
+        # runs the block: no other thread can come between the read and the write, so the locked
+        # instruction (some 20 cycles on x86) is not needed
+        old = b(f"load {ty}, ptr {p}, align {size}")
+        b.do(f"store {ty} {_rmw(b, opname, t, old, x, y)}, ptr {p}, align {size}")
+    elif opname == "cas":
         pair = b(f"cmpxchg ptr {p}, {ty} {x}, {ty} {y} monotonic monotonic, align {size}")
         old = b(f"extractvalue {{ {ty}, i1 }} {pair}, 0")
     else:

@@ -34,7 +34,9 @@ def _workers(n: int) -> ThreadPoolExecutor:
 
 
 def _ptr(a: np.ndarray) -> int:
-    return a.ctypes.data
+    # the array interface's address: a.ctypes.data builds a ctypes helper object each time, some
+    # 6 us, eleven times a launch
+    return a.__array_interface__["data"][0]
 
 
 def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam: np.ndarray,
@@ -48,29 +50,35 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
     shared_stride = -(-max(shared_limit, 1) // 16) * 16
     local_stride = max(16, prog.local_size)
     tids = _tids(block, tpad)
-    counter = np.zeros(1, np.int64)
-    abort = np.zeros(1, np.int64)
+    flags = np.zeros(2, np.int64)  # the launch's next block and abort flag, shared by the workers
+    flags_at = _ptr(flags)
     starts, ends = mem._np_starts, mem._np_ends  # held for the launch: the table cannot change under it
     nworkers = max(1, min(threads(), nblocks))
+    local_size = T * local_stride if prog.local_size else 16
+    # each worker's context, shared memory, local frames, register file and thread states in one
+    # buffer (one allocation and one address per worker: a small launch is mostly this setup)
+    parts = (8 * (P.SLOTS + 2 * compiled.slots), shared_stride, local_size, max(tpad * compiled.rf_size, 8), 8 * tpad)
+    offs = [0]
+    for size in parts:
+        offs.append(offs[-1] + -(-size // 64) * 64)
+    head = np.zeros(P.SLOTS, np.int64)
+    for slot, v in ((P.ARENA, _ptr(mem.arena)), (P.BASE, mem.base), (P.STARTS, _ptr(starts)), (P.ENDS, _ptr(ends)),
+                    (P.NALLOC, len(starts)), (P.KPARAM, _ptr(kparam)), (P.KPLEN, len(kparam)),
+                    (P.SLIMIT, shared_limit), (P.SSIZE, shared_stride), (P.LSTRIDE, local_stride if prog.local_size else 0),
+                    (P.LLIMIT, prog.local_size), (P.NTX, block[0]), (P.NTY, block[1]), (P.NTZ, block[2]),
+                    (P.NCX, grid[0]), (P.NCY, grid[1]), (P.NCZ, grid[2]), (P.NTHREADS, T), (P.TPAD, tpad),
+                    (P.NEXT, flags_at), (P.HI, nblocks), (P.ABORT, flags_at + 8), (P.TICKS, P.TICK_EDGES),
+                    (P.TIDS, _ptr(tids))):
+        head[slot] = v
     keep = []
     ctxs = []
     for _ in range(nworkers):
-        shared = np.zeros(shared_stride, np.uint8)
-        local = np.zeros(T * local_stride if prog.local_size else 16, np.uint8)
-        rf = np.zeros(max(tpad * compiled.rf_size, 8), np.uint8)
-        where = np.zeros(2 * tpad, np.int32)
-        ctx = np.zeros(P.SLOTS + 2 * compiled.slots, np.int64)
-        vals = {
-            P.ARENA: _ptr(mem.arena), P.BASE: mem.base, P.STARTS: _ptr(starts), P.ENDS: _ptr(ends),
-            P.NALLOC: len(starts), P.KPARAM: _ptr(kparam), P.KPLEN: len(kparam), P.SHARED: _ptr(shared),
-            P.SLIMIT: shared_limit, P.SSIZE: shared_stride, P.LOCAL: _ptr(local), P.LSTRIDE: local_stride if prog.local_size else 0,
-            P.LLIMIT: prog.local_size, P.RF: _ptr(rf), P.WHERE: _ptr(where), P.NTX: block[0], P.NTY: block[1],
-            P.NTZ: block[2], P.NCX: grid[0], P.NCY: grid[1], P.NCZ: grid[2], P.NTHREADS: T, P.TPAD: tpad,
-            P.NEXT: _ptr(counter), P.HI: nblocks, P.ABORT: _ptr(abort), P.TICKS: P.TICK_EDGES, P.TIDS: _ptr(tids),
-        }
-        for slot, v in vals.items():
-            ctx[slot] = v
-        keep.append((shared, local, rf, where))
+        buf = np.zeros(offs[-1] // 8, np.int64)
+        at = _ptr(buf)
+        ctx = buf[:P.SLOTS + 2 * compiled.slots]
+        ctx[:P.SLOTS] = head
+        ctx[P.SHARED], ctx[P.LOCAL], ctx[P.RF], ctx[P.WHERE] = (at + o for o in offs[1:5])
+        keep.append(buf)
         ctxs.append(ctx)
     raised: list[BaseException] = []
     if clock is not None:
@@ -122,7 +130,7 @@ def _tids(block, tpad: int) -> np.ndarray:
 
 
 def _one(compiled: Compiled, ctx: np.ndarray, results: list, w: int) -> None:
-    results[w] = compiled.run(ctx.ctypes.data)
+    results[w] = compiled.run(_ptr(ctx))
 
 
 def _fault(prog, ctx: np.ndarray, kplen: int) -> SimFault:

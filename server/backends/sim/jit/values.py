@@ -20,6 +20,8 @@ INT_TYPES = {"b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "b64", 
 def bits_of(t: str) -> int:
     if t == "pred":
         return 1
+    if t in ("f16", "bf16"):  # bits only: moved, loaded, stored and converted (check.py: no arithmetic)
+        return 16
     if t not in INT_TYPES and t not in ("f32", "f64"):
         raise Unsupported(f"values of type .{t}")
     return TYPE_SIZES[t] * 8
