@@ -118,7 +118,7 @@ def _endless(url, stop, started):
     assert rc == 0, msg
     rc, (f,), _, _ = s.call("cuModuleGetFunction", module, "spin")
     s.raw_call(LAUNCH, [f, 1, 1, 1, 32, 1, 1, 0, 0, b""], sync=False)
-    s.call("cuStreamQuery", 0)   # the launch has reached the worker (the query answers NOT_READY)
+    time.sleep(1.0)              # the kernel under way (its session answers nothing more until it ends)
     started.set()
     stop.wait()
     s.close()                    # the server ends the session; its worker is killed if it must be
