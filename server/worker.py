@@ -668,20 +668,25 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
         return n > 0
     done, ring.answered = ring.answered, None
     session.messages += 1
-    session.last_seq = done.last_seq
-    launcher.waits += 1
-    face = "runtime" if done.runtime else "driver"
-    if st.replied:
-        session.calls += 1
-        session.face = face
-    else:
-        _answer_wait(ring.replies(sock), peer, done.last_seq, session, face,
-                     session.device.take_output(done.pending))
+    _finish_loop_wait(sock, peer, ring, session, launcher, done)
     if done.settled:
         session.settled(done.done)
     else:
         session.settle()  # the driver refused the clock's settle: Python's reports why
     return True
+
+
+def _finish_loop_wait(sock, peer, ring, session, launcher, done) -> None:
+    """A wait the compiled loop answered (``done``: its run record): counted, and its reply sent
+    here unless the loop sent it on the ring (``replied``)."""
+    session.last_seq = done.last_seq
+    launcher.waits += 1
+    face = "runtime" if done.runtime else "driver"
+    if ring.state.replied:
+        session.calls += 1
+        session.face = face
+    else:
+        _answer_wait(ring.replies(sock), peer, done.last_seq, session, face, session.device.take_output(done.pending))
 
 
 def _step_taken_over(sock, peer, ring, session) -> int | None:
@@ -699,14 +704,7 @@ def _step_taken_over(sock, peer, ring, session) -> int | None:
             session.ran_launches(out.served, out.last_seq, bool(out.runtime))
         return out.served
     n = st.steps
-    session.last_seq = out.last_seq
-    launcher.waits += 1
-    face = "runtime" if out.runtime else "driver"
-    if st.replied:
-        session.calls += 1
-        session.face = face
-    else:
-        _answer_wait(ring.replies(sock), peer, out.last_seq, session, face, session.device.take_output(out.pending))
+    _finish_loop_wait(sock, peer, ring, session, launcher, out)
     if out.settled:
         session.stepped(n, out.done)
     else:

@@ -47,24 +47,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "../backends/cuda/native/launcher.h"
 #include "mpack.h"
 #include "rgpu_envelope.h"
 #include "ring.h"
 
-typedef struct rgpu_launcher rgpu_launcher;
 typedef struct rgpu_sched rgpu_sched; /* sched.c */
-typedef struct {
-    uint32_t served;
-    uint64_t last_seq;
-    int runtime;
-    int settled;
-    double done;
-    int pending;
-} rgpu_launch_run; /* launches.c's */
-
-int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
-uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len);
-int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out);
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
                    uint32_t *len);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);

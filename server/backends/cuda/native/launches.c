@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "launcher.h"
 #include "mpack.h"
 #include "rgpu_envelope.h"
 #include "rgpu_cuda.h"
@@ -55,7 +56,7 @@ typedef struct {
     int kind;
 } entry;
 
-typedef struct rgpu_launcher {
+struct rgpu_launcher {
     launch_fn launch;
     rgpu_clock *clock;          /* the session's kernel clock (Python's: it outlives no launcher) */
     uint64_t ids[2];            /* the call ids served: cuLaunchKernel, cudaLaunchKernel */
@@ -76,20 +77,8 @@ typedef struct rgpu_launcher {
     uint32_t index;
     size_t offset;
     _Alignas(16) unsigned char params[PARAM_BYTES];
-} rgpu_launcher;
+};
 
-/* What a run served: how many calls, the last one's sequence number and face (1: runtime). A wait
- * alone in its message (rgpu_launcher_wait_alone) also settles the clock for Python (settled: 1, the
- * device time counted in done) and says how much printf output waits in the pipe (pending; -1 for
- * a device that does not capture it). */
-typedef struct {
-    uint32_t served;
-    uint64_t last_seq;
-    int runtime;
-    int settled;
-    double done;
-    int pending;
-} rgpu_launch_run;
 
 int rgpu_printf_pending(int fd); /* printf.c */
 
