@@ -101,14 +101,19 @@ static int socket_or_gone(rgpu_session *s) {
 
 int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, zmq_msg_t *out) {
     rgpu_ring_head *h = s->ring;
-    uint32_t seen = s->ring_rep_seen, v;
+    /* The worker bumps rep_seq once per request taken from the ring: with the reply, or with the
+     * marker that says it went on the socket. So the reply to the request in flight is the bump that
+     * makes rep_seq equal req_seq (the client's own count), not merely a change: a marker this loop
+     * did not take (its reply read from the socket first, when the spin below looked there) must not
+     * be taken for the next request's, which would then wait on the socket for a reply in the ring. */
+    uint32_t want = __atomic_load_n(&h->req_seq, __ATOMIC_RELAXED), v;
     /* spin: the reply usually comes within a round trip; the socket is looked at now and then (a
      * zmq_poll is system calls), for a notice the worker sent there */
     if (spin_s > 0) {
         double until = now_s() + spin_s;
         if (until > deadline) until = deadline;
         for (unsigned i = 1;; i++) {
-            if ((v = __atomic_load_n(&h->rep_seq, __ATOMIC_ACQUIRE)) != seen) return take_reply(s, h, v, out);
+            if ((v = __atomic_load_n(&h->rep_seq, __ATOMIC_ACQUIRE)) == want) return take_reply(s, h, v, out);
             if (!(i & 31) && now_s() >= until) break;
             if (!(i & 255) && zmq_poll(&(zmq_pollitem_t){s->sock, 0, ZMQ_POLLIN, 0}, 1, 0) > 0) return 0;
             if (yield) sched_yield();
@@ -118,7 +123,7 @@ int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, z
     for (;;) {
         __atomic_store_n(&h->client_sleeping, 1, __ATOMIC_SEQ_CST);
         v = __atomic_load_n(&h->rep_seq, __ATOMIC_SEQ_CST);
-        if (v == seen) {
+        if (v != want) {
             double left = deadline - now_s();
             if (left <= 0) {
                 __atomic_store_n(&h->client_sleeping, 0, __ATOMIC_RELAXED);
@@ -126,11 +131,11 @@ int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, z
             }
             long ns = left < SLICE_MS * 1e-3 ? (long)(left * 1e9) + 1 : SLICE_MS * 1000000L;
             struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
-            syscall(SYS_futex, &h->rep_seq, FUTEX_WAIT, seen, &ts, NULL, 0);
+            syscall(SYS_futex, &h->rep_seq, FUTEX_WAIT, v, &ts, NULL, 0);
             v = __atomic_load_n(&h->rep_seq, __ATOMIC_ACQUIRE);
         }
         __atomic_store_n(&h->client_sleeping, 0, __ATOMIC_RELAXED);
-        if (v != seen) return take_reply(s, h, v, out);
+        if (v == want) return take_reply(s, h, v, out);
         int w = socket_or_gone(s);
         if (w != 1) return w;
     }
