@@ -27,7 +27,8 @@ def _mode(path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
-def test_the_database_is_private(daemons, tmp_path):
+def test_the_database_is_private(daemons, tmp_path, monkeypatch):
+    monkeypatch.delenv("RGPU_TEST_STORE", raising=False)   # SQLite's file: what this is about, on any store
     controller = ControllerProc(daemons, tmp_path).start()
     with controller.client(credential=controller.user("alice")) as alice, controller.fleet() as fleet:
         fleet.register("tcp://gpu1:7000", "b1", "sim", fake_gpus(1, "A", memory=4 * GiB))
