@@ -6,7 +6,6 @@ import pytest
 import zmq
 
 from rgpu.client.controller_client import ControllerError, ControllerTimeout
-from rgpu.controller.store import Store
 from rgpu.protocol import curve, tokens
 from tests.support.controller import CONTROLLER_KEY, server_credential
 
@@ -134,13 +133,14 @@ def test_concurrent_reserve_release_never_overcommits(controller, tmp_path):
     import sys
     with controller.fleet() as f:
         f.register("tcp://s:1", "b", "sim", fake_gpus(2, "A"))
+    spec = controller.store or f"sqlite:{controller.db}"
     script = tmp_path / "worker.py"
     script.write_text(f"""
 import sys
 from rgpu.client.controller_client import ControllerClient, ControllerError
-from rgpu.controller.store import Store
+from rgpu.controller.stores import open_store
 c = ControllerClient({controller.url!r}, timeout=10)
-store = Store({str(controller.db)!r})
+store = open_store({spec!r})   # the controller's own store, read as it is written
 held, ok, full = [], 0, 0
 for i in range(25):
     try:
@@ -163,6 +163,7 @@ print(ok, full)
     counts = [tuple(map(int, out.split())) for out, _ in results]
     assert sum(ok + full for ok, full in counts) == 100
     assert sum(full for _, full in counts) > 0            # the pool really ran out under contention
-    store = Store(controller.db)
+    from rgpu.controller.stores import open_store
+    store = open_store(spec)
     assert store.gpu_commitments() == {} and store.load_leases() == []
     store.close()
