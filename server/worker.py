@@ -676,6 +676,16 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
     return True
 
 
+def _step_ended(session, n: int, out) -> None:
+    """A step's `n` launches and its wait answered (`out`: the launcher's run record): the device
+    time the clock settled is charged, or, where the driver refused the settle, Python's settle says why."""
+    if out.settled:
+        session.stepped(n, out.done)
+    else:
+        session.ran_launches(n, out.last_seq, bool(out.runtime))
+        session.settle()
+
+
 def _finish_loop_wait(sock, peer, ring, session, launcher, done) -> None:
     """A wait the compiled loop answered (``done``: its run record): counted, and its reply sent
     here unless the loop sent it on the ring (``replied``)."""
@@ -705,11 +715,7 @@ def _step_taken_over(sock, peer, ring, session) -> int | None:
         return out.served
     n = st.steps
     _finish_loop_wait(sock, peer, ring, session, launcher, out)
-    if out.settled:
-        session.stepped(n, out.done)
-    else:
-        session.ran_launches(n, out.last_seq, bool(out.runtime))
-        session.settle()  # the driver refused the clock's settle: Python's reports why
+    _step_ended(session, n, out)
     return None
 
 
@@ -874,11 +880,7 @@ def _step(sock, ident, header, session, launcher) -> int | None:
     session.last_seq = out.last_seq
     _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))
     # after the reply: the client is not kept waiting for the scheduler's bookkeeping
-    if out.settled:
-        session.stepped(n, out.done)
-    else:
-        session.ran_launches(n, out.last_seq, bool(out.runtime))
-        session.settle()  # the driver refused the clock's settle: Python's reports why
+    _step_ended(session, n, out)
     return None
 
 

@@ -13,7 +13,6 @@ import pytest
 
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
-from rgpu.server import ring as ring_mod
 from rgpu.server import worker
 from rgpu.server.backends.cuda import compiled
 from rgpu.server.backends.cuda import device as cuda_device
@@ -23,7 +22,6 @@ from tests.support.launch_driver import Served
 from tests.unit.server.test_ring import Sock, _get, _request
 from tests.unit.server.test_ring import ring as ring  # noqa: F401  (the fixture)
 
-pytestmark = pytest.mark.skipif(ring_mod.library() is None, reason="librgpu_launches.so not built")
 
 
 @pytest.fixture(scope="module")

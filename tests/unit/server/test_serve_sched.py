@@ -13,7 +13,6 @@ import pytest
 from rgpu.server import ring as ring_mod
 from rgpu.server.sched import GpuScheduler
 
-pytestmark = pytest.mark.skipif(ring_mod.library() is None, reason="librgpu_launches.so not built")
 
 FIELDS = ("waiting", "device_time", "kernels", "group", "weight", "limit", "vtime", "members")
 
