@@ -635,9 +635,9 @@ def _facts(session, log) -> dict:
 
 
 def _loop_may_serve(session) -> bool:
-    """Whether the compiled serving loop may answer the session's messages: nothing is waiting for
-    the next reply that only Python adds (a deferred or sticky error, a failed piece, late D2H data),
-    as for the launcher's wait_alone in _serve."""
+    """Whether compiled code may answer the session's messages (the serving loop, or the launcher's
+    wait_alone and step in _serve): nothing is waiting for the next reply that only Python adds (a
+    deferred or sticky error, a failed piece, late D2H data)."""
     return session.deferred is None and session.sticky is None and session.piece_error is None \
         and not session.later
 
@@ -669,11 +669,17 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
     done, ring.answered = ring.answered, None
     session.messages += 1
     _finish_loop_wait(sock, peer, ring, session, launcher, done)
+    _wait_settled(session, done)
+    return True
+
+
+def _wait_settled(session, done) -> None:
+    """A wait the launcher answered alone (`done`: its run record), which also settled the clock:
+    that device time is charged, or, where the driver refused the settle, Python's settle says why."""
     if done.settled:
         session.settled(done.done)
     else:
-        session.settle()  # the driver refused the clock's settle: Python's reports why
-    return True
+        session.settle()
 
 
 def _step_ended(session, n: int, out) -> None:
@@ -731,8 +737,7 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
     reply (success, nothing deferred, no printf output) packed without msgpack."""
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
     first = resume or 0  # the first call Python serves
-    if resume is None and launcher is not None and len(body) == 1 and session.deferred is None \
-            and session.sticky is None and session.piece_error is None and not session.later:
+    if resume is None and launcher is not None and len(body) == 1 and _loop_may_serve(session):
         header = body[0].buffer
         if header[:1] == ONE_CALL:
             if (done := launcher.wait_alone(header)) is not None:
@@ -742,10 +747,7 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                 session.last_seq = done.last_seq
                 _answer_wait(sock, ident, done.last_seq, session, launcher.face,
                              session.device.take_output(done.pending))
-                if done.settled:
-                    session.settled(done.done)
-                else:
-                    session.settle()  # the driver refused the clock's settle: Python's reports why
+                _wait_settled(session, done)
                 return True
         elif (first := _step(sock, ident, header, session, launcher)) is None:
             return True
