@@ -251,7 +251,7 @@ void rgpu_bind_runtime_context(int dev, int replace) {
 }
 
 /* CU_CTX_SCHED_* of the calling thread's context, else of its device's primary context (the one the
- * Runtime would bind): how the thread waits for a reply (transport/session.c, spin_for_reply). */
+ * Runtime would bind): how the thread waits for a reply (transport/connection.c, rgpu_spin_for_reply). */
 int rgpu_sched_flags(void) {
     rgpu_ctx *c = current();
     if (c) return (int)(c->flags & CU_CTX_SCHED_MASK);

@@ -247,6 +247,45 @@ static void seg_destroy(rgpu_pinseg *g) {
     free(g);
 }
 
+/* UNPIN: device dev's worker synchronises and unmaps the pinned segment `name` (cudaFreeHost). */
+static int unpin_on(int dev, const char *name) {
+    rgpu_session *s = rgpu_session_get(dev);
+    if (!s) return RGPU_INVALID_DEVICE;
+    struct rgpu_call c;
+    memset(&c, 0, sizeof c);
+    c.id = RGPU_UNPIN;
+    c.name = "unpin";
+    c.dev = dev;
+    mp_init(&c.args, 64);
+    mp_str(&c.args, name);
+    c.nargs = 1;
+    int rc = rgpu_session_sync(s, &c);
+    rgpu_end(&c);
+    mp_free(&c.args);
+    return rc;
+}
+
+/* MAP_HOST: device dev's worker maps the pinned segment into the device's address space (mapped host
+ * memory); 0 and *devptr, the device address of its first data byte, or the error. */
+static int map_host_on(int dev, rgpu_pinseg *seg, uint64_t *devptr) {
+    rgpu_session *s = rgpu_session_get(dev);
+    if (!s) return RGPU_INVALID_DEVICE;
+    rgpu_call c;
+    rgpu_begin(&c, RGPU_MAP_HOST, "cuMemHostGetDevicePointer", RGPU_DRIVER, 0);
+    c.dev = dev;
+    rgpu_put_s(&c, seg->name);
+    rgpu_put_b(&c, seg->nonce, sizeof seg->nonce);
+    rgpu_put_u(&c, seg->size);
+    /* the worker maps it now (the table it unmaps from at UNPIN): told before, so a failure is undone too */
+    __atomic_or_fetch(&seg->told, 1u << dev, __ATOMIC_RELEASE);
+    int rc = rgpu_sync(&c);
+    if (rc == 0 && c.nouts >= 1) *devptr = rgpu_out_u(&c);
+    else if (rc == 0) rc = RGPU_INVALID_VALUE;
+    rgpu_end(&c);
+    return rc;
+}
+
+
 /* Every worker it was named to (copies, MAP_HOST) synchronises and unmaps it, then it goes:
  * cudaFreeHost and cudaHostUnregister synchronise, as CUDA's do. 0 or the first error. */
 static int seg_release(rgpu_pinseg *g) {
@@ -254,7 +293,7 @@ static int seg_release(rgpu_pinseg *g) {
     unsigned told = __atomic_load_n(&g->told, __ATOMIC_ACQUIRE);
     for (int dev = 0; dev < RGPU_MAX_DEVICES; dev++) {
         if (!(told & (1u << dev))) continue;
-        int r = rgpu_session_unpin(dev, g->name);
+        int r = unpin_on(dev, g->name);
         /* a session that is gone holds no mapping; an error of earlier work is the program's to hear */
         if (r && r != RGPU_DEVICE_UNAVAILABLE && r != CUDA_ERROR_DEINITIALIZED && !rc) rc = r;
     }
@@ -269,7 +308,7 @@ static int seg_device_address(rgpu_pinseg *g, int dev, uint64_t *out) {
     if (!d) {
         /* only a worker on this host can map it (the attribute queries ask without knowing) */
         if (!rgpu_session_local(dev)) return NOT_SUPPORTED;
-        int rc = rgpu_session_map_host(dev, g, &d);
+        int rc = map_host_on(dev, g, &d);
         if (rc) return rc;
         __atomic_store_n(&g->devptr[dev], d, __ATOMIC_RELEASE);
     }

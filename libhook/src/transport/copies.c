@@ -1,6 +1,6 @@
 /* Large host copies shared out among a few persistent threads: the caller copies the first slice,
  * each worker one of the others, and the caller returns once all are in place. The same-host path
- * (session.c) copies every pageable byte of a large copy once, through the session segment, with
+ * (copy_segment.c) copies every pageable byte of a large copy once, through the session segment, with
  * nothing else to do meanwhile; one thread's memcpy (6-8 GB/s on a GPU host) was what held it under the
  * driver's own pageable copies.
  *

@@ -29,18 +29,18 @@ typedef struct {
     void *bulk;         /* zmq_msg_t array of queued bulk frames */
     size_t nbulk, bulkcap, bulkbytes;
     /* live migration: the messages sent since the last reply, kept until a reply says they ran,
-     * so that they can be sent again, in order, to the worker the session moved to (session.c) */
+     * so that they can be sent again, in order, to the worker the session moved to (replay.c) */
     void *replay;       /* replay_msg array */
     size_t nreplay, replaycap, replaybytes;
     unsigned moves;     /* how often the session followed a move */
     double replied_at;  /* when the last reply to a call came (take_notices: none is looked for right after) */
     /* async D2H copies into pinned memory the worker does not map, sent with `sync` RGPU_OUT_LATER: their
-     * data comes before the next reply (take_late), each to dst; under mu */
+     * data comes before the next reply (copy_late.c), each to dst; under mu */
     struct { uint64_t seq; void *dst; size_t len; } late[RGPU_LATE_MAX_COPIES];
     int nlate;
     size_t late_bytes;
     int pending;        /* an earlier asynchronous call's error that a reply brought to a call that does not
-                         * report it: kept for the next call that does (session.c), under mu */
+                         * report it: kept for the next call that does (reply_wait.c), under mu */
     /* same-host shared memory (shm.c); data starts at RGPU_SHM_DATA (rgpu_wire.h) */
     char shm_name[64];
     int shm_fd;
@@ -94,12 +94,6 @@ int rgpu_sessions_drain_late(void);
 /* 1 when [p, +n) overlaps memory an async copy's data is still to come into: a copy that reads it
  * (stream-ordered after that copy) drains first (memcpy.c) */
 int rgpu_sessions_late_overlap(const void *p, size_t n);
-/* UNPIN: device dev's worker synchronises and unmaps the pinned segment `name` (cudaFreeHost) */
-int rgpu_session_unpin(int dev, const char *name);
-/* MAP_HOST: device dev's worker maps the pinned segment into the device's address space (mapped host
- * memory); 0 and *devptr, the device address of its first data byte, or the error (hostmem.c) */
-struct rgpu_pinseg;
-int rgpu_session_map_host(int dev, struct rgpu_pinseg *seg, uint64_t *devptr);
 /* lease.c: a lease of the program's own from RGPU_CONTROLLER and RGPU_MEM/COMPUTE/LIMIT/VGPUS; fills
  * `servers` (RGPU_SERVER's form) and sets RGPU_LEASE. 0 ok, -1 not asked for, -2 failed (logged). */
 int rgpu_env_lease(char *servers, size_t cap);

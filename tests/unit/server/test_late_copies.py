@@ -1,7 +1,7 @@
 """The worker's side of async copies into pinned memory it does not map (wire.OUT_LATER, issue 37):
 the copy runs in its place and its data goes ahead of the next sync call's reply, as a LATE_OUT
 message of its own; past LATE_MAX_COPIES waiting copies a copy fails, its error deferred to that
-reply as an async call's is (a client keeps below it: libhook/src/transport/session.c)."""
+reply as an async call's is (a client keeps below it: libhook/src/transport/copy_late.c)."""
 from __future__ import annotations
 
 import structlog

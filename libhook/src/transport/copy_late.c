@@ -1,0 +1,83 @@
+/* The copy path of an async D2H copy into pinned memory the worker does not map (RGPU_OUT_LATER):
+ * its data comes on the socket before the next reply, and memory it is still to come into is drained
+ * before it is read or freed. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "copies.h"
+#include "rgpu_envelope.h"
+#include "rgpu_call.h"
+#include "session_parts.h"
+#include "stats.h"
+
+/* A LATE_OUT message (its head read): the data of the async D2H copy `rseq` (RGPU_OUT_LATER), into the
+ * pinned memory it was made for, whose entry goes. Its frames are read here in any case. */
+void rgpu_take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head) {
+    int at = -1;
+    for (int i = 0; i < s->nlate && at < 0; i++)
+        if (s->late[i].seq == rseq) at = i;
+    size_t got = 0;
+    for (int more = zmq_msg_more(head); more;) {
+        zmq_msg_t b;
+        zmq_msg_init(&b);
+        zmq_msg_recv(&b, s->sock, 0);
+        more = zmq_msg_more(&b);
+        size_t len = zmq_msg_size(&b);
+        if (at >= 0 && got + len <= s->late[at].len) memcpy((char *)s->late[at].dst + got, zmq_msg_data(&b), len);
+        got += len;
+        zmq_msg_close(&b);
+    }
+    if (at < 0) return;
+    if (got != s->late[at].len)
+        rgpu_log(RGPU_LOG_ERROR, "an async copy of %zu bytes out of the device brought %zu", s->late[at].len, got);
+    s->late_bytes -= s->late[at].len;
+    s->late[at] = s->late[--s->nlate];
+}
+
+/* A reply to seq came: the copies sent before it whose data did not come failed (their error is the
+ * session's deferred one), and theirs never will. */
+void rgpu_late_settled(rgpu_session *s, uint64_t seq) {
+    for (int i = 0; i < s->nlate;)
+        if (s->late[i].seq < seq) {
+            s->late_bytes -= s->late[i].len;
+            s->late[i] = s->late[--s->nlate];
+        } else {
+            i++;
+        }
+}
+
+int rgpu_sessions_drain_late(void) {
+    int rc = 0, n = rgpu_sessions_count_internal();
+    rgpu_session *all = rgpu_sessions_internal();
+    for (int i = 0; i < n; i++) {
+        rgpu_session *s = &all[i];
+        if (!__atomic_load_n(&s->nlate, __ATOMIC_RELAXED)) continue;
+        pthread_mutex_lock(&s->mu);
+        int r = s->nlate && s->state == 1 && !rgpu_sessions_closed() ? rgpu_session_barrier(s, i) : 0;
+        pthread_mutex_unlock(&s->mu);
+        if (r && !rc) rc = r;
+    }
+    return rc;
+}
+
+int rgpu_sessions_late_overlap(const void *p, size_t n) {
+    int hit = 0, count = rgpu_sessions_count_internal();
+    rgpu_session *all = rgpu_sessions_internal();
+    for (int i = 0; i < count && !hit; i++) {
+        rgpu_session *s = &all[i];
+        if (!__atomic_load_n(&s->nlate, __ATOMIC_RELAXED)) continue;
+        pthread_mutex_lock(&s->mu);
+        for (int k = 0; k < s->nlate && !hit; k++)
+            hit = (const char *)p < (const char *)s->late[k].dst + s->late[k].len &&
+                  (const char *)s->late[k].dst < (const char *)p + n;
+        pthread_mutex_unlock(&s->mu);
+    }
+    return hit;
+}
+

@@ -1,0 +1,275 @@
+/* The wait for a sync call's reply: on the call ring or the socket; the data a D2H copy streams back
+ * (frames, pieces, or regions of the session segment); an earlier async copy's late data; a move
+ * followed or an ended session; the sticky error of earlier async work; and the replies of the calls
+ * that followed it in its message. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "copies.h"
+#include "rgpu_envelope.h"
+#include "rgpu_call.h"
+#include "session_parts.h"
+#include "stats.h"
+
+/* The server's message for the last call of this thread that failed with one. */
+static __thread char rgpu_last_message[512];
+
+const char *rgpu_last_server_message(void) { return rgpu_last_message; }
+
+static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64_t seq, double deadline);
+
+int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
+    uint64_t seq = ++s->seq;
+    s->seq += (uint64_t)c->nthen; /* the followers' */
+    int followers = c->nthen;
+    rgpu_stats_wait(dev, c->id, c->name);
+    if (rgpu_send_batch(s, c, seq) != 0) {
+        rgpu_mark_dead(s, "send failed");
+        return RGPU_DEVICE_UNAVAILABLE;
+    }
+    double deadline = rgpu_now_s() + rgpu_timeout_s();
+    c->shm_early = 0;
+    if (c->shm_piped) rgpu_take_early(s, c, seq, deadline);
+    size_t streamed = 0; /* of a D2H copy's data, in the caller's buffer */
+    int pieces_ok = 1;
+    for (;;) {
+        zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
+        int w = 1; /* 3: the reply came on the ring, in head; 0: the socket has a message; 1: wait for one */
+        if (s->ring_wait) {
+            int sched = rgpu_sched_flags();
+            int rw = rgpu_ring_wait(s, deadline, sched == CU_CTX_SCHED_BLOCKING_SYNC ? 0 : rgpu_spin_window_s(),
+                                    sched != CU_CTX_SCHED_SPIN, (struct zmq_msg_t *)head);
+            if (rw == 1 || rw == 2) s->ring_wait = 0; /* 2: the worker put this reply on the socket */
+            w = rw == 1 ? 3 : rw == 2 ? 1 : rw;
+        }
+        if (w == 1) w = rgpu_spin_for_reply(s->sock, deadline) == 0 ? 0 : rgpu_wait_readable(s->sock, s->mon, deadline);
+        if (w == -2) {
+            /* the connection dropped: a move's notice may be waiting behind it */
+            zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
+            if (zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN)) w = 0;
+        }
+        if (w != 0 && w != 3) {
+            free(head);
+            rgpu_mark_dead(s, w == -1 ? "no reply within RGPU_TIMEOUT" : "connection lost");
+            return RGPU_DEVICE_UNAVAILABLE;
+        }
+        if (w == 0) {
+            zmq_msg_init(head);
+            zmq_msg_recv(head, s->sock, 0);
+        }
+        rgpu_env_reply rep;
+        int parsed = rgpu_read_reply(head, &rep) == 0;
+        uint64_t rseq = parsed ? rep.seq : 0;
+        int rc = parsed ? (int)rep.result : RGPU_DEVICE_UNAVAILABLE;
+        if (rseq == 0 && rc == RGPU_MOVED) {
+            /* the session moved while this call was on its way: follow it, and wait for the reply
+             * there (the call is sent again unless the old worker ran it) */
+            int ok = rgpu_session_follow(s, dev, &rep, c, seq) == 0;
+            zmq_msg_close(head);
+            free(head);
+            if (!ok) {
+                rgpu_mark_dead(s, "it moved, and its new server cannot be reached");
+                return RGPU_DEVICE_UNAVAILABLE;
+            }
+            deadline = rgpu_now_s() + rgpu_timeout_s();
+            streamed = 0, pieces_ok = 1;
+            c->shm_early = 0; /* the new worker's segment holds the reply's data, all of it */
+            followers = 0; /* a message rebuilt for the new worker carries none: the caller does without */
+            continue;
+        }
+        if (rseq != 0 && rc == RGPU_LATE_OUT) { /* an earlier async copy's data, before this reply */
+            rgpu_take_late(s, rseq, head);
+            zmq_msg_close(head);
+            free(head);
+            continue;
+        }
+        if (rseq == seq && rc == RGPU_PIECE_OUT) {
+            /* a piece of a D2H copy's data (server/pieces.py): into the caller's buffer now, while
+             * the network carries the next; they come in order */
+            rgpu_env_piece_out piece;
+            mp_reader pr = rgpu_outs_record(&rep);
+            const char *why = "";
+            pieces_ok = pieces_ok && c->shm == 2 && rgpu_env_read_piece_out(&pr, &piece, &why) == 0 &&
+                        piece.offset == streamed;
+            for (int more = zmq_msg_more(head); more;) {
+                zmq_msg_t b;
+                zmq_msg_init(&b);
+                zmq_msg_recv(&b, s->sock, 0);
+                more = zmq_msg_more(&b);
+                size_t len = zmq_msg_size(&b);
+                if (pieces_ok && streamed + len <= c->shm_cap) {
+                    memcpy((char *)c->shm_dst + streamed, zmq_msg_data(&b), len);
+                    streamed += len;
+                } else pieces_ok = 0;
+                zmq_msg_close(&b);
+            }
+            zmq_msg_close(head);
+            free(head);
+            deadline = rgpu_now_s() + rgpu_timeout_s();
+            continue;
+        }
+        /* A copy's reply data goes straight into the caller's buffer frame by frame, each frame
+         * freed before the next is taken: holding them all (16 MiB as four 4 MiB frames) makes
+         * glibc hand the pages back after every copy and fault them in again on the next. */
+        int stream_out = c->shm == 2 && rseq == seq && rc == 0 && pieces_ok;
+        c->nout_bulk = 0;
+        for (int more = zmq_msg_more(head); more;) {
+            zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
+            zmq_msg_init(b);
+            zmq_msg_recv(b, s->sock, 0);
+            more = zmq_msg_more(b);
+            size_t len = zmq_msg_size(b);
+            if (stream_out && c->nout_bulk == 0 && streamed + len <= c->shm_cap) {
+                memcpy((char *)c->shm_dst + streamed, zmq_msg_data(b), len);
+                streamed += len;
+                zmq_msg_close(b);
+                free(b);
+                continue;
+            }
+            stream_out = 0; /* anything unexpected: keep the frames for the caller to judge */
+            if (c->nout_bulk < RGPU_MAX_OUT_BULK) c->out_bulk[c->nout_bulk++] = b;
+            else { zmq_msg_close(b); free(b); }
+        }
+        if (streamed && rseq == seq) c->shm_got = pieces_ok ? streamed : 0; /* 0: the copy fails, its data incomplete */
+        if (parsed && rseq == 0 && rc == RGPU_SESSION_ENDED) {
+            /* no call's reply: the server is ending the session and says why (the lease expired) */
+            char text[300] = "the server ended the session";
+            if (rep.message.n)
+                snprintf(text, sizeof text, "%.*s", (int)rep.message.n, (const char *)rep.message.p);
+            c->reply = head;
+            rgpu_end(c);
+            rgpu_mark_dead(s, text);
+            return RGPU_DEVICE_UNAVAILABLE; /* the caller unlocks */
+        }
+        if (rseq != seq) { /* a stale reply (e.g. to a malformed request); not ours */
+            c->reply = head;
+            rgpu_end(c);
+            continue;
+        }
+        rgpu_replay_clear(s); /* the worker ran everything sent before this reply */
+        if (s->nlate) rgpu_late_settled(s, seq);
+        s->replied_at = rgpu_now_s();
+        c->reply = head;
+        mp_rinit(&c->outs, rep.outs.p, rep.outs.len);
+        c->nouts = rep.outs.n;
+        int d = (int)rep.deferred;
+        rgpu_env_bytes msg = rep.message;
+        if (rep.output.n) {
+            /* device printf: the program's own stdout, in launch order, at this synchronisation */
+            fflush(stdout);
+            fwrite(rep.output.p, 1, rep.output.n, stdout);
+            fflush(stdout);
+        }
+        if (rep.has_regions && c->shm == 2 && s->shm_base) {
+            /* the reply's bulk data is in the segment: region records, checked by the reader */
+            size_t got = 0;
+            mp_reader rr;
+            mp_rinit(&rr, rep.regions.p, rep.regions.len);
+            for (uint32_t i = 0; i < rep.regions.n; i++) {
+                rgpu_env_region g;
+                const char *why = "";
+                if (rgpu_env_read_region(&rr, &g, &why)) break;
+                uint64_t off = g.offset, len = g.length;
+                if (off < RGPU_SHM_DATA || off + len > RGPU_SHM_DATA + s->shm_size || got + len > c->shm_cap) break;
+                /* what rgpu_take_early copied out already is not copied again */
+                size_t skip = c->shm_early > got ? (c->shm_early - got < len ? c->shm_early - got : len) : 0;
+                rgpu_copy((char *)c->shm_dst + got + skip, (char *)s->shm_base + off + skip, len - skip);
+                got += len;
+            }
+            c->shm_got = got;
+        }
+        /* CUDA reports errors of asynchronous work at the next synchronisation: the calls whose
+         * records say `deferred` return it (the Synchronize calls, and the synchronous copies and
+         * memsets the generator marks so: records.py). The server sends the error with whichever
+         * reply comes next; one that reaches another call (a query, a module load the runtime makes
+         * on the program's behalf) is kept here for the next call that reports it, the first first. */
+        if (d != 0) {
+            rgpu_set_last_error(c->face, d);
+            /* what the device cannot do (CUDA_ERROR_NOT_SUPPORTED: the software GPU lacks something the
+             * program's code needs) is said by default: the program's own message names only the code */
+            rgpu_log(d == CUDA_ERROR_NOT_SUPPORTED ? RGPU_LOG_WARN : RGPU_LOG_INFO,
+                     "an earlier asynchronous call failed (%d): %.*s", d, (int)msg.n, (const char *)msg.p);
+            if (!s->pending) s->pending = d;
+        }
+        if ((c->flags & RGPU_F_DEFERRED) && rc == 0 && s->pending) {
+            rc = s->pending;
+            s->pending = 0;
+        }
+        if (d == 0 && rc != 0 && msg.n) {
+            rgpu_log(RGPU_LOG_INFO, "%s failed (%d): %.*s", c->name, rc, (int)msg.n, (const char *)msg.p);
+            snprintf(rgpu_last_message, sizeof rgpu_last_message, "%.*s", (int)msg.n, (const char *)msg.p);
+        }
+        if (followers) take_followers(s, dev, c, seq, deadline);
+        return rc;
+    }
+}
+
+/* The replies to the calls that followed c in its message (c->then), which the worker sends right
+ * after c's: they come within the same round trip. Each follower's frames are kept for its caller, its
+ * result in then_rc. Anything else ends the wait, the followers not taken left at -1: a notice (the
+ * session moved: followed, as between calls; or ended), a lost connection. A follower's reply that
+ * comes later is a stale reply to the next call, which drops it. */
+static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64_t seq, double deadline) {
+    for (int i = 0; i < c->nthen;) {
+        struct rgpu_call *f = &c->then[i];
+        int w = rgpu_spin_for_reply(s->sock, deadline) == 0 ? 0 : rgpu_wait_readable(s->sock, s->mon, deadline);
+        if (w != 0) {
+            rgpu_mark_dead(s, w == -1 ? "no reply within RGPU_TIMEOUT" : "connection lost");
+            return;
+        }
+        zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
+        zmq_msg_init(head);
+        zmq_msg_recv(head, s->sock, 0);
+        rgpu_env_reply rep;
+        int ok = rgpu_read_reply(head, &rep) == 0;
+        uint64_t rseq = ok ? rep.seq : 0;
+        int rc = ok ? (int)rep.result : RGPU_DEVICE_UNAVAILABLE;
+        if (rseq != 0 && ok && rc == RGPU_LATE_OUT) {
+            rgpu_take_late(s, rseq, head);
+            zmq_msg_close(head);
+            free(head);
+            continue;
+        }
+        f->nout_bulk = 0;
+        for (int more = zmq_msg_more(head); more;) {
+            zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
+            zmq_msg_init(b);
+            zmq_msg_recv(b, s->sock, 0);
+            more = zmq_msg_more(b);
+            if (rseq == seq + 1 + (uint64_t)i && f->nout_bulk < RGPU_MAX_OUT_BULK) f->out_bulk[f->nout_bulk++] = b;
+            else { zmq_msg_close(b); free(b); }
+        }
+        if (rseq == 0 && ok) {
+            int moved = rc == RGPU_MOVED && rgpu_session_follow(s, dev, &rep, NULL, 0) == 0;
+            if (!moved) rgpu_mark_dead(s, rc == RGPU_MOVED ? "it moved, and its new server cannot be reached"
+                                                      : "the server ended the session");
+            zmq_msg_close(head);
+            free(head);
+            return;
+        }
+        if (!ok || rseq != seq + 1 + (uint64_t)i) { /* stale: not ours */
+            zmq_msg_close(head);
+            free(head);
+            continue;
+        }
+        int d = (int)rep.deferred;
+        if (d != 0 && !s->pending) s->pending = d; /* for the next call that reports it, as in rgpu_sync_one */
+        if (rep.output.n) {
+            fflush(stdout);
+            fwrite(rep.output.p, 1, rep.output.n, stdout);
+            fflush(stdout);
+        }
+        f->reply = head;
+        mp_rinit(&f->outs, rep.outs.p, rep.outs.len);
+        f->nouts = rep.outs.n;
+        f->then_rc = rc;
+        i++;
+    }
+}
+

@@ -1,0 +1,92 @@
+/* What the files of the session share (transport/ only): session.c sends and queues calls,
+ * connection.c opens the connection (hello, attach, waits), reply_wait.c waits for a sync call's
+ * reply, replay.c keeps what was sent and follows a move, and each copy path has its file:
+ * copy_segment.c (the same-host segment: whole, staged, pinned), copy_pieces.c (large copies in
+ * pieces where frames carry them) and copy_late.c (async copies into pinned memory whose data comes
+ * before the next reply). None of these is part of the library's interface (session.h is). */
+#ifndef RGPU_SESSION_PARTS_H
+#define RGPU_SESSION_PARTS_H
+#include <stddef.h>
+#include <stdint.h>
+#include <zmq.h>
+
+#include "rgpu_envelope.h"
+#include "session.h"
+
+struct rgpu_call;
+extern int rgpu_sessions_count_internal(void);
+extern rgpu_session *rgpu_sessions_internal(void);
+
+/* connection.c */
+double rgpu_now_s(void);
+double rgpu_spin_window_s(void);
+int rgpu_spin_for_reply(void *sock, double deadline);              /* 0: readable within the spin window */
+int rgpu_wait_readable(void *sock, void *mon, double deadline);    /* 0, -1 timeout, -2 disconnected */
+int rgpu_read_reply(zmq_msg_t *m, rgpu_env_reply *rep);            /* 0, or -1 (logged) when malformed */
+mp_reader rgpu_outs_record(const rgpu_env_reply *rep);
+int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const char *sid, const char *key);
+int rgpu_session_ensure_open(rgpu_session *s, int dev);            /* the lock held: 0 open, -1 not */
+void rgpu_connections_end(void);
+
+/* session.c */
+int rgpu_sessions_closed(void);
+void rgpu_mark_dead(rgpu_session *s, const char *why);
+int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq);
+int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int sync, int flush);
+int rgpu_sync_locked(rgpu_session *s, int dev, struct rgpu_call *c);
+int rgpu_session_barrier(rgpu_session *s, int dev);
+
+/* reply_wait.c: sends c (the lock held) and waits for its reply */
+int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c);
+
+/* copy_segment.c */
+/* How a sync call's data moves (shm_mode's answer, encode_call's `shm`). */
+enum {
+    SEG_NONE = 0,   /* frames */
+    SEG_IN,         /* the call's bulk input is in the session segment */
+    SEG_OUT,        /* its reply's bulk may go there */
+    SEG_PINNED,     /* its host side is pinned memory the worker maps: no data either way */
+    SEG_STAGED_IN,  /* its input is copied into the segment after the send, chunk by chunk */
+    SEG_STAGED_OUT, /* its reply's bulk goes there a chunk at a time */
+};
+int rgpu_switched_on(const char *name, int *cache);
+int rgpu_input_in_frames(int shm);
+void rgpu_encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync, int shm, size_t shm_len);
+int rgpu_shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len);
+void rgpu_take_early(rgpu_session *s, struct rgpu_call *c, uint64_t seq, double deadline);
+void rgpu_free_bytes(void *data, void *hint);
+void rgpu_stage_begin(rgpu_session *s, uint64_t seq);
+void rgpu_stage_progressive(rgpu_session *s, struct rgpu_call *c);
+
+/* copy_pieces.c */
+int rgpu_pieces_on(void);
+int rgpu_sync_field(const struct rgpu_call *c, int shm);
+int rgpu_sync_pieces(rgpu_session *s, int dev, struct rgpu_call *c);
+int rgpu_async_pieces(rgpu_session *s, int dev, struct rgpu_call *c);
+
+/* copy_late.c */
+void rgpu_take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head);
+void rgpu_late_settled(rgpu_session *s, uint64_t seq);
+
+/* replay.c */
+/* Live migration: every message sent since the last reply is kept (its frames shared with the
+ * sent copies, not duplicated) until a reply says the worker ran it. When the session moves, the old
+ * worker's MOVED notice names the last call it ran; what came after is sent again, in order, to the
+ * new worker. A message whose sync call moved its data through shared memory is rebuilt instead
+ * (the new worker maps its own segment, or none): its async calls' encoding is kept for that. */
+typedef struct {
+    zmq_msg_t *frames;
+    size_t n, cap, bytes;
+    uint64_t last_seq;
+    int shm;                 /* its sync call used the shared segment */
+    uint8_t *async_hdr;      /* then: its async calls, encoded, and how many of its frames are theirs */
+    size_t async_len, async_frames;
+    uint32_t nasync;
+} rgpu_replay_msg;
+
+#define REPLAY_MAX_BYTES (64u << 20) /* async data kept beyond this asks for a barrier (a sync no-op) */
+rgpu_replay_msg *rgpu_replay_new(rgpu_session *s);
+void rgpu_replay_keep(rgpu_session *s, rgpu_replay_msg *r, zmq_msg_t *m);
+void rgpu_replay_clear(rgpu_session *s);
+int rgpu_session_follow(rgpu_session *s, int dev, const rgpu_env_reply *rep, struct rgpu_call *c, uint64_t cseq);
+#endif
