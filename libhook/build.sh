@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../build/lib}
 mkdir -p "$out"
 cc=${CC:-gcc}
-# src/ is split by API family (transport, state, memory, module, stream, graph, managed, driver,
+# src/ is split by floor and API family (transport, state, submit, memory, module, stream, graph, managed, driver,
 # runtime); every family's headers are visible to every other, as one library's are. Every file sees
 # the generated CUDA prototypes (generated/rgpu_cuda.h, through rgpu_call.h): a hook whose signature is
 # not CUDA's, or a call with the wrong pointer types, does not compile.

@@ -14,7 +14,7 @@ from . import records as rec
 from .ctypes_model import CType, Resolver
 from .headers import Function, Parsed
 
-# Wire kinds: one marshalling routine per kind on each end (libhook/src/transport/call.c put/out, the
+# Wire kinds: one marshalling routine per kind on each end (libhook/src/submit/call.c put/out, the
 # server's decode in server/dispatch.py and the cuda backend's generic path).
 IN_KINDS = {"i": "signed integer", "u": "unsigned integer or device address", "f": "floating point",
             "h": "handle (the session's small integer)", "d": "device ordinal (routes the call; the server "

@@ -202,7 +202,7 @@ def hook_proto(call: Call) -> str:
 
 
 def _note(call: Call) -> str:
-    """The new allocation into the client's table (allocs.c): its address and size, out-values read
+    """The new allocation into the client's table (addresses.c): its address and size, out-values read
     as what the call wrote."""
     at, size = call.record.allocates
     outs = {p.name for p in call.outs}
@@ -229,7 +229,7 @@ def stub(call: Call) -> str:
             lines.append(f"    if ({p.name} == NULL) return rgpu_invalid_value({face});")
         elif arr:
             lines.append(f"    if ({p.name} == NULL && ({p.length}) != 0) return rgpu_invalid_value({face});")
-    if r.frees and r.frees != "all":  # forgotten first: a miss only asks the server (allocs.c)
+    if r.frees and r.frees != "all":  # forgotten first: a miss only asks the server (addresses.c)
         lines.append(f"    rgpu_allocs_forget(-1, (uint64_t)(uintptr_t){r.frees});")
     lines += _capture(call, face)
     lines.append(f'    rgpu_begin(&c, RGPU_ID_{call.name}, "{call.name}", {face}, RGPU_FLAGS_{call.name});')

@@ -14,7 +14,7 @@ against the parsed headers (and refuses a record that does not fit the function 
     shm = true                       # the same-host path may carry them
     flags = ["device_work", "sync"]  # see FLAGS
 
-    [cudaMallocPitch]                # the client's table of allocations (libhook/src/memory/allocs.c):
+    [cudaMallocPitch]                # the client's table of allocations (libhook/src/state/addresses.c):
     allocates = { at = "devPtr", bytes = "pitch * height" }   # the out-value that is the address, and
                                      # its size (out parameters read as the value the call wrote)
     [cudaFreeAsync]
@@ -105,7 +105,7 @@ class Record:
     # For an entry point the headers do not declare (a legacy name programs find with dlsym, whose
     # header #defines it to a newer _vN): its C prototype, in the headers' types.
     prototype: str = ""
-    # The client's table of device allocations (libhook/src/memory/allocs.c): the out parameter that
+    # The client's table of device allocations (libhook/src/state/addresses.c): the out parameter that
     # is a new allocation's address and the expression of its size; the parameter whose allocation
     # a call frees, or "all" for every one of the call's device.
     allocates: tuple[str, str] | None = None

@@ -1,4 +1,4 @@
-"""The client's table of the program's device allocations (libhook/src/memory/allocs.c): a program
+"""The client's table of the program's device allocations (libhook/src/state/addresses.c): a program
 with two devices gets the same answers from it as from the servers (RGPU_ALLOC_TABLE=0 asks them),
 and its device-to-device copies and pointer queries cost no round trip of their own (the servers'
 count of calls in their session_ended lines is the witness, not a clock)."""

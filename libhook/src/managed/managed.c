@@ -25,7 +25,7 @@
  * it wrote); a synchronous copy into device memory counts as device work followed by a
  * synchronisation, so it too pulls managed memory back (a copy out of the device does not). The pull
  * after a synchronising call travels with it: its copies follow the call in the call's message and
- * their replies come right after the call's, in the same round trip (rgpu_call.then, session.c). A
+ * their replies come right after the call's, in the same round trip (rgpu_call.then, reply_wait.c). A
  * training step of cuDNN (which keeps two managed allocations) paid a round trip per allocation at
  * every synchronisation before. */
 #define _GNU_SOURCE
@@ -72,15 +72,6 @@ static region *find(uint64_t p) {
     for (region *r = regions; r; r = r->next)
         if (p >= r->addr && p < r->addr + r->mapped) return r;
     return NULL;
-}
-
-int rgpu_managed_side(const void *p) {
-    if (!__atomic_load_n(&nregions, __ATOMIC_ACQUIRE)) return 0;
-    pthread_mutex_lock(&mu);
-    region *r = find((uint64_t)(uintptr_t)p);
-    int side = !r ? 0 : r->host_only ? 2 : 1;
-    pthread_mutex_unlock(&mu);
-    return side;
 }
 
 /* ---- push and pull ------------------------------------------------------------------------ */
@@ -155,7 +146,7 @@ static int pull(int dev) {
     return rc;
 }
 
-/* ---- the hooks around every call (call.c) -------------------------------------------------- */
+/* ---- the hooks around every call (submit/call.c) ------------------------------------------- */
 
 /* Which calls make the device read or write memory (the host's writes must be there first) and which
  * return once the device's work is done (the host may look again) are their records' flags
@@ -166,7 +157,7 @@ static int pull(int dev) {
 #define FOLLOWERS_MAX 16 /* regions pulled with the call; a device with more pulls them after it */
 
 /* The pull of device dev's regions as followers of the sync call c (mu held, and kept held until
- * rgpu_managed_after: the regions cannot change meanwhile). 0 when there are too many. */
+ * managed_after: the regions cannot change meanwhile). 0 when there are too many. */
 static int plan_pull(rgpu_call *c, int dev) {
     int n = 0;
     for (region *r = regions; r; r = r->next) n += r->dev == dev && !r->host_only;
@@ -212,7 +203,7 @@ static void end_pull(rgpu_call *c) {
     c->nthen = 0;
 }
 
-int rgpu_managed_before(rgpu_call *c, int waits) {
+static int managed_before(rgpu_call *c, int waits) {
     if (inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 || c->dev >= RGPU_MAX_DEVICES ||
         !(c->flags & (RGPU_F_DEVICE_WORK | RGPU_F_SYNC)))
         return 0;
@@ -225,15 +216,15 @@ int rgpu_managed_before(rgpu_call *c, int waits) {
         if (!c->device_reads) busy[c->dev] = 1;
     }
     if (rc == 0 && waits && (c->flags & RGPU_F_SYNC) && busy[c->dev] && c->id != RGPU_ID_cudaDeviceReset && plan_pull(c, c->dev))
-        return 0; /* mu stays held until rgpu_managed_after */
+        return 0; /* mu stays held until managed_after */
     pthread_mutex_unlock(&mu);
     return rc;
 }
 
 static void drop_all(int dev);
 
-void rgpu_managed_after(rgpu_call *c, int rc) {
-    if (c->then) { /* its pull went with it (mu held since rgpu_managed_before) */
+static void managed_after(rgpu_call *c, int rc) {
+    if (c->then) { /* its pull went with it (mu held since managed_before) */
         int prc = rc ? 0 : take_pull(c, c->dev);
         end_pull(c);
         if (rc == 0 && prc) prc = pull(c->dev); /* a follower did not come back: the pull after it, as before */
@@ -254,6 +245,13 @@ void rgpu_managed_after(rgpu_call *c, int rc) {
     }
     pthread_mutex_unlock(&mu);
 }
+
+/* Coherence of managed memory around each call (before: may push the host's writes; after: may pull
+ * the device's copy), by the call's flags. Every call: cudaDeviceReset, whose record has none of them,
+ * frees the device's regions too. */
+static const rgpu_call_hooks coherence = {.flags = 0, .before = managed_before, .after = managed_after};
+
+__attribute__((constructor)) static void register_coherence(void) { rgpu_call_hooks_add(&coherence); }
 
 /* ---- allocation and free ------------------------------------------------------------------ */
 
@@ -340,6 +338,7 @@ static int alloc_managed(int face, uint64_t *out, size_t size, unsigned flags) {
     r->next = regions;
     regions = r;
     __atomic_add_fetch(&nregions, 1, __ATOMIC_RELEASE);
+    rgpu_managed_note(r->addr, r->mapped, r->dev, r->host_only); /* the address registry answers for it */
     pthread_mutex_unlock(&mu);
     *out = addr;
     return RGPU_SUCCESS;
@@ -375,12 +374,13 @@ static int free_any(int face, uint64_t addr) {
             r = *link;
             *link = r->next;
             __atomic_sub_fetch(&nregions, 1, __ATOMIC_RELEASE);
+            rgpu_managed_forget(r->addr);
             break;
         }
     pthread_mutex_unlock(&mu);
     /* Device memory is freed by its own device's server, whichever device is current, as CUDA
      * finds the allocation from the address (the table knows, or with several devices the servers
-     * are asked); and forgotten first (allocs.c), a miss costing only a round trip. */
+     * are asked); and forgotten first (the address registry, addresses.c), a miss costing only a round trip. */
     int dev = rgpu_current_device(), known;
     uint64_t base;
     if (r) dev = r->dev;
@@ -407,6 +407,7 @@ static int free_any(int face, uint64_t addr) {
         r->next = regions;
         regions = r;
         __atomic_add_fetch(&nregions, 1, __ATOMIC_RELEASE);
+        rgpu_managed_note(r->addr, r->mapped, r->dev, r->host_only);
         pthread_mutex_unlock(&mu);
     }
     return rc;
@@ -420,6 +421,7 @@ static void drop_all(int dev) {
         if (r->dev != dev) { link = &r->next; continue; }
         *link = r->next;
         __atomic_sub_fetch(&nregions, 1, __ATOMIC_RELEASE);
+        rgpu_managed_forget(r->addr);
         if (!r->var) munmap((void *)(uintptr_t)r->addr, r->mapped); /* a variable's pages may be shared */
         munmap(r->shadow, r->mapped);
         rgpu_advice_forget(r->addr);
@@ -504,6 +506,7 @@ int rgpu_managed_adopt(int dev, uint64_t addr, size_t size) {
     r->next = regions;
     regions = r;
     __atomic_add_fetch(&nregions, 1, __ATOMIC_RELEASE);
+    rgpu_managed_note(r->addr, r->mapped, r->dev, r->host_only);
 out:
     pthread_mutex_unlock(&mu);
     return rc;
@@ -528,6 +531,7 @@ static int attach(int face, void *stream, uint64_t p, size_t length, unsigned fl
     if (r) {
         int was = r->host_only;
         r->host_only = flags == ATTACH_HOST;
+        rgpu_managed_attached(r->addr, r->host_only);
         inside = 1;
         if (was && !r->host_only) rc = push_region(r);
         else if (!was && r->host_only && busy[r->dev]) rc = pull_range(r, 0, r->mapped);

@@ -46,6 +46,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "addresses.h"
 #include "rgpu_call.h"
 #include "session.h"
 
@@ -59,68 +60,18 @@ enum { REGISTER_FLAGS = cudaHostRegisterPortable | cudaHostRegisterMapped | cuda
 #define NOT_SUPPORTED cudaErrorNotSupported
 
 
-/* lead: where p lies in the segment's data (a registered range moved into one starts mid-page) */
-typedef struct { uintptr_t p; size_t n; unsigned flags; int registered; rgpu_pinseg *seg; size_t lead; } pinned;
-
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pinned *table;
-static size_t count, cap, nsegs; /* nsegs: entries in shared memory (copies look them up) */
-
-/* The table is sorted by start, its ranges disjoint: every copy looks its host side up, and a
- * program may pin thousands of buffers (a framework's caching host allocator), so lookups are a
- * binary search. All of these run with mu held. */
-static uintptr_t end_of(const pinned *e) { return e->p + (e->n ? e->n : 1); }
-
-/* The first entry starting after p. */
-static size_t after(uintptr_t p) {
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (table[mid].p <= p) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-/* Index of the range holding p, or -1. */
-static long find(uintptr_t p) {
-    size_t i = after(p);
-    return i > 0 && p < end_of(&table[i - 1]) ? (long)(i - 1) : -1;
-}
-
-static int add(uintptr_t p, size_t n, unsigned flags, int registered, rgpu_pinseg *seg) {
-    pthread_mutex_lock(&mu);
-    size_t i = after(p);
-    if ((i > 0 && p < end_of(&table[i - 1])) || (i < count && table[i].p < p + (n ? n : 1))) {
-        pthread_mutex_unlock(&mu);
-        return ALREADY_REGISTERED; /* part of it is pinned already */
-    }
-    if (count == cap) {
-        size_t c = cap ? cap * 2 : 64;
-        pinned *t = realloc(table, c * sizeof *t);
-        if (!t) { pthread_mutex_unlock(&mu); return RGPU_OUT_OF_MEMORY; }
-        table = t, cap = c;
-    }
-    memmove(&table[i + 1], &table[i], (count - i) * sizeof *table);
-    table[i] = (pinned){p, n, flags, registered, seg, 0};
-    count++;
-    if (seg) __atomic_add_fetch(&nsegs, 1, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&mu);
-    return RGPU_SUCCESS;
+/* The pinned ranges are the address registry's (addresses.c): registered there, looked up there. */
+static int add(uintptr_t p, size_t n, unsigned flags, int registered, rgpu_pinseg *seg, size_t lead) {
+    rgpu_host_range e = {p, n, flags, registered, seg, lead};
+    return rgpu_pinned_add(&e);
 }
 
 /* Removes the range starting at p pinned the given way; 0 if there is none. Its segment, if any, in *seg. */
 static int take(uintptr_t p, int registered, rgpu_pinseg **seg) {
-    pthread_mutex_lock(&mu);
-    long i = find(p);
-    int ok = i >= 0 && table[i].p == p && table[i].registered == registered;
-    if (ok) {
-        if (seg) *seg = table[i].seg;
-        if (table[i].seg) __atomic_sub_fetch(&nsegs, 1, __ATOMIC_RELAXED);
-        memmove(&table[i], &table[i + 1], (--count - (size_t)i) * sizeof *table);
-    }
-    pthread_mutex_unlock(&mu);
-    return ok;
+    rgpu_host_range e;
+    if (!rgpu_pinned_take(p, registered, &e)) return 0;
+    if (seg) *seg = e.seg;
+    return 1;
 }
 
 /* -- pinned memory in shared segments ------------------------------------------------------------- */
@@ -316,58 +267,32 @@ static int seg_device_address(rgpu_pinseg *g, int dev, uint64_t *out) {
     return RGPU_SUCCESS;
 }
 
-int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off) {
-    if (!__atomic_load_n(&nsegs, __ATOMIC_RELAXED)) return 0;
-    pthread_mutex_lock(&mu);
-    long i = find((uintptr_t)p);
-    int ok = i >= 0 && table[i].seg && (uintptr_t)p + n <= table[i].p + table[i].n;
-    if (ok) *seg = table[i].seg, *off = RGPU_SHM_DATA + table[i].lead + ((uintptr_t)p - table[i].p);
-    pthread_mutex_unlock(&mu);
-    return ok;
-}
-
 /* At exit: the names go (the workers keep their mappings while they need them). */
-void rgpu_pinned_close(void) {
-    pthread_mutex_lock(&mu);
-    for (size_t i = 0; i < count; i++)
-        if (table[i].seg && table[i].seg->owner == getpid()) shm_unlink(table[i].seg->name);
-    pthread_mutex_unlock(&mu);
+static void unlink_own(rgpu_pinseg *g) {
+    if (g->owner == getpid()) shm_unlink(g->name);
 }
 
-int rgpu_pinned_whole(const void *p, size_t n) {
-    if (!__atomic_load_n(&count, __ATOMIC_RELAXED)) return 0;
-    pthread_mutex_lock(&mu);
-    long i = find((uintptr_t)p);
-    int ok = i >= 0 && (uintptr_t)p + n <= table[i].p + table[i].n;
-    pthread_mutex_unlock(&mu);
-    return ok;
-}
+void rgpu_pinned_close(void) { rgpu_pinned_each_segment(unlink_own); }
 
 int rgpu_pinned(const void *p, unsigned *flags) {
-    if (!__atomic_load_n(&count, __ATOMIC_RELAXED)) return 0;
-    pthread_mutex_lock(&mu);
-    long i = find((uintptr_t)p);
-    if (i >= 0 && flags) *flags = table[i].flags;
-    pthread_mutex_unlock(&mu);
-    return i >= 0;
+    rgpu_host_range e;
+    if (!rgpu_pinned_get(p, &e)) return 0;
+    if (flags) *flags = e.flags;
+    return 1;
 }
 
 /* Whether the pinned range holding p lives in a shared segment. */
 static int in_segment(const void *p) {
-    pthread_mutex_lock(&mu);
-    long i = find((uintptr_t)p);
-    int seg = i >= 0 && table[i].seg != NULL;
-    pthread_mutex_unlock(&mu);
-    return seg;
+    rgpu_host_range e;
+    return rgpu_pinned_get(p, &e) && e.seg != NULL;
 }
 
 /* The pinned range holding p: its start and size (cuPointerGetAttribute's range attributes). */
 int rgpu_pinned_range(const void *p, CUdeviceptr *base, size_t *size) {
-    pthread_mutex_lock(&mu);
-    long i = find((uintptr_t)p);
-    if (i >= 0) *base = table[i].p, *size = table[i].n;
-    pthread_mutex_unlock(&mu);
-    return i >= 0 ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
+    rgpu_host_range e;
+    if (!rgpu_pinned_get(p, &e)) return RGPU_INVALID_VALUE;
+    *base = e.p, *size = e.n;
+    return RGPU_SUCCESS;
 }
 
 static int host_free(int face, void *p);
@@ -389,7 +314,7 @@ static int host_alloc(int face, void **p, size_t n, unsigned flags) {
     } else if (!(n && shm_wanted() && (*p = seg_create(n, &seg)) != NULL) && posix_memalign(p, 4096, n ? n : 1) != 0) {
         return rgpu_record(face, RGPU_OUT_OF_MEMORY);
     }
-    if (add((uintptr_t)*p, n, flags, 0, seg)) {
+    if (add((uintptr_t)*p, n, flags, 0, seg, 0)) {
         if (managed) cudaFree(*p);
         else if (seg) seg_destroy(seg);
         else free(*p);
@@ -435,11 +360,8 @@ static int host_free(int face, void *p) {
  * device address is its host address. */
 static int device_pointer(int face, void **dev, void *host, unsigned flags) {
     if (!dev || !host || flags) return rgpu_invalid_value(face);
-    pthread_mutex_lock(&mu);
-    long i = find((uintptr_t)host);
-    pinned e = i >= 0 ? table[i] : (pinned){0};
-    pthread_mutex_unlock(&mu);
-    if (i < 0) return rgpu_invalid_value(face);
+    rgpu_host_range e;
+    if (!rgpu_pinned_get(host, &e)) return rgpu_invalid_value(face);
     if (!e.seg && !e.registered && (e.flags & MAPPED)) {
         *dev = host;
         return RGPU_SUCCESS;
@@ -458,29 +380,13 @@ static int device_pointer(int face, void **dev, void *host, unsigned flags) {
 }
 
 int rgpu_pinned_device_address(const void *p, uint64_t *out) {
-    pthread_mutex_lock(&mu);
-    long i = find((uintptr_t)p);
-    pinned e = i >= 0 ? table[i] : (pinned){0};
-    pthread_mutex_unlock(&mu);
+    rgpu_host_range e = {0};
+    rgpu_pinned_get(p, &e);
     if (!e.seg || (e.registered && !(e.flags & REGISTER_MAPPED))) return -1;
     uint64_t d;
     if (seg_device_address(e.seg, rgpu_current_device(), &d)) return -1;
     *out = d + e.lead + ((uintptr_t)p - e.p);
     return 0;
-}
-
-/* Another segment's pages among [lo, hi)? (A registered range moved into a segment takes its pages whole.) */
-static int pages_taken(uintptr_t lo, uintptr_t hi) {
-    int hit = 0;
-    pthread_mutex_lock(&mu);
-    for (size_t i = 0; i < count && !hit; i++) {
-        const rgpu_pinseg *g = table[i].seg;
-        uintptr_t a = g && g->adopted ? (uintptr_t)g->adopted : table[i].p;
-        uintptr_t b = g && g->adopted ? a + g->adopted_len : end_of(&table[i]);
-        hit = a < hi && lo < b;
-    }
-    pthread_mutex_unlock(&mu);
-    return hit;
 }
 
 /* cudaHostRegisterMapped: the range moved into a segment the current device's worker maps. */
@@ -494,7 +400,7 @@ static int register_mapped(int face, void *p, size_t n, unsigned flags) {
     }
     size_t page = page_size();
     uintptr_t lo = (uintptr_t)p / page * page, hi = ((uintptr_t)p + n + page - 1) / page * page;
-    if (pages_taken(lo, hi)) {
+    if (rgpu_pinned_pages_taken(lo, hi)) { /* another segment's pages (a registered range moved into one takes its pages whole) */
         if (rgpu_pinned_whole(p, 1)) return rgpu_record(face, ALREADY_REGISTERED);
         rgpu_log(RGPU_LOG_WARN, "cudaHostRegister mapped [%p, +%zu): a page of it holds other pinned memory; rgpu maps "
                  "registered memory in whole pages: register page-aligned buffers", p, n);
@@ -503,15 +409,11 @@ static int register_mapped(int face, void *p, size_t n, unsigned flags) {
     size_t lead = 0;
     rgpu_pinseg *seg = seg_adopt(p, n, &lead);
     if (!seg) return rgpu_record(face, RGPU_OUT_OF_MEMORY);
-    int rc = add((uintptr_t)p, n, flags, 1, seg);
+    int rc = add((uintptr_t)p, n, flags, 1, seg, lead);
     if (rc) {
         seg_destroy(seg);
         return rgpu_record(face, rc);
     }
-    pthread_mutex_lock(&mu);
-    long i = find((uintptr_t)p);
-    if (i >= 0) table[i].lead = lead;
-    pthread_mutex_unlock(&mu);
     uint64_t d;
     rc = seg_device_address(seg, dev, &d);
     if (rc) {
@@ -527,7 +429,7 @@ static int register_mapped(int face, void *p, size_t n, unsigned flags) {
 static int host_register(int face, void *p, size_t n, unsigned flags) {
     if (!p || !n || (flags & ~(unsigned)REGISTER_FLAGS)) return rgpu_invalid_value(face);
     if (flags & REGISTER_MAPPED) return register_mapped(face, p, n, flags);
-    int rc = add((uintptr_t)p, n, flags, 1, NULL); /* ALREADY_REGISTERED if any of it is */
+    int rc = add((uintptr_t)p, n, flags, 1, NULL, 0); /* ALREADY_REGISTERED if any of it is */
     return rc ? rgpu_record(face, rc) : RGPU_SUCCESS;
 }
 

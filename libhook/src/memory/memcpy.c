@@ -13,20 +13,48 @@
 #define D2H cudaMemcpyDeviceToHost
 #define D2D cudaMemcpyDeviceToDevice
 #define DEFAULT cudaMemcpyDefault
+/* managed memory whose device copy copies use (not attached to the host) */
+#define MANAGED(a) ((a)->kind == RGPU_ADDR_MANAGED && !(a)->host_side)
 
 
-/* With cudaMemcpyDefault the runtime decides from the pointers (UVA): the device they name, found
- * as cudaPointerGetAttributes finds it (peer.c). */
-static int is_device_ptr(const void *p) {
-    int side = rgpu_managed_side(p); /* known here: no round trip */
-    if (side) return side == 1;
+/* With cudaMemcpyDefault the runtime decides from the pointers (UVA): whether each side is device
+ * memory, from the address registry's answer for it (addresses.c); where it has none, the servers
+ * are asked, as cudaPointerGetAttributes asks them (peer.c). Managed memory is device memory unless
+ * it is attached to the host. */
+static int on_device(const rgpu_addr *a, const void *p) {
+    if (a->kind == RGPU_ADDR_MANAGED) return !a->host_side;
+    if (a->kind == RGPU_ADDR_PINNED) return 0;
+    if (a->kind == RGPU_ADDR_DEVICE) return 1;
     return rgpu_device_of(p) >= 0;
+}
+
+/* The device whose memory p is, as cudaPointerGetAttributes says (-1: host memory). */
+static int device_of(const rgpu_addr *a, const void *p) {
+    if (a->kind == RGPU_ADDR_MANAGED || a->kind == RGPU_ADDR_DEVICE) return a->dev;
+    if (a->kind == RGPU_ADDR_PINNED) return -1;
+    return rgpu_device_of(p);
+}
+
+static int resolve(int kind, const rgpu_addr *da, void *dst, const rgpu_addr *sa, const void *src) {
+    if (kind != DEFAULT) return kind;
+    int d = on_device(da, dst), s = on_device(sa, src);
+    return d && s ? D2D : d ? H2D : s ? D2H : H2H;
 }
 
 int rgpu_resolve_kind(int kind, void *dst, const void *src) {
     if (kind != DEFAULT) return kind;
-    int d = is_device_ptr(dst), s = is_device_ptr(src);
-    return d && s ? D2D : d ? H2D : s ? D2H : H2H;
+    rgpu_addr da, sa;
+    rgpu_addr_of(dst, 1, &da);
+    rgpu_addr_of(src, 1, &sa);
+    return resolve(kind, &da, dst, &sa, src);
+}
+
+/* A device-to-device copy between two devices' memory goes through the client (peer.c). */
+static int cross_device(int face, const rgpu_addr *da, void *dst, const rgpu_addr *sa, const void *src, size_t n,
+                        const void *stream, int async, int *rc) {
+    if (rgpu_device_count() < 2) return 0;
+    int sd = device_of(sa, src), dd = device_of(da, dst);
+    return rgpu_cross_device_copy(face, dst, dd, src, sd, n, stream, async, rc);
 }
 
 /* Large copies travel as frames of at least RGPU_H2D_CHUNK bytes (at most RGPU_MAX_CHUNKS of them): the
@@ -34,7 +62,7 @@ int rgpu_resolve_kind(int kind, void *dst, const void *src) {
  * and the server writes each into device memory as it goes. */
 
 /* The call for bytes [off, off + len) of an H2D copy, made as the copy was: the session sends a
- * large copy in pieces where frames carry its data (session.c, sync_pieces and async_pieces). */
+ * large copy in pieces where frames carry its data (copy_pieces.c, rgpu_sync_pieces and rgpu_async_pieces). */
 static void h2d_piece(rgpu_call *p, const rgpu_call *whole, size_t off, size_t len) {
     uint64_t dst = whole->piece_dst + off;
     if (whole->face == RGPU_RUNTIME && whole->piece_async) rgpu_wire_cudaMemcpyAsync(p, dst, 0, len, H2D, whole->piece_stream);
@@ -49,8 +77,8 @@ static void h2d_piece(rgpu_call *p, const rgpu_call *whole, size_t off, size_t l
  * its record's (protocol/contract/calls/memory.toml), put by the generated encoder. H2D data follows as
  * raw frames; D2H data comes back as frames. On the same host a sync copy's data moves through the
  * session's shared-memory segment instead (shm.c), same call, same errors. */
-int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, void *host, const void *stream,
-                   int async, int dev) {
+static int copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, void *host, const rgpu_addr *h,
+                     const void *stream, int async, int dev) {
     if (async && rgpu_capturing(stream)) {
         /* a copy node; host memory is read (or written) when the graph runs, as in CUDA */
         int rc;
@@ -77,10 +105,9 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
     c.device_reads = kind == D2H;
     /* The program's pinned memory, to a worker on this host: the copy names it, no data moves
      * (hostmem.c); the data frames below are only the session's fallback (it moved elsewhere). */
-    rgpu_pinseg *pin;
-    size_t pin_off;
-    if ((kind == H2D || kind == D2H) && rgpu_pin_lookup(host, n, &pin, &pin_off) && rgpu_session_local(c.dev))
-        c.pin = pin, c.pin_off = pin_off, c.pin_len = n;
+    int pinned = (kind == H2D || kind == D2H) && h->kind == RGPU_ADDR_PINNED && h->within;
+    if (pinned && h->pinned.seg && rgpu_session_local(c.dev))
+        c.pin = h->pinned.seg, c.pin_off = h->seg_off, c.pin_len = n;
     if (kind == H2D) {
         c.piece = h2d_piece, c.piece_dst = dst, c.piece_host = host, c.piece_len = n;
         c.piece_stream = stream, c.piece_async = async;
@@ -92,7 +119,7 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
      * pinned memory the worker maps (the program reads it after synchronising, as in CUDA), or in pinned
      * memory it does not map, whose data comes before the next reply (the program reads it after a
      * synchronisation, which has a reply): PyTorch's `.item()` is then one round trip across hosts. */
-    if (async && kind == D2H && !c.pin && n <= RGPU_LATE_COPY_MAX && rgpu_pinned_whole(host, n))
+    if (async && kind == D2H && !c.pin && n <= RGPU_LATE_COPY_MAX && pinned)
         c.late_dst = host, c.late_len = n;
     if (async && (kind != D2H || c.pin || c.late_dst)) return rgpu_async(&c);
     if (kind == H2D) c.shm = 1;
@@ -112,22 +139,31 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
     return rc;
 }
 
-/* The device whose memory a sync copy names, when the table (allocs.c) says it is another device's
- * than the current one: under unified addressing CUDA copies by address, whichever device is current,
- * so the copy goes to that device's server. -1: the current device's, as for memory the table does not
+int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, void *host, const void *stream,
+                   int async, int dev) {
+    rgpu_addr h;
+    rgpu_addr_of(host, n, &h);
+    return copy_call(face, kind, dst, src, n, host, &h, stream, async, dev);
+}
+
+/* The device whose memory a sync copy names, when the registry says it is another device's than the
+ * current one: under unified addressing CUDA copies by address, whichever device is current, so the
+ * copy goes to that device's server. -1: the current device's, as for memory the registry does not
  * know (and for async copies, which are ordered in a stream of the current device). */
-static int owner_of(uint64_t p) {
-    int d;
-    return rgpu_device_count() > 1 && rgpu_allocs_find(p, &d, NULL) && d != rgpu_current_device() ? d : -1;
+static int owner_of(const rgpu_addr *a) {
+    return rgpu_device_count() > 1 && a->kind == RGPU_ADDR_DEVICE && a->dev != rgpu_current_device() ? a->dev : -1;
 }
 
 static int runtime_copy(void *dst, const void *src, size_t n, int kind, const void *stream, int async) {
     if (n == 0) return RGPU_SUCCESS;
     if (kind < H2H || kind > DEFAULT || !dst || !src) return rgpu_invalid_value(RGPU_RUNTIME);
+    rgpu_addr da, sa; /* what each side is: asked once */
+    rgpu_addr_of(dst, n, &da);
+    rgpu_addr_of(src, n, &sa);
     /* Managed memory named as host memory is copied through its device copy, as the device's
      * earlier work left it, not from a host copy that is only made right at synchronisations. */
-    if (rgpu_managed_side(dst) == 1 || rgpu_managed_side(src) == 1) kind = DEFAULT;
-    kind = rgpu_resolve_kind(kind, dst, src);
+    if (MANAGED(&da) || MANAGED(&sa)) kind = DEFAULT;
+    kind = resolve(kind, &da, dst, &sa, src);
     if (kind == H2H) {
         int rc;
         if (rgpu_sessions_late_overlap(src, n) || rgpu_sessions_late_overlap(dst, n)) rgpu_sessions_drain_late();
@@ -139,52 +175,65 @@ static int runtime_copy(void *dst, const void *src, size_t n, int kind, const vo
         return RGPU_SUCCESS;
     }
     int rc;
-    if (kind == D2D && rgpu_cross_device_copy(RGPU_RUNTIME, dst, src, n, stream, async, &rc)) return rc;
+    if (kind == D2D && cross_device(RGPU_RUNTIME, &da, dst, &sa, src, n, stream, async, &rc)) return rc;
     void *host = kind == H2D ? (void *)src : kind == D2H ? dst : NULL;
-    int dev = async || kind == D2D ? -1 : owner_of(kind == H2D ? (uint64_t)(uintptr_t)dst : (uint64_t)(uintptr_t)src);
-    return rgpu_copy_call(RGPU_RUNTIME, kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst,
-                          kind == H2D ? 0 : (uint64_t)(uintptr_t)src, n, host, stream, async, dev);
+    int dev = async || kind == D2D ? -1 : owner_of(kind == H2D ? &da : &sa);
+    return copy_call(RGPU_RUNTIME, kind, kind == D2H ? 0 : (uint64_t)(uintptr_t)dst, kind == H2D ? 0 : (uint64_t)(uintptr_t)src,
+                     n, host, kind == H2D ? &sa : &da, stream, async, dev);
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) { return runtime_copy(dst, src, n, kind, NULL, 0); }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t stream) { return runtime_copy(dst, src, n, kind, stream, 1); }
 
 
-/* As in runtime_copy, a managed "host" side is copied through its device copy. */
-#define MANAGED(p) (rgpu_managed_side((const void *)(p)) == 1)
 
+/* The Driver's copies: each side asked of the registry once. As in runtime_copy, a managed "host" side
+ * is copied through its device copy. */
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!src) return rgpu_invalid_value(RGPU_DRIVER);
-    if (MANAGED(src)) return cuMemcpyDtoD_v2(dst, (uint64_t)(uintptr_t)src, n);
-    return rgpu_copy_call(RGPU_DRIVER, H2D, dst, 0, n, (void *)src, NULL, 0, owner_of(dst));
+    rgpu_addr sa, da;
+    rgpu_addr_of(src, n, &sa);
+    if (MANAGED(&sa)) return cuMemcpyDtoD_v2(dst, (uint64_t)(uintptr_t)src, n);
+    rgpu_addr_of((const void *)(uintptr_t)dst, n, &da);
+    return copy_call(RGPU_DRIVER, H2D, dst, 0, n, (void *)src, &sa, NULL, 0, owner_of(&da));
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream stream) {
     if (n == 0) return RGPU_SUCCESS;
     if (!src) return rgpu_invalid_value(RGPU_DRIVER);
-    if (MANAGED(src)) return cuMemcpyDtoDAsync_v2(dst, (uint64_t)(uintptr_t)src, n, stream);
-    return rgpu_copy_call(RGPU_DRIVER, H2D, dst, 0, n, (void *)src, stream, 1, -1);
+    rgpu_addr sa;
+    rgpu_addr_of(src, n, &sa);
+    if (MANAGED(&sa)) return cuMemcpyDtoDAsync_v2(dst, (uint64_t)(uintptr_t)src, n, stream);
+    return copy_call(RGPU_DRIVER, H2D, dst, 0, n, (void *)src, &sa, stream, 1, -1);
 }
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
     if (n == 0) return RGPU_SUCCESS;
     if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
-    if (MANAGED(dst)) return cuMemcpyDtoD_v2((uint64_t)(uintptr_t)dst, src, n);
-    return rgpu_copy_call(RGPU_DRIVER, D2H, 0, src, n, dst, NULL, 0, owner_of(src));
+    rgpu_addr da, sa;
+    rgpu_addr_of(dst, n, &da);
+    if (MANAGED(&da)) return cuMemcpyDtoD_v2((uint64_t)(uintptr_t)dst, src, n);
+    rgpu_addr_of((const void *)(uintptr_t)src, n, &sa);
+    return copy_call(RGPU_DRIVER, D2H, 0, src, n, dst, &da, NULL, 0, owner_of(&sa));
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream stream) {
     if (n == 0) return RGPU_SUCCESS;
     if (!dst) return rgpu_invalid_value(RGPU_DRIVER);
-    if (MANAGED(dst)) return cuMemcpyDtoDAsync_v2((uint64_t)(uintptr_t)dst, src, n, stream);
-    return rgpu_copy_call(RGPU_DRIVER, D2H, 0, src, n, dst, stream, 1, -1);
+    rgpu_addr da;
+    rgpu_addr_of(dst, n, &da);
+    if (MANAGED(&da)) return cuMemcpyDtoDAsync_v2((uint64_t)(uintptr_t)dst, src, n, stream);
+    return copy_call(RGPU_DRIVER, D2H, 0, src, n, dst, &da, stream, 1, -1);
 }
 
 /* cuMemcpy(Async) with unified addressing: the runtime's Default kind, driver error numbering. */
 
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src), rc;
+    rgpu_addr da, sa;
+    rgpu_addr_of((const void *)(uintptr_t)dst, n, &da);
+    rgpu_addr_of((const void *)(uintptr_t)src, n, &sa);
+    int kind = resolve(DEFAULT, &da, (void *)(uintptr_t)dst, &sa, (const void *)(uintptr_t)src), rc;
     if (kind == H2D) return cuMemcpyHtoD_v2(dst, (const void *)(uintptr_t)src, n);
     if (kind == D2H) return cuMemcpyDtoH_v2((void *)(uintptr_t)dst, src, n);
-    if (kind == D2D && rgpu_cross_device_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n,
+    if (kind == D2D && cross_device(RGPU_DRIVER, &da, (void *)(uintptr_t)dst, &sa, (const void *)(uintptr_t)src, n,
                                               NULL, 0, &rc))
         return rc;
     if (kind == D2D) return cuMemcpyDtoD_v2(dst, src, n);
@@ -194,10 +243,13 @@ CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
     return RGPU_SUCCESS;
 }
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
-    int kind = rgpu_resolve_kind(DEFAULT, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src), rc;
+    rgpu_addr da, sa;
+    rgpu_addr_of((const void *)(uintptr_t)dst, n, &da);
+    rgpu_addr_of((const void *)(uintptr_t)src, n, &sa);
+    int kind = resolve(DEFAULT, &da, (void *)(uintptr_t)dst, &sa, (const void *)(uintptr_t)src), rc;
     if (kind == H2D) return cuMemcpyHtoDAsync_v2(dst, (const void *)(uintptr_t)src, n, stream);
     if (kind == D2H) return cuMemcpyDtoHAsync_v2((void *)(uintptr_t)dst, src, n, stream);
-    if (kind == D2D && rgpu_cross_device_copy(RGPU_DRIVER, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n,
+    if (kind == D2D && cross_device(RGPU_DRIVER, &da, (void *)(uintptr_t)dst, &sa, (const void *)(uintptr_t)src, n,
                                               stream, 1, &rc))
         return rc;
     if (kind == D2D) return cuMemcpyDtoDAsync_v2(dst, src, n, stream);

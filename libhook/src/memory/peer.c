@@ -67,7 +67,7 @@ CUresult cuCtxDisablePeerAccess(CUcontext peer) {
 }
 
 /* The device whose memory `p` is (-1: none of them), as cudaPointerGetAttributes finds it: the
- * program's own allocations (allocs.c), else the servers, the current device's first. */
+ * program's own allocations (the address registry, addresses.c), else the servers, the current device's first. */
 int rgpu_device_of(const void *p) {
     struct cudaPointerAttributes a;
     memset(&a, 0, sizeof a);
@@ -79,11 +79,12 @@ static int peer_copy(int face, void *dst, int dst_dev, const void *src, int src_
 
 /* A device-to-device copy between two devices' memory (cudaMemcpy with DeviceToDevice or Default, as
  * PyTorch copies a tensor to another GPU): CUDA stages it through the host where the GPUs have no
- * peer access, and so does rgpu, after the stream's earlier work. 1: it was such a copy (*rc says how
- * it went); 0: both sides are one device's, for the caller to send. */
-int rgpu_cross_device_copy(int face, void *dst, const void *src, size_t n, const void *stream, int async, int *rc) {
-    if (rgpu_device_count() < 2) return 0;
-    int sd = rgpu_device_of(src), dd = rgpu_device_of(dst);
+ * peer access, and so does rgpu, after the stream's earlier work. dd and sd: the devices whose memory
+ * dst and src are (-1: none), as the caller found them (memcpy.c: the address registry, else the
+ * servers). 1: it was such a copy (*rc says how it went); 0: both sides are one device's, for the
+ * caller to send. */
+int rgpu_cross_device_copy(int face, void *dst, int dd, const void *src, int sd, size_t n, const void *stream,
+                           int async, int *rc) {
     if (sd < 0 || dd < 0 || sd == dd) return 0;
     if ((*rc = rgpu_capture_guard(face, async ? stream : NULL, 1))) return 1;
     if (async && stream && (*rc = face == RGPU_DRIVER ? cuStreamSynchronize((CUstream)stream)

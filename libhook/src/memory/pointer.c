@@ -1,7 +1,7 @@
-/* Pointer attributes. cudaPointerGetAttributes answers pinned host memory (hostmem.c) and the
- * program's own device allocations (allocs.c) itself, and asks the servers about the rest — the
- * current device's first, then the others', since with unified addressing a pointer names its
- * device whatever device is current — and reports the device as the program numbers it. The
+/* Pointer attributes. cudaPointerGetAttributes answers pinned host memory and the program's own
+ * device allocations itself, from the address registry (addresses.c), and asks the servers about the
+ * rest — the current device's first, then the others', since with unified addressing a pointer names
+ * its device whatever device is current — and reports the device as the program numbers it. The
  * Driver's cuPointerGetAttribute/s are answered from it, plus cuMemGetAddressRange for the range
  * attributes. */
 #include <stdint.h>
@@ -51,18 +51,20 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
     ptr_attrs a;
     memset(&a, 0, sizeof a);
-    int cur = rgpu_current_device(), n = rgpu_device_count(), known;
-    if (rgpu_pinned(ptr, NULL)) {
+    int cur = rgpu_current_device(), n = rgpu_device_count();
+    rgpu_addr r; /* the registry's answer (addresses.c); managed memory is its server's to describe */
+    rgpu_addr_of(ptr, 1, &r);
+    if (r.kind == RGPU_ADDR_PINNED) {
         a.type = MEM_HOST;
         a.device = cur;
         /* where the device maps it (hostmem.c; the worker's address, not ours), else its own address */
         uint64_t d;
         a.hostPointer = (void *)ptr;
         a.devicePointer = rgpu_pinned_device_address(ptr, &d) == 0 ? (void *)(uintptr_t)d : (void *)ptr;
-    } else if (rgpu_allocs_find((uint64_t)(uintptr_t)ptr, &known, NULL)) {
-        /* the program's own device memory (allocs.c): what its server says of it */
+    } else if (r.kind == RGPU_ADDR_DEVICE) {
+        /* the program's own device memory: what its server says of it */
         a.type = MEM_DEVICE;
-        a.device = known;
+        a.device = r.dev;
         a.devicePointer = (void *)ptr;
     } else {
         for (int k = 0; k < n; k++) {

@@ -14,6 +14,7 @@
 #include "rgpu_ids.h"
 #include "rgpu_wire.h"
 #include "rgpu_calls.h"
+#include "addresses.h" /* the address registry: what a range is (state/addresses.c) */
 
 enum { RGPU_RUNTIME = 0, RGPU_DRIVER = 1 };
 
@@ -70,7 +71,7 @@ typedef struct rgpu_call {
     struct rgpu_pinseg *pin;
     size_t pin_off, pin_len;
     int pin_used;        /* set by the session when it did */
-    /* an H2D copy, which the session sends in pieces where frames carry its data (session.c,
+    /* an H2D copy, which the session sends in pieces where frames carry its data (copy_pieces.c,
      * sync_pieces, async_pieces): `piece` makes the call for bytes [off, off + len) of it (memcpy.c) */
     void (*piece)(struct rgpu_call *part, const struct rgpu_call *whole, size_t off, size_t len);
     uint64_t piece_dst;
@@ -78,14 +79,14 @@ typedef struct rgpu_call {
     size_t piece_len;
     int piece_async;
     /* sync calls that go in the same message right after this one, their replies awaited in the same
-     * round trip (session.c, take_followers): the pulls of managed memory after a synchronisation
+     * round trip (reply_wait.c, take_followers): the pulls of managed memory after a synchronisation
      * (managed.c). A follower's then_rc is its result, or -1 when it did not run (the session moved,
      * or the call went in pieces): the caller then does without it. */
     struct rgpu_call *then;
     int nthen;
     int then_rc;
     /* an async D2H copy into pinned memory the worker does not map: its data comes later, to late_dst
-     * (session.c, RGPU_OUT_LATER) */
+     * (copy_late.c, RGPU_OUT_LATER) */
     void *late_dst;
     size_t late_len;
 } rgpu_call;
@@ -107,24 +108,14 @@ typedef struct rgpu_pinseg {
     void *adopted;
     size_t adopted_len;
 } rgpu_pinseg;
-/* 1 when [p, +n) lies in one pinned segment: it and the offset of p in it */
-int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off);
-/* 1 when [p, +n) lies in one range of pinned memory (allocated or registered; hostmem.c) */
-int rgpu_pinned_whole(const void *p, size_t n);
 void rgpu_pinned_close(void);
-/* memory/peer.c: a device-to-device copy whose two sides are different devices' memory, staged
- * through the client; 1: it was one (*rc says how it went), 0: the caller sends it as usual */
-int rgpu_cross_device_copy(int face, void *dst, const void *src, size_t n, const void *stream, int async, int *rc);
+/* memory/peer.c: a device-to-device copy whose two sides are different devices' memory (dst of
+ * device dd, src of sd), staged through the client; 1: it was one (*rc says how it went), 0: the
+ * caller sends it as usual */
+int rgpu_cross_device_copy(int face, void *dst, int dd, const void *src, int sd, size_t n, const void *stream,
+                           int async, int *rc);
 /* memory/peer.c: the device whose memory p is (the table's answer, else the servers'), -1: none */
 int rgpu_device_of(const void *p);
-
-/* memory/allocs.c: the device allocations the program made (records with `allocates` note them,
- * `frees` forget them), so that finding a pointer's device costs no round trip. find: 1 and its device
- * (the current one's first) and start when p lies in one, 0 when the servers must be asked. */
-void rgpu_allocs_note(int dev, uint64_t base, size_t size);
-int rgpu_allocs_find(uint64_t p, int *dev, uint64_t *base);
-void rgpu_allocs_forget(int dev, uint64_t base); /* dev -1: whichever device has it */
-void rgpu_allocs_drop(int dev);
 
 typedef struct { const char *name; void *fn; } rgpu_proc;
 extern const rgpu_proc rgpu_procs[];
@@ -176,12 +167,16 @@ int rgpu_resolve_kind(int kind, void *dst, const void *src);
 int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, void *host, const void *stream,
                    int async, int dev);
 
-/* managed.c: coherence of managed memory around each call (before: may push the host's writes;
- * after: may pull the device's copy), and where p's data is: 0 not managed memory, 1 managed memory
- * whose device copy copies must use, 2 managed memory attached to the host (the host copy is it) */
-int rgpu_managed_before(rgpu_call *c, int waits); /* waits: the call is sync (its pull may go with it) */
-void rgpu_managed_after(rgpu_call *c, int rc);
-int rgpu_managed_side(const void *p);
+/* submit/call.c: what a floor above the door does around every call whose record has one of `flags` (0:
+ * around every call): before (waits: the call is sync) may fail the call; after sees its result. It
+ * runs only for calls that reached a session. Registered once, at load (managed.c). */
+typedef struct {
+    unsigned flags;
+    int (*before)(rgpu_call *c, int waits);
+    void (*after)(rgpu_call *c, int rc);
+} rgpu_call_hooks;
+void rgpu_call_hooks_add(const rgpu_call_hooks *h);
+
 /* A module's managed variable (__managed__) at [addr, addr+size) of device dev, mapped here at its
  * address and kept coherent as managed allocations are: 0, or an error of the face's calls */
 int rgpu_managed_adopt(int dev, uint64_t addr, size_t size);

@@ -1,6 +1,6 @@
-"""The client's table of device allocations (libhook/src/memory/allocs.c), compiled alone beside a
-stand-in for the two state functions it asks (current device, device count), and the records that
-feed it: `allocates` and `frees` in the call contract, and what the generator makes of them."""
+"""The client's table of device allocations (in the address registry, libhook/src/state/addresses.c),
+compiled alone beside a stand-in for the two state functions it asks (current device, device count),
+and the records that feed it: `allocates` and `frees` in the call contract, and what the generator makes of them."""
 from __future__ import annotations
 
 import ctypes
@@ -37,7 +37,8 @@ def t(tmp_path):
     (tmp_path / "state.c").write_text(STATE)
     lib = tmp_path / "liballocs.so"
     subprocess.run(["gcc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{LIBHOOK / 'src' / 'transport'}",
-                    f"-I{codegen.C_OUT}", "-o", str(lib), str(LIBHOOK / "src" / "memory" / "allocs.c"),
+                    f"-I{LIBHOOK / 'src' / 'state'}", f"-I{codegen.C_OUT}", "-o", str(lib),
+                    str(LIBHOOK / "src" / "state" / "addresses.c"),
                     str(tmp_path / "state.c")], check=True)
     return ctypes.CDLL(str(lib))
 

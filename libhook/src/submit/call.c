@@ -1,5 +1,7 @@
 /* The call API the generated stubs use: one put/out routine per wire kind, routing by device
- * ordinal or handle, sync and async sends, and the not-supported answer. */
+ * ordinal or handle, sync and async sends, and the not-supported answer. The hooks of the floors
+ * above (managed memory's coherence) run around a call by its record's flags, registered here
+ * (rgpu_call_hooks_add): this file calls none of them by name. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +137,30 @@ static int not_served(rgpu_call *c, rgpu_session *s) {
     return rgpu_record(c->face, RGPU_NOT_SUPPORTED);
 }
 
+/* The hooks registered by the floors above, run in order before a call and in reverse after it. */
+#define HOOKS_MAX 4
+static const rgpu_call_hooks *hooks[HOOKS_MAX];
+static int nhooks;
+
+void rgpu_call_hooks_add(const rgpu_call_hooks *h) {
+    if (nhooks < HOOKS_MAX) hooks[nhooks++] = h;
+    else rgpu_log(RGPU_LOG_ERROR, "more than %d call hooks: one is left out", HOOKS_MAX);
+}
+
+static int wants(const rgpu_call_hooks *h, const rgpu_call *c) { return !h->flags || (c->flags & h->flags); }
+
+static int hooks_before(rgpu_call *c, int waits) {
+    int rc = RGPU_SUCCESS;
+    for (int i = 0; i < nhooks && rc == RGPU_SUCCESS; i++)
+        if (hooks[i]->before && wants(hooks[i], c)) rc = hooks[i]->before(c, waits);
+    return rc;
+}
+
+static void hooks_after(rgpu_call *c, int rc) {
+    for (int i = nhooks - 1; i >= 0; i--)
+        if (hooks[i]->after && wants(hooks[i], c)) hooks[i]->after(c, rc);
+}
+
 int rgpu_sync(rgpu_call *c) {
     rgpu_session *s = NULL;
     int rc = precheck(c, &s);
@@ -142,10 +168,10 @@ int rgpu_sync(rgpu_call *c) {
         if (c->args.buf) mp_free(&c->args);
         return not_served(c, s);
     }
-    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c, 1);
+    if (rc == RGPU_SUCCESS) rc = hooks_before(c, 1);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_sync(s, c);
     if (c->args.buf) mp_free(&c->args);
-    if (s) rgpu_managed_after(c, rc);
+    if (s) hooks_after(c, rc);
     return rgpu_record(c->face, rc);
 }
 
@@ -156,7 +182,7 @@ int rgpu_async(rgpu_call *c) {
         mp_free(&c->args);
         return not_served(c, s);
     }
-    if (rc == RGPU_SUCCESS) rc = rgpu_managed_before(c, 0);
+    if (rc == RGPU_SUCCESS) rc = hooks_before(c, 0);
     if (rc == RGPU_SUCCESS) rc = rgpu_session_async(s, c);
     mp_free(&c->args);
     return rgpu_record(c->face, rc);
