@@ -61,6 +61,37 @@ if [ "$engine" = podman ] && [ "$(id -u)" -ne 0 ]; then
     say "running Podman rootless (as uid $(id -u))"
 fi
 
+# --- can the engine run a container here? ----------------------------------------------------------
+# Asked before anything is built, with a one-program image of this host's own `true` and the
+# libraries it loads: a host that cannot run containers (an unprivileged container) exits 3 here.
+# Podman inside a container (CI machines often are one) may need more than its defaults: crun refuses
+# a hybrid cgroup hierarchy, and the container may not raise its resource limits to Podman's
+# (1,048,576 open files). Then runc and the limits this process has.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+true_bin=$(type -P true)   # the program, not the shell builtin
+for f in "$true_bin" $(ldd "$true_bin" | grep -o '/[^ ]*'); do
+    mkdir -p "$scratch/probe$(dirname "$f")"
+    cp -L "$f" "$scratch/probe$f"
+done
+probe=localhost/rgpu-probe:latest
+tar -C "$scratch/probe" -c . | "${eng[@]}" import -q - "$probe" >/dev/null \
+    || no_engine "$engine cannot import an image here: $("${eng[@]}" info 2>&1 | tail -1)"
+try_run() { "${eng[@]}" run --rm --network host "${run_opts[@]}" "$probe" "$true_bin" 2>&1; }
+if ! err=$(try_run); then
+    [ "$engine" = podman ] || no_engine "docker cannot run a container here: $err"
+    command -v runc >/dev/null \
+        || no_engine "podman cannot run a container here and runc is not installed (Debian: apt-get install runc): $err"
+    # Podman caps its own process limit at kernel.pid_max; asking for more fails.
+    nproc=$(ulimit -Hu); pid_max=$(cat /proc/sys/kernel/pid_max)
+    { [ "$nproc" = unlimited ] || [ "$nproc" -gt "$pid_max" ]; } && nproc=$pid_max
+    eng=(podman --runtime runc)
+    run_opts=(--ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit "nproc=$nproc:$nproc")
+    err=$(try_run) || no_engine "podman cannot run a container here, with runc and this host's limits either: $err"
+    say "podman needs here: ${eng[*]} run ${run_opts[*]}"
+fi
+"${eng[@]}" rmi "$probe" >/dev/null
+
 # --- the base -----------------------------------------------------------------------------------
 has_image() { "${eng[@]}" image inspect "$1" >/dev/null 2>&1; }
 if [ -z "$base" ]; then
@@ -92,28 +123,12 @@ if [ -z "$base" ]; then
     fi
 fi
 
-# Podman inside a container (CI machines often are one): crun refuses a hybrid cgroup hierarchy,
-# and the container may not raise its resource limits to Podman's defaults (1048576 open files).
-# A trial run of the base finds out; then runc and the limits this process has.
-if [ "$engine" = podman ] && ! podman run --rm --network host "$base" true >/dev/null 2>&1; then
-    command -v runc >/dev/null || no_engine "podman cannot run a container here and runc is not installed" \
-        "(Debian: apt-get install runc): $(podman run --rm --network host "$base" true 2>&1 | tail -1)"
-    # Podman caps its own process limit at kernel.pid_max; asking for more fails.
-    nproc=$(ulimit -Hu); pid_max=$(cat /proc/sys/kernel/pid_max)
-    { [ "$nproc" = unlimited ] || [ "$nproc" -gt "$pid_max" ]; } && nproc=$pid_max
-    eng=(podman --runtime runc)
-    run_opts=(--ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit "nproc=$nproc:$nproc")
-    err=$("${eng[@]}" run --rm --network host "${run_opts[@]}" "$base" true 2>&1) \
-        || no_engine "podman cannot run a container here, with runc and this host's limits either: $err"
-    say "podman needs here: ${eng[*]} run ${run_opts[*]}"
-fi
-
 # --- the wheels -----------------------------------------------------------------------------------
 # pip in the image is Debian's Python 3.11; wheels fetched by another Python would not install there.
 wheels=build/image-wheels log=build/images/build.log
 rm -rf "$wheels"
 mkdir -p build/images
-trap 'rm -rf "$wheels"' EXIT
+trap 'rm -rf "$scratch" "$wheels"' EXIT
 py=.venv/bin/python
 [ -x "$py" ] || py=python3
 if "$py" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
