@@ -75,8 +75,18 @@ for f in "$true_bin" $(ldd "$true_bin" | grep -o '/[^ ]*'); do
     cp -L "$f" "$scratch/probe$f"
 done
 probe=localhost/rgpu-probe:latest
-tar -C "$scratch/probe" -c . | "${eng[@]}" import -q - "$probe" >/dev/null \
-    || no_engine "$engine cannot import an image here: $("${eng[@]}" info 2>&1 | tail -1)"
+import_probe() { tar -C "$scratch/probe" -c . | "${eng[@]}" import -q - "$probe" 2>&1 >/dev/null; }
+if ! err=$(import_probe); then
+    [ "$engine" = podman ] || no_engine "docker cannot import an image here: $err"
+    # Podman's overlay storage on a root file system that is overlayfs itself (a container's) is
+    # refused: vfs then (slower, a full copy per layer), in a storage root of its own, since a root
+    # keeps the driver it was made with.
+    vfs_root=/var/lib/containers/vfs-storage
+    [ "$(id -u)" -eq 0 ] || vfs_root=${XDG_DATA_HOME:-$HOME/.local/share}/containers/vfs-storage
+    eng+=(--storage-driver vfs --root "$vfs_root")
+    err=$(import_probe) || no_engine "podman cannot store an image here, with vfs storage either: $err"
+    say "podman stores its images with vfs here ($vfs_root)"
+fi
 try_run() { "${eng[@]}" run --rm --network host "${run_opts[@]}" "$probe" "$true_bin" 2>&1; }
 if ! err=$(try_run); then
     [ "$engine" = podman ] || no_engine "docker cannot run a container here: $err"
@@ -85,7 +95,7 @@ if ! err=$(try_run); then
     # Podman caps its own process limit at kernel.pid_max; asking for more fails.
     nproc=$(ulimit -Hu); pid_max=$(cat /proc/sys/kernel/pid_max)
     { [ "$nproc" = unlimited ] || [ "$nproc" -gt "$pid_max" ]; } && nproc=$pid_max
-    eng=(podman --runtime runc)
+    eng+=(--runtime runc)
     run_opts=(--ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit "nproc=$nproc:$nproc")
     err=$(try_run) || no_engine "podman cannot run a container here, with runc and this host's limits either: $err"
     say "podman needs here: ${eng[*]} run ${run_opts[*]}"
