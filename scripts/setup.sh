@@ -17,10 +17,21 @@ command -v etcd >/dev/null || need+=(etcd-server)
 command -v openssl >/dev/null || need+=(openssl)
 # Debian ships venv's pip bootstrap separately from python3 itself.
 $PY -c "import ensurepip" 2>/dev/null || need+=(python3-venv)
-if [ ${#need[@]} -gt 0 ]; then
+# The container images (scripts/build_images.sh, tests/e2e/test_images.py): an engine when this host
+# has none (Podman, with runc for hosts that are themselves containers), and mmdebstrap, which makes
+# their Debian base from the mirror instead of pulling one from a registry. Without recommends (~40 MB,
+# about 35 s). As root only: the test runs the engine as root (it skips, saying so, for other users).
+engine=()
+if [ "$(id -u)" -eq 0 ]; then
+    command -v mmdebstrap >/dev/null || engine+=(mmdebstrap)
+fi
+if [ "$(id -u)" -eq 0 ] && ! command -v podman >/dev/null && ! { command -v docker >/dev/null && timeout 20 docker info >/dev/null 2>&1; }; then
+    engine+=(podman runc)
+fi
+if [ ${#need[@]} -gt 0 ] || [ ${#engine[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    echo "setup: installing ${need[*]}"
+    echo "setup: installing ${need[*]} ${engine[*]}"
     $SUDO apt-get update -qq
     # etcd-server's postinst would start a system etcd on 2379; a policy-rc.d refusing starts keeps
     # it stopped (tests and deployments run their own). Ours is removed after, one found is kept.
@@ -30,10 +41,16 @@ if [ ${#need[@]} -gt 0 ]; then
         $SUDO chmod +x /usr/sbin/policy-rc.d
         own_policy=1
     fi
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+    [ ${#need[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+    [ ${#engine[@]} -eq 0 ] \
+        || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${engine[@]}" >/dev/null
     [ -z "$own_policy" ] || $SUDO rm -f /usr/sbin/policy-rc.d
     if [[ " ${need[*]} " == *" etcd-server "* ]] && command -v systemctl >/dev/null; then
         $SUDO systemctl disable --now etcd >/dev/null 2>&1 || true
+    fi
+    # likewise Podman's API socket, which its package enables: build_images.sh runs podman itself
+    if [[ " ${engine[*]} " == *" podman "* ]] && command -v systemctl >/dev/null; then
+        $SUDO systemctl disable --now podman.socket >/dev/null 2>&1 || true
     fi
 fi
 

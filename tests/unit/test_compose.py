@@ -210,8 +210,8 @@ def test_the_runtime_image_carries_no_compiler_and_no_test_tool(dockerfile, serv
     for service in services.values():
         if "build" in service:
             assert service["build"]["target"] in built
-    # the client layer is the library and the wheel only
-    assert built["client"].split() == ["COPY", "--from=build", "/opt/rgpu/lib", "/opt/rgpu/lib",
+    # the client layer is the library and the wheel only (the label marks it as built from here)
+    assert built["client"].split() == ["LABEL", "rgpu.dockerfile=docker/Dockerfile", "COPY", "--from=build", "/opt/rgpu/lib", "/opt/rgpu/lib",
                                        "COPY", "--from=build", "/opt/rgpu/wheels", "/opt/rgpu/wheels"]
 
 
