@@ -83,6 +83,12 @@ if ! err=$(import_probe); then
     # keeps the driver it was made with.
     vfs_root=/var/lib/containers/vfs-storage
     [ "$(id -u)" -eq 0 ] || vfs_root=${XDG_DATA_HOME:-$HOME/.local/share}/containers/vfs-storage
+    # vfs copies every layer whole: the two images took about 10 GB at their peak here. A host with
+    # less room is told so (exit 3) rather than filled: a full disk fails everything else running.
+    mkdir -p "$vfs_root"
+    free_gb=$(( $(df -Pk "$vfs_root" | awk 'NR==2 {print $4}') / 1048576 ))
+    [ "$free_gb" -ge 14 ] \
+        || no_engine "podman needs vfs storage here (overlay refused), which needs about 14 GB free; $vfs_root has $free_gb GB"
     eng+=(--storage-driver vfs --root "$vfs_root")
     err=$(import_probe) || no_engine "podman cannot store an image here, with vfs storage either: $err"
     say "podman stores its images with vfs here ($vfs_root)"
