@@ -12,7 +12,11 @@ with no relay (Testbed.routed); "relay D ms" is its front, through the relay add
   (cudaStreamQuery through librgpu; goal: ≤ raw + 20 µs);
 - bandwidth, H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream the same way
   (netstream.py; goal: ≥ 0.9×): on veth uncapped and capped at 10 Gb/s, through the relay (0.05 ms)
-  uncapped and capped at 1 Gb/s (tbf on the CPU host's link). The bed shares this machine's cores
+  uncapped and capped at 1 Gb/s (tbf on the CPU host's link). Two streams: `discard` (the baseline
+  column), whose ends send and receive one 1 MiB buffer hot in the cache, and `store` (beside it),
+  whose ends are a copy's: the sender reads 64 MiB of memory, the receiver writes 64 MiB of it, as
+  any copy's ends must; the first does less than any copy can, so it bounds rgpu from above and the
+  second is the fair figure where the CPU is the limit. The bed shares this machine's cores
   with both ends (and the relay is one Python process, about 1 GB/s on two cores), so uncapped
   figures are the bed's, not a network's: the ratio is the point;
 - PyTorch on the null driver (tests/e2e/torch_workloads.py, after warm-up): a small CNN's and a small
@@ -58,7 +62,8 @@ class NetBench:
     def __init__(self, bed: testbed.Testbed, daemons: DaemonSet, tmp: Path):
         self.bed, self.exe = bed, build_harness()
         self.pool = BedPool(bed, daemons, tmp, controller=False)
-        self.pool.add_server("gpu1", SERVER_PORT, "--log-level", "warning", pool=False)
+        # a plain wire, as the raw baselines are plain (direct mode is CURVE unless asked)
+        self.pool.add_server("gpu1", SERVER_PORT, "--log-level", "warning", "--wire", "plain", pool=False)
         self.raw = bed.popen("gpu1", [sys.executable, str(HERE / "rawserver.py"), f"tcp://0.0.0.0:{RAW_PORT}"],
                              stdout=subprocess.PIPE, text=True)
         assert self.raw.stdout.readline().strip() == f"tcp://0.0.0.0:{RAW_PORT}"
@@ -85,7 +90,8 @@ class NetBench:
             from benchmarks.native import run as native
             from tests.support import torchenv
             python = torchenv.python()
-            url = self.pool.add_server("gpu2", NULL_PORT, "--log-level", "warning", pool=False, device="cuda",
+            url = self.pool.add_server("gpu2", NULL_PORT, "--log-level", "warning", "--wire", "plain", pool=False,
+                                       device="cuda",
                                        env={**self.pool.env, "RGPU_LIBCUDA": str(native.null_driver())})
             self.trainer = self.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
                                                   str(python), str(WORKLOADS), *STEPS, "--serve", "--warmup", "3"],
@@ -117,9 +123,9 @@ class NetBench:
     def raw_zmq(self, *args) -> dict:
         return self._run([str(self.exe), "raw", f"tcp://{self.gpu1}:{RAW_PORT}", *map(str, args)], self.pool.env)
 
-    def tcp(self, way: str, nbytes: int, n: int) -> dict:
+    def tcp(self, way: str, nbytes: int, n: int, mode: str = "discard") -> dict:
         return self._run([sys.executable, str(HERE / "netstream.py"), way, self.gpu1, STREAM_PORT,
-                          nbytes, n], self.pool.env)
+                          nbytes, n, mode], self.pool.env)
 
 
 @pytest.fixture(scope="module")
@@ -205,12 +211,13 @@ def test_bandwidth(benchmark, net, what, path, cap):
         n = 2 if cap == "1gbit" else 4
         way = "up" if what.startswith("h2d") else "down"
         got = alternately(benchmark, {"rgpu": lambda: net.rgpu(what, COPY, n),
-                                      "raw": lambda: net.tcp(way, COPY, n)}, "gbps")
+                                      "raw": lambda: net.tcp(way, COPY, n),
+                                      "store": lambda: net.tcp(way, COPY, n, "store")}, "gbps")
     finally:
         net.bed.cap(None)
     _row(benchmark, kind="bandwidth", rtt_ms="veth" if path == "veth" else 0.05, cap=cap or "none",
          figure=f"{what} 64 MiB", rgpu=got["rgpu"], raw=got["raw"], unit="GB/s", baseline=f"raw TCP stream ({way})",
-         ratio=round(got["rgpu"] / got["raw"], 3))
+         ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"], store_ratio=round(got["rgpu"] / got["store"], 3))
 
 
 def write_tables() -> None:
@@ -233,6 +240,8 @@ def write_tables() -> None:
             vs = f"{r['ratio']:.2f}× floor"
         else:
             vs = f"{r['ratio']:.2f}×"
+            if "store" in r:  # the stream whose ends are a copy's: BYTES of source and of destination
+                vs += f"; store stream {r['store']:.2f} {r['unit']}: {r['store_ratio']:.2f}×"
         trips = f"{r['trips']:g} ({r['syncs']})" if r["kind"] == "step" else ""
         lines.append(f"| {where} | {r['figure']} | {r['rgpu']:.2f} {r['unit']} | {r['baseline']} | "
                      f"{r['raw']:.2f} {r['unit']} | {vs} | {trips} |")
