@@ -12,7 +12,14 @@ with no relay (Testbed.routed); "relay D ms" is its front, through the relay add
   (cudaStreamQuery through librgpu; goal: ≤ raw + 20 µs);
 - bandwidth, H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream the same way
   (netstream.py; goal: ≥ 0.9×): on veth uncapped and capped at 10 Gb/s, through the relay (0.05 ms)
-  uncapped and capped at 1 Gb/s (tbf on the CPU host's link). The bed shares this machine's cores
+  uncapped and capped at 1 Gb/s (tbf on the CPU host's link). Two streams: `discard` (the baseline
+  column), whose ends send and receive one 1 MiB buffer hot in the cache, and `store` (beside it),
+  whose ends are a copy's: the sender reads 64 MiB of memory, the receiver writes 64 MiB of it, as
+  any copy's ends must; the first does less than any copy can, so it bounds rgpu from above and the
+  second is the fair figure where the CPU is the limit. Beside them, H2D and D2H on veth and through
+  the relay, the CPU seconds a GB costs each end (test_bandwidth_cpu), which decides bandwidth where
+  both ends and the relay share the machine's cores, and which other processes' load moves far less
+  than wall time. The bed shares this machine's cores
   with both ends (and the relay is one Python process, about 1 GB/s on two cores), so uncapped
   figures are the bed's, not a network's: the ratio is the point;
 - PyTorch on the null driver (tests/e2e/torch_workloads.py, after warm-up): a small CNN's and a small
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -58,7 +66,8 @@ class NetBench:
     def __init__(self, bed: testbed.Testbed, daemons: DaemonSet, tmp: Path):
         self.bed, self.exe = bed, build_harness()
         self.pool = BedPool(bed, daemons, tmp, controller=False)
-        self.pool.add_server("gpu1", SERVER_PORT, "--log-level", "warning", pool=False)
+        # a plain wire, as the raw baselines are plain (direct mode is CURVE unless asked)
+        self.pool.add_server("gpu1", SERVER_PORT, "--log-level", "warning", "--wire", "plain", pool=False)
         self.raw = bed.popen("gpu1", [sys.executable, str(HERE / "rawserver.py"), f"tcp://0.0.0.0:{RAW_PORT}"],
                              stdout=subprocess.PIPE, text=True)
         assert self.raw.stdout.readline().strip() == f"tcp://0.0.0.0:{RAW_PORT}"
@@ -85,7 +94,8 @@ class NetBench:
             from benchmarks.native import run as native
             from tests.support import torchenv
             python = torchenv.python()
-            url = self.pool.add_server("gpu2", NULL_PORT, "--log-level", "warning", pool=False, device="cuda",
+            url = self.pool.add_server("gpu2", NULL_PORT, "--log-level", "warning", "--wire", "plain", pool=False,
+                                       device="cuda",
                                        env={**self.pool.env, "RGPU_LIBCUDA": str(native.null_driver())})
             self.trainer = self.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
                                                   str(python), str(WORKLOADS), *STEPS, "--serve", "--warmup", "3"],
@@ -117,9 +127,9 @@ class NetBench:
     def raw_zmq(self, *args) -> dict:
         return self._run([str(self.exe), "raw", f"tcp://{self.gpu1}:{RAW_PORT}", *map(str, args)], self.pool.env)
 
-    def tcp(self, way: str, nbytes: int, n: int) -> dict:
+    def tcp(self, way: str, nbytes: int, n: int, mode: str = "discard") -> dict:
         return self._run([sys.executable, str(HERE / "netstream.py"), way, self.gpu1, STREAM_PORT,
-                          nbytes, n], self.pool.env)
+                          nbytes, n, mode], self.pool.env)
 
 
 @pytest.fixture(scope="module")
@@ -205,12 +215,90 @@ def test_bandwidth(benchmark, net, what, path, cap):
         n = 2 if cap == "1gbit" else 4
         way = "up" if what.startswith("h2d") else "down"
         got = alternately(benchmark, {"rgpu": lambda: net.rgpu(what, COPY, n),
-                                      "raw": lambda: net.tcp(way, COPY, n)}, "gbps")
+                                      "raw": lambda: net.tcp(way, COPY, n),
+                                      "store": lambda: net.tcp(way, COPY, n, "store")}, "gbps")
     finally:
         net.bed.cap(None)
     _row(benchmark, kind="bandwidth", rtt_ms="veth" if path == "veth" else 0.05, cap=cap or "none",
          figure=f"{what} 64 MiB", rgpu=got["rgpu"], raw=got["raw"], unit="GB/s", baseline=f"raw TCP stream ({way})",
-         ratio=round(got["rgpu"] / got["raw"], 3))
+         ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"], store_ratio=round(got["rgpu"] / got["store"], 3))
+
+
+CPU_HOSTS = {"client": None, "GPU host": "gpu1", "relay": "wan"}
+
+
+def cpu_seconds(bed: testbed.Testbed) -> dict[str, float]:
+    """CPU seconds so far of each end: the commands run on the CPU host (this process's finished
+    children), what runs in gpu1's namespace (the server with its finished workers, the streams'
+    server) and in wan's (the relay)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = {"client": ru.ru_utime + ru.ru_stime}
+    for name, host in CPU_HOSTS.items():
+        if host is None:
+            continue
+        out[name] = 0.0
+        for pid in subprocess.run(["ip", "netns", "pids", bed.ns(host)], capture_output=True, text=True).stdout.split():
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:  # ended meanwhile
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            out[name] += sum(int(x) for x in fields[11:15]) / tick  # utime stime cutime cstime
+    return out
+
+
+def _workers_reaped(bed: testbed.Testbed, before: set[str], deadline_s: float = 10) -> None:
+    """Polls until gpu1's namespace holds no process that was not there before the run (a session's
+    worker, whose CPU time reaches the server's once it is reaped)."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        now = set(subprocess.run(["ip", "netns", "pids", bed.ns("gpu1")], capture_output=True, text=True).stdout.split())
+        if now <= before:
+            return
+        time.sleep(0.05)
+
+
+def cpu_per_gb(net: NetBench, run, nbytes: int, k: int) -> dict[str, float]:
+    """CPU seconds a GB of each end: a run of 1 + k copies less a run of 1, so that starting the
+    processes (and a session's worker) is not counted. /proc counts in ticks (10 ms): k copies of
+    64 MiB make tens of them."""
+    spent = []
+    for n in (1, 1 + k):
+        pids = set(subprocess.run(["ip", "netns", "pids", net.bed.ns("gpu1")], capture_output=True, text=True).stdout.split())
+        t0 = cpu_seconds(net.bed)
+        run(n)
+        _workers_reaped(net.bed, pids)
+        t1 = cpu_seconds(net.bed)
+        spent.append({end: t1[end] - t0[end] for end in t0})
+    return {end: (spent[1][end] - spent[0][end]) / (nbytes * k / 1e9) for end in spent[0]}
+
+
+@pytest.mark.parametrize("path", ["veth", "relay"])
+@pytest.mark.parametrize("what", ["h2d", "d2h"])
+def test_bandwidth_cpu(benchmark, net, what, path):
+    """What a GB costs each end in CPU time, rgpu's copies beside the two streams: the figure that
+    decides bandwidth where the ends, the relay and the copy share the machine's cores (as on this
+    bed), and one that the load of other processes changes far less than it changes wall time.
+    Median of ROUNDS runs of each, alternately."""
+    net.via(path)
+    net.bed.rtt(0.05)
+    net.bed.cap(None)
+    way = "up" if what == "h2d" else "down"
+    runs = {"rgpu": lambda n: net.rgpu(what, COPY, n), "raw": lambda n: net.tcp(way, COPY, n),
+            "store": lambda n: net.tcp(way, COPY, n, "store")}
+    got: dict[str, list] = {name: [] for name in runs}
+
+    def once():
+        for _ in range(ROUNDS):
+            for name, run in runs.items():
+                got[name].append(cpu_per_gb(net, run, COPY, 12))
+    benchmark.pedantic(once, rounds=1, iterations=1)
+    med = {name: {end: sorted(r[end] for r in rs)[len(rs) // 2] for end in rs[0]} for name, rs in got.items()}
+    total = {name: m["client"] + m["GPU host"] for name, m in med.items()}  # the relay is the same path for all
+    _row(benchmark, kind="cpu", rtt_ms="veth" if path == "veth" else 0.05, cap="none", figure=f"{what} 64 MiB, CPU a GB",
+         rgpu=total["rgpu"], raw=total["raw"], store=total["store"], unit="CPU s/GB", baseline=f"raw TCP stream ({way})",
+         ratio=round(total["raw"] / total["rgpu"], 3), store_ratio=round(total["store"] / total["rgpu"], 3), by_end=med)
 
 
 def write_tables() -> None:
@@ -226,13 +314,17 @@ def write_tables() -> None:
              "|---|---|---|---|---|---|---|"]
     for r in ROWS:
         where = "veth, no relay" if r["rtt_ms"] == "veth" else f"relay {r['rtt_ms']:g} ms"
-        where += f", cap {r['cap']}" if r["kind"] == "bandwidth" else ""
+        where += f", cap {r['cap']}" if r["kind"] in ("bandwidth", "cpu") else ""
         if r["kind"] == "round trip":
             vs = f"+{r['over_raw_us']:g} µs ({r['rgpu'] / r['raw']:.2f}×)"
         elif r["kind"] == "step":
             vs = f"{r['ratio']:.2f}× floor"
         else:
             vs = f"{r['ratio']:.2f}×"
+            if r["kind"] == "cpu":  # less CPU is better: the ratio is baseline / rgpu, as bandwidth's would be
+                vs = f"{r['ratio']:.2f}× (client+GPU host)"
+            if "store" in r:  # the stream whose ends are a copy's: BYTES of source and of destination
+                vs += f"; store stream {r['store']:.2f} {r['unit']}: {r['store_ratio']:.2f}×"
         trips = f"{r['trips']:g} ({r['syncs']})" if r["kind"] == "step" else ""
         lines.append(f"| {where} | {r['figure']} | {r['rgpu']:.2f} {r['unit']} | {r['baseline']} | "
                      f"{r['raw']:.2f} {r['unit']} | {vs} | {trips} |")
@@ -243,4 +335,12 @@ def write_tables() -> None:
                   "synchronisations: cudaStreamSynchronize after `.item()`'s copy):", ""]
         lines += [f"- {r['figure']}: " + ", ".join(f"{c} {n:g}" for c, n in r["by_call"].items())
                   for r in steps if r["rtt_ms"] == top]
+    cpu = [r for r in ROWS if r["kind"] == "cpu"]
+    if cpu:
+        lines += ["", "CPU seconds a GB by end (median of the rounds; the relay's is the same path for every column):", ""]
+        for r in cpu:
+            where = "veth" if r["rtt_ms"] == "veth" else f"relay {r['rtt_ms']:g} ms"
+            lines.append(f"- {where}, {r['figure']}: " + "; ".join(
+                f"{name} " + ", ".join(f"{end} {v:.3f}" for end, v in r["by_end"][name].items())
+                for name in ("rgpu", "raw", "store")))
     (OUT / "network.md").write_text("\n".join(lines) + "\n")
