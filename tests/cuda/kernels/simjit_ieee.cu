@@ -67,6 +67,16 @@ extern "C" __global__ void ieee_f32(const float *a, const float *b, const float 
     o[n * k++] = F1("cvt.rpi.f32.f32");
     o[n * k++] = F1("cvt.rni.ftz.f32.f32");
     o[n * k++] = F1("cvt.rzi.sat.f32.f32");
+    // the .approx transcendentals (ptx/approx.py's definition on both paths)
+    o[n * k++] = F1("ex2.approx.f32");
+    o[n * k++] = F1("ex2.approx.ftz.f32");
+    o[n * k++] = F1("lg2.approx.f32");
+    o[n * k++] = F1("lg2.approx.ftz.f32");
+    o[n * k++] = F1("sin.approx.f32");
+    o[n * k++] = F1("sin.approx.ftz.f32");
+    o[n * k++] = F1("cos.approx.f32");
+    o[n * k++] = F1("cos.approx.ftz.f32");
+    o[n * k++] = F1("tanh.approx.f32");
 }
 
 // The same for f64 (out[slot * n + i]).

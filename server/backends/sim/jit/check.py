@@ -4,10 +4,10 @@ Forms are listed by opcode base with the modifiers each emitter implements (type
 the emitters themselves: packed and 128-bit values are refused; f16 and bf16 only as bits, in
 .b16, .f16 or .bf16 registers, moved, loaded, stored and converted, and f16x2 only as cvt's
 destination).
+The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from ptx/approx.py,
+the interpreter's own definition.
 What is left out, and why: directed rounding (.rz/.rm/.rp) of f64 arithmetic (the interpreter
-computes it over exact rationals; f32 is compiled, ops.DIRECTED_F32), transcendental
-approximations (sin, cos, lg2, ex2, tanh: the interpreter's values come from numpy's own
-routines), printf and assert, textures, async copies, tensor-core ops, calls the sim implements
+computes it over exact rationals; f32 is compiled, ops.DIRECTED_F32), printf and assert, textures, async copies, tensor-core ops, calls the sim implements
 itself, f16 and bf16 arithmetic, packed types, volatile (and acquire) loads: spins on flags and
 warp-synchronous code need threads that run at once, float atomics (the interpreter adds the
 lanes of one instruction, across every block of the batch it runs together, as a tree: its
@@ -38,6 +38,9 @@ FORMS: dict[str, frozenset] = {
     "div": INT | FLT | RND | {"approx", "full", "ftz"}, "rem": INT,
     "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | {"ftz"}, "neg": INT | FLT | {"ftz"},
     "sqrt": FLT | RND | {"approx", "ftz"}, "rcp": FLT | RND | {"approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
+    # f32 only (ops.e_float refuses the rest): ptx/approx.py's definition, shared with the interpreter
+    "sin": FLT | {"approx", "ftz"}, "cos": FLT | {"approx", "ftz"}, "lg2": FLT | {"approx", "ftz"},
+    "ex2": FLT | {"approx", "ftz"}, "tanh": FLT | {"approx"},
     "and": INT | {"pred"}, "or": INT | {"pred"}, "xor": INT | {"pred"}, "not": INT | {"pred"}, "cnot": INT,
     "shl": INT, "shr": INT, "popc": INT, "clz": INT, "brev": INT, "bfe": INT, "bfi": INT, "prmt": {"b32"},
     "bfind": INT | {"shiftamt"}, "shf": {"l", "r", "wrap", "clamp", "b32", "u32", "s32"}, "activemask": {"b32"}, "isspacep": {"global", "shared", "local", "param", "const"},

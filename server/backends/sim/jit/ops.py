@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import struct
 
+from ..ptx import approx
 from ..ptx.parser import TYPE_SIZES, Operand
 from ..ptx.types import types_in
 from .prelude import EXIT, FCODE
@@ -271,8 +272,89 @@ def e_float(k, b, pc, ins, parts, t) -> None:
     elif base == "rsqrt":
         _float_op(k, b, ins, parts, t, 1,
                   lambda b, ty, x: b(f"fdiv {ty} 1.0, {b(f'call {ty} @llvm.sqrt.{sfx}({ty} {x})')}"))
+    elif base in approx.FUNCS and t == "f32":
+        _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: _approx(b, base, x))
     else:
         raise Unsupported(ins.opcode)
+
+
+class _LlvmOps(approx.Ops):
+    """approx.Ops as LLVM f64 instructions: ptx/approx.py's sequence, operation for operation (no
+    fast-math flag anywhere, so LLVM keeps each one as written)."""
+
+    def __init__(self, b: Body):
+        self.b = b
+
+    def c(self, v):
+        return dconst(v)
+
+    def _f(self, op, x, y):
+        return self.b(f"{op} double {x}, {y}")
+
+    def add(self, x, y):
+        return self._f("fadd", x, y)
+
+    def sub(self, x, y):
+        return self._f("fsub", x, y)
+
+    def mul(self, x, y):
+        return self._f("fmul", x, y)
+
+    def div(self, x, y):
+        return self._f("fdiv", x, y)
+
+    def neg(self, x):
+        return self.b(f"fneg double {x}")
+
+    def _call(self, fn, *xs):
+        return self.b(f"call double @llvm.{fn}.f64({', '.join(f'double {x}' for x in xs)})")
+
+    def abs(self, x):
+        return self._call("fabs", x)
+
+    def copysign(self, x, y):
+        return self._call("copysign", x, y)
+
+    def rint(self, x):
+        return self._call("roundeven", x)
+
+    def floor(self, x):
+        return self._call("floor", x)
+
+    def lt(self, x, y):
+        return self._f("fcmp olt", x, y)
+
+    def le(self, x, y):
+        return self._f("fcmp ole", x, y)
+
+    def eq(self, x, y):
+        return self._f("fcmp oeq", x, y)
+
+    def isnan(self, x):
+        return self._f("fcmp uno", x, x)
+
+    def or_(self, m, n):
+        return self.b(f"or i1 {m}, {n}")
+
+    def sel(self, m, x, y):
+        return self.b(f"select i1 {m}, double {x}, double {y}")
+
+    def pow2(self, n):
+        e = self.b(f"add i64 {self.b(f'fptosi double {n} to i64')}, 1023")
+        return self.b(f"bitcast i64 {self.b(f'shl i64 {e}, 52')} to double")
+
+    def frexp(self, x):
+        bits = self.b(f"bitcast double {x} to i64")
+        biased = self.b(f"and i64 {self.b(f'lshr i64 {bits}, 52')}, 2047")
+        e = self.b(f"sub i64 {biased}, 1023")
+        m = self.b(f"or i64 {self.b(f'and i64 {bits}, {(1 << 52) - 1}')}, {1023 << 52}")
+        return self.b(f"bitcast i64 {m} to double"), self.b(f"sitofp i64 {e} to double")
+
+
+def _approx(b: Body, name: str, x: str) -> str:
+    """sin, cos, lg2, ex2, tanh .approx.f32 of float x: approx.py's f64 sequence, rounded to f32 once."""
+    r = approx.FUNCS[name](_LlvmOps(b), b(f"fpext float {x} to double"))
+    return b(f"fptrunc double {r} to float")
 
 
 # -- integers -----------------------------------------------------------------------------------------
@@ -883,7 +965,8 @@ EMITTERS = {
     "add": e_arith, "sub": e_arith, "mul": e_arith, "mad": e_arith, "div": e_arith, "rem": e_arith,
     "min": e_arith, "max": e_arith, "and": e_arith, "or": e_arith, "xor": e_arith, "shl": e_arith, "shr": e_arith,
     "fma": lambda k, b, pc, ins, parts: e_float(k, b, pc, ins, parts, _type(ins)),
-    "sqrt": e_unary, "rcp": e_unary, "rsqrt": e_unary,
+    "sqrt": e_unary, "rcp": e_unary, "rsqrt": e_unary, "sin": e_unary, "cos": e_unary, "lg2": e_unary,
+    "ex2": e_unary, "tanh": e_unary,
     "abs": e_unary, "neg": e_unary, "not": e_unary, "cnot": e_unary, "brev": e_unary, "popc": e_unary,
     "clz": e_unary, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
     "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
