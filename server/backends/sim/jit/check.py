@@ -5,7 +5,8 @@ the emitters themselves: packed and 128-bit values are refused; f16 and bf16 onl
 .b16, .f16 or .bf16 registers, moved, loaded, stored and converted, and f16x2 only as cvt's
 destination).
 The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from ptx/approx.py,
-the interpreter's own definition.
+the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...) in kernels with
+no sync point (the carry is not saved at one).
 What is left out, and why: directed rounding (.rz/.rm/.rp) of f64 arithmetic (the interpreter
 computes it over exact rationals; f32 is compiled, ops.DIRECTED_F32), printf and assert, textures, async copies, tensor-core ops, calls the sim implements
 itself, f16 and bf16 arithmetic, packed types, volatile (and acquire) loads: spins on flags and
@@ -32,9 +33,10 @@ CMPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "e
                   "geu", "num", "nan"})
 
 FORMS: dict[str, frozenset] = {
-    "mov": ALL | HALF, "add": INT | FLT | RND | {"ftz", "sat"}, "sub": INT | FLT | RND | {"ftz", "sat"},
+    "mov": ALL | HALF, "add": INT | FLT | RND | {"ftz", "sat", "cc"}, "sub": INT | FLT | RND | {"ftz", "sat", "cc"},
     "mul": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat"},
-    "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat"}, "fma": FLT | RND | {"ftz", "sat"},
+    "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat", "cc"}, "fma": FLT | RND | {"ftz", "sat"},
+    "addc": INT | {"cc"}, "subc": INT | {"cc"}, "madc": INT | {"lo", "hi", "cc"}, "copysign": FLT,
     "div": INT | FLT | RND | {"approx", "full", "ftz"}, "rem": INT,
     "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | {"ftz"}, "neg": INT | FLT | {"ftz"},
     "sqrt": FLT | RND | {"approx", "ftz"}, "rcp": FLT | RND | {"approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
@@ -60,8 +62,16 @@ SPECIALS = {f"%{r}.{c}" for r in ("tid", "ntid", "ctaid", "nctaid") for c in "xy
     "%laneid", "%warpid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt"}
 
 
+CARRY_IN = ("addc", "subc", "madc")
+SYNCS = ("bar", "barrier", "shfl", "vote", "activemask")
+
+
 def why_not(prog: Program) -> str | None:
     """Why the compiler cannot run this kernel (None: it can), naming the first thing it lacks."""
+    uses_carry = any(i.opcode.split(".")[0] in CARRY_IN for i in prog.code)
+    if uses_carry and any(i.opcode.split(".")[0] in SYNCS for i in prog.code):
+        # the carry (codegen's %CC) is not among the registers saved at a sync point
+        return "carry flag (addc/subc/madc) in a kernel with barriers or warp-collective instructions"
     for name, (t, vec) in prog.regs.items():
         if vec != 1 or t not in ALL | HALF:
             return f"register {name} of type .{t}{'' if vec == 1 else f' x{vec}'}"

@@ -237,6 +237,8 @@ class Kernel:
         b.do("store i64 0, ptr %cnt, align 8")
         b.do("%rv = alloca i32, align 4")
         b.do("%tk = alloca i64, align 8")
+        b.do("%CC = alloca i1, align 1")  # the carry of add.cc and friends (ops._carry)
+        b.do("store i1 false, ptr %CC, align 1")
         # the launch's counts live in the block loop's own memory (%acc: instructions, back edges
         # left before the clock's next call), not the context: the calls on slow paths may write
         # the context, so LLVM could not keep them in registers across threads there

@@ -272,6 +272,9 @@ def e_float(k, b, pc, ins, parts, t) -> None:
     elif base == "rsqrt":
         _float_op(k, b, ins, parts, t, 1,
                   lambda b, ty, x: b(f"fdiv {ty} 1.0, {b(f'call {ty} @llvm.sqrt.{sfx}({ty} {x})')}"))
+    elif base == "copysign":  # copysign d, a, b: b's magnitude, a's sign (ops_float.c_copysign)
+        _float_op(k, b, ins, parts, t, 2, lambda b, ty, x, y: b(f"call {ty} @llvm.copysign.{sfx}({ty} {y}, {ty} {x})"),
+                  canon=False)
     elif base in approx.FUNCS and t == "f32":
         _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: _approx(b, base, x))
     else:
@@ -370,6 +373,8 @@ def e_arith(k, b, pc, ins, parts) -> None:
     base = parts[0]
     w = bits_of(t)
     ty = ity(t)
+    if "cc" in parts or base in ("addc", "subc", "madc"):
+        return _carry(k, b, ins, parts, t)
     signed = t[0] == "s"
     if "sat" in parts:
         if t != "s32" or base not in ("add", "sub"):
@@ -429,6 +434,45 @@ def e_arith(k, b, pc, ins, parts) -> None:
             r = b(f"select i1 {big}, {ty} 0, {ty} {b(f'lshr {ty} {x}, {sc}')}")
         return k.set(b, ins.operands[0], t, r)
     raise Unsupported(ins.opcode)
+
+
+def _carry(k, b, ins, parts, t) -> None:
+    """add.cc, sub.cc, mad{.lo,.hi}.cc and addc, subc, madc: ops_int._carry_op and _mad_carry. The
+    condition code is the thread's %CC (codegen: 0 at its start; check.py keeps these out of kernels
+    with sync points, where it would have to be saved)."""
+    base = parts[0]
+    ty = ity(t)
+    ut = "u" + t[1:]
+    use = base in ("addc", "subc", "madc")
+    cin = b(f"zext i1 {b('load i1, ptr %CC, align 1')} to {ty}") if use else "0"
+    cin_set = b(f"icmp ne {ty} {cin}, 0") if use else "false"
+
+    def carry_out(u, v):  # u < v, or u == v with a carry in
+        tie = b(f"and i1 {b(f'icmp eq {ty} {u}, {v}')}, {cin_set}")
+        return b(f"or i1 {b(f'icmp ult {ty} {u}, {v}')}, {tie}")
+    if base in ("mad", "madc"):
+        x, y = k.get(b, ins.operands[1], t), k.get(b, ins.operands[2], t)
+        if "hi" in parts:
+            w = bits_of(t)
+            ext = "sext" if t[0] == "s" else "zext"
+            wide = b(f"mul i{2 * w} {b(f'{ext} {ty} {x} to i{2 * w}')}, {b(f'{ext} {ty} {y} to i{2 * w}')}")
+            p = b(f"trunc i{2 * w} {b(f'lshr i{2 * w} {wide}, {w}')} to {ty}")
+        else:
+            p = b(f"mul {ty} {x}, {y}")
+        z = k.get(b, ins.operands[3], ut)
+        r = b(f"add {ty} {b(f'add {ty} {p}, {z}')}, {cin}")
+        cout = carry_out(r, p)
+    else:
+        x, y = k.get(b, ins.operands[1], ut), k.get(b, ins.operands[2], ut)
+        if base in ("sub", "subc"):
+            r = b(f"sub {ty} {b(f'sub {ty} {x}, {y}')}, {cin}")
+            cout = carry_out(x, y)
+        else:
+            r = b(f"add {ty} {b(f'add {ty} {x}, {y}')}, {cin}")
+            cout = carry_out(r, x)
+    k.set(b, ins.operands[0], ut, r)
+    if "cc" in parts:
+        b.do(f"store i1 {cout}, ptr %CC, align 1")
 
 
 def _divrem(b, ty, x, y, signed, rem) -> str:
@@ -962,7 +1006,7 @@ def e_nothing(k, b, pc, ins, parts) -> None:
 
 
 EMITTERS = {
-    "add": e_arith, "sub": e_arith, "mul": e_arith, "mad": e_arith, "div": e_arith, "rem": e_arith,
+    "add": e_arith, "sub": e_arith, "addc": e_arith, "subc": e_arith, "madc": e_arith, "copysign": e_arith, "mul": e_arith, "mad": e_arith, "div": e_arith, "rem": e_arith,
     "min": e_arith, "max": e_arith, "and": e_arith, "or": e_arith, "xor": e_arith, "shl": e_arith, "shr": e_arith,
     "fma": lambda k, b, pc, ins, parts: e_float(k, b, pc, ins, parts, _type(ins)),
     "sqrt": e_unary, "rcp": e_unary, "rsqrt": e_unary, "sin": e_unary, "cos": e_unary, "lg2": e_unary,
