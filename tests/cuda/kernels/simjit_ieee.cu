@@ -299,3 +299,37 @@ extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, d
     o[n * k++] = D2("add.rz.f64", x, y);
     o[n * k++] = D2("mul.rm.f64", x, y);
 }
+
+// f16 and f16x2 add/sub/mul (H: one f16 per slot; P: one f16x2 word per slot), lane i's halves
+// x, y and the pairs (x, y), (y, x) packed low-high.
+#define H2(ptx) ({ unsigned short r_; asm(ptx " %0, %1, %2;" : "=h"(r_) : "h"(x), "h"(y)); r_; })
+#define P2(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2;" : "=r"(r_) : "r"(px), "r"(py)); r_; })
+extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned short *b, unsigned short *H,
+                                    unsigned *P, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned short x = a[i], y = b[i];
+    unsigned px = x | (unsigned)y << 16, py = y | (unsigned)x << 16;
+    H += i;
+    P += i;
+    int k = 0;
+    H[n * k++] = H2("add.f16");
+    H[n * k++] = H2("add.rn.f16");
+    H[n * k++] = H2("add.ftz.f16");
+    H[n * k++] = H2("add.sat.f16");
+    H[n * k++] = H2("add.rn.ftz.sat.f16");
+    H[n * k++] = H2("sub.f16");
+    H[n * k++] = H2("sub.ftz.f16");
+    H[n * k++] = H2("mul.f16");
+    H[n * k++] = H2("mul.rn.f16");
+    H[n * k++] = H2("mul.ftz.f16");
+    H[n * k++] = H2("mul.sat.f16");
+    H[n * k++] = H2("mul.rn.ftz.sat.f16");
+    k = 0;
+    P[n * k++] = P2("add.f16x2");
+    P[n * k++] = P2("add.ftz.sat.f16x2");
+    P[n * k++] = P2("sub.rn.f16x2");
+    P[n * k++] = P2("mul.f16x2");
+    P[n * k++] = P2("mul.ftz.f16x2");
+    P[n * k++] = P2("mul.sat.f16x2");
+}

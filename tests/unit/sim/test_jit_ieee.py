@@ -190,6 +190,26 @@ def test_directed_and_f16_conversions_match_the_interpreter(make_device, ieee_im
     assert stats.thread_instructions == ref_stats.thread_instructions
 
 
+def test_f16_arithmetic_at_the_edges_matches_the_interpreter(make_device, ieee_image, jit_mode):
+    """add, sub, mul of .f16 and .f16x2 (.rn, .ftz, .sat) over every pair of the f16 edge values
+    (subnormals, the largest finite, infinities, NaNs with payloads, ties) and random halves:
+    the interpreter's bits, canonical NaN 0x7fff included."""
+    names = slots("ieee_f16")
+    rng = np.random.default_rng(49)
+    pairs = [(x, y) for x in F16_BITS for y in F16_BITS]
+    n = len(pairs) + 1024
+    a = np.array([x for x, _ in pairs] + rng.integers(0, 1 << 16, 1024).tolist(), np.uint16)
+    b = np.array([y for _, y in pairs] + rng.integers(0, 1 << 16, 1024).tolist(), np.uint16)
+    outs = [(len(names["H"]), np.uint16), (len(names["P"]), np.uint32)]
+    (want, ref_stats), (got, stats) = (_run(make_device, ieee_image, on, jit_mode, "ieee_f16", (a, b), outs, n)
+                                       for on in (False, True))
+    bad = []
+    for var, w, g in zip("HP", want, got):
+        bad += _differences(names[var], w, g, n, nan_only=False)
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
 def test_half2_conversions_through_f16_registers_match_the_interpreter(make_device, ieee_image, jit_mode):
     """cuda_fp16's half2 <-> float2 conversions (.f16 registers, mov.b32 {lo, hi}, cvt.rn.f16x2.f32)
     on every f16 class and the f32 conversion edges: the interpreter's bits."""

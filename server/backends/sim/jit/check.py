@@ -1,9 +1,9 @@
 """The PTX the compiler covers: a kernel with any instruction outside it runs in the interpreter.
 
 Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
-the emitters themselves: packed and 128-bit values are refused; f16 and bf16 only as bits, in
-.b16, .f16 or .bf16 registers, moved, loaded, stored and converted, and f16x2 only as cvt's
-destination).
+the emitters themselves: packed and 128-bit values are refused; f16 and bf16 as bits, in
+.b16, .f16 or .bf16 registers, moved, loaded, stored and converted, f16 and f16x2 added,
+subtracted and multiplied at .rn, and f16x2 as cvt's destination).
 The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from ptx/approx.py,
 the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...) in kernels with
 no sync point (the carry is not saved at one).
@@ -28,13 +28,15 @@ INT = frozenset({"b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "b6
 FLT = frozenset({"f32", "f64"})
 ALL = INT | FLT | {"pred"}
 HALF = frozenset({"f16", "bf16"})  # as bits: moved, loaded, stored, converted
+F16 = frozenset({"f16", "f16x2"})
 RND = frozenset({"rn", "rz", "rm", "rp"})  # directed: f32 only (below)
 CMPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu",
                   "geu", "num", "nan"})
 
 FORMS: dict[str, frozenset] = {
-    "mov": ALL | HALF, "add": INT | FLT | RND | {"ftz", "sat", "cc"}, "sub": INT | FLT | RND | {"ftz", "sat", "cc"},
-    "mul": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat"},
+    # f16 and f16x2 add/sub/mul at .rn (ops._half_arith); other 16-bit arithmetic stays interpreted
+    "mov": ALL | HALF, "add": INT | FLT | RND | F16 | {"ftz", "sat", "cc"},
+    "sub": INT | FLT | RND | F16 | {"ftz", "sat", "cc"}, "mul": INT | FLT | RND | F16 | {"lo", "hi", "wide", "ftz", "sat"},
     "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat", "cc"}, "fma": FLT | RND | {"ftz", "sat"},
     "addc": INT | {"cc"}, "subc": INT | {"cc"}, "madc": INT | {"lo", "hi", "cc"}, "copysign": FLT,
     "div": INT | FLT | RND | {"approx", "full", "ftz"}, "rem": INT,

@@ -368,6 +368,8 @@ def _bin(k, b, ins, t, f, dst_t=None) -> None:
 
 def e_arith(k, b, pc, ins, parts) -> None:
     t = _type(ins)
+    if t in ("f16", "f16x2"):
+        return _half_arith(k, b, ins, parts, t)
     if is_flt(t):
         return e_float(k, b, pc, ins, parts, t)
     base = parts[0]
@@ -434,6 +436,54 @@ def e_arith(k, b, pc, ins, parts) -> None:
             r = b(f"select i1 {big}, {ty} 0, {ty} {b(f'lshr {ty} {x}, {sc}')}")
         return k.set(b, ins.operands[0], t, r)
     raise Unsupported(ins.opcode)
+
+
+F16_MIN = "0x3F10000000000000"  # 2^-14 as an LLVM float literal
+
+
+def _half_arith(k, b, ins, parts, t) -> None:
+    """add, sub, mul of .f16 and .f16x2 (.rn, .ftz, .sat), as ops_float._arith computes them: each
+    half widened to f32 (exact), the operation in f32, .ftz's flush of inputs and of the result
+    rounded to f16 (ftz16), .sat, then rounded to f16 and a NaN made 0x7fff (pack). Rounding the
+    f32 result once more to f16 is what the interpreter does (and is correctly rounded: f32 holds
+    more than twice f16's precision)."""
+    from .engine import host_has
+    base = parts[0]
+    if base not in ("add", "sub", "mul") or any(p in DIRECTED for p in parts) or len(ins.operands) != 3:
+        raise Unsupported(ins.opcode)
+    if not host_has("f16c"):
+        raise Unsupported("f16 arithmetic on a host without F16C")
+    flush, sat = "ftz" in parts, "sat" in parts
+
+    def flush16(x):
+        tiny = b(f"fcmp olt float {b(f'call float @llvm.fabs.f32(float {x})')}, {F16_MIN}")
+        return b(f"select i1 {tiny}, float {b(f'call float @llvm.copysign.f32(float 0.0, float {x})')}, float {x}")
+
+    def widen(h16):
+        return b(f"fpext half {b(f'bitcast i16 {h16} to half')} to float")
+
+    def one(x16, y16):
+        x, y = widen(x16), widen(y16)
+        if flush:
+            x, y = flush16(x), flush16(y)
+        r = b(f"{FLOAT_BIN[base]} float {x}, {y}")
+        if flush:
+            r = flush16(widen(b(f"bitcast half {b(f'fptrunc float {r} to half')} to i16")))
+        if sat:
+            r = _sat(b, r, "f32")
+        bits = b(f"bitcast half {b(f'fptrunc float {r} to half')} to i16")
+        nan = b(f"icmp ugt i16 {b(f'and i16 {bits}, 32767')}, 31744")
+        return b(f"select i1 {nan}, i16 32767, i16 {bits}")
+    d, xo, yo = ins.operands
+    if t == "f16":
+        return k.set(b, d, "b16", one(k.get(b, xo, "b16"), k.get(b, yo, "b16")))
+    x, y = k.get(b, xo, "b32"), k.get(b, yo, "b32")
+    halves = []
+    for sh in (0, 16):
+        xs = b(f"trunc i32 {b(f'lshr i32 {x}, {sh}')} to i16")
+        ys = b(f"trunc i32 {b(f'lshr i32 {y}, {sh}')} to i16")
+        halves.append(b(f"zext i16 {one(xs, ys)} to i32"))
+    k.set(b, d, "b32", b(f"or i32 {halves[0]}, {b(f'shl i32 {halves[1]}, 16')}"))
 
 
 def _carry(k, b, ins, parts, t) -> None:
