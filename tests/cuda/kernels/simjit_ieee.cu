@@ -12,6 +12,9 @@
 #define D2(ptx, p, q) ({ double r_; asm(ptx " %0, %1, %2;" : "=d"(r_) : "d"(p), "d"(q)); r_; })
 #define D3(ptx) ({ double r_; asm(ptx " %0, %1, %2, %3;" : "=d"(r_) : "d"(x), "d"(y), "d"(z)); r_; })
 
+// testp as 1.0 or 0.0 (of x)
+#define TP(ptx) ({ float r_; asm("{ .reg .pred p_; " ptx " p_, %1; selp.f32 %0, 1.0, 0.0, p_; }" : "=f"(r_) : "f"(x)); r_; })
+
 // out[slot * n + i]: every f32 form on lane i's operands (x, y, z).
 extern "C" __global__ void ieee_f32(const float *a, const float *b, const float *c, float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -77,6 +80,12 @@ extern "C" __global__ void ieee_f32(const float *a, const float *b, const float 
     o[n * k++] = F1("cos.approx.f32");
     o[n * k++] = F1("cos.approx.ftz.f32");
     o[n * k++] = F1("tanh.approx.f32");
+    o[n * k++] = TP("testp.finite.f32");
+    o[n * k++] = TP("testp.infinite.f32");
+    o[n * k++] = TP("testp.number.f32");
+    o[n * k++] = TP("testp.notanumber.f32");
+    o[n * k++] = TP("testp.normal.f32");
+    o[n * k++] = TP("testp.subnormal.f32");
 }
 
 // The same for f64 (out[slot * n + i]).
@@ -303,6 +312,7 @@ extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, d
 // f16 and f16x2 add/sub/mul (H: one f16 per slot; P: one f16x2 word per slot), lane i's halves
 // x, y and the pairs (x, y), (y, x) packed low-high.
 #define H2(ptx) ({ unsigned short r_; asm(ptx " %0, %1, %2;" : "=h"(r_) : "h"(x), "h"(y)); r_; })
+#define SETP(ptx) ({ unsigned short r_; asm("{ .reg .pred p_; " ptx " p_, %1, %2; selp.u16 %0, 1, 0, p_; }" : "=h"(r_) : "h"(x), "h"(y)); r_; })
 #define P2(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2;" : "=r"(r_) : "r"(px), "r"(py)); r_; })
 extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned short *b, unsigned short *H,
                                     unsigned *P, int n) {
@@ -332,4 +342,12 @@ extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned shor
     P[n * k++] = P2("mul.f16x2");
     P[n * k++] = P2("mul.ftz.f16x2");
     P[n * k++] = P2("mul.sat.f16x2");
+    k = 12;
+    H[n * k++] = SETP("setp.lt.f16");
+    H[n * k++] = SETP("setp.equ.f16");
+    H[n * k++] = SETP("setp.ge.f16");
+    H[n * k++] = SETP("setp.ne.f16");
+    H[n * k++] = SETP("setp.nan.f16");
+    H[n * k++] = SETP("setp.lt.bf16");
+    H[n * k++] = SETP("setp.neu.bf16");
 }

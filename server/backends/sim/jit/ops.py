@@ -669,10 +669,14 @@ def e_setp(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     bop = next((p for p in parts[2:] if p in ("and", "or", "xor")), None)
     d, x, y = ins.operands[:3]
-    xv, yv = k.get(b, x, t, raw=is_flt(t)), k.get(b, y, t, raw=is_flt(t))
-    if is_flt(t):
+    if t in ("f16", "bf16"):  # ops_float.compare: both widened to f32 (exactly), compared there
+        xv, yv = (_half_to_f32(k, b, o, t) for o in (x, y))
+        r = b(f"fcmp {FCMP[cmp]} float {xv}, {yv}")
+    elif is_flt(t):
+        xv, yv = k.get(b, x, t, raw=True), k.get(b, y, t, raw=True)
         r = b(f"fcmp {FCMP[cmp]} {lty(t)} {xv}, {yv}")
     else:
+        xv, yv = k.get(b, x, t), k.get(b, y, t)
         table = ICMP_S if t[0] == "s" else ICMP_U
         if cmp not in table:
             raise Unsupported(ins.opcode)
@@ -686,6 +690,47 @@ def e_setp(k, b, pc, ins, parts) -> None:
         k.set(b, d.value[1], "pred", q)
     else:
         k.set(b, d, "pred", r)
+
+
+def _half_to_f32(k, b, o, t) -> str:
+    """An f16 or bf16 operand (bits) as the f32 it widens to exactly."""
+    h = k.get(b, o, "b16")
+    if t == "bf16":
+        return b(f"bitcast i32 {b(f'shl i32 {b.resize(h, 16, 32)}, 16')} to float")
+    from .engine import host_has
+    if not host_has("f16c"):
+        raise Unsupported("f16 compares on a host without F16C")
+    return b(f"fpext half {b(f'bitcast i16 {h} to half')} to float")
+
+
+TESTP_TINY = {"f32": "0x3810000000000000", "f64": "0x0010000000000000"}  # FLT_MIN, DBL_MIN
+
+
+def e_testp(k, b, pc, ins, parts) -> None:
+    """testp.{finite,infinite,number,notanumber,normal,subnormal} of f32/f64 (ops_float.c_testp)."""
+    t = _type(ins)
+    if not is_flt(t):
+        raise Unsupported(ins.opcode)
+    ty = lty(t)
+    x = k.get(b, ins.operands[1], t, raw=True)
+    ax = b(f"call {ty} @llvm.fabs.{'f32' if t == 'f32' else 'f64'}({ty} {x})")
+    inf = "0x7FF0000000000000"
+    kind = parts[1]
+    if kind == "finite":
+        r = b(f"fcmp olt {ty} {ax}, {inf}")
+    elif kind == "infinite":
+        r = b(f"fcmp oeq {ty} {ax}, {inf}")
+    elif kind == "number":
+        r = b(f"fcmp ord {ty} {x}, {x}")
+    elif kind == "notanumber":
+        r = b(f"fcmp uno {ty} {x}, {x}")
+    elif kind == "normal":
+        r = b(f"and i1 {b(f'fcmp olt {ty} {ax}, {inf}')}, {b(f'fcmp oge {ty} {ax}, {TESTP_TINY[t]}')}")
+    elif kind == "subnormal":
+        r = b(f"and i1 {b(f'fcmp olt {ty} {ax}, {TESTP_TINY[t]}')}, {b(f'fcmp one {ty} {x}, 0.0')}")
+    else:
+        raise Unsupported(ins.opcode)
+    k.set(b, ins.operands[0], "pred", r)
 
 
 def e_selp(k, b, pc, ins, parts) -> None:
@@ -1062,7 +1107,7 @@ EMITTERS = {
     "sqrt": e_unary, "rcp": e_unary, "rsqrt": e_unary, "sin": e_unary, "cos": e_unary, "lg2": e_unary,
     "ex2": e_unary, "tanh": e_unary,
     "abs": e_unary, "neg": e_unary, "not": e_unary, "cnot": e_unary, "brev": e_unary, "popc": e_unary,
-    "clz": e_unary, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
+    "clz": e_unary, "testp": e_testp, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
     "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
     "exit": e_exit, "trap": e_trap, "membar": e_nothing, "fence": e_nothing,
     "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,
