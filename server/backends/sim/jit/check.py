@@ -36,7 +36,8 @@ CMPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "e
 FORMS: dict[str, frozenset] = {
     # f16 and f16x2 add/sub/mul at .rn (ops._half_arith); other 16-bit arithmetic stays interpreted
     "mov": ALL | HALF, "add": INT | FLT | RND | F16 | {"ftz", "sat", "cc"},
-    "sub": INT | FLT | RND | F16 | {"ftz", "sat", "cc"}, "mul": INT | FLT | RND | F16 | {"lo", "hi", "wide", "ftz", "sat"},
+    "sub": INT | FLT | RND | F16 | {"ftz", "sat", "cc"},
+    "mul": INT | FLT | RND | F16 | {"lo", "hi", "wide", "ftz", "sat"},
     "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat", "cc"}, "fma": FLT | RND | {"ftz", "sat"},
     "addc": INT | {"cc"}, "subc": INT | {"cc"}, "madc": INT | {"lo", "hi", "cc"}, "copysign": FLT,
     "div": INT | FLT | RND | {"approx", "full", "ftz"}, "rem": INT,
