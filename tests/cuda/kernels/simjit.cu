@@ -195,3 +195,25 @@ extern "C" __global__ void carries(const int *in, unsigned *out, float *fout, in
     asm("copysign.f64 %0, %1, %2;" : "=d"(dz) : "d"((double)y), "d"((double)x));
     fout[2 * i + 1] = (float)dz;
 }
+
+// redux.sync of every operation, over the whole warp, over half-warp tiles (each lane naming its
+// own half, as cooperative groups do), and over the lanes of a divergent branch: 8 words a thread.
+#define REDUX(op, v, m) ({ unsigned r_; asm volatile("redux.sync." op " %0, %1, %2;" : "=r"(r_) : "r"(v), "r"(m)); r_; })
+extern "C" __global__ void warp_redux(const int *in, unsigned *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = in[i % n], lane = threadIdx.x % 32;
+    unsigned tile = lane < 16 ? 0x0000ffffu : 0xffff0000u;
+    unsigned *o = out + 8 * i;
+    o[0] = REDUX("add.s32", v, 0xffffffffu);
+    o[1] = REDUX("min.s32", v, 0xffffffffu);
+    o[2] = REDUX("max.u32", v, tile);
+    o[3] = REDUX("min.u32", v, tile);
+    o[4] = REDUX("and.b32", v | 0x10u, tile);
+    o[5] = REDUX("xor.b32", v, 0xffffffffu);
+    if (v & 1) {  // the odd values' lanes only
+        o[6] = REDUX("or.b32", v, __activemask());
+        o[7] = REDUX("max.s32", v, __activemask());
+    } else {
+        o[6] = REDUX("add.u32", v, __activemask());
+    }
+}

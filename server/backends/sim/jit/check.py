@@ -58,6 +58,7 @@ FORMS: dict[str, frozenset] = {
     "atom": INT | FLT | IGNORED | {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"},
     "red": INT | FLT | IGNORED | {"add", "min", "max", "and", "or", "xor", "inc", "dec"},
     "bar": {"sync", "warp", "aligned", "cta"}, "barrier": {"sync", "aligned", "cta"},
+    "redux": {"sync", "add", "min", "max", "and", "or", "xor", "u32", "s32", "b32"},
     "shfl": {"sync", "up", "down", "bfly", "idx", "b32"}, "vote": {"sync", "all", "any", "uni", "ballot", "pred", "b32"},
     "bra": {"uni"}, "ret": {"uni"}, "exit": {"uni"}, "trap": frozenset(), "membar": {"cta", "gl", "sys"},
     "fence": {"sc", "acq_rel", "cta", "gpu", "sys"},
@@ -67,7 +68,7 @@ SPECIALS = {f"%{r}.{c}" for r in ("tid", "ntid", "ctaid", "nctaid") for c in "xy
 
 
 CARRY_IN = ("addc", "subc", "madc")
-SYNCS = ("bar", "barrier", "shfl", "vote", "activemask")
+SYNCS = ("bar", "barrier", "shfl", "vote", "activemask", "redux")
 
 
 def why_not(prog: Program) -> str | None:

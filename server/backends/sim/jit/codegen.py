@@ -34,7 +34,7 @@ def sync_kind(ins) -> int | None:
     parts = ins.opcode.split(".")
     if parts[0] in ("bar", "barrier"):
         return COLLECTIVE if "warp" in parts else BARRIER
-    if parts[0] in ("shfl", "vote", "activemask"):
+    if parts[0] in ("shfl", "vote", "activemask", "redux"):
         return COLLECTIVE
     return None
 
