@@ -313,13 +313,15 @@ extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, d
 // x, y and the pairs (x, y), (y, x) packed low-high.
 #define H2(ptx) ({ unsigned short r_; asm(ptx " %0, %1, %2;" : "=h"(r_) : "h"(x), "h"(y)); r_; })
 #define SETP(ptx) ({ unsigned short r_; asm("{ .reg .pred p_; " ptx " p_, %1, %2; selp.u16 %0, 1, 0, p_; }" : "=h"(r_) : "h"(x), "h"(y)); r_; })
+#define H3(ptx) ({ unsigned short r_; asm(ptx " %0, %1, %2, %3;" : "=h"(r_) : "h"(x), "h"(y), "h"(z)); r_; })
+#define P3(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2, %3;" : "=r"(r_) : "r"(px), "r"(py), "r"(pz)); r_; })
 #define P2(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2;" : "=r"(r_) : "r"(px), "r"(py)); r_; })
 extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned short *b, unsigned short *H,
                                     unsigned *P, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    unsigned short x = a[i], y = b[i];
-    unsigned px = x | (unsigned)y << 16, py = y | (unsigned)x << 16;
+    unsigned short x = a[i], y = b[i], z = a[(i * 7 + 1) % n] ^ (b[(i * 5 + 2) % n] & 0x8000u);
+    unsigned px = x | (unsigned)y << 16, py = y | (unsigned)x << 16, pz = z | (unsigned)x << 16;
     H += i;
     P += i;
     int k = 0;
@@ -350,4 +352,12 @@ extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned shor
     H[n * k++] = SETP("setp.nan.f16");
     H[n * k++] = SETP("setp.lt.bf16");
     H[n * k++] = SETP("setp.neu.bf16");
+    H[n * k++] = H3("fma.rn.f16");
+    H[n * k++] = H3("fma.rn.ftz.f16");
+    H[n * k++] = H3("fma.rn.sat.f16");
+    H[n * k++] = H3("fma.rn.ftz.sat.f16");
+    k = 6;
+    P[n * k++] = P3("fma.rn.f16x2");
+    P[n * k++] = P3("fma.rn.sat.f16x2");
+    P[n * k++] = P3("fma.rn.ftz.f16x2");
 }

@@ -191,7 +191,7 @@ def test_directed_and_f16_conversions_match_the_interpreter(make_device, ieee_im
 
 
 def test_f16_arithmetic_at_the_edges_matches_the_interpreter(make_device, ieee_image, jit_mode):
-    """add, sub, mul of .f16 and .f16x2 (.rn, .ftz, .sat) and setp of f16 and bf16 over every pair
+    """add, sub, mul, fma of .f16 and .f16x2 (.rn, .ftz, .sat) and setp of f16 and bf16 over every pair
     of the f16 edge values (subnormals, the largest finite, infinities, NaNs with payloads, ties) and random halves:
     the interpreter's bits, canonical NaN 0x7fff included."""
     names = slots("ieee_f16")

@@ -438,6 +438,13 @@ def e_arith(k, b, pc, ins, parts) -> None:
     raise Unsupported(ins.opcode)
 
 
+def e_fma(k, b, pc, ins, parts) -> None:
+    t = _type(ins)
+    if t in ("f16", "f16x2"):
+        return _half_arith(k, b, ins, parts, t)
+    e_float(k, b, pc, ins, parts, t)
+
+
 F16_MIN = "0x3F10000000000000"  # 2^-14 as an LLVM float literal
 
 
@@ -449,7 +456,9 @@ def _half_arith(k, b, ins, parts, t) -> None:
     more than twice f16's precision)."""
     from .engine import host_has
     base = parts[0]
-    if base not in ("add", "sub", "mul") or any(p in DIRECTED for p in parts) or len(ins.operands) != 3:
+    nargs = 3 if base == "fma" else 2
+    if base not in ("add", "sub", "mul", "fma") or any(p in DIRECTED for p in parts) \
+            or len(ins.operands) != nargs + 1:
         raise Unsupported(ins.opcode)
     if not host_has("f16c"):
         raise Unsupported("f16 arithmetic on a host without F16C")
@@ -462,27 +471,41 @@ def _half_arith(k, b, ins, parts, t) -> None:
     def widen(h16):
         return b(f"fpext half {b(f'bitcast i16 {h16} to half')} to float")
 
-    def one(x16, y16):
-        x, y = widen(x16), widen(y16)
+    def narrow(r):  # f32 -> f16 bits, rounded once
+        return b(f"bitcast half {b(f'fptrunc float {r} to half')} to i16")
+
+    def one(*h16):
+        xs = [widen(h) for h in h16]
         if flush:
-            x, y = flush16(x), flush16(y)
-        r = b(f"{FLOAT_BIN[base]} float {x}, {y}")
-        if flush:
-            r = flush16(widen(b(f"bitcast half {b(f'fptrunc float {r} to half')} to i16")))
-        if sat:
+            xs = [flush16(x) for x in xs]
+        if base == "fma":
+            # ops_float._fma: the product exact in f64, the sum rounded to odd there; to f32 rounded
+            # to odd again, then to f16 once (the host has no f64 -> f16 conversion)
+            x, y, z = (b(f"fpext float {v} to double") for v in xs)
+            r = _add_odd(b, b(f"fmul double {x}, {y}"), z)
+            if flush:
+                r = flush16(widen(narrow(_odd_f32(b, r))))
+            elif sat:
+                r = _sat(b, r, "f64")
+            if not flush:
+                r = _odd_f32(b, r)
+        else:
+            r = b(f"{FLOAT_BIN[base]} float {xs[0]}, {xs[1]}")
+            if flush:
+                r = flush16(widen(narrow(r)))
+        if sat and (flush or base != "fma"):
             r = _sat(b, r, "f32")
-        bits = b(f"bitcast half {b(f'fptrunc float {r} to half')} to i16")
+        bits = narrow(r)
         nan = b(f"icmp ugt i16 {b(f'and i16 {bits}, 32767')}, 31744")
         return b(f"select i1 {nan}, i16 32767, i16 {bits}")
-    d, xo, yo = ins.operands
+    d, srcs = ins.operands[0], ins.operands[1:]
     if t == "f16":
-        return k.set(b, d, "b16", one(k.get(b, xo, "b16"), k.get(b, yo, "b16")))
-    x, y = k.get(b, xo, "b32"), k.get(b, yo, "b32")
+        return k.set(b, d, "b16", one(*(k.get(b, o, "b16") for o in srcs)))
+    words = [k.get(b, o, "b32") for o in srcs]
     halves = []
     for sh in (0, 16):
-        xs = b(f"trunc i32 {b(f'lshr i32 {x}, {sh}')} to i16")
-        ys = b(f"trunc i32 {b(f'lshr i32 {y}, {sh}')} to i16")
-        halves.append(b(f"zext i16 {one(xs, ys)} to i32"))
+        hs = [b(f"trunc i32 {b(f'lshr i32 {w}, {sh}')} to i16") for w in words]
+        halves.append(b(f"zext i16 {one(*hs)} to i32"))
     k.set(b, d, "b32", b(f"or i32 {halves[0]}, {b(f'shl i32 {halves[1]}, 16')}"))
 
 
@@ -1103,7 +1126,7 @@ def e_nothing(k, b, pc, ins, parts) -> None:
 EMITTERS = {
     "add": e_arith, "sub": e_arith, "addc": e_arith, "subc": e_arith, "madc": e_arith, "copysign": e_arith, "mul": e_arith, "mad": e_arith, "div": e_arith, "rem": e_arith,
     "min": e_arith, "max": e_arith, "and": e_arith, "or": e_arith, "xor": e_arith, "shl": e_arith, "shr": e_arith,
-    "fma": lambda k, b, pc, ins, parts: e_float(k, b, pc, ins, parts, _type(ins)),
+    "fma": e_fma,
     "sqrt": e_unary, "rcp": e_unary, "rsqrt": e_unary, "sin": e_unary, "cos": e_unary, "lg2": e_unary,
     "ex2": e_unary, "tanh": e_unary,
     "abs": e_unary, "neg": e_unary, "not": e_unary, "cnot": e_unary, "brev": e_unary, "popc": e_unary,
