@@ -313,6 +313,8 @@ extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, d
 // x, y and the pairs (x, y), (y, x) packed low-high.
 #define H2(ptx) ({ unsigned short r_; asm(ptx " %0, %1, %2;" : "=h"(r_) : "h"(x), "h"(y)); r_; })
 #define SETP(ptx) ({ unsigned short r_; asm("{ .reg .pred p_; " ptx " p_, %1, %2; selp.u16 %0, 1, 0, p_; }" : "=h"(r_) : "h"(x), "h"(y)); r_; })
+#define H1(ptx) ({ unsigned short r_; asm(ptx " %0, %1;" : "=h"(r_) : "h"(x)); r_; })
+#define P1(ptx) ({ unsigned r_; asm(ptx " %0, %1;" : "=r"(r_) : "r"(px)); r_; })
 #define H3(ptx) ({ unsigned short r_; asm(ptx " %0, %1, %2, %3;" : "=h"(r_) : "h"(x), "h"(y), "h"(z)); r_; })
 #define P3(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2, %3;" : "=r"(r_) : "r"(px), "r"(py), "r"(pz)); r_; })
 #define P2(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2;" : "=r"(r_) : "r"(px), "r"(py)); r_; })
@@ -356,8 +358,17 @@ extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned shor
     H[n * k++] = H3("fma.rn.ftz.f16");
     H[n * k++] = H3("fma.rn.sat.f16");
     H[n * k++] = H3("fma.rn.ftz.sat.f16");
+    H[n * k++] = H1("abs.f16");
+    H[n * k++] = H1("neg.f16");
+    H[n * k++] = H1("abs.ftz.f16");
+    H[n * k++] = H1("neg.ftz.f16");
+    H[n * k++] = H1("abs.bf16");
+    H[n * k++] = H1("neg.bf16");
     k = 6;
     P[n * k++] = P3("fma.rn.f16x2");
     P[n * k++] = P3("fma.rn.sat.f16x2");
     P[n * k++] = P3("fma.rn.ftz.f16x2");
+    P[n * k++] = P1("abs.f16x2");
+    P[n * k++] = P1("neg.ftz.f16x2");
+    P[n * k++] = P1("neg.bf16x2");
 }

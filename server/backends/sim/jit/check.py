@@ -41,7 +41,8 @@ FORMS: dict[str, frozenset] = {
     "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat", "cc"}, "fma": FLT | RND | F16 | {"ftz", "sat"},
     "addc": INT | {"cc"}, "subc": INT | {"cc"}, "madc": INT | {"lo", "hi", "cc"}, "copysign": FLT,
     "div": INT | FLT | RND | {"approx", "full", "ftz"}, "rem": INT,
-    "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | {"ftz"}, "neg": INT | FLT | {"ftz"},
+    "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | HALF | {"f16x2", "bf16x2", "ftz"},
+    "neg": INT | FLT | HALF | {"f16x2", "bf16x2", "ftz"},
     "sqrt": FLT | RND | {"approx", "ftz"}, "rcp": FLT | RND | {"approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
     # f32 only (ops.e_float refuses the rest): ptx/approx.py's definition, shared with the interpreter
     "sin": FLT | {"approx", "ftz"}, "cos": FLT | {"approx", "ftz"}, "lg2": FLT | {"approx", "ftz"},

@@ -509,6 +509,25 @@ def _half_arith(k, b, ins, parts, t) -> None:
     k.set(b, d, "b32", b(f"or i32 {halves[0]}, {b(f'shl i32 {halves[1]}, 16')}"))
 
 
+def _half_sign(k, b, ins, parts, t) -> None:
+    """abs and neg of the 16-bit floats and their pairs: the sign bit cleared or flipped, NaN
+    payloads kept (numpy's f16 <-> f32 conversions keep them, so the interpreter's do); .ftz of f16
+    first makes a subnormal (exponent 0) the zero of its sign."""
+    if parts[0] not in ("abs", "neg"):
+        raise Unsupported(ins.opcode)
+    w = 32 if t.endswith("x2") else 16
+    x = k.get(b, ins.operands[1], f"b{w}")
+    sign = 0x80008000 if w == 32 else 0x8000
+    if "ftz" in parts and t.startswith("f16"):
+        halves = [(0xFFFF, 0x7C00, 0x8000)] if w == 16 else [(0xFFFF, 0x7C00, 0x8000),
+                                                             (0xFFFF0000, 0x7C000000, 0x80000000)]
+        for whole, e, sg in halves:
+            sub = b(f"icmp eq i{w} {b(f'and i{w} {x}, {e}')}, 0")
+            x = b(f"select i1 {sub}, i{w} {b(f'and i{w} {x}, {_lit(~(whole & ~sg), w)}')}, i{w} {x}")
+    r = b(f"and i{w} {x}, {_lit(~sign, w)}") if parts[0] == "abs" else b(f"xor i{w} {x}, {_lit(sign, w)}")
+    k.set(b, ins.operands[0], f"b{w}", r)
+
+
 def _carry(k, b, ins, parts, t) -> None:
     """add.cc, sub.cc, mad{.lo,.hi}.cc and addc, subc, madc: ops_int._carry_op and _mad_carry. The
     condition code is the thread's %CC (codegen: 0 at its start; check.py keeps these out of kernels
@@ -565,6 +584,8 @@ def _divrem(b, ty, x, y, signed, rem) -> str:
 def e_unary(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     base = parts[0]
+    if t in ("f16", "bf16", "f16x2", "bf16x2"):
+        return _half_sign(k, b, ins, parts, t)
     if is_flt(t):
         return e_float(k, b, pc, ins, parts, t)
     ty = ity(t)
