@@ -315,6 +315,9 @@ extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, d
 #define SETP(ptx) ({ unsigned short r_; asm("{ .reg .pred p_; " ptx " p_, %1, %2; selp.u16 %0, 1, 0, p_; }" : "=h"(r_) : "h"(x), "h"(y)); r_; })
 #define H1(ptx) ({ unsigned short r_; asm(ptx " %0, %1;" : "=h"(r_) : "h"(x)); r_; })
 #define P1(ptx) ({ unsigned r_; asm(ptx " %0, %1;" : "=r"(r_) : "r"(px)); r_; })
+#define SET32(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2;" : "=r"(r_) : "h"(x), "h"(y)); r_; })
+#define SET32B(ptx) ({ unsigned r_; asm("{ .reg .pred q_; setp.ne.u16 q_, %1, 0; " ptx " %0, %1, %2" \
+    ", q_; }" : "=r"(r_) : "h"(x), "h"(y)); r_; })
 #define H3(ptx) ({ unsigned short r_; asm(ptx " %0, %1, %2, %3;" : "=h"(r_) : "h"(x), "h"(y), "h"(z)); r_; })
 #define P3(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2, %3;" : "=r"(r_) : "r"(px), "r"(py), "r"(pz)); r_; })
 #define P2(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2;" : "=r"(r_) : "r"(px), "r"(py)); r_; })
@@ -364,6 +367,9 @@ extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned shor
     H[n * k++] = H1("neg.ftz.f16");
     H[n * k++] = H1("abs.bf16");
     H[n * k++] = H1("neg.bf16");
+    H[n * k++] = H2("set.lt.f16.f16");
+    H[n * k++] = H2("set.equ.bf16.bf16");
+    H[n * k++] = H2("set.ge.u16.f16");
     k = 6;
     P[n * k++] = P3("fma.rn.f16x2");
     P[n * k++] = P3("fma.rn.sat.f16x2");
@@ -371,4 +377,7 @@ extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned shor
     P[n * k++] = P1("abs.f16x2");
     P[n * k++] = P1("neg.ftz.f16x2");
     P[n * k++] = P1("neg.bf16x2");
+    P[n * k++] = SET32("set.neu.u32.f16");
+    P[n * k++] = SET32("set.gt.f32.bf16");
+    P[n * k++] = SET32B("set.lt.and.s32.f16");
 }

@@ -708,6 +708,46 @@ def e_isspacep(k, b, pc, ins, parts) -> None:
 
 
 # -- compares, selects, conversions ---------------------------------------------------------------------
+SET_TRUE = {"f32": 0x3F800000, "f16": 0x3C00, "bf16": 0x3F80}  # ops_float._SET_TRUE; integers: all ones
+
+
+def e_set(k, b, pc, ins, parts) -> None:
+    """set.cmp.dtype.stype: 1.0 (or all ones for an integer dtype) where the compare holds, else 0
+    (ops_float.c_set); the packed x2 forms stay interpreted."""
+    ts = types_in(parts)
+    dt, t = ts[0], ts[-1]
+    if len(ts) != 2 or t.endswith("x2") or dt not in ("u32", "s32", "b32", "f32", "u16", "s16", "f16", "bf16"):
+        raise Unsupported(ins.opcode)
+    r = _compare(k, b, ins, parts, t)
+    w = 32 if dt in ("u32", "s32", "b32", "f32") else 16
+    one = SET_TRUE.get(dt, (1 << w) - 1)
+    k.set(b, ins.operands[0], f"b{w}", b(f"select i1 {r}, i{w} {_lit(one, w)}, i{w} 0"))
+
+
+def _compare(k, b, ins, parts, t) -> str:
+    """setp's and set's compare of operands 1 and 2, combined with operand 3 by .and/.or/.xor."""
+    cmp = parts[1]
+    bop = next((p for p in parts[2:] if p in ("and", "or", "xor")), None)
+    r = _cmp2(k, b, cmp, t, ins.operands[1], ins.operands[2])
+    if bop:
+        r = b(f"{bop} i1 {r}, {k.get(b, ins.operands[3], 'pred')}")
+    return r
+
+
+def _cmp2(k, b, cmp, t, x, y) -> str:
+    if t in ("f16", "bf16"):  # ops_float.compare: both widened to f32 (exactly), compared there
+        xv, yv = (_half_to_f32(k, b, o, t) for o in (x, y))
+        return b(f"fcmp {FCMP[cmp]} float {xv}, {yv}")
+    if is_flt(t):
+        xv, yv = k.get(b, x, t, raw=True), k.get(b, y, t, raw=True)
+        return b(f"fcmp {FCMP[cmp]} {lty(t)} {xv}, {yv}")
+    xv, yv = k.get(b, x, t), k.get(b, y, t)
+    table = ICMP_S if t[0] == "s" else ICMP_U
+    if cmp not in table:
+        raise Unsupported(f"compare {cmp} of .{t}")
+    return b(f"icmp {table[cmp]} {ity(t)} {xv}, {yv}")
+
+
 def e_setp(k, b, pc, ins, parts) -> None:
     cmp = parts[1]
     t = _type(ins)
@@ -1151,7 +1191,7 @@ EMITTERS = {
     "sqrt": e_unary, "rcp": e_unary, "rsqrt": e_unary, "sin": e_unary, "cos": e_unary, "lg2": e_unary,
     "ex2": e_unary, "tanh": e_unary,
     "abs": e_unary, "neg": e_unary, "not": e_unary, "cnot": e_unary, "brev": e_unary, "popc": e_unary,
-    "clz": e_unary, "testp": e_testp, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
+    "clz": e_unary, "testp": e_testp, "set": e_set, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
     "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
     "exit": e_exit, "trap": e_trap, "membar": e_nothing, "fence": e_nothing,
     "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,
