@@ -2,18 +2,21 @@
 
 Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
 the emitters themselves: packed and 128-bit values are refused; f16 and bf16 as bits, in
-.b16, .f16 or .bf16 registers, moved, loaded, stored and converted, f16 and f16x2 added,
-subtracted and multiplied at .rn, and f16x2 as cvt's destination).
+.b16, .f16 or .bf16 registers, moved, loaded, stored and converted; f16 and f16x2 add, sub, mul
+and fma at .rn; abs and neg of all four 16-bit kinds; setp and set of f16 and bf16; f16x2 as
+cvt's destination).
 The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from ptx/approx.py,
 the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...) in kernels with
-no sync point (the carry is not saved at one).
+no sync point (the carry is not saved at one); redux.sync of 32-bit integers is a warp-collective
+sync point like shfl and vote.
 What is left out, and why: directed rounding (.rz/.rm/.rp) of f64 arithmetic (the interpreter
-computes it over exact rationals; f32 is compiled, ops.DIRECTED_F32), printf and assert, textures, async copies, tensor-core ops, calls the sim implements
-itself, f16 and bf16 arithmetic, packed types, volatile (and acquire) loads: spins on flags and
-warp-synchronous code need threads that run at once, float atomics (the interpreter adds the
-lanes of one instruction, across every block of the batch it runs together, as a tree: its
-rounding follows an order a thread-at-a-time schedule does not have), and named barriers with
-thread counts.
+computes it over exact rationals; f32 is compiled, ops.DIRECTED_F32), printf and assert,
+textures, async copies, tensor-core ops, calls the sim implements itself, the rest of the 16-bit
+arithmetic (bf16 add/mul/fma, min/max, the x2 compares), packed integer types, volatile (and
+acquire) loads: spins on flags and warp-synchronous code need threads that run at once, float
+atomics (the interpreter adds the lanes of one instruction, across every block of the batch it
+runs together, as a tree: its rounding follows an order a thread-at-a-time schedule does not
+have), and named barriers with thread counts.
 """
 from __future__ import annotations
 
