@@ -299,14 +299,44 @@ extern "C" __global__ void ieee_directed(const float *a, const float *b, const f
 
 // f64 arithmetic in a directed mode, which the compiler leaves to the interpreter (jit/check.py:
 // the interpreter computes it over exact rationals): the kernel must run interpreted.
-extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, double *out, int n) {
+extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, const double *c, double *out,
+                                             int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    double x = a[i], y = b[i];
+    double x = a[i], y = b[i], z = c[i];
     double *o = out + i;
     int k = 0;
     o[n * k++] = D2("add.rz.f64", x, y);
+    o[n * k++] = D2("add.rm.f64", x, y);
+    o[n * k++] = D2("add.rp.f64", x, y);
+    o[n * k++] = D2("sub.rz.f64", x, y);
+    o[n * k++] = D2("sub.rm.f64", x, y);
+    o[n * k++] = D2("sub.rp.f64", x, y);
+    o[n * k++] = D2("mul.rz.f64", x, y);
     o[n * k++] = D2("mul.rm.f64", x, y);
+    o[n * k++] = D2("mul.rp.f64", x, y);
+    o[n * k++] = D2("div.rz.f64", x, y);
+    o[n * k++] = D2("div.rm.f64", x, y);
+    o[n * k++] = D2("div.rp.f64", x, y);
+    o[n * k++] = D3("fma.rz.f64");
+    o[n * k++] = D3("fma.rm.f64");
+    o[n * k++] = D3("fma.rp.f64");
+    o[n * k++] = D1("sqrt.rz.f64");
+    o[n * k++] = D1("sqrt.rm.f64");
+    o[n * k++] = D1("sqrt.rp.f64");
+    o[n * k++] = D1("rcp.rz.f64");
+    o[n * k++] = D1("rcp.rm.f64");
+    o[n * k++] = D1("rcp.rp.f64");
+}
+
+// A form the compiler leaves to the interpreter (bf16 arithmetic): the whole kernel runs there.
+extern "C" __global__ void ieee_uncovered(const unsigned short *a, const unsigned short *b, unsigned short *out,
+                                          int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned short r;
+    asm("add.rn.bf16 %0, %1, %2;" : "=h"(r) : "h"(a[i]), "h"(b[i]));
+    out[i] = r;
 }
 
 // f16 and f16x2 add/sub/mul (H: one f16 per slot; P: one f16x2 word per slot), lane i's halves

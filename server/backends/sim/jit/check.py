@@ -9,8 +9,10 @@ The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from 
 the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...) in kernels with
 no sync point (the carry is not saved at one); redux.sync of 32-bit integers is a warp-collective
 sync point like shfl and vote.
-What is left out, and why: directed rounding (.rz/.rm/.rp) of f64 arithmetic (the interpreter
-computes it over exact rationals; f32 is compiled, ops.DIRECTED_F32), printf and assert,
+f64 in the directed modes (.rz/.rm/.rp) is IEEE's result, which the interpreter computes over
+exact rationals and the compiled code with AVX-512's per-instruction rounding (on hosts without
+AVX-512 the emitter refuses it and the kernel stays interpreted).
+What is left out, and why: printf and assert,
 textures, async copies, tensor-core ops, calls the sim implements itself, the rest of the 16-bit
 arithmetic (bf16 add/mul/fma, min/max, the x2 compares), packed integer types, volatile (and
 acquire) loads: spins on flags and warp-synchronous code need threads that run at once, float
@@ -106,9 +108,6 @@ def why_not(prog: Program) -> str | None:
             # the interpreter sums the lanes of one instruction as a tree (ops_mem.atomic_rmw), an
             # order a thread-at-a-time schedule cannot reproduce bit for bit
             return f"float atomic {ins.opcode} (PTX line {ins.line})"
-        if "f64" in parts and any(p in parts for p in ("rz", "rm", "rp")) and base != "cvt":
-            # the interpreter computes these over exact rationals, lane by lane
-            return f"f64 arithmetic in a directed rounding mode: {ins.opcode} (PTX line {ins.line})"
         if base == "shfl" and len(ins.operands) < 4:
             return f"{ins.opcode} (PTX line {ins.line})"
     return None

@@ -48,6 +48,7 @@ class Kernel:
         self.regs = prog.regs
         self.index = {name: k for k, name in enumerate(self.regs)}
         self.slots = 0  # global-access cache slots (prelude.gaddr), one per instruction
+        self.decls: set[str] = set()  # declarations of the intrinsics an emitter used beyond prelude's
         self.sync_pcs = [pc for pc, ins in enumerate(prog.code) if sync_kind(ins) is not None]
         self.sync_id = {pc: k + 1 for k, pc in enumerate(self.sync_pcs)}
         live_in, live_out, names = liveness.live_sets(prog)
@@ -374,7 +375,7 @@ class Kernel:
         from . import driver
         phase = self.phase()
         colls = driver.collectives(self)
-        return prelude() + phase + colls + driver.run_function(self) + WEIGHTS
+        return prelude() + "".join(sorted(self.decls)) + phase + colls + driver.run_function(self) + WEIGHTS
 
 
 def _ctx_slot(b: Body, slot: int) -> str:

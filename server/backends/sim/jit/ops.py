@@ -94,9 +94,10 @@ def _canon(b: Body, x: str, t: str) -> str:
 
 def _float_op(k, b, ins, parts, t, nargs, f, canon=True) -> None:
     mode = next((p for p in parts if p in DIRECTED), None)
-    if mode is not None:
+    if mode is not None and t == "f64":
+        f = _directed_f64(k, parts[0], mode)
+    elif mode is not None:
         if t != "f32" or parts[0] not in DIRECTED_F32:
-            # f64 in a directed mode is computed over exact rationals by the interpreter
             raise Unsupported(f"directed rounding {ins.opcode}")
         f = DIRECTED_F32[parts[0]](mode)
     flush = "ftz" in parts and t == "f32"
@@ -217,6 +218,49 @@ def _directed_f64_op(op):
 DIRECTED_F32 = {"add": _directed_sum("add"), "sub": _directed_sum("sub"), "mul": _directed_f64_op("fmul"),
                 "div": _directed_f64_op("fdiv"), "fma": _directed_fma, "mad": _directed_fma,
                 "rcp": _directed_f64_op("rcp"), "sqrt": _directed_f64_op("sqrt")}
+
+
+# f64 in a directed rounding mode: the interpreter's exact-rational result is IEEE's, which the
+# host computes itself with AVX-512's per-instruction rounding (no MXCSR change, nothing for LLVM
+# to reorder around); without AVX-512 such a kernel stays interpreted.
+AVX512_ROUND = {"rn": 8, "rm": 9, "rp": 10, "rz": 11}  # _MM_FROUND_TO_* | _MM_FROUND_NO_EXC
+
+
+AVX512_DECLS = {
+    **{op: f"declare <2 x double> @llvm.x86.avx512.mask.{op}.sd.round(<2 x double>, <2 x double>, <2 x double>, "
+           f"i8, i32)\n" for op in ("add", "sub", "mul", "div")},
+    "sqrt": "declare <2 x double> @llvm.x86.avx512.mask.sqrt.sd(<2 x double>, <2 x double>, <2 x double>, i8, i32)\n",
+    "fma": "declare double @llvm.x86.avx512.vfmadd.f64(double, double, double, i32)\n",
+}
+
+
+def _sd(b, op, mode, x, y):
+    """One scalar AVX-512 operation (add, sub, mul, div, sqrt) on f64 rounded in `mode`."""
+    vx = b(f"insertelement <2 x double> undef, double {x}, i32 0")
+    vy = b(f"insertelement <2 x double> undef, double {y}, i32 0")
+    name = "sqrt.sd" if op == "sqrt" else f"{op}.sd.round"
+    r = b(f"call <2 x double> @llvm.x86.avx512.mask.{name}(<2 x double> {vx}, <2 x double> {vy}, "
+          f"<2 x double> undef, i8 -1, i32 {AVX512_ROUND[mode]})")
+    return b(f"extractelement <2 x double> {r}, i32 0")
+
+
+def _directed_f64(k, base, mode):
+    from .engine import host_has
+    if not host_has("avx512f"):
+        raise Unsupported(f"f64 in .{mode} on a host without AVX-512")
+    # declared only where used: x86 intrinsics mean nothing to LLVM on another host
+    k.decls.add(AVX512_DECLS["fma" if base in ("fma", "mad") else "div" if base == "rcp" else
+                             base if base in AVX512_DECLS else "add"])
+    if base in ("fma", "mad"):
+        return lambda b, ty, x, y, z: b(f"call double @llvm.x86.avx512.vfmadd.f64(double {x}, double {y}, "
+                                        f"double {z}, i32 {AVX512_ROUND[mode]})")
+    if base == "sqrt":  # the lower lane of the second operand's root
+        return lambda b, ty, x: _sd(b, "sqrt", mode, x, x)
+    if base == "rcp":
+        return lambda b, ty, x: _sd(b, "div", mode, dconst(1.0), x)
+    if base in ("add", "sub", "mul", "div"):
+        return lambda b, ty, x, y: _sd(b, base, mode, x, y)
+    raise Unsupported(f"{base}.{mode}.f64")
 
 
 def _minmax_f(b, ty, x, y, is_min):
