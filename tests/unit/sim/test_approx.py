@@ -51,3 +51,12 @@ def test_exact_and_special_values():
     assert f("tanh", inf, -inf, 30, -30) == [1, -1, 1, -1]
     assert np.signbit(f("tanh", -0.0)) and np.isnan(f("tanh", nan))
     assert np.isnan(f("ex2", nan))
+
+
+def test_sin_and_cos_of_huge_arguments_stay_within_one():
+    """Past the reduction's exact range the value is no promise (nor is the GPU's), but finite and
+    within [-1, 1]."""
+    x = np.array([1e7, -3e9, 1.7e19, 2.0 ** 60 + 2.0 ** 37, -3.4e38, 3.4028235e38], np.float32)
+    for name in ("sin", "cos"):
+        r = approx.f32(name, x)
+        assert np.all(np.isfinite(r)) and np.all(np.abs(r) <= 1), (name, r)

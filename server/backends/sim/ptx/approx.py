@@ -21,6 +21,7 @@ TWO_OVER_PI = 0.6366197723675814
 # pi/2 in three parts of 33 bits each (fdlibm's pio2_1, pio2_2, pio2_3): k * part is exact for
 # |k| < 2^20, so the reduced argument keeps f32's precision for |x| up to about 1.6e6
 PIO2 = (1.57079632673412561417e+00, 6.07710050630396597660e-11, 2.02226624871116645580e-21)
+PIO4 = math.pi / 4
 # 2^f = e^(f ln 2), |f| <= 1/2: Taylor coefficients ln2^k / k!, k = 0..12 (truncation < 1e-14)
 EXP2_C = tuple(math.log(2) ** k / math.factorial(k) for k in range(13))
 # ln(m) = 2 s (1 + s^2/3 + s^4/5 + ...), s = (m-1)/(m+1), |s| <= 0.1716: ten terms (< 1e-16)
@@ -86,6 +87,10 @@ def _sincos(o, x, cos: bool):
     r = xs
     for part in PIO2:
         r = o.sub(r, o.mul(k, o.c(part)))
+    # past |x| ~ 2^20 the products k * part round and r loses its bits; past 2^52 it is noise far
+    # outside [-pi/4, pi/4], where the polynomials overflow. Clamped, the result stays in [-1, 1]
+    # (the GPU's own approximation makes no promise out there either); below, r is inside already.
+    r = o.sel(o.lt(o.c(PIO4), r), o.c(PIO4), o.sel(o.lt(r, o.c(-PIO4)), o.c(-PIO4), r))
     q = o.sub(k, o.mul(o.c(4.0), o.floor(o.mul(k, o.c(0.25)))))  # k mod 4, exact
     z = o.mul(r, r)
     s = o.mul(r, _horner(o, z, SIN_C))
