@@ -164,3 +164,56 @@ extern "C" __global__ void float_atomic_sum(const float *x, float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(out, x[i]);
 }
+
+// Carry chains (add.cc/addc/sub.cc/subc, mad.lo/hi.cc/madc as libdevice's sin/cos argument
+// reduction writes them), 32- and 64-bit, signed and unsigned, and copysign: 12 words per thread.
+extern "C" __global__ void carries(const int *in, unsigned *out, float *fout, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned a = in[i], b = in[(i * 7 + 3) % n] * 2654435761u, c = in[(i * 13 + 5) % n] ^ 0xffff0000u;
+    unsigned long long A = (unsigned long long)a * 0x9e3779b97f4a7c15ull + b, B = (unsigned long long)c * 0x100000001ull;
+    unsigned *o = out + 12 * i;
+    unsigned r0, r1, r2, r3;
+    asm("add.cc.u32 %0, %4, %5;\n\taddc.cc.u32 %1, %5, %6;\n\taddc.u32 %2, %6, %4;\n\tsub.cc.u32 %3, %4, %6;"
+        : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a), "r"(b), "r"(c));
+    o[0] = r0; o[1] = r1; o[2] = r2; o[3] = r3;
+    asm("subc.cc.s32 %0, %4, %5;\n\tsubc.s32 %1, %5, %6;\n\tmad.lo.cc.u32 %2, %4, %5, %6;\n\tmadc.hi.cc.u32 %3, %4, %5, %6;"
+        : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a), "r"(b), "r"(c));
+    o[4] = r0; o[5] = r1; o[6] = r2; o[7] = r3;
+    asm("mad.hi.cc.s32 %0, %4, %5, %6;\n\tmadc.lo.cc.s32 %1, %5, %6, %4;\n\tmadc.hi.u32 %2, %6, %4, %5;\n\taddc.u32 %3, 0, 0;"
+        : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a), "r"(b), "r"(c));
+    o[8] = r0; o[9] = r1; o[10] = r2; o[11] = r3;
+    unsigned long long q0, q1;
+    asm("add.cc.u64 %0, %2, %3;\n\taddc.u64 %1, %3, %2;" : "=l"(q0), "=l"(q1) : "l"(A), "l"(B));
+    o[0] ^= (unsigned)q0; o[1] ^= (unsigned)(q1 >> 7);
+    asm("sub.cc.s64 %0, %2, %3;\n\tmadc.hi.u64 %1, %2, %3, %2;" : "=l"(q0), "=l"(q1) : "l"(A), "l"(B));
+    o[2] ^= (unsigned)(q0 >> 3); o[3] ^= (unsigned)(q1 >> 11);
+    float x = __int_as_float(a), y = __int_as_float(b), z;
+    asm("copysign.f32 %0, %1, %2;" : "=f"(z) : "f"(x), "f"(y));
+    fout[2 * i] = z;
+    double dz;
+    asm("copysign.f64 %0, %1, %2;" : "=d"(dz) : "d"((double)y), "d"((double)x));
+    fout[2 * i + 1] = (float)dz;
+}
+
+// redux.sync of every operation, over the whole warp, over half-warp tiles (each lane naming its
+// own half, as cooperative groups do), and over the lanes of a divergent branch: 8 words a thread.
+#define REDUX(op, v, m) ({ unsigned r_; asm volatile("redux.sync." op " %0, %1, %2;" : "=r"(r_) : "r"(v), "r"(m)); r_; })
+extern "C" __global__ void warp_redux(const int *in, unsigned *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = in[i % n], lane = threadIdx.x % 32;
+    unsigned tile = lane < 16 ? 0x0000ffffu : 0xffff0000u;
+    unsigned *o = out + 8 * i;
+    o[0] = REDUX("add.s32", v, 0xffffffffu);
+    o[1] = REDUX("min.s32", v, 0xffffffffu);
+    o[2] = REDUX("max.u32", v, tile);
+    o[3] = REDUX("min.u32", v, tile);
+    o[4] = REDUX("and.b32", v | 0x10u, tile);
+    o[5] = REDUX("xor.b32", v, 0xffffffffu);
+    if (v & 1) {  // the odd values' lanes only
+        o[6] = REDUX("or.b32", v, __activemask());
+        o[7] = REDUX("max.s32", v, __activemask());
+    } else {
+        o[6] = REDUX("add.u32", v, __activemask());
+    }
+}

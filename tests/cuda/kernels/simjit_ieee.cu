@@ -12,6 +12,9 @@
 #define D2(ptx, p, q) ({ double r_; asm(ptx " %0, %1, %2;" : "=d"(r_) : "d"(p), "d"(q)); r_; })
 #define D3(ptx) ({ double r_; asm(ptx " %0, %1, %2, %3;" : "=d"(r_) : "d"(x), "d"(y), "d"(z)); r_; })
 
+// testp as 1.0 or 0.0 (of x)
+#define TP(ptx) ({ float r_; asm("{ .reg .pred p_; " ptx " p_, %1; selp.f32 %0, 1.0, 0.0, p_; }" : "=f"(r_) : "f"(x)); r_; })
+
 // out[slot * n + i]: every f32 form on lane i's operands (x, y, z).
 extern "C" __global__ void ieee_f32(const float *a, const float *b, const float *c, float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -67,6 +70,22 @@ extern "C" __global__ void ieee_f32(const float *a, const float *b, const float 
     o[n * k++] = F1("cvt.rpi.f32.f32");
     o[n * k++] = F1("cvt.rni.ftz.f32.f32");
     o[n * k++] = F1("cvt.rzi.sat.f32.f32");
+    // the .approx transcendentals (ptx/approx.py's definition on both paths)
+    o[n * k++] = F1("ex2.approx.f32");
+    o[n * k++] = F1("ex2.approx.ftz.f32");
+    o[n * k++] = F1("lg2.approx.f32");
+    o[n * k++] = F1("lg2.approx.ftz.f32");
+    o[n * k++] = F1("sin.approx.f32");
+    o[n * k++] = F1("sin.approx.ftz.f32");
+    o[n * k++] = F1("cos.approx.f32");
+    o[n * k++] = F1("cos.approx.ftz.f32");
+    o[n * k++] = F1("tanh.approx.f32");
+    o[n * k++] = TP("testp.finite.f32");
+    o[n * k++] = TP("testp.infinite.f32");
+    o[n * k++] = TP("testp.number.f32");
+    o[n * k++] = TP("testp.notanumber.f32");
+    o[n * k++] = TP("testp.normal.f32");
+    o[n * k++] = TP("testp.subnormal.f32");
 }
 
 // The same for f64 (out[slot * n + i]).
@@ -280,12 +299,115 @@ extern "C" __global__ void ieee_directed(const float *a, const float *b, const f
 
 // f64 arithmetic in a directed mode, which the compiler leaves to the interpreter (jit/check.py:
 // the interpreter computes it over exact rationals): the kernel must run interpreted.
-extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, double *out, int n) {
+extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, const double *c, double *out,
+                                             int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    double x = a[i], y = b[i];
+    double x = a[i], y = b[i], z = c[i];
     double *o = out + i;
     int k = 0;
     o[n * k++] = D2("add.rz.f64", x, y);
+    o[n * k++] = D2("add.rm.f64", x, y);
+    o[n * k++] = D2("add.rp.f64", x, y);
+    o[n * k++] = D2("sub.rz.f64", x, y);
+    o[n * k++] = D2("sub.rm.f64", x, y);
+    o[n * k++] = D2("sub.rp.f64", x, y);
+    o[n * k++] = D2("mul.rz.f64", x, y);
     o[n * k++] = D2("mul.rm.f64", x, y);
+    o[n * k++] = D2("mul.rp.f64", x, y);
+    o[n * k++] = D2("div.rz.f64", x, y);
+    o[n * k++] = D2("div.rm.f64", x, y);
+    o[n * k++] = D2("div.rp.f64", x, y);
+    o[n * k++] = D3("fma.rz.f64");
+    o[n * k++] = D3("fma.rm.f64");
+    o[n * k++] = D3("fma.rp.f64");
+    o[n * k++] = D1("sqrt.rz.f64");
+    o[n * k++] = D1("sqrt.rm.f64");
+    o[n * k++] = D1("sqrt.rp.f64");
+    o[n * k++] = D1("rcp.rz.f64");
+    o[n * k++] = D1("rcp.rm.f64");
+    o[n * k++] = D1("rcp.rp.f64");
+}
+
+// A form the compiler leaves to the interpreter (bf16 arithmetic): the whole kernel runs there.
+extern "C" __global__ void ieee_uncovered(const unsigned short *a, const unsigned short *b, unsigned short *out,
+                                          int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned short r;
+    asm("add.rn.bf16 %0, %1, %2;" : "=h"(r) : "h"(a[i]), "h"(b[i]));
+    out[i] = r;
+}
+
+// f16 and f16x2 add/sub/mul (H: one f16 per slot; P: one f16x2 word per slot), lane i's halves
+// x, y and the pairs (x, y), (y, x) packed low-high.
+#define H2(ptx) ({ unsigned short r_; asm(ptx " %0, %1, %2;" : "=h"(r_) : "h"(x), "h"(y)); r_; })
+#define SETP(ptx) ({ unsigned short r_; asm("{ .reg .pred p_; " ptx " p_, %1, %2; selp.u16 %0, 1, 0, p_; }" : "=h"(r_) : "h"(x), "h"(y)); r_; })
+#define H1(ptx) ({ unsigned short r_; asm(ptx " %0, %1;" : "=h"(r_) : "h"(x)); r_; })
+#define P1(ptx) ({ unsigned r_; asm(ptx " %0, %1;" : "=r"(r_) : "r"(px)); r_; })
+#define SET32(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2;" : "=r"(r_) : "h"(x), "h"(y)); r_; })
+#define SET32B(ptx) ({ unsigned r_; asm("{ .reg .pred q_; setp.ne.u16 q_, %1, 0; " ptx " %0, %1, %2" \
+    ", q_; }" : "=r"(r_) : "h"(x), "h"(y)); r_; })
+#define H3(ptx) ({ unsigned short r_; asm(ptx " %0, %1, %2, %3;" : "=h"(r_) : "h"(x), "h"(y), "h"(z)); r_; })
+#define P3(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2, %3;" : "=r"(r_) : "r"(px), "r"(py), "r"(pz)); r_; })
+#define P2(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2;" : "=r"(r_) : "r"(px), "r"(py)); r_; })
+extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned short *b, unsigned short *H,
+                                    unsigned *P, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned short x = a[i], y = b[i], z = a[(i * 7 + 1) % n] ^ (b[(i * 5 + 2) % n] & 0x8000u);
+    unsigned px = x | (unsigned)y << 16, py = y | (unsigned)x << 16, pz = z | (unsigned)x << 16;
+    H += i;
+    P += i;
+    int k = 0;
+    H[n * k++] = H2("add.f16");
+    H[n * k++] = H2("add.rn.f16");
+    H[n * k++] = H2("add.ftz.f16");
+    H[n * k++] = H2("add.sat.f16");
+    H[n * k++] = H2("add.rn.ftz.sat.f16");
+    H[n * k++] = H2("sub.f16");
+    H[n * k++] = H2("sub.ftz.f16");
+    H[n * k++] = H2("mul.f16");
+    H[n * k++] = H2("mul.rn.f16");
+    H[n * k++] = H2("mul.ftz.f16");
+    H[n * k++] = H2("mul.sat.f16");
+    H[n * k++] = H2("mul.rn.ftz.sat.f16");
+    k = 0;
+    P[n * k++] = P2("add.f16x2");
+    P[n * k++] = P2("add.ftz.sat.f16x2");
+    P[n * k++] = P2("sub.rn.f16x2");
+    P[n * k++] = P2("mul.f16x2");
+    P[n * k++] = P2("mul.ftz.f16x2");
+    P[n * k++] = P2("mul.sat.f16x2");
+    k = 12;
+    H[n * k++] = SETP("setp.lt.f16");
+    H[n * k++] = SETP("setp.equ.f16");
+    H[n * k++] = SETP("setp.ge.f16");
+    H[n * k++] = SETP("setp.ne.f16");
+    H[n * k++] = SETP("setp.nan.f16");
+    H[n * k++] = SETP("setp.lt.bf16");
+    H[n * k++] = SETP("setp.neu.bf16");
+    H[n * k++] = H3("fma.rn.f16");
+    H[n * k++] = H3("fma.rn.ftz.f16");
+    H[n * k++] = H3("fma.rn.sat.f16");
+    H[n * k++] = H3("fma.rn.ftz.sat.f16");
+    H[n * k++] = H1("abs.f16");
+    H[n * k++] = H1("neg.f16");
+    H[n * k++] = H1("abs.ftz.f16");
+    H[n * k++] = H1("neg.ftz.f16");
+    H[n * k++] = H1("abs.bf16");
+    H[n * k++] = H1("neg.bf16");
+    H[n * k++] = H2("set.lt.f16.f16");
+    H[n * k++] = H2("set.equ.bf16.bf16");
+    H[n * k++] = H2("set.ge.u16.f16");
+    k = 6;
+    P[n * k++] = P3("fma.rn.f16x2");
+    P[n * k++] = P3("fma.rn.sat.f16x2");
+    P[n * k++] = P3("fma.rn.ftz.f16x2");
+    P[n * k++] = P1("abs.f16x2");
+    P[n * k++] = P1("neg.ftz.f16x2");
+    P[n * k++] = P1("neg.bf16x2");
+    P[n * k++] = SET32("set.neu.u32.f16");
+    P[n * k++] = SET32("set.gt.f32.bf16");
+    P[n * k++] = SET32B("set.lt.and.s32.f16");
 }

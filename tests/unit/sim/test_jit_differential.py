@@ -67,6 +67,14 @@ def _case(name, dev, data, n):
         src = dev.put(data["i"])
         out, olds = dev.zeros(12 * 8, np.uint32), dev.zeros(8 * 160, np.uint32)
         return 8, 160, [src, out, olds], [(out, 4 * 12 * 8), (olds, 4 * 8 * 160)]
+    if name == "carries":
+        src = dev.put(data["i"] * 4099 + (data["i"] >> 3))  # every bit pattern, carries in and out
+        out, fout = dev.zeros(12 * n, np.uint32), dev.zeros(2 * n, np.float32)
+        return (n + 127) // 128, 128, [src, out, fout, n], [(out, 48 * n), (fout, 8 * n)]
+    if name == "warp_redux":
+        src = dev.put(data["i"])
+        out = dev.zeros(8 * 1024, np.uint32)
+        return 4, 256, [src, out, n], [(out, 4 * 8 * 1024)]
     raise AssertionError(name)
 
 
@@ -81,7 +89,7 @@ def _run(make_device, image, name, on, jit_mode):
 
 
 @pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent",
-                                  "shared_atomics"])
+                                  "shared_atomics", "carries", "warp_redux"])
 def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_image, jit_mode, name):
     _, want, ref = _run(make_device, jit_image, name, False, jit_mode)
     mod, got, stats = _run(make_device, jit_image, name, True, jit_mode)

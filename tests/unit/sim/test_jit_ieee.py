@@ -100,15 +100,19 @@ def cvt_operands(n: int, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.array(da, np.uint64).view(np.float64), np.array(ia, np.int64))
 
 
-def _run(make_device, image, on, jit_mode, kernel, inputs, outs, n):
-    """Launch `kernel` over n lanes with the compiled path on or off: the outputs' raw bytes."""
+def _run(make_device, image, on, jit_mode, kernel, inputs, outs, n, compiled=None):
+    """Launch `kernel` over n lanes with the compiled path on or off: the outputs' raw bytes.
+    With the path on, the kernel must have been compiled (`compiled` None or True) or must have
+    stayed interpreted (False)."""
     jit_mode(on)
     mod = KernelModule.load(image)
     dev = make_device(mod)
     ins = [dev.put(x) for x in inputs]
     bufs = [(dev.zeros(count * n, dt), count * n, dt) for count, dt in outs]
     stats = dev.launch(kernel, (n + 127) // 128, 128, *ins, *[a for a, _, _ in bufs], n)
-    if on:
+    if on and compiled is False:
+        assert mod.jitted(mod.functions[kernel]) is None, f"{kernel} was compiled"
+    elif on:
         assert mod.jitted(mod.functions[kernel]) is not None, f"{kernel} was not compiled"
     return [dev.get(a, count, dt) for a, count, dt in bufs], stats
 
@@ -190,6 +194,26 @@ def test_directed_and_f16_conversions_match_the_interpreter(make_device, ieee_im
     assert stats.thread_instructions == ref_stats.thread_instructions
 
 
+def test_f16_arithmetic_at_the_edges_matches_the_interpreter(make_device, ieee_image, jit_mode):
+    """add, sub, mul, fma of .f16 and .f16x2 (.rn, .ftz, .sat) and setp of f16 and bf16 over every pair
+    of the f16 edge values (subnormals, the largest finite, infinities, NaNs with payloads, ties) and random halves:
+    the interpreter's bits, canonical NaN 0x7fff included."""
+    names = slots("ieee_f16")
+    rng = np.random.default_rng(49)
+    pairs = [(x, y) for x in F16_BITS for y in F16_BITS]
+    n = len(pairs) + 1024
+    a = np.array([x for x, _ in pairs] + rng.integers(0, 1 << 16, 1024).tolist(), np.uint16)
+    b = np.array([y for _, y in pairs] + rng.integers(0, 1 << 16, 1024).tolist(), np.uint16)
+    outs = [(len(names["H"]), np.uint16), (len(names["P"]), np.uint32)]
+    (want, ref_stats), (got, stats) = (_run(make_device, ieee_image, on, jit_mode, "ieee_f16", (a, b), outs, n)
+                                       for on in (False, True))
+    bad = []
+    for var, w, g in zip("HP", want, got):
+        bad += _differences(names[var], w, g, n, nan_only=False)
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
 def test_half2_conversions_through_f16_registers_match_the_interpreter(make_device, ieee_image, jit_mode):
     """cuda_fp16's half2 <-> float2 conversions (.f16 registers, mov.b32 {lo, hi}, cvt.rn.f16x2.f32)
     on every f16 class and the f32 conversion edges: the interpreter's bits."""
@@ -239,17 +263,30 @@ def test_f32_directed_rounding_matches_the_interpreter(make_device, ieee_image, 
     assert stats.thread_instructions == ref_stats.thread_instructions
 
 
-def test_f64_directed_rounding_runs_interpreted(make_device, ieee_image, jit_mode):
-    """A form the compiler does not cover leaves the whole kernel to the interpreter."""
-    a, b, _ = float_operands("f64", np.random.default_rng(45))
-    n = len(a)
+def test_f64_directed_rounding_matches_the_interpreter(make_device, ieee_image, jit_mode):
+    """add, sub, mul, div, fma, sqrt, rcp of f64 in .rz/.rm/.rp: the compiled code's (AVX-512's
+    per-instruction rounding) against the interpreter's exact rationals, bit for bit but for NaN
+    payloads; a host without AVX-512 runs the kernel interpreted, with the same results."""
+    from rgpu.server.backends.sim.jit import engine
     names = slots("ieee_directed_f64")["o"]
-    (want,), _ = _run(make_device, ieee_image, False, jit_mode, "ieee_directed_f64", (a, b),
-                      [(len(names), np.uint64)], n)
-    jit_mode(True)
-    mod = KernelModule.load(ieee_image)
-    dev = make_device(mod)
-    out = dev.zeros(len(names) * n, np.uint64)
-    dev.launch("ieee_directed_f64", (n + 127) // 128, 128, dev.put(a), dev.put(b), out, n)
-    assert mod.jitted(mod.functions["ieee_directed_f64"]) is None
-    assert not _differences(names, want, dev.get(out, len(names) * n, np.uint64), n, nan_only=True)
+    a, b, c = float_operands("f64", np.random.default_rng(45))
+    n = len(a)
+    results = [_run(make_device, ieee_image, on, jit_mode, "ieee_directed_f64", (a, b, c),
+                    [(len(names), np.uint64)], n, compiled=engine.host_has("avx512f") if on else None)
+               for on in (False, True)]
+    (want,), ref_stats = results[0]
+    (got,), stats = results[1]
+    bad = _differences(names, want, got, n, nan_only=True)
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+
+
+def test_a_form_outside_the_subset_runs_the_kernel_interpreted(make_device, ieee_image, jit_mode):
+    """A form the compiler does not cover (bf16 arithmetic) leaves the whole kernel to the interpreter."""
+    rng = np.random.default_rng(50)
+    a, b = (np.array(F16_BITS + rng.integers(0, 1 << 16, 1000).tolist(), np.uint16) for _ in range(2))
+    n = len(a)
+    (want,), _ = _run(make_device, ieee_image, False, jit_mode, "ieee_uncovered", (a, b), [(1, np.uint16)], n)
+    (got,), _ = _run(make_device, ieee_image, True, jit_mode, "ieee_uncovered", (a, b), [(1, np.uint16)], n,
+                     compiled=False)
+    assert want.tobytes() == got.tobytes()

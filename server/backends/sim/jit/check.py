@@ -1,18 +1,24 @@
 """The PTX the compiler covers: a kernel with any instruction outside it runs in the interpreter.
 
 Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
-the emitters themselves: packed and 128-bit values are refused; f16 and bf16 only as bits, in
-.b16, .f16 or .bf16 registers, moved, loaded, stored and converted, and f16x2 only as cvt's
-destination).
-What is left out, and why: directed rounding (.rz/.rm/.rp) of f64 arithmetic (the interpreter
-computes it over exact rationals; f32 is compiled, ops.DIRECTED_F32), transcendental
-approximations (sin, cos, lg2, ex2, tanh: the interpreter's values come from numpy's own
-routines), printf and assert, textures, async copies, tensor-core ops, calls the sim implements
-itself, f16 and bf16 arithmetic, packed types, volatile (and acquire) loads: spins on flags and
-warp-synchronous code need threads that run at once, float atomics (the interpreter adds the
-lanes of one instruction, across every block of the batch it runs together, as a tree: its
-rounding follows an order a thread-at-a-time schedule does not have), and named barriers with
-thread counts.
+the emitters themselves: packed and 128-bit values are refused; f16 and bf16 as bits, in
+.b16, .f16 or .bf16 registers, moved, loaded, stored and converted; f16 and f16x2 add, sub, mul
+and fma at .rn; abs and neg of all four 16-bit kinds; setp and set of f16 and bf16; f16x2 as
+cvt's destination).
+The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from ptx/approx.py,
+the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...) in kernels with
+no sync point (the carry is not saved at one); redux.sync of 32-bit integers is a warp-collective
+sync point like shfl and vote.
+f64 in the directed modes (.rz/.rm/.rp) is IEEE's result, which the interpreter computes over
+exact rationals and the compiled code with AVX-512's per-instruction rounding (on hosts without
+AVX-512 the emitter refuses it and the kernel stays interpreted).
+What is left out, and why: printf and assert,
+textures, async copies, tensor-core ops, calls the sim implements itself, the rest of the 16-bit
+arithmetic (bf16 add/mul/fma, min/max, the x2 compares), packed integer types, volatile (and
+acquire) loads: spins on flags and warp-synchronous code need threads that run at once, float
+atomics (the interpreter adds the lanes of one instruction, across every block of the batch it
+runs together, as a tree: its rounding follows an order a thread-at-a-time schedule does not
+have), and named barriers with thread counts.
 """
 from __future__ import annotations
 
@@ -27,21 +33,31 @@ INT = frozenset({"b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "b6
 FLT = frozenset({"f32", "f64"})
 ALL = INT | FLT | {"pred"}
 HALF = frozenset({"f16", "bf16"})  # as bits: moved, loaded, stored, converted
+F16 = frozenset({"f16", "f16x2"})
 RND = frozenset({"rn", "rz", "rm", "rp"})  # directed: f32 only (below)
 CMPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu",
                   "geu", "num", "nan"})
 
 FORMS: dict[str, frozenset] = {
-    "mov": ALL | HALF, "add": INT | FLT | RND | {"ftz", "sat"}, "sub": INT | FLT | RND | {"ftz", "sat"},
-    "mul": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat"},
-    "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat"}, "fma": FLT | RND | {"ftz", "sat"},
+    # f16 and f16x2 add/sub/mul/fma at .rn (ops._half_arith); other 16-bit arithmetic stays interpreted
+    "mov": ALL | HALF, "add": INT | FLT | RND | F16 | {"ftz", "sat", "cc"},
+    "sub": INT | FLT | RND | F16 | {"ftz", "sat", "cc"},
+    "mul": INT | FLT | RND | F16 | {"lo", "hi", "wide", "ftz", "sat"},
+    "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat", "cc"}, "fma": FLT | RND | F16 | {"ftz", "sat"},
+    "addc": INT | {"cc"}, "subc": INT | {"cc"}, "madc": INT | {"lo", "hi", "cc"}, "copysign": FLT,
     "div": INT | FLT | RND | {"approx", "full", "ftz"}, "rem": INT,
-    "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | {"ftz"}, "neg": INT | FLT | {"ftz"},
+    "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | HALF | {"f16x2", "bf16x2", "ftz"},
+    "neg": INT | FLT | HALF | {"f16x2", "bf16x2", "ftz"},
     "sqrt": FLT | RND | {"approx", "ftz"}, "rcp": FLT | RND | {"approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
+    # f32 only (ops.e_float refuses the rest): ptx/approx.py's definition, shared with the interpreter
+    "sin": FLT | {"approx", "ftz"}, "cos": FLT | {"approx", "ftz"}, "lg2": FLT | {"approx", "ftz"},
+    "ex2": FLT | {"approx", "ftz"}, "tanh": FLT | {"approx"},
     "and": INT | {"pred"}, "or": INT | {"pred"}, "xor": INT | {"pred"}, "not": INT | {"pred"}, "cnot": INT,
     "shl": INT, "shr": INT, "popc": INT, "clz": INT, "brev": INT, "bfe": INT, "bfi": INT, "prmt": {"b32"},
     "bfind": INT | {"shiftamt"}, "shf": {"l", "r", "wrap", "clamp", "b32", "u32", "s32"}, "activemask": {"b32"}, "isspacep": {"global", "shared", "local", "param", "const"},
-    "setp": ALL | CMPS | {"and", "or", "xor", "ftz"}, "selp": ALL,
+    "setp": ALL | HALF | CMPS | {"and", "or", "xor", "ftz"}, "set": ALL | HALF | CMPS | {"and", "or", "xor", "ftz"},
+    "selp": ALL,
+    "testp": FLT | {"finite", "infinite", "number", "notanumber", "normal", "subnormal"},
     "cvt": INT | FLT | RND | HALF | {"f16x2", "rni", "rzi", "rmi", "rpi", "ftz", "sat"},
     "cvta": INT | {"to", "global", "shared", "local", "param", "const"},
     "ld": ALL | IGNORED | HALF | {"v2", "v4"}, "ldu": ALL | IGNORED | HALF | {"v2", "v4"},
@@ -49,6 +65,7 @@ FORMS: dict[str, frozenset] = {
     "atom": INT | FLT | IGNORED | {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"},
     "red": INT | FLT | IGNORED | {"add", "min", "max", "and", "or", "xor", "inc", "dec"},
     "bar": {"sync", "warp", "aligned", "cta"}, "barrier": {"sync", "aligned", "cta"},
+    "redux": {"sync", "add", "min", "max", "and", "or", "xor", "u32", "s32", "b32"},
     "shfl": {"sync", "up", "down", "bfly", "idx", "b32"}, "vote": {"sync", "all", "any", "uni", "ballot", "pred", "b32"},
     "bra": {"uni"}, "ret": {"uni"}, "exit": {"uni"}, "trap": frozenset(), "membar": {"cta", "gl", "sys"},
     "fence": {"sc", "acq_rel", "cta", "gpu", "sys"},
@@ -57,8 +74,16 @@ SPECIALS = {f"%{r}.{c}" for r in ("tid", "ntid", "ctaid", "nctaid") for c in "xy
     "%laneid", "%warpid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt"}
 
 
+CARRY_IN = ("addc", "subc", "madc")
+SYNCS = ("bar", "barrier", "shfl", "vote", "activemask", "redux")
+
+
 def why_not(prog: Program) -> str | None:
     """Why the compiler cannot run this kernel (None: it can), naming the first thing it lacks."""
+    uses_carry = any(i.opcode.split(".")[0] in CARRY_IN for i in prog.code)
+    if uses_carry and any(i.opcode.split(".")[0] in SYNCS for i in prog.code):
+        # the carry (codegen's %CC) is not among the registers saved at a sync point
+        return "carry flag (addc/subc/madc) in a kernel with barriers or warp-collective instructions"
     for name, (t, vec) in prog.regs.items():
         if vec != 1 or t not in ALL | HALF:
             return f"register {name} of type .{t}{'' if vec == 1 else f' x{vec}'}"
@@ -83,9 +108,6 @@ def why_not(prog: Program) -> str | None:
             # the interpreter sums the lanes of one instruction as a tree (ops_mem.atomic_rmw), an
             # order a thread-at-a-time schedule cannot reproduce bit for bit
             return f"float atomic {ins.opcode} (PTX line {ins.line})"
-        if "f64" in parts and any(p in parts for p in ("rz", "rm", "rp")) and base != "cvt":
-            # the interpreter computes these over exact rationals, lane by lane
-            return f"f64 arithmetic in a directed rounding mode: {ins.opcode} (PTX line {ins.line})"
         if base == "shfl" and len(ins.operands) < 4:
             return f"{ins.opcode} (PTX line {ins.line})"
     return None

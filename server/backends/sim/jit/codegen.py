@@ -34,7 +34,7 @@ def sync_kind(ins) -> int | None:
     parts = ins.opcode.split(".")
     if parts[0] in ("bar", "barrier"):
         return COLLECTIVE if "warp" in parts else BARRIER
-    if parts[0] in ("shfl", "vote", "activemask"):
+    if parts[0] in ("shfl", "vote", "activemask", "redux"):
         return COLLECTIVE
     return None
 
@@ -48,6 +48,7 @@ class Kernel:
         self.regs = prog.regs
         self.index = {name: k for k, name in enumerate(self.regs)}
         self.slots = 0  # global-access cache slots (prelude.gaddr), one per instruction
+        self.decls: set[str] = set()  # declarations of the intrinsics an emitter used beyond prelude's
         self.sync_pcs = [pc for pc, ins in enumerate(prog.code) if sync_kind(ins) is not None]
         self.sync_id = {pc: k + 1 for k, pc in enumerate(self.sync_pcs)}
         live_in, live_out, names = liveness.live_sets(prog)
@@ -237,6 +238,8 @@ class Kernel:
         b.do("store i64 0, ptr %cnt, align 8")
         b.do("%rv = alloca i32, align 4")
         b.do("%tk = alloca i64, align 8")
+        b.do("%CC = alloca i1, align 1")  # the carry of add.cc and friends (ops._carry)
+        b.do("store i1 false, ptr %CC, align 1")
         # the launch's counts live in the block loop's own memory (%acc: instructions, back edges
         # left before the clock's next call), not the context: the calls on slow paths may write
         # the context, so LLVM could not keep them in registers across threads there
@@ -372,7 +375,7 @@ class Kernel:
         from . import driver
         phase = self.phase()
         colls = driver.collectives(self)
-        return prelude() + phase + colls + driver.run_function(self) + WEIGHTS
+        return prelude() + "".join(sorted(self.decls)) + phase + colls + driver.run_function(self) + WEIGHTS
 
 
 def _ctx_slot(b: Body, slot: int) -> str:

@@ -145,6 +145,59 @@ def _vote(k, b: Body, ins) -> None:
     _lanes(b, "scatter", scatter)
 
 
+REDUX = {"add": "add", "and": "and", "or": "or", "xor": "xor"}
+
+
+def _redux(k, b: Body, ins) -> None:
+    """redux.sync.{add,min,max,and,or,xor} of 32-bit integers (ops_warp.c_redux): lane i gets the
+    reduction over the lanes j waiting here whose own member mask names j and whose mask i names
+    too; every waiting lane gets a result (as the interpreter writes its whole group)."""
+    parts = ins.opcode.split(".")
+    op = next(p for p in parts if p in ("add", "min", "max", "and", "or", "xor"))
+    t = next(p for p in parts if p in ("u32", "s32", "b32"))
+    d, a, member = ins.operands[:3]
+    neutral = {"add": 0, "or": 0, "xor": 0, "and": -1, "min": 2147483647 if t == "s32" else -1,
+               "max": -2147483648 if t == "s32" else 0}[op]
+
+    def gather(l, t_):
+        b.do(f"store i32 {_rf_get(k, b, a, 'b32', t_)}, ptr {b(f'getelementptr i32, ptr %vals, i32 {l}')}, align 4")
+        mem = _rf_get(k, b, member, "b32", t_)
+        b.do(f"store i32 {mem}, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
+        own = b(f"trunc i32 {b(f'lshr i32 {mem}, {l}')} to i8")
+        b.do(f"store i8 {b(f'and i8 {own}, 1')}, ptr {b(f'getelementptr i8, ptr %oks, i32 {l}')}, align 1")
+
+    def scatter(l, t_):
+        mine = b(f"load i32, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
+        b.do(f"store i32 {neutral}, ptr %acc, align 4")
+        b.do("store i32 0, ptr %j, align 4")
+        b.do("br label %rx.head")
+        b.label("rx.head")
+        j = b("load i32, ptr %j, align 4")
+        b.do(f"br i1 {b(f'icmp ult i32 {j}, 32')}, label %rx.test, label %rx.end")
+        b.label("rx.test")
+        inside = b(f"and i32 {b(f'lshr i32 %mask, {j}')}, {b(f'lshr i32 {mine}, {j}')}")
+        own = b(f"load i8, ptr {b(f'getelementptr i8, ptr %oks, i32 {j}')}, align 1")
+        take = b(f"and i1 {b(f'trunc i32 {inside} to i1')}, {b(f'trunc i8 {own} to i1')}")
+        b.do(f"br i1 {take}, label %rx.take, label %rx.next")
+        b.label("rx.take")
+        v = b(f"load i32, ptr {b(f'getelementptr i32, ptr %vals, i32 {j}')}, align 4")
+        acc = b("load i32, ptr %acc, align 4")
+        if op in REDUX:
+            r = b(f"{REDUX[op]} i32 {acc}, {v}")
+        else:
+            cmp = {"min": "slt", "max": "sgt"}[op] if t == "s32" else {"min": "ult", "max": "ugt"}[op]
+            r = b(f"select i1 {b(f'icmp {cmp} i32 {v}, {acc}')}, i32 {v}, i32 {acc}")
+        b.do(f"store i32 {r}, ptr %acc, align 4")
+        b.do("br label %rx.next")
+        b.label("rx.next")
+        b.do(f"store i32 {b(f'add i32 {j}, 1')}, ptr %j, align 4")
+        b.do("br label %rx.head")
+        b.label("rx.end")
+        _rf_set(k, b, d, "b32", t_, b("load i32, ptr %acc, align 4"))
+    _lanes(b, "gather", gather)
+    _lanes(b, "scatter", scatter)
+
+
 def collectives(k) -> str:
     """One function per warp-collective sync point and the dispatcher ``coll``."""
     out = []
@@ -156,18 +209,23 @@ def collectives(k) -> str:
         sid = k.sync_id[pc]
         b = Body()
         b.label("entry")
-        for name, ty in (("vals", "[32 x i32]"), ("oks", "[32 x i8]"), ("l", "i32"), ("yes", "i32"), ("part", "i32")):
+        for name, ty in (("vals", "[32 x i32]"), ("oks", "[32 x i8]"), ("l", "i32"), ("yes", "i32"), ("part", "i32"),
+                         ("mks", "[32 x i32]"), ("acc", "i32"), ("j", "i32")):
             b.do(f"%{name} = alloca {ty}, align 4")
         base = ins.opcode.split(".")[0]
         if base == "shfl":
             _shfl(k, b, ins)
         elif base == "vote":
             _vote(k, b, ins)
+        elif base == "redux":
+            _redux(k, b, ins)
         elif base == "activemask":  # the lanes that got here together
             _lanes(b, "scatter", lambda l, t: _rf_set(k, b, ins.operands[0], "b32", t, "%mask"))
         # bar.warp.sync: the lanes only wait for one another
         b.do("ret void")
-        out.append(f"define internal void @coll{sid}(ptr noalias %rf, i64 %w0, i32 %mask) {{\n"
+        # a redux's lane-by-lane double loop, unrolled 32 x 32 and inlined, costs seconds of compiling
+        small = " noinline minsize optsize" if base == "redux" else ""
+        out.append(f"define internal void @coll{sid}(ptr noalias %rf, i64 %w0, i32 %mask){small} {{\n"
                    + "\n".join(b.lines) + "\n}\n")
         cases.append(sid)
     sw = " ".join(f"i32 {s}, label %c{s}" for s in cases)

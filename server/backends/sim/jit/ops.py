@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import struct
 
+from ..ptx import approx
 from ..ptx.parser import TYPE_SIZES, Operand
 from ..ptx.types import types_in
 from .prelude import EXIT, FCODE
@@ -93,9 +94,10 @@ def _canon(b: Body, x: str, t: str) -> str:
 
 def _float_op(k, b, ins, parts, t, nargs, f, canon=True) -> None:
     mode = next((p for p in parts if p in DIRECTED), None)
-    if mode is not None:
+    if mode is not None and t == "f64":
+        f = _directed_f64(k, parts[0], mode)
+    elif mode is not None:
         if t != "f32" or parts[0] not in DIRECTED_F32:
-            # f64 in a directed mode is computed over exact rationals by the interpreter
             raise Unsupported(f"directed rounding {ins.opcode}")
         f = DIRECTED_F32[parts[0]](mode)
     flush = "ftz" in parts and t == "f32"
@@ -218,6 +220,49 @@ DIRECTED_F32 = {"add": _directed_sum("add"), "sub": _directed_sum("sub"), "mul":
                 "rcp": _directed_f64_op("rcp"), "sqrt": _directed_f64_op("sqrt")}
 
 
+# f64 in a directed rounding mode: the interpreter's exact-rational result is IEEE's, which the
+# host computes itself with AVX-512's per-instruction rounding (no MXCSR change, nothing for LLVM
+# to reorder around); without AVX-512 such a kernel stays interpreted.
+AVX512_ROUND = {"rn": 8, "rm": 9, "rp": 10, "rz": 11}  # _MM_FROUND_TO_* | _MM_FROUND_NO_EXC
+
+
+AVX512_DECLS = {
+    **{op: f"declare <2 x double> @llvm.x86.avx512.mask.{op}.sd.round(<2 x double>, <2 x double>, <2 x double>, "
+           f"i8, i32)\n" for op in ("add", "sub", "mul", "div")},
+    "sqrt": "declare <2 x double> @llvm.x86.avx512.mask.sqrt.sd(<2 x double>, <2 x double>, <2 x double>, i8, i32)\n",
+    "fma": "declare double @llvm.x86.avx512.vfmadd.f64(double, double, double, i32)\n",
+}
+
+
+def _sd(b, op, mode, x, y):
+    """One scalar AVX-512 operation (add, sub, mul, div, sqrt) on f64 rounded in `mode`."""
+    vx = b(f"insertelement <2 x double> undef, double {x}, i32 0")
+    vy = b(f"insertelement <2 x double> undef, double {y}, i32 0")
+    name = "sqrt.sd" if op == "sqrt" else f"{op}.sd.round"
+    r = b(f"call <2 x double> @llvm.x86.avx512.mask.{name}(<2 x double> {vx}, <2 x double> {vy}, "
+          f"<2 x double> undef, i8 -1, i32 {AVX512_ROUND[mode]})")
+    return b(f"extractelement <2 x double> {r}, i32 0")
+
+
+def _directed_f64(k, base, mode):
+    from .engine import host_has
+    if not host_has("avx512f"):
+        raise Unsupported(f"f64 in .{mode} on a host without AVX-512")
+    # declared only where used: x86 intrinsics mean nothing to LLVM on another host
+    k.decls.add(AVX512_DECLS["fma" if base in ("fma", "mad") else "div" if base == "rcp" else
+                             base if base in AVX512_DECLS else "add"])
+    if base in ("fma", "mad"):
+        return lambda b, ty, x, y, z: b(f"call double @llvm.x86.avx512.vfmadd.f64(double {x}, double {y}, "
+                                        f"double {z}, i32 {AVX512_ROUND[mode]})")
+    if base == "sqrt":  # the lower lane of the second operand's root
+        return lambda b, ty, x: _sd(b, "sqrt", mode, x, x)
+    if base == "rcp":
+        return lambda b, ty, x: _sd(b, "div", mode, dconst(1.0), x)
+    if base in ("add", "sub", "mul", "div"):
+        return lambda b, ty, x, y: _sd(b, base, mode, x, y)
+    raise Unsupported(f"{base}.{mode}.f64")
+
+
 def _minmax_f(b, ty, x, y, is_min):
     """ops_float._minmax: a NaN operand yields the other (both NaN: a NaN, made canonical after);
     -0 is below +0 whichever operand it is, so equal operands (the same bits, or zeros of either
@@ -271,8 +316,92 @@ def e_float(k, b, pc, ins, parts, t) -> None:
     elif base == "rsqrt":
         _float_op(k, b, ins, parts, t, 1,
                   lambda b, ty, x: b(f"fdiv {ty} 1.0, {b(f'call {ty} @llvm.sqrt.{sfx}({ty} {x})')}"))
+    elif base == "copysign":  # copysign d, a, b: b's magnitude, a's sign (ops_float.c_copysign)
+        _float_op(k, b, ins, parts, t, 2, lambda b, ty, x, y: b(f"call {ty} @llvm.copysign.{sfx}({ty} {y}, {ty} {x})"),
+                  canon=False)
+    elif base in approx.FUNCS and t == "f32":
+        _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: _approx(b, base, x))
     else:
         raise Unsupported(ins.opcode)
+
+
+class _LlvmOps(approx.Ops):
+    """approx.Ops as LLVM f64 instructions: ptx/approx.py's sequence, operation for operation (no
+    fast-math flag anywhere, so LLVM keeps each one as written)."""
+
+    def __init__(self, b: Body):
+        self.b = b
+
+    def c(self, v):
+        return dconst(v)
+
+    def _f(self, op, x, y):
+        return self.b(f"{op} double {x}, {y}")
+
+    def add(self, x, y):
+        return self._f("fadd", x, y)
+
+    def sub(self, x, y):
+        return self._f("fsub", x, y)
+
+    def mul(self, x, y):
+        return self._f("fmul", x, y)
+
+    def div(self, x, y):
+        return self._f("fdiv", x, y)
+
+    def neg(self, x):
+        return self.b(f"fneg double {x}")
+
+    def _call(self, fn, *xs):
+        return self.b(f"call double @llvm.{fn}.f64({', '.join(f'double {x}' for x in xs)})")
+
+    def abs(self, x):
+        return self._call("fabs", x)
+
+    def copysign(self, x, y):
+        return self._call("copysign", x, y)
+
+    def rint(self, x):
+        return self._call("roundeven", x)
+
+    def floor(self, x):
+        return self._call("floor", x)
+
+    def lt(self, x, y):
+        return self._f("fcmp olt", x, y)
+
+    def le(self, x, y):
+        return self._f("fcmp ole", x, y)
+
+    def eq(self, x, y):
+        return self._f("fcmp oeq", x, y)
+
+    def isnan(self, x):
+        return self._f("fcmp uno", x, x)
+
+    def or_(self, m, n):
+        return self.b(f"or i1 {m}, {n}")
+
+    def sel(self, m, x, y):
+        return self.b(f"select i1 {m}, double {x}, double {y}")
+
+    def pow2(self, n):
+        e = self.b(f"add i64 {self.b(f'fptosi double {n} to i64')}, 1023")
+        return self.b(f"bitcast i64 {self.b(f'shl i64 {e}, 52')} to double")
+
+    def frexp(self, x):
+        bits = self.b(f"bitcast double {x} to i64")
+        biased = self.b(f"and i64 {self.b(f'lshr i64 {bits}, 52')}, 2047")
+        e = self.b(f"sub i64 {biased}, 1023")
+        m = self.b(f"or i64 {self.b(f'and i64 {bits}, {(1 << 52) - 1}')}, {1023 << 52}")
+        return self.b(f"bitcast i64 {m} to double"), self.b(f"sitofp i64 {e} to double")
+
+
+def _approx(b: Body, name: str, x: str) -> str:
+    """sin, cos, lg2, ex2, tanh .approx.f32 of float x: approx.py's f64 sequence, rounded to f32 once."""
+    r = approx.FUNCS[name](_LlvmOps(b), b(f"fpext float {x} to double"))
+    return b(f"fptrunc double {r} to float")
 
 
 # -- integers -----------------------------------------------------------------------------------------
@@ -283,11 +412,15 @@ def _bin(k, b, ins, t, f, dst_t=None) -> None:
 
 def e_arith(k, b, pc, ins, parts) -> None:
     t = _type(ins)
+    if t in ("f16", "f16x2"):
+        return _half_arith(k, b, ins, parts, t)
     if is_flt(t):
         return e_float(k, b, pc, ins, parts, t)
     base = parts[0]
     w = bits_of(t)
     ty = ity(t)
+    if "cc" in parts or base in ("addc", "subc", "madc"):
+        return _carry(k, b, ins, parts, t)
     signed = t[0] == "s"
     if "sat" in parts:
         if t != "s32" or base not in ("add", "sub"):
@@ -349,6 +482,135 @@ def e_arith(k, b, pc, ins, parts) -> None:
     raise Unsupported(ins.opcode)
 
 
+def e_fma(k, b, pc, ins, parts) -> None:
+    t = _type(ins)
+    if t in ("f16", "f16x2"):
+        return _half_arith(k, b, ins, parts, t)
+    e_float(k, b, pc, ins, parts, t)
+
+
+F16_MIN = "0x3F10000000000000"  # 2^-14 as an LLVM float literal
+
+
+def _half_arith(k, b, ins, parts, t) -> None:
+    """add, sub, mul of .f16 and .f16x2 (.rn, .ftz, .sat), as ops_float._arith computes them: each
+    half widened to f32 (exact), the operation in f32, .ftz's flush of inputs and of the result
+    rounded to f16 (ftz16), .sat, then rounded to f16 and a NaN made 0x7fff (pack). Rounding the
+    f32 result once more to f16 is what the interpreter does (and is correctly rounded: f32 holds
+    more than twice f16's precision)."""
+    from .engine import host_has
+    base = parts[0]
+    nargs = 3 if base == "fma" else 2
+    if base not in ("add", "sub", "mul", "fma") or any(p in DIRECTED for p in parts) \
+            or len(ins.operands) != nargs + 1:
+        raise Unsupported(ins.opcode)
+    if not host_has("f16c"):
+        raise Unsupported("f16 arithmetic on a host without F16C")
+    flush, sat = "ftz" in parts, "sat" in parts
+
+    def flush16(x):
+        tiny = b(f"fcmp olt float {b(f'call float @llvm.fabs.f32(float {x})')}, {F16_MIN}")
+        return b(f"select i1 {tiny}, float {b(f'call float @llvm.copysign.f32(float 0.0, float {x})')}, float {x}")
+
+    def widen(h16):
+        return b(f"fpext half {b(f'bitcast i16 {h16} to half')} to float")
+
+    def narrow(r):  # f32 -> f16 bits, rounded once
+        return b(f"bitcast half {b(f'fptrunc float {r} to half')} to i16")
+
+    def one(*h16):
+        xs = [widen(h) for h in h16]
+        if flush:
+            xs = [flush16(x) for x in xs]
+        if base == "fma":
+            # ops_float._fma: the product exact in f64, the sum rounded to odd there; to f32 rounded
+            # to odd again, then to f16 once (the host has no f64 -> f16 conversion)
+            x, y, z = (b(f"fpext float {v} to double") for v in xs)
+            r = _add_odd(b, b(f"fmul double {x}, {y}"), z)
+            if flush:
+                r = flush16(widen(narrow(_odd_f32(b, r))))
+            elif sat:
+                r = _sat(b, r, "f64")
+            if not flush:
+                r = _odd_f32(b, r)
+        else:
+            r = b(f"{FLOAT_BIN[base]} float {xs[0]}, {xs[1]}")
+            if flush:
+                r = flush16(widen(narrow(r)))
+        if sat and (flush or base != "fma"):
+            r = _sat(b, r, "f32")
+        bits = narrow(r)
+        nan = b(f"icmp ugt i16 {b(f'and i16 {bits}, 32767')}, 31744")
+        return b(f"select i1 {nan}, i16 32767, i16 {bits}")
+    d, srcs = ins.operands[0], ins.operands[1:]
+    if t == "f16":
+        return k.set(b, d, "b16", one(*(k.get(b, o, "b16") for o in srcs)))
+    words = [k.get(b, o, "b32") for o in srcs]
+    halves = []
+    for sh in (0, 16):
+        hs = [b(f"trunc i32 {b(f'lshr i32 {w}, {sh}')} to i16") for w in words]
+        halves.append(b(f"zext i16 {one(*hs)} to i32"))
+    k.set(b, d, "b32", b(f"or i32 {halves[0]}, {b(f'shl i32 {halves[1]}, 16')}"))
+
+
+def _half_sign(k, b, ins, parts, t) -> None:
+    """abs and neg of the 16-bit floats and their pairs: the sign bit cleared or flipped, NaN
+    payloads kept (numpy's f16 <-> f32 conversions keep them, so the interpreter's do); .ftz of f16
+    first makes a subnormal (exponent 0) the zero of its sign."""
+    if parts[0] not in ("abs", "neg"):
+        raise Unsupported(ins.opcode)
+    w = 32 if t.endswith("x2") else 16
+    x = k.get(b, ins.operands[1], f"b{w}")
+    sign = 0x80008000 if w == 32 else 0x8000
+    if "ftz" in parts and t.startswith("f16"):
+        halves = [(0xFFFF, 0x7C00, 0x8000)] if w == 16 else [(0xFFFF, 0x7C00, 0x8000),
+                                                             (0xFFFF0000, 0x7C000000, 0x80000000)]
+        for whole, e, sg in halves:
+            sub = b(f"icmp eq i{w} {b(f'and i{w} {x}, {e}')}, 0")
+            x = b(f"select i1 {sub}, i{w} {b(f'and i{w} {x}, {_lit(~(whole & ~sg), w)}')}, i{w} {x}")
+    r = b(f"and i{w} {x}, {_lit(~sign, w)}") if parts[0] == "abs" else b(f"xor i{w} {x}, {_lit(sign, w)}")
+    k.set(b, ins.operands[0], f"b{w}", r)
+
+
+def _carry(k, b, ins, parts, t) -> None:
+    """add.cc, sub.cc, mad{.lo,.hi}.cc and addc, subc, madc: ops_int._carry_op and _mad_carry. The
+    condition code is the thread's %CC (codegen: 0 at its start; check.py keeps these out of kernels
+    with sync points, where it would have to be saved)."""
+    base = parts[0]
+    ty = ity(t)
+    ut = "u" + t[1:]
+    use = base in ("addc", "subc", "madc")
+    cin = b(f"zext i1 {b('load i1, ptr %CC, align 1')} to {ty}") if use else "0"
+    cin_set = b(f"icmp ne {ty} {cin}, 0") if use else "false"
+
+    def carry_out(u, v):  # u < v, or u == v with a carry in
+        tie = b(f"and i1 {b(f'icmp eq {ty} {u}, {v}')}, {cin_set}")
+        return b(f"or i1 {b(f'icmp ult {ty} {u}, {v}')}, {tie}")
+    if base in ("mad", "madc"):
+        x, y = k.get(b, ins.operands[1], t), k.get(b, ins.operands[2], t)
+        if "hi" in parts:
+            w = bits_of(t)
+            ext = "sext" if t[0] == "s" else "zext"
+            wide = b(f"mul i{2 * w} {b(f'{ext} {ty} {x} to i{2 * w}')}, {b(f'{ext} {ty} {y} to i{2 * w}')}")
+            p = b(f"trunc i{2 * w} {b(f'lshr i{2 * w} {wide}, {w}')} to {ty}")
+        else:
+            p = b(f"mul {ty} {x}, {y}")
+        z = k.get(b, ins.operands[3], ut)
+        r = b(f"add {ty} {b(f'add {ty} {p}, {z}')}, {cin}")
+        cout = carry_out(r, p)
+    else:
+        x, y = k.get(b, ins.operands[1], ut), k.get(b, ins.operands[2], ut)
+        if base in ("sub", "subc"):
+            r = b(f"sub {ty} {b(f'sub {ty} {x}, {y}')}, {cin}")
+            cout = carry_out(x, y)
+        else:
+            r = b(f"add {ty} {b(f'add {ty} {x}, {y}')}, {cin}")
+            cout = carry_out(r, x)
+    k.set(b, ins.operands[0], ut, r)
+    if "cc" in parts:
+        b.do(f"store i1 {cout}, ptr %CC, align 1")
+
+
 def _divrem(b, ty, x, y, signed, rem) -> str:
     zero = b(f"icmp eq {ty} {y}, 0")
     if signed:
@@ -366,6 +628,8 @@ def _divrem(b, ty, x, y, signed, rem) -> str:
 def e_unary(k, b, pc, ins, parts) -> None:
     t = _type(ins)
     base = parts[0]
+    if t in ("f16", "bf16", "f16x2", "bf16x2"):
+        return _half_sign(k, b, ins, parts, t)
     if is_flt(t):
         return e_float(k, b, pc, ins, parts, t)
     ty = ity(t)
@@ -488,15 +752,59 @@ def e_isspacep(k, b, pc, ins, parts) -> None:
 
 
 # -- compares, selects, conversions ---------------------------------------------------------------------
+SET_TRUE = {"f32": 0x3F800000, "f16": 0x3C00, "bf16": 0x3F80}  # ops_float._SET_TRUE; integers: all ones
+
+
+def e_set(k, b, pc, ins, parts) -> None:
+    """set.cmp.dtype.stype: 1.0 (or all ones for an integer dtype) where the compare holds, else 0
+    (ops_float.c_set); the packed x2 forms stay interpreted."""
+    ts = types_in(parts)
+    dt, t = ts[0], ts[-1]
+    if len(ts) != 2 or t.endswith("x2") or dt not in ("u32", "s32", "b32", "f32", "u16", "s16", "f16", "bf16"):
+        raise Unsupported(ins.opcode)
+    r = _compare(k, b, ins, parts, t)
+    w = 32 if dt in ("u32", "s32", "b32", "f32") else 16
+    one = SET_TRUE.get(dt, (1 << w) - 1)
+    k.set(b, ins.operands[0], f"b{w}", b(f"select i1 {r}, i{w} {_lit(one, w)}, i{w} 0"))
+
+
+def _compare(k, b, ins, parts, t) -> str:
+    """setp's and set's compare of operands 1 and 2, combined with operand 3 by .and/.or/.xor."""
+    cmp = parts[1]
+    bop = next((p for p in parts[2:] if p in ("and", "or", "xor")), None)
+    r = _cmp2(k, b, cmp, t, ins.operands[1], ins.operands[2])
+    if bop:
+        r = b(f"{bop} i1 {r}, {k.get(b, ins.operands[3], 'pred')}")
+    return r
+
+
+def _cmp2(k, b, cmp, t, x, y) -> str:
+    if t in ("f16", "bf16"):  # ops_float.compare: both widened to f32 (exactly), compared there
+        xv, yv = (_half_to_f32(k, b, o, t) for o in (x, y))
+        return b(f"fcmp {FCMP[cmp]} float {xv}, {yv}")
+    if is_flt(t):
+        xv, yv = k.get(b, x, t, raw=True), k.get(b, y, t, raw=True)
+        return b(f"fcmp {FCMP[cmp]} {lty(t)} {xv}, {yv}")
+    xv, yv = k.get(b, x, t), k.get(b, y, t)
+    table = ICMP_S if t[0] == "s" else ICMP_U
+    if cmp not in table:
+        raise Unsupported(f"compare {cmp} of .{t}")
+    return b(f"icmp {table[cmp]} {ity(t)} {xv}, {yv}")
+
+
 def e_setp(k, b, pc, ins, parts) -> None:
     cmp = parts[1]
     t = _type(ins)
     bop = next((p for p in parts[2:] if p in ("and", "or", "xor")), None)
     d, x, y = ins.operands[:3]
-    xv, yv = k.get(b, x, t, raw=is_flt(t)), k.get(b, y, t, raw=is_flt(t))
-    if is_flt(t):
+    if t in ("f16", "bf16"):  # ops_float.compare: both widened to f32 (exactly), compared there
+        xv, yv = (_half_to_f32(k, b, o, t) for o in (x, y))
+        r = b(f"fcmp {FCMP[cmp]} float {xv}, {yv}")
+    elif is_flt(t):
+        xv, yv = k.get(b, x, t, raw=True), k.get(b, y, t, raw=True)
         r = b(f"fcmp {FCMP[cmp]} {lty(t)} {xv}, {yv}")
     else:
+        xv, yv = k.get(b, x, t), k.get(b, y, t)
         table = ICMP_S if t[0] == "s" else ICMP_U
         if cmp not in table:
             raise Unsupported(ins.opcode)
@@ -510,6 +818,47 @@ def e_setp(k, b, pc, ins, parts) -> None:
         k.set(b, d.value[1], "pred", q)
     else:
         k.set(b, d, "pred", r)
+
+
+def _half_to_f32(k, b, o, t) -> str:
+    """An f16 or bf16 operand (bits) as the f32 it widens to exactly."""
+    h = k.get(b, o, "b16")
+    if t == "bf16":
+        return b(f"bitcast i32 {b(f'shl i32 {b.resize(h, 16, 32)}, 16')} to float")
+    from .engine import host_has
+    if not host_has("f16c"):
+        raise Unsupported("f16 compares on a host without F16C")
+    return b(f"fpext half {b(f'bitcast i16 {h} to half')} to float")
+
+
+TESTP_TINY = {"f32": "0x3810000000000000", "f64": "0x0010000000000000"}  # FLT_MIN, DBL_MIN
+
+
+def e_testp(k, b, pc, ins, parts) -> None:
+    """testp.{finite,infinite,number,notanumber,normal,subnormal} of f32/f64 (ops_float.c_testp)."""
+    t = _type(ins)
+    if not is_flt(t):
+        raise Unsupported(ins.opcode)
+    ty = lty(t)
+    x = k.get(b, ins.operands[1], t, raw=True)
+    ax = b(f"call {ty} @llvm.fabs.{'f32' if t == 'f32' else 'f64'}({ty} {x})")
+    inf = "0x7FF0000000000000"
+    kind = parts[1]
+    if kind == "finite":
+        r = b(f"fcmp olt {ty} {ax}, {inf}")
+    elif kind == "infinite":
+        r = b(f"fcmp oeq {ty} {ax}, {inf}")
+    elif kind == "number":
+        r = b(f"fcmp ord {ty} {x}, {x}")
+    elif kind == "notanumber":
+        r = b(f"fcmp uno {ty} {x}, {x}")
+    elif kind == "normal":
+        r = b(f"and i1 {b(f'fcmp olt {ty} {ax}, {inf}')}, {b(f'fcmp oge {ty} {ax}, {TESTP_TINY[t]}')}")
+    elif kind == "subnormal":
+        r = b(f"and i1 {b(f'fcmp olt {ty} {ax}, {TESTP_TINY[t]}')}, {b(f'fcmp one {ty} {x}, 0.0')}")
+    else:
+        raise Unsupported(ins.opcode)
+    k.set(b, ins.operands[0], "pred", r)
 
 
 def e_selp(k, b, pc, ins, parts) -> None:
@@ -880,12 +1229,13 @@ def e_nothing(k, b, pc, ins, parts) -> None:
 
 
 EMITTERS = {
-    "add": e_arith, "sub": e_arith, "mul": e_arith, "mad": e_arith, "div": e_arith, "rem": e_arith,
+    "add": e_arith, "sub": e_arith, "addc": e_arith, "subc": e_arith, "madc": e_arith, "copysign": e_arith, "mul": e_arith, "mad": e_arith, "div": e_arith, "rem": e_arith,
     "min": e_arith, "max": e_arith, "and": e_arith, "or": e_arith, "xor": e_arith, "shl": e_arith, "shr": e_arith,
-    "fma": lambda k, b, pc, ins, parts: e_float(k, b, pc, ins, parts, _type(ins)),
-    "sqrt": e_unary, "rcp": e_unary, "rsqrt": e_unary,
+    "fma": e_fma,
+    "sqrt": e_unary, "rcp": e_unary, "rsqrt": e_unary, "sin": e_unary, "cos": e_unary, "lg2": e_unary,
+    "ex2": e_unary, "tanh": e_unary,
     "abs": e_unary, "neg": e_unary, "not": e_unary, "cnot": e_unary, "brev": e_unary, "popc": e_unary,
-    "clz": e_unary, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
+    "clz": e_unary, "testp": e_testp, "set": e_set, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
     "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
     "exit": e_exit, "trap": e_trap, "membar": e_nothing, "fence": e_nothing,
     "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import rounding
+from . import approx, rounding
 from .interp import ROUNDING, op
 from .rounding import F32, F64, add_odd, canonical, exact_lanes, f64_to_f32_odd, rm_zero, round_to
 from .types import bf16_to_f32, dtype_of, f32_to_bf16, is_float, to_bits, types_in
@@ -267,8 +267,10 @@ UNARY = {
     "rcp": lambda x: np.divide(np.asarray(x).dtype.type(1), x),
     "sqrt": np.sqrt,
     "rsqrt": lambda x: np.divide(np.asarray(x).dtype.type(1), np.sqrt(x)),
-    "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
-    "lg2": np.log2, "ex2": np.exp2,
+    # the .approx transcendentals as approx.py defines them for f32 lanes (the 16-bit types compute
+    # as f32 too), the compiled path's very sequence; numpy's own for f64 (no such PTX form)
+    **{name: (lambda name, npf: lambda x: approx.f32(name, x) if np.asarray(x).dtype == F32 else npf(x))(name, npf)
+       for name, npf in (("sin", np.sin), ("cos", np.cos), ("tanh", np.tanh), ("lg2", np.log2), ("ex2", np.exp2))},
 }
 
 
