@@ -22,6 +22,7 @@
 #include <zmq.h>
 
 #include "copies.h"
+#include "failover.h"
 #include "rgpu_envelope.h"
 #include "rgpu_call.h"
 #include "session.h"
@@ -406,7 +407,8 @@ static int attach_worker(rgpu_session *s, int dev, const char *endpoint, const c
     mp_writer w, offer;
     mp_init(&w, 256);
     mp_init(&offer, 256);
-    int offered = rgpu_shm_offer(s, dev, &offer) == 0;
+    /* a --failover session moves its data in frames: its log keeps them (failover.c) */
+    int offered = !rgpu_failover_lease() && rgpu_shm_offer(s, dev, &offer) == 0;
     mp_writer args;
     mp_init(&args, 256);
     mp_str(&args, sid);
@@ -457,8 +459,24 @@ static int session_open(rgpu_session *s, int dev) {
     __atomic_store_n(&s->facts_ready, 0, __ATOMIC_RELEASE);
     memset(s->attr_known, 0, sizeof s->attr_known);
     s->props_len = 0;
+    rgpu_fo_state(s); /* a --failover lease's sessions log from their first message */
     if (hello(s, dev, endpoint, sizeof endpoint, sid, key) != 0) return -1;
     return attach_worker(s, dev, endpoint, sid, key);
+}
+
+int rgpu_session_reopen(rgpu_session *s, int dev, const char *server) {
+    if (s->sock) {
+        zmq_socket_monitor(s->sock, NULL, 0);
+        zmq_close(s->sock);
+    }
+    if (s->mon) zmq_close(s->mon);
+    s->sock = s->mon = NULL;
+    rgpu_shm_unmap(s);
+    snprintf(s->url, sizeof s->url, "%s", server);
+    char *hash = strrchr(s->url, '#');
+    s->gpu = hash ? atoi(hash + 1) : 0;
+    if (hash) *hash = 0;
+    return session_open(s, dev);
 }
 
 static int ensure_open(rgpu_session *s, int dev) {
@@ -1040,6 +1058,17 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         return RGPU_DEVICE_UNAVAILABLE;
     }
     int rc = sync_locked(s, dev, c);
+    if (rgpu_fo_due(s)) {
+        /* a --failover session at a synchronisation point: a checkpoint now (failover.c) */
+        struct rgpu_call ck;
+        memset(&ck, 0, sizeof ck);
+        ck.id = RGPU_CHECKPOINT;
+        ck.name = "checkpoint";
+        mp_init(&ck.args, 16);
+        if (sync_locked(s, dev, &ck) == 0) rgpu_fo_checkpointed(s, &ck);
+        rgpu_end(&ck);
+        mp_free(&ck.args);
+    }
     pthread_mutex_unlock(&s->mu);
     return rc;
 }
@@ -1127,6 +1156,22 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             /* the connection dropped: a move's notice may be waiting behind it */
             zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
             if (zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN)) w = 0;
+        }
+        if (w == -2 && rgpu_fo_state(s)) {
+            /* a --failover session lost its server: resume on another (failover.c), then send again
+             * what had no reply yet, this call's message included, and wait there */
+            char why[700] = "";
+            int ok = rgpu_fo_recover(s, dev, why, sizeof why) == 0;
+            for (size_t i = 0; ok && i < s->nreplay; i++) ok = resend(s, &((replay_msg *)s->replay)[i]) == 0;
+            if (ok) {
+                deadline = now_s() + rgpu_timeout_s();
+                streamed = 0, pieces_ok = 1;
+                continue;
+            }
+            free(head);
+            snprintf(last_message, sizeof last_message, "failover failed: %s", why);
+            mark_dead(s, last_message);
+            return RGPU_DEVICE_UNAVAILABLE;
         }
         if (w != 0 && w != 3) {
             free(head);
@@ -1226,12 +1271,16 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             rgpu_end(c);
             continue;
         }
+        if (s->fo) /* a --failover session's log keeps them until the next checkpoint (failover.c) */
+            for (size_t i = 0; i < s->nreplay; i++)
+                rgpu_fo_logged(s, ((replay_msg *)s->replay)[i].frames, ((replay_msg *)s->replay)[i].n);
         replay_clear(s); /* the worker ran everything sent before this reply */
         if (s->nlate) late_settled(s, seq);
         s->replied_at = now_s();
         c->reply = head;
         mp_rinit(&c->outs, rep.outs.p, rep.outs.len);
         c->nouts = rep.outs.n;
+        if (s->fo) rgpu_fo_seen(s, seq, &rep, c, streamed);
         int d = (int)rep.deferred;
         rgpu_env_bytes msg = rep.message;
         if (rep.output.n) {
