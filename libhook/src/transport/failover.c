@@ -196,7 +196,10 @@ static int recv_all(rgpu_session *s, zmq_msg_t *head, zmq_msg_t *frames, int cap
         zmq_msg_init(&b);
         zmq_msg_recv(&b, s->sock, 0);
         more = zmq_msg_more(&b);
-        if (*n < cap) zmq_msg_move(&frames[(*n)++], &b);
+        if (*n < cap) {
+            zmq_msg_init(&frames[*n]);
+            zmq_msg_move(&frames[(*n)++], &b);
+        }
         zmq_msg_close(&b);
     }
     return 0;
