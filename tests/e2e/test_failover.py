@@ -104,7 +104,7 @@ def test_a_program_whose_server_is_killed_finishes_on_the_other_with_the_same_re
                 p.kill()
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == expected, (out, expected)
-    assert "resumed on" in err, err
+    assert "from its checkpoint" in err, "resumed from a checkpoint, not by replaying the whole run: " + err
     assert other.returncode == 0 and other_out.strip().splitlines()[-1] == expected, other_out + other_err
     entry = pool.leases().get(lease)
     assert entry is None or entry["vgpus"][0]["server"] == b, entry

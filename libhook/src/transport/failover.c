@@ -302,15 +302,15 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
             (f->seen[at].head != head_digest(&rep) || f->seen[at].data != data)) {
             snprintf(why, cap, "call %llu since the last checkpoint gives another result when it is run again on "
                      "%s than the program already saw (result %lld): work whose result the program saw cannot be "
-                     "replayed exactly, so the program cannot carry on (checkpoint more often: "
-                     "RGPU_FAILOVER_INTERVAL)", (unsigned long long)rep.seq, server, (long long)rep.result);
+                     "replayed exactly (a timing, or anything the device does not do alike twice), so the program "
+                     "cannot carry on; its results since the checkpoint are not the ones a replay would give", (unsigned long long)rep.seq, server, (long long)rep.result);
             close_all(&head, frames, n);
             return -1;
         }
         close_all(&head, frames, n);
     }
     f->recoveries++;
-    rgpu_log(RGPU_LOG_WARN, "failover: device %d resumed on %s from its checkpoint and %zu logged message(s) in "
-             "%.3f s", dev, server, f->nlog, now_s() - t0);
+    rgpu_log(RGPU_LOG_WARN, "failover: device %d resumed on %s from %s and %zu logged message(s) in %.3f s", dev,
+             server, f->has_image ? "its checkpoint" : "the start (no checkpoint yet)", f->nlog, now_s() - t0);
     return 0;
 }
