@@ -157,8 +157,12 @@ void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c) {
              zmq_msg_size(&f->image));
 }
 
+/* A log past this asks for a checkpoint whatever the interval: it is held in the program's memory. */
+#define LOG_MAX_BYTES (256u << 20)
+
 int rgpu_fo_due(rgpu_session *s) {
-    return rgpu_fo_state(s) && s->state == 1 && now_s() - s->fo->last_ckpt >= interval_s();
+    return rgpu_fo_state(s) && s->state == 1 &&
+           (now_s() - s->fo->last_ckpt >= interval_s() || s->fo->logbytes > LOG_MAX_BYTES);
 }
 
 /* Sends one message of a single call record (seq, id, sync) and optionally one bulk frame. */
