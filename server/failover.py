@@ -66,9 +66,9 @@ def restore(sock, ident, seq: int, bulk, session, backend: str, log) -> None:
         try:
             image = Image.from_bytes(bytes(bulk[0]), "the client's checkpoint")
             calls = session.calls
+            session.failover_restored = True  # once, even a failed one: never over a half-restored session
             ckpt.restore(session, image, backend)
             session.calls = max(session.calls, calls)
-            session.failover_restored = True
             outs = [image.memory_bytes]
             log.info("failover_restored", memory_bytes=image.memory_bytes, restore_s=round(time.monotonic() - t0, 4))
         except (CheckpointError, CudaError) as e:

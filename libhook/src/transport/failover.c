@@ -18,6 +18,7 @@
  *
  * Sessions of such a lease move their data in frames (no shared segment, no call ring): the log needs
  * the data, and a segment is on the dead server's host. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,9 +57,18 @@ static double now_s(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-const char *rgpu_failover_lease(void) {
+/* Read once: every sync call asks (rgpu_fo_due), and a program that never asked for failover must pay
+ * nothing for it but this load. */
+static pthread_once_t lease_once = PTHREAD_ONCE_INIT;
+static char lease_id[128];
+static void read_lease(void) {
     const char *e = getenv("RGPU_FAILOVER");
-    return e && *e && strcmp(e, "0") ? e : NULL;
+    if (e && *e && strcmp(e, "0")) snprintf(lease_id, sizeof lease_id, "%s", e);
+}
+
+const char *rgpu_failover_lease(void) {
+    pthread_once(&lease_once, read_lease);
+    return lease_id[0] ? lease_id : NULL;
 }
 
 static double interval_s(void) {
@@ -161,7 +171,7 @@ void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c) {
 #define LOG_MAX_BYTES (256u << 20)
 
 int rgpu_fo_due(rgpu_session *s) {
-    return rgpu_fo_state(s) && s->state == 1 &&
+    return s->fo && s->state == 1 &&
            (now_s() - s->fo->last_ckpt >= interval_s() || s->fo->logbytes > LOG_MAX_BYTES);
 }
 
