@@ -125,3 +125,14 @@ def test_a_result_the_replay_does_not_give_again_fails_the_program_with_a_clear_
             proc.kill()
     assert proc.returncode != 0 and "DONE" not in out, out + err
     assert "cannot be replayed exactly" in err, err
+
+
+def test_checkpoints_at_every_synchronisation_leave_a_program_s_results_as_they_were(pool, cuda_program):  # noqa: F811
+    """Pinned memory, async copies both ways, several streams: with a checkpoint at every sync point
+    (RGPU_FAILOVER_INTERVAL=0) and every message logged, the program computes what it computes without."""
+    exe = cuda_program("pinned_copies")
+    args = ["8", "copy"] if pool.kind == "cuda" else ["8"]
+    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_LOG="debug")
+    p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
+    assert p.returncode == 0 and "OK pinned_copies" in p.stdout, p.stdout + p.stderr
+    assert "failover: checkpoint" in p.stderr, "checkpoints were taken"

@@ -7,7 +7,8 @@
  *   (server/failover.py), which replaces the one kept here, and the log starts again empty.
  * - Every message whose reply came is copied into the log, data included (a sync H2D copy's frames
  *   are the program's buffer, which it may reuse once the call returns). What the program saw of each
- *   sync call since the checkpoint (result, outs, the data of a D2H copy) is kept as two digests.
+ *   sync call since the checkpoint (result, outs, the data of a D2H copy) is kept as two digests, and
+ *   the data of each async D2H copy into pinned memory (LATE_OUT) as one.
  * - When the connection to the worker is lost, the controller is asked to place the vGPU on another
  *   server (`failover`), a session is opened there with the new token, RESTORE sends it the image,
  *   the log is sent again, and a barrier closes it. Each replayed reply must match the digests of
@@ -38,6 +39,7 @@ typedef struct {
 typedef struct {
     uint64_t seq;
     uint64_t head, data;
+    int late;                /* an async D2H copy's data (LATE_OUT): no head to compare */
 } fo_seen;
 
 struct rgpu_failover {
@@ -109,6 +111,17 @@ static uint64_t head_digest(const rgpu_env_reply *rep) {
     return mix(h, rep->outs.p, rep->outs.len);
 }
 
+/* Entries come in seq order: a late copy's data before the reply of the sync call sent after it. */
+static void add_seen(struct rgpu_failover *f, fo_seen e) {
+    if (f->nseen == f->seencap) {
+        size_t cap = f->seencap ? f->seencap * 2 : 64;
+        fo_seen *g = realloc(f->seen, cap * sizeof *g);
+        if (!g) return;
+        f->seen = g, f->seencap = cap;
+    }
+    f->seen[f->nseen++] = e;
+}
+
 void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, struct rgpu_call *c, size_t streamed) {
     struct rgpu_failover *f = s->fo;
     if (!f || c->id == RGPU_CHECKPOINT || c->id == RGPU_BARRIER || c->id == RGPU_RESTORE) return;
@@ -116,13 +129,11 @@ void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, stru
     if (streamed && c->shm_dst) d = mix(d, c->shm_dst, streamed);
     for (int i = 0; i < c->nout_bulk; i++)
         d = mix(d, zmq_msg_data((zmq_msg_t *)c->out_bulk[i]), zmq_msg_size((zmq_msg_t *)c->out_bulk[i]));
-    if (f->nseen == f->seencap) {
-        size_t cap = f->seencap ? f->seencap * 2 : 64;
-        fo_seen *g = realloc(f->seen, cap * sizeof *g);
-        if (!g) return;
-        f->seen = g, f->seencap = cap;
-    }
-    f->seen[f->nseen++] = (fo_seen){seq, head_digest(rep), d};
+    add_seen(f, (fo_seen){seq, head_digest(rep), d, 0});
+}
+
+void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n) {
+    if (s->fo) add_seen(s->fo, (fo_seen){seq, 0, mix(SEED, data, n), 1});
 }
 
 void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n) {
@@ -305,15 +316,15 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
             break;
         }
         if (rep.seq != data_seq) data = SEED, data_seq = rep.seq;
-        if (rep.result != RGPU_LATE_OUT)
-            for (int i = 0; i < n; i++) data = mix(data, zmq_msg_data(&frames[i]), zmq_msg_size(&frames[i]));
-        if (rep.result == RGPU_PIECE_OUT || rep.result == RGPU_LATE_OUT || rep.seq == 0) {
+        for (int i = 0; i < n; i++) data = mix(data, zmq_msg_data(&frames[i]), zmq_msg_size(&frames[i]));
+        if (rep.result == RGPU_PIECE_OUT || rep.seq == 0) {
             close_all(&head, frames, n);
             continue;
         }
+        int late = rep.result == RGPU_LATE_OUT;
         while (at < f->nseen && f->seen[at].seq < rep.seq) at++;
-        if (at < f->nseen && f->seen[at].seq == rep.seq &&
-            (f->seen[at].head != head_digest(&rep) || f->seen[at].data != data)) {
+        if (at < f->nseen && f->seen[at].seq == rep.seq && f->seen[at].late == late &&
+            ((!late && f->seen[at].head != head_digest(&rep)) || f->seen[at].data != data)) {
             snprintf(why, cap, "call %llu since the last checkpoint gives another result when it is run again on "
                      "%s than the program already saw (result %lld): work whose result the program saw cannot be "
                      "replayed exactly (a timing, or anything the device does not do alike twice), so the program "

@@ -19,6 +19,8 @@ void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n);
 /* What the program saw of sync call seq: its reply's head and data (streamed bytes into c's buffer,
  * then its kept frames). */
 void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, struct rgpu_call *c, size_t streamed);
+/* The data of async D2H copy seq (RGPU_OUT_LATER) as it came into the program's memory. */
+void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n);
 /* 1 when a checkpoint is due (the interval passed since the last). */
 int rgpu_fo_due(rgpu_session *s);
 /* A CHECKPOINT call's reply: its image kept, the log emptied. */
