@@ -264,7 +264,7 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
     }
     zmq_msg_t head, frames[MAX_FRAMES];
     int n = 0;
-    rgpu_env_reply rep;
+    rgpu_env_reply rep = {0};
     const char *bad = "";
     mp_reader r;
     if (f->has_image) {

@@ -1165,6 +1165,7 @@ static int sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             int ok = rgpu_fo_recover(s, dev, why, sizeof why) == 0;
             for (size_t i = 0; ok && i < s->nreplay; i++) ok = resend(s, &((replay_msg *)s->replay)[i]) == 0;
             if (ok) {
+                free(head);
                 deadline = now_s() + rgpu_timeout_s();
                 streamed = 0, pieces_ok = 1;
                 continue;
