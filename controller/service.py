@@ -454,6 +454,10 @@ class Controller:
         m = self._order(lease, vgpu, target, "failover")
         m.report = {"state": "done"}
         self._migration_ended(m, "done")
+        if lease.state == "degraded" and all(self.pool.servers[u].state == "up" for u in lease.servers()):
+            # degraded by the server it left, which it no longer uses
+            self.store.set_lease_states([lease.id], "active")
+            lease.state = "active"
         log.info("lease.failed_over", lease=lease.id, vgpu=vgpu, source=slot.gpu.server.url,
                  target=f"{target.server.url}#{target.index}")
         return lease

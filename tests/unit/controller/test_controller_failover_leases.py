@@ -19,10 +19,19 @@ def gpus(prefix, memory=16 * GiB):
     return [{"uuid": f"{prefix}0", "index": 0, "name": "SimGPU", "memory_total": memory, "compute_capability": "8.0"}]
 
 
+class Clock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+
 @pytest.fixture
 def ctl(open_store):
-    clock = lambda: 1000.0  # noqa: E731
+    clock = Clock()
     c = Controller(open_store(), SECRET, heartbeat_timeout=5.0, clock=clock)
+    c.clock_ = clock
     c.register(S1, gpus("A"), "sim", "b1")
     c.register(S2, gpus("B"), "sim", "b2")
     c.open_store = open_store
@@ -36,9 +45,9 @@ def reserve(ctl, **req):
 def test_the_request_and_the_token_carry_failover(ctl):
     lease = reserve(ctl, memory=4 * GiB, failover=True)
     assert lease.request["failover"] is True
-    assert tokens.verify(lease.token(SECRET), SECRET, now=1000.0)["failover"] is True
+    assert tokens.verify(lease.token(SECRET), SECRET, now=ctl.clock_.t)["failover"] is True
     plain = reserve(ctl, memory=4 * GiB)
-    assert "failover" not in plain.request and "failover" not in tokens.verify(plain.token(SECRET), SECRET, now=1000.0)
+    assert "failover" not in plain.request and "failover" not in tokens.verify(plain.token(SECRET), SECRET, now=ctl.clock_.t)
     reply = handle(ctl, {"cmd": "lease", "lease": lease.id}, Peer("user", "t"))
     assert reply["ok"] and reply["lease"]["request"]["failover"] is True
 
@@ -52,7 +61,7 @@ def test_failover_moves_the_vgpu_to_another_server_now(ctl):
     assert [v["server"] for v in reply["vgpus"]] == [other] and reply["vgpus"][0]["server_key"]
     dst = lease.slots[0].gpu
     assert dst.server.url == other and src.memory_used == 0 and dst.memory_used == 4 * GiB
-    claims = tokens.verify(reply["token"], SECRET, now=1000.0)
+    claims = tokens.verify(reply["token"], SECRET, now=ctl.clock_.t)
     assert claims["vgpus"][0]["uuid"] == dst.uuid, "the new token opens sessions on the new GPU"
     stored = [a["gpu"] for row in ctl.open_store().load_leases() if row["id"] == lease.id for a in row["allocations"]]
     assert stored == [dst.uuid], "the move is in the store: a restarted controller keeps it"
@@ -75,3 +84,16 @@ def test_failover_is_refused_without_the_option_or_without_room(ctl):
     assert e.value.code == "bad_request"
     other_user = handle(ctl, {"cmd": "failover", "lease": big.id, "vgpu": 0}, Peer("user", "someone-else"))
     assert not other_user["ok"]
+
+
+def test_a_lease_degraded_by_its_dead_server_is_active_again_once_it_left_it(ctl):
+    lease = reserve(ctl, memory=4 * GiB, failover=True)
+    dead = lease.slots[0].gpu.server.url
+    live, boot = (S2, "b2") if dead == S1 else (S1, "b1")
+    ctl.clock_.t += 10
+    ctl.heartbeat(live, boot, {})
+    ctl._check_heartbeats(ctl.clock_.t)
+    assert lease.state == "degraded"
+    ctl.fail_over(lease.id, 0)
+    assert lease.state == "active" and lease.slots[0].gpu.server.url == live
+    assert next(row for row in ctl.open_store().load_leases() if row["id"] == lease.id)["state"] == "active"
