@@ -136,3 +136,30 @@ def test_checkpoints_at_every_synchronisation_leave_a_program_s_results_as_they_
     p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
     assert p.returncode == 0 and "OK pinned_copies" in p.stdout, p.stdout + p.stderr
     assert "failover: checkpoint" in p.stderr, "checkpoints were taken"
+
+
+def test_an_env_only_lease_fails_over_too(pool, cuda_program, libdir, tmp_path):  # noqa: F811
+    """A program with only environment variables (RGPU_CONTROLLER, RGPU_MEM, RGPU_FAILOVER=1): its own
+    lease asks for failover, and the library resumes it on the other server with its own token."""
+    exe = cuda_program(movable(pool.kind))
+    base = pool.run("--mem", "128MiB", "--", str(exe), "30", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    env = {k: v for k, v in pool.env.items() if k not in ("RGPU_CLUSTER_SECRET", "RGPU_SERVER", "RGPU_LEASE")}
+    env.update(LD_LIBRARY_PATH=str(libdir), LD_PRELOAD=str(libdir / "librgpu.so"), RGPU_MEM="128MiB",
+               RGPU_FAILOVER="1", RGPU_FAILOVER_INTERVAL="0.3", RGPU_LOG="info", RGPU_TIMEOUT="60",
+               XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env["RGPU_CREDENTIAL"] = str(pool.controller.user("fay"))
+    proc = subprocess.Popen([str(exe), "30", "150"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        _, a = lease_of(pool)
+        progress_to(proc, 8)
+        kill_server(pool, a)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], out
+    assert "from its checkpoint" in err and "released" in err, err

@@ -65,7 +65,11 @@ static pthread_once_t lease_once = PTHREAD_ONCE_INIT;
 static char lease_id[128];
 static void read_lease(void) {
     const char *e = getenv("RGPU_FAILOVER");
-    if (e && *e && strcmp(e, "0")) snprintf(lease_id, sizeof lease_id, "%s", e);
+    if (!e || !*e || !strcmp(e, "0")) return;
+    /* 1: an env-only lease of the program's own asked for failover; its id is known once reserved
+     * (lease.c sets RGPU_LEASE_ID before any session opens) */
+    const char *id = !strcmp(e, "1") ? getenv("RGPU_LEASE_ID") : e;
+    if (id && *id) snprintf(lease_id, sizeof lease_id, "%s", id);
 }
 
 const char *rgpu_failover_lease(void) {
@@ -245,19 +249,6 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
     char server[600], token[8192];
     rgpu_log(RGPU_LOG_WARN, "failover: device %d lost its server %s; asking the controller for another", dev, s->url);
     if (rgpu_lease_failover(lease, dev, server, sizeof server, token, sizeof token, why, cap) != 0) return -1;
-    /* the hello there needs the token that names the new placement */
-    setenv("RGPU_LEASE", token, 1);
-    const char *path = getenv("RGPU_LEASE_FILE");
-    if (path && *path) {
-        char tmp[600];
-        snprintf(tmp, sizeof tmp, "%s.failover.%d", path, (int)getpid());
-        FILE *fp = fopen(tmp, "we");
-        if (fp) {
-            fputs(token, fp);
-            fclose(fp);
-            rename(tmp, path);
-        }
-    }
     if (rgpu_session_reopen(s, dev, server) != 0) {
         snprintf(why, cap, "the session could not be opened again on %s", server);
         return -1;

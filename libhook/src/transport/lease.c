@@ -77,16 +77,19 @@ static void token_file_for(const char *lease) {
     snprintf(token_path, sizeof token_path, "%s/%s", dir, lease);
 }
 
-static void keep_token(const char *token) {
-    if (!token_path[0]) return;
+static void write_token(const char *path, const char *token) {
     char tmp[sizeof token_path + 32];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", token_path, (int)getpid());
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return;
     size_t n = strlen(token);
     ssize_t wrote = write(fd, token, n);
     close(fd);
-    if (wrote != (ssize_t)n || rename(tmp, token_path) != 0) unlink(tmp);
+    if (wrote != (ssize_t)n || rename(tmp, path) != 0) unlink(tmp);
+}
+
+static void keep_token(const char *token) {
+    if (token_path[0]) write_token(token_path, token);
 }
 
 int rgpu_env_lease_token(char *out, size_t cap) {
@@ -392,6 +395,10 @@ int rgpu_env_lease(char *servers, size_t cap) {
     put_int_env(&fields, "compute", "RGPU_COMPUTE", &n);
     put_int_env(&fields, "limit", "RGPU_LIMIT", &n);
     put_int_env(&fields, "count", "RGPU_VGPUS", &n);
+    const char *failover = getenv("RGPU_FAILOVER"); /* 1: a --failover lease (failover.c) */
+    if (failover && *failover && strcmp(failover, "0")) {
+        mp_str(&fields, "failover"); mp_bool(&fields, 1); n++;
+    }
     const char *share = getenv("RGPU_SHARE_ONLY");
     if (share && *share && strcmp(share, "0") && strcasecmp(share, "false")) {
         mp_str(&fields, "share_only"); mp_bool(&fields, 1); n++;
@@ -555,6 +562,18 @@ int rgpu_lease_failover(const char *lease, int vgpu, char *server, size_t cap, c
         snprintf(why, wcap, "the controller's failover reply names no server for vGPU %d", vgpu);
         goto out;
     }
+    /* the next hellos need the token that names the new placement: an env-only lease's own, else the
+     * lease file `rgpu run` keeps (its renewals rewrite it, naming the new placement too) and RGPU_LEASE */
+    if (lease_id[0]) {
+        pthread_mutex_lock(&token_mu);
+        snprintf(lease_token, sizeof lease_token, "%s", token);
+        pthread_mutex_unlock(&token_mu);
+        keep_token(token);
+    } else {
+        const char *path = getenv("RGPU_LEASE_FILE");
+        if (path && *path && strlen(path) < sizeof token_path) write_token(path, token);
+    }
+    setenv("RGPU_LEASE", token, 1);
     rc = 0;
 out:
     pthread_mutex_unlock(&fo_mu);
