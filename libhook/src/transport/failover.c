@@ -50,7 +50,7 @@ struct rgpu_failover {
     fo_seen *seen;
     size_t nseen, seencap;
     double last_ckpt;
-    unsigned checkpoints, recoveries;
+    unsigned checkpoints, recoveries, refused;
 };
 
 static double now_s(void) {
@@ -168,10 +168,16 @@ static void log_clear(struct rgpu_failover *f) {
     f->nlog = 0, f->logbytes = 0, f->nseen = 0;
 }
 
-void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c) {
+void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc) {
     struct rgpu_failover *f = s->fo;
-    f->last_ckpt = now_s();
-    if (c->nout_bulk != 1) return;
+    f->last_ckpt = now_s(); /* a refused one too: it is asked again after the interval, not at every call */
+    if (rc != 0 || c->nout_bulk != 1) {
+        if (!f->refused++)
+            rgpu_log(RGPU_LOG_WARN, "failover: the server keeps no checkpoint of this session (%d: %s); its log "
+                     "grows until one is taken", rc, rgpu_last_server_message());
+        return;
+    }
+    f->refused = 0;
     if (f->has_image) zmq_msg_close(&f->image);
     zmq_msg_init(&f->image);
     zmq_msg_move(&f->image, (zmq_msg_t *)c->out_bulk[0]);
@@ -187,7 +193,7 @@ void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c) {
 
 int rgpu_fo_due(rgpu_session *s) {
     return s->fo && s->state == 1 &&
-           (now_s() - s->fo->last_ckpt >= interval_s() || s->fo->logbytes > LOG_MAX_BYTES);
+           (now_s() - s->fo->last_ckpt >= interval_s() || (s->fo->logbytes > LOG_MAX_BYTES && !s->fo->refused));
 }
 
 /* Sends one message of a single call record (seq, id, sync) and optionally one bulk frame. */

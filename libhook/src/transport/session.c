@@ -1066,7 +1066,8 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         ck.id = RGPU_CHECKPOINT;
         ck.name = "checkpoint";
         mp_init(&ck.args, 16);
-        if (sync_locked(s, dev, &ck) == 0) rgpu_fo_checkpointed(s, &ck);
+        int ckrc = sync_locked(s, dev, &ck);
+        if (ckrc != RGPU_DEVICE_UNAVAILABLE) rgpu_fo_checkpointed(s, &ck, ckrc);
         rgpu_end(&ck);
         mp_free(&ck.args);
     }
