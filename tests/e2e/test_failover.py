@@ -163,3 +163,15 @@ def test_an_env_only_lease_fails_over_too(pool, cuda_program, libdir, tmp_path):
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], out
     assert "from its checkpoint" in err and "released" in err, err
+
+
+def test_a_session_the_server_cannot_checkpoint_runs_on_and_says_so_once(pool, cuda_program):  # noqa: F811
+    """VMM mappings cannot be checkpointed yet (server/checkpoint/session.py): under --failover the
+    program runs as it would without (a checkpoint asked at every sync point, RGPU_FAILOVER_INTERVAL=0,
+    each one refused), and the log says so once."""
+    exe = cuda_program("driver_vmm")
+    args = ["copy"] if pool.kind == "cuda" else []
+    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_LOG="info")
+    p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
+    assert p.returncode == 0 and "OK driver_vmm" in p.stdout, p.stdout + p.stderr
+    assert p.stderr.count("keeps no checkpoint of this session") == 1, p.stderr
