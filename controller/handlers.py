@@ -295,14 +295,17 @@ def cmd_migrate(ctl: Controller, req: dict, peer: Peer) -> dict:
 
 @command("user")
 def cmd_failover(ctl: Controller, req: dict, peer: Peer) -> dict:
-    """failover {lease, vgpu} → {ok, lease, token, expires, ttl, state, vgpus}: the program of a lease
-    reserved with ``--failover`` lost the server of vGPU ``vgpu``; the vGPU is placed at once on
-    another server (no_capacity when none has room) and the reply is the lease as it is now, where the
-    program reopens its session and restores its checkpoint. The lease's owner or an admin may."""
+    """failover {lease, vgpu, lost?} → {ok, lease, token, expires, ttl, state, vgpus}: the program of a
+    lease reserved with ``--failover`` lost the server of vGPU ``vgpu`` (``lost``, its URL); the vGPU is
+    placed at once on another server (no_capacity when none has room), unless it has left ``lost``
+    already (another of the lease's processes failed over first), and the reply is the lease as it is
+    now, where the program reopens its session and restores its checkpoint. The lease's owner or an
+    admin may."""
     vgpu = req.get("vgpu")
     if not _int(vgpu):
         raise ApiError("bad_request", "field 'vgpu' must be an integer")
-    lease = ctl.fail_over(_str(req, "lease"), vgpu, peer)
+    lost = _str(req, "lost", required=False, default=None) if req.get("lost") is not None else None
+    lease = ctl.fail_over(_str(req, "lease"), vgpu, peer, lost)
     return _lease_reply(ctl, lease)
 
 

@@ -254,7 +254,7 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
     double t0 = now_s();
     char server[600], token[8192];
     rgpu_log(RGPU_LOG_WARN, "failover: device %d lost its server %s; asking the controller for another", dev, s->url);
-    if (rgpu_lease_failover(lease, dev, server, sizeof server, token, sizeof token, why, cap) != 0) return -1;
+    if (rgpu_lease_failover(lease, dev, s->url, server, sizeof server, token, sizeof token, why, cap) != 0) return -1;
     if (rgpu_session_reopen(s, dev, server) != 0) {
         snprintf(why, cap, "the session could not be opened again on %s", server);
         return -1;

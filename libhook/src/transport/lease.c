@@ -498,8 +498,8 @@ void rgpu_env_lease_release(void) {
  * URL@KEY#N into server, the lease's new token into token; 0, or -1 and why. Under the session's lock:
  * one such request at a time per session; the controller's socket state here is shared with the
  * renewer only for env-only leases, whose renew may be refused meanwhile and is tried again. */
-int rgpu_lease_failover(const char *lease, int vgpu, char *server, size_t cap, char *token, size_t tcap, char *why,
-                        size_t wcap) {
+int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, char *server, size_t cap, char *token,
+                        size_t tcap, char *why, size_t wcap) {
     static pthread_mutex_t fo_mu = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&fo_mu);
     int rc = -1;
@@ -518,11 +518,18 @@ int rgpu_lease_failover(const char *lease, int vgpu, char *server, size_t cap, c
     if (!lctx) lctx = zmq_ctx_new();
     mp_writer w;
     mp_init(&w, 128);
-    mp_map(&w, 4);
+    /* lost: the server's URL as the controller knows it (without @KEY): another process of the lease
+     * that lost it first has moved the vGPU already, and it does not move again */
+    char url[256];
+    snprintf(url, sizeof url, "%s", lost);
+    char *at = strrchr(url, '@');
+    if (at) *at = 0;
+    mp_map(&w, 5);
     mp_str(&w, "cmd"); mp_str(&w, "failover");
     mp_str(&w, "id"); mp_uint(&w, next_id++);
     mp_str(&w, "lease"); mp_str(&w, lease);
     mp_str(&w, "vgpu"); mp_uint(&w, (uint64_t)vgpu);
+    mp_str(&w, "lost"); mp_str(&w, url);
     zmq_msg_t m;
     int asked = ask_leader(&w, &m, why, wcap);
     mp_free(&w);

@@ -97,3 +97,14 @@ def test_a_lease_degraded_by_its_dead_server_is_active_again_once_it_left_it(ctl
     ctl.fail_over(lease.id, 0)
     assert lease.state == "active" and lease.slots[0].gpu.server.url == live
     assert next(row for row in ctl.open_store().load_leases() if row["id"] == lease.id)["state"] == "active"
+
+
+def test_a_second_process_that_lost_the_same_server_finds_the_vgpu_moved_already(ctl):
+    lease = reserve(ctl, memory=4 * GiB, failover=True)
+    lost = lease.slots[0].gpu.server.url
+    first = handle(ctl, {"cmd": "failover", "lease": lease.id, "vgpu": 0, "lost": lost}, Peer("user", "t"))
+    moved_to = lease.slots[0].gpu
+    assert first["ok"] and moved_to.server.url != lost
+    second = handle(ctl, {"cmd": "failover", "lease": lease.id, "vgpu": 0, "lost": lost}, Peer("user", "t"))
+    assert second["ok"] and lease.slots[0].gpu is moved_to, "not moved again: it left that server already"
+    assert second["vgpus"][0]["server"] == moved_to.server.url
