@@ -52,7 +52,10 @@ def lease_env(reply: dict, controller: str) -> dict:
     kept = lease_token_file.write(reply["lease"], reply["token"])
     return {"RGPU_LEASE": reply["token"], **({"RGPU_LEASE_FILE": str(kept)} if kept else {}),
             "RGPU_SERVER": ",".join(server_entry(v) for v in reply["vgpus"]),
-            "RGPU_CONTROLLER": controller}
+            "RGPU_CONTROLLER": controller,
+            # a --failover lease: the client library keeps its sessions' checkpoints and, when a server
+            # dies, asks the controller to place the vGPU elsewhere (libhook/src/transport/failover.c)
+            **({"RGPU_FAILOVER": reply["lease"]} if reply.get("failover") else {})}
 
 
 def _software_gpu_env(client: ControllerClient, reply: dict) -> dict:

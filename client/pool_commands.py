@@ -35,7 +35,7 @@ def json_option(f):
 
 
 REQUEST_OPTIONS = ("mem", "mem_fraction", "compute", "limit", "count", "policy", "same_node", "model", "exclusive",
-                   "share_only", "wait", "reclaim_after")
+                   "share_only", "wait", "reclaim_after", "failover")
 
 
 def request_options(f):
@@ -62,6 +62,9 @@ def request_options(f):
         click.option("--reclaim-after", default=None, metavar="DURATION",
                      help="Let the servers reclaim the vGPUs' memory while their programs are idle this long "
                           "(90s, 10m, 1h); the next CUDA call restores it."),
+        click.option("--failover", is_flag=True,
+                     help="Keep a checkpoint of each session at its synchronisation points, so that a program "
+                          "whose server dies resumes on another server with the same results (docs/failover.md)."),
     ]):
         f = opt(f)
     return f
@@ -87,10 +90,10 @@ WHOLE_GPU_NOTE = ("rgpu: note: no --mem, so each vGPU takes a whole GPU's memory
 
 def request_from_options(mem=None, compute=None, limit=None, count=1, policy="binpack", same_node=False,
                          model=None, exclusive=False, wait=None, share_only=False, reclaim_after=None,
-                         mem_fraction=None, quiet=False, **_ignored) -> dict:
+                         mem_fraction=None, failover=False, quiet=False, **_ignored) -> dict:
     req = {"compute": compute, "limit": limit, "count": count, "policy": policy, "same_node": same_node,
            "model": model, "exclusive": exclusive, "wait": wait, "share_only": share_only,
-           "reclaim_after": parse_duration(reclaim_after) if reclaim_after else None}
+           "reclaim_after": parse_duration(reclaim_after) if reclaim_after else None, "failover": failover}
     if mem is not None and mem_fraction is not None:
         raise click.UsageError("give --mem or --mem-fraction, not both")
     if mem is not None:

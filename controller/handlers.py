@@ -66,7 +66,8 @@ def _vgpus(ctl: Controller, lease) -> list[dict]:
 
 def _lease_reply(ctl: Controller, lease, **extra) -> dict:
     return {"ok": True, "lease": lease.id, "token": lease.token(ctl.secret), "expires": lease.expires,
-            "ttl": lease.ttl, "state": lease.state, "vgpus": _vgpus(ctl, lease), **extra}
+            "ttl": lease.ttl, "state": lease.state, "vgpus": _vgpus(ctl, lease),
+            **({"failover": True} if lease.request.get("failover") else {}), **extra}
 
 
 @command("any")
@@ -290,6 +291,22 @@ def cmd_migrate(ctl: Controller, req: dict, peer: Peer) -> dict:
     to = _str(req, "to", required=False, default=None) if req.get("to") is not None else None
     moves = ctl.migrate(_str(req, "lease"), vgpu, to or None, peer)
     return {"ok": True, "migrations": [m.to_wire() for m in moves]}
+
+
+@command("user")
+def cmd_failover(ctl: Controller, req: dict, peer: Peer) -> dict:
+    """failover {lease, vgpu, lost?} → {ok, lease, token, expires, ttl, state, vgpus}: the program of a
+    lease reserved with ``--failover`` lost the server of vGPU ``vgpu`` (``lost``, its URL); the vGPU is
+    placed at once on another server (no_capacity when none has room), unless it has left ``lost``
+    already (another of the lease's processes failed over first), and the reply is the lease as it is
+    now, where the program reopens its session and restores its checkpoint. The lease's owner or an
+    admin may."""
+    vgpu = req.get("vgpu")
+    if not _int(vgpu):
+        raise ApiError("bad_request", "field 'vgpu' must be an integer")
+    lost = _str(req, "lost", required=False, default=None) if req.get("lost") is not None else None
+    lease = ctl.fail_over(_str(req, "lease"), vgpu, peer, lost)
+    return _lease_reply(ctl, lease)
 
 
 @command("user")

@@ -66,6 +66,8 @@ class Lease:
                             for s in slots]}
         if self.request.get("reclaim_after"):
             claims["reclaim_after"] = self.request["reclaim_after"]
+        if self.request.get("failover"):
+            claims["failover"] = True  # its sessions answer checkpoint calls (server/failover.py)
         return claims
 
     def _share(self, s: Slot) -> dict:

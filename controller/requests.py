@@ -61,6 +61,7 @@ class Request:
     exclusive: bool = False
     reclaim_after: float | None = None   # seconds idle after which the vGPU's sessions may be reclaimed
     share_only: bool = False     # placed and accounted, but no quota or limit is enforced on it
+    failover: bool = False       # its sessions keep checkpoints their programs resume from on another server
 
     @classmethod
     def from_wire(cls, d: dict) -> "Request":
@@ -107,10 +108,10 @@ class Request:
                    count=count, policy=policy, same_node=bool(d.get("same_node", False)),
                    model=model or None, exclusive=bool(d.get("exclusive", False)),
                    reclaim_after=float(reclaim) if reclaim is not None else None,
-                   share_only=bool(d.get("share_only", False)))
+                   share_only=bool(d.get("share_only", False)), failover=bool(d.get("failover", False)))
 
     def to_wire(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None and not (k == "share_only" and not v)}
+        return {k: v for k, v in asdict(self).items() if v is not None and not (k in ("share_only", "failover") and not v)}
 
     def memory_for(self, memory_total: int) -> int:
         """Bytes this request needs on a GPU of ``memory_total`` bytes."""
@@ -123,6 +124,7 @@ class Request:
         extra = "".join([f", model ~{self.model}" if self.model else "",
                          ", exclusive" if self.exclusive else "",
                          f", reclaimable after {self.reclaim_after:g}s idle" if self.reclaim_after else "",
+                         ", failover" if self.failover else "",
                          ", share-only" if self.share_only else "",
                          ", same node" if self.same_node and self.count > 1 else ""])
         return (f"{self.count} × ({mem}, compute {self.compute}%, limit {self.limit}%{extra}; "

@@ -431,6 +431,42 @@ class Controller:
             plan.append((v, target))
         return [self._order(lease, v, target, reason) for v, target in plan]
 
+    def fail_over(self, lease_id: str, vgpu: int, who: Peer | None = None, lost: str | None = None) -> Lease:
+        """Move vGPU ``vgpu`` of a ``--failover`` lease off its server at once, because its program lost
+        that server (killed, crashed, cut off): placed on a compatible GPU with room on another server,
+        the allocation moved there now (no server is asked: the old one may be gone). The program then
+        opens its session there and restores it from its own checkpoint (docs/failover.md). Its old
+        server, if it still lives, ends the lease's sessions there at its next view. ``lost``: the
+        server the caller lost; when the vGPU has left it already (another process of the lease
+        failed over first), the lease is answered as it is, and nothing moves again."""
+        lease = self.lookup(lease_id, who)
+        if not lease.request.get("failover"):
+            raise ApiError("no_failover", f"lease {lease.id} was not reserved with --failover: its sessions keep "
+                                          "no checkpoint to resume from")
+        if not (isinstance(vgpu, int) and not isinstance(vgpu, bool) and 0 <= vgpu < len(lease.slots)):
+            raise ApiError("bad_request", f"lease {lease.id} has vGPUs 0..{len(lease.slots) - 1}, not {vgpu!r}")
+        if self.migrations.pending_for(lease.id, vgpu):
+            raise ApiError("busy", f"vGPU {vgpu} of lease {lease.id} is already moving")
+        slot = lease.slots[vgpu]
+        if lost is not None and slot.gpu.server.url != lost:
+            log.info("lease.failover_already_done", lease=lease.id, vgpu=vgpu, lost=lost, now=slot.gpu.server.url)
+            return lease
+        target = mig.choose_target(self.pool, slot, avoid_servers={slot.gpu.server.url}, policy="binpack")
+        if target is None:
+            raise ApiError("no_capacity", f"no other server of the pool can take vGPU {vgpu} of lease {lease.id} "
+                                          f"({fmt_bytes(slot.memory)}, a {slot.gpu.server.backend} GPU of compute "
+                                          f"capability {slot.gpu.compute_capability})")
+        m = self._order(lease, vgpu, target, "failover")
+        m.report = {"state": "done"}
+        self._migration_ended(m, "done")
+        if lease.state == "degraded" and all(self.pool.servers[u].state == "up" for u in lease.servers()):
+            # degraded by the server it left, which it no longer uses
+            self.store.set_lease_states([lease.id], "active")
+            lease.state = "active"
+        log.info("lease.failed_over", lease=lease.id, vgpu=vgpu, source=slot.gpu.server.url,
+                 target=f"{target.server.url}#{target.index}")
+        return lease
+
     def _order(self, lease: Lease, v: int, gpu, reason: str) -> Migration:
         src = lease.slots[v]
         target = Slot(gpu, src.memory, src.compute, src.limit, src.exclusive)

@@ -40,8 +40,8 @@ import msgpack
 
 from . import limits
 from .generated.constants import (  # noqa: F401  (shared with libhook)
-    ATTACH, BARRIER, GOODBYE, LATE_MAX_BYTES, LATE_MAX_COPIES, LATE_OUT, MOVED, OUT_LATER, PARAMS, PARAMS_MAX,
-    MAP_HOST, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
+    ATTACH, BARRIER, CHECKPOINT, GOODBYE, LATE_MAX_BYTES, LATE_MAX_COPIES, LATE_OUT, MOVED, OUT_LATER, PARAMS, PARAMS_MAX,
+    MAP_HOST, PIECE_IN, PIECE_OUT, PROTOCOL_VERSION, RESTORE, SESSION_ENDED, SYNC_PIECES_OUT, UNPIN)
 from .generated.envelope import (  # noqa: F401  (the envelope's records and codecs, generated)
     Call, MalformedMessage, Moved, PieceOut, Pinned, Region, Reply, Shm, Staged, decode_calls, decode_reply,
     encode_calls, encode_reply, write_moved, write_piece_out)

@@ -49,6 +49,7 @@ class Grant:
     reclaim_after: float | None = None  # idle seconds after which its sessions are reclaimed (server/reclaim.py)
     share_only: bool = False  # placed with these quotas, but none is enforced (the program isolates itself)
     owner: str = ""           # the lease's owner (its token's), whose module images its sessions share
+    failover: bool = False    # a --failover lease: its sessions answer CHECKPOINT and RESTORE (server/failover.py)
     others: int = 0  # share-only: the memory placed for the GPU's other leases when the token was issued
 
     @property
@@ -182,7 +183,8 @@ class LeaseGate:
         return Grant(lease, iat, int(chosen.get("memory") or 0) or None,
                      int(chosen.get("compute", 100)), int(chosen.get("limit", 100)), index,
                      reclaim_after=float(reclaim) if isinstance(reclaim, (int, float)) and reclaim > 0 else None,
-                     share_only=chosen.get("share_only") is True, others=_bytes(chosen.get("others")),
+                     share_only=chosen.get("share_only") is True, failover=claims.get("failover") is True,
+                     others=_bytes(chosen.get("others")),
                      owner=owner if isinstance(owner := claims.get("owner"), str) else "")
 
 

@@ -107,7 +107,7 @@ class Supervisor:
                 "group": gpu.join_group(group_key, memory, (grant.memory or 0, grant.others, grant.iat)
                                         if grant.share_only else None),
                 "vgpu": grant.vgpu, "lease": grant.lease, "grant": grant, "group_key": group_key,
-                "reclaim_after": grant.reclaim_after,
+                "reclaim_after": grant.reclaim_after, "failover": grant.failover,
                 # module images are private to the lease's owner (a token without one: to the lease)
                 "cache_scope": grant.owner or grant.lease}
 

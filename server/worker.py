@@ -24,7 +24,7 @@ from rgpu.protocol import curve, wire
 from rgpu.protocol.wire import Shm, Staged
 from rgpu.protocol.generated.calltable import BY_NAME
 
-from . import backends, module_cache, session_ports
+from . import backends, failover, module_cache, session_ports
 from .errors import CudaError, driver_code
 from .dispatch import Dispatcher, Result
 from .migration.source import Outbound, Redirect
@@ -183,6 +183,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         lease = assignment.get("lease") or ""
         session.ipc = IpcState(conf["ipc_dir"], [lease, assignment.get("vgpu") if lease else None, assignment["gpu"]])
     session.sched, session.slot = gpu.sched, slot
+    # a --failover lease's session answers CHECKPOINT and RESTORE (server/failover.py)
+    session.failover = bool(assignment.get("failover"))
+    session.backend_name = conf["device"]
     dispatcher = Dispatcher(conf["device"])
     reclaimer = Reclaimer(assignment.get("reclaim_after") or conf.get("reclaim_after"), conf.get("checkpoint_dir"),
                           conf["device"], lambda window: make_device(conf, {**assignment, "window": window}, reserve),
@@ -815,6 +818,12 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
             continue
         if sync == wire.PIECE_IN:  # a piece of a large H2D copy (server/pieces.py)
             run_piece_in(session, run, call_id, args, bulk)
+            continue
+        if call_id == wire.CHECKPOINT and sync:
+            failover.checkpoint(sock, ident, seq, session, session.backend_name, log)
+            continue
+        if call_id == wire.RESTORE and sync:
+            failover.restore(sock, ident, seq, bulk, session, session.backend_name, log)
             continue
         if call_id == wire.BARRIER:
             # a sync no-op: its reply says all before it ran; errors and printf output stay for

@@ -121,6 +121,15 @@ class Image:
             raise
         return size + DIGEST_LEN
 
+    def to_bytes(self) -> bytes:
+        """The image as ``save`` writes it, in memory (a failover checkpoint travels to the client)."""
+        header = msgpack.packb({"meta": self.meta, "state": self.state,
+                                "modules": [[d, len(b)] for d, b in self.modules.items()],
+                                "chunks": [[a, n, len(c)] for a, n, c in self.chunks]}, use_bin_type=True)
+        body = b"".join((_PREFIX.pack(MAGIC, FORMAT, len(header)), header, *self.modules.values(),
+                         *(c for _, _, c in self.chunks)))
+        return body + hashlib.sha256(body).digest()
+
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Image":
         """Read and verify a checkpoint file; raises CheckpointError saying what is wrong with it."""

@@ -16,6 +16,7 @@
 #include <zmq.h>
 
 #include "copies.h"
+#include "failover.h"
 #include "rgpu_envelope.h"
 #include "rgpu_call.h"
 #include "session_parts.h"
@@ -392,7 +393,8 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
     mp_writer w, offer;
     mp_init(&w, 256);
     mp_init(&offer, 256);
-    int offered = rgpu_shm_offer(s, dev, &offer) == 0;
+    /* a --failover session moves its data in frames: its log keeps them (failover.c) */
+    int offered = !rgpu_failover_lease() && rgpu_shm_offer(s, dev, &offer) == 0;
     mp_writer args;
     mp_init(&args, 256);
     mp_str(&args, sid);
@@ -443,8 +445,24 @@ static int session_open(rgpu_session *s, int dev) {
     __atomic_store_n(&s->facts_ready, 0, __ATOMIC_RELEASE);
     memset(s->attr_known, 0, sizeof s->attr_known);
     s->props_len = 0;
+    rgpu_fo_state(s); /* a --failover lease's sessions log from their first message */
     if (hello(s, dev, endpoint, sizeof endpoint, sid, key) != 0) return -1;
     return rgpu_attach_worker(s, dev, endpoint, sid, key);
+}
+
+int rgpu_session_reopen(rgpu_session *s, int dev, const char *server) {
+    if (s->sock) {
+        zmq_socket_monitor(s->sock, NULL, 0);
+        zmq_close(s->sock);
+    }
+    if (s->mon) zmq_close(s->mon);
+    s->sock = s->mon = NULL;
+    rgpu_shm_unmap(s);
+    snprintf(s->url, sizeof s->url, "%s", server);
+    char *hash = strrchr(s->url, '#');
+    s->gpu = hash ? atoi(hash + 1) : 0;
+    if (hash) *hash = 0;
+    return session_open(s, dev);
 }
 
 int rgpu_session_ensure_open(rgpu_session *s, int dev) {

@@ -12,6 +12,7 @@
 
 #include "copies.h"
 #include "rgpu_envelope.h"
+#include "failover.h"
 #include "rgpu_call.h"
 #include "session_parts.h"
 #include "stats.h"
@@ -36,6 +37,7 @@ void rgpu_take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head) {
     if (at < 0) return;
     if (got != s->late[at].len)
         rgpu_log(RGPU_LOG_ERROR, "an async copy of %zu bytes out of the device brought %zu", s->late[at].len, got);
+    else if (s->fo) rgpu_fo_seen_late(s, rseq, s->late[at].dst, got); /* what the program will read */
     s->late_bytes -= s->late[at].len;
     s->late[at] = s->late[--s->nlate];
 }

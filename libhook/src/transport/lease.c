@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <zmq.h>
 
+#include "failover.h"
 #include "rgpu_call.h"
 #include "session.h"
 
@@ -76,16 +77,19 @@ static void token_file_for(const char *lease) {
     snprintf(token_path, sizeof token_path, "%s/%s", dir, lease);
 }
 
-static void keep_token(const char *token) {
-    if (!token_path[0]) return;
+static void write_token(const char *path, const char *token) {
     char tmp[sizeof token_path + 32];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", token_path, (int)getpid());
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return;
     size_t n = strlen(token);
     ssize_t wrote = write(fd, token, n);
     close(fd);
-    if (wrote != (ssize_t)n || rename(tmp, token_path) != 0) unlink(tmp);
+    if (wrote != (ssize_t)n || rename(tmp, path) != 0) unlink(tmp);
+}
+
+static void keep_token(const char *token) {
+    if (token_path[0]) write_token(token_path, token);
 }
 
 int rgpu_env_lease_token(char *out, size_t cap) {
@@ -353,13 +357,9 @@ static void put_int_env(mp_writer *w, const char *key, const char *var, uint32_t
     (*n)++;
 }
 
-int rgpu_env_lease(char *servers, size_t cap) {
-    const char *controller = getenv("RGPU_CONTROLLER");
-    const char *vars[] = {"RGPU_MEM", "RGPU_COMPUTE", "RGPU_LIMIT", "RGPU_VGPUS", "RGPU_SHARE_ONLY"};
-    int asked = 0;
-    for (int i = 0; i < 5; i++) asked |= getenv(vars[i]) && *getenv(vars[i]);
-    if (!controller || !*controller || !asked) return -1;
-    /* URL,URL,...: each HOST:PORT means tcp://HOST:PORT, as the CLI reads it */
+/* RGPU_CONTROLLER's replicas into `replicas`: URL,URL,...; each HOST:PORT means tcp://HOST:PORT, as the
+ * CLI reads it. */
+static void parse_replicas(const char *controller) {
     for (const char *p = controller; *p;) {
         char entry[256], *e = entry;
         size_t len = strcspn(p, ",");
@@ -370,6 +370,15 @@ int rgpu_env_lease(char *servers, size_t cap) {
             snprintf(replicas[n_replicas++], sizeof replicas[0], "%s%s", strstr(e, "://") ? "" : "tcp://", e);
         p += len + (p[len] == ',');
     }
+}
+
+int rgpu_env_lease(char *servers, size_t cap) {
+    const char *controller = getenv("RGPU_CONTROLLER");
+    const char *vars[] = {"RGPU_MEM", "RGPU_COMPUTE", "RGPU_LIMIT", "RGPU_VGPUS", "RGPU_SHARE_ONLY"};
+    int asked = 0;
+    for (int i = 0; i < 5; i++) asked |= getenv(vars[i]) && *getenv(vars[i]);
+    if (!controller || !*controller || !asked) return -1;
+    parse_replicas(controller);
     if (!n_replicas) return -1;
     if (getenv("RGPU_LEASE_TTL") && atof(getenv("RGPU_LEASE_TTL")) >= 2) lease_ttl = atof(getenv("RGPU_LEASE_TTL"));
     if (credentials() != 0) return -2;
@@ -386,6 +395,10 @@ int rgpu_env_lease(char *servers, size_t cap) {
     put_int_env(&fields, "compute", "RGPU_COMPUTE", &n);
     put_int_env(&fields, "limit", "RGPU_LIMIT", &n);
     put_int_env(&fields, "count", "RGPU_VGPUS", &n);
+    const char *failover = getenv("RGPU_FAILOVER"); /* 1: a --failover lease (failover.c) */
+    if (failover && *failover && strcmp(failover, "0")) {
+        mp_str(&fields, "failover"); mp_bool(&fields, 1); n++;
+    }
     const char *share = getenv("RGPU_SHARE_ONLY");
     if (share && *share && strcmp(share, "0") && strcasecmp(share, "false")) {
         mp_str(&fields, "share_only"); mp_bool(&fields, 1); n++;
@@ -479,4 +492,97 @@ void rgpu_env_lease_release(void) {
     lease_id[0] = 0;
     zmq_ctx_term(lctx);
     lctx = NULL;
+}
+
+/* failover {lease, vgpu} (a --failover lease whose server died, failover.c): the vGPU's new place as
+ * URL@KEY#N into server, the lease's new token into token; 0, or -1 and why. Under the session's lock:
+ * one such request at a time per session; the controller's socket state here is shared with the
+ * renewer only for env-only leases, whose renew may be refused meanwhile and is tried again. */
+int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, char *server, size_t cap, char *token,
+                        size_t tcap, char *why, size_t wcap) {
+    static pthread_mutex_t fo_mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&fo_mu);
+    int rc = -1;
+    if (!n_replicas) {
+        const char *controller = getenv("RGPU_CONTROLLER");
+        if (controller && *controller) parse_replicas(controller);
+    }
+    if (!n_replicas) {
+        snprintf(why, wcap, "RGPU_CONTROLLER is not set: no controller to ask for another server");
+        goto out;
+    }
+    if (!own_pub[0] && credentials() != 0) {
+        snprintf(why, wcap, "no usable rgpu credential to ask the controller with (RGPU_CREDENTIAL)");
+        goto out;
+    }
+    if (!lctx) lctx = zmq_ctx_new();
+    mp_writer w;
+    mp_init(&w, 128);
+    /* lost: the server's URL as the controller knows it (without @KEY): another process of the lease
+     * that lost it first has moved the vGPU already, and it does not move again */
+    char url[256];
+    snprintf(url, sizeof url, "%s", lost);
+    char *at = strrchr(url, '@');
+    if (at) *at = 0;
+    mp_map(&w, 5);
+    mp_str(&w, "cmd"); mp_str(&w, "failover");
+    mp_str(&w, "id"); mp_uint(&w, next_id++);
+    mp_str(&w, "lease"); mp_str(&w, lease);
+    mp_str(&w, "vgpu"); mp_uint(&w, (uint64_t)vgpu);
+    mp_str(&w, "lost"); mp_str(&w, url);
+    zmq_msg_t m;
+    int asked = ask_leader(&w, &m, why, wcap);
+    mp_free(&w);
+    if (asked != 0) goto out;
+    if (!reply_str(&m, "token", token, tcap)) {
+        char said[512];
+        reply_str(&m, "message", said, sizeof said);
+        snprintf(why, wcap, "the controller refused: %s", said);
+        zmq_msg_close(&m);
+        goto out;
+    }
+    mp_reader r;
+    mp_obj map, arr, o;
+    server[0] = 0;
+    mp_rinit(&r, zmq_msg_data(&m), zmq_msg_size(&m));
+    if (!mp_next(&r, &map) && map.type == MP_MAP && !mp_find_key(&r, map.n, "vgpus") && !mp_next(&r, &arr) &&
+        arr.type == MP_ARRAY && (uint32_t)vgpu < arr.n) {
+        for (int i = 0; i < vgpu; i++) mp_skip(&r);
+        mp_obj vm;
+        char url[256] = "", key[80] = "";
+        long idx = 0;
+        mp_reader item = r;
+        if (!mp_next(&item, &vm) && vm.type == MP_MAP) {
+            const char *want[] = {"server", "server_key", "index"};
+            for (int k = 0; k < 3; k++) {
+                mp_reader f = item;
+                if (mp_find_key(&f, vm.n, want[k]) || mp_next(&f, &o)) continue;
+                if (k == 0 && o.type == MP_STR) snprintf(url, sizeof url, "%.*s", (int)o.n, (const char *)o.p);
+                if (k == 1 && o.type == MP_STR) snprintf(key, sizeof key, "%.*s", (int)o.n, (const char *)o.p);
+                if (k == 2) idx = (long)mp_as_int(&o);
+            }
+            snprintf(server, cap, "%s%s%s#%ld", url, key[0] ? "@" : "", key, idx);
+        }
+    }
+    zmq_msg_close(&m);
+    if (!server[0] || server[0] == '@' || server[0] == '#') {
+        snprintf(why, wcap, "the controller's failover reply names no server for vGPU %d", vgpu);
+        goto out;
+    }
+    /* the next hellos need the token that names the new placement: an env-only lease's own, else the
+     * lease file `rgpu run` keeps (its renewals rewrite it, naming the new placement too) and RGPU_LEASE */
+    if (lease_id[0]) {
+        pthread_mutex_lock(&token_mu);
+        snprintf(lease_token, sizeof lease_token, "%s", token);
+        pthread_mutex_unlock(&token_mu);
+        keep_token(token);
+    } else {
+        const char *path = getenv("RGPU_LEASE_FILE");
+        if (path && *path && strlen(path) < sizeof token_path) write_token(path, token);
+    }
+    setenv("RGPU_LEASE", token, 1);
+    rc = 0;
+out:
+    pthread_mutex_unlock(&fo_mu);
+    return rc;
 }

@@ -56,7 +56,7 @@ void rgpu_replay_clear(rgpu_session *s) {
 }
 
 /* Sends a kept message again (its frames shared, not copied). */
-static int resend(rgpu_session *s, rgpu_replay_msg *m) {
+int rgpu_replay_resend(rgpu_session *s, rgpu_replay_msg *m) {
     int rc = 0;
     for (size_t i = 0; i < m->n && rc >= 0; i++) {
         zmq_msg_t copy;
@@ -164,7 +164,7 @@ int rgpu_session_follow(rgpu_session *s, int dev, const rgpu_env_reply *rep, str
             replay_free(m);
             continue;
         }
-        if (rc == 0) rc = m->shm && c && m->last_seq == cseq ? resend_rebuilt(s, m, c, cseq) : resend(s, m);
+        if (rc == 0) rc = m->shm && c && m->last_seq == cseq ? resend_rebuilt(s, m, c, cseq) : rgpu_replay_resend(s, m);
         s->replaybytes += m->bytes;
         all[kept++] = *m;
         sent++;

@@ -13,6 +13,7 @@
 
 #include "copies.h"
 #include "rgpu_envelope.h"
+#include "failover.h"
 #include "rgpu_call.h"
 #include "session_parts.h"
 #include "stats.h"
@@ -53,6 +54,25 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             /* the connection dropped: a move's notice may be waiting behind it */
             zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
             if (zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN)) w = 0;
+        }
+        if (w == -2 && rgpu_fo_state(s)) {
+            /* a --failover session lost its server: resume on another (failover.c), then send again
+             * what had no reply yet, this call's message included, and wait there */
+            char why[700] = "";
+            int ok = rgpu_fo_recover(s, dev, why, sizeof why) == 0;
+            for (size_t i = 0; ok && i < s->nreplay; i++)
+                ok = rgpu_replay_resend(s, &((rgpu_replay_msg *)s->replay)[i]) == 0;
+            if (ok) {
+                free(head);
+                deadline = rgpu_now_s() + rgpu_timeout_s();
+                streamed = 0, pieces_ok = 1;
+                continue;
+            }
+            free(head);
+            char failed[760];
+            snprintf(failed, sizeof failed, "failover failed: %s", why);
+            rgpu_mark_dead(s, failed);
+            return RGPU_DEVICE_UNAVAILABLE;
         }
         if (w != 0 && w != 3) {
             free(head);
@@ -152,12 +172,16 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             rgpu_end(c);
             continue;
         }
+        if (s->fo) /* a --failover session's log keeps them until the next checkpoint (failover.c) */
+            for (size_t i = 0; i < s->nreplay; i++)
+                rgpu_fo_logged(s, ((rgpu_replay_msg *)s->replay)[i].frames, ((rgpu_replay_msg *)s->replay)[i].n);
         rgpu_replay_clear(s); /* the worker ran everything sent before this reply */
         if (s->nlate) rgpu_late_settled(s, seq);
         s->replied_at = rgpu_now_s();
         c->reply = head;
         mp_rinit(&c->outs, rep.outs.p, rep.outs.len);
         c->nouts = rep.outs.n;
+        if (s->fo) rgpu_fo_seen(s, seq, &rep, c, streamed);
         int d = (int)rep.deferred;
         rgpu_env_bytes msg = rep.message;
         if (rep.output.n) {

@@ -18,6 +18,7 @@
 
 #include "copies.h"
 #include "rgpu_envelope.h"
+#include "failover.h"
 #include "rgpu_call.h"
 #include "session_parts.h"
 #include "stats.h"
@@ -194,6 +195,18 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         return RGPU_DEVICE_UNAVAILABLE;
     }
     int rc = rgpu_sync_locked(s, dev, c);
+    if (rgpu_fo_due(s)) {
+        /* a --failover session at a synchronisation point: a checkpoint now (failover.c) */
+        struct rgpu_call ck;
+        memset(&ck, 0, sizeof ck);
+        ck.id = RGPU_CHECKPOINT;
+        ck.name = "checkpoint";
+        mp_init(&ck.args, 16);
+        int ckrc = rgpu_sync_locked(s, dev, &ck);
+        if (ckrc != RGPU_DEVICE_UNAVAILABLE) rgpu_fo_checkpointed(s, &ck, ckrc);
+        rgpu_end(&ck);
+        mp_free(&ck.args);
+    }
     pthread_mutex_unlock(&s->mu);
     return rc;
 }

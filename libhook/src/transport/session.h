@@ -33,6 +33,7 @@ typedef struct {
     void *replay;       /* replay_msg array */
     size_t nreplay, replaycap, replaybytes;
     unsigned moves;     /* how often the session followed a move */
+    struct rgpu_failover *fo; /* a --failover lease's checkpoint and log (failover.c), else NULL */
     double replied_at;  /* when the last reply to a call came (take_notices: none is looked for right after) */
     /* async D2H copies into pinned memory the worker does not map, sent with `sync` RGPU_OUT_LATER: their
      * data comes before the next reply (copy_late.c), each to dst; under mu */

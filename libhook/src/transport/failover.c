@@ -1,0 +1,338 @@
+/* Failover (a lease reserved with --failover, RGPU_FAILOVER=<lease id>; docs/failover.md): the session's
+ * last checkpoint and the log of what was sent since live here, in the client, so that when the
+ * session's server dies the program carries on on another server with the same results.
+ *
+ * - At a synchronisation point (a sync call's reply), no more often than RGPU_FAILOVER_INTERVAL
+ *   seconds, the session sends CHECKPOINT: the worker answers with the session's checkpoint image
+ *   (server/failover.py), which replaces the one kept here, and the log starts again empty.
+ * - Every message whose reply came is copied into the log, data included (a sync H2D copy's frames
+ *   are the program's buffer, which it may reuse once the call returns). What the program saw of each
+ *   sync call since the checkpoint (result, outs, the data of a D2H copy) is kept as two digests, and
+ *   the data of each async D2H copy into pinned memory (LATE_OUT) as one.
+ * - When the connection to the worker is lost, the controller is asked to place the vGPU on another
+ *   server (`failover`), a session is opened there with the new token, RESTORE sends it the image,
+ *   the log is sent again, and a barrier closes it. Each replayed reply must match the digests of
+ *   what the program saw: a call whose result comes out otherwise (a timing, anything the device does
+ *   not do the same way twice) cannot be replayed, and the session ends with an error that says so
+ *   instead of letting the program go on with a wrong answer. Then the caller sends again what had no
+ *   reply yet (session.c) and waits for its call's reply there.
+ *
+ * Sessions of such a lease move their data in frames (no shared segment, no call ring): the log needs
+ * the data, and a segment is on the dead server's host. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "failover.h"
+#include "rgpu_call.h"
+#include "rgpu_envelope.h"
+
+typedef struct {
+    zmq_msg_t *frames;
+    size_t n;
+} fo_msg;
+
+typedef struct {
+    uint64_t seq;
+    uint64_t head, data;
+    int late;                /* an async D2H copy's data (LATE_OUT): no head to compare */
+} fo_seen;
+
+struct rgpu_failover {
+    zmq_msg_t image;         /* the last checkpoint (its reply's bulk frame) */
+    int has_image;
+    fo_msg *log;
+    size_t nlog, logcap, logbytes;
+    fo_seen *seen;
+    size_t nseen, seencap;
+    double last_ckpt;
+    unsigned checkpoints, recoveries, refused;
+};
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Read once: every sync call asks (rgpu_fo_due), and a program that never asked for failover must pay
+ * nothing for it but this load. */
+static pthread_once_t lease_once = PTHREAD_ONCE_INIT;
+static char lease_id[128];
+static void read_lease(void) {
+    const char *e = getenv("RGPU_FAILOVER");
+    if (!e || !*e || !strcmp(e, "0")) return;
+    /* 1: an env-only lease of the program's own asked for failover; its id is known once reserved
+     * (lease.c sets RGPU_LEASE_ID before any session opens) */
+    const char *id = !strcmp(e, "1") ? getenv("RGPU_LEASE_ID") : e;
+    if (id && *id) snprintf(lease_id, sizeof lease_id, "%s", id);
+}
+
+const char *rgpu_failover_lease(void) {
+    pthread_once(&lease_once, read_lease);
+    return lease_id[0] ? lease_id : NULL;
+}
+
+static double interval_s(void) {
+    static double t = -1;
+    if (t < 0) {
+        const char *e = getenv("RGPU_FAILOVER_INTERVAL");
+        t = e && atof(e) >= 0 && *e ? atof(e) : 1.0;
+    }
+    return t;
+}
+
+struct rgpu_failover *rgpu_fo_state(rgpu_session *s) {
+    if (!s->fo && rgpu_failover_lease()) {
+        s->fo = calloc(1, sizeof(struct rgpu_failover));
+        if (s->fo) s->fo->last_ckpt = now_s();
+    }
+    return s->fo;
+}
+
+/* 64-bit FNV-1a over 8-byte words (and the tail a byte at a time): a digest to tell a replayed result
+ * from the one the program saw, not a defence against anyone. */
+static uint64_t mix(uint64_t h, const void *p, size_t n) {
+    const uint8_t *b = p;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    for (; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+#define SEED 0xcbf29ce484222325ull
+
+static uint64_t head_digest(const rgpu_env_reply *rep) {
+    int64_t words[2] = {rep->result, rep->deferred};
+    uint64_t h = mix(SEED, words, sizeof words);
+    return mix(h, rep->outs.p, rep->outs.len);
+}
+
+/* Entries come in seq order: a late copy's data before the reply of the sync call sent after it. */
+static void add_seen(struct rgpu_failover *f, fo_seen e) {
+    if (f->nseen == f->seencap) {
+        size_t cap = f->seencap ? f->seencap * 2 : 64;
+        fo_seen *g = realloc(f->seen, cap * sizeof *g);
+        if (!g) return;
+        f->seen = g, f->seencap = cap;
+    }
+    f->seen[f->nseen++] = e;
+}
+
+void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, struct rgpu_call *c, size_t streamed) {
+    struct rgpu_failover *f = s->fo;
+    if (!f || c->id == RGPU_CHECKPOINT || c->id == RGPU_BARRIER || c->id == RGPU_RESTORE) return;
+    uint64_t d = SEED;
+    if (streamed && c->shm_dst) d = mix(d, c->shm_dst, streamed);
+    for (int i = 0; i < c->nout_bulk; i++)
+        d = mix(d, zmq_msg_data((zmq_msg_t *)c->out_bulk[i]), zmq_msg_size((zmq_msg_t *)c->out_bulk[i]));
+    add_seen(f, (fo_seen){seq, head_digest(rep), d, 0});
+}
+
+void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n) {
+    if (s->fo) add_seen(s->fo, (fo_seen){seq, 0, mix(SEED, data, n), 1});
+}
+
+void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n) {
+    struct rgpu_failover *f = s->fo;
+    if (!f || !n) return;
+    if (f->nlog == f->logcap) {
+        size_t cap = f->logcap ? f->logcap * 2 : 16;
+        fo_msg *g = realloc(f->log, cap * sizeof *g);
+        if (!g) return;
+        f->log = g, f->logcap = cap;
+    }
+    fo_msg *m = &f->log[f->nlog++];
+    m->frames = malloc(n * sizeof(zmq_msg_t));
+    m->n = n;
+    for (size_t i = 0; i < n; i++) { /* copied: a sync call's frames are the program's own buffers */
+        size_t len = zmq_msg_size(&frames[i]);
+        zmq_msg_init_size(&m->frames[i], len);
+        memcpy(zmq_msg_data(&m->frames[i]), zmq_msg_data(&frames[i]), len);
+        f->logbytes += len;
+    }
+}
+
+static void log_clear(struct rgpu_failover *f) {
+    for (size_t i = 0; i < f->nlog; i++) {
+        for (size_t k = 0; k < f->log[i].n; k++) zmq_msg_close(&f->log[i].frames[k]);
+        free(f->log[i].frames);
+    }
+    f->nlog = 0, f->logbytes = 0, f->nseen = 0;
+}
+
+void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc) {
+    struct rgpu_failover *f = s->fo;
+    f->last_ckpt = now_s(); /* a refused one too: it is asked again after the interval, not at every call */
+    if (rc != 0 || c->nout_bulk != 1) {
+        if (!f->refused++)
+            rgpu_log(RGPU_LOG_WARN, "failover: the server keeps no checkpoint of this session (%d: %s); its log "
+                     "grows until one is taken", rc, rgpu_last_server_message());
+        return;
+    }
+    f->refused = 0;
+    if (f->has_image) zmq_msg_close(&f->image);
+    zmq_msg_init(&f->image);
+    zmq_msg_move(&f->image, (zmq_msg_t *)c->out_bulk[0]);
+    f->has_image = 1;
+    log_clear(f); /* everything before the checkpoint is in the image, the checkpoint's own message too */
+    f->checkpoints++;
+    rgpu_log(RGPU_LOG_DEBUG, "failover: checkpoint %u of %s, %zu bytes", f->checkpoints, s->url,
+             zmq_msg_size(&f->image));
+}
+
+/* A log past this asks for a checkpoint whatever the interval: it is held in the program's memory. */
+#define LOG_MAX_BYTES (256u << 20)
+
+int rgpu_fo_due(rgpu_session *s) {
+    return s->fo && s->state == 1 &&
+           (now_s() - s->fo->last_ckpt >= interval_s() || (s->fo->logbytes > LOG_MAX_BYTES && !s->fo->refused));
+}
+
+/* Sends one message of a single call record (seq, id, sync) and optionally one bulk frame. */
+static int send_one(rgpu_session *s, uint64_t seq, uint32_t id, zmq_msg_t *bulk) {
+    mp_writer w;
+    mp_init(&w, 64);
+    mp_array(&w, 1);
+    uint8_t empty[4];
+    mp_writer args;
+    mp_init_inline(&args, empty, sizeof empty);
+    rgpu_env_call call = {.seq = seq, .call_id = id, .sync = 1, .args = {.p = args.buf, .len = 0, .n = 0},
+                          .nbulk = bulk ? 1 : 0};
+    rgpu_env_write_call(&w, &call);
+    int rc = zmq_send(s->sock, w.buf, w.len, bulk ? ZMQ_SNDMORE : 0);
+    mp_free(&w);
+    if (rc >= 0 && bulk) {
+        zmq_msg_t copy;
+        zmq_msg_init(&copy);
+        zmq_msg_copy(&copy, bulk);
+        rc = zmq_msg_send(&copy, s->sock, 0);
+        if (rc < 0) zmq_msg_close(&copy);
+    }
+    return rc >= 0 ? 0 : -1;
+}
+
+/* Receives one message (head and frames); 0, or -1 when none came within the timeout. */
+static int recv_all(rgpu_session *s, zmq_msg_t *head, zmq_msg_t *frames, int cap, int *n) {
+    zmq_pollitem_t it = {s->sock, 0, ZMQ_POLLIN, 0};
+    if (zmq_poll(&it, 1, (long)(rgpu_timeout_s() * 1000)) <= 0) return -1;
+    zmq_msg_init(head);
+    zmq_msg_recv(head, s->sock, 0);
+    *n = 0;
+    for (int more = zmq_msg_more(head); more;) {
+        zmq_msg_t b;
+        zmq_msg_init(&b);
+        zmq_msg_recv(&b, s->sock, 0);
+        more = zmq_msg_more(&b);
+        if (*n < cap) {
+            zmq_msg_init(&frames[*n]);
+            zmq_msg_move(&frames[(*n)++], &b);
+        }
+        zmq_msg_close(&b);
+    }
+    return 0;
+}
+
+static void close_all(zmq_msg_t *head, zmq_msg_t *frames, int n) {
+    zmq_msg_close(head);
+    for (int i = 0; i < n; i++) zmq_msg_close(&frames[i]);
+}
+
+#define MAX_FRAMES 64
+
+int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
+    struct rgpu_failover *f = s->fo;
+    const char *lease = rgpu_failover_lease();
+    if (!f || !lease) return -1;
+    double t0 = now_s();
+    char server[600], token[8192];
+    rgpu_log(RGPU_LOG_WARN, "failover: device %d lost its server %s; asking the controller for another", dev, s->url);
+    if (rgpu_lease_failover(lease, dev, s->url, server, sizeof server, token, sizeof token, why, cap) != 0) return -1;
+    if (rgpu_session_reopen(s, dev, server) != 0) {
+        snprintf(why, cap, "the session could not be opened again on %s", server);
+        return -1;
+    }
+    zmq_msg_t head, frames[MAX_FRAMES];
+    int n = 0;
+    rgpu_env_reply rep = {0};
+    const char *bad = "";
+    mp_reader r;
+    if (f->has_image) {
+        uint64_t seq = ++s->seq;
+        if (send_one(s, seq, RGPU_RESTORE, &f->image) != 0 || recv_all(s, &head, frames, MAX_FRAMES, &n) != 0) {
+            snprintf(why, cap, "the new server %s did not answer the restore", server);
+            return -1;
+        }
+        mp_rinit(&r, zmq_msg_data(&head), zmq_msg_size(&head));
+        int ok = rgpu_env_read_reply(&r, &rep, &bad) == 0 && rep.seq == seq && rep.result == 0;
+        if (!ok) snprintf(why, cap, "the new server %s refused the checkpoint: %.*s", server,
+                          (int)(bad[0] ? strlen(bad) : rep.message.n), bad[0] ? bad : (const char *)rep.message.p);
+        close_all(&head, frames, n);
+        if (!ok) return -1;
+    }
+    /* the log, then a barrier: every reply up to the barrier's is checked against what the program saw */
+    for (size_t i = 0; i < f->nlog; i++) {
+        fo_msg *m = &f->log[i];
+        for (size_t k = 0; k < m->n; k++) {
+            zmq_msg_t copy;
+            zmq_msg_init(&copy);
+            zmq_msg_copy(&copy, &m->frames[k]);
+            if (zmq_msg_send(&copy, s->sock, k + 1 < m->n ? ZMQ_SNDMORE : 0) < 0) {
+                zmq_msg_close(&copy);
+                snprintf(why, cap, "sending the log to %s failed", server);
+                return -1;
+            }
+        }
+    }
+    uint64_t bseq = ++s->seq;
+    if (send_one(s, bseq, RGPU_BARRIER, NULL) != 0) {
+        snprintf(why, cap, "sending the log to %s failed", server);
+        return -1;
+    }
+    size_t at = 0; /* the seen entries come in seq order, as the replies do */
+    uint64_t data = SEED, data_seq = 0;
+    for (;;) {
+        if (recv_all(s, &head, frames, MAX_FRAMES, &n) != 0) {
+            snprintf(why, cap, "the new server %s did not answer the replayed calls", server);
+            return -1;
+        }
+        mp_rinit(&r, zmq_msg_data(&head), zmq_msg_size(&head));
+        if (rgpu_env_read_reply(&r, &rep, &bad) != 0) {
+            close_all(&head, frames, n);
+            continue;
+        }
+        if (rep.seq == bseq) {
+            close_all(&head, frames, n);
+            break;
+        }
+        if (rep.seq != data_seq) data = SEED, data_seq = rep.seq;
+        for (int i = 0; i < n; i++) data = mix(data, zmq_msg_data(&frames[i]), zmq_msg_size(&frames[i]));
+        if (rep.result == RGPU_PIECE_OUT || rep.seq == 0) {
+            close_all(&head, frames, n);
+            continue;
+        }
+        int late = rep.result == RGPU_LATE_OUT;
+        while (at < f->nseen && f->seen[at].seq < rep.seq) at++;
+        if (at < f->nseen && f->seen[at].seq == rep.seq && f->seen[at].late == late &&
+            ((!late && f->seen[at].head != head_digest(&rep)) || f->seen[at].data != data)) {
+            snprintf(why, cap, "call %llu since the last checkpoint gives another result when it is run again on "
+                     "%s than the program already saw (result %lld): work whose result the program saw cannot be "
+                     "replayed exactly (a timing, or anything the device does not do alike twice), so the program "
+                     "cannot carry on; its results since the checkpoint are not the ones a replay would give", (unsigned long long)rep.seq, server, (long long)rep.result);
+            close_all(&head, frames, n);
+            return -1;
+        }
+        close_all(&head, frames, n);
+    }
+    f->recoveries++;
+    rgpu_log(RGPU_LOG_WARN, "failover: device %d resumed on %s from %s and %zu logged message(s) in %.3f s", dev,
+             server, f->has_image ? "its checkpoint" : "the start (no checkpoint yet)", f->nlog, now_s() - t0);
+    return 0;
+}

@@ -1,0 +1,82 @@
+"""rgpu-server's side of failover (server/failover.py): a session of a `--failover` lease answers
+CHECKPOINT with its checkpoint image, and a fresh session of the lease restores one with RESTORE (the
+memory back at its address); a session of any other lease refuses both, so nothing is captured unless
+the lease asked; a session restores at most once, and only when fresh."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from rgpu.client.server_client import ping, stats
+from rgpu.protocol import curve, tokens, wire
+from tests.conftest import server_argv
+from tests.support.daemons import free_url
+from tests.support.pool import keyed
+from tests.support.session import Session
+
+SECRET = "component-secret-0123456789abcdef"
+CLUSTER = curve.server_role_keys(SECRET.encode())
+NOT_PERMITTED, ILLEGAL_STATE = 800, 401
+
+
+@pytest.fixture
+def gated(daemons, tmp_path):
+    plain = free_url()
+    url = keyed(plain, SECRET)
+    env = {**os.environ, "RGPU_CLUSTER_SECRET": SECRET, "RGPU_CONFIG_DIR": str(tmp_path)}
+    env.pop("RGPU_CONTROLLER", None)
+    daemons.start(server_argv(plain, "--sim-memory", "1GiB"), ready=lambda: ping(url), deadline_s=30, env=env)
+    uuid = stats(url, keys=CLUSTER)["gpus"][0]["uuid"]
+
+    def token(failover: bool) -> str:
+        claims = {"lease": "l-failover" if failover else "l-plain", "exp": time.time() + 120,
+                  "vgpus": [{"server": plain, "uuid": uuid, "index": 0, "memory": 256 << 20, "compute": 0,
+                             "limit": 100}]}
+        return tokens.sign({**claims, **({"failover": True} if failover else {})}, SECRET.encode())
+    return url, token
+
+
+def test_a_lease_without_failover_gets_no_checkpoint(gated):
+    url, token = gated
+    s = Session(url, lease=token(False))
+    try:
+        rc, _, bulk, message = s.raw_call(wire.CHECKPOINT, [])
+        assert rc == NOT_PERMITTED and not bulk and "--failover" in message
+        rc, _, _, message = s.raw_call(wire.RESTORE, [], bulk=[b"x"])
+        assert rc == NOT_PERMITTED and "--failover" in message
+    finally:
+        s.close()
+
+
+def test_a_checkpoint_restores_into_a_fresh_session_of_the_lease(gated):
+    url, token = gated
+    data = os.urandom(3 << 20)
+    first = Session(url, lease=token(True), window=0)
+    try:
+        rc, (p,), _, _ = first.call("cudaMalloc", len(data))
+        assert rc == 0
+        assert first.call("cudaMemcpy", p, 0, len(data), 1, bulk=[data])[0] == 0
+        rc, outs, bulk, _ = first.raw_call(wire.CHECKPOINT, [])
+        assert rc == 0 and len(bulk) == 1 and outs[0] == len(bulk[0]) and outs[1] >= len(data)
+        image = bytes(bulk[0])
+    finally:
+        first.close()
+    second = Session(url, lease=token(True), window=0)
+    try:
+        rc, outs, _, message = second.raw_call(wire.RESTORE, [], bulk=[image])
+        assert rc == 0, message
+        rc, _, back, _ = second.call("cudaMemcpy", 0, p, len(data), 2)
+        assert rc == 0 and b"".join(bytes(f) for f in back) == data, "the memory is back at its address"
+        rc, _, _, message = second.raw_call(wire.RESTORE, [], bulk=[image])
+        assert rc == ILLEGAL_STATE and "fresh" in message
+        corrupt = image[:-1] + bytes([image[-1] ^ 1])
+    finally:
+        second.close()
+    third = Session(url, lease=token(True), window=0)
+    try:
+        rc, _, _, message = third.raw_call(wire.RESTORE, [], bulk=[corrupt])
+        assert rc == ILLEGAL_STATE and "corrupt" in message
+    finally:
+        third.close()

@@ -1,0 +1,177 @@
+"""End to end, failover: a program under a `rgpu run --failover` lease of a controller with two
+servers; its server is killed with SIGKILL (the supervisor and every process it started) in the
+middle of the run, and the program carries on on the other server from its last checkpoint and its
+log, and ends with the results of an unkilled run. A program that saw, since its last checkpoint, a
+result a replay does not give again (an event timing) fails with an error that says so. Another
+tenant's program, on the server that lives, runs on untouched. On two software GPUs, and on two cuda
+servers on the null driver."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.test_migration import movable
+from tests.e2e.test_pool_migration import pool  # noqa: F401  (the fixture: a controller and two servers)
+from tests.support.daemons import wait_until
+
+pytestmark = pytest.mark.e2e
+
+
+def start(pool, exe, *args: str, failover: bool = True, interval: str = "0.3") -> subprocess.Popen:  # noqa: F811
+    """The program under `rgpu run`; without failover on the emptiest GPU (spread): another tenant,
+    away from the failover program's server."""
+    env = dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info", RGPU_FAILOVER_INTERVAL=interval)
+    return subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
+                             "--mem", "128MiB", *(["--failover"] if failover else ["--policy", "spread"]),
+                             "--", str(exe), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def progress_to(proc: subprocess.Popen, at: int) -> None:
+    while True:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
+            return
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (its session workers and the zygote that forks them), from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def kill_server(pool, url: str) -> None:  # noqa: F811
+    """SIGKILL to the server and everything it started: nothing of it says goodbye."""
+    handle = pool.servers[url]
+    below = descendants(handle.pid)
+    handle.proc.send_signal(signal.SIGKILL)
+    for pid in below:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    handle.proc.wait(10)
+
+
+def lease_of(pool) -> tuple[str, str]:  # noqa: F811
+    """The one --failover lease and its server."""
+    leases = wait_until(lambda: {k: v for k, v in pool.leases().items() if v["request"].get("failover")}, 30,
+                        "the program's lease")
+    [(lease, entry)] = leases.items()
+    return lease, entry["vgpus"][0]["server"]
+
+
+def test_a_program_whose_server_is_killed_finishes_on_the_other_with_the_same_results(pool, cuda_program):  # noqa: F811
+    exe = cuda_program(movable(pool.kind))
+    base = pool.run("--mem", "128MiB", "--", str(exe), "30", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    expected = base.stdout.strip().splitlines()[-1]
+    proc = start(pool, exe, "30", "150")
+    other = None
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        lease, a = lease_of(pool)
+        [b] = [u for u in pool.servers if u != a]
+        # another tenant on the server that lives: it must not notice
+        other = start(pool, exe, "30", "20", failover=False)
+        assert other.stdout.readline().startswith("READY")
+        progress_to(proc, 8)
+        kill_server(pool, a)
+        out, err = proc.communicate(timeout=300)
+        other_out, other_err = other.communicate(timeout=300)
+    finally:
+        for p in (proc, other):
+            if p is not None and p.poll() is None:
+                p.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == expected, (out, expected)
+    assert "from its checkpoint" in err, "resumed from a checkpoint, not by replaying the whole run: " + err
+    assert other.returncode == 0 and other_out.strip().splitlines()[-1] == expected, other_out + other_err
+    entry = pool.leases().get(lease)
+    assert entry is None or entry["vgpus"][0]["server"] == b, entry
+
+
+def test_a_result_the_replay_does_not_give_again_fails_the_program_with_a_clear_error(pool, cuda_program):  # noqa: F811
+    exe = cuda_program("failover_timing")
+    # no checkpoint after the first second: the timings the program saw since are in the log
+    proc = start(pool, exe, "60", "100", interval="3600")
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        _, a = lease_of(pool)
+        progress_to(proc, 3)
+        kill_server(pool, a)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0 and "DONE" not in out, out + err
+    assert "cannot be replayed exactly" in err, err
+
+
+def test_checkpoints_at_every_synchronisation_leave_a_program_s_results_as_they_were(pool, cuda_program):  # noqa: F811
+    """Pinned memory, async copies both ways, several streams: with a checkpoint at every sync point
+    (RGPU_FAILOVER_INTERVAL=0) and every message logged, the program computes what it computes without."""
+    exe = cuda_program("pinned_copies")
+    args = ["8", "copy"] if pool.kind == "cuda" else ["8"]
+    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_LOG="debug")
+    p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
+    assert p.returncode == 0 and "OK pinned_copies" in p.stdout, p.stdout + p.stderr
+    assert "failover: checkpoint" in p.stderr, "checkpoints were taken"
+
+
+def test_an_env_only_lease_fails_over_too(pool, cuda_program, libdir, tmp_path):  # noqa: F811
+    """A program with only environment variables (RGPU_CONTROLLER, RGPU_MEM, RGPU_FAILOVER=1): its own
+    lease asks for failover, and the library resumes it on the other server with its own token."""
+    exe = cuda_program(movable(pool.kind))
+    base = pool.run("--mem", "128MiB", "--", str(exe), "30", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    env = {k: v for k, v in pool.env.items() if k not in ("RGPU_CLUSTER_SECRET", "RGPU_SERVER", "RGPU_LEASE")}
+    env.update(LD_LIBRARY_PATH=str(libdir), LD_PRELOAD=str(libdir / "librgpu.so"), RGPU_MEM="128MiB",
+               RGPU_FAILOVER="1", RGPU_FAILOVER_INTERVAL="0.3", RGPU_LOG="info", RGPU_TIMEOUT="60",
+               XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env["RGPU_CREDENTIAL"] = str(pool.controller.user("fay"))
+    proc = subprocess.Popen([str(exe), "30", "150"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        _, a = lease_of(pool)
+        progress_to(proc, 8)
+        kill_server(pool, a)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], out
+    assert "from its checkpoint" in err and "released" in err, err
+
+
+def test_a_session_the_server_cannot_checkpoint_runs_on_and_says_so_once(pool, cuda_program):  # noqa: F811
+    """VMM mappings cannot be checkpointed yet (server/checkpoint/session.py): under --failover the
+    program runs as it would without (a checkpoint asked at every sync point, RGPU_FAILOVER_INTERVAL=0,
+    each one refused), and the log says so once."""
+    exe = cuda_program("driver_vmm")
+    args = ["copy"] if pool.kind == "cuda" else []
+    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_LOG="info")
+    p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
+    assert p.returncode == 0 and "OK driver_vmm" in p.stdout, p.stdout + p.stderr
+    assert p.stderr.count("keeps no checkpoint of this session") == 1, p.stderr
