@@ -51,6 +51,7 @@
 #include "mpack.h"
 #include "rgpu_envelope.h"
 #include "ring.h"
+#include "rgpu_wire.h"
 
 typedef struct rgpu_sched rgpu_sched; /* sched.c */
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
@@ -67,6 +68,7 @@ enum {
     RGPU_SERVE_ANSWERED = 4,
     RGPU_SERVE_STEP = 5,
     RGPU_SERVE_NOTIFY = 6,
+    RGPU_SERVE_COPIED = 7,
     RGPU_SERVE_BROKEN = -1,
 };
 
@@ -93,7 +95,17 @@ typedef struct {
     int replied;          /* _ANSWERED, _STEP: whether the reply went out */
     int answered;         /* _STEP: whether the wait was answered (else the launcher stopped at wait.served) */
     uint32_t steps;       /* _STEP: the message's launches */
-    rgpu_launch_run wait; /* _ANSWERED, _STEP: what the launcher found */
+    rgpu_launch_run wait; /* _ANSWERED, _STEP, _COPIED: what the launcher found */
+    /* in: the copies and memsets it serves (copies.c; NULL: none), and the session segment their data
+     * moves through (its address, and where its data regions end: the ring's start) */
+    rgpu_copier *copier;
+    unsigned char *seg;
+    uint64_t seg_size;
+    /* out: of the messages served, the copies and memsets, and the segment bytes they moved in and out;
+     * _COPIED: the last one's (its reply sent unless `replied` is 0: Python's, with printf output) */
+    uint32_t copies;
+    uint64_t shm_in, shm_out;
+    rgpu_copy_done copied;
 } rgpu_serve_state;
 
 static double now_s(void) {
@@ -105,12 +117,22 @@ static double now_s(void) {
 /* The reply to a wait the launcher answered, on the ring, unless it must carry printf output (output in
  * the pipe, or already drained into Python's buffer; -1: no capture, or a pipe that cannot say, which
  * Python looks at): 1 sent, 0 Python's. */
+static int reply_data(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len);
+
 static int reply_ok(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w) {
+    return reply_data(ring, st, w, 0);
+}
+
+/* reply_ok for a reply whose data (`out_len` bytes, 0: none) is in the session segment at
+ * RGPU_SHM_DATA: the reply names that region, as Python's does once Segment.put wrote it there. */
+static int reply_data(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len) {
     if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0) return 0;
-    unsigned char buf[32];
+    unsigned char buf[48];
     mp_writer out;
     mp_init_inline(&out, buf, sizeof buf);
+    rgpu_env_region region = {.offset = RGPU_SHM_DATA, .length = out_len};
     rgpu_env_reply reply = {.seq = w->last_seq};   /* success, no outs, nothing deferred, no text */
+    if (out_len) reply.has_regions = 1, reply.regions = (rgpu_env_list){.n = 1, .items = &region};
     rgpu_env_write_reply(&out, &reply);
     int sent = !out.oom && rgpu_ring_reply(ring, (const char *)out.buf, out.len) == 0;
     mp_free(&out);
@@ -155,6 +177,7 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
 int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *st) {
     st->served = 0, st->calls = 0, st->launches = 0;
     st->replied = 0, st->answered = 0, st->steps = 0;
+    st->copies = 0, st->shm_in = 0, st->shm_out = 0;
     double spin = st->spin_s;
     for (;;) {
         double timeout = st->timeout_s;
@@ -177,6 +200,17 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_ANSWERED; /* Python settles, charges */
             st->replied = 0;
             count(st, w, 0);
+        } else if (st->copier && rgpu_copier_serve(st->copier, st->copy, st->len, st->seg, st->seg_size, w,
+                                                   &st->copied)) {
+            /* a copy or memset, served whole: counted now, whoever sends its reply */
+            rgpu_copy_done *d = &st->copied;
+            count(st, w, 0);
+            st->copies++;
+            st->shm_in += d->shm_in, st->shm_out += d->out_len;
+            st->replied = d->sync && reply_data(ring, st, w, d->out_len);
+            if (d->sync && !st->replied) return RGPU_SERVE_COPIED; /* its reply carries printf output */
+            if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
+            st->replied = 0;
         } else if ((n = rgpu_launcher_step_shape(l, st->copy, st->len)) != 0) {
             int rc = step(ring, l, st, n);
             if (rc) return rc;
