@@ -37,7 +37,7 @@ from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
-from .ring import COPIED, NOTIFY, RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice
+from .ring import COPIED, NOTIFY, RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice, quota_view
 from .ring import spin_hits as ring_spin_hits
 from .shm import DATA, Segment
 from .staging import Placed, close_shm, run_pinned, run_shm, run_staged
@@ -297,6 +297,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     # profile being of Python's path (cProfile sees nothing of the compiled loop's)
     compiled_loop = os.environ.get("RGPU_SERVE_LOOP", "1") != "0" and profiler is None
     compiled_copies = getattr(session.device, "copier", None) is not None  # the cuda backend's (copies.py)
+    # the loop's allocations are charged on the GPU's shared counters, under their lock (quota.c)
+    quota = quota_view(gpu, slot, capacity) if compiled_copies else None
     try:
         while True:
             ring, out, body, from_socket, looped, resume = session.ring, sock, None, True, False, None
@@ -311,8 +313,13 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     if launcher is not None and compiled_loop and mover is None and not reclaimer.reclaimed \
                             and _loop_may_serve(session):
                         copier = session.device.copier if compiled_copies else None
-                        got, body = ring.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
-                                               next_check, session, copier.address if copier is not None else 0)
+                        try:
+                            got, body = ring.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
+                                                   next_check, session, copier.address if copier is not None else 0,
+                                                   quota)
+                        finally:  # what it allocated and freed, in the device's tables before anything reads them
+                            if ring.state.mem_n:
+                                session.device.loop_memory(ring.state.mem_addr, ring.state.mem_size, ring.state.mem_n)
                         looped = _loop_served(sock, peer, ring, session, launcher, got)
                         if got == STEP:
                             # a step begun with the GPU held: the rest of its message is Python's
@@ -690,9 +697,11 @@ def _finish_loop_copy(sock, peer, ring, session) -> None:
     done, copied = st.wait, st.copied
     if copied.sync and not st.replied:
         regions = [[DATA, copied.out_len]] if copied.out_len else None
+        outs = [copied.addr] if copied.size > 0 else ()  # an allocation's address
         out = ring.replies(sock)
         out.send(peer, zmq.SNDMORE)
-        out.send(wire.encode_reply(done.last_seq, 0, output=session.device.take_output(done.pending), regions=regions))
+        out.send(wire.encode_reply(done.last_seq, 0, outs, output=session.device.take_output(done.pending),
+                                   regions=regions))
     _wait_settled(session, done)
 
 

@@ -49,6 +49,8 @@ void rgpu_copier_free(rgpu_copier *c);
 int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size);
 void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
 void rgpu_copier_clear(rgpu_copier *c);
+void rgpu_copier_plain(rgpu_copier *c, uint64_t start, int plain);
+void rgpu_copier_memory(rgpu_copier *c, void *alloc, void *free_);
 """
 
 ffi = cffi.FFI()

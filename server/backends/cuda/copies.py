@@ -16,7 +16,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 from . import compiled
 from .compiled import ffi as _ffi
 
-OP_H2D, OP_D2H, OP_RUNTIME_COPY, OP_MEMSET = 1, 2, 3, 4
+OP_H2D, OP_D2H, OP_RUNTIME_COPY, OP_MEMSET, OP_ALLOC, OP_FREE = 1, 2, 3, 4, 5, 6
 # call name -> (op, memset width, names a stream, runtime face)
 CALLS = {
     "cuMemcpyHtoD_v2": (OP_H2D, 0, 0, 0), "cuMemcpyHtoDAsync_v2": (OP_H2D, 0, 1, 0),
@@ -26,6 +26,8 @@ CALLS = {
     "cuMemsetD8_v2": (OP_MEMSET, 1, 0, 0), "cuMemsetD8Async": (OP_MEMSET, 1, 1, 0),
     "cuMemsetD16_v2": (OP_MEMSET, 2, 0, 0), "cuMemsetD16Async": (OP_MEMSET, 2, 1, 0),
     "cuMemsetD32_v2": (OP_MEMSET, 4, 0, 0), "cuMemsetD32Async": (OP_MEMSET, 4, 1, 0),
+    "cuMemAlloc_v2": (OP_ALLOC, 0, 0, 0), "cudaMalloc": (OP_ALLOC, 0, 0, 1),
+    "cuMemFree_v2": (OP_FREE, 0, 0, 0), "cudaFree": (OP_FREE, 0, 0, 1),
 }
 _DRIVER = ("cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemsetD8Async", "cuMemsetD16Async",
            "cuMemsetD32Async")
@@ -34,7 +36,7 @@ _DRIVER = ("cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemsetD8Async", "c
 class Copier:
     """One device's compiled copies, over its launcher (launches.py: streams, waits, the clock)."""
 
-    def __init__(self, launcher, functions: list[int]):
+    def __init__(self, launcher, functions: list[int], memory: list[int] | None):
         lib = compiled.library()
         table = _ffi.new("rgpu_copy_call[]", len(CALLS))
         for i, (name, (op, width, stream, runtime)) in enumerate(CALLS.items()):
@@ -46,11 +48,18 @@ class Copier:
         if c == _ffi.NULL:
             raise MemoryError("rgpu_copier_new")
         self._c = _ffi.gc(c, lib.rgpu_copier_free)
+        if memory is not None:  # cuMemAlloc_v2, cuMemFree_v2: allocations charged through quota.c
+            lib.rgpu_copier_memory(self._c, *(_ffi.cast("void *", f) for f in memory))
         self.address = int(_ffi.cast("uintptr_t", c))  # for the serving loop (ring.py)
 
     def track(self, start: int, size: int) -> None:
         if self._lib.rgpu_copier_track(self._c, start, size) != 0:
             raise MemoryError("rgpu_copier_track")
+
+    def plain(self, start: int, yes: bool) -> None:
+        """Whether the allocation at `start` is plain (a cudaMalloc nothing else has a part in): one the
+        loop may free."""
+        self._lib.rgpu_copier_plain(self._c, start, yes)
 
     def untrack(self, start: int) -> None:
         self._lib.rgpu_copier_untrack(self._c, start)
@@ -65,8 +74,15 @@ def make(cuda_ffi, cuda_lib, launcher):
     stand-in driver without those calls."""
     if launcher is None or not launcher.wait_ids or os.environ.get("RGPU_FAST_COPY", "1") == "0":
         return None
+    def address(name):
+        return int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, name)))
     try:
-        functions = [int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, n))) for n in _DRIVER]
+        functions = [address(n) for n in _DRIVER]
     except AttributeError:
         return None
-    return Copier(launcher, functions)
+    try:
+        memory = None if os.environ.get("RGPU_FAST_ALLOC", "1") == "0" else \
+            [address("cuMemAlloc_v2"), address("cuMemFree_v2")]
+    except AttributeError:
+        memory = None
+    return Copier(launcher, functions, memory)

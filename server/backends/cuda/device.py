@@ -279,6 +279,19 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         if table is None and self.copier is not None:
             self.copier.track(addr, size)
 
+    def loop_memory(self, addrs, sizes, n: int) -> None:
+        """The allocations the worker's serving loop made (size > 0) and freed (size < 0; copies.c, in
+        order), entered in the tables as mem_alloc and mem_free enter theirs: the copier and the quota
+        have them already."""
+        for i in range(n):
+            addr, size = int(addrs[i]), int(sizes[i])
+            if size > 0:
+                self._allocs[addr] = size
+                self._track_start(addr)
+            else:
+                self._allocs.pop(addr, None)
+                self._untrack_start(addr)
+
     def _untrack_alloc(self, addr: int) -> int:
         """An allocation gone from _allocs (and from the copier's copy of it): its size, 0 if none."""
         if self.copier is not None:

@@ -82,10 +82,10 @@ def test_hot_waits_are_served_without_python_and_the_rest_by_python(daemons):
     assert malloc[1] == 0 and malloc[2][0] != 0
     assert bad[1] != 0 and bad[4], bad  # Python's refusal, with its message
     assert free[1] == 0
-    # the waits were the loop's; the event's making and recording, the allocation, the bad wait, the
-    # free and the goodbye Python's
-    assert counts["ring_compiled"] == waits, counts
-    assert counts["ring_to_python"] == 6, counts
+    # the waits, the allocation and its free were the loop's; the event's making and recording, the bad
+    # wait and the goodbye Python's
+    assert counts["ring_compiled"] == waits + 2 and counts["copies_compiled"] == 2, counts
+    assert counts["ring_to_python"] == 4, counts
     assert counts["ring_calls"] == waits + 6 and counts["waits_compiled"] == waits, counts
     assert counts["calls"] >= waits + 5, counts  # every call counted, wherever it was served
 
@@ -107,7 +107,7 @@ def test_the_loop_answers_as_python_does(daemons):
     waits = 3 * PER_ROUND
     assert on[:waits] == off[:waits]
     assert [wire.unpack(r)[1] for r in on[waits:]] == [wire.unpack(r)[1] for r in off[waits:]]
-    assert counts_on["ring_compiled"] == waits and counts_off["ring_compiled"] == 0
+    assert counts_on["ring_compiled"] == waits + 2 and counts_off["ring_compiled"] == 0  # and malloc, free
     assert counts_off["ring_to_python"] == waits + 6
     assert counts_on["calls"] == counts_off["calls"]
 
@@ -284,11 +284,12 @@ def test_copies_and_memsets_are_served_by_the_loop_as_python_serves_them(daemons
     # the refused ones are refused, with Python's messages
     for r in on[-7:-1]:
         assert wire.unpack(r)[1] != 0 and wire.unpack(r)[4], wire.unpack(r)
-    assert counts_on["copies_compiled"] == 13, counts_on  # every copy and memset above the refused ones
+    # every copy and memset above the refused ones, and the allocation and its free
+    assert counts_on["copies_compiled"] == 15, counts_on
     assert counts_off["copies_compiled"] == 0, counts_off
     for k in ("calls", "shm_bytes_in", "shm_bytes_out", "ring_calls"):
         assert counts_on[k] == counts_off[k], k
-    assert counts_on["ring_compiled"] == counts_off["ring_compiled"] + 13
+    assert counts_on["ring_compiled"] == counts_off["ring_compiled"] + 15
 
 
 def test_torn_and_changed_copy_records_get_an_answer_and_the_loop_serves_on(daemons):

@@ -31,16 +31,19 @@ typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*set8_fn)(CUdeviceptr, unsigned char, size_t, CUstream);
 typedef CUresult (*set16_fn)(CUdeviceptr, unsigned short, size_t, CUstream);
 typedef CUresult (*set32_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
+typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
+typedef CUresult (*free_fn)(CUdeviceptr);
 
 /* What a call id is (copies.py gives the table): its op, the memset's width in bytes, whether it
  * names a stream (its last argument), its face. */
-enum { OP_H2D = 1, OP_D2H = 2, OP_RUNTIME_COPY = 3, OP_MEMSET = 4 };
+enum { OP_H2D = 1, OP_D2H = 2, OP_RUNTIME_COPY = 3, OP_MEMSET = 4, OP_ALLOC = 5, OP_FREE = 6 };
 typedef struct {
     uint64_t id;
     uint32_t op, width, stream, runtime;
 } rgpu_copy_call;
 
 #define MAX_CALLS 32
+void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
 #define REGISTER_MIN (1u << 20) /* server/staging.py: copies this large register the segment first */
 #define H2D_KIND 1
 #define D2H_KIND 2
@@ -52,10 +55,15 @@ struct rgpu_copier {
     set8_fn set8;
     set16_fn set16;
     set32_fn set32;
+    alloc_fn alloc;             /* cuMemAlloc_v2 and cuMemFree_v2 (rgpu_copier_memory), or NULL */
+    free_fn free;
     rgpu_copy_call calls[MAX_CALLS];
     uint32_t ncalls;
-    /* the device allocations (device.py _allocs): starts sorted, each with its size */
+    /* the device allocations (device.py _allocs): starts sorted, each with its size, and whether it is
+     * plain (a cuMemAlloc or cudaMalloc nothing else has a part in: no pool, no IPC export, not placed
+     * by a restore), which alone the loop frees: freeing one is cuMemFree and the charge given back */
     uint64_t *start, *size;
+    uint8_t *plain;
     size_t n, cap;
 };
 
@@ -76,6 +84,7 @@ void rgpu_copier_free(rgpu_copier *c) {
     if (!c) return;
     free(c->start);
     free(c->size);
+    free(c->plain);
     free(c);
 }
 
@@ -90,11 +99,12 @@ static size_t lower(const rgpu_copier *c, uint64_t addr) {
     return lo;
 }
 
-/* The allocation [start, +size) exists now (a start known already takes the new size). 0, or -1 out of memory. */
+/* The allocation [start, +size) exists now, not plain (a start known already takes the new size). 0, or
+ * -1 out of memory. */
 int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size) {
     size_t i = lower(c, start);
     if (i < c->n && c->start[i] == start) {
-        c->size[i] = size;
+        c->size[i] = size, c->plain[i] = 0;
         return 0;
     }
     if (c->n == c->cap) {
@@ -104,20 +114,35 @@ int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size) {
         c->start = s;
         uint64_t *z = realloc(c->size, cap * sizeof *z);
         if (!z) return -1;
-        c->size = z, c->cap = cap;
+        c->size = z;
+        uint8_t *p = realloc(c->plain, cap);
+        if (!p) return -1;
+        c->plain = p, c->cap = cap;
     }
     memmove(c->start + i + 1, c->start + i, (c->n - i) * sizeof *c->start);
     memmove(c->size + i + 1, c->size + i, (c->n - i) * sizeof *c->size);
-    c->start[i] = start, c->size[i] = size;
+    memmove(c->plain + i + 1, c->plain + i, c->n - i);
+    c->start[i] = start, c->size[i] = size, c->plain[i] = 0;
     c->n++;
     return 0;
 }
+
+/* Whether the allocation at `start` is plain (1) or not (0), as Python's handlers say (copies.py). */
+void rgpu_copier_plain(rgpu_copier *c, uint64_t start, int plain) {
+    size_t i = lower(c, start);
+    if (i < c->n && c->start[i] == start) c->plain[i] = plain != 0;
+}
+
+/* The driver's cuMemAlloc_v2 and cuMemFree_v2: allocations and frees the loop may serve, charged
+ * through rgpu_quota_reserve (server/native/quota.c). */
+void rgpu_copier_memory(rgpu_copier *c, void *alloc, void *free_) { c->alloc = (alloc_fn)alloc, c->free = (free_fn)free_; }
 
 void rgpu_copier_untrack(rgpu_copier *c, uint64_t start) {
     size_t i = lower(c, start);
     if (i == c->n || c->start[i] != start) return;
     memmove(c->start + i, c->start + i + 1, (c->n - i - 1) * sizeof *c->start);
     memmove(c->size + i, c->size + i + 1, (c->n - i - 1) * sizeof *c->size);
+    memmove(c->plain + i, c->plain + i + 1, c->n - i - 1);
     c->n--;
 }
 
@@ -205,8 +230,46 @@ static int copy_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, 
     return 1;
 }
 
+int rgpu_quota_reserve(rgpu_quota *q, int64_t delta); /* server/native/quota.c */
+
+/* cuMemAlloc_v2 / cudaMalloc [size], as device.py mem_alloc: charged first, given back if the driver
+ * refuses (then Python's, which says why); tracked, plain. A size Python refuses (0: the runtime's
+ * null pointer, more than the quota) is Python's. */
+static int alloc_one(rgpu_copier *c, rgpu_quota *q, uint64_t size, rgpu_copy_done *done) {
+    if (!c->alloc || !q || size == 0 || size > INT64_MAX) return 0;
+    if (!rgpu_quota_reserve(q, (int64_t)size)) return 0;
+    CUdeviceptr p = 0;
+    if (c->alloc(&p, size) != CUDA_SUCCESS) {
+        rgpu_quota_reserve(q, -(int64_t)size);
+        return 0;
+    }
+    if (rgpu_copier_track(c, p, size)) { /* out of memory here: the allocation undone, Python's */
+        c->free(p);
+        rgpu_quota_reserve(q, -(int64_t)size);
+        return 0;
+    }
+    rgpu_copier_plain(c, p, 1);
+    done->addr = p, done->size = (int64_t)size;
+    return 1;
+}
+
+/* cuMemFree_v2 / cudaFree [addr] of a plain allocation, as api/memory.py mem_free and device.py
+ * mem_free: the driver's free, then the charge given back. Anything else (NULL, an address inside one,
+ * memory of a pool, exported, opened or placed) is Python's. */
+static int free_one(rgpu_copier *c, rgpu_quota *q, uint64_t addr, rgpu_copy_done *done) {
+    if (!c->free || !q || addr == 0) return 0;
+    size_t i = lower(c, addr);
+    if (i == c->n || c->start[i] != addr || !c->plain[i]) return 0;
+    uint64_t size = c->size[i];
+    if (c->free(addr) != CUDA_SUCCESS) return 0; /* nothing freed: Python's free reports why */
+    rgpu_copier_untrack(c, addr);
+    rgpu_quota_reserve(q, -(int64_t)size);
+    done->addr = addr, done->size = -(int64_t)size;
+    return 1;
+}
+
 int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned char *seg, uint64_t seg_size,
-                      rgpu_launch_run *out, rgpu_copy_done *done) {
+                      rgpu_quota *quota, rgpu_launch_run *out, rgpu_copy_done *done) {
     mp_reader r, args;
     mp_obj calls;
     rgpu_env_call call = {0}; /* (the copy record read only when its tag says so) */
@@ -219,16 +282,19 @@ int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned c
     if (rgpu_env_read_call(&r, &call, &why) || r.p != (const uint8_t *)header + len || call.nbulk != 0) return 0;
     const rgpu_copy_call *k = call_of(c, call.call_id);
     if (!k || call.sync != 1) return 0; /* the ring carries sync messages only: an async call is a broken client */
-    uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : k->op == OP_MEMSET ? 3 : 2) + (k->stream != 0);
+    uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : k->op == OP_MEMSET ? 3 : k->op >= OP_ALLOC ? 1 : 2) +
+                     (k->stream != 0);
     if (call.args.n != nargs) return 0;
     uint64_t a[5];
     mp_rinit(&args, call.args.p, call.args.len);
     for (uint32_t i = 0; i < nargs; i++)
         if (read_uint(&args, &a[i])) return 0;
     int ok;
-    if (k->op == OP_MEMSET) {
+    if (k->op == OP_MEMSET || k->op >= OP_ALLOC) {
         if (call.copy.tag != 0) return 0;
-        ok = memset_one(c, k, a);
+        ok = k->op == OP_MEMSET ? memset_one(c, k, a)
+           : k->op == OP_ALLOC  ? alloc_one(c, quota, a[0], done)
+                                : free_one(c, quota, a[0], done);
     } else {
         if (!seg) return 0;
         ok = copy_one(c, k, a, nargs, &call, seg, seg_size, done);

@@ -38,11 +38,15 @@ typedef struct {
     int sync;           /* 1: it wants a reply (0: an async memset) */
     uint64_t out_len;   /* a D2H copy's bytes, in the segment at RGPU_SHM_DATA (the reply names them) */
     uint64_t shm_in;    /* an H2D copy's bytes read from the segment */
+    uint64_t addr;      /* an allocation made (size > 0: the reply's out) or freed (size < 0), else 0 */
+    int64_t size;
 } rgpu_copy_done;
+typedef struct rgpu_quota rgpu_quota; /* server/native/quota.c */
 
-/* 1: the message (one frame, not decoded by Python) was one copy or memset, served whole (out: its seq
+/* 1: the message (one frame, not decoded by Python) was one copy, memset, allocation or free (quota:
+ * the session's memory charge, NULL: allocations and frees are Python's), served whole (out: its seq
  * and face, the clock settled and the printf pipe checked; done: what its reply and counts need).
  * 0: Python's (nothing ran, or what ran did nothing Python's run of the same call would not redo). */
 int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned char *seg, uint64_t seg_size,
-                      rgpu_launch_run *out, rgpu_copy_done *done);
+                      rgpu_quota *quota, rgpu_launch_run *out, rgpu_copy_done *done);
 #endif
