@@ -339,3 +339,62 @@ def test_torn_and_changed_copy_records_get_an_answer_and_the_loop_serves_on(daem
     finally:
         c.close()
         bystander.close()
+
+
+def _fill(url: str, start, refused, out: dict, key) -> None:
+    """A session that allocates 1 GiB at a time (cudaMalloc through the ring) once `start` is set, until
+    refused, then, once every session was refused (the barrier `refused`), frees it all: out[key] =
+    (bytes it got, the refusal, free after the frees)."""
+    c = RingClient(url)
+    try:
+        start.wait(30)
+        got = []
+        while True:
+            r = c.call("cudaMalloc", 1 << 30)
+            if r[1] != 0:
+                break
+            got.append(r[2][0])
+        refused.wait(60)
+        frees = [c.call("cudaFree", p)[1] for p in got]
+        assert frees == [0] * len(got)
+        out[key] = (len(got) << 30, r, c.call("cudaMemGetInfo")[2][0])
+        _goodbye(c)
+    finally:
+        c.close()
+
+
+def test_sessions_allocating_at_once_share_one_exact_memory_count(daemons):
+    """Two sessions of one GPU (null driver: its 80 GiB are address space) each allocate 1 GiB at a time
+    until refused, at once, then (both refused) free it all, with the loop serving their allocations (quota.c) and
+    with it off (RGPU_FAST_ALLOC=0): together they never get more than the GPU lends, they get all of
+    it between them, the refusal is Python's (with its message), and every byte comes back."""
+    import threading
+    totals = {}
+    for fast in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_FAST_ALLOC": fast})
+        probe = RingClient(url)
+        free, _total = probe.call("cudaMemGetInfo")[2]
+        _goodbye(probe)
+        probe.close()
+        start, refused, out = threading.Event(), threading.Barrier(2), {}
+        threads = [threading.Thread(target=_fill, args=(url, start, refused, out, k)) for k in range(2)]
+        for t in threads:
+            t.start()
+        start.set()
+        for t in threads:
+            t.join(120)
+        assert len(out) == 2, out
+        got = out[0][0] + out[1][0]
+        assert free - 2 * (1 << 30) < got <= free, (got, free, out, fast)  # all of it at once, never more
+        for _n, refusal, after in out.values():
+            assert refusal[1] == 2 and "memory" in refusal[4], refusal  # cudaErrorMemoryAllocation, Python's
+            assert after <= free
+        counts = [_ended(handle, nth) for nth in (1, 2, 3)]
+        compiled = sum(k["copies_compiled"] for k in counts)
+        assert (compiled >= got >> 30) if fast == "1" else compiled == 0, counts
+        after = RingClient(url)
+        assert after.call("cudaMemGetInfo")[2][0] == free  # every byte back
+        _goodbye(after)
+        after.close()
+        totals[fast] = got
+    assert totals["1"] == totals["0"]
