@@ -31,6 +31,12 @@
  *     exactly as Session.hold_for_step and Session.stepped do; anything else is Python's to decide.
  *     A step that stops part way (a launch the driver refused, a wait on work not done) comes back
  *     as RGPU_SERVE_STEP with the GPU held and the launches run counted: Python serves the rest.
+ *   - a message of one copy through the session segment, memset, allocation or free
+ *     (server/backends/cuda/native/copies.c, rgpu_copier_serve): the reply names the D2H data's region
+ *     or carries the allocation's address, as Python's does; allocations are charged on the GPU's
+ *     shared counters under their lock (quota.c), and logged (mem_addr, mem_size) for Python's tables,
+ *     which it enters before anything reads them; a reply that must carry printf output, or a settle
+ *     Python charges, comes back as RGPU_SERVE_COPIED.
  * A wait on work not done within the launcher's short poll is Python's (server/backends/cuda/waits.py:
  * a long wait must keep the worker's checks running). Python lets the loop serve only while nothing
  * else could change the answer: no deferred or sticky error, no piece error, no late D2H data waiting

@@ -293,7 +293,8 @@ def test_copies_and_memsets_are_served_by_the_loop_as_python_serves_them(daemons
 
 
 def test_torn_and_changed_copy_records_get_an_answer_and_the_loop_serves_on(daemons):
-    """The copies the loop serves, each cut short, lengthened or with bytes changed (a seeded fuzz):
+    """The copies, memsets, allocations and frees the loop serves, each cut short, lengthened or with
+    bytes changed (a seeded fuzz):
     each gets an answer (the loop's, when what is left is a copy it serves whole, else Python's,
     with its refusal); the loop goes on serving copies, and another session never notices."""
     import random
@@ -307,7 +308,9 @@ def test_torn_and_changed_copy_records_get_an_answer_and_the_loop_serves_on(daem
         ptr = wire.unpack(_raw(c, "cudaMalloc", 8192))[2][0]
         valid = [wire.encode_requests([(99, BY_NAME["cudaMemcpy"], 1, [ptr, 0, 4096, 1], 0, Shm([[DATA, 4096]], 0))]),
                  wire.encode_requests([(99, BY_NAME["cudaMemcpy"], 1, [0, ptr, 4096, 2], 0, Shm([], 4096))]),
-                 wire.encode_requests([(99, BY_NAME["cuMemsetD32_v2"], 1, [ptr, 7, 16], 0)])]
+                 wire.encode_requests([(99, BY_NAME["cuMemsetD32_v2"], 1, [ptr, 7, 16], 0)]),
+                 wire.encode_requests([(99, BY_NAME["cudaMalloc"], 1, [1 << 20], 0)]),
+                 wire.encode_requests([(99, BY_NAME["cuMemFree_v2"], 1, [ptr + 4096], 0)])]
         rnd = random.Random(38)
         for i in range(300):
             m = bytearray(rnd.choice(valid))
