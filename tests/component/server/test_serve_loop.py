@@ -218,9 +218,10 @@ def _copies(c: RingClient) -> tuple[list, list]:
     room): (the replies, what each D2H copy left in the segment)."""
     from rgpu.protocol.generated.constants import SHM_DATA as DATA
     from rgpu.protocol.wire import Shm
-    ptr = wire.unpack(_raw(c, "cudaMalloc", 8192))[2][0]
+    first = _raw(c, "cudaMalloc", 8192)  # the null driver's addresses are the same in every worker
+    ptr = wire.unpack(first)[2][0]
     pattern = bytes(range(256)) * 16
-    replies, seen = [], []
+    replies, seen = [first], []
 
     def h2d(name, args, data):
         c.mm[DATA:DATA + len(data)] = data
