@@ -177,7 +177,7 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
     rgpu_launch_run *w = &st->wait;
     if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
     /* a session that holds no scheduler settles its clock before the wait, as Python's settle does */
-    int rc = rgpu_launcher_step(l, st->copy, st->len, st->sched == NULL, w);
+    int rc = rgpu_launcher_step_checked(l, st->copy, st->len, n, st->sched == NULL, w);
     if (rc < 0) { /* cannot be (the copy was accepted): give the GPU back untouched */
         if (st->sched) rgpu_sched_give(st->sched, 0.0, 0);
         return RGPU_SERVE_RING;

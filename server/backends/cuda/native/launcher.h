@@ -23,6 +23,8 @@ typedef struct {
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
 uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len);
 int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out);
+int rgpu_launcher_step_checked(rgpu_launcher *l, const void *header, size_t len, uint32_t n, int settle_first,
+                               rgpu_launch_run *out);
 
 /* For the copies (copies.c): launches.c's stream lookup, idle check, stream wait and message end. */
 int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream);

@@ -488,6 +488,14 @@ int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int set
     out->served = 0;
     uint32_t n = rgpu_launcher_step_shape(l, header, len);
     if (!n) return -1;
+    return rgpu_launcher_step_checked(l, header, len, n, settle_first, out);
+}
+
+/* rgpu_launcher_step for a message rgpu_launcher_step_shape has accepted already, as `n` launches and a
+ * wait, in memory nobody else writes (the serving loop's private copy of it): not read a third time. */
+int rgpu_launcher_step_checked(rgpu_launcher *l, const void *header, size_t len, uint32_t n, int settle_first,
+                               rgpu_launch_run *out) {
+    out->served = 0;
     mp_reader r;
     mp_obj calls;
     launch_call a;
