@@ -39,8 +39,9 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     -Werror=implicit-function-declaration -Werror=int-conversion \
     -I"$here/src/transport" -I"$here/generated" \
     "$here/../server/backends/cuda/native/launches.c" "$here/../server/backends/cuda/native/clock.c" \
-    "$here/../server/backends/cuda/native/printf.c" "$here/../server/native/ring.c" \
-    "$here/../server/native/serve.c" "$here/../server/native/sched.c" \
+    "$here/../server/backends/cuda/native/printf.c" "$here/../server/backends/cuda/native/copies.c" \
+    "$here/../server/native/ring.c" \
+    "$here/../server/native/serve.c" "$here/../server/native/sched.c" "$here/../server/native/quota.c" \
     "$here/src/transport/mpack.c" \
     -Wl,--version-script="$here/../server/backends/cuda/native/launches.map" -Wl,--no-undefined -lpthread \
     -o "$out/librgpu_launches.so.tmp"

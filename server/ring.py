@@ -43,6 +43,11 @@ typedef struct {
 } rgpu_sched;
 int rgpu_sched_take(rgpu_sched *s);
 int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
+typedef struct { int sync; uint64_t out_len; uint64_t shm_in; uint64_t addr; int64_t size; } rgpu_copy_done;
+typedef struct {
+    void *lock; int64_t *usage, *peak, *quota; int32_t *group; int32_t slots, slot; int64_t capacity;
+} rgpu_quota;
+int rgpu_quota_reserve(rgpu_quota *q, int64_t delta);
 typedef struct {
     double spin_s, next_spin_s, timeout_s, until, accounted;
     uint64_t sock_received;
@@ -54,6 +59,16 @@ typedef struct {
     int runtime, replied, answered;
     uint32_t steps;
     rgpu_launch_run wait;
+    void *copier;
+    unsigned char *seg;
+    uint64_t seg_size;
+    uint32_t copies;
+    uint64_t shm_in, shm_out;
+    rgpu_copy_done copied;
+    rgpu_quota *quota;
+    uint32_t mem_n;
+    uint64_t mem_addr[64];
+    int64_t mem_size[64];
 } rgpu_serve_state;
 int rgpu_serve(void *ring, void *launcher, uint32_t *taken, rgpu_serve_state *st);
 """
@@ -66,6 +81,8 @@ RING, SOCKET, IDLE = 1, 2, 0  # what rgpu_ring_next found
 # what the compiled serving loop (rgpu_serve, server/native/serve.c) returned on besides those: it served
 # messages until the housekeeping deadline; it answered a wait whose reply or accounting is Python's
 YIELD, ANSWERED, STEP, NOTIFY = 3, 4, 5, 6
+# a copy or memset it served (cuda/native/copies.c) whose reply (printf output) or accounting is Python's
+COPIED = 7
 
 
 def library():
@@ -133,6 +150,8 @@ class CallRing:
         self._st = ffi.new("rgpu_serve_state *")
         self._copy = ffi.new("unsigned char[]", layout()["size"])  # at least the request slot
         self._st.copy = self._copy
+        # the segment the copies it serves move their data through, up to where the ring begins
+        self._st.seg, self._st.seg_size = ffi.cast("unsigned char *", segment.addr), segment.size
         self._sched = None  # the scheduler view serve passes (sched_view), kept alive with its slot
         self.answered = None  # the wait `serve` answered and left to Python (ANSWERED), until taken
 
@@ -173,15 +192,20 @@ class CallRing:
         raise RingBroken(f"the call ring's request slot claims {n} bytes, more than it holds: "
                          f"the client wrote over the ring")
 
-    def serve(self, launcher, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session):
+    def serve(self, launcher, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session,
+              copier: int = 0, quota=None):
         """`next`, with the compiled serving loop (server/native/serve.c) serving the hot calls it
         knows in between, without the GIL and without Python: what it returns on is `next`'s (a
         message for Python, the socket's turn, idle), YIELD (the housekeeping deadline `until`,
         time.monotonic's clock, passed after it served something), ANSWERED (a wait it answered whose
         reply or accounting is Python's: `answered`), STEP (a launch-and-wait step begun with the GPU
         held: the message comes back, its rest Python's; `state` says how far it went) or NOTIFY (a
-        step's give-back found a session waiting for the GPU: Python wakes it). `launcher`: the
-        address of the cuda backend's loop (launches.py, Launcher.loop); `session`: whose device time
+        step's give-back found a session waiting for the GPU: Python wakes it) or COPIED (a copy or
+        memset it served whose reply, with printf output, or accounting is Python's: `state.copied`).
+        `launcher`: the address of the cuda backend's loop (launches.py, Launcher.loop); `copier`: of
+        its compiled copies (copies.py, Copier.address), or 0; `quota`: the session's memory charge
+        (quota_view; None: allocations and frees stay Python's), whose allocations and frees the
+        state's mem log lists for Python's tables; `session`: whose device time
         charged (Session.accounted), printf capture and scheduler slot the loop keeps to. The state
         (served, calls, launches, last_seq, runtime, accounted) says what it served; Python adds it to
         the session's counts."""
@@ -191,6 +215,8 @@ class CallRing:
         st.sock_received = self.sock_received
         st.printf_buffered = ffi.cast("int *", getattr(session.device, "printf_buffered", None) or 0)
         st.sched = self._sched_of(session)
+        st.copier = ffi.cast("void *", copier)
+        st.quota = quota if quota is not None else ffi.NULL
         got = self._lib.rgpu_serve(self._p, ffi.cast("void *", launcher), self._taken, st)
         n = st.served
         self.calls += n
@@ -293,6 +319,22 @@ def sched_view(sched, slot: int):
     v.vtime, v.ready_at = at(sched.vtime, "double *"), at(sched.ready_at, "double *")
     v.slot, v.idle_s, v.launch_cost_s = slot, sched_mod.IDLE_S, sched_mod.LAUNCH_COST_S
     return v
+
+
+def quota_view(gpu, slot: int, capacity: int):
+    """An rgpu_quota (server/native/quota.c) over GpuShared `gpu`'s memory counters and its lock, for the
+    session in `slot` of a worker lending `capacity` bytes: GpuShared.reserve's, in C."""
+    import ctypes
+
+    def at(shared, ctype: str):
+        return ffi.cast(ctype, ctypes.addressof(shared))
+
+    q = ffi.new("rgpu_quota *")
+    q.lock = ffi.cast("void *", gpu.lock._semlock.handle)
+    q.usage, q.peak, q.quota = at(gpu.usage, "int64_t *"), at(gpu.peak, "int64_t *"), at(gpu.quota, "int64_t *")
+    q.group = at(gpu.sched.group, "int32_t *")
+    q.slots, q.slot, q.capacity = len(gpu.usage), slot, capacity
+    return q
 
 
 def broken_notice(why: str) -> bytes:

@@ -37,9 +37,9 @@ from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
-from .ring import NOTIFY, RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice
+from .ring import COPIED, NOTIFY, RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice, quota_view
 from .ring import spin_hits as ring_spin_hits
-from .shm import Segment
+from .shm import DATA, Segment
 from .staging import Placed, close_shm, run_pinned, run_shm, run_staged
 
 HOUSEKEEPING_S = 0.25
@@ -299,6 +299,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     # RGPU_SERVE_LOOP=0: every ring message through Python (comparisons); a profiled worker too, its
     # profile being of Python's path (cProfile sees nothing of the compiled loop's)
     compiled_loop = os.environ.get("RGPU_SERVE_LOOP", "1") != "0" and profiler is None
+    compiled_copies = getattr(session.device, "copier", None) is not None  # the cuda backend's (copies.py)
+    # the loop's allocations are charged on the GPU's shared counters, under their lock (quota.c)
+    quota = quota_view(gpu, slot, capacity) if compiled_copies else None
     try:
         while True:
             ring, out, body, from_socket, looped, resume = session.ring, sock, None, True, False, None
@@ -312,8 +315,14 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 try:
                     if launcher is not None and compiled_loop and mover is None and not reclaimer.reclaimed \
                             and _loop_may_serve(session):
-                        got, body = ring.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
-                                               next_check, session)
+                        copier = session.device.copier if compiled_copies else None
+                        try:
+                            got, body = ring.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
+                                                   next_check, session, copier.address if copier is not None else 0,
+                                                   quota)
+                        finally:  # what it allocated and freed, in the device's tables before anything reads them
+                            if ring.state.mem_n:
+                                session.device.loop_memory(ring.state.mem_addr, ring.state.mem_size, ring.state.mem_n)
                         looped = _loop_served(sock, peer, ring, session, launcher, got)
                         if got == STEP:
                             # a step begun with the GPU held: the rest of its message is Python's
@@ -461,6 +470,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  ring_to_python=session.ring.handed if session.ring is not None else 0,
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
+                 copies_compiled=session.device.launcher.copies if session.device.launcher is not None else 0,
                  **_client_counts(session))
         _publish(traffic, slot, session)
         if watch is not None:
@@ -657,8 +667,12 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
         session.messages += n
         session.last_seq = st.last_seq
         session.face = "runtime" if st.runtime else "driver"
-        launcher.waits += n
+        launcher.waits += n - st.copies
         launcher.served += st.launches
+        if st.copies:
+            launcher.copies += st.copies
+            session.shm.bytes_in += st.shm_in  # as run_shm counts them, and Segment.put
+            session.shm.bytes_out += st.shm_out
     if session.sched is not None:
         session.loop_accounted(st.accounted)
     if got == NOTIFY:
@@ -667,6 +681,9 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
     if got == STEP:
         session.messages += 1
         return True
+    if got == COPIED:
+        _finish_loop_copy(sock, peer, ring, session)
+        return True
     if ring.answered is None:
         return n > 0
     done, ring.answered = ring.answered, None
@@ -674,6 +691,21 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
     _finish_loop_wait(sock, peer, ring, session, launcher, done)
     _wait_settled(session, done)
     return True
+
+
+def _finish_loop_copy(sock, peer, ring, session) -> None:
+    """A copy or memset the compiled loop served (COPIED), counted already: its reply, when it carries
+    printf output (the loop sent none), as _serve sends a copy's; then its settle charged."""
+    st = ring.state
+    done, copied = st.wait, st.copied
+    if copied.sync and not st.replied:
+        regions = [[DATA, copied.out_len]] if copied.out_len else None
+        outs = [copied.addr] if copied.size > 0 else ()  # an allocation's address
+        out = ring.replies(sock)
+        out.send(peer, zmq.SNDMORE)
+        out.send(wire.encode_reply(done.last_seq, 0, outs, output=session.device.take_output(done.pending),
+                                   regions=regions))
+    _wait_settled(session, done)
 
 
 def _wait_settled(session, done) -> None:

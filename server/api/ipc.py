@@ -117,6 +117,14 @@ def _sharable(s, st: IpcState, addr: int) -> tuple[int, int]:
     return base, size
 
 
+def plain(s, addr: int, yes: bool) -> None:
+    """Tells the cuda backend's compiled copies (cuda/copies.py) whether the allocation at `addr` is
+    plain: one its serving loop may free itself."""
+    copier = getattr(s.device, "copier", None)
+    if copier is not None:
+        copier.plain(addr, yes)
+
+
 @handles("cudaIpcGetMemHandle", "cuIpcGetMemHandle")
 def get_mem_handle(s, addr):
     st = _state(s)
@@ -125,6 +133,7 @@ def get_mem_handle(s, addr):
     if token is None:
         token = _export(s, st, MEMORY, s.device.ipc_export(base, size))
         st.exports[base] = token
+        plain(s, base, False)  # its free is Python's now (the export goes with it)
     return (_handle(token, MEMORY),)
 
 

@@ -15,7 +15,9 @@ H2H, H2D, D2H, D2D = 0, 1, 2, 3
 def mem_alloc(s, size):
     if size == 0 and s.face == "runtime":
         return (0,)  # cudaMalloc(&p, 0) succeeds with a null pointer
-    return (s.device.mem_alloc(size),)
+    addr = s.device.mem_alloc(size)
+    ipc.plain(s, addr, True)  # nothing but a cudaFree has a part in it: the serving loop may free it
+    return (addr,)
 
 
 @handles("cudaMallocAsync", "cuMemAllocAsync")

@@ -31,6 +31,12 @@
  *     exactly as Session.hold_for_step and Session.stepped do; anything else is Python's to decide.
  *     A step that stops part way (a launch the driver refused, a wait on work not done) comes back
  *     as RGPU_SERVE_STEP with the GPU held and the launches run counted: Python serves the rest.
+ *   - a message of one copy through the session segment, memset, allocation or free
+ *     (server/backends/cuda/native/copies.c, rgpu_copier_serve): the reply names the D2H data's region
+ *     or carries the allocation's address, as Python's does; allocations are charged on the GPU's
+ *     shared counters under their lock (quota.c), and logged (mem_addr, mem_size) for Python's tables,
+ *     which it enters before anything reads them; a reply that must carry printf output, or a settle
+ *     Python charges, comes back as RGPU_SERVE_COPIED.
  * A wait on work not done within the launcher's short poll is Python's (server/backends/cuda/waits.py:
  * a long wait must keep the worker's checks running). Python lets the loop serve only while nothing
  * else could change the answer: no deferred or sticky error, no piece error, no late D2H data waiting
@@ -51,6 +57,7 @@
 #include "mpack.h"
 #include "rgpu_envelope.h"
 #include "ring.h"
+#include "rgpu_wire.h"
 
 typedef struct rgpu_sched rgpu_sched; /* sched.c */
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
@@ -67,8 +74,11 @@ enum {
     RGPU_SERVE_ANSWERED = 4,
     RGPU_SERVE_STEP = 5,
     RGPU_SERVE_NOTIFY = 6,
+    RGPU_SERVE_COPIED = 7,
     RGPU_SERVE_BROKEN = -1,
 };
+
+#define MEM_LOG 64
 
 typedef struct {
     /* in */
@@ -93,7 +103,24 @@ typedef struct {
     int replied;          /* _ANSWERED, _STEP: whether the reply went out */
     int answered;         /* _STEP: whether the wait was answered (else the launcher stopped at wait.served) */
     uint32_t steps;       /* _STEP: the message's launches */
-    rgpu_launch_run wait; /* _ANSWERED, _STEP: what the launcher found */
+    rgpu_launch_run wait; /* _ANSWERED, _STEP, _COPIED: what the launcher found */
+    /* in: the copies and memsets it serves (copies.c; NULL: none), and the session segment their data
+     * moves through (its address, and where its data regions end: the ring's start) */
+    rgpu_copier *copier;
+    unsigned char *seg;
+    uint64_t seg_size;
+    /* out: of the messages served, the copies and memsets, and the segment bytes they moved in and out;
+     * _COPIED: the last one's (its reply sent unless `replied` is 0: Python's, with printf output) */
+    uint32_t copies;
+    uint64_t shm_in, shm_out;
+    rgpu_copy_done copied;
+    /* in: the session's memory charge (quota.c), or NULL: allocations and frees are Python's */
+    rgpu_quota *quota;
+    /* out: the allocations it made (size > 0) and freed (size < 0), in order, for Python's tables
+     * (device.py); the loop yields once MEM_LOG are waiting */
+    uint32_t mem_n;
+    uint64_t mem_addr[MEM_LOG];
+    int64_t mem_size[MEM_LOG];
 } rgpu_serve_state;
 
 static double now_s(void) {
@@ -105,15 +132,34 @@ static double now_s(void) {
 /* The reply to a wait the launcher answered, on the ring, unless it must carry printf output (output in
  * the pipe, or already drained into Python's buffer; -1: no capture, or a pipe that cannot say, which
  * Python looks at): 1 sent, 0 Python's. */
+static int reply_data(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len,
+                      const uint64_t *value);
+
 static int reply_ok(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w) {
+    return reply_data(ring, st, w, 0, NULL);
+}
+
+/* reply_ok for a reply whose data (`out_len` bytes, 0: none) is in the session segment at
+ * RGPU_SHM_DATA: the reply names that region, as Python's does once Segment.put wrote it there; and
+ * whose outs are `*value` (an allocation's address; NULL: none). */
+static int reply_data(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len,
+                      const uint64_t *value) {
     if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0) return 0;
-    unsigned char buf[32];
-    mp_writer out;
+    unsigned char buf[48], outs[16];
+    mp_writer out, o;
     mp_init_inline(&out, buf, sizeof buf);
+    rgpu_env_region region = {.offset = RGPU_SHM_DATA, .length = out_len};
     rgpu_env_reply reply = {.seq = w->last_seq};   /* success, no outs, nothing deferred, no text */
+    if (out_len) reply.has_regions = 1, reply.regions = (rgpu_env_list){.n = 1, .items = &region};
+    if (value) {
+        mp_init_inline(&o, outs, sizeof outs);
+        mp_uint(&o, *value);
+        reply.outs = (rgpu_env_list){.p = o.buf, .len = o.len, .n = 1};
+    }
     rgpu_env_write_reply(&out, &reply);
     int sent = !out.oom && rgpu_ring_reply(ring, (const char *)out.buf, out.len) == 0;
     mp_free(&out);
+    if (value) mp_free(&o);
     return sent;
 }
 
@@ -131,7 +177,7 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
     rgpu_launch_run *w = &st->wait;
     if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
     /* a session that holds no scheduler settles its clock before the wait, as Python's settle does */
-    int rc = rgpu_launcher_step(l, st->copy, st->len, st->sched == NULL, w);
+    int rc = rgpu_launcher_step_checked(l, st->copy, st->len, n, st->sched == NULL, w);
     if (rc < 0) { /* cannot be (the copy was accepted): give the GPU back untouched */
         if (st->sched) rgpu_sched_give(st->sched, 0.0, 0);
         return RGPU_SERVE_RING;
@@ -155,10 +201,12 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
 int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *st) {
     st->served = 0, st->calls = 0, st->launches = 0;
     st->replied = 0, st->answered = 0, st->steps = 0;
+    st->copies = 0, st->shm_in = 0, st->shm_out = 0, st->mem_n = 0;
     double spin = st->spin_s;
     for (;;) {
         double timeout = st->timeout_s;
         if (st->served) {
+            if (st->mem_n == MEM_LOG) return RGPU_SERVE_YIELD; /* Python's tables first */
             double left = st->until - now_s();
             if (left <= 0) return RGPU_SERVE_YIELD;
             if (left < timeout) timeout = left;
@@ -177,6 +225,21 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_ANSWERED; /* Python settles, charges */
             st->replied = 0;
             count(st, w, 0);
+        } else if (st->copier && rgpu_copier_serve(st->copier, st->copy, st->len, st->seg, st->seg_size,
+                                                   st->quota, w, &st->copied)) {
+            /* a copy, memset, allocation or free, served whole: counted now, whoever sends its reply */
+            rgpu_copy_done *d = &st->copied;
+            count(st, w, 0);
+            st->copies++;
+            st->shm_in += d->shm_in, st->shm_out += d->out_len;
+            if (d->addr) {
+                st->mem_addr[st->mem_n] = d->addr, st->mem_size[st->mem_n] = d->size;
+                st->mem_n++;
+            }
+            st->replied = d->sync && reply_data(ring, st, w, d->out_len, d->size > 0 ? &d->addr : NULL);
+            if (d->sync && !st->replied) return RGPU_SERVE_COPIED; /* its reply carries printf output */
+            if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
+            st->replied = 0;
         } else if ((n = rgpu_launcher_step_shape(l, st->copy, st->len)) != 0) {
             int rc = step(ring, l, st, n);
             if (rc) return rc;

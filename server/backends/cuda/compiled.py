@@ -41,6 +41,16 @@ int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
 uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len);
 int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out);
+typedef struct rgpu_copier rgpu_copier;
+typedef struct { uint64_t id; uint32_t op, width, stream, runtime; } rgpu_copy_call;
+rgpu_copier *rgpu_copier_new(rgpu_launcher *l, void *htod, void *dtoh, void *set8, void *set16, void *set32,
+                             const rgpu_copy_call *calls, uint32_t ncalls);
+void rgpu_copier_free(rgpu_copier *c);
+int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size);
+void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
+void rgpu_copier_clear(rgpu_copier *c);
+void rgpu_copier_plain(rgpu_copier *c, uint64_t start, int plain);
+void rgpu_copier_memory(rgpu_copier *c, void *alloc, void *free_);
 """
 
 ffi = cffi.FFI()

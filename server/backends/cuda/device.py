@@ -25,7 +25,7 @@ from .placement import CudaPlacement
 from ...errors import CudaError
 from ...shm import DATA
 from .timing import KernelClock
-from . import launches, linking, suspension
+from . import copies, launches, linking, suspension
 from .waits import SPIN_S, Waiter, copy_spin_s
 
 _FUNC_ATTR = CUfunction_attribute_enum
@@ -158,6 +158,8 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         self._attrs: dict[int, int] | None = None
         self.clock = KernelClock(_lib, _ffi, _check)
         self.launcher = launches.make(_ffi, _lib, self.clock)
+        # the serving loop's copies and memsets (copies.py), told of every allocation in _allocs
+        self.copier = copies.make(_ffi, _lib, self.launcher)
         self._bound = threading.local()  # threads that made the context current (running_time)
         # One launch argument block, reused: the driver copies a kernel's parameters at the launch.
         self._params = _ffi.new("char[]", 4096)
@@ -274,6 +276,27 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
     def _track(self, addr: int, size: int, table=None) -> None:
         (self._allocs if table is None else table)[addr] = size
         self._track_start(addr)
+        if table is None and self.copier is not None:
+            self.copier.track(addr, size)
+
+    def loop_memory(self, addrs, sizes, n: int) -> None:
+        """The allocations the worker's serving loop made (size > 0) and freed (size < 0; copies.c, in
+        order), entered in the tables as mem_alloc and mem_free enter theirs: the copier and the quota
+        have them already."""
+        for i in range(n):
+            addr, size = int(addrs[i]), int(sizes[i])
+            if size > 0:
+                self._allocs[addr] = size
+                self._track_start(addr)
+            else:
+                self._allocs.pop(addr, None)
+                self._untrack_start(addr)
+
+    def _untrack_alloc(self, addr: int) -> int:
+        """An allocation gone from _allocs (and from the copier's copy of it): its size, 0 if none."""
+        if self.copier is not None:
+            self.copier.untrack(addr)
+        return self._allocs.pop(addr, 0)
 
     def _track_start(self, addr: int) -> None:
         i = bisect.bisect_left(self._starts, addr)
@@ -319,7 +342,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
             return
         _check(_lib.cuMemFree_v2(addr))
         self._managed.discard(addr)
-        size = self._allocs.pop(addr, 0)
+        size = self._untrack_alloc(addr)
         if addr not in self._globals:
             self._untrack_start(addr)
         if self._reserve is not None:
@@ -723,6 +746,8 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         if self._reserve is not None:
             self._reserve(-sum(self._allocs.values()))
         self._allocs.clear()
+        if self.copier is not None:
+            self.copier.clear()
         _lib.cuDevicePrimaryCtxRelease_v2(self.dev)
         if self._printf is not None:
             self._printf.close()

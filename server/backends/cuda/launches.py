@@ -49,6 +49,7 @@ class Launcher:
         self.wait_ids = frozenset()  # the waits it answers (serve_waits)
         self.served = 0  # launches it ran (logs, tests)
         self.waits = 0  # waits it answered (logs, tests)
+        self.copies = 0  # copies and memsets the serving loop served beside it (copies.py; logs, tests)
         self.face = "driver"  # the face of the last wait it answered
 
     address = staticmethod(compiled.address)

@@ -182,7 +182,7 @@ class CudaPlacement:
         with the last of its members."""
         _, lib, check = self._driver()
         start = self._group_of.pop(addr)
-        size = self._allocs.pop(addr, 0)
+        size = self._untrack_alloc(addr)
         self._untrack_start(addr)
         if self._reserve is not None:
             self._reserve(-size)

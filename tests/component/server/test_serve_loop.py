@@ -82,10 +82,10 @@ def test_hot_waits_are_served_without_python_and_the_rest_by_python(daemons):
     assert malloc[1] == 0 and malloc[2][0] != 0
     assert bad[1] != 0 and bad[4], bad  # Python's refusal, with its message
     assert free[1] == 0
-    # the waits were the loop's; the event's making and recording, the allocation, the bad wait, the
-    # free and the goodbye Python's
-    assert counts["ring_compiled"] == waits, counts
-    assert counts["ring_to_python"] == 6, counts
+    # the waits, the allocation and its free were the loop's; the event's making and recording, the bad
+    # wait and the goodbye Python's
+    assert counts["ring_compiled"] == waits + 2 and counts["copies_compiled"] == 2, counts
+    assert counts["ring_to_python"] == 4, counts
     assert counts["ring_calls"] == waits + 6 and counts["waits_compiled"] == waits, counts
     assert counts["calls"] >= waits + 5, counts  # every call counted, wherever it was served
 
@@ -107,7 +107,7 @@ def test_the_loop_answers_as_python_does(daemons):
     waits = 3 * PER_ROUND
     assert on[:waits] == off[:waits]
     assert [wire.unpack(r)[1] for r in on[waits:]] == [wire.unpack(r)[1] for r in off[waits:]]
-    assert counts_on["ring_compiled"] == waits and counts_off["ring_compiled"] == 0
+    assert counts_on["ring_compiled"] == waits + 2 and counts_off["ring_compiled"] == 0  # and malloc, free
     assert counts_off["ring_to_python"] == waits + 6
     assert counts_on["calls"] == counts_off["calls"]
 
@@ -198,3 +198,207 @@ def test_two_sessions_stepping_at_once_share_the_gpu_through_the_scheduler(daemo
         counts = _ended(handle, nth)
         assert counts["calls"] >= 2000, counts  # the launches and the waits, each counted
         assert counts["ring_compiled"] + counts["ring_to_python"] == counts["ring_calls"], counts
+
+
+def _send(c: RingClient, name: str, args: list, copy=None) -> bytes:
+    """One sync call through the ring, with a copy record (wire.Shm) if given: its reply's bytes."""
+    c.seq += 1
+    call = (c.seq, BY_NAME[name], 1, list(args), 0) + ((copy,) if copy is not None else ())
+    before = c.u32("rep_seq")
+    c.send_record(wire.encode_requests([call]))
+    wait_until(lambda: c.u32("rep_seq") != before, 10, "a reply on the ring", interval_s=0.001)
+    n = c.u32("rep_len")
+    start = c.off + c.lay["size"] - (64 << 10)
+    return bytes(c.mm[start:start + n])
+
+
+def _copies(c: RingClient) -> tuple[list, list]:
+    """Copies through the segment both ways and memsets of every width and face, then ones the loop
+    leaves to Python (out of range, a bad stream, a value past its width, a copy of more than the
+    room): (the replies, what each D2H copy left in the segment)."""
+    from rgpu.protocol.generated.constants import SHM_DATA as DATA
+    from rgpu.protocol.wire import Shm
+    first = _raw(c, "cudaMalloc", 8192)  # the null driver's addresses are the same in every worker
+    ptr = wire.unpack(first)[2][0]
+    pattern = bytes(range(256)) * 16
+    replies, seen = [first], []
+
+    def h2d(name, args, data):
+        c.mm[DATA:DATA + len(data)] = data
+        replies.append(_send(c, name, args, copy=Shm([[DATA, len(data)]], 0)))
+
+    def d2h(name, args, n, room=None):
+        c.mm[DATA:DATA + n] = b"\xee" * n
+        replies.append(_send(c, name, args, copy=Shm([], room or n)))
+        seen.append(bytes(c.mm[DATA:DATA + n]))
+
+    h2d("cudaMemcpy", [ptr, 0, 4096, 1], pattern)
+    d2h("cudaMemcpy", [0, ptr, 4096, 2], 4096)
+    h2d("cuMemcpyHtoD_v2", [ptr + 4096, 4096], pattern[::-1])
+    d2h("cuMemcpyDtoH_v2", [ptr, 8192], 8192, 1 << 16)
+    replies.append(_send(c, "cuMemsetD8_v2", [ptr, 0x5A, 100]))
+    replies.append(_send(c, "cudaMemset", [ptr + 100, 0x107, 50]))
+    replies.append(_send(c, "cuMemsetD16_v2", [ptr + 160, 0xBEEF, 20]))
+    replies.append(_send(c, "cuMemsetD32_v2", [ptr + 200, 0xDEADBEEF, 10]))
+    replies.append(_send(c, "cudaMemsetAsync", [ptr + 300, 9, 10, 0]))  # sync: a program's memset then wait
+    replies.append(_send(c, "cuMemsetD8Async", [ptr + 320, 3, 10, 0]))
+    h2d("cudaMemcpyAsync", [ptr + 400, 0, 16, 1, 0], b"z" * 16)
+    d2h("cuMemcpyDtoHAsync_v2", [ptr, 512, 0], 512)
+    d2h("cudaMemcpy", [0, ptr, 8192, 2], 8192)
+    # Python's: outside the allocation, an unknown stream, a value past its width, a D2H naming input
+    d2h("cudaMemcpy", [0, ptr + 8000, 4096, 2], 4096)
+    h2d("cuMemcpyHtoD_v2", [ptr + 8100, 200], b"q" * 200)
+    replies.append(_send(c, "cuMemsetD8_v2", [ptr + 8000, 1, 500]))
+    replies.append(_send(c, "cudaMemsetAsync", [ptr, 1, 10, 0xDEAD000]))
+    replies.append(_send(c, "cuMemsetD16_v2", [ptr, 0x10000, 4]))
+    replies.append(_send(c, "cuMemcpyDtoH_v2", [ptr, 16], copy=Shm([[DATA, 16]], 16)))  # D2H naming input
+    replies.append(_raw(c, "cudaFree", ptr))
+    return replies, seen
+
+
+def test_copies_and_memsets_are_served_by_the_loop_as_python_serves_them(daemons):
+    """Copies through the session segment (H2D from a region, D2H into the room) and memsets, each alone
+    in its message: with the loop on, the loop's (the session's counts say so); with it off
+    (RGPU_SERVE_LOOP=0), Python's; the same reply bytes, the same bytes left in the segment and on the
+    device, the same counts of segment traffic."""
+    got = {}
+    for loop in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
+        c = RingClient(url)
+        try:
+            replies, seen = _copies(c)
+            _goodbye(c)
+        finally:
+            c.close()
+        got[loop] = replies, seen, _ended(handle)
+    (on, seen_on, counts_on), (off, seen_off, counts_off) = got["1"], got["0"]
+    assert on == off
+    assert seen_on == seen_off
+    # what the device held, as both read it back: the memsets and copies landed where they should
+    full = seen_on[3]
+    assert full[:100] == b"\x5a" * 100 and full[100:150] == b"\x07" * 50
+    assert full[160:200] == b"\xef\xbe" * 20 and full[200:240] == b"\xef\xbe\xad\xde" * 10
+    assert full[300:310] == b"\x09" * 10 and full[320:330] == b"\x03" * 10
+    assert seen_on[2][400:416] == b"z" * 16
+    pattern = bytes(range(256)) * 16
+    assert seen_on[0] == pattern and seen_on[1][4096:] == pattern[::-1]
+    # the refused ones are refused, with Python's messages
+    for r in on[-7:-1]:
+        assert wire.unpack(r)[1] != 0 and wire.unpack(r)[4], wire.unpack(r)
+    # every copy and memset above the refused ones, and the allocation and its free
+    assert counts_on["copies_compiled"] == 15, counts_on
+    assert counts_off["copies_compiled"] == 0, counts_off
+    for k in ("calls", "shm_bytes_in", "shm_bytes_out", "ring_calls"):
+        assert counts_on[k] == counts_off[k], k
+    assert counts_on["ring_compiled"] == counts_off["ring_compiled"] + 15
+
+
+def test_torn_and_changed_copy_records_get_an_answer_and_the_loop_serves_on(daemons):
+    """The copies, memsets, allocations and frees the loop serves, each cut short, lengthened or with
+    bytes changed (a seeded fuzz):
+    each gets an answer (the loop's, when what is left is a copy it serves whole, else Python's,
+    with its refusal); the loop goes on serving copies, and another session never notices."""
+    import random
+
+    from rgpu.protocol.generated.constants import SHM_DATA as DATA
+    from rgpu.protocol.wire import Shm
+    url, handle = null_server.start(daemons)
+    bystander = Session(url)
+    c = RingClient(url)
+    try:
+        ptr = wire.unpack(_raw(c, "cudaMalloc", 8192))[2][0]
+        valid = [wire.encode_requests([(99, BY_NAME["cudaMemcpy"], 1, [ptr, 0, 4096, 1], 0, Shm([[DATA, 4096]], 0))]),
+                 wire.encode_requests([(99, BY_NAME["cudaMemcpy"], 1, [0, ptr, 4096, 2], 0, Shm([], 4096))]),
+                 wire.encode_requests([(99, BY_NAME["cuMemsetD32_v2"], 1, [ptr, 7, 16], 0)]),
+                 wire.encode_requests([(99, BY_NAME["cudaMalloc"], 1, [1 << 20], 0)]),
+                 wire.encode_requests([(99, BY_NAME["cuMemFree_v2"], 1, [ptr + 4096], 0)])]
+        rnd = random.Random(38)
+        for i in range(300):
+            m = bytearray(rnd.choice(valid))
+            how = rnd.randrange(3)
+            if how == 0:
+                m = m[:rnd.randrange(1, len(m))]
+            elif how == 1:
+                m += rnd.randbytes(rnd.randrange(1, 9))
+            else:
+                for _ in range(rnd.randrange(1, 4)):
+                    m[rnd.randrange(len(m))] = rnd.randrange(256)
+            before = c.u32("rep_seq")
+            c.send_record(bytes(m))
+            wait_until(lambda: c.u32("rep_seq") != before, 10, "an answer", interval_s=0.001)
+            if c.u32("rep_len") == 0xFFFFFFFF:  # an answer with bulk frames: on the socket
+                assert c.sock.poll(10000)
+                c.sock.recv_multipart()
+            if i % 25 == 0:
+                c.mm[DATA:DATA + 4] = b"ok!!"
+                assert wire.unpack(_send(c, "cuMemcpyHtoD_v2", [ptr, 4], copy=Shm([[DATA, 4]], 0)))[1] == 0
+                c.mm[DATA:DATA + 4] = b"...."
+                assert wire.unpack(_send(c, "cuMemcpyDtoH_v2", [ptr, 4], copy=Shm([], 4)))[1] == 0
+                assert c.mm[DATA:DATA + 4] == b"ok!!"
+        _goodbye(c)
+        counts = _ended(handle)
+        assert counts["copies_compiled"] >= 24, counts
+        assert bystander.call("cudaMalloc", 4096)[0] == 0
+        assert handle.alive()
+    finally:
+        c.close()
+        bystander.close()
+
+
+def _fill(url: str, start, refused, out: dict, key) -> None:
+    """A session that allocates 1 GiB at a time (cudaMalloc through the ring) once `start` is set, until
+    refused, then, once every session was refused (the barrier `refused`), frees it all: out[key] =
+    (bytes it got, the refusal, free after the frees)."""
+    c = RingClient(url)
+    try:
+        start.wait(30)
+        got = []
+        while True:
+            r = c.call("cudaMalloc", 1 << 30)
+            if r[1] != 0:
+                break
+            got.append(r[2][0])
+        refused.wait(60)
+        frees = [c.call("cudaFree", p)[1] for p in got]
+        assert frees == [0] * len(got)
+        out[key] = (len(got) << 30, r, c.call("cudaMemGetInfo")[2][0])
+        _goodbye(c)
+    finally:
+        c.close()
+
+
+def test_sessions_allocating_at_once_share_one_exact_memory_count(daemons):
+    """Two sessions of one GPU (null driver: its 80 GiB are address space) each allocate 1 GiB at a time
+    until refused, at once, then (both refused) free it all, with the loop serving their allocations (quota.c) and
+    with it off (RGPU_FAST_ALLOC=0): together they never get more than the GPU lends, they get all of
+    it between them, the refusal is Python's (with its message), and every byte comes back."""
+    import threading
+    totals = {}
+    for fast in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_FAST_ALLOC": fast})
+        probe = RingClient(url)
+        free, _total = probe.call("cudaMemGetInfo")[2]
+        _goodbye(probe)
+        probe.close()
+        start, refused, out = threading.Event(), threading.Barrier(2), {}
+        threads = [threading.Thread(target=_fill, args=(url, start, refused, out, k)) for k in range(2)]
+        for t in threads:
+            t.start()
+        start.set()
+        for t in threads:
+            t.join(120)
+        assert len(out) == 2, out
+        got = out[0][0] + out[1][0]
+        assert free - 2 * (1 << 30) < got <= free, (got, free, out, fast)  # all of it at once, never more
+        for _n, refusal, after in out.values():
+            assert refusal[1] == 2 and "memory" in refusal[4], refusal  # cudaErrorMemoryAllocation, Python's
+            assert after <= free
+        counts = [_ended(handle, nth) for nth in (1, 2, 3)]
+        compiled = sum(k["copies_compiled"] for k in counts)
+        assert (compiled >= got >> 30) if fast == "1" else compiled == 0, counts
+        after = RingClient(url)
+        assert after.call("cudaMemGetInfo")[2][0] == free  # every byte back
+        _goodbye(after)
+        after.close()
+        totals[fast] = got
+    assert totals["1"] == totals["0"]

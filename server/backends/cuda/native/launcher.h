@@ -23,5 +23,32 @@ typedef struct {
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
 uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len);
 int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out);
+int rgpu_launcher_step_checked(rgpu_launcher *l, const void *header, size_t len, uint32_t n, int settle_first,
+                               rgpu_launch_run *out);
 
+/* For the copies (copies.c): launches.c's stream lookup, idle check, stream wait and message end. */
+int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream);
+int rgpu_launcher_idle(rgpu_launcher *l);
+int rgpu_launcher_finish(rgpu_launcher *l, void *stream);
+void rgpu_launcher_end(rgpu_launcher *l, rgpu_launch_run *out);
+
+/* The copies and memsets the serving loop serves (copies.c). */
+typedef struct rgpu_copier rgpu_copier;
+
+/* What a copy or memset the copier served asks of the reply and the session's counts. */
+typedef struct {
+    int sync;           /* 1: it wants a reply (0: an async memset) */
+    uint64_t out_len;   /* a D2H copy's bytes, in the segment at RGPU_SHM_DATA (the reply names them) */
+    uint64_t shm_in;    /* an H2D copy's bytes read from the segment */
+    uint64_t addr;      /* an allocation made (size > 0: the reply's out) or freed (size < 0), else 0 */
+    int64_t size;
+} rgpu_copy_done;
+typedef struct rgpu_quota rgpu_quota; /* server/native/quota.c */
+
+/* 1: the message (one frame, not decoded by Python) was one copy, memset, allocation or free (quota:
+ * the session's memory charge, NULL: allocations and frees are Python's), served whole (out: its seq
+ * and face, the clock settled and the printf pipe checked; done: what its reply and counts need).
+ * 0: Python's (nothing ran, or what ran did nothing Python's run of the same call would not redo). */
+int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned char *seg, uint64_t seg_size,
+                      rgpu_quota *quota, rgpu_launch_run *out, rgpu_copy_done *done);
 #endif

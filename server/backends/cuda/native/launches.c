@@ -404,6 +404,24 @@ static int answer_wait(rgpu_launcher *l, const wait_call *w, rgpu_launch_run *ou
     return 1;
 }
 
+/* What the copies (copies.c) use of the launcher: the stream a handle names (0, or -1: none the
+ * session issued); whether every stream of the session is done (1), as a device synchronize's
+ * query_all finds it, so that a copy queued now is the only work its wait waits for; a stream's wait
+ * as a synchronize's (the query polled a moment, then the blocking call); and a message's end, as
+ * rgpu_launcher_wait_alone makes it (the clock settled, the printf pipe checked). */
+int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream) { return stream_of(l, h, stream); }
+
+int rgpu_launcher_idle(rgpu_launcher *l) { return l->query && query_all(l, NULL) == CUDA_SUCCESS; }
+
+int rgpu_launcher_finish(rgpu_launcher *l, void *stream) {
+    return (poll(l, query_stream, stream) ?: l->synchronize(stream)) == CUDA_SUCCESS;
+}
+
+void rgpu_launcher_end(rgpu_launcher *l, rgpu_launch_run *out) {
+    out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
+    out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
+}
+
 /* Answers the call at `r` if it is a wait the loop answers (read_wait) on a stream that is done. */
 static int wait_one(rgpu_launcher *l, mp_reader *r, rgpu_launch_run *out) {
     wait_call w;
@@ -470,6 +488,14 @@ int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int set
     out->served = 0;
     uint32_t n = rgpu_launcher_step_shape(l, header, len);
     if (!n) return -1;
+    return rgpu_launcher_step_checked(l, header, len, n, settle_first, out);
+}
+
+/* rgpu_launcher_step for a message rgpu_launcher_step_shape has accepted already, as `n` launches and a
+ * wait, in memory nobody else writes (the serving loop's private copy of it): not read a third time. */
+int rgpu_launcher_step_checked(rgpu_launcher *l, const void *header, size_t len, uint32_t n, int settle_first,
+                               rgpu_launch_run *out) {
+    out->served = 0;
     mp_reader r;
     mp_obj calls;
     launch_call a;

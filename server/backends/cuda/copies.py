@@ -1,0 +1,88 @@
+"""The cuda backend's compiled copies (native/copies.c, in librgpu_launches.so): a copy through the session's
+shared segment, or a memset, alone in its message, served by the worker's compiled serving loop
+(server/native/serve.c) without a Python frame, exactly as Python's path serves it; anything unusual stays
+Python's (copies.c says what).
+
+Python keeps the state: the device allocations the session makes and frees (device.py tells the copier
+as its _allocs table changes), so a range is accepted here only where Python's range check accepts it.
+
+RGPU_FAST_COPY=0 turns it off (every copy and memset through Python), for comparisons."""
+from __future__ import annotations
+
+import os
+
+from rgpu.protocol.generated.calltable import BY_NAME
+
+from . import compiled
+from .compiled import ffi as _ffi
+
+OP_H2D, OP_D2H, OP_RUNTIME_COPY, OP_MEMSET, OP_ALLOC, OP_FREE = 1, 2, 3, 4, 5, 6
+# call name -> (op, memset width, names a stream, runtime face)
+CALLS = {
+    "cuMemcpyHtoD_v2": (OP_H2D, 0, 0, 0), "cuMemcpyHtoDAsync_v2": (OP_H2D, 0, 1, 0),
+    "cuMemcpyDtoH_v2": (OP_D2H, 0, 0, 0), "cuMemcpyDtoHAsync_v2": (OP_D2H, 0, 1, 0),
+    "cudaMemcpy": (OP_RUNTIME_COPY, 0, 0, 1), "cudaMemcpyAsync": (OP_RUNTIME_COPY, 0, 1, 1),
+    "cudaMemset": (OP_MEMSET, 1, 0, 1), "cudaMemsetAsync": (OP_MEMSET, 1, 1, 1),
+    "cuMemsetD8_v2": (OP_MEMSET, 1, 0, 0), "cuMemsetD8Async": (OP_MEMSET, 1, 1, 0),
+    "cuMemsetD16_v2": (OP_MEMSET, 2, 0, 0), "cuMemsetD16Async": (OP_MEMSET, 2, 1, 0),
+    "cuMemsetD32_v2": (OP_MEMSET, 4, 0, 0), "cuMemsetD32Async": (OP_MEMSET, 4, 1, 0),
+    "cuMemAlloc_v2": (OP_ALLOC, 0, 0, 0), "cudaMalloc": (OP_ALLOC, 0, 0, 1),
+    "cuMemFree_v2": (OP_FREE, 0, 0, 0), "cudaFree": (OP_FREE, 0, 0, 1),
+}
+_DRIVER = ("cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemsetD8Async", "cuMemsetD16Async",
+           "cuMemsetD32Async")
+
+
+class Copier:
+    """One device's compiled copies, over its launcher (launches.py: streams, waits, the clock)."""
+
+    def __init__(self, launcher, functions: list[int], memory: list[int] | None):
+        lib = compiled.library()
+        table = _ffi.new("rgpu_copy_call[]", len(CALLS))
+        for i, (name, (op, width, stream, runtime)) in enumerate(CALLS.items()):
+            table[i].id, table[i].op, table[i].width = BY_NAME[name], op, width
+            table[i].stream, table[i].runtime = stream, runtime
+        self._lib, self._launcher = lib, launcher  # kept: the copier's C side holds the launcher's pointer
+        c = lib.rgpu_copier_new(_ffi.cast("rgpu_launcher *", launcher.loop),
+                                *(_ffi.cast("void *", f) for f in functions), table, len(CALLS))
+        if c == _ffi.NULL:
+            raise MemoryError("rgpu_copier_new")
+        self._c = _ffi.gc(c, lib.rgpu_copier_free)
+        if memory is not None:  # cuMemAlloc_v2, cuMemFree_v2: allocations charged through quota.c
+            lib.rgpu_copier_memory(self._c, *(_ffi.cast("void *", f) for f in memory))
+        self.address = int(_ffi.cast("uintptr_t", c))  # for the serving loop (ring.py)
+
+    def track(self, start: int, size: int) -> None:
+        if self._lib.rgpu_copier_track(self._c, start, size) != 0:
+            raise MemoryError("rgpu_copier_track")
+
+    def plain(self, start: int, yes: bool) -> None:
+        """Whether the allocation at `start` is plain (a cudaMalloc nothing else has a part in): one the
+        loop may free."""
+        self._lib.rgpu_copier_plain(self._c, start, yes)
+
+    def untrack(self, start: int) -> None:
+        self._lib.rgpu_copier_untrack(self._c, start)
+
+    def clear(self) -> None:
+        self._lib.rgpu_copier_clear(self._c)
+
+
+def make(cuda_ffi, cuda_lib, launcher):
+    """A Copier over `cuda_lib`'s copies and memsets beside `launcher`, or None: switched off
+    (RGPU_FAST_COPY=0), no launcher that answers waits (its stream waits are the copies'), or a
+    stand-in driver without those calls."""
+    if launcher is None or not launcher.wait_ids or os.environ.get("RGPU_FAST_COPY", "1") == "0":
+        return None
+    def address(name):
+        return int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, name)))
+    try:
+        functions = [address(n) for n in _DRIVER]
+    except AttributeError:
+        return None
+    try:
+        memory = None if os.environ.get("RGPU_FAST_ALLOC", "1") == "0" else \
+            [address("cuMemAlloc_v2"), address("cuMemFree_v2")]
+    except AttributeError:
+        memory = None
+    return Copier(launcher, functions, memory)

@@ -1,0 +1,309 @@
+/* The cuda backend's compiled copies: a host<->device copy through the session's shared segment, and a
+ * memset, served by the worker's compiled serving loop (server/native/serve.c) exactly as the Python
+ * path serves them (server/staging.py run_shm, server/api/memory.py _copy and _memset_2d,
+ * server/backends/cuda/device.py copy_htod, copy_dtoh and memset), for the one shape that is common:
+ * a message of one call, a copy with its data in one region of the segment (H2D) or room there for
+ * it (D2H), or a memset, every argument one the Python path accepts. Anything else is Python's: more
+ * calls in the message, bulk frames, staged or pinned copies, copies of REGISTER_MIN bytes or more
+ * (which register the segment with the device first), a range outside the allocations it knows, a
+ * stream it does not know, a driver that refuses, and errors of every kind (their messages are
+ * Python's). Python keeps the policy (server/backends/cuda/copies.py): it says which call ids are
+ * which, and tells the copier the device allocations the session makes and frees (device.py's
+ * _allocs, a subset of what its range check knows: a range inside one of them is one Python accepts).
+ *
+ * A copy is served only while every stream of the session is done (rgpu_launcher_idle): the copy
+ * queued then is the only work its wait waits for, so the wait here is as short as the copy, never
+ * the long wait that Python's waiter makes while it keeps the worker's checks running. A copy that
+ * fails once queued (a sticky error surfacing) comes back as Python's, which runs it again and
+ * reports what the driver says: the data it moves is the same, and the client waits for the reply. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher.h"
+#include "mpack.h"
+#include "rgpu_envelope.h"
+#include "rgpu_cuda.h"
+#include "rgpu_wire.h"
+
+typedef CUresult (*htod_fn)(CUdeviceptr, const void *, size_t, CUstream);
+typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t, CUstream);
+typedef CUresult (*set8_fn)(CUdeviceptr, unsigned char, size_t, CUstream);
+typedef CUresult (*set16_fn)(CUdeviceptr, unsigned short, size_t, CUstream);
+typedef CUresult (*set32_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
+typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
+typedef CUresult (*free_fn)(CUdeviceptr);
+
+/* What a call id is (copies.py gives the table): its op, the memset's width in bytes, whether it
+ * names a stream (its last argument), its face. */
+enum { OP_H2D = 1, OP_D2H = 2, OP_RUNTIME_COPY = 3, OP_MEMSET = 4, OP_ALLOC = 5, OP_FREE = 6 };
+typedef struct {
+    uint64_t id;
+    uint32_t op, width, stream, runtime;
+} rgpu_copy_call;
+
+#define MAX_CALLS 32
+void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
+#define REGISTER_MIN (1u << 20) /* server/staging.py: copies this large register the segment first */
+#define H2D_KIND 1
+#define D2H_KIND 2
+
+struct rgpu_copier {
+    rgpu_launcher *l;
+    htod_fn htod;
+    dtoh_fn dtoh;
+    set8_fn set8;
+    set16_fn set16;
+    set32_fn set32;
+    alloc_fn alloc;             /* cuMemAlloc_v2 and cuMemFree_v2 (rgpu_copier_memory), or NULL */
+    free_fn free;
+    rgpu_copy_call calls[MAX_CALLS];
+    uint32_t ncalls;
+    /* the device allocations (device.py _allocs): starts sorted, each with its size, and whether it is
+     * plain (a cuMemAlloc or cudaMalloc nothing else has a part in: no pool, no IPC export, not placed
+     * by a restore), which alone the loop frees: freeing one is cuMemFree and the charge given back */
+    uint64_t *start, *size;
+    uint8_t *plain;
+    size_t n, cap;
+};
+
+rgpu_copier *rgpu_copier_new(rgpu_launcher *l, void *htod, void *dtoh, void *set8, void *set16, void *set32,
+                             const rgpu_copy_call *calls, uint32_t ncalls) {
+    if (ncalls > MAX_CALLS) return NULL;
+    rgpu_copier *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->l = l;
+    c->htod = (htod_fn)htod, c->dtoh = (dtoh_fn)dtoh;
+    c->set8 = (set8_fn)set8, c->set16 = (set16_fn)set16, c->set32 = (set32_fn)set32;
+    memcpy(c->calls, calls, ncalls * sizeof *calls);
+    c->ncalls = ncalls;
+    return c;
+}
+
+void rgpu_copier_free(rgpu_copier *c) {
+    if (!c) return;
+    free(c->start);
+    free(c->size);
+    free(c->plain);
+    free(c);
+}
+
+/* The index of the first start >= addr. */
+static size_t lower(const rgpu_copier *c, uint64_t addr) {
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->start[mid] < addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The allocation [start, +size) exists now, not plain (a start known already takes the new size). 0, or
+ * -1 out of memory. */
+int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size) {
+    size_t i = lower(c, start);
+    if (i < c->n && c->start[i] == start) {
+        c->size[i] = size, c->plain[i] = 0;
+        return 0;
+    }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        uint64_t *s = realloc(c->start, cap * sizeof *s);
+        if (!s) return -1;
+        c->start = s;
+        uint64_t *z = realloc(c->size, cap * sizeof *z);
+        if (!z) return -1;
+        c->size = z;
+        uint8_t *p = realloc(c->plain, cap);
+        if (!p) return -1;
+        c->plain = p, c->cap = cap;
+    }
+    memmove(c->start + i + 1, c->start + i, (c->n - i) * sizeof *c->start);
+    memmove(c->size + i + 1, c->size + i, (c->n - i) * sizeof *c->size);
+    memmove(c->plain + i + 1, c->plain + i, c->n - i);
+    c->start[i] = start, c->size[i] = size, c->plain[i] = 0;
+    c->n++;
+    return 0;
+}
+
+/* Whether the allocation at `start` is plain (1) or not (0), as Python's handlers say (copies.py). */
+void rgpu_copier_plain(rgpu_copier *c, uint64_t start, int plain) {
+    size_t i = lower(c, start);
+    if (i < c->n && c->start[i] == start) c->plain[i] = plain != 0;
+}
+
+/* The driver's cuMemAlloc_v2 and cuMemFree_v2: allocations and frees the loop may serve, charged
+ * through rgpu_quota_reserve (server/native/quota.c). */
+void rgpu_copier_memory(rgpu_copier *c, void *alloc, void *free_) { c->alloc = (alloc_fn)alloc, c->free = (free_fn)free_; }
+
+void rgpu_copier_untrack(rgpu_copier *c, uint64_t start) {
+    size_t i = lower(c, start);
+    if (i == c->n || c->start[i] != start) return;
+    memmove(c->start + i, c->start + i + 1, (c->n - i - 1) * sizeof *c->start);
+    memmove(c->size + i, c->size + i + 1, (c->n - i - 1) * sizeof *c->size);
+    memmove(c->plain + i, c->plain + i + 1, c->n - i - 1);
+    c->n--;
+}
+
+void rgpu_copier_clear(rgpu_copier *c) { c->n = 0; }
+
+/* Whether [addr, +n) lies in one allocation the copier knows (n > 0). */
+static int inside(const rgpu_copier *c, uint64_t addr, uint64_t n) {
+    size_t i = lower(c, addr + 1); /* the first start past addr: the one before it holds addr, if any */
+    if (i == 0 || addr + n < addr) return 0;
+    i--;
+    return addr - c->start[i] < c->size[i] && n <= c->size[i] - (addr - c->start[i]);
+}
+
+static int read_uint(mp_reader *r, uint64_t *v) {
+    mp_obj o;
+    if (mp_next(r, &o)) return -1;
+    if (o.type == MP_UINT) *v = o.v.u;
+    else if (o.type == MP_INT && o.v.i >= 0) *v = (uint64_t)o.v.i;
+    else return -1;
+    return 0;
+}
+
+static const rgpu_copy_call *call_of(const rgpu_copier *c, uint64_t id) {
+    for (uint32_t i = 0; i < c->ncalls; i++)
+        if (c->calls[i].id == id) return &c->calls[i];
+    return NULL;
+}
+
+/* A memset: [dst, value, count(, stream)]. The runtime's takes an int whose low byte is set (only a
+ * non-negative one here); the driver's a value of its width. No wait: Python's queues it and replies. */
+static int memset_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a) {
+    uint64_t dst = a[0], value = a[1], count = a[2];
+    uint32_t width = k->runtime ? 1 : k->width;
+    if (k->runtime ? value > 0x7fffffffu : (width < 4 && value >> (8 * width)) || value > 0xffffffffu) return 0;
+    if (k->runtime) value &= 0xff;
+    if (count == 0 || count > (1ull << 40) || !inside(c, dst, count * width)) return 0;
+    void *stream = NULL;
+    if (k->stream && rgpu_launcher_stream(c->l, a[3], &stream)) return 0;
+    CUresult rc;
+    switch (width) {
+    case 1: rc = c->set8 ? c->set8(dst, (unsigned char)value, count, stream) : 1; break;
+    case 2: rc = c->set16 ? c->set16(dst, (unsigned short)value, count, stream) : 1; break;
+    case 4: rc = c->set32 ? c->set32(dst, (unsigned int)value, count, stream) : 1; break;
+    default: rc = 1;
+    }
+    return rc == CUDA_SUCCESS; /* a memset the driver refused was not queued: Python's reports it */
+}
+
+/* A copy through the segment `seg` (seg_size: where its data regions end). */
+static int copy_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, uint32_t nargs,
+                    const rgpu_env_call *call, unsigned char *seg, uint64_t seg_size, rgpu_copy_done *done) {
+    int h2d;
+    uint64_t dev, count;
+    if (k->op == OP_RUNTIME_COPY) { /* [dst, src, count, kind(, stream)]: the device side by the kind */
+        if (a[3] != H2D_KIND && a[3] != D2H_KIND) return 0;
+        h2d = a[3] == H2D_KIND;
+        dev = h2d ? a[0] : a[1], count = a[2];
+    } else { /* [device address, count(, stream)] */
+        h2d = k->op == OP_H2D;
+        dev = a[0], count = a[1];
+    }
+    const rgpu_env_shm *shm = &call->copy.u.shm;
+    if (call->sync != 1 || call->copy.tag != RGPU_ENV_SHM || count == 0 || count >= REGISTER_MIN) return 0;
+    uint64_t off = RGPU_SHM_DATA;
+    if (h2d) { /* its data in the one region it names, of its count */
+        if (shm->regions.n != 1) return 0;
+        mp_reader rr;
+        rgpu_env_region region;
+        const char *why;
+        mp_rinit(&rr, shm->regions.p, shm->regions.len);
+        if (rgpu_env_read_region(&rr, &region, &why) || region.length != count) return 0;
+        off = region.offset;
+        if (off < RGPU_SHM_DATA || off > seg_size || count > seg_size - off) return 0;
+    } else if (shm->regions.n != 0 || count > shm->room || count > seg_size - RGPU_SHM_DATA) {
+        return 0;
+    }
+    if (!inside(c, dev, count)) return 0;
+    void *stream = NULL;
+    if (k->stream && rgpu_launcher_stream(c->l, a[nargs - 1], &stream)) return 0;
+    if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
+    CUresult rc = h2d ? c->htod(dev, seg + off, count, stream) : c->dtoh(seg + off, dev, count, stream);
+    if (rc != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, stream)) return 0;
+    if (h2d) done->shm_in = count;
+    else done->out_len = count;
+    return 1;
+}
+
+int rgpu_quota_reserve(rgpu_quota *q, int64_t delta); /* server/native/quota.c */
+
+/* cuMemAlloc_v2 / cudaMalloc [size], as device.py mem_alloc: charged first, given back if the driver
+ * refuses (then Python's, which says why); tracked, plain. A size Python refuses (0: the runtime's
+ * null pointer, more than the quota) is Python's. */
+static int alloc_one(rgpu_copier *c, rgpu_quota *q, uint64_t size, rgpu_copy_done *done) {
+    if (!c->alloc || !q || size == 0 || size > INT64_MAX) return 0;
+    if (!rgpu_quota_reserve(q, (int64_t)size)) return 0;
+    CUdeviceptr p = 0;
+    if (c->alloc(&p, size) != CUDA_SUCCESS) {
+        rgpu_quota_reserve(q, -(int64_t)size);
+        return 0;
+    }
+    if (rgpu_copier_track(c, p, size)) { /* out of memory here: the allocation undone, Python's */
+        c->free(p);
+        rgpu_quota_reserve(q, -(int64_t)size);
+        return 0;
+    }
+    rgpu_copier_plain(c, p, 1);
+    done->addr = p, done->size = (int64_t)size;
+    return 1;
+}
+
+/* cuMemFree_v2 / cudaFree [addr] of a plain allocation, as api/memory.py mem_free and device.py
+ * mem_free: the driver's free, then the charge given back. Anything else (NULL, an address inside one,
+ * memory of a pool, exported, opened or placed) is Python's. */
+static int free_one(rgpu_copier *c, rgpu_quota *q, uint64_t addr, rgpu_copy_done *done) {
+    if (!c->free || !q || addr == 0) return 0;
+    size_t i = lower(c, addr);
+    if (i == c->n || c->start[i] != addr || !c->plain[i]) return 0;
+    uint64_t size = c->size[i];
+    if (c->free(addr) != CUDA_SUCCESS) return 0; /* nothing freed: Python's free reports why */
+    rgpu_copier_untrack(c, addr);
+    rgpu_quota_reserve(q, -(int64_t)size);
+    done->addr = addr, done->size = -(int64_t)size;
+    return 1;
+}
+
+int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned char *seg, uint64_t seg_size,
+                      rgpu_quota *quota, rgpu_launch_run *out, rgpu_copy_done *done) {
+    mp_reader r, args;
+    mp_obj calls;
+    rgpu_env_call call = {0}; /* (the copy record read only when its tag says so) */
+    const char *why;
+    memset(done, 0, sizeof *done);
+    out->served = 0;
+    mp_rinit(&r, header, len);
+    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1) return 0;
+    /* the whole call is read and checked before anything runs: no trailing bytes either */
+    if (rgpu_env_read_call(&r, &call, &why) || r.p != (const uint8_t *)header + len || call.nbulk != 0) return 0;
+    const rgpu_copy_call *k = call_of(c, call.call_id);
+    if (!k || call.sync != 1) return 0; /* the ring carries sync messages only: an async call is a broken client */
+    uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : k->op == OP_MEMSET ? 3 : k->op >= OP_ALLOC ? 1 : 2) +
+                     (k->stream != 0);
+    if (call.args.n != nargs) return 0;
+    uint64_t a[5];
+    mp_rinit(&args, call.args.p, call.args.len);
+    for (uint32_t i = 0; i < nargs; i++)
+        if (read_uint(&args, &a[i])) return 0;
+    int ok;
+    if (k->op == OP_MEMSET || k->op >= OP_ALLOC) {
+        if (call.copy.tag != 0) return 0;
+        ok = k->op == OP_MEMSET ? memset_one(c, k, a)
+           : k->op == OP_ALLOC  ? alloc_one(c, quota, a[0], done)
+                                : free_one(c, quota, a[0], done);
+    } else {
+        if (!seg) return 0;
+        ok = copy_one(c, k, a, nargs, &call, seg, seg_size, done);
+    }
+    if (!ok) return 0;
+    done->sync = 1;
+    out->served = 1;
+    out->last_seq = call.seq;
+    out->runtime = (int)k->runtime;
+    rgpu_launcher_end(c->l, out); /* what Python makes at the message's end: the settle, the printf check */
+    return 1;
+}
