@@ -52,7 +52,8 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
     tids = _tids(block, tpad)
     flags = np.zeros(2, np.int64)  # the launch's next block and abort flag, shared by the workers
     flags_at = _ptr(flags)
-    starts, ends = mem._np_starts, mem._np_ends  # held for the launch: the table cannot change under it
+    # held for the launch: the table cannot change under it; a kernel reaches to its granule (memory.py)
+    starts, ends = mem._np_starts, mem._np_reach
     nworkers = max(1, min(threads(), nblocks))
     local_size = T * local_stride if prog.local_size else 16
     # each worker's context, shared memory, local frames, register file and thread states in one
