@@ -46,7 +46,8 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
     T = block[0] * block[1] * block[2]
     tpad = -(-T // lanes.WARP_SIZE) * lanes.WARP_SIZE
     nblocks = grid[0] * grid[1] * grid[2]
-    shared_limit = prog.dynamic_shared_offset + dynamic_shared if dynamic_shared else prog.static_shared
+    shared_limit = lanes.shared_window(prog.dynamic_shared_offset + dynamic_shared if dynamic_shared
+                                       else prog.static_shared)  # the interpreter's window (kernels.py)
     shared_stride = -(-max(shared_limit, 1) // 16) * 16
     local_stride = max(16, prog.local_size)
     tids = _tids(block, tpad)
