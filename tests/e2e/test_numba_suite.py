@@ -9,7 +9,7 @@ target in CUDA 13.0, or a real GPU), once per test run.
 Every numba test must pass, or be skipped for a reason a real GPU of the same kind shares (SHARED_SKIPS:
 one GPU per server, no nvJitLink in the pins, the suite's prebuilt binaries not built, numba's own
 disabled tests); on the software GPU each module's pass count is asserted too, so a test that stops
-running shows. SIM_GAPS names the tests the software GPU fails where a GPU passes (two), each with its cause;
+running shows. SIM_GAPS names the tests the software GPU fails where a GPU passes (one), each with its cause;
 they must fail just so (and pass on a GPU), so a gap that closes or changes shows as well.
 
 The modules: all of `cudadrv` (the driver layer: contexts, memory of every kind, streams, events,
@@ -55,6 +55,12 @@ SHARED_SKIPS = {
     "External streams are usable with hardware": "a test of numba's simulator",
     "Numbast generated bindings": "numba's own: its generated fp16 bindings emit no PTX to check",
     "Numba and NumPy stride semantics differ for transpose": "numba's own: disabled in its source",
+    "LTO is not supported without nvjitlink.": "nvJitLink is not among the pinned wheels",
+    "nvJitLink is required for LTO": "nvJitLink is not among the pinned wheels",
+    "nvdisasm needed for inspect_sass()": "nvdisasm is not among the pinned wheels",
+    "nvdisasm needed for inspect_sass_cfg()": "nvdisasm is not among the pinned wheels",
+    "Necessary binaries are not available": "the suite's prebuilt test binaries are not built",
+    "recursive decoration not yet implemented": "numba's own: disabled in its source",
 }
 # Skips numba makes for its own simulator (NUMBA_ENABLE_CUDASIM) or for other platforms, and for
 # compute capabilities other than the device's: conditions of numba's, on any device
@@ -65,10 +71,6 @@ SHARED_SKIP_PATTERNS = [re.compile(p) for p in (
 
 # Tests the software GPU fails where a GPU passes: test id suffix -> (what the failure must say, why)
 SIM_GAPS = {
-    "test_cuda_driver.TestAcceleratedArchitecture.test_device_arch_specific": (
-        "CUDA_ERROR_NOT_SUPPORTED",
-        "tensormap.replace (sm_90a/sm_120a) is not in the software GPU's interpreter: the module is "
-        "refused where the driver would load it"),
     "test_cuda_array_interface.TestCudaArrayInterface.test_fortran_contiguous": (
         "CURAND_STATUS_LAUNCH_FAILURE",
         "CuPy's cuRAND carries SASS for sm_120 and no PTX the software GPU could run at the sm_120 numba "
@@ -83,49 +85,76 @@ CUDADRV = [
     "test_module_callbacks", "test_nvjitlink", "test_nvrtc", "test_nvvm_driver", "test_pinned",
     "test_profiler", "test_reset_device", "test_runtime", "test_select_device", "test_streams",
 ]
-# Left out: test_localmem (its test_struct_model_type_arr writes 10 ints into a 1-int array, which a GPU's
-# allocation granule absorbs and the software GPU's exact bounds do not: the fault then poisons every
-# test after it in the program), test_matmul (loads no test), test_array_alignment and test_bfloat16
-# (two minutes and 40 seconds here), and the rest for time.
+# (test_localmem's test_struct_model_type_arr writes 10 ints into a 1-int array: a kernel reaches the
+# rest of its allocation's granule on the software GPU as on a GPU, sim/memory.py.)
+# Left out for time (seconds on a loaded two-core machine): test_array_alignment and test_bfloat16 (160),
+# test_ufuncs (358), test_cache_hints (77), test_array_reductions (36), test_operator (30), test_debuginfo
+# (21), test_vectorize (22), test_ssa, test_extending, test_flow_control, test_warning (10-12 each), all of
+# which pass; test_matmul loads no test. Failing on the software GPU, not added: test_recursion (a wrong
+# answer: a recursive device function's store through a pointer into its caller's local frame is undone
+# when the caller's frame is restored, ptx/ops_stack.py), test_fp8_bindings (CUDA_ERROR_NOT_SUPPORTED
+# loading its kernels: an instruction the interpreter lacks), test_dispatcher's TestLaunchBounds (the
+# client library answers CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES past .maxntid where numba expects the driver's
+# CUDA_ERROR_INVALID_VALUE), test_caching (two CPU-and-CUDA tests find one cache file fewer than they
+# expect) and test_multiprocessing (cuda-python objects that cannot be pickled to a forked worker); the
+# last two not investigated.
 CUDAPY = [
-    "test_alignment", "test_analysis", "test_array", "test_array_args", "test_array_methods",
-    "test_atomics", "test_blackscholes", "test_boolean", "test_casting", "test_cffi", "test_compiler",
-    "test_complex", "test_complex_kernel", "test_const_string", "test_constmem", "test_cooperative_groups",
-    "test_cuda_array_interface", "test_cuda_jit_no_types", "test_device_func", "test_exception",
-    "test_fastmath", "test_forall", "test_freevar", "test_frexp_ldexp", "test_globals", "test_gufunc",
-    "test_idiv", "test_intrinsics", "test_ipc", "test_laplace", "test_launch_config_sensitive",
-    "test_libdevice", "test_math", "test_minmax", "test_montecarlo", "test_multithreads", "test_powi",
-    "test_print", "test_random", "test_record_dtype", "test_reduction", "test_slicing", "test_sm",
-    "test_sm_creation", "test_stream_api", "test_sync", "test_transpose", "test_userexc", "test_vector_type",
-    "test_warp_ops"]
+    "test_alignment", "test_analysis", "test_array", "test_array_args", "test_array_methods", "test_atomics",
+    "test_bfloat16_bindings", "test_blackscholes", "test_boolean", "test_byteflow", "test_casting", "test_cffi",
+    "test_compiler", "test_complex", "test_complex_kernel", "test_const_string", "test_constmem",
+    "test_cooperative_groups", "test_copy_propagate", "test_cuda_array_interface", "test_cuda_jit_no_types",
+    "test_cupy_bfloat16_interop", "test_datetime", "test_debug", "test_debuginfo_types",
+    "test_device_array_capture", "test_device_func", "test_enums", "test_errors", "test_exception",
+    "test_extending_types", "test_fastmath", "test_forall", "test_freevar", "test_frexp_ldexp", "test_globals",
+    "test_gufunc", "test_gufunc_scalar", "test_gufunc_scheduling", "test_idiv", "test_inline", "test_inspect",
+    "test_intrinsics", "test_ipc", "test_ir", "test_ir_utils", "test_iterators", "test_lang", "test_laplace",
+    "test_launch_config_sensitive", "test_libdevice", "test_lineinfo", "test_localmem",
+    "test_make_function_to_jit_function", "test_mandel", "test_math", "test_minmax", "test_montecarlo",
+    "test_multigpu", "test_multithreads", "test_nondet", "test_numba_interop", "test_optimization", "test_overload",
+    "test_powi", "test_print", "test_py2_div_issue", "test_random", "test_record_dtype", "test_reduction",
+    "test_retrieve_autoconverted_arrays", "test_serialize", "test_slicing", "test_sm", "test_sm_creation",
+    "test_stream_api", "test_sync", "test_tracing", "test_transpose", "test_typeconv", "test_typeinfer",
+    "test_userexc", "test_vector_type", "test_vectorize_complex", "test_vectorize_decor", "test_vectorize_device",
+    "test_vectorize_scalar_arg", "test_warp_ops"]
 
 # On the software GPU, how many of each module's tests pass (the rest are SHARED_SKIPS and SIM_GAPS)
 PASSED = {
     "cudadrv.test_array_attr": 11, "cudadrv.test_context_stack": 9, "cudadrv.test_cuda_array_slicing": 30,
-    "cudadrv.test_cuda_auto_context": 1, "cudadrv.test_cuda_devicerecord": 12, "cudadrv.test_cuda_driver": 17,
+    "cudadrv.test_cuda_auto_context": 1, "cudadrv.test_cuda_devicerecord": 12, "cudadrv.test_cuda_driver": 18,
     "cudadrv.test_cuda_memory": 15, "cudadrv.test_cuda_ndarray": 64, "cudadrv.test_deallocations": 13,
-    "cudadrv.test_detect": 3, "cudadrv.test_emm_plugins": 6, "cudadrv.test_events": 3,
-    "cudadrv.test_host_alloc": 4, "cudadrv.test_init": 5, "cudadrv.test_inline_ptx": 1,
-    "cudadrv.test_is_fp16": 2, "cudadrv.test_linkable_code": 0, "cudadrv.test_linker": 22,
-    "cudadrv.test_managed_alloc": 4, "cudadrv.test_module_callbacks": 8, "cudadrv.test_nvjitlink": 0,
-    "cudadrv.test_nvrtc": 1, "cudadrv.test_nvvm_driver": 8, "cudadrv.test_pinned": 2, "cudadrv.test_profiler": 1,
+    "cudadrv.test_detect": 3, "cudadrv.test_emm_plugins": 6, "cudadrv.test_events": 3, "cudadrv.test_host_alloc": 4,
+    "cudadrv.test_init": 5, "cudadrv.test_inline_ptx": 1, "cudadrv.test_is_fp16": 2,
+    "cudadrv.test_linkable_code": 0, "cudadrv.test_linker": 22, "cudadrv.test_managed_alloc": 4,
+    "cudadrv.test_module_callbacks": 8, "cudadrv.test_nvjitlink": 0, "cudadrv.test_nvrtc": 1,
+    "cudadrv.test_nvvm_driver": 8, "cudadrv.test_pinned": 2, "cudadrv.test_profiler": 1,
     "cudadrv.test_reset_device": 1, "cudadrv.test_runtime": 0, "cudadrv.test_select_device": 1,
-    "cudadrv.test_streams": 0,
-    "cudapy.test_alignment": 2, "cudapy.test_analysis": 36, "cudapy.test_array": 23,
+    "cudadrv.test_streams": 0, "cudapy.test_alignment": 2, "cudapy.test_analysis": 36, "cudapy.test_array": 23,
     "cudapy.test_array_args": 11, "cudapy.test_array_methods": 2, "cudapy.test_atomics": 128,
-    "cudapy.test_blackscholes": 1, "cudapy.test_boolean": 1, "cudapy.test_casting": 12, "cudapy.test_cffi": 1,
-    "cudapy.test_compiler": 34, "cudapy.test_complex": 28, "cudapy.test_complex_kernel": 1,
-    "cudapy.test_const_string": 5, "cudapy.test_constmem": 8, "cudapy.test_cooperative_groups": 8,
-    "cudapy.test_cuda_array_interface": 26, "cudapy.test_cuda_jit_no_types": 4, "cudapy.test_device_func": 31,
-    "cudapy.test_exception": 5, "cudapy.test_fastmath": 14, "cudapy.test_forall": 4, "cudapy.test_freevar": 1,
-    "cudapy.test_frexp_ldexp": 4, "cudapy.test_globals": 1, "cudapy.test_gufunc": 27, "cudapy.test_idiv": 2,
-    "cudapy.test_intrinsics": 68, "cudapy.test_ipc": 5, "cudapy.test_laplace": 1,
-    "cudapy.test_launch_config_sensitive": 1, "cudapy.test_libdevice": 320, "cudapy.test_math": 47,
-    "cudapy.test_minmax": 8, "cudapy.test_montecarlo": 1, "cudapy.test_multithreads": 4, "cudapy.test_powi": 8,
-    "cudapy.test_print": 11, "cudapy.test_random": 7, "cudapy.test_record_dtype": 36,
-    "cudapy.test_reduction": 7, "cudapy.test_slicing": 2, "cudapy.test_sm": 18, "cudapy.test_sm_creation": 13,
-    "cudapy.test_stream_api": 5, "cudapy.test_sync": 19, "cudapy.test_transpose": 4, "cudapy.test_userexc": 1,
-    "cudapy.test_vector_type": 4, "cudapy.test_warp_ops": 20,
+    "cudapy.test_bfloat16_bindings": 8, "cudapy.test_blackscholes": 1, "cudapy.test_boolean": 1,
+    "cudapy.test_byteflow": 3, "cudapy.test_casting": 12, "cudapy.test_cffi": 1, "cudapy.test_compiler": 34,
+    "cudapy.test_complex": 28, "cudapy.test_complex_kernel": 1, "cudapy.test_const_string": 5,
+    "cudapy.test_constmem": 8, "cudapy.test_cooperative_groups": 8, "cudapy.test_copy_propagate": 2,
+    "cudapy.test_cuda_array_interface": 26, "cudapy.test_cuda_jit_no_types": 4,
+    "cudapy.test_cupy_bfloat16_interop": 1, "cudapy.test_datetime": 7, "cudapy.test_debug": 5,
+    "cudapy.test_debuginfo_types": 1, "cudapy.test_device_array_capture": 8, "cudapy.test_device_func": 31,
+    "cudapy.test_enums": 7, "cudapy.test_errors": 7, "cudapy.test_exception": 5, "cudapy.test_extending_types": 1,
+    "cudapy.test_fastmath": 14, "cudapy.test_forall": 4, "cudapy.test_freevar": 1, "cudapy.test_frexp_ldexp": 4,
+    "cudapy.test_globals": 1, "cudapy.test_gufunc": 27, "cudapy.test_gufunc_scalar": 5,
+    "cudapy.test_gufunc_scheduling": 7, "cudapy.test_idiv": 2, "cudapy.test_inline": 10, "cudapy.test_inspect": 3,
+    "cudapy.test_intrinsics": 68, "cudapy.test_ipc": 5, "cudapy.test_ir": 32, "cudapy.test_ir_utils": 3,
+    "cudapy.test_iterators": 4, "cudapy.test_lang": 3, "cudapy.test_laplace": 1,
+    "cudapy.test_launch_config_sensitive": 1, "cudapy.test_libdevice": 320, "cudapy.test_lineinfo": 7,
+    "cudapy.test_localmem": 10, "cudapy.test_make_function_to_jit_function": 11, "cudapy.test_mandel": 1,
+    "cudapy.test_math": 47, "cudapy.test_minmax": 8, "cudapy.test_montecarlo": 1, "cudapy.test_multigpu": 1,
+    "cudapy.test_multithreads": 4, "cudapy.test_nondet": 1, "cudapy.test_numba_interop": 2,
+    "cudapy.test_optimization": 6, "cudapy.test_overload": 16, "cudapy.test_powi": 8, "cudapy.test_print": 11,
+    "cudapy.test_py2_div_issue": 1, "cudapy.test_random": 7, "cudapy.test_record_dtype": 36,
+    "cudapy.test_reduction": 7, "cudapy.test_retrieve_autoconverted_arrays": 8, "cudapy.test_serialize": 4,
+    "cudapy.test_slicing": 2, "cudapy.test_sm": 18, "cudapy.test_sm_creation": 13, "cudapy.test_stream_api": 5,
+    "cudapy.test_sync": 19, "cudapy.test_tracing": 5, "cudapy.test_transpose": 4, "cudapy.test_typeconv": 8,
+    "cudapy.test_typeinfer": 19, "cudapy.test_userexc": 1, "cudapy.test_vector_type": 4,
+    "cudapy.test_vectorize_complex": 1, "cudapy.test_vectorize_decor": 8, "cudapy.test_vectorize_device": 1,
+    "cudapy.test_vectorize_scalar_arg": 2, "cudapy.test_warp_ops": 20,
 }
 
 MODULES = [f"cudadrv.{m}" for m in CUDADRV] + [f"cudapy.{m}" for m in CUDAPY]

@@ -463,10 +463,11 @@ def _batch_state(func, prog, mem, grid, block, start, nb, dynamic_shared, kparam
     st.name = func.name
     st.mem = mem
     st.dynamic_shared = dynamic_shared
-    st.shared_limit = prog.dynamic_shared_offset + dynamic_shared if dynamic_shared else prog.static_shared
+    st.shared_limit = lanes.shared_window(prog.dynamic_shared_offset + dynamic_shared if dynamic_shared
+                                          else prog.static_shared)
     if _uses_reserved_smem(prog):
         # Only kernels that ask for it get the reserved region, so that every other kernel's
-        # shared-memory bounds stay exact.
+        # shared-memory bounds stay those of its allocation.
         st.reserved_smem = -(-st.shared_limit // 16) * 16
         st.shared_limit = st.reserved_smem + interp.RESERVED_SMEM
     st.shared_stride = -(-max(st.shared_limit, 1) // 16) * 16

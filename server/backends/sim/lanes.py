@@ -21,6 +21,16 @@ MAX_WARPS_PER_SM = 64
 # once per batch anyway, and holding their arrays would cost host memory.
 CACHED_LANES = 1 << 16
 CACHE_ENTRIES = 128
+# A block's shared memory is allocated in units of this many bytes (the shared-memory allocation unit
+# of CUDA's occupancy calculator for sm_80 and later), and its window is that big: an access past the
+# variables but inside the last unit does not fault on a GPU (numba's test_device_arch_specific
+# replaces a field of a 128-byte tensor map held in a 4-byte shared array); past the unit it does.
+SHARED_GRANULE = 128
+
+
+def shared_window(nbytes: int) -> int:
+    """The bytes of shared memory a block's accesses may touch when its variables take `nbytes`."""
+    return -(-nbytes // SHARED_GRANULE) * SHARED_GRANULE
 
 _U32 = np.uint32
 _ONE = np.uint64(1)

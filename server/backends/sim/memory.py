@@ -1,4 +1,12 @@
-"""Device memory of the software GPU: a 64-bit address space with exact, bounds-checked allocations.
+"""Device memory of the software GPU: a 64-bit address space with bounds-checked allocations.
+
+The host API's copies and sets are checked against the bytes asked for, exactly. A kernel's
+accesses are checked against the allocation's granule (its size rounded up to the alignment it
+was made at: 512 bytes for cudaMalloc, sim/device.py), as a GPU, which faults only where nothing
+is mapped, lets a kernel run a little past an array into memory that belongs to that allocation
+(numba's test_localmem writes 10 ints into a 1-int array and passes on every GPU). Past the
+granule lies the guard, which no allocation takes: an access there faults, so a kernel that
+overruns by more than the rounding still reports an illegal address.
 
 One lazily-committed anonymous mapping backs a session's memory (pages cost nothing until touched),
 so device addresses translate to offsets with one subtraction and kernels gather/scatter with numpy
@@ -71,6 +79,9 @@ class DeviceMemory:
         self._np_starts = np.zeros(0, np.uint64)
         self._np_ends = np.zeros(0, np.uint64)
         self._np_spans = np.zeros(0, np.uint64)
+        # what a kernel may touch of each: to its granule's end (the span less its guard; a VMM run,
+        # which has no guard, to its end)
+        self._np_reach = np.zeros(0, np.uint64)
         self.used = 0
         self.peak = 0
         # Virtual memory management (server/api/vmm.py): address ranges reserved by
@@ -112,6 +123,7 @@ class DeviceMemory:
             self._np_starts = np.insert(self._np_starts, i, np.uint64(addr))
             self._np_ends = np.insert(self._np_ends, i, np.uint64(end))
             self._np_spans = np.insert(self._np_spans, i, np.uint64(span))
+            self._np_reach = np.insert(self._np_reach, i, np.uint64(addr + size))
         return addr
 
     def charge(self, size: int, what: str) -> None:
@@ -296,6 +308,7 @@ class DeviceMemory:
             self._np_starts = np.delete(self._np_starts, i)
             self._np_ends = np.delete(self._np_ends, i)
             self._np_spans = np.delete(self._np_spans, i)
+            self._np_reach = np.delete(self._np_reach, i)
         self.uncharge(size)
         # Give the pages back so a freed region does not keep host memory committed: only pages wholly
         # inside it, since a page it shares with a neighbouring allocation would be zeroed too.
@@ -311,6 +324,9 @@ class DeviceMemory:
         self._np_starts = np.array(self._starts, dtype=np.uint64)
         self._np_ends = np.array(self._ends, dtype=np.uint64)
         self._np_spans = np.array(self._spans, dtype=np.uint64)
+        # a VMM run's span is its end (no guard); an allocation's is its granule's end plus the guard
+        self._np_reach = np.array([p if s in self._vmm_runs else p - GUARD for s, p in zip(self._starts, self._spans)],
+                                  dtype=np.uint64)
 
     def allocation(self, addr: int) -> tuple[int, int] | None:
         """(start, size) of the allocation containing ``addr``, or None."""
@@ -346,16 +362,16 @@ class DeviceMemory:
     def check_lanes(self, addrs: np.ndarray, width: int) -> np.ndarray:
         """Arena offsets for a vector of device addresses, each accessing ``width`` bytes.
 
-        A lane outside every allocation is an illegal address (sticky, as on a GPU); a lane
-        not aligned to ``width`` is a misaligned address."""
+        A lane outside every allocation's granule is an illegal address (sticky, as on a GPU);
+        a lane not aligned to ``width`` is a misaligned address."""
         addrs = np.asarray(addrs, dtype=np.uint64)
         if addrs.size == 0:
             return addrs.astype(np.int64)
         idx = np.searchsorted(self._np_starts, addrs, side="right").astype(np.int64) - 1
         ok = idx >= 0
         safe = np.where(ok, idx, 0)
-        if self._np_ends.size:
-            ok &= addrs + np.uint64(width) <= self._np_ends[safe]
+        if self._np_reach.size:
+            ok &= addrs + np.uint64(width) <= self._np_reach[safe]
         else:
             ok[:] = False
         if not ok.all():

@@ -7,7 +7,8 @@ with the 32/64/128-byte swizzles; the interleaved layouts, the sub-byte types an
 swizzle atoms are refused at encoding (CUDA_ERROR_NOT_SUPPORTED) rather than copied wrongly.
 
 Served by the sim's handlers for cuTensorMapEncodeTiled and cuTensorMapReplaceAddress
-(backends.handlers_for); the im2col maps stay refused by their records."""
+(backends.handlers_for); the im2col maps stay refused by their records. Kernels change a map's fields
+in place with tensormap.replace (ptx/ops_tensormap.py, at the offsets FIELDS names)."""
 from __future__ import annotations
 
 import struct
@@ -22,9 +23,19 @@ MAX_RANK = 5
 ELEMENT_BYTES = {0: 1, 1: 2, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4, 8: 8, 9: 2, 10: 4, 11: 4, 12: 4}
 FLOAT_TYPES = {6, 7, 8, 9, 10, 11, 12}
 SWIZZLE_SPAN = {0: 0, 1: 32, 2: 64, 3: 128}  # CU_TENSOR_MAP_SWIZZLE_*: the bytes a swizzled row spans
-# u8 type, rank, interleave, swizzle, L2 promotion, OOB fill; the address; dims - 1 (u32); the
-# strides of dims 1.. in bytes (u64); the box (u16); the element strides (u8)
-_LAYOUT = struct.Struct("<4s6B6xQ5I4Q5H5B")
+# u8 type, rank, interleave, swizzle, L2 promotion, OOB fill, swizzle atomicity (PTX's .swizzle_atomicity,
+# 0 for 16 bytes: an encoding's swizzles 4-6 are 128-byte swizzles of other atoms); the address; dims - 1
+# (u32); the strides of dims 1.. in bytes (u64); the box (u16); the element strides (u8)
+_LAYOUT = struct.Struct("<4s7B5xQ5I4Q5H5B")
+# Where tensormap.replace (ptx/ops_tensormap.py) finds each field in that layout: byte offset, width,
+# and the offset of field `ord` from the first (fields across the rank)
+FIELDS = {"elemtype": (4, 1, 0), "rank": (5, 1, 0), "interleave_layout": (6, 1, 0), "swizzle_mode": (7, 1, 0),
+          "fill_mode": (9, 1, 0), "swizzle_atomicity": (10, 1, 0), "global_address": (16, 8, 0),
+          "global_dim": (24, 4, 4), "global_stride": (44, 8, 8), "box_dim": (76, 2, 2), "element_stride": (86, 1, 1)}
+# PTX's .elemtype numbers (PTX ISA, tensormap.replace) -> CUtensorMapDataType: they differ from 8 to 10
+PTX_ELEMTYPE = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 10, 9: 8, 10: 9, 11: 11, 12: 12,
+                13: 13, 14: 14, 15: 15}
+ATOM_SWIZZLE = {1: 4, 2: 5, 3: 6}  # a 128-byte swizzle's atomicity -> CU_TENSOR_MAP_SWIZZLE_128B_ATOM_*
 
 
 @dataclass(frozen=True)
@@ -47,8 +58,10 @@ class TensorMap:
 
     def pack(self) -> bytes:
         pad = lambda v, n: tuple(v) + (0,) * (n - len(v))  # noqa: E731
-        out = _LAYOUT.pack(MAGIC, self.dtype, self.rank, self.interleave, self.swizzle, self.l2, self.oob,
-                           self.address, *pad([d - 1 for d in self.dims], 5), *pad(self.strides, 4),
+        # a 128-byte swizzle of 32- or 64-byte atoms is kept as PTX's fields are: mode 3 and its atomicity
+        atom = next((a for a, sw in ATOM_SWIZZLE.items() if sw == self.swizzle), 0)
+        out = _LAYOUT.pack(MAGIC, self.dtype, self.rank, self.interleave, 3 if atom else self.swizzle, self.l2,
+                           self.oob, atom, self.address, *pad([d - 1 for d in self.dims], 5), *pad(self.strides, 4),
                            *pad(self.box, 5), *pad(self.element_strides, 5))
         return out.ljust(MAP_BYTES, b"\0")
 
@@ -114,9 +127,13 @@ def decode(data: bytes) -> TensorMap:
     """The map `data` holds; CUDA_ERROR_INVALID_VALUE for bytes no encoding of the sim's made."""
     if len(data) != MAP_BYTES or data[:4] != MAGIC:
         _invalid("not a tensor map the software GPU encoded")
-    (_m, dtype, rank, interleave, swizzle, l2, oob, address, *rest) = _LAYOUT.unpack_from(data)
+    (_m, dtype, rank, interleave, swizzle, l2, oob, atom, address, *rest) = _LAYOUT.unpack_from(data)
     if not 1 <= rank <= MAX_RANK or dtype not in ELEMENT_BYTES:
         _invalid("not a tensor map the software GPU encoded")
+    if atom or swizzle > 3:
+        # what tensormap.replace can make and the encoder refuses: 128-byte swizzles of other atoms, 96B
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"tensor map: the software GPU copies no swizzle of mode "
+                                                   f"{swizzle} with atomicity {atom} (only 16-byte atoms)")
     dims, strides, box, es = rest[:5], rest[5:9], rest[9:14], rest[14:19]
     return TensorMap(dtype, rank, address, tuple(d + 1 for d in dims[:rank]), tuple(strides[:rank - 1]),
                      tuple(box[:rank]), tuple(es[:rank]), swizzle, l2, oob, interleave)

@@ -59,6 +59,24 @@ def test_out_of_memory_and_free_returns_it(mem):
     mem.alloc(1 << 24)
 
 
+def test_a_kernel_reaches_the_rest_of_the_allocations_granule_and_no_further(mem):
+    """A kernel may run past the bytes asked for into the rest of the allocation's granule, as on a
+    GPU (numba's test_localmem writes 10 ints into a 1-int array); the host API's copies may not, and
+    past the granule a kernel's access faults."""
+    from rgpu.server.backends.sim.memory import ALIGNMENT
+    a = mem.alloc(4)
+    inside = a + 4 * np.arange(10, dtype=np.uint64)
+    mem.scatter(inside, np.arange(10, dtype=np.int32), np.int32)
+    assert mem.gather(inside, np.int32).tolist() == list(range(10))
+    assert mem.gather(np.array([a + ALIGNMENT - 4], np.uint64), np.int32).tolist() == [0]
+    with pytest.raises(SimFault, match="ILLEGAL_ADDRESS"):
+        mem.gather(np.array([a + ALIGNMENT], np.uint64), np.int32)
+    with pytest.raises(SimError, match="outside any allocation"):
+        mem.read(a, 8)
+    b = mem.alloc(4)  # the next allocation lies past the guard: its granule is not a's
+    assert b >= a + ALIGNMENT + 1
+
+
 def test_double_free_is_invalid_value(mem):
     a = mem.alloc(16)
     mem.free(a)
@@ -67,12 +85,12 @@ def test_double_free_is_invalid_value(mem):
 
 
 def test_lane_gather_scatter_and_illegal_address(mem):
-    a = mem.alloc(4 * 32)
-    addrs = a + 4 * np.arange(32, dtype=np.uint64)
-    mem.scatter(addrs, np.arange(32, dtype=np.float32) * 1.5, np.float32)
-    assert np.array_equal(mem.gather(addrs, np.float32), np.arange(32, dtype=np.float32) * 1.5)
+    a = mem.alloc(4 * 64)  # a whole granule (ALIGNMENT): its end is the granule's
+    addrs = a + 4 * np.arange(64, dtype=np.uint64)
+    mem.scatter(addrs, np.arange(64, dtype=np.float32) * 1.5, np.float32)
+    assert np.array_equal(mem.gather(addrs, np.float32), np.arange(64, dtype=np.float32) * 1.5)
     with pytest.raises(SimFault) as e:
-        mem.gather(addrs + np.uint64(4), np.float32)  # lane 31 runs off the end
+        mem.gather(addrs + np.uint64(4), np.float32)  # lane 63 runs off the end
     assert e.value.code == "CUDA_ERROR_ILLEGAL_ADDRESS" and e.value.sticky
     with pytest.raises(SimFault, match="MISALIGNED"):
         mem.gather(addrs[:1] + np.uint64(2), np.float32)

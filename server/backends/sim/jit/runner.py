@@ -46,13 +46,15 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
     T = block[0] * block[1] * block[2]
     tpad = -(-T // lanes.WARP_SIZE) * lanes.WARP_SIZE
     nblocks = grid[0] * grid[1] * grid[2]
-    shared_limit = prog.dynamic_shared_offset + dynamic_shared if dynamic_shared else prog.static_shared
+    shared_limit = lanes.shared_window(prog.dynamic_shared_offset + dynamic_shared if dynamic_shared
+                                       else prog.static_shared)  # the interpreter's window (kernels.py)
     shared_stride = -(-max(shared_limit, 1) // 16) * 16
     local_stride = max(16, prog.local_size)
     tids = _tids(block, tpad)
     flags = np.zeros(2, np.int64)  # the launch's next block and abort flag, shared by the workers
     flags_at = _ptr(flags)
-    starts, ends = mem._np_starts, mem._np_ends  # held for the launch: the table cannot change under it
+    # held for the launch: the table cannot change under it; a kernel reaches to its granule (memory.py)
+    starts, ends = mem._np_starts, mem._np_reach
     nworkers = max(1, min(threads(), nblocks))
     local_size = T * local_stride if prog.local_size else 16
     # each worker's context, shared memory, local frames, register file and thread states in one

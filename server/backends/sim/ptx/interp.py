@@ -304,7 +304,7 @@ SPECIALS = {
 def compile_program(prog: Program, symbols: dict[str, int]) -> list:
     """Closures for every instruction; an unknown opcode is an error naming it."""
     from . import ops_async, ops_bulk, ops_ctrl, ops_cvt, ops_float, ops_heap, ops_int, ops_mem, ops_mma, ops_warp  # noqa: F401
-    from . import ops_cdp, ops_stack, ops_tex  # noqa: F401
+    from . import ops_cdp, ops_stack, ops_tensormap, ops_tex  # noqa: F401
 
     ctx = Compiler(prog, symbols)
     code = []

@@ -50,7 +50,7 @@ def opcodes(text: bytes | str) -> Counter:
 def unsupported(ops) -> dict[str, str]:
     """opcode -> why the interpreter cannot run it, for those of ``ops`` it cannot."""
     from . import interp, ops_async, ops_ctrl, ops_cvt, ops_float, ops_heap, ops_int, ops_mem, ops_mma, ops_warp  # noqa: F401
-    from . import ops_cdp, ops_stack, ops_tex  # noqa: F401
+    from . import ops_cdp, ops_stack, ops_tensormap, ops_tex  # noqa: F401
 
     out = {}
     for o in ops:
