@@ -195,7 +195,8 @@ int rgpu_kernel_on(int face, rgpu_kernel *k, int dev, void **out) {
  * an asynchronous launch no round trip after a function's first. The server checks again (a limit this
  * side did not know). Errors: a configuration past the device's limits, or a zero dimension, is
  * CUDA_ERROR_INVALID_VALUE (the Runtime's cudaErrorInvalidConfiguration); more threads than the
- * function allows (__launch_bounds__, its registers) CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES; more dynamic
+ * function's registers allow CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, than its launch bounds allow
+ * CUDA_ERROR_INVALID_VALUE (past_registers); more dynamic
  * shared memory than its limit CUDA_ERROR_INVALID_VALUE. */
 enum { LIM_THREADS, LIM_BX, LIM_BY, LIM_BZ, LIM_GX, LIM_GY, LIM_GZ, NLIMITS };
 static const int limit_attrs[NLIMITS] = {
@@ -220,6 +221,22 @@ static const int *device_limits(int dev) {
     return limits[dev].v;
 }
 
+/* A block past the function's most threads: is it past what its registers allow (the block's warps need
+ * regs x 32 each, allocated 256 at a time, within a block's register file)? The driver then answers
+ * CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ("too many resources requested for launch"); a block the registers
+ * would hold but past a launch bound (.maxntid, .reqntid: __launch_bounds__) is CUDA_ERROR_INVALID_VALUE
+ * (numba-cuda's TestLaunchBounds, which runs on GPUs, expects exactly that). Asked only on a refused
+ * launch; a count not known here keeps the resources answer. */
+static int past_registers(void *fn, int dev, uint64_t threads) {
+    int regs = 0, per_block = 0;
+    if (rgpu_func_launch_limit(fn, CU_FUNC_ATTRIBUTE_NUM_REGS, &regs) != CUDA_SUCCESS || regs <= 0 ||
+        cuDeviceGetAttribute(&per_block, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, dev) != CUDA_SUCCESS ||
+        per_block <= 0)
+        return 1;
+    uint64_t per_warp = ((uint64_t)regs * 32 + 255) / 256 * 256;
+    return (threads + 31) / 32 * per_warp > (uint64_t)per_block;
+}
+
 static int check_launch(int face, void *fn, rgpu_dim3 g, rgpu_dim3 b, size_t shmem) {
     int bad_config = face == RGPU_RUNTIME ? (int)cudaErrorInvalidConfiguration : RGPU_INVALID_VALUE;
     if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) return rgpu_record(face, bad_config);
@@ -235,7 +252,7 @@ static int check_launch(int face, void *fn, rgpu_dim3 g, rgpu_dim3 b, size_t shm
     int fn_max = 0, fn_dyn = 0;
     if (rgpu_func_launch_limit(fn, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &fn_max) == CUDA_SUCCESS && fn_max > 0 &&
         threads > (uint64_t)fn_max)
-        return rgpu_record(face, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+        return rgpu_record(face, past_registers(fn, dev, threads) ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES : RGPU_INVALID_VALUE);
     if (shmem && rgpu_func_launch_limit(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, &fn_dyn) == CUDA_SUCCESS &&
         shmem > (size_t)fn_dyn)
         return rgpu_record(face, RGPU_INVALID_VALUE);

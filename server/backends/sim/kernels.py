@@ -433,10 +433,18 @@ def _check_config(func: KernelFunction, grid, block, dynamic_shared: int, params
     if any(b < 1 for b in block) or any(b > m for b, m in zip(block, MAX_BLOCK_DIM)):
         raise SimError("CUDA_ERROR_INVALID_VALUE", f"block {tuple(block)} exceeds the limits {MAX_BLOCK_DIM}")
     nthreads = block[0] * block[1] * block[2]
-    if nthreads > min(MAX_THREADS_PER_BLOCK, func.max_threads_per_block):
+    bound = min(MAX_THREADS_PER_BLOCK, func._max_threads)
+    if nthreads > bound:
+        # past the device's limit or the kernel's launch bound (.maxntid, .reqntid): the driver's
+        # CUDA_ERROR_INVALID_VALUE (numba-cuda's TestLaunchBounds, run on GPUs, expects it)
         raise SimError("CUDA_ERROR_INVALID_VALUE",
-                       f"{nthreads} threads per block exceed the maximum of "
-                       f"{min(MAX_THREADS_PER_BLOCK, func.max_threads_per_block)} for {func.name}")
+                       f"{nthreads} threads per block exceed the maximum of {bound} for {func.name}")
+    if nthreads > func.max_threads_per_block:
+        # within its bounds but past what its registers allow in one SM: the driver's "too many
+        # resources requested for launch"
+        raise SimError("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+                       f"{nthreads} threads per block need more registers than an SM has: {func.name} "
+                       f"uses {func.num_regs} a thread, which allows {func.max_threads_per_block}")
     if any(g < 1 for g in grid) or any(g > m for g, m in zip(grid, MAX_GRID_DIM)):
         raise SimError("CUDA_ERROR_INVALID_VALUE", f"grid {tuple(grid)} exceeds the limits {MAX_GRID_DIM}")
     if dynamic_shared < 0 or dynamic_shared > func.max_dynamic_shared_bytes:

@@ -174,6 +174,30 @@ def test_registers_fit_the_launch_bounds(name, directives, regs, threads):
     assert (fn.num_regs, fn.max_threads_per_block) == (regs, threads)
 
 
+def test_a_block_past_a_launch_bound_or_past_the_registers_is_refused_as_the_driver_does():
+    """Past a launch bound (.maxntid: __launch_bounds__) the driver answers CUDA_ERROR_INVALID_VALUE
+    (numba-cuda's TestLaunchBounds expects it, run on GPUs); within the bounds but past what the
+    kernel's registers allow in one SM, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES."""
+    from rgpu.server.backends.sim.kernels import _check_config
+    bounded = KernelModule.load(
+        f".version 9.0\n.target sm_80\n.address_size 64\n{_many_registers_kernel('b', '.maxntid 128, 1, 1')}"
+        .encode()).functions["b"]
+    params = bytes(bounded.param_size)
+    _check_config(bounded, (1, 1, 1), (128, 1, 1), 0, params)
+    with pytest.raises(SimError) as info:
+        _check_config(bounded, (1, 1, 1), (256, 1, 1), 0, params)
+    assert info.value.code == "CUDA_ERROR_INVALID_VALUE" and "maximum of 128" in info.value.message
+    heavy = KernelModule.load(
+        f".version 9.0\n.target sm_80\n.address_size 64\n{_many_registers_kernel('h', '')}".encode())
+    heavy.register_counts["h"] = 255  # SASS of 255 registers a thread: 8 warps fill the file
+    fn = heavy.functions["h"]
+    assert fn.max_threads_per_block == 256
+    _check_config(fn, (1, 1, 1), (256, 1, 1), 0, params)
+    with pytest.raises(SimError) as info:
+        _check_config(fn, (1, 1, 1), (512, 1, 1), 0, params)
+    assert info.value.code == "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" and "registers" in info.value.message
+
+
 def test_a_small_kernel_keeps_its_own_register_count():
     ptx = """.version 9.0\n.target sm_80\n.address_size 64
 .visible .entry small(.param .u64 p) .maxntid 1024
