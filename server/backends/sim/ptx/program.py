@@ -43,6 +43,12 @@ MAX_INLINE_DEPTH = 64
 # those live across it, so frames are several times a GPU's: this holds what a GPU's stack of some
 # 8-16 KiB does (CUDA's default is 1 KiB).
 STACK_BYTES = 64 << 10
+# Registers of the software GPU's own for that stack (ops_stack.py): its pointer, the base of the
+# running activation's frame (an out-of-line copy's frame symbols are addressed from it, so each
+# activation's .local data has addresses of its own, as on a GPU) and the frame a call is entering.
+SP, FP, NFP = "%rgpu_sp", "%rgpu_fp", "%rgpu_nfp"
+# Alignment of every activation's frame on the stack (the most a .local variable of one asks).
+FRAME_ALIGN = 16
 
 
 def _align(x: int, a: int) -> int:
@@ -68,6 +74,8 @@ class Program:
     regs: dict[str, tuple[str, int]] = field(default_factory=dict)
     local_syms: dict[str, int] = field(default_factory=dict)  # name -> per-thread local offset
     local_size: int = 0
+    # local symbols of recursive functions' out-of-line copies: addressed from FP (ops_stack.py)
+    frame_syms: set[str] = field(default_factory=set)
     shared_syms: dict[str, int] = field(default_factory=dict)  # name -> per-block shared offset
     static_shared: int = 0
     dynamic_shared_syms: set[str] = field(default_factory=set)
@@ -255,9 +263,11 @@ class _Flattener:
 
     def emit_recursive_call(self, st: Instruction, callee: Function, rets, args, guard) -> None:
         """A call of a function from inside itself: to its out-of-line copy (emitted at the end,
-        emit_outlined), through the thread's stack (ops_stack.py). A call made inside an out-of-line
-        copy saves that copy's registers and local frame first, since the callee may be it; the
-        results come back through a slot of their own, outside every saved frame."""
+        emit_outlined), through the thread's stack (ops_stack.py). Every call gives the callee a
+        frame of its own on the stack (rgpu.enter), so a pointer into a caller's .local data stays
+        valid and what the callee stores through it stays stored; a call made inside an out-of-line
+        copy saves that copy's registers first, since the callee may be it. The results come back
+        through a slot of their own, outside every frame."""
         if any(f.space != "param" for f in list(callee.params) + list(callee.rets)):
             raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"recursive device function {callee.name!r} takes "
                                                        f"register parameters, which the software GPU does not run")
@@ -276,16 +286,20 @@ class _Flattener:
         saved = self.current
         if saved is not None:
             p.code.append(Instruction("rgpu.push", [Operand("imm", saved.frame)], None, st.line))
-        for formal, actual in zip(callee.params, args):
+        p.code.append(Instruction("rgpu.enter", [Operand("imm", out.frame)], None, st.line))
+        for formal, actual in zip(callee.params, args):  # into the callee's new frame (from NFP)
             p.code.append(Instruction("rgpu.lcopy", [Operand("sym", formal.name + out.suffix), actual,
-                                                     Operand("imm", formal.size)], None, st.line))
+                                                     Operand("imm", formal.size), Operand("imm", NFP)],
+                                      None, st.line))
         p.code.append(Instruction("rgpu.pushret", [Operand("imm", site), Operand("imm", out.frame)], None, st.line))
+        p.code.append(Instruction("mov.u64", [Operand("reg", FP), Operand("reg", NFP)], None, st.line))
         p.code.append(Instruction("bra", [Operand("sym", out.entry)], None, st.line))
         p.labels[back] = len(p.code)
-        for formal in callee.rets:
+        for formal in callee.rets:  # FP is still the callee's
             p.code.append(Instruction("rgpu.lcopy", [Operand("sym", out.result(formal)),
                                                      Operand("sym", formal.name + out.suffix),
                                                      Operand("imm", formal.size)], None, st.line))
+        p.code.append(Instruction("rgpu.leave", [Operand("imm", out.frame)], None, st.line))
         if saved is not None:
             p.code.append(Instruction("rgpu.pop", [Operand("imm", saved.frame)], None, st.line))
         for formal, actual in zip(callee.rets, rets):
@@ -296,13 +310,16 @@ class _Flattener:
     def emit_outlined(self) -> None:
         """The out-of-line copies of recursive functions, after the kernel's code; then their
         returns, which dispatch on the call site popped from the stack (every site known by then);
-        then the result slots and the stack, past every frame the copies save."""
+        then the result slots and the stack. A copy's local symbols (its parameters, its depot, those
+        of what it inlines) are laid out once, from a FRAME_ALIGN-aligned offset `lo`, and addressed
+        from FP: an activation's frame is a copy of that layout placed on the stack."""
         p = self.prog
         while self.pending:
             out = self.pending.pop(0)
             fn = self.mod.functions[out.name]
             p.labels[out.entry] = len(p.code)
-            before, lo = set(p.regs), p.local_size
+            p.local_size = _align(p.local_size, FRAME_ALIGN)
+            before, lo, syms = set(p.regs), p.local_size, set(p.local_syms)
             symmap = {}
             for formal in list(fn.params) + list(fn.rets):
                 self.local_var(formal, formal.name + out.suffix)
@@ -312,6 +329,7 @@ class _Flattener:
             self.current = None
             out.frame["regs"] = [r for r in p.regs if r not in before]
             out.frame["lo"], out.frame["hi"] = lo, p.local_size
+            p.frame_syms.update(name for name in p.local_syms if name not in syms)
         if not self.outlined:
             return
         for out in self.outlined.values():
@@ -327,8 +345,9 @@ class _Flattener:
         for out in self.outlined.values():
             for name, formal in out.results.items():
                 self.local_var(formal, name)
-        p.regs["%rgpu_sp"] = ("u64", 1)
-        base = _align(p.local_size, 16)
+        for r in (SP, FP, NFP):
+            p.regs[r] = ("u64", 1)
+        base = _align(p.local_size, FRAME_ALIGN)
         p.local_size = base + STACK_BYTES
         for out in self.outlined.values():
             out.frame["base"], out.frame["limit"] = base, base + STACK_BYTES
