@@ -101,6 +101,55 @@ LEAF:
     ret;
 }
 
+.extern .func (.param .b32 rv) vprintf(.param .b64 f, .param .b64 b);
+.global .align 1 .b8 fmt[7] = {100, 61, 37, 100, 10, 0, 0};
+
+.func down(.param .b32 n)
+{
+    .local .align 32 .b8 depot[32];
+    .reg .pred %q<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [n];
+    setp.eq.s32 %q1, %r1, 0;
+    @%q1 bra END;
+    add.s32 %r2, %r1, -1;
+    {
+    .param .b32 a0;
+    st.param.b32 [a0], %r2;
+    call.uni down, (a0);
+    }
+    st.local.u32 [depot], %r1;
+    cvta.local.u64 %rd1, depot;
+    and.b64 %rd3, %rd1, 31;
+    setp.ne.u64 %q1, %rd3, 0;
+    @%q1 trap;
+    mov.u64 %rd2, fmt;
+    cvta.global.u64 %rd2, %rd2;
+    {
+    .param .b64 f;
+    st.param.b64 [f], %rd2;
+    .param .b64 b;
+    st.param.b64 [b], %rd1;
+    .param .b32 rv;
+    call.uni (rv), vprintf, (f, b);
+    }
+END:
+    ret;
+}
+
+.visible .entry prints(.param .u32 n)
+{
+    .reg .b32 %r<2>;
+    ld.param.u32 %r1, [n];
+    {
+    .param .b32 a0;
+    st.param.b32 [a0], %r1;
+    call.uni down, (a0);
+    }
+    ret;
+}
+
 .visible .entry sums(.param .u64 outp, .param .u64 retp)
 {
     .local .align 8 .b8 mine[8];
@@ -194,6 +243,13 @@ def test_fibonacci_through_local_memory(dev):
     dev.launch("fibs", 1, 16, out, 0)
     assert dev.get(out, 16, np.int32).tolist() == [_fib(i) for i in range(16)]
     assert _fib(10) == 55 and dev.get(out, 16, np.int32)[10] == 55
+
+
+def test_printf_from_each_activation_reads_its_own_32_byte_aligned_frame(dev):
+    """down(n) prints n from a .align 32 local buffer after its recursive call returns (it traps if
+    its frame is not aligned so): the arguments vprintf reads are the activation's own."""
+    dev.launch("prints", 1, 1, 6)
+    assert "".join(dev.out).split() == [f"d={k}" for k in range(1, 7)]
 
 
 def test_a_recursion_past_the_stack_still_faults(dev):

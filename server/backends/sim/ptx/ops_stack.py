@@ -11,7 +11,8 @@ above its frame (program.STACK_BYTES), its pointer in %rgpu_sp; both registers r
 written (FP zero: the kernel's own frame). The software GPU's own instructions that work it:
 
     rgpu.push FRAME      save the registers of an out-of-line copy (FRAME, filled in once its body is
-                         emitted: {"regs", "lo", "hi", "base", "limit"})
+                         emitted: {"regs", "lo", "hi", "align", "base", "limit"}, its frame's layout
+                         [lo, hi) with the alignment it needs, and the stack's place)
     rgpu.pop FRAME       restore them
     rgpu.enter FRAME     place a new activation's frame on the stack, its base in %rgpu_nfp (the call
                          copies its arguments there, then moves it to %rgpu_fp), and FP and SP to go
@@ -30,7 +31,7 @@ import numpy as np
 
 from ..errors import SimError, SimFault
 from .interp import op
-from .program import FP, FRAME_ALIGN, NFP, SP
+from .program import FP, NFP, SP
 
 _LINK = 16  # bytes that rgpu.enter keeps above a frame: the caller's FP and SP
 
@@ -125,15 +126,16 @@ def _frame_reg(ctx, name: str, reg: str) -> str | None:
 
 
 def _enter(frame):
-    """A new activation's frame at the top of each lane's stack, FRAME_ALIGN-aligned like its layout
+    """A new activation's frame at the top of each lane's stack, as aligned as its layout asks
     (program.emit_outlined), the caller's FP and SP kept just above it; NFP := its base."""
-    size = -(-(frame["hi"] - frame["lo"]) // FRAME_ALIGN) * FRAME_ALIGN
+    align = frame["align"]
+    size = -(-(frame["hi"] - frame["lo"]) // 8) * 8
 
     def enter(st, m):
         idx = st.idx(m)
         sp = st.R[SP]
         old_sp = sp[idx].copy()
-        start = -(-(old_sp.astype(np.int64) + frame["base"]) // FRAME_ALIGN) * FRAME_ALIGN
+        start = -(-(old_sp.astype(np.int64) + frame["base"]) // align) * align
         link = start + size
         _overflow(st, link, _LINK, frame)
         words = np.stack([st.R[FP][idx].astype(np.uint64), old_sp], axis=1)

@@ -11,7 +11,8 @@ through a pointer compares it with every function it can hold (emit_indirect).
 
 Memory layout decided here:
   * local (per thread): every frame (``__local_depot``, other ``.local`` variables, call-sequence
-    ``.param`` slots) at its own offset, then, in a kernel that recurses, the stack;
+    ``.param`` slots) at its own offset, then, in a kernel that recurses, the stack, where each
+    activation of a recursive function's out-of-line copy has its frame (emit_outlined);
   * shared (per block): the module's ``.shared`` variables this kernel reaches, then function-local
     ones, then dynamic shared memory (``.extern .shared``) 16-byte aligned after the static part;
   * kernel parameters: the ``.entry`` list laid out with each parameter's alignment.
@@ -47,7 +48,7 @@ STACK_BYTES = 64 << 10
 # running activation's frame (an out-of-line copy's frame symbols are addressed from it, so each
 # activation's .local data has addresses of its own, as on a GPU) and the frame a call is entering.
 SP, FP, NFP = "%rgpu_sp", "%rgpu_fp", "%rgpu_nfp"
-# Alignment of every activation's frame on the stack (the most a .local variable of one asks).
+# Alignment of every activation's frame on the stack, at least (more if a variable of it asks).
 FRAME_ALIGN = 16
 
 
@@ -74,7 +75,8 @@ class Program:
     regs: dict[str, tuple[str, int]] = field(default_factory=dict)
     local_syms: dict[str, int] = field(default_factory=dict)  # name -> per-thread local offset
     local_size: int = 0
-    # local symbols of recursive functions' out-of-line copies: addressed from FP (ops_stack.py)
+    # local symbols of recursive functions' out-of-line copies: offsets within an activation's frame,
+    # which starts at FP (ops_stack.py)
     frame_syms: set[str] = field(default_factory=set)
     shared_syms: dict[str, int] = field(default_factory=dict)  # name -> per-block shared offset
     static_shared: int = 0
@@ -100,9 +102,11 @@ class _Flattener:
         self.outlined: dict[str, _Outlined] = {}  # recursive functions' out-of-line copies
         self.pending: list[_Outlined] = []  # ... whose bodies are still to be emitted
         self.current: _Outlined | None = None  # the copy whose body is being emitted
+        self.frame_align = FRAME_ALIGN  # the most a variable of that copy's frame asks
 
     def local_var(self, var: Variable, name: str) -> None:
         p = self.prog
+        self.frame_align = max(self.frame_align, var.align)
         off = _align(p.local_size, var.align)
         p.local_syms[name] = off
         p.local_size = off + max(var.size, 1)
@@ -311,15 +315,16 @@ class _Flattener:
         """The out-of-line copies of recursive functions, after the kernel's code; then their
         returns, which dispatch on the call site popped from the stack (every site known by then);
         then the result slots and the stack. A copy's local symbols (its parameters, its depot, those
-        of what it inlines) are laid out once, from a FRAME_ALIGN-aligned offset `lo`, and addressed
-        from FP: an activation's frame is a copy of that layout placed on the stack."""
+        of what it inlines) are laid out as a frame of their own, from offset 0, and addressed from
+        FP: each activation's frame is that layout placed on the stack (ops_stack.py), none of it in
+        the kernel's own local memory."""
         p = self.prog
         while self.pending:
             out = self.pending.pop(0)
             fn = self.mod.functions[out.name]
             p.labels[out.entry] = len(p.code)
-            p.local_size = _align(p.local_size, FRAME_ALIGN)
-            before, lo, syms = set(p.regs), p.local_size, set(p.local_syms)
+            before, syms, outer = set(p.regs), set(p.local_syms), p.local_size
+            p.local_size, self.frame_align = 0, FRAME_ALIGN
             symmap = {}
             for formal in list(fn.params) + list(fn.rets):
                 self.local_var(formal, formal.name + out.suffix)
@@ -328,8 +333,9 @@ class _Flattener:
             self.emit_function(fn, out.suffix, symmap, out.ret_label, 1, ())
             self.current = None
             out.frame["regs"] = [r for r in p.regs if r not in before]
-            out.frame["lo"], out.frame["hi"] = lo, p.local_size
+            out.frame["lo"], out.frame["hi"], out.frame["align"] = 0, p.local_size, self.frame_align
             p.frame_syms.update(name for name in p.local_syms if name not in syms)
+            p.local_size = outer
         if not self.outlined:
             return
         for out in self.outlined.values():
@@ -395,7 +401,7 @@ class _Outlined:
         self.name, self.suffix = name, suffix
         self.entry, self.ret_label = f"$Lrec_entry{suffix}", f"$Lrec_ret{suffix}"
         self.sites: list[str] = []
-        self.frame: dict = {"regs": [], "lo": 0, "hi": 0, "base": 0, "limit": 0}
+        self.frame: dict = {"regs": [], "lo": 0, "hi": 0, "align": FRAME_ALIGN, "base": 0, "limit": 0}
         self.results: dict[str, Variable] = {}
 
     def result(self, formal: Variable) -> str:
