@@ -84,6 +84,10 @@ def why_not(prog: Program) -> str | None:
     if uses_carry and any(i.opcode.split(".")[0] in SYNCS for i in prog.code):
         # the carry (codegen's %CC) is not among the registers saved at a sync point
         return "carry flag (addc/subc/madc) in a kernel with barriers or warp-collective instructions"
+    if prog.frame_syms:
+        # each recursive activation's .local data is addressed from its frame pointer (ptx/ops_stack.py),
+        # which the compiled code does not model: such kernels run in the interpreter
+        return "recursive device function (its frames live on the per-thread stack)"
     for name, (t, vec) in prog.regs.items():
         if vec != 1 or t not in ALL | HALF:
             return f"register {name} of type .{t}{'' if vec == 1 else f' x{vec}'}"

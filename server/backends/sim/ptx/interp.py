@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import SimError, SimFault
 from .parser import Instruction, Operand
-from .program import Program
+from .program import FP, Program
 from .types import DTYPES, TYPE_NAMES, dtype_of, imm_value, to_bits
 
 INF = np.int64(1 << 40)
@@ -220,6 +220,9 @@ class Compiler:
         if o.kind == "sym":
             # A symbol's value is its address in its own state space (cvta makes it generic).
             _space, v = self.sym(o.value)
+            if o.value in self.prog.frame_syms:  # a recursive activation's own (ops_stack.py)
+                c64 = np.uint64(v + o.offset)
+                return lambda st: to_bits(st.R[FP] + c64, dt)
             c = to_bits(np.uint64(v + o.offset), dt)
             return lambda st: c
         raise SimError("CUDA_ERROR_INVALID_PTX", f"unexpected operand {o.kind} for .{t}")

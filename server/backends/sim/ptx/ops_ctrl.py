@@ -12,6 +12,7 @@ from ..errors import SimError, SimFault
 from .interp import ANY, INF, guard_mask, op
 from .ops_mem import resolve
 from .printf import format_printf, read_cstring
+from .program import FP
 
 
 @op("bra", mods=("uni",))
@@ -69,13 +70,19 @@ def _param_reader(ctx, operand, dtype):
     space, off = ctx.sym(operand.value)
     off += operand.offset
     dt = np.dtype(dtype)
+    rel = operand.value in ctx.prog.frame_syms  # in a recursive activation's frame (ops_stack.py)
 
     def read(st, idx):
         if space == "param":
             return np.full(len(idx), st.kparam[off:off + dt.itemsize].view(dt)[0])
-        arena, offs, _ = resolve(st, space, np.full(len(idx), off, np.uint64), dt.itemsize, idx)[0]
+        addrs = st.R[FP][idx] + np.uint64(off) if rel else np.full(len(idx), off, np.uint64)
+        arena, offs, _ = resolve(st, space, addrs, dt.itemsize, idx)[0]
         return arena[:len(arena) - len(arena) % dt.itemsize].view(dt)[offs // dt.itemsize]
     return read, space, off
+
+
+class FrameSlot(int):
+    """A return slot's offset within a recursive activation's frame, which starts at FP (ops_stack.py)."""
 
 
 def ret_slot(ctx, rets):
@@ -83,13 +90,16 @@ def ret_slot(ctx, rets):
     if not rets:
         return None
     _space, off = ctx.sym(rets[0].value)
-    return off + rets[0].offset
+    off += rets[0].offset
+    return FrameSlot(off) if rets[0].value in ctx.prog.frame_syms else off
 
 
 def write_ret(st, idx, ret, values: np.ndarray) -> None:
     """A builtin call's return value into each lane's .param return slot (local storage here)."""
     size = values.dtype.itemsize
-    offs = idx.astype(np.int64) * st.local_stride + ret
+    offs = idx.astype(np.int64) * st.local_stride + int(ret)
+    if isinstance(ret, FrameSlot):
+        offs = offs + st.R[FP][idx].astype(np.int64)
     st.local[:len(st.local) - len(st.local) % size].view(values.dtype)[offs // size] = values
 
 

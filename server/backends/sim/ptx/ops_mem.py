@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import SimFault
 from .interp import ANY, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE, op
 from .parser import Operand
+from .program import FP
 from .types import UNSIGNED, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
 U64 = np.dtype(np.uint64)
@@ -76,6 +77,9 @@ def addr_getter(ctx, o: Operand, space: str):
             return (lambda st: (np.asarray(g(st)) + off32) & MASK32), space
         return (lambda st: np.asarray(g(st)) + off), space
     sym_space, v = ctx.sym(base)
+    if base in ctx.prog.frame_syms:  # a recursive activation's own .local data (ops_stack.py)
+        c = np.uint64(ctx.generic(base) if space == "generic" else v) + off
+        return (lambda st: st.R[FP] + c), (space if space == "generic" else sym_space)
     if space == "generic":
         c = np.uint64(ctx.generic(base)) + off
         return (lambda st: c), space
@@ -424,6 +428,8 @@ def c_cvta(ins, ctx):
     if a.kind == "sym":
         c = np.uint64(ctx.generic(a.value) + a.offset if not to else ctx.sym(a.value)[1] + a.offset)
         sd = ctx.set(d, t)
+        if a.value in ctx.prog.frame_syms:  # a recursive activation's own .local data (ops_stack.py)
+            return lambda st, m: sd(st, to_bits(st.R[FP] + c, dtype_of(t)), m)
         return lambda st, m: sd(st, to_bits(c, dtype_of(t)), m)
     base = np.uint64(WINDOWS.get(space, 0))
     sd = ctx.set(d, t)

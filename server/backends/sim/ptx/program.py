@@ -11,7 +11,8 @@ through a pointer compares it with every function it can hold (emit_indirect).
 
 Memory layout decided here:
   * local (per thread): every frame (``__local_depot``, other ``.local`` variables, call-sequence
-    ``.param`` slots) at its own offset, then, in a kernel that recurses, the stack;
+    ``.param`` slots) at its own offset, then, in a kernel that recurses, the stack, where each
+    activation of a recursive function's out-of-line copy has its frame (emit_outlined);
   * shared (per block): the module's ``.shared`` variables this kernel reaches, then function-local
     ones, then dynamic shared memory (``.extern .shared``) 16-byte aligned after the static part;
   * kernel parameters: the ``.entry`` list laid out with each parameter's alignment.
@@ -43,6 +44,12 @@ MAX_INLINE_DEPTH = 64
 # those live across it, so frames are several times a GPU's: this holds what a GPU's stack of some
 # 8-16 KiB does (CUDA's default is 1 KiB).
 STACK_BYTES = 64 << 10
+# Registers of the software GPU's own for that stack (ops_stack.py): its pointer, the base of the
+# running activation's frame (an out-of-line copy's frame symbols are addressed from it, so each
+# activation's .local data has addresses of its own, as on a GPU) and the frame a call is entering.
+SP, FP, NFP = "%rgpu_sp", "%rgpu_fp", "%rgpu_nfp"
+# Alignment of every activation's frame on the stack, at least (more if a variable of it asks).
+FRAME_ALIGN = 16
 
 
 def _align(x: int, a: int) -> int:
@@ -68,6 +75,9 @@ class Program:
     regs: dict[str, tuple[str, int]] = field(default_factory=dict)
     local_syms: dict[str, int] = field(default_factory=dict)  # name -> per-thread local offset
     local_size: int = 0
+    # local symbols of recursive functions' out-of-line copies: offsets within an activation's frame,
+    # which starts at FP (ops_stack.py)
+    frame_syms: set[str] = field(default_factory=set)
     shared_syms: dict[str, int] = field(default_factory=dict)  # name -> per-block shared offset
     static_shared: int = 0
     dynamic_shared_syms: set[str] = field(default_factory=set)
@@ -92,9 +102,11 @@ class _Flattener:
         self.outlined: dict[str, _Outlined] = {}  # recursive functions' out-of-line copies
         self.pending: list[_Outlined] = []  # ... whose bodies are still to be emitted
         self.current: _Outlined | None = None  # the copy whose body is being emitted
+        self.frame_align = FRAME_ALIGN  # the most a variable of that copy's frame asks
 
     def local_var(self, var: Variable, name: str) -> None:
         p = self.prog
+        self.frame_align = max(self.frame_align, var.align)
         off = _align(p.local_size, var.align)
         p.local_syms[name] = off
         p.local_size = off + max(var.size, 1)
@@ -255,9 +267,11 @@ class _Flattener:
 
     def emit_recursive_call(self, st: Instruction, callee: Function, rets, args, guard) -> None:
         """A call of a function from inside itself: to its out-of-line copy (emitted at the end,
-        emit_outlined), through the thread's stack (ops_stack.py). A call made inside an out-of-line
-        copy saves that copy's registers and local frame first, since the callee may be it; the
-        results come back through a slot of their own, outside every saved frame."""
+        emit_outlined), through the thread's stack (ops_stack.py). Every call gives the callee a
+        frame of its own on the stack (rgpu.enter), so a pointer into a caller's .local data stays
+        valid and what the callee stores through it stays stored; a call made inside an out-of-line
+        copy saves that copy's registers first, since the callee may be it. The results come back
+        through a slot of their own, outside every frame."""
         if any(f.space != "param" for f in list(callee.params) + list(callee.rets)):
             raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"recursive device function {callee.name!r} takes "
                                                        f"register parameters, which the software GPU does not run")
@@ -276,16 +290,20 @@ class _Flattener:
         saved = self.current
         if saved is not None:
             p.code.append(Instruction("rgpu.push", [Operand("imm", saved.frame)], None, st.line))
-        for formal, actual in zip(callee.params, args):
+        p.code.append(Instruction("rgpu.enter", [Operand("imm", out.frame)], None, st.line))
+        for formal, actual in zip(callee.params, args):  # into the callee's new frame (from NFP)
             p.code.append(Instruction("rgpu.lcopy", [Operand("sym", formal.name + out.suffix), actual,
-                                                     Operand("imm", formal.size)], None, st.line))
+                                                     Operand("imm", formal.size), Operand("imm", NFP)],
+                                      None, st.line))
         p.code.append(Instruction("rgpu.pushret", [Operand("imm", site), Operand("imm", out.frame)], None, st.line))
+        p.code.append(Instruction("mov.u64", [Operand("reg", FP), Operand("reg", NFP)], None, st.line))
         p.code.append(Instruction("bra", [Operand("sym", out.entry)], None, st.line))
         p.labels[back] = len(p.code)
-        for formal in callee.rets:
+        for formal in callee.rets:  # FP is still the callee's
             p.code.append(Instruction("rgpu.lcopy", [Operand("sym", out.result(formal)),
                                                      Operand("sym", formal.name + out.suffix),
                                                      Operand("imm", formal.size)], None, st.line))
+        p.code.append(Instruction("rgpu.leave", [Operand("imm", out.frame)], None, st.line))
         if saved is not None:
             p.code.append(Instruction("rgpu.pop", [Operand("imm", saved.frame)], None, st.line))
         for formal, actual in zip(callee.rets, rets):
@@ -296,13 +314,17 @@ class _Flattener:
     def emit_outlined(self) -> None:
         """The out-of-line copies of recursive functions, after the kernel's code; then their
         returns, which dispatch on the call site popped from the stack (every site known by then);
-        then the result slots and the stack, past every frame the copies save."""
+        then the result slots and the stack. A copy's local symbols (its parameters, its depot, those
+        of what it inlines) are laid out as a frame of their own, from offset 0, and addressed from
+        FP: each activation's frame is that layout placed on the stack (ops_stack.py), none of it in
+        the kernel's own local memory."""
         p = self.prog
         while self.pending:
             out = self.pending.pop(0)
             fn = self.mod.functions[out.name]
             p.labels[out.entry] = len(p.code)
-            before, lo = set(p.regs), p.local_size
+            before, syms, outer = set(p.regs), set(p.local_syms), p.local_size
+            p.local_size, self.frame_align = 0, FRAME_ALIGN
             symmap = {}
             for formal in list(fn.params) + list(fn.rets):
                 self.local_var(formal, formal.name + out.suffix)
@@ -311,7 +333,9 @@ class _Flattener:
             self.emit_function(fn, out.suffix, symmap, out.ret_label, 1, ())
             self.current = None
             out.frame["regs"] = [r for r in p.regs if r not in before]
-            out.frame["lo"], out.frame["hi"] = lo, p.local_size
+            out.frame["lo"], out.frame["hi"], out.frame["align"] = 0, p.local_size, self.frame_align
+            p.frame_syms.update(name for name in p.local_syms if name not in syms)
+            p.local_size = outer
         if not self.outlined:
             return
         for out in self.outlined.values():
@@ -327,8 +351,9 @@ class _Flattener:
         for out in self.outlined.values():
             for name, formal in out.results.items():
                 self.local_var(formal, name)
-        p.regs["%rgpu_sp"] = ("u64", 1)
-        base = _align(p.local_size, 16)
+        for r in (SP, FP, NFP):
+            p.regs[r] = ("u64", 1)
+        base = _align(p.local_size, FRAME_ALIGN)
         p.local_size = base + STACK_BYTES
         for out in self.outlined.values():
             out.frame["base"], out.frame["limit"] = base, base + STACK_BYTES
@@ -376,7 +401,7 @@ class _Outlined:
         self.name, self.suffix = name, suffix
         self.entry, self.ret_label = f"$Lrec_entry{suffix}", f"$Lrec_ret{suffix}"
         self.sites: list[str] = []
-        self.frame: dict = {"regs": [], "lo": 0, "hi": 0, "base": 0, "limit": 0}
+        self.frame: dict = {"regs": [], "lo": 0, "hi": 0, "align": FRAME_ALIGN, "base": 0, "limit": 0}
         self.results: dict[str, Variable] = {}
 
     def result(self, formal: Variable) -> str:
