@@ -92,8 +92,7 @@ CUDADRV = [
 # (21), test_vectorize (22), test_ssa, test_extending, test_flow_control, test_warning (10-12 each), all of
 # which pass; test_matmul loads no test. Failing on the software GPU, not added: test_recursion (a wrong
 # answer: a recursive device function's store through a pointer into its caller's local frame is undone
-# when the caller's frame is restored, ptx/ops_stack.py), test_fp8_bindings (CUDA_ERROR_NOT_SUPPORTED
-# loading its kernels: an instruction the interpreter lacks), test_dispatcher's TestLaunchBounds (the
+# when the caller's frame is restored, ptx/ops_stack.py), test_dispatcher's TestLaunchBounds (the
 # client library answers CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES past .maxntid where numba expects the driver's
 # CUDA_ERROR_INVALID_VALUE), test_caching (two CPU-and-CUDA tests find one cache file fewer than they
 # expect) and test_multiprocessing (cuda-python objects that cannot be pickled to a forked worker); the
@@ -105,9 +104,10 @@ CUDAPY = [
     "test_cooperative_groups", "test_copy_propagate", "test_cuda_array_interface", "test_cuda_jit_no_types",
     "test_cupy_bfloat16_interop", "test_datetime", "test_debug", "test_debuginfo_types",
     "test_device_array_capture", "test_device_func", "test_enums", "test_errors", "test_exception",
-    "test_extending_types", "test_fastmath", "test_forall", "test_freevar", "test_frexp_ldexp", "test_globals",
-    "test_gufunc", "test_gufunc_scalar", "test_gufunc_scheduling", "test_idiv", "test_inline", "test_inspect",
-    "test_intrinsics", "test_ipc", "test_ir", "test_ir_utils", "test_iterators", "test_lang", "test_laplace",
+    "test_extending_types", "test_fastmath", "test_forall", "test_fp8_bindings", "test_freevar", "test_frexp_ldexp",
+    "test_globals", "test_gufunc", "test_gufunc_scalar", "test_gufunc_scheduling", "test_idiv", "test_inline",
+    "test_inspect", "test_intrinsics", "test_ipc", "test_ir", "test_ir_utils", "test_iterators", "test_lang",
+    "test_laplace",
     "test_launch_config_sensitive", "test_libdevice", "test_lineinfo", "test_localmem",
     "test_make_function_to_jit_function", "test_mandel", "test_math", "test_minmax", "test_montecarlo",
     "test_multigpu", "test_multithreads", "test_nondet", "test_numba_interop", "test_optimization", "test_overload",
@@ -138,7 +138,8 @@ PASSED = {
     "cudapy.test_cupy_bfloat16_interop": 1, "cudapy.test_datetime": 7, "cudapy.test_debug": 5,
     "cudapy.test_debuginfo_types": 1, "cudapy.test_device_array_capture": 8, "cudapy.test_device_func": 31,
     "cudapy.test_enums": 7, "cudapy.test_errors": 7, "cudapy.test_exception": 5, "cudapy.test_extending_types": 1,
-    "cudapy.test_fastmath": 14, "cudapy.test_forall": 4, "cudapy.test_freevar": 1, "cudapy.test_frexp_ldexp": 4,
+    "cudapy.test_fastmath": 14, "cudapy.test_forall": 4, "cudapy.test_fp8_bindings": 18, "cudapy.test_freevar": 1,
+    "cudapy.test_frexp_ldexp": 4,
     "cudapy.test_globals": 1, "cudapy.test_gufunc": 27, "cudapy.test_gufunc_scalar": 5,
     "cudapy.test_gufunc_scheduling": 7, "cudapy.test_idiv": 2, "cudapy.test_inline": 10, "cudapy.test_inspect": 3,
     "cudapy.test_intrinsics": 68, "cudapy.test_ipc": 5, "cudapy.test_ir": 32, "cudapy.test_ir_utils": 3,
