@@ -95,10 +95,11 @@ CUDADRV = [
 # its own on the software GPU's per-thread stack, ptx/ops_stack.py, so a callee's store through numba's
 # return pointer into its caller's frame stays. test_dispatcher is in: past a launch bound the client and
 # the sim answer CUDA_ERROR_INVALID_VALUE as the driver does, past the registers LAUNCH_OUT_OF_RESOURCES.)
-# Failing on the software GPU, not added: test_fp8_bindings (CUDA_ERROR_NOT_SUPPORTED loading its kernels:
-# an instruction the interpreter lacks), test_caching (two CPU-and-CUDA tests find one cache file fewer than
-# they expect) and test_multiprocessing (cuda-python objects that cannot be pickled to a forked worker); the
-# last two not investigated.
+# Failing on a GPU as well, not added: test_caching's two CPU-and-CUDA tests
+# (CUDAAndCPUCachingTest: one cache file fewer than they expect, no hit on reuse), numba's own with these
+# pins: numba 0.68's CPU cache stamps its shared .nbi index with a hash of the source file where
+# numba-cuda 0.30's stamp is (mtime, size), so each target finds the other's index stale and starts it
+# afresh, overwriting data file 1 (the rest of the module, 17 tests, passes).
 CUDAPY = [
     "test_alignment", "test_analysis", "test_array", "test_array_args", "test_array_methods", "test_atomics",
     "test_bfloat16_bindings", "test_blackscholes", "test_boolean", "test_byteflow", "test_casting", "test_cffi",
@@ -106,16 +107,15 @@ CUDAPY = [
     "test_cooperative_groups", "test_copy_propagate", "test_cuda_array_interface", "test_cuda_jit_no_types",
     "test_cupy_bfloat16_interop", "test_datetime", "test_debug", "test_debuginfo_types",
     "test_device_array_capture", "test_device_func", "test_dispatcher", "test_enums", "test_errors",
-    "test_exception",
-    "test_extending_types", "test_fastmath", "test_forall", "test_freevar", "test_frexp_ldexp", "test_globals",
-    "test_gufunc", "test_gufunc_scalar", "test_gufunc_scheduling", "test_idiv", "test_inline", "test_inspect",
-    "test_intrinsics", "test_ipc", "test_ir", "test_ir_utils", "test_iterators", "test_lang", "test_laplace",
-    "test_launch_config_sensitive", "test_libdevice", "test_lineinfo", "test_localmem",
+    "test_exception", "test_extending_types", "test_fastmath", "test_forall", "test_fp8_bindings", "test_freevar",
+    "test_frexp_ldexp", "test_globals", "test_gufunc", "test_gufunc_scalar", "test_gufunc_scheduling", "test_idiv",
+    "test_inline", "test_inspect", "test_intrinsics", "test_ipc", "test_ir", "test_ir_utils", "test_iterators",
+    "test_lang", "test_laplace", "test_launch_config_sensitive", "test_libdevice", "test_lineinfo", "test_localmem",
     "test_make_function_to_jit_function", "test_mandel", "test_math", "test_minmax", "test_montecarlo",
-    "test_multigpu", "test_multithreads", "test_nondet", "test_numba_interop", "test_optimization", "test_overload",
-    "test_powi", "test_print", "test_py2_div_issue", "test_random", "test_record_dtype", "test_recursion",
-    "test_reduction", "test_retrieve_autoconverted_arrays", "test_serialize", "test_slicing", "test_sm",
-    "test_sm_creation",
+    "test_multigpu", "test_multiprocessing", "test_multithreads", "test_nondet", "test_numba_interop",
+    "test_optimization", "test_overload", "test_powi", "test_print", "test_py2_div_issue", "test_random",
+    "test_record_dtype", "test_recursion", "test_reduction",
+    "test_retrieve_autoconverted_arrays", "test_serialize", "test_slicing", "test_sm", "test_sm_creation",
     "test_stream_api", "test_sync", "test_tracing", "test_transpose", "test_typeconv", "test_typeinfer",
     "test_userexc", "test_vector_type", "test_vectorize_complex", "test_vectorize_decor", "test_vectorize_device",
     "test_vectorize_scalar_arg", "test_warp_ops"]
@@ -142,7 +142,8 @@ PASSED = {
     "cudapy.test_debuginfo_types": 1, "cudapy.test_device_array_capture": 8, "cudapy.test_device_func": 31,
     "cudapy.test_dispatcher": 42,
     "cudapy.test_enums": 7, "cudapy.test_errors": 7, "cudapy.test_exception": 5, "cudapy.test_extending_types": 1,
-    "cudapy.test_fastmath": 14, "cudapy.test_forall": 4, "cudapy.test_freevar": 1, "cudapy.test_frexp_ldexp": 4,
+    "cudapy.test_fastmath": 14, "cudapy.test_forall": 4, "cudapy.test_fp8_bindings": 18, "cudapy.test_freevar": 1,
+    "cudapy.test_frexp_ldexp": 4,
     "cudapy.test_globals": 1, "cudapy.test_gufunc": 27, "cudapy.test_gufunc_scalar": 5,
     "cudapy.test_gufunc_scheduling": 7, "cudapy.test_idiv": 2, "cudapy.test_inline": 10, "cudapy.test_inspect": 3,
     "cudapy.test_intrinsics": 68, "cudapy.test_ipc": 5, "cudapy.test_ir": 32, "cudapy.test_ir_utils": 3,
@@ -150,7 +151,8 @@ PASSED = {
     "cudapy.test_launch_config_sensitive": 1, "cudapy.test_libdevice": 320, "cudapy.test_lineinfo": 7,
     "cudapy.test_localmem": 10, "cudapy.test_make_function_to_jit_function": 11, "cudapy.test_mandel": 1,
     "cudapy.test_math": 47, "cudapy.test_minmax": 8, "cudapy.test_montecarlo": 1, "cudapy.test_multigpu": 1,
-    "cudapy.test_multithreads": 4, "cudapy.test_nondet": 1, "cudapy.test_numba_interop": 2,
+    "cudapy.test_multiprocessing": 1, "cudapy.test_multithreads": 4, "cudapy.test_nondet": 1,
+    "cudapy.test_numba_interop": 2,
     "cudapy.test_optimization": 6, "cudapy.test_overload": 16, "cudapy.test_powi": 8, "cudapy.test_print": 11,
     "cudapy.test_py2_div_issue": 1, "cudapy.test_random": 7, "cudapy.test_record_dtype": 36,
     "cudapy.test_recursion": 5,

@@ -32,6 +32,17 @@ def test_program_runs_through_rgpu(name, cuda_program, sim_server):
     assert f"OK {name}" in p.stdout
 
 
+def test_a_child_forked_after_cuda_use_is_refused_and_leaves_the_parent_alone(cuda_program, sim_server):
+    """fork() after the program used its device: in the child cuMemAlloc, cuInit and cudaMalloc fail with
+    CUDA_ERROR_NOT_INITIALIZED / cudaErrorInitializationError, as the driver answers a forked child (the
+    child's copy of the connection is the parent's session), and the child's ordinary exit leaves that
+    session alone: the parent reads back what it wrote before the fork."""
+    p = _run(cuda_program("driver_fork_after_use"), sim_server)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "OK child cuMemAlloc 3 cuInit 3 cudaMalloc 3" in p.stdout, p.stdout + p.stderr
+    assert "OK driver_fork_after_use" in p.stdout, p.stdout + p.stderr
+
+
 @pytest.mark.parametrize("cudart", ["shared", "static"])
 def test_launch_configuration_errors_come_from_the_launch(cudart, cuda_program, sim_server):
     """1025 threads per block, a block's z of 65, a grid's y of 65536, a zero dimension, more threads

@@ -15,7 +15,22 @@ static int ndevices;
 static __thread int cur_dev;
 static __thread int last_error[2];
 
+/* Set in a child forked after this process opened a session. The child has copies of the parent's
+ * sockets and session state but not the ZeroMQ threads behind them, and the server's session is the
+ * parent's: a call from the child would interleave with the parent's on its session, and a goodbye at
+ * the child's exit would end it. So, as the driver does in such a child, every call that needs the
+ * device answers CUDA_ERROR_NOT_INITIALIZED (numba reads it as "CUDA initialized before forking"),
+ * and the child's exit leaves the parent's sessions, segments and lease alone. Host-only work (a
+ * host-to-host copy) still runs. */
+static int forked_after_use;
+
+static void forked_child(void) {
+    for (int i = 0; i < ndevices; i++)
+        if (sessions[i].state == 1) forked_after_use = 1;
+}
+
 static void init_once(void) {
+    pthread_atfork(NULL, NULL, forked_child);
     const char *servers = getenv("RGPU_SERVER");
     static char leased[4096];
     if ((!servers || !*servers) && rgpu_env_lease(leased, sizeof leased) == 0) servers = leased;
@@ -43,6 +58,14 @@ static void init_once(void) {
 
 int rgpu_ensure_init(void) {
     pthread_once(&once, init_once);
+    if (forked_after_use) {
+        static int told;
+        if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+            rgpu_log(RGPU_LOG_WARN, "this process was forked after its parent opened a session: CUDA calls here "
+                     "fail with CUDA_ERROR_NOT_INITIALIZED, as on a GPU (start children with spawn, or fork "
+                     "before using CUDA)");
+        return RGPU_NOT_INITIALIZED;
+    }
     return ndevices > 0 ? RGPU_SUCCESS : RGPU_NO_DEVICE;
 }
 
@@ -81,6 +104,10 @@ uint64_t rgpu_untag_handle(const void *h, int *dev) {
 }
 
 __attribute__((destructor)) static void rgpu_fini(void) {
+    if (forked_after_use) { /* the sessions, segments and lease are the parent's (forked_child) */
+        rgpu_stats_print();
+        return;
+    }
     rgpu_sessions_close();
     rgpu_pinned_close(); /* after the goodbyes: the workers have what they mapped */
     rgpu_env_lease_release(); /* after the sessions' goodbyes: a lease of this program's own */

@@ -64,3 +64,37 @@ def encode(x, t: str, satfinite: bool = True, relu: bool = False) -> np.ndarray:
         code = np.where(over, 0x7C if t == "e5m2" else NAN_CODE, code)
     code = code | np.where(np.signbit(x), 0x80, 0)
     return np.where(np.isnan(x), NAN_CODE, code).astype(np.uint8)
+
+
+# UE8M0 (OCP MX scale format, sm_100+ cvt): an unsigned biased exponent alone, code c is 2^(c-127)
+# for c in 0..254 (so no zero: code 0 is 2^-127), 0xFF is its only NaN. cvt rounds to it only
+# towards zero (.rz) or up (.rp), i.e. to floor or ceil of log2; the sign is dropped (the format has
+# none; CUDA's cuda_fp8.hpp host path, which mirrors the instruction, reads the exponent bits of |x|).
+UE8M0_NAN = 0xFF
+UE8M0_MAX = 0xFE
+
+
+def encode_ue8m0(x, mode: str, satfinite: bool) -> np.ndarray:
+    """float values -> UE8M0 codes, ``mode`` "rz" or "rp". Magnitudes below the smallest value
+    (2^-127, zero included) give code 0, in either mode (rp has nothing smaller to round up from);
+    past 2^127, and infinity, give NaN, or 2^127 with ``satfinite``; NaN stays NaN."""
+    mag = np.abs(np.asarray(x, np.float64))
+    frac, exp = np.frexp(np.where(np.isfinite(mag) & (mag > 0), mag, 1.0))  # mag = frac * 2^exp
+    e = exp.astype(np.int64) - 1  # floor(log2 mag): frac is in [0.5, 1)
+    if mode == "rp":
+        e = e + (frac != 0.5)  # not a power of two: up to the next one
+    elif mode != "rz":
+        raise ValueError(f"UE8M0 rounding .{mode}")
+    code = np.clip(e + 127, 0, 255)
+    code = np.where(mag > 0, code, 0)
+    code = np.where(np.isinf(mag) | (code > UE8M0_MAX), UE8M0_MAX if satfinite else UE8M0_NAN, code)
+    return np.where(np.isnan(mag), UE8M0_NAN, code).astype(np.uint8)
+
+
+def ue8m0_to_bf16_bits(codes) -> np.ndarray:
+    """UE8M0 codes -> bf16 bit patterns, exactly: the code is bf16's exponent field, except code 0
+    (2^-127, a bf16 subnormal) and NaN (bf16's canonical 0x7FFF)."""
+    c = np.asarray(codes).astype(np.uint16)
+    bits = c << np.uint16(7)
+    bits = np.where(c == 0, np.uint16(0x0040), bits)
+    return np.where(c == UE8M0_NAN, np.uint16(0x7FFF), bits).astype(np.uint16)

@@ -1,4 +1,5 @@
-"""``cvt``: conversions between all integer, f16, bf16, f32 and f64 types.
+"""``cvt``: conversions between all integer, f16, bf16, f32 and f64 types, and to and from the
+8-bit formats (E4M3/E5M2 pairs, UE8M0 scale pairs).
 
 PTX rules spelled out: float -> integer needs an integer rounding (.rni/.rzi/.rmi/.rpi) and always
 saturates to the destination range with NaN -> 0; integer -> integer wraps unless .sat; float ->
@@ -15,7 +16,7 @@ from . import fp8
 from .interp import op
 from .ops_float import F32, F64, ftz, pack, saturate, unpack
 from .rounding import canonical, round_rational, round_to
-from .types import FP8_PAIRS, TYPE_NAMES, dtype_of, f32_to_bf16, is_float, to_bits, types_in
+from .types import FP8_PAIRS, TYPE_NAMES, UE8M0_PAIR, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
 INT_ROUND = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
 FLOAT_ROUND = ("rn", "rz", "rm", "rp", "rna", "rs")
@@ -176,6 +177,52 @@ def _fp8_unpack(ins, ctx, dt, at):
     return run
 
 
+def _ue8m0_pack(ins, ctx, at):
+    """cvt.{rz,rp}{.satfinite}.ue8m0x2.{f32 a, b | bf16x2 a}: two values to a 16-bit pair of UE8M0
+    scale codes, a (or a's upper half) in the upper byte, as for the 8-bit floats."""
+    parts = ins.parts
+    mode = next((p for p in parts if p in ("rz", "rp")), None)
+    if mode is None or any(p in parts for p in ("rn", "rm", "relu")):
+        raise SimError("CUDA_ERROR_INVALID_PTX", f"{ins.opcode}: conversion to ue8m0x2 takes .rz or .rp")
+    sat = "satfinite" in parts
+    sd = ctx.set(ins.operands[0], "b16")
+    if at == "f32":
+        ga, gb = ctx.get(ins.operands[1], "f32"), ctx.get(ins.operands[2], "f32")
+
+        def values(st):
+            return ga(st), gb(st)
+    elif at == "bf16x2":
+        g = ctx.get(ins.operands[1], "b32")
+
+        def values(st):
+            lo, hi = unpack(np.asarray(g(st)), "bf16x2")
+            return hi, lo
+    else:
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+
+    def run(st, m):
+        hi, lo = values(st)
+        code_hi = fp8.encode_ue8m0(hi, mode, sat).astype(np.uint16)
+        code_lo = fp8.encode_ue8m0(lo, mode, sat).astype(np.uint16)
+        sd(st, (code_hi << np.uint16(8)) | code_lo, m)
+    return run
+
+
+def _ue8m0_unpack(ins, ctx, dt):
+    """cvt.rn.bf16x2.ue8m0x2 d, a: each byte of a to bf16 (exactly), the upper byte into the upper
+    half."""
+    if dt != "bf16x2":
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
+    g, sd = ctx.get(ins.operands[1], "b16"), ctx.set(ins.operands[0], "b32")
+
+    def run(st, m):
+        a = np.asarray(g(st)).astype(np.uint16)
+        hi = fp8.ue8m0_to_bf16_bits(a >> np.uint16(8)).astype(np.uint32)
+        lo = fp8.ue8m0_to_bf16_bits(a & np.uint16(0xFF)).astype(np.uint32)
+        sd(st, (hi << np.uint32(16)) | lo, m)
+    return run
+
+
 _NARROW = {"u2": (2, False), "s2": (2, True), "u4": (4, False), "s4": (4, True), "u8": (8, False),
            "s8": (8, True), "u16": (16, False), "s16": (16, True)}
 
@@ -207,18 +254,22 @@ def _pack(ins, ctx):
 
 @op("cvt", mods=("rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu", "satfinite", "pack",
                  "u2", "s2", "u4", "s4"),
-    types=TYPE_NAMES | FP8_PAIRS)
+    types=TYPE_NAMES | FP8_PAIRS | {UE8M0_PAIR})
 def c_cvt(ins, ctx):
     parts = ins.parts
     if "pack" in parts:
         return _pack(ins, ctx)
-    ts = [p for p in parts[1:] if p in TYPE_NAMES or p in FP8_PAIRS]
+    ts = [p for p in parts[1:] if p in TYPE_NAMES or p in FP8_PAIRS or p == UE8M0_PAIR]
     dt, at = ts[0], ts[-1]
+    if dt == UE8M0_PAIR:
+        return _ue8m0_pack(ins, ctx, at)
+    if at == UE8M0_PAIR:
+        return _ue8m0_unpack(ins, ctx, dt)
     if dt in FP8_PAIRS:
         return _fp8_pack(ins, ctx, dt, at)
     if at in FP8_PAIRS:
         return _fp8_unpack(ins, ctx, dt, at)
-    if "satfinite" in parts:  # implemented for the 8-bit floats only (above)
+    if "satfinite" in parts:  # implemented for the 8-bit formats only (above)
         raise SimError("CUDA_ERROR_NOT_SUPPORTED", f"{ins.opcode} is not supported by the software GPU")
     d = ins.operands[0]
     if dt in ("f16x2", "bf16x2"):

@@ -25,6 +25,7 @@ TYPE_NAMES = frozenset(DTYPES) | {"b128"}
 # 32-bit register (FP8); cvt packs two into 16 bits (FP8_PAIRS). fp8.py holds their encodings.
 FP8 = frozenset({"e4m3", "e5m2"})
 FP8_PAIRS = frozenset({"e4m3x2", "e5m2x2"})
+UE8M0_PAIR = "ue8m0x2"  # two 8-bit power-of-two scale codes (sm_100+ cvt), also 16 bits
 UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 SIGNED = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 FLOATS = {2: np.dtype(np.float16), 4: np.dtype(np.float32), 8: np.dtype(np.float64)}
