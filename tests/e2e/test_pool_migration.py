@@ -64,10 +64,10 @@ def pool(request, daemons, tmp_path, device_kind):
         handle.stop()
 
 
-def start(pool: Pool, exe, *args: str) -> subprocess.Popen:
+def start(pool: Pool, exe, *args: str, opts: tuple[str, ...] = ()) -> subprocess.Popen:
     env = dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info")
     return subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
-                             "--mem", "128MiB", "--", str(exe), *args],
+                             "--mem", "128MiB", *opts, "--", str(exe), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
@@ -144,6 +144,39 @@ def test_rgpu_migrate_and_drain_move_a_running_program_and_its_lease(pool, cuda_
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == expected, (out, expected)
     assert err.count("moved to") == 2, err
+
+
+def test_rgpu_defrag_moves_a_running_program_onto_the_fuller_gpu(pool, cuda_program):
+    """`rgpu defrag` as an admin runs it: the least used GPU (the program's 128 MiB, placed apart by
+    spread) is emptied onto the fuller one (another tenant's 256 MiB) while the program runs; it
+    waits for the move and shows it as migrate and drain do, and the program ends as if never moved."""
+    exe = cuda_program(movable(pool.kind))
+    expected = baseline(pool, exe, "30")
+    filler = pool.cli_json("reserve", "--mem", "256MiB")
+    full = filler["vgpus"][0]["server"]
+    proc = start(pool, exe, "30", "300", opts=("--policy", "spread"))
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [lease] = [lid for lid in pool.leases() if lid != filler["lease"]]
+        light = pool.leases()[lease]["vgpus"][0]["server"]
+        assert light != full, "spread put the program on the other GPU"
+        progress_to(proc, 4)
+        plan = pool.cli_json("defrag", "--dry-run")["moves"]
+        assert plan == [{"lease": lease, "vgpu": 0, "from": f"{light}#0", "to": f"{full}#0"}], plan
+        p = pool.cli("defrag")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert "1 moved, 0 failed, 0 pending" in p.stderr, p.stderr
+        [row] = [r.split() for r in p.stdout.splitlines() if r.startswith("m-")]
+        assert row[1] == lease and row[3:6] == [f"{light}#0", f"{full}#0", "done"], p.stdout
+        assert pool.leases()[lease]["vgpus"][0]["server"] == full and stored_gpu(pool, lease) == gpu_uuid(pool, full)
+        assert pool.cli_json("defrag", "--dry-run")["moves"] == [], "nothing left to move: one GPU holds both"
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == expected, (out, expected)
+    assert err.count("moved to") == 1, err
 
 
 def test_a_move_to_a_server_without_room_is_refused_and_the_program_runs_on(pool, cuda_program):
