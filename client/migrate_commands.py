@@ -2,8 +2,8 @@
 
 A migration moves a lease's vGPU, with the sessions of the programs using it, to another GPU or
 server while they run (server/migration); the controller orders it (controller/migrations.py) and
-the source server reports how it went with its heartbeats. ``migrate`` and ``drain`` wait for the
-outcome unless told not to, and exit 1 when a move failed (the program then runs on where it was).
+the source server reports how it went with its heartbeats. ``migrate``, ``drain`` and ``defrag`` wait
+for the outcome unless told not to, and exit 1 when a move failed (the program then runs on where it was).
 """
 from __future__ import annotations
 
@@ -112,20 +112,26 @@ def drain_command(server, undo, wait, timeout, controller, as_json):
 @click.command("defrag")
 @click.option("--dry-run", is_flag=True, help="Only show the moves.")
 @click.option("--max-moves", type=click.IntRange(1, 1024), default=16, show_default=True)
+@click.option("--wait/--no-wait", default=True, show_default=True, help="Wait for the moves ordered now.")
+@click.option("--timeout", type=float, default=600.0, show_default=True, help="Seconds to wait at most.")
 @controller_option
 @json_option
 @controller_command
-def defrag_command(dry_run, max_moves, controller, as_json):
+def defrag_command(dry_run, max_moves, wait, timeout, controller, as_json):
     """Empty the least used GPUs by moving their vGPUs onto fuller ones (admin)."""
     with ControllerClient(controller) as c:
         moves = c.defrag(dry_run, max_moves)
+        if not dry_run:
+            # the moves ordered, as migrate and drain show and wait for them (their outcome, pause, memory)
+            _finish(c, [c.migration(m["migration"]) for m in moves], wait, timeout, as_json)
+            return
     if as_json:
         click.echo(json.dumps({"moves": moves}))
         return
     if not moves:
         click.echo("nothing to move")
         return
-    click.echo(_table([[m["lease"], m["vgpu"], m["from"], m["to"], m.get("migration", "(dry run)")] for m in moves],
+    click.echo(_table([[m["lease"], m["vgpu"], m["from"], m["to"], "(dry run)"] for m in moves],
                       ["LEASE", "VGPU", "FROM", "TO", "MIGRATION"]))
 
 

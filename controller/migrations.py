@@ -2,8 +2,8 @@
 servers fetch with their heartbeats, and the policies that use them (drain a server, defragment
 the pool).
 
-A migration moves one vGPU of a lease from its GPU to another (same backend and compute capability:
-the program's kernels and the properties it read stay right). The target is charged when the
+A migration moves one vGPU of a lease from its GPU to another (same backend; the same compute
+capability unless an admin names a target of another model: see ``compatible``). The target is charged when the
 migration is ordered — so it fits, and nothing else is placed into the room it needs — and the
 lease's allocation moves there when the source server reports the move done (its sessions restored
 there, ``server/migration``); a failed or timed-out one gives the target's room back. Meanwhile the
@@ -56,9 +56,13 @@ def new_id() -> str:
     return "m-" + secrets.token_hex(5)
 
 
-def compatible(a: Gpu, b: Gpu) -> bool:
-    """Whether a session of GPU ``a`` can be restored on ``b``."""
-    return a.server.backend == b.server.backend and a.compute_capability == b.compute_capability
+def compatible(a: Gpu, b: Gpu, same_model: bool = True) -> bool:
+    """Whether a session of GPU ``a`` can be restored on ``b``: the same backend, and where the
+    controller chooses (placement, drain, defrag, failover) the same compute capability, so the
+    properties the program read stay true. A move an admin names (``rgpu migrate --to``) may cross
+    models: its modules are loaded again from their PTX or SASS for the target, and a module with no
+    code for it fails the move at the target, the program running on where it was."""
+    return a.server.backend == b.server.backend and (not same_model or a.compute_capability == b.compute_capability)
 
 
 def fits(gpu: Gpu, slot: Slot) -> bool:

@@ -406,10 +406,9 @@ class Controller:
             if target is not None:
                 if target is slot.gpu:
                     raise ApiError("bad_request", f"vGPU {v} of lease {lease.id} is on that GPU already")
-                if not mig.compatible(slot.gpu, target):
-                    raise ApiError("incompatible", f"{to} is a {target.server.backend} GPU of compute capability "
-                                                   f"{target.compute_capability}; vGPU {v} needs a "
-                                                   f"{slot.gpu.server.backend} GPU of {slot.gpu.compute_capability}")
+                if not mig.compatible(slot.gpu, target, same_model=False):
+                    raise ApiError("incompatible", f"{to} is a {target.server.backend} GPU; vGPU {v} is on a "
+                                                   f"{slot.gpu.server.backend} one: its sessions cannot move there")
                 if target.key is None or not mig.fits(target, slot):
                     raise ApiError("no_capacity", f"{to} cannot take vGPU {v} of lease {lease.id} "
                                                   f"({fmt_bytes(slot.memory)}, {slot.compute}% compute): it has "

@@ -2,7 +2,9 @@
 lease of a controller with two software-GPU servers; `rgpu migrate` and `rgpu drain` move its vGPU
 between the servers in the middle of its run (the lease's vGPU entry moves with it, in the
 controller's SQLite store too) and it ends bit-exact; a move to a server without room is refused
-before anything stops and the program runs on. Each also on two cuda servers on the null driver."""
+before anything stops and the program runs on. Each also on two cuda servers on the null driver.
+`rgpu defrag` empties the least used GPU; a move an admin names may cross GPU models (two software
+GPUs of different architectures), and fails at the target when a module has no code for it."""
 from __future__ import annotations
 
 import json
@@ -13,7 +15,9 @@ import sys
 import pytest
 
 from benchmarks.native import run as native
+from tests.conftest import PROGRAMS
 from tests.e2e.test_migration import movable
+from tests.support import cudabuild
 from tests.support.daemons import wait_until
 from tests.support.pool import Pool, stats
 
@@ -64,10 +68,10 @@ def pool(request, daemons, tmp_path, device_kind):
         handle.stop()
 
 
-def start(pool: Pool, exe, *args: str) -> subprocess.Popen:
+def start(pool: Pool, exe, *args: str, opts: tuple[str, ...] = ()) -> subprocess.Popen:
     env = dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info")
     return subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
-                             "--mem", "128MiB", "--", str(exe), *args],
+                             "--mem", "128MiB", *opts, "--", str(exe), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
@@ -146,6 +150,39 @@ def test_rgpu_migrate_and_drain_move_a_running_program_and_its_lease(pool, cuda_
     assert err.count("moved to") == 2, err
 
 
+def test_rgpu_defrag_moves_a_running_program_onto_the_fuller_gpu(pool, cuda_program):
+    """`rgpu defrag` as an admin runs it: the least used GPU (the program's 128 MiB, placed apart by
+    spread) is emptied onto the fuller one (another tenant's 256 MiB) while the program runs; it
+    waits for the move and shows it as migrate and drain do, and the program ends as if never moved."""
+    exe = cuda_program(movable(pool.kind))
+    expected = baseline(pool, exe, "30")
+    filler = pool.cli_json("reserve", "--mem", "256MiB")
+    full = filler["vgpus"][0]["server"]
+    proc = start(pool, exe, "30", "300", opts=("--policy", "spread"))
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [lease] = [lid for lid in pool.leases() if lid != filler["lease"]]
+        light = pool.leases()[lease]["vgpus"][0]["server"]
+        assert light != full, "spread put the program on the other GPU"
+        progress_to(proc, 4)
+        plan = pool.cli_json("defrag", "--dry-run")["moves"]
+        assert plan == [{"lease": lease, "vgpu": 0, "from": f"{light}#0", "to": f"{full}#0"}], plan
+        p = pool.cli("defrag")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert "1 moved, 0 failed, 0 pending" in p.stderr, p.stderr
+        [row] = [r.split() for r in p.stdout.splitlines() if r.startswith("m-")]
+        assert row[1] == lease and row[3:6] == [f"{light}#0", f"{full}#0", "done"], p.stdout
+        assert pool.leases()[lease]["vgpus"][0]["server"] == full and stored_gpu(pool, lease) == gpu_uuid(pool, full)
+        assert pool.cli_json("defrag", "--dry-run")["moves"] == [], "nothing left to move: one GPU holds both"
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == expected, (out, expected)
+    assert err.count("moved to") == 1, err
+
+
 def test_a_move_to_a_server_without_room_is_refused_and_the_program_runs_on(pool, cuda_program):
     exe = cuda_program(movable(pool.kind))
     expected = baseline(pool, exe, "30")
@@ -168,6 +205,70 @@ def test_a_move_to_a_server_without_room_is_refused_and_the_program_runs_on(pool
         p = pool.cli("migrate", lease)
         assert p.returncode == 3 and "no GPU of the pool can take" in p.stderr, p.stdout + p.stderr
         assert pool.leases()[lease]["vgpus"][0]["server"] == a and stored_gpu(pool, lease) == gpu_uuid(pool, a)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == expected and "moved to" not in err, (out, err)
+
+
+@pytest.mark.sim_only("two GPU models on one host: two software GPUs of different architectures")
+def test_a_running_program_moves_between_gpus_of_two_architectures(daemons, tmp_path, cuda_program):
+    """Between GPU models (issue 43: an H100 session onto an H200, which process checkpointing cannot
+    do): a program moved live from an sm_90 software GPU to an sm_120 one and back finishes bit-exact
+    with the run that never moved; its modules are loaded again from their PTX for each target."""
+    p = Pool(daemons, tmp_path)
+    a = p.add_server("512MiB", "--sim-arch", "sm_90")
+    b = p.add_server("512MiB", "--sim-arch", "sm_120")
+    wait_until(lambda: p.states() == {a: "up", b: "up"}, 60, "both servers up in `rgpu ls`")
+    models = {s["url"]: s["gpus"][0]["name"] for s in p.cli_json("ls")["servers"]}
+    assert models[a] != models[b], models
+    exe = cuda_program(movable("sim"))
+    expected = baseline(p, exe, "30")
+    proc = start(p, exe, "30", "300")
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [(lease, entry)] = p.leases().items()
+        src = entry["vgpus"][0]["server"]
+        [dst] = [u for u in (a, b) if u != src]
+        for at, to in ((4, dst), (12, src)):
+            progress_to(proc, at)
+            moved = p.cli_json("migrate", lease, "--to", f"{to}#0")["migrations"]
+            assert [m["state"] for m in moved] == ["done"], moved
+            assert p.leases()[lease]["vgpus"][0]["server"] == to
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == expected, (out, expected)
+    assert err.count("moved to") == 2, err
+
+
+@pytest.mark.sim_only("two GPU models on one host: two software GPUs of different architectures")
+def test_a_move_to_a_model_its_kernels_cannot_run_on_fails_and_the_program_runs_on(daemons, tmp_path):
+    """A program built for sm_120 alone (compute_120 PTX) cannot run on an sm_90 GPU: the move there
+    fails at the target when it loads the modules, and the program carries on where it was and ends
+    right; placement never offers another model by itself (`rgpu migrate` without --to: no GPU)."""
+    exe = cudabuild.build(PROGRAMS / "migrate_streams.cu", "exe", [f"-I{PROGRAMS}"],
+                          arch_flags=["-cudart", "shared", "-arch=sm_120"])
+    p = Pool(daemons, tmp_path)
+    new = p.add_server("512MiB", "--sim-arch", "sm_120")
+    wait_until(lambda: p.states() == {new: "up"}, 60, "the sm_120 server up in `rgpu ls`")
+    expected = baseline(p, exe, "30")
+    proc = start(p, exe, "30", "300")
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [(lease, _)] = p.leases().items()
+        old = p.add_server("512MiB", "--sim-arch", "sm_90")
+        wait_until(lambda: p.states() == {new: "up", old: "up"}, 60, "the sm_90 server up in `rgpu ls`")
+        progress_to(proc, 4)
+        r = p.cli("migrate", lease)
+        assert r.returncode == 3 and "no GPU of the pool can take" in r.stderr, r.stdout + r.stderr
+        [m] = p.cli_json_fail("migrate", lease, "--to", f"{old}#0")["migrations"]
+        assert m["state"] == "failed" and "compute_120" in m["message"], m
+        assert p.leases()[lease]["vgpus"][0]["server"] == new
         out, err = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
