@@ -140,7 +140,7 @@ void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n
     if (s->fo) add_seen(s->fo, (fo_seen){seq, 0, mix(SEED, data, n), 1});
 }
 
-void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n) {
+void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) {
     struct rgpu_failover *f = s->fo;
     if (!f || !n) return;
     if (f->nlog == f->logcap) {
@@ -152,10 +152,17 @@ void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n) {
     fo_msg *m = &f->log[f->nlog++];
     m->frames = malloc(n * sizeof(zmq_msg_t));
     m->n = n;
-    for (size_t i = 0; i < n; i++) { /* copied: a sync call's frames are the program's own buffers */
+    for (size_t i = 0; i < n; i++) {
+        /* shared (a reference, no copy) where the frame owns its data, as the replay's own frames do;
+         * copied where it is a sync call's buffer, the program's, which it may reuse once it returns */
         size_t len = zmq_msg_size(&frames[i]);
-        zmq_msg_init_size(&m->frames[i], len);
-        memcpy(zmq_msg_data(&m->frames[i]), zmq_msg_data(&frames[i]), len);
+        if (i < owned) {
+            zmq_msg_init(&m->frames[i]);
+            zmq_msg_copy(&m->frames[i], &frames[i]);
+        } else {
+            zmq_msg_init_size(&m->frames[i], len);
+            memcpy(zmq_msg_data(&m->frames[i]), zmq_msg_data(&frames[i]), len);
+        }
         f->logbytes += len;
     }
 }

@@ -15,7 +15,7 @@ const char *rgpu_failover_lease(void);
 /* The session's failover state, made at first use; NULL when failover is off. */
 struct rgpu_failover *rgpu_fo_state(rgpu_session *s);
 /* A message whose reply came: copied into the log (frames, n of them). */
-void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n);
+void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned);
 /* What the program saw of sync call seq: its reply's head and data (streamed bytes into c's buffer,
  * then its kept frames). */
 void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, struct rgpu_call *c, size_t streamed);
