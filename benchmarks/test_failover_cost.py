@@ -105,10 +105,13 @@ TORCH_NAMES = ["cnn", "transformer", "decode"]
 STEP_S = float(os.environ.get("RGPU_BENCH_FAILOVER_STEP_S", "4"))  # seconds of steps a measurement
 
 
-@pytest.fixture(scope="module")
-def null_pool(tmp_path_factory):
+@pytest.fixture(scope="module", params=["1", "0"], ids=["same-host", "across-hosts"])
+def null_pool(request, tmp_path_factory):
     """A controller and one cuda server on the null driver; two trainers under `rgpu run` on it, one
-    of a --failover lease, each serving every workload (tests/e2e/torch_workloads.py --serve)."""
+    of a --failover lease, each serving every workload (tests/e2e/torch_workloads.py --serve).
+    same-host: the plain one has the server's shared segment and call ring, which a --failover
+    session does without (its log needs the data in frames); across-hosts: RGPU_SHM=0 for both, as
+    when the server is on another host, the case of the network issue's workloads."""
     with DaemonSet() as d:
         p = Pool(d, tmp_path_factory.mktemp("failover-null"))
         a = p.add_server("4GiB", "--device", "cuda", "--log-level", "warning",
@@ -121,10 +124,10 @@ def null_pool(tmp_path_factory):
                 trainers[kept] = subprocess.Popen(
                     [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", p.url, "--mem", "1GiB",
                      *(["--failover"] if kept else []), "--", str(python), str(WORKLOADS), *TORCH_NAMES, "--serve",
-                     "--warmup", "5"], env=dict(p.env, RGPU_TIMEOUT="120"), stdin=subprocess.PIPE,
+                     "--warmup", "5"], env=dict(p.env, RGPU_TIMEOUT="120", RGPU_SHM=request.param), stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE, text=True)
                 assert json.loads(trainers[kept].stdout.readline())["ready"] == TORCH_NAMES
-            yield trainers
+            yield request.param, trainers
         finally:
             for t in trainers.values():
                 t.stdin.close()
@@ -140,17 +143,25 @@ def step(trainer, name: str, steps: int) -> dict:
 @pytest.mark.parametrize("name", TORCH_NAMES)
 def test_failover_pytorch_step_cost(benchmark, null_pool, figures, name):
     """A step's time with --failover against without, the two programs alternately, best of ROUNDS."""
-    steps = max(20, int(STEP_S / step(null_pool[False], name, 20)["step_s"]))
+    shm, trainers = null_pool
+    steps = max(20, int(STEP_S / step(trainers[False], name, 20)["step_s"]))
     got: dict[bool, list] = {False: [], True: []}
+    last: dict = {}
 
     def once():
         for _ in range(ROUNDS):
             for kept in (False, True):
-                got[kept].append(step(null_pool[kept], name, steps)["step_s"])
+                last[kept] = step(trainers[kept], name, steps)
+                got[kept].append(last[kept]["step_s"])
     benchmark.pedantic(once, rounds=1, iterations=1)
     plain, kept = min(got[False]) * 1e6, min(got[True]) * 1e6
-    benchmark.extra_info.update(steps=steps, plain_us=round(plain, 1), failover_us=round(kept, 1),
+    where = "same host" if shm == "1" else "across hosts"
+    benchmark.extra_info.update(where=where, steps=steps, plain_us=round(plain, 1), failover_us=round(kept, 1),
                                 overhead_pct=round((kept / plain - 1) * 100, 2),
+                                # CHECKPOINT round trips a step (about steps a second / interval when the
+                                # server keeps checkpoints; it refuses sessions it cannot move, see docs)
+                                checkpoints_per_step=last[True].get("by_call", {}).get("checkpoint", {}).get("round_trips"),
+                                round_trips_per_step={k: last[k].get("round_trips") for k in (False, True)},
                                 all_plain_us=[round(x * 1e6, 1) for x in got[False]],
                                 all_failover_us=[round(x * 1e6, 1) for x in got[True]])
-    figures[f"failover {name} step (null driver)"] = {"rgpu": kept, "raw": plain, "unit": "µs (raw: without --failover)"}
+    figures[f"failover {name} step {where} (null driver)"] = {"rgpu": kept, "raw": plain, "unit": "µs (raw: without --failover)"}
