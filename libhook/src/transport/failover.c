@@ -172,7 +172,16 @@ void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) 
  * the server refuses checkpoints (a session it cannot capture: docs/failover.md), a log past it is
  * dropped instead of growing for as long as the program runs: until a checkpoint is taken again the
  * session has no failover, and a lost server ends it as without --failover (saying why). */
-#define LOG_MAX_BYTES (256u << 20)
+static size_t log_max_bytes(void) { /* RGPU_FAILOVER_LOG_MAX, default 256 MiB */
+    static size_t n;
+    if (!n) {
+        const char *e = getenv("RGPU_FAILOVER_LOG_MAX");
+        long long v = e && *e ? atoll(e) : 0;
+        n = v > 0 ? (size_t)v : (size_t)256 << 20;
+    }
+    return n;
+}
+#define LOG_MAX_BYTES log_max_bytes()
 
 static void log_clear(struct rgpu_failover *f) {
     for (size_t i = 0; i < f->nlog; i++) {
@@ -193,8 +202,8 @@ void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double t
             log_clear(f);
             if (f->has_image) zmq_msg_close(&f->image);
             f->has_image = 0, f->off = 1;
-            rgpu_log(RGPU_LOG_WARN, "failover: the log of %s passed %u MiB with no checkpoint taken: dropped; this "
-                     "session has no failover until the server takes one", s->url, LOG_MAX_BYTES >> 20);
+            rgpu_log(RGPU_LOG_WARN, "failover: the log of %s passed %zu bytes with no checkpoint taken: dropped; this "
+                     "session has no failover until the server takes one", s->url, LOG_MAX_BYTES);
         }
         return;
     }
@@ -270,8 +279,8 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
     const char *lease = rgpu_failover_lease();
     if (!f || !lease) return -1;
     if (f->off) {
-        snprintf(why, cap, "the server took no checkpoint of this session for %u MiB of its log (it refused: "
-                 "see the warning before), so there is nothing to resume from", LOG_MAX_BYTES >> 20);
+        snprintf(why, cap, "the server took no checkpoint of this session for %zu bytes of its log (it refused: "
+                 "see the warning before), so there is nothing to resume from", LOG_MAX_BYTES);
         return -1;
     }
     double t0 = now_s();
