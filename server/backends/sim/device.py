@@ -102,7 +102,8 @@ class SimDevice(SimArrays, Device):
 
     @property
     def queued(self) -> bool:
-        return self._queue is not None and self._queue.busy()
+        """Kernels queued or running, or an error one left that a call has not reported yet."""
+        return self._queue is not None and (self._queue.busy() or self._queue.error_kept())
 
     def wait_idle(self) -> None:
         if self._queue is not None:

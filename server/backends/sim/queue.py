@@ -63,6 +63,9 @@ class SimQueue:
     def busy(self) -> bool:
         return self._done != self._tail
 
+    def error_kept(self) -> bool:
+        return self._error is not None
+
     def position(self, stream, blocking: bool) -> int:
         """Where work queued on `stream` now would wait to: the stream's own last work, and the
         legacy default stream's with it (a blocking stream waits for it, it waits for every blocking
