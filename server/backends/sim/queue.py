@@ -1,6 +1,6 @@
-"""The software GPU's kernels run after their launch, on a thread of their own (RGPU_SIM_ASYNC=1).
+"""The software GPU's kernels run after their launch, on a thread of their own (unless RGPU_SIM_ASYNC=0).
 
-Without it a launch runs its kernel inside the call, so a session answers nothing else until the
+Without that a launch runs its kernel inside the call, so a session answers nothing else until the
 kernel ends: cuStreamQuery never says CUDA_ERROR_NOT_READY, a program that polls a stream while
 its kernel runs (to overlap host work) cannot. With it a launch is queued, and one executor thread
 per device runs the queue in launch order, which is a valid schedule for every stream (a stream's
