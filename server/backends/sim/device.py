@@ -18,7 +18,8 @@ from . import archs, identity, kernels
 from .arrays import SimArrays
 from . import companion as sim_companion
 from .errors import SimError
-from .queue import SimQueue
+from .queue import ACQUIRE_S, SimQueue
+from ...session import HOLD_S
 from .memory import WINDOWS, DeviceMemory
 from .sharing import ArenaSharing
 from .hostmap import HostMaps, map_segment
@@ -102,6 +103,11 @@ class SimDevice(SimArrays, Device):
         self.schedules_itself = self._queue is not None
         self.sched = None  # the session's GpuScheduler and slot, for the queue's kernels (session.py)
         self.slot = 0
+        # The executor's hold of the GPU over a run of queued kernels (as Session's, HOLD_S): the
+        # scheduler, and the device time and kernels to charge at the release. Executor thread only.
+        self._held = None
+        self._held_time = 0.0
+        self._held_kernels = 0
 
     @property
     def queued(self) -> bool:
@@ -427,9 +433,10 @@ class SimDevice(SimArrays, Device):
                     sched.yield_slice(slot, seconds)
                     aborted()
 
-            if sched is not None:
-                while not sched.acquire(slot, timeout=0.25):
+            if sched is not None and self._held is None:
+                while not sched.acquire(slot, timeout=ACQUIRE_S):
                     aborted()
+                self._held = (sched, slot)
             printed: list[str] = []
             t0 = time.perf_counter()
             seconds = None
@@ -438,15 +445,27 @@ class SimDevice(SimArrays, Device):
                                        printed, slice_done, workspace, dims)
                 seconds = stats.seconds
             finally:
-                if seconds is None:
+                failed = seconds is None
+                if failed:
                     seconds = time.perf_counter() - t0
                 self.device_time += seconds
-                if sched is not None:
-                    sched.release(slot, max(seconds - charged, 0.0))
+                if self._held is not None:
+                    self._held_time += max(seconds - charged, 0.0)
+                    self._held_kernels += 1
+                    # kept for the next queued kernel, as a run of launches keeps it (session.py,
+                    # HOLD_S); given back when the queue has no more, or the run has used its time
+                    if failed or len(queue._jobs) <= 1 or self._held_time >= HOLD_S \
+                            or sched.contended(slot) or queue.closing():
+                        self._give_back()
                 if printed:
                     with queue._cond:
                         self._printf.extend(printed)
         return run
+
+    def _give_back(self) -> None:
+        sched, slot = self._held
+        sched.release(slot, self._held_time, kernels=self._held_kernels)
+        self._held, self._held_time, self._held_kernels = None, 0.0, 0
 
     MAX_CLUSTER = 8  # the portable cluster size (larger ones need the non-portable opt-in, not modelled)
 
@@ -595,6 +614,8 @@ class SimDevice(SimArrays, Device):
     def close(self) -> None:
         if self._queue is not None:
             self._queue.close()
+            if self._held is not None and not self._queue.running():
+                self._give_back()
         for phys in list(self._physical):
             self.vmm_destroy(phys)
         self.memory.free_all()

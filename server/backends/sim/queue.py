@@ -127,6 +127,10 @@ class SimQueue:
         if thread is not None and thread is not threading.current_thread():
             thread.join(CLOSE_S)
 
+    def running(self) -> bool:
+        """Whether the executor thread is still alive (close() gave up waiting for it)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def closing(self) -> bool:
         return self._closing
 
