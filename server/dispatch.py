@@ -24,6 +24,16 @@ _KIND_TYPES = {"i": (int,), "u": (int,), "d": (int,), "h": (int,), "f": (float, 
                "b": (bytes, type(None)), "v": (bytes,), "a": (bytes, type(None)), "ah": (list,)}
 
 
+# The calls a device whose kernels run after their launch (sim/queue.py) answers while they run:
+# launches queue, queries and event records read the queue. Every other call first waits for the
+# queued kernels (Device.wait_idle), so that no call reads or writes memory a kernel is using.
+RUN_BESIDE_KERNELS = frozenset((
+    "cuLaunchKernel", "cudaLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
+    "cudaLaunchCooperativeKernel", "cuStreamQuery", "cudaStreamQuery", "cuEventQuery", "cudaEventQuery",
+    "cuEventRecord", "cudaEventRecord", "cuEventRecordWithFlags", "cudaEventRecordWithFlags",
+    "cuStreamWaitEvent", "cudaStreamWaitEvent", "cudaEventCreate", "cudaEventCreateWithFlags", "cuEventCreate"))
+
+
 class Result:
     __slots__ = ("rc", "outs", "bulk", "message", "face")
 
@@ -67,7 +77,7 @@ def _pick(idx: list[int]):
 
 class Row:
     """What the dispatcher needs of one call-table row, prepared once."""
-    __slots__ = ("name", "face", "handler", "types", "unsigned", "narrow", "bulk_in", "shm", "why_not")
+    __slots__ = ("name", "face", "handler", "types", "unsigned", "narrow", "bulk_in", "shm", "why_not", "waits")
 
     def __init__(self, call, handler, backend: str):
         ins = [p for p in call.params if not p[1].startswith("o")]
@@ -90,6 +100,7 @@ class Row:
         self.bulk_in = _length(call.bulk_in, [p[0] for p in ins]) if call.bulk_in else False
         self.shm = call.shm
         self.why_not = call.unsupported_on.get(backend, "")
+        self.waits = call.name not in RUN_BESIDE_KERNELS
 
 
 class Dispatcher:
@@ -135,6 +146,8 @@ class Dispatcher:
                               message=f"{row.name}: the data frames hold {sum(map(len, bulk))} bytes, "
                                       f"not the {row.bulk_in(args)} its arguments say")
         try:
+            if row.waits and session.device.queued:
+                session.device.wait_idle()
             if host is not None:
                 if not row.shm:
                     return Result(code_for(face, "CUDA_ERROR_INVALID_VALUE"), face=face,

@@ -72,6 +72,10 @@ class Reclaimer:
             self.log.info("reclaim_deferred", reason="the session shares memory with another process (CUDA IPC)")
             self.last_active = time.monotonic()
             return False
+        if session.device.queued:
+            # a kernel still runs after its launch (sim/queue.py): the session is busy, not idle
+            self.last_active = time.monotonic()
+            return False
         if session.device.suspends_in_place:
             return self._suspend(session, t0)
         try:

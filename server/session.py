@@ -145,6 +145,10 @@ class Session:
         one, reports it once they completed: it is charged then, at a later launch or at
         `settle`)."""
         sched, device = self.sched, self.device
+        if device.schedules_itself:  # its executor takes the GPU around each kernel (sim/queue.py)
+            device.sched, device.slot = sched, self.slot
+            launch()
+            return
 
         def slice_done(seconds: float) -> None:
             if sched is not None:
@@ -243,6 +247,8 @@ class Session:
         if self._holding:
             self._release()  # settles the device too, waiting for its kernels if someone else waits
             return
+        if self.device.schedules_itself:
+            return  # its executor charged its kernels
         self.settled(self.device.settle_and_time())
 
     @property

@@ -343,6 +343,16 @@ class Device(ABC):
     # waits on the device (the cuda backend's synchronising calls); may raise SessionEnding.
     housekeeping = None
 
+    # A backend that queues kernels on a thread of its own, which takes the session's scheduler slot
+    # itself (the software GPU with RGPU_SIM_ASYNC=1, sim/queue.py): the session then neither acquires
+    # nor charges around its launches. `queued`: whether work may still run (calls that touch memory
+    # wait for it first: dispatch.py, `wait_idle`).
+    schedules_itself = False
+    queued = False
+
+    def wait_idle(self) -> None:
+        """Wait for queued work (see `queued`), raising the error a kernel left, if any."""
+
     # A backend whose kernels cannot be time-sliced by the server (a real GPU) reports the time of
     # kernels still running, from another thread than the one serving calls, so that a kernel that
     # never ends shows its time while the worker waits in the driver.

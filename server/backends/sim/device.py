@@ -1,10 +1,14 @@
 """The software GPU as a backend: memory, in-order streams, events with timestamps, and the
-properties of a real GPU of the architecture it presents (archs.py, `--sim-arch`). Work executes when it arrives, in arrival order, which is
-a valid schedule for every stream (a stream's work is in order; distinct streams may overlap or not),
-so a stream query after the work arrived says it is complete — as a fast GPU would."""
+properties of a real GPU of the architecture it presents (archs.py, `--sim-arch`). Work executes in arrival
+order, which is a valid schedule for every stream (a stream's work is in order; distinct streams may
+overlap or not). Kernels run after their launch, on the device's executor thread (queue.py), so a
+stream or event query answers CUDA_ERROR_NOT_READY while one runs, as a GPU does; other work waits
+for the queued kernels and then runs when it arrives (RGPU_SIM_ASYNC=0: a kernel runs inside its
+launch call too, and every query says done)."""
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 
 import numpy as np
@@ -14,6 +18,8 @@ from . import archs, identity, kernels
 from .arrays import SimArrays
 from . import companion as sim_companion
 from .errors import SimError
+from .queue import ACQUIRE_S, SimQueue
+from ...session import HOLD_S
 from .memory import WINDOWS, DeviceMemory
 from .sharing import ArenaSharing
 from .hostmap import HostMaps, map_segment
@@ -21,6 +27,11 @@ from ...shm import DATA
 from .properties import attributes
 
 GRID_WORKSPACE_BYTES = 16
+
+
+def async_enabled() -> bool:
+    """Kernels run after their launch on a thread of the device's (queue.py), unless RGPU_SIM_ASYNC=0."""
+    return os.environ.get("RGPU_SIM_ASYNC", "1").strip().lower() not in ("0", "off", "false", "no")
 TEXTURE_ALIGNMENT = 512  # CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT (properties.py)
 
 
@@ -35,7 +46,8 @@ EVENT_DISABLE_TIMING, EVENT_INTERPROCESS = 0x2, 0x4  # CU_EVENT_*
 class SimEvent:
     def __init__(self, flags: int):
         self.flags = flags
-        self.time_ns: int | None = None  # None: never recorded
+        self.time_ns: int | None = None  # None: never recorded (or not reached yet: queue.py)
+        self.seq = 0  # the queue position it was recorded at (queue.py)
 
 
 class SimFunction:
@@ -86,6 +98,31 @@ class SimDevice(SimArrays, Device):
         self._workspace = 0  # grid-sync workspace of cooperative launches, allocated on first use
         self._physical: set[SimPhysical] = set()  # physical allocations of the VMM API
         self._host_maps: HostMaps | None = None  # mapped host memory (hostmap.py), made at the first MAP_HOST
+        # Kernels queued to run after their launch (queue.py), or None: each runs inside its launch.
+        self._queue = SimQueue() if async_enabled() else None
+        self.schedules_itself = self._queue is not None
+        self.sched = None  # the session's GpuScheduler and slot, for the queue's kernels (session.py)
+        self.slot = 0
+        # The executor's hold of the GPU over a run of queued kernels (as Session's, HOLD_S): the
+        # scheduler, and the device time and kernels to charge at the release. Executor thread only.
+        self._held = None
+        self._held_time = 0.0
+        self._held_kernels = 0
+
+    @property
+    def queued(self) -> bool:
+        """Kernels queued or running, or an error one left that a call has not reported yet."""
+        return self._queue is not None and (self._queue.busy() or self._queue.error_kept())
+
+    def wait_idle(self) -> None:
+        if self._queue is not None:
+            self._queue.wait_idle(self.housekeeping)
+
+    def _quiet(self) -> None:
+        """Before the serving thread reads or writes memory outside a call's dispatch (a checkpoint,
+        a migration, staged copies): no kernel runs; an error a kernel left stays for the next call."""
+        if self._queue is not None and self._queue.busy():
+            self._queue.wait_idle(self.housekeeping, raise_error=False)
 
     def attributes(self) -> dict[int, int]:
         return self._attrs
@@ -104,6 +141,7 @@ class SimDevice(SimArrays, Device):
         return self.memory.alloc(size, align)
 
     def mem_free(self, addr: int) -> None:
+        self._quiet()
         if addr in self.memory.device_heap.blocks:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was allocated by device malloc(): only device free() releases it")
         self.memory.free(addr)
@@ -176,11 +214,13 @@ class SimDevice(SimArrays, Device):
 
     # -- mapped host memory (hostmap.py): the program's pinned segment in the arena --
     def host_map(self, mapping) -> int:
+        self._quiet()
         if self._host_maps is None or self._host_maps.memory is not self.memory:
             self._host_maps = HostMaps(self.memory)
         return map_segment(self._host_maps, mapping, DATA)
 
     def host_unmap(self, mapping) -> None:
+        self._quiet()
         if self._host_maps is not None and self._host_maps.memory is self.memory:
             self._host_maps.unmap(mapping.devptr)
 
@@ -195,24 +235,29 @@ class SimDevice(SimArrays, Device):
         return SimEvent(record["flags"])
 
     def copy_htod(self, dst, data, stream) -> None:
+        self._quiet()
         self.memory.write(dst, data)
 
     def copy_dtoh(self, src, size, stream):
+        self._quiet()
         # A view of device memory, sent without a copy. Safe: the reply is the last thing the
         # worker does for its message, and nothing touches this session's memory again until the
         # client — which waits for the whole reply — sends its next message.
         return self.memory.view(src, size)
 
     def copy_dtoh_host(self, src, out, addr, stream, wait) -> None:
+        self._quiet()
         # the program's pinned buffer, mapped: written in place (the sim runs work in call order)
         np.frombuffer(out, dtype=np.uint8)[:] = self.memory.view(src, len(out))
 
     def copy_dtod(self, dst, src, size, stream) -> None:
+        self._quiet()
         # check both ranges first so a bad destination leaves memory untouched
         s = self.memory.view(src, size)
         self.memory.view(dst, size)[:] = s.copy() if _overlap(dst, src, size) else s
 
     def memset(self, dst, value, width, count, stream) -> None:
+        self._quiet()
         view = self.memory.view(dst, width * count)
         dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}[width]
         view.view(dtype)[:] = value & ((1 << (8 * width)) - 1)
@@ -222,13 +267,16 @@ class SimDevice(SimArrays, Device):
         return SimStream(flags, priority)
 
     def stream_destroy(self, stream) -> None:
-        pass
+        if self._queue is not None:
+            self._queue.forget(stream)
 
     def stream_synchronize(self, stream) -> None:
-        pass
+        self.wait_idle()
 
     def stream_query(self, stream) -> bool:
-        return True
+        if self._queue is None:
+            return True
+        return self._queue.reached(self._queue.position(stream, stream is None or not stream.flags & 1))
 
     def stream_wait_event(self, stream, event) -> None:
         pass
@@ -239,13 +287,16 @@ class SimDevice(SimArrays, Device):
         return SimEvent(flags)
 
     def event_record(self, event, stream) -> None:
-        event.time_ns = time.perf_counter_ns()
+        if self._queue is None:
+            event.time_ns = time.perf_counter_ns()
+        else:
+            self._queue.stamp(event, self._queue.position(stream, stream is None or not stream.flags & 1))
 
     def event_synchronize(self, event) -> None:
-        pass
+        self.wait_idle()
 
     def event_query(self, event) -> bool:
-        return True
+        return self._queue is None or self._queue.reached(event.seq)
 
     def event_elapsed_ms(self, start, end) -> float:
         if start.flags & 0x2 or end.flags & 0x2:  # cudaEventDisableTiming
@@ -280,6 +331,7 @@ class SimDevice(SimArrays, Device):
         return mod
 
     def module_unload(self, module) -> None:
+        self._quiet()
         segment = getattr(module, "segment", None)
         # a module restored from a checkpoint of an older rgpu has an allocation per variable
         for addr in ([segment] if segment is not None else module.addresses.values()):
@@ -354,10 +406,66 @@ class SimDevice(SimArrays, Device):
 
     def launch(self, function, grid, block, shared, stream, params, cooperative=False, cluster=None) -> None:
         dims = self.cluster_dims(function, grid, cluster)
+        if self._queue is not None:
+            if cooperative:
+                self.wait_idle()  # its workspace is allocated and cleared by this thread
+            workspace = self._grid_workspace() if cooperative else 0
+            self._queue.submit(stream, self._queued_launch(function, grid, block, shared, bytes(params), workspace, dims))
+            return
         workspace = self._grid_workspace() if cooperative else 0
         stats = kernels.launch(function.module, function.kernel, self.memory, grid, block, shared, params,
                                self._printf, self.checkpoint, workspace, dims)
         self.device_time += stats.seconds
+
+    def _queued_launch(self, function, grid, block, shared, params, workspace, dims):
+        """The kernel as the executor runs it (queue.py): in the session's turn on the GPU, yielding
+        it at time slices, charged at the end; its printf output kept for the next sync call."""
+        sched, slot, queue = self.sched, self.slot, self._queue
+
+        def run(aborted) -> None:
+            charged = 0.0
+
+            def slice_done(seconds: float) -> None:
+                nonlocal charged
+                aborted()
+                if sched is not None:
+                    charged += seconds
+                    sched.yield_slice(slot, seconds)
+                    aborted()
+
+            if sched is not None and self._held is None:
+                while not sched.acquire(slot, timeout=ACQUIRE_S):
+                    aborted()
+                self._held = (sched, slot)
+            printed: list[str] = []
+            t0 = time.perf_counter()
+            seconds = None
+            try:
+                stats = kernels.launch(function.module, function.kernel, self.memory, grid, block, shared, params,
+                                       printed, slice_done, workspace, dims)
+                seconds = stats.seconds
+            finally:
+                failed = seconds is None
+                if failed:
+                    seconds = time.perf_counter() - t0
+                self.device_time += seconds
+                if self._held is not None:
+                    self._held_time += max(seconds - charged, 0.0)
+                    self._held_kernels += 1
+                    # kept for the next queued kernel, as a run of launches keeps it (session.py,
+                    # HOLD_S); given back when the queue has no more, or the run has used its time
+                    if failed or len(queue._jobs) <= 1 or self._held_time >= HOLD_S \
+                            or sched.contended(slot) or queue.closing():
+                        self._give_back()
+                if printed:
+                    with queue._cond:
+                        self._printf.extend(printed)
+        return run
+
+    def _give_back(self) -> None:
+        sched, slot = self._held
+        sched.release(slot, self._held_time, kernels=self._held_kernels)
+        self._held, self._held_time, self._held_kernels = None, 0.0, 0
 
     MAX_CLUSTER = 8  # the portable cluster size (larger ones need the non-portable opt-in, not modelled)
 
@@ -407,15 +515,19 @@ class SimDevice(SimArrays, Device):
         return self.memory.window
 
     def memory_layout(self):
+        self._quiet()
         return self.memory.layout()
 
     def written_ranges(self, addr, size):
+        self._quiet()
         return self.memory.written(addr, size)
 
     def read_memory(self, addr, size):
+        self._quiet()
         return self.memory.read_raw(addr, size)
 
     def write_memory(self, addr, data) -> None:
+        self._quiet()
         self.memory.write(addr, data)
 
     def restore_allocations(self, allocations) -> None:
@@ -433,6 +545,7 @@ class SimDevice(SimArrays, Device):
         self.memory.free(addr)
 
     def capture_device(self) -> dict:
+        self._quiet()
         heap = self.memory.device_heap
         return {"allocations": self.memory.layout(), "window": self.memory.window,
                 "heap": {"limit": heap.limit, "used": heap.used, "blocks": [[a, n] for a, n in heap.blocks.items()]},
@@ -488,13 +601,21 @@ class SimDevice(SimArrays, Device):
         return function.module
 
     def take_output(self) -> str:
+        if self._queue is not None:
+            with self._queue._cond:  # the executor adds a kernel's output when it ends
+                out, self._printf = "".join(self._printf), []
+            return out
         out, self._printf = "".join(self._printf), []
         return out
 
     def synchronize(self) -> None:
-        pass
+        self.wait_idle()
 
     def close(self) -> None:
+        if self._queue is not None:
+            self._queue.close()
+            if self._held is not None and not self._queue.running():
+                self._give_back()
         for phys in list(self._physical):
             self.vmm_destroy(phys)
         self.memory.free_all()

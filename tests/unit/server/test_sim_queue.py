@@ -1,0 +1,87 @@
+"""The software GPU's queue of kernels that run after their launch (sim/queue.py): positions of
+streams and events, errors kept for the next wait, and close() ending a kernel that never ends.
+Jobs here block on events the test sets, so every answer is checked at a known point."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from rgpu.server.backends.sim.device import SimEvent, SimStream
+from rgpu.server.backends.sim.errors import SimError, SimFault
+from rgpu.server.backends.sim.queue import SimQueue
+
+
+def _blocked(gate: threading.Event, ran: list, name: str):
+    def run(aborted):
+        while not gate.wait(0.01):
+            aborted()
+        ran.append(name)
+    return run
+
+
+def test_queries_answer_while_a_job_runs_and_follow_stream_order():
+    q = SimQueue()
+    blocking, free = SimStream(0, 0), SimStream(1, 0)  # CU_STREAM_NON_BLOCKING = 1
+    gate, ran = threading.Event(), []
+    q.submit(free, _blocked(gate, ran, "free"))
+    ev = SimEvent(0)
+    q.stamp(ev, q.position(free, False))
+    # nothing queued on the blocking stream or the default stream: done; the non-blocking one is not
+    assert q.reached(q.position(blocking, True)) and q.reached(q.position(None, True))
+    assert not q.reached(q.position(free, False)) and not q.reached(ev.seq) and ev.time_ns is None
+    q.submit(None, lambda aborted: ran.append("legacy"))
+    # a blocking stream waits for the default stream's work queued before its own
+    assert not q.reached(q.position(blocking, True))
+    gate.set()
+    q.wait_idle()
+    assert ran == ["free", "legacy"] and ev.time_ns is not None
+    assert q.reached(q.position(None, True)) and q.reached(ev.seq) and not q.busy()
+    q.close()
+
+
+def test_a_fault_is_raised_at_the_next_wait_stays_and_skips_later_work():
+    q = SimQueue()
+    ran = []
+
+    def fault(aborted):
+        raise SimFault("CUDA_ERROR_ILLEGAL_ADDRESS", "out of bounds")
+    q.submit(None, fault)
+    q.submit(None, lambda aborted: ran.append("after"))
+    with pytest.raises(SimFault):
+        q.wait_idle()
+    with pytest.raises(SimFault):  # sticky, as on a GPU
+        q.reached(0)
+    assert ran == [] and q.error_kept()
+    q.close()
+
+
+def test_an_ordinary_error_is_reported_once():
+    q = SimQueue()
+
+    def fails(aborted):
+        raise SimError("CUDA_ERROR_NOT_SUPPORTED", "cannot run")
+    q.submit(None, fails)
+    with pytest.raises(SimError):
+        q.wait_idle()
+    q.wait_idle()  # reported: gone
+    assert not q.error_kept()
+    q.close()
+
+
+def test_a_wait_runs_housekeeping_which_may_end_it():
+    q = SimQueue()
+    gate, ran, calls = threading.Event(), [], []
+
+    class Ending(BaseException):
+        pass
+
+    def housekeeping():
+        calls.append(1)
+        raise Ending()
+    q.submit(None, _blocked(gate, ran, "k"))
+    with pytest.raises(Ending):
+        q.wait_idle(housekeeping)
+    assert calls and q.busy()
+    q.close()  # the job never ends by itself: close() aborts it at its next check
+    assert ran == [] and not q._thread.is_alive()
