@@ -30,6 +30,7 @@
 #include "failover.h"
 #include "rgpu_call.h"
 #include "rgpu_envelope.h"
+#include "rgpu_ids.h"
 
 typedef struct {
     zmq_msg_t *frames;
@@ -127,9 +128,19 @@ static void add_seen(struct rgpu_failover *f, fo_seen e) {
     f->seen[f->nseen++] = e;
 }
 
+/* A stream or event query's answer (done, or not ready) is a timing, as on a GPU: replayed, the work
+ * may be further along. It changes nothing on the device, and what the program did on "done" (read
+ * memory a copy filled) is checked by that memory's own digests, so it is not compared. */
+static int is_query(uint32_t id) {
+    return id == RGPU_ID_cuStreamQuery || id == RGPU_ID_cuEventQuery || id == RGPU_ID_cudaStreamQuery ||
+           id == RGPU_ID_cudaEventQuery;
+}
+
 void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, struct rgpu_call *c, size_t streamed) {
     struct rgpu_failover *f = s->fo;
-    if (!f || f->off || c->id == RGPU_CHECKPOINT || c->id == RGPU_BARRIER || c->id == RGPU_RESTORE) return;
+    if (!f || f->off || c->id == RGPU_CHECKPOINT || c->id == RGPU_BARRIER || c->id == RGPU_RESTORE ||
+        is_query(c->id))
+        return;
     uint64_t d = SEED;
     if (streamed && c->shm_dst) d = mix(d, c->shm_dst, streamed);
     for (int i = 0; i < c->nout_bulk; i++)
