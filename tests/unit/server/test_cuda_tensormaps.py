@@ -164,7 +164,9 @@ def test_the_drivers_refusal_is_the_calls_answer_and_a_map_is_128_bytes(gpu):
 
 
 def test_the_software_gpu_refuses_im2col_maps_by_their_records_and_encodes_tiles_itself():
-    s = SimpleNamespace(face=None, calls=0, sticky=None)  # the refusal comes before any session state
+    # the refusal comes before any session state; a device with nothing queued (dispatch waits for a
+    # device's queued kernels before a call that touches memory: backends/base.py `queued`)
+    s = SimpleNamespace(face=None, calls=0, sticky=None, device=SimpleNamespace(queued=False))
     r = Dispatcher("sim").run(s, BY_NAME["cuTensorMapEncodeIm2colWide"],
                               [6, 3, 0x7F0000200000, u64(8, 9, 2), u64(16, 144), -3, 3, 8, 64, u32(1, 1, 1), 0, 1,
                                0, 0, 0], [])

@@ -99,6 +99,7 @@ def test_a_helper_lost_mid_step_has_a_fresh_one_ask_the_state_it_left(monkeypatc
 
 class _Device:
     suspends_in_place = True
+    queued = False  # no kernel queued or running (backends/base.py): reclaim may suspend it
 
     def __init__(self, error):
         self.error = error
