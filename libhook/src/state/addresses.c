@@ -149,7 +149,7 @@ void rgpu_allocs_drop(int dev) {
 /* ---- pinned host ranges ------------------------------------------------------------------- */
 
 static rgpu_host_range *pins;
-static size_t npins, pincap, nsegs; /* nsegs: entries in shared memory (copies look them up) */
+static size_t npins, pincap;
 
 static uintptr_t end_of(const rgpu_host_range *e) { return e->p + (e->n ? e->n : 1); }
 
@@ -186,7 +186,6 @@ int rgpu_pinned_add(const rgpu_host_range *e) {
     memmove(&pins[i + 1], &pins[i], (npins - i) * sizeof *pins);
     pins[i] = *e;
     __atomic_add_fetch(&npins, 1, __ATOMIC_RELAXED);
-    if (e->seg) __atomic_add_fetch(&nsegs, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&mu);
     return RGPU_SUCCESS;
 }
@@ -197,7 +196,6 @@ int rgpu_pinned_take(uintptr_t p, int registered, rgpu_host_range *out) {
     int ok = i >= 0 && pins[i].p == p && pins[i].registered == registered;
     if (ok) {
         if (out) *out = pins[i];
-        if (pins[i].seg) __atomic_sub_fetch(&nsegs, 1, __ATOMIC_RELAXED);
         memmove(&pins[i], &pins[i + 1], (npins - 1 - (size_t)i) * sizeof *pins);
         __atomic_sub_fetch(&npins, 1, __ATOMIC_RELAXED);
     }
@@ -244,16 +242,6 @@ static int pinned_at(uintptr_t p, size_t n, rgpu_addr *a) {
     a->within = p + n <= pins[i].p + pins[i].n;
     if (a->within && pins[i].seg) a->seg_off = RGPU_SHM_DATA + pins[i].lead + (p - pins[i].p);
     return 1;
-}
-
-int rgpu_pin_lookup(const void *p, size_t n, rgpu_pinseg **seg, size_t *off) {
-    if (!__atomic_load_n(&nsegs, __ATOMIC_RELAXED)) return 0;
-    rgpu_addr a = {0};
-    pthread_mutex_lock(&mu);
-    int ok = pinned_at((uintptr_t)p, n, &a) && a.within && a.pinned.seg;
-    pthread_mutex_unlock(&mu);
-    if (ok) *seg = a.pinned.seg, *off = a.seg_off;
-    return ok;
 }
 
 int rgpu_pinned_whole(const void *p, size_t n) {

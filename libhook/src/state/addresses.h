@@ -58,8 +58,6 @@ int rgpu_pinned_take(uintptr_t p, int registered, rgpu_host_range *out);
 int rgpu_pinned_get(const void *p, rgpu_host_range *out); /* 1 and the entry holding p */
 int rgpu_pinned_pages_taken(uintptr_t lo, uintptr_t hi);  /* another range's pages among [lo, hi)? */
 void rgpu_pinned_each_segment(void (*fn)(struct rgpu_pinseg *));
-/* 1 when [p, +n) lies in one pinned segment: it and the offset of p in it */
-int rgpu_pin_lookup(const void *p, size_t n, struct rgpu_pinseg **seg, size_t *off);
 /* 1 when [p, +n) lies in one range of pinned memory (allocated or registered) */
 int rgpu_pinned_whole(const void *p, size_t n);
 

@@ -71,9 +71,7 @@ def test_a_copy_within_one_pinned_segment_is_named_by_its_offset_there(t, seg):
     a = addr_of(t, 0x20020, 0x40)
     assert a.within and a.seg_off == SHM_DATA + 0x10 + 0x20
     assert not addr_of(t, 0x20020, 0x100).within  # runs past the range: the data is staged instead
-    got, off = ctypes.c_void_p(), ctypes.c_size_t()
-    assert t.rgpu_pin_lookup(ctypes.c_void_p(0x20020), ctypes.c_size_t(0x40), ctypes.byref(got), ctypes.byref(off))
-    assert (got.value, off.value) == (ctypes.addressof(seg), SHM_DATA + 0x30)
+    assert (a.pinned.seg, a.seg_off) == (ctypes.addressof(seg), SHM_DATA + 0x30)
     assert t.rgpu_pinned_whole(ctypes.c_void_p(0x200FF), ctypes.c_size_t(1))
     assert not t.rgpu_pinned_whole(ctypes.c_void_p(0x200FF), ctypes.c_size_t(2))
 
