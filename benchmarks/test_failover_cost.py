@@ -6,9 +6,19 @@ program's call answered on the other server, as the client library logs it).
 The program is tests/cuda/programs/migrate_streams.cu (kernels on several streams, events, a
 module variable, managed memory, 24 MiB written once): its session's checkpoint travels to the
 client at a synchronisation point at most every RGPU_FAILOVER_INTERVAL (1 s), and every message is
-kept in the client's log until the next one."""
+kept in the client's log until the next one.
+
+The PyTorch rows (issue 43's figure: a steady-state cost of at most 5%) time a step of each workload of
+tests/e2e/torch_workloads.py (the CNN's and the transformer's training steps, the decode loop) on a
+pool of one cuda server on the null driver (benchmarks/native/nulldriver.c: no kernel runs, what is
+timed is PyTorch on the CPU plus rgpu's path, where failover's own cost shows most): two programs
+under `rgpu run`, one with ``--failover`` and one without, each serving every workload, measured
+alternately in the same run, best of transport.ROUNDS. Each measurement is STEP_S seconds of steps
+or more, so that it spans several checkpoint intervals."""
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import sys
@@ -22,7 +32,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.e2e.test_failover import kill_server, lease_of, progress_to  # noqa: E402
-from tests.support import cudabuild  # noqa: E402
+from benchmarks.native import run as native  # noqa: E402
+from benchmarks.transport import ROUNDS  # noqa: E402
+from tests.support import cudabuild, torchenv  # noqa: E402
 from tests.support.daemons import DaemonSet, wait_until  # noqa: E402
 from tests.support.pool import Pool  # noqa: E402
 
@@ -86,3 +98,70 @@ def test_failover_time_to_resume(benchmark, pool, figures):
     benchmark.pedantic(once, rounds=1, iterations=1)  # the pool has one server left after it
     benchmark.extra_info.update(resume_s_best=round(min(resumed), 3), resume_s_worst=round(max(resumed), 3))
     figures["failover time to resume"] = {"rgpu": min(resumed), "raw": None, "unit": "s"}
+
+
+WORKLOADS = ROOT / "tests" / "e2e" / "torch_workloads.py"
+TORCH_NAMES = ["cnn", "transformer", "decode"]
+STEP_S = float(os.environ.get("RGPU_BENCH_FAILOVER_STEP_S", "4"))  # seconds of steps a measurement
+
+
+@pytest.fixture(scope="module", params=["1", "0"], ids=["same-host", "across-hosts"])
+def null_pool(request, tmp_path_factory):
+    """A controller and one cuda server on the null driver; two trainers under `rgpu run` on it, one
+    of a --failover lease, each serving every workload (tests/e2e/torch_workloads.py --serve).
+    same-host: the plain one has the server's shared segment and call ring, which a --failover
+    session does without (its log needs the data in frames); across-hosts: RGPU_SHM=0 for both, as
+    when the server is on another host, the case of the network issue's workloads."""
+    with DaemonSet() as d:
+        p = Pool(d, tmp_path_factory.mktemp("failover-null"))
+        a = p.add_server("4GiB", "--device", "cuda", "--log-level", "warning",
+                         env={"RGPU_LIBCUDA": str(native.null_driver())})
+        wait_until(lambda: p.states() == {a: "up"}, 60, "the server up")
+        python = torchenv.python()
+        trainers = {}
+        try:
+            for kept in (False, True):
+                trainers[kept] = subprocess.Popen(
+                    [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", p.url, "--mem", "1GiB",
+                     *(["--failover"] if kept else []), "--", str(python), str(WORKLOADS), *TORCH_NAMES, "--serve",
+                     "--warmup", "5"], env=dict(p.env, RGPU_TIMEOUT="120", RGPU_SHM=request.param), stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE, text=True)
+                assert json.loads(trainers[kept].stdout.readline())["ready"] == TORCH_NAMES
+            yield request.param, trainers
+        finally:
+            for t in trainers.values():
+                t.stdin.close()
+                t.wait(60)
+
+
+def step(trainer, name: str, steps: int) -> dict:
+    trainer.stdin.write(f"{name} {steps}\n")
+    trainer.stdin.flush()
+    return json.loads(trainer.stdout.readline())
+
+
+@pytest.mark.parametrize("name", TORCH_NAMES)
+def test_failover_pytorch_step_cost(benchmark, null_pool, figures, name):
+    """A step's time with --failover against without, the two programs alternately, best of ROUNDS."""
+    shm, trainers = null_pool
+    steps = max(20, int(STEP_S / step(trainers[False], name, 20)["step_s"]))
+    got: dict[bool, list] = {False: [], True: []}
+    last: dict = {}
+
+    def once():
+        for _ in range(ROUNDS):
+            for kept in (False, True):
+                last[kept] = step(trainers[kept], name, steps)
+                got[kept].append(last[kept]["step_s"])
+    benchmark.pedantic(once, rounds=1, iterations=1)
+    plain, kept = min(got[False]) * 1e6, min(got[True]) * 1e6
+    where = "same host" if shm == "1" else "across hosts"
+    benchmark.extra_info.update(where=where, steps=steps, plain_us=round(plain, 1), failover_us=round(kept, 1),
+                                overhead_pct=round((kept / plain - 1) * 100, 2),
+                                # CHECKPOINT round trips a step (about steps a second / interval when the
+                                # server keeps checkpoints; it refuses sessions it cannot move, see docs)
+                                checkpoints_per_step=last[True].get("by_call", {}).get("checkpoint", {}).get("round_trips"),
+                                round_trips_per_step={k: last[k].get("round_trips") for k in (False, True)},
+                                all_plain_us=[round(x * 1e6, 1) for x in got[False]],
+                                all_failover_us=[round(x * 1e6, 1) for x in got[True]])
+    figures[f"failover {name} step {where} (null driver)"] = {"rgpu": kept, "raw": plain, "unit": "µs (raw: without --failover)"}

@@ -175,3 +175,15 @@ def test_a_session_the_server_cannot_checkpoint_runs_on_and_says_so_once(pool, c
     p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
     assert p.returncode == 0 and "OK driver_vmm" in p.stdout, p.stdout + p.stderr
     assert p.stderr.count("keeps no checkpoint of this session") == 1, p.stderr
+
+
+def test_a_log_that_outgrows_its_bound_with_checkpoints_refused_is_dropped_and_the_program_runs_on(pool, cuda_program):  # noqa: F811
+    """The same program, whose checkpoints the server refuses, with a log bound (RGPU_FAILOVER_LOG_MAX)
+    it passes: the log is dropped rather than kept growing for as long as the program runs, the
+    program runs on with its results, and the log says so once."""
+    exe = cuda_program("driver_vmm")
+    args = ["copy"] if pool.kind == "cuda" else []
+    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_FAILOVER_LOG_MAX="256", RGPU_LOG="info")
+    p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
+    assert p.returncode == 0 and "OK driver_vmm" in p.stdout, p.stdout + p.stderr
+    assert p.stderr.count("has no failover until the server takes one") == 1, p.stderr

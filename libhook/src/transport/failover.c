@@ -52,6 +52,7 @@ struct rgpu_failover {
     size_t nseen, seencap;
     double last_ckpt;
     unsigned checkpoints, recoveries, refused;
+    int off; /* the log passed LOG_MAX_BYTES with checkpoints refused: dropped, none kept until one is taken */
 };
 
 static double now_s(void) {
@@ -137,7 +138,8 @@ static int is_query(uint32_t id) {
 
 void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, struct rgpu_call *c, size_t streamed) {
     struct rgpu_failover *f = s->fo;
-    if (!f || c->id == RGPU_CHECKPOINT || c->id == RGPU_BARRIER || c->id == RGPU_RESTORE || is_query(c->id))
+    if (!f || f->off || c->id == RGPU_CHECKPOINT || c->id == RGPU_BARRIER || c->id == RGPU_RESTORE ||
+        is_query(c->id))
         return;
     uint64_t d = SEED;
     if (streamed && c->shm_dst) d = mix(d, c->shm_dst, streamed);
@@ -147,12 +149,12 @@ void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, stru
 }
 
 void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n) {
-    if (s->fo) add_seen(s->fo, (fo_seen){seq, 0, mix(SEED, data, n), 1});
+    if (s->fo && !s->fo->off) add_seen(s->fo, (fo_seen){seq, 0, mix(SEED, data, n), 1});
 }
 
-void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n) {
+void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) {
     struct rgpu_failover *f = s->fo;
-    if (!f || !n) return;
+    if (!f || f->off || !n) return;
     if (f->nlog == f->logcap) {
         size_t cap = f->logcap ? f->logcap * 2 : 16;
         fo_msg *g = realloc(f->log, cap * sizeof *g);
@@ -162,13 +164,35 @@ void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n) {
     fo_msg *m = &f->log[f->nlog++];
     m->frames = malloc(n * sizeof(zmq_msg_t));
     m->n = n;
-    for (size_t i = 0; i < n; i++) { /* copied: a sync call's frames are the program's own buffers */
+    for (size_t i = 0; i < n; i++) {
+        /* shared (a reference, no copy) where the frame owns its data, as the replay's own frames do;
+         * copied where it is a sync call's buffer, the program's, which it may reuse once it returns */
         size_t len = zmq_msg_size(&frames[i]);
-        zmq_msg_init_size(&m->frames[i], len);
-        memcpy(zmq_msg_data(&m->frames[i]), zmq_msg_data(&frames[i]), len);
+        if (i < owned) {
+            zmq_msg_init(&m->frames[i]);
+            zmq_msg_copy(&m->frames[i], &frames[i]);
+        } else {
+            zmq_msg_init_size(&m->frames[i], len);
+            memcpy(zmq_msg_data(&m->frames[i]), zmq_msg_data(&frames[i]), len);
+        }
         f->logbytes += len;
     }
 }
+
+/* A log past this asks for a checkpoint whatever the interval: it is held in the program's memory. When
+ * the server refuses checkpoints (a session it cannot capture: docs/failover.md), a log past it is
+ * dropped instead of growing for as long as the program runs: until a checkpoint is taken again the
+ * session has no failover, and a lost server ends it as without --failover (saying why). */
+static size_t log_max_bytes(void) { /* RGPU_FAILOVER_LOG_MAX, default 256 MiB */
+    static size_t n;
+    if (!n) {
+        const char *e = getenv("RGPU_FAILOVER_LOG_MAX");
+        long long v = e && *e ? atoll(e) : 0;
+        n = v > 0 ? (size_t)v : (size_t)256 << 20;
+    }
+    return n;
+}
+#define LOG_MAX_BYTES log_max_bytes()
 
 static void log_clear(struct rgpu_failover *f) {
     for (size_t i = 0; i < f->nlog; i++) {
@@ -178,28 +202,32 @@ static void log_clear(struct rgpu_failover *f) {
     f->nlog = 0, f->logbytes = 0, f->nseen = 0;
 }
 
-void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc) {
+void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double took_s) {
     struct rgpu_failover *f = s->fo;
     f->last_ckpt = now_s(); /* a refused one too: it is asked again after the interval, not at every call */
     if (rc != 0 || c->nout_bulk != 1) {
         if (!f->refused++)
             rgpu_log(RGPU_LOG_WARN, "failover: the server keeps no checkpoint of this session (%d: %s); its log "
                      "grows until one is taken", rc, rgpu_last_server_message());
+        if (!f->off && f->logbytes > LOG_MAX_BYTES) {
+            log_clear(f);
+            if (f->has_image) zmq_msg_close(&f->image);
+            f->has_image = 0, f->off = 1;
+            rgpu_log(RGPU_LOG_WARN, "failover: the log of %s passed %zu bytes with no checkpoint taken: dropped; this "
+                     "session has no failover until the server takes one", s->url, LOG_MAX_BYTES);
+        }
         return;
     }
-    f->refused = 0;
+    f->refused = 0, f->off = 0;
     if (f->has_image) zmq_msg_close(&f->image);
     zmq_msg_init(&f->image);
     zmq_msg_move(&f->image, (zmq_msg_t *)c->out_bulk[0]);
     f->has_image = 1;
     log_clear(f); /* everything before the checkpoint is in the image, the checkpoint's own message too */
     f->checkpoints++;
-    rgpu_log(RGPU_LOG_DEBUG, "failover: checkpoint %u of %s, %zu bytes", f->checkpoints, s->url,
-             zmq_msg_size(&f->image));
+    rgpu_log(RGPU_LOG_DEBUG, "failover: checkpoint %u of %s, %zu bytes in %.4f s", f->checkpoints, s->url,
+             zmq_msg_size(&f->image), took_s);
 }
-
-/* A log past this asks for a checkpoint whatever the interval: it is held in the program's memory. */
-#define LOG_MAX_BYTES (256u << 20)
 
 int rgpu_fo_due(rgpu_session *s) {
     return s->fo && s->state == 1 &&
@@ -261,6 +289,11 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
     struct rgpu_failover *f = s->fo;
     const char *lease = rgpu_failover_lease();
     if (!f || !lease) return -1;
+    if (f->off) {
+        snprintf(why, cap, "the server took no checkpoint of this session for %zu bytes of its log (it refused: "
+                 "see the warning before), so there is nothing to resume from", LOG_MAX_BYTES);
+        return -1;
+    }
     double t0 = now_s();
     char server[600], token[8192];
     rgpu_log(RGPU_LOG_WARN, "failover: device %d lost its server %s; asking the controller for another", dev, s->url);

@@ -15,7 +15,7 @@ const char *rgpu_failover_lease(void);
 /* The session's failover state, made at first use; NULL when failover is off. */
 struct rgpu_failover *rgpu_fo_state(rgpu_session *s);
 /* A message whose reply came: copied into the log (frames, n of them). */
-void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n);
+void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned);
 /* What the program saw of sync call seq: its reply's head and data (streamed bytes into c's buffer,
  * then its kept frames). */
 void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, struct rgpu_call *c, size_t streamed);
@@ -24,7 +24,7 @@ void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n
 /* 1 when a checkpoint is due (the interval passed since the last). */
 int rgpu_fo_due(rgpu_session *s);
 /* A CHECKPOINT call's reply (its result rc): its image kept, the log emptied; a refusal is logged once. */
-void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc);
+void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double took_s);
 /* The server is lost: another one from the controller, the checkpoint restored there, the log replayed
  * and checked. 0, the session attached there; -1 and why. The lock is held. */
 int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap);

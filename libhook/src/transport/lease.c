@@ -38,8 +38,11 @@
 #define MAX_REPLICAS 16
 
 static void *lctx;
-/* The replicas (the list, then leaders they named) and the one that answered last. Reserve runs
- * before the renewer starts and release after it ends: one thread at a time uses them. */
+/* The replicas (the list, then leaders they named) and the one that answered last, the request ids
+ * and the context: ctl_mu guards them and is held for a whole request (ask_leader), because the
+ * renewer's renew and a failover's request (rgpu_lease_failover, from whichever thread lost its
+ * server) may both be under way in an env-only lease. Reserve runs before either can be. */
+static pthread_mutex_t ctl_mu = PTHREAD_MUTEX_INITIALIZER;
 static char replicas[MAX_REPLICAS][256];
 static int n_replicas, current;
 static char own_pub[41], own_sec[41], ctl_key[41];
@@ -315,6 +318,13 @@ static int lease_cmd(const char *cmd, char *why, size_t cap, char *token, size_t
     return ok ? 0 : -1;
 }
 
+static int lease_cmd_locked(const char *cmd, char *why, size_t cap, char *token, size_t tcap) {
+    pthread_mutex_lock(&ctl_mu);
+    int rc = lease_cmd(cmd, why, cap, token, tcap);
+    pthread_mutex_unlock(&ctl_mu);
+    return rc;
+}
+
 static void *renew_loop(void *arg) {
     (void)arg;
     pthread_mutex_lock(&mu);
@@ -328,7 +338,7 @@ static void *renew_loop(void *arg) {
         if (pthread_cond_timedwait(&wake, &mu, &until) != ETIMEDOUT || stopping) continue;
         pthread_mutex_unlock(&mu);
         char why[1536], fresh[sizeof lease_token] = "";
-        if (lease_cmd("renew", why, sizeof why, fresh, sizeof fresh) != 0) {
+        if (lease_cmd_locked("renew", why, sizeof why, fresh, sizeof fresh) != 0) {
             rgpu_log(RGPU_LOG_WARN, "env-only lease %s: renew failed: %s", lease_id, why);
             if (strstr(why, "already") || strstr(why, "no lease")) { /* it ended: renewing is over */
                 pthread_mutex_lock(&mu);
@@ -484,6 +494,7 @@ void rgpu_env_lease_release(void) {
     lease_token[0] = 0;
     pthread_mutex_unlock(&token_mu);
     if (token_path[0]) unlink(token_path);
+    pthread_mutex_lock(&ctl_mu); /* a failover's request may be under way still: the context is ended below */
     if (lease_cmd("release", why, sizeof why, NULL, 0) != 0)
         rgpu_log(RGPU_LOG_WARN, "env-only lease %s: release failed (%s); it expires within %.0f s", lease_id, why,
                  lease_ttl);
@@ -492,16 +503,16 @@ void rgpu_env_lease_release(void) {
     lease_id[0] = 0;
     zmq_ctx_term(lctx);
     lctx = NULL;
+    pthread_mutex_unlock(&ctl_mu);
 }
 
 /* failover {lease, vgpu} (a --failover lease whose server died, failover.c): the vGPU's new place as
- * URL@KEY#N into server, the lease's new token into token; 0, or -1 and why. Under the session's lock:
- * one such request at a time per session; the controller's socket state here is shared with the
- * renewer only for env-only leases, whose renew may be refused meanwhile and is tried again. */
+ * URL@KEY#N into server, the lease's new token into token; 0, or -1 and why. Under ctl_mu: the
+ * replicas' state is shared with an env-only lease's renewer, and sessions of several devices may
+ * lose their server at once. */
 int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, char *server, size_t cap, char *token,
                         size_t tcap, char *why, size_t wcap) {
-    static pthread_mutex_t fo_mu = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&fo_mu);
+    pthread_mutex_lock(&ctl_mu);
     int rc = -1;
     if (!n_replicas) {
         const char *controller = getenv("RGPU_CONTROLLER");
@@ -583,6 +594,6 @@ int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, char *ser
     setenv("RGPU_LEASE", token, 1);
     rc = 0;
 out:
-    pthread_mutex_unlock(&fo_mu);
+    pthread_mutex_unlock(&ctl_mu);
     return rc;
 }

@@ -30,7 +30,10 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
     s->seq += (uint64_t)c->nthen; /* the followers' */
     int followers = c->nthen;
     rgpu_stats_wait(dev, c->id, c->name);
-    if (rgpu_send_batch(s, c, seq) != 0) {
+    /* a --failover session whose send failed has lost its server: the message is kept (replay.c),
+     * and the wait below starts with the recovery that sends it again */
+    int lost = rgpu_send_batch(s, c, seq) != 0;
+    if (lost && !rgpu_fo_state(s)) {
         rgpu_mark_dead(s, "send failed");
         return RGPU_DEVICE_UNAVAILABLE;
     }
@@ -41,8 +44,9 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
     int pieces_ok = 1;
     for (;;) {
         zmq_msg_t *head = malloc(sizeof(zmq_msg_t));
-        int w = 1; /* 3: the reply came on the ring, in head; 0: the socket has a message; 1: wait for one */
-        if (s->ring_wait) {
+        int w = lost ? -2 : 1; /* 3: the reply came on the ring, in head; 0: the socket has a message; 1: wait */
+        lost = 0;
+        if (w == 1 && s->ring_wait) {
             int sched = rgpu_sched_flags();
             int rw = rgpu_ring_wait(s, deadline, sched == CU_CTX_SCHED_BLOCKING_SYNC ? 0 : rgpu_spin_window_s(),
                                     sched != CU_CTX_SCHED_SPIN, (struct zmq_msg_t *)head);
@@ -174,7 +178,8 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
         }
         if (s->fo) /* a --failover session's log keeps them until the next checkpoint (failover.c) */
             for (size_t i = 0; i < s->nreplay; i++)
-                rgpu_fo_logged(s, ((rgpu_replay_msg *)s->replay)[i].frames, ((rgpu_replay_msg *)s->replay)[i].n);
+                rgpu_fo_logged(s, ((rgpu_replay_msg *)s->replay)[i].frames, ((rgpu_replay_msg *)s->replay)[i].n,
+                               ((rgpu_replay_msg *)s->replay)[i].owned);
         rgpu_replay_clear(s); /* the worker ran everything sent before this reply */
         if (s->nlate) rgpu_late_settled(s, seq);
         s->replied_at = rgpu_now_s();
@@ -243,6 +248,17 @@ static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64
     for (int i = 0; i < c->nthen;) {
         struct rgpu_call *f = &c->then[i];
         int w = rgpu_spin_for_reply(s->sock, deadline) == 0 ? 0 : rgpu_wait_readable(s->sock, s->mon, deadline);
+        if (w == -2 && s->fo) {
+            /* a --failover session lost its server between its call's reply and its followers': the
+             * message, followers included, is in the log; after the recovery the followers not taken
+             * are left at -1, as after a move */
+            char why[700] = "";
+            if (rgpu_fo_recover(s, dev, why, sizeof why) == 0) return;
+            char failed[760];
+            snprintf(failed, sizeof failed, "failover failed: %s", why);
+            rgpu_mark_dead(s, failed);
+            return;
+        }
         if (w != 0) {
             rgpu_mark_dead(s, w == -1 ? "no reply within RGPU_TIMEOUT" : "connection lost");
             return;
@@ -293,6 +309,7 @@ static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64
         mp_rinit(&f->outs, rep.outs.p, rep.outs.len);
         f->nouts = rep.outs.n;
         f->then_rc = rc;
+        if (s->fo) rgpu_fo_seen(s, rseq, &rep, f, 0); /* checked when replayed, as c's is (failover.c) */
         i++;
     }
 }

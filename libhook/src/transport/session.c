@@ -43,6 +43,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     rgpu_replay_msg *r = rgpu_replay_new(s);
     if (r) {
         r->last_seq = s->seq;
+        r->owned = 1 + s->nbulk;
         if (shm && (r->async_hdr = malloc(s->batch.len ? s->batch.len : 1)) != NULL) {
             r->shm = 1;
             memcpy(r->async_hdr, s->batch.buf, s->batch.len);
@@ -202,8 +203,9 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         ck.id = RGPU_CHECKPOINT;
         ck.name = "checkpoint";
         mp_init(&ck.args, 16);
+        double t0 = rgpu_now_s();
         int ckrc = rgpu_sync_locked(s, dev, &ck);
-        if (ckrc != RGPU_DEVICE_UNAVAILABLE) rgpu_fo_checkpointed(s, &ck, ckrc);
+        if (ckrc != RGPU_DEVICE_UNAVAILABLE) rgpu_fo_checkpointed(s, &ck, ckrc, rgpu_now_s() - t0);
         rgpu_end(&ck);
         mp_free(&ck.args);
     }
@@ -238,10 +240,10 @@ int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int
         s->bulkbytes += c->bulk_len[i];
     }
     if (flush || s->nbatch >= BATCH_MAX_CALLS || s->bulkbytes >= BATCH_MAX_BYTES || s->batch.len >= BATCH_MAX_BYTES) {
-        if (rgpu_send_batch(s, NULL, 0) != 0) {
+        if (rgpu_send_batch(s, NULL, 0) != 0 && !s->fo) {
             rgpu_mark_dead(s, "send failed");
             return RGPU_DEVICE_UNAVAILABLE;
-        }
+        } /* a --failover session's batch is kept (replay.c): the next sync call recovers and sends it again */
         if (s->replaybytes > REPLAY_MAX_BYTES && rgpu_session_barrier(s, dev) == RGPU_DEVICE_UNAVAILABLE)
             /* async calls are kept until a reply says they ran (a move sends them again): a
              * program that only queues work gets a barrier now and then, so they do not pile up */

@@ -77,6 +77,8 @@ void rgpu_late_settled(rgpu_session *s, uint64_t seq);
 typedef struct {
     zmq_msg_t *frames;
     size_t n, cap, bytes;
+    size_t owned;            /* its first frames that own their data (the head, async data copied at
+                              * queueing); the rest are a sync call's own buffers, the program's */
     uint64_t last_seq;
     int shm;                 /* its sync call used the shared segment */
     uint8_t *async_hdr;      /* then: its async calls, encoded, and how many of its frames are theirs */
