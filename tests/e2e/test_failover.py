@@ -187,3 +187,28 @@ def test_a_log_that_outgrows_its_bound_with_checkpoints_refused_is_dropped_and_t
     p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
     assert p.returncode == 0 and "OK driver_vmm" in p.stdout, p.stdout + p.stderr
     assert p.stderr.count("has no failover until the server takes one") == 1, p.stderr
+
+
+def test_a_replayed_read_gives_what_the_program_saw_though_the_next_write_overwrote_it(pool, cuda_program):  # noqa: F811
+    """Each step writes a buffer and reads it back, and the next step's write overwrites it. No checkpoint
+    after the first: the log holds every step since. The replay must run each logged message only
+    once the replies to the one before are out, as the program did: back to back, the server would
+    write step i+1's data while step i's read was still being sent (the software GPU sends device
+    memory without a copy), and the replay would give other data than the program saw."""
+    exe = cuda_program("failover_readback")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "12", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    expected = base.stdout.strip().splitlines()[-1]
+    proc = start(pool, exe, "12", "100", interval="3600")
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        lease, a = lease_of(pool)
+        progress_to(proc, 5)
+        kill_server(pool, a)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == expected, (out, expected)
+    assert "resumed on" in err, err

@@ -53,6 +53,7 @@ int rgpu_sync_pieces(rgpu_session *s, int dev, struct rgpu_call *c) {
             s->bulk = realloc(s->bulk, s->bulkcap * sizeof(zmq_msg_t));
         }
         zmq_msg_init_data(&((zmq_msg_t *)s->bulk)[s->nbulk++], (void *)p.bulk[0], len, NULL, NULL);
+        s->nborrowed++; /* the program's buffer, live only until the copy returns: never shared past it */
         s->bulkbytes += len;
         if (rgpu_send_batch(s, NULL, 0) != 0) {
             rgpu_mark_dead(s, "send failed");

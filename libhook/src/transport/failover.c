@@ -41,6 +41,7 @@ typedef struct {
     uint64_t seq;
     uint64_t head, data;
     int late;                /* an async D2H copy's data (LATE_OUT): no head to compare */
+    const char *name;        /* the call's (a static string): the error names it */
 } fo_seen;
 
 struct rgpu_failover {
@@ -145,11 +146,11 @@ void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, stru
     if (streamed && c->shm_dst) d = mix(d, c->shm_dst, streamed);
     for (int i = 0; i < c->nout_bulk; i++)
         d = mix(d, zmq_msg_data((zmq_msg_t *)c->out_bulk[i]), zmq_msg_size((zmq_msg_t *)c->out_bulk[i]));
-    add_seen(f, (fo_seen){seq, head_digest(rep), d, 0});
+    add_seen(f, (fo_seen){seq, head_digest(rep), d, 0, c->name});
 }
 
 void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n) {
-    if (s->fo && !s->fo->off) add_seen(s->fo, (fo_seen){seq, 0, mix(SEED, data, n), 1});
+    if (s->fo && !s->fo->off) add_seen(s->fo, (fo_seen){seq, 0, mix(SEED, data, n), 1, "an asynchronous copy's data"});
 }
 
 void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) {
@@ -285,6 +286,59 @@ static void close_all(zmq_msg_t *head, zmq_msg_t *frames, int n) {
 
 #define MAX_FRAMES 64
 
+/* A barrier after the logged message just sent, and every reply up to the barrier's checked against
+ * what the program saw (the seen entries from *at on). 0, or -1 and why. */
+static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, const char *server, char *why,
+                         size_t cap) {
+    zmq_msg_t head, frames[MAX_FRAMES];
+    int n = 0;
+    rgpu_env_reply rep = {0};
+    const char *bad = "";
+    mp_reader r;
+    uint64_t bseq = ++s->seq;
+    if (send_one(s, bseq, RGPU_BARRIER, NULL) != 0) {
+        snprintf(why, cap, "sending the log to %s failed", server);
+        return -1;
+    }
+    uint64_t data = SEED, data_seq = 0;
+    for (;;) {
+        if (recv_all(s, &head, frames, MAX_FRAMES, &n) != 0) {
+            snprintf(why, cap, "the new server %s did not answer the replayed calls", server);
+            return -1;
+        }
+        mp_rinit(&r, zmq_msg_data(&head), zmq_msg_size(&head));
+        if (rgpu_env_read_reply(&r, &rep, &bad) != 0) {
+            close_all(&head, frames, n);
+            continue;
+        }
+        if (rep.seq == bseq) {
+            close_all(&head, frames, n);
+            return 0;
+        }
+        if (rep.seq != data_seq) data = SEED, data_seq = rep.seq;
+        for (int i = 0; i < n; i++) data = mix(data, zmq_msg_data(&frames[i]), zmq_msg_size(&frames[i]));
+        if (rep.result == RGPU_PIECE_OUT || rep.seq == 0) {
+            close_all(&head, frames, n);
+            continue;
+        }
+        int late = rep.result == RGPU_LATE_OUT;
+        while (*at < f->nseen && f->seen[*at].seq < rep.seq) (*at)++;
+        fo_seen *e = *at < f->nseen && f->seen[*at].seq == rep.seq && f->seen[*at].late == late ? &f->seen[*at] : NULL;
+        int answer = e && !late && e->head != head_digest(&rep);
+        if (e && (answer || e->data != data)) {
+            snprintf(why, cap, "call %llu (%s) since the last checkpoint gives another %s when it is run again on "
+                     "%s than the program already saw (result %lld): work whose result the program saw cannot be "
+                     "replayed exactly (a timing, or anything the device does not do alike twice), so the program "
+                     "cannot carry on; its results since the checkpoint are not the ones a replay would give",
+                     (unsigned long long)rep.seq, e->name ? e->name : "?", answer ? "answer" : "data", server,
+                     (long long)rep.result);
+            close_all(&head, frames, n);
+            return -1;
+        }
+        close_all(&head, frames, n);
+    }
+}
+
 int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
     struct rgpu_failover *f = s->fo;
     const char *lease = rgpu_failover_lease();
@@ -320,7 +374,14 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
         close_all(&head, frames, n);
         if (!ok) return -1;
     }
-    /* the log, then a barrier: every reply up to the barrier's is checked against what the program saw */
+    /* The log, a message at a time as the program sent it, each followed by a barrier whose reply
+     * says the server ran it and sent every reply to it: the next is sent only then. Sent back to back
+     * instead, the worker would run a message while the replies to the one before were still going
+     * out, and a reply whose data the server sends without a copy (the software GPU's D2H data is a
+     * view of device memory) would carry what the next message wrote there (an H2D copy) instead of
+     * what the program saw. The program never sent past a message with a sync call before its replies
+     * came, so neither does this (a barrier after an async batch too, for simplicity: a round trip). */
+    size_t at = 0; /* the seen entries come in seq order, as the replies do */
     for (size_t i = 0; i < f->nlog; i++) {
         fo_msg *m = &f->log[i];
         for (size_t k = 0; k < m->n; k++) {
@@ -333,46 +394,7 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
                 return -1;
             }
         }
-    }
-    uint64_t bseq = ++s->seq;
-    if (send_one(s, bseq, RGPU_BARRIER, NULL) != 0) {
-        snprintf(why, cap, "sending the log to %s failed", server);
-        return -1;
-    }
-    size_t at = 0; /* the seen entries come in seq order, as the replies do */
-    uint64_t data = SEED, data_seq = 0;
-    for (;;) {
-        if (recv_all(s, &head, frames, MAX_FRAMES, &n) != 0) {
-            snprintf(why, cap, "the new server %s did not answer the replayed calls", server);
-            return -1;
-        }
-        mp_rinit(&r, zmq_msg_data(&head), zmq_msg_size(&head));
-        if (rgpu_env_read_reply(&r, &rep, &bad) != 0) {
-            close_all(&head, frames, n);
-            continue;
-        }
-        if (rep.seq == bseq) {
-            close_all(&head, frames, n);
-            break;
-        }
-        if (rep.seq != data_seq) data = SEED, data_seq = rep.seq;
-        for (int i = 0; i < n; i++) data = mix(data, zmq_msg_data(&frames[i]), zmq_msg_size(&frames[i]));
-        if (rep.result == RGPU_PIECE_OUT || rep.seq == 0) {
-            close_all(&head, frames, n);
-            continue;
-        }
-        int late = rep.result == RGPU_LATE_OUT;
-        while (at < f->nseen && f->seen[at].seq < rep.seq) at++;
-        if (at < f->nseen && f->seen[at].seq == rep.seq && f->seen[at].late == late &&
-            ((!late && f->seen[at].head != head_digest(&rep)) || f->seen[at].data != data)) {
-            snprintf(why, cap, "call %llu since the last checkpoint gives another result when it is run again on "
-                     "%s than the program already saw (result %lld): work whose result the program saw cannot be "
-                     "replayed exactly (a timing, or anything the device does not do alike twice), so the program "
-                     "cannot carry on; its results since the checkpoint are not the ones a replay would give", (unsigned long long)rep.seq, server, (long long)rep.result);
-            close_all(&head, frames, n);
-            return -1;
-        }
-        close_all(&head, frames, n);
+        if (check_replies(s, f, &at, server, why, cap) != 0) return -1;
     }
     f->recoveries++;
     rgpu_log(RGPU_LOG_WARN, "failover: device %d resumed on %s from %s and %zu logged message(s) in %.3f s", dev,

@@ -43,7 +43,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     rgpu_replay_msg *r = rgpu_replay_new(s);
     if (r) {
         r->last_seq = s->seq;
-        r->owned = 1 + s->nbulk;
+        r->owned = 1 + s->nbulk - s->nborrowed; /* a borrowed frame is the caller's: failover's log copies it */
         if (shm && (r->async_hdr = malloc(s->batch.len ? s->batch.len : 1)) != NULL) {
             r->shm = 1;
             memcpy(r->async_hdr, s->batch.buf, s->batch.len);
@@ -88,6 +88,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     mp_reset(&s->batch);
     s->nbatch = 0;
     s->nbulk = 0;
+    s->nborrowed = 0;
     s->bulkbytes = 0;
     if (rc >= 0) rgpu_ring_sent_on_socket(s);
     if (rc >= 0 && shm == SEG_STAGED_IN) rgpu_stage_progressive(s, c);

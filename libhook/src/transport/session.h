@@ -28,6 +28,8 @@ typedef struct {
     uint32_t nbatch;
     void *bulk;         /* zmq_msg_t array of queued bulk frames */
     size_t nbulk, bulkcap, bulkbytes;
+    size_t nborrowed;   /* the last of those frames that point into the caller's memory, not copied (a
+                         * sync copy's pieces, copy_pieces.c): valid only until the call returns */
     /* live migration: the messages sent since the last reply, kept until a reply says they ran,
      * so that they can be sent again, in order, to the worker the session moved to (replay.c) */
     void *replay;       /* replay_msg array */

@@ -1,0 +1,41 @@
+// A program that writes a buffer and reads it straight back, step after step, each step's data new:
+// cudaMemcpy host to device, then device to host into another buffer, checked and folded into a
+// digest. For failover tests: replayed on another server, the read of step i must give what the
+// program saw then, not what step i+1's write left in the same device memory (a replay that sends
+// the log back to back lets the server run the next write while the read's reply is still going
+// out, and a reply sent without a copy of device memory then carries the new data).
+// It prints READY, PROGRESS i as it goes, and RESULT <digest> OK at the end.
+//   failover_readback [iterations] [pause ms per iteration]
+#include <cstdint>
+#include <cstring>
+#include <unistd.h>
+#include <vector>
+#include <cuda_runtime.h>
+#include "check.h"
+
+int main(int argc, char **argv) {
+    const int iters = argc > 1 ? atoi(argv[1]) : 20;
+    const int pause_ms = argc > 2 ? atoi(argv[2]) : 50;
+    const size_t n = 2u << 20; // 8 MiB of words: its reply takes a while to go out, in pieces
+    uint32_t *d;
+    CHECK(cudaMalloc((void **)&d, n * sizeof(uint32_t)));
+    std::vector<uint32_t> h(n), back(n);
+    printf("READY\n");
+    fflush(stdout);
+    uint64_t digest = 1469598103934665603ull;
+    for (int it = 0; it < iters; it++) {
+        for (size_t i = 0; i < n; i++) h[i] = (uint32_t)(i * 2654435761u) ^ (uint32_t)(it * 40503u + 1);
+        CHECK(cudaMemcpy(d, h.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(back.data(), d, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        if (memcmp(back.data(), h.data(), n * sizeof(uint32_t)) != 0) {
+            printf("FAIL step %d read back other data than it wrote\n", it);
+            return 1;
+        }
+        digest = (digest ^ back[(size_t)it * 7919 % n]) * 1099511628211ull;
+        printf("PROGRESS %d\n", it);
+        fflush(stdout);
+        if (pause_ms) usleep(pause_ms * 1000);
+    }
+    printf("RESULT %016llx OK\n", (unsigned long long)digest);
+    return 0;
+}
