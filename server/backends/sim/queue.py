@@ -1,8 +1,4 @@
-"""The software GPU's kernels run after their launch, on a thread of their own, with RGPU_SIM_ASYNC=1.
-
-Off by default for now: a failover replay (tests/e2e/test_failover.py's kill test, about one run in
-four) read back different data on a server with it on, which points at a path that touches memory
-without waiting for the queue; until that is found, the default stays the synchronous sim.
+"""The software GPU's kernels run after their launch, on a thread of their own (unless RGPU_SIM_ASYNC=0).
 
 Without that a launch runs its kernel inside the call, so a session answers nothing else until the
 kernel ends: cuStreamQuery never says CUDA_ERROR_NOT_READY, a program that polls a stream while
