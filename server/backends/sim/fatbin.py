@@ -231,12 +231,35 @@ def choose_ptx_units(img: Image, cc: tuple[int, int]) -> list[Entry]:
     return out or [choose_ptx(img, cc)]
 
 
+def sass_stand_in(img: Image, dev: int) -> Entry | None:
+    """PTX of a later revision of the device's own major architecture, where the image carries SASS
+    that a GPU of arch ``dev`` runs and no PTX the driver would JIT for it; else None.
+
+    A GPU runs a cubin built for its major architecture and an older or equal minor revision (sm_120
+    SASS on an sm_120 or sm_121 part); the software GPU runs only PTX. NVIDIA's libraries sometimes
+    pair their SASS with PTX of their newest part alone: cuRAND 10.4 carries sm_75 ... sm_121 SASS and
+    compute_121 PTX, so on an sm_120 software GPU (what numba-cuda needs) none of its kernels loaded,
+    where an sm_120 GPU runs them. That PTX is the same kernels, compiled from the same source for the
+    next minor revision of the same architecture: the software GPU runs it in place of the SASS a GPU
+    would run, and the program sees what it sees on that GPU. Never across a major architecture: a GPU
+    does not run another major's SASS, and the driver refuses it there too."""
+    major = dev // 10
+    if not any(c.arch // 10 == major and c.arch <= dev for c in img.cubins):
+        return None
+    later = [e for e in img.ptx if e.arch // 10 == major and e.arch > dev]
+    return min(later, key=lambda e: e.arch) if later else None
+
+
 def choose_ptx(img: Image, cc: tuple[int, int]) -> Entry:
-    """The PTX the driver would JIT for a ``cc`` device: the newest one not newer than the device."""
+    """The PTX the driver would JIT for a ``cc`` device: the newest one not newer than the device (or
+    the stand-in for SASS of the device's own architecture: sass_stand_in)."""
     dev = cc[0] * 10 + cc[1]
     usable = [e for e in img.ptx if e.arch <= dev]
     if usable:
         return max(usable, key=lambda e: e.arch)
+    stand_in = sass_stand_in(img, dev)
+    if stand_in is not None:
+        return stand_in
     if img.ptx:
         have = ", ".join(f"compute_{e.arch}" for e in img.ptx)
         oldest = min(e.arch for e in img.ptx)

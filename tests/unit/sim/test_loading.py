@@ -79,6 +79,26 @@ def test_ptx_newer_than_the_device():
     assert KernelModule.load(newer.read_bytes()).functions["oob"].param_size == 12
 
 
+def test_sass_of_the_devices_architecture_runs_from_the_later_revisions_ptx():
+    """A library that pairs its SASS with PTX of its newest part alone (cuRAND 10.4: sm_75 ... sm_121
+    SASS, compute_121 PTX): an sm_120 GPU runs the sm_120 SASS, and the software GPU at sm_120 runs
+    the compute_121 PTX of the same kernels in its place. Not where a GPU would have no SASS to run:
+    another major architecture, or SASS of a later minor revision only."""
+    lib_like = build(KERNELS / "simio.cu", "fatbin", arch_flags=[
+        "-gencode", "arch=compute_120,code=sm_120", "-gencode", "arch=compute_121,code=compute_121"])
+    img = fatbin.parse_image(lib_like.read_bytes())
+    assert sorted(e.arch for e in img.ptx) == [121] and sorted(e.arch for e in img.cubins) == [120]
+    assert KernelModule.load(lib_like.read_bytes(), arch="sm_120").functions["oob"].param_size == 12
+    with pytest.raises(SimError) as info:  # no SASS of major 10 to stand in for
+        KernelModule.load(lib_like.read_bytes(), arch="sm_100")
+    assert info.value.code == "CUDA_ERROR_NO_BINARY_FOR_GPU" and "compute_121" in info.value.message
+    later_only = build(KERNELS / "simio.cu", "fatbin", arch_flags=[
+        "-gencode", "arch=compute_121,code=[sm_121,compute_121]"])
+    with pytest.raises(SimError) as info:  # sm_121 SASS does not run on sm_120
+        KernelModule.load(later_only.read_bytes(), arch="sm_120")
+    assert info.value.code == "CUDA_ERROR_NO_BINARY_FOR_GPU"
+
+
 @pytest.mark.parametrize("junk", [b"", b"\x00" * 64, b"hello world, not a module", b"\x50\xed\x55\xba" + b"\xff" * 12])
 def test_garbage_is_an_invalid_image(junk):
     with pytest.raises(SimError) as info:
