@@ -1,10 +1,10 @@
 """The software GPU as a backend: memory, in-order streams, events with timestamps, and the
 properties of a real GPU of the architecture it presents (archs.py, `--sim-arch`). Work executes in arrival
 order, which is a valid schedule for every stream (a stream's work is in order; distinct streams may
-overlap or not). Kernels run after their launch, on the device's executor thread (queue.py), so a
-stream or event query answers CUDA_ERROR_NOT_READY while one runs, as a GPU does; other work waits
-for the queued kernels and then runs when it arrives (RGPU_SIM_ASYNC=0: a kernel runs inside its
-launch call too, and every query says done)."""
+overlap or not). A kernel runs inside its launch call, and every query says done; with
+RGPU_SIM_ASYNC=1 kernels run after their launch, on the device's executor thread (queue.py), so a
+stream or event query answers CUDA_ERROR_NOT_READY while one runs, as a GPU does, and other work
+waits for the queued kernels and then runs when it arrives."""
 from __future__ import annotations
 
 import hashlib
@@ -30,8 +30,9 @@ GRID_WORKSPACE_BYTES = 16
 
 
 def async_enabled() -> bool:
-    """Kernels run after their launch on a thread of the device's (queue.py), unless RGPU_SIM_ASYNC=0."""
-    return os.environ.get("RGPU_SIM_ASYNC", "1").strip().lower() not in ("0", "off", "false", "no")
+    """Kernels run after their launch on a thread of the device's (queue.py) with RGPU_SIM_ASYNC=1
+    (off by default: see queue.py)."""
+    return os.environ.get("RGPU_SIM_ASYNC", "0").strip().lower() in ("1", "on", "true", "yes")
 TEXTURE_ALIGNMENT = 512  # CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT (properties.py)
 
 

@@ -1,4 +1,11 @@
-"""The software GPU's kernels run after their launch, on a thread of their own (unless RGPU_SIM_ASYNC=0).
+"""The software GPU's kernels run after their launch, on a thread of their own, with RGPU_SIM_ASYNC=1.
+
+Off by default, for its cost: each kernel crosses to the executor thread and back, under the GIL,
+which on the two-core development machine made launch + synchronize 45 us instead of 15 (the cuda
+harness `bench rgpu launch_sync` against a sim server) and numba's own test modules slower by 2-5x
+(test_operator 36 s instead of 6.7, test_intrinsics 17 instead of 9.7). (It was first turned off for a
+failover replay that read back other data with it on; that was the replay sending its log back to
+back, fixed in libhook/src/transport/failover.c, and the kill test passes 30 of 30 with it on.)
 
 Without that a launch runs its kernel inside the call, so a session answers nothing else until the
 kernel ends: cuStreamQuery never says CUDA_ERROR_NOT_READY, a program that polls a stream while
