@@ -305,6 +305,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     try:
         while True:
             ring, out, body, from_socket, looped, resume = session.ring, sock, None, True, False, None
+            if session.device.queued:  # kernels queued and not yet run: they run while this waits
+                session.device.start_queued()
             if ring is not None and peer is not None and redirect is None:
                 # The same-host call ring: one wait, without the GIL, for the client's next message
                 # on the ring or the socket (its doorbell rings for both); the socket's own traffic

@@ -353,6 +353,10 @@ class Device(ABC):
     def wait_idle(self) -> None:
         """Wait for queued work (see `queued`), raising the error a kernel left, if any."""
 
+    def start_queued(self) -> None:
+        """Start running the queued work no call waited for: the worker is about to wait for the
+        client's next message (see `queued`)."""
+
     # A backend whose kernels cannot be time-sliced by the server (a real GPU) reports the time of
     # kernels still running, from another thread than the one serving calls, so that a kernel that
     # never ends shows its time while the worker waits in the driver.

@@ -1,4 +1,4 @@
-"""The software GPU with its kernels running after their launch (RGPU_SIM_ASYNC=1; sim/queue.py):
+"""The software GPU with its kernels running after their launch (RGPU_SIM_ASYNC=1, the default; sim/queue.py):
 a session answers stream and event queries while a kernel runs, as a GPU does, and still ends a
 session whose client is gone inside a kernel that never ends."""
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The software GPU as a backend: memory, in-order streams, events with timestamps, and the
 properties of a real GPU of the architecture it presents (archs.py, `--sim-arch`). Work executes in arrival
 order, which is a valid schedule for every stream (a stream's work is in order; distinct streams may
-overlap or not). A kernel runs inside its launch call, and every query says done; with
-RGPU_SIM_ASYNC=1 kernels run after their launch, on the device's executor thread (queue.py), so a
-stream or event query answers CUDA_ERROR_NOT_READY while one runs, as a GPU does, and other work
-waits for the queued kernels and then runs when it arrives."""
+overlap or not). Kernels run after their launch (queue.py): on the device's executor thread while
+the session waits for its client's next message, so a stream or event query answers
+CUDA_ERROR_NOT_READY while one runs, as a GPU does; a call that must wait for them runs the ones not
+yet started itself, and then runs when it arrives (RGPU_SIM_ASYNC=0: a kernel runs inside its launch
+call, and every query says done)."""
 from __future__ import annotations
 
 import hashlib
@@ -30,9 +31,8 @@ GRID_WORKSPACE_BYTES = 16
 
 
 def async_enabled() -> bool:
-    """Kernels run after their launch on a thread of the device's (queue.py) with RGPU_SIM_ASYNC=1
-    (off by default: see queue.py)."""
-    return os.environ.get("RGPU_SIM_ASYNC", "0").strip().lower() in ("1", "on", "true", "yes")
+    """Kernels run after their launch on a thread of the device's (queue.py), unless RGPU_SIM_ASYNC=0."""
+    return os.environ.get("RGPU_SIM_ASYNC", "1").strip().lower() not in ("0", "off", "false", "no")
 TEXTURE_ALIGNMENT = 512  # CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT (properties.py)
 
 
@@ -118,6 +118,10 @@ class SimDevice(SimArrays, Device):
     def wait_idle(self) -> None:
         if self._queue is not None:
             self._queue.wait_idle(self.housekeeping)
+
+    def start_queued(self) -> None:
+        if self._queue is not None:
+            self._queue.kick()
 
     def _quiet(self) -> None:
         """Before the serving thread reads or writes memory outside a call's dispatch (a checkpoint,
@@ -423,7 +427,7 @@ class SimDevice(SimArrays, Device):
         it at time slices, charged at the end; its printf output kept for the next sync call."""
         sched, slot, queue = self.sched, self.slot, self._queue
 
-        def run(aborted) -> None:
+        def run(aborted, on_slice=None) -> None:
             charged = 0.0
 
             def slice_done(seconds: float) -> None:
@@ -433,6 +437,8 @@ class SimDevice(SimArrays, Device):
                     charged += seconds
                     sched.yield_slice(slot, seconds)
                     aborted()
+                if on_slice is not None:  # run by a waiting call (queue.wait_idle): the worker's checks
+                    on_slice()
 
             if sched is not None and self._held is None:
                 while not sched.acquire(slot, timeout=ACQUIRE_S):
