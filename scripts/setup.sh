@@ -20,11 +20,15 @@ $PY -c "import ensurepip" 2>/dev/null || need+=(python3-venv)
 # The container images (scripts/build_images.sh, tests/e2e/test_images.py): an engine when this host
 # has none (Podman, with runc for hosts that are themselves containers), and mmdebstrap, which makes
 # their Debian base from the mirror instead of pulling one from a registry. Without recommends (~40 MB,
-# about 35 s). As root only: the test runs the engine as root (it skips, saying so, for other users).
+# about 35 s). The engine as root only: the test runs it as root (it skips, saying so, for other users).
 engine=()
 if [ "$(id -u)" -eq 0 ]; then
     command -v mmdebstrap >/dev/null || engine+=(mmdebstrap)
 fi
+# docker-compose (Debian's v1, without recommends: not Docker's engine): tests/unit/test_compose.py
+# checks docker-compose.yml with compose itself where Docker's compose plugin is not installed.
+command -v docker-compose >/dev/null || { command -v docker >/dev/null && docker compose version >/dev/null 2>&1; } \
+    || engine+=(docker-compose)
 if [ "$(id -u)" -eq 0 ] && ! command -v podman >/dev/null && ! { command -v docker >/dev/null && timeout 20 docker info >/dev/null 2>&1; }; then
     engine+=(podman runc)
 fi
