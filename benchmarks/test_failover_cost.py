@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.e2e.test_failover import kill_server, lease_of, progress_to  # noqa: E402
+from tests.e2e.test_failover import kill_its_server_at  # noqa: E402
 from benchmarks.native import run as native  # noqa: E402
 from benchmarks.transport import ROUNDS  # noqa: E402
 from tests.support import cudabuild, torchenv  # noqa: E402
@@ -83,15 +83,7 @@ def test_failover_time_to_resume(benchmark, pool, figures):
         proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem",
                                  "128MiB", "--failover", "--", str(pool.exe), ITERS, "100"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        try:
-            assert proc.stdout.readline().startswith("READY")
-            _, a = lease_of(pool)
-            progress_to(proc, 6)
-            kill_server(pool, a)
-            out, err = proc.communicate(timeout=300)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        out, err = kill_its_server_at(pool, proc, 6)
         assert proc.returncode == 0, out + err
         resumed.append(float(re.search(r"resumed on \S+ from .* in ([0-9.]+) s", err).group(1)))
 

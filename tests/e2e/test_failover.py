@@ -72,6 +72,20 @@ def kill_server(pool, url: str) -> None:  # noqa: F811
     handle.proc.wait(10)
 
 
+def kill_its_server_at(pool, proc: subprocess.Popen, at: int) -> tuple[str, str]:  # noqa: F811
+    """Once the program under the one --failover lease says READY and then PROGRESS `at`, its server is
+    killed; the program's output when it ends. The program is killed if the test fails first."""
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        _, a = lease_of(pool)
+        progress_to(proc, at)
+        kill_server(pool, a)
+        return proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def lease_of(pool) -> tuple[str, str]:  # noqa: F811
     """The one --failover lease and its server."""
     leases = wait_until(lambda: {k: v for k, v in pool.leases().items() if v["request"].get("failover")}, 30,
@@ -114,15 +128,7 @@ def test_a_result_the_replay_does_not_give_again_fails_the_program_with_a_clear_
     exe = cuda_program("failover_timing")
     # no checkpoint after the first second: the timings the program saw since are in the log
     proc = start(pool, exe, "60", "100", interval="3600")
-    try:
-        assert proc.stdout.readline().startswith("READY")
-        _, a = lease_of(pool)
-        progress_to(proc, 3)
-        kill_server(pool, a)
-        out, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = kill_its_server_at(pool, proc, 3)
     assert proc.returncode != 0 and "DONE" not in out, out + err
     assert "cannot be replayed exactly" in err, err
 
@@ -151,15 +157,7 @@ def test_an_env_only_lease_fails_over_too(pool, cuda_program, libdir, tmp_path):
     env["RGPU_CREDENTIAL"] = str(pool.controller.user("fay"))
     proc = subprocess.Popen([str(exe), "30", "150"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
-    try:
-        assert proc.stdout.readline().startswith("READY")
-        _, a = lease_of(pool)
-        progress_to(proc, 8)
-        kill_server(pool, a)
-        out, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = kill_its_server_at(pool, proc, 8)
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], out
     assert "from its checkpoint" in err and "released" in err, err
@@ -200,15 +198,7 @@ def test_a_replayed_read_gives_what_the_program_saw_though_the_next_write_overwr
     assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
     expected = base.stdout.strip().splitlines()[-1]
     proc = start(pool, exe, "12", "100", interval="3600")
-    try:
-        assert proc.stdout.readline().startswith("READY")
-        lease, a = lease_of(pool)
-        progress_to(proc, 5)
-        kill_server(pool, a)
-        out, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = kill_its_server_at(pool, proc, 5)
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == expected, (out, expected)
     assert "resumed on" in err, err
