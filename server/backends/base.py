@@ -344,7 +344,7 @@ class Device(ABC):
     housekeeping = None
 
     # A backend that queues kernels on a thread of its own, which takes the session's scheduler slot
-    # itself (the software GPU with RGPU_SIM_ASYNC=1, sim/queue.py): the session then neither acquires
+    # itself (the software GPU unless RGPU_SIM_ASYNC=0, sim/queue.py): the session then neither acquires
     # nor charges around its launches. `queued`: whether work may still run (calls that touch memory
     # wait for it first: dispatch.py, `wait_idle`).
     schedules_itself = False
