@@ -157,3 +157,57 @@ def test_failover_pytorch_step_cost(benchmark, null_pool, figures, name):
                                 all_plain_us=[round(x * 1e6, 1) for x in got[False]],
                                 all_failover_us=[round(x * 1e6, 1) for x in got[True]])
     figures[f"failover {name} step {where} (null driver)"] = {"rgpu": kept, "raw": plain, "unit": "µs (raw: without --failover)"}
+
+
+# The data path of a --failover session (benchmarks/harness/bench.c under `rgpu run`, with and without
+# --failover, alternately, best of ROUNDS): a sync round trip, 4 KiB copies each way (a call's own cost:
+# the log's entry and the digest of what the program saw), and 4 MiB D2H (the digest over the data).
+# On the same host the --failover session has the shared segment and call ring too; across hosts
+# (RGPU_SHM=0) neither has them.
+DATA_PATH = {"sync round trip": (["ssync", "3000"], "us"),
+             "D2H 4 KiB": (["d2h", "4096", "2000"], "gbps"),
+             "H2D 4 KiB": (["h2d", "4096", "2000"], "gbps"),
+             "D2H 4 MiB": (["d2h", str(4 << 20), "50"], "gbps")}
+
+
+@pytest.fixture(scope="module")
+def null_server_pool(tmp_path_factory):
+    """A controller and one cuda server on the null driver (no GPU work: rgpu's own path is timed)."""
+    from benchmarks.transport import build_harness
+    with DaemonSet() as d:
+        p = Pool(d, tmp_path_factory.mktemp("failover-data-path"))
+        a = p.add_server("4GiB", "--device", "cuda", "--log-level", "warning",
+                         env={"RGPU_LIBCUDA": str(native.null_driver())})
+        wait_until(lambda: p.states() == {a: "up"}, 60, "the server up")
+        p.harness = build_harness()
+        yield p
+
+
+@pytest.mark.parametrize("shm", ["1", "0"], ids=["same-host", "across-hosts"])
+def test_failover_data_path_cost(benchmark, null_server_pool, figures, shm):
+    pool = null_server_pool
+    got: dict = {}
+
+    def run(args, failover: bool) -> dict:
+        p = subprocess.run([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "1GiB",
+                            *(["--failover"] if failover else []), "--", str(pool.harness), "rgpu", *args],
+                           env=dict(pool.env, RGPU_TIMEOUT="120", RGPU_SHM=shm), capture_output=True, text=True,
+                           timeout=300)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return json.loads(p.stdout.strip().splitlines()[-1])
+
+    def once():
+        for _ in range(ROUNDS):
+            for name, (args, key) in DATA_PATH.items():
+                for kept in (False, True):
+                    v = run(args, kept)[key]
+                    v = v if key == "us" else int(args[1]) / (v * 1e9) * 1e6  # µs a copy
+                    got.setdefault((name, kept), []).append(v)
+    benchmark.pedantic(once, rounds=1, iterations=1)
+    where = "same host" if shm == "1" else "across hosts"
+    for name in DATA_PATH:
+        plain, kept = min(got[(name, False)]), min(got[(name, True)])
+        benchmark.extra_info[name] = {"plain_us": round(plain, 2), "failover_us": round(kept, 2),
+                                      "ratio": round(kept / plain, 2)}
+        figures[f"failover {name} {where} (null driver)"] = {"rgpu": kept, "raw": plain,
+                                                             "unit": "µs (raw: without --failover)"}

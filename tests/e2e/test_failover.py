@@ -17,14 +17,22 @@ import pytest
 from tests.e2e.test_migration import movable
 from tests.e2e.test_pool_migration import pool  # noqa: F401  (the fixture: a controller and two servers)
 from tests.support.daemons import wait_until
+from tests.support.pool import Pool
 
 pytestmark = pytest.mark.e2e
 
 
-def start(pool, exe, *args: str, failover: bool = True, interval: str = "0.3") -> subprocess.Popen:  # noqa: F811
+SEGMENT = "bulk data to"  # the client's line when a server on its host maps the session segment (shm.c)
+# the two ways a session's data moves: through the shared segment and call ring of a server on the
+# program's host, or in frames as to a server on another host (RGPU_SHM=0)
+BOTH_PATHS = pytest.mark.parametrize("shm", ["1", "0"], ids=["same-host", "frames"])
+
+
+def start(pool, exe, *args: str, failover: bool = True, interval: str = "0.3",  # noqa: F811
+          shm: str = "1") -> subprocess.Popen:
     """The program under `rgpu run`; without failover on the emptiest GPU (spread): another tenant,
     away from the failover program's server."""
-    env = dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info", RGPU_FAILOVER_INTERVAL=interval)
+    env = dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info", RGPU_FAILOVER_INTERVAL=interval, RGPU_SHM=shm)
     return subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
                              "--mem", "128MiB", *(["--failover"] if failover else ["--policy", "spread"]),
                              "--", str(exe), *args],
@@ -94,12 +102,13 @@ def lease_of(pool) -> tuple[str, str]:  # noqa: F811
     return lease, entry["vgpus"][0]["server"]
 
 
-def test_a_program_whose_server_is_killed_finishes_on_the_other_with_the_same_results(pool, cuda_program):  # noqa: F811
+@BOTH_PATHS
+def test_a_program_whose_server_is_killed_finishes_on_the_other_with_the_same_results(pool, cuda_program, shm):  # noqa: F811
     exe = cuda_program(movable(pool.kind))
     base = pool.run("--mem", "128MiB", "--", str(exe), "30", "0")
     assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
     expected = base.stdout.strip().splitlines()[-1]
-    proc = start(pool, exe, "30", "150")
+    proc = start(pool, exe, "30", "150", shm=shm)
     other = None
     try:
         assert proc.stdout.readline().startswith("READY")
@@ -119,6 +128,8 @@ def test_a_program_whose_server_is_killed_finishes_on_the_other_with_the_same_re
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == expected, (out, expected)
     assert "from its checkpoint" in err, "resumed from a checkpoint, not by replaying the whole run: " + err
+    # on this host, through the segment both before the kill and after (the servers share the host)
+    assert err.count(SEGMENT) == (2 if shm == "1" else 0), err
     assert other.returncode == 0 and other_out.strip().splitlines()[-1] == expected, other_out + other_err
     entry = pool.leases().get(lease)
     assert entry is None or entry["vgpus"][0]["server"] == b, entry
@@ -187,18 +198,59 @@ def test_a_log_that_outgrows_its_bound_with_checkpoints_refused_is_dropped_and_t
     assert p.stderr.count("has no failover until the server takes one") == 1, p.stderr
 
 
-def test_a_replayed_read_gives_what_the_program_saw_though_the_next_write_overwrote_it(pool, cuda_program):  # noqa: F811
+@BOTH_PATHS
+def test_a_replayed_read_gives_what_the_program_saw_though_the_next_write_overwrote_it(pool, cuda_program, shm):  # noqa: F811
     """Each step writes a buffer and reads it back, and the next step's write overwrites it. No checkpoint
     after the first: the log holds every step since. The replay must run each logged message only
     once the replies to the one before are out, as the program did: back to back, the server would
     write step i+1's data while step i's read was still being sent (the software GPU sends device
-    memory without a copy), and the replay would give other data than the program saw."""
+    memory without a copy), and the replay would give other data than the program saw. Through the
+    segment, the log holds each copy as it would have gone in frames (the segment's contents are the
+    next step's by then), and what the program read there is compared with the frames of the replay."""
     exe = cuda_program("failover_readback")
     base = pool.run("--mem", "128MiB", "--", str(exe), "12", "0")
     assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
     expected = base.stdout.strip().splitlines()[-1]
-    proc = start(pool, exe, "12", "100", interval="3600")
+    proc = start(pool, exe, "12", "100", interval="3600", shm=shm)
     out, err = kill_its_server_at(pool, proc, 5)
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == expected, (out, expected)
     assert "resumed on" in err, err
+    assert err.count(SEGMENT) == (2 if shm == "1" else 0), err
+
+
+def test_a_module_the_first_server_had_cached_loads_on_a_second_that_never_saw_it(daemons, tmp_path, cuda_program):
+    """Servers cache module images by digest (per owner), and a client offers a module by its digest
+    first. Here each server has a cache of its own, as on two hosts (the suite's servers share one):
+    an earlier run and another program of the same owner put the image in the first server's, and
+    the --failover program, placed there too (binpack: the fuller GPU), found it cached. No checkpoint
+    is taken, so its load is in the log replayed on the second server, which has never seen the image:
+    the replay must load it there, not answer "not found" where the program saw the load succeed."""
+    pool = Pool(daemons, tmp_path)
+    a, b = (pool.add_server("512MiB", env={"RGPU_MODULE_CACHE": str(tmp_path / f"modules-{i}")}) for i in range(2))
+    wait_until(lambda: pool.states() == {a: "up", b: "up"}, 60, "both servers up")
+    exe = cuda_program("migrate_streams")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "30", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    holder = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem",
+                               "128MiB", "--", str(exe), "60", "1000"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=dict(pool.env, RGPU_TIMEOUT="60"))
+    proc = None
+    try:
+        assert holder.stdout.readline().startswith("READY")
+        progress_to(holder, 1)  # its module loaded and its kernels ran
+        [held] = [v["vgpus"][0]["server"] for v in pool.leases().values()]
+        proc = start(pool, exe, "30", "100", interval="3600")
+        assert proc.stdout.readline().startswith("READY")
+        _, on = lease_of(pool)
+        assert on == held, "the --failover program went to the other server: the case is not made"
+        progress_to(proc, 6)
+        kill_server(pool, on)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        for p in (holder, proc):
+            if p is not None and p.poll() is None:
+                p.kill()
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, base.stdout)
+    assert "resumed on" in err and "from the start" in err, err

@@ -12,6 +12,7 @@
 
 #include "graph.h"
 #include "companion.h"
+#include "failover.h"
 #include "registry.h"
 #include "rgpu_call.h"
 
@@ -67,11 +68,14 @@ static void remember_refusal(int dev, const char *digest, int rc) {
 }
 
 /* One load: offer the digests, send what the server does not have. With a companion (PTX of the
- * image's library, module/companion.c) the server may load that library's PTX of the same kernels. */
+ * image's library, module/companion.c) the server may load that library's PTX of the same kernels.
+ * A --failover session sends the image at once: its log is replayed on another server, whose cache
+ * may differ, and a digest the first server knew would be "not found" there (a call whose answer the
+ * replay does not give again fails the recovery), or the other way round. */
 static int load_once(int face, int dev, const void *image, size_t size, const char *digest,
                      const rgpu_companion *comp, void **out) {
     saved_errors before = save_errors();
-    for (int attempt = 0; attempt < 2; attempt++) {
+    for (int attempt = rgpu_failover_lease() ? 1 : 0; attempt < 2; attempt++) {
         rgpu_call c;
         int sent = attempt ? (comp ? 3 : 1) : 0;
         size_t frames = (sent & 1 ? size : 0) + (sent & 2 ? comp->size : 0);

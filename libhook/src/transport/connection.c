@@ -393,8 +393,8 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
     mp_writer w, offer;
     mp_init(&w, 256);
     mp_init(&offer, 256);
-    /* a --failover session moves its data in frames: its log keeps them (failover.c) */
-    int offered = !rgpu_failover_lease() && rgpu_shm_offer(s, dev, &offer) == 0;
+    /* a --failover session has the segment and ring too: its log keeps each message in frames (failover.c) */
+    int offered = rgpu_shm_offer(s, dev, &offer) == 0;
     mp_writer args;
     mp_init(&args, 256);
     mp_str(&args, sid);

@@ -82,7 +82,8 @@ void rgpu_encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync,
 /* Whether (and how) a sync call's bulk data moves through the session's shared memory. */
 int rgpu_shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
     if (c) c->pin_used = c->shm_piped = 0;
-    if (c && c->pin && s->shm_base && (c->flags & RGPU_F_SHM)) {
+    /* a --failover session's pinned memory is the program's own, not the segment's (failover.c) */
+    if (c && c->pin && s->shm_base && (c->flags & RGPU_F_SHM) && !s->fo) {
         c->pin_used = 1;
         __atomic_or_fetch(&c->pin->told, 1u << (s - rgpu_sessions_internal()), __ATOMIC_RELEASE);
         return SEG_PINNED;

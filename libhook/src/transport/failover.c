@@ -17,8 +17,12 @@
  *   instead of letting the program go on with a wrong answer. Then the caller sends again what had no
  *   reply yet (session.c) and waits for its call's reply there.
  *
- * Sessions of such a lease move their data in frames (no shared segment, no call ring): the log needs
- * the data, and a segment is on the dead server's host. */
+ * On the server's host such a session has the shared segment and the call ring as any other: a message
+ * whose sync call moved its data through the segment is logged as it would have gone without it (its
+ * call encoded anew, its data in frames), because the segment's contents change with the next call
+ * and the server the log is replayed to may be on another host. Its pinned memory stays out of the
+ * segment (a copy from it would be logged as a reference to the program's memory, read on replay as
+ * it is then), as on another host. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +31,12 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "digest.h"
 #include "failover.h"
 #include "rgpu_call.h"
 #include "rgpu_envelope.h"
 #include "rgpu_ids.h"
+#include "session_parts.h"
 
 typedef struct {
     zmq_msg_t *frames;
@@ -97,25 +103,10 @@ struct rgpu_failover *rgpu_fo_state(rgpu_session *s) {
     return s->fo;
 }
 
-/* 64-bit FNV-1a over 8-byte words (and the tail a byte at a time): a digest to tell a replayed result
- * from the one the program saw, not a defence against anyone. */
-static uint64_t mix(uint64_t h, const void *p, size_t n) {
-    const uint8_t *b = p;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, b + i, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-    }
-    for (; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-#define SEED 0xcbf29ce484222325ull
-
 static uint64_t head_digest(const rgpu_env_reply *rep) {
     int64_t words[2] = {rep->result, rep->deferred};
-    uint64_t h = mix(SEED, words, sizeof words);
-    return mix(h, rep->outs.p, rep->outs.len);
+    uint64_t h = rgpu_mix(RGPU_DIG_SEED, words, sizeof words);
+    return rgpu_mix(h, rep->outs.p, rep->outs.len);
 }
 
 /* Entries come in seq order: a late copy's data before the reply of the sync call sent after it. */
@@ -142,15 +133,18 @@ void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, stru
     if (!f || f->off || c->id == RGPU_CHECKPOINT || c->id == RGPU_BARRIER || c->id == RGPU_RESTORE ||
         is_query(c->id))
         return;
-    uint64_t d = SEED;
-    if (streamed && c->shm_dst) d = mix(d, c->shm_dst, streamed);
+    rgpu_dig d = rgpu_dig_start();
+    if (streamed && c->shm_dst) rgpu_dig_add(&d, c->shm_dst, streamed);
     for (int i = 0; i < c->nout_bulk; i++)
-        d = mix(d, zmq_msg_data((zmq_msg_t *)c->out_bulk[i]), zmq_msg_size((zmq_msg_t *)c->out_bulk[i]));
-    add_seen(f, (fo_seen){seq, head_digest(rep), d, 0, c->name});
+        rgpu_dig_add(&d, zmq_msg_data((zmq_msg_t *)c->out_bulk[i]), zmq_msg_size((zmq_msg_t *)c->out_bulk[i]));
+    add_seen(f, (fo_seen){seq, head_digest(rep), rgpu_dig_end(&d), 0, c->name});
 }
 
 void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n) {
-    if (s->fo && !s->fo->off) add_seen(s->fo, (fo_seen){seq, 0, mix(SEED, data, n), 1, "an asynchronous copy's data"});
+    if (!s->fo || s->fo->off) return;
+    rgpu_dig d = rgpu_dig_start();
+    rgpu_dig_add(&d, data, n);
+    add_seen(s->fo, (fo_seen){seq, 0, rgpu_dig_end(&d), 1, "an asynchronous copy's data"});
 }
 
 void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) {
@@ -203,6 +197,45 @@ static void log_clear(struct rgpu_failover *f) {
     f->nlog = 0, f->logbytes = 0, f->nseen = 0;
 }
 
+/* Nothing to resume from: the log and the image dropped, none kept until a checkpoint is taken again. */
+static void drop_all(struct rgpu_failover *f) {
+    log_clear(f);
+    if (f->has_image) zmq_msg_close(&f->image);
+    f->has_image = 0, f->off = 1;
+}
+
+void rgpu_fo_logged_rebuilt(rgpu_session *s, const rgpu_replay_msg *m, struct rgpu_call *c, uint64_t seq) {
+    struct rgpu_failover *f = s->fo;
+    if (!f || f->off) return;
+    mp_writer hdr;
+    mp_init(&hdr, m->async_len + 96 + c->args.len);
+    mp_array(&hdr, m->nasync + 1 + (uint32_t)c->nthen);
+    mp_raw(&hdr, m->async_hdr, m->async_len);
+    rgpu_encode_call(&hdr, seq, c, rgpu_sync_field(c, SEG_NONE), SEG_NONE, 0);
+    for (int i = 0; i < c->nthen; i++) /* followers, as rgpu_send_batch encodes them */
+        rgpu_encode_call(&hdr, seq + 1 + (uint64_t)i, &c->then[i], 1, SEG_NONE, 0);
+    size_t n = 1 + m->async_frames + (size_t)c->nbulk;
+    zmq_msg_t *frames = hdr.oom ? NULL : malloc(n * sizeof *frames);
+    if (!frames || m->n < 1 + m->async_frames) {
+        free(frames);
+        mp_free(&hdr);
+        drop_all(f); /* a log with a message missing would replay something else: none instead */
+        rgpu_log(RGPU_LOG_WARN, "failover: a message of %s could not be logged (out of memory): this session has "
+                 "no failover until the server takes a checkpoint again", s->url);
+        return;
+    }
+    zmq_msg_init_data(&frames[0], hdr.buf, hdr.len, rgpu_free_bytes, NULL);
+    for (size_t i = 0; i < m->async_frames; i++) { /* the async calls' data, shared with the kept message */
+        zmq_msg_init(&frames[1 + i]);
+        zmq_msg_copy(&frames[1 + i], &m->frames[1 + i]);
+    }
+    for (int i = 0; i < c->nbulk; i++) /* the call's input, the program's buffer: rgpu_fo_logged copies it */
+        zmq_msg_init_data(&frames[1 + m->async_frames + (size_t)i], (void *)c->bulk[i], c->bulk_len[i], NULL, NULL);
+    rgpu_fo_logged(s, frames, n, m->owned);
+    for (size_t i = 0; i < n; i++) zmq_msg_close(&frames[i]);
+    free(frames);
+}
+
 void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double took_s) {
     struct rgpu_failover *f = s->fo;
     f->last_ckpt = now_s(); /* a refused one too: it is asked again after the interval, not at every call */
@@ -211,9 +244,7 @@ void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double t
             rgpu_log(RGPU_LOG_WARN, "failover: the server keeps no checkpoint of this session (%d: %s); its log "
                      "grows until one is taken", rc, rgpu_last_server_message());
         if (!f->off && f->logbytes > LOG_MAX_BYTES) {
-            log_clear(f);
-            if (f->has_image) zmq_msg_close(&f->image);
-            f->has_image = 0, f->off = 1;
+            drop_all(f);
             rgpu_log(RGPU_LOG_WARN, "failover: the log of %s passed %zu bytes with no checkpoint taken: dropped; this "
                      "session has no failover until the server takes one", s->url, LOG_MAX_BYTES);
         }
@@ -255,6 +286,7 @@ static int send_one(rgpu_session *s, uint64_t seq, uint32_t id, zmq_msg_t *bulk)
         rc = zmq_msg_send(&copy, s->sock, 0);
         if (rc < 0) zmq_msg_close(&copy);
     }
+    if (rc >= 0) rgpu_ring_sent_on_socket(s); /* a new server on this host waits on its ring's doorbell */
     return rc >= 0 ? 0 : -1;
 }
 
@@ -300,7 +332,8 @@ static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, c
         snprintf(why, cap, "sending the log to %s failed", server);
         return -1;
     }
-    uint64_t data = SEED, data_seq = 0;
+    rgpu_dig data = rgpu_dig_start();
+    uint64_t data_seq = 0;
     for (;;) {
         if (recv_all(s, &head, frames, MAX_FRAMES, &n) != 0) {
             snprintf(why, cap, "the new server %s did not answer the replayed calls", server);
@@ -315,8 +348,8 @@ static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, c
             close_all(&head, frames, n);
             return 0;
         }
-        if (rep.seq != data_seq) data = SEED, data_seq = rep.seq;
-        for (int i = 0; i < n; i++) data = mix(data, zmq_msg_data(&frames[i]), zmq_msg_size(&frames[i]));
+        if (rep.seq != data_seq) data = rgpu_dig_start(), data_seq = rep.seq;
+        for (int i = 0; i < n; i++) rgpu_dig_add(&data, zmq_msg_data(&frames[i]), zmq_msg_size(&frames[i]));
         if (rep.result == RGPU_PIECE_OUT || rep.seq == 0) {
             close_all(&head, frames, n);
             continue;
@@ -325,7 +358,7 @@ static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, c
         while (*at < f->nseen && f->seen[*at].seq < rep.seq) (*at)++;
         fo_seen *e = *at < f->nseen && f->seen[*at].seq == rep.seq && f->seen[*at].late == late ? &f->seen[*at] : NULL;
         int answer = e && !late && e->head != head_digest(&rep);
-        if (e && (answer || e->data != data)) {
+        if (e && (answer || e->data != rgpu_dig_end(&data))) {
             snprintf(why, cap, "call %llu (%s) since the last checkpoint gives another %s when it is run again on "
                      "%s than the program already saw (result %lld): work whose result the program saw cannot be "
                      "replayed exactly (a timing, or anything the device does not do alike twice), so the program "
@@ -394,6 +427,7 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
                 return -1;
             }
         }
+        rgpu_ring_sent_on_socket(s);
         if (check_replies(s, f, &at, server, why, cap) != 0) return -1;
     }
     f->recoveries++;

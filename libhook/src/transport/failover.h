@@ -8,6 +8,7 @@
 
 #include "rgpu_envelope.h"
 #include "session.h"
+#include "session_parts.h"
 
 struct rgpu_call;
 /* The lease id of RGPU_FAILOVER, or NULL when failover is off. */
@@ -16,6 +17,9 @@ const char *rgpu_failover_lease(void);
 struct rgpu_failover *rgpu_fo_state(rgpu_session *s);
 /* A message whose reply came: copied into the log (frames, n of them). */
 void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned);
+/* The message with sync call c (seq `seq`) whose data went through the same-host segment, whose reply
+ * came: logged as it would have gone without the segment (c encoded anew, its input in frames). */
+void rgpu_fo_logged_rebuilt(rgpu_session *s, const rgpu_replay_msg *m, struct rgpu_call *c, uint64_t seq);
 /* What the program saw of sync call seq: its reply's head and data (streamed bytes into c's buffer,
  * then its kept frames). */
 void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, struct rgpu_call *c, size_t streamed);

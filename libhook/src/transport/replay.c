@@ -119,6 +119,24 @@ static int resend_rebuilt(rgpu_session *s, rgpu_replay_msg *m, struct rgpu_call 
     return rc >= 0 ? 0 : -1;
 }
 
+/* Sends again every kept message, in order, to a session opened anew (failover.c's recovery): the last,
+ * if its sync call `c` (seq `cseq`) moved its data through the old segment, rebuilt for the new one (or
+ * frames), without its followers. 1 when it was rebuilt, 0, or -1 when the socket refused one. The
+ * reply comes on the socket. */
+int rgpu_replay_resend_all(rgpu_session *s, struct rgpu_call *c, uint64_t cseq) {
+    rgpu_replay_msg *all = s->replay;
+    int rebuilt = 0;
+    s->replaybytes = 0;
+    for (size_t i = 0; i < s->nreplay; i++) {
+        rgpu_replay_msg *m = &all[i];
+        rebuilt = m->shm && c && i + 1 == s->nreplay;
+        if ((rebuilt ? resend_rebuilt(s, m, c, cseq) : rgpu_replay_resend(s, m)) != 0) return -1;
+        if (!rebuilt) s->replaybytes += m->bytes; /* a rebuilt one counted itself */
+    }
+    s->ring_wait = 0;
+    return rebuilt;
+}
+
 /* The session moved (live migration): the old worker's MOVED notice (its outs a `moved` record:
  * URL@KEY#GPU, endpoint, session, key, seq of the last call it ran) is `rep`. Attach to the new worker and send again, in
  * order, the kept messages the old one did not run; `c` is the sync call in flight (seq `cseq`), or

@@ -63,10 +63,13 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             /* a --failover session lost its server: resume on another (failover.c), then send again
              * what had no reply yet, this call's message included, and wait there */
             char why[700] = "";
-            int ok = rgpu_fo_recover(s, dev, why, sizeof why) == 0;
-            for (size_t i = 0; ok && i < s->nreplay; i++)
-                ok = rgpu_replay_resend(s, &((rgpu_replay_msg *)s->replay)[i]) == 0;
+            int ok = rgpu_fo_recover(s, dev, why, sizeof why) == 0, rebuilt = 0;
             if (ok) {
+                rebuilt = rgpu_replay_resend_all(s, c, seq);
+                ok = rebuilt >= 0;
+            }
+            if (ok) {
+                if (rebuilt) followers = 0, c->shm_early = 0; /* as after a move (below) */
                 free(head);
                 deadline = rgpu_now_s() + rgpu_timeout_s();
                 streamed = 0, pieces_ok = 1;
@@ -177,16 +180,18 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             continue;
         }
         if (s->fo) /* a --failover session's log keeps them until the next checkpoint (failover.c) */
-            for (size_t i = 0; i < s->nreplay; i++)
-                rgpu_fo_logged(s, ((rgpu_replay_msg *)s->replay)[i].frames, ((rgpu_replay_msg *)s->replay)[i].n,
-                               ((rgpu_replay_msg *)s->replay)[i].owned);
+            for (size_t i = 0; i < s->nreplay; i++) {
+                rgpu_replay_msg *m = &((rgpu_replay_msg *)s->replay)[i];
+                /* only the last can hold a sync call, this one; its data may have gone through the segment */
+                if (m->shm && i + 1 == s->nreplay) rgpu_fo_logged_rebuilt(s, m, c, seq);
+                else rgpu_fo_logged(s, m->frames, m->n, m->owned);
+            }
         rgpu_replay_clear(s); /* the worker ran everything sent before this reply */
         if (s->nlate) rgpu_late_settled(s, seq);
         s->replied_at = rgpu_now_s();
         c->reply = head;
         mp_rinit(&c->outs, rep.outs.p, rep.outs.len);
         c->nouts = rep.outs.n;
-        if (s->fo) rgpu_fo_seen(s, seq, &rep, c, streamed);
         int d = (int)rep.deferred;
         rgpu_env_bytes msg = rep.message;
         if (rep.output.n) {
@@ -212,7 +217,9 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
                 got += len;
             }
             c->shm_got = got;
+            streamed = got; /* what the program saw of it, in its buffer */
         }
+        if (s->fo) rgpu_fo_seen(s, seq, &rep, c, streamed);
         /* CUDA reports errors of asynchronous work at the next synchronisation: the calls whose
          * records say `deferred` return it (the Synchronize calls, and the synchronous copies and
          * memsets the generator marks so: records.py). The server sends the error with whichever

@@ -293,7 +293,9 @@ int rgpu_session_local(int dev) {
     rgpu_session *s = rgpu_session_get(dev);
     if (!s) return 0;
     pthread_mutex_lock(&s->mu);
-    int local = !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) && rgpu_session_ensure_open(s, dev) == 0 && s->shm_base != NULL;
+    /* a --failover session's host memory is never the worker's to map: its log could not replay reads of it */
+    int local = !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) && rgpu_session_ensure_open(s, dev) == 0 &&
+                s->shm_base != NULL && !s->fo;
     pthread_mutex_unlock(&s->mu);
     return local;
 }

@@ -92,5 +92,6 @@ void rgpu_replay_keep(rgpu_session *s, rgpu_replay_msg *r, zmq_msg_t *m);
 /* Sends a kept message again (its frames shared, not copied): 0, or -1 when the socket refused it. */
 int rgpu_replay_resend(rgpu_session *s, rgpu_replay_msg *m);
 void rgpu_replay_clear(rgpu_session *s);
+int rgpu_replay_resend_all(rgpu_session *s, struct rgpu_call *c, uint64_t cseq);
 int rgpu_session_follow(rgpu_session *s, int dev, const rgpu_env_reply *rep, struct rgpu_call *c, uint64_t cseq);
 #endif
