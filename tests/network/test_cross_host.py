@@ -337,3 +337,44 @@ def test_pytorch_training_steps_and_decode_loops_across_hosts_wait_only_for_thei
         assert r["async_calls"] > 0, r  # the step's launches went without a wait
     ended = wait_until(lambda: session_ended(bed_pool.log(null_url))[before:], 30, "the session's end logged")
     assert len(ended) == 1 and ended[0]["shm_bytes_in"] == ended[0]["pinned_bytes_in"] == "0", ended
+
+
+def test_a_failover_program_beside_its_server_resumes_on_the_other_gpu_host_when_that_host_s_server_dies(bed_pool, cuda_program):
+    """A --failover program run on the GPU host its lease placed it on, beside its server: its session
+    has that host's shared segment and call ring. The server is killed mid-run; the program resumes
+    on the other GPU host's server, across the relay, where the same-host paths do not apply (its
+    messages since the checkpoint were logged as they would have gone in frames), and ends with the
+    results of a run that was not killed. The killed server is started again for the tests after."""
+    from tests.e2e.test_failover import kill_server, progress_to
+    exe = str(cuda_program("migrate_streams"))
+    still = bed_pool.cli("run", "--controller", bed_pool.url, "--mem", "128MiB", "--", exe, "30", "0")
+    assert still.returncode == 0 and " OK" in still.stdout, still.stdout + still.stderr
+    r = bed_pool.cli("reserve", "--controller", bed_pool.url, "--mem", "128MiB", "--failover", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lease = json.loads(r.stdout)
+    lease_id = lease.get("lease") or lease.get("id")
+    a = lease["vgpus"][0]["server"]
+    [host] = [h for h in ("gpu1", "gpu2") if bed_pool.bed.url(h, 7401) == a]
+    [b] = [u for u in bed_pool.servers if u != a]
+    env = {**bed_pool.env, "RGPU_TIMEOUT": "60", "RGPU_LOG": "info", "RGPU_FAILOVER_INTERVAL": "0.3"}
+    proc = bed_pool.bed.popen(host, [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", bed_pool.url,
+                                     "--lease", lease_id, "--", exe, "30", "150"], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY"), proc.stderr.read()
+        progress_to(proc, 8)
+        kill_server(bed_pool, a)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=10)
+        bed_pool.cli("release", lease_id, "--controller", bed_pool.url)
+        bed_pool.servers.pop(a).stop()
+        bed_pool.add_server(host, 7401)
+        wait_until(lambda: set(bed_pool.states().values()) == {"up"} and len(bed_pool.states()) == 2, 60,
+                   "the killed server back up")
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == still.stdout.strip().splitlines()[-1], (out, still.stdout)
+    assert err.count("bulk data to") == 1, err  # the segment beside its first server, none across the relay
+    assert f"resumed on {b}" in err and "from its checkpoint" in err, err
