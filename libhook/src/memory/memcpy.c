@@ -119,7 +119,12 @@ static int copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, v
      * pinned memory the worker maps (the program reads it after synchronising, as in CUDA), or in pinned
      * memory it does not map, whose data comes before the next reply (the program reads it after a
      * synchronisation, which has a reply): PyTorch's `.item()` is then one round trip across hosts. */
-    if (async && kind == D2H && !c.pin && n <= RGPU_LATE_COPY_MAX && pinned)
+    /* A --failover session beside its worker takes such a copy at once, through the segment: its
+     * data would otherwise come on the socket before the next reply, which then cannot use the call
+     * ring, and the program's synchronisation after the copy (PyTorch's `.item()`) would cost a socket
+     * round trip instead of a ring one. It waits for the stream's work before it, as the
+     * synchronisation after it would. */
+    if (async && kind == D2H && !c.pin && n <= RGPU_LATE_COPY_MAX && pinned && !rgpu_session_beside_failover(c.dev))
         c.late_dst = host, c.late_len = n;
     if (async && (kind != D2H || c.pin || c.late_dst)) return rgpu_async(&c);
     if (kind == H2D) c.shm = 1;

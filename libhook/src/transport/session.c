@@ -300,6 +300,16 @@ int rgpu_session_local(int dev) {
     return local;
 }
 
+int rgpu_session_beside_failover(int dev) {
+    rgpu_session *s = rgpu_session_get(dev);
+    if (!s) return 0;
+    pthread_mutex_lock(&s->mu);
+    int beside = !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) && rgpu_session_ensure_open(s, dev) == 0 &&
+                 s->shm_base != NULL && s->fo != NULL;
+    pthread_mutex_unlock(&s->mu);
+    return beside;
+}
+
 void rgpu_sessions_close(void) {
     int n = rgpu_sessions_count_internal();
     rgpu_session *all = rgpu_sessions_internal();

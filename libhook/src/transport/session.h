@@ -91,6 +91,9 @@ void rgpu_sessions_close(void);
 /* 1 when device dev's session is open and its worker is on this host (it mapped the session segment):
  * copies from and to pinned memory may name it there (hostmem.c) */
 int rgpu_session_local(int dev);
+/* 1 when device dev's session is a --failover one whose worker is on this host (the session segment
+ * and call ring, but not the program's pinned memory: failover.c) */
+int rgpu_session_beside_failover(int dev);
 /* Every session's async copies into pinned memory whose data has not come yet (RGPU_OUT_LATER) brought
  * in now, with a barrier each: before that memory is freed or unregistered. 0 or the first error. */
 int rgpu_sessions_drain_late(void);

@@ -4,6 +4,9 @@
 // program saw then, not what step i+1's write left in the same device memory (a replay that sends
 // the log back to back lets the server run the next write while the read's reply is still going
 // out, and a reply sent without a copy of device memory then carries the new data).
+// Each step also reads a few words back asynchronously into pinned memory and synchronises, as
+// PyTorch's `.item()` does (a --failover session beside its worker takes that copy at once, through
+// the segment; elsewhere its data comes before the next reply).
 // It prints READY, PROGRESS i as it goes, and RESULT <digest> OK at the end.
 //   failover_readback [iterations] [pause ms per iteration]
 #include <cstdint>
@@ -20,6 +23,9 @@ int main(int argc, char **argv) {
     uint32_t *d;
     CHECK(cudaMalloc((void **)&d, n * sizeof(uint32_t)));
     std::vector<uint32_t> h(n), back(n);
+    const size_t few = 64;
+    uint32_t *pinned;
+    CHECK(cudaMallocHost((void **)&pinned, few * sizeof(uint32_t)));
     printf("READY\n");
     fflush(stdout);
     uint64_t digest = 1469598103934665603ull;
@@ -31,11 +37,19 @@ int main(int argc, char **argv) {
             printf("FAIL step %d read back other data than it wrote\n", it);
             return 1;
         }
-        digest = (digest ^ back[(size_t)it * 7919 % n]) * 1099511628211ull;
+        const size_t at = (size_t)it * 7919 % (n - few);
+        CHECK(cudaMemcpyAsync(pinned, d + at, few * sizeof(uint32_t), cudaMemcpyDeviceToHost, 0));
+        CHECK(cudaStreamSynchronize(0));
+        if (memcmp(pinned, h.data() + at, few * sizeof(uint32_t)) != 0) {
+            printf("FAIL step %d read back other data into pinned memory than it wrote\n", it);
+            return 1;
+        }
+        digest = (digest ^ back[(size_t)it * 7919 % n] ^ pinned[few - 1]) * 1099511628211ull;
         printf("PROGRESS %d\n", it);
         fflush(stdout);
         if (pause_ms) usleep(pause_ms * 1000);
     }
+    CHECK(cudaFreeHost(pinned));
     printf("RESULT %016llx OK\n", (unsigned long long)digest);
     return 0;
 }
