@@ -289,25 +289,28 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
     return rc;
 }
 
-int rgpu_session_local(int dev) {
-    rgpu_session *s = rgpu_session_get(dev);
-    if (!s) return 0;
-    pthread_mutex_lock(&s->mu);
-    /* a --failover session's host memory is never the worker's to map: its log could not replay reads of it */
-    int local = !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) && rgpu_session_ensure_open(s, dev) == 0 &&
-                s->shm_base != NULL && !s->fo;
-    pthread_mutex_unlock(&s->mu);
-    return local;
-}
-
-int rgpu_session_beside_failover(int dev) {
+/* 1 when device dev's session is open and its worker mapped the session segment; *fo says whether it
+ * is a --failover session's. */
+static int beside_worker(int dev, int *fo) {
     rgpu_session *s = rgpu_session_get(dev);
     if (!s) return 0;
     pthread_mutex_lock(&s->mu);
     int beside = !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) && rgpu_session_ensure_open(s, dev) == 0 &&
-                 s->shm_base != NULL && s->fo != NULL;
+                 s->shm_base != NULL;
+    *fo = s->fo != NULL;
     pthread_mutex_unlock(&s->mu);
     return beside;
+}
+
+int rgpu_session_local(int dev) {
+    /* a --failover session's host memory is never the worker's to map: its log could not replay reads of it */
+    int fo;
+    return beside_worker(dev, &fo) && !fo;
+}
+
+int rgpu_session_beside_failover(int dev) {
+    int fo;
+    return beside_worker(dev, &fo) && fo;
 }
 
 void rgpu_sessions_close(void) {
