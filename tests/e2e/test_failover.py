@@ -80,6 +80,13 @@ def kill_server(pool, url: str) -> None:  # noqa: F811
     handle.proc.wait(10)
 
 
+def kill_left(*procs) -> None:
+    """Each program still running (a test that failed before it ended) killed."""
+    for p in procs:
+        if p is not None and p.poll() is None:
+            p.kill()
+
+
 def kill_its_server_at(pool, proc: subprocess.Popen, at: int) -> tuple[str, str]:  # noqa: F811
     """Once the program under the one --failover lease says READY and then PROGRESS `at`, its server is
     killed; the program's output when it ends. The program is killed if the test fails first."""
@@ -90,8 +97,7 @@ def kill_its_server_at(pool, proc: subprocess.Popen, at: int) -> tuple[str, str]
         kill_server(pool, a)
         return proc.communicate(timeout=300)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        kill_left(proc)
 
 
 def lease_of(pool) -> tuple[str, str]:  # noqa: F811
@@ -122,9 +128,7 @@ def test_a_program_whose_server_is_killed_finishes_on_the_other_with_the_same_re
         out, err = proc.communicate(timeout=300)
         other_out, other_err = other.communicate(timeout=300)
     finally:
-        for p in (proc, other):
-            if p is not None and p.poll() is None:
-                p.kill()
+        kill_left(proc, other)
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == expected, (out, expected)
     assert "from its checkpoint" in err, "resumed from a checkpoint, not by replaying the whole run: " + err
@@ -248,9 +252,7 @@ def test_a_module_the_first_server_had_cached_loads_on_a_second_that_never_saw_i
         kill_server(pool, on)
         out, err = proc.communicate(timeout=300)
     finally:
-        for p in (holder, proc):
-            if p is not None and p.poll() is None:
-                p.kill()
+        kill_left(holder, proc)
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, base.stdout)
     assert "resumed on" in err and "from the start" in err, err

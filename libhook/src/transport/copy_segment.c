@@ -79,6 +79,19 @@ void rgpu_encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync,
     rgpu_env_write_call(w, &e);
 }
 
+/* A request's head: the queued async calls as they were encoded (`async`, `nasync` of them), then c
+ * (seq `seq`, its data moving as `shm` says), then, if `followers`, c's followers after it. */
+void rgpu_encode_head(mp_writer *w, const uint8_t *async, size_t alen, uint32_t nasync, struct rgpu_call *c,
+                      uint64_t seq, int shm, size_t shm_len, int followers) {
+    int nthen = c && followers ? c->nthen : 0;
+    mp_init(w, alen + 96 + (c ? c->args.len : 0));
+    mp_array(w, nasync + (c ? 1 + (uint32_t)nthen : 0));
+    mp_raw(w, async, alen);
+    if (c) rgpu_encode_call(w, seq, c, rgpu_sync_field(c, shm), shm, shm_len);
+    for (int i = 0; i < nthen; i++) /* followers: seqs after c's, no bulk input, data back in frames */
+        rgpu_encode_call(w, seq + 1 + (uint64_t)i, &c->then[i], 1, SEG_NONE, 0);
+}
+
 /* Whether (and how) a sync call's bulk data moves through the session's shared memory. */
 int rgpu_shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
     if (c) c->pin_used = c->shm_piped = 0;

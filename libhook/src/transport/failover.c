@@ -208,12 +208,7 @@ void rgpu_fo_logged_rebuilt(rgpu_session *s, const rgpu_replay_msg *m, struct rg
     struct rgpu_failover *f = s->fo;
     if (!f || f->off) return;
     mp_writer hdr;
-    mp_init(&hdr, m->async_len + 96 + c->args.len);
-    mp_array(&hdr, m->nasync + 1 + (uint32_t)c->nthen);
-    mp_raw(&hdr, m->async_hdr, m->async_len);
-    rgpu_encode_call(&hdr, seq, c, rgpu_sync_field(c, SEG_NONE), SEG_NONE, 0);
-    for (int i = 0; i < c->nthen; i++) /* followers, as rgpu_send_batch encodes them */
-        rgpu_encode_call(&hdr, seq + 1 + (uint64_t)i, &c->then[i], 1, SEG_NONE, 0);
+    rgpu_encode_head(&hdr, m->async_hdr, m->async_len, m->nasync, c, seq, SEG_NONE, 0, 1); /* as rgpu_send_batch */
     size_t n = 1 + m->async_frames + (size_t)c->nbulk;
     zmq_msg_t *frames = hdr.oom ? NULL : malloc(n * sizeof *frames);
     if (!frames || m->n < 1 + m->async_frames) {

@@ -76,10 +76,7 @@ static int resend_rebuilt(rgpu_session *s, rgpu_replay_msg *m, struct rgpu_call 
     size_t shm_len = 0;
     int shm = rgpu_shm_mode(s, c, &shm_len);
     mp_writer hdr;
-    mp_init(&hdr, m->async_len + 96 + c->args.len);
-    mp_array(&hdr, m->nasync + 1);
-    mp_raw(&hdr, m->async_hdr, m->async_len);
-    rgpu_encode_call(&hdr, seq, c, rgpu_sync_field(c, shm), shm, shm_len);
+    rgpu_encode_head(&hdr, m->async_hdr, m->async_len, m->nasync, c, seq, shm, shm_len, 0); /* no followers */
     if (hdr.oom) return -1;
     rgpu_replay_msg nm;
     memset(&nm, 0, sizeof nm);

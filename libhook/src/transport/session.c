@@ -31,12 +31,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     size_t shm_len = 0;
     int shm = rgpu_shm_mode(s, c, &shm_len);
     mp_writer hdr;
-    mp_init(&hdr, s->batch.len + 96 + (c ? c->args.len : 0));
-    mp_array(&hdr, s->nbatch + (c ? 1 + c->nthen : 0));
-    mp_raw(&hdr, s->batch.buf, s->batch.len);
-    if (c) rgpu_encode_call(&hdr, seq, c, rgpu_sync_field(c, shm), shm, shm_len);
-    for (int i = 0; c && i < c->nthen; i++) /* followers: seqs after c's, no bulk input, data back in frames */
-        rgpu_encode_call(&hdr, seq + 1 + (uint64_t)i, &c->then[i], 1, SEG_NONE, 0);
+    rgpu_encode_head(&hdr, s->batch.buf, s->batch.len, s->nbatch, c, seq, shm, shm_len, 1);
     if (hdr.oom) return -1;
     int cframes = c && rgpu_input_in_frames(shm) ? c->nbulk : 0;
     size_t nframes = s->nbulk + (size_t)cframes;
@@ -309,6 +304,7 @@ int rgpu_session_local(int dev) {
 }
 
 int rgpu_session_beside_failover(int dev) {
+    if (!rgpu_failover_lease()) return 0; /* the common case, on every small D2H copy into pinned memory: no lock */
     int fo;
     return beside_worker(dev, &fo) && fo;
 }

@@ -52,6 +52,8 @@ enum {
 int rgpu_switched_on(const char *name, int *cache);
 int rgpu_input_in_frames(int shm);
 void rgpu_encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync, int shm, size_t shm_len);
+void rgpu_encode_head(mp_writer *w, const uint8_t *async, size_t alen, uint32_t nasync, struct rgpu_call *c,
+                      uint64_t seq, int shm, size_t shm_len, int followers);
 int rgpu_shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len);
 void rgpu_take_early(rgpu_session *s, struct rgpu_call *c, uint64_t seq, double deadline);
 void rgpu_free_bytes(void *data, void *hint);
