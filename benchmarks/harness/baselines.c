@@ -8,6 +8,9 @@
  *   baselines zmq URL N         a REQ in this process, a REP in a forked child bound at URL
  *                               (tcp://127.0.0.1:* or ipc://PATH), both C libzmq, blocking receives
  *                                                           -> {"us": per round trip}
+ *   baselines driver LIB N      cuMemAlloc 1 MiB + cuMemFree N times, called in this process on the
+ *                               driver at LIB (dlopen; its primary context): what an allocation
+ *                               costs the driver itself, below any transport -> {"us": per pair}
  * Timings are CLOCK_MONOTONIC around the loop, after a warm-up of N/10 round trips. */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -20,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -131,10 +135,40 @@ static int run_zmq(const char *url, long n) {
     return 0;
 }
 
+/* The driver's own allocation and free: the floor under rgpu's cudaMalloc + cudaFree, whatever the
+ * transport (the null driver maps and unmaps 1 MiB of address space; a GPU's driver does its own). */
+static int run_driver(const char *lib, long n) {
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+    int (*init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
+    int (*dev_get)(int *, int) = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
+    int (*retain)(void **, int) = (int (*)(void **, int))dlsym(h, "cuDevicePrimaryCtxRetain");
+    int (*set_ctx)(void *) = (int (*)(void *))dlsym(h, "cuCtxSetCurrent");
+    int (*alloc)(uint64_t *, size_t) = (int (*)(uint64_t *, size_t))dlsym(h, "cuMemAlloc_v2");
+    int (*release)(uint64_t) = (int (*)(uint64_t))dlsym(h, "cuMemFree_v2");
+    int dev;
+    void *ctx;
+    if (!init || !dev_get || !retain || !set_ctx || !alloc || !release || init(0) || dev_get(&dev, 0) ||
+        retain(&ctx, dev) || set_ctx(ctx)) {
+        fprintf(stderr, "driver %s: no usable context\n", lib);
+        return 1;
+    }
+    long warm = n / 10 + 1, total = warm + n;
+    double t0 = 0;
+    for (long i = 0; i < total; i++) {
+        if (i == warm) t0 = now();
+        uint64_t p;
+        if (alloc(&p, 1 << 20) || release(p)) { fprintf(stderr, "driver: allocation failed\n"); return 1; }
+    }
+    printf("{\"us\": %.4f, \"n\": %ld}\n", (now() - t0) / n * 1e6, n);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "shm"))
         return run_shm(atol(argv[2]), (argc >= 4 ? atof(argv[3]) : 200) * 1e-6);
     if (argc >= 4 && !strcmp(argv[1], "zmq")) return run_zmq(argv[2], atol(argv[3]));
-    fprintf(stderr, "usage: baselines shm N [SPIN_US] | baselines zmq URL N\n");
+    if (argc >= 4 && !strcmp(argv[1], "driver")) return run_driver(argv[2], atol(argv[3]));
+    fprintf(stderr, "usage: baselines shm N [SPIN_US] | baselines zmq URL N | baselines driver LIB N\n");
     return 2;
 }
