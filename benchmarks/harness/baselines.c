@@ -1,9 +1,13 @@
 /* The machine's own round trips, the floor rgpu's data path is set against (issue 38): built and run
  * by benchmarks/test_data_path.py in the same run as rgpu's figures.
  *
- *   baselines shm N [SPIN_US]   two processes ping-pong a counter in a MAP_SHARED mapping: each side
+ *   baselines shm N [SPIN_US [PLACE]]
+ *                               two processes ping-pong a counter in a MAP_SHARED mapping: each side
  *                               spins (yielding) for SPIN_US (default 200, as rgpu's RGPU_SPIN_US),
- *                               then blocks on a futex in the mapping, as a call ring would
+ *                               then blocks on a futex in the mapping, as a call ring would; PLACE
+ *                               `any` (default: where the kernel puts them), `one` (both on the first
+ *                               CPU this process may use) or `two` (each on a CPU of its own): a side
+ *                               that blocks is woken on its own CPU only when the two share one
  *                                                           -> {"us": per round trip}
  *   baselines zmq URL N         a REQ in this process, a REP in a forked child bound at URL
  *                               (tcp://127.0.0.1:* or ipc://PATH), both C libzmq, blocking receives
@@ -67,13 +71,34 @@ static void pass_turn(pingpong *pp, int other) {
     if (__atomic_load_n(&pp->sleeping[other], __ATOMIC_SEQ_CST)) futex_wake(&pp->turn);
 }
 
-static int run_shm(long n, double spin_s) {
+/* The first (k = 0) or second CPU this process may run on, as a set of one; 0, or -1 when it has no such CPU. */
+static int nth_cpu(int k, cpu_set_t *one) {
+    cpu_set_t all;
+    if (sched_getaffinity(0, sizeof all, &all)) return -1;
+    for (int c = 0, seen = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all) && seen++ == k) {
+            CPU_ZERO(one);
+            CPU_SET(c, one);
+            return 0;
+        }
+    return -1;
+}
+
+static int run_shm(long n, double spin_s, const char *place) {
+    cpu_set_t mine, childs;
+    int pin = strcmp(place, "any") != 0;
+    if (pin && (nth_cpu(0, &mine) || nth_cpu(!strcmp(place, "two") ? 1 : 0, &childs))) {
+        fprintf(stderr, "shm: no CPUs for placement %s\n", place);
+        return 1;
+    }
+    if (pin && sched_setaffinity(0, sizeof mine, &mine)) return 1;
     pingpong *pp = mmap(NULL, sizeof *pp, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (pp == MAP_FAILED) return 1;
     memset(pp, 0, sizeof *pp);
     long warm = n / 10 + 1, total = warm + n;
     pid_t child = fork();
     if (child == 0) {
+        if (pin && sched_setaffinity(0, sizeof childs, &childs)) _exit(1);
         for (long i = 0; i < total; i++) {
             await_turn(pp, 1, 1, spin_s);
             pass_turn(pp, 0);
@@ -166,9 +191,9 @@ static int run_driver(const char *lib, long n) {
 
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "shm"))
-        return run_shm(atol(argv[2]), (argc >= 4 ? atof(argv[3]) : 200) * 1e-6);
+        return run_shm(atol(argv[2]), (argc >= 4 ? atof(argv[3]) : 200) * 1e-6, argc >= 5 ? argv[4] : "any");
     if (argc >= 4 && !strcmp(argv[1], "zmq")) return run_zmq(argv[2], atol(argv[3]));
     if (argc >= 4 && !strcmp(argv[1], "driver")) return run_driver(argv[2], atol(argv[3]));
-    fprintf(stderr, "usage: baselines shm N [SPIN_US] | baselines zmq URL N | baselines driver LIB N\n");
+    fprintf(stderr, "usage: baselines shm N [SPIN_US [any|one|two]] | baselines zmq URL N | baselines driver LIB N\n");
     return 2;
 }
