@@ -20,6 +20,8 @@ Configurations, each run once per round in turn (transport.ROUNDS rounds, best o
 The issue's goals, printed beside each figure (benchmarks report; they do not fail):
   same-host sync round trip ≤ 2 × shm ping-pong + 2 µs; across TCP ≤ 1.15 × C ZeroMQ tcp;
   launch + synchronize and D2H 4 KiB ≤ sync + 3 µs; malloc + free ≤ 2 × sync; async launches ≥ 1 M/s.
+Beside them, with no goal of its own, a step of managed memory (the host writes it, a kernel, a
+synchronize, the host reads it: its coherence's push and pull around the step).
 Writes benchmarks/out/data_path.md and .json."""
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ from tests.support.daemons import DaemonSet, free_url
 
 HERE = Path(__file__).resolve().parent
 SPIN_US = 200  # the client's and the worker's default spin before blocking (RGPU_SPIN_US, --spin-us)
-N = {"ssync": 3000, "launch_sync": 2000, "malloc_free": 1000, "launch": 200000, "d2h": 2000}
+N = {"ssync": 3000, "launch_sync": 2000, "malloc_free": 1000, "launch": 200000, "d2h": 2000, "managed": 1000}
 # On the call ring a round trip is a microsecond or two: 3,000 of them are over in a few milliseconds,
 # shorter than the kernel takes to part two processes that ping-pong on one CPU (it woke the worker on
 # the client's CPU at the attach, and tasks that ran microseconds ago are cache-hot, not moved at the
@@ -49,7 +51,7 @@ N = {"ssync": 3000, "launch_sync": 2000, "malloc_free": 1000, "launch": 200000, 
 # round trips) does: the steady state a program that synchronises in a loop sees.
 # Async launches run 200,000 in every configuration for the same reason: 20,000 (17 ms) gave 0.89 to
 # 1.15 M/s run to run on a quiet machine, 200,000 gave 1.15-1.25 every time.
-N_RING = {"ssync": 200000, "launch_sync": 100000, "d2h": 100000, "malloc_free": 30000}
+N_RING = {"ssync": 200000, "launch_sync": 100000, "d2h": 100000, "malloc_free": 30000, "managed": 30000}
 
 
 def build_baselines() -> Path:
@@ -92,6 +94,7 @@ def rgpu_rows(harness: Path, url: str, **env_over: str) -> dict:
         out[key] = _json([harness, "rgpu", mode, n[mode]], env)["us"]
     out["d2h_4k_us"] = 4096 / (_json([harness, "rgpu", "d2h", 4096, n["d2h"]], env)["gbps"] * 1e9) * 1e6
     out["launch_rate_k"] = _json([harness, "rgpu", "launch", N["launch"]], env)["rate"] / 1e3
+    out["managed_us"] = _json([harness, "rgpu", "managed", n["managed"]], env)["us"]
     return out
 
 
@@ -144,6 +147,8 @@ def table(res: dict) -> str:
     r = ring["launch_rate_k"]
     lines.append(f"| async launches | {r:,.1f} k/s | {off['launch_rate_k']:,.1f} k/s | {tcp['launch_rate_k']:,.1f} k/s | "
                  f"≥ 1,000 k/s ({'met' if r >= 1000 else 'not met'}: {r / 1000:.2f}×) |")
+    lines.append(f"| managed memory: host write, launch, synchronize, host read | {us(ring['managed_us'])} | "
+                 f"{us(off['managed_us'])} | {us(tcp['managed_us'])} | (no goal: the push, the step and the pull) |")
     t = tcp["sync_us"]
     blk = res["blocking"]
     lines += ["", "| both ends block at once (`RGPU_SPIN_US=0`, `--spin-us 0`) | round trip |", "|---|---|",
@@ -156,7 +161,8 @@ def table(res: dict) -> str:
               f"| sync round trip | {us(t)} | {us(ztcp)} | {t / ztcp:.2f}× ({'met' if t <= 1.15 * ztcp else 'not met'}) |",
               "", "| same host, ring on against off | on | off | off / on |", "|---|---|---|---|"]
     for key, label in (("sync_us", "sync round trip"), ("launch_sync_us", "launch + synchronize"),
-                       ("d2h_4k_us", "D2H 4 KiB"), ("malloc_free_us", "malloc + free")):
+                       ("d2h_4k_us", "D2H 4 KiB"), ("malloc_free_us", "malloc + free"),
+                       ("managed_us", "managed memory step")):
         lines.append(f"| {label} | {us(ring[key])} | {us(off[key])} | {off[key] / ring[key]:.2f}× |")
     return "\n".join(lines)
 

@@ -6,6 +6,10 @@
  *   bench rgpu ssync N           N x cudaStreamSynchronize(0)      -> {"us": per round trip}
  *   bench rgpu launch_sync N     N x (empty kernel, cudaStreamSynchronize(0)) -> {"us": per pair}
  *   bench rgpu malloc_free N     N x (cudaMalloc 1 MiB, cudaFree)  -> {"us": per pair}
+ *   bench rgpu managed N         N x (the host writes 4 KiB of managed memory, an empty kernel,
+ *                                cudaStreamSynchronize, the host reads it): the host's writes go to the
+ *                                device before the launch and the device's copy comes back after the
+ *                                synchronisation, as managed memory's coherence needs -> {"us": per step}
  *   bench rgpu async N           N x cudaMemsetAsync, one sync      -> {"rate": calls/s}
  *   bench rgpu launch N          N x empty kernel (driver API)      -> {"rate": launches/s}
  *   bench rgpu attr N            N x cudaDeviceGetAttribute         -> {"us": per query}
@@ -25,6 +29,7 @@
 
 int cudaMalloc(void **p, size_t n);
 int cudaFree(void *p);
+int cudaMallocManaged(void **p, size_t n, unsigned flags);
 int cudaMallocHost(void **p, size_t n);
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
 int cudaMemsetAsync(void *p, int v, size_t n, void *stream);
@@ -92,6 +97,31 @@ static int run_rgpu(int argc, char **argv) {
                     void *p;
                     CK(cudaMalloc(&p, 1 << 20));
                     CK(cudaFree(p));
+                }
+            }
+            if (warm) printf("{\"us\": %.3f, \"n\": %ld}\n", (now() - t0) / k * 1e6, k);
+        }
+        return 0;
+    }
+    if (!strcmp(what, "managed")) {
+        long n = atol(argv[3]);
+        unsigned char *m;
+        CUmodule mod;
+        CUfunction fn;
+        CK(cuModuleLoadData(&mod, EMPTY_PTX));
+        CK(cuModuleGetFunction(&fn, mod, "empty"));
+        CK(cudaMallocManaged((void **)&m, 4096, 1 /* cudaMemAttachGlobal */));
+        CK(cudaStreamSynchronize(0));
+        for (int warm = 0; warm < 2; warm++) {
+            long k = warm ? n : n / 10 + 1;
+            double t0 = now();
+            for (long i = 0; i < k; i++) {
+                m[i % 4096] = (unsigned char)i;
+                CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+                CK(cudaStreamSynchronize(0));
+                if (m[i % 4096] != (unsigned char)i) { /* the device's copy, as the host wrote it */
+                    fprintf(stderr, "managed memory reads %d where the host wrote %d\n", m[i % 4096], (int)(i & 0xff));
+                    return 1;
                 }
             }
             if (warm) printf("{\"us\": %.3f, \"n\": %ld}\n", (now() - t0) / k * 1e6, k);

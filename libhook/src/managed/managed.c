@@ -159,6 +159,11 @@ static int pull(int dev) {
 /* The pull of device dev's regions as followers of the sync call c (mu held, and kept held until
  * managed_after: the regions cannot change meanwhile). 0 when there are too many. */
 static int plan_pull(rgpu_call *c, int dev) {
+    /* On the call ring a sync call and each pull after it are round trips of a microsecond or two, and
+     * the pulls' data comes through the session segment; followers would take the socket instead (the
+     * ring carries one reply a message), a ZeroMQ round trip of tens of microseconds with the data in
+     * frames. So there the pull goes after the call (managed_after), as when there are too many. */
+    if (rgpu_session_on_ring(dev)) return 0;
     int n = 0;
     for (region *r = regions; r; r = r->next) n += r->dev == dev && !r->host_only;
     if (n == 0 || n > FOLLOWERS_MAX || !(c->then = calloc((size_t)n, sizeof *c->then))) return 0;

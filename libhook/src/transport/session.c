@@ -285,28 +285,34 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
 }
 
 /* 1 when device dev's session is open and its worker mapped the session segment; *fo says whether it
- * is a --failover session's. */
-static int beside_worker(int dev, int *fo) {
+ * is a --failover session's, *ring whether the worker serves the call ring. */
+static int beside_worker(int dev, int *fo, int *ring) {
     rgpu_session *s = rgpu_session_get(dev);
     if (!s) return 0;
     pthread_mutex_lock(&s->mu);
     int beside = !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) && rgpu_session_ensure_open(s, dev) == 0 &&
                  s->shm_base != NULL;
     *fo = s->fo != NULL;
+    *ring = s->ring_on;
     pthread_mutex_unlock(&s->mu);
     return beside;
 }
 
 int rgpu_session_local(int dev) {
     /* a --failover session's host memory is never the worker's to map: its log could not replay reads of it */
-    int fo;
-    return beside_worker(dev, &fo) && !fo;
+    int fo, ring;
+    return beside_worker(dev, &fo, &ring) && !fo;
 }
 
 int rgpu_session_beside_failover(int dev) {
     if (!rgpu_failover_lease()) return 0; /* the common case, on every small D2H copy into pinned memory: no lock */
-    int fo;
-    return beside_worker(dev, &fo) && fo;
+    int fo, ring;
+    return beside_worker(dev, &fo, &ring) && fo;
+}
+
+int rgpu_session_on_ring(int dev) {
+    int fo, ring;
+    return beside_worker(dev, &fo, &ring) && ring;
 }
 
 void rgpu_sessions_close(void) {

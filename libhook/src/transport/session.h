@@ -94,6 +94,9 @@ int rgpu_session_local(int dev);
 /* 1 when device dev's session is a --failover one whose worker is on this host (the session segment
  * and call ring, but not the program's pinned memory: failover.c) */
 int rgpu_session_beside_failover(int dev);
+/* 1 when device dev's session's sync calls go on the call ring (same host, RGPU_RING on): a round
+ * trip of a microsecond or two, so one message with several replies saves nothing there (managed.c) */
+int rgpu_session_on_ring(int dev);
 /* Every session's async copies into pinned memory whose data has not come yet (RGPU_OUT_LATER) brought
  * in now, with a barrier each: before that memory is freed or unregistered. 0 or the first error. */
 int rgpu_sessions_drain_late(void);
