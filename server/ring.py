@@ -25,7 +25,7 @@ int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 void rgpu_ring_reply_on_socket(void *ring);
 uint64_t rgpu_ring_spin_hits(void);
 typedef struct {
-    uint32_t served; uint64_t last_seq; int runtime; int settled; double done; int pending;
+    uint32_t served; uint64_t last_seq; int runtime; int settled; double done; int pending; uint32_t kernels;
 } rgpu_launch_run;
 typedef struct {
     void *lock;

@@ -203,23 +203,25 @@ class Session:
             return False
         return self.hold_for_launches()
 
-    def stepped(self, n: int, device_time: float) -> None:
-        """The compiled loop served a step whole (`hold_for_step`): `n` launches, then the wait (counted
-        with its reply), the kernel clock settled at `device_time`. Counted as `ran_launches` counts
-        launches, and the GPU given back with every second of device time since the last charge."""
+    def stepped(self, n: int, device_time: float, kernels: int | None = None) -> None:
+        """The compiled loop served a step whole (`hold_for_step`): `n` calls, `kernels` of them launches
+        (default all; the others a step's memsets and copies), then the wait (counted with its reply),
+        the kernel clock settled at `device_time`. Counted as `ran_launches` counts launches, and the
+        GPU given back with every second of device time since the last charge."""
         self.calls += n
         if self.sched is not None:
-            self._held_kernels += n
+            self._held_kernels += n if kernels is None else kernels
             self._give_back(device_time)
 
-    def ran_launches(self, n: int, last_seq: int, runtime: bool) -> None:
-        """The compiled loop ran `n` launches, the last of them call `last_seq`: counted as run_kernel
-        counts each, and the GPU given back once the run has used its time (HOLD_S)."""
+    def ran_launches(self, n: int, last_seq: int, runtime: bool, kernels: int | None = None) -> None:
+        """The compiled loop ran `n` calls, `kernels` of them launches (default all), the last of them
+        call `last_seq`: counted as run_kernel counts each launch, and the GPU given back once the run
+        has used its time (HOLD_S)."""
         self.calls += n
         self.last_seq = last_seq
         self.face = "runtime" if runtime else "driver"
         if self.sched is not None:
-            self._held_kernels += n
+            self._held_kernels += n if kernels is None else kernels
             self._held_time += self._new_device_time()
             if self._held_time >= HOLD_S:
                 self._release()

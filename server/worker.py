@@ -720,12 +720,12 @@ def _wait_settled(session, done) -> None:
 
 
 def _step_ended(session, n: int, out) -> None:
-    """A step's `n` launches and its wait answered (`out`: the launcher's run record): the device
+    """A step's `n` calls and its wait answered (`out`: the launcher's run record): the device
     time the clock settled is charged, or, where the driver refused the settle, Python's settle says why."""
     if out.settled:
-        session.stepped(n, out.done)
+        session.stepped(n, out.done, out.kernels)
     else:
-        session.ran_launches(n, out.last_seq, bool(out.runtime))
+        session.ran_launches(n, out.last_seq, bool(out.runtime), out.kernels)
         session.settle()
 
 
@@ -751,10 +751,10 @@ def _step_taken_over(sock, peer, ring, session) -> int | None:
     out = st.wait
     launcher = session.device.launcher
     session.held_by_loop()
-    launcher.served += out.served if not st.answered else st.steps
+    launcher.served += out.kernels
     if not st.answered:
         if out.served:
-            session.ran_launches(out.served, out.last_seq, bool(out.runtime))
+            session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
         return out.served
     n = st.steps
     _finish_loop_wait(sock, peer, ring, session, launcher, out)
@@ -920,7 +920,7 @@ def _step(sock, ident, header, session, launcher) -> int | None:
     answered, out = launcher.step(header, settle_first=session.sched is None)
     if not answered:
         if out.served:
-            session.ran_launches(out.served, out.last_seq, bool(out.runtime))
+            session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
         return out.served
     session.last_seq = out.last_seq
     _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))

@@ -6,6 +6,8 @@
  *   bench rgpu ssync N           N x cudaStreamSynchronize(0)      -> {"us": per round trip}
  *   bench rgpu launch_sync N     N x (empty kernel, cudaStreamSynchronize(0)) -> {"us": per pair}
  *   bench rgpu malloc_free N     N x (cudaMalloc 1 MiB, cudaFree)  -> {"us": per pair}
+ *   bench rgpu clear_copy_launch_sync N   N x (cudaMemsetAsync 4 KiB, cudaMemcpyAsync 4 KiB device to
+ *                                device, an empty kernel, cudaStreamSynchronize) -> {"us": per step}
  *   bench rgpu managed N         N x (the host writes 4 KiB of managed memory, an empty kernel,
  *                                cudaStreamSynchronize, the host reads it): the host's writes go to the
  *                                device before the launch and the device's copy comes back after the
@@ -75,10 +77,13 @@ static int run_rgpu(int argc, char **argv) {
         printf("{\"us\": %.4f, \"n\": %ld}\n", (now() - t0) / n * 1e6, n);
         return 0;
     }
-    if (!strcmp(what, "ssync") || !strcmp(what, "launch_sync") || !strcmp(what, "malloc_free")) {
+    if (!strcmp(what, "ssync") || !strcmp(what, "launch_sync") || !strcmp(what, "malloc_free") ||
+        !strcmp(what, "clear_copy_launch_sync")) {
         long n = atol(argv[3]);
         CUfunction fn = NULL;
-        if (what[0] == 'l') {
+        void *buf = NULL;
+        if (what[0] == 'c') CK(cudaMalloc(&buf, 8192));
+        if (what[0] == 'l' || what[0] == 'c') {
             CUmodule m;
             CK(cuModuleLoadData(&m, EMPTY_PTX));
             CK(cuModuleGetFunction(&fn, m, "empty"));
@@ -91,6 +96,11 @@ static int run_rgpu(int argc, char **argv) {
                 if (what[0] == 's') {
                     CK(cudaStreamSynchronize(0));
                 } else if (what[0] == 'l') {
+                    CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+                    CK(cudaStreamSynchronize(0));
+                } else if (what[0] == 'c') { /* a buffer cleared, copied on the device, a kernel, a wait */
+                    CK(cudaMemsetAsync(buf, 0, 4096, 0));
+                    CK(cudaMemcpyAsync((char *)buf + 4096, buf, 4096, 3 /* cudaMemcpyDeviceToDevice */, 0));
                     CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
                     CK(cudaStreamSynchronize(0));
                 } else {

@@ -26,8 +26,8 @@
  *   - a message of one wait whose work is done: a stream or event query or synchronize, a device
  *     synchronize (rgpu_launcher_wait_alone, which also settles the kernel clock and checks the printf
  *     pipe as Python does at a message's end);
- *   - a message of launches and then one such wait (rgpu_launcher_step), while no other session of the
- *     GPU wants it: the GPU is taken and given back through the scheduler's uncontended path (sched.c),
+ *   - a message of launches (and async memsets and device-to-device copies the copier serves) and
+ *     then one such wait (rgpu_launcher_step), while no other session of the GPU wants it: the GPU is taken and given back through the scheduler's uncontended path (sched.c),
  *     exactly as Session.hold_for_step and Session.stepped do; anything else is Python's to decide.
  *     A step that stops part way (a launch the driver refused, a wait on work not done) comes back
  *     as RGPU_SERVE_STEP with the GPU held and the launches run counted: Python serves the rest.
@@ -102,7 +102,7 @@ typedef struct {
     int runtime;
     int replied;          /* _ANSWERED, _STEP: whether the reply went out */
     int answered;         /* _STEP: whether the wait was answered (else the launcher stopped at wait.served) */
-    uint32_t steps;       /* _STEP: the message's launches */
+    uint32_t steps;       /* _STEP: the message's calls before its wait */
     rgpu_launch_run wait; /* _ANSWERED, _STEP, _COPIED: what the launcher found */
     /* in: the copies and memsets it serves (copies.c; NULL: none), and the session segment their data
      * moves through (its address, and where its data regions end: the ring's start) */
@@ -163,21 +163,21 @@ static int reply_data(void *ring, const rgpu_serve_state *st, const rgpu_launch_
     return sent;
 }
 
-static void count(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t launches) {
+static void count(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t calls, uint32_t launches) {
     st->served++;
-    st->calls += 1 + launches;
+    st->calls += 1 + calls;
     st->launches += launches;
     st->last_seq = w->last_seq;
     st->runtime = w->runtime;
 }
 
-/* A step (rgpu_launcher_step_shape accepted the message: `n` launches then a wait) with the GPU taken:
+/* A step (rgpu_launcher_step_shape accepted the message: `n` calls then a wait) with the GPU taken:
  * Session.hold_for_step, _step and Session.stepped. 0: served whole, the loop goes on; else the code. */
 static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
     rgpu_launch_run *w = &st->wait;
     if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
     /* a session that holds no scheduler settles its clock before the wait, as Python's settle does */
-    int rc = rgpu_launcher_step_checked(l, st->copy, st->len, n, st->sched == NULL, w);
+    int rc = rgpu_launcher_step_checked(l, st->copier, st->copy, st->len, n, st->sched == NULL, w);
     if (rc < 0) { /* cannot be (the copy was accepted): give the GPU back untouched */
         if (st->sched) rgpu_sched_give(st->sched, 0.0, 0);
         return RGPU_SERVE_RING;
@@ -191,10 +191,10 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
     if (st->sched) { /* Session.stepped: the GPU back with the device time since the last charge */
         double d = w->done - st->accounted;
         st->accounted = w->done;
-        waiting = rgpu_sched_give(st->sched, d > 0 ? d : 0.0, n);
+        waiting = rgpu_sched_give(st->sched, d > 0 ? d : 0.0, w->kernels);
     }
     st->replied = 0;
-    count(st, w, n);
+    count(st, w, n, w->kernels);
     return waiting ? RGPU_SERVE_NOTIFY : 0;
 }
 
@@ -224,12 +224,12 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
             st->replied = 1;
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_ANSWERED; /* Python settles, charges */
             st->replied = 0;
-            count(st, w, 0);
+            count(st, w, 0, 0);
         } else if (st->copier && rgpu_copier_serve(st->copier, st->copy, st->len, st->seg, st->seg_size,
                                                    st->quota, w, &st->copied)) {
             /* a copy, memset, allocation or free, served whole: counted now, whoever sends its reply */
             rgpu_copy_done *d = &st->copied;
-            count(st, w, 0);
+            count(st, w, 0, 0);
             st->copies++;
             st->shm_in += d->shm_in, st->shm_out += d->out_len;
             if (d->addr) {
@@ -240,7 +240,7 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
             if (d->sync && !st->replied) return RGPU_SERVE_COPIED; /* its reply carries printf output */
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
             st->replied = 0;
-        } else if ((n = rgpu_launcher_step_shape(l, st->copy, st->len)) != 0) {
+        } else if ((n = rgpu_launcher_step_shape(l, st->copier, st->copy, st->len)) != 0) {
             int rc = step(ring, l, st, n);
             if (rc) return rc;
         } else {

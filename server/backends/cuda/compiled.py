@@ -24,7 +24,8 @@ void rgpu_clock_destroy(rgpu_clock *c);
 int rgpu_printf_pending(int fd);
 
 typedef struct rgpu_launcher rgpu_launcher;
-typedef struct { uint32_t served; uint64_t last_seq; int runtime; int settled; double done; int pending; } rgpu_launch_run;
+typedef struct { uint32_t served; uint64_t last_seq; int runtime; int settled; double done; int pending;
+                 uint32_t kernels; } rgpu_launch_run;
 rgpu_launcher *rgpu_launcher_new(void *launch, rgpu_clock *clock, uint64_t driver_id, uint64_t runtime_id);
 void rgpu_launcher_free(rgpu_launcher *l);
 int rgpu_launcher_learn(rgpu_launcher *l, uint64_t h, void *object, int kind);
@@ -39,9 +40,10 @@ void rgpu_launcher_printf(rgpu_launcher *l, int fd);
 int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
                        rgpu_launch_run *out);
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
-uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len);
-int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out);
 typedef struct rgpu_copier rgpu_copier;
+uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len);
+int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, int settle_first,
+                       rgpu_launch_run *out);
 typedef struct { uint64_t id; uint32_t op, width, stream, runtime; } rgpu_copy_call;
 rgpu_copier *rgpu_copier_new(rgpu_launcher *l, void *htod, void *dtoh, void *set8, void *set16, void *set32,
                              const rgpu_copy_call *calls, uint32_t ncalls);
@@ -51,6 +53,7 @@ void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
 void rgpu_copier_clear(rgpu_copier *c);
 void rgpu_copier_plain(rgpu_copier *c, uint64_t start, int plain);
 void rgpu_copier_memory(rgpu_copier *c, void *alloc, void *free_);
+void rgpu_copier_dtod(rgpu_copier *c, void *dtod);
 """
 
 ffi = cffi.FFI()

@@ -48,6 +48,7 @@ class Launcher:
         self.ids = frozenset((BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]))
         self.wait_ids = frozenset()  # the waits it answers (serve_waits)
         self.served = 0  # launches it ran (logs, tests)
+        self.copier = None  # the device's compiled copies (copies.py), whose memsets and copies a step may hold
         self.waits = 0  # waits it answered (logs, tests)
         self.copies = 0  # copies and memsets the serving loop served beside it (copies.py; logs, tests)
         self.face = "driver"  # the face of the last wait it answered
@@ -116,9 +117,14 @@ class Launcher:
         return out
 
     def step_shape(self, header) -> int:
-        """How many launches a message whose one frame is `header` runs before its one wait, if it is
-        that shape and every call one the loop serves (launches.c, rgpu_launcher_step_shape); else 0."""
-        return self._lib.rgpu_launcher_step_shape(self._l, _ffi.from_buffer(header), len(header))
+        """How many calls a message whose one frame is `header` runs before its one wait, if it is
+        that shape and every call one the loop serves (launches.c, rgpu_launcher_step_shape: launches,
+        and with the device's copier its async memsets and device-to-device copies); else 0."""
+        return self._lib.rgpu_launcher_step_shape(self._l, self._copier(), _ffi.from_buffer(header), len(header))
+
+    def _copier(self):
+        """The device's compiled copies (copies.py sets `copier`), for a step's memsets and copies."""
+        return _ffi.cast("rgpu_copier *", self.copier.address) if self.copier is not None else _ffi.NULL
 
     def step(self, header, settle_first: bool):
         """Serves a message `step_shape` accepts, not decoded by Python: its launches, the windows
@@ -127,10 +133,11 @@ class Launcher:
         (settled, done) and the printf bytes pending; not, the loop stopped at call out.served (a
         launch the driver refused, or a wait on work not done), which Python serves with the rest."""
         out = self._run_out
-        rc = self._lib.rgpu_launcher_step(self._l, _ffi.from_buffer(header), len(header), settle_first, out)
+        rc = self._lib.rgpu_launcher_step(self._l, self._copier(), _ffi.from_buffer(header), len(header),
+                                          settle_first, out)
         if rc < 0:
             raise ValueError("rgpu_launcher_step: not a message of launches and a wait (step_shape first)")
-        self.served += out.served
+        self.served += out.kernels
         if rc:
             self._answered(out)
         return bool(rc), out

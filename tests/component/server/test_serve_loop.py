@@ -402,3 +402,89 @@ def test_sessions_allocating_at_once_share_one_exact_memory_count(daemons):
         after.close()
         totals[fast] = got
     assert totals["1"] == totals["0"]
+
+
+def _step(c: RingClient, calls: list) -> bytes:
+    """One message of async calls [(name, args)] and then a stream synchronize, through the ring: the
+    reply's bytes (the synchronize's)."""
+    records = []
+    for name, args in calls:
+        c.seq += 1
+        records.append((c.seq, BY_NAME[name], 0, list(args), 0))
+    c.seq += 1
+    records.append((c.seq, BY_NAME["cudaStreamSynchronize"], 1, [0], 0))
+    before = c.u32("rep_seq")
+    c.send_record(wire.encode_requests(records))
+    wait_until(lambda: c.u32("rep_seq") != before, 10, "a reply on the ring", interval_s=0.001)
+    n = c.u32("rep_len")
+    start = c.off + c.lay["size"] - (64 << 10)
+    return bytes(c.mm[start:start + n])
+
+
+def _steps(c: RingClient) -> tuple[list, bytes]:
+    """Steps of async memsets and device-to-device copies of both faces, then steps the loop leaves to
+    Python whole (a copy past its allocation, a memset on a stream never made, a D2D of the host kind):
+    (the replies, what the allocation held at the end, read back through the segment)."""
+    from rgpu.protocol.generated.constants import SHM_DATA as DATA
+    from rgpu.protocol.wire import Shm
+    first = _raw(c, "cudaMalloc", 8192)
+    ptr = wire.unpack(first)[2][0]
+    replies = [first]
+    replies.append(_step(c, [("cudaMemsetAsync", [ptr, 0x11, 4096, 0]),
+                             ("cuMemsetD32Async", [ptr + 64, 0xCAFEF00D, 8, 0]),
+                             ("cuMemsetD16Async", [ptr + 128, 0xBEEF, 4, 0]),
+                             ("cudaMemcpyAsync", [ptr + 4096, ptr, 256, 3, 0]),
+                             ("cuMemcpyDtoDAsync_v2", [ptr + 6000, ptr + 64, 32, 0])]))
+    for i in range(20):  # the common shape, again and again: each step a memset, a copy and the wait
+        replies.append(_step(c, [("cuMemsetD8Async", [ptr + 7000 + i, i, 1, 0]),
+                                 ("cudaMemcpyAsync", [ptr + 7100 + i, ptr + 7000 + i, 1, 3, 0])]))
+    # Python's, each whole: the first two fail at the wait with the async call's error; the third
+    # copies nothing the loop would call device-to-device
+    replies.append(_step(c, [("cudaMemsetAsync", [ptr, 1, 16, 0]),
+                             ("cuMemcpyDtoDAsync_v2", [ptr + 8000, ptr, 4096, 0])]))
+    replies.append(_step(c, [("cuMemsetD8Async", [ptr + 8100, 7, 8, 0xDEAD000])]))
+    replies.append(_step(c, [("cudaMemcpyAsync", [ptr + 8150, ptr, 8, 1, 0])]))
+    c.mm[DATA:DATA + 8192] = b"\xee" * 8192
+    replies.append(_send(c, "cudaMemcpy", [0, ptr, 8192, 2], copy=Shm([], 8192)))
+    held = bytes(c.mm[DATA:DATA + 8192])
+    replies.append(_raw(c, "cudaFree", ptr))
+    return replies, held
+
+
+def test_steps_with_memsets_and_device_copies_are_served_by_the_loop_as_python_serves_them(daemons):
+    """A message of async memsets and device-to-device copies (each face) and then a wait, as programs
+    make them (a buffer cleared or copied, a kernel, a synchronize): with the loop on, its step serves
+    it whole; with it off (RGPU_SERVE_LOOP=0), Python does; the same replies and the same device
+    memory, and the steps the loop cannot serve whole (an error to report at the wait, a stream it does
+    not know, a copy of another kind) are Python's in both."""
+    got = {}
+    for loop in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
+        c = RingClient(url)
+        try:
+            replies, held = _steps(c)
+            _goodbye(c)
+        finally:
+            c.close()
+        got[loop] = replies, held, _ended(handle)
+    (on, held_on, counts_on), (off, held_off, counts_off) = got["1"], got["0"]
+    assert on == off
+    assert held_on == held_off
+    # what the steps wrote: the memsets, the runtime's D2D copy of them and the driver's
+    assert held_on[16:64] == b"\x11" * 48 and held_on[64:96] == bytes.fromhex("0df0feca") * 8
+    assert held_on[128:136] == b"\xef\xbe" * 4 and held_on[136:256] == b"\x11" * 120
+    assert held_on[4096:4096 + 16] == b"\x11" * 16 and held_on[4096 + 16:4096 + 256] == held_on[16:256]
+    assert held_on[6000:6032] == held_on[64:96]
+    assert held_on[:16] == b"\x01" * 16  # the failed step's memset ran: its copy is what failed
+    assert held_on[7000:7020] == bytes(range(20)) and held_on[7100:7120] == bytes(range(20))
+    waits = [wire.unpack(r) for r in on[1:-2]]
+    assert all(w[1] == 0 and w[3] == 0 for w in waits[:21]), waits[:21]
+    # the async calls' errors, deferred to the wait's reply with Python's messages
+    assert waits[21][3] != 0 and "outside any allocation" in waits[21][4], waits[21]
+    assert waits[22][3] != 0 and "not a stream" in waits[22][4], waits[22]
+    # the 21 steps were the loop's (and the allocation, the read-back and the free, each alone), their
+    # memsets and copies not counted as launches; the three steps it could not serve whole Python's
+    assert counts_on["ring_compiled"] == 21 + 3 and counts_off["ring_compiled"] == 0, (counts_on, counts_off)
+    assert counts_on["ring_to_python"] == 3 + 1, counts_on  # and the goodbye
+    assert counts_on["launches_compiled"] == 0 and counts_on["waits_compiled"] >= 21, counts_on
+    assert counts_on["calls"] == counts_off["calls"], (counts_on, counts_off)

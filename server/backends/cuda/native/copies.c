@@ -31,12 +31,13 @@ typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*set8_fn)(CUdeviceptr, unsigned char, size_t, CUstream);
 typedef CUresult (*set16_fn)(CUdeviceptr, unsigned short, size_t, CUstream);
 typedef CUresult (*set32_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
+typedef CUresult (*dtod_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*free_fn)(CUdeviceptr);
 
 /* What a call id is (copies.py gives the table): its op, the memset's width in bytes, whether it
  * names a stream (its last argument), its face. */
-enum { OP_H2D = 1, OP_D2H = 2, OP_RUNTIME_COPY = 3, OP_MEMSET = 4, OP_ALLOC = 5, OP_FREE = 6 };
+enum { OP_H2D = 1, OP_D2H = 2, OP_RUNTIME_COPY = 3, OP_MEMSET = 4, OP_ALLOC = 5, OP_FREE = 6, OP_D2D = 7 };
 typedef struct {
     uint64_t id;
     uint32_t op, width, stream, runtime;
@@ -47,6 +48,7 @@ void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
 #define REGISTER_MIN (1u << 20) /* server/staging.py: copies this large register the segment first */
 #define H2D_KIND 1
 #define D2H_KIND 2
+#define D2D_KIND 3
 
 struct rgpu_copier {
     rgpu_launcher *l;
@@ -55,6 +57,7 @@ struct rgpu_copier {
     set8_fn set8;
     set16_fn set16;
     set32_fn set32;
+    dtod_fn dtod;               /* cuMemcpyDtoDAsync_v2 (rgpu_copier_dtod), or NULL: no D2D copy in a step */
     alloc_fn alloc;             /* cuMemAlloc_v2 and cuMemFree_v2 (rgpu_copier_memory), or NULL */
     free_fn free;
     rgpu_copy_call calls[MAX_CALLS];
@@ -172,8 +175,9 @@ static const rgpu_copy_call *call_of(const rgpu_copier *c, uint64_t id) {
 }
 
 /* A memset: [dst, value, count(, stream)]. The runtime's takes an int whose low byte is set (only a
- * non-negative one here); the driver's a value of its width. No wait: Python's queues it and replies. */
-static int memset_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a) {
+ * non-negative one here); the driver's a value of its width. No wait: Python's queues it and replies.
+ * run 0: only whether it is one the loop serves (nothing queued). */
+static int memset_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, int run) {
     uint64_t dst = a[0], value = a[1], count = a[2];
     uint32_t width = k->runtime ? 1 : k->width;
     if (k->runtime ? value > 0x7fffffffu : (width < 4 && value >> (8 * width)) || value > 0xffffffffu) return 0;
@@ -181,6 +185,7 @@ static int memset_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a
     if (count == 0 || count > (1ull << 40) || !inside(c, dst, count * width)) return 0;
     void *stream = NULL;
     if (k->stream && rgpu_launcher_stream(c->l, a[3], &stream)) return 0;
+    if (!run) return (width == 1 && c->set8) || (width == 2 && c->set16) || (width == 4 && c->set32);
     CUresult rc;
     switch (width) {
     case 1: rc = c->set8 ? c->set8(dst, (unsigned char)value, count, stream) : 1; break;
@@ -268,6 +273,41 @@ static int free_one(rgpu_copier *c, rgpu_quota *q, uint64_t addr, rgpu_copy_done
     return 1;
 }
 
+/* A device-to-device copy: [dst, src, count(, stream)] of the driver's cuMemcpyDtoDAsync_v2, or the
+ * runtime's cudaMemcpyAsync [dst, src, count, kind, stream] of kind cudaMemcpyDeviceToDevice (the
+ * client resolves cudaMemcpyDefault to a kind before it sends), both ranges inside allocations the
+ * copier knows (device.py copy_dtod's checks). run 0: only whether it is one the loop serves. */
+static int dtod_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, int run) {
+    uint64_t dst = a[0], src = a[1], count = a[2];
+    if (k->op == OP_RUNTIME_COPY && a[3] != D2D_KIND) return 0;
+    if (!c->dtod || count == 0 || !inside(c, src, count) || !inside(c, dst, count)) return 0;
+    void *stream = NULL;
+    if (k->stream && rgpu_launcher_stream(c->l, a[k->op == OP_RUNTIME_COPY ? 4 : 3], &stream)) return 0;
+    return !run || c->dtod(dst, src, count, stream) == CUDA_SUCCESS; /* refused: not queued, Python's reports it */
+}
+
+int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime) {
+    rgpu_env_call call = {0};
+    const char *why;
+    mp_reader args;
+    if (rgpu_env_read_call(r, &call, &why) || call.nbulk != 0 || call.copy.tag != 0 || call.sync != 0) return 0;
+    const rgpu_copy_call *k = call_of(c, call.call_id);
+    if (!k || !k->stream) return 0; /* a step's calls are the async ones: each names its stream */
+    uint32_t nargs = k->op == OP_RUNTIME_COPY ? 5 : k->op == OP_MEMSET || k->op == OP_D2D ? 4 : 0;
+    if (!nargs || call.args.n != nargs) return 0;
+    uint64_t a[5];
+    mp_rinit(&args, call.args.p, call.args.len);
+    for (uint32_t i = 0; i < nargs; i++)
+        if (read_uint(&args, &a[i])) return 0;
+    if (!(k->op == OP_MEMSET ? memset_one(c, k, a, run) : dtod_one(c, k, a, run))) return 0;
+    if (seq) *seq = call.seq;
+    if (runtime) *runtime = (int)k->runtime;
+    return 1;
+}
+
+/* cuMemcpyDtoDAsync_v2: the device-to-device copies a step may hold. */
+void rgpu_copier_dtod(rgpu_copier *c, void *dtod) { c->dtod = (dtod_fn)dtod; }
+
 int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned char *seg, uint64_t seg_size,
                       rgpu_quota *quota, rgpu_launch_run *out, rgpu_copy_done *done) {
     mp_reader r, args;
@@ -281,7 +321,7 @@ int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned c
     /* the whole call is read and checked before anything runs: no trailing bytes either */
     if (rgpu_env_read_call(&r, &call, &why) || r.p != (const uint8_t *)header + len || call.nbulk != 0) return 0;
     const rgpu_copy_call *k = call_of(c, call.call_id);
-    if (!k || call.sync != 1) return 0; /* the ring carries sync messages only: an async call is a broken client */
+    if (!k || call.sync != 1 || k->op == OP_D2D) return 0; /* the ring carries sync messages only: an async call is a broken client */
     uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : k->op == OP_MEMSET ? 3 : k->op >= OP_ALLOC ? 1 : 2) +
                      (k->stream != 0);
     if (call.args.n != nargs) return 0;
@@ -292,7 +332,7 @@ int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned c
     int ok;
     if (k->op == OP_MEMSET || k->op >= OP_ALLOC) {
         if (call.copy.tag != 0) return 0;
-        ok = k->op == OP_MEMSET ? memset_one(c, k, a)
+        ok = k->op == OP_MEMSET ? memset_one(c, k, a, 1)
            : k->op == OP_ALLOC  ? alloc_one(c, quota, a[0], done)
                                 : free_one(c, quota, a[0], done);
     } else {

@@ -5,12 +5,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct rgpu_launcher rgpu_launcher;
+#include "mpack.h"
 
-/* What a run served: how many calls, the last one's sequence number and face (1: runtime). A wait
- * alone in its message (rgpu_launcher_wait_alone) also settles the clock for Python (settled: 1, the
- * device time counted in done) and says how much printf output waits in the pipe (pending; -1 for
- * a device that does not capture it). */
+typedef struct rgpu_launcher rgpu_launcher;
+typedef struct rgpu_copier rgpu_copier; /* the copies and memsets the serving loop serves (copies.c) */
+
+/* What a run served: how many calls, the last one's sequence number and face (1: runtime), and how
+ * many of them were kernel launches (a step's memsets and device-to-device copies are not: the
+ * scheduler counts kernels). A wait alone in its message (rgpu_launcher_wait_alone) also settles the
+ * clock for Python (settled: 1, the device time counted in done) and says how much printf output
+ * waits in the pipe (pending; -1 for a device that does not capture it). */
 typedef struct {
     uint32_t served;
     uint64_t last_seq;
@@ -18,13 +22,17 @@ typedef struct {
     int settled;
     double done;
     int pending;
+    uint32_t kernels;
 } rgpu_launch_run;
 
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
-uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len);
-int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out);
-int rgpu_launcher_step_checked(rgpu_launcher *l, const void *header, size_t len, uint32_t n, int settle_first,
-                               rgpu_launch_run *out);
+/* A step: a message of calls the loop runs (launches; with a copier, also async memsets and
+ * device-to-device copies: rgpu_copier_step_call) and then one wait. */
+uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len);
+int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, int settle_first,
+                       rgpu_launch_run *out);
+int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                               int settle_first, rgpu_launch_run *out);
 
 /* For the copies (copies.c): launches.c's stream lookup, idle check, stream wait and message end. */
 int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream);
@@ -32,8 +40,10 @@ int rgpu_launcher_idle(rgpu_launcher *l);
 int rgpu_launcher_finish(rgpu_launcher *l, void *stream);
 void rgpu_launcher_end(rgpu_launcher *l, rgpu_launch_run *out);
 
-/* The copies and memsets the serving loop serves (copies.c). */
-typedef struct rgpu_copier rgpu_copier;
+/* The call at `r` if it is an async memset or device-to-device copy the copier serves in a step: 1
+ * (run: queued on its stream; *seq and *runtime its seq and face), or 0 (nothing queued; `r` is then
+ * anywhere). Everything it takes is checked as the Python path checks it. */
+int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime);
 
 /* What a copy or memset the copier served asks of the reply and the session's counts. */
 typedef struct {

@@ -309,13 +309,13 @@ static uint32_t seek(rgpu_launcher *l, mp_reader *r, const void *header, size_t 
  * not serve; out->served says how many ran. */
 void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t start,
                        rgpu_launch_run *out) {
-    out->served = 0;
+    out->served = 0, out->kernels = 0;
     mp_reader r;
     uint32_t n = seek(l, &r, header, len, token, start);
     for (uint32_t i = start; n;) {
         l->token = token, l->index = i, l->offset = (size_t)(r.p - (const uint8_t *)header);
         if (i >= n || !launch_one(l, &r, out)) return;
-        out->served++;
+        out->served++, out->kernels++;
         i++;
     }
 }
@@ -398,7 +398,7 @@ static int answer_wait(rgpu_launcher *l, const wait_call *w, rgpu_launch_run *ou
     default: rc = poll(l, query_all, NULL) ?: l->ctx_synchronize(); break;
     }
     if (rc != CUDA_SUCCESS) return 0;
-    out->served = 1;
+    out->served = 1, out->kernels = 0;
     out->last_seq = w->seq;
     out->runtime = w->which & 1;
     return 1;
@@ -460,52 +460,65 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
  * shared by all of them) is not read twice, here and then by Python. */
 #define STEP_CALLS 32
 
-/* The number of launches in a message of one frame (header) that Python has not decoded, if it is a
- * run of launches the loop serves and then one wait it may answer, well-formed with nothing after
- * (the checks protocol/wire.py decode_calls makes, for this shape); else 0. Nothing runs. */
-uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, const void *header, size_t len) {
+/* The call at `r`, one a step may hold before its wait: 1 a launch, 2 an async memset or
+ * device-to-device copy the copier serves, 0 neither (r then anywhere). run: also run it (0 when it did
+ * not run: a launch or a copy the driver refused). */
+static int step_call(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, int run, rgpu_launch_run *out) {
+    mp_reader at = *r;
+    launch_call a;
+    if (read_launch(l, r, &a)) return !run || run_launch(l, &a, out) ? 1 : 0;
+    *r = at;
+    return c && rgpu_copier_step_call(c, r, run, run ? &out->last_seq : NULL, run ? &out->runtime : NULL) ? 2 : 0;
+}
+
+/* The number of calls before the wait in a message of one frame (header) that Python has not
+ * decoded, if it is a run of calls the loop serves (step_call) and then one wait it may answer,
+ * well-formed with nothing after (the checks protocol/wire.py decode_calls makes, for this shape);
+ * else 0. Nothing runs. */
+uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len) {
     mp_reader r;
     mp_obj calls;
-    launch_call a;
     wait_call w;
     mp_rinit(&r, header, len);
     if (!l->query || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 2 || calls.n > STEP_CALLS)
         return 0;
     for (uint32_t i = 0; i + 1 < calls.n; i++)
-        if (!read_launch(l, &r, &a)) return 0;
+        if (!step_call(l, c, &r, 0, NULL)) return 0;
     if (!read_wait(l, &r, &w) || r.p != (const uint8_t *)header + len) return 0;
     return calls.n - 1;
 }
 
-/* Serves a message rgpu_launcher_step_shape accepts: its launches, then the timing windows closed
+/* Serves a message rgpu_launcher_step_shape accepts: its calls, then the timing windows closed
  * (settle_first: settled, as Python settles a session that does not hold the GPU) as Python does
  * when the client is about to wait, then the wait, then the clock settled and the printf pipe
  * checked as at a message's end (out: settled, done, pending). 1: all of it served (out: the wait's
- * seq and face). 0: stopped at call out->served (out: the last launch's seq and face), a launch the
- * driver refused or a wait on work not done, which Python serves with the rest. -1: not that shape,
- * nothing ran. */
-int rgpu_launcher_step(rgpu_launcher *l, const void *header, size_t len, int settle_first, rgpu_launch_run *out) {
-    out->served = 0;
-    uint32_t n = rgpu_launcher_step_shape(l, header, len);
+ * seq and face, the launches among the calls). 0: stopped at call out->served (out: the last call's
+ * seq and face, the launches that ran), a call the driver refused or a wait on work not done, which
+ * Python serves with the rest. -1: not that shape, nothing ran. */
+int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, int settle_first,
+                       rgpu_launch_run *out) {
+    out->served = 0, out->kernels = 0;
+    uint32_t n = rgpu_launcher_step_shape(l, c, header, len);
     if (!n) return -1;
-    return rgpu_launcher_step_checked(l, header, len, n, settle_first, out);
+    return rgpu_launcher_step_checked(l, c, header, len, n, settle_first, out);
 }
 
-/* rgpu_launcher_step for a message rgpu_launcher_step_shape has accepted already, as `n` launches and a
+/* rgpu_launcher_step for a message rgpu_launcher_step_shape has accepted already, as `n` calls and a
  * wait, in memory nobody else writes (the serving loop's private copy of it): not read a third time. */
-int rgpu_launcher_step_checked(rgpu_launcher *l, const void *header, size_t len, uint32_t n, int settle_first,
-                               rgpu_launch_run *out) {
-    out->served = 0;
+int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                               int settle_first, rgpu_launch_run *out) {
+    out->served = 0, out->kernels = 0;
     mp_reader r;
     mp_obj calls;
-    launch_call a;
     wait_call w;
     rgpu_launch_run wait_out;
     mp_rinit(&r, header, len);
     mp_next(&r, &calls);
     for (uint32_t i = 0; i < n; i++) {
-        if (!read_launch(l, &r, &a) || !run_launch(l, &a, out)) return 0;
+        int k = step_call(l, c, &r, 1, out);
+        if (!k) return 0;
         out->served++;
+        out->kernels += k == 1;
     }
     read_wait(l, &r, &w);
     double ignored;
