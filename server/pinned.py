@@ -67,7 +67,24 @@ class PinnedHost:
     def __init__(self, session):
         self.session = session  # its device may be replaced (idle reclaim restores into a new one)
         self.maps: dict[str, Mapping] = {}
-        self.bytes_in = self.bytes_out = 0
+        self._bytes = [0, 0]  # what Python's copies moved, in and out
+        self._compiled = None  # what the compiled loop's did (cuda/copies.py: a uint64_t[2] it adds to)
+
+    @property
+    def bytes_in(self) -> int:
+        return self._bytes[0] + (self._compiled[0] if self._compiled is not None else 0)
+
+    @bytes_in.setter
+    def bytes_in(self, n: int) -> None:
+        self._bytes[0] = n - (self._compiled[0] if self._compiled is not None else 0)
+
+    @property
+    def bytes_out(self) -> int:
+        return self._bytes[1] + (self._compiled[1] if self._compiled is not None else 0)
+
+    @bytes_out.setter
+    def bytes_out(self, n: int) -> None:
+        self._bytes[1] = n - (self._compiled[1] if self._compiled is not None else 0)
 
     def region(self, pin) -> tuple[memoryview, int]:
         """The mapped [offset, +length) of the segment `pin` names (mapping it the first time):
@@ -123,6 +140,11 @@ class PinnedHost:
             m.close()
             raise
         self.maps[name] = m
+        copier = getattr(self.session.device, "copier", None)
+        if copier is not None:  # the cuda backend's compiled copies serve a step's copies from and to it
+            if self._compiled is None:
+                self._compiled = copier.counters()
+            copier.pin(name, nonce, size, m.addr, self._compiled)
         log.info("pinned_mapped", name=name, size=size, registered=m.handle is not None)
         return m
 
@@ -135,6 +157,9 @@ class PinnedHost:
         return True
 
     def _release(self, m: Mapping) -> None:
+        copier = getattr(self.session.device, "copier", None)
+        if copier is not None:  # before the unmap: the loop never copies to or from it again
+            copier.unpin(m.name)
         if m.devptr is not None:
             try:
                 self.session.device.host_unmap(m)

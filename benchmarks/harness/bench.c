@@ -8,6 +8,9 @@
  *   bench rgpu malloc_free N     N x (cudaMalloc 1 MiB, cudaFree)  -> {"us": per pair}
  *   bench rgpu clear_copy_launch_sync N   N x (cudaMemsetAsync 4 KiB, cudaMemcpyAsync 4 KiB device to
  *                                device, an empty kernel, cudaStreamSynchronize) -> {"us": per step}
+ *   bench rgpu pinned_step N     N x (cudaMemcpyAsync 4 KiB in from pinned memory, an empty kernel,
+ *                                cudaMemcpyAsync 4 KiB out to pinned memory, cudaStreamSynchronize, the
+ *                                result read): a framework's step with `.item()` -> {"us": per step}
  *   bench rgpu managed N         N x (the host writes 4 KiB of managed memory, an empty kernel,
  *                                cudaStreamSynchronize, the host reads it): the host's writes go to the
  *                                device before the launch and the device's copy comes back after the
@@ -78,12 +81,14 @@ static int run_rgpu(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(what, "ssync") || !strcmp(what, "launch_sync") || !strcmp(what, "malloc_free") ||
-        !strcmp(what, "clear_copy_launch_sync")) {
+        !strcmp(what, "clear_copy_launch_sync") || !strcmp(what, "pinned_step")) {
         long n = atol(argv[3]);
         CUfunction fn = NULL;
         void *buf = NULL;
-        if (what[0] == 'c') CK(cudaMalloc(&buf, 8192));
-        if (what[0] == 'l' || what[0] == 'c') {
+        unsigned char *pin = NULL;
+        if (what[0] == 'c' || what[0] == 'p') CK(cudaMalloc(&buf, 8192));
+        if (what[0] == 'p') CK(cudaMallocHost((void **)&pin, 8192));
+        if (what[0] == 'l' || what[0] == 'c' || what[0] == 'p') {
             CUmodule m;
             CK(cuModuleLoadData(&m, EMPTY_PTX));
             CK(cuModuleGetFunction(&fn, m, "empty"));
@@ -98,6 +103,16 @@ static int run_rgpu(int argc, char **argv) {
                 } else if (what[0] == 'l') {
                     CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
                     CK(cudaStreamSynchronize(0));
+                } else if (what[0] == 'p') { /* a batch in from pinned memory, a kernel, a result out to it, a wait */
+                    pin[0] = (unsigned char)i;
+                    CK(cudaMemcpyAsync(buf, pin, 4096, 1, 0));
+                    CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+                    CK(cudaMemcpyAsync(pin + 4096, buf, 4096, 2, 0));
+                    CK(cudaStreamSynchronize(0));
+                    if (pin[4096] != (unsigned char)i) {
+                        fprintf(stderr, "pinned memory reads %d after a round of %d\n", pin[4096], (int)(i & 0xff));
+                        return 1;
+                    }
                 } else if (what[0] == 'c') { /* a buffer cleared, copied on the device, a kernel, a wait */
                     CK(cudaMemsetAsync(buf, 0, 4096, 0));
                     CK(cudaMemcpyAsync((char *)buf + 4096, buf, 4096, 3 /* cudaMemcpyDeviceToDevice */, 0));

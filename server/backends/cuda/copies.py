@@ -72,6 +72,20 @@ class Copier:
     def clear(self) -> None:
         self._lib.rgpu_copier_clear(self._c)
 
+    @staticmethod
+    def counters():
+        """[in, out]: bytes a step's pinned copies moved, kept by the caller (server/pinned.py)."""
+        return _ffi.new("uint64_t[2]")
+
+    def pin(self, name: str, nonce: bytes, size: int, addr: int, counters) -> None:
+        """The program's pinned segment `name`, mapped and registered at `addr` here: a step's async
+        copies from and to it are the loop's (copies.c, pinned_one), counted into `counters`."""
+        self._lib.rgpu_copier_pin(self._c, name.encode(), nonce, size, addr, counters)
+
+    def unpin(self, name: str) -> None:
+        """Before the segment is unmapped: its copies are Python's again."""
+        self._lib.rgpu_copier_unpin(self._c, name.encode())
+
 
 def make(cuda_ffi, cuda_lib, launcher):
     """A Copier over `cuda_lib`'s copies and memsets beside `launcher`, or None: switched off

@@ -488,3 +488,26 @@ def test_steps_with_memsets_and_device_copies_are_served_by_the_loop_as_python_s
     assert counts_on["ring_to_python"] == 3 + 1, counts_on  # and the goodbye
     assert counts_on["launches_compiled"] == 0 and counts_on["waits_compiled"] >= 21, counts_on
     assert counts_on["calls"] == counts_off["calls"], (counts_on, counts_off)
+
+
+def test_steps_with_copies_from_and_to_pinned_memory_are_the_loops_and_counted(daemons):
+    """A framework's step through librgpu (benchmarks/harness/bench.c pinned_step: a batch copied in
+    from pinned memory, a kernel, the result copied out to pinned memory, a synchronize, the result
+    read and checked by the program): the loop serves every step whole once the worker has mapped the
+    segment, straight between the mapping and the device; the pinned bytes are counted as Python counts
+    them, the same with the loop off (RGPU_SERVE_LOOP=0), where Python serves every step."""
+    steps = 300 + 300 // 10 + 1  # and the harness's warm-up
+    got = {}
+    for loop in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
+        _harness(url, "pinned_step", 300)  # fails unless every step read back what it sent
+        got[loop] = _ended(handle)
+    on, off = got["1"], got["0"]
+    for counts in (on, off):
+        assert counts["pinned_bytes_in"] == counts["pinned_bytes_out"] == steps * 4096, counts
+        assert counts["pinned_segments"] == 1, counts
+    assert on["ring_compiled"] >= steps - 1 and on["launches_compiled"] >= steps, on
+    assert off["ring_compiled"] == 0, off
+    # the same messages on the ring either way (the first server may be sent the module's image too:
+    # the module cache is shared, so `calls` differ by that one)
+    assert on["ring_calls"] == off["ring_calls"], (on, off)

@@ -68,6 +68,16 @@ struct rgpu_copier {
     uint64_t *start, *size;
     uint8_t *plain;
     size_t n, cap;
+    /* the program's pinned segments the worker has mapped (server/pinned.py, rgpu_copier_pin): a step's
+     * async copies from and to them go straight between the mapping and the device, as Python's do;
+     * pinned_bytes [in, out] is Python's count of what they moved (PinnedHost) */
+    struct pin {
+        char name[RGPU_ENV_PIN_NAME + 1];
+        uint8_t nonce[RGPU_ENV_PIN_NONCE];
+        uint64_t size, addr;
+    } *pins;
+    size_t npins, pins_cap, last_pin;
+    uint64_t *pinned_bytes;
 };
 
 rgpu_copier *rgpu_copier_new(rgpu_launcher *l, void *htod, void *dtoh, void *set8, void *set16, void *set32,
@@ -85,6 +95,7 @@ rgpu_copier *rgpu_copier_new(rgpu_launcher *l, void *htod, void *dtoh, void *set
 
 void rgpu_copier_free(rgpu_copier *c) {
     if (!c) return;
+    free(c->pins);
     free(c->start);
     free(c->size);
     free(c->plain);
@@ -286,22 +297,111 @@ static int dtod_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, 
     return !run || c->dtod(dst, src, count, stream) == CUDA_SUCCESS; /* refused: not queued, Python's reports it */
 }
 
+static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
+                      int run);
+
 int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime) {
     rgpu_env_call call = {0};
     const char *why;
     mp_reader args;
-    if (rgpu_env_read_call(r, &call, &why) || call.nbulk != 0 || call.copy.tag != 0 || call.sync != 0) return 0;
+    if (rgpu_env_read_call(r, &call, &why) || call.nbulk != 0 || call.sync != 0) return 0;
+    if (call.copy.tag != 0 && call.copy.tag != RGPU_ENV_PINNED) return 0;
     const rgpu_copy_call *k = call_of(c, call.call_id);
     if (!k || !k->stream) return 0; /* a step's calls are the async ones: each names its stream */
-    uint32_t nargs = k->op == OP_RUNTIME_COPY ? 5 : k->op == OP_MEMSET || k->op == OP_D2D ? 4 : 0;
+    uint32_t nargs = k->op == OP_RUNTIME_COPY ? 5 : k->op == OP_MEMSET || k->op == OP_D2D ? 4
+                   : k->op == OP_H2D || k->op == OP_D2H ? 3 : 0;
     if (!nargs || call.args.n != nargs) return 0;
     uint64_t a[5];
     mp_rinit(&args, call.args.p, call.args.len);
     for (uint32_t i = 0; i < nargs; i++)
         if (read_uint(&args, &a[i])) return 0;
-    if (!(k->op == OP_MEMSET ? memset_one(c, k, a, run) : dtod_one(c, k, a, run))) return 0;
+    int ok;
+    if (call.copy.tag == RGPU_ENV_PINNED) ok = pinned_one(c, k, a, &call.copy.u.pinned, run);
+    else if (k->op == OP_MEMSET) ok = memset_one(c, k, a, run);
+    else if (k->op == OP_D2D || k->op == OP_RUNTIME_COPY) ok = dtod_one(c, k, a, run);
+    else ok = 0; /* an H2D or D2H copy without a pinned record: its data travels, Python's */
+    if (!ok) return 0;
     if (seq) *seq = call.seq;
     if (runtime) *runtime = (int)k->runtime;
+    return 1;
+}
+
+/* The pinned segment `name` mapped at `addr` in this process (server/pinned.py: mapped, its nonce
+ * checked, registered with the device), whose copies a step may serve, counting their bytes into
+ * bytes[0] (in) and bytes[1] (out). 0, or -1 (out of memory: its copies stay Python's). */
+int rgpu_copier_pin(rgpu_copier *c, const char *name, const uint8_t *nonce, uint64_t size, uint64_t addr,
+                    uint64_t *bytes) {
+    if (strlen(name) > RGPU_ENV_PIN_NAME) return -1;
+    if (c->npins == c->pins_cap) {
+        size_t cap = c->pins_cap ? c->pins_cap * 2 : 8;
+        struct pin *p = realloc(c->pins, cap * sizeof *p);
+        if (!p) return -1;
+        c->pins = p, c->pins_cap = cap;
+    }
+    struct pin *p = &c->pins[c->npins++];
+    strcpy(p->name, name);
+    memcpy(p->nonce, nonce, sizeof p->nonce);
+    p->size = size, p->addr = addr;
+    c->pinned_bytes = bytes;
+    return 0;
+}
+
+/* The segment is being unmapped (cudaFreeHost, the session's end): its copies are Python's again. */
+void rgpu_copier_unpin(rgpu_copier *c, const char *name) {
+    for (size_t i = 0; i < c->npins; i++)
+        if (!strcmp(c->pins[i].name, name)) {
+            c->pins[i] = c->pins[--c->npins];
+            c->last_pin = 0;
+            return;
+        }
+}
+
+/* The mapped pinned region a copy's record names, as PinnedHost.region checks it (a segment mapped
+ * under that name, with that nonce and size; the region inside its data), or 0: Python's, which maps
+ * a segment the first time and words the refusal of anything else. */
+static uint64_t pinned_region(rgpu_copier *c, const rgpu_env_pinned *pin) {
+    struct pin *p = NULL;
+    if (c->last_pin < c->npins) {
+        struct pin *q = &c->pins[c->last_pin];
+        if (strlen(q->name) == pin->name.n && !memcmp(q->name, pin->name.p, pin->name.n)) p = q;
+    }
+    for (size_t i = 0; !p && i < c->npins; i++)
+        if (strlen(c->pins[i].name) == pin->name.n && !memcmp(c->pins[i].name, pin->name.p, pin->name.n))
+            p = &c->pins[i], c->last_pin = i;
+    if (!p || pin->nonce.n != RGPU_ENV_PIN_NONCE || memcmp(p->nonce, pin->nonce.p, RGPU_ENV_PIN_NONCE) ||
+        pin->size != p->size || pin->offset < RGPU_SHM_DATA || pin->offset > p->size ||
+        pin->length > p->size - pin->offset)
+        return 0;
+    return p->addr + pin->offset;
+}
+
+/* An async copy between the program's pinned memory and the device: cuMemcpyHtoDAsync_v2 [dst, count,
+ * stream], cuMemcpyDtoHAsync_v2 [src, count, stream], or cudaMemcpyAsync [dst, src, count, kind, stream]
+ * of either kind, with a pinned record of `count` bytes (staging.py run_pinned, api/memory.py _copy's
+ * checks). run 0: only whether it is one the loop serves. */
+static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
+                      int run) {
+    int h2d;
+    uint64_t dev, count, sh;
+    if (k->op == OP_RUNTIME_COPY) {
+        if (a[3] != H2D_KIND && a[3] != D2H_KIND) return 0;
+        h2d = a[3] == H2D_KIND;
+        dev = h2d ? a[0] : a[1], count = a[2], sh = a[4];
+    } else if (k->op == OP_H2D || k->op == OP_D2H) {
+        h2d = k->op == OP_H2D;
+        dev = a[0], count = a[1], sh = a[2];
+    } else {
+        return 0;
+    }
+    uint64_t host = pinned_region(c, pin);
+    if (!host || !c->pinned_bytes || pin->length != count || count == 0 || !inside(c, dev, count)) return 0;
+    void *stream = NULL;
+    if (rgpu_launcher_stream(c->l, sh, &stream)) return 0;
+    if (!run) return 1;
+    CUresult rc = h2d ? c->htod(dev, (const void *)(uintptr_t)host, count, stream)
+                      : c->dtoh((void *)(uintptr_t)host, dev, count, stream);
+    if (rc != CUDA_SUCCESS) return 0; /* not queued: Python's reports it */
+    c->pinned_bytes[h2d ? 0 : 1] += count;
     return 1;
 }
 

@@ -26,8 +26,9 @@ typedef struct {
 } rgpu_launch_run;
 
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
-/* A step: a message of calls the loop runs (launches; with a copier, also async memsets and
- * device-to-device copies: rgpu_copier_step_call) and then one wait. */
+/* A step: a message of calls the loop runs (launches; with a copier, also async memsets,
+ * device-to-device copies and copies from and to pinned segments the worker mapped:
+ * rgpu_copier_step_call) and then one wait. */
 uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len);
 int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, int settle_first,
                        rgpu_launch_run *out);
@@ -40,7 +41,8 @@ int rgpu_launcher_idle(rgpu_launcher *l);
 int rgpu_launcher_finish(rgpu_launcher *l, void *stream);
 void rgpu_launcher_end(rgpu_launcher *l, rgpu_launch_run *out);
 
-/* The call at `r` if it is an async memset or device-to-device copy the copier serves in a step: 1
+/* The call at `r` if it is an async memset, device-to-device copy or pinned-memory copy the copier
+ * serves in a step: 1
  * (run: queued on its stream; *seq and *runtime its seq and face), or 0 (nothing queued; `r` is then
  * anywhere). Everything it takes is checked as the Python path checks it. */
 int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime);
