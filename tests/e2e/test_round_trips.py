@@ -117,3 +117,48 @@ def test_async_copies_into_pinned_memory_across_hosts(null_server):
     p = run_cli("run", "--server", null_server[0], "--", str(torchenv.python()), "-c", LATE_COPIES,
                 env={**os.environ, "RGPU_SHM": "0"}, timeout=600)
     assert p.returncode == 0 and "OK late copies" in p.stdout, p.stdout[-3000:] + p.stderr[-3000:]
+
+
+_ATTRIBUTE_SETS = r'''
+import ctypes, re, sys
+lib = ctypes.CDLL(sys.argv[1])
+ptx = b".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry empty() { ret; }\n"
+ctx, mod, fn = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+assert lib.cuInit(0) == 0 and lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+assert lib.cuCtxSetCurrent(ctx) == 0
+assert lib.cuModuleLoadData(ctypes.byref(mod), ptx) == 0
+assert lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"empty") == 0
+
+def sent():
+    buf = ctypes.create_string_buffer(1 << 16)
+    lib.rgpu_stats_text(buf, len(buf))
+    m = re.search(rb"call cuFuncSetAttribute round_trips=(\d+) async=(\d+)", buf.value)
+    return int(m[1]) + int(m[2]) if m else 0
+
+MAX_DYNAMIC_SHARED = 8
+got = []
+for value in (1024, 1024, 1024, 2048, 2048, 1024, 1024):
+    assert lib.cuFuncSetAttribute(fn, MAX_DYNAMIC_SHARED, value) == 0
+    got.append(sent())
+assert lib.cuCtxSynchronize() == 0  # the sets sent without waiting reached the driver, and succeeded
+print(got)
+'''
+
+
+def test_a_function_attribute_set_again_to_its_value_is_not_sent(null_server, tmp_path):
+    """cuBLAS and cuDNN set their kernels' attributes before every launch, mostly to the value they
+    have: such a set changes nothing and is answered by the client library (func_facts.c), so a
+    step's message stays one the worker's compiled loop serves whole. A new value is still sent."""
+    import subprocess
+    import sys
+
+    from rgpu.paths import client_env, libdir
+    url, _ = null_server
+    script = tmp_path / "sets.py"
+    script.write_text(_ATTRIBUTE_SETS)
+    p = subprocess.run([sys.executable, str(script), str(libdir() / "librgpu.so")],
+                       env={**client_env([url], preload=False), "RGPU_SHM": "1"}, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr[-3000:]
+    # sent: the first 1024, the first 2048, the return to 1024; the repeats of each, not
+    assert json.loads(p.stdout.strip().splitlines()[-1]) == [1, 1, 1, 2, 2, 3, 3]

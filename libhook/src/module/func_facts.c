@@ -129,9 +129,12 @@ CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int v
     int last, ok, known = hfunc && kept(hfunc, SET, attrib, 0, 0, &last);
     int repeat = known && last == value;
     int accepted = hfunc && fixed_limits(attrib) && kept(hfunc, ACCEPTED, attrib, (uint64_t)(unsigned)value, 0, &ok);
+    /* The value it has already (cuBLAS and cuDNN set theirs before every launch): nothing changes, in
+     * the driver or in what the server keeps of the function for a move, so nothing is sent. A call
+     * in the message of a step would leave the whole step to the worker's Python (launches.c). */
+    if (repeat) return RGPU_SUCCESS;
     rgpu_call c;
     rgpu_wire_cuFuncSetAttribute(&c, hfunc, attrib, value);
-    if (repeat) return rgpu_async(&c);
     if (accepted) {
         changed(hfunc, attrib, value);
         return rgpu_async(&c);

@@ -54,6 +54,7 @@ void rgpu_copier_clear(rgpu_copier *c);
 void rgpu_copier_plain(rgpu_copier *c, uint64_t start, int plain);
 void rgpu_copier_memory(rgpu_copier *c, void *alloc, void *free_);
 void rgpu_copier_dtod(rgpu_copier *c, void *dtod);
+void rgpu_copier_events(rgpu_copier *c, void *record);
 int rgpu_copier_pin(rgpu_copier *c, const char *name, const uint8_t *nonce, uint64_t size, uint64_t addr,
                     uint64_t *bytes);
 void rgpu_copier_unpin(rgpu_copier *c, const char *name);

@@ -16,7 +16,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 from . import compiled
 from .compiled import ffi as _ffi
 
-OP_H2D, OP_D2H, OP_RUNTIME_COPY, OP_MEMSET, OP_ALLOC, OP_FREE, OP_D2D = 1, 2, 3, 4, 5, 6, 7
+OP_H2D, OP_D2H, OP_RUNTIME_COPY, OP_MEMSET, OP_ALLOC, OP_FREE, OP_D2D, OP_EVENT, OP_EVENT_FLAGS = range(1, 10)
 # call name -> (op, memset width, names a stream, runtime face)
 CALLS = {
     "cuMemcpyHtoD_v2": (OP_H2D, 0, 0, 0), "cuMemcpyHtoDAsync_v2": (OP_H2D, 0, 1, 0),
@@ -30,6 +30,8 @@ CALLS = {
     "cuMemFree_v2": (OP_FREE, 0, 0, 0), "cudaFree": (OP_FREE, 0, 0, 1),
     # only within a step (launches.c): async, in a message of launches and a wait
     "cuMemcpyDtoDAsync_v2": (OP_D2D, 0, 1, 0),
+    "cudaEventRecord": (OP_EVENT, 0, 1, 1), "cuEventRecord": (OP_EVENT, 0, 1, 0),
+    "cudaEventRecordWithFlags": (OP_EVENT_FLAGS, 0, 1, 1), "cuEventRecordWithFlags": (OP_EVENT_FLAGS, 0, 1, 0),
 }
 _DRIVER = ("cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemsetD8Async", "cuMemsetD16Async",
            "cuMemsetD32Async")
@@ -38,7 +40,7 @@ _DRIVER = ("cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemsetD8Async", "c
 class Copier:
     """One device's compiled copies, over its launcher (launches.py: streams, waits, the clock)."""
 
-    def __init__(self, launcher, functions: list[int], memory: list[int] | None, dtod: int = 0):
+    def __init__(self, launcher, functions: list[int], memory: list[int] | None, dtod: int = 0, record: int = 0):
         lib = compiled.library()
         table = _ffi.new("rgpu_copy_call[]", len(CALLS))
         for i, (name, (op, width, stream, runtime)) in enumerate(CALLS.items()):
@@ -54,6 +56,8 @@ class Copier:
             lib.rgpu_copier_memory(self._c, *(_ffi.cast("void *", f) for f in memory))
         if dtod:  # cuMemcpyDtoDAsync_v2: a step's device-to-device copies
             lib.rgpu_copier_dtod(self._c, _ffi.cast("void *", dtod))
+        if record:  # cuEventRecord: a step's event records
+            lib.rgpu_copier_events(self._c, _ffi.cast("void *", record))
         self.address = int(_ffi.cast("uintptr_t", c))  # for the serving loop (ring.py)
         launcher.copier = self  # a step's async memsets and copies (launches.c, rgpu_copier_step_call)
 
@@ -104,8 +108,9 @@ def make(cuda_ffi, cuda_lib, launcher):
             [address("cuMemAlloc_v2"), address("cuMemFree_v2")]
     except AttributeError:
         memory = None
-    try:
-        dtod = address("cuMemcpyDtoDAsync_v2")
-    except AttributeError:
-        dtod = 0
-    return Copier(launcher, functions, memory, dtod)
+    def optional(name):
+        try:
+            return address(name)
+        except AttributeError:
+            return 0
+    return Copier(launcher, functions, memory, optional("cuMemcpyDtoDAsync_v2"), optional("cuEventRecord"))

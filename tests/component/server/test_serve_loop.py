@@ -422,15 +422,18 @@ def _step(c: RingClient, calls: list) -> bytes:
 
 
 def _steps(c: RingClient) -> tuple[list, bytes]:
-    """Steps of async memsets and device-to-device copies of both faces, then steps the loop leaves to
+    """Steps of async memsets, device-to-device copies and event records of both faces, then steps the loop leaves to
     Python whole (a copy past its allocation, a memset on a stream never made, a D2D of the host kind):
     (the replies, what the allocation held at the end, read back through the segment)."""
     from rgpu.protocol.generated.constants import SHM_DATA as DATA
     from rgpu.protocol.wire import Shm
     first = _raw(c, "cudaMalloc", 8192)
     ptr = wire.unpack(first)[2][0]
+    event = wire.unpack(_raw(c, "cudaEventCreate"))[2][0]
     replies = [first]
-    replies.append(_step(c, [("cudaMemsetAsync", [ptr, 0x11, 4096, 0]),
+    replies.append(_step(c, [("cudaEventRecord", [event, 0]),
+                             ("cudaMemsetAsync", [ptr, 0x11, 4096, 0]),
+                             ("cuEventRecordWithFlags", [event, 0, 0]),
                              ("cuMemsetD32Async", [ptr + 64, 0xCAFEF00D, 8, 0]),
                              ("cuMemsetD16Async", [ptr + 128, 0xBEEF, 4, 0]),
                              ("cudaMemcpyAsync", [ptr + 4096, ptr, 256, 3, 0]),
@@ -444,6 +447,7 @@ def _steps(c: RingClient) -> tuple[list, bytes]:
                              ("cuMemcpyDtoDAsync_v2", [ptr + 8000, ptr, 4096, 0])]))
     replies.append(_step(c, [("cuMemsetD8Async", [ptr + 8100, 7, 8, 0xDEAD000])]))
     replies.append(_step(c, [("cudaMemcpyAsync", [ptr + 8150, ptr, 8, 1, 0])]))
+    replies.append(_raw(c, "cudaEventQuery", event))  # recorded in a step: reached
     c.mm[DATA:DATA + 8192] = b"\xee" * 8192
     replies.append(_send(c, "cudaMemcpy", [0, ptr, 8192, 2], copy=Shm([], 8192)))
     held = bytes(c.mm[DATA:DATA + 8192])
@@ -452,7 +456,7 @@ def _steps(c: RingClient) -> tuple[list, bytes]:
 
 
 def test_steps_with_memsets_and_device_copies_are_served_by_the_loop_as_python_serves_them(daemons):
-    """A message of async memsets and device-to-device copies (each face) and then a wait, as programs
+    """A message of async memsets, device-to-device copies and event records (each face) and then a wait, as programs
     make them (a buffer cleared or copied, a kernel, a synchronize): with the loop on, its step serves
     it whole; with it off (RGPU_SERVE_LOOP=0), Python does; the same replies and the same device
     memory, and the steps the loop cannot serve whole (an error to report at the wait, a stream it does
@@ -477,15 +481,17 @@ def test_steps_with_memsets_and_device_copies_are_served_by_the_loop_as_python_s
     assert held_on[6000:6032] == held_on[64:96]
     assert held_on[:16] == b"\x01" * 16  # the failed step's memset ran: its copy is what failed
     assert held_on[7000:7020] == bytes(range(20)) and held_on[7100:7120] == bytes(range(20))
-    waits = [wire.unpack(r) for r in on[1:-2]]
+    assert wire.unpack(on[-3])[1] == 0  # the event recorded in the first step
+    waits = [wire.unpack(r) for r in on[1:-3]]
     assert all(w[1] == 0 and w[3] == 0 for w in waits[:21]), waits[:21]
     # the async calls' errors, deferred to the wait's reply with Python's messages
     assert waits[21][3] != 0 and "outside any allocation" in waits[21][4], waits[21]
     assert waits[22][3] != 0 and "not a stream" in waits[22][4], waits[22]
     # the 21 steps were the loop's (and the allocation, the read-back and the free, each alone), their
     # memsets and copies not counted as launches; the three steps it could not serve whole Python's
-    assert counts_on["ring_compiled"] == 21 + 3 and counts_off["ring_compiled"] == 0, (counts_on, counts_off)
-    assert counts_on["ring_to_python"] == 3 + 1, counts_on  # and the goodbye
+    # (and the event query, a wait alone)
+    assert counts_on["ring_compiled"] == 21 + 3 + 1 and counts_off["ring_compiled"] == 0, (counts_on, counts_off)
+    assert counts_on["ring_to_python"] == 3 + 2, counts_on  # and the event's making, the goodbye
     assert counts_on["launches_compiled"] == 0 and counts_on["waits_compiled"] >= 21, counts_on
     assert counts_on["calls"] == counts_off["calls"], (counts_on, counts_off)
 

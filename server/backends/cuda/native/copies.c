@@ -32,12 +32,14 @@ typedef CUresult (*set8_fn)(CUdeviceptr, unsigned char, size_t, CUstream);
 typedef CUresult (*set16_fn)(CUdeviceptr, unsigned short, size_t, CUstream);
 typedef CUresult (*set32_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
 typedef CUresult (*dtod_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+typedef CUresult (*record_fn)(CUevent, CUstream);
 typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*free_fn)(CUdeviceptr);
 
 /* What a call id is (copies.py gives the table): its op, the memset's width in bytes, whether it
  * names a stream (its last argument), its face. */
-enum { OP_H2D = 1, OP_D2H = 2, OP_RUNTIME_COPY = 3, OP_MEMSET = 4, OP_ALLOC = 5, OP_FREE = 6, OP_D2D = 7 };
+enum { OP_H2D = 1, OP_D2H = 2, OP_RUNTIME_COPY = 3, OP_MEMSET = 4, OP_ALLOC = 5, OP_FREE = 6, OP_D2D = 7,
+       OP_EVENT = 8, OP_EVENT_FLAGS = 9 };
 typedef struct {
     uint64_t id;
     uint32_t op, width, stream, runtime;
@@ -58,6 +60,7 @@ struct rgpu_copier {
     set16_fn set16;
     set32_fn set32;
     dtod_fn dtod;               /* cuMemcpyDtoDAsync_v2 (rgpu_copier_dtod), or NULL: no D2D copy in a step */
+    record_fn record;           /* cuEventRecord (rgpu_copier_events), or NULL: no event record in a step */
     alloc_fn alloc;             /* cuMemAlloc_v2 and cuMemFree_v2 (rgpu_copier_memory), or NULL */
     free_fn free;
     rgpu_copy_call calls[MAX_CALLS];
@@ -300,6 +303,15 @@ static int dtod_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, 
 static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
                       int run);
 
+/* An event record: [event, stream(, flags)], an event and a stream the session made (api/stream.py
+ * event_record, which records with cuEventRecord whatever the flags). run 0: only whether it is one the
+ * loop serves. */
+static int record_one(rgpu_copier *c, const uint64_t *a, int run) {
+    void *event, *stream;
+    if (!c->record || rgpu_launcher_event(c->l, a[0], &event) || rgpu_launcher_stream(c->l, a[1], &stream)) return 0;
+    return !run || c->record((CUevent)event, (CUstream)stream) == CUDA_SUCCESS;
+}
+
 int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime) {
     rgpu_env_call call = {0};
     const char *why;
@@ -309,7 +321,7 @@ int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, 
     const rgpu_copy_call *k = call_of(c, call.call_id);
     if (!k || !k->stream) return 0; /* a step's calls are the async ones: each names its stream */
     uint32_t nargs = k->op == OP_RUNTIME_COPY ? 5 : k->op == OP_MEMSET || k->op == OP_D2D ? 4
-                   : k->op == OP_H2D || k->op == OP_D2H ? 3 : 0;
+                   : k->op == OP_H2D || k->op == OP_D2H || k->op == OP_EVENT_FLAGS ? 3 : k->op == OP_EVENT ? 2 : 0;
     if (!nargs || call.args.n != nargs) return 0;
     uint64_t a[5];
     mp_rinit(&args, call.args.p, call.args.len);
@@ -318,6 +330,7 @@ int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, 
     int ok;
     if (call.copy.tag == RGPU_ENV_PINNED) ok = pinned_one(c, k, a, &call.copy.u.pinned, run);
     else if (k->op == OP_MEMSET) ok = memset_one(c, k, a, run);
+    else if (k->op == OP_EVENT || k->op == OP_EVENT_FLAGS) ok = record_one(c, a, run);
     else if (k->op == OP_D2D || k->op == OP_RUNTIME_COPY) ok = dtod_one(c, k, a, run);
     else ok = 0; /* an H2D or D2H copy without a pinned record: its data travels, Python's */
     if (!ok) return 0;
@@ -405,8 +418,10 @@ static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a
     return 1;
 }
 
-/* cuMemcpyDtoDAsync_v2: the device-to-device copies a step may hold. */
+/* cuMemcpyDtoDAsync_v2 and cuEventRecord: the device-to-device copies and event records a step may
+ * hold (NULL: none). */
 void rgpu_copier_dtod(rgpu_copier *c, void *dtod) { c->dtod = (dtod_fn)dtod; }
+void rgpu_copier_events(rgpu_copier *c, void *record) { c->record = (record_fn)record; }
 
 int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned char *seg, uint64_t seg_size,
                       rgpu_quota *quota, rgpu_launch_run *out, rgpu_copy_done *done) {
@@ -421,7 +436,7 @@ int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned c
     /* the whole call is read and checked before anything runs: no trailing bytes either */
     if (rgpu_env_read_call(&r, &call, &why) || r.p != (const uint8_t *)header + len || call.nbulk != 0) return 0;
     const rgpu_copy_call *k = call_of(c, call.call_id);
-    if (!k || call.sync != 1 || k->op == OP_D2D) return 0; /* the ring carries sync messages only: an async call is a broken client */
+    if (!k || call.sync != 1 || k->op >= OP_D2D) return 0; /* the ring carries sync messages only: an async call is a broken client */
     uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : k->op == OP_MEMSET ? 3 : k->op >= OP_ALLOC ? 1 : 2) +
                      (k->stream != 0);
     if (call.args.n != nargs) return 0;

@@ -37,12 +37,13 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
 
 /* For the copies (copies.c): launches.c's stream lookup, idle check, stream wait and message end. */
 int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream);
+int rgpu_launcher_event(rgpu_launcher *l, uint64_t h, void **event);
 int rgpu_launcher_idle(rgpu_launcher *l);
 int rgpu_launcher_finish(rgpu_launcher *l, void *stream);
 void rgpu_launcher_end(rgpu_launcher *l, rgpu_launch_run *out);
 
-/* The call at `r` if it is an async memset, device-to-device copy or pinned-memory copy the copier
- * serves in a step: 1
+/* The call at `r` if it is an async memset, device-to-device copy, pinned-memory copy or event record
+ * the copier serves in a step: 1
  * (run: queued on its stream; *seq and *runtime its seq and face), or 0 (nothing queued; `r` is then
  * anywhere). Everything it takes is checked as the Python path checks it. */
 int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime);

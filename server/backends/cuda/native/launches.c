@@ -410,6 +410,7 @@ static int answer_wait(rgpu_launcher *l, const wait_call *w, rgpu_launch_run *ou
  * as a synchronize's (the query polled a moment, then the blocking call); and a message's end, as
  * rgpu_launcher_wait_alone makes it (the clock settled, the printf pipe checked). */
 int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream) { return stream_of(l, h, stream); }
+int rgpu_launcher_event(rgpu_launcher *l, uint64_t h, void **event) { return event_of(l, h, event); }
 
 int rgpu_launcher_idle(rgpu_launcher *l) { return l->query && query_all(l, NULL) == CUDA_SUCCESS; }
 
@@ -456,9 +457,11 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
     return 1;
 }
 
-/* The most calls a step has: a longer message (a batch of async launches, whose per-message cost is
- * shared by all of them) is not read twice, here and then by Python. */
-#define STEP_CALLS 32
+/* The most calls a step has: the client's largest batch (BATCH_MAX_CALLS, session.c), so that a
+ * training step's message (a transformer's: about 170 launches, memsets and copies, then its wait) is
+ * one. A message that is not a step is read here only up to its first call that is not a step's (a
+ * launch is read in about 0.1 µs; Python's decoding of the same call costs more than ten times that). */
+#define STEP_CALLS 256
 
 /* The call at `r`, one a step may hold before its wait: 1 a launch, 2 an async memset or
  * device-to-device copy the copier serves, 0 neither (r then anywhere). run: also run it (0 when it did
