@@ -459,8 +459,8 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
 
 /* The most calls a step has: the client's largest batch (BATCH_MAX_CALLS, session.c), so that a
  * training step's message (a transformer's: about 170 launches, memsets and copies, then its wait) is
- * one. A message that is not a step is read here only up to its first call that is not a step's (a
- * launch is read in about 0.1 µs; Python's decoding of the same call costs more than ten times that). */
+ * one. A message that is not a step is read here only up to its first call that is not a step's, and
+ * then by Python, whose decoding of each call costs far more than this reading of it. */
 #define STEP_CALLS 256
 
 /* The call at `r`, one a step may hold before its wait: 1 a launch, 2 an async memset or
