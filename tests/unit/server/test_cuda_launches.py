@@ -272,11 +272,14 @@ def test_a_step_beside_a_session_that_wants_the_gpu_is_pythons(driver, monkeypat
     sched.waiting[1] = 0
     sv.serve(step)
     assert len(decoded) == 1 and sv.compiled == 2 and sched.kernels[0] == 2 and sched.busy.value == -1
-    # a batch of 40 launches before its wait is no step (launches.c, STEP_CALLS): Python decodes it,
-    # and the loop still runs its launches and answers its wait
+    # a batch of 40 launches and its wait is a step too (launches.c, STEP_CALLS: the client's largest
+    # batch, 256 calls); one of 260 before its wait is not: Python decodes it, and the loop still runs
+    # its launches and answers its wait
     sv.serve([sv.launch(sv.fns[0], s0, params(k)) for k in range(40)] + step[1:])
-    assert len(decoded) == 2 and sv.compiled == 42 and sched.kernels[0] == 42 and sched.busy.value == -1
-    assert [wire.unpack(r)[1] for r in sv.sock.sent[1::2]] == [0, 0, 0]
+    assert len(decoded) == 1 and sv.compiled == 42 and sched.kernels[0] == 42 and sched.busy.value == -1
+    sv.serve([sv.launch(sv.fns[0], s0, params(k)) for k in range(260)] + step[1:])
+    assert len(decoded) == 2 and sv.compiled == 302 and sched.kernels[0] == 302 and sched.busy.value == -1
+    assert [wire.unpack(r)[1] for r in sv.sock.sent[1::2]] == [0, 0, 0, 0]
 
 
 def test_a_step_stops_where_python_must_serve(driver, monkeypatch):
