@@ -67,24 +67,25 @@ class PinnedHost:
     def __init__(self, session):
         self.session = session  # its device may be replaced (idle reclaim restores into a new one)
         self.maps: dict[str, Mapping] = {}
-        self._bytes = [0, 0]  # what Python's copies moved, in and out
-        self._compiled = None  # what the compiled loop's did (cuda/copies.py: a uint64_t[2] it adds to)
+        # bytes moved in and out: a list, then, once a segment is pinned in the cuda backend's compiled
+        # copies, the uint64_t[2] (cuda/copies.py) that both they and Python's copies add to
+        self._counts = [0, 0]
 
     @property
     def bytes_in(self) -> int:
-        return self._bytes[0] + (self._compiled[0] if self._compiled is not None else 0)
+        return int(self._counts[0])
 
     @bytes_in.setter
     def bytes_in(self, n: int) -> None:
-        self._bytes[0] = n - (self._compiled[0] if self._compiled is not None else 0)
+        self._counts[0] = n
 
     @property
     def bytes_out(self) -> int:
-        return self._bytes[1] + (self._compiled[1] if self._compiled is not None else 0)
+        return int(self._counts[1])
 
     @bytes_out.setter
     def bytes_out(self, n: int) -> None:
-        self._bytes[1] = n - (self._compiled[1] if self._compiled is not None else 0)
+        self._counts[1] = n
 
     def region(self, pin) -> tuple[memoryview, int]:
         """The mapped [offset, +length) of the segment `pin` names (mapping it the first time):
@@ -142,9 +143,11 @@ class PinnedHost:
         self.maps[name] = m
         copier = getattr(self.session.device, "copier", None)
         if copier is not None:  # the cuda backend's compiled copies serve a step's copies from and to it
-            if self._compiled is None:
-                self._compiled = copier.counters()
-            copier.pin(name, nonce, size, m.addr, self._compiled)
+            if isinstance(self._counts, list):
+                counts = copier.counters()
+                counts[0], counts[1] = self._counts
+                self._counts = counts
+            copier.pin(name, nonce, size, m.addr, self._counts)
         log.info("pinned_mapped", name=name, size=size, registered=m.handle is not None)
         return m
 

@@ -78,7 +78,8 @@ class Copier:
 
     @staticmethod
     def counters():
-        """[in, out]: bytes a step's pinned copies moved, kept by the caller (server/pinned.py)."""
+        """[in, out]: bytes moved by pinned copies, the compiled ones' and Python's, kept by the caller
+        (server/pinned.py) and handed to `pin`."""
         return _ffi.new("uint64_t[2]")
 
     def pin(self, name: str, nonce: bytes, size: int, addr: int, counters) -> None:

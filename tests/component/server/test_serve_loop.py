@@ -48,6 +48,23 @@ def _ended(handle, nth: int = 1) -> dict:
     return {k: int(v) for k, v in re.findall(r"\b(\w+)=(\d+)\b", lines[nth - 1])}
 
 
+def _loop_on_and_off(daemons, script):
+    """`script(client)` run by a ring client of a server with the compiled loop on and of one with it
+    off (RGPU_SERVE_LOOP=0), each session ended with a goodbye: {"1": (what it returned, the session's
+    counts), "0": (...)}."""
+    got = {}
+    for loop in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
+        c = RingClient(url)
+        try:
+            out = script(c)
+            _goodbye(c)
+        finally:
+            c.close()
+        got[loop] = out, _ended(handle)
+    return got
+
+
 def _session(c: RingClient, rounds: int) -> list[bytes]:
     """An event made and recorded (Python's), then `rounds` of the waits on the default stream, on the
     event and on the device, then calls the loop does not serve: an allocation, a wait on a stream
@@ -93,16 +110,7 @@ def test_hot_waits_are_served_without_python_and_the_rest_by_python(daemons):
 def test_the_loop_answers_as_python_does(daemons):
     """The same session with the loop off (RGPU_SERVE_LOOP=0): the same reply bytes, every message
     Python's."""
-    got = {}
-    for loop in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
-        c = RingClient(url)
-        try:
-            replies = _session(c, 3)
-            _goodbye(c)
-        finally:
-            c.close()
-        got[loop] = replies, _ended(handle)
+    got = _loop_on_and_off(daemons, lambda c: _session(c, 3))
     (on, counts_on), (off, counts_off) = got["1"], got["0"]
     waits = 3 * PER_ROUND
     assert on[:waits] == off[:waits]
@@ -261,17 +269,8 @@ def test_copies_and_memsets_are_served_by_the_loop_as_python_serves_them(daemons
     in its message: with the loop on, the loop's (the session's counts say so); with it off
     (RGPU_SERVE_LOOP=0), Python's; the same reply bytes, the same bytes left in the segment and on the
     device, the same counts of segment traffic."""
-    got = {}
-    for loop in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
-        c = RingClient(url)
-        try:
-            replies, seen = _copies(c)
-            _goodbye(c)
-        finally:
-            c.close()
-        got[loop] = replies, seen, _ended(handle)
-    (on, seen_on, counts_on), (off, seen_off, counts_off) = got["1"], got["0"]
+    got = _loop_on_and_off(daemons, _copies)
+    ((on, seen_on), counts_on), ((off, seen_off), counts_off) = got["1"], got["0"]
     assert on == off
     assert seen_on == seen_off
     # what the device held, as both read it back: the memsets and copies landed where they should
@@ -461,17 +460,8 @@ def test_steps_with_memsets_and_device_copies_are_served_by_the_loop_as_python_s
     it whole; with it off (RGPU_SERVE_LOOP=0), Python does; the same replies and the same device
     memory, and the steps the loop cannot serve whole (an error to report at the wait, a stream it does
     not know, a copy of another kind) are Python's in both."""
-    got = {}
-    for loop in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
-        c = RingClient(url)
-        try:
-            replies, held = _steps(c)
-            _goodbye(c)
-        finally:
-            c.close()
-        got[loop] = replies, held, _ended(handle)
-    (on, held_on, counts_on), (off, held_off, counts_off) = got["1"], got["0"]
+    got = _loop_on_and_off(daemons, _steps)
+    ((on, held_on), counts_on), ((off, held_off), counts_off) = got["1"], got["0"]
     assert on == off
     assert held_on == held_off
     # what the steps wrote: the memsets, the runtime's D2D copy of them and the driver's
