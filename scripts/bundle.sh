@@ -15,6 +15,9 @@
 #   --with-source  the checkout's committed tree too (source/: tests, benchmarks), to run the suites
 #               or benchmarks/native on the target (`--extra test --with-source`)
 #   --out       where the tarball goes (default: dist/)
+#   --without   a dependency the target already has, left out (repeatable): a lent GPU machine's image
+#               has numpy and llvmlite (75 MB of wheels) and takes at most 64 MiB of files per call;
+#               install.sh then needs a Python that sees them (a virtualenv --system-site-packages)
 # The client library is built here (gcc, libzmq's headers), so it needs a glibc on the target no
 # older than this host's symbols ask for (printed at the end).
 set -euo pipefail
@@ -25,6 +28,7 @@ pyver=$("$py" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]
 platforms=()
 extras=()
 source=0
+without=()
 out="$root/dist"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -33,7 +37,8 @@ while [ $# -gt 0 ]; do
         --extra) extras+=("$2"); shift 2 ;;
         --out) out=$2; shift 2 ;;
         --with-source) source=1; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        --without) without+=("$2"); shift 2 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "bundle.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
     esac
 done
@@ -63,6 +68,10 @@ more=()
 [ $source -eq 1 ] && more=("setuptools>=77" wheel)  # to install source/ editable, offline
 "$py" -m pip download -q --only-binary :all: --python-version "$pyver" --implementation cp \
     "${platform_args[@]}" -d "$dir/wheels" "$spec @ file://$wheel" "${more[@]}"
+for w in "${without[@]}"; do  # wheel file names spell the distribution with underscores
+    dropped=$(ls "$dir/wheels/${w//-/_}"-*.whl 2>/dev/null) || { echo "bundle.sh: --without $w: no such wheel" >&2; exit 2; }
+    rm -f $dropped
+done
 
 # The client library and the shared libraries it needs that a host may lack, as a wheel.
 bash "$root/libhook/build.sh" "$stage/lib" >/dev/null

@@ -10,11 +10,16 @@
 #      (benchmarks/native/nulldriver.c), on this host's CPUs: set against native.md, each row's
 #      difference is the GPU's and the driver's share, the rest rgpu's own path
 #   2b. launch_path.log: the worker's own cost per launch, compiled loop against Python
+#   2c. torch_steps.md, torch_steps.json, torch_steps.log: PyTorch's training and decode steps
+#      (tests/e2e/torch_workloads.py) natively and through rgpu on this GPU, same host and RGPU_SHM=0,
+#      with each configuration's last loss or token (benchmarks/native/torch_steps.py)
 #   3. e2e.log, e2e.xml: the end-to-end suite on the GPU (RGPU_TEST_DEVICE=cuda), less the tests
 #      whose pinned wheels would have to be downloaded (the CUDA 12 headers, the bundle, the
 #      Kubernetes plugin). NVIDIA's math libraries and CuPy/numba run from the host's own Python
 #      (RGPU_TORCH_PYTHON, default python3) when it has them (RGPU_NVLIBS_TREE and
 #      RGPU_FRAMEWORKS_PYTHON, found here unless set), and are left out when it has not
+#   3b. moves.log, moves.xml: live migration, pool migration and failover of cuda-backend sessions on
+#      this GPU (tests/e2e/test_migration.py, test_pool_migration.py, test_failover.py)
 #   4. pytorch.log, pytorch.xml: tests/e2e/test_pytorch.py with this host's own CUDA torch
 #      (RGPU_TORCH_PYTHON, default python3), when it has one
 #   5. profile_rows.log: where the session worker's time goes, row by row
@@ -24,7 +29,7 @@
 #   summary.txt: each step's exit status and time.
 #
 #   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick] [--limit STEP=S]...
-# --steps: some of native,null,launch_path,e2e,pytorch,profile_rows,reclaim,migrate,diagnose (default all; a lent machine
+# --steps: some of native,null,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,diagnose (default all; a lent machine
 # runs a command for at most 10 minutes: `--steps native,null,launch_path` then `--steps e2e`, and so on);
 # --device sim runs the same steps on the software GPU (to try the script on a machine without one);
 # --quick: one round of the table; --limit: a step's time limit in seconds (to fit a lease's minutes).
@@ -34,8 +39,8 @@ cd "$root"
 out=""
 device=cuda
 quick=0
-declare -A limits=([native]=420 [null]=180 [launch_path]=120 [e2e]=540 [pytorch]=540 [profile_rows]=420 [reclaim]=180 [migrate]=240 [diagnose]=400)
-steps=native,null,launch_path,e2e,pytorch,profile_rows,reclaim,migrate,diagnose
+declare -A limits=([native]=420 [null]=180 [launch_path]=120 [torch_steps]=240 [e2e]=540 [moves]=300 [pytorch]=540 [profile_rows]=420 [reclaim]=180 [migrate]=240 [diagnose]=400)
+steps=native,null,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,diagnose
 while [ $# -gt 0 ]; do
     case "$1" in
         --device) device=$2; shift 2 ;;
@@ -106,7 +111,7 @@ fi
 [ -n "${RGPU_FRAMEWORKS_PYTHON:-}" ] && export RGPU_FRAMEWORKS_PYTHON || skip="${skip:+$skip and }not test_frameworks"
 # A framework that fails on this GPU without rgpu (the H200 image's numba called np.row_stack, which
 # its numpy no longer has) is the host's to fix: its tests are left out, and the reason is kept.
-if [ -n "${RGPU_FRAMEWORKS_PYTHON:-}" ] && [ "$device" = cuda ] && ! timeout 300 "$RGPU_FRAMEWORKS_PYTHON" \
+if wanted e2e && [ -n "${RGPU_FRAMEWORKS_PYTHON:-}" ] && [ "$device" = cuda ] && ! timeout 300 "$RGPU_FRAMEWORKS_PYTHON" \
         tests/frameworks/numba_kernels.py "$out/numba-native.npz" > "$out/numba-native.log" 2>&1; then
     skip="${skip:+$skip and }not test_numba and not test_cupy_and_numba"
     echo "numba fails natively on this host (numba-native.log): its tests are left out" | tee -a "$out/summary.txt"
@@ -120,8 +125,17 @@ echo "NVIDIA's libraries: ${RGPU_NVLIBS_TREE:-none (left out)}; CuPy and numba: 
     tee -a "$out/summary.txt"
 workers=$(( $(nproc) > 12 ? 12 : $(nproc) ))
 # -v: a step stopped at its limit still shows which tests passed and failed
+if wanted torch_steps && [ "$device" = cuda ] && [ -n "${RGPU_TORCH_PYTHON:-}" ]; then
+    step torch_steps "$py" -m benchmarks.native.torch_steps --device cuda --rounds "$rounds" --out "$out"
+elif wanted torch_steps; then
+    echo "== torch_steps: skipped ($torch_py has no CUDA torch, or --device is not cuda)" | tee -a "$out/summary.txt"
+fi
 wanted e2e && RGPU_TEST_DEVICE=$device step e2e "$py" -m pytest tests/e2e "${ignore[@]}" -n "$workers" -v \
     --tb=short -rfE --timeout 300 ${skip:+-k "$skip"} --junitxml "$out/e2e.xml"
+
+wanted moves && RGPU_TEST_DEVICE=$device step moves "$py" -m pytest tests/e2e/test_migration.py \
+    tests/e2e/test_pool_migration.py tests/e2e/test_failover.py -n "$workers" -v --tb=short -rfE --timeout 120 \
+    --junitxml "$out/moves.xml"
 
 if ! wanted pytorch; then
     :
