@@ -40,6 +40,7 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     -I"$here/src/transport" -I"$here/generated" \
     "$here/../server/backends/cuda/native/launches.c" "$here/../server/backends/cuda/native/clock.c" \
     "$here/../server/backends/cuda/native/printf.c" "$here/../server/backends/cuda/native/copies.c" \
+    "$here/../server/backends/cuda/native/arena.c" \
     "$here/../server/native/ring.c" \
     "$here/../server/native/serve.c" "$here/../server/native/sched.c" "$here/../server/native/quota.c" \
     "$here/src/transport/mpack.c" \

@@ -254,7 +254,8 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
  * window, a mapping the file mapped shared over part of it (two mappings of one allocation see the
  * same bytes, as on a GPU), readable and writable once cuMemSetAccess grants it. rgpu's server keeps
  * the session's own tables and refusals (api/vmm.py); these calls only do what they name. The
- * checkpoint calls below leave these mappings in place. */
+ * checkpoint calls below take these mappings' bytes too and give them back at a restore, as they
+ * take cuMemAlloc's (the arena of rgpu's cuda backend maps the session's memory so). */
 #define GRANULARITY (2ull << 20)
 typedef struct { int fd; size_t size; int holds; } physical;
 
@@ -325,7 +326,7 @@ CUresult cuMemAddressFree(CUdeviceptr p, size_t size) {
     return CUDA_SUCCESS;
 }
 /* what each mapped start holds, for its unmap */
-static struct { uint64_t addr; size_t len; physical *ph; } mappings[4096];
+static struct { uint64_t addr; size_t len, offset; physical *ph; } mappings[4096];
 static int nmappings;
 
 CUresult cuMemMap(CUdeviceptr p, size_t size, size_t offset, CUmemGenericAllocationHandle h, unsigned long long flags) {
@@ -338,6 +339,7 @@ CUresult cuMemMap(CUdeviceptr p, size_t size, size_t offset, CUmemGenericAllocat
         return OUT_OF_MEMORY;
     ph->holds++;
     mappings[nmappings].addr = p, mappings[nmappings].len = size, mappings[nmappings].ph = ph;
+    mappings[nmappings].offset = offset;
     nmappings++;
     return CUDA_SUCCESS;
 }
@@ -1009,19 +1011,28 @@ static socklen_t control_address(struct sockaddr_un *a, int pid) {
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 }
 
+static void *saved_vmm[sizeof mappings / sizeof *mappings];
+
 static int checkpoint_memory(void) {
     /* cuda-checkpoint takes no IPC memory; here a restore would make an export private again */
     for (int i = 0; i < nmaps; i++)
         if (maps[i].fd >= 0) return CUDA_ERROR_NOT_SUPPORTED;
     if (nopened) return CUDA_ERROR_NOT_SUPPORTED;
-    for (int i = 0; i < nmaps; i++) {
-        if (!(saved[i] = malloc(maps[i].len))) {
-            while (i-- > 0) free(saved[i]);
+    for (int i = 0; i < nmaps + nmappings; i++) {
+        int m = i < nmaps;
+        size_t len = m ? maps[i].len : mappings[i - nmaps].len;
+        void **into = m ? &saved[i] : &saved_vmm[i - nmaps];
+        if (!(*into = malloc(len))) {
+            while (i-- > 0) free(i < nmaps ? saved[i] : saved_vmm[i - nmaps]);
             return OUT_OF_MEMORY;
         }
-        memcpy(saved[i], (void *)(uintptr_t)maps[i].addr, maps[i].len);
+        memcpy(*into, (void *)(uintptr_t)(m ? maps[i].addr : mappings[i - nmaps].addr), len);
     }
     for (int i = 0; i < nmaps; i++) munmap((void *)(uintptr_t)maps[i].addr, maps[i].len);
+    /* a mapping's range stays reserved, inaccessible: a touch faults, as an unmapped one does */
+    for (int i = 0; i < nmappings; i++)
+        mmap((void *)(uintptr_t)mappings[i].addr, mappings[i].len, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     return CUDA_SUCCESS;
 }
 
@@ -1035,9 +1046,17 @@ static int restore_memory(void) {
             return OUT_OF_MEMORY;
         }
     }
+    for (int i = 0; i < nmappings; i++)
+        if (mmap((void *)(uintptr_t)mappings[i].addr, mappings[i].len, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED, mappings[i].ph->fd, (off_t)mappings[i].offset) == MAP_FAILED)
+            return OUT_OF_MEMORY;
     for (int i = 0; i < nmaps; i++) {
         memcpy((void *)(uintptr_t)maps[i].addr, saved[i], maps[i].len);
         free(saved[i]);
+    }
+    for (int i = 0; i < nmappings; i++) {
+        memcpy((void *)(uintptr_t)mappings[i].addr, saved_vmm[i], mappings[i].len);
+        free(saved_vmm[i]);
     }
     return CUDA_SUCCESS;
 }

@@ -25,8 +25,18 @@ N = (1 << 18) + 37  # ipc.cu's words
 def server(request, daemons, start_server):
     """(url, the program's mode): the null driver runs no kernels, so copies stand for them."""
     if request.param == "null driver":
-        return start_null_server(daemons)[0], ["copy"]
+        # the driver exports only cuMemAlloc's memory: the server keeps sessions' memory off the arena
+        return start_null_server(daemons, env={"RGPU_ARENA": "0"})[0], ["copy"]
     return start_server()[0], []
+
+
+def test_memory_from_the_arena_is_not_exported_and_says_why(daemons, cuda_program):
+    """By default a cuda-backend session's memory comes from its arena, so that it can move
+    (server/backends/cuda/arena.py); the driver's IPC cannot export it, and the program is told so."""
+    url, _ = start_null_server(daemons)
+    r = run_cli("run", "--server", url, "--", str(cuda_program("ipc", "shared")), "copy")
+    assert r.returncode != 0 and "cudaIpcGetMemHandle" in r.stdout and "cudaErrorNotSupported" in r.stdout, \
+        r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("cudart", ["shared", "static"])

@@ -58,6 +58,17 @@ void rgpu_copier_events(rgpu_copier *c, void *record);
 int rgpu_copier_pin(rgpu_copier *c, const char *name, const uint8_t *nonce, uint64_t size, uint64_t addr,
                     uint64_t *bytes);
 void rgpu_copier_unpin(rgpu_copier *c, const char *name);
+void rgpu_copier_arena(rgpu_copier *c, void *arena);
+
+typedef struct rgpu_arena rgpu_arena;
+rgpu_arena *rgpu_arena_open(void *const f[7], int dev, uint64_t gran, uint64_t hint, uint64_t span);
+uint64_t rgpu_arena_base(const rgpu_arena *a);
+uint64_t rgpu_arena_span(const rgpu_arena *a);
+int rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr);
+int rgpu_arena_place(rgpu_arena *a, uint64_t addr, uint64_t size);
+int rgpu_arena_holds(const rgpu_arena *a, uint64_t addr);
+int rgpu_arena_free(rgpu_arena *a, uint64_t addr);
+void rgpu_arena_close(rgpu_arena *a);
 """
 
 ffi = cffi.FFI()

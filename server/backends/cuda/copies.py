@@ -61,6 +61,11 @@ class Copier:
         self.address = int(_ffi.cast("uintptr_t", c))  # for the serving loop (ring.py)
         launcher.copier = self  # a step's async memsets and copies (launches.c, rgpu_copier_step_call)
 
+    def use_arena(self, arena) -> None:
+        """The allocations and frees the loop serves go to the session's arena (arena.py)."""
+        self._arena = arena  # kept: the C side holds its pointer
+        self._lib.rgpu_copier_arena(self._c, arena.address)
+
     def track(self, start: int, size: int) -> None:
         if self._lib.rgpu_copier_track(self._c, start, size) != 0:
             raise MemoryError("rgpu_copier_track")

@@ -26,6 +26,7 @@ from ...errors import CudaError
 from ...shm import DATA
 from .timing import KernelClock
 from . import copies, launches, linking, suspension
+from .arena import open_arena
 from .waits import SPIN_S, Waiter, copy_spin_s
 
 _FUNC_ATTR = CUfunction_attribute_enum
@@ -184,6 +185,14 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         self._vmm_tables()  # physical allocations, reserved ranges, mappings (vmm.py)
         self._ipc_tables()  # other sessions' memory opened here (ipc.py)
         self._placement_tables()  # what a checkpoint needs to know (placement.py)
+        # the session's memory at addresses a move can give it again (arena.py), or None: cuMemAlloc's
+        self.arena = None
+        try:
+            self.arena = open_arena(_ffi, _lib, _check, self.dev, self.vmm_granularity(False), mem[0])
+        except (CudaError, AttributeError):
+            pass
+        if self.arena is not None and self.copier is not None:
+            self.copier.use_arena(self.arena)
         self._suspended: int | None = None  # the bytes released while the driver holds a checkpoint
         self._stuck = False  # the driver's checkpoint or restore left the process locked for good
 
@@ -265,6 +274,15 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
     def mem_alloc(self, size):
         if self._reserve is not None and not self._reserve(size):
             raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
+        if self.arena is not None:
+            try:
+                addr = self.arena.alloc(size)
+            except CudaError:
+                if self._reserve is not None:
+                    self._reserve(-size)
+                raise
+            self._track(addr, size)
+            return addr
         p = _ffi.new("CUdeviceptr *")
         rc = _lib.cuMemAlloc_v2(p, size)
         if rc != 0 and self._reserve is not None:
@@ -340,7 +358,10 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         if addr in self._group_of:  # placed through VMM by a restore (placement.py)
             self._unplace(addr)
             return
-        _check(_lib.cuMemFree_v2(addr))
+        if self.arena is not None and addr in self._allocs and self.arena.holds(addr):
+            self.arena.free(addr)
+        else:
+            _check(_lib.cuMemFree_v2(addr))
         self._managed.discard(addr)
         size = self._untrack_alloc(addr)
         if addr not in self._globals:
@@ -741,8 +762,10 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         for a in list(self._allocs):
             if a in self._group_of:
                 self._unplace(a)
-            else:
+            elif self.arena is None or not self.arena.holds(a):
                 _lib.cuMemFree_v2(a)
+        if self.arena is not None:  # everything of it at once
+            self.arena.close()
         if self._reserve is not None:
             self._reserve(-sum(self._allocs.values()))
         self._allocs.clear()

@@ -6,6 +6,8 @@ copies and memsets to it pass the handlers' range checks; it is not charged to t
 exporting session's quota holds it)."""
 from __future__ import annotations
 
+from ...errors import CudaError
+
 LAZY_ENABLE_PEER_ACCESS = 1  # CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: what cudaIpcOpenMemHandle requires
 
 
@@ -18,6 +20,13 @@ class CudaIpc:
 
     def ipc_export(self, addr: int, size: int) -> dict:
         ffi, lib, check = self._driver()
+        if self.arena is not None and self.arena.contains(addr):
+            # the driver exports only what cuMemAlloc made, and the session's memory comes from its
+            # arena (arena.py) so that it can move
+            raise CudaError("CUDA_ERROR_NOT_SUPPORTED", "CUDA IPC cannot export this memory: the server places "
+                            "device memory where a move can place it again (VMM), which the driver does not "
+                            "export; start rgpu-server with RGPU_ARENA=0 for programs that share device memory "
+                            "through CUDA IPC")
         h = ffi.new("CUipcMemHandle *")
         check(lib.cuIpcGetMemHandle(h, addr))
         return {"driver": bytes(ffi.buffer(h)), "size": size}

@@ -2,11 +2,16 @@
 interface for capturing a session and rebuilding it in another worker process at the same device
 addresses, behind the same handles.
 
-Device memory. The source's allocations came from cuMemAlloc, at addresses the driver chose. The
-target places each again through the VMM calls: cuMemAddressReserve with the source's address as
-its hint, cuMemCreate, cuMemMap, cuMemSetAccess. CUDA documents the address as a hint ("Fixed
-starting address range requested"): a range that is free is reserved there, one that is taken is
-reserved elsewhere. Elsewhere is useless to a program holding the old address, so the target gives
+Device memory. A session's allocations come from its arena (arena.py): one range of addresses every
+worker reserves at the same place, far from where the host maps anything. The target reserves its
+own arena there and maps each allocation back at its address (arena.c's place). A session whose
+allocations came from cuMemAlloc (RGPU_ARENA=0, or a driver that gave the arena another range) is
+placed allocation by allocation: cuMemAddressReserve with the source's address as its hint,
+cuMemCreate, cuMemMap, cuMemSetAccess. CUDA documents the address as a hint ("Fixed starting address
+range requested"): a range that is free is reserved there, one that is taken is reserved elsewhere.
+With unified addressing cuMemAlloc's addresses are in the host's part of the address space, where
+the target process may have mapped anything (on an H200 it held the source's first allocation's
+range every time). Elsewhere is useless to a program holding the old address, so the target gives
 it back and refuses; the refusal comes at the layout step, while the program runs on at the source.
 The VMM granularity (2 MiB) is coarser than cuMemAlloc's alignment, so allocations sharing a
 granule are placed as one group: one reservation and one physical allocation over the granules
@@ -100,15 +105,33 @@ class CudaPlacement:
     # -- placing allocations at their addresses (the target) ---------------------------------------
     def restore_allocations(self, allocations: list[list[int]]) -> None:
         """Every [address, size, span] placed at its address and charged, or none of them."""
+        arena = self.arena
+        inside = [a for a in allocations if arena is not None and arena.contains(a[0])]
         done = []
         try:
-            for hull, members in self._hulls(allocations):
+            for addr, size, _span in sorted(inside):
+                self._place_in_arena(addr, size)
+                done.append(addr)
+            for hull, members in self._hulls([a for a in allocations if a not in inside]):
                 self._place(hull, members)
                 done.extend(a for a, _ in members)
         except Exception:
             for a in done:
-                self._unplace(a)
+                self._mem_free(a)
             raise
+
+    def _place_in_arena(self, addr: int, size: int) -> None:
+        """An allocation the source made in its arena, at the same address in this worker's (arena.py)."""
+        if self._reserve is not None and not self._reserve(size):
+            raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
+        if not self.arena.place(addr, size):
+            if self._reserve is not None:
+                self._reserve(-size)
+            raise CudaError("CUDA_ERROR_INVALID_VALUE",
+                            f"the driver here cannot place the session's memory at 0x{addr:x} (+{size}): that part "
+                            "of the session's address range is taken in this worker; the program holds those "
+                            "addresses, so the session stays where it is")
+        self._track(addr, size)
 
     def _hulls(self, allocations):
         """(granule-aligned [start, end), [(addr, size), ...]) of the allocations, those that share

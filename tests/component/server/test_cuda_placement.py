@@ -43,9 +43,12 @@ def refused(f, *args):
 """
 
 
-def run(body: str, *args: str) -> str:
+def run(body: str, *args: str, arena: bool = True) -> str:
+    """`body` in a process of its own; arena=False: the session's memory from cuMemAlloc (RGPU_ARENA=0),
+    placed allocation by allocation at a move."""
     p = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body), *args], capture_output=True,
-                       text=True, timeout=120, env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
+                       text=True, timeout=120, env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver()),
+                                                    "RGPU_ARENA": "1" if arena else "0"})
     assert p.returncode == 0, p.stdout + p.stderr
     return p.stdout
 
@@ -83,7 +86,7 @@ def test_allocations_are_placed_at_their_addresses_sharing_a_granule_and_freed_o
         assert not dst._groups and ledger[0] == 0, (dst._groups, ledger)
         dst.restore_allocations(layout[:1])  # the addresses are free again: placed again there
         assert dst.allocation(base) == (base, 1000)
-    """)
+    """, arena=False)
 
 
 def test_a_placement_at_a_taken_address_is_refused_and_holds_nothing():
@@ -97,8 +100,59 @@ def test_a_placement_at_a_taken_address_is_refused_and_holds_nothing():
         assert code == "CUDA_ERROR_INVALID_VALUE" and "taken" in message, message
         assert not dst._groups and not dst._allocs and ledger[0] == 0, (dst._groups, ledger)
         print(message)
-    """)
+    """, arena=False)
     assert "cannot place the session's memory at" in out
+
+
+def test_a_sessions_memory_comes_from_its_arena_small_allocations_sharing_a_slab():
+    out = run("""
+        from rgpu.server.backends.cuda.arena import HINT
+        dev = device.CudaDevice(0, 1 << 30, reserve)
+        assert dev.arena is not None and dev.arena.base == HINT, dev.arena
+        small = [dev.mem_alloc(n) for n in (1000, 3000, 512, 1)]
+        big = dev.mem_alloc(5 << 20)
+        granule = 2 << 20
+        assert {a // granule for a in small} == {HINT // granule}, [hex(a) for a in small]  # one slab
+        assert sorted(small) == small and small[1] - small[0] == 1024 and small[2] - small[1] == 3072
+        assert big % granule == 0 and big >= HINT + granule and ledger[0] == 4513 + (5 << 20)
+        for a in small + [big]:
+            dev.write_memory(a, b"x")
+        dev.mem_free(small[1])
+        again = dev.mem_alloc(2000)  # first fit: the freed units
+        assert again == small[1], (hex(again), hex(small[1]))
+        assert dev.mem_alloc(600 << 20) > big  # a run of granules past the others
+        print(dev.memory_layout())
+    """)
+    assert "[[" in out
+
+
+def test_a_session_moved_to_another_worker_gets_its_arena_addresses_there():
+    """The source's layout (its arena's allocations) placed in a fresh process at the same addresses,
+    with their bytes; a place already taken there is refused and holds nothing."""
+    src = run("""
+        import json
+        dev = device.CudaDevice(0, 1 << 30, reserve)
+        addrs = [dev.mem_alloc(n) for n in (1000, 3000, 3 << 20)]
+        print(json.dumps(dev.memory_layout()))
+    """)
+    layout = src.strip().splitlines()[-1]
+    run("""
+        import json
+        layout = json.loads(sys.argv[1])
+        dst = device.CudaDevice(0, 1 << 30, reserve)
+        dst.restore_allocations(layout)
+        assert not dst._groups and ledger[0] == sum(n for _, n, _ in layout), (dst._groups, ledger)
+        for a, n, _ in layout:
+            dst.write_memory(a, bytes([a % 251]) * n)
+            assert dst.read_memory(a, n) == bytes([a % 251]) * n
+        dst.mem_free(layout[0][0])
+        assert dst.mem_alloc(900) == layout[0][0]  # the arena goes on from the placed layout
+        other = device.CudaDevice(0, 1 << 30, reserve)  # a second arena in this process: elsewhere
+        assert other.arena.base != dst.arena.base
+        before = ledger[0]
+        code, message = refused(dst.restore_allocations, [[layout[1][0], 100, 100]])  # taken here
+        assert code == "CUDA_ERROR_INVALID_VALUE" and "taken" in message and ledger[0] == before, message
+    """, layout)
 
 
 def test_module_variables_move_by_name_and_a_handed_out_address_is_refused(module_source):

@@ -62,6 +62,7 @@ struct rgpu_copier {
     dtod_fn dtod;               /* cuMemcpyDtoDAsync_v2 (rgpu_copier_dtod), or NULL: no D2D copy in a step */
     record_fn record;           /* cuEventRecord (rgpu_copier_events), or NULL: no event record in a step */
     alloc_fn alloc;             /* cuMemAlloc_v2 and cuMemFree_v2 (rgpu_copier_memory), or NULL */
+    struct rgpu_arena *arena;   /* where the session's allocations come from (arena.c), or NULL: the driver's */
     free_fn free;
     rgpu_copy_call calls[MAX_CALLS];
     uint32_t ncalls;
@@ -153,6 +154,12 @@ void rgpu_copier_plain(rgpu_copier *c, uint64_t start, int plain) {
 /* The driver's cuMemAlloc_v2 and cuMemFree_v2: allocations and frees the loop may serve, charged
  * through rgpu_quota_reserve (server/native/quota.c). */
 void rgpu_copier_memory(rgpu_copier *c, void *alloc, void *free_) { c->alloc = (alloc_fn)alloc, c->free = (free_fn)free_; }
+
+/* The session's arena (arena.c): allocations and frees the loop serves go to it instead of the driver. */
+struct rgpu_arena;
+int rgpu_arena_alloc(struct rgpu_arena *a, uint64_t size, uint64_t *addr);
+int rgpu_arena_free(struct rgpu_arena *a, uint64_t addr);
+void rgpu_copier_arena(rgpu_copier *c, struct rgpu_arena *a) { c->arena = a; }
 
 void rgpu_copier_untrack(rgpu_copier *c, uint64_t start) {
     size_t i = lower(c, start);
@@ -258,12 +265,16 @@ static int alloc_one(rgpu_copier *c, rgpu_quota *q, uint64_t size, rgpu_copy_don
     if (!c->alloc || !q || size == 0 || size > INT64_MAX) return 0;
     if (!rgpu_quota_reserve(q, (int64_t)size)) return 0;
     CUdeviceptr p = 0;
-    if (c->alloc(&p, size) != CUDA_SUCCESS) {
+    uint64_t at = 0;
+    int rc = c->arena ? rgpu_arena_alloc(c->arena, size, &at) : c->alloc(&p, size);
+    if (c->arena) p = at;
+    if (rc != CUDA_SUCCESS) {
         rgpu_quota_reserve(q, -(int64_t)size);
         return 0;
     }
     if (rgpu_copier_track(c, p, size)) { /* out of memory here: the allocation undone, Python's */
-        c->free(p);
+        if (c->arena) rgpu_arena_free(c->arena, p);
+        else c->free(p);
         rgpu_quota_reserve(q, -(int64_t)size);
         return 0;
     }
@@ -280,7 +291,8 @@ static int free_one(rgpu_copier *c, rgpu_quota *q, uint64_t addr, rgpu_copy_done
     size_t i = lower(c, addr);
     if (i == c->n || c->start[i] != addr || !c->plain[i]) return 0;
     uint64_t size = c->size[i];
-    if (c->free(addr) != CUDA_SUCCESS) return 0; /* nothing freed: Python's free reports why */
+    if ((c->arena ? rgpu_arena_free(c->arena, addr) : c->free(addr)) != CUDA_SUCCESS)
+        return 0; /* nothing freed: Python's free reports why */
     rgpu_copier_untrack(c, addr);
     rgpu_quota_reserve(q, -(int64_t)size);
     done->addr = addr, done->size = -(int64_t)size;

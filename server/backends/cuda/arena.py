@@ -1,0 +1,93 @@
+"""A session's device memory at addresses another worker can give it again (native/arena.c).
+
+With unified addressing the driver draws cuMemAlloc's addresses from the worker's own address
+space, where its host mappings live too, so the worker a session moves to may hold any of them: on
+an H200 the target of every move held the range of the source's first allocation, and the move was
+refused. The arena is one range of device addresses that every worker reserves at the same place
+(HINT, far below where a Linux process maps its libraries, heaps and stacks), from which the
+session's cudaMalloc and cuMemAlloc take their memory through the VMM calls; a move, a failover and a
+restore reserve the same range in the new worker and map each allocation back at its address
+(placement.py). Where the driver gives the range elsewhere (the hint is taken), the session still
+runs, its allocations in the range the driver chose: a move of it is then refused as before.
+
+RGPU_ARENA=0 turns it off (the driver's cuMemAlloc, as before): CUDA IPC (cudaIpcGetMemHandle)
+exports only what cuMemAlloc made, so a program that shares device memory with another process
+through IPC needs its server started so."""
+from __future__ import annotations
+
+import os
+
+import structlog
+
+from . import compiled
+
+log = structlog.get_logger()
+
+HINT = 0x3C00_0000_0000  # 60 TiB: inside the null driver's window, below a process's mappings
+GiB = 1 << 30
+_DRIVER = ("cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate", "cuMemRelease", "cuMemMap", "cuMemUnmap",
+           "cuMemSetAccess")
+
+
+def wanted() -> bool:
+    return os.environ.get("RGPU_ARENA", "1") != "0"
+
+
+class Arena:
+    def __init__(self, lib, handle, check):
+        self._lib, self._a, self._check = lib, handle, check
+        self.base, self.span = int(lib.rgpu_arena_base(handle)), int(lib.rgpu_arena_span(handle))
+        self._out = compiled.ffi.new("uint64_t *")
+
+    @property
+    def address(self):
+        """The C arena, for the serving loop's allocations (copies.c)."""
+        return self._a
+
+    def contains(self, addr: int) -> bool:
+        return self.base <= addr < self.base + self.span
+
+    def alloc(self, size: int) -> int:
+        self._check(self._lib.rgpu_arena_alloc(self._a, size, self._out))
+        return int(self._out[0])
+
+    def place(self, addr: int, size: int) -> bool:
+        """The allocation at `addr` exactly; False when that place is taken here."""
+        return self._lib.rgpu_arena_place(self._a, addr, size) == 0
+
+    def holds(self, addr: int) -> bool:
+        return bool(self._lib.rgpu_arena_holds(self._a, addr))
+
+    def free(self, addr: int) -> None:
+        self._check(self._lib.rgpu_arena_free(self._a, addr))
+
+    def close(self) -> None:
+        if self._a is not None:
+            self._lib.rgpu_arena_close(self._a)
+            self._a = None
+
+
+def open_arena(cuda_ffi, cuda_lib, check, dev: int, granularity: int, total_memory: int) -> Arena | None:
+    """The session's arena on device `dev`, or None (switched off, no compiled library, a driver
+    without the VMM calls, or one that refuses the range): then the driver's cuMemAlloc."""
+    if not wanted():
+        return None
+    lib = compiled.library()
+    if lib is None:
+        return None
+    try:
+        fns = [int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, n))) for n in _DRIVER]
+    except AttributeError:
+        return None
+    table = compiled.ffi.new("void *[7]", [compiled.ffi.cast("void *", f) for f in fns])
+    # twice the GPU's memory (at least 64 GiB) of addresses: room for any layout the quota allows
+    span = max(64 * GiB, 2 * total_memory)
+    span = -(-span // granularity) * granularity
+    handle = lib.rgpu_arena_open(table, dev, granularity, HINT, span)
+    if handle == compiled.ffi.NULL:
+        log.warning("arena_refused", span=span, reason="the driver reserved no range for the session's memory")
+        return None
+    arena = Arena(lib, handle, check)
+    if arena.base != HINT:
+        log.info("arena_elsewhere", base=hex(arena.base), hint=hex(HINT))
+    return arena
