@@ -27,7 +27,7 @@ def server(request, daemons, start_server):
     if request.param == "null driver":
         # the driver exports only cuMemAlloc's memory: the server keeps sessions' memory off the arena
         return start_null_server(daemons, env={"RGPU_ARENA": "0"})[0], ["copy"]
-    return start_server()[0], []
+    return start_server(env={"RGPU_ARENA": "0"})[0], []  # on a GPU, as above
 
 
 def test_memory_from_the_arena_is_not_exported_and_says_why(daemons, cuda_program):
