@@ -82,11 +82,11 @@ def open_device(kind: str, *, gpu: int, memory: int, server_id: str = "", reserv
                 arch: str | None = None, window: int | None = None) -> Device:
     """The device one session of GPU `gpu` runs on, limited to `memory` bytes (a sim presents `arch`;
     `window`: the address window the program's client asked for, or that of a session restored from a
-    checkpoint; the sim's memory lies there)."""
+    checkpoint; the sim's memory lies there, and a cuda session's arena: cuda/arena.py)."""
     if kind == "sim":
         from .sim.device import SimDevice
         return SimDevice(memory, gpu, server_id, reserve=reserve, arch=arch, window=window)
     if kind == "cuda":
         from .cuda.device import CudaDevice
-        return CudaDevice(gpu, memory, reserve=reserve, capture_printf=True)
+        return CudaDevice(gpu, memory, reserve=reserve, capture_printf=True, window=window)
     raise ValueError(f"unknown device backend {kind!r}: one of {', '.join(KINDS)}")

@@ -13,6 +13,7 @@ import pytest
 
 from rgpu.client.server_client import stats
 from tests.conftest import ENDLESS, run_cli
+from tests.support.null_server import start as start_null_server
 from tests.support.daemons import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -93,6 +94,17 @@ def test_peer_copies_between_devices_on_two_servers(cuda_program, start_server, 
     p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program(program)))
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"OK {program}" in p.stdout
+
+
+def test_two_cuda_servers_give_a_programs_devices_apart_addresses(cuda_program, daemons):
+    """Each cuda server's session memory comes from its arena (server/backends/cuda/arena.py), at the
+    place of the window the client asks for (the device's number): the program's two devices never
+    give out the same addresses (on an H200 they did before, and PyTorch freed the wrong one)."""
+    a, b = start_null_server(daemons)[0], start_null_server(daemons)[0]
+    p = run_cli("run", "--server", f"{a},{b}", "--", str(cuda_program("driver_peer3d")))
+    out = p.stdout + p.stderr
+    assert p.returncode == 0 and "OK driver_peer3d" in p.stdout, out
+    assert "gave out the same addresses" not in out, out
 
 
 def test_library_path_alone_with_no_nvidia_library_reachable(cuda_program, sim_server, libdir):

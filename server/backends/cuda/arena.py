@@ -5,7 +5,8 @@ space, where its host mappings live too, so the worker a session moves to may ho
 an H200 the target of every move held the range of the source's first allocation, and the move was
 refused. The arena is one range of device addresses that every worker reserves at the same place
 (HINT, far below where a Linux process maps its libraries, heaps and stacks), from which the
-session's cudaMalloc and cuMemAlloc take their memory through the VMM calls; a move, a failover and a
+session's cudaMalloc and cuMemAlloc take their memory through the VMM calls (each of a program's
+devices at its own place: the window its client asks for); a move, a failover and a
 restore reserve the same range in the new worker and map each allocation back at its address
 (placement.py). Where the driver gives the range elsewhere (the hint is taken), the session still
 runs, its allocations in the range the driver chose: a move of it is then refused as before.
@@ -23,8 +24,18 @@ from . import compiled
 
 log = structlog.get_logger()
 
-HINT = 0x3C00_0000_0000  # 60 TiB: inside the null driver's window, below a process's mappings
 GiB = 1 << 30
+TiB = 1 << 40
+# Each of a program's devices has its own place (the window its client asks for: the device's number),
+# so that their addresses never overlap in the program's one address space, as the driver's do:
+# 52 to 64 TiB, inside the null driver's window and below where a Linux process maps anything.
+HINT = 0x3400_0000_0000
+SLOT = TiB
+WINDOWS = 12
+
+
+def hint(window: int | None) -> int:
+    return HINT + ((window or 0) % WINDOWS) * SLOT
 _DRIVER = ("cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate", "cuMemRelease", "cuMemMap", "cuMemUnmap",
            "cuMemSetAccess")
 
@@ -34,8 +45,8 @@ def wanted() -> bool:
 
 
 class Arena:
-    def __init__(self, lib, handle, check):
-        self._lib, self._a, self._check = lib, handle, check
+    def __init__(self, lib, handle, check, window: int | None = None):
+        self._lib, self._a, self._check, self.window = lib, handle, check, window
         self.base, self.span = int(lib.rgpu_arena_base(handle)), int(lib.rgpu_arena_span(handle))
         self._out = compiled.ffi.new("uint64_t *")
 
@@ -67,7 +78,8 @@ class Arena:
             self._a = None
 
 
-def open_arena(cuda_ffi, cuda_lib, check, dev: int, granularity: int, total_memory: int) -> Arena | None:
+def open_arena(cuda_ffi, cuda_lib, check, dev: int, granularity: int, total_memory: int,
+               window: int | None = None) -> Arena | None:
     """The session's arena on device `dev`, or None (switched off, no compiled library, a driver
     without the VMM calls, or one that refuses the range): then the driver's cuMemAlloc."""
     if not wanted():
@@ -81,13 +93,14 @@ def open_arena(cuda_ffi, cuda_lib, check, dev: int, granularity: int, total_memo
         return None
     table = compiled.ffi.new("void *[7]", [compiled.ffi.cast("void *", f) for f in fns])
     # twice the GPU's memory (at least 64 GiB) of addresses: room for any layout the quota allows
-    span = max(64 * GiB, 2 * total_memory)
+    span = min(SLOT, max(64 * GiB, 2 * total_memory))
     span = -(-span // granularity) * granularity
-    handle = lib.rgpu_arena_open(table, dev, granularity, HINT, span)
+    at = hint(window)
+    handle = lib.rgpu_arena_open(table, dev, granularity, at, span)
     if handle == compiled.ffi.NULL:
         log.warning("arena_refused", span=span, reason="the driver reserved no range for the session's memory")
         return None
-    arena = Arena(lib, handle, check)
-    if arena.base != HINT:
-        log.info("arena_elsewhere", base=hex(arena.base), hint=hex(HINT))
+    arena = Arena(lib, handle, check, window)
+    if arena.base != at:
+        log.info("arena_elsewhere", base=hex(arena.base), hint=hex(at))
     return arena

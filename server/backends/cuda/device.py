@@ -133,7 +133,8 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
     reports_running = True  # a kernel cannot be time-sliced by the server: its running time is watched
     registers_host = True  # host memory the worker maps is page-locked for DMA (cuMemHostRegister)
 
-    def __init__(self, index: int, memory_limit: int, reserve=None, capture_printf: bool = False):
+    def __init__(self, index: int, memory_limit: int, reserve=None, capture_printf: bool = False,
+                 window: int | None = None):
         lib = _load()
         _check(lib.cuInit(0))
         dev = _ffi.new("CUdevice *")
@@ -188,7 +189,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         # the session's memory at addresses a move can give it again (arena.py), or None: cuMemAlloc's
         self.arena = None
         try:
-            self.arena = open_arena(_ffi, _lib, _check, self.dev, self.vmm_granularity(False), mem[0])
+            self.arena = open_arena(_ffi, _lib, _check, self.dev, self.vmm_granularity(False), mem[0], window)
         except (CudaError, AttributeError):
             pass
         if self.arena is not None and self.copier is not None:
@@ -349,6 +350,11 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
 
     def allocations(self):
         return list(self._allocs.items())
+
+    def window(self) -> int | None:
+        """The program's device number its arena's place comes from (arena.py), carried by a move so that
+        the target's arena is where the source's was; None without an arena."""
+        return None if self.arena is None else self.arena.window
 
     def mem_free(self, addr):
         with self.free_lock:  # not under a pre-copy read (placement.py)

@@ -106,7 +106,7 @@ def test_a_placement_at_a_taken_address_is_refused_and_holds_nothing():
 
 def test_a_sessions_memory_comes_from_its_arena_small_allocations_sharing_a_slab():
     out = run("""
-        from rgpu.server.backends.cuda.arena import HINT
+        from rgpu.server.backends.cuda.arena import HINT, SLOT
         dev = device.CudaDevice(0, 1 << 30, reserve)
         assert dev.arena is not None and dev.arena.base == HINT, dev.arena
         small = [dev.mem_alloc(n) for n in (1000, 3000, 512, 1)]
@@ -121,6 +121,11 @@ def test_a_sessions_memory_comes_from_its_arena_small_allocations_sharing_a_slab
         again = dev.mem_alloc(2000)  # first fit: the freed units
         assert again == small[1], (hex(again), hex(small[1]))
         assert dev.mem_alloc(600 << 20) > big  # a run of granules past the others
+        # a program's second device (its client asks for window 1) has its own place: the program's
+        # pointers of its two devices never overlap
+        second = device.CudaDevice(0, 1 << 30, reserve, window=1)
+        assert second.arena.base == HINT + SLOT and second.window() == 1 and dev.window() is None
+        assert second.mem_alloc(4096) == HINT + SLOT
         print(dev.memory_layout())
     """)
     assert "[[" in out
