@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -257,7 +258,7 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
  * checkpoint calls below take these mappings' bytes too and give them back at a restore, as they
  * take cuMemAlloc's (the arena of rgpu's cuda backend maps the session's memory so). */
 #define GRANULARITY (2ull << 20)
-typedef struct { int fd; size_t size; int holds; } physical;
+typedef struct { int fd; size_t size; int holds, shared; } physical; /* shared: exported or imported */
 
 static void physical_drop(physical *ph) {
     if (--ph->holds == 0) {
@@ -286,7 +287,40 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
         free(ph);
         return OUT_OF_MEMORY;
     }
-    ph->size = size, ph->holds = 1;
+    ph->size = size, ph->holds = 1, ph->shared = 0;
+    *h = (CUmemGenericAllocationHandle)(uintptr_t)ph;
+    return CUDA_SUCCESS;
+}
+/* A physical allocation as a file descriptor (its memory file's, duplicated: the caller's to close),
+ * and one back from such a descriptor of another process's, passed over a socket: both see the same
+ * bytes, as two processes mapping one allocation do. The driver asks that the allocation was made
+ * with the handle type requested; this one takes any. */
+CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h, CUmemAllocationHandleType type,
+                                      unsigned long long flags) {
+    ENTER();
+    (void)flags;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    physical *ph = (physical *)(uintptr_t)h;
+    int fd = dup(ph->fd);
+    if (fd < 0) return OUT_OF_MEMORY;
+    ph->shared = 1;
+    *(int *)out = fd;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os_handle,
+                                        CUmemAllocationHandleType type) {
+    ENTER();
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    struct stat st;
+    int fd = (int)(intptr_t)os_handle;
+    if (fstat(fd, &st) != 0 || st.st_size <= 0 || st.st_size % GRANULARITY) return INVALID_VALUE;
+    physical *ph = malloc(sizeof *ph);
+    if (!ph) return OUT_OF_MEMORY;
+    if ((ph->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+        free(ph);
+        return OUT_OF_MEMORY;
+    }
+    ph->size = (size_t)st.st_size, ph->holds = 1, ph->shared = 1;
     *h = (CUmemGenericAllocationHandle)(uintptr_t)ph;
     return CUDA_SUCCESS;
 }
@@ -1018,6 +1052,8 @@ static int checkpoint_memory(void) {
     for (int i = 0; i < nmaps; i++)
         if (maps[i].fd >= 0) return CUDA_ERROR_NOT_SUPPORTED;
     if (nopened) return CUDA_ERROR_NOT_SUPPORTED;
+    for (int i = 0; i < nmappings; i++)
+        if (mappings[i].ph->shared) return CUDA_ERROR_NOT_SUPPORTED;
     for (int i = 0; i < nmaps + nmappings; i++) {
         int m = i < nmaps;
         size_t len = m ? maps[i].len : mappings[i - nmaps].len;

@@ -195,6 +195,9 @@ def freed(s, addr: int) -> None:
     st = s.ipc
     if st is not None and (token := st.exports.pop(addr, None)) is not None:
         ipc_registry.remove(st.registry, token, os.getpid())
+        unexport = getattr(s.device, "ipc_unexport", None)  # the cuda arena's descriptor (cuda/ipc.py)
+        if unexport is not None:
+            unexport(addr)
 
 
 def event_destroyed(s, event: int) -> None:

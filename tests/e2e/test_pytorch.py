@@ -57,12 +57,10 @@ def test_torch_sees_the_device_and_copies_through_it(torch_python, sim_server):
     assert r["allocated"] > 0 and r["segments"] >= 1  # the caching allocator's own accounting
 
 
-def test_a_cuda_tensor_sent_to_another_process(torch_python, start_server):
+def test_a_cuda_tensor_sent_to_another_process(torch_python, sim_server):
     """torch.multiprocessing: the child opens the parent's memory by CUDA IPC, reads it and writes it
-    back doubled; the parent sees the child's writes in its own tensor. On a GPU the driver exports
-    only cuMemAlloc's memory: the server runs with RGPU_ARENA=0 (server/backends/cuda/arena.py)."""
-    url, _ = start_server(env={"RGPU_ARENA": "0"})
-    r = result(run_step(url, torch_python, "ipc"))
+    back doubled; the parent sees the child's writes in its own tensor."""
+    r = result(run_step(sim_server, torch_python, "ipc"))
     assert r["exitcode"] == 0
     assert r["seen"] == r["cpu"]
     assert r["after"] == [2 * v for v in r["cpu"]]

@@ -11,9 +11,9 @@ restore reserve the same range in the new worker and map each allocation back at
 (placement.py). Where the driver gives the range elsewhere (the hint is taken), the session still
 runs, its allocations in the range the driver chose: a move of it is then refused as before.
 
-RGPU_ARENA=0 turns it off (the driver's cuMemAlloc, as before): CUDA IPC (cudaIpcGetMemHandle)
-exports only what cuMemAlloc made, so a program that shares device memory with another process
-through IPC needs its server started so."""
+RGPU_ARENA=0 turns it off (the driver's cuMemAlloc, as before). The driver's CUDA IPC exports only
+what cuMemAlloc made; the arena's memory is made exportable as a file descriptor instead, which the
+worker hands to the worker that opens it (ipc.py, fdshare.py)."""
 from __future__ import annotations
 
 import os
@@ -71,6 +71,17 @@ class Arena:
 
     def free(self, addr: int) -> None:
         self._check(self._lib.rgpu_arena_free(self._a, addr))
+
+    def physical(self, addr: int) -> tuple[int, int, int]:
+        """(driver handle, mapped start, length) of the physical allocation holding `addr`."""
+        h, start, n = (compiled.ffi.new("uint64_t *") for _ in range(3))
+        self._check(self._lib.rgpu_arena_physical(self._a, addr, h, start, n))
+        return int(h[0]), int(start[0]), int(n[0])
+
+    @property
+    def shareable(self) -> bool:
+        """Whether its memory can be exported as a file descriptor (CUDA IPC, ipc.py)."""
+        return bool(self._lib.rgpu_arena_shareable(self._a))
 
     def close(self) -> None:
         if self._a is not None:

@@ -69,6 +69,8 @@ int rgpu_arena_place(rgpu_arena *a, uint64_t addr, uint64_t size);
 int rgpu_arena_holds(const rgpu_arena *a, uint64_t addr);
 int rgpu_arena_free(rgpu_arena *a, uint64_t addr);
 void rgpu_arena_close(rgpu_arena *a);
+int rgpu_arena_physical(const rgpu_arena *a, uint64_t addr, uint64_t *handle, uint64_t *start, uint64_t *len);
+int rgpu_arena_shareable(const rgpu_arena *a);
 """
 
 ffi = cffi.FFI()

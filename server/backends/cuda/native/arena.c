@@ -58,6 +58,7 @@ typedef struct rgpu_arena {
     uint64_t gran, ngran, units; /* units: a slab's */
     uint64_t low;                /* no free granule below it */
     granule *g;
+    int shareable;               /* physical memory made exportable as a file descriptor (CUDA IPC) */
     uint64_t *slabs;             /* the granules that are slabs, in no order */
     size_t nslabs, cap;
     size_t empty;                /* slabs with nothing in them: one is kept for the next allocation */
@@ -80,7 +81,7 @@ rgpu_arena *rgpu_arena_open(void *const f[7], int dev, uint64_t gran, uint64_t h
     if (!a) return NULL;
     a->reserve = (reserve_fn)f[0], a->addr_free = (addr_free_fn)f[1], a->create = (create_fn)f[2];
     a->release = (release_fn)f[3], a->map = (map_fn)f[4], a->unmap = (unmap_fn)f[5], a->access = (access_fn)f[6];
-    a->dev = dev, a->gran = gran, a->ngran = span / gran, a->units = gran / UNIT;
+    a->dev = dev, a->gran = gran, a->ngran = span / gran, a->units = gran / UNIT, a->shareable = 1;
     a->g = calloc(a->ngran, sizeof *a->g);
     if (!a->g || a->reserve(&a->base, a->ngran * gran, gran, hint, 0) != OK) {
         free(a->g);
@@ -98,9 +99,16 @@ static CUresult back(rgpu_arena *a, uint64_t i, uint64_t n, CUmemGenericAllocati
     alloc_prop prop;
     memset(&prop, 0, sizeof prop);
     prop.type = 1, prop.location.type = 1, prop.location.id = a->dev; /* PINNED, on this device */
+    /* exportable as a POSIX file descriptor, so that CUDA IPC can share it (the driver's cuIpcGetMemHandle
+     * exports only cuMemAlloc's memory); a driver that refuses that gets memory without it */
+    prop.requestedHandleTypes = a->shareable ? 1 : 0;
     CUdeviceptr at = a->base + i * a->gran;
     size_t len = n * a->gran;
     CUresult rc = a->create(h, len, &prop, 0);
+    if (rc != OK && a->shareable) {
+        prop.requestedHandleTypes = 0;
+        if ((rc = a->create(h, len, &prop, 0)) == OK) a->shareable = 0;
+    }
     if (rc != OK) return rc;
     if ((rc = a->map(at, len, 0, *h, 0)) != OK) {
         a->release(*h);
@@ -284,6 +292,20 @@ CUresult rgpu_arena_free(rgpu_arena *a, uint64_t addr) {
     }
     return OK;
 }
+
+/* The physical allocation holding `addr` (an address inside an allocation of this arena's): its driver
+ * handle, where it is mapped, and its length; INVALID_VALUE for an address no allocation holds. */
+CUresult rgpu_arena_physical(const rgpu_arena *a, uint64_t addr, uint64_t *handle, uint64_t *start, uint64_t *len) {
+    if (addr < a->base || addr - a->base >= a->ngran * a->gran) return INVALID_VALUE;
+    uint64_t i = (addr - a->base) / a->gran;
+    while (i > 0 && a->g[i].kind == TAIL) i--;
+    const granule *s = &a->g[i];
+    if (s->kind != HEAD && s->kind != SLAB) return INVALID_VALUE;
+    *handle = s->handle, *start = a->base + i * a->gran, *len = (s->kind == HEAD ? s->count : 1) * a->gran;
+    return OK;
+}
+
+int rgpu_arena_shareable(const rgpu_arena *a) { return a->shareable; }
 
 /* Everything unmapped and released, and the range given back to the driver. */
 void rgpu_arena_close(rgpu_arena *a) {
