@@ -63,8 +63,13 @@ class Arena:
         return int(self._out[0])
 
     def place(self, addr: int, size: int) -> bool:
-        """The allocation at `addr` exactly; False when that place is taken here."""
-        return self._lib.rgpu_arena_place(self._a, addr, size) == 0
+        """The allocation at `addr` exactly; False when that place is taken here (or is not one the arena
+        gives that size); the driver's own refusal (its memory) raises."""
+        rc = self._lib.rgpu_arena_place(self._a, addr, size)
+        if rc == 1:  # CUDA_ERROR_INVALID_VALUE: arena.c's word for a place it cannot give
+            return False
+        self._check(rc)
+        return True
 
     def holds(self, addr: int) -> bool:
         return bool(self._lib.rgpu_arena_holds(self._a, addr))

@@ -75,7 +75,7 @@ class CudaIpc:
         try:
             check(lib.cuMemImportFromShareableHandle(h, ffi.cast("void *", fd), POSIX_FD))
         finally:
-            os.close(fd)
+            os.close(fd)  # imported (or refused): the descriptor is not needed any more
         span = int(v["span"])
         p = ffi.new("CUdeviceptr *")
         mapped = False

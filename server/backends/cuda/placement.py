@@ -106,13 +106,15 @@ class CudaPlacement:
     def restore_allocations(self, allocations: list[list[int]]) -> None:
         """Every [address, size, span] placed at its address and charged, or none of them."""
         arena = self.arena
-        inside = [a for a in allocations if arena is not None and arena.contains(a[0])]
+        inside, outside = [], []
+        for a in allocations:
+            (inside if arena is not None and arena.contains(a[0]) else outside).append(a)
         done = []
         try:
             for addr, size, _span in sorted(inside):
                 self._place_in_arena(addr, size)
                 done.append(addr)
-            for hull, members in self._hulls([a for a in allocations if a not in inside]):
+            for hull, members in self._hulls(outside):
                 self._place(hull, members)
                 done.extend(a for a, _ in members)
         except Exception:
@@ -124,7 +126,13 @@ class CudaPlacement:
         """An allocation the source made in its arena, at the same address in this worker's (arena.py)."""
         if self._reserve is not None and not self._reserve(size):
             raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
-        if not self.arena.place(addr, size):
+        try:
+            taken = not self.arena.place(addr, size)
+        except CudaError:  # the driver's own refusal (out of memory): said as it is
+            if self._reserve is not None:
+                self._reserve(-size)
+            raise
+        if taken:
             if self._reserve is not None:
                 self._reserve(-size)
             raise CudaError("CUDA_ERROR_INVALID_VALUE",
