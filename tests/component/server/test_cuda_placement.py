@@ -160,6 +160,49 @@ def test_a_session_moved_to_another_worker_gets_its_arena_addresses_there():
     """, layout)
 
 
+def test_random_allocations_and_frees_never_overlap_and_are_placed_again_at_their_addresses():
+    """Two thousand random allocations and frees (sizes from 1 byte to 5 MiB) in one arena: no two live
+    ones overlap, each keeps its own bytes, the quota counts exactly what is live; then the live layout
+    placed in a fresh process at the same addresses, each writable and readable there."""
+    src = run("""
+        import json, random
+        rng = random.Random(7)
+        dev = device.CudaDevice(0, 8 << 30, reserve)
+        live = {}
+        for step in range(2000):
+            if live and rng.random() < 0.45:
+                a = rng.choice(sorted(live))
+                assert dev.read_memory(a, min(live[a], 64)) == bytes([a % 251]) * min(live[a], 64)
+                dev.mem_free(a)
+                del live[a]
+            else:
+                n = rng.choice([1, 100, 512, 513, 4096, 65536, 1 << 20, (1 << 20) + 1, 3 << 20, 5 << 20])
+                a = dev.mem_alloc(n)
+                assert a % 512 == 0 and a not in live
+                dev.write_memory(a, bytes([a % 251]) * min(n, 64))
+                live[a] = n
+            spans = sorted(live.items())
+            assert all(x + n <= y for (x, n), (y, _) in zip(spans, spans[1:])), "overlap"
+            assert ledger[0] == sum(live.values())
+        print(json.dumps([[a, n, n] for a, n in sorted(live.items())]))
+    """)
+    layout = src.strip().splitlines()[-1]
+    run("""
+        import json
+        layout = json.loads(sys.argv[1])
+        dst = device.CudaDevice(0, 8 << 30, reserve)
+        dst.restore_allocations(layout)
+        assert ledger[0] == sum(n for _, n, _ in layout) and not dst._groups
+        for a, n, _ in layout:
+            dst.write_memory(a, bytes([a % 251]) * min(n, 64))
+        for a, n, _ in layout:
+            assert dst.read_memory(a, min(n, 64)) == bytes([a % 251]) * min(n, 64)
+        for a, _, _ in layout:
+            dst.mem_free(a)
+        assert ledger[0] == 0
+    """, layout)
+
+
 def test_module_variables_move_by_name_and_a_handed_out_address_is_refused(module_source):
     image = cudabuild.build(module_source, "fatbin")
     run("""
