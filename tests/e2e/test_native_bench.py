@@ -100,3 +100,20 @@ def test_kernels_that_take_time_on_the_null_driver_are_waited_for_by_the_loop(da
     line = wait_until(lambda: re.search(r"event=session_ended .*", h.output(200000)), 15, "the session ends").group(0)
     counts = {k: int(v) for k, v in re.findall(r"\b(\w+)=(\d+)\b", line)}
     assert counts["launches_compiled"] >= 1000 and counts["waits_compiled"] >= 1000, line
+
+
+def test_the_pytorch_steps_benchmark_runs_each_workload_through_both_paths_with_equal_results():
+    """benchmarks/native/torch_steps.py (scripts/gpu_check.sh's torch_steps step) on the null driver:
+    every workload through rgpu on the same host and with RGPU_SHM=0, each step waiting for exactly the
+    program's own synchronisations, the last step's value the same both ways; its table says so."""
+    from benchmarks.native import torch_steps
+    res = torch_steps.measure("null", steps=3, rounds=1, warmup=5)  # past the first steps' one-time queries
+    assert not res.get("errors"), res.get("errors")
+    for config in ("rgpu", "rgpu_noshm"):
+        assert set(res["best"][config]) == set(torch_steps.NAMES), res["best"][config].keys()
+        for name, r in res["best"][config].items():
+            assert r["round_trips"] == r["syncs_per_step"], (config, name, r["round_trips"], r["by_call"])
+    for name in torch_steps.NAMES:
+        assert res["last"]["rgpu"][name] == res["last"]["rgpu_noshm"][name], name
+    text = torch_steps.table(res)
+    assert text.count("| equal: ") == len(torch_steps.NAMES) and "native" not in text.split("\n")[0], text
