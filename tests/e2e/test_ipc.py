@@ -33,6 +33,16 @@ def server(request, daemons, start_server):
     return start_server()[0], []
 
 
+def test_arena_memory_that_is_not_exportable_is_refused_and_says_why(daemons, cuda_program):
+    """RGPU_ARENA_IPC=0 (drivers before r610, whose checkpoint may refuse exportable memory): the arena's
+    memory is not exportable, and cudaIpcGetMemHandle fails with cudaErrorNotSupported instead of a
+    handle that opens nothing; the server's log says what to do."""
+    url, _ = start_null_server(daemons, env={"RGPU_ARENA_IPC": "0"})
+    r = run_cli("run", "--server", url, "--", str(cuda_program("ipc", "shared")), "copy")
+    assert r.returncode != 0 and "cudaIpcGetMemHandle" in r.stdout and "cudaErrorNotSupported" in r.stdout, \
+        r.stdout + r.stderr
+
+
 @pytest.mark.parametrize("cudart", ["shared", "static"])
 def test_two_processes_share_memory_and_an_event(server, cuda_program, cudart):
     """`static`: nvcc's default, NVIDIA's runtime in the program over rgpu's driver calls."""

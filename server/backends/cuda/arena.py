@@ -112,7 +112,10 @@ def open_arena(cuda_ffi, cuda_lib, check, dev: int, granularity: int, total_memo
     span = min(SLOT, max(64 * GiB, 2 * total_memory))
     span = -(-span // granularity) * granularity
     at = hint(window)
-    handle = lib.rgpu_arena_open(table, dev, granularity, at, span)
+    # exportable for CUDA IPC (ipc.py) unless RGPU_ARENA_IPC=0: NVIDIA's checkpoint takes IPC memory from
+    # driver r610 on, so an older driver may refuse idle reclaim of a session whose memory is exportable
+    shareable = os.environ.get("RGPU_ARENA_IPC", "1") != "0"
+    handle = lib.rgpu_arena_open(table, dev, granularity, at, span, 1 if shareable else 0)
     if handle == compiled.ffi.NULL:
         log.warning("arena_refused", span=span, reason="the driver reserved no range for the session's memory")
         return None

@@ -61,7 +61,8 @@ void rgpu_copier_unpin(rgpu_copier *c, const char *name);
 void rgpu_copier_arena(rgpu_copier *c, void *arena);
 
 typedef struct rgpu_arena rgpu_arena;
-rgpu_arena *rgpu_arena_open(void *const f[7], int dev, uint64_t gran, uint64_t hint, uint64_t span);
+rgpu_arena *rgpu_arena_open(void *const f[7], int dev, uint64_t gran, uint64_t hint, uint64_t span,
+                            int shareable);
 uint64_t rgpu_arena_base(const rgpu_arena *a);
 uint64_t rgpu_arena_span(const rgpu_arena *a);
 int rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr);

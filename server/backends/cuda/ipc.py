@@ -45,9 +45,10 @@ class CudaIpc:
     def _export_arena(self, addr: int, size: int) -> dict:
         ffi, lib, check = self._driver()
         if not self.arena.shareable:
-            raise CudaError("CUDA_ERROR_NOT_SUPPORTED", "CUDA IPC cannot export this memory: this driver does not "
-                            "make the session's memory exportable as a file descriptor; start rgpu-server with "
-                            "RGPU_ARENA=0 for programs that share device memory through CUDA IPC")
+            raise CudaError("CUDA_ERROR_NOT_SUPPORTED", "CUDA IPC cannot export this memory: the session's memory is "
+                            "not exportable as a file descriptor (RGPU_ARENA_IPC=0, or a driver that refuses it); "
+                            "start rgpu-server with RGPU_ARENA=0 for programs that share device memory through "
+                            "CUDA IPC")
         handle, start, span = self.arena.physical(addr)
         fd = ffi.new("int *")
         check(lib.cuMemExportToShareableHandle(fd, handle, POSIX_FD, 0))

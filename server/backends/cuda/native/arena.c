@@ -74,14 +74,15 @@ static void set_bits(uint64_t *b, uint64_t i, uint64_t n, int on) {
 
 /* `f` is the driver's cuMemAddressReserve, cuMemAddressFree, cuMemCreate, cuMemRelease, cuMemMap,
  * cuMemUnmap, cuMemSetAccess; the range of `span` bytes goes at `hint` when it is free there, else
- * where the driver puts it (rgpu_arena_base says which). NULL: the driver refused the range. */
-rgpu_arena *rgpu_arena_open(void *const f[7], int dev, uint64_t gran, uint64_t hint, uint64_t span) {
+ * where the driver puts it (rgpu_arena_base says which); shareable: its memory made exportable as a file
+ * descriptor where the driver allows it. NULL: the driver refused the range. */
+rgpu_arena *rgpu_arena_open(void *const f[7], int dev, uint64_t gran, uint64_t hint, uint64_t span, int shareable) {
     if (!gran || gran % UNIT || span < gran) return NULL;
     rgpu_arena *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     a->reserve = (reserve_fn)f[0], a->addr_free = (addr_free_fn)f[1], a->create = (create_fn)f[2];
     a->release = (release_fn)f[3], a->map = (map_fn)f[4], a->unmap = (unmap_fn)f[5], a->access = (access_fn)f[6];
-    a->dev = dev, a->gran = gran, a->ngran = span / gran, a->units = gran / UNIT, a->shareable = 1;
+    a->dev = dev, a->gran = gran, a->ngran = span / gran, a->units = gran / UNIT, a->shareable = shareable;
     a->g = calloc(a->ngran, sizeof *a->g);
     if (!a->g || a->reserve(&a->base, a->ngran * gran, gran, hint, 0) != OK) {
         free(a->g);
