@@ -157,6 +157,9 @@ class DeviceMemory:
             order = np.argsort(starts, kind="stable")
             starts, ends = starts[order], ends[order]
         limit = self.base + self._span
+        if size > self._span or align > self._span:
+            # more than the whole window (a caller's 2**63): no room, and numpy's int64 could not hold it
+            return None
         if hint and hint % align == 0 and self.base <= hint and hint + size <= limit and \
                 not np.any((ends > hint) & (starts < hint + size)):
             return hint

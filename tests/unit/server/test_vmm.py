@@ -96,6 +96,17 @@ def test_granularity_and_the_quota(d, sim):
     assert va % G == 0 and sim.quota["used"] == 0
 
 
+@pytest.mark.parametrize("size, alignment, addr", [(1 << 62, 0, 0), (G, 1 << 63, 0), (1 << 62, 1 << 62, 1 << 62),
+                                                  ((1 << 64) - G, 0, G)])
+def test_an_address_range_larger_than_any_device_is_out_of_memory_not_an_internal_error(d, sim, size, alignment,
+                                                                                         addr):
+    """The fuzz suite's edges (2**62, 2**63): the software GPU's search for room runs in numpy's int64,
+    which cannot hold them; such a range does not fit the device, as on a GPU."""
+    r = call(d, sim, "cuMemAddressReserve", size, alignment, addr, 0)
+    assert r.rc == DRV["CUDA_ERROR_OUT_OF_MEMORY"], (r.rc, r.message)
+    assert ok(call(d, sim, "cuMemAddressReserve", G, 0, 0, 0)) % G == 0  # and the device serves on
+
+
 def test_adjacent_mappings_are_one_range_for_copies_and_kernels_see_nothing_before_access(d, sim):
     va = ok(call(d, sim, "cuMemAddressReserve", 4 * G, 0, 0, 0))
     h1, h2 = (ok(call(d, sim, "cuMemCreate", G, PROP, 0)) for _ in range(2))
