@@ -34,8 +34,9 @@ def encode(ffi, lib, check, kind: str, args) -> bytes:
     out, _owner = _aligned_map(ffi)
     if kind == "replace":
         data, address = args
-        if len(data) != MAP_BYTES:
-            raise CudaError("CUDA_ERROR_INVALID_VALUE", f"a tensor map is {MAP_BYTES} bytes, not {len(data)}")
+        if not isinstance(data, (bytes, bytearray)) or len(data) != MAP_BYTES:  # a null map comes as nil
+            raise CudaError("CUDA_ERROR_INVALID_VALUE", f"a tensor map is {MAP_BYTES} bytes, not "
+                                                        f"{len(data) if isinstance(data, (bytes, bytearray)) else 'none'}")
         ffi.memmove(out, data, MAP_BYTES)
         check(lib.cuTensorMapReplaceAddress(out, ffi.cast("void *", address)))
         return bytes(ffi.buffer(out, MAP_BYTES))

@@ -125,7 +125,7 @@ def replace_address(data: bytes, address: int) -> bytes:
 
 def decode(data: bytes) -> TensorMap:
     """The map `data` holds; CUDA_ERROR_INVALID_VALUE for bytes no encoding of the sim's made."""
-    if len(data) != MAP_BYTES or data[:4] != MAGIC:
+    if not isinstance(data, (bytes, bytearray)) or len(data) != MAP_BYTES or data[:4] != MAGIC:  # nil: no map
         _invalid("not a tensor map the software GPU encoded")
     (_m, dtype, rank, interleave, swizzle, l2, oob, atom, address, *rest) = _LAYOUT.unpack_from(data)
     if not 1 <= rank <= MAX_RANK or dtype not in ELEMENT_BYTES:

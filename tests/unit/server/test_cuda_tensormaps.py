@@ -161,6 +161,8 @@ def test_the_drivers_refusal_is_the_calls_answer_and_a_map_is_128_bytes(gpu):
     assert r.rc == INVALID  # the driver wants a 16-byte aligned address
     r = call(s, "cuTensorMapReplaceAddress", b"\0" * 64, 0x7F0000300000)
     assert r.rc == INVALID and "128 bytes" in r.message
+    r = call(s, "cuTensorMapReplaceAddress", None, 0x7F0000300000)  # no map at all (the fuzz suite's nil)
+    assert r.rc == INVALID and "not none" in r.message
 
 
 def test_the_software_gpu_refuses_im2col_maps_by_their_records_and_encodes_tiles_itself():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rgpu.server.backends.sim import tensormaps
-from rgpu.server.backends.sim.errors import SimFault
+from rgpu.server.backends.sim.errors import SimError, SimFault
 from rgpu.server.backends.sim.kernels import KernelModule
 
 PTX = b"""
@@ -148,3 +148,9 @@ def test_the_whole_map_must_lie_in_the_blocks_shared_memory(dev):
     with pytest.raises(SimFault) as info:
         dev.launch("past_the_unit", 1, 1, 16)
     assert info.value.code == "CUDA_ERROR_ILLEGAL_ADDRESS"
+
+
+def test_no_map_at_all_is_invalid_not_an_internal_error():
+    """cuTensorMapReplaceAddress with a null map arrives as nil (the fuzz suite found it a TypeError)."""
+    with pytest.raises(SimError, match="CUDA_ERROR_INVALID_VALUE"):
+        tensormaps.replace_address(None, 0)
