@@ -9,7 +9,8 @@ session's cudaMalloc and cuMemAlloc take their memory through the VMM calls (eac
 devices at its own place: the window its client asks for); a move, a failover and a
 restore reserve the same range in the new worker and map each allocation back at its address
 (placement.py). Where the driver gives the range elsewhere (the hint is taken), the session still
-runs, its allocations in the range the driver chose: a move of it is then refused as before.
+runs, its allocations in the range the driver chose: a move of it places them one by one at their
+addresses, as for cuMemAlloc's, and is refused where the target holds one of them.
 
 RGPU_ARENA=0 turns it off (the driver's cuMemAlloc, as before). The driver's CUDA IPC exports only
 what cuMemAlloc made; the arena's memory is made exportable as a file descriptor instead, which the
@@ -35,7 +36,11 @@ WINDOWS = 12
 
 
 def hint(window: int | None) -> int:
+    """Where device `window` of a program reserves its arena (a program's 13th device shares the
+    first's place, in another worker: the client library warns of addresses two devices both gave)."""
     return HINT + ((window or 0) % WINDOWS) * SLOT
+
+
 _DRIVER = ("cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate", "cuMemRelease", "cuMemMap", "cuMemUnmap",
            "cuMemSetAccess")
 
