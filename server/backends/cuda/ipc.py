@@ -101,6 +101,13 @@ class CudaIpc:
         self._track_start(at)
         return at
 
+    @staticmethod
+    def _unimport(lib, start: int, span: int, check=lambda rc: rc) -> None:
+        """Opened arena memory gone from this worker: its mapping and its range (the import's memory
+        with the mapping)."""
+        check(lib.cuMemUnmap(start, span))
+        check(lib.cuMemAddressFree(start, span))
+
     def ipc_open(self, record: dict) -> int:
         if "vmm" in record:
             return self._open_arena(record)
@@ -116,9 +123,7 @@ class CudaIpc:
     def ipc_close(self, addr: int) -> None:
         _, lib, check = self._driver()
         if addr in self._imported:
-            start, span = self._imported.pop(addr)
-            check(lib.cuMemUnmap(start, span))
-            check(lib.cuMemAddressFree(start, span))
+            self._unimport(lib, *self._imported.pop(addr), check)
         else:
             check(lib.cuIpcCloseMemHandle(addr))
         del self._opened[addr]
@@ -143,9 +148,7 @@ class CudaIpc:
         _, lib, _ = self._driver()
         for a in self._opened:
             if a in self._imported:
-                start, span = self._imported[a]
-                lib.cuMemUnmap(start, span)
-                lib.cuMemAddressFree(start, span)
+                self._unimport(lib, *self._imported[a])
             else:
                 lib.cuIpcCloseMemHandle(a)
         self._opened.clear(), self._imported.clear(), self._shared.clear()

@@ -127,18 +127,15 @@ class CudaPlacement:
         if self._reserve is not None and not self._reserve(size):
             raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
         try:
-            taken = not self.arena.place(addr, size)
-        except CudaError:  # the driver's own refusal (out of memory): said as it is
+            if not self.arena.place(addr, size):  # else the driver's own refusal (out of memory), as it is
+                raise CudaError("CUDA_ERROR_INVALID_VALUE",
+                                f"the driver here cannot place the session's memory at 0x{addr:x} (+{size}): that "
+                                "part of the session's address range is taken in this worker; the program holds "
+                                "those addresses, so the session stays where it is")
+        except CudaError:
             if self._reserve is not None:
                 self._reserve(-size)
             raise
-        if taken:
-            if self._reserve is not None:
-                self._reserve(-size)
-            raise CudaError("CUDA_ERROR_INVALID_VALUE",
-                            f"the driver here cannot place the session's memory at 0x{addr:x} (+{size}): that part "
-                            "of the session's address range is taken in this worker; the program holds those "
-                            "addresses, so the session stays where it is")
         self._track(addr, size)
 
     def _hulls(self, allocations):

@@ -64,6 +64,9 @@ typedef struct rgpu_arena {
     size_t empty;                /* slabs with nothing in them: one is kept for the next allocation */
 } rgpu_arena;
 
+/* Whether `addr` lies in the arena's range. */
+static int within(const rgpu_arena *a, uint64_t addr) { return addr >= a->base && addr - a->base < a->ngran * a->gran; }
+
 static int bit(const uint64_t *b, uint64_t i) { return (int)((b[i / 64] >> (i % 64)) & 1); }
 static void set_bits(uint64_t *b, uint64_t i, uint64_t n, int on) {
     for (uint64_t k = i; k < i + n; k++) {
@@ -236,7 +239,7 @@ CUresult rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr) {
 /* An allocation of `size` at `addr` exactly, as the session had it where it ran before: INVALID_VALUE
  * when that place is taken here or is not one this arena hands out for that size. */
 CUresult rgpu_arena_place(rgpu_arena *a, uint64_t addr, uint64_t size) {
-    if (!size || addr < a->base || addr - a->base >= a->ngran * a->gran) return INVALID_VALUE;
+    if (!size || !within(a, addr)) return INVALID_VALUE;
     uint64_t off = addr - a->base, i = off / a->gran;
     if (small(a, size)) {
         uint64_t u = (off % a->gran) / UNIT, n = (size + UNIT - 1) / UNIT;
@@ -261,7 +264,7 @@ CUresult rgpu_arena_place(rgpu_arena *a, uint64_t addr, uint64_t size) {
 
 /* Whether `addr` is the start of an allocation of this arena's. */
 int rgpu_arena_holds(const rgpu_arena *a, uint64_t addr) {
-    if (addr < a->base || addr - a->base >= a->ngran * a->gran) return 0;
+    if (!within(a, addr)) return 0;
     uint64_t off = addr - a->base, i = off / a->gran;
     const granule *s = &a->g[i];
     if (s->kind == HEAD) return off % a->gran == 0;
@@ -297,7 +300,7 @@ CUresult rgpu_arena_free(rgpu_arena *a, uint64_t addr) {
 /* The physical allocation holding `addr` (an address inside an allocation of this arena's): its driver
  * handle, where it is mapped, and its length; INVALID_VALUE for an address no allocation holds. */
 CUresult rgpu_arena_physical(const rgpu_arena *a, uint64_t addr, uint64_t *handle, uint64_t *start, uint64_t *len) {
-    if (addr < a->base || addr - a->base >= a->ngran * a->gran) return INVALID_VALUE;
+    if (!within(a, addr)) return INVALID_VALUE;
     uint64_t i = (addr - a->base) / a->gran;
     while (i > 0 && a->g[i].kind == TAIL) i--;
     const granule *s = &a->g[i];
