@@ -1023,6 +1023,132 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
     return CUDA_SUCCESS;
 }
 
+/* -- graphs of kernel, memset and copy nodes (the cuda backend builds a client's executable graph of
+ * them: server/backends/cuda/graphs.py) --
+ * A graph is its nodes in the order they were added, each a copy of its parameters as the driver keeps
+ * them; an executable graph is a copy of a graph (changing the graph after instantiation changes
+ * nothing it runs); a launch runs its nodes in order, as the calls would: kernels count, memsets and
+ * copies change memory. */
+enum { NODE_KERNEL, NODE_MEMSET, NODE_COPY };
+typedef struct {
+    int kind;
+    CUDA_MEMSET_NODE_PARAMS set;
+    CUdeviceptr dst, src;
+    size_t bytes;
+} null_node;
+typedef struct { null_node *nodes; size_t n, cap; int exec; } null_graph;
+
+CUresult cuGraphCreate(CUgraph *g, unsigned int flags) {
+    ENTER();
+    if (!g || flags) return INVALID_VALUE;
+    null_graph *ng = calloc(1, sizeof *ng);
+    if (!ng) return OUT_OF_MEMORY;
+    *g = (CUgraph)ng;
+    return CUDA_SUCCESS;
+}
+
+static CUresult add_node(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps, null_node n) {
+    null_graph *ng = (null_graph *)g;
+    if (!node || !ng || ng->exec || (ndeps && !deps)) return INVALID_VALUE;
+    if (ng->n == ng->cap) {
+        size_t cap = ng->cap ? 2 * ng->cap : 16;
+        null_node *nodes = realloc(ng->nodes, cap * sizeof *nodes);
+        if (!nodes) return OUT_OF_MEMORY;
+        ng->nodes = nodes, ng->cap = cap;
+    }
+    ng->nodes[ng->n++] = n;
+    *node = (CUgraphNode)(uintptr_t)ng->n;  /* a number, never dereferenced */
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                                 const CUDA_KERNEL_NODE_PARAMS *p) {
+    ENTER();
+    if (!p || !p->func || !p->gridDimX || !p->gridDimY || !p->gridDimZ || !p->blockDimX || !p->blockDimY ||
+        !p->blockDimZ)
+        return INVALID_VALUE;
+    const null_kernel *k = ((const function *)p->func)->kernel;
+    if (!p->kernelParams && !p->extra && k && k->nparams) return INVALID_VALUE;
+    return add_node(node, g, deps, ndeps, (null_node){.kind = NODE_KERNEL});
+}
+
+CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                              const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx) {
+    ENTER();
+    (void)ctx;
+    if (!p || !p->dst || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || !p->height ||
+        (p->height > 1 && p->pitch < p->width * p->elementSize))
+        return INVALID_VALUE;
+    return add_node(node, g, deps, ndeps, (null_node){.kind = NODE_MEMSET, .set = *p});
+}
+
+CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                              const CUDA_MEMCPY3D *p, CUcontext ctx) {
+    ENTER();
+    (void)ctx;
+    /* the copies the backend makes: device to device, one row */
+    if (!p || p->srcMemoryType != CU_MEMORYTYPE_DEVICE || p->dstMemoryType != CU_MEMORYTYPE_DEVICE ||
+        p->Height > 1 || p->Depth > 1 || p->srcXInBytes || p->dstXInBytes)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    return add_node(node, g, deps, ndeps,
+                    (null_node){.kind = NODE_COPY, .dst = p->dstDevice, .src = p->srcDevice, .bytes = p->WidthInBytes});
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags) {
+    ENTER();
+    null_graph *ng = (null_graph *)g, *x;
+    if (!e || !ng || ng->exec || (flags & ~15ull)) return INVALID_VALUE;
+    if (!(x = calloc(1, sizeof *x)) || (ng->n && !(x->nodes = malloc(ng->n * sizeof *x->nodes)))) {
+        free(x);
+        return OUT_OF_MEMORY;
+    }
+    if (ng->n) memcpy(x->nodes, ng->nodes, ng->n * sizeof *x->nodes);
+    x->n = x->cap = ng->n;
+    x->exec = 1;
+    *e = (CUgraphExec)x;
+    return CUDA_SUCCESS;
+}
+
+static CUresult graph_free(null_graph *ng, int exec) {
+    if (!ng || ng->exec != exec) return INVALID_VALUE;
+    free(ng->nodes);
+    free(ng);
+    return CUDA_SUCCESS;
+}
+CUresult cuGraphDestroy(CUgraph g) { ENTER(); return graph_free((null_graph *)g, 0); }
+CUresult cuGraphExecDestroy(CUgraphExec e) { ENTER(); return graph_free((null_graph *)e, 1); }
+
+static unsigned long long graph_launches;
+unsigned long long null_graph_launches(void) { return graph_launches; }  /* for a debugger or a test */
+
+CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
+    ENTER();
+    (void)s;
+    null_graph *x = (null_graph *)e;
+    if (!x || !x->exec) return INVALID_VALUE;
+    graph_launches++;
+    for (size_t i = 0; i < x->n; i++) {
+        const null_node *n = &x->nodes[i];
+        if (n->kind == NODE_KERNEL) {
+            launched++;
+            kernel_ran();
+        } else if (n->kind == NODE_COPY) {
+            memmove((void *)(uintptr_t)n->dst, (const void *)(uintptr_t)n->src, n->bytes);
+        } else {
+            const CUDA_MEMSET_NODE_PARAMS *p = &n->set;
+            for (size_t r = 0; r < p->height; r++) {
+                CUdeviceptr row = p->dst + r * p->pitch;
+                for (size_t j = 0; j < p->width; j++) {
+                    if (p->elementSize == 1) ((unsigned char *)(uintptr_t)row)[j] = (unsigned char)p->value;
+                    else if (p->elementSize == 2) ((unsigned short *)(uintptr_t)row)[j] = (unsigned short)p->value;
+                    else ((unsigned int *)(uintptr_t)row)[j] = p->value;
+                }
+            }
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
 /* -- the driver's checkpoint of a process (cuCheckpointProcess*): idle reclaim on the cuda backend --
  *
  * A process that loaded this driver answers, on an abstract Unix socket named after its pid, the

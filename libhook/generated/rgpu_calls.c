@@ -735,3 +735,28 @@ void rgpu_wire_out_cudaPointerGetAttributes(rgpu_call *c, void *attributes, size
 {
     rgpu_out_b(c, attributes, attributes_size);
 }
+
+void rgpu_wire_rgpuGraphBuild(rgpu_call *c, const void *hStream, const void *nodes, size_t nodes_size)
+{
+    rgpu_begin(c, RGPU_ID_rgpuGraphBuild, "rgpuGraphBuild", RGPU_DRIVER, RGPU_FLAGS_rgpuGraphBuild);
+    rgpu_put_h(c, hStream);
+    rgpu_put_b(c, nodes, nodes_size);
+}
+
+void rgpu_wire_out_rgpuGraphBuild(rgpu_call *c, void **graph)
+{
+    *graph = rgpu_out_h(c);
+}
+
+void rgpu_wire_rgpuGraphLaunch(rgpu_call *c, const void *hGraph, const void *hStream)
+{
+    rgpu_begin(c, RGPU_ID_rgpuGraphLaunch, "rgpuGraphLaunch", RGPU_DRIVER, RGPU_FLAGS_rgpuGraphLaunch);
+    rgpu_put_h(c, hGraph);
+    rgpu_put_h(c, hStream);
+}
+
+void rgpu_wire_rgpuGraphDestroy(rgpu_call *c, const void *hGraph)
+{
+    rgpu_begin(c, RGPU_ID_rgpuGraphDestroy, "rgpuGraphDestroy", RGPU_DRIVER, RGPU_FLAGS_rgpuGraphDestroy);
+    rgpu_put_h(c, hGraph);
+}

@@ -157,6 +157,13 @@ void rgpu_wire_out_cudaMemPoolGetAttribute(struct rgpu_call *c, uint64_t *value)
 /* cudaPointerGetAttributes (memory/pointer.c): ptr:u; outs attributes:ob */
 void rgpu_wire_cudaPointerGetAttributes(struct rgpu_call *c, uint64_t ptr);
 void rgpu_wire_out_cudaPointerGetAttributes(struct rgpu_call *c, void *attributes, size_t attributes_size);
+/* rgpuGraphBuild (graph/graph_server.c): hStream:h, nodes:b; outs graph:oh */
+void rgpu_wire_rgpuGraphBuild(struct rgpu_call *c, const void *hStream, const void *nodes, size_t nodes_size);
+void rgpu_wire_out_rgpuGraphBuild(struct rgpu_call *c, void **graph);
+/* rgpuGraphLaunch (graph/graph_server.c): hGraph:h, hStream:h */
+void rgpu_wire_rgpuGraphLaunch(struct rgpu_call *c, const void *hGraph, const void *hStream);
+/* rgpuGraphDestroy (graph/graph_server.c): hGraph:h */
+void rgpu_wire_rgpuGraphDestroy(struct rgpu_call *c, const void *hGraph);
 
 /* Stream capture hooks (libhook/src/graph/capture.c): 1 when the call became a graph node (its result in *rc). */
 int rgpu_capture_cuMemFree_v2(int *rc, CUdeviceptr dptr);

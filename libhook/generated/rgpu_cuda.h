@@ -765,4 +765,11 @@ cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pEx
 cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr);
 cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
 
+#ifndef RGPU_CUDA_REAL_HEADERS
+struct rgpuGraph_st;
+CUresult rgpuGraphBuild(struct rgpuGraph_st **phGraph, CUstream hStream, const void *nodes, size_t size);
+CUresult rgpuGraphLaunch(struct rgpuGraph_st *hGraph, CUstream hStream);
+CUresult rgpuGraphDestroy(struct rgpuGraph_st *hGraph);
+#endif
+
 #endif

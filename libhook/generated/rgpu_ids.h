@@ -463,6 +463,12 @@
 #define RGPU_FLAGS_cudaMallocFromPoolAsync (0)
 #define RGPU_ID_cudaPointerGetAttributes 0x5e572561u
 #define RGPU_FLAGS_cudaPointerGetAttributes (0)
+#define RGPU_ID_rgpuGraphBuild 0x0efb8d1du
+#define RGPU_FLAGS_rgpuGraphBuild (0)
+#define RGPU_ID_rgpuGraphLaunch 0x0b036b0fu
+#define RGPU_FLAGS_rgpuGraphLaunch (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
+#define RGPU_ID_rgpuGraphDestroy 0x21502945u
+#define RGPU_FLAGS_rgpuGraphDestroy (RGPU_F_ASYNC)
 
 #define RGPU_CUDA_VERSION 13000
 #endif

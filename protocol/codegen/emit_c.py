@@ -7,6 +7,7 @@ generic path (server/backends/cuda/generic.py) are the other half of the same ki
 from __future__ import annotations
 
 import copy
+import re
 
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
@@ -95,7 +96,11 @@ def protos_header(calls: list[Call], stamp: str, undeclared: set[str] = frozense
     out += [declaration(c) + ";" for c in calls if c.name not in undeclared]
     if undeclared:  # entry points only the records declare: the real headers #define these names away
         out += ["", "#ifndef RGPU_CUDA_REAL_HEADERS"]
-        out += [declaration(c) + ";" for c in calls if c.name in undeclared]
+        decls = [declaration(c) + ";" for c in calls if c.name in undeclared]
+        # struct tags of rgpu's own that only these prototypes name: declared at file scope first, or
+        # each prototype would declare a type of its own
+        out += [f"struct {t};" for t in sorted({t for d in decls for t in re.findall(r"struct (\w+)", d)})]
+        out += decls
         out.append("#endif")
     out += ["", "#endif", ""]
     return "\n".join(out)

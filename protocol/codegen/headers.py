@@ -136,12 +136,20 @@ def parse(include_dir: Path | None = None, also: tuple[Path, ...] = ()) -> Parse
     return Parsed(include_dir, version, functions, typedefs, structs, enums, aliases, type_decls, constants)
 
 
+# The <stdint.h>/<stddef.h> names the headers' types use, which cffi knows and pycparser does not (their
+# widths do not matter here: only the prototypes' shapes are read).
+_STDINT = "".join(f"typedef unsigned long {t};\n" for t in ("size_t", "uint64_t", "uintptr_t")) + \
+    "".join(f"typedef {c} {t};\n" for c, t in (("unsigned int", "uint32_t"), ("unsigned short", "uint16_t"),
+                                               ("unsigned char", "uint8_t"), ("long", "int64_t"), ("int", "int32_t"),
+                                               ("short", "int16_t"), ("signed char", "int8_t"), ("long", "ssize_t")))
+
+
 def declare(parsed: Parsed, types_cdef: str, prototypes: dict[str, str]) -> list[Function]:
     """Functions the headers do not declare, from C prototypes written in the headers' types (the
     records' `prototype`): each checked to declare the name it is recorded under."""
     if not prototypes:
         return []
-    ast = CParser().parse(types_cdef + "\n" + "\n".join(p.rstrip(";") + ";" for p in prototypes.values()))
+    ast = CParser().parse(_STDINT + types_cdef + "\n" + "\n".join(p.rstrip(";") + ";" for p in prototypes.values()))
     decls = [e for e in ast.ext if isinstance(e, c_ast.Decl) and isinstance(e.type, c_ast.FuncDecl)]
     out = []
     for (name, _), d in zip(prototypes.items(), decls):

@@ -140,6 +140,27 @@ class Device(ABC):
         they must all be resident at once and get the grid workspace cooperative groups expects.
         `cluster`: (x, y, z, scheduling policy) of a thread-block cluster launch (x 0: no dimensions
         named, a policy alone)."""
+    # Executable graphs the client sends once (server/api/graphs.py). A backend with graphs of its own
+    # (the cuda one: cuda/graphs.py) builds one; this default keeps the nodes and issues them in order,
+    # which is what the software GPU does with a graph anyway (one kernel at a time).
+    def graph_build(self, nodes: list) -> object:
+        """The backend's executable graph of `nodes`, run one after the other on the stream a launch
+        names: (0, function, grid, block, shared, params) a kernel, (1, dst, pitch, value, element
+        size, width, height) a memset, (2, dst, src, bytes) a device-to-device copy."""
+        return list(nodes)
+    def graph_launch(self, graph, stream) -> None:
+        for kind, *n in graph:
+            if kind == 0:
+                self.launch(*n[:4], stream, n[4])
+            elif kind == 1:
+                dst, pitch, value, elsize, width, height = n
+                for row in range(height):
+                    self.memset(dst + row * pitch, value, elsize, width, stream)
+            else:
+                self.copy_dtod(*n, stream)
+    def graph_destroy(self, graph) -> None:
+        """Frees what `graph_build` made (a launch of it may still run: the driver keeps it)."""
+
     def occupancy(self, function, block_size: int, dynamic_shared: int, flags: int) -> int | None:
         """Resident blocks per SM as the device's driver answers it, or None: the server computes it
         from the device's and the function's attributes (server/api/module.py)."""

@@ -7,8 +7,8 @@ entry here cannot be checkpointed, and says which kind — that refusal comes be
 New kinds of objects (CUDA arrays and texture objects, memory pools, ...) add an entry here
 (``register``) and, where the device makes them, a pair of backend methods like the ones below.
 
-Graphs are no kind of this list: they live in the client library (libhook/src/graph/), whose
-replays reach the server as ordinary launches and copies.
+Graphs live in the client library (libhook/src/graph/); the executable graphs of kernels it has the
+worker build (server/api/graphs.py) are a kind here, their kernels kept by function handle.
 """
 from __future__ import annotations
 
@@ -77,6 +77,14 @@ def _restore_function(s, d, objects):
 
 register("module", 1, _capture_module, _restore_module)
 register("function", 2, _capture_function, _restore_function)
+
+
+def _restore_graph(s, d, objects):
+    from ..api.graphs import build
+    return build(s.device, d["nodes"], objects.__getitem__)
+
+
+register("graph", 3, lambda s, h, obj, _: {"nodes": obj.nodes}, _restore_graph)
 # Arrays and textures (the textures engineer): register("array", 1, capture, restore) with a backend
 # pair array_state(obj) / array_restore(description) that carries the array's contents, and
 # register("texture", 2, ...) naming the array's handle as functions name their module's.

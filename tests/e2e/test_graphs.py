@@ -97,3 +97,29 @@ def test_driver_api_graphs_and_capture(cuda_program, sim_server):
     p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_graphs")), str(saxpy))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "OK driver_graphs" in p.stdout
+
+
+def _call_counts(stderr: str) -> dict[str, tuple[int, int]]:
+    """RGPU_STATS=1's lines: call -> (round trips, async calls)."""
+    return {m[0]: (int(m[1]), int(m[2]))
+            for m in re.findall(r"rgpu stats: call (\w+) round_trips=(\d+) async=(\d+)", stderr)}
+
+
+@pytest.mark.parametrize("on", ["1", "0"], ids=["server_graphs", "client_replay"])
+def test_a_graph_of_kernels_a_memset_and_a_copy_runs_on_the_server_one_call_a_launch(cuda_program, sim_server, on):
+    """graph_server.c: a graph the server can run whole is sent once and then launched by one async call
+    a launch; a change to the executable graph (new kernel parameters, a node switched off) sends it
+    again. RGPU_SERVER_GRAPHS=0 replays the same nodes from the client: the same results."""
+    env = {**os.environ, "RGPU_STATS": "1", "RGPU_SERVER_GRAPHS": on}
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("graphs")), "server", "200", env=env, timeout=300)
+    assert p.returncode == 0 and "OK graphs server" in p.stdout, p.stdout + p.stderr
+    assert "server launches 200 got 200 400 200 07070707" in p.stdout, p.stdout
+    assert "server changed got 220 402 220" in p.stdout, p.stdout
+    calls = _call_counts(p.stderr)
+    if on == "1":
+        assert calls["rgpuGraphLaunch"] == (0, 202), calls
+        assert calls["rgpuGraphBuild"] == (3, 0), calls  # at first, after the new parameters, after the switch
+        assert "cudaLaunchKernel" not in calls, calls
+    else:
+        assert not [c for c in calls if c.startswith("rgpuGraph")], calls
+        assert calls["cudaLaunchKernel"] == (0, 2 * 200 + 2 + 1), calls

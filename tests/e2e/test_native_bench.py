@@ -113,6 +113,11 @@ def test_the_pytorch_steps_benchmark_runs_each_workload_through_both_paths_with_
         assert set(res["best"][config]) == set(torch_steps.NAMES), res["best"][config].keys()
         for name, r in res["best"][config].items():
             assert r["round_trips"] == r["syncs_per_step"], (config, name, r["round_trips"], r["by_call"])
+    for config in ("rgpu", "rgpu_noshm"):
+        # the CUDA graph's replay is one call to the worker (graph_server.c), which launches the graph
+        # the cuda backend built with the driver (server/api/graphs.py), not a call per node: with
+        # the token's D2H copy, two async calls a step
+        assert res["best"][config]["decode_graph"]["async_calls"] == 2, res["best"][config]["decode_graph"]
     for name in torch_steps.NAMES:
         assert res["last"]["rgpu"][name] == res["last"]["rgpu_noshm"][name], name
     text = torch_steps.table(res)

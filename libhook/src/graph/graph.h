@@ -107,6 +107,10 @@ typedef struct CUgraphExec_st {
     const rgpu_graph *source; /* the graph it was instantiated from: nodes are found by index */
     rgpu_gnode **order;     /* topological order of graph's nodes */
     unsigned long long flags;
+    /* graph_server.c: the server's build of it (NULL: none), on device server_dev; server_refused: the
+     * server would not build it as it is; changed: a node changed since it was built (rgpu_exec_node) */
+    struct rgpuGraph_st *server;
+    int server_dev, server_refused, changed;
 } rgpu_graph_exec;
 
 extern pthread_mutex_t rgpu_graph_mu;
@@ -134,7 +138,13 @@ int rgpu_kernel_node_set(int face, rgpu_kernel_node *k, const void *func, const 
 int rgpu_kernel_node_fill(rgpu_kernel_node *k, int face, const void *func, void *fn, const rgpu_layout *l,
                           const unsigned g[3], const unsigned b[3], unsigned shmem, const void *buf, size_t n);
 
-/* graph_exec.c: the executable graph's copy of a node of the graph it was instantiated from */
+/* graph_server.c: launches e as the server's graph where it can (1, and the launch's result in *rc), or
+ * 0: the caller replays it; drop: forgets the server's graph (e is destroyed) */
+int rgpu_graph_server_launch(rgpu_graph_exec *e, void *stream, int *rc);
+void rgpu_graph_server_drop(rgpu_graph_exec *e);
+
+/* graph_exec.c: the executable graph's copy of a node of the graph it was instantiated from (the
+ * caller may change it: the server's build is then stale) */
 rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type);
 
 /* graph_attrs.c: a kernel node's launch attributes, copied with its parameters and freed with them */

@@ -9,6 +9,7 @@
 
 static void exec_free(rgpu_graph_exec *e) {
     if (!e) return;
+    rgpu_graph_server_drop(e);
     rgpu_graph_free(e->graph);
     free(e->order);
     free(e);
@@ -69,12 +70,14 @@ static int launch(int face, rgpu_graph_exec *e, void *stream) {
     if (!e) return rgpu_invalid_value(face);
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(face, rc);
+    if (rgpu_graph_server_launch(e, stream, &rc)) return rc ? rgpu_record(face, rc) : 0;
     return rgpu_graph_replay(face, e->order, e->graph->n, stream, e->flags);
 }
 cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t stream) { return launch(RGPU_RUNTIME, e, stream); }
 CUresult cuGraphLaunch(CUgraphExec e, CUstream stream) { return launch(RGPU_DRIVER, e, stream); }
 
-/* Nothing to upload ahead: the nodes travel when the graph is launched. */
+/* Nothing to upload ahead: the nodes travel when the graph is launched (to the server, once, where it
+ * runs the graph: graph_server.c). */
 cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t stream) { return e ? 0 : rgpu_invalid_value(RGPU_RUNTIME); }
 
 /* ---- updates ------------------------------------------------------------------------------------- */
@@ -83,7 +86,9 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t stream) { return e ?
 rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type) {
     if (!e || !n || n->graph != e->source || n->index >= e->graph->n) return NULL;
     rgpu_gnode *m = e->graph->nodes[n->index];
-    return m->type == n->type && (type < 0 || m->type == type) ? m : NULL;
+    if (m->type != n->type || (type >= 0 && m->type != type)) return NULL;
+    e->changed = 1;
+    return m;
 }
 #define exec_node rgpu_exec_node
 
@@ -131,6 +136,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphExecU
         if (n->type != m->type) { r.result = cudaGraphExecUpdateErrorNodeTypeChanged; r.errorNode = n; }
         else if (!same_deps(n, m)) { r.result = cudaGraphExecUpdateErrorTopologyChanged; r.errorNode = n; }
     }
+    if (!r.result) e->changed = 1;
     for (int i = 0; i < g->n && !r.result; i++)
         if (rgpu_node_copy_params(e->graph->nodes[i], g->nodes[i])) {
             r.result = cudaGraphExecUpdateErrorNotSupported;

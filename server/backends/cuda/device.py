@@ -19,6 +19,7 @@ from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 
 from ..base import Device
 from .arrays import CudaArrays
+from .graphs import CudaGraphs
 from .vmm import CudaVmm
 from .ipc import CudaIpc
 from .placement import CudaPlacement
@@ -129,7 +130,7 @@ def probe() -> list[dict]:
     return out
 
 
-class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
+class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device):
     reports_running = True  # a kernel cannot be time-sliced by the server: its running time is watched
     registers_host = True  # host memory the worker maps is page-locked for DMA (cuMemHostRegister)
 
@@ -155,6 +156,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         self._allocs: dict[int, int] = {}
         self._starts: list[int] = []  # sorted starts of _allocs, _globals and VMM runs (allocation() bisects)
         self._streams, self._events, self._modules = set(), set(), set()
+        self._graphs = set()  # executable graphs (graphs.py)
         self._globals: dict[int, int] = {}
         self._mapped_host: dict[int, int] = {}  # mapped host memory: device address -> size (host_map)
         self._attrs: dict[int, int] | None = None
@@ -757,6 +759,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaVmm, CudaIpc, Device):
         if self.launcher is not None:
             self.launcher.clear()
         self.close_arrays()
+        self._graphs_close()  # before their modules
         for e in list(self._events):
             _lib.cuEventDestroy_v2(e)
         for s in list(self._streams):

@@ -23,7 +23,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 from . import compiled
 from .compiled import ffi as _ffi
 
-KINDS = {"function": 1, "stream": 2, "event": 3}
+KINDS = {"function": 1, "stream": 2, "event": 3, "graph": 4}
 
 
 class Launcher:
@@ -70,7 +70,15 @@ class Launcher:
                                            _ffi.cast("void *", ctx_synchronize), _ffi.new("uint64_t[6]", MORE_WAIT_IDS))
         self.wait_ids = frozenset(WAIT_IDS + MORE_WAIT_IDS)
 
+    def serve_graphs(self, graph_launch: int) -> None:
+        """Lets the loop launch the executable graphs the worker built (api/graphs.py, cuda/graphs.py)
+        with the driver's cuGraphLaunch."""
+        self._lib.rgpu_launcher_graphs(self._l, _ffi.cast("void *", graph_launch), GRAPH_LAUNCH_ID)
+        self.ids = self.ids | {GRAPH_LAUNCH_ID}
+
     def learn(self, h: int, kind: str, obj) -> None:
+        if kind == "graph":  # the session's object (api/graphs.py) holds the driver's
+            obj = obj.native
         if kind in KINDS and self._lib.rgpu_launcher_learn(self._l, h, _ffi.cast("void *", self.address(obj)),
                                                            KINDS[kind]) != 0:
             raise MemoryError("rgpu_launcher_learn")
@@ -156,6 +164,9 @@ MORE_WAIT_IDS = (BY_NAME["cuEventQuery"], BY_NAME["cudaEventQuery"], BY_NAME["cu
                  BY_NAME["cudaEventSynchronize"], BY_NAME["cuCtxSynchronize"], BY_NAME["cudaDeviceSynchronize"])
 
 
+GRAPH_LAUNCH_ID = BY_NAME["rgpuGraphLaunch"]
+
+
 def make(cuda_ffi, cuda_lib, clock):
     """A Launcher over `cuda_lib`'s cuLaunchKernel timed by `clock`, or None: switched off
     (RGPU_FAST_LAUNCH=0) or its library not built (logged: every launch then goes through Python)."""
@@ -169,6 +180,10 @@ def make(cuda_ffi, cuda_lib, clock):
         launcher = Launcher(int(cuda_ffi.cast("uintptr_t", launch)), clock)
     except OSError:
         return None
+    try:
+        launcher.serve_graphs(int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, "cuGraphLaunch"))))
+    except AttributeError:  # a stand-in driver without graphs: their launches stay Python's
+        pass
     try:
         query, synchronize = (cuda_ffi.addressof(cuda_lib, n) for n in ("cuStreamQuery", "cuStreamSynchronize"))
     except AttributeError:  # a stand-in driver without streams: every wait is Python's

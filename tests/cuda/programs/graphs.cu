@@ -1,4 +1,5 @@
 // CUDA graphs and stream capture: each mode (argv[1]) checks one behaviour and prints "OK graphs MODE".
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -405,6 +406,60 @@ static int many_launches(int count) {
     return 0;
 }
 
+// A graph the server can run whole (kernels, a memset, a device-to-device copy: graph_server.c),
+// launched `count` times on one stream and then on another, its kernel's parameters changed, a node
+// switched off: each launch's effects are the nodes' in order, whoever runs them.
+static int server_graph(int count) {
+    int *c;
+    CHECK(cudaMalloc(&c, 4 * sizeof(int)));
+    CHECK(cudaMemset(c, 0, 4 * sizeof(int)));
+    cudaGraph_t g;
+    CHECK(cudaGraphCreate(&g, 0));
+    int one = 1, two = 2;
+    void *a1[] = {&c, &one};
+    int *c1 = c + 1;
+    void *a2[] = {&c1, &two};
+    cudaKernelNodeParams p1 = kparams((void *)bump, a1, 1), p2 = kparams((void *)bump, a2, 1);
+    cudaMemsetParams ms = {};
+    ms.dst = c + 3, ms.value = 7, ms.elementSize = 1, ms.width = sizeof(int), ms.height = 1;
+    cudaGraphNode_t set, k1, cp, k2;
+    CHECK(cudaGraphAddMemsetNode(&set, g, nullptr, 0, &ms));
+    CHECK(cudaGraphAddKernelNode(&k1, g, &set, 1, &p1));
+    CHECK(cudaGraphAddMemcpyNode1D(&cp, g, &k1, 1, c + 2, c, sizeof(int), cudaMemcpyDeviceToDevice));
+    CHECK(cudaGraphAddKernelNode(&k2, g, &cp, 1, &p2));
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    cudaStream_t s, s2;
+    CHECK(cudaStreamCreate(&s));
+    CHECK(cudaStreamCreate(&s2));
+    for (int i = 0; i < count; i++) CHECK(cudaGraphLaunch(ge, s));
+    CHECK(cudaStreamSynchronize(s));
+    int h[4];
+    CHECK(cudaMemcpy(h, c, sizeof h, cudaMemcpyDeviceToHost));
+    printf("server launches %d got %d %d %d %08x\n", count, h[0], h[1], h[2], h[3]);
+    EXPECT(h[0] == count && h[1] == 2 * count && h[2] == count && h[3] == 0x07070707);
+    // new parameters for the executable graph's first kernel: the next launch runs with them
+    int ten = 10;
+    a1[1] = &ten;
+    p1 = kparams((void *)bump, a1, 1);
+    CHECK(cudaGraphExecKernelNodeSetParams(ge, k1, &p1));
+    CHECK(cudaGraphLaunch(ge, s2));
+    CHECK(cudaStreamSynchronize(s2));
+    CHECK(cudaMemcpy(h, c, sizeof h, cudaMemcpyDeviceToHost));
+    EXPECT(h[0] == count + 10 && h[1] == 2 * count + 2 && h[2] == count + 10);
+    // the second kernel switched off
+    CHECK(cudaGraphNodeSetEnabled(ge, k2, 0));
+    CHECK(cudaGraphLaunch(ge, s));
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaMemcpy(h, c, sizeof h, cudaMemcpyDeviceToHost));
+    printf("server changed got %d %d %d\n", h[0], h[1], h[2]);
+    EXPECT(h[0] == count + 20 && h[1] == 2 * count + 2 && h[2] == count + 20);
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaFree(c));
+    return 0;
+}
+
 // Capturing into a graph the program made, after one of its nodes, and rewriting what the next
 // captured node depends on.
 static int capture_to_graph() {
@@ -714,6 +769,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(mode, "fork_join")) rc = fork_join();
     else if (!strcmp(mode, "capture_errors")) rc = capture_errors();
     else if (!strcmp(mode, "launch1000")) rc = many_launches(1000);
+    else if (!strcmp(mode, "server") && argc > 2) rc = server_graph(atoi(argv[2]));
     else if (!strcmp(mode, "capture_to_graph")) rc = capture_to_graph();
     else if (!strcmp(mode, "graph_memory")) rc = graph_memory();
     else if (!strcmp(mode, "modes")) rc = modes_across_threads();

@@ -27,7 +27,11 @@ def generated(parsed):
 
 def test_every_function_of_both_headers_has_a_record_and_is_placed(parsed, generated):
     _, calls = generated
-    assert {c.name for c in calls} == {f.name for f in parsed.functions}
+    # and the entry points only records declare (`prototype`): rgpu's own calls, such as the graphs the
+    # worker builds (graph_server.c), which no header has
+    own = {n for n, r in records.load().records.items() if r.prototype}
+    assert own and all(n.startswith("rgpu") for n in own), own
+    assert {c.name for c in calls} == {f.name for f in parsed.functions} | own
     assert len(calls) > 700  # cuda.h + cuda_runtime_api.h of CUDA 13 declare ~750 functions
     by_face = {f: [c for c in calls if c.face == f] for f in ("runtime", "driver")}
     assert len(by_face["runtime"]) > 250 and len(by_face["driver"]) > 400

@@ -41,14 +41,16 @@ typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned
 typedef CUresult (*stream_fn)(CUstream);
 typedef CUresult (*object_fn)(void *); /* a CUstream's or a CUevent's query or synchronize */
 typedef CUresult (*context_fn)(void);
+typedef CUresult (*graph_fn)(void *, CUstream); /* cuGraphLaunch */
 
-enum { KIND_FUNCTION = 1, KIND_STREAM = 2, KIND_EVENT = 3 };
+enum { KIND_FUNCTION = 1, KIND_STREAM = 2, KIND_EVENT = 3, KIND_GRAPH = 4 };
 /* The waits, by wait_ids index: each a driver's (even) and a runtime's (odd) call. */
 enum { STREAM_QUERY = 0, STREAM_SYNC = 2, EVENT_QUERY = 4, EVENT_SYNC = 6, CTX_SYNC = 8, WAIT_KINDS = 10 };
 #define EMPTY 0u       /* handles start at 0x1000 (server/session.py): 0 and 1 are never one */
 #define REMOVED 1u
 #define PARAM_BYTES 4096
 #define WIRE_ARGS 10   /* cuLaunchKernel's record: function, grid x y z, block x y z, shared, stream, params */
+#define GRAPH_ARGS 2   /* rgpuGraphLaunch's record: the worker's executable graph, stream */
 
 typedef struct {
     uint64_t handle;
@@ -60,6 +62,9 @@ struct rgpu_launcher {
     launch_fn launch;
     rgpu_clock *clock;          /* the session's kernel clock (Python's: it outlives no launcher) */
     uint64_t ids[2];            /* the call ids served: cuLaunchKernel, cudaLaunchKernel */
+    /* Graph launches (rgpu_launcher_graphs): cuGraphLaunch and rgpuGraphLaunch's id (none while NULL) */
+    graph_fn graph_launch;
+    uint64_t graph_id;
     /* Waits (rgpu_launcher_wait): cuStreamQuery and cuStreamSynchronize, and the call ids of the stream
      * queries (driver's, runtime's) and synchronizes (driver's, runtime's); no waits while NULL. */
     stream_fn query, synchronize;
@@ -145,6 +150,12 @@ void rgpu_launcher_more_waits(rgpu_launcher *l, void *event_query, void *event_s
     l->event_query = (object_fn)event_query, l->event_synchronize = (object_fn)event_synchronize;
     l->ctx_synchronize = (context_fn)ctx_synchronize;
     memcpy(l->wait_ids + 4, ids, 6 * sizeof *ids);
+}
+
+/* The executable graphs the session's client has the worker build (server/api/graphs.py) are launched
+ * here too: `graph_launch` is the driver's cuGraphLaunch, `id` rgpuGraphLaunch's call id. */
+void rgpu_launcher_graphs(rgpu_launcher *l, void *graph_launch, uint64_t id) {
+    l->graph_launch = (graph_fn)graph_launch, l->graph_id = id;
 }
 
 /* The read end of the pipe the device's printf output goes to (server/backends/cuda/printf.py). */
@@ -233,6 +244,7 @@ typedef struct {
     uint64_t seq;
     int runtime;
     void *function, *stream;
+    void *graph;                /* a graph launch's executable graph (then no function) */
     unsigned g[3], b[3], shared;
     const void *params;
     size_t size;
@@ -245,8 +257,19 @@ static int read_launch(rgpu_launcher *l, mp_reader *r, launch_call *a) {
     uint64_t fh, sh;
     if (!read_plain_call(r, &c, &args)) return 0;
     uint64_t id = c.call_id;
-    if ((id != l->ids[0] && id != l->ids[1]) || c.sync != 0) return 0; /* a sync launch wants its reply: Python's */
+    if (c.sync != 0) return 0; /* a sync launch wants its reply: Python's */
     a->seq = c.seq;
+    a->graph = NULL;
+    if (l->graph_launch && id == l->graph_id) {
+        uint64_t gh;
+        if (c.args.n != GRAPH_ARGS || read_uint(&args, &gh) || read_uint(&args, &sh)) return 0;
+        entry *g = find(l, gh);
+        if (!g || g->kind != KIND_GRAPH || stream_of(l, sh, &a->stream)) return 0;
+        a->graph = g->object;
+        a->runtime = 0;
+        return 1;
+    }
+    if (id != l->ids[0] && id != l->ids[1]) return 0;
     if (c.args.n != WIRE_ARGS || read_uint(&args, &fh)) return 0;
     for (int i = 0; i < 3; i++)
         if (read_u32(&args, &a->g[i])) return 0;
@@ -267,6 +290,12 @@ static int read_launch(rgpu_launcher *l, mp_reader *r, launch_call *a) {
 /* Runs a launch read by read_launch: 1 launched (out: its seq and face), 0 not (nothing ran). */
 static int run_launch(rgpu_launcher *l, const launch_call *a, rgpu_launch_run *out) {
     if (rgpu_clock_open(l->clock, a->stream) != CUDA_SUCCESS) return 0; /* Python's path reports why */
+    if (a->graph) {
+        if (l->graph_launch(a->graph, (CUstream)a->stream) != CUDA_SUCCESS) return 0;
+        out->last_seq = a->seq;
+        out->runtime = 0;
+        return 1;
+    }
     /* The parameters are copied out of the message: the driver is not promised an aligned buffer
      * otherwise, and the message's frame is Python's. */
     size_t size = a->size;

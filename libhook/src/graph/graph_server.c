@@ -1,0 +1,163 @@
+/* Executable graphs the worker runs. An executable graph made only of what the server can run as it is
+ * (kernel nodes, neither cooperative nor in clusters; memsets; 1D device-to-device copies; empty nodes;
+ * all on one device) is sent to that device's server once, at its first launch (rgpuGraphBuild: its
+ * nodes in the topological order the client would replay them in), and every launch after is one
+ * async call (rgpuGraphLaunch) that the worker serves with one graph launch of the driver
+ * (cuGraphLaunch), where a replay from here costs the worker a driver call per node. The order is the
+ * one the replay keeps: one stream, node after node (graph.c), so the two ways give the same results.
+ *
+ * Anything else — copies with the host or arrays, host or event nodes, child graphs, memory nodes, a
+ * launch on another device's stream, a launch into a capture — is replayed as before; so is every
+ * graph the server will not build (an older server, a node the driver refuses in a graph), which then
+ * leaves the program's last error as it was. A change to the executable graph (Exec*SetParams,
+ * ExecUpdate, SetEnabled) drops the server's copy; the next launch sends it again. The server's graph
+ * is a handle of the session like any object, so a moved or restored session keeps it
+ * (server/api/graphs.py). RGPU_SERVER_GRAPHS=0 keeps every graph in the client, for comparisons. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "mpack.h"
+#include "rgpu_call.h"
+
+CUresult rgpuGraphBuild(struct rgpuGraph_st **out, CUstream stream, const void *nodes, size_t size) {
+    rgpu_call c;
+    rgpu_wire_rgpuGraphBuild(&c, stream, nodes, size);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) rgpu_wire_out_rgpuGraphBuild(&c, (void **)out);
+    rgpu_end(&c);
+    return rc;
+}
+
+CUresult rgpuGraphLaunch(struct rgpuGraph_st *g, CUstream stream) {
+    rgpu_call c;
+    rgpu_wire_rgpuGraphLaunch(&c, g, stream);
+    return rgpu_async(&c);
+}
+
+CUresult rgpuGraphDestroy(struct rgpuGraph_st *g) {
+    rgpu_call c;
+    rgpu_wire_rgpuGraphDestroy(&c, g);
+    return rgpu_async(&c);
+}
+
+static int enabled(void) {
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("RGPU_SERVER_GRAPHS");
+        on = !(e && e[0] == '0');
+    }
+    return on;
+}
+
+static int device_of(const void *h) {
+    int dev = rgpu_current_device();
+    rgpu_untag_handle(h, &dev);
+    return dev;
+}
+
+/* Node kinds as the server takes them (server/api/graphs.py) */
+enum { SERVER_KERNEL = 0, SERVER_MEMSET = 1, SERVER_COPY = 2 };
+
+/* Whether the server runs node n as it is: a kernel (neither cooperative nor in clusters) of `dev`, a
+ * memset, a 1D device-to-device copy; empty and disabled nodes need nothing. 1 to send, 0 to skip, -1
+ * when the graph must stay in the client. */
+static int server_runs(const rgpu_gnode *n, int dev) {
+    if (n->disabled || n->type == NODE_EMPTY) return 0;
+    if (n->type == NODE_KERNEL) {
+        const rgpu_kernel_node *k = &n->u.k;
+        return k->cooperative || k->cluster[0] || k->cluster[3] || device_of(k->fn) != dev ? -1 : 1;
+    }
+    if (n->type == NODE_MEMSET) return 1;
+    if (n->type == NODE_MEMCPY)
+        return !n->u.m.box && n->u.m.height <= 1 && n->u.m.kind == cudaMemcpyDeviceToDevice ? 1 : -1;
+    return -1;
+}
+
+/* The nodes as the server takes them, in order: [0, function, grid x y z, block x y z, shared bytes,
+ * parameters] (cuLaunchKernel's record less its stream), [1, dst, pitch, value, element size, width,
+ * height] (a memset of width elements in each of height rows), [2, dst, src, bytes]. 0 and the
+ * encoding in *w, or -1 when the graph stays in the client (or has no kernel: nothing to gain). */
+static int encode(const rgpu_graph_exec *e, int dev, mp_writer *w) {
+    uint32_t count = 0, kernels = 0;
+    for (int i = 0; i < e->graph->n; i++) {
+        int r = server_runs(e->order[i], dev);
+        if (r < 0) return -1;
+        count += (uint32_t)r;
+        kernels += r && e->order[i]->type == NODE_KERNEL;
+    }
+    if (!kernels) return -1;
+    mp_array(w, count);
+    for (int i = 0; i < e->graph->n; i++) {
+        const rgpu_gnode *n = e->order[i];
+        if (server_runs(n, dev) != 1) continue;
+        if (n->type == NODE_KERNEL) {
+            const rgpu_kernel_node *k = &n->u.k;
+            int ignored;
+            mp_array(w, 10);
+            mp_uint(w, SERVER_KERNEL);
+            mp_uint(w, rgpu_untag_handle(k->fn, &ignored));
+            for (int d = 0; d < 3; d++) mp_uint(w, k->g[d]);
+            for (int d = 0; d < 3; d++) mp_uint(w, k->b[d]);
+            mp_uint(w, k->shmem);
+            mp_bin(w, k->buf ? (const void *)k->buf : "", k->nbytes);
+        } else if (n->type == NODE_MEMSET) {
+            const rgpu_memset_node *m = &n->u.s;
+            mp_array(w, 7);
+            mp_uint(w, SERVER_MEMSET);
+            mp_uint(w, (uint64_t)(uintptr_t)m->dst);
+            mp_uint(w, m->height > 1 ? m->pitch : (uint64_t)m->width * m->elsize);
+            mp_uint(w, m->value);
+            mp_uint(w, m->elsize);
+            mp_uint(w, m->width);
+            mp_uint(w, m->height ? m->height : 1);
+        } else {
+            const rgpu_copy_node *m = &n->u.m;
+            mp_array(w, 4);
+            mp_uint(w, SERVER_COPY);
+            mp_uint(w, (uint64_t)(uintptr_t)m->dst);
+            mp_uint(w, (uint64_t)(uintptr_t)m->src);
+            mp_uint(w, m->width);
+        }
+    }
+    return w->oom ? -1 : 0;
+}
+
+/* Sends e to the server of `dev` (its stream: `stream`): 0 built, else the server's refusal (the
+ * program's last error left as it was). */
+static int build(rgpu_graph_exec *e, int dev, void *stream) {
+    mp_writer w;
+    mp_init(&w, 1024);
+    int rc = encode(e, dev, &w);
+    if (rc == 0) {
+        int runtime = rgpu_get_last_error(RGPU_RUNTIME, 0), driver = rgpu_get_last_error(RGPU_DRIVER, 0);
+        struct rgpuGraph_st *g = NULL;
+        rc = rgpuGraphBuild(&g, stream, w.buf, w.len);
+        rgpu_set_last_error(RGPU_RUNTIME, runtime);
+        rgpu_set_last_error(RGPU_DRIVER, driver);
+        if (rc == 0) e->server = g, e->server_dev = dev;
+    }
+    mp_free(&w);
+    return rc;
+}
+
+int rgpu_graph_server_launch(rgpu_graph_exec *e, void *stream, int *rc) {
+    if (!enabled() || rgpu_capturing(stream)) return 0;
+    int dev = device_of(stream);
+    pthread_mutex_lock(&rgpu_graph_mu);
+    if (e->changed) {
+        if (e->server) rgpuGraphDestroy(e->server);
+        e->server = NULL, e->server_refused = 0, e->changed = 0;
+    }
+    if (!e->server && !e->server_refused && build(e, dev, stream) != 0) e->server_refused = 1;
+    struct rgpuGraph_st *g = e->server && e->server_dev == dev ? e->server : NULL;
+    pthread_mutex_unlock(&rgpu_graph_mu);
+    if (!g) return 0;
+    *rc = rgpuGraphLaunch(g, stream);
+    return 1;
+}
+
+void rgpu_graph_server_drop(rgpu_graph_exec *e) {
+    if (e->server) rgpuGraphDestroy(e->server);
+    e->server = NULL;
+}
