@@ -130,7 +130,8 @@ if wanted torch_steps && [ "$device" = cuda ] && [ -n "${RGPU_TORCH_PYTHON:-}" ]
 elif wanted torch_steps; then
     echo "== torch_steps: skipped ($torch_py has no CUDA torch, or --device is not cuda)" | tee -a "$out/summary.txt"
 fi
-wanted e2e && RGPU_TEST_DEVICE=$device step e2e "$py" -m pytest tests/e2e "${ignore[@]}" -n "$workers" -v \
+# RGPU_GPU_E2E: the e2e modules to run instead of all of tests/e2e (a lease's few minutes)
+wanted e2e && RGPU_TEST_DEVICE=$device step e2e "$py" -m pytest ${RGPU_GPU_E2E:-tests/e2e} "${ignore[@]}" -n "$workers" -v \
     --tb=short -rfE --timeout 300 ${skip:+-k "$skip"} --junitxml "$out/e2e.xml"
 
 wanted moves && RGPU_TEST_DEVICE=$device step moves "$py" -m pytest tests/e2e/test_migration.py \

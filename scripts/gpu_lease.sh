@@ -8,7 +8,7 @@
 # call carries at most 64 MiB):
 #   scripts/bundle.sh --python 3.12 --extra bench --with-source --without numpy --without llvmlite --out .gpu
 # There (the working tree's copy, .gpu carried):
-#   bash scripts/gpu_lease.sh DEST BUDGET_S STEP[=LIMIT_S]...
+#   bash scripts/gpu_lease.sh DEST BUDGET_S [--quick] STEP[=LIMIT_S]...
 #   e.g. bash scripts/gpu_lease.sh "$OUT" 540 native=130 null=40 torch_steps=110 moves=100 pytorch=90 migrate=60
 # Steps run in gpu_check.sh's order; each stops at its limit and the whole at the budget, and what ran
 # still comes back. The image's python3 is often a virtualenv itself: a virtualenv made from it would
@@ -33,14 +33,16 @@ py=${RGPU_LEASE_PYTHON:-$(command -v python3)}
 } > "$work/out/install.log" 2>&1
 echo "install: exit $? after $((SECONDS - t0)) s ($py)"
 steps="" limits=()
+quick=()
 for s in "$@"; do
+    [ "$s" = --quick ] && { quick=(--quick); continue; }
     name=${s%%=*}
     steps=${steps:+$steps,}$name
     [[ $s == *=* ]] && limits+=(--limit "$s")
 done
 export PYTHONUNBUFFERED=1
 RGPU_PYTHON=$py RGPU_TORCH_PYTHON=$py timeout -k 10 $((budget - (SECONDS - t0))) \
-    "$src/source/scripts/gpu_check.sh" "$work/out" --steps "$steps" "${limits[@]}"
+    "$src/source/scripts/gpu_check.sh" "$work/out" --steps "$steps" "${limits[@]}" "${quick[@]}"
 echo "gpu_check: exit $? after $((SECONDS - t0)) s"
 tar czf "$dest/gpu.tgz" -C "$work/out" .
 for f in summary.txt native.md torch_steps.md; do
