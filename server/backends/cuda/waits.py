@@ -23,12 +23,14 @@ so long and then gives up, leaving its helper in the driver; until that helper i
 bounded waits do not wait at all (the kernels they would wait behind outlast any bound)."""
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
 
 NOT_READY = 600
-SPIN_S = 200e-6
+# RGPU_GPU_SPIN_US: how long a wait polls before it sleeps (microseconds; the module doc says why both)
+SPIN_S = float(os.environ.get("RGPU_GPU_SPIN_US", "200")) * 1e-6
 HOUSEKEEPING_S = 0.25
 
 
