@@ -260,3 +260,16 @@ def test_a_module_the_first_server_had_cached_loads_on_a_second_that_never_saw_i
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, base.stdout)
     assert "resumed on" in err and "from the start" in err, err
+
+
+def test_a_program_whose_cuda_graph_runs_in_the_worker_fails_over_with_it(pool, cuda_program):  # noqa: F811
+    """migrate_copies `graph` launches a CUDA graph the worker built (server/api/graphs.py) every
+    iteration: its server killed, the program resumes on the other from its checkpoint, where the graph is
+    the session's object again (checkpoint/objects.py), and ends with the results of a run left alone."""
+    exe = cuda_program("migrate_copies")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "16", "0", "graph")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    expected = base.stdout.strip().splitlines()[-1]
+    out, err = kill_its_server_at(pool, start(pool, exe, "16", "150", "graph"), 6)
+    assert out.strip().splitlines()[-1] == expected, (out, err, expected)
+    assert "from its checkpoint" in err, err

@@ -9,6 +9,7 @@ null driver (which runs no kernel: migrate_copies checks what copies and memsets
 backend's refusals there: test_cuda_migration.py."""
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 
@@ -147,3 +148,36 @@ def test_a_session_on_a_real_gpu_is_not_moved_and_runs_on(start_server, cuda_pro
     assert proc.returncode == 0 and " OK" in out, out + err
     assert "moved to" not in err
     assert not server_client.stats(b)["sessions"]
+
+
+def test_a_program_whose_cuda_graph_runs_in_the_worker_is_moved_and_its_graph_goes_with_it(servers, cuda_program):
+    """migrate_copies `graph` ends each iteration with a launch of a CUDA graph the worker built once
+    (server/api/graphs.py): moved there and back mid-run, its graph is the session's object on each
+    server (checkpoint/objects.py), launched under the same handle without being sent again, and the
+    program ends with the unmoved run's results."""
+    kind, start = servers
+    a, b = start("256MiB"), start("256MiB")
+    exe = cuda_program("migrate_copies")
+    env = {**client_env([a]), "RGPU_TIMEOUT": "60", "RGPU_STATS": "1"}
+    baseline = subprocess.run([str(exe), "16", "0", "graph"], env=env, capture_output=True, text=True, timeout=300)
+    assert baseline.returncode == 0 and " OK" in baseline.stdout, baseline.stdout + baseline.stderr
+    expected = baseline.stdout.strip().splitlines()[-1]
+    proc = subprocess.Popen([str(exe), "16", "150", "graph"], env={**env, "RGPU_LOG": "info"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        for src, dst, at in [(a, b, 3), (b, a, 9)]:
+            while True:
+                line = proc.stdout.readline()
+                assert line, proc.stderr.read()
+                if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
+                    break
+            migrate_and_wait(src, dst)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and out.strip().splitlines()[-1] == expected, (out, err, expected)
+    assert err.count("moved to") == 2, err
+    calls = dict(re.findall(r"rgpu stats: call (rgpuGraph\w+) round_trips=(\d+ async=\d+)", err))
+    assert calls.get("rgpuGraphBuild") == "1 async=0" and calls.get("rgpuGraphLaunch") == "0 async=16", calls

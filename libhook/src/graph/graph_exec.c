@@ -76,9 +76,13 @@ static int launch(int face, rgpu_graph_exec *e, void *stream) {
 cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t stream) { return launch(RGPU_RUNTIME, e, stream); }
 CUresult cuGraphLaunch(CUgraphExec e, CUstream stream) { return launch(RGPU_DRIVER, e, stream); }
 
-/* Nothing to upload ahead: the nodes travel when the graph is launched (to the server, once, where it
- * runs the graph: graph_server.c). */
-cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t stream) { return e ? 0 : rgpu_invalid_value(RGPU_RUNTIME); }
+/* A graph the server runs is sent to it now rather than at its first launch (graph_server.c); any
+ * other has nothing to upload: its nodes travel at each launch. */
+cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t stream) {
+    if (!e) return rgpu_invalid_value(RGPU_RUNTIME);
+    if (rgpu_ensure_init() == 0) rgpu_graph_server_upload(e, stream);
+    return 0;
+}
 
 /* ---- updates ------------------------------------------------------------------------------------- */
 

@@ -141,8 +141,10 @@ static int build(rgpu_graph_exec *e, int dev, void *stream) {
     return rc;
 }
 
-int rgpu_graph_server_launch(rgpu_graph_exec *e, void *stream, int *rc) {
-    if (!enabled() || rgpu_capturing(stream)) return 0;
+/* The server's build of e for a launch on `stream`: built now if it is not (or is stale), or NULL when
+ * e stays in the client. */
+static struct rgpuGraph_st *server_graph(rgpu_graph_exec *e, void *stream) {
+    if (!enabled() || rgpu_capturing(stream)) return NULL;
     int dev = device_of(stream);
     pthread_mutex_lock(&rgpu_graph_mu);
     if (e->changed) {
@@ -152,10 +154,17 @@ int rgpu_graph_server_launch(rgpu_graph_exec *e, void *stream, int *rc) {
     if (!e->server && !e->server_refused && build(e, dev, stream) != 0) e->server_refused = 1;
     struct rgpuGraph_st *g = e->server && e->server_dev == dev ? e->server : NULL;
     pthread_mutex_unlock(&rgpu_graph_mu);
+    return g;
+}
+
+int rgpu_graph_server_launch(rgpu_graph_exec *e, void *stream, int *rc) {
+    struct rgpuGraph_st *g = server_graph(e, stream);
     if (!g) return 0;
     *rc = rgpuGraphLaunch(g, stream);
     return 1;
 }
+
+void rgpu_graph_server_upload(rgpu_graph_exec *e, void *stream) { server_graph(e, stream); }
 
 void rgpu_graph_server_drop(rgpu_graph_exec *e) {
     if (e->server) rgpuGraphDestroy(e->server);

@@ -432,6 +432,7 @@ static int server_graph(int count) {
     cudaStream_t s, s2;
     CHECK(cudaStreamCreate(&s));
     CHECK(cudaStreamCreate(&s2));
+    CHECK(cudaGraphUpload(ge, s));  // the server's build made here, not at the first launch
     for (int i = 0; i < count; i++) CHECK(cudaGraphLaunch(ge, s));
     CHECK(cudaStreamSynchronize(s));
     int h[4];

@@ -5,9 +5,12 @@
 // live migration on the cuda backend without a GPU (the null driver runs no kernel, but copies and
 // memsets are real); on a GPU it checks the same. It prints PROGRESS i as it goes (a test moves it
 // mid-run) and RESULT <digest> OK when all matched.
-//   migrate_copies [iterations] [pause ms per iteration] [symbol]
+//   migrate_copies [iterations] [pause ms per iteration] [symbol|graph]
 // `symbol`: the program copies to a module variable first (cudaMemcpyToSymbol), which hands the
 // variable's address to it: the cuda backend cannot move such a session.
+// `graph`: each iteration ends with a launch of one CUDA graph made at the start (a memset, the
+// kernel, a device-to-device copy, another memset), which the worker runs as one graph
+// (libhook/src/graph/graph_server.c): a move must take it along.
 #include <cstdint>
 #include <cstring>
 #include <unistd.h>
@@ -29,6 +32,7 @@ int main(int argc, char **argv) {
     const int iters = argc > 1 ? atoi(argv[1]) : 30;
     const int pause_ms = argc > 2 ? atoi(argv[2]) : 50;
     const bool symbol = argc > 3 && !strcmp(argv[3], "symbol");
+    const bool graph = argc > 3 && !strcmp(argv[3], "graph");
     const int S = 3, n = 1 << 16, small_n = 300;
     const size_t ballast_n = 24u << 20;
     cudaStream_t st[S];
@@ -59,6 +63,30 @@ int main(int argc, char **argv) {
     std::vector<uint32_t> hl(n);
     CHECK(cudaMalloc((void **)&early, n * sizeof(uint32_t)));
     CHECK(cudaMemset(early, 0x5a, n * sizeof(uint32_t)));
+    const int G = 4096, at0 = 100;  // the graph's buffer (words) and where its copy lands in d[0]
+    uint32_t *gbuf = nullptr;
+    cudaGraphExec_t ge = nullptr;
+    if (graph) {
+        CHECK(cudaMalloc((void **)&gbuf, G * sizeof(uint32_t)));
+        CHECK(cudaMemset(gbuf, 0x44, G * sizeof(uint32_t)));  // as the graph's last memset leaves it
+        cudaGraph_t g;
+        CHECK(cudaGraphCreate(&g, 0));
+        cudaMemsetParams lo = {}, hi = {};
+        lo.dst = gbuf, lo.value = 0x33, lo.elementSize = 1, lo.width = G / 2 * sizeof(uint32_t), lo.height = 1;
+        hi = lo;
+        hi.dst = gbuf + G / 2, hi.value = 0x44;
+        void *args[] = {&scratch};
+        cudaKernelNodeParams k = {};
+        k.func = (void *)touch, k.gridDim = dim3(1), k.blockDim = dim3(32), k.kernelParams = args;
+        cudaGraphNode_t n1, n2, n3, n4;
+        CHECK(cudaGraphAddMemsetNode(&n1, g, nullptr, 0, &lo));
+        CHECK(cudaGraphAddKernelNode(&n2, g, &n1, 1, &k));
+        CHECK(cudaGraphAddMemcpyNode1D(&n3, g, &n2, 1, d[0] + at0, gbuf + G / 4, G / 2 * sizeof(uint32_t),
+                                       cudaMemcpyDeviceToDevice));
+        CHECK(cudaGraphAddMemsetNode(&n4, g, &n3, 1, &hi));
+        CHECK(cudaGraphInstantiate(&ge, g, 0));
+        CHECK(cudaGraphDestroy(g));
+    }
     CHECK(cudaDeviceSynchronize());
     printf("READY\n");
     fflush(stdout);
@@ -100,6 +128,10 @@ int main(int argc, char **argv) {
             for (int i = 0; i < n; i++) hl[i] = (uint32_t)(i * 40503u + it);
             CHECK(cudaMemcpy(late, hl.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
         }
+        if (graph) {  // words G/4 .. 3G/4 of gbuf: the first quarter 0x33 bytes, the second 0x44
+            CHECK(cudaGraphLaunch(ge, st[0]));
+            for (int i = 0; i < G / 2; i++) h[0][at0 + i] = i < G / 4 ? 0x33333333u : 0x44444444u;
+        }
         CHECK(cudaDeviceSynchronize());
         printf("PROGRESS %d\n", it);
         fflush(stdout);
@@ -134,6 +166,10 @@ int main(int argc, char **argv) {
         }
         digest = fnv(lb.data(), n * sizeof(uint32_t), digest);
         CHECK(cudaFree(late));
+    }
+    if (graph) {
+        CHECK(cudaGraphExecDestroy(ge));
+        CHECK(cudaFree(gbuf));
     }
     printf("RESULT %016llx %s\n", (unsigned long long)digest, ok ? "OK" : "MISMATCH");
     return ok ? 0 : 1;

@@ -181,13 +181,28 @@ static void drop_slab(rgpu_arena *a, uint64_t i) {
     if (i < a->low) a->low = i;
 }
 
-/* The first unit of a run of `n` free units in slab `s`, or -1. */
+/* The first unit of a run of `n` free units in slab `s`, or -1. A word of 64 units all in use or all
+ * free is passed at once (a slab is 4,096 units: a program with many small live buffers would
+ * otherwise pay a scan of each partly used slab bit by bit per allocation). */
 static int64_t fit(const rgpu_arena *a, const granule *s, uint64_t n) {
     if (s->free_units < n) return -1;
-    uint64_t run = 0;
-    for (uint64_t u = 0; u < a->units; u++) {
-        run = bit(s->used, u) ? 0 : run + 1;
+    uint64_t run = 0; /* free units ending where the scan is */
+    for (uint64_t u = 0; u < a->units;) {
+        uint64_t word = s->used[u / 64];
+        if (u % 64 == 0 && a->units - u >= 64 && (word == ~0ull || word == 0)) {
+            if (word == ~0ull) {
+                run = 0;
+            } else if (run + 64 >= n) {
+                return (int64_t)(u - run);
+            } else {
+                run += 64;
+            }
+            u += 64;
+            continue;
+        }
+        run = (word >> (u % 64)) & 1 ? 0 : run + 1;
         if (run == n) return (int64_t)(u + 1 - n);
+        u++;
     }
     return -1;
 }
