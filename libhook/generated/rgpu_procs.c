@@ -808,8 +808,5 @@ const rgpu_proc rgpu_procs[] = {
     {"cudaUserObjectRelease", (void *)cudaUserObjectRelease},
     {"cudaUserObjectRetain", (void *)cudaUserObjectRetain},
     {"cudaWaitExternalSemaphoresAsync", (void *)cudaWaitExternalSemaphoresAsync},
-    {"rgpuGraphBuild", (void *)rgpuGraphBuild},
-    {"rgpuGraphDestroy", (void *)rgpuGraphDestroy},
-    {"rgpuGraphLaunch", (void *)rgpuGraphLaunch},
 };
-const size_t rgpu_nprocs = 809;
+const size_t rgpu_nprocs = 806;

@@ -123,7 +123,7 @@ def generate(parsed: headers.Parsed, p12: headers.Parsed | None = None) -> tuple
         C_OUT / "rgpu_calls.c": emit_c.calls_source(calls, stamp),
         C_OUT / "rgpu_stubs.c": emit_c.stubs_source(calls, stamp),
         C_OUT / "rgpu_errors.c": emit_c.errors_source(parsed, stamp),
-        C_OUT / "rgpu_procs.c": emit_c.procs_source(calls, parsed.aliases, stamp),
+        C_OUT / "rgpu_procs.c": emit_c.procs_source(calls, parsed.aliases, stamp, {f.name for f in extra}),
         PY_OUT / "calltable.py": emit_py.calltable(calls, parsed.cuda_version, stamp),
         PY_OUT / "constants.py": emit_py.constants(contract.constants, stamp),
         PY_OUT / "enums.py": emit_py.enums(parsed, stamp),

@@ -347,10 +347,11 @@ def calls_source(calls: list[Call], stamp: str) -> str:
     return "\n".join(out)
 
 
-def procs_source(calls: list[Call], aliases: dict[str, str], stamp: str) -> str:
+def procs_source(calls: list[Call], aliases: dict[str, str], stamp: str, undeclared: set[str] = frozenset()) -> str:
     """Every exported entry point by name (and the un-suffixed names the headers #define to a _vN),
-    sorted for bsearch: cuGetProcAddress and cudaGetDriverEntryPoint return rgpu's own functions."""
-    names = {c.name for c in calls}
+    sorted for bsearch: cuGetProcAddress and cudaGetDriverEntryPoint return rgpu's own functions.
+    `undeclared`: rgpu's own calls (records' prototypes), which are no CUDA entry point to look up."""
+    names = {c.name for c in calls} - set(undeclared)
     entries = {n: n for n in names}
     for short, full in aliases.items():  # at this version a name means what the headers #define it to,
         if full in names:                 # even where a legacy entry point of that name exists (dlsym finds that)

@@ -123,3 +123,14 @@ def test_a_graph_of_kernels_a_memset_and_a_copy_runs_on_the_server_one_call_a_la
     else:
         assert not [c for c in calls if c.startswith("rgpuGraph")], calls
         assert calls["cudaLaunchKernel"] == (0, 2 * 200 + 2 + 1), calls
+
+
+def test_a_graph_the_worker_cannot_run_is_replayed_and_the_log_says_why(cuda_program, sim_server):
+    """The capture mode's graph copies from and to the host: it stays in the client, replayed node by node,
+    and the client library's log (RGPU_LOG=info) names the first node that keeps it there."""
+    env = {**os.environ, "RGPU_LOG": "info", "RGPU_STATS": "1"}
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("graphs")), "capture", env=env, timeout=300)
+    assert p.returncode == 0 and "OK graphs capture" in p.stdout, p.stdout + p.stderr
+    assert re.search(r"a graph of \d+ nodes is replayed from the client at each launch: its node \d+ is a copy "
+                     r"the worker does not run in a graph", p.stderr), p.stderr
+    assert not [c for c in _call_counts(p.stderr) if c.startswith("rgpuGraph")], p.stderr

@@ -79,10 +79,19 @@ static int server_runs(const rgpu_gnode *n, int dev) {
  * height] (a memset of width elements in each of height rows), [2, dst, src, bytes]. 0 and the
  * encoding in *w, or -1 when the graph stays in the client (or has no kernel: nothing to gain). */
 static int encode(const rgpu_graph_exec *e, int dev, mp_writer *w) {
+    static const char *const kinds[] = {"kernel", "copy", "memset", "host function", "child graph", "empty",
+                                        "event wait", "event record", "external semaphore signal",
+                                        "external semaphore wait", "memory allocation", "memory free"};
     uint32_t count = 0, kernels = 0;
     for (int i = 0; i < e->graph->n; i++) {
         int r = server_runs(e->order[i], dev);
-        if (r < 0) return -1;
+        if (r < 0) {
+            int t = e->order[i]->type;
+            rgpu_log(RGPU_LOG_INFO, "a graph of %d nodes is replayed from the client at each launch: its node %d is "
+                     "a %s the worker does not run in a graph", e->graph->n, i,
+                     t >= 0 && t < (int)(sizeof kinds / sizeof *kinds) ? kinds[t] : "node");
+            return -1;
+        }
         count += (uint32_t)r;
         kernels += r && e->order[i]->type == NODE_KERNEL;
     }
