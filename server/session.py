@@ -196,8 +196,8 @@ class Session:
         whole (worker.py): only with no error pending to report at the wait, and while no other
         session of the GPU wants it. The GPU is then given back after the wait (`stepped`) rather
         than before it: the loop answers only a wait on work done within its short poll (launches.c,
-        WAIT_POLL_NS; a longer one is Python's, which gives the GPU back first), and the kernels are
-        done by then, so their device time is charged at the release. A session that gives the GPU
+        as long as waits.py's; a longer one is Python's, which gives the GPU back first), and the
+        kernels are done by then, so their device time is charged at the release. A session that gives the GPU
         up to a neighbour lets its kernels finish first (`_release`), and that is Python's path."""
         if self.deferred is not None or (self.sched is not None and self.sched.contended(self.slot)):
             return False

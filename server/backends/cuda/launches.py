@@ -22,6 +22,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import compiled
 from .compiled import ffi as _ffi
+from .waits import SPIN_S
 
 KINDS = {"function": 1, "stream": 2, "event": 3, "graph": 4}
 
@@ -41,6 +42,7 @@ class Launcher:
                           lib.rgpu_launcher_free)
         if self._l == _ffi.NULL:
             raise MemoryError("rgpu_launcher_new")
+        lib.rgpu_launcher_poll(self._l, int(SPIN_S * 1e9))  # a wait polls as long here as in waits.py
         self._run_out = _ffi.new("rgpu_launch_run *")
         # the loop's address, for the worker's compiled serving loop (server/native/serve.c), which
         # answers waits with it (the worker counts them in `waits`)

@@ -51,6 +51,7 @@ enum { STREAM_QUERY = 0, STREAM_SYNC = 2, EVENT_QUERY = 4, EVENT_SYNC = 6, CTX_S
 #define PARAM_BYTES 4096
 #define WIRE_ARGS 10   /* cuLaunchKernel's record: function, grid x y z, block x y z, shared, stream, params */
 #define GRAPH_ARGS 2   /* rgpuGraphLaunch's record: the worker's executable graph, stream */
+#define WAIT_POLL_NS 200000 /* a wait's poll here until rgpu_launcher_poll says otherwise (below) */
 
 typedef struct {
     uint64_t handle;
@@ -65,6 +66,7 @@ struct rgpu_launcher {
     /* Graph launches (rgpu_launcher_graphs): cuGraphLaunch and rgpuGraphLaunch's id (none while NULL) */
     graph_fn graph_launch;
     uint64_t graph_id;
+    long poll_ns;               /* how long a wait polls here before it is Python's */
     /* Waits (rgpu_launcher_wait): cuStreamQuery and cuStreamSynchronize, and the call ids of the stream
      * queries (driver's, runtime's) and synchronizes (driver's, runtime's); no waits while NULL. */
     stream_fn query, synchronize;
@@ -119,6 +121,7 @@ rgpu_launcher *rgpu_launcher_new(void *launch, rgpu_clock *clock, uint64_t drive
     l->clock = clock;
     l->ids[0] = driver_id, l->ids[1] = runtime_id;
     l->printf_fd = -1;
+    l->poll_ns = WAIT_POLL_NS;
     l->cap = 64;
     l->table = calloc(l->cap, sizeof(entry));
     if (!l->table) {
@@ -151,6 +154,9 @@ void rgpu_launcher_more_waits(rgpu_launcher *l, void *event_query, void *event_s
     l->ctx_synchronize = (context_fn)ctx_synchronize;
     memcpy(l->wait_ids + 4, ids, 6 * sizeof *ids);
 }
+
+/* How long a wait polls here before it is Python's (nanoseconds). */
+void rgpu_launcher_poll(rgpu_launcher *l, long ns) { l->poll_ns = ns > 0 ? ns : 0; }
 
 /* The executable graphs the session's client has the worker build (server/api/graphs.py) are launched
  * here too: `graph_launch` is the driver's cuGraphLaunch, `id` rgpuGraphLaunch's call id. */
@@ -349,13 +355,14 @@ void rgpu_launcher_run(rgpu_launcher *l, const void *header, size_t len, uint64_
     }
 }
 
-/* The stream's query, polled while it answers NOT_READY for up to WAIT_POLL_NS: a wait right after
- * a short kernel's launch (launch + synchronize, the common step) finds the kernel done within a few
- * µs on a GPU, and is then answered here instead of by the Python path, which would poll it the same
- * way (server/backends/cuda/waits.py, SPIN_S) before it sleeps. A longer wait is Python's, which goes
- * on polling and then sleeps while it keeps the worker's checks running. */
+/* The stream's query, polled while it answers NOT_READY for up to poll_ns (rgpu_launcher_poll: the
+ * Python path's own poll, server/backends/cuda/waits.py SPIN_S, 200 µs unless RGPU_GPU_SPIN_US says
+ * otherwise): a wait right after a short kernel's launch (launch + synchronize, the common step) finds
+ * the kernel done within a few µs on a GPU, and a CUDA graph's replay of a decode step within tens of
+ * µs; either is then answered here instead of by the Python path, which would poll it the same way
+ * before it sleeps, and costs a step more than ten µs on a GPU host when it takes over. A longer wait
+ * is Python's, which sleeps while it keeps the worker's checks running. */
 #define NOT_READY 600
-#define WAIT_POLL_NS 50000
 /* The device's streams all done: the default stream's query, then every stream the session made, as
  * the Python path's (device.py, _query_all: the streams it made are those the session has handles for). */
 static CUresult query_all(rgpu_launcher *l, void *unused) {
@@ -378,7 +385,7 @@ static CUresult poll(rgpu_launcher *l, poll_fn query, void *object) {
         rc = query(l, object);
         if (rc != NOT_READY) return rc;
         clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < WAIT_POLL_NS);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < l->poll_ns);
     return rc;
 }
 
