@@ -11,9 +11,9 @@ from rgpu.protocol import limits
 from rgpu.protocol.wire import MalformedMessage
 
 from . import handles
+from ..backends.base import GRAPH_COPY as COPY, GRAPH_KERNEL as KERNEL, GRAPH_MEMSET as MEMSET
 from ..errors import CudaError
 
-KERNEL, MEMSET, COPY = 0, 1, 2
 # A node's fields after its kind: kernel [function, grid x y z, block x y z, shared bytes, parameters]
 # (cuLaunchKernel's record less its stream); memset [dst, pitch, value, element size, width in
 # elements, height]; copy [dst, src, bytes] (device to device)

@@ -8,6 +8,10 @@ from abc import ABC, abstractmethod
 from ..errors import CudaError
 
 
+# The kinds of a graph's nodes (graph_build; the wire's numbers, libhook/src/graph/graph_server.c)
+GRAPH_KERNEL, GRAPH_MEMSET, GRAPH_COPY = 0, 1, 2
+
+
 class Device(ABC):
     name: str
     uuid: bytes  # 16 bytes
@@ -145,14 +149,14 @@ class Device(ABC):
     # which is what the software GPU does with a graph anyway (one kernel at a time).
     def graph_build(self, nodes: list) -> object:
         """The backend's executable graph of `nodes`, run one after the other on the stream a launch
-        names: (0, function, grid, block, shared, params) a kernel, (1, dst, pitch, value, element
-        size, width, height) a memset, (2, dst, src, bytes) a device-to-device copy."""
+        names: (GRAPH_KERNEL, function, grid, block, shared, params), (GRAPH_MEMSET, dst, pitch, value,
+        element size, width, height), (GRAPH_COPY, dst, src, bytes) device to device."""
         return list(nodes)
     def graph_launch(self, graph, stream) -> None:
         for kind, *n in graph:
-            if kind == 0:
+            if kind == GRAPH_KERNEL:
                 self.launch(*n[:4], stream, n[4])
-            elif kind == 1:
+            elif kind == GRAPH_MEMSET:
                 dst, pitch, value, elsize, width, height = n
                 for row in range(height):
                     self.memset(dst + row * pitch, value, elsize, width, stream)

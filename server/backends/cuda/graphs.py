@@ -6,7 +6,8 @@ the worker a driver call each. The template graph is destroyed once instantiated
 does not need it."""
 from __future__ import annotations
 
-KERNEL, MEMSET, COPY = 0, 1, 2  # server/api/graphs.py
+from ..base import GRAPH_KERNEL, GRAPH_MEMSET
+
 _MEMORYTYPE_DEVICE = 2  # CU_MEMORYTYPE_DEVICE
 
 
@@ -23,9 +24,9 @@ class CudaGraphs:
             prev, node = ffi.new("CUgraphNode[1]"), ffi.new("CUgraphNode *")
             for i, n in enumerate(nodes):
                 deps, ndeps = (prev, 1) if i else (ffi.NULL, 0)
-                if n[0] == KERNEL:
+                if n[0] == GRAPH_KERNEL:
                     self._kernel_node(node, graph[0], deps, ndeps, *n[1:])
-                elif n[0] == MEMSET:
+                elif n[0] == GRAPH_MEMSET:
                     p = ffi.new("CUDA_MEMSET_NODE_PARAMS *")
                     p.dst, p.pitch, p.value, p.elementSize, p.width, p.height = n[1:]
                     check(lib.cuGraphAddMemsetNode(node, graph[0], deps, ndeps, p, self.ctx))
