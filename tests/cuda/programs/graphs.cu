@@ -406,15 +406,22 @@ static int many_launches(int count) {
     return 0;
 }
 
-// A graph the server can run whole (kernels, a memset, a device-to-device copy: graph_server.c),
+// A graph the server can run whole (kernels, a memset, a device-to-device copy, a child graph of a kernel:
+// graph_server.c),
 // launched `count` times on one stream and then on another, its kernel's parameters changed, a node
 // switched off: each launch's effects are the nodes' in order, whoever runs them.
 static int server_graph(int count) {
     int *c;
-    CHECK(cudaMalloc(&c, 4 * sizeof(int)));
-    CHECK(cudaMemset(c, 0, 4 * sizeof(int)));
-    cudaGraph_t g;
+    CHECK(cudaMalloc(&c, 5 * sizeof(int)));
+    CHECK(cudaMemset(c, 0, 5 * sizeof(int)));
+    cudaGraph_t g, child;
     CHECK(cudaGraphCreate(&g, 0));
+    CHECK(cudaGraphCreate(&child, 0));
+    int three = 3, *c4 = c + 4;
+    void *a3[] = {&c4, &three};
+    cudaKernelNodeParams p3 = kparams((void *)bump, a3, 1);
+    cudaGraphNode_t k3, sub;
+    CHECK(cudaGraphAddKernelNode(&k3, child, nullptr, 0, &p3));
     int one = 1, two = 2;
     void *a1[] = {&c, &one};
     int *c1 = c + 1;
@@ -427,6 +434,7 @@ static int server_graph(int count) {
     CHECK(cudaGraphAddKernelNode(&k1, g, &set, 1, &p1));
     CHECK(cudaGraphAddMemcpyNode1D(&cp, g, &k1, 1, c + 2, c, sizeof(int), cudaMemcpyDeviceToDevice));
     CHECK(cudaGraphAddKernelNode(&k2, g, &cp, 1, &p2));
+    CHECK(cudaGraphAddChildGraphNode(&sub, g, &k2, 1, child));
     cudaGraphExec_t ge;
     CHECK(cudaGraphInstantiate(&ge, g, 0));
     cudaStream_t s, s2;
@@ -435,10 +443,10 @@ static int server_graph(int count) {
     CHECK(cudaGraphUpload(ge, s));  // the server's build made here, not at the first launch
     for (int i = 0; i < count; i++) CHECK(cudaGraphLaunch(ge, s));
     CHECK(cudaStreamSynchronize(s));
-    int h[4];
+    int h[5];
     CHECK(cudaMemcpy(h, c, sizeof h, cudaMemcpyDeviceToHost));
-    printf("server launches %d got %d %d %d %08x\n", count, h[0], h[1], h[2], h[3]);
-    EXPECT(h[0] == count && h[1] == 2 * count && h[2] == count && h[3] == 0x07070707);
+    printf("server launches %d got %d %d %d %08x %d\n", count, h[0], h[1], h[2], h[3], h[4]);
+    EXPECT(h[0] == count && h[1] == 2 * count && h[2] == count && h[3] == 0x07070707 && h[4] == 3 * count);
     // new parameters for the executable graph's first kernel: the next launch runs with them
     int ten = 10;
     a1[1] = &ten;
@@ -453,10 +461,11 @@ static int server_graph(int count) {
     CHECK(cudaGraphLaunch(ge, s));
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaMemcpy(h, c, sizeof h, cudaMemcpyDeviceToHost));
-    printf("server changed got %d %d %d\n", h[0], h[1], h[2]);
-    EXPECT(h[0] == count + 20 && h[1] == 2 * count + 2 && h[2] == count + 20);
+    printf("server changed got %d %d %d %d\n", h[0], h[1], h[2], h[4]);
+    EXPECT(h[0] == count + 20 && h[1] == 2 * count + 2 && h[2] == count + 20 && h[4] == 3 * count + 6);
     CHECK(cudaGraphExecDestroy(ge));
     CHECK(cudaGraphDestroy(g));
+    CHECK(cudaGraphDestroy(child));
     CHECK(cudaFree(c));
     return 0;
 }
