@@ -134,3 +134,14 @@ def test_a_graph_the_worker_cannot_run_is_replayed_and_the_log_says_why(cuda_pro
     assert re.search(r"a graph is replayed from the client at each launch: its node \d+ is a copy the worker does "
                      r"not run in a graph", p.stderr), p.stderr
     assert not [c for c in _call_counts(p.stderr) if c.startswith("rgpuGraph")], p.stderr
+
+
+@pytest.mark.parametrize("on", ["1", "0"], ids=["server_graphs", "client_replay"])
+def test_a_fault_in_a_graph_the_worker_runs_is_the_next_synchronizing_calls_error(cuda_program, sim_server, on):
+    """A graph kernel that writes where no memory is: cudaGraphLaunch succeeds (it is async) and
+    cudaDeviceSynchronize reports cudaErrorIllegalAddress, whether the worker or the client's replay
+    launched it."""
+    env = {**os.environ, "RGPU_STATS": "1", "RGPU_SERVER_GRAPHS": on}
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("graphs")), "server_fault", env=env, timeout=300)
+    assert p.returncode == 0 and "server fault cudaErrorIllegalAddress" in p.stdout, p.stdout + p.stderr
+    assert ("rgpuGraphLaunch" in _call_counts(p.stderr)) == (on == "1"), p.stderr

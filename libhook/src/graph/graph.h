@@ -140,7 +140,7 @@ int rgpu_kernel_node_fill(rgpu_kernel_node *k, int face, const void *func, void 
 
 /* graph_server.c: launches e as the server's graph where it can (1, and the launch's result in *rc), or
  * 0: the caller replays it; drop: forgets the server's graph (e is destroyed) */
-int rgpu_graph_server_launch(rgpu_graph_exec *e, void *stream, int *rc);
+int rgpu_graph_server_launch(int face, rgpu_graph_exec *e, void *stream, int *rc);
 void rgpu_graph_server_upload(rgpu_graph_exec *e, void *stream); /* builds it now: cudaGraphUpload */
 void rgpu_graph_server_drop(rgpu_graph_exec *e);
 

@@ -70,7 +70,7 @@ static int launch(int face, rgpu_graph_exec *e, void *stream) {
     if (!e) return rgpu_invalid_value(face);
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(face, rc);
-    if (rgpu_graph_server_launch(e, stream, &rc)) return rc ? rgpu_record(face, rc) : 0;
+    if (rgpu_graph_server_launch(face, e, stream, &rc)) return rc;
     return rgpu_graph_replay(face, e->order, e->graph->n, stream, e->flags);
 }
 cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t stream) { return launch(RGPU_RUNTIME, e, stream); }

@@ -194,10 +194,13 @@ static struct rgpuGraph_st *server_graph(rgpu_graph_exec *e, void *stream) {
     return g;
 }
 
-int rgpu_graph_server_launch(rgpu_graph_exec *e, void *stream, int *rc) {
+int rgpu_graph_server_launch(int face, rgpu_graph_exec *e, void *stream, int *rc) {
     struct rgpuGraph_st *g = server_graph(e, stream);
     if (!g) return 0;
-    *rc = rgpuGraphLaunch(g, stream);
+    rgpu_call c;
+    rgpu_wire_rgpuGraphLaunch(&c, g, stream);
+    c.face = face; /* an error it returns (a sticky one) is the program's cudaGraphLaunch's or cuGraphLaunch's */
+    *rc = rgpu_async(&c);
     return 1;
 }
 

@@ -470,6 +470,25 @@ static int server_graph(int count) {
     return 0;
 }
 
+// A graph the server runs whose kernel writes where no memory is: the launch returns success, and the
+// fault is the next synchronizing call's error, as a kernel launched on its own reports it.
+static int server_fault() {
+    cudaGraph_t g;
+    CHECK(cudaGraphCreate(&g, 0));
+    int *nowhere = (int *)0x10, one = 1;
+    void *args[] = {&nowhere, &one};
+    cudaKernelNodeParams p = kparams((void *)bump, args, 1);
+    cudaGraphNode_t k;
+    CHECK(cudaGraphAddKernelNode(&k, g, nullptr, 0, &p));
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    CHECK(cudaGraphLaunch(ge, 0));
+    cudaError_t e = cudaDeviceSynchronize();
+    printf("server fault %s\n", cudaGetErrorName(e));
+    EXPECT(e == cudaErrorIllegalAddress);
+    return 0;
+}
+
 // Capturing into a graph the program made, after one of its nodes, and rewriting what the next
 // captured node depends on.
 static int capture_to_graph() {
@@ -780,6 +799,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(mode, "capture_errors")) rc = capture_errors();
     else if (!strcmp(mode, "launch1000")) rc = many_launches(1000);
     else if (!strcmp(mode, "server") && argc > 2) rc = server_graph(atoi(argv[2]));
+    else if (!strcmp(mode, "server_fault")) rc = server_fault();
     else if (!strcmp(mode, "capture_to_graph")) rc = capture_to_graph();
     else if (!strcmp(mode, "graph_memory")) rc = graph_memory();
     else if (!strcmp(mode, "modes")) rc = modes_across_threads();
