@@ -10,6 +10,8 @@
 //   attribute_us           cudaDeviceGetAttribute (multiprocessor count), per call
 //   launch_rate_k          empty-kernel launches per second (async; thousands), then one synchronize
 //   launch_sync_us         one empty kernel and cudaStreamSynchronize, per pair
+//   graph_launch_us        a CUDA graph of GRAPH_KERNELS empty kernels (captured) and cudaStreamSynchronize,
+//                          per launch
 //   h2d_pinned_gbps        cudaMemcpy of BIG bytes from cudaMallocHost memory (and d2h_pinned_gbps back)
 //   h2d_pageable_gbps      the same from malloc'd memory (and d2h_pageable_gbps)
 //   d2h_4k_us              cudaMemcpy of 4 KiB device to host, per copy
@@ -51,6 +53,7 @@ struct Config {
     int axpy_n = 200, axpy_len = 16 << 20;
     int rounds = 3;
     int sync_n = 20000, attr_n = 100000, launch_n = 100000, launch_sync_n = 5000, d2h_n = 5000, malloc_n = 2000;
+    int graph_n = 2000, graph_kernels = 20;
     int copy_n = 10;
 };
 
@@ -82,7 +85,7 @@ int main(int argc, char **argv) {
                 c.axpy_n = 20;
                 c.axpy_len = 64 << 10;
                 c.sync_n = 5000, c.attr_n = 20000, c.launch_n = 5000, c.launch_sync_n = 1000;
-                c.d2h_n = 2000, c.malloc_n = 1000, c.copy_n = 5;
+                c.d2h_n = 2000, c.malloc_n = 1000, c.copy_n = 5, c.graph_n = 200;
             }
         } else {
             fprintf(stderr, "usage: %s [--rows a,b] [--scale sim|gpu] [--rounds N]\n", argv[0]);
@@ -142,6 +145,27 @@ int main(int argc, char **argv) {
             }
             return (now() - t0) / n * 1e6;
         }));
+    }
+    if (wanted(rows, "graph_launch_us")) {
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        for (int k = 0; k < c.graph_kernels; k++) empty<<<1, 1, 0, s>>>();
+        CK(cudaStreamEndCapture(s, &g));
+        CK(cudaGraphInstantiate(&ge, g, 0));
+        CK(cudaGraphLaunch(ge, s));  // warm-up (through rgpu: the worker builds it here)
+        CK(cudaStreamSynchronize(s));
+        int n = c.graph_n;
+        put("graph_launch_us", best(c.rounds, [&] {
+            double t0 = now();
+            for (int i = 0; i < n; i++) {
+                CK(cudaGraphLaunch(ge, s));
+                CK(cudaStreamSynchronize(s));
+            }
+            return (now() - t0) / n * 1e6;
+        }));
+        CK(cudaGraphExecDestroy(ge));
+        CK(cudaGraphDestroy(g));
     }
     bool pinned = wanted(rows, "h2d_pinned_gbps") || wanted(rows, "d2h_pinned_gbps");
     bool pageable = wanted(rows, "h2d_pageable_gbps") || wanted(rows, "d2h_pageable_gbps");

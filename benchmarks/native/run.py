@@ -47,6 +47,7 @@ ROWS = [
     ("attribute_us", "cudaDeviceGetAttribute", "µs", "low"),
     ("launch_rate_k", "empty-kernel launches (async)", "k/s", "high"),
     ("launch_sync_us", "launch + synchronize", "µs", "low"),
+    ("graph_launch_us", "CUDA graph of 20 kernels + synchronize", "µs", "low"),
     ("h2d_pinned_gbps", "H2D pinned", "GB/s", "high"),
     ("d2h_pinned_gbps", "D2H pinned", "GB/s", "high"),
     ("h2d_pageable_gbps", "H2D pageable", "GB/s", "high"),
@@ -149,6 +150,9 @@ LAUNCH_ROWS = ("launch_rate_k", "launch_sync_us", "axpy_ms")
 # The round-trip rows, measured again with both ends blocking at once for their replies and messages
 # (RGPU_SPIN_US=0, rgpu-server --spin-us 0) instead of polling first: what the spins are worth here.
 WAIT_ROWS = ("sync_rtt_us", "launch_sync_us", "d2h_4k_us", "malloc_free_us")
+# The CUDA graph row, measured again with the graph replayed from the client, a call per node
+# (RGPU_SERVER_GRAPHS=0), instead of launched by the worker as one graph (libhook/src/graph/graph_server.c).
+GRAPH_ROWS = ("graph_launch_us",)
 NOT_ON_NULL = ("axpy_ms",)  # checks what its kernels computed: the null driver runs none
 
 
@@ -218,6 +222,7 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
             runs["rgpu_baseline"] = baseline_env(url, baseline)
         runs["rgpu_blocking"] = {**client_env([_server(daemons, backend, env, "--spin-us", "0")]), "RGPU_SHM": "1",
                                  "RGPU_SPIN_US": "0"}
+        runs["rgpu_replay"] = {**client_env([url]), "RGPU_SHM": "1", "RGPU_SERVER_GRAPHS": "0"}
         if backend == "cuda":
             py_url = _server(daemons, backend, {**env, "RGPU_FAST_LAUNCH": "0"})
             runs = {**({"native": native_env()} if device == "cuda" else {}), **runs,
@@ -229,7 +234,7 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
                 for name, run_env in runs.items():
                     which = rows
                     only = {"rgpu_whole": PAGEABLE, "rgpu_1thread": PAGEABLE, "rgpu_pylaunch": LAUNCH_ROWS,
-                            "rgpu_blocking": WAIT_ROWS}.get(name)
+                            "rgpu_blocking": WAIT_ROWS, "rgpu_replay": GRAPH_ROWS}.get(name)
                     if only:  # the rows this configuration changes
                         which = ",".join(r for r in only if not rows or r in rows.split(","))
                         if not which:
@@ -298,6 +303,8 @@ def table(res: dict) -> str:
                      res.get("rgpu_pylaunch", {}), native, rgpu)
     lines += _beside("waits (`RGPU_SPIN_US`, `--spin-us`) | native | both block | both poll first (default) | "
                      "default / native", res.get("rgpu_blocking", {}), native, rgpu)
+    lines += _beside("CUDA graphs (`RGPU_SERVER_GRAPHS`) | native | replayed by the client | launched by the worker | "
+                     "worker / native", res.get("rgpu_replay", {}), native, rgpu)
     if raw:
         lines += ["", "| against the raw transport (TCP loopback, same run) | raw | rgpu | ratio |", "|---|---|---|---|"]
         if "sync_rtt_us" in rgpu:

@@ -42,6 +42,11 @@ def test_every_figure_is_measured_through_rgpu(sim_server, device_kind):
     text = native.table(res)
     assert f"| cudaStreamSynchronize round trip | — | {got['sync_rtt_us'] * 2:,.2f} µs | {got['sync_rtt_us']:,.2f} µs | — |" \
         in text
+    # the CUDA graph row again with the client replaying the graph (RGPU_SERVER_GRAPHS=0)
+    assert "RGPU_SERVER_GRAPHS" not in text
+    res["rgpu_replay"] = {k: got[k] * 3 for k in native.GRAPH_ROWS}
+    assert f"| CUDA graph of 20 kernels + synchronize | — | {got['graph_launch_us'] * 3:,.2f} µs | " \
+           f"{got['graph_launch_us']:,.2f} µs | — |" in native.table(res)
     # the pageable variants' tables keep their goal
     res["rgpu_whole"] = {k: got[k] / 2 for k in native.PAGEABLE}
     res["native"] = {k: got[k] for k in native.PAGEABLE}
