@@ -1123,7 +1123,6 @@ unsigned long long null_graph_launches(void) { return graph_launches; }  /* for 
 
 CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
     ENTER();
-    (void)s;
     null_graph *x = (null_graph *)e;
     if (!x || !x->exec) return INVALID_VALUE;
     graph_launches++;
@@ -1133,16 +1132,14 @@ CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
             launched++;
             kernel_ran();
         } else if (n->kind == NODE_COPY) {
-            memmove((void *)(uintptr_t)n->dst, (const void *)(uintptr_t)n->src, n->bytes);
-        } else {
+            cuMemcpyDtoDAsync_v2(n->dst, n->src, n->bytes, s);
+        } else { /* row by row, as the memset calls would */
             const CUDA_MEMSET_NODE_PARAMS *p = &n->set;
             for (size_t r = 0; r < p->height; r++) {
                 CUdeviceptr row = p->dst + r * p->pitch;
-                for (size_t j = 0; j < p->width; j++) {
-                    if (p->elementSize == 1) ((unsigned char *)(uintptr_t)row)[j] = (unsigned char)p->value;
-                    else if (p->elementSize == 2) ((unsigned short *)(uintptr_t)row)[j] = (unsigned short)p->value;
-                    else ((unsigned int *)(uintptr_t)row)[j] = p->value;
-                }
+                if (p->elementSize == 1) cuMemsetD8Async(row, (unsigned char)p->value, p->width, s);
+                else if (p->elementSize == 2) cuMemsetD16Async(row, (unsigned short)p->value, p->width, s);
+                else cuMemsetD32Async(row, p->value, p->width, s);
             }
         }
     }

@@ -11,6 +11,7 @@ from rgpu.protocol import limits
 from rgpu.protocol.wire import MalformedMessage
 
 from . import handles
+from .memory import check_range
 from ..backends.base import GRAPH_COPY as COPY, GRAPH_KERNEL as KERNEL, GRAPH_MEMSET as MEMSET
 from ..errors import CudaError
 
@@ -60,12 +61,6 @@ def _nodes(blob) -> list:
     return nodes
 
 
-def _range(s, addr: int, size: int) -> None:
-    found = s.device.allocation(addr) if size else (addr, 0)
-    if found is None or addr + size > found[0] + found[1]:
-        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"a graph's node names [0x{addr:x}, +{size}), outside any allocation")
-
-
 def check_memory(s, nodes: list) -> None:
     """Every memset and copy within allocations of the session when the graph is made (as the driver
     checks a memset or copy node when it is added); a kernel's pointers are its own business, as on a GPU."""
@@ -74,10 +69,11 @@ def check_memory(s, nodes: list) -> None:
             _, dst, pitch, _, elsize, width, height = n
             if height > 1 and pitch < width * elsize:
                 raise CudaError("CUDA_ERROR_INVALID_VALUE", f"a memset node's pitch {pitch} is less than its row")
-            _range(s, dst, pitch * (height - 1) + width * elsize if width and height else 0)
-        elif n[0] == COPY:
-            _range(s, n[1], n[3])
-            _range(s, n[2], n[3])
+            if width and height:
+                check_range(s, dst, pitch * (height - 1) + width * elsize)
+        elif n[0] == COPY and n[3]:
+            check_range(s, n[1], n[3])
+            check_range(s, n[2], n[3])
 
 
 def build(device, nodes: list, function_of) -> ServerGraph:

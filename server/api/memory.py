@@ -73,7 +73,7 @@ def mem_get_info(s):
 CHUNK, MAX_CHUNKS = D2H_CHUNK, MAX_CHUNKS
 
 
-def _check_range(s, addr, count):
+def check_range(s, addr, count):
     """The whole range before any chunk moves, so a bad copy changes nothing."""
     found = s.device.allocation(addr) if count >= 0 else None
     if found is None or addr + count > found[0] + found[1]:
@@ -99,7 +99,7 @@ def _copy(s, kind, dst, src, count, stream, bulk, host=None, wait=True):
         if len(bulk) == 1:
             s.device.copy_htod(dst, bulk[0], stream)
             return ()
-        _check_range(s, dst, count)
+        check_range(s, dst, count)
         for b in bulk:  # a large copy arrives in chunks; each goes straight from its frame
             s.device.copy_htod(dst, b, stream)
             dst += len(b)
@@ -107,7 +107,7 @@ def _copy(s, kind, dst, src, count, stream, bulk, host=None, wait=True):
     if kind == D2H:
         if count <= CHUNK:
             return (Bulk(s.device.copy_dtoh(src, count, stream)),)
-        _check_range(s, src, count)
+        check_range(s, src, count)
         # Chunks: buffers of a size the allocator recycles, instead of fresh pages per copy.
         chunk = max(CHUNK, -(-count // MAX_CHUNKS))
         return tuple(Bulk(s.device.copy_dtoh(src + off, min(chunk, count - off), stream))
@@ -186,7 +186,7 @@ def _memset_2d(s, dst, pitch, value, elem, width, height, stream):
         return ()
     if pitch < width * elem:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"pitch {pitch} is less than the row ({width * elem} bytes)")
-    _check_range(s, dst, pitch * (height - 1) + width * elem)
+    check_range(s, dst, pitch * (height - 1) + width * elem)
     for row in range(height):
         s.device.memset(dst + row * pitch, value, elem, width, stream)
     return ()
@@ -256,16 +256,16 @@ def _copy_2d(s, kind, dst, dpitch, src, spitch, width, height, stream, bulk):
         data = bytes(bulk[0]) if len(bulk) == 1 else b"".join(bytes(b) for b in bulk)
         if len(data) != width * height:
             raise CudaError("CUDA_ERROR_INVALID_VALUE", "host rows missing or of the wrong size")
-        _check_range(s, dst, dpitch * (height - 1) + width)
+        check_range(s, dst, dpitch * (height - 1) + width)
         for r in range(height):
             s.device.copy_htod(dst + r * dpitch, memoryview(data)[r * width:(r + 1) * width], stream)
         return ()
     if kind == D2H:
-        _check_range(s, src, spitch * (height - 1) + width)
+        check_range(s, src, spitch * (height - 1) + width)
         return (Bulk(b"".join(bytes(s.device.copy_dtoh(src + r * spitch, width, stream)) for r in range(height))),)
     if kind == D2D:
-        _check_range(s, src, spitch * (height - 1) + width)
-        _check_range(s, dst, dpitch * (height - 1) + width)
+        check_range(s, src, spitch * (height - 1) + width)
+        check_range(s, dst, dpitch * (height - 1) + width)
         for r in range(height):
             s.device.copy_dtod(dst + r * dpitch, src + r * spitch, width, stream)
         return ()

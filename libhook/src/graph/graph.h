@@ -144,9 +144,10 @@ int rgpu_graph_server_launch(int face, rgpu_graph_exec *e, void *stream, int *rc
 void rgpu_graph_server_upload(rgpu_graph_exec *e, void *stream); /* builds it now: cudaGraphUpload */
 void rgpu_graph_server_drop(rgpu_graph_exec *e);
 
-/* graph_exec.c: the executable graph's copy of a node of the graph it was instantiated from (the
- * caller may change it: the server's build is then stale) */
+/* graph_exec.c: the executable graph's copy of a node of the graph it was instantiated from, which the
+ * caller may change (the server's build is then stale), or only read (peek) */
 rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type);
+const rgpu_gnode *rgpu_exec_node_peek(const rgpu_graph_exec *e, const rgpu_gnode *n, int type);
 
 /* graph_attrs.c: a kernel node's launch attributes, copied with its parameters and freed with them */
 int rgpu_kattrs_copy(rgpu_kernel_node *to, const rgpu_kernel_node *from);

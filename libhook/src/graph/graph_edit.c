@@ -40,7 +40,7 @@ cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t e, cudaGraphNode_t n, unsign
 }
 
 cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t e, cudaGraphNode_t n, unsigned int *enabled) {
-    rgpu_gnode *m = rgpu_exec_node(e, n, -1);
+    const rgpu_gnode *m = rgpu_exec_node_peek(e, n, -1);
     if (!m || !enabled || (m->type != NODE_KERNEL && m->type != NODE_MEMCPY && m->type != NODE_MEMSET))
         return rgpu_invalid_value(RGPU_RUNTIME);
     *enabled = !m->disabled;

@@ -86,12 +86,17 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t stream) {
 
 /* ---- updates ------------------------------------------------------------------------------------- */
 
-/* The executable graph's copy of a node of the graph it was instantiated from. */
-rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type) {
+/* The executable graph's copy of a node of the graph it was instantiated from, to read (peek) or to
+ * change (exec_node: the worker's build of the graph is then stale, graph_server.c). */
+const rgpu_gnode *rgpu_exec_node_peek(const rgpu_graph_exec *e, const rgpu_gnode *n, int type) {
     if (!e || !n || n->graph != e->source || n->index >= e->graph->n) return NULL;
-    rgpu_gnode *m = e->graph->nodes[n->index];
-    if (m->type != n->type || (type >= 0 && m->type != type)) return NULL;
-    e->changed = 1;
+    const rgpu_gnode *m = e->graph->nodes[n->index];
+    return m->type == n->type && (type < 0 || m->type == type) ? m : NULL;
+}
+
+rgpu_gnode *rgpu_exec_node(rgpu_graph_exec *e, rgpu_gnode *n, int type) {
+    rgpu_gnode *m = (rgpu_gnode *)rgpu_exec_node_peek(e, n, type);
+    if (m) e->changed = 1;
     return m;
 }
 #define exec_node rgpu_exec_node

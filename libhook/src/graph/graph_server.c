@@ -51,12 +51,6 @@ static int enabled(void) {
     return on;
 }
 
-static int device_of(const void *h) {
-    int dev = rgpu_current_device();
-    rgpu_untag_handle(h, &dev);
-    return dev;
-}
-
 /* Node kinds as the server takes them (server/api/graphs.py) */
 enum { SERVER_KERNEL = 0, SERVER_MEMSET = 1, SERVER_COPY = 2 };
 
@@ -67,7 +61,7 @@ static int server_runs(const rgpu_gnode *n, int dev) {
     if (n->disabled || n->type == NODE_EMPTY) return 0;
     if (n->type == NODE_KERNEL) {
         const rgpu_kernel_node *k = &n->u.k;
-        return k->cooperative || k->cluster[0] || k->cluster[3] || device_of(k->fn) != dev ? -1 : 1;
+        return k->cooperative || k->cluster[0] || k->cluster[3] || rgpu_handle_device(k->fn) != dev ? -1 : 1;
     }
     if (n->type == NODE_MEMSET) return 1;
     if (n->type == NODE_MEMCPY)
@@ -182,7 +176,7 @@ static int build(rgpu_graph_exec *e, int dev, void *stream) {
  * e stays in the client. */
 static struct rgpuGraph_st *server_graph(rgpu_graph_exec *e, void *stream) {
     if (!enabled() || rgpu_capturing(stream)) return NULL;
-    int dev = device_of(stream);
+    int dev = rgpu_handle_device(stream);
     pthread_mutex_lock(&rgpu_graph_mu);
     if (e->changed) {
         if (e->server) rgpuGraphDestroy(e->server);

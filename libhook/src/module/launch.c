@@ -319,12 +319,6 @@ static int pack_and_send(int face, uint32_t id, const char *name, const void *fu
     return rc;
 }
 
-static int stream_device(const void *stream) {
-    int dev = rgpu_current_device();
-    rgpu_untag_handle(stream, &dev);
-    return dev;
-}
-
 static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rgpu_dim3 b, unsigned shmem,
                          void *stream, void **params, void **extra, const unsigned *cluster);
 
@@ -339,7 +333,7 @@ static int runtime_launch(uint32_t id, const char *name, const void *func, rgpu_
         return driver_launch(id, name, (void *)func, g, b, (unsigned)shmem, stream, args, NULL, cluster);
     if (!k) return rgpu_record(RGPU_RUNTIME, INVALID_DEVICE_FUNCTION);
     void *fn = NULL;
-    if ((rc = rgpu_kernel_on(RGPU_RUNTIME, k, stream_device(stream), &fn))) return rc;
+    if ((rc = rgpu_kernel_on(RGPU_RUNTIME, k, rgpu_handle_device(stream), &fn))) return rc;
     return pack_and_send(RGPU_RUNTIME, id, name, func, fn, &k->layout, args, g, b, shmem, stream, cluster);
 }
 
@@ -422,7 +416,7 @@ static int driver_launch(uint32_t id, const char *name, void *f, rgpu_dim3 g, rg
     rgpu_untag_handle(f, &tagged);
     if (tagged < 0) { /* not a session's function: a library's CUkernel, launched on its stream's device */
         rgpu_kernel *k = rgpu_find_kernel(f);
-        int rc = k ? rgpu_kernel_on(RGPU_DRIVER, k, stream_device(stream), &f) : 0;
+        int rc = k ? rgpu_kernel_on(RGPU_DRIVER, k, rgpu_handle_device(stream), &f) : 0;
         if (rc) return rc;
     }
     if (extra) {
@@ -452,7 +446,7 @@ int rgpu_launch_target(int face, const void *func, void *stream, void **fn, cons
     rgpu_untag_handle(func, &dev);
     rgpu_kernel *k = face == RGPU_RUNTIME ? rgpu_find_kernel(func) : NULL;
     if (k) {
-        if ((rc = rgpu_kernel_on(face, k, stream_device(stream), fn))) return rc;
+        if ((rc = rgpu_kernel_on(face, k, rgpu_handle_device(stream), fn))) return rc;
         *layout = &k->layout;
         return 0;
     }

@@ -103,6 +103,12 @@ uint64_t rgpu_untag_handle(const void *h, int *dev) {
     return v & 0x00ffffffffffffffull;
 }
 
+int rgpu_handle_device(const void *h) {
+    int dev = rgpu_current_device();
+    rgpu_untag_handle(h, &dev);
+    return dev;
+}
+
 __attribute__((destructor)) static void rgpu_fini(void) {
     if (forked_after_use) { /* the sessions, segments and lease are the parent's (forked_child) */
         rgpu_stats_print();

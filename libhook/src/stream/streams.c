@@ -6,9 +6,7 @@ static int stream_device(int face, const void *stream, int *device) {
     if (!device) return rgpu_invalid_value(face);
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(face, rc);
-    int dev = rgpu_current_device();
-    rgpu_untag_handle(stream, &dev);
-    *device = dev;
+    *device = rgpu_handle_device(stream);
     return RGPU_SUCCESS;
 }
 

@@ -198,6 +198,9 @@ int rgpu_get_last_error(int face, int reset);
 int rgpu_record(int face, int rc);      /* remembers a failure as the thread's last error; returns rc */
 void *rgpu_tag_handle(int dev, uint64_t server_handle);
 uint64_t rgpu_untag_handle(const void *h, int *dev);
+/* The device a handle belongs to: its tag's, or the calling thread's current one for an untagged
+ * handle (the default streams, NULL) */
+int rgpu_handle_device(const void *h);
 
 /* driver_local.c: the context a stream of device `dev` belongs to (the current one when it is of
  * that device, else the device's primary context) */

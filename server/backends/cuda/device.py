@@ -40,6 +40,13 @@ _STREAM_NON_BLOCKING = 0x1  # CU_STREAM_NON_BLOCKING
 NOT_READY = 600
 
 
+def param_extra(buf, size):
+    """A launch's `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER buf, CU_LAUNCH_PARAM_BUFFER_SIZE *size, END):
+    the kernel's parameters packed in `buf`, `size` (a size_t *) bytes of them. Both must outlive it."""
+    return _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
+                                  _ffi.cast("void *", _PARAM_BUFFER_SIZE), size, _ffi.cast("void *", _PARAM_END)])
+
+
 class CudaUnavailable(RuntimeError):
     pass
 
@@ -168,9 +175,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         # One launch argument block, reused: the driver copies a kernel's parameters at the launch.
         self._params = _ffi.new("char[]", 4096)
         self._params_size = _ffi.new("size_t *")
-        self._extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), self._params,
-                                             _ffi.cast("void *", _PARAM_BUFFER_SIZE), self._params_size,
-                                             _ffi.cast("void *", _PARAM_END)])
+        self._extra = param_extra(self._params, self._params_size)
         self._waiter = Waiter(lambda: _lib.cuCtxSetCurrent(self.ctx))
         self._fences: list = []  # blocking-sync events no wait is using (_fence)
         self._fence_stream = None  # made for the first long wait on an event of the program's
@@ -634,9 +639,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             extra = self._extra
         else:
             size = _ffi.new("size_t *", n)
-            extra = _ffi.new("void *[5]", [_ffi.cast("void *", _PARAM_BUFFER_POINTER), buf,
-                                           _ffi.cast("void *", _PARAM_BUFFER_SIZE), size,
-                                           _ffi.cast("void *", _PARAM_END)])
+            extra = param_extra(buf, size)
         if cluster is not None:
             config, _keep = _launch_config(grid, block, shared, s, cluster)
             _check(_lib.cuLaunchKernelEx(config, function, _ffi.NULL, extra))

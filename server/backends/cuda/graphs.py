@@ -50,9 +50,7 @@ class CudaGraphs:
         ffi, lib, check = device.ffi(), device.lib(), device.check
         # the driver copies the parameters into the node: the buffer may go after the call
         buf, size = ffi.new("char[]", bytes(params) or b"\0"), ffi.new("size_t *", len(params))
-        extra = ffi.new("void *[5]", [ffi.cast("void *", device._PARAM_BUFFER_POINTER), buf,
-                                      ffi.cast("void *", device._PARAM_BUFFER_SIZE), size,
-                                      ffi.cast("void *", device._PARAM_END)])
+        extra = device.param_extra(buf, size)
         p = ffi.new("CUDA_KERNEL_NODE_PARAMS *")
         p.func = function
         p.gridDimX, p.gridDimY, p.gridDimZ = grid
