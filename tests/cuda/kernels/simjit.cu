@@ -217,3 +217,81 @@ extern "C" __global__ void warp_redux(const int *in, unsigned *out, int n) {
         o[6] = REDUX("add.u32", v, __activemask());
     }
 }
+
+// Warp-synchronous code over volatile shared memory, as CUDA's older samples and many programs
+// still write it (no __syncwarp: the lanes of a warp are trusted to run in lockstep). A block's
+// sum, its last warp finished by lockstep steps; then each warp's inclusive prefix sums by the
+// classic lockstep scan (a zeroed half below each lane's slot).
+extern "C" __global__ void lockstep_volatile(const int *in, int *sums, unsigned *scans) {
+    __shared__ int s[128];
+    __shared__ unsigned sc[4][64];
+    unsigned tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    int x = in[blockIdx.x * 128 + tid];
+    s[tid] = x;
+    __syncthreads();
+    if (tid < 64) s[tid] += s[tid + 64];
+    __syncthreads();
+    if (tid < 32) {
+        volatile int *v = s;
+        v[tid] += v[tid + 32];
+        v[tid] += v[tid + 16];
+        v[tid] += v[tid + 8];
+        v[tid] += v[tid + 4];
+        v[tid] += v[tid + 2];
+        v[tid] += v[tid + 1];
+    }
+    if (tid == 0) sums[blockIdx.x] = s[0];
+    volatile unsigned *d = sc[w];
+    unsigned pos = 2 * lane - (lane & 31);
+    d[pos] = 0;
+    pos += 32;
+    d[pos] = (unsigned)x;
+    for (unsigned off = 1; off < 32; off <<= 1) d[pos] += d[pos - off];
+    scans[blockIdx.x * 128 + tid] = d[pos];
+}
+
+// The shape of NVIDIA's reduction sample (reduce7): the warps' sums summed by the first lanes
+// only, with shuffles over the whole warp's width and the ballot of those lanes as the mask. The
+// lanes outside it do not take part, and a GPU gives 0 for them, which the sum counts on.
+extern "C" __global__ void partial_shuffle(const int *in, int *out) {
+    __shared__ int s[8];
+    unsigned tid = threadIdx.x;
+    int v = in[blockIdx.x * 256 + tid];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if ((tid & 31) == 0) s[tid >> 5] = v;
+    __syncthreads();
+    unsigned mask = __ballot_sync(0xffffffffu, tid < 8);
+    if (tid < 8) {
+        v = s[tid];
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(mask, v, o);
+    }
+    if (tid == 0) out[blockIdx.x] = v;
+}
+
+// Blocks chained through flags in global memory, each spinning (a volatile load) until the block
+// before it published its running total: the look-back of single-pass scans, simplified.
+extern "C" __global__ void chained_blocks(const int *in, int *totals, int *flags) {
+    __shared__ int part[64];
+    __shared__ int before;
+    unsigned tid = threadIdx.x, b = blockIdx.x;
+    part[tid] = in[b * 64 + tid];
+    __syncthreads();
+    for (unsigned o = 32; o > 0; o >>= 1) {
+        if (tid < o) part[tid] += part[tid + o];
+        __syncthreads();
+    }
+    if (tid == 0) {
+        int prev = 0;
+        if (b > 0) {
+            while (((volatile int *)flags)[b - 1] == 0) {
+            }
+            prev = ((volatile int *)totals)[b - 1];
+        }
+        before = prev;
+        ((volatile int *)totals)[b] = prev + part[0];
+        __threadfence();
+        ((volatile int *)flags)[b] = 1;
+    }
+    __syncthreads();
+    if (tid == 1) totals[gridDim.x + b] = before;
+}

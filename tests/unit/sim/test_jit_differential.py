@@ -75,6 +75,14 @@ def _case(name, dev, data, n):
         src = dev.put(data["i"])
         out = dev.zeros(8 * 1024, np.uint32)
         return 4, 256, [src, out, n], [(out, 4 * 8 * 1024)]
+    if name == "lockstep_volatile":
+        src = dev.put(data["i"][:8 * 128])
+        sums, scans = dev.zeros(8, np.int32), dev.zeros(8 * 128, np.uint32)
+        return 8, 128, [src, sums, scans], [(sums, 32), (scans, 4 * 8 * 128)]
+    if name == "partial_shuffle":
+        src = dev.put(data["i"][:6 * 256])
+        out = dev.zeros(6, np.int32)
+        return 6, 256, [src, out], [(out, 24)]
     raise AssertionError(name)
 
 
@@ -89,7 +97,8 @@ def _run(make_device, image, name, on, jit_mode):
 
 
 @pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent",
-                                  "shared_atomics", "carries", "warp_redux"])
+                                  "shared_atomics", "carries", "warp_redux", "lockstep_volatile",
+                                  "partial_shuffle"])
 def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_image, jit_mode, name):
     _, want, ref = _run(make_device, jit_image, name, False, jit_mode)
     mod, got, stats = _run(make_device, jit_image, name, True, jit_mode)
@@ -98,6 +107,45 @@ def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_im
         assert w == g, f"{name}: output {k} differs from the interpreter's"
     # every thread runs the same instructions either way
     assert stats.thread_instructions == ref.thread_instructions
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_warp_synchronous_code_gets_what_a_gpu_gives(make_device, jit_image, jit_mode, on):
+    """Lockstep lanes over volatile shared memory, and shuffles from lanes that do not take part
+    (0 on a GPU): both ways give the true sums and prefix sums, not only the same memory."""
+    x = _inputs(np.random.default_rng(7), 4096)["i"]
+    _, (sums, scans), _ = _run(make_device, jit_image, "lockstep_volatile", on, jit_mode)
+    blocks = x[:8 * 128].reshape(8, 128)
+    np.testing.assert_array_equal(np.frombuffer(sums, np.int32), blocks.sum(axis=1, dtype=np.int32))
+    warps = x[:8 * 128].astype(np.uint32).reshape(-1, 32)
+    np.testing.assert_array_equal(np.frombuffer(scans, np.uint32).reshape(-1, 32),
+                                  np.cumsum(warps, axis=1, dtype=np.uint32))
+    _, (out,), _ = _run(make_device, jit_image, "partial_shuffle", on, jit_mode)
+    np.testing.assert_array_equal(np.frombuffer(out, np.int32),
+                                  x[:6 * 256].reshape(6, 256).sum(axis=1, dtype=np.int32))
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_blocks_waiting_on_blocks_before_them_finish(make_device, jit_image, jit_mode, monkeypatch, threads):
+    """Each block spins on a flag the block before it sets (a volatile load in a loop): compiled,
+    the spinning thread goes back to its block loop every turn, and the blocks run on workers in
+    order, so the chain completes with the running totals the interpreter gives."""
+    monkeypatch.setenv("RGPU_SIM_JIT_THREADS", threads)
+    x = np.random.default_rng(3).integers(-1000, 1000, 24 * 64).astype(np.int32)
+    results = []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(jit_image)
+        dev = make_device(mod)
+        totals, flags = dev.zeros(48, np.int32), dev.zeros(24, np.int32)
+        dev.launch("chained_blocks", 24, 64, dev.put(x), totals, flags)
+        results.append(dev.get(totals, 48, np.int32))
+        if on:
+            assert mod.jitted(mod.functions["chained_blocks"]) is not None
+    running = np.cumsum(x.reshape(24, 64).sum(axis=1))
+    np.testing.assert_array_equal(results[1][:24], running)
+    np.testing.assert_array_equal(results[1][24:], np.r_[0, running[:-1]])
+    np.testing.assert_array_equal(results[0], results[1])
 
 
 @pytest.mark.parametrize("threads", ["1", "2"])

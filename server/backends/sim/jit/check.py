@@ -8,14 +8,15 @@ cvt's destination).
 The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from ptx/approx.py,
 the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...) in kernels with
 no sync point (the carry is not saved at one); redux.sync of 32-bit integers is a warp-collective
-sync point like shfl and vote.
+sync point like shfl and vote. Volatile, relaxed and acquire loads (and, in a kernel with any,
+volatile stores) are sync points too (codegen.kernel_sync_kinds): lanes reach them in lockstep, as
+warp-synchronous code and spins on flags need.
 f64 in the directed modes (.rz/.rm/.rp) is IEEE's result, which the interpreter computes over
 exact rationals and the compiled code with AVX-512's per-instruction rounding (on hosts without
 AVX-512 the emitter refuses it and the kernel stays interpreted).
 What is left out, and why: printf and assert,
 textures, async copies, tensor-core ops, calls the sim implements itself, the rest of the 16-bit
-arithmetic (bf16 add/mul/fma, min/max, the x2 compares), packed integer types, volatile (and
-acquire) loads: spins on flags and warp-synchronous code need threads that run at once, float
+arithmetic (bf16 add/mul/fma, min/max, the x2 compares), packed integer types, float
 atomics (the interpreter adds the lanes of one instruction, across every block of the batch it
 runs together, as a tree: its rounding follows an order a thread-at-a-time schedule does not
 have), and named barriers with thread counts.
@@ -78,12 +79,23 @@ CARRY_IN = ("addc", "subc", "madc")
 SYNCS = ("bar", "barrier", "shfl", "vote", "activemask", "redux")
 
 
+def volatile_load(ins) -> bool:
+    """A load of memory another thread may be writing meanwhile (volatile, relaxed, acquire)."""
+    parts = ins.opcode.split(".")
+    return parts[0] in ("ld", "ldu") and any(p in parts for p in ("volatile", "relaxed", "acquire"))
+
+
+def volatile_access(ins) -> bool:
+    parts = ins.opcode.split(".")
+    return volatile_load(ins) or (parts[0] == "st" and any(p in parts for p in ("volatile", "relaxed", "release")))
+
+
 def why_not(prog: Program) -> str | None:
     """Why the compiler cannot run this kernel (None: it can), naming the first thing it lacks."""
     uses_carry = any(i.opcode.split(".")[0] in CARRY_IN for i in prog.code)
-    if uses_carry and any(i.opcode.split(".")[0] in SYNCS for i in prog.code):
+    if uses_carry and any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) for i in prog.code):
         # the carry (codegen's %CC) is not among the registers saved at a sync point
-        return "carry flag (addc/subc/madc) in a kernel with barriers or warp-collective instructions"
+        return "carry flag (addc/subc/madc) in a kernel with sync points (barriers, collectives, volatile loads)"
     if prog.frame_syms:
         # each recursive activation's .local data is addressed from its frame pointer (ptx/ops_stack.py),
         # which the compiled code does not model: such kernels run in the interpreter
@@ -100,11 +112,6 @@ def why_not(prog: Program) -> str | None:
         bad = [p for p in parts[1:] if p not in forms]
         if bad:
             return f"instruction {ins.opcode} (PTX line {ins.line})"
-        if base in ("ld", "ldu") and any(p in parts for p in ("volatile", "relaxed", "acquire")):
-            # Memory another thread or block writes while this one waits: a flag spun on (blocks
-            # waiting for one another), or warp-synchronous code counting on lanes in lockstep.
-            # Threads run one after another here, so the writer may never get to run.
-            return f"{ins.opcode}: waits on memory other threads write (PTX line {ins.line})"
         if base in ("bar", "barrier") and "warp" not in parts and (len(ins.operands) != 1
                                                                     or ins.operands[0].kind != "imm"):
             return f"barrier with a thread count or a register id: {ins.opcode} (PTX line {ins.line})"

@@ -18,13 +18,14 @@ from ..ptx.interp import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
 from ..ptx.program import Program
 from ..ptx.types import types_in
 from . import liveness, ops
+from .check import volatile_access, volatile_load
 from .prelude import (ABANDONED, ARENA, BASE, FAULT, FCODE, KPARAM, LOCAL, LSTRIDE, NCX, NCY, NCZ, NTX, NTY,
                       NTZ, SHARED, TIDS, FADDR, FWIDTH, KPLEN, LLIMIT, SLIMIT, SLOTS,
                       TICK_EDGES, prelude)
 from .values import Body, Unsupported, bits_of, imm_bits, ity, lty
 
 WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}
-BARRIER, COLLECTIVE = 0, 1
+BARRIER, COLLECTIVE, WAIT = 0, 1, 2
 WEIGHTS = ('!0 = !{!"branch_weights", i32 1, i32 1048576}\n!1 = !{!"branch_weights", i32 1048576, i32 1}\n'
            '!2 = !{}\n')
 INVARIANT = ", !invariant.load !2"
@@ -39,6 +40,25 @@ def sync_kind(ins) -> int | None:
     return None
 
 
+def kernel_sync_kinds(prog: Program) -> dict[int, int]:
+    """Each sync point's kind by PC. In a kernel that loads volatile memory, every volatile load and
+    store is a WAIT point: the thread stops *before* it, and the access runs when the lanes waiting
+    there resume, lowest PC first as for a collective. A phase then holds at most one such access,
+    so all the lanes at one runs the access before any goes on: warp-synchronous code (a scan over
+    volatile shared memory, lanes trusting lockstep) sees what min-PC scheduling gives it, and a
+    thread spinning on a flag goes back to the block loop every turn, where other warps run and the
+    blocks on other workers' threads make progress."""
+    kinds = {}
+    waits = any(volatile_load(ins) for ins in prog.code)
+    for pc, ins in enumerate(prog.code):
+        k = sync_kind(ins)
+        if k is None and waits and volatile_access(ins):
+            k = WAIT
+        if k is not None:
+            kinds[pc] = k
+    return kinds
+
+
 class Kernel:
     """The IR of one kernel and what the runner needs to know of it."""
 
@@ -49,14 +69,16 @@ class Kernel:
         self.index = {name: k for k, name in enumerate(self.regs)}
         self.slots = 0  # global-access cache slots (prelude.gaddr), one per instruction
         self.decls: set[str] = set()  # declarations of the intrinsics an emitter used beyond prelude's
-        self.sync_pcs = [pc for pc, ins in enumerate(prog.code) if sync_kind(ins) is not None]
+        self.kinds = kernel_sync_kinds(prog)
+        self.sync_pcs = sorted(self.kinds)
         self.sync_id = {pc: k + 1 for k, pc in enumerate(self.sync_pcs)}
+        waits = {pc for pc, k in self.kinds.items() if k == WAIT}
         live_in, live_out, names = liveness.live_sets(prog)
         keep = 0
         for pc in self.sync_pcs:
             keep |= live_in[pc] | live_out[pc]
         self.live_in, self.live_out, self.names = live_in, live_out, names
-        self.dirty = liveness.written_since_stop(prog, names, set(self.sync_pcs))
+        self.dirty = liveness.written_since_stop(prog, names, set(self.sync_pcs), waits)
         self.rf_off = {name: 8 * k for k, name in enumerate(liveness.members(keep, names))}
         self.rf_size = 8 * len(self.rf_off)
         self.lazy_nan = lazy_nan_registers(prog)
@@ -255,6 +277,10 @@ class Kernel:
         b.do("br label %I0")
         for pc in self.sync_pcs:
             b.label(f"resume{self.sync_id[pc]}")
+            if self.kinds[pc] == WAIT:  # the access itself runs now
+                self._rf_move(b, self.live_in[pc], load=True)
+                b.do(f"br label %X{pc}")
+                continue
             self._rf_move(b, self.live_out[pc], load=True)
             b.do(f"br label %I{pc + 1}")
         for pc, ins in enumerate(code):
@@ -268,12 +294,14 @@ class Kernel:
                     g = b(f"xor i1 {g}, true")
                 b.do(f"br i1 {g}, label %G{pc}, label %I{pc + 1}")
                 b.label(f"G{pc}")
-            kind = sync_kind(ins)
+            kind = self.kinds.get(pc)
             if kind is not None:
                 self._rf_move(b, self.live_in[pc] & self.dirty[pc], load=False)
                 b.do(f"store i32 {self.sync_id[pc]}, ptr %rv, align 4")
                 b.do("br label %out")
-                continue
+                if kind != WAIT:
+                    continue
+                b.label(f"X{pc}")  # where the thread resumes (its guard held when it stopped)
             ops.emit(self, b, pc, ins)
             if not b.lines[-1].lstrip().startswith(("br ", "ret ")):
                 b.do(f"br label %I{pc + 1}")
@@ -436,4 +464,4 @@ def canonical_bits(b: Body, v: str) -> str:
     return b(f"select i1 {b(f'icmp ugt i32 {mag}, 2139095040')}, i32 2147483647, i32 {v}")
 
 
-__all__ = ["Kernel", "Unsupported", "sync_kind", "lty"]
+__all__ = ["Kernel", "Unsupported", "kernel_sync_kinds", "sync_kind", "lty"]

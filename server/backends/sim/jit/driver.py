@@ -4,12 +4,12 @@ A block runs in rounds: every thread that may run does, to its next sync point; 
 scheduling would, the lowest warp-collective point any thread waits at is carried out, warp by
 warp, for the lanes waiting there, and those lanes run again; when only barriers (and exited
 threads) are left, every waiting thread is released. shfl and vote read the registers the lanes
-saved at the sync point (a lane that is not there is read as its register file stands, as the
-interpreter reads an inactive lane's register).
+saved at the sync point: vote reads a lane that is not there as its register file stands, as the
+interpreter does; shfl reads 0 from such a lane, as GPUs and the interpreter do.
 """
 from __future__ import annotations
 
-from .codegen import COLLECTIVE, sync_kind
+from .codegen import BARRIER, COLLECTIVE
 from .prelude import (ABORT, CTAX, CTAY, CTAZ, EXIT, FBLOCK, HI, LOCAL, LSTRIDE, NCX, NCY, NEXT, NTHREADS, RF, SHARED,
                       SSIZE, TPAD, WHERE, EXEC, TICKS)
 from .values import Body, Unsupported, bits_of
@@ -91,6 +91,10 @@ def _shfl(k, b: Body, ins) -> None:
         j = b(f"select i1 {ok}, i32 {j}, i32 {l}")
         src = b(f"add i64 %w0, {b(f'zext i32 {j} to i64')}")
         v = _rf_get(k, b, a, "b32", src)
+        # a source lane not waiting at this shfl gives 0, as GPUs (and the interpreter) do
+        bit = b(f"and i32 {b(f'lshr i32 %mask, {j}')}, 1")
+        there = b(f"icmp ne i32 {bit}, 0")
+        v = b(f"select i1 {there}, i32 {v}, i32 0")
         b.do(f"store i32 {v}, ptr {b(f'getelementptr i32, ptr %vals, i32 {l}')}, align 4")
         b.do(f"store i1 {ok}, ptr {b(f'getelementptr i8, ptr %oks, i32 {l}')}, align 1")
 
@@ -204,8 +208,8 @@ def collectives(k) -> str:
     cases = []
     for pc in k.sync_pcs:
         ins = k.prog.code[pc]
-        if sync_kind(ins) != COLLECTIVE:
-            continue
+        if k.kinds[pc] != COLLECTIVE:
+            continue  # barriers release in the block loop; a WAIT point's access runs on resume
         sid = k.sync_id[pc]
         b = Body()
         b.label("entry")
@@ -240,7 +244,8 @@ def run_function(k) -> str:
         return _straight_run(k)
     kinds = [0] * (len(k.sync_pcs) + 1)
     for pc in k.sync_pcs:
-        kinds[k.sync_id[pc]] = 1 if sync_kind(k.prog.code[pc]) == COLLECTIVE else 0
+        # picked lowest first, warp by warp: collectives and WAIT points (codegen.kernel_sync_kinds)
+        kinds[k.sync_id[pc]] = 0 if k.kinds[pc] == BARRIER else 1
     table = ", ".join(f"i8 {x}" for x in kinds)
     rfs = k.rf_size
     return f"""

@@ -100,11 +100,13 @@ def members(bits: int, names: list[str]) -> list[str]:
     return out
 
 
-def written_since_stop(prog: Program, names: list[str], stops: set[int]) -> list[int]:
+def written_since_stop(prog: Program, names: list[str], stops: set[int], waits: frozenset | set = frozenset()
+                       ) -> list[int]:
     """Per instruction, the registers (bitset) some path from the kernel's start or from the last
     sync point before it may have written: a register outside this set still holds what the
     thread's register file holds (zero at the start, what was loaded on resume), so a stop need
-    not save it again."""
+    not save it again. At a stop in ``waits`` the instruction itself runs after the resume, so
+    what it writes is new there."""
     index = {n: k for k, n in enumerate(names)}
     n = len(prog.code)
     defs = [0] * n
@@ -118,7 +120,7 @@ def written_since_stop(prog: Program, names: list[str], stops: set[int]) -> list
     while work:
         pc = work.pop()
         queued[pc] = False
-        out = 0 if pc in stops else w_in[pc] | defs[pc]
+        out = defs[pc] if pc in waits else 0 if pc in stops else w_in[pc] | defs[pc]
         for s in succ[pc]:
             if w_in[s] | out != w_in[s]:
                 w_in[s] |= out

@@ -28,7 +28,7 @@ from .parser import Function, Instruction, Label, Operand, Variable
 
 log = structlog.get_logger()
 
-FORMAT = b"rgpuptx5"  # bump when the parser's output or this encoding changes
+FORMAT = b"rgpuptx6"  # bump when the parser's output or this encoding changes
 _HASH = 32
 DEFAULT_MAX_BYTES = 1 << 30
 

@@ -2,8 +2,9 @@
 
 Lanes are laid out block after block, each block padded to whole warps, so ``reshape(-1, 32)``
 gives the warps of the batch. The lanes taking part in a collective are the lanes of the
-scheduled group (those converged at this instruction) that the member mask names; reading from a
-lane that is not active returns its register as it stands, which is what the ISA leaves undefined.
+scheduled group (those converged at this instruction) that the member mask names. A shfl reading
+from a lane that is not active gets 0, as the hardware gives (the ISA leaves it undefined); the
+other collectives read an inactive lane's register as it stands.
 
 Block barriers (``bar.sync``/``barrier.sync`` of the whole block) wait: min-PC scheduling lets
 a group reach the barrier first when the lanes it waits for sit at higher PCs, as they do when the
@@ -80,7 +81,13 @@ def c_shfl(ins, ctx):
             ok = j <= max_lane
         j = np.where(ok, j, lane)
         src = np.broadcast_to(np.asarray(ga(st)), (st.n,))
-        sd(st, src[st.warp_base + j], m)
+        at = st.warp_base + j
+        val = src[at]
+        if m is not None:
+            # A source lane not executing this shfl gives 0, as GPUs do (the ISA leaves it
+            # undefined; NVIDIA's own reduction sample sums a partial warp relying on it).
+            val = np.where(m[at], val, src.dtype.type(0))
+        sd(st, val, m)
         if sp:
             sp(st, np.broadcast_to(ok, (st.n,)), m)
     return run

@@ -562,6 +562,10 @@ class _Parser:
             return Operand("vec", [Operand("reg", name), Operand("reg", other)], flt="pair")
         if name.startswith("%"):
             return Operand("reg", name)
+        if name == "WARP_SZ":
+            # PTX's one predefined constant (PTX ISA, "Predefined Identifiers"): the warp size,
+            # an immediate wherever it appears (nvcc emits it for warpSize in some kernels).
+            return Operand("imm", 32)
         # symbol, possibly with +offset
         return Operand("sym", name, offset=self.addend())
 
