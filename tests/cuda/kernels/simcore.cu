@@ -102,6 +102,15 @@ extern "C" __global__ void struct_params(Params p, Arr a, char c, double *out) {
         out[i] = p.scale * i + p.offset + a.v[i % 5] + c + p.tag + p.coef[i % 3];
 }
 
+// A parameter past KPARAM_INFO's 14-bit size (CUDA 12.1 raised the limit to 32764 bytes): ptxas
+// describes it with KPARAM_INFO_V2, as NVIDIA's LargeKernelParameter sample's kernel.
+struct Large { int v[8000]; };
+extern "C" __global__ void large_params(const __grid_constant__ Large p, int *out) {
+    int s = 0;
+    for (int i = threadIdx.x; i < 8000; i += blockDim.x) s += p.v[i];
+    atomicAdd(out, s);
+}
+
 extern "C" __global__ void dprec(const double *x, double *y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {

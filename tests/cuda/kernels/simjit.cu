@@ -253,17 +253,18 @@ extern "C" __global__ void lockstep_volatile(const int *in, int *sums, unsigned 
 // The shape of NVIDIA's reduction sample (reduce7): the warps' sums summed by the first lanes
 // only, with shuffles over the whole warp's width and the ballot of those lanes as the mask. The
 // lanes outside it do not take part, and a GPU gives 0 for them, which the sum counts on.
+// warpSize in loops is PTX's predefined WARP_SZ.
 extern "C" __global__ void partial_shuffle(const int *in, int *out) {
     __shared__ int s[8];
     unsigned tid = threadIdx.x;
     int v = in[blockIdx.x * 256 + tid];
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    if ((tid & 31) == 0) s[tid >> 5] = v;
+    for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+    if ((tid % warpSize) == 0) s[tid / warpSize] = v;
     __syncthreads();
     unsigned mask = __ballot_sync(0xffffffffu, tid < 8);
     if (tid < 8) {
         v = s[tid];
-        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(mask, v, o);
+        for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(mask, v, o);
     }
     if (tid == 0) out[blockIdx.x] = v;
 }

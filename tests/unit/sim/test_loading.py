@@ -141,6 +141,9 @@ def test_parameter_layout_from_cubin_matches_ptx(build_image):
     assert params == [Param(0, 24, 8), Param(24, 20, 4), Param(44, 1, 1), Param(48, 8, 8)] and size == 56
     cubin_only = param_layout(build(KERNELS / "simcore.cu", "cubin").read_bytes())
     assert [(p.offset, p.size) for p in cubin_only["struct_params"][0]] == [(0, 24), (24, 20), (44, 1), (48, 8)]
+    # 32,000 bytes by value: the cubin says so in KPARAM_INFO_V2
+    assert [(p.offset, p.size) for p in cubin_only["large_params"][0]] == [(0, 32000), (32000, 8)]
+    assert from_fatbin["large_params"] == ([Param(0, 32000, 4), Param(32000, 8, 8)], 32008)
     mod = KernelModule.load(build_image("simcore.cu", "fatbin-none"))
     f = mod.functions["struct_params"]
     assert f.params == params and f.param_size == 56
