@@ -35,6 +35,7 @@
 #define SHT_SYMTAB 2
 #define EIFMT_SVAL 4
 #define EIATTR_KPARAM_INFO 0x17
+#define EIATTR_KPARAM_INFO_V2 0x45
 
 static uint16_t u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t u32(const uint8_t *p) { return (uint32_t)u16(p) | (uint32_t)u16(p + 2) << 16; }
@@ -106,11 +107,13 @@ static void params_of(const uint8_t *blob, uint64_t size, null_kernel *k) {
         uint64_t len = fmt == EIFMT_SVAL ? u16(blob + p + 2) : 0;
         const uint8_t *val = blob + p + 4;
         p += 4 + len;
-        if (p > size || attr != EIATTR_KPARAM_INFO || len < 12) continue;
+        if (p > size || (attr != EIATTR_KPARAM_INFO && attr != EIATTR_KPARAM_INFO_V2) || len < 12) continue;
         unsigned ordinal = u16(val + 4);
         if (ordinal >= NULL_MAX_PARAMS) continue;
         k->params[ordinal].offset = u16(val + 6);
-        k->params[ordinal].size = (u32(val + 8) >> 18) & 0x3FFF;
+        /* V2 (a kernel with a parameter past the 14-bit size, CUDA 12.1's 32,764-byte limit): u16 size,
+         * u16 attributes */
+        k->params[ordinal].size = attr == EIATTR_KPARAM_INFO_V2 ? u16(val + 8) : (u32(val + 8) >> 18) & 0x3FFF;
         if ((int)ordinal + 1 > k->nparams) k->nparams = (int)ordinal + 1;
     }
 }

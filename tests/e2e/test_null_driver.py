@@ -52,6 +52,7 @@ def null_server():
     ("driver_mapped_host", ["local", "copy"], "OK driver_mapped_host local"),  # the driver's mapped pointers
     ("driver_user_objects", [], "OK driver_user_objects"),        # graph user objects, a graph of a memset
     ("driver_graph_nodes", ["copy"], "OK driver_graph_nodes"),   # generic graph nodes, no kernel node
+    ("driver_large_params", ["layout"], "OK driver_large_params"),  # KPARAM_INFO_V2's layout, 32 KB launches
 ])
 def test_program_runs_on_the_cuda_backend_without_a_gpu(name, args, ok, cuda_program, null_server):
     p = run_cli("run", "--server", null_server, "--", str(cuda_program(name)), *args)
