@@ -574,7 +574,8 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
         per_batch = nblocks
         envregs = {"%envreg1": grid_workspace >> 32, "%envreg2": grid_workspace & 0xFFFFFFFF}
     compiled = None
-    if jit.enabled() and not grid_workspace and csize == 1 and prog is not None:
+    compilable = jit.enabled() and not grid_workspace and csize == 1 and prog is not None
+    if compilable:
         # compiled (once) before the launch's clock starts: compiling is not device time
         compiled = module.jitted(func, nblocks * block[0] * block[1] * block[2] * len(prog.code))
     slices = _Slices(checkpoint) if checkpoint is not None else None
@@ -614,6 +615,18 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
                 batches += 1
                 if slices is not None:
                     slices()
+                if compilable and start + nb < nblocks:
+                    # The estimate (threads x code length) misses loops: a kernel that loops long in
+                    # few launches (eigenvalues' bisection) is compiled once what it really ran passes
+                    # the threshold, and its blocks still to run run compiled (blocks are independent,
+                    # and the ones before them have finished).
+                    more = st.executed - nb * block[0] * block[1] * block[2] * len(prog.code)
+                    compiled = module.jitted(func, max(more, 0)) if more > 0 else None
+                    if compiled is not None:
+                        from .jit import runner
+                        executed += runner.run(compiled, prog, mem, grid, block, dynamic_shared, kparam, slices,
+                                               first=start + nb)
+                        break
     except BaseException:
         children.drop()  # the launches its threads made will not run
         raise

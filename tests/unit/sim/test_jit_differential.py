@@ -240,6 +240,32 @@ def test_a_kernel_is_compiled_once_its_launches_did_enough_work(make_device, jit
     np.testing.assert_array_equal(dev.get(p, 64, np.int32), np.arange(64))
 
 
+def test_a_kernel_that_loops_long_is_compiled_within_its_first_launch(make_device, build_image, jit_mode, monkeypatch):
+    """The threshold's estimate (threads x code length) misses loops: an interpreted launch counts
+    what its batches really ran, and once that passes the threshold the blocks still to run run
+    compiled, giving the memory (and the instruction count) the interpreter gives."""
+    from rgpu.server.backends.sim import kernels
+    monkeypatch.setattr(kernels, "MAX_LANES", 1024)  # batches of 4 blocks of 256 threads
+    image = build_image("simslice.cu", "ptx")
+    runs = []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(image)
+        jit.set_after(2e6)  # a tenth of what one batch runs; ten times the launch's estimate
+        dev = make_device(mod)
+        out = dev.zeros(32 * 256, np.uint32)
+        stats = dev.launch("spin", 32, 256, out, 600)
+        runs.append((dev.get(out, 32 * 256, np.uint32), stats.thread_instructions,
+                     mod.jitted(mod.functions["spin"], 0) is not None))
+    v = np.tile(np.arange(256, dtype=np.uint64), 32)
+    for _ in range(600):
+        v = (v * 1664525 + 1013904223) & 0xFFFFFFFF
+    np.testing.assert_array_equal(runs[0][0], v.astype(np.uint32))
+    np.testing.assert_array_equal(runs[1][0], runs[0][0])
+    assert runs[1][1] == runs[0][1]
+    assert runs[1][2] and not runs[0][2]  # compiled by the first launch itself
+
+
 class Abandon(BaseException):
     pass
 

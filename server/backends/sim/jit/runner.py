@@ -40,9 +40,10 @@ def _ptr(a: np.ndarray) -> int:
 
 
 def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam: np.ndarray,
-        clock=None) -> int:
-    """Run every block of the grid; returns the thread-instructions executed. `clock`: called
-    every so many backward branches (kernels._Slices); an exception from it abandons the kernel."""
+        clock=None, first: int = 0) -> int:
+    """Run the blocks of the grid from block `first` (in launch order) to its last; returns the
+    thread-instructions executed. `clock`: called every so many backward branches
+    (kernels._Slices); an exception from it abandons the kernel."""
     T = block[0] * block[1] * block[2]
     tpad = -(-T // lanes.WARP_SIZE) * lanes.WARP_SIZE
     nblocks = grid[0] * grid[1] * grid[2]
@@ -51,11 +52,11 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
     shared_stride = -(-max(shared_limit, 1) // 16) * 16
     local_stride = max(16, prog.local_size)
     tids = _tids(block, tpad)
-    flags = np.zeros(2, np.int64)  # the launch's next block and abort flag, shared by the workers
+    flags = np.array([first, 0], np.int64)  # the launch's next block and abort flag, shared by the workers
     flags_at = _ptr(flags)
     # held for the launch: the table cannot change under it; a kernel reaches to its granule (memory.py)
     starts, ends = mem._np_starts, mem._np_reach
-    nworkers = max(1, min(threads(), nblocks))
+    nworkers = max(1, min(threads(), nblocks - first))
     local_size = T * local_stride if prog.local_size else 16
     # each worker's context, shared memory, local frames, register file and thread states in one
     # buffer (one allocation and one address per worker: a small launch is mostly this setup)
