@@ -615,14 +615,14 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
                 batches += 1
                 if slices is not None:
                     slices()
-                if compilable and start + nb < nblocks:
+                more = st.executed - nb * block[0] * block[1] * block[2] * len(prog.code) if compilable else 0
+                if more > 0:
                     # The estimate (threads x code length) misses loops: a kernel that loops long in
                     # few launches (eigenvalues' bisection) is compiled once what it really ran passes
-                    # the threshold, and its blocks still to run run compiled (blocks are independent,
-                    # and the ones before them have finished).
-                    more = st.executed - nb * block[0] * block[1] * block[2] * len(prog.code)
-                    compiled = module.jitted(func, max(more, 0)) if more > 0 else None
-                    if compiled is not None:
+                    # the threshold (for its next launch), and its blocks still to run run compiled
+                    # (blocks are independent, and the ones before them have finished).
+                    compiled = module.jitted(func, more)
+                    if compiled is not None and start + nb < nblocks:
                         from .jit import runner
                         executed += runner.run(compiled, prog, mem, grid, block, dynamic_shared, kparam, slices,
                                                first=start + nb)
