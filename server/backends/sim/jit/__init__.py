@@ -14,9 +14,11 @@ each thread follows its own branches. Blocks are independent and are shared amon
 
 Configuration: ``RGPU_SIM_JIT`` (on/off, default on; ``rgpu-server --sim-jit``), ``RGPU_SIM_JIT_THREADS``
 (worker threads per launch; default: the CPUs this process may use), ``RGPU_SIM_JIT_AFTER``: the
-work (thread-instructions, estimated as threads x code length) a kernel's launches are interpreted
-for before it is compiled (default 2e7, some 0.2 s of interpreting: about what compiling costs, so a
-kernel launched once on a few threads never pays for LLVM; 0 compiles at the first launch).
+work (thread-instructions, estimated as threads x code length when a launch starts, then what its
+interpreted batches really ran) a kernel's launches are interpreted for before it is compiled
+(default 2e7, some 0.2 s of interpreting: about what compiling costs, so a kernel launched once on a
+few threads never pays for LLVM; 0 compiles at the first launch). A launch that passes it part way
+runs its remaining blocks compiled (kernels.launch).
 """
 from __future__ import annotations
 
