@@ -296,3 +296,15 @@ extern "C" __global__ void chained_blocks(const int *in, int *totals, int *flags
     __syncthreads();
     if (tid == 1) totals[gridDim.x + b] = before;
 }
+
+// Block-wide votes (bar.red.popc / .and / .or): each thread gets its block's count, all and any.
+extern "C" __global__ void block_votes(const int *in, unsigned *out, int cut) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = in[i];
+    unsigned c = __syncthreads_count(v > 0);
+    int all = __syncthreads_and(v > -cut);
+    int any = __syncthreads_or(v > cut);
+    out[3 * i] = c;
+    out[3 * i + 1] = all;
+    out[3 * i + 2] = any;
+}

@@ -83,6 +83,10 @@ def _case(name, dev, data, n):
         src = dev.put(data["i"][:6 * 256])
         out = dev.zeros(6, np.int32)
         return 6, 256, [src, out], [(out, 24)]
+    if name == "block_votes":
+        src = dev.put(data["i"][:8 * 160])
+        out = dev.zeros(3 * 8 * 160, np.uint32)
+        return 8, 160, [src, out, 1040000], [(out, 12 * 8 * 160)]
     raise AssertionError(name)
 
 
@@ -98,7 +102,7 @@ def _run(make_device, image, name, on, jit_mode):
 
 @pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent",
                                   "shared_atomics", "carries", "warp_redux", "lockstep_volatile",
-                                  "partial_shuffle"])
+                                  "partial_shuffle", "block_votes"])
 def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_image, jit_mode, name):
     _, want, ref = _run(make_device, jit_image, name, False, jit_mode)
     mod, got, stats = _run(make_device, jit_image, name, True, jit_mode)
@@ -111,8 +115,9 @@ def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_im
 
 @pytest.mark.parametrize("on", [False, True])
 def test_warp_synchronous_code_gets_what_a_gpu_gives(make_device, jit_image, jit_mode, on):
-    """Lockstep lanes over volatile shared memory, and shuffles from lanes that do not take part
-    (0 on a GPU): both ways give the true sums and prefix sums, not only the same memory."""
+    """Lockstep lanes over volatile shared memory, shuffles from lanes that do not take part (0 on
+    a GPU), and block-wide votes: both ways give the true sums, prefix sums and votes, not only
+    the same memory."""
     x = _inputs(np.random.default_rng(7), 4096)["i"]
     _, (sums, scans), _ = _run(make_device, jit_image, "lockstep_volatile", on, jit_mode)
     blocks = x[:8 * 128].reshape(8, 128)
@@ -123,6 +128,12 @@ def test_warp_synchronous_code_gets_what_a_gpu_gives(make_device, jit_image, jit
     _, (out,), _ = _run(make_device, jit_image, "partial_shuffle", on, jit_mode)
     np.testing.assert_array_equal(np.frombuffer(out, np.int32),
                                   x[:6 * 256].reshape(6, 256).sum(axis=1, dtype=np.int32))
+    _, (votes,), _ = _run(make_device, jit_image, "block_votes", on, jit_mode)
+    blocks = x[:8 * 160].reshape(8, 160)
+    want = np.stack([(blocks > 0).sum(axis=1), (blocks > -1040000).all(axis=1), (blocks > 1040000).any(axis=1)], 1)
+    np.testing.assert_array_equal(np.frombuffer(votes, np.uint32).reshape(8, 160, 3),
+                                  np.repeat(want[:, None, :], 160, axis=1).astype(np.uint32))
+    assert 0 < want[:, 1].sum() < 8 and 0 < want[:, 2].sum() < 8  # both answers occur
 
 
 @pytest.mark.parametrize("threads", ["1", "2"])

@@ -10,7 +10,8 @@ the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...)
 no sync point (the carry is not saved at one); redux.sync of 32-bit integers is a warp-collective
 sync point like shfl and vote. Volatile, relaxed and acquire loads (and, in a kernel with any,
 volatile stores) are sync points too (codegen.kernel_sync_kinds): lanes reach them in lockstep, as
-warp-synchronous code and spins on flags need.
+warp-synchronous code and spins on flags need. bar.red (popc, and, or: __syncthreads_count/_and/_or)
+is a block-wide one (driver._block_reductions).
 f64 in the directed modes (.rz/.rm/.rp) is IEEE's result, which the interpreter computes over
 exact rationals and the compiled code with AVX-512's per-instruction rounding (on hosts without
 AVX-512 the emitter refuses it and the kernel stays interpreted).
@@ -65,7 +66,8 @@ FORMS: dict[str, frozenset] = {
     "st": ALL | IGNORED | HALF | {"v2", "v4"},
     "atom": INT | FLT | IGNORED | {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"},
     "red": INT | FLT | IGNORED | {"add", "min", "max", "and", "or", "xor", "inc", "dec"},
-    "bar": {"sync", "warp", "aligned", "cta"}, "barrier": {"sync", "aligned", "cta"},
+    "bar": {"sync", "warp", "aligned", "cta", "red", "popc", "and", "or", "u32", "pred"},
+    "barrier": {"sync", "aligned", "cta", "red", "popc", "and", "or", "u32", "pred"},
     "redux": {"sync", "add", "min", "max", "and", "or", "xor", "u32", "s32", "b32"},
     "shfl": {"sync", "up", "down", "bfly", "idx", "b32"}, "vote": {"sync", "all", "any", "uni", "ballot", "pred", "b32"},
     "bra": {"uni"}, "ret": {"uni"}, "exit": {"uni"}, "trap": frozenset(), "membar": {"cta", "gl", "sys"},
@@ -112,9 +114,11 @@ def why_not(prog: Program) -> str | None:
         bad = [p for p in parts[1:] if p not in forms]
         if bad:
             return f"instruction {ins.opcode} (PTX line {ins.line})"
-        if base in ("bar", "barrier") and "warp" not in parts and (len(ins.operands) != 1
-                                                                    or ins.operands[0].kind != "imm"):
-            return f"barrier with a thread count or a register id: {ins.opcode} (PTX line {ins.line})"
+        if base in ("bar", "barrier") and "warp" not in parts:
+            # bar.sync id / bar.red.op d, id, {!}p: the whole block at barrier `id`, a constant
+            ids = ins.operands[1:2] if "red" in parts else ins.operands
+            if len(ids) != 1 or ids[0].kind != "imm" or ("red" in parts and len(ins.operands) != 3):
+                return f"barrier with a thread count or a register id: {ins.opcode} (PTX line {ins.line})"
         if base in ("atom", "red") and any(p in parts for p in FLT):
             # the interpreter sums the lanes of one instruction as a tree (ops_mem.atomic_rmw), an
             # order a thread-at-a-time schedule cannot reproduce bit for bit

@@ -25,7 +25,7 @@ from .prelude import (ABANDONED, ARENA, BASE, FAULT, FCODE, KPARAM, LOCAL, LSTRI
 from .values import Body, Unsupported, bits_of, imm_bits, ity, lty
 
 WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}
-BARRIER, COLLECTIVE, WAIT = 0, 1, 2
+BARRIER, COLLECTIVE, WAIT, BLOCK_REDUCE = 0, 1, 2, 3
 WEIGHTS = ('!0 = !{!"branch_weights", i32 1, i32 1048576}\n!1 = !{!"branch_weights", i32 1048576, i32 1}\n'
            '!2 = !{}\n')
 INVARIANT = ", !invariant.load !2"
@@ -34,7 +34,7 @@ INVARIANT = ", !invariant.load !2"
 def sync_kind(ins) -> int | None:
     parts = ins.opcode.split(".")
     if parts[0] in ("bar", "barrier"):
-        return COLLECTIVE if "warp" in parts else BARRIER
+        return COLLECTIVE if "warp" in parts else BLOCK_REDUCE if "red" in parts else BARRIER
     if parts[0] in ("shfl", "vote", "activemask", "redux"):
         return COLLECTIVE
     return None

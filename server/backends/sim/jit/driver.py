@@ -9,7 +9,7 @@ interpreter does; shfl reads 0 from such a lane, as GPUs and the interpreter do.
 """
 from __future__ import annotations
 
-from .codegen import BARRIER, COLLECTIVE
+from .codegen import BARRIER, BLOCK_REDUCE, COLLECTIVE
 from .prelude import (ABORT, CTAX, CTAY, CTAZ, EXIT, FBLOCK, HI, LOCAL, LSTRIDE, NCX, NCY, NEXT, NTHREADS, RF, SHARED,
                       SSIZE, TPAD, WHERE, EXEC, TICKS)
 from .values import Body, Unsupported, bits_of
@@ -236,7 +236,68 @@ def collectives(k) -> str:
     body = "".join(f"c{s}:\n  call void @coll{s}(ptr %rf, i64 %w0, i32 %mask)\n  ret void\n" for s in cases)
     out.append(f"define internal void @coll(ptr %rf, i32 %k, i64 %w0, i32 %mask) {{\nentry:\n"
                f"  switch i32 %k, label %none [{sw}]\n{body}none:\n  ret void\n}}\n")
+    out.append(_block_reductions(k))
     return "\n".join(out)
+
+
+def _threads(b: Body, name: str, sid: int, body) -> None:
+    """for t in 0..T where thread t waits at sync point sid: body(t as i64)."""
+    b.do("store i64 0, ptr %t, align 8")
+    b.do(f"br label %{name}.head")
+    b.label(f"{name}.head")
+    t = b("load i64, ptr %t, align 8")
+    b.do(f"br i1 {b(f'icmp slt i64 {t}, %T')}, label %{name}.test, label %{name}.end")
+    b.label(f"{name}.test")
+    w = b(f"load i32, ptr {b(f'getelementptr i32, ptr %where, i64 {t}')}, align 4")
+    b.do(f"br i1 {b(f'icmp eq i32 {w}, {sid}')}, label %{name}.body, label %{name}.next")
+    b.label(f"{name}.body")
+    body(t)
+    b.do(f"br label %{name}.next")
+    b.label(f"{name}.next")
+    b.do(f"store i64 {b(f'add i64 {t}, 1')}, ptr %t, align 8")
+    b.do(f"br label %{name}.head")
+    b.label(f"{name}.end")
+
+
+def _block_reductions(k) -> str:
+    """``bcoll(rf, where, T, k)``: bar.red (popc.u32, and.pred, or.pred) at sync point k, over the
+    threads of the block waiting there (ops_warp.c_bar: the lanes that reach it together), each
+    of which gets the result; any other k does nothing. Called before a collective point's warps."""
+    b = Body()
+    b.label("entry")
+    b.do("%t = alloca i64, align 8")
+    b.do("%n = alloca i32, align 4")
+    b.do("%y = alloca i32, align 4")
+    cases = [pc for pc in k.sync_pcs if k.kinds[pc] == BLOCK_REDUCE]
+    sw = " ".join(f"i32 {k.sync_id[pc]}, label %r{k.sync_id[pc]}" for pc in cases)
+    b.do(f"switch i32 %k, label %none [{sw}]")
+    for pc in cases:
+        sid = k.sync_id[pc]
+        ins = k.prog.code[pc]
+        parts = ins.opcode.split(".")
+        kind = next(p for p in parts if p in ("popc", "and", "or"))
+        d, p = ins.operands[0], ins.operands[-1]
+        b.label(f"r{sid}")
+        b.do("store i32 0, ptr %n, align 4")
+        b.do("store i32 0, ptr %y, align 4")
+
+        def gather(t, p=p):
+            v = b(f"zext i1 {_rf_get(k, b, p, 'pred', t)} to i32")
+            y0, n0 = b("load i32, ptr %y, align 4"), b("load i32, ptr %n, align 4")
+            b.do(f"store i32 {b(f'add i32 {y0}, {v}')}, ptr %y, align 4")
+            b.do(f"store i32 {b(f'add i32 {n0}, 1')}, ptr %n, align 4")
+        _threads(b, f"g{sid}", sid, gather)
+        y, n = b("load i32, ptr %y, align 4"), b("load i32, ptr %n, align 4")
+        if kind == "popc":
+            r, t_ = y, "u32"
+        else:
+            r, t_ = b(f"icmp eq i32 {y}, {n}") if kind == "and" else b(f"icmp ne i32 {y}, 0"), "pred"
+        _threads(b, f"s{sid}", sid, lambda t, r=r, t_=t_, d=d: _rf_set(k, b, d, t_, t, r))
+        b.do("ret void")
+    b.label("none")
+    b.do("ret void")
+    return ("define internal void @bcoll(ptr %rf, ptr %where, i64 %T, i32 %k) {\n"
+            + "\n".join(b.lines) + "\n}\n")
 
 
 def run_function(k) -> str:
@@ -244,7 +305,8 @@ def run_function(k) -> str:
         return _straight_run(k)
     kinds = [0] * (len(k.sync_pcs) + 1)
     for pc in k.sync_pcs:
-        # picked lowest first, warp by warp: collectives and WAIT points (codegen.kernel_sync_kinds)
+        # picked lowest first, warp by warp: collectives, block reductions and WAIT points
+        # (codegen.kernel_sync_kinds)
         kinds[k.sync_id[pc]] = 0 if k.kinds[pc] == BARRIER else 1
     table = ", ".join(f"i8 {x}" for x in kinds)
     rfs = k.rf_size
@@ -342,6 +404,7 @@ pick.end:
   %anycoll = icmp ne i32 %kmin, {EXIT}
   br i1 %anycoll, label %coll, label %bar
 coll:
+  call void @bcoll(ptr %rf, ptr %where, i64 %T, i32 %kmin)
   store i64 0, ptr %w0.a, align 8
   br label %warp.head
 warp.head:
