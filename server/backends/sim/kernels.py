@@ -600,6 +600,7 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
                 st.checkpoint = slices
                 st.envregs = envregs
                 st.launches = children
+                t_batch = time.perf_counter()
                 try:
                     interp.run(st, code, live)
                 except SimError:  # a fault (SimFault) among them
@@ -615,12 +616,15 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
                 batches += 1
                 if slices is not None:
                     slices()
-                more = st.executed - nb * block[0] * block[1] * block[2] * len(prog.code) if compilable else 0
+                # The estimate (threads x code length) misses loops, and the interpreter's rate
+                # falls with the lanes it runs at once (one thread: some 1e5 instructions a second, not
+                # 1e8): a batch counts what it ran, or its time at the nominal rate, whichever is more.
+                # Past the threshold the kernel is compiled (for its next launch: eigenvalues'
+                # bisection, LargeKernelParameter's one-thread loop) and this launch's blocks still to
+                # run run compiled (blocks are independent, and the ones before them have finished).
+                ran = max(st.executed, (time.perf_counter() - t_batch) * jit.interpreted_rate())
+                more = ran - nb * block[0] * block[1] * block[2] * len(prog.code) if compilable else 0
                 if more > 0:
-                    # The estimate (threads x code length) misses loops: a kernel that loops long in
-                    # few launches (eigenvalues' bisection) is compiled once what it really ran passes
-                    # the threshold (for its next launch), and its blocks still to run run compiled
-                    # (blocks are independent, and the ones before them have finished).
                     compiled = module.jitted(func, more)
                     if compiled is not None and start + nb < nblocks:
                         from .jit import runner

@@ -21,12 +21,15 @@ def jit_image(build_image):
 @pytest.fixture
 def jit_mode():
     """Sets the compiled path on or off for one launch (compiling at the first launch); restores the
-    settings after the test."""
+    settings after the test. Interpreted time does not count toward compiling (instructions only),
+    so when a kernel is compiled does not depend on this host's speed."""
     before = jit.enabled()
     jit.set_after(0)
+    jit.set_interpreted_rate(0)
     yield jit.set_enabled
     jit.set_enabled(before)
     jit.set_after(None)
+    jit.set_interpreted_rate(None)
 
 
 def _inputs(rng, n):
@@ -249,6 +252,22 @@ def test_a_kernel_is_compiled_once_its_launches_did_enough_work(make_device, jit
     assert compiled_at == 2  # the first two launches were interpreted
     assert mod.jitted(mod.functions["oob_store"]) is not None
     np.testing.assert_array_equal(dev.get(p, 64, np.int32), np.arange(64))
+
+
+def test_a_slow_interpreted_launch_counts_its_time_toward_compiling(make_device, build_image, jit_mode):
+    """One thread looping: few instructions, but slow to interpret. Its time at the nominal rate
+    passes the threshold, so the next launch runs compiled, with the same result."""
+    jit_mode(True)
+    mod = KernelModule.load(build_image("simslice.cu", "ptx"))
+    jit.set_after(1e12)  # past what the loop's instructions would ever add up to
+    jit.set_interpreted_rate(1e20)  # and any interpreted time counts as far more
+    dev = make_device(mod)
+    out = dev.zeros(1, np.uint32)
+    dev.launch("spin", 1, 1, out, 50)
+    first = dev.get(out, 1, np.uint32)[0]
+    assert mod.jitted(mod.functions["spin"], 0) is not None
+    dev.launch("spin", 1, 1, out, 50)
+    assert dev.get(out, 1, np.uint32)[0] == first
 
 
 def test_a_kernel_that_loops_long_is_compiled_within_its_first_launch(make_device, build_image, jit_mode, monkeypatch):

@@ -17,8 +17,10 @@ Configuration: ``RGPU_SIM_JIT`` (on/off, default on; ``rgpu-server --sim-jit``),
 work (thread-instructions, estimated as threads x code length when a launch starts, then what its
 interpreted batches really ran) a kernel's launches are interpreted for before it is compiled
 (default 2e7, some 0.2 s of interpreting: about what compiling costs, so a kernel launched once on a
-few threads never pays for LLVM; 0 compiles at the first launch). A launch that passes it part way
-runs its remaining blocks compiled (kernels.launch).
+few threads never pays for LLVM; 0 compiles at the first launch). An interpreted batch counts at
+least its time at 1e8 a second (interpreted_rate): a one-thread loop is slow to interpret long
+before it is many instructions. A launch that passes it part way runs its remaining blocks
+compiled (kernels.launch).
 """
 from __future__ import annotations
 
@@ -54,6 +56,22 @@ def set_after(work: float | None) -> None:
     """Override RGPU_SIM_JIT_AFTER (None: read it again)."""
     global _after
     _after = work
+
+
+_rate: float | None = None
+
+
+def interpreted_rate() -> float:
+    """Thread-instructions a second that an interpreted launch's time counts as toward after():
+    the interpreter's rate on whole blocks of lanes (a launch of few lanes runs far slower, and
+    its time, not its instructions, says what compiling would save)."""
+    return 1e8 if _rate is None else _rate
+
+
+def set_interpreted_rate(rate: float | None) -> None:
+    """Override the nominal rate (0: count instructions only; None: the default)."""
+    global _rate
+    _rate = rate
 
 
 def threads() -> int:
