@@ -3,8 +3,9 @@ same kernels written in C and built with gcc -O2 (benchmarks/native/sim_jit_kern
 in this run: thread-instructions per second, where a C run is credited with the PTX
 thread-instructions of the kernel it stands for.
 
-Kernels: vector add, a tiled matmul, a warp-shuffle reduction, a shared-atomic histogram (the
-project's own, tests/cuda/kernels) and one real cuBLAS SGEMM kernel from the pinned libcublas.
+Kernels: vector add, a tiled matmul, a warp-shuffle reduction, warp-synchronous sums and scans
+over volatile shared memory, a shared-atomic histogram (the project's own, tests/cuda/kernels) and
+one real cuBLAS SGEMM kernel from the pinned libcublas.
 Not a test: run with ``pytest benchmarks/test_sim_jit.py``. Each benchmark times the compiled
 launch; ``extra_info`` holds ``jit``, ``interp`` and ``c`` rates, ``x_interp`` and ``x_c`` (goal of
 issue 44: >= 100 and >= 0.3), and ``first_compile_s`` (the kernel's first compilation, no cache).
@@ -162,6 +163,21 @@ def test_warp_shuffle_reduction(benchmark, images, clib):
     sums, negs = np.zeros(blocks * threads // 32, np.int32), np.zeros(blocks * threads // 32, np.uint32)
     _compare(benchmark, images["simjit"], "warp_sums", (blocks, 1, 1), (threads, 1, 1), setup,
              lambda: _timed(lambda: clib.warp_sums(_ptr(x), _ptr(sums), _ptr(negs), n, blocks * threads)))
+
+
+def test_lockstep_volatile(benchmark, images, clib):
+    """Warp-synchronous code over volatile shared memory: each volatile access is a point the
+    compiled threads stop at (jit/codegen.kernel_sync_kinds), the cost of lockstep."""
+    blocks = 4096
+    x = np.random.default_rng(0).integers(-1000, 1000, blocks * 128).astype(np.int32)
+
+    def setup(mem):
+        px, ps, pc = mem.alloc(x.nbytes), mem.alloc(4 * blocks), mem.alloc(x.nbytes)
+        mem.write(px, x.tobytes())
+        return struct.pack("<QQQ", px, ps, pc), lambda m: m.read(ps, 4 * blocks) + m.read(pc, x.nbytes), _nothing
+    sums, scans = np.zeros(blocks, np.int32), np.zeros(blocks * 128, np.uint32)
+    _compare(benchmark, images["simjit"], "lockstep_volatile", (blocks, 1, 1), (128, 1, 1), setup,
+             lambda: _timed(lambda: clib.lockstep_volatile(_ptr(x), _ptr(sums), _ptr(scans), blocks)))
 
 
 def test_shared_histogram(benchmark, images, clib):

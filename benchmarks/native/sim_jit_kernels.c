@@ -60,3 +60,21 @@ void sgemm_colmajor(const float *A, const float *B, float *C, int m, int n, int 
             C[i + j * ldc] = alpha * acc + beta * C[i + j * ldc];
         }
 }
+
+/* lockstep_volatile (tests/cuda/kernels/simjit.cu): per block of 128 threads, its sum, and each
+ * warp's inclusive prefix sums of its inputs. */
+void lockstep_volatile(const int *in, int *sums, unsigned *scans, int blocks) {
+    for (int b = 0; b < blocks; b++) {
+        const int *x = in + 128 * b;
+        int s = 0;
+        for (int t = 0; t < 128; t++) s += x[t];
+        sums[b] = s;
+        for (int w = 0; w < 4; w++) {
+            unsigned acc = 0;
+            for (int l = 0; l < 32; l++) {
+                acc += (unsigned)x[32 * w + l];
+                scans[128 * b + 32 * w + l] = acc;
+            }
+        }
+    }
+}
