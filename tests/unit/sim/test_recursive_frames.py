@@ -1,7 +1,8 @@
 """Each activation of a recursive device function has a frame of its own on the software GPU
 (ptx/ops_stack.py), as on a GPU: a callee that stores through a pointer into its caller's .local
 data (a local array, a result passed by address, numba's way of returning) changes the caller's
-data, and that store stays once the callee returns. Such kernels stay interpreted (jit/check.py)."""
+data, and that store stays once the callee returns. Every test runs interpreted and compiled
+(jit/stack.py, compiling at the first launch)."""
 from __future__ import annotations
 
 import numpy as np
@@ -216,17 +217,31 @@ def _fib(n: int) -> int:
     return x
 
 
-@pytest.fixture
-def jit_off():
+@pytest.fixture(params=["interpreted", "compiled"])
+def jit_mode(request):
     before = jit.enabled()
-    jit.set_enabled(False)
-    yield
+    jit.set_enabled(request.param == "compiled")
+    jit.set_after(0)
+    jit.set_interpreted_rate(0)
+    yield request.param
     jit.set_enabled(before)
+    jit.set_after(None)
+    jit.set_interpreted_rate(None)
 
 
 @pytest.fixture
-def dev(make_device, jit_off):
-    return make_device(KernelModule.load(PTX))
+def dev(make_device, jit_mode):
+    d = make_device(KernelModule.load(PTX))
+    d.compiled = jit_mode == "compiled"
+    return d
+
+
+def _ran_as(dev, name) -> None:
+    """The kernel ran the way the test asked: compiled, or with nothing compiled at all."""
+    if dev.compiled:
+        assert dev.mod.jitted(dev.mod.functions[name]) is not None
+    else:
+        assert not dev.mod._jitted
 
 
 def test_a_callee_stores_through_a_pointer_into_its_callers_local_array(dev):
@@ -236,6 +251,7 @@ def test_a_callee_stores_through_a_pointer_into_its_callers_local_array(dev):
     want = (n * (n + 1) // 2).tolist()  # each lane to its own depth
     assert dev.get(out, 32, np.int32).tolist() == want
     assert dev.get(ret, 32, np.int32).tolist() == want
+    _ran_as(dev, "sums")
 
 
 def test_fibonacci_through_local_memory(dev):
@@ -243,6 +259,7 @@ def test_fibonacci_through_local_memory(dev):
     dev.launch("fibs", 1, 16, out, 0)
     assert dev.get(out, 16, np.int32).tolist() == [_fib(i) for i in range(16)]
     assert _fib(10) == 55 and dev.get(out, 16, np.int32)[10] == 55
+    _ran_as(dev, "fibs")
 
 
 def test_printf_from_each_activation_reads_its_own_32_byte_aligned_frame(dev):
@@ -254,21 +271,8 @@ def test_printf_from_each_activation_reads_its_own_32_byte_aligned_frame(dev):
 
 def test_a_recursion_past_the_stack_still_faults(dev):
     out = dev.zeros(1, np.int32)
-    with pytest.raises(SimFault, match="stack overflow"):
+    with pytest.raises(SimFault, match="stack overflow") as info:
         dev.launch("fibs", 1, 1, out, 5000)
-
-
-def test_with_the_compiler_on_it_stays_interpreted_and_right(make_device):
-    before = jit.enabled()
-    jit.set_after(0)
-    jit.set_enabled(True)
-    try:
-        mod = KernelModule.load(PTX)
-        dev = make_device(mod)
-        out = dev.zeros(12, np.int32)
-        dev.launch("fibs", 1, 12, out, 0)
-        assert dev.get(out, 12, np.int32).tolist() == [_fib(i) for i in range(12)]
-        assert mod.jitted(mod.functions["fibs"]) is None
-    finally:
-        jit.set_enabled(before)
-        jit.set_after(None)
+    assert info.value.code == "CUDA_ERROR_ILLEGAL_ADDRESS"
+    assert info.value.message.startswith("fibs: stack overflow: recursion deeper than the software GPU's")
+    _ran_as(dev, "fibs")

@@ -15,7 +15,8 @@ is a block-wide one (driver._block_reductions).
 f64 in the directed modes (.rz/.rm/.rp) is IEEE's result, which the interpreter computes over
 exact rationals and the compiled code with AVX-512's per-instruction rounding (on hosts without
 AVX-512 the emitter refuses it and the kernel stays interpreted).
-What is left out, and why: printf and assert,
+Recursive device functions are compiled with their stack (jit/stack.py), in kernels without sync
+points. What is left out, and why: printf and assert,
 textures, async copies, tensor-core ops, calls the sim implements itself, the rest of the 16-bit
 arithmetic (bf16 add/mul/fma, min/max, the x2 compares), packed integer types, float
 atomics (the interpreter adds the lanes of one instruction, across every block of the batch it
@@ -72,6 +73,8 @@ FORMS: dict[str, frozenset] = {
     "shfl": {"sync", "up", "down", "bfly", "idx", "b32"}, "vote": {"sync", "all", "any", "uni", "ballot", "pred", "b32"},
     "bra": {"uni"}, "ret": {"uni"}, "exit": {"uni"}, "trap": frozenset(), "membar": {"cta", "gl", "sys"},
     "fence": {"sc", "acq_rel", "cta", "gpu", "sys"},
+    # the per-thread stack of recursive device functions (ptx/ops_stack.py, jit/stack.py)
+    "rgpu": {"push", "pop", "enter", "leave", "pushret", "popret", "lcopy"},
 }
 SPECIALS = {f"%{r}.{c}" for r in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz"} | {
     "%laneid", "%warpid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt"}
@@ -98,10 +101,10 @@ def why_not(prog: Program) -> str | None:
     if uses_carry and any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) for i in prog.code):
         # the carry (codegen's %CC) is not among the registers saved at a sync point
         return "carry flag (addc/subc/madc) in a kernel with sync points (barriers, collectives, volatile loads)"
-    if prog.frame_syms:
-        # each recursive activation's .local data is addressed from its frame pointer (ptx/ops_stack.py),
-        # which the compiled code does not model: such kernels run in the interpreter
-        return "recursive device function (its frames live on the per-thread stack)"
+    if prog.frame_syms and any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) for i in prog.code):
+        # the registers rgpu.push saves are implicit operands, which the liveness of sync points
+        # (what a stop saves) does not see (jit/stack.py)
+        return "recursive device function in a kernel with sync points"
     for name, (t, vec) in prog.regs.items():
         if vec != 1 or t not in ALL | HALF:
             return f"register {name} of type .{t}{'' if vec == 1 else f' x{vec}'}"

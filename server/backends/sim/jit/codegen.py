@@ -15,7 +15,7 @@ Functions written here:
 from __future__ import annotations
 
 from ..ptx.interp import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
-from ..ptx.program import Program
+from ..ptx.program import FP, Program
 from ..ptx.types import types_in
 from . import liveness, ops
 from .check import volatile_access, volatile_load
@@ -137,6 +137,8 @@ class Kernel:
             return b.const(imm_bits(o, t), t)
         if o.kind == "sym":
             _space, v = self.sym(o.value)
+            if o.value in self.prog.frame_syms:  # a recursive activation's own: from FP (ops_stack.py)
+                return b.resize(b(f"add i64 {self.get(b, ops.reg_op(FP), 'u64')}, {v + o.offset}"), 64, w)
             return b.const(v + o.offset, t)
         raise Unsupported(f"operand {o.kind} as .{t}")
 
@@ -176,6 +178,10 @@ class Kernel:
                     a = b(f"add i64 {a}, {_signed64(off)}")
             return a, space
         sym_space, v = self.sym(base)
+        if base in self.prog.frame_syms:  # a recursive activation's own .local data, from FP
+            c = (self.generic(base) if space == "generic" else v) + off
+            a = b(f"add i64 {self.get(b, ops.reg_op(FP), 'u64')}, {_signed64(c & ((1 << 64) - 1))}")
+            return a, (space if space == "generic" else sym_space)
         if space == "generic":
             return str(_signed64((self.generic(base) + off) & ((1 << 64) - 1))), "generic"
         if sym_space == "global":

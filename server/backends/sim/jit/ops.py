@@ -13,8 +13,10 @@ import struct
 
 from ..ptx import approx
 from ..ptx.parser import TYPE_SIZES, Operand
+from ..ptx.program import FP
 from ..ptx.types import types_in
 from .prelude import EXIT, FCODE
+from .stack import e_rgpu
 from .values import Body, Unsupported, bits_of, is_flt, ity, lty
 
 FLT_MIN_BITS = {"f32": 0x00800000}
@@ -1089,6 +1091,9 @@ def e_cvta(k, b, pc, ins, parts) -> None:
     d, a = ins.operands[:2]
     if a.kind == "sym":
         v = k.generic(a.value) + a.offset if not to else k.sym(a.value)[1] + a.offset
+        if a.value in k.prog.frame_syms:  # a recursive activation's own .local data, from FP
+            fp = k.get(b, reg_op(FP), "u64")
+            return k.set(b, d, t, b.resize(b(f"add i64 {fp}, {v}"), 64, bits_of(t)))
         return k.set(b, d, t, b.const(v, t))
     x = k.get(b, a, "u64")
     base = {"shared": 0x7FFE_0000_0000, "local": 0x7FFD_0000_0000, "param": 0x7FFC_0000_0000}.get(space, 0)
@@ -1237,7 +1242,7 @@ EMITTERS = {
     "abs": e_unary, "neg": e_unary, "not": e_unary, "cnot": e_unary, "brev": e_unary, "popc": e_unary,
     "clz": e_unary, "testp": e_testp, "set": e_set, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
     "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
-    "exit": e_exit, "trap": e_trap, "membar": e_nothing, "fence": e_nothing,
+    "exit": e_exit, "trap": e_trap, "membar": e_nothing, "fence": e_nothing, "rgpu": e_rgpu,
     "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,
 }
 _ = (TYPE_SIZES, FLT_MIN_BITS)

@@ -12,6 +12,7 @@ misaligned.
 from __future__ import annotations
 
 from ..ptx.interp import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from ..ptx.program import STACK_BYTES
 
 # Slots of the launch context, an array of int64 (pointers as integers).
 (ARENA, BASE, STARTS, ENDS, NALLOC, KPARAM, KPLEN, SHARED, SLIMIT, SSIZE, LOCAL, LSTRIDE, LLIMIT, RF, WHERE,
@@ -37,6 +38,8 @@ FAULTS = {
     9: ("CUDA_ERROR_ILLEGAL_ADDRESS", "generic access of {w} bytes at 0x{a:x} is outside any window"),
     10: ("CUDA_ERROR_LAUNCH_FAILED", "{name}: trap instruction executed"),
     11: ("CUDA_ERROR_ILLEGAL_INSTRUCTION", "{name}: execution ran past the last instruction"),
+    12: ("CUDA_ERROR_ILLEGAL_ADDRESS", "{name}: stack overflow: recursion deeper than the software GPU's "
+                                       f"{STACK_BYTES}-byte per-thread stack"),
 }
 FAULT_LIMIT = {3: SLIMIT, 5: LLIMIT, 7: KPLEN}
 
