@@ -44,7 +44,7 @@ def kernel_sync_kinds(prog: Program) -> dict[int, int]:
     """Each sync point's kind by PC. In a kernel that loads volatile memory, every volatile load and
     store is a WAIT point: the thread stops *before* it, and the access runs when the lanes waiting
     there resume, lowest PC first as for a collective. A phase then holds at most one such access,
-    so all the lanes at one runs the access before any goes on: warp-synchronous code (a scan over
+    so all the lanes at one run the access before any goes on: warp-synchronous code (a scan over
     volatile shared memory, lanes trusting lockstep) sees what min-PC scheduling gives it, and a
     thread spinning on a flag goes back to the block loop every turn, where other warps run and the
     blocks on other workers' threads make progress."""
