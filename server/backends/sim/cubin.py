@@ -77,16 +77,11 @@ def kparam_info(elf: bytes) -> dict[str, tuple[list[Param], int]]:
         params: dict[int, Param] = {}
         total = None
         for attr, val in _records(blob):
-            if attr == EIATTR_KPARAM_INFO and len(val) >= 12:
+            if attr in (EIATTR_KPARAM_INFO, EIATTR_KPARAM_INFO_V2) and len(val) >= 12:
                 _index, ordinal, offset, info = struct.unpack_from("<IHHI", val, 0)
-                size = (info >> 18) & 0x3FFF
-                params[ordinal] = Param(offset, size, _natural_align(offset, size))
-            elif attr == EIATTR_KPARAM_INFO_V2 and len(val) >= 12:
-                # what ptxas writes for a kernel with a parameter past KPARAM_INFO's 14-bit size
-                # (CUDA 12.1's 32764-byte limit): u32 index, u16 ordinal, u16 offset, u16 size,
-                # u16 attributes
-                _index, ordinal, offset, info = struct.unpack_from("<IHHI", val, 0)
-                size = info & 0xFFFF
+                # V2 is what ptxas writes for a kernel with a parameter past KPARAM_INFO's 14-bit
+                # size (CUDA 12.1's 32764-byte limit): its last word is u16 size, u16 attributes
+                size = info & 0xFFFF if attr == EIATTR_KPARAM_INFO_V2 else (info >> 18) & 0x3FFF
                 params[ordinal] = Param(offset, size, _natural_align(offset, size))
             elif attr == EIATTR_CBANK_PARAM_SIZE:
                 total = struct.unpack_from("<H", val, 0)[0]

@@ -98,10 +98,11 @@ def volatile_access(ins) -> bool:
 def why_not(prog: Program) -> str | None:
     """Why the compiler cannot run this kernel (None: it can), naming the first thing it lacks."""
     uses_carry = any(i.opcode.split(".")[0] in CARRY_IN for i in prog.code)
-    if uses_carry and any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) for i in prog.code):
+    stops = any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) for i in prog.code)  # sync points
+    if uses_carry and stops:
         # the carry (codegen's %CC) is not among the registers saved at a sync point
         return "carry flag (addc/subc/madc) in a kernel with sync points (barriers, collectives, volatile loads)"
-    if prog.frame_syms and any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) for i in prog.code):
+    if prog.frame_syms and stops:
         # the registers rgpu.push saves are implicit operands, which the liveness of sync points
         # (what a stop saves) does not see (jit/stack.py)
         return "recursive device function in a kernel with sync points"

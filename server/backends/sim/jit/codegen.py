@@ -137,10 +137,15 @@ class Kernel:
             return b.const(imm_bits(o, t), t)
         if o.kind == "sym":
             _space, v = self.sym(o.value)
-            if o.value in self.prog.frame_syms:  # a recursive activation's own: from FP (ops_stack.py)
-                return b.resize(b(f"add i64 {self.get(b, ops.reg_op(FP), 'u64')}, {v + o.offset}"), 64, w)
+            if o.value in self.prog.frame_syms:
+                return b.resize(self.from_fp(b, v + o.offset), 64, w)
             return b.const(v + o.offset, t)
         raise Unsupported(f"operand {o.kind} as .{t}")
+
+    def from_fp(self, b: Body, offset: int) -> str:
+        """FP + offset (i64): where a recursive activation's own .local symbol lies (its frame's
+        symbols are addressed from the frame pointer, ptx/ops_stack.py; jit/stack.py)."""
+        return b(f"add i64 {self.get(b, ops.reg_op(FP), 'u64')}, {_signed64(offset & ((1 << 64) - 1))}")
 
     def set(self, b: Body, o, t: str, v: str) -> None:
         """Write value v of PTX type t to register operand o (sink: nothing)."""
@@ -178,9 +183,8 @@ class Kernel:
                     a = b(f"add i64 {a}, {_signed64(off)}")
             return a, space
         sym_space, v = self.sym(base)
-        if base in self.prog.frame_syms:  # a recursive activation's own .local data, from FP
-            c = (self.generic(base) if space == "generic" else v) + off
-            a = b(f"add i64 {self.get(b, ops.reg_op(FP), 'u64')}, {_signed64(c & ((1 << 64) - 1))}")
+        if base in self.prog.frame_syms:
+            a = self.from_fp(b, (self.generic(base) if space == "generic" else v) + off)
             return a, (space if space == "generic" else sym_space)
         if space == "generic":
             return str(_signed64((self.generic(base) + off) & ((1 << 64) - 1))), "generic"

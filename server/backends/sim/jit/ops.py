@@ -13,7 +13,6 @@ import struct
 
 from ..ptx import approx
 from ..ptx.parser import TYPE_SIZES, Operand
-from ..ptx.program import FP
 from ..ptx.types import types_in
 from .prelude import EXIT, FCODE
 from .stack import e_rgpu
@@ -1091,9 +1090,8 @@ def e_cvta(k, b, pc, ins, parts) -> None:
     d, a = ins.operands[:2]
     if a.kind == "sym":
         v = k.generic(a.value) + a.offset if not to else k.sym(a.value)[1] + a.offset
-        if a.value in k.prog.frame_syms:  # a recursive activation's own .local data, from FP
-            fp = k.get(b, reg_op(FP), "u64")
-            return k.set(b, d, t, b.resize(b(f"add i64 {fp}, {v}"), 64, bits_of(t)))
+        if a.value in k.prog.frame_syms:
+            return k.set(b, d, t, b.resize(k.from_fp(b, v), 64, bits_of(t)))
         return k.set(b, d, t, b.const(v, t))
     x = k.get(b, a, "u64")
     base = {"shared": 0x7FFE_0000_0000, "local": 0x7FFD_0000_0000, "param": 0x7FFC_0000_0000}.get(space, 0)

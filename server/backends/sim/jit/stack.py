@@ -9,24 +9,22 @@ are implicit operands, which the liveness of sync points does not see.
 """
 from __future__ import annotations
 
+from ..ptx.parser import Operand
 from ..ptx.program import FP, NFP, SP
 from .prelude import FCODE
-from .values import Body, bits_of
+from .values import Body, Unsupported
 
 LINK = 16  # ops_stack._LINK: the caller's FP and SP, kept above a frame
 OVERFLOW = 12  # prelude.FAULTS
 
 
 def _reg(k, b: Body, name: str) -> str:
-    """Register `name` as an i64 (zero-extended, as its bytes lie in 8)."""
-    w = bits_of(k.regs[name][0])
-    v = b(f"load i{w}, ptr {k.reg(name)}, align 8")
-    return v if w == 64 else b(f"zext i{w} {v} to i64")
+    """Register `name`'s bits as an i64, zero-extended (as its bytes lie in its 8)."""
+    return k.get(b, Operand("reg", name), "u64", raw=True)
 
 
 def _set(k, b: Body, name: str, v: str) -> None:
-    w = bits_of(k.regs[name][0])
-    b.do(f"store i{w} {v if w == 64 else b(f'trunc i64 {v} to i{w}')}, ptr {k.reg(name)}, align 8")
+    k.set(b, Operand("reg", name), "u64", v)
 
 
 def _at(b: Body, offset: str) -> str:
@@ -65,7 +63,6 @@ def _local_offset(k, b: Body, o, base_reg: str) -> str:
     """The local-memory offset of symbol operand `o`: from `base_reg` for a recursive frame's own."""
     space, v = k.sym(o.value)
     if space != "local":
-        from .values import Unsupported
         raise Unsupported("an argument of a recursive call outside local memory")
     off = v + o.offset
     if o.value in k.prog.frame_syms:
@@ -111,5 +108,4 @@ def e_rgpu(k, b: Body, pc, ins, parts) -> None:
         _set(k, b, FP, b(f"load i64, ptr {_at(b, link)}, align 1"))
         _set(k, b, SP, b(f"load i64, ptr {_at(b, b(f'add i64 {link}, 8'))}, align 1"))
         return
-    from .values import Unsupported
     raise Unsupported(f"instruction {ins.opcode}")
