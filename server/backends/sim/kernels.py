@@ -614,6 +614,8 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
                 printf_out.extend(st.printf_out)
                 executed += st.executed
                 batches += 1
+                # measured before the clock's call, which may wait while other sessions run
+                spent = time.perf_counter() - t_batch
                 if slices is not None:
                     slices()
                 # The estimate (threads x code length) misses loops, and the interpreter's rate
@@ -622,7 +624,7 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
                 # Past the threshold the kernel is compiled (for its next launch: eigenvalues'
                 # bisection, LargeKernelParameter's one-thread loop) and this launch's blocks still to
                 # run run compiled (blocks are independent, and the ones before them have finished).
-                ran = max(st.executed, (time.perf_counter() - t_batch) * jit.interpreted_rate())
+                ran = max(st.executed, spent * jit.interpreted_rate())
                 more = ran - nb * block[0] * block[1] * block[2] * len(prog.code) if compilable else 0
                 if more > 0:
                     compiled = module.jitted(func, more)
