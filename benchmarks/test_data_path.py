@@ -20,6 +20,8 @@ Configurations, each run once per round in turn (transport.ROUNDS rounds, best o
 The issue's goals, printed beside each figure (benchmarks report; they do not fail):
   same-host sync round trip ≤ 2 × shm ping-pong + 2 µs; across TCP ≤ 1.15 × C ZeroMQ tcp;
   launch + synchronize and D2H 4 KiB ≤ sync + 3 µs; malloc + free ≤ 2 × sync; async launches ≥ 1 M/s.
+malloc + free is measured twice: as programs get it (the client places the allocation, sent without a
+wait, and the free is the pair's one round trip) and with the worker choosing (RGPU_PLACE=0, two).
 Beside them, with no goals of their own: a step of a memset, a device-to-device copy, a launch and a
 synchronize in one message, and a framework's step (a batch in from pinned memory, a kernel, the
 result out to pinned memory, a synchronize), each the compiled loop's whole; and a step of managed memory (the host writes it, a kernel, a
@@ -100,6 +102,9 @@ def rgpu_rows(harness: Path, url: str, **env_over: str) -> dict:
     out["d2h_4k_us"] = 4096 / (_json([harness, "rgpu", "d2h", 4096, n["d2h"]], env)["gbps"] * 1e9) * 1e6
     out["launch_rate_k"] = _json([harness, "rgpu", "launch", N["launch"]], env)["rate"] / 1e3
     out["managed_us"] = _json([harness, "rgpu", "managed", n["managed"]], env)["us"]
+    # the same pair with the worker choosing every address (a round trip per cudaMalloc: RGPU_PLACE=0)
+    out["malloc_free_chosen_us"] = _json([harness, "rgpu", "malloc_free", n["malloc_free"]],
+                                         {**env, "RGPU_PLACE": "0"})["us"]
     return out
 
 
@@ -149,6 +154,9 @@ def table(res: dict) -> str:
     lines.append(f"| cudaMalloc + cudaFree 1 MiB | {us(v)} | {us(off['malloc_free_us'])} | {us(tcp['malloc_free_us'])} | "
                  + goal(v, 2 * s, f"≤ 2 × sync = {2 * s:.2f} µs; the driver alone "
                                   f"{base['driver_alloc_us']:.2f}: {v - base['driver_alloc_us']:.2f} µs over it") + " |")
+    lines.append(f"| the same, the worker choosing each address (`RGPU_PLACE=0`) | {us(ring['malloc_free_chosen_us'])} | "
+                 f"{us(off['malloc_free_chosen_us'])} | {us(tcp['malloc_free_chosen_us'])} | "
+                 "(the client places its allocations by default: libhook/src/memory/placed.c) |")
     r = ring["launch_rate_k"]
     lines.append(f"| async launches | {r:,.1f} k/s | {off['launch_rate_k']:,.1f} k/s | {tcp['launch_rate_k']:,.1f} k/s | "
                  f"≥ 1,000 k/s ({'met' if r >= 1000 else 'not met'}: {r / 1000:.2f}×) |")

@@ -7,6 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../build/lib}
 mkdir -p "$out"
 cc=${CC:-gcc}
+# arena.c, the cuda backend's allocator, is the client's too: memory/placed.c lays the program's
+# allocations out with its rules, so that the worker can place each one where the client said.
 # src/ is split by floor and API family (transport, state, submit, memory, module, stream, graph, managed, driver,
 # runtime); every family's headers are visible to every other, as one library's are. Every file sees
 # the generated CUDA prototypes (generated/rgpu_cuda.h, through rgpu_call.h): a hook whose signature is
@@ -28,6 +30,7 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     -Werror=implicit-function-declaration -Werror=int-conversion \
     "${includes[@]}" -I"$here/generated" \
     "$here"/src/*/*.c "$here"/generated/*.c \
+    "$here/../server/backends/cuda/native/arena.c" \
     -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined -Wl,-Bsymbolic \
     -Wl,-rpath,'$ORIGIN' -Wl,--disable-new-dtags -lzmq -lpthread -o "$out/librgpu.so.tmp"
 mv "$out/librgpu.so.tmp" "$out/librgpu.so"

@@ -43,7 +43,10 @@ typedef struct {
 } rgpu_sched;
 int rgpu_sched_take(rgpu_sched *s);
 int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
-typedef struct { int sync; uint64_t out_len; uint64_t shm_in; uint64_t addr; int64_t size; } rgpu_copy_done;
+typedef struct {
+    int sync; uint64_t out_len; uint64_t shm_in; uint64_t addr; int64_t size;
+    uint32_t nplaced; uint64_t placed_addr[8]; int64_t placed_size[8];  /* RGPU_PLACE_MAX (launcher.h) */
+} rgpu_copy_done;
 typedef struct {
     void *lock; int64_t *usage, *peak, *quota; int32_t *group; int32_t slots, slot; int64_t capacity;
 } rgpu_quota;

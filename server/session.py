@@ -136,8 +136,12 @@ class Session:
         return obj
 
     def mem_info(self) -> tuple[int, int]:
-        """cudaMemGetInfo's answer: what this session can still allocate, and its vGPU's memory."""
-        return self.memory_view() if self.memory_view is not None else self.device.mem_info()
+        """cudaMemGetInfo's answer: what this session can still allocate, and its vGPU's memory (the
+        spare of its quota it holds for the client's placements is its own to allocate: api/placed.py)."""
+        if self.memory_view is None:
+            return self.device.mem_info()
+        free, total = self.memory_view()
+        return min(total, free + self.device.spare), total
 
     def run_kernel(self, launch) -> None:
         """Run `launch()` when the GPU's scheduler says it is this session's turn, charging it the

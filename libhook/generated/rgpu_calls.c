@@ -86,6 +86,17 @@ void rgpu_wire_out_cuModuleLoadData(rgpu_call *c, void **module)
     *module = rgpu_out_h(c);
 }
 
+void rgpu_wire_cuMemAlloc_v2(rgpu_call *c, uint64_t bytesize)
+{
+    rgpu_begin(c, RGPU_ID_cuMemAlloc_v2, "cuMemAlloc_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemAlloc_v2);
+    rgpu_put_u(c, bytesize);
+}
+
+void rgpu_wire_out_cuMemAlloc_v2(rgpu_call *c, uint64_t *dptr)
+{
+    *dptr = rgpu_out_u(c);
+}
+
 void rgpu_wire_cuMemFree_v2(rgpu_call *c, uint64_t dptr)
 {
     rgpu_begin(c, RGPU_ID_cuMemFree_v2, "cuMemFree_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemFree_v2);
@@ -655,6 +666,17 @@ void rgpu_wire_out_cudaMallocManaged(rgpu_call *c, uint64_t *devPtr, uint64_t *m
     *mapped = rgpu_out_u(c);
 }
 
+void rgpu_wire_cudaMalloc(rgpu_call *c, uint64_t size)
+{
+    rgpu_begin(c, RGPU_ID_cudaMalloc, "cudaMalloc", RGPU_RUNTIME, RGPU_FLAGS_cudaMalloc);
+    rgpu_put_u(c, size);
+}
+
+void rgpu_wire_out_cudaMalloc(rgpu_call *c, uint64_t *devPtr)
+{
+    *devPtr = rgpu_out_u(c);
+}
+
 void rgpu_wire_cudaFree(rgpu_call *c, uint64_t devPtr)
 {
     rgpu_begin(c, RGPU_ID_cudaFree, "cudaFree", RGPU_RUNTIME, RGPU_FLAGS_cudaFree);
@@ -759,4 +781,42 @@ void rgpu_wire_rgpuGraphDestroy(rgpu_call *c, const void *hGraph)
 {
     rgpu_begin(c, RGPU_ID_rgpuGraphDestroy, "rgpuGraphDestroy", RGPU_DRIVER, RGPU_FLAGS_rgpuGraphDestroy);
     rgpu_put_h(c, hGraph);
+}
+
+void rgpu_wire_rgpuMemPlacement(rgpu_call *c)
+{
+    rgpu_begin(c, RGPU_ID_rgpuMemPlacement, "rgpuMemPlacement", RGPU_DRIVER, RGPU_FLAGS_rgpuMemPlacement);
+}
+
+void rgpu_wire_out_rgpuMemPlacement(rgpu_call *c, uint64_t *base, uint64_t *span, uint64_t *granule, uint64_t *guard, uint64_t *charge_unit, uint64_t *spare_cap, uint64_t *spare)
+{
+    *base = rgpu_out_u(c);
+    *span = rgpu_out_u(c);
+    *granule = rgpu_out_u(c);
+    *guard = rgpu_out_u(c);
+    *charge_unit = rgpu_out_u(c);
+    *spare_cap = rgpu_out_u(c);
+    *spare = rgpu_out_u(c);
+}
+
+void rgpu_wire_rgpuMemPlace(rgpu_call *c, uint64_t addr, uint64_t size, uint64_t span)
+{
+    rgpu_begin(c, RGPU_ID_rgpuMemPlace, "rgpuMemPlace", RGPU_DRIVER, RGPU_FLAGS_rgpuMemPlace);
+    rgpu_put_u(c, addr);
+    rgpu_put_u(c, size);
+    rgpu_put_u(c, span);
+}
+
+void rgpu_wire_rgpuMemPlaceGrant(rgpu_call *c, uint64_t addr, uint64_t size, uint64_t span, uint64_t want)
+{
+    rgpu_begin(c, RGPU_ID_rgpuMemPlaceGrant, "rgpuMemPlaceGrant", RGPU_DRIVER, RGPU_FLAGS_rgpuMemPlaceGrant);
+    rgpu_put_u(c, addr);
+    rgpu_put_u(c, size);
+    rgpu_put_u(c, span);
+    rgpu_put_u(c, want);
+}
+
+void rgpu_wire_out_rgpuMemPlaceGrant(rgpu_call *c, uint64_t *spare)
+{
+    *spare = rgpu_out_u(c);
 }

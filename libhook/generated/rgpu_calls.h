@@ -26,6 +26,9 @@ void rgpu_wire_out_cuCtxGetLimit(struct rgpu_call *c, uint64_t *pvalue);
 /* cuModuleLoadData (module/launch.c): digest:s, size:u, companion:s, companion_size:u, sent:u, frames:u; outs module:oh; bulk in frames */
 void rgpu_wire_cuModuleLoadData(struct rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames);
 void rgpu_wire_out_cuModuleLoadData(struct rgpu_call *c, void **module);
+/* cuMemAlloc_v2 (memory/placed.c): bytesize:u; outs dptr:ou */
+void rgpu_wire_cuMemAlloc_v2(struct rgpu_call *c, uint64_t bytesize);
+void rgpu_wire_out_cuMemAlloc_v2(struct rgpu_call *c, uint64_t *dptr);
 /* cuMemFree_v2 (managed/managed.c): dptr:u */
 void rgpu_wire_cuMemFree_v2(struct rgpu_call *c, uint64_t dptr);
 /* cuMemAllocManaged (managed/managed.c): bytesize:u, flags:u; outs dptr:ou, mapped:ou */
@@ -139,6 +142,9 @@ void rgpu_wire_cudaLaunchCooperativeKernel(struct rgpu_call *c, const void *f, u
 /* cudaMallocManaged (managed/managed.c): size:u, flags:u; outs devPtr:ou, mapped:ou */
 void rgpu_wire_cudaMallocManaged(struct rgpu_call *c, uint64_t size, uint64_t flags);
 void rgpu_wire_out_cudaMallocManaged(struct rgpu_call *c, uint64_t *devPtr, uint64_t *mapped);
+/* cudaMalloc (memory/placed.c): size:u; outs devPtr:ou */
+void rgpu_wire_cudaMalloc(struct rgpu_call *c, uint64_t size);
+void rgpu_wire_out_cudaMalloc(struct rgpu_call *c, uint64_t *devPtr);
 /* cudaFree (managed/managed.c): devPtr:u */
 void rgpu_wire_cudaFree(struct rgpu_call *c, uint64_t devPtr);
 /* cudaMemcpy (memory/memcpy.c): dst:u, src:u, count:u, kind:i; bulk in count; bulk out count */
@@ -164,6 +170,14 @@ void rgpu_wire_out_rgpuGraphBuild(struct rgpu_call *c, void **graph);
 void rgpu_wire_rgpuGraphLaunch(struct rgpu_call *c, const void *hGraph, const void *hStream);
 /* rgpuGraphDestroy (graph/graph_server.c): hGraph:h */
 void rgpu_wire_rgpuGraphDestroy(struct rgpu_call *c, const void *hGraph);
+/* rgpuMemPlacement (memory/placed.c): no arguments; outs base:ou, span:ou, granule:ou, guard:ou, charge_unit:ou, spare_cap:ou, spare:ou */
+void rgpu_wire_rgpuMemPlacement(struct rgpu_call *c);
+void rgpu_wire_out_rgpuMemPlacement(struct rgpu_call *c, uint64_t *base, uint64_t *span, uint64_t *granule, uint64_t *guard, uint64_t *charge_unit, uint64_t *spare_cap, uint64_t *spare);
+/* rgpuMemPlace (memory/placed.c): addr:u, size:u, span:u */
+void rgpu_wire_rgpuMemPlace(struct rgpu_call *c, uint64_t addr, uint64_t size, uint64_t span);
+/* rgpuMemPlaceGrant (memory/placed.c): addr:u, size:u, span:u, want:u; outs spare:ou */
+void rgpu_wire_rgpuMemPlaceGrant(struct rgpu_call *c, uint64_t addr, uint64_t size, uint64_t span, uint64_t want);
+void rgpu_wire_out_rgpuMemPlaceGrant(struct rgpu_call *c, uint64_t *spare);
 
 /* Stream capture hooks (libhook/src/graph/capture.c): 1 when the call became a graph node (its result in *rc). */
 int rgpu_capture_cuMemFree_v2(int *rc, CUdeviceptr dptr);
@@ -193,6 +207,7 @@ int rgpu_capture_cudaMallocAsync(int *rc, void **devPtr, size_t size, cudaStream
 int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 
 /* Capture guards of hand-written calls, as their records say: 0, or the error the call returns. */
+#define RGPU_GUARD_cuMemAlloc_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
 #define RGPU_GUARD_cuMemcpyPeer() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
 #define RGPU_GUARD_cuMemcpyHtoA_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
 #define RGPU_GUARD_cuMemcpyAtoH_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
@@ -216,6 +231,7 @@ int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 #define RGPU_GUARD_cuStreamAttachMemAsync(hStream) rgpu_capture_guard(RGPU_DRIVER, (hStream), 1)
 #define RGPU_GUARD_cudaStreamAddCallback(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 #define RGPU_GUARD_cudaStreamAttachMemAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
+#define RGPU_GUARD_cudaMalloc() rgpu_capture_guard(RGPU_RUNTIME, NULL, 0)
 #define RGPU_GUARD_cudaMemcpy3DPeer() rgpu_capture_guard(RGPU_RUNTIME, NULL, 1)
 #define RGPU_GUARD_cudaMemcpy3DPeerAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 #define RGPU_GUARD_cudaMemcpyPeer() rgpu_capture_guard(RGPU_RUNTIME, NULL, 1)

@@ -469,6 +469,12 @@
 #define RGPU_FLAGS_rgpuGraphLaunch (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
 #define RGPU_ID_rgpuGraphDestroy 0x21502945u
 #define RGPU_FLAGS_rgpuGraphDestroy (RGPU_F_ASYNC)
+#define RGPU_ID_rgpuMemPlacement 0x27830ba3u
+#define RGPU_FLAGS_rgpuMemPlacement (0)
+#define RGPU_ID_rgpuMemPlace 0x2ab47a93u
+#define RGPU_FLAGS_rgpuMemPlace (RGPU_F_ASYNC)
+#define RGPU_ID_rgpuMemPlaceGrant 0x37dcce94u
+#define RGPU_FLAGS_rgpuMemPlaceGrant (0)
 
 #define RGPU_CUDA_VERSION 13000
 #endif

@@ -385,23 +385,6 @@ CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
     return rc;
 }
 
-/* cuMemAlloc_v2: forward (protocol/contract/calls/memory.toml) */
-CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
-{
-    rgpu_call c;
-    if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemAlloc_v2, "cuMemAlloc_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemAlloc_v2);
-    rgpu_put_u(&c, (uint64_t)bytesize);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
-        rgpu_allocs_note(c.dev, (uint64_t)(uintptr_t)*dptr, (size_t)(bytesize));
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuMemAllocPitch_v2: forward (protocol/contract/calls/memory.toml) */
 CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
@@ -2929,23 +2912,6 @@ cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
 cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetSharedMemConfig");
-}
-
-/* cudaMalloc: forward (protocol/contract/calls/memory.toml) */
-cudaError_t cudaMalloc(void **devPtr, size_t size)
-{
-    rgpu_call c;
-    if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaMalloc, "cudaMalloc", RGPU_RUNTIME, RGPU_FLAGS_cudaMalloc);
-    rgpu_put_u(&c, (uint64_t)size);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *devPtr = (void *)(uintptr_t)rgpu_out_u(&c);
-        rgpu_allocs_note(c.dev, (uint64_t)(uintptr_t)*devPtr, (size_t)(size));
-    }
-    rgpu_end(&c);
-    return rc;
 }
 
 /* cudaMallocPitch: forward (protocol/contract/calls/memory.toml) */

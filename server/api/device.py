@@ -5,7 +5,7 @@ from rgpu.protocol.generated import enums
 from rgpu.protocol.generated.structs import CDEF
 
 from ..errors import CudaError
-from . import handles
+from . import handles, placed
 
 _ffi = None
 
@@ -153,7 +153,7 @@ def device_reset(s):
     """Frees everything the session holds, as cudaDeviceReset destroys the primary context."""
     s.device.synchronize()
     for addr, _ in s.device.allocations():
-        s.device.mem_free(addr)
+        placed.freed(s, s.device.mem_free(addr))
         s.managed.pop(addr, None)
     s.sticky = None
     s.deferred = None

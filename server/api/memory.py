@@ -4,7 +4,7 @@ from __future__ import annotations
 from rgpu.protocol.generated.constants import D2H_CHUNK, MAX_CHUNKS
 
 from ..errors import CudaError
-from . import Bulk, handles, ipc, pools
+from . import Bulk, handles, ipc, placed, pools
 from .device import _cffi
 from .managed import managed_range
 
@@ -48,7 +48,7 @@ def mem_free(s, addr):
         # a real GPU answers cudaErrorInvalidValue (1) for a pointer it never returned
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was not returned by an allocation")
     ipc.check_free(s, addr)
-    s.device.mem_free(addr)
+    placed.freed(s, s.device.mem_free(addr))
     s.managed.pop(addr, None)
     pools.freed(s, addr)
     ipc.freed(s, addr)

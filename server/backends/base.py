@@ -3,6 +3,7 @@
 above it, in the session and the API handlers, so both backends behave the same to clients."""
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 
 from ..errors import CudaError
@@ -10,6 +11,12 @@ from ..errors import CudaError
 
 # The kinds of a graph's nodes (graph_build; the wire's numbers, libhook/src/graph/graph_server.c)
 GRAPH_KERNEL, GRAPH_MEMSET, GRAPH_COPY = 0, 1, 2
+
+
+def place_spare_cap() -> int:
+    """The most of its quota a session holds ahead for its client's placements after a free
+    (RGPU_PLACE_SPARE bytes, default 64 MiB): server/api/placed.py, and the cuda backend's serving loop."""
+    return int(os.environ.get("RGPU_PLACE_SPARE", str(64 << 20)))
 
 
 class Device(ABC):
@@ -37,7 +44,16 @@ class Device(ABC):
         client maps its host copy at the same address. Freed by mem_free like any other."""
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no managed memory")
     @abstractmethod
-    def mem_free(self, addr: int) -> None: ...
+    def mem_free(self, addr: int) -> int | None:
+        """Frees the allocation at `addr`; the charge of one the client placed (mem_place), else None."""
+
+    # allocations the client places (server/api/placed.py)
+    spare = 0  # bytes of the quota charged ahead for them
+
+    def client_range(self) -> tuple[int, int, int, int, int] | None:
+        """(base, span, granule, guard, charge unit) of the addresses the client lays its allocations
+        out in with arena.c's rules, or None: it asks for each (cudaMalloc's round trip)."""
+        return None
     @abstractmethod
     def mem_info(self) -> tuple[int, int]: ...
     @abstractmethod

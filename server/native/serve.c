@@ -206,7 +206,7 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
     for (;;) {
         double timeout = st->timeout_s;
         if (st->served) {
-            if (st->mem_n == MEM_LOG) return RGPU_SERVE_YIELD; /* Python's tables first */
+            if (st->mem_n + RGPU_PLACE_MAX + 1 > MEM_LOG) return RGPU_SERVE_YIELD; /* Python's tables first */
             double left = st->until - now_s();
             if (left <= 0) return RGPU_SERVE_YIELD;
             if (left < timeout) timeout = left;
@@ -229,9 +229,13 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
                                                    st->quota, w, &st->copied)) {
             /* a copy, memset, allocation or free, served whole: counted now, whoever sends its reply */
             rgpu_copy_done *d = &st->copied;
-            count(st, w, 0, 0);
+            count(st, w, d->nplaced, 0);
             st->copies++;
             st->shm_in += d->shm_in, st->shm_out += d->out_len;
+            for (uint32_t i = 0; i < d->nplaced; i++) { /* in order: before the call's own */
+                st->mem_addr[st->mem_n] = d->placed_addr[i], st->mem_size[st->mem_n] = d->placed_size[i];
+                st->mem_n++;
+            }
             if (d->addr) {
                 st->mem_addr[st->mem_n] = d->addr, st->mem_size[st->mem_n] = d->size;
                 st->mem_n++;

@@ -262,10 +262,12 @@ __attribute__((constructor)) static void register_coherence(void) { rgpu_call_ho
 
 static int free_on_server(int face, int dev, uint64_t addr) {
     rgpu_call c;
+    int rc;
+    if (rgpu_placed_free(face, dev, addr, &rc)) return rc; /* one this process placed (placed.c) */
     if (face == RGPU_RUNTIME) rgpu_wire_cudaFree(&c, addr);
     else rgpu_wire_cuMemFree_v2(&c, addr);
     c.dev = dev;
-    int rc = rgpu_sync(&c);
+    rc = rgpu_sync(&c);
     rgpu_end(&c);
     return rc;
 }

@@ -12,6 +12,11 @@ restore reserve the same range in the new worker and map each allocation back at
 runs, its allocations in the range the driver chose: a move of it places them one by one at their
 addresses, as for cuMemAlloc's, and is refused where the target holds one of them.
 
+The upper half of the range is the client's (server/api/placed.py): its cudaMalloc chooses addresses
+there itself, with arena.c's own layout, and the worker places each allocation where it was told
+(rgpu_arena_place); the arena's own allocations (a pitched one, the serving loop's, a client that does not
+place) come from the lower half, so the two never meet.
+
 RGPU_ARENA=0 turns it off (the driver's cuMemAlloc, as before). The driver's CUDA IPC exports only
 what cuMemAlloc made; the arena's memory is made exportable as a file descriptor instead, which the
 worker hands to the worker that opens it (ipc.py, fdshare.py)."""
@@ -50,9 +55,13 @@ def wanted() -> bool:
 
 
 class Arena:
-    def __init__(self, lib, handle, check, window: int | None = None):
+    def __init__(self, lib, handle, check, granule: int, window: int | None = None):
         self._lib, self._a, self._check, self.window = lib, handle, check, window
         self.base, self.span = int(lib.rgpu_arena_base(handle)), int(lib.rgpu_arena_span(handle))
+        self.granule = granule
+        # the upper half is the client's to place in (placed.py), the arena's own allocations below it
+        self.own = self.span // granule // 2 * granule
+        lib.rgpu_arena_limit(handle, self.own // granule)
         self._out = compiled.ffi.new("uint64_t *")
 
     @property
@@ -75,6 +84,14 @@ class Arena:
             return False
         self._check(rc)
         return True
+
+    def placement(self) -> tuple[int, int, int]:
+        """(base, span, granule) of the range the client places its allocations in."""
+        return self.base + self.own, self.span - self.own, self.granule
+
+    def lent(self, addr: int) -> bool:
+        """Whether `addr` lies in the client's half (an allocation the client placed)."""
+        return self.base + self.own <= addr < self.base + self.span
 
     def holds(self, addr: int) -> bool:
         return bool(self._lib.rgpu_arena_holds(self._a, addr))
@@ -113,8 +130,9 @@ def open_arena(cuda_ffi, cuda_lib, check, dev: int, granularity: int, total_memo
     except AttributeError:
         return None
     table = compiled.ffi.new("void *[7]", [compiled.ffi.cast("void *", f) for f in fns])
-    # twice the GPU's memory (at least 64 GiB) of addresses: room for any layout the quota allows
-    span = min(SLOT, max(64 * GiB, 2 * total_memory))
+    # four times the GPU's memory (at least 128 GiB) of addresses: each half (the arena's own, the
+    # client's) has room for any layout the quota allows
+    span = min(SLOT, max(128 * GiB, 4 * total_memory))
     span = -(-span // granularity) * granularity
     at = hint(window)
     # exportable for CUDA IPC (ipc.py) unless RGPU_ARENA_IPC=0: NVIDIA's checkpoint takes IPC memory from
@@ -124,7 +142,7 @@ def open_arena(cuda_ffi, cuda_lib, check, dev: int, granularity: int, total_memo
     if handle == compiled.ffi.NULL:
         log.warning("arena_refused", span=span, reason="the driver reserved no range for the session's memory")
         return None
-    arena = Arena(lib, handle, check, window)
+    arena = Arena(lib, handle, check, granularity, window)
     if arena.base != at:
         log.info("arena_elsewhere", base=hex(arena.base), hint=hex(at))
     return arena

@@ -61,12 +61,15 @@ int rgpu_copier_pin(rgpu_copier *c, const char *name, const uint8_t *nonce, uint
                     uint64_t *bytes);
 void rgpu_copier_unpin(rgpu_copier *c, const char *name);
 void rgpu_copier_arena(rgpu_copier *c, void *arena);
+int64_t rgpu_copier_spare(const rgpu_copier *c);
+void rgpu_copier_set_spare(rgpu_copier *c, int64_t spare, int64_t cap);
 
 typedef struct rgpu_arena rgpu_arena;
 rgpu_arena *rgpu_arena_open(void *const f[7], int dev, uint64_t gran, uint64_t hint, uint64_t span,
                             int shareable);
 uint64_t rgpu_arena_base(const rgpu_arena *a);
 uint64_t rgpu_arena_span(const rgpu_arena *a);
+void rgpu_arena_limit(rgpu_arena *a, uint64_t n);
 int rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr);
 int rgpu_arena_place(rgpu_arena *a, uint64_t addr, uint64_t size);
 int rgpu_arena_holds(const rgpu_arena *a, uint64_t addr);

@@ -16,7 +16,8 @@ from rgpu.protocol.generated.calltable import BY_NAME
 from . import compiled
 from .compiled import ffi as _ffi
 
-OP_H2D, OP_D2H, OP_RUNTIME_COPY, OP_MEMSET, OP_ALLOC, OP_FREE, OP_D2D, OP_EVENT, OP_EVENT_FLAGS = range(1, 10)
+OP_H2D, OP_D2H, OP_RUNTIME_COPY, OP_MEMSET, OP_ALLOC, OP_FREE, OP_D2D, OP_EVENT, OP_EVENT_FLAGS, OP_PLACE = range(1, 11)
+PLACED = 2  # copies.c: an allocation the client placed (its free goes to the spare)
 # call name -> (op, memset width, names a stream, runtime face)
 CALLS = {
     "cuMemcpyHtoD_v2": (OP_H2D, 0, 0, 0), "cuMemcpyHtoDAsync_v2": (OP_H2D, 0, 1, 0),
@@ -28,6 +29,8 @@ CALLS = {
     "cuMemsetD32_v2": (OP_MEMSET, 4, 0, 0), "cuMemsetD32Async": (OP_MEMSET, 4, 1, 0),
     "cuMemAlloc_v2": (OP_ALLOC, 0, 0, 0), "cudaMalloc": (OP_ALLOC, 0, 0, 1),
     "cuMemFree_v2": (OP_FREE, 0, 0, 0), "cudaFree": (OP_FREE, 0, 0, 1),
+    # only before another call the loop serves, in its message (api/placed.py)
+    "rgpuMemPlace": (OP_PLACE, 0, 0, 0),
     # only within a step (launches.c): async, in a message of launches and a wait
     "cuMemcpyDtoDAsync_v2": (OP_D2D, 0, 1, 0),
     "cudaEventRecord": (OP_EVENT, 0, 1, 1), "cuEventRecord": (OP_EVENT, 0, 1, 0),
@@ -74,6 +77,19 @@ class Copier:
         """Whether the allocation at `start` is plain (a cudaMalloc nothing else has a part in): one the
         loop may free."""
         self._lib.rgpu_copier_plain(self._c, start, yes)
+
+    def placed(self, start: int) -> None:
+        """The allocation at `start` is one the client placed: the loop may free it, into the spare."""
+        self._lib.rgpu_copier_plain(self._c, start, PLACED)
+
+    @property
+    def spare(self) -> int:
+        """The quota the session holds ahead for its client's placements (api/placed.py): kept here,
+        where the loop's places and frees change it too."""
+        return int(self._lib.rgpu_copier_spare(self._c))
+
+    def set_spare(self, spare: int, cap: int) -> None:
+        self._lib.rgpu_copier_set_spare(self._c, spare, cap)
 
     def untrack(self, start: int) -> None:
         self._lib.rgpu_copier_untrack(self._c, start)

@@ -17,7 +17,7 @@ import cffi
 from rgpu.protocol.generated import driver as decls
 from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 
-from ..base import Device
+from ..base import Device, place_spare_cap
 from .arrays import CudaArrays
 from .graphs import CudaGraphs
 from .vmm import CudaVmm
@@ -161,6 +161,8 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         self.cc = (self._attr(75), self._attr(76))  # COMPUTE_CAPABILITY_MAJOR / _MINOR
         self._reserve = reserve
         self._allocs: dict[int, int] = {}
+        self._placed: dict[int, int] = {}  # allocations the client placed: their charges (mem_free)
+        self._spare = 0  # the quota charged ahead for the client's placements, without a copier (spare)
         self._starts: list[int] = []  # sorted starts of _allocs, _globals and VMM runs (allocation() bisects)
         self._streams, self._events, self._modules = set(), set(), set()
         self._graphs = set()  # executable graphs (graphs.py)
@@ -171,6 +173,8 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         self.launcher = launches.make(_ffi, _lib, self.clock)
         # the serving loop's copies and memsets (copies.py), told of every allocation in _allocs
         self.copier = copies.make(_ffi, _lib, self.launcher)
+        if self.copier is not None:
+            self.copier.set_spare(0, place_spare_cap())
         self._bound = threading.local()  # threads that made the context current (running_time)
         # One launch argument block, reused: the driver copies a kernel's parameters at the launch.
         self._params = _ffi.new("char[]", 4096)
@@ -314,8 +318,11 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             if size > 0:
                 self._allocs[addr] = size
                 self._track_start(addr)
+                if self.arena is not None and self.arena.lent(addr):  # the client placed it
+                    self._placed[addr] = size
             else:
                 self._allocs.pop(addr, None)
+                self._placed.pop(addr, None)
                 self._untrack_start(addr)
 
     def _untrack_alloc(self, addr: int) -> int:
@@ -364,13 +371,15 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         return None if self.arena is None else self.arena.window
 
     def mem_free(self, addr):
+        """Frees the allocation at `addr`: the charge of one the client placed (which goes to the
+        session's spare, server/api/placed.py, not back to the quota), None for any other."""
         with self.free_lock:  # not under a pre-copy read (placement.py)
-            self._mem_free(addr)
+            return self._mem_free(addr)
 
     def _mem_free(self, addr):
         if addr in self._group_of:  # placed through VMM by a restore (placement.py)
             self._unplace(addr)
-            return
+            return None
         if self.arena is not None and addr in self._allocs and self.arena.holds(addr):
             self.arena.free(addr)
         else:
@@ -379,8 +388,58 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         size = self._untrack_alloc(addr)
         if addr not in self._globals:
             self._untrack_start(addr)
+        if self._placed.pop(addr, None) is not None:
+            return size
         if self._reserve is not None:
             self._reserve(-size)
+        return None
+
+    # -- allocations the client placed (server/api/placed.py) --
+    def client_range(self):
+        """(base, span, granule, guard, charge unit) of the range the client places in (the arena's
+        upper half), or None without an arena."""
+        if self.arena is None:
+            return None
+        return (*self.arena.placement(), 0, 1)
+
+    @staticmethod
+    def placed_charge(size: int) -> int:
+        return size  # as cuMemAlloc's: what the program asked for
+
+    @property
+    def spare(self) -> int:
+        """Bytes of the quota charged ahead for the client's placements (api/placed.py): the copier's,
+        which the serving loop's places and frees change too, where there is one."""
+        copier = getattr(self, "copier", None)
+        return copier.spare if copier is not None else self._spare
+
+    @spare.setter
+    def spare(self, n: int) -> None:
+        copier = getattr(self, "copier", None)
+        if copier is not None:
+            copier.set_spare(n, place_spare_cap())
+        else:
+            self._spare = n
+
+    def take_spare(self, n: int) -> bool:
+        if self._reserve is not None and not self._reserve(n):
+            return False
+        self.spare += n
+        return True
+
+    def give_spare(self, n: int) -> None:
+        self.spare -= n
+        if self._reserve is not None:
+            self._reserve(-n)
+
+    def mem_place(self, addr: int, size: int, span: int) -> None:
+        lo, n, _g = self.arena.placement() if self.arena is not None else (0, 0, 0)
+        if not (lo <= addr and addr + span <= lo + n and 0 < size <= span) or not self.arena.place(addr, size):
+            raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) is not free in this session's placement range")
+        self._placed[addr] = size
+        self._track(addr, size)
+        if self.copier is not None:
+            self.copier.placed(addr)
 
     def mem_info(self):
         used = sum(self._allocs.values())

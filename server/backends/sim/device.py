@@ -21,7 +21,7 @@ from . import companion as sim_companion
 from .errors import SimError
 from .queue import ACQUIRE_S, SimQueue
 from ...session import HOLD_S
-from .memory import WINDOWS, DeviceMemory
+from .memory import GRANULE, GUARD, WINDOWS, DeviceMemory
 from .sharing import ArenaSharing
 from .hostmap import HostMaps, map_segment
 from ...shm import DATA
@@ -145,11 +145,45 @@ class SimDevice(SimArrays, Device):
             raise SimError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
         return self.memory.alloc(size, align)
 
-    def mem_free(self, addr: int) -> None:
+    def mem_free(self, addr: int) -> int | None:
+        """Frees the allocation at `addr`: the charge of one the client placed (which goes to the
+        session's spare, server/api/placed.py, not back to the quota), None for any other."""
         self._quiet()
         if addr in self.memory.device_heap.blocks:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was allocated by device malloc(): only device free() releases it")
-        self.memory.free(addr)
+        placed = addr in self.memory.placed
+        size = self.memory.free(addr)
+        return size if placed else None
+
+    # -- allocations the client placed (server/api/placed.py) --
+    spare = 0  # bytes of the quota charged ahead for the client's placements
+
+    def client_range(self):
+        """(base, span, granule, guard, charge unit) of the range the client places in, or None."""
+        region = self.memory.placement_region()
+        if region is None:
+            return None
+        # one unit of guard after each allocation, as cudaMalloc's (memory.py GUARD)
+        return region[0], region[1] - region[0], GRANULE, GUARD, TEXTURE_ALIGNMENT
+
+    @staticmethod
+    def placed_charge(size: int) -> int:
+        return max(TEXTURE_ALIGNMENT, -(-size // TEXTURE_ALIGNMENT) * TEXTURE_ALIGNMENT)
+
+    def take_spare(self, n: int) -> bool:
+        try:
+            self.memory.charge(n, f"{n} bytes of spare")
+        except SimError:
+            return False
+        self.spare += n
+        return True
+
+    def give_spare(self, n: int) -> None:
+        self.spare -= n
+        self.memory.uncharge(n)
+
+    def mem_place(self, addr: int, size: int, span: int) -> None:
+        self.memory.place(addr, size, span, self.placed_charge(size))
 
     # -- virtual memory management (server/api/vmm.py) --
     def vmm_granularity(self, recommended: bool) -> int:
@@ -197,7 +231,7 @@ class SimDevice(SimArrays, Device):
             heap.limit = int(value)
 
     def mem_info(self) -> tuple[int, int]:
-        return self.total_memory - self.memory.used, self.total_memory
+        return self.total_memory - (self.memory.used - self.spare), self.total_memory
 
     def allocation(self, addr: int):
         return self.memory.allocation(addr)
@@ -541,15 +575,36 @@ class SimDevice(SimArrays, Device):
         done = []
         try:
             for addr, size, span in allocations:
-                self.memory.alloc_at(addr, size, span)
+                self._restore_one(addr, size, span)
                 done.append(addr)
         except SimError:
             for addr in done:  # all or nothing: a session that does not fit holds nothing
-                self.memory.free(addr)
+                self.release_allocation(addr)
+            raise
+
+    def _restore_one(self, addr: int, size: int, span: int) -> None:
+        """One allocation at its address: one the client placed goes back into the placement range
+        (made here where it lies in this window too), charged to the quota now and placed still, so
+        that its free goes to the spare as the client counts it (api/placed.py)."""
+        lo, hi = self.memory.region_bounds()
+        if not lo <= addr < hi:
+            self.memory.alloc_at(addr, size, span)
+            return
+        if self.memory.region is None and self.memory.placement_region() is None:
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x}: the placement range is taken here")
+        charge = self.placed_charge(size)
+        self.memory.charge(charge, f"{size} bytes to restore")
+        try:
+            self.memory.place(addr, size, span + GUARD, charge)
+        except SimError:
+            self.memory.uncharge(charge)
             raise
 
     def release_allocation(self, addr) -> None:
+        placed = self.memory.placed.get(addr)
         self.memory.free(addr)
+        if placed is not None:
+            self.memory.uncharge(placed)
 
     def capture_device(self) -> dict:
         self._quiet()

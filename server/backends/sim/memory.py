@@ -89,6 +89,11 @@ class DeviceMemory:
         # entries that are runs of mapped, accessible memory inside them (not cuMemFree'able).
         self._reserved: list[tuple[int, int]] = []
         self._vmm_runs: set[int] = set()
+        # The range the session's client places its own allocations in (server/api/placed.py), made
+        # at its first question, and those allocations' charges: a place charges nothing here (the
+        # session's spare paid), a free gives its charge back to the spare.
+        self.region: tuple[int, int] | None = None
+        self.placed: dict[int, int] = {}
         self._reserve = reserve  # callable(delta_bytes) -> bool, for cross-session accounting
         self.device_heap = DeviceHeap()  # what kernels malloc() (ptx/ops_heap.py)
         # The table changes only on the worker's thread; a migration's pre-copy thread reads it.
@@ -144,15 +149,16 @@ class DeviceMemory:
     def _taken(self):
         """Every range no new allocation may overlap, in address order: allocations with their
         guards, and reserved address ranges (whose mapped runs lie inside them)."""
-        return sorted([*zip(self._starts, self._spans), *self._reserved])
+        return sorted([*zip(self._starts, self._spans), *self._reserved, *([self.region] if self.region else [])])
 
     def _find_hole(self, size: int, align: int, hint: int = 0) -> int | None:
         """The lowest address (aligned) with ``size`` bytes free before the next taken range, or
         ``hint`` when that is free. In numpy over every taken range at once: a scan in Python made
         each allocation cost as many steps as allocations before it (8,000 cudaMallocs took 20 s)."""
         starts, ends = self._np_starts.astype(np.int64), self._np_spans.astype(np.int64)
-        if self._reserved:
-            reserved = np.array(self._reserved, np.int64).reshape(-1, 2)
+        taken = self._reserved + ([self.region] if self.region else [])
+        if taken:
+            reserved = np.array(taken, np.int64).reshape(-1, 2)
             starts, ends = np.concatenate([starts, reserved[:, 0]]), np.concatenate([ends, reserved[:, 1]])
             order = np.argsort(starts, kind="stable")
             starts, ends = starts[order], ends[order]
@@ -225,6 +231,44 @@ class DeviceMemory:
             self._map.madvise(mmap.MADV_DONTNEED, first, last - first)
             if self.sharing is not None:
                 self.sharing.discard(first, last)
+
+    def placement_region(self) -> tuple[int, int] | None:
+        """[lo, hi) of the range the client places its allocations in: a quarter of the address
+        window (the capacity, in whole granules), at its top; None where the window has no room."""
+        if self.region is None:
+            lo, hi = self.region_bounds()
+            if lo == hi or any(s < hi and lo < e for s, e in self._taken()):
+                return None
+            self.region = (lo, hi)
+        return self.region
+
+    def region_bounds(self) -> tuple[int, int]:
+        """Where the placement range lies (or would): the same in every worker for the same window
+        and capacity, so that a session restored elsewhere finds its placed allocations inside it."""
+        size = self._span // 4 // GRANULE * GRANULE
+        lo = (self.base + self._span - size) // GRANULE * GRANULE
+        return lo, lo + size
+
+    def place(self, addr: int, nbytes: int, span: int, charge: int) -> None:
+        """The client's allocation of ``nbytes`` at ``addr``, ``span`` bytes of its range taken (its
+        guard inside them), charged ``charge`` already (the session's spare): a kernel may touch it
+        up to the charge, as an allocation's granule. Invalid-value where it lies outside the range or
+        over another."""
+        lo, hi = self.region or (0, 0)
+        if not (lo <= addr and addr + span <= hi and 0 < nbytes and nbytes + GUARD <= span and charge <= span):
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) is not in this session's placement range")
+        i = bisect.bisect_left(self._starts, addr)
+        if (i < len(self._starts) and self._starts[i] < addr + span) or (i > 0 and self._spans[i - 1] > addr):
+            raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) overlaps an allocation")
+        with self._lock:
+            self._starts.insert(i, addr)
+            self._ends.insert(i, addr + nbytes)
+            self._spans.insert(i, addr + span)
+            self._np_starts = np.insert(self._np_starts, i, np.uint64(addr))
+            self._np_ends = np.insert(self._np_ends, i, np.uint64(addr + nbytes))
+            self._np_spans = np.insert(self._np_spans, i, np.uint64(addr + span))
+            self._np_reach = np.insert(self._np_reach, i, np.uint64(addr + charge))
+            self.placed[addr] = charge
 
     def alloc_at(self, addr: int, nbytes: int, span: int) -> None:
         """Allocate exactly [addr, addr+span) (``nbytes`` of it usable): a checkpoint's allocation
@@ -305,14 +349,16 @@ class DeviceMemory:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not an allocation")
         if addr in self._vmm_runs:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is mapped by cuMemMap: cuMemUnmap it")
-        size = self._spans[i] - GUARD - self._starts[i]
+        charge = self.placed.pop(addr, None)
+        size = self._spans[i] - GUARD - self._starts[i] if charge is None else charge
         with self._lock:
             del self._starts[i], self._ends[i], self._spans[i]
             self._np_starts = np.delete(self._np_starts, i)
             self._np_ends = np.delete(self._np_ends, i)
             self._np_spans = np.delete(self._np_spans, i)
             self._np_reach = np.delete(self._np_reach, i)
-        self.uncharge(size)
+        if charge is None:
+            self.uncharge(size)
         # Give the pages back so a freed region does not keep host memory committed: only pages wholly
         # inside it, since a page it shares with a neighbouring allocation would be zeroed too.
         self._discard(addr - self.base, size)
@@ -321,15 +367,18 @@ class DeviceMemory:
     def free_all(self) -> None:
         for addr in list(self._starts):
             if addr not in self._vmm_runs:
+                charge = self.placed.get(addr)
                 self.free(addr)
+                if charge is not None:
+                    self.uncharge(charge)
 
     def _sync_tables(self) -> None:
         self._np_starts = np.array(self._starts, dtype=np.uint64)
         self._np_ends = np.array(self._ends, dtype=np.uint64)
         self._np_spans = np.array(self._spans, dtype=np.uint64)
         # a VMM run's span is its end (no guard); an allocation's is its granule's end plus the guard
-        self._np_reach = np.array([p if s in self._vmm_runs else p - GUARD for s, p in zip(self._starts, self._spans)],
-                                  dtype=np.uint64)
+        self._np_reach = np.array([p if s in self._vmm_runs else s + self.placed[s] if s in self.placed else p - GUARD
+                                   for s, p in zip(self._starts, self._spans)], dtype=np.uint64)
 
     def allocation(self, addr: int) -> tuple[int, int] | None:
         """(start, size) of the allocation containing ``addr``, or None."""

@@ -57,6 +57,8 @@ typedef struct rgpu_arena {
     CUdeviceptr base;
     uint64_t gran, ngran, units; /* units: a slab's */
     uint64_t low;                /* no free granule below it */
+    uint64_t limit;              /* rgpu_arena_alloc's granules lie below it; the rest is the client's to
+                                  * choose from (rgpu_arena_place: server/api/placed.py) */
     granule *g;
     int shareable;               /* physical memory made exportable as a file descriptor (CUDA IPC) */
     uint64_t *slabs;             /* the granules that are slabs, in no order */
@@ -86,6 +88,7 @@ rgpu_arena *rgpu_arena_open(void *const f[7], int dev, uint64_t gran, uint64_t h
     a->reserve = (reserve_fn)f[0], a->addr_free = (addr_free_fn)f[1], a->create = (create_fn)f[2];
     a->release = (release_fn)f[3], a->map = (map_fn)f[4], a->unmap = (unmap_fn)f[5], a->access = (access_fn)f[6];
     a->dev = dev, a->gran = gran, a->ngran = span / gran, a->units = gran / UNIT, a->shareable = shareable;
+    a->limit = a->ngran;
     a->g = calloc(a->ngran, sizeof *a->g);
     if (!a->g || a->reserve(&a->base, a->ngran * gran, gran, hint, 0) != OK) {
         free(a->g);
@@ -97,6 +100,11 @@ rgpu_arena *rgpu_arena_open(void *const f[7], int dev, uint64_t gran, uint64_t h
 
 uint64_t rgpu_arena_base(const rgpu_arena *a) { return a->base; }
 uint64_t rgpu_arena_span(const rgpu_arena *a) { return a->ngran * a->gran; }
+
+/* rgpu_arena_alloc chooses from the first `n` granules only: the granules past them are placed by the
+ * session's client (at the addresses it chose, rgpu_arena_place), which must never find one of them
+ * taken by an allocation the arena chose. */
+void rgpu_arena_limit(rgpu_arena *a, uint64_t n) { a->limit = n < a->ngran ? n : a->ngran; }
 
 /* Physical memory for granules [i, i + n), mapped there and made readable and writable. */
 static CUresult back(rgpu_arena *a, uint64_t i, uint64_t n, CUmemGenericAllocationHandle *h) {
@@ -223,6 +231,7 @@ CUresult rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr) {
         uint64_t n = (size + UNIT - 1) / UNIT;
         for (size_t k = 0; k < a->nslabs; k++) {
             uint64_t i = a->slabs[k];
+            if (i >= a->limit) continue; /* the client's */
             int64_t u = fit(a, &a->g[i], n);
             if (u >= 0) {
                 claim_units(a, &a->g[i], (uint64_t)u, n);
@@ -230,7 +239,7 @@ CUresult rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr) {
                 return OK;
             }
         }
-        if (a->low == a->ngran) return OUT_OF_MEMORY;
+        if (a->low >= a->limit) return OUT_OF_MEMORY;
         uint64_t fresh = a->low;
         CUresult rc = make_slab(a, fresh);
         if (rc != OK) return rc;
@@ -239,7 +248,7 @@ CUresult rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr) {
         return OK;
     }
     uint64_t n = (size + a->gran - 1) / a->gran, run = 0;
-    for (uint64_t i = a->low; i < a->ngran; i++) {
+    for (uint64_t i = a->low; i < a->limit; i++) {
         run = a->g[i].kind == FREE ? run + 1 : 0;
         if (run == n) {
             uint64_t first = i + 1 - n;
@@ -275,6 +284,12 @@ CUresult rgpu_arena_place(rgpu_arena *a, uint64_t addr, uint64_t size) {
     for (uint64_t k = i; k < i + n; k++)
         if (a->g[k].kind != FREE) return INVALID_VALUE;
     return take_run(a, i, n);
+}
+
+/* Whether [addr, addr + span) lies in the granules the client places in (past the limit). */
+int rgpu_arena_lent(const rgpu_arena *a, uint64_t addr, uint64_t span) {
+    uint64_t lo = a->base + a->limit * a->gran, hi = a->base + a->ngran * a->gran;
+    return addr >= lo && addr < hi && span <= hi - addr;
 }
 
 /* Whether `addr` is the start of an allocation of this arena's. */

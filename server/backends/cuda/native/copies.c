@@ -7,7 +7,9 @@
  * calls in the message, bulk frames, staged or pinned copies, copies of REGISTER_MIN bytes or more
  * (which register the segment with the device first), a range outside the allocations it knows, a
  * stream it does not know, a driver that refuses, and errors of every kind (their messages are
- * Python's). Python keeps the policy (server/backends/cuda/copies.py): it says which call ids are
+ * Python's). The calls before that one may be allocations the client placed (rgpuMemPlace, async:
+ * server/api/placed.py), up to RGPU_PLACE_MAX of them: placed here, and undone if the last call is not one
+ * the loop serves, so that Python then serves the whole message. Python keeps the policy (server/backends/cuda/copies.py): it says which call ids are
  * which, and tells the copier the device allocations the session makes and frees (device.py's
  * _allocs, a subset of what its range check knows: a range inside one of them is one Python accepts).
  *
@@ -39,7 +41,8 @@ typedef CUresult (*free_fn)(CUdeviceptr);
 /* What a call id is (copies.py gives the table): its op, the memset's width in bytes, whether it
  * names a stream (its last argument), its face. */
 enum { OP_H2D = 1, OP_D2H = 2, OP_RUNTIME_COPY = 3, OP_MEMSET = 4, OP_ALLOC = 5, OP_FREE = 6, OP_D2D = 7,
-       OP_EVENT = 8, OP_EVENT_FLAGS = 9 };
+       OP_EVENT = 8, OP_EVENT_FLAGS = 9, OP_PLACE = 10 };
+enum { PLAIN = 1, PLACED = 2 }; /* rgpu_copier_plain: what the loop may free, and how it is charged */
 typedef struct {
     uint64_t id;
     uint32_t op, width, stream, runtime;
@@ -70,8 +73,11 @@ struct rgpu_copier {
      * plain (a cuMemAlloc or cudaMalloc nothing else has a part in: no pool, no IPC export, not placed
      * by a restore), which alone the loop frees: freeing one is cuMemFree and the charge given back */
     uint64_t *start, *size;
-    uint8_t *plain;
+    uint8_t *plain;             /* 0, PLAIN, or PLACED: one the client placed, whose charge goes to the spare */
     size_t n, cap;
+    /* the quota the session holds ahead for its client's placements (server/api/placed.py: Python's
+     * device.spare is this), and the most it keeps after a free */
+    int64_t spare, spare_cap;
     /* the program's pinned segments the worker has mapped (server/pinned.py, rgpu_copier_pin): a step's
      * async copies from and to them go straight between the mapping and the device, as Python's do;
      * pinned_bytes [in, out] is Python's count of what they moved (PinnedHost) */
@@ -148,8 +154,11 @@ int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size) {
 /* Whether the allocation at `start` is plain (1) or not (0), as Python's handlers say (copies.py). */
 void rgpu_copier_plain(rgpu_copier *c, uint64_t start, int plain) {
     size_t i = lower(c, start);
-    if (i < c->n && c->start[i] == start) c->plain[i] = plain != 0;
+    if (i < c->n && c->start[i] == start) c->plain[i] = plain == PLACED ? PLACED : plain != 0;
 }
+
+int64_t rgpu_copier_spare(const rgpu_copier *c) { return c->spare; }
+void rgpu_copier_set_spare(rgpu_copier *c, int64_t spare, int64_t cap) { c->spare = spare, c->spare_cap = cap; }
 
 /* The driver's cuMemAlloc_v2 and cuMemFree_v2: allocations and frees the loop may serve, charged
  * through rgpu_quota_reserve (server/native/quota.c). */
@@ -159,6 +168,8 @@ void rgpu_copier_memory(rgpu_copier *c, void *alloc, void *free_) { c->alloc = (
 struct rgpu_arena;
 int rgpu_arena_alloc(struct rgpu_arena *a, uint64_t size, uint64_t *addr);
 int rgpu_arena_free(struct rgpu_arena *a, uint64_t addr);
+int rgpu_arena_place(struct rgpu_arena *a, uint64_t addr, uint64_t size);
+int rgpu_arena_lent(const struct rgpu_arena *a, uint64_t addr, uint64_t span);
 void rgpu_copier_arena(rgpu_copier *c, struct rgpu_arena *a) { c->arena = a; }
 
 void rgpu_copier_untrack(rgpu_copier *c, uint64_t start) {
@@ -289,12 +300,21 @@ static int alloc_one(rgpu_copier *c, rgpu_quota *q, uint64_t size, rgpu_copy_don
 static int free_one(rgpu_copier *c, rgpu_quota *q, uint64_t addr, rgpu_copy_done *done) {
     if (!c->free || !q || addr == 0) return 0;
     size_t i = lower(c, addr);
-    if (i == c->n || c->start[i] != addr || !c->plain[i]) return 0;
+    if (i == c->n || c->start[i] != addr || !c->plain[i] || (c->plain[i] == PLACED && !c->arena)) return 0;
     uint64_t size = c->size[i];
+    int placed = c->plain[i] == PLACED;
     if ((c->arena ? rgpu_arena_free(c->arena, addr) : c->free(addr)) != CUDA_SUCCESS)
         return 0; /* nothing freed: Python's free reports why */
     rgpu_copier_untrack(c, addr);
-    rgpu_quota_reserve(q, -(int64_t)size);
+    if (placed) { /* its charge to the spare, the spare past its cap to the quota (api/placed.py freed) */
+        c->spare += (int64_t)size;
+        if (c->spare > c->spare_cap) {
+            rgpu_quota_reserve(q, c->spare_cap - c->spare);
+            c->spare = c->spare_cap;
+        }
+    } else {
+        rgpu_quota_reserve(q, -(int64_t)size);
+    }
     done->addr = addr, done->size = -(int64_t)size;
     return 1;
 }
@@ -303,6 +323,38 @@ static int free_one(rgpu_copier *c, rgpu_quota *q, uint64_t addr, rgpu_copy_done
  * runtime's cudaMemcpyAsync [dst, src, count, kind, stream] of kind cudaMemcpyDeviceToDevice (the
  * client resolves cudaMemcpyDefault to a kind before it sends), both ranges inside allocations the
  * copier knows (device.py copy_dtod's checks). run 0: only whether it is one the loop serves. */
+/* rgpuMemPlace [addr, size, span] (async), as api/placed.py place: its charge (its size, as cuMemAlloc's)
+ * from the spare, the quota charged for what the spare lacks; placed in the arena's lent half, tracked,
+ * PLACED. Undone by unplace. Anything it refuses (the quota, a place taken) is Python's, which says so. */
+typedef struct { uint64_t addr, size; int64_t lack; } placed_rec;
+
+static int place_one(rgpu_copier *c, rgpu_quota *q, const uint64_t *a, placed_rec *p) {
+    uint64_t addr = a[0], size = a[1], span = a[2];
+    if (!c->arena || !q || !size || size > INT64_MAX || span < size || !rgpu_arena_lent(c->arena, addr, span)) return 0;
+    int64_t lack = (int64_t)size > c->spare ? (int64_t)size - c->spare : 0;
+    if (lack && !rgpu_quota_reserve(q, lack)) return 0;
+    int ok = rgpu_arena_place(c->arena, addr, size) == CUDA_SUCCESS;
+    if (ok && rgpu_copier_track(c, addr, size)) {
+        rgpu_arena_free(c->arena, addr);
+        ok = 0;
+    }
+    if (!ok) {
+        if (lack) rgpu_quota_reserve(q, -lack);
+        return 0;
+    }
+    rgpu_copier_plain(c, addr, PLACED);
+    c->spare += lack - (int64_t)size;
+    p->addr = addr, p->size = size, p->lack = lack;
+    return 1;
+}
+
+static void unplace(rgpu_copier *c, rgpu_quota *q, const placed_rec *p) {
+    rgpu_copier_untrack(c, p->addr);
+    rgpu_arena_free(c->arena, p->addr);
+    c->spare += (int64_t)p->size - p->lack;
+    if (p->lack) rgpu_quota_reserve(q, -p->lack);
+}
+
 static int dtod_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, int run) {
     uint64_t dst = a[0], src = a[1], count = a[2];
     if (k->op == OP_RUNTIME_COPY && a[3] != D2D_KIND) return 0;
@@ -441,36 +493,55 @@ int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned c
     mp_obj calls;
     rgpu_env_call call = {0}; /* (the copy record read only when its tag says so) */
     const char *why;
+    placed_rec placed[RGPU_PLACE_MAX];
+    uint32_t np = 0;
+    uint64_t a[5];
     memset(done, 0, sizeof *done);
     out->served = 0;
     mp_rinit(&r, header, len);
-    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1) return 0;
+    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 1 || calls.n > RGPU_PLACE_MAX + 1) return 0;
+    /* the allocations the client placed, before the call: placed now, undone below if it is Python's */
+    for (uint32_t i = 0; i + 1 < calls.n; i++) {
+        rgpu_env_call pc = {0};
+        const rgpu_copy_call *pk;
+        if (rgpu_env_read_call(&r, &pc, &why) || pc.nbulk != 0 || pc.sync != 0 || pc.copy.tag != 0 ||
+            !(pk = call_of(c, pc.call_id)) || pk->op != OP_PLACE || pc.args.n != 3)
+            goto undo;
+        mp_rinit(&args, pc.args.p, pc.args.len);
+        for (uint32_t j = 0; j < 3; j++)
+            if (read_uint(&args, &a[j])) goto undo;
+        if (!place_one(c, quota, a, &placed[np])) goto undo;
+        np++;
+    }
     /* the whole call is read and checked before anything runs: no trailing bytes either */
-    if (rgpu_env_read_call(&r, &call, &why) || r.p != (const uint8_t *)header + len || call.nbulk != 0) return 0;
+    if (rgpu_env_read_call(&r, &call, &why) || r.p != (const uint8_t *)header + len || call.nbulk != 0) goto undo;
     const rgpu_copy_call *k = call_of(c, call.call_id);
-    if (!k || call.sync != 1 || k->op >= OP_D2D) return 0; /* the ring carries sync messages only: an async call is a broken client */
+    if (!k || call.sync != 1 || k->op >= OP_D2D) goto undo; /* the ring carries sync messages only: an async call is a broken client */
     uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : k->op == OP_MEMSET ? 3 : k->op >= OP_ALLOC ? 1 : 2) +
                      (k->stream != 0);
-    if (call.args.n != nargs) return 0;
-    uint64_t a[5];
+    if (call.args.n != nargs) goto undo;
     mp_rinit(&args, call.args.p, call.args.len);
     for (uint32_t i = 0; i < nargs; i++)
-        if (read_uint(&args, &a[i])) return 0;
+        if (read_uint(&args, &a[i])) goto undo;
     int ok;
     if (k->op == OP_MEMSET || k->op >= OP_ALLOC) {
-        if (call.copy.tag != 0) return 0;
+        if (call.copy.tag != 0) goto undo;
         ok = k->op == OP_MEMSET ? memset_one(c, k, a, 1)
            : k->op == OP_ALLOC  ? alloc_one(c, quota, a[0], done)
                                 : free_one(c, quota, a[0], done);
     } else {
-        if (!seg) return 0;
-        ok = copy_one(c, k, a, nargs, &call, seg, seg_size, done);
+        ok = seg && copy_one(c, k, a, nargs, &call, seg, seg_size, done);
     }
-    if (!ok) return 0;
+    if (!ok) goto undo;
+    for (uint32_t i = 0; i < np; i++) done->placed_addr[i] = placed[i].addr, done->placed_size[i] = (int64_t)placed[i].size;
+    done->nplaced = np;
     done->sync = 1;
     out->served = 1;
     out->last_seq = call.seq;
     out->runtime = (int)k->runtime;
     rgpu_launcher_end(c->l, out); /* what Python makes at the message's end: the settle, the printf check */
     return 1;
+undo:
+    while (np) unplace(c, quota, &placed[--np]);
+    return 0;
 }

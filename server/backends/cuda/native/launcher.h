@@ -49,12 +49,16 @@ void rgpu_launcher_end(rgpu_launcher *l, rgpu_launch_run *out);
 int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime);
 
 /* What a copy or memset the copier served asks of the reply and the session's counts. */
+#define RGPU_PLACE_MAX 8 /* placed allocations a message the copier serves may begin with */
 typedef struct {
     int sync;           /* 1: it wants a reply (0: an async memset) */
     uint64_t out_len;   /* a D2H copy's bytes, in the segment at RGPU_SHM_DATA (the reply names them) */
     uint64_t shm_in;    /* an H2D copy's bytes read from the segment */
     uint64_t addr;      /* an allocation made (size > 0: the reply's out) or freed (size < 0), else 0 */
     int64_t size;
+    uint32_t nplaced;   /* the allocations the client placed, served before the call (rgpuMemPlace) */
+    uint64_t placed_addr[RGPU_PLACE_MAX];
+    int64_t placed_size[RGPU_PLACE_MAX];
 } rgpu_copy_done;
 typedef struct rgpu_quota rgpu_quota; /* server/native/quota.c */
 
