@@ -50,6 +50,8 @@ def build_traced(out: Path) -> tuple[Path, Path]:
     subprocess.run(["gcc", "-O1", "-fno-inline", "-g", "-fPIC", "-shared", "-finstrument-functions", "-w",
                     *(f"-I{d}" for d in families), f"-I{LIBHOOK / 'generated'}",
                     *map(str, sorted((LIBHOOK / "src").glob("*/*.c"))), *map(str, sorted((LIBHOOK / "generated").glob("*.c"))),
+                    # the cuda backend's arena, which memory/placed.c lays allocations out with (build.sh)
+                    str(LIBHOOK.parent / "server" / "backends" / "cuda" / "native" / "arena.c"),
                     str(HERE / "harness" / "call_trace.c"), *zmq_flags(libdir()), "-ldl", "-lpthread",
                     f"-Wl,--version-script={LIBHOOK / 'exports.map'}", "-Wl,-soname,librgpu.so", "-Wl,-Bsymbolic",
                     "-o", str(lib)], check=True)

@@ -13,19 +13,16 @@ bytes, default 64 MiB) goes back to the counter: the client runs the same rule, 
 the spare without asking. cudaMemGetInfo counts the session's spare as free (session.py).
 
 Where the two disagree (a session moved to a worker whose spare is 0), a place the spare does not
-cover is charged to the counter then; only if the quota cannot hold it does it fail, as an
-asynchronous allocation fails: the error is sticky."""
+cover is charged to the counter then; only if the quota cannot hold it does it fail. A place sent
+without waiting that fails (that, or a client that sends a place the range cannot hold) is an
+asynchronous call's error: the next call that waits reports it, once, and the address it named is
+nobody's (a copy to it, a kernel's access, its free are refused as for any stray pointer). Not sticky:
+one bad message of a client's loses it nothing else (tests/security/test_fuzz.py)."""
 from __future__ import annotations
 
 from ..backends.base import place_spare_cap as spare_cap
 from ..errors import CudaError
 from . import handles
-
-
-class PlaceFailed(CudaError):
-    """A place sent without waiting that the worker could not honour: the program holds an address
-    with no memory behind it, so every later call fails, as after a fault."""
-    sticky = True
 
 
 @handles("rgpuMemPlacement")
@@ -58,11 +55,8 @@ def _place(s, addr: int, size: int, span: int, charge: int) -> None:
 def place(s, addr, size, span):
     charge = s.device.placed_charge(size)
     if not _take(s, charge):
-        raise PlaceFailed("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes placed at 0x{addr:x} exceed this session's memory")
-    try:
-        _place(s, addr, size, span, charge)
-    except CudaError as e:
-        raise PlaceFailed(e.code, e.message) from None
+        raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes placed at 0x{addr:x} exceed this session's memory")
+    _place(s, addr, size, span, charge)
     return ()
 
 

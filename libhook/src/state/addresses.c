@@ -144,7 +144,7 @@ void rgpu_allocs_drop(int dev) {
     pthread_mutex_lock(&mu);
     count[dev] = 0;
     pthread_mutex_unlock(&mu);
-    rgpu_placed_drop(dev); /* and the placements' mirror: the worker is asked again */
+    if (rgpu_placed_drop) rgpu_placed_drop(dev); /* and the placements' mirror: the worker is asked again */
 }
 
 /* ---- pinned host ranges ------------------------------------------------------------------- */

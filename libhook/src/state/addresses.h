@@ -52,7 +52,7 @@ void rgpu_allocs_drop(int dev);
 /* placed.c: cudaFree of an allocation this process placed (1 and *rc), else 0; a device's placements
  * forgotten (cudaDeviceReset) */
 int rgpu_placed_free(int face, int dev, uint64_t addr, int *rc);
-void rgpu_placed_drop(int dev);
+void rgpu_placed_drop(int dev) __attribute__((weak)); /* weak: the table is built alone by its tests */
 
 /* Pinned host ranges (hostmem.c registers them). add: 0, or ALREADY_REGISTERED when part of it is
  * pinned already, or out of memory; take: 1 and the entry when the range starting at p, pinned that

@@ -755,9 +755,9 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
     suspends_in_place = True
 
     def charged(self) -> int:
-        """The bytes this session's device memory takes from its quota."""
+        """The bytes this session's device memory takes from its quota (the spare too: api/placed.py)."""
         return (sum(self._allocs.values()) + sum(self._arrays.values()) + sum(self._mipmaps.values())
-                + sum(self._physical.values()))
+                + sum(self._physical.values()) + self.spare)
 
     def suspend(self) -> int:
         """Give the GPU's memory back while the session keeps every address, module, stream and

@@ -612,7 +612,8 @@ class SimDevice(SimArrays, Device):
         return {"allocations": self.memory.layout(), "window": self.memory.window,
                 "heap": {"limit": heap.limit, "used": heap.used, "blocks": [[a, n] for a, n in heap.blocks.items()]},
                 "workspace": self._workspace, "device_time": self.device_time,
-                "output": "".join(self._printf)}  # printf of async launches not yet delivered
+                "output": "".join(self._printf),  # printf of async launches not yet delivered
+                "spare": self.spare}  # the quota held ahead for the client's placements (api/placed.py)
 
     def restore_device(self, state) -> None:
         heap = self.memory.device_heap
@@ -622,6 +623,10 @@ class SimDevice(SimArrays, Device):
         self.device_time = state["device_time"]
         if state.get("output"):
             self._printf.insert(0, state["output"])
+        # the spare the client counts on, where the quota has room for it (else the client's next
+        # places are charged one by one: api/placed.py)
+        if state.get("spare"):
+            self.take_spare(state["spare"])
 
     def stream_state(self, stream) -> dict:
         return {"flags": stream.flags, "priority": stream.priority}
@@ -681,6 +686,8 @@ class SimDevice(SimArrays, Device):
         for phys in list(self._physical):
             self.vmm_destroy(phys)
         self.memory.free_all()
+        if self.spare:
+            self.give_spare(self.spare)
         self.memory.close()
 
 

@@ -2,8 +2,8 @@
 range it is lent is one no allocation the server chooses takes; a lease's quota is charged exactly
 (a grant charges what the allocation needs and the spare asked for, a place the spare covers charges
 nothing more, a free gives the charge to the spare and the spare past its cap to the quota); a place
-that cannot be honoured is refused (with a wait: that call's error, nothing changed; without: sticky,
-since the program holds the address); and cudaMemGetInfo counts the spare as the session's own."""
+that cannot be honoured is refused, nothing changed (with a wait: that call's error; without: the
+worker reports it at the next call that waits); and cudaMemGetInfo counts the spare as the session's own."""
 from __future__ import annotations
 
 import pytest
@@ -84,22 +84,24 @@ def test_a_grant_at_a_bad_place_changes_nothing(d, s, where):
     ok(call(d, s, "cudaFree", base))
 
 
-def test_an_async_place_that_cannot_be_honoured_is_sticky(d, s):
+def test_an_async_place_that_cannot_be_honoured_changes_nothing(d, s):
     base = ok(call(d, s, "rgpuMemPlacement"))[0]
     ok(call(d, s, "rgpuMemPlaceGrant", base, 4096, 4608, MiB))
+    used, spare = s.quota["used"], s.device.spare
     r = call(d, s, "rgpuMemPlace", base, 100, 512)  # over the first
     assert r.rc == DRV["CUDA_ERROR_INVALID_VALUE"]
-    assert call(d, s, "cudaMalloc", 100).rc == DRV["CUDA_ERROR_INVALID_VALUE"]  # every later call
+    assert (s.quota["used"], s.device.spare) == (used, spare)
+    ok(call(d, s, "cudaMalloc", 100))  # the session goes on
 
 
-def test_an_async_place_past_spare_and_quota_is_sticky_out_of_memory(d, s):
+def test_an_async_place_past_spare_and_quota_is_out_of_memory(d, s):
     base = ok(call(d, s, "rgpuMemPlacement"))[0]
     # a session whose spare is less than the client thinks (it moved): the quota is asked
     ok(call(d, s, "rgpuMemPlace", base, MiB, MiB + UNIT))
     assert s.quota["used"] == MiB and s.device.spare == 0
     assert call(d, s, "rgpuMemPlace", base + 2 * MiB, 8 * MiB, 8 * MiB + UNIT).rc == DRV["CUDA_ERROR_OUT_OF_MEMORY"]
-    assert s.quota["used"] == MiB
-    assert call(d, s, "cudaMemGetInfo").rc == DRV["CUDA_ERROR_OUT_OF_MEMORY"]
+    assert s.quota["used"] == MiB and s.device.allocation(base + 2 * MiB) is None
+    assert call(d, s, "cuMemsetD8_v2", base + 2 * MiB, 0, 1).rc == DRV["CUDA_ERROR_INVALID_VALUE"]  # nobody's
 
 
 def test_device_reset_gives_placed_memory_to_the_spare_and_the_rest_back(d, s):
