@@ -163,6 +163,23 @@ static int reply_data(void *ring, const rgpu_serve_state *st, const rgpu_launch_
     return sent;
 }
 
+/* An allocation made (size > 0) or freed (size < 0) for Python's tables. A free of one made since
+ * Python last read the log takes it out instead: Python need never hear of either, and a program that
+ * allocates and frees in a loop is served without yielding to Python for its tables. */
+static void mem_log(rgpu_serve_state *st, uint64_t addr, int64_t size) {
+    if (size < 0)
+        for (uint32_t i = st->mem_n; i-- > 0;)
+            if (st->mem_addr[i] == addr) {
+                if (st->mem_size[i] < 0) break; /* freed twice in the log: cannot be, but Python's to see */
+                memmove(st->mem_addr + i, st->mem_addr + i + 1, (st->mem_n - i - 1) * sizeof *st->mem_addr);
+                memmove(st->mem_size + i, st->mem_size + i + 1, (st->mem_n - i - 1) * sizeof *st->mem_size);
+                st->mem_n--;
+                return;
+            }
+    st->mem_addr[st->mem_n] = addr, st->mem_size[st->mem_n] = size;
+    st->mem_n++;
+}
+
 static void count(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t calls, uint32_t launches) {
     st->served++;
     st->calls += 1 + calls;
@@ -232,14 +249,9 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
             count(st, w, d->nplaced, 0);
             st->copies++;
             st->shm_in += d->shm_in, st->shm_out += d->out_len;
-            for (uint32_t i = 0; i < d->nplaced; i++) { /* in order: before the call's own */
-                st->mem_addr[st->mem_n] = d->placed_addr[i], st->mem_size[st->mem_n] = d->placed_size[i];
-                st->mem_n++;
-            }
-            if (d->addr) {
-                st->mem_addr[st->mem_n] = d->addr, st->mem_size[st->mem_n] = d->size;
-                st->mem_n++;
-            }
+            for (uint32_t i = 0; i < d->nplaced; i++) /* in order: before the call's own */
+                mem_log(st, d->placed_addr[i], d->placed_size[i]);
+            if (d->addr) mem_log(st, d->addr, d->size);
             st->replied = d->sync && reply_data(ring, st, w, d->out_len, d->size > 0 ? &d->addr : NULL);
             if (d->sync && !st->replied) return RGPU_SERVE_COPIED; /* its reply carries printf output */
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */

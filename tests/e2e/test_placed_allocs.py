@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 
 import pytest
 
+from rgpu.client import server_client
 from rgpu.paths import client_env
 from tests.conftest import run_cli
+from tests.e2e.test_migration import migrate_and_wait
 from tests.support.daemons import DaemonSet, wait_until
 from tests.support.null_server import start as start_null_server
 from tests.support.pool import Pool
@@ -30,7 +33,6 @@ def _trips(handle, runs: int) -> list[int]:
 
 
 def _run(exe, url, *args, **env):
-    import subprocess
     p = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, timeout=300,
                        env={**client_env([url]), **env})
     assert p.returncode == 0 and "OK placed_allocs" in p.stdout, p.stdout + p.stderr
@@ -79,3 +81,30 @@ def test_the_quota_holds_exactly_with_placed_allocations(pool, cuda_program, chu
     # all freed: the program sees its whole quota free again (the spare it holds is its own)
     assert "free after 256" in p.stdout
     print(p.stdout)
+
+
+@pytest.fixture(params=["test", "null"], ids=["test-backend", "cuda-null-driver"])
+def two_servers(request, start_server, daemons):
+    """(url, url, copy mode): two servers of the test backend, or two cuda servers on the null driver."""
+    if request.param == "null":
+        return start_null_server(daemons)[0], start_null_server(daemons)[0], "copy"
+    return start_server(memory="256MiB")[0], start_server(memory="256MiB")[0], "kernel"
+
+
+def test_placed_allocations_move_with_their_session_and_placing_goes_on(two_servers, cuda_program):
+    """Moved mid-run: the allocations it placed are at their addresses on the target with their
+    contents (each round reads every live one back), their frees there and the new ones placed after
+    the move (the client asks the target where it places) are right, and nothing is left charged."""
+    a, b, mode = two_servers
+    proc = subprocess.Popen([str(cuda_program("driver_placed_allocs")), "8", "0", "16", mode, "400"],
+                            env={**client_env([a]), "RGPU_TIMEOUT": "60"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for r in range(3):
+            assert proc.stdout.readline().startswith(f"ROUND {r}")
+        migrate_and_wait(a, b)  # (it asserts the move is done)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and "OK placed_allocs" in out, out + err
+    wait_until(lambda: server_client.stats(b)["gpus"][0]["memory_used"] == 0, 15, "the target's memory back")

@@ -507,3 +507,56 @@ def test_steps_with_copies_from_and_to_pinned_memory_are_the_loops_and_counted(d
     # the same messages on the ring either way (the first server may be sent the module's image too:
     # the module cache is shared, so `calls` differ by that one)
     assert on["ring_calls"] == off["ring_calls"], (on, off)
+
+
+def _placed_then(c: RingClient, places: list, name: str, args: list) -> bytes:
+    """One message: allocations the client placed (rgpuMemPlace, async: [addr, size, span]), then the
+    sync call `name`: its reply's bytes."""
+    records = []
+    for p in places:
+        c.seq += 1
+        records.append((c.seq, BY_NAME["rgpuMemPlace"], 0, list(p), 0))
+    c.seq += 1
+    records.append((c.seq, BY_NAME[name], 1, list(args), 0))
+    before = c.u32("rep_seq")
+    c.send_record(wire.encode_requests(records))
+    wait_until(lambda: c.u32("rep_seq") != before, 10, "a reply on the ring", interval_s=0.001)
+    n = c.u32("rep_len")
+    start = c.off + c.lay["size"] - (64 << 10)
+    return bytes(c.mm[start:start + n])
+
+
+def _placements(c: RingClient) -> list:
+    """Allocations placed in the range the session lends (server/api/placed.py) before calls the loop
+    serves (a memset, a free of one placed in the same message, a free of an earlier one) and before
+    ones it leaves to Python whole (a wait on a stream never made; a place over one already there):
+    the reply codes, with what cudaMemGetInfo says at the end."""
+    base = wire.unpack(_raw(c, "rgpuMemPlacement"))[2][0]
+    out = [wire.unpack(_raw(c, "rgpuMemPlaceGrant", base, 4096, 4096, 1 << 20))[1:3]]
+    out.append(wire.unpack(_placed_then(c, [[base + 4096, 1000, 1024]], "cudaMemset", [base + 4096, 7, 1000]))[1])
+    out.append(wire.unpack(_placed_then(c, [[base + 8192, 100, 512], [base + 8704, 300, 512]], "cudaFree",
+                                        [base + 8192]))[1])
+    out.append(wire.unpack(_raw(c, "cudaFree", base + 8704))[1])
+    out.append(wire.unpack(_placed_then(c, [[base + 16384, 100, 512]], "cudaStreamSynchronize", [0xDEAD000]))[1])
+    out.append(wire.unpack(_placed_then(c, [[base + 4096, 100, 512]], "cudaMemset", [base, 1, 16]))[1:5])
+    out.append(wire.unpack(_raw(c, "cudaFree", base + 16384))[1])
+    out.append(wire.unpack(_raw(c, "cudaMemGetInfo"))[2][0])
+    return out
+
+
+def test_placed_allocations_are_placed_by_the_loop_before_its_call_exactly_once(daemons):
+    """With the loop on and off (RGPU_SERVE_LOOP=0) the same replies and the same free memory at the
+    end: a place the loop ran and then left its message to Python for is undone first, not placed
+    twice; a place the loop refuses is Python's, whose error the call after it reports."""
+    got = _loop_on_and_off(daemons, _placements)
+    (on, counts_on), (off, counts_off) = got["1"], got["0"]
+    assert on == off, (on, off)
+    grant, memset, free_same, free_earlier, bad_wait, over, free_last, _free = on
+    assert grant == [0, [1 << 20]] and memset == free_same == free_earlier == free_last == 0
+    assert bad_wait != 0  # the wait's own error; the place before it stands (freed after)
+    # the memset ran; the place over another's invalid value is the asynchronous error its reply reports
+    assert over[0] == 0 and over[2] == 1 and "not free" in over[3], over
+    # the memset and the two frees after their places were the loop's; the wait on a stream never made
+    # and the place over another Python's
+    assert counts_on["copies_compiled"] == 4 and counts_off["copies_compiled"] == 0, counts_on
+    assert counts_on["calls"] == counts_off["calls"]

@@ -6,12 +6,14 @@
 // it then allocates CHUNK MiB at a time until the device refuses, and checks that the refusal is
 // cudaMalloc's own (cudaErrorMemoryAllocation, then the last error, then success), that no more than
 // the quota was given, and that after freeing one chunk the same allocation succeeds. `copy`: the
-// contents are written by copies instead of kernels (a driver that runs none: the null driver).
-//   driver_placed_allocs ROUNDS [QUOTA MiB] [CHUNK MiB] [copy]
+// contents are written by copies instead of kernels (a driver that runs none: the null driver). PAUSE
+// (ms): after each round it prints "ROUND r" and sleeps that long (a test moves the session meanwhile).
+//   driver_placed_allocs ROUNDS [QUOTA MiB] [CHUNK MiB] [copy|kernel] [PAUSE ms]
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include <unistd.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include "check.h"
@@ -62,6 +64,7 @@ int main(int argc, char **argv) {
     size_t quota = argc > 2 ? (size_t)atoi(argv[2]) << 20 : 0;
     size_t chunk = (size_t)(argc > 3 ? atoi(argv[3]) : 16) << 20;
     by_copy = argc > 4 && std::string(argv[4]) == "copy";
+    int pause_ms = argc > 5 ? atoi(argv[5]) : 0;
     const size_t sizes[] = {1, 100, 256, 511, 513, 4096, 65536 + 4, 1u << 20, (1u << 20) + 1, 3u << 20, (5u << 20) + 7};
     const int nsizes = sizeof sizes / sizeof *sizes;
     CHECK(cudaFree(0));
@@ -104,6 +107,11 @@ int main(int argc, char **argv) {
             }
         }
         live.swap(kept);
+        if (pause_ms) {
+            printf("ROUND %d\n", r);
+            fflush(stdout);
+            usleep((useconds_t)pause_ms * 1000);
+        }
     }
     // what is not an allocation's start is refused, and nothing is lost by the refusal
     EXPECT(!live.empty());
