@@ -73,6 +73,7 @@ void rgpu_arena_limit(rgpu_arena *a, uint64_t n);
 int rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr);
 int rgpu_arena_place(rgpu_arena *a, uint64_t addr, uint64_t size);
 int rgpu_arena_holds(const rgpu_arena *a, uint64_t addr);
+int rgpu_arena_lent(const rgpu_arena *a, uint64_t addr, uint64_t span);
 int rgpu_arena_free(rgpu_arena *a, uint64_t addr);
 void rgpu_arena_close(rgpu_arena *a);
 int rgpu_arena_physical(const rgpu_arena *a, uint64_t addr, uint64_t *handle, uint64_t *start, uint64_t *len);

@@ -70,11 +70,41 @@ typedef struct rgpu_arena {
 static int within(const rgpu_arena *a, uint64_t addr) { return addr >= a->base && addr - a->base < a->ngran * a->gran; }
 
 static int bit(const uint64_t *b, uint64_t i) { return (int)((b[i / 64] >> (i % 64)) & 1); }
+/* Bits [i, i + n) set or cleared a word at a time: a 1 MiB allocation is 2,048 units, and a program
+ * that allocates and frees one in a loop would pay a loop over each of them twice per pair. */
 static void set_bits(uint64_t *b, uint64_t i, uint64_t n, int on) {
-    for (uint64_t k = i; k < i + n; k++) {
-        if (on) b[k / 64] |= 1ull << (k % 64);
-        else b[k / 64] &= ~(1ull << (k % 64));
+    while (n) {
+        uint64_t w = i / 64, lo = i % 64, take = 64 - lo < n ? 64 - lo : n;
+        uint64_t mask = (take == 64 ? ~0ull : ((1ull << take) - 1)) << lo;
+        if (on) b[w] |= mask;
+        else b[w] &= ~mask;
+        i += take, n -= take;
     }
+}
+
+/* Whether any of units [i, i + n) is in use. */
+static int any_used(const uint64_t *used, uint64_t i, uint64_t n) {
+    while (n) {
+        uint64_t w = i / 64, lo = i % 64, take = 64 - lo < n ? 64 - lo : n;
+        uint64_t mask = (take == 64 ? ~0ull : ((1ull << take) - 1)) << lo;
+        if (used[w] & mask) return 1;
+        i += take, n -= take;
+    }
+    return 0;
+}
+
+/* The first unit at or past `u` that is free or starts an allocation (a->units when none): where
+ * the allocation whose units run through u - 1 ends. */
+static uint64_t run_end(const uint64_t *used, const uint64_t *starts, uint64_t u, uint64_t units) {
+    while (u < units) {
+        uint64_t w = u / 64, stop = (~used[w] | starts[w]) >> (u % 64);
+        if (stop) {
+            u += (uint64_t)__builtin_ctzll(stop);
+            return u < units ? u : units;
+        }
+        u = (w + 1) * 64;
+    }
+    return units;
 }
 
 /* `f` is the driver's cuMemAddressReserve, cuMemAddressFree, cuMemCreate, cuMemRelease, cuMemMap,
@@ -274,8 +304,7 @@ CUresult rgpu_arena_place(rgpu_arena *a, uint64_t addr, uint64_t size) {
         } else if (a->g[i].kind != SLAB) {
             return INVALID_VALUE;
         }
-        for (uint64_t k = u; k < u + n; k++)
-            if (bit(a->g[i].used, k)) return INVALID_VALUE;
+        if (any_used(a->g[i].used, u, n)) return INVALID_VALUE;
         claim_units(a, &a->g[i], u, n);
         return OK;
     }
@@ -313,8 +342,7 @@ CUresult rgpu_arena_free(rgpu_arena *a, uint64_t addr) {
         return OK;
     }
     /* a slab's allocation: its units run to the next allocation's first unit or the first free one */
-    uint64_t u = (off % a->gran) / UNIT, end = u + 1;
-    while (end < a->units && bit(s->used, end) && !bit(s->starts, end)) end++;
+    uint64_t u = (off % a->gran) / UNIT, end = run_end(s->used, s->starts, u + 1, a->units);
     set_bits(s->used, u, end - u, 0);
     set_bits(s->starts, u, 1, 0);
     s->free_units += (uint32_t)(end - u);
