@@ -10,8 +10,8 @@
  * moved (its spare there is its own) and after cudaDeviceReset. A range that is full, a device
  * that lends none (span 0) or RGPU_PLACE=0: the worker chooses, as before (the generated call).
  *
- * One lock orders every placement and placed free of the process, so that the spare both sides keep
- * is changed in the order the worker sees the messages. */
+ * One lock per device orders its placements and placed frees, so that the spare both sides keep is
+ * changed in the order the worker sees the messages (a free on one device waits for no other's). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,7 +53,7 @@ typedef struct {
 } placement;
 
 static placement places[RGPU_MAX_DEVICES];
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t mus[RGPU_MAX_DEVICES] = {[0 ... RGPU_MAX_DEVICES - 1] = PTHREAD_MUTEX_INITIALIZER};
 
 static size_t slot_of(const placement *p, uint64_t addr) {
     size_t i = (size_t)((addr >> 8) * 0x9E3779B97F4A7C15ull) & (p->cap_entries - 1);
@@ -147,7 +147,7 @@ CUresult rgpuMemPlaceGrant(int face, int dev, CUdeviceptr addr, size_t size, siz
     return rc;
 }
 
-/* Asks the worker where this device's session places (mu held): after a move the range and the
+/* Asks the worker where this device's session places (its lock held): after a move the range and the
  * spare are the new worker's; a range that moved elsewhere ends placing (the mirror's allocations lie
  * in the old one). */
 static void ask(placement *p, int dev, rgpu_session *s) {
@@ -190,12 +190,12 @@ static int place(int face, uint64_t size, uint64_t *out) {
     if (face == RGPU_RUNTIME) rgpu_bind_runtime_context(dev, 0);
     rgpu_session *s = rgpu_session_get(dev);
     if (!s) return -1;
-    pthread_mutex_lock(&mu);
+    pthread_mutex_lock(&mus[dev]);
     placement *p = &places[dev];
     if (p->state == 0 || (p->state == 1 && __atomic_load_n(&s->moves, __ATOMIC_ACQUIRE) != p->moves)) ask(p, dev, s);
     uint64_t addr, need = size + p->guard;
     if (p->state != 1 || need < size || room(p) || rgpu_arena_alloc(p->mirror, need, &addr) != 0) {
-        pthread_mutex_unlock(&mu);
+        pthread_mutex_unlock(&mus[dev]);
         return -1; /* the range is full: the worker chooses */
     }
     /* what of the range it takes: its units in a slab, or its whole granules (arena.c) */
@@ -218,7 +218,7 @@ static int place(int face, uint64_t size, uint64_t *out) {
         remember(p, addr, size);
         p->live += charge;
     }
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&mus[dev]);
     if (rc == 0) {
         rgpu_allocs_note(dev, addr, size);
         *out = addr;
@@ -229,11 +229,11 @@ static int place(int face, uint64_t size, uint64_t *out) {
 /* The free of an allocation placed here (sync, as cudaFree): 1 and *rc, or 0 when `addr` is not one. */
 int rgpu_placed_free(int face, int dev, uint64_t addr, int *rc) {
     if (dev < 0 || dev >= RGPU_MAX_DEVICES) return 0;
-    pthread_mutex_lock(&mu);
+    pthread_mutex_lock(&mus[dev]);
     placement *p = &places[dev];
     uint64_t size = p->state == 1 ? recall(p, addr, 0) : 0;
     if (!size) {
-        pthread_mutex_unlock(&mu);
+        pthread_mutex_unlock(&mus[dev]);
         return 0;
     }
     rgpu_call c;
@@ -249,16 +249,16 @@ int rgpu_placed_free(int face, int dev, uint64_t addr, int *rc) {
         p->spare += charge_of(p, size);
         if (p->spare > p->cap) p->spare = p->cap; /* the worker gives the rest back to the quota */
     }
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&mus[dev]);
     return 1;
 }
 
 /* Every allocation of device dev is gone (cudaDeviceReset): the worker is asked again. */
 void rgpu_placed_drop(int dev) {
     if (dev < 0 || dev >= RGPU_MAX_DEVICES) return;
-    pthread_mutex_lock(&mu);
+    pthread_mutex_lock(&mus[dev]);
     forget(&places[dev]);
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&mus[dev]);
 }
 
 static int malloc_on_server(int face, uint64_t size, uint64_t *out) {
