@@ -53,6 +53,7 @@ def null_server():
     ("driver_user_objects", [], "OK driver_user_objects"),        # graph user objects, a graph of a memset
     ("driver_graph_nodes", ["copy"], "OK driver_graph_nodes"),   # generic graph nodes, no kernel node
     ("driver_large_params", ["layout"], "OK driver_large_params"),  # KPARAM_INFO_V2's layout, 32 KB launches
+    ("placed_threads", ["6", "40"], "OK placed_threads 6 x 40"),  # threads placing allocations at once
 ])
 def test_program_runs_on_the_cuda_backend_without_a_gpu(name, args, ok, cuda_program, null_server):
     p = run_cli("run", "--server", null_server, "--", str(cuda_program(name)), *args)

@@ -50,6 +50,14 @@ def test_placed_allocations_behave_as_the_workers_and_cost_no_round_trip(cuda_pr
     assert chosen - placed >= ROUNDS * SIZES * 3 // 4
 
 
+@pytest.mark.parametrize("place", ["1", "0"])
+def test_threads_allocating_at_once_get_disjoint_memory_with_their_contents(cuda_program, start_server, place):
+    url, _ = start_server()
+    p = subprocess.run([str(cuda_program("placed_threads")), "6", "40"], capture_output=True, text=True, timeout=300,
+                       env={**client_env([url]), "RGPU_PLACE": place})
+    assert p.returncode == 0 and "OK placed_threads 6 x 40" in p.stdout, p.stdout + p.stderr
+
+
 def test_placed_allocations_on_the_cuda_backend_without_a_gpu(cuda_program):
     """The worker's arena places them (arena.c's rgpu_arena_place in the half the client lays out)."""
     with DaemonSet() as daemons:
