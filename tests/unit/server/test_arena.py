@@ -72,8 +72,7 @@ class Driver:
 @pytest.fixture
 def lib():
     lib = compiled.library()
-    if lib is None:
-        pytest.skip("librgpu_launches.so is not built (libhook/build.sh)")
+    assert lib is not None, f"librgpu_launches.so (libhook/build.sh): {compiled.unavailable()}"
     return lib
 
 
