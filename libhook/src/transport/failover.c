@@ -426,6 +426,7 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
         if (check_replies(s, f, &at, server, why, cap) != 0) return -1;
     }
     f->recoveries++;
+    s->moves++; /* a new worker: what the client asked the old one once it asks again (memory/placed.c) */
     rgpu_log(RGPU_LOG_WARN, "failover: device %d resumed on %s from %s and %zu logged message(s) in %.3f s", dev,
              server, f->has_image ? "its checkpoint" : "the start (no checkpoint yet)", f->nlog, now_s() - t0);
     return 0;

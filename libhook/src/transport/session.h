@@ -34,7 +34,7 @@ typedef struct {
      * so that they can be sent again, in order, to the worker the session moved to (replay.c) */
     void *replay;       /* replay_msg array */
     size_t nreplay, replaycap, replaybytes;
-    unsigned moves;     /* how often the session followed a move */
+    unsigned moves;     /* how often the session went to another worker: a move it followed, a failover */
     struct rgpu_failover *fo; /* a --failover lease's checkpoint and log (failover.c), else NULL */
     double replied_at;  /* when the last reply to a call came (take_notices: none is looked for right after) */
     /* async D2H copies into pinned memory the worker does not map, sent with `sync` RGPU_OUT_LATER: their
