@@ -97,6 +97,20 @@ void rgpu_wire_out_cuMemAlloc_v2(rgpu_call *c, uint64_t *dptr)
     *dptr = rgpu_out_u(c);
 }
 
+void rgpu_wire_cuMemAllocPitch_v2(rgpu_call *c, uint64_t WidthInBytes, uint64_t Height, uint64_t ElementSizeBytes)
+{
+    rgpu_begin(c, RGPU_ID_cuMemAllocPitch_v2, "cuMemAllocPitch_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemAllocPitch_v2);
+    rgpu_put_u(c, WidthInBytes);
+    rgpu_put_u(c, Height);
+    rgpu_put_u(c, ElementSizeBytes);
+}
+
+void rgpu_wire_out_cuMemAllocPitch_v2(rgpu_call *c, uint64_t *dptr, uint64_t *pPitch)
+{
+    *dptr = rgpu_out_u(c);
+    *pPitch = rgpu_out_u(c);
+}
+
 void rgpu_wire_cuMemFree_v2(rgpu_call *c, uint64_t dptr)
 {
     rgpu_begin(c, RGPU_ID_cuMemFree_v2, "cuMemFree_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemFree_v2);
@@ -677,6 +691,19 @@ void rgpu_wire_out_cudaMalloc(rgpu_call *c, uint64_t *devPtr)
     *devPtr = rgpu_out_u(c);
 }
 
+void rgpu_wire_cudaMallocPitch(rgpu_call *c, uint64_t width, uint64_t height)
+{
+    rgpu_begin(c, RGPU_ID_cudaMallocPitch, "cudaMallocPitch", RGPU_RUNTIME, RGPU_FLAGS_cudaMallocPitch);
+    rgpu_put_u(c, width);
+    rgpu_put_u(c, height);
+}
+
+void rgpu_wire_out_cudaMallocPitch(rgpu_call *c, uint64_t *devPtr, uint64_t *pitch)
+{
+    *devPtr = rgpu_out_u(c);
+    *pitch = rgpu_out_u(c);
+}
+
 void rgpu_wire_cudaFree(rgpu_call *c, uint64_t devPtr)
 {
     rgpu_begin(c, RGPU_ID_cudaFree, "cudaFree", RGPU_RUNTIME, RGPU_FLAGS_cudaFree);
@@ -788,7 +815,7 @@ void rgpu_wire_rgpuMemPlacement(rgpu_call *c)
     rgpu_begin(c, RGPU_ID_rgpuMemPlacement, "rgpuMemPlacement", RGPU_DRIVER, RGPU_FLAGS_rgpuMemPlacement);
 }
 
-void rgpu_wire_out_rgpuMemPlacement(rgpu_call *c, uint64_t *base, uint64_t *span, uint64_t *granule, uint64_t *guard, uint64_t *charge_unit, uint64_t *spare_cap, uint64_t *spare)
+void rgpu_wire_out_rgpuMemPlacement(rgpu_call *c, uint64_t *base, uint64_t *span, uint64_t *granule, uint64_t *guard, uint64_t *charge_unit, uint64_t *spare_cap, uint64_t *spare, uint64_t *pitch_align)
 {
     *base = rgpu_out_u(c);
     *span = rgpu_out_u(c);
@@ -797,6 +824,7 @@ void rgpu_wire_out_rgpuMemPlacement(rgpu_call *c, uint64_t *base, uint64_t *span
     *charge_unit = rgpu_out_u(c);
     *spare_cap = rgpu_out_u(c);
     *spare = rgpu_out_u(c);
+    *pitch_align = rgpu_out_u(c);
 }
 
 void rgpu_wire_rgpuMemPlace(rgpu_call *c, uint64_t addr, uint64_t size, uint64_t span)

@@ -29,6 +29,9 @@ void rgpu_wire_out_cuModuleLoadData(struct rgpu_call *c, void **module);
 /* cuMemAlloc_v2 (memory/placed.c): bytesize:u; outs dptr:ou */
 void rgpu_wire_cuMemAlloc_v2(struct rgpu_call *c, uint64_t bytesize);
 void rgpu_wire_out_cuMemAlloc_v2(struct rgpu_call *c, uint64_t *dptr);
+/* cuMemAllocPitch_v2 (memory/placed.c): WidthInBytes:u, Height:u, ElementSizeBytes:u; outs dptr:ou, pPitch:ou */
+void rgpu_wire_cuMemAllocPitch_v2(struct rgpu_call *c, uint64_t WidthInBytes, uint64_t Height, uint64_t ElementSizeBytes);
+void rgpu_wire_out_cuMemAllocPitch_v2(struct rgpu_call *c, uint64_t *dptr, uint64_t *pPitch);
 /* cuMemFree_v2 (managed/managed.c): dptr:u */
 void rgpu_wire_cuMemFree_v2(struct rgpu_call *c, uint64_t dptr);
 /* cuMemAllocManaged (managed/managed.c): bytesize:u, flags:u; outs dptr:ou, mapped:ou */
@@ -145,6 +148,9 @@ void rgpu_wire_out_cudaMallocManaged(struct rgpu_call *c, uint64_t *devPtr, uint
 /* cudaMalloc (memory/placed.c): size:u; outs devPtr:ou */
 void rgpu_wire_cudaMalloc(struct rgpu_call *c, uint64_t size);
 void rgpu_wire_out_cudaMalloc(struct rgpu_call *c, uint64_t *devPtr);
+/* cudaMallocPitch (memory/placed.c): width:u, height:u; outs devPtr:ou, pitch:ou */
+void rgpu_wire_cudaMallocPitch(struct rgpu_call *c, uint64_t width, uint64_t height);
+void rgpu_wire_out_cudaMallocPitch(struct rgpu_call *c, uint64_t *devPtr, uint64_t *pitch);
 /* cudaFree (managed/managed.c): devPtr:u */
 void rgpu_wire_cudaFree(struct rgpu_call *c, uint64_t devPtr);
 /* cudaMemcpy (memory/memcpy.c): dst:u, src:u, count:u, kind:i; bulk in count; bulk out count */
@@ -170,9 +176,9 @@ void rgpu_wire_out_rgpuGraphBuild(struct rgpu_call *c, void **graph);
 void rgpu_wire_rgpuGraphLaunch(struct rgpu_call *c, const void *hGraph, const void *hStream);
 /* rgpuGraphDestroy (graph/graph_server.c): hGraph:h */
 void rgpu_wire_rgpuGraphDestroy(struct rgpu_call *c, const void *hGraph);
-/* rgpuMemPlacement (memory/placed.c): no arguments; outs base:ou, span:ou, granule:ou, guard:ou, charge_unit:ou, spare_cap:ou, spare:ou */
+/* rgpuMemPlacement (memory/placed.c): no arguments; outs base:ou, span:ou, granule:ou, guard:ou, charge_unit:ou, spare_cap:ou, spare:ou, pitch_align:ou */
 void rgpu_wire_rgpuMemPlacement(struct rgpu_call *c);
-void rgpu_wire_out_rgpuMemPlacement(struct rgpu_call *c, uint64_t *base, uint64_t *span, uint64_t *granule, uint64_t *guard, uint64_t *charge_unit, uint64_t *spare_cap, uint64_t *spare);
+void rgpu_wire_out_rgpuMemPlacement(struct rgpu_call *c, uint64_t *base, uint64_t *span, uint64_t *granule, uint64_t *guard, uint64_t *charge_unit, uint64_t *spare_cap, uint64_t *spare, uint64_t *pitch_align);
 /* rgpuMemPlace (memory/placed.c): addr:u, size:u, span:u */
 void rgpu_wire_rgpuMemPlace(struct rgpu_call *c, uint64_t addr, uint64_t size, uint64_t span);
 /* rgpuMemPlaceGrant (memory/placed.c): addr:u, size:u, span:u, want:u; outs spare:ou */
@@ -208,6 +214,7 @@ int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 
 /* Capture guards of hand-written calls, as their records say: 0, or the error the call returns. */
 #define RGPU_GUARD_cuMemAlloc_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
+#define RGPU_GUARD_cuMemAllocPitch_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 0)
 #define RGPU_GUARD_cuMemcpyPeer() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
 #define RGPU_GUARD_cuMemcpyHtoA_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
 #define RGPU_GUARD_cuMemcpyAtoH_v2() rgpu_capture_guard(RGPU_DRIVER, NULL, 1)
@@ -232,6 +239,7 @@ int rgpu_capture_cudaFreeAsync(int *rc, void *devPtr, cudaStream_t hStream);
 #define RGPU_GUARD_cudaStreamAddCallback(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 #define RGPU_GUARD_cudaStreamAttachMemAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 #define RGPU_GUARD_cudaMalloc() rgpu_capture_guard(RGPU_RUNTIME, NULL, 0)
+#define RGPU_GUARD_cudaMallocPitch() rgpu_capture_guard(RGPU_RUNTIME, NULL, 0)
 #define RGPU_GUARD_cudaMemcpy3DPeer() rgpu_capture_guard(RGPU_RUNTIME, NULL, 1)
 #define RGPU_GUARD_cudaMemcpy3DPeerAsync(stream) rgpu_capture_guard(RGPU_RUNTIME, (stream), 1)
 #define RGPU_GUARD_cudaMemcpyPeer() rgpu_capture_guard(RGPU_RUNTIME, NULL, 1)

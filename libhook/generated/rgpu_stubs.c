@@ -385,27 +385,6 @@ CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
     return rc;
 }
 
-/* cuMemAllocPitch_v2: forward (protocol/contract/calls/memory.toml) */
-CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
-{
-    rgpu_call c;
-    if (dptr == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    if (pPitch == NULL) return rgpu_invalid_value(RGPU_DRIVER);
-    { int crc = rgpu_capture_guard(RGPU_DRIVER, NULL, 0); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cuMemAllocPitch_v2, "cuMemAllocPitch_v2", RGPU_DRIVER, RGPU_FLAGS_cuMemAllocPitch_v2);
-    rgpu_put_u(&c, (uint64_t)WidthInBytes);
-    rgpu_put_u(&c, (uint64_t)Height);
-    rgpu_put_u(&c, (uint64_t)ElementSizeBytes);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *dptr = (__typeof__(*dptr))rgpu_out_u(&c);
-        *pPitch = (__typeof__(*pPitch))rgpu_out_u(&c);
-        rgpu_allocs_note(c.dev, (uint64_t)(uintptr_t)*dptr, (size_t)(*pPitch) * (size_t)(Height));
-    }
-    rgpu_end(&c);
-    return rc;
-}
-
 /* cuMemGetAddressRange_v2: forward (protocol/contract/calls/memory.toml) */
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
@@ -2912,26 +2891,6 @@ cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
 cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
 {
     return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetSharedMemConfig");
-}
-
-/* cudaMallocPitch: forward (protocol/contract/calls/memory.toml) */
-cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
-{
-    rgpu_call c;
-    if (devPtr == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    if (pitch == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
-    { int crc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 0); if (crc) return crc; }
-    rgpu_begin(&c, RGPU_ID_cudaMallocPitch, "cudaMallocPitch", RGPU_RUNTIME, RGPU_FLAGS_cudaMallocPitch);
-    rgpu_put_u(&c, (uint64_t)width);
-    rgpu_put_u(&c, (uint64_t)height);
-    int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        *devPtr = (void *)(uintptr_t)rgpu_out_u(&c);
-        *pitch = (__typeof__(*pitch))rgpu_out_u(&c);
-        rgpu_allocs_note(c.dev, (uint64_t)(uintptr_t)*devPtr, (size_t)(*pitch) * (size_t)(height));
-    }
-    rgpu_end(&c);
-    return rc;
 }
 
 /* cudaMemGetInfo: forward (protocol/contract/calls/memory.toml) */

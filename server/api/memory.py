@@ -33,7 +33,7 @@ def mem_alloc_async(s, size, stream):
 
 @handles("cudaMallocPitch", "cuMemAllocPitch_v2")
 def mem_alloc_pitch(s, width, height, *elem):
-    pitch = -(-width // 512) * 512 if width else 0  # texture-pitch alignment of the device
+    pitch = -(-width // placed.PITCH_ALIGN) * placed.PITCH_ALIGN if width else 0
     if pitch * height == 0:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", "zero-sized pitched allocation")
     return (s.device.mem_alloc(pitch * height), pitch)

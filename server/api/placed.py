@@ -24,14 +24,18 @@ from ..backends.base import place_spare_cap as spare_cap
 from ..errors import CudaError
 from . import handles
 
+# a pitched allocation's rows are rounded to this (a GPU's texture pitch alignment): memory.py's
+# cudaMallocPitch and the client's, which places pitched allocations too
+PITCH_ALIGN = 512
+
 
 @handles("rgpuMemPlacement")
 def placement(s):
     where = s.device.client_range()
     if where is None:
-        return (0, 0, 0, 0, 0, 0, 0)
+        return (0, 0, 0, 0, 0, 0, 0, 0)
     base, span, granule, guard, unit = where
-    return (base, span, granule, guard, unit, spare_cap(), s.device.spare)
+    return (base, span, granule, guard, unit, spare_cap(), s.device.spare, PITCH_ALIGN)
 
 
 def _take(s, charge: int) -> bool:

@@ -1,4 +1,5 @@
-/* cudaMalloc and cuMemAlloc without a round trip (server/api/placed.py says the worker's half).
+/* cudaMalloc and cuMemAlloc (and the pitched ones) without a round trip (server/api/placed.py says the
+ * worker's half).
  *
  * The session's device lends this process a range of device addresses no allocation the worker
  * chooses ever takes, and a spare of the quota charged ahead. An allocation is laid out here, in a
@@ -45,7 +46,7 @@ typedef struct { uint64_t addr, size; } placed_entry; /* addr 0: empty */
 typedef struct {
     int state;           /* 0 not asked, 1 placing, -1 the worker chooses */
     unsigned moves;      /* the session's moves when it was asked */
-    uint64_t base, span, granule, guard, unit, cap, spare;
+    uint64_t base, span, granule, guard, unit, cap, spare, pitch_align;
     uint64_t live;       /* the charges of the allocations placed */
     struct rgpu_arena *mirror;
     placed_entry *table; /* the allocations placed, by address (open addressing) */
@@ -119,12 +120,13 @@ static uint64_t charge_of(const placement *p, uint64_t size) {
  * error a refusal is (cudaMalloc's or cuMemAlloc's). */
 CUresult rgpuMemPlacement(int dev, cuuint64_t *base, cuuint64_t *span, cuuint64_t *granule,
                           cuuint64_t *guard, cuuint64_t *charge_unit, cuuint64_t *spare_cap,
-                          cuuint64_t *spare) {
+                          cuuint64_t *spare, cuuint64_t *pitch_align) {
     rgpu_call c;
     rgpu_wire_rgpuMemPlacement(&c);
     c.dev = dev;
     int rc = rgpu_sync(&c);
-    if (rc == 0) rgpu_wire_out_rgpuMemPlacement(&c, base, span, granule, guard, charge_unit, spare_cap, spare);
+    if (rc == 0)
+        rgpu_wire_out_rgpuMemPlacement(&c, base, span, granule, guard, charge_unit, spare_cap, spare, pitch_align);
     rgpu_end(&c);
     return rc;
 }
@@ -151,8 +153,8 @@ CUresult rgpuMemPlaceGrant(int face, int dev, CUdeviceptr addr, size_t size, siz
  * spare are the new worker's; a range that moved elsewhere ends placing (the mirror's allocations lie
  * in the old one). */
 static void ask(placement *p, int dev, rgpu_session *s) {
-    cuuint64_t base = 0, span = 0, granule = 0, guard = 0, unit = 0, cap = 0, spare = 0;
-    int rc = rgpuMemPlacement(dev, &base, &span, &granule, &guard, &unit, &cap, &spare);
+    cuuint64_t base = 0, span = 0, granule = 0, guard = 0, unit = 0, cap = 0, spare = 0, pitch_align = 0;
+    int rc = rgpuMemPlacement(dev, &base, &span, &granule, &guard, &unit, &cap, &spare, &pitch_align);
     p->moves = __atomic_load_n(&s->moves, __ATOMIC_ACQUIRE);
     if (rc || !span || !granule || !unit || (p->mirror && (base != p->base || span != p->span))) {
         p->state = -1;
@@ -168,7 +170,7 @@ static void ask(placement *p, int dev, rgpu_session *s) {
         }
     }
     p->base = base, p->span = span, p->granule = granule, p->guard = guard, p->unit = unit, p->cap = cap;
-    p->spare = spare;
+    p->spare = spare, p->pitch_align = pitch_align;
     p->state = 1;
 }
 
@@ -181,23 +183,30 @@ static int wanted(void) {
     return on;
 }
 
-/* cudaMalloc / cuMemAlloc (face) of `size` bytes placed here: 0 and *out, the call's error, or -1 where
- * the worker chooses instead. */
-static int place(int face, uint64_t size, uint64_t *out) {
-    if (!size || !wanted() || rgpu_ensure_init()) return -1;
-    int dev = rgpu_current_device();
-    if (dev < 0 || dev >= RGPU_MAX_DEVICES) return -1;
-    if (face == RGPU_RUNTIME) rgpu_bind_runtime_context(dev, 0);
-    rgpu_session *s = rgpu_session_get(dev);
-    if (!s) return -1;
-    pthread_mutex_lock(&mus[dev]);
-    placement *p = &places[dev];
-    if (p->state == 0 || (p->state == 1 && __atomic_load_n(&s->moves, __ATOMIC_ACQUIRE) != p->moves)) ask(p, dev, s);
-    uint64_t addr, need = size + p->guard;
-    if (p->state != 1 || need < size || room(p) || rgpu_arena_alloc(p->mirror, need, &addr) != 0) {
-        pthread_mutex_unlock(&mus[dev]);
-        return -1; /* the range is full: the worker chooses */
+/* The calling thread's device's placement with its lock held, the worker asked where it places if it has
+ * not been since the session last changed workers; NULL where the worker chooses (*dev: the device). */
+static placement *placing(int face, int *dev) {
+    if (!wanted() || rgpu_ensure_init()) return NULL;
+    int d = rgpu_current_device();
+    if (d < 0 || d >= RGPU_MAX_DEVICES) return NULL;
+    if (face == RGPU_RUNTIME) rgpu_bind_runtime_context(d, 0);
+    rgpu_session *s = rgpu_session_get(d);
+    if (!s) return NULL;
+    pthread_mutex_lock(&mus[d]);
+    placement *p = &places[d];
+    if (p->state == 0 || (p->state == 1 && __atomic_load_n(&s->moves, __ATOMIC_ACQUIRE) != p->moves)) ask(p, d, s);
+    if (p->state != 1) {
+        pthread_mutex_unlock(&mus[d]);
+        return NULL;
     }
+    *dev = d;
+    return p;
+}
+
+/* `size` bytes placed (the lock held): 0 and *out, the call's error, or -1 where the range is full. */
+static int place_locked(placement *p, int face, int dev, uint64_t size, uint64_t *out) {
+    uint64_t addr, need = size + p->guard;
+    if (need < size || room(p) || rgpu_arena_alloc(p->mirror, need, &addr) != 0) return -1;
     /* what of the range it takes: its units in a slab, or its whole granules (arena.c) */
     uint64_t step = need <= p->granule / 2 ? 512 : p->granule, span = (need + step - 1) / step * step;
     uint64_t charge = charge_of(p, size);
@@ -214,14 +223,38 @@ static int place(int face, uint64_t size, uint64_t *out) {
     }
     if (rc) {
         rgpu_arena_free(p->mirror, addr);
-    } else {
-        remember(p, addr, size);
-        p->live += charge;
+        return rc;
     }
+    remember(p, addr, size);
+    p->live += charge;
+    *out = addr;
+    return 0;
+}
+
+/* cudaMalloc / cuMemAlloc (face) of `size` bytes placed here: 0 and *out, the call's error, or -1 where
+ * the worker chooses instead. */
+static int place(int face, uint64_t size, uint64_t *out) {
+    int dev;
+    placement *p = size ? placing(face, &dev) : NULL;
+    if (!p) return -1;
+    int rc = place_locked(p, face, dev, size, out);
+    pthread_mutex_unlock(&mus[dev]);
+    if (rc == 0) rgpu_allocs_note(dev, *out, size);
+    return rc;
+}
+
+/* cudaMallocPitch / cuMemAllocPitch of `height` rows of `width` bytes, each row rounded to the pitch
+ * the worker's cudaMallocPitch rounds to (server/api/placed.py PITCH_ALIGN): as place, and *pitch. */
+static int place_pitched(int face, uint64_t width, uint64_t height, uint64_t *out, uint64_t *pitch) {
+    int dev;
+    placement *p = width && height ? placing(face, &dev) : NULL; /* a zero size is the worker's refusal */
+    if (!p) return -1;
+    uint64_t a = p->pitch_align, row = a ? (width + a - 1) / a * a : 0;
+    int rc = row < width || !row || height > UINT64_MAX / row ? -1 : place_locked(p, face, dev, row * height, out);
     pthread_mutex_unlock(&mus[dev]);
     if (rc == 0) {
-        rgpu_allocs_note(dev, addr, size);
-        *out = addr;
+        *pitch = row;
+        rgpu_allocs_note(dev, *out, row * height);
     }
     return rc;
 }
@@ -295,5 +328,43 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
     uint64_t a = 0;
     int rc = alloc_any(RGPU_DRIVER, bytesize, &a);
     if (rc == 0) *dptr = (CUdeviceptr)a;
+    return rc;
+}
+
+static int pitched_on_server(int face, uint64_t width, uint64_t height, unsigned elem, uint64_t *out, uint64_t *pitch) {
+    rgpu_call c;
+    if (face == RGPU_RUNTIME) rgpu_wire_cudaMallocPitch(&c, width, height);
+    else rgpu_wire_cuMemAllocPitch_v2(&c, width, height, elem);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) {
+        if (face == RGPU_RUNTIME) rgpu_wire_out_cudaMallocPitch(&c, out, pitch);
+        else rgpu_wire_out_cuMemAllocPitch_v2(&c, out, pitch);
+        if (*out) rgpu_allocs_note(c.dev, *out, (size_t)(*pitch * height));
+    }
+    rgpu_end(&c);
+    return rc;
+}
+
+static int pitched_any(int face, uint64_t width, uint64_t height, unsigned elem, uint64_t *out, uint64_t *pitch) {
+    int rc = rgpu_capture_guard(face, NULL, 0);
+    if (rc) return rc;
+    rc = place_pitched(face, width, height, out, pitch);
+    return rc == -1 ? pitched_on_server(face, width, height, elem, out, pitch) : rc;
+}
+
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height) {
+    if (devPtr == NULL || pitch == NULL) return rgpu_invalid_value(RGPU_RUNTIME);
+    uint64_t a = 0, p = 0;
+    int rc = pitched_any(RGPU_RUNTIME, width, height, 0, &a, &p);
+    if (rc == 0) *devPtr = (void *)(uintptr_t)a, *pitch = (size_t)p;
+    return rc;
+}
+
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+                            unsigned int ElementSizeBytes) {
+    if (dptr == NULL || pPitch == NULL) return rgpu_invalid_value(RGPU_DRIVER);
+    uint64_t a = 0, p = 0;
+    int rc = pitched_any(RGPU_DRIVER, WidthInBytes, Height, ElementSizeBytes, &a, &p);
+    if (rc == 0) *dptr = (CUdeviceptr)a, *pPitch = (size_t)p;
     return rc;
 }

@@ -3,6 +3,8 @@
 // half a 2 MiB granule, odd ones, both APIs), each written by a kernel and read back whole while the
 // others live, checked to be 256-byte aligned and disjoint; half freed each round; frees of addresses
 // no allocation starts at refused; cudaMalloc(0) a null pointer. With QUOTA (MiB, the lease's memory)
+// Each round also makes a pitched allocation with each API (rows rounded to a pitch of at least the
+// width, a multiple of 256), checked as the others. With QUOTA (MiB, the lease's memory)
 // it then allocates CHUNK MiB at a time until the device refuses, and checks that the refusal is
 // cudaMalloc's own (cudaErrorMemoryAllocation, then the last error, then success), that no more than
 // the quota was given, and that after freeing one chunk the same allocation succeeds. `copy`: the
@@ -89,6 +91,25 @@ int main(int argc, char **argv) {
                     printf("FAIL 0x%zx (+%zu) overlaps 0x%zx (+%zu)\n", (size_t)b.at, b.size, (size_t)o.at, o.size);
                     return 1;
                 }
+            if (write_block(b, host)) return 1;
+            live.push_back(b);
+        }
+        for (int api = 0; api < 2; api++) { // pitched: a 2D buffer of rows, as an image library makes them
+            size_t width = 100 + 37 * (size_t)r + 700 * api, height = 3 + (size_t)r, pitch = 0;
+            Block b{0, 0, api == 1, seed++};
+            if (api == 1) {
+                CUdeviceptr d = 0;
+                CK(cuMemAllocPitch(&d, &pitch, width, height, 4));
+                b.at = (uintptr_t)d;
+            } else {
+                void *d = nullptr;
+                CHECK(cudaMallocPitch(&d, &pitch, width, height));
+                b.at = (uintptr_t)d;
+            }
+            EXPECT(b.at && b.at % 256 == 0 && pitch >= width && pitch % 256 == 0);
+            b.size = pitch * height;
+            for (const Block &o : live)
+                EXPECT(!(b.at < o.at + o.size && o.at < b.at + b.size));
             if (write_block(b, host)) return 1;
             live.push_back(b);
         }

@@ -25,9 +25,11 @@ def s(monkeypatch):
 
 
 def test_the_range_lent_is_one_no_allocation_the_server_chooses_takes(d, s):
-    base, span, granule, guard, unit, cap, spare = ok(call(d, s, "rgpuMemPlacement"))
+    base, span, granule, guard, unit, cap, spare, pitch_align = ok(call(d, s, "rgpuMemPlacement"))
     assert span >= granule == 2 * MiB and base % granule == 0 and guard > 0 and unit == UNIT
     assert cap == 2 * MiB and spare == 0
+    # the pitch the client rounds a pitched allocation's rows to is the one cudaMallocPitch here uses
+    assert pitch_align == 512 and ok(call(d, s, "cudaMallocPitch", 1000, 3))[1] == 2 * pitch_align
     chosen = [ok(call(d, s, "cudaMalloc", n)) for n in (100, MiB, 3 * MiB)]
     reserved = ok(call(d, s, "cuMemAddressReserve", 64 * MiB, 0, 0, 0))
     for a, n in [*zip(chosen, (100, MiB, 3 * MiB)), (reserved, 64 * MiB)]:
