@@ -20,7 +20,6 @@ nobody's (a copy to it, a kernel's access, its free are refused as for any stray
 one bad message of a client's loses it nothing else (tests/security/test_fuzz.py)."""
 from __future__ import annotations
 
-from ..backends.base import place_spare_cap as spare_cap
 from ..errors import CudaError
 from . import handles
 
@@ -35,7 +34,7 @@ def placement(s):
     if where is None:
         return (0, 0, 0, 0, 0, 0, 0, 0)
     base, span, granule, guard, unit = where
-    return (base, span, granule, guard, unit, spare_cap(), s.device.spare, PITCH_ALIGN)
+    return (base, span, granule, guard, unit, s.device.spare_cap, s.device.spare, PITCH_ALIGN)
 
 
 def _take(s, charge: int) -> bool:
@@ -70,7 +69,7 @@ def place_grant(s, addr, size, span, want):
     charge = d.placed_charge(size)
     need = charge - d.spare
     # as much more spare as asked for when the counter has it, else only what this allocation needs
-    if need > 0 and not d.take_spare(need + min(want, spare_cap())) and not d.take_spare(need):
+    if need > 0 and not d.take_spare(need + min(want, d.spare_cap)) and not d.take_spare(need):
         raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
     d.spare -= charge
     _place(s, addr, size, span, charge)
@@ -84,5 +83,5 @@ def freed(s, charge: int | None) -> None:
         return
     d = s.device
     d.spare += charge
-    if d.spare > spare_cap():
-        d.give_spare(d.spare - spare_cap())
+    if d.spare > d.spare_cap:
+        d.give_spare(d.spare - d.spare_cap)

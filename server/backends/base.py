@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
+from functools import cached_property
 
 from ..errors import CudaError
 
 
 # The kinds of a graph's nodes (graph_build; the wire's numbers, libhook/src/graph/graph_server.c)
 GRAPH_KERNEL, GRAPH_MEMSET, GRAPH_COPY = 0, 1, 2
-
-
-def place_spare_cap() -> int:
-    """The most of its quota a session holds ahead for its client's placements after a free
-    (RGPU_PLACE_SPARE bytes, default 64 MiB): server/api/placed.py, and the cuda backend's serving loop."""
-    return int(os.environ.get("RGPU_PLACE_SPARE", str(64 << 20)))
 
 
 class Device(ABC):
@@ -49,6 +44,12 @@ class Device(ABC):
 
     # allocations the client places (server/api/placed.py)
     spare = 0  # bytes of the quota charged ahead for them
+
+    @cached_property
+    def spare_cap(self) -> int:
+        """The most of its quota the session holds ahead for them after a free (RGPU_PLACE_SPARE bytes,
+        default 64 MiB), read once: api/placed.py, and the cuda backend's serving loop."""
+        return int(os.environ.get("RGPU_PLACE_SPARE", str(64 << 20)))
 
     def client_range(self) -> tuple[int, int, int, int, int] | None:
         """(base, span, granule, guard, charge unit) of the addresses the client lays its allocations

@@ -56,8 +56,13 @@ typedef struct {
 static placement places[RGPU_MAX_DEVICES];
 static pthread_mutex_t mus[RGPU_MAX_DEVICES] = {[0 ... RGPU_MAX_DEVICES - 1] = PTHREAD_MUTEX_INITIALIZER};
 
+/* The slot an address hashes to (allocations are 256-byte aligned: the low bits say nothing). */
+static size_t home(const placement *p, uint64_t addr) {
+    return (size_t)((addr >> 8) * 0x9E3779B97F4A7C15ull) & (p->cap_entries - 1);
+}
+
 static size_t slot_of(const placement *p, uint64_t addr) {
-    size_t i = (size_t)((addr >> 8) * 0x9E3779B97F4A7C15ull) & (p->cap_entries - 1);
+    size_t i = home(p, addr);
     while (p->table[i].addr && p->table[i].addr != addr) i = (i + 1) & (p->cap_entries - 1);
     return i;
 }
@@ -94,8 +99,7 @@ static uint64_t recall(placement *p, uint64_t addr, int take) {
     for (;;) {
         j = (j + 1) & mask;
         if (!p->table[j].addr) break;
-        size_t home = (size_t)((p->table[j].addr >> 8) * 0x9E3779B97F4A7C15ull) & mask;
-        if (((j - home) & mask) >= ((j - i) & mask)) {
+        if (((j - home(p, p->table[j].addr)) & mask) >= ((j - i) & mask)) {
             p->table[i] = p->table[j];
             p->table[j].addr = 0;
             i = j;

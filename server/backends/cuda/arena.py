@@ -89,9 +89,9 @@ class Arena:
         """(base, span, granule) of the range the client places its allocations in."""
         return self.base + self.own, self.span - self.own, self.granule
 
-    def lent(self, addr: int) -> bool:
-        """Whether `addr` lies in the client's half (an allocation the client placed)."""
-        return self.base + self.own <= addr < self.base + self.span
+    def lent(self, addr: int, span: int) -> bool:
+        """Whether [addr, addr + span) lies in the client's half (an allocation the client placed)."""
+        return bool(self._lib.rgpu_arena_lent(self._a, addr, span))
 
     def holds(self, addr: int) -> bool:
         return bool(self._lib.rgpu_arena_holds(self._a, addr))

@@ -17,7 +17,7 @@ import cffi
 from rgpu.protocol.generated import driver as decls
 from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 
-from ..base import Device, place_spare_cap
+from ..base import Device
 from .arrays import CudaArrays
 from .graphs import CudaGraphs
 from .vmm import CudaVmm
@@ -174,7 +174,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         # the serving loop's copies and memsets (copies.py), told of every allocation in _allocs
         self.copier = copies.make(_ffi, _lib, self.launcher)
         if self.copier is not None:
-            self.copier.set_spare(0, place_spare_cap())
+            self.copier.set_spare(0, self.spare_cap)
         self._bound = threading.local()  # threads that made the context current (running_time)
         # One launch argument block, reused: the driver copies a kernel's parameters at the launch.
         self._params = _ffi.new("char[]", 4096)
@@ -318,7 +318,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             if size > 0:
                 self._allocs[addr] = size
                 self._track_start(addr)
-                if self.arena is not None and self.arena.lent(addr):  # the client placed it
+                if self.arena is not None and self.arena.lent(addr, size):  # the client placed it
                     self._placed[addr] = size
             else:
                 self._allocs.pop(addr, None)
@@ -417,7 +417,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
     def spare(self, n: int) -> None:
         copier = getattr(self, "copier", None)
         if copier is not None:
-            copier.set_spare(n, place_spare_cap())
+            copier.set_spare(n, self.spare_cap)
         else:
             self._spare = n
 
@@ -433,8 +433,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             self._reserve(-n)
 
     def mem_place(self, addr: int, size: int, span: int) -> None:
-        lo, n, _g = self.arena.placement() if self.arena is not None else (0, 0, 0)
-        if not (lo <= addr and addr + span <= lo + n and 0 < size <= span) or not self.arena.place(addr, size):
+        if self.arena is None or not 0 < size <= span or not self.arena.lent(addr, span) or not self.arena.place(addr, size):
             raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{span}) is not free in this session's placement range")
         self._placed[addr] = size
         self._track(addr, size)

@@ -137,7 +137,7 @@ class CudaPlacement:
                 self._reserve(-size)
             raise
         self._track(addr, size)
-        if self.arena.lent(addr):  # the client placed it: its free goes to the spare there, so here too
+        if self.arena.lent(addr, size):  # the client placed it: its free goes to the spare there, so here too
             self._placed[addr] = size
 
     def _hulls(self, allocations):

@@ -156,14 +156,12 @@ class SimDevice(SimArrays, Device):
         return size if placed else None
 
     # -- allocations the client placed (server/api/placed.py) --
-    spare = 0  # bytes of the quota charged ahead for the client's placements
-
     def client_range(self):
         """(base, span, granule, guard, charge unit) of the range the client places in, or None."""
         region = self.memory.placement_region()
         if region is None:
             return None
-        # one unit of guard after each allocation, as cudaMalloc's (memory.py GUARD)
+        # a guard after each allocation, as cudaMalloc's have here (memory.py GUARD)
         return region[0], region[1] - region[0], GRANULE, GUARD, TEXTURE_ALIGNMENT
 
     @staticmethod
@@ -579,7 +577,7 @@ class SimDevice(SimArrays, Device):
                 done.append(addr)
         except SimError:
             for addr in done:  # all or nothing: a session that does not fit holds nothing
-                self.release_allocation(addr)
+                self.memory.free(addr, release=True)
             raise
 
     def _restore_one(self, addr: int, size: int, span: int) -> None:
@@ -601,10 +599,7 @@ class SimDevice(SimArrays, Device):
             raise
 
     def release_allocation(self, addr) -> None:
-        placed = self.memory.placed.get(addr)
-        self.memory.free(addr)
-        if placed is not None:
-            self.memory.uncharge(placed)
+        self.memory.free(addr, release=True)
 
     def capture_device(self) -> dict:
         self._quiet()

@@ -342,8 +342,9 @@ class DeviceMemory:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{nbytes}) is outside the address window")
         return self.arena[off:off + nbytes].tobytes()
 
-    def free(self, addr: int) -> int:
-        """Free the allocation that starts at ``addr``; returns its size."""
+    def free(self, addr: int, release: bool = False) -> int:
+        """Free the allocation that starts at ``addr``; returns its size (a placed one's charge, which
+        stays charged for the session's spare unless `release`: the session's memory is going)."""
         i = bisect.bisect_left(self._starts, addr)
         if i == len(self._starts) or self._starts[i] != addr:
             raise SimError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} is not an allocation")
@@ -357,7 +358,7 @@ class DeviceMemory:
             self._np_ends = np.delete(self._np_ends, i)
             self._np_spans = np.delete(self._np_spans, i)
             self._np_reach = np.delete(self._np_reach, i)
-        if charge is None:
+        if charge is None or release:
             self.uncharge(size)
         # Give the pages back so a freed region does not keep host memory committed: only pages wholly
         # inside it, since a page it shares with a neighbouring allocation would be zeroed too.
@@ -367,10 +368,7 @@ class DeviceMemory:
     def free_all(self) -> None:
         for addr in list(self._starts):
             if addr not in self._vmm_runs:
-                charge = self.placed.get(addr)
-                self.free(addr)
-                if charge is not None:
-                    self.uncharge(charge)
+                self.free(addr, release=True)
 
     def _sync_tables(self) -> None:
         self._np_starts = np.array(self._starts, dtype=np.uint64)

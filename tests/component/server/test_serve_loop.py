@@ -403,21 +403,26 @@ def test_sessions_allocating_at_once_share_one_exact_memory_count(daemons):
     assert totals["1"] == totals["0"]
 
 
-def _step(c: RingClient, calls: list) -> bytes:
-    """One message of async calls [(name, args)] and then a stream synchronize, through the ring: the
-    reply's bytes (the synchronize's)."""
+def _message(c: RingClient, calls: list, name: str, args: list) -> bytes:
+    """One message of async calls [(name, args)] and then the sync call `name`, through the ring: the
+    reply's bytes (the sync call's)."""
     records = []
-    for name, args in calls:
+    for async_name, async_args in calls:
         c.seq += 1
-        records.append((c.seq, BY_NAME[name], 0, list(args), 0))
+        records.append((c.seq, BY_NAME[async_name], 0, list(async_args), 0))
     c.seq += 1
-    records.append((c.seq, BY_NAME["cudaStreamSynchronize"], 1, [0], 0))
+    records.append((c.seq, BY_NAME[name], 1, list(args), 0))
     before = c.u32("rep_seq")
     c.send_record(wire.encode_requests(records))
     wait_until(lambda: c.u32("rep_seq") != before, 10, "a reply on the ring", interval_s=0.001)
     n = c.u32("rep_len")
     start = c.off + c.lay["size"] - (64 << 10)
     return bytes(c.mm[start:start + n])
+
+
+def _step(c: RingClient, calls: list) -> bytes:
+    """One message of async calls [(name, args)] and then a stream synchronize: its reply's bytes."""
+    return _message(c, calls, "cudaStreamSynchronize", [0])
 
 
 def _steps(c: RingClient) -> tuple[list, bytes]:
@@ -512,18 +517,7 @@ def test_steps_with_copies_from_and_to_pinned_memory_are_the_loops_and_counted(d
 def _placed_then(c: RingClient, places: list, name: str, args: list) -> bytes:
     """One message: allocations the client placed (rgpuMemPlace, async: [addr, size, span]), then the
     sync call `name`: its reply's bytes."""
-    records = []
-    for p in places:
-        c.seq += 1
-        records.append((c.seq, BY_NAME["rgpuMemPlace"], 0, list(p), 0))
-    c.seq += 1
-    records.append((c.seq, BY_NAME[name], 1, list(args), 0))
-    before = c.u32("rep_seq")
-    c.send_record(wire.encode_requests(records))
-    wait_until(lambda: c.u32("rep_seq") != before, 10, "a reply on the ring", interval_s=0.001)
-    n = c.u32("rep_len")
-    start = c.off + c.lay["size"] - (64 << 10)
-    return bytes(c.mm[start:start + n])
+    return _message(c, [("rgpuMemPlace", p) for p in places], name, args)
 
 
 def _placements(c: RingClient) -> list:

@@ -70,26 +70,27 @@ typedef struct rgpu_arena {
 static int within(const rgpu_arena *a, uint64_t addr) { return addr >= a->base && addr - a->base < a->ngran * a->gran; }
 
 static int bit(const uint64_t *b, uint64_t i) { return (int)((b[i / 64] >> (i % 64)) & 1); }
-/* Bits [i, i + n) set or cleared a word at a time: a 1 MiB allocation is 2,048 units, and a program
- * that allocates and frees one in a loop would pay a loop over each of them twice per pair. */
+/* Bits [i, i + n) are handled a word at a time (a 1 MiB allocation is 2,048 units, and a program
+ * that allocates and frees one in a loop would pay a loop over each of them twice per pair): the mask
+ * of those in the word holding bit i, *take of them. */
+static uint64_t word_mask(uint64_t i, uint64_t n, uint64_t *take) {
+    uint64_t lo = i % 64;
+    *take = 64 - lo < n ? 64 - lo : n;
+    return (*take == 64 ? ~0ull : ((1ull << *take) - 1)) << lo;
+}
+
 static void set_bits(uint64_t *b, uint64_t i, uint64_t n, int on) {
-    while (n) {
-        uint64_t w = i / 64, lo = i % 64, take = 64 - lo < n ? 64 - lo : n;
-        uint64_t mask = (take == 64 ? ~0ull : ((1ull << take) - 1)) << lo;
-        if (on) b[w] |= mask;
-        else b[w] &= ~mask;
-        i += take, n -= take;
+    for (uint64_t take; n; i += take, n -= take) {
+        uint64_t mask = word_mask(i, n, &take);
+        if (on) b[i / 64] |= mask;
+        else b[i / 64] &= ~mask;
     }
 }
 
 /* Whether any of units [i, i + n) is in use. */
 static int any_used(const uint64_t *used, uint64_t i, uint64_t n) {
-    while (n) {
-        uint64_t w = i / 64, lo = i % 64, take = 64 - lo < n ? 64 - lo : n;
-        uint64_t mask = (take == 64 ? ~0ull : ((1ull << take) - 1)) << lo;
-        if (used[w] & mask) return 1;
-        i += take, n -= take;
-    }
+    for (uint64_t take; n; i += take, n -= take)
+        if (used[i / 64] & word_mask(i, n, &take)) return 1;
     return 0;
 }
 
