@@ -848,3 +848,32 @@ void rgpu_wire_out_rgpuMemPlaceGrant(rgpu_call *c, uint64_t *spare)
 {
     *spare = rgpu_out_u(c);
 }
+
+void rgpu_wire_rgpuMemcpyToSymbol(rgpu_call *c, const void *module, const char *name, uint64_t offset, uint64_t count)
+{
+    rgpu_begin(c, RGPU_ID_rgpuMemcpyToSymbol, "rgpuMemcpyToSymbol", RGPU_DRIVER, RGPU_FLAGS_rgpuMemcpyToSymbol);
+    rgpu_put_h(c, module);
+    rgpu_put_s(c, name);
+    rgpu_put_u(c, offset);
+    rgpu_put_u(c, count);
+}
+
+void rgpu_wire_rgpuMemcpyToSymbolAsync(rgpu_call *c, const void *module, const char *name, uint64_t offset, uint64_t count, const void *stream)
+{
+    rgpu_begin(c, RGPU_ID_rgpuMemcpyToSymbolAsync, "rgpuMemcpyToSymbolAsync", RGPU_DRIVER, RGPU_FLAGS_rgpuMemcpyToSymbolAsync);
+    rgpu_put_h(c, module);
+    rgpu_put_s(c, name);
+    rgpu_put_u(c, offset);
+    rgpu_put_u(c, count);
+    rgpu_put_h(c, stream);
+}
+
+void rgpu_wire_rgpuMemcpyFromSymbol(rgpu_call *c, const void *module, const char *name, uint64_t offset, uint64_t count, const void *stream)
+{
+    rgpu_begin(c, RGPU_ID_rgpuMemcpyFromSymbol, "rgpuMemcpyFromSymbol", RGPU_DRIVER, RGPU_FLAGS_rgpuMemcpyFromSymbol);
+    rgpu_put_h(c, module);
+    rgpu_put_s(c, name);
+    rgpu_put_u(c, offset);
+    rgpu_put_u(c, count);
+    rgpu_put_h(c, stream);
+}

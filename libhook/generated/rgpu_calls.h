@@ -184,6 +184,12 @@ void rgpu_wire_rgpuMemPlace(struct rgpu_call *c, uint64_t addr, uint64_t size, u
 /* rgpuMemPlaceGrant (memory/placed.c): addr:u, size:u, span:u, want:u; outs spare:ou */
 void rgpu_wire_rgpuMemPlaceGrant(struct rgpu_call *c, uint64_t addr, uint64_t size, uint64_t span, uint64_t want);
 void rgpu_wire_out_rgpuMemPlaceGrant(struct rgpu_call *c, uint64_t *spare);
+/* rgpuMemcpyToSymbol (module/launch.c): module:h, name:s, offset:u, count:u; bulk in count */
+void rgpu_wire_rgpuMemcpyToSymbol(struct rgpu_call *c, const void *module, const char *name, uint64_t offset, uint64_t count);
+/* rgpuMemcpyToSymbolAsync (module/launch.c): module:h, name:s, offset:u, count:u, stream:h; bulk in count */
+void rgpu_wire_rgpuMemcpyToSymbolAsync(struct rgpu_call *c, const void *module, const char *name, uint64_t offset, uint64_t count, const void *stream);
+/* rgpuMemcpyFromSymbol (module/launch.c): module:h, name:s, offset:u, count:u, stream:h; bulk out count */
+void rgpu_wire_rgpuMemcpyFromSymbol(struct rgpu_call *c, const void *module, const char *name, uint64_t offset, uint64_t count, const void *stream);
 
 /* Stream capture hooks (libhook/src/graph/capture.c): 1 when the call became a graph node (its result in *rc). */
 int rgpu_capture_cuMemFree_v2(int *rc, CUdeviceptr dptr);

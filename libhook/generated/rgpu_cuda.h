@@ -773,6 +773,9 @@ CUresult rgpuGraphDestroy(struct rgpuGraph_st *hGraph);
 CUresult rgpuMemPlacement(int dev, cuuint64_t *base, cuuint64_t *span, cuuint64_t *granule, cuuint64_t *guard, cuuint64_t *charge_unit, cuuint64_t *spare_cap, cuuint64_t *spare, cuuint64_t *pitch_align);
 CUresult rgpuMemPlace(int face, int dev, CUdeviceptr addr, size_t size, size_t span);
 CUresult rgpuMemPlaceGrant(int face, int dev, CUdeviceptr addr, size_t size, size_t span, size_t want, cuuint64_t *spare);
+CUresult rgpuMemcpyToSymbol(CUmodule module, const char *name, size_t offset, const void *src, size_t count);
+CUresult rgpuMemcpyToSymbolAsync(CUmodule module, const char *name, size_t offset, const void *src, size_t count, CUstream stream);
+CUresult rgpuMemcpyFromSymbol(CUmodule module, const char *name, size_t offset, void *dst, size_t count, CUstream stream);
 #endif
 
 #endif

@@ -475,6 +475,12 @@
 #define RGPU_FLAGS_rgpuMemPlace (RGPU_F_ASYNC)
 #define RGPU_ID_rgpuMemPlaceGrant 0x37dcce94u
 #define RGPU_FLAGS_rgpuMemPlaceGrant (0)
+#define RGPU_ID_rgpuMemcpyToSymbol 0x54441c8fu
+#define RGPU_FLAGS_rgpuMemcpyToSymbol (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED | RGPU_F_SHM)
+#define RGPU_ID_rgpuMemcpyToSymbolAsync 0x156046e1u
+#define RGPU_FLAGS_rgpuMemcpyToSymbolAsync (RGPU_F_DEVICE_WORK)
+#define RGPU_ID_rgpuMemcpyFromSymbol 0x79526bb8u
+#define RGPU_FLAGS_rgpuMemcpyFromSymbol (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED | RGPU_F_SHM)
 
 #define RGPU_CUDA_VERSION 13000
 #endif

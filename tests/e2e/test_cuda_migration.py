@@ -2,7 +2,8 @@
 (benchmarks/native/nulldriver.c), whatever the test backend: two null-driver servers are two GPUs of
 one pool (RGPU_NULL_UUID), and a session the cuda backend cannot move (a module variable whose
 address the program was given: server/backends/cuda/placement.py) is refused before anything stops,
-with the reason given to `rgpu migrate` and in the log. The moves themselves run on the null driver
+with the reason given to `rgpu migrate` and in the log, and one whose program reaches its module
+variables by name only (cudaMemcpyToSymbol and kin: server/api/symbols.py) moves, twice. The moves themselves run on the null driver
 in test_migration.py and test_pool_migration.py (their cuda-null-driver cases)."""
 from __future__ import annotations
 
@@ -50,12 +51,12 @@ def test_two_null_driver_servers_are_two_gpus_of_one_pool(null_pool):
 
 
 def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(null_pool, cuda_program):
-    """migrate_copies `symbol` was given the address of its module variable `tally`: `rgpu migrate`
+    """migrate_copies `address` was given the address of its module variable `tally`: `rgpu migrate`
     fails with that reason (and the source server's log gives it), the program runs on where it was
     and ends right, and the target holds nothing of it."""
     pool = null_pool
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "128MiB",
-                             "--", str(cuda_program("migrate_copies")), "60", "150", "symbol"],
+                             "--", str(cuda_program("migrate_copies")), "60", "150", "address"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info"))
     try:
@@ -79,3 +80,38 @@ def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(nu
     assert "moved to" not in err
     log = pool.servers[a].log_path.read_text()
     assert "migration_refused" in log and "module variable 'tally'" in log, log[-3000:]
+
+
+def test_module_variables_reached_by_name_move_with_the_session(null_pool, cuda_program):
+    """migrate_copies `symbol` writes and reads a module variable each iteration with
+    cudaMemcpyToSymbol(Async) and cudaMemcpyFromSymbol(Async), never holding its address: moved there
+    and back mid-run, it ends with the variable and every buffer as it wrote them, the same result as
+    a run that never moved, and the copies took no lookup round trip."""
+    pool = null_pool
+    exe = str(cuda_program("migrate_copies"))
+    run = [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "128MiB", "--", exe]
+    still = subprocess.run(run + ["40", "0", "symbol"], capture_output=True, text=True, timeout=300,
+                           env=dict(pool.env, RGPU_TIMEOUT="60", RGPU_STATS="1"))
+    assert still.returncode == 0 and " OK" in still.stdout, still.stdout + still.stderr
+    expected = still.stdout.strip().splitlines()[-1]
+    # the runtime's symbol copies go by name: the address is never asked (RGPU_STATS=1 counts by call)
+    assert "rgpuMemcpyFromSymbol" in still.stderr and "cuModuleGetGlobal" not in still.stderr, still.stderr
+    proc = subprocess.Popen(run + ["40", "150", "symbol"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info"))
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [(lease, entry)] = pool.leases().items()
+        a = entry["vgpus"][0]["server"]
+        [b] = [u for u in pool.servers if u != a]
+        for at, to in ((3, b), (15, a)):
+            progress_to(proc, at)
+            p = pool.cli("migrate", lease, "--to", f"{to}#0", "--json")
+            assert p.returncode == 0, p.stdout + p.stderr
+            [m] = json.loads(p.stdout)["migrations"]
+            assert m["state"] == "done", m
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and out.strip().splitlines()[-1] == expected, out + err
+    assert err.count("moved to") == 2, err

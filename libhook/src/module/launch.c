@@ -538,12 +538,88 @@ static int symbol_address(const void *symbol, CUdeviceptr *addr, size_t *size) {
     return rc ? rgpu_record(RGPU_RUNTIME, rc == NOT_FOUND ? INVALID_SYMBOL : rc) : 0;
 }
 
+/* Copies by the variable's name (the rgpuMemcpy*Symbol records, server/api/symbols.py): the worker finds
+ * the variable when the copy runs, so the program is never handed its address (on the cuda backend a
+ * held address keeps the session on its GPU), and no lookup goes before the copy. */
+CUresult rgpuMemcpyToSymbol(CUmodule module, const char *name, size_t offset, const void *src, size_t count) {
+    rgpu_call c;
+    rgpu_wire_rgpuMemcpyToSymbol(&c, module, name, offset, count);
+    rgpu_put_bulk(&c, src, count);
+    c.shm = 1;
+    int rc = rgpu_sync(&c);
+    rgpu_end(&c);
+    return rc;
+}
+
+CUresult rgpuMemcpyToSymbolAsync(CUmodule module, const char *name, size_t offset, const void *src, size_t count,
+                                 CUstream stream) {
+    rgpu_call c;
+    rgpu_wire_rgpuMemcpyToSymbolAsync(&c, module, name, offset, count, stream);
+    rgpu_put_bulk(&c, src, count); /* copied into the message: the program may reuse src at once */
+    return rgpu_async(&c);
+}
+
+CUresult rgpuMemcpyFromSymbol(CUmodule module, const char *name, size_t offset, void *dst, size_t count,
+                              CUstream stream) {
+    rgpu_call c;
+    rgpu_wire_rgpuMemcpyFromSymbol(&c, module, name, offset, count, stream);
+    c.device_reads = 1;
+    c.shm = 2, c.shm_dst = dst, c.shm_cap = count;
+    int rc = rgpu_sync(&c);
+    if (rc == 0 && c.shm_got != count) { /* the data came in frames, not through the segment */
+        size_t got = 0, len;
+        for (int i = 0; i < c.nout_bulk; i++) {
+            const void *data = rgpu_out_bulk(&c, i, &len);
+            if (got + len > count) break;
+            memcpy((char *)dst + got, data, len);
+            got += len;
+        }
+        if (got != count) rc = RGPU_INVALID_VALUE;
+    }
+    rgpu_end(&c);
+    return rc;
+}
+
+/* Up to this size a symbol copy goes by name (constant memory is at most 64 KiB; a larger __device__
+ * array takes the address path below, whose copy paths stream large data, and whose address keeps a
+ * cuda-backend session on its GPU). */
+#define SYMBOL_BY_NAME_MAX (4u << 20)
+
+/* Whether the copy can go by name: a plain variable (a managed one is managed memory, copied as such),
+ * a host side that is host memory (cudaMemcpyDefault may name device memory), not recorded into a
+ * graph being captured (a copy node holds addresses). */
+static int by_name(const rgpu_var *v, void *host, size_t count, int kind, const void *stream, int async) {
+    if (v->managed || count == 0 || count > SYMBOL_BY_NAME_MAX) return 0;
+    if (async && rgpu_capturing(stream)) return 0;
+    if (kind == 4) {
+        rgpu_addr a;
+        rgpu_addr_of(host, count, &a);
+        if (a.kind == RGPU_ADDR_DEVICE || a.kind == RGPU_ADDR_MANAGED) return 0;
+        return 1;
+    }
+    return kind == 1 || kind == 2;
+}
+
 static int symbol_copy(int to, void *host, const void *symbol, size_t count, size_t offset, int kind, void *stream,
                        int async) {
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
+    rgpu_var *v = rgpu_find_var(symbol);
+    if (!v || !v->module) return rgpu_record(RGPU_RUNTIME, INVALID_SYMBOL);
+    if (by_name(v, host, count, kind, stream, async)) {
+        if (!async && (rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1))) return rc;
+        void *mod = NULL;
+        if ((rc = rgpu_module_on(RGPU_RUNTIME, v->module, rgpu_current_device(), &mod))) return rc;
+        /* pinned memory an earlier async copy out of the device is still to write (copy_late.c) */
+        if (to && rgpu_sessions_late_overlap(host, count)) rgpu_sessions_drain_late();
+        rc = to && async ? rgpuMemcpyToSymbolAsync(mod, v->name, offset, host, count, stream)
+           : to          ? rgpuMemcpyToSymbol(mod, v->name, offset, host, count)
+                         : rgpuMemcpyFromSymbol(mod, v->name, offset, host, count, async ? stream : NULL);
+        return rc ? rgpu_record(RGPU_RUNTIME, rc == NOT_FOUND ? INVALID_SYMBOL : rc) : 0;
+    }
     CUdeviceptr addr;
     size_t size;
-    int rc = symbol_address(symbol, &addr, &size);
-    if (rc) return rc;
+    if ((rc = symbol_address(symbol, &addr, &size))) return rc;
     if (offset + count > size) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_VALUE);
     if (kind == 4) kind = to ? 1 : 2; /* cudaMemcpyDefault: the host side is the program's pointer */
     void *dev = (void *)(uintptr_t)(addr + offset);

@@ -615,13 +615,17 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         _check(_lib.cuModuleGetFunction(f, module, name.encode()))
         return f[0]
 
-    def module_global(self, module, name):
+    def symbol_range(self, module, name):
         p, n = _ffi.new("CUdeviceptr *"), _ffi.new("size_t *")
         _check(_lib.cuModuleGetGlobal_v2(p, n, module, name.encode()))
         self._track(p[0], n[0], self._globals)  # copies to symbols pass the bounds checks of _range
+        return p[0], n[0]
+
+    def module_global(self, module, name):
+        found = self.symbol_range(module, name)
         # the program holds this address now: the module cannot move to another process (placement.py)
         self._handed.setdefault(self.object_key(module), set()).add(name)
-        return p[0], n[0]
+        return found
 
     def function_params(self, function):
         out, off, size = [], _ffi.new("size_t *"), _ffi.new("size_t *")

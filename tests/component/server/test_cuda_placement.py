@@ -221,7 +221,9 @@ def test_module_variables_move_by_name_and_a_handed_out_address_is_refused(modul
         assert lib.cuModuleGetGlobal_v2(p, n, m2, b"tally") == 0
         assert dst.read_memory(p[0], 16, _variable=True) == bytes(range(16))
 
-        src.module_global(m, "tally")  # cudaMemcpyToSymbol: the program holds the address now
+        src.symbol_range(m, "tally")  # a copy by name (cudaMemcpyToSymbol): no address left the server
+        assert src.module_state(m)["variables"]["tally"] == bytes(range(16))
+        src.module_global(m, "tally")  # cudaGetSymbolAddress: the program holds the address now
         code, message = refused(src.module_state, m)
         assert code == "CUDA_ERROR_NOT_SUPPORTED" and "module variable 'tally'" in message, message
     """, str(image))

@@ -5,9 +5,12 @@
 // live migration on the cuda backend without a GPU (the null driver runs no kernel, but copies and
 // memsets are real); on a GPU it checks the same. It prints PROGRESS i as it goes (a test moves it
 // mid-run) and RESULT <digest> OK when all matched.
-//   migrate_copies [iterations] [pause ms per iteration] [symbol|graph]
-// `symbol`: the program copies to a module variable first (cudaMemcpyToSymbol), which hands the
-// variable's address to it: the cuda backend cannot move such a session.
+//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|graph]
+// `symbol`: every iteration writes a word of a module variable by cudaMemcpyToSymbol(Async) and reads
+// one back by cudaMemcpyFromSymbol(Async); the variable's address is never the program's, so a move
+// takes the variable along by name (server/api/symbols.py), and the end checks it whole.
+// `address`: the program asks the address of a module variable (cudaGetSymbolAddress) and copies to
+// it: it holds the address now, and the cuda backend cannot move such a session.
 // `graph`: each iteration ends with a launch of one CUDA graph made at the start (a memset, the
 // kernel, a device-to-device copy, another memset), which the worker runs as one graph
 // (libhook/src/graph/graph_server.c): a move must take it along.
@@ -19,6 +22,7 @@
 #include "check.h"
 
 __device__ uint32_t tally;
+__device__ uint32_t marks[64];  // `symbol`: written and read by name only
 
 __global__ void touch(uint32_t *scratch) { atomicAdd(&tally, 1u); scratch[threadIdx.x] = tally; }
 
@@ -32,6 +36,8 @@ int main(int argc, char **argv) {
     const int iters = argc > 1 ? atoi(argv[1]) : 30;
     const int pause_ms = argc > 2 ? atoi(argv[2]) : 50;
     const bool symbol = argc > 3 && !strcmp(argv[3], "symbol");
+    const bool address = argc > 3 && !strcmp(argv[3], "address");
+    std::vector<uint32_t> hm(64);  // what marks holds
     const bool graph = argc > 3 && !strcmp(argv[3], "graph");
     const int S = 3, n = 1 << 16, small_n = 300;
     const size_t ballast_n = 24u << 20;
@@ -55,9 +61,14 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> hb(ballast_n);
     for (size_t i = 0; i < ballast_n; i++) hb[i] = (uint8_t)(i * 131 + (i >> 12));
     CHECK(cudaMemcpy(ballast, hb.data(), ballast_n, cudaMemcpyHostToDevice));
+    if (address) {
+        uint32_t zero = 0, *at;
+        CHECK(cudaGetSymbolAddress((void **)&at, tally));
+        CHECK(cudaMemcpy(at, &zero, sizeof zero, cudaMemcpyHostToDevice));
+    }
     if (symbol) {
-        uint32_t zero = 0;
-        CHECK(cudaMemcpyToSymbol(tally, &zero, sizeof zero));
+        for (int i = 0; i < 64; i++) hm[i] = 0x9e3779b9u * (uint32_t)(i + 1);
+        CHECK(cudaMemcpyToSymbol(marks, hm.data(), sizeof(uint32_t) * 64));
     }
     uint32_t *late = nullptr, *early = nullptr;  // made and freed mid-run: the layout changes
     std::vector<uint32_t> hl(n);
@@ -128,6 +139,22 @@ int main(int argc, char **argv) {
             for (int i = 0; i < n; i++) hl[i] = (uint32_t)(i * 40503u + it);
             CHECK(cudaMemcpy(late, hl.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
         }
+        if (symbol) {  // a word by each form, on a stream and not; one read back each way
+            uint32_t w = (uint32_t)(it * 2246822519u + 7), got = 0, got2 = 0;
+            int k = it % 64, j = (it * 7 + 3) % 64;
+            CHECK(cudaMemcpyToSymbolAsync(marks, &w, sizeof w, k * sizeof(uint32_t), cudaMemcpyHostToDevice, st[0]));
+            w ^= 0x5bd1e995u;  // the async copy's data was taken when it was called
+            hm[k] = w ^ 0x5bd1e995u;
+            CHECK(cudaMemcpyFromSymbolAsync(&got, marks, sizeof got, k * sizeof(uint32_t), cudaMemcpyDeviceToHost, st[0]));
+            CHECK(cudaStreamSynchronize(st[0]));
+            CHECK(cudaMemcpyToSymbol(marks, &w, sizeof w, j * sizeof(uint32_t)));
+            hm[j] = w;
+            CHECK(cudaMemcpyFromSymbol(&got2, marks, sizeof got2, j * sizeof(uint32_t)));
+            if (got != (w ^ 0x5bd1e995u) || got2 != w) {
+                printf("FAIL iteration %d read back %08x %08x from marks\n", it, got, got2);
+                return 1;
+            }
+        }
         if (graph) {  // words G/4 .. 3G/4 of gbuf: the first quarter 0x33 bytes, the second 0x44
             CHECK(cudaGraphLaunch(ge, st[0]));
             for (int i = 0; i < G / 2; i++) h[0][at0 + i] = i < G / 4 ? 0x33333333u : 0x44444444u;
@@ -166,6 +193,15 @@ int main(int argc, char **argv) {
         }
         digest = fnv(lb.data(), n * sizeof(uint32_t), digest);
         CHECK(cudaFree(late));
+    }
+    if (symbol) {
+        std::vector<uint32_t> mb(64);
+        CHECK(cudaMemcpyFromSymbol(mb.data(), marks, sizeof(uint32_t) * 64));
+        if (mb != hm) {
+            printf("FAIL marks differs from what the program wrote to it\n");
+            ok = 0;
+        }
+        digest = fnv(mb.data(), sizeof(uint32_t) * 64, digest);
     }
     if (graph) {
         CHECK(cudaGraphExecDestroy(ge));
