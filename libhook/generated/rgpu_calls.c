@@ -877,3 +877,15 @@ void rgpu_wire_rgpuMemcpyFromSymbol(rgpu_call *c, const void *module, const char
     rgpu_put_u(c, count);
     rgpu_put_h(c, stream);
 }
+
+void rgpu_wire_rgpuModuleGlobalSize(rgpu_call *c, const void *module, const char *name)
+{
+    rgpu_begin(c, RGPU_ID_rgpuModuleGlobalSize, "rgpuModuleGlobalSize", RGPU_DRIVER, RGPU_FLAGS_rgpuModuleGlobalSize);
+    rgpu_put_h(c, module);
+    rgpu_put_s(c, name);
+}
+
+void rgpu_wire_out_rgpuModuleGlobalSize(rgpu_call *c, uint64_t *bytes)
+{
+    *bytes = rgpu_out_u(c);
+}

@@ -190,6 +190,9 @@ void rgpu_wire_rgpuMemcpyToSymbol(struct rgpu_call *c, const void *module, const
 void rgpu_wire_rgpuMemcpyToSymbolAsync(struct rgpu_call *c, const void *module, const char *name, uint64_t offset, uint64_t count, const void *stream);
 /* rgpuMemcpyFromSymbol (module/launch.c): module:h, name:s, offset:u, count:u, stream:h; bulk out count */
 void rgpu_wire_rgpuMemcpyFromSymbol(struct rgpu_call *c, const void *module, const char *name, uint64_t offset, uint64_t count, const void *stream);
+/* rgpuModuleGlobalSize (module/launch.c): module:h, name:s; outs bytes:ou */
+void rgpu_wire_rgpuModuleGlobalSize(struct rgpu_call *c, const void *module, const char *name);
+void rgpu_wire_out_rgpuModuleGlobalSize(struct rgpu_call *c, uint64_t *bytes);
 
 /* Stream capture hooks (libhook/src/graph/capture.c): 1 when the call became a graph node (its result in *rc). */
 int rgpu_capture_cuMemFree_v2(int *rc, CUdeviceptr dptr);

@@ -776,6 +776,7 @@ CUresult rgpuMemPlaceGrant(int face, int dev, CUdeviceptr addr, size_t size, siz
 CUresult rgpuMemcpyToSymbol(CUmodule module, const char *name, size_t offset, const void *src, size_t count);
 CUresult rgpuMemcpyToSymbolAsync(CUmodule module, const char *name, size_t offset, const void *src, size_t count, CUstream stream);
 CUresult rgpuMemcpyFromSymbol(CUmodule module, const char *name, size_t offset, void *dst, size_t count, CUstream stream);
+CUresult rgpuModuleGlobalSize(CUmodule module, const char *name, size_t *bytes);
 #endif
 
 #endif

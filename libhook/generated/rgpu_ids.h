@@ -481,6 +481,8 @@
 #define RGPU_FLAGS_rgpuMemcpyToSymbolAsync (RGPU_F_DEVICE_WORK)
 #define RGPU_ID_rgpuMemcpyFromSymbol 0x79526bb8u
 #define RGPU_FLAGS_rgpuMemcpyFromSymbol (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED | RGPU_F_SHM)
+#define RGPU_ID_rgpuModuleGlobalSize 0x47e5643bu
+#define RGPU_FLAGS_rgpuModuleGlobalSize (0)
 
 #define RGPU_CUDA_VERSION 13000
 #endif

@@ -35,3 +35,8 @@ def to_symbol_async(s, module, name, offset, count, stream, bulk=()):
 def from_symbol(s, module, name, offset, count, stream, host=None):
     # the data comes back in the reply whichever form was called: waited for on its stream
     return _copy(s, D2H, 0, _target(s, module, name, offset, count), count, s.get("stream", stream), (), host)
+
+
+@handles("rgpuModuleGlobalSize")
+def global_size(s, module, name):
+    return (s.device.symbol_range(s.get("module", module), name)[1],)

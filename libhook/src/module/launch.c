@@ -649,13 +649,28 @@ cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
     return rc;
 }
 
-cudaError_t cudaGetSymbolSize(size_t *out, const void *symbol) {
-    CUdeviceptr addr;
-    size_t size;
-    if (!out) return rgpu_invalid_value(RGPU_RUNTIME);
-    int rc = symbol_address(symbol, &addr, &size);
-    if (!rc) *out = size;
+CUresult rgpuModuleGlobalSize(CUmodule module, const char *name, size_t *bytes) {
+    rgpu_call c;
+    rgpu_wire_rgpuModuleGlobalSize(&c, module, name);
+    int rc = rgpu_sync(&c);
+    if (rc == 0) rgpu_wire_out_rgpuModuleGlobalSize(&c, bytes);
+    rgpu_end(&c);
     return rc;
+}
+
+/* By name, as the symbol copies: a size gives the program no address to hold. */
+cudaError_t cudaGetSymbolSize(size_t *out, const void *symbol) {
+    if (!out) return rgpu_invalid_value(RGPU_RUNTIME);
+    int rc = rgpu_ensure_init();
+    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
+    rgpu_var *v = rgpu_find_var(symbol);
+    if (!v || !v->module) return rgpu_record(RGPU_RUNTIME, INVALID_SYMBOL);
+    void *mod = NULL;
+    if ((rc = rgpu_module_on(RGPU_RUNTIME, v->module, rgpu_current_device(), &mod))) return rc;
+    size_t size = 0;
+    if ((rc = rgpuModuleGlobalSize(mod, v->name, &size))) return rgpu_record(RGPU_RUNTIME, rc == NOT_FOUND ? INVALID_SYMBOL : rc);
+    *out = size;
+    return 0;
 }
 
 static int function_of(const void *func, void **fn) {

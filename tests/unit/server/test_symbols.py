@@ -25,6 +25,9 @@ def test_copies_by_name_land_in_the_variable_at_their_offset(dispatcher, program
     assert struct.unpack("<2f", b"".join(bytes(b) for b in got.bulk)) == (4.0, 9.5)
     whole = call(d, s, "rgpuMemcpyFromSymbol", n["core"], "coeffs", 0, 16, 0)
     assert struct.unpack("<4f", b"".join(bytes(b) for b in whole.bulk)) == coeffs(d, s, n) == (1.0, 3.0, 4.0, 9.5)
+    assert call(d, s, "rgpuModuleGlobalSize", n["core"], "coeffs").outs == [16]  # cudaGetSymbolSize
+    r = d.run(s, BY_NAME["rgpuModuleGlobalSize"], [n["core"], "no_such_variable"], [])
+    assert r.rc != 0 and "no_such_variable" in r.message, r
 
 
 def test_a_copy_past_the_variable_or_to_a_missing_name_fails_and_writes_nothing(dispatcher, program):
