@@ -912,12 +912,30 @@ CUresult cuLinkDestroy(CUlinkState state) {
     return CUDA_SUCCESS;
 }
 
+/* The driver's own data, placed before the first module variable: a real driver places a module's
+ * variables wherever its own allocations leave room, so the same module loaded in another process
+ * (a session moved to another worker) finds them elsewhere. Its size differs by GPU (RGPU_NULL_UUID)
+ * or, without one, by process: 1 to 61 steps of the window. */
+static void driver_data_once(void) {
+    static int done;
+    if (done) return;
+    done = 1;
+    const char *e = getenv("RGPU_NULL_UUID");
+    char pid[24];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = e && *e ? e : pid; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    uint64_t skip = (1 + h % 61) * STEP;  /* left unmapped: the window's bump allocator never comes back */
+    if (next_free + skip < WINDOW_BASE + WINDOW_SIZE) next_free += skip;
+}
+
 /* Placed in the window the first time it is asked for, with its initial bytes. */
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name) {
     ENTER();
     null_global *g = null_module_global((null_module *)m, name);
     if (!g) return NOT_FOUND;
     if (!g->addr) {
+        driver_data_once();
         CUdeviceptr at;
         CUresult rc = window_alloc(&at, g->size, 0);
         if (rc != CUDA_SUCCESS) return rc;

@@ -74,7 +74,9 @@ CHUNK, MAX_CHUNKS = D2H_CHUNK, MAX_CHUNKS
 
 
 def check_range(s, addr, count):
-    """The whole range before any chunk moves, so a bad copy changes nothing."""
+    """The whole range before any chunk moves, so a bad copy changes nothing. (A moved module
+    variable's old address is checked where the variable is now: backends/cuda/aliases.py.)"""
+    addr = s.device.alias(addr, count)
     found = s.device.allocation(addr) if count >= 0 else None
     if found is None or addr + count > found[0] + found[1]:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{count}) is outside any allocation")
@@ -84,6 +86,8 @@ def _copy(s, kind, dst, src, count, stream, bulk, host=None, wait=True):
     """The dispatcher has checked that any data frames hold `count` bytes (the record's bulk_in).
     `host`: (view, address) of the program's pinned buffer the worker mapped (server/pinned.py): the
     copy goes straight between it and device memory, in stream order; `wait` for a synchronous call."""
+    # the device side named by a moved module variable's old address, where the variable is now
+    dst, src = s.device.alias(dst, count), s.device.alias(src, count)
     if host is not None:
         view, addr = host
         if len(view) != count or kind not in (H2D, D2H):
@@ -187,6 +191,7 @@ def _memset_2d(s, dst, pitch, value, elem, width, height, stream):
     if pitch < width * elem:
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"pitch {pitch} is less than the row ({width * elem} bytes)")
     check_range(s, dst, pitch * (height - 1) + width * elem)
+    dst = s.device.alias(dst, pitch * (height - 1) + width * elem)
     for row in range(height):
         s.device.memset(dst + row * pitch, value, elem, width, stream)
     return ()

@@ -141,6 +141,15 @@ class Device(ABC):
     def module_global(self, module, name: str) -> tuple[int, int]:
         """(device address, size) of a module variable, or CUDA_ERROR_NOT_FOUND."""
 
+    def alias(self, addr: int, n: int = 1) -> int:
+        """Where the program's [addr, addr + n) is on this device: itself, but on a backend that keeps
+        a moved module variable's old address as its name (server/backends/cuda/aliases.py)."""
+        return addr
+
+    def fix_params(self, params):
+        """A launch's parameters with any such old address rewritten (as alias)."""
+        return params
+
     def symbol_range(self, module, name: str) -> tuple[int, int]:
         """module_global for a copy the server makes to or from the variable by its name (the
         program is not handed the address, so nothing it holds ties the variable to this process)."""

@@ -1,9 +1,10 @@
 """End to end, the cuda backend's part of live migration on the null driver
 (benchmarks/native/nulldriver.c), whatever the test backend: two null-driver servers are two GPUs of
-one pool (RGPU_NULL_UUID), and a session the cuda backend cannot move (a module variable whose
-address the program was given: server/backends/cuda/placement.py) is refused before anything stops,
-with the reason given to `rgpu migrate` and in the log, and one whose program reaches its module
-variables by name only (cudaMemcpyToSymbol and kin: server/api/symbols.py) moves, twice. The moves themselves run on the null driver
+one pool (RGPU_NULL_UUID), and a session the cuda backend cannot move (managed memory:
+server/backends/cuda/placement.py) is refused before anything stops,
+with the reason given to `rgpu migrate` and in the log; and programs that write and read a module
+variable every iteration, by name (cudaMemcpyToSymbol and kin: server/api/symbols.py) or through
+the address they hold (an alias on the target: server/backends/cuda/aliases.py), move, twice. The moves themselves run on the null driver
 in test_migration.py and test_pool_migration.py (their cuda-null-driver cases)."""
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 from benchmarks.native import run as native
 from tests.e2e.test_pool_migration import NULL_UUIDS as UUIDS
 from tests.support.daemons import wait_until
+from tests.support import torchenv
 from tests.support.pool import Pool, stats
 
 pytestmark = pytest.mark.e2e
@@ -51,12 +53,12 @@ def test_two_null_driver_servers_are_two_gpus_of_one_pool(null_pool):
 
 
 def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(null_pool, cuda_program):
-    """migrate_copies `address` was given the address of its module variable `tally`: `rgpu migrate`
+    """migrate_copies `managed` holds managed memory, which the driver's UVM places: `rgpu migrate`
     fails with that reason (and the source server's log gives it), the program runs on where it was
     and ends right, and the target holds nothing of it."""
     pool = null_pool
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "128MiB",
-                             "--", str(cuda_program("migrate_copies")), "60", "150", "address"],
+                             "--", str(cuda_program("migrate_copies")), "60", "150", "managed"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info"))
     try:
@@ -68,7 +70,7 @@ def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(nu
         p = pool.cli("migrate", lease, "--to", f"{b}#0", "--json")
         assert p.returncode == 1, p.stdout + p.stderr
         [m] = json.loads(p.stdout)["migrations"]
-        assert m["state"] == "failed" and "module variable 'tally'" in m["message"], m
+        assert m["state"] == "failed" and "managed memory" in m["message"], m
         assert "cuda backend cannot move this session" in m["message"], m
         assert pool.leases()[lease]["vgpus"][0]["server"] == a
         assert not [s for s in stats(b)["sessions"] if s["state"] == "live"]
@@ -79,24 +81,27 @@ def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(nu
     assert proc.returncode == 0 and " OK" in out, out + err
     assert "moved to" not in err
     log = pool.servers[a].log_path.read_text()
-    assert "migration_refused" in log and "module variable 'tally'" in log, log[-3000:]
+    assert "migration_refused" in log and "managed memory" in log, log[-3000:]
 
 
-def test_module_variables_reached_by_name_move_with_the_session(null_pool, cuda_program):
-    """migrate_copies `symbol` writes and reads a module variable each iteration with
-    cudaMemcpyToSymbol(Async) and cudaMemcpyFromSymbol(Async), never holding its address: moved there
-    and back mid-run, it ends with the variable and every buffer as it wrote them, the same result as
-    a run that never moved, and the copies took no lookup round trip."""
+@pytest.mark.parametrize("how", ["symbol", "address"])
+def test_a_program_using_module_variables_moves_there_and_back_bit_exact(null_pool, cuda_program, how):
+    """migrate_copies writes and reads a module variable every iteration: `symbol` by name
+    (cudaMemcpyToSymbol(Async), cudaMemcpyFromSymbol(Async)), never holding its address; `address`
+    through the address cudaGetSymbolAddress gave it (copies, a memset, a kernel's parameter), which
+    names the variable on the other server too though its driver placed it elsewhere (an alias:
+    server/backends/cuda/aliases.py). Moved there and back mid-run, it ends with the variable and
+    every buffer as it wrote them: the result of a run that never moved."""
     pool = null_pool
     exe = str(cuda_program("migrate_copies"))
     run = [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "128MiB", "--", exe]
-    still = subprocess.run(run + ["40", "0", "symbol"], capture_output=True, text=True, timeout=300,
+    still = subprocess.run(run + ["40", "0", how], capture_output=True, text=True, timeout=300,
                            env=dict(pool.env, RGPU_TIMEOUT="60", RGPU_STATS="1"))
     assert still.returncode == 0 and " OK" in still.stdout, still.stdout + still.stderr
     expected = still.stdout.strip().splitlines()[-1]
-    # the runtime's symbol copies go by name: the address is never asked (RGPU_STATS=1 counts by call)
-    assert "rgpuMemcpyFromSymbol" in still.stderr and "cuModuleGetGlobal" not in still.stderr, still.stderr
-    proc = subprocess.Popen(run + ["40", "150", "symbol"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    if how == "symbol":  # by name: the address is never asked (RGPU_STATS=1 counts by call)
+        assert "rgpuMemcpyFromSymbol" in still.stderr and "cuModuleGetGlobal" not in still.stderr, still.stderr
+    proc = subprocess.Popen(run + ["40", "150", how], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info"))
     try:
         assert proc.stdout.readline().startswith("READY")
@@ -115,3 +120,64 @@ def test_module_variables_reached_by_name_move_with_the_session(null_pool, cuda_
             proc.kill()
     assert proc.returncode == 0 and out.strip().splitlines()[-1] == expected, out + err
     assert err.count("moved to") == 2, err
+    if how == "address":  # b's driver placed the variable elsewhere: the held address was an alias
+        log = pool.servers[b].log_path.read_text()  # (back on a, a's driver put it where it was)
+        assert "variable_alias" in log and "marks" in log, log[-3000:]
+
+
+TORCH_LOOP = """
+import sys, time, torch
+torch.manual_seed(0)
+m = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 8)).cuda()
+opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+x, y = torch.randn(32, 64).cuda(), torch.randn(32, 8).cuda()
+losses = []
+print("READY", flush=True)
+for step in range(int(sys.argv[1])):
+    loss = torch.nn.functional.mse_loss(m(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+    print("PROGRESS", step, flush=True)
+    time.sleep(float(sys.argv[2]))
+w = torch.cat([p.detach().flatten() for p in m.parameters()]).cpu()
+print("RESULT", [round(v, 6) for v in losses[-3:]], round(float(w.double().sum()), 6), flush=True)
+"""
+
+
+def test_a_pytorch_training_loop_moves_between_cuda_servers(null_pool):
+    """PyTorch from its CUDA wheels (its own SASS kernels, cuBLAS and cuBLASLt under the Linear
+    layers, AdamW) training on the cuda backend, moved to the other server mid-run and back: cuBLASLt
+    was handed the address of its deviceConstants (server/backends/cuda/aliases.py keeps it on the
+    target), every module, stream, event and allocation is rebuilt, and the loop ends as a run that
+    never moved (on the null driver the kernels compute nothing; what they compute after a move is
+    the GPU's to check: scripts/gpu_check.sh --steps migrate)."""
+    pool = null_pool
+    run = [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "256MiB", "--",
+           str(torchenv.python()), "-c", TORCH_LOOP]
+    still = subprocess.run(run + ["24", "0"], capture_output=True, text=True, timeout=600,
+                           env=dict(pool.env, RGPU_TIMEOUT="120"))
+    assert still.returncode == 0 and "RESULT" in still.stdout, still.stdout + still.stderr[-4000:]
+    expected = still.stdout.strip().splitlines()[-1]
+    proc = subprocess.Popen(run + ["24", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(pool.env, RGPU_TIMEOUT="120", RGPU_LOG="info"))
+    try:
+        assert proc.stdout.readline().startswith("READY"), proc.stderr.read()[-4000:]
+        [(lease, entry)] = pool.leases().items()
+        a = entry["vgpus"][0]["server"]
+        [b] = [u for u in pool.servers if u != a]
+        for at, to in ((2, b), (10, a)):
+            progress_to(proc, at)
+            p = pool.cli("migrate", lease, "--to", f"{to}#0", "--json")
+            assert p.returncode == 0, p.stdout + p.stderr
+            [m] = json.loads(p.stdout)["migrations"]
+            assert m["state"] == "done", m
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and out.strip().splitlines()[-1] == expected, out + err[-4000:]
+    assert err.count("moved to") == 2, err[-4000:]
+    log = pool.servers[b].log_path.read_text()
+    assert "variable_alias" in log and "deviceConstants" in log, log[-3000:]

@@ -39,6 +39,7 @@ void rgpu_launcher_more_waits(rgpu_launcher *l, void *event_query, void *event_s
 void rgpu_launcher_printf(rgpu_launcher *l, int fd);
 void rgpu_launcher_graphs(rgpu_launcher *l, void *graph_launch, uint64_t id);
 void rgpu_launcher_poll(rgpu_launcher *l, long ns);
+int rgpu_launcher_aliases(rgpu_launcher *l, const uint64_t *triples, size_t n);
 int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
                        rgpu_launch_run *out);
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);

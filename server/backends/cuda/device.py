@@ -608,6 +608,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         self._images.pop(self.object_key(module), None)
         self._variable_names.pop(self.object_key(module), None)
         self._handed.pop(self.object_key(module), None)
+        self._alias_drop_module(self.object_key(module))
         _check(_lib.cuModuleUnload(module))
 
     def module_function(self, module, name):
@@ -622,10 +623,12 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         return p[0], n[0]
 
     def module_global(self, module, name):
-        found = self.symbol_range(module, name)
-        # the program holds this address now: the module cannot move to another process (placement.py)
-        self._handed.setdefault(self.object_key(module), set()).add(name)
-        return found
+        addr, size = self.symbol_range(module, name)
+        key = self.object_key(module)
+        # the program holds this address now: a move keeps it as the variable's name (aliases.py)
+        self._handed.setdefault(key, set()).add(name)
+        held = self.held_address(key, name)
+        return (addr if held is None else held), size
 
     def function_params(self, function):
         out, off, size = [], _ffi.new("size_t *"), _ffi.new("size_t *")
@@ -684,6 +687,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
 
     def launch(self, function, grid, block, shared, stream, params, cooperative=False, cluster=None):
         s = stream or _ffi.NULL
+        params = self.fix_params(params)  # a moved variable's old address, where it is now (aliases.py)
         self.clock.before_launch(s)
         n = len(params)
         if cooperative or n > 4096:

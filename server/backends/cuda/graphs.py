@@ -24,16 +24,18 @@ class CudaGraphs:
             prev, node = ffi.new("CUgraphNode[1]"), ffi.new("CUgraphNode *")
             for i, n in enumerate(nodes):
                 deps, ndeps = (prev, 1) if i else (ffi.NULL, 0)
+                # a moved module variable's old address, where the variable is now (aliases.py)
                 if n[0] == GRAPH_KERNEL:
-                    self._kernel_node(node, graph[0], deps, ndeps, *n[1:])
+                    self._kernel_node(node, graph[0], deps, ndeps, *n[1:-1], self.fix_params(n[-1]))
                 elif n[0] == GRAPH_MEMSET:
                     p = ffi.new("CUDA_MEMSET_NODE_PARAMS *")
                     p.dst, p.pitch, p.value, p.elementSize, p.width, p.height = n[1:]
+                    p.dst = self.alias(n[1], n[2] * max(n[6] - 1, 0) + n[4] * n[5])
                     check(lib.cuGraphAddMemsetNode(node, graph[0], deps, ndeps, p, self.ctx))
                 else:
                     p = ffi.new("CUDA_MEMCPY3D *")  # zeroed: offsets 0, depth 1 below
                     p.srcMemoryType = p.dstMemoryType = _MEMORYTYPE_DEVICE
-                    p.dstDevice, p.srcDevice, p.WidthInBytes = n[1:]
+                    p.dstDevice, p.srcDevice, p.WidthInBytes = self.alias(n[1], n[3]), self.alias(n[2], n[3]), n[3]
                     p.Height = p.Depth = 1
                     check(lib.cuGraphAddMemcpyNode(node, graph[0], deps, ndeps, p, self.ctx))
                 prev[0] = node[0]

@@ -110,6 +110,13 @@ class Launcher:
         self._answered(out)
         return True
 
+    def aliases(self, triples: list[tuple[int, int, int]]) -> None:
+        """[(held, size, here)] by held: launch parameters inside [held, held + size) are moved to
+        here (aliases.py)."""
+        flat = [v for t in triples for v in t]
+        if self._lib.rgpu_launcher_aliases(self._l, _ffi.new("uint64_t[]", flat or [0]), len(triples)) != 0:
+            raise MemoryError("rgpu_launcher_aliases")
+
     def printf_fd(self, fd: int) -> None:
         """The device printf pipe (printf.py), which `wait_alone` checks."""
         self._lib.rgpu_launcher_printf(self._l, fd)

@@ -19,12 +19,15 @@ they cover, released when the last of them is freed.
 
 Module variables. The driver places a module's variables itself when it loads the module; no call
 places them at an address. A variable whose address the program was never given (the kernels reach
-it by name, compiled into them) can live anywhere: the target loads the module again and writes the
-variable's contents, read by name at the source, into it. A variable whose address was handed to the
-program (cuModuleGetGlobal: `cudaMemcpyToSymbol`, `cudaGetSymbolAddress` go through it) may be held
-anywhere in the program or its device memory, so its module cannot move: that session is refused,
-before anything stops, naming the variable. (An address a kernel computes and stores in device
-memory itself cannot be seen by the server; such a program is the one thing this would get wrong.)
+it by name, compiled into them; cudaMemcpyToSymbol and kin reach it by name too: server/api/symbols.py)
+can live anywhere: the target loads the module again and writes the variable's contents, read by
+name at the source, into it. A variable whose address was handed to the program (cuModuleGetGlobal:
+cudaGetSymbolAddress; NVIDIA's runtime linked into cuBLASLt asks it for its deviceConstants) moves
+too, and the address the program holds stays its name on the target: aliases.py rewrites it where
+it comes back to the worker (kernel parameters, copies, memsets) to where the variable now is, and
+cuModuleGetGlobal answers it again. What that cannot see is an address the program stored in device
+memory (copied in, or written by a kernel) and a kernel follows later: on the target it leads to
+where the variable was, which the target never mapped for it.
 
 Also refused, with their reasons: managed memory (the driver's UVM places it, and VMM memory is not
 managed), CUDA arrays and mipmapped arrays (no call places one), and what describe() refuses on every
@@ -35,11 +38,12 @@ import threading
 
 from ...errors import CudaError
 from . import variables
+from .aliases import VariableAliases
 
 _ACCESS_READWRITE = 3  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
 
 
-class CudaPlacement:
+class CudaPlacement(VariableAliases):
     """Mixed into CudaDevice: needs its tables (``_allocs``, ``_starts``, ``_streams``, ``_events``,
     ``_modules``), ``_reserve``, ``_prop`` (vmm.py) and the module's driver."""
 
@@ -54,6 +58,7 @@ class CudaPlacement:
         # read when a move is asked, never again in the pause)
         self._variable_names: dict[int, set[str] | None] = {}
         self._func_attrs: dict[int, dict[str, int]] = {}  # function key -> attributes the program set
+        self._alias_tables()
         # held by a pre-copy read and by every free: a read never lands in memory freed under it
         self.free_lock = threading.RLock()
 
@@ -238,12 +243,6 @@ class CudaPlacement:
 
     def module_state(self, module) -> dict:
         key = self.object_key(module)
-        handed = self._handed.get(key)
-        if handed:
-            name = sorted(handed)[0]
-            self._refuse(f"the program was given the address of module variable '{name}' (cuModuleGetGlobal, "
-                         "cudaMemcpyToSymbol, cudaGetSymbolAddress), and the driver places a module's variables "
-                         "itself when another process loads it, so the program's address could not be kept")
         image = self._images.get(key)
         if image is None:
             self._refuse("a module was loaded in a way whose image this server did not keep")
@@ -253,13 +252,16 @@ class CudaPlacement:
         if found is None:
             self._refuse("a module's image is in a format whose variables this server cannot list")
         ffi, lib, _ = self._current()
-        out = {}
+        out, handed = {}, {}
         p, n = ffi.new("CUdeviceptr *"), ffi.new("size_t *")
-        for name in sorted(found):
+        for name in sorted(found | self._handed.get(key, set())):
             if lib.cuModuleGetGlobal_v2(p, n, module, name.encode()) != 0:
                 continue  # not a variable the driver placed (an internal symbol)
             out[name] = self.read_memory(p[0], n[0], _variable=True) if n[0] else b""
-        return {"variables": out}
+            if name in self._handed.get(key, ()):
+                # the address the program holds: this process's, or the one it kept from before a move
+                handed[name] = self._alias_of.get((key, name), p[0])
+        return {"variables": out, "handed": handed}
 
     def module_restore(self, image: bytes, companion, state: dict):
         m = self.module_load(image, companion)
@@ -272,6 +274,12 @@ class CudaPlacement:
                                 f"{len(data)} at the source")
             if data:
                 self.write_memory(p[0], data)
+        key = self.object_key(m)
+        for name, held in state.get("handed", {}).items():
+            addr, size = self.symbol_range(m, name)
+            self._handed.setdefault(key, set()).add(name)
+            if addr != held:
+                self._alias_add(key, name, held, addr, size)
         return m
 
     def function_state(self, function) -> dict:

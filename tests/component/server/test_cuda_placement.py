@@ -2,8 +2,8 @@
 against the null driver (benchmarks/native/nulldriver.c), in a process of its own that loaded it, as
 a worker does: allocations placed again at their addresses through the VMM calls (those sharing a
 granule as one), a placement the driver cannot honour refused with nothing held, module variables
-carried by name into a module loaded again, and a module whose variable's address the program was
-given refused."""
+carried by name into a module loaded again, and a variable whose address the program was given kept
+under that address on the target (an alias: launch parameters, copies and cuModuleGetGlobal)."""
 from __future__ import annotations
 
 import os
@@ -25,6 +25,7 @@ extern "C" __global__ void touch(unsigned int *p) { p[threadIdx.x] = tally[threa
 """
 
 PRELUDE = """
+import struct
 import sys
 from rgpu.server.backends.cuda import device
 from rgpu.server.errors import CudaError
@@ -203,7 +204,7 @@ def test_random_allocations_and_frees_never_overlap_and_are_placed_again_at_thei
     """, layout)
 
 
-def test_module_variables_move_by_name_and_a_handed_out_address_is_refused(module_source):
+def test_module_variables_move_by_name_and_a_handed_out_address_is_kept_as_an_alias(module_source):
     image = cudabuild.build(module_source, "fatbin")
     run("""
         image = open(sys.argv[1], "rb").read()
@@ -223,7 +224,24 @@ def test_module_variables_move_by_name_and_a_handed_out_address_is_refused(modul
 
         src.symbol_range(m, "tally")  # a copy by name (cudaMemcpyToSymbol): no address left the server
         assert src.module_state(m)["variables"]["tally"] == bytes(range(16))
-        src.module_global(m, "tally")  # cudaGetSymbolAddress: the program holds the address now
-        code, message = refused(src.module_state, m)
-        assert code == "CUDA_ERROR_NOT_SUPPORTED" and "module variable 'tally'" in message, message
+        held, _ = src.module_global(m, "tally")  # cudaGetSymbolAddress: the program holds the address now
+        state = src.module_state(m)
+        assert state["handed"] == {"tally": held}, state
+
+        # the target keeps the program's address as the variable's name (aliases.py)
+        dst2 = device.CudaDevice(0, 1 << 30)
+        m3 = dst2.module_restore(image, None, state)
+        assert lib.cuModuleGetGlobal_v2(p, n, m3, b"tally") == 0
+        here = p[0]
+        assert here != held and dst2.read_memory(here, 16, _variable=True) == bytes(range(16))
+        assert dst2.module_global(m3, "tally") == (held, 16)  # asked again: the address the program has
+        assert dst2.alias(held + 4, 8) == here + 4
+        assert dst2.alias(held + 12, 8) == held + 12  # past the variable's end: not the variable's
+        params = struct.pack("<QQi4xQ", held + 8, 0x1234, 7, held)
+        assert struct.unpack("<QQi4xQ", dst2.fix_params(params)) == (here + 8, 0x1234, 7, here)
+        assert dst2.fix_params(struct.pack("<Q", held + 16)) == struct.pack("<Q", held + 16)
+        # a second move carries the program's address, not this process's
+        assert dst2.module_state(m3)["handed"] == {"tally": held}
+        dst2.module_unload(m3)
+        assert dst2.alias(held + 4, 8) == held + 4
     """, str(image))

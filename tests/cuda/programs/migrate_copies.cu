@@ -5,12 +5,14 @@
 // live migration on the cuda backend without a GPU (the null driver runs no kernel, but copies and
 // memsets are real); on a GPU it checks the same. It prints PROGRESS i as it goes (a test moves it
 // mid-run) and RESULT <digest> OK when all matched.
-//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|graph]
+//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|managed|graph]
 // `symbol`: every iteration writes a word of a module variable by cudaMemcpyToSymbol(Async) and reads
 // one back by cudaMemcpyFromSymbol(Async); the variable's address is never the program's, so a move
 // takes the variable along by name (server/api/symbols.py), and the end checks it whole.
-// `address`: the program asks the address of a module variable (cudaGetSymbolAddress) and copies to
-// it: it holds the address now, and the cuda backend cannot move such a session.
+// `address`: the program asks the address of a module variable (cudaGetSymbolAddress) and writes and
+// reads the variable through it every iteration, and passes it to a kernel: after a move the address
+// it holds still names the variable (server/backends/cuda/aliases.py).
+// `managed`: the program holds managed memory, which the cuda backend cannot move.
 // `graph`: each iteration ends with a launch of one CUDA graph made at the start (a memset, the
 // kernel, a device-to-device copy, another memset), which the worker runs as one graph
 // (libhook/src/graph/graph_server.c): a move must take it along.
@@ -25,6 +27,7 @@ __device__ uint32_t tally;
 __device__ uint32_t marks[64];  // `symbol`: written and read by name only
 
 __global__ void touch(uint32_t *scratch) { atomicAdd(&tally, 1u); scratch[threadIdx.x] = tally; }
+__global__ void peek(const uint32_t *from, uint32_t *scratch) { scratch[32 + threadIdx.x] = from[threadIdx.x]; }
 
 static uint64_t fnv(const void *p, size_t n, uint64_t h) {
     const uint8_t *b = (const uint8_t *)p;
@@ -37,6 +40,7 @@ int main(int argc, char **argv) {
     const int pause_ms = argc > 2 ? atoi(argv[2]) : 50;
     const bool symbol = argc > 3 && !strcmp(argv[3], "symbol");
     const bool address = argc > 3 && !strcmp(argv[3], "address");
+    const bool managed = argc > 3 && !strcmp(argv[3], "managed");
     std::vector<uint32_t> hm(64);  // what marks holds
     const bool graph = argc > 3 && !strcmp(argv[3], "graph");
     const int S = 3, n = 1 << 16, small_n = 300;
@@ -61,10 +65,16 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> hb(ballast_n);
     for (size_t i = 0; i < ballast_n; i++) hb[i] = (uint8_t)(i * 131 + (i >> 12));
     CHECK(cudaMemcpy(ballast, hb.data(), ballast_n, cudaMemcpyHostToDevice));
+    uint32_t *marks_at = nullptr;
     if (address) {
-        uint32_t zero = 0, *at;
-        CHECK(cudaGetSymbolAddress((void **)&at, tally));
-        CHECK(cudaMemcpy(at, &zero, sizeof zero, cudaMemcpyHostToDevice));
+        CHECK(cudaGetSymbolAddress((void **)&marks_at, marks));
+        for (int i = 0; i < 64; i++) hm[i] = 0x85ebca6bu * (uint32_t)(i + 3);
+        CHECK(cudaMemcpy(marks_at, hm.data(), sizeof(uint32_t) * 64, cudaMemcpyHostToDevice));
+    }
+    uint32_t *um = nullptr;
+    if (managed) {
+        CHECK(cudaMallocManaged((void **)&um, 4096));
+        memset(um, 0x7c, 4096);
     }
     if (symbol) {
         for (int i = 0; i < 64; i++) hm[i] = 0x9e3779b9u * (uint32_t)(i + 1);
@@ -155,6 +165,20 @@ int main(int argc, char **argv) {
                 return 1;
             }
         }
+        if (address) {  // through the address the program holds: a word written, one read, a memset
+            uint32_t w = (uint32_t)(it * 3266489917u + 11), got = 0;
+            int k = it % 64, j = (it * 5 + 1) % 64;
+            CHECK(cudaMemcpy(marks_at + k, &w, sizeof w, cudaMemcpyHostToDevice));
+            hm[k] = w;
+            CHECK(cudaMemcpy(&got, marks_at + j, sizeof got, cudaMemcpyDeviceToHost));
+            if (got != hm[j]) {
+                printf("FAIL iteration %d read %08x through the variable's address, not %08x\n", it, got, hm[j]);
+                return 1;
+            }
+            CHECK(cudaMemsetAsync(marks_at + 63, it & 0xff, sizeof(uint32_t), st[1]));
+            hm[63] = 0x01010101u * (uint32_t)(it & 0xff);
+            peek<<<1, 32, 0, st[1]>>>(marks_at, scratch);  // a kernel given it: its parameter follows the variable
+        }
         if (graph) {  // words G/4 .. 3G/4 of gbuf: the first quarter 0x33 bytes, the second 0x44
             CHECK(cudaGraphLaunch(ge, st[0]));
             for (int i = 0; i < G / 2; i++) h[0][at0 + i] = i < G / 4 ? 0x33333333u : 0x44444444u;
@@ -194,7 +218,7 @@ int main(int argc, char **argv) {
         digest = fnv(lb.data(), n * sizeof(uint32_t), digest);
         CHECK(cudaFree(late));
     }
-    if (symbol) {
+    if (symbol || address) {
         std::vector<uint32_t> mb(64);
         CHECK(cudaMemcpyFromSymbol(mb.data(), marks, sizeof(uint32_t) * 64));
         if (mb != hm) {

@@ -10,6 +10,7 @@ What only a GPU can confirm: that the real driver takes the loop's launches as i
 from __future__ import annotations
 
 import multiprocessing as mp
+import struct
 
 import msgpack
 import structlog
@@ -506,3 +507,26 @@ def test_occupancy_is_the_drivers_answer(driver, monkeypatch):
     assert replies(sv, [sv.call(BY_NAME["cuOccupancyMaxActiveBlocksPerMultiprocessor"], [fn, 256, 0], sync=1),
                         sv.call(BY_NAME["cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"], [fn, 128, 64, 1],
                                 sync=1)]) == [(0, [6]), (0, [11])]
+
+
+def test_a_moved_variables_old_address_in_the_parameters_reaches_the_driver_where_the_variable_is(driver, monkeypatch):
+    """After a move the program still holds a module variable's old address (aliases.py): each 8-byte
+    word of a launch's parameters inside it is rewritten to where the variable is now, by the loop as
+    by Python; a word just past the variable, or unaligned, or any other value, is left as it is."""
+    held, here, size = 0x7F00_0000_1000, 0x3450_0000_2000, 112
+
+    def script(sv):
+        sv.dev._alias_add(1, "deviceConstants", held, here, size)
+        calls = [sv.launch(sv.fns[0], 0, struct.pack("<QQQ", held, held + 104, 5)),
+                 sv.launch(sv.fns[1], sv.streams[0], struct.pack("<iiQQ", 1, 2, held + size, held + 8)),
+                 sv.launch(sv.fns[2], 0, b"\0\0\0\0" + struct.pack("<Q", held) + b"\0\0\0\0"),  # unaligned: a struct's bytes
+                 sv.launch(sv.fns[0], 0, params(3))]
+        sv.serve(calls)
+        sv.s.settle()
+
+    (fast, seen_fast, _), (_, seen_slow, _) = both(driver, monkeypatch, script)
+    assert fast.compiled == 4 and seen_fast == seen_slow
+    got = [p for *_, p in seen_fast]
+    assert struct.unpack("<QQQ", got[0]) == (here, here + 104, 5)
+    assert struct.unpack("<iiQQ", got[1]) == (1, 2, held + size, here + 8)
+    assert got[2] == b"\0\0\0\0" + struct.pack("<Q", held) + b"\0\0\0\0" and got[3] == params(3)

@@ -83,6 +83,10 @@ struct rgpu_launcher {
     uint64_t token;
     uint32_t index;
     size_t offset;
+    /* Moved module variables' old addresses the program holds, and where each variable is now
+     * (rgpu_launcher_aliases, server/backends/cuda/aliases.py): [held, size, here] by held, ascending */
+    uint64_t *aliases;
+    size_t naliases;
     _Alignas(16) unsigned char params[PARAM_BYTES];
 };
 
@@ -133,6 +137,7 @@ rgpu_launcher *rgpu_launcher_new(void *launch, rgpu_clock *clock, uint64_t drive
 
 void rgpu_launcher_free(rgpu_launcher *l) {
     if (!l) return;
+    free(l->aliases);
     free(l->table);
     free(l);
 }
@@ -157,6 +162,37 @@ void rgpu_launcher_more_waits(rgpu_launcher *l, void *event_query, void *event_s
 
 /* How long a wait polls here before it is Python's (nanoseconds). */
 void rgpu_launcher_poll(rgpu_launcher *l, long ns) { l->poll_ns = ns > 0 ? ns : 0; }
+
+/* The aliases a launch's parameters are rewritten by: n triples [held, size, here], held ascending
+ * (aliases.py says why and what). 0 on success, -1 out of memory (the old table is kept). */
+int rgpu_launcher_aliases(rgpu_launcher *l, const uint64_t *triples, size_t n) {
+    uint64_t *copy = n ? malloc(n * 3 * sizeof *copy) : NULL;
+    if (n && !copy) return -1;
+    if (n) memcpy(copy, triples, n * 3 * sizeof *copy);
+    free(l->aliases);
+    l->aliases = copy, l->naliases = n;
+    return 0;
+}
+
+/* Each 8-byte word of the parameters inside an alias's old range, moved to where its variable is. */
+static void fix_params(const rgpu_launcher *l, unsigned char *p, size_t size) {
+    for (size_t off = 0; off + 8 <= size; off += 8) {
+        uint64_t v;
+        memcpy(&v, p + off, 8);
+        size_t lo = 0, hi = l->naliases; /* the last alias whose old address is <= v */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (l->aliases[3 * mid] <= v) lo = mid + 1;
+            else hi = mid;
+        }
+        if (!lo) continue;
+        const uint64_t *a = &l->aliases[3 * (lo - 1)];
+        if (v - a[0] < a[1]) {
+            v = a[2] + (v - a[0]);
+            memcpy(p + off, &v, 8);
+        }
+    }
+}
 
 /* The executable graphs the session's client has the worker build (server/api/graphs.py) are launched
  * here too: `graph_launch` is the driver's cuGraphLaunch, `id` rgpuGraphLaunch's call id. */
@@ -306,6 +342,7 @@ static int run_launch(rgpu_launcher *l, const launch_call *a, rgpu_launch_run *o
      * otherwise, and the message's frame is Python's. */
     size_t size = a->size;
     memcpy(l->params, a->params, size);
+    if (l->naliases) fix_params(l, l->params, size);
     void *extra[5] = {(void *)CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, l->params,
                       (void *)CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size, (void *)CU_LAUNCH_PARAM_END_AS_INT};
     if (l->launch((CUfunction)a->function, a->g[0], a->g[1], a->g[2], a->b[0], a->b[1], a->b[2], a->shared,
