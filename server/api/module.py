@@ -67,6 +67,13 @@ def module_load(s, digest, size, companion, companion_size, sent, frames, bulk=(
 
 @handles("cuModuleUnload")
 def module_unload(s, module):
+    mod = s.get("module", module)
+    key = s.device.object_key(mod)
+    # Its functions go with it, as in CUDA (cuBLASLt loads a module to probe the GPU with one kernel,
+    # then unloads it): a handle left behind would name a function no checkpoint can make again.
+    for h, (kind, obj) in list(s.handles().items()):
+        if kind == "function" and s.device.object_key(s.device.function_module(obj)) == key:
+            s.drop("function", h)
     s.device.module_unload(s.drop("module", module))
     return ()
 

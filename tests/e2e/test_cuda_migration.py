@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from benchmarks.native import run as native
+from tests.e2e import test_failover as failover
 from tests.e2e.test_pool_migration import NULL_UUIDS as UUIDS
 from tests.support.daemons import wait_until
 from tests.support import torchenv
@@ -181,3 +182,23 @@ def test_a_pytorch_training_loop_moves_between_cuda_servers(null_pool):
     assert err.count("moved to") == 2, err[-4000:]
     log = pool.servers[b].log_path.read_text()
     assert "variable_alias" in log and "deviceConstants" in log, log[-3000:]
+
+
+def test_a_pytorch_training_loop_whose_cuda_server_is_killed_finishes_on_the_other(null_pool):
+    """The same loop under a --failover lease: its server is killed with SIGKILL mid-run, and the
+    program resumes on the other server from its last checkpoint and its log, and ends as the run
+    that was never killed. The checkpoints were refused while cuBLASLt's held deviceConstants
+    address could not be kept (docs/failover.md); now they are taken."""
+    pool = null_pool
+    run = [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "256MiB"]
+    loop = ["--", str(torchenv.python()), "-c", TORCH_LOOP, "16"]
+    still = subprocess.run(run + loop + ["0"], capture_output=True, text=True, timeout=600,
+                           env=dict(pool.env, RGPU_TIMEOUT="120"))
+    assert still.returncode == 0 and "RESULT" in still.stdout, still.stdout + still.stderr[-4000:]
+    proc = subprocess.Popen(run + ["--failover"] + loop + ["0.5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(pool.env, RGPU_TIMEOUT="120", RGPU_LOG="info",
+                                                RGPU_FAILOVER_INTERVAL="0.3"))
+    out, err = failover.kill_its_server_at(pool, proc, 6)
+    assert proc.returncode == 0, out + err[-4000:]
+    assert out.strip().splitlines()[-1] == still.stdout.strip().splitlines()[-1], out
+    assert "from its checkpoint" in err and "keeps no checkpoint" not in err, err[-4000:]

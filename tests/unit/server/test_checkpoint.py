@@ -240,3 +240,22 @@ def test_written_pages_are_told_from_untouched_and_freed_ones():
         assert CHUNK % 4096 == 0
     finally:
         dev.close()
+
+
+def test_a_modules_functions_go_with_it_and_a_checkpoint_after_the_unload_is_taken(dispatcher, program):
+    """cuBLASLt loads a module to probe the GPU with one kernel and unloads it: the function handle
+    goes with its module (as in CUDA, where it is invalid after the unload), so a later checkpoint
+    has nothing to make it from and is taken; a launch through the old handle is refused."""
+    d = dispatcher
+    s, n = program
+    probe = load(d, s, "simcore.cu")
+    fn = call(d, s, "cuModuleGetFunction", probe, "globals").outs[0]
+    call(d, s, "cuModuleUnload", probe)
+    assert fn not in s.handles() and probe not in s.handles()
+    r = d.run(s, BY_NAME["cuLaunchKernel"], [fn, 1, 1, 1, 32, 1, 1, 0, 0, b"\0" * 20], [])
+    assert r.rc != 0, r
+    b = restored(cksession.capture(s, "sim"))
+    try:
+        assert fn not in b.handles() and n["globals"] in b.handles()
+    finally:
+        b.close()
