@@ -3,8 +3,9 @@ rgpuMemcpy*Symbol records in protocol/contract/calls/memory.toml).
 
 The variable is looked up when the copy runs, by the backend's symbol_range, which unlike
 cuModuleGetGlobal does not count the address as the program's: on the cuda backend a variable whose
-address the program holds keeps its session on its GPU (backends/cuda/placement.py), and one reached
-only by name moves with the session, found by name wherever the target's driver put it. A copy that
+address the program holds becomes an alias after a move (backends/cuda/aliases.py), which cannot
+follow the address into device memory; one reached only by name needs none, and is found by name
+wherever the target's driver put it. A copy that
 outruns the variable (offset + count past its size) changes nothing and fails as CUDA's does."""
 from __future__ import annotations
 

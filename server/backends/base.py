@@ -154,6 +154,7 @@ class Device(ABC):
         """module_global for a copy the server makes to or from the variable by its name (the
         program is not handed the address, so nothing it holds ties the variable to this process)."""
         return self.module_global(module, name)
+
     @abstractmethod
     def function_params(self, function) -> list[tuple[int, int]]:
         """(offset, size) of each kernel parameter in the launch buffer."""

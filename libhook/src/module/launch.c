@@ -540,7 +540,8 @@ static int symbol_address(const void *symbol, CUdeviceptr *addr, size_t *size) {
 
 /* Copies by the variable's name (the rgpuMemcpy*Symbol records, server/api/symbols.py): the worker finds
  * the variable when the copy runs, so the program is never handed its address (on the cuda backend a
- * held address keeps the session on its GPU), and no lookup goes before the copy. */
+ * held address must be kept as an alias after a move: server/backends/cuda/aliases.py), and no lookup
+ * goes before the copy. */
 CUresult rgpuMemcpyToSymbol(CUmodule module, const char *name, size_t offset, const void *src, size_t count) {
     rgpu_call c;
     rgpu_wire_rgpuMemcpyToSymbol(&c, module, name, offset, count);
@@ -581,8 +582,8 @@ CUresult rgpuMemcpyFromSymbol(CUmodule module, const char *name, size_t offset, 
 }
 
 /* Up to this size a symbol copy goes by name (constant memory is at most 64 KiB; a larger __device__
- * array takes the address path below, whose copy paths stream large data, and whose address keeps a
- * cuda-backend session on its GPU). */
+ * array takes the address path below, whose copy paths stream large data, and whose address the
+ * program then holds). */
 #define SYMBOL_BY_NAME_MAX (4u << 20)
 
 /* Whether the copy can go by name: a plain variable (a managed one is managed memory, copied as such),

@@ -13,7 +13,8 @@ too; these addresses lie where the driver maps device memory, far from the integ
 
 Not seen here: an address the program stored in device memory (copied in, or written there by a
 kernel from its parameter) that a later kernel follows. On the target it leads to where the variable
-was, which this worker never mapped for it."""
+was, which this worker never mapped for it. Nor would a held range that the target's driver gave to
+another variable of the session be told apart from it: the alias wins."""
 from __future__ import annotations
 
 import bisect
