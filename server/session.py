@@ -36,6 +36,8 @@ class Session:
         self.device = device
         self.id = session_id
         self._handles: dict[int, tuple[str, object]] = {}
+        # function handles by their module's object key: they go with it (module_unload)
+        self._functions_of: dict[int, set[int]] = {}
         self.next_handle = 0x1000  # handles are never reused: a stale one stays invalid
         # How some objects were made, by handle: a module's image digests (checkpoint/objects.py),
         # and the images themselves by digest while a module of them lives (a checkpoint carries them).
@@ -88,16 +90,31 @@ class Session:
     def new_handle(self, kind: str, obj) -> int:
         h = self.next_handle
         self.next_handle += 8
-        self._handles[h] = (kind, obj)
-        if self.device.launcher is not None:
-            self.device.launcher.learn(h, kind, obj)
+        self.adopt(h, kind, obj)
         return h
 
     def adopt(self, h: int, kind: str, obj) -> None:
-        """Put a restored object back under the handle the program holds (checkpoint/objects.py)."""
+        """Put an object under handle h (a restored one under the handle the program holds:
+        checkpoint/objects.py)."""
         self._handles[h] = (kind, obj)
         if self.device.launcher is not None:
             self.device.launcher.learn(h, kind, obj)
+
+    def new_function(self, module, fn, h: int | None = None) -> int:
+        """A handle for function `fn` of `module` (h: the one it had, restored), which goes with the
+        module (drop_functions_of)."""
+        if h is None:
+            h = self.new_handle("function", fn)
+        else:
+            self.adopt(h, "function", fn)
+        self._functions_of.setdefault(self.device.object_key(module), set()).add(h)
+        return h
+
+    def drop_functions_of(self, module) -> None:
+        """A module's function handles, gone with it (cuModuleUnload: CUDA invalidates them)."""
+        for h in sorted(self._functions_of.pop(self.device.object_key(module), ())):
+            if h in self._handles:
+                self.drop("function", h)
 
     def handles(self) -> dict[int, tuple[str, object]]:
         return self._handles
@@ -124,7 +141,7 @@ class Session:
         obj = self.get(kind, h)
         if obj is None:
             raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"the default {kind} cannot be destroyed")
-        del self._handles[h]
+        del self._handles[h]  # (a function's entry in _functions_of may stay: handles are never reused)
         if self.device.launcher is not None:
             self.device.launcher.forget(h)
         origin = self.origins.pop(h, None)
@@ -288,6 +305,7 @@ class Session:
         if self.ipc is not None:
             self.ipc.close()
         self._handles.clear()
+        self._functions_of.clear()
         if self.device.launcher is not None:
             self.device.launcher.clear()
         self.origins.clear()

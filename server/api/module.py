@@ -67,20 +67,17 @@ def module_load(s, digest, size, companion, companion_size, sent, frames, bulk=(
 
 @handles("cuModuleUnload")
 def module_unload(s, module):
-    mod = s.get("module", module)
-    key = s.device.object_key(mod)
     # Its functions go with it, as in CUDA (cuBLASLt loads a module to probe the GPU with one kernel,
     # then unloads it): a handle left behind would name a function no checkpoint can make again.
-    for h, (kind, obj) in list(s.handles().items()):
-        if kind == "function" and s.device.object_key(s.device.function_module(obj)) == key:
-            s.drop("function", h)
+    s.drop_functions_of(s.get("module", module))
     s.device.module_unload(s.drop("module", module))
     return ()
 
 
 @handles("cuModuleGetFunction")
 def module_get_function(s, module, name):
-    return (s.new_handle("function", s.device.module_function(s.get("module", module), name)),)
+    mod = s.get("module", module)
+    return (s.new_function(mod, s.device.module_function(mod, name)),)
 
 
 @handles("cuModuleGetFunctionCount")
@@ -95,7 +92,8 @@ def module_enumerate_functions(s, count, module):
     fns = s.device.module_functions(s.get("module", module))
     if count != len(fns):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"the module has {len(fns)} functions, not {count}")
-    return ([s.new_handle("function", f) for f in fns],)
+    mod = s.get("module", module)
+    return ([s.new_function(mod, f) for f in fns],)
 
 
 @handles("cuModuleGetGlobal_v2")

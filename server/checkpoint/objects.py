@@ -72,7 +72,7 @@ def _capture_function(s, h, obj, handles_of):
 def _restore_function(s, d, objects):
     fn = s.device.module_function(objects[d["module"]], d["name"])
     s.device.function_restore(fn, d["attrs"])
-    return fn
+    return fn, objects[d["module"]]
 
 
 register("module", 1, _capture_module, _restore_module)
@@ -112,5 +112,10 @@ def restore(session, described: list[list]) -> None:
         k = KINDS.get(kind)
         if k is None:
             raise CheckpointError(f"the checkpoint holds a {kind}, which this rgpu cannot restore")
-        objects[h] = k.restore(session, d, objects)
-        session.adopt(h, kind, objects[h])
+        made = k.restore(session, d, objects)
+        if kind == "function":  # a function goes with its module: the session keeps which
+            objects[h], module = made
+            session.new_function(module, objects[h], h)
+        else:
+            objects[h] = made
+            session.adopt(h, kind, made)
