@@ -527,15 +527,23 @@ CUresult cuModuleLoad(CUmodule *module, const char *fname) {
 
 /* ---- symbols and functions (Runtime API) ------------------------------------------------- */
 
-static int symbol_address(const void *symbol, CUdeviceptr *addr, size_t *size) {
+/* The variable a host symbol stands for, and its module loaded on the current device. */
+static int symbol_module(const void *symbol, rgpu_var **v, void **mod) {
     int rc = rgpu_ensure_init();
     if (rc) return rgpu_record(RGPU_RUNTIME, rc);
-    rgpu_var *v = rgpu_find_var(symbol);
-    if (!v || !v->module) return rgpu_record(RGPU_RUNTIME, INVALID_SYMBOL);
+    *v = rgpu_find_var(symbol);
+    if (!*v || !(*v)->module) return rgpu_record(RGPU_RUNTIME, INVALID_SYMBOL);
+    return rgpu_module_on(RGPU_RUNTIME, (*v)->module, rgpu_current_device(), mod);
+}
+
+/* A driver error of a call naming a variable, as the Runtime reports it. */
+static int symbol_error(int rc) { return rc ? rgpu_record(RGPU_RUNTIME, rc == NOT_FOUND ? INVALID_SYMBOL : rc) : 0; }
+
+static int symbol_address(const void *symbol, CUdeviceptr *addr, size_t *size) {
+    rgpu_var *v;
     void *mod = NULL;
-    if ((rc = rgpu_module_on(RGPU_RUNTIME, v->module, rgpu_current_device(), &mod))) return rc;
-    rc = cuModuleGetGlobal_v2(addr, size, mod, v->name);
-    return rc ? rgpu_record(RGPU_RUNTIME, rc == NOT_FOUND ? INVALID_SYMBOL : rc) : 0;
+    int rc = symbol_module(symbol, &v, &mod);
+    return rc ? rc : symbol_error(cuModuleGetGlobal_v2(addr, size, mod, v->name));
 }
 
 /* Copies by the variable's name (the rgpuMemcpy*Symbol records, server/api/symbols.py): the worker finds
@@ -603,24 +611,22 @@ static int by_name(const rgpu_var *v, void *host, size_t count, int kind, const 
 
 static int symbol_copy(int to, void *host, const void *symbol, size_t count, size_t offset, int kind, void *stream,
                        int async) {
-    int rc = rgpu_ensure_init();
-    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
-    rgpu_var *v = rgpu_find_var(symbol);
-    if (!v || !v->module) return rgpu_record(RGPU_RUNTIME, INVALID_SYMBOL);
+    rgpu_var *v;
+    void *mod = NULL;
+    int rc = symbol_module(symbol, &v, &mod);
+    if (rc) return rc;
     if (by_name(v, host, count, kind, stream, async)) {
         if (!async && (rc = rgpu_capture_guard(RGPU_RUNTIME, NULL, 1))) return rc;
-        void *mod = NULL;
-        if ((rc = rgpu_module_on(RGPU_RUNTIME, v->module, rgpu_current_device(), &mod))) return rc;
         /* pinned memory an earlier async copy out of the device is still to write (copy_late.c) */
         if (to && rgpu_sessions_late_overlap(host, count)) rgpu_sessions_drain_late();
         rc = to && async ? rgpuMemcpyToSymbolAsync(mod, v->name, offset, host, count, stream)
            : to          ? rgpuMemcpyToSymbol(mod, v->name, offset, host, count)
                          : rgpuMemcpyFromSymbol(mod, v->name, offset, host, count, async ? stream : NULL);
-        return rc ? rgpu_record(RGPU_RUNTIME, rc == NOT_FOUND ? INVALID_SYMBOL : rc) : 0;
+        return symbol_error(rc);
     }
     CUdeviceptr addr;
     size_t size;
-    if ((rc = symbol_address(symbol, &addr, &size))) return rc;
+    if ((rc = symbol_error(cuModuleGetGlobal_v2(&addr, &size, mod, v->name)))) return rc;
     if (offset + count > size) return rgpu_record(RGPU_RUNTIME, RGPU_INVALID_VALUE);
     if (kind == 4) kind = to ? 1 : 2; /* cudaMemcpyDefault: the host side is the program's pointer */
     void *dev = (void *)(uintptr_t)(addr + offset);
@@ -662,14 +668,11 @@ CUresult rgpuModuleGlobalSize(CUmodule module, const char *name, size_t *bytes) 
 /* By name, as the symbol copies: a size gives the program no address to hold. */
 cudaError_t cudaGetSymbolSize(size_t *out, const void *symbol) {
     if (!out) return rgpu_invalid_value(RGPU_RUNTIME);
-    int rc = rgpu_ensure_init();
-    if (rc) return rgpu_record(RGPU_RUNTIME, rc);
-    rgpu_var *v = rgpu_find_var(symbol);
-    if (!v || !v->module) return rgpu_record(RGPU_RUNTIME, INVALID_SYMBOL);
+    rgpu_var *v;
     void *mod = NULL;
-    if ((rc = rgpu_module_on(RGPU_RUNTIME, v->module, rgpu_current_device(), &mod))) return rc;
     size_t size = 0;
-    if ((rc = rgpuModuleGlobalSize(mod, v->name, &size))) return rgpu_record(RGPU_RUNTIME, rc == NOT_FOUND ? INVALID_SYMBOL : rc);
+    int rc = symbol_module(symbol, &v, &mod);
+    if (rc || (rc = symbol_error(rgpuModuleGlobalSize(mod, v->name, &size)))) return rc;
     *out = size;
     return 0;
 }
