@@ -336,6 +336,12 @@ class Device(ABC):
         backend can tell)."""
         return [(addr, size)]
 
+    def escape_ranges(self) -> list[tuple[int, int, str]]:
+        """[start, end) and name of each module variable whose address would not hold after a
+        restore elsewhere, so must not be found in the memory copied (checkpoint/escapes.py). None
+        where restores place every variable again where it was."""
+        return []
+
     def read_memory(self, addr: int, size: int) -> bytes:
         """A copy of [addr, addr+size), at a call boundary or from a pre-copy thread."""
         return bytes(self.copy_dtoh(addr, size, None))

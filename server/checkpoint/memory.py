@@ -10,12 +10,15 @@ Pre-copy sends chunks while the program runs, remembering a digest of each one s
 catches every way memory can change (copies, memsets, any kernel instruction) without the
 interpreter having to report its stores. A chunk sent before whose window is no longer written (its
 allocation freed and made again) is read again too: it reads as zeros now, and so must the target.
+Each chunk read is also searched for module variables' addresses the target could not honour
+(escapes.py): finding one refuses the checkpoint.
 """
 from __future__ import annotations
 
 import bisect
 import hashlib
 
+from .escapes import Escapes
 from .image import compressor
 
 CHUNK = 256 << 10
@@ -58,9 +61,11 @@ class Copier:
         self.cctx = compressor()
         self.raw_bytes = 0     # read and sent, before compression
         self.wire_bytes = 0    # after compression
+        self.escapes: Escapes | None = None  # the variables' ranges when pieces() last looked
 
     def pieces(self, allocations) -> list[tuple[int, int]]:
         """The chunks to look at now: the written ones and those sent before that are still allocated."""
+        self.escapes = Escapes.of(self.device)  # modules come and go while pre-copy runs
         written = plan(self.device, allocations)
         seen = set(written)
         return written + [p for p in inside(allocations, list(self.sent)) if p not in seen]
@@ -75,6 +80,8 @@ class Copier:
             digest = hashlib.sha256(data).digest()
             if self.sent.get((addr, n)) == digest:
                 continue
+            if self.escapes is not None:
+                self.escapes.check(addr, data)  # raises CheckpointError
             self.sent[(addr, n)] = digest
             frame = self.cctx.compress(data)
             self.raw_bytes += n

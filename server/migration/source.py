@@ -232,7 +232,10 @@ class Outbound:
         else:
             pieces = self.copier.pieces(layout)
             self.stats["final_read_bytes"] = sum(n for _, n in pieces)  # read during the pause
-            chunks = list(self.copier.changed(pieces))
+            try:
+                chunks = list(self.copier.changed(pieces))
+            except CheckpointError as e:  # a variable's address stored since the pre-copy read
+                raise MigrationFailed(str(e)) from None
         frames = [f for _, _, f in chunks] + list(images.values())
         self.link.request({"op": "commit", "state": state, "allocations": layout,
                            "chunks": [[a, n] for a, n, _ in chunks],

@@ -1,7 +1,8 @@
 """End to end, the cuda backend's part of live migration on the null driver
 (benchmarks/native/nulldriver.c), whatever the test backend: two null-driver servers are two GPUs of
 one pool (RGPU_NULL_UUID), and a session the cuda backend cannot move (managed memory:
-server/backends/cuda/placement.py) is refused before anything stops,
+server/backends/cuda/placement.py; a module variable's address stored in device memory:
+server/checkpoint/escapes.py) is refused before anything stops,
 with the reason given to `rgpu migrate` and in the log; and programs that write and read a module
 variable every iteration, by name (cudaMemcpyToSymbol and kin: server/api/symbols.py) or through
 the address they hold (an alias on the target: server/backends/cuda/aliases.py), move, twice. The moves themselves run on the null driver
@@ -53,13 +54,20 @@ def test_two_null_driver_servers_are_two_gpus_of_one_pool(null_pool):
     assert [u.lower().removeprefix("gpu-") for u in uuids] == list(UUIDS), uuids
 
 
-def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(null_pool, cuda_program):
-    """migrate_copies `managed` holds managed memory, which the driver's UVM places: `rgpu migrate`
-    fails with that reason (and the source server's log gives it), the program runs on where it was
-    and ends right, and the target holds nothing of it."""
+@pytest.mark.parametrize("how, why, event", [
+    ("managed", "managed memory", "migration_refused"),
+    ("escape", "stored the address of module variable 'marks'", "migration_failed"),
+])
+def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(null_pool, cuda_program, how, why,
+                                                                              event):
+    """migrate_copies `managed` holds managed memory, which the driver's UVM places; `escape` stored a
+    module variable's address in its device memory, where the target's driver would not put the
+    variable (found by the pre-copy, while the program runs: server/checkpoint/escapes.py). `rgpu
+    migrate` fails with that reason (and the source server's log gives it), the program runs on where
+    it was and ends right, and the target holds nothing of it."""
     pool = null_pool
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "128MiB",
-                             "--", str(cuda_program("migrate_copies")), "60", "150", "managed"],
+                             "--", str(cuda_program("migrate_copies")), "60", "150", how],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info"))
     try:
@@ -71,8 +79,8 @@ def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(nu
         p = pool.cli("migrate", lease, "--to", f"{b}#0", "--json")
         assert p.returncode == 1, p.stdout + p.stderr
         [m] = json.loads(p.stdout)["migrations"]
-        assert m["state"] == "failed" and "managed memory" in m["message"], m
-        assert "cuda backend cannot move this session" in m["message"], m
+        assert m["state"] == "failed" and why in m["message"], m
+        assert ("cuda backend cannot move this session" if how == "managed" else "keeps its GPU") in m["message"], m
         assert pool.leases()[lease]["vgpus"][0]["server"] == a
         assert not [s for s in stats(b)["sessions"] if s["state"] == "live"]
         out, err = proc.communicate(timeout=300)
@@ -82,7 +90,7 @@ def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(nu
     assert proc.returncode == 0 and " OK" in out, out + err
     assert "moved to" not in err
     log = pool.servers[a].log_path.read_text()
-    assert "migration_refused" in log and "managed memory" in log, log[-3000:]
+    assert event in log and why in log, log[-3000:]
 
 
 @pytest.mark.parametrize("how", ["symbol", "address"])

@@ -11,14 +11,18 @@ worker's compiled loop does the same: native/launches.c), and the device side of
 for one variable. A parameter word that is an integer equal to such an address would be rewritten
 too; these addresses lie where the driver maps device memory, far from the integers kernels take.
 
-Not seen here: an address the program stored in device memory (copied in, or written there by a
-kernel from its parameter) that a later kernel follows. On the target it leads to where the variable
-was, which this worker never mapped for it. Nor would a held range that the target's driver gave to
-another variable of the session be told apart from it: the alias wins."""
+A variable's address stored in another variable of its module (an initializer such as
+``__device__ int *p = &x``, which the driver relocates at load, or a pointer the program stored there)
+is moved with it: the target writes where the variable is now (relocate). One stored in the session's
+device memory cannot be told from data there after the fact, and would lead a later kernel to where
+the variable was: the copy finds it (server/checkpoint/escapes.py) and refuses the move. Not told
+apart: a held range that the target's driver gave to another variable of the session (the alias wins).
+"""
 from __future__ import annotations
 
 import bisect
 
+import numpy as np
 import structlog
 
 log = structlog.get_logger()
@@ -84,3 +88,24 @@ class VariableAliases:
                     fixed = bytearray(params)
                 fixed[8 * i:8 * i + 8] = w.to_bytes(8, "little")
         return params if fixed is None else bytes(fixed)
+
+
+def relocate(data: bytes, moved, name: str = "") -> bytes:
+    """A module variable's contents with each 8-byte word inside one of ``moved`` ((start, end, new
+    start): where a variable was, or the address the program holds for it, and where it is now)
+    pointing where that variable is now."""
+    n = len(data) // 8
+    if n == 0:
+        return data
+    was = np.frombuffer(data, dtype="<u8", count=n)
+    words = was.copy()
+    count = 0
+    for lo, hi, new in moved:
+        inside = (was >= lo) & (was < hi)  # what the source held: a word is moved once
+        if inside.any():
+            words[inside] = was[inside] - np.uint64(lo) + np.uint64(new)
+            count += int(inside.sum())
+    if not count:
+        return data
+    log.info("variable_pointers_relocated", variable=name, words=count)
+    return words.tobytes() + bytes(data[8 * n:])

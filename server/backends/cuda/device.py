@@ -604,12 +604,15 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         return m[0]
 
     def module_unload(self, module):
-        self._modules.discard(module)
-        self._images.pop(self.object_key(module), None)
-        self._variable_names.pop(self.object_key(module), None)
-        self._handed.pop(self.object_key(module), None)
-        self._alias_drop_module(self.object_key(module))
-        _check(_lib.cuModuleUnload(module))
+        key = self.object_key(module)
+        with self.free_lock:  # not while a pre-copy lists the variables' ranges (placement.py)
+            self._modules.discard(module)
+            self._images.pop(key, None)
+            self._variable_names.pop(key, None)
+            self._var_ranges.pop(key, None)
+            self._handed.pop(key, None)
+            self._alias_drop_module(key)
+            _check(_lib.cuModuleUnload(module))
 
     def module_function(self, module, name):
         f = _ffi.new("CUfunction *")
@@ -626,7 +629,10 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         addr, size = self.symbol_range(module, name)
         key = self.object_key(module)
         # the program holds this address now: a move keeps it as the variable's name (aliases.py)
-        self._handed.setdefault(key, set()).add(name)
+        handed = self._handed.setdefault(key, set())
+        if name not in handed:
+            handed.add(name)
+            self._var_ranges.pop(key, None)  # listed again with it (an internal symbol's image name)
         held = self.held_address(key, name)
         return (addr if held is None else held), size
 

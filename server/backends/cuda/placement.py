@@ -25,9 +25,11 @@ name at the source, into it. A variable whose address was handed to the program 
 cudaGetSymbolAddress; NVIDIA's runtime linked into cuBLASLt asks it for its deviceConstants) moves
 too, and the address the program holds stays its name on the target: aliases.py rewrites it where
 it comes back to the worker (kernel parameters, copies, memsets) to where the variable now is, and
-cuModuleGetGlobal answers it again. What that cannot see is an address the program stored in device
-memory (copied in, or written by a kernel) and a kernel follows later: on the target it leads to
-where the variable was, which the target never mapped for it.
+cuModuleGetGlobal answers it again. A variable holding another's address is written with where that
+one is on the target (aliases.relocate). An address the program stored in its device memory (copied
+in, or written by a kernel) would lead a later kernel to where the variable was, which the target
+never mapped for it: escape_ranges gives the copy every variable's range to search the memory it
+reads for (server/checkpoint/escapes.py), and finding one refuses the move.
 
 Also refused, with their reasons: managed memory (the driver's UVM places it, and VMM memory is not
 managed), CUDA arrays and mipmapped arrays (no call places one), and what describe() refuses on every
@@ -38,7 +40,7 @@ import threading
 
 from ...errors import CudaError
 from . import variables
-from .aliases import VariableAliases
+from .aliases import VariableAliases, relocate
 
 _ACCESS_READWRITE = 3  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
 
@@ -57,6 +59,7 @@ class CudaPlacement(VariableAliases):
         # module key -> its variables' names, read from the image once (a library's fatbin is large:
         # read when a move is asked, never again in the pause)
         self._variable_names: dict[int, set[str] | None] = {}
+        self._var_ranges: dict[int, list] = {}  # module key -> (start, end, name) of its variables here
         self._func_attrs: dict[int, dict[str, int]] = {}  # function key -> attributes the program set
         self._alias_tables()
         # held by a pre-copy read and by every free: a read never lands in memory freed under it
@@ -241,45 +244,81 @@ class CudaPlacement(VariableAliases):
     def event_restore(self, state: dict):
         return self.event_create(state["flags"])
 
+    def _names(self, key: int) -> set[str] | None:
+        """The names of a module's variables, read from its image once (None: a format this server
+        cannot list)."""
+        if key not in self._variable_names:
+            image = self._images.get(key)
+            self._variable_names[key] = None if image is None else variables.names(image)
+        return self._variable_names[key]
+
+    def escape_ranges(self) -> list[tuple[int, int, str]]:
+        # every variable of every module (a kernel can store any one's address, not only those the
+        # program was handed), and the addresses the program kept from before a move
+        ffi, lib, _ = self._current()
+        p, n = ffi.new("CUdeviceptr *"), ffi.new("size_t *")
+        with self.free_lock:  # a module unloaded meanwhile takes its ranges with it
+            out = [(held, held + self._aliases[held][1], name) for (_, name), held in self._alias_of.items()]
+            for m in list(self._modules):
+                key = self.object_key(m)
+                ranges = self._var_ranges.get(key)
+                if ranges is None:
+                    ranges = []
+                    for name in sorted((self._names(key) or set()) | self._handed.get(key, set())):
+                        if lib.cuModuleGetGlobal_v2(p, n, m, name.encode()) == 0 and n[0]:
+                            ranges.append((p[0], p[0] + n[0], name))
+                    self._var_ranges[key] = ranges
+                out.extend(ranges)
+        return out
+
     def module_state(self, module) -> dict:
         key = self.object_key(module)
-        image = self._images.get(key)
-        if image is None:
+        if self._images.get(key) is None:
             self._refuse("a module was loaded in a way whose image this server did not keep")
-        if key not in self._variable_names:
-            self._variable_names[key] = variables.names(image)
-        found = self._variable_names[key]
+        found = self._names(key)
         if found is None:
             self._refuse("a module's image is in a format whose variables this server cannot list")
         ffi, lib, _ = self._current()
-        out, handed = {}, {}
+        out, handed, at = {}, {}, {}
         p, n = ffi.new("CUdeviceptr *"), ffi.new("size_t *")
         for name in sorted(found | self._handed.get(key, set())):
             if lib.cuModuleGetGlobal_v2(p, n, module, name.encode()) != 0:
                 continue  # not a variable the driver placed (an internal symbol)
             out[name] = self.read_memory(p[0], n[0], _variable=True) if n[0] else b""
+            at[name] = p[0]
             if name in self._handed.get(key, ()):
                 # the address the program holds: this process's, or the one it kept from before a move
                 handed[name] = self._alias_of.get((key, name), p[0])
-        return {"variables": out, "handed": handed}
+        return {"variables": out, "handed": handed, "addresses": at}
 
     def module_restore(self, image: bytes, companion, state: dict):
         m = self.module_load(image, companion)
         ffi, lib, check = self._current()
         p, n = ffi.new("CUdeviceptr *"), ffi.new("size_t *")
-        for name, data in state.get("variables", {}).items():
+        values = state.get("variables", {})
+        here = {}
+        for name, data in values.items():
             check(lib.cuModuleGetGlobal_v2(p, n, m, name.encode()))
             if n[0] != len(data):
                 raise CudaError("CUDA_ERROR_INVALID_IMAGE", f"module variable '{name}' is {n[0]} bytes here, "
                                 f"{len(data)} at the source")
-            if data:
-                self.write_memory(p[0], data)
+            here[name] = p[0]
         key = self.object_key(m)
+        moved = []  # (start, end at the source or as the program holds it, start here)
         for name, held in state.get("handed", {}).items():
             addr, size = self.symbol_range(m, name)
             self._handed.setdefault(key, set()).add(name)
             if addr != held:
                 self._alias_add(key, name, held, addr, size)
+                moved.append((held, held + size, addr))
+        was = state.get("addresses", {})
+        moved += [(was[name], was[name] + len(data), here[name]) for name, data in values.items()
+                  if data and was.get(name, here[name]) != here[name]]
+        for name, data in values.items():
+            if data:
+                # a variable holding another's address (an initializer the driver relocated at
+                # load, or one the program stored) holds where that variable is here
+                self.write_memory(here[name], relocate(data, moved, name) if moved else data)
         return m
 
     def function_state(self, function) -> dict:

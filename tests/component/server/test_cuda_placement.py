@@ -3,7 +3,9 @@ against the null driver (benchmarks/native/nulldriver.c), in a process of its ow
 a worker does: allocations placed again at their addresses through the VMM calls (those sharing a
 granule as one), a placement the driver cannot honour refused with nothing held, module variables
 carried by name into a module loaded again, and a variable whose address the program was given kept
-under that address on the target (an alias: launch parameters, copies and cuModuleGetGlobal)."""
+under that address on the target (an alias: launch parameters, copies and cuModuleGetGlobal), a
+variable holding another's address pointing where that one is on the target, and the session's
+variables' ranges, which a copy refuses to find in device memory (server/checkpoint/escapes.py)."""
 from __future__ import annotations
 
 import os
@@ -21,6 +23,7 @@ from tests.support import cudabuild
 MODULE = """
 __device__ unsigned int tally[4] = {1, 2, 3, 4};
 __constant__ float scale;
+__device__ unsigned int *where;  // a pointer to another variable, stored by the program
 extern "C" __global__ void touch(unsigned int *p) { p[threadIdx.x] = tally[threadIdx.x % 4] * scale; }
 """
 
@@ -244,4 +247,58 @@ def test_module_variables_move_by_name_and_a_handed_out_address_is_kept_as_an_al
         assert dst2.module_state(m3)["handed"] == {"tally": held}
         dst2.module_unload(m3)
         assert dst2.alias(held + 4, 8) == held + 4
+    """, str(image))
+
+
+def test_a_variable_holding_anothers_address_points_where_it_is_after_a_move(module_source):
+    """`where` holds an address inside `tally` (as an initializer the driver relocated would, or a
+    pointer the program stored by name): on the target, where the driver put tally elsewhere, it
+    holds tally's address there. The session's variables' ranges are the escape ranges a move
+    searches device memory for, and device memory holding one of them is refused."""
+    image = cudabuild.build(module_source, "fatbin")
+    run("""
+        import struct
+        from rgpu.server.checkpoint.image import CheckpointError
+        from rgpu.server.checkpoint.memory import Copier
+        image = open(sys.argv[1], "rb").read()
+        src = device.CudaDevice(0, 1 << 30)
+        m = src.module_load(image)
+        tally, _ = src.symbol_range(m, "tally")
+        where, size = src.symbol_range(m, "where")
+        assert size == 8
+        src.write_memory(where, struct.pack("<Q", tally + 8))
+        ranges = {name: (lo, hi) for lo, hi, name in src.escape_ranges()}
+        assert ranges["tally"] == (tally, tally + 16) and ranges["where"] == (where, where + 8), ranges
+
+        dst = device.CudaDevice(0, 1 << 30)
+        m2 = dst.module_restore(image, None, src.module_state(m))
+        tally2, _ = dst.symbol_range(m2, "tally")
+        where2, _ = dst.symbol_range(m2, "where")
+        assert tally2 != tally
+        assert struct.unpack("<Q", dst.read_memory(where2, 8, _variable=True)) == (tally2 + 8,)
+        # and back: the address of the target's tally points at the source's tally again
+        m3 = src.module_restore(image, None, dst.module_state(m2))
+        tally3, _ = src.symbol_range(m3, "tally")
+        where3, _ = src.symbol_range(m3, "where")
+        assert struct.unpack("<Q", src.read_memory(where3, 8, _variable=True)) == (tally3 + 8,)
+
+        # the address stored in an allocation instead: the copy a move makes refuses it
+        buf = src.mem_alloc(1 << 20)
+        src.write_memory(buf, bytes(4096))
+        copier = Copier(src)
+        layout = src.memory_layout()
+        assert list(copier.changed(copier.pieces(layout)))
+        src.write_memory(buf + 4096, struct.pack("<Q", tally3 + 4))
+        try:
+            list(copier.changed(copier.pieces(layout)))
+        except CheckpointError as e:
+            assert "module variable 'tally'" in str(e) and hex(buf + 4096) in str(e), e
+        else:
+            raise AssertionError("not refused")
+        src.module_unload(m3)  # its variables' ranges go with it
+        assert "tally" in {name for _, _, name in src.escape_ranges()}  # m's are still there
+        src.module_unload(m)
+        assert not src.escape_ranges()
+        fresh = Copier(src)  # no variables left: the same memory copies
+        assert list(fresh.changed(fresh.pieces(layout)))
     """, str(image))

@@ -5,13 +5,16 @@
 // live migration on the cuda backend without a GPU (the null driver runs no kernel, but copies and
 // memsets are real); on a GPU it checks the same. It prints PROGRESS i as it goes (a test moves it
 // mid-run) and RESULT <digest> OK when all matched.
-//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|managed|graph]
+//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|escape|managed|graph]
 // `symbol`: every iteration writes a word of a module variable by cudaMemcpyToSymbol(Async) and reads
 // one back by cudaMemcpyFromSymbol(Async); the variable's address is never the program's, so a move
 // takes the variable along by name (server/api/symbols.py), and the end checks it whole.
 // `address`: the program asks the address of a module variable (cudaGetSymbolAddress) and writes and
 // reads the variable through it every iteration, and passes it to a kernel: after a move the address
 // it holds still names the variable (server/backends/cuda/aliases.py).
+// `escape`: as `address`, and the program also stores the variable's address in device memory it
+// allocated, where a later kernel could follow it: a move of this session is refused
+// (server/checkpoint/escapes.py).
 // `managed`: the program holds managed memory, which the cuda backend cannot move.
 // `graph`: each iteration ends with a launch of one CUDA graph made at the start (a memset, the
 // kernel, a device-to-device copy, another memset), which the worker runs as one graph
@@ -39,7 +42,8 @@ int main(int argc, char **argv) {
     const int iters = argc > 1 ? atoi(argv[1]) : 30;
     const int pause_ms = argc > 2 ? atoi(argv[2]) : 50;
     const bool symbol = argc > 3 && !strcmp(argv[3], "symbol");
-    const bool address = argc > 3 && !strcmp(argv[3], "address");
+    const bool escape = argc > 3 && !strcmp(argv[3], "escape");
+    const bool address = escape || (argc > 3 && !strcmp(argv[3], "address"));
     const bool managed = argc > 3 && !strcmp(argv[3], "managed");
     std::vector<uint32_t> hm(64);  // what marks holds
     const bool graph = argc > 3 && !strcmp(argv[3], "graph");
@@ -70,6 +74,12 @@ int main(int argc, char **argv) {
         CHECK(cudaGetSymbolAddress((void **)&marks_at, marks));
         for (int i = 0; i < 64; i++) hm[i] = 0x85ebca6bu * (uint32_t)(i + 3);
         CHECK(cudaMemcpy(marks_at, hm.data(), sizeof(uint32_t) * 64, cudaMemcpyHostToDevice));
+    }
+    uint32_t **slot = nullptr;  // `escape`: where the program keeps marks' address in device memory
+    if (escape) {
+        CHECK(cudaMalloc((void **)&slot, 64));
+        CHECK(cudaMemset(slot, 0, 64));
+        CHECK(cudaMemcpy(slot + 3, &marks_at, sizeof marks_at, cudaMemcpyHostToDevice));
     }
     uint32_t *um = nullptr;
     if (managed) {
@@ -226,6 +236,15 @@ int main(int argc, char **argv) {
             ok = 0;
         }
         digest = fnv(mb.data(), sizeof(uint32_t) * 64, digest);
+    }
+    if (escape) {
+        uint32_t *kept = nullptr;
+        CHECK(cudaMemcpy(&kept, slot + 3, sizeof kept, cudaMemcpyDeviceToHost));
+        if (kept != marks_at) {
+            printf("FAIL the address kept in device memory changed\n");
+            ok = 0;
+        }
+        CHECK(cudaFree(slot));
     }
     if (graph) {
         CHECK(cudaGraphExecDestroy(ge));
