@@ -122,6 +122,17 @@ static const struct { int a, v; } ATTRS[] = {
 };
 #define LAST_ATTRIBUTE 150
 
+/* RGPU_NULL_CC=MAJOR.MINOR: the GPU's compute capability (unset: 9.0, the H100 of ATTRS), so that
+ * two servers on one host can be two GPU models (a move between them loads the modules again, and
+ * an image without code for the target fails there: nullmodule.c). Returns the minor version. */
+static int null_cc(int *major) {
+    const char *e = getenv("RGPU_NULL_CC");
+    int ma = 9, mi = 0;
+    if (e && sscanf(e, "%d.%d", &ma, &mi) != 2) ma = 9, mi = 0;
+    *major = ma;
+    return mi;
+}
+
 void null_checkpoint_service(void);
 CUresult cuInit(unsigned int flags) {
     ENTER();
@@ -140,7 +151,9 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice d) { ENTER(); (void)d; *byt
 CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
     ENTER();
     (void)d;
-    snprintf(name, len, "rgpu null driver (no GPU work)");
+    int major, minor = null_cc(&major);
+    if (getenv("RGPU_NULL_CC")) snprintf(name, len, "rgpu null driver sm_%d%d (no GPU work)", major, minor);
+    else snprintf(name, len, "rgpu null driver (no GPU work)");
     return CUDA_SUCCESS;
 }
 /* RGPU_NULL_UUID: the GPU's UUID as 32 hex digits (dashes allowed), so that two servers on one host
@@ -170,6 +183,10 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
     *v = 0;
     for (size_t i = 0; i < sizeof ATTRS / sizeof *ATTRS; i++)
         if (ATTRS[i].a == (int)a) *v = ATTRS[i].v;
+    if (a == 75 || a == 76) {  /* COMPUTE_CAPABILITY_MAJOR / _MINOR */
+        int major, minor = null_cc(&major);
+        *v = a == 75 ? major : minor;
+    }
     return CUDA_SUCCESS;
 }
 CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
@@ -817,9 +834,12 @@ typedef struct { char *name; const null_kernel *kernel; const null_module *modul
 CUresult cuModuleLoadData(CUmodule *m, const void *image) {
     ENTER();
     null_module *mod = calloc(1, sizeof *mod);
-    if (!mod || null_module_read(image, mod) != 0) {
+    int major, minor = null_cc(&major);
+    int rc = mod ? null_module_read(image, mod, major * 10 + minor) : -1;
+    if (rc != 0) {
         free(mod);
-        return OUT_OF_MEMORY;
+        return rc == NULL_NO_BINARY ? CUDA_ERROR_NO_BINARY_FOR_GPU
+             : rc == NULL_PTX_TOO_NEW ? CUDA_ERROR_INVALID_PTX : OUT_OF_MEMORY;
     }
     *m = (CUmodule)mod;
     return CUDA_SUCCESS;

@@ -13,7 +13,12 @@
  * and its parameters are the EIATTR_KPARAM_INFO records of its .nv.info.<name> section (the layout
  * server/backends/sim/cubin.py reads too); a module variable is an object symbol, its initial bytes
  * those of its section where the section has contents (cuModuleGetGlobal answers from them: cuFFT
- * reads its tables so). Facts from the formats; nothing here runs anything. */
+ * reads its tables so). Facts from the formats; nothing here runs anything.
+ *
+ * Which images load is the driver's rule for a GPU of compute capability X.Y (`arch` 10X+Y): a
+ * cubin for sm_X.Z with Z <= Y runs there (the same major version), PTX for compute_V.W <= X.Y is
+ * compiled for it; a fatbin with neither is CUDA_ERROR_NO_BINARY_FOR_GPU, PTX text whose .target
+ * is newer than the GPU fails to compile. */
 #define _GNU_SOURCE  /* memmem */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -27,7 +32,6 @@
 #define KIND_ELF 2
 #define FLAG_LZ4 0x2000
 #define FLAG_ZSTD 0x8000
-#define NULL_ARCH 90
 #define STO_CUDA_ENTRY 0x10
 #define STT_OBJECT 1
 #define STT_FUNC 2
@@ -254,7 +258,25 @@ static int read_ptx(const char *ptx, size_t size, null_module *m) {
     return 0;
 }
 
-int null_module_read(const void *image, null_module *m) {
+/* Whether a GPU of `dev` (90 for 9.0) runs a fatbin entry: -1 when the entry is of a kind or arch
+ * this does not know (then nothing is refused for it). */
+static int runs_on(uint16_t kind, uint32_t arch, int dev) {
+    if (arch > 1000 || (kind != KIND_ELF && kind != KIND_PTX)) return -1;
+    if (kind == KIND_PTX) return (int)arch <= dev;
+    return (int)arch / 10 == dev / 10 && (int)arch <= dev;
+}
+
+/* The sm_XY of a PTX text's .target (0: none found) */
+static int ptx_target(const char *ptx, size_t n) {
+    const char *t = memmem(ptx, n, ".target", 7);
+    if (!t) return 0;
+    const char *end = ptx + n, *p = t + 7;
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    if (end - p < 4 || memcmp(p, "sm_", 3)) return 0;
+    return atoi(p + 3);
+}
+
+int null_module_read(const void *image, null_module *m, int dev) {
     const uint8_t *b = image;
     memset(m, 0, sizeof *m);
     if (!memcmp(b, "\x7f" "ELF", 4)) {
@@ -264,13 +286,17 @@ int null_module_read(const void *image, null_module *m) {
         return 0;
     }
     if (u32(b) != CONTAINER_MAGIC) {
-        if (!memcmp(b, "//", 2) || !memcmp(b, ".version", 8))  /* PTX text, NUL-terminated */
-            m->read = read_ptx((const char *)b, strlen((const char *)b), m) == 0;
+        if (!memcmp(b, "//", 2) || !memcmp(b, ".version", 8)) { /* PTX text, NUL-terminated */
+            size_t len = strlen((const char *)b);
+            if (ptx_target((const char *)b, len) > dev) return NULL_PTX_TOO_NEW;
+            m->read = read_ptx((const char *)b, len, m) == 0;
+        }
         return 0; /* anything else: any kernel name is taken */
     }
-    /* the entry to read: sm_90's cubin, else the newest readable cubin, else the newest PTX */
+    /* the entry to read: the GPU's own cubin, else the newest readable cubin (its kernels and their
+     * parameters are those the driver would compile from the PTX), else the newest PTX */
     const uint8_t *best = NULL;
-    int best_rank = 0;
+    int best_rank = 0, runs = 0, unknown = 0, entries = 0;
     for (const uint8_t *c = b; u32(c) == CONTAINER_MAGIC;) { /* containers back to back */
         uint16_t hsz = u16(c + 6);
         uint64_t total = u64(c + 8);
@@ -280,14 +306,19 @@ int null_module_read(const void *image, null_module *m) {
             uint32_t ehsz = u32(e + 4), arch = u32(e + 28);
             if (!ehsz) break;
             uint64_t psize = u64(e + 8), flags = u64(e + 40);
+            int r = runs_on(kind, arch, dev);
+            entries++;
+            runs |= r == 1;
+            unknown |= r < 0;
             int rank = arch > 1000 || ((flags & FLAG_ZSTD) && !zstd_ready()) ? 0
-                       : kind == KIND_ELF ? (arch == NULL_ARCH ? 3000 : 2000 + (int)arch)
+                       : kind == KIND_ELF ? ((int)arch == dev ? 3000 : 2000 + (int)arch)
                        : kind == KIND_PTX ? 1000 + (int)arch : 0;
             if (rank > best_rank) best = e, best_rank = rank;
             e += ehsz + psize;
         }
         c += hsz + total;
     }
+    if (entries && !runs && !unknown) return NULL_NO_BINARY;
     if (!best) return 0;
     uint32_t ehsz = u32(best + 4), csize = u32(best + 16);
     uint64_t psize = u64(best + 8), flags = u64(best + 40), dsize = u64(best + 56);

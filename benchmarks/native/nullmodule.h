@@ -25,7 +25,11 @@ typedef struct {
     null_global *globals;
 } null_module;
 
-int null_module_read(const void *image, null_module *m);  /* 0, or -1 out of memory */
+/* 0; -1 out of memory; NULL_NO_BINARY: a fatbin with no code a GPU of compute capability `arch`
+ * (90 for 9.0) runs, NULL_PTX_TOO_NEW: PTX text whose .target is newer than it */
+#define NULL_NO_BINARY (-2)
+#define NULL_PTX_TOO_NEW (-3)
+int null_module_read(const void *image, null_module *m, int arch);
 const null_kernel *null_module_kernel(const null_module *m, const char *name);
 null_global *null_module_global(null_module *m, const char *name);
 void null_module_free(null_module *m);

@@ -16,10 +16,11 @@ import sys
 import pytest
 
 from benchmarks.native import run as native
+from tests.conftest import PROGRAMS
 from tests.e2e import test_failover as failover
 from tests.e2e.test_pool_migration import NULL_UUIDS as UUIDS
 from tests.support.daemons import wait_until
-from tests.support import torchenv
+from tests.support import cudabuild, torchenv
 from tests.support.pool import Pool, stats
 
 pytestmark = pytest.mark.e2e
@@ -132,6 +133,72 @@ def test_a_program_using_module_variables_moves_there_and_back_bit_exact(null_po
     if how == "address":  # b's driver placed the variable elsewhere: the held address was an alias
         log = pool.servers[b].log_path.read_text()  # (back on a, a's driver put it where it was)
         assert "variable_alias" in log and "marks" in log, log[-3000:]
+
+
+def test_a_program_moves_between_two_gpu_models_and_one_without_code_for_the_target_stays(daemons, tmp_path,
+                                                                                          cuda_program):
+    """Two null-driver servers of two models (RGPU_NULL_CC 12.0 and 9.0: each driver loads only the
+    images a GPU of its compute capability runs, nullmodule.c). migrate_copies built for sm_120 alone
+    (its SASS and compute_120 PTX), moved by an admin to the 9.0 GPU: the target's driver finds no
+    code for it, the move fails naming what the image carries, and the program runs on where it
+    was. The default build (compute_80 PTX) moves from one model to the other and back, each
+    target's driver compiling its modules again, and ends bit-exact with a run that never moved."""
+    p = Pool(daemons, tmp_path)
+
+    def server(uuid: str, cc: str) -> str:
+        return p.add_server("512MiB", "--device", "cuda", env={"RGPU_LIBCUDA": str(native.null_driver()),
+                                                               "RGPU_NULL_UUID": uuid, "RGPU_NULL_CC": cc})
+
+    new = server(UUIDS[0], "12.0")
+    wait_until(lambda: p.states() == {new: "up"}, 60, "the 12.0 server up in `rgpu ls`")
+    only120 = cudabuild.build(PROGRAMS / "migrate_copies.cu", "exe", [f"-I{PROGRAMS}"],
+                              arch_flags=["-cudart", "shared", "-arch=sm_120"])
+    env = dict(p.env, RGPU_TIMEOUT="60", RGPU_LOG="info")
+    run = [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", p.url, "--mem", "128MiB", "--"]
+    proc = subprocess.Popen(run + [str(only120), "300", "100"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [(lease, _)] = p.leases().items()
+        old = server(UUIDS[1], "9.0")
+        wait_until(lambda: p.states() == {new: "up", old: "up"}, 60, "the 9.0 server up in `rgpu ls`")
+        gpus = {s["url"]: s["gpus"][0] for s in p.cli_json("ls")["servers"]}
+        assert gpus[new]["name"] != gpus[old]["name"], gpus
+        progress_to(proc, 3)
+        r = p.cli("migrate", lease)  # placement never crosses models by itself
+        assert r.returncode == 3 and "no GPU of the pool can take" in r.stderr, r.stdout + r.stderr
+        [m] = p.cli_json_fail("migrate", lease, "--to", f"{old}#0")["migrations"]
+        assert m["state"] == "failed" and "CUDA_ERROR_NO_BINARY_FOR_GPU" in m["message"], m
+        assert "no code this GPU (sm_90) runs" in m["message"] and "sm_120 SASS" in m["message"], m
+        assert p.leases()[lease]["vgpus"][0]["server"] == new
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and " OK" in out and "moved to" not in err, out + err
+
+    exe = str(cuda_program("migrate_copies"))
+    still = subprocess.run(run + [exe, "40", "0", "address"], capture_output=True, text=True, timeout=300, env=env)
+    assert still.returncode == 0 and " OK" in still.stdout, still.stdout + still.stderr
+    proc = subprocess.Popen(run + [exe, "40", "150", "address"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [(lease, entry)] = p.leases().items()
+        a = entry["vgpus"][0]["server"]
+        [b] = [u for u in (new, old) if u != a]
+        for at, to in ((3, b), (15, a)):
+            progress_to(proc, at)
+            [m] = p.cli_json("migrate", lease, "--to", f"{to}#0")["migrations"]
+            assert m["state"] == "done", m
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and out.strip().splitlines()[-1] == still.stdout.strip().splitlines()[-1], out + err
+    assert err.count("moved to") == 2, err
+    log = p.servers[b].log_path.read_text()
+    assert "migration_across_models" in log, log[-3000:]
 
 
 TORCH_LOOP = """

@@ -292,7 +292,13 @@ class CudaPlacement(VariableAliases):
         return {"variables": out, "handed": handed, "addresses": at}
 
     def module_restore(self, image: bytes, companion, state: dict):
-        m = self.module_load(image, companion)
+        try:
+            m = self.module_load(image, companion)
+        except CudaError as e:  # another model (a move an admin named across models): no code for it
+            if e.code not in ("CUDA_ERROR_NO_BINARY_FOR_GPU", "CUDA_ERROR_INVALID_PTX"):
+                raise
+            raise CudaError(e.code, f"a module of the session has no code this GPU ({self.arch_name()}) runs: it "
+                            f"carries {variables.code_in(image)}; the session stays on its GPU") from None
         ffi, lib, check = self._current()
         p, n = ffi.new("CUdeviceptr *"), ffi.new("size_t *")
         values = state.get("variables", {})

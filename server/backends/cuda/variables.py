@@ -51,3 +51,14 @@ def names(image: bytes) -> set[str] | None:
         else:
             out.update(_elf_objects(e.data))
     return out
+
+
+def code_in(image: bytes) -> str:
+    """What code an image carries, for a refusal's message: "sm_120 SASS, compute_120 PTX"."""
+    from ..sim import fatbin
+    try:
+        img = fatbin.parse_image(bytes(image))
+    except Exception:
+        return "code in a format this server cannot read"
+    kinds = sorted({(e.is_ptx, e.arch) for e in img.entries})
+    return ", ".join(f"compute_{a} PTX" if ptx else f"sm_{a} SASS" for ptx, a in kinds) or "no code"
