@@ -178,19 +178,19 @@ def test_a_program_moves_between_two_gpu_models_and_one_without_code_for_the_tar
     assert proc.returncode == 0 and " OK" in out and "moved to" not in err, out + err
 
     exe = str(cuda_program("migrate_copies"))
-    still = subprocess.run(run + [exe, "40", "0", "address"], capture_output=True, text=True, timeout=300, env=env)
+    still = subprocess.run(run + [exe, "80", "0", "address"], capture_output=True, text=True, timeout=300, env=env)
     assert still.returncode == 0 and " OK" in still.stdout, still.stdout + still.stderr
-    proc = subprocess.Popen(run + [exe, "40", "150", "address"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(run + [exe, "80", "150", "address"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
     try:
         assert proc.stdout.readline().startswith("READY")
         [(lease, entry)] = p.leases().items()
         a = entry["vgpus"][0]["server"]
         [b] = [u for u in (new, old) if u != a]
-        for at, to in ((3, b), (15, a)):
+        for at, to in ((3, b), (25, a)):  # room to spare for a loaded machine
             progress_to(proc, at)
-            [m] = p.cli_json("migrate", lease, "--to", f"{to}#0")["migrations"]
-            assert m["state"] == "done", m
+            r = p.cli("migrate", lease, "--to", f"{to}#0", "--json")
+            assert r.returncode == 0, (r.stdout, proc.poll() is not None and proc.communicate())
         out, err = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
