@@ -7,7 +7,10 @@ bypass), tagged with the pool they came from. A pool keeps no freed memory back 
 it holds reserved is what is in use — a pool that releases at once, which CUDA's contract allows at
 any release threshold — and trimming has nothing to give back. Each session's GPU has a default pool
 (made when first needed) and a current pool that cudaMallocAsync takes from; destroying the current
-pool makes the default current again, and a destroyed pool's allocations stay valid until freed."""
+pool makes the default current again, and a destroyed pool's allocations stay valid until freed.
+A checkpoint (a move, a failover, an idle reclaim) carries the pools, their settings and counters,
+and which allocation came from which (capture, restore): the allocations themselves are the
+session's memory, placed again at their addresses like any other."""
 from __future__ import annotations
 
 import struct
@@ -47,6 +50,52 @@ class Pools:
         self.default = Pool(default=True)
         self.current = self.default
         self.of: dict[int, tuple[Pool, int]] = {}  # allocation address -> (its pool, bytes)
+        self.restored: list[Pool] = []  # from a checkpoint: what its pool handles name
+
+
+# -- checkpoints (server/checkpoint/session.py, objects.py) -----------------------------------------
+def capture(s) -> dict | None:
+    """The session's pools, the current one, and which allocation came from which (None: no pool
+    was ever used)."""
+    if s.pools is None:
+        return None
+    st, pools, index = s.pools, [], {}
+
+    def number(p: Pool) -> int:
+        if id(p) not in index:
+            index[id(p)] = len(pools)
+            pools.append(p)
+        return index[id(p)]
+
+    number(st.default)
+    number(st.current)
+    for _, (kind, obj) in sorted(s.handles().items()):
+        if kind == "mempool":
+            number(obj)
+    of = [[addr, number(p), n] for addr, (p, n) in sorted(st.of.items())]
+    return {"pools": [[p.max_size, p.default, p.handle, sorted(p.settings.items()), p.used, p.high, p.reserved_high]
+                      for p in pools],
+            "current": index[id(st.current)], "of": of}
+
+
+def restore(s, state: dict | None) -> None:
+    """What capture returned, into a session being restored (before its handles are)."""
+    if not state:
+        return
+    pools = [Pool(max_size=m, default=d, handle=h, settings=dict(settings), used=u, high=high, reserved_high=r)
+             for m, d, h, settings, u, high, r in state["pools"]]
+    st = Pools()
+    st.default, st.current, st.restored = pools[0], pools[state["current"]], pools
+    st.of = {addr: (pools[i], n) for addr, i, n in state["of"]}
+    s.pools = st
+
+
+def restored(s, handle: int) -> Pool:
+    """The restored pool a handle names."""
+    found = [p for p in (s.pools.restored if s.pools else []) if p.handle == handle]
+    if not found:
+        raise CudaError("CUDA_ERROR_INVALID_VALUE", f"the checkpoint holds no memory pool of handle 0x{handle:x}")
+    return found[0]
 
 
 def _state(s) -> Pools:

@@ -4,7 +4,7 @@ checkpoint and made again on the device a session is restored onto.
 A kind is a ``Kind`` in KINDS, restored in the order of ``rank`` (a function needs its module).
 Handles keep their numbers: the program holds them. A session holding a handle of a kind with no
 entry here cannot be checkpointed, and says which kind — that refusal comes before anything stops.
-New kinds of objects (CUDA arrays and texture objects, memory pools, ...) add an entry here
+New kinds of objects (CUDA arrays and texture objects, ...) add an entry here
 (``register``) and, where the device makes them, a pair of backend methods like the ones below.
 
 Graphs live in the client library (libhook/src/graph/); the executable graphs of kernels it has the
@@ -85,6 +85,15 @@ def _restore_graph(s, d, objects):
 
 
 register("graph", 3, lambda s, h, obj, _: {"nodes": obj.nodes}, _restore_graph)
+
+
+# -- memory pools: the session's bookkeeping (api/pools.py), restored with the rest of the state ----
+def _restore_pool(s, d, _):
+    from ..api import pools
+    return pools.restored(s, d["handle"])
+
+
+register("mempool", 0, lambda s, h, obj, _: {"handle": h}, _restore_pool)
 # Arrays and textures (the textures engineer): register("array", 1, capture, restore) with a backend
 # pair array_state(obj) / array_restore(description) that carries the array's contents, and
 # register("texture", 2, ...) naming the array's handle as functions name their module's.

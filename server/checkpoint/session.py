@@ -8,6 +8,7 @@ their handles, then the session's settings and errors. A live migration runs the
 the memory sent ahead of the stop (server/migration/)."""
 from __future__ import annotations
 
+from ..api import pools
 from ..dispatch import Result
 from . import objects
 from .image import CheckpointError, Image, decompress, new_meta
@@ -28,6 +29,7 @@ def describe(session) -> tuple[dict, dict[str, bytes]]:
         "objects": objects.capture(session),
         "next_handle": session.next_handle,
         "managed": [[a, n] for a, n in session.managed.items()],
+        "pools": pools.capture(session),
         "settings": getattr(session, "settings", None),
         "sticky": [session.sticky.code, session.sticky.message, session.sticky.sticky] if session.sticky else None,
         "deferred": list(session.deferred) if session.deferred else None,
@@ -95,6 +97,7 @@ def apply_chunks(session, chunks) -> int:
 
 def restore_objects(session, state: dict, images: dict[str, bytes]) -> None:
     session.restore_images = images
+    pools.restore(session, state.get("pools"))  # before the handles that name them
     try:
         objects.restore(session, state["objects"])
     finally:

@@ -94,14 +94,16 @@ def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(nu
     assert event in log and why in log, log[-3000:]
 
 
-@pytest.mark.parametrize("how", ["symbol", "address"])
+@pytest.mark.parametrize("how", ["symbol", "address", "pool"])
 def test_a_program_using_module_variables_moves_there_and_back_bit_exact(null_pool, cuda_program, how):
     """migrate_copies writes and reads a module variable every iteration: `symbol` by name
     (cudaMemcpyToSymbol(Async), cudaMemcpyFromSymbol(Async)), never holding its address; `address`
     through the address cudaGetSymbolAddress gave it (copies, a memset, a kernel's parameter), which
     names the variable on the other server too though its driver placed it elsewhere (an alias:
-    server/backends/cuda/aliases.py). Moved there and back mid-run, it ends with the variable and
-    every buffer as it wrote them: the result of a run that never moved."""
+    server/backends/cuda/aliases.py). `pool`: allocations from the default memory pool, whose release
+    threshold the program set (the pools and their counters go with the session: api/pools.py).
+    Moved there and back mid-run, it ends with the variable and every buffer as it wrote them: the
+    result of a run that never moved."""
     pool = null_pool
     exe = str(cuda_program("migrate_copies"))
     run = [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "128MiB", "--", exe]

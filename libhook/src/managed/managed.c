@@ -184,14 +184,7 @@ static int take_pull(rgpu_call *c, int dev) {
     for (region *r = regions; r && ok; r = r->next) {
         if (r->dev != dev || r->host_only) continue;
         rgpu_call *f = &c->then[i++];
-        size_t got = 0, len;
-        for (int k = 0; f->then_rc == 0 && k < f->nout_bulk; k++) {
-            const void *data = rgpu_out_bulk(f, k, &len);
-            if (got + len > r->mapped) break;
-            memcpy(r->shadow + got, data, len);
-            got += len;
-        }
-        ok = f->then_rc == 0 && got == r->mapped;
+        ok = f->then_rc == 0 && rgpu_out_bulk_into(f, r->shadow, r->mapped) == 0;
     }
     for (region *r = regions; r && ok; r = r->next) /* all or none: a failed pull is made again whole */
         if (r->dev == dev && !r->host_only) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);

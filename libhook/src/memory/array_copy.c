@@ -131,15 +131,7 @@ int rgpu_box_copy(int face, const CUDA_MEMCPY3D *p, void *stream, int async) {
     } else {
         rc = rgpu_sync(&c);
         if (rc == 0 && d.type == HOST) {
-            size_t got = 0, len;
-            for (int i = 0;; i++) {
-                const void *part = rgpu_out_bulk(&c, i, &len);
-                if (!part) break;
-                if (got + len > packed) { got = packed + 1; break; }
-                memcpy(rows + got, part, len);
-                got += len;
-            }
-            if (got != packed) rc = rgpu_record(face, RGPU_INVALID_VALUE);
+            if (rgpu_out_bulk_into(&c, rows, packed) != 0) rc = rgpu_record(face, RGPU_INVALID_VALUE);
             else
                 for (size_t z = 0; z < D; z++)
                     for (size_t y = 0; y < H; y++) memcpy(host_row(&d, y, z), rows + (z * H + y) * W, W);
@@ -317,17 +309,7 @@ static int atoh(int face, void *dst, CUarray src, size_t offset, size_t n, void 
     c.face = face;
     c.device_reads = 1;
     int rc = rgpu_sync(&c);
-    if (rc == 0) {
-        size_t got = 0, len;
-        for (int i = 0;; i++) {
-            const void *part = rgpu_out_bulk(&c, i, &len);
-            if (!part) break;
-            if (got + len > n) { got = n + 1; break; }
-            memcpy((char *)dst + got, part, len);
-            got += len;
-        }
-        if (got != n) rc = rgpu_record(face, RGPU_INVALID_VALUE);
-    }
+    if (rc == 0 && rgpu_out_bulk_into(&c, dst, n) != 0) rc = rgpu_record(face, RGPU_INVALID_VALUE);
     rgpu_end(&c);
     return rc;
 }

@@ -130,16 +130,8 @@ static int copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, v
     if (kind == H2D) c.shm = 1;
     if (kind == D2H) { c.shm = 2; c.shm_dst = host; c.shm_cap = n; }
     int rc = rgpu_sync(&c);
-    if (rc == 0 && kind == D2H && !c.pin_used && c.shm_got != n) {
-        size_t got = 0, len;
-        for (int i = 0; i < c.nout_bulk; i++) {
-            const void *data = rgpu_out_bulk(&c, i, &len);
-            if (got + len > n) break;
-            memcpy((char *)host + got, data, len);
-            got += len;
-        }
-        if (got != n) rc = rgpu_record(face, RGPU_INVALID_VALUE);
-    }
+    if (rc == 0 && kind == D2H && !c.pin_used && c.shm_got != n && rgpu_out_bulk_into(&c, host, n) != 0)
+        rc = rgpu_record(face, RGPU_INVALID_VALUE); /* the data came in frames: not all of it */
     rgpu_end(&c);
     return rc;
 }

@@ -54,16 +54,8 @@ static int copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, siz
     } else {
         rc = rgpu_sync(&c);
         if (rc == 0 && kind == D2H) {
-            size_t got = 0;
-            for (int i = 0; ; i++) { /* the packed rows, possibly in several frames */
-                size_t len;
-                const void *part = rgpu_out_bulk(&c, i, &len);
-                if (!part) break;
-                if (got + len > packed) { got = packed + 1; break; }
-                memcpy(rows + got, part, len);
-                got += len;
-            }
-            if (got != packed) rc = rgpu_record(RGPU_RUNTIME, RGPU_INVALID_VALUE);
+            if (rgpu_out_bulk_into(&c, rows, packed) != 0) /* the packed rows, possibly in several frames */
+                rc = rgpu_record(RGPU_RUNTIME, RGPU_INVALID_VALUE);
             else
                 for (size_t r = 0; r < height; r++) memcpy((char *)dst + r * dpitch, rows + r * width, width);
         }

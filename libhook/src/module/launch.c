@@ -575,16 +575,7 @@ CUresult rgpuMemcpyFromSymbol(CUmodule module, const char *name, size_t offset, 
     c.device_reads = 1;
     c.shm = 2, c.shm_dst = dst, c.shm_cap = count;
     int rc = rgpu_sync(&c);
-    if (rc == 0 && c.shm_got != count) { /* the data came in frames, not through the segment */
-        size_t got = 0, len;
-        for (int i = 0; i < c.nout_bulk; i++) {
-            const void *data = rgpu_out_bulk(&c, i, &len);
-            if (got + len > count) break;
-            memcpy((char *)dst + got, data, len);
-            got += len;
-        }
-        if (got != count) rc = RGPU_INVALID_VALUE;
-    }
+    if (rc == 0 && c.shm_got != count && rgpu_out_bulk_into(&c, dst, count) != 0) rc = RGPU_INVALID_VALUE;
     rgpu_end(&c);
     return rc;
 }

@@ -233,10 +233,15 @@ void rgpu_out_ha(rgpu_call *c, void **dst, size_t n) {
     }
 }
 
-const void *rgpu_out_bulk(rgpu_call *c, int i, size_t *len) {
-    if (i >= c->nout_bulk) { *len = 0; return NULL; }
-    *len = zmq_msg_size(c->out_bulk[i]);
-    return zmq_msg_data(c->out_bulk[i]);
+int rgpu_out_bulk_into(rgpu_call *c, void *dst, size_t n) {
+    size_t got = 0;
+    for (int i = 0; i < c->nout_bulk; i++) {
+        size_t len = zmq_msg_size(c->out_bulk[i]);
+        if (len > n - got) return -1; /* more than the program's buffer holds */
+        memcpy((char *)dst + got, zmq_msg_data(c->out_bulk[i]), len);
+        got += len;
+    }
+    return got == n ? 0 : -1;
 }
 
 int rgpu_invalid_value(int face) { return rgpu_record(face, RGPU_INVALID_VALUE); }

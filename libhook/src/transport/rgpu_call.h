@@ -154,8 +154,9 @@ double rgpu_out_f(rgpu_call *c);
 void *rgpu_out_h(rgpu_call *c);
 void rgpu_out_b(rgpu_call *c, void *dst, size_t n);
 void rgpu_out_ha(rgpu_call *c, void **dst, size_t n);
-/* The i-th bulk frame of the reply: pointer and length (valid until rgpu_end). */
-const void *rgpu_out_bulk(rgpu_call *c, int i, size_t *len);
+/* The reply's bulk frames, one after another, into dst: 0 when they hold exactly n bytes, else -1
+ * (what fitted is copied). D2H data that came in frames, not through the copy segment. */
+int rgpu_out_bulk_into(rgpu_call *c, void *dst, size_t n);
 
 int rgpu_invalid_value(int face);
 int rgpu_unsupported(int face, const char *name);

@@ -5,7 +5,7 @@
 // live migration on the cuda backend without a GPU (the null driver runs no kernel, but copies and
 // memsets are real); on a GPU it checks the same. It prints PROGRESS i as it goes (a test moves it
 // mid-run) and RESULT <digest> OK when all matched.
-//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|escape|managed|graph]
+//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|escape|managed|graph|pool]
 // `symbol`: every iteration writes a word of a module variable by cudaMemcpyToSymbol(Async) and reads
 // one back by cudaMemcpyFromSymbol(Async); the variable's address is never the program's, so a move
 // takes the variable along by name (server/api/symbols.py), and the end checks it whole.
@@ -16,6 +16,9 @@
 // allocated, where a later kernel could follow it: a move of this session is refused
 // (server/checkpoint/escapes.py).
 // `managed`: the program holds managed memory, which the cuda backend cannot move.
+// `pool`: stream-ordered allocations from the default memory pool, whose release threshold the program
+// set (as PyTorch's and CuPy's async allocators do): a buffer kept all run and written every
+// iteration, and one made and freed each iteration; the end checks the pool's counters and setting.
 // `graph`: each iteration ends with a launch of one CUDA graph made at the start (a memset, the
 // kernel, a device-to-device copy, another memset), which the worker runs as one graph
 // (libhook/src/graph/graph_server.c): a move must take it along.
@@ -47,6 +50,7 @@ int main(int argc, char **argv) {
     const bool managed = argc > 3 && !strcmp(argv[3], "managed");
     std::vector<uint32_t> hm(64);  // what marks holds
     const bool graph = argc > 3 && !strcmp(argv[3], "graph");
+    const bool pooled = argc > 3 && !strcmp(argv[3], "pool");
     const int S = 3, n = 1 << 16, small_n = 300;
     const size_t ballast_n = 24u << 20;
     cudaStream_t st[S];
@@ -89,6 +93,17 @@ int main(int argc, char **argv) {
     if (symbol) {
         for (int i = 0; i < 64; i++) hm[i] = 0x9e3779b9u * (uint32_t)(i + 1);
         CHECK(cudaMemcpyToSymbol(marks, hm.data(), sizeof(uint32_t) * 64));
+    }
+    cudaMemPool_t mp = nullptr;
+    uint32_t *kept = nullptr;  // `pool`: from the pool all run
+    std::vector<uint32_t> hk(4096);
+    const uint64_t threshold = 64ull << 20;
+    if (pooled) {
+        CHECK(cudaDeviceGetDefaultMemPool(&mp, 0));
+        uint64_t t = threshold;
+        CHECK(cudaMemPoolSetAttribute(mp, cudaMemPoolAttrReleaseThreshold, &t));
+        CHECK(cudaMallocAsync((void **)&kept, hk.size() * sizeof(uint32_t), st[2]));
+        CHECK(cudaMemsetAsync(kept, 0, hk.size() * sizeof(uint32_t), st[2]));
     }
     uint32_t *late = nullptr, *early = nullptr;  // made and freed mid-run: the layout changes
     std::vector<uint32_t> hl(n);
@@ -189,6 +204,15 @@ int main(int argc, char **argv) {
             hm[63] = 0x01010101u * (uint32_t)(it & 0xff);
             peek<<<1, 32, 0, st[1]>>>(marks_at, scratch);  // a kernel given it: its parameter follows the variable
         }
+        if (pooled) {  // a word of the kept buffer from a buffer made and freed on the stream
+            uint32_t *tmp = nullptr, w = (uint32_t)(it * 2654435761u + 5);
+            CHECK(cudaMallocAsync((void **)&tmp, 4096, st[2]));
+            CHECK(cudaMemcpyAsync(tmp, &w, sizeof w, cudaMemcpyHostToDevice, st[2]));
+            CHECK(cudaMemcpyAsync(kept + it % 4096, tmp, sizeof w, cudaMemcpyDeviceToDevice, st[2]));
+            CHECK(cudaFreeAsync(tmp, st[2]));
+            CHECK(cudaStreamSynchronize(st[2]));  // w is read by then
+            hk[it % 4096] = w;
+        }
         if (graph) {  // words G/4 .. 3G/4 of gbuf: the first quarter 0x33 bytes, the second 0x44
             CHECK(cudaGraphLaunch(ge, st[0]));
             for (int i = 0; i < G / 2; i++) h[0][at0 + i] = i < G / 4 ? 0x33333333u : 0x44444444u;
@@ -245,6 +269,21 @@ int main(int argc, char **argv) {
             ok = 0;
         }
         CHECK(cudaFree(slot));
+    }
+    if (pooled) {
+        std::vector<uint32_t> kb(hk.size());
+        CHECK(cudaMemcpy(kb.data(), kept, kb.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        uint64_t used = 0, t = 0;
+        CHECK(cudaMemPoolGetAttribute(mp, cudaMemPoolAttrUsedMemCurrent, &used));
+        CHECK(cudaMemPoolGetAttribute(mp, cudaMemPoolAttrReleaseThreshold, &t));
+        if (kb != hk || used < kb.size() * sizeof(uint32_t) || t != threshold) {
+            printf("FAIL the pool's buffer or counters differ (used %llu, threshold %llu)\n",
+                   (unsigned long long)used, (unsigned long long)t);
+            ok = 0;
+        }
+        digest = fnv(kb.data(), kb.size() * sizeof(uint32_t), digest);
+        CHECK(cudaFreeAsync(kept, st[2]));
+        CHECK(cudaStreamSynchronize(st[2]));
     }
     if (graph) {
         CHECK(cudaGraphExecDestroy(ge));

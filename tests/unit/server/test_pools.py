@@ -95,3 +95,43 @@ def test_access_and_refusals(d, s):
         assert call(d, other, "cuMemAllocFromPoolAsync", 4096, pool, 0).rc == DRV["CUDA_ERROR_INVALID_HANDLE"]
     finally:
         other.close()
+
+
+def test_pools_their_settings_counters_and_allocations_go_through_a_checkpoint(d, s, tmp_path):
+    """A move, a failover or an idle reclaim restores the session from a checkpoint: the pools come
+    back behind their handles with their settings and counters, the current one still current, each
+    allocation still its pool's (freed, it leaves that pool's count), and a destroyed pool's
+    allocation still valid."""
+    from rgpu.server.checkpoint import session as cksession
+    from rgpu.server.checkpoint.image import Image
+    default = ok(call(d, s, "cudaDeviceGetDefaultMemPool", 0))
+    ok(call(d, s, "cuMemPoolSetAttribute", default, RELEASE_THRESHOLD, 1 << 30))
+    a = ok(call(d, s, "cudaMallocAsync", 8192, 0))
+    made = ok(call(d, s, "cudaMemPoolCreate", props(max_size=MiB)))
+    gone = ok(call(d, s, "cudaMemPoolCreate", props()))
+    g = ok(call(d, s, "cuMemAllocFromPoolAsync", 4096, gone, 0))
+    ok(call(d, s, "cuMemPoolDestroy", gone))
+    ok(call(d, s, "cuDeviceSetMemPool", 0, made))
+    b = ok(call(d, s, "cudaMallocAsync", MiB // 4, 0))
+    ok(call(d, s, "cuMemsetD8_v2", b, 7, 16))
+    path = tmp_path / "pools.ckpt"
+    cksession.capture(s, "sim").save(path)
+    image = Image.load(path)
+    t = Session(SimDevice(64 * MiB, window=image.meta["window"]), "b")
+    try:
+        cksession.restore(t, image, "sim")
+        for x in (s, t):
+            assert ok(call(d, x, "cuDeviceGetMemPool", 0)) == made
+            assert ok(call(d, x, "cuDeviceGetDefaultMemPool", 0)) == default
+            assert attr(d, x, default, RELEASE_THRESHOLD) == 1 << 30
+            assert attr(d, x, default, USED_CURRENT) == 8192 and attr(d, x, made, USED_CURRENT) == MiB // 4
+            # the maximum size still holds: MiB // 4 of MiB is taken
+            assert call(d, x, "cudaMallocAsync", MiB, 0).rc == DRV["CUDA_ERROR_OUT_OF_MEMORY"]
+            ok(call(d, x, "cuMemFreeAsync", b, 0))
+            ok(call(d, x, "cuMemFreeAsync", a, 0))
+            ok(call(d, x, "cuMemFreeAsync", g, 0))
+            assert attr(d, x, made, USED_CURRENT) == 0 and attr(d, x, default, USED_CURRENT) == 0
+            assert attr(d, x, made, USED_HIGH) == MiB // 4
+            assert call(d, x, "cuMemPoolTrimTo", gone, 0).rc == DRV["CUDA_ERROR_INVALID_HANDLE"]
+    finally:
+        t.close()
