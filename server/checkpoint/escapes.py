@@ -17,14 +17,38 @@ import numpy as np
 from .image import CheckpointError
 
 
+class Ranges:
+    """Sorted [start, end) address ranges, and a search of memory's 8-byte words for those inside
+    them (escapes here; aliases.relocate rewrites what it finds)."""
+
+    def __init__(self, ranges):
+        ranges = sorted(r for r in ranges if r[1] > r[0])
+        self.items = ranges
+        self.starts = np.array([r[0] for r in ranges], dtype=np.uint64)
+        self.ends = np.array([r[1] for r in ranges], dtype=np.uint64)
+        self.top = self.ends.max() if ranges else 0
+
+    def inside(self, data, addr: int = 0):
+        """(words, positions, range indices, offset of the first word): data's aligned words, and
+        which of them lie inside a range and inside which one."""
+        skip = -addr % 8  # words aligned in the device's address space
+        n = max(0, (len(data) - skip) // 8)
+        words = np.frombuffer(data, dtype="<u8", count=n, offset=skip) if n else np.zeros(0, np.uint64)
+        if not n or not self.items:
+            return words, np.zeros(0, np.intp), np.zeros(0, np.intp), skip
+        near = np.flatnonzero((words >= self.starts[0]) & (words < self.top))  # most memory stops here
+        if near.size == 0:
+            return words, near, near, skip
+        i = np.searchsorted(self.starts, words[near], side="right") - 1
+        hit = words[near] < self.ends[i]
+        return words, near[hit], i[hit], skip
+
+
 class Escapes:
     """The ranges of a device's escape_ranges(), and a search of memory for words inside them."""
 
     def __init__(self, ranges):
-        ranges = sorted((lo, hi, name) for lo, hi, name in ranges if hi > lo)
-        self.names = [name for _, _, name in ranges]
-        self.starts = np.array([lo for lo, _, _ in ranges], dtype=np.uint64)
-        self.ends = np.array([hi for _, hi, _ in ranges], dtype=np.uint64)
+        self.ranges = Ranges(ranges)
 
     @classmethod
     def of(cls, device) -> "Escapes | None":
@@ -34,21 +58,11 @@ class Escapes:
     def find(self, addr: int, data) -> tuple[int, int, str] | None:
         """(address of the word, its value, the variable) of the first word of ``data`` (device
         memory at ``addr``) inside a range, or None."""
-        skip = -addr % 8  # words aligned in the device's address space
-        n = (len(data) - skip) // 8
-        if n <= 0:
+        words, at, which, skip = self.ranges.inside(data, addr)
+        if at.size == 0:
             return None
-        words = np.frombuffer(data, dtype="<u8", count=n, offset=skip)
-        near = np.flatnonzero((words >= self.starts[0]) & (words < self.ends.max()))  # most memory stops here
-        if near.size == 0:
-            return None
-        values = words[near]
-        i = np.searchsorted(self.starts, values, side="right") - 1
-        hit = np.flatnonzero(values < self.ends[i])
-        if hit.size == 0:
-            return None
-        k = int(hit[0])
-        return addr + skip + 8 * int(near[k]), int(values[k]), self.names[int(i[k])]
+        k = int(at[0])
+        return addr + skip + 8 * k, int(words[k]), self.ranges.items[int(which[0])][2]
 
     def check(self, addr: int, data) -> None:
         found = self.find(addr, data)

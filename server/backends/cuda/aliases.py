@@ -25,6 +25,8 @@ import bisect
 import numpy as np
 import structlog
 
+from ...checkpoint.escapes import Ranges
+
 log = structlog.get_logger()
 
 
@@ -90,22 +92,15 @@ class VariableAliases:
         return params if fixed is None else bytes(fixed)
 
 
-def relocate(data: bytes, moved, name: str = "") -> bytes:
-    """A module variable's contents with each 8-byte word inside one of ``moved`` ((start, end, new
-    start): where a variable was, or the address the program holds for it, and where it is now)
-    pointing where that variable is now."""
-    n = len(data) // 8
-    if n == 0:
+def relocate(data: bytes, moved: Ranges, name: str = "") -> bytes:
+    """A module variable's contents with each 8-byte word inside one of ``moved`` (Ranges of (start,
+    end, new start): where a variable was, or the address the program holds for it, and where it is
+    now) pointing where that variable is now."""
+    words, at, which, _ = moved.inside(data)
+    if at.size == 0:
         return data
-    was = np.frombuffer(data, dtype="<u8", count=n)
-    words = was.copy()
-    count = 0
-    for lo, hi, new in moved:
-        inside = (was >= lo) & (was < hi)  # what the source held: a word is moved once
-        if inside.any():
-            words[inside] = was[inside] - np.uint64(lo) + np.uint64(new)
-            count += int(inside.sum())
-    if not count:
-        return data
-    log.info("variable_pointers_relocated", variable=name, words=count)
-    return words.tobytes() + bytes(data[8 * n:])
+    news = np.array([r[2] for r in moved.items], dtype=np.uint64)
+    out = words.copy()
+    out[at] = words[at] - moved.starts[which] + news[which]
+    log.info("variable_pointers_relocated", variable=name, words=int(at.size))
+    return out.tobytes() + bytes(data[8 * len(words):])

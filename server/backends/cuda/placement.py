@@ -40,6 +40,7 @@ import threading
 
 from ...errors import CudaError
 from . import variables
+from ...checkpoint.escapes import Ranges
 from .aliases import VariableAliases, relocate
 
 _ACCESS_READWRITE = 3  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
@@ -320,11 +321,12 @@ class CudaPlacement(VariableAliases):
         was = state.get("addresses", {})
         moved += [(was[name], was[name] + len(data), here[name]) for name, data in values.items()
                   if data and was.get(name, here[name]) != here[name]]
+        moved = Ranges(moved)  # sorted once: a library's module has thousands of variables
         for name, data in values.items():
             if data:
                 # a variable holding another's address (an initializer the driver relocated at
                 # load, or one the program stored) holds where that variable is here
-                self.write_memory(here[name], relocate(data, moved, name) if moved else data)
+                self.write_memory(here[name], relocate(data, moved, name))
         return m
 
     def function_state(self, function) -> dict:
