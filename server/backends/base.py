@@ -271,6 +271,53 @@ class Device(ABC):
     def surf_destroy(self, value: int, obj) -> None:
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no surface objects")
 
+    # Checkpoints of CUDA arrays (server/checkpoint/objects.py): here their contents are read and
+    # written through array_copy, as a driver's arrays (the cuda backend's) are no device memory a
+    # checkpoint copies; a backend whose arrays are allocations of the session (the software GPU)
+    # keeps only where they are.
+    def array_state(self, desc, array, contents: bool) -> dict:
+        """What array_restore needs to make `array` (of `desc`) again; its bytes only if `contents`
+        (a check that the session can be captured reads nothing)."""
+        return {"bytes": self._array_bytes(desc, array) if contents else b""}
+
+    def array_restore(self, desc, state: dict):
+        array = self.array_create(desc)
+        self._array_fill(desc, array, state["bytes"])
+        return array
+
+    def mipmap_state(self, desc, mipmap, levels: list, contents: bool) -> dict:
+        return {"levels": [self._array_bytes(desc.level(n), lv) if contents else b"" for n, lv in enumerate(levels)]}
+
+    def mipmap_restore(self, desc, state: dict):
+        """(the mipmapped array, [its level arrays]), made again with every level's bytes."""
+        mipmap, levels = self.mipmap_create(desc, len(state["levels"]))
+        for n, (lv, data) in enumerate(zip(levels, state["levels"])):
+            self._array_fill(desc.level(n), lv, data)
+        return mipmap, levels
+
+    def _array_bytes(self, desc, array) -> bytes:
+        from .resources import ArrayRef, Box, Side
+        box = Box(Side("array", ArrayRef(desc, array)), Side("host"), desc.row_bytes, desc.rows, desc.slices)
+        return bytes(self.array_copy(box, None))
+
+    def _array_fill(self, desc, array, data: bytes) -> None:
+        from .resources import ArrayRef, Box, Side
+        if len(data) != desc.nbytes:
+            from ..checkpoint.image import CheckpointError
+            raise CheckpointError(f"a CUDA array of {desc.nbytes} bytes came with {len(data)}")
+        self.array_copy(Box(Side("host"), Side("array", ArrayRef(desc, array)), desc.row_bytes, desc.rows,
+                            desc.slices), None, data)
+
+    # Texture and surface objects: kernels receive their values by value, so a restored session's
+    # objects must have the values it holds. A backend that makes them at a value it is told
+    # (the software GPU) says so here; a GPU's driver chooses them, so the cuda backend's sessions
+    # holding one cannot be checkpointed (server/checkpoint/session.py says why).
+    objects_keep_values = False
+
+    def object_restore(self, kind: str, value: int, res, tex, view):
+        """Make a texture (kind "texture") or surface object again at `value`; its backend object."""
+        self._no_checkpoint(f"{kind} objects")
+
     # CUDA IPC between sessions of one GPU (server/api/ipc.py keeps the handles and the policy)
     def ipc_export(self, addr: int, size: int) -> dict:
         """What another session's worker needs to map the allocation [addr, addr+size)."""

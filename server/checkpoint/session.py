@@ -15,9 +15,10 @@ from .image import CheckpointError, Image, decompress, new_meta
 from .memory import Copier
 
 
-def describe(session) -> tuple[dict, dict[str, bytes]]:
-    """The session's state (everything but memory contents) and the module images it needs.
-    Raises CheckpointError, before anything changes, for what cannot be captured."""
+def describe(session, contents: bool = True) -> tuple[dict, dict[str, bytes]]:
+    """The session's state (everything but memory contents; a driver's CUDA arrays' bytes included)
+    and the module images it needs. Raises CheckpointError, before anything changes, for what cannot
+    be captured; `contents` False: only that is asked, and no array is read."""
     dev = session.device
     if session.vmm is not None and session.vmm.reservations:
         raise CheckpointError("memory mapped through the VMM API (cuMemAddressReserve/cuMemMap) cannot be "
@@ -26,7 +27,8 @@ def describe(session) -> tuple[dict, dict[str, bytes]]:
         raise CheckpointError("memory shared with another process (CUDA IPC) cannot be checkpointed or migrated: "
                               "the other process maps it on this GPU; the session keeps its GPU")
     state = {
-        "objects": objects.capture(session),
+        "objects": objects.capture(session, contents),
+        "textures": _texture_objects(session),
         "next_handle": session.next_handle,
         "managed": [[a, n] for a, n in session.managed.items()],
         "pools": pools.capture(session),
@@ -49,6 +51,29 @@ def describe(session) -> tuple[dict, dict[str, bytes]]:
                         raise CheckpointError(f"the image of module {digest[:16]} is no longer held")
                     images[digest] = data
     return state, images
+
+
+def _texture_objects(session) -> list[list]:
+    """[[kind, value, resource, texture and view descriptors], ...]: the descriptors as the program
+    gave them (the resource names its array by the session's handle, which keeps its number)."""
+    held = sorted(session.objects.items())
+    if held and not session.device.objects_keep_values:
+        (kind, value), _ = held[0]
+        raise CheckpointError(f"the session holds {kind} object 0x{value:x} ({len(held)} texture and surface "
+                              f"objects in all): kernels receive such an object by value, and a GPU's driver chooses "
+                              f"the value of each object it makes, so on another GPU the value the program holds "
+                              f"would name nothing; the session keeps its GPU until it destroys them")
+    return [[kind, value, rec.res_raw, rec.tex_raw, rec.view_raw] for (kind, value), rec in held]
+
+
+def _restore_texture_objects(session, described: list[list]) -> None:
+    from ..api import textures
+    for kind, value, res_raw, tex_raw, view_raw in described:
+        res = textures.decode_resource(session, res_raw)
+        tex = textures.decode_texture(tex_raw, res) if kind == "texture" else None
+        view = textures.decode_view(view_raw, res) if kind == "texture" else None
+        obj = session.device.object_restore(kind, value, res, tex, view)
+        session.objects[(kind, value)] = textures.ObjectRecord(res, obj, res_raw, tex_raw, view_raw)
 
 
 def _piece_error(res) -> list | None:
@@ -102,6 +127,7 @@ def restore_objects(session, state: dict, images: dict[str, bytes]) -> None:
         objects.restore(session, state["objects"])
     finally:
         session.restore_images = {}
+    _restore_texture_objects(session, state.get("textures", []))
     session.images.update(images)
     for h, kind, d in state["objects"]:
         if kind == "module":  # what a later checkpoint of this session needs in its turn

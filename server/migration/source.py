@@ -119,7 +119,7 @@ class Outbound:
         a device that cannot restore at the same addresses: refused now, on the worker's loop,
         before anything stops), then starts the pre-copy thread. Raises MigrationFailed."""
         try:
-            ckpt.describe(self.session)
+            ckpt.describe(self.session, contents=False)
         except (CheckpointError, CudaError) as e:
             raise MigrationFailed(getattr(e, "message", None) or str(e)) from None
         self.started = time.monotonic()

@@ -58,12 +58,14 @@ def test_two_null_driver_servers_are_two_gpus_of_one_pool(null_pool):
 @pytest.mark.parametrize("how, why, event", [
     ("managed", "managed memory", "migration_refused"),
     ("escape", "stored the address of module variable 'marks'", "migration_failed"),
+    ("texture", "kernels receive such an object by value", "migration_refused"),
 ])
 def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(null_pool, cuda_program, how, why,
                                                                               event):
     """migrate_copies `managed` holds managed memory, which the driver's UVM places; `escape` stored a
     module variable's address in its device memory, where the target's driver would not put the
-    variable (found by the pre-copy, while the program runs: server/checkpoint/escapes.py). `rgpu
+    variable (found by the pre-copy, while the program runs: server/checkpoint/escapes.py);
+    `texture` holds texture and surface objects, whose values the driver chooses. `rgpu
     migrate` fails with that reason (and the source server's log gives it), the program runs on where
     it was and ends right, and the target holds nothing of it."""
     pool = null_pool

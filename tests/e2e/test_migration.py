@@ -152,6 +152,47 @@ def test_a_session_on_a_real_gpu_is_not_moved_and_runs_on(start_server, cuda_pro
     assert not server_client.stats(b)["sessions"]
 
 
+def test_a_program_holding_cuda_arrays_moves_there_and_back_and_they_go_with_it(servers, cuda_program):
+    """migrate_copies `array` writes a row of a CUDA array and a word of a mipmapped array's level
+    every iteration and reads rows back; on the software GPU `texture` also samples the array through
+    a texture object and writes it through a surface object from kernels. Moved there and back
+    mid-run, the arrays are made again behind the handles the program holds, with their bytes (read
+    at the stop on the cuda backend: server/backends/base.py array_state), the level is the same
+    handle, the objects keep their values (server/checkpoint/session.py), and the program ends with
+    the unmoved run's results. The cuda backend refuses texture objects (test_cuda_migration.py)."""
+    kind, start = servers
+    how = "array" if kind == "cuda" else "texture"
+    a, b = start("256MiB"), start("256MiB")
+    exe = cuda_program("migrate_copies")
+    env = {**client_env([a]), "RGPU_TIMEOUT": "60"}
+    baseline = subprocess.run([str(exe), "24", "0", how], env=env, capture_output=True, text=True, timeout=300)
+    assert baseline.returncode == 0 and " OK" in baseline.stdout, baseline.stdout + baseline.stderr
+    expected = baseline.stdout.strip().splitlines()[-1]
+    proc = subprocess.Popen([str(exe), "24", "150", how], env={**env, "RGPU_LOG": "info"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready = proc.stdout.readline()
+        assert ready.startswith("READY")
+        # where kernels run, what they sampled and wrote through the objects is checked too
+        assert how == "array" or "kernels run" in ready, ready
+        for src, dst, at in [(a, b, 3), (b, a, 12)]:
+            while True:
+                line = proc.stdout.readline()
+                assert line, proc.stderr.read()
+                if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
+                    break
+            migrate_and_wait(src, dst)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and out.strip().splitlines()[-1] == expected, (out, err, expected)
+    assert err.count("moved to") == 2, err
+    wait_until(lambda: not server_client.stats(a)["sessions"] and not server_client.stats(b)["sessions"], 20,
+               "both servers free")
+    assert server_client.stats(a)["gpus"][0]["memory_used"] == server_client.stats(b)["gpus"][0]["memory_used"] == 0
+
+
 def test_a_program_whose_cuda_graph_runs_in_the_worker_is_moved_and_its_graph_goes_with_it(servers, cuda_program):
     """migrate_copies `graph` ends each iteration with a launch of a CUDA graph the worker built once
     (server/api/graphs.py): moved there and back mid-run, its graph is the session's object on each

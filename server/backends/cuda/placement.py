@@ -31,9 +31,14 @@ in, or written by a kernel) would lead a later kernel to where the variable was,
 never mapped for it: escape_ranges gives the copy every variable's range to search the memory it
 reads for (server/checkpoint/escapes.py), and finding one refuses the move.
 
+CUDA arrays and mipmapped arrays need no place: the program holds the session's handles for them,
+never the driver's, and no address of theirs. The target makes them again and writes their bytes,
+read at the stop (Device.array_state; kernels write them through surfaces, which no copy tracks).
+
 Also refused, with their reasons: managed memory (the driver's UVM places it, and VMM memory is not
-managed), CUDA arrays and mipmapped arrays (no call places one), and what describe() refuses on every
-backend (VMM mappings of the program's own, CUDA IPC)."""
+managed), texture and surface objects (the driver chooses their values, which kernels receive by
+value: server/checkpoint/session.py), and what describe() refuses on every backend (VMM mappings of
+the program's own, CUDA IPC)."""
 from __future__ import annotations
 
 import threading
@@ -75,8 +80,6 @@ class CudaPlacement(VariableAliases):
         if self._managed:
             self._refuse(f"it holds managed memory (cuMemAllocManaged, {len(self._managed)} allocation(s)), "
                          "which the driver's UVM places and VMM cannot place again")
-        if self._arrays or self._mipmaps:
-            self._refuse("it holds CUDA arrays, which no driver call places at an address")
         return [[a, n, n] for a, n in sorted(self._allocs.items())]
 
     def capture_device(self) -> dict:

@@ -48,6 +48,22 @@ class SimArrays:
         for a in mip:
             self.array_destroy(a)
 
+    # -- checkpoints: an array is an allocation of the session, whose bytes go with its memory, so
+    # only where it is travels; the restored layout holds that allocation already
+    def array_state(self, desc: ArrayDesc, arr: SimArray, contents: bool) -> dict:
+        return {"addr": arr.addr}
+
+    def array_restore(self, desc: ArrayDesc, state: dict) -> SimArray:
+        self.memory.check_range(state["addr"], desc.nbytes)
+        return SimArray(desc, state["addr"])
+
+    def mipmap_state(self, desc: ArrayDesc, mip, levels, contents: bool) -> dict:
+        return {"addrs": [a.addr for a in mip]}
+
+    def mipmap_restore(self, desc: ArrayDesc, state: dict):
+        made = [self.array_restore(desc.level(n), {"addr": a}) for n, a in enumerate(state["addrs"])]
+        return made, made
+
     # -- copies ----------------------------------------------------------------------------------
     def _region(self, side: Side, box: Box, host):
         """A (depth, height, width) uint8 view of one side's bytes of the box."""
@@ -102,3 +118,18 @@ class SimArrays:
 
     def surf_destroy(self, value: int, obj) -> None:
         self.memory.surfaces.pop(value, None)
+
+    objects_keep_values = True
+
+    def object_restore(self, kind: str, value: int, res: Resource, tex: TextureDesc | None, view: ViewDesc | None):
+        """An object made again at the value the program holds; later ones are numbered past it, as
+        values are never reused within a session."""
+        mem = self.memory
+        table = mem.textures if kind == "texture" else mem.surfaces
+        if value in mem.textures or value in mem.surfaces:
+            from ...checkpoint.image import CheckpointError
+            raise CheckpointError(f"{kind} object {value} is made twice")
+        obj = Texture(res, tex, view) if kind == "texture" else Surface(res)
+        table[value] = obj
+        mem.next_object = max(mem.next_object, value)
+        return obj

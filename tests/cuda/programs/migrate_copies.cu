@@ -5,7 +5,7 @@
 // live migration on the cuda backend without a GPU (the null driver runs no kernel, but copies and
 // memsets are real); on a GPU it checks the same. It prints PROGRESS i as it goes (a test moves it
 // mid-run) and RESULT <digest> OK when all matched.
-//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|escape|managed|graph|pool]
+//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|escape|managed|graph|pool|array|texture]
 // `symbol`: every iteration writes a word of a module variable by cudaMemcpyToSymbol(Async) and reads
 // one back by cudaMemcpyFromSymbol(Async); the variable's address is never the program's, so a move
 // takes the variable along by name (server/api/symbols.py), and the end checks it whole.
@@ -19,6 +19,14 @@
 // `pool`: stream-ordered allocations from the default memory pool, whose release threshold the program
 // set (as PyTorch's and CuPy's async allocators do): a buffer kept all run and written every
 // iteration, and one made and freed each iteration; the end checks the pool's counters and setting.
+// `array`: a 2D CUDA array (made for surfaces too) and a mipmapped one whose level 1 the program asked
+// for: every iteration writes a row of the array and a word of the level (the level's handle asked
+// again, which is CUDA's same array each time) and reads another row back; the end checks both whole.
+// The program holds the session's handles for them, never an address: a move makes them again.
+// `texture`: as `array`, with a texture object and a surface object over the array, a kernel writing
+// a word through the surface and one sampling a row through the texture each iteration (checked
+// where kernels run: the null driver runs none). Their values are what kernels receive, which a
+// GPU's driver chooses: the software GPU moves them, the cuda backend refuses.
 // `graph`: each iteration ends with a launch of one CUDA graph made at the start (a memset, the
 // kernel, a device-to-device copy, another memset), which the worker runs as one graph
 // (libhook/src/graph/graph_server.c): a move must take it along.
@@ -34,6 +42,12 @@ __device__ uint32_t marks[64];  // `symbol`: written and read by name only
 
 __global__ void touch(uint32_t *scratch) { atomicAdd(&tally, 1u); scratch[threadIdx.x] = tally; }
 __global__ void peek(const uint32_t *from, uint32_t *scratch) { scratch[32 + threadIdx.x] = from[threadIdx.x]; }
+__global__ void mark(uint32_t *word) { *word = 0x600dc0deu; }
+// `texture`: a word written through the surface at (x, y), then row y sampled into out (32 texels)
+__global__ void stamp(cudaSurfaceObject_t surf, int x, int y, uint32_t v) { surf2Dwrite(v, surf, x * 4, y); }
+__global__ void sample(cudaTextureObject_t tex, int y, uint32_t *out) {
+    out[threadIdx.x] = tex2D<uint32_t>(tex, threadIdx.x * 3 + 0.5f, y + 0.5f);
+}
 
 static uint64_t fnv(const void *p, size_t n, uint64_t h) {
     const uint8_t *b = (const uint8_t *)p;
@@ -51,6 +65,8 @@ int main(int argc, char **argv) {
     std::vector<uint32_t> hm(64);  // what marks holds
     const bool graph = argc > 3 && !strcmp(argv[3], "graph");
     const bool pooled = argc > 3 && !strcmp(argv[3], "pool");
+    const bool textured = argc > 3 && !strcmp(argv[3], "texture");
+    const bool arrays = textured || (argc > 3 && !strcmp(argv[3], "array"));
     const int S = 3, n = 1 << 16, small_n = 300;
     const size_t ballast_n = 24u << 20;
     cudaStream_t st[S];
@@ -105,6 +121,37 @@ int main(int argc, char **argv) {
         CHECK(cudaMallocAsync((void **)&kept, hk.size() * sizeof(uint32_t), st[2]));
         CHECK(cudaMemsetAsync(kept, 0, hk.size() * sizeof(uint32_t), st[2]));
     }
+    const int AW = 256, AH = 64;  // `array`: the array's texels (32-bit words), its level 1 half of each
+    cudaArray_t arr = nullptr, lvl1 = nullptr;
+    cudaMipmappedArray_t mip = nullptr;
+    cudaTextureObject_t tex = 0;
+    cudaSurfaceObject_t surf = 0;
+    std::vector<uint32_t> ha(AW * AH), hv(AW / 2 * (AH / 2));
+    bool kernels_run = false;  // the null driver runs no kernel: what they write is checked where they do
+    if (arrays) {
+        cudaChannelFormatDesc cd = cudaCreateChannelDesc<uint32_t>();
+        CHECK(cudaMallocArray(&arr, &cd, AW, AH, cudaArraySurfaceLoadStore));
+        for (int i = 0; i < AW * AH; i++) ha[i] = (uint32_t)(i * 2246822519u + 17);
+        CHECK(cudaMemcpy2DToArray(arr, 0, 0, ha.data(), AW * 4, AW * 4, AH, cudaMemcpyHostToDevice));
+        CHECK(cudaMallocMipmappedArray(&mip, &cd, make_cudaExtent(AW, AH, 0), 3));
+        CHECK(cudaGetMipmappedArrayLevel(&lvl1, mip, 1));
+        for (size_t i = 0; i < hv.size(); i++) hv[i] = (uint32_t)(i * 3266489917u + 29);
+        CHECK(cudaMemcpy2DToArray(lvl1, 0, 0, hv.data(), AW / 2 * 4, AW / 2 * 4, AH / 2, cudaMemcpyHostToDevice));
+        CHECK(cudaMemset(scratch + 1000, 0, 4));
+        mark<<<1, 1>>>(scratch + 1000);
+        uint32_t w = 0;
+        CHECK(cudaMemcpy(&w, scratch + 1000, 4, cudaMemcpyDeviceToHost));
+        kernels_run = w == 0x600dc0deu;
+    }
+    if (textured) {
+        cudaResourceDesc rd = {};
+        rd.resType = cudaResourceTypeArray, rd.res.array.array = arr;
+        cudaTextureDesc td = {};
+        td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+        td.filterMode = cudaFilterModePoint, td.readMode = cudaReadModeElementType;
+        CHECK(cudaCreateTextureObject(&tex, &rd, &td, nullptr));
+        CHECK(cudaCreateSurfaceObject(&surf, &rd));
+    }
     uint32_t *late = nullptr, *early = nullptr;  // made and freed mid-run: the layout changes
     std::vector<uint32_t> hl(n);
     CHECK(cudaMalloc((void **)&early, n * sizeof(uint32_t)));
@@ -134,7 +181,7 @@ int main(int argc, char **argv) {
         CHECK(cudaGraphDestroy(g));
     }
     CHECK(cudaDeviceSynchronize());
-    printf("READY\n");
+    printf("READY%s\n", kernels_run ? " (kernels run here)" : "");
     fflush(stdout);
 
     std::vector<uint32_t> chunk(n / 8);
@@ -213,6 +260,53 @@ int main(int argc, char **argv) {
             CHECK(cudaStreamSynchronize(st[2]));  // w is read by then
             hk[it % 4096] = w;
         }
+        if (arrays) {  // a row written, a word of the level, another row read back
+            std::vector<uint32_t> row(AW), back(AW);
+            int r = it % AH, q = (it * 7 + 3) % AH;
+            for (int i = 0; i < AW; i++) row[i] = (uint32_t)(it * 40503u + i * 9973u);
+            CHECK(cudaMemcpy2DToArrayAsync(arr, 0, r, row.data(), AW * 4, AW * 4, 1, cudaMemcpyHostToDevice, st[0]));
+            CHECK(cudaStreamSynchronize(st[0]));
+            memcpy(&ha[r * AW], row.data(), AW * 4);
+            cudaArray_t l = nullptr;
+            CHECK(cudaGetMipmappedArrayLevel(&l, mip, 1));
+            if (l != lvl1) {
+                printf("FAIL iteration %d: level 1 is another array than it was\n", it);
+                return 1;
+            }
+            uint32_t w = (uint32_t)(it * 2654435761u + 3);
+            int x = it % (AW / 2), y = (it / 3) % (AH / 2);
+            CHECK(cudaMemcpy2DToArray(l, x * 4, y, &w, 4, 4, 1, cudaMemcpyHostToDevice));
+            hv[y * (AW / 2) + x] = w;
+            if (textured) {
+                int sx = (it * 5) % AW, sy = (it * 3 + 1) % AH;
+                uint32_t sv = (uint32_t)(it * 1103515245u + 12345);
+                stamp<<<1, 1, 0, st[0]>>>(surf, sx, sy, sv);
+                sample<<<1, 32, 0, st[0]>>>(tex, sy, scratch + 512);
+                CHECK(cudaStreamSynchronize(st[0]));
+                if (kernels_run) {
+                    ha[sy * AW + sx] = sv;
+                    std::vector<uint32_t> got(32);
+                    CHECK(cudaMemcpy(got.data(), scratch + 512, 32 * 4, cudaMemcpyDeviceToHost));
+                    for (int i = 0; i < 32; i++)
+                        if (got[i] != ha[sy * AW + i * 3]) {
+                            printf("FAIL iteration %d sampled %08x at (%d, %d), not %08x\n", it, got[i], i * 3, sy,
+                                   ha[sy * AW + i * 3]);
+                            return 1;
+                        }
+                }
+                cudaResourceDesc rd = {};
+                CHECK(cudaGetTextureObjectResourceDesc(&rd, tex));
+                if (rd.resType != cudaResourceTypeArray || rd.res.array.array != arr) {
+                    printf("FAIL iteration %d: the texture object's resource is not the array\n", it);
+                    return 1;
+                }
+            }
+            CHECK(cudaMemcpy2DFromArray(back.data(), AW * 4, arr, 0, q, AW * 4, 1, cudaMemcpyDeviceToHost));
+            if (memcmp(back.data(), &ha[q * AW], AW * 4)) {
+                printf("FAIL iteration %d read row %d of the array back changed\n", it, q);
+                return 1;
+            }
+        }
         if (graph) {  // words G/4 .. 3G/4 of gbuf: the first quarter 0x33 bytes, the second 0x44
             CHECK(cudaGraphLaunch(ge, st[0]));
             for (int i = 0; i < G / 2; i++) h[0][at0 + i] = i < G / 4 ? 0x33333333u : 0x44444444u;
@@ -284,6 +378,22 @@ int main(int argc, char **argv) {
         digest = fnv(kb.data(), kb.size() * sizeof(uint32_t), digest);
         CHECK(cudaFreeAsync(kept, st[2]));
         CHECK(cudaStreamSynchronize(st[2]));
+    }
+    if (arrays) {
+        std::vector<uint32_t> ab(ha.size()), vb(hv.size());
+        CHECK(cudaMemcpy2DFromArray(ab.data(), AW * 4, arr, 0, 0, AW * 4, AH, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy2DFromArray(vb.data(), AW / 2 * 4, lvl1, 0, 0, AW / 2 * 4, AH / 2, cudaMemcpyDeviceToHost));
+        if (ab != ha || vb != hv) {
+            printf("FAIL the array or the mipmap's level differs from what the program wrote\n");
+            ok = 0;
+        }
+        digest = fnv(vb.data(), vb.size() * 4, fnv(ab.data(), ab.size() * 4, digest));
+        if (textured) {
+            CHECK(cudaDestroyTextureObject(tex));
+            CHECK(cudaDestroySurfaceObject(surf));
+        }
+        CHECK(cudaFreeMipmappedArray(mip));
+        CHECK(cudaFreeArray(arr));
     }
     if (graph) {
         CHECK(cudaGraphExecDestroy(ge));

@@ -259,3 +259,79 @@ def test_a_modules_functions_go_with_it_and_a_checkpoint_after_the_unload_is_tak
         assert fn not in b.handles() and n["globals"] in b.handles()
     finally:
         b.close()
+
+
+def test_cuda_arrays_and_texture_objects_go_with_the_session(dispatcher):
+    """A session's arrays (one of them a level the program asked of a mipmapped array), a texture
+    object over an array, one over linear memory and a surface object, through a checkpoint's bytes
+    into a fresh session: the same handles hold the same bytes, the level's handle is the one asked
+    before, the objects answer with the same values and descriptors, and an object made after the
+    restore takes a value none of them had."""
+    from tests.unit.server.test_arrays import array_desc, raw, resource
+    from rgpu.server.api.device import _cffi
+    d = dispatcher
+    a = Session(SimDevice(16 * MiB, window=5), "a")
+    (arr,) = call(d, a, "cuArrayCreate_v2", array_desc(8, 4)).outs
+    data = bytes((i * 37) & 0xff for i in range(128))
+    call(d, a, "cuMemcpyHtoA_v2", arr, 0, 128, bulk=[data])
+    (mip,) = call(d, a, "cuMipmappedArrayCreate", raw("CUDA_ARRAY3D_DESCRIPTOR", Width=16, Height=8, Format=0x20,
+                                                      NumChannels=1), 3).outs
+    (level,) = call(d, a, "cuMipmappedArrayGetLevel", mip, 1).outs
+    call(d, a, "cuMemcpyHtoA_v2", level, 0, 128, bulk=[data[::-1]])
+    surf_arr = call(d, a, "cuArray3DCreate_v2", raw("CUDA_ARRAY3D_DESCRIPTOR", Width=4, Height=4, Format=0x20,
+                                                    NumChannels=1, Flags=0x02)).outs[0]  # SURFACE_LDST
+    lin = call(d, a, "cudaMalloc", 4096).outs[0]
+    call(d, a, "cudaMemcpy", lin, 0, 8, 1, bulk=[b"linear!!"])
+    ffi = _cffi()
+    p = ffi.new("CUDA_RESOURCE_DESC *")
+    p.resType = 2  # CU_RESOURCE_TYPE_LINEAR
+    p.res.linear.devPtr, p.res.linear.format, p.res.linear.numChannels, p.res.linear.sizeInBytes = lin, 0x20, 1, 4096
+    lin_res = bytes(ffi.buffer(p))
+    tex_desc = raw("CUDA_TEXTURE_DESC", filterMode=0)
+    (tex,) = call(d, a, "cuTexObjectCreate", resource(arr), tex_desc, None).outs
+    (ltex,) = call(d, a, "cuTexObjectCreate", lin_res, tex_desc, None).outs
+    (surf,) = call(d, a, "cuSurfObjectCreate", resource(surf_arr)).outs
+    img = Image.from_bytes(cksession.capture(a, "sim").to_bytes(), "test")
+    b = Session(SimDevice(16 * MiB, window=img.meta["window"]), "b")
+    try:
+        cksession.restore(b, img, "sim")
+        assert bytes(call(d, b, "cuMemcpyAtoH_v2", arr, 0, 128).bulk[0]) == data
+        assert call(d, b, "cuMipmappedArrayGetLevel", mip, 1).outs == [level]
+        assert bytes(call(d, b, "cuMemcpyAtoH_v2", level, 0, 128).bulk[0]) == data[::-1]
+        assert call(d, b, "cuTexObjectGetResourceDesc", tex).outs[0] == resource(arr)
+        assert call(d, b, "cuTexObjectGetResourceDesc", ltex).outs[0] == lin_res
+        assert call(d, b, "cuTexObjectGetTextureDesc", tex).outs[0] == tex_desc
+        assert call(d, b, "cuSurfObjectGetResourceDesc", surf).outs[0] == resource(surf_arr)
+        assert b.device.memory.textures.keys() == a.device.memory.textures.keys() == {tex, ltex}
+        assert b.device.memory.surfaces.keys() == {surf}
+        (later,) = call(d, b, "cuTexObjectCreate", resource(arr), tex_desc, None).outs
+        assert later not in (tex, ltex, surf)
+        # the restored objects are the session's to destroy, and the arrays with them
+        for name, v in (("cuTexObjectDestroy", tex), ("cuTexObjectDestroy", ltex), ("cuSurfObjectDestroy", surf),
+                        ("cuTexObjectDestroy", later)):
+            call(d, b, name, v)
+        call(d, b, "cuMipmappedArrayDestroy", mip)
+        call(d, b, "cuArrayDestroy", arr)
+        assert d.run(b, BY_NAME["cuMemcpyAtoH_v2"], [level, 0, 4], []).rc != 0  # went with its mipmap
+    finally:
+        a.close()
+        b.close()
+
+
+def test_texture_objects_refuse_a_checkpoint_where_the_device_chooses_their_values(dispatcher, monkeypatch):
+    """On a GPU the driver chooses a texture object's value, which kernels receive by value, so a
+    session holding one cannot go elsewhere: the capture says so, naming the object."""
+    from tests.unit.server.test_arrays import array_desc, raw, resource
+    d = dispatcher
+    a = Session(SimDevice(16 * MiB), "a")
+    try:
+        (arr,) = call(d, a, "cuArrayCreate_v2", array_desc(8, 4)).outs
+        (tex,) = call(d, a, "cuTexObjectCreate", resource(arr), raw("CUDA_TEXTURE_DESC"), None).outs
+        cksession.describe(a, contents=False)  # the software GPU makes them at the value it is told
+        monkeypatch.setattr(a.device, "objects_keep_values", False)
+        with pytest.raises(CheckpointError, match=f"texture object 0x{tex:x}.*by value.*keeps its GPU"):
+            cksession.describe(a, contents=False)
+        call(d, a, "cuTexObjectDestroy", tex)
+        cksession.describe(a, contents=False)  # destroyed: the array alone goes
+    finally:
+        a.close()
