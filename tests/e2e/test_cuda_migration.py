@@ -1,7 +1,7 @@
 """End to end, the cuda backend's part of live migration on the null driver
 (benchmarks/native/nulldriver.c), whatever the test backend: two null-driver servers are two GPUs of
-one pool (RGPU_NULL_UUID), and a session the cuda backend cannot move (managed memory:
-server/backends/cuda/placement.py; a module variable's address stored in device memory:
+one pool (RGPU_NULL_UUID), and a session the cuda backend cannot move (texture objects, whose values the
+driver chooses: server/checkpoint/session.py; a module variable's address stored in device memory:
 server/checkpoint/escapes.py) is refused before anything stops,
 with the reason given to `rgpu migrate` and in the log; and programs that write and read a module
 variable every iteration, by name (cudaMemcpyToSymbol and kin: server/api/symbols.py) or through
@@ -56,16 +56,15 @@ def test_two_null_driver_servers_are_two_gpus_of_one_pool(null_pool):
 
 
 @pytest.mark.parametrize("how, why, event", [
-    ("managed", "managed memory", "migration_refused"),
     ("escape", "stored the address of module variable 'marks'", "migration_failed"),
     ("texture", "kernels receive such an object by value", "migration_refused"),
 ])
 def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(null_pool, cuda_program, how, why,
                                                                               event):
-    """migrate_copies `managed` holds managed memory, which the driver's UVM places; `escape` stored a
-    module variable's address in its device memory, where the target's driver would not put the
-    variable (found by the pre-copy, while the program runs: server/checkpoint/escapes.py);
-    `texture` holds texture and surface objects, whose values the driver chooses. `rgpu
+    """migrate_copies `escape` stored a module variable's address in its device memory, where the
+    target's driver would not put the variable (found by the pre-copy, while the program runs:
+    server/checkpoint/escapes.py); `texture` holds texture and surface objects, whose values the
+    driver chooses and kernels receive. `rgpu
     migrate` fails with that reason (and the source server's log gives it), the program runs on where
     it was and ends right, and the target holds nothing of it."""
     pool = null_pool
@@ -83,7 +82,7 @@ def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(nu
         assert p.returncode == 1, p.stdout + p.stderr
         [m] = json.loads(p.stdout)["migrations"]
         assert m["state"] == "failed" and why in m["message"], m
-        assert ("cuda backend cannot move this session" if how == "managed" else "keeps its GPU") in m["message"], m
+        assert "keeps its GPU" in m["message"], m
         assert pool.leases()[lease]["vgpus"][0]["server"] == a
         assert not [s for s in stats(b)["sessions"] if s["state"] == "live"]
         out, err = proc.communicate(timeout=300)
@@ -96,7 +95,7 @@ def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(nu
     assert event in log and why in log, log[-3000:]
 
 
-@pytest.mark.parametrize("how", ["symbol", "address", "pool"])
+@pytest.mark.parametrize("how", ["symbol", "address", "pool", "managed"])
 def test_a_program_using_module_variables_moves_there_and_back_bit_exact(null_pool, cuda_program, how):
     """migrate_copies writes and reads a module variable every iteration: `symbol` by name
     (cudaMemcpyToSymbol(Async), cudaMemcpyFromSymbol(Async)), never holding its address; `address`
@@ -104,6 +103,9 @@ def test_a_program_using_module_variables_moves_there_and_back_bit_exact(null_po
     names the variable on the other server too though its driver placed it elsewhere (an alias:
     server/backends/cuda/aliases.py). `pool`: allocations from the default memory pool, whose release
     threshold the program set (the pools and their counters go with the session: api/pools.py).
+    `managed`: managed memory written by the host and by the device every iteration, read by both;
+    on the server it is device memory of the arena (the client keeps its host copy coherent), so it
+    moves as any allocation does.
     Moved there and back mid-run, it ends with the variable and every buffer as it wrote them: the
     result of a run that never moved."""
     pool = null_pool

@@ -1,11 +1,10 @@
 """End to end, live migration of unmodified CUDA programs between two servers: a program that keeps
 state on several streams, in a module variable, in managed memory and in a large allocation
-(migrate_streams; on the cuda backend migrate_copies, which keeps no managed memory and is never
-given a module variable's address, what the cuda backend cannot move; it reaches its variables by
-name, as cudaMemcpyToSymbol does) is moved back and forth in the
+(migrate_streams; on the cuda backend migrate_copies, whose results the null driver makes too: it
+checks what copies and memsets made) is moved back and forth in the
 middle of its run and ends with results bit-exact to a run that never moved (and to its own
-host-side computation). On a GPU, the cuda backend's refusal to move a session whose module
-variable's address the program holds loses nothing. Each move also between two cuda servers on the
+host-side computation). On a GPU, the cuda backend's refusal to move a session holding texture
+objects loses nothing. Each move also between two cuda servers on the
 null driver (which runs no kernel: migrate_copies checks what copies and memsets made); the cuda
 backend's refusals there: test_cuda_migration.py."""
 from __future__ import annotations
@@ -56,8 +55,8 @@ def servers(request, start_server, daemons, device_kind):
 
 
 def movable(device_kind: str) -> str:
-    """The program a backend can move: the cuda backend cannot move managed memory or a module
-    variable whose address the program was given (server/backends/cuda/placement.py)."""
+    """The program a backend's results are checked with: migrate_streams checks what its kernels
+    computed, which the null driver does not run; migrate_copies checks copies and memsets."""
     return "migrate_streams" if device_kind == "sim" else "migrate_copies"
 
 
@@ -132,7 +131,7 @@ def test_a_session_on_a_real_gpu_is_not_moved_and_runs_on(start_server, cuda_pro
     on where it was and ends right, and the other server holds nothing of it."""
     a, _ = start_server(memory="256MiB")
     b, _ = start_server(memory="256MiB")
-    proc = subprocess.Popen([str(cuda_program("migrate_streams")), "8", "150"],
+    proc = subprocess.Popen([str(cuda_program("migrate_copies")), "8", "150", "texture"],
                             env={**client_env([a]), "RGPU_TIMEOUT": "60", "RGPU_LOG": "info"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -143,10 +142,9 @@ def test_a_session_on_a_real_gpu_is_not_moved_and_runs_on(start_server, cuda_pro
     finally:
         if proc.poll() is None:
             proc.kill()
-    # migrate_streams holds managed memory, which the driver's UVM places (its module variable
-    # blocks_run it reaches by name only: that alone would move)
-    assert m["state"] == "failed" and "cuda backend cannot move this session" in m["message"], m
-    assert "managed memory" in m["message"], m
+    # migrate_copies `texture` holds texture and surface objects, whose values the driver chose
+    assert m["state"] == "failed" and "keeps its GPU" in m["message"], m
+    assert "kernels receive such an object by value" in m["message"], m
     assert proc.returncode == 0 and " OK" in out, out + err
     assert "moved to" not in err
     assert not server_client.stats(b)["sessions"]

@@ -72,8 +72,12 @@ class Arena:
     def contains(self, addr: int) -> bool:
         return self.base <= addr < self.base + self.span
 
-    def alloc(self, size: int) -> int:
-        self._check(self._lib.rgpu_arena_alloc(self._a, size, self._out))
+    def alloc(self, size: int, align: int = 0) -> int:
+        """`align`: a power of two the address is a multiple of (the default, 512 bytes, is cudaMalloc's)."""
+        if align:
+            self._check(self._lib.rgpu_arena_alloc_aligned(self._a, size, align, self._out))
+        else:
+            self._check(self._lib.rgpu_arena_alloc(self._a, size, self._out))
         return int(self._out[0])
 
     def place(self, addr: int, size: int) -> bool:

@@ -72,6 +72,7 @@ uint64_t rgpu_arena_base(const rgpu_arena *a);
 uint64_t rgpu_arena_span(const rgpu_arena *a);
 void rgpu_arena_limit(rgpu_arena *a, uint64_t n);
 int rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr);
+int rgpu_arena_alloc_aligned(rgpu_arena *a, uint64_t size, uint64_t align, uint64_t *addr);
 int rgpu_arena_place(rgpu_arena *a, uint64_t addr, uint64_t size);
 int rgpu_arena_holds(const rgpu_arena *a, uint64_t addr);
 int rgpu_arena_lent(const rgpu_arena *a, uint64_t addr, uint64_t span);

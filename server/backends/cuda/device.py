@@ -342,14 +342,25 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             del self._starts[i]
 
     def mem_alloc_managed(self, size, align):
-        # Attached globally: the client's coherence protocol (push before device work, pull after
-        # a synchronisation) is what makes its host copy right, not the driver's migration; the
-        # server process never touches the pages itself. The driver chooses the address; `size` is
-        # already a multiple of `align`, so a page-aligned start (the smallest host page) is enough
-        # for the client to map it without sharing a page with another allocation — the client
-        # checks against its own page size.
+        # The client's coherence protocol (push before device work, pull after a synchronisation)
+        # is what makes its host copy right, not the driver's migration, and the server process
+        # never touches the pages itself: to the GPU it is device memory. So it comes from the
+        # arena, at an address a multiple of `align` (a host page of any client), and moves with
+        # the session as any allocation does (placement.py). Without an arena, cuMemAllocManaged:
+        # the driver chooses the address; `size` is already a multiple of `align`, so a page-aligned
+        # start (the smallest host page) is enough for the client to map it without sharing a page
+        # with another allocation — the client checks against its own page size.
         if self._reserve is not None and not self._reserve(size):
             raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
+        if self.arena is not None:
+            try:
+                addr = self.arena.alloc(size, align)
+            except CudaError:
+                if self._reserve is not None:
+                    self._reserve(-size)
+                raise
+            self._track(addr, size)
+            return addr
         p = _ffi.new("CUdeviceptr *")
         rc = _lib.cuMemAllocManaged(p, size, 1)  # CU_MEM_ATTACH_GLOBAL
         if rc == 0 and p[0] % 4096:

@@ -35,8 +35,11 @@ CUDA arrays and mipmapped arrays need no place: the program holds the session's 
 never the driver's, and no address of theirs. The target makes them again and writes their bytes,
 read at the stop (Device.array_state; kernels write them through surfaces, which no copy tracks).
 
-Also refused, with their reasons: managed memory (the driver's UVM places it, and VMM memory is not
-managed), texture and surface objects (the driver chooses their values, which kernels receive by
+Managed memory is the arena's too (device.py mem_alloc_managed: the client keeps its host copy
+coherent, the GPU sees device memory), and moves as any allocation does.
+
+Also refused, with their reasons: managed memory from cuMemAllocManaged, made where there is no arena
+(the driver's UVM places it, and VMM memory is not managed), texture and surface objects (the driver chooses their values, which kernels receive by
 value: server/checkpoint/session.py), and what describe() refuses on every backend (VMM mappings of
 the program's own, CUDA IPC)."""
 from __future__ import annotations

@@ -15,7 +15,9 @@
 // `escape`: as `address`, and the program also stores the variable's address in device memory it
 // allocated, where a later kernel could follow it: a move of this session is refused
 // (server/checkpoint/escapes.py).
-// `managed`: the program holds managed memory, which the cuda backend cannot move.
+// `managed`: managed memory the host writes a word of and a memset on a stream writes another of every
+// iteration, read by the host after the stream's synchronisation and copied into device memory; the
+// end checks it whole, from the host and through a copy.
 // `pool`: stream-ordered allocations from the default memory pool, whose release threshold the program
 // set (as PyTorch's and CuPy's async allocators do): a buffer kept all run and written every
 // iteration, and one made and freed each iteration; the end checks the pool's counters and setting.
@@ -102,9 +104,11 @@ int main(int argc, char **argv) {
         CHECK(cudaMemcpy(slot + 3, &marks_at, sizeof marks_at, cudaMemcpyHostToDevice));
     }
     uint32_t *um = nullptr;
+    const int M = 1024;  // `managed`: words of um
+    std::vector<uint32_t> hu(M, 0x7c7c7c7cu);
     if (managed) {
-        CHECK(cudaMallocManaged((void **)&um, 4096));
-        memset(um, 0x7c, 4096);
+        CHECK(cudaMallocManaged((void **)&um, M * sizeof(uint32_t)));
+        memset(um, 0x7c, M * sizeof(uint32_t));
     }
     if (symbol) {
         for (int i = 0; i < 64; i++) hm[i] = 0x9e3779b9u * (uint32_t)(i + 1);
@@ -260,6 +264,21 @@ int main(int argc, char **argv) {
             CHECK(cudaStreamSynchronize(st[2]));  // w is read by then
             hk[it % 4096] = w;
         }
+        if (managed) {  // a word by the host, one by the device, both seen by the host after the sync
+            int k = (it * 13) % M, j = (it * 29 + 7) % M;
+            um[k] = (uint32_t)(it * 2654435761u + 1);
+            hu[k] = um[k];
+            CHECK(cudaMemsetAsync(um + j, (it * 3 + 1) & 0xff, sizeof(uint32_t), st[1]));
+            CHECK(cudaStreamSynchronize(st[1]));
+            hu[j] = 0x01010101u * (uint32_t)((it * 3 + 1) & 0xff);
+            if (um[j] != hu[j] || um[k] != hu[k]) {
+                printf("FAIL iteration %d: managed words %08x %08x, not %08x %08x\n", it, um[j], um[k], hu[j], hu[k]);
+                return 1;
+            }
+            CHECK(cudaMemcpyAsync(small[1] + it % small_n, um + k, sizeof(uint32_t), cudaMemcpyDeviceToDevice, st[1]));
+            CHECK(cudaStreamSynchronize(st[1]));
+            hs[1][it % small_n] = hu[k];
+        }
         if (arrays) {  // a row written, a word of the level, another row read back
             std::vector<uint32_t> row(AW), back(AW);
             int r = it % AH, q = (it * 7 + 3) % AH;
@@ -378,6 +397,16 @@ int main(int argc, char **argv) {
         digest = fnv(kb.data(), kb.size() * sizeof(uint32_t), digest);
         CHECK(cudaFreeAsync(kept, st[2]));
         CHECK(cudaStreamSynchronize(st[2]));
+    }
+    if (managed) {
+        std::vector<uint32_t> mb(M);
+        CHECK(cudaMemcpy(mb.data(), um, M * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        if (mb != hu || memcmp(um, hu.data(), M * sizeof(uint32_t))) {
+            printf("FAIL the managed memory differs from what the program wrote\n");
+            ok = 0;
+        }
+        digest = fnv(mb.data(), M * sizeof(uint32_t), digest);
+        CHECK(cudaFree(um));
     }
     if (arrays) {
         std::vector<uint32_t> ab(ha.size()), vb(hv.size());

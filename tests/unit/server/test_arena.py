@@ -2,7 +2,7 @@
 with nothing behind it, to lay out the allocations it places (libhook/src/memory/placed.c): driven
 here through librgpu_launches.so with a driver of Python callbacks that counts what is mapped. Random
 allocations and frees against a model of the granules and units each takes: no two live allocations
-share a unit, each is aligned as CUDA's are, a free gives back exactly its own units (the next
+share a unit, each is aligned as CUDA's are (or as asked: managed memory's host pages), a free gives back exactly its own units (the next
 allocation starts right after a neighbour), the arena's own allocations stay below its limit, a place
 at the address a mirror of it chose always succeeds and one over a live allocation never does, and
 when everything is freed the driver holds at most the one empty granule kept for the next."""
@@ -89,9 +89,9 @@ def taken(addr: int, size: int) -> range:
     return range(first, first + n)
 
 
-def alloc(lib, a, size):
+def alloc(lib, a, size, align=0):
     out = ffi.new("uint64_t *")
-    rc = lib.rgpu_arena_alloc(a, size, out)
+    rc = lib.rgpu_arena_alloc_aligned(a, size, align, out) if align else lib.rgpu_arena_alloc(a, size, out)
     return rc, int(out[0])
 
 
@@ -114,11 +114,12 @@ def test_random_allocations_and_frees_never_overlap_and_free_exactly_their_own(l
                 assert not lib.rgpu_arena_holds(a, addr)
                 continue
             size = rng.choice(SIZES)
-            rc, addr = alloc(lib, a, size)
+            align = rng.choice([0, 0, 4096, 65536])  # managed memory's: a host page the client maps
+            rc, addr = alloc(lib, a, size, align)
             if rc:
                 assert rc == 2, rc  # out of memory: the range is full
                 continue
-            assert addr % (UNIT if size <= GRAN // 2 else GRAN) == 0 and lib.rgpu_arena_holds(a, addr)
+            assert addr % max(align, UNIT if size <= GRAN // 2 else GRAN) == 0 and lib.rgpu_arena_holds(a, addr)
             for u in taken(addr, size):
                 assert u not in units, f"step {step}: 0x{addr:x} (+{size}) over 0x{units[u]:x}"
                 units[u] = addr
@@ -180,3 +181,19 @@ def test_places_chosen_by_a_mirror_always_fit_and_the_arenas_own_stay_below_its_
     finally:
         for x in (a, m2):
             lib.rgpu_arena_close(x)
+
+
+def test_an_aligned_allocation_skips_free_units_off_its_alignment_and_bad_alignments_are_refused(lib):
+    drv = Driver()
+    a = opened(lib, drv)
+    try:
+        first = alloc(lib, a, 3 * UNIT)[1]
+        rc, page = alloc(lib, a, 4096, 65536)
+        assert rc == 0 and page == first + 65536  # not at first + 3 units, where a plain one goes
+        assert alloc(lib, a, 700)[1] == first + 3 * UNIT
+        for bad in (3, 65536 + 512, 4 * GRAN):
+            assert alloc(lib, a, 4096, bad)[0] == 1, bad  # INVALID_VALUE
+        assert lib.rgpu_arena_free(a, page) == 0
+        assert alloc(lib, a, 4096, 65536)[1] == page
+    finally:
+        lib.rgpu_arena_close(a)

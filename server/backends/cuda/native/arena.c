@@ -254,16 +254,31 @@ static void claim_units(rgpu_arena *a, granule *s, uint64_t u, uint64_t n) {
 }
 
 static int small(const rgpu_arena *a, uint64_t size) { return size <= a->gran / 2; }
+CUresult rgpu_arena_alloc_aligned(rgpu_arena *a, uint64_t size, uint64_t align, uint64_t *addr);
+
+/* As fit, for a run starting on a multiple of `step` units. */
+static int64_t fit_aligned(const rgpu_arena *a, const granule *s, uint64_t n, uint64_t step) {
+    if (s->free_units < n) return -1;
+    for (uint64_t u = 0; u + n <= a->units; u += step)
+        if (!any_used(s->used, u, n)) return (int64_t)u;
+    return -1;
+}
 
 CUresult rgpu_arena_alloc(rgpu_arena *a, uint64_t size, uint64_t *addr) {
-    if (!size) return INVALID_VALUE;
+    return rgpu_arena_alloc_aligned(a, size, UNIT, addr);
+}
+
+/* An allocation whose address is a multiple of `align` (a power of two; UNIT and the granule always
+ * are): managed memory starts on a host page the client maps it at (server/api/managed.py). */
+CUresult rgpu_arena_alloc_aligned(rgpu_arena *a, uint64_t size, uint64_t align, uint64_t *addr) {
+    if (!size || !align || (align & (align - 1)) || align > a->gran) return INVALID_VALUE;
     while (a->low < a->ngran && a->g[a->low].kind != FREE) a->low++;
     if (small(a, size)) {
-        uint64_t n = (size + UNIT - 1) / UNIT;
+        uint64_t n = (size + UNIT - 1) / UNIT, step = align > UNIT ? align / UNIT : 1;
         for (size_t k = 0; k < a->nslabs; k++) {
             uint64_t i = a->slabs[k];
             if (i >= a->limit) continue; /* the client's */
-            int64_t u = fit(a, &a->g[i], n);
+            int64_t u = step > 1 ? fit_aligned(a, &a->g[i], n, step) : fit(a, &a->g[i], n);
             if (u >= 0) {
                 claim_units(a, &a->g[i], (uint64_t)u, n);
                 *addr = a->base + i * a->gran + (uint64_t)u * UNIT;
