@@ -25,8 +25,8 @@ name at the source, into it. A variable whose address was handed to the program 
 cudaGetSymbolAddress; NVIDIA's runtime linked into cuBLASLt asks it for its deviceConstants) moves
 too, and the address the program holds stays its name on the target: aliases.py rewrites it where
 it comes back to the worker (kernel parameters, copies, memsets) to where the variable now is, and
-cuModuleGetGlobal answers it again. A variable holding another's address is written with where that
-one is on the target (aliases.relocate). An address the program stored in its device memory (copied
+cuModuleGetGlobal answers it again. A variable holding another's address (of its module or another)
+is written with where that one is on the target (aliases.relocate; restore_device for other modules'). An address the program stored in its device memory (copied
 in, or written by a kernel) would lead a later kernel to where the variable was, which the target
 never mapped for it: escape_ranges gives the copy every variable's range to search the memory it
 reads for (server/checkpoint/escapes.py), and finding one refuses the move.
@@ -70,6 +70,10 @@ class CudaPlacement(VariableAliases):
         self._variable_names: dict[int, set[str] | None] = {}
         self._var_ranges: dict[int, list] = {}  # module key -> (start, end, name) of its variables here
         self._func_attrs: dict[int, dict[str, int]] = {}  # function key -> attributes the program set
+        # what module_restore loaded and wrote, for restore_device's relocation across modules
+        self._restore_vars: list = []  # (address here, contents at the source, as written, name)
+        self._restore_moves: list = []  # (start, end at the source or as held, start here)
+        self._restore_modules = 0
         self._alias_tables()
         # held by a pre-copy read and by every free: a read never lands in memory freed under it
         self.free_lock = threading.RLock()
@@ -327,13 +331,31 @@ class CudaPlacement(VariableAliases):
         was = state.get("addresses", {})
         moved += [(was[name], was[name] + len(data), here[name]) for name, data in values.items()
                   if data and was.get(name, here[name]) != here[name]]
+        self._restore_moves.extend(moved)
         moved = Ranges(moved)  # sorted once: a library's module has thousands of variables
         for name, data in values.items():
             if data:
                 # a variable holding another's address (an initializer the driver relocated at
                 # load, or one the program stored) holds where that variable is here
-                self.write_memory(here[name], relocate(data, moved, name))
+                written = relocate(data, moved, name)
+                self.write_memory(here[name], written)
+                self._restore_vars.append((here[name], data, written, name))
+        self._restore_modules += 1
         return m
+
+    def restore_device(self, state: dict) -> None:
+        """After every module is loaded again: a variable holding the address of another module's
+        variable (stored by the program by name, or `extern` variables linked across modules)
+        points where that one is now. Each module's own were pointed there by module_restore."""
+        kept, moves, modules = self._restore_vars, self._restore_moves, self._restore_modules
+        self._restore_vars, self._restore_moves, self._restore_modules = [], [], 0
+        if modules < 2 or not moves:
+            return
+        every = Ranges(moves)
+        for addr, data, written, name in kept:
+            out = relocate(data, every, name)
+            if out != written:
+                self.write_memory(addr, out)
 
     def function_state(self, function) -> dict:
         return dict(self._func_attrs.get(self.object_key(function), {}))

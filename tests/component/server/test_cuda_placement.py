@@ -302,3 +302,38 @@ def test_a_variable_holding_anothers_address_points_where_it_is_after_a_move(mod
         fresh = Copier(src)  # no variables left: the same memory copies
         assert list(fresh.changed(fresh.pieces(layout)))
     """, str(image))
+
+
+def test_a_variable_holding_another_modules_variables_address_points_where_it_is_after_a_move(module_source):
+    """Two modules (the image loaded twice: each has its own variables): the first's `where` holds an
+    address inside the second's `tally`, stored by the program by name. Each module alone cannot
+    know where the other's tally went; once all are loaded again (restore_device), where points at
+    the second's tally on the target, and the first's own tally is left to it."""
+    image = cudabuild.build(module_source, "fatbin")
+    run("""
+        import struct
+        image = open(sys.argv[1], "rb").read()
+        src = device.CudaDevice(0, 1 << 30)
+        a, b = src.module_load(image), src.module_load(image)
+        tally_b, _ = src.symbol_range(b, "tally")
+        where_a, _ = src.symbol_range(a, "where")
+        src.write_memory(where_a, struct.pack("<Q", tally_b + 12))
+        states = [src.module_state(a), src.module_state(b)]
+
+        dst = device.CudaDevice(0, 1 << 30)
+        filler = dst.module_load(image)  # the target's driver places the session's modules elsewhere
+        a2 = dst.module_restore(image, None, states[0])
+        b2 = dst.module_restore(image, None, states[1])
+        dst.restore_device({})
+        tally_b2, _ = dst.symbol_range(b2, "tally")
+        where_a2, _ = dst.symbol_range(a2, "where")
+        assert tally_b2 != tally_b
+        assert struct.unpack("<Q", dst.read_memory(where_a2, 8, _variable=True)) == (tally_b2 + 12,)
+        # the second's where (null) and both tallies' initial contents are as they were
+        where_b2, _ = dst.symbol_range(b2, "where")
+        assert dst.read_memory(where_b2, 8, _variable=True) == bytes(8)
+        for m in (a2, b2):
+            lo, _ = dst.symbol_range(m, "tally")
+            assert struct.unpack("<4I", dst.read_memory(lo, 16, _variable=True)) == (1, 2, 3, 4)
+        print("ok")
+    """, str(image))
