@@ -343,7 +343,10 @@ class Controller:
         self.store.end_leases([lease.id for lease in leases], state, now)
         for lease in leases:
             for m in self.migrations.pending_for(lease.id):
-                self._migration_ended(m, "failed", f"lease {state}")
+                # the server's report of the move (its refusal, say) may be on its way: say so, not
+                # as if the lease's end were the reason the move failed
+                self._migration_ended(m, "failed", f"the lease was {state} before the server reported how the move "
+                                                   f"ended (its log has the outcome)")
             self.leases.remove(lease.id)
             self.pool.release([s for i, s in enumerate(lease.slots) if i not in lease.reclaimed])
             self.recently_ended[lease.id] = (state, now, frozenset(lease.servers()), lease.token_expires)

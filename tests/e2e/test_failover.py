@@ -8,6 +8,7 @@ servers on the null driver."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -150,13 +151,24 @@ def test_a_result_the_replay_does_not_give_again_fails_the_program_with_a_clear_
 
 def test_checkpoints_at_every_synchronisation_leave_a_program_s_results_as_they_were(pool, cuda_program):  # noqa: F811
     """Pinned memory, async copies both ways, several streams: with a checkpoint at every sync point
-    (RGPU_FAILOVER_INTERVAL=0) and every message logged, the program computes what it computes without."""
+    (RGPU_FAILOVER_INTERVAL=0, RGPU_FAILOVER_BUDGET=1) and every message logged, the program computes
+    what it computes without; with the default budget (5% of its time) the checkpoints are as many as
+    keep each one's time within it: fewer."""
     exe = cuda_program("pinned_copies")
     args = ["8", "copy"] if pool.kind == "cuda" else ["8"]
-    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_LOG="debug")
-    p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
-    assert p.returncode == 0 and "OK pinned_copies" in p.stdout, p.stdout + p.stderr
-    assert "failover: checkpoint" in p.stderr, "checkpoints were taken"
+    taken = {}
+    for budget in ("1", "0.05"):
+        env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_FAILOVER_BUDGET=budget, RGPU_LOG="debug")
+        p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
+        assert p.returncode == 0 and "OK pinned_copies" in p.stdout, p.stdout + p.stderr
+        taken[budget] = [(float(t), float(g)) for t, g in
+                         re.findall(r"failover: checkpoint \d+ of \S+, \d+ bytes in ([\d.]+) s; the next in ([\d.]+) s",
+                                    p.stderr)]
+        assert taken[budget], "checkpoints were taken: " + p.stderr[-2000:]
+    # budget 1: at every synchronisation; 5%: each checkpoint keeps the next 19 times its own time away
+    assert all(g == 0 for _, g in taken["1"]), taken["1"]
+    assert all(abs(g - t * 19) <= 0.1 for t, g in taken["0.05"]), taken["0.05"]
+    assert len(taken["0.05"]) < len(taken["1"]), taken
 
 
 def test_an_env_only_lease_fails_over_too(pool, cuda_program, libdir, tmp_path):  # noqa: F811
@@ -262,14 +274,20 @@ def test_a_module_the_first_server_had_cached_loads_on_a_second_that_never_saw_i
     assert "resumed on" in err and "from the start" in err, err
 
 
-def test_a_program_whose_cuda_graph_runs_in_the_worker_fails_over_with_it(pool, cuda_program):  # noqa: F811
+@pytest.mark.parametrize("how", ["graph", "arrays", "managed"])
+def test_a_program_whose_objects_live_in_the_worker_fails_over_with_them(pool, cuda_program, how):  # noqa: F811
     """migrate_copies `graph` launches a CUDA graph the worker built (server/api/graphs.py) every
-    iteration: its server killed, the program resumes on the other from its checkpoint, where the graph is
-    the session's object again (checkpoint/objects.py), and ends with the results of a run left alone."""
+    iteration; `arrays` writes and reads CUDA arrays (and on the software GPU samples and writes them
+    through texture and surface objects), `managed` managed memory from the host and the device: its
+    server killed, the program resumes on the other from its checkpoint, where the graph, the arrays
+    and the objects are the session's again (checkpoint/objects.py, checkpoint/session.py), and ends
+    with the results of a run left alone."""
+    if how == "arrays":
+        how = "array" if pool.kind == "cuda" else "texture"
     exe = cuda_program("migrate_copies")
-    base = pool.run("--mem", "128MiB", "--", str(exe), "16", "0", "graph")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "16", "0", how)
     assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
     expected = base.stdout.strip().splitlines()[-1]
-    out, err = kill_its_server_at(pool, start(pool, exe, "16", "150", "graph"), 6)
+    out, err = kill_its_server_at(pool, start(pool, exe, "16", "150", how), 6)
     assert out.strip().splitlines()[-1] == expected, (out, err, expected)
     assert "from its checkpoint" in err, err

@@ -3,7 +3,7 @@
  * session's server dies the program carries on on another server with the same results.
  *
  * - At a synchronisation point (a sync call's reply), no more often than RGPU_FAILOVER_INTERVAL
- *   seconds, the session sends CHECKPOINT: the worker answers with the session's checkpoint image
+ *   seconds (and RGPU_FAILOVER_BUDGET's stretch of it, below), the session sends CHECKPOINT: the worker answers with the session's checkpoint image
  *   (server/failover.py), which replaces the one kept here, and the log starts again empty.
  * - Every message whose reply came is copied into the log, data included (a sync H2D copy's frames
  *   are the program's buffer, which it may reuse once the call returns). What the program saw of each
@@ -58,6 +58,7 @@ struct rgpu_failover {
     fo_seen *seen;
     size_t nseen, seencap;
     double last_ckpt;
+    double gap; /* seconds from the last checkpoint to the next: the interval, stretched by the budget */
     unsigned checkpoints, recoveries, refused;
     int off; /* the log passed LOG_MAX_BYTES with checkpoints refused: dropped, none kept until one is taken */
 };
@@ -95,10 +96,23 @@ static double interval_s(void) {
     return t;
 }
 
+/* RGPU_FAILOVER_BUDGET (default 0.05): the share of the program's time checkpoints may take. A session
+ * whose checkpoint took t seconds (a large memory: the server reads, compresses and sends it all) takes
+ * the next no sooner than t * (1 - budget) / budget after it, whatever the interval: a training loop
+ * with 200 MB of memory is not stopped for its checkpoint every second. 1: the interval alone. */
+static double budget(void) {
+    static double b = -1;
+    if (b < 0) {
+        const char *e = getenv("RGPU_FAILOVER_BUDGET");
+        b = e && *e && atof(e) > 0 && atof(e) <= 1 ? atof(e) : 0.05;
+    }
+    return b;
+}
+
 struct rgpu_failover *rgpu_fo_state(rgpu_session *s) {
     if (!s->fo && rgpu_failover_lease()) {
         s->fo = calloc(1, sizeof(struct rgpu_failover));
-        if (s->fo) s->fo->last_ckpt = now_s();
+        if (s->fo) s->fo->last_ckpt = now_s(), s->fo->gap = interval_s();
     }
     return s->fo;
 }
@@ -246,19 +260,21 @@ void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double t
         return;
     }
     f->refused = 0, f->off = 0;
+    double stretched = took_s * (1 - budget()) / budget();
+    f->gap = stretched > interval_s() ? stretched : interval_s();
     if (f->has_image) zmq_msg_close(&f->image);
     zmq_msg_init(&f->image);
     zmq_msg_move(&f->image, (zmq_msg_t *)c->out_bulk[0]);
     f->has_image = 1;
     log_clear(f); /* everything before the checkpoint is in the image, the checkpoint's own message too */
     f->checkpoints++;
-    rgpu_log(RGPU_LOG_DEBUG, "failover: checkpoint %u of %s, %zu bytes in %.4f s", f->checkpoints, s->url,
-             zmq_msg_size(&f->image), took_s);
+    rgpu_log(RGPU_LOG_DEBUG, "failover: checkpoint %u of %s, %zu bytes in %.4f s; the next in %.1f s at the earliest",
+             f->checkpoints, s->url, zmq_msg_size(&f->image), took_s, f->gap);
 }
 
 int rgpu_fo_due(rgpu_session *s) {
     return s->fo && s->state == 1 &&
-           (now_s() - s->fo->last_ckpt >= interval_s() || (s->fo->logbytes > LOG_MAX_BYTES && !s->fo->refused));
+           (now_s() - s->fo->last_ckpt >= s->fo->gap || (s->fo->logbytes > LOG_MAX_BYTES && !s->fo->refused));
 }
 
 /* Sends one message of a single call record (seq, id, sync) and optionally one bulk frame. */
