@@ -13,8 +13,10 @@ tests/e2e/torch_workloads.py (the CNN's and the transformer's training steps, th
 pool of one cuda server on the null driver (benchmarks/native/nulldriver.c: no kernel runs, what is
 timed is PyTorch on the CPU plus rgpu's path, where failover's own cost shows most): two programs
 under `rgpu run`, one with ``--failover`` and one without, each serving every workload, measured
-alternately in the same run, best of transport.ROUNDS. Each measurement is STEP_S seconds of steps
-or more, so that it spans several checkpoint intervals."""
+alternately in the same run, transport.ROUNDS windows of STEP_S seconds of steps or more each: the
+figure is the mean over them, checkpoints included (one comes at most every RGPU_FAILOVER_INTERVAL,
+stretched to keep within RGPU_FAILOVER_BUDGET of the program's time, so a window may hold none and
+the run as a whole holds them in proportion); the best window, the log's own cost, is in extra_info."""
 from __future__ import annotations
 
 import json
@@ -94,7 +96,7 @@ def test_failover_time_to_resume(benchmark, pool, figures):
 
 WORKLOADS = ROOT / "tests" / "e2e" / "torch_workloads.py"
 TORCH_NAMES = ["cnn", "transformer", "decode"]
-STEP_S = float(os.environ.get("RGPU_BENCH_FAILOVER_STEP_S", "4"))  # seconds of steps a measurement
+STEP_S = float(os.environ.get("RGPU_BENCH_FAILOVER_STEP_S", "8"))  # seconds of steps a measurement
 
 
 @pytest.fixture(scope="module", params=["1", "0"], ids=["same-host", "across-hosts"])
@@ -134,7 +136,8 @@ def step(trainer, name: str, steps: int) -> dict:
 
 @pytest.mark.parametrize("name", TORCH_NAMES)
 def test_failover_pytorch_step_cost(benchmark, null_pool, figures, name):
-    """A step's time with --failover against without, the two programs alternately, best of ROUNDS."""
+    """A step's time with --failover against without, the two programs alternately, the mean of ROUNDS
+    windows."""
     shm, trainers = null_pool
     steps = max(20, int(STEP_S / step(trainers[False], name, 20)["step_s"]))
     got: dict[bool, list] = {False: [], True: []}
@@ -146,10 +149,15 @@ def test_failover_pytorch_step_cost(benchmark, null_pool, figures, name):
                 last[kept] = step(trainers[kept], name, steps)
                 got[kept].append(last[kept]["step_s"])
     benchmark.pedantic(once, rounds=1, iterations=1)
-    plain, kept = min(got[False]) * 1e6, min(got[True]) * 1e6
+    # steady state: the mean over every window, checkpoints included (a checkpoint comes once in
+    # RGPU_FAILOVER_BUDGET's stretch of its own time, often longer than a window: the best window
+    # would leave it out); the best window: a call's own cost, the log's
+    plain, kept = sum(got[False]) / len(got[False]) * 1e6, sum(got[True]) / len(got[True]) * 1e6
+    best_plain, best_kept = min(got[False]) * 1e6, min(got[True]) * 1e6
     where = "same host" if shm == "1" else "across hosts"
     benchmark.extra_info.update(where=where, steps=steps, plain_us=round(plain, 1), failover_us=round(kept, 1),
                                 overhead_pct=round((kept / plain - 1) * 100, 2),
+                                best_overhead_pct=round((best_kept / best_plain - 1) * 100, 2),
                                 # CHECKPOINT round trips a step (about steps a second / interval when the
                                 # server keeps checkpoints; it refuses sessions it cannot move, see docs)
                                 checkpoints_per_step=last[True].get("by_call", {}).get("checkpoint", {}).get("round_trips"),

@@ -88,7 +88,7 @@ def capture(session, backend: str) -> Image:
     """The whole session as an Image (its memory read and compressed now)."""
     session.device.synchronize()
     state, images = describe(session)
-    copier = Copier(session.device)
+    copier = Copier(session.device, once=True)
     chunks = list(copier.changed(copier.pieces(state["device"]["allocations"])))
     return Image(meta_of(session, backend), state, images, chunks)
 
