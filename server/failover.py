@@ -74,4 +74,9 @@ def restore(sock, ident, seq: int, bulk, session, backend: str, log) -> None:
         except (CheckpointError, CudaError) as e:
             rc, message = ILLEGAL_STATE, f"the checkpoint cannot be restored here: {getattr(e, 'message', None) or e}"
             log.warning("failover_restore_failed", reason=message)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+            # the image is the client's to send back: a well-formed one whose state is not what a
+            # capture writes (made by hand, or by another program) is refused, not a worker's crash
+            rc, message = ILLEGAL_STATE, f"the checkpoint is malformed: {type(e).__name__} {str(e)[:200]}"
+            log.warning("failover_restore_failed", reason=message)
     sock.send_multipart([ident, wire.encode_reply(seq, rc, outs, message=message)])

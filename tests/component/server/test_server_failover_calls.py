@@ -80,3 +80,37 @@ def test_a_checkpoint_restores_into_a_fresh_session_of_the_lease(gated):
         assert rc == ILLEGAL_STATE and "corrupt" in message
     finally:
         third.close()
+
+
+@pytest.mark.parametrize("damage", ["texture value", "array description", "objects entry"])
+def test_a_well_formed_checkpoint_whose_state_is_not_a_captures_is_refused_and_the_server_serves_on(gated, damage):
+    """The image is the client's to send back, so a tenant can hand-make one: its state with a
+    texture object's value of the wrong type, an array without its description, an object entry cut
+    short. RESTORE refuses it with a clear error, and the server goes on serving a new session."""
+    from rgpu.server.checkpoint.image import Image
+    url, token = gated
+    first = Session(url, lease=token(True), window=0)
+    try:
+        rc, _, bulk, _ = first.raw_call(wire.CHECKPOINT, [])
+        assert rc == 0
+        image = Image.from_bytes(bytes(bulk[0]))
+    finally:
+        first.close()
+    if damage == "texture value":
+        image.state["textures"] = [["texture", "not a value", b"", b"", None]]
+    elif damage == "array description":
+        image.state["objects"] = [[0x1000, "array", {"device": {}}]]
+    else:
+        image.state["objects"] = [[0x1000, "stream"]]
+    second = Session(url, lease=token(True), window=0)
+    try:
+        rc, _, _, message = second.raw_call(wire.RESTORE, [], bulk=[image.to_bytes()])
+        assert rc == ILLEGAL_STATE and ("malformed" in message or "cannot be restored" in message), message
+    finally:
+        second.close()
+    third = Session(url, lease=token(True), window=0)
+    try:
+        rc, (p,), _, _ = third.call("cudaMalloc", 4096)
+        assert rc == 0 and p
+    finally:
+        third.close()
