@@ -337,3 +337,28 @@ def test_a_variable_holding_another_modules_variables_address_points_where_it_is
             assert struct.unpack("<4I", dst.read_memory(lo, 16, _variable=True)) == (1, 2, 3, 4)
         print("ok")
     """, str(image))
+
+
+@pytest.mark.parametrize("arena", [True, False])
+def test_managed_memory_is_the_arenas_and_moves_or_without_an_arena_is_refused(arena):
+    """Managed memory's server side is device memory from the arena at a 64 KiB-aligned address (the
+    client keeps its host copy coherent), so it is in the layout a move places again; without an
+    arena it is cuMemAllocManaged's, which the driver's UVM places: the move is refused, saying why."""
+    out = run("""
+        src = device.CudaDevice(0, 1 << 30, reserve)
+        plain = src.mem_alloc(1000)  # the arena's slab: the managed one must skip past it to align
+        m = src.mem_alloc_managed(64 << 10, 64 << 10)
+        assert m % (64 << 10) == 0, hex(m)
+        if src.arena is not None:
+            assert src.arena.holds(m)
+            assert [m, 64 << 10, 64 << 10] in src.memory_layout()
+            print("placed")
+        else:
+            code, message = refused(src.memory_layout)
+            assert code == "CUDA_ERROR_NOT_SUPPORTED" and "managed memory" in message, message
+            print("refused")
+        src.mem_free(m)
+        src.mem_free(plain)
+        assert ledger[0] == 0, ledger
+    """, arena=arena)
+    assert out.strip().splitlines()[-1] == ("placed" if arena else "refused")
