@@ -24,7 +24,7 @@ from ..checkpoint import session as ckpt
 from ..checkpoint.image import CheckpointError
 from ..checkpoint.memory import Copier
 from ..errors import CudaError
-from .transfer import Link, MigrationFailed
+from .transfer import REPLY_TIMEOUT_S, Link, MigrationFailed
 
 PRECOPY_ROUNDS = 4
 CONVERGED_BYTES = 4 << 20   # a round that sent less than this is close enough: stop now
@@ -112,6 +112,7 @@ class Outbound:
         self.quiet_calls: int | None = None
         self.stats = {"precopy_rounds": 0, "precopy_bytes": 0, "final_bytes": 0, "final_read_bytes": 0, "wire_bytes": 0,
                       "memory_bytes": 0, "pause_s": 0.0, "precopy_s": 0.0}
+        self.abandoned = False  # set by abandon(), on the worker's loop; the pre-copy thread stops at it
         self.thread = threading.Thread(target=self._run, name="rgpu-migrate", daemon=True)
 
     def start(self) -> None:
@@ -189,11 +190,15 @@ class Outbound:
         return total
 
     def _flush(self, batch) -> None:
+        if self.abandoned:  # the session ended meanwhile: the worker's loop waits for this thread to stop
+            raise MigrationFailed("the move was abandoned during the pre-copy (the session ended)")
         self.link.request({"op": "chunks", "chunks": [[a, n] for a, n, _ in batch]}, [f for _, _, f in batch])
 
     def _precopy(self) -> None:
         dev = self.session.device
         for round_ in range(PRECOPY_ROUNDS):
+            if self.abandoned:
+                raise MigrationFailed("the move was abandoned during the pre-copy (the session ended)")
             calls, idle = self.session.calls, self.idle_calls
             # what the calls up to `idle` made is all in memory now (or False: the stop reads again)
             quiet = idle is not None and dev.quiesce()
@@ -249,7 +254,15 @@ class Outbound:
             wire.Moved(t["url"], t["endpoint"], t["session"], t["key"], done_seq)))
 
     def abandon(self) -> None:
-        """The migration failed or the session ends: the target frees what it took."""
+        """The migration failed or the session ends: the target frees what it took. A pre-copy still
+        running is told and waited for first (it stops at its next batch): the link is one ZeroMQ
+        socket, never used by two threads at once."""
+        self.abandoned = True
+        if self.thread.is_alive() and self.thread is not threading.current_thread():
+            self.thread.join(REPLY_TIMEOUT_S + 5)  # a request's own bound, then it gives up
+            if self.thread.is_alive():  # stuck past that: its socket is left to it, the target times out
+                self.link = None
+                return
         if self.link is not None:
             self.link.send({"op": "abort"})
             self.link.close()

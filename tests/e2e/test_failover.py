@@ -192,11 +192,12 @@ def test_an_env_only_lease_fails_over_too(pool, cuda_program, libdir, tmp_path):
 
 def test_a_session_the_server_cannot_checkpoint_runs_on_and_says_so_once(pool, cuda_program):  # noqa: F811
     """VMM mappings cannot be checkpointed yet (server/checkpoint/session.py): under --failover the
-    program runs as it would without (a checkpoint asked at every sync point, RGPU_FAILOVER_INTERVAL=0,
-    each one refused), and the log says so once."""
+    program runs as it would without (a checkpoint asked at every sync point, RGPU_FAILOVER_INTERVAL=0
+    and RGPU_FAILOVER_BUDGET=1: the first, taken before the program maps memory, would otherwise keep
+    the next away; each later one refused), and the log says so once."""
     exe = cuda_program("driver_vmm")
     args = ["copy"] if pool.kind == "cuda" else []
-    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_LOG="info")
+    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_FAILOVER_BUDGET="1", RGPU_LOG="info")
     p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
     assert p.returncode == 0 and "OK driver_vmm" in p.stdout, p.stdout + p.stderr
     assert p.stderr.count("keeps no checkpoint of this session") == 1, p.stderr
@@ -208,7 +209,8 @@ def test_a_log_that_outgrows_its_bound_with_checkpoints_refused_is_dropped_and_t
     program runs on with its results, and the log says so once."""
     exe = cuda_program("driver_vmm")
     args = ["copy"] if pool.kind == "cuda" else []
-    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_FAILOVER_LOG_MAX="256", RGPU_LOG="info")
+    env = dict(pool.env, RGPU_FAILOVER_INTERVAL="0", RGPU_FAILOVER_BUDGET="1", RGPU_FAILOVER_LOG_MAX="256",
+               RGPU_LOG="info")
     p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
     assert p.returncode == 0 and "OK driver_vmm" in p.stdout, p.stdout + p.stderr
     assert p.stderr.count("has no failover until the server takes one") == 1, p.stderr

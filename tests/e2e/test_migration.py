@@ -163,10 +163,11 @@ def test_a_program_holding_cuda_arrays_moves_there_and_back_and_they_go_with_it(
     a, b = start("256MiB"), start("256MiB")
     exe = cuda_program("migrate_copies")
     env = {**client_env([a]), "RGPU_TIMEOUT": "60"}
-    baseline = subprocess.run([str(exe), "24", "0", how], env=env, capture_output=True, text=True, timeout=300)
+    # 48 iterations of 150 ms: the program still runs when the second move is ordered, on a loaded machine
+    baseline = subprocess.run([str(exe), "48", "0", how], env=env, capture_output=True, text=True, timeout=300)
     assert baseline.returncode == 0 and " OK" in baseline.stdout, baseline.stdout + baseline.stderr
     expected = baseline.stdout.strip().splitlines()[-1]
-    proc = subprocess.Popen([str(exe), "24", "150", how], env={**env, "RGPU_LOG": "info"},
+    proc = subprocess.Popen([str(exe), "48", "150", how], env={**env, "RGPU_LOG": "info"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         ready = proc.stdout.readline()
