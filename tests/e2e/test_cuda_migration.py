@@ -18,6 +18,7 @@ import pytest
 from benchmarks.native import run as native
 from tests.conftest import PROGRAMS
 from tests.e2e import test_failover as failover
+from tests.e2e.test_migration import progress_to
 from tests.e2e.test_pool_migration import NULL_UUIDS as UUIDS
 from tests.support.daemons import wait_until
 from tests.support import cudabuild, torchenv
@@ -25,14 +26,6 @@ from tests.support.pool import Pool, stats
 
 pytestmark = pytest.mark.e2e
 MiB = 1 << 20
-
-
-def progress_to(proc: subprocess.Popen, at: int) -> None:
-    while True:
-        line = proc.stdout.readline()
-        assert line, proc.stderr.read()
-        if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
-            return
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from tests.e2e.test_migration import movable
+from tests.e2e.test_migration import movable, progress_to
 from tests.e2e.test_pool_migration import host_gpus, pool  # noqa: F401  (the fixture: a controller and two servers)
 from tests.support.daemons import wait_until
 from tests.support.pool import Pool
@@ -38,14 +38,6 @@ def start(pool, exe, *args: str, failover: bool = True, interval: str = "0.3",  
                              "--mem", "128MiB", *(["--failover"] if failover else ["--policy", "spread"]),
                              "--", str(exe), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-
-
-def progress_to(proc: subprocess.Popen, at: int) -> None:
-    while True:
-        line = proc.stdout.readline()
-        assert line, proc.stderr.read()
-        if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
-            return
 
 
 def descendants(pid: int) -> list[int]:

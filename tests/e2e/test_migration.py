@@ -54,6 +54,15 @@ def servers(request, start_server, daemons, device_kind):
     return device_kind, lambda memory: start_server(memory=memory)[0]
 
 
+def progress_to(proc: subprocess.Popen, at: int) -> None:
+    """Read the program's output until it says PROGRESS `at` or later (it ended first: its stderr)."""
+    while True:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
+            return
+
+
 def movable(device_kind: str) -> str:
     """The program a backend's results are checked with: migrate_streams checks what its kernels
     computed, which the null driver does not run; migrate_copies checks copies and memsets."""
@@ -77,11 +86,7 @@ def test_a_program_moved_three_times_mid_run_gets_bit_exact_results(servers, cud
         hops = [(a, b, 4), (b, a, 12), (a, b, 20)]
         outcomes = []
         for src, dst, at in hops:
-            while True:
-                line = proc.stdout.readline()
-                assert line, proc.stderr.read()
-                if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
-                    break
+            progress_to(proc, at)
             outcomes.append(migrate_and_wait(src, dst))
         out, err = proc.communicate(timeout=300)
     finally:
@@ -175,11 +180,7 @@ def test_a_program_holding_cuda_arrays_moves_there_and_back_and_they_go_with_it(
         # where kernels run, what they sampled and wrote through the objects is checked too
         assert how == "array" or "kernels run" in ready, ready
         for src, dst, at in [(a, b, 3), (b, a, 12)]:
-            while True:
-                line = proc.stdout.readline()
-                assert line, proc.stderr.read()
-                if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
-                    break
+            progress_to(proc, at)
             migrate_and_wait(src, dst)
         out, err = proc.communicate(timeout=300)
     finally:
@@ -209,11 +210,7 @@ def test_a_program_whose_cuda_graph_runs_in_the_worker_is_moved_and_its_graph_go
     try:
         assert proc.stdout.readline().startswith("READY")
         for src, dst, at in [(a, b, 3), (b, a, 9)]:
-            while True:
-                line = proc.stdout.readline()
-                assert line, proc.stderr.read()
-                if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
-                    break
+            progress_to(proc, at)
             migrate_and_wait(src, dst)
         out, err = proc.communicate(timeout=300)
     finally:

@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks.native import run as native
 from tests.conftest import PROGRAMS
-from tests.e2e.test_migration import movable
+from tests.e2e.test_migration import movable, progress_to
 from tests.support import cudabuild
 from tests.support.daemons import wait_until
 from tests.support.pool import Pool, stats
@@ -73,14 +73,6 @@ def start(pool: Pool, exe, *args: str, opts: tuple[str, ...] = ()) -> subprocess
     return subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
                              "--mem", "128MiB", *opts, "--", str(exe), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-
-
-def progress_to(proc: subprocess.Popen, at: int) -> None:
-    while True:
-        line = proc.stdout.readline()
-        assert line, proc.stderr.read()
-        if line.startswith("PROGRESS") and int(line.split()[1]) >= at:
-            return
 
 
 def stored_gpu(pool: Pool, lease: str) -> str:

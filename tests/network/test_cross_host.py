@@ -345,7 +345,8 @@ def test_a_failover_program_beside_its_server_resumes_on_the_other_gpu_host_when
     on the other GPU host's server, across the relay, where the same-host paths do not apply (its
     messages since the checkpoint were logged as they would have gone in frames), and ends with the
     results of a run that was not killed. The killed server is started again for the tests after."""
-    from tests.e2e.test_failover import kill_server, progress_to
+    from tests.e2e.test_failover import kill_server
+    from tests.e2e.test_migration import progress_to
     exe = str(cuda_program("migrate_streams"))
     still = bed_pool.cli("run", "--controller", bed_pool.url, "--mem", "128MiB", "--", exe, "30", "0")
     assert still.returncode == 0 and " OK" in still.stdout, still.stdout + still.stderr

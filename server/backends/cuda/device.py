@@ -283,18 +283,25 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             self._attrs = out
         return self._attrs
 
-    def mem_alloc(self, size):
+    def _charge_quota(self, size) -> None:
         if self._reserve is not None and not self._reserve(size):
             raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
+
+    def _arena_alloc(self, size, align: int = 0) -> int:
+        """An allocation from the arena, charged already: the charge goes back if the arena refuses."""
+        try:
+            addr = self.arena.alloc(size, align)
+        except CudaError:
+            if self._reserve is not None:
+                self._reserve(-size)
+            raise
+        self._track(addr, size)
+        return addr
+
+    def mem_alloc(self, size):
+        self._charge_quota(size)
         if self.arena is not None:
-            try:
-                addr = self.arena.alloc(size)
-            except CudaError:
-                if self._reserve is not None:
-                    self._reserve(-size)
-                raise
-            self._track(addr, size)
-            return addr
+            return self._arena_alloc(size)
         p = _ffi.new("CUdeviceptr *")
         rc = _lib.cuMemAlloc_v2(p, size)
         if rc != 0 and self._reserve is not None:
@@ -350,17 +357,9 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         # the driver chooses the address; `size` is already a multiple of `align`, so a page-aligned
         # start (the smallest host page) is enough for the client to map it without sharing a page
         # with another allocation — the client checks against its own page size.
-        if self._reserve is not None and not self._reserve(size):
-            raise CudaError("CUDA_ERROR_OUT_OF_MEMORY", f"{size} bytes exceed this session's memory")
+        self._charge_quota(size)
         if self.arena is not None:
-            try:
-                addr = self.arena.alloc(size, align)
-            except CudaError:
-                if self._reserve is not None:
-                    self._reserve(-size)
-                raise
-            self._track(addr, size)
-            return addr
+            return self._arena_alloc(size, align)
         p = _ffi.new("CUdeviceptr *")
         rc = _lib.cuMemAllocManaged(p, size, 1)  # CU_MEM_ATTACH_GLOBAL
         if rc == 0 and p[0] % 4096:
