@@ -99,9 +99,12 @@ def test_a_cuda_servers_idle_program_is_reclaimed_by_its_driver_and_the_pool_see
 
 @pytest.mark.gpu_only("the GPU driver's refusal; the software GPU checkpoints managed memory (the first test)")
 def test_a_reclaim_the_driver_refuses_loses_nothing(start_server, cuda_program, tmp_path):
-    """The driver's checkpoint holds no managed memory (CUDA_ERROR_NOT_SUPPORTED): an idle program
-    with some is not reclaimed, the server's log says why, and the program runs on and ends right."""
-    url, server = start_server("--reclaim-after", "1", "--checkpoint-dir", str(tmp_path / "ckpt"))
+    """The driver's checkpoint holds no managed (UVM) memory (CUDA_ERROR_NOT_SUPPORTED): an idle program
+    with some is not reclaimed, the server's log says why, and the program runs on and ends right. The
+    server's managed memory is UVM only without the arena (RGPU_ARENA=0; with it, it is VMM memory
+    like the rest: server/backends/cuda/device.py mem_alloc_managed)."""
+    url, server = start_server("--reclaim-after", "1", "--checkpoint-dir", str(tmp_path / "ckpt"),
+                               env={"RGPU_ARENA": "0"})
     proc = subprocess.Popen([str(cuda_program("migrate_streams")), "3", "3000"],
                             env={**client_env([url]), "RGPU_TIMEOUT": "60"}, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
