@@ -38,6 +38,9 @@ def test_host_writes_kernels_copies_prefetch_and_attributes_stay_coherent(cuda_p
     # an address the program already uses is not given to its managed memory: the client asks again
     assert "taken range: cudaSuccess, elsewhere" in p.stdout and "cannot map" not in p.stderr
     assert "OK managed_coherence" in p.stdout
+    # the program's goodbye is not waited for at exit: its session (and the module memory it still
+    # holds) ends on the server a moment later, as a GPU's memory returns after its process exits
+    wait_until(lambda: not stats(sim_server)["sessions"], 20, "session ended")
     assert stats(sim_server)["gpus"][0]["memory_used"] == 0
 
 
