@@ -397,6 +397,13 @@ class Supervisor:
 
     def _ended(self, w: Worker) -> None:
         self.busy_ended[w.gpu] += self.gpus[w.gpu].sched.device_time[w.slot]
+        # a move its worker never reported on (the worker died, or its report is lost with it) ends
+        # here: whoever ordered it (`rgpu migrate`, a drain, the controller) waits on the record
+        for record in self.migrations.values():
+            if record["sessions"].get(w.session, {}).get("state") == "running":
+                record["sessions"][w.session] = {"state": "failed",
+                                                 "message": "the session ended before its move was done"}
+                self._settle(record)
         self.ledger.ended(w.grant.lease, Ledger.session(self.gpus[w.gpu], w.slot), (w.grant.vgpu, w.gpu), w.grant)
 
     # -- main loop --

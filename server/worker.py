@@ -281,6 +281,17 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         sock.send_multipart([peer, notice])  # the client may be idle: it finds this at its next call
         _tell(conn, ("migration", m.id, {"state": "done", "message": "", **m.stats}))
 
+    def drop_move(why: str) -> None:
+        """The session ends with its move not done: the target frees what it took, and the supervisor
+        hears the move failed (whoever ordered it waits on that answer)."""
+        nonlocal mover
+        m, mover = mover, None
+        if m is not None:
+            m.abandon()
+            log.warning("migration_failed", migration=m.id, reason=f"session ended: {why}", **m.stats)
+            _tell(conn, ("migration", m.id, {"state": "failed", **m.stats,
+                                             "message": f"the session ended ({why}) before its move was done"}))
+
     session.housekeeping = inside_kernel
     session.device.housekeeping = inside_kernel  # waits on a real GPU run them too (cuda/waits.py)
     watch = _watch_running(session, gpu.sched, slot)
@@ -405,8 +416,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 session.messages += resume is None  # a step the loop began is counted already
                 trimmed = False
                 if not _serve(out, ident, body, session, dispatcher, log, resume):
-                    if mover is not None:
-                        mover.abandon()
+                    drop_move(reason)
                     break
                 if mover is not None and mover.precopy_done():
                     commit()
@@ -438,14 +448,12 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             why = must_end(now)
             if why is not None:
                 reason = why
-                if mover is not None:
-                    mover.abandon()
+                drop_move(reason)
                 break
     except SessionEnding as e:
         reason = e.reason
         log.info("kernel_abandoned", reason=e.reason)
-        if mover is not None:
-            mover.abandon()
+        drop_move(reason)
     finally:
         if profiler is not None:
             profiler.disable()

@@ -73,12 +73,12 @@ def test_a_program_moved_three_times_mid_run_gets_bit_exact_results(servers, cud
     kind, start = servers
     a, b = start("256MiB"), start("256MiB")
     exe = cuda_program(movable(kind))
-    baseline = subprocess.run([str(exe), "30", "0"], env={**client_env([a]), "RGPU_TIMEOUT": "60"},
+    baseline = subprocess.run([str(exe), "60", "0"], env={**client_env([a]), "RGPU_TIMEOUT": "60"},
                               capture_output=True, text=True, timeout=300)
     assert baseline.returncode == 0 and " OK" in baseline.stdout, baseline.stdout + baseline.stderr
     expected = baseline.stdout.strip().splitlines()[-1]
 
-    proc = subprocess.Popen([str(exe), "30", "150"], env={**client_env([a]), "RGPU_TIMEOUT": "60",
+    proc = subprocess.Popen([str(exe), "60", "150"], env={**client_env([a]), "RGPU_TIMEOUT": "60",
                                                             "RGPU_LOG": "info"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -202,10 +202,10 @@ def test_a_program_whose_cuda_graph_runs_in_the_worker_is_moved_and_its_graph_go
     a, b = start("256MiB"), start("256MiB")
     exe = cuda_program("migrate_copies")
     env = {**client_env([a]), "RGPU_TIMEOUT": "60", "RGPU_STATS": "1"}
-    baseline = subprocess.run([str(exe), "16", "0", "graph"], env=env, capture_output=True, text=True, timeout=300)
+    baseline = subprocess.run([str(exe), "40", "0", "graph"], env=env, capture_output=True, text=True, timeout=300)
     assert baseline.returncode == 0 and " OK" in baseline.stdout, baseline.stdout + baseline.stderr
     expected = baseline.stdout.strip().splitlines()[-1]
-    proc = subprocess.Popen([str(exe), "16", "150", "graph"], env={**env, "RGPU_LOG": "info"},
+    proc = subprocess.Popen([str(exe), "40", "150", "graph"], env={**env, "RGPU_LOG": "info"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().startswith("READY")
@@ -219,4 +219,4 @@ def test_a_program_whose_cuda_graph_runs_in_the_worker_is_moved_and_its_graph_go
     assert proc.returncode == 0 and out.strip().splitlines()[-1] == expected, (out, err, expected)
     assert err.count("moved to") == 2, err
     calls = dict(re.findall(r"rgpu stats: call (rgpuGraph\w+) round_trips=(\d+ async=\d+)", err))
-    assert calls.get("rgpuGraphBuild") == "1 async=0" and calls.get("rgpuGraphLaunch") == "0 async=16", calls
+    assert calls.get("rgpuGraphBuild") == "1 async=0" and calls.get("rgpuGraphLaunch") == "0 async=40", calls

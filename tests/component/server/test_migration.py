@@ -10,7 +10,7 @@ import pytest
 
 from rgpu.client import server_client
 from rgpu.protocol.generated import enums
-from tests.support.daemons import wait_until
+from tests.support.daemons import free_url, wait_until
 from tests.support.session import Session
 
 MiB = 1 << 20
@@ -128,6 +128,20 @@ def test_migrate_is_refused_for_what_it_cannot_name(two):
         assert enums  # the session still answers after a refused move
     finally:
         s.close()
+
+
+def test_a_move_whose_session_ends_first_is_reported_failed_not_left_running(start_server):
+    """The program says goodbye while its move is still finding the target (a port nobody listens
+    on: the move gives up after 5 s): the move settles as failed, saying why, for whoever waits on it
+    (`rgpu migrate`, a drain, the controller), instead of staying "running" for ever."""
+    a, _ = start_server(memory="256MiB")
+    s = Session(a)
+    ok(s.call("cudaMalloc", MiB))
+    mid = migrate(a, s.session, f"{free_url()}#0")["id"]
+    s.close()
+    m = settled(a, mid)
+    assert m["state"] == "failed" and "session ended" in m["message"], m
+    wait_until(lambda: not server_client.stats(a)["sessions"], 30, "the session gone")
 
 
 def test_a_client_that_dies_during_the_migration_leaves_nothing_on_either_server(two):
