@@ -165,6 +165,48 @@ extern "C" __global__ void float_atomic_sum(const float *x, float *out, int n) {
     if (i < n) atomicAdd(out, x[i]);
 }
 
+// Float atomics whose sums round (the order of the additions shows in the result): every thread of
+// a block into three words of the block's own and, twice, into a fourth (a thread adding again
+// before the others added once would round otherwise); the old value each returned; shared-memory
+// sums; an f64 sum per block. Each block has its own words: blocks on other worker threads add in
+// no fixed order, on a GPU as here.
+extern "C" __global__ void float_atomics(const float *x, float *sums, double *dsums, float *olds, float *shared_out) {
+    __shared__ float s[4];
+    int t = threadIdx.x, b = blockIdx.x, i = b * blockDim.x + t;
+    if (t < 4) s[t] = 0.0f;
+    __syncthreads();
+    float v = x[i] * 1000.0f;
+    float *mine = sums + 4 * b;
+    olds[i] = atomicAdd(&mine[t % 3], v);
+    for (int k = 0; k < 2 + (x[i] > 3.0f); k++) atomicAdd(&mine[3], k ? -0.5f * v : v);
+    atomicAdd(&s[t & 3], v);
+    atomicAdd(&dsums[b], (double)v * 1.0e-3);
+    __syncthreads();
+    if (t < 4) shared_out[4 * b + t] = s[t];
+}
+
+// What atom.add.f32 does beside rounding: in global memory a subnormal result and a subnormal
+// input are flushed to zero; in shared memory they are kept; a NaN comes out as 0x7fffffff.
+extern "C" __global__ void float_atomic_edges(float *p, float *out) {
+    __shared__ float s[2];
+    s[0] = 1.5f * 1.17549435e-38f;
+    s[1] = 0.0f;
+    atomicAdd(&p[0], -1.17549435e-38f);
+    atomicAdd(&p[1], p[5]);
+    atomicAdd(&p[2], 1.0f);
+    p[3] = atomicAdd(&p[4], 2.0f);
+    atomicAdd(&s[0], -1.17549435e-38f);
+    atomicAdd(&s[1], p[5]);
+    out[0] = s[0];
+    out[1] = s[1];
+}
+
+// match.any.sync: outside the compiler's subset, so the kernel runs interpreted (jit/check.py)
+extern "C" __global__ void warp_match(const int *in, unsigned *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = __match_any_sync(0xffffffffu, in[i] & 7);
+}
+
 // Carry chains (add.cc/addc/sub.cc/subc, mad.lo/hi.cc/madc as libdevice's sin/cos argument
 // reduction writes them), 32- and 64-bit, signed and unsigned, and copysign: 12 words per thread.
 extern "C" __global__ void carries(const int *in, unsigned *out, float *fout, int n) {

@@ -90,6 +90,12 @@ def _case(name, dev, data, n):
         src = dev.put(data["i"][:8 * 160])
         out = dev.zeros(3 * 8 * 160, np.uint32)
         return 8, 160, [src, out, 1040000], [(out, 12 * 8 * 160)]
+    if name == "float_atomics":
+        x = dev.put(data["f"][:8 * 160])
+        sums, dsums = dev.zeros(4 * 8, np.float32), dev.zeros(8, np.float64)
+        olds, shared = dev.zeros(8 * 160, np.float32), dev.zeros(4 * 8, np.float32)
+        return 8, 160, [x, sums, dsums, olds, shared], [(sums, 128), (dsums, 64), (olds, 4 * 8 * 160),
+                                                        (shared, 128)]
     raise AssertionError(name)
 
 
@@ -105,7 +111,7 @@ def _run(make_device, image, name, on, jit_mode):
 
 @pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent",
                                   "shared_atomics", "carries", "warp_redux", "lockstep_volatile",
-                                  "partial_shuffle", "block_votes"])
+                                  "partial_shuffle", "block_votes", "float_atomics"])
 def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_image, jit_mode, name):
     _, want, ref = _run(make_device, jit_image, name, False, jit_mode)
     mod, got, stats = _run(make_device, jit_image, name, True, jit_mode)
@@ -216,26 +222,77 @@ def test_access_checks_at_the_edges_agree_with_the_interpreter(make_device, jit_
     assert results[0] == results[1]
 
 
+def test_float_atomics_add_lane_after_lane_as_the_interpreter_does(make_device, jit_image, jit_mode):
+    """The sums round, so their order shows: lane after lane on one address (not a tree of the
+    lanes' values), each thread's second add after every thread's first; checked against a
+    sequential f32 sum computed here, on both paths."""
+    x = np.random.default_rng(7).standard_normal(8 * 160).astype(np.float32)
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(jit_image)
+        dev = make_device(mod)
+        sums, dsums = dev.zeros(32, np.float32), dev.zeros(8, np.float64)
+        olds, shared = dev.zeros(8 * 160, np.float32), dev.zeros(32, np.float32)
+        dev.launch("float_atomics", 8, 160, dev.put(x), sums, dsums, olds, shared)
+        got = dev.get(sums, 32, np.float32).reshape(8, 4)
+        for blk in range(8):
+            v = x[blk * 160:(blk + 1) * 160] * np.float32(1000)
+            want = np.zeros(4, np.float32)
+            for t in range(160):
+                want[t % 3] += v[t]  # numpy f32 scalars: each sum rounded to f32, as a GPU's
+            for k in range(3):
+                for t in range(160):
+                    if k < 2 or x[blk * 160 + t] > 3:
+                        want[3] += v[t] if k == 0 else np.float32(-0.5) * v[t]
+            assert got[blk].tobytes() == want.tobytes(), (on, blk, got[blk], want)
+        assert mod.jitted(mod.functions["float_atomics"]) is not None or not on
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_atom_add_f32_flushes_subnormals_in_global_memory_only(make_device, jit_image, jit_mode, on):
+    jit_mode(on)
+    mod = KernelModule.load(jit_image)
+    dev = make_device(mod)
+    tiny = np.float32(1.17549435e-38)  # FLT_MIN
+    nan = np.array([0x7FC00001], np.uint32).view(np.float32)[0]  # a NaN with a payload
+    p = dev.put(np.array([1.5 * tiny, 3.0, nan, 0.0, 5.0, tiny / 4], np.float32))
+    out = dev.zeros(2, np.float32)
+    dev.launch("float_atomic_edges", 1, 1, p, out)
+    got = dev.get(p, 5, np.float32)
+    assert got[0].tobytes() == np.float32(0).tobytes()  # 0.5 FLT_MIN: a subnormal result, flushed
+    assert got[1] == 3.0  # a subnormal input, flushed: nothing added
+    assert got[2:3].view(np.uint32)[0] == 0x7FFFFFFF  # the canonical NaN
+    assert got[3] == 5.0 and got[4] == 7.0  # the old value returned
+    s = dev.get(out, 2, np.float32)
+    assert s[0] == np.float32(1.5 * tiny) - tiny and s[1] == tiny / 4  # shared memory keeps them
+    assert s[0] != 0
+    if on:
+        assert mod.jitted(mod.functions["float_atomic_edges"]) is not None
+
+
 def test_a_kernel_outside_the_subset_runs_interpreted_and_says_why_once(make_device, jit_image, jit_mode):
     jit_mode(True)
     mod = KernelModule.load(jit_image)
     dev = make_device(mod)
-    x = dev.put(np.ones(256, np.float32))
-    out = dev.zeros(1, np.float32)
+    vals = np.random.default_rng(3).integers(0, 100, 64).astype(np.int32)
+    x = dev.put(vals)
+    out = dev.zeros(64, np.uint32)
     # capture_logs swaps structlog's processors only: a level filter an earlier test of this process
     # configured (rgpu.logs.configure) would drop the info line before it, so start from the defaults
     saved = structlog.get_config()
     structlog.reset_defaults()
     try:
         with structlog.testing.capture_logs() as logs:
-            dev.launch("float_atomic_sum", 1, 256, x, out, 256)
-            dev.launch("float_atomic_sum", 1, 256, x, out, 256)
+            dev.launch("warp_match", 2, 32, x, out)
+            dev.launch("warp_match", 2, 32, x, out)
     finally:
         structlog.configure(**saved)
-    assert dev.get(out, 1, np.float32)[0] == 512.0
+    want = [sum(1 << j for j in range(32) if vals[w * 32 + j] & 7 == vals[w * 32 + l] & 7)
+            for w in range(2) for l in range(32)]
+    assert dev.get(out, 64, np.uint32).tolist() == want
     falls = [e for e in logs if e["event"] == "sim_jit_fallback"]
-    assert len(falls) == 1 and falls[0]["kernel"] == "float_atomic_sum" and "atom" in falls[0]["reason"]
-    assert mod.jitted(mod.functions["float_atomic_sum"]) is None
+    assert len(falls) == 1 and falls[0]["kernel"] == "warp_match" and "match" in falls[0]["reason"]
+    assert mod.jitted(mod.functions["warp_match"]) is None
 
 
 def test_a_kernel_is_compiled_once_its_launches_did_enough_work(make_device, jit_image, jit_mode):

@@ -90,6 +90,13 @@ def volatile_load(ins) -> bool:
     return parts[0] in ("ld", "ldu") and any(p in parts for p in ("volatile", "relaxed", "acquire"))
 
 
+def float_atomic(ins) -> bool:
+    """atom/red on .f32 or .f64: a WAIT point (codegen.kernel_sync_kinds), so the lanes at one add
+    lane after lane, as the interpreter serialises them (ops_mem.atomic_rmw)."""
+    parts = ins.opcode.split(".")
+    return parts[0] in ("atom", "red") and any(p in parts for p in FLT)
+
+
 def volatile_access(ins) -> bool:
     parts = ins.opcode.split(".")
     return volatile_load(ins) or (parts[0] == "st" and any(p in parts for p in ("volatile", "relaxed", "release")))
@@ -98,7 +105,7 @@ def volatile_access(ins) -> bool:
 def why_not(prog: Program) -> str | None:
     """Why the compiler cannot run this kernel (None: it can), naming the first thing it lacks."""
     uses_carry = any(i.opcode.split(".")[0] in CARRY_IN for i in prog.code)
-    stops = any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) for i in prog.code)  # sync points
+    stops = any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) or float_atomic(i) for i in prog.code)
     if uses_carry and stops:
         # the carry (codegen's %CC) is not among the registers saved at a sync point
         return "carry flag (addc/subc/madc) in a kernel with sync points (barriers, collectives, volatile loads)"
@@ -123,10 +130,8 @@ def why_not(prog: Program) -> str | None:
             ids = ins.operands[1:2] if "red" in parts else ins.operands
             if len(ids) != 1 or ids[0].kind != "imm" or ("red" in parts and len(ins.operands) != 3):
                 return f"barrier with a thread count or a register id: {ins.opcode} (PTX line {ins.line})"
-        if base in ("atom", "red") and any(p in parts for p in FLT):
-            # the interpreter sums the lanes of one instruction as a tree (ops_mem.atomic_rmw), an
-            # order a thread-at-a-time schedule cannot reproduce bit for bit
-            return f"float atomic {ins.opcode} (PTX line {ins.line})"
+        if float_atomic(ins) and "add" not in parts:
+            return f"float atomic {ins.opcode} (PTX line {ins.line})"  # min/max: the interpreter's alone
         if base == "shfl" and len(ins.operands) < 4:
             return f"{ins.opcode} (PTX line {ins.line})"
     return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import struct
 
 from ..ptx import approx
+from ..ptx.interp import LOCAL_WINDOW, WINDOW_SIZE
 from ..ptx.parser import TYPE_SIZES, Operand
 from ..ptx.types import types_in
 from .prelude import EXIT, FCODE
@@ -1172,6 +1173,47 @@ def _rmw(b, opname, t, old, x, y) -> str:
     return b(f"select i1 {wrap}, {ty} {x}, {ty} {b(f'sub {ty} {old}, 1')}")
 
 
+def _fsum(b, old: str, x: str, t: str, flush: str) -> str:
+    """atom.add.f32 as PTX defines it (ops_mem._FLOAT_ADDS): in global memory (`flush`, an i1)
+    subnormal inputs and result flushed; a NaN made canonical. .f64: the plain IEEE sum."""
+    if t != "f32":
+        return b(f"fadd double {old}, {x}")
+    plain = b(f"fadd float {old}, {x}")
+    if flush != "false":
+        flushed = _ftz(b, b(f"fadd float {_ftz(b, old, t)}, {_ftz(b, x, t)}"), t)
+        plain = flushed if flush == "true" else b(f"select i1 {flush}, float {flushed}, float {plain}")
+    return _canon(b, plain, t)
+
+
+def _float_atomic_add(b, pc: int, a: str, p: str, sp: str, x: str, t: str) -> str:
+    """The old value; memory holds old + x. Lanes reach it one at a time (a WAIT point,
+    codegen.kernel_sync_kinds), in the interpreter's order. In global memory blocks on other worker
+    threads may add to the same word: a compare-and-swap loop, as LLVM's atomicrmw fadd would be,
+    but with the GPU's flush and NaN rather than the host's."""
+    ty, it, size = lty(t), ity(t), bits_of(t) // 8
+    if sp in ("shared", "local"):  # the block's own worker thread alone touches it (as for integers)
+        old = b(f"load {ty}, ptr {p}, align {size}")
+        b.do(f"store {ty} {_fsum(b, old, x, t, 'false')}, ptr {p}, align {size}")
+        return old
+    # a generic address is global memory below the windows (ptx/ops_mem.resolve)
+    flush = "true" if sp == "global" else b(f"icmp ult i64 {a}, {LOCAL_WINDOW - WINDOW_SIZE}")
+    b.do(f"br label %A{pc}.pre")
+    b.label(f"A{pc}.pre")
+    first = b(f"load atomic {it}, ptr {p} monotonic, align {size}")
+    b.do(f"br label %A{pc}.loop")
+    b.label(f"A{pc}.loop")
+    cur = b.tmp()
+    seen = b.tmp()
+    b.do(f"{cur} = phi {it} [ {first}, %A{pc}.pre ], [ {seen}, %A{pc}.loop ]")
+    new = b(f"bitcast {ty} {_fsum(b, b(f'bitcast {it} {cur} to {ty}'), x, t, flush)} to {it}")
+    pair = b(f"cmpxchg ptr {p}, {it} {cur}, {it} {new} monotonic monotonic, align {size}")
+    b.do(f"{seen} = extractvalue {{ {it}, i1 }} {pair}, 0")
+    done = b(f"extractvalue {{ {it}, i1 }} {pair}, 1")
+    b.do(f"br i1 {done}, label %A{pc}.done, label %A{pc}.loop")
+    b.label(f"A{pc}.done")
+    return b(f"bitcast {it} {cur} to {ty}")
+
+
 def e_atom(k, b, pc, ins, parts) -> None:
     is_red = parts[0] == "red"
     opname = next(p for p in parts if p in ("add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"))
@@ -1187,8 +1229,10 @@ def e_atom(k, b, pc, ins, parts) -> None:
     p = k.pointer(b, addr, sp, size)
     ty = lty(t)
     if is_flt(t):
-        raise Unsupported(f"float atomic {ins.opcode}")  # check.py: the interpreter's summation order
-    if sp in ("shared", "local"):
+        if opname != "add":
+            raise Unsupported(f"float atomic {ins.opcode}")  # check.py: min/max, the interpreter's alone
+        old = _float_atomic_add(b, pc, addr, p, sp, x, t)
+    elif sp in ("shared", "local"):
         # a block's shared memory (and a thread's frame) is touched by the one worker thread that
         # runs the block: no other thread can come between the read and the write, so the locked
         # instruction (some 20 cycles on x86) is not needed

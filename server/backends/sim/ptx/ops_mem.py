@@ -17,7 +17,9 @@ import numpy as np
 from ..errors import SimFault
 from .interp import ANY, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE, op
 from .parser import Operand
+from .ops_float import ftz
 from .program import FP
+from .rounding import canonical
 from .types import UNSIGNED, dtype_of, f32_to_bf16, is_float, to_bits, types_in
 
 U64 = np.dtype(np.uint64)
@@ -296,7 +298,12 @@ def atomic_rmw(arena, offs, dt, opname, t, b, c):
         v[e] = f(old, b).astype(dt) if f is not None else _rounds_new(opname, old, b, c, dt)
         return old
     if f is None:
-        # cas/inc/dec do not compose associatively: serialise in rounds, one lane per address each.
+        if opname in _FLOAT_ADDS:
+            old = _float_add_runs(v, order, se, first, b, dt, opname)
+            if old is not None:
+                return old
+        # cas/inc/dec and float sums do not compose associatively: serialise in rounds, one lane
+        # per address each.
         starts = np.flatnonzero(first)
         seg = np.cumsum(first) - 1
         rank = np.arange(k) - starts[seg]
@@ -332,6 +339,36 @@ def atomic_rmw(arena, offs, dt, opname, t, b, c):
     return old
 
 
+def _float_add_runs(v, order, se, first, b, dt, opname):
+    """The float sums of lanes that share few addresses (a block adding into one total), each
+    address's lanes one after another in lane order by np.add.accumulate, which rounds every
+    partial sum in dt as the rounds do, in one call per address instead of one round per lane.
+    Returns the old values, or None (nothing written) where the rounds must run: many addresses,
+    or an f32 partial sum that is subnormal or NaN (the flush and the canonical NaN apply there)."""
+    starts = np.flatnonzero(first)
+    if len(starts) > 16:
+        return None
+    f32, flush = opname.startswith("add.f32"), opname == "add.f32"
+    bs = np.asarray(b, dt)[order]
+    if flush:
+        bs = ftz(bs)
+    ends = np.r_[starts[1:], len(order)]
+    old_sorted, news = np.empty(len(order), dt), []
+    for s0, s1 in zip(starts, ends):
+        base = v[se[s0]]
+        head = np.asarray(ftz(base) if flush else base, dt).reshape(1)
+        acc = np.add.accumulate(np.concatenate((head, bs[s0:s1])), dtype=dt)
+        if f32 and np.isnan(acc).any() or flush and ((acc != 0) & (np.abs(acc) < np.finfo(dt).tiny)).any():
+            return None
+        old_sorted[s0] = base  # the memory's own bits, unflushed
+        old_sorted[s0 + 1:s1] = acc[1:-1]
+        news.append(acc[-1])
+    v[se[starts]] = np.asarray(news, dt)
+    old = np.empty(len(order), dt)
+    old[order] = old_sorted
+    return old
+
+
 def _half_add(t: str):
     """atom.add on f16/bf16 (and their x2 pairs, each half on its own): raw bits in, raw bits out,
     the sum rounded once to the element type."""
@@ -354,11 +391,19 @@ def _half_add(t: str):
 
 
 _HALF_ADDS = {f"add.{t}": _half_add(t) for t in ("f16", "bf16", "f16x2", "bf16x2")}
+# atom/red.add.f32 as PTX defines it: rounded to nearest; in global memory subnormal inputs and
+# results flushed to a zero of their sign (in shared memory kept); as all f32 arithmetic on a GPU, a
+# NaN result the canonical 0x7fffffff. .f64 is the plain IEEE sum.
+_FLOAT_ADDS = {"add.f32": lambda old, b: canonical(ftz(ftz(old) + ftz(b)), "f32"),
+               "add.f32.shared": lambda old, b: canonical(np.add(old, b), "f32"),
+               "add.f64": lambda old, b: np.add(old, b)}
 
 
 def _rounds_new(opname, old, b, c, dt):
     if opname in _HALF_ADDS:
         return _HALF_ADDS[opname](old, b).astype(dt)
+    if opname in _FLOAT_ADDS:
+        return np.asarray(_FLOAT_ADDS[opname](old, b), dt)
     if opname == "cas":
         return np.where(old == b, c, old).astype(dt)
     if opname == "inc":
@@ -385,6 +430,10 @@ def c_atom(ins, ctx):
             raise ValueError(f"atomics on .{t} other than add ({ins.opcode})")
         # Serialised per address by atomic_rmw's rounds: the sum's rounding is not associative.
         opname, t = f"add.{t}", ("b16" if t in ("f16", "bf16") else "b32")
+    elif t in ("f32", "f64") and opname == "add":
+        # the same for f32 and f64 sums: lane after lane on one address, as a thread at a time (the
+        # compiled path, jit/ops.e_atom) adds them; a tree of the lanes' values rounds otherwise
+        opname = f"add.{t}"
     dt = dtype_of(t)
     space = space_of(parts)
     ops = ins.operands
@@ -406,7 +455,9 @@ def c_atom(ins, ctx):
         for arena, offs, sel in resolve(st, sp, addr, dt.itemsize, idx):
             bb = b if sel is None or np.ndim(b) == 0 else b[sel]
             cc = c if sel is None or c is None or np.ndim(c) == 0 else c[sel]
-            r = atomic_rmw(arena, offs, dt, opname, t, bb, cc)
+            # atom.add.f32 flushes subnormals in global memory only
+            r = atomic_rmw(arena, offs, dt, opname if opname != "add.f32" or arena is st.mem.arena
+                           else "add.f32.shared", t, bb, cc)
             if sel is None:
                 old = r
             else:
