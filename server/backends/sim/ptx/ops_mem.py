@@ -343,16 +343,17 @@ def _float_add_runs(v, order, se, first, b, dt, opname):
     """The float sums of lanes that share few addresses (a block adding into one total), each
     address's lanes one after another in lane order by np.add.accumulate, which rounds every
     partial sum in dt as the rounds do, in one call per address instead of one round per lane.
-    Returns the old values, or None (nothing written) where the rounds must run: many addresses,
-    or an f32 partial sum that is subnormal or NaN (the flush and the canonical NaN apply there)."""
+    Returns the old values, or None (nothing written) where the rounds are cheaper (many addresses
+    with few lanes each) or must run: an f32 partial sum that is subnormal or NaN (the flush and
+    the canonical NaN apply there)."""
     starts = np.flatnonzero(first)
-    if len(starts) > 16:
+    ends = np.r_[starts[1:], len(order)]
+    if len(starts) > 4 * int((ends - starts).max()):  # many addresses, few lanes each: few rounds
         return None
     f32, flush = opname.startswith("add.f32"), opname == "add.f32"
     bs = np.asarray(b, dt)[order]
     if flush:
         bs = ftz(bs)
-    ends = np.r_[starts[1:], len(order)]
     old_sorted, news = np.empty(len(order), dt), []
     for s0, s1 in zip(starts, ends):
         base = v[se[s0]]
