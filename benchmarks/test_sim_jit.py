@@ -4,8 +4,8 @@ in this run: thread-instructions per second, where a C run is credited with the 
 thread-instructions of the kernel it stands for.
 
 Kernels: vector add, a tiled matmul, a warp-shuffle reduction, warp-synchronous sums and scans
-over volatile shared memory, a shared-atomic histogram (the project's own, tests/cuda/kernels) and
-one real cuBLAS SGEMM kernel from the pinned libcublas.
+over volatile shared memory, a shared-atomic histogram, float atomic sums (the project's own,
+tests/cuda/kernels) and one real cuBLAS SGEMM kernel from the pinned libcublas.
 Not a test: run with ``pytest benchmarks/test_sim_jit.py``. Each benchmark times the compiled
 launch; ``extra_info`` holds ``jit``, ``interp`` and ``c`` rates, ``x_interp`` and ``x_c`` (goal of
 issue 44: >= 100 and >= 0.3), and ``first_compile_s`` (the kernel's first compilation, no cache).
@@ -191,6 +191,30 @@ def test_shared_histogram(benchmark, images, clib):
     bins = np.zeros(64, np.uint32)
     _compare(benchmark, images["simcore"], "histogram", (blocks, 1, 1), (threads, 1, 1), setup,
              lambda: _timed(lambda: clib.histogram(_ptr(d), _ptr(bins), n, blocks, threads)))
+
+
+def test_float_atomics(benchmark, images, clib):
+    """f32 and f64 atomic adds whose sums round: each is a point the compiled threads stop at, so a
+    block's lanes add in lane order (jit/codegen.kernel_sync_kinds), and a compare-and-swap loop in
+    global memory; the C version adds in plain loops."""
+    blocks = 1024
+    x = np.random.default_rng(0).standard_normal(blocks * 160).astype(np.float32)
+
+    def setup(mem):
+        px, ps, pd = mem.alloc(x.nbytes), mem.alloc(16 * blocks), mem.alloc(8 * blocks)
+        po, psh = mem.alloc(x.nbytes), mem.alloc(16 * blocks)
+        mem.write(px, x.tobytes())
+
+        def reset(m):
+            for p, n in ((ps, 16 * blocks), (pd, 8 * blocks), (po, x.nbytes), (psh, 16 * blocks)):
+                m.write(p, bytes(n))
+        return (struct.pack("<QQQQQ", px, ps, pd, po, psh),
+                lambda m: m.read(ps, 16 * blocks) + m.read(pd, 8 * blocks) + m.read(po, x.nbytes), reset)
+    sums, dsums = np.zeros(4 * blocks, np.float32), np.zeros(blocks, np.float64)
+    olds, shared = np.zeros(blocks * 160, np.float32), np.zeros(4 * blocks, np.float32)
+    _compare(benchmark, images["simjit"], "float_atomics", (blocks, 1, 1), (160, 1, 1), setup,
+             lambda: _timed(lambda: clib.float_atomics(_ptr(x), _ptr(sums), _ptr(dsums), _ptr(olds), _ptr(shared),
+                                                       blocks)))
 
 
 def test_cublas_sgemm(benchmark, clib):

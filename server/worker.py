@@ -205,11 +205,16 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     inbound = Inbound(session, assignment, conf["device"], log) if restore else None
     mover = None
     redirect = None
+    orders: list[dict] = []  # moves ordered while a kernel ran (must_end `inside`): started after it
 
-    def must_end(now: float) -> str | None:
+    def must_end(now: float, inside: bool = False) -> str | None:
         """Why this session has to end now (client gone past the grace, never attached, stopped by
-        the supervisor, supervisor gone, its migration done), or None."""
-        nonlocal gone_since, mover
+        the supervisor, supervisor gone, its migration done), or None. `inside` a kernel's time
+        slice (or a wait on a GPU) a move is not started: it is kept for the next check between
+        messages (`orders`)."""
+        nonlocal gone_since
+        while orders and not inside:
+            order_move(orders.pop(0))
         while monitor.poll(0):
             ev = zmq.utils.monitor.recv_monitor_message(monitor)
             # Other connections come and go (a migration's source or target, refused strangers):
@@ -237,13 +242,13 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 msg = conn.recv()
                 if msg == "stop":
                     return "stopped_by_server"
-                if isinstance(msg, tuple) and msg[0] == "migrate" and reclaimer.reclaimed:
-                    log.warning("migration_refused", migration=msg[1].get("id"), reason="reclaimed")
-                    _tell(conn, ("migration", msg[1].get("id"), {
-                        "state": "failed", "message": "the session is reclaimed (idle, its memory in a checkpoint): "
-                                                      "it is restored at its next call"}))
+                if isinstance(msg, tuple) and msg[0] == "migrate" and inside:
+                    # the move's first step reads the session's state, which waits for the kernel
+                    # this very thread is running (the sim's queue, a GPU's wait): it would wait
+                    # for ever, and the program with it
+                    orders.append(msg[1])
                 elif isinstance(msg, tuple) and msg[0] == "migrate":
-                    mover = _start_migration(msg[1], session, mover, redirect, peer, ctx, conf, assignment, conn, log)
+                    order_move(msg[1])
                 elif isinstance(msg, tuple) and msg[0] == "stop":
                     _notify(sock, peer, msg[1])
                     return "lease_ended"
@@ -251,12 +256,22 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             return "server_gone"
         return None
 
+    def order_move(order: dict) -> None:
+        nonlocal mover
+        if reclaimer.reclaimed:
+            log.warning("migration_refused", migration=order.get("id"), reason="reclaimed")
+            _tell(conn, ("migration", order.get("id"), {
+                "state": "failed", "message": "the session is reclaimed (idle, its memory in a checkpoint): "
+                                              "it is restored at its next call"}))
+        else:
+            mover = _start_migration(order, session, mover, redirect, peer, ctx, conf, assignment, conn, log)
+
     def inside_kernel() -> None:
         # A long kernel's time-slice checkpoint: the same checks, so that a kernel that never
         # ends cannot keep a released lease's memory or outlive its client.
         now = time.monotonic()
         _publish(traffic, slot, session)
-        why = must_end(now)
+        why = must_end(now, inside=True)
         if why is not None:
             raise SessionEnding(why)
 

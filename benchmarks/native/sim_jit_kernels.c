@@ -78,3 +78,29 @@ void lockstep_volatile(const int *in, int *sums, unsigned *scans, int blocks) {
         }
     }
 }
+
+/* float_atomics (tests/cuda/kernels/simjit.cu): per block of 160 threads, each thread's value into
+ * one of three words of the block's own (the old value kept), twice or three times into a fourth,
+ * into four shared words and into the block's f64 sum, in the order a GPU's lanes may take. */
+void float_atomics(const float *x, float *sums, double *dsums, float *olds, float *shared_out, int blocks) {
+    for (int b = 0; b < blocks; b++) {
+        float *mine = sums + 4 * b, s[4] = {0, 0, 0, 0};
+        for (int t = 0; t < 160; t++) {
+            int i = 160 * b + t;
+            float v = x[i] * 1000.0f;
+            olds[i] = mine[t % 3];
+            mine[t % 3] += v;
+        }
+        for (int k = 0; k < 3; k++)
+            for (int t = 0; t < 160; t++) {
+                float xi = x[160 * b + t], v = xi * 1000.0f;
+                if (k < 2 || xi > 3.0f) mine[3] += k ? -0.5f * v : v;
+            }
+        for (int t = 0; t < 160; t++) {
+            float v = x[160 * b + t] * 1000.0f;
+            s[t & 3] += v;
+            dsums[b] += (double)v * 1.0e-3;
+        }
+        for (int t = 0; t < 4; t++) shared_out[4 * b + t] = s[t];
+    }
+}

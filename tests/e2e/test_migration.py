@@ -220,3 +220,30 @@ def test_a_program_whose_cuda_graph_runs_in_the_worker_is_moved_and_its_graph_go
     assert err.count("moved to") == 2, err
     calls = dict(re.findall(r"rgpu stats: call (rgpuGraph\w+) round_trips=(\d+ async=\d+)", err))
     assert calls.get("rgpuGraphBuild") == "1 async=0" and calls.get("rgpuGraphLaunch") == "0 async=40", calls
+
+
+@pytest.mark.sim_only("the software GPU runs a synchronize's queued kernels on the worker's own thread, with "
+                     "its checks at each time slice; the null driver runs no kernel")
+def test_a_move_ordered_while_a_kernel_runs_starts_after_it_and_is_done(start_server, cuda_program):
+    """The program waits in cudaDeviceSynchronize while its kernels run on the worker's thread, and
+    the order to move comes at one of their time slices. The move starts after the kernel, between
+    two messages. (Started at the time slice, its first step read the session's state, which waits
+    for the kernel that very thread was running: the worker, and the program, waited for ever.) The
+    program runs 15 s, long enough on a loaded machine to make calls after the move and follow it."""
+    a, _ = start_server(memory="256MiB")
+    b, _ = start_server(memory="256MiB")
+    proc = subprocess.Popen([str(cuda_program("spin_kernels")), "15", "20000"],
+                            env={**client_env([a]), "RGPU_TIMEOUT": "120", "RGPU_LOG": "info"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        wait_until(lambda: any(s["device_time_s"] > 0.5 for s in server_client.stats(a)["sessions"]), 30,
+                   "kernels running")
+        _, m = migration(a, b)
+        assert m["state"] == "done", m
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "OK spin_kernels" in out, out + err
+    assert err.count("moved to") == 1, err
