@@ -297,14 +297,14 @@ def atomic_rmw(arena, offs, dt, opname, t, b, c):
         old = v[e]
         v[e] = f(old, b).astype(dt) if f is not None else _rounds_new(opname, old, b, c, dt)
         return old
+    starts = np.flatnonzero(first)
     if f is None:
         if opname in _FLOAT_ADDS:
-            old = _float_add_runs(v, order, se, first, b, dt, opname)
+            old = _float_add_runs(v, order, se, starts, b, dt, opname)
             if old is not None:
                 return old
         # cas/inc/dec and float sums do not compose associatively: serialise in rounds, one lane
         # per address each.
-        starts = np.flatnonzero(first)
         seg = np.cumsum(first) - 1
         rank = np.arange(k) - starts[seg]
         old = np.empty(k, dt)
@@ -316,7 +316,6 @@ def atomic_rmw(arena, offs, dt, opname, t, b, c):
         return old
     # Associative ops: segmented inclusive scan (Hillis-Steele) gives every lane the combined value of
     # the lanes before it on the same address, which is exactly what serial execution would return.
-    starts = np.flatnonzero(first)
     seg = np.cumsum(first) - 1
     pos = np.arange(k) - starts[seg]
     incl = np.asarray(b[order], dt).copy()
@@ -339,14 +338,13 @@ def atomic_rmw(arena, offs, dt, opname, t, b, c):
     return old
 
 
-def _float_add_runs(v, order, se, first, b, dt, opname):
+def _float_add_runs(v, order, se, starts, b, dt, opname):
     """The float sums of lanes that share few addresses (a block adding into one total), each
     address's lanes one after another in lane order by np.add.accumulate, which rounds every
     partial sum in dt as the rounds do, in one call per address instead of one round per lane.
     Returns the old values, or None (nothing written) where the rounds are cheaper (many addresses
     with few lanes each) or must run: an f32 partial sum that is subnormal or NaN (the flush and
     the canonical NaN apply there)."""
-    starts = np.flatnonzero(first)
     ends = np.r_[starts[1:], len(order)]
     if len(starts) > 4 * int((ends - starts).max()):  # many addresses, few lanes each: few rounds
         return None
