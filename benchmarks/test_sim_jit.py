@@ -69,7 +69,7 @@ def _ptr(a: np.ndarray):
     return a.ctypes.data_as(ctypes.c_void_p)
 
 
-def _compare(benchmark, image, name, grid, block, setup, c_run, label=None):
+def _compare(benchmark, image, name, grid, block, setup, c_run, label=None, rounds=3):
     """Time the kernel compiled (benchmark), interpreted (once) and in C (best of 3). `image`: PTX
     text, or a module (a library's container) already loaded."""
     engine._by_digest.clear()  # the first compilation is part of the figures
@@ -89,7 +89,7 @@ def _compare(benchmark, image, name, grid, block, setup, c_run, label=None):
         assert compiled is not None, f"{name} is not compiled"
         stats = []
         benchmark.pedantic(lambda: stats.append(launch(mod, f, mem, grid, block, 0, params, out)),
-                           rounds=3, iterations=1, warmup_rounds=1)
+                           rounds=rounds, iterations=1, warmup_rounds=1)
         reset(mem)
         launch(mod, f, mem, grid, block, 0, params, out)
         got = read(mem)
@@ -135,6 +135,44 @@ def test_vector_add(benchmark, images, clib):
     c = np.zeros(n, np.float32)
     _compare(benchmark, images["simjit"], "vadd", (n // 256, 1, 1), (256, 1, 1), setup,
              lambda: _timed(lambda: clib.vadd(_ptr(a), _ptr(b), _ptr(c), n)))
+
+
+def test_small_launch(benchmark, images, clib):
+    """A launch of 16 blocks (vector add of 4,096 floats, a PyTorch elementwise op's size): what is
+    timed is mostly the launch itself. It runs on one worker (jit/runner.py: too little work to pay
+    for handing blocks to another); `every_worker_us` in extra_info is the same launch on every
+    worker, timed here too."""
+    from rgpu.server.backends.sim.jit import runner
+    n = 4096
+    rng = np.random.default_rng(0)
+    a, b = rng.random(n, np.float32), rng.random(n, np.float32)
+    kept = {}
+
+    def setup(mem):
+        pa, pb, pc = mem.alloc(4 * n), mem.alloc(4 * n), mem.alloc(4 * n)
+        mem.write(pa, a.tobytes())
+        mem.write(pb, b.tobytes())
+        kept.update(mem=mem, params=struct.pack("<QQQi", pa, pb, pc, n))
+        return kept["params"], lambda m: m.read(pc, 4 * n), _nothing
+    c = np.zeros(n, np.float32)
+    _compare(benchmark, images["simjit"], "vadd", (n // 256, 1, 1), (256, 1, 1), setup,
+             lambda: _timed(lambda: clib.vadd(_ptr(a), _ptr(b), _ptr(c), n)), label="vadd 16 blocks", rounds=31)
+    mod = KernelModule.load(images["simjit"])
+    mod.bind(kept["mem"])
+    f = mod.functions["vadd"]
+    jit.set_after(0)
+    old = runner.WORK_PER_WORKER
+    try:
+        runner.WORK_PER_WORKER = 0
+        times = [_timed(lambda: launch(mod, f, kept["mem"], (n // 256, 1, 1), (256, 1, 1), 0, kept["params"], []))
+                 for _ in range(31)]
+    finally:
+        runner.WORK_PER_WORKER = old
+        jit.set_after(None)
+    one = benchmark.stats.stats.min
+    benchmark.extra_info.update(every_worker_us=min(times) * 1e6, one_worker_us=one * 1e6)
+    TABLE.append(f"  (vadd 16 blocks: {one * 1e6:.0f} us a launch on one worker, {min(times) * 1e6:.0f} us on every "
+                 f"worker)")
 
 
 def test_tiled_matmul(benchmark, images, clib):

@@ -4,19 +4,54 @@
 A handle's record is a file named by its token and the exporting worker's pid, written whole
 (rename) by that worker, removed by it when the allocation or event goes or its session ends, and
 by the supervisor when the worker exits however it ends. The token is 16 random bytes: a handle
-cannot be guessed, and what opens it is still checked against who exported it (server/api/ipc.py)."""
+cannot be guessed, and what opens it is still checked against who exported it (server/api/ipc.py).
+
+The directory's name carries the supervisor's pid: a server that was killed (SIGKILL, a lost
+machine's reboot without a tmpfs) cannot remove its own, so the next server started here removes
+those whose process is gone, instead of /tmp filling with one per crash."""
 from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import tempfile
 
 import msgpack
 
+PREFIX = "rgpu-ipc-"
+_NAMED = re.compile(re.escape(PREFIX) + r"(\d+)-[^/]+$")
+
 
 def make() -> str:
-    return tempfile.mkdtemp(prefix="rgpu-ipc-")  # 0700: only this server's user reads records
+    sweep()
+    # 0700: only this server's user reads records
+    return tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+def sweep() -> list[str]:
+    """Remove this user's directories whose server is no longer running; returns them."""
+    removed = []
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), PREFIX + "*")):
+        m = _NAMED.match(os.path.basename(path))
+        try:
+            mine = os.lstat(path).st_uid == os.getuid()
+        except OSError:
+            continue
+        if m and mine and os.path.isdir(path) and not os.path.islink(path) and _gone(int(m.group(1))):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
 
 
 def remove_all(directory: str) -> None:

@@ -96,6 +96,9 @@ def module_cache_of_the_test_session(tmp_path_factory):
     os.environ.setdefault("RGPU_MODULE_CACHE", str(tmp_path_factory.mktemp("cache") / "modules"))
     # and `rgpu run --server URL@KEY` pins keys in the session's known-servers, not the user's
     os.environ.setdefault("RGPU_KNOWN_SERVERS", str(tmp_path_factory.mktemp("config") / "known-servers"))
+    # and the logs of daemons started without a path of their own (tests/support/daemons.py) go
+    # beside them, where pytest keeps the last few runs, not into /tmp one file per daemon for ever
+    os.environ.setdefault("RGPU_TEST_DAEMON_LOGS", str(tmp_path_factory.mktemp("daemon-logs")))
 
 
 @pytest.fixture(scope="session")

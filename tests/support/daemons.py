@@ -7,7 +7,8 @@
 
 or, in a fixture, ``with DaemonSet() as daemons: daemons.start(...)`` which stops every daemon it
 started on exit. Output goes to a log file whose tail is included in every failure message, so a
-daemon that dies at start says why.
+daemon that dies at start says why; without a path of its own, in $RGPU_TEST_DAEMON_LOGS (the test
+session's temporary directory, tests/conftest.py), else the system's.
 """
 from __future__ import annotations
 
@@ -124,7 +125,7 @@ def start_daemon(argv: list[str], ready: Callable[[], bool], deadline_s: float =
     """Start ``argv`` and poll ``ready()`` until true; stop it and raise if it exits or the
     deadline passes first. ``ready`` may raise; that counts as not ready."""
     if log_path is None:
-        fd, name = tempfile.mkstemp(prefix="daemon-", suffix=".log")
+        fd, name = tempfile.mkstemp(prefix="daemon-", suffix=".log", dir=os.environ.get("RGPU_TEST_DAEMON_LOGS"))
         os.close(fd)
         log_path = name
     log_path = Path(log_path)

@@ -202,3 +202,28 @@ def test_pages_once_shared_are_checkpointed_whole(d, pair):
     describe(a)  # nothing is shared any more: it may be checkpointed
     assert a.device.memory.written(y, 1000) == [(y, 1000)]
     assert read(d, a, y, 1000) == ydata
+
+
+def test_a_killed_servers_directory_is_removed_by_the_next_server(tmp_path, monkeypatch):
+    """A server killed outright cannot remove its handle directory; the next one started on the
+    host removes those whose server is gone, and only those."""
+    import subprocess
+    import sys
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    killed = tmp_path / f"rgpu-ipc-{dead.pid}-abc123"
+    killed.mkdir()
+    (killed / "token.4242").write_bytes(b"x")
+    running = tmp_path / f"rgpu-ipc-{os.getpid()}-def456"  # this process: alive
+    running.mkdir()
+    unnamed = tmp_path / "rgpu-ipc-ghi789"  # no pid in its name: nothing says whose it is
+    unnamed.mkdir()
+    made = ipc_registry.make()
+    assert not killed.exists()
+    assert running.is_dir() and unnamed.is_dir()
+    assert os.path.dirname(made) == str(tmp_path)
+    assert os.path.basename(made).startswith(f"rgpu-ipc-{os.getpid()}-")
+    assert os.stat(made).st_mode & 0o777 == 0o700
+    ipc_registry.remove_all(made)

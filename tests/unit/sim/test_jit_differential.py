@@ -145,12 +145,19 @@ def test_warp_synchronous_code_gets_what_a_gpu_gives(make_device, jit_image, jit
     assert 0 < want[:, 1].sum() < 8 and 0 < want[:, 2].sum() < 8  # both answers occur
 
 
+def _workers(monkeypatch, threads: str) -> None:
+    """`threads` workers for every compiled launch, however small (runner.WORK_PER_WORKER)."""
+    from rgpu.server.backends.sim.jit import runner
+    monkeypatch.setenv("RGPU_SIM_JIT_THREADS", threads)
+    monkeypatch.setattr(runner, "WORK_PER_WORKER", 0)
+
+
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_blocks_waiting_on_blocks_before_them_finish(make_device, jit_image, jit_mode, monkeypatch, threads):
     """Each block spins on a flag the block before it sets (a volatile load in a loop): compiled,
     the spinning thread goes back to its block loop every turn, and the blocks run on workers in
     order, so the chain completes with the running totals the interpreter gives."""
-    monkeypatch.setenv("RGPU_SIM_JIT_THREADS", threads)
+    _workers(monkeypatch, threads)
     x = np.random.default_rng(3).integers(-1000, 1000, 24 * 64).astype(np.int32)
     results = []
     for on in (False, True):
@@ -170,10 +177,54 @@ def test_blocks_waiting_on_blocks_before_them_finish(make_device, jit_image, jit
 
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_blocks_spread_over_workers_give_the_same_memory(make_device, jit_image, jit_mode, monkeypatch, threads):
-    monkeypatch.setenv("RGPU_SIM_JIT_THREADS", threads)
+    _workers(monkeypatch, threads)
     _, want, _ = _run(make_device, jit_image, "tiled_matmul", False, jit_mode)
     _, got, _ = _run(make_device, jit_image, "tiled_matmul", True, jit_mode)
     assert want == got
+
+
+def test_a_small_launch_runs_on_one_worker_and_a_large_one_on_every_worker(make_device, jit_image, jit_mode,
+                                                                           monkeypatch):
+    """A second worker costs a hand-off to the pool: a launch takes one only for work that pays for
+    it, judged by what the kernel's earlier launches ran per thread. Its first launch (unknown
+    work) and a large one spread; a small one stays on the calling thread; every result is right."""
+    from rgpu.server.backends.sim.jit import engine, runner
+    monkeypatch.setenv("RGPU_SIM_JIT_THREADS", "2")
+    monkeypatch.setattr(engine, "_by_digest", {})  # this test's own compilation: nothing learned yet
+    handed = []
+    pool = runner._workers
+    monkeypatch.setattr(runner, "_workers", lambda n: handed.append(n) or pool(n))
+    jit_mode(True)
+    mod = KernelModule.load(jit_image)
+    dev = make_device(mod)
+    rng = np.random.default_rng(5)
+    seen = []
+    for n in (2048, 2048, 1 << 18):
+        a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+        c = dev.zeros(n, np.float32)
+        st = dev.launch("vadd", n // 256, 256, dev.put(a), dev.put(b), c, n)
+        np.testing.assert_array_equal(dev.get(c, n, np.float32), a + b)
+        seen.append(len(handed))
+        per_thread = mod.jitted(mod.functions["vadd"]).per_thread
+        assert per_thread == st.thread_instructions / n  # every thread in range: the same work each
+    # 8 blocks of 22 instructions a thread: 45,000, far below a worker's 4e5; 1,024 blocks: 5.8e6
+    assert seen == [1, 1, 2]
+
+
+def test_what_a_kernel_ran_is_learned_at_once_when_more_and_by_halves_when_less():
+    from rgpu.server.backends.sim.jit import engine, runner
+    c = engine.Compiled("k", None, 0, 0, 0.0)
+    runner._learn(c, 100.0)
+    runner._learn(c, 10.0)
+    assert c.per_thread == 50.0
+    runner._learn(c, 10.0)
+    assert c.per_thread == 25.0
+    runner._learn(c, 400.0)
+    assert c.per_thread == 400.0
+    assert runner._worker_count(c, 2, 1024) == 2  # 819,200 thread-instructions: two workers' worth
+    assert runner._worker_count(c, 1, 1024) == 1
+    c.per_thread = 1.0
+    assert runner._worker_count(c, 100, 1024) == 1
 
 
 @pytest.mark.parametrize("kernel, arg, code", [
@@ -385,7 +436,7 @@ def test_an_abandoned_launch_stops_every_worker_inside_its_blocks(make_device, b
     import threading
 
     from rgpu.server.backends.sim import kernels
-    monkeypatch.setenv("RGPU_SIM_JIT_THREADS", "2")
+    _workers(monkeypatch, "2")
     jit_mode(True)
     mod = KernelModule.load(build_image("simslice.cu", "ptx"))
     dev = make_device(mod)

@@ -41,6 +41,7 @@ class Compiled:
     rf_size: int  # register-file bytes per thread
     compile_s: float
     engine: object = field(repr=False, default=None)  # keeps the code alive
+    per_thread: float = 0.0  # thread-instructions a thread of its launches ran (runner.py; 0: none yet)
 
 
 def _target():

@@ -5,6 +5,12 @@ Workers take blocks from one shared counter (the compiled code's atomic add), so
 blocks keeps every worker busy; the calling thread is worker 0, and only it calls the clock (the
 session's time slices). A fault stops the others at their next block; the fault of the lowest
 block is the one reported.
+
+A launch takes a second worker only when it has the work to pay for it: handing blocks to the pool
+and waiting for them costs some 100 us on a loaded two-core host, as much as 4e5 thread-instructions
+of compiled code, so a small launch (a PyTorch elementwise op of a few blocks) ran twice as long on
+two workers as on one; a worker is worth it from about twice that work. The work is what the kernel's earlier launches ran per thread (its loops
+included); a kernel's first launch, whose loops are unknown, takes every worker.
 """
 from __future__ import annotations
 
@@ -56,7 +62,7 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
     flags_at = _ptr(flags)
     # held for the launch: the table cannot change under it; a kernel reaches to its granule (memory.py)
     starts, ends = mem._np_starts, mem._np_reach
-    nworkers = max(1, min(threads(), nblocks - first))
+    nworkers = _worker_count(compiled, nblocks - first, T)
     local_size = T * local_stride if prog.local_size else 16
     # each worker's context, shared memory, local frames, register file and thread states in one
     # buffer (one allocation and one address per worker: a small launch is mostly this setup)
@@ -110,7 +116,29 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
         ctx = min(faults, key=lambda c: int(c[P.FBLOCK]))
         raise _fault(prog, ctx, len(kparam))
     del keep
-    return int(sum(int(c[P.EXEC]) for c in ctxs))
+    executed = int(sum(int(c[P.EXEC]) for c in ctxs))
+    _learn(compiled, executed / (T * (nblocks - first)) if nblocks > first else 0.0)
+    return executed
+
+
+# Estimated thread-instructions per worker: a second worker from twice this (see the docstring);
+# 0: every launch takes every worker.
+WORK_PER_WORKER = 4e5
+
+
+def _worker_count(compiled: Compiled, blocks: int, T: int) -> int:
+    n = max(1, min(threads(), blocks))
+    per_thread = compiled.per_thread
+    if n > 1 and per_thread and WORK_PER_WORKER:
+        n = max(1, min(n, int(blocks * T * per_thread // WORK_PER_WORKER)))
+    return n
+
+
+def _learn(compiled: Compiled, per_thread: float) -> None:
+    """Remember the thread-instructions a thread ran: a larger figure at once, a smaller one by
+    halves, so that a kernel whose launches alternate small and large keeps its workers for the
+    large ones. (Compiled code is shared by every session of the server: a race loses one figure.)"""
+    compiled.per_thread = max(per_thread, compiled.per_thread / 2)
 
 
 _tid_tables: dict[tuple, np.ndarray] = {}
