@@ -25,6 +25,7 @@ compiled (kernels.launch).
 from __future__ import annotations
 
 import os
+import time
 
 _enabled: bool | None = None
 
@@ -74,11 +75,21 @@ def set_interpreted_rate(rate: float | None) -> None:
     _rate = rate
 
 
+_cpus: tuple[float, int] = (float("-inf"), 1)
+
+
 def threads() -> int:
+    global _cpus
     n = os.environ.get("RGPU_SIM_JIT_THREADS")
     if n:
         return max(1, int(n))
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    # the CPUs this process may use, read again once a second (a launch's call costs microseconds,
+    # and the affinity of a server changes when its operator moves it, not launch by launch)
+    now = time.monotonic()
+    if now - _cpus[0] >= 1.0:
+        try:
+            count = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            count = os.cpu_count() or 1
+        _cpus = (now, max(1, count))
+    return _cpus[1]

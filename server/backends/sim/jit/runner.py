@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -40,9 +41,28 @@ def _workers(n: int) -> ThreadPoolExecutor:
 
 
 def _ptr(a: np.ndarray) -> int:
-    # the array interface's address: a.ctypes.data builds a ctypes helper object each time, some
-    # 6 us, eleven times a launch
+    # the array interface's address: a.ctypes.data builds a ctypes helper object each time; even
+    # this costs 1-3 us (a dict built per call), so what lasts from launch to launch is looked up
+    # in _addr instead
     return a.__array_interface__["data"][0]
+
+
+_addrs: dict[int, tuple] = {}
+
+
+def _addr(a: np.ndarray) -> int:
+    """The address of an array that outlives launches (the device's arena, its allocation table,
+    a tid table): remembered while the array lives (a weak reference: holding the arena would hold
+    a closed device's memory). The table's arrays are replaced, never changed in size, when an
+    allocation comes or goes (memory.py), so an array's address is its address for good."""
+    hit = _addrs.get(id(a))
+    if hit is not None and hit[0]() is a:
+        return hit[1]
+    at = _ptr(a)
+    if len(_addrs) >= 64:
+        _addrs.clear()
+    _addrs[id(a)] = (weakref.ref(a), at)
+    return at
 
 
 def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam: np.ndarray,
@@ -58,36 +78,37 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
     shared_stride = -(-max(shared_limit, 1) // 16) * 16
     local_stride = max(16, prog.local_size)
     tids = _tids(block, tpad)
-    flags = np.array([first, 0], np.int64)  # the launch's next block and abort flag, shared by the workers
-    flags_at = _ptr(flags)
     # held for the launch: the table cannot change under it; a kernel reaches to its granule (memory.py)
     starts, ends = mem._np_starts, mem._np_reach
     nworkers = _worker_count(compiled, nblocks - first, T)
     local_size = T * local_stride if prog.local_size else 16
-    # each worker's context, shared memory, local frames, register file and thread states in one
-    # buffer (one allocation and one address per worker: a small launch is mostly this setup)
-    parts = (8 * (P.SLOTS + 2 * compiled.slots), shared_stride, local_size, max(tpad * compiled.rf_size, 8), 8 * tpad)
+    # each worker's context, shared memory, local frames, register file, thread states and (worker
+    # 0's, read or shared by all) the launch's next block and abort flag and its parameters, in one
+    # buffer: one allocation and one address per worker (a small launch is mostly this setup)
+    parts = (8 * (P.SLOTS + 2 * compiled.slots), shared_stride, local_size, max(tpad * compiled.rf_size, 8), 8 * tpad,
+             16, len(kparam))
     offs = [0]
     for size in parts:
         offs.append(offs[-1] + -(-size // 64) * 64)
-    head = np.zeros(P.SLOTS, np.int64)
-    for slot, v in ((P.ARENA, _ptr(mem.arena)), (P.BASE, mem.base), (P.STARTS, _ptr(starts)), (P.ENDS, _ptr(ends)),
-                    (P.NALLOC, len(starts)), (P.KPARAM, _ptr(kparam)), (P.KPLEN, len(kparam)),
-                    (P.SLIMIT, shared_limit), (P.SSIZE, shared_stride), (P.LSTRIDE, local_stride if prog.local_size else 0),
-                    (P.LLIMIT, prog.local_size), (P.NTX, block[0]), (P.NTY, block[1]), (P.NTZ, block[2]),
-                    (P.NCX, grid[0]), (P.NCY, grid[1]), (P.NCZ, grid[2]), (P.NTHREADS, T), (P.TPAD, tpad),
-                    (P.NEXT, flags_at), (P.HI, nblocks), (P.ABORT, flags_at + 8), (P.TICKS, P.TICK_EDGES),
-                    (P.TIDS, _ptr(tids))):
-        head[slot] = v
-    keep = []
+    bufs = [np.zeros(offs[-1] // 8, np.int64) for _ in range(nworkers)]
+    ats = [_ptr(b) for b in bufs]
+    bufs[0][offs[5] // 8] = first
+    bufs[0].view(np.uint8)[offs[6]:offs[6] + len(kparam)] = kparam
+    flags_at = ats[0] + offs[5]
+    head = [0] * P.SLOTS
+    head[P.ARENA], head[P.BASE], head[P.STARTS], head[P.ENDS] = _addr(mem.arena), mem.base, _addr(starts), _addr(ends)
+    head[P.NALLOC], head[P.KPARAM], head[P.KPLEN] = len(starts), ats[0] + offs[6], len(kparam)
+    head[P.SLIMIT], head[P.SSIZE], head[P.LSTRIDE] = shared_limit, shared_stride, local_stride if prog.local_size else 0
+    head[P.LLIMIT], head[P.NTX], head[P.NTY], head[P.NTZ] = prog.local_size, block[0], block[1], block[2]
+    head[P.NCX], head[P.NCY], head[P.NCZ], head[P.NTHREADS], head[P.TPAD] = grid[0], grid[1], grid[2], T, tpad
+    head[P.NEXT], head[P.HI], head[P.ABORT], head[P.TICKS] = flags_at, nblocks, flags_at + 8, P.TICK_EDGES
+    head[P.TIDS] = _addr(tids)
+    head = np.array(head, np.int64)
     ctxs = []
-    for _ in range(nworkers):
-        buf = np.zeros(offs[-1] // 8, np.int64)
-        at = _ptr(buf)
+    for buf, at in zip(bufs, ats):
         ctx = buf[:P.SLOTS + 2 * compiled.slots]
         ctx[:P.SLOTS] = head
         ctx[P.SHARED], ctx[P.LOCAL], ctx[P.RF], ctx[P.WHERE] = (at + o for o in offs[1:5])
-        keep.append(buf)
         ctxs.append(ctx)
     raised: list[BaseException] = []
     if clock is not None:
@@ -103,19 +124,19 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
     results = [0] * nworkers
     if nworkers > 1:
         pool = _workers(nworkers - 1)
-        futures = [pool.submit(_one, compiled, ctxs[w], results, w) for w in range(1, nworkers)]
-        _one(compiled, ctxs[0], results, 0)
+        futures = [pool.submit(_one, compiled, ats[w], results, w) for w in range(1, nworkers)]
+        _one(compiled, ats[0], results, 0)
         for f in futures:
             f.result()
     else:
-        _one(compiled, ctxs[0], results, 0)
+        _one(compiled, ats[0], results, 0)
     if raised:
         raise raised[0]
     faults = [c for c, r in zip(ctxs, results) if r == P.FAULT]
     if faults:
         ctx = min(faults, key=lambda c: int(c[P.FBLOCK]))
         raise _fault(prog, ctx, len(kparam))
-    del keep
+    del bufs
     executed = int(sum(int(c[P.EXEC]) for c in ctxs))
     _learn(compiled, executed / (T * (nblocks - first)) if nblocks > first else 0.0)
     return executed
@@ -160,8 +181,8 @@ def _tids(block, tpad: int) -> np.ndarray:
     return table
 
 
-def _one(compiled: Compiled, ctx: np.ndarray, results: list, w: int) -> None:
-    results[w] = compiled.run(_ptr(ctx))
+def _one(compiled: Compiled, ctx_at: int, results: list, w: int) -> None:
+    results[w] = compiled.run(ctx_at)
 
 
 def _fault(prog, ctx: np.ndarray, kplen: int) -> SimFault:
