@@ -3,8 +3,9 @@ same kernels written in C and built with gcc -O2 (benchmarks/native/sim_jit_kern
 in this run: thread-instructions per second, where a C run is credited with the PTX
 thread-instructions of the kernel it stands for.
 
-Kernels: vector add, a tiled matmul, a warp-shuffle reduction, warp-synchronous sums and scans
-over volatile shared memory, a shared-atomic histogram, float atomic sums (the project's own,
+Kernels: vector add (and a launch of it small enough to be mostly the launch), a saxpy that
+prints, a tiled matmul, a warp-shuffle reduction, warp-synchronous sums and scans over volatile
+shared memory, a shared-atomic histogram, float atomic sums (the project's own,
 tests/cuda/kernels) and one real cuBLAS SGEMM kernel from the pinned libcublas.
 Not a test: run with ``pytest benchmarks/test_sim_jit.py``. Each benchmark times the compiled
 launch; ``extra_info`` holds ``jit``, ``interp`` and ``c`` rates, ``x_interp`` and ``x_c`` (goal of
@@ -173,6 +174,25 @@ def test_small_launch(benchmark, images, clib):
     benchmark.extra_info.update(every_worker_us=min(times) * 1e6, one_worker_us=one * 1e6)
     TABLE.append(f"  (vadd 16 blocks: {one * 1e6:.0f} us a launch on one worker, {min(times) * 1e6:.0f} us on every "
                  f"worker)")
+
+
+def test_saxpy_that_prints(benchmark, images, clib):
+    """A saxpy whose first thread prints a line: vprintf is a WAIT point, so the kernel runs in the
+    block loop of kernels with sync points (jit/driver.py) rather than thread after thread; before
+    printf was compiled it ran interpreted, whole."""
+    n = 1 << 20
+    rng = np.random.default_rng(0)
+    x, y0 = rng.random(n, np.float32), rng.random(n, np.float32)
+
+    def setup(mem):
+        px, py = mem.alloc(4 * n), mem.alloc(4 * n)
+        mem.write(px, x.tobytes())
+        mem.write(py, y0.tobytes())
+        return (struct.pack("<f4xQQi", 1.5, px, py, n), lambda m: m.read(py, 4 * n),
+                lambda m: m.write(py, y0.tobytes()))
+    y = y0.copy()
+    _compare(benchmark, images["simjit"], "saxpy_say", (n // 256, 1, 1), (256, 1, 1), setup,
+             lambda: _timed(lambda: clib.saxpy(ctypes.c_float(1.5), _ptr(x), _ptr(y), n)))
 
 
 def test_tiled_matmul(benchmark, images, clib):

@@ -104,3 +104,10 @@ void float_atomics(const float *x, float *sums, double *dsums, float *olds, floa
         for (int t = 0; t < 4; t++) shared_out[4 * b + t] = s[t];
     }
 }
+
+/* saxpy_say without its one line of output (the benchmark counts the PTX's instructions). The
+ * kernel's fma rounds once, this multiply and add twice (gcc -O2 targets no FMA unit): a limit of
+ * speed, not a result the benchmark compares. */
+void saxpy(float a, const float *x, float *y, int n) {
+    for (int i = 0; i < n; i++) y[i] = a * x[i] + y[i];
+}

@@ -585,7 +585,8 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
     kparam = np.frombuffer(params.ljust(-(-max(len(params), 1) // 16) * 16, b"\0"), np.uint8)
     if compiled is not None:
         from .jit import runner
-        executed = runner.run(compiled, prog, mem, grid, block, dynamic_shared, kparam, slices)
+        executed = runner.run(compiled, prog, mem, grid, block, dynamic_shared, kparam, slices,
+                              printf_out=printf_out, batch_blocks=per_batch)
         seconds = slices.total() if slices is not None else time.perf_counter() - t0
         return LaunchStats(executed, seconds, nblocks, 1)
     code = module.compiled(func)
@@ -631,7 +632,8 @@ def launch(module: KernelModule, func: KernelFunction, mem: DeviceMemory, grid, 
                     if compiled is not None and start + nb < nblocks:
                         from .jit import runner
                         executed += runner.run(compiled, prog, mem, grid, block, dynamic_shared, kparam, slices,
-                                               first=start + nb)
+                                               first=start + nb, printf_out=printf_out,
+                                               batch_blocks=per_batch)
                         break
     except BaseException:
         children.drop()  # the launches its threads made will not run

@@ -1,6 +1,7 @@
 // Kernels the software GPU's compiled path (server/backends/sim/jit) is checked against the
 // interpreter with (tests/unit/sim/test_jit_differential.py), and its benchmark runs.
 #include <cstdint>
+#include <cstdio>
 
 extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -349,4 +350,25 @@ extern "C" __global__ void block_votes(const int *in, unsigned *out, int cut) {
     out[3 * i] = c;
     out[3 * i + 1] = all;
     out[3 * i + 2] = any;
+}
+
+// printf in a loop, and from a third of the threads: what the lanes of a block print at one printf
+// comes out lane by lane, each thread's lines in order, as the interpreter prints them.
+extern "C" __global__ void print_rounds(const int *v, int rounds) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int k = 0; k < rounds; ++k)
+        printf("b%d t%d k%d v=%d %.3f\n", blockIdx.x, threadIdx.x, k, v[i] * k, 0.5 * i);
+    if (threadIdx.x % 3 == 0) printf("t%d is %s\n", threadIdx.x, "a third");
+}
+
+// printf of a string at an address outside memory: the launch faults, naming the address.
+extern "C" __global__ void print_bad(const char *s) {
+    if (threadIdx.x == 1) printf("%s\n", s);
+}
+
+// A saxpy whose first thread says what it does: a kernel that prints once, compiled all the same.
+extern "C" __global__ void saxpy_say(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+    if (i == 0) printf("saxpy of %d elements, a=%f\n", n, a);
 }

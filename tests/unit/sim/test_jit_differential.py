@@ -183,6 +183,46 @@ def test_blocks_spread_over_workers_give_the_same_memory(make_device, jit_image,
     assert want == got
 
 
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_printf_compiled_prints_what_the_interpreter_prints(make_device, jit_image, jit_mode, monkeypatch, threads):
+    """A kernel that prints is compiled (vprintf is a WAIT point whose lanes call the runner): the
+    lines, their order among blocks, rounds and lanes, the instructions run and memory are the
+    interpreter's, on one worker or blocks spread over two."""
+    _workers(monkeypatch, threads)
+    v = np.random.default_rng(11).integers(-50, 50, 6 * 40).astype(np.int32)
+    outs, lines = [], []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(jit_image)
+        dev = make_device(mod)
+        pv = dev.put(v)
+        st = dev.launch("print_rounds", 6, 40, pv, 3)
+        if on:
+            assert mod.jitted(mod.functions["print_rounds"]) is not None
+        lines.append(list(dev.out))
+        outs.append((dev.mem.read(pv, v.nbytes), st.thread_instructions))
+    assert len(lines[0]) == 6 * 40 * 3 + 6 * 14
+    assert lines[1] == lines[0]
+    assert lines[0][0] == "b0 t0 k0 v=0 0.000\n" and lines[0][1] == "b0 t1 k0 v=0 0.500\n"
+    assert f"b5 t39 k2 v={v[239] * 2} 119.500\n" in lines[0]
+    assert outs[0] == outs[1]
+
+
+def test_printf_of_a_bad_string_faults_as_the_interpreter_reports_it(make_device, jit_image, jit_mode):
+    faults = []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(jit_image)
+        dev = make_device(mod)
+        with pytest.raises(SimFault) as err:
+            dev.launch("print_bad", 2, 32, 0xDEAD0000)
+        if on:
+            assert mod.jitted(mod.functions["print_bad"]) is not None
+        faults.append((err.value.code, str(err.value)))
+    assert faults[0] == faults[1]
+    assert faults[0][0] == "CUDA_ERROR_ILLEGAL_ADDRESS" and "0xdead0000" in faults[0][1]
+
+
 def test_a_small_launch_runs_on_one_worker_and_a_large_one_on_every_worker(make_device, jit_image, jit_mode,
                                                                            monkeypatch):
     """A second worker costs a hand-off to the pool: a launch takes one only for work that pays for

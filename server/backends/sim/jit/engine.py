@@ -42,6 +42,7 @@ class Compiled:
     compile_s: float
     engine: object = field(repr=False, default=None)  # keeps the code alive
     per_thread: float = 0.0  # thread-instructions a thread of its launches ran (runner.py; 0: none yet)
+    prints: bool = False  # calls vprintf (runner.Printer)
 
 
 def _target():
@@ -98,7 +99,8 @@ def compile_kernel(prog, symbols: dict[str, int]) -> Compiled:
         addr = engine.get_function_address("rgpu_run")
         if not addr:
             raise Unsupported("the compiled object has no rgpu_run")
-        compiled = Compiled(prog.name, RUN(addr), k.slots, k.rf_size, time.perf_counter() - t0, engine)
+        compiled = Compiled(prog.name, RUN(addr), k.slots, k.rf_size, time.perf_counter() - t0, engine,
+                            prints=any(i.opcode == "call.vprintf" for i in prog.code))
         if len(_by_digest) >= CACHE_ENTRIES:
             _by_digest.pop(next(iter(_by_digest)))
         _by_digest[digest] = compiled

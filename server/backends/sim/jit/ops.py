@@ -15,7 +15,7 @@ from ..ptx import approx
 from ..ptx.interp import LOCAL_WINDOW, WINDOW_SIZE
 from ..ptx.parser import TYPE_SIZES, Operand
 from ..ptx.types import types_in
-from .prelude import EXIT, FCODE
+from .prelude import EXIT, FCODE, VPRINTF
 from .stack import e_rgpu
 from .values import Body, Unsupported, bits_of, is_flt, ity, lty
 
@@ -1271,6 +1271,27 @@ def e_trap(k, b, pc, ins, parts) -> None:
     b.do("br label %fault")
 
 
+def e_call(k, b, pc, ins, parts) -> None:
+    """call.vprintf (fmt, buf): the two generic addresses read from the call's .param slots, handed
+    with the thread and its block to the runner's callback; its answer (the argument count) is the
+    call's result, -1 a fault it raised (the launch is abandoned and the runner raises it)."""
+    if parts[1:] != ["vprintf"]:
+        raise Unsupported(f"call {ins.opcode}")
+    rets, args = ins.operands[0].value, ins.operands[1].value
+    vals = []
+    for o in args:
+        a, sp = k.address(b, o, "local")
+        vals.append(b(f"load i64, ptr {k.pointer(b, a, sp, 8)}, align 1"))
+    k.decls.add(VPRINTF)
+    r = b(f"call i32 @vprintf(ptr %ctx, i64 %t, i64 %blk, ptr %frame, i64 {vals[0]}, i64 {vals[1]})")
+    n = b.n
+    b.do(f"br i1 {b(f'icmp slt i32 {r}, 0')}, label %abandon, label %pf{n}, !prof !0")
+    b.label(f"pf{n}")
+    if rets:
+        a, sp = k.address(b, rets[0], "local")
+        b.do(f"store i32 {r}, ptr {k.pointer(b, a, sp, 4)}, align 1")
+
+
 def e_nothing(k, b, pc, ins, parts) -> None:
     pass  # fences: a thread's memory operations complete in order
 
@@ -1284,7 +1305,7 @@ EMITTERS = {
     "abs": e_unary, "neg": e_unary, "not": e_unary, "cnot": e_unary, "brev": e_unary, "popc": e_unary,
     "clz": e_unary, "testp": e_testp, "set": e_set, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
     "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
-    "exit": e_exit, "trap": e_trap, "membar": e_nothing, "fence": e_nothing, "rgpu": e_rgpu,
+    "exit": e_exit, "trap": e_trap, "call": e_call, "membar": e_nothing, "fence": e_nothing, "rgpu": e_rgpu,
     "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,
 }
 _ = (TYPE_SIZES, FLT_MIN_BITS)

@@ -17,7 +17,7 @@ from ..ptx.program import STACK_BYTES
 # Slots of the launch context, an array of int64 (pointers as integers).
 (ARENA, BASE, STARTS, ENDS, NALLOC, KPARAM, KPLEN, SHARED, SLIMIT, SSIZE, LOCAL, LSTRIDE, LLIMIT, RF, WHERE,
  NTX, NTY, NTZ, NCX, NCY, NCZ, NTHREADS, TPAD, NEXT, HI, ABORT, FCODE, FADDR, FWIDTH, FBLOCK, EXEC, TICKFN,
- TICKS, TIDS, CTAX, CTAY, CTAZ, SLOTS) = range(38)
+ TICKS, TIDS, CTAX, CTAY, CTAZ, PRINTFN, SLOTS) = range(39)
 
 EXIT = 0x7FFFFFFF  # what a thread's phase returns when it has exited
 FAULT, ABANDONED = -1, -2
@@ -42,6 +42,22 @@ FAULTS = {
                                        f"{STACK_BYTES}-byte per-thread stack"),
 }
 FAULT_LIMIT = {3: SLIMIT, 5: LLIMIT, 7: KPLEN}
+
+
+# vprintf's helper (ops.e_call), in a module only when a kernel prints: the runner's Python callback
+# (runner.Printer) formats the line from the format string and the thread's argument buffer, and
+# answers the argument count, or -1 for a read outside memory (the launch then stops, as the
+# interpreter's does, with the fault the callback raised)
+VPRINTF = f"""
+define internal i32 @vprintf(ptr noalias %ctx, i64 %t, i64 %blk, ptr %frame, i64 %fmt, i64 %buf) noinline {{
+entry:
+  %fn.p = getelementptr i64, ptr %ctx, i64 {PRINTFN}
+  %fn = load i64, ptr %fn.p, align 8
+  %f = inttoptr i64 %fn to ptr
+  %r = call i32 %f(ptr %ctx, i64 %t, i64 %blk, ptr %frame, i64 %fmt, i64 %buf)
+  ret i32 %r
+}}
+"""
 
 
 def _field(name: str, slot: int, ty: str = "i64") -> str:

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import lanes
 from ..errors import SimFault
+from ..ptx import printf
 from . import prelude as P
 from . import threads
 from .engine import Compiled
@@ -66,10 +67,12 @@ def _addr(a: np.ndarray) -> int:
 
 
 def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam: np.ndarray,
-        clock=None, first: int = 0) -> int:
+        clock=None, first: int = 0, printf_out: list | None = None, batch_blocks: int = 1) -> int:
     """Run the blocks of the grid from block `first` (in launch order) to its last; returns the
     thread-instructions executed. `clock`: called every so many backward branches
-    (kernels._Slices); an exception from it abandons the kernel."""
+    (kernels._Slices); an exception from it abandons the kernel. What the kernel prints goes to
+    `printf_out`, also when the launch faults, in the interpreter's order for the same launch
+    (Printer.output; `batch_blocks`: the blocks it runs together)."""
     T = block[0] * block[1] * block[2]
     tpad = -(-T // lanes.WARP_SIZE) * lanes.WARP_SIZE
     nblocks = grid[0] * grid[1] * grid[2]
@@ -121,15 +124,26 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
                 return 1
         callback = TICK(tick)
         ctxs[0][P.TICKFN] = ctypes.cast(callback, ctypes.c_void_p).value
+    printer = None
+    if compiled.prints:
+        printer = Printer(mem, kparam, batch_blocks)
+        for ctx in ctxs:
+            ctx[P.PRINTFN] = printer.address
     results = [0] * nworkers
-    if nworkers > 1:
-        pool = _workers(nworkers - 1)
-        futures = [pool.submit(_one, compiled, ats[w], results, w) for w in range(1, nworkers)]
-        _one(compiled, ats[0], results, 0)
-        for f in futures:
-            f.result()
-    else:
-        _one(compiled, ats[0], results, 0)
+    try:
+        if nworkers > 1:
+            pool = _workers(nworkers - 1)
+            futures = [pool.submit(_one, compiled, ats[w], results, w) for w in range(1, nworkers)]
+            _one(compiled, ats[0], results, 0)
+            for f in futures:
+                f.result()
+        else:
+            _one(compiled, ats[0], results, 0)
+    finally:
+        if printer is not None and printf_out is not None:
+            printf_out.extend(printer.output())
+    if printer is not None and printer.raised:
+        raise printer.raised[0]
     if raised:
         raise raised[0]
     faults = [c for c, r in zip(ctxs, results) if r == P.FAULT]
@@ -160,6 +174,74 @@ def _learn(compiled: Compiled, per_thread: float) -> None:
     halves, so that a kernel whose launches alternate small and large keeps its workers for the
     large ones. (Compiled code is shared by every session of the server: a race loses one figure.)"""
     compiled.per_thread = max(per_thread, compiled.per_thread / 2)
+
+
+PRINTF = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
+                          ctypes.c_uint64, ctypes.c_uint64)
+
+
+class _Window:
+    """What ptx/printf.py reads memory through (the interpreter's launch state), for one thread
+    of a compiled launch: its shared memory, its local frame, the parameters, device memory."""
+
+    lane_block = (0,)
+    shared_stride = local_stride = 0
+
+    def __init__(self, mem, ctx: np.ndarray, frame: int, kparam: np.ndarray):
+        self.mem, self.kparam = mem, kparam
+        self.shared_limit, self.local_limit = int(ctx[P.SLIMIT]), int(ctx[P.LLIMIT])
+        self.shared = _bytes_at(int(ctx[P.SHARED]), self.shared_limit)
+        self.local = _bytes_at(frame, self.local_limit)
+
+
+def _bytes_at(at: int, n: int) -> np.ndarray:
+    return np.ctypeslib.as_array((ctypes.c_uint8 * max(n, 1)).from_address(at)) if at else np.zeros(1, np.uint8)
+
+
+class Printer:
+    """vprintf's callback for one launch (prelude.VPRINTF): formats each line as the interpreter
+    does (ptx/printf.py) and keeps it with where it came from; a read outside memory is kept,
+    answered -1 (the launch stops), and raised by run(). Called from every worker, with the GIL held.
+
+    The order of the lines is the interpreter's. It runs `batch_blocks` blocks' lanes together, so
+    at one printf every lane of the batch prints (block after block, lane after lane) before any
+    prints its next. Here a block's lanes print in lane order at one printf (a WAIT point), and a
+    block's next *round* begins when a lane no higher than the last one prints; lines are sorted by
+    (batch, round, block) and otherwise kept in the order printed. Blocks whose lanes print
+    different numbers of lines (divergent printing) may come out in another interleaving than the
+    interpreter's; each thread's own lines, and each printf's lanes, are in order either way (a GPU
+    orders nothing across blocks)."""
+
+    def __init__(self, mem, kparam: np.ndarray, batch_blocks: int = 1):
+        self.mem, self.kparam, self.batch = mem, kparam, max(1, batch_blocks)
+        self.lines: list[tuple[tuple, str]] = []
+        self.rounds: dict[int, list[int]] = {}  # block -> [round, last lane]
+        self.raised: list[BaseException] = []
+        self.formats: dict[int, str] = {}
+        self._callback = PRINTF(self._print)
+        self.address = ctypes.cast(self._callback, ctypes.c_void_p).value
+
+    def _print(self, ctx_at, t, blk, frame, fmt, buf) -> int:
+        try:
+            ctx = np.ctypeslib.as_array((ctypes.c_int64 * P.SLOTS).from_address(ctx_at))
+            st = _Window(self.mem, ctx, frame or 0, self.kparam)
+            text = self.formats.get(fmt)
+            if text is None:
+                text = self.formats[fmt] = printf.read_cstring(st, fmt)
+            line, nargs = printf.format_printf(st, text, buf)
+            r = self.rounds.setdefault(blk, [0, -1])
+            if t <= r[1]:
+                r[0] += 1
+            r[1] = t
+            self.lines.append(((blk // self.batch, r[0], blk), line))
+            return nargs
+        except BaseException as exc:  # noqa: BLE001  (carried to the launching thread, raised there)
+            self.raised.append(exc)
+            return -1
+
+    def output(self) -> list[str]:
+        # sorted is stable: lines of one (batch, round, block) keep the order they were printed in
+        return [line for _, line in sorted(self.lines, key=lambda x: x[0])]
 
 
 _tid_tables: dict[tuple, np.ndarray] = {}
