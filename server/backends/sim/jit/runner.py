@@ -8,9 +8,10 @@ block is the one reported.
 
 A launch takes a second worker only when it has the work to pay for it: handing blocks to the pool
 and waiting for them costs some 100 us on a loaded two-core host, as much as 4e5 thread-instructions
-of compiled code, so a small launch (a PyTorch elementwise op of a few blocks) ran twice as long on
-two workers as on one; a worker is worth it from about twice that work. The work is what the kernel's earlier launches ran per thread (its loops
-included); a kernel's first launch, whose loops are unknown, takes every worker.
+of compiled code, so a small launch (a CuPy elementwise op on a small array: a few blocks) ran twice
+as long on two workers as on one; a worker is worth it from about twice that work. The work is what
+the kernel's earlier launches ran per thread (its loops included); a kernel's first launch, whose
+loops are unknown, takes every worker.
 """
 from __future__ import annotations
 
