@@ -223,6 +223,43 @@ def test_printf_of_a_bad_string_faults_as_the_interpreter_reports_it(make_device
     assert faults[0][0] == "CUDA_ERROR_ILLEGAL_ADDRESS" and "0xdead0000" in faults[0][1]
 
 
+@pytest.mark.parametrize("grid, values", [
+    (1, [1, 2, -3, 4, -5, 6]),  # two lanes of the block fail at once: both write their line
+    (1, [-1, 2, 3, 4, 5, 6]),
+    (3, list(range(6))),  # none fails: the kernel runs on
+])
+def test_assert_compiled_writes_the_interpreters_lines_and_faults_alike(make_device, build_image, jit_mode, grid,
+                                                                        values):
+    """check(v) asserts v[threadIdx.x] >= 0. Compiled, the lanes at the assert write their lines in
+    lane order and the launch faults with CUDA_ERROR_ASSERT (sticky), as interpreted. (Several
+    blocks failing at once are not compared: the interpreter writes the lines of every block of
+    its batch, the compiled path those of the blocks it ran before the first failed.)"""
+    image = build_image("simio.cu", "ptx")
+    got = []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(image)
+        dev = make_device(mod)
+        try:
+            dev.launch("check", grid, 6, dev.put(np.array(values, np.int32)))
+            code = None
+        except SimFault as exc:
+            code = (exc.code, str(exc), exc.sticky)
+        if on:
+            assert mod.jitted(mod.functions["check"]) is not None
+        got.append((code, list(dev.out)))
+    assert got[1] == got[0]
+    failing = [i for i, v in enumerate(values) if v < 0]
+    assert len(got[0][1]) == len(failing)
+    if failing:
+        assert got[0][0][0] == "CUDA_ERROR_ASSERT" and got[0][0][2]
+        for line, t in zip(got[0][1], failing):
+            assert line.endswith(f"block: [0,0,0], thread: [{t},0,0] Assertion `v[i] >= 0` failed.\n")
+            assert "simio.cu:" in line
+    else:
+        assert got[0][0] is None
+
+
 def test_a_small_launch_runs_on_one_worker_and_a_large_one_on_every_worker(make_device, jit_image, jit_mode,
                                                                            monkeypatch):
     """A second worker costs a hand-off to the pool: a launch takes one only for work that pays for

@@ -16,8 +16,8 @@ f64 in the directed modes (.rz/.rm/.rp) is IEEE's result, which the interpreter 
 exact rationals and the compiled code with AVX-512's per-instruction rounding (on hosts without
 AVX-512 the emitter refuses it and the kernel stays interpreted).
 Recursive device functions are compiled with their stack (jit/stack.py), in kernels without sync
-points. printf (vprintf) is a WAIT point whose lanes call back into the runner (runner.Printer),
-which formats each line as the interpreter does (ptx/printf.py). What is left out, and why: assert,
+points. printf and assert (vprintf, __assertfail) are WAIT points whose lanes call back into the
+runner (runner.HostCalls), which writes each line as the interpreter does. What is left out, and why:
 textures, async copies, tensor-core ops, calls the sim implements itself, the rest of the 16-bit
 arithmetic (bf16 add/mul/fma, min/max, the x2 compares), packed integer types, float
 atomics (the interpreter adds the lanes of one instruction, across every block of the batch it
@@ -76,8 +76,8 @@ FORMS: dict[str, frozenset] = {
     "fence": {"sc", "acq_rel", "cta", "gpu", "sys"},
     # the per-thread stack of recursive device functions (ptx/ops_stack.py, jit/stack.py)
     "rgpu": {"push", "pop", "enter", "leave", "pushret", "popret", "lcopy"},
-    # printf, formatted by the runner's callback (runner.Printer) at a WAIT point
-    "call": {"vprintf"},
+    # printf and assert, done by the runner's callback (runner.HostCalls) at a WAIT point
+    "call": {"vprintf", "__assertfail"},
 }
 SPECIALS = {f"%{r}.{c}" for r in ("tid", "ntid", "ctaid", "nctaid") for c in "xyz"} | {
     "%laneid", "%warpid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt"}
@@ -100,10 +100,13 @@ def float_atomic(ins) -> bool:
     return parts[0] in ("atom", "red") and any(p in parts for p in FLT)
 
 
-def printf_call(ins) -> bool:
-    """vprintf: a WAIT point (codegen.kernel_sync_kinds), so the lanes of a block at one printf
-    print in lane order, as a warp's do, before any of them goes on to its next."""
-    return ins.opcode == "call.vprintf"
+HOST_CALLS = {"call.vprintf": 2, "call.__assertfail": 4}  # the arguments each one reads
+
+
+def host_call(ins) -> bool:
+    """vprintf and __assertfail: WAIT points (codegen.kernel_sync_kinds), so the lanes of a block
+    at one print in lane order, as a warp's do, before any of them goes on to its next."""
+    return ins.opcode in HOST_CALLS
 
 
 def volatile_access(ins) -> bool:
@@ -114,7 +117,7 @@ def volatile_access(ins) -> bool:
 def why_not(prog: Program) -> str | None:
     """Why the compiler cannot run this kernel (None: it can), naming the first thing it lacks."""
     uses_carry = any(i.opcode.split(".")[0] in CARRY_IN for i in prog.code)
-    stops = any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) or float_atomic(i) or printf_call(i)
+    stops = any(i.opcode.split(".")[0] in SYNCS or volatile_load(i) or float_atomic(i) or host_call(i)
                 for i in prog.code)
     if uses_carry and stops:
         # the carry (codegen's %CC) is not among the registers saved at a sync point
@@ -142,7 +145,7 @@ def why_not(prog: Program) -> str | None:
                 return f"barrier with a thread count or a register id: {ins.opcode} (PTX line {ins.line})"
         if float_atomic(ins) and "add" not in parts:
             return f"float atomic {ins.opcode} (PTX line {ins.line})"  # min/max: the interpreter's alone
-        if base == "call" and (len(ins.operands) != 2 or len(ins.operands[1].value) != 2
+        if base == "call" and (len(ins.operands) != 2 or len(ins.operands[1].value) < HOST_CALLS[ins.opcode]
                                or len(ins.operands[0].value) > 1
                                or any(o.value in prog.frame_syms for o in ins.operands[1].value)):
             return f"{ins.opcode} of another form (PTX line {ins.line})"

@@ -18,7 +18,7 @@ from ..ptx.interp import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
 from ..ptx.program import FP, Program
 from ..ptx.types import types_in
 from . import liveness, ops
-from .check import float_atomic, printf_call, volatile_access, volatile_load
+from .check import float_atomic, host_call, volatile_access, volatile_load
 from .prelude import (ABANDONED, ARENA, BASE, FAULT, FCODE, KPARAM, LOCAL, LSTRIDE, NCX, NCY, NCZ, NTX, NTY,
                       NTZ, SHARED, TIDS, FADDR, FWIDTH, KPLEN, LLIMIT, SLIMIT, SLOTS,
                       TICK_EDGES, prelude)
@@ -49,13 +49,13 @@ def kernel_sync_kinds(prog: Program) -> dict[int, int]:
     thread spinning on a flag goes back to the block loop every turn, where other warps run and the
     blocks on other workers' threads make progress. A float atomic is a WAIT point in any kernel:
     the lanes at one add lane after lane, the order the interpreter sums them in (their rounding
-    depends on it), where a thread at a time would add its next ones first. So is a printf: the
-    lanes of a block at one print in lane order, as the interpreter's and a warp's do."""
+    depends on it), where a thread at a time would add its next ones first. So is a printf or an
+    assert: the lanes of a block at one print in lane order, as the interpreter's and a warp's do."""
     kinds = {}
     waits = any(volatile_load(ins) for ins in prog.code)
     for pc, ins in enumerate(prog.code):
         k = sync_kind(ins)
-        if k is None and (float_atomic(ins) or printf_call(ins) or waits and volatile_access(ins)):
+        if k is None and (float_atomic(ins) or host_call(ins) or waits and volatile_access(ins)):
             k = WAIT
         if k is not None:
             kinds[pc] = k

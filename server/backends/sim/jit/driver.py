@@ -10,8 +10,8 @@ interpreter does; shfl reads 0 from such a lane, as GPUs and the interpreter do.
 from __future__ import annotations
 
 from .codegen import BARRIER, BLOCK_REDUCE, COLLECTIVE
-from .prelude import (ABORT, CTAX, CTAY, CTAZ, EXIT, FBLOCK, HI, LOCAL, LSTRIDE, NCX, NCY, NEXT, NTHREADS, RF, SHARED,
-                      SSIZE, TPAD, WHERE, EXEC, TICKS)
+from .prelude import (ABORT, ASSERTED, CTAX, CTAY, CTAZ, EXIT, FAULT, FBLOCK, FCODE, HI, LOCAL, LSTRIDE, NCX, NCY,
+                      NEXT, NTHREADS, RF, SHARED, SSIZE, TPAD, WHERE, EXEC, TICKS)
 from .values import Body, Unsupported, bits_of
 
 
@@ -374,6 +374,11 @@ run.next:
   store i64 %rt1, ptr %t.a, align 8
   br label %run.head
 pick:
+  %asp = getelementptr i64, ptr %ctx, i64 {ASSERTED}
+  %asv = load i64, ptr %asp, align 8
+  %asserted = icmp ne i64 %asv, 0
+  br i1 %asserted, label %assertfail, label %pick.go
+pick.go:
   store i32 {EXIT}, ptr %kmin.a, align 4
   store i64 0, ptr %t.a, align 8
   br label %pick.head
@@ -477,6 +482,13 @@ fail:
   store i64 %b, ptr %fbp, align 8
   store atomic i64 1, ptr %abortp monotonic, align 8
 {_flush("f")}  ret i32 %rv
+assertfail:
+  %fcp.a = getelementptr i64, ptr %ctx, i64 {FCODE}
+  store i64 13, ptr %fcp.a, align 8
+  %fbp.a = getelementptr i64, ptr %ctx, i64 {FBLOCK}
+  store i64 %b, ptr %fbp.a, align 8
+  store atomic i64 1, ptr %abortp monotonic, align 8
+{_flush("a")}  ret i32 {FAULT}
 }}
 """
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from ..ptx import cache
+from .check import host_call
 from .codegen import Kernel
 from .values import Unsupported
 
@@ -42,7 +43,7 @@ class Compiled:
     compile_s: float
     engine: object = field(repr=False, default=None)  # keeps the code alive
     per_thread: float = 0.0  # thread-instructions a thread of its launches ran (runner.py; 0: none yet)
-    prints: bool = False  # calls vprintf (runner.Printer)
+    host_calls: bool = False  # calls vprintf or __assertfail (runner.HostCalls)
 
 
 def _target():
@@ -100,7 +101,7 @@ def compile_kernel(prog, symbols: dict[str, int]) -> Compiled:
         if not addr:
             raise Unsupported("the compiled object has no rgpu_run")
         compiled = Compiled(prog.name, RUN(addr), k.slots, k.rf_size, time.perf_counter() - t0, engine,
-                            prints=any(i.opcode == "call.vprintf" for i in prog.code))
+                            host_calls=any(host_call(i) for i in prog.code))
         if len(_by_digest) >= CACHE_ENTRIES:
             _by_digest.pop(next(iter(_by_digest)))
         _by_digest[digest] = compiled

@@ -15,7 +15,7 @@ from ..ptx import approx
 from ..ptx.interp import LOCAL_WINDOW, WINDOW_SIZE
 from ..ptx.parser import TYPE_SIZES, Operand
 from ..ptx.types import types_in
-from .prelude import EXIT, FCODE, VPRINTF
+from .prelude import ASSERTED, EXIT, FCODE, HOST_CALL
 from .stack import e_rgpu
 from .values import Body, Unsupported, bits_of, is_flt, ity, lty
 
@@ -1272,21 +1272,34 @@ def e_trap(k, b, pc, ins, parts) -> None:
 
 
 def e_call(k, b, pc, ins, parts) -> None:
-    """call.vprintf (fmt, buf): the two generic addresses read from the call's .param slots, handed
-    with the thread and its block to the runner's callback; its answer (the argument count) is the
-    call's result, -1 a fault it raised (the launch is abandoned and the runner raises it)."""
-    if parts[1:] != ["vprintf"]:
+    """call.vprintf (fmt, buf) and call.__assertfail (message, file, line, function): the values
+    read from the call's .param slots, handed with the thread, its block and its local frame to the
+    runner's callback (prelude.HOST_CALL). vprintf's answer (the argument count) is its result; after
+    an assert's line is written the thread leaves the kernel with the context's ASSERTED set (the
+    block loop fails the block once the lanes at this assert have all written theirs). -1: a fault
+    the callback raised (the launch is abandoned and the runner raises it)."""
+    kind = {"vprintf": 0, "__assertfail": 1}.get(".".join(parts[1:]))
+    if kind is None:
         raise Unsupported(f"call {ins.opcode}")
     rets, args = ins.operands[0].value, ins.operands[1].value
+    widths = (8, 8) if kind == 0 else (8, 8, 4, 8)
     vals = []
-    for o in args:
+    for o, w in zip(args, widths):
         a, sp = k.address(b, o, "local")
-        vals.append(b(f"load i64, ptr {k.pointer(b, a, sp, 8)}, align 1"))
-    k.decls.add(VPRINTF)
-    r = b(f"call i32 @vprintf(ptr %ctx, i64 %t, i64 %blk, ptr %frame, i64 {vals[0]}, i64 {vals[1]})")
+        v = b(f"load i{8 * w}, ptr {k.pointer(b, a, sp, w)}, align 1")
+        vals.append(v if w == 8 else b(f"zext i32 {v} to i64"))
+    vals += ["0"] * (4 - len(vals))
+    k.decls.add(HOST_CALL)
+    r = b(f"call i32 @host(ptr %ctx, i32 {kind}, i64 %t, i64 %blk, ptr %frame, "
+          + ", ".join(f"i64 {v}" for v in vals) + ")")
     n = b.n
-    b.do(f"br i1 {b(f'icmp slt i32 {r}, 0')}, label %abandon, label %pf{n}, !prof !0")
-    b.label(f"pf{n}")
+    b.do(f"br i1 {b(f'icmp slt i32 {r}, 0')}, label %abandon, label %hc{n}, !prof !0")
+    b.label(f"hc{n}")
+    if kind == 1:
+        b.do(f"store i64 1, ptr {b(f'getelementptr i64, ptr %ctx, i64 {ASSERTED}')}, align 8")
+        b.do(f"store i32 {EXIT}, ptr %rv, align 4")
+        b.do("br label %out")
+        return
     if rets:
         a, sp = k.address(b, rets[0], "local")
         b.do(f"store i32 {r}, ptr {k.pointer(b, a, sp, 4)}, align 1")

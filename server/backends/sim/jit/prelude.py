@@ -17,7 +17,7 @@ from ..ptx.program import STACK_BYTES
 # Slots of the launch context, an array of int64 (pointers as integers).
 (ARENA, BASE, STARTS, ENDS, NALLOC, KPARAM, KPLEN, SHARED, SLIMIT, SSIZE, LOCAL, LSTRIDE, LLIMIT, RF, WHERE,
  NTX, NTY, NTZ, NCX, NCY, NCZ, NTHREADS, TPAD, NEXT, HI, ABORT, FCODE, FADDR, FWIDTH, FBLOCK, EXEC, TICKFN,
- TICKS, TIDS, CTAX, CTAY, CTAZ, PRINTFN, SLOTS) = range(39)
+ TICKS, TIDS, CTAX, CTAY, CTAZ, HOSTFN, ASSERTED, SLOTS) = range(40)
 
 EXIT = 0x7FFFFFFF  # what a thread's phase returns when it has exited
 FAULT, ABANDONED = -1, -2
@@ -40,21 +40,26 @@ FAULTS = {
     11: ("CUDA_ERROR_ILLEGAL_INSTRUCTION", "{name}: execution ran past the last instruction"),
     12: ("CUDA_ERROR_ILLEGAL_ADDRESS", "{name}: stack overflow: recursion deeper than the software GPU's "
                                        f"{STACK_BYTES}-byte per-thread stack"),
+    13: ("CUDA_ERROR_ASSERT", "{name}: device-side assertion failed"),
 }
 FAULT_LIMIT = {3: SLIMIT, 5: LLIMIT, 7: KPLEN}
 
 
-# vprintf's helper (ops.e_call), in a module only when a kernel prints: the runner's Python callback
-# (runner.Printer) formats the line from the format string and the thread's argument buffer, and
-# answers the argument count, or -1 for a read outside memory (the launch then stops, as the
-# interpreter's does, with the fault the callback raised)
-VPRINTF = f"""
-define internal i32 @vprintf(ptr noalias %ctx, i64 %t, i64 %blk, ptr %frame, i64 %fmt, i64 %buf) noinline {{
+# The calls a kernel makes to the host (ops.e_call), in a module only when a kernel makes one: the
+# runner's Python callback (runner.HostCalls) does what the interpreter does for them, from the
+# addresses and values the call passes: vprintf (kind 0: format, argument buffer) formats a line and
+# answers the argument count; __assertfail (kind 1: message, file, line, function) writes the
+# assertion's line and answers 0, and the thread leaves its kernel with ASSERTED set, which fails the
+# block once every lane at that assert has written its line. -1: a read outside memory (the launch
+# stops, as the interpreter's does, with the fault the callback raised).
+HOST_CALL = f"""
+define internal i32 @host(ptr noalias %ctx, i32 %kind, i64 %t, i64 %blk, ptr %frame, i64 %a0, i64 %a1, i64 %a2,
+                          i64 %a3) noinline {{
 entry:
-  %fn.p = getelementptr i64, ptr %ctx, i64 {PRINTFN}
+  %fn.p = getelementptr i64, ptr %ctx, i64 {HOSTFN}
   %fn = load i64, ptr %fn.p, align 8
   %f = inttoptr i64 %fn to ptr
-  %r = call i32 %f(ptr %ctx, i64 %t, i64 %blk, ptr %frame, i64 %fmt, i64 %buf)
+  %r = call i32 %f(ptr %ctx, i32 %kind, i64 %t, i64 %blk, ptr %frame, i64 %a0, i64 %a1, i64 %a2, i64 %a3)
   ret i32 %r
 }}
 """

@@ -71,9 +71,9 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
         clock=None, first: int = 0, printf_out: list | None = None, batch_blocks: int = 1) -> int:
     """Run the blocks of the grid from block `first` (in launch order) to its last; returns the
     thread-instructions executed. `clock`: called every so many backward branches
-    (kernels._Slices); an exception from it abandons the kernel. What the kernel prints goes to
-    `printf_out`, also when the launch faults, in the interpreter's order for the same launch
-    (Printer.output; `batch_blocks`: the blocks it runs together)."""
+    (kernels._Slices); an exception from it abandons the kernel. The lines the kernel's printf and
+    assert write go to `printf_out`, also when the launch faults, in the interpreter's order for the
+    same launch (HostCalls.output; `batch_blocks`: the blocks it runs together)."""
     T = block[0] * block[1] * block[2]
     tpad = -(-T // lanes.WARP_SIZE) * lanes.WARP_SIZE
     nblocks = grid[0] * grid[1] * grid[2]
@@ -126,10 +126,10 @@ def run(compiled: Compiled, prog, mem, grid, block, dynamic_shared: int, kparam:
         callback = TICK(tick)
         ctxs[0][P.TICKFN] = ctypes.cast(callback, ctypes.c_void_p).value
     printer = None
-    if compiled.prints:
-        printer = Printer(mem, kparam, batch_blocks)
+    if compiled.host_calls:
+        printer = HostCalls(prog.name, mem, kparam, batch_blocks)
         for ctx in ctxs:
-            ctx[P.PRINTFN] = printer.address
+            ctx[P.HOSTFN] = printer.address
     results = [0] * nworkers
     try:
         if nworkers > 1:
@@ -177,8 +177,8 @@ def _learn(compiled: Compiled, per_thread: float) -> None:
     compiled.per_thread = max(per_thread, compiled.per_thread / 2)
 
 
-PRINTF = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
-                          ctypes.c_uint64, ctypes.c_uint64)
+HOST = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_int64,
+                        ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
 
 
 class _Window:
@@ -199,10 +199,12 @@ def _bytes_at(at: int, n: int) -> np.ndarray:
     return np.ctypeslib.as_array((ctypes.c_uint8 * max(n, 1)).from_address(at)) if at else np.zeros(1, np.uint8)
 
 
-class Printer:
-    """vprintf's callback for one launch (prelude.VPRINTF): formats each line as the interpreter
-    does (ptx/printf.py) and keeps it with where it came from; a read outside memory is kept,
-    answered -1 (the launch stops), and raised by run(). Called from every worker, with the GIL held.
+class HostCalls:
+    """The callback of one launch's calls to the host (prelude.HOST_CALL): printf formats each line
+    as the interpreter does (ptx/printf.py); an assert writes the interpreter's line for it
+    (ptx/ops_ctrl.c_assertfail). Each line is kept with where it came from; a read outside memory
+    is kept, answered -1 (the launch stops), and raised by run(). Called from every worker, with the
+    GIL held.
 
     The order of the lines is the interpreter's. It runs `batch_blocks` blocks' lanes together, so
     at one printf every lane of the batch prints (block after block, lane after lane) before any
@@ -211,31 +213,41 @@ class Printer:
     (batch, round, block) and otherwise kept in the order printed. Blocks whose lanes print
     different numbers of lines (divergent printing) may come out in another interleaving than the
     interpreter's; each thread's own lines, and each printf's lanes, are in order either way (a GPU
-    orders nothing across blocks)."""
+    orders nothing across blocks). An assert fails its block once every lane at it has written its
+    line; the interpreter's batch may hold more blocks that fail at the same instruction, whose lines
+    it writes too (a GPU writes those its blocks reached before the kernel was stopped)."""
 
-    def __init__(self, mem, kparam: np.ndarray, batch_blocks: int = 1):
-        self.mem, self.kparam, self.batch = mem, kparam, max(1, batch_blocks)
+    def __init__(self, name: str, mem, kparam: np.ndarray, batch_blocks: int = 1):
+        self.name, self.mem, self.kparam, self.batch = name, mem, kparam, max(1, batch_blocks)
         self.lines: list[tuple[tuple, str]] = []
         self.rounds: dict[int, list[int]] = {}  # block -> [round, last lane]
         self.raised: list[BaseException] = []
         self.formats: dict[int, str] = {}
-        self._callback = PRINTF(self._print)
+        self._callback = HOST(self._call)
         self.address = ctypes.cast(self._callback, ctypes.c_void_p).value
 
-    def _print(self, ctx_at, t, blk, frame, fmt, buf) -> int:
+    def _call(self, ctx_at, kind, t, blk, frame, a0, a1, a2, a3) -> int:
         try:
             ctx = np.ctypeslib.as_array((ctypes.c_int64 * P.SLOTS).from_address(ctx_at))
             st = _Window(self.mem, ctx, frame or 0, self.kparam)
-            text = self.formats.get(fmt)
-            if text is None:
-                text = self.formats[fmt] = printf.read_cstring(st, fmt)
-            line, nargs = printf.format_printf(st, text, buf)
+            if kind == 0:
+                text = self.formats.get(a0)
+                if text is None:
+                    text = self.formats[a0] = printf.read_cstring(st, a0)
+                line, answer = printf.format_printf(st, text, a1)
+            else:
+                nx, ny = int(ctx[P.NTX]), int(ctx[P.NTY])
+                tid = (t % nx, t // nx % ny, t // (nx * ny))
+                cta = (int(ctx[P.CTAX]), int(ctx[P.CTAY]), int(ctx[P.CTAZ]))
+                line, answer = (f"{printf.read_cstring(st, a1)}:{a2}: {printf.read_cstring(st, a3)}: "
+                                f"block: [{cta[0]},{cta[1]},{cta[2]}], thread: [{tid[0]},{tid[1]},{tid[2]}] "
+                                f"Assertion `{printf.read_cstring(st, a0)}` failed.\n"), 0
             r = self.rounds.setdefault(blk, [0, -1])
             if t <= r[1]:
                 r[0] += 1
             r[1] = t
             self.lines.append(((blk // self.batch, r[0], blk), line))
-            return nargs
+            return answer
         except BaseException as exc:  # noqa: BLE001  (carried to the launching thread, raised there)
             self.raised.append(exc)
             return -1
