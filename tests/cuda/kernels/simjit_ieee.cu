@@ -329,13 +329,13 @@ extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, c
     o[n * k++] = D1("rcp.rp.f64");
 }
 
-// A form the compiler leaves to the interpreter (bf16 arithmetic): the whole kernel runs there.
+// A form the compiler leaves to the interpreter (bf16 min): the whole kernel runs there.
 extern "C" __global__ void ieee_uncovered(const unsigned short *a, const unsigned short *b, unsigned short *out,
                                           int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     unsigned short r;
-    asm("add.rn.bf16 %0, %1, %2;" : "=h"(r) : "h"(a[i]), "h"(b[i]));
+    asm("min.bf16 %0, %1, %2;" : "=h"(r) : "h"(a[i]), "h"(b[i]));
     out[i] = r;
 }
 
@@ -400,6 +400,11 @@ extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned shor
     H[n * k++] = H2("set.lt.f16.f16");
     H[n * k++] = H2("set.equ.bf16.bf16");
     H[n * k++] = H2("set.ge.u16.f16");
+    H[n * k++] = H2("add.rn.bf16");
+    H[n * k++] = H2("add.bf16");
+    H[n * k++] = H2("sub.rn.bf16");
+    H[n * k++] = H2("mul.rn.bf16");
+    H[n * k++] = H3("fma.rn.bf16");
     k = 6;
     P[n * k++] = P3("fma.rn.f16x2");
     P[n * k++] = P3("fma.rn.sat.f16x2");
@@ -410,4 +415,8 @@ extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned shor
     P[n * k++] = SET32("set.neu.u32.f16");
     P[n * k++] = SET32("set.gt.f32.bf16");
     P[n * k++] = SET32B("set.lt.and.s32.f16");
+    P[n * k++] = P2("add.rn.bf16x2");
+    P[n * k++] = P2("sub.rn.bf16x2");
+    P[n * k++] = P2("mul.rn.bf16x2");
+    P[n * k++] = P3("fma.rn.bf16x2");
 }

@@ -2,8 +2,8 @@
 
 Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
 the emitters themselves: packed and 128-bit values are refused; f16 and bf16 as bits, in
-.b16, .f16 or .bf16 registers, moved, loaded, stored and converted; f16 and f16x2 add, sub, mul
-and fma at .rn; abs and neg of all four 16-bit kinds; setp and set of f16 and bf16; f16x2 as
+.b16, .f16 or .bf16 registers, moved, loaded, stored and converted; f16, f16x2, bf16 and bf16x2
+add, sub, mul and fma at .rn; abs and neg of all four 16-bit kinds; setp and set of f16 and bf16; f16x2 as
 cvt's destination).
 The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from ptx/approx.py,
 the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...) in kernels with
@@ -19,7 +19,7 @@ Recursive device functions are compiled with their stack (jit/stack.py), in kern
 points. printf and assert (vprintf, __assertfail) are WAIT points whose lanes call back into the
 runner (runner.HostCalls), which writes each line as the interpreter does. What is left out, and why:
 textures, async copies, tensor-core ops, calls the sim implements itself, the rest of the 16-bit
-arithmetic (bf16 add/mul/fma, min/max, the x2 compares), packed integer types, float
+arithmetic (min/max, the x2 compares, bf16's .relu), packed integer types, float
 atomics (the interpreter adds the lanes of one instruction, across every block of the batch it
 runs together, as a tree: its rounding follows an order a thread-at-a-time schedule does not
 have), and named barriers with thread counts.
@@ -37,7 +37,7 @@ INT = frozenset({"b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "b6
 FLT = frozenset({"f32", "f64"})
 ALL = INT | FLT | {"pred"}
 HALF = frozenset({"f16", "bf16"})  # as bits: moved, loaded, stored, converted
-F16 = frozenset({"f16", "f16x2"})
+F16 = frozenset({"f16", "f16x2", "bf16", "bf16x2"})  # add, sub, mul, fma (.rn; f16's .ftz and .sat)
 RND = frozenset({"rn", "rz", "rm", "rp"})  # directed: f32 only (below)
 CMPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu",
                   "geu", "num", "nan"})

@@ -412,9 +412,12 @@ def _bin(k, b, ins, t, f, dst_t=None) -> None:
     k.set(b, d, dst_t or t, f(k.get(b, x, t), k.get(b, y, t)))
 
 
+HALVES = ("f16", "f16x2", "bf16", "bf16x2")
+
+
 def e_arith(k, b, pc, ins, parts) -> None:
     t = _type(ins)
-    if t in ("f16", "f16x2"):
+    if t in HALVES:
         return _half_arith(k, b, ins, parts, t)
     if is_flt(t):
         return e_float(k, b, pc, ins, parts, t)
@@ -486,7 +489,7 @@ def e_arith(k, b, pc, ins, parts) -> None:
 
 def e_fma(k, b, pc, ins, parts) -> None:
     t = _type(ins)
-    if t in ("f16", "f16x2"):
+    if t in HALVES:
         return _half_arith(k, b, ins, parts, t)
     e_float(k, b, pc, ins, parts, t)
 
@@ -495,18 +498,20 @@ F16_MIN = "0x3F10000000000000"  # 2^-14 as an LLVM float literal
 
 
 def _half_arith(k, b, ins, parts, t) -> None:
-    """add, sub, mul of .f16 and .f16x2 (.rn, .ftz, .sat), as ops_float._arith computes them: each
-    half widened to f32 (exact), the operation in f32, .ftz's flush of inputs and of the result
-    rounded to f16 (ftz16), .sat, then rounded to f16 and a NaN made 0x7fff (pack). Rounding the
-    f32 result once more to f16 is what the interpreter does (and is correctly rounded: f32 holds
-    more than twice f16's precision)."""
+    """add, sub, mul of .f16 and .f16x2 (.rn, .ftz, .sat), and of .bf16 and .bf16x2 (.rn), as
+    ops_float._arith computes them: each half widened to f32 (exact), the operation in f32, .ftz's
+    flush of inputs and of the result rounded to f16 (ftz16), .sat, then rounded to f16 and a NaN
+    made 0x7fff (pack), or to bf16 to nearest-even on the bits (types.f32_to_bf16), a NaN 0x7fff.
+    Rounding the f32 result once more is what the interpreter does (and is correctly rounded: f32
+    holds more than twice the precision of either)."""
     from .engine import host_has
     base = parts[0]
     nargs = 3 if base == "fma" else 2
+    brain = t.startswith("bf16")
     if base not in ("add", "sub", "mul", "fma") or any(p in DIRECTED for p in parts) \
-            or len(ins.operands) != nargs + 1:
+            or len(ins.operands) != nargs + 1 or brain and any(p in parts for p in ("ftz", "sat", "relu")):
         raise Unsupported(ins.opcode)
-    if not host_has("f16c"):
+    if not brain and not host_has("f16c"):
         raise Unsupported("f16 arithmetic on a host without F16C")
     flush, sat = "ftz" in parts, "sat" in parts
 
@@ -515,9 +520,17 @@ def _half_arith(k, b, ins, parts, t) -> None:
         return b(f"select i1 {tiny}, float {b(f'call float @llvm.copysign.f32(float 0.0, float {x})')}, float {x}")
 
     def widen(h16):
+        if brain:
+            wide = b(f"zext i16 {h16} to i32")
+            return b(f"bitcast i32 {b(f'shl i32 {wide}, 16')} to float")
         return b(f"fpext half {b(f'bitcast i16 {h16} to half')} to float")
 
-    def narrow(r):  # f32 -> f16 bits, rounded once
+    def narrow(r):  # f32 -> 16-bit bits, rounded once
+        if brain:
+            bits = b(f"bitcast float {r} to i32")
+            lsb = b(f"and i32 {b(f'lshr i32 {bits}, 16')}, 1")
+            up = b(f"add i32 {b(f'add i32 {bits}, 32767')}, {lsb}")
+            return b(f"trunc i32 {b(f'lshr i32 {up}, 16')} to i16")
         return b(f"bitcast half {b(f'fptrunc float {r} to half')} to i16")
 
     def one(*h16):
@@ -542,10 +555,12 @@ def _half_arith(k, b, ins, parts, t) -> None:
         if sat and (flush or base != "fma"):
             r = _sat(b, r, "f32")
         bits = narrow(r)
+        if brain:
+            return b(f"select i1 {b(f'fcmp uno float {r}, {r}')}, i16 32767, i16 {bits}")
         nan = b(f"icmp ugt i16 {b(f'and i16 {bits}, 32767')}, 31744")
         return b(f"select i1 {nan}, i16 32767, i16 {bits}")
     d, srcs = ins.operands[0], ins.operands[1:]
-    if t == "f16":
+    if t in ("f16", "bf16"):
         return k.set(b, d, "b16", one(*(k.get(b, o, "b16") for o in srcs)))
     words = [k.get(b, o, "b32") for o in srcs]
     halves = []
