@@ -6,9 +6,10 @@ A handle's record is a file named by its token and the exporting worker's pid, w
 by the supervisor when the worker exits however it ends. The token is 16 random bytes: a handle
 cannot be guessed, and what opens it is still checked against who exported it (server/api/ipc.py).
 
-The directory's name carries the supervisor's pid: a server that was killed (SIGKILL, a lost
-machine's reboot without a tmpfs) cannot remove its own, so the next server started here removes
-those whose process is gone, instead of /tmp filling with one per crash."""
+The directory's name carries the supervisor's pid and its pid namespace: a server that was killed
+(SIGKILL, a lost machine's reboot without a tmpfs) cannot remove its own, so the next server started
+here removes those whose process is gone, instead of /tmp filling with one per crash. Only its own
+namespace's: a container sharing this /tmp sees pids that are not the same processes."""
 from __future__ import annotations
 
 import glob
@@ -20,13 +21,26 @@ import tempfile
 import msgpack
 
 PREFIX = "rgpu-ipc-"
-_NAMED = re.compile(re.escape(PREFIX) + r"(\d+)-[^/]+$")
+_NAMED = re.compile(r"(\d+)-[^/]+$")  # after the namespace: the pid, then mkdtemp's letters
+
+
+def _namespace() -> int:
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
+def prefix(pid: int | None = None) -> str:
+    """The start of the name of the directory of the server whose supervisor is `pid` (this
+    process by default), in this process's pid namespace."""
+    return f"{PREFIX}{_namespace()}-{os.getpid() if pid is None else int(pid)}-"
 
 
 def make() -> str:
     sweep()
     # 0700: only this server's user reads records
-    return tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+    return tempfile.mkdtemp(prefix=prefix())
 
 
 def _gone(pid: int) -> bool:
@@ -42,8 +56,9 @@ def _gone(pid: int) -> bool:
 def sweep() -> list[str]:
     """Remove this user's directories whose server is no longer running; returns them."""
     removed = []
-    for path in glob.glob(os.path.join(tempfile.gettempdir(), PREFIX + "*")):
-        m = _NAMED.match(os.path.basename(path))
+    ours = f"{PREFIX}{_namespace()}-"
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), ours + "*")):
+        m = _NAMED.match(os.path.basename(path)[len(ours):])
         try:
             mine = os.lstat(path).st_uid == os.getuid()
         except OSError:

@@ -206,24 +206,26 @@ def test_pages_once_shared_are_checkpointed_whole(d, pair):
 
 def test_a_killed_servers_directory_is_removed_by_the_next_server(tmp_path, monkeypatch):
     """A server killed outright cannot remove its handle directory; the next one started on the
-    host removes those whose server is gone, and only those."""
+    host removes those whose server is gone, and only those of its own pid namespace."""
     import subprocess
     import sys
     import tempfile
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    killed = tmp_path / f"rgpu-ipc-{dead.pid}-abc123"
+    killed = tmp_path / (ipc_registry.prefix(dead.pid) + "abc123")
     killed.mkdir()
     (killed / "token.4242").write_bytes(b"x")
-    running = tmp_path / f"rgpu-ipc-{os.getpid()}-def456"  # this process: alive
+    running = tmp_path / (ipc_registry.prefix() + "def456")  # this process: alive
     running.mkdir()
-    unnamed = tmp_path / "rgpu-ipc-ghi789"  # no pid in its name: nothing says whose it is
+    unnamed = tmp_path / "rgpu-ipc-ghi789"  # an older server's name: nothing says whose it is
     unnamed.mkdir()
+    elsewhere = tmp_path / f"rgpu-ipc-1-{dead.pid}-jkl012"  # another pid namespace's (a container's)
+    elsewhere.mkdir()
     made = ipc_registry.make()
     assert not killed.exists()
-    assert running.is_dir() and unnamed.is_dir()
+    assert running.is_dir() and unnamed.is_dir() and elsewhere.is_dir()
     assert os.path.dirname(made) == str(tmp_path)
-    assert os.path.basename(made).startswith(f"rgpu-ipc-{os.getpid()}-")
+    assert os.path.basename(made).startswith(ipc_registry.prefix())
     assert os.stat(made).st_mode & 0o777 == 0o700
     ipc_registry.remove_all(made)
