@@ -58,6 +58,9 @@ extern "C" __global__ void ieee_f32(const float *a, const float *b, const float 
     o[n * k++] = F2("max.f32", y, x);
     o[n * k++] = F2("min.ftz.f32", x, y);
     o[n * k++] = F2("max.ftz.f32", y, x);
+    o[n * k++] = F2("min.NaN.f32", x, y);
+    o[n * k++] = F2("max.NaN.f32", y, x);
+    o[n * k++] = F2("min.ftz.NaN.f32", x, y);
     o[n * k++] = F1("abs.f32");
     o[n * k++] = F1("neg.f32");
     o[n * k++] = F1("abs.ftz.f32");
@@ -329,13 +332,13 @@ extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, c
     o[n * k++] = D1("rcp.rp.f64");
 }
 
-// A form the compiler leaves to the interpreter (bf16 min): the whole kernel runs there.
+// A form the compiler leaves to the interpreter (f16 tanh): the whole kernel runs there.
 extern "C" __global__ void ieee_uncovered(const unsigned short *a, const unsigned short *b, unsigned short *out,
                                           int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     unsigned short r;
-    asm("min.bf16 %0, %1, %2;" : "=h"(r) : "h"(a[i]), "h"(b[i]));
+    asm("tanh.approx.f16 %0, %1;" : "=h"(r) : "h"((unsigned short)(a[i] ^ b[i])));
     out[i] = r;
 }
 
@@ -405,6 +408,15 @@ extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned shor
     H[n * k++] = H2("sub.rn.bf16");
     H[n * k++] = H2("mul.rn.bf16");
     H[n * k++] = H3("fma.rn.bf16");
+    H[n * k++] = H2("min.f16");
+    H[n * k++] = H2("max.f16");
+    H[n * k++] = H2("min.ftz.f16");
+    H[n * k++] = H2("max.NaN.f16");
+    H[n * k++] = H2("min.ftz.NaN.f16");
+    H[n * k++] = H2("min.bf16");
+    H[n * k++] = H2("max.bf16");
+    H[n * k++] = H2("min.NaN.bf16");
+    H[n * k++] = H2("max.NaN.bf16");
     k = 6;
     P[n * k++] = P3("fma.rn.f16x2");
     P[n * k++] = P3("fma.rn.sat.f16x2");
@@ -419,4 +431,9 @@ extern "C" __global__ void ieee_f16(const unsigned short *a, const unsigned shor
     P[n * k++] = P2("sub.rn.bf16x2");
     P[n * k++] = P2("mul.rn.bf16x2");
     P[n * k++] = P3("fma.rn.bf16x2");
+    P[n * k++] = P2("min.f16x2");
+    P[n * k++] = P2("max.ftz.f16x2");
+    P[n * k++] = P2("max.NaN.f16x2");
+    P[n * k++] = P2("min.bf16x2");
+    P[n * k++] = P2("max.NaN.bf16x2");
 }

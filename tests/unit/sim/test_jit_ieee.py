@@ -195,8 +195,8 @@ def test_directed_and_f16_conversions_match_the_interpreter(make_device, ieee_im
 
 
 def test_f16_arithmetic_at_the_edges_matches_the_interpreter(make_device, ieee_image, jit_mode):
-    """add, sub, mul, fma of .f16 and .f16x2 (.rn, .ftz, .sat), of .bf16 and .bf16x2 (.rn), and setp of
-    f16 and bf16 over every pair
+    """add, sub, mul, fma of .f16 and .f16x2 (.rn, .ftz, .sat), of .bf16 and .bf16x2 (.rn), min and max
+    of all four (.ftz, .NaN), and setp of f16 and bf16 over every pair
     of the f16 edge values (subnormals, the largest finite, infinities, NaNs with payloads, ties) and random halves:
     the interpreter's bits, canonical NaN 0x7fff included."""
     names = slots("ieee_f16")
@@ -283,7 +283,7 @@ def test_f64_directed_rounding_matches_the_interpreter(make_device, ieee_image, 
 
 
 def test_a_form_outside_the_subset_runs_the_kernel_interpreted(make_device, ieee_image, jit_mode):
-    """A form the compiler does not cover (bf16 min) leaves the whole kernel to the interpreter."""
+    """A form the compiler does not cover (f16 tanh) leaves the whole kernel to the interpreter."""
     rng = np.random.default_rng(50)
     a, b = (np.array(F16_BITS + rng.integers(0, 1 << 16, 1000).tolist(), np.uint16) for _ in range(2))
     n = len(a)

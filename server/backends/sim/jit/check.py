@@ -43,14 +43,15 @@ CMPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "e
                   "geu", "num", "nan"})
 
 FORMS: dict[str, frozenset] = {
-    # f16 and f16x2 add/sub/mul/fma at .rn (ops._half_arith); other 16-bit arithmetic stays interpreted
+    # f16 and bf16 (and x2) add/sub/mul/fma at .rn, min and max (ops._half_arith); other 16-bit
+    # arithmetic stays interpreted
     "mov": ALL | HALF, "add": INT | FLT | RND | F16 | {"ftz", "sat", "cc"},
     "sub": INT | FLT | RND | F16 | {"ftz", "sat", "cc"},
     "mul": INT | FLT | RND | F16 | {"lo", "hi", "wide", "ftz", "sat"},
     "mad": INT | FLT | RND | {"lo", "hi", "wide", "ftz", "sat", "cc"}, "fma": FLT | RND | F16 | {"ftz", "sat"},
     "addc": INT | {"cc"}, "subc": INT | {"cc"}, "madc": INT | {"lo", "hi", "cc"}, "copysign": FLT,
     "div": INT | FLT | RND | {"approx", "full", "ftz"}, "rem": INT,
-    "min": INT | FLT | {"ftz"}, "max": INT | FLT | {"ftz"}, "abs": INT | FLT | HALF | {"f16x2", "bf16x2", "ftz"},
+    "min": INT | FLT | F16 | {"ftz", "NaN"}, "max": INT | FLT | F16 | {"ftz", "NaN"}, "abs": INT | FLT | HALF | {"f16x2", "bf16x2", "ftz"},
     "neg": INT | FLT | HALF | {"f16x2", "bf16x2", "ftz"},
     "sqrt": FLT | RND | {"approx", "ftz"}, "rcp": FLT | RND | {"approx", "ftz"}, "rsqrt": FLT | {"approx", "ftz"},
     # f32 only (ops.e_float refuses the rest): ptx/approx.py's definition, shared with the interpreter

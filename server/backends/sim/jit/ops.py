@@ -265,10 +265,11 @@ def _directed_f64(k, base, mode):
     raise Unsupported(f"{base}.{mode}.f64")
 
 
-def _minmax_f(b, ty, x, y, is_min):
-    """ops_float._minmax: a NaN operand yields the other (both NaN: a NaN, made canonical after);
-    -0 is below +0 whichever operand it is, so equal operands (the same bits, or zeros of either
-    sign) give their bits or'ed for min (either sign set) and and'ed for max (both set)."""
+def _minmax_f(b, ty, x, y, is_min, nan=False):
+    """ops_float._minmax: a NaN operand yields the other (both NaN: a NaN, made canonical after;
+    under .NaN any NaN operand yields a NaN); -0 is below +0 whichever operand it is, so equal
+    operands (the same bits, or zeros of either sign) give their bits or'ed for min (either sign
+    set) and and'ed for max (both set)."""
     better = b(f"fcmp {'olt' if is_min else 'ogt'} {ty} {y}, {x}")
     r = b(f"select i1 {better}, {ty} {y}, {ty} {x}")
     it = "i32" if ty == "float" else "i64"
@@ -278,7 +279,11 @@ def _minmax_f(b, ty, x, y, is_min):
     xnan = b(f"fcmp uno {ty} {x}, 0.0")
     r = b(f"select i1 {xnan}, {ty} {y}, {ty} {r}")
     ynan = b(f"fcmp uno {ty} {y}, 0.0")
-    return b(f"select i1 {ynan}, {ty} {x}, {ty} {r}")
+    r = b(f"select i1 {ynan}, {ty} {x}, {ty} {r}")
+    if nan:
+        anynan = b(f"fcmp uno {ty} {x}, {y}")
+        r = b(f"select i1 {anynan}, {ty} {b(f'select i1 {xnan}, {ty} {x}, {ty} {y}')}, {ty} {r}")
+    return r
 
 
 def _signbit(b, ty, x, op):
@@ -308,7 +313,7 @@ def e_float(k, b, pc, ins, parts, t) -> None:
     elif base in ("min", "max"):
         if len(ins.operands) != 3:
             raise Unsupported(ins.opcode)
-        _float_op(k, b, ins, parts, t, 2, lambda b, ty, x, y: _minmax_f(b, ty, x, y, base == "min"))
+        _float_op(k, b, ins, parts, t, 2, lambda b, ty, x, y: _minmax_f(b, ty, x, y, base == "min", "NaN" in parts))
     elif base in ("abs", "neg"):
         _float_op(k, b, ins, parts, t, 1, lambda b, ty, x: _signbit(b, ty, x, base), canon=False)
     elif base == "sqrt":
@@ -498,18 +503,20 @@ F16_MIN = "0x3F10000000000000"  # 2^-14 as an LLVM float literal
 
 
 def _half_arith(k, b, ins, parts, t) -> None:
-    """add, sub, mul of .f16 and .f16x2 (.rn, .ftz, .sat), and of .bf16 and .bf16x2 (.rn), as
+    """add, sub, mul, fma of .f16 and .f16x2 (.rn, .ftz, .sat), and of .bf16 and .bf16x2 (.rn), as
     ops_float._arith computes them: each half widened to f32 (exact), the operation in f32, .ftz's
     flush of inputs and of the result rounded to f16 (ftz16), .sat, then rounded to f16 and a NaN
     made 0x7fff (pack), or to bf16 to nearest-even on the bits (types.f32_to_bf16), a NaN 0x7fff.
     Rounding the f32 result once more is what the interpreter does (and is correctly rounded: f32
-    holds more than twice the precision of either)."""
+    holds more than twice the precision of either). min and max (.ftz for f16, .NaN) the same way,
+    as _minmax_f does f32's: their result is an operand, so the rounding changes nothing but a NaN."""
     from .engine import host_has
     base = parts[0]
     nargs = 3 if base == "fma" else 2
     brain = t.startswith("bf16")
-    if base not in ("add", "sub", "mul", "fma") or any(p in DIRECTED for p in parts) \
-            or len(ins.operands) != nargs + 1 or brain and any(p in parts for p in ("ftz", "sat", "relu")):
+    if base not in ("add", "sub", "mul", "fma", "min", "max") or any(p in DIRECTED for p in parts) \
+            or len(ins.operands) != nargs + 1 or brain and any(p in parts for p in ("ftz", "sat", "relu")) \
+            or base in ("min", "max") and any(p in parts for p in ("sat", "relu", "xorsign", "abs")):
         raise Unsupported(ins.opcode)
     if not brain and not host_has("f16c"):
         raise Unsupported("f16 arithmetic on a host without F16C")
@@ -548,6 +555,8 @@ def _half_arith(k, b, ins, parts, t) -> None:
                 r = _sat(b, r, "f64")
             if not flush:
                 r = _odd_f32(b, r)
+        elif base in ("min", "max"):
+            r = _minmax_f(b, "float", xs[0], xs[1], base == "min", "NaN" in parts)
         else:
             r = b(f"{FLOAT_BIN[base]} float {xs[0]}, {xs[1]}")
             if flush:
