@@ -332,6 +332,24 @@ extern "C" __global__ void ieee_directed_f64(const double *a, const double *b, c
     o[n * k++] = D1("rcp.rp.f64");
 }
 
+// Integer dot products (dp4a, dp2a.lo/.hi, every signedness of a and b): W[slot * n + i].
+#define DP(ptx) ({ unsigned r_; asm(ptx " %0, %1, %2, %3;" : "=r"(r_) : "r"(x), "r"(y), "r"(z)); r_; })
+extern "C" __global__ void int_dot(const unsigned *a, const unsigned *b, const unsigned *c, unsigned *W, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned x = a[i], y = b[i], z = c[i];
+    W += i;
+    int k = 0;
+    W[n * k++] = DP("dp4a.u32.u32");
+    W[n * k++] = DP("dp4a.s32.s32");
+    W[n * k++] = DP("dp4a.s32.u32");
+    W[n * k++] = DP("dp4a.u32.s32");
+    W[n * k++] = DP("dp2a.lo.u32.u32");
+    W[n * k++] = DP("dp2a.hi.s32.s32");
+    W[n * k++] = DP("dp2a.lo.s32.u32");
+    W[n * k++] = DP("dp2a.hi.u32.s32");
+}
+
 // A form the compiler leaves to the interpreter (f16 tanh): the whole kernel runs there.
 extern "C" __global__ void ieee_uncovered(const unsigned short *a, const unsigned short *b, unsigned short *out,
                                           int n) {

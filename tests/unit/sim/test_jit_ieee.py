@@ -282,6 +282,28 @@ def test_f64_directed_rounding_matches_the_interpreter(make_device, ieee_image, 
     assert stats.thread_instructions == ref_stats.thread_instructions
 
 
+def test_integer_dot_products_match_the_interpreter(make_device, ieee_image, jit_mode):
+    """dp4a and dp2a (.lo, .hi) with each signedness of a and b over byte and half patterns at the
+    edges (0x80, 0x7f, 0xff, 0x8000, 0x7fff) and random words, sums wrapping past 2^32."""
+    names = slots("int_dot")["W"]
+    rng = np.random.default_rng(51)
+    edges = [0, 0x80808080, 0x7F7F7F7F, 0xFFFFFFFF, 0x80007FFF, 0x7FFF8000, 0x01FF80FE]
+    pairs = [(x, y) for x in edges for y in edges]
+    n = len(pairs) + 1024
+    a = np.array([x for x, _ in pairs] + rng.integers(0, 1 << 32, 1024).tolist(), np.uint32)
+    b = np.array([y for _, y in pairs] + rng.integers(0, 1 << 32, 1024).tolist(), np.uint32)
+    c = rng.integers(0, 1 << 32, n).astype(np.uint32)
+    (want,), ref_stats = _run(make_device, ieee_image, False, jit_mode, "int_dot", (a, b, c), [(len(names), np.uint32)], n)
+    (got,), stats = _run(make_device, ieee_image, True, jit_mode, "int_dot", (a, b, c), [(len(names), np.uint32)], n)
+    bad = _differences(names, want, got, n, nan_only=False)
+    assert not bad, _report(bad)
+    assert stats.thread_instructions == ref_stats.thread_instructions
+    # and the sum itself, for dp4a.s32.s32: the signed bytes' products added to c, mod 2^32
+    sa, sb = (v.view(np.int8).reshape(n, 4).astype(np.int64) for v in (a, b))
+    dot = ((sa * sb).sum(axis=1) + c.view(np.int32)) & 0xFFFFFFFF
+    assert got[names.index("dp4a.s32.s32") * n:][:n].tolist() == dot.tolist()
+
+
 def test_a_form_outside_the_subset_runs_the_kernel_interpreted(make_device, ieee_image, jit_mode):
     """A form the compiler does not cover (f16 tanh) leaves the whole kernel to the interpreter."""
     rng = np.random.default_rng(50)

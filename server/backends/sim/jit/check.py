@@ -58,7 +58,7 @@ FORMS: dict[str, frozenset] = {
     "sin": FLT | {"approx", "ftz"}, "cos": FLT | {"approx", "ftz"}, "lg2": FLT | {"approx", "ftz"},
     "ex2": FLT | {"approx", "ftz"}, "tanh": FLT | {"approx"},
     "and": INT | {"pred"}, "or": INT | {"pred"}, "xor": INT | {"pred"}, "not": INT | {"pred"}, "cnot": INT,
-    "shl": INT, "shr": INT, "popc": INT, "clz": INT, "brev": INT, "bfe": INT, "bfi": INT, "prmt": {"b32"},
+    "dp4a": {"u32", "s32"}, "dp2a": {"lo", "hi", "u32", "s32"}, "shl": INT, "shr": INT, "popc": INT, "clz": INT, "brev": INT, "bfe": INT, "bfi": INT, "prmt": {"b32"},
     "bfind": INT | {"shiftamt"}, "shf": {"l", "r", "wrap", "clamp", "b32", "u32", "s32"}, "activemask": {"b32"}, "isspacep": {"global", "shared", "local", "param", "const"},
     "setp": ALL | HALF | CMPS | {"and", "or", "xor", "ftz"}, "set": ALL | HALF | CMPS | {"and", "or", "xor", "ftz"},
     "selp": ALL,

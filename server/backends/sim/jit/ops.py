@@ -1329,6 +1329,29 @@ def e_call(k, b, pc, ins, parts) -> None:
         b.do(f"store i32 {r}, ptr {k.pointer(b, a, sp, 4)}, align 1")
 
 
+def e_dot(k, b, pc, ins, parts) -> None:
+    """dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}.atype.btype (ops_int.c_dp): the bytes of b (dp2a:
+    its low or high two) times the bytes (dp2a: the 16-bit halves) of a, each signed or not by its
+    operand's type, summed into c; d is s32 when either type is. Wrapping i32 arithmetic gives the
+    interpreter's result, which it reduces mod 2^32 from int64."""
+    ts = [p for p in parts if p in ("u32", "s32")]
+    if len(ts) != 2:
+        raise Unsupported(ins.opcode)
+    ta, tb = ts
+    four = parts[0] == "dp4a"
+    dt = "s32" if "s32" in (ta, tb) else "u32"
+    a, bb = (k.get(b, o, "b32") for o in ins.operands[1:3])
+    acc = k.get(b, ins.operands[3], dt)
+
+    def lane(x, t, i, w):
+        v = b(f"trunc i32 {b(f'lshr i32 {x}, {i * w}')} to i{w}")
+        return b(f"{'sext' if t == 's32' else 'zext'} i{w} {v} to i32")
+    for i in range(4 if four else 2):
+        j = i + (2 if "hi" in parts else 0)
+        acc = b(f"add i32 {acc}, {b(f'mul i32 {lane(a, ta, i, 8 if four else 16)}, {lane(bb, tb, j, 8)}')}")
+    k.set(b, ins.operands[0], dt, acc)
+
+
 def e_nothing(k, b, pc, ins, parts) -> None:
     pass  # fences: a thread's memory operations complete in order
 
@@ -1343,6 +1366,6 @@ EMITTERS = {
     "clz": e_unary, "testp": e_testp, "set": e_set, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
     "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
     "exit": e_exit, "trap": e_trap, "call": e_call, "membar": e_nothing, "fence": e_nothing, "rgpu": e_rgpu,
-    "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,
+    "dp4a": e_dot, "dp2a": e_dot, "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,
 }
 _ = (TYPE_SIZES, FLT_MIN_BITS)
