@@ -312,12 +312,14 @@ extern "C" __global__ void partial_shuffle(const int *in, int *out) {
     if (tid == 0) out[blockIdx.x] = v;
 }
 
-// Blocks chained through flags in global memory, each spinning (a volatile load) until the block
-// before it published its running total: the look-back of single-pass scans, simplified.
+// Blocks chained through flags in global memory, each spinning (a volatile load, a nanosleep between
+// polls) until the block before it published its running total: the look-back of single-pass scans,
+// simplified (CUB's sleeps the same way, and prefetches its tile to L2 as this one does).
 extern "C" __global__ void chained_blocks(const int *in, int *totals, int *flags) {
     __shared__ int part[64];
     __shared__ int before;
     unsigned tid = threadIdx.x, b = blockIdx.x;
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(in + b * 64 + tid));
     part[tid] = in[b * 64 + tid];
     __syncthreads();
     for (unsigned o = 32; o > 0; o >>= 1) {
@@ -328,6 +330,7 @@ extern "C" __global__ void chained_blocks(const int *in, int *totals, int *flags
         int prev = 0;
         if (b > 0) {
             while (((volatile int *)flags)[b - 1] == 0) {
+                __nanosleep(20);
             }
             prev = ((volatile int *)totals)[b - 1];
         }

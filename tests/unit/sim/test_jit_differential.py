@@ -154,7 +154,8 @@ def _workers(monkeypatch, threads: str) -> None:
 
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_blocks_waiting_on_blocks_before_them_finish(make_device, jit_image, jit_mode, monkeypatch, threads):
-    """Each block spins on a flag the block before it sets (a volatile load in a loop): compiled,
+    """Each block spins on a flag the block before it sets (a volatile load in a loop, a nanosleep
+    between polls, its input prefetched to L2 first: both hints compile to nothing): compiled,
     the spinning thread goes back to its block loop every turn, and the blocks run on workers in
     order, so the chain completes with the running totals the interpreter gives."""
     _workers(monkeypatch, threads)

@@ -75,6 +75,11 @@ FORMS: dict[str, frozenset] = {
     "shfl": {"sync", "up", "down", "bfly", "idx", "b32"}, "vote": {"sync", "all", "any", "uni", "ballot", "pred", "b32"},
     "bra": {"uni"}, "ret": {"uni"}, "exit": {"uni"}, "trap": frozenset(), "membar": {"cta", "gl", "sys"},
     "fence": {"sc", "acq_rel", "cta", "gpu", "sys"},
+    # hints that change timing, never values (ptx/ops_mem.c_hint, ops_ctrl.c_noop): CUB's radix sort
+    # prefetches its tiles to L2, and its decoupled look-back sleeps between polls of a tile's
+    # status (the poll, a relaxed or volatile load, is the point where the other threads go on)
+    "prefetch": {"global", "local", "L1", "L2", "L2::evict_last", "L2::evict_normal"}, "prefetchu": {"L1"},
+    "nanosleep": {"u32"},
     # the per-thread stack of recursive device functions (ptx/ops_stack.py, jit/stack.py)
     "rgpu": {"push", "pop", "enter", "leave", "pushret", "popret", "lcopy"},
     # printf and assert, done by the runner's callback (runner.HostCalls) at a WAIT point

@@ -1353,7 +1353,7 @@ def e_dot(k, b, pc, ins, parts) -> None:
 
 
 def e_nothing(k, b, pc, ins, parts) -> None:
-    pass  # fences: a thread's memory operations complete in order
+    pass  # fences: a thread's memory operations complete in order; prefetch and nanosleep: timing
 
 
 EMITTERS = {
@@ -1365,7 +1365,8 @@ EMITTERS = {
     "abs": e_unary, "neg": e_unary, "not": e_unary, "cnot": e_unary, "brev": e_unary, "popc": e_unary,
     "clz": e_unary, "testp": e_testp, "set": e_set, "setp": e_setp, "selp": e_selp, "cvt": e_cvt, "mov": e_mov, "cvta": e_cvta,
     "ld": e_ld, "ldu": e_ld, "st": e_st, "atom": e_atom, "red": e_atom, "bra": e_bra, "ret": e_exit,
-    "exit": e_exit, "trap": e_trap, "call": e_call, "membar": e_nothing, "fence": e_nothing, "rgpu": e_rgpu,
+    "exit": e_exit, "trap": e_trap, "call": e_call, "membar": e_nothing, "fence": e_nothing,
+    "prefetch": e_nothing, "prefetchu": e_nothing, "nanosleep": e_nothing, "rgpu": e_rgpu,
     "dp4a": e_dot, "dp2a": e_dot, "shf": e_shf, "bfe": e_bits, "bfi": e_bits, "prmt": e_bits, "bfind": e_bits, "isspacep": e_isspacep,
 }
 _ = (TYPE_SIZES, FLT_MIN_BITS)
