@@ -3,8 +3,9 @@
 Forms are listed by opcode base with the modifiers each emitter implements (types are checked by
 the emitters themselves: packed and 128-bit values are refused; f16 and bf16 as bits, in
 .b16, .f16 or .bf16 registers, moved, loaded, stored and converted; f16, f16x2, bf16 and bf16x2
-add, sub, mul and fma at .rn; abs and neg of all four 16-bit kinds; setp and set of f16 and bf16; f16x2 as
-cvt's destination).
+add, sub, mul and fma at .rn, min and max (.NaN; f16's .ftz); abs and neg of all four 16-bit kinds; setp
+and set of f16 and bf16; f16x2 as cvt's destination). dp4a and dp2a; prefetch and nanosleep, which
+change only timing, compile to nothing.
 The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from ptx/approx.py,
 the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...) in kernels with
 no sync point (the carry is not saved at one); redux.sync of 32-bit integers is a warp-collective
@@ -17,12 +18,12 @@ exact rationals and the compiled code with AVX-512's per-instruction rounding (o
 AVX-512 the emitter refuses it and the kernel stays interpreted).
 Recursive device functions are compiled with their stack (jit/stack.py), in kernels without sync
 points. printf and assert (vprintf, __assertfail) are WAIT points whose lanes call back into the
-runner (runner.HostCalls), which writes each line as the interpreter does. What is left out, and why:
-textures, async copies, tensor-core ops, calls the sim implements itself, the rest of the 16-bit
-arithmetic (min/max, the x2 compares, bf16's .relu), packed integer types, float
-atomics (the interpreter adds the lanes of one instruction, across every block of the batch it
-runs together, as a tree: its rounding follows an order a thread-at-a-time schedule does not
-have), and named barriers with thread counts.
+runner (runner.HostCalls), which writes each line as the interpreter does. f32 and f64 atomic adds
+are WAIT points (float_atomic), so the lanes at one add in lane order on both paths. What is left
+out: textures, async copies and mbarriers, tensor-core ops, the calls the sim implements itself
+(device malloc, device-side launches), the rest of the 16-bit arithmetic (the x2 compares, bf16's
+.relu, xorsign), packed integer types, float atomic min/max and 16-bit atomics, match, and named
+barriers with thread counts.
 """
 from __future__ import annotations
 
