@@ -202,6 +202,28 @@ extern "C" __global__ void float_atomic_edges(float *p, float *out) {
     out[1] = s[1];
 }
 
+// 16-bit float atomic adds (atom/red.add.noftz on f16, bf16, f16x2, bf16x2; CuPy's and numba's
+// atomicAdd on half): every thread of a block into two f16 and two bf16 words of the block's own,
+// into an f16x2 and a bf16x2 word, and into two f16 words of shared memory; the old value of each
+// f16 add. The sums round at every add, so the lanes' order shows in them.
+extern "C" __global__ void half_atomics(const unsigned short *x, unsigned short *h, unsigned *pairs,
+                                        unsigned short *olds, unsigned short *shared_out) {
+    __shared__ unsigned short s[2];
+    int t = threadIdx.x, b = blockIdx.x, i = b * blockDim.x + t;
+    if (t < 2) s[t] = 0;
+    __syncthreads();
+    unsigned short v = x[i], old;
+    unsigned pv = v | (unsigned)x[(i * 7 + 3) % (gridDim.x * blockDim.x)] << 16;
+    asm volatile("atom.global.add.noftz.f16 %0, [%1], %2;" : "=h"(old) : "l"(h + 4 * b + t % 2), "h"(v) : "memory");
+    olds[i] = old;
+    asm volatile("red.global.add.noftz.bf16 [%0], %1;" ::"l"(h + 4 * b + 2 + t % 2), "h"(v) : "memory");
+    asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(pairs + 2 * b), "r"(pv) : "memory");
+    asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(pairs + 2 * b + 1), "r"(pv) : "memory");
+    asm volatile("red.shared.add.noftz.f16 [%0], %1;" ::"l"(__cvta_generic_to_shared(s + (t & 1))), "h"(v) : "memory");
+    __syncthreads();
+    if (t < 2) shared_out[2 * b + t] = s[t];
+}
+
 // match.any.sync: outside the compiler's subset, so the kernel runs interpreted (jit/check.py)
 extern "C" __global__ void warp_match(const int *in, unsigned *out) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

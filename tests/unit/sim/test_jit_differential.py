@@ -377,6 +377,37 @@ def test_float_atomics_add_lane_after_lane_as_the_interpreter_does(make_device, 
         assert mod.jitted(mod.functions["float_atomics"]) is not None or not on
 
 
+def test_half_atomics_add_lane_after_lane_as_the_interpreter_does(make_device, jit_image, jit_mode):
+    """atom/red.add.noftz on f16, bf16, f16x2 and bf16x2, in global and shared memory: the compiled
+    path's memory is the interpreter's bit for bit, block 0's lanes adding the 16-bit edge patterns
+    (NaNs with payloads, infinities of both signs, subnormals) and the others random halves; each
+    f16 sum is also a sequential f16 sum in lane order computed here."""
+    rng = np.random.default_rng(12)
+    edges = [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x3C00, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7C01, 0xFE03,
+             0x7E00, 0x3C01, 0x0400, 0x8400]
+    x = np.r_[np.array(edges * 4, np.uint16),
+              (rng.standard_normal(7 * 64) * 8).astype(np.float16).view(np.uint16)]
+    results = []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(jit_image)
+        dev = make_device(mod)
+        h, pairs = dev.zeros(32, np.uint16), dev.zeros(16, np.uint32)
+        olds, shared = dev.zeros(8 * 64, np.uint16), dev.zeros(16, np.uint16)
+        dev.launch("half_atomics", 8, 64, dev.put(x), h, pairs, olds, shared)
+        results.append([dev.get(h, 32, np.uint16), dev.get(pairs, 16, np.uint32), dev.get(olds, 8 * 64, np.uint16),
+                        dev.get(shared, 16, np.uint16)])
+        assert mod.jitted(mod.functions["half_atomics"]) is not None or not on
+    for k, (w, g) in enumerate(zip(*results)):
+        assert w.tobytes() == g.tobytes(), f"output {k}: {w} -> {g}"
+    got = results[1][0].reshape(8, 4)
+    for blk in range(1, 8):
+        want = np.zeros(2, np.float16)
+        for t in range(64):
+            want[t % 2] = np.float16(want[t % 2] + x[blk * 64 + t:blk * 64 + t + 1].view(np.float16)[0])
+        assert got[blk, :2].tobytes() == want.tobytes(), (blk, got[blk, :2], want)
+
+
 @pytest.mark.parametrize("on", [False, True])
 def test_atom_add_f32_flushes_subnormals_in_global_memory_only(make_device, jit_image, jit_mode, on):
     jit_mode(on)

@@ -18,11 +18,11 @@ exact rationals and the compiled code with AVX-512's per-instruction rounding (o
 AVX-512 the emitter refuses it and the kernel stays interpreted).
 Recursive device functions are compiled with their stack (jit/stack.py), in kernels without sync
 points. printf and assert (vprintf, __assertfail) are WAIT points whose lanes call back into the
-runner (runner.HostCalls), which writes each line as the interpreter does. f32 and f64 atomic adds
-are WAIT points (float_atomic), so the lanes at one add in lane order on both paths. What is left
+runner (runner.HostCalls), which writes each line as the interpreter does. f32, f64 and 16-bit
+float atomic adds are WAIT points (float_atomic), so the lanes at one add in lane order on both paths. What is left
 out: textures, async copies and mbarriers, tensor-core ops, the calls the sim implements itself
 (device malloc, device-side launches), the rest of the 16-bit arithmetic (the x2 compares, bf16's
-.relu, xorsign), packed integer types, float atomic min/max and 16-bit atomics, match, and named
+.relu, xorsign), packed integer types, float atomic min/max, match, and named
 barriers with thread counts.
 """
 from __future__ import annotations
@@ -68,8 +68,8 @@ FORMS: dict[str, frozenset] = {
     "cvta": INT | {"to", "global", "shared", "local", "param", "const"},
     "ld": ALL | IGNORED | HALF | {"v2", "v4"}, "ldu": ALL | IGNORED | HALF | {"v2", "v4"},
     "st": ALL | IGNORED | HALF | {"v2", "v4"},
-    "atom": INT | FLT | IGNORED | {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"},
-    "red": INT | FLT | IGNORED | {"add", "min", "max", "and", "or", "xor", "inc", "dec"},
+    "atom": INT | FLT | F16 | IGNORED | {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec", "noftz"},
+    "red": INT | FLT | F16 | IGNORED | {"add", "min", "max", "and", "or", "xor", "inc", "dec", "noftz"},
     "bar": {"sync", "warp", "aligned", "cta", "red", "popc", "and", "or", "u32", "pred"},
     "barrier": {"sync", "aligned", "cta", "red", "popc", "and", "or", "u32", "pred"},
     "redux": {"sync", "add", "min", "max", "and", "or", "xor", "u32", "s32", "b32"},
@@ -101,10 +101,10 @@ def volatile_load(ins) -> bool:
 
 
 def float_atomic(ins) -> bool:
-    """atom/red on .f32 or .f64: a WAIT point (codegen.kernel_sync_kinds), so the lanes at one add
+    """atom/red on .f32, .f64 and the 16-bit floats: a WAIT point (codegen.kernel_sync_kinds), so the lanes at one add
     lane after lane, as the interpreter serialises them (ops_mem.atomic_rmw)."""
     parts = ins.opcode.split(".")
-    return parts[0] in ("atom", "red") and any(p in parts for p in FLT)
+    return parts[0] in ("atom", "red") and any(p in parts for p in FLT | F16)
 
 
 HOST_CALLS = {"call.vprintf": 2, "call.__assertfail": 4}  # the arguments each one reads

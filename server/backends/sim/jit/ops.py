@@ -502,6 +502,25 @@ def e_fma(k, b, pc, ins, parts) -> None:
 F16_MIN = "0x3F10000000000000"  # 2^-14 as an LLVM float literal
 
 
+def _widen16(b, h16, brain):
+    """16-bit float bits (i16) -> float, exactly: bf16 by a shift, f16 by F16C's conversion."""
+    if brain:
+        wide = b(f"zext i16 {h16} to i32")
+        return b(f"bitcast i32 {b(f'shl i32 {wide}, 16')} to float")
+    return b(f"fpext half {b(f'bitcast i16 {h16} to half')} to float")
+
+
+def _narrow16(b, r, brain):
+    """float -> 16-bit bits rounded to nearest-even (bf16 on the bits, as types.f32_to_bf16; NaNs are
+    the caller's)."""
+    if brain:
+        bits = b(f"bitcast float {r} to i32")
+        lsb = b(f"and i32 {b(f'lshr i32 {bits}, 16')}, 1")
+        up = b(f"add i32 {b(f'add i32 {bits}, 32767')}, {lsb}")
+        return b(f"trunc i32 {b(f'lshr i32 {up}, 16')} to i16")
+    return b(f"bitcast half {b(f'fptrunc float {r} to half')} to i16")
+
+
 def _half_arith(k, b, ins, parts, t) -> None:
     """add, sub, mul, fma of .f16 and .f16x2 (.rn, .ftz, .sat), and of .bf16 and .bf16x2 (.rn), as
     ops_float._arith computes them: each half widened to f32 (exact), the operation in f32, .ftz's
@@ -527,18 +546,10 @@ def _half_arith(k, b, ins, parts, t) -> None:
         return b(f"select i1 {tiny}, float {b(f'call float @llvm.copysign.f32(float 0.0, float {x})')}, float {x}")
 
     def widen(h16):
-        if brain:
-            wide = b(f"zext i16 {h16} to i32")
-            return b(f"bitcast i32 {b(f'shl i32 {wide}, 16')} to float")
-        return b(f"fpext half {b(f'bitcast i16 {h16} to half')} to float")
+        return _widen16(b, h16, brain)
 
     def narrow(r):  # f32 -> 16-bit bits, rounded once
-        if brain:
-            bits = b(f"bitcast float {r} to i32")
-            lsb = b(f"and i32 {b(f'lshr i32 {bits}, 16')}, 1")
-            up = b(f"add i32 {b(f'add i32 {bits}, 32767')}, {lsb}")
-            return b(f"trunc i32 {b(f'lshr i32 {up}, 16')} to i16")
-        return b(f"bitcast half {b(f'fptrunc float {r} to half')} to i16")
+        return _narrow16(b, r, brain)
 
     def one(*h16):
         xs = [widen(h) for h in h16]
@@ -1238,15 +1249,75 @@ def _float_atomic_add(b, pc: int, a: str, p: str, sp: str, x: str, t: str) -> st
     return b(f"bitcast {it} {cur} to {ty}")
 
 
+def _half_sum(b, u, v, brain):
+    """One half of atom.add.noftz on f16/bf16 bits (ops_mem._half_add): the sum rounded once (in f32
+    then to 16 bits: f32 holds more than twice either's precision, so that is the correctly rounded
+    sum the interpreter gets through f64). NaN: bf16 0x7fff (f32_to_bf16); f16 the first NaN
+    operand, quieted (numpy keeps an f16 payload through f64, whose add quiets it and returns the
+    first), and inf - inf x86's default NaN, 0xfe00."""
+    s = b(f"fadd float {_widen16(b, u, brain)}, {_widen16(b, v, brain)}")
+    bits = _narrow16(b, s, brain)
+    if brain:
+        return b(f"select i1 {b(f'fcmp uno float {s}, {s}')}, i16 32767, i16 {bits}")
+    bits = b(f"select i1 {b(f'fcmp uno float {s}, {s}')}, i16 -512, i16 {bits}")
+    for h in (v, u):  # u last: its NaN wins
+        nan = b(f"icmp ugt i16 {b(f'and i16 {h}, 32767')}, 31744")
+        bits = b(f"select i1 {nan}, i16 {b(f'or i16 {h}, 512')}, i16 {bits}")
+    return bits
+
+
+def _half_atomic_add(b, pc: int, p: str, sp: str, x: str, t: str) -> str:
+    """atom/red.add.noftz of f16, bf16 and their pairs (each half on its own): the old bits; a WAIT
+    point like the f32 adds (check.float_atomic), so lanes add in the interpreter's order. In global
+    memory a compare-and-swap loop on the 16- or 32-bit word."""
+    brain, pair = t.startswith("bf16"), t.endswith("x2")
+    it, size = ("i32", 4) if pair else ("i16", 2)
+
+    def add(cur):
+        if not pair:
+            return _half_sum(b, cur, x, brain)
+        out = []
+        for sh in (0, 16):
+            u, v = (b(f"trunc i32 {b(f'lshr i32 {w}, {sh}')} to i16") for w in (cur, x))
+            out.append(b(f"zext i16 {_half_sum(b, u, v, brain)} to i32"))
+        return b(f"or i32 {out[0]}, {b(f'shl i32 {out[1]}, 16')}")
+    if sp in ("shared", "local"):
+        old = b(f"load {it}, ptr {p}, align {size}")
+        b.do(f"store {it} {add(old)}, ptr {p}, align {size}")
+        return old
+    b.do(f"br label %H{pc}.pre")
+    b.label(f"H{pc}.pre")
+    first = b(f"load atomic {it}, ptr {p} monotonic, align {size}")
+    b.do(f"br label %H{pc}.loop")
+    b.label(f"H{pc}.loop")
+    cur, seen = b.tmp(), b.tmp()
+    b.do(f"{cur} = phi {it} [ {first}, %H{pc}.pre ], [ {seen}, %H{pc}.loop ]")
+    swap = b(f"cmpxchg ptr {p}, {it} {cur}, {it} {add(cur)} monotonic monotonic, align {size}")
+    b.do(f"{seen} = extractvalue {{ {it}, i1 }} {swap}, 0")
+    b.do(f"br i1 {b(f'extractvalue {{ {it}, i1 }} {swap}, 1')}, label %H{pc}.done, label %H{pc}.loop")
+    b.label(f"H{pc}.done")
+    return cur
+
+
 def e_atom(k, b, pc, ins, parts) -> None:
     is_red = parts[0] == "red"
     opname = next(p for p in parts if p in ("add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"))
     t = _type(ins)
     if t == "pred" or _vec(parts) > 1:
         raise Unsupported(ins.opcode)
-    size = bits_of(t) // 8
     ops = ins.operands
     d, a, rest = (None, ops[0], ops[1:]) if is_red else (ops[0], ops[1], ops[2:])
+    if t in HALVES:
+        from .engine import host_has
+        if opname != "add" or len(rest) != 1 or t.startswith("f16") and not host_has("f16c"):
+            raise Unsupported(ins.opcode)
+        bt = "b32" if t.endswith("x2") else "b16"
+        addr, sp = k.address(b, a, space_of(parts))
+        old = _half_atomic_add(b, pc, k.pointer(b, addr, sp, bits_of(bt) // 8), sp, k.get(b, rest[0], bt), t)
+        if d is not None:
+            k.set(b, d, bt, old)
+        return
+    size = bits_of(t) // 8
     x = k.get(b, rest[0], t)
     y = k.get(b, rest[1], t) if opname == "cas" else None
     addr, sp = k.address(b, a, space_of(parts))
