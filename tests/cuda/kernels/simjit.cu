@@ -224,10 +224,30 @@ extern "C" __global__ void half_atomics(const unsigned short *x, unsigned short 
     if (t < 2) shared_out[2 * b + t] = s[t];
 }
 
-// match.any.sync: outside the compiler's subset, so the kernel runs interpreted (jit/check.py)
+// match.any/all.sync (CUB's radix sort ranks keys with them): 32- and 64-bit values, half-warp tiles
+// whose lanes name different member masks, and lanes of one branch only. Five words per thread.
 extern "C" __global__ void warp_match(const int *in, unsigned *out) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    out[i] = __match_any_sync(0xffffffffu, in[i] & 7);
+    int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31;
+    int v = in[i] & 7;
+    unsigned *o = out + 5 * i;
+    o[0] = __match_any_sync(0xffffffffu, v);
+    o[1] = __match_any_sync(0xffffffffu, (unsigned long long)(v & 3) << 33 | 1u);
+    int pred = 0;
+    unsigned tile = lane < 16 ? 0x0000ffffu : 0xffff0000u;
+    o[2] = __match_all_sync(tile, v >> 2, &pred);
+    o[3] = pred;
+    o[4] = 0xdeadu;
+    if (v & 1) o[4] = __match_any_sync(__activemask(), v);
+}
+
+// A barrier with a thread count (bar.sync 1, 64): outside the compiler's subset, so the kernel runs
+// interpreted (jit/check.py)
+extern "C" __global__ void counted_barrier(const int *in, int *out) {
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * 64 + t];
+    asm volatile("bar.sync 1, 64;" ::: "memory");
+    out[blockIdx.x * 64 + t] = s[63 - t];
 }
 
 // Carry chains (add.cc/addc/sub.cc/subc, mad.lo/hi.cc/madc as libdevice's sin/cos argument

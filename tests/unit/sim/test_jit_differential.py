@@ -90,6 +90,9 @@ def _case(name, dev, data, n):
         src = dev.put(data["i"][:8 * 160])
         out = dev.zeros(3 * 8 * 160, np.uint32)
         return 8, 160, [src, out, 1040000], [(out, 12 * 8 * 160)]
+    if name == "warp_match":
+        out = dev.zeros(5 * 6 * 32, np.uint32)
+        return 6, 32, [dev.put(data["i"][:6 * 32]), out], [(out, 4 * 5 * 6 * 32)]
     if name == "float_atomics":
         x = dev.put(data["f"][:8 * 160])
         sums, dsums = dev.zeros(4 * 8, np.float32), dev.zeros(8, np.float64)
@@ -111,7 +114,7 @@ def _run(make_device, image, name, on, jit_mode):
 
 @pytest.mark.parametrize("name", ["vadd", "tiled_matmul", "warp_sums", "shared_histogram", "divergent",
                                   "shared_atomics", "carries", "warp_redux", "lockstep_volatile",
-                                  "partial_shuffle", "block_votes", "float_atomics"])
+                                  "partial_shuffle", "block_votes", "float_atomics", "warp_match"])
 def test_compiled_kernel_matches_the_interpreter_bit_for_bit(make_device, jit_image, jit_mode, name):
     _, want, ref = _run(make_device, jit_image, name, False, jit_mode)
     mod, got, stats = _run(make_device, jit_image, name, True, jit_mode)
@@ -434,25 +437,52 @@ def test_a_kernel_outside_the_subset_runs_interpreted_and_says_why_once(make_dev
     jit_mode(True)
     mod = KernelModule.load(jit_image)
     dev = make_device(mod)
-    vals = np.random.default_rng(3).integers(0, 100, 64).astype(np.int32)
+    vals = np.random.default_rng(3).integers(0, 100, 128).astype(np.int32)
     x = dev.put(vals)
-    out = dev.zeros(64, np.uint32)
+    out = dev.zeros(128, np.int32)
     # capture_logs swaps structlog's processors only: a level filter an earlier test of this process
     # configured (rgpu.logs.configure) would drop the info line before it, so start from the defaults
     saved = structlog.get_config()
     structlog.reset_defaults()
     try:
         with structlog.testing.capture_logs() as logs:
-            dev.launch("warp_match", 2, 32, x, out)
-            dev.launch("warp_match", 2, 32, x, out)
+            dev.launch("counted_barrier", 2, 64, x, out)
+            dev.launch("counted_barrier", 2, 64, x, out)
     finally:
         structlog.configure(**saved)
-    want = [sum(1 << j for j in range(32) if vals[w * 32 + j] & 7 == vals[w * 32 + l] & 7)
-            for w in range(2) for l in range(32)]
-    assert dev.get(out, 64, np.uint32).tolist() == want
+    assert dev.get(out, 128, np.int32).tolist() == vals.reshape(2, 64)[:, ::-1].reshape(-1).tolist()
     falls = [e for e in logs if e["event"] == "sim_jit_fallback"]
-    assert len(falls) == 1 and falls[0]["kernel"] == "warp_match" and "match" in falls[0]["reason"]
-    assert mod.jitted(mod.functions["warp_match"]) is None
+    assert len(falls) == 1 and falls[0]["kernel"] == "counted_barrier" and "thread count" in falls[0]["reason"]
+    assert mod.jitted(mod.functions["counted_barrier"]) is None
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_warp_match_gives_what_a_gpu_gives(make_device, jit_image, jit_mode, on):
+    """match.any/all.sync compiled as a warp collective: the interpreter's masks and predicates bit
+    for bit, and the masks the PTX ISA defines, computed here (32- and 64-bit values, half-warp
+    tiles, one warp whose first tile agrees, lanes of one branch)."""
+    vals = np.random.default_rng(4).integers(0, 100, 96).astype(np.int32)
+    vals[32:48] = 5  # warp 1's first tile: one value, so match.all holds there
+    jit_mode(on)
+    mod = KernelModule.load(jit_image)
+    dev = make_device(mod)
+    out = dev.zeros(5 * 96, np.uint32)
+    dev.launch("warp_match", 3, 32, dev.put(vals), out)
+    got = dev.get(out, 5 * 96, np.uint32).reshape(96, 5)
+    assert not on or mod.jitted(mod.functions["warp_match"]) is not None
+    v = vals & 7
+    for i in range(96):
+        w, lane = i // 32, i % 32
+        warp = range(32 * w, 32 * w + 32)
+        mask = lambda f, lanes: sum(1 << (j % 32) for j in lanes if f(j))  # noqa: E731
+        assert got[i, 0] == mask(lambda j: v[j] == v[i], warp)
+        assert got[i, 1] == mask(lambda j: v[j] & 3 == v[i] & 3, warp)
+        tile = [j for j in warp if (j % 32 < 16) == (lane < 16)]
+        agree = all(v[j] >> 2 == v[i] >> 2 for j in tile)
+        assert got[i, 2] == (mask(lambda j: True, tile) if agree else 0) and got[i, 3] == agree
+        odd = [j for j in warp if v[j] & 1]
+        assert got[i, 4] == (mask(lambda j: v[j] == v[i], odd) if v[i] & 1 else 0xDEAD)
+    assert got[32, 3] == 1  # the agreeing tile
 
 
 def test_a_kernel_is_compiled_once_its_launches_did_enough_work(make_device, jit_image, jit_mode):

@@ -8,8 +8,8 @@ and set of f16 and bf16; f16x2 as cvt's destination). dp4a and dp2a; prefetch an
 change only timing, compile to nothing.
 The .approx transcendentals of f32 (sin, cos, lg2, ex2, tanh) are compiled from ptx/approx.py,
 the interpreter's own definition; carry chains (add.cc, addc, mad.cc, madc, ...) in kernels with
-no sync point (the carry is not saved at one); redux.sync of 32-bit integers is a warp-collective
-sync point like shfl and vote. Volatile, relaxed and acquire loads (and, in a kernel with any,
+no sync point (the carry is not saved at one); redux.sync of 32-bit integers and match.sync are
+warp-collective sync points like shfl and vote. Volatile, relaxed and acquire loads (and, in a kernel with any,
 volatile stores) are sync points too (codegen.kernel_sync_kinds): lanes reach them in lockstep, as
 warp-synchronous code and spins on flags need. bar.red (popc, and, or: __syncthreads_count/_and/_or)
 is a block-wide one (driver._block_reductions).
@@ -22,7 +22,7 @@ runner (runner.HostCalls), which writes each line as the interpreter does. f32, 
 float atomic adds are WAIT points (float_atomic), so the lanes at one add in lane order on both paths. What is left
 out: textures, async copies and mbarriers, tensor-core ops, the calls the sim implements itself
 (device malloc, device-side launches), the rest of the 16-bit arithmetic (the x2 compares, bf16's
-.relu, xorsign), packed integer types, float atomic min/max, match, and named
+.relu, xorsign), packed integer types, float atomic min/max, and named
 barriers with thread counts.
 """
 from __future__ import annotations
@@ -73,6 +73,7 @@ FORMS: dict[str, frozenset] = {
     "bar": {"sync", "warp", "aligned", "cta", "red", "popc", "and", "or", "u32", "pred"},
     "barrier": {"sync", "aligned", "cta", "red", "popc", "and", "or", "u32", "pred"},
     "redux": {"sync", "add", "min", "max", "and", "or", "xor", "u32", "s32", "b32"},
+    "match": {"sync", "any", "all", "b32", "b64"},
     "shfl": {"sync", "up", "down", "bfly", "idx", "b32"}, "vote": {"sync", "all", "any", "uni", "ballot", "pred", "b32"},
     "bra": {"uni"}, "ret": {"uni"}, "exit": {"uni"}, "trap": frozenset(), "membar": {"cta", "gl", "sys"},
     "fence": {"sc", "acq_rel", "cta", "gpu", "sys"},
@@ -91,7 +92,7 @@ SPECIALS = {f"%{r}.{c}" for r in ("tid", "ntid", "ctaid", "nctaid") for c in "xy
 
 
 CARRY_IN = ("addc", "subc", "madc")
-SYNCS = ("bar", "barrier", "shfl", "vote", "activemask", "redux")
+SYNCS = ("bar", "barrier", "shfl", "vote", "activemask", "redux", "match")
 
 
 def volatile_load(ins) -> bool:

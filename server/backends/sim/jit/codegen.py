@@ -35,7 +35,7 @@ def sync_kind(ins) -> int | None:
     parts = ins.opcode.split(".")
     if parts[0] in ("bar", "barrier"):
         return COLLECTIVE if "warp" in parts else BLOCK_REDUCE if "red" in parts else BARRIER
-    if parts[0] in ("shfl", "vote", "activemask", "redux"):
+    if parts[0] in ("shfl", "vote", "activemask", "redux", "match"):
         return COLLECTIVE
     return None
 

@@ -202,6 +202,65 @@ def _redux(k, b: Body, ins) -> None:
     _lanes(b, "scatter", scatter)
 
 
+def _match(k, b: Body, ins) -> None:
+    """match.{any,all}.sync.{b32,b64} (ops_warp.c_match): lane i's mask of the lanes j waiting here
+    whose own member mask names j and whose value equals i's, within i's member mask; .all: that
+    mask when it holds every such lane j whatever its value (and its predicate true), else 0."""
+    parts = ins.opcode.split(".")
+    w = 64 if "b64" in parts else 32
+    d, a, member = ins.operands[:3]
+    dv, dp = (d.value[0], d.value[1]) if d.kind == "vec" else (d, None)
+
+    def gather(l, t):
+        v = _rf_get(k, b, a, f"b{w}", t)
+        b.do(f"store i64 {b.resize(v, w, 64)}, ptr {b(f'getelementptr i64, ptr %wide, i32 {l}')}, align 8")
+        mem = _rf_get(k, b, member, "b32", t)
+        b.do(f"store i32 {mem}, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
+        own = b(f"trunc i32 {b(f'lshr i32 {mem}, {l}')} to i8")
+        b.do(f"store i8 {b(f'and i8 {own}, 1')}, ptr {b(f'getelementptr i8, ptr %oks, i32 {l}')}, align 1")
+
+    def scatter(l, t):
+        mine = b(f"load i32, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
+        me = b(f"load i64, ptr {b(f'getelementptr i64, ptr %wide, i32 {l}')}, align 8")
+        b.do("store i32 0, ptr %acc, align 4")  # the lanes taking part with my value
+        b.do("store i32 0, ptr %part, align 4")  # every lane taking part
+        b.do("store i32 0, ptr %j, align 4")
+        b.do("br label %mt.head")
+        b.label("mt.head")
+        j = b("load i32, ptr %j, align 4")
+        b.do(f"br i1 {b(f'icmp ult i32 {j}, 32')}, label %mt.test, label %mt.end")
+        b.label("mt.test")
+        here = b(f"trunc i32 {b(f'lshr i32 %mask, {j}')} to i1")
+        ownp = b(f"getelementptr i8, ptr %oks, i32 {j}")
+        own = b(f"trunc i8 {b(f'load i8, ptr {ownp}, align 1')} to i1")
+        b.do(f"br i1 {b(f'and i1 {here}, {own}')}, label %mt.take, label %mt.next")
+        b.label("mt.take")
+        bit = b(f"shl i32 1, {j}")
+        part = b("load i32, ptr %part, align 4")
+        b.do(f"store i32 {b(f'or i32 {part}, {bit}')}, ptr %part, align 4")
+        theirs = b(f"load i64, ptr {b(f'getelementptr i64, ptr %wide, i32 {j}')}, align 8")
+        same = b(f"select i1 {b(f'icmp eq i64 {theirs}, {me}')}, i32 {bit}, i32 0")
+        acc = b("load i32, ptr %acc, align 4")
+        b.do(f"store i32 {b(f'or i32 {acc}, {same}')}, ptr %acc, align 4")
+        b.do("br label %mt.next")
+        b.label("mt.next")
+        b.do(f"store i32 {b(f'add i32 {j}, 1')}, ptr %j, align 4")
+        b.do("br label %mt.head")
+        b.label("mt.end")
+        acc = b("load i32, ptr %acc, align 4")
+        bits = b(f"and i32 {acc}, {mine}")
+        if "any" in parts:
+            return _rf_set(k, b, dv, "b32", t, bits)
+        part = b("load i32, ptr %part, align 4")
+        every = b(f"and i32 {part}, {mine}")
+        eq = b(f"icmp eq i32 {bits}, {every}")
+        _rf_set(k, b, dv, "b32", t, b(f"select i1 {eq}, i32 {every}, i32 0"))
+        if dp is not None:
+            _rf_set(k, b, dp, "pred", t, eq)
+    _lanes(b, "gather", gather)
+    _lanes(b, "scatter", scatter)
+
+
 def collectives(k) -> str:
     """One function per warp-collective sync point and the dispatcher ``coll``."""
     out = []
@@ -214,7 +273,7 @@ def collectives(k) -> str:
         b = Body()
         b.label("entry")
         for name, ty in (("vals", "[32 x i32]"), ("oks", "[32 x i8]"), ("l", "i32"), ("yes", "i32"), ("part", "i32"),
-                         ("mks", "[32 x i32]"), ("acc", "i32"), ("j", "i32")):
+                         ("mks", "[32 x i32]"), ("acc", "i32"), ("j", "i32"), ("wide", "[32 x i64]")):
             b.do(f"%{name} = alloca {ty}, align 4")
         base = ins.opcode.split(".")[0]
         if base == "shfl":
@@ -223,12 +282,14 @@ def collectives(k) -> str:
             _vote(k, b, ins)
         elif base == "redux":
             _redux(k, b, ins)
+        elif base == "match":
+            _match(k, b, ins)
         elif base == "activemask":  # the lanes that got here together
             _lanes(b, "scatter", lambda l, t: _rf_set(k, b, ins.operands[0], "b32", t, "%mask"))
         # bar.warp.sync: the lanes only wait for one another
         b.do("ret void")
         # a redux's lane-by-lane double loop, unrolled 32 x 32 and inlined, costs seconds of compiling
-        small = " noinline minsize optsize" if base == "redux" else ""
+        small = " noinline minsize optsize" if base in ("redux", "match") else ""
         out.append(f"define internal void @coll{sid}(ptr noalias %rf, i64 %w0, i32 %mask){small} {{\n"
                    + "\n".join(b.lines) + "\n}\n")
         cases.append(sid)
