@@ -471,10 +471,12 @@ def test_warp_match_gives_what_a_gpu_gives(make_device, jit_image, jit_mode, on)
     got = dev.get(out, 5 * 96, np.uint32).reshape(96, 5)
     assert not on or mod.jitted(mod.functions["warp_match"]) is not None
     v = vals & 7
+
+    def mask(f, lanes):
+        return sum(1 << (j % 32) for j in lanes if f(j))
     for i in range(96):
         w, lane = i // 32, i % 32
         warp = range(32 * w, 32 * w + 32)
-        mask = lambda f, lanes: sum(1 << (j % 32) for j in lanes if f(j))  # noqa: E731
         assert got[i, 0] == mask(lambda j: v[j] == v[i], warp)
         assert got[i, 1] == mask(lambda j: v[j] & 3 == v[i] & 3, warp)
         tile = [j for j in warp if (j % 32 < 16) == (lane < 16)]

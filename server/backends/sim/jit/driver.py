@@ -152,6 +152,36 @@ def _vote(k, b: Body, ins) -> None:
 REDUX = {"add": "add", "and": "and", "or": "or", "xor": "xor"}
 
 
+def _gather_member(k, b: Body, member, l, t) -> None:
+    """Lane l's member mask into %mks and whether it names lane l itself into %oks."""
+    mem = _rf_get(k, b, member, "b32", t)
+    b.do(f"store i32 {mem}, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
+    own = b(f"trunc i32 {b(f'lshr i32 {mem}, {l}')} to i8")
+    b.do(f"store i8 {b(f'and i8 {own}, 1')}, ptr {b(f'getelementptr i8, ptr %oks, i32 {l}')}, align 1")
+
+
+def _each_member(b: Body, name: str, mine: str, body) -> None:
+    """for j in 0..31 where lane j waits here (%mask), its own member mask names it (%oks) and the
+    mask `mine` names it too: body(j as i32)."""
+    b.do("store i32 0, ptr %j, align 4")
+    b.do(f"br label %{name}.head")
+    b.label(f"{name}.head")
+    j = b("load i32, ptr %j, align 4")
+    b.do(f"br i1 {b(f'icmp ult i32 {j}, 32')}, label %{name}.test, label %{name}.end")
+    b.label(f"{name}.test")
+    inside = b(f"and i32 {b(f'lshr i32 %mask, {j}')}, {b(f'lshr i32 {mine}, {j}')}")
+    own = b(f"load i8, ptr {b(f'getelementptr i8, ptr %oks, i32 {j}')}, align 1")
+    take = b(f"and i1 {b(f'trunc i32 {inside} to i1')}, {b(f'trunc i8 {own} to i1')}")
+    b.do(f"br i1 {take}, label %{name}.take, label %{name}.next")
+    b.label(f"{name}.take")
+    body(j)
+    b.do(f"br label %{name}.next")
+    b.label(f"{name}.next")
+    b.do(f"store i32 {b(f'add i32 {j}, 1')}, ptr %j, align 4")
+    b.do(f"br label %{name}.head")
+    b.label(f"{name}.end")
+
+
 def _redux(k, b: Body, ins) -> None:
     """redux.sync.{add,min,max,and,or,xor} of 32-bit integers (ops_warp.c_redux): lane i gets the
     reduction over the lanes j waiting here whose own member mask names j and whose mask i names
@@ -165,25 +195,9 @@ def _redux(k, b: Body, ins) -> None:
 
     def gather(l, t_):
         b.do(f"store i32 {_rf_get(k, b, a, 'b32', t_)}, ptr {b(f'getelementptr i32, ptr %vals, i32 {l}')}, align 4")
-        mem = _rf_get(k, b, member, "b32", t_)
-        b.do(f"store i32 {mem}, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
-        own = b(f"trunc i32 {b(f'lshr i32 {mem}, {l}')} to i8")
-        b.do(f"store i8 {b(f'and i8 {own}, 1')}, ptr {b(f'getelementptr i8, ptr %oks, i32 {l}')}, align 1")
+        _gather_member(k, b, member, l, t_)
 
-    def scatter(l, t_):
-        mine = b(f"load i32, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
-        b.do(f"store i32 {neutral}, ptr %acc, align 4")
-        b.do("store i32 0, ptr %j, align 4")
-        b.do("br label %rx.head")
-        b.label("rx.head")
-        j = b("load i32, ptr %j, align 4")
-        b.do(f"br i1 {b(f'icmp ult i32 {j}, 32')}, label %rx.test, label %rx.end")
-        b.label("rx.test")
-        inside = b(f"and i32 {b(f'lshr i32 %mask, {j}')}, {b(f'lshr i32 {mine}, {j}')}")
-        own = b(f"load i8, ptr {b(f'getelementptr i8, ptr %oks, i32 {j}')}, align 1")
-        take = b(f"and i1 {b(f'trunc i32 {inside} to i1')}, {b(f'trunc i8 {own} to i1')}")
-        b.do(f"br i1 {take}, label %rx.take, label %rx.next")
-        b.label("rx.take")
+    def take(j):
         v = b(f"load i32, ptr {b(f'getelementptr i32, ptr %vals, i32 {j}')}, align 4")
         acc = b("load i32, ptr %acc, align 4")
         if op in REDUX:
@@ -192,11 +206,11 @@ def _redux(k, b: Body, ins) -> None:
             cmp = {"min": "slt", "max": "sgt"}[op] if t == "s32" else {"min": "ult", "max": "ugt"}[op]
             r = b(f"select i1 {b(f'icmp {cmp} i32 {v}, {acc}')}, i32 {v}, i32 {acc}")
         b.do(f"store i32 {r}, ptr %acc, align 4")
-        b.do("br label %rx.next")
-        b.label("rx.next")
-        b.do(f"store i32 {b(f'add i32 {j}, 1')}, ptr %j, align 4")
-        b.do("br label %rx.head")
-        b.label("rx.end")
+
+    def scatter(l, t_):
+        mine = b(f"load i32, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
+        b.do(f"store i32 {neutral}, ptr %acc, align 4")
+        _each_member(b, "rx", mine, take)
         _rf_set(k, b, d, "b32", t_, b("load i32, ptr %acc, align 4"))
     _lanes(b, "gather", gather)
     _lanes(b, "scatter", scatter)
@@ -214,45 +228,27 @@ def _match(k, b: Body, ins) -> None:
     def gather(l, t):
         v = _rf_get(k, b, a, f"b{w}", t)
         b.do(f"store i64 {b.resize(v, w, 64)}, ptr {b(f'getelementptr i64, ptr %wide, i32 {l}')}, align 8")
-        mem = _rf_get(k, b, member, "b32", t)
-        b.do(f"store i32 {mem}, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
-        own = b(f"trunc i32 {b(f'lshr i32 {mem}, {l}')} to i8")
-        b.do(f"store i8 {b(f'and i8 {own}, 1')}, ptr {b(f'getelementptr i8, ptr %oks, i32 {l}')}, align 1")
+        _gather_member(k, b, member, l, t)
 
     def scatter(l, t):
         mine = b(f"load i32, ptr {b(f'getelementptr i32, ptr %mks, i32 {l}')}, align 4")
         me = b(f"load i64, ptr {b(f'getelementptr i64, ptr %wide, i32 {l}')}, align 8")
         b.do("store i32 0, ptr %acc, align 4")  # the lanes taking part with my value
         b.do("store i32 0, ptr %part, align 4")  # every lane taking part
-        b.do("store i32 0, ptr %j, align 4")
-        b.do("br label %mt.head")
-        b.label("mt.head")
-        j = b("load i32, ptr %j, align 4")
-        b.do(f"br i1 {b(f'icmp ult i32 {j}, 32')}, label %mt.test, label %mt.end")
-        b.label("mt.test")
-        here = b(f"trunc i32 {b(f'lshr i32 %mask, {j}')} to i1")
-        ownp = b(f"getelementptr i8, ptr %oks, i32 {j}")
-        own = b(f"trunc i8 {b(f'load i8, ptr {ownp}, align 1')} to i1")
-        b.do(f"br i1 {b(f'and i1 {here}, {own}')}, label %mt.take, label %mt.next")
-        b.label("mt.take")
-        bit = b(f"shl i32 1, {j}")
-        part = b("load i32, ptr %part, align 4")
-        b.do(f"store i32 {b(f'or i32 {part}, {bit}')}, ptr %part, align 4")
-        theirs = b(f"load i64, ptr {b(f'getelementptr i64, ptr %wide, i32 {j}')}, align 8")
-        same = b(f"select i1 {b(f'icmp eq i64 {theirs}, {me}')}, i32 {bit}, i32 0")
-        acc = b("load i32, ptr %acc, align 4")
-        b.do(f"store i32 {b(f'or i32 {acc}, {same}')}, ptr %acc, align 4")
-        b.do("br label %mt.next")
-        b.label("mt.next")
-        b.do(f"store i32 {b(f'add i32 {j}, 1')}, ptr %j, align 4")
-        b.do("br label %mt.head")
-        b.label("mt.end")
-        acc = b("load i32, ptr %acc, align 4")
-        bits = b(f"and i32 {acc}, {mine}")
+
+        def take(j):
+            bit = b(f"shl i32 1, {j}")
+            part = b("load i32, ptr %part, align 4")
+            b.do(f"store i32 {b(f'or i32 {part}, {bit}')}, ptr %part, align 4")
+            theirs = b(f"load i64, ptr {b(f'getelementptr i64, ptr %wide, i32 {j}')}, align 8")
+            same = b(f"select i1 {b(f'icmp eq i64 {theirs}, {me}')}, i32 {bit}, i32 0")
+            acc = b("load i32, ptr %acc, align 4")
+            b.do(f"store i32 {b(f'or i32 {acc}, {same}')}, ptr %acc, align 4")
+        _each_member(b, "mt", mine, take)
+        bits = b("load i32, ptr %acc, align 4")
         if "any" in parts:
             return _rf_set(k, b, dv, "b32", t, bits)
-        part = b("load i32, ptr %part, align 4")
-        every = b(f"and i32 {part}, {mine}")
+        every = b("load i32, ptr %part, align 4")
         eq = b(f"icmp eq i32 {bits}, {every}")
         _rf_set(k, b, dv, "b32", t, b(f"select i1 {eq}, i32 {every}, i32 0"))
         if dp is not None:
