@@ -1220,33 +1220,42 @@ def _fsum(b, old: str, x: str, t: str, flush: str) -> str:
     return _canon(b, plain, t)
 
 
-def _float_atomic_add(b, pc: int, a: str, p: str, sp: str, x: str, t: str) -> str:
-    """The old value; memory holds old + x. Lanes reach it one at a time (a WAIT point,
-    codegen.kernel_sync_kinds), in the interpreter's order. In global memory blocks on other worker
-    threads may add to the same word: a compare-and-swap loop, as LLVM's atomicrmw fadd would be,
-    but with the GPU's flush and NaN rather than the host's."""
-    ty, it, size = lty(t), ity(t), bits_of(t) // 8
-    if sp in ("shared", "local"):  # the block's own worker thread alone touches it (as for integers)
-        old = b(f"load {ty}, ptr {p}, align {size}")
-        b.do(f"store {ty} {_fsum(b, old, x, t, 'false')}, ptr {p}, align {size}")
+def _word_update(b, pc: int, p: str, sp: str, it: str, size: int, new_of) -> str:
+    """The bits of the word at p (an `it`) before it became new_of(them). A block's shared memory
+    and a thread's frame are touched by the block's own worker thread alone (as for integers): a load
+    and a store. In global memory blocks on other worker threads may update the same word: a
+    compare-and-swap loop, as LLVM's atomicrmw fadd would be, with the GPU's arithmetic in new_of."""
+    if sp in ("shared", "local"):
+        old = b(f"load {it}, ptr {p}, align {size}")
+        b.do(f"store {it} {new_of(old)}, ptr {p}, align {size}")
         return old
-    # a generic address is global memory below the windows (ptx/ops_mem.resolve)
-    flush = "true" if sp == "global" else b(f"icmp ult i64 {a}, {LOCAL_WINDOW - WINDOW_SIZE}")
     b.do(f"br label %A{pc}.pre")
     b.label(f"A{pc}.pre")
     first = b(f"load atomic {it}, ptr {p} monotonic, align {size}")
     b.do(f"br label %A{pc}.loop")
     b.label(f"A{pc}.loop")
-    cur = b.tmp()
-    seen = b.tmp()
+    cur, seen = b.tmp(), b.tmp()
     b.do(f"{cur} = phi {it} [ {first}, %A{pc}.pre ], [ {seen}, %A{pc}.loop ]")
-    new = b(f"bitcast {ty} {_fsum(b, b(f'bitcast {it} {cur} to {ty}'), x, t, flush)} to {it}")
-    pair = b(f"cmpxchg ptr {p}, {it} {cur}, {it} {new} monotonic monotonic, align {size}")
+    pair = b(f"cmpxchg ptr {p}, {it} {cur}, {it} {new_of(cur)} monotonic monotonic, align {size}")
     b.do(f"{seen} = extractvalue {{ {it}, i1 }} {pair}, 0")
-    done = b(f"extractvalue {{ {it}, i1 }} {pair}, 1")
-    b.do(f"br i1 {done}, label %A{pc}.done, label %A{pc}.loop")
+    b.do(f"br i1 {b(f'extractvalue {{ {it}, i1 }} {pair}, 1')}, label %A{pc}.done, label %A{pc}.loop")
     b.label(f"A{pc}.done")
-    return b(f"bitcast {it} {cur} to {ty}")
+    return cur
+
+
+def _float_atomic_add(b, pc: int, a: str, p: str, sp: str, x: str, t: str) -> str:
+    """The old value; memory holds old + x, with the GPU's flush (global memory only) and NaN rather
+    than the host's. Lanes reach it one at a time (a WAIT point, codegen.kernel_sync_kinds), in the
+    interpreter's order."""
+    ty, it, size = lty(t), ity(t), bits_of(t) // 8
+    if sp in ("shared", "local"):
+        flush = "false"
+    else:  # a generic address is global memory below the windows (ptx/ops_mem.resolve)
+        flush = "true" if sp == "global" else b(f"icmp ult i64 {a}, {LOCAL_WINDOW - WINDOW_SIZE}")
+
+    def add(cur):
+        return b(f"bitcast {ty} {_fsum(b, b(f'bitcast {it} {cur} to {ty}'), x, t, flush)} to {it}")
+    return b(f"bitcast {it} {_word_update(b, pc, p, sp, it, size, add)} to {ty}")
 
 
 def _half_sum(b, u, v, brain):
@@ -1268,8 +1277,7 @@ def _half_sum(b, u, v, brain):
 
 def _half_atomic_add(b, pc: int, p: str, sp: str, x: str, t: str) -> str:
     """atom/red.add.noftz of f16, bf16 and their pairs (each half on its own): the old bits; a WAIT
-    point like the f32 adds (check.float_atomic), so lanes add in the interpreter's order. In global
-    memory a compare-and-swap loop on the 16- or 32-bit word."""
+    point like the f32 adds (check.float_atomic), so lanes add in the interpreter's order."""
     brain, pair = t.startswith("bf16"), t.endswith("x2")
     it, size = ("i32", 4) if pair else ("i16", 2)
 
@@ -1281,22 +1289,7 @@ def _half_atomic_add(b, pc: int, p: str, sp: str, x: str, t: str) -> str:
             u, v = (b(f"trunc i32 {b(f'lshr i32 {w}, {sh}')} to i16") for w in (cur, x))
             out.append(b(f"zext i16 {_half_sum(b, u, v, brain)} to i32"))
         return b(f"or i32 {out[0]}, {b(f'shl i32 {out[1]}, 16')}")
-    if sp in ("shared", "local"):
-        old = b(f"load {it}, ptr {p}, align {size}")
-        b.do(f"store {it} {add(old)}, ptr {p}, align {size}")
-        return old
-    b.do(f"br label %H{pc}.pre")
-    b.label(f"H{pc}.pre")
-    first = b(f"load atomic {it}, ptr {p} monotonic, align {size}")
-    b.do(f"br label %H{pc}.loop")
-    b.label(f"H{pc}.loop")
-    cur, seen = b.tmp(), b.tmp()
-    b.do(f"{cur} = phi {it} [ {first}, %H{pc}.pre ], [ {seen}, %H{pc}.loop ]")
-    swap = b(f"cmpxchg ptr {p}, {it} {cur}, {it} {add(cur)} monotonic monotonic, align {size}")
-    b.do(f"{seen} = extractvalue {{ {it}, i1 }} {swap}, 0")
-    b.do(f"br i1 {b(f'extractvalue {{ {it}, i1 }} {swap}, 1')}, label %H{pc}.done, label %H{pc}.loop")
-    b.label(f"H{pc}.done")
-    return cur
+    return _word_update(b, pc, p, sp, it, size, add)
 
 
 def e_atom(k, b, pc, ins, parts) -> None:
