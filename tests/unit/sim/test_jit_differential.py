@@ -187,6 +187,50 @@ def test_blocks_spread_over_workers_give_the_same_memory(make_device, jit_image,
     assert want == got
 
 
+def test_blocks_of_a_kernel_without_loops_are_taken_in_chunks_with_the_same_results(make_device, jit_image,
+                                                                                    jit_mode, monkeypatch):
+    """A kernel without loops (vadd) takes its blocks a chunk at a time on two workers: memory and
+    the instructions run are the interpreter's. A fault is the lowest faulting block's, as the
+    interpreter reports it, also when another worker's chunk faults first: here one worker's chunk
+    is blocks 0-149, whose last faults, and the other's 150-299, whose first faults at once; a
+    worker told of the other's fault still runs the rest of its own chunk (driver._TAKE_BLOCK), so
+    block 149 is reached. A kernel with loops (chained_blocks: each block waits for the one before
+    it) takes one block at a time."""
+    from rgpu.server.backends.sim.jit import runner
+    _workers(monkeypatch, "2")
+    chunks = []
+    pick = runner._chunk
+
+    def halves(compiled, length, blocks, T, nworkers):
+        chunks.append(pick(compiled, length, blocks, T, nworkers))
+        return blocks // 2 if compiled.loop_free else 1
+    monkeypatch.setattr(runner, "_chunk", halves)
+    n = 300 * 1024
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    seen = []
+    for on in (False, True):
+        jit_mode(on)
+        mod = KernelModule.load(jit_image)
+        dev = make_device(mod)
+        pa, pb, c = dev.put(a), dev.put(b), dev.zeros(n, np.float32)
+        st = dev.launch("vadd", 300, 1024, pa, pb, c, n)
+        short = dev.zeros(149 * 1024 + 512, np.float32)  # block 149's thread 512 is the first past it
+        with pytest.raises(SimFault) as info:
+            dev.launch("vadd", 300, 1024, pa, pb, short, n)
+        seen.append((dev.get(c, n, np.float32).tobytes(), st.thread_instructions, info.value.code,
+                     info.value.message))
+        if on:
+            assert mod.jitted(mod.functions["vadd"]).loop_free
+    assert seen[0] == seen[1]
+    np.testing.assert_array_equal(np.frombuffer(seen[1][0], np.float32), a + b)
+    assert seen[1][2] == "CUDA_ERROR_ILLEGAL_ADDRESS"
+    assert f"0x{short + 4 * (149 * 1024 + 512):x}" in seen[1][3]
+    assert chunks[0] > 1  # what _chunk gives vadd: 300 blocks on two workers
+    chained = mod.jitted(mod.functions["chained_blocks"])
+    assert not chained.loop_free and pick(chained, 100, 1000, 64, 2) == 1
+
+
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_printf_compiled_prints_what_the_interpreter_prints(make_device, jit_image, jit_mode, monkeypatch, threads):
     """A kernel that prints is compiled (vprintf is a WAIT point whose lanes call the runner): the

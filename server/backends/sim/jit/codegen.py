@@ -71,6 +71,9 @@ class Kernel:
         self.regs = prog.regs
         self.index = {name: k for k, name in enumerate(self.regs)}
         self.slots = 0  # global-access cache slots (prelude.gaddr), one per instruction
+        # a backward branch (or a recursive function's return) lets a thread wait for another
+        # block (runner._chunk); set by back_edge
+        self.loops = any(i.opcode.split(".")[0] == "rgpu" for i in prog.code)
         self.decls: set[str] = set()  # declarations of the intrinsics an emitter used beyond prelude's
         self.kinds = kernel_sync_kinds(prog)
         self.sync_pcs = sorted(self.kinds)
@@ -216,7 +219,7 @@ class Kernel:
             n = b.n
             b.do(f"br i1 {ok}, label %gf{n}, label %gs{n}, !prof !1")
             b.label(f"gf{n}")
-            fast = b(f"getelementptr i8, ptr %arena, i64 {b(f'sub i64 {a}, %membase')}")
+            fast = b(f"getelementptr i8, ptr %gbase, i64 {a}")
             b.do(f"br label %gj{n}")
             b.label(f"gs{n}")
             slow = b(f"call ptr @g_slow(ptr %ctx, i64 {a}, i64 {width}, i64 {slot})")
@@ -342,6 +345,7 @@ class Kernel:
     def back_edge(self, b: Body) -> None:
         """Count a backward branch; every TICK_EDGES of them the launch's clock is asked whether to
         go on (time slices: it may block, or abandon the kernel)."""
+        self.loops = True
         k = b("load i64, ptr %tk, align 8")
         k = b(f"sub i64 {k}, 1")
         b.do(f"store i64 {k}, ptr %tk, align 8")
@@ -382,10 +386,14 @@ class Kernel:
         ls = _load_ctx(b, LSTRIDE, invariant=True)
         fo = b(f"mul i64 %t, {ls}")
         b.do(f"%frame = getelementptr i8, ptr {_load_ctx(b, LOCAL, 'ptr', True)}, i64 {fo}")
-        b.do(f"%kparam = load ptr, ptr {_ctx_slot(b, KPARAM)}, align 8{INVARIANT}")
+        # dereferenceable: the parameters' loads may be hoisted out of a branch (the launch's buffer
+        # holds at least the declared parameters, runner.run), so out of the block's thread loop
+        b.do(f"%kparam = load ptr, ptr {_ctx_slot(b, KPARAM)}, align 8{INVARIANT}, !dereferenceable !3")
         b.do(f"%shared = load ptr, ptr {_ctx_slot(b, SHARED)}, align 8{INVARIANT}")
         b.do(f"%arena = load ptr, ptr {_ctx_slot(b, ARENA)}, align 8{INVARIANT}")
         b.do(f"%membase = load i64, ptr {_ctx_slot(b, BASE)}, align 8{INVARIANT}")
+        # device address a is at gbase + a: one add on a global access's fast path, not two
+        b.do(f"%gbase = getelementptr i8, ptr %arena, i64 {b('sub i64 0, %membase')}")
         b.do(f"%slimit = load i64, ptr {_ctx_slot(b, SLIMIT)}, align 8{INVARIANT}")
         b.do(f"%llimit = load i64, ptr {_ctx_slot(b, LLIMIT)}, align 8{INVARIANT}")
         b.do(f"%kplen = load i64, ptr {_ctx_slot(b, KPLEN)}, align 8{INVARIANT}")
@@ -416,7 +424,8 @@ class Kernel:
         from . import driver
         phase = self.phase()
         colls = driver.collectives(self)
-        return prelude() + "".join(sorted(self.decls)) + phase + colls + driver.run_function(self) + WEIGHTS
+        return (prelude() + "".join(sorted(self.decls)) + phase + colls + driver.run_function(self) + WEIGHTS
+                + f"!3 = !{{i64 {max(self.prog.param_size, 1)}}}\n")
 
 
 def _ctx_slot(b: Body, slot: int) -> str:
@@ -473,8 +482,11 @@ def _written(ins) -> list[str]:
 
 def canonical_bits(b: Body, v: str) -> str:
     """32 bits holding an f32: a NaN as the GPU's 0x7fffffff."""
-    mag = b(f"and i32 {v}, 2147483647")
-    return b(f"select i1 {b(f'icmp ugt i32 {mag}, 2139095040')}, i32 2147483647, i32 {v}")
+    # asked as a float compare (x86: one compare into a mask, where the bit test took five); the
+    # fence as in ops._canon: without it LLVM folds the test into a square root's own and drops it
+    f = b(f"call float @llvm.arithmetic.fence.f32(float {b(f'bitcast i32 {v} to float')})")
+    nan = b(f"fcmp uno float {f}, 0.0")
+    return b(f"select i1 {nan}, i32 2147483647, i32 {v}")
 
 
 __all__ = ["Kernel", "Unsupported", "kernel_sync_kinds", "sync_kind", "lty"]

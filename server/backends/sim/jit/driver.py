@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .codegen import BARRIER, BLOCK_REDUCE, COLLECTIVE
 from .prelude import (ABORT, ASSERTED, CTAX, CTAY, CTAZ, EXIT, FAULT, FBLOCK, FCODE, HI, LOCAL, LSTRIDE, NCX, NCY,
-                      NEXT, NTHREADS, RF, SHARED, SSIZE, TPAD, WHERE, EXEC, TICKS)
+                      NEXT, NTHREADS, RF, SHARED, SSIZE, TPAD, WHERE, EXEC, TICKS, CHUNK)
 from .values import Body, Unsupported, bits_of
 
 
@@ -592,20 +592,43 @@ def _flush(sfx: str) -> str:
 
 # The head of both block loops: the launch's counts kept in the loop's own memory (phase adds to
 # them), then take the next block of the launch (or stop: none left, or the launch abandoned),
-# set its ctaid and clear its shared and local memory.
+# set its ctaid and clear its shared and local memory. Blocks are taken from the launch's counter
+# CHUNK at a time (runner._chunk: more than one only for a kernel without loops, whose blocks
+# cannot wait for one another): where a block is a microsecond of work, taking each one bounced the
+# counter's cache line between the workers' cores for a tenth of the launch. A launch that faulted
+# elsewhere stops a worker at its next chunk, not inside its own: every block below the lowest
+# faulting one has been taken, and so runs, and the fault reported is the lowest block's.
 _TAKE_BLOCK = f"""  %acc = alloca [2 x i64], align 8
   %acc.tk = getelementptr i64, ptr %acc, i64 1
   store i64 0, ptr %acc, align 8
   %tk.p0 = getelementptr i64, ptr %ctx, i64 {TICKS}
   %tk.0 = load i64, ptr %tk.p0, align 8
   store i64 %tk.0, ptr %acc.tk, align 8
+  %chunk.p = getelementptr i64, ptr %ctx, i64 {CHUNK}
+  %chunk = load i64, ptr %chunk.p, align 8
+  %bn.a = alloca i64, align 8
+  %be.a = alloca i64, align 8
+  store i64 0, ptr %bn.a, align 8
+  store i64 0, ptr %be.a, align 8
   br label %nextblock
 nextblock:
+  %bn = load i64, ptr %bn.a, align 8
+  %be = load i64, ptr %be.a, align 8
+  %mine = icmp slt i64 %bn, %be
+  br i1 %mine, label %taken, label %chunkdone
+chunkdone:
   %ab = load atomic i64, ptr %abortp monotonic, align 8
   %stop = icmp ne i64 %ab, 0
   br i1 %stop, label %done, label %take
 take:
-  %b = atomicrmw add ptr %nextp, i64 1 monotonic, align 8
+  %b0 = atomicrmw add ptr %nextp, i64 %chunk monotonic, align 8
+  %b0e = add i64 %b0, %chunk
+  store i64 %b0e, ptr %be.a, align 8
+  br label %taken
+taken:
+  %b = phi i64 [%bn, %nextblock], [%b0, %take]
+  %b1 = add i64 %b, 1
+  store i64 %b1, ptr %bn.a, align 8
   %past = icmp sge i64 %b, %hi
   br i1 %past, label %done, label %setup
 done:

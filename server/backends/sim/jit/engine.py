@@ -49,6 +49,7 @@ class Compiled:
     engine: object = field(repr=False, default=None)  # keeps the code alive
     per_thread: float = 0.0  # thread-instructions a thread of its launches ran (runner.py; 0: none yet)
     host_calls: bool = False  # calls vprintf or __assertfail (runner.HostCalls)
+    loop_free: bool = False  # no backward branch: each thread runs at most len(code) instructions
 
 
 def _target():
@@ -114,7 +115,7 @@ def compile_kernel(prog, symbols: dict[str, int]) -> Compiled:
         if not addr:
             raise Unsupported("the compiled object has no rgpu_run")
         compiled = Compiled(prog.name, RUN(addr), k.slots, k.rf_size, time.perf_counter() - t0, engine,
-                            host_calls=any(host_call(i) for i in prog.code))
+                            host_calls=any(host_call(i) for i in prog.code), loop_free=not k.loops)
         if len(_by_digest) >= CACHE_ENTRIES:
             _by_digest.pop(next(iter(_by_digest)))
         _by_digest[digest] = compiled

@@ -17,7 +17,7 @@ from ..ptx.program import STACK_BYTES
 # Slots of the launch context, an array of int64 (pointers as integers).
 (ARENA, BASE, STARTS, ENDS, NALLOC, KPARAM, KPLEN, SHARED, SLIMIT, SSIZE, LOCAL, LSTRIDE, LLIMIT, RF, WHERE,
  NTX, NTY, NTZ, NCX, NCY, NCZ, NTHREADS, TPAD, NEXT, HI, ABORT, FCODE, FADDR, FWIDTH, FBLOCK, EXEC, TICKFN,
- TICKS, TIDS, CTAX, CTAY, CTAZ, HOSTFN, ASSERTED, SLOTS) = range(40)
+ TICKS, TIDS, CTAX, CTAY, CTAZ, HOSTFN, ASSERTED, CHUNK, SLOTS) = range(41)
 
 EXIT = 0x7FFFFFFF  # what a thread's phase returns when it has exited
 FAULT, ABANDONED = -1, -2
