@@ -47,7 +47,7 @@ from tests.support.daemons import DaemonSet, free_url
 HERE = Path(__file__).resolve().parent
 SPIN_US = 200  # the client's and the worker's default spin before blocking (RGPU_SPIN_US, --spin-us)
 N = {"ssync": 3000, "launch_sync": 2000, "malloc_free": 1000, "launch": 200000, "d2h": 2000, "managed": 1000,
-     "clear_copy_launch_sync": 2000, "pinned_step": 2000}
+     "clear_copy_launch_sync": 2000, "pinned_step": 2000, "kernel_d2h": 2000}
 # On the call ring a round trip is a microsecond or two: 3,000 of them are over in a few milliseconds,
 # shorter than the kernel takes to part two processes that ping-pong on one CPU (it woke the worker on
 # the client's CPU at the attach, and tasks that ran microseconds ago are cache-hot, not moved at the
@@ -57,7 +57,7 @@ N = {"ssync": 3000, "launch_sync": 2000, "malloc_free": 1000, "launch": 200000, 
 # Async launches run 200,000 in every configuration for the same reason: 20,000 (17 ms) gave 0.89 to
 # 1.15 M/s run to run on a quiet machine, 200,000 gave 1.15-1.25 every time.
 N_RING = {"ssync": 200000, "launch_sync": 100000, "d2h": 100000, "malloc_free": 30000, "managed": 30000,
-          "clear_copy_launch_sync": 100000, "pinned_step": 100000}
+          "clear_copy_launch_sync": 100000, "pinned_step": 100000, "kernel_d2h": 100000}
 
 
 def build_baselines() -> Path:
@@ -97,7 +97,8 @@ def rgpu_rows(harness: Path, url: str, **env_over: str) -> dict:
     n = {**N, **N_RING} if env_over.get("RGPU_SHM") == "1" and env_over.get("RGPU_RING") != "0" else N
     out = {}
     for key, mode in (("sync_us", "ssync"), ("launch_sync_us", "launch_sync"), ("malloc_free_us", "malloc_free"),
-                      ("clear_copy_launch_sync_us", "clear_copy_launch_sync"), ("pinned_step_us", "pinned_step")):
+                      ("clear_copy_launch_sync_us", "clear_copy_launch_sync"), ("pinned_step_us", "pinned_step"),
+                      ("kernel_d2h_us", "kernel_d2h")):
         out[key] = _json([harness, "rgpu", mode, n[mode]], env)["us"]
     out["d2h_4k_us"] = 4096 / (_json([harness, "rgpu", "d2h", 4096, n["d2h"]], env)["gbps"] * 1e9) * 1e6
     out["launch_rate_k"] = _json([harness, "rgpu", "launch", N["launch"]], env)["rate"] / 1e3
@@ -166,6 +167,9 @@ def table(res: dict) -> str:
     lines.append(f"| pinned H2D 4 KiB + launch + pinned D2H 4 KiB + synchronize (a framework's step) | "
                  f"{us(ring['pinned_step_us'])} | {us(off['pinned_step_us'])} | {us(tcp['pinned_step_us'])} | "
                  "(no goal: a step the compiled loop serves whole) |")
+    lines.append(f"| memset + launch + cudaMemcpy D2H 4 KiB to pageable memory (a plain program's step) | "
+                 f"{us(ring['kernel_d2h_us'])} | {us(off['kernel_d2h_us'])} | {us(tcp['kernel_d2h_us'])} | "
+                 "(no goal: a step the compiled loop serves whole, its copy once the device is idle) |")
     lines.append(f"| managed memory: host write, launch, synchronize, host read | {us(ring['managed_us'])} | "
                  f"{us(off['managed_us'])} | {us(tcp['managed_us'])} | (no goal: the push, the step and the pull) |")
     t = tcp["sync_us"]

@@ -72,6 +72,7 @@ typedef struct {
     uint32_t mem_n;
     uint64_t mem_addr[64];
     int64_t mem_size[64];
+    int copy_step;
 } rgpu_serve_state;
 int rgpu_serve(void *ring, void *launcher, uint32_t *taken, rgpu_serve_state *st);
 """

@@ -780,9 +780,32 @@ def _step_taken_over(sock, peer, ring, session) -> int | None:
             session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
         return out.served
     n = st.steps
-    _finish_loop_wait(sock, peer, ring, session, launcher, out)
+    if st.copy_step:
+        launcher.copies += 1
+        _finish_copy_step(sock, peer, ring, session, out)
+    else:
+        _finish_loop_wait(sock, peer, ring, session, launcher, out)
     _step_ended(session, n, out)
     return None
+
+
+def _finish_copy_step(sock, peer, ring, session, done) -> None:
+    """A step whose last call was a copy or memset (serve.c copy_step), served whole by the compiled
+    loop, whose reply or settle is Python's: the copy counted as a copy's alone is, and its reply,
+    naming its data in the segment as the loop's would, sent here unless the loop sent it."""
+    st = ring.state
+    copied = st.copied
+    session.last_seq = done.last_seq
+    session.calls += 1
+    session.face = "runtime" if done.runtime else "driver"
+    if session.shm is not None:
+        session.shm.bytes_in += copied.shm_in
+        session.shm.bytes_out += copied.out_len
+    if not st.replied:
+        out = ring.replies(sock)
+        out.send(peer, zmq.SNDMORE)
+        out.send(wire.encode_reply(done.last_seq, 0, output=session.device.take_output(done.pending),
+                                   regions=[[DATA, copied.out_len]] if copied.out_len else None))
 
 
 ONE_CALL = b"\x91"  # msgpack's array of one element: a message header of one call starts so

@@ -11,6 +11,9 @@
  *   bench rgpu pinned_step N     N x (cudaMemcpyAsync 4 KiB in from pinned memory, an empty kernel,
  *                                cudaMemcpyAsync 4 KiB out to pinned memory, cudaStreamSynchronize, the
  *                                result read): a framework's step with `.item()` -> {"us": per step}
+ *   bench rgpu kernel_d2h N      N x (cudaMemsetAsync 4 KiB to the round's byte, an empty kernel, cudaMemcpy
+ *                                4 KiB back to pageable memory, checked): a plain program's kernel and
+ *                                read-back -> {"us": per step}
  *   bench rgpu managed N         N x (the host writes 4 KiB of managed memory, an empty kernel,
  *                                cudaStreamSynchronize, the host reads it): the host's writes go to the
  *                                device before the launch and the device's copy comes back after the
@@ -81,14 +84,15 @@ static int run_rgpu(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(what, "ssync") || !strcmp(what, "launch_sync") || !strcmp(what, "malloc_free") ||
-        !strcmp(what, "clear_copy_launch_sync") || !strcmp(what, "pinned_step")) {
+        !strcmp(what, "clear_copy_launch_sync") || !strcmp(what, "pinned_step") || !strcmp(what, "kernel_d2h")) {
         long n = atol(argv[3]);
         CUfunction fn = NULL;
         void *buf = NULL;
         unsigned char *pin = NULL;
-        if (what[0] == 'c' || what[0] == 'p') CK(cudaMalloc(&buf, 8192));
+        unsigned char out[4096];
+        if (what[0] == 'c' || what[0] == 'p' || what[0] == 'k') CK(cudaMalloc(&buf, 8192));
         if (what[0] == 'p') CK(cudaMallocHost((void **)&pin, 8192));
-        if (what[0] == 'l' || what[0] == 'c' || what[0] == 'p') {
+        if (what[0] == 'l' || what[0] == 'c' || what[0] == 'p' || what[0] == 'k') {
             CUmodule m;
             CK(cuModuleLoadData(&m, EMPTY_PTX));
             CK(cuModuleGetFunction(&fn, m, "empty"));
@@ -111,6 +115,15 @@ static int run_rgpu(int argc, char **argv) {
                     CK(cudaStreamSynchronize(0));
                     if (pin[4096] != (unsigned char)i) {
                         fprintf(stderr, "pinned memory reads %d after a round of %d\n", pin[4096], (int)(i & 0xff));
+                        return 1;
+                    }
+                } else if (what[0] == 'k') { /* a buffer set, a kernel, then the result read back with
+                                              * cudaMemcpy (a plain program's step), and checked */
+                    CK(cudaMemsetAsync(buf, (int)(i & 0xff), 4096, 0));
+                    CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+                    CK(cudaMemcpy(out, buf, 4096, 2 /* cudaMemcpyDeviceToHost */));
+                    if (out[0] != (unsigned char)i || out[4095] != (unsigned char)i) {
+                        fprintf(stderr, "cudaMemcpy read %d, %d after a memset to %d\n", out[0], out[4095], (int)(i & 0xff));
                         return 1;
                     }
                 } else if (what[0] == 'c') { /* a buffer cleared, copied on the device, a kernel, a wait */

@@ -31,6 +31,9 @@
  *     exactly as Session.hold_for_step and Session.stepped do; anything else is Python's to decide.
  *     A step that stops part way (a launch the driver refused, a wait on work not done) comes back
  *     as RGPU_SERVE_STEP with the GPU held and the launches run counted: Python serves the rest.
+ *   - a message of such a step's calls and then one sync copy through the session segment or memset
+ *     instead of the wait (copy_step: a kernel and its result read back with cudaMemcpy), the copy made
+ *     once every stream is done within the launcher's poll (else Python copies, the GPU held);
  *   - a message of one copy through the session segment, memset, allocation or free
  *     (server/backends/cuda/native/copies.c, rgpu_copier_serve): the reply names the D2H data's region
  *     or carries the allocation's address, as Python's does; allocations are charged on the GPU's
@@ -121,6 +124,8 @@ typedef struct {
     uint32_t mem_n;
     uint64_t mem_addr[MEM_LOG];
     int64_t mem_size[MEM_LOG];
+    /* out, _STEP answered: the step's last call was a copy (copy_step), whose reply names its data */
+    int copy_step;
 } rgpu_serve_state;
 
 static double now_s(void) {
@@ -215,7 +220,37 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
     return waiting ? RGPU_SERVE_NOTIFY : 0;
 }
 
+/* A step whose last call is a copy through the segment or a memset (rgpu_launcher_copy_shape accepted
+ * the message: `n` calls then the copy), served as step() serves one: the copy's reply names its data
+ * as a copy's alone does. Output the kernels printed goes in that reply, which is then Python's: such a
+ * message is Python's while the device's capture holds some. 0: served whole; else the code. */
+static int copy_step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
+    rgpu_launch_run *w = &st->wait;
+    if (st->printf_buffered && *st->printf_buffered) return RGPU_SERVE_RING;
+    if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
+    int rc = rgpu_launcher_copy_step(l, st->copier, st->copy, st->len, n, st->sched == NULL, st->seg, st->seg_size,
+                                     w, &st->copied);
+    st->steps = n;
+    st->answered = rc == 1;
+    st->copy_step = 1;
+    if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest (the copy), the GPU held */
+    st->replied = reply_data(ring, st, w, st->copied.out_len, NULL);
+    if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
+    int waiting = 0;
+    if (st->sched) {
+        double d = w->done - st->accounted;
+        st->accounted = w->done;
+        waiting = rgpu_sched_give(st->sched, d > 0 ? d : 0.0, w->kernels);
+    }
+    st->replied = 0, st->copy_step = 0;
+    count(st, w, n, w->kernels);
+    st->copies++;
+    st->shm_in += st->copied.shm_in, st->shm_out += st->copied.out_len;
+    return waiting ? RGPU_SERVE_NOTIFY : 0;
+}
+
 int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *st) {
+    st->copy_step = 0;
     st->served = 0, st->calls = 0, st->launches = 0;
     st->replied = 0, st->answered = 0, st->steps = 0;
     st->copies = 0, st->shm_in = 0, st->shm_out = 0, st->mem_n = 0;
@@ -258,6 +293,10 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
             st->replied = 0;
         } else if ((n = rgpu_launcher_step_shape(l, st->copier, st->copy, st->len)) != 0) {
             int rc = step(ring, l, st, n);
+            if (rc) return rc;
+        } else if (st->copier && st->seg &&
+                   (n = rgpu_launcher_copy_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size)) != 0) {
+            int rc = copy_step(ring, l, st, n);
             if (rc) return rc;
         } else {
             return RGPU_SERVE_RING;

@@ -193,6 +193,32 @@ def test_a_step_whose_kernel_outlasts_the_poll_is_finished_by_python(daemons):
     assert counts["calls"] >= 100, counts
 
 
+def test_a_kernel_and_its_result_read_back_are_one_step_of_the_loop(daemons):
+    """A plain program's step through librgpu (the harness's kernel_d2h: a memset, a kernel, then
+    cudaMemcpy back to pageable memory, whose bytes the harness checks): one message whose last call is
+    a sync copy through the segment, served whole by the loop (the copy once the device is idle, its
+    reply naming the data), counted as Python counts it: the same calls and segment bytes with the
+    loop off (RGPU_SERVE_LOOP=0), where Python serves every step. With kernels that outlast the
+    loop's poll (RGPU_NULL_KERNEL_US), the loop launches and Python waits and copies."""
+    steps = 300 + 300 // 10 + 1  # and the harness's warm-up
+    got = {}
+    for loop, kernel_us in (("1", "0"), ("0", "0"), ("1", "2000")):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop, "RGPU_NULL_KERNEL_US": kernel_us})
+        _harness(url, "kernel_d2h", 300 if kernel_us == "0" else 30)  # fails unless every read-back is right
+        got[loop, kernel_us] = _ended(handle)
+    on, off, slow = got["1", "0"], got["0", "0"], got["1", "2000"]
+    assert on["ring_compiled"] >= steps and on["launches_compiled"] >= steps, on
+    assert on["copies_compiled"] == steps, on  # every read-back the loop's
+    assert off["ring_compiled"] == 0 and off["copies_compiled"] == 0, off
+    assert on["shm_bytes_out"] == off["shm_bytes_out"] == steps * 4096, (on, off)
+    # the same messages on the ring either way (the first server may be sent the module's image too:
+    # the module cache is shared, so `calls` differ by that one)
+    assert on["ring_calls"] == off["ring_calls"] and on["calls"] - off["calls"] in (0, 1), (on, off)
+    slow_steps = 30 + 30 // 10 + 1
+    assert slow["launches_compiled"] >= slow_steps and slow["ring_to_python"] >= slow_steps, slow
+    assert slow["shm_bytes_out"] == slow_steps * 4096, slow
+
+
 def test_two_sessions_stepping_at_once_share_the_gpu_through_the_scheduler(daemons):
     """Two programs on one GPU doing launch + synchronize at once: each loop takes the GPU only while the
     other does not want it and leaves the rest to Python's scheduler (sched.c beside sched.py, one

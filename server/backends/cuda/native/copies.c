@@ -230,7 +230,7 @@ static int memset_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a
 
 /* A copy through the segment `seg` (seg_size: where its data regions end). */
 static int copy_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, uint32_t nargs,
-                    const rgpu_env_call *call, unsigned char *seg, uint64_t seg_size, rgpu_copy_done *done) {
+                    const rgpu_env_call *call, unsigned char *seg, uint64_t seg_size, int run, rgpu_copy_done *done) {
     int h2d;
     uint64_t dev, count;
     if (k->op == OP_RUNTIME_COPY) { /* [dst, src, count, kind(, stream)]: the device side by the kind */
@@ -259,6 +259,7 @@ static int copy_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, 
     if (!inside(c, dev, count)) return 0;
     void *stream = NULL;
     if (k->stream && rgpu_launcher_stream(c->l, a[nargs - 1], &stream)) return 0;
+    if (!run) return 1;
     if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
     CUresult rc = h2d ? c->htod(dev, seg + off, count, stream) : c->dtoh(seg + off, dev, count, stream);
     if (rc != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, stream)) return 0;
@@ -487,11 +488,58 @@ static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a
 void rgpu_copier_dtod(rgpu_copier *c, void *dtod) { c->dtod = (dtod_fn)dtod; }
 void rgpu_copier_events(rgpu_copier *c, void *record) { c->record = (record_fn)record; }
 
+/* The last call of a message the loop serves, at `r` (nothing may follow it: `end`): a sync copy through
+ * the segment or a memset; with `memory`, also an allocation or a free (only alone in a message: after
+ * a step's launches, a free waits for them, which is Python's). run 0: whether it is one; nothing runs.
+ * run 1: served (out: its seq and face; done: what its reply and counts need), or 0: Python's, nothing
+ * having run that Python's run of the same call would not redo. */
+static int last_call(rgpu_copier *c, mp_reader *r, const uint8_t *end, unsigned char *seg, uint64_t seg_size,
+                     rgpu_quota *quota, int memory, int run, rgpu_launch_run *out, rgpu_copy_done *done) {
+    rgpu_env_call call = {0}; /* (the copy record read only when its tag says so) */
+    const char *why;
+    mp_reader args;
+    uint64_t a[5];
+    /* the whole call is read and checked before anything runs: no trailing bytes either */
+    if (rgpu_env_read_call(r, &call, &why) || r->p != end || call.nbulk != 0) return 0;
+    const rgpu_copy_call *k = call_of(c, call.call_id);
+    if (!k || call.sync != 1 || k->op >= OP_D2D) return 0; /* the ring carries sync messages only: an async call is a broken client */
+    if (!memory && k->op >= OP_ALLOC) return 0;
+    uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : k->op == OP_MEMSET ? 3 : k->op >= OP_ALLOC ? 1 : 2) +
+                     (k->stream != 0);
+    if (call.args.n != nargs) return 0;
+    mp_rinit(&args, call.args.p, call.args.len);
+    for (uint32_t i = 0; i < nargs; i++)
+        if (read_uint(&args, &a[i])) return 0;
+    int ok;
+    if (k->op == OP_MEMSET || k->op >= OP_ALLOC) {
+        if (call.copy.tag != 0) return 0;
+        ok = k->op == OP_MEMSET ? memset_one(c, k, a, run)
+           : k->op == OP_ALLOC  ? alloc_one(c, quota, a[0], done)
+                                : free_one(c, quota, a[0], done);
+    } else {
+        ok = seg && copy_one(c, k, a, nargs, &call, seg, seg_size, run, done);
+    }
+    if (!ok || !run) return ok;
+    done->sync = 1;
+    out->served = 1;
+    out->last_seq = call.seq;
+    out->runtime = (int)k->runtime;
+    return 1;
+}
+
+/* A step's last call (launches.c rgpu_launcher_copy_step): a sync copy through the segment or a memset,
+ * at `r`, the message ending at `end`. run 0: whether it is one. run 1: served once the device is idle
+ * (out, done as rgpu_copier_serve's), or 0: Python's. */
+int rgpu_copier_last(rgpu_copier *c, mp_reader *r, const void *end, unsigned char *seg, uint64_t seg_size, int run,
+                     rgpu_launch_run *out, rgpu_copy_done *done) {
+    if (run) memset(done, 0, sizeof *done);
+    return last_call(c, r, (const uint8_t *)end, seg, seg_size, NULL, 0, run, out, done);
+}
+
 int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned char *seg, uint64_t seg_size,
                       rgpu_quota *quota, rgpu_launch_run *out, rgpu_copy_done *done) {
     mp_reader r, args;
     mp_obj calls;
-    rgpu_env_call call = {0}; /* (the copy record read only when its tag says so) */
     const char *why;
     placed_rec placed[RGPU_PLACE_MAX];
     uint32_t np = 0;
@@ -513,32 +561,9 @@ int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned c
         if (!place_one(c, quota, a, &placed[np])) goto undo;
         np++;
     }
-    /* the whole call is read and checked before anything runs: no trailing bytes either */
-    if (rgpu_env_read_call(&r, &call, &why) || r.p != (const uint8_t *)header + len || call.nbulk != 0) goto undo;
-    const rgpu_copy_call *k = call_of(c, call.call_id);
-    if (!k || call.sync != 1 || k->op >= OP_D2D) goto undo; /* the ring carries sync messages only: an async call is a broken client */
-    uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : k->op == OP_MEMSET ? 3 : k->op >= OP_ALLOC ? 1 : 2) +
-                     (k->stream != 0);
-    if (call.args.n != nargs) goto undo;
-    mp_rinit(&args, call.args.p, call.args.len);
-    for (uint32_t i = 0; i < nargs; i++)
-        if (read_uint(&args, &a[i])) goto undo;
-    int ok;
-    if (k->op == OP_MEMSET || k->op >= OP_ALLOC) {
-        if (call.copy.tag != 0) goto undo;
-        ok = k->op == OP_MEMSET ? memset_one(c, k, a, 1)
-           : k->op == OP_ALLOC  ? alloc_one(c, quota, a[0], done)
-                                : free_one(c, quota, a[0], done);
-    } else {
-        ok = seg && copy_one(c, k, a, nargs, &call, seg, seg_size, done);
-    }
-    if (!ok) goto undo;
+    if (!last_call(c, &r, (const uint8_t *)header + len, seg, seg_size, quota, 1, 1, out, done)) goto undo;
     for (uint32_t i = 0; i < np; i++) done->placed_addr[i] = placed[i].addr, done->placed_size[i] = (int64_t)placed[i].size;
     done->nplaced = np;
-    done->sync = 1;
-    out->served = 1;
-    out->last_seq = call.seq;
-    out->runtime = (int)k->runtime;
     rgpu_launcher_end(c->l, out); /* what Python makes at the message's end: the settle, the printf check */
     return 1;
 undo:

@@ -35,6 +35,11 @@ int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, siz
 int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
                                int settle_first, rgpu_launch_run *out);
 
+/* A step whose last call is a sync copy through the session segment or a memset instead of a wait
+ * (rgpu_launcher_copy_step, below). */
+uint32_t rgpu_launcher_copy_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len,
+                                  unsigned char *seg, uint64_t seg_size);
+
 /* For the copies (copies.c): launches.c's stream lookup, idle check, stream wait and message end. */
 int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream);
 int rgpu_launcher_event(rgpu_launcher *l, uint64_t h, void **event);
@@ -68,4 +73,11 @@ typedef struct rgpu_quota rgpu_quota; /* server/native/quota.c */
  * 0: Python's (nothing ran, or what ran did nothing Python's run of the same call would not redo). */
 int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned char *seg, uint64_t seg_size,
                       rgpu_quota *quota, rgpu_launch_run *out, rgpu_copy_done *done);
+/* A step's last call (rgpu_launcher_copy_step); the step itself, served as rgpu_launcher_step_checked
+ * serves one, its copy once every stream is done. */
+int rgpu_copier_last(rgpu_copier *c, mp_reader *r, const void *end, unsigned char *seg, uint64_t seg_size, int run,
+                     rgpu_launch_run *out, rgpu_copy_done *done);
+int rgpu_launcher_copy_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                            int settle_first, unsigned char *seg, uint64_t seg_size, rgpu_launch_run *out,
+                            rgpu_copy_done *done);
 #endif

@@ -606,3 +606,54 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
     out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
     return 1;
 }
+
+/* A step whose last call is a sync copy through the session segment or a memset (rgpu_copier_last)
+ * instead of a wait: a kernel and then its result read back with cudaMemcpy, a plain program's step, and
+ * a --failover session's `.item()` beside its worker (memcpy.c takes that copy at once). The number of
+ * calls before it, or 0; nothing runs. */
+uint32_t rgpu_launcher_copy_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len,
+                                  unsigned char *seg, uint64_t seg_size) {
+    mp_reader r;
+    mp_obj calls;
+    mp_rinit(&r, header, len);
+    if (!l->query || !c || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 2 || calls.n > STEP_CALLS)
+        return 0;
+    for (uint32_t i = 0; i + 1 < calls.n; i++)
+        if (!step_call(l, c, &r, 0, NULL)) return 0;
+    if (!rgpu_copier_last(c, &r, (const uint8_t *)header + len, seg, seg_size, 0, NULL, NULL)) return 0;
+    return calls.n - 1;
+}
+
+/* Serves a message rgpu_launcher_copy_shape accepted as `n` calls and a copy: the calls, the timing
+ * windows closed as rgpu_launcher_step_checked closes them, then, once every stream is done (the
+ * launcher's short poll, as a device synchronize's), the copy (done: its data's bytes), then the clock
+ * settled and the printf pipe checked. 1: all served (out: the copy's seq and face, the launches). 0:
+ * stopped at call out->served (work not done within the poll, printf output waiting for the copy's
+ * reply, or a call the driver refused), which Python serves with the rest. */
+int rgpu_launcher_copy_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                            int settle_first, unsigned char *seg, uint64_t seg_size, rgpu_launch_run *out,
+                            rgpu_copy_done *done) {
+    out->served = 0, out->kernels = 0;
+    mp_reader r;
+    mp_obj calls;
+    rgpu_launch_run copy_out;
+    mp_rinit(&r, header, len);
+    mp_next(&r, &calls);
+    for (uint32_t i = 0; i < n; i++) {
+        int k = step_call(l, c, &r, 1, out);
+        if (!k) return 0;
+        out->served++;
+        out->kernels += k == 1;
+    }
+    double ignored;
+    if ((settle_first ? rgpu_clock_settle(l->clock, &ignored) : rgpu_clock_close(l->clock)) != CUDA_SUCCESS)
+        return 0; /* Python's settle reports why */
+    if (poll(l, query_all, NULL) != CUDA_SUCCESS) return 0; /* still running, or an error: Python's wait */
+    /* output the kernels printed goes in the copy's reply, which is then Python's to write */
+    if (l->printf_fd >= 0 && rgpu_printf_pending(l->printf_fd) != 0) return 0;
+    if (!rgpu_copier_last(c, &r, (const uint8_t *)header + len, seg, seg_size, 1, &copy_out, done)) return 0;
+    out->last_seq = copy_out.last_seq, out->runtime = copy_out.runtime;
+    out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
+    out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
+    return 1;
+}
