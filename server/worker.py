@@ -960,7 +960,9 @@ def _step(sock, ident, header, session, launcher) -> int | None:
     index of the first call Python serves: 0 when nothing ran; past the launches that ran when the
     loop stopped at a launch the driver refused or at a wait on work not done."""
     n = launcher.step_shape(header)
-    if not n or not session.hold_for_step():
+    if not n:
+        return _frame_step(sock, ident, header, session, launcher)
+    if not session.hold_for_step():
         return 0
     # a session that holds no scheduler settles its clock before a wait, as Python's settle does
     answered, out = launcher.step(header, settle_first=session.sched is None)
@@ -971,6 +973,30 @@ def _step(sock, ident, header, session, launcher) -> int | None:
     session.last_seq = out.last_seq
     _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))
     # after the reply: the client is not kept waiting for the scheduler's bookkeeping
+    _step_ended(session, n, out)
+    return None
+
+
+def _frame_step(sock, ident, header, session, launcher) -> int | None:
+    """`_step` for a message of a step's calls whose last is a sync device-to-host copy with its data
+    in a frame (a kernel and its result read back with cudaMemcpy, from another host): the calls and
+    the copy served by the compiled loop (launches.c, rgpu_launcher_frame_step) once the device is idle,
+    the data sent in the reply's frame as Python's run of the copy sends it. Returns as `_step`."""
+    n, count = launcher.frame_shape(header)
+    if not n or not session.hold_for_step():
+        return 0
+    buf = bytearray(count)
+    answered, out = launcher.frame_step(header, n, buf, settle_first=session.sched is None)
+    if not answered:
+        if out.served:
+            session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
+        return out.served
+    session.last_seq = out.last_seq
+    session.calls += 1
+    session.face = launcher.face
+    session.bytes_out += count
+    head = wire.encode_reply(out.last_seq, 0, output=session.device.take_output(out.pending))
+    sock.send_multipart([ident, head, buf], copy=False)
     _step_ended(session, n, out)
     return None
 

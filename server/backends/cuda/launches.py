@@ -44,6 +44,7 @@ class Launcher:
             raise MemoryError("rgpu_launcher_new")
         lib.rgpu_launcher_poll(self._l, int(SPIN_S * 1e9))  # a wait polls as long here as in waits.py
         self._run_out = _ffi.new("rgpu_launch_run *")
+        self._count = _ffi.new("uint64_t *")
         # the loop's address, for the worker's compiled serving loop (server/native/serve.c), which
         # answers waits with it (the worker counts them in `waits`)
         self.loop = int(_ffi.cast("uintptr_t", self._l))
@@ -157,6 +158,31 @@ class Launcher:
         self.served += out.kernels
         if rc:
             self._answered(out)
+        return bool(rc), out
+
+    def frame_shape(self, header) -> tuple[int, int]:
+        """(calls, bytes): the calls a message whose one frame is `header` runs before its last, a sync
+        device-to-host copy whose data goes back in a frame (a kernel and its result read back with
+        cudaMemcpy, on the socket), and that copy's bytes; (0, 0) for any other message (launches.c,
+        rgpu_launcher_frame_shape). Needs the device's copier."""
+        if self.copier is None:
+            return 0, 0
+        count = self._count
+        n = self._lib.rgpu_launcher_frame_shape(self._l, self._copier(), _ffi.from_buffer(header), len(header), count)
+        return n, count[0] if n else 0
+
+    def frame_step(self, header, n: int, buf, settle_first: bool):
+        """Serves a message `frame_shape` accepted as `n` calls and a copy into `buf` (of the copy's
+        bytes), as `step` serves a step: (answered, out); not answered, the loop stopped at call
+        out.served (work not done within its poll, printf output for the reply, a refused call),
+        which Python serves with the rest."""
+        out = self._run_out
+        rc = self._lib.rgpu_launcher_frame_step(self._l, self._copier(), _ffi.from_buffer(header), len(header), n,
+                                                settle_first, _ffi.from_buffer(buf), len(buf), out)
+        self.served += out.kernels
+        if rc:
+            self.copies += 1
+            self.face = "runtime" if out.runtime else "driver"
         return bool(rc), out
 
     def _answered(self, out) -> None:

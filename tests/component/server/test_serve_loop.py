@@ -155,13 +155,13 @@ def test_bad_input_on_a_ring_the_loop_serves_ends_that_session_only(daemons):
         bystander.close()
 
 
-def _harness(url: str, mode: str, n: int) -> dict:
+def _harness(url: str, mode: str, n: int, shm: str = "1") -> dict:
     import json
     import subprocess
 
     from benchmarks.transport import build_harness
     from rgpu.paths import client_env
-    env = {**client_env([url], preload=False), "RGPU_SHM": "1"}
+    env = {**client_env([url], preload=False), "RGPU_SHM": shm}
     p = subprocess.run([str(build_harness()), "rgpu", mode, str(n)], env=env, capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
@@ -217,6 +217,25 @@ def test_a_kernel_and_its_result_read_back_are_one_step_of_the_loop(daemons):
     slow_steps = 30 + 30 // 10 + 1
     assert slow["launches_compiled"] >= slow_steps and slow["ring_to_python"] >= slow_steps, slow
     assert slow["shm_bytes_out"] == slow_steps * 4096, slow
+
+
+def test_a_kernel_and_its_result_read_back_on_the_socket_are_one_compiled_step(daemons):
+    """The same step from a client without the session segment (RGPU_SHM=0, as from another host): the
+    read-back's data goes back in a frame; the loop runs the calls and the copy (launches.c
+    rgpu_launcher_frame_step) and Python sends the frame, the bytes counted as Python's own run of the
+    copy counts them, as with the compiled launches off (RGPU_FAST_LAUNCH=0), where Python serves every
+    call."""
+    steps = 300 + 300 // 10 + 1
+    got = {}
+    for loop in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": loop})
+        _harness(url, "kernel_d2h", 300, shm="0")  # fails unless every read-back is right
+        got[loop] = _ended(handle)
+    on, off = got["1"], got["0"]
+    assert on["copies_compiled"] == steps and on["launches_compiled"] >= steps, on
+    assert off["copies_compiled"] == 0, off
+    assert on["bytes_out"] == off["bytes_out"] >= steps * 4096, (on, off)
+    assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
 
 
 def test_two_sessions_stepping_at_once_share_the_gpu_through_the_scheduler(daemons):

@@ -527,6 +527,40 @@ static int last_call(rgpu_copier *c, mp_reader *r, const uint8_t *end, unsigned 
     return 1;
 }
 
+/* A sync device-to-host copy whose data goes back in a frame (no copy record: the client is on another
+ * host, or its segment is off), the last call of a step on the socket (launches.c
+ * rgpu_launcher_frame_step): cuMemcpyDtoH_v2 [src, count] or cudaMemcpy [dst, src, count, D2H]. run 0:
+ * whether it is one, its count in *count. run 1: copied into `buf` (`cap` bytes) once the device is
+ * idle, as Python's run of it copies (out: its seq and face), or 0: Python's, nothing copied. */
+int rgpu_copier_frame_d2h(rgpu_copier *c, mp_reader *r, const void *end, void *buf, uint64_t cap, int run,
+                          uint64_t *count, rgpu_launch_run *out) {
+    rgpu_env_call call = {0};
+    const char *why;
+    mp_reader args;
+    uint64_t a[4], dev, n;
+    if (rgpu_env_read_call(r, &call, &why) || r->p != (const uint8_t *)end || call.nbulk != 0 || call.sync != 1 ||
+        call.copy.tag != 0)
+        return 0;
+    const rgpu_copy_call *k = call_of(c, call.call_id);
+    if (!k || k->stream || (k->op != OP_D2H && k->op != OP_RUNTIME_COPY)) return 0;
+    uint32_t nargs = k->op == OP_RUNTIME_COPY ? 4 : 2;
+    if (call.args.n != nargs) return 0;
+    mp_rinit(&args, call.args.p, call.args.len);
+    for (uint32_t i = 0; i < nargs; i++)
+        if (read_uint(&args, &a[i])) return 0;
+    if (k->op == OP_RUNTIME_COPY && a[3] != D2H_KIND) return 0;
+    dev = k->op == OP_RUNTIME_COPY ? a[1] : a[0], n = k->op == OP_RUNTIME_COPY ? a[2] : a[1];
+    if (n == 0 || n >= REGISTER_MIN || !inside(c, dev, n)) return 0;
+    *count = n;
+    if (!run) return 1;
+    if (n > cap || !rgpu_launcher_idle(c->l)) return 0;
+    if (c->dtoh(buf, dev, n, NULL) != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, NULL)) return 0;
+    out->served = 1;
+    out->last_seq = call.seq;
+    out->runtime = (int)k->runtime;
+    return 1;
+}
+
 /* A step's last call (launches.c rgpu_launcher_copy_step): a sync copy through the segment or a memset,
  * at `r`, the message ending at `end`. run 0: whether it is one. run 1: served once the device is idle
  * (out, done as rgpu_copier_serve's), or 0: Python's. */

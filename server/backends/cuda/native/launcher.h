@@ -80,4 +80,12 @@ int rgpu_copier_last(rgpu_copier *c, mp_reader *r, const void *end, unsigned cha
 int rgpu_launcher_copy_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
                             int settle_first, unsigned char *seg, uint64_t seg_size, rgpu_launch_run *out,
                             rgpu_copy_done *done);
+/* The same on the socket, for a last call that is a sync device-to-host copy whose data goes back in a
+ * frame (the worker's Python sends it): the shape (its bytes in *count) and the step. */
+int rgpu_copier_frame_d2h(rgpu_copier *c, mp_reader *r, const void *end, void *buf, uint64_t cap, int run,
+                          uint64_t *count, rgpu_launch_run *out);
+uint32_t rgpu_launcher_frame_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len,
+                                   uint64_t *count);
+int rgpu_launcher_frame_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                             int settle_first, void *buf, uint64_t cap, rgpu_launch_run *out);
 #endif

@@ -624,6 +624,60 @@ uint32_t rgpu_launcher_copy_shape(rgpu_launcher *l, rgpu_copier *c, const void *
     return calls.n - 1;
 }
 
+/* rgpu_launcher_copy_shape for a message on the socket whose last call is a sync device-to-host copy
+ * whose data goes back in a frame (copies.c rgpu_copier_frame_d2h): the calls before it, its bytes in
+ * *count; or 0. Nothing runs. */
+uint32_t rgpu_launcher_frame_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len,
+                                   uint64_t *count) {
+    mp_reader r;
+    mp_obj calls;
+    mp_rinit(&r, header, len);
+    if (!l->query || !c || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 2 || calls.n > STEP_CALLS)
+        return 0;
+    for (uint32_t i = 0; i + 1 < calls.n; i++)
+        if (!step_call(l, c, &r, 0, NULL)) return 0;
+    if (!rgpu_copier_frame_d2h(c, &r, (const uint8_t *)header + len, NULL, 0, 0, count, NULL)) return 0;
+    return calls.n - 1;
+}
+
+/* The calls of a step, then the timing windows closed and every stream done within the launcher's
+ * poll (and no printf output waiting for the reply): 1, the reader past them; else 0, out->served the
+ * calls that ran. */
+static int step_calls_done(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, uint32_t n, int settle_first,
+                           rgpu_launch_run *out) {
+    for (uint32_t i = 0; i < n; i++) {
+        int k = step_call(l, c, r, 1, out);
+        if (!k) return 0;
+        out->served++;
+        out->kernels += k == 1;
+    }
+    double ignored;
+    if ((settle_first ? rgpu_clock_settle(l->clock, &ignored) : rgpu_clock_close(l->clock)) != CUDA_SUCCESS)
+        return 0; /* Python's settle reports why */
+    if (poll(l, query_all, NULL) != CUDA_SUCCESS) return 0; /* still running, or an error: Python's wait */
+    /* output the kernels printed goes in the copy's reply, which is then Python's to write */
+    return !(l->printf_fd >= 0 && rgpu_printf_pending(l->printf_fd) != 0);
+}
+
+/* Serves a message rgpu_launcher_frame_shape accepted as `n` calls and a copy of `cap` bytes into
+ * `buf`, as rgpu_launcher_copy_step serves its kind. */
+int rgpu_launcher_frame_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                             int settle_first, void *buf, uint64_t cap, rgpu_launch_run *out) {
+    out->served = 0, out->kernels = 0;
+    mp_reader r;
+    mp_obj calls;
+    rgpu_launch_run copy_out;
+    uint64_t count = 0;
+    mp_rinit(&r, header, len);
+    mp_next(&r, &calls);
+    if (!step_calls_done(l, c, &r, n, settle_first, out)) return 0;
+    if (!rgpu_copier_frame_d2h(c, &r, (const uint8_t *)header + len, buf, cap, 1, &count, &copy_out)) return 0;
+    out->last_seq = copy_out.last_seq, out->runtime = copy_out.runtime;
+    out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
+    out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
+    return 1;
+}
+
 /* Serves a message rgpu_launcher_copy_shape accepted as `n` calls and a copy: the calls, the timing
  * windows closed as rgpu_launcher_step_checked closes them, then, once every stream is done (the
  * launcher's short poll, as a device synchronize's), the copy (done: its data's bytes), then the clock
@@ -639,18 +693,7 @@ int rgpu_launcher_copy_step(rgpu_launcher *l, rgpu_copier *c, const void *header
     rgpu_launch_run copy_out;
     mp_rinit(&r, header, len);
     mp_next(&r, &calls);
-    for (uint32_t i = 0; i < n; i++) {
-        int k = step_call(l, c, &r, 1, out);
-        if (!k) return 0;
-        out->served++;
-        out->kernels += k == 1;
-    }
-    double ignored;
-    if ((settle_first ? rgpu_clock_settle(l->clock, &ignored) : rgpu_clock_close(l->clock)) != CUDA_SUCCESS)
-        return 0; /* Python's settle reports why */
-    if (poll(l, query_all, NULL) != CUDA_SUCCESS) return 0; /* still running, or an error: Python's wait */
-    /* output the kernels printed goes in the copy's reply, which is then Python's to write */
-    if (l->printf_fd >= 0 && rgpu_printf_pending(l->printf_fd) != 0) return 0;
+    if (!step_calls_done(l, c, &r, n, settle_first, out)) return 0;
     if (!rgpu_copier_last(c, &r, (const uint8_t *)header + len, seg, seg_size, 1, &copy_out, done)) return 0;
     out->last_seq = copy_out.last_seq, out->runtime = copy_out.runtime;
     out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
