@@ -959,10 +959,10 @@ def _step(sock, ident, header, session, launcher) -> int | None:
     wants the GPU (session.py, hold_for_step). None: all of it served and the wait answered. Else the
     index of the first call Python serves: 0 when nothing ran; past the launches that ran when the
     loop stopped at a launch the driver refused or at a wait on work not done."""
-    n = launcher.step_shape(header)
-    if not n:
-        return _frame_step(sock, ident, header, session, launcher)
-    if not session.hold_for_step():
+    n, kind, count = launcher.shape(header)
+    if kind == launcher.STEP_FRAME:
+        return _frame_step(sock, ident, header, session, launcher, n, count)
+    if kind != launcher.STEP_WAIT or not session.hold_for_step():
         return 0
     # a session that holds no scheduler settles its clock before a wait, as Python's settle does
     answered, out = launcher.step(header, settle_first=session.sched is None)
@@ -977,13 +977,12 @@ def _step(sock, ident, header, session, launcher) -> int | None:
     return None
 
 
-def _frame_step(sock, ident, header, session, launcher) -> int | None:
+def _frame_step(sock, ident, header, session, launcher, n: int, count: int) -> int | None:
     """`_step` for a message of a step's calls whose last is a sync device-to-host copy with its data
     in a frame (a kernel and its result read back with cudaMemcpy, from another host): the calls and
     the copy served by the compiled loop (launches.c, rgpu_launcher_frame_step) once the device is idle,
     the data sent in the reply's frame as Python's run of the copy sends it. Returns as `_step`."""
-    n, count = launcher.frame_shape(header)
-    if not n or not session.hold_for_step():
+    if not session.hold_for_step():
         return 0
     buf = bytearray(count)
     answered, out = launcher.frame_step(header, n, buf, settle_first=session.sched is None)

@@ -193,7 +193,7 @@ static void count(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t calls
     st->runtime = w->runtime;
 }
 
-/* A step (rgpu_launcher_step_shape accepted the message: `n` calls then a wait) with the GPU taken:
+/* A step (rgpu_launcher_shape found `n` calls then a wait) with the GPU taken:
  * Session.hold_for_step, _step and Session.stepped. 0: served whole, the loop goes on; else the code. */
 static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
     rgpu_launch_run *w = &st->wait;
@@ -220,8 +220,8 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
     return waiting ? RGPU_SERVE_NOTIFY : 0;
 }
 
-/* A step whose last call is a copy through the segment or a memset (rgpu_launcher_copy_shape accepted
- * the message: `n` calls then the copy), served as step() serves one: the copy's reply names its data
+/* A step whose last call is a copy through the segment or a memset (rgpu_launcher_shape found `n` calls
+ * then the copy), served as step() serves one: the copy's reply names its data
  * as a copy's alone does. Output the kernels printed goes in that reply, which is then Python's: such a
  * message is Python's while the device's capture holds some. 0: served whole; else the code. */
 static int copy_step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
@@ -271,6 +271,8 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
         if (l == NULL) return RGPU_SERVE_RING;
         rgpu_launch_run *w = &st->wait;
         uint32_t n;
+        int kind = 0;
+        uint64_t frame_bytes = 0;
         if (rgpu_launcher_wait_alone(l, st->copy, st->len, w)) {
             if (!reply_ok(ring, st, w)) return RGPU_SERVE_ANSWERED;
             st->replied = 1;
@@ -291,12 +293,9 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
             if (d->sync && !st->replied) return RGPU_SERVE_COPIED; /* its reply carries printf output */
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
             st->replied = 0;
-        } else if ((n = rgpu_launcher_step_shape(l, st->copier, st->copy, st->len)) != 0) {
-            int rc = step(ring, l, st, n);
-            if (rc) return rc;
-        } else if (st->copier && st->seg &&
-                   (n = rgpu_launcher_copy_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size)) != 0) {
-            int rc = copy_step(ring, l, st, n);
+        } else if ((n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes)) != 0 &&
+                   kind != RGPU_STEP_FRAME) {
+            int rc = kind == RGPU_STEP_WAIT ? step(ring, l, st, n) : copy_step(ring, l, st, n);
             if (rc) return rc;
         } else {
             return RGPU_SERVE_RING;

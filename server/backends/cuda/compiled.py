@@ -47,8 +47,8 @@ typedef struct rgpu_copier rgpu_copier;
 uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len);
 int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, int settle_first,
                        rgpu_launch_run *out);
-uint32_t rgpu_launcher_frame_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len,
-                                   uint64_t *count);
+uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
+                             uint64_t seg_size, int *kind, uint64_t *count);
 int rgpu_launcher_frame_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
                              int settle_first, void *buf, uint64_t cap, rgpu_launch_run *out);
 typedef struct { uint64_t id; uint32_t op, width, stream, runtime; } rgpu_copy_call;

@@ -45,6 +45,7 @@ class Launcher:
         lib.rgpu_launcher_poll(self._l, int(SPIN_S * 1e9))  # a wait polls as long here as in waits.py
         self._run_out = _ffi.new("rgpu_launch_run *")
         self._count = _ffi.new("uint64_t *")
+        self._kind = _ffi.new("int *")
         # the loop's address, for the worker's compiled serving loop (server/native/serve.c), which
         # answers waits with it (the worker counts them in `waits`)
         self.loop = int(_ffi.cast("uintptr_t", self._l))
@@ -57,6 +58,7 @@ class Launcher:
         self.face = "driver"  # the face of the last wait it answered
 
     address = staticmethod(compiled.address)
+    STEP_WAIT, STEP_FRAME = 1, 3  # a message's last call, as rgpu_launcher_shape finds it (launcher.h)
 
     def serve_waits(self, query_address: int, synchronize_address: int) -> None:
         """Lets the loop answer a sync stream query or synchronize whose stream is done (`wait`), with
@@ -134,18 +136,23 @@ class Launcher:
         self._answered(out)
         return out
 
-    def step_shape(self, header) -> int:
-        """How many calls a message whose one frame is `header` runs before its one wait, if it is
-        that shape and every call one the loop serves (launches.c, rgpu_launcher_step_shape: launches,
-        and with the device's copier its async memsets and device-to-device copies); else 0."""
-        return self._lib.rgpu_launcher_step_shape(self._l, self._copier(), _ffi.from_buffer(header), len(header))
+    def shape(self, header) -> tuple[int, int, int]:
+        """(calls, kind, bytes) of a message whose one frame is `header`, read once (launches.c,
+        rgpu_launcher_shape): the calls the loop serves before its last, which is a wait it may answer
+        (kind STEP_WAIT: a step), or, with the device's copier, a sync device-to-host copy whose data
+        goes back in a frame (STEP_FRAME: a kernel and its result read back with cudaMemcpy, from
+        another host; bytes: the copy's). (0, 0, 0) for any other message."""
+        kind, count = self._kind, self._count
+        n = self._lib.rgpu_launcher_shape(self._l, self._copier(), _ffi.from_buffer(header), len(header), _ffi.NULL, 0,
+                                          kind, count)
+        return (n, kind[0], count[0]) if n else (0, 0, 0)
 
     def _copier(self):
         """The device's compiled copies (copies.py sets `copier`), for a step's memsets and copies."""
         return _ffi.cast("rgpu_copier *", self.copier.address) if self.copier is not None else _ffi.NULL
 
     def step(self, header, settle_first: bool):
-        """Serves a message `step_shape` accepts, not decoded by Python: its launches, the windows
+        """Serves a message `shape` found STEP_WAIT, not decoded by Python: its launches, the windows
         closed (`settle_first`: settled) before the wait, the wait, the clock settled and the printf
         pipe checked after it. (answered, out): answered, out says the wait's seq, the device time
         (settled, done) and the printf bytes pending; not, the loop stopped at call out.served (a
@@ -154,25 +161,14 @@ class Launcher:
         rc = self._lib.rgpu_launcher_step(self._l, self._copier(), _ffi.from_buffer(header), len(header),
                                           settle_first, out)
         if rc < 0:
-            raise ValueError("rgpu_launcher_step: not a message of launches and a wait (step_shape first)")
+            raise ValueError("rgpu_launcher_step: not a message of launches and a wait (shape first)")
         self.served += out.kernels
         if rc:
             self._answered(out)
         return bool(rc), out
 
-    def frame_shape(self, header) -> tuple[int, int]:
-        """(calls, bytes): the calls a message whose one frame is `header` runs before its last, a sync
-        device-to-host copy whose data goes back in a frame (a kernel and its result read back with
-        cudaMemcpy, on the socket), and that copy's bytes; (0, 0) for any other message (launches.c,
-        rgpu_launcher_frame_shape). Needs the device's copier."""
-        if self.copier is None:
-            return 0, 0
-        count = self._count
-        n = self._lib.rgpu_launcher_frame_shape(self._l, self._copier(), _ffi.from_buffer(header), len(header), count)
-        return n, count[0] if n else 0
-
     def frame_step(self, header, n: int, buf, settle_first: bool):
-        """Serves a message `frame_shape` accepted as `n` calls and a copy into `buf` (of the copy's
+        """Serves a message `shape` found STEP_FRAME, `n` calls and a copy into `buf` (of the copy's
         bytes), as `step` serves a step: (answered, out); not answered, the loop stopped at call
         out.served (work not done within its poll, printf output for the reply, a refused call),
         which Python serves with the rest."""

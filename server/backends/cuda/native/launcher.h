@@ -35,10 +35,11 @@ int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, siz
 int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
                                int settle_first, rgpu_launch_run *out);
 
-/* A step whose last call is a sync copy through the session segment or a memset instead of a wait
- * (rgpu_launcher_copy_step, below). */
-uint32_t rgpu_launcher_copy_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len,
-                                  unsigned char *seg, uint64_t seg_size);
+/* The shape of such a message, whose last call may also be a sync copy instead of the wait (launches.c):
+ * the calls before it, and which last call (*kind). */
+enum { RGPU_STEP_WAIT = 1, RGPU_STEP_COPY = 2, RGPU_STEP_FRAME = 3 };
+uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
+                             uint64_t seg_size, int *kind, uint64_t *count);
 
 /* For the copies (copies.c): launches.c's stream lookup, idle check, stream wait and message end. */
 int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream);
@@ -81,11 +82,9 @@ int rgpu_launcher_copy_step(rgpu_launcher *l, rgpu_copier *c, const void *header
                             int settle_first, unsigned char *seg, uint64_t seg_size, rgpu_launch_run *out,
                             rgpu_copy_done *done);
 /* The same on the socket, for a last call that is a sync device-to-host copy whose data goes back in a
- * frame (the worker's Python sends it): the shape (its bytes in *count) and the step. */
+ * frame (the worker's Python sends it). */
 int rgpu_copier_frame_d2h(rgpu_copier *c, mp_reader *r, const void *end, void *buf, uint64_t cap, int run,
                           uint64_t *count, rgpu_launch_run *out);
-uint32_t rgpu_launcher_frame_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len,
-                                   uint64_t *count);
 int rgpu_launcher_frame_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
                              int settle_first, void *buf, uint64_t cap, rgpu_launch_run *out);
 #endif

@@ -547,21 +547,50 @@ static int step_call(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, int run, rg
     return c && rgpu_copier_step_call(c, r, run, run ? &out->last_seq : NULL, run ? &out->runtime : NULL) ? 2 : 0;
 }
 
-/* The number of calls before the wait in a message of one frame (header) that Python has not
- * decoded, if it is a run of calls the loop serves (step_call) and then one wait it may answer,
- * well-formed with nothing after (the checks protocol/wire.py decode_calls makes, for this shape);
- * else 0. Nothing runs. */
-uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len) {
+/* The shape of a message of one frame (header) that Python has not decoded, read once: a run of calls
+ * the loop serves (step_call) and then its last call, well-formed with nothing after (the checks
+ * protocol/wire.py decode_calls makes, for this shape), one of
+ *   RGPU_STEP_WAIT: a wait it may answer (a step);
+ *   RGPU_STEP_COPY: with the session segment `seg`, a sync copy through it or a memset (copies.c
+ *     rgpu_copier_last: a kernel and its result read back, on the call ring);
+ *   RGPU_STEP_FRAME: a sync device-to-host copy whose data goes back in a frame (copies.c
+ *     rgpu_copier_frame_d2h, *count its bytes: the same on the socket).
+ * The calls before the last (*kind which), or 0: none of these. Nothing runs. */
+uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
+                             uint64_t seg_size, int *kind, uint64_t *count) {
     mp_reader r;
     mp_obj calls;
     wait_call w;
+    const uint8_t *end = (const uint8_t *)header + len;
     mp_rinit(&r, header, len);
     if (!l->query || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 2 || calls.n > STEP_CALLS)
         return 0;
     for (uint32_t i = 0; i + 1 < calls.n; i++)
         if (!step_call(l, c, &r, 0, NULL)) return 0;
-    if (!read_wait(l, &r, &w) || r.p != (const uint8_t *)header + len) return 0;
-    return calls.n - 1;
+    mp_reader last = r;
+    if (read_wait(l, &r, &w) && r.p == end) {
+        *kind = RGPU_STEP_WAIT;
+        return calls.n - 1;
+    }
+    r = last;
+    if (c && seg && rgpu_copier_last(c, &r, end, seg, seg_size, 0, NULL, NULL)) {
+        *kind = RGPU_STEP_COPY;
+        return calls.n - 1;
+    }
+    r = last;
+    if (c && rgpu_copier_frame_d2h(c, &r, end, NULL, 0, 0, count, NULL)) {
+        *kind = RGPU_STEP_FRAME;
+        return calls.n - 1;
+    }
+    return 0;
+}
+
+/* The number of calls before the wait of a step (rgpu_launcher_shape's RGPU_STEP_WAIT), or 0. */
+uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len) {
+    int kind = 0;
+    uint64_t count = 0;
+    uint32_t n = rgpu_launcher_shape(l, c, header, len, NULL, 0, &kind, &count);
+    return kind == RGPU_STEP_WAIT ? n : 0;
 }
 
 /* Serves a message rgpu_launcher_step_shape accepts: its calls, then the timing windows closed
@@ -607,39 +636,6 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
     return 1;
 }
 
-/* A step whose last call is a sync copy through the session segment or a memset (rgpu_copier_last)
- * instead of a wait: a kernel and then its result read back with cudaMemcpy, a plain program's step, and
- * a --failover session's `.item()` beside its worker (memcpy.c takes that copy at once). The number of
- * calls before it, or 0; nothing runs. */
-uint32_t rgpu_launcher_copy_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len,
-                                  unsigned char *seg, uint64_t seg_size) {
-    mp_reader r;
-    mp_obj calls;
-    mp_rinit(&r, header, len);
-    if (!l->query || !c || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 2 || calls.n > STEP_CALLS)
-        return 0;
-    for (uint32_t i = 0; i + 1 < calls.n; i++)
-        if (!step_call(l, c, &r, 0, NULL)) return 0;
-    if (!rgpu_copier_last(c, &r, (const uint8_t *)header + len, seg, seg_size, 0, NULL, NULL)) return 0;
-    return calls.n - 1;
-}
-
-/* rgpu_launcher_copy_shape for a message on the socket whose last call is a sync device-to-host copy
- * whose data goes back in a frame (copies.c rgpu_copier_frame_d2h): the calls before it, its bytes in
- * *count; or 0. Nothing runs. */
-uint32_t rgpu_launcher_frame_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len,
-                                   uint64_t *count) {
-    mp_reader r;
-    mp_obj calls;
-    mp_rinit(&r, header, len);
-    if (!l->query || !c || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 2 || calls.n > STEP_CALLS)
-        return 0;
-    for (uint32_t i = 0; i + 1 < calls.n; i++)
-        if (!step_call(l, c, &r, 0, NULL)) return 0;
-    if (!rgpu_copier_frame_d2h(c, &r, (const uint8_t *)header + len, NULL, 0, 0, count, NULL)) return 0;
-    return calls.n - 1;
-}
-
 /* The calls of a step, then the timing windows closed and every stream done within the launcher's
  * poll (and no printf output waiting for the reply): 1, the reader past them; else 0, out->served the
  * calls that ran. */
@@ -659,7 +655,7 @@ static int step_calls_done(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, uint3
     return !(l->printf_fd >= 0 && rgpu_printf_pending(l->printf_fd) != 0);
 }
 
-/* Serves a message rgpu_launcher_frame_shape accepted as `n` calls and a copy of `cap` bytes into
+/* Serves a message rgpu_launcher_shape found RGPU_STEP_FRAME, `n` calls and a copy of `cap` bytes into
  * `buf`, as rgpu_launcher_copy_step serves its kind. */
 int rgpu_launcher_frame_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
                              int settle_first, void *buf, uint64_t cap, rgpu_launch_run *out) {
@@ -678,7 +674,9 @@ int rgpu_launcher_frame_step(rgpu_launcher *l, rgpu_copier *c, const void *heade
     return 1;
 }
 
-/* Serves a message rgpu_launcher_copy_shape accepted as `n` calls and a copy: the calls, the timing
+/* Serves a message rgpu_launcher_shape found RGPU_STEP_COPY, `n` calls and a copy (a kernel and its result
+ * read back with cudaMemcpy, a plain program's step; a --failover session's `.item()` beside its worker,
+ * which memcpy.c takes at once): the calls, the timing
  * windows closed as rgpu_launcher_step_checked closes them, then, once every stream is done (the
  * launcher's short poll, as a device synchronize's), the copy (done: its data's bytes), then the clock
  * settled and the printf pipe checked. 1: all served (out: the copy's seq and face, the launches). 0:
