@@ -496,6 +496,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
                  copies_compiled=session.device.launcher.copies if session.device.launcher is not None else 0,
+                 batches_compiled=session.device.launcher.batches if session.device.launcher is not None else 0,
                  **_client_counts(session))
         _publish(traffic, slot, session)
         if watch is not None:
@@ -962,6 +963,8 @@ def _step(sock, ident, header, session, launcher) -> int | None:
     n, kind, count = launcher.shape(header)
     if kind == launcher.STEP_FRAME:
         return _frame_step(sock, ident, header, session, launcher, n, count)
+    if kind == launcher.STEP_ASYNC:
+        return _async_run(header, session, launcher, n)
     if kind != launcher.STEP_WAIT or not session.hold_for_step():
         return 0
     # a session that holds no scheduler settles its clock before a wait, as Python's settle does
@@ -974,6 +977,23 @@ def _step(sock, ident, header, session, launcher) -> int | None:
     _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))
     # after the reply: the client is not kept waiting for the scheduler's bookkeeping
     _step_ended(session, n, out)
+    return None
+
+
+def _async_run(header, session, launcher, n: int) -> int | None:
+    """A message of async calls only, each one a step may hold (a batch the client sent full, in a
+    training step of more calls than a batch holds): run by the compiled loop before Python decodes
+    it (launches.c, rgpu_launcher_run_calls), the GPU held as for Python's runs of launches; the
+    message's end settled as Python's end of a message settles. Returns as `_step` (no reply: async)."""
+    if not session.hold_for_launches():
+        return 0
+    out = launcher.run_calls(header, n)
+    launcher.batches += out.served == n
+    if out.served:
+        session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
+    if out.served < n:
+        return out.served
+    session.settle()
     return None
 
 

@@ -294,7 +294,7 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
             st->replied = 0;
         } else if ((n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes)) != 0 &&
-                   kind != RGPU_STEP_FRAME) {
+                   (kind == RGPU_STEP_WAIT || kind == RGPU_STEP_COPY)) {
             int rc = kind == RGPU_STEP_WAIT ? step(ring, l, st, n) : copy_step(ring, l, st, n);
             if (rc) return rc;
         } else {

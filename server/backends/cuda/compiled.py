@@ -49,6 +49,8 @@ int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, siz
                        rgpu_launch_run *out);
 uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
                              uint64_t seg_size, int *kind, uint64_t *count);
+void rgpu_launcher_run_calls(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                             rgpu_launch_run *out);
 int rgpu_launcher_frame_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
                              int settle_first, void *buf, uint64_t cap, rgpu_launch_run *out);
 typedef struct { uint64_t id; uint32_t op, width, stream, runtime; } rgpu_copy_call;

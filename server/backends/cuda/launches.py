@@ -55,10 +55,12 @@ class Launcher:
         self.copier = None  # the device's compiled copies (copies.py), whose memsets and copies a step may hold
         self.waits = 0  # waits it answered (logs, tests)
         self.copies = 0  # copies and memsets the serving loop served beside it (copies.py; logs, tests)
+        self.batches = 0  # messages of async calls only it ran whole, undecoded by Python (logs, tests)
         self.face = "driver"  # the face of the last wait it answered
 
     address = staticmethod(compiled.address)
-    STEP_WAIT, STEP_FRAME = 1, 3  # a message's last call, as rgpu_launcher_shape finds it (launcher.h)
+    # a message's last call, as rgpu_launcher_shape finds it (launcher.h); STEP_ASYNC: async calls only
+    STEP_WAIT, STEP_FRAME, STEP_ASYNC = 1, 3, 4
 
     def serve_waits(self, query_address: int, synchronize_address: int) -> None:
         """Lets the loop answer a sync stream query or synchronize whose stream is done (`wait`), with
@@ -141,7 +143,8 @@ class Launcher:
         rgpu_launcher_shape): the calls the loop serves before its last, which is a wait it may answer
         (kind STEP_WAIT: a step), or, with the device's copier, a sync device-to-host copy whose data
         goes back in a frame (STEP_FRAME: a kernel and its result read back with cudaMemcpy, from
-        another host; bytes: the copy's). (0, 0, 0) for any other message."""
+        another host; bytes: the copy's); or every call one of those a step runs before its last
+        (STEP_ASYNC: a batch of async calls, calls: all of them). (0, 0, 0) for any other message."""
         kind, count = self._kind, self._count
         n = self._lib.rgpu_launcher_shape(self._l, self._copier(), _ffi.from_buffer(header), len(header), _ffi.NULL, 0,
                                           kind, count)
@@ -166,6 +169,15 @@ class Launcher:
         if rc:
             self._answered(out)
         return bool(rc), out
+
+    def run_calls(self, header, n: int):
+        """Runs the `n` calls of a message `shape` found STEP_ASYNC (a batch of async calls only): the
+        run record says how many ran (out.served; fewer: the driver refused the next, which Python
+        serves with the rest), the last one's seq and face, and how many were launches."""
+        out = self._run_out
+        self._lib.rgpu_launcher_run_calls(self._l, self._copier(), _ffi.from_buffer(header), len(header), n, out)
+        self.served += out.kernels
+        return out
 
     def frame_step(self, header, n: int, buf, settle_first: bool):
         """Serves a message `shape` found STEP_FRAME, `n` calls and a copy into `buf` (of the copy's

@@ -238,6 +238,25 @@ def test_a_kernel_and_its_result_read_back_on_the_socket_are_one_compiled_step(d
     assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
 
 
+@pytest.mark.parametrize("shm", ["1", "0"])
+def test_batches_of_async_calls_are_run_before_python_decodes_them(daemons, shm):
+    """The harness's async launches (20,000 empty kernels, one synchronize): the client sends them in
+    full batches of async calls only, which the worker runs through the compiled loop without Python
+    decoding them (launches.c rgpu_launcher_run_calls), counted as Python counts the same calls with
+    the compiled launches off (RGPU_FAST_LAUNCH=0); on the ring and on the socket."""
+    got = {}
+    for fast in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast})
+        _harness(url, "launch", 20000, shm=shm)
+        got[fast] = _ended(handle)
+    on, off = got["1"], got["0"]
+    warm = 20000 // 10 + 1  # the harness's warm-up
+    assert on["batches_compiled"] >= (20000 + warm) // 256 - 2, on  # every full batch
+    assert on["launches_compiled"] >= 20000 + warm, on
+    assert off["batches_compiled"] == 0 and off["launches_compiled"] == 0, off
+    assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
+
+
 def test_two_sessions_stepping_at_once_share_the_gpu_through_the_scheduler(daemons):
     """Two programs on one GPU doing launch + synchronize at once: each loop takes the GPU only while the
     other does not want it and leaves the rest to Python's scheduler (sched.c beside sched.py, one

@@ -37,7 +37,7 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
 
 /* The shape of such a message, whose last call may also be a sync copy instead of the wait (launches.c):
  * the calls before it, and which last call (*kind). */
-enum { RGPU_STEP_WAIT = 1, RGPU_STEP_COPY = 2, RGPU_STEP_FRAME = 3 };
+enum { RGPU_STEP_WAIT = 1, RGPU_STEP_COPY = 2, RGPU_STEP_FRAME = 3, RGPU_STEP_ASYNC = 4 };
 uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
                              uint64_t seg_size, int *kind, uint64_t *count);
 

@@ -554,8 +554,11 @@ static int step_call(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, int run, rg
  *   RGPU_STEP_COPY: with the session segment `seg`, a sync copy through it or a memset (copies.c
  *     rgpu_copier_last: a kernel and its result read back, on the call ring);
  *   RGPU_STEP_FRAME: a sync device-to-host copy whose data goes back in a frame (copies.c
- *     rgpu_copier_frame_d2h, *count its bytes: the same on the socket).
- * The calls before the last (*kind which), or 0: none of these. Nothing runs. */
+ *     rgpu_copier_frame_d2h, *count its bytes: the same on the socket);
+ *   RGPU_STEP_ASYNC: one more of the step's calls: the message is async calls only (a batch the
+ *     client sent when it was full: a training step of more calls than a batch holds), no reply.
+ * The calls before the last (*kind which; RGPU_STEP_ASYNC: all of them), or 0: none of these. Nothing
+ * runs. */
 uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
                              uint64_t seg_size, int *kind, uint64_t *count) {
     mp_reader r;
@@ -563,11 +566,17 @@ uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *heade
     wait_call w;
     const uint8_t *end = (const uint8_t *)header + len;
     mp_rinit(&r, header, len);
-    if (!l->query || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 2 || calls.n > STEP_CALLS)
+    if (!l->query || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 1 || calls.n > STEP_CALLS)
         return 0;
     for (uint32_t i = 0; i + 1 < calls.n; i++)
         if (!step_call(l, c, &r, 0, NULL)) return 0;
     mp_reader last = r;
+    if (step_call(l, c, &r, 0, NULL) && r.p == end) {
+        *kind = RGPU_STEP_ASYNC;
+        return calls.n;
+    }
+    r = last;
+    if (calls.n < 2) return 0;
     if (read_wait(l, &r, &w) && r.p == end) {
         *kind = RGPU_STEP_WAIT;
         return calls.n - 1;
@@ -697,4 +706,22 @@ int rgpu_launcher_copy_step(rgpu_launcher *l, rgpu_copier *c, const void *header
     out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
     out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
     return 1;
+}
+
+/* Runs the `n` calls of a message rgpu_launcher_shape found RGPU_STEP_ASYNC, as a step runs those before
+ * its wait; out->served says how many ran (fewer: the driver refused that one, which Python serves with
+ * the rest, and reports). */
+void rgpu_launcher_run_calls(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                             rgpu_launch_run *out) {
+    out->served = 0, out->kernels = 0;
+    mp_reader r;
+    mp_obj calls;
+    mp_rinit(&r, header, len);
+    if (mp_next(&r, &calls)) return;
+    for (uint32_t i = 0; i < n; i++) {
+        int k = step_call(l, c, &r, 1, out);
+        if (!k) return;
+        out->served++;
+        out->kernels += k == 1;
+    }
 }
