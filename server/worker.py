@@ -777,9 +777,7 @@ def _step_taken_over(sock, peer, ring, session) -> int | None:
     session.held_by_loop()
     launcher.served += out.kernels
     if not st.answered:
-        if out.served:
-            session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
-        return out.served
+        return _ran_part(session, out)
     n = st.steps
     if st.copy_step:
         launcher.copies += 1
@@ -956,7 +954,7 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
 
 def _step(sock, ident, header, session, launcher) -> int | None:
     """A message of launches and then one wait (the launch-and-wait step of most programs), served by
-    the compiled loop before Python decodes it (launches.c, rgpu_launcher_step) while no other session
+    the compiled loop before Python decodes it (launches.c, rgpu_launcher_step_checked) while no other session
     wants the GPU (session.py, hold_for_step). None: all of it served and the wait answered. Else the
     index of the first call Python serves: 0 when nothing ran; past the launches that ran when the
     loop stopped at a launch the driver refused or at a wait on work not done."""
@@ -968,16 +966,22 @@ def _step(sock, ident, header, session, launcher) -> int | None:
     if kind != launcher.STEP_WAIT or not session.hold_for_step():
         return 0
     # a session that holds no scheduler settles its clock before a wait, as Python's settle does
-    answered, out = launcher.step(header, settle_first=session.sched is None)
+    answered, out = launcher.step(header, n, settle_first=session.sched is None)
     if not answered:
-        if out.served:
-            session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
-        return out.served
+        return _ran_part(session, out)
     session.last_seq = out.last_seq
     _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))
     # after the reply: the client is not kept waiting for the scheduler's bookkeeping
     _step_ended(session, n, out)
     return None
+
+
+def _ran_part(session, out) -> int:
+    """The compiled loop stopped at call out.served of a message (a call the driver refused, work not
+    done within its poll): what ran before it counted, and that index returned for Python."""
+    if out.served:
+        session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
+    return out.served
 
 
 def _async_run(header, session, launcher, n: int) -> int | None:
@@ -989,10 +993,9 @@ def _async_run(header, session, launcher, n: int) -> int | None:
         return 0
     out = launcher.run_calls(header, n)
     launcher.batches += out.served == n
-    if out.served:
-        session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
     if out.served < n:
-        return out.served
+        return _ran_part(session, out)
+    session.ran_launches(n, out.last_seq, bool(out.runtime), out.kernels)
     session.settle()
     return None
 
@@ -1007,9 +1010,7 @@ def _frame_step(sock, ident, header, session, launcher, n: int, count: int) -> i
     buf = bytearray(count)
     answered, out = launcher.frame_step(header, n, buf, settle_first=session.sched is None)
     if not answered:
-        if out.served:
-            session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
-        return out.served
+        return _ran_part(session, out)
     session.last_seq = out.last_seq
     session.calls += 1
     session.face = launcher.face

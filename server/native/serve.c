@@ -27,7 +27,7 @@
  *     synchronize (rgpu_launcher_wait_alone, which also settles the kernel clock and checks the printf
  *     pipe as Python does at a message's end);
  *   - a message of launches (and async memsets and device-to-device copies the copier serves) and
- *     then one such wait (rgpu_launcher_step), while no other session of the GPU wants it: the GPU is taken and given back through the scheduler's uncontended path (sched.c),
+ *     then one such wait (rgpu_launcher_step_checked), while no other session of the GPU wants it: the GPU is taken and given back through the scheduler's uncontended path (sched.c),
  *     exactly as Session.hold_for_step and Session.stepped do; anything else is Python's to decide.
  *     A step that stops part way (a launch the driver refused, a wait on work not done) comes back
  *     as RGPU_SERVE_STEP with the GPU held and the launches run counted: Python serves the rest.
@@ -48,7 +48,7 @@
  * charged) come back in the state and are added before anything reads them.
  *
  * The envelope: requests are read by the launcher's readers (launches.c: read_wait, read_launch, the
- * shapes of rgpu_launcher_wait_alone and _step_shape, on the generated rgpu_env_read_call); the reply is
+ * shapes of rgpu_launcher_wait_alone and rgpu_launcher_shape, on the generated rgpu_env_read_call); the reply is
  * the envelope's common one (success, nothing deferred, no message, no output), written by the
  * generated rgpu_env_write_reply (protocol/contract/envelope.toml). */
 #include <stddef.h>
@@ -193,6 +193,21 @@ static void count(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t calls
     st->runtime = w->runtime;
 }
 
+/* A step served whole, its reply sent (`n` calls, then its last): Session.stepped, the GPU given back
+ * with the device time since the last charge, and the step counted. 0, or RGPU_SERVE_NOTIFY: the
+ * give-back found a session waiting, which Python wakes. */
+static int stepped(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t n) {
+    int waiting = 0;
+    if (st->sched) {
+        double d = w->done - st->accounted;
+        st->accounted = w->done;
+        waiting = rgpu_sched_give(st->sched, d > 0 ? d : 0.0, w->kernels);
+    }
+    st->replied = 0;
+    count(st, w, n, w->kernels);
+    return waiting ? RGPU_SERVE_NOTIFY : 0;
+}
+
 /* A step (rgpu_launcher_shape found `n` calls then a wait) with the GPU taken:
  * Session.hold_for_step, _step and Session.stepped. 0: served whole, the loop goes on; else the code. */
 static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
@@ -209,15 +224,7 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
     if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest, the GPU held */
     st->replied = reply_ok(ring, st, w);
     if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
-    int waiting = 0;
-    if (st->sched) { /* Session.stepped: the GPU back with the device time since the last charge */
-        double d = w->done - st->accounted;
-        st->accounted = w->done;
-        waiting = rgpu_sched_give(st->sched, d > 0 ? d : 0.0, w->kernels);
-    }
-    st->replied = 0;
-    count(st, w, n, w->kernels);
-    return waiting ? RGPU_SERVE_NOTIFY : 0;
+    return stepped(st, w, n);
 }
 
 /* A step whose last call is a copy through the segment or a memset (rgpu_launcher_shape found `n` calls
@@ -236,17 +243,10 @@ static int copy_step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_
     if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest (the copy), the GPU held */
     st->replied = reply_data(ring, st, w, st->copied.out_len, NULL);
     if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
-    int waiting = 0;
-    if (st->sched) {
-        double d = w->done - st->accounted;
-        st->accounted = w->done;
-        waiting = rgpu_sched_give(st->sched, d > 0 ? d : 0.0, w->kernels);
-    }
-    st->replied = 0, st->copy_step = 0;
-    count(st, w, n, w->kernels);
+    st->copy_step = 0;
     st->copies++;
     st->shm_in += st->copied.shm_in, st->shm_out += st->copied.out_len;
-    return waiting ? RGPU_SERVE_NOTIFY : 0;
+    return stepped(st, w, n);
 }
 
 int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *st) {

@@ -44,9 +44,8 @@ int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_
                        rgpu_launch_run *out);
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
 typedef struct rgpu_copier rgpu_copier;
-uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len);
-int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, int settle_first,
-                       rgpu_launch_run *out);
+int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                               int settle_first, rgpu_launch_run *out);
 uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
                              uint64_t seg_size, int *kind, uint64_t *count);
 void rgpu_launcher_run_calls(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,

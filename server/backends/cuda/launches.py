@@ -154,17 +154,16 @@ class Launcher:
         """The device's compiled copies (copies.py sets `copier`), for a step's memsets and copies."""
         return _ffi.cast("rgpu_copier *", self.copier.address) if self.copier is not None else _ffi.NULL
 
-    def step(self, header, settle_first: bool):
-        """Serves a message `shape` found STEP_WAIT, not decoded by Python: its launches, the windows
+    def step(self, header, n: int, settle_first: bool):
+        """Serves a message `shape` found STEP_WAIT, `n` calls and a wait, not decoded by Python (nor
+        read a second time, launches.c rgpu_launcher_step_checked): its launches, the windows
         closed (`settle_first`: settled) before the wait, the wait, the clock settled and the printf
         pipe checked after it. (answered, out): answered, out says the wait's seq, the device time
         (settled, done) and the printf bytes pending; not, the loop stopped at call out.served (a
         launch the driver refused, or a wait on work not done), which Python serves with the rest."""
         out = self._run_out
-        rc = self._lib.rgpu_launcher_step(self._l, self._copier(), _ffi.from_buffer(header), len(header),
-                                          settle_first, out)
-        if rc < 0:
-            raise ValueError("rgpu_launcher_step: not a message of launches and a wait (shape first)")
+        rc = self._lib.rgpu_launcher_step_checked(self._l, self._copier(), _ffi.from_buffer(header), len(header), n,
+                                                  settle_first, out)
         self.served += out.kernels
         if rc:
             self._answered(out)

@@ -200,6 +200,16 @@ static int read_uint(mp_reader *r, uint64_t *v) {
     return 0;
 }
 
+/* A call's arguments, exactly `n` non-negative integers, into a: 0, or -1. */
+static int read_args(const rgpu_env_call *call, uint32_t n, uint64_t *a) {
+    mp_reader args;
+    if (call->args.n != n) return -1;
+    mp_rinit(&args, call->args.p, call->args.len);
+    for (uint32_t i = 0; i < n; i++)
+        if (read_uint(&args, &a[i])) return -1;
+    return 0;
+}
+
 static const rgpu_copy_call *call_of(const rgpu_copier *c, uint64_t id) {
     for (uint32_t i = 0; i < c->ncalls; i++)
         if (c->calls[i].id == id) return &c->calls[i];
@@ -380,18 +390,14 @@ static int record_one(rgpu_copier *c, const uint64_t *a, int run) {
 int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime) {
     rgpu_env_call call = {0};
     const char *why;
-    mp_reader args;
     if (rgpu_env_read_call(r, &call, &why) || call.nbulk != 0 || call.sync != 0) return 0;
     if (call.copy.tag != 0 && call.copy.tag != RGPU_ENV_PINNED) return 0;
     const rgpu_copy_call *k = call_of(c, call.call_id);
     if (!k || !k->stream) return 0; /* a step's calls are the async ones: each names its stream */
     uint32_t nargs = k->op == OP_RUNTIME_COPY ? 5 : k->op == OP_MEMSET || k->op == OP_D2D ? 4
                    : k->op == OP_H2D || k->op == OP_D2H || k->op == OP_EVENT_FLAGS ? 3 : k->op == OP_EVENT ? 2 : 0;
-    if (!nargs || call.args.n != nargs) return 0;
     uint64_t a[5];
-    mp_rinit(&args, call.args.p, call.args.len);
-    for (uint32_t i = 0; i < nargs; i++)
-        if (read_uint(&args, &a[i])) return 0;
+    if (!nargs || read_args(&call, nargs, a)) return 0;
     int ok;
     if (call.copy.tag == RGPU_ENV_PINNED) ok = pinned_one(c, k, a, &call.copy.u.pinned, run);
     else if (k->op == OP_MEMSET) ok = memset_one(c, k, a, run);
@@ -497,7 +503,6 @@ static int last_call(rgpu_copier *c, mp_reader *r, const uint8_t *end, unsigned 
                      rgpu_quota *quota, int memory, int run, rgpu_launch_run *out, rgpu_copy_done *done) {
     rgpu_env_call call = {0}; /* (the copy record read only when its tag says so) */
     const char *why;
-    mp_reader args;
     uint64_t a[5];
     /* the whole call is read and checked before anything runs: no trailing bytes either */
     if (rgpu_env_read_call(r, &call, &why) || r->p != end || call.nbulk != 0) return 0;
@@ -506,10 +511,7 @@ static int last_call(rgpu_copier *c, mp_reader *r, const uint8_t *end, unsigned 
     if (!memory && k->op >= OP_ALLOC) return 0;
     uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : k->op == OP_MEMSET ? 3 : k->op >= OP_ALLOC ? 1 : 2) +
                      (k->stream != 0);
-    if (call.args.n != nargs) return 0;
-    mp_rinit(&args, call.args.p, call.args.len);
-    for (uint32_t i = 0; i < nargs; i++)
-        if (read_uint(&args, &a[i])) return 0;
+    if (read_args(&call, nargs, a)) return 0;
     int ok;
     if (k->op == OP_MEMSET || k->op >= OP_ALLOC) {
         if (call.copy.tag != 0) return 0;
@@ -536,18 +538,13 @@ int rgpu_copier_frame_d2h(rgpu_copier *c, mp_reader *r, const void *end, void *b
                           uint64_t *count, rgpu_launch_run *out) {
     rgpu_env_call call = {0};
     const char *why;
-    mp_reader args;
     uint64_t a[4], dev, n;
     if (rgpu_env_read_call(r, &call, &why) || r->p != (const uint8_t *)end || call.nbulk != 0 || call.sync != 1 ||
         call.copy.tag != 0)
         return 0;
     const rgpu_copy_call *k = call_of(c, call.call_id);
     if (!k || k->stream || (k->op != OP_D2H && k->op != OP_RUNTIME_COPY)) return 0;
-    uint32_t nargs = k->op == OP_RUNTIME_COPY ? 4 : 2;
-    if (call.args.n != nargs) return 0;
-    mp_rinit(&args, call.args.p, call.args.len);
-    for (uint32_t i = 0; i < nargs; i++)
-        if (read_uint(&args, &a[i])) return 0;
+    if (read_args(&call, k->op == OP_RUNTIME_COPY ? 4 : 2, a)) return 0;
     if (k->op == OP_RUNTIME_COPY && a[3] != D2H_KIND) return 0;
     dev = k->op == OP_RUNTIME_COPY ? a[1] : a[0], n = k->op == OP_RUNTIME_COPY ? a[2] : a[1];
     if (n == 0 || n >= REGISTER_MIN || !inside(c, dev, n)) return 0;
@@ -572,7 +569,7 @@ int rgpu_copier_last(rgpu_copier *c, mp_reader *r, const void *end, unsigned cha
 
 int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned char *seg, uint64_t seg_size,
                       rgpu_quota *quota, rgpu_launch_run *out, rgpu_copy_done *done) {
-    mp_reader r, args;
+    mp_reader r;
     mp_obj calls;
     const char *why;
     placed_rec placed[RGPU_PLACE_MAX];
@@ -587,11 +584,8 @@ int rgpu_copier_serve(rgpu_copier *c, const void *header, size_t len, unsigned c
         rgpu_env_call pc = {0};
         const rgpu_copy_call *pk;
         if (rgpu_env_read_call(&r, &pc, &why) || pc.nbulk != 0 || pc.sync != 0 || pc.copy.tag != 0 ||
-            !(pk = call_of(c, pc.call_id)) || pk->op != OP_PLACE || pc.args.n != 3)
+            !(pk = call_of(c, pc.call_id)) || pk->op != OP_PLACE || read_args(&pc, 3, a))
             goto undo;
-        mp_rinit(&args, pc.args.p, pc.args.len);
-        for (uint32_t j = 0; j < 3; j++)
-            if (read_uint(&args, &a[j])) goto undo;
         if (!place_one(c, quota, a, &placed[np])) goto undo;
         np++;
     }

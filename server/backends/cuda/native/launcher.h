@@ -28,10 +28,7 @@ typedef struct {
 int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, rgpu_launch_run *out);
 /* A step: a message of calls the loop runs (launches; with a copier, also async memsets,
  * device-to-device copies and copies from and to pinned segments the worker mapped:
- * rgpu_copier_step_call) and then one wait. */
-uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len);
-int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, int settle_first,
-                       rgpu_launch_run *out);
+ * rgpu_copier_step_call) and then one wait, as rgpu_launcher_shape (below) found it. */
 int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
                                int settle_first, rgpu_launch_run *out);
 

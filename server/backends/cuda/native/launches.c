@@ -23,7 +23,7 @@
  *
  * Two shapes of message are served before Python decodes them, each checked whole first: a wait
  * alone (rgpu_launcher_wait_alone: a synchronize round trip) and launches then one wait
- * (rgpu_launcher_step: the launch-and-wait step of most programs), which Python lets the loop serve
+ * (rgpu_launcher_step_checked: the launch-and-wait step of most programs), which Python lets the loop serve
  * only while nobody else wants the GPU (server/worker.py). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -525,8 +525,7 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
     if (!read_wait(l, &r, &w) || r.p != (const uint8_t *)header + len || !answer_wait(l, &w, out)) return 0;
     /* What Python does next at the end of such a message, made here too: the clock's settle (nothing
      * is open at a message's first call; what completed since is counted) and the printf check. */
-    out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
-    out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
+    rgpu_launcher_end(l, out);
     return 1;
 }
 
@@ -594,31 +593,14 @@ uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *heade
     return 0;
 }
 
-/* The number of calls before the wait of a step (rgpu_launcher_shape's RGPU_STEP_WAIT), or 0. */
-uint32_t rgpu_launcher_step_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len) {
-    int kind = 0;
-    uint64_t count = 0;
-    uint32_t n = rgpu_launcher_shape(l, c, header, len, NULL, 0, &kind, &count);
-    return kind == RGPU_STEP_WAIT ? n : 0;
-}
-
-/* Serves a message rgpu_launcher_step_shape accepts: its calls, then the timing windows closed
- * (settle_first: settled, as Python settles a session that does not hold the GPU) as Python does
- * when the client is about to wait, then the wait, then the clock settled and the printf pipe
- * checked as at a message's end (out: settled, done, pending). 1: all of it served (out: the wait's
+/* Serves a message rgpu_launcher_shape found RGPU_STEP_WAIT, `n` calls and a wait, in memory nobody
+ * else writes (the serving loop's private copy of it, or Python's frame): its calls, then the timing
+ * windows closed (settle_first: settled, as Python settles a session that does not hold the GPU) as
+ * Python does when the client is about to wait, then the wait, then the clock settled and the printf
+ * pipe checked as at a message's end (out: settled, done, pending). 1: all of it served (out: the wait's
  * seq and face, the launches among the calls). 0: stopped at call out->served (out: the last call's
  * seq and face, the launches that ran), a call the driver refused or a wait on work not done, which
- * Python serves with the rest. -1: not that shape, nothing ran. */
-int rgpu_launcher_step(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, int settle_first,
-                       rgpu_launch_run *out) {
-    out->served = 0, out->kernels = 0;
-    uint32_t n = rgpu_launcher_step_shape(l, c, header, len);
-    if (!n) return -1;
-    return rgpu_launcher_step_checked(l, c, header, len, n, settle_first, out);
-}
-
-/* rgpu_launcher_step for a message rgpu_launcher_step_shape has accepted already, as `n` calls and a
- * wait, in memory nobody else writes (the serving loop's private copy of it): not read a third time. */
+ * Python serves with the rest. */
 int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
                                int settle_first, rgpu_launch_run *out) {
     out->served = 0, out->kernels = 0;
@@ -640,8 +622,7 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
         return 0; /* Python's settle reports why */
     if (!answer_wait(l, &w, &wait_out)) return 0;
     out->last_seq = wait_out.last_seq, out->runtime = wait_out.runtime;
-    out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
-    out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
+    rgpu_launcher_end(l, out); /* the clock settled, the printf pipe checked, as at a message's end */
     return 1;
 }
 
@@ -678,8 +659,7 @@ int rgpu_launcher_frame_step(rgpu_launcher *l, rgpu_copier *c, const void *heade
     if (!step_calls_done(l, c, &r, n, settle_first, out)) return 0;
     if (!rgpu_copier_frame_d2h(c, &r, (const uint8_t *)header + len, buf, cap, 1, &count, &copy_out)) return 0;
     out->last_seq = copy_out.last_seq, out->runtime = copy_out.runtime;
-    out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
-    out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
+    rgpu_launcher_end(l, out); /* the clock settled, the printf pipe checked, as at a message's end */
     return 1;
 }
 
@@ -703,8 +683,7 @@ int rgpu_launcher_copy_step(rgpu_launcher *l, rgpu_copier *c, const void *header
     if (!step_calls_done(l, c, &r, n, settle_first, out)) return 0;
     if (!rgpu_copier_last(c, &r, (const uint8_t *)header + len, seg, seg_size, 1, &copy_out, done)) return 0;
     out->last_seq = copy_out.last_seq, out->runtime = copy_out.runtime;
-    out->settled = rgpu_clock_settle(l->clock, &out->done) == CUDA_SUCCESS;
-    out->pending = l->printf_fd >= 0 ? rgpu_printf_pending(l->printf_fd) : -1;
+    rgpu_launcher_end(l, out); /* the clock settled, the printf pipe checked, as at a message's end */
     return 1;
 }
 
