@@ -899,7 +899,7 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
             run_piece_in(session, run, call_id, args, bulk)
             continue
         if call_id == wire.CHECKPOINT and sync:
-            failover.checkpoint(sock, ident, seq, session, session.backend_name, log)
+            failover.checkpoint(sock, ident, seq, args, session, session.backend_name, log)
             continue
         if call_id == wire.RESTORE and sync:
             failover.restore(sock, ident, seq, bulk, session, session.backend_name, log)

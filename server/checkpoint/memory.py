@@ -72,8 +72,12 @@ class Copier:
         seen = set(written)
         return written + [p for p in inside(allocations, list(self.sent)) if p not in seen]
 
-    def changed(self, pieces):
-        """Yields (addr, length, zstd frame) of each piece whose contents differ from what was sent."""
+    def changed(self, pieces, pending: dict | None = None):
+        """Yields (addr, length, zstd frame) of each piece whose contents differ from what was sent.
+        `pending`: the digests of what is yielded go there, not into `sent`, for the caller to commit
+        once what it sends has gone (a failover delta refused part way leaves `sent` as the client's
+        images have it)."""
+        into = self.sent if pending is None else pending
         for addr, n in pieces:
             try:
                 data = self.device.read_memory(addr, n)
@@ -86,7 +90,7 @@ class Copier:
             if self.escapes is not None:
                 self.escapes.check(addr, data)  # raises CheckpointError
             if not self.once:
-                self.sent[(addr, n)] = digest
+                into[(addr, n)] = digest
             frame = self.cctx.compress(data)
             self.raw_bytes += n
             self.wire_bytes += len(frame)

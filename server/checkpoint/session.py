@@ -8,11 +8,13 @@ their handles, then the session's settings and errors. A live migration runs the
 the memory sent ahead of the stop (server/migration/)."""
 from __future__ import annotations
 
+import secrets
+
 from ..api import pools
 from ..dispatch import Result
 from . import objects
 from .image import CheckpointError, Image, decompress, new_meta
-from .memory import Copier
+from .memory import Copier, inside
 
 
 def describe(session, contents: bool = True) -> tuple[dict, dict[str, bytes]]:
@@ -91,6 +93,109 @@ def capture(session, backend: str) -> Image:
     copier = Copier(session.device, once=True)
     chunks = list(copier.changed(copier.pieces(state["device"]["allocations"])))
     return Image(meta_of(session, backend), state, images, chunks)
+
+
+class Chain:
+    """What the client of a --failover session holds of it: a whole image and the deltas after it.
+
+    A delta carries the session's whole state but only the memory chunks whose contents changed since
+    the image before it (each chunk's digest compared with the one sent), the module images not sent
+    before, and the keys of every chunk the memory is made of now; restoring applies the images in
+    order (``merged``). Chunks are read and digested each time: a real GPU cannot say what its kernels
+    wrote, and the digest catches every way memory changes. What a delta saves is the compression, the
+    trip and the client's memory for what did not change: a model's weights during inference, the
+    other models of a process, a dataset or a key/value cache in device memory."""
+
+    def __init__(self, device):
+        self.id = secrets.token_hex(8)
+        self.index = 0           # images of the chain made so far
+        self.copier = Copier(device)
+        self.modules: set[str] = set()
+        self.sizes: dict[tuple[int, int], int] = {}  # chunk -> its compressed bytes, as last sent
+
+
+class Capture:
+    """A failover checkpoint made but not yet known to have reached the client: ``commit`` once it
+    is sent, so that the next delta is taken against what the client holds."""
+
+    def __init__(self, session, chain: Chain, image: Image, pending: dict, allocations, module_bytes: int):
+        self.session, self.chain, self.image = session, chain, image
+        self.pending, self.allocations = pending, allocations
+        self.sizes = {(a, n): len(f) for a, n, f in image.chunks}
+        keys = image.meta.get("keys")
+        keys = self.sizes if keys is None else [tuple(k) for k in keys]
+        # what a whole image would take now: the client asks for one when its chain outgrows it
+        self.whole_bytes = module_bytes + sum(self.sizes.get(k, chain.sizes.get(k, 0)) for k in keys)
+
+    @property
+    def delta(self) -> bool:
+        return bool(self.image.meta.get("delta"))
+
+    def commit(self) -> None:
+        c = self.chain
+        c.copier.sent.update(self.pending)
+        c.copier.forget_outside(self.allocations)
+        c.sizes.update(self.sizes)
+        c.sizes = {k: c.sizes[k] for k in c.copier.sent if k in c.sizes}
+        c.modules.update(self.image.modules)
+        c.index += 1
+        self.session.fo_chain = c
+
+
+def capture_failover(session, backend: str, delta: bool) -> Capture:
+    """A --failover checkpoint: a delta on the session's chain when `delta` (the client holds the
+    chain's images) and the session has one, else a whole image that starts a new chain."""
+    session.device.synchronize()
+    state, images = describe(session)
+    chain = getattr(session, "fo_chain", None) if delta else None
+    if chain is None:
+        chain = Chain(session.device)
+    allocations = state["device"]["allocations"]
+    pending: dict = {}
+    chunks = list(chain.copier.changed(chain.copier.pieces(allocations), pending))
+    module_bytes = sum(map(len, images.values()))
+    meta = meta_of(session, backend)
+    meta["chain"] = [chain.id, chain.index]
+    if chain.index:
+        # the chunks the memory is made of after this delta: those sent now and those kept from
+        # before, less what lies outside the allocations now (freed, or made again otherwise)
+        keys = set(chain.copier.sent) | set(pending)
+        meta["delta"] = True
+        meta["keys"] = [list(k) for k in sorted(inside(allocations, keys))]
+        images = {d: b for d, b in images.items() if d not in chain.modules}
+    return Capture(session, chain, Image(meta, state, images, chunks), pending, allocations, module_bytes)
+
+
+def merged(images: list[Image]) -> Image:
+    """One image from a chain: a whole image and the deltas after it, in order (Chain). Raises
+    CheckpointError for images that are not one chain in order, or a delta that names a chunk none
+    of the images before it holds."""
+    if not images:
+        raise CheckpointError("restore carries no checkpoint image")
+    base = images[0]
+    chain = base.meta.get("chain")
+    if base.meta.get("delta"):
+        raise CheckpointError("the first checkpoint image is a delta: the whole image it follows is missing")
+    if len(images) > 1 and not chain:
+        raise CheckpointError("the first checkpoint image starts no chain: no delta can follow it")
+    if len(images) == 1:
+        return base
+    chunks = {(a, n): (a, n, f) for a, n, f in base.chunks}
+    modules = dict(base.modules)
+    for k, d in enumerate(images[1:], 1):
+        if not d.meta.get("delta") or d.meta.get("chain") != [chain[0], chain[1] + k]:
+            raise CheckpointError(f"checkpoint image {k + 1} is not the delta that follows image {k} of its chain: "
+                                  "the images are not one checkpoint")
+        for a, n, f in d.chunks:
+            chunks[(a, n)] = (a, n, f)
+        modules.update(d.modules)
+        try:
+            chunks = {tuple(key): chunks[tuple(key)] for key in d.meta["keys"]}
+        except KeyError as e:
+            raise CheckpointError(f"checkpoint image {k + 1} names memory chunk {e} that no image before it holds: "
+                                  "the chain is broken") from None
+    last = images[-1]
+    return Image(last.meta, last.state, modules, sorted(chunks.values()))
 
 
 def restore_layout(session, allocations) -> None:

@@ -30,10 +30,11 @@ BOTH_PATHS = pytest.mark.parametrize("shm", ["1", "0"], ids=["same-host", "frame
 
 
 def start(pool, exe, *args: str, failover: bool = True, interval: str = "0.3",  # noqa: F811
-          shm: str = "1") -> subprocess.Popen:
+          shm: str = "1", budget: str | None = None) -> subprocess.Popen:
     """The program under `rgpu run`; without failover on the emptiest GPU (spread): another tenant,
     away from the failover program's server."""
-    env = dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info", RGPU_FAILOVER_INTERVAL=interval, RGPU_SHM=shm)
+    env = dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info", RGPU_FAILOVER_INTERVAL=interval, RGPU_SHM=shm,
+               **({"RGPU_FAILOVER_BUDGET": budget} if budget else {}))
     return subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
                              "--mem", "128MiB", *(["--failover"] if failover else ["--policy", "spread"]),
                              "--", str(exe), *args],
@@ -154,7 +155,8 @@ def test_checkpoints_at_every_synchronisation_leave_a_program_s_results_as_they_
         p = pool.run("--mem", "128MiB", "--failover", "--", str(exe), *args, env=env)
         assert p.returncode == 0 and "OK pinned_copies" in p.stdout, p.stdout + p.stderr
         taken[budget] = [(float(t), float(g)) for t, g in
-                         re.findall(r"failover: checkpoint \d+ of \S+, \d+ bytes in ([\d.]+) s; the next in ([\d.]+) s",
+                         re.findall(r"failover: checkpoint \d+ of \S+ \((?:whole|a delta)\), \d+ bytes in ([\d.]+) s; the next in "
+                                    r"([\d.]+) s",
                                     p.stderr)]
         assert taken[budget], "checkpoints were taken: " + p.stderr[-2000:]
     # budget 1: at every synchronisation; 5%: each checkpoint keeps the next 19 times its own time away
@@ -227,6 +229,23 @@ def test_a_replayed_read_gives_what_the_program_saw_though_the_next_write_overwr
     assert out.strip().splitlines()[-1] == expected, (out, expected)
     assert "resumed on" in err, err
     assert err.count(SEGMENT) == (2 if shm == "1" else 0), err
+
+
+@BOTH_PATHS
+def test_a_program_resumes_from_a_whole_checkpoint_and_the_deltas_taken_after_it(pool, cuda_program, shm):  # noqa: F811
+    """A checkpoint at every synchronisation (interval 0, budget 1): the first is a whole image, the
+    next ones deltas holding only what each step changed (server/checkpoint/session.py Chain). The
+    server killed a few steps in, the other restores the whole image and every delta after it, in
+    order, and the program ends as an unkilled run does."""
+    exe = cuda_program("failover_readback")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "12", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    proc = start(pool, exe, "12", "100", interval="0", budget="1", shm=shm)
+    out, err = kill_its_server_at(pool, proc, 3)
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], out
+    deltas = re.search(r"resumed on \S+ from its checkpoint \(a whole image and (\d+) deltas?\)", err)
+    assert deltas and int(deltas.group(1)) >= 1, err
 
 
 def test_a_module_the_first_server_had_cached_loads_on_a_second_that_never_saw_it(daemons, tmp_path, cuda_program,

@@ -27,7 +27,10 @@ void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, stru
 void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n);
 /* 1 when a checkpoint is due (the interval passed since the last). */
 int rgpu_fo_due(rgpu_session *s);
-/* A CHECKPOINT call's reply (its result rc): its image kept, the log emptied; a refusal is logged once. */
+/* CHECKPOINT's argument: 1 when the session holds a chain of images a delta can follow (failover.c). */
+int rgpu_fo_wants_delta(rgpu_session *s);
+/* A CHECKPOINT call's reply (its result rc): its image kept (after the chain's, when a delta), the log
+ * emptied; a refusal is logged once. */
 void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double took_s);
 /* The server is lost: another one from the controller, the checkpoint restored there, the log replayed
  * and checked. 0, the session attached there; -1 and why. The lock is held. */

@@ -199,6 +199,8 @@ int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c) {
         ck.id = RGPU_CHECKPOINT;
         ck.name = "checkpoint";
         mp_init(&ck.args, 16);
+        mp_uint(&ck.args, (uint64_t)rgpu_fo_wants_delta(s));
+        ck.nargs = 1;
         double t0 = rgpu_now_s();
         int ckrc = rgpu_sync_locked(s, dev, &ck);
         if (ckrc != RGPU_DEVICE_UNAVAILABLE) rgpu_fo_checkpointed(s, &ck, ckrc, rgpu_now_s() - t0);

@@ -54,6 +54,21 @@ from .aliases import VariableAliases, relocate
 _ACCESS_READWRITE = 3  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
 
 
+_NAMES_KEPT = 64
+_names_by_image: dict[bytes, set[str] | None] = {}
+
+
+def _names_of(image: bytes) -> set[str] | None:
+    """variables.names, kept by the image's bytes for the images last read: a library loads the same
+    image again under a new module (cuBLASLt loads a module to probe the GPU and unloads it), and a
+    --failover session's checkpoints would read the fatbin again each time (0.3-0.8 s for cuBLAS's)."""
+    if image not in _names_by_image:
+        if len(_names_by_image) >= _NAMES_KEPT:
+            del _names_by_image[next(iter(_names_by_image))]
+        _names_by_image[image] = variables.names(image)
+    return _names_by_image[image]
+
+
 class CudaPlacement(VariableAliases):
     """Mixed into CudaDevice: needs its tables (``_allocs``, ``_starts``, ``_streams``, ``_events``,
     ``_modules``), ``_reserve``, ``_prop`` (vmm.py) and the module's driver."""
@@ -104,7 +119,7 @@ class CudaPlacement(VariableAliases):
         check(lib.cuCtxSynchronize())
         return True
 
-    def read_memory(self, addr: int, size: int, _variable: bool = False) -> bytes:
+    def read_memory(self, addr: int, size: int, _variable: bool = False) -> bytearray:
         ffi, lib, check = self._current()
         out = bytearray(size)
         with self.free_lock:
@@ -114,7 +129,7 @@ class CudaPlacement(VariableAliases):
                     raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{size}) is no longer allocated")
             check(lib.cuMemcpyDtoHAsync_v2(ffi.from_buffer(out), addr, size, ffi.NULL))
             check(lib.cuStreamSynchronize(ffi.NULL))
-        return bytes(out)
+        return out  # not bytes(out): a checkpoint reads all of a session's memory, and the copy was a third of it
 
     def write_memory(self, addr: int, data) -> None:
         ffi, lib, check = self._current()
@@ -260,7 +275,7 @@ class CudaPlacement(VariableAliases):
         cannot list)."""
         if key not in self._variable_names:
             image = self._images.get(key)
-            self._variable_names[key] = None if image is None else variables.names(image)
+            self._variable_names[key] = None if image is None else _names_of(image)
         return self._variable_names[key]
 
     def escape_ranges(self) -> list[tuple[int, int, str]]:

@@ -114,3 +114,61 @@ def test_a_well_formed_checkpoint_whose_state_is_not_a_captures_is_refused_and_t
         assert rc == 0 and p
     finally:
         third.close()
+
+
+def test_checkpoints_after_the_first_are_deltas_and_a_chain_restores_as_its_last_image(gated):
+    """The first checkpoint of a session is whole; asked for one, the next are deltas holding only the
+    memory that changed (one 256 KiB chunk for a 4 KiB write into 3 MiB, nothing for a free). A fresh
+    session restores the whole image and the deltas after it as the last one's session; a chain cut
+    short, out of order or starting with a delta is refused, and the session stays fresh for a right one."""
+    url, token = gated
+    data = bytearray(os.urandom(3 << 20))
+    patch, extra = os.urandom(4096), os.urandom(1 << 20)
+    first = Session(url, lease=token(True), window=0)
+    try:
+        rc, (p,), _, _ = first.call("cudaMalloc", len(data))
+        assert rc == 0 and first.call("cudaMemcpy", p, 0, len(data), 1, bulk=[bytes(data)])[0] == 0
+        rc, outs, bulk, _ = first.raw_call(wire.CHECKPOINT, [1])  # no chain yet: whole, whatever was asked
+        assert rc == 0 and outs[2] == 0 and outs[1] >= len(data)
+        whole = bytes(bulk[0])
+        assert first.call("cudaMemcpy", p + (1 << 20), 0, len(patch), 1, bulk=[patch])[0] == 0
+        data[1 << 20:(1 << 20) + len(patch)] = patch
+        rc, (q,), _, _ = first.call("cudaMalloc", len(extra))
+        assert rc == 0 and first.call("cudaMemcpy", q, 0, len(extra), 1, bulk=[extra])[0] == 0
+        rc, outs, bulk, _ = first.raw_call(wire.CHECKPOINT, [1])
+        assert rc == 0 and outs[2] == 1 and outs[1] == (256 << 10) + len(extra), outs
+        delta1 = bytes(bulk[0])
+        assert len(delta1) < len(whole) // 2
+        assert first.call("cudaFree", q)[0] == 0
+        rc, outs, bulk, _ = first.raw_call(wire.CHECKPOINT, [1])
+        assert rc == 0 and outs[2] == 1 and outs[1] == 0, outs
+        delta2 = bytes(bulk[0])
+        rc, outs, _, _ = first.raw_call(wire.CHECKPOINT, [0])  # the client holds no chain: whole again
+        assert rc == 0 and outs[2] == 0
+    finally:
+        first.close()
+
+    def restored(images) -> tuple[Session, int, str]:
+        s = Session(url, lease=token(True), window=0)
+        rc, _, _, message = s.raw_call(wire.RESTORE, [], bulk=images)
+        return s, rc, message
+
+    s, rc, message = restored([whole, delta1, delta2])
+    try:
+        assert rc == 0, message
+        rc, _, back, _ = s.call("cudaMemcpy", 0, p, len(data), 2)
+        assert rc == 0 and b"".join(bytes(f) for f in back) == bytes(data)
+        assert s.call("cudaMemcpy", 0, q, 16, 2)[0] != 0, "freed before the last delta: not allocated again"
+    finally:
+        s.close()
+    for images, why in (([delta1], "delta"), ([whole, delta2], "not the delta that follows"),
+                        ([whole, delta2, delta1], "not the delta that follows")):
+        s, rc, message = restored(images)
+        try:
+            assert rc == ILLEGAL_STATE and why in message, message
+            rc, _, _, message = s.raw_call(wire.RESTORE, [], bulk=[whole, delta1])  # still fresh
+            assert rc == 0, message
+            rc, _, back, _ = s.call("cudaMemcpy", 0, q, len(extra), 2)
+            assert rc == 0 and b"".join(bytes(f) for f in back) == extra
+        finally:
+            s.close()
