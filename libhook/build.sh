@@ -46,6 +46,7 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     "$here/../server/backends/cuda/native/arena.c" \
     "$here/../server/native/ring.c" \
     "$here/../server/native/serve.c" "$here/../server/native/sched.c" "$here/../server/native/quota.c" \
+    "$here/../server/native/digest.c" \
     "$here/src/transport/mpack.c" \
     -Wl,--version-script="$here/../server/backends/cuda/native/launches.map" -Wl,--no-undefined -lpthread \
     -o "$out/librgpu_launches.so.tmp"

@@ -335,3 +335,26 @@ def test_texture_objects_refuse_a_checkpoint_where_the_device_chooses_their_valu
         cksession.describe(a, contents=False)  # destroyed: the array alone goes
     finally:
         a.close()
+
+
+def test_the_chunk_digest_changes_with_any_bit_its_order_and_its_length():
+    """The copier's digest (server/native/digest.c, compiled into librgpu_launches.so at setup): equal
+    for equal data however it is held, different for one bit flipped anywhere in a chunk, for two
+    16-byte words swapped within a lane's turn or between lanes, and for zeros of another length."""
+    import os
+
+    from rgpu.server.checkpoint import digest
+    assert digest._library() is not None, "librgpu_launches.so is built by scripts/setup.sh"
+    data = bytearray(os.urandom(CHUNK))
+    d = digest.chunk(data)
+    assert len(d) == 16 and digest.chunk(bytes(data)) == d and digest.chunk(memoryview(data)) == d
+    for bit in (0, 7, 8 * 63, 8 * 64 + 3, 8 * (CHUNK - 1) + 7):
+        data[bit // 8] ^= 1 << bit % 8
+        assert digest.chunk(data) != d, bit
+        data[bit // 8] ^= 1 << bit % 8
+    for a, b in ((0, 64), (0, 16), (128, 4096)):
+        swapped = bytearray(data)
+        swapped[a:a + 16], swapped[b:b + 16] = data[b:b + 16], data[a:a + 16]
+        assert digest.chunk(swapped) != d, (a, b)
+    zeros = {digest.chunk(bytes(n)) for n in (0, 1, 15, 16, 63, 64, 65, CHUNK)}
+    assert len(zeros) == 8
