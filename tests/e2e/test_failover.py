@@ -81,17 +81,30 @@ def kill_left(*procs) -> None:
             p.kill()
 
 
-def kill_its_server_at(pool, proc: subprocess.Popen, at: int) -> tuple[str, str]:  # noqa: F811
+def kill_its_server_at(pool, proc: subprocess.Popen, at: int, lease: list | None = None) -> tuple[str, str]:  # noqa: F811
     """Once the program under the one --failover lease says READY and then PROGRESS `at`, its server is
-    killed; the program's output when it ends. The program is killed if the test fails first."""
+    killed; the program's output when it ends (the lease's id appended to `lease`). The program is
+    killed if the test fails first."""
     try:
         assert proc.stdout.readline().startswith("READY")
-        _, a = lease_of(pool)
+        held, a = lease_of(pool)
+        if lease is not None:
+            lease.append(held)
         progress_to(proc, at)
         kill_server(pool, a)
         return proc.communicate(timeout=300)
     finally:
         kill_left(proc)
+
+
+def ended(pool, lease: str) -> list[dict]:
+    """The fields of every session_ended line the pool's servers logged for `lease`."""
+    out = []
+    for path in pool.tmp_path.glob("server-*.log"):
+        for line in path.read_text(errors="replace").splitlines():
+            if "event=session_ended" in line and f"lease={lease}" in line:
+                out.append(dict(re.findall(r"(\w+)=(\S+)", line)))
+    return out
 
 
 def lease_of(pool) -> tuple[str, str]:  # noqa: F811
@@ -224,11 +237,16 @@ def test_a_replayed_read_gives_what_the_program_saw_though_the_next_write_overwr
     assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
     expected = base.stdout.strip().splitlines()[-1]
     proc = start(pool, exe, "12", "100", interval="3600", shm=shm)
-    out, err = kill_its_server_at(pool, proc, 5)
+    lease = []
+    out, err = kill_its_server_at(pool, proc, 5, lease)
     assert proc.returncode == 0, out + err
     assert out.strip().splitlines()[-1] == expected, (out, expected)
     assert "resumed on" in err, err
     assert err.count(SEGMENT) == (2 if shm == "1" else 0), err
+    # each step's batch from pinned memory: on this host the worker read it there (the log holds
+    # its bytes, which the replay above sent in frames), across hosts it came in frames
+    [new] = wait_until(lambda: ended(pool, lease[0]), 30, "the resumed session's end")
+    assert (int(new["pinned_bytes_in"]) >= 4 * 65536) == (shm == "1"), new
 
 
 @BOTH_PATHS

@@ -106,7 +106,8 @@ static int copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, v
     /* The program's pinned memory, to a worker on this host: the copy names it, no data moves
      * (hostmem.c); the data frames below are only the session's fallback (it moved elsewhere). */
     int pinned = (kind == H2D || kind == D2H) && h->kind == RGPU_ADDR_PINNED && h->within;
-    if (pinned && h->pinned.seg && rgpu_session_local(c.dev))
+    /* a --failover session's worker only reads it, the log keeping the data (session.c wire_twin) */
+    if (pinned && h->pinned.seg && (rgpu_session_local(c.dev) || (kind == H2D && rgpu_session_beside_failover(c.dev))))
         c.pin = h->pinned.seg, c.pin_off = h->seg_off, c.pin_len = n;
     if (kind == H2D) {
         c.piece = h2d_piece, c.piece_dst = dst, c.piece_host = host, c.piece_len = n;

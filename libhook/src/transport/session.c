@@ -30,21 +30,32 @@
 int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     size_t shm_len = 0;
     int shm = rgpu_shm_mode(s, c, &shm_len);
-    mp_writer hdr;
-    rgpu_encode_head(&hdr, s->batch.buf, s->batch.len, s->nbatch, c, seq, shm, shm_len, 1);
-    if (hdr.oom) return -1;
-    int cframes = c && rgpu_input_in_frames(shm) ? c->nbulk : 0;
-    size_t nframes = s->nbulk + (size_t)cframes;
+    /* the wire twin (wire_twin) goes only with a sync call: the message is then the last kept, which
+     * the log and a resend rebuild from `batch` (r->async_hdr) instead of sending what went */
+    int wired = c && s->wire_on && s->wire_calls == s->nbatch && !s->nborrowed && !s->wire.oom;
     rgpu_replay_msg *r = rgpu_replay_new(s);
     if (r) {
         r->last_seq = s->seq;
         r->owned = 1 + s->nbulk - s->nborrowed; /* a borrowed frame is the caller's: failover's log copies it */
-        if (shm && (r->async_hdr = malloc(s->batch.len ? s->batch.len : 1)) != NULL) {
+        if ((shm || wired) && (r->async_hdr = malloc(s->batch.len ? s->batch.len : 1)) != NULL) {
             r->shm = 1;
             memcpy(r->async_hdr, s->batch.buf, s->batch.len);
             r->async_len = s->batch.len, r->nasync = s->nbatch, r->async_frames = s->nbulk;
         }
     }
+    if (wired && !(r && r->shm)) wired = 0; /* nothing to rebuild it from: `batch` goes, its data in frames */
+    const mp_writer *calls = wired ? &s->wire : &s->batch;
+    mp_writer hdr;
+    rgpu_encode_head(&hdr, calls->buf, calls->len, s->nbatch, c, seq, shm, shm_len, 1);
+    if (hdr.oom) {
+        if (r) free(r->async_hdr), s->nreplay--; /* r is the last kept: as if never made */
+        return -1;
+    }
+    int cframes = c && rgpu_input_in_frames(shm) ? c->nbulk : 0;
+    size_t async_sent = s->nbulk;
+    if (wired)
+        for (size_t i = 0; i < s->nbulk; i++) async_sent -= !s->wired[i];
+    size_t nframes = async_sent + (size_t)cframes;
     if (shm == SEG_STAGED_IN) rgpu_stage_begin(s, seq);
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, rgpu_free_bytes, NULL);
@@ -58,16 +69,20 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
                    !c->shm_piped && rgpu_sync_field(c, shm) == 1 && rgpu_ring_send(s, hdr.buf, hdr.len) == 0;
     if (s->ring_wait) {
         zmq_msg_close(&head);
+        for (size_t i = 0; i < s->nbulk; i++) { /* a wired message's data: kept for the log, not sent */
+            rgpu_replay_keep(s, r, &((zmq_msg_t *)s->bulk)[i]);
+            zmq_msg_close(&((zmq_msg_t *)s->bulk)[i]);
+        }
         mp_reset(&s->batch);
-        s->nbatch = 0;
+        s->nbatch = 0, s->nbulk = 0, s->bulkbytes = 0, s->wire_on = 0;
         return 0;
     }
     int rc = zmq_msg_send(&head, s->sock, nframes ? ZMQ_SNDMORE : 0);
     zmq_msg_t *q = s->bulk;
-    for (size_t i = 0; i < s->nbulk; i++) {
-        size_t left = nframes - i - 1;
-        rgpu_replay_keep(s, r, &q[i]);
-        if (rc >= 0) rc = zmq_msg_send(&q[i], s->sock, left ? ZMQ_SNDMORE : 0);
+    for (size_t i = 0, sent = 0; i < s->nbulk; i++) {
+        rgpu_replay_keep(s, r, &q[i]); /* every frame: a rebuild of a wired message needs them all */
+        if (wired && !s->wired[i]) zmq_msg_close(&q[i]);
+        else if (rc >= 0) rc = zmq_msg_send(&q[i], s->sock, nframes - ++sent ? ZMQ_SNDMORE : 0);
         else zmq_msg_close(&q[i]);
     }
     for (int i = 0; i < cframes; i++) {
@@ -85,6 +100,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     s->nbulk = 0;
     s->nborrowed = 0;
     s->bulkbytes = 0;
+    s->wire_on = 0;
     if (rc >= 0) rgpu_ring_sent_on_socket(s);
     if (rc >= 0 && shm == SEG_STAGED_IN) rgpu_stage_progressive(s, c);
     if (!c) rgpu_stats_message((int)(s - rgpu_sessions_internal()));
@@ -222,16 +238,55 @@ int rgpu_sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
 
 /* Queues an async call (the lock held), its `sync` field `sync`; sends the batch when it is full, or
  * at once if `flush`. */
+/* One more queued frame's place in `wired` (rgpu_session): 0, or -1 out of memory. */
+static int wired_room(rgpu_session *s) {
+    if (s->nbulk < s->wiredcap) return 0;
+    size_t cap = s->bulkcap > s->nbulk ? s->bulkcap : s->nbulk + 8;
+    uint8_t *g = realloc(s->wired, cap);
+    if (!g) return -1;
+    s->wired = g, s->wiredcap = cap;
+    return 0;
+}
+
+/* A --failover session's async copy from pinned memory, to a worker on this host: the wire names the
+ * memory, so that the message needs no frame and a sync call after it takes the call ring (a training
+ * step's batch, every step), while `batch` encodes it with its data copied now, as it would go in
+ * frames: what the log keeps (failover.c) and what a resend to another worker sends (replay.c). The
+ * program may not touch the buffer until the copy is synchronised, as in CUDA, so the bytes copied
+ * now are the ones the device reads. 1 when the wire twin of the batch is on (and stays so). */
+static int wire_twin(rgpu_session *s) {
+    if (s->wire_on) return 1;
+    if (!s->wire.buf) mp_init(&s->wire, 256);
+    mp_reset(&s->wire);
+    mp_raw(&s->wire, s->batch.buf, s->batch.len);
+    for (size_t i = 0; i < s->nbulk; i++) {
+        if (wired_room(s) != 0) return 0;
+        s->wired[i] = 1;
+    }
+    if (s->wire.oom) return 0;
+    s->wire_calls = s->nbatch, s->wire_on = 1;
+    return 1;
+}
+
 int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int sync, int flush) {
     rgpu_stats_async(dev, c->id, c->name);
-    rgpu_encode_call(&s->batch, ++s->seq, c, sync, pin ? SEG_PINNED : SEG_NONE, 0);
+    uint64_t seq = ++s->seq;
+    int twin = pin && s->fo && !s->nborrowed && wire_twin(s);
+    if (pin && s->fo && !twin) pin = 0; /* then as on another host: its data in frames */
+    if (s->wire_on) {
+        rgpu_encode_call(&s->wire, seq, c, sync, twin ? SEG_PINNED : SEG_NONE, 0);
+        s->wire_calls++;
+    }
+    rgpu_encode_call(&s->batch, seq, c, sync, pin && !twin ? SEG_PINNED : SEG_NONE, 0);
     s->nbatch++;
-    for (int i = 0; i < c->nbulk && !pin; i++) {
+    for (int i = 0; i < c->nbulk && (!pin || twin); i++) {
         /* The caller may reuse its buffer as soon as we return: copy it into the message. */
         if (s->nbulk == s->bulkcap) {
             s->bulkcap = s->bulkcap ? s->bulkcap * 2 : 8;
             s->bulk = realloc(s->bulk, s->bulkcap * sizeof(zmq_msg_t));
         }
+        if (s->wire_on && wired_room(s) != 0) s->wire_calls = 0; /* the twin no longer stands for `batch` */
+        else if (s->wire_on) s->wired[s->nbulk] = !twin;
         zmq_msg_t *m = &((zmq_msg_t *)s->bulk)[s->nbulk++];
         zmq_msg_init_size(m, c->bulk_len[i]);
         memcpy(zmq_msg_data(m), c->bulk[i], c->bulk_len[i]);

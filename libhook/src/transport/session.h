@@ -30,6 +30,15 @@ typedef struct {
     size_t nbulk, bulkcap, bulkbytes;
     size_t nborrowed;   /* the last of those frames that point into the caller's memory, not copied (a
                          * sync copy's pieces, copy_pieces.c): valid only until the call returns */
+    /* A --failover session beside its worker: the queued calls as the wire carries them, where an async
+     * copy from pinned memory names the memory (no frame: the message may take the call ring) while
+     * `batch` carries its data, for the log and for a resend after a move or a failover
+     * (rgpu_queue_async). It stands for `batch` only while it holds as many calls (wire_calls). */
+    mp_writer wire;
+    uint32_t wire_calls;
+    int wire_on;
+    uint8_t *wired;     /* per queued frame, while wire_on: 1 when the wire carries it too */
+    size_t wiredcap;
     /* live migration: the messages sent since the last reply, kept until a reply says they ran,
      * so that they can be sent again, in order, to the worker the session moved to (replay.c) */
     void *replay;       /* replay_msg array */

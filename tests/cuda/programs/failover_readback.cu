@@ -6,7 +6,9 @@
 // out, and a reply sent without a copy of device memory then carries the new data).
 // Each step also reads a few words back asynchronously into pinned memory and synchronises, as
 // PyTorch's `.item()` does (a --failover session beside its worker takes that copy at once, through
-// the segment; elsewhere its data comes before the next reply).
+// the segment; elsewhere its data comes before the next reply), after an asynchronous copy of a
+// batch from pinned memory, as from a DataLoader with pin_memory, whose buffer the next step refills
+// (a --failover session beside its worker names the pinned memory, its log keeping the bytes).
 // It prints READY, PROGRESS i as it goes, and RESULT <digest> OK at the end.
 //   failover_readback [iterations] [pause ms per iteration]
 #include <cstdint>
@@ -26,6 +28,11 @@ int main(int argc, char **argv) {
     const size_t few = 64;
     uint32_t *pinned;
     CHECK(cudaMallocHost((void **)&pinned, few * sizeof(uint32_t)));
+    const size_t batch_words = 16384; // 64 KiB
+    uint32_t *batch, *d_batch;
+    CHECK(cudaMallocHost((void **)&batch, batch_words * sizeof(uint32_t)));
+    CHECK(cudaMalloc((void **)&d_batch, batch_words * sizeof(uint32_t)));
+    std::vector<uint32_t> batch_back(batch_words);
     printf("READY\n");
     fflush(stdout);
     uint64_t digest = 1469598103934665603ull;
@@ -37,6 +44,8 @@ int main(int argc, char **argv) {
             printf("FAIL step %d read back other data than it wrote\n", it);
             return 1;
         }
+        for (size_t i = 0; i < batch_words; i++) batch[i] = (uint32_t)(i * 40503u) ^ (uint32_t)(it * 2654435761u + 7);
+        CHECK(cudaMemcpyAsync(d_batch, batch, batch_words * sizeof(uint32_t), cudaMemcpyHostToDevice, 0));
         const size_t at = (size_t)it * 7919 % (n - few);
         CHECK(cudaMemcpyAsync(pinned, d + at, few * sizeof(uint32_t), cudaMemcpyDeviceToHost, 0));
         CHECK(cudaStreamSynchronize(0));
@@ -44,12 +53,19 @@ int main(int argc, char **argv) {
             printf("FAIL step %d read back other data into pinned memory than it wrote\n", it);
             return 1;
         }
-        digest = (digest ^ back[(size_t)it * 7919 % n] ^ pinned[few - 1]) * 1099511628211ull;
+        CHECK(cudaMemcpy(batch_back.data(), d_batch, batch_words * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        if (memcmp(batch_back.data(), batch, batch_words * sizeof(uint32_t)) != 0) {
+            printf("FAIL step %d read back another batch than it copied from pinned memory\n", it);
+            return 1;
+        }
+        digest = (digest ^ back[(size_t)it * 7919 % n] ^ pinned[few - 1] ^ batch_back[(size_t)it % batch_words]) *
+                 1099511628211ull;
         printf("PROGRESS %d\n", it);
         fflush(stdout);
         if (pause_ms) usleep(pause_ms * 1000);
     }
     CHECK(cudaFreeHost(pinned));
+    CHECK(cudaFreeHost(batch));
     printf("RESULT %016llx OK\n", (unsigned long long)digest);
     return 0;
 }
