@@ -24,9 +24,10 @@
  * On the server's host such a session has the shared segment and the call ring as any other: a message
  * whose sync call moved its data through the segment is logged as it would have gone without it (its
  * call encoded anew, its data in frames), because the segment's contents change with the next call
- * and the server the log is replayed to may be on another host. Its pinned memory stays out of the
- * segment (a copy from it would be logged as a reference to the program's memory, read on replay as
- * it is then), as on another host. */
+ * and the server the log is replayed to may be on another host. A copy from its pinned memory names
+ * the memory on the wire, and is logged with the bytes copied when it was queued (session.c's wire
+ * twin): a reference would be read on replay as the program has changed it since. A copy into its
+ * pinned memory brings its data, which is digested here. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -236,8 +236,6 @@ int rgpu_sync_locked(rgpu_session *s, int dev, struct rgpu_call *c) {
     return rgpu_sync_one(s, dev, c);
 }
 
-/* Queues an async call (the lock held), its `sync` field `sync`; sends the batch when it is full, or
- * at once if `flush`. */
 /* One more queued frame's place in `wired` (rgpu_session): 0, or -1 out of memory. */
 static int wired_room(rgpu_session *s) {
     if (s->nbulk < s->wiredcap) return 0;
@@ -268,6 +266,8 @@ static int wire_twin(rgpu_session *s) {
     return 1;
 }
 
+/* Queues an async call (the lock held), its `sync` field `sync`; sends the batch when it is full, or
+ * at once if `flush`. */
 int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int sync, int flush) {
     rgpu_stats_async(dev, c->id, c->name);
     uint64_t seq = ++s->seq;
