@@ -158,7 +158,7 @@ def test_a_result_the_replay_does_not_give_again_fails_the_program_with_a_clear_
 def test_checkpoints_at_every_synchronisation_leave_a_program_s_results_as_they_were(pool, cuda_program):  # noqa: F811
     """Pinned memory, async copies both ways, several streams: with a checkpoint at every sync point
     (RGPU_FAILOVER_INTERVAL=0, RGPU_FAILOVER_BUDGET=1) and every message logged, the program computes
-    what it computes without; with the default budget (5% of its time) the checkpoints are as many as
+    what it computes without; with a budget of 5% of its time the checkpoints are as many as
     keep each one's time within it: fewer."""
     exe = cuda_program("pinned_copies")
     args = ["8", "copy"] if pool.kind == "cuda" else ["8"]
