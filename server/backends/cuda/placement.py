@@ -44,6 +44,7 @@ value: server/checkpoint/session.py), and what describe() refuses on every backe
 the program's own, CUDA IPC)."""
 from __future__ import annotations
 
+import hashlib
 import threading
 
 from ...errors import CudaError
@@ -54,19 +55,21 @@ from .aliases import VariableAliases, relocate
 _ACCESS_READWRITE = 3  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
 
 
-_NAMES_KEPT = 64
-_names_by_image: dict[bytes, set[str] | None] = {}
+_NAMES_KEPT = 256
+_names_by_image: dict[bytes, set[str] | None] = {}  # the image's SHA-256 -> its variables' names
 
 
 def _names_of(image: bytes) -> set[str] | None:
-    """variables.names, kept by the image's bytes for the images last read: a library loads the same
+    """variables.names, kept by the image's digest for the images last read: a library loads the same
     image again under a new module (cuBLASLt loads a module to probe the GPU and unloads it), and a
-    --failover session's checkpoints would read the fatbin again each time (0.3-0.8 s for cuBLAS's)."""
-    if image not in _names_by_image:
+    --failover session's checkpoints would read the fatbin again each time (0.3-0.8 s for cuBLAS's;
+    the digest, a few milliseconds). By digest, not by the bytes: an image unloaded is not kept."""
+    key = hashlib.sha256(image).digest()
+    if key not in _names_by_image:
         if len(_names_by_image) >= _NAMES_KEPT:
             del _names_by_image[next(iter(_names_by_image))]
-        _names_by_image[image] = variables.names(image)
-    return _names_by_image[image]
+        _names_by_image[key] = variables.names(image)
+    return _names_by_image[key]
 
 
 class CudaPlacement(VariableAliases):
