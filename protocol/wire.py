@@ -29,7 +29,8 @@ run_staged). PARAMS ``[function]`` (sync) is answered with the function's parame
 call; D2H, asked with ``sync`` SYNC_PIECES_OUT, as replies with result PIECE_OUT and outs a
 `piece_out` record before the reply. An async D2H copy into pinned memory the worker does not map goes
 with ``sync`` OUT_LATER: its data comes before the next sync call's reply, as a reply with result
-LATE_OUT and its data frames. Hello (client -> supervisor) is a map ``{op: "hello", proto, client,
+LATE_OUT and its data frames; with a `pinned` copy record (a --failover session on the worker's host)
+the worker writes the data into that memory before its next reply instead, and sends no LATE_OUT. Hello (client -> supervisor) is a map ``{op: "hello", proto, client,
 cuda, lease, gpu}`` answered by ``{ok, endpoint, session, key}`` or ``{ok: false, error, message}``.
 """
 from __future__ import annotations

@@ -37,6 +37,32 @@ def run_pinned(session, run, call_id, args, pin) -> Result:
     return res
 
 
+def fill_pinned(session, pin, bulk) -> Result:
+    """An async D2H copy's data (wire.OUT_LATER) put into the program's pinned memory the copy names, at
+    once: a --failover session beside its worker (libhook's memcpy.c). The copy ran to its end in its
+    stream's order (the backend's copy_dtoh waits for it), so the data is in place before any later
+    reply, and the client digests it there for its log at the next one instead of taking a LATE_OUT
+    message: its replies keep to the call ring."""
+    if session.shm is None:  # the session segment is the proof of the same host
+        return Result(1, message="pinned host memory named, but the client is not on this host")
+    try:
+        view = session.pinned.region(pin)[0]
+    except CudaError as e:
+        return Result(1, message=e.message)
+    try:
+        n = sum(map(len, bulk))
+        if n != len(view):
+            return Result(1, message=f"a pinned region of {len(view)} bytes for a copy of {n}")
+        off = 0
+        for b in bulk:
+            view[off:off + len(b)] = b
+            off += len(b)
+    finally:
+        view.release()
+    session.pinned.bytes_out += n
+    return Result(0)
+
+
 STAGE_STALL_S = 10.0  # no progress for this long: the client is gone or broken, the copy fails
 
 

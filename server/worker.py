@@ -21,7 +21,7 @@ import zmq.utils.monitor
 
 from rgpu import logs
 from rgpu.protocol import curve, wire
-from rgpu.protocol.wire import Shm, Staged
+from rgpu.protocol.wire import Pinned, Shm, Staged
 from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, failover, module_cache, session_ports
@@ -40,7 +40,7 @@ from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
 from .ring import COPIED, NOTIFY, RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice, quota_view
 from .ring import spin_hits as ring_spin_hits
 from .shm import DATA, Segment
-from .staging import Placed, close_shm, run_pinned, run_shm, run_staged
+from .staging import Placed, close_shm, fill_pinned, run_pinned, run_shm, run_staged
 
 HOUSEKEEPING_S = 0.25
 ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
@@ -857,17 +857,20 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                 session.client_counts = args
             return False
         if sync == wire.OUT_LATER:
-            # an async D2H copy whose data the client takes before its next sync call's reply
+            # an async D2H copy whose data the client takes before its next sync call's reply: in a
+            # LATE_OUT message, or written into the pinned memory it names (a --failover session here)
             res = run(session, call_id, args, ())
-            data = () if res.rc else tuple(bytes(f) for f in res.bulk)  # copied: the sim's is a view of device memory
-            if not res.rc and (len(session.later) >= wire.LATE_MAX_COPIES or
-                               sum(map(len, data)) + sum(sum(map(len, d)) for _, d in session.later) > wire.LATE_MAX_BYTES):
-                res = _LATE_REFUSED
-            if res.rc:
-                if session.deferred is None:
-                    session.deferred = (res.rc, res.message)
-            else:
-                session.later.append((seq, data))
+            if not res.rc and type(shm) is Pinned:
+                res = fill_pinned(session, shm, res.bulk)
+            elif not res.rc:
+                data = tuple(bytes(f) for f in res.bulk)  # copied: the sim's is a view of device memory
+                if len(session.later) >= wire.LATE_MAX_COPIES or \
+                        sum(map(len, data)) + sum(sum(map(len, d)) for _, d in session.later) > wire.LATE_MAX_BYTES:
+                    res = _LATE_REFUSED
+                else:
+                    session.later.append((seq, data))
+            if res.rc and session.deferred is None:
+                session.deferred = (res.rc, res.message)
             continue
         if sync and sync != wire.PIECE_IN and session.later:
             _send_late(sock, ident, session)

@@ -247,6 +247,40 @@ def test_a_replayed_read_gives_what_the_program_saw_though_the_next_write_overwr
     # its bytes, which the replay above sent in frames), across hosts it came in frames
     [new] = wait_until(lambda: ended(pool, lease[0]), 30, "the resumed session's end")
     assert (int(new["pinned_bytes_in"]) >= 4 * 65536) == (shm == "1"), new
+    # each step's few words read back into pinned memory: on this host the worker wrote them there
+    # before its next reply (no message of their own), across hosts they came ahead of it; either
+    # way the replay brought each again and it matched what the program had read (steps 0-5 at least)
+    assert (int(new["pinned_bytes_out"]) >= 4 * 256) == (shm == "1"), new
+    assert replayed_alike(err)[1] >= 6, err
+
+
+def replayed_alike(err: str) -> tuple[int, int]:
+    """From the client's line on resuming: how many call results and async copies' data the replay
+    compared with what the program had seen."""
+    m = re.search(r"replayed alike: (\d+) call result\(s\) and (\d+) asynchronous copies' data", err)
+    assert m, err
+    return int(m.group(1)), int(m.group(2))
+
+
+@BOTH_PATHS
+def test_data_a_kernel_never_writes_alike_read_into_pinned_memory_cannot_be_replayed_and_says_so(pool, cuda_program, shm):  # noqa: F811
+    """A kernel stores the device's clock, and an async copy brings it into pinned memory before a
+    stream synchronize, as PyTorch's `.item()` does. The copy's data is digested as the program gets
+    it: on this host once the worker has written it into the pinned memory the copy named, which it
+    does before its next reply (the log keeps the copy without the name); in frames as it comes ahead
+    of that reply. Replayed on the other server the copy brings another time: the program fails and
+    says why. The null driver runs no kernel code, so there the word is the same on replay, every
+    copy's data is compared, and the program finishes."""
+    exe = cuda_program("failover_clock")
+    proc = start(pool, exe, "40", "100", interval="3600", shm=shm)
+    out, err = kill_its_server_at(pool, proc, 3)
+    if pool.null:
+        assert proc.returncode == 0 and "DONE" in out, out + err
+        assert replayed_alike(err)[1] >= 4, err
+    else:
+        assert proc.returncode != 0 and "DONE" not in out, out + err
+        assert "(an asynchronous copy's data) since the last checkpoint gives another data" in err, err
+        assert "cannot be replayed exactly" in err, err
 
 
 @BOTH_PATHS

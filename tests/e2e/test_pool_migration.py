@@ -43,12 +43,13 @@ def pool(request, daemons, tmp_path, device_kind):
     servers on the null driver (benchmarks/native/nulldriver.c), each its own GPU by RGPU_NULL_UUID.
     Two cuda servers that both saw all of the host's GPUs would register the same UUIDs, and the
     controller refuses a GPU that another server registered (gpu_taken): the second would never join.
-    ``kind``: the backend the servers run."""
+    ``kind``: the backend the servers run; ``null``: whether on the null driver."""
     null = request.param == "null"
     if not null and device_kind == "cuda" and host_gpus() < 2:
         pytest.skip("moving a vGPU between two servers needs two GPUs; this host has one")
     p = Pool(daemons, tmp_path)
     p.kind = "cuda" if null else device_kind
+    p.null = null  # the null driver runs no kernel code
     urls = []
     for i in range(2):
         env = p.controller.env

@@ -106,8 +106,12 @@ static int copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, v
     /* The program's pinned memory, to a worker on this host: the copy names it, no data moves
      * (hostmem.c); the data frames below are only the session's fallback (it moved elsewhere). */
     int pinned = (kind == H2D || kind == D2H) && h->kind == RGPU_ADDR_PINNED && h->within;
-    /* a --failover session's worker only reads it, the log keeping the data (session.c wire_twin) */
-    if (pinned && h->pinned.seg && (rgpu_session_local(c.dev) || (kind == H2D && rgpu_session_beside_failover(c.dev))))
+    /* A --failover session's worker reads it (the log keeping the data: session.c wire_twin), and writes
+     * an async copy's data there before its next reply (below), which the client digests then. */
+    int local = pinned && h->pinned.seg && rgpu_session_local(c.dev);
+    int fo_beside = pinned && !local && h->pinned.seg && rgpu_session_beside_failover(c.dev);
+    int fo_late = fo_beside && async && kind == D2H && n <= RGPU_LATE_COPY_MAX;
+    if (local || (fo_beside && (kind == H2D || fo_late)))
         c.pin = h->pinned.seg, c.pin_off = h->seg_off, c.pin_len = n;
     if (kind == H2D) {
         c.piece = h2d_piece, c.piece_dst = dst, c.piece_host = host, c.piece_len = n;
@@ -120,12 +124,11 @@ static int copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, v
      * pinned memory the worker maps (the program reads it after synchronising, as in CUDA), or in pinned
      * memory it does not map, whose data comes before the next reply (the program reads it after a
      * synchronisation, which has a reply): PyTorch's `.item()` is then one round trip across hosts. */
-    /* A --failover session beside its worker takes such a copy at once, through the segment: its
-     * data would otherwise come on the socket before the next reply, which then cannot use the call
-     * ring, and the program's synchronisation after the copy (PyTorch's `.item()`) would cost a socket
-     * round trip instead of a ring one. It waits for the stream's work before it, as the
-     * synchronisation after it would. */
-    if (async && kind == D2H && !c.pin && n <= RGPU_LATE_COPY_MAX && pinned && !rgpu_session_beside_failover(c.dev))
+    /* A --failover session beside its worker names the memory too (fo_late): the worker writes the
+     * data there before its next reply instead of sending it, so that reply keeps to the call ring
+     * (PyTorch's `.item()` is one ring round trip, as without --failover), and the log, which keeps the
+     * copy without the name (session.c wire_twin), checks the data's digest taken at that reply. */
+    if (async && kind == D2H && (!c.pin || fo_late) && n <= RGPU_LATE_COPY_MAX && pinned && (fo_late || !fo_beside))
         c.late_dst = host, c.late_len = n;
     if (async && (kind != D2H || c.pin || c.late_dst)) return rgpu_async(&c);
     if (kind == H2D) c.shm = 1;

@@ -1,6 +1,7 @@
 /* The copy path of an async D2H copy into pinned memory the worker does not map (RGPU_OUT_LATER):
  * its data comes on the socket before the next reply, and memory it is still to come into is drained
- * before it is read or freed. */
+ * before it is read or freed. A --failover session beside its worker names the memory instead, and the
+ * worker writes the data there before its next reply (memcpy.c): the same wait, no message. */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -43,8 +44,19 @@ void rgpu_take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head) {
 }
 
 /* A reply to seq came: the copies sent before it whose data did not come failed (their error is the
- * session's deferred one), and theirs never will. */
-void rgpu_late_settled(rgpu_session *s, uint64_t seq) {
+ * session's deferred one), and theirs never will. Those whose data the worker wrote into the memory
+ * they named (`seg`) have it there now: a --failover session digests it for its log before this
+ * reply's own entry, in seq order (the log's entries are), unless the reply brings an error of
+ * earlier work, which may be the copy's own (its data then never came: nothing the program saw). */
+void rgpu_late_settled(rgpu_session *s, uint64_t seq, int deferred) {
+    for (;;) {
+        int at = -1;
+        for (int i = 0; i < s->nlate; i++)
+            if (s->late[i].seg && s->late[i].seq < seq && (at < 0 || s->late[i].seq < s->late[at].seq)) at = i;
+        if (at < 0) break;
+        s->late[at].seg = 0;
+        if (s->fo && !deferred) rgpu_fo_seen_late(s, s->late[at].seq, s->late[at].dst, s->late[at].len);
+    }
     for (int i = 0; i < s->nlate;)
         if (s->late[i].seq < seq) {
             s->late_bytes -= s->late[i].len;
@@ -52,6 +64,14 @@ void rgpu_late_settled(rgpu_session *s, uint64_t seq) {
         } else {
             i++;
         }
+}
+
+/* How many of the copies awaited bring their data on the socket (a LATE_OUT message ahead of the next
+ * reply, which must then come there too). */
+int rgpu_late_on_socket(const rgpu_session *s) {
+    int n = 0;
+    for (int i = 0; i < s->nlate; i++) n += !s->late[i].seg;
+    return n;
 }
 
 int rgpu_sessions_drain_late(void) {

@@ -95,9 +95,11 @@ void rgpu_encode_head(mp_writer *w, const uint8_t *async, size_t alen, uint32_t 
 /* Whether (and how) a sync call's bulk data moves through the session's shared memory. */
 int rgpu_shm_mode(rgpu_session *s, struct rgpu_call *c, size_t *len) {
     if (c) c->pin_used = c->shm_piped = 0;
-    /* a --failover session's pinned memory is named only for the device to read: what the device writes
-     * there the log could not check (failover.c); its data goes in the log as in frames (session.c) */
-    if (c && c->pin && s->shm_base && (c->flags & RGPU_F_SHM) && (!s->fo || !c->device_reads)) {
+    /* a --failover session's pinned memory is named for the device to read (its data goes in the log as
+     * in frames: session.c), and for an async copy's data the worker writes there before its next reply
+     * (RGPU_OUT_LATER: the client digests it then, copy_late.c); what the device writes there at any other
+     * time the log could not check (failover.c) */
+    if (c && c->pin && s->shm_base && (c->flags & RGPU_F_SHM) && (!s->fo || !c->device_reads || c->late_dst)) {
         c->pin_used = 1;
         __atomic_or_fetch(&c->pin->told, 1u << (s - rgpu_sessions_internal()), __ATOMIC_RELEASE);
         return SEG_PINNED;

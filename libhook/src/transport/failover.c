@@ -12,7 +12,8 @@
  * - Every message whose reply came is copied into the log, data included (a sync H2D copy's frames
  *   are the program's buffer, which it may reuse once the call returns). What the program saw of each
  *   sync call since the checkpoint (result, outs, the data of a D2H copy) is kept as two digests, and
- *   the data of each async D2H copy into pinned memory (LATE_OUT) as one.
+ *   the data of each async D2H copy into pinned memory (LATE_OUT, or written there by a worker on this
+ *   host before its next reply: copy_late.c) as one.
  * - When the connection to the worker is lost, the controller is asked to place the vGPU on another
  *   server (`failover`), a session is opened there with the new token, RESTORE sends it the image,
  *   the log is sent again, and a barrier closes it. Each replayed reply must match the digests of
@@ -26,8 +27,9 @@
  * call encoded anew, its data in frames), because the segment's contents change with the next call
  * and the server the log is replayed to may be on another host. A copy from its pinned memory names
  * the memory on the wire, and is logged with the bytes copied when it was queued (session.c's wire
- * twin): a reference would be read on replay as the program has changed it since. A copy into its
- * pinned memory brings its data, which is digested here. */
+ * twin): a reference would be read on replay as the program has changed it since. An async copy into
+ * its pinned memory names it too, the worker writing the data there before its next reply, where it is
+ * digested; the log keeps the copy without the name, so a replay brings the data (LATE_OUT) to compare. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,7 +138,10 @@ static uint64_t head_digest(const rgpu_env_reply *rep) {
     return rgpu_mix(h, rep->outs.p, rep->outs.len);
 }
 
-/* Entries come in seq order: a late copy's data before the reply of the sync call sent after it. */
+/* Entries are kept in seq order, as the replayed replies come (check_replies walks both once): a late
+ * copy's data before the reply of the sync call sent after it. They come in that order but for a copy
+ * whose data came on the socket ahead of the reply that settles an earlier one whose data the worker
+ * wrote into its memory (copy_late.c): placed where its seq says. */
 static void add_seen(struct rgpu_failover *f, fo_seen e) {
     if (f->nseen == f->seencap) {
         size_t cap = f->seencap ? f->seencap * 2 : 64;
@@ -144,7 +149,9 @@ static void add_seen(struct rgpu_failover *f, fo_seen e) {
         if (!g) return;
         f->seen = g, f->seencap = cap;
     }
-    f->seen[f->nseen++] = e;
+    size_t at = f->nseen++;
+    for (; at > 0 && f->seen[at - 1].seq > e.seq; at--) f->seen[at] = f->seen[at - 1];
+    f->seen[at] = e;
 }
 
 /* A stream or event query's answer (done, or not ready) is a timing, as on a GPU: replayed, the work
@@ -370,8 +377,8 @@ static void close_all(zmq_msg_t *head, zmq_msg_t *frames, int n) {
 
 /* A barrier after the logged message just sent, and every reply up to the barrier's checked against
  * what the program saw (the seen entries from *at on). 0, or -1 and why. */
-static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, const char *server, char *why,
-                         size_t cap) {
+static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, size_t checked[2], const char *server,
+                         char *why, size_t cap) {
     zmq_msg_t head, frames[MAX_FRAMES];
     int n = 0;
     rgpu_env_reply rep = {0};
@@ -408,6 +415,7 @@ static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, c
         while (*at < f->nseen && f->seen[*at].seq < rep.seq) (*at)++;
         fo_seen *e = *at < f->nseen && f->seen[*at].seq == rep.seq && f->seen[*at].late == late ? &f->seen[*at] : NULL;
         int answer = e && !late && e->head != head_digest(&rep);
+        if (e) checked[late]++;
         if (e && (answer || e->data != rgpu_dig_end(&data))) {
             snprintf(why, cap, "call %llu (%s) since the last checkpoint gives another %s when it is run again on "
                      "%s than the program already saw (result %lld): work whose result the program saw cannot be "
@@ -465,6 +473,7 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
      * what the program saw. The program never sent past a message with a sync call before its replies
      * came, so neither does this (a barrier after an async batch too, for simplicity: a round trip). */
     size_t at = 0; /* the seen entries come in seq order, as the replies do */
+    size_t checked[2] = {0, 0}; /* replies compared with what the program saw: calls', async copies' data */
     for (size_t i = 0; i < f->nlog; i++) {
         fo_msg *m = &f->log[i];
         for (size_t k = 0; k < m->n; k++) {
@@ -478,7 +487,7 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
             }
         }
         rgpu_ring_sent_on_socket(s);
-        if (check_replies(s, f, &at, server, why, cap) != 0) return -1;
+        if (check_replies(s, f, &at, checked, server, why, cap) != 0) return -1;
     }
     f->recoveries++;
     s->moves++; /* a new worker: what the client asked the old one once it asks again (memory/placed.c) */
@@ -488,7 +497,8 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
                  f->nimages == 2 ? "" : "s");
     else
         snprintf(from, sizeof from, "the start (no checkpoint yet)");
-    rgpu_log(RGPU_LOG_WARN, "failover: device %d resumed on %s from %s and %zu logged message(s) in %.3f s", dev,
-             server, from, f->nlog, now_s() - t0);
+    rgpu_log(RGPU_LOG_WARN, "failover: device %d resumed on %s from %s and %zu logged message(s) in %.3f s, "
+             "replayed alike: %zu call result(s) and %zu asynchronous copies' data the program saw", dev, server, from,
+             f->nlog, now_s() - t0, checked[0], checked[1]);
     return 0;
 }

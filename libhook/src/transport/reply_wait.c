@@ -187,7 +187,7 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
                 else rgpu_fo_logged(s, m->frames, m->n, m->owned);
             }
         rgpu_replay_clear(s); /* the worker ran everything sent before this reply */
-        if (s->nlate) rgpu_late_settled(s, seq);
+        if (s->nlate) rgpu_late_settled(s, seq, (int)rep.deferred);
         s->replied_at = rgpu_now_s();
         c->reply = head;
         mp_rinit(&c->outs, rep.outs.p, rep.outs.len);

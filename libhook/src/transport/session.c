@@ -51,6 +51,9 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
         if (r) free(r->async_hdr), s->nreplay--; /* r is the last kept: as if never made */
         return -1;
     }
+    /* the copies whose data comes late that go now: named to the worker only if their twin goes */
+    for (int i = 0; i < s->nlate; i++)
+        if (!s->late[i].sent) s->late[i].sent = 1, s->late[i].seg &= (uint8_t)wired;
     int cframes = c && rgpu_input_in_frames(shm) ? c->nbulk : 0;
     size_t async_sent = s->nbulk;
     if (wired)
@@ -64,7 +67,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
      * (ring.c); the rest, and anything larger than its slot, on the socket, counted there. So do a
      * message whose sync call has followers (several replies) and one sent while async copies' data
      * is still to come (it comes on the socket ahead of the reply: copy_late.c). */
-    s->ring_wait = c && s->ring_on && !nframes && !c->nthen && !s->nlate &&
+    s->ring_wait = c && s->ring_on && !nframes && !c->nthen && (!s->nlate || !rgpu_late_on_socket(s)) &&
                    (shm == SEG_NONE || shm == SEG_IN || shm == SEG_OUT) &&
                    !c->shm_piped && rgpu_sync_field(c, shm) == 1 && rgpu_ring_send(s, hdr.buf, hdr.len) == 0;
     if (s->ring_wait) {
@@ -251,7 +254,10 @@ static int wired_room(rgpu_session *s) {
  * step's batch, every step), while `batch` encodes it with its data copied now, as it would go in
  * frames: what the log keeps (failover.c) and what a resend to another worker sends (replay.c). The
  * program may not touch the buffer until the copy is synchronised, as in CUDA, so the bytes copied
- * now are the ones the device reads. 1 when the wire twin of the batch is on (and stays so). */
+ * now are the ones the device reads. So too an async copy into pinned memory (RGPU_OUT_LATER): the wire
+ * names the memory, which the worker fills before its next reply, while `batch` asks for the data back
+ * (LATE_OUT), which is what a replay compares with the digest taken here (copy_late.c). 1 when the wire
+ * twin of the batch is on (and stays so). */
 static int wire_twin(rgpu_session *s) {
     if (s->wire_on) return 1;
     if (!s->wire.buf) mp_init(&s->wire, 256);
@@ -318,7 +324,7 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
     if (c->pin) {
         size_t unused;
         pin = rgpu_shm_mode(s, c, &unused) == SEG_PINNED;
-        if (!pin && c->device_reads) { /* it moved to another host since the copy was made: no way back */
+        if (!pin && c->device_reads && !c->late_dst) { /* it moved to another host since the copy was made: no way back */
             pthread_mutex_unlock(&s->mu);
             return RGPU_NOT_SUPPORTED;
         }
@@ -327,9 +333,14 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
     if (c->late_dst) {
         /* as many copies' data awaited as the session keeps: past that, a barrier brings theirs first */
         rc = s->nlate == RGPU_LATE_MAX_COPIES || s->late_bytes + c->late_len > RGPU_LATE_MAX_BYTES ? rgpu_session_barrier(s, dev) : 0;
-        if (rc == 0) rc = rgpu_queue_async(s, dev, c, 0, RGPU_OUT_LATER, 0);
+        /* a --failover session's copy naming its memory to a worker here: the wire twin names it */
+        int twin = pin && s->fo && !s->nborrowed;
+        if (rc == 0) rc = rgpu_queue_async(s, dev, c, twin, RGPU_OUT_LATER, 0);
         if (rc == 0) {
             s->late[s->nlate].seq = s->seq, s->late[s->nlate].dst = c->late_dst, s->late[s->nlate].len = c->late_len;
+            /* sent already (the batch was full): as any other, without the name */
+            s->late[s->nlate].sent = s->nbatch == 0;
+            s->late[s->nlate].seg = twin && s->nbatch && s->wire_on;
             s->nlate++;
             s->late_bytes += c->late_len;
         }

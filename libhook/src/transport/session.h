@@ -46,9 +46,11 @@ typedef struct {
     unsigned moves;     /* how often the session went to another worker: a move it followed, a failover */
     struct rgpu_failover *fo; /* a --failover lease's checkpoint and log (failover.c), else NULL */
     double replied_at;  /* when the last reply to a call came (take_notices: none is looked for right after) */
-    /* async D2H copies into pinned memory the worker does not map, sent with `sync` RGPU_OUT_LATER: their
-     * data comes before the next reply (copy_late.c), each to dst; under mu */
-    struct { uint64_t seq; void *dst; size_t len; } late[RGPU_LATE_MAX_COPIES];
+    /* async D2H copies into pinned memory, sent with `sync` RGPU_OUT_LATER: their data comes before the
+     * next reply (copy_late.c), each to dst; under mu. `seg`: a --failover session's, which named the
+     * memory to a worker on this host, which writes it there before its next reply (no LATE_OUT comes);
+     * cleared when the copy went without the name after all (rgpu_send_batch). `sent`: its message went. */
+    struct { uint64_t seq; void *dst; size_t len; uint8_t seg, sent; } late[RGPU_LATE_MAX_COPIES];
     int nlate;
     size_t late_bytes;
     int pending;        /* an earlier asynchronous call's error that a reply brought to a call that does not

@@ -68,7 +68,8 @@ int rgpu_async_pieces(rgpu_session *s, int dev, struct rgpu_call *c);
 
 /* copy_late.c */
 void rgpu_take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head);
-void rgpu_late_settled(rgpu_session *s, uint64_t seq);
+void rgpu_late_settled(rgpu_session *s, uint64_t seq, int deferred);
+int rgpu_late_on_socket(const rgpu_session *s);
 
 /* replay.c */
 /* Live migration: every message sent since the last reply is kept (its frames shared with the

@@ -5,8 +5,8 @@
 // the log back to back lets the server run the next write while the read's reply is still going
 // out, and a reply sent without a copy of device memory then carries the new data).
 // Each step also reads a few words back asynchronously into pinned memory and synchronises, as
-// PyTorch's `.item()` does (a --failover session beside its worker takes that copy at once, through
-// the segment; elsewhere its data comes before the next reply), after an asynchronous copy of a
+// PyTorch's `.item()` does (a --failover session beside its worker names that memory, which the
+// worker fills before its next reply; elsewhere the data comes ahead of that reply), after an asynchronous copy of a
 // batch from pinned memory, as from a DataLoader with pin_memory, whose buffer the next step refills
 // (a --failover session beside its worker names the pinned memory, its log keeping the bytes).
 // It prints READY, PROGRESS i as it goes, and RESULT <digest> OK at the end.
