@@ -26,8 +26,10 @@
  *   - a message of one wait whose work is done: a stream or event query or synchronize, a device
  *     synchronize (rgpu_launcher_wait_alone, which also settles the kernel clock and checks the printf
  *     pipe as Python does at a message's end);
- *   - a message of launches (and async memsets and device-to-device copies the copier serves) and
- *     then one such wait (rgpu_launcher_step_checked), while no other session of the GPU wants it: the GPU is taken and given back through the scheduler's uncontended path (sched.c),
+ *   - a message of launches (and async memsets, device-to-device copies, event records and copies from
+ *     and to pinned memory the copier serves; a --failover session's copies into pinned memory, whose
+ *     data is due before the next reply, only where the wait synchronises their stream) and then one
+ *     such wait (rgpu_launcher_step_checked), while no other session of the GPU wants it: the GPU is taken and given back through the scheduler's uncontended path (sched.c),
  *     exactly as Session.hold_for_step and Session.stepped do; anything else is Python's to decide.
  *     A step that stops part way (a launch the driver refused, a wait on work not done) comes back
  *     as RGPU_SERVE_STEP with the GPU held and the launches run counted: Python serves the rest.

@@ -155,13 +155,13 @@ def test_bad_input_on_a_ring_the_loop_serves_ends_that_session_only(daemons):
         bystander.close()
 
 
-def _harness(url: str, mode: str, n: int, shm: str = "1") -> dict:
+def _harness(url: str, mode: str, n: int, shm: str = "1", env: dict | None = None) -> dict:
     import json
     import subprocess
 
     from benchmarks.transport import build_harness
     from rgpu.paths import client_env
-    env = {**client_env([url], preload=False), "RGPU_SHM": shm}
+    env = {**client_env([url], preload=False), "RGPU_SHM": shm, **(env or {})}
     p = subprocess.run([str(build_harness()), "rgpu", mode, str(n)], env=env, capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
@@ -576,6 +576,25 @@ def test_steps_with_copies_from_and_to_pinned_memory_are_the_loops_and_counted(d
     # the same messages on the ring either way (the first server may be sent the module's image too:
     # the module cache is shared, so `calls` differ by that one)
     assert on["ring_calls"] == off["ring_calls"], (on, off)
+
+
+def test_a_failover_sessions_item_step_is_the_loops_its_data_written_into_pinned_memory(daemons):
+    """The same steps from a --failover session's client (RGPU_FAILOVER set, its checkpoints never due:
+    the log kept as under a lease): its copy out to pinned memory names the memory with `sync`
+    OUT_LATER, the worker to fill it before its next reply (libhook's memcpy.c), and the step's
+    synchronize of that copy's stream covers it, so the loop serves the step whole as for any session,
+    the data DMA'd into the program's pinned memory (counted out) instead of coming in a message."""
+    steps = 300 + 300 // 10 + 1
+    got = {}
+    for loop in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
+        _harness(url, "pinned_step", 300, env={"RGPU_FAILOVER": "no-controller", "RGPU_FAILOVER_INTERVAL": "3600"})
+        got[loop] = _ended(handle)
+    on, off = got["1"], got["0"]
+    for counts in (on, off):
+        assert counts["pinned_bytes_in"] == counts["pinned_bytes_out"] == steps * 4096, counts
+    assert on["ring_compiled"] >= steps - 1 and on["launches_compiled"] >= steps, on
+    assert off["ring_compiled"] == 0 and on["ring_calls"] == off["ring_calls"], (on, off)
 
 
 def _placed_then(c: RingClient, places: list, name: str, args: list) -> bytes:

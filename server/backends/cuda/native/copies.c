@@ -376,7 +376,7 @@ static int dtod_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, 
 }
 
 static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
-                      int run);
+                      int run, void **late_stream);
 
 /* An event record: [event, stream(, flags)], an event and a stream the session made (api/stream.py
  * event_record, which records with cuEventRecord whatever the flags). run 0: only whether it is one the
@@ -387,11 +387,15 @@ static int record_one(rgpu_copier *c, const uint64_t *a, int run) {
     return !run || c->record((CUevent)event, (CUstream)stream) == CUDA_SUCCESS;
 }
 
-int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime) {
+int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime, rgpu_step_late *late) {
     rgpu_env_call call = {0};
     const char *why;
-    if (rgpu_env_read_call(r, &call, &why) || call.nbulk != 0 || call.sync != 0) return 0;
+    if (rgpu_env_read_call(r, &call, &why) || call.nbulk != 0) return 0;
     if (call.copy.tag != 0 && call.copy.tag != RGPU_ENV_PINNED) return 0;
+    /* a D2H copy into pinned memory the worker fills before its next reply (worker.py, OUT_LATER) */
+    int later = call.sync == RGPU_OUT_LATER && late && call.copy.tag == RGPU_ENV_PINNED;
+    if (call.sync != 0 && !later) return 0;
+    void *stream = NULL;
     const rgpu_copy_call *k = call_of(c, call.call_id);
     if (!k || !k->stream) return 0; /* a step's calls are the async ones: each names its stream */
     uint32_t nargs = k->op == OP_RUNTIME_COPY ? 5 : k->op == OP_MEMSET || k->op == OP_D2D ? 4
@@ -399,12 +403,17 @@ int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, 
     uint64_t a[5];
     if (!nargs || read_args(&call, nargs, a)) return 0;
     int ok;
-    if (call.copy.tag == RGPU_ENV_PINNED) ok = pinned_one(c, k, a, &call.copy.u.pinned, run);
+    if (call.copy.tag == RGPU_ENV_PINNED) ok = pinned_one(c, k, a, &call.copy.u.pinned, run, later ? &stream : NULL);
     else if (k->op == OP_MEMSET) ok = memset_one(c, k, a, run);
     else if (k->op == OP_EVENT || k->op == OP_EVENT_FLAGS) ok = record_one(c, a, run);
     else if (k->op == OP_D2D || k->op == OP_RUNTIME_COPY) ok = dtod_one(c, k, a, run);
     else ok = 0; /* an H2D or D2H copy without a pinned record: its data travels, Python's */
     if (!ok) return 0;
+    if (later) {
+        late->one = late->n == 0 || (late->one && late->stream == stream);
+        late->stream = stream;
+        late->n++;
+    }
     if (seq) *seq = call.seq;
     if (runtime) *runtime = (int)k->runtime;
     return 1;
@@ -462,9 +471,10 @@ static uint64_t pinned_region(rgpu_copier *c, const rgpu_env_pinned *pin) {
 /* An async copy between the program's pinned memory and the device: cuMemcpyHtoDAsync_v2 [dst, count,
  * stream], cuMemcpyDtoHAsync_v2 [src, count, stream], or cudaMemcpyAsync [dst, src, count, kind, stream]
  * of either kind, with a pinned record of `count` bytes (staging.py run_pinned, api/memory.py _copy's
- * checks). run 0: only whether it is one the loop serves. */
+ * checks). run 0: only whether it is one the loop serves. late_stream: a D2H copy only (OUT_LATER), its
+ * stream put there. */
 static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
-                      int run) {
+                      int run, void **late_stream) {
     int h2d;
     uint64_t dev, count, sh;
     if (k->op == OP_RUNTIME_COPY) {
@@ -477,10 +487,12 @@ static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a
     } else {
         return 0;
     }
+    if (late_stream && h2d) return 0;
     uint64_t host = pinned_region(c, pin);
     if (!host || !c->pinned_bytes || pin->length != count || count == 0 || !inside(c, dev, count)) return 0;
     void *stream = NULL;
     if (rgpu_launcher_stream(c->l, sh, &stream)) return 0;
+    if (late_stream) *late_stream = stream;
     if (!run) return 1;
     CUresult rc = h2d ? c->htod(dev, (const void *)(uintptr_t)host, count, stream)
                       : c->dtoh((void *)(uintptr_t)host, dev, count, stream);

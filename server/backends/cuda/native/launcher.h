@@ -45,11 +45,21 @@ int rgpu_launcher_idle(rgpu_launcher *l);
 int rgpu_launcher_finish(rgpu_launcher *l, void *stream);
 void rgpu_launcher_end(rgpu_launcher *l, rgpu_launch_run *out);
 
+/* A step's async D2H copies into pinned memory whose data must be there before the step's reply (`sync`
+ * RGPU_OUT_LATER with a pinned record: a --failover session's, libhook's memory/memcpy.c): how many, and
+ * the stream they are on (`one`: all on that one). */
+typedef struct {
+    int n, one;
+    void *stream;
+} rgpu_step_late;
+
 /* The call at `r` if it is an async memset, device-to-device copy, pinned-memory copy or event record
  * the copier serves in a step: 1
  * (run: queued on its stream; *seq and *runtime its seq and face), or 0 (nothing queued; `r` is then
- * anywhere). Everything it takes is checked as the Python path checks it. */
-int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime);
+ * anywhere). Everything it takes is checked as the Python path checks it. With `late`, also such a
+ * copy whose data must be in place before the next reply, counted there: the caller serves it only
+ * where the step's wait covers its stream. */
+int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime, rgpu_step_late *late);
 
 /* What a copy or memset the copier served asks of the reply and the session's counts. */
 #define RGPU_PLACE_MAX 8 /* placed allocations a message the copier serves may begin with */

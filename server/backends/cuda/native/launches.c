@@ -538,12 +538,22 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
 /* The call at `r`, one a step may hold before its wait: 1 a launch, 2 an async memset or
  * device-to-device copy the copier serves, 0 neither (r then anywhere). run: also run it (0 when it did
  * not run: a launch or a copy the driver refused). */
-static int step_call(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, int run, rgpu_launch_run *out) {
+static int step_call(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, int run, rgpu_launch_run *out,
+                     rgpu_step_late *late) {
     mp_reader at = *r;
     launch_call a;
     if (read_launch(l, r, &a)) return !run || run_launch(l, &a, out) ? 1 : 0;
     *r = at;
-    return c && rgpu_copier_step_call(c, r, run, run ? &out->last_seq : NULL, run ? &out->runtime : NULL) ? 2 : 0;
+    return c && rgpu_copier_step_call(c, r, run, run ? &out->last_seq : NULL, run ? &out->runtime : NULL, late) ? 2 : 0;
+}
+
+/* Whether a step's wait makes its copies' late data (rgpu_step_late) be in place before the wait's
+ * reply: a device synchronize, or a synchronize of the one stream they are all on (PyTorch's
+ * `.item()`: the copy, then its stream's synchronize). Else the message is Python's, whose run of such
+ * a copy waits for it. */
+static int wait_covers(const wait_call *w, const rgpu_step_late *late) {
+    int kind = w->which & ~1;
+    return !late->n || kind == CTX_SYNC || (kind == STREAM_SYNC && late->one && late->stream == w->object);
 }
 
 /* The shape of a message of one frame (header) that Python has not decoded, read once: a run of calls
@@ -567,19 +577,22 @@ uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *heade
     mp_rinit(&r, header, len);
     if (!l->query || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 1 || calls.n > STEP_CALLS)
         return 0;
+    rgpu_step_late late = {0};
     for (uint32_t i = 0; i + 1 < calls.n; i++)
-        if (!step_call(l, c, &r, 0, NULL)) return 0;
+        if (!step_call(l, c, &r, 0, NULL, &late)) return 0;
     mp_reader last = r;
-    if (step_call(l, c, &r, 0, NULL) && r.p == end) {
+    rgpu_step_late last_late = late;
+    if (step_call(l, c, &r, 0, NULL, &last_late) && r.p == end) {
         *kind = RGPU_STEP_ASYNC;
-        return calls.n;
+        return last_late.n ? 0 : calls.n; /* no wait comes: copies whose data is due are Python's */
     }
     r = last;
     if (calls.n < 2) return 0;
     if (read_wait(l, &r, &w) && r.p == end) {
         *kind = RGPU_STEP_WAIT;
-        return calls.n - 1;
+        return wait_covers(&w, &late) ? calls.n - 1 : 0;
     }
+    if (late.n) return 0; /* the other shapes' ends need not wait for their streams: Python's */
     r = last;
     if (c && seg && rgpu_copier_last(c, &r, end, seg, seg_size, 0, NULL, NULL)) {
         *kind = RGPU_STEP_COPY;
@@ -608,10 +621,11 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
     mp_obj calls;
     wait_call w;
     rgpu_launch_run wait_out;
+    rgpu_step_late late = {0}; /* rgpu_launcher_shape found the wait covers them */
     mp_rinit(&r, header, len);
     mp_next(&r, &calls);
     for (uint32_t i = 0; i < n; i++) {
-        int k = step_call(l, c, &r, 1, out);
+        int k = step_call(l, c, &r, 1, out, &late);
         if (!k) return 0;
         out->served++;
         out->kernels += k == 1;
@@ -632,7 +646,7 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
 static int step_calls_done(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, uint32_t n, int settle_first,
                            rgpu_launch_run *out) {
     for (uint32_t i = 0; i < n; i++) {
-        int k = step_call(l, c, r, 1, out);
+        int k = step_call(l, c, r, 1, out, NULL);
         if (!k) return 0;
         out->served++;
         out->kernels += k == 1;
@@ -664,8 +678,7 @@ int rgpu_launcher_frame_step(rgpu_launcher *l, rgpu_copier *c, const void *heade
 }
 
 /* Serves a message rgpu_launcher_shape found RGPU_STEP_COPY, `n` calls and a copy (a kernel and its result
- * read back with cudaMemcpy, a plain program's step; a --failover session's `.item()` beside its worker,
- * which memcpy.c takes at once): the calls, the timing
+ * read back with cudaMemcpy, a plain program's step): the calls, the timing
  * windows closed as rgpu_launcher_step_checked closes them, then, once every stream is done (the
  * launcher's short poll, as a device synchronize's), the copy (done: its data's bytes), then the clock
  * settled and the printf pipe checked. 1: all served (out: the copy's seq and face, the launches). 0:
@@ -698,7 +711,7 @@ void rgpu_launcher_run_calls(rgpu_launcher *l, rgpu_copier *c, const void *heade
     mp_rinit(&r, header, len);
     if (mp_next(&r, &calls)) return;
     for (uint32_t i = 0; i < n; i++) {
-        int k = step_call(l, c, &r, 1, out);
+        int k = step_call(l, c, &r, 1, out, NULL);
         if (!k) return;
         out->served++;
         out->kernels += k == 1;
