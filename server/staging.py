@@ -18,14 +18,21 @@ from .errors import CudaError, code_for
 from .shm import DATA
 
 
-def run_pinned(session, run, call_id, args, pin) -> Result:
-    """A copy whose host side is the program's pinned memory (server/pinned.py): no data travels."""
+def _pinned_region(session, pin):
+    """(view, address) of the pinned region a copy names (server/pinned.py), or the Result refusing it."""
     if session.shm is None:  # the session segment is the proof of the same host
         return Result(1, message="pinned host memory named, but the client is not on this host")
     try:
-        host = session.pinned.region(pin)
+        return session.pinned.region(pin)
     except CudaError as e:
         return Result(1, message=e.message)
+
+
+def run_pinned(session, run, call_id, args, pin) -> Result:
+    """A copy whose host side is the program's pinned memory (server/pinned.py): no data travels."""
+    host = _pinned_region(session, pin)
+    if type(host) is Result:
+        return host
     res = run(session, call_id, args, (), host)
     if not res.rc:
         c = copy_of(call_id, args)
@@ -43,12 +50,10 @@ def fill_pinned(session, pin, bulk) -> Result:
     stream's order (the backend's copy_dtoh waits for it), so the data is in place before any later
     reply, and the client digests it there for its log at the next one instead of taking a LATE_OUT
     message: its replies keep to the call ring."""
-    if session.shm is None:  # the session segment is the proof of the same host
-        return Result(1, message="pinned host memory named, but the client is not on this host")
-    try:
-        view = session.pinned.region(pin)[0]
-    except CudaError as e:
-        return Result(1, message=e.message)
+    host = _pinned_region(session, pin)
+    if type(host) is Result:
+        return host
+    view = host[0]
     try:
         n = sum(map(len, bulk))
         if n != len(view):
