@@ -310,7 +310,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     session.housekeeping = inside_kernel
     session.device.housekeeping = inside_kernel  # waits on a real GPU run them too (cuda/waits.py)
     watch = _watch_running(session, gpu.sched, slot)
-    log.info("session_started", endpoint=endpoint, restore=bool(restore))
+    log.info("session_started", endpoint=endpoint, restore=bool(restore), failover=session.failover)
     reason = "goodbye"
     profiler = _profiler()
     recv = sock.recv

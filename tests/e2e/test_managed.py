@@ -67,6 +67,31 @@ def test_managed_variables_on_the_cuda_backend(cuda_program, daemons):
     assert "OK managed_vars" in p.stdout
 
 
+@pytest.mark.parametrize("backend", ["test", "null"], ids=["test-backend", "cuda-null-driver"])
+@pytest.mark.parametrize("shm", ["1", "0"], ids=["same-host", "frames"])
+@pytest.mark.parametrize("host", [False, True], ids=["global", "host-attached-too"])
+def test_managed_memory_after_each_legacy_stream_synchronisation_costs_no_round_trip_of_its_own(
+        cuda_program, daemons, sim_server, backend, shm, host):
+    """A loop that reads two managed allocations after every synchronisation of the legacy stream (as
+    a PyTorch step reads cuDNN's managed buffers after its `.item()`). On the call ring the pull goes
+    ahead of the synchronisation, async copies into pinned shadows the worker writes straight into
+    (libhook/src/managed/managed.c, plan_ahead): before it, each allocation cost a copy's round trip
+    after every synchronisation (64 for 30 iterations). In frames the copies follow the call in its
+    message. A non-blocking stream's synchronisation and the device's keep the pull after the call: 2
+    allocations each, on the ring. An allocation attached to the host merges its pull (a round trip
+    each synchronisation, the host's own writes kept), in frames too: there it was not pulled at all
+    before, and a memset the program made on it through the API never reached the host."""
+    url = sim_server if backend == "test" else start_null_server(daemons)[0]
+    p = run_cli("run", "--server", url, "--", str(cuda_program("managed_stream_sync")), "30",
+                *(["host"] if host else []), env={**os.environ, "RGPU_STATS": "1", "RGPU_SHM": shm})
+    assert p.returncode == 0 and f"OK managed_stream_sync 30{' host' if host else ''}" in p.stdout, \
+        p.stdout + p.stderr[-3000:]
+    trips = {k: int(v) for k, v in re.findall(r"rgpu stats: call (\w+) round_trips=(\d+)", p.stderr)}
+    assert trips["cudaStreamSynchronize"] == 31 and trips["cudaDeviceSynchronize"] == 1, trips
+    merges = 32 if host else 0  # the host-attached allocation's, at each synchronisation
+    assert trips.get("cuMemcpyDtoH_v2", 0) == (merges + 4 if shm == "1" else merges), trips
+
+
 @pytest.mark.sim_only("the device's memory is the software GPU's --sim-memory; on a GPU the quota comes from a "
                      "lease (test_qos) and exhausting a whole GPU with managed memory can hang it")
 def test_managed_memory_counts_against_the_device_memory(cuda_program, start_server):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,8 @@ from tests.conftest import run_cli
 from tests.support import torchenv
 from tests.support.daemons import DaemonSet, wait_until
 from tests.support.null_server import start as start_null_server
+from tests.support.pool import Pool
+from benchmarks.native import run as native
 
 pytestmark = pytest.mark.e2e
 
@@ -68,6 +72,30 @@ def test_a_step_waits_only_for_the_programs_own_synchronisation(null_server, shm
         # every step makes the same calls: whole numbers, and the program's own synchronisation among them
         assert all(float(c["round_trips"]).is_integer() for c in r["by_call"].values()), r
         assert r["round_trips"] >= r["syncs_per_step"], r
+
+
+def test_a_failover_sessions_step_waits_for_what_the_same_step_waits_for_without_it(daemons, tmp_path):
+    """Under `rgpu run --failover` beside its server (the call ring, the segment), every workload's step
+    waits only for the program's own synchronisations, as without --failover. It made 3 round trips a
+    step after the CNN had run: cuDNN's two buffers of mapped host memory are managed memory in a
+    --failover session (its log must see what the device writes there), and each was pulled back in a
+    round trip of its own after every `.item()`; the pull now goes ahead of a synchronisation of the
+    legacy stream in its message (libhook/src/managed/managed.c, plan_ahead). Checkpoints are put off
+    (RGPU_FAILOVER_INTERVAL) so that each step makes the same calls; the log is kept all the same."""
+    pool = Pool(daemons, tmp_path)
+    url = pool.add_server("2GiB", "--device", "cuda", env={"RGPU_LIBCUDA": str(native.null_driver())})
+    wait_until(lambda: pool.states() == {url: "up"}, 60, "the null-driver server up")
+    p = subprocess.run([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "1GiB",
+                        "--failover", "--", str(torchenv.python()), str(WORKLOADS), *NAMES, "--warmup", "3",
+                        "--steps", "5"], capture_output=True, text=True, timeout=600,
+                       env=dict(pool.env, RGPU_TIMEOUT="120", RGPU_FAILOVER_INTERVAL="3600"))
+    got = {r["workload"]: r for r in results(p)}
+    assert sorted(got) == sorted(NAMES)
+    over = {n: r["by_call"] for n, r in got.items() if r["round_trips"] != r["syncs_per_step"]}
+    assert not over, json.dumps(over, indent=1)
+    log = pool.servers[url].log_path.read_text(errors="replace")
+    started = [x.split() for x in log.splitlines() if "event=session_started" in x]
+    assert started and all("failover" in x for x in started), log[-3000:]  # a --failover lease's session
 
 
 def test_counts_are_printed_at_exit_and_logged_by_the_worker(null_server):

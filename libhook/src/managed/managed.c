@@ -27,7 +27,10 @@
  * after a synchronising call travels with it: its copies follow the call in the call's message and
  * their replies come right after the call's, in the same round trip (rgpu_call.then, reply_wait.c). A
  * training step of cuDNN (which keeps two managed allocations) paid a round trip per allocation at
- * every synchronisation before. */
+ * every synchronisation before. On the call ring (a worker on this host), which carries one reply a
+ * message, a synchronisation of the legacy stream takes its pull ahead of it instead: async copies on
+ * that stream into the shadows, which then live in pinned memory the worker writes straight into, so
+ * that the data is there when the synchronisation's reply comes (plan_ahead). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -59,6 +62,8 @@ typedef struct region {
                        * module's other variables and stay mapped for the whole run */
     int host_only;    /* attached to the host (cudaMemAttachHost): the host's while kernels run; pulls merge */
     uint8_t *shadow;  /* the device's contents as of the last push or pull */
+    int shadow_pinned; /* 1: the shadow is pinned memory (rgpu_pinned_own), made at its first pull ahead;
+                        * -1: none could be made */
     struct region *next;
 } region;
 
@@ -75,6 +80,11 @@ static region *find(uint64_t p) {
 }
 
 /* ---- push and pull ------------------------------------------------------------------------ */
+
+static void shadow_free(region *r) {
+    if (r->shadow_pinned == 1) rgpu_pinned_own_free(r->shadow);
+    else munmap(r->shadow, r->mapped);
+}
 
 /* The compare granule at off: a whole one, or a variable's last part. */
 static size_t granule(const region *r, size_t off) { return r->mapped - off < PAGE ? r->mapped - off : PAGE; }
@@ -191,6 +201,59 @@ static int take_pull(rgpu_call *c, int dev) {
     return ok ? 0 : -1;
 }
 
+/* The host-attached regions' pulls, which merge and so never go with the call (mu held). */
+static int pull_merges(int dev) {
+    int rc = 0;
+    inside = 1;
+    for (region *r = regions; r && !rc; r = r->next)
+        if (r->dev == dev && r->host_only) rc = pull_merge(r);
+    inside = 0;
+    return rc;
+}
+
+/* The pull ahead of a sync call c on the call ring (mu held, and kept held until managed_after): where
+ * c synchronises the legacy stream, one async copy of each of device dev's regions on that stream,
+ * queued ahead of c in its message. A copy on the legacy stream waits for all earlier work of every
+ * blocking stream, as the sync copies of the pull after the call did, and c waits for the copies: so
+ * the data is the same, and in the shadows when c's reply comes (the worker writes pinned memory it
+ * names as the copy runs, and a --failover session's late copies before that reply: memcpy.c). Other
+ * synchronisations (a device synchronize also waits for non-blocking streams, which a copy put ahead
+ * of it would not) and too many or too large regions keep the pull after the call. 1: it went. */
+#define AHEAD_MAX_BYTES (RGPU_LATE_MAX_BYTES / 2) /* within what a session holds of copies' late data */
+static int plan_ahead(rgpu_call *c, int dev) {
+    if (c->id != RGPU_ID_cudaStreamSynchronize && c->id != RGPU_ID_cuStreamSynchronize) return 0;
+    mp_reader rd;
+    mp_obj o;
+    mp_rinit(&rd, c->args.buf, c->args.len);
+    if (mp_next(&rd, &o) || o.type != MP_UINT || mp_as_uint(&o) > 1) return 0; /* 0 or CU_STREAM_LEGACY */
+    uint64_t stream = mp_as_uint(&o);
+    if (!rgpu_session_on_ring(dev)) return 0;
+    int n = 0;
+    size_t bytes = 0;
+    for (region *r = regions; r; r = r->next)
+        if (r->dev == dev && !r->host_only && (++n > FOLLOWERS_MAX || (bytes += r->mapped) > AHEAD_MAX_BYTES)) return 0;
+    if (n == 0) return 0;
+    for (region *r = regions; r; r = r->next) {
+        if (r->dev != dev || r->host_only || r->shadow_pinned == 1) continue;
+        uint8_t *pinned = r->shadow_pinned ? NULL : rgpu_pinned_own(r->mapped);
+        if (!pinned) {
+            r->shadow_pinned = -1;
+            return 0;
+        }
+        memcpy(pinned, r->shadow, r->mapped);
+        munmap(r->shadow, r->mapped);
+        r->shadow = pinned, r->shadow_pinned = 1;
+    }
+    int rc = 0;
+    inside = 1;
+    for (region *r = regions; r && !rc; r = r->next)
+        if (r->dev == dev && !r->host_only)
+            rc = rgpu_copy_call(RGPU_DRIVER, D2H, 0, r->addr, r->mapped, r->shadow, (const void *)(uintptr_t)stream, 1, dev);
+    inside = 0;
+    /* a copy not sent (the session's earlier error): the pull after the call, which hears it too */
+    return c->pull_ahead = rc == 0;
+}
+
 static void end_pull(rgpu_call *c) {
     for (int i = 0; i < c->nthen; i++) {
         rgpu_end(&c->then[i]);
@@ -213,7 +276,8 @@ static int managed_before(rgpu_call *c, int waits) {
         /* a copy out of the device changes nothing there: no pull after it */
         if (!c->device_reads) busy[c->dev] = 1;
     }
-    if (rc == 0 && waits && (c->flags & RGPU_F_SYNC) && busy[c->dev] && c->id != RGPU_ID_cudaDeviceReset && plan_pull(c, c->dev))
+    if (rc == 0 && waits && (c->flags & RGPU_F_SYNC) && busy[c->dev] && c->id != RGPU_ID_cudaDeviceReset &&
+        (plan_ahead(c, c->dev) || plan_pull(c, c->dev)))
         return 0; /* mu stays held until managed_after */
     pthread_mutex_unlock(&mu);
     return rc;
@@ -222,10 +286,24 @@ static int managed_before(rgpu_call *c, int waits) {
 static void drop_all(int dev);
 
 static void managed_after(rgpu_call *c, int rc) {
+    if (c->pull_ahead) { /* its pull went ahead of it (mu held since managed_before) */
+        c->pull_ahead = 0;
+        int prc = 0;
+        if (rc == 0) {
+            for (region *r = regions; r; r = r->next)
+                if (r->dev == c->dev && !r->host_only) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
+            prc = pull_merges(c->dev);
+        }
+        if (prc) rgpu_log(RGPU_LOG_ERROR, "managed memory: pulling device %d's copy failed (%d)", c->dev, prc);
+        else if (rc == 0) busy[c->dev] = 0;
+        pthread_mutex_unlock(&mu);
+        return;
+    }
     if (c->then) { /* its pull went with it (mu held since managed_before) */
         int prc = rc ? 0 : take_pull(c, c->dev);
         end_pull(c);
         if (rc == 0 && prc) prc = pull(c->dev); /* a follower did not come back: the pull after it, as before */
+        else if (rc == 0) prc = pull_merges(c->dev);
         if (prc) rgpu_log(RGPU_LOG_ERROR, "managed memory: pulling device %d's copy failed (%d)", c->dev, prc);
         else if (rc == 0) busy[c->dev] = 0;
         pthread_mutex_unlock(&mu);
@@ -399,7 +477,9 @@ static int free_any(int face, uint64_t addr) {
         if (!others) busy[r->dev] = 0;
         pthread_mutex_unlock(&mu);
         munmap((void *)(uintptr_t)r->addr, r->mapped);
-        munmap(r->shadow, r->mapped);
+        inside = 1; /* a pinned shadow's release asks the workers it was named to */
+        shadow_free(r);
+        inside = 0;
         rgpu_advice_forget(r->addr);
         free(r);
     } else if (r) {
@@ -423,7 +503,9 @@ static void drop_all(int dev) {
         __atomic_sub_fetch(&nregions, 1, __ATOMIC_RELEASE);
         rgpu_managed_forget(r->addr);
         if (!r->var) munmap((void *)(uintptr_t)r->addr, r->mapped); /* a variable's pages may be shared */
-        munmap(r->shadow, r->mapped);
+        inside = 1;
+        shadow_free(r);
+        inside = 0;
         rgpu_advice_forget(r->addr);
         free(r);
     }

@@ -297,6 +297,28 @@ int rgpu_pinned_range(const void *p, CUdeviceptr *base, size_t *size) {
 
 static int host_free(int face, void *p);
 
+/* Pinned memory for the library's own buffers (managed.c's shadows, which a worker on this host then
+ * writes straight into): a segment as cudaMallocHost makes, no error recorded for the program; NULL
+ * where none can be made (no shared memory: RGPU_SHM=0, a full /dev/shm). */
+void *rgpu_pinned_own(size_t n) {
+    rgpu_pinseg *seg = NULL;
+    void *p = n && shm_wanted() ? seg_create(n, &seg) : NULL;
+    if (p && add((uintptr_t)p, n, 0, 0, seg, 0)) {
+        seg_destroy(seg);
+        p = NULL;
+    }
+    return p;
+}
+
+/* Frees what rgpu_pinned_own made, as cudaFreeHost does: data still to come into it first, then every
+ * worker it was named to unmaps it. */
+void rgpu_pinned_own_free(void *p) {
+    rgpu_host_range e;
+    rgpu_pinseg *seg = NULL;
+    if (rgpu_pinned_get(p, &e) && rgpu_sessions_late_overlap(p, e.n)) rgpu_sessions_drain_late();
+    if (take((uintptr_t)p, 0, &seg) && seg) seg_release(seg);
+}
+
 /* Whether the current device's worker shares this host's memory (mapped host memory is possible). */
 static int device_local(int *dev) {
     *dev = rgpu_current_device();

@@ -34,6 +34,7 @@ void rgpu_begin(rgpu_call *c, uint32_t id, const char *name, int face, unsigned 
     c->then = NULL;
     c->nthen = 0;
     c->then_rc = -1;
+    c->pull_ahead = 0;
     c->late_dst = NULL;
     c->late_len = 0;
     /* args start in the inline buffer; mp_raw moves them to the heap only if they outgrow it */

@@ -85,6 +85,9 @@ typedef struct rgpu_call {
     struct rgpu_call *then;
     int nthen;
     int then_rc;
+    /* a sync call whose managed memory's pull went ahead of it in its message, as async copies the
+     * worker finishes before its reply (managed.c, pull_ahead) */
+    int pull_ahead;
     /* an async D2H copy into pinned memory the worker does not map: its data comes later, to late_dst
      * (copy_late.c, RGPU_OUT_LATER) */
     void *late_dst;
@@ -109,6 +112,10 @@ typedef struct rgpu_pinseg {
     size_t adopted_len;
 } rgpu_pinseg;
 void rgpu_pinned_close(void);
+/* hostmem.c: pinned memory for the library's own buffers, in a segment a worker on this host maps
+ * when a copy names it; NULL where there is none. Freed as cudaFreeHost frees. */
+void *rgpu_pinned_own(size_t n);
+void rgpu_pinned_own_free(void *p);
 /* memory/peer.c: a device-to-device copy whose two sides are different devices' memory (dst of
  * device dd, src of sd), staged through the client; 1: it was one (*rc says how it went), 0: the
  * caller sends it as usual */

@@ -16,8 +16,9 @@
 // allocated, where a later kernel could follow it: a move of this session is refused
 // (server/checkpoint/escapes.py).
 // `managed`: managed memory the host writes a word of and a memset on a stream writes another of every
-// iteration, read by the host after the stream's synchronisation and copied into device memory; the
-// end checks it whole, from the host and through a copy.
+// iteration (a stream of its own, or the legacy stream every other one), read by the host after the
+// stream's synchronisation and copied into device memory; the end checks it whole, from the host and
+// through a copy.
 // `pool`: stream-ordered allocations from the default memory pool, whose release threshold the program
 // set (as PyTorch's and CuPy's async allocators do): a buffer kept all run and written every
 // iteration, and one made and freed each iteration; the end checks the pool's counters and setting.
@@ -265,11 +266,14 @@ int main(int argc, char **argv) {
             hk[it % 4096] = w;
         }
         if (managed) {  // a word by the host, one by the device, both seen by the host after the sync
+            // of a stream of its own, or every other iteration of the legacy stream (whose pull goes
+            // ahead of the synchronisation on the call ring: libhook/src/managed/managed.c)
+            cudaStream_t ms = it % 2 ? st[1] : 0;
             int k = (it * 13) % M, j = (it * 29 + 7) % M;
             um[k] = (uint32_t)(it * 2654435761u + 1);
             hu[k] = um[k];
-            CHECK(cudaMemsetAsync(um + j, (it * 3 + 1) & 0xff, sizeof(uint32_t), st[1]));
-            CHECK(cudaStreamSynchronize(st[1]));
+            CHECK(cudaMemsetAsync(um + j, (it * 3 + 1) & 0xff, sizeof(uint32_t), ms));
+            CHECK(cudaStreamSynchronize(ms));
             hu[j] = 0x01010101u * (uint32_t)((it * 3 + 1) & 0xff);
             if (um[j] != hu[j] || um[k] != hu[k]) {
                 printf("FAIL iteration %d: managed words %08x %08x, not %08x %08x\n", it, um[j], um[k], hu[j], hu[k]);
