@@ -25,6 +25,8 @@ FAKE = r"""
 typedef struct { uintptr_t f, s; unsigned dims[7]; size_t n; unsigned char p[8192]; unsigned cluster[4]; } launch_rec;
 static launch_rec rec[4096];
 static int nrec, records, nev, destroyed;
+static struct { uintptr_t f; int attrib, value; } attrs[4096]; /* cuFuncSetAttribute's, below */
+static int nattrs;
 static uintptr_t refused;        /* launches of this function fail, as the driver refuses a launch */
 static uintptr_t next_stream;
 static uintptr_t odd_stream = 1; /* the stream whose query and synchronize answer odd_query, odd_sync */
@@ -34,7 +36,8 @@ static int ending_in;
 static int queries, syncs;
 static float elapsed_ms; /* what every pair of events measures (fake_elapsed_ms) */
 
-/* the order of event records and launches, by stream: the stream's address, | 1 for a record */
+/* the order of event records, launches and function attribute sets: the stream's address (| 1 for a
+ * record), or the function's | 2 for an attribute set (fake_attr says which and what) */
 static uintptr_t ops[16384];
 static int nops;
 static void op(uintptr_t v) { if (nops < 16384) ops[nops++] = v; }
@@ -43,6 +46,7 @@ uintptr_t fake_op(int i) { return ops[i]; }
 
 void fake_reset(void) {
     nrec = 0; records = 0; refused = 0; next_stream = 0x5100; nops = 0; odd_stream = 1; ending_stream = 1; queries = syncs = 0;
+    nattrs = 0;
     elapsed_ms = 0;
 }
 void fake_elapsed_ms(float ms) { elapsed_ms = ms; }
@@ -51,6 +55,18 @@ int fake_launches(void) { return nrec; }
 int fake_records(void) { return records; }
 int fake_events_alive(void) { return nev - destroyed; }  /* made and not destroyed */
 const launch_rec *fake_launch(int i) { return &rec[i]; }
+
+/* cuFuncSetAttribute: recorded in order with the launches; a negative size is refused, as the driver
+ * refuses one past the device's limit */
+int fake_attrs(void) { return nattrs; }
+void fake_attr(int i, uintptr_t *f, int *attrib, int *value) { *f = attrs[i].f, *attrib = attrs[i].attrib, *value = attrs[i].value; }
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attrib, int value) {
+    if (value < 0) return CUDA_ERROR_INVALID_VALUE;
+    op((uintptr_t)f | 2);
+    attrs[nattrs % 4096].f = (uintptr_t)f, attrs[nattrs % 4096].attrib = attrib, attrs[nattrs % 4096].value = value;
+    nattrs++;
+    return CUDA_SUCCESS;
+}
 
 """ + fakecuda.DEVICE + r"""
 CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return CUDA_SUCCESS; }
@@ -211,11 +227,21 @@ class Served:
         return out
 
     def ops(self) -> list[tuple[str, int]]:
-        """What reached the driver in order: ("record", stream) for event records, ("launch", stream)."""
+        """What reached the driver in order: ("record", stream) for event records, ("launch", stream),
+        ("attribute", function) for attribute sets."""
         out = []
         for i in range(self.fake.fake_ops()):
             v = self.fake.fake_op(i)
-            out.append(("record", v & ~1) if v & 1 else ("launch", v))
+            out.append(("record", v & ~1) if v & 1 else ("attribute", v & ~2) if v & 2 else ("launch", v))
+        return out
+
+    def attributes(self) -> list[tuple[int, int, int]]:
+        """The attribute sets the driver took, in order: (function, attribute, value)."""
+        f, a, v = ctypes.c_size_t(), ctypes.c_int(), ctypes.c_int()
+        out = []
+        for i in range(self.fake.fake_attrs()):
+            self.fake.fake_attr(i, ctypes.byref(f), ctypes.byref(a), ctypes.byref(v))
+            out.append((f.value, a.value, v.value))
         return out
 
     @property

@@ -674,6 +674,8 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
     def function_set_attribute(self, function, attribute, value):
         _check(_lib.cuFuncSetAttribute(function, _FUNC_ATTR[attribute], value))
         self._func_attrs.setdefault(self.object_key(function), {})[attribute] = value
+        if self.launcher is not None:  # the loop sets some too, and keeps the latest of both (launches.py)
+            self.launcher.attribute(function, attribute, value)
 
     @property
     def device_time(self) -> float:

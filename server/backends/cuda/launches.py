@@ -19,12 +19,15 @@ from __future__ import annotations
 import os
 
 from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 
 from . import compiled
 from .compiled import ffi as _ffi
 from .waits import SPIN_S
 
 KINDS = {"function": 1, "stream": 2, "event": 3, "graph": 4}
+ATTRIBUTES = CUfunction_attribute_enum  # a name's number, the wire's and the driver's
+SERVED_ATTRIBUTES = ("CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT")
 
 
 class Launcher:
@@ -82,6 +85,28 @@ class Launcher:
         with the driver's cuGraphLaunch."""
         self._lib.rgpu_launcher_graphs(self._l, _ffi.cast("void *", graph_launch), GRAPH_LAUNCH_ID)
         self.ids = self.ids | {GRAPH_LAUNCH_ID}
+
+    def serve_attributes(self, set_attribute: int) -> None:
+        """Lets a step hold an async cuFuncSetAttribute of a function's dynamic shared memory or carveout,
+        run with the driver's `set_attribute`: cuDNN sets its kernels' sizes for the forward and the
+        backward pass in every training step, and such a set would leave the whole step's message to
+        Python. What is set, here or by Python (`attribute`), is kept here for `attribute_of`."""
+        self._lib.rgpu_launcher_attributes(self._l, _ffi.cast("void *", set_attribute), BY_NAME["cuFuncSetAttribute"],
+                                           _ffi.new("int64_t[2]", [ATTRIBUTES[n] for n in SERVED_ATTRIBUTES]))
+        self._value = _ffi.new("int32_t *")
+
+    def attribute(self, function, name: str, value: int) -> None:
+        """Python set the driver's function `function`'s attribute `name` to `value` (the driver took it)."""
+        if name in SERVED_ATTRIBUTES and self._lib.rgpu_launcher_attribute(
+                self._l, _ffi.cast("void *", self.address(function)), ATTRIBUTES[name], value) != 0:
+            raise MemoryError("rgpu_launcher_attribute")
+
+    def attribute_of(self, function, name: str) -> int | None:
+        """What was last set of `function`'s served attribute `name`, by the loop or by Python; None."""
+        if name not in SERVED_ATTRIBUTES or not hasattr(self, "_value") or not self._lib.rgpu_launcher_attribute_of(
+                self._l, _ffi.cast("void *", self.address(function)), ATTRIBUTES[name], self._value):
+            return None
+        return self._value[0]
 
     def learn(self, h: int, kind: str, obj) -> None:
         if kind == "graph":  # the session's object (api/graphs.py) holds the driver's
@@ -225,6 +250,10 @@ def make(cuda_ffi, cuda_lib, clock):
     try:
         launcher.serve_graphs(int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, "cuGraphLaunch"))))
     except AttributeError:  # a stand-in driver without graphs: their launches stay Python's
+        pass
+    try:
+        launcher.serve_attributes(int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, "cuFuncSetAttribute"))))
+    except AttributeError:  # a stand-in driver without it: those sets stay Python's
         pass
     try:
         query, synchronize = (cuda_ffi.addressof(cuda_lib, n) for n in ("cuStreamQuery", "cuStreamSynchronize"))

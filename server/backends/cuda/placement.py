@@ -51,6 +51,7 @@ from ...errors import CudaError
 from . import variables
 from ...checkpoint.escapes import Ranges
 from .aliases import VariableAliases, relocate
+from .launches import SERVED_ATTRIBUTES
 
 _ACCESS_READWRITE = 3  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
 
@@ -376,7 +377,13 @@ class CudaPlacement(VariableAliases):
                 self.write_memory(addr, out)
 
     def function_state(self, function) -> dict:
-        return dict(self._func_attrs.get(self.object_key(function), {}))
+        state = dict(self._func_attrs.get(self.object_key(function), {}))
+        launcher = getattr(self, "launcher", None)
+        if launcher is not None:  # what a step set (launches.py serve_attributes) is the loop's to say
+            for name in SERVED_ATTRIBUTES:
+                if (value := launcher.attribute_of(function, name)) is not None:
+                    state[name] = value
+        return state
 
     def function_restore(self, function, state: dict) -> None:
         for attribute, value in state.items():

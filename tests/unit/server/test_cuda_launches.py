@@ -87,7 +87,7 @@ def test_launches_between_other_calls_and_after_its_stops(driver, monkeypatch):
             if k % 7 == 3:
                 calls.append(sv.call(wire.BARRIER, []))
             if k % 11 == 5:
-                calls.append(sv.launch(sv.fns[1], 0, params(k, 5000)))  # parameters past 4096 bytes
+                calls.append(sv.launch(sv.fns[1], 0, params(k, 32800)))  # parameters past the loop's 32 KiB
         calls.append(sv.launch(sv.fns[2], sv.streams[0], params(99), sync=1))  # a sync launch: its reply
         sv.serve(calls)
         sv.s.settle()
@@ -256,6 +256,56 @@ def test_a_step_is_the_loops_before_decoding_with_every_second_charged(driver, m
     assert fast.s.calls == slow.s.calls == 18 and fast.s.last_seq == slow.s.last_seq == fast.seq
     assert fast.s.face == slow.s.face == "runtime"
     assert [wire.unpack(r)[:2] for r in fast.sock.sent[1::2]] == [wire.unpack(r)[:2] for r in slow.sock.sent[1::2]]
+
+
+def test_a_steps_function_attribute_sets_reach_the_driver_as_through_python_and_a_move_takes_the_last(
+        driver, monkeypatch):
+    """cuDNN's training step: a kernel's dynamic shared memory set for the forward pass and back for the
+    backward (async: values the function took before, the client's func_facts.c), a carveout, launches
+    and the wait. The loop serves the message whole, its sets included (launches.c attribute_call):
+    the driver gets the same sets and launches in the same order as through Python, and what a
+    checkpoint or a move takes of each function (function_state) is the last value set, by the loop or
+    by Python. A set the driver refuses stops the loop there: Python sets it again and reports the
+    error at the wait, as through Python."""
+    sync = BY_NAME["cuStreamSynchronize"]
+    attr = BY_NAME["cuFuncSetAttribute"]
+    size, carveout = 8, 9  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, ..._PREFERRED_SHARED_MEMORY_CARVEOUT
+    decoded = _count_decodes(monkeypatch)
+
+    def script(sv):
+        sv.sched = _shared(sv)
+        s0 = sv.streams[0]
+        decoded.clear()
+        for k in range(6):
+            fwd, bwd = 2048 + 16 * k, 1024
+            sv.serve([sv.call(attr, [sv.fns[0], size, fwd]), sv.launch(sv.fns[0], s0, params(k), shared=fwd),
+                      sv.call(attr, [sv.fns[1], carveout, 25 + k]), sv.launch(sv.fns[1], s0, params(k)),
+                      sv.call(attr, [sv.fns[0], size, bwd]), sv.launch(sv.fns[0], s0, params(k), shared=bwd),
+                      sv.call(sync, [s0], sync=1)])
+        sv.decoded = len(decoded)
+        sv.state = [sv.dev.function_state(sv.s.get("function", f)) for f in sv.fns[:2]]
+        # Python's own set (a sync one), then the loop's, then Python's: the last one is kept
+        sv.serve([sv.call(attr, [sv.fns[0], size, 4096], sync=1)])
+        sv.serve([sv.call(attr, [sv.fns[0], size, 3072]), sv.call(sync, [s0], sync=1)])
+        sv.after_loop = sv.dev.function_state(sv.s.get("function", sv.fns[0]))
+        sv.serve([sv.call(attr, [sv.fns[0], size, 512], sync=1)])
+        sv.after_python = sv.dev.function_state(sv.s.get("function", sv.fns[0]))
+        sv.serve([sv.call(attr, [sv.fns[0], size, -1]), sv.launch(sv.fns[0], s0, params(9)),
+                  sv.call(sync, [s0], sync=1)])  # refused by the driver: the error comes at the wait
+        sv.final = sv.dev.function_state(sv.s.get("function", sv.fns[0]))
+
+    (fast, seen_fast, _), (slow, seen_slow, _) = both(driver, monkeypatch, script)
+    assert fast.attributes() == slow.attributes() and len(fast.attributes()) == 6 * 3 + 3
+    assert fast.ops() == slow.ops() and seen_fast == seen_slow and len(seen_fast) == 6 * 3 + 1
+    assert fast.decoded == 0 and slow.decoded == 6  # the loop served every step whole
+    assert fast.compiled == 6 * 3 + 1 and fast.dev.launcher.waits >= 6  # every launch the loop's
+    dyn, carve = "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT"
+    for sv in (fast, slow):
+        assert sv.state == [{dyn: 1024}, {carve: 30}]
+        assert sv.after_loop == {dyn: 3072} and sv.after_python == sv.final == {dyn: 512}
+    replies = [wire.unpack(r) for r in fast.sock.sent[1::2]]
+    assert replies == [wire.unpack(r) for r in slow.sock.sent[1::2]]
+    assert replies[-1][3] == code_for("driver", "CUDA_ERROR_INVALID_VALUE")
 
 
 def test_a_step_beside_a_session_that_wants_the_gpu_is_pythons(driver, monkeypatch):
@@ -427,7 +477,7 @@ def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch,
                 stream = rng.choice([0, 1, 2, *sv.streams, 0x9999])
                 fn = rng.choice([*sv.fns, *sv.fns, 0x7777])
                 if r < 0.8:
-                    calls.append(sv.launch(fn, stream, params(rng.randrange(1000), rng.choice([0, 8, 24, 4096, 4100])),
+                    calls.append(sv.launch(fn, stream, params(rng.randrange(1000), rng.choice([0, 8, 24, 4096, 4100, 25776, 32768, 32800])),
                                            grid=(rng.choice([1, 7, -1, 1 << 32]), 1, 1), runtime=rng.random() < 0.5,
                                            sync=int(rng.random() < 0.05)))
                 elif r < 0.9:

@@ -48,16 +48,35 @@ enum { KIND_FUNCTION = 1, KIND_STREAM = 2, KIND_EVENT = 3, KIND_GRAPH = 4 };
 enum { STREAM_QUERY = 0, STREAM_SYNC = 2, EVENT_QUERY = 4, EVENT_SYNC = 6, CTX_SYNC = 8, WAIT_KINDS = 10 };
 #define EMPTY 0u       /* handles start at 0x1000 (server/session.py): 0 and 1 are never one */
 #define REMOVED 1u
-#define PARAM_BYTES 4096
+/* CUDA's largest kernel parameters (32,764 bytes since 12.1, on Volta and later): PyTorch's foreach
+ * kernels (AdamW's multi_tensor_apply, a CNN's every training step) pass 24-27 KB of tensor lists; a
+ * driver that takes only 4 KiB refuses the rest, and Python's path then reports it */
+#define PARAM_BYTES 32768
 #define WIRE_ARGS 10   /* cuLaunchKernel's record: function, grid x y z, block x y z, shared, stream, params */
 #define GRAPH_ARGS 2   /* rgpuGraphLaunch's record: the worker's executable graph, stream */
 #define WAIT_POLL_NS 200000 /* a wait's poll here until rgpu_launcher_poll says otherwise (below) */
+
+/* The function attributes a step may set (rgpu_launcher_attributes): cuDNN sets its kernels' dynamic
+ * shared memory to the forward pass's size and back to the backward pass's in every training step, a
+ * value the function took before, which the client sends asynchronously (its func_facts.c). */
+#define ATTRS 2
+typedef CUresult (*attribute_fn)(void *, int, int); /* cuFuncSetAttribute */
 
 typedef struct {
     uint64_t handle;
     void *object;
     int kind;
 } entry;
+
+/* What was set of a driver's function's served attributes, by whichever path set it (the loop here,
+ * Python through rgpu_launcher_attribute): what a checkpoint or a move takes of the function
+ * (placement.py function_state). Open addressing by the function's pointer; never emptied, as
+ * Python's own record of the other attributes. */
+typedef struct {
+    void *object;
+    int32_t value[ATTRS];
+    uint8_t known[ATTRS];
+} fattr;
 
 struct rgpu_launcher {
     launch_fn launch;
@@ -66,6 +85,12 @@ struct rgpu_launcher {
     /* Graph launches (rgpu_launcher_graphs): cuGraphLaunch and rgpuGraphLaunch's id (none while NULL) */
     graph_fn graph_launch;
     uint64_t graph_id;
+    /* cuFuncSetAttribute (none while NULL), its call id and the attributes the loop sets */
+    attribute_fn set_attribute;
+    uint64_t attr_id;
+    int64_t attr_ids[ATTRS];
+    fattr *fattrs;
+    size_t fcap, fused;
     long poll_ns;               /* how long a wait polls here before it is Python's */
     /* Waits (rgpu_launcher_wait): cuStreamQuery and cuStreamSynchronize, and the call ids of the stream
      * queries (driver's, runtime's) and synchronizes (driver's, runtime's); no waits while NULL. */
@@ -108,10 +133,10 @@ static entry *find(rgpu_launcher *l, uint64_t h) {
     return NULL;
 }
 
-static int put(entry *table, size_t cap, uint64_t h, void *object, int kind) {
-    for (size_t i = slot_of(h, cap), k = 0; k < cap; i = (i + 1) & (cap - 1), k++) {
+static int put(entry *table, size_t cap, const entry *e) {
+    for (size_t i = slot_of(e->handle, cap), k = 0; k < cap; i = (i + 1) & (cap - 1), k++) {
         if (table[i].handle == EMPTY || table[i].handle == REMOVED) {
-            table[i] = (entry){h, object, kind};
+            table[i] = *e;
             return 0;
         }
     }
@@ -139,6 +164,7 @@ void rgpu_launcher_free(rgpu_launcher *l) {
     if (!l) return;
     free(l->aliases);
     free(l->table);
+    free(l->fattrs);
     free(l);
 }
 
@@ -219,23 +245,86 @@ int rgpu_launcher_learn(rgpu_launcher *l, uint64_t h, void *object, int kind) {
         entry *t = calloc(cap, sizeof(entry));
         if (!t) return -1;
         for (size_t i = 0; i < l->cap; i++)
-            if (l->table[i].handle > REMOVED) put(t, cap, l->table[i].handle, l->table[i].object, l->table[i].kind);
+            if (l->table[i].handle > REMOVED) put(t, cap, &l->table[i]); /* with what it knew */
         free(l->table);
         l->table = t, l->cap = cap, l->used = live;
     }
-    put(l->table, l->cap, h, object, kind);
+    put(l->table, l->cap, &(entry){.handle = h, .object = object, .kind = kind});
     l->used++;
     return 0;
 }
 
 void rgpu_launcher_forget(rgpu_launcher *l, uint64_t h) {
     entry *e = find(l, h);
-    if (e) *e = (entry){REMOVED, NULL, 0};
+    if (e) *e = (entry){.handle = REMOVED};
 }
 
 void rgpu_launcher_clear(rgpu_launcher *l) {
     memset(l->table, 0, l->cap * sizeof(entry));
     l->used = 0;
+}
+
+/* The served attributes' record of function `object`; with `create`, made if missing (NULL: out of
+ * memory). */
+static fattr *fattr_of(rgpu_launcher *l, void *object, int create) {
+    if (create && 2 * (l->fused + 1) > l->fcap) {
+        size_t cap = l->fcap ? l->fcap * 2 : 64;
+        fattr *t = calloc(cap, sizeof *t);
+        if (!t) return NULL;
+        for (size_t i = 0; i < l->fcap; i++)
+            if (l->fattrs[i].object)
+                for (size_t j = slot_of((uintptr_t)l->fattrs[i].object, cap);; j = (j + 1) & (cap - 1))
+                    if (!t[j].object) {
+                        t[j] = l->fattrs[i];
+                        break;
+                    }
+        free(l->fattrs);
+        l->fattrs = t, l->fcap = cap;
+    }
+    for (size_t i = l->fcap ? slot_of((uintptr_t)object, l->fcap) : 0, k = 0; k < l->fcap; i = (i + 1) & (l->fcap - 1), k++) {
+        if (l->fattrs[i].object == object) return &l->fattrs[i];
+        if (!l->fattrs[i].object) {
+            if (!create) return NULL;
+            l->fattrs[i].object = object;
+            l->fused++;
+            return &l->fattrs[i];
+        }
+    }
+    return NULL;
+}
+
+static int attr_index(const rgpu_launcher *l, int64_t attr) {
+    for (int i = 0; i < ATTRS; i++)
+        if (l->attr_ids[i] == attr) return i;
+    return -1;
+}
+
+/* The driver's cuFuncSetAttribute (`set`), its call id (`id`) and the attributes (`attrs`, ATTRS of
+ * them; CUfunction_attribute numbers, the wire's and the driver's) an async cuFuncSetAttribute of a
+ * step may set here. */
+void rgpu_launcher_attributes(rgpu_launcher *l, void *set, uint64_t id, const int64_t attrs[ATTRS]) {
+    l->set_attribute = (attribute_fn)set, l->attr_id = id;
+    memcpy(l->attr_ids, attrs, sizeof l->attr_ids);
+}
+
+/* Python set attribute `attr` of the driver's function `object` to `value` (the driver took it). 0, or
+ * -1 out of memory (the loop then leaves that function's sets to Python: it cannot record them). */
+int rgpu_launcher_attribute(rgpu_launcher *l, void *object, int64_t attr, int32_t value) {
+    int i = attr_index(l, attr);
+    if (i < 0) return 0;
+    fattr *f = fattr_of(l, object, 1);
+    if (!f) return -1;
+    f->value[i] = value, f->known[i] = 1;
+    return 0;
+}
+
+/* 1 and *value: what was last set of attribute `attr` of function `object` here or by Python; else 0. */
+int rgpu_launcher_attribute_of(rgpu_launcher *l, void *object, int64_t attr, int32_t *value) {
+    int i = attr_index(l, attr);
+    fattr *f = i < 0 ? NULL : fattr_of(l, object, 0);
+    if (!f || !f->known[i]) return 0;
+    *value = f->value[i];
+    return 1;
 }
 
 static int read_uint(mp_reader *r, uint64_t *v) {
@@ -535,14 +624,45 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
  * then by Python, whose decoding of each call costs far more than this reading of it. */
 #define STEP_CALLS 256
 
-/* The call at `r`, one a step may hold before its wait: 1 a launch, 2 an async memset or
- * device-to-device copy the copier serves, 0 neither (r then anywhere). run: also run it (0 when it did
- * not run: a launch or a copy the driver refused). */
+/* An async cuFuncSetAttribute at `r` of an attribute the loop serves, on a function the session issued:
+ * run (with `run`) and recorded (fattr). 1 (its seq in *seq), or 0: not one, or the driver refused it
+ * (Python's path sets it again and reports why), or no room to record it. */
+static int attribute_call(rgpu_launcher *l, mp_reader *r, int run, uint64_t *seq) {
+    rgpu_env_call c;
+    mp_reader args;
+    uint64_t fh;
+    mp_obj a, v;
+    if (!l->set_attribute || !read_plain_call(r, &c, &args) || c.call_id != l->attr_id || c.sync != 0 ||
+        c.args.n != 3 || read_uint(&args, &fh) || mp_next(&args, &a) || mp_next(&args, &v) ||
+        a.type != MP_UINT || (v.type != MP_UINT && v.type != MP_INT))
+        return 0;
+    int64_t value = v.type == MP_UINT ? (v.v.u > INT32_MAX ? INT64_MAX : (int64_t)v.v.u) : v.v.i;
+    int i = attr_index(l, (int64_t)a.v.u);
+    entry *f = find(l, fh);
+    if (i < 0 || value < INT32_MIN || value > INT32_MAX || !f || f->kind != KIND_FUNCTION) return 0;
+    if (run) {
+        fattr *rec = fattr_of(l, f->object, 1);
+        if (!rec || l->set_attribute(f->object, (int)a.v.u, (int)value) != CUDA_SUCCESS) return 0;
+        rec->value[i] = (int32_t)value, rec->known[i] = 1;
+    }
+    *seq = c.seq;
+    return 1;
+}
+
+/* The call at `r`, one a step may hold before its wait: 1 a launch, 2 an async memset, copy or event
+ * record the copier serves, 3 a function attribute set (attribute_call), 0 none of these (r then
+ * anywhere). run: also run it (0 when it did not run: a launch or a copy the driver refused). */
 static int step_call(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, int run, rgpu_launch_run *out,
                      rgpu_step_late *late) {
     mp_reader at = *r;
     launch_call a;
     if (read_launch(l, r, &a)) return !run || run_launch(l, &a, out) ? 1 : 0;
+    *r = at;
+    uint64_t seq;
+    if (attribute_call(l, r, run, &seq)) {
+        if (run) out->last_seq = seq, out->runtime = 0;
+        return 3;
+    }
     *r = at;
     return c && rgpu_copier_step_call(c, r, run, run ? &out->last_seq : NULL, run ? &out->runtime : NULL, late) ? 2 : 0;
 }
