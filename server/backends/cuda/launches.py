@@ -48,6 +48,7 @@ class Launcher:
         lib.rgpu_launcher_poll(self._l, int(SPIN_S * 1e9))  # a wait polls as long here as in waits.py
         self._run_out = _ffi.new("rgpu_launch_run *")
         self._count = _ffi.new("uint64_t *")
+        self._value = _ffi.new("int32_t *")  # attribute_of's answer
         self._kind = _ffi.new("int *")
         # the loop's address, for the worker's compiled serving loop (server/native/serve.c), which
         # answers waits with it (the worker counts them in `waits`)
@@ -93,7 +94,6 @@ class Launcher:
         Python. What is set, here or by Python (`attribute`), is kept here for `attribute_of`."""
         self._lib.rgpu_launcher_attributes(self._l, _ffi.cast("void *", set_attribute), BY_NAME["cuFuncSetAttribute"],
                                            _ffi.new("int64_t[2]", [ATTRIBUTES[n] for n in SERVED_ATTRIBUTES]))
-        self._value = _ffi.new("int32_t *")
 
     def attribute(self, function, name: str, value: int) -> None:
         """Python set the driver's function `function`'s attribute `name` to `value` (the driver took it)."""
@@ -103,7 +103,7 @@ class Launcher:
 
     def attribute_of(self, function, name: str) -> int | None:
         """What was last set of `function`'s served attribute `name`, by the loop or by Python; None."""
-        if name not in SERVED_ATTRIBUTES or not hasattr(self, "_value") or not self._lib.rgpu_launcher_attribute_of(
+        if name not in SERVED_ATTRIBUTES or not self._lib.rgpu_launcher_attribute_of(
                 self._l, _ffi.cast("void *", self.address(function)), ATTRIBUTES[name], self._value):
             return None
         return self._value[0]

@@ -381,19 +381,16 @@ typedef struct {
     size_t size;
 } launch_call;
 
-/* Reads the call at `r` if it is one this launcher serves (nothing runs): 1, or 0. */
-static int read_launch(rgpu_launcher *l, mp_reader *r, launch_call *a) {
-    rgpu_env_call c;
-    mp_reader args;
+/* Whether the plain call `c` (its args at `args`) is a launch this launcher serves (nothing runs): 1, or 0. */
+static int launch_of(rgpu_launcher *l, const rgpu_env_call *c, mp_reader args, launch_call *a) {
     uint64_t fh, sh;
-    if (!read_plain_call(r, &c, &args)) return 0;
-    uint64_t id = c.call_id;
-    if (c.sync != 0) return 0; /* a sync launch wants its reply: Python's */
-    a->seq = c.seq;
+    uint64_t id = c->call_id;
+    if (c->sync != 0) return 0; /* a sync launch wants its reply: Python's */
+    a->seq = c->seq;
     a->graph = NULL;
     if (l->graph_launch && id == l->graph_id) {
         uint64_t gh;
-        if (c.args.n != GRAPH_ARGS || read_uint(&args, &gh) || read_uint(&args, &sh)) return 0;
+        if (c->args.n != GRAPH_ARGS || read_uint(&args, &gh) || read_uint(&args, &sh)) return 0;
         entry *g = find(l, gh);
         if (!g || g->kind != KIND_GRAPH || stream_of(l, sh, &a->stream)) return 0;
         a->graph = g->object;
@@ -401,7 +398,7 @@ static int read_launch(rgpu_launcher *l, mp_reader *r, launch_call *a) {
         return 1;
     }
     if (id != l->ids[0] && id != l->ids[1]) return 0;
-    if (c.args.n != WIRE_ARGS || read_uint(&args, &fh)) return 0;
+    if (c->args.n != WIRE_ARGS || read_uint(&args, &fh)) return 0;
     for (int i = 0; i < 3; i++)
         if (read_u32(&args, &a->g[i])) return 0;
     for (int i = 0; i < 3; i++)
@@ -416,6 +413,13 @@ static int read_launch(rgpu_launcher *l, mp_reader *r, launch_call *a) {
     a->runtime = id == l->ids[1];
     a->params = params.p, a->size = params.n;
     return 1;
+}
+
+/* Reads the call at `r` if it is one this launcher serves (nothing runs): 1, or 0. */
+static int read_launch(rgpu_launcher *l, mp_reader *r, launch_call *a) {
+    rgpu_env_call c;
+    mp_reader args;
+    return read_plain_call(r, &c, &args) && launch_of(l, &c, args, a);
 }
 
 /* Runs a launch read by read_launch: 1 launched (out: its seq and face), 0 not (nothing ran). */
@@ -624,17 +628,14 @@ int rgpu_launcher_wait_alone(rgpu_launcher *l, const void *header, size_t len, r
  * then by Python, whose decoding of each call costs far more than this reading of it. */
 #define STEP_CALLS 256
 
-/* An async cuFuncSetAttribute at `r` of an attribute the loop serves, on a function the session issued:
- * run (with `run`) and recorded (fattr). 1 (its seq in *seq), or 0: not one, or the driver refused it
- * (Python's path sets it again and reports why), or no room to record it. */
-static int attribute_call(rgpu_launcher *l, mp_reader *r, int run, uint64_t *seq) {
-    rgpu_env_call c;
-    mp_reader args;
+/* Whether the plain call `c` (its args at `args`) is an async cuFuncSetAttribute of an attribute the loop
+ * serves, on a function the session issued: run (with `run`) and recorded (fattr). 1, or 0: not one, or
+ * the driver refused it (Python's path sets it again and reports why), or no room to record it. */
+static int attribute_call(rgpu_launcher *l, const rgpu_env_call *c, mp_reader args, int run) {
     uint64_t fh;
     mp_obj a, v;
-    if (!l->set_attribute || !read_plain_call(r, &c, &args) || c.call_id != l->attr_id || c.sync != 0 ||
-        c.args.n != 3 || read_uint(&args, &fh) || mp_next(&args, &a) || mp_next(&args, &v) ||
-        a.type != MP_UINT || (v.type != MP_UINT && v.type != MP_INT))
+    if (!l->set_attribute || c->call_id != l->attr_id || c->sync != 0 || c->args.n != 3 || read_uint(&args, &fh) ||
+        mp_next(&args, &a) || mp_next(&args, &v) || a.type != MP_UINT || (v.type != MP_UINT && v.type != MP_INT))
         return 0;
     int64_t value = v.type == MP_UINT ? (v.v.u > INT32_MAX ? INT64_MAX : (int64_t)v.v.u) : v.v.i;
     int i = attr_index(l, (int64_t)a.v.u);
@@ -645,7 +646,6 @@ static int attribute_call(rgpu_launcher *l, mp_reader *r, int run, uint64_t *seq
         if (!rec || l->set_attribute(f->object, (int)a.v.u, (int)value) != CUDA_SUCCESS) return 0;
         rec->value[i] = (int32_t)value, rec->known[i] = 1;
     }
-    *seq = c.seq;
     return 1;
 }
 
@@ -654,14 +654,15 @@ static int attribute_call(rgpu_launcher *l, mp_reader *r, int run, uint64_t *seq
  * anywhere). run: also run it (0 when it did not run: a launch or a copy the driver refused). */
 static int step_call(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, int run, rgpu_launch_run *out,
                      rgpu_step_late *late) {
-    mp_reader at = *r;
+    mp_reader at = *r, args;
+    rgpu_env_call plain;
     launch_call a;
-    if (read_launch(l, r, &a)) return !run || run_launch(l, &a, out) ? 1 : 0;
-    *r = at;
-    uint64_t seq;
-    if (attribute_call(l, r, run, &seq)) {
-        if (run) out->last_seq = seq, out->runtime = 0;
-        return 3;
+    if (read_plain_call(r, &plain, &args)) { /* read once for both: no copy record, no bulk */
+        if (launch_of(l, &plain, args, &a)) return !run || run_launch(l, &a, out) ? 1 : 0;
+        if (attribute_call(l, &plain, args, run)) {
+            if (run) out->last_seq = plain.seq, out->runtime = 0;
+            return 3;
+        }
     }
     *r = at;
     return c && rgpu_copier_step_call(c, r, run, run ? &out->last_seq : NULL, run ? &out->runtime : NULL, late) ? 2 : 0;
