@@ -286,9 +286,11 @@ class ControllerClient:
         return self.call("migrate", lease=lease, **({"to": to} if to else {}),
                          **({"vgpu": vgpu} if vgpu is not None else {}))["migrations"]
 
-    def failover(self, lease: str, vgpu: int, lost: str | None = None) -> dict:
-        """The lease's vGPU placed on another server now (a --failover lease whose server died)."""
-        return self.call("failover", lease=lease, vgpu=vgpu, **({"lost": lost} if lost else {}))
+    def failover(self, lease: str, vgpu: int, lost: str | None = None, avoid: list[str] | None = None) -> dict:
+        """The lease's vGPU placed on another server now (a --failover lease whose server died), not on
+        any of ``avoid`` (servers lost earlier in the same recovery)."""
+        return self.call("failover", lease=lease, vgpu=vgpu, **({"lost": lost} if lost else {}),
+                         **({"avoid": avoid} if avoid else {}))
 
     def migration(self, mid: str) -> dict:
         return self.call("migration", migration=mid)["migration"]

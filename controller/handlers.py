@@ -295,17 +295,22 @@ def cmd_migrate(ctl: Controller, req: dict, peer: Peer) -> dict:
 
 @command("user")
 def cmd_failover(ctl: Controller, req: dict, peer: Peer) -> dict:
-    """failover {lease, vgpu, lost?} → {ok, lease, token, expires, ttl, state, vgpus}: the program of a
-    lease reserved with ``--failover`` lost the server of vGPU ``vgpu`` (``lost``, its URL); the vGPU is
-    placed at once on another server (no_capacity when none has room), unless it has left ``lost``
+    """failover {lease, vgpu, lost?, avoid?} → {ok, lease, token, expires, ttl, state, vgpus}: the program
+    of a lease reserved with ``--failover`` lost the server of vGPU ``vgpu`` (``lost``, its URL); the vGPU
+    is placed at once on another server (no_capacity when none has room), unless it has left ``lost``
     already (another of the lease's processes failed over first), and the reply is the lease as it is
-    now, where the program reopens its session and restores its checkpoint. The lease's owner or an
-    admin may."""
+    now, where the program reopens its session and restores its checkpoint. ``avoid``: the URLs of the
+    servers the program lost earlier in the same recovery (the one it was placed on died too before the
+    session was resumed there), which the pool may not have noticed yet and which are not chosen again.
+    The lease's owner or an admin may."""
     vgpu = req.get("vgpu")
     if not _int(vgpu):
         raise ApiError("bad_request", "field 'vgpu' must be an integer")
     lost = _str(req, "lost", required=False, default=None) if req.get("lost") is not None else None
-    lease = ctl.fail_over(_str(req, "lease"), vgpu, peer, lost)
+    avoid = req.get("avoid", [])
+    if not isinstance(avoid, list) or len(avoid) > 64 or not all(isinstance(u, str) for u in avoid):
+        raise ApiError("bad_request", "field 'avoid' must be a list of at most 64 server URLs")
+    lease = ctl.fail_over(_str(req, "lease"), vgpu, peer, lost, set(avoid))
     return _lease_reply(ctl, lease)
 
 

@@ -433,14 +433,16 @@ class Controller:
             plan.append((v, target))
         return [self._order(lease, v, target, reason) for v, target in plan]
 
-    def fail_over(self, lease_id: str, vgpu: int, who: Peer | None = None, lost: str | None = None) -> Lease:
+    def fail_over(self, lease_id: str, vgpu: int, who: Peer | None = None, lost: str | None = None,
+                  avoid: set[str] = frozenset()) -> Lease:
         """Move vGPU ``vgpu`` of a ``--failover`` lease off its server at once, because its program lost
         that server (killed, crashed, cut off): placed on a compatible GPU with room on another server,
         the allocation moved there now (no server is asked: the old one may be gone). The program then
         opens its session there and restores it from its own checkpoint (docs/failover.md). Its old
         server, if it still lives, ends the lease's sessions there at its next view. ``lost``: the
         server the caller lost; when the vGPU has left it already (another process of the lease
-        failed over first), the lease is answered as it is, and nothing moves again."""
+        failed over first), the lease is answered as it is, and nothing moves again. ``avoid``: servers
+        the caller lost before in the same recovery: dead, though the pool may not know it yet."""
         lease = self.lookup(lease_id, who)
         if not lease.request.get("failover"):
             raise ApiError("no_failover", f"lease {lease.id} was not reserved with --failover: its sessions keep "
@@ -453,7 +455,7 @@ class Controller:
         if lost is not None and slot.gpu.server.url != lost:
             log.info("lease.failover_already_done", lease=lease.id, vgpu=vgpu, lost=lost, now=slot.gpu.server.url)
             return lease
-        target = mig.choose_target(self.pool, slot, avoid_servers={slot.gpu.server.url}, policy="binpack")
+        target = mig.choose_target(self.pool, slot, avoid_servers={slot.gpu.server.url} | set(avoid), policy="binpack")
         if target is None:
             raise ApiError("no_capacity", f"no other server of the pool can take vGPU {vgpu} of lease {lease.id} "
                                           f"({fmt_bytes(slot.memory)}, a {slot.gpu.server.backend} GPU of compute "

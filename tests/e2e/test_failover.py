@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from tests.e2e.test_migration import movable, progress_to
-from tests.e2e.test_pool_migration import host_gpus, pool  # noqa: F401  (the fixture: a controller and two servers)
+from tests.e2e.test_pool_migration import host_gpus, pool, servers_pool  # noqa: F401  (the fixture: a controller and two servers)
 from tests.support.daemons import wait_until
 from tests.support.pool import Pool
 
@@ -72,6 +72,15 @@ def kill_server(pool, url: str) -> None:  # noqa: F811
         except ProcessLookupError:
             pass
     handle.proc.wait(10)
+
+
+def signal_server(pool, url: str, sig: int) -> None:  # noqa: F811
+    """`sig` to the server and everything it started (SIGSTOP: it holds its connections, answers nothing)."""
+    for pid in [pool.servers[url].pid, *descendants(pool.servers[url].pid)]:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
 
 
 def kill_left(*procs) -> None:
@@ -356,3 +365,65 @@ def test_a_program_whose_objects_live_in_the_worker_fails_over_with_them(pool, c
     out, err = kill_its_server_at(pool, start(pool, exe, "16", "150", how), 6)
     assert out.strip().splitlines()[-1] == expected, (out, err, expected)
     assert "from its checkpoint" in err, err
+
+
+def test_a_server_killed_while_large_copies_move_in_pieces_is_failed_over(pool, cuda_program):  # noqa: F811
+    """Across hosts a copy of 4 MiB or more moves in pieces, a message each (copy_pieces.c): here 8 MiB
+    written and read back, step after step with no pause, so the program spends nearly all its time in
+    pieces and the kill lands in one. The pieces sent are kept with the rest until the copy's reply,
+    and the recovery sends them all again to the other server: the program ends as an unkilled run."""
+    exe = cuda_program("failover_readback")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "40", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    proc = start(pool, exe, "40", "0", shm="0")
+    out, err = kill_its_server_at(pool, proc, 10)
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, err)
+    assert "resumed on" in err, err
+
+
+@pytest.fixture(params=["test", "null"], ids=["test-backend", "cuda-null-driver"])
+def pool3(request, daemons, tmp_path, device_kind):
+    """A controller and three servers with a GPU each (servers_pool)."""
+    p = servers_pool(daemons, tmp_path, device_kind, request.param == "null", count=3)
+    yield p
+    for handle in p.servers.values():
+        handle.stop()
+
+
+def test_a_server_lost_during_the_recovery_sends_it_on_to_a_third(pool3, cuda_program):
+    """The program's server dies, and so does the one the controller places its vGPU on, before the
+    session is resumed there (a rack's power, a second failure while the first is handled): the
+    recovery asks the controller again, naming both servers lost, and the program resumes on the
+    third and ends with the results of an unkilled run. Deterministic: the other two servers are
+    stopped (SIGSTOP: their connections open, nothing answered) before the first is killed, so the
+    session cannot open on the one chosen before the test kills it; the last is let go on then."""
+    pool = pool3
+    exe = cuda_program(movable(pool.kind))
+    base = pool.run("--mem", "128MiB", "--", str(exe), "20", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    proc = start(pool, exe, "20", "100")
+    stopped: list[str] = []
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        lease, a = lease_of(pool)
+        progress_to(proc, 4)
+        stopped = [u for u in pool.servers if u != a]
+        for u in stopped:
+            signal_server(pool, u, signal.SIGSTOP)
+        kill_server(pool, a)
+        # the program asked for another server: the controller placed the vGPU on one of the stopped
+        second = wait_until(lambda: {pool.leases()[lease]["vgpus"][0]["server"]} - {a}, 30, "the first failover").pop()
+        kill_server(pool, second)
+        [third] = [u for u in stopped if u != second]
+        signal_server(pool, third, signal.SIGCONT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        for u in stopped:
+            if pool.servers[u].proc.poll() is None:
+                signal_server(pool, u, signal.SIGCONT)
+        kill_left(proc)
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, err)
+    assert re.search(rf"lost {re.escape(second)}\S* too, before the session was resumed there", err), err
+    assert re.search(rf"resumed on {re.escape(third)}\S* from its checkpoint", err), err

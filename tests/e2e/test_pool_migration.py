@@ -32,38 +32,46 @@ def host_gpus() -> int:
     return int(p.stdout) if p.returncode == 0 else 0
 
 
-# Two null-driver GPUs: each server's null driver reports the UUID it is given (RGPU_NULL_UUID)
+# Two null-driver GPUs: each server's null driver reports the UUID it is given (RGPU_NULL_UUID); a
+# third for the pools of three servers
 NULL_UUIDS = ("4e554c4c-0000-4000-8000-00000000000a", "4e554c4c-0000-4000-8000-00000000000b")
+THIRD_NULL_UUID = "4e554c4c-0000-4000-8000-00000000000c"
 
 
-@pytest.fixture(params=["test", "null"], ids=["test-backend", "cuda-null-driver"])
-def pool(request, daemons, tmp_path, device_kind):
-    """A controller and two servers with a GPU each: two software GPUs of 512 MiB, or two of the
-    host's GPUs, one per cuda server (CUDA_VISIBLE_DEVICES), and, whatever the test backend, two cuda
+def servers_pool(daemons, tmp_path, device_kind: str, null: bool, count: int = 2):
+    """A controller and `count` servers with a GPU each, all up: software GPUs of 512 MiB, or the
+    host's GPUs, one per cuda server (CUDA_VISIBLE_DEVICES), and, whatever the test backend, cuda
     servers on the null driver (benchmarks/native/nulldriver.c), each its own GPU by RGPU_NULL_UUID.
     Two cuda servers that both saw all of the host's GPUs would register the same UUIDs, and the
     controller refuses a GPU that another server registered (gpu_taken): the second would never join.
-    ``kind``: the backend the servers run; ``null``: whether on the null driver."""
-    null = request.param == "null"
-    if not null and device_kind == "cuda" and host_gpus() < 2:
-        pytest.skip("moving a vGPU between two servers needs two GPUs; this host has one")
+    ``kind``: the backend the servers run; ``null``: whether on the null driver. Skips (naming it)
+    where the host has fewer GPUs than servers for the cuda backend on real GPUs."""
+    if not null and device_kind == "cuda" and host_gpus() < count:
+        pytest.skip(f"{count} cuda servers on real GPUs need {count} GPUs; this host has {host_gpus()}")
+    uuids = (*NULL_UUIDS, THIRD_NULL_UUID)
     p = Pool(daemons, tmp_path)
     p.kind = "cuda" if null else device_kind
     p.null = null  # the null driver runs no kernel code
     urls = []
-    for i in range(2):
+    for i in range(count):
         env = p.controller.env
         if device_kind == "cuda" and not null:
             p.controller.env = {**env, "CUDA_VISIBLE_DEVICES": str(i)}
         try:
             urls.append(p.add_server("512MiB", "--device", "cuda", env={
-                "RGPU_LIBCUDA": str(native.null_driver()), "RGPU_NULL_UUID": NULL_UUIDS[i]}) if null
+                "RGPU_LIBCUDA": str(native.null_driver()), "RGPU_NULL_UUID": uuids[i]}) if null
                 else p.add_server("512MiB"))
         finally:
             p.controller.env = env
-    a, b = urls
     # a polling deadline, not a speed limit: a cuda server's first context, with many starting at once
-    wait_until(lambda: p.states() == {a: "up", b: "up"}, 60, "both servers up in `rgpu ls`")
+    wait_until(lambda: p.states() == dict.fromkeys(urls, "up"), 60, f"all {count} servers up in `rgpu ls`")
+    return p
+
+
+@pytest.fixture(params=["test", "null"], ids=["test-backend", "cuda-null-driver"])
+def pool(request, daemons, tmp_path, device_kind):
+    """A controller and two servers with a GPU each (servers_pool)."""
+    p = servers_pool(daemons, tmp_path, device_kind, request.param == "null")
     yield p
     for handle in p.servers.values():
         handle.stop()

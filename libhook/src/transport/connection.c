@@ -198,8 +198,9 @@ static int wait_hello(void *sup, void *mon, const char *url, int curve_wire) {
                          "direct-mode server prints that URL at start); a pool's server opens sessions only for "
                          "lease holders: `rgpu run --controller URL -- ...`", url);
             else
+                /* a key that does not match and a server killed mid-handshake look alike from here */
                 rgpu_log(RGPU_LOG_ERROR, "server %s failed the CURVE handshake: it is not the server whose key "
-                         "RGPU_SERVER gives, or it speaks a plain wire", url);
+                         "RGPU_SERVER gives, it speaks a plain wire, or it went away during the handshake", url);
             return -1;
         }
     }

@@ -55,10 +55,10 @@ int rgpu_sync_pieces(rgpu_session *s, int dev, struct rgpu_call *c) {
         zmq_msg_init_data(&((zmq_msg_t *)s->bulk)[s->nbulk++], (void *)p.bulk[0], len, NULL, NULL);
         s->nborrowed++; /* the program's buffer, live only until the copy returns: never shared past it */
         s->bulkbytes += len;
-        if (rgpu_send_batch(s, NULL, 0) != 0) {
+        if (rgpu_send_batch(s, NULL, 0) != 0 && !s->fo) {
             rgpu_mark_dead(s, "send failed");
             return RGPU_DEVICE_UNAVAILABLE;
-        }
+        } /* a --failover session's piece is kept (replay.c) as the rest are: the last's wait recovers, sending all again */
     }
     struct rgpu_call last;
     c->piece(&last, c, (count - 2) * size, size);

@@ -347,10 +347,11 @@ static int send_one(rgpu_session *s, uint64_t seq, uint32_t id, zmq_msg_t *bulk,
     return rc >= 0 ? 0 : -1;
 }
 
-/* Receives one message (head and frames); 0, or -1 when none came within the timeout. */
+/* Receives one message (head and frames); 0, or -1 when none came within the timeout or the connection
+ * dropped (the socket's monitor: a server that dies during the recovery is noticed at once, not after
+ * RGPU_TIMEOUT). */
 static int recv_all(rgpu_session *s, zmq_msg_t *head, zmq_msg_t *frames, int cap, int *n) {
-    zmq_pollitem_t it = {s->sock, 0, ZMQ_POLLIN, 0};
-    if (zmq_poll(&it, 1, (long)(rgpu_timeout_s() * 1000)) <= 0) return -1;
+    if (rgpu_wait_readable(s->sock, s->mon, rgpu_now_s() + rgpu_timeout_s()) != 0) return -1;
     zmq_msg_init(head);
     zmq_msg_recv(head, s->sock, 0);
     *n = 0;
@@ -375,8 +376,13 @@ static void close_all(zmq_msg_t *head, zmq_msg_t *frames, int n) {
 
 #define MAX_FRAMES 64
 
+/* How an attempt to resume on a server ends (resume_on): LOST when that server (or the way to it) went
+ * too, so another may be asked for; REFUSED when a retry elsewhere would meet the same (the checkpoint
+ * refused, a replayed answer that differs). */
+enum { RESUMED = 0, REFUSED = -1, LOST = -2 };
+
 /* A barrier after the logged message just sent, and every reply up to the barrier's checked against
- * what the program saw (the seen entries from *at on). 0, or -1 and why. */
+ * what the program saw (the seen entries from *at on). RESUMED, or LOST or REFUSED and why. */
 static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, size_t checked[2], const char *server,
                          char *why, size_t cap) {
     zmq_msg_t head, frames[MAX_FRAMES];
@@ -387,14 +393,14 @@ static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, s
     uint64_t bseq = ++s->seq;
     if (send_one(s, bseq, RGPU_BARRIER, NULL, 0) != 0) {
         snprintf(why, cap, "sending the log to %s failed", server);
-        return -1;
+        return LOST;
     }
     rgpu_dig data = rgpu_dig_start();
     uint64_t data_seq = 0;
     for (;;) {
         if (recv_all(s, &head, frames, MAX_FRAMES, &n) != 0) {
             snprintf(why, cap, "the new server %s did not answer the replayed calls", server);
-            return -1;
+            return LOST;
         }
         mp_rinit(&r, zmq_msg_data(&head), zmq_msg_size(&head));
         if (rgpu_env_read_reply(&r, &rep, &bad) != 0) {
@@ -424,11 +430,69 @@ static int check_replies(rgpu_session *s, struct rgpu_failover *f, size_t *at, s
                      (unsigned long long)rep.seq, e->name ? e->name : "?", answer ? "answer" : "data", server,
                      (long long)rep.result);
             close_all(&head, frames, n);
-            return -1;
+            return REFUSED;
         }
         close_all(&head, frames, n);
     }
 }
+
+/* One attempt at resuming on `server`: the session opened there, the checkpoint restored, the log
+ * replayed a message at a time and checked. RESUMED, or LOST or REFUSED and why. */
+static int resume_on(rgpu_session *s, struct rgpu_failover *f, int dev, const char *server, size_t checked[2],
+                     char *why, size_t cap) {
+    if (rgpu_session_reopen(s, dev, server) != 0) {
+        snprintf(why, cap, "the session could not be opened again on %s", server);
+        return LOST;
+    }
+    zmq_msg_t head, frames[MAX_FRAMES];
+    int n = 0;
+    rgpu_env_reply rep = {0};
+    const char *bad = "";
+    mp_reader r;
+    if (f->nimages) {
+        uint64_t seq = ++s->seq;
+        if (send_one(s, seq, RGPU_RESTORE, f->images, f->nimages) != 0 || recv_all(s, &head, frames, MAX_FRAMES, &n) != 0) {
+            snprintf(why, cap, "the new server %s did not answer the restore", server);
+            return LOST;
+        }
+        mp_rinit(&r, zmq_msg_data(&head), zmq_msg_size(&head));
+        int ok = rgpu_env_read_reply(&r, &rep, &bad) == 0 && rep.seq == seq && rep.result == 0;
+        if (!ok) snprintf(why, cap, "the new server %s refused the checkpoint: %.*s", server,
+                          (int)(bad[0] ? strlen(bad) : rep.message.n), bad[0] ? bad : (const char *)rep.message.p);
+        close_all(&head, frames, n);
+        if (!ok) return REFUSED;
+    }
+    /* The log, a message at a time as the program sent it, each followed by a barrier whose reply
+     * says the server ran it and sent every reply to it: the next is sent only then. Sent back to back
+     * instead, the worker would run a message while the replies to the one before were still going
+     * out, and a reply whose data the server sends without a copy (the software GPU's D2H data is a
+     * view of device memory) would carry what the next message wrote there (an H2D copy) instead of
+     * what the program saw. The program never sent past a message with a sync call before its replies
+     * came, so neither does this (a barrier after an async batch too, for simplicity: a round trip). */
+    size_t at = 0; /* the seen entries come in seq order, as the replies do */
+    checked[0] = checked[1] = 0; /* replies compared with what the program saw: calls', async copies' data */
+    for (size_t i = 0; i < f->nlog; i++) {
+        fo_msg *m = &f->log[i];
+        for (size_t k = 0; k < m->n; k++) {
+            zmq_msg_t copy;
+            zmq_msg_init(&copy);
+            zmq_msg_copy(&copy, &m->frames[k]);
+            if (zmq_msg_send(&copy, s->sock, k + 1 < m->n ? ZMQ_SNDMORE : 0) < 0) {
+                zmq_msg_close(&copy);
+                snprintf(why, cap, "sending the log to %s failed", server);
+                return LOST;
+            }
+        }
+        rgpu_ring_sent_on_socket(s);
+        int rc = check_replies(s, f, &at, checked, server, why, cap);
+        if (rc != RESUMED) return rc;
+    }
+    return RESUMED;
+}
+
+/* The servers one recovery may try: the one placed on may die too before the session is resumed there
+ * (a rack's power, a second failure while the first is handled), and each try may wait RGPU_TIMEOUT. */
+#define MAX_TRIES 4
 
 int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
     struct rgpu_failover *f = s->fo;
@@ -441,53 +505,22 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
     }
     double t0 = now_s();
     char server[600], token[8192];
+    char lost[MAX_TRIES][sizeof s->url];
+    const char *avoid[MAX_TRIES];
+    size_t checked[2] = {0, 0};
     rgpu_log(RGPU_LOG_WARN, "failover: device %d lost its server %s; asking the controller for another", dev, s->url);
-    if (rgpu_lease_failover(lease, dev, s->url, server, sizeof server, token, sizeof token, why, cap) != 0) return -1;
-    if (rgpu_session_reopen(s, dev, server) != 0) {
-        snprintf(why, cap, "the session could not be opened again on %s", server);
-        return -1;
-    }
-    zmq_msg_t head, frames[MAX_FRAMES];
-    int n = 0;
-    rgpu_env_reply rep = {0};
-    const char *bad = "";
-    mp_reader r;
-    if (f->nimages) {
-        uint64_t seq = ++s->seq;
-        if (send_one(s, seq, RGPU_RESTORE, f->images, f->nimages) != 0 || recv_all(s, &head, frames, MAX_FRAMES, &n) != 0) {
-            snprintf(why, cap, "the new server %s did not answer the restore", server);
+    for (int tries = 0;; tries++) {
+        /* s->url: the server lost last; those lost before it in this recovery are avoided too */
+        snprintf(lost[tries], sizeof lost[tries], "%s", s->url);
+        avoid[tries] = lost[tries];
+        if (rgpu_lease_failover(lease, dev, s->url, avoid, tries, server, sizeof server, token, sizeof token, why,
+                                cap) != 0)
             return -1;
-        }
-        mp_rinit(&r, zmq_msg_data(&head), zmq_msg_size(&head));
-        int ok = rgpu_env_read_reply(&r, &rep, &bad) == 0 && rep.seq == seq && rep.result == 0;
-        if (!ok) snprintf(why, cap, "the new server %s refused the checkpoint: %.*s", server,
-                          (int)(bad[0] ? strlen(bad) : rep.message.n), bad[0] ? bad : (const char *)rep.message.p);
-        close_all(&head, frames, n);
-        if (!ok) return -1;
-    }
-    /* The log, a message at a time as the program sent it, each followed by a barrier whose reply
-     * says the server ran it and sent every reply to it: the next is sent only then. Sent back to back
-     * instead, the worker would run a message while the replies to the one before were still going
-     * out, and a reply whose data the server sends without a copy (the software GPU's D2H data is a
-     * view of device memory) would carry what the next message wrote there (an H2D copy) instead of
-     * what the program saw. The program never sent past a message with a sync call before its replies
-     * came, so neither does this (a barrier after an async batch too, for simplicity: a round trip). */
-    size_t at = 0; /* the seen entries come in seq order, as the replies do */
-    size_t checked[2] = {0, 0}; /* replies compared with what the program saw: calls', async copies' data */
-    for (size_t i = 0; i < f->nlog; i++) {
-        fo_msg *m = &f->log[i];
-        for (size_t k = 0; k < m->n; k++) {
-            zmq_msg_t copy;
-            zmq_msg_init(&copy);
-            zmq_msg_copy(&copy, &m->frames[k]);
-            if (zmq_msg_send(&copy, s->sock, k + 1 < m->n ? ZMQ_SNDMORE : 0) < 0) {
-                zmq_msg_close(&copy);
-                snprintf(why, cap, "sending the log to %s failed", server);
-                return -1;
-            }
-        }
-        rgpu_ring_sent_on_socket(s);
-        if (check_replies(s, f, &at, checked, server, why, cap) != 0) return -1;
+        int rc = resume_on(s, f, dev, server, checked, why, cap);
+        if (rc == RESUMED) break;
+        if (rc == REFUSED || tries + 1 == MAX_TRIES) return -1;
+        rgpu_log(RGPU_LOG_WARN, "failover: device %d lost %s too, before the session was resumed there (%s); "
+                 "asking the controller for another", dev, server, why);
     }
     f->recoveries++;
     s->moves++; /* a new worker: what the client asked the old one once it asks again (memory/placed.c) */

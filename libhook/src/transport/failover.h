@@ -37,7 +37,8 @@ void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double t
 int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap);
 /* session.c: close the session's connection and open it on `server` (URL@KEY#N) */
 int rgpu_session_reopen(rgpu_session *s, int dev, const char *server);
-/* lease.c: the controller's failover {lease, vgpu, lost}: the vGPU's new server (URL@KEY#N) and the token */
-int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, char *server, size_t cap, char *token,
-                        size_t tcap, char *why, size_t wcap);
+/* lease.c: the controller's failover {lease, vgpu, lost, avoid}: the vGPU's new server (URL@KEY#N) and the
+ * token; `avoid` (navoid of them): servers lost earlier in the same recovery, not to be chosen again */
+int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, const char *const *avoid, int navoid,
+                        char *server, size_t cap, char *token, size_t tcap, char *why, size_t wcap);
 #endif

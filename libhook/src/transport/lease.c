@@ -510,8 +510,15 @@ void rgpu_env_lease_release(void) {
  * URL@KEY#N into server, the lease's new token into token; 0, or -1 and why. Under ctl_mu: the
  * replicas' state is shared with an env-only lease's renewer, and sessions of several devices may
  * lose their server at once. */
-int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, char *server, size_t cap, char *token,
-                        size_t tcap, char *why, size_t wcap) {
+/* The URL of a server as the controller knows it: without the client's @KEY (and #GPU). */
+static void controller_url(char *out, size_t cap, const char *url) {
+    snprintf(out, cap, "%s", url);
+    char *at = strrchr(out, '@');
+    if (at) *at = 0;
+}
+
+int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, const char *const *avoid, int navoid,
+                        char *server, size_t cap, char *token, size_t tcap, char *why, size_t wcap) {
     pthread_mutex_lock(&ctl_mu);
     int rc = -1;
     if (!n_replicas) {
@@ -532,15 +539,23 @@ int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, char *ser
     /* lost: the server's URL as the controller knows it (without @KEY): another process of the lease
      * that lost it first has moved the vGPU already, and it does not move again */
     char url[256];
-    snprintf(url, sizeof url, "%s", lost);
-    char *at = strrchr(url, '@');
-    if (at) *at = 0;
-    mp_map(&w, 5);
+    controller_url(url, sizeof url, lost);
+    mp_map(&w, navoid ? 6 : 5);
     mp_str(&w, "cmd"); mp_str(&w, "failover");
     mp_str(&w, "id"); mp_uint(&w, next_id++);
     mp_str(&w, "lease"); mp_str(&w, lease);
     mp_str(&w, "vgpu"); mp_uint(&w, (uint64_t)vgpu);
     mp_str(&w, "lost"); mp_str(&w, url);
+    if (navoid) {
+        /* servers lost earlier in this recovery: the pool may not know yet that they are gone */
+        mp_str(&w, "avoid");
+        mp_array(&w, (uint32_t)navoid);
+        for (int i = 0; i < navoid; i++) {
+            char other[256];
+            controller_url(other, sizeof other, avoid[i]);
+            mp_str(&w, other);
+        }
+    }
     zmq_msg_t m;
     int asked = ask_leader(&w, &m, why, wcap);
     mp_free(&w);

@@ -108,3 +108,27 @@ def test_a_second_process_that_lost_the_same_server_finds_the_vgpu_moved_already
     second = handle(ctl, {"cmd": "failover", "lease": lease.id, "vgpu": 0, "lost": lost}, Peer("user", "t"))
     assert second["ok"] and lease.slots[0].gpu is moved_to, "not moved again: it left that server already"
     assert second["vgpus"][0]["server"] == moved_to.server.url
+
+
+def test_servers_lost_earlier_in_the_recovery_are_not_chosen_again(ctl):
+    """The program lost its server, then the one it was placed on before its session resumed there: it
+    asks again naming that one (lost) and the first (avoid), which the pool still counts as up (their
+    heartbeats are not late yet). The vGPU goes to the third server, or nowhere: no_capacity."""
+    S3 = "tcp://s3:7000"
+    ctl.register(S3, gpus("C"), "sim", "b3")
+    lease = reserve(ctl, memory=4 * GiB, failover=True)
+    first = lease.slots[0].gpu.server.url
+    handle(ctl, {"cmd": "failover", "lease": lease.id, "vgpu": 0, "lost": first}, Peer("user", "t"))
+    second = lease.slots[0].gpu.server.url
+    reply = handle(ctl, {"cmd": "failover", "lease": lease.id, "vgpu": 0, "lost": second, "avoid": [first]},
+                   Peer("user", "t"))
+    [third] = {S1, S2, S3} - {first, second}
+    assert reply["ok"] and reply["vgpus"][0]["server"] == third == lease.slots[0].gpu.server.url
+    reply = handle(ctl, {"cmd": "failover", "lease": lease.id, "vgpu": 0, "lost": third, "avoid": [first, second]},
+                   Peer("user", "t"))
+    assert not reply["ok"] and reply["error"] == "no_capacity", reply
+    assert lease.slots[0].gpu.server.url == third, "nothing moved"
+    for bad in ("tcp://s1:7000", [1], ["x"] * 65):
+        reply = handle(ctl, {"cmd": "failover", "lease": lease.id, "vgpu": 0, "lost": third, "avoid": bad},
+                       Peer("user", "t"))
+        assert not reply["ok"] and reply["error"] == "bad_request", (bad, reply)
