@@ -310,7 +310,7 @@ static void managed_after(rgpu_call *c, int rc) {
         return;
     }
     if (rc || inside || !__atomic_load_n(&nregions, __ATOMIC_ACQUIRE) || c->dev < 0 || c->dev >= RGPU_MAX_DEVICES)
-        return; /* the per-call path of every program without managed memory stops here */
+        return; /* a call whose before found no managed memory stops here (a program without any never gets here) */
     if (c->id == RGPU_ID_cudaDeviceReset) { drop_all(c->dev); return; } /* the server freed them */
     if (!(c->flags & RGPU_F_SYNC)) return;
     pthread_mutex_lock(&mu);
@@ -325,7 +325,8 @@ static void managed_after(rgpu_call *c, int rc) {
 /* Coherence of managed memory around each call (before: may push the host's writes; after: may pull
  * the device's copy), by the call's flags. Every call: cudaDeviceReset, whose record has none of them,
  * frees the device's regions too. */
-static const rgpu_call_hooks coherence = {.flags = 0, .before = managed_before, .after = managed_after};
+static const rgpu_call_hooks coherence = {.live = &nregions, .flags = 0, .before = managed_before,
+                                          .after = managed_after};
 
 __attribute__((constructor)) static void register_coherence(void) { rgpu_call_hooks_add(&coherence); }
 

@@ -148,22 +148,31 @@ void rgpu_call_hooks_add(const rgpu_call_hooks *h) {
     else rgpu_log(RGPU_LOG_ERROR, "more than %d call hooks: one is left out", HOOKS_MAX);
 }
 
-static int wants(const rgpu_call_hooks *h, const rgpu_call *c) { return !h->flags || (c->flags & h->flags); }
+static int wants(const rgpu_call_hooks *h, const rgpu_call *c) {
+    return (!h->live || __atomic_load_n(h->live, __ATOMIC_ACQUIRE)) && (!h->flags || (c->flags & h->flags));
+}
 
 static int hooks_before(rgpu_call *c, int waits) {
     int rc = RGPU_SUCCESS;
     for (int i = 0; i < nhooks && rc == RGPU_SUCCESS; i++)
-        if (hooks[i]->before && wants(hooks[i], c)) rc = hooks[i]->before(c, waits);
+        if (wants(hooks[i], c)) {
+            c->hooks_ran |= 1u << i;
+            if (hooks[i]->before) rc = hooks[i]->before(c, waits);
+        }
     return rc;
 }
 
+/* Only the hooks whose before ran: one made live during the call (the program's first managed
+ * allocation, on another thread) has nothing of this call's to finish, and one whose before took a lock
+ * for its after is never skipped. */
 static void hooks_after(rgpu_call *c, int rc) {
     for (int i = nhooks - 1; i >= 0; i--)
-        if (hooks[i]->after && wants(hooks[i], c)) hooks[i]->after(c, rc);
+        if (hooks[i]->after && (c->hooks_ran & (1u << i))) hooks[i]->after(c, rc);
 }
 
 int rgpu_sync(rgpu_call *c) {
     rgpu_session *s = NULL;
+    c->hooks_ran = 0;
     int rc = precheck(c, &s);
     if (rc == -1) {
         if (c->args.buf) mp_free(&c->args);
@@ -178,6 +187,7 @@ int rgpu_sync(rgpu_call *c) {
 
 int rgpu_async(rgpu_call *c) {
     rgpu_session *s = NULL;
+    c->hooks_ran = 0;
     int rc = precheck(c, &s);
     if (rc == -1) {
         mp_free(&c->args);

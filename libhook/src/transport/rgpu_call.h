@@ -88,6 +88,8 @@ typedef struct rgpu_call {
     /* a sync call whose managed memory's pull went ahead of it in its message, as async copies the
      * worker finishes before its reply (managed.c, pull_ahead) */
     int pull_ahead;
+    /* the hooks whose `before` ran for this call (a bit each): only their `after` runs (submit/call.c) */
+    unsigned hooks_ran;
     /* an async D2H copy into pinned memory the worker does not map: its data comes later, to late_dst
      * (copy_late.c, RGPU_OUT_LATER) */
     void *late_dst;
@@ -176,9 +178,12 @@ int rgpu_copy_call(int face, int kind, uint64_t dst, uint64_t src, size_t n, voi
                    int async, int dev);
 
 /* submit/call.c: what a floor above the door does around every call whose record has one of `flags` (0:
- * around every call): before (waits: the call is sync) may fail the call; after sees its result. It
- * runs only for calls that reached a session. Registered once, at load (managed.c). */
+ * around every call): before (waits: the call is sync) may fail the call; after sees its result, if its
+ * before ran. It runs only for calls that reached a session, and only while *live (when set) is not 0:
+ * managed memory's hooks while the program has some, so the calls of a program without any never
+ * enter managed.c. Registered once, at load (managed.c). */
 typedef struct {
+    const int *live;
     unsigned flags;
     int (*before)(rgpu_call *c, int waits);
     void (*after)(rgpu_call *c, int rc);
