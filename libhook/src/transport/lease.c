@@ -506,17 +506,17 @@ void rgpu_env_lease_release(void) {
     pthread_mutex_unlock(&ctl_mu);
 }
 
-/* failover {lease, vgpu} (a --failover lease whose server died, failover.c): the vGPU's new place as
- * URL@KEY#N into server, the lease's new token into token; 0, or -1 and why. Under ctl_mu: the
- * replicas' state is shared with an env-only lease's renewer, and sessions of several devices may
- * lose their server at once. */
-/* The URL of a server as the controller knows it: without the client's @KEY (and #GPU). */
+/* The URL of a server as the controller knows it: without the client's @KEY (a session's URL holds no #GPU). */
 static void controller_url(char *out, size_t cap, const char *url) {
     snprintf(out, cap, "%s", url);
     char *at = strrchr(out, '@');
     if (at) *at = 0;
 }
 
+/* failover {lease, vgpu, lost, avoid} (a --failover lease whose server died, failover.c): the vGPU's new place as
+ * URL@KEY#N into server, the lease's new token into token; 0, or -1 and why. Under ctl_mu: the
+ * replicas' state is shared with an env-only lease's renewer, and sessions of several devices may
+ * lose their server at once. */
 int rgpu_lease_failover(const char *lease, int vgpu, const char *lost, const char *const *avoid, int navoid,
                         char *server, size_t cap, char *token, size_t tcap, char *why, size_t wcap) {
     pthread_mutex_lock(&ctl_mu);
