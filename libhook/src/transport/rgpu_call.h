@@ -236,5 +236,11 @@ const char *rgpu_error_string(int code);
 
 /* log.c */
 enum { RGPU_LOG_ERROR = 0, RGPU_LOG_WARN = 1, RGPU_LOG_INFO = 2, RGPU_LOG_DEBUG = 3 };
-void rgpu_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The level is looked at where the line is asked for, so that a line not wanted (every call's "call NAME"
+ * at debug) costs a load and a compare, not a call into log.c; rgpu_log_level is above every level
+ * until log.c has read RGPU_LOG, at the first line asked for. */
+extern int rgpu_log_level;
+void rgpu_log_line(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define rgpu_log(level, ...) \
+    ((level) <= __atomic_load_n(&rgpu_log_level, __ATOMIC_RELAXED) ? rgpu_log_line((level), __VA_ARGS__) : (void)0)
 #endif

@@ -194,7 +194,8 @@ static int lock_open(rgpu_session *s) {
         pthread_mutex_unlock(&s->mu);
         return CUDA_ERROR_DEINITIALIZED;
     }
-    if (rgpu_session_ensure_open(s, (int)(s - rgpu_sessions_internal())) != 0) {
+    /* open (state 1): every call after the first; connection.c only to open one, or to say it cannot */
+    if (s->state != 1 && rgpu_session_ensure_open(s, (int)(s - rgpu_sessions_internal())) != 0) {
         pthread_mutex_unlock(&s->mu);
         return RGPU_DEVICE_UNAVAILABLE;
     }
