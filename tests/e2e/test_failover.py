@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -30,10 +31,10 @@ BOTH_PATHS = pytest.mark.parametrize("shm", ["1", "0"], ids=["same-host", "frame
 
 
 def start(pool, exe, *args: str, failover: bool = True, interval: str = "0.3",  # noqa: F811
-          shm: str = "1", budget: str | None = None) -> subprocess.Popen:
+          shm: str = "1", budget: str | None = None, timeout: str = "60") -> subprocess.Popen:
     """The program under `rgpu run`; without failover on the emptiest GPU (spread): another tenant,
     away from the failover program's server."""
-    env = dict(pool.env, RGPU_TIMEOUT="60", RGPU_LOG="info", RGPU_FAILOVER_INTERVAL=interval, RGPU_SHM=shm,
+    env = dict(pool.env, RGPU_TIMEOUT=timeout, RGPU_LOG="info", RGPU_FAILOVER_INTERVAL=interval, RGPU_SHM=shm,
                **({"RGPU_FAILOVER_BUDGET": budget} if budget else {}))
     return subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url,
                              "--mem", "128MiB", *(["--failover"] if failover else ["--policy", "spread"]),
@@ -427,3 +428,42 @@ def test_a_server_lost_during_the_recovery_sends_it_on_to_a_third(pool3, cuda_pr
     assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, err)
     assert re.search(rf"lost {re.escape(second)}\S* too, before the session was resumed there", err), err
     assert re.search(rf"resumed on {re.escape(third)}\S* from its checkpoint", err), err
+
+
+def test_a_server_lost_after_the_session_opened_there_sends_it_on_to_a_third(pool3, cuda_program):
+    """As above, the second server dying after it started the session: while the client attaches to
+    its worker or replays the log there. No checkpoint is taken (interval 3600 s), so the log holds
+    every message of 150 iterations, each replayed with a barrier after it (here 1,075 messages in
+    2.6 s): the kill, sent 0.3 s after the second server logs the session's start, lands in the
+    replay (or, on a machine that stalls, in the attach: either is a loss before the session was
+    resumed, which is what is asserted). The loss is seen when the connection drops (the socket's
+    monitor): RGPU_TIMEOUT is 600 s and the test waits 240 s at most, so a recovery that waited for
+    the timeout instead fails here."""
+    pool = pool3
+    exe = cuda_program(movable(pool.kind))
+    base = pool.run("--mem", "128MiB", "--", str(exe), "400", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    proc = start(pool, exe, "400", "5", interval="3600", timeout="600")
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        lease, a = lease_of(pool)
+        progress_to(proc, 150)
+        kill_server(pool, a)
+        second = wait_until(lambda: {pool.leases()[lease]["vgpus"][0]["server"]} - {a}, 30, "the first failover").pop()
+        log = pool.tmp_path / f"server-{second.rsplit(':', 1)[1]}.log"
+        wait_until(lambda: any("event=session_started" in line and f"lease={lease}" in line
+                               for line in log.read_text(errors="replace").splitlines()), 30,
+                   "the session's start on the second server")
+        time.sleep(0.3)  # the attach done, the replay under way (choreography, not a measurement)
+        kill_server(pool, second)
+        out, err = proc.communicate(timeout=240)
+    finally:
+        kill_left(proc)
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, err)
+    lost = re.search(rf"lost {re.escape(second)}\S* too, before the session was resumed there \((.*)\); asking", err)
+    assert lost, err
+    assert re.match(r"the new server \S+ did not answer the (replayed calls|restore)|the session could not be opened",
+                    lost.group(1)), lost.group(1)
+    [third] = [u for u in pool.servers if u not in (a, second)]
+    assert re.search(rf"resumed on {re.escape(third)}\S* from the start \(no checkpoint yet\)", err), err
