@@ -21,7 +21,8 @@ int cur, ndev = 4, nlogged;
 char logged[512];
 int rgpu_current_device(void) { return cur; }
 int rgpu_device_count(void) { return ndev; }
-void rgpu_log(int level, const char *fmt, ...) {
+int rgpu_log_level = 99; /* every line asked for reaches rgpu_log_line (rgpu_call.h's rgpu_log) */
+void rgpu_log_line(int level, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(logged, sizeof logged, fmt, ap);
