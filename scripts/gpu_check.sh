@@ -23,13 +23,15 @@
 #   4. pytorch.log, pytorch.xml: tests/e2e/test_pytorch.py with this host's own CUDA torch
 #      (RGPU_TORCH_PYTHON, default python3), when it has one
 #   5. profile_rows.log: where the session worker's time goes, row by row
+#   5b. digest.log, digest.json: a --failover checkpoint's delta pass with its digests taken on the
+#      GPU against the host's read and digest of every chunk (benchmarks/test_checkpoint_digest.py)
 #   6. diagnose-*.log: the library programs whose failures the e2e suite reports only as a status,
 #      run again against a server logging at debug level, with the client library's debug log
 #      (scripts/gpu_diagnose.py)
 #   summary.txt: each step's exit status and time.
 #
 #   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick] [--limit STEP=S]...
-# --steps: some of native,null,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,diagnose (default all; a lent machine
+# --steps: some of native,null,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,digest,diagnose (default all; a lent machine
 # runs a command for at most 10 minutes: `--steps native,null,launch_path` then `--steps e2e`, and so on);
 # --device sim runs the same steps on the software GPU (to try the script on a machine without one);
 # --quick: one round of the table; --limit: a step's time limit in seconds (to fit a lease's minutes).
@@ -39,8 +41,8 @@ cd "$root"
 out=""
 device=cuda
 quick=0
-declare -A limits=([native]=420 [null]=180 [launch_path]=120 [torch_steps]=240 [e2e]=540 [moves]=300 [pytorch]=540 [profile_rows]=420 [reclaim]=180 [migrate]=240 [diagnose]=400)
-steps=native,null,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,diagnose
+declare -A limits=([native]=420 [null]=180 [launch_path]=120 [torch_steps]=240 [e2e]=540 [moves]=300 [pytorch]=540 [profile_rows]=420 [reclaim]=180 [migrate]=240 [digest]=180 [diagnose]=400)
+steps=native,null,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,digest,diagnose
 while [ $# -gt 0 ]; do
     case "$1" in
         --device) device=$2; shift 2 ;;
@@ -152,6 +154,10 @@ wanted profile_rows && step profile_rows "$py" -m benchmarks.native.profile_rows
 wanted reclaim && RGPU_TEST_DEVICE=$device step reclaim "$py" benchmarks/migration.py --reclaim-only 64 256
 # live migration between two servers on this GPU: pause, pre-copy and the plain copy beside them
 wanted migrate && RGPU_TEST_DEVICE=$device step migrate "$py" benchmarks/migration.py 64 256 1024
+# a --failover checkpoint's delta pass with the digests taken by a kernel on this GPU, against the host's
+# read and digest of every chunk (1 GiB, one chunk changed)
+[ "$device" = cuda ] && wanted digest && RGPU_BENCH_DIGEST_DEVICE=cuda RGPU_BENCH_DIGEST_MIB=1024 \
+    step digest "$py" -m pytest benchmarks/test_checkpoint_digest.py -p no:xdist -q --benchmark-json "$out/digest.json"
 if wanted diagnose; then
     step diagnose "$py" scripts/gpu_diagnose.py "$out" --device "$device"
 fi

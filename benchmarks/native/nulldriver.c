@@ -7,7 +7,8 @@
  *
  * It presents one Hopper-like GPU (sm_90, 132 SMs). Device memory is host memory (a device address
  * is the host address), copies and memsets are memcpy and memset, kernels are read from their images
- * (nullmodule.c: names, parameter layouts, module variables), counted and not run, every stream and
+ * (nullmodule.c: names, parameter layouts, module variables), counted and not run (but one: the
+ * cuda backend's own digest kernel, below), every stream and
  * event is complete at once, and an event's time is the host clock when it was recorded. With
  * RGPU_NULL_KERNEL_US=N a kernel takes N µs instead, one after another on one engine: until the
  * last one launched is done, streams and events recorded behind it are not ready (a query answers
@@ -42,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../server/native/device_digest.h"
 #include "nullmodule.h"
 #include "rgpu_cuda.h"
 
@@ -1042,6 +1044,22 @@ CUresult cuOccupancyMaxPotentialClusterSize(int *n, CUfunction f, const CUlaunch
 static unsigned long long launched;
 unsigned long long null_launches(void) { return launched; }  /* for a debugger or a test */
 
+/* The one kernel run here: the cuda backend's digests of a session's memory for its checkpoints
+ * (server/backends/cuda/digests.py, whose PTX tests/unit/sim/test_device_digest.py runs on the
+ * software GPU against this same function), so that a checkpoint on this driver takes the path it
+ * takes on a GPU. Block b digests ranges[b] = {address, length} into out[b]. 0: another kernel; 1:
+ * run; -1: launched otherwise than the backend launches it (kernelParams, 256 threads). */
+static int digest_kernel(const function *fn, unsigned gx, unsigned bx, unsigned by, unsigned bz, void **params) {
+    if (!fn || strcmp(fn->name, "rgpu_chunk_digests") != 0) return 0;
+    if (bx != RGPU_DIGEST_THREADS || by != 1 || bz != 1 || !params) return -1;
+    const uint64_t *ranges = (const uint64_t *)(uintptr_t)*(const uint64_t *)params[0];
+    uint64_t *out = (uint64_t *)(uintptr_t)*(const uint64_t *)params[1];
+    uint32_t count = *(const uint32_t *)params[2];
+    for (uint32_t b = 0; b < gx && b < count; b++)
+        rgpu_device_digest((const void *)(uintptr_t)ranges[2 * b], ranges[2 * b + 1], out + 2 * b);
+    return 1;
+}
+
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) {
     ENTER();
     (void)c; (void)f; (void)params; (void)extra;
@@ -1054,8 +1072,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
                         unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params,
                         void **extra) {
     ENTER();
-    (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)s;
-    (void)params; (void)extra;
+    (void)gy; (void)gz; (void)shared; (void)s; (void)extra;
+    if (digest_kernel((const function *)f, gx, bx, by, bz, params) < 0) return INVALID_VALUE;
     launched++;
     kernel_ran();
     return CUDA_SUCCESS;

@@ -92,7 +92,8 @@ def null_driver() -> Path:
     from rgpu.protocol.codegen import __main__ as codegen
     header = Path(codegen.C_OUT) / "rgpu_cuda.h"
     sources = [HERE / "nulldriver.c", HERE / "nullmodule.c", Path(codegen.C_OUT) / "rgpu_errors.c"]
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in [*sources, HERE / "nullmodule.h", header])).hexdigest()[:16]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in [*sources, HERE / "nullmodule.h", header,
+                                                              ROOT / "server" / "native" / "device_digest.h"])).hexdigest()[:16]
     lib = OUT / f"libnullcuda-{digest}.so"
     if lib.exists():
         return lib

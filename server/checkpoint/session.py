@@ -101,10 +101,12 @@ class Chain:
     A delta carries the session's whole state but only the memory chunks whose contents changed since
     the image before it (each chunk's digest compared with the one sent), the module images not sent
     before, and the keys of every chunk the memory is made of now; restoring applies the images in
-    order (``merged``). Chunks are read and digested each time: a real GPU cannot say what its kernels
-    wrote, and the digest catches every way memory changes. What a delta saves is the compression, the
-    trip and the client's memory for what did not change: a model's weights during inference, the
-    other models of a process, a dataset or a key/value cache in device memory."""
+    order (``merged``). Every chunk is digested each time: a real GPU cannot say what its kernels
+    wrote, and the digest catches every way memory changes. On the cuda backend a kernel takes the
+    digests where the memory is (cuda/digests.py) and only the chunks that changed are read; elsewhere
+    each chunk is read and digested on the host. What a delta saves is the read (on a GPU), the
+    compression, the trip and the client's memory for what did not change: a model's weights during
+    inference, the other models of a process, a dataset or a key/value cache in device memory."""
 
     def __init__(self, device):
         self.id = secrets.token_hex(8)
@@ -152,7 +154,8 @@ def capture_failover(session, backend: str, delta: bool) -> Capture:
         chain = Chain(session.device)
     allocations = state["device"]["allocations"]
     pending: dict = {}
-    chunks = list(chain.copier.changed(chain.copier.pieces(allocations), pending))
+    # quiet: the device drained, and the worker (between the program's messages) runs nothing else
+    chunks = list(chain.copier.changed(chain.copier.pieces(allocations), pending, quiet=True))
     module_bytes = sum(map(len, images.values()))
     meta = meta_of(session, backend)
     meta["chain"] = [chain.id, chain.index]

@@ -867,6 +867,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         self._allocs.clear()
         if self.copier is not None:
             self.copier.clear()
+        self.close_digests()
         _lib.cuDevicePrimaryCtxRelease_v2(self.dev)
         if self._printf is not None:
             self._printf.close()

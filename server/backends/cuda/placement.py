@@ -47,10 +47,13 @@ from __future__ import annotations
 import hashlib
 import threading
 
+import numpy as np
+
 from ...errors import CudaError
 from . import variables
 from ...checkpoint.escapes import Ranges
 from .aliases import VariableAliases, relocate
+from .digests import DeviceDigests
 from .launches import SERVED_ATTRIBUTES
 
 _ACCESS_READWRITE = 3  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
@@ -96,6 +99,7 @@ class CudaPlacement(VariableAliases):
         self._alias_tables()
         # held by a pre-copy read and by every free: a read never lands in memory freed under it
         self.free_lock = threading.RLock()
+        self._digests: DeviceDigests | None = None  # made at the first checkpoint (digest_ranges)
 
     # -- what a checkpoint cannot hold --------------------------------------------------------------
     def _refuse(self, why: str):
@@ -134,6 +138,44 @@ class CudaPlacement(VariableAliases):
             check(lib.cuMemcpyDtoHAsync_v2(ffi.from_buffer(out), addr, size, ffi.NULL))
             check(lib.cuStreamSynchronize(ffi.NULL))
         return out  # not bytes(out): a checkpoint reads all of a session's memory, and the copy was a third of it
+
+    def digest_ranges(self, pieces: list[tuple[int, int]]) -> list[bytes | None] | None:
+        """The GPU's digest of each (address, length) piece, taken by a kernel (digests.py), None in
+        the place of a piece not wholly inside an allocation (freed since the layout was read); None
+        for all when this GPU's digests are off (`RGPU_DEVICE_DIGEST=0`, or refused once): the
+        copier then reads every piece and digests it on the host."""
+        ffi, lib, check = self._current()
+        with self.free_lock:  # no piece freed under the kernel: a read of freed memory faults a GPU
+            if self._digests is None:
+                self._digests = DeviceDigests(ffi, lib, check)
+            if self._digests.off:
+                return None
+            ranges = np.array(pieces, dtype=np.uint64).reshape(-1, 2)
+            starts = np.array(sorted(self._allocs), dtype=np.uint64)
+            ends = starts + np.array([self._allocs[a] for a in sorted(self._allocs)], dtype=np.uint64)
+            at = np.searchsorted(starts, ranges[:, 0], side="right").astype(np.int64) - 1
+            live = (at >= 0) & (ranges[:, 0] + ranges[:, 1] <= ends[np.maximum(at, 0)]) if len(starts) else \
+                np.zeros(len(ranges), bool)
+            got = self._digests.take(ranges[live])
+        if got is None:
+            return None
+        out: list[bytes | None] = [None] * len(pieces)
+        for i, d in zip(np.flatnonzero(live).tolist(), got):
+            out[i] = d.tobytes()
+        return out
+
+    def prepare_digests(self, pieces: int) -> None:
+        """The digest kernel loaded and ready for a pass of `pieces` chunks, off the pause."""
+        ffi, lib, check = self._current()
+        with self.free_lock:
+            if self._digests is None:
+                self._digests = DeviceDigests(ffi, lib, check)
+            self._digests.prepare(pieces)
+
+    def close_digests(self) -> None:
+        if self._digests is not None:
+            self._digests.close()
+            self._digests = None
 
     def write_memory(self, addr: int, data) -> None:
         ffi, lib, check = self._current()
