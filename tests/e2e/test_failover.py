@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -467,3 +468,57 @@ def test_a_server_lost_after_the_session_opened_there_sends_it_on_to_a_third(poo
                     lost.group(1)), lost.group(1)
     [third] = [u for u in pool.servers if u not in (a, second)]
     assert re.search(rf"resumed on {re.escape(third)}\S* from the start \(no checkpoint yet\)", err), err
+
+
+def test_a_server_lost_during_the_restore_sends_it_on_to_a_third(pool3, cuda_program):
+    """As above, the second server dying while it restores the checkpoint. The program holds 64 MiB of
+    pseudo-random bytes (migrate_copies `noise`: its checks are of copies and memsets, which both
+    backends run), so the image is about as large and its restore takes a while; the library says
+    when it starts one (an info line), and the test stops that server then (SIGSTOP: it answers
+    nothing, the restore cannot end) and kills it. The loss is seen when the connection drops, not
+    after RGPU_TIMEOUT (600 s against the test's 240 s), and the program resumes on the third from
+    the same checkpoint."""
+    pool = pool3
+    exe = cuda_program("migrate_copies")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "300", "0", "noise")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    proc = start(pool, exe, "300", "20", "noise", timeout="600")
+    err: list[str] = []
+    restoring: list[str] = []  # the server named by the first restore line, stopped at once
+    seen = threading.Event()
+
+    def read_err():
+        for line in proc.stderr:
+            err.append(line)
+            if not seen.is_set() and "restoring its checkpoint on" in line:
+                [u] = [u for u in pool.servers if u in line]
+                signal_server(pool, u, signal.SIGSTOP)
+                restoring.append(u)
+                seen.set()
+
+    reader = threading.Thread(target=read_err, daemon=True)
+    reader.start()
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        lease, a = lease_of(pool)
+        progress_to(proc, 100)  # 2 s and more in: its first checkpoint (the 64 MiB whole) is held
+        kill_server(pool, a)
+        assert seen.wait(120), "".join(err)
+        [second] = restoring
+        kill_server(pool, second)
+        proc.wait(240)  # its output (300 short lines at most) fits the pipe
+        out = proc.stdout.read()
+        reader.join(30)
+    finally:
+        for u in restoring:
+            if pool.servers[u].proc.poll() is None:
+                signal_server(pool, u, signal.SIGCONT)
+        kill_left(proc)
+    err_text = "".join(err)
+    assert proc.returncode == 0, out + err_text
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, err_text)
+    lost = re.search(rf"lost {re.escape(second)}\S* too, before the session was resumed there \((.*)\); asking", err_text)
+    assert lost, err_text
+    assert re.match(rf"the new server {re.escape(second)}\S* did not answer the restore$", lost.group(1)), lost.group(1)
+    [third] = [u for u in pool.servers if u not in (a, second)]
+    assert re.search(rf"resumed on {re.escape(third)}\S* from its checkpoint", err_text), err_text

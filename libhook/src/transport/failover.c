@@ -450,6 +450,8 @@ static int resume_on(rgpu_session *s, struct rgpu_failover *f, int dev, const ch
     const char *bad = "";
     mp_reader r;
     if (f->nimages) {
+        rgpu_log(RGPU_LOG_INFO, "failover: device %d restoring its checkpoint on %s (%d image%s, %zu bytes)", dev,
+                 server, f->nimages, f->nimages == 1 ? "" : "s", f->held_bytes);
         uint64_t seq = ++s->seq;
         if (send_one(s, seq, RGPU_RESTORE, f->images, f->nimages) != 0 || recv_all(s, &head, frames, MAX_FRAMES, &n) != 0) {
             snprintf(why, cap, "the new server %s did not answer the restore", server);

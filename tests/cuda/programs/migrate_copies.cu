@@ -5,7 +5,7 @@
 // live migration on the cuda backend without a GPU (the null driver runs no kernel, but copies and
 // memsets are real); on a GPU it checks the same. It prints PROGRESS i as it goes (a test moves it
 // mid-run) and RESULT <digest> OK when all matched.
-//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|escape|managed|graph|pool|array|texture]
+//   migrate_copies [iterations] [pause ms per iteration] [symbol|address|escape|managed|graph|pool|array|texture|noise]
 // `symbol`: every iteration writes a word of a module variable by cudaMemcpyToSymbol(Async) and reads
 // one back by cudaMemcpyFromSymbol(Async); the variable's address is never the program's, so a move
 // takes the variable along by name (server/api/symbols.py), and the end checks it whole.
@@ -30,6 +30,9 @@
 // a word through the surface and one sampling a row through the texture each iteration (checked
 // where kernels run: the null driver runs none). Their values are what kernels receive, which a
 // GPU's driver chooses: the software GPU moves them, the cuda backend refuses.
+// `noise`: the large allocation written once is 64 MiB of pseudo-random bytes instead of 24 MiB of a
+// pattern: a checkpoint of it compresses to nothing less, so restoring it takes a while (a test stops
+// the server in the middle of a restore).
 // `graph`: each iteration ends with a launch of one CUDA graph made at the start (a memset, the
 // kernel, a device-to-device copy, another memset), which the worker runs as one graph
 // (libhook/src/graph/graph_server.c): a move must take it along.
@@ -71,7 +74,8 @@ int main(int argc, char **argv) {
     const bool textured = argc > 3 && !strcmp(argv[3], "texture");
     const bool arrays = textured || (argc > 3 && !strcmp(argv[3], "array"));
     const int S = 3, n = 1 << 16, small_n = 300;
-    const size_t ballast_n = 24u << 20;
+    const bool noise = argc > 3 && !strcmp(argv[3], "noise");
+    const size_t ballast_n = (noise ? 64u : 24u) << 20;
     cudaStream_t st[S];
     cudaEvent_t ev[S];
     uint32_t *d[S], *small[S], *scratch;
@@ -90,7 +94,15 @@ int main(int argc, char **argv) {
     uint8_t *ballast;
     CHECK(cudaMalloc((void **)&ballast, ballast_n));
     std::vector<uint8_t> hb(ballast_n);
-    for (size_t i = 0; i < ballast_n; i++) hb[i] = (uint8_t)(i * 131 + (i >> 12));
+    uint64_t x = 0x9e3779b97f4a7c15ull;  // `noise`: xorshift64
+    for (size_t i = 0; i < ballast_n; i++) {
+        if (noise) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            hb[i] = (uint8_t)(x >> 32);
+        } else {
+            hb[i] = (uint8_t)(i * 131 + (i >> 12));
+        }
+    }
     CHECK(cudaMemcpy(ballast, hb.data(), ballast_n, cudaMemcpyHostToDevice));
     uint32_t *marks_at = nullptr;
     if (address) {
