@@ -85,9 +85,10 @@ class Copier:
         images have it). `quiet`: the device is idle and nothing else touches its memory until this
         returns (a --failover checkpoint, a move's stop-and-copy): a device that digests its own
         memory is asked for every piece's digest first, and only the pieces whose digest differs
-        from what was sent are read. Not while the program runs (pre-copy): its kernel would read
-        memory whose layout the program may change under it (a pool trimmed), where a read copy only
-        fails. What is stored is always the digest of the bytes read and sent, taken here."""
+        from what was sent are read. Not while the program runs (pre-copy): the kernel would read
+        memory whose layout the program may change under it (a pool trimmed), which ends a GPU's
+        context where a copy's read only fails. What is stored is always the digest of the bytes
+        read and sent, taken here (the same function as the kernel's)."""
         into = self.sent if pending is None else pending
         taken = None
         if quiet and self.on_device is not None:
