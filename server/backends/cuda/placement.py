@@ -99,7 +99,7 @@ class CudaPlacement(VariableAliases):
         self._alias_tables()
         # held by a pre-copy read and by every free: a read never lands in memory freed under it
         self.free_lock = threading.RLock()
-        self._digests: DeviceDigests | None = None  # made at the first checkpoint (digest_ranges)
+        self._digests: DeviceDigests | None = None  # made at the first checkpoint or pre-copy
 
     # -- what a checkpoint cannot hold --------------------------------------------------------------
     def _refuse(self, why: str):
@@ -144,19 +144,18 @@ class CudaPlacement(VariableAliases):
         the place of a piece not wholly inside an allocation (freed since the layout was read); None
         for all when this GPU's digests are off (`RGPU_DEVICE_DIGEST=0`, or refused once): the
         copier then reads every piece and digests it on the host."""
-        ffi, lib, check = self._current()
         with self.free_lock:  # no piece freed under the kernel: a read of freed memory faults a GPU
-            if self._digests is None:
-                self._digests = DeviceDigests(ffi, lib, check)
-            if self._digests.off:
+            digests = self._device_digests()
+            if digests.off:
                 return None
             ranges = np.array(pieces, dtype=np.uint64).reshape(-1, 2)
-            starts = np.array(sorted(self._allocs), dtype=np.uint64)
-            ends = starts + np.array([self._allocs[a] for a in sorted(self._allocs)], dtype=np.uint64)
+            held = sorted(self._allocs.items())
+            starts = np.array([a for a, _ in held], dtype=np.uint64)
+            ends = starts + np.array([n for _, n in held], dtype=np.uint64)
             at = np.searchsorted(starts, ranges[:, 0], side="right").astype(np.int64) - 1
-            live = (at >= 0) & (ranges[:, 0] + ranges[:, 1] <= ends[np.maximum(at, 0)]) if len(starts) else \
+            live = (at >= 0) & (ranges[:, 0] + ranges[:, 1] <= ends[np.maximum(at, 0)]) if held else \
                 np.zeros(len(ranges), bool)
-            got = self._digests.take(ranges[live])
+            got = digests.take(ranges[live])
         if got is None:
             return None
         out: list[bytes | None] = [None] * len(pieces)
@@ -166,11 +165,15 @@ class CudaPlacement(VariableAliases):
 
     def prepare_digests(self, pieces: int) -> None:
         """The digest kernel loaded and ready for a pass of `pieces` chunks, off the pause."""
-        ffi, lib, check = self._current()
         with self.free_lock:
-            if self._digests is None:
-                self._digests = DeviceDigests(ffi, lib, check)
-            self._digests.prepare(pieces)
+            self._device_digests().prepare(pieces)
+
+    def _device_digests(self) -> DeviceDigests:
+        """This context's digest kernel (made at the first use), the context made current."""
+        ffi, lib, check = self._current()
+        if self._digests is None:
+            self._digests = DeviceDigests(ffi, lib, check)
+        return self._digests
 
     def close_digests(self) -> None:
         if self._digests is not None:
