@@ -8,10 +8,11 @@ sim/memory.py ``written``; a real GPU cannot tell, and gives every allocation wh
 Pre-copy sends chunks while the program runs, remembering a digest of each one sent; a later round
 (or the final stop-and-copy) reads them again and sends only those whose digest changed — which
 catches every way memory can change (copies, memsets, any kernel instruction) without the
-interpreter having to report its stores. A pass taken with the device idle (a --failover checkpoint,
-the stop-and-copy) asks a device that can digest its own memory (the cuda backend's kernel) for the
-digests first and reads only the chunks whose digest changed: on a GPU the pause is then a read of
-its memory at its own bandwidth, not across PCIe. A chunk sent before whose window is no longer written (its
+interpreter having to report its stores. A pass after the first asks a device that can digest its
+own memory (the cuda backend's kernel) for the digests first and reads only the chunks whose digest
+changed: on a GPU a --failover checkpoint's or a stop-and-copy's pause, and each pre-copy round, is
+then a read of its memory at its own bandwidth, not across PCIe. A chunk sent before whose window is
+no longer written (its
 allocation freed and made again) is read again too: it reads as zeros now, and so must the target.
 Each chunk read is also searched for module variables' addresses the target could not honour
 (escapes.py): finding one refuses the checkpoint.
@@ -63,7 +64,7 @@ class Copier:
         digest is taken (digest.py)."""
         self.device, self.once = device, once
         # a device that digests its own memory (the cuda backend's kernel, cuda/digests.py) takes the
-        # digests of a quiet pass; only when this host's digest is the same function (digest.native)
+        # digests of every pass after the first; only when this host's digest is the same function (digest.native)
         self.on_device = None if once or not chunk_digest.native() else getattr(device, "digest_ranges", None)
         self.sent: dict[tuple[int, int], bytes] = {}  # (addr, length) -> digest of what was sent
         self.cctx = compressor()
@@ -78,20 +79,20 @@ class Copier:
         seen = set(written)
         return written + [p for p in inside(allocations, list(self.sent)) if p not in seen]
 
-    def changed(self, pieces, pending: dict | None = None, quiet: bool = False):
+    def changed(self, pieces, pending: dict | None = None):
         """Yields (addr, length, zstd frame) of each piece whose contents differ from what was sent.
         `pending`: the digests of what is yielded go there, not into `sent`, for the caller to commit
         once what it sends has gone (a failover delta refused part way leaves `sent` as the client's
-        images have it). `quiet`: the device is idle and nothing else touches its memory until this
-        returns (a --failover checkpoint, a move's stop-and-copy): a device that digests its own
-        memory is asked for every piece's digest first, and only the pieces whose digest differs
-        from what was sent are read. Not while the program runs (pre-copy): the kernel would read
-        memory whose layout the program may change under it (a pool trimmed), which ends a GPU's
-        context where a copy's read only fails. What is stored is always the digest of the bytes
-        read and sent, taken here (the same function as the kernel's)."""
+        images have it). A device that digests its own memory is asked for every piece's digest
+        first, and only the pieces whose digest differs from what was sent are read. While the
+        program runs too (a move's pre-copy): the device takes the digests with no piece freed under
+        the kernel (placement.py's _no_frees), and a piece the program writes after its digest was
+        taken is read by a later pass, the stop-and-copy's at the latest, as a host read's would be.
+        What is stored is always the digest of the bytes read and sent, taken here (the same
+        function as the kernel's)."""
         into = self.sent if pending is None else pending
         taken = None
-        if quiet and self.on_device is not None:
+        if self.on_device is not None:
             if self.sent:
                 taken = self.on_device(pieces)
             else:  # nothing sent yet to compare with: every piece is read; the kernel readied for the next
@@ -117,7 +118,7 @@ class Copier:
             yield addr, n, frame
 
     def prepare(self, pieces: int) -> None:
-        """A device that digests its own memory readied for a quiet pass of `pieces` chunks (its kernel
+        """A device that digests its own memory readied for a pass of `pieces` chunks (its kernel
         loaded, compiled by the driver, and launched once), so that the pass's pause holds only the
         digests' own time."""
         ready = getattr(self.device, "prepare_digests", None) if self.on_device is not None else None

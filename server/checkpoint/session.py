@@ -154,8 +154,7 @@ def capture_failover(session, backend: str, delta: bool) -> Capture:
         chain = Chain(session.device)
     allocations = state["device"]["allocations"]
     pending: dict = {}
-    # quiet: the device drained, and the worker (between the program's messages) runs nothing else
-    chunks = list(chain.copier.changed(chain.copier.pieces(allocations), pending, quiet=True))
+    chunks = list(chain.copier.changed(chain.copier.pieces(allocations), pending))
     module_bytes = sum(map(len, images.values()))
     meta = meta_of(session, backend)
     meta["chain"] = [chain.id, chain.index]

@@ -206,7 +206,7 @@ class Outbound:
             self._send_layout(layout)
             pieces = self.copier.pieces(layout)
             sent = self._send_chunks(self.copier.changed(pieces))
-            self.copier.prepare(len(pieces))  # the stop's quiet pass digests on the GPU: readied off the pause
+            self.copier.prepare(len(pieces))  # the next round's and the stop's digests: scratch sized off the pause
             self.stats["precopy_rounds"] = round_ + 1
             self.stats["precopy_bytes"] += sent
             self.quiet_calls = idle if quiet else None
@@ -240,7 +240,7 @@ class Outbound:
             pieces = self.copier.pieces(layout)
             self.stats["final_read_bytes"] = sum(n for _, n in pieces)  # read during the pause
             try:
-                chunks = list(self.copier.changed(pieces, quiet=True))  # the program waits on the loop
+                chunks = list(self.copier.changed(pieces))  # the program waits on the loop
             except CheckpointError as e:  # a variable's address stored since the pre-copy read
                 raise MigrationFailed(str(e)) from None
         frames = [f for _, _, f in chunks] + list(images.values())

@@ -9,7 +9,10 @@ as its _allocs table changes), so a range is accepted here only where Python's r
 RGPU_FAST_COPY=0 turns it off (every copy and memset through Python), for comparisons."""
 from __future__ import annotations
 
+import contextlib
 import os
+
+import numpy as np
 
 from rgpu.protocol.generated.calltable import BY_NAME
 
@@ -96,6 +99,26 @@ class Copier:
 
     def clear(self) -> None:
         self._lib.rgpu_copier_clear(self._c)
+
+    @contextlib.contextmanager
+    def held(self):
+        """Nothing is freed by the loop (nor its table changed) inside: a move's pre-copy, on its own
+        thread, reads or digests memory the loop would otherwise be free to unmap under it."""
+        self._lib.rgpu_copier_hold(self._c)
+        try:
+            yield
+        finally:
+            self._lib.rgpu_copier_let_go(self._c)
+
+    def live(self, ranges: np.ndarray) -> np.ndarray:
+        """Whether each (address, length) row of `ranges` lies in one allocation the copier knows now
+        (call it inside `held`)."""
+        ranges = np.ascontiguousarray(ranges, dtype=np.uint64)
+        out = np.zeros(len(ranges), np.uint8)
+        if len(ranges):
+            self._lib.rgpu_copier_live(self._c, _ffi.from_buffer("uint64_t[]", ranges), len(ranges),
+                                       _ffi.from_buffer("uint8_t[]", out))
+        return out.astype(bool)
 
     @staticmethod
     def counters():

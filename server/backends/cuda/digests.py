@@ -1,13 +1,14 @@
 """Digests of a session's memory taken on its GPU, for the checkpoint copier (server/checkpoint/memory.py).
 
 A --failover checkpoint after the first sends only the chunks (256 KiB) whose contents changed, and a
-live migration's stop-and-copy likewise: a GPU cannot say what its kernels wrote, so every chunk is
-compared with a digest of what was sent. Taken on the host, that is a read of all of the session's
-memory over PCIe and a digest at the host's speed (about 14 GB/s here) in every such pause: the pause
-grows with the memory, not with what changed. Only passes taken with the device idle use it
-(server/checkpoint/memory.py, `quiet`); a move's pre-copy rounds, the program running, read on the host. Taken here, one kernel reads every chunk at the GPU's
-own bandwidth and only 16 bytes a chunk cross to the host; the host then reads only the chunks whose
-digest changed. The function is server/native/device_digest.h's (256 threads a chunk, their states
+live migration's pre-copy rounds and stop-and-copy likewise: a GPU cannot say what its kernels wrote,
+so every chunk is compared with a digest of what was sent. Taken on the host, that is a read of all
+of the session's memory over PCIe and a digest at the host's speed (about 14 GB/s here) in every
+such pass: the pause grows with the memory, not with what changed, and each pre-copy round takes the
+PCIe link from the program for as long. Taken here, one kernel reads every chunk at the GPU's own
+bandwidth and only 16 bytes a chunk cross to the host; the host then reads only the chunks whose
+digest changed. A pre-copy round runs it on its own thread while the program runs: no piece is
+freed under it (placement.py's _no_frees holds Python's frees and the compiled loop's). The function is server/native/device_digest.h's (256 threads a chunk, their states
 folded in a fixed tree); tests/unit/sim/test_device_digest.py runs this PTX on the software GPU
 against it, bit for bit.
 

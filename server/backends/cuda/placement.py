@@ -44,6 +44,7 @@ value: server/checkpoint/session.py), and what describe() refuses on every backe
 the program's own, CUDA IPC)."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 
@@ -97,7 +98,8 @@ class CudaPlacement(VariableAliases):
         self._restore_moves: list = []  # (start, end at the source or as held, start here)
         self._restore_modules = 0
         self._alias_tables()
-        # held by a pre-copy read and by every free: a read never lands in memory freed under it
+        # held by a pre-copy read and by every free Python makes: a read never lands in memory freed
+        # under it (the compiled loop's frees wait on the copier's lock instead: _no_frees)
         self.free_lock = threading.RLock()
         self._digests: DeviceDigests | None = None  # made at the first checkpoint or pre-copy
 
@@ -127,13 +129,40 @@ class CudaPlacement(VariableAliases):
         check(lib.cuCtxSynchronize())
         return True
 
+    @contextlib.contextmanager
+    def _no_frees(self):
+        """Nothing of the session's memory is freed inside, from any thread: Python's frees take
+        free_lock; the compiled serving loop's (copies.c's free_one, on the worker's loop while a
+        move's pre-copy reads on its own thread) take the copier's lock, and its table, which
+        `_live` asks, has them at once, where _allocs learns of them only after the loop's message."""
+        with self.free_lock:
+            if self.copier is None:
+                yield
+            else:
+                with self.copier.held():
+                    yield
+
+    def _live(self, ranges: np.ndarray) -> np.ndarray:
+        """Whether each (address, length) row lies wholly inside an allocation now (inside _no_frees)."""
+        if self.copier is not None:
+            return self.copier.live(ranges)
+        held = sorted(self._allocs.items())
+        if not held:
+            return np.zeros(len(ranges), bool)
+        starts = np.array([a for a, _ in held], dtype=np.uint64)
+        ends = starts + np.array([n for _, n in held], dtype=np.uint64)
+        at = np.searchsorted(starts, ranges[:, 0], side="right").astype(np.int64) - 1
+        return (at >= 0) & (ranges[:, 0] + ranges[:, 1] <= ends[np.maximum(at, 0)])
+
     def read_memory(self, addr: int, size: int, _variable: bool = False) -> bytearray:
         ffi, lib, check = self._current()
         out = bytearray(size)
-        with self.free_lock:
+        with self._no_frees():
             if not _variable:
                 found = self.allocation(addr)
-                if found is None or addr + size > found[0] + found[1]:  # freed since the pre-copy looked
+                if found is None or addr + size > found[0] + found[1] or (
+                        found[0] in self._allocs and not self._live(np.array([[addr, size]], np.uint64))[0]):
+                    # freed since the pre-copy looked (by Python, or by the loop: _allocs not told yet)
                     raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{size}) is no longer allocated")
             check(lib.cuMemcpyDtoHAsync_v2(ffi.from_buffer(out), addr, size, ffi.NULL))
             check(lib.cuStreamSynchronize(ffi.NULL))
@@ -143,18 +172,14 @@ class CudaPlacement(VariableAliases):
         """The GPU's digest of each (address, length) piece, taken by a kernel (digests.py), None in
         the place of a piece not wholly inside an allocation (freed since the layout was read); None
         for all when this GPU's digests are off (`RGPU_DEVICE_DIGEST=0`, or refused once): the
-        copier then reads every piece and digests it on the host."""
-        with self.free_lock:  # no piece freed under the kernel: a read of freed memory faults a GPU
+        copier then reads every piece and digests it on the host. From any thread: a move's
+        pre-copy asks it while the program runs."""
+        with self._no_frees():  # no piece freed under the kernel: a kernel's read of freed memory ends the context
             digests = self._device_digests()
             if digests.off:
                 return None
             ranges = np.array(pieces, dtype=np.uint64).reshape(-1, 2)
-            held = sorted(self._allocs.items())
-            starts = np.array([a for a, _ in held], dtype=np.uint64)
-            ends = starts + np.array([n for _, n in held], dtype=np.uint64)
-            at = np.searchsorted(starts, ranges[:, 0], side="right").astype(np.int64) - 1
-            live = (at >= 0) & (ranges[:, 0] + ranges[:, 1] <= ends[np.maximum(at, 0)]) if held else \
-                np.zeros(len(ranges), bool)
+            live = self._live(ranges)
             got = digests.take(ranges[live])
         if got is None:
             return None

@@ -18,6 +18,7 @@
  * the long wait that Python's waiter makes while it keeps the worker's checks running. A copy that
  * fails once queued (a sticky error surfacing) comes back as Python's, which runs it again and
  * reports what the driver says: the data it moves is the same, and the client waits for the reply. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,11 @@ struct rgpu_copier {
     } *pins;
     size_t npins, pins_cap, last_pin;
     uint64_t *pinned_bytes;
+    /* held while the table changes and while the loop frees: a move's pre-copy, on its own thread,
+     * holds it (rgpu_copier_hold) while it asks which pieces are still allocated and then reads them or
+     * runs the digest kernel over them, so that nothing it reads is unmapped under it (a kernel that
+     * reads unmapped memory ends the GPU's context; on the null driver a read is the host's) */
+    pthread_mutex_t lock;
 };
 
 rgpu_copier *rgpu_copier_new(rgpu_launcher *l, void *htod, void *dtoh, void *set8, void *set16, void *set32,
@@ -100,6 +106,7 @@ rgpu_copier *rgpu_copier_new(rgpu_launcher *l, void *htod, void *dtoh, void *set
     c->set8 = (set8_fn)set8, c->set16 = (set16_fn)set16, c->set32 = (set32_fn)set32;
     memcpy(c->calls, calls, ncalls * sizeof *calls);
     c->ncalls = ncalls;
+    pthread_mutex_init(&c->lock, NULL);
     return c;
 }
 
@@ -109,8 +116,12 @@ void rgpu_copier_free(rgpu_copier *c) {
     free(c->start);
     free(c->size);
     free(c->plain);
+    pthread_mutex_destroy(&c->lock);
     free(c);
 }
+
+void rgpu_copier_hold(rgpu_copier *c) { pthread_mutex_lock(&c->lock); }
+void rgpu_copier_let_go(rgpu_copier *c) { pthread_mutex_unlock(&c->lock); }
 
 /* The index of the first start >= addr. */
 static size_t lower(const rgpu_copier *c, uint64_t addr) {
@@ -125,7 +136,7 @@ static size_t lower(const rgpu_copier *c, uint64_t addr) {
 
 /* The allocation [start, +size) exists now, not plain (a start known already takes the new size). 0, or
  * -1 out of memory. */
-int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size) {
+static int track(rgpu_copier *c, uint64_t start, uint64_t size) {
     size_t i = lower(c, start);
     if (i < c->n && c->start[i] == start) {
         c->size[i] = size, c->plain[i] = 0;
@@ -151,6 +162,13 @@ int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size) {
     return 0;
 }
 
+int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size) {
+    pthread_mutex_lock(&c->lock);
+    int rc = track(c, start, size);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
 /* Whether the allocation at `start` is plain (1) or not (0), as Python's handlers say (copies.py). */
 void rgpu_copier_plain(rgpu_copier *c, uint64_t start, int plain) {
     size_t i = lower(c, start);
@@ -172,7 +190,7 @@ int rgpu_arena_place(struct rgpu_arena *a, uint64_t addr, uint64_t size);
 int rgpu_arena_lent(const struct rgpu_arena *a, uint64_t addr, uint64_t span);
 void rgpu_copier_arena(rgpu_copier *c, struct rgpu_arena *a) { c->arena = a; }
 
-void rgpu_copier_untrack(rgpu_copier *c, uint64_t start) {
+static void untrack(rgpu_copier *c, uint64_t start) {
     size_t i = lower(c, start);
     if (i == c->n || c->start[i] != start) return;
     memmove(c->start + i, c->start + i + 1, (c->n - i - 1) * sizeof *c->start);
@@ -181,7 +199,17 @@ void rgpu_copier_untrack(rgpu_copier *c, uint64_t start) {
     c->n--;
 }
 
-void rgpu_copier_clear(rgpu_copier *c) { c->n = 0; }
+void rgpu_copier_untrack(rgpu_copier *c, uint64_t start) {
+    pthread_mutex_lock(&c->lock);
+    untrack(c, start);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void rgpu_copier_clear(rgpu_copier *c) {
+    pthread_mutex_lock(&c->lock);
+    c->n = 0;
+    pthread_mutex_unlock(&c->lock);
+}
 
 /* Whether [addr, +n) lies in one allocation the copier knows (n > 0). */
 static int inside(const rgpu_copier *c, uint64_t addr, uint64_t n) {
@@ -189,6 +217,11 @@ static int inside(const rgpu_copier *c, uint64_t addr, uint64_t n) {
     if (i == 0 || addr + n < addr) return 0;
     i--;
     return addr - c->start[i] < c->size[i] && n <= c->size[i] - (addr - c->start[i]);
+}
+
+/* live[k]: whether ranges[2k], +ranges[2k + 1] lies in one allocation (the caller holds the copier). */
+void rgpu_copier_live(const rgpu_copier *c, const uint64_t *ranges, size_t n, uint8_t *live) {
+    for (size_t k = 0; k < n; k++) live[k] = ranges[2 * k + 1] > 0 && inside(c, ranges[2 * k], ranges[2 * k + 1]);
 }
 
 static int read_uint(mp_reader *r, uint64_t *v) {
@@ -314,9 +347,13 @@ static int free_one(rgpu_copier *c, rgpu_quota *q, uint64_t addr, rgpu_copy_done
     if (i == c->n || c->start[i] != addr || !c->plain[i] || (c->plain[i] == PLACED && !c->arena)) return 0;
     uint64_t size = c->size[i];
     int placed = c->plain[i] == PLACED;
-    if ((c->arena ? rgpu_arena_free(c->arena, addr) : c->free(addr)) != CUDA_SUCCESS)
+    pthread_mutex_lock(&c->lock);
+    if ((c->arena ? rgpu_arena_free(c->arena, addr) : c->free(addr)) != CUDA_SUCCESS) {
+        pthread_mutex_unlock(&c->lock);
         return 0; /* nothing freed: Python's free reports why */
-    rgpu_copier_untrack(c, addr);
+    }
+    untrack(c, addr);
+    pthread_mutex_unlock(&c->lock);
     if (placed) { /* its charge to the spare, the spare past its cap to the quota (api/placed.py freed) */
         c->spare += (int64_t)size;
         if (c->spare > c->spare_cap) {
@@ -360,8 +397,10 @@ static int place_one(rgpu_copier *c, rgpu_quota *q, const uint64_t *a, placed_re
 }
 
 static void unplace(rgpu_copier *c, rgpu_quota *q, const placed_rec *p) {
-    rgpu_copier_untrack(c, p->addr);
+    pthread_mutex_lock(&c->lock);
+    untrack(c, p->addr);
     rgpu_arena_free(c->arena, p->addr);
+    pthread_mutex_unlock(&c->lock);
     c->spare += (int64_t)p->size - p->lack;
     if (p->lack) rgpu_quota_reserve(q, -p->lack);
 }
