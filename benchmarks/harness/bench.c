@@ -84,7 +84,8 @@ static int run_rgpu(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(what, "ssync") || !strcmp(what, "launch_sync") || !strcmp(what, "malloc_free") ||
-        !strcmp(what, "clear_copy_launch_sync") || !strcmp(what, "pinned_step") || !strcmp(what, "kernel_d2h")) {
+        !strcmp(what, "clear_copy_launch_sync") || !strcmp(what, "pinned_step") || !strcmp(what, "kernel_d2h") ||
+        !strcmp(what, "free_after_launch")) {
         long n = atol(argv[3]);
         CUfunction fn = NULL;
         void *buf = NULL;
@@ -92,7 +93,7 @@ static int run_rgpu(int argc, char **argv) {
         unsigned char out[4096];
         if (what[0] == 'c' || what[0] == 'p' || what[0] == 'k') CK(cudaMalloc(&buf, 8192));
         if (what[0] == 'p') CK(cudaMallocHost((void **)&pin, 8192));
-        if (what[0] == 'l' || what[0] == 'c' || what[0] == 'p' || what[0] == 'k') {
+        if (what[0] == 'l' || what[0] == 'c' || what[0] == 'p' || what[0] == 'k' || what[0] == 'f') {
             CUmodule m;
             CK(cuModuleLoadData(&m, EMPTY_PTX));
             CK(cuModuleGetFunction(&fn, m, "empty"));
@@ -131,6 +132,14 @@ static int run_rgpu(int argc, char **argv) {
                     CK(cudaMemcpyAsync((char *)buf + 4096, buf, 4096, 3 /* cudaMemcpyDeviceToDevice */, 0));
                     CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
                     CK(cudaStreamSynchronize(0));
+                } else if (what[0] == 'f') { /* buffers freed right after a kernel, no wait between:
+                                              * cudaFree waits for the device's work first */
+                    void *big, *small;
+                    CK(cudaMalloc(&big, 4 << 20));
+                    CK(cudaMalloc(&small, 64 << 10));
+                    CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+                    CK(cudaFree(big));
+                    CK(cudaFree(small));
                 } else {
                     void *p;
                     CK(cudaMalloc(&p, 1 << 20));

@@ -260,6 +260,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
 }
 CUresult cuMemFree_v2(CUdeviceptr p) {
     ENTER();
+    wait_until_ms(done_at()); /* cudaFree waits for the device's work, as the driver's does */
     for (int i = 0; i < nmaps; i++)
         if (maps[i].addr == p) {
             munmap((void *)(uintptr_t)p, maps[i].len);
@@ -404,9 +405,21 @@ CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const CUmemAccessDesc *desc,
         else if (desc[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READ && prot == PROT_NONE) prot = PROT_READ;
     return mprotect((void *)(uintptr_t)p, size, prot) == 0 ? CUDA_SUCCESS : INVALID_VALUE;
 }
-/* Every mapping that starts in [p, p + size) goes; the range stays reserved (inaccessible). */
+/* Every mapping that starts in [p, p + size) goes; the range stays reserved (inaccessible). Unlike
+ * cuMemFree, the driver's cuMemUnmap does not wait for the work queued before it (PyTorch's
+ * expandable segments synchronise their stream first for that reason): a kernel still running over
+ * the memory faults and ends the context. This driver cannot tell which memory a kernel reads, so an
+ * unmap while any kernel runs (RGPU_NULL_KERNEL_US) is taken for that fault: it stops the process
+ * with a message, as a call made while the process is checkpointed does. */
 CUresult cuMemUnmap(CUdeviceptr p, size_t size) {
     ENTER();
+    int mapped = 0;
+    for (int i = 0; i < nmappings; i++) mapped |= mappings[i].addr >= p && mappings[i].addr < p + size;
+    if (mapped && done_at() > now_ms()) {
+        fprintf(stderr, "nulldriver: cuMemUnmap of [0x%llx, +%zu) while kernels still run: a kernel that "
+                "reads it would fault on a GPU and end the context\n", (unsigned long long)p, size);
+        abort();
+    }
     for (int i = 0; i < nmappings;) {
         if (mappings[i].addr >= p && mappings[i].addr < p + size) {
             mmap((void *)(uintptr_t)mappings[i].addr, mappings[i].len, PROT_NONE,

@@ -382,7 +382,13 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
 
     def mem_free(self, addr):
         """Frees the allocation at `addr`: the charge of one the client placed (which goes to the
-        session's spare, server/api/placed.py, not back to the quota), None for any other."""
+        session's spare, server/api/placed.py, not back to the quota), None for any other. The
+        device's queued work is waited for first, as cudaFree (and cuMemFree) does: the arena's free
+        unmaps the memory, which the driver does not wait for, and a kernel still reading it would
+        fault and end the context; cudaFreeAsync too (before its stream's work is done the memory
+        is still that work's)."""
+        if self._query_all() != 0:
+            self.synchronize()  # a failed kernel's error is this free's, as cudaFree reports it
         with self.free_lock:  # not under a pre-copy read (placement.py)
             return self._mem_free(addr)
 

@@ -193,6 +193,21 @@ def test_a_step_whose_kernel_outlasts_the_poll_is_finished_by_python(daemons):
     assert counts["calls"] >= 100, counts
 
 
+def test_a_free_right_after_a_launch_waits_for_the_kernel(daemons):
+    """cudaFree waits for the device's work, as the driver's does; the arena's free unmaps, which the
+    driver does not wait for (a kernel still reading the memory would fault and end the context).
+    With kernels of 2 ms (RGPU_NULL_KERNEL_US) the harness frees a 4 MiB buffer (granules of its
+    own, unmapped at the free) and a 64 KiB one right after a launch, with no wait between: each free
+    waits for the kernel, Python's wait (the loop hands a free over while a stream is busy), and the
+    program carries on. The null driver stops the worker at an unmap while a kernel runs, as a GPU's
+    fault would end the session."""
+    url, handle = null_server.start(daemons, env={"RGPU_NULL_KERNEL_US": "2000"})
+    got = _harness(url, "free_after_launch", 20)
+    assert got["us"] >= 2000, got  # each step waited for its kernel
+    counts = _ended(handle)
+    assert counts["launches_compiled"] >= 20, counts
+
+
 def test_a_kernel_and_its_result_read_back_are_one_step_of_the_loop(daemons):
     """A plain program's step through librgpu (the harness's kernel_d2h: a memset, a kernel, then
     cudaMemcpy back to pageable memory, whose bytes the harness checks): one message whose last call is

@@ -340,9 +340,11 @@ static int alloc_one(rgpu_copier *c, rgpu_quota *q, uint64_t size, rgpu_copy_don
 
 /* cuMemFree_v2 / cudaFree [addr] of a plain allocation, as api/memory.py mem_free and device.py
  * mem_free: the driver's free, then the charge given back. Anything else (NULL, an address inside one,
- * memory of a pool, exported, opened or placed) is Python's. */
+ * memory of a pool, exported, opened or placed) is Python's. Only while every stream is done: cudaFree
+ * waits for the device's work, and the arena's free unmaps, which the driver does not wait for (a
+ * kernel still reading the memory would fault); Python's free waits without going deaf. */
 static int free_one(rgpu_copier *c, rgpu_quota *q, uint64_t addr, rgpu_copy_done *done) {
-    if (!c->free || !q || addr == 0) return 0;
+    if (!c->free || !q || addr == 0 || !rgpu_launcher_idle(c->l)) return 0;
     size_t i = lower(c, addr);
     if (i == c->n || c->start[i] != addr || !c->plain[i] || (c->plain[i] == PLACED && !c->arena)) return 0;
     uint64_t size = c->size[i];
