@@ -171,8 +171,10 @@ class DeviceDigests:
     checkpoint, a move's pre-copy; loading PTX makes the driver compile it); `take` answers None
     once anything of it failed (the copier then digests on the host)."""
 
-    def __init__(self, ffi, lib, check):
-        self.ffi, self.lib, self.check = ffi, lib, check
+    def __init__(self, ffi, lib, check, stream):
+        """`stream`: where its copies and launches go (placement.py's side stream: the program's
+        work is not waited for)."""
+        self.ffi, self.lib, self.check, self.stream = ffi, lib, check, stream
         self.func = None
         self.module = None
         self.off = not enabled()
@@ -218,14 +220,15 @@ class DeviceDigests:
         ffi, lib, check = self.ffi, self.lib, self.check
         n = len(ranges)
         ranges = np.ascontiguousarray(ranges, dtype=np.uint64)
-        check(lib.cuMemcpyHtoDAsync_v2(self.scratch, ffi.from_buffer(ranges), 16 * n, ffi.NULL))
+        s = self.stream
+        check(lib.cuMemcpyHtoDAsync_v2(self.scratch, ffi.from_buffer(ranges), 16 * n, s))
         out_d = self.scratch + 16 * self.cap
         args = [ffi.new("uint64_t *", self.scratch), ffi.new("uint64_t *", out_d), ffi.new("uint32_t *", n)]
         params = ffi.new("void *[3]", [ffi.cast("void *", a) for a in args])
-        check(lib.cuLaunchKernel(self.func, n, 1, 1, THREADS, 1, 1, 0, ffi.NULL, params, ffi.NULL))
+        check(lib.cuLaunchKernel(self.func, n, 1, 1, THREADS, 1, 1, 0, s, params, ffi.NULL))
         out = np.empty((n, 16), np.uint8)
-        check(lib.cuMemcpyDtoHAsync_v2(ffi.from_buffer(out), out_d, 16 * n, ffi.NULL))
-        check(lib.cuStreamSynchronize(ffi.NULL))
+        check(lib.cuMemcpyDtoHAsync_v2(ffi.from_buffer(out), out_d, 16 * n, s))
+        check(lib.cuStreamSynchronize(s))
         return out
 
     def _run(self, work):

@@ -102,6 +102,7 @@ class CudaPlacement(VariableAliases):
         # under it (the compiled loop's frees wait on the copier's lock instead: _no_frees)
         self.free_lock = threading.RLock()
         self._digests: DeviceDigests | None = None  # made at the first checkpoint or pre-copy
+        self._own_stream = None  # the stream of _side_stream, made at the first read
 
     # -- what a checkpoint cannot hold --------------------------------------------------------------
     def _refuse(self, why: str):
@@ -164,8 +165,9 @@ class CudaPlacement(VariableAliases):
                         found[0] in self._allocs and not self._live(np.array([[addr, size]], np.uint64))[0]):
                     # freed since the pre-copy looked (by Python, or by the loop: _allocs not told yet)
                     raise CudaError("CUDA_ERROR_INVALID_VALUE", f"[0x{addr:x}, +{size}) is no longer allocated")
-            check(lib.cuMemcpyDtoHAsync_v2(ffi.from_buffer(out), addr, size, ffi.NULL))
-            check(lib.cuStreamSynchronize(ffi.NULL))
+            side = self._side_stream()
+            check(lib.cuMemcpyDtoHAsync_v2(ffi.from_buffer(out), addr, size, side))
+            check(lib.cuStreamSynchronize(side))
         return out  # not bytes(out): a checkpoint reads all of a session's memory, and the copy was a third of it
 
     def digest_ranges(self, pieces: list[tuple[int, int]]) -> list[bytes | None] | None:
@@ -197,13 +199,30 @@ class CudaPlacement(VariableAliases):
         """This context's digest kernel (made at the first use), the context made current."""
         ffi, lib, check = self._current()
         if self._digests is None:
-            self._digests = DeviceDigests(ffi, lib, check)
+            self._digests = DeviceDigests(ffi, lib, check, self._side_stream())
         return self._digests
 
+    def _side_stream(self):
+        """A stream of the server's own that waits for none of the program's (CU_STREAM_NON_BLOCKING;
+        in none of the session's tables): a pre-copy's reads and digests run beside the program's
+        work, not after all of it as on the legacy stream, so that the loop's frees, which wait for
+        them (_no_frees), wait for them alone; what the program writes meanwhile a later pass reads.
+        The context is current (called inside _no_frees or free_lock)."""
+        if self._own_stream is None:
+            ffi, lib, check = self._driver()
+            s = ffi.new("CUstream *")
+            check(lib.cuStreamCreateWithPriority(s, 1, 0))
+            self._own_stream = s[0]
+        return self._own_stream
+
     def close_digests(self) -> None:
+        """The digest kernel and the side stream gone (the session's close, before its context)."""
         if self._digests is not None:
             self._digests.close()
             self._digests = None
+        if self._own_stream is not None:
+            self._driver()[1].cuStreamDestroy_v2(self._own_stream)
+            self._own_stream = None
 
     def write_memory(self, addr: int, data) -> None:
         ffi, lib, check = self._current()
