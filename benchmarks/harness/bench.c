@@ -6,6 +6,9 @@
  *   bench rgpu ssync N           N x cudaStreamSynchronize(0)      -> {"us": per round trip}
  *   bench rgpu launch_sync N     N x (empty kernel, cudaStreamSynchronize(0)) -> {"us": per pair}
  *   bench rgpu malloc_free N     N x (cudaMalloc 1 MiB, cudaFree)  -> {"us": per pair}
+ *   bench rgpu free_after_launch N   N x (three buffers made, a kernel launched on a stream, one 4 MiB
+ *                                buffer freed with cudaFreeAsync on that stream, then one of 4 MiB and
+ *                                one of 64 KiB with cudaFree, no wait between) -> {"us": per round}
  *   bench rgpu clear_copy_launch_sync N   N x (cudaMemsetAsync 4 KiB, cudaMemcpyAsync 4 KiB device to
  *                                device, an empty kernel, cudaStreamSynchronize) -> {"us": per step}
  *   bench rgpu pinned_step N     N x (cudaMemcpyAsync 4 KiB in from pinned memory, an empty kernel,
@@ -37,6 +40,8 @@
 
 int cudaMalloc(void **p, size_t n);
 int cudaFree(void *p);
+int cudaFreeAsync(void *p, void *stream);
+int cudaStreamCreate(void **stream);
 int cudaMallocManaged(void **p, size_t n, unsigned flags);
 int cudaMallocHost(void **p, size_t n);
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind);
@@ -134,10 +139,14 @@ static int run_rgpu(int argc, char **argv) {
                     CK(cudaStreamSynchronize(0));
                 } else if (what[0] == 'f') { /* buffers freed right after a kernel, no wait between:
                                               * cudaFree waits for the device's work first */
-                    void *big, *small;
+                    static void *st;
+                    void *big, *other, *small;
+                    if (!st) CK(cudaStreamCreate(&st));
                     CK(cudaMalloc(&big, 4 << 20));
+                    CK(cudaMalloc(&other, 4 << 20));
                     CK(cudaMalloc(&small, 64 << 10));
-                    CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+                    CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, st, NULL, NULL));
+                    CK(cudaFreeAsync(other, st)); /* freed where the stream reaches it */
                     CK(cudaFree(big));
                     CK(cudaFree(small));
                 } else {

@@ -41,6 +41,11 @@ def mem_alloc_pitch(s, width, height, *elem):
 
 @handles("cudaFree", "cuMemFree_v2")
 def mem_free(s, addr):
+    return _free(s, addr, None)
+
+
+def _free(s, addr, stream):
+    """cudaFree (`stream` None: once the device's work is done) and cudaFreeAsync (once `stream`'s is)."""
     if addr == 0:
         return ()  # freeing NULL is a no-op, in the driver too (NVIDIA's cudaFree(NULL) passes it down)
     found = s.device.allocation(addr)
@@ -48,7 +53,7 @@ def mem_free(s, addr):
         # a real GPU answers cudaErrorInvalidValue (1) for a pointer it never returned
         raise CudaError("CUDA_ERROR_INVALID_VALUE", f"0x{addr:x} was not returned by an allocation")
     ipc.check_free(s, addr)
-    placed.freed(s, s.device.mem_free(addr))
+    placed.freed(s, s.device.mem_free(addr, stream))
     s.managed.pop(addr, None)
     pools.freed(s, addr)
     ipc.freed(s, addr)
@@ -57,8 +62,7 @@ def mem_free(s, addr):
 
 @handles("cudaFreeAsync", "cuMemFreeAsync")
 def mem_free_async(s, addr, stream):
-    s.get("stream", stream)
-    return mem_free(s, addr)
+    return _free(s, addr, s.get("stream", stream))
 
 
 @handles("cudaMemGetInfo", "cuMemGetInfo_v2")

@@ -39,8 +39,10 @@ class Device(ABC):
         client maps its host copy at the same address. Freed by mem_free like any other."""
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED", f"the {self.name} backend has no managed memory")
     @abstractmethod
-    def mem_free(self, addr: int) -> int | None:
-        """Frees the allocation at `addr`; the charge of one the client placed (mem_place), else None."""
+    def mem_free(self, addr: int, stream=None) -> int | None:
+        """Frees the allocation at `addr`; the charge of one the client placed (mem_place), else None.
+        Once the device's queued work is done, as cudaFree; with `stream` (cudaFreeAsync), once
+        that stream's is."""
 
     # allocations the client places (server/api/placed.py)
     spare = 0  # bytes of the quota charged ahead for them

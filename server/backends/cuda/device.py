@@ -380,14 +380,17 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         the target's arena is where the source's was; None without an arena."""
         return None if self.arena is None else self.arena.window
 
-    def mem_free(self, addr):
+    def mem_free(self, addr, stream=None):
         """Frees the allocation at `addr`: the charge of one the client placed (which goes to the
         session's spare, server/api/placed.py, not back to the quota), None for any other. The
         device's queued work is waited for first, as cudaFree (and cuMemFree) does: the arena's free
         unmaps the memory, which the driver does not wait for, and a kernel still reading it would
-        fault and end the context; cudaFreeAsync too (before its stream's work is done the memory
-        is still that work's)."""
-        if self._query_all() != 0:
+        fault and end the context. With `stream` (cudaFreeAsync: the memory is freed where the
+        stream reaches the free), that stream's work alone."""
+        if stream is not None:
+            if _lib.cuStreamQuery(stream or _ffi.NULL) != 0:
+                self._wait_stream(stream)
+        elif self._query_all() != 0:
             self.synchronize()  # a failed kernel's error is this free's, as cudaFree reports it
         with self.free_lock:  # not under a pre-copy read (placement.py)
             return self._mem_free(addr)

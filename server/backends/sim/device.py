@@ -145,7 +145,7 @@ class SimDevice(SimArrays, Device):
             raise SimError("CUDA_ERROR_INVALID_VALUE", "zero-byte allocation")
         return self.memory.alloc(size, align)
 
-    def mem_free(self, addr: int) -> int | None:
+    def mem_free(self, addr: int, stream=None) -> int | None:
         """Frees the allocation at `addr`: the charge of one the client placed (which goes to the
         session's spare, server/api/placed.py, not back to the quota), None for any other."""
         self._quiet()

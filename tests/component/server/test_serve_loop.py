@@ -196,10 +196,11 @@ def test_a_step_whose_kernel_outlasts_the_poll_is_finished_by_python(daemons):
 def test_a_free_right_after_a_launch_waits_for_the_kernel(daemons):
     """cudaFree waits for the device's work, as the driver's does; the arena's free unmaps, which the
     driver does not wait for (a kernel still reading the memory would fault and end the context).
-    With kernels of 2 ms (RGPU_NULL_KERNEL_US) the harness frees a 4 MiB buffer (granules of its
-    own, unmapped at the free) and a 64 KiB one right after a launch, with no wait between: each free
-    waits for the kernel, Python's wait (the loop hands a free over while a stream is busy), and the
-    program carries on. The null driver stops the worker at an unmap while a kernel runs, as a GPU's
+    With kernels of 2 ms (RGPU_NULL_KERNEL_US) the harness launches one on a stream and frees, with
+    no wait between, a 4 MiB buffer (granules of its own, unmapped at the free) with cudaFreeAsync on
+    that stream (which waits for that stream), then another with cudaFree and a 64 KiB one: each
+    free waits for the kernel, Python's wait (the loop hands a free over while a stream is busy), and
+    the program carries on. The null driver stops the worker at an unmap while a kernel runs, as a GPU's
     fault would end the session."""
     url, handle = null_server.start(daemons, env={"RGPU_NULL_KERNEL_US": "2000"})
     got = _harness(url, "free_after_launch", 20)
