@@ -8,9 +8,10 @@ such pass: the pause grows with the memory, not with what changed, and each pre-
 PCIe link from the program for as long. Taken here, one kernel reads every chunk at the GPU's own
 bandwidth and only 16 bytes a chunk cross to the host; the host then reads only the chunks whose
 digest changed. A pre-copy round runs it on its own thread while the program runs: no piece is
-freed under it (placement.py's _no_frees holds Python's frees and the compiled loop's). The function is server/native/device_digest.h's (256 threads a chunk, their states
-folded in a fixed tree); tests/unit/sim/test_device_digest.py runs this PTX on the software GPU
-against it, bit for bit.
+freed under it (placement.py's _no_frees holds Python's frees and the compiled loop's). The
+function is server/native/device_digest.h's (256 threads a chunk, their states folded in a fixed
+tree); tests/unit/sim/test_device_digest.py runs this PTX on the software GPU against it, bit for
+bit.
 
 The kernel is loaded into the session's context but is not the session's: it is in none of the
 device's tables, so no checkpoint, move or handle of the program's sees it, and its scratch memory
