@@ -344,9 +344,10 @@ static int alloc_one(rgpu_copier *c, rgpu_quota *q, uint64_t size, rgpu_copy_don
  * waits for the device's work, and the arena's free unmaps, which the driver does not wait for (a
  * kernel still reading the memory would fault); Python's free waits without going deaf. */
 static int free_one(rgpu_copier *c, rgpu_quota *q, uint64_t addr, rgpu_copy_done *done) {
-    if (!c->free || !q || addr == 0 || !rgpu_launcher_idle(c->l)) return 0;
+    if (!c->free || !q || addr == 0) return 0;
     size_t i = lower(c, addr);
     if (i == c->n || c->start[i] != addr || !c->plain[i] || (c->plain[i] == PLACED && !c->arena)) return 0;
+    if (!rgpu_launcher_idle(c->l)) return 0; /* asked last: it queries every stream of the session */
     uint64_t size = c->size[i];
     int placed = c->plain[i] == PLACED;
     pthread_mutex_lock(&c->lock);
