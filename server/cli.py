@@ -97,7 +97,8 @@ def advertise_url(listen: str) -> str:
 @click.option("--spin-us", type=click.IntRange(0, 100_000), default=SPIN_US, show_default=True,
               help="microseconds a session's worker polls for its client's next message, yielding the CPU, after "
                    "each one before it blocks (a blocked worker is woken through the kernel, which on a same-host "
-                   "round trip costs more than its work); 0: block at once")
+                   "round trip costs more than its work); on the same-host call ring up to eight times longer "
+                   "where the client's recent messages came that much later; 0: block at once")
 @logs.options
 @health.listen_option
 def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, advertise, secret_file, init_secret, wire,

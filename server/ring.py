@@ -24,6 +24,9 @@ int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double s
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 void rgpu_ring_reply_on_socket(void *ring);
 uint64_t rgpu_ring_spin_hits(void);
+double rgpu_ring_spin_for(double spin_s, double gap_s);
+double rgpu_ring_gap_after(double gap_s, double seen_s, double spin_s);
+double rgpu_ring_gap_recent(void);
 typedef struct {
     uint32_t served; uint64_t last_seq; int runtime; int settled; double done; int pending; uint32_t kernels;
 } rgpu_launch_run;

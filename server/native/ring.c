@@ -46,17 +46,48 @@ static int check(rgpu_ring_head *h, uint64_t sock_received, uint32_t *taken, uin
     return *len <= RGPU_RING_REQ_CAP ? 1 : -1;
 }
 
-/* Waits for the client's next message: spins (yielding) for spin_s, then blocks on the doorbell for
- * up to timeout_s. 1: a request is in the slot, *len bytes (*taken updated); 2: a message of the
- * client's is due on the socket (it sent more there than sock_received); 0: nothing in time;
- * -1: the slot claims more bytes than it holds (*len). */
+/* How long to spin after a message: the caller's spin_s (rgpu-server --spin-us), or longer where this
+ * session's client has lately come back later than that but within SPIN_GROWTH times it. A PyTorch
+ * step's host work between two synchronisations is often 200 µs to 1 ms: with a fixed 200 µs the worker
+ * blocked before most steps' messages and each one paid the client's futex wake and the worker's
+ * wake-up (on a 2-core VM, a decode step's worker blocked before 85% of its messages). A program whose
+ * messages come further apart than the longest spin gets the caller's spin_s, not a longer one for
+ * nothing; an idle session (spin_s 0) never spins. `gap_s` is the session's recent gap (gap_after). */
+#define SPIN_GROWTH 8
+
+double rgpu_ring_spin_for(double spin_s, double gap_s) {
+    double most = spin_s * SPIN_GROWTH, want = 2 * gap_s; /* twice the recent gap: one twice as long is caught */
+    if (spin_s <= 0 || gap_s > most) return spin_s > 0 ? spin_s : 0;
+    return want < spin_s ? spin_s : want > most ? most : want;
+}
+
+/* The recent gap with one more gap seen (an average of the last eight or so). A gap is clipped at twice
+ * the longest spin, so that one long pause (the program's own work, a checkpoint) moves the average
+ * past what spinning can catch only when such pauses are the rule. */
+double rgpu_ring_gap_after(double gap_s, double seen_s, double spin_s) {
+    double clip = 2 * spin_s * SPIN_GROWTH;
+    if (seen_s > clip) seen_s = clip;
+    return gap_s <= 0 ? seen_s : gap_s + (seen_s - gap_s) / 8;
+}
+
+/* The recent gap of the ring this worker waits on (a worker serves one session; another ring starts
+ * afresh). The worker's own memory: nothing of it is in the segment, which the client can write. */
+static const void *gap_ring;
+static double gap_recent;
+
+double rgpu_ring_gap_recent(void) { return gap_recent; }
+
+/* Waits for the client's next message: spins (yielding) for spin_s, or longer where the client's recent
+ * gaps ask for it (rgpu_ring_spin_for), then blocks on the doorbell for up to timeout_s. 1: a request is
+ * in the slot, *len bytes (*taken updated); 2: a message of the client's is due on the socket (it sent
+ * more there than sock_received); 0: nothing in time; -1: the slot claims more bytes than it holds
+ * (*len). */
 static uint64_t spin_hits;  /* messages found without blocking: the worker's session_ended counts them */
 
 uint64_t rgpu_ring_spin_hits(void) { return spin_hits; }
 
-int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
-                   uint32_t *len) {
-    rgpu_ring_head *h = ring;
+static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
+                     uint32_t *len) {
     uint32_t seen = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
     int r = check(h, sock_received, taken, len);
     if (r) {
@@ -96,6 +127,18 @@ int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double s
             if ((r = check(h, sock_received, taken, len))) return r;
         }
     }
+}
+
+int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
+                   uint32_t *len) {
+    if (ring != gap_ring) gap_ring = ring, gap_recent = 0;
+    if (spin_s <= 0) /* after a wait that timed out or a start: no gap to learn from */
+        return wait_next(ring, sock_received, taken, 0, timeout_s, len);
+    double start = now_s();
+    int r = wait_next(ring, sock_received, taken, rgpu_ring_spin_for(spin_s, gap_recent), timeout_s, len);
+    /* nothing within the timeout: a gap at least that long */
+    gap_recent = rgpu_ring_gap_after(gap_recent, r ? now_s() - start : timeout_s, spin_s);
+    return r;
 }
 
 static void post(rgpu_ring_head *h, uint32_t len) {

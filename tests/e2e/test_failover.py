@@ -434,8 +434,9 @@ def test_a_server_lost_during_the_recovery_sends_it_on_to_a_third(pool3, cuda_pr
 def test_a_server_lost_after_the_session_opened_there_sends_it_on_to_a_third(pool3, cuda_program):
     """As above, the second server dying after it started the session: while the client attaches to
     its worker or replays the log there. No checkpoint is taken (interval 3600 s), so the log holds
-    every message of 150 iterations, each replayed with a barrier after it (here 1,075 messages in
-    2.6 s): the kill, sent 0.3 s after the second server logs the session's start, lands in the
+    every message of 300 iterations, each replayed with a barrier after it (150 iterations were 1,075
+    messages, replayed in 2.6 s once and in 0.54 s later, too quick for a kill 0.3 s in to land there):
+    the kill, sent 0.1 s after the second server logs the session's start, lands in the
     replay (or, on a machine that stalls, in the attach: either is a loss before the session was
     resumed, which is what is asserted). The loss is seen when the connection drops (the socket's
     monitor): RGPU_TIMEOUT is 600 s and the test waits 240 s at most, so a recovery that waited for
@@ -448,14 +449,14 @@ def test_a_server_lost_after_the_session_opened_there_sends_it_on_to_a_third(poo
     try:
         assert proc.stdout.readline().startswith("READY")
         lease, a = lease_of(pool)
-        progress_to(proc, 150)
+        progress_to(proc, 300)
         kill_server(pool, a)
         second = wait_until(lambda: {pool.leases()[lease]["vgpus"][0]["server"]} - {a}, 30, "the first failover").pop()
         log = pool.tmp_path / f"server-{second.rsplit(':', 1)[1]}.log"
         wait_until(lambda: any("event=session_started" in line and f"lease={lease}" in line
                                for line in log.read_text(errors="replace").splitlines()), 30,
                    "the session's start on the second server")
-        time.sleep(0.3)  # the attach done, the replay under way (choreography, not a measurement)
+        time.sleep(0.1)  # the attach done, the replay under way (choreography, not a measurement)
         kill_server(pool, second)
         out, err = proc.communicate(timeout=240)
     finally:

@@ -50,6 +50,26 @@ typedef struct {
     size_t n;
 } fo_msg;
 
+/* The log's memory: frames of up to SLAB_FRAME_MAX bytes are copied into slabs, which are kept and
+ * filled again after each checkpoint empties the log. Kept by reference or in memory of their own, the
+ * frames of a training step (a CNN's: 300 KB a step, most of it the head of a message of 55 calls,
+ * AdamW's kernel parameters) were memory new to the process at every step, which the kernel maps page
+ * by page: on the test bed 50-77 page faults a step, and none without --failover, whose message heads
+ * are freed once sent and their memory taken again by the next. A slab is filled again only once no
+ * frame in it is referenced (the log's, and a replay's copies on the socket: slab_unref may run on
+ * ZeroMQ's I/O thread). The slabs stay for the session's life: at most what the log held at once, which
+ * LOG_MAX_BYTES bounds, and drop_all gives back those no frame holds. */
+#define SLAB_BYTES ((size_t)4 << 20)
+#define SLAB_FRAME_MAX (SLAB_BYTES / 4)
+#define SLAB_FRAME_MIN 64 /* smaller frames are ZeroMQ's own (kept inside the message, no allocation) */
+
+typedef struct log_slab {
+    struct log_slab *next;
+    size_t used;
+    int refs; /* frames that point into it */
+    unsigned char data[];
+} log_slab;
+
 typedef struct {
     uint64_t seq;
     uint64_t head, data;
@@ -74,6 +94,7 @@ struct rgpu_failover {
     double gap; /* seconds from the last checkpoint to the next: the interval, stretched by the budget */
     unsigned checkpoints, recoveries, refused;
     int off; /* the log passed LOG_MAX_BYTES with checkpoints refused: dropped, none kept until one is taken */
+    struct log_slab *slabs, *cur; /* the log's memory (log_frame) */
 };
 
 static double now_s(void) {
@@ -181,6 +202,63 @@ void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n
     add_seen(s->fo, (fo_seen){seq, 0, rgpu_dig_end(&d), 1, "an asynchronous copy's data"});
 }
 
+static void drop_all(struct rgpu_failover *f);
+
+static void slab_unref(void *data, void *hint) {
+    (void)data;
+    __atomic_sub_fetch(&((log_slab *)hint)->refs, 1, __ATOMIC_RELEASE);
+}
+
+static int slab_idle(log_slab *b) { return __atomic_load_n(&b->refs, __ATOMIC_ACQUIRE) == 0; }
+
+/* A slab to fill from its start: one no frame holds, or a new one. */
+static log_slab *slab_next(struct rgpu_failover *f) {
+    for (log_slab *b = f->slabs; b; b = b->next)
+        if (b != f->cur && slab_idle(b)) {
+            b->used = 0;
+            return b;
+        }
+    log_slab *b = malloc(sizeof *b + SLAB_BYTES);
+    if (b) b->next = f->slabs, f->slabs = b, b->used = 0, b->refs = 0;
+    return b;
+}
+
+/* m: a frame of the log holding a copy of p's n bytes. 0, or -1 out of memory. */
+static int log_frame(struct rgpu_failover *f, zmq_msg_t *m, const void *p, size_t n) {
+    size_t room = (n + 15) & ~(size_t)15;
+    if (n >= SLAB_FRAME_MIN && n <= SLAB_FRAME_MAX) {
+        if (f->cur && f->cur->used + room > SLAB_BYTES && slab_idle(f->cur)) f->cur->used = 0;
+        if (!f->cur || f->cur->used + room > SLAB_BYTES) f->cur = slab_next(f);
+        if (f->cur) {
+            unsigned char *d = f->cur->data + f->cur->used;
+            memcpy(d, p, n);
+            __atomic_add_fetch(&f->cur->refs, 1, __ATOMIC_RELAXED);
+            if (zmq_msg_init_data(m, d, n, slab_unref, f->cur) == 0) {
+                f->cur->used += room;
+                return 0;
+            }
+            __atomic_sub_fetch(&f->cur->refs, 1, __ATOMIC_RELAXED);
+        }
+    }
+    if (zmq_msg_init_size(m, n)) return -1;
+    memcpy(zmq_msg_data(m), p, n);
+    return 0;
+}
+
+/* The slabs no frame holds, given back (the log is off: nothing is kept until a checkpoint). */
+static void slabs_release(struct rgpu_failover *f) {
+    f->cur = NULL;
+    for (log_slab **at = &f->slabs; *at;) {
+        log_slab *b = *at;
+        if (slab_idle(b)) {
+            *at = b->next;
+            free(b);
+        } else {
+            at = &b->next;
+        }
+    }
+}
+
 void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) {
     struct rgpu_failover *f = s->fo;
     if (!f || f->off || !n) return;
@@ -193,16 +271,28 @@ void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) 
     fo_msg *m = &f->log[f->nlog++];
     m->frames = malloc(n * sizeof(zmq_msg_t));
     m->n = n;
+    if (!m->frames) {
+        m->n = 0;
+        drop_all(f);
+        rgpu_log(RGPU_LOG_WARN, "failover: a message of %s could not be logged (out of memory): this session has "
+                 "no failover until the server takes a checkpoint again", s->url);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
-        /* shared (a reference, no copy) where the frame owns its data, as the replay's own frames do;
-         * copied where it is a sync call's buffer, the program's, which it may reuse once it returns */
+        /* copied into the log's slabs (log_frame); a frame larger than that is shared (a reference, no
+         * copy) where it owns its data, as the replay's own frames do, and copied where it is a sync
+         * call's buffer, the program's, which it may reuse once it returns */
         size_t len = zmq_msg_size(&frames[i]);
-        if (i < owned) {
+        if (i < owned && len > SLAB_FRAME_MAX) {
             zmq_msg_init(&m->frames[i]);
             zmq_msg_copy(&m->frames[i], &frames[i]);
-        } else {
-            zmq_msg_init_size(&m->frames[i], len);
-            memcpy(zmq_msg_data(&m->frames[i]), zmq_msg_data(&frames[i]), len);
+        } else if (log_frame(f, &m->frames[i], zmq_msg_data(&frames[i]), len)) {
+            zmq_msg_init(&m->frames[i]); /* an empty frame: the replay of this message would be wrong */
+            m->n = i + 1;
+            drop_all(f);
+            rgpu_log(RGPU_LOG_WARN, "failover: a message of %s could not be logged (out of memory): this session "
+                     "has no failover until the server takes a checkpoint again", s->url);
+            return;
         }
         f->logbytes += len;
     }
@@ -240,6 +330,7 @@ static void drop_images(struct rgpu_failover *f) {
 static void drop_all(struct rgpu_failover *f) {
     log_clear(f);
     drop_images(f);
+    slabs_release(f);
     f->off = 1;
 }
 

@@ -109,3 +109,53 @@ def test_replies_of_one_frame_go_on_the_ring_the_rest_on_the_socket_once_said(ri
     out = ring.replies(sock)
     out.send_multipart([b"peer", b"x" * ((64 << 10) + 1)])  # larger than the slot
     assert sock.sent[-1][1] == b"x" * ((64 << 10) + 1) and _get(ring, "rep_len") == 0xFFFFFFFF
+
+
+# The worker's spin after a message adapts to the client's recent gaps (server/native/ring.c
+# rgpu_ring_spin_for, rgpu_ring_gap_after): the figures below are that policy's, for --spin-us 200.
+BASE = 200e-6
+
+
+def test_the_spin_stretches_to_twice_the_client_s_recent_gap_within_eight_times_the_base():
+    spin_for = ring_mod.library().rgpu_ring_spin_for
+    assert spin_for(BASE, 0.0) == BASE  # no gap seen: the base
+    assert spin_for(BASE, 50e-6) == BASE  # gaps shorter than the base never shorten it
+    assert spin_for(BASE, 400e-6) == pytest.approx(800e-6)
+    assert spin_for(BASE, 1e-3) == pytest.approx(8 * BASE)  # at most eight times the base
+    assert spin_for(BASE, 8 * BASE) == pytest.approx(8 * BASE)
+    # gaps longer than the longest spin cannot be caught spinning: the base, not 1.6 ms for nothing
+    assert spin_for(BASE, 2e-3) == BASE
+    assert spin_for(0.0, 400e-6) == 0.0  # --spin-us 0: the worker never spins
+
+
+def test_the_recent_gap_follows_regular_gaps_and_one_long_pause_does_not_undo_it():
+    lib = ring_mod.library()
+    gap = 0.0
+    for _ in range(40):
+        gap = lib.rgpu_ring_gap_after(gap, 500e-6, BASE)
+    assert gap == pytest.approx(500e-6, rel=0.01)
+    assert lib.rgpu_ring_spin_for(BASE, gap) == pytest.approx(1e-3, rel=0.01)
+    paused = lib.rgpu_ring_gap_after(gap, 10.0, BASE)  # one ten-second pause, clipped at 3.2 ms
+    assert paused == pytest.approx(500e-6 + (3.2e-3 - 500e-6) / 8, rel=1e-6)
+    assert lib.rgpu_ring_spin_for(BASE, paused) > BASE  # still spinning for the steps around it
+    for _ in range(40):  # pauses are now the rule: spinning longer would catch nothing
+        paused = lib.rgpu_ring_gap_after(paused, 10.0, BASE)
+    assert lib.rgpu_ring_spin_for(BASE, paused) == BASE
+
+
+def test_the_ring_learns_its_client_s_gaps_from_the_waits_after_messages(ring):
+    """A wait after a message (spin_s > 0) that found nothing within its timeout counts a gap of at
+    least that timeout; a wait with no spin (the first, or after an idle timeout) teaches nothing."""
+    lib = ring_mod.library()
+    ring.next(0.0, 0.001)  # this ring's
+    before = lib.rgpu_ring_gap_recent()
+    for _ in range(3):
+        assert ring.next(0.0, 0.002) == (IDLE, None)
+    assert lib.rgpu_ring_gap_recent() == before
+    assert ring.next(BASE, 0.002) == (IDLE, None)
+    learned = lib.rgpu_ring_gap_after(before, 0.002, BASE)
+    assert learned > 0 and lib.rgpu_ring_gap_recent() == pytest.approx(learned)
+    _request(ring, b"\x91\x95\x01\x02\x01\x90\x00")
+    got, _ = ring.next(BASE, 1.0)  # already there: a gap of next to nothing
+    assert got == RING
+    assert lib.rgpu_ring_gap_recent() < learned
