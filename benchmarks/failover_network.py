@@ -81,14 +81,9 @@ class Trainers:
 
 @pytest.fixture(scope="module")
 def trainers(tmp_path_factory):
-    why = testbed.missing()
-    if why:
-        pytest.skip(why)
     from benchmarks.native import run as native
-    bed = testbed.Testbed()
-    bed.up()
     try:
-        with DaemonSet() as daemons:
+        with testbed.for_test() as bed, DaemonSet() as daemons:
             pool = BedPool(bed, daemons, tmp_path_factory.mktemp("failover-bed"), device="cuda")
             # two servers, two GPUs (each null driver reports the UUID it is given): a --failover lease
             # is placed where its session could resume elsewhere
@@ -105,7 +100,6 @@ def trainers(tmp_path_factory):
             finally:
                 t.close()
     finally:
-        bed.down()
         write_tables()
 
 

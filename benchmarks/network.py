@@ -134,20 +134,14 @@ class NetBench:
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    why = testbed.missing()
-    if why:
-        pytest.skip(why)
-    bed = testbed.Testbed()
-    bed.up()
     try:
-        with DaemonSet() as daemons:
+        with testbed.for_test() as bed, DaemonSet() as daemons:
             b = NetBench(bed, daemons, tmp_path_factory.mktemp("netbench"))
             try:
                 yield b
             finally:
                 b.close()
     finally:
-        bed.down()
         write_tables()
 
 

@@ -57,7 +57,8 @@ static int check(rgpu_ring_head *h, uint64_t sock_received, uint32_t *taken, uin
 
 double rgpu_ring_spin_for(double spin_s, double gap_s) {
     double most = spin_s * SPIN_GROWTH, want = 2 * gap_s; /* twice the recent gap: one twice as long is caught */
-    if (spin_s <= 0 || gap_s > most) return spin_s > 0 ? spin_s : 0;
+    if (spin_s <= 0) return 0;
+    if (gap_s > most) return spin_s;
     return want < spin_s ? spin_s : want > most ? most : want;
 }
 

@@ -11,15 +11,8 @@ from tests.support.daemons import DaemonSet, wait_until
 
 @pytest.fixture(scope="module")
 def bed():
-    why = testbed.missing()
-    if why:
-        pytest.skip(why)
-    b = testbed.Testbed()
-    b.up(record=True)
-    try:
+    with testbed.for_test(record=True) as b:
         yield b
-    finally:
-        b.down()
 
 
 @pytest.fixture(scope="module")

@@ -40,15 +40,8 @@ print(hashlib.sha256(data).hexdigest() == hashlib.sha256(got).hexdigest(), len(g
 
 @pytest.fixture(scope="module")
 def bed():
-    why = testbed.missing()
-    if why:
-        pytest.skip(why)
-    b = testbed.Testbed()
-    b.up()
-    try:
+    with testbed.for_test() as b:
         yield b
-    finally:
-        b.down()
 
 
 def on(bed, host, *argv, **kw):

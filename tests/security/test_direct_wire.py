@@ -115,16 +115,8 @@ def test_a_changed_key_is_refused(daemons, tmp_path):
 # ---- across hosts: a stranger on the path between the CPU host and a direct-mode GPU host ----------
 @pytest.fixture(scope="module")
 def direct_bed(tmp_path_factory):
-    why = testbed.missing()
-    if why:
-        pytest.skip(why)
-    bed = testbed.Testbed()
-    bed.up(record=True)
-    try:
-        with DaemonSet() as daemons:
-            yield bed, BedPool(bed, daemons, tmp_path_factory.mktemp("direct"), controller=False)
-    finally:
-        bed.down()
+    with testbed.for_test(record=True) as bed, DaemonSet() as daemons:
+        yield bed, BedPool(bed, daemons, tmp_path_factory.mktemp("direct"), controller=False)
 
 
 def _links_of(bed, before: set, port: int) -> dict[str, bytes]:

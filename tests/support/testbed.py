@@ -26,6 +26,7 @@ namespaces are used; nothing reaches any other network.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -315,6 +316,22 @@ class Testbed:
 
     def __exit__(self, *exc):
         self.down()
+
+
+@contextlib.contextmanager
+def for_test(record: bool = False):
+    """A bed up for a test's or a benchmark's fixture, and always down after it; where none can be
+    made (not root, no `ip`), the test is skipped with what is missing."""
+    why = missing()
+    if why:
+        import pytest
+        pytest.skip(why)
+    bed = Testbed()
+    bed.up(record=record)
+    try:
+        yield bed
+    finally:
+        bed.down()
 
 
 def main() -> None:

@@ -204,6 +204,14 @@ void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n
 
 static void drop_all(struct rgpu_failover *f);
 
+/* A message the log could not keep (out of memory): a log with it missing would replay something else,
+ * so none is kept until a checkpoint is taken again. */
+static void not_logged(rgpu_session *s) {
+    drop_all(s->fo);
+    rgpu_log(RGPU_LOG_WARN, "failover: a message of %s could not be logged (out of memory): this session has no "
+             "failover until the server takes a checkpoint again", s->url);
+}
+
 static void slab_unref(void *data, void *hint) {
     (void)data;
     __atomic_sub_fetch(&((log_slab *)hint)->refs, 1, __ATOMIC_RELEASE);
@@ -211,10 +219,10 @@ static void slab_unref(void *data, void *hint) {
 
 static int slab_idle(log_slab *b) { return __atomic_load_n(&b->refs, __ATOMIC_ACQUIRE) == 0; }
 
-/* A slab to fill from its start: one no frame holds, or a new one. */
+/* A slab to fill from its start: one no frame holds (the one just filled too), or a new one. */
 static log_slab *slab_next(struct rgpu_failover *f) {
     for (log_slab *b = f->slabs; b; b = b->next)
-        if (b != f->cur && slab_idle(b)) {
+        if (slab_idle(b)) {
             b->used = 0;
             return b;
         }
@@ -227,7 +235,6 @@ static log_slab *slab_next(struct rgpu_failover *f) {
 static int log_frame(struct rgpu_failover *f, zmq_msg_t *m, const void *p, size_t n) {
     size_t room = (n + 15) & ~(size_t)15;
     if (n >= SLAB_FRAME_MIN && n <= SLAB_FRAME_MAX) {
-        if (f->cur && f->cur->used + room > SLAB_BYTES && slab_idle(f->cur)) f->cur->used = 0;
         if (!f->cur || f->cur->used + room > SLAB_BYTES) f->cur = slab_next(f);
         if (f->cur) {
             unsigned char *d = f->cur->data + f->cur->used;
@@ -273,9 +280,7 @@ void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) 
     m->n = n;
     if (!m->frames) {
         m->n = 0;
-        drop_all(f);
-        rgpu_log(RGPU_LOG_WARN, "failover: a message of %s could not be logged (out of memory): this session has "
-                 "no failover until the server takes a checkpoint again", s->url);
+        not_logged(s);
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -289,9 +294,7 @@ void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) 
         } else if (log_frame(f, &m->frames[i], zmq_msg_data(&frames[i]), len)) {
             zmq_msg_init(&m->frames[i]); /* an empty frame: the replay of this message would be wrong */
             m->n = i + 1;
-            drop_all(f);
-            rgpu_log(RGPU_LOG_WARN, "failover: a message of %s could not be logged (out of memory): this session "
-                     "has no failover until the server takes a checkpoint again", s->url);
+            not_logged(s);
             return;
         }
         f->logbytes += len;
@@ -344,9 +347,7 @@ void rgpu_fo_logged_rebuilt(rgpu_session *s, const rgpu_replay_msg *m, struct rg
     if (!frames || m->n < 1 + m->async_frames) {
         free(frames);
         mp_free(&hdr);
-        drop_all(f); /* a log with a message missing would replay something else: none instead */
-        rgpu_log(RGPU_LOG_WARN, "failover: a message of %s could not be logged (out of memory): this session has "
-                 "no failover until the server takes a checkpoint again", s->url);
+        not_logged(s); /* a log with a message missing would replay something else: none instead */
         return;
     }
     zmq_msg_init_data(&frames[0], hdr.buf, hdr.len, rgpu_free_bytes, NULL);
