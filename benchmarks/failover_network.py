@@ -152,10 +152,10 @@ def write_tables() -> None:
         return
     OUT.mkdir(exist_ok=True)
     meta = {"when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "pairs": PAIRS,
-            "window_s": WINDOW_S, "cpus": os.cpu_count()}
+            "window_s": WINDOW_S, "cpus": os.cpu_count(), "tcp_congestion": testbed.CONGESTION}
     (OUT / "failover_network.json").write_text(json.dumps({"meta": meta, "rows": ROWS}, indent=2) + "\n")
     lines = [f"# --failover across hosts (test bed, {meta['when']}, {meta['cpus']} CPUs, {PAIRS} pairs of "
-             f"{WINDOW_S:g} s windows)", "",
+             f"{WINDOW_S:g} s windows, TCP congestion control {testbed.CONGESTION})", "",
              "| relay round trip | workload | without --failover | with | ratio (mean) | median pair | pair range "
              "| checkpoints a step | blocking round trips a step (without, with) |",
              "|---|---|---|---|---|---|---|---|---|"]

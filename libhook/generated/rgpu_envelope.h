@@ -212,7 +212,10 @@ typedef struct {
 /* call: One call of a request (client DEALER -> worker ROUTER; a request's first frame is an array of
  * them, its bulk frames follow, each call claiming the next `nbulk`). `sync`: 0 async, 1 sync, or one of
  * the copy kinds PIECE_IN, SYNC_PIECES_OUT, OUT_LATER (constants.toml). `copy`: how a same-host copy's data
- * moves instead of in frames. */
+ * moves instead of in frames. `seq` is written 4 bytes wide at least by the client library (uint(wide)):
+ * a loop's successive messages then differ in their seqs' bytes alone, not in where everything after
+ * them lies, and a --failover session's log keeps each head as its differences from an earlier one
+ * (libhook/src/transport/log_delta.h); any msgpack unsigned integer is read. */
 typedef struct {
     uint64_t seq;
     uint64_t call_id;
@@ -224,7 +227,7 @@ typedef struct {
 
 static inline void rgpu_env_write_call(mp_writer *w, const rgpu_env_call *v) {
     mp_array(w, 5 + (v->copy.tag != 0));
-    mp_uint(w, v->seq);
+    mp_uint_wide(w, v->seq);
     mp_uint(w, v->call_id);
     mp_uint(w, v->sync);
     mp_array(w, v->args.n);

@@ -81,7 +81,13 @@ def load(path: Path = CONTRACT) -> Envelope:
             fname, kind, params, optional = m.group(1), m.group(2), m.group(3) or "", bool(m.group(4))
             where = f"records.{name}.{fname}"
             args = [p.strip() for p in params.split(",") if p.strip()]
-            if kind in ("enum", "str", "bin"):
+            if kind == "uint" and args:
+                # uint(wide): the C writer takes 4 bytes at least (msgpack uint32), so that a value that
+                # grows (a call's seq) keeps the bytes after it in place from message to message
+                if args != ["wide"]:
+                    raise EnvelopeError(f"envelope.toml {where}: uint takes no bound, only (wide)")
+                ps = ("wide",)
+            elif kind in ("enum", "str", "bin"):
                 if len(args) != 1:
                     raise EnvelopeError(f"envelope.toml {where}: {kind} takes one bound")
                 ps = (number(args[0], where),)
@@ -464,6 +470,8 @@ def _c_read_field(rec: Record, f: Field, dst: str) -> list[str]:
 
 
 def _c_write_field(f: Field, src: str) -> list[str]:
+    if f.kind == "uint" and f.params == ("wide",):
+        return [f"mp_uint_wide(w, {src});"]
     if f.kind in ("uint", "enum"):
         return [f"mp_uint(w, {src});"]
     if f.kind == "int":

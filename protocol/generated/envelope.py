@@ -221,7 +221,10 @@ class Call(tuple):
     """One call of a request (client DEALER -> worker ROUTER; a request's first frame is an array of
 them, its bulk frames follow, each call claiming the next `nbulk`). `sync`: 0 async, 1 sync, or one of
 the copy kinds PIECE_IN, SYNC_PIECES_OUT, OUT_LATER (constants.toml). `copy`: how a same-host copy's data
-moves instead of in frames."""
+moves instead of in frames. `seq` is written 4 bytes wide at least by the client library (uint(wide)):
+a loop's successive messages then differ in their seqs' bytes alone, not in where everything after
+them lies, and a --failover session's log keeps each head as its differences from an earlier one
+(libhook/src/transport/log_delta.h); any msgpack unsigned integer is read."""
     __slots__ = ()
     FIELDS = ('seq', 'call_id', 'sync', 'args', 'nbulk', 'copy')
     seq = property(_itemgetter(0))

@@ -265,6 +265,26 @@ def test_a_replayed_read_gives_what_the_program_saw_though_the_next_write_overwr
     assert replayed_alike(err)[1] >= 6, err
 
 
+@BOTH_PATHS
+def test_a_loops_nearly_identical_messages_are_logged_as_differences_and_replayed_right(pool, cuda_program, shm):  # noqa: F811
+    """Every step queues the same 24 kernels with 1.2 KB of parameters each (a list of addresses and a
+    scalar per tensor, as a foreach optimizer's), then reads a few words back: heads that differ from
+    step to step only in the calls' seqs and the step's scalars, which the log keeps as their
+    differences from the first (libhook/src/transport/log_delta.c). No checkpoint after the first:
+    the server killed, the log's heads are laid back over their key and replayed, and on the software
+    GPU the kernels' arithmetic with every step's scalars makes the digest the unkilled run's."""
+    exe = cuda_program("failover_launches")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "14", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    proc = start(pool, exe, "14", "100", interval="3600", shm=shm)
+    out, err = kill_its_server_at(pool, proc, 7)
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, base.stdout)
+    kept = re.search(r"logged message\(s\) \((\d+) of their heads kept as differences\)", err)
+    assert kept and int(kept.group(1)) >= 6, err
+    assert replayed_alike(err)[0] >= 7, err
+
+
 def replayed_alike(err: str) -> tuple[int, int]:
     """From the client's line on resuming: how many call results and async copies' data the replay
     compared with what the program had seen."""

@@ -51,6 +51,13 @@ CPU, WAN_CPU_SIDE, WAN_LAN_SIDE = "10.231.1.2", "10.231.1.1", "10.231.2.1"
 SERVICE_PORTS = (7400, 7419)
 WORKER_PORTS = (42000, 42149)
 CONTROLLER_PORT = 7400
+# Every namespace's TCP congestion control, set rather than taken from the machine (a namespace starts
+# with the one its maker had): Linux's own default, cubic, unless RGPU_BED_CC names another. With BBR
+# (this project's VM's default) a link that has carried a bulk transfer (a --failover session's
+# checkpoint image) stalled a later step's 131 KB reply for 16-20 ms at a time, half of it delivered at
+# once and the rest that much later with every process idle: at the relay's 0.05 ms the mean step of
+# such a program was 1.2-1.9x the other's, 1.00-1.01x with cubic (benchmarks/results/failover-network-2026-12-02.md).
+CONGESTION = os.environ.get("RGPU_BED_CC", "cubic")
 _OWNED = re.compile(rf"^{PREFIX}p(\d+)-")
 
 
@@ -190,6 +197,12 @@ class Testbed:
             self._addr(host, inner, f"{addr}/24")
             if host != "wan":
                 self._ip(host, "route", "add", "10.231.1.0/24", "via", WAN_LAN_SIDE)
+        for host in (*HOSTS, "wan", "lan"):
+            got = self.exec(host, ["sh", "-c", f"echo {CONGESTION} > /proc/sys/net/ipv4/tcp_congestion_control"],
+                            capture_output=True, text=True)
+            if got.returncode:
+                raise RuntimeError(f"RGPU_BED_CC={CONGESTION}: this kernel has no such TCP congestion control "
+                                   f"({got.stderr.strip()})")
         lo, hi = WORKER_PORTS
         for host in ("gpu1", "gpu2"):
             self.exec(host, ["sh", "-c", f"echo '{lo} {hi}' > /proc/sys/net/ipv4/ip_local_port_range"])

@@ -10,7 +10,9 @@
  *   whole image would take now (the server says) or MAX_IMAGES: then a whole one replaces them all. A
  *   restore sends them all.
  * - Every message whose reply came is copied into the log, data included (a sync H2D copy's frames
- *   are the program's buffer, which it may reuse once the call returns). What the program saw of each
+ *   are the program's buffer, which it may reuse once the call returns); a message's head of 1 KiB or
+ *   more as its differences from the last head of its length kept whole (log_delta.h: a training loop
+ *   sends nearly the same head every step, a CNN's 212 KB kept as a few KB). What the program saw of each
  *   sync call since the checkpoint (result, outs, the data of a D2H copy) is kept as two digests, and
  *   the data of each async D2H copy into pinned memory (LATE_OUT, or written there by a worker on this
  *   host before its next reply: copy_late.c) as one.
@@ -40,6 +42,7 @@
 
 #include "digest.h"
 #include "failover.h"
+#include "log_delta.h"
 #include "rgpu_call.h"
 #include "rgpu_envelope.h"
 #include "rgpu_ids.h"
@@ -48,7 +51,15 @@
 typedef struct {
     zmq_msg_t *frames;
     size_t n;
+    size_t key;      /* 1 + the log index of the message whose head frames[0] is the differences from; 0: whole */
+    size_t head_len; /* the head's bytes, when kept as differences (log_delta.h) */
 } fo_msg;
+
+/* Heads of at least DELTA_MIN bytes are kept as their differences from the last head of the same length
+ * kept whole (a key), when those take at most a quarter of them (log_delta.h); one that differs more
+ * is kept whole and becomes its length's key. A training step's messages are a few lengths. */
+#define DELTA_MIN 1024
+#define MAX_KEYS 16
 
 /* The log's memory: frames of up to SLAB_FRAME_MAX bytes are copied into slabs, which are kept and
  * filled again after each checkpoint empties the log. Kept by reference or in memory of their own, the
@@ -95,6 +106,12 @@ struct rgpu_failover {
     unsigned checkpoints, recoveries, refused;
     int off; /* the log passed LOG_MAX_BYTES with checkpoints refused: dropped, none kept until one is taken */
     struct log_slab *slabs, *cur; /* the log's memory (log_frame) */
+    struct { size_t len, at; } keys[MAX_KEYS]; /* the heads kept whole, by length: f->log[at] */
+    int nkeys;
+    unsigned nextkey; /* the key a new length replaces once MAX_KEYS are taken */
+    uint8_t *scratch; /* a delta being encoded */
+    size_t scratchcap;
+    size_t heads, delta_heads; /* since the checkpoint: heads of DELTA_MIN bytes or more, and those kept as deltas */
 };
 
 static double now_s(void) {
@@ -252,6 +269,47 @@ static int log_frame(struct rgpu_failover *f, zmq_msg_t *m, const void *p, size_
     return 0;
 }
 
+/* The key kept whole for heads of len bytes: the log's message at that index (1 + it), or 0. */
+static size_t key_for(struct rgpu_failover *f, size_t len) {
+    for (int k = 0; k < f->nkeys; k++)
+        if (f->keys[k].len == len) return f->keys[k].at + 1;
+    return 0;
+}
+
+static void key_set(struct rgpu_failover *f, size_t len, size_t at) {
+    for (int k = 0; k < f->nkeys; k++)
+        if (f->keys[k].len == len) {
+            f->keys[k].at = at;
+            return;
+        }
+    int k = f->nkeys < MAX_KEYS ? f->nkeys++ : (int)(f->nextkey++ % MAX_KEYS); /* the oldest length makes room */
+    f->keys[k].len = len, f->keys[k].at = at;
+}
+
+/* m's head (frame, as sent) kept as its differences from its length's key, into m->frames[0]: 1. 0: it is
+ * to be kept whole (small, no key yet, or too different: it becomes its length's key). */
+static int log_head_delta(struct rgpu_failover *f, fo_msg *m, zmq_msg_t *frame) {
+    size_t len = zmq_msg_size(frame), at = f->nlog - 1, key;
+    if (len < DELTA_MIN) return 0;
+    f->heads++;
+    if ((key = key_for(f, len))) {
+        size_t cap = rgpu_delta_cap(len);
+        if (f->scratchcap < cap) {
+            uint8_t *b = realloc(f->scratch, cap);
+            if (b) f->scratch = b, f->scratchcap = cap;
+        }
+        size_t d = f->scratchcap >= cap ? rgpu_delta_encode(zmq_msg_data(&f->log[key - 1].frames[0]), zmq_msg_data(frame),
+                                                            len, f->scratch, cap) : 0;
+        if (d && log_frame(f, &m->frames[0], f->scratch, d) == 0) {
+            m->key = key, m->head_len = len;
+            f->delta_heads++;
+            return 1;
+        }
+    }
+    key_set(f, len, at);
+    return 0;
+}
+
 /* The slabs no frame holds, given back (the log is off: nothing is kept until a checkpoint). */
 static void slabs_release(struct rgpu_failover *f) {
     f->cur = NULL;
@@ -277,13 +335,18 @@ void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) 
     }
     fo_msg *m = &f->log[f->nlog++];
     m->frames = malloc(n * sizeof(zmq_msg_t));
-    m->n = n;
+    m->n = n, m->key = 0, m->head_len = 0;
     if (!m->frames) {
         m->n = 0;
         not_logged(s);
         return;
     }
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    if (log_head_delta(f, m, &frames[0])) {
+        f->logbytes += zmq_msg_size(&m->frames[0]);
+        i = 1;
+    }
+    for (; i < n; i++) {
         /* copied into the log's slabs (log_frame); a frame larger than that is shared (a reference, no
          * copy) where it owns its data, as the replay's own frames do, and copied where it is a sync
          * call's buffer, the program's, which it may reuse once it returns */
@@ -297,7 +360,7 @@ void rgpu_fo_logged(rgpu_session *s, zmq_msg_t *frames, size_t n, size_t owned) 
             not_logged(s);
             return;
         }
-        f->logbytes += len;
+        f->logbytes += len; /* the log's bound is the memory it holds: a head kept as differences counts those */
     }
 }
 
@@ -322,6 +385,7 @@ static void log_clear(struct rgpu_failover *f) {
         free(f->log[i].frames);
     }
     f->nlog = 0, f->logbytes = 0, f->nseen = 0;
+    f->nkeys = 0, f->heads = 0, f->delta_heads = 0; /* keys are the log's messages */
 }
 
 /* Nothing to resume from: the log and the image dropped, none kept until a checkpoint is taken again. */
@@ -334,6 +398,8 @@ static void drop_all(struct rgpu_failover *f) {
     log_clear(f);
     drop_images(f);
     slabs_release(f);
+    free(f->scratch);
+    f->scratch = NULL, f->scratchcap = 0;
     f->off = 1;
 }
 
@@ -404,10 +470,12 @@ void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double t
     zmq_msg_move(kept, (zmq_msg_t *)c->out_bulk[0]);
     f->held_bytes += zmq_msg_size(kept);
     f->now_bytes = now ? now : zmq_msg_size(kept);
-    log_clear(f); /* everything before the checkpoint is in the images, the checkpoint's own message too */
     f->checkpoints++;
-    rgpu_log(RGPU_LOG_DEBUG, "failover: checkpoint %u of %s (%s), %zu bytes in %.4f s; the next in %.1f s at the earliest",
-             f->checkpoints, s->url, delta ? "a delta" : "whole", zmq_msg_size(kept), took_s, f->gap);
+    rgpu_log(RGPU_LOG_DEBUG, "failover: checkpoint %u of %s (%s), %zu bytes in %.4f s; the next in %.1f s at the earliest; "
+             "the log it empties held %zu messages in %zu bytes, %zu of %zu heads as differences",
+             f->checkpoints, s->url, delta ? "a delta" : "whole", zmq_msg_size(kept), took_s, f->gap, f->nlog,
+             f->logbytes, f->delta_heads, f->heads);
+    log_clear(f); /* everything before the checkpoint is in the images, the checkpoint's own message too */
 }
 
 int rgpu_fo_due(rgpu_session *s) {
@@ -569,8 +637,17 @@ static int resume_on(rgpu_session *s, struct rgpu_failover *f, int dev, const ch
         fo_msg *m = &f->log[i];
         for (size_t k = 0; k < m->n; k++) {
             zmq_msg_t copy;
-            zmq_msg_init(&copy);
-            zmq_msg_copy(&copy, &m->frames[k]);
+            if (k == 0 && m->key) { /* the head, from its key and its differences */
+                if (zmq_msg_init_size(&copy, m->head_len)) {
+                    snprintf(why, cap, "out of memory replaying the log");
+                    return REFUSED;
+                }
+                rgpu_delta_apply(zmq_msg_data(&f->log[m->key - 1].frames[0]), zmq_msg_data(&m->frames[0]), m->head_len,
+                                 zmq_msg_data(&copy));
+            } else {
+                zmq_msg_init(&copy);
+                zmq_msg_copy(&copy, &m->frames[k]);
+            }
             if (zmq_msg_send(&copy, s->sock, k + 1 < m->n ? ZMQ_SNDMORE : 0) < 0) {
                 zmq_msg_close(&copy);
                 snprintf(why, cap, "sending the log to %s failed", server);
@@ -624,8 +701,8 @@ int rgpu_fo_recover(rgpu_session *s, int dev, char *why, size_t cap) {
                  f->nimages == 2 ? "" : "s");
     else
         snprintf(from, sizeof from, "the start (no checkpoint yet)");
-    rgpu_log(RGPU_LOG_WARN, "failover: device %d resumed on %s from %s and %zu logged message(s) in %.3f s, "
-             "replayed alike: %zu call result(s) and %zu asynchronous copies' data the program saw", dev, server, from,
-             f->nlog, now_s() - t0, checked[0], checked[1]);
+    rgpu_log(RGPU_LOG_WARN, "failover: device %d resumed on %s from %s and %zu logged message(s) (%zu of their heads "
+             "kept as differences) in %.3f s, replayed alike: %zu call result(s) and %zu asynchronous copies' data "
+             "the program saw", dev, server, from, f->nlog, f->delta_heads, now_s() - t0, checked[0], checked[1]);
     return 0;
 }

@@ -58,6 +58,11 @@ void mp_uint(mp_writer *w, uint64_t v) {
     else put_be(w, 0xcf, v, 8);
 }
 
+void mp_uint_wide(mp_writer *w, uint64_t v) {
+    if (v <= 0xffffffffu) put_be(w, 0xce, v, 4);
+    else put_be(w, 0xcf, v, 8);
+}
+
 void mp_int(mp_writer *w, int64_t v) {
     if (v >= 0) { mp_uint(w, (uint64_t)v); return; }
     if (v >= -32) { uint8_t b = (uint8_t)(int8_t)v; mp_raw(w, &b, 1); }

@@ -22,6 +22,8 @@ void mp_nil(mp_writer *w);
 void mp_bool(mp_writer *w, int v);
 void mp_int(mp_writer *w, int64_t v);
 void mp_uint(mp_writer *w, uint64_t v);
+/* v as a msgpack uint32 (or uint64 past it): the same width for every value below 2^32 */
+void mp_uint_wide(mp_writer *w, uint64_t v);
 void mp_double(mp_writer *w, double v);
 void mp_str(mp_writer *w, const char *s);
 void mp_strn(mp_writer *w, const char *s, size_t n);
