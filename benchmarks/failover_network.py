@@ -8,7 +8,8 @@ in RGPU_FAILOVER_INTERVAL (stretched by RGPU_FAILOVER_BUDGET), as users run it.
     .venv/bin/python -m pytest benchmarks/failover_network.py -p no:xdist    (root; writes out/failover_network.json, .md)
 
 At each of the network issue's round trips (the relay's 0.05, 1, 10 and 30 ms) and for each workload
-(the CNN's and the transformer's training steps, the decode loop), PAIRS windows of each program
+(the CNN's and the transformer's training steps, the latter in mixed precision too, the decode loop,
+alone and in a CUDA graph: benchmarks/network.py's), PAIRS windows of each program
 alternately, the two measured side by side so that the machine's load hurts both alike: the figure is
 the mean step over all windows, checkpoints included (issue 43's steady-state cost, goal ≤ 5%), with
 the median and range of the pairs' ratios. The baseline is the same program without ``--failover``
@@ -34,8 +35,10 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 ROOT = HERE.parent
 WORKLOADS = ROOT / "tests" / "e2e" / "torch_workloads.py"
+# the network issue's workloads, as benchmarks/network.py runs them
 NAMES = {"cnn": "CNN training step", "transformer": "transformer training step",
-         "decode": "decode loop, a token a step"}
+         "transformer_amp": "transformer training step, mixed precision", "decode": "decode loop, a token a step",
+         "decode_graph": "decode loop in a CUDA graph, a token a step"}
 RTTS_MS = [0.05, 1, 10, 30]
 PAIRS = int(os.environ.get("RGPU_BENCH_FAILOVER_PAIRS", "8"))
 WINDOW_S = float(os.environ.get("RGPU_BENCH_FAILOVER_STEP_S", "1.5"))  # seconds of steps a window, at least 3 steps
