@@ -56,7 +56,7 @@ CONTROLLER_PORT = 7400
 # (this project's VM's default) a link that has carried a bulk transfer (a --failover session's
 # checkpoint image) stalled a later step's 131 KB reply for 16-20 ms at a time, half of it delivered at
 # once and the rest that much later with every process idle: at the relay's 0.05 ms the mean step of
-# such a program was 1.2-1.9x the other's, 1.00-1.01x with cubic (benchmarks/results/failover-network-2026-12-02.md).
+# such a program was 1.2-2x the other's, 1.00-1.01x with cubic (benchmarks/results/failover-log-deltas-2026-12-02.md).
 CONGESTION = os.environ.get("RGPU_BED_CC", "cubic")
 _OWNED = re.compile(rf"^{PREFIX}p(\d+)-")
 
@@ -197,6 +197,8 @@ class Testbed:
             self._addr(host, inner, f"{addr}/24")
             if host != "wan":
                 self._ip(host, "route", "add", "10.231.1.0/24", "via", WAN_LAN_SIDE)
+        if not re.fullmatch(r"[a-z0-9_]+", CONGESTION):
+            raise RuntimeError(f"RGPU_BED_CC={CONGESTION!r} is not the name of a TCP congestion control")
         for host in (*HOSTS, "wan", "lan"):
             got = self.exec(host, ["sh", "-c", f"echo {CONGESTION} > /proc/sys/net/ipv4/tcp_congestion_control"],
                             capture_output=True, text=True)
