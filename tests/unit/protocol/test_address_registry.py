@@ -4,11 +4,11 @@ device and segment offset a copy needs (memory/memcpy.c asks it once per side)."
 from __future__ import annotations
 
 import ctypes
-import subprocess
 
 import pytest
 
 from rgpu.protocol.codegen import __main__ as codegen
+from tests.support import clib
 from tests.unit.protocol.test_alloc_table import STATE
 
 LIBHOOK = codegen.ROOT / "libhook"
@@ -31,11 +31,8 @@ class Addr(ctypes.Structure):
 @pytest.fixture
 def t(tmp_path):
     (tmp_path / "state.c").write_text(STATE)
-    lib = tmp_path / "libaddresses.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{LIBHOOK / 'src' / 'transport'}",
-                    f"-I{LIBHOOK / 'src' / 'state'}", f"-I{codegen.C_OUT}", "-o", str(lib),
-                    str(LIBHOOK / "src" / "state" / "addresses.c"), str(tmp_path / "state.c")], check=True)
-    return ctypes.CDLL(str(lib))
+    return clib.build(tmp_path / "libaddresses.so", LIBHOOK / "src" / "state" / "addresses.c", tmp_path / "state.c",
+                      includes=(LIBHOOK / "src" / "state", codegen.C_OUT))
 
 
 @pytest.fixture

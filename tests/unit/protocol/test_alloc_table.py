@@ -4,11 +4,11 @@ and the records that feed it: `allocates` and `frees` in the call contract, and 
 from __future__ import annotations
 
 import ctypes
-import subprocess
 
 import pytest
 
 from rgpu.protocol.codegen import __main__ as codegen
+from tests.support import clib
 from rgpu.protocol.codegen import emit_c, records
 from tests.unit.protocol.test_contract_misclassified import _place, real  # noqa: F401  (the fixture)
 
@@ -36,12 +36,8 @@ void rgpu_log_line(int level, const char *fmt, ...) {
 def t(tmp_path):
     """A fresh library per test: the table, and its once-only warning, start empty."""
     (tmp_path / "state.c").write_text(STATE)
-    lib = tmp_path / "liballocs.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-Wall", "-Werror", f"-I{LIBHOOK / 'src' / 'transport'}",
-                    f"-I{LIBHOOK / 'src' / 'state'}", f"-I{codegen.C_OUT}", "-o", str(lib),
-                    str(LIBHOOK / "src" / "state" / "addresses.c"),
-                    str(tmp_path / "state.c")], check=True)
-    return ctypes.CDLL(str(lib))
+    return clib.build(tmp_path / "liballocs.so", LIBHOOK / "src" / "state" / "addresses.c", tmp_path / "state.c",
+                      includes=(LIBHOOK / "src" / "state", codegen.C_OUT))
 
 
 def find(t, p: int):

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import ctypes
 import random
-import subprocess
 
 import pytest
 
-from rgpu.protocol.codegen import __main__ as codegen
-
-SRC = codegen.ROOT / "libhook" / "src" / "transport" / "digest.c"
+from tests.support import clib
 
 
 class Dig(ctypes.Structure):
@@ -22,10 +19,7 @@ class Dig(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    out = tmp_path_factory.mktemp("digest") / "libdigest.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", f"-I{SRC.parent}", "-o", str(out), str(SRC)],
-                   check=True)
-    so = ctypes.CDLL(str(out))
+    so = clib.build(tmp_path_factory.mktemp("digest") / "libdigest.so", clib.TRANSPORT / "digest.c")
     so.rgpu_dig_start.restype = Dig
     so.rgpu_dig_end.restype = ctypes.c_uint64
     so.rgpu_dig_end.argtypes = [ctypes.POINTER(Dig)]

@@ -6,22 +6,17 @@ from __future__ import annotations
 
 import ctypes
 import random
-import subprocess
 
 import pytest
 
-from rgpu.protocol.codegen import __main__ as codegen
+from tests.support import clib
 
-SRC = codegen.ROOT / "libhook" / "src" / "transport" / "log_delta.c"
 BLOCK = 32
 
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    out = tmp_path_factory.mktemp("log_delta") / "liblogdelta.so"
-    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", f"-I{SRC.parent}", "-o", str(out), str(SRC)],
-                   check=True)
-    so = ctypes.CDLL(str(out))
+    so = clib.build(tmp_path_factory.mktemp("log_delta") / "liblogdelta.so", clib.TRANSPORT / "log_delta.c")
     so.rgpu_delta_encode.restype = ctypes.c_size_t
     so.rgpu_delta_encode.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
                                      ctypes.c_size_t]
