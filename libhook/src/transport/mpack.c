@@ -54,8 +54,7 @@ void mp_uint(mp_writer *w, uint64_t v) {
     if (v < 128) { uint8_t b = (uint8_t)v; mp_raw(w, &b, 1); }
     else if (v <= 0xff) put_be(w, 0xcc, v, 1);
     else if (v <= 0xffff) put_be(w, 0xcd, v, 2);
-    else if (v <= 0xffffffffu) put_be(w, 0xce, v, 4);
-    else put_be(w, 0xcf, v, 8);
+    else mp_uint_wide(w, v);
 }
 
 void mp_uint_wide(mp_writer *w, uint64_t v) {
