@@ -89,6 +89,51 @@ def test_the_relay_passes_every_byte_in_order_under_a_delay_and_cuts_when_told(b
         echo.wait(10)
 
 
+# a host's side of the congestion control check: a server that says which its accepted connection uses
+CC_SERVER = """
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(4); print("ready", flush=True)
+held = []
+while True:
+    c, _ = s.accept()
+    print(c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\\0").decode(), flush=True)
+    held.append(c)  # open while the test looks at the relay's sockets
+"""
+CC_CLIENT = ("import socket, sys; s = socket.create_connection((sys.argv[1], int(sys.argv[2]))); "
+             "print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b'\\0').decode(), flush=True); "
+             "sys.stdin.readline()")
+
+
+def test_every_connection_across_the_bed_uses_the_beds_congestion_control(bed):
+    """Both ends of a connection through the relay, the relay's own two, and a connection on the routed
+    path without it use RGPU_BED_CC's congestion control (cubic unless told), whatever the machine's
+    default is (this VM's: bbr, whose stalls after bulk transfers made --failover's windows slow)."""
+    server = bed.popen("gpu1", [sys.executable, "-c", CC_SERVER, "7411"], stdout=subprocess.PIPE, text=True)
+    held = []
+    try:
+        assert server.stdout.readline().strip() == "ready"
+        for to in (bed.front("gpu1"), testbed.LAN["gpu1"]):
+            if to == testbed.LAN["gpu1"]:
+                bed.routed(True)
+            client = bed.popen("cpu", [sys.executable, "-c", CC_CLIENT, to, "7411"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            held.append(client)
+            assert (client.stdout.readline().strip(), server.stdout.readline().strip()) == \
+                (testbed.CONGESTION, testbed.CONGESTION), client.stderr.read() if client.poll() is not None else ""
+        # the relay's sockets: its side of the CPU host's connection and its own to gpu1
+        relay = [line for line in bed.exec("wan", ["ss", "-tinH", "state", "established"]).stdout.splitlines()
+                 if "rtt:" in line]
+        assert len(relay) >= 2 and all(f" {testbed.CONGESTION} " in f" {line} " for line in relay), relay
+    finally:
+        bed.routed(False)
+        for p in held:
+            p.kill()
+            p.wait(10)
+        server.kill()
+        server.wait(10)
+
+
 def test_a_cap_is_set_on_both_ends_of_the_cpu_link_and_lifted(bed):
     def qdiscs():
         return [subprocess.run(["ip", "netns", "exec", bed.ns(h), "tc", "qdisc", "show", "dev", dev],

@@ -51,8 +51,8 @@ CPU, WAN_CPU_SIDE, WAN_LAN_SIDE = "10.231.1.2", "10.231.1.1", "10.231.2.1"
 SERVICE_PORTS = (7400, 7419)
 WORKER_PORTS = (42000, 42149)
 CONTROLLER_PORT = 7400
-# Every namespace's TCP congestion control, set rather than taken from the machine (a namespace starts
-# with the one its maker had): Linux's own default, cubic, unless RGPU_BED_CC names another. With BBR
+# Every route's TCP congestion control (Bed._congestion), set rather than taken from the machine (a
+# namespace starts with the one its maker had): Linux's own default, cubic, unless RGPU_BED_CC names another. With BBR
 # (this project's VM's default) a link that has carried a bulk transfer (a --failover session's
 # checkpoint image) stalled a later step's 131 KB reply for 16-20 ms at a time, half of it delivered at
 # once and the rest that much later with every process idle: at the relay's 0.05 ms the mean step of
@@ -197,14 +197,8 @@ class Testbed:
             self._addr(host, inner, f"{addr}/24")
             if host != "wan":
                 self._ip(host, "route", "add", "10.231.1.0/24", "via", WAN_LAN_SIDE)
-        if not re.fullmatch(r"[a-z0-9_]+", CONGESTION):
-            raise RuntimeError(f"RGPU_BED_CC={CONGESTION!r} is not the name of a TCP congestion control")
-        for host in (*HOSTS, "wan", "lan"):
-            got = self.exec(host, ["sh", "-c", f"echo {CONGESTION} > /proc/sys/net/ipv4/tcp_congestion_control"],
-                            capture_output=True, text=True)
-            if got.returncode:
-                raise RuntimeError(f"RGPU_BED_CC={CONGESTION}: this kernel has no such TCP congestion control "
-                                   f"({got.stderr.strip()})")
+        for host in (*HOSTS, "wan"):
+            self._congestion(host)
         lo, hi = WORKER_PORTS
         for host in ("gpu1", "gpu2"):
             self.exec(host, ["sh", "-c", f"echo '{lo} {hi}' > /proc/sys/net/ipv4/ip_local_port_range"])
@@ -212,6 +206,22 @@ class Testbed:
 
     def _ip(self, host: str, *args: str) -> None:
         _sh("ip", "-n", self.ns(host), *args)
+
+    def _congestion(self, host: str) -> None:
+        """Every route of `host` names CONGESTION (`congctl`), so each TCP connection across the bed uses
+        it whichever side opens it. Per route, not the namespace's default
+        (net.ipv4.tcp_congestion_control): outside the first namespace that default may only be one of
+        the machine's tcp_allowed_congestion_control, which on some kernels lists bbr and reno alone."""
+        if not re.fullmatch(r"[a-z0-9_]+", CONGESTION):
+            raise RuntimeError(f"RGPU_BED_CC={CONGESTION!r} is not the name of a TCP congestion control")
+        for route in _sh("ip", "-n", self.ns(host), "-o", "route", "show").stdout.splitlines():
+            words = [w for w in route.split() if w not in ("linkdown", "dead", "onlink")]
+            if "congctl" in words:  # set before (a route `routed` put back)
+                continue
+            got = _sh("ip", "-n", self.ns(host), "route", "change", *words, "congctl", CONGESTION, check=False)
+            if got.returncode:
+                raise RuntimeError(f"RGPU_BED_CC={CONGESTION}: the routes of {host} cannot use this TCP "
+                                   f"congestion control ({got.stderr.strip()})")
 
     def _veth(self, a: str, a_name: str, b: str, b_name: str) -> None:
         _sh("ip", "link", "add", "name", a_name, "netns", self.ns(a), "mtu", "1500", "type", "veth",
@@ -314,7 +324,8 @@ class Testbed:
         baseline path). Off (the default), the relay is the only way across."""
         self.exec("wan", ["sh", "-c", f"echo {int(on)} > /proc/sys/net/ipv4/ip_forward"], check=True)
         verb = "replace" if on else "del"
-        _sh("ip", "-n", self.ns("cpu"), "route", verb, "10.231.2.0/24", "via", WAN_CPU_SIDE, check=on)
+        _sh("ip", "-n", self.ns("cpu"), "route", verb, "10.231.2.0/24", "via", WAN_CPU_SIDE,
+            *(["congctl", CONGESTION] if on else []), check=on)
 
     def cap(self, rate: str | None) -> None:
         """Cap the CPU host's link at `rate` (tc syntax: 10gbit) both ways, or lift the cap (None)."""
