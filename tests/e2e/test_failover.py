@@ -331,6 +331,25 @@ def test_a_program_resumes_from_a_whole_checkpoint_and_the_deltas_taken_after_it
     assert deltas and int(deltas.group(1)) >= 1, err
 
 
+@BOTH_PATHS
+def test_a_long_chain_of_small_deltas_is_kept_and_restored_whole(pool, cuda_program, shm):  # noqa: F811
+    """A checkpoint at every step of a program whose steps change a few KB of its memory (each launch
+    writes one of its tensors): the deltas are small, and the client keeps them after the first whole
+    image for as long as they hold less than twice what a whole one would (libhook/src/transport/failover.c
+    rgpu_fo_wants_delta), not only 15 of them as before: a whole image crosses the network again only
+    when the bytes say so. Killed at step 30, the other server restores the whole image and every delta
+    after it, in order, and the program ends as an unkilled run does."""
+    exe = cuda_program("failover_launches")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "36", "0", "1")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    proc = start(pool, exe, "36", "50", "1", interval="0", budget="1", shm=shm)
+    out, err = kill_its_server_at(pool, proc, 30)
+    assert proc.returncode == 0, out + err
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, base.stdout)
+    deltas = re.search(r"resumed on \S+ from its checkpoint \(a whole image and (\d+) deltas?\)", err)
+    assert deltas and int(deltas.group(1)) >= 20, err
+
+
 def test_a_module_the_first_server_had_cached_loads_on_a_second_that_never_saw_it(daemons, tmp_path, cuda_program,
                                                                                   device_kind):
     """Servers cache module images by digest (per owner), and a client offers a module by its digest

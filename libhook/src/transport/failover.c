@@ -88,9 +88,13 @@ typedef struct {
     const char *name;        /* the call's (a static string): the error names it */
 } fo_seen;
 
-/* A whole image and at most MAX_IMAGES - 1 deltas after it: a restore decompresses them all, and a
- * chain of many small deltas is replaced by a whole image as one of the same bytes would be. */
-#define MAX_IMAGES 16
+/* A whole image and at most MAX_IMAGES - 1 deltas after it. What bounds a chain is its bytes (twice a
+ * whole image's, rgpu_fo_wants_delta): a restore's work is the bytes it decompresses and applies. The
+ * count only keeps the array small: a training step's deltas are a few hundred KB against a whole image
+ * of tens of MB, and a whole image is the one checkpoint that stalls the program for seconds across a
+ * slow link (its memory crossing it), so with 16 a whole one came every 16 checkpoints (about a minute
+ * at the budget's pace) where the bytes allow hundreds. */
+#define MAX_IMAGES 256
 
 struct rgpu_failover {
     zmq_msg_t images[MAX_IMAGES]; /* the last checkpoint: a whole image and the deltas since (replies' bulk frames) */

@@ -4,8 +4,10 @@
 // calls' seqs and the step's scalar differ), so a --failover session's log keeps them as their
 // differences from the first (libhook/src/transport/log_delta.c). Replayed on another server, the
 // heads laid back must run the same kernels with the same scalars: the digest at the end tells.
+// With a width below 96 each launch writes that many of its tensors: a step that changes little of
+// the memory (a checkpoint's delta of a few KB).
 // It prints READY, PROGRESS i as it goes, and RESULT <digest> OK at the end.
-//   failover_launches [steps] [pause ms per step]
+//   failover_launches [steps] [pause ms per step] [tensors each launch writes: width, 1-96]
 #include <cstdint>
 #include <cstring>
 #include <unistd.h>
@@ -31,6 +33,11 @@ __global__ void scale_add(List l) {
 int main(int argc, char **argv) {
     const int steps = argc > 1 ? atoi(argv[1]) : 16;
     const int pause_ms = argc > 2 ? atoi(argv[2]) : 0;
+    const int width = argc > 3 ? atoi(argv[3]) : TENSORS;
+    if (width < 1 || width > TENSORS) {
+        fprintf(stderr, "width: 1 to %d tensors\n", TENSORS);
+        return 2;
+    }
     float *mem;
     CHECK(cudaMalloc((void **)&mem, (size_t)LAUNCHES * TENSORS * WORDS * sizeof(float)));
     CHECK(cudaMemset(mem, 0, (size_t)LAUNCHES * TENSORS * WORDS * sizeof(float)));
@@ -41,7 +48,7 @@ int main(int argc, char **argv) {
     for (int step = 0; step < steps; step++) {
         for (int l = 0; l < LAUNCHES; l++) {
             List list;
-            list.n = TENSORS;
+            list.n = width;
             list.step = 1.0f / (float)(step * 7 + l + 1);
             for (int k = 0; k < TENSORS; k++) {
                 list.t[k] = mem + ((size_t)l * TENSORS + k) * WORDS;
