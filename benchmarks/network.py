@@ -177,12 +177,12 @@ STEP_AT: dict[str, dict[float, float]] = {}  # workload -> relay round trip (ms)
 RAW_AT: dict[float, float] = {}
 
 
-def path_round_trip(rtt_ms: float, smallest: float) -> float:
-    """What one round trip at rtt_ms costs beyond one at the smallest, on this path (ms): measured by the
-    raw ZeroMQ round trips of this run where both were, else the relay's setting."""
+def path_round_trip(rtt_ms: float, smallest: float) -> tuple[float, bool]:
+    """What one round trip at rtt_ms costs beyond one at the smallest, on this path (ms), and whether it
+    was measured: by the raw ZeroMQ round trips of this run where both were, else the relay's setting."""
     if rtt_ms in RAW_AT and smallest in RAW_AT:
-        return RAW_AT[rtt_ms] - RAW_AT[smallest]
-    return rtt_ms - smallest
+        return RAW_AT[rtt_ms] - RAW_AT[smallest], True
+    return rtt_ms - smallest, False
 
 
 @pytest.mark.parametrize("rtt_ms", RTTS_MS)
@@ -208,8 +208,8 @@ def test_pytorch_steps(benchmark, net, rtt_ms):
         at = STEP_AT.setdefault(name, {})
         at[rtt_ms] = ms
         smallest = min(at)
-        floor = r["syncs_per_step"] * path_round_trip(rtt_ms, smallest) + at[smallest] if smallest < rtt_ms else ms
-        measured = rtt_ms in RAW_AT and smallest in RAW_AT
+        extra, measured = path_round_trip(rtt_ms, smallest)
+        floor = r["syncs_per_step"] * extra + at[smallest] if smallest < rtt_ms else ms
         _row(benchmark, kind="step", rtt_ms=rtt_ms, figure=f"PyTorch {what} (null driver)", rgpu=ms, raw=floor,
              unit="ms", baseline=f"floor: {r['syncs_per_step']} sync × {'raw ZeroMQ ' if measured else ''}round trip"
                                  " + step at the smallest",

@@ -51,9 +51,9 @@ CPU, WAN_CPU_SIDE, WAN_LAN_SIDE = "10.231.1.2", "10.231.1.1", "10.231.2.1"
 SERVICE_PORTS = (7400, 7419)
 WORKER_PORTS = (42000, 42149)
 CONTROLLER_PORT = 7400
-# Every route's TCP congestion control (Bed._congestion), set rather than taken from the machine (a
-# namespace starts with the one its maker had): Linux's own default, cubic, unless RGPU_BED_CC names another. With BBR
-# (this project's VM's default) a link that has carried a bulk transfer (a --failover session's
+# Every route's TCP congestion control (Testbed._congestion), set rather than taken from the machine (a
+# namespace starts with the one its maker had): Linux's own default, cubic, unless RGPU_BED_CC names
+# another. With BBR (this project's VM's default) a link that has carried a bulk transfer (a --failover session's
 # checkpoint image) stalled a later step's 131 KB reply for 16-20 ms at a time, half of it delivered at
 # once and the rest that much later with every process idle: at the relay's 0.05 ms the mean step of
 # such a program was 1.2-2x the other's, 1.00-1.01x with cubic (benchmarks/results/failover-log-deltas-2026-12-02.md).
@@ -197,6 +197,8 @@ class Testbed:
             self._addr(host, inner, f"{addr}/24")
             if host != "wan":
                 self._ip(host, "route", "add", "10.231.1.0/24", "via", WAN_LAN_SIDE)
+        if not re.fullmatch(r"[a-z0-9_]+", CONGESTION):
+            raise RuntimeError(f"RGPU_BED_CC={CONGESTION!r} is not the name of a TCP congestion control")
         for host in (*HOSTS, "wan"):
             self._congestion(host)
         lo, hi = WORKER_PORTS
@@ -211,13 +213,10 @@ class Testbed:
         """Every route of `host` names CONGESTION (`congctl`), so each TCP connection across the bed uses
         it whichever side opens it. Per route, not the namespace's default
         (net.ipv4.tcp_congestion_control): outside the first namespace that default may only be one of
-        the machine's tcp_allowed_congestion_control, which on some kernels lists bbr and reno alone."""
-        if not re.fullmatch(r"[a-z0-9_]+", CONGESTION):
-            raise RuntimeError(f"RGPU_BED_CC={CONGESTION!r} is not the name of a TCP congestion control")
+        the machine's tcp_allowed_congestion_control, which on some kernels lists bbr and reno alone.
+        Run once, on the routes the bed's addresses made (routed() names it on the route it adds)."""
         for route in _sh("ip", "-n", self.ns(host), "-o", "route", "show").stdout.splitlines():
             words = [w for w in route.split() if w not in ("linkdown", "dead", "onlink")]
-            if "congctl" in words:  # set before (a route `routed` put back)
-                continue
             got = _sh("ip", "-n", self.ns(host), "route", "change", *words, "congctl", CONGESTION, check=False)
             if got.returncode:
                 raise RuntimeError(f"RGPU_BED_CC={CONGESTION}: the routes of {host} cannot use this TCP "

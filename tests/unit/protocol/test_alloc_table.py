@@ -8,8 +8,8 @@ import ctypes
 import pytest
 
 from rgpu.protocol.codegen import __main__ as codegen
-from tests.support import clib
 from rgpu.protocol.codegen import emit_c, records
+from tests.support import clib
 from tests.unit.protocol.test_contract_misclassified import _place, real  # noqa: F401  (the fixture)
 
 LIBHOOK = codegen.ROOT / "libhook"
