@@ -87,3 +87,21 @@ def test_every_block_changed_round_trips_when_the_cap_allows(lib):
     delta = encode(lib, key, cur, 4000)
     assert len(delta) == bitmap_bytes(3000) + 3000
     assert apply(lib, key, delta) == cur
+
+
+@pytest.mark.parametrize("length", [2048, 2048 + 300 + 5])
+def test_one_changed_byte_is_found_wherever_it_is(lib, length):
+    """The encoder passes over runs of equal blocks several at a time: a single byte changed at any
+    offset (in a run's first block or its last, in the tail shorter than a run, in a last block that
+    is not whole) is still its block, and only it."""
+    key = random.Random(length).randbytes(length)
+    nmap = bitmap_bytes(length)
+    for at in range(length):
+        cur = bytearray(key)
+        cur[at] ^= 0x01
+        delta = encode(lib, key, bytes(cur), length // 4)
+        block = at // BLOCK
+        size = min(BLOCK, length - block * BLOCK)
+        assert delta[:nmap] == bytes(b == block // 8 and 1 << (block % 8) for b in range(nmap)), at
+        assert len(delta) == nmap + size, at
+        assert apply(lib, key, delta) == bytes(cur), at
