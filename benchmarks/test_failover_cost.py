@@ -107,9 +107,10 @@ PAIRS = int(os.environ.get("RGPU_BENCH_FAILOVER_PAIRS", "10"))  # windows of eac
 def null_pool(request, tmp_path_factory):
     """A controller and one cuda server on the null driver; two trainers under `rgpu run` on it, one
     of a --failover lease, each serving every workload (tests/e2e/torch_workloads.py --serve).
-    same-host: the plain one has the server's shared segment and call ring, which a --failover
-    session does without (its log needs the data in frames); across-hosts: RGPU_SHM=0 for both, as
-    when the server is on another host, the case of the network issue's workloads."""
+    same-host: both have the server's shared segment and call ring (a --failover session's log keeps
+    each message as it would have gone in frames, and its worker writes the program's pinned memory
+    only where the log can check it: docs/failover.md); across-hosts: RGPU_SHM=0 for both, as when the
+    server is on another host, the case of the network issue's workloads."""
     with DaemonSet() as d:
         p = Pool(d, tmp_path_factory.mktemp("failover-null"))
         a = p.add_server("4GiB", "--device", "cuda", "--log-level", "warning",
