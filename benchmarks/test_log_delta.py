@@ -10,6 +10,7 @@ import ctypes
 import ctypes.util
 import random
 import sys
+import timeit
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,10 +27,7 @@ CHANGES = 180  # bytes changed here and there: about 6 KB of 32-byte blocks
 
 @pytest.fixture(scope="module")
 def heads(tmp_path_factory):
-    so = clib.build(tmp_path_factory.mktemp("log_delta") / "liblogdelta.so", clib.TRANSPORT / "log_delta.c")
-    so.rgpu_delta_encode.restype = ctypes.c_size_t
-    so.rgpu_delta_encode.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
-                                     ctypes.c_size_t]
+    so = clib.log_delta(tmp_path_factory.mktemp("log_delta"))
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     libc.memcmp.restype = ctypes.c_int
     libc.memcmp.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
@@ -51,7 +49,6 @@ def test_head_delta_encode(benchmark, heads, figures):
     encode_us = benchmark.stats.stats.min * 1e6
 
     # the baseline: the two heads compared whole, equal (memcmp reads both to the end)
-    import timeit
     t = timeit.Timer(lambda: libc.memcmp(k, same, HEAD))
     loops = 2000
     base_us = min(t.repeat(repeat=5, number=loops)) / loops * 1e6

@@ -16,12 +16,7 @@ BLOCK = 32
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    so = clib.build(tmp_path_factory.mktemp("log_delta") / "liblogdelta.so", clib.TRANSPORT / "log_delta.c")
-    so.rgpu_delta_encode.restype = ctypes.c_size_t
-    so.rgpu_delta_encode.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
-                                     ctypes.c_size_t]
-    so.rgpu_delta_apply.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
-    return so
+    return clib.log_delta(tmp_path_factory.mktemp("log_delta"))
 
 
 def encode(lib, key: bytes, cur: bytes, cap: int) -> bytes:
