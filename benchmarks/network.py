@@ -9,15 +9,17 @@ transport.ROUNDS). Paths: "veth" is the GPU host's own address, routed by the ke
 with no relay (Testbed.routed); "relay D ms" is its front, through the relay adding a D ms round trip.
 - round trips, on veth and at relay round trips of 0.05, 1, 10 and 30 ms: the raw ZeroMQ round trip
   (bench.c's raw mode against rawserver.py on the GPU host) and rgpu's sync round trip
-  (cudaStreamQuery through librgpu; goal: ≤ raw + 20 µs);
+  (cudaStreamQuery through librgpu; goal: ≤ raw + 20 µs), on veth with a CURVE wire too;
 - bandwidth, H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream the same way
   (netstream.py; goal: ≥ 0.9×): on veth uncapped and capped at 10 Gb/s, through the relay (0.05 ms)
   uncapped and capped at 1 Gb/s (tbf on the CPU host's link). Two streams: `discard` (the baseline
   column), whose ends send and receive one 1 MiB buffer hot in the cache, and `store` (beside it),
   whose ends are a copy's: the sender reads 64 MiB of memory, the receiver writes 64 MiB of it, as
   any copy's ends must; the first does less than any copy can, so it bounds rgpu from above and the
-  second is the fair figure where the CPU is the limit. Beside them, H2D and D2H on veth and through
-  the relay, the CPU seconds a GB costs each end (test_bandwidth_cpu), which decides bandwidth where
+  second is the fair figure where the CPU is the limit. On veth, uncapped and at 10 Gb/s, H2D and D2H
+  with the wire a pool's servers have too, CURVE, beside the plain wire and the streams
+  (test_bandwidth_curve). Beside them, H2D and D2H on veth and through
+  the relay, the CPU seconds a GB costs each end (test_bandwidth_cpu; on veth a CURVE wire's too), which decides bandwidth where
   both ends and the relay share the machine's cores, and which other processes' load moves far less
   than wall time. The bed shares this machine's cores
   with both ends (and the relay is one Python process, about 1 GB/s on two cores), so uncapped
@@ -30,7 +32,7 @@ with no relay (Testbed.routed); "relay D ms" is its front, through the relay add
   raw ZeroMQ round trips through the relay in the same run) + the step's time at 0.05 ms (goal at 30 ms:
   ≤ 1.1× the floor), with the blocking round trips each step made (librgpu's counters; goal: ≤ the program's
   synchronisations + 1). One PyTorch process serves every row, so its start is paid once.
-Direct mode and a plain wire on both sides, as the raw baselines are plain."""
+Direct mode and a plain wire on both sides, as the raw baselines are plain, but for the CURVE rows."""
 from __future__ import annotations
 
 import json
@@ -54,7 +56,7 @@ OUT = HERE / "out"
 RTTS_MS = [0.05, 1, 10, 30]
 MiB = 1 << 20
 COPY = 64 * MiB
-SERVER_PORT, RAW_PORT, STREAM_PORT, NULL_PORT = 7401, 7403, 7404, 7405
+SERVER_PORT, RAW_PORT, STREAM_PORT, NULL_PORT, CURVE_PORT = 7401, 7403, 7404, 7405, 7406
 ROWS: list[dict] = []
 ROOT = HERE.parent
 WORKLOADS = ROOT / "tests" / "e2e" / "torch_workloads.py"
@@ -76,7 +78,15 @@ class NetBench:
                                 stdout=subprocess.PIPE, text=True)
         assert self.stream.stdout.readline().strip() == "ready"
         self.trainer = None
+        self.curve_key = None  # the CURVE server's public key (hex), once test_bandwidth_curve started it
         self.path = "relay"
+
+    def curve_server(self) -> None:
+        """A second sim server on gpu1 with the wire a pool's servers have: CURVE (a direct-mode server
+        off loopback; its key pair made here, the client library given its public half)."""
+        if self.curve_key is None:
+            url = self.pool.add_server("gpu1", CURVE_PORT, "--log-level", "warning", pool=False)
+            self.curve_key = url.rsplit("@", 1)[1]
 
     def via(self, path: str) -> None:
         """"relay": to gpu1's front, through the relay (its round trip); "veth": to gpu1's own address,
@@ -121,8 +131,9 @@ class NetBench:
             raise RuntimeError(f"{' '.join(map(str, argv))} failed ({p.returncode}):\n{p.stderr[-2000:]}")
         return json.loads(p.stdout.strip().splitlines()[-1])
 
-    def rgpu(self, *args) -> dict:
-        env = {**self.pool.env, "RGPU_SERVER": f"tcp://{self.gpu1}:{SERVER_PORT}", "LD_LIBRARY_PATH": str(libdir())}
+    def rgpu(self, *args, curve: bool = False) -> dict:
+        server = f"tcp://{self.gpu1}:{CURVE_PORT}@{self.curve_key}" if curve else f"tcp://{self.gpu1}:{SERVER_PORT}"
+        env = {**self.pool.env, "RGPU_SERVER": server, "LD_LIBRARY_PATH": str(libdir())}
         return self._run([str(self.exe), "rgpu", *map(str, args)], env)
 
     def raw_zmq(self, *args) -> dict:
@@ -168,6 +179,19 @@ def test_sync_round_trip(benchmark, net, rtt_ms):
     _row(benchmark, kind="round trip", rtt_ms=rtt_ms, figure="sync round trip (cudaStreamQuery)",
          rgpu=got["rgpu"], raw=got["raw"], unit="µs", baseline="raw ZeroMQ round trip",
          over_raw_us=round(got["rgpu"] - got["raw"], 1))
+
+
+def test_sync_round_trip_curve(benchmark, net):
+    """The sync round trip on veth with a pool's wire, CURVE, beside the plain wire's and raw ZeroMQ's
+    (plain) in the same run: each message is encrypted and authenticated at both ends."""
+    net.curve_server()
+    net.via("veth")
+    n = round_trips(0.05)
+    got = alternately(benchmark, {"rgpu": lambda: net.rgpu("sync", n, curve=True), "raw": lambda: net.raw_zmq("sync", n),
+                                  "plain": lambda: net.rgpu("sync", n)}, "us")
+    _row(benchmark, kind="round trip", rtt_ms="veth", figure="sync round trip (cudaStreamQuery), CURVE wire",
+         rgpu=got["rgpu"], raw=got["raw"], unit="µs", baseline="raw ZeroMQ round trip (plain)",
+         over_raw_us=round(got["rgpu"] - got["raw"], 1), plain=got["plain"], plain_ratio=round(got["rgpu"] / got["plain"], 3))
 
 
 STEP_AT: dict[str, dict[float, float]] = {}  # workload -> relay round trip (ms) -> step time (ms), this run
@@ -237,6 +261,31 @@ def test_bandwidth(benchmark, net, what, path, cap):
          ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"], store_ratio=round(got["rgpu"] / got["store"], 3))
 
 
+@pytest.mark.parametrize("cap", [None, "10gbit"], ids=["uncapped", "10gbit"])
+@pytest.mark.parametrize("what", ["h2d", "d2h"])
+def test_bandwidth_curve(benchmark, net, what, cap):
+    """H2D and D2H on veth with the wire a pool's servers have, CURVE (every byte encrypted and
+    authenticated by ZeroMQ: libsodium's XSalsa20-Poly1305 on one I/O thread at each end), beside the
+    same copies on a plain wire and the raw TCP stream (plain), in the same run: what users of a
+    pool get across hosts, and what the encryption costs of it."""
+    net.curve_server()
+    net.via("veth")
+    net.bed.rtt(0.05)
+    net.bed.cap(cap)
+    try:
+        way = "up" if what == "h2d" else "down"
+        got = alternately(benchmark, {"rgpu": lambda: net.rgpu(what, COPY, 4, curve=True),
+                                      "raw": lambda: net.tcp(way, COPY, 4),
+                                      "store": lambda: net.tcp(way, COPY, 4, "store"),
+                                      "plain": lambda: net.rgpu(what, COPY, 4)}, "gbps")
+    finally:
+        net.bed.cap(None)
+    _row(benchmark, kind="bandwidth", rtt_ms="veth", cap=cap or "none", figure=f"{what} 64 MiB, CURVE wire",
+         rgpu=got["rgpu"], raw=got["raw"], unit="GB/s", baseline=f"raw TCP stream ({way})",
+         ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"], store_ratio=round(got["rgpu"] / got["store"], 3),
+         plain=got["plain"], plain_ratio=round(got["rgpu"] / got["plain"], 3))
+
+
 CPU_HOSTS = {"client": None, "GPU host": "gpu1", "relay": "wan"}
 
 
@@ -300,6 +349,9 @@ def test_bandwidth_cpu(benchmark, net, what, path):
     way = "up" if what == "h2d" else "down"
     runs = {"rgpu": lambda n: net.rgpu(what, COPY, n), "raw": lambda n: net.tcp(way, COPY, n),
             "store": lambda n: net.tcp(way, COPY, n, "store")}
+    if path == "veth":  # and on a pool's wire: what each end spends on CURVE's encryption
+        net.curve_server()
+        runs["curve"] = lambda n: net.rgpu(what, COPY, n, curve=True)
     got: dict[str, list] = {name: [] for name in runs}
 
     def once():
@@ -311,7 +363,8 @@ def test_bandwidth_cpu(benchmark, net, what, path):
     total = {name: m["client"] + m["GPU host"] for name, m in med.items()}  # the relay is the same path for all
     _row(benchmark, kind="cpu", rtt_ms="veth" if path == "veth" else 0.05, cap="none", figure=f"{what} 64 MiB, CPU a GB",
          rgpu=total["rgpu"], raw=total["raw"], store=total["store"], unit="CPU s/GB", baseline=f"raw TCP stream ({way})",
-         ratio=round(total["raw"] / total["rgpu"], 3), store_ratio=round(total["store"] / total["rgpu"], 3), by_end=med)
+         ratio=round(total["raw"] / total["rgpu"], 3), store_ratio=round(total["store"] / total["rgpu"], 3), by_end=med,
+         **({"curve": total["curve"]} if "curve" in total else {}))
 
 
 def write_tables() -> None:
@@ -330,6 +383,8 @@ def write_tables() -> None:
         where += f", cap {r['cap']}" if r["kind"] in ("bandwidth", "cpu") else ""
         if r["kind"] == "round trip":
             vs = f"+{r['over_raw_us']:g} µs ({r['rgpu'] / r['raw']:.2f}×)"
+            if "plain" in r:
+                vs += f"; plain wire {r['plain']:.2f} {r['unit']}"
         elif r["kind"] == "step":
             vs = f"{r['ratio']:.2f}× floor"
         else:
@@ -338,6 +393,10 @@ def write_tables() -> None:
                 vs = f"{r['ratio']:.2f}× (client+GPU host)"
             if "store" in r:  # the stream whose ends are a copy's: BYTES of source and of destination
                 vs += f"; store stream {r['store']:.2f} {r['unit']}: {r['store_ratio']:.2f}×"
+            if r["kind"] == "cpu" and "curve" in r:  # the same copies on a CURVE wire
+                vs += f"; CURVE wire {r['curve']:.2f} {r['unit']}"
+            if "plain" in r:  # the same copy on a plain wire: what the encryption costs
+                vs += f"; plain wire {r['plain']:.2f} {r['unit']}: {r['plain_ratio']:.2f}×"
         trips = f"{r['trips']:g} ({r['syncs']})" if r["kind"] == "step" else ""
         lines.append(f"| {where} | {r['figure']} | {r['rgpu']:.2f} {r['unit']} | {r['baseline']} | "
                      f"{r['raw']:.2f} {r['unit']} | {vs} | {trips} |")
@@ -355,5 +414,5 @@ def write_tables() -> None:
             where = "veth" if r["rtt_ms"] == "veth" else f"relay {r['rtt_ms']:g} ms"
             lines.append(f"- {where}, {r['figure']}: " + "; ".join(
                 f"{name} " + ", ".join(f"{end} {v:.3f}" for end, v in r["by_end"][name].items())
-                for name in ("rgpu", "raw", "store")))
+                for name in ("rgpu", "raw", "store", "curve") if name in r["by_end"]))
     (OUT / "network.md").write_text("\n".join(lines) + "\n")

@@ -34,6 +34,29 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     -Wl,--version-script="$here/exports.map" -Wl,-soname,librgpu.so -Wl,--no-undefined -Wl,-Bsymbolic \
     -Wl,-rpath,'$ORIGIN' -Wl,--disable-new-dtags -lzmq -lpthread -o "$out/librgpu.so.tmp"
 mv "$out/librgpu.so.tmp" "$out/librgpu.so"
+# The libzmq librgpu.so loads: where a Python with pyzmq's wheel is at hand (RGPU_ZMQ_PYTHON, default
+# the checkout's .venv), the libzmq and libsodium that wheel carries, copied beside librgpu.so (libzmq
+# as libzmq.so.5, the name librgpu.so asks for; libsodium under its own, which that libzmq asks for
+# and finds through its RPATH $ORIGIN), which the RPATH $ORIGIN above loads before the system's.
+# Why: a pool's wire is CURVE, whose cipher (libsodium's XSalsa20-Poly1305, on one ZeroMQ I/O thread
+# at each end) is what limits a session's copies across hosts; on this project's 2-core VM the
+# system's libsodium 1.0.18 (Debian 12) encrypted 1.41 GB/s, pyzmq 27.3's 1.0.22 2.45 GB/s, and 64 MiB
+# copies on the test bed's CURVE wire were 10-25% faster in every A/B pair (H2D 0.79-0.93 to 0.89-1.03
+# GB/s uncapped; benchmarks/results/bed-2026-12-03-curve.md), the plain wire unchanged within noise. The same libzmq (4.3.5) is what the servers' workers
+# use through pyzmq. RGPU_SYSTEM_ZMQ=1, or no such Python: the system's libzmq, as linked.
+rm -f "$out/libzmq.so.5" "$out"/libsodium-*.so*
+zpy=${RGPU_ZMQ_PYTHON:-$here/../.venv/bin/python}
+if [ "${RGPU_SYSTEM_ZMQ:-0}" != 1 ] && [ -x "$zpy" ]; then
+    wheel_libs=$("$zpy" -c 'import pathlib, zmq; d = pathlib.Path(zmq.__file__).parent.parent / "pyzmq.libs"; print(d if d.is_dir() else "")' 2>/dev/null || true)
+    zmq_lib=$(ls "${wheel_libs:-/nonexistent}"/libzmq-*.so.5* 2>/dev/null | head -1 || true)
+    if [ -n "$zmq_lib" ]; then
+        for dep in $(readelf -d "$zmq_lib" | sed -n 's/.*(NEEDED).*\[\(libsodium-[^]]*\)\]/\1/p'); do
+            cp "$wheel_libs/$dep" "$out/$dep"
+        done
+        cp "$zmq_lib" "$out/libzmq.so.5.tmp"
+        mv "$out/libzmq.so.5.tmp" "$out/libzmq.so.5"
+    fi
+fi
 # The cuda backend's compiled launch loop, kernel clock and printf check (server/backends/cuda's
 # launches.py, timing.py and printf.py load it on the server), and the worker's end of the call ring
 # (server/native/ring.c, for every backend: server/ring.py; it reads messages with the client's
