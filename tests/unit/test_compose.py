@@ -229,15 +229,37 @@ def test_dockerignore_keeps_local_state_out_of_the_image():
     assert {".venv", "build", ".git"} <= set(ignored)
 
 
-def test_the_client_layer_bundles_libzmq_but_not_the_images_own_c_and_cxx_runtimes(libdir, tmp_path):
-    lib = tmp_path / "lib"
-    shutil.copytree(libdir, lib, symlinks=True, ignore=shutil.ignore_patterns("rgpu"))
+RUNTIMES = r"(linux-vdso|ld-linux.*|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s)\.so"
+
+
+def _bundle_libs(lib):
     p = subprocess.run(["bash", str(ROOT / "docker" / "bundle-libs.sh"), str(lib)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    bundled = {line.split()[1] for line in p.stdout.splitlines()}
-    assert "libzmq.so.5" in bundled
-    assert not {n for n in bundled if re.match(r"(libc|libm|libstdc\+\+|libgcc_s)\.so|ld-linux", n)}, bundled
-    # with only that directory on the library path, libzmq is found there
     ldd = subprocess.run(["ldd", str(lib / "librgpu.so")], capture_output=True, text=True,
                          env={"LD_LIBRARY_PATH": str(lib), "PATH": "/usr/bin:/bin"})
+    # every library librgpu.so loads but glibc's and the C++ runtime is then one in that directory
+    outside = [line for line in ldd.stdout.splitlines() if "=>" in line and not re.match(RUNTIMES, line.split()[0])
+               and f"=> {lib}/" not in line]
+    assert not outside, ldd.stdout
     assert f"libzmq.so.5 => {lib}/libzmq.so.5" in ldd.stdout, ldd.stdout
+    return {line.split()[1] for line in p.stdout.splitlines()}
+
+
+def test_the_client_layer_bundles_libzmq_but_not_the_images_own_c_and_cxx_runtimes(libdir, tmp_path):
+    # a build that links the system's libzmq (an image's: no pyzmq wheel beside libhook/build.sh)
+    lib = tmp_path / "lib"
+    shutil.copytree(libdir, lib, symlinks=True, ignore=shutil.ignore_patterns("rgpu", "libzmq.so.5", "libsodium-*"))
+    bundled = _bundle_libs(lib)
+    assert "libzmq.so.5" in bundled
+    assert not {n for n in bundled if re.match(RUNTIMES, n)}, bundled
+
+
+def test_the_client_layer_keeps_the_libzmq_the_build_placed_beside_the_library(libdir, tmp_path):
+    # a build that placed pyzmq's wheel libzmq and libsodium beside librgpu.so keeps them (a second copy
+    # of the system's would be loaded instead by nothing, and is not made); one without is as above
+    lib = tmp_path / "lib"
+    shutil.copytree(libdir, lib, symlinks=True, ignore=shutil.ignore_patterns("rgpu"))
+    placed = (lib / "libzmq.so.5").read_bytes() if (lib / "libzmq.so.5").exists() else None
+    bundled = _bundle_libs(lib)
+    if placed is not None:
+        assert "libzmq.so.5" not in bundled and (lib / "libzmq.so.5").read_bytes() == placed
