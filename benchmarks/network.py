@@ -245,20 +245,31 @@ def test_pytorch_steps(benchmark, net, rtt_ms):
                          ids=["veth", "veth-10gbit", "relay", "relay-1gbit"])
 @pytest.mark.parametrize("what", ["h2d", "d2h", "h2d_pinned", "d2h_pinned"])
 def test_bandwidth(benchmark, net, what, path, cap):
+    _bandwidth(benchmark, net, what, path, cap)
+
+
+def _bandwidth(benchmark, net, what, path, cap, curve=False):
+    """One copy's row: rgpu alternately with the raw TCP streams (and with curve, rgpu on the CURVE
+    server beside the same copy on the plain wire)."""
     net.via(path)
     net.bed.rtt(0.05)
     net.bed.cap(cap)
     try:
         n = 2 if cap == "1gbit" else 4
         way = "up" if what.startswith("h2d") else "down"
-        got = alternately(benchmark, {"rgpu": lambda: net.rgpu(what, COPY, n),
-                                      "raw": lambda: net.tcp(way, COPY, n),
-                                      "store": lambda: net.tcp(way, COPY, n, "store")}, "gbps")
+        runs = {"rgpu": lambda: net.rgpu(what, COPY, n, curve=curve),
+                "raw": lambda: net.tcp(way, COPY, n),
+                "store": lambda: net.tcp(way, COPY, n, "store")}
+        if curve:
+            runs["plain"] = lambda: net.rgpu(what, COPY, n)
+        got = alternately(benchmark, runs, "gbps")
     finally:
         net.bed.cap(None)
+    plain = {"plain": got["plain"], "plain_ratio": round(got["rgpu"] / got["plain"], 3)} if curve else {}
     _row(benchmark, kind="bandwidth", rtt_ms="veth" if path == "veth" else 0.05, cap=cap or "none",
-         figure=f"{what} 64 MiB", rgpu=got["rgpu"], raw=got["raw"], unit="GB/s", baseline=f"raw TCP stream ({way})",
-         ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"], store_ratio=round(got["rgpu"] / got["store"], 3))
+         figure=f"{what} 64 MiB" + (", CURVE wire" if curve else ""), rgpu=got["rgpu"], raw=got["raw"], unit="GB/s",
+         baseline=f"raw TCP stream ({way})", ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"],
+         store_ratio=round(got["rgpu"] / got["store"], 3), **plain)
 
 
 @pytest.mark.parametrize("cap", [None, "10gbit"], ids=["uncapped", "10gbit"])
@@ -269,21 +280,7 @@ def test_bandwidth_curve(benchmark, net, what, cap):
     same copies on a plain wire and the raw TCP stream (plain), in the same run: what users of a
     pool get across hosts, and what the encryption costs of it."""
     net.curve_server()
-    net.via("veth")
-    net.bed.rtt(0.05)
-    net.bed.cap(cap)
-    try:
-        way = "up" if what == "h2d" else "down"
-        got = alternately(benchmark, {"rgpu": lambda: net.rgpu(what, COPY, 4, curve=True),
-                                      "raw": lambda: net.tcp(way, COPY, 4),
-                                      "store": lambda: net.tcp(way, COPY, 4, "store"),
-                                      "plain": lambda: net.rgpu(what, COPY, 4)}, "gbps")
-    finally:
-        net.bed.cap(None)
-    _row(benchmark, kind="bandwidth", rtt_ms="veth", cap=cap or "none", figure=f"{what} 64 MiB, CURVE wire",
-         rgpu=got["rgpu"], raw=got["raw"], unit="GB/s", baseline=f"raw TCP stream ({way})",
-         ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"], store_ratio=round(got["rgpu"] / got["store"], 3),
-         plain=got["plain"], plain_ratio=round(got["rgpu"] / got["plain"], 3))
+    _bandwidth(benchmark, net, what, "veth", cap, curve=True)
 
 
 CPU_HOSTS = {"client": None, "GPU host": "gpu1", "relay": "wan"}

@@ -42,8 +42,9 @@ mv "$out/librgpu.so.tmp" "$out/librgpu.so"
 # at each end) is what limits a session's copies across hosts; on this project's 2-core VM the
 # system's libsodium 1.0.18 (Debian 12) encrypted 1.41 GB/s, pyzmq 27.3's 1.0.22 2.45 GB/s, and 64 MiB
 # copies on the test bed's CURVE wire were 10-25% faster in every A/B pair (H2D 0.79-0.93 to 0.89-1.03
-# GB/s uncapped; benchmarks/results/bed-2026-12-03-curve.md), the plain wire unchanged within noise. The same libzmq (4.3.5) is what the servers' workers
-# use through pyzmq. RGPU_SYSTEM_ZMQ=1, or no such Python: the system's libzmq, as linked.
+# GB/s uncapped; benchmarks/results/bed-2026-12-03-curve.md), the plain wire unchanged within noise.
+# The same libzmq (4.3.5) is what the servers' workers use through pyzmq. RGPU_SYSTEM_ZMQ=1, or no
+# such Python: the system's libzmq, as linked.
 rm -f "$out/libzmq.so.5" "$out"/libsodium-*.so*
 zpy=${RGPU_ZMQ_PYTHON:-$here/../.venv/bin/python}
 if [ "${RGPU_SYSTEM_ZMQ:-0}" != 1 ] && [ -x "$zpy" ]; then

@@ -255,8 +255,8 @@ def test_the_client_layer_bundles_libzmq_but_not_the_images_own_c_and_cxx_runtim
 
 
 def test_the_client_layer_keeps_the_libzmq_the_build_placed_beside_the_library(libdir, tmp_path):
-    # a build that placed pyzmq's wheel libzmq and libsodium beside librgpu.so keeps them (a second copy
-    # of the system's would be loaded instead by nothing, and is not made); one without is as above
+    # a build that placed pyzmq's wheel libzmq and libsodium beside librgpu.so (libhook/build.sh): they
+    # stay, and the system's are not copied over them; a build without them is the test above
     lib = tmp_path / "lib"
     shutil.copytree(libdir, lib, symlinks=True, ignore=shutil.ignore_patterns("rgpu"))
     placed = (lib / "libzmq.so.5").read_bytes() if (lib / "libzmq.so.5").exists() else None
