@@ -131,9 +131,9 @@ class NetBench:
             raise RuntimeError(f"{' '.join(map(str, argv))} failed ({p.returncode}):\n{p.stderr[-2000:]}")
         return json.loads(p.stdout.strip().splitlines()[-1])
 
-    def rgpu(self, *args, curve: bool = False) -> dict:
+    def rgpu(self, *args, curve: bool = False, env: dict | None = None) -> dict:
         server = f"tcp://{self.gpu1}:{CURVE_PORT}@{self.curve_key}" if curve else f"tcp://{self.gpu1}:{SERVER_PORT}"
-        env = {**self.pool.env, "RGPU_SERVER": server, "LD_LIBRARY_PATH": str(libdir())}
+        env = {**self.pool.env, "RGPU_SERVER": server, "LD_LIBRARY_PATH": str(libdir()), **(env or {})}
         return self._run([str(self.exe), "rgpu", *map(str, args)], env)
 
     def raw_zmq(self, *args) -> dict:
@@ -250,7 +250,8 @@ def test_bandwidth(benchmark, net, what, path, cap):
 
 def _bandwidth(benchmark, net, what, path, cap, curve=False):
     """One copy's row: rgpu alternately with the raw TCP streams (and with curve, rgpu on the CURVE
-    server beside the same copy on the plain wire)."""
+    server beside the same copy on the plain wire, and on the CURVE wire without the bulk channel:
+    RGPU_BULK=0, every byte through ZeroMQ's cipher)."""
     net.via(path)
     net.bed.rtt(0.05)
     net.bed.cap(cap)
@@ -262,10 +263,12 @@ def _bandwidth(benchmark, net, what, path, cap, curve=False):
                 "store": lambda: net.tcp(way, COPY, n, "store")}
         if curve:
             runs["plain"] = lambda: net.rgpu(what, COPY, n)
+            runs["zmq_cipher"] = lambda: net.rgpu(what, COPY, n, curve=True, env={"RGPU_BULK": "0"})
         got = alternately(benchmark, runs, "gbps")
     finally:
         net.bed.cap(None)
-    plain = {"plain": got["plain"], "plain_ratio": round(got["rgpu"] / got["plain"], 3)} if curve else {}
+    plain = {"plain": got["plain"], "plain_ratio": round(got["rgpu"] / got["plain"], 3),
+             "zmq_cipher": got["zmq_cipher"]} if curve else {}
     _row(benchmark, kind="bandwidth", rtt_ms="veth" if path == "veth" else 0.05, cap=cap or "none",
          figure=f"{what} 64 MiB" + (", CURVE wire" if curve else ""), rgpu=got["rgpu"], raw=got["raw"], unit="GB/s",
          baseline=f"raw TCP stream ({way})", ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"],
@@ -275,10 +278,12 @@ def _bandwidth(benchmark, net, what, path, cap, curve=False):
 @pytest.mark.parametrize("cap", [None, "10gbit"], ids=["uncapped", "10gbit"])
 @pytest.mark.parametrize("what", ["h2d", "d2h"])
 def test_bandwidth_curve(benchmark, net, what, cap):
-    """H2D and D2H on veth with the wire a pool's servers have, CURVE (every byte encrypted and
-    authenticated by ZeroMQ: libsodium's XSalsa20-Poly1305 on one I/O thread at each end), beside the
-    same copies on a plain wire and the raw TCP stream (plain), in the same run: what users of a
-    pool get across hosts, and what the encryption costs of it."""
+    """H2D and D2H on veth with the wire a pool's servers have, CURVE (calls encrypted and
+    authenticated by ZeroMQ; the copies' frames sealed with AEGIS-256 on the session's bulk channel,
+    server/bulk.py), beside the same copies on a plain wire, on CURVE without the bulk channel (every
+    byte through libsodium's XSalsa20-Poly1305 on ZeroMQ's one I/O thread at each end) and the raw
+    TCP stream (plain), in the same run: what users of a pool get across hosts, and what the
+    encryption costs of it."""
     net.curve_server()
     _bandwidth(benchmark, net, what, "veth", cap, curve=True)
 
@@ -349,6 +354,7 @@ def test_bandwidth_cpu(benchmark, net, what, path):
     if path == "veth":  # and on a pool's wire: what each end spends on CURVE's encryption
         net.curve_server()
         runs["curve"] = lambda n: net.rgpu(what, COPY, n, curve=True)
+        runs["zmq_cipher"] = lambda n: net.rgpu(what, COPY, n, curve=True, env={"RGPU_BULK": "0"})
     got: dict[str, list] = {name: [] for name in runs}
 
     def once():
@@ -361,7 +367,7 @@ def test_bandwidth_cpu(benchmark, net, what, path):
     _row(benchmark, kind="cpu", rtt_ms="veth" if path == "veth" else 0.05, cap="none", figure=f"{what} 64 MiB, CPU a GB",
          rgpu=total["rgpu"], raw=total["raw"], store=total["store"], unit="CPU s/GB", baseline=f"raw TCP stream ({way})",
          ratio=round(total["raw"] / total["rgpu"], 3), store_ratio=round(total["store"] / total["rgpu"], 3), by_end=med,
-         **({"curve": total["curve"]} if "curve" in total else {}))
+         **({"curve": total["curve"], "zmq_cipher": total["zmq_cipher"]} if "curve" in total else {}))
 
 
 def write_tables() -> None:
@@ -392,6 +398,8 @@ def write_tables() -> None:
                 vs += f"; store stream {r['store']:.2f} {r['unit']}: {r['store_ratio']:.2f}×"
             if r["kind"] == "cpu" and "curve" in r:  # the same copies on a CURVE wire
                 vs += f"; CURVE wire {r['curve']:.2f} {r['unit']}"
+            if "zmq_cipher" in r:  # ... without the bulk channel: ZeroMQ's cipher on every byte
+                vs += f"; CURVE without the bulk channel {r['zmq_cipher']:.2f} {r['unit']}"
             if "plain" in r:  # the same copy on a plain wire: what the encryption costs
                 vs += f"; plain wire {r['plain']:.2f} {r['unit']}: {r['plain_ratio']:.2f}×"
         trips = f"{r['trips']:g} ({r['syncs']})" if r["kind"] == "step" else ""

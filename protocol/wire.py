@@ -8,10 +8,13 @@ Request (client DEALER -> worker ROUTER): frame 0 is an array of `call` records 
 args, nbulk(, copy)]``; then the bulk frames of all calls, in order.
 Reply (only for sync calls): a `reply` record ``[seq, result, outs, deferred, message, output(,
 regions)]`` and bulk frames; ``output`` is device printf text produced since the last reply, for the
-client's stdout. Call id ATTACH is attach ``[session, key]`` or ``[session, key, shm offer]``, answered
-with outs ``[offer accepted, backend, facts]`` (server/shm.py; facts: ``{attrs: {attribute: value},
-props: cudaDeviceProp bytes}`` or ``{}``, what the client answers attribute and property queries
-from); GOODBYE ends the session, its args the client's counts ``[round trips waited for, async calls,
+client's stdout. Call id ATTACH is attach ``[session, key]``, ``[session, key, shm offer]`` or
+``[session, key, shm offer or None, bulk offer]``, answered with outs ``[offer accepted, backend,
+facts]`` (server/shm.py; facts: ``{attrs: {attribute: value}, props: cudaDeviceProp bytes}`` or
+``{}``, what the client answers attribute and property queries from), and to a bulk offer ``[key,
+channel name]`` a fourth out, the port of the session's bulk channel or None (server/bulk.py: on a
+CURVE wire whose worker does not map the client's segment, every frame of BULK_MIN bytes or more
+after a message's head, either way, travels there sealed, a `sealed` record in its place); GOODBYE ends the session, its args the client's counts ``[round trips waited for, async calls,
 messages of async calls only]`` (or none); BARRIER is a sync no-op. A reply with seq 0 and result
 SESSION_ENDED says the server is ending the session (its message says why). A reply with seq 0 and
 result MOVED says the session moved (server/migration): its outs a `moved` record.

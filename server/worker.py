@@ -24,7 +24,7 @@ from rgpu.protocol import curve, wire
 from rgpu.protocol.wire import Pinned, Shm, Staged
 from rgpu.protocol.generated.calltable import BY_NAME
 
-from . import backends, failover, module_cache, session_ports
+from . import backends, bulk, failover, module_cache, session_ports
 from .errors import CudaError, driver_code
 from .dispatch import Dispatcher, Result
 from .migration.source import Outbound, Redirect
@@ -132,7 +132,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     admission = Admission(keys is not None)
     zap = curve.Zap(ctx, admission)
     zap.start()
-    sock = ctx.socket(zmq.ROUTER)
+    # its large frames to the client go on the session's bulk channel once one is open (server/bulk.py)
+    sock = ctx.socket(zmq.ROUTER, socket_class=bulk.SealingSocket)
     sock.setsockopt(zmq.LINGER, 1000)
     sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 5000)
@@ -177,6 +178,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
     session.ring = None  # the call ring in that segment, when the client offers one (server/ring.py)
     session.pinned = PinnedHost(session)  # the program's pinned host memory, mapped as calls name it
+    session.bulk = None  # the bulk channel beside a CURVE wire, when the client offers one (server/bulk.py)
     if conf.get("ipc_dir"):
         # CUDA IPC handles open in the sessions of the same lease and vGPU on this GPU (any session of
         # the GPU where no lease gate admits them): api/ipc.py
@@ -405,7 +407,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                             reason = inbound.ended
                             break
                     elif peer is None and (inbound is None or inbound.committed) and _same_client(body, assignment):
-                        peer = _attach(sock, ident, body, assignment, session, log, conf["device"])
+                        peer = _attach(sock, ident, body, assignment, session, log, conf["device"],
+                                       lambda offer: _open_bulk(ctx, conf, keys, capacity, offer, log))
                         peer_fd = _source_fd(body) if peer is not None else None
                         if peer is not None and inbound is not None:
                             sock.send_multipart([inbound.source, wire.pack({"op": "attached"})])
@@ -417,6 +420,14 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if redirect is not None:
                     out.send_multipart([ident, redirect.notice])
                     continue
+                if session.bulk is not None and from_socket:
+                    try:  # large frames that came sealed on the bulk channel, in their places
+                        body = session.bulk.open_parts(body, session.housekeeping)
+                    except bulk.BulkBroken as e:
+                        log.warning("bulk_broken", reason=str(e))
+                        _notify(sock, peer, f"the session's bulk channel failed: {e}")
+                        reason = "bulk_broken"
+                        break
                 if reclaimer.reclaimed:
                     try:
                         reclaimer.restore(session, inside_kernel)
@@ -497,11 +508,14 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
                  copies_compiled=session.device.launcher.copies if session.device.launcher is not None else 0,
                  batches_compiled=session.device.launcher.batches if session.device.launcher is not None else 0,
+                 **(session.bulk.stats() if session.bulk is not None else {}),
                  **_client_counts(session))
         _publish(traffic, slot, session)
         if watch is not None:
             watch.set()
         close_shm(session)
+        if session.bulk is not None:
+            session.bulk.close()
         session.pinned.close(client_gone=reason == "client_gone")
         if reclaimer.reclaimed:  # its device is closed already; its checkpoint goes with it
             reclaimer.discard()
@@ -629,21 +643,22 @@ def _refuse(sock, ident, body, log, why: str) -> None:
     sock.send_multipart([ident, wire.encode_reply(seq, 201, message=f"not attached to this session: {why}")])
 
 
-def _attach(sock, ident, body, assignment, session, log, backend: str):
-    """The first message on a worker must be attach [session, key(, shared-memory offer)]; the
-    reply's outs say whether the offered segment was mapped, which backend serves the session
-    (the client answers the calls their records say it does not serve without asking) and the
-    device's immutable facts (_facts)."""
+def _attach(sock, ident, body, assignment, session, log, backend: str, open_bulk=None):
+    """The first message on a worker must be attach [session, key(, shared-memory offer(, bulk
+    offer))]; the reply's outs say whether the offered segment was mapped, which backend serves the
+    session (the client answers the calls their records say it does not serve without asking), the
+    device's immutable facts (_facts) and, to a bulk offer, the bulk channel's port (None: frames
+    travel on the session's socket). A shared-memory offer of None is no offer."""
     try:
         (req,) = wire.decode_requests(body)
         ok = req.call_id == wire.ATTACH and req.args[:2] == [assignment["session"], assignment["key"]] \
-            and len(req.args) <= 3
+            and len(req.args) <= 4
     except (wire.MalformedMessage, ValueError):
         ok, req = False, None
     seq = req.seq if req is not None else 0
     if ok:
         accepted = False
-        if len(req.args) == 3:
+        if len(req.args) >= 3 and req.args[2] is not None:
             close_shm(session)
             session.shm, why = Segment.attach(req.args[2])
             accepted = session.shm is not None
@@ -654,11 +669,37 @@ def _attach(sock, ident, body, assignment, session, log, backend: str):
                          **({"ring_declined": why_not} if session.ring is None else {}))
             else:
                 log.info("shm_declined", reason=why)
-        sock.send_multipart([ident, wire.encode_reply(seq, 0, [accepted, backend, _facts(session, log)])])
+        outs = [accepted, backend, _facts(session, log)]
+        if len(req.args) == 4:
+            # the copies' data go beside the wire only where frames carry them (not the same host's
+            # segment) and the wire is CURVE: a plain wire's frames cost no cipher
+            channel = open_bulk(req.args[3]) if open_bulk is not None and not accepted else None
+            if channel is not None:
+                session.bulk, sock.bulk, sock.bulk_for = channel, channel, ident
+            outs.append(channel.port if channel is not None else None)
+        sock.send_multipart([ident, wire.encode_reply(seq, 0, outs)])
         return ident
     log.warning("attach_refused")
     sock.send_multipart([ident, wire.encode_reply(seq, 201, message="not attached to this session")])
     return None
+
+
+def _open_bulk(ctx, conf, keys, capacity, offer, log):
+    """The session's bulk channel for a client's offer (server/bulk.py), or None: a plain wire, an
+    offer that is not [key, name], no libsodium with AEGIS-256 here, or no port."""
+    if keys is None or not bulk.offer_ok(offer):
+        return None
+    if bulk.sodium() is None:
+        log.info("bulk_declined", reason=bulk.why_not())
+        return None
+    try:
+        channel = bulk.BulkChannel(ctx, conf["worker_bind"], conf.get("session_ports"), offer[0], offer[1],
+                                   max_frame(capacity))
+    except (OSError, zmq.ZMQError) as e:
+        log.warning("bulk_declined", reason=str(e))
+        return None
+    log.info("bulk_opened", endpoint=channel.endpoint)
+    return channel
 
 
 def _facts(session, log) -> dict:

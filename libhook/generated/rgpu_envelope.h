@@ -22,6 +22,7 @@
 #define RGPU_ENV_PIN_NONCE 16
 #define RGPU_ENV_SYNC_MAX 4
 #define RGPU_ENV_REPLY_TEXT 16777216
+#define RGPU_ENV_BULK_CHANNEL 16
 #define RGPU_ENV_MAX_DEPTH 32
 #define RGPU_ENV_SHM 1 /* shm's tag */
 #define RGPU_ENV_STAGED 2 /* staged's tag */
@@ -408,6 +409,45 @@ static inline int rgpu_env_read_moved(mp_reader *r, rgpu_env_moved *v, const cha
     v->key.p = o.p; v->key.n = o.n;
     if (mp_next(r, &o) || o.type != MP_UINT) { *why = "moved.last_seq: expected an unsigned integer"; return -1; }
     v->last_seq = o.v.u;
+    return 0;
+}
+
+/* sealed: A frame of a message whose data travels sealed on the session's bulk channel instead
+ * (server/bulk.py, libhook/src/transport/bulk.c): it stands in the message where the data frame was.
+ * The channel's name (random, told only over the session's CURVE wire), the direction (0 client to
+ * worker, 1 worker to client), the sender's count of sealed frames in that direction (the AEAD nonce:
+ * never used twice under the channel's key) and the data's length. The bulk channel carries the same
+ * bytes, then the data sealed with them as associated data. */
+typedef struct {
+    rgpu_env_bytes channel;
+    uint64_t dir;
+    uint64_t counter;
+    uint64_t length;
+} rgpu_env_sealed;
+
+static inline void rgpu_env_write_sealed(mp_writer *w, const rgpu_env_sealed *v) {
+    mp_array(w, 4);
+    mp_bin(w, v->channel.p, v->channel.n);
+    mp_uint(w, v->dir);
+    mp_uint(w, v->counter);
+    mp_uint(w, v->length);
+}
+
+/* Reads one sealed record, all of it checked; 0, or -1 with *why naming the field that failed. */
+static inline int rgpu_env_read_sealed(mp_reader *r, rgpu_env_sealed *v, const char **why) {
+    mp_obj o;
+    (void)o;
+    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 4) { *why = "sealed: expected an array of 4 elements"; return -1; }
+    uint32_t count = o.n;
+    (void)count;
+    if (mp_next(r, &o) || o.type != MP_BIN || o.n != 16) { *why = "sealed.channel: expected 16 bytes"; return -1; }
+    v->channel.p = o.p; v->channel.n = o.n;
+    if (mp_next(r, &o) || !((o.type == MP_UINT && o.v.u <= 1) || o.type == MP_BOOL)) { *why = "sealed.dir: expected an integer from 0 to 1"; return -1; }
+    v->dir = o.type == MP_BOOL ? (uint64_t)o.v.b : o.v.u;
+    if (mp_next(r, &o) || o.type != MP_UINT) { *why = "sealed.counter: expected an unsigned integer"; return -1; }
+    v->counter = o.v.u;
+    if (mp_next(r, &o) || o.type != MP_UINT) { *why = "sealed.length: expected an unsigned integer"; return -1; }
+    v->length = o.v.u;
     return 0;
 }
 

@@ -1,7 +1,7 @@
 """generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit"""
 # protocol/contract/constants.toml: the client library has the same values (rgpu_wire.h)
 
-PROTOCOL_VERSION = 9
+PROTOCOL_VERSION = 10
 ATTACH = 0
 GOODBYE = 1
 BARRIER = 2
@@ -20,6 +20,7 @@ OUT_LATER = 4
 LATE_OUT = 20003
 LATE_MAX_COPIES = 64
 LATE_MAX_BYTES = 67108864
+BULK_MIN = 262144
 PIECE_MIN = 4194304
 PIECE_MAX = 8388608
 PIECE_COUNT = 8

@@ -17,6 +17,7 @@ PIN_NAME = 47
 PIN_NONCE = 16
 SYNC_MAX = 4
 REPLY_TEXT = 16777216
+BULK_CHANNEL = 16
 MAX_DEPTH = 32
 
 
@@ -431,6 +432,54 @@ def read_moved(v, where: str = "moved") -> Moved:
     if type(f_last_seq) is not int or f_last_seq < 0:
         raise _bad(where + ".last_seq", "an unsigned integer", f_last_seq)
     return tuple.__new__(Moved, (f_url, f_endpoint, f_session, f_key, f_last_seq,))
+
+
+class Sealed(tuple):
+    """A frame of a message whose data travels sealed on the session's bulk channel instead
+(server/bulk.py, libhook/src/transport/bulk.c): it stands in the message where the data frame was.
+The channel's name (random, told only over the session's CURVE wire), the direction (0 client to
+worker, 1 worker to client), the sender's count of sealed frames in that direction (the AEAD nonce:
+never used twice under the channel's key) and the data's length. The bulk channel carries the same
+bytes, then the data sealed with them as associated data."""
+    __slots__ = ()
+    FIELDS = ('channel', 'dir', 'counter', 'length')
+    channel = property(_itemgetter(0))
+    dir = property(_itemgetter(1))
+    counter = property(_itemgetter(2))
+    length = property(_itemgetter(3))
+
+    def __new__(cls, channel, dir, counter, length):
+        return tuple.__new__(cls, (channel, dir, counter, length,))
+
+    def __repr__(self):
+        return "Sealed(" + ", ".join(f"{n}={v!r}" for n, v in zip(self.FIELDS, self)) + ")"
+
+
+def write_sealed(r) -> list:
+    """Sealed as the array that goes on the wire."""
+    return [r[0], r[1], r[2], r[3]]
+
+
+Sealed.write = write_sealed
+
+
+def read_sealed(v, where: str = "sealed") -> Sealed:
+    """Sealed from a decoded msgpack value; MalformedMessage naming the field that fails."""
+    if type(v) is not list or not len(v) == 4:
+        raise _bad(where, "an array of 4 elements", v)
+    f_channel = v[0]
+    if type(f_channel) is not bytes or len(f_channel) != 16:
+        raise _bad(where + ".channel", "16 bytes", f_channel)
+    f_dir = v[1]
+    if type(f_dir) not in _INTS or not 0 <= f_dir <= 1:
+        raise _bad(where + ".dir", "an integer from 0 to 1", f_dir)
+    f_counter = v[2]
+    if type(f_counter) is not int or f_counter < 0:
+        raise _bad(where + ".counter", "an unsigned integer", f_counter)
+    f_length = v[3]
+    if type(f_length) is not int or f_length < 0:
+        raise _bad(where + ".length", "an unsigned integer", f_length)
+    return tuple.__new__(Sealed, (f_channel, f_dir, f_counter, f_length,))
 
 
 _COPY_TAGS = {1: read_shm, 2: read_staged, 3: read_pinned}

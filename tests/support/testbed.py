@@ -359,6 +359,28 @@ def for_test(record: bool = False):
         bed.down()
 
 
+def copy_roundtrip_bytes(at: int = 1 << 20, n: int = 64) -> bytes:
+    """`n` bytes of what tests/cuda/programs/copy_roundtrip.cu copies to the device (its src[i], from
+    `at` on): a plaintext that a recording of its wire holds only if the wire is not encrypted."""
+    return bytes((i * 2654435761 >> 13) & 0xFF for i in range(at, at + n))
+
+
+def sealed_links(links: dict[str, bytes], secrets: list[bytes]) -> set[str]:
+    """Asserts what an observer of recorded links sees: each connection's greeting (its first 64 bytes
+    up) names CURVE, or NULL for a session's bulk channel, whose frames are sealed with AEGIS-256 under
+    a key told over CURVE (server/bulk.py); and no link holds any of `secrets`. Returns the bulk
+    channel's connections (link names without .up/.down)."""
+    bulk = set()
+    for name, data in links.items():
+        if name.endswith(".up") and data:
+            assert b"CURVE" in data[:64] or b"NULL" in data[:64], (name, data[:64])
+            if b"NULL" in data[:64]:
+                bulk.add(name[:-len(".up")])
+        for secret in secrets:
+            assert secret not in data, (name, secret)
+    return bulk
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description="The rgpu test bed of hosts on one machine (network namespaces).")
     ap.add_argument("action", choices=("up", "down", "status", "sweep"))

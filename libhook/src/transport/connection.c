@@ -51,6 +51,8 @@ static void *zmq_context(void) {
     return zctx;
 }
 
+void *rgpu_zmq_context(void) { return zmq_context(); }
+
 static void set_int(void *sock, int opt, int v) { zmq_setsockopt(sock, opt, &v, sizeof v); }
 static void set_max(void *sock, int64_t v) { zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &v, sizeof v); }
 
@@ -389,8 +391,8 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
         return -1;
     }
     s->state = 1;
-    /* attach: args [session, key(, shared-memory offer)]; proves we are the client the supervisor
-     * admitted; outs [offer accepted, backend name] */
+    /* attach: args [session, key(, shared-memory offer(, bulk offer))]; proves we are the client the
+     * supervisor admitted; outs [offer accepted, backend name, facts(, bulk channel's port)] */
     mp_writer w, offer;
     mp_init(&w, 256);
     mp_init(&offer, 256);
@@ -400,11 +402,17 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
     mp_init(&args, 256);
     mp_str(&args, sid);
     mp_str(&args, key);
+    mp_writer bulk;
+    mp_init(&bulk, 64);
+    int bulk_offered = rgpu_bulk_offer(s, curve_wire, &bulk); /* the worker takes it only across hosts */
     if (offered) mp_raw(&args, offer.buf, offer.len);
+    else if (bulk_offered) mp_nil(&args);
+    if (bulk_offered) mp_raw(&args, bulk.buf, bulk.len);
     mp_free(&offer);
+    mp_free(&bulk);
     /* a request of one call record (protocol/contract/envelope.toml), seq 0 */
     rgpu_env_call attach = {.seq = 0, .call_id = RGPU_ATTACH, .sync = 1,
-                            .args = {.p = args.buf, .len = args.len, .n = offered ? 3u : 2u}};
+                            .args = {.p = args.buf, .len = args.len, .n = bulk_offered ? 4u : offered ? 3u : 2u}};
     mp_array(&w, 1);
     rgpu_env_write_call(&w, &attach);
     mp_free(&args);
@@ -434,6 +442,13 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
                          : o.n == 4 && !memcmp(o.p, "cuda", 4) ? RGPU_BACKEND_CUDA : RGPU_BACKEND_UNKNOWN;
         if (outs.n >= 3) read_facts(s, &r);
     }
+    if (parsed && outs.n >= 4 && bulk_offered) { /* the bulk channel's port, or nil: declined */
+        mp_reader r4;
+        mp_rinit(&r4, outs.p, outs.len);
+        int skipped = rgpu_env_skip(&r4, RGPU_ENV_MAX_DEPTH) == 0 && rgpu_env_skip(&r4, RGPU_ENV_MAX_DEPTH) == 0 &&
+                      rgpu_env_skip(&r4, RGPU_ENV_MAX_DEPTH) == 0;
+        if (skipped && !mp_next(&r4, &o) && o.type == MP_UINT) rgpu_bulk_connect(s, full, (int)o.v.u);
+    }
     rgpu_shm_answer(s, accepted);
     __atomic_store_n(&s->facts_ready, 1, __ATOMIC_RELEASE);
     zmq_msg_close(&m);
@@ -452,6 +467,7 @@ static int session_open(rgpu_session *s, int dev) {
 }
 
 int rgpu_session_reopen(rgpu_session *s, int dev, const char *server) {
+    rgpu_bulk_close(s);
     if (s->sock) {
         zmq_socket_monitor(s->sock, NULL, 0);
         zmq_close(s->sock);

@@ -28,8 +28,7 @@ void rgpu_take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head) {
     for (int more = zmq_msg_more(head); more;) {
         zmq_msg_t b;
         zmq_msg_init(&b);
-        zmq_msg_recv(&b, s->sock, 0);
-        more = zmq_msg_more(&b);
+        more = rgpu_recv_part(s, &b);
         size_t len = zmq_msg_size(&b);
         if (at >= 0 && got + len <= s->late[at].len) memcpy((char *)s->late[at].dst + got, zmq_msg_data(&b), len);
         got += len;

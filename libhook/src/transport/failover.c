@@ -504,7 +504,7 @@ static int send_one(rgpu_session *s, uint64_t seq, uint32_t id, zmq_msg_t *bulk,
         zmq_msg_t copy;
         zmq_msg_init(&copy);
         zmq_msg_copy(&copy, &bulk[i]);
-        rc = zmq_msg_send(&copy, s->sock, i + 1 < nbulk ? ZMQ_SNDMORE : 0);
+        rc = rgpu_send_part(s, &copy, i + 1 < nbulk ? ZMQ_SNDMORE : 0);
         if (rc < 0) zmq_msg_close(&copy);
     }
     if (rc >= 0) rgpu_ring_sent_on_socket(s); /* a new server on this host waits on its ring's doorbell */
@@ -522,8 +522,7 @@ static int recv_all(rgpu_session *s, zmq_msg_t *head, zmq_msg_t *frames, int cap
     for (int more = zmq_msg_more(head); more;) {
         zmq_msg_t b;
         zmq_msg_init(&b);
-        zmq_msg_recv(&b, s->sock, 0);
-        more = zmq_msg_more(&b);
+        more = rgpu_recv_part(s, &b);
         if (*n < cap) {
             zmq_msg_init(&frames[*n]);
             zmq_msg_move(&frames[(*n)++], &b);
@@ -652,7 +651,8 @@ static int resume_on(rgpu_session *s, struct rgpu_failover *f, int dev, const ch
                 zmq_msg_init(&copy);
                 zmq_msg_copy(&copy, &m->frames[k]);
             }
-            if (zmq_msg_send(&copy, s->sock, k + 1 < m->n ? ZMQ_SNDMORE : 0) < 0) {
+            int more = k + 1 < m->n ? ZMQ_SNDMORE : 0; /* frame 0 is the head */
+            if ((k ? rgpu_send_part(s, &copy, more) : zmq_msg_send(&copy, s->sock, more)) < 0) {
                 zmq_msg_close(&copy);
                 snprintf(why, cap, "sending the log to %s failed", server);
                 return LOST;

@@ -62,7 +62,8 @@ int rgpu_replay_resend(rgpu_session *s, rgpu_replay_msg *m) {
         zmq_msg_t copy;
         zmq_msg_init(&copy);
         zmq_msg_copy(&copy, &m->frames[i]);
-        rc = zmq_msg_send(&copy, s->sock, i + 1 < m->n ? ZMQ_SNDMORE : 0);
+        int more = i + 1 < m->n ? ZMQ_SNDMORE : 0; /* frame 0 is the head */
+        rc = i ? rgpu_send_part(s, &copy, more) : zmq_msg_send(&copy, s->sock, more);
         if (rc < 0) zmq_msg_close(&copy);
     }
     if (rc >= 0) rgpu_ring_sent_on_socket(s);
@@ -99,14 +100,14 @@ static int resend_rebuilt(rgpu_session *s, rgpu_replay_msg *m, struct rgpu_call 
         zmq_msg_init(&copy);
         zmq_msg_copy(&copy, &m->frames[1 + i]);
         rgpu_replay_keep(s, &nm, &copy);
-        if (rc >= 0) rc = zmq_msg_send(&copy, s->sock, i + 1 < nframes ? ZMQ_SNDMORE : 0);
+        if (rc >= 0) rc = rgpu_send_part(s, &copy, i + 1 < nframes ? ZMQ_SNDMORE : 0);
         else zmq_msg_close(&copy);
     }
     for (int i = 0; i < cframes; i++) {
         zmq_msg_t f;
         zmq_msg_init_data(&f, (void *)c->bulk[i], c->bulk_len[i], NULL, NULL);
         rgpu_replay_keep(s, &nm, &f);
-        if (rc >= 0) rc = zmq_msg_send(&f, s->sock, i + 1 < cframes ? ZMQ_SNDMORE : 0);
+        if (rc >= 0) rc = rgpu_send_part(s, &f, i + 1 < cframes ? ZMQ_SNDMORE : 0);
         else zmq_msg_close(&f);
     }
     replay_free(m);
@@ -163,6 +164,7 @@ int rgpu_session_follow(rgpu_session *s, int dev, const rgpu_env_reply *rep, str
     zmq_close(s->sock);
     s->sock = s->mon = NULL;
     rgpu_shm_unmap(s);
+    rgpu_bulk_close(s);
     char *hash = strrchr(url, '#');
     s->gpu = hash ? atoi(hash + 1) : 0;
     if (hash) *hash = 0;

@@ -127,8 +127,7 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             for (int more = zmq_msg_more(head); more;) {
                 zmq_msg_t b;
                 zmq_msg_init(&b);
-                zmq_msg_recv(&b, s->sock, 0);
-                more = zmq_msg_more(&b);
+                more = rgpu_recv_part(s, &b);
                 size_t len = zmq_msg_size(&b);
                 if (pieces_ok && streamed + len <= c->shm_cap) {
                     memcpy((char *)c->shm_dst + streamed, zmq_msg_data(&b), len);
@@ -149,8 +148,7 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
         for (int more = zmq_msg_more(head); more;) {
             zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
             zmq_msg_init(b);
-            zmq_msg_recv(b, s->sock, 0);
-            more = zmq_msg_more(b);
+            more = rgpu_recv_part(s, b);
             size_t len = zmq_msg_size(b);
             if (stream_out && c->nout_bulk == 0 && streamed + len <= c->shm_cap) {
                 memcpy((char *)c->shm_dst + streamed, zmq_msg_data(b), len);
@@ -164,6 +162,11 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             else { zmq_msg_close(b); free(b); }
         }
         if (streamed && rseq == seq) c->shm_got = pieces_ok ? streamed : 0; /* 0: the copy fails, its data incomplete */
+        if (s->bulk_failed) { /* a frame of this reply did not come, or did not open, on the bulk channel */
+            c->reply = head;
+            rgpu_end(c);
+            return RGPU_DEVICE_UNAVAILABLE; /* the session is marked dead (bulk.c); the caller unlocks */
+        }
         if (parsed && rseq == 0 && rc == RGPU_SESSION_ENDED) {
             /* no call's reply: the server is ending the session and says why (the lease expired) */
             char text[300] = "the server ended the session";
@@ -287,8 +290,7 @@ static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64
         for (int more = zmq_msg_more(head); more;) {
             zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
             zmq_msg_init(b);
-            zmq_msg_recv(b, s->sock, 0);
-            more = zmq_msg_more(b);
+            more = rgpu_recv_part(s, b);
             if (rseq == seq + 1 + (uint64_t)i && f->nout_bulk < RGPU_MAX_OUT_BULK) f->out_bulk[f->nout_bulk++] = b;
             else { zmq_msg_close(b); free(b); }
         }

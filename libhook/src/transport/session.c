@@ -85,7 +85,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     for (size_t i = 0, sent = 0; i < s->nbulk; i++) {
         rgpu_replay_keep(s, r, &q[i]); /* every frame: a rebuild of a wired message needs them all */
         if (wired && !s->wired[i]) zmq_msg_close(&q[i]);
-        else if (rc >= 0) rc = zmq_msg_send(&q[i], s->sock, nframes - ++sent ? ZMQ_SNDMORE : 0);
+        else if (rc >= 0) rc = rgpu_send_part(s, &q[i], nframes - ++sent ? ZMQ_SNDMORE : 0);
         else zmq_msg_close(&q[i]);
     }
     for (int i = 0; i < cframes; i++) {
@@ -95,7 +95,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
         zmq_msg_t m;
         zmq_msg_init_data(&m, (void *)c->bulk[i], c->bulk_len[i], NULL, NULL);
         rgpu_replay_keep(s, r, &m);
-        if (rc >= 0) rc = zmq_msg_send(&m, s->sock, more);
+        if (rc >= 0) rc = rgpu_send_part(s, &m, more);
         else zmq_msg_close(&m);
     }
     mp_reset(&s->batch);
@@ -164,8 +164,7 @@ static int take_notices(rgpu_session *s, int dev) {
             while (more) { /* a stale reply's bulk frames */
                 zmq_msg_t b;
                 zmq_msg_init(&b);
-                zmq_msg_recv(&b, s->sock, 0);
-                more = zmq_msg_more(&b);
+                more = rgpu_recv_part(s, &b);
                 zmq_msg_close(&b);
             }
         }
@@ -412,6 +411,7 @@ void rgpu_sessions_close(void) {
             rgpu_send_batch(s, NULL, 0);
         }
         rgpu_shm_unmap(s);
+        rgpu_bulk_close(s);
         if (s->mon) zmq_close(s->mon);
         if (s->sock) zmq_close(s->sock);
         s->sock = s->mon = NULL;

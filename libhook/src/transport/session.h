@@ -72,6 +72,13 @@ typedef struct {
     uint8_t attr_known[RGPU_MAX_ATTRS];
     uint8_t props[RGPU_MAX_PROPS];
     size_t props_len;
+    /* the bulk channel beside a CURVE wire to another host (bulk.c): its DEALER, key, name, and the
+     * count of frames sealed to the worker (the nonce); bulk_failed once a frame of the worker's did
+     * not open or come */
+    void *bulk_sock;
+    uint8_t bulk_key[32], bulk_chan[16];
+    uint64_t bulk_sent;
+    int bulk_failed;
 } rgpu_session;
 
 

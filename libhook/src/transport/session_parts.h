@@ -28,6 +28,18 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
 int rgpu_session_ensure_open(rgpu_session *s, int dev);            /* the lock held: 0 open, -1 not */
 void rgpu_connections_end(void);
 
+/* bulk.c: the bulk channel beside a CURVE wire. offer: writes [key, name] into an attach's args
+ * (1) or nothing (0: RGPU_BULK=0, a plain wire, no libsodium with AEGIS-256); connect: to the port
+ * the worker answered, on the host `control` names. send_part/recv_part stand for zmq_msg_send/recv
+ * on the session socket for every frame after a message's head: large ones travel sealed on the
+ * channel; recv_part returns the frame's `more` flag. */
+void *rgpu_zmq_context(void);
+int rgpu_bulk_offer(rgpu_session *s, int curve_wire, mp_writer *args);
+void rgpu_bulk_connect(rgpu_session *s, const char *control, int port);
+void rgpu_bulk_close(rgpu_session *s);
+int rgpu_send_part(rgpu_session *s, zmq_msg_t *m, int flags);
+int rgpu_recv_part(rgpu_session *s, zmq_msg_t *m);
+
 /* session.c */
 int rgpu_sessions_closed(void);
 void rgpu_mark_dead(rgpu_session *s, const char *why);

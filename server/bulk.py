@@ -1,0 +1,308 @@
+"""A session's bulk channel: large frames beside a CURVE wire, sealed with AEGIS-256.
+
+CURVE encrypts on one ZeroMQ I/O thread at each end with XSalsa20-Poly1305 (1.4-2.5 GB/s a core on
+this project's VM), which held 64 MiB copies across hosts to a fifth of the plain wire's speed
+(benchmarks/results/bed-2026-12-03-curve.md). Here the frames of at least BULK_MIN bytes after a
+message's head go on a second connection to the worker instead, sealed in the threads that send and
+receive them with AEGIS-256 (libsodium >= 1.0.19; 9-10 GB/s a core), under a key the client drew and
+told the worker in its attach, over the CURVE wire (protocol/contract/constants.toml, BULK_MIN).
+
+The control message keeps a small `sealed` record where the frame was (protocol/contract/
+envelope.toml): the channel's name, the direction, the sender's count of sealed frames and the
+length. The channel carries the same bytes, then the data and its 32-byte tag, sealed with those
+bytes as associated data and a nonce made of the name, the direction and the count. A frame that
+does not open under the key, or whose head is not the one the control message named, is not the
+session's: from the client's connection it ends the session (its data would be wrong), from any
+other connection (the port takes NULL-mechanism connections: the key is what admits) it is dropped.
+
+The worker's end: the client library's is libhook/src/transport/bulk.c.
+"""
+from __future__ import annotations
+
+import ctypes.util
+import glob
+import os
+import time
+
+import msgpack
+import numpy as np
+import zmq
+
+from rgpu.protocol.generated.constants import BULK_MIN
+from rgpu.protocol.generated.envelope import BULK_CHANNEL, MalformedMessage, read_sealed, write_sealed
+
+from . import session_ports
+
+KEY_BYTES = 32
+TAG_BYTES = 32       # crypto_aead_aegis256_ABYTES
+HEAD_MAX = 48        # a sealed record's bytes at most (an array, 16 bytes of name, three integers)
+TO_WORKER, TO_CLIENT = 0, 1
+WAIT_S = 20.0        # how long a message's sealed frame may lag its control message
+HELLO_WAIT_S = 5.0   # how long the client's hello may lag the first frame the worker would seal
+
+
+class BulkBroken(Exception):
+    """The client's own connection sent a frame that does not open, or none came: the session ends."""
+
+
+_CDEF = """
+int sodium_init(void);
+int crypto_aead_aegis256_encrypt_detached(unsigned char *c, unsigned char *mac, unsigned long long *maclen_p,
+    const unsigned char *m, unsigned long long mlen, const unsigned char *ad, unsigned long long adlen,
+    const unsigned char *nsec, const unsigned char *npub, const unsigned char *k);
+int crypto_aead_aegis256_decrypt_detached(unsigned char *m, unsigned char *nsec, const unsigned char *c,
+    unsigned long long clen, const unsigned char *mac, const unsigned char *ad, unsigned long long adlen,
+    const unsigned char *npub, const unsigned char *k);
+"""
+_lib = None
+_why_not = None
+
+
+def _candidates() -> list[str]:
+    """pyzmq's wheel carries the libsodium its libzmq uses (1.0.22 in pyzmq 27): first; then the system's."""
+    out = []
+    try:
+        here = os.path.dirname(os.path.dirname(zmq.__file__))
+        out += sorted(glob.glob(os.path.join(here, "pyzmq.libs", "libsodium*.so*")))
+    except (AttributeError, TypeError):
+        pass
+    found = ctypes.util.find_library("sodium")
+    if found:
+        out.append(found)
+    return out
+
+
+def sodium():
+    """(ffi, lib) of a libsodium with AEGIS-256, or None (why: `why_not()`)."""
+    global _lib, _why_not
+    if _lib is not None or _why_not is not None:
+        return _lib
+    import cffi
+    ffi = cffi.FFI()
+    ffi.cdef(_CDEF)
+    for path in _candidates():
+        try:
+            lib = ffi.dlopen(path)
+            lib.crypto_aead_aegis256_encrypt_detached  # noqa: B018 (libsodium < 1.0.19 has no AEGIS)
+        except (OSError, AttributeError):
+            continue
+        if lib.sodium_init() < 0:
+            continue
+        _lib = (ffi, lib)
+        return _lib
+    _why_not = "no libsodium with AEGIS-256 (1.0.19 or later) here"
+    return None
+
+
+def why_not() -> str | None:
+    sodium()
+    return _why_not
+
+
+def nonce(channel: bytes, direction: int, counter: int) -> bytes:
+    """32 bytes never used twice under one key: the channel's name, the direction, the count."""
+    return channel + bytes((direction,)) + counter.to_bytes(8, "little") + bytes(7)
+
+
+def _nbytes(part) -> int:
+    if isinstance(part, zmq.Frame):
+        return len(part.buffer)
+    return memoryview(part).nbytes
+
+
+class SealingSocket(zmq.Socket):
+    """The worker's ROUTER: a message to the session's client (`bulk_for`) sends its large frames on
+    the bulk channel once one is open, each replaced by its `sealed` record."""
+    bulk = None
+    bulk_for = None
+
+    def send_multipart(self, msg_parts, flags=0, copy=True, track=False, **kwargs):
+        bulk = self.bulk
+        if bulk is not None and len(msg_parts) > 2 and msg_parts[0] == self.bulk_for and bulk.knows_peer():
+            msg_parts = [msg_parts[0], msg_parts[1],
+                         *(bulk.seal_or_keep(p) if _nbytes(p) >= BULK_MIN else p for p in msg_parts[2:])]
+        return super().send_multipart(msg_parts, flags=flags, copy=copy, track=track, **kwargs)
+
+
+class BulkChannel:
+    """The worker's end of one session's bulk channel: a ROUTER bound beside its session socket."""
+
+    def __init__(self, ctx, bind_url: str, ports, key: bytes, channel: bytes, max_frame: int):
+        self.ffi, self.lib = sodium()
+        self.key, self.channel = bytes(key), bytes(channel)
+        self.sock = ctx.socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.MAXMSGSIZE, max_frame + TAG_BYTES)
+        self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        # a client that stops reading holds the worker at most this long, then the session ends
+        self.sock.setsockopt(zmq.SNDHWM, 16)
+        self.sock.setsockopt(zmq.SNDTIMEO, int(WAIT_S * 1000))
+        self.sock.setsockopt(zmq.RCVHWM, 0)
+        self.endpoint = session_ports.bind(self.sock, bind_url, ports)
+        if self.endpoint is None:
+            self.sock.close(0)
+            raise OSError("no free port for the bulk channel")
+        self.port = int(self.endpoint.rsplit(":", 1)[1])
+        self.peer = None      # the client's connection, once a frame of its opened under the key
+        self.hello_missed = False
+        self.send_failed = None  # why the channel stopped taking the worker's frames
+        self.sent = 0         # sealed frames sent to the client (their nonces' count)
+        self.bytes_in = self.bytes_out = self.frames_in = self.frames_out = self.dropped = 0
+
+    def close(self) -> None:
+        self.sock.close(0)
+
+    # -- the client to the worker ------------------------------------------------------------------
+    def placeholder(self, part) -> bool:
+        """Whether a frame of the client's message is a `sealed` record of this channel."""
+        if isinstance(part, zmq.Frame):
+            part = part.buffer
+        return len(part) <= HEAD_MAX and bytes(part).find(self.channel) > 0
+
+    def open_parts(self, body: list, tick=None) -> list:
+        """The client's message with each `sealed` record after its head replaced by the data it
+        stands for, taken from the channel (BulkBroken when that cannot be done). `tick`, called about
+        every second while a frame is awaited, raises what ends the session meanwhile (its client
+        gone, its lease ended: the worker's housekeeping)."""
+        if len(body) < 2 or not any(self.placeholder(p) for p in body[1:]):
+            return body
+        return [body[0], *(_Opened(self.take(p, tick)) if self.placeholder(p) else p for p in body[1:])]
+
+    def take(self, part, tick=None):
+        head = bytes(part.buffer if isinstance(part, zmq.Frame) else part)
+        try:
+            rec = read_sealed(msgpack.unpackb(head))
+        except (MalformedMessage, ValueError, msgpack.ExtraData) as e:
+            raise BulkBroken(f"a sealed frame's record is malformed: {e}") from None
+        if rec.channel != self.channel or rec.dir != TO_WORKER:
+            raise BulkBroken("a sealed frame names another channel or direction")
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BulkBroken(f"a sealed frame of {rec.length} bytes did not come on the bulk channel "
+                                 f"within {WAIT_S:.0f} s")
+            if not self.sock.poll(int(min(left, 1.0) * 1000) + 1):
+                if tick is not None:
+                    tick()
+                continue
+            parts = self.sock.recv_multipart(copy=False)
+            ident = parts[0].bytes
+            if len(parts) != 3 or (self.peer is not None and ident != self.peer):
+                self.dropped += 1
+                continue
+            got_head, sealed = parts[1].bytes, parts[2].buffer
+            try:
+                got = read_sealed(msgpack.unpackb(got_head))
+            except (MalformedMessage, ValueError, msgpack.ExtraData):
+                got = None
+            if got is None or got.channel != self.channel or got.dir != TO_WORKER \
+                    or len(sealed) != got.length + TAG_BYTES:
+                if self.peer is None:
+                    self.dropped += 1
+                    continue
+                raise BulkBroken("the bulk channel sent a frame that is not a sealed one")
+            data = self._open(got_head, got, sealed)
+            if data is None:
+                if self.peer is None:
+                    self.dropped += 1  # not sealed under the key: a stranger's
+                    continue
+                raise BulkBroken("a frame on the bulk channel did not open under the session's key")
+            self.peer = ident
+            if got.length == 0 and got.counter == 0:
+                continue  # the client's hello: its connection is known now
+            if got_head != head:
+                raise BulkBroken(f"the bulk channel sent frame {got.counter} where the message named {rec.counter}")
+            self.frames_in += 1
+            self.bytes_in += len(data)
+            return data
+
+    def _open(self, head: bytes, rec, sealed):
+        ffi, lib = self.ffi, self.lib
+        n = rec.length
+        out = np.empty(n, np.uint8)  # not zeroed: all of it is written (bytearray's memset cost 2% of a copy)
+        src = ffi.from_buffer(sealed)
+        rc = lib.crypto_aead_aegis256_decrypt_detached(
+            ffi.from_buffer(out) if n else ffi.NULL, ffi.NULL, src, n, src + n, head, len(head),
+            nonce(self.channel, TO_WORKER, rec.counter), self.key)
+        return out if rc == 0 else None
+
+    # -- the worker to the client ------------------------------------------------------------------
+    def knows_peer(self) -> bool:
+        """Whether the client's connection is known, to send to it: its hello (sent right after the
+        attach's reply, on another connection than the calls) is looked for the first time a frame is
+        to be sealed before the client sent one, for HELLO_WAIT_S at most; none by then, the frames
+        go on the session's socket (the client takes either)."""
+        if self.peer is None and not self.hello_missed:
+            deadline = time.monotonic() + HELLO_WAIT_S
+            while self.peer is None and time.monotonic() < deadline:
+                if not self.sock.poll(int(max(0.0, deadline - time.monotonic()) * 1000) + 1):
+                    break
+                ident, *rest = self.sock.recv_multipart()
+                if len(rest) == 2:
+                    self._hello(ident, rest[0], rest[1])
+            self.hello_missed = self.peer is None
+        return self.peer is not None
+
+    def _hello(self, ident: bytes, head: bytes, sealed: bytes) -> None:
+        try:
+            got = read_sealed(msgpack.unpackb(head))
+        except (MalformedMessage, ValueError, msgpack.ExtraData):
+            got = None
+        if got is not None and got.channel == self.channel and got.dir == TO_WORKER and got.counter == 0 \
+                and got.length == 0 and len(sealed) == TAG_BYTES and self._open(head, got, sealed) is not None:
+            self.peer = ident
+        else:
+            self.dropped += 1
+
+    def seal_or_keep(self, part):
+        """The frame's `sealed` record, its data sent on the channel; or the frame itself, to go on
+        the session's socket, once the channel cannot take it (the client's connection to it gone, or
+        not reading for WAIT_S): the client takes either."""
+        try:
+            return self.seal(part)
+        except zmq.ZMQError as e:
+            self.peer, self.hello_missed, self.send_failed = None, True, str(e)
+            return part
+
+    def seal(self, part) -> bytes:
+        """Sends one frame's data sealed on the channel; returns the `sealed` record that stands for it
+        in the control message (the channel's frame goes first: the client finds it waiting)."""
+        data = part.buffer if isinstance(part, zmq.Frame) else memoryview(part).cast("B")
+        n = len(data)
+        self.sent += 1
+        head = msgpack.packb(write_sealed((self.channel, TO_CLIENT, self.sent, n)), use_bin_type=True)
+        out = np.empty(n + TAG_BYTES, np.uint8)
+        ffi, lib = self.ffi, self.lib
+        dst = ffi.from_buffer(out)
+        lib.crypto_aead_aegis256_encrypt_detached(dst, dst + n, ffi.NULL, ffi.from_buffer(data), n, head,
+                                                  len(head), ffi.NULL, nonce(self.channel, TO_CLIENT, self.sent),
+                                                  self.key)
+        self.sock.send_multipart([self.peer, head, out], copy=False)
+        self.frames_out += 1
+        self.bytes_out += n
+        return head
+
+    def stats(self) -> dict:
+        return {"bulk_bytes_in": self.bytes_in, "bulk_bytes_out": self.bytes_out,
+                "bulk_frames_in": self.frames_in, "bulk_frames_out": self.frames_out,
+                "bulk_dropped": self.dropped, **({"bulk_send_failed": self.send_failed} if self.send_failed else {})}
+
+
+class _Opened:
+    """A data frame taken from the bulk channel, where the message's frames are zmq.Frames."""
+    __slots__ = ("buffer",)
+    more = False
+
+    def __init__(self, data):
+        self.buffer = memoryview(data)
+
+    @property
+    def bytes(self) -> bytes:
+        return bytes(self.buffer)
+
+
+def offer_ok(offer) -> bool:
+    """Whether an attach's bulk offer is [key (32 bytes), channel name (16 bytes)]."""
+    return isinstance(offer, (list, tuple)) and len(offer) == 2 and isinstance(offer[0], bytes) \
+        and len(offer[0]) == KEY_BYTES and isinstance(offer[1], bytes) and len(offer[1]) == BULK_CHANNEL

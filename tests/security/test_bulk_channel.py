@@ -1,0 +1,209 @@
+"""The bulk channel beside a CURVE wire (server/bulk.py, libhook/src/transport/bulk.c): a session
+whose worker is on another host sends its large frames sealed with AEGIS-256 on a second connection,
+under a key told only over CURVE. Its port takes any connection (NULL mechanism): what admits is the
+key. A stranger's frames are dropped and the session carries on; a frame from the client's own
+connection that does not open, or is not the one its message named, ends that session with the
+reason; the program's data arrives exact."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+
+import msgpack
+import pytest
+import zmq
+
+from rgpu.protocol import curve
+from rgpu.protocol.generated.constants import BULK_MIN
+from rgpu.protocol.generated.envelope import write_sealed
+from rgpu.server import bulk, wire_keys
+from rgpu.client import server_client
+from tests.conftest import server_argv
+from tests.support.daemons import free_port, wait_until
+
+pytestmark = pytest.mark.skipif(bulk.sodium() is None, reason="no libsodium with AEGIS-256 here (pyzmq's wheel has one)")
+
+KEY, CHANNEL = bytes(range(32)), bytes(range(100, 116))
+
+
+def _seal(key: bytes, counter: int, data: bytes, direction: int = bulk.TO_WORKER) -> tuple[bytes, bytes]:
+    """A frame sealed as the client library seals one: its `sealed` record and the data with its tag."""
+    ffi, lib = bulk.sodium()
+    head = msgpack.packb(write_sealed((CHANNEL, direction, counter, len(data))), use_bin_type=True)
+    out = ffi.new("unsigned char[]", len(data) + bulk.TAG_BYTES)
+    lib.crypto_aead_aegis256_encrypt_detached(out, out + len(data), ffi.NULL, data, len(data), head, len(head),
+                                              ffi.NULL, bulk.nonce(CHANNEL, direction, counter), key)
+    return head, bytes(ffi.buffer(out))
+
+
+@pytest.fixture
+def channel():
+    ctx = zmq.Context()
+    ch = bulk.BulkChannel(ctx, "tcp://127.0.0.1:*", None, KEY, CHANNEL, 1 << 26)
+    socks = []
+
+    def connect():
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(ch.endpoint)
+        socks.append(s)
+        return s
+    yield ch, connect
+    for s in socks:
+        s.close(0)
+    ch.close()
+    ctx.term()
+
+
+def test_a_sealed_frame_opens_in_its_place_and_a_strangers_are_dropped(channel):
+    ch, connect = channel
+    client, stranger = connect(), connect()
+    stranger.send_multipart([b"not", b"sealed"])                       # junk
+    stranger.send_multipart(list(_seal(bytes(32), 1, b"x" * BULK_MIN)))  # sealed under another key
+    client.send_multipart(list(_seal(KEY, 0, b"")))                  # the hello
+    data = os.urandom(BULK_MIN + 7)
+    head, sealed = _seal(KEY, 1, data)
+    client.send_multipart([head, sealed])
+    body = ch.open_parts([b"head", b"small", head])
+    assert bytes(body[2].buffer) == data and body[1] == b"small"
+    assert ch.peer is not None and ch.bytes_in == len(data) and ch.frames_in == 1
+    # a stranger replaying the client's frame from its own connection reaches nothing
+    stranger.send_multipart([head, sealed])
+    head2, sealed2 = _seal(KEY, 2, data[::-1])
+    client.send_multipart([head2, sealed2])
+    assert bytes(ch.open_parts([b"head", head2])[1].buffer) == data[::-1]
+    time.sleep(0.1)
+    while ch.sock.poll(50):
+        ch.sock.recv_multipart()
+        ch.dropped += 1
+    assert ch.dropped >= 3
+
+
+def test_a_tampered_frame_from_the_client_ends_the_session(channel):
+    ch, connect = channel
+    client = connect()
+    client.send_multipart(list(_seal(KEY, 0, b"")))
+    head, sealed = _seal(KEY, 1, b"y" * BULK_MIN)
+    client.send_multipart([head, sealed[:100] + bytes([sealed[100] ^ 1]) + sealed[101:]])
+    with pytest.raises(bulk.BulkBroken, match="did not open"):
+        ch.open_parts([b"head", head])
+
+
+def test_a_frame_other_than_the_one_named_ends_the_session(channel):
+    ch, connect = channel
+    client = connect()
+    client.send_multipart(list(_seal(KEY, 0, b"")))
+    client.send_multipart(list(_seal(KEY, 1, b"a" * BULK_MIN)))
+    named, _ = _seal(KEY, 2, b"b" * BULK_MIN)
+    with pytest.raises(bulk.BulkBroken, match="where the message named"):
+        ch.open_parts([b"head", named])
+
+
+def test_a_frame_that_never_comes_ends_the_session(channel, monkeypatch):
+    ch, connect = channel
+    monkeypatch.setattr(bulk, "WAIT_S", 0.3)
+    head, _ = _seal(KEY, 1, b"z" * BULK_MIN)
+    with pytest.raises(bulk.BulkBroken, match="did not come"):
+        ch.open_parts([b"head", head])
+
+
+def test_the_workers_frames_go_sealed_once_the_client_said_hello(channel):
+    ch, connect = channel
+    client = connect()
+    client.send_multipart(list(_seal(KEY, 0, b"")))
+    assert ch.knows_peer()
+    data = os.urandom(BULK_MIN)
+    head = ch.seal(memoryview(data))
+    got_head, got = client.recv_multipart()
+    assert got_head == head and data not in got
+    ffi, lib = bulk.sodium()
+    out = ffi.new("unsigned char[]", len(data))
+    assert lib.crypto_aead_aegis256_decrypt_detached(out, ffi.NULL, got, len(data), got[len(data):], head, len(head),
+                                                     bulk.nonce(CHANNEL, bulk.TO_CLIENT, 1), KEY) == 0
+    assert bytes(ffi.buffer(out)) == data
+
+
+# ---- end to end: a program on a CURVE wire whose frames carry its copies (RGPU_SHM=0) -----------------
+@pytest.fixture
+def keyed_server(daemons, tmp_path):
+    keys = wire_keys.direct_keys(str(tmp_path / "server.key"))
+    url = f"tcp://127.0.0.1:{free_port()}"
+    keyed = f"{url}@{curve.key_hex(keys.public)}"
+    handle = daemons.start(server_argv(url, "--sim-memory", "512MiB", "--wire", "curve", "--key-file",
+                                       str(tmp_path / "server.key")), deadline_s=30,
+                           ready=lambda: server_client.ping(keyed))
+    return keyed, handle
+
+
+def _ended(handle, before: int) -> dict:
+    """The fields of the first session_ended line the server logged after `before` characters."""
+    wait_until(lambda: "session_ended" in handle.output(1 << 22)[before:], 20, "the session's end in the log")
+    line = next(ln for ln in handle.output(1 << 22)[before:].splitlines() if "session_ended" in ln)
+    return dict(re.findall(r"(\w+)=(\S+)", line))
+
+
+def _run(program, server: str, mib: int, **env) -> subprocess.Popen:
+    from rgpu.paths import libdir
+    env = {**os.environ, "RGPU_SERVER": server, "RGPU_SHM": "0", "LD_LIBRARY_PATH": str(libdir()), **env}
+    return subprocess.Popen([str(program), str(mib)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.e2e
+@pytest.mark.sim_only("the server is a software GPU whose log the test reads")
+def test_copies_travel_sealed_beside_a_curve_wire_and_arrive_exact(keyed_server, cuda_program):
+    server, handle = keyed_server
+    prog = cuda_program("driver_copy_pieces")
+    before = len(handle.output(1 << 22))
+    p = _run(prog, server, 24)
+    out, err = p.communicate(timeout=180)
+    assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
+    got = _ended(handle, before)
+    assert int(got["bulk_bytes_in"]) >= 24 << 20 and int(got["bulk_bytes_out"]) >= 24 << 20, got
+    assert int(got["bulk_frames_in"]) >= 3 and got["reason"] == "goodbye", got
+    # RGPU_BULK=0: the same program, every byte on the CURVE wire
+    before = len(handle.output(1 << 22))
+    p = _run(prog, server, 24, RGPU_BULK="0")
+    out, err = p.communicate(timeout=180)
+    assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
+    got = _ended(handle, before)
+    assert "bulk_bytes_in" not in got and int(got["bytes_in"]) >= 24 << 20, got
+
+
+@pytest.mark.e2e
+@pytest.mark.sim_only("the server is a software GPU whose log the test reads")
+def test_a_plain_wire_has_no_bulk_channel(start_server, cuda_program):
+    url, handle = start_server()            # loopback: the plain wire by default
+    before = len(handle.output(1 << 22))
+    p = _run(cuda_program("driver_copy_pieces"), url, 8)
+    out, err = p.communicate(timeout=180)
+    assert p.returncode == 0, out + err
+    got = _ended(handle, before)
+    assert "bulk_bytes_in" not in got and int(got["bytes_in"]) >= 8 << 20, got
+
+
+@pytest.mark.e2e
+@pytest.mark.sim_only("the server is a software GPU whose log the test reads")
+def test_a_stranger_at_the_bulk_port_changes_nothing(keyed_server, cuda_program):
+    server, handle = keyed_server
+    before = len(handle.output(1 << 22))
+    p = _run(cuda_program("driver_copy_pieces"), server, 96)
+    wait_until(lambda: "bulk_opened" in handle.output(1 << 22)[before:], 60, "the bulk channel")
+    endpoint = re.search(r"bulk_opened .*endpoint=(\S+)", handle.output(1 << 22)[before:]).group(1)
+    ctx = zmq.Context()
+    stranger = ctx.socket(zmq.DEALER)
+    stranger.setsockopt(zmq.LINGER, 0)
+    stranger.connect(endpoint)
+    try:
+        for i in range(20):
+            stranger.send_multipart([msgpack.packb(write_sealed((CHANNEL, 0, i + 1, 4)), use_bin_type=True), b"junk" * 9])
+            stranger.send_multipart([os.urandom(64)])
+        out, err = p.communicate(timeout=180)
+    finally:
+        stranger.close(0)
+        ctx.term()
+    assert p.returncode == 0 and "OK driver_copy_pieces 96 MiB" in out, out + err
+    got = _ended(handle, before)
+    assert got["reason"] == "goodbye" and int(got["bulk_bytes_in"]) >= 96 << 20, got
+    assert int(got["bulk_dropped"]) >= 1, got   # the stranger's frames reached the channel, and went
