@@ -269,6 +269,8 @@ class Zap(threading.Thread):
             return [b"1.0", msg[1] if len(msg) > 1 else b"", b"400", b"malformed ZAP request", b"", b""]
         request_id, address, mechanism, creds = msg[1], msg[3], msg[5], msg[6:]
         key = z85.encode(creds[0]) if mechanism == b"CURVE" and len(creds) == 1 and len(creds[0]) == 32 else None
+        if mechanism == b"PLAIN" and len(creds) == 2:  # [user, password]: a session's bulk channel (server/bulk.py)
+            key = creds[1]
         try:
             user = self.decide(mechanism.decode("ascii", "replace"), key, address.decode("utf-8", "replace"))
         except Exception:  # a policy bug must refuse, not admit

@@ -13,7 +13,7 @@ length. The channel carries the same bytes, then the data and its 32-byte tag, s
 bytes as associated data and a nonce made of the name, the direction and the count. A frame that
 does not open under the key, or whose head is not the one the control message named, is not the
 session's: from the client's connection it ends the session (its data would be wrong), from any
-other connection (the port takes NULL-mechanism connections: the key is what admits) it is dropped.
+other connection (one that knew the PLAIN password: see BulkChannel) it is dropped.
 
 The worker's end: the client library's is libhook/src/transport/bulk.c.
 """
@@ -131,13 +131,20 @@ class BulkChannel:
         self.ffi, self.lib = sodium()
         self.key, self.channel = bytes(key), bytes(channel)
         self.sock = ctx.socket(zmq.ROUTER)
+        # Admitted at the handshake (the worker's ZAP handler, server/worker.py Admission): ZeroMQ's
+        # PLAIN mechanism, whose password is the channel's name (password()), from the client's
+        # address. PLAIN sends it in the clear: a stranger who can read the path can connect (and
+        # could read the name off the sealed frames' heads anyway), but still cannot seal a frame
+        # the worker takes; one who cannot is refused before a byte of theirs is queued.
+        self.sock.plain_server = True
+        self.sock.zap_domain = b"rgpu"
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.MAXMSGSIZE, max_frame + TAG_BYTES)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
         # a client that stops reading holds the worker at most this long, then the session ends
         self.sock.setsockopt(zmq.SNDHWM, 16)
         self.sock.setsockopt(zmq.SNDTIMEO, int(WAIT_S * 1000))
-        self.sock.setsockopt(zmq.RCVHWM, 0)
+        self.sock.setsockopt(zmq.RCVHWM, 64)  # frames ahead of their messages: TCP holds the rest back
         self.endpoint = session_ports.bind(self.sock, bind_url, ports)
         if self.endpoint is None:
             self.sock.close(0)
@@ -300,6 +307,11 @@ class _Opened:
     @property
     def bytes(self) -> bytes:
         return bytes(self.buffer)
+
+
+def password(channel: bytes) -> bytes:
+    """The PLAIN password the client connects to the channel with: its name, in hex."""
+    return channel.hex().encode()
 
 
 def offer_ok(offer) -> bool:

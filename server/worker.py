@@ -12,6 +12,7 @@ connection: another connection presenting the key is refused, and so is a second
 are bounded in size (MAX_FRAME) and in number queued (RCVHWM)."""
 from __future__ import annotations
 
+import hmac
 import os
 import threading
 import time
@@ -104,6 +105,7 @@ class Admission:
         self.keys: set[bytes] = set()
         self.address: str | None = None
         self.open = False
+        self.bulk_password: bytes | None = None  # the session's bulk channel's (server/bulk.py), once open
 
     def admit(self, key: bytes | None, address: str | None, *more_keys: bytes) -> None:
         """``more_keys``: a migration's source, whose connection brings the session's state."""
@@ -113,6 +115,9 @@ class Admission:
     def __call__(self, mechanism: str, key: bytes | None, address: str) -> str | None:
         if not self.open:
             return None
+        if mechanism == "PLAIN":  # the bulk channel: its password, from the client's address
+            return "bulk" if self.bulk_password is not None and key is not None and \
+                hmac.compare_digest(key, self.bulk_password) and (not self.address or address == self.address) else None
         if self.curve_wire:
             return key.decode() if mechanism == "CURVE" and key is not None and key in self.keys else None
         return "client" if mechanism == "NULL" and (not self.address or address == self.address) else None
@@ -408,7 +413,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                             break
                     elif peer is None and (inbound is None or inbound.committed) and _same_client(body, assignment):
                         peer = _attach(sock, ident, body, assignment, session, log, conf["device"],
-                                       lambda offer: _open_bulk(ctx, conf, keys, capacity, offer, log))
+                                       lambda offer: _open_bulk(ctx, conf, keys, capacity, offer, admission, log))
                         peer_fd = _source_fd(body) if peer is not None else None
                         if peer is not None and inbound is not None:
                             sock.send_multipart([inbound.source, wire.pack({"op": "attached"})])
@@ -684,10 +689,10 @@ def _attach(sock, ident, body, assignment, session, log, backend: str, open_bulk
     return None
 
 
-def _open_bulk(ctx, conf, keys, capacity, offer, log):
+def _open_bulk(ctx, conf, keys, capacity, offer, admission, log):
     """The session's bulk channel for a client's offer (server/bulk.py), or None: a plain wire, an
     offer that is not [key, name], no libsodium with AEGIS-256 here, or no port."""
-    if keys is None or not bulk.offer_ok(offer):
+    if keys is None or not bulk.offer_ok(offer) or not conf["worker_bind"].startswith("tcp://"):
         return None
     if bulk.sodium() is None:
         log.info("bulk_declined", reason=bulk.why_not())
@@ -698,6 +703,7 @@ def _open_bulk(ctx, conf, keys, capacity, offer, log):
     except (OSError, zmq.ZMQError) as e:
         log.warning("bulk_declined", reason=str(e))
         return None
+    admission.bulk_password = bulk.password(offer[1])
     log.info("bulk_opened", endpoint=channel.endpoint)
     return channel
 

@@ -1,9 +1,10 @@
 """The bulk channel beside a CURVE wire (server/bulk.py, libhook/src/transport/bulk.c): a session
 whose worker is on another host sends its large frames sealed with AEGIS-256 on a second connection,
-under a key told only over CURVE. Its port takes any connection (NULL mechanism): what admits is the
-key. A stranger's frames are dropped and the session carries on; a frame from the client's own
-connection that does not open, or is not the one its message named, ends that session with the
-reason; the program's data arrives exact."""
+under a key told only over CURVE. Its port admits, at ZeroMQ's handshake, only the PLAIN password the
+channel's name makes (a stranger off the path is refused before a byte of theirs is queued); what
+makes a frame the session's is the key: the frames of one who read the password off the path are
+dropped and the session carries on; a frame from the client's own connection that does not open, or
+is not the one its message named, ends that session with the reason; the program's data arrives exact."""
 from __future__ import annotations
 
 import os
@@ -40,13 +41,18 @@ def _seal(key: bytes, counter: int, data: bytes, direction: int = bulk.TO_WORKER
 
 @pytest.fixture
 def channel():
+    """(the worker's end, connect(password=the channel's)): a ZAP handler admitting what the worker's
+    does (server/worker.py, Admission: the password, from any address here)."""
     ctx = zmq.Context()
+    zap = curve.Zap(ctx, lambda mech, key, address: "bulk" if mech == "PLAIN" and key == bulk.password(CHANNEL) else None)
+    zap.start()
     ch = bulk.BulkChannel(ctx, "tcp://127.0.0.1:*", None, KEY, CHANNEL, 1 << 26)
     socks = []
 
-    def connect():
+    def connect(password: bytes = bulk.password(CHANNEL)):
         s = ctx.socket(zmq.DEALER)
         s.setsockopt(zmq.LINGER, 0)
+        s.plain_username, s.plain_password = b"rgpu-bulk", password
         s.connect(ch.endpoint)
         socks.append(s)
         return s
@@ -54,12 +60,25 @@ def channel():
     for s in socks:
         s.close(0)
     ch.close()
+    zap.stop()
     ctx.term()
+
+
+def test_a_stranger_without_the_password_is_refused_at_the_handshake(channel):
+    ch, connect = channel
+    stranger = connect(b"guess")
+    watch = curve.Handshake(stranger)
+    try:
+        stranger.send_multipart(list(_seal(KEY, 0, b"")))
+        assert wait_until(lambda: watch.update().refused, 10, "the refusal")
+        assert not ch.sock.poll(300) and ch.peer is None
+    finally:
+        watch.close()
 
 
 def test_a_sealed_frame_opens_in_its_place_and_a_strangers_are_dropped(channel):
     ch, connect = channel
-    client, stranger = connect(), connect()
+    client, stranger = connect(), connect()   # the stranger read the password off the path
     stranger.send_multipart([b"not", b"sealed"])                       # junk
     stranger.send_multipart(list(_seal(bytes(32), 1, b"x" * BULK_MIN)))  # sealed under another key
     client.send_multipart(list(_seal(KEY, 0, b"")))                  # the hello
@@ -185,25 +204,31 @@ def test_a_plain_wire_has_no_bulk_channel(start_server, cuda_program):
 
 @pytest.mark.e2e
 @pytest.mark.sim_only("the server is a software GPU whose log the test reads")
-def test_a_stranger_at_the_bulk_port_changes_nothing(keyed_server, cuda_program):
+def test_a_stranger_at_the_bulk_port_is_refused_and_changes_nothing(keyed_server, cuda_program):
     server, handle = keyed_server
     before = len(handle.output(1 << 22))
     p = _run(cuda_program("driver_copy_pieces"), server, 96)
     wait_until(lambda: "bulk_opened" in handle.output(1 << 22)[before:], 60, "the bulk channel")
     endpoint = re.search(r"bulk_opened .*endpoint=(\S+)", handle.output(1 << 22)[before:]).group(1)
     ctx = zmq.Context()
-    stranger = ctx.socket(zmq.DEALER)
-    stranger.setsockopt(zmq.LINGER, 0)
-    stranger.connect(endpoint)
+    strangers = [ctx.socket(zmq.DEALER) for _ in range(2)]
+    strangers[1].plain_username, strangers[1].plain_password = b"rgpu-bulk", b"0" * 32   # a guess
+    watches = [curve.Handshake(s) for s in strangers]
     try:
-        for i in range(20):
-            stranger.send_multipart([msgpack.packb(write_sealed((CHANNEL, 0, i + 1, 4)), use_bin_type=True), b"junk" * 9])
-            stranger.send_multipart([os.urandom(64)])
+        for s in strangers:
+            s.setsockopt(zmq.LINGER, 0)
+            s.connect(endpoint)
+            for i in range(10):
+                s.send_multipart([msgpack.packb(write_sealed((CHANNEL, 0, i + 1, 4)), use_bin_type=True), b"junk" * 9])
+                s.send_multipart([os.urandom(64)])
+        assert wait_until(lambda: all(w.update().refused or w.broken for w in watches), 30, "the strangers refused")
         out, err = p.communicate(timeout=180)
     finally:
-        stranger.close(0)
+        for w, s in zip(watches, strangers):
+            w.close()
+            s.close(0)
         ctx.term()
     assert p.returncode == 0 and "OK driver_copy_pieces 96 MiB" in out, out + err
     got = _ended(handle, before)
     assert got["reason"] == "goodbye" and int(got["bulk_bytes_in"]) >= 96 << 20, got
-    assert int(got["bulk_dropped"]) >= 1, got   # the stranger's frames reached the channel, and went
+    assert int(got["bulk_dropped"]) == 0, got   # nothing of theirs reached the channel

@@ -143,7 +143,7 @@ def test_a_stranger_sniffing_the_direct_wire_sees_no_plaintext(direct_bed, cuda_
     assert seen and any(name.endswith("-7403.up") for name in seen), sorted(seen)
     assert sum(map(len, seen.values())) > 8 << 20        # the copy's bytes crossed what was watched
     # The copy's data went on the session's bulk channel (server/bulk.py): a ZeroMQ connection of the
-    # NULL mechanism whose frames are sealed with AEGIS-256 under a key told over CURVE. Every other
+    # PLAIN mechanism whose frames are sealed with AEGIS-256 under a key told over CURVE. Every other
     # connection is CURVE; none carries the program's bytes in the clear.
     # (HELLO_FIELDS are a few bytes long each: the ciphertext of 8 MiB holds any 3 bytes)
     bulk = testbed.sealed_links(seen, [*HELLO_FIELDS, testbed.copy_roundtrip_bytes()])

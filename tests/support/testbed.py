@@ -367,14 +367,14 @@ def copy_roundtrip_bytes(at: int = 1 << 20, n: int = 64) -> bytes:
 
 def sealed_links(links: dict[str, bytes], secrets: list[bytes]) -> set[str]:
     """Asserts what an observer of recorded links sees: each connection's greeting (its first 64 bytes
-    up) names CURVE, or NULL for a session's bulk channel, whose frames are sealed with AEGIS-256 under
-    a key told over CURVE (server/bulk.py); and no link holds any of `secrets`. Returns the bulk
-    channel's connections (link names without .up/.down)."""
+    up) names CURVE, or PLAIN for a session's bulk channel, whose frames are sealed with AEGIS-256
+    under a key told over CURVE (server/bulk.py); and no link holds any of `secrets`. Returns the
+    bulk channel's connections (link names without .up/.down)."""
     bulk = set()
     for name, data in links.items():
         if name.endswith(".up") and data:
-            assert b"CURVE" in data[:64] or b"NULL" in data[:64], (name, data[:64])
-            if b"NULL" in data[:64]:
+            assert b"CURVE" in data[:64] or b"PLAIN" in data[:64], (name, data[:64])
+            if b"PLAIN" in data[:64]:
                 bulk.add(name[:-len(".up")])
         for secret in secrets:
             assert secret not in data, (name, secret)

@@ -212,6 +212,11 @@ void rgpu_bulk_connect(rgpu_session *s, const char *control, int port) {
     int zero = 0;
     int64_t max = (int64_t)1 << 40;
     zmq_setsockopt(sock, ZMQ_ROUTING_ID, id, sizeof id);
+    /* the worker admits the channel's name, in hex, as a PLAIN password (server/bulk.py, password) */
+    char pass[2 * sizeof s->bulk_chan + 1];
+    for (size_t i = 0; i < sizeof s->bulk_chan; i++) snprintf(pass + 2 * i, 3, "%02x", s->bulk_chan[i]);
+    zmq_setsockopt(sock, ZMQ_PLAIN_USERNAME, "rgpu-bulk", 9);
+    zmq_setsockopt(sock, ZMQ_PLAIN_PASSWORD, pass, 2 * sizeof s->bulk_chan);
     zmq_setsockopt(sock, ZMQ_LINGER, &zero, sizeof zero);
     zmq_setsockopt(sock, ZMQ_SNDHWM, &zero, sizeof zero);
     zmq_setsockopt(sock, ZMQ_RCVHWM, &zero, sizeof zero);
