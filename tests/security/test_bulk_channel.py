@@ -232,3 +232,37 @@ def test_a_stranger_at_the_bulk_port_is_refused_and_changes_nothing(keyed_server
     got = _ended(handle, before)
     assert got["reason"] == "goodbye" and int(got["bulk_bytes_in"]) >= 96 << 20, got
     assert int(got["bulk_dropped"]) == 0, got   # nothing of theirs reached the channel
+
+
+# A worker whose sealed frames do not open (here: sealed under the wrong nonce, as if changed on the
+# path): the client library must end the call with a clear error within seconds, not hand the program
+# wrong data or hang. The worker runs the project's code; sitecustomize changes its nonce for frames to
+# the client in every process of that server (the zygote is a fresh interpreter, not a fork).
+TAMPER = '''
+import rgpu.server.bulk as b
+_nonce = b.nonce
+b.nonce = lambda channel, direction, counter: _nonce(channel, direction, counter + (direction == b.TO_CLIENT))
+'''
+
+
+@pytest.mark.e2e
+@pytest.mark.sim_only("the server is a software GPU")
+def test_a_frame_that_does_not_open_at_the_client_fails_the_program_clearly(daemons, tmp_path, cuda_program):
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(TAMPER)
+    keys = wire_keys.direct_keys(str(tmp_path / "server.key"))
+    url = f"tcp://127.0.0.1:{free_port()}"
+    keyed = f"{url}@{curve.key_hex(keys.public)}"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])}
+    handle = daemons.start(server_argv(url, "--sim-memory", "512MiB", "--wire", "curve", "--key-file",
+                                       str(tmp_path / "server.key")), deadline_s=30, env=env,
+                           ready=lambda: server_client.ping(keyed))
+    before = len(handle.output(1 << 22))
+    started = time.monotonic()
+    p = _run(cuda_program("driver_copy_pieces"), keyed, 8)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode != 0 and "OK driver_copy_pieces" not in out, out + err
+    assert "bulk channel failed" in err and "did not open" in err, err
+    assert time.monotonic() - started < 60
+    got = _ended(handle, before)   # the server ends the session whose client left
+    assert int(got["bulk_bytes_out"]) > 0, got
