@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import time
 
 import msgpack
@@ -266,3 +267,23 @@ def test_a_frame_that_does_not_open_at_the_client_fails_the_program_clearly(daem
     assert time.monotonic() - started < 60
     got = _ended(handle, before)   # the server ends the session whose client left
     assert int(got["bulk_bytes_out"]) > 0, got
+
+
+@pytest.mark.e2e
+def test_the_cuda_backend_takes_its_copies_from_the_bulk_channel(daemons, tmp_path, cuda_program):
+    """The channel is the transport's, whatever serves the calls: the cuda backend on the null driver
+    (benchmarks/native/nulldriver.c), its copies exact and their data counted on the channel."""
+    from benchmarks.native import run as native
+    keys = wire_keys.direct_keys(str(tmp_path / "server.key"))
+    url = f"tcp://127.0.0.1:{free_port()}"
+    keyed = f"{url}@{curve.key_hex(keys.public)}"
+    argv = [sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url, "--log-level", "info",
+            "--wire", "curve", "--key-file", str(tmp_path / "server.key")]
+    handle = daemons.start(argv, ready=lambda: server_client.ping(keyed), deadline_s=60,
+                           env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
+    before = len(handle.output(1 << 22))
+    p = _run(cuda_program("driver_copy_pieces"), keyed, 16)
+    out, err = p.communicate(timeout=180)
+    assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
+    got = _ended(handle, before)
+    assert int(got["bulk_bytes_in"]) >= 16 << 20 and int(got["bulk_bytes_out"]) >= 16 << 20, got
