@@ -246,11 +246,10 @@ b.nonce = lambda channel, direction, counter: _nonce(channel, direction, counter
 '''
 
 
-@pytest.mark.e2e
-@pytest.mark.sim_only("the server is a software GPU")
-def test_a_frame_that_does_not_open_at_the_client_fails_the_program_clearly(daemons, tmp_path, cuda_program):
+def _changed_server(daemons, tmp_path, site: str):
+    """A keyed sim server every process of which runs `site` first (sitecustomize)."""
     (tmp_path / "site").mkdir()
-    (tmp_path / "site" / "sitecustomize.py").write_text(TAMPER)
+    (tmp_path / "site" / "sitecustomize.py").write_text(site)
     keys = wire_keys.direct_keys(str(tmp_path / "server.key"))
     url = f"tcp://127.0.0.1:{free_port()}"
     keyed = f"{url}@{curve.key_hex(keys.public)}"
@@ -258,6 +257,13 @@ def test_a_frame_that_does_not_open_at_the_client_fails_the_program_clearly(daem
     handle = daemons.start(server_argv(url, "--sim-memory", "512MiB", "--wire", "curve", "--key-file",
                                        str(tmp_path / "server.key")), deadline_s=30, env=env,
                            ready=lambda: server_client.ping(keyed))
+    return keyed, handle
+
+
+@pytest.mark.e2e
+@pytest.mark.sim_only("the server is a software GPU")
+def test_a_frame_that_does_not_open_at_the_client_fails_the_program_clearly(daemons, tmp_path, cuda_program):
+    keyed, handle = _changed_server(daemons, tmp_path, TAMPER)
     before = len(handle.output(1 << 22))
     started = time.monotonic()
     p = _run(cuda_program("driver_copy_pieces"), keyed, 8)
@@ -287,3 +293,19 @@ def test_the_cuda_backend_takes_its_copies_from_the_bulk_channel(daemons, tmp_pa
     assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
     got = _ended(handle, before)
     assert int(got["bulk_bytes_in"]) >= 16 << 20 and int(got["bulk_bytes_out"]) >= 16 << 20, got
+
+
+@pytest.mark.e2e
+@pytest.mark.sim_only("the server is a software GPU whose log the test reads")
+def test_a_channel_the_client_cannot_open_leaves_the_copies_on_the_curve_wire(daemons, tmp_path, cuda_program):
+    """As behind a firewall that drops the second port: here the worker's handshake refuses the
+    client's password (it expects another). The client uses the channel only once its handshake
+    succeeded, so its frames stay on the session socket; the worker, without the client's hello,
+    sends its own there too. The program runs as without a channel."""
+    keyed, handle = _changed_server(daemons, tmp_path, "import rgpu.server.bulk as b\nb.password = lambda channel: b'0' * 32\n")
+    before = len(handle.output(1 << 22))
+    p = _run(cuda_program("driver_copy_pieces"), keyed, 16)
+    out, err = p.communicate(timeout=180)
+    assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
+    got = _ended(handle, before)
+    assert got["bulk_bytes_in"] == "0" and got["bulk_bytes_out"] == "0" and int(got["bytes_in"]) >= 16 << 20, got

@@ -145,6 +145,7 @@ static int bulk_wanted(void) {
 
 int rgpu_bulk_offer(rgpu_session *s, int curve_wire, mp_writer *args) {
     rgpu_bulk_close(s);
+    s->bulk_named = 0;
     if (!curve_wire || !bulk_wanted()) return 0;
     pthread_once(&loaded, load_sodium);
     if (!seal_detached) return 0;
@@ -154,6 +155,7 @@ int rgpu_bulk_offer(rgpu_session *s, int curve_wire, mp_writer *args) {
     mp_array(args, 2);
     mp_bin(args, s->bulk_key, sizeof s->bulk_key);
     mp_bin(args, s->bulk_chan, sizeof s->bulk_chan);
+    s->bulk_named = 1;
     return 1;
 }
 
@@ -221,13 +223,24 @@ void rgpu_bulk_connect(rgpu_session *s, const char *control, int port) {
     zmq_setsockopt(sock, ZMQ_SNDHWM, &zero, sizeof zero);
     zmq_setsockopt(sock, ZMQ_RCVHWM, &zero, sizeof zero);
     zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
+    /* its handshake watched: until it succeeds (a firewall that drops the port, a worker that refuses
+     * the password) the frames go on the session socket, as without a channel */
+    static unsigned monitors;
+    char monaddr[80];
+    snprintf(monaddr, sizeof monaddr, "inproc://rgpu-bulk-monitor-%u", __atomic_add_fetch(&monitors, 1, __ATOMIC_RELAXED));
+    zmq_socket_monitor(sock, monaddr, ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                       ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_DISCONNECTED);
+    s->bulk_mon = zmq_socket(rgpu_zmq_context(), ZMQ_PAIR);
+    zmq_setsockopt(s->bulk_mon, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_connect(s->bulk_mon, monaddr);
+    s->bulk_sock = sock;
     if (zmq_connect(sock, url) != 0) {
-        zmq_close(sock);
+        rgpu_bulk_close(s);
         return;
     }
-    s->bulk_sock = sock;
     s->bulk_sent = 0;
     s->bulk_failed = 0;
+    s->bulk_up = 0;
     /* the hello: an empty frame, count 0, so the worker knows this connection before it sends to it */
     mp_writer head;
     if (seal_send(s, "", 0, 0, &head) != 0) rgpu_bulk_close(s);
@@ -236,13 +249,41 @@ void rgpu_bulk_connect(rgpu_session *s, const char *control, int port) {
 }
 
 void rgpu_bulk_close(rgpu_session *s) {
+    /* the monitor stops at its source before its PAIR closes (connection.c says why) */
+    if (s->bulk_sock) zmq_socket_monitor(s->bulk_sock, NULL, 0);
+    if (s->bulk_mon) zmq_close(s->bulk_mon);
     if (s->bulk_sock) zmq_close(s->bulk_sock);
-    s->bulk_sock = NULL;
+    s->bulk_sock = s->bulk_mon = NULL;
+    s->bulk_up = 0;
+}
+
+/* Whether frames may go on the channel now: its handshake succeeded and it has not dropped since.
+ * One that failed or dropped is closed: the frames go on the session socket from then on (the worker
+ * sends its own there once it cannot reach the channel). */
+static int bulk_ready(rgpu_session *s) {
+    for (;;) {
+        zmq_msg_t ev;
+        zmq_msg_init(&ev);
+        if (zmq_msg_recv(&ev, s->bulk_mon, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&ev);
+            break;
+        }
+        int event = zmq_msg_size(&ev) >= 2 ? *(uint16_t *)zmq_msg_data(&ev) : 0;
+        while (zmq_msg_more(&ev)) zmq_msg_recv(&ev, s->bulk_mon, 0);
+        zmq_msg_close(&ev);
+        if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) s->bulk_up = 1;
+        else if (event) s->bulk_up = -1;
+    }
+    if (s->bulk_up < 0) {
+        rgpu_log(RGPU_LOG_INFO, "the bulk channel refused or dropped the connection: large frames go on the session socket");
+        rgpu_bulk_close(s);
+    }
+    return s->bulk_up == 1;
 }
 
 int rgpu_send_part(rgpu_session *s, zmq_msg_t *m, int flags) {
     size_t n = zmq_msg_size(m);
-    if (!s->bulk_sock || n < RGPU_BULK_MIN) return zmq_msg_send(m, s->sock, flags);
+    if (!s->bulk_sock || n < RGPU_BULK_MIN || !bulk_ready(s)) return zmq_msg_send(m, s->sock, flags);
     mp_writer head;
     if (seal_send(s, zmq_msg_data(m), n, ++s->bulk_sent, &head) != 0) {
         mp_free(&head);
@@ -277,7 +318,7 @@ static int broken(rgpu_session *s, zmq_msg_t *m, int more, const char *why) {
 int rgpu_recv_part(rgpu_session *s, zmq_msg_t *m) {
     int rc = zmq_msg_recv(m, s->sock, 0);
     int more = zmq_msg_more(m);
-    if (rc < 0 || !s->bulk_sock) return more;
+    if (rc < 0 || !s->bulk_named) return more;
     size_t n = zmq_msg_size(m);
     if (n > HEAD_MAX || !memmem(zmq_msg_data(m), n, s->bulk_chan, sizeof s->bulk_chan)) return more;
     mp_reader r;
@@ -287,6 +328,7 @@ int rgpu_recv_part(rgpu_session *s, zmq_msg_t *m) {
     if (rgpu_env_read_sealed(&r, &rec, &why) || rec.channel.n != 16 || memcmp(rec.channel.p, s->bulk_chan, 16) ||
         rec.dir != TO_CLIENT)
         return more; /* not a record of this channel: the frame is data that looks like one */
+    if (!s->bulk_sock) return broken(s, m, more, "the worker sealed a frame after the channel dropped");
     /* the session socket's monitor too: a connection that drops ends the wait at once, as a reply's does */
     int w = rgpu_wait_readable(s->bulk_sock, s->mon, rgpu_now_s() + rgpu_timeout_s());
     if (w != 0)

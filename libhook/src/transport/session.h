@@ -75,10 +75,12 @@ typedef struct {
     /* the bulk channel beside a CURVE wire to another host (bulk.c): its DEALER, key, name, and the
      * count of frames sealed to the worker (the nonce); bulk_failed once a frame of the worker's did
      * not open or come */
-    void *bulk_sock;
+    void *bulk_sock, *bulk_mon;
     uint8_t bulk_key[32], bulk_chan[16];
     uint64_t bulk_sent;
     int bulk_failed;
+    int bulk_up;        /* 1 once its handshake succeeded: frames go there only then */
+    int bulk_named;     /* the worker was told bulk_chan (this attach): its sealed records are recognised */
 } rgpu_session;
 
 
