@@ -241,6 +241,7 @@ void rgpu_bulk_connect(rgpu_session *s, const char *control, int port) {
     s->bulk_sent = 0;
     s->bulk_failed = 0;
     s->bulk_up = 0;
+    s->bulk_waited = 0;
     /* the hello: an empty frame, count 0, so the worker knows this connection before it sends to it */
     mp_writer head;
     if (seal_send(s, "", 0, 0, &head) != 0) rgpu_bulk_close(s);
@@ -260,12 +261,26 @@ void rgpu_bulk_close(rgpu_session *s) {
 /* Whether frames may go on the channel now: its handshake succeeded and it has not dropped since.
  * One that failed or dropped is closed: the frames go on the session socket from then on (the worker
  * sends its own there once it cannot reach the channel). */
+#define HANDSHAKE_WAIT_MS 2000
 static int bulk_ready(rgpu_session *s) {
+    /* The first large frame, often a program's first copy right after the attach, waits for the
+     * handshake's outcome (a round trip or two; HANDSHAKE_WAIT_MS at most, once): sent on the socket
+     * instead, it would go at CURVE's speed, and its reply's data too (the worker seals only after
+     * the client's hello). Later frames look without waiting. */
+    int wait = !s->bulk_waited && s->bulk_up == 0;
+    s->bulk_waited = 1;
+    double until = rgpu_now_s() + HANDSHAKE_WAIT_MS * 1e-3;
     for (;;) {
+        if (wait && s->bulk_up == 0) {
+            zmq_pollitem_t item = {s->bulk_mon, 0, ZMQ_POLLIN, 0};
+            double left = until - rgpu_now_s();
+            if (left <= 0 || zmq_poll(&item, 1, (long)(left * 1000) + 1) <= 0) break;
+        }
         zmq_msg_t ev;
         zmq_msg_init(&ev);
         if (zmq_msg_recv(&ev, s->bulk_mon, ZMQ_DONTWAIT) < 0) {
             zmq_msg_close(&ev);
+            if (wait && s->bulk_up == 0) continue;
             break;
         }
         int event = zmq_msg_size(&ev) >= 2 ? *(uint16_t *)zmq_msg_data(&ev) : 0;

@@ -80,6 +80,7 @@ typedef struct {
     uint64_t bulk_sent;
     int bulk_failed;
     int bulk_up;        /* 1 once its handshake succeeded: frames go there only then */
+    int bulk_waited;    /* the first large frame waited for the handshake's outcome (bulk.c, bulk_ready) */
     int bulk_named;     /* the worker was told bulk_chan (this attach): its sealed records are recognised */
 } rgpu_session;
 
