@@ -28,14 +28,13 @@ import msgpack
 import numpy as np
 import zmq
 
-from rgpu.protocol.generated.constants import BULK_MIN
+from rgpu.protocol.generated.constants import BULK_HEAD_MAX, BULK_MIN
 from rgpu.protocol.generated.envelope import BULK_CHANNEL, MalformedMessage, read_sealed, write_sealed
 
 from . import session_ports
 
 KEY_BYTES = 32
 TAG_BYTES = 32       # crypto_aead_aegis256_ABYTES
-HEAD_MAX = 48        # a sealed record's bytes at most (an array, 16 bytes of name, three integers)
 TO_WORKER, TO_CLIENT = 0, 1
 WAIT_S = 20.0        # how long a message's sealed frame may lag its control message
 HELLO_WAIT_S = 5.0   # how long the client's hello may lag the first frame the worker would seal
@@ -118,9 +117,11 @@ class SealingSocket(zmq.Socket):
 
     def send_multipart(self, msg_parts, flags=0, copy=True, track=False, **kwargs):
         bulk = self.bulk
-        if bulk is not None and len(msg_parts) > 2 and msg_parts[0] == self.bulk_for and bulk.knows_peer():
-            msg_parts = [msg_parts[0], msg_parts[1],
-                         *(bulk.seal_or_keep(p) if _nbytes(p) >= BULK_MIN else p for p in msg_parts[2:])]
+        if bulk is not None and len(msg_parts) > 2 and msg_parts[0] == self.bulk_for:
+            large = [_nbytes(p) >= BULK_MIN for p in msg_parts[2:]]
+            if any(large) and bulk.knows_peer():  # (only a large frame waits for the client's hello)
+                msg_parts = [msg_parts[0], msg_parts[1],
+                             *(bulk.seal_or_keep(p) if big else p for p, big in zip(msg_parts[2:], large))]
         return super().send_multipart(msg_parts, flags=flags, copy=copy, track=track, **kwargs)
 
 
@@ -164,16 +165,17 @@ class BulkChannel:
         """Whether a frame of the client's message is a `sealed` record of this channel."""
         if isinstance(part, zmq.Frame):
             part = part.buffer
-        return len(part) <= HEAD_MAX and bytes(part).find(self.channel) > 0
+        return len(part) <= BULK_HEAD_MAX and bytes(part).find(self.channel) > 0
 
     def open_parts(self, body: list, tick=None) -> list:
         """The client's message with each `sealed` record after its head replaced by the data it
         stands for, taken from the channel (BulkBroken when that cannot be done). `tick`, called about
         every second while a frame is awaited, raises what ends the session meanwhile (its client
         gone, its lease ended: the worker's housekeeping)."""
-        if len(body) < 2 or not any(self.placeholder(p) for p in body[1:]):
+        sealed = [self.placeholder(p) for p in body[1:]]
+        if not any(sealed):
             return body
-        return [body[0], *(_Opened(self.take(p, tick)) if self.placeholder(p) else p for p in body[1:])]
+        return [body[0], *(_Opened(self.take(p, tick)) if s else p for p, s in zip(body[1:], sealed))]
 
     def take(self, part, tick=None):
         head = bytes(part.buffer if isinstance(part, zmq.Frame) else part)
@@ -198,23 +200,13 @@ class BulkChannel:
             if len(parts) != 3 or (self.peer is not None and ident != self.peer):
                 self.dropped += 1
                 continue
-            got_head, sealed = parts[1].bytes, parts[2].buffer
-            try:
-                got = read_sealed(msgpack.unpackb(got_head))
-            except (MalformedMessage, ValueError, msgpack.ExtraData):
-                got = None
-            if got is None or got.channel != self.channel or got.dir != TO_WORKER \
-                    or len(sealed) != got.length + TAG_BYTES:
-                if self.peer is None:
-                    self.dropped += 1
-                    continue
-                raise BulkBroken("the bulk channel sent a frame that is not a sealed one")
-            data = self._open(got_head, got, sealed)
-            if data is None:
+            got_head = parts[1].bytes
+            got, data = self._check(got_head, parts[2].buffer)
+            if got is None:
                 if self.peer is None:
                     self.dropped += 1  # not sealed under the key: a stranger's
                     continue
-                raise BulkBroken("a frame on the bulk channel did not open under the session's key")
+                raise BulkBroken(data)
             self.peer = ident
             if got.length == 0 and got.counter == 0:
                 continue  # the client's hello: its connection is known now
@@ -223,6 +215,19 @@ class BulkChannel:
             self.frames_in += 1
             self.bytes_in += len(data)
             return data
+
+    def _check(self, head: bytes, sealed):
+        """(record, data) of a frame sealed to the worker under the key, or (None, why it is not)."""
+        try:
+            got = read_sealed(msgpack.unpackb(head))
+        except (MalformedMessage, ValueError, msgpack.ExtraData):
+            got = None
+        if got is None or got.channel != self.channel or got.dir != TO_WORKER or len(sealed) != got.length + TAG_BYTES:
+            return None, "the bulk channel sent a frame that is not a sealed one"
+        data = self._open(head, got, sealed)
+        if data is None:
+            return None, "a frame on the bulk channel did not open under the session's key"
+        return got, data
 
     def _open(self, head: bytes, rec, sealed):
         ffi, lib = self.ffi, self.lib
@@ -246,21 +251,13 @@ class BulkChannel:
                 if not self.sock.poll(int(max(0.0, deadline - time.monotonic()) * 1000) + 1):
                     break
                 ident, *rest = self.sock.recv_multipart()
-                if len(rest) == 2:
-                    self._hello(ident, rest[0], rest[1])
+                got = self._check(*rest)[0] if len(rest) == 2 else None
+                if got is not None and got.counter == 0 and got.length == 0:  # the hello
+                    self.peer = ident
+                else:
+                    self.dropped += 1
             self.hello_missed = self.peer is None
         return self.peer is not None
-
-    def _hello(self, ident: bytes, head: bytes, sealed: bytes) -> None:
-        try:
-            got = read_sealed(msgpack.unpackb(head))
-        except (MalformedMessage, ValueError, msgpack.ExtraData):
-            got = None
-        if got is not None and got.channel == self.channel and got.dir == TO_WORKER and got.counter == 0 \
-                and got.length == 0 and len(sealed) == TAG_BYTES and self._open(head, got, sealed) is not None:
-            self.peer = ident
-        else:
-            self.dropped += 1
 
     def seal_or_keep(self, part):
         """The frame's `sealed` record, its data sent on the channel; or the frame itself, to go on

@@ -22,7 +22,6 @@ from rgpu.protocol.generated.constants import BULK_MIN
 from rgpu.protocol.generated.envelope import write_sealed
 from rgpu.server import bulk, wire_keys
 from rgpu.client import server_client
-from tests.conftest import server_argv
 from tests.support.daemons import free_port, wait_until
 
 pytestmark = pytest.mark.skipif(bulk.sodium() is None, reason="no libsodium with AEGIS-256 here (pyzmq's wheel has one)")
@@ -65,6 +64,13 @@ def channel():
     ctx.term()
 
 
+def _said_hello(connect):
+    """A client connection that sent its hello (an empty frame, count 0), as the library's does first."""
+    client = connect()
+    client.send_multipart(list(_seal(KEY, 0, b"")))
+    return client
+
+
 def test_a_stranger_without_the_password_is_refused_at_the_handshake(channel):
     ch, connect = channel
     stranger = connect(b"guess")
@@ -103,8 +109,7 @@ def test_a_sealed_frame_opens_in_its_place_and_a_strangers_are_dropped(channel):
 
 def test_a_tampered_frame_from_the_client_ends_the_session(channel):
     ch, connect = channel
-    client = connect()
-    client.send_multipart(list(_seal(KEY, 0, b"")))
+    client = _said_hello(connect)
     head, sealed = _seal(KEY, 1, b"y" * BULK_MIN)
     client.send_multipart([head, sealed[:100] + bytes([sealed[100] ^ 1]) + sealed[101:]])
     with pytest.raises(bulk.BulkBroken, match="did not open"):
@@ -113,8 +118,7 @@ def test_a_tampered_frame_from_the_client_ends_the_session(channel):
 
 def test_a_frame_other_than_the_one_named_ends_the_session(channel):
     ch, connect = channel
-    client = connect()
-    client.send_multipart(list(_seal(KEY, 0, b"")))
+    client = _said_hello(connect)
     client.send_multipart(list(_seal(KEY, 1, b"a" * BULK_MIN)))
     named, _ = _seal(KEY, 2, b"b" * BULK_MIN)
     with pytest.raises(bulk.BulkBroken, match="where the message named"):
@@ -131,8 +135,7 @@ def test_a_frame_that_never_comes_ends_the_session(channel, monkeypatch):
 
 def test_the_workers_frames_go_sealed_once_the_client_said_hello(channel):
     ch, connect = channel
-    client = connect()
-    client.send_multipart(list(_seal(KEY, 0, b"")))
+    client = _said_hello(connect)
     assert ch.knows_peer()
     data = os.urandom(BULK_MIN)
     head = ch.seal(memoryview(data))
@@ -146,15 +149,21 @@ def test_the_workers_frames_go_sealed_once_the_client_said_hello(channel):
 
 
 # ---- end to end: a program on a CURVE wire whose frames carry its copies (RGPU_SHM=0) -----------------
-@pytest.fixture
-def keyed_server(daemons, tmp_path):
+def _start_keyed(daemons, tmp_path, device: str = "sim", env: dict | None = None):
+    """(URL@KEY, handle) of a server on `device` whose wire is CURVE, on a free loopback port."""
     keys = wire_keys.direct_keys(str(tmp_path / "server.key"))
     url = f"tcp://127.0.0.1:{free_port()}"
     keyed = f"{url}@{curve.key_hex(keys.public)}"
-    handle = daemons.start(server_argv(url, "--sim-memory", "512MiB", "--wire", "curve", "--key-file",
-                                       str(tmp_path / "server.key")), deadline_s=30,
-                           ready=lambda: server_client.ping(keyed))
+    argv = [sys.executable, "-m", "rgpu.server.cli", "--device", device, "--listen", url, "--log-level", "info",
+            *(["--sim-memory", "512MiB"] if device == "sim" else []), "--wire", "curve",
+            "--key-file", str(tmp_path / "server.key")]
+    handle = daemons.start(argv, ready=lambda: server_client.ping(keyed), deadline_s=60, env={**os.environ, **(env or {})})
     return keyed, handle
+
+
+@pytest.fixture
+def keyed_server(daemons, tmp_path):
+    return _start_keyed(daemons, tmp_path)
 
 
 def _ended(handle, before: int) -> dict:
@@ -250,14 +259,8 @@ def _changed_server(daemons, tmp_path, site: str):
     """A keyed sim server every process of which runs `site` first (sitecustomize)."""
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(site)
-    keys = wire_keys.direct_keys(str(tmp_path / "server.key"))
-    url = f"tcp://127.0.0.1:{free_port()}"
-    keyed = f"{url}@{curve.key_hex(keys.public)}"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])}
-    handle = daemons.start(server_argv(url, "--sim-memory", "512MiB", "--wire", "curve", "--key-file",
-                                       str(tmp_path / "server.key")), deadline_s=30, env=env,
-                           ready=lambda: server_client.ping(keyed))
-    return keyed, handle
+    return _start_keyed(daemons, tmp_path, env={
+        "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])})
 
 
 @pytest.mark.e2e
@@ -280,13 +283,7 @@ def test_the_cuda_backend_takes_its_copies_from_the_bulk_channel(daemons, tmp_pa
     """The channel is the transport's, whatever serves the calls: the cuda backend on the null driver
     (benchmarks/native/nulldriver.c), its copies exact and their data counted on the channel."""
     from benchmarks.native import run as native
-    keys = wire_keys.direct_keys(str(tmp_path / "server.key"))
-    url = f"tcp://127.0.0.1:{free_port()}"
-    keyed = f"{url}@{curve.key_hex(keys.public)}"
-    argv = [sys.executable, "-m", "rgpu.server.cli", "--device", "cuda", "--listen", url, "--log-level", "info",
-            "--wire", "curve", "--key-file", str(tmp_path / "server.key")]
-    handle = daemons.start(argv, ready=lambda: server_client.ping(keyed), deadline_s=60,
-                           env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
+    keyed, handle = _start_keyed(daemons, tmp_path, "cuda", {"RGPU_LIBCUDA": str(native.null_driver())})
     before = len(handle.output(1 << 22))
     p = _run(cuda_program("driver_copy_pieces"), keyed, 16)
     out, err = p.communicate(timeout=180)

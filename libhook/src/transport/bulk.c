@@ -27,7 +27,6 @@
 #include "session_parts.h"
 
 #define TAG_BYTES 32
-#define HEAD_MAX 48 /* a sealed record's bytes at most */
 enum { TO_WORKER = 0, TO_CLIENT = 1 };
 
 typedef int (*seal_fn)(unsigned char *, unsigned char *, unsigned long long *, const unsigned char *,
@@ -169,8 +168,14 @@ static void nonce_of(const rgpu_session *s, int dir, uint64_t counter, unsigned 
 static void head_of(const rgpu_session *s, int dir, uint64_t counter, uint64_t len, mp_writer *w) {
     rgpu_env_sealed rec = {.channel = {.p = s->bulk_chan, .n = 16}, .dir = (uint64_t)dir, .counter = counter,
                            .length = len};
-    mp_init(w, HEAD_MAX);
+    mp_init(w, RGPU_BULK_HEAD_MAX);
     rgpu_env_write_sealed(w, &rec);
+}
+
+/* A frame holding a copy of the record's bytes. */
+static void head_msg(zmq_msg_t *h, const mp_writer *head) {
+    zmq_msg_init_size(h, head->len);
+    memcpy(zmq_msg_data(h), head->buf, head->len);
 }
 
 /* Seals n bytes at p as the sender's frame `counter` and sends it on the channel; *head gets the record. */
@@ -182,8 +187,7 @@ static int seal_send(rgpu_session *s, const void *p, size_t n, uint64_t counter,
     nonce_of(s, TO_WORKER, counter, nonce);
     unsigned char *out = zmq_msg_data(&ct);
     seal_detached(out, out + n, NULL, p, n, head->buf, head->len, NULL, nonce, s->bulk_key);
-    zmq_msg_init_size(&h, head->len);
-    memcpy(zmq_msg_data(&h), head->buf, head->len);
+    head_msg(&h, head);
     if (zmq_msg_send(&h, s->bulk_sock, ZMQ_SNDMORE) < 0) {
         zmq_msg_close(&h);
         zmq_msg_close(&ct);
@@ -305,8 +309,7 @@ int rgpu_send_part(rgpu_session *s, zmq_msg_t *m, int flags) {
         return -1;
     }
     zmq_msg_t h;
-    zmq_msg_init_size(&h, head.len);
-    memcpy(zmq_msg_data(&h), head.buf, head.len);
+    head_msg(&h, &head);
     mp_free(&head);
     if (zmq_msg_send(&h, s->sock, flags) < 0) {
         zmq_msg_close(&h);
@@ -335,7 +338,7 @@ int rgpu_recv_part(rgpu_session *s, zmq_msg_t *m) {
     int more = zmq_msg_more(m);
     if (rc < 0 || !s->bulk_named) return more;
     size_t n = zmq_msg_size(m);
-    if (n > HEAD_MAX || !memmem(zmq_msg_data(m), n, s->bulk_chan, sizeof s->bulk_chan)) return more;
+    if (n > RGPU_BULK_HEAD_MAX || !memmem(zmq_msg_data(m), n, s->bulk_chan, sizeof s->bulk_chan)) return more;
     mp_reader r;
     mp_rinit(&r, zmq_msg_data(m), n);
     rgpu_env_sealed rec;
