@@ -202,6 +202,21 @@ def test_copies_travel_sealed_beside_a_curve_wire_and_arrive_exact(keyed_server,
 
 @pytest.mark.e2e
 @pytest.mark.sim_only("the server is a software GPU whose log the test reads")
+def test_copies_into_pinned_memory_open_where_they_go(keyed_server, cuda_program):
+    """Synchronous and asynchronous D2H copies into pinned memory (an async one's data comes ahead of a
+    later reply: copy_late.c), several streams, each opened by the client straight into the program's
+    memory (bulk.c, rgpu_recv_part_into): every byte right, and the copies' data on the channel."""
+    server, handle = keyed_server
+    before = len(handle.output(1 << 22))
+    p = _run(cuda_program("pinned_copies"), server, 4)
+    out, err = p.communicate(timeout=180)
+    assert p.returncode == 0 and "OK pinned_copies" in out, out + err
+    got = _ended(handle, before)
+    assert int(got["bulk_bytes_out"]) >= 8 << 20 and got["reason"] == "goodbye", got
+
+
+@pytest.mark.e2e
+@pytest.mark.sim_only("the server is a software GPU whose log the test reads")
 def test_a_plain_wire_has_no_bulk_channel(start_server, cuda_program):
     url, handle = start_server()            # loopback: the plain wire by default
     before = len(handle.output(1 << 22))

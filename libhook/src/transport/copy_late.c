@@ -28,9 +28,10 @@ void rgpu_take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head) {
     for (int more = zmq_msg_more(head); more;) {
         zmq_msg_t b;
         zmq_msg_init(&b);
-        more = rgpu_recv_part(s, &b);
-        size_t len = zmq_msg_size(&b);
-        if (at >= 0 && got + len <= s->late[at].len) memcpy((char *)s->late[at].dst + got, zmq_msg_data(&b), len);
+        size_t into = 0, room = at >= 0 && got < s->late[at].len ? s->late[at].len - got : 0;
+        more = rgpu_recv_part_into(s, &b, room ? (char *)s->late[at].dst + got : NULL, room, &into);
+        size_t len = into ? into : zmq_msg_size(&b);
+        if (!into && at >= 0 && got + len <= s->late[at].len) memcpy((char *)s->late[at].dst + got, zmq_msg_data(&b), len);
         got += len;
         zmq_msg_close(&b);
     }

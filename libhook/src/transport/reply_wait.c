@@ -127,9 +127,11 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             for (int more = zmq_msg_more(head); more;) {
                 zmq_msg_t b;
                 zmq_msg_init(&b);
-                more = rgpu_recv_part(s, &b);
+                size_t into = 0, room = pieces_ok && streamed < c->shm_cap ? c->shm_cap - streamed : 0;
+                more = rgpu_recv_part_into(s, &b, room ? (char *)c->shm_dst + streamed : NULL, room, &into);
                 size_t len = zmq_msg_size(&b);
-                if (pieces_ok && streamed + len <= c->shm_cap) {
+                if (into) streamed += into; /* it came sealed, and opened where it goes */
+                else if (pieces_ok && streamed + len <= c->shm_cap) {
                     memcpy((char *)c->shm_dst + streamed, zmq_msg_data(&b), len);
                     streamed += len;
                 } else pieces_ok = 0;
@@ -148,11 +150,13 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
         for (int more = zmq_msg_more(head); more;) {
             zmq_msg_t *b = malloc(sizeof(zmq_msg_t));
             zmq_msg_init(b);
-            more = rgpu_recv_part(s, b);
+            int direct = stream_out && c->nout_bulk == 0;
+            size_t into = 0, room = direct && streamed < c->shm_cap ? c->shm_cap - streamed : 0;
+            more = rgpu_recv_part_into(s, b, room ? (char *)c->shm_dst + streamed : NULL, room, &into);
             size_t len = zmq_msg_size(b);
-            if (stream_out && c->nout_bulk == 0 && streamed + len <= c->shm_cap) {
-                memcpy((char *)c->shm_dst + streamed, zmq_msg_data(b), len);
-                streamed += len;
+            if (into || (direct && streamed + len <= c->shm_cap)) {
+                if (!into) memcpy((char *)c->shm_dst + streamed, zmq_msg_data(b), len);
+                streamed += into ? into : len;
                 zmq_msg_close(b);
                 free(b);
                 continue;

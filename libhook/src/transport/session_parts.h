@@ -39,6 +39,9 @@ void rgpu_bulk_connect(rgpu_session *s, const char *control, int port);
 void rgpu_bulk_close(rgpu_session *s);
 int rgpu_send_part(rgpu_session *s, zmq_msg_t *m, int flags);
 int rgpu_recv_part(rgpu_session *s, zmq_msg_t *m);
+/* As rgpu_recv_part; a frame that came sealed on the bulk channel, of at most `room` bytes, opens straight
+ * into dst, *into its length (0: the frame is in m, to be copied as any other). */
+int rgpu_recv_part_into(rgpu_session *s, zmq_msg_t *m, void *dst, size_t room, size_t *into);
 
 /* session.c */
 int rgpu_sessions_closed(void);
