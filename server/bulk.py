@@ -175,7 +175,7 @@ class BulkChannel:
         sealed = [self.placeholder(p) for p in body[1:]]
         if not any(sealed):
             return body
-        return [body[0], *(_Opened(self.take(p, tick)) if s else p for p, s in zip(body[1:], sealed))]
+        return [body[0], *(self.take(p, tick) if s else p for p, s in zip(body[1:], sealed))]
 
     def take(self, part, tick=None):
         head = bytes(part.buffer if isinstance(part, zmq.Frame) else part)
@@ -201,6 +201,11 @@ class BulkChannel:
                 self.dropped += 1
                 continue
             got_head = parts[1].bytes
+            if self.peer is not None and got_head == head and len(parts[2]) == rec.length + TAG_BYTES:
+                # the client's own connection, the frame named: opened where its data goes (Sealed)
+                self.frames_in += 1
+                self.bytes_in += rec.length
+                return Sealed(self, head, rec.counter, rec.length, parts[2])
             got, data = self._check(got_head, parts[2].buffer)
             if got is None:
                 if self.peer is None:
@@ -214,7 +219,7 @@ class BulkChannel:
                 raise BulkBroken(f"the bulk channel sent frame {got.counter} where the message named {rec.counter}")
             self.frames_in += 1
             self.bytes_in += len(data)
-            return data
+            return _Opened(data)
 
     def _check(self, head: bytes, sealed):
         """(record, data) of a frame sealed to the worker under the key, or (None, why it is not)."""
@@ -230,14 +235,18 @@ class BulkChannel:
         return got, data
 
     def _open(self, head: bytes, rec, sealed):
+        out = np.empty(rec.length, np.uint8)  # not zeroed: all of it is written (bytearray's memset cost 2% of a copy)
+        return out if self.open_into(head, rec.counter, sealed, out) else None
+
+    def open_into(self, head: bytes, counter: int, sealed, out) -> bool:
+        """Opens the client's frame `counter` (its record `head`; data and tag in `sealed`) into `out`,
+        a writable buffer of its length; False (and `out` cleared) when it does not open."""
         ffi, lib = self.ffi, self.lib
-        n = rec.length
-        out = np.empty(n, np.uint8)  # not zeroed: all of it is written (bytearray's memset cost 2% of a copy)
+        n = len(sealed) - TAG_BYTES
         src = ffi.from_buffer(sealed)
-        rc = lib.crypto_aead_aegis256_decrypt_detached(
-            ffi.from_buffer(out) if n else ffi.NULL, ffi.NULL, src, n, src + n, head, len(head),
-            nonce(self.channel, TO_WORKER, rec.counter), self.key)
-        return out if rc == 0 else None
+        return lib.crypto_aead_aegis256_decrypt_detached(
+            ffi.from_buffer(out, require_writable=True) if n else ffi.NULL, ffi.NULL, src, n, src + n, head,
+            len(head), nonce(self.channel, TO_WORKER, counter), self.key) == 0
 
     # -- the worker to the client ------------------------------------------------------------------
     def knows_peer(self) -> bool:
@@ -294,12 +303,48 @@ class BulkChannel:
 
 
 class _Opened:
-    """A data frame taken from the bulk channel, where the message's frames are zmq.Frames."""
+    """A data frame taken from the bulk channel, opened, where the message's frames are zmq.Frames."""
     __slots__ = ("buffer",)
     more = False
 
     def __init__(self, data):
         self.buffer = memoryview(data)
+
+    def __len__(self) -> int:
+        return len(self.buffer)
+
+    @property
+    def bytes(self) -> bytes:
+        return bytes(self.buffer)
+
+
+class Sealed:
+    """A data frame of the client's own connection, the one its message named, still sealed: opened
+    where it is used, so that an H2D copy's data is written once, by the cipher, into device memory
+    (`open_into`, which the software GPU's memory calls) instead of into a buffer copied there after;
+    `buffer` opens it into one of its own for every other use. A frame that does not open then raises
+    BulkBroken, which ends the session as at its arrival (libsodium clears what it wrote)."""
+    __slots__ = ("_channel", "_head", "_counter", "_n", "_frame", "_buffer")
+    more = False
+
+    def __init__(self, channel: BulkChannel, head: bytes, counter: int, n: int, frame):
+        self._channel, self._head, self._counter, self._n, self._frame = channel, head, counter, n, frame
+        self._buffer = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    def open_into(self, out) -> None:
+        if not self._channel.open_into(self._head, self._counter, self._frame.buffer, out):
+            raise BulkBroken("a frame on the bulk channel did not open under the session's key")
+
+    @property
+    def buffer(self) -> memoryview:
+        if self._buffer is None:
+            out = np.empty(self._n, np.uint8)
+            self.open_into(out)
+            self._buffer = memoryview(out)
+        return self._buffer
 
     @property
     def bytes(self) -> bytes:

@@ -15,6 +15,7 @@ from rgpu.protocol.generated.calltable import CALLS
 
 from .backends import handlers_for
 from .api import Bulk
+from .bulk import BulkBroken
 from .errors import CudaError, code_for
 
 log = structlog.get_logger()
@@ -159,6 +160,8 @@ class Dispatcher:
             if e.sticky:
                 session.sticky = e
             return Result(code_for(face, e.code), message=e.message, face=face)
+        except BulkBroken:
+            raise  # the session's data would be wrong: it ends (worker.py)
         except Exception as e:  # a bug must not take the session down with it
             log.exception("handler_failed", call=row.name)
             return Result(code_for(face, "CUDA_ERROR_UNKNOWN"), message=f"{row.name}: internal error {e!r}", face=face)

@@ -26,6 +26,7 @@ from rgpu.protocol.wire import Pinned, Shm, Staged
 from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, bulk, failover, module_cache, session_ports
+from .bulk import Sealed
 from .errors import CudaError, driver_code
 from .dispatch import Dispatcher, Result
 from .migration.source import Outbound, Redirect
@@ -37,6 +38,7 @@ from .api.ipc import IpcState
 from .session import Session
 from .session import SessionEnding
 from .pinned import PinnedHost
+from .copy_calls import copy_of
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
 from .ring import COPIED, NOTIFY, RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice, quota_view
 from .ring import spin_hits as ring_spin_hits
@@ -446,7 +448,14 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     _tell(conn, ("reclaim", "restored", dict(reclaimer.stats)))
                 session.messages += resume is None  # a step the loop began is counted already
                 trimmed = False
-                if not _serve(out, ident, body, session, dispatcher, log, resume):
+                try:
+                    served = _serve(out, ident, body, session, dispatcher, log, resume)
+                except bulk.BulkBroken as e:  # a sealed frame that did not open where it was used
+                    log.warning("bulk_broken", reason=str(e))
+                    _notify(sock, peer, f"the session's bulk channel failed: {e}")
+                    reason = "bulk_broken"
+                    break
+                if not served:
                     drop_move(reason)
                     break
                 if mover is not None and mover.precopy_done():
@@ -934,7 +943,10 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                 _answer_wait(sock, ident, seq, session, launcher.face, session.device.take_output())
                 continue
         if bulk:
-            bulk = [f.buffer for f in bulk]
+            # a frame still sealed on the bulk channel goes to an H2D copy as it is (the software GPU
+            # opens it straight into device memory: Sealed); every other frame as its buffer
+            keep = shm is None and (c := copy_of(call_id, args)) is not None and c.h2d
+            bulk = [f if keep and type(f) is Sealed else f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
         if call_id == wire.UNPIN:
             _unpin(sock, ident, seq, sync, args, session, log)

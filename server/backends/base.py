@@ -63,7 +63,9 @@ class Device(ABC):
     def allocation(self, addr: int) -> tuple[int, int] | None:
         """(start, size) of the allocation holding addr, or None."""
     @abstractmethod
-    def copy_htod(self, dst: int, data, stream) -> None: ...
+    def copy_htod(self, dst: int, data, stream) -> None:
+        """`data`: a buffer, or a frame still sealed on the bulk channel (server/bulk.py, Sealed: its
+        `open_into(out)` writes it into a buffer of its length, its `buffer` opens it into one of its own)."""
     @abstractmethod
     def copy_dtoh(self, src: int, size: int, stream):
         """The bytes (any buffer; it is sent as it is) of [src, src+size)."""

@@ -14,6 +14,7 @@ import sys
 import time
 
 import msgpack
+import numpy as np
 import pytest
 import zmq
 
@@ -108,12 +109,54 @@ def test_a_sealed_frame_opens_in_its_place_and_a_strangers_are_dropped(channel):
 
 
 def test_a_tampered_frame_from_the_client_ends_the_session(channel):
+    """The client's own frame is opened where it is used (bulk.Sealed): into device memory by an H2D
+    copy, into a buffer of its own otherwise. Tampered, either way raises BulkBroken, which ends the
+    session (worker.py), and what was opened into device memory is cleared, not left there."""
     ch, connect = channel
     client = _said_hello(connect)
-    head, sealed = _seal(KEY, 1, b"y" * BULK_MIN)
+    data = os.urandom(BULK_MIN)
+    head, sealed = _seal(KEY, 1, data)
+    client.send_multipart([head, sealed])
+    good = ch.open_parts([b"head", head])[1]
+    device = np.full(BULK_MIN, 7, np.uint8)
+    good.open_into(device)
+    assert device.tobytes() == data and len(good) == BULK_MIN
+    head, sealed = _seal(KEY, 2, data)
     client.send_multipart([head, sealed[:100] + bytes([sealed[100] ^ 1]) + sealed[101:]])
+    bad = ch.open_parts([b"head", head])[1]
     with pytest.raises(bulk.BulkBroken, match="did not open"):
-        ch.open_parts([b"head", head])
+        bad.open_into(device)
+    assert not device.any()
+    with pytest.raises(bulk.BulkBroken, match="did not open"):
+        bad.buffer
+
+
+def test_an_h2d_copy_opens_the_frame_in_device_memory_and_a_bad_one_is_not_a_calls_error(channel):
+    """Through the dispatcher onto a software GPU: a good sealed frame lands where the copy says; a
+    tampered one is not turned into the call's CUDA_ERROR_UNKNOWN (what a handler's unexpected
+    exception becomes, the session carrying on): BulkBroken goes through to the worker's loop, which
+    ends the session."""
+    from rgpu.protocol.generated.calltable import BY_NAME
+    from rgpu.server.backends.sim.device import SimDevice
+    from rgpu.server.dispatch import Dispatcher
+    from rgpu.server.session import Session
+    ch, connect = channel
+    client = _said_hello(connect)
+    data = os.urandom(BULK_MIN)
+    frames = [_seal(KEY, 1, data), _seal(KEY, 2, data)]
+    client.send_multipart(list(frames[0]))
+    client.send_multipart([frames[1][0], frames[1][1][:-1] + bytes([frames[1][1][-1] ^ 1])])
+    good, bad = ch.open_parts([b"head", frames[0][0], frames[1][0]])[1:]
+    assert type(good) is bulk.Sealed and type(bad) is bulk.Sealed
+    session, d = Session(SimDevice(1 << 24)), Dispatcher("sim")
+    try:
+        (addr,) = d.run(session, BY_NAME["cudaMalloc"], [BULK_MIN], []).outs
+        assert d.run(session, BY_NAME["cuMemcpyHtoD_v2"], [addr, BULK_MIN], [good]).rc == 0
+        assert bytes(d.run(session, BY_NAME["cuMemcpyDtoH_v2"], [addr, BULK_MIN], []).bulk[0]) == data
+        with pytest.raises(bulk.BulkBroken, match="did not open"):
+            d.run(session, BY_NAME["cuMemcpyHtoD_v2"], [addr, BULK_MIN], [bad])
+    finally:
+        session.close()
 
 
 def test_a_frame_other_than_the_one_named_ends_the_session(channel):

@@ -488,6 +488,8 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
 
     def copy_htod(self, dst, data, stream):
         self._range(dst, len(data))
+        if hasattr(data, "open_into"):  # a frame sealed on the bulk channel (server/bulk.py): opened here
+            data = data.buffer
         buf = _ffi.from_buffer(data)
         self._idle_first(stream)
         _check(_lib.cuMemcpyHtoDAsync_v2(dst, buf, len(data), stream or _ffi.NULL))

@@ -405,6 +405,10 @@ class DeviceMemory:
         return self.view(addr, nbytes).tobytes()
 
     def write(self, addr: int, data) -> None:
+        open_into = getattr(data, "open_into", None)
+        if open_into is not None:  # a frame sealed on the bulk channel (server/bulk.py): opened in place
+            open_into(self.view(addr, len(data)))
+            return
         src = np.frombuffer(data, dtype=np.uint8)
         self.view(addr, src.size)[:] = src
 
