@@ -45,6 +45,7 @@ class Session:
         self.images: dict[str, bytes] = {}
         self.restore_images: dict[str, bytes] = {}
         self.sched = None  # GpuScheduler of this session's GPU (None: no other session to share with)
+        self.bulk = None  # the bulk channel beside a CURVE wire, when the client offers one (server/bulk.py)
         self.slot = 0
         # The worker's check for "end this session now" (stop from the supervisor, client gone),
         # run at time-slice checkpoints of long kernels; raises SessionEnding.

@@ -185,7 +185,6 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     session.shm = None  # the client's shared-memory segment, when it offers one on this host
     session.ring = None  # the call ring in that segment, when the client offers one (server/ring.py)
     session.pinned = PinnedHost(session)  # the program's pinned host memory, mapped as calls name it
-    session.bulk = None  # the bulk channel beside a CURVE wire, when the client offers one (server/bulk.py)
     if conf.get("ipc_dir"):
         # CUDA IPC handles open in the sessions of the same lease and vGPU on this GPU (any session of
         # the GPU where no lease gate admits them): api/ipc.py
@@ -431,9 +430,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     try:  # large frames that came sealed on the bulk channel, in their places
                         body = session.bulk.open_parts(body, session.housekeeping)
                     except bulk.BulkBroken as e:
-                        log.warning("bulk_broken", reason=str(e))
-                        _notify(sock, peer, f"the session's bulk channel failed: {e}")
-                        reason = "bulk_broken"
+                        reason = _bulk_broken(sock, peer, log, e)
                         break
                 if reclaimer.reclaimed:
                     try:
@@ -451,9 +448,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 try:
                     served = _serve(out, ident, body, session, dispatcher, log, resume)
                 except bulk.BulkBroken as e:  # a sealed frame that did not open where it was used
-                    log.warning("bulk_broken", reason=str(e))
-                    _notify(sock, peer, f"the session's bulk channel failed: {e}")
-                    reason = "bulk_broken"
+                    reason = _bulk_broken(sock, peer, log, e)
                     break
                 if not served:
                     drop_move(reason)
@@ -557,6 +552,14 @@ def _client_counts(session) -> dict:
         return {}
     trips, calls, messages = session.client_counts
     return {"client_round_trips": trips, "client_async_calls": calls, "client_async_messages": messages}
+
+
+def _bulk_broken(sock, peer, log, e: bulk.BulkBroken) -> str:
+    """The client hears that its bulk channel failed (a frame did not come, or did not open, at
+    arrival or where it was used); the session's end reason."""
+    log.warning("bulk_broken", reason=str(e))
+    _notify(sock, peer, f"the session's bulk channel failed: {e}")
+    return "bulk_broken"
 
 
 def _fail_message(sock, ident, body, e: CudaError) -> None:
@@ -943,10 +946,12 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                 _answer_wait(sock, ident, seq, session, launcher.face, session.device.take_output())
                 continue
         if bulk:
-            # a frame still sealed on the bulk channel goes to an H2D copy as it is (the software GPU
-            # opens it straight into device memory: Sealed); every other frame as its buffer
-            keep = shm is None and (c := copy_of(call_id, args)) is not None and c.h2d
-            bulk = [f if keep and type(f) is Sealed else f.buffer for f in bulk]
+            if session.bulk is not None and shm is None and (c := copy_of(call_id, args)) is not None and c.h2d:
+                # a frame still sealed on the bulk channel goes to an H2D copy as it is (the software
+                # GPU opens it straight into device memory: Sealed)
+                bulk = [f if type(f) is Sealed else f.buffer for f in bulk]
+            else:
+                bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
         if call_id == wire.UNPIN:
             _unpin(sock, ident, seq, sync, args, session, log)

@@ -337,7 +337,7 @@ static int broken(rgpu_session *s, zmq_msg_t *m, int more, const char *why) {
  * channel. A sealed frame of at most `room` bytes opens straight into dst (*into = its length, m left
  * empty): the caller's copy of it is done, and a D2H copy's data is not written twice on the way to the
  * program. Anything else opens into a frame of its own. */
-static int recv_part(rgpu_session *s, zmq_msg_t *m, void *dst, size_t room, size_t *into) {
+int rgpu_recv_part_into(rgpu_session *s, zmq_msg_t *m, void *dst, size_t room, size_t *into) {
     if (into) *into = 0;
     int rc = zmq_msg_recv(m, s->sock, 0);
     int more = zmq_msg_more(m);
@@ -388,8 +388,4 @@ static int recv_part(rgpu_session *s, zmq_msg_t *m, void *dst, size_t room, size
     return more;
 }
 
-int rgpu_recv_part(rgpu_session *s, zmq_msg_t *m) { return recv_part(s, m, NULL, 0, NULL); }
-
-int rgpu_recv_part_into(rgpu_session *s, zmq_msg_t *m, void *dst, size_t room, size_t *into) {
-    return recv_part(s, m, dst, room, into);
-}
+int rgpu_recv_part(rgpu_session *s, zmq_msg_t *m) { return rgpu_recv_part_into(s, m, NULL, 0, NULL); }
