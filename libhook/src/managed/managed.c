@@ -38,6 +38,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "digest.h"
+#include "failover.h"
 #include "rgpu_call.h"
 #include "session.h"
 
@@ -64,6 +66,10 @@ typedef struct region {
     uint8_t *shadow;  /* the device's contents as of the last push or pull */
     int shadow_pinned; /* 1: the shadow is pinned memory (rgpu_pinned_own), made at its first pull ahead;
                         * -1: none could be made */
+    uint64_t dig;     /* the failover digest of the shadow's contents, while dig_ok (pulled_digest) */
+    int dig_ok;
+    int same;         /* of a pull ahead: 1 the device's copy came back as the host's view already is,
+                       * 0 it differs, -1 not heard (no failover digest was asked of it) */
     struct region *next;
 } region;
 
@@ -72,6 +78,7 @@ static region *regions;
 static int nregions;                  /* read without the lock: 0 keeps every hook free */
 static int busy[RGPU_MAX_DEVICES];    /* device work sent since the last pull */
 static __thread int inside;           /* the pushes' and pulls' own calls are not hooked */
+static __thread int ahead = -1;       /* the device whose pull ahead this thread holds mu for, or -1 */
 
 static region *find(uint64_t p) {
     for (region *r = regions; r; r = r->next)
@@ -108,6 +115,7 @@ static int push_region(region *r) {
         int rc = rgpu_copy_call(RGPU_DRIVER, H2D, r->addr + off, 0, end - off, (void *)(host + off), NULL, 1, r->dev);
         if (rc) return rc;
         memcpy(r->shadow + off, host + off, end - off);
+        r->dig_ok = 0;
         off = end;
     }
     return 0;
@@ -116,6 +124,7 @@ static int push_region(region *r) {
 static int pull_range(region *r, size_t off, size_t n) {
     int rc = rgpu_copy_call(RGPU_DRIVER, D2H, 0, r->addr + off, n, r->shadow + off, NULL, 0, r->dev);
     if (rc == 0) memcpy((uint8_t *)(uintptr_t)r->addr + off, r->shadow + off, n);
+    r->dig_ok = 0;
     return rc;
 }
 
@@ -131,6 +140,7 @@ static int pull_merge(region *r) {
         if (memcmp(now + off, r->shadow + off, n)) {
             memcpy(host + off, now + off, n);
             memcpy(r->shadow + off, now + off, n);
+            r->dig_ok = 0;
         }
     }
     free(now);
@@ -195,6 +205,7 @@ static int take_pull(rgpu_call *c, int dev) {
         if (r->dev != dev || r->host_only) continue;
         rgpu_call *f = &c->then[i++];
         ok = f->then_rc == 0 && rgpu_out_bulk_into(f, r->shadow, r->mapped) == 0;
+        r->dig_ok = 0;
     }
     for (region *r = regions; r && ok; r = r->next) /* all or none: a failed pull is made again whole */
         if (r->dev == dev && !r->host_only) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
@@ -247,11 +258,41 @@ static int plan_ahead(rgpu_call *c, int dev) {
     int rc = 0;
     inside = 1;
     for (region *r = regions; r && !rc; r = r->next)
-        if (r->dev == dev && !r->host_only)
+        if (r->dev == dev && !r->host_only) {
+            r->same = -1;
             rc = rgpu_copy_call(RGPU_DRIVER, D2H, 0, r->addr, r->mapped, r->shadow, (const void *)(uintptr_t)stream, 1, dev);
+        }
     inside = 0;
+    if (rc == 0) ahead = dev;
     /* a copy not sent (the session's earlier error): the pull after the call, which hears it too */
     return c->pull_ahead = rc == 0;
+}
+
+/* A --failover session's log digests the data of every copy out of the device, the pull ahead's
+ * too, as it lands in the shadows (copy_late.c, before the synchronisation's reply). A training loop
+ * whose libraries keep a few small managed buffers the device seldom writes (mapped host memory is
+ * managed memory in a --failover session) would digest all of them, and copy them into the host's
+ * view, at every step. So a shadow that came back as the view already is (what the host saw last,
+ * which it may not write while device work is outstanding, and which the push made the shadow before
+ * that work) keeps the digest it had, and the view is not copied over (managed_after). Its digest was
+ * taken of those bytes when they last came, unless the shadow changed otherwise since (a push, a pull
+ * of another kind: dig_ok). A host that wrote the view while kernels ran (which CUDA forbids here)
+ * could at worst log the digest of what it wrote over: a replay then compares unequal and the session
+ * refuses to carry on, never a wrong answer. 0: not a shadow this thread's pull ahead is taking. */
+static int pulled_digest(const void *data, size_t n, uint64_t *dig) {
+    if (ahead < 0) return 0; /* mu is this thread's: the regions hold still */
+    for (region *r = regions; r; r = r->next) {
+        if (r->dev != ahead || r->host_only || r->shadow != data || r->mapped != n) continue;
+        r->same = !memcmp(data, (const void *)(uintptr_t)r->addr, n);
+        if (!r->same || !r->dig_ok) {
+            rgpu_dig d = rgpu_dig_start();
+            rgpu_dig_add(&d, data, n);
+            r->dig = rgpu_dig_end(&d), r->dig_ok = 1;
+        }
+        *dig = r->dig;
+        return 1;
+    }
+    return 0;
 }
 
 static void end_pull(rgpu_call *c) {
@@ -288,12 +329,15 @@ static void drop_all(int dev);
 static void managed_after(rgpu_call *c, int rc) {
     if (c->pull_ahead) { /* its pull went ahead of it (mu held since managed_before) */
         c->pull_ahead = 0;
+        ahead = -1;
         int prc = 0;
-        if (rc == 0) {
-            for (region *r = regions; r; r = r->next)
-                if (r->dev == c->dev && !r->host_only) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
-            prc = pull_merges(c->dev);
+        for (region *r = regions; r; r = r->next) {
+            if (r->dev != c->dev || r->host_only) continue;
+            if (rc == 0 && r->same != 1) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
+            if (rc || r->same == -1) r->dig_ok = 0; /* the shadow changed unheard */
+            r->same = -1;
         }
+        if (rc == 0) prc = pull_merges(c->dev);
         if (prc) rgpu_log(RGPU_LOG_ERROR, "managed memory: pulling device %d's copy failed (%d)", c->dev, prc);
         else if (rc == 0) busy[c->dev] = 0;
         pthread_mutex_unlock(&mu);
@@ -328,7 +372,10 @@ static void managed_after(rgpu_call *c, int rc) {
 static const rgpu_call_hooks coherence = {.live = &nregions, .flags = 0, .before = managed_before,
                                           .after = managed_after};
 
-__attribute__((constructor)) static void register_coherence(void) { rgpu_call_hooks_add(&coherence); }
+__attribute__((constructor)) static void register_coherence(void) {
+    rgpu_call_hooks_add(&coherence);
+    rgpu_fo_late_digests(pulled_digest);
+}
 
 /* ---- allocation and free ------------------------------------------------------------------ */
 

@@ -25,6 +25,9 @@ void rgpu_fo_logged_rebuilt(rgpu_session *s, const rgpu_replay_msg *m, struct rg
 void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, struct rgpu_call *c, size_t streamed);
 /* The data of async D2H copy seq (RGPU_OUT_LATER) as it came into the program's memory. */
 void rgpu_fo_seen_late(rgpu_session *s, uint64_t seq, const void *data, size_t n);
+/* Who may know the digest of an async copy's data without reading it (managed.c: a shadow that came
+ * back unchanged). The function returns 1 and sets *dig, or 0: the log digests the data itself. */
+void rgpu_fo_late_digests(int (*known)(const void *data, size_t n, uint64_t *dig));
 /* 1 when a checkpoint is due (the interval passed since the last). */
 int rgpu_fo_due(rgpu_session *s);
 /* CHECKPOINT's argument: 1 when the session holds a chain of images a delta can follow (failover.c). */
