@@ -810,6 +810,19 @@ void rgpu_wire_rgpuGraphDestroy(rgpu_call *c, const void *hGraph)
     rgpu_put_h(c, hGraph);
 }
 
+void rgpu_wire_rgpuManagedPull(rgpu_call *c, uint64_t addr, uint64_t count, const void *known, size_t known_size)
+{
+    rgpu_begin(c, RGPU_ID_rgpuManagedPull, "rgpuManagedPull", RGPU_DRIVER, RGPU_FLAGS_rgpuManagedPull);
+    rgpu_put_u(c, addr);
+    rgpu_put_u(c, count);
+    rgpu_put_b(c, known, known_size);
+}
+
+void rgpu_wire_out_rgpuManagedPull(rgpu_call *c, void *digest, size_t digest_size)
+{
+    rgpu_out_b(c, digest, digest_size);
+}
+
 void rgpu_wire_rgpuMemPlacement(rgpu_call *c)
 {
     rgpu_begin(c, RGPU_ID_rgpuMemPlacement, "rgpuMemPlacement", RGPU_DRIVER, RGPU_FLAGS_rgpuMemPlacement);

@@ -176,6 +176,9 @@ void rgpu_wire_out_rgpuGraphBuild(struct rgpu_call *c, void **graph);
 void rgpu_wire_rgpuGraphLaunch(struct rgpu_call *c, const void *hGraph, const void *hStream);
 /* rgpuGraphDestroy (graph/graph_server.c): hGraph:h */
 void rgpu_wire_rgpuGraphDestroy(struct rgpu_call *c, const void *hGraph);
+/* rgpuManagedPull (managed/managed.c): addr:u, count:u, known:b; outs digest:ob; bulk out count */
+void rgpu_wire_rgpuManagedPull(struct rgpu_call *c, uint64_t addr, uint64_t count, const void *known, size_t known_size);
+void rgpu_wire_out_rgpuManagedPull(struct rgpu_call *c, void *digest, size_t digest_size);
 /* rgpuMemPlacement (memory/placed.c): no arguments; outs base:ou, span:ou, granule:ou, guard:ou, charge_unit:ou, spare_cap:ou, spare:ou, pitch_align:ou */
 void rgpu_wire_rgpuMemPlacement(struct rgpu_call *c);
 void rgpu_wire_out_rgpuMemPlacement(struct rgpu_call *c, uint64_t *base, uint64_t *span, uint64_t *granule, uint64_t *guard, uint64_t *charge_unit, uint64_t *spare_cap, uint64_t *spare, uint64_t *pitch_align);

@@ -770,6 +770,7 @@ struct rgpuGraph_st;
 CUresult rgpuGraphBuild(struct rgpuGraph_st **phGraph, CUstream hStream, const void *nodes, size_t size);
 CUresult rgpuGraphLaunch(struct rgpuGraph_st *hGraph, CUstream hStream);
 CUresult rgpuGraphDestroy(struct rgpuGraph_st *hGraph);
+CUresult rgpuManagedPull(int dev, CUdeviceptr addr, size_t count, const void *known, size_t known_size, void *dst, void *digest);
 CUresult rgpuMemPlacement(int dev, cuuint64_t *base, cuuint64_t *span, cuuint64_t *granule, cuuint64_t *guard, cuuint64_t *charge_unit, cuuint64_t *spare_cap, cuuint64_t *spare, cuuint64_t *pitch_align);
 CUresult rgpuMemPlace(int face, int dev, CUdeviceptr addr, size_t size, size_t span);
 CUresult rgpuMemPlaceGrant(int face, int dev, CUdeviceptr addr, size_t size, size_t span, size_t want, cuuint64_t *spare);

@@ -469,6 +469,8 @@
 #define RGPU_FLAGS_rgpuGraphLaunch (RGPU_F_ASYNC | RGPU_F_DEVICE_WORK)
 #define RGPU_ID_rgpuGraphDestroy 0x21502945u
 #define RGPU_FLAGS_rgpuGraphDestroy (RGPU_F_ASYNC)
+#define RGPU_ID_rgpuManagedPull 0x53fc9728u
+#define RGPU_FLAGS_rgpuManagedPull (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED)
 #define RGPU_ID_rgpuMemPlacement 0x27830ba3u
 #define RGPU_FLAGS_rgpuMemPlacement (0)
 #define RGPU_ID_rgpuMemPlace 0x2ab47a93u

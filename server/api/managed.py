@@ -4,8 +4,9 @@ The client keeps that copy coherent — it pushes what the host wrote before dev
 after a synchronisation — so the server only allocates, tags, frees and answers for it."""
 from __future__ import annotations
 
+from ..checkpoint import digest as chunk_digest
 from ..errors import CudaError
-from . import handles
+from . import Bulk, handles
 
 # Managed allocations start and end on this boundary: a multiple of every host page size a client
 # may have (4 KiB, 16 KiB, 64 KiB), so no two allocations share a page of the client's mapping.
@@ -54,3 +55,21 @@ def stream_attach_mem(s, stream, addr, length, flags):
     if addr != found[0] or length not in (0, s.managed[addr], found[1]):
         raise CudaError("CUDA_ERROR_INVALID_VALUE", "attach the whole allocation (length 0 or its size)")
     return ()
+
+
+@handles("rgpuManagedPull")
+def managed_pull(s, addr, count, known):
+    """[address, size, the digest the client's copy is of, or None] -> [the digest now] and the data
+    when it differs (protocol/contract/calls/managed.toml): read as cuMemcpyDtoH reads, after the
+    legacy stream's work, and digested here (server/checkpoint/digest.py: device_digest.h's function
+    where the native library is built, 16 bytes of SHA-256 where not; a digest from a worker without
+    the one never equals the other's, so such a client is sent the data). The digest is of the
+    program's own memory and reaches only its own client."""
+    from .memory import D2H, _copy  # memory.py imports this module (managed_range)
+    parts = [b.data for b in _copy(s, D2H, 0, addr, count, None, ())]
+    digest = chunk_digest.chunk(parts[0]) if len(parts) == 1 else \
+        chunk_digest.chunk(b"".join(chunk_digest.chunk(p) for p in parts))
+    digest = digest[:16]
+    if known == digest:
+        return (digest,)
+    return (digest, *map(Bulk, parts))

@@ -92,6 +92,25 @@ def test_managed_memory_after_each_legacy_stream_synchronisation_costs_no_round_
     assert trips.get("cuMemcpyDtoH_v2", 0) == (merges + 4 if shm == "1" else merges), trips
 
 
+@pytest.mark.parametrize("backend", ["test", "null"], ids=["test-backend", "cuda-null-driver"])
+def test_a_pull_across_hosts_sends_only_the_allocations_the_device_changed(cuda_program, daemons, start_server,
+                                                                        backend):
+    """In frames (a server on another host), an allocation the device did not write since the last
+    pull does not cross again: the pull names the digest the worker gave of what the client holds,
+    and the worker sends the data only when the contents' digest differs (rgpuManagedPull). Of
+    failover_managed's two 64 KiB allocations, `busy` changes at every step, `quiet` at steps 1, 5,
+    9 and 13 (the device's memsets) and 3 and 10 (the host's writes, pushed: the client's copy is then
+    no longer one the worker digested), and the first pull has nothing to name: 16 + 7 of the 32
+    pulls bring data. The program checks both allocations whole after every step."""
+    url, handle = start_server() if backend == "test" else start_null_server(daemons)
+    p = run_cli("run", "--server", url, "--", str(cuda_program("failover_managed")), "16", "0",
+                env={**os.environ, "RGPU_SHM": "0"})
+    assert p.returncode == 0 and " OK" in p.stdout, p.stdout + p.stderr[-3000:]
+    line = wait_until(lambda: re.search(r"event=session_ended .*", handle.output(500000)), 15, "the session's end")
+    sent = int(re.search(r"\bbytes_out=(\d+)", line.group(0)).group(1))
+    assert 23 * 65536 <= sent < 24 * 65536, sent  # the data of 23 pulls, and the replies' heads
+
+
 @pytest.mark.sim_only("the device's memory is the software GPU's --sim-memory; on a GPU the quota comes from a "
                      "lease (test_qos) and exhausting a whole GPU with managed memory can hang it")
 def test_managed_memory_counts_against_the_device_memory(cuda_program, start_server):

@@ -22,7 +22,10 @@
  * on a GPU, and host writes made while kernels ran are not lost.
  *
  * Costs: a pull copies every managed allocation of the device back (the device does not say what
- * it wrote); a synchronous copy into device memory counts as device work followed by a
+ * it wrote), but across hosts one the device did not change since the last pull does not cross
+ * again: the pull (rgpuManagedPull) names the digest the worker gave of what the shadow holds, and
+ * the worker sends the data only when the contents' digest differs (tok). A synchronous copy into
+ * device memory counts as device work followed by a
  * synchronisation, so it too pulls managed memory back (a copy out of the device does not). The pull
  * after a synchronising call travels with it: its copies follow the call in the call's message and
  * their replies come right after the call's, in the same round trip (rgpu_call.then, reply_wait.c). A
@@ -66,6 +69,9 @@ typedef struct region {
     uint8_t *shadow;  /* the device's contents as of the last push or pull */
     int shadow_pinned; /* 1: the shadow is pinned memory (rgpu_pinned_own), made at its first pull ahead;
                         * -1: none could be made */
+    uint8_t tok[16];  /* the worker's digest of the device's contents the shadow holds, while tok_ok
+                       * (rgpuManagedPull: a pull across hosts sends the data only when it changed) */
+    int tok_ok;
     uint64_t dig;     /* the failover digest of the shadow's contents, while dig_ok (pulled_digest) */
     int dig_ok;
     int same;         /* of a pull ahead: 1 the device's copy came back as the host's view already is,
@@ -115,7 +121,7 @@ static int push_region(region *r) {
         int rc = rgpu_copy_call(RGPU_DRIVER, H2D, r->addr + off, 0, end - off, (void *)(host + off), NULL, 1, r->dev);
         if (rc) return rc;
         memcpy(r->shadow + off, host + off, end - off);
-        r->dig_ok = 0;
+        r->dig_ok = r->tok_ok = 0;
         off = end;
     }
     return 0;
@@ -124,7 +130,49 @@ static int push_region(region *r) {
 static int pull_range(region *r, size_t off, size_t n) {
     int rc = rgpu_copy_call(RGPU_DRIVER, D2H, 0, r->addr + off, n, r->shadow + off, NULL, 0, r->dev);
     if (rc == 0) memcpy((uint8_t *)(uintptr_t)r->addr + off, r->shadow + off, n);
-    r->dig_ok = 0;
+    r->dig_ok = r->tok_ok = 0;
+    return rc;
+}
+
+/* The reply of r's rgpuManagedPull: its data into the shadow, or none when the worker found the
+ * contents the shadow holds (the token it named). 1: the contents changed, 0: they did not, -1: no
+ * usable answer (the shadow may hold part of the data: no token; the pull is made again whole). */
+static int took(region *r, rgpu_call *c, int rc) {
+    uint8_t tok[16] = {0};
+    if (rc == 0) rgpu_out_b(c, tok, sizeof tok);
+    int changed = c->nout_bulk > 0;
+    if (rc || (changed ? rgpu_out_bulk_into(c, r->shadow, r->mapped) != 0 : !(r->tok_ok && !memcmp(tok, r->tok, sizeof tok)))) {
+        r->tok_ok = r->dig_ok = 0;
+        return -1;
+    }
+    memcpy(r->tok, tok, sizeof tok), r->tok_ok = 1;
+    if (changed) r->dig_ok = 0;
+    return changed;
+}
+
+/* A sync pull of r (managed memory's pull after a call, a session across hosts): see the record
+ * (protocol/contract/calls/managed.toml). On the call ring a copy through the session segment is a
+ * microsecond or two and its data never crosses a network: pull_range. */
+static int pull_whole(region *r) {
+    if (rgpu_session_on_ring(r->dev)) return pull_range(r, 0, r->mapped);
+    int rc = rgpuManagedPull(r->dev, r->addr, r->mapped, r->tok_ok ? r->tok : NULL, r->tok_ok ? sizeof r->tok : 0,
+                             r->shadow, r->tok);
+    if (rc == 0) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
+    return rc;
+}
+
+CUresult rgpuManagedPull(int dev, CUdeviceptr addr, size_t count, const void *known, size_t known_size, void *dst,
+                         void *digest) {
+    region *r = find(addr); /* mu held: only managed.c calls it */
+    if (!r || r->addr != addr || r->mapped != count || r->shadow != dst || digest != r->tok ||
+        (known && (known != r->tok || known_size != sizeof r->tok)))
+        return RGPU_INVALID_VALUE;
+    rgpu_call c;
+    rgpu_wire_rgpuManagedPull(&c, addr, count, known, known_size);
+    c.dev = dev;
+    int rc = rgpu_sync(&c);
+    if (took(r, &c, rc) < 0 && rc == 0) rc = RGPU_INVALID_VALUE;
+    rgpu_end(&c);
     return rc;
 }
 
@@ -140,7 +188,7 @@ static int pull_merge(region *r) {
         if (memcmp(now + off, r->shadow + off, n)) {
             memcpy(host + off, now + off, n);
             memcpy(r->shadow + off, now + off, n);
-            r->dig_ok = 0;
+            r->dig_ok = r->tok_ok = 0;
         }
     }
     free(now);
@@ -161,7 +209,7 @@ static int pull(int dev) {
     int rc = 0;
     inside = 1;
     for (region *r = regions; r && !rc; r = r->next)
-        if (r->dev == dev) rc = r->host_only ? pull_merge(r) : pull_range(r, 0, r->mapped);
+        if (r->dev == dev) rc = r->host_only ? pull_merge(r) : pull_whole(r);
     inside = 0;
     return rc;
 }
@@ -191,7 +239,7 @@ static int plan_pull(rgpu_call *c, int dev) {
     for (region *r = regions; r; r = r->next) {
         if (r->dev != dev || r->host_only) continue;
         rgpu_call *f = &c->then[i++];
-        rgpu_wire_cuMemcpyDtoH_v2(f, r->addr, r->mapped);
+        rgpu_wire_rgpuManagedPull(f, r->addr, r->mapped, r->tok_ok ? r->tok : NULL, r->tok_ok ? sizeof r->tok : 0);
         f->dev = dev;
     }
     c->nthen = n;
@@ -204,11 +252,16 @@ static int take_pull(rgpu_call *c, int dev) {
     for (region *r = regions; r && ok; r = r->next) {
         if (r->dev != dev || r->host_only) continue;
         rgpu_call *f = &c->then[i++];
-        ok = f->then_rc == 0 && rgpu_out_bulk_into(f, r->shadow, r->mapped) == 0;
-        r->dig_ok = 0;
+        int t = f->then_rc ? -1 : took(r, f, 0);
+        r->same = t < 0 ? -1 : !t;
+        ok = t >= 0;
     }
-    for (region *r = regions; r && ok; r = r->next) /* all or none: a failed pull is made again whole */
-        if (r->dev == dev && !r->host_only) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
+    for (region *r = regions; r; r = r->next) { /* all or none: a failed pull is made again whole */
+        if (r->dev != dev || r->host_only) continue;
+        /* unchanged: the view is what the host saw last, as the shadow (the push made it so) */
+        if (ok && r->same == 0) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
+        r->same = -1;
+    }
     return ok ? 0 : -1;
 }
 
