@@ -3,7 +3,7 @@
 #ifndef RGPU_WIRE_H
 #define RGPU_WIRE_H
 
-#define RGPU_PROTOCOL_VERSION 10
+#define RGPU_PROTOCOL_VERSION 11
 #define RGPU_ATTACH 0
 #define RGPU_GOODBYE 1
 #define RGPU_BARRIER 2

@@ -1,7 +1,7 @@
 """generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit"""
 # protocol/contract/constants.toml: the client library has the same values (rgpu_wire.h)
 
-PROTOCOL_VERSION = 10
+PROTOCOL_VERSION = 11
 ATTACH = 0
 GOODBYE = 1
 BARRIER = 2
