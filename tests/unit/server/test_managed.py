@@ -171,3 +171,26 @@ def test_a_gpu_with_concurrent_managed_access_is_reported_without_it(d, session,
     p = ffi.new("struct cudaDeviceProp *")
     ffi.memmove(p, raw, ffi.sizeof(p[0]))
     assert (p.managedMemory, p.concurrentManagedAccess, p.pageableMemoryAccess) == (1, 0, 0)
+
+
+def test_a_pull_sends_the_data_only_when_its_digest_is_not_the_one_named(d, session):
+    """rgpuManagedPull: the digest always, the data only when the contents' digest is not the one the
+    client named; a change of one byte changes the answer; a range the session does not hold is the
+    call's error, no data."""
+    r = call(d, session, "cudaMallocManaged", 3 * GRANULE, 1)
+    assert r.rc == 0
+    addr, mapped = r.outs
+    first = call(d, session, "rgpuManagedPull", addr, mapped, None)
+    assert first.rc == 0 and len(first.outs[0]) == 16
+    assert b"".join(bytes(b) for b in first.bulk) == bytes(mapped)  # zeroed, all of it
+    token = first.outs[0]
+    same = call(d, session, "rgpuManagedPull", addr, mapped, token)
+    assert same.rc == 0 and same.outs == [token] and not same.bulk
+    assert call(d, session, "rgpuManagedPull", addr, mapped, b"\0" * 16).bulk  # another digest: the data
+    assert call(d, session, "cudaMemset", addr + GRANULE + 5, 7, 1).rc == 0
+    changed = call(d, session, "rgpuManagedPull", addr, mapped, token)
+    data = b"".join(bytes(b) for b in changed.bulk)
+    assert changed.rc == 0 and changed.outs[0] != token and len(data) == mapped
+    assert data[GRANULE + 5] == 7 and data.count(0) == mapped - 1
+    stray = call(d, session, "rgpuManagedPull", addr + 4 * GRANULE, mapped, None)
+    assert stray.rc != 0 and not stray.bulk, stray.message
