@@ -134,20 +134,24 @@ static int pull_range(region *r, size_t off, size_t n) {
     return rc;
 }
 
-/* The reply of r's rgpuManagedPull: its data into the shadow, or none when the worker found the
- * contents the shadow holds (the token it named). 1: the contents changed, 0: they did not, -1: no
- * usable answer (the shadow may hold part of the data: no token; the pull is made again whole). */
-static int took(region *r, rgpu_call *c, int rc) {
-    uint8_t tok[16] = {0};
-    if (rc == 0) rgpu_out_b(c, tok, sizeof tok);
-    int changed = c->nout_bulk > 0;
-    if (rc || (changed ? rgpu_out_bulk_into(c, r->shadow, r->mapped) != 0 : !(r->tok_ok && !memcmp(tok, r->tok, sizeof tok)))) {
-        r->tok_ok = r->dig_ok = 0;
-        return -1;
-    }
-    memcpy(r->tok, tok, sizeof tok), r->tok_ok = 1;
-    if (changed) r->dig_ok = 0;
-    return changed;
+/* The reply of an rgpuManagedPull call c that named `known` (NULL: nothing): its data into dst (n
+ * bytes), or none when the worker found the contents `known` is the digest of; their digest into tok.
+ * 1: the data came, 0: unchanged, -1: no usable answer (dst may hold part of the data). */
+static int pull_reply(rgpu_call *c, const void *known, void *dst, size_t n, uint8_t tok[16]) {
+    memset(tok, 0, 16);
+    rgpu_out_b(c, tok, 16);
+    if (c->nout_bulk > 0) return rgpu_out_bulk_into(c, dst, n) == 0 ? 1 : -1;
+    return known && !memcmp(tok, known, 16) ? 0 : -1;
+}
+
+/* r's token after a pull that named it: the contents' digest, or none (the pull is made again whole). */
+static int took(region *r, rgpu_call *c) {
+    uint8_t tok[16];
+    int t = pull_reply(c, r->tok_ok ? r->tok : NULL, r->shadow, r->mapped, tok);
+    r->tok_ok = t >= 0;
+    if (t) r->dig_ok = 0; /* the shadow changed, or may hold part of the data */
+    if (t >= 0) memcpy(r->tok, tok, sizeof tok);
+    return t;
 }
 
 /* A sync pull of r (managed memory's pull after a call, a session across hosts): see the record
@@ -155,29 +159,29 @@ static int took(region *r, rgpu_call *c, int rc) {
  * microsecond or two and its data never crosses a network: pull_range. */
 static int pull_whole(region *r) {
     if (rgpu_session_on_ring(r->dev)) return pull_range(r, 0, r->mapped);
+    uint8_t tok[16];
     int rc = rgpuManagedPull(r->dev, r->addr, r->mapped, r->tok_ok ? r->tok : NULL, r->tok_ok ? sizeof r->tok : 0,
-                             r->shadow, r->tok);
-    if (rc == 0) memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
+                             r->shadow, tok);
+    r->dig_ok = 0, r->tok_ok = rc == 0;
+    if (rc == 0) {
+        memcpy(r->tok, tok, sizeof tok);
+        memcpy((uint8_t *)(uintptr_t)r->addr, r->shadow, r->mapped);
+    }
     return rc;
 }
 
 CUresult rgpuManagedPull(int dev, CUdeviceptr addr, size_t count, const void *known, size_t known_size, void *dst,
                          void *digest) {
-    region *r = find(addr); /* mu held: only managed.c calls it */
-    if (!r || r->addr != addr || r->mapped != count || r->shadow != dst || digest != r->tok ||
-        (known && (known != r->tok || known_size != sizeof r->tok)))
-        return RGPU_INVALID_VALUE;
+    if (known && known_size != 16) return RGPU_INVALID_VALUE; /* the worker's digests are 16 bytes */
     rgpu_call c;
     rgpu_wire_rgpuManagedPull(&c, addr, count, known, known_size);
     c.dev = dev;
     int rc = rgpu_sync(&c);
-    if (took(r, &c, rc) < 0 && rc == 0) rc = RGPU_INVALID_VALUE;
+    if (rc == 0 && pull_reply(&c, known, dst, count, digest) < 0) rc = RGPU_INVALID_VALUE;
     rgpu_end(&c);
     return rc;
 }
 
-/* A host-attached region's pull: only the granules the device changed (they differ from the shadow)
- * come back; the host's own changes stay for the next push. */
 static int pull_merge(region *r) {
     uint8_t *now = malloc(r->mapped);
     if (!now) return RGPU_OUT_OF_MEMORY;
@@ -252,7 +256,7 @@ static int take_pull(rgpu_call *c, int dev) {
     for (region *r = regions; r && ok; r = r->next) {
         if (r->dev != dev || r->host_only) continue;
         rgpu_call *f = &c->then[i++];
-        int t = f->then_rc ? -1 : took(r, f, 0);
+        int t = f->then_rc ? -1 : took(r, f);
         r->same = t < 0 ? -1 : !t;
         ok = t >= 0;
     }
