@@ -112,10 +112,21 @@ class NetBench:
                                                   str(python), str(WORKLOADS), *STEPS, "--serve", "--warmup", "3"],
                                           env=self.pool.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             assert json.loads(self.trainer.stdout.readline())["ready"] == list(STEPS)
+        before = self._wire_bytes("gpu2")
         self.trainer.stdin.write(f"{workload} {steps}\n")
         self.trainer.stdin.flush()
         got = json.loads(self.trainer.stdout.readline())
-        return {**got, "us": got["step_s"] * 1e6}
+        after = self._wire_bytes("gpu2")
+        wire = {way: (after[way] - before[way]) / steps for way in ("up", "down")} if before and after else {}
+        return {**got, "us": got["step_s"] * 1e6, "wire": wire}
+
+    def _wire_bytes(self, host: str) -> dict | None:
+        """The bytes the relay has passed each way on every connection to `host`'s front (what crossed
+        the link), or None when no relay is on the path: the steps' difference is what they sent."""
+        if self.path != "relay":
+            return None
+        links = [ln for ln in self.bed.links() if ln["front"] == self.bed.front(host)]
+        return {way: sum(ln[way] for ln in links) for way in ("up", "down")}
 
     def close(self):
         if self.trainer is not None:
@@ -238,7 +249,7 @@ def test_pytorch_steps(benchmark, net, rtt_ms):
              unit="ms", baseline=f"floor: {r['syncs_per_step']} sync × {'raw ZeroMQ ' if measured else ''}round trip"
                                  " + step at the smallest",
              ratio=round(ms / floor, 3), trips=r["round_trips"], syncs=r["syncs_per_step"],
-             by_call={c: v["round_trips"] for c, v in r["by_call"].items()})
+             by_call={c: v["round_trips"] for c, v in r["by_call"].items()}, wire=r["wire"])
 
 
 @pytest.mark.parametrize("path, cap", [("veth", None), ("veth", "10gbit"), ("relay", None), ("relay", "1gbit")],
@@ -412,6 +423,15 @@ def write_tables() -> None:
                   "synchronisations: cudaStreamSynchronize after `.item()`'s copy):", ""]
         lines += [f"- {r['figure']}: " + ", ".join(f"{c} {n:g}" for c, n in r["by_call"].items())
                   for r in steps if r["rtt_ms"] == top]
+    wire = [r for r in ROWS if r["kind"] == "step" and r.get("wire")]
+    if wire:
+        lines += ["", "Bytes a step on the link, counted by the relay (up: to the GPU host; down: back; the steps of "
+                  "each workload's first row):", ""]
+        seen = set()
+        for r in wire:
+            if r["figure"] not in seen:
+                seen.add(r["figure"])
+                lines.append(f"- {r['figure']}: up {r['wire']['up'] / 1e3:,.1f} kB, down {r['wire']['down'] / 1e3:,.1f} kB")
     cpu = [r for r in ROWS if r["kind"] == "cpu"]
     if cpu:
         lines += ["", "CPU seconds a GB by end (median of the rounds; the relay's is the same path for every column):", ""]
