@@ -61,7 +61,8 @@ fi
 # The cuda backend's compiled launch loop, kernel clock and printf check (server/backends/cuda's
 # launches.py, timing.py and printf.py load it on the server), and the worker's end of the call ring
 # (server/native/ring.c, for every backend: server/ring.py; it reads messages with the client's
-# msgpack reader and links nothing but libc).
+# msgpack reader and links nothing but libc), and the heads a client sends as deltas made whole
+# (server/head_delta.py: the client's own log_delta.c).
 $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointer-types \
     -Werror=implicit-function-declaration -Werror=int-conversion \
     -I"$here/src/transport" -I"$here/generated" \
@@ -71,7 +72,7 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     "$here/../server/native/ring.c" \
     "$here/../server/native/serve.c" "$here/../server/native/sched.c" "$here/../server/native/quota.c" \
     "$here/../server/native/digest.c" \
-    "$here/src/transport/mpack.c" \
+    "$here/src/transport/mpack.c" "$here/src/transport/log_delta.c" \
     -Wl,--version-script="$here/../server/backends/cuda/native/launches.map" -Wl,--no-undefined -lpthread \
     -o "$out/librgpu_launches.so.tmp"
 mv "$out/librgpu_launches.so.tmp" "$out/librgpu_launches.so"

@@ -46,6 +46,7 @@ class Session:
         self.restore_images: dict[str, bytes] = {}
         self.sched = None  # GpuScheduler of this session's GPU (None: no other session to share with)
         self.bulk = None  # the bulk channel beside a CURVE wire, when the client offers one (server/bulk.py)
+        self.heads = None  # the bases of heads sent as deltas, across hosts (server/head_delta.py)
         self.slot = 0
         # The worker's check for "end this session now" (stop from the supervisor, client gone),
         # run at time-slice checkpoints of long kernels; raises SessionEnding.

@@ -28,6 +28,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 from . import backends, bulk, failover, module_cache, session_ports
 from .bulk import Sealed
 from .errors import CudaError, driver_code
+from .head_delta import HeadTable
 from .dispatch import Dispatcher, Result
 from .migration.source import Outbound, Redirect
 from .migration.target import Inbound
@@ -426,6 +427,12 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if redirect is not None:
                     out.send_multipart([ident, redirect.notice])
                     continue
+                if session.heads is not None and from_socket:
+                    try:  # a head that came as its differences from an earlier one, whole again
+                        body = session.heads.take(body)
+                    except wire.MalformedMessage as e:
+                        reason = _refused_head(sock, peer, log, e)
+                        break
                 if session.bulk is not None and from_socket:
                     try:  # large frames that came sealed on the bulk channel, in their places
                         body = session.bulk.open_parts(body, session.housekeeping)
@@ -518,6 +525,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  copies_compiled=session.device.launcher.copies if session.device.launcher is not None else 0,
                  batches_compiled=session.device.launcher.batches if session.device.launcher is not None else 0,
                  **(session.bulk.stats() if session.bulk is not None else {}),
+                 **({"head_deltas": session.heads.deltas, "head_bytes_saved": session.heads.bytes_saved}
+                    if session.heads is not None else {}),
                  **_client_counts(session))
         _publish(traffic, slot, session)
         if watch is not None:
@@ -560,6 +569,14 @@ def _bulk_broken(sock, peer, log, e: bulk.BulkBroken) -> str:
     log.warning("bulk_broken", reason=str(e))
     _notify(sock, peer, f"the session's bulk channel failed: {e}")
     return "bulk_broken"
+
+
+def _refused_head(sock, peer, log, e: wire.MalformedMessage) -> str:
+    """A head sent as a delta that this worker cannot make whole (head_delta.py): nothing of the
+    message runs, and the session ends, since the client's later heads lean on it. The end reason."""
+    log.warning("head_delta_refused", reason=str(e))
+    _notify(sock, peer, f"a message's head could not be made whole: {e}")
+    return "malformed_message"
 
 
 def _fail_message(sock, ident, body, e: CudaError) -> None:
@@ -687,6 +704,9 @@ def _attach(sock, ident, body, assignment, session, log, backend: str, open_bulk
             else:
                 log.info("shm_declined", reason=why)
         outs = [accepted, backend, _facts(session, log)]
+        # the client sends heads as deltas only to a worker that did not map its segment; each attach
+        # starts both tables empty (server/head_delta.py)
+        session.heads = None if accepted else HeadTable()
         if len(req.args) == 4:
             # the copies' data go beside the wire only where frames carry them (not the same host's
             # segment) and the wire is CURVE: a plain wire's frames cost no cipher

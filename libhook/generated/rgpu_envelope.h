@@ -23,6 +23,7 @@
 #define RGPU_ENV_SYNC_MAX 4
 #define RGPU_ENV_REPLY_TEXT 16777216
 #define RGPU_ENV_BULK_CHANNEL 16
+#define RGPU_ENV_HEAD_BASE 16
 #define RGPU_ENV_MAX_DEPTH 32
 #define RGPU_ENV_SHM 1 /* shm's tag */
 #define RGPU_ENV_STAGED 2 /* staged's tag */
@@ -448,6 +449,37 @@ static inline int rgpu_env_read_sealed(mp_reader *r, rgpu_env_sealed *v, const c
     v->counter = o.v.u;
     if (mp_next(r, &o) || o.type != MP_UINT) { *why = "sealed.length: expected an unsigned integer"; return -1; }
     v->length = o.v.u;
+    return 0;
+}
+
+/* head_delta: A message whose head travels as its differences from an earlier head (constants.toml,
+ * HEAD_DELTA_MIN): the message's first frame is empty, this record is the second, the differences the
+ * third (a bitmap of the head's 32-byte blocks that differ, then those blocks: libhook/src/transport/
+ * log_delta.h), then the message's frames. `length` is the head's, which names the slot of the base;
+ * `base` the base's first 16 bytes, which hold the seq of its first call (seqs are not used twice in a
+ * session): a worker whose slot holds another head refuses the message instead of running wrong calls. */
+typedef struct {
+    uint64_t length;
+    rgpu_env_bytes base;
+} rgpu_env_head_delta;
+
+static inline void rgpu_env_write_head_delta(mp_writer *w, const rgpu_env_head_delta *v) {
+    mp_array(w, 2);
+    mp_uint(w, v->length);
+    mp_bin(w, v->base.p, v->base.n);
+}
+
+/* Reads one head_delta record, all of it checked; 0, or -1 with *why naming the field that failed. */
+static inline int rgpu_env_read_head_delta(mp_reader *r, rgpu_env_head_delta *v, const char **why) {
+    mp_obj o;
+    (void)o;
+    if (mp_next(r, &o) || o.type != MP_ARRAY || o.n != 2) { *why = "head_delta: expected an array of 2 elements"; return -1; }
+    uint32_t count = o.n;
+    (void)count;
+    if (mp_next(r, &o) || o.type != MP_UINT) { *why = "head_delta.length: expected an unsigned integer"; return -1; }
+    v->length = o.v.u;
+    if (mp_next(r, &o) || o.type != MP_BIN || o.n != 16) { *why = "head_delta.base: expected 16 bytes"; return -1; }
+    v->base.p = o.p; v->base.n = o.n;
     return 0;
 }
 

@@ -1,7 +1,7 @@
 """generated from CUDA 13.0 and protocol/contract by protocol/codegen — do not edit"""
 # protocol/contract/constants.toml: the client library has the same values (rgpu_wire.h)
 
-PROTOCOL_VERSION = 11
+PROTOCOL_VERSION = 12
 ATTACH = 0
 GOODBYE = 1
 BARRIER = 2
@@ -22,6 +22,9 @@ LATE_MAX_COPIES = 64
 LATE_MAX_BYTES = 67108864
 BULK_MIN = 262144
 BULK_HEAD_MAX = 48
+HEAD_DELTA_MIN = 4096
+HEAD_DELTA_MAX = 1048576
+HEAD_DELTA_SLOTS = 8
 PIECE_MIN = 4194304
 PIECE_MAX = 8388608
 PIECE_COUNT = 8

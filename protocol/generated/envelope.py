@@ -18,6 +18,7 @@ PIN_NONCE = 16
 SYNC_MAX = 4
 REPLY_TEXT = 16777216
 BULK_CHANNEL = 16
+HEAD_BASE = 16
 MAX_DEPTH = 32
 
 
@@ -480,6 +481,46 @@ def read_sealed(v, where: str = "sealed") -> Sealed:
     if type(f_length) is not int or f_length < 0:
         raise _bad(where + ".length", "an unsigned integer", f_length)
     return tuple.__new__(Sealed, (f_channel, f_dir, f_counter, f_length,))
+
+
+class HeadDelta(tuple):
+    """A message whose head travels as its differences from an earlier head (constants.toml,
+HEAD_DELTA_MIN): the message's first frame is empty, this record is the second, the differences the
+third (a bitmap of the head's 32-byte blocks that differ, then those blocks: libhook/src/transport/
+log_delta.h), then the message's frames. `length` is the head's, which names the slot of the base;
+`base` the base's first 16 bytes, which hold the seq of its first call (seqs are not used twice in a
+session): a worker whose slot holds another head refuses the message instead of running wrong calls."""
+    __slots__ = ()
+    FIELDS = ('length', 'base')
+    length = property(_itemgetter(0))
+    base = property(_itemgetter(1))
+
+    def __new__(cls, length, base):
+        return tuple.__new__(cls, (length, base,))
+
+    def __repr__(self):
+        return "HeadDelta(" + ", ".join(f"{n}={v!r}" for n, v in zip(self.FIELDS, self)) + ")"
+
+
+def write_head_delta(r) -> list:
+    """HeadDelta as the array that goes on the wire."""
+    return [r[0], r[1]]
+
+
+HeadDelta.write = write_head_delta
+
+
+def read_head_delta(v, where: str = "head_delta") -> HeadDelta:
+    """HeadDelta from a decoded msgpack value; MalformedMessage naming the field that fails."""
+    if type(v) is not list or not len(v) == 2:
+        raise _bad(where, "an array of 2 elements", v)
+    f_length = v[0]
+    if type(f_length) is not int or f_length < 0:
+        raise _bad(where + ".length", "an unsigned integer", f_length)
+    f_base = v[1]
+    if type(f_base) is not bytes or len(f_base) != 16:
+        raise _bad(where + ".base", "16 bytes", f_base)
+    return tuple.__new__(HeadDelta, (f_length, f_base,))
 
 
 _COPY_TAGS = {1: read_shm, 2: read_staged, 3: read_pinned}

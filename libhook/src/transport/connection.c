@@ -450,6 +450,7 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
         if (skipped && !mp_next(&r4, &o) && o.type == MP_UINT) rgpu_bulk_connect(s, full, (int)o.v.u);
     }
     rgpu_shm_answer(s, accepted);
+    rgpu_heads_reset(s, !accepted); /* a new worker's table is empty; across hosts only (head_delta.c) */
     __atomic_store_n(&s->facts_ready, 1, __ATOMIC_RELEASE);
     zmq_msg_close(&m);
     rgpu_log(RGPU_LOG_INFO, "device %d: session %s on %s", dev, sid, full);

@@ -660,7 +660,7 @@ static int resume_on(rgpu_session *s, struct rgpu_failover *f, int dev, const ch
                 zmq_msg_copy(&copy, &m->frames[k]);
             }
             int more = k + 1 < m->n ? ZMQ_SNDMORE : 0; /* frame 0 is the head */
-            if ((k ? rgpu_send_part(s, &copy, more) : zmq_msg_send(&copy, s->sock, more)) < 0) {
+            if ((k ? rgpu_send_part(s, &copy, more) : rgpu_send_head(s, &copy, more)) < 0) {
                 zmq_msg_close(&copy);
                 snprintf(why, cap, "sending the log to %s failed", server);
                 return LOST;

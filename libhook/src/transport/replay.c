@@ -63,7 +63,7 @@ int rgpu_replay_resend(rgpu_session *s, rgpu_replay_msg *m) {
         zmq_msg_init(&copy);
         zmq_msg_copy(&copy, &m->frames[i]);
         int more = i + 1 < m->n ? ZMQ_SNDMORE : 0; /* frame 0 is the head */
-        rc = i ? rgpu_send_part(s, &copy, more) : zmq_msg_send(&copy, s->sock, more);
+        rc = i ? rgpu_send_part(s, &copy, more) : rgpu_send_head(s, &copy, more);
         if (rc < 0) zmq_msg_close(&copy);
     }
     if (rc >= 0) rgpu_ring_sent_on_socket(s);
@@ -94,7 +94,7 @@ static int resend_rebuilt(rgpu_session *s, rgpu_replay_msg *m, struct rgpu_call 
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, rgpu_free_bytes, NULL);
     rgpu_replay_keep(s, &nm, &head);
-    int rc = zmq_msg_send(&head, s->sock, nframes ? ZMQ_SNDMORE : 0);
+    int rc = rgpu_send_head(s, &head, nframes ? ZMQ_SNDMORE : 0);
     for (size_t i = 0; i < m->async_frames && i + 1 < m->n; i++) {
         zmq_msg_t copy;
         zmq_msg_init(&copy);

@@ -80,7 +80,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
         s->nbatch = 0, s->nbulk = 0, s->bulkbytes = 0, s->wire_on = 0;
         return 0;
     }
-    int rc = zmq_msg_send(&head, s->sock, nframes ? ZMQ_SNDMORE : 0);
+    int rc = rgpu_send_head(s, &head, nframes ? ZMQ_SNDMORE : 0);
     zmq_msg_t *q = s->bulk;
     for (size_t i = 0, sent = 0; i < s->nbulk; i++) {
         rgpu_replay_keep(s, r, &q[i]); /* every frame: a rebuild of a wired message needs them all */

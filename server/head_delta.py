@@ -1,0 +1,114 @@
+"""Message heads that come as their differences from an earlier head: the worker's end of
+libhook/src/transport/head_delta.c, which says why (a training loop sends nearly the same head every
+step, most of a step's bytes across hosts).
+
+A client whose worker does not share its memory may send a head of HEAD_DELTA_MIN to HEAD_DELTA_MAX
+bytes as a message whose first frame is empty, whose second is a `head_delta` record (envelope.toml:
+the head's length and its base's first 16 bytes) and whose third is the differences (a bitmap of the
+head's 32-byte blocks that differ from the base, then those blocks: libhook/src/transport/log_delta.h).
+Both ends keep the last head of each length in that range in slot length % HEAD_DELTA_SLOTS, every one
+sent or received on the session's socket after the attach, in its order. A delta whose base is not the
+one in its slot, or whose differences do not fit its length, is a malformed message: it runs nothing,
+and the session ends (its later messages would lean on the head it lost)."""
+from __future__ import annotations
+
+import cffi
+import numpy as np
+import zmq
+
+from rgpu.protocol import wire
+from rgpu.protocol.generated.constants import HEAD_DELTA_MAX, HEAD_DELTA_MIN, HEAD_DELTA_SLOTS
+from rgpu.protocol.generated.envelope import MalformedMessage, read_head_delta
+
+BLOCK = 32  # log_delta.h's RGPU_DELTA_BLOCK
+
+ffi = cffi.FFI()
+ffi.cdef("void rgpu_delta_apply(const uint8_t *key, const uint8_t *delta, size_t len, uint8_t *out);")
+_lib = None
+_looked = False
+
+
+def _native():
+    """librgpu_launches.so's rgpu_delta_apply (the client's own log_delta.c), or None where that
+    library is not built: numpy does it then."""
+    global _lib, _looked
+    if not _looked:
+        _looked = True
+        from rgpu.paths import LibraryMissing, libdir
+        try:
+            lib = ffi.dlopen(str(libdir() / "librgpu_launches.so"))
+            lib.rgpu_delta_apply  # an older build without it  # noqa: B018
+            _lib = lib
+        except (LibraryMissing, OSError, AttributeError):
+            _lib = None
+    return _lib
+
+
+def _bytes(part) -> memoryview:
+    return memoryview(part.buffer if hasattr(part, "buffer") else part).cast("B")
+
+
+def apply(base, delta, length: int) -> bytearray:
+    """The head: `base` (`length` bytes) with the delta's blocks laid over it, the delta checked whole
+    first (its bitmap within the head's blocks, its blocks exactly those the bitmap names)."""
+    blocks = -(-length // BLOCK)
+    bitmap = (blocks + 7) // 8
+    delta = _bytes(delta)
+    if len(base) != length or len(delta) < bitmap:
+        raise MalformedMessage("head_delta: the differences are shorter than their bitmap")
+    bits = int.from_bytes(delta[:bitmap], "little")
+    if bits >> blocks:
+        raise MalformedMessage("head_delta: the bitmap names blocks past the head's end")
+    tail = length % BLOCK
+    short = bool(tail) and (bits >> (blocks - 1)) & 1
+    need = bits.bit_count() * BLOCK - (BLOCK - tail if short else 0)
+    if len(delta) - bitmap != need:
+        raise MalformedMessage(f"head_delta: {len(delta) - bitmap} bytes of blocks where the bitmap names {need}")
+    out = bytearray(length)
+    lib = _native()
+    if lib is not None:
+        lib.rgpu_delta_apply(ffi.from_buffer(base), ffi.from_buffer(delta), length, ffi.from_buffer(out))
+        return out
+    o = np.frombuffer(out, np.uint8)
+    o[:] = np.frombuffer(base, np.uint8)
+    changed = np.flatnonzero(np.unpackbits(np.frombuffer(delta, np.uint8, bitmap), bitorder="little")[:blocks])
+    whole = changed[:-1] if short else changed
+    data = np.frombuffer(delta, np.uint8)[bitmap:]
+    if len(whole):
+        o[:(length // BLOCK) * BLOCK].reshape(-1, BLOCK)[whole] = data[:len(whole) * BLOCK].reshape(-1, BLOCK)
+    if short:
+        o[length - tail:] = data[len(whole) * BLOCK:]
+    return out
+
+
+class HeadTable:
+    """One session's bases, as the client keeps them."""
+
+    def __init__(self) -> None:
+        self.slots: list[memoryview | None] = [None] * HEAD_DELTA_SLOTS
+        self.deltas = 0        # messages whose head came as a delta
+        self.bytes_saved = 0   # the heads' bytes less the deltas' (the record and the differences)
+
+    def take(self, body: list) -> list:
+        """The message with its head whole: a delta's three frames made the head they stand for; a head
+        of a length the table keeps kept as its slot's base (a view of its frame, which nothing writes)."""
+        if body and len(_bytes(body[0])) == 0:
+            if len(body) < 3:
+                raise MalformedMessage("head_delta: an empty first frame without a record and differences")
+            rec = read_head_delta(wire.unpack(bytes(_bytes(body[1]))))
+            if not HEAD_DELTA_MIN <= rec.length <= HEAD_DELTA_MAX:
+                raise MalformedMessage(f"head_delta: a head of {rec.length} bytes is not sent as a delta")
+            base = self.slots[rec.length % HEAD_DELTA_SLOTS]
+            if base is None or len(base) != rec.length or base[:len(rec.base)] != rec.base:
+                raise MalformedMessage("head_delta: its base is not the head this worker kept for its length")
+            delta = _bytes(body[2])
+            head = apply(base, delta, rec.length)
+            self.deltas += 1
+            self.bytes_saved += rec.length - len(delta) - len(_bytes(body[1]))
+            self.slots[rec.length % HEAD_DELTA_SLOTS] = memoryview(head)  # never written again
+            return [zmq.Frame(head), *body[3:]]  # a frame, as the socket's: the serving paths read .buffer
+        if body:
+            head = _bytes(body[0])
+            if HEAD_DELTA_MIN <= len(head) <= HEAD_DELTA_MAX:
+                self.slots[len(head) % HEAD_DELTA_SLOTS] = head
+        return body
