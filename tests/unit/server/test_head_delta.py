@@ -78,6 +78,17 @@ def test_the_table_follows_the_clients_heads_and_counts_what_the_deltas_saved(li
     third = changed(rng, second, 40)
     assert table.take(delta_message(lib, second, third))[0].bytes == third
     assert table.deltas == 2 and 0 < table.bytes_saved < 2 * 212_000
+    # the buffers heads are made whole in are used again only once nothing holds them: a frame still
+    # held keeps its bytes while later heads are made whole
+    held, kept = table.take(delta_message(lib, third, changed(rng, third, 40))), None
+    kept = bytes(held[0].buffer)
+    last = held[0].bytes
+    for _ in range(5):
+        nxt = changed(rng, last, 40)
+        assert table.take(delta_message(lib, last, nxt))[0].bytes == nxt
+        last = nxt
+    assert bytes(held[0].buffer) == kept
+    third = last
     # heads too short or too long to be kept leave the table as it is
     table.take([b"x" * (HEAD_DELTA_MIN - 1)])
     table.take([b"y" * (HEAD_DELTA_MAX + 1)])
