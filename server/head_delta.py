@@ -124,7 +124,7 @@ class HeadTable:
             head = apply(base, delta, rec.length, _spare(self.pools[rec.length % HEAD_DELTA_SLOTS], rec.length))
             self.deltas += 1
             self.bytes_saved += rec.length - len(delta) - len(_bytes(body[1]))
-            self.slots[rec.length % HEAD_DELTA_SLOTS] = memoryview(head)  # never written again
+            self.slots[rec.length % HEAD_DELTA_SLOTS] = memoryview(head)  # held: _spare passes it by
             return [zmq.Frame(head), *body[3:]]  # a frame, as the socket's: the serving paths read .buffer
         if body:
             head = _bytes(body[0])
