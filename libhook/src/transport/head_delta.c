@@ -58,9 +58,9 @@ static void free_buf(void *data, void *hint) {
     free(data);
 }
 
-int rgpu_send_head(rgpu_session *s, zmq_msg_t *head, int flags) {
+/* Called by rgpu_send_head (session_parts.h) for a head of a length the table keeps, across hosts. */
+int rgpu_send_head_delta(rgpu_session *s, zmq_msg_t *head, int flags) {
     size_t len = zmq_msg_size(head);
-    if (!s->heads_on || len < RGPU_HEAD_DELTA_MIN || len > RGPU_HEAD_DELTA_MAX) return zmq_msg_send(head, s->sock, flags);
     const uint8_t *cur = zmq_msg_data(head);
     struct rgpu_head_slot *k = &s->heads[len % RGPU_HEAD_DELTA_SLOTS];
     size_t cap = rgpu_delta_cap(len), n = 0;

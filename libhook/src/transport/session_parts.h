@@ -40,9 +40,14 @@ void rgpu_bulk_close(rgpu_session *s);
 int rgpu_send_part(rgpu_session *s, zmq_msg_t *m, int flags);
 /* head_delta.c: a message's head on the session socket, as its differences from the last of its length
  * when that is smaller (as zmq_msg_send: the bytes, or -1); the table emptied at each attach, and used
- * only across hosts (`across`: the worker did not map the client's segment). */
-int rgpu_send_head(rgpu_session *s, zmq_msg_t *head, int flags);
+ * only across hosts (`across`: the worker did not map the client's segment). A head the table does not
+ * keep goes as it is without a call into head_delta.c (a macro: a copy's path visits no more files). */
+int rgpu_send_head_delta(rgpu_session *s, zmq_msg_t *head, int flags);
 void rgpu_heads_reset(rgpu_session *s, int across);
+#define rgpu_send_head(s, head, flags)                                                                 \
+    ((s)->heads_on && zmq_msg_size(head) >= RGPU_HEAD_DELTA_MIN && zmq_msg_size(head) <= RGPU_HEAD_DELTA_MAX \
+         ? rgpu_send_head_delta((s), (head), (flags))                                                    \
+         : zmq_msg_send((head), (s)->sock, (flags)))
 int rgpu_recv_part(rgpu_session *s, zmq_msg_t *m);
 /* As rgpu_recv_part; a frame that came sealed on the bulk channel, of at most `room` bytes, opens straight
  * into dst, *into its length (0: the frame is in m, to be copied as any other). */
