@@ -22,6 +22,20 @@ class LibraryMissing(RuntimeError):
     pass
 
 
+def open_native(ffi, name: str, *symbols: str):
+    """`ffi.dlopen` of the library `name` beside librgpu.so (libdir), when it has every one of `symbols`
+    (an older build may lack the newer ones): (library, None), or (None, why) where it is not there.
+    The server's optional compiled parts (the call ring's end, the chunk digest, the head deltas'
+    apply) then fall back to their Python."""
+    try:
+        lib = ffi.dlopen(str(libdir() / name))
+        for symbol in symbols:
+            getattr(lib, symbol)
+    except (LibraryMissing, OSError, AttributeError) as e:
+        return None, str(e)
+    return lib, None
+
+
 def libdir(build: bool = True) -> Path:
     """RGPU_LIBDIR, else build/lib of the source checkout when built, else the installed client
     library (rgpu-clientlib, from a bundle), else build/lib built with libhook/build.sh."""

@@ -36,13 +36,8 @@ def _native():
     global _lib, _looked
     if not _looked:
         _looked = True
-        from rgpu.paths import LibraryMissing, libdir
-        try:
-            lib = ffi.dlopen(str(libdir() / "librgpu_launches.so"))
-            lib.rgpu_delta_apply  # an older build without it  # noqa: B018
-            _lib = lib
-        except (LibraryMissing, OSError, AttributeError):
-            _lib = None
+        from rgpu.paths import open_native
+        _lib, _ = open_native(ffi, "librgpu_launches.so", "rgpu_delta_apply")
     return _lib
 
 
@@ -111,23 +106,23 @@ class HeadTable:
     def take(self, body: list) -> list:
         """The message with its head whole: a delta's three frames made the head they stand for; a head
         of a length the table keeps kept as its slot's base (a view of its frame, which nothing writes)."""
-        if body and len(_bytes(body[0])) == 0:
+        head = _bytes(body[0]) if body else None
+        if head is not None and len(head) == 0:
             if len(body) < 3:
                 raise MalformedMessage("head_delta: an empty first frame without a record and differences")
             rec = read_head_delta(wire.unpack(bytes(_bytes(body[1]))))
             if not HEAD_DELTA_MIN <= rec.length <= HEAD_DELTA_MAX:
                 raise MalformedMessage(f"head_delta: a head of {rec.length} bytes is not sent as a delta")
-            base = self.slots[rec.length % HEAD_DELTA_SLOTS]
+            slot = rec.length % HEAD_DELTA_SLOTS
+            base = self.slots[slot]
             if base is None or len(base) != rec.length or base[:len(rec.base)] != rec.base:
                 raise MalformedMessage("head_delta: its base is not the head this worker kept for its length")
             delta = _bytes(body[2])
-            head = apply(base, delta, rec.length, _spare(self.pools[rec.length % HEAD_DELTA_SLOTS], rec.length))
+            whole = apply(base, delta, rec.length, _spare(self.pools[slot], rec.length))
             self.deltas += 1
             self.bytes_saved += rec.length - len(delta) - len(_bytes(body[1]))
-            self.slots[rec.length % HEAD_DELTA_SLOTS] = memoryview(head)  # held: _spare passes it by
-            return [zmq.Frame(head), *body[3:]]  # a frame, as the socket's: the serving paths read .buffer
-        if body:
-            head = _bytes(body[0])
-            if HEAD_DELTA_MIN <= len(head) <= HEAD_DELTA_MAX:
-                self.slots[len(head) % HEAD_DELTA_SLOTS] = head
+            self.slots[slot] = memoryview(whole)  # held: _spare passes it by
+            return [zmq.Frame(whole), *body[3:]]  # a frame, as the socket's: the serving paths read .buffer
+        if head is not None and HEAD_DELTA_MIN <= len(head) <= HEAD_DELTA_MAX:
+            self.slots[len(head) % HEAD_DELTA_SLOTS] = head
         return body

@@ -96,14 +96,10 @@ def library():
     """librgpu_launches.so, where the ring's compiled end is, or None (no ring: every call on the socket)."""
     global _lib, _unavailable
     if _lib is None and not _unavailable:
-        from rgpu.paths import LibraryMissing, libdir
-        try:
-            lib = ffi.dlopen(str(libdir() / "librgpu_launches.so"))
-            lib.rgpu_ring_next  # an older build without the ring  # noqa: B018
-            lib.rgpu_serve  # nor the serving loop  # noqa: B018
-            _lib = lib
-        except (LibraryMissing, OSError, AttributeError) as e:
-            _unavailable = str(e)
+        from rgpu.paths import open_native
+        # an older build may lack the ring or the serving loop
+        _lib, _unavailable = open_native(ffi, "librgpu_launches.so", "rgpu_ring_next", "rgpu_serve")
+        _unavailable = _unavailable or ""
     return _lib
 
 

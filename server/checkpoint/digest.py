@@ -19,13 +19,8 @@ def _library():
     global _lib, _looked
     if not _looked:
         _looked = True
-        from rgpu.paths import LibraryMissing, libdir
-        try:
-            lib = ffi.dlopen(str(libdir() / "librgpu_launches.so"))
-            lib.rgpu_digest_chunk  # an older build without it  # noqa: B018
-            _lib = lib
-        except (LibraryMissing, OSError, AttributeError):
-            _lib = None
+        from rgpu.paths import open_native
+        _lib, _ = open_native(ffi, "librgpu_launches.so", "rgpu_digest_chunk")
     return _lib
 
 

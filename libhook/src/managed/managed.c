@@ -182,6 +182,8 @@ CUresult rgpuManagedPull(int dev, CUdeviceptr addr, size_t count, const void *kn
     return rc;
 }
 
+/* A host-attached region's pull: only the granules the device changed (they differ from the shadow)
+ * come back; the host's own changes stay for the next push. */
 static int pull_merge(region *r) {
     uint8_t *now = malloc(r->mapped);
     if (!now) return RGPU_OUT_OF_MEMORY;
