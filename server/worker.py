@@ -50,6 +50,11 @@ HOUSEKEEPING_S = 0.25
 ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
 SPIN_US = 200  # rgpu-server --spin-us: how long a worker polls for the next message before it blocks
 QUEUED_MESSAGES = 64  # the client waits for each sync reply: a few batches in flight at most
+# A client silent this long is gone (its grace then runs): nothing heard while the socket idles
+# (ZMTP heartbeats), or nothing of ours acknowledged (TCP_USER_TIMEOUT, zmq.TCP_MAXRT), which alone
+# sees a host gone silent while a reply is on its way to it: ZeroMQ queues its heartbeat behind the
+# message it is writing, and the kernel would retransmit for about 15 minutes.
+SILENCE_MS = 5000
 
 
 def _tune_allocator():
@@ -144,7 +149,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     sock = ctx.socket(zmq.ROUTER, socket_class=bulk.SealingSocket)
     sock.setsockopt(zmq.LINGER, 1000)
     sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
-    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 5000)
+    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, SILENCE_MS)
+    sock.setsockopt(zmq.TCP_MAXRT, SILENCE_MS)
     sock.setsockopt(zmq.SNDHWM, 0)
     sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
     curve.limit(sock, max_frame(capacity))
@@ -731,7 +737,7 @@ def _open_bulk(ctx, conf, keys, capacity, offer, admission, log):
         return None
     try:
         channel = bulk.BulkChannel(ctx, conf["worker_bind"], conf.get("session_ports"), offer[0], offer[1],
-                                   max_frame(capacity))
+                                   max_frame(capacity), SILENCE_MS)
     except (OSError, zmq.ZMQError) as e:
         log.warning("bulk_declined", reason=str(e))
         return None

@@ -1,6 +1,6 @@
 """End to end across hosts, on the test bed (tests/support/testbed.py): the controller on the head host,
 a pool server on each GPU host, programs on the CPU host, every link between hosts through the relay
-(which records what it carries, and can cut a connection as a failing link does). The programs: the
+(which records what it carries, and can cut a connection as a failing link does, or silence it as a host that froze does). The programs: the
 project's CUDA programs, CuPy and numba on the software GPU (results checked here), and PyTorch, CuPy,
 numba and NVIDIA's libraries on the null driver (dispatch, and PyTorch's round trips a step)."""
 from __future__ import annotations
@@ -133,17 +133,36 @@ def test_the_same_host_paths_do_not_apply_across_hosts(bed_pool, cuda_program):
     assert any(int(e["bytes_in"]) >= 16 * MiB and int(e["bytes_out"]) >= 16 * MiB for e in ended), ended
 
 
-def holder(bed_pool, lease: str, *args: str, timeout_s: int = 10) -> subprocess.Popen:
-    """hold_memory under `rgpu run --lease` on the CPU host, once it holds its memory (printed READY)."""
+def holder(bed_pool, lease: str | list, *args: str, timeout_s: int = 10) -> subprocess.Popen:
+    """hold_memory under `rgpu run --lease LEASE` on the CPU host (or `rgpu run` with the options
+    `lease` lists), once it holds its memory (printed READY)."""
     env = {**bed_pool.env, "RGPU_TIMEOUT": str(timeout_s)}
+    way = ["--lease", lease] if isinstance(lease, str) else lease
     proc = bed_pool.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", "run", "--controller", bed_pool.url,
-                                      "--lease", lease, "--", *args],
+                                      *way, "--", *args],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     line = proc.stdout.readline()
     if not line.startswith("READY"):
         proc.kill()
         pytest.fail(f"holder did not start: {line}{proc.communicate(timeout=10)}")
     return proc
+
+
+def carries_on(bed_pool, tenant: subprocess.Popen, way: list, cuda_program) -> None:
+    """The other tenant of the server is still running, a new program of its (`way`: the `rgpu run`
+    options it ran with) runs right, and then the tenant is stopped."""
+    assert tenant.poll() is None, "the other tenant runs on"
+    again = bed_pool.cli("run", "--controller", bed_pool.url, *way, "--", str(cuda_program("copy_roundtrip")), "8")
+    assert again.returncode == 0 and "OK copy_roundtrip 8 MiB" in again.stdout, again.stdout + again.stderr
+    tenant.send_signal(signal.SIGTERM)
+    tenant.communicate(timeout=30)
+
+
+def stop_all(*procs) -> None:
+    for proc in procs:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=10)
 
 
 def test_a_link_cut_mid_copy_ends_that_program_and_the_other_tenant_carries_on(bed_pool, bed, cuda_program):
@@ -171,20 +190,66 @@ def test_a_link_cut_mid_copy_ends_that_program_and_the_other_tenant_carries_on(b
         wait_until(lambda: [s["lease"] for s in bed_pool.stats(server)["sessions"]] == [calm["lease"]], 30,
                    "the cut session ended on the server")
         assert wait_until(lambda: bed_pool.stats(server)["gpus"][0]["memory_used"] < 64 * MiB, 30, "memory freed")
-        assert b.poll() is None, "the other tenant runs on"
-        again = bed_pool.cli("run", "--controller", bed_pool.url, "--lease", calm["lease"], "--",
-                             str(cuda_program("copy_roundtrip")), "8")
-        assert again.returncode == 0 and "OK copy_roundtrip 8 MiB" in again.stdout, again.stdout + again.stderr
-        b.send_signal(signal.SIGTERM)
-        b.communicate(timeout=30)
+        carries_on(bed_pool, b, ["--lease", calm["lease"]], cuda_program)
     finally:
-        for proc in (a, b):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.communicate(timeout=10)
+        stop_all(a, b)
         for lease in (calm, busy):
             bed_pool.cli("release", lease["lease"], "--controller", bed_pool.url)
     assert [e.get("reason") for e in session_ended(bed_pool.log(server))].count("client_gone") >= 1
+
+
+@pytest.mark.parametrize("way", ["d2h", "h2d"])
+@pytest.mark.parametrize("wire", ["pool", "plain"])
+def test_a_link_gone_silent_mid_copy_ends_that_program_within_seconds(bed_pool, bed, cuda_program, wire, way):
+    """A GPU host that freezes, loses its power or is cut off sends no RST: its links just stop
+    passing anything (the relay's `silence`: it stops reading them, so each sender's TCP window closes
+    in the middle of a message). A program copying 64 MiB at a time across such a link is told its
+    device is gone within seconds (RGPU_TIMEOUT's promise: a server that is gone is reported within
+    10 s), not after the 10 minutes a call may wait here; the worker ends the session on its side; the
+    server's other tenant carries on. On the pool's CURVE wire the copies' frames go on the session's
+    bulk channel; on a direct server's plain wire they go on the session socket, whose sender, stuck
+    mid-message, can send no heartbeat (the H2D case hung until RGPU_TIMEOUT before TCP_USER_TIMEOUT
+    was set on the sockets: connection.c rgpu_silence_ms)."""
+    hold = str(cuda_program("hold_memory"))
+    lo, hi = WORKER_PORTS
+    leases, direct, b, a, known = [], None, None, None, set()
+    try:
+        if wire == "pool":
+            calm = bed_pool.cli_json("reserve", "--mem", "128MiB")
+            busy = bed_pool.cli_json("reserve", "--mem", "256MiB")
+            leases = [calm["lease"], busy["lease"]]
+            server = calm["vgpus"][0]["server"]
+            assert busy["vgpus"][0]["server"] == server, "binpack places the second lease beside the first"
+            calm_way, busy_way = ["--lease", calm["lease"]], ["--lease", busy["lease"]]
+        else:
+            server = direct = bed_pool.add_server("gpu2", 7403, "--wire", "plain", pool=False)
+            calm_way = busy_way = ["--server", server]
+        b = holder(bed_pool, calm_way, hold, "16")
+        known = {link["id"] for link in bed.links()}
+        a = holder(bed_pool, busy_way, hold, "64", "copies" if way == "d2h" else "uploads", timeout_s=600)
+        moved = "down" if way == "d2h" else "up"
+        wait_until(lambda: [x for x in bed.links() if x["id"] not in known and lo <= x["port"] <= hi
+                            and x[moved] > 64 * MiB], 30, "the busy program's copies on the wire")
+        victims = [x["id"] for x in bed.links() if x["id"] not in known and lo <= x["port"] <= hi]
+        ended_before = len(session_ended(bed_pool.log(server)))
+        assert bed.silence(victims) == victims
+        out, err = a.communicate(timeout=60)
+        assert a.returncode == 3 and "ERROR 46 cudaErrorDevicesUnavailable" in out, out + err
+        assert "unavailable" in err and "connection lost" in err, err
+        # the worker ends the session once the client is silent on its side too (no FIN ever comes:
+        # the relay reads nothing from the program's end, which has exited)
+        wait_until(lambda: [e for e in session_ended(bed_pool.log(server))[ended_before:]
+                            if e.get("reason") == "client_gone"
+                            and int(e["bytes_in" if way == "h2d" else "bytes_out"]) >= 64 * MiB], 60,
+                   "the silent session ended on the server")
+        carries_on(bed_pool, b, calm_way, cuda_program)
+    finally:
+        stop_all(a, b)
+        bed.cut([x["id"] for x in bed.links() if x["id"] not in known])  # the silent ones too
+        for lease in leases:
+            bed_pool.cli("release", lease, "--controller", bed_pool.url)
+        if direct is not None:
+            bed_pool.servers.pop(direct).stop()
 
 
 def test_a_running_program_moves_between_the_gpu_hosts(bed_pool, cuda_program):

@@ -1,8 +1,9 @@
 """The test bed itself (tests/support/testbed.py, delay_relay.py): hosts that are apart as machines are,
-a relay that passes every byte in order under a delay and cuts a connection when told, caps set and
-lifted, and beds of dead runs swept."""
+a relay that passes every byte in order under a delay and cuts or silences a connection when told,
+caps set and lifted, and beds of dead runs swept."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -87,6 +88,71 @@ def test_the_relay_passes_every_byte_in_order_under_a_delay_and_cuts_when_told(b
         bed.rtt(0)
         echo.kill()
         echo.wait(10)
+
+
+# the CPU host's side of the silence check: a round trip through the echo, then, once told (a line on
+# stdin), bytes written without a reader until a write is not taken within 2 s; what it saw, as JSON
+SILENT_CLIENT = """
+import json, socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+s.sendall(b"x"); assert s.recv(1) == b"x"
+print("up", flush=True)
+sys.stdin.readline()
+s.settimeout(2.0)
+sent, blocked = 0, False
+try:
+    while sent < (1 << 30):
+        sent += s.send(b"y" * (1 << 16))
+except TimeoutError:
+    blocked = True
+s.settimeout(3.0)
+try:
+    got = s.recv(1 << 16)
+    heard = "eof" if got == b"" else "data"
+except TimeoutError:
+    heard = "nothing"
+except ConnectionResetError:
+    heard = "reset"
+print(json.dumps({"sent": sent, "blocked": blocked, "heard": heard}), flush=True)
+sys.stdin.readline()
+try:
+    s.settimeout(10.0)
+    s.recv(1)
+    print("after the cut: no reset", flush=True)
+except ConnectionResetError:
+    print("after the cut: reset", flush=True)
+"""
+
+
+def test_a_silenced_link_passes_nothing_and_tells_no_one_until_it_is_cut(bed):
+    """`silence`, a host that froze or lost its power: the relay reads nothing more from either end, so
+    the sender's writes stop being taken once the buffers on the way are full, nothing comes back, and
+    neither end sees an end (no FIN, no RST) until the link is cut."""
+    echo = bed.popen("gpu1", [sys.executable, "-c", ECHO, "7411"], stdout=subprocess.PIPE, text=True)
+    client = None
+    try:
+        assert echo.stdout.readline().strip() == "ready"
+        client = bed.popen("cpu", [sys.executable, "-c", SILENT_CLIENT, bed.front("gpu1"), "7411"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert client.stdout.readline().strip() == "up", client.stderr.read()
+        [link] = wait_until(lambda: [x for x in bed.links() if x["port"] == 7411], 10, "the link")
+        assert bed.silence([link["id"]]) == [link["id"]]
+        client.stdin.write("go\n")
+        client.stdin.flush()
+        seen = json.loads(client.stdout.readline())
+        # taken: what the sender's and the relay's socket buffers hold, far below the 1 GiB offered
+        assert seen["blocked"] and seen["sent"] < (256 << 20) and seen["heard"] == "nothing", seen
+        [now] = [x for x in bed.links() if x["id"] == link["id"]]
+        assert now["up"] - link["up"] <= 256 << 10, (link, now)  # at most the chunk being read when silenced
+        assert bed.cut([link["id"]]) == [link["id"]]
+        client.stdin.write("cut\n")
+        client.stdin.flush()
+        assert client.stdout.readline().strip() == "after the cut: reset"
+    finally:
+        for proc in (client, echo):
+            if proc is not None:
+                proc.kill()
+                proc.wait(10)
 
 
 # a host's side of the congestion control check: a server that says which its accepted connection uses

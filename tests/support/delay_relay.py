@@ -14,6 +14,9 @@ JSON line:
     rtt MS                  -> the round trip added from now on (0 adds none)
     links                   -> [{"id", "client", "front", "port", "up", "down"}], live connections
     cut ID...               -> resets those connections at both ends (RST), as a link that fails
+    silence ID...           -> those connections stop passing anything, both ways, with no RST and no
+                               FIN, as a host that froze or lost its power: the relay stops reading
+                               them, so each sender's TCP window closes and its writes block
 --record DIR writes the first bytes of each connection, each way, to DIR/ID-FRONT-PORT.up and .down
 (what an observer on the path sees)."""
 from __future__ import annotations
@@ -75,10 +78,12 @@ class Pipe:
 
     def _read(self) -> None:
         while True:
+            self.link.wait_unless_silent()
             try:
                 data = self.src.recv(CHUNK)
             except OSError:
                 data = None
+            self.link.wait_unless_silent()  # a chunk read as the link fell silent stays here
             if self.link.closed:  # woken by a cut, not an orderly end: pass no FIN on
                 data = None
             hold = self.link.relay.rtt_s / 2
@@ -119,6 +124,8 @@ class Pipe:
             wait = due - time.monotonic()
             if wait > 0:
                 time.sleep(wait)
+            if data is not None:
+                self.link.wait_unless_silent()
             if data is None:  # the reader failed (reset or cut): the link is gone both ways
                 self.link.close()
                 return
@@ -140,6 +147,7 @@ class Link:
         self.relay, self.id, self.client, self.upstream = relay, lid, client, upstream
         self.peer, self.front, self.port = peer, front, port
         self.closed, self.ends = False, 0
+        self.silent = False  # `silence`: nothing passes any more, and nothing tells either end
         self.lock = threading.Lock()
         self.up = Pipe(self, client, upstream, "up")
         self.down = Pipe(self, upstream, client, "down")
@@ -149,6 +157,12 @@ class Link:
     def describe(self) -> dict:
         return {"id": self.id, "client": f"{self.peer[0]}:{self.peer[1]}", "front": self.front,
                 "port": self.port, "up": self.up.bytes, "down": self.down.bytes}
+
+    def wait_unless_silent(self) -> None:
+        """Holds the calling reader or writer while the link is silent (until it is cut or closed):
+        what a dead host's link does, where nothing is read, delivered or refused."""
+        while self.silent and not self.closed:
+            time.sleep(0.05)
 
     def half_closed(self) -> None:
         with self.lock:
@@ -238,6 +252,12 @@ class Relay:
             for link in victims:
                 link.close()
             return {"ok": True, "cut": [link.id for link in victims]}
+        if word == "silence":
+            with self.lock:
+                victims = [self.links[int(a)] for a in args if int(a) in self.links]
+            for link in victims:
+                link.silent = True
+            return {"ok": True, "silenced": [link.id for link in victims]}
         return {"ok": False, "error": f"unknown command {word!r}"}
 
     def control(self, path: str) -> None:

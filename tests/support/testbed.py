@@ -312,6 +312,10 @@ class Testbed:
     def cut(self, ids) -> list[int]:
         return ask(self.control, "cut " + " ".join(map(str, ids)))["cut"]
 
+    def silence(self, ids) -> list[int]:
+        """Those links pass nothing more, both ways, and neither end is told (no RST, no FIN)."""
+        return ask(self.control, "silence " + " ".join(map(str, ids)))["silenced"]
+
     def recorded(self) -> dict[str, bytes]:
         """What the relay saw of each connection so far (`up`: from the connecting side)."""
         d = self.dir / "record"
