@@ -32,7 +32,7 @@ from .head_delta import HeadTable
 from .dispatch import Dispatcher, Result
 from .migration.source import Outbound, Redirect
 from .migration.target import Inbound
-from .migration.transfer import MigrationFailed, is_transfer
+from .migration.transfer import SILENCE_MS, MigrationFailed, is_transfer
 from .reclaim import Reclaimer
 from .api.device import cuda_get_device_properties, device_attributes
 from .api.ipc import IpcState
@@ -50,11 +50,6 @@ HOUSEKEEPING_S = 0.25
 ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
 SPIN_US = 200  # rgpu-server --spin-us: how long a worker polls for the next message before it blocks
 QUEUED_MESSAGES = 64  # the client waits for each sync reply: a few batches in flight at most
-# A client silent this long is gone (its grace then runs): nothing heard while the socket idles
-# (ZMTP heartbeats), or nothing of ours acknowledged (TCP_USER_TIMEOUT, zmq.TCP_MAXRT), which alone
-# sees a host gone silent while a reply is on its way to it: ZeroMQ queues its heartbeat behind the
-# message it is writing, and the kernel would retransmit for about 15 minutes.
-SILENCE_MS = 5000
 
 
 def _tune_allocator():
@@ -149,6 +144,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     sock = ctx.socket(zmq.ROUTER, socket_class=bulk.SealingSocket)
     sock.setsockopt(zmq.LINGER, 1000)
     sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
+    # a client silent SILENCE_MS is gone (its grace then runs): nothing heard while the socket idles
+    # (heartbeats), or nothing of a reply on its way acknowledged (TCP_USER_TIMEOUT): ZeroMQ queues
+    # its heartbeat behind the message it is writing, and the kernel would retry for 15 minutes
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, SILENCE_MS)
     sock.setsockopt(zmq.TCP_MAXRT, SILENCE_MS)
     sock.setsockopt(zmq.SNDHWM, 0)

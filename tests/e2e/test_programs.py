@@ -199,6 +199,29 @@ def test_server_killed_during_large_copies_gives_device_unavailable_quickly(cuda
     _kill_and_hear(server, proc, 20)  # RGPU_TIMEOUT=60
 
 
+@pytest.mark.parametrize("way", ["uploads", "copies"])
+def test_a_worker_frozen_during_large_copies_gives_device_unavailable_not_a_hang(cuda_program, start_server, way):
+    """The session's worker stopped (SIGSTOP: a GPU host that hangs) while the program copies 32 MiB at
+    a time across TCP, in pieces (RGPU_SHM=0): the program hears its device is gone within the
+    library's silence bound (RGPU_TIMEOUT, at most 10 s), not after the RGPU_TIMEOUT of 120 s its calls
+    may wait here. On loopback (buffers of up to 32 MiB on this VM) the kernel takes a whole piece,
+    so the program's heartbeat still leaves between pieces; a piece stuck halfway, where only
+    TCP_USER_TIMEOUT helps, is the test bed's case (tests/network, test_a_link_gone_silent_mid_copy)."""
+    url, _ = start_server()
+    proc = _start_holder(cuda_program("hold_memory"), url, 32, 120, way, RGPU_SHM="0")
+    [session] = wait_until(lambda: stats(url)["sessions"], 10, "the session")
+    time.sleep(0.5)  # copies under way
+    os.kill(session["pid"], signal.SIGSTOP)
+    try:
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 3 and "ERROR 46 cudaErrorDevicesUnavailable" in out, out + err
+        assert "connection lost" in err, err
+    finally:
+        os.kill(session["pid"], signal.SIGCONT)
+        proc.kill()
+        proc.wait(10)
+
+
 def test_client_killed_mid_run_returns_its_memory(cuda_program, sim_server):
     proc = _start_holder(cuda_program("hold_memory"), sim_server, 64, timeout_s=30)
     try:
