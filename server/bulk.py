@@ -128,7 +128,7 @@ class SealingSocket(zmq.Socket):
 class BulkChannel:
     """The worker's end of one session's bulk channel: a ROUTER bound beside its session socket."""
 
-    def __init__(self, ctx, bind_url: str, ports, key: bytes, channel: bytes, max_frame: int, silence_ms: int):
+    def __init__(self, ctx, bind_url: str, ports, key: bytes, channel: bytes, max_frame: int):
         self.ffi, self.lib = sodium()
         self.key, self.channel = bytes(key), bytes(channel)
         self.sock = ctx.socket(zmq.ROUTER)
@@ -146,8 +146,6 @@ class BulkChannel:
         self.sock.setsockopt(zmq.SNDHWM, 16)
         self.sock.setsockopt(zmq.SNDTIMEO, int(WAIT_S * 1000))
         self.sock.setsockopt(zmq.RCVHWM, 64)  # frames ahead of their messages: TCP holds the rest back
-        # a client's host gone silent mid-frame: the channel drops as the session socket does
-        self.sock.setsockopt(zmq.TCP_MAXRT, silence_ms)
         self.endpoint = session_ports.bind(self.sock, bind_url, ports)
         if self.endpoint is None:
             self.sock.close(0)

@@ -25,14 +25,14 @@ from rgpu.protocol import curve, wire
 from rgpu.protocol.wire import Pinned, Shm, Staged
 from rgpu.protocol.generated.calltable import BY_NAME
 
-from . import backends, bulk, failover, module_cache, session_ports
+from . import backends, bulk, failover, liveness, module_cache, session_ports
 from .bulk import Sealed
 from .errors import CudaError, driver_code
 from .head_delta import HeadTable
 from .dispatch import Dispatcher, Result
 from .migration.source import Outbound, Redirect
 from .migration.target import Inbound
-from .migration.transfer import SILENCE_MS, MigrationFailed, is_transfer
+from .migration.transfer import MigrationFailed, is_transfer
 from .reclaim import Reclaimer
 from .api.device import cuda_get_device_properties, device_attributes
 from .api.ipc import IpcState
@@ -143,12 +143,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     # its large frames to the client go on the session's bulk channel once one is open (server/bulk.py)
     sock = ctx.socket(zmq.ROUTER, socket_class=bulk.SealingSocket)
     sock.setsockopt(zmq.LINGER, 1000)
-    sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
-    # a client silent SILENCE_MS is gone (its grace then runs): nothing heard while the socket idles
-    # (heartbeats), or nothing of a reply on its way acknowledged (TCP_USER_TIMEOUT): ZeroMQ queues
-    # its heartbeat behind the message it is writing, and the kernel would retry for 15 minutes
-    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, SILENCE_MS)
-    sock.setsockopt(zmq.TCP_MAXRT, SILENCE_MS)
+    liveness.watch(sock)  # a client (or a move's source) silent 5 s is gone; its grace then runs
     sock.setsockopt(zmq.SNDHWM, 0)
     sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
     curve.limit(sock, max_frame(capacity))
@@ -735,7 +730,7 @@ def _open_bulk(ctx, conf, keys, capacity, offer, admission, log):
         return None
     try:
         channel = bulk.BulkChannel(ctx, conf["worker_bind"], conf.get("session_ports"), offer[0], offer[1],
-                                   max_frame(capacity), SILENCE_MS)
+                                   max_frame(capacity))
     except (OSError, zmq.ZMQError) as e:
         log.warning("bulk_declined", reason=str(e))
         return None

@@ -13,11 +13,10 @@ import zmq
 
 from rgpu.protocol import curve, wire
 
+from .. import liveness
+
 REPLY_TIMEOUT_S = 60.0   # a restore of many GiB takes a while; a target silent for longer is gone
 MAX_FRAME = 1 << 31
-# A peer between workers (a move's target; a session's client, server/worker.py) that takes in
-# nothing and says nothing this long is gone
-SILENCE_MS = 5000
 
 
 class MigrationFailed(Exception):
@@ -39,13 +38,10 @@ class Link:
         self.sock = ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.SNDHWM, 0)
-        # A target that dies is noticed at once (its connection drops) or within SILENCE_MS (its host
-        # froze or vanished), not after a reply timeout sized for restoring many GiB: the heartbeats
-        # while the link idles, TCP_USER_TIMEOUT while a request's frames are on their way (ZeroMQ
-        # queues its ping behind them, so no heartbeat leaves then).
-        self.sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
-        self.sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, SILENCE_MS)
-        self.sock.setsockopt(zmq.TCP_MAXRT, SILENCE_MS)
+        # A target that dies is noticed at once (its connection drops) or within seconds (its host
+        # froze or vanished, even while a request's memory is on its way: server/liveness.py), not
+        # after a reply timeout sized for restoring many GiB
+        liveness.watch(self.sock)
         curve.limit(self.sock, MAX_FRAME)
         if server_key is not None:
             curve.as_client(self.sock, keys, server_key)

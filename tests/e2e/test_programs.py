@@ -205,8 +205,8 @@ def test_a_worker_frozen_during_large_copies_gives_device_unavailable_not_a_hang
     a time across TCP, in pieces (RGPU_SHM=0): the program hears its device is gone within the
     library's silence bound (RGPU_TIMEOUT, at most 10 s), not after the RGPU_TIMEOUT of 120 s its calls
     may wait here. On loopback (buffers of up to 32 MiB on this VM) the kernel takes a whole piece,
-    so the program's heartbeat still leaves between pieces; a piece stuck halfway, where only
-    TCP_USER_TIMEOUT helps, is the test bed's case (tests/network, test_a_link_gone_silent_mid_copy)."""
+    so the program's heartbeat still leaves between pieces (a piece stuck halfway: tests/network,
+    test_a_link_gone_silent_mid_copy)."""
     url, _ = start_server()
     proc = _start_holder(cuda_program("hold_memory"), url, 32, 120, way, RGPU_SHM="0")
     [session] = wait_until(lambda: stats(url)["sessions"], 10, "the session")

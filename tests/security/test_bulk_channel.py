@@ -47,7 +47,7 @@ def channel():
     ctx = zmq.Context()
     zap = curve.Zap(ctx, lambda mech, key, address: "bulk" if mech == "PLAIN" and key == bulk.password(CHANNEL) else None)
     zap.start()
-    ch = bulk.BulkChannel(ctx, "tcp://127.0.0.1:*", None, KEY, CHANNEL, 1 << 26, 5000)
+    ch = bulk.BulkChannel(ctx, "tcp://127.0.0.1:*", None, KEY, CHANNEL, 1 << 26)
     socks = []
 
     def connect(password: bytes = bulk.password(CHANNEL)):

@@ -227,10 +227,6 @@ void rgpu_bulk_connect(rgpu_session *s, const char *control, int port) {
     zmq_setsockopt(sock, ZMQ_SNDHWM, &zero, sizeof zero);
     zmq_setsockopt(sock, ZMQ_RCVHWM, &zero, sizeof zero);
     zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
-    /* a worker's host gone silent while a frame is on its way: the channel is lost as the session
-     * socket would be (connection.c, rgpu_silence_ms), not after the kernel's 15 minutes */
-    int silence = rgpu_silence_ms();
-    zmq_setsockopt(sock, ZMQ_TCP_MAXRT, &silence, sizeof silence);
     /* its handshake watched: until it succeeds (a firewall that drops the port, a worker that refuses
      * the password) the frames go on the session socket, as without a channel */
     static unsigned monitors;

@@ -38,17 +38,6 @@ double rgpu_timeout_s(void) {
     return t;
 }
 
-/* How long a worker may stay silent before its connection counts as lost: RGPU_TIMEOUT, at most 10 s.
- * Silent either way: nothing received while the session socket idles (ZMTP heartbeats, a ping a
- * second), or nothing of ours acknowledged (TCP_USER_TIMEOUT, through ZMQ_TCP_MAXRT). The second is
- * the only one that sees a host gone silent (frozen, powered off, cut off without a reset) while we
- * are in the middle of sending it a message: ZeroMQ queues its ping behind the message it is
- * writing, so no ping leaves, and the kernel would retransmit for about 15 minutes. */
-int rgpu_silence_ms(void) {
-    double t = rgpu_timeout_s();
-    return (int)((t < 10 ? t : 10) * 1000);
-}
-
 double rgpu_now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -384,9 +373,13 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
     set_int(s->sock, ZMQ_LINGER, 1000);
     set_max(s->sock, WORKER_MAX_FRAME);
     if (curve_wire && secure(s->sock, server_key) != 0) return -1;
+    /* Not TCP_USER_TIMEOUT (ZMQ_TCP_MAXRT), which would end a connection mid-upload to a worker whose
+     * host fell silent: it would also end one to a live worker that stopped reading, its queue of
+     * messages full while its serving thread waits out a long kernel (server/liveness.py). Mid-upload
+     * on a plain wire, where no ping can leave, a silent host is found by RGPU_TIMEOUT. */
     set_int(s->sock, ZMQ_HEARTBEAT_IVL, 1000);
-    set_int(s->sock, ZMQ_HEARTBEAT_TIMEOUT, rgpu_silence_ms());
-    set_int(s->sock, ZMQ_TCP_MAXRT, rgpu_silence_ms());
+    double t = rgpu_timeout_s();
+    set_int(s->sock, ZMQ_HEARTBEAT_TIMEOUT, (int)((t < 10 ? t : 10) * 1000));
     set_int(s->sock, ZMQ_SNDHWM, 0);
     set_int(s->sock, ZMQ_RCVHWM, 0);
     static unsigned monitors;

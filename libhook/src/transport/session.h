@@ -135,5 +135,4 @@ void rgpu_env_lease_release(void);
 /* The env-only lease's token as of its last renew into out; 0 when this process holds none. */
 int rgpu_env_lease_token(char *out, size_t cap);
 double rgpu_timeout_s(void);
-int rgpu_silence_ms(void);
 #endif

@@ -1,7 +1,8 @@
 """The source's end of a move (server/migration/transfer.py Link) against a target that freezes: a
 process stopped mid-request stands for a GPU host that hangs or loses its power while a move's
-memory is on its way to it. The request fails as "the target went away", within the link's silence
-bound, not as a target that did not answer within the reply timeout sized for restoring many GiB."""
+memory is on its way to it. The request fails as "the target went away" once nothing of it was
+acknowledged for the link's silence bound (TCP_USER_TIMEOUT: server/liveness.py), not as a target
+that did not answer within the reply timeout sized for restoring many GiB."""
 from __future__ import annotations
 
 import signal
@@ -11,8 +12,7 @@ import sys
 import pytest
 import zmq
 
-from rgpu.protocol import wire
-from server.migration.transfer import Link, MigrationFailed
+from rgpu.server.migration.transfer import Link, MigrationFailed
 
 # a target stand-in: a ROUTER that answers every request ok, as the target worker does
 TARGET = """
