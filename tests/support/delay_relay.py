@@ -15,8 +15,9 @@ JSON line:
     links                   -> [{"id", "client", "front", "port", "up", "down"}], live connections
     cut ID...               -> resets those connections at both ends (RST), as a link that fails
     silence ID...           -> those connections stop passing anything, both ways, with no RST and no
-                               FIN, as a host that froze or lost its power: the relay stops reading
-                               them, so each sender's TCP window closes and its writes block
+                               FIN, as a host that froze: the relay stops reading them, so each
+                               sender's TCP window closes and its writes block (a host that lost its
+                               power would not even acknowledge; this relay's kernel still does)
 --record DIR writes the first bytes of each connection, each way, to DIR/ID-FRONT-PORT.up and .down
 (what an observer on the path sees)."""
 from __future__ import annotations
