@@ -79,12 +79,12 @@ class Pipe:
 
     def _read(self) -> None:
         while True:
-            self.link.wait_unless_silent()
             try:
                 data = self.src.recv(CHUNK)
             except OSError:
                 data = None
-            self.link.wait_unless_silent()  # a chunk read as the link fell silent stays here
+            # silent: this chunk is held here and nothing more is read, so the sender's window closes
+            self.link.wait_unless_silent()
             if self.link.closed:  # woken by a cut, not an orderly end: pass no FIN on
                 data = None
             hold = self.link.relay.rtt_s / 2
@@ -161,7 +161,7 @@ class Link:
 
     def wait_unless_silent(self) -> None:
         """Holds the calling reader or writer while the link is silent (until it is cut or closed):
-        what a dead host's link does, where nothing is read, delivered or refused."""
+        what a frozen host's link does, where nothing is read, delivered or refused."""
         while self.silent and not self.closed:
             time.sleep(0.05)
 
@@ -237,6 +237,11 @@ class Relay:
         with self.lock:
             self.links.pop(link.id, None)
 
+    def _live(self, ids) -> list[Link]:
+        """The live links of those ids (the others ended already)."""
+        with self.lock:
+            return [self.links[int(a)] for a in ids if int(a) in self.links]
+
     def command(self, line: str):
         word, *args = line.split()
         if word == "ping":
@@ -248,14 +253,12 @@ class Relay:
             with self.lock:
                 return [link.describe() for link in self.links.values()]
         if word == "cut":
-            with self.lock:
-                victims = [self.links[int(a)] for a in args if int(a) in self.links]
+            victims = self._live(args)
             for link in victims:
                 link.close()
             return {"ok": True, "cut": [link.id for link in victims]}
         if word == "silence":
-            with self.lock:
-                victims = [self.links[int(a)] for a in args if int(a) in self.links]
+            victims = self._live(args)
             for link in victims:
                 link.silent = True
             return {"ok": True, "silenced": [link.id for link in victims]}
