@@ -11,6 +11,8 @@ need=()
 command -v g++ >/dev/null || need+=(g++)
 # ip and tc for the cross-host test bed (scripts/testbed.sh, tests/network)
 command -v ip >/dev/null && command -v tc >/dev/null || need+=(iproute2)
+# iptables: the bed's `silence` drops a link's packets, a host that acknowledges nothing any more
+[ -x /usr/sbin/iptables ] || command -v iptables >/dev/null || need+=(iptables)
 # etcd: the controller's replicated store (tests start their own on free ports)
 command -v etcd >/dev/null || need+=(etcd-server)
 # openssl: the TLS tests make their certificates with it (tests/support/pki.py)

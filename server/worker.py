@@ -2,7 +2,7 @@
 
 It binds its own ROUTER (the client talks to it directly, never through the supervisor), waits
 for the supervisor to assign it a session, then serves calls until the client says goodbye, its
-connection stays gone for the grace period (ZMTP heartbeats notice a vanished host), or the
+connection stays gone for the grace period (its host's silence ends it: server/liveness.py), or the
 supervisor ends it. Exiting frees everything: memory, handles, the context.
 
 Who may connect: nobody before the assignment; then only the client that said hello — on a CURVE
@@ -143,7 +143,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     # its large frames to the client go on the session's bulk channel once one is open (server/bulk.py)
     sock = ctx.socket(zmq.ROUTER, socket_class=bulk.SealingSocket)
     sock.setsockopt(zmq.LINGER, 1000)
-    liveness.watch(sock)  # a client (or a move's source) silent 5 s is gone; its grace then runs
+    liveness.watch_client(sock)  # a client whose host is silent 5 s is gone; its grace then runs
     sock.setsockopt(zmq.SNDHWM, 0)
     sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
     curve.limit(sock, max_frame(capacity))

@@ -41,7 +41,7 @@ class Link:
         # A target that dies is noticed at once (its connection drops) or within seconds (its host
         # froze or vanished, even while a request's memory is on its way: server/liveness.py), not
         # after a reply timeout sized for restoring many GiB
-        liveness.watch(self.sock)
+        liveness.watch_link(self.sock)
         curve.limit(self.sock, MAX_FRAME)
         if server_key is not None:
             curve.as_client(self.sock, keys, server_key)

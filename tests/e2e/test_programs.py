@@ -294,3 +294,27 @@ def test_calls_are_answered_where_their_records_say(cuda_program, sim_server):
     assert "cuDeviceGetLuid is not served by the software GPU" in p.stderr  # by its record's sim entry
     assert "cuGraphConditionalHandleCreate is not supported by rgpu yet" in p.stderr  # by no backend
     assert "not served by the sim backend" not in p.stderr  # no call reached the server to be refused
+
+
+@pytest.mark.parametrize("shm", ["1", "0"], ids=["same-host", "tcp"])
+def test_a_program_stopped_longer_than_the_silence_bound_carries_on(cuda_program, sim_server, shm):
+    """Ctrl-Z, or a debugger's breakpoint, stops every thread of the program, the library's I/O
+    thread with them, for as long as its user likes. Its host is alive and answers for it, so the
+    server keeps the session, and the program carries on when it is continued, as with a local GPU."""
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
+                             str(cuda_program("hold_memory")), "16"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ, RGPU_SHM=shm), start_new_session=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        os.killpg(proc.pid, signal.SIGSTOP)  # what the terminal does on Ctrl-Z: the whole job
+        time.sleep(15)  # past the worker's 5 s of silence and its 3 s of grace, and the library's 10 s
+        assert len(stats(sim_server)["sessions"]) == 1
+        os.killpg(proc.pid, signal.SIGCONT)
+        time.sleep(5)
+        assert proc.poll() is None, proc.communicate()
+        assert len(stats(sim_server)["sessions"]) == 1
+    finally:
+        os.killpg(proc.pid, signal.SIGCONT)
+        proc.kill()
+        out, err = proc.communicate(timeout=30)
+    assert "ERROR" not in out, out + err

@@ -198,21 +198,20 @@ def test_a_link_cut_mid_copy_ends_that_program_and_the_other_tenant_carries_on(b
     assert [e.get("reason") for e in session_ended(bed_pool.log(server))].count("client_gone") >= 1
 
 
-@pytest.mark.parametrize("wire, way", [("pool", "d2h"), ("pool", "h2d"), ("plain", "d2h")])
+@pytest.mark.parametrize("wire, way", [("pool", "d2h"), ("pool", "h2d"), ("plain", "d2h"), ("plain", "h2d")])
 def test_a_link_gone_silent_mid_copy_ends_that_program_within_seconds(bed_pool, bed, cuda_program, wire, way):
     """A GPU host that freezes, loses its power or is cut off sends no RST: its links just stop
-    passing anything (the relay's `silence`: it stops reading them, so each sender's TCP window closes
-    in the middle of a message). A program copying 64 MiB at a time across such a link is told its
-    device is gone within seconds (RGPU_TIMEOUT's promise), not after the 10 minutes a call may wait
-    here; the worker ends the session on its side; the server's other tenant carries on.
+    passing anything, and nothing sent on them is acknowledged (the relay's `silence`). A program
+    copying 64 MiB at a time across such a link is told its device is gone within seconds
+    (RGPU_TIMEOUT's promise), not after the 10 minutes a call may wait here; the worker ends the
+    session on its side; the server's other tenant carries on.
     - pool (CURVE): the copies' frames go on the session's bulk channel, so the session socket's
-      heartbeats find the silence at both ends.
-    - plain wire, D2H: the worker is the one stuck mid-message, where ZeroMQ sends no heartbeat:
-      TCP_USER_TIMEOUT on its socket ends the session (server/liveness.py; before it, the session
-      and its memory stayed).
-    Not here: plain wire, H2D. The program is then the one stuck mid-message, and the client library
-    does not set TCP_USER_TIMEOUT (connection.c says why): it hears of the silence only after
-    RGPU_TIMEOUT."""
+      heartbeats find the silence in the program, and its keepalives in the worker.
+    - plain wire, D2H: the worker is the one stuck mid-message: TCP_USER_TIMEOUT on its socket ends
+      the session (server/liveness.py; before it, the session and its memory stayed).
+    - plain wire, H2D: the program is the one stuck mid-message, where ZeroMQ sends no heartbeat: the
+      library sees that the worker's host has acknowledged nothing of it for 10 s (TCP_INFO,
+      connection.c; before it, the program waited out RGPU_TIMEOUT)."""
     hold = str(cuda_program("hold_memory"))
     lo, hi = WORKER_PORTS
     leases, direct, b, a, known = [], None, None, None, set()

@@ -105,6 +105,9 @@ try:
         sent += s.send(b"y" * (1 << 16))
 except TimeoutError:
     blocked = True
+# struct tcp_info: tcpi_unacked (u32 at byte 24), tcpi_last_ack_recv (ms, u32 at byte 60)
+info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+unacked, last_ack_ms = int.from_bytes(info[24:28], "little"), int.from_bytes(info[60:64], "little")
 s.settimeout(3.0)
 try:
     got = s.recv(1 << 16)
@@ -113,7 +116,8 @@ except TimeoutError:
     heard = "nothing"
 except ConnectionResetError:
     heard = "reset"
-print(json.dumps({"sent": sent, "blocked": blocked, "heard": heard}), flush=True)
+print(json.dumps({"sent": sent, "blocked": blocked, "heard": heard, "unacked": unacked,
+                  "last_ack_ms": last_ack_ms}), flush=True)
 sys.stdin.readline()
 try:
     s.settimeout(10.0)
@@ -125,9 +129,10 @@ except ConnectionResetError:
 
 
 def test_a_silenced_link_passes_nothing_and_tells_no_one_until_it_is_cut(bed):
-    """`silence`, a host that froze or lost its power: the relay reads nothing more from either end, so
-    the sender's writes stop being taken once the buffers on the way are full, nothing comes back, and
-    neither end sees an end (no FIN, no RST) until the link is cut."""
+    """`silence`, a host that froze or lost its power: nothing of the link is acknowledged any more
+    (its packets are dropped at the relay's host), so the sender's writes stop being taken once its
+    own buffer is full and stay unacknowledged, nothing comes back, and neither end sees an end (no
+    FIN, no RST) until the link is cut."""
     echo = bed.popen("gpu1", [sys.executable, "-c", ECHO, "7411"], stdout=subprocess.PIPE, text=True)
     client = None
     try:
@@ -142,6 +147,9 @@ def test_a_silenced_link_passes_nothing_and_tells_no_one_until_it_is_cut(bed):
         seen = json.loads(client.stdout.readline())
         # taken: what the sender's and the relay's socket buffers hold, far below the 1 GiB offered
         assert seen["blocked"] and seen["sent"] < (256 << 20) and seen["heard"] == "nothing", seen
+        # no acknowledgement for the 2 s of blocked writes: not a window closed by a live reader's
+        # host, which would still acknowledge all of it
+        assert seen["unacked"] > 0 and seen["last_ack_ms"] >= 1500, seen
         [now] = [x for x in bed.links() if x["id"] == link["id"]]
         assert now["up"] - link["up"] <= 256 << 10, (link, now)  # at most the chunk being read when silenced
         assert bed.cut([link["id"]]) == [link["id"]]

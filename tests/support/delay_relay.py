@@ -15,9 +15,10 @@ JSON line:
     links                   -> [{"id", "client", "front", "port", "up", "down"}], live connections
     cut ID...               -> resets those connections at both ends (RST), as a link that fails
     silence ID...           -> those connections stop passing anything, both ways, with no RST and no
-                               FIN, as a host that froze: the relay stops reading them, so each
-                               sender's TCP window closes and its writes block (a host that lost its
-                               power would not even acknowledge; this relay's kernel still does)
+                               FIN, and nothing of them is acknowledged any more, as with a host that
+                               froze, lost its power or was cut off: their packets are dropped at this
+                               relay's host (iptables, in its namespace) and the relay reads nothing
+                               more from them. A cut lifts the drop first, so its RSTs arrive
 --record DIR writes the first bytes of each connection, each way, to DIR/ID-FRONT-PORT.up and .down
 (what an observer on the path sees)."""
 from __future__ import annotations
@@ -28,8 +29,10 @@ import ctypes
 import json
 import os
 import selectors
+import shutil
 import socket
 import struct
+import subprocess
 import threading
 import time
 
@@ -44,6 +47,24 @@ def _fine_timers() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(29, 1, 0, 0, 0)  # PR_SET_TIMERSLACK, 1 ns
     except (OSError, AttributeError):
         pass
+
+
+def _drop_rules(sock: socket.socket) -> list[list[str]]:
+    """iptables rules (chain and match) that drop every packet of `sock`'s connection, in and out,
+    at this host: its kernel then acknowledges nothing, as a host that lost its power."""
+    (here, here_port), (there, there_port) = sock.getsockname(), sock.getpeername()
+    tcp = ["-p", "tcp"]
+    return [["INPUT", *tcp, "-s", there, "--sport", str(there_port), "-d", here, "--dport", str(here_port)],
+            ["OUTPUT", *tcp, "-s", here, "--sport", str(here_port), "-d", there, "--dport", str(there_port)]]
+
+
+def _iptables(verb: str, rule: list[str]) -> None:
+    tool = shutil.which("iptables") or "/usr/sbin/iptables"
+    if not os.path.exists(tool):
+        raise RuntimeError("`silence` needs iptables (scripts/setup.sh installs it)")
+    got = subprocess.run([tool, "-w", verb, *rule, "-j", "DROP"], capture_output=True, text=True, timeout=30)
+    if got.returncode:
+        raise RuntimeError(f"iptables {verb} {' '.join(rule)}: {got.stderr.strip()}")
 
 
 def _reset(sock: socket.socket) -> None:
@@ -149,6 +170,7 @@ class Link:
         self.peer, self.front, self.port = peer, front, port
         self.closed, self.ends = False, 0
         self.silent = False  # `silence`: nothing passes any more, and nothing tells either end
+        self.dropped: list[list[str]] = []  # the iptables rules that silence it, lifted at its end
         self.lock = threading.Lock()
         self.up = Pipe(self, client, upstream, "up")
         self.down = Pipe(self, upstream, client, "down")
@@ -158,6 +180,17 @@ class Link:
     def describe(self) -> dict:
         return {"id": self.id, "client": f"{self.peer[0]}:{self.peer[1]}", "front": self.front,
                 "port": self.port, "up": self.up.bytes, "down": self.down.bytes}
+
+    def silence(self) -> None:
+        rules = [r for s in (self.client, self.upstream) for r in _drop_rules(s)]
+        for rule in rules:
+            _iptables("-I", rule)
+            self.dropped.append(rule)
+        self.silent = True
+
+    def lift_drop(self) -> None:
+        while self.dropped:
+            _iptables("-D", self.dropped.pop())
 
     def wait_unless_silent(self) -> None:
         """Holds the calling reader or writer while the link is silent (until it is cut or closed):
@@ -179,6 +212,10 @@ class Link:
             if self.closed:
                 return
             self.closed = True
+        try:
+            self.lift_drop()  # a cut's RSTs, like any end of a silent link, reach both ends
+        except RuntimeError as e:
+            print(f"link {self.id}: {e}", flush=True)  # relay.log
         for s in (self.client, self.upstream):
             if orderly:
                 s.close()
@@ -260,7 +297,7 @@ class Relay:
         if word == "silence":
             victims = self._live(args)
             for link in victims:
-                link.silent = True
+                link.silence()
             return {"ok": True, "silenced": [link.id for link in victims]}
         return {"ok": False, "error": f"unknown command {word!r}"}
 
@@ -276,7 +313,7 @@ class Relay:
                 line = conn.makefile().readline()
                 try:
                     reply = self.command(line)
-                except (ValueError, IndexError) as e:
+                except (ValueError, IndexError, RuntimeError, OSError) as e:
                     reply = {"ok": False, "error": str(e)}
                 conn.sendall(json.dumps(reply).encode() + b"\n")
 

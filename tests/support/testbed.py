@@ -313,7 +313,8 @@ class Testbed:
         return ask(self.control, "cut " + " ".join(map(str, ids)))["cut"]
 
     def silence(self, ids) -> list[int]:
-        """Those links pass nothing more, both ways, and neither end is told (no RST, no FIN)."""
+        """Those links pass nothing more, both ways, nothing of them is acknowledged, and neither end is
+        told (no RST, no FIN): a host that lost its power. `cut` ends them with RSTs."""
         return ask(self.control, "silence " + " ".join(map(str, ids)))["silenced"]
 
     def recorded(self) -> dict[str, bytes]:

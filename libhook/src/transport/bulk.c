@@ -353,7 +353,7 @@ int rgpu_recv_part_into(rgpu_session *s, zmq_msg_t *m, void *dst, size_t room, s
         return more; /* not a record of this channel: the frame is data that looks like one */
     if (!s->bulk_sock) return broken(s, m, more, "the worker sealed a frame after the channel dropped");
     /* the session socket's monitor too: a connection that drops ends the wait at once, as a reply's does */
-    int w = rgpu_wait_readable(s->bulk_sock, s->mon, rgpu_now_s() + rgpu_timeout_s());
+    int w = rgpu_wait_readable(s->bulk_sock, s, rgpu_now_s() + rgpu_timeout_s());
     if (w != 0)
         return broken(s, m, more, w == -1 ? "a sealed frame did not come within RGPU_TIMEOUT" : "connection lost");
     zmq_msg_t h, ct;

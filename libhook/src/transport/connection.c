@@ -7,6 +7,8 @@
  * proven — with one keypair made for this process, so the worker can tell the connection that said
  * hello from any other. Every socket bounds the size of what it accepts (ZMQ_MAXMSGSIZE). */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,14 +94,57 @@ static int secure(void *sock, const uint8_t key[32]) {
                           ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | \
                           ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
 
-static int next_event(void *mon) {
+/* One event from a monitor: its number, and its value (a connection's file descriptor) in *value. */
+static int next_event(void *mon, uint32_t *value) {
     zmq_msg_t ev;
     zmq_msg_init(&ev);
     int event = 0;
-    if (zmq_msg_recv(&ev, mon, 0) >= 2) event = *(uint16_t *)zmq_msg_data(&ev);
+    if (zmq_msg_recv(&ev, mon, 0) >= 6) {
+        const uint8_t *d = zmq_msg_data(&ev);
+        event = *(const uint16_t *)d;
+        if (value) memcpy(value, d + 2, 4);
+    }
     while (zmq_msg_more(&ev)) zmq_msg_recv(&ev, mon, 0);
     zmq_msg_close(&ev);
     return event;
+}
+
+/* A worker (its process, or its host) that answers nothing for this long is gone (RGPU_TIMEOUT if
+ * smaller): the heartbeats' timeout, and host_silent's. */
+#define SILENCE_S 10.0
+
+#define LOST_EVENTS (ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | \
+                     ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+
+int rgpu_session_event(rgpu_session *s) {
+    uint32_t fd = 0;
+    int event = next_event(s->mon, &fd);
+    if (event == ZMQ_EVENT_CONNECTED) s->tcp_fd = (int)fd;
+    else if (event & LOST_EVENTS) s->tcp_fd = -1;
+    return event & LOST_EVENTS ? -2 : 0;
+}
+
+/* How long the worker's host may leave what the program sent it unacknowledged before it is taken
+ * for gone: the heartbeats' bound, RGPU_TIMEOUT if smaller. */
+static double silence_s(void) {
+    double t = rgpu_timeout_s();
+    return t < SILENCE_S ? t : SILENCE_S;
+}
+
+/* The worker's host acknowledged nothing for silence_s() although data of ours waits for it: the
+ * host froze, lost its power or was cut off. ZeroMQ's heartbeats cannot say so while the socket is
+ * in the middle of sending a message (its ping queues behind it), and TCP_USER_TIMEOUT cannot be
+ * used (it ends a live worker's connection whose window a long kernel closed: its host still
+ * acknowledges each probe, which this check counts as alive). Linux's TCP_INFO on the connection's
+ * descriptor, which the monitor named; none known (not TCP): no verdict. */
+static int host_silent(const rgpu_session *s) {
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    if (s->tcp_fd < 0 || getsockopt(s->tcp_fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 || len < 64) return 0;
+    if (ti.tcpi_unacked == 0 || ti.tcpi_last_ack_recv < silence_s() * 1000) return 0;
+    rgpu_log(RGPU_LOG_WARN, "the worker's host acknowledged nothing for %u ms with data waiting for it: taken for gone",
+             ti.tcpi_last_ack_recv);
+    return 1;
 }
 
 /* RGPU_SPIN_US: how long a thread may spin for a reply before it blocks (default SPIN_US_DEFAULT). */
@@ -140,13 +185,16 @@ int rgpu_spin_for_reply(void *sock, double deadline) {
     return -1;
 }
 
-/* Waits for a message on `sock` (and a disconnect on `mon`); returns 0, -1 timeout, -2 disconnected.
- * Most replies come within a round trip: for the first QUICK_MS the socket is waited for alone, since
- * every zmq socket in a zmq_poll costs system calls of its own (libzmq drains each one's command
- * mailbox), about a tenth of a same-host round trip for the monitor's. A connection lost meanwhile
- * is noticed at most QUICK_MS later. */
+/* Waits for a message on `sock` (and a disconnect on the session's monitor); returns 0, -1 timeout,
+ * -2 disconnected or its host silent (host_silent, looked at each second). Most replies come within a
+ * round trip: for the first QUICK_MS the socket is waited for alone, since every zmq socket in a
+ * zmq_poll costs system calls of its own (libzmq drains each one's command mailbox), about a tenth of
+ * a same-host round trip for the monitor's. A connection lost meanwhile is noticed at most QUICK_MS
+ * later. At the deadline the socket is looked at once more: a reply may have come while the program was
+ * stopped (Ctrl-Z), with the clock running on. */
 #define QUICK_MS 2
-int rgpu_wait_readable(void *sock, void *mon, double deadline) {
+int rgpu_wait_readable(void *sock, rgpu_session *s, double deadline) {
+    void *mon = s ? s->mon : NULL;
     if (mon && deadline - rgpu_now_s() > QUICK_MS * 1e-3) {
         zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
         if (zmq_poll(&item, 1, QUICK_MS) > 0 && (item.revents & ZMQ_POLLIN)) return 0;
@@ -154,16 +202,18 @@ int rgpu_wait_readable(void *sock, void *mon, double deadline) {
     for (;;) {
         zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {mon, 0, ZMQ_POLLIN, 0}};
         double left = deadline - rgpu_now_s();
-        if (left <= 0) return -1;
-        int rc = zmq_poll(items, mon ? 2 : 1, (long)(left * 1000) + 1);
+        if (left <= 0) {
+            zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
+            return zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN) ? 0 : -1;
+        }
+        long ms = (long)(left * 1000) + 1;
+        if (mon && s->tcp_fd >= 0 && ms > 1000) ms = 1000;
+        int rc = zmq_poll(items, mon ? 2 : 1, ms);
         if (rc < 0 && errno == EINTR) continue;
         if (rc < 0) return -2;
         if (items[0].revents & ZMQ_POLLIN) return 0;
-        if (mon && (items[1].revents & ZMQ_POLLIN)) {
-            int event = next_event(mon);
-            if (event & (ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                         ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)) return -2;
-        }
+        if (mon && (items[1].revents & ZMQ_POLLIN) && rgpu_session_event(s) == -2) return -2;
+        if (rc == 0 && mon && host_silent(s)) return -2;
     }
 }
 
@@ -188,7 +238,7 @@ static int wait_hello(void *sup, void *mon, const char *url, int curve_wire) {
         if (rc < 0) return -1;
         if (items[0].revents & ZMQ_POLLIN) return 0;
         if (!(items[1].revents & ZMQ_POLLIN)) continue;
-        int event = next_event(mon);
+        int event = next_event(mon, NULL);
         if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) up = 1;
         else if (event == ZMQ_EVENT_DISCONNECTED) up = 0;
         else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
@@ -373,20 +423,19 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
     set_int(s->sock, ZMQ_LINGER, 1000);
     set_max(s->sock, WORKER_MAX_FRAME);
     if (curve_wire && secure(s->sock, server_key) != 0) return -1;
-    /* Not TCP_USER_TIMEOUT (ZMQ_TCP_MAXRT), which would end a connection mid-upload to a worker whose
-     * host fell silent: it would also end one to a live worker that stopped reading, its queue of
-     * messages full while its serving thread waits out a long kernel (server/liveness.py). Mid-upload
-     * on a plain wire, where no ping can leave, a silent host is found by RGPU_TIMEOUT. */
+    /* Heartbeats find a worker that answers nothing while the socket idles; mid-upload on a plain
+     * wire, where no ping can leave, host_silent finds a host that acknowledges nothing. Not
+     * TCP_USER_TIMEOUT (ZMQ_TCP_MAXRT): it would also end the connection to a live worker that stopped
+     * reading, its queue of messages full while its serving thread waits out a long kernel. */
     set_int(s->sock, ZMQ_HEARTBEAT_IVL, 1000);
-    double t = rgpu_timeout_s();
-    set_int(s->sock, ZMQ_HEARTBEAT_TIMEOUT, (int)((t < 10 ? t : 10) * 1000));
+    set_int(s->sock, ZMQ_HEARTBEAT_TIMEOUT, (int)(silence_s() * 1000));
     set_int(s->sock, ZMQ_SNDHWM, 0);
     set_int(s->sock, ZMQ_RCVHWM, 0);
     static unsigned monitors;
     char monaddr[64];
     snprintf(monaddr, sizeof monaddr, "inproc://rgpu-monitor-%d-%u", dev, __atomic_add_fetch(&monitors, 1, __ATOMIC_RELAXED));
-    zmq_socket_monitor(s->sock, monaddr, ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                       ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
+    s->tcp_fd = -1; /* until the monitor says CONNECTED, with the descriptor (host_silent) */
+    zmq_socket_monitor(s->sock, monaddr, ZMQ_EVENT_CONNECTED | LOST_EVENTS);
     s->mon = zmq_socket(zmq_context(), ZMQ_PAIR);
     set_int(s->mon, ZMQ_LINGER, 0);
     zmq_connect(s->mon, monaddr);
@@ -423,7 +472,7 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
     zmq_send(s->sock, w.buf, w.len, 0);
     mp_free(&w);
     rgpu_stats_wait(dev, RGPU_ATTACH, "attach");
-    if (rgpu_wait_readable(s->sock, s->mon, rgpu_now_s() + 30) != 0) {
+    if (rgpu_wait_readable(s->sock, s, rgpu_now_s() + 30) != 0) {
         rgpu_log(RGPU_LOG_ERROR, "session worker %s did not answer the attach", full);
         rgpu_shm_answer(s, 0);
         return -1;
@@ -479,6 +528,7 @@ int rgpu_session_reopen(rgpu_session *s, int dev, const char *server) {
     }
     if (s->mon) zmq_close(s->mon);
     s->sock = s->mon = NULL;
+    s->tcp_fd = -1;
     rgpu_shm_unmap(s);
     snprintf(s->url, sizeof s->url, "%s", server);
     char *hash = strrchr(s->url, '#');

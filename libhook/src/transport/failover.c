@@ -523,7 +523,7 @@ static int send_one(rgpu_session *s, uint64_t seq, uint32_t id, zmq_msg_t *bulk,
  * dropped (the socket's monitor: a server that dies during the recovery is noticed at once, not after
  * RGPU_TIMEOUT). */
 static int recv_all(rgpu_session *s, zmq_msg_t *head, zmq_msg_t *frames, int cap, int *n) {
-    if (rgpu_wait_readable(s->sock, s->mon, rgpu_now_s() + rgpu_timeout_s()) != 0) return -1;
+    if (rgpu_wait_readable(s->sock, s, rgpu_now_s() + rgpu_timeout_s()) != 0) return -1;
     zmq_msg_init(head);
     zmq_msg_recv(head, s->sock, 0);
     *n = 0;

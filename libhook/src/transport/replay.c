@@ -163,6 +163,7 @@ int rgpu_session_follow(rgpu_session *s, int dev, const rgpu_env_reply *rep, str
     zmq_close(s->mon);
     zmq_close(s->sock);
     s->sock = s->mon = NULL;
+    s->tcp_fd = -1;
     rgpu_shm_unmap(s);
     rgpu_bulk_close(s);
     char *hash = strrchr(url, '#');

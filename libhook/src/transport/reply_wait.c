@@ -53,7 +53,7 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             if (rw == 1 || rw == 2) s->ring_wait = 0; /* 2: the worker put this reply on the socket */
             w = rw == 1 ? 3 : rw == 2 ? 1 : rw;
         }
-        if (w == 1) w = rgpu_spin_for_reply(s->sock, deadline) == 0 ? 0 : rgpu_wait_readable(s->sock, s->mon, deadline);
+        if (w == 1) w = rgpu_spin_for_reply(s->sock, deadline) == 0 ? 0 : rgpu_wait_readable(s->sock, s, deadline);
         if (w == -2) {
             /* the connection dropped: a move's notice may be waiting behind it */
             zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
@@ -261,7 +261,7 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
 static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64_t seq, double deadline) {
     for (int i = 0; i < c->nthen;) {
         struct rgpu_call *f = &c->then[i];
-        int w = rgpu_spin_for_reply(s->sock, deadline) == 0 ? 0 : rgpu_wait_readable(s->sock, s->mon, deadline);
+        int w = rgpu_spin_for_reply(s->sock, deadline) == 0 ? 0 : rgpu_wait_readable(s->sock, s, deadline);
         if (w == -2 && s->fo) {
             /* a --failover session lost its server between its call's reply and its followers': the
              * message, followers included, is in the log; after the recovery the followers not taken

@@ -16,6 +16,7 @@
 #include "ring.h"
 #include "rgpu_call.h"
 #include "session.h"
+#include "session_parts.h"
 
 /* How long a blocked client sleeps on the futex before it looks at the socket and the connection:
  * a worker that died mid-call is noticed within this (and the connection's own disconnect event). */
@@ -87,15 +88,7 @@ static int socket_or_gone(rgpu_session *s) {
     zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->mon, 0, ZMQ_POLLIN, 0}};
     if (zmq_poll(items, s->mon ? 2 : 1, 0) <= 0) return 1;
     if (items[0].revents & ZMQ_POLLIN) return 0;
-    if (s->mon && (items[1].revents & ZMQ_POLLIN)) {
-        zmq_msg_t ev;
-        zmq_msg_init(&ev);
-        int event = zmq_msg_recv(&ev, s->mon, 0) >= 2 ? *(uint16_t *)zmq_msg_data(&ev) : 0;
-        while (zmq_msg_more(&ev)) zmq_msg_recv(&ev, s->mon, 0);
-        zmq_msg_close(&ev);
-        if (event & (ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                     ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)) return -2;
-    }
+    if (s->mon && (items[1].revents & ZMQ_POLLIN) && rgpu_session_event(s) == -2) return -2;
     return 1;
 }
 

@@ -415,6 +415,7 @@ void rgpu_sessions_close(void) {
         if (s->mon) zmq_close(s->mon);
         if (s->sock) zmq_close(s->sock);
         s->sock = s->mon = NULL;
+        s->tcp_fd = -1;
         rgpu_replay_clear(s);
         free(s->replay);
         s->replay = NULL;

@@ -21,6 +21,7 @@ typedef struct {
     int gpu;            /* GPU index on that server */
     pthread_mutex_t mu;
     void *sock, *mon;
+    int tcp_fd;         /* the connection's descriptor, as the monitor named it; -1 unknown */
     int state;          /* 0 not opened, 1 open, -1 unavailable */
     int backend;        /* RGPU_BACKEND_*: which calls its records say are not served there */
     uint64_t seq;

@@ -21,7 +21,8 @@ extern rgpu_session *rgpu_sessions_internal(void);
 double rgpu_now_s(void);
 double rgpu_spin_window_s(void);
 int rgpu_spin_for_reply(void *sock, double deadline);              /* 0: readable within the spin window */
-int rgpu_wait_readable(void *sock, void *mon, double deadline);    /* 0, -1 timeout, -2 disconnected */
+int rgpu_wait_readable(void *sock, rgpu_session *s, double deadline); /* 0, -1 timeout, -2 lost */
+int rgpu_session_event(rgpu_session *s); /* one monitor event taken: -2 the connection is lost, else 0 */
 int rgpu_read_reply(zmq_msg_t *m, rgpu_env_reply *rep);            /* 0, or -1 (logged) when malformed */
 mp_reader rgpu_outs_record(const rgpu_env_reply *rep);
 int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const char *sid, const char *key);
