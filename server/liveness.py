@@ -1,18 +1,20 @@
 """How a worker's connections find a peer that is gone: its host froze, lost its power or was cut
 off, and no FIN or RST will ever come.
 
-A session's client is judged by its host's kernel, not by the program (`watch_client`). A program
-stopped by Ctrl-Z or held at a debugger's breakpoint runs none of its threads, ZeroMQ's I/O thread
-included, so it answers no ZeroMQ heartbeat; but its host's kernel still acknowledges every segment
-and every keepalive probe, as it would for a program using a local GPU for as long as its user
-likes. So the session socket sends TCP keepalive probes after a second of quiet, one a second, and
-TCP_USER_TIMEOUT (zmq.TCP_MAXRT) ends the connection once nothing of it has been acknowledged for
-SILENCE_MS: a probe unanswered, or a reply the worker is in the middle of sending. A stopped program
-keeps its session; a dead host loses it within SILENCE_MS, and its grace then runs. (What bounds a
-stopped program's hold on a pool's GPU is its lease: nobody renews it while the program is stopped.)
-One case is taken for a dead host although it is not: a program stopped while more of a reply is on
-its way than its kernel buffers, whose window then stays closed (this kernel ends zero-window probing
-at TCP_USER_TIMEOUT too).
+A session's client is judged by its host's kernel, not by the program (`watch_client`,
+`ClientHost`). A program stopped by Ctrl-Z or held at a debugger's breakpoint runs none of its
+threads, ZeroMQ's I/O thread included, so it answers no ZeroMQ heartbeat; but its host's kernel
+still acknowledges every segment and every probe, as it would for a program using a local GPU for as
+long as its user likes. So:
+- while the connection idles, TCP keepalive probes go after a second of quiet, one a second, and the
+  kernel ends the connection after KEEPALIVE_PROBES unanswered;
+- while the worker has data on its way to the client (a reply, a probe of a closed window),
+  `ClientHost` reads the connection's TCP_INFO at each housekeeping and takes the host for gone once
+  that data has waited SILENCE_MS with no acknowledgement at all.
+Not TCP_USER_TIMEOUT: on this kernel it also ends zero-window probing, so a program stopped while
+more of a reply was on its way than its kernel buffers hold (its window closed, each probe
+answered) would lose its session after SILENCE_MS. What bounds a stopped program's hold on a pool's
+GPU is its lease, which nobody renews while it is stopped.
 
 A move's target is judged by the target process itself (`watch_link`): ZeroMQ's heartbeats ping every
 second and drop the connection when nothing comes back within SILENCE_MS, since the program waits
@@ -20,25 +22,59 @@ out the move and a target that does not answer must fail it. A socket in the mid
 message queues its ping behind it, so TCP_USER_TIMEOUT covers a target gone mid-request. That is
 safe there because the target reads each request whole while alive.
 
-The client library does not set TCP_USER_TIMEOUT on its own session socket (connection.c): a
-worker's queue of messages is bounded, so a worker whose serving thread waits out a long kernel
-stops reading, its window closes, and TCP_USER_TIMEOUT would take that live worker for a dead one."""
+The client library judges its worker by ZeroMQ's heartbeats and, mid-upload, by TCP_INFO in the same
+way (connection.c)."""
 from __future__ import annotations
+
+import ctypes
 
 import zmq
 
 PING_MS = 1000
 SILENCE_MS = 5000  # a session's client host, or a move's target, silent this long is gone
+KEEPALIVE_PROBES = SILENCE_MS // PING_MS
+
+_IPPROTO_TCP, _TCP_INFO = 6, 11
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def watch_client(sock: zmq.Socket) -> None:
-    """Kernel keepalives and TCP_USER_TIMEOUT on a session socket, before it binds."""
+    """Kernel keepalives on a session socket, before it binds."""
     sock.setsockopt(zmq.TCP_KEEPALIVE, 1)
     sock.setsockopt(zmq.TCP_KEEPALIVE_IDLE, PING_MS // 1000)
     sock.setsockopt(zmq.TCP_KEEPALIVE_INTVL, PING_MS // 1000)
-    # TCP_USER_TIMEOUT decides when unanswered probes end it; the count only has to outlast that
-    sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, 2 * SILENCE_MS // PING_MS)
-    sock.setsockopt(zmq.TCP_MAXRT, SILENCE_MS)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, KEEPALIVE_PROBES)
+
+
+def tcp_state(fd: int) -> tuple[int, int, float] | None:
+    """(segments unacknowledged, probes unanswered, seconds since the last acknowledgement) of the TCP
+    connection `fd` (Linux's struct tcp_info), or None when `fd` is no TCP socket."""
+    buf = ctypes.create_string_buffer(104)
+    size = ctypes.c_uint32(len(buf))
+    if _libc.getsockopt(fd, _IPPROTO_TCP, _TCP_INFO, buf, ctypes.byref(size)) != 0 or size.value < 60:
+        return None
+    raw = buf.raw
+    return (int.from_bytes(raw[24:28], "little"), raw[3],                # tcpi_unacked, tcpi_probes
+            int.from_bytes(raw[56:60], "little") / 1000)                 # tcpi_last_ack_recv (ms)
+
+
+class ClientHost:
+    """Whether the host of a session's client is gone although the connection is up: data of the
+    worker's has waited SILENCE_MS for it with no acknowledgement. Waiting is counted from the first
+    look that saw data outstanding (the last acknowledgement may be old on a connection where the
+    worker sent nothing for a while), and ends at any look that saw none."""
+
+    def __init__(self) -> None:
+        self.waiting_since: float | None = None
+
+    def gone(self, fd: int | None, now: float) -> bool:
+        state = tcp_state(fd) if fd is not None else None
+        if state is None or not (state[0] or state[1]):
+            self.waiting_since = None
+            return False
+        if self.waiting_since is None:
+            self.waiting_since = now
+        return min(state[2], now - self.waiting_since) >= SILENCE_MS / 1000
 
 
 def watch_link(sock: zmq.Socket) -> None:

@@ -143,7 +143,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     # its large frames to the client go on the session's bulk channel once one is open (server/bulk.py)
     sock = ctx.socket(zmq.ROUTER, socket_class=bulk.SealingSocket)
     sock.setsockopt(zmq.LINGER, 1000)
-    liveness.watch_client(sock)  # a client whose host is silent 5 s is gone; its grace then runs
+    liveness.watch_client(sock)  # a client whose host is silent 5 s is gone (must_end); its grace then runs
     sock.setsockopt(zmq.SNDHWM, 0)
     sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
     curve.limit(sock, max_frame(capacity))
@@ -204,6 +204,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     sock.setsockopt(zmq.RCVTIMEO, int(HOUSEKEEPING_S * 1000))
     peer = None
     peer_fd = None  # the attached client's connection, as the monitor names it (its file descriptor)
+    client_host = liveness.ClientHost()  # whether that connection's far host still acknowledges
     gone_since = None
     started = time.monotonic()
     next_check = started + HOUSEKEEPING_S
@@ -232,6 +233,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     gone_since = now
             elif ev["event"] == zmq.EVENT_ACCEPTED and peer_fd is None:
                 gone_since = None
+        if gone_since is None and peer_fd is not None and client_host.gone(peer_fd, now):
+            gone_since = now  # its host acknowledged nothing of ours for 5 s: lost as if disconnected
+            log.warning("client_host_silent", silent_s=liveness.SILENCE_MS / 1000)
         if gone_since is not None and now - gone_since > grace and (peer is not None or inbound is None):
             if redirect is not None:
                 redirect.client_gone()

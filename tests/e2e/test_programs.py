@@ -318,3 +318,30 @@ def test_a_program_stopped_longer_than_the_silence_bound_carries_on(cuda_program
         proc.kill()
         out, err = proc.communicate(timeout=30)
     assert "ERROR" not in out, out + err
+
+
+def test_a_program_stopped_while_a_large_copy_comes_to_it_carries_on(cuda_program, sim_server):
+    """Stopped (Ctrl-Z) while 64 MiB copies come to it across TCP, more than its kernel's buffers
+    hold: its window stays closed while it is stopped, and its host answers each of the worker's
+    probes. The worker keeps the session (no TCP_USER_TIMEOUT on it, which would take the closed
+    window for a dead host: server/liveness.py); the program carries on when continued."""
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
+                             str(cuda_program("hold_memory")), "64", "copies"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, RGPU_SHM="0"),
+                            start_new_session=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        wait_until(lambda: stats(sim_server)["sessions"][0]["bytes_out"] > (64 << 20), 30, "copies under way")
+        os.killpg(proc.pid, signal.SIGSTOP)
+        time.sleep(15)
+        [session] = stats(sim_server)["sessions"]
+        os.killpg(proc.pid, signal.SIGCONT)
+        # copies go on: more of them reach the program after it continues
+        wait_until(lambda: stats(sim_server)["sessions"][0]["bytes_out"] > session["bytes_out"] + (128 << 20), 30,
+                   "copies after the stop")
+        assert proc.poll() is None, proc.communicate()
+    finally:
+        os.killpg(proc.pid, signal.SIGCONT)
+        proc.kill()
+        out, err = proc.communicate(timeout=30)
+    assert "ERROR" not in out, out + err

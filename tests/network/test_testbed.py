@@ -105,9 +105,9 @@ try:
         sent += s.send(b"y" * (1 << 16))
 except TimeoutError:
     blocked = True
-# struct tcp_info: tcpi_unacked (u32 at byte 24), tcpi_last_ack_recv (ms, u32 at byte 60)
+# struct tcp_info: tcpi_unacked (u32 at byte 24), tcpi_last_ack_recv (ms, u32 at byte 56)
 info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
-unacked, last_ack_ms = int.from_bytes(info[24:28], "little"), int.from_bytes(info[60:64], "little")
+unacked, last_ack_ms = int.from_bytes(info[24:28], "little"), int.from_bytes(info[56:60], "little")
 s.settimeout(3.0)
 try:
     got = s.recv(1 << 16)
