@@ -1,16 +1,14 @@
 """How a worker's connections find a peer that is gone: its host froze, lost its power or was cut
 off, and no FIN or RST will ever come.
 
-A session's client is judged by its host's kernel, not by the program (`watch_client`,
-`ClientHost`). A program stopped by Ctrl-Z or held at a debugger's breakpoint runs none of its
-threads, ZeroMQ's I/O thread included, so it answers no ZeroMQ heartbeat; but its host's kernel
-still acknowledges every segment and every probe, as it would for a program using a local GPU for as
-long as its user likes. So:
-- while the connection idles, TCP keepalive probes go after a second of quiet, one a second, and the
-  kernel ends the connection after KEEPALIVE_PROBES unanswered;
-- while the worker has data on its way to the client (a reply, a probe of a closed window),
-  `ClientHost` reads the connection's TCP_INFO at each housekeeping and takes the host for gone once
-  that data has waited SILENCE_MS with no acknowledgement at all.
+A session's client is judged by its host's kernel, not by the program (`ClientHost`). A program
+stopped by Ctrl-Z or held at a debugger's breakpoint runs none of its threads, ZeroMQ's I/O thread
+included, so it answers no ZeroMQ heartbeat; but its host's kernel still acknowledges every segment
+and every probe, as it would for a program using a local GPU for as long as its user likes. The
+worker pings the client every second (`watch_client`: for the client library's sake, which judges
+the worker by them), so something of the worker's is always on its way; `ClientHost` reads the
+connection's TCP_INFO at each housekeeping and takes the host for gone once data of the worker's (a
+ping, a reply, a probe of a closed window) has waited SILENCE_MS with no acknowledgement at all.
 Not TCP_USER_TIMEOUT: on this kernel it also ends zero-window probing, so a program stopped while
 more of a reply was on its way than its kernel buffers hold (its window closed, each probe
 answered) would lose its session after SILENCE_MS. What bounds a stopped program's hold on a pool's
@@ -22,8 +20,10 @@ out the move and a target that does not answer must fail it. A socket in the mid
 message queues its ping behind it, so TCP_USER_TIMEOUT covers a target gone mid-request. That is
 safe there because the target reads each request whole while alive.
 
-The client library judges its worker by ZeroMQ's heartbeats and, mid-upload, by TCP_INFO in the same
-way (connection.c)."""
+The client library judges its worker by what comes from it: the worker pings it every second, so
+TCP_INFO's time since data last came says whether the worker's process and host live
+(connection.c); ZeroMQ's heartbeat timeout would judge the same but cannot tell a program that was
+stopped from a worker that was silent."""
 from __future__ import annotations
 
 import ctypes
@@ -32,18 +32,17 @@ import zmq
 
 PING_MS = 1000
 SILENCE_MS = 5000  # a session's client host, or a move's target, silent this long is gone
-KEEPALIVE_PROBES = SILENCE_MS // PING_MS
 
 _IPPROTO_TCP, _TCP_INFO = 6, 11
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def watch_client(sock: zmq.Socket) -> None:
-    """Kernel keepalives on a session socket, before it binds."""
-    sock.setsockopt(zmq.TCP_KEEPALIVE, 1)
-    sock.setsockopt(zmq.TCP_KEEPALIVE_IDLE, PING_MS // 1000)
-    sock.setsockopt(zmq.TCP_KEEPALIVE_INTVL, PING_MS // 1000)
-    sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, KEEPALIVE_PROBES)
+    """Pings to the client every second, on a session socket before it binds: by them the client
+    library knows the worker lives (connection.c, rgpu_worker_silent). The worker never judges by
+    their answers (a stopped program sends none): no timeout (0)."""
+    sock.setsockopt(zmq.HEARTBEAT_IVL, PING_MS)
+    sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 0)
 
 
 def tcp_state(fd: int) -> tuple[int, int, float] | None:

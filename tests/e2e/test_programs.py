@@ -199,16 +199,15 @@ def test_server_killed_during_large_copies_gives_device_unavailable_quickly(cuda
     _kill_and_hear(server, proc, 20)  # RGPU_TIMEOUT=60
 
 
-@pytest.mark.parametrize("way", ["uploads", "copies"])
-def test_a_worker_frozen_during_large_copies_gives_device_unavailable_not_a_hang(cuda_program, start_server, way):
+@pytest.mark.parametrize("way, shm", [("uploads", "0"), ("copies", "0"), ("syncs", "1")])
+def test_a_worker_frozen_during_large_copies_gives_device_unavailable_not_a_hang(cuda_program, start_server, way, shm):
     """The session's worker stopped (SIGSTOP: a GPU host that hangs) while the program copies 32 MiB at
-    a time across TCP, in pieces (RGPU_SHM=0): the program hears its device is gone within the
-    library's silence bound (RGPU_TIMEOUT, at most 10 s), not after the RGPU_TIMEOUT of 120 s its calls
-    may wait here. On loopback (buffers of up to 32 MiB on this VM) the kernel takes a whole piece,
-    so the program's heartbeat still leaves between pieces (a piece stuck halfway: tests/network,
-    test_a_link_gone_silent_mid_copy)."""
+    a time across TCP, in pieces (RGPU_SHM=0), or synchronizes through the same-host call ring: the
+    program hears its device is gone within the library's silence bound (10 s of nothing from the
+    worker, which pings every second), not after the RGPU_TIMEOUT of 120 s its calls may wait here (a
+    host gone mid-copy: tests/network, test_a_link_gone_silent_mid_copy)."""
     url, _ = start_server()
-    proc = _start_holder(cuda_program("hold_memory"), url, 32, 120, way, RGPU_SHM="0")
+    proc = _start_holder(cuda_program("hold_memory"), url, 32, 120, way, RGPU_SHM=shm)
     [session] = wait_until(lambda: stats(url)["sessions"], 10, "the session")
     time.sleep(0.5)  # copies under way
     os.kill(session["pid"], signal.SIGSTOP)

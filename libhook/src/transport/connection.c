@@ -7,8 +7,6 @@
  * proven — with one keypair made for this process, so the worker can tell the connection that said
  * hello from any other. Every socket bounds the size of what it accepts (ZMQ_MAXMSGSIZE). */
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +17,7 @@
 
 #include "copies.h"
 #include "failover.h"
+#include "liveness.h"
 #include "rgpu_envelope.h"
 #include "rgpu_call.h"
 #include "session_parts.h"
@@ -109,8 +108,8 @@ static int next_event(void *mon, uint32_t *value) {
     return event;
 }
 
-/* A worker (its process, or its host) that answers nothing for this long is gone (RGPU_TIMEOUT if
- * smaller): the heartbeats' timeout, and host_silent's. */
+/* A worker (its process, or its host) that sends nothing for this long is gone (RGPU_TIMEOUT if
+ * smaller): liveness.c. */
 #define SILENCE_S 10.0
 
 #define LOST_EVENTS (ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | \
@@ -124,26 +123,21 @@ int rgpu_session_event(rgpu_session *s) {
     return event & LOST_EVENTS ? -2 : 0;
 }
 
-/* How long the worker's host may leave what the program sent it unacknowledged before it is taken
- * for gone: the heartbeats' bound, RGPU_TIMEOUT if smaller. */
 static double silence_s(void) {
     double t = rgpu_timeout_s();
     return t < SILENCE_S ? t : SILENCE_S;
 }
 
-/* The worker's host acknowledged nothing for silence_s() although data of ours waits for it: the
- * host froze, lost its power or was cut off. ZeroMQ's heartbeats cannot say so while the socket is
- * in the middle of sending a message (its ping queues behind it), and TCP_USER_TIMEOUT cannot be
- * used (it ends a live worker's connection whose window a long kernel closed: its host still
- * acknowledges each probe, which this check counts as alive). Linux's TCP_INFO on the connection's
- * descriptor, which the monitor named; none known (not TCP): no verdict. */
-static int host_silent(const rgpu_session *s) {
-    struct tcp_info ti;
-    socklen_t len = sizeof ti;
-    if (s->tcp_fd < 0 || getsockopt(s->tcp_fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 || len < 64) return 0;
-    if (ti.tcpi_unacked == 0 || ti.tcpi_last_ack_recv < silence_s() * 1000) return 0;
-    rgpu_log(RGPU_LOG_WARN, "the worker's host acknowledged nothing for %u ms with data waiting for it: taken for gone",
-             ti.tcpi_last_ack_recv);
+/* A look at whether the session's worker still sends anything (liveness.c), on the connection the
+ * monitor named (ipc://: no verdict; ZeroMQ's heartbeats judge it, see attach). A verdict stands for
+ * the rest of the connection: a copy's next part is not waited for again. */
+int rgpu_worker_silent(rgpu_session *s, rgpu_watch *w) {
+    if (s->worker_silent) return 1;
+    double quiet = 0;
+    if (!rgpu_watch_look(w, s->tcp_fd, rgpu_now_s(), silence_s(), &quiet)) return 0;
+    rgpu_log(RGPU_LOG_WARN, "the worker sent nothing for %.1f s (it pings every second): its process or its host "
+             "is gone", quiet);
+    s->worker_silent = 1;
     return 1;
 }
 
@@ -186,15 +180,18 @@ int rgpu_spin_for_reply(void *sock, double deadline) {
 }
 
 /* Waits for a message on `sock` (and a disconnect on the session's monitor); returns 0, -1 timeout,
- * -2 disconnected or its host silent (host_silent, looked at each second). Most replies come within a
- * round trip: for the first QUICK_MS the socket is waited for alone, since every zmq socket in a
- * zmq_poll costs system calls of its own (libzmq drains each one's command mailbox), about a tenth of
- * a same-host round trip for the monitor's. A connection lost meanwhile is noticed at most QUICK_MS
- * later. At the deadline the socket is looked at once more: a reply may have come while the program was
- * stopped (Ctrl-Z), with the clock running on. */
+ * -2 disconnected or the worker silent (rgpu_worker_silent, looked at each second). Most replies come
+ * within a round trip: for the first QUICK_MS the socket is waited for alone, since every zmq socket
+ * in a zmq_poll costs system calls of its own (libzmq drains each one's command mailbox), about a
+ * tenth of a same-host round trip for the monitor's. A connection lost meanwhile is noticed at most
+ * QUICK_MS later. At the deadline the socket is looked at once more: a reply may have come while the
+ * program was stopped (Ctrl-Z), with the clock running on. */
 #define QUICK_MS 2
 int rgpu_wait_readable(void *sock, rgpu_session *s, double deadline) {
     void *mon = s ? s->mon : NULL;
+    rgpu_watch watch;
+    rgpu_watch_begin(&watch, rgpu_now_s());
+    if (s && s->worker_silent) return -2;
     if (mon && deadline - rgpu_now_s() > QUICK_MS * 1e-3) {
         zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
         if (zmq_poll(&item, 1, QUICK_MS) > 0 && (item.revents & ZMQ_POLLIN)) return 0;
@@ -213,7 +210,7 @@ int rgpu_wait_readable(void *sock, rgpu_session *s, double deadline) {
         if (rc < 0) return -2;
         if (items[0].revents & ZMQ_POLLIN) return 0;
         if (mon && (items[1].revents & ZMQ_POLLIN) && rgpu_session_event(s) == -2) return -2;
-        if (rc == 0 && mon && host_silent(s)) return -2;
+        if (mon && rgpu_worker_silent(s, &watch)) return -2;
     }
 }
 
@@ -423,18 +420,20 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
     set_int(s->sock, ZMQ_LINGER, 1000);
     set_max(s->sock, WORKER_MAX_FRAME);
     if (curve_wire && secure(s->sock, server_key) != 0) return -1;
-    /* Heartbeats find a worker that answers nothing while the socket idles; mid-upload on a plain
-     * wire, where no ping can leave, host_silent finds a host that acknowledges nothing. Not
-     * TCP_USER_TIMEOUT (ZMQ_TCP_MAXRT): it would also end the connection to a live worker that stopped
-     * reading, its queue of messages full while its serving thread waits out a long kernel. */
+    /* Pings every second, which the worker answers; over TCP, rgpu_worker_silent judges by what comes
+     * (the heartbeat's own timeout, 0, is off: it would end a stopped program's connection as it
+     * continues); over ipc://, the heartbeat's timeout. Not TCP_USER_TIMEOUT (ZMQ_TCP_MAXRT): it would
+     * also end the connection to a live worker that stopped reading, its queue of messages full while
+     * its serving thread waits out a long kernel. */
     set_int(s->sock, ZMQ_HEARTBEAT_IVL, 1000);
-    set_int(s->sock, ZMQ_HEARTBEAT_TIMEOUT, (int)(silence_s() * 1000));
+    set_int(s->sock, ZMQ_HEARTBEAT_TIMEOUT, strncmp(full, "tcp://", 6) == 0 ? 0 : (int)(silence_s() * 1000));
     set_int(s->sock, ZMQ_SNDHWM, 0);
     set_int(s->sock, ZMQ_RCVHWM, 0);
     static unsigned monitors;
     char monaddr[64];
     snprintf(monaddr, sizeof monaddr, "inproc://rgpu-monitor-%d-%u", dev, __atomic_add_fetch(&monitors, 1, __ATOMIC_RELAXED));
-    s->tcp_fd = -1; /* until the monitor says CONNECTED, with the descriptor (host_silent) */
+    s->tcp_fd = -1; /* until the monitor says CONNECTED, with the descriptor (rgpu_worker_silent) */
+    s->worker_silent = 0;
     zmq_socket_monitor(s->sock, monaddr, ZMQ_EVENT_CONNECTED | LOST_EVENTS);
     s->mon = zmq_socket(zmq_context(), ZMQ_PAIR);
     set_int(s->mon, ZMQ_LINGER, 0);

@@ -113,6 +113,9 @@ int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, z
             else cpu_relax();
         }
     }
+    rgpu_watch watch;
+    rgpu_watch_begin(&watch, rgpu_now_s());
+    if (s->worker_silent) return -2;
     for (;;) {
         __atomic_store_n(&h->client_sleeping, 1, __ATOMIC_SEQ_CST);
         v = __atomic_load_n(&h->rep_seq, __ATOMIC_SEQ_CST);
@@ -131,5 +134,6 @@ int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, z
         if (v == want) return take_reply(s, h, v, out);
         int w = socket_or_gone(s);
         if (w != 1) return w;
+        if (rgpu_worker_silent(s, &watch)) return -2;
     }
 }

@@ -22,6 +22,7 @@ typedef struct {
     pthread_mutex_t mu;
     void *sock, *mon;
     int tcp_fd;         /* the connection's descriptor, as the monitor named it; -1 unknown */
+    int worker_silent;  /* its worker was found silent (rgpu_worker_silent): every wait on it fails at once */
     int state;          /* 0 not opened, 1 open, -1 unavailable */
     int backend;        /* RGPU_BACKEND_*: which calls its records say are not served there */
     uint64_t seq;

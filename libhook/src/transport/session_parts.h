@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <zmq.h>
 
+#include "liveness.h"
 #include "rgpu_envelope.h"
 #include "session.h"
 
@@ -23,6 +24,7 @@ double rgpu_spin_window_s(void);
 int rgpu_spin_for_reply(void *sock, double deadline);              /* 0: readable within the spin window */
 int rgpu_wait_readable(void *sock, rgpu_session *s, double deadline); /* 0, -1 timeout, -2 lost */
 int rgpu_session_event(rgpu_session *s); /* one monitor event taken: -2 the connection is lost, else 0 */
+int rgpu_worker_silent(rgpu_session *s, rgpu_watch *w); /* a look (liveness.c): 1 the worker is gone, logged */
 int rgpu_read_reply(zmq_msg_t *m, rgpu_env_reply *rep);            /* 0, or -1 (logged) when malformed */
 mp_reader rgpu_outs_record(const rgpu_env_reply *rep);
 int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const char *sid, const char *key);
