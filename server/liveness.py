@@ -27,13 +27,13 @@ stopped from a worker that was silent."""
 from __future__ import annotations
 
 import ctypes
+import socket
 
 import zmq
 
 PING_MS = 1000
 SILENCE_MS = 5000  # a session's client host, or a move's target, silent this long is gone
 
-_IPPROTO_TCP, _TCP_INFO = 6, 11
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -50,7 +50,7 @@ def tcp_state(fd: int) -> tuple[int, int, float] | None:
     connection `fd` (Linux's struct tcp_info), or None when `fd` is no TCP socket."""
     buf = ctypes.create_string_buffer(104)
     size = ctypes.c_uint32(len(buf))
-    if _libc.getsockopt(fd, _IPPROTO_TCP, _TCP_INFO, buf, ctypes.byref(size)) != 0 or size.value < 60:
+    if _libc.getsockopt(fd, socket.IPPROTO_TCP, socket.TCP_INFO, buf, ctypes.byref(size)) != 0 or size.value < 60:
         return None
     raw = buf.raw
     return (int.from_bytes(raw[24:28], "little"), raw[3],                # tcpi_unacked, tcpi_probes

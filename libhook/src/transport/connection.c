@@ -189,13 +189,13 @@ int rgpu_spin_for_reply(void *sock, double deadline) {
 #define QUICK_MS 2
 int rgpu_wait_readable(void *sock, rgpu_session *s, double deadline) {
     void *mon = s ? s->mon : NULL;
-    rgpu_watch watch;
-    rgpu_watch_begin(&watch, rgpu_now_s());
     if (s && s->worker_silent) return -2;
     if (mon && deadline - rgpu_now_s() > QUICK_MS * 1e-3) {
         zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
         if (zmq_poll(&item, 1, QUICK_MS) > 0 && (item.revents & ZMQ_POLLIN)) return 0;
     }
+    rgpu_watch watch; /* past the quick phase: a reply within a round trip looks at no clock for it */
+    rgpu_watch_begin(&watch, rgpu_now_s());
     for (;;) {
         zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {mon, 0, ZMQ_POLLIN, 0}};
         double left = deadline - rgpu_now_s();
