@@ -10,6 +10,10 @@ program. SIGINT is passed on too, except when it came from the terminal (``rgpu 
 terminal's foreground process group): the terminal already delivered it to the program, and a
 second one would interrupt its clean-up. If ``rgpu run`` itself is killed with SIGKILL the lease
 is not released, but it expires after its TTL since nobody renews it.
+
+The renewals come from a keeper process of its own (lease_keeper.py), out of the terminal's job
+control: a program stopped by Ctrl-Z keeps its lease however long it stays stopped, as a stopped
+process keeps its context on a local GPU.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ import structlog
 
 from . import lease_token_file
 from .controller_client import ControllerClient, ControllerError, controller_url
+from .lease_keeper import LeaseKeeper
 from .server_client import software_gpu_env
 
 log = structlog.get_logger("rgpu.client.run")
@@ -132,7 +137,7 @@ def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: 
             owned = True
         lease = reply["lease"]
         log.info("run_lease", lease=lease, owned=owned, vgpus=len(reply["vgpus"]))
-        renewer = Renewer(url, lease, reply["ttl"] / 3)
+        keeper = LeaseKeeper(url, lease, reply["ttl"] / 3)
         previous = {}
         try:
             try:
@@ -140,7 +145,7 @@ def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: 
             except OSError as exc:
                 code = {FileNotFoundError: "no_program", PermissionError: "not_executable"}.get(type(exc), "error")
                 raise LeasedRunError(f"cannot run {argv[0]}: {exc.strerror}", code) from None
-            renewer.start()
+            keeper.start()
 
             def forward(sig, _frame):
                 if sig == signal.SIGINT and _from_terminal():
@@ -157,7 +162,7 @@ def run_with_lease(controller_url_: str | None, request: dict | None, lease_id: 
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-            renewer.stop()
+            keeper.stop()
             if owned:
                 lease_token_file.remove(lease)
                 try:

@@ -156,6 +156,91 @@ def test_run_forwards_sigterm_and_releases(controller, pool, tmp_path):
     assert pool.leases() == []
 
 
+def _leased_runner(controller, tmp_path, argv, ttl):
+    """`rgpu run` on a new lease of ``ttl`` seconds, as a job of its own (its own process group, as
+    a shell with job control starts it), running ``argv``."""
+    runner = tmp_path / "runner.py"
+    runner.write_text("import os, sys\nfrom rgpu.client.leased_run import run_with_lease\n"
+                      f"sys.exit(run_with_lease({controller.url!r}, {{'compute': 20, 'ttl': {ttl}}}, None, "
+                      f"{argv!r}, dict(os.environ)))\n")
+    return subprocess.Popen([sys.executable, str(runner)], env=controller.env, start_new_session=True)
+
+
+def _state(pid: int) -> str:
+    """The process's state letter (/proc/PID/stat): T stopped, Z a zombie; '' when it is gone."""
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
+def _keepers(parent: int) -> list[int]:
+    """The lease keepers `rgpu run` (pid ``parent``) started."""
+    out = []
+    for entry in os.listdir("/proc"):
+        try:
+            cmd = open(f"/proc/{entry}/cmdline", "rb").read()
+            ppid = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
+        except (ValueError, OSError):
+            continue
+        if ppid == parent and b"rgpu.client.lease_keeper" in cmd:
+            out.append(int(entry))
+    return out
+
+
+def test_a_program_stopped_longer_than_its_lease_ttl_keeps_its_lease(controller, live_pool, tmp_path):
+    """Ctrl-Z stops the whole job, `rgpu run` with its program: the lease is still renewed (by the
+    keeper, out of the job), so the program comes back to its GPU as it would to a local one."""
+    pool, ttl = live_pool, 2
+    started, go = tmp_path / "started", tmp_path / "go"
+    argv = _program(tmp_path, f"open({str(started)!r}, 'w').close()\n"
+                              f"while not os.path.exists({str(go)!r}): time.sleep(0.05)\n")
+    proc = _leased_runner(controller, tmp_path, argv, ttl)
+    try:
+        wait_until(started.exists, 20, "program started")
+        [lease] = pool.leases()
+        [keeper] = _keepers(proc.pid)
+        # Ctrl-Z's SIGTSTP, sent from outside a terminal to a job with no parent in its session (an
+        # orphaned process group), is discarded by the kernel; SIGSTOP stops the job as Ctrl-Z does
+        os.killpg(proc.pid, signal.SIGSTOP)
+        wait_until(lambda: _state(proc.pid) == "T", 10, "rgpu run stopped")
+        assert _state(keeper) not in ("T", "")
+        # renewed while the job is stopped: three TTLs past the expiry it had when the job stopped
+        wait_until(lambda: [l["expires"] for l in pool.leases()] > [lease["expires"] + 3 * ttl], 20,
+                   "the lease renewed while its job was stopped")
+        assert _state(proc.pid) == "T"
+        os.killpg(proc.pid, signal.SIGCONT)
+        go.touch()
+        assert proc.wait(20) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert pool.leases() == []
+    wait_until(lambda: _state(keeper) == "", 10, "the keeper ended with rgpu run")
+
+
+def test_the_lease_keeper_ends_when_rgpu_run_is_killed(controller, live_pool, tmp_path):
+    """`rgpu run` killed by SIGKILL cannot release its lease; its keeper must not keep it alive
+    either (it ends with `rgpu run`), so the lease expires after its TTL."""
+    pool, ttl = live_pool, 2
+    started = tmp_path / "started"
+    argv = _program(tmp_path, f"open({str(started)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
+    proc = _leased_runner(controller, tmp_path, argv, ttl)
+    try:
+        wait_until(lambda: started.exists() and started.read_text(), 20, "program started")
+        [keeper] = _keepers(proc.pid)
+        proc.kill()
+        proc.wait()
+        wait_until(lambda: _state(keeper) in ("", "Z"), 10, "the keeper ended with rgpu run")
+        wait_until(lambda: pool.leases() == [], 6 * ttl, "the unrenewed lease expired")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)     # the orphaned program
+        except ProcessLookupError:
+            pass
+
+
 def test_run_on_existing_lease_renews_and_leaves_it(controller, pool, tmp_path):
     lease = pool.reserve(memory=GiB, compute=10, ttl=2)
     argv = _program(tmp_path, "time.sleep(float(sys.argv[1]))\n")
