@@ -30,6 +30,20 @@ log = structlog.get_logger("rgpu.client.lease_keeper")
 GONE = ("lease_ended", "unknown_lease")
 
 
+def renew(client: ControllerClient, lease: str) -> str | None:
+    """Renew ``lease`` once. Returns None, or the controller's message when the lease is gone (a
+    failure that may pass, such as an unreachable controller, is logged and tried again later)."""
+    try:
+        # a fresh token for the sessions the program opens from now on
+        lease_token_file.write(lease, client.renew(lease)["token"])
+    except ControllerError as exc:
+        if exc.code in GONE:
+            log.warning("lease_lost", lease=lease, message=exc.message)
+            return exc.message
+        log.warning("lease_renew_failed", lease=lease, message=str(exc))
+    return None
+
+
 def keep(url: str, lease: str, interval: float, pipe: int) -> int:
     """Renew ``lease`` every ``interval`` seconds until ``pipe`` reads end of file (0), or the
     controller says the lease is gone (1)."""
@@ -39,16 +53,9 @@ def keep(url: str, lease: str, interval: float, pipe: int) -> int:
             readable, _, _ = select.select([pipe], [], [], interval)
             if readable and not os.read(pipe, 64):
                 return 0
-            if readable:
-                continue    # nothing is ever written; only its end matters
-            try:
-                # a fresh token for the sessions the program opens from now on
-                lease_token_file.write(lease, client.renew(lease)["token"])
-            except ControllerError as exc:
-                if exc.code in GONE:
-                    log.warning("lease_lost", lease=lease, message=exc.message)
-                    return 1
-                log.warning("lease_renew_failed", lease=lease, message=str(exc))
+            if not readable and renew(client, lease) is not None:
+                return 1
+            # readable with data: nothing is ever written; only the pipe's end matters
 
 
 class LeaseKeeper:

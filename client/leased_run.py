@@ -27,7 +27,7 @@ import structlog
 
 from . import lease_token_file
 from .controller_client import ControllerClient, ControllerError, controller_url
-from .lease_keeper import LeaseKeeper
+from .lease_keeper import LeaseKeeper, renew
 from .server_client import software_gpu_env
 
 log = structlog.get_logger("rgpu.client.run")
@@ -80,20 +80,12 @@ class Renewer(threading.Thread):
         super().__init__(name="rgpu-renew", daemon=True)
         self.url, self.lease, self.interval = url, lease, max(0.5, interval)
         self.stopped = threading.Event()
-        self.lost: str | None = None
 
     def run(self) -> None:
         with ControllerClient(self.url, timeout=min(5.0, self.interval)) as client:
             while not self.stopped.wait(self.interval):
-                try:
-                    # a fresh token for the sessions the program opens from now on
-                    lease_token_file.write(self.lease, client.renew(self.lease)["token"])
-                except ControllerError as exc:
-                    if exc.code in ("lease_ended", "unknown_lease"):
-                        self.lost = exc.message
-                        log.warning("lease_lost", message=exc.message)
-                        return
-                    log.warning("lease_renew_failed", lease=self.lease, message=str(exc))
+                if renew(client, self.lease) is not None:
+                    return      # the lease is gone; renew logged it
 
     def stop(self) -> None:
         self.stopped.set()
