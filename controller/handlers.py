@@ -217,12 +217,14 @@ def cmd_forget_server(ctl: Controller, req: dict, peer: Peer) -> dict:
 @command("user")
 def cmd_reserve(ctl: Controller, req: dict, peer: Peer) -> dict:
     """reserve {memory | memory_fraction, compute, limit, count, policy, same_node, model,
-    exclusive, ttl, wait} → {ok, lease, token, expires, ttl, state, vgpus: [{server, gpu, index,
-    name, memory, compute, limit, exclusive, server_key}]}; with ``wait`` seconds and no room now:
-    {ok, queued: true, ticket, position, message} — then poll the ticket. The lease's owner is the
-    caller (an admin may name another: ``owner``). Error no_capacity says what is free. ``ticket``:
-    the id of a ticket the request had on a controller that has since died or restarted (its poll
-    answered unknown_ticket): the lease placed for it there, else queued again under that id."""
+    exclusive, share_only, failover, kept_while_used, ttl, wait} → {ok, lease, token, expires, ttl,
+    state, vgpus: [{server, gpu, index, name, memory, compute, limit, exclusive, server_key}]}; with
+    ``wait`` seconds and no room now: {ok, queued: true, ticket, position, message} — then poll the
+    ticket. The lease's owner is the caller (an admin may name another: ``owner``). Error
+    no_capacity says what is free. ``ticket``: the id of a ticket the request had on a controller
+    that has since died or restarted (its poll answered unknown_ticket): the lease placed for it
+    there, else queued again under that id. ``kept_while_used``: a program's own lease, renewed
+    also by its servers' heartbeats while they hold its sessions (Controller._keep_used)."""
     try:
         request = Request.from_wire(req)
     except RequestError as exc:

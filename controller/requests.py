@@ -10,6 +10,7 @@ from rgpu.units import SizeError, check_vgpu_memory, format_size, parse_vgpu_mem
 POLICIES = ("binpack", "spread")
 MAX_COUNT = 64
 MIN_RECLAIM_S, MAX_RECLAIM_S = 1.0, 30 * 24 * 3600.0
+FLAGS = ("share_only", "failover", "kept_while_used")   # left off the wire when false
 
 
 class RequestError(ValueError):
@@ -62,6 +63,9 @@ class Request:
     reclaim_after: float | None = None   # seconds idle after which the vGPU's sessions may be reclaimed
     share_only: bool = False     # placed and accounted, but no quota or limit is enforced on it
     failover: bool = False       # its sessions keep checkpoints their programs resume from on another server
+    # a program's own lease (env-only, libhook/src/transport/lease.c): also kept alive while its
+    # servers hold sessions of it, since the program's renewer thread stops whenever the program does
+    kept_while_used: bool = False
 
     @classmethod
     def from_wire(cls, d: dict) -> "Request":
@@ -108,10 +112,11 @@ class Request:
                    count=count, policy=policy, same_node=bool(d.get("same_node", False)),
                    model=model or None, exclusive=bool(d.get("exclusive", False)),
                    reclaim_after=float(reclaim) if reclaim is not None else None,
-                   share_only=bool(d.get("share_only", False)), failover=bool(d.get("failover", False)))
+                   share_only=bool(d.get("share_only", False)), failover=bool(d.get("failover", False)),
+                   kept_while_used=bool(d.get("kept_while_used", False)))
 
     def to_wire(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None and not (k in ("share_only", "failover") and not v)}
+        return {k: v for k, v in asdict(self).items() if v is not None and not (k in FLAGS and not v)}
 
     def memory_for(self, memory_total: int) -> int:
         """Bytes this request needs on a GPU of ``memory_total`` bytes."""
@@ -126,6 +131,7 @@ class Request:
                          f", reclaimable after {self.reclaim_after:g}s idle" if self.reclaim_after else "",
                          ", failover" if self.failover else "",
                          ", share-only" if self.share_only else "",
+                         ", kept while used" if self.kept_while_used else "",
                          ", same node" if self.same_node and self.count > 1 else ""])
         return (f"{self.count} × ({mem}, compute {self.compute}%, limit {self.limit}%{extra}; "
                 f"policy {self.policy})")

@@ -126,6 +126,7 @@ class Controller:
         server.last_seen, server.usage = self.clock(), usage
         self._migration_reports(url, usage.get("migrations") or {})
         self._reclaim_reports(url, usage.get("reclaimed") or [])
+        self._keep_used(url, usage.get("leases"))
         if server.state != "up":
             self.store.set_server_state(url, "up")
             self.pool.set_state(server, "up")
@@ -133,6 +134,28 @@ class Controller:
             self._server_up_again(url)
             self._retry_queue()
         return self.valid_leases(url)
+
+    def _keep_used(self, url: str, used) -> None:
+        """Renew the leases kept while used (a program's own, Request.kept_while_used) of which
+        server ``url`` holds live sessions. The program's renewer is a thread of the program, which
+        Ctrl-Z or a debugger's all-stop halts with it; its server keeps the sessions of a stopped
+        program whose host still answers, and ends them when the program dies or its host falls
+        silent, after which the lease expires after its TTL as any other. A renewal is written
+        once the lease is within half its TTL (or two heartbeats) of expiring, as often as the
+        program's own renewer would write it."""
+        if not isinstance(used, dict):
+            return
+        now = self.clock()
+        for lease_id, u in used.items():
+            lease = self.leases.leases.get(lease_id) if isinstance(lease_id, str) else None
+            if (lease is None or not lease.request.get("kept_while_used") or not isinstance(u, dict)
+                    or not u.get("sessions") or url not in lease.servers()):
+                continue
+            if lease.expires - now > max(lease.ttl / 2, 2 * self.heartbeat_interval):
+                continue
+            self.store.renew_lease(lease.id, now + lease.ttl, lease.token_expires)
+            self.leases.renew(lease, now + lease.ttl, lease.token_expires)
+            log.info("lease_kept_in_use", lease=lease.id, server=url, sessions=u.get("sessions"))
 
     def forget_server(self, url: str) -> list[str]:
         """Remove a server that is down, and its GPUs, from the pool; its leases are released.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -237,6 +238,34 @@ def test_a_program_with_only_environment_variables_gets_renews_and_releases_a_le
     assert f"env-only lease {lease} released" in err and not kept.exists()
     ended = {x["id"]: x["state"] for x in pool.cli_json("leases", "--ended", "600")["ended"]}
     assert ended[lease] == "released" and pool.leases() == {}
+
+
+def test_a_program_on_its_own_lease_stopped_past_the_lease_ttl_keeps_it(pool, cuda_program, libdir, tmp_path):
+    """Its renewer is a thread of the program, halted by the stop (Ctrl-Z, a debugger's all-stop); the
+    server holds its sessions while its host answers, and the controller keeps the lease for them.
+    Continued, the program finishes on its GPU as it would on a local one, and releases the lease."""
+    env = {k: v for k, v in pool.env.items() if k not in ("RGPU_CLUSTER_SECRET", "RGPU_SERVER", "RGPU_LEASE")}
+    env.update(LD_LIBRARY_PATH=str(libdir), LD_PRELOAD=str(libdir / "librgpu.so"), RGPU_MEM="96",
+               RGPU_LEASE_TTL="2", RGPU_LOG="info", XDG_CACHE_HOME=str(tmp_path / "cache"))
+    proc = subprocess.Popen([str(cuda_program("spin_kernels")), "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        [(lease, held)] = pool.leases().items()
+        proc.send_signal(signal.SIGSTOP)
+        stopped_at = time.time()
+        while time.time() < stopped_at + 8:          # four TTLs with no renewal from the program
+            assert lease in pool.leases(), "the stopped program's lease expired"
+            time.sleep(0.5)
+        assert pool.leases()[lease]["expires"] > held["expires"] + 5
+        proc.send_signal(signal.SIGCONT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0 and "OK spin_kernels" in out, out + err
+    assert f"env-only lease {lease} released" in err and pool.leases() == {}
 
 
 def role(proc) -> str:

@@ -28,8 +28,8 @@ CONTROLLER_ERRORS = {"bad_request", "unknown_command", "forbidden", "unknown_lea
                      "busy", "impossible"}  # impossible: a request no empty pool could place (issue 17)
 SERVER_ERRORS = {"bad_request", "unknown_op", "forbidden", "protocol", "no_such_gpu", "lease", "busy", "worker"}
 FIELDS = ("url", "boot_id", "backend", "gpus", "usage", "memory", "memory_fraction", "compute", "limit", "count",
-          "policy", "same_node", "model", "exclusive", "ttl", "wait", "ticket", "lease", "id", "proto", "client",
-          "cuda", "gpu", "vgpu", "op", "cmd")
+          "policy", "same_node", "model", "exclusive", "kept_while_used", "ttl", "wait", "ticket", "lease", "id",
+          "proto", "client", "cuda", "gpu", "vgpu", "op", "cmd")
 
 
 @pytest.fixture(scope="module")

@@ -393,14 +393,18 @@ int rgpu_env_lease(char *servers, size_t cap) {
     if (getenv("RGPU_LEASE_TTL") && atof(getenv("RGPU_LEASE_TTL")) >= 2) lease_ttl = atof(getenv("RGPU_LEASE_TTL"));
     if (credentials() != 0) return -2;
     lctx = zmq_ctx_new();
-    /* reserve {memory, compute, limit, count, share_only, ttl}: memory as the user wrote it (the
-     * controller reads the size grammar: 512 is MiB, 8GiB, 0.5 of the GPU) */
+    /* reserve {memory, compute, limit, count, share_only, ttl, kept_while_used}: memory as the user
+     * wrote it (the controller reads the size grammar: 512 is MiB, 8GiB, 0.5 of the GPU).
+     * kept_while_used: the renewer below is a thread of the program, which a stop (Ctrl-Z, a
+     * debugger's all-stop) halts with it; the controller then keeps the lease alive for as long as
+     * its servers hold the program's sessions, which they end when the program dies */
     mp_writer w;
     mp_init(&w, 256);
     uint8_t body[256];
     mp_writer fields;
     mp_init_inline(&fields, body, sizeof body);
-    uint32_t n = 3;
+    uint32_t n = 4;
+    mp_str(&fields, "kept_while_used"); mp_bool(&fields, 1);
     if (getenv("RGPU_MEM") && *getenv("RGPU_MEM")) { mp_str(&fields, "memory"); mp_str(&fields, getenv("RGPU_MEM")); n++; }
     put_int_env(&fields, "compute", "RGPU_COMPUTE", &n);
     put_int_env(&fields, "limit", "RGPU_LIMIT", &n);

@@ -61,6 +61,30 @@ def test_renew_pushes_expiry(env):
     assert ctl.leases.get(lease.id) is lease
 
 
+def test_a_lease_kept_while_used_lives_while_its_server_holds_sessions_of_it(env, open_store):
+    """A program's own lease (env-only) stops being renewed when the program is stopped; its server
+    still holding the program's sessions keeps it, and once they end it expires after its TTL."""
+    ctl, clock, _ = env
+    kept, plain = reserve(ctl, memory=GiB, kept_while_used=True), reserve(ctl, memory=GiB)
+    assert kept.request["kept_while_used"] and "kept_while_used" not in plain.request
+    ctl.register("tcp://s2:7000", [{**gpus(1)[0], "uuid": "H0"}], "sim", "boot2")
+    both = {kept.id: {"sessions": 1}, plain.id: {"sessions": 1}}
+    for _ in range(25):                  # 25 s of heartbeats, 2.5 TTLs, no renewal
+        clock.t += 1
+        ctl.heartbeat("tcp://s1:7000", "boot1", {"leases": both})
+        # a server that holds none of its vGPUs cannot speak for it
+        ctl.heartbeat("tcp://s2:7000", "boot2", {"leases": {kept.id: {"sessions": 1}}})
+        ctl.tick()
+    assert ctl.leases.get(kept.id) is kept and ctl.leases.get(plain.id) is None
+    # the renewals are in the store: a restarted controller keeps it as well
+    assert {x["id"]: x["expires"] for x in open_store().load_leases()}[kept.id] == kept.expires > clock.t
+    for _ in range(11):                  # its sessions ended (the program died): no more keeping
+        clock.t += 1
+        ctl.heartbeat("tcp://s1:7000", "boot1", {"leases": {kept.id: {"sessions": 0}}})
+        ctl.tick()
+    assert ctl.leases.get(kept.id) is None
+
+
 def test_double_release_and_unknown_lease(env):
     ctl, _, _ = env
     lease = reserve(ctl)
