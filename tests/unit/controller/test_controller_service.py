@@ -81,6 +81,7 @@ def test_a_lease_kept_while_used_lives_while_its_server_holds_sessions_of_it(env
     for _ in range(11):                  # its sessions ended (the program died): no more keeping
         clock.t += 1
         ctl.heartbeat("tcp://s1:7000", "boot1", {"leases": {kept.id: {"sessions": 0}}})
+        ctl.heartbeat("tcp://s2:7000", "boot2", {"leases": {kept.id: {"sessions": 1}}})
         ctl.tick()
     assert ctl.leases.get(kept.id) is None
 
