@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import cudabuild
+from tests.support import cudabuild, procs
 from tests.support.daemons import DaemonSet, wait_until
 from tests.support.pool import Pool, stats
 
@@ -36,20 +36,7 @@ MIX = [("copy_roundtrip", ["8"], ["--mem", "64MiB"]), ("kernels_basic", [], ["--
 
 def _tree_rss(pid: int) -> int:
     """Resident memory of a process and all its descendants, bytes."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                pass
-    tree, frontier = [pid], [pid]
-    while frontier:
-        p = frontier.pop()
-        kids = [c for c, pp in parents.items() if pp == p]
-        tree += kids
-        frontier += kids
+    tree = [pid, *procs.descendants(pid)]
     total = 0
     for p in tree:
         try:

@@ -20,6 +20,7 @@ import pytest
 from tests.e2e.test_migration import movable, progress_to
 from tests.e2e.test_pool_migration import host_gpus, pool, servers_pool  # noqa: F401  (the fixture: a controller and two servers)
 from tests.support.daemons import wait_until
+from tests.support.procs import descendants
 from tests.support.pool import Pool
 
 pytestmark = pytest.mark.e2e
@@ -41,26 +42,6 @@ def start(pool, exe, *args: str, failover: bool = True, interval: str = "0.3",  
                              "--mem", "128MiB", *(["--failover"] if failover else ["--policy", "spread"]),
                              "--", str(exe), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (its session workers and the zygote that forks them), from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
-            todo.append(c)
-    return out
 
 
 def kill_server(pool, url: str) -> None:  # noqa: F811

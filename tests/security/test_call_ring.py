@@ -24,7 +24,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.protocol.generated.constants import SHM_DATA
 from rgpu.server import ring as ring_mod
 from rgpu.server.shm import boot_id
-from tests.support import segments
+from tests.support import procs, segments
 from tests.support.daemons import wait_until
 from tests.support.session import Session
 
@@ -191,20 +191,6 @@ def test_a_scribbled_header_and_a_killed_client_leave_the_worker_and_others_serv
     bystander.close()
 
 
-def _descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                kids = [int(x) for x in f.read().split()]
-        except OSError:
-            kids = []
-        out += kids
-        todo += kids
-    return out
-
-
 def _mapping(pid: int, needle: str) -> bool:
     try:
         with open(f"/proc/{pid}/maps") as f:
@@ -224,7 +210,7 @@ def test_a_worker_dead_mid_call_fails_the_call_not_the_program(start_server):
     try:
         # the program's worker: the server's process that maps the program's session segment
         needle = f"/rgpu-{prog.pid}-"
-        workers = wait_until(lambda: [p for p in _descendants(handle.pid) if _mapping(p, needle)], 30,
+        workers = wait_until(lambda: [p for p in procs.descendants(handle.pid) if _mapping(p, needle)], 30,
                              "the session's worker")
         time.sleep(0.5)  # calls in flight through the ring
         for w in workers:

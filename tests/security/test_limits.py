@@ -17,6 +17,7 @@ from rgpu.protocol import curve, wire
 from tests.conftest import run_cli, server_argv
 from tests.support.controller import CONTROLLER_KEY
 from tests.support.daemons import free_url, wait_until
+from tests.support.procs import descendants
 from tests.support.session import Session, connect, exchange
 
 MiB = 1 << 20
@@ -27,24 +28,6 @@ def rss(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024
     return 0
-
-
-def descendants(pid: int) -> list[int]:
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                pass
-    found, frontier = [], [pid]
-    while frontier:
-        p = frontier.pop()
-        kids = [c for c, pp in parents.items() if pp == p]
-        found += kids
-        frontier += kids
-    return found
 
 
 def listening_ports(pid: int) -> set[int]:

@@ -13,6 +13,7 @@ from rgpu.client import pool_commands
 from rgpu.client.leased_run import run_with_lease
 from rgpu.protocol import curve, tokens
 from tests.component.controller.controller_fixtures import GiB, SECRET, fake_gpus
+from tests.support import procs
 from tests.support.daemons import wait_until
 
 import click
@@ -166,26 +167,9 @@ def _leased_runner(controller, tmp_path, argv, ttl):
     return subprocess.Popen([sys.executable, str(runner)], env=controller.env, start_new_session=True)
 
 
-def _state(pid: int) -> str:
-    """The process's state letter (/proc/PID/stat): T stopped, Z a zombie; '' when it is gone."""
-    try:
-        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return ""
-
-
 def _keepers(parent: int) -> list[int]:
     """The lease keepers `rgpu run` (pid ``parent``) started."""
-    out = []
-    for entry in os.listdir("/proc"):
-        try:
-            cmd = open(f"/proc/{entry}/cmdline", "rb").read()
-            ppid = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
-        except (ValueError, OSError):
-            continue
-        if ppid == parent and b"rgpu.client.lease_keeper" in cmd:
-            out.append(int(entry))
-    return out
+    return [c for c, p in procs.parents().items() if p == parent and b"rgpu.client.lease_keeper" in procs.cmdline(c)]
 
 
 def test_a_program_stopped_longer_than_its_lease_ttl_keeps_its_lease(controller, live_pool, tmp_path):
@@ -203,12 +187,12 @@ def test_a_program_stopped_longer_than_its_lease_ttl_keeps_its_lease(controller,
         # Ctrl-Z's SIGTSTP, sent from outside a terminal to a job with no parent in its session (an
         # orphaned process group), is discarded by the kernel; SIGSTOP stops the job as Ctrl-Z does
         os.killpg(proc.pid, signal.SIGSTOP)
-        wait_until(lambda: _state(proc.pid) == "T", 10, "rgpu run stopped")
-        assert _state(keeper) not in ("T", "")
+        wait_until(lambda: procs.state(proc.pid) == "T", 10, "rgpu run stopped")
+        assert procs.state(keeper) not in ("T", "")
         # renewed while the job is stopped: three TTLs past the expiry it had when the job stopped
         wait_until(lambda: [l["expires"] for l in pool.leases()] > [lease["expires"] + 3 * ttl], 20,
                    "the lease renewed while its job was stopped")
-        assert _state(proc.pid) == "T"
+        assert procs.state(proc.pid) == "T"
         os.killpg(proc.pid, signal.SIGCONT)
         go.touch()
         assert proc.wait(20) == 0
@@ -217,7 +201,7 @@ def test_a_program_stopped_longer_than_its_lease_ttl_keeps_its_lease(controller,
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert pool.leases() == []
-    wait_until(lambda: _state(keeper) == "", 10, "the keeper ended with rgpu run")
+    wait_until(lambda: procs.state(keeper) == "", 10, "the keeper ended with rgpu run")
 
 
 def test_the_lease_keeper_ends_when_rgpu_run_is_killed(controller, live_pool, tmp_path):
@@ -232,7 +216,7 @@ def test_the_lease_keeper_ends_when_rgpu_run_is_killed(controller, live_pool, tm
         [keeper] = _keepers(proc.pid)
         proc.kill()
         proc.wait()
-        wait_until(lambda: _state(keeper) in ("", "Z"), 10, "the keeper ended with rgpu run")
+        wait_until(lambda: procs.state(keeper) in ("", "Z"), 10, "the keeper ended with rgpu run")
         wait_until(lambda: pool.leases() == [], 6 * ttl, "the unrenewed lease expired")
     finally:
         try:
