@@ -147,14 +147,13 @@ class Controller:
             return
         now = self.clock()
         for lease_id, u in used.items():
-            lease = self.leases.leases.get(lease_id) if isinstance(lease_id, str) else None
+            lease = self.leases.get(lease_id) if isinstance(lease_id, str) else None
             if (lease is None or not lease.request.get("kept_while_used") or not isinstance(u, dict)
                     or not u.get("sessions") or url not in lease.servers()):
                 continue
             if lease.expires - now > max(lease.ttl / 2, 2 * self.heartbeat_interval):
                 continue
-            self.store.renew_lease(lease.id, now + lease.ttl, lease.token_expires)
-            self.leases.renew(lease, now + lease.ttl, lease.token_expires)
+            self._extend(lease, now + lease.ttl, lease.token_expires)
             log.info("lease_kept_in_use", lease=lease.id, server=url, sessions=u.get("sessions"))
 
     def forget_server(self, url: str) -> list[str]:
@@ -350,10 +349,13 @@ class Controller:
         lease = self.lookup(lease_id, who)
         ttl = self._ttl(lease.ttl if ttl is None else ttl)
         now = self.clock()
-        expires, token_expires = now + ttl, now + max(ttl, self.token_lifetime)
+        self._extend(lease, now + ttl, now + max(ttl, self.token_lifetime))
+        return lease
+
+    def _extend(self, lease: Lease, expires: float, token_expires: float) -> None:
+        """Move ``lease``'s expiry (and its tokens' expiry, never back) in the store and the book."""
         self.store.renew_lease(lease.id, expires, max(lease.token_expires, token_expires))
         self.leases.renew(lease, expires, token_expires)
-        return lease
 
     def release(self, lease_id: str, who: Peer | None = None) -> Lease:
         lease = self.lookup(lease_id, who)
