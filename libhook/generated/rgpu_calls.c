@@ -902,3 +902,17 @@ void rgpu_wire_out_rgpuModuleGlobalSize(rgpu_call *c, uint64_t *bytes)
 {
     *bytes = rgpu_out_u(c);
 }
+
+void rgpu_wire_rgpuPointerFacts(rgpu_call *c, uint64_t ptr)
+{
+    rgpu_begin(c, RGPU_ID_rgpuPointerFacts, "rgpuPointerFacts", RGPU_DRIVER, RGPU_FLAGS_rgpuPointerFacts);
+    rgpu_put_u(c, ptr);
+}
+
+void rgpu_wire_out_rgpuPointerFacts(rgpu_call *c, void **pool, uint64_t *legacy_ipc, uint64_t *mapping_base, uint64_t *mapping_size)
+{
+    *pool = rgpu_out_h(c);
+    *legacy_ipc = rgpu_out_u(c);
+    *mapping_base = rgpu_out_u(c);
+    *mapping_size = rgpu_out_u(c);
+}

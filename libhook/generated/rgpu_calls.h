@@ -196,6 +196,9 @@ void rgpu_wire_rgpuMemcpyFromSymbol(struct rgpu_call *c, const void *module, con
 /* rgpuModuleGlobalSize (module/launch.c): module:h, name:s; outs bytes:ou */
 void rgpu_wire_rgpuModuleGlobalSize(struct rgpu_call *c, const void *module, const char *name);
 void rgpu_wire_out_rgpuModuleGlobalSize(struct rgpu_call *c, uint64_t *bytes);
+/* rgpuPointerFacts (memory/pointer.c): ptr:u; outs pool:oh, legacy_ipc:ou, mapping_base:ou, mapping_size:ou */
+void rgpu_wire_rgpuPointerFacts(struct rgpu_call *c, uint64_t ptr);
+void rgpu_wire_out_rgpuPointerFacts(struct rgpu_call *c, void **pool, uint64_t *legacy_ipc, uint64_t *mapping_base, uint64_t *mapping_size);
 
 /* Stream capture hooks (libhook/src/graph/capture.c): 1 when the call became a graph node (its result in *rc). */
 int rgpu_capture_cuMemFree_v2(int *rc, CUdeviceptr dptr);

@@ -778,6 +778,7 @@ CUresult rgpuMemcpyToSymbol(CUmodule module, const char *name, size_t offset, co
 CUresult rgpuMemcpyToSymbolAsync(CUmodule module, const char *name, size_t offset, const void *src, size_t count, CUstream stream);
 CUresult rgpuMemcpyFromSymbol(CUmodule module, const char *name, size_t offset, void *dst, size_t count, CUstream stream);
 CUresult rgpuModuleGlobalSize(CUmodule module, const char *name, size_t *bytes);
+CUresult rgpuPointerFacts(int dev, CUdeviceptr ptr, CUmemoryPool *pool, cuuint64_t *legacy_ipc, cuuint64_t *mapping_base, cuuint64_t *mapping_size);
 #endif
 
 #endif

@@ -485,6 +485,8 @@
 #define RGPU_FLAGS_rgpuMemcpyFromSymbol (RGPU_F_DEVICE_WORK | RGPU_F_SYNC | RGPU_F_DEFERRED | RGPU_F_SHM)
 #define RGPU_ID_rgpuModuleGlobalSize 0x47e5643bu
 #define RGPU_FLAGS_rgpuModuleGlobalSize (0)
+#define RGPU_ID_rgpuPointerFacts 0x4d6b221au
+#define RGPU_FLAGS_rgpuPointerFacts (0)
 
 #define RGPU_CUDA_VERSION 13000
 #endif

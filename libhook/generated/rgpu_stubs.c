@@ -1214,12 +1214,6 @@ CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectP
     return rc;
 }
 
-/* cuPointerSetAttribute: not supported: setting pointer attributes is not forwarded yet (protocol/contract/calls/memory.toml) */
-CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuPointerSetAttribute");
-}
-
 /* cuStreamCreate: forward (protocol/contract/calls/stream.toml) */
 CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
@@ -1668,67 +1662,67 @@ CUresult cuFuncLoad(CUfunction function)
     return rc;
 }
 
-/* cuLaunchCooperativeKernelMultiDevice: not supported: host-function launches are not forwarded yet (protocol/contract/calls/module.toml) */
+/* cuLaunchCooperativeKernelMultiDevice: not supported: one cooperative grid across devices (deprecated since CUDA 11.3): a program's vGPUs are separate devices that cannot sync one grid (protocol/contract/calls/module.toml) */
 CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchCooperativeKernelMultiDevice");
 }
 
-/* cuFuncSetBlockShape: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+/* cuFuncSetBlockShape: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/module.toml) */
 CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuFuncSetBlockShape");
 }
 
-/* cuFuncSetSharedSize: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+/* cuFuncSetSharedSize: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/module.toml) */
 CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuFuncSetSharedSize");
 }
 
-/* cuParamSetSize: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+/* cuParamSetSize: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/module.toml) */
 CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuParamSetSize");
 }
 
-/* cuParamSeti: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+/* cuParamSeti: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/module.toml) */
 CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuParamSeti");
 }
 
-/* cuParamSetf: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/module.toml) */
+/* cuParamSetf: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/module.toml) */
 CUresult cuParamSetf(CUfunction hfunc, int offset, float value)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuParamSetf");
 }
 
-/* cuParamSetv: not supported: legacy launch API (protocol/contract/calls/module.toml) */
+/* cuParamSetv: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/module.toml) */
 CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuParamSetv");
 }
 
-/* cuLaunch: not supported: host-function launches are not forwarded yet (protocol/contract/calls/module.toml) */
+/* cuLaunch: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/module.toml) */
 CUresult cuLaunch(CUfunction f)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunch");
 }
 
-/* cuLaunchGrid: not supported: host-function launches are not forwarded yet (protocol/contract/calls/module.toml) */
+/* cuLaunchGrid: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/module.toml) */
 CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchGrid");
 }
 
-/* cuLaunchGridAsync: not supported: host-function launches are not forwarded yet (protocol/contract/calls/module.toml) */
+/* cuLaunchGridAsync: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/module.toml) */
 CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuLaunchGridAsync");
 }
 
-/* cuParamSetTexRef: not supported: legacy launch API (cuLaunch and cuLaunchGrid are not forwarded) (protocol/contract/calls/texture.toml) */
+/* cuParamSetTexRef: not supported: legacy launch API (cuFuncSetBlockShape, cuParamSet*, cuLaunch, cuLaunchGrid; deprecated since CUDA 4.0): not forwarded (protocol/contract/calls/texture.toml) */
 CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
     return rgpu_unsupported(RGPU_DRIVER, "cuParamSetTexRef");

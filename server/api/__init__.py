@@ -33,5 +33,5 @@ def handles(*names: str):
 
 
 def load_all() -> dict[str, object]:
-    from . import arrays, context, device, graphs, ipc, managed, memory, module, placed, pools, stream, symbols, textures, vmm  # noqa: F401  (registration side effects)
+    from . import arrays, context, device, graphs, ipc, managed, memory, module, placed, pointers, pools, stream, symbols, textures, vmm  # noqa: F401  (registration side effects)
     return HANDLERS

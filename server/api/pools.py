@@ -104,7 +104,8 @@ def _state(s) -> Pools:
     return s.pools
 
 
-def _handle(s, pool: Pool) -> int:
+def handle_of(s, pool: Pool) -> int:
+    """The session handle that names `pool` (made the first time the program is shown it)."""
     if not pool.handle:
         pool.handle = s.new_handle("mempool", pool)
     return pool.handle
@@ -148,13 +149,13 @@ def freed(s, addr: int) -> None:
 @handles("cuDeviceGetDefaultMemPool", "cudaDeviceGetDefaultMemPool")
 def device_default_pool(s, dev):
     """[device] -> [pool]"""
-    return (_handle(s, _state(s).default),)
+    return (handle_of(s, _state(s).default),)
 
 
 @handles("cuDeviceGetMemPool", "cudaDeviceGetMemPool")
 def device_pool(s, dev):
     """[device] -> [pool]: the one cudaMallocAsync takes from."""
-    return (_handle(s, _state(s).current),)
+    return (handle_of(s, _state(s).current),)
 
 
 @handles("cuDeviceSetMemPool", "cudaDeviceSetMemPool")
@@ -168,14 +169,14 @@ def device_set_pool(s, dev, pool):
 def default_pool(s, location, kind):
     """[location, type] -> [pool]"""
     _check_location(location, kind)
-    return (_handle(s, _state(s).default),)
+    return (handle_of(s, _state(s).default),)
 
 
 @handles("cuMemGetMemPool", "cudaMemGetMemPool")
 def current_pool(s, location, kind):
     """[location, type] -> [pool]"""
     _check_location(location, kind)
-    return (_handle(s, _state(s).current),)
+    return (handle_of(s, _state(s).current),)
 
 
 @handles("cuMemSetMemPool", "cudaMemSetMemPool")
@@ -193,7 +194,7 @@ def create(s, props):
         raise _invalid("CUmemPoolProps missing")
     kind, _handle_types, loc_type, _loc_id, max_size = PROPS.unpack_from(props)
     _check_location(LOCATION.pack(loc_type, 0), kind)
-    return (_handle(s, Pool(max_size=max_size)),)
+    return (handle_of(s, Pool(max_size=max_size)),)
 
 
 @handles("cuMemPoolDestroy", "cudaMemPoolDestroy")

@@ -116,6 +116,15 @@ def test_every_opcode_of_the_ptx_in_cupys_wheel_is_implemented(fw_python):
     assert scan.unsupported(ops) == {}
 
 
+def test_cuda_bindings_ask_and_set_pointer_attributes_as_the_driver_answers(fw_python, sim_server):
+    """NVIDIA's driver bindings (cuda-bindings, which cuda-python installs) size each attribute's buffer
+    themselves: every attribute they know reads the same one at a time and in one list, on managed,
+    device and pool memory; SYNC_MEMOPS set through them reads back; a freed allocation's BUFFER_ID is
+    not given to the next one; the pool and the legacy-IPC flag are the memory's own."""
+    p = run_script(sim_server, fw_python, "cuda_bindings_pointers.py", env=frameworks.numba_env())
+    assert p.returncode == 0 and "pointers ok" in p.stdout, p.stdout + p.stderr
+
+
 def test_numba_kernels_match_numpy(fw_python, start_server, tmp_path):
     """@cuda.jit kernels: an axpy, a block reduction through shared memory and barriers, a
     histogram with atomics, cuda.fp16 (a second module linked in), math.sin, cuda.reduce and a grid

@@ -40,6 +40,7 @@ def null_server():
     ("driver_managed", [], "OK driver_managed"),
     ("pointer_kinds", [], "OK pointer_kinds 1 devices"),
     ("driver_pointer_attrs", [], "OK driver_pointer_attrs"),      # several pointer attributes at once
+    ("driver_pointer_facts", [], "OK driver_pointer_facts"),      # SYNC_MEMOPS, BUFFER_ID, pools, IPC, mappings
     ("streams_events", [], "OK streams_events"),                  # a timing-less event has no elapsed time
     ("context_misc", [], "OK context_misc"),
     ("driver_api", [], "OK driver_api"),                          # contexts, the Runtime's binding of them

@@ -244,6 +244,7 @@ def test_3d_copies_and_memsets_of_pitched_memory(cuda_program, sim_server):
     "driver_user_objects",  # graph user objects: destructors once the program and every graph let go
     "driver_graph_nodes",   # the generic node calls: cudaGraphAddNode of every kind, set and exec-set params
     "driver_pointer_attrs",  # cuPointerGetAttributes as NVIDIA's cudart asks it (device memory's host address: NULL)
+    "driver_pointer_facts",  # SYNC_MEMOPS set and read back, BUFFER_ID never reused, pool, IPC and mapping facts
     "driver_large_params",  # 32,000 bytes of kernel parameters by value (KPARAM_INFO_V2 in the cubin)
 ])
 @pytest.mark.parametrize("cudart", ["shared", "static"])  # static: NVIDIA's runtime over rgpu's driver calls

@@ -3,7 +3,8 @@
  * rest — the current device's first, then the others', since with unified addressing a pointer names
  * its device whatever device is current — and reports the device as the program numbers it. The
  * Driver's cuPointerGetAttribute/s are answered from it, plus cuMemGetAddressRange for the range
- * attributes. */
+ * attributes, rgpuPointerFacts for what only the server knows (the pool, IPC, the mapping), and the
+ * registry for what the program set or was told (SYNC_MEMOPS, BUFFER_ID). */
 #include <stdint.h>
 #include <string.h>
 
@@ -31,6 +32,13 @@ extern int rgpu_pinned_device_address(const void *p, uint64_t *out);
 #define ATTR_ACCESS_FLAGS CU_POINTER_ATTRIBUTE_ACCESS_FLAGS
 #define ATTR_RDMA CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE
 #define ATTR_BLOCK_ID CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID
+#define ATTR_P2P_TOKENS CU_POINTER_ATTRIBUTE_P2P_TOKENS
+#define ATTR_LEGACY_IPC CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE
+#define ATTR_HANDLE_TYPES CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES
+#define ATTR_MEMPOOL CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE
+#define ATTR_MAPPING_SIZE CU_POINTER_ATTRIBUTE_MAPPING_SIZE
+#define ATTR_MAPPING_BASE CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR
+#define ATTR_DECOMPRESS CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE
 
 typedef struct cudaPointerAttributes ptr_attrs;
 
@@ -91,6 +99,43 @@ static int query(uint64_t ptr, ptr_attrs *a) {
     return a->type == MEM_DEVICE || a->type == MEM_MANAGED || a->type == MEM_HOST ? RGPU_SUCCESS : RGPU_INVALID_VALUE;
 }
 
+/* The start and size of the allocation (or pinned range) holding ptr, known to be CUDA memory. */
+static int range_of(uint64_t ptr, const ptr_attrs *a, CUdeviceptr *base, size_t *size) {
+    if (a->type == MEM_HOST) return rgpu_pinned_range((const void *)(uintptr_t)ptr, base, size);
+    rgpu_addr r; /* the registry knows the program's own allocations and managed memory: no round trip */
+    rgpu_addr_of((const void *)(uintptr_t)ptr, 1, &r);
+    if (r.kind == RGPU_ADDR_DEVICE || r.kind == RGPU_ADDR_MANAGED) {
+        *base = r.base, *size = r.size;
+        return 0;
+    }
+    return cuMemGetAddressRange_v2(base, size, ptr);
+}
+
+/* What only the server of device dev knows of ptr (the contract's record, memory.toml). */
+CUresult rgpuPointerFacts(int dev, CUdeviceptr ptr, CUmemoryPool *pool, cuuint64_t *legacy_ipc,
+                          cuuint64_t *mapping_base, cuuint64_t *mapping_size) {
+    rgpu_call c;
+    rgpu_wire_rgpuPointerFacts(&c, ptr);
+    c.dev = dev;
+    int rc = rgpu_sync(&c);
+    if (rc == 0) rgpu_wire_out_rgpuPointerFacts(&c, (void **)pool, legacy_ipc, mapping_base, mapping_size);
+    rgpu_end(&c);
+    return rc;
+}
+
+/* ptr's pool, whether the legacy IPC export takes it, its mapping: the server's answer for device
+ * and managed memory; host memory has no pool, is not exported by cudaIpcGetMemHandle, and is its
+ * own mapping. */
+static int facts(uint64_t ptr, const ptr_attrs *a, CUmemoryPool *pool, cuuint64_t *legacy, cuuint64_t *mbase,
+                 cuuint64_t *msize) {
+    if (a->type != MEM_HOST) return rgpuPointerFacts(a->device, ptr, pool, legacy, mbase, msize);
+    CUdeviceptr b = 0;
+    size_t n = 0;
+    int rc = rgpu_pinned_range((const void *)(uintptr_t)ptr, &b, &n);
+    *pool = NULL, *legacy = 0, *mbase = b, *msize = n;
+    return rc;
+}
+
 /* One attribute of a pointer known to be CUDA memory; the driver's sizes for each. `many`: asked
  * by cuPointerGetAttributes, where an attribute the memory lacks (device memory's host address)
  * reads as NULL instead of failing the call, as the driver answers it: NVIDIA's cudart asks for the
@@ -98,6 +143,7 @@ static int query(uint64_t ptr, ptr_attrs *a) {
 static int one(void *data, int attribute, uint64_t ptr, const ptr_attrs *a, int many) {
     CUdeviceptr base = 0;
     size_t size = 0;
+    int rc;
     switch ((int)attribute) {
     case ATTR_CONTEXT: return cuCtxGetCurrent((CUcontext *)data);
     case ATTR_MEMORY_TYPE: /* managed reads as device; pinned host memory (NVIDIA's cudart asks so) as host */
@@ -108,21 +154,42 @@ static int one(void *data, int attribute, uint64_t ptr, const ptr_attrs *a, int 
         if (a->type == MEM_DEVICE && !many) return RGPU_INVALID_VALUE; /* device memory has no host address */
         *(uint64_t *)data = a->type == MEM_DEVICE ? 0 : ptr;
         return 0;
-    case ATTR_SYNC_MEMOPS: *(unsigned *)data = 1; return 0; /* copies to it are synchronous */
+    case ATTR_SYNC_MEMOPS: /* what the program set (cuPointerSetAttribute), else 1 */
+        if ((rc = range_of(ptr, a, &base, &size))) return rc;
+        *(unsigned *)data = (unsigned)rgpu_addr_sync_memops(base);
+        return 0;
     case ATTR_IS_MANAGED: *(unsigned *)data = a->type == MEM_MANAGED; return 0;
-    case ATTR_DEVICE_ORDINAL: *(int *)data = a->type == MEM_HOST ? a->device : rgpu_current_device(); return 0;
+    case ATTR_DEVICE_ORDINAL: *(int *)data = a->device; return 0; /* the allocation's, whichever is current */
     case ATTR_MAPPED: *(unsigned *)data = 1; return 0;
     case ATTR_ACCESS_FLAGS: *(unsigned *)data = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE; return 0;
     case ATTR_RDMA: *(unsigned *)data = 0; return 0; /* the GPU is not on this host's PCIe */
-    case ATTR_BUFFER_ID: case ATTR_BLOCK_ID: case ATTR_RANGE_START_ADDR: case ATTR_RANGE_SIZE: {
-        int rc = a->type == MEM_HOST ? rgpu_pinned_range((const void *)(uintptr_t)ptr, &base, &size)
-                                     : cuMemGetAddressRange_v2(&base, &size, ptr);
-        if (rc) return rc;
+    case ATTR_DECOMPRESS: *(unsigned *)data = 0; return 0; /* the decompression engine is not served */
+    /* no shareable OS handle crosses to another host: cuMemExportToShareableHandle is not served */
+    case ATTR_HANDLE_TYPES: *(unsigned *)data = CU_MEM_HANDLE_TYPE_NONE; return 0;
+    case ATTR_P2P_TOKENS: /* tokens for a kernel driver on the GPU's own host (nv-p2p.h): none here */
+        if (!many) return RGPU_NOT_SUPPORTED;
+        memset(data, 0, sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS));
+        return 0;
+    case ATTR_BUFFER_ID: case ATTR_BLOCK_ID: /* unique for the process's life, not reused with the address */
+        if ((rc = range_of(ptr, a, &base, &size))) return rc;
+        *(unsigned long long *)data = rgpu_addr_buffer_id(base, a->type == MEM_HOST ? -1 : a->device);
+        return *(unsigned long long *)data ? 0 : RGPU_OUT_OF_MEMORY;
+    case ATTR_RANGE_START_ADDR: case ATTR_RANGE_SIZE:
+        if ((rc = range_of(ptr, a, &base, &size))) return rc;
         if (attribute == ATTR_RANGE_SIZE) *(size_t *)data = size;
-        else *(uint64_t *)data = base; /* an allocation's start is unique while it lives */
+        else *(uint64_t *)data = base;
+        return 0;
+    case ATTR_LEGACY_IPC: case ATTR_MEMPOOL: case ATTR_MAPPING_BASE: case ATTR_MAPPING_SIZE: {
+        CUmemoryPool pool = NULL;
+        cuuint64_t legacy = 0, mbase = 0, msize = 0;
+        if ((rc = facts(ptr, a, &pool, &legacy, &mbase, &msize))) return rc;
+        if (attribute == ATTR_LEGACY_IPC) *(unsigned *)data = legacy != 0;
+        else if (attribute == ATTR_MEMPOOL) *(CUmemoryPool *)data = pool;
+        else if (attribute == ATTR_MAPPING_BASE) *(uint64_t *)data = mbase;
+        else *(size_t *)data = msize;
         return 0;
     }
-    default: return RGPU_NOT_SUPPORTED;
+    default: return RGPU_INVALID_VALUE; /* no such attribute, as the driver answers */
     }
 }
 
@@ -138,7 +205,9 @@ CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdevi
 static size_t size_of(int attribute) {
     switch (attribute) {
     case ATTR_CONTEXT: case ATTR_DEVICE_POINTER: case ATTR_HOST_POINTER: case ATTR_BUFFER_ID:
-    case ATTR_BLOCK_ID: case ATTR_RANGE_START_ADDR: case ATTR_RANGE_SIZE: return 8;
+    case ATTR_BLOCK_ID: case ATTR_RANGE_START_ADDR: case ATTR_RANGE_SIZE: case ATTR_MEMPOOL:
+    case ATTR_MAPPING_BASE: case ATTR_MAPPING_SIZE: return 8;
+    case ATTR_P2P_TOKENS: return sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS);
     default: return 4;
     }
 }
@@ -159,4 +228,19 @@ CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attributes,
         if (r) return rgpu_record(RGPU_DRIVER, r);
     }
     return RGPU_SUCCESS;
+}
+
+/* SYNC_MEMOPS is the one attribute CUDA lets a program set. rgpu's synchronous copies complete
+ * before they return whatever it says (CUDA without it may return before a pageable copy lands), so
+ * the flag is kept for the program to read back (UCX, Open MPI and libfabric set it on every buffer
+ * they are given) and changes nothing else. */
+CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr) {
+    if (!value || (int)attribute != ATTR_SYNC_MEMOPS) return rgpu_invalid_value(RGPU_DRIVER);
+    ptr_attrs a;
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    int rc = query(ptr, &a);
+    if (rc == 0) rc = range_of(ptr, &a, &base, &size);
+    if (rc == 0) rc = rgpu_addr_set_sync_memops(base, a.type == MEM_HOST ? -1 : a.device, *(const unsigned *)value != 0);
+    return rc ? rgpu_record(RGPU_DRIVER, rc) : RGPU_SUCCESS;
 }

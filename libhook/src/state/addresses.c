@@ -29,6 +29,88 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* ---- what a program set or was told of an allocation (pointer.c) -------------------------- */
+
+/* cuPointerSetAttribute's SYNC_MEMOPS, and the BUFFER_ID a query handed out, which CUDA keeps unique
+ * for the life of the process: an allocation made later at a freed one's address is told a new one,
+ * which is how registration caches (UCX, Open MPI) tell the two apart. Keyed by the allocation's
+ * start; the frees this registry sees (device, managed and pinned memory, a device's reset) drop
+ * the entry, before the server's answer, as they forget the rest. Few: only memory a program asked
+ * about, so a sorted array. */
+typedef struct {
+    uint64_t base, id;
+    int dev; /* -1: host memory */
+    int sync_memops;
+} fact;
+
+static fact *facts;
+static size_t nfacts, capfacts; /* nfacts read without the lock: 0 keeps every free's look free */
+static uint64_t last_id;
+
+static size_t fact_at(uint64_t base) { /* mu held: the first entry at or after base */
+    size_t lo = 0, hi = nfacts;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (facts[mid].base < base) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* base's entry, made with the defaults when there is none (mu held); NULL: out of memory */
+static fact *fact_of(uint64_t base, int dev) {
+    size_t i = fact_at(base);
+    if (i < nfacts && facts[i].base == base) return &facts[i];
+    if (nfacts == capfacts) {
+        size_t n = capfacts ? capfacts * 2 : 16;
+        fact *f = realloc(facts, n * sizeof *f);
+        if (!f) return NULL;
+        facts = f, capfacts = n;
+    }
+    memmove(&facts[i + 1], &facts[i], (nfacts - i) * sizeof *facts);
+    /* SYNC_MEMOPS reads 1 until set: rgpu's synchronous copies always complete before they return */
+    facts[i] = (fact){base, ++last_id, dev, 1};
+    __atomic_add_fetch(&nfacts, 1, __ATOMIC_RELEASE);
+    return &facts[i];
+}
+
+/* The entry of the allocation at base goes (dev -2), or every entry of device dev. */
+static void facts_drop(uint64_t base, int dev) {
+    if (!__atomic_load_n(&nfacts, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&mu);
+    size_t kept = 0;
+    for (size_t i = 0; i < nfacts; i++)
+        if (dev == -2 ? facts[i].base != base : facts[i].dev != dev) facts[kept++] = facts[i];
+    __atomic_store_n(&nfacts, kept, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&mu);
+}
+
+uint64_t rgpu_addr_buffer_id(uint64_t base, int dev) {
+    pthread_mutex_lock(&mu);
+    fact *f = fact_of(base, dev);
+    uint64_t id = f ? f->id : 0;
+    pthread_mutex_unlock(&mu);
+    return id;
+}
+
+int rgpu_addr_sync_memops(uint64_t base) {
+    int on = 1;
+    if (!__atomic_load_n(&nfacts, __ATOMIC_ACQUIRE)) return on;
+    pthread_mutex_lock(&mu);
+    size_t i = fact_at(base);
+    if (i < nfacts && facts[i].base == base) on = facts[i].sync_memops;
+    pthread_mutex_unlock(&mu);
+    return on;
+}
+
+int rgpu_addr_set_sync_memops(uint64_t base, int dev, int on) {
+    pthread_mutex_lock(&mu);
+    fact *f = fact_of(base, dev);
+    if (f) f->sync_memops = on;
+    pthread_mutex_unlock(&mu);
+    return f ? RGPU_SUCCESS : RGPU_OUT_OF_MEMORY;
+}
+
 /* ---- device allocations ------------------------------------------------------------------- */
 
 typedef struct { uint64_t base, end; } range;
@@ -102,8 +184,8 @@ void rgpu_allocs_note(int dev, uint64_t base, size_t size) {
 }
 
 /* 1 when p lies in an allocation of the table: its device (the current one's looked at first, as
- * the servers are asked) and the allocation's start. */
-int rgpu_allocs_find(uint64_t p, int *dev, uint64_t *base) {
+ * the servers are asked), the allocation's start and end. */
+static int find_alloc(uint64_t p, int *dev, uint64_t *base, uint64_t *end) {
     if (!on()) return 0;
     int cur = rgpu_current_device(), n = rgpu_device_count();
     if (n > RGPU_MAX_DEVICES) n = RGPU_MAX_DEVICES;
@@ -115,6 +197,7 @@ int rgpu_allocs_find(uint64_t p, int *dev, uint64_t *base) {
         if (i < count[d] && table[d][i].base <= p) {
             if (dev) *dev = d;
             if (base) *base = table[d][i].base;
+            if (end) *end = table[d][i].end;
             pthread_mutex_unlock(&mu);
             return 1;
         }
@@ -123,8 +206,11 @@ int rgpu_allocs_find(uint64_t p, int *dev, uint64_t *base) {
     return 0;
 }
 
+int rgpu_allocs_find(uint64_t p, int *dev, uint64_t *base) { return find_alloc(p, dev, base, NULL); }
+
 /* The allocation that starts at `base` on device dev (-1: on any device) is gone, or going. */
 void rgpu_allocs_forget(int dev, uint64_t base) {
+    facts_drop(base, -2);
     if (!on()) return;
     pthread_mutex_lock(&mu);
     for (int d = 0; d < RGPU_MAX_DEVICES; d++) {
@@ -141,6 +227,7 @@ void rgpu_allocs_forget(int dev, uint64_t base) {
 /* Every allocation of device dev is gone (cudaDeviceReset). */
 void rgpu_allocs_drop(int dev) {
     if (dev < 0 || dev >= RGPU_MAX_DEVICES) return;
+    facts_drop(0, dev);
     pthread_mutex_lock(&mu);
     count[dev] = 0;
     pthread_mutex_unlock(&mu);
@@ -192,6 +279,7 @@ int rgpu_pinned_add(const rgpu_host_range *e) {
 }
 
 int rgpu_pinned_take(uintptr_t p, int registered, rgpu_host_range *out) {
+    facts_drop(p, -2);
     pthread_mutex_lock(&mu);
     long i = pin_find(p);
     int ok = i >= 0 && pins[i].p == p && pins[i].registered == registered;
@@ -285,6 +373,7 @@ void rgpu_managed_attached(uint64_t base, int host_side) {
 }
 
 void rgpu_managed_forget(uint64_t base) {
+    facts_drop(base, -2);
     pthread_mutex_lock(&mu);
     for (managed_range **link = &managed; *link; link = &(*link)->next)
         if ((*link)->base == base) {
@@ -333,9 +422,10 @@ void rgpu_addr_of(const void *p, size_t n, rgpu_addr *a) {
         if (hit) return;
     }
     int dev;
-    uint64_t base;
-    if (rgpu_allocs_find(u, &dev, &base)) {
+    uint64_t base, end;
+    if (find_alloc(u, &dev, &base, &end)) {
         a->kind = RGPU_ADDR_DEVICE;
-        a->dev = dev, a->base = base;
+        a->dev = dev, a->base = base, a->size = end - base;
+        a->within = u + n <= end;
     }
 }

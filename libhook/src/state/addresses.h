@@ -72,4 +72,10 @@ void rgpu_managed_forget(uint64_t base);
 /* where p's data is: 0 not managed memory, 1 managed memory whose device copy copies must use, 2
  * managed memory attached to the host (the host copy is it) */
 int rgpu_managed_side(const void *p);
+/* What a program set or was told of the allocation starting at base (dev: its device, -1 host
+ * memory), kept until the registry sees it freed: the BUFFER_ID it is known by (made at the first
+ * question, never given again; 0 out of memory) and its SYNC_MEMOPS flag (1 until set). */
+uint64_t rgpu_addr_buffer_id(uint64_t base, int dev);
+int rgpu_addr_sync_memops(uint64_t base);
+int rgpu_addr_set_sync_memops(uint64_t base, int dev, int on);
 #endif
