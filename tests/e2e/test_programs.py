@@ -264,9 +264,10 @@ def test_dynamic_parallelism(cuda_program, sim_server, cudart):
 
 
 @pytest.mark.parametrize("servers", [1, 2])
-def test_pinned_memory_and_pointer_attributes_on_every_device(cuda_program, start_server, servers):
+@pytest.mark.parametrize("cudart", ["shared", "static"])  # static: NVIDIA's cudaPointerGetAttributes over rgpu's cuPointerGetAttributes
+def test_pinned_memory_and_pointer_attributes_on_every_device(cuda_program, start_server, servers, cudart):
     urls = [start_server()[0] for _ in range(servers)]
-    p = run_cli("run", "--server", ",".join(urls), "--", str(cuda_program("pointer_kinds")))
+    p = run_cli("run", "--server", ",".join(urls), "--", str(cuda_program("pointer_kinds", cudart)))
     assert p.returncode == 0 and f"OK pointer_kinds {servers} devices" in p.stdout, p.stdout + p.stderr
 
 
