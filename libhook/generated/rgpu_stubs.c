@@ -2881,12 +2881,6 @@ cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
     return rgpu_unsupported(RGPU_RUNTIME, "cudaDestroyExternalSemaphore");
 }
 
-/* cudaFuncSetSharedMemConfig: not supported: not forwarded yet (cudaFuncSetSharedMemConfig: shared-memory bank configuration is deprecated) (protocol/contract/calls/memory.toml) */
-cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
-{
-    return rgpu_unsupported(RGPU_RUNTIME, "cudaFuncSetSharedMemConfig");
-}
-
 /* cudaMemGetInfo: forward (protocol/contract/calls/memory.toml) */
 cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
 {

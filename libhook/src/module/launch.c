@@ -719,6 +719,15 @@ cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config) 
     return function_of(func, &fn); /* a preference; checked for a valid function only */
 }
 
+/* Shared memory banks are not configurable on any GPU since Kepler: CUDA accepts a valid setting and
+ * ignores it, as the server does the Driver's (server/api/module.py). */
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config) {
+    void *fn;
+    int rc = function_of(func, &fn);
+    if (rc) return rc;
+    return (unsigned)config <= cudaSharedMemBankSizeEightByte ? RGPU_SUCCESS : rgpu_invalid_value(RGPU_RUNTIME);
+}
+
 /* Occupancy is computed by the server from the function's and the device's real limits. */
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynSmem, unsigned int flags) {

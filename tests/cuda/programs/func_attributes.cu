@@ -2,7 +2,7 @@
 // PyTorch's flash attention) do: `func_attributes N` launches a kernel that uses 64 KiB of dynamic
 // shared memory N times, each after cudaFuncSetAttribute to the same size, and checks every result; a
 // size past the device's limit is refused at once and leaves the size set before in force. The test
-// compares how many messages N = 1 and N = 20 cost.
+// compares how many messages N = 1 and N = 20 cost. The bank setting of older code is accepted.
 #include <cstdlib>
 #include <cuda_runtime.h>
 #include "check.h"
@@ -31,6 +31,11 @@ int main(int argc, char **argv) {
     // past the device's limit: refused now, as CUDA refuses it
     EXPECT(cudaFuncSetAttribute(through_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 20) ==
            cudaErrorInvalidValue);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+    // shared memory banks, configurable on no GPU since Kepler: a valid setting is accepted and
+    // ignored, as CUDA does (older libraries still set eight-byte banks)
+    CHECK(cudaFuncSetSharedMemConfig(through_shared, cudaSharedMemBankSizeEightByte));
+    EXPECT(cudaFuncSetSharedMemConfig(through_shared, (cudaSharedMemConfig)7) == cudaErrorInvalidValue);
     EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
     for (int r = 0; r < n; r++) {
         CHECK(cudaFuncSetAttribute(through_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
