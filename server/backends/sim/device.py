@@ -316,7 +316,8 @@ class SimDevice(SimArrays, Device):
         return self._queue.reached(self._queue.position(stream, stream is None or not stream.flags & 1))
 
     def stream_wait_event(self, stream, event) -> None:
-        pass
+        if self._queue is not None:
+            self._queue.after(stream, event.seq)
 
     def event_create(self, flags):
         if flags & EVENT_INTERPROCESS and not flags & EVENT_DISABLE_TIMING:

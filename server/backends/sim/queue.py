@@ -101,6 +101,14 @@ class SimQueue:
             return max([last] + [p for s, p in self._last.items() if s is not None and not s.flags & 1])
         return max(last, self._last.get(None, 0)) if blocking else last
 
+    def after(self, stream, position: int) -> None:
+        """`stream` waits for the work up to `position` (an event it waits for): the queue runs work
+        in submission order, so the wait itself costs nothing, but what the stream says of itself
+        from now on (its queries, the events recorded on it) includes that work."""
+        with self._cond:
+            if position > self._last.get(stream, 0):
+                self._last[stream] = position
+
     def reached(self, position: int) -> bool:
         """Whether the work up to `position` has finished; raises a kept error (a fault) first."""
         self._raise_kept(consume=True)

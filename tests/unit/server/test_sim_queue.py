@@ -43,6 +43,28 @@ def test_queries_answer_while_a_job_runs_and_follow_stream_order():
     q.close()
 
 
+def test_a_stream_that_waits_for_an_event_is_not_done_before_the_event():
+    """cudaStreamWaitEvent, then an event recorded on the waiting stream: it completes only after the
+    work the first event marks, as on a GPU (before, the waiting stream answered done at once)."""
+    from rgpu.server.backends.sim.device import SimDevice
+
+    q = SimQueue()
+    busy, waiting = SimStream(1, 0), SimStream(1, 0)
+    gate, ran = threading.Event(), []
+    q.submit(busy, _blocked(gate, ran, "long"))
+    marks, after = SimEvent(0), SimEvent(0)
+    q.stamp(marks, q.position(busy, False))
+    dev = SimDevice.__new__(SimDevice)  # the device's own stream_wait_event, over this queue
+    dev._queue = q
+    dev.stream_wait_event(waiting, marks)
+    q.stamp(after, q.position(waiting, False))
+    assert not q.reached(q.position(waiting, False)) and not q.reached(after.seq) and after.time_ns is None
+    gate.set()
+    q.wait_idle()
+    assert q.reached(after.seq) and after.time_ns is not None and ran == ["long"]
+    q.close()
+
+
 def test_a_fault_is_raised_at_the_next_wait_stays_and_skips_later_work():
     q = SimQueue()
     ran = []
