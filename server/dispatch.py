@@ -26,13 +26,16 @@ _KIND_TYPES = {"i": (int,), "u": (int,), "d": (int,), "h": (int,), "f": (float, 
 
 
 # The calls a device whose kernels run after their launch (sim/queue.py) answers while they run:
-# launches queue, queries and event records read the queue. Every other call first waits for the
-# queued kernels (Device.wait_idle), so that no call reads or writes memory a kernel is using.
+# launches queue, queries and event records read the queue, and making a stream or a context-wide
+# event touches nothing else. Every other call first waits for the queued kernels
+# (Device.wait_idle), so that no call reads or writes memory a kernel is using.
 RUN_BESIDE_KERNELS = frozenset((
     "cuLaunchKernel", "cudaLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
     "cudaLaunchCooperativeKernel", "cuStreamQuery", "cudaStreamQuery", "cuEventQuery", "cudaEventQuery",
     "cuEventRecord", "cudaEventRecord", "cuEventRecordWithFlags", "cudaEventRecordWithFlags",
-    "cuStreamWaitEvent", "cudaStreamWaitEvent", "cudaEventCreate", "cudaEventCreateWithFlags", "cuEventCreate"))
+    "cuStreamWaitEvent", "cudaStreamWaitEvent", "cudaEventCreate", "cudaEventCreateWithFlags", "cuEventCreate",
+    "cudaStreamCreate", "cudaStreamCreateWithFlags", "cuStreamCreate", "cudaStreamCreateWithPriority",
+    "cuStreamCreateWithPriority", "cuCtxRecordEvent", "cuCtxWaitEvent"))
 
 
 class Result:

@@ -58,6 +58,7 @@ class Session:
         self.vmm = None  # reserved ranges, mappings and physical allocations of the VMM API (api/vmm.py)
         self.pools = None  # memory pools and what each holds (api/pools.py)
         self.ipc = None  # handles exported and opened by CUDA IPC, when the server shares (api/ipc.py)
+        self.ctx_waits: list = []  # the worker's events that streams made later wait for (api/stream.py)
         # Texture and surface objects by ("texture" | "surface", value): kernels receive the value
         # itself, so it is the backend's own, not a handle of this session's (api/textures.py).
         self.objects: dict[tuple[str, int], object] = {}

@@ -70,6 +70,18 @@ void rgpu_wire_out_cuCtxGetLimit(rgpu_call *c, uint64_t *pvalue)
     *pvalue = rgpu_out_u(c);
 }
 
+void rgpu_wire_cuCtxRecordEvent(rgpu_call *c, const void *hEvent)
+{
+    rgpu_begin(c, RGPU_ID_cuCtxRecordEvent, "cuCtxRecordEvent", RGPU_DRIVER, RGPU_FLAGS_cuCtxRecordEvent);
+    rgpu_put_h(c, hEvent);
+}
+
+void rgpu_wire_cuCtxWaitEvent(rgpu_call *c, const void *hEvent)
+{
+    rgpu_begin(c, RGPU_ID_cuCtxWaitEvent, "cuCtxWaitEvent", RGPU_DRIVER, RGPU_FLAGS_cuCtxWaitEvent);
+    rgpu_put_h(c, hEvent);
+}
+
 void rgpu_wire_cuModuleLoadData(rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames)
 {
     rgpu_begin(c, RGPU_ID_cuModuleLoadData, "cuModuleLoadData", RGPU_DRIVER, RGPU_FLAGS_cuModuleLoadData);

@@ -23,6 +23,10 @@ void rgpu_wire_out_cuDeviceComputeCapability(struct rgpu_call *c, int64_t *major
 /* cuCtxGetLimit (driver/limits.c): limit:i; outs pvalue:ou */
 void rgpu_wire_cuCtxGetLimit(struct rgpu_call *c, int64_t limit);
 void rgpu_wire_out_cuCtxGetLimit(struct rgpu_call *c, uint64_t *pvalue);
+/* cuCtxRecordEvent (stream/streams.c): hEvent:h */
+void rgpu_wire_cuCtxRecordEvent(struct rgpu_call *c, const void *hEvent);
+/* cuCtxWaitEvent (stream/streams.c): hEvent:h */
+void rgpu_wire_cuCtxWaitEvent(struct rgpu_call *c, const void *hEvent);
 /* cuModuleLoadData (module/launch.c): digest:s, size:u, companion:s, companion_size:u, sent:u, frames:u; outs module:oh; bulk in frames */
 void rgpu_wire_cuModuleLoadData(struct rgpu_call *c, const char *digest, uint64_t size, const char *companion, uint64_t companion_size, uint64_t sent, uint64_t frames);
 void rgpu_wire_out_cuModuleLoadData(struct rgpu_call *c, void **module);

@@ -53,6 +53,10 @@
 #define RGPU_FLAGS_cuCtxResetPersistingL2Cache (0)
 #define RGPU_ID_cuCtxGetExecAffinity 0x069da72eu
 #define RGPU_FLAGS_cuCtxGetExecAffinity (RGPU_F_NOT_SIM)
+#define RGPU_ID_cuCtxRecordEvent 0x03dcdf62u
+#define RGPU_FLAGS_cuCtxRecordEvent (RGPU_F_ASYNC)
+#define RGPU_ID_cuCtxWaitEvent 0x52e6857au
+#define RGPU_FLAGS_cuCtxWaitEvent (RGPU_F_ASYNC)
 #define RGPU_ID_cuCtxGetSharedMemConfig 0x766d885bu
 #define RGPU_FLAGS_cuCtxGetSharedMemConfig (0)
 #define RGPU_ID_cuCtxSetSharedMemConfig 0x53660345u

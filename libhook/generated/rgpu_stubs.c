@@ -222,18 +222,6 @@ CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinity
     return rc;
 }
 
-/* cuCtxRecordEvent: not supported: context-wide events are not forwarded yet (protocol/contract/calls/stream.toml) */
-CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuCtxRecordEvent");
-}
-
-/* cuCtxWaitEvent: not supported: context-wide events are not forwarded yet (protocol/contract/calls/stream.toml) */
-CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuCtxWaitEvent");
-}
-
 /* cuCtxAttach: not supported: deprecated context API (protocol/contract/calls/context.toml) */
 CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {

@@ -41,6 +41,7 @@ def null_server():
     ("pointer_kinds", [], "OK pointer_kinds 1 devices"),
     ("driver_pointer_attrs", [], "OK driver_pointer_attrs"),      # several pointer attributes at once
     ("driver_pointer_facts", [], "OK driver_pointer_facts"),      # SYNC_MEMOPS, BUFFER_ID, pools, IPC, mappings
+    ("driver_ctx_events", ["0"], "OK driver_ctx_events"),         # context-wide events (kernels do not run here)
     ("streams_events", [], "OK streams_events"),                  # a timing-less event has no elapsed time
     ("context_misc", [], "OK context_misc"),
     ("driver_api", [], "OK driver_api"),                          # contexts, the Runtime's binding of them

@@ -254,6 +254,17 @@ def test_client_side_apis(cuda_program, sim_server, program, cudart):
 
 
 @pytest.mark.parametrize("cudart", ["shared", "static"])
+def test_context_wide_events_take_in_every_stream(cuda_program, sim_server, device_kind, cudart):
+    """cuCtxRecordEvent completes only once a busy non-blocking stream's kernel has (a stream's own
+    event does not wait for it); after cuCtxWaitEvent, an existing stream's and a new stream's later
+    work wait for the event; a capture in progress refuses them. The kernel's length is in steps:
+    about a second on the software GPU and on an H100."""
+    steps = "1000000" if device_kind == "sim" else "500000000"
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_ctx_events", cudart)), steps)
+    assert p.returncode == 0 and "OK driver_ctx_events" in p.stdout, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("cudart", ["shared", "static"])
 def test_dynamic_parallelism(cuda_program, sim_server, cudart):
     """Kernels that launch kernels (-rdc and libcudadevrt): children, a tail launch, recursion, a
     device-made stream, a refused launch and a child's fault. nvlink's image is SASS alone; the

@@ -134,6 +134,18 @@ int rgpu_capturing(const void *stream) {
     return found;
 }
 
+/* 1 when a stream of device dev is being captured (the legacy stream's capture counts for every
+ * device: its handle names none). */
+int rgpu_capturing_on(int dev) {
+    if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
+    LOCK();
+    int found = 0;
+    for (int i = 0; i < MAX_STREAMS && !found; i++)
+        found = streams[i].cap && (rgpu_legacy_stream(streams[i].stream) || rgpu_handle_device(streams[i].stream) == dev);
+    UNLOCK();
+    return found;
+}
+
 int rgpu_capture_append(const void *stream, const rgpu_gnode *proto, int *rc) {
     if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
     LOCK();

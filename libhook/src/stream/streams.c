@@ -28,3 +28,24 @@ CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx) {
     return pctx ? cuStreamGetCtx_v2(hStream, pctx, NULL) : rgpu_invalid_value(RGPU_DRIVER);
 }
 cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device) { return stream_device(RGPU_RUNTIME, hStream, device); }
+
+/* Context-wide events (CUDA 12.5). The context names the device (NULL: the current one); the event
+ * must be that device's. A device's contexts share its session, so the work taken in or made to wait
+ * is the session's (server/api/stream.py). Refused while a stream of the device is captured, as CUDA
+ * refuses it. */
+extern int rgpu_capturing_on(int dev);
+
+static CUresult ctx_event(CUcontext ctx, CUevent ev, int wait) {
+    CUdevice dev = 0;
+    int rc = cuCtxGetDevice_v2(&dev, ctx);
+    if (rc) return rc;
+    if (!ev || rgpu_handle_device(ev) != dev) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
+    if (rgpu_capturing_on(dev)) return rgpu_record(RGPU_DRIVER, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    rgpu_call c;
+    if (wait) rgpu_wire_cuCtxWaitEvent(&c, ev);
+    else rgpu_wire_cuCtxRecordEvent(&c, ev);
+    return rgpu_async(&c);
+}
+
+CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) { return ctx_event(hCtx, hEvent, 0); }
+CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) { return ctx_event(hCtx, hEvent, 1); }
