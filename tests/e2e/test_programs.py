@@ -254,15 +254,13 @@ def test_client_side_apis(cuda_program, sim_server, program, cudart):
 
 
 @pytest.mark.parametrize("cudart", ["shared", "static"])
-def test_context_wide_events_take_in_every_stream(cuda_program, sim_server, device_kind, cudart):
+def test_context_wide_events_take_in_every_stream(cuda_program, sim_server, cudart):
     """cuCtxRecordEvent completes only once a busy non-blocking stream's kernel has (a stream's own
     event does not wait for it); after cuCtxWaitEvent, an existing stream's and a new stream's later
-    work wait for the event; a capture in progress refuses them. The kernel's length is in steps:
-    a few seconds on the software GPU and on an H100, so that it still runs after the three round
-    trips that come before the last look even on a loaded machine (at 1,000,000 steps a CI run under
-    load once saw it end between two of them)."""
-    steps = "4000000" if device_kind == "sim" else "1000000000"
-    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_ctx_events", cudart)), steps)
+    work wait for the event; a capture in progress refuses them. The kernel runs 3 s by the GPU's
+    timer, so that it still runs after the three round trips before the last look on a loaded
+    machine."""
+    p = run_cli("run", "--server", sim_server, "--", str(cuda_program("driver_ctx_events", cudart)), "3000")
     assert p.returncode == 0 and "OK driver_ctx_events" in p.stdout, p.stdout + p.stderr
 
 
