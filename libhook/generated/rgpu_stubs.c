@@ -345,12 +345,6 @@ CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name
     return rgpu_unsupported(RGPU_DRIVER, "cuModuleGetSurfRef");
 }
 
-/* cuKernelGetLibrary: not supported: kernel enumeration is not forwarded yet (protocol/contract/calls/module.toml) */
-CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
-{
-    return rgpu_unsupported(RGPU_DRIVER, "cuKernelGetLibrary");
-}
-
 /* cuLibraryGetUnifiedFunction: not supported: unified functions run on the host: not supported (protocol/contract/calls/module.toml) */
 CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
 {

@@ -155,6 +155,7 @@ static CUresult library_kernel(CUkernel *kernel, rgpu_library *l, const char *na
         }
         k->k.name = copy;
         k->k.module = &l->m;
+        k->k.library = l;
         void *fn = NULL;
         int rc = rgpu_kernel_on(RGPU_DRIVER, &k->k, rgpu_current_device(), &fn);
         if (rc) {
@@ -194,6 +195,16 @@ static CUresult kernel_on(CUkernel kernel, int dev, CUfunction *fn) {
         return kernel ? RGPU_SUCCESS : rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
     }
     return rgpu_kernel_on(RGPU_DRIVER, k, dev, (void **)fn);
+}
+
+/* The library a CUkernel came from. A program's own kernels (cudaGetKernel) are a session's function
+ * handles here, which no library holds: invalid-handle for those, as for a handle that is none. */
+CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel) {
+    if (!pLib) return rgpu_invalid_value(RGPU_DRIVER);
+    rgpu_kernel *k = kernel ? rgpu_find_kernel(kernel) : NULL;
+    if (!k || !k->library) return rgpu_record(RGPU_DRIVER, RGPU_INVALID_HANDLE);
+    *pLib = (CUlibrary)k->library;
+    return RGPU_SUCCESS;
 }
 
 CUresult cuKernelGetFunction(CUfunction *func, CUkernel kernel) {

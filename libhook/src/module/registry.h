@@ -30,6 +30,7 @@ typedef struct rgpu_kernel {
     const void *host_fn;
     const char *name;
     rgpu_module *module;
+    void *library;               /* the CUlibrary of a library's kernel (library.c), else NULL */
     void *fn[RGPU_MAX_DEVICES];  /* tagged CUfunction per device */
     rgpu_layout layout;
     int have_layout;

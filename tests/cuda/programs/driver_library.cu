@@ -55,6 +55,11 @@ int main(int argc, char **argv) {
     CK(cuLibraryLoadFromFile(&lib, argv[3], nullptr, nullptr, 0, nullptr, nullptr, 0));
     CUkernel k;
     CK(cuLibraryGetKernel(&k, lib, "saxpy"));
+    CUlibrary from = nullptr;  // the library a kernel came from
+    CK(cuKernelGetLibrary(&from, k));
+    EXPECT(from == lib);
+    EXPECT(cuKernelGetLibrary(&from, nullptr) == CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(cuKernelGetLibrary(nullptr, k) == CUDA_ERROR_INVALID_VALUE);
     CUfunction f;
     CK(cuKernelGetFunction(&f, k));
     CUdeviceptr bias, y;
