@@ -250,14 +250,23 @@ void rgpu_bind_runtime_context(int dev, int replace) {
     if ((!c || (replace && c->dev != dev)) && dev >= 0 && dev < rgpu_device_count()) make_current(primary_of(dev));
 }
 
-/* CU_CTX_SCHED_* of the calling thread's context, else of its device's primary context (the one the
- * Runtime would bind): how the thread waits for a reply (transport/connection.c, rgpu_spin_for_reply). */
-int rgpu_sched_flags(void) {
+/* How the calling thread waits for a reply (the transport's RGPU_WAIT_*), as the CUDA driver waits for
+ * the GPU, by the scheduling flags (CU_CTX_SCHED_*, cudaSetDeviceFlags) of the thread's context, else of
+ * its device's primary context (the one the Runtime would bind): SPIN spins, BLOCKING_SYNC blocks, and
+ * YIELD and AUTO spin yielding the CPU (CUDA's AUTO spins unless the process has more contexts than
+ * CPUs, and a yield costs nothing where no other thread wants the CPU). */
+static int wait_mode(void) {
     rgpu_ctx *c = current();
-    if (c) return (int)(c->flags & CU_CTX_SCHED_MASK);
     int dev = rgpu_current_device();
-    return dev >= 0 && dev < RGPU_MAX_DEVICES ? (int)(primaries[dev].flags & CU_CTX_SCHED_MASK) : 0;
+    unsigned flags = c ? c->flags : dev >= 0 && dev < RGPU_MAX_DEVICES ? primaries[dev].flags : 0;
+    switch (flags & CU_CTX_SCHED_MASK) {
+    case CU_CTX_SCHED_SPIN: return RGPU_WAIT_SPIN;
+    case CU_CTX_SCHED_BLOCKING_SYNC: return RGPU_WAIT_BLOCK;
+    default: return RGPU_WAIT_YIELD;
+    }
 }
+
+__attribute__((constructor)) static void register_wait_mode(void) { rgpu_set_wait_policy(wait_mode); }
 
 static rgpu_ctx *ctx_or_current(void *ctx) { return ctx ? valid(ctx) : (depth ? stack[depth - 1] : NULL); }
 

@@ -37,7 +37,7 @@ cudaError_t cudaInitDevice(int dev, unsigned int deviceFlags, unsigned int flags
 
 /* The current device's flags are its primary context's, for every thread (as in CUDA): cuCtxGetFlags
  * and cuDevicePrimaryCtxGetState read them back, and their scheduling part decides how a thread of
- * that context waits for replies (rgpu_sched_flags). One scheduling flag at most. */
+ * that context waits for replies (driver_local.c's wait_mode). One scheduling flag at most. */
 cudaError_t cudaSetDeviceFlags(unsigned int flags) {
     unsigned sched = flags & cudaDeviceScheduleMask;
     if ((flags & ~(unsigned)cudaDeviceMask) || (sched != cudaDeviceScheduleAuto && sched != cudaDeviceScheduleSpin &&

@@ -158,23 +158,30 @@ double rgpu_spin_window_s(void) {
     return w;
 }
 
-/* Before it blocks, a thread waits for its reply as the CUDA driver waits for the GPU, by its context's
- * scheduling flags (CU_CTX_SCHED_*, cudaSetDeviceFlags): spinning (SPIN), spinning and yielding the CPU
- * to other threads (YIELD, and AUTO: CUDA's AUTO spins unless the process has more contexts than CPUs,
- * and a yield costs nothing where no other thread wants the CPU), or not at all (BLOCKING_SYNC). A
- * blocked thread is woken through the kernel when the reply comes, which on a same-host round trip
- * costs more than the server's work. The spin lasts RGPU_SPIN_US at most, whatever the flags: longer
- * waits are a kernel's or the network's, and only cost a CPU. */
+static int (*wait_policy)(void);
+
+void rgpu_set_wait_policy(int (*mode)(void)) { __atomic_store_n(&wait_policy, mode, __ATOMIC_RELEASE); }
+
+int rgpu_wait_mode(void) {
+    int (*mode)(void) = __atomic_load_n(&wait_policy, __ATOMIC_ACQUIRE);
+    return mode ? mode() : RGPU_WAIT_YIELD;
+}
+
+/* Before it blocks, a thread waits for its reply in the mode the policy gives it (RGPU_WAIT_*):
+ * spinning, spinning and yielding the CPU to other threads, or not at all. A blocked thread is woken
+ * through the kernel when the reply comes, which on a same-host round trip costs more than the
+ * server's work. The spin lasts RGPU_SPIN_US at most, whatever the mode: longer waits are a kernel's
+ * or the network's, and only cost a CPU. */
 int rgpu_spin_for_reply(void *sock, double deadline) {
-    int sched = rgpu_sched_flags();
+    int mode = rgpu_wait_mode();
     double w = rgpu_spin_window_s();
-    if (sched == CU_CTX_SCHED_BLOCKING_SYNC || w <= 0) return -1;
+    if (mode == RGPU_WAIT_BLOCK || w <= 0) return -1;
     double until = rgpu_now_s() + w;
     if (until > deadline) until = deadline;
     zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
     do {
         if (zmq_poll(&item, 1, 0) > 0 && (item.revents & ZMQ_POLLIN)) return 0;
-        if (sched != CU_CTX_SCHED_SPIN) sched_yield();
+        if (mode != RGPU_WAIT_SPIN) sched_yield();
     } while (rgpu_now_s() < until);
     return -1;
 }

@@ -47,9 +47,9 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
         int w = lost ? -2 : 1; /* 3: the reply came on the ring, in head; 0: the socket has a message; 1: wait */
         lost = 0;
         if (w == 1 && s->ring_wait) {
-            int sched = rgpu_sched_flags();
-            int rw = rgpu_ring_wait(s, deadline, sched == CU_CTX_SCHED_BLOCKING_SYNC ? 0 : rgpu_spin_window_s(),
-                                    sched != CU_CTX_SCHED_SPIN, (struct zmq_msg_t *)head);
+            int mode = rgpu_wait_mode();
+            int rw = rgpu_ring_wait(s, deadline, mode == RGPU_WAIT_BLOCK ? 0 : rgpu_spin_window_s(),
+                                    mode != RGPU_WAIT_SPIN, (struct zmq_msg_t *)head);
             if (rw == 1 || rw == 2) s->ring_wait = 0; /* 2: the worker put this reply on the socket */
             w = rw == 1 ? 3 : rw == 2 ? 1 : rw;
         }

@@ -221,7 +221,11 @@ void *rgpu_context_of(int dev);
 /* driver_local.c: the Runtime makes `dev`'s primary context current in the calling thread: where
  * none is (replace 0, any Runtime call), or unless one of `dev` is (replace 1, cudaSetDevice) */
 void rgpu_bind_runtime_context(int dev, int replace);
-int rgpu_sched_flags(void); /* CU_CTX_SCHED_* of the calling thread's context: how it waits for replies */
+/* How a thread waits for its reply before it blocks: spinning, spinning and yielding the CPU, or not
+ * at all. The transport knows no contexts: the floor that does (driver_local.c, by the context's
+ * CU_CTX_SCHED_* flags) registers the policy; until then, and without one, threads yield. */
+enum { RGPU_WAIT_YIELD = 0, RGPU_WAIT_SPIN, RGPU_WAIT_BLOCK };
+void rgpu_set_wait_policy(int (*mode)(void));
 
 /* capture.c: 0, or the error a call must return because a stream capture forbids it (the capture is
  * invalidated, as CUDA does). With has_stream, a capturing `stream` forbids it whatever the mode, and

@@ -21,6 +21,7 @@ extern rgpu_session *rgpu_sessions_internal(void);
 /* connection.c */
 double rgpu_now_s(void);
 double rgpu_spin_window_s(void);
+int rgpu_wait_mode(void); /* RGPU_WAIT_* of the calling thread, as the policy registered from above says */
 int rgpu_spin_for_reply(void *sock, double deadline);              /* 0: readable within the spin window */
 int rgpu_wait_readable(void *sock, rgpu_session *s, double deadline); /* 0, -1 timeout, -2 lost */
 int rgpu_session_event(rgpu_session *s); /* one monitor event taken: -2 the connection is lost, else 0 */
