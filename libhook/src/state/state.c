@@ -10,8 +10,7 @@
 #include "stats.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static rgpu_session sessions[RGPU_MAX_DEVICES];
-static int ndevices;
+static int ndevices; /* the sessions the transport holds (transport/session.c), one per device */
 static __thread int cur_dev;
 static __thread int last_error[2];
 
@@ -26,7 +25,7 @@ static int forked_after_use;
 
 static void forked_child(void) {
     for (int i = 0; i < ndevices; i++)
-        if (sessions[i].state == 1) forked_after_use = 1;
+        if (rgpu_session_at(i)->state == 1) forked_after_use = 1;
 }
 
 static void init_once(void) {
@@ -43,14 +42,12 @@ static void init_once(void) {
     for (char *tok = strtok_r(copy, ",", &save); tok && ndevices < RGPU_MAX_DEVICES; tok = strtok_r(NULL, ",", &save)) {
         while (*tok == ' ') tok++;
         if (!*tok) continue;
-        rgpu_session *s = &sessions[ndevices++];
-        memset(s, 0, sizeof *s);
-        pthread_mutex_init(&s->mu, NULL);
         char *hash = strchr(tok, '#');
-        s->gpu = hash ? atoi(hash + 1) : 0;
+        int gpu = hash ? atoi(hash + 1) : 0;
         if (hash) *hash = 0;
-        snprintf(s->url, sizeof s->url, "%s", tok);
-        mp_init(&s->batch, 4096);
+        rgpu_session *s = rgpu_session_add(tok, gpu);
+        if (!s) break;
+        ndevices++;
         rgpu_log(RGPU_LOG_INFO, "device %d is %s gpu %d", ndevices - 1, s->url, s->gpu);
     }
     free(copy);
@@ -75,7 +72,7 @@ void rgpu_set_current_device(int dev) { cur_dev = dev; }
 
 rgpu_session *rgpu_session_get(int dev) {
     rgpu_ensure_init();
-    return dev >= 0 && dev < ndevices ? &sessions[dev] : NULL;
+    return rgpu_session_at(dev);
 }
 
 void rgpu_set_last_error(int face, int rc) { last_error[face] = rc; }
@@ -119,6 +116,3 @@ __attribute__((destructor)) static void rgpu_fini(void) {
     rgpu_env_lease_release(); /* after the sessions' goodbyes: a lease of this program's own */
     rgpu_stats_print();       /* RGPU_STATS=1: what the program waited for */
 }
-
-int rgpu_sessions_count_internal(void) { return ndevices; }
-rgpu_session *rgpu_sessions_internal(void) { return sessions; }

@@ -110,6 +110,27 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     return rc >= 0 ? 0 : -1;
 }
 
+/* The sessions, one per device, in the order the configuration names the devices (state.c adds them
+ * once, before any call): the transport's own table, which every floor above reaches through it. */
+static rgpu_session sessions[RGPU_MAX_DEVICES];
+static int nsessions;
+
+rgpu_session *rgpu_session_add(const char *url, int gpu) {
+    if (nsessions >= RGPU_MAX_DEVICES) return NULL;
+    rgpu_session *s = &sessions[nsessions];
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->mu, NULL);
+    s->gpu = gpu;
+    snprintf(s->url, sizeof s->url, "%s", url);
+    mp_init(&s->batch, 4096);
+    nsessions++;
+    return s;
+}
+
+rgpu_session *rgpu_session_at(int dev) { return dev >= 0 && dev < nsessions ? &sessions[dev] : NULL; }
+int rgpu_sessions_count_internal(void) { return nsessions; }
+rgpu_session *rgpu_sessions_internal(void) { return sessions; }
+
 /* Set once the sessions are closed at exit. Libraries whose destructors run after rgpu's (the order
  * of unrelated libraries' destructors is the loader's) still call the driver — cuBLASLt unloads its
  * modules — and get CUDA_ERROR_DEINITIALIZED, as from a driver shutting down, instead of a reopened
@@ -355,7 +376,7 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
 /* 1 when device dev's session is open and its worker mapped the session segment; *fo says whether it
  * is a --failover session's, *ring whether the worker serves the call ring. */
 static int beside_worker(int dev, int *fo, int *ring) {
-    rgpu_session *s = rgpu_session_get(dev);
+    rgpu_session *s = rgpu_session_at(dev);
     if (!s) return 0;
     pthread_mutex_lock(&s->mu);
     int beside = !__atomic_load_n(&closed, __ATOMIC_ACQUIRE) && rgpu_session_ensure_open(s, dev) == 0 &&

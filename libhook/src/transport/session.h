@@ -104,6 +104,11 @@ int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len);
 int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, struct zmq_msg_t *out);
 
 struct rgpu_call;
+/* The table of sessions (session.c). add: the next device's (state.c, at configuration; NULL past
+ * RGPU_MAX_DEVICES); at: device dev's, or NULL; get: the same once the configuration is read
+ * (state.c), for the floors above. */
+rgpu_session *rgpu_session_add(const char *url, int gpu);
+rgpu_session *rgpu_session_at(int dev);
 rgpu_session *rgpu_session_get(int dev);
 int rgpu_session_sync(rgpu_session *s, struct rgpu_call *c);
 int rgpu_session_async(rgpu_session *s, struct rgpu_call *c);
