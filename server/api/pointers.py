@@ -33,9 +33,10 @@ def pointer_facts(s, ptr):
     if s.pools is not None and base in s.pools.of:
         pool = pools.handle_of(s, s.pools.of[base][0])
     if s.vmm is not None:
-        for r in s.vmm.reservations.values():
-            m = r.mapping_at(ptr) if r.addr <= ptr < r.addr + r.size else None
-            if m is not None:
-                base, size = m.addr, m.size
-                break
+        try:
+            m = s.vmm.reservation(ptr).mapping_at(ptr)
+        except CudaError:  # in no reserved range: not mapped memory
+            m = None
+        if m is not None:
+            base, size = m.addr, m.size
     return (pool, _legacy_ipc(s, ptr), base, size)

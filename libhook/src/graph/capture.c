@@ -134,8 +134,6 @@ int rgpu_capturing(const void *stream) {
     return found;
 }
 
-/* 1 when a stream of device dev is being captured (the legacy stream's capture counts for every
- * device: its handle names none). */
 int rgpu_capturing_on(int dev) {
     if (!__atomic_load_n(&nstreams, __ATOMIC_SEQ_CST)) return 0;
     LOCK();

@@ -171,8 +171,10 @@ int rgpu_launch_packed(int face, const void *func, void *fn, const rgpu_layout *
                        const unsigned b[3], size_t shmem, void *stream, const void *buf, size_t n, int cooperative,
                        const unsigned cluster[4]);
 
-/* capture.c: 1 when stream is capturing (cheap when nothing captures) */
+/* capture.c: 1 when stream is capturing (cheap when nothing captures); _on: when any stream of device
+ * dev is (the legacy stream's capture counts for every device) */
 int rgpu_capturing(const void *stream);
+int rgpu_capturing_on(int dev);
 /* While stream captures: adds a deep copy of proto (a node on the caller's stack) to its graph, sets *rc
  * and returns 1; otherwise returns 0 and the caller issues the call itself. */
 int rgpu_capture_append(const void *stream, const rgpu_gnode *proto, int *rc);

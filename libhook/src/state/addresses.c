@@ -74,13 +74,23 @@ static fact *fact_of(uint64_t base, int dev) {
     return &facts[i];
 }
 
-/* The entry of the allocation at base goes (dev -2), or every entry of device dev. */
+/* The entry of the allocation at base goes (dev -2: every free the registry sees, so a search, not
+ * a scan), or every entry of device dev (its reset). */
 static void facts_drop(uint64_t base, int dev) {
     if (!__atomic_load_n(&nfacts, __ATOMIC_ACQUIRE)) return;
     pthread_mutex_lock(&mu);
     size_t kept = 0;
-    for (size_t i = 0; i < nfacts; i++)
-        if (dev == -2 ? facts[i].base != base : facts[i].dev != dev) facts[kept++] = facts[i];
+    if (dev == -2) {
+        size_t i = fact_at(base);
+        kept = nfacts;
+        if (i < nfacts && facts[i].base == base) {
+            memmove(&facts[i], &facts[i + 1], (nfacts - i - 1) * sizeof *facts);
+            kept--;
+        }
+    } else {
+        for (size_t i = 0; i < nfacts; i++)
+            if (facts[i].dev != dev) facts[kept++] = facts[i];
+    }
     __atomic_store_n(&nfacts, kept, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&mu);
 }

@@ -1,5 +1,6 @@
 /* What the client knows of a stream without asking: the device it belongs to is its handle's tag (the
  * session that made it); the default streams belong to the calling thread's current device. */
+#include "graph.h"
 #include "rgpu_call.h"
 
 static int stream_device(int face, const void *stream, int *device) {
@@ -33,8 +34,6 @@ cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device) { return stre
  * must be that device's. A device's contexts share its session, so the work taken in or made to wait
  * is the session's (server/api/stream.py). Refused while a stream of the device is captured, as CUDA
  * refuses it. */
-extern int rgpu_capturing_on(int dev);
-
 static CUresult ctx_event(CUcontext ctx, CUevent ev, int wait) {
     CUdevice dev = 0;
     int rc = cuCtxGetDevice_v2(&dev, ctx);
