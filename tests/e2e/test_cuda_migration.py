@@ -18,7 +18,8 @@ import pytest
 from benchmarks.native import run as native
 from tests.conftest import PROGRAMS
 from tests.e2e import test_failover as failover
-from tests.e2e.test_migration import progress_to
+from rgpu.paths import client_env
+from tests.e2e.test_migration import migration, progress_to
 from tests.e2e.test_pool_migration import NULL_UUIDS as UUIDS
 from tests.support.daemons import wait_until
 from tests.support import cudabuild, torchenv
@@ -282,3 +283,35 @@ def test_a_pytorch_training_loop_whose_cuda_server_is_killed_finishes_on_the_oth
     assert proc.returncode == 0, out + err[-4000:]
     assert out.strip().splitlines()[-1] == still.stdout.strip().splitlines()[-1], out
     assert "from its checkpoint" in err and "keeps no checkpoint" not in err, err[-4000:]
+
+
+@pytest.mark.gpu_only("a real GPU computes what the loop's kernels give; the null driver's moves of the same "
+                      "loop are the test above, and the software GPU cannot run PyTorch's SASS-only kernels")
+def test_a_pytorch_training_loop_moved_between_two_servers_of_one_gpu_ends_as_an_unmoved_run(start_server):
+    """Issue 43's check on a GPU: two cuda servers share the one GPU (its two halves), the loop is
+    moved from the first to the second mid-run and back, and its last losses and weights are those of
+    a run on the first server that never moved, to the printed digit (the kernels, cuBLAS and AdamW
+    ran on both sides of each move)."""
+    a, _ = start_server()
+    b, _ = start_server()
+    run = [str(torchenv.python()), "-c", TORCH_LOOP]
+    env = {**client_env([a]), "RGPU_TIMEOUT": "120"}
+    still = subprocess.run(run + ["24", "0"], capture_output=True, text=True, timeout=600, env=env)
+    assert still.returncode == 0 and "RESULT" in still.stdout, still.stdout + still.stderr[-4000:]
+    expected = still.stdout.strip().splitlines()[-1]
+    proc = subprocess.Popen(run + ["24", "0.3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**env, "RGPU_LOG": "info"})
+    moves = []
+    try:
+        assert proc.stdout.readline().startswith("READY"), proc.stderr.read()[-4000:]
+        for at, src, dst in ((2, a, b), (10, b, a)):
+            progress_to(proc, at)
+            moves.append(migration(src, dst)[1])
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert all(m["state"] == "done" for m in moves), moves
+    assert proc.returncode == 0 and out.strip().splitlines()[-1] == expected, (expected, out, err[-4000:])
+    assert err.count("moved to") == 2, err[-4000:]
+    print("pauses (ms):", [round(next(iter(m["sessions"].values()))["pause_s"] * 1000, 1) for m in moves])
