@@ -125,8 +125,9 @@ class RawTransport:
         self.url = self.server.stdout.readline().strip()
 
     def _once(self, *args) -> dict:
-        p = subprocess.run([str(self.exe), "raw", self.url, *args], capture_output=True, text=True, timeout=300,
-                           check=True)
+        p = subprocess.run([str(self.exe), "raw", self.url, *args], capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:  # the loader's or the harness's own words, not only a status
+            raise RuntimeError(f"{self.exe} raw {' '.join(args)}: exit {p.returncode}: {(p.stderr or p.stdout)[-2000:]}")
         return json.loads(p.stdout.strip().splitlines()[-1])
 
     def measure(self, nbytes: int) -> dict:
@@ -248,7 +249,11 @@ def measure(device: str, rows: str = "", rounds: int = 3, profile: str = "", raw
                         continue
                     _keep_best(out.setdefault(name, {}), got)
                 if rawt is not None:
-                    _keep_best(out.setdefault("raw", {}), rawt.measure(COPY_BYTES[scale]))
+                    try:  # a baseline that fails leaves the table of the configurations that ran
+                        _keep_best(out.setdefault("raw", {}), rawt.measure(COPY_BYTES[scale]))
+                    except (RuntimeError, subprocess.TimeoutExpired, ValueError) as e:
+                        out.setdefault("errors", {})["raw"] = str(e)[-4000:]
+                        print(f"raw: {e}", file=sys.stderr, flush=True)
                 out["rounds_done"] = done
                 print(f"round {done}/{rounds}: {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
                 if on_round is not None:

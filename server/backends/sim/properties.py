@@ -73,6 +73,9 @@ def table(arch: archs.Arch) -> dict[str, int]:
         "HOST_NATIVE_ATOMIC_SUPPORTED": 0,
         # cuStreamWriteValue*/WaitValue*/BatchMemOp (stream_memops.py): 64-bit forms and NOR included
         "CAN_USE_64_BIT_STREAM_MEM_OPS": 1, "CAN_USE_STREAM_WAIT_VALUE_NOR": 1,
+        # an H200's answer: its driver refuses CU_STREAM_WAIT_VALUE_FLUSH (seen on the lent GPU), as
+        # stream_memops.py does
+        "CAN_FLUSH_REMOTE_WRITES": 0,
         "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM": 0, "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST": 0,
         # cuMemCreate/cuMemMap and friends are served (server/api/vmm.py): PyTorch's expandable
         # segments look here before they use them

@@ -5,9 +5,12 @@ The software GPU runs each stream's work when it is submitted, in submission ord
 lands after everything before it on its stream and before everything after, and a wait is decided
 when it is reached: its condition (GEQ as CUDA's cyclic comparison, EQ, AND, NOR) either holds then,
 and the stream goes on, or can never come true in that order (nothing runs beside a waiting stream
-to write the value), which is refused with an explanation instead of a hang. CU_STREAM_WAIT_VALUE_FLUSH
-and the write's NO_MEMORY_BARRIER change nothing on a device whose every access is already
-visible; a memory barrier and a flush of remote writes are no-ops for the same reason."""
+to write the value), which is refused with an explanation instead of a hang. The write's
+NO_MEMORY_BARRIER and a memory barrier change nothing on a device whose every access is already
+visible. A flush of remote writes (CU_STREAM_WAIT_VALUE_FLUSH, CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES)
+is refused with CUDA_ERROR_NOT_SUPPORTED, as an H100 or H200 refuses it: those report
+CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES 0 (properties.py), and the driver serves the flush only
+where the platform can (a program that uses it asks that attribute first)."""
 from __future__ import annotations
 
 import struct
@@ -25,6 +28,12 @@ VALUE_OP = struct.Struct("<I4xQQI")  # operation, address, value (or value64), f
 
 def _invalid(why: str) -> CudaError:
     return CudaError("CUDA_ERROR_INVALID_VALUE", why)
+
+
+def _no_flush(what: str) -> CudaError:
+    return CudaError("CUDA_ERROR_NOT_SUPPORTED",
+                     f"{what}: this device cannot flush remote writes (CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES "
+                     f"is 0, as on an H100 or H200)")
 
 
 def holds(current: int, value: int, flags: int, bits: int) -> bool:
@@ -58,6 +67,8 @@ def write_value(s, stream, addr: int, value: int, flags: int, bits: int) -> None
 
 def wait_value(s, stream, addr: int, value: int, flags: int, bits: int) -> None:
     s.get("stream", stream)
+    if flags & WAIT_FLUSH:
+        raise _no_flush(f"cuStreamWaitValue{bits} with CU_STREAM_WAIT_VALUE_FLUSH")
     current = int(_word(s, addr, bits)[0])
     if not holds(current, value, flags, bits):
         raise CudaError("CUDA_ERROR_NOT_SUPPORTED",
@@ -72,9 +83,11 @@ def batch(s, stream, count: int, raw: bytes, flags: int) -> None:
     raw = bytes(raw or b"")
     if flags or count < 0 or len(raw) < count * PARAMS:
         raise _invalid(f"{count} operations in {len(raw)} bytes, flags 0x{flags:x}")
-    for i in range(count):
-        op = struct.unpack_from("<I", raw, i * PARAMS)[0]
-        if op in (OP_FLUSH, OP_BARRIER):
+    ops = [struct.unpack_from("<I", raw, i * PARAMS)[0] for i in range(count)]
+    if OP_FLUSH in ops:  # refused whole, before any operation of the batch is done
+        raise _no_flush(f"cuStreamBatchMemOp's operation {ops.index(OP_FLUSH)} (CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES)")
+    for i, op in enumerate(ops):
+        if op == OP_BARRIER:
             continue
         _op, addr, value, oflags = VALUE_OP.unpack_from(raw, i * PARAMS)
         if op in (OP_WAIT_32, OP_WRITE_32):

@@ -1,7 +1,9 @@
 // Stream memory operations in stream order: cuStreamWriteValue32/64 land after the stream's earlier
 // work and before its later work, cuStreamWaitValue32/64 pass on a word that satisfies their
-// condition (GEQ, cyclic; EQ; AND; NOR; with CU_STREAM_WAIT_VALUE_FLUSH), and cuStreamBatchMemOp
-// does the same in one call; the device says it has the 64-bit and NOR forms.
+// condition (GEQ, cyclic; EQ; AND; NOR), and cuStreamBatchMemOp does the same in one call; the device
+// says it has the 64-bit and NOR forms. CU_STREAM_WAIT_VALUE_FLUSH and the batch's flush of remote
+// writes work where CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES says so and are refused with
+// CUDA_ERROR_NOT_SUPPORTED, nothing done, where it does not (an H200 refuses them).
 #include <cstdio>
 #include <cstring>
 #include <cuda.h>
@@ -19,6 +21,11 @@ int main() {
     CK(cuDeviceGetAttribute(&has64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev));
     CK(cuDeviceGetAttribute(&nor, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, dev));
     EXPECT(has64 == 1 && nor == 1);
+    int flush = -1;
+    CK(cuDeviceGetAttribute(&flush, CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, dev));
+    printf("can flush remote writes: %d\n", flush);
+    EXPECT(flush == 0 || flush == 1);
+    const CUresult flushed = flush ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
     CUstream s;
     CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     CUdeviceptr d;
@@ -28,7 +35,8 @@ int main() {
     CK(cuStreamWaitValue32(s, d, 5, CU_STREAM_WAIT_VALUE_EQ));
     CK(cuStreamWaitValue32(s, d, 3, CU_STREAM_WAIT_VALUE_GEQ));
     CK(cuStreamWaitValue32(s, d, 0xFFFFFFF0u, CU_STREAM_WAIT_VALUE_GEQ));  // cyclic: 5 is "after" it
-    CK(cuStreamWaitValue32(s, d, 4, CU_STREAM_WAIT_VALUE_AND | CU_STREAM_WAIT_VALUE_FLUSH));
+    CK(cuStreamWaitValue32(s, d, 4, CU_STREAM_WAIT_VALUE_AND));
+    EXPECT(cuStreamWaitValue32(s, d, 4, CU_STREAM_WAIT_VALUE_AND | CU_STREAM_WAIT_VALUE_FLUSH) == flushed);
     CK(cuStreamWaitValue32(s, d, 0, CU_STREAM_WAIT_VALUE_NOR));
     CK(cuStreamWriteValue64(s, d + 8, 0x123456789ull, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
     CK(cuStreamWaitValue64(s, d + 8, 0x123456780ull, CU_STREAM_WAIT_VALUE_GEQ));
@@ -58,6 +66,17 @@ int main() {
     CK(cuStreamSynchronize(s));
     printf("batch %u %x %x\n", host[4], host[7], host[6]);
     EXPECT(host[0] == 9 && host[4] == 11 && host[6] == 0x00112233u && host[7] == 0xAABBCCDDu);
+    // a write and a flush of remote writes: both done, or (where the device cannot flush) neither
+    memset(ops, 0, sizeof ops);
+    ops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+    ops[0].writeValue.address = d + 32;
+    ops[0].writeValue.value = 7;
+    ops[1].flushRemoteWrites.operation = CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES;
+    EXPECT(cuStreamBatchMemOp(s, 2, ops, 0) == flushed);
+    CK(cuMemcpyDtoHAsync(host, d, sizeof host, s));
+    CK(cuStreamSynchronize(s));
+    printf("flush batch %u\n", host[8]);
+    EXPECT(host[8] == (flush ? 7u : 0u));
     CK(cuMemFree(d));
     CK(cuStreamDestroy(s));
     printf("OK driver_stream_memops\n");
