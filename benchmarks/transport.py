@@ -60,8 +60,34 @@ def zmq_flags(lib: Path) -> list[str]:
             raise RuntimeError(f"no zmq.h: install libzmq's development package, or rgpu-clientlib from a "
                                f"bundle (scripts/bundle.sh), whose include/ holds it (looked beside {lib})")
         flags.append(f"-I{inc}")
-    flags.append("-lzmq" if _cc_finds_library("libzmq.so") else "-l:libzmq.so.5")
+    if (lib / "libzmq.so.5").exists():
+        # The libzmq beside librgpu.so, the client library's own, which the harness's RPATH finds as
+        # libzmq.so.5. It is pyzmq's, copied: its SONAME (libzmq-2f02442c.so.5.2.5) is a name no folder
+        # the loader searches holds, and a link against it records that name (exit 127 on the H200
+        # image, which has no libzmq of its own). The link goes through a stub of its functions named
+        # libzmq.so.5 instead.
+        flags += [f"-L{_zmq_link_stub(lib / 'libzmq.so.5')}", "-lzmq"]
+    else:
+        flags.append("-lzmq" if _cc_finds_library("libzmq.so") else "-l:libzmq.so.5")
     return flags
+
+
+def _zmq_link_stub(real: Path) -> Path:
+    """A folder with libzmq.so: empty functions of every zmq_* function `real` exports, SONAME
+    libzmq.so.5, for linking only (nothing runs it: at run time the loader finds `real`)."""
+    d = OUT / "zmq-link"
+    stub = d / "libzmq.so"
+    if stub.exists() and stub.stat().st_mtime >= real.stat().st_mtime:
+        return d
+    d.mkdir(parents=True, exist_ok=True)
+    nm = subprocess.run(["nm", "-D", "--defined-only", str(real)], capture_output=True, text=True, check=True).stdout
+    names = sorted({f.split()[-1].split("@")[0] for f in nm.splitlines() if " T zmq_" in f})
+    src = d / "stub.c"
+    src.write_text("".join(f"void {n}(void) {{}}\n" for n in names))
+    tmp = d / f".libzmq.so.{os.getpid()}"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-Wl,-soname,libzmq.so.5", "-o", str(tmp), str(src)], check=True)
+    os.replace(tmp, stub)
+    return d
 
 
 def build_harness() -> Path:

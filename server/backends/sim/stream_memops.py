@@ -5,9 +5,9 @@ The software GPU runs each stream's work when it is submitted, in submission ord
 lands after everything before it on its stream and before everything after, and a wait is decided
 when it is reached: its condition (GEQ as CUDA's cyclic comparison, EQ, AND, NOR) either holds then,
 and the stream goes on, or can never come true in that order (nothing runs beside a waiting stream
-to write the value), which is refused with an explanation instead of a hang. The write's
-NO_MEMORY_BARRIER and a memory barrier change nothing on a device whose every access is already
-visible. A flush of remote writes (CU_STREAM_WAIT_VALUE_FLUSH, CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES)
+to write the value), which is refused with an explanation instead of a hang. A memory barrier
+changes nothing on a device whose every access is already visible; the write's NO_MEMORY_BARRIER is
+invalid-value, as the _v2 API (every CUDA 12 and 13 program's) answers it. A flush of remote writes (CU_STREAM_WAIT_VALUE_FLUSH, CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES)
 is refused with CUDA_ERROR_NOT_SUPPORTED, as an H100 or H200 refuses it: those report
 CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES 0 (properties.py), and the driver serves the flush only
 where the platform can (a program that uses it asks that attribute first)."""
@@ -60,7 +60,10 @@ def _word(s, addr: int, bits: int):
 
 def write_value(s, stream, addr: int, value: int, flags: int, bits: int) -> None:
     s.get("stream", stream)
-    if flags & ~WRITE_NO_MEMORY_BARRIER:
+    if flags & WRITE_NO_MEMORY_BARRIER:  # the driver refuses it too (seen on an H200)
+        raise _invalid("CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER is not supported by the _v2 stream memory "
+                       "operations, which CUDA 12 and 13 programs call")
+    if flags:
         raise _invalid(f"write flags 0x{flags:x}")
     _word(s, addr, bits)[0] = value & ((1 << bits) - 1)
 

@@ -1,7 +1,7 @@
 // Stream memory operations in stream order: cuStreamWriteValue32/64 land after the stream's earlier
 // work and before its later work, cuStreamWaitValue32/64 pass on a word that satisfies their
 // condition (GEQ, cyclic; EQ; AND; NOR), and cuStreamBatchMemOp does the same in one call; the device
-// says it has the 64-bit and NOR forms. CU_STREAM_WAIT_VALUE_FLUSH and the batch's flush of remote
+// says it has the 64-bit and NOR forms; CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER is invalid-value. CU_STREAM_WAIT_VALUE_FLUSH and the batch's flush of remote
 // writes work where CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES says so and are refused with
 // CUDA_ERROR_NOT_SUPPORTED, nothing done, where it does not (an H200 refuses them).
 #include <cstdio>
@@ -38,14 +38,16 @@ int main() {
     CK(cuStreamWaitValue32(s, d, 4, CU_STREAM_WAIT_VALUE_AND));
     EXPECT(cuStreamWaitValue32(s, d, 4, CU_STREAM_WAIT_VALUE_AND | CU_STREAM_WAIT_VALUE_FLUSH) == flushed);
     CK(cuStreamWaitValue32(s, d, 0, CU_STREAM_WAIT_VALUE_NOR));
-    CK(cuStreamWriteValue64(s, d + 8, 0x123456789ull, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
+    CK(cuStreamWriteValue64(s, d + 8, 0x123456789ull, 0));
+    // not in the _v2 API, which cuda.h maps these names to: refused, nothing written
+    EXPECT(cuStreamWriteValue32(s, d + 16, 77, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER) == CUDA_ERROR_INVALID_VALUE);
     CK(cuStreamWaitValue64(s, d + 8, 0x123456780ull, CU_STREAM_WAIT_VALUE_GEQ));
     unsigned host[16] = {0};
     CK(cuMemcpyDtoHAsync(host, d, sizeof host, s));
     CK(cuMemsetD32Async(d, 9, 1, s));  // after the copy: not in it
     CK(cuStreamSynchronize(s));
-    printf("words %u %u %u\n", host[0], host[2], host[3]);
-    EXPECT(host[0] == 5 && host[2] == 0x23456789u && host[3] == 1);
+    printf("words %u %u %u %u\n", host[0], host[2], host[3], host[4]);
+    EXPECT(host[0] == 5 && host[2] == 0x23456789u && host[3] == 1 && host[4] == 0);
     // one batch: a write, a wait on it, a 64-bit write, a barrier
     CUstreamBatchMemOpParams ops[4];
     memset(ops, 0, sizeof ops);
