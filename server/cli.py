@@ -17,7 +17,7 @@ from rgpu.protocol import curve, tokens
 from rgpu.units import SIZE
 
 from . import wire_keys
-from .gpus import NoDevice, probe
+from .gpus import NoDevice, parse_part, partition, probe
 from .lease_gate import gate_for
 from .module_cache import CacheError, DigestCache, default_dir
 from .open_pacing import SESSION_OPEN_BURST, SESSION_OPEN_RATE
@@ -34,6 +34,13 @@ def advertise_url(listen: str) -> str:
     return listen
 
 
+def _part(text: str | None) -> tuple[int, int] | None:
+    try:
+        return None if text is None else parse_part(text)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--gpu-part") from None
+
+
 @click.command(cls=DaemonCommand, name="rgpu-server", context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="rgpu-server")
 @click.option("--device", type=click.Choice(["sim", "cuda", "auto"]), default="auto", show_default=True,
@@ -41,6 +48,11 @@ def advertise_url(listen: str) -> str:
 @click.option("--listen", default="tcp://127.0.0.1:7450", show_default=True, type=CONTROLLER_URL,
               help="tcp://HOST:PORT (or HOST:PORT) or ipc://PATH")
 @click.option("--gpus", "count", type=int, default=1, show_default=True, help="number of software GPUs (sim)")
+@click.option("--gpu-part", default=None, metavar="I/N", callback=lambda _c, _p, v: _part(v),
+              help="serve part I of N of each GPU: 1/N of its memory, under an identity of its own (the GPU's "
+                   "uuid/part-I-of-N), so that N servers on one GPU join one pool as N GPUs (to move or fail "
+                   "sessions over between them, or to run a new server version beside the old and drain into it); "
+                   "the parts share the GPU's compute as processes do")
 @click.option("--sim-memory", type=SIZE, default="8GiB", show_default=True,
               help="memory of each software GPU (a bare number is MiB; 512MiB, 8GiB, 16GB)")
 @click.option("--sim-arch", default=None, metavar="sm_XY",
@@ -101,7 +113,7 @@ def advertise_url(listen: str) -> str:
                    "where the client's recent messages came that much later; 0: block at once")
 @logs.options
 @health.listen_option
-def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, advertise, secret_file, init_secret, wire,
+def main(device, listen, count, gpu_part, sim_memory, sim_arch, sim_jit, controller, advertise, secret_file, init_secret, wire,
          key_file, session_ports, session_grace, module_cache, module_cache_size, max_sessions_per_lease, max_sessions_per_user,
          session_open_rate, session_open_burst, reclaim_after, checkpoint_dir, spin_us, log_level, log_format, metrics_listen):
     """Serve this host's GPUs (or software GPUs) to rgpu clients; with --controller, join its pool."""
@@ -122,6 +134,7 @@ def main(device, listen, count, sim_memory, sim_arch, sim_jit, controller, adver
     server_id = f"{socket.gethostname()}:{listen}"
     try:
         kind, gpus = probe(device, count, sim_memory, server_id, sim_arch)
+        gpus = partition(gpus, gpu_part)
         gate = gate_for(controller, secret_file, init_secret,
                         os.path.join(default_dir(server_id, "gate"), "state.json"))
     except (NoDevice, tokens.SecretError) as e:

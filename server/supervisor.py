@@ -300,7 +300,7 @@ class Supervisor:
                         "utilization_pct": round(self.meter.share(("gpu", g.index), busy), 1),
                         # the software GPU's memory is its sessions'; it has no temperature
                         "memory_used_device": g.used(), "temperature_c": None,
-                        **(nvml.gpu_usage(g.index, g.spec.uuid) if real else {})})
+                        **(nvml.gpu_usage(g.index, g.spec.device_uuid) if real else {})})
         return out
 
     def vgpu_usage(self, live: dict) -> list[dict]:

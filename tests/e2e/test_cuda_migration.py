@@ -16,9 +16,9 @@ import sys
 import pytest
 
 from benchmarks.native import run as native
+from rgpu.paths import client_env
 from tests.conftest import PROGRAMS
 from tests.e2e import test_failover as failover
-from rgpu.paths import client_env
 from tests.e2e.test_migration import migration, progress_to
 from tests.e2e.test_pool_migration import NULL_UUIDS as UUIDS
 from tests.support.daemons import wait_until
@@ -315,3 +315,28 @@ def test_a_pytorch_training_loop_moved_between_two_servers_of_one_gpu_ends_as_an
     assert proc.returncode == 0 and out.strip().splitlines()[-1] == expected, (expected, out, err[-4000:])
     assert err.count("moved to") == 2, err[-4000:]
     print("pauses (ms):", [round(next(iter(m["sessions"].values()))["pause_s"] * 1000, 1) for m in moves])
+
+
+def test_two_parts_of_one_gpu_are_two_gpus_of_a_pool_and_a_program_fails_over_between_them(daemons, tmp_path,
+                                                                                           cuda_program):
+    """`rgpu-server --gpu-part I/N` (server/gpus.py): two cuda servers on the one GPU (both null
+    drivers report the same UUID, which the controller would take once: gpu_taken) each serve half of
+    it and are two GPUs of one pool, half the memory each. A program under a --failover lease whose
+    part's server is killed mid-run finishes on the other part with the results of an unkilled run,
+    and another tenant on the surviving part runs on. On a GPU host the pool fixtures of the failover
+    and pool-migration tests use parts the same way (test_pool_migration.servers_pool)."""
+    p = Pool(daemons, tmp_path)
+    env = {"RGPU_LIBCUDA": str(native.null_driver()), "RGPU_NULL_UUID": UUIDS[0]}
+    urls = [p.add_server("512MiB", "--device", "cuda", "--gpu-part", f"{i}/2", env=env) for i in (1, 2)]
+    wait_until(lambda: p.states() == dict.fromkeys(urls, "up"), 60, "both parts of the GPU up in `rgpu ls`")
+    gpus = sorted((g["uuid"].lower(), g["memory_total"]) for s in p.cli_json("ls")["servers"] for g in s["gpus"])
+    assert gpus == [(f"gpu-{UUIDS[0]}/part-{i}-of-2", 40 << 30) for i in (1, 2)], gpus  # the null GPU: 80 GiB
+
+    exe = cuda_program("migrate_copies")
+    base = p.run("--mem", "128MiB", "--", str(exe), "30", "0")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    proc = failover.start(p, exe, "30", "150")
+    out, err = failover.kill_its_server_at(p, proc, 8)
+    assert proc.returncode == 0, out + err[-4000:]
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], out
+    assert "from its checkpoint" in err, err[-4000:]

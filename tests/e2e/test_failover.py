@@ -18,7 +18,7 @@ import time
 import pytest
 
 from tests.e2e.test_migration import movable, progress_to
-from tests.e2e.test_pool_migration import host_gpus, pool, servers_pool  # noqa: F401  (the fixture: a controller and two servers)
+from tests.e2e.test_pool_migration import pool, servers_pool  # noqa: F401  (the fixture: a controller and two servers)
 from tests.support.daemons import wait_until
 from tests.support.procs import descendants
 from tests.support.pool import Pool
@@ -364,11 +364,11 @@ def test_a_module_the_first_server_had_cached_loads_on_a_second_that_never_saw_i
     the --failover program, placed there too (binpack: the fuller GPU), found it cached. No checkpoint
     is taken, so its load is in the log replayed on the second server, which has never seen the image:
     the replay must load it there, not answer "not found" where the program saw the load succeed."""
-    if device_kind == "cuda" and host_gpus() < 2:
-        # both servers would register the one GPU's UUID, and the controller takes it once (gpu_taken)
-        pytest.skip("two servers of a pool need two GPUs; this host has one")
     pool = Pool(daemons, tmp_path)
-    a, b = (pool.add_server("512MiB", env={"RGPU_MODULE_CACHE": str(tmp_path / f"modules-{i}")}) for i in range(2))
+    # on real GPUs both servers would register the same UUIDs, which the controller takes once
+    # (gpu_taken): each serves a half of them instead (--gpu-part)
+    a, b = (pool.add_server("512MiB", *(("--gpu-part", f"{i + 1}/2") if device_kind == "cuda" else ()),
+                            env={"RGPU_MODULE_CACHE": str(tmp_path / f"modules-{i}")}) for i in range(2))
     wait_until(lambda: pool.states() == {a: "up", b: "up"}, 60, "both servers up")
     exe = cuda_program("migrate_streams")
     base = pool.run("--mem", "128MiB", "--", str(exe), "30", "0")

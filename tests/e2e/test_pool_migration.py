@@ -44,10 +44,15 @@ def servers_pool(daemons, tmp_path, device_kind: str, null: bool, count: int = 2
     servers on the null driver (benchmarks/native/nulldriver.c), each its own GPU by RGPU_NULL_UUID.
     Two cuda servers that both saw all of the host's GPUs would register the same UUIDs, and the
     controller refuses a GPU that another server registered (gpu_taken): the second would never join.
+    A host with fewer GPUs than servers gives each server a part of its first GPU instead
+    (`--gpu-part I/N`: its own identity in the pool, 1/N of the memory), as an admin does to move or
+    fail sessions over between the two halves of one GPU.
     ``kind``: the backend the servers run; ``null``: whether on the null driver. Skips (naming it)
-    where the host has fewer GPUs than servers for the cuda backend on real GPUs."""
-    if not null and device_kind == "cuda" and host_gpus() < count:
-        pytest.skip(f"{count} cuda servers on real GPUs need {count} GPUs; this host has {host_gpus()}")
+    where the cuda backend on real GPUs finds none."""
+    real = not null and device_kind == "cuda"
+    gpus = host_gpus() if real else 0
+    if real and gpus == 0:
+        pytest.skip("cuda servers on real GPUs need a GPU; the cuda backend sees none on this host")
     uuids = (*NULL_UUIDS, THIRD_NULL_UUID)
     p = Pool(daemons, tmp_path)
     p.kind = "cuda" if null else device_kind
@@ -55,12 +60,13 @@ def servers_pool(daemons, tmp_path, device_kind: str, null: bool, count: int = 2
     urls = []
     for i in range(count):
         env = p.controller.env
-        if device_kind == "cuda" and not null:
-            p.controller.env = {**env, "CUDA_VISIBLE_DEVICES": str(i)}
+        parts = ("--gpu-part", f"{i + 1}/{count}") if real and gpus < count else ()
+        if real:
+            p.controller.env = {**env, "CUDA_VISIBLE_DEVICES": "0" if parts else str(i)}
         try:
             urls.append(p.add_server("512MiB", "--device", "cuda", env={
                 "RGPU_LIBCUDA": str(native.null_driver()), "RGPU_NULL_UUID": uuids[i]}) if null
-                else p.add_server("512MiB"))
+                else p.add_server("512MiB", *parts))
         finally:
             p.controller.env = env
     # a polling deadline, not a speed limit: a cuda server's first context, with many starting at once
