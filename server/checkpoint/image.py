@@ -49,6 +49,36 @@ def compressor() -> zstandard.ZstdCompressor:
     return zstandard.ZstdCompressor(level=ZSTD_LEVEL)
 
 
+SAMPLE = 64 << 10  # the start of a chunk compressed first, to see whether the rest is worth it
+RAW_BLOCK = 128 << 10  # zstd's largest block
+_RAW_HEAD = struct.Struct("<IBQ")  # magic, descriptor, content size
+
+
+def compress_chunk(cctx: zstandard.ZstdCompressor, data) -> bytes:
+    """A zstd frame of `data`: compressed, or, where a sample of its start does not shrink (random
+    bytes, and to zstd most of a model's weights and activations), its bytes as the raw blocks of a
+    frame: a copy (about 9 GB/s) instead of level 1 on bytes it cannot shrink (1.6 GB/s on random
+    bytes), which held a move's pre-copy to 0.45 GB/s. Either frame decompresses as any other."""
+    if len(data) > 2 * SAMPLE and len(cctx.compress(memoryview(data)[:SAMPLE])) > SAMPLE * 31 // 32:
+        return raw_frame(data)
+    return cctx.compress(data)
+
+
+def raw_frame(data) -> bytes:
+    """`data` as one zstd frame of raw blocks (RFC 8878: single segment, content size in 8 bytes)."""
+    view = memoryview(data).cast("B")
+    n = len(view)
+    parts = [_RAW_HEAD.pack(0xFD2FB528, 0xE0, n)]
+    for off in range(0, n, RAW_BLOCK):
+        size = min(RAW_BLOCK, n - off)
+        last = off + size >= n
+        parts.append((size << 3 | int(last)).to_bytes(3, "little"))  # block type 0: raw
+        parts.append(view[off:off + size])
+    if n == 0:
+        parts.append((1).to_bytes(3, "little"))  # one empty last block
+    return b"".join(parts)
+
+
 def decompress(frame, raw_length: int) -> bytes:
     try:
         data = zstandard.ZstdDecompressor().decompress(frame, max_output_size=raw_length)

@@ -23,7 +23,7 @@ import bisect
 
 from . import digest as chunk_digest
 from .escapes import Escapes
-from .image import compressor
+from .image import compress_chunk, compressor
 
 CHUNK = 256 << 10
 
@@ -112,7 +112,7 @@ class Copier:
                 self.escapes.check(addr, data)  # raises CheckpointError
             if not self.once:
                 into[(addr, n)] = digest
-            frame = self.cctx.compress(data)
+            frame = compress_chunk(self.cctx, data)
             self.raw_bytes += n
             self.wire_bytes += len(frame)
             yield addr, n, frame

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 
 import zmq
 import zmq.utils.monitor
@@ -29,6 +30,7 @@ from .transfer import REPLY_TIMEOUT_S, Link, MigrationFailed
 PRECOPY_ROUNDS = 4
 CONVERGED_BYTES = 4 << 20   # a round that sent less than this is close enough: stop now
 BATCH_RAW = 16 << 20        # raw bytes of chunks per message
+IN_FLIGHT = 3               # pre-copy messages sent before the oldest one's reply is waited for
 ALIVE_S = 1.0
 INCOMING_TIMEOUT_S = 40.0   # the target may have to start a worker first (its HELLO_WAIT_S is 30)
 UNREACHABLE_S = 5.0
@@ -176,23 +178,30 @@ class Outbound:
             self.copier.forget_outside(layout)
 
     def _send_chunks(self, chunks) -> int:
-        """Sends (addr, n, frame) chunks in messages of about BATCH_RAW raw bytes; returns raw bytes."""
-        total, batch, raw = 0, [], 0
+        """Sends (addr, n, frame) chunks in messages of about BATCH_RAW raw bytes, up to IN_FLIGHT of
+        them unanswered: the next batch is read and compressed while the target restores the last
+        (the two were taking turns: 0.45 GB/s between two servers of an H200); returns raw bytes
+        once the target has applied every one."""
+        total, batch, raw, waiting = 0, [], 0, deque()
         for c in chunks:
             batch.append(c)
             raw += c[1]
             if raw >= BATCH_RAW:
-                self._flush(batch)
+                waiting.append(self._flush(batch))
                 total, batch, raw = total + raw, [], 0
+                if len(waiting) >= IN_FLIGHT:
+                    self.link.wait(waiting.popleft(), "chunks")
         if batch:
-            self._flush(batch)
+            waiting.append(self._flush(batch))
             total += raw
+        while waiting:
+            self.link.wait(waiting.popleft(), "chunks")
         return total
 
-    def _flush(self, batch) -> None:
+    def _flush(self, batch) -> int:
         if self.abandoned:  # the session ended meanwhile: the worker's loop waits for this thread to stop
             raise MigrationFailed("the move was abandoned during the pre-copy (the session ended)")
-        self.link.request({"op": "chunks", "chunks": [[a, n] for a, n, _ in batch]}, [f for _, _, f in batch])
+        return self.link.submit({"op": "chunks", "chunks": [[a, n] for a, n, _ in batch]}, [f for _, _, f in batch])
 
     def _precopy(self) -> None:
         dev = self.session.device

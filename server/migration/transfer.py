@@ -31,8 +31,10 @@ def is_transfer(first) -> bool:
 
 
 class Link:
-    """The source's DEALER to the target worker: one request in flight at a time, replies matched by
-    ``rid``; unsolicited messages from the target are kept for ``events``."""
+    """The source's DEALER to the target worker: requests answered in order, replies matched by
+    ``rid`` (``submit`` several, then ``wait`` for each: the pre-copy's batches overlap the source's
+    reading and compression with the wire and the target's restore); unsolicited messages from the
+    target are kept for ``events``."""
 
     def __init__(self, ctx: zmq.Context, endpoint: str, server_key: bytes | None, keys: curve.Keypair | None):
         self.sock = ctx.socket(zmq.DEALER)
@@ -51,11 +53,24 @@ class Link:
         self.sock.connect(endpoint)
         self._rids = itertools.count(1)
         self._events: list[dict] = []
+        self._early: dict[int, dict] = {}  # replies that came while another was waited for
         self.lost = False
 
     def request(self, header: dict, frames=(), timeout_s: float = REPLY_TIMEOUT_S) -> dict:
+        return self.wait(self.submit(header, frames), header["op"], timeout_s)
+
+    def submit(self, header: dict, frames=()) -> int:
+        """Sends a request without waiting for its reply: its rid, for ``wait``."""
         rid = next(self._rids)
         self.sock.send_multipart([wire.pack({**header, "rid": rid}), *frames], copy=False)
+        return rid
+
+    def wait(self, rid: int, op: str, timeout_s: float = REPLY_TIMEOUT_S) -> dict:
+        """The reply to request ``rid`` (``op``: its name, for the errors); MigrationFailed when the
+        target refused it, went away, or said nothing for ``timeout_s``."""
+        if rid in self._early:
+            return self._checked(self._early.pop(rid), op)
+        header = {"op": op}
         deadline = time.monotonic() + timeout_s
         poller = zmq.Poller()
         poller.register(self.sock, zmq.POLLIN)
@@ -73,11 +88,17 @@ class Link:
             if not isinstance(msg, dict):
                 continue
             if msg.get("rid") == rid:
-                if not msg.get("ok"):
-                    raise MigrationFailed(f"the target refused {header['op']}: {msg.get('message')}")
-                return msg
+                return self._checked(msg, op)
             if "op" in msg:
                 self._events.append(msg)
+            elif type(msg.get("rid")) is int and len(self._early) < 1024:
+                self._early[msg["rid"]] = msg  # another request's, submitted before this one
+
+    @staticmethod
+    def _checked(msg: dict, op: str) -> dict:
+        if not msg.get("ok"):
+            raise MigrationFailed(f"the target refused {op}: {msg.get('message')}")
+        return msg
 
     def send(self, header: dict) -> None:
         """A message that gets no reply (alive, client_gone, abort)."""

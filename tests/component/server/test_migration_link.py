@@ -55,3 +55,42 @@ def test_a_target_that_freezes_mid_request_is_gone_within_the_links_silence_boun
         link.sock.close(0)
         link.monitor.close(0)
         ctx.term()
+
+
+# a target that refuses the requests whose op is "bad", and answers every other one with its rid
+PICKY = """
+import zmq
+from rgpu.protocol import wire
+sock = zmq.Context().socket(zmq.ROUTER)
+print(sock.bind_to_random_port("tcp://127.0.0.1"), flush=True)
+while True:
+    ident, head, *frames = sock.recv_multipart()
+    msg = wire.unpack(head)
+    ok = msg["op"] != "bad"
+    sock.send_multipart([ident, wire.pack({"ok": ok, "rid": msg["rid"], "frames": len(frames), "echo": msg["n"],
+                                           **({} if ok else {"message": "no room for it"})})])
+"""
+
+
+def test_requests_in_flight_together_each_get_their_own_reply_whatever_order_they_are_waited_in():
+    """The pre-copy sends several batches before it waits (server/migration/source.py IN_FLIGHT): a
+    reply that comes while another is waited for is kept for its own wait, and a refusal among them
+    fails the request it answers only, with the target's reason."""
+    proc = subprocess.Popen([sys.executable, "-c", PICKY], stdout=subprocess.PIPE, text=True)
+    ctx = zmq.Context()
+    try:
+        link = Link(ctx, f"tcp://127.0.0.1:{int(proc.stdout.readline())}", None, None)
+        rids = [link.submit({"op": "chunks" if n != 3 else "bad", "n": n}, [bytes(n)] * n) for n in range(6)]
+        # the last first: every earlier reply arrives while it is waited for and is kept
+        assert link.wait(rids[5], "chunks")["echo"] == 5
+        assert [link.wait(rids[n], "chunks")["frames"] for n in (0, 1, 2)] == [0, 1, 2]
+        with pytest.raises(MigrationFailed, match="the target refused chunks: no room for it"):
+            link.wait(rids[3], "chunks")
+        assert link.wait(rids[4], "chunks")["echo"] == 4
+        assert link.request({"op": "commit", "n": 7})["echo"] == 7  # one at a time, as before
+    finally:
+        link.sock.close(0)
+        link.monitor.close(0)
+        ctx.term()
+        proc.kill()
+        proc.wait(10)

@@ -358,3 +358,26 @@ def test_the_chunk_digest_changes_with_any_bit_its_order_and_its_length():
         assert digest.chunk(swapped) != d, (a, b)
     zeros = {digest.chunk(bytes(n)) for n in (0, 1, 15, 16, 63, 64, 65, CHUNK)}
     assert len(zeros) == 8
+
+
+@pytest.mark.parametrize("size", [0, 1, 100, 2 * ckimage.SAMPLE, 2 * ckimage.SAMPLE + 1, ckimage.RAW_BLOCK,
+                                  ckimage.RAW_BLOCK + 1, CHUNK, 3 * CHUNK + 7])
+def test_a_chunk_that_does_not_shrink_travels_as_raw_blocks_any_zstd_reads_and_one_that_does_shrinks(size):
+    """checkpoint/image.py compress_chunk: random bytes (a sample of their start does not shrink) go
+    as a zstd frame of raw blocks, a copy; zeros are compressed; both decompress with zstd itself,
+    byte for byte, and a raw frame that is cut short is refused as corrupt."""
+    import os
+
+    import zstandard
+    cctx = ckimage.compressor()
+    noise, zeros = os.urandom(size), bytes(size)
+    for data in (noise, zeros, bytearray(noise), memoryview(noise)):
+        frame = ckimage.compress_chunk(cctx, data)
+        assert ckimage.decompress(frame, size) == bytes(data)
+        assert zstandard.ZstdDecompressor().decompress(frame, max_output_size=size + 1) == bytes(data)
+    raw = ckimage.compress_chunk(cctx, noise)
+    if size > 2 * ckimage.SAMPLE:
+        assert raw == ckimage.raw_frame(noise) and len(raw) == size + 13 + 3 * -(-size // ckimage.RAW_BLOCK)
+        assert len(ckimage.compress_chunk(cctx, zeros)) < size // 100
+        with pytest.raises(CheckpointError, match="corrupt"):
+            ckimage.decompress(raw[:-1], size)
