@@ -153,7 +153,8 @@ wanted profile_rows && step profile_rows "$py" -m benchmarks.native.profile_rows
 # idle reclaim: the driver's checkpoint of a worker's process and the restore a call pays, 64/256 MiB
 wanted reclaim && RGPU_TEST_DEVICE=$device step reclaim "$py" benchmarks/migration.py --reclaim-only 64 256
 # live migration between two servers on this GPU: pause, pre-copy and the plain copy beside them
-wanted migrate && RGPU_TEST_DEVICE=$device step migrate "$py" benchmarks/migration.py 64 256 1024
+# (RGPU_GPU_MIGRATE_SIZES: other sizes in MiB, e.g. "1024 8192 32768" for issue 43's pause times)
+wanted migrate && RGPU_TEST_DEVICE=$device step migrate "$py" benchmarks/migration.py ${RGPU_GPU_MIGRATE_SIZES:-64 256 1024}
 # a --failover checkpoint's delta pass with the digests taken by a kernel on this GPU, against the host's
 # read and digest of every chunk (1 GiB, one chunk changed)
 [ "$device" = cuda ] && wanted digest && RGPU_BENCH_DIGEST_DEVICE=cuda RGPU_BENCH_DIGEST_MIB=1024 \

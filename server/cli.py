@@ -51,8 +51,8 @@ def _part(text: str | None) -> tuple[int, int] | None:
 @click.option("--gpu-part", default=None, metavar="I/N", callback=lambda _c, _p, v: _part(v),
               help="serve part I of N of each GPU: 1/N of its memory, under an identity of its own (the GPU's "
                    "uuid/part-I-of-N), so that N servers on one GPU join one pool as N GPUs (to move or fail "
-                   "sessions over between them, or to run a new server version beside the old and drain into it); "
-                   "the parts share the GPU's compute as processes do")
+                   "sessions over between them, or to drain one part into the others and upgrade it); the parts "
+                   "share the GPU's compute as processes do")
 @click.option("--sim-memory", type=SIZE, default="8GiB", show_default=True,
               help="memory of each software GPU (a bare number is MiB; 512MiB, 8GiB, 16GB)")
 @click.option("--sim-arch", default=None, metavar="sm_XY",
