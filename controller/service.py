@@ -108,6 +108,7 @@ class Controller:
             if holder is not None and holder.server.url != url:
                 raise ApiError("gpu_taken", f"GPU {g['uuid']} belongs to server {holder.server.url}; an admin "
                                             f"must forget that server first (`rgpu server forget URL`)")
+            self._parts_agree(url, g["uuid"])
         known = self.pool.servers.get(url)
         rejoined = known is not None and known.state != "up"
         self.store.upsert_server(url, "up", backend, boot_id, gpus, now)
@@ -118,6 +119,25 @@ class Controller:
         self._server_up_again(server.url)
         self._retry_queue()
         return self.valid_leases(url)
+
+    def _parts_agree(self, url: str, uuid: str) -> None:
+        """A GPU served in parts (`rgpu-server --gpu-part I/N`: GPU-.../part-I-of-N) is served in parts
+        of one N alone, and never also whole by another server: otherwise the pool would promise
+        some of its memory twice (1/2 and 1/3 parts, or the whole GPU beside a half)."""
+        device, _, part = uuid.partition("/")
+        split = part.rsplit("-of-", 1)[-1] if part.startswith("part-") else None
+        for other, gpu in self.pool.gpus.items():
+            if gpu.server.url == url or other == uuid:
+                continue
+            theirs, _, their_part = other.partition("/")
+            if theirs != device:
+                continue
+            their_split = their_part.rsplit("-of-", 1)[-1] if their_part.startswith("part-") else None
+            if split != their_split:
+                raise ApiError("gpu_taken", f"GPU {device} is served as {other} by server {gpu.server.url}: "
+                                            f"{uuid} would promise some of its memory twice; serve it in parts "
+                                            f"of one count (--gpu-part I/N with the same N), or forget that "
+                                            f"server first (`rgpu server forget URL`)")
 
     def heartbeat(self, url: str, boot_id: str, usage: dict) -> list[str]:
         server = self.pool.servers.get(url)

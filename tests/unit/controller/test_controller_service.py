@@ -212,3 +212,30 @@ def test_bad_ttl(env):
     with pytest.raises(ApiError) as info:
         reserve(ctl, ttl=-1)
     assert info.value.code == "bad_request"
+
+
+def test_the_parts_of_one_gpu_join_as_gpus_only_in_parts_of_one_count(env):
+    """`rgpu-server --gpu-part I/N` registers GPU-x/part-I-of-N: the halves of a GPU are two GPUs of
+    the pool; a third of it, or the whole of it, beside them would promise some of its memory twice
+    and is refused (gpu_taken, naming the server that serves it); a part already held stays with its
+    server; once the parts' servers are forgotten the GPU may be served whole."""
+    ctl, clock, _ = env
+    half = [{"uuid": f"GPU-x/part-{i}-of-2", "index": 0, "name": "H200", "memory_total": 70 * GiB} for i in (1, 2)]
+    ctl.register("tcp://a:7450", half[:1], "cuda", "ba")
+    ctl.register("tcp://b:7450", half[1:], "cuda", "bb")
+    assert {"GPU-x/part-1-of-2", "GPU-x/part-2-of-2"} <= set(ctl.pool.gpus)
+    for uuid in ("GPU-x/part-1-of-3", "GPU-x"):
+        with pytest.raises(ApiError) as info:
+            ctl.register("tcp://c:7450", [{"uuid": uuid, "index": 0, "name": "H200", "memory_total": GiB}], "cuda", "bc")
+        assert info.value.code == "gpu_taken" and "twice" in info.value.message and "tcp://a:7450" in info.value.message
+    with pytest.raises(ApiError) as info:
+        ctl.register("tcp://c:7450", half[:1], "cuda", "bc")
+    assert info.value.code == "gpu_taken" and "tcp://a:7450" in info.value.message
+    assert "tcp://c:7450" not in ctl.pool.servers
+    ctl.register("tcp://a:7450", half[:1], "cuda", "ba2")  # its own server again: a restart
+    clock.t += 10
+    ctl.tick()  # both down: no heartbeats
+    for url in ("tcp://a:7450", "tcp://b:7450"):
+        ctl.forget_server(url)
+    ctl.register("tcp://c:7450", [{"uuid": "GPU-x", "index": 0, "name": "H200", "memory_total": 140 * GiB}], "cuda", "bc")
+    assert "GPU-x" in ctl.pool.gpus and not any(u.startswith("GPU-x/") for u in ctl.pool.gpus)
