@@ -43,6 +43,12 @@ class ApiError(Exception):
         self.code, self.message = code, message
 
 
+def _parts_of(uuid: str) -> tuple[str, str | None]:
+    """A registered GPU's uuid -> (the GPU's own uuid, N of its part-I-of-N suffix, or None when whole)."""
+    device, _, part = uuid.partition("/")
+    return device, part.rsplit("-of-", 1)[-1] if part.startswith("part-") else None
+
+
 class Controller:
     def __init__(self, store: Store, secret: bytes, *, heartbeat_interval: float = 1.0,
                  heartbeat_timeout: float = 5.0, token_lifetime: float = DEFAULT_TOKEN_LIFETIME,
@@ -124,16 +130,12 @@ class Controller:
         """A GPU served in parts (`rgpu-server --gpu-part I/N`: GPU-.../part-I-of-N) is served in parts
         of one N alone, and never also whole by another server: otherwise the pool would promise
         some of its memory twice (1/2 and 1/3 parts, or the whole GPU beside a half)."""
-        device, _, part = uuid.partition("/")
-        split = part.rsplit("-of-", 1)[-1] if part.startswith("part-") else None
+        device, split = _parts_of(uuid)
         for other, gpu in self.pool.gpus.items():
             if gpu.server.url == url or other == uuid:
                 continue
-            theirs, _, their_part = other.partition("/")
-            if theirs != device:
-                continue
-            their_split = their_part.rsplit("-of-", 1)[-1] if their_part.startswith("part-") else None
-            if split != their_split:
+            theirs, their_split = _parts_of(other)
+            if theirs == device and split != their_split:
                 raise ApiError("gpu_taken", f"GPU {device} is served as {other} by server {gpu.server.url}: "
                                             f"{uuid} would promise some of its memory twice; serve it in parts "
                                             f"of one count (--gpu-part I/N with the same N), or forget that "

@@ -70,7 +70,6 @@ class Link:
         target refused it, went away, or said nothing for ``timeout_s``."""
         if rid in self._early:
             return self._checked(self._early.pop(rid), op)
-        header = {"op": op}
         deadline = time.monotonic() + timeout_s
         poller = zmq.Poller()
         poller.register(self.sock, zmq.POLLIN)
@@ -80,9 +79,9 @@ class Link:
             ready = dict(poller.poll(int(left * 1000) + 1)) if left > 0 else {}
             if self.sock not in ready:
                 if self.monitor in ready and self._gone():
-                    raise MigrationFailed(f"the target went away during {header['op']}")
+                    raise MigrationFailed(f"the target went away during {op}")
                 if left <= 0:
-                    raise MigrationFailed(f"the target did not answer {header['op']} within {timeout_s:g} s")
+                    raise MigrationFailed(f"the target did not answer {op} within {timeout_s:g} s")
                 continue
             msg = wire.unpack(self.sock.recv_multipart()[0])
             if not isinstance(msg, dict):
