@@ -9,6 +9,9 @@
 #   2. null.log: the same table through the cuda backend on a driver that does no GPU work
 #      (benchmarks/native/nulldriver.c), on this host's CPUs: set against native.md, each row's
 #      difference is the GPU's and the driver's share, the rest rgpu's own path
+#   2a. probes.log: facts of this GPU's driver rgpu's design depends on (benchmarks/native/probes/):
+#      DMA speed from each kind of host memory (host_memory.cu) and the values it gives texture and
+#      surface objects in fresh contexts (object_values.cu, run twice)
 #   2b. launch_path.log: the worker's own cost per launch, compiled loop against Python
 #   2c. torch_steps.md, torch_steps.json, torch_steps.log: PyTorch's training and decode steps
 #      (tests/e2e/torch_workloads.py) natively and through rgpu on this GPU, same host and RGPU_SHM=0,
@@ -31,7 +34,7 @@
 #   summary.txt: each step's exit status and time.
 #
 #   scripts/gpu_check.sh [OUT] [--device cuda|sim] [--steps a,b] [--quick] [--limit STEP=S]...
-# --steps: some of native,null,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,digest,diagnose (default all; a lent machine
+# --steps: some of native,null,probes,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,digest,diagnose (default all; a lent machine
 # runs a command for at most 10 minutes: `--steps native,null,launch_path` then `--steps e2e`, and so on);
 # --device sim runs the same steps on the software GPU (to try the script on a machine without one);
 # --quick: one round of the table; --limit: a step's time limit in seconds (to fit a lease's minutes).
@@ -41,8 +44,8 @@ cd "$root"
 out=""
 device=cuda
 quick=0
-declare -A limits=([native]=420 [null]=180 [launch_path]=120 [torch_steps]=240 [e2e]=540 [moves]=300 [pytorch]=540 [profile_rows]=420 [reclaim]=180 [migrate]=240 [digest]=180 [diagnose]=400)
-steps=native,null,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,digest,diagnose
+declare -A limits=([native]=420 [null]=180 [probes]=120 [launch_path]=120 [torch_steps]=240 [e2e]=540 [moves]=300 [pytorch]=540 [profile_rows]=420 [reclaim]=180 [migrate]=240 [digest]=180 [diagnose]=400)
+steps=native,null,probes,launch_path,torch_steps,e2e,moves,pytorch,profile_rows,reclaim,migrate,digest,diagnose
 while [ $# -gt 0 ]; do
     case "$1" in
         --device) device=$2; shift 2 ;;
@@ -51,7 +54,7 @@ while [ $# -gt 0 ]; do
         --limit) [[ $2 =~ ^([a-z0-9_]+)=([0-9]+)$ && -n ${limits[${BASH_REMATCH[1]}]:-} ]] ||
                      { echo "gpu_check.sh: --limit wants STEP=SECONDS, got $2" >&2; exit 2; }
                  limits[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
-        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,/^set -uo/{/^set/!p}' "$0"; exit 0 ;;
         -*) echo "gpu_check.sh: unknown option $1 (--help)" >&2; exit 2 ;;
         *) out=$1; shift ;;
     esac
@@ -88,6 +91,10 @@ if wanted native; then
 fi
 # the null driver's table is printed only (--no-write): native.md stays the GPU's
 wanted null && step null "$py" -m benchmarks.native.run --device null --rounds "$rounds" --no-write
+# built here with the host's nvcc against its driver (cuda backend only: they call the driver directly)
+[ "$device" = cuda ] && wanted probes && step probes bash -c 'set -e; d=$(mktemp -d)
+    for p in host_memory object_values; do nvcc -O2 -o "$d/$p" "benchmarks/native/probes/$p.cu" -lcuda; done
+    "$d/host_memory" 64; "$d/object_values"; echo "-- object_values again, in a second process"; "$d/object_values"'
 wanted launch_path && step launch_path "$py" -m pytest benchmarks/test_launch_path.py -p no:xdist -q
 
 torch_py=${RGPU_TORCH_PYTHON:-python3}

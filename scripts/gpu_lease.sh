@@ -45,7 +45,7 @@ RGPU_PYTHON=$py RGPU_TORCH_PYTHON=$py timeout -k 10 $((budget - (SECONDS - t0)))
     "$src/source/scripts/gpu_check.sh" "$work/out" --steps "$steps" "${limits[@]}" "${quick[@]}"
 echo "gpu_check: exit $? after $((SECONDS - t0)) s"
 tar czf "$dest/gpu.tgz" -C "$work/out" .
-for f in summary.txt native.md torch_steps.md; do
+for f in summary.txt native.md torch_steps.md probes.log; do
     [ -f "$work/out/$f" ] && cp "$work/out/$f" "$dest/"
 done
 cat "$work/out/summary.txt"
