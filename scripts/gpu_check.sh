@@ -156,7 +156,12 @@ else
     echo "== pytorch: skipped ($torch_py has no CUDA torch, or --device is not cuda)" | tee -a "$out/summary.txt"
 fi
 
-wanted profile_rows && step profile_rows "$py" -m benchmarks.native.profile_rows --device "$device"
+# RGPU_GPU_PROFILE_ROWS: only the groups holding these rows (e.g. "h2d_pinned_gbps"), with their profiles
+# kept in OUT/profiles
+prof=()
+for r in ${RGPU_GPU_PROFILE_ROWS:-}; do prof+=(--group "$r"); done
+[ ${#prof[@]} -gt 0 ] && prof+=(--out "$out/profiles")
+wanted profile_rows && step profile_rows "$py" -m benchmarks.native.profile_rows --device "$device" "${prof[@]}"
 # idle reclaim: the driver's checkpoint of a worker's process and the restore a call pays, 64/256 MiB
 wanted reclaim && RGPU_TEST_DEVICE=$device step reclaim "$py" benchmarks/migration.py --reclaim-only 64 256
 # live migration between two servers on this GPU: pause, pre-copy and the plain copy beside them

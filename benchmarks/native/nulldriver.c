@@ -739,22 +739,47 @@ CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *c, CUstream s) {
     return CUDA_SUCCESS;
 }
 
-static unsigned long long next_object = 1;
+/* Texture and surface objects are numbered as an H200's driver numbers them in a fresh context
+ * (benchmarks/native/probes/object_values.cu): together, from 1, the lowest free value first. A
+ * moved session's objects are made again at the values the program holds by that order
+ * (server/backends/cuda/arrays.py object_restore). */
+#define MAX_OBJECTS 65536
+static unsigned char object_held[MAX_OBJECTS];
+static pthread_mutex_t object_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static CUresult object_new(unsigned long long *out) {
+    CUresult rc = CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&object_lock);
+    for (unsigned long long v = 1; v < MAX_OBJECTS; v++)
+        if (!object_held[v]) {
+            object_held[v] = 1, *out = v, rc = CUDA_SUCCESS;
+            break;
+        }
+    pthread_mutex_unlock(&object_lock);
+    return rc;
+}
+
+static CUresult object_free(unsigned long long v) {
+    pthread_mutex_lock(&object_lock);
+    int held = v < MAX_OBJECTS && object_held[v];
+    if (held) object_held[v] = 0;
+    pthread_mutex_unlock(&object_lock);
+    return held ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 CUresult cuTexObjectCreate(CUtexObject *out, const CUDA_RESOURCE_DESC *r, const CUDA_TEXTURE_DESC *t,
                            const CUDA_RESOURCE_VIEW_DESC *v) {
     ENTER();
     (void)r; (void)t; (void)v;
-    *out = next_object++;
-    return CUDA_SUCCESS;
+    return object_new(out);
 }
-CUresult cuTexObjectDestroy(CUtexObject t) { ENTER(); (void)t; return CUDA_SUCCESS; }
+CUresult cuTexObjectDestroy(CUtexObject t) { ENTER(); return object_free(t); }
 CUresult cuSurfObjectCreate(CUsurfObject *out, const CUDA_RESOURCE_DESC *r) {
     ENTER();
     (void)r;
-    *out = next_object++;
-    return CUDA_SUCCESS;
+    return object_new(out);
 }
-CUresult cuSurfObjectDestroy(CUsurfObject o) { ENTER(); (void)o; return CUDA_SUCCESS; }
+CUresult cuSurfObjectDestroy(CUsurfObject o) { ENTER(); return object_free(o); }
 
 /* -- streams and events: complete as soon as they are asked ------------------------------------- */
 

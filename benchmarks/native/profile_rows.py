@@ -3,7 +3,9 @@ per row group with the worker profiled (RGPU_WORKER_PROFILE), then prints, for t
 session of each, the messages served, the time serving them against the time waiting for the next
 one (the client's and the transport's share), and the worker's main stages by cumulative time.
 
-    .venv/bin/python -m benchmarks.native.profile_rows [--device auto|cuda|sim|null] [--out DIR]
+    .venv/bin/python -m benchmarks.native.profile_rows [--device auto|cuda|sim|null] [--out DIR] [--group ROW]...
+
+--group ROW: only the groups holding that row (e.g. h2d_pinned_gbps; a lent GPU's minutes).
 
 Profiles stay in DIR (default a temporary directory) for pstats; the summary goes to stdout."""
 from __future__ import annotations
@@ -61,10 +63,17 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", choices=["auto", "cuda", "sim", "null"], default="auto")
     ap.add_argument("--out", default="")
+    ap.add_argument("--group", action="append", default=[], metavar="ROW",
+                    help="only the groups holding this row (repeatable)")
     a = ap.parse_args(argv)
+    unknown = [r for r in a.group if not any(r in g.split(",") for g in GROUPS)]
+    if unknown:
+        ap.error(f"no group holds {', '.join(unknown)} (the rows: {', '.join(GROUPS)})")
     out = Path(a.out or tempfile.mkdtemp(prefix="rgpu-rows-"))
     for group in GROUPS:
         if a.device == "null" and group in NOT_ON_NULL:
+            continue
+        if a.group and not set(a.group) & set(group.split(",")):
             continue
         d = out / group.split(",")[0]
         d.mkdir(parents=True, exist_ok=True)

@@ -313,14 +313,19 @@ class Device(ABC):
                             desc.slices), None, data)
 
     # Texture and surface objects: kernels receive their values by value, so a restored session's
-    # objects must have the values it holds. A backend that makes them at a value it is told
-    # (the software GPU) says so here; a GPU's driver chooses them, so the cuda backend's sessions
-    # holding one cannot be checkpointed (server/checkpoint/session.py says why).
+    # objects must have the values it holds. A backend that can make them at those values says so
+    # here: the software GPU at any value it is told, the cuda backend by the order its driver
+    # numbers them in (cuda/arrays.py); another's sessions holding one cannot be checkpointed
+    # (server/checkpoint/session.py says why).
     objects_keep_values = False
 
     def object_restore(self, kind: str, value: int, res, tex, view):
-        """Make a texture (kind "texture") or surface object again at `value`; its backend object."""
+        """Make a texture (kind "texture") or surface object again at `value`; its backend object.
+        Called in the order of the values."""
         self._no_checkpoint(f"{kind} objects")
+
+    def objects_restored(self) -> None:
+        """Every object is made again (what object_restore needed only meanwhile can go)."""
 
     # CUDA IPC between sessions of one GPU (server/api/ipc.py keeps the handles and the policy)
     def ipc_export(self, addr: int, size: int) -> dict:

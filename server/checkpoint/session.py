@@ -70,12 +70,15 @@ def _texture_objects(session) -> list[list]:
 
 def _restore_texture_objects(session, described: list[list]) -> None:
     from ..api import textures
-    for kind, value, res_raw, tex_raw, view_raw in described:
+    # in the order of the values: a GPU's driver numbers textures and surfaces together (cuda/arrays.py)
+    for kind, value, res_raw, tex_raw, view_raw in sorted(described, key=lambda d: d[1]):
         res = textures.decode_resource(session, res_raw)
         tex = textures.decode_texture(tex_raw, res) if kind == "texture" else None
         view = textures.decode_view(view_raw, res) if kind == "texture" else None
         obj = session.device.object_restore(kind, value, res, tex, view)
         session.objects[(kind, value)] = textures.ObjectRecord(res, obj, res_raw, tex_raw, view_raw)
+    if described:
+        session.device.objects_restored()
 
 
 def _piece_error(res) -> list | None:

@@ -1,8 +1,7 @@
 """End to end, the cuda backend's part of live migration on the null driver
 (benchmarks/native/nulldriver.c), whatever the test backend: two null-driver servers are two GPUs of
-one pool (RGPU_NULL_UUID), and a session the cuda backend cannot move (texture objects, whose values the
-driver chooses: server/checkpoint/session.py; a module variable's address stored in device memory:
-server/checkpoint/escapes.py) is refused before anything stops,
+one pool (RGPU_NULL_UUID), and a session the cuda backend cannot move (a module variable's address
+stored in device memory: server/checkpoint/escapes.py) is refused before anything stops,
 with the reason given to `rgpu migrate` and in the log; and programs that write and read a module
 variable every iteration, by name (cudaMemcpyToSymbol and kin: server/api/symbols.py) or through
 the address they hold (an alias on the target: server/backends/cuda/aliases.py), move, twice. The moves themselves run on the null driver
@@ -51,16 +50,14 @@ def test_two_null_driver_servers_are_two_gpus_of_one_pool(null_pool):
 
 @pytest.mark.parametrize("how, why, event", [
     ("escape", "stored the address of module variable 'marks'", "migration_failed"),
-    ("texture", "kernels receive such an object by value", "migration_refused"),
 ])
 def test_a_move_the_cuda_backend_cannot_make_is_refused_before_anything_stops(null_pool, cuda_program, how, why,
                                                                               event):
     """migrate_copies `escape` stored a module variable's address in its device memory, where the
     target's driver would not put the variable (found by the pre-copy, while the program runs:
-    server/checkpoint/escapes.py); `texture` holds texture and surface objects, whose values the
-    driver chooses and kernels receive. `rgpu
-    migrate` fails with that reason (and the source server's log gives it), the program runs on where
-    it was and ends right, and the target holds nothing of it."""
+    server/checkpoint/escapes.py). `rgpu migrate` fails with that reason (and the source server's
+    log gives it), the program runs on where it was and ends right, and the target holds nothing of
+    it."""
     pool = null_pool
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--controller", pool.url, "--mem", "128MiB",
                              "--", str(cuda_program("migrate_copies")), "60", "150", how],

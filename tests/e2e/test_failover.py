@@ -395,16 +395,15 @@ def test_a_module_the_first_server_had_cached_loads_on_a_second_that_never_saw_i
     assert "resumed on" in err and "from the start" in err, err
 
 
-@pytest.mark.parametrize("how", ["graph", "arrays", "managed"])
+@pytest.mark.parametrize("how", ["graph", "texture", "managed"])
 def test_a_program_whose_objects_live_in_the_worker_fails_over_with_them(pool, cuda_program, how):  # noqa: F811
     """migrate_copies `graph` launches a CUDA graph the worker built (server/api/graphs.py) every
-    iteration; `arrays` writes and reads CUDA arrays (and on the software GPU samples and writes them
-    through texture and surface objects), `managed` managed memory from the host and the device: its
+    iteration; `texture` writes and reads CUDA arrays and samples and writes them through texture and
+    surface objects (where kernels run), `managed` managed memory from the host and the device: its
     server killed, the program resumes on the other from its checkpoint, where the graph, the arrays
-    and the objects are the session's again (checkpoint/objects.py, checkpoint/session.py), and ends
-    with the results of a run left alone."""
-    if how == "arrays":
-        how = "array" if pool.kind == "cuda" else "texture"
+    and the objects are the session's again, the objects at the values the program holds
+    (checkpoint/objects.py, checkpoint/session.py; the cuda backend's: cuda/arrays.py), and ends with
+    the results of a run left alone."""
     exe = cuda_program("migrate_copies")
     base = pool.run("--mem", "128MiB", "--", str(exe), "16", "0", how)
     assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr

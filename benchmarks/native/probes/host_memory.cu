@@ -30,38 +30,62 @@ static size_t size;
 static CUdeviceptr dev;
 static CUstream stream;
 
-static void measure(const char *kind, char *h, int registered, unsigned flags) {
+// How a copy is waited for: the driver's synchronous copy, or an async copy on a stream and then
+// cuStreamSynchronize, a cuStreamQuery poll (what rgpu's worker does first), or a blocking-sync event
+// (what it does when the wait goes on).
+enum { WAIT_SYNC_API, WAIT_STREAM_SYNC, WAIT_POLL, WAIT_EVENT };
+
+static CUresult copy(int dir, char *h, int wait, CUevent ev) {
+    CUresult rc;
+    if (wait == WAIT_SYNC_API) return dir == 0 ? cuMemcpyHtoD(dev, h, size) : cuMemcpyDtoH(h, dev, size);
+    rc = dir == 0 ? cuMemcpyHtoDAsync(dev, h, size, stream) : cuMemcpyDtoHAsync(h, dev, size, stream);
+    if (rc) return rc;
+    if (wait == WAIT_STREAM_SYNC) return cuStreamSynchronize(stream);
+    if (wait == WAIT_POLL) {
+        while ((rc = cuStreamQuery(stream)) == CUDA_ERROR_NOT_READY) {
+        }
+        return rc;
+    }
+    if ((rc = cuEventRecord(ev, stream))) return rc;
+    return cuEventSynchronize(ev);
+}
+
+static void measure_how(const char *kind, char *h, int registered, unsigned flags, int wait) {
     CUresult rc;
     if (!h || h == MAP_FAILED) {
-        printf("%-28s error allocation failed\n", kind);
+        printf("%-36s error allocation failed\n", kind);
         return;
     }
     memset(h, 7, size);
     if (registered && (rc = cuMemHostRegister(h, size, flags)) != CUDA_SUCCESS) {
         const char *n;
         cuGetErrorName(rc, &n);
-        printf("%-28s error register %s\n", kind, n);
+        printf("%-36s error register %s\n", kind, n);
         return;
     }
+    CUevent ev;
+    cuEventCreate(&ev, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
     double best[2] = {1e9, 1e9};
     for (int dir = 0; dir < 2; dir++) {
         for (int r = 0; r < 6; r++) {  // the first round warms up
             double t0 = now();
-            for (int i = 0; i < 10; i++) {
-                rc = dir == 0 ? cuMemcpyHtoDAsync(dev, h, size, stream) : cuMemcpyDtoHAsync(h, dev, size, stream);
-                if (rc != CUDA_SUCCESS) break;
-            }
-            if (rc == CUDA_SUCCESS) rc = cuStreamSynchronize(stream);
+            for (int i = 0; i < 10; i++)  // one copy at a time, waited for: a program's cudaMemcpy
+                if ((rc = copy(dir, h, wait, ev)) != CUDA_SUCCESS) break;
             if (rc != CUDA_SUCCESS) {
-                printf("%-28s error copy %d\n", kind, (int)rc);
+                printf("%-36s error copy %d\n", kind, (int)rc);
                 return;
             }
             double t = now() - t0;
             if (r && t < best[dir]) best[dir] = t;
         }
     }
-    printf("%-28s %6.2f %6.2f\n", kind, 10.0 * size / best[0] / 1e9, 10.0 * size / best[1] / 1e9);
+    cuEventDestroy(ev);
+    printf("%-36s %6.2f %6.2f\n", kind, 10.0 * size / best[0] / 1e9, 10.0 * size / best[1] / 1e9);
     if (registered) cuMemHostUnregister(h);
+}
+
+static void measure(const char *kind, char *h, int registered, unsigned flags) {
+    measure_how(kind, h, registered, flags, WAIT_STREAM_SYNC);
 }
 
 static char *shm(const char *name, int huge) {
@@ -136,5 +160,24 @@ int main(int argc, char **argv) {
     char *l = (char *)mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
     measure("anon shared locked+register", l, 1, CU_MEMHOSTREGISTER_PORTABLE);
     measure("pageable malloc", (char *)malloc(size), 0, 0);
+    // rgpu's pinned copy: from a registered segment, 4 KiB past its start (the segment's first page
+    // is its header), waited for each way
+    const char *how[] = {"sync API", "stream sync", "query poll", "blocking event"};
+    for (int w = 0; w < 4; w++) {
+        char label[64];
+        snprintf(name, sizeof name, "/probe-%d-w%d", (int)getpid(), w);
+        size_t n = size;
+        size += 4096;
+        char *seg = shm(name, 0);
+        size = n;
+        if (seg && cuMemHostRegister(seg, size + 4096, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) seg = NULL;
+        snprintf(label, sizeof label, "shm +4KiB, %s", how[w]);
+        measure_how(label, seg ? seg + 4096 : NULL, 0, 0, w);
+        snprintf(label, sizeof label, "cuMemAllocHost, %s", how[w]);
+        a = NULL;
+        cuMemAllocHost(&a, size);
+        measure_how(label, (char *)a, 0, 0, w);
+        if (a) cuMemFreeHost(a);
+    }
     return 0;
 }

@@ -5,6 +5,14 @@ Driver's structs by value with the driver's own handles in them (CUarray, CUmipm
 it. A texture or surface object's value is the driver's CUtexObject / CUsurfObject: kernels receive
 it by value, so it cannot be a session handle; the session remembers which values it made.
 
+A moved or failed-over session's objects are made again at the values the program holds
+(object_restore). The driver chooses a value, but from a table of its own: on an H200 (driver 580,
+benchmarks/native/probes/object_values.cu) a fresh context numbers textures and surfaces together
+from 1 and gives the lowest free value, the same in every process. So the target makes the objects
+in the order of their values, with fillers for the values the program no longer holds (destroyed
+once all are made), and checks every value it gets: one past the value wanted (a driver that numbers
+otherwise) fails the restore, and the session stays where it was.
+
 Arrays count against the session's memory quota by their bytes (the driver's padding is not seen)."""
 from __future__ import annotations
 
@@ -15,7 +23,8 @@ MEMORYTYPE_HOST, MEMORYTYPE_DEVICE, MEMORYTYPE_ARRAY = 1, 2, 3
 
 
 class CudaArrays:
-    """Mixed into CudaDevice: needs ``self._reserve``, ``self._arrays`` and the module's driver."""
+    """Mixed into CudaDevice: needs ``self._reserve``, ``self._arrays``, ``self._objects``,
+    ``self._fillers`` and the module's driver."""
 
     def _driver(self):
         from . import device
@@ -181,8 +190,43 @@ class CudaArrays:
         self._objects.pop(("surface", value), None)
         check(lib.cuSurfObjectDestroy(value))
 
+    objects_keep_values = True
+    # Values below the one wanted made as fillers at most: a program holding an object of a larger
+    # value (a million made and destroyed) is refused rather than spending the pause on fillers
+    MAX_FILLERS = 65536
+
+    def object_restore(self, kind: str, value: int, res: Resource, tex: TextureDesc | None,
+                       view: ViewDesc | None):
+        """Makes the object until the driver gives it `value` (server/checkpoint/session.py calls this in
+        the order of the values): smaller values are fillers, kept until objects_restored."""
+        from ...checkpoint.image import CheckpointError
+        _, lib, _ = self._driver()
+        for _ in range(self.MAX_FILLERS + 1):
+            if kind == "texture":
+                got, obj = self.tex_create(res, tex, view)
+            else:
+                got, obj = self.surf_create(res)
+            if got == value:
+                return obj
+            self._objects.pop((kind, got), None)
+            if got > value:
+                (lib.cuTexObjectDestroy if kind == "texture" else lib.cuSurfObjectDestroy)(got)
+                raise CheckpointError(f"this GPU's driver made {kind} object 0x{got:x} where the program holds "
+                                      f"0x{value:x} (kernels receive the value): it numbers objects otherwise than "
+                                      f"the lowest free value")
+            self._fillers.append((kind, got))
+        raise CheckpointError(f"{kind} object 0x{value:x}: more than {self.MAX_FILLERS} values below it are free")
+
+    def objects_restored(self) -> None:
+        """The fillers object_restore made go; the values are free for the program's next objects."""
+        _, lib, _ = self._driver()
+        fillers, self._fillers = self._fillers, []
+        for kind, value in fillers:
+            (lib.cuTexObjectDestroy if kind == "texture" else lib.cuSurfObjectDestroy)(value)
+
     def close_arrays(self) -> None:
         """What the session left behind, before the context goes: objects first, then arrays."""
+        self.objects_restored()
         ffi, lib, _ = self._driver()
         for kind, value in list(self._objects):
             (lib.cuTexObjectDestroy if kind == "texture" else lib.cuSurfObjectDestroy)(value)

@@ -194,6 +194,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         self._arrays: dict = {}
         self._mipmaps: dict = {}
         self._objects: dict = {}
+        self._fillers: list = []  # objects made only to give a restored one its value (cuda/arrays.py)
         self._vmm_tables()  # physical allocations, reserved ranges, mappings (vmm.py)
         self._ipc_tables()  # other sessions' memory opened here (ipc.py)
         self._placement_tables()  # what a checkpoint needs to know (placement.py)

@@ -29,7 +29,9 @@
 // `texture`: as `array`, with a texture object and a surface object over the array, a kernel writing
 // a word through the surface and one sampling a row through the texture each iteration (checked
 // where kernels run: the null driver runs none). Their values are what kernels receive, which a
-// GPU's driver chooses: the software GPU moves them, the cuda backend refuses.
+// GPU's driver chooses: a move makes them again at the same values. A third object, made first and
+// destroyed once the two are made, leaves a free value below theirs (which a driver numbering from
+// the lowest free value gives first: the cuda backend's restore makes and drops a filler for it).
 // `noise`: the large allocation written once is 64 MiB of pseudo-random bytes instead of 24 MiB of a
 // pattern: a checkpoint of it compresses to nothing less, so restoring it takes a while (a test stops
 // the server in the middle of a restore).
@@ -166,8 +168,11 @@ int main(int argc, char **argv) {
         cudaTextureDesc td = {};
         td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
         td.filterMode = cudaFilterModePoint, td.readMode = cudaReadModeElementType;
+        cudaTextureObject_t gone = 0;
+        CHECK(cudaCreateTextureObject(&gone, &rd, &td, nullptr));
         CHECK(cudaCreateTextureObject(&tex, &rd, &td, nullptr));
         CHECK(cudaCreateSurfaceObject(&surf, &rd));
+        CHECK(cudaDestroyTextureObject(gone));
     }
     uint32_t *late = nullptr, *early = nullptr;  // made and freed mid-run: the layout changes
     std::vector<uint32_t> hl(n);

@@ -251,3 +251,71 @@ def test_a_device_reset_frees_the_sessions_memory_on_the_driver(d, session):
     assert call(d, session, "cudaDeviceReset").rc == 0
     assert session.device.allocations() == []
     assert call(d, session, "cuMemFree_v2", dev).rc != 0  # gone: a second free is refused
+
+
+class Numbering:
+    """A driver's choice of object values, for object_restore: the lowest free from `first`, textures
+    and surfaces together (an H200's in a fresh context: benchmarks/native/probes/object_values.cu)."""
+
+    def __init__(self, device, first=1):
+        self.held, self.first, self.device = set(), first, device
+        real_destroy = device._driver
+
+        def driver():
+            ffi, lib, check = real_destroy()
+            return ffi, _Lib(lib, self), check
+        device._driver = driver
+
+    def make(self, kind):
+        def create(*_):
+            v = self.first
+            while v in self.held:
+                v += 1
+            self.held.add(v)
+            self.device._objects[(kind, v)] = True
+            return v, v
+        return create
+
+
+class _Lib:
+    def __init__(self, lib, numbering):
+        self._lib, self._n = lib, numbering
+
+    def __getattr__(self, name):
+        fn = getattr(self._lib, name)
+        if name in ("cuTexObjectDestroy", "cuSurfObjectDestroy"):
+            def destroy(v):
+                self._n.held.discard(v)
+                return fn(v)
+            return destroy
+        return fn
+
+
+def test_restored_objects_get_the_values_the_program_holds_with_fillers_below_them(session, monkeypatch):
+    """The program freed value 1 and holds texture 2 and surface 3: the restore (in the order of the
+    values) makes a filler at 1, then the two, then drops the filler; the values are the driver's."""
+    dev = session.device
+    n = Numbering(dev)
+    monkeypatch.setattr(dev, "tex_create", n.make("texture"))
+    monkeypatch.setattr(dev, "surf_create", n.make("surface"))
+    assert dev.objects_keep_values
+    assert dev.object_restore("texture", 2, None, None, None) == 2
+    assert dev.object_restore("surface", 3, None, None, None) == 3
+    assert n.held == {1, 2, 3}
+    dev.objects_restored()
+    assert n.held == {2, 3} and "cuTexObjectDestroy 0x1" in session.fake_log()
+    assert set(dev._objects) == {("texture", 2), ("surface", 3)}
+    # the program's next object gets the value the filler had, as on the source
+    assert n.make("texture")()[0] == 1
+
+
+def test_a_driver_numbering_otherwise_fails_the_restore_and_keeps_nothing(session, monkeypatch):
+    """A driver whose first value is past the one the program holds: the restore fails naming both
+    values (the move fails, the session stays where it was), and the object made is destroyed."""
+    from rgpu.server.checkpoint.image import CheckpointError
+    dev = session.device
+    n = Numbering(dev, first=0x10)
+    monkeypatch.setattr(dev, "tex_create", n.make("texture"))
+    with pytest.raises(CheckpointError, match="made texture object 0x10 where the program holds 0x2"):
+        dev.object_restore("texture", 2, None, None, None)
+    assert n.held == set() and not dev._objects
