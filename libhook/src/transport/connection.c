@@ -158,6 +158,23 @@ double rgpu_spin_window_s(void) {
     return w;
 }
 
+/* A sync copy through shared memory takes about its size over the DMA's rate, all of which the worker
+ * polls the GPU for (server/backends/cuda/waits.py copy_spin_s): the reply comes then, not within a
+ * round trip. A client that blocked after RGPU_SPIN_US would be woken through the kernel a millisecond
+ * later, and on a GPU host under a sandbox (gVisor, an H200) that wake-up cost a 64 MiB pinned copy a
+ * quarter of its time (41 against 55 GB/s native; the worker's own copy and wait took 1.28 ms of the
+ * client's 1.63). The driver's own cudaMemcpy spins for as long (CU_CTX_SCHED_AUTO, with fewer
+ * contexts than cores), so the wait for such a copy spins for as long as its DMA can take too, at a
+ * slow link's rate and capped as the worker's is: a CPU the program would spend in CUDA's copy. */
+#define COPY_SPIN_RATE 8e9
+#define COPY_SPIN_MAX_S 0.02
+double rgpu_reply_spin_s(size_t copy_bytes) {
+    double w = rgpu_spin_window_s();
+    if (w <= 0 || copy_bytes == 0) return w;
+    double more = (double)copy_bytes / COPY_SPIN_RATE;
+    return w + (more < COPY_SPIN_MAX_S ? more : COPY_SPIN_MAX_S);
+}
+
 static int (*wait_policy)(void);
 
 void rgpu_set_wait_policy(int (*mode)(void)) { __atomic_store_n(&wait_policy, mode, __ATOMIC_RELEASE); }
@@ -170,11 +187,10 @@ int rgpu_wait_mode(void) {
 /* Before it blocks, a thread waits for its reply in the mode the policy gives it (RGPU_WAIT_*):
  * spinning, spinning and yielding the CPU to other threads, or not at all. A blocked thread is woken
  * through the kernel when the reply comes, which on a same-host round trip costs more than the
- * server's work. The spin lasts RGPU_SPIN_US at most, whatever the mode: longer waits are a kernel's
- * or the network's, and only cost a CPU. */
-int rgpu_spin_for_reply(void *sock, double deadline) {
+ * server's work. The spin lasts `w` at most, whatever the mode (RGPU_SPIN_US, or a copy's
+ * rgpu_reply_spin_s): longer waits are a kernel's or the network's, and only cost a CPU. */
+int rgpu_spin_for_reply(void *sock, double deadline, double w) {
     int mode = rgpu_wait_mode();
-    double w = rgpu_spin_window_s();
     if (mode == RGPU_WAIT_BLOCK || w <= 0) return -1;
     double until = rgpu_now_s() + w;
     if (until > deadline) until = deadline;

@@ -38,6 +38,13 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
         return RGPU_DEVICE_UNAVAILABLE;
     }
     double deadline = rgpu_now_s() + rgpu_timeout_s();
+    /* a copy through shared memory: its reply comes once the DMA is done (rgpu_reply_spin_s) */
+    size_t copying = 0;
+    if (s->shm_base && c->pin_used) copying = c->pin_len;
+    else if (s->shm_base && c->shm == 2) copying = c->shm_cap;
+    else if (s->shm_base && c->shm == 1)
+        for (int i = 0; i < c->nbulk; i++) copying += c->bulk_len[i];
+    double spin = rgpu_reply_spin_s(copying);
     c->shm_early = 0;
     if (c->shm_piped) rgpu_take_early(s, c, seq, deadline);
     size_t streamed = 0; /* of a D2H copy's data, in the caller's buffer */
@@ -48,12 +55,12 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
         lost = 0;
         if (w == 1 && s->ring_wait) {
             int mode = rgpu_wait_mode();
-            int rw = rgpu_ring_wait(s, deadline, mode == RGPU_WAIT_BLOCK ? 0 : rgpu_spin_window_s(),
+            int rw = rgpu_ring_wait(s, deadline, mode == RGPU_WAIT_BLOCK ? 0 : spin,
                                     mode != RGPU_WAIT_SPIN, (struct zmq_msg_t *)head);
             if (rw == 1 || rw == 2) s->ring_wait = 0; /* 2: the worker put this reply on the socket */
             w = rw == 1 ? 3 : rw == 2 ? 1 : rw;
         }
-        if (w == 1) w = rgpu_spin_for_reply(s->sock, deadline) == 0 ? 0 : rgpu_wait_readable(s->sock, s, deadline);
+        if (w == 1) w = rgpu_spin_for_reply(s->sock, deadline, spin) == 0 ? 0 : rgpu_wait_readable(s->sock, s, deadline);
         if (w == -2) {
             /* the connection dropped: a move's notice may be waiting behind it */
             zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
@@ -261,7 +268,8 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
 static void take_followers(rgpu_session *s, int dev, struct rgpu_call *c, uint64_t seq, double deadline) {
     for (int i = 0; i < c->nthen;) {
         struct rgpu_call *f = &c->then[i];
-        int w = rgpu_spin_for_reply(s->sock, deadline) == 0 ? 0 : rgpu_wait_readable(s->sock, s, deadline);
+        int w = rgpu_spin_for_reply(s->sock, deadline, rgpu_spin_window_s()) == 0 ? 0
+                                                                             : rgpu_wait_readable(s->sock, s, deadline);
         if (w == -2 && s->fo) {
             /* a --failover session lost its server between its call's reply and its followers': the
              * message, followers included, is in the log; after the recovery the followers not taken
