@@ -14,6 +14,8 @@ import pytest
 
 from rgpu.paths import client_env
 from tests.support.daemons import wait_until
+from tests.support.null_server import start as start_null_server
+from benchmarks.native import run as native
 
 pytestmark = pytest.mark.e2e
 
@@ -59,6 +61,27 @@ def test_pinned_copies_are_exact_and_move_no_data(cuda_program, start_server, cu
     assert _field(line, "shm_bytes_in") <= 8 * MIB + 4096 and _field(line, "bytes_in") < MIB, line
     assert "pinned_segments=0" in line  # every segment was unmapped at its cudaFreeHost
     assert not _segments(p.pid), "the program's pinned segments are gone after its exit"
+
+
+@pytest.mark.parametrize("fast", ["1", "0"])
+def test_sync_pinned_copies_are_served_by_the_compiled_loop_on_the_cuda_backend(daemons, fast):
+    """On the cuda backend (the null driver, on any host) a plain cudaMemcpy from or to pinned memory
+    whose segment the worker has mapped goes on the call ring and is served by the worker's compiled
+    loop (server/backends/cuda/native/copies.c, pinned_sync_one), waited for there. The native table's
+    program (benchmarks/native/native_bench.cu) copies 16 MiB of cudaMallocHost memory up and down
+    (a warm-up, then a round each way) and checks what came back; the bytes are counted as pinned, as
+    Python counts them. The first copy naming the segment is Python's (it maps and registers it); with
+    RGPU_FAST_COPY=0 every copy is (the loop's count holds its cudaMalloc and cudaFree too)."""
+    url, handle = start_null_server(daemons, env={"RGPU_FAST_COPY": fast})
+    p = _run(native.build(), [url], "--rows", "h2d_pinned_gbps,d2h_pinned_gbps", "--scale", "sim", "--rounds", "1")
+    assert p.returncode == 0 and '"d2h_pinned_gbps"' in p.stdout, p.stdout + p.stderr
+    (line,) = _ended(handle)
+    copies = (_field(line, "pinned_bytes_in") + _field(line, "pinned_bytes_out")) // (16 * MIB)
+    assert copies >= 11 and _field(line, "bytes_in") < MIB, line
+    if fast == "1":
+        assert _field(line, "copies_compiled") >= copies - 1, line
+    else:
+        assert _field(line, "copies_compiled") == 0, line
 
 
 def test_pinned_memory_is_portable_across_two_servers(cuda_program, start_server):

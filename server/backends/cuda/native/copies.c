@@ -3,9 +3,11 @@
  * path serves them (server/staging.py run_shm, server/api/memory.py _copy and _memset_2d,
  * server/backends/cuda/device.py copy_htod, copy_dtoh and memset), for the one shape that is common:
  * a message of one call, a copy with its data in one region of the segment (H2D) or room there for
- * it (D2H), or a memset, every argument one the Python path accepts. Anything else is Python's: more
- * calls in the message, bulk frames, staged or pinned copies, copies of REGISTER_MIN bytes or more
- * (which register the segment with the device first), a range outside the allocations it knows, a
+ * it (D2H), or a memset, every argument one the Python path accepts; and a sync copy between device
+ * memory and the program's pinned memory (server/staging.py run_pinned) of a segment the worker has
+ * mapped and pinned here already, of up to PINNED_SYNC_MAX bytes. Anything else is Python's: more
+ * calls in the message, bulk frames, staged copies, copies of REGISTER_MIN bytes or more through the
+ * session segment (which register it with the device first), a range outside the allocations it knows, a
  * stream it does not know, a driver that refuses, and errors of every kind (their messages are
  * Python's). The calls before that one may be allocations the client placed (rgpuMemPlace, async:
  * server/api/placed.py), up to RGPU_PLACE_MAX of them: placed here, and undone if the last call is not one
@@ -52,6 +54,10 @@ typedef struct {
 #define MAX_CALLS 32
 void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
 #define REGISTER_MIN (1u << 20) /* server/staging.py: copies this large register the segment first */
+/* A sync pinned copy waited for here keeps the loop from the worker's checks for as long as its DMA
+ * takes (the device was idle before it): 5 ms at an H200's 55 GB/s, 20 ms over PCIe 3. Larger ones
+ * are Python's, whose waiter keeps the checks running. */
+#define PINNED_SYNC_MAX (256ull << 20)
 #define H2D_KIND 1
 #define D2H_KIND 2
 #define D2D_KIND 3
@@ -419,6 +425,41 @@ static int dtod_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, 
 
 static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
                       int run, void **late_stream);
+static uint64_t pinned_region(rgpu_copier *c, const rgpu_env_pinned *pin);
+
+/* A sync copy between device memory and the program's pinned memory: cuMemcpyHtoD_v2 [dst, count],
+ * cuMemcpyDtoH_v2 [src, count] or cudaMemcpy [dst, src, count, kind] of either kind (a program's plain
+ * cudaMemcpy from cudaMallocHost memory), with its pinned record, as server/staging.py run_pinned and
+ * device.py copy_htod_host / copy_dtoh_host serve it: queued on the legacy stream once the device is
+ * idle, waited for until done (the wait as short as the DMA), counted as Python counts it. The data
+ * lies in the program's memory either way: the reply carries none. run 0: whether it is one. */
+static int pinned_sync_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
+                           int run) {
+    int h2d;
+    uint64_t dev, count;
+    if (k->stream) return 0; /* the async forms are a step's (pinned_one) */
+    if (k->op == OP_RUNTIME_COPY) {
+        if (a[3] != H2D_KIND && a[3] != D2H_KIND) return 0;
+        h2d = a[3] == H2D_KIND;
+        dev = h2d ? a[0] : a[1], count = a[2];
+    } else if (k->op == OP_H2D || k->op == OP_D2H) {
+        h2d = k->op == OP_H2D;
+        dev = a[0], count = a[1];
+    } else {
+        return 0;
+    }
+    if (count == 0 || count > PINNED_SYNC_MAX || pin->length != count || !c->pinned_bytes || !inside(c, dev, count))
+        return 0;
+    uint64_t host = pinned_region(c, pin);
+    if (!host) return 0;
+    if (!run) return 1;
+    if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
+    CUresult rc = h2d ? c->htod(dev, (const void *)(uintptr_t)host, count, NULL)
+                      : c->dtoh((void *)(uintptr_t)host, dev, count, NULL);
+    if (rc != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, NULL)) return 0;
+    c->pinned_bytes[h2d ? 0 : 1] += count;
+    return 1;
+}
 
 /* An event record: [event, stream(, flags)], an event and a stream the session made (api/stream.py
  * event_record, which records with cuEventRecord whatever the flags). run 0: only whether it is one the
@@ -572,6 +613,8 @@ static int last_call(rgpu_copier *c, mp_reader *r, const uint8_t *end, unsigned 
         ok = k->op == OP_MEMSET ? memset_one(c, k, a, run)
            : k->op == OP_ALLOC  ? alloc_one(c, quota, a[0], done)
                                 : free_one(c, quota, a[0], done);
+    } else if (call.copy.tag == RGPU_ENV_PINNED) {
+        ok = pinned_sync_one(c, k, a, &call.copy.u.pinned, run);
     } else {
         ok = seg && copy_one(c, k, a, nargs, &call, seg, seg_size, run, done);
     }
