@@ -12,7 +12,9 @@
  * event is complete at once, and an event's time is the host clock when it was recorded. With
  * RGPU_NULL_KERNEL_US=N a kernel takes N µs instead, one after another on one engine: until the
  * last one launched is done, streams and events recorded behind it are not ready (a query answers
- * CUDA_ERROR_NOT_READY, a synchronize waits), as on a GPU between a launch and its end. Calls it
+ * CUDA_ERROR_NOT_READY, a synchronize waits), as on a GPU between a launch and its end; with
+ * RGPU_NULL_COPY_GBPS=R an async copy between host and device memory occupies that engine for its
+ * bytes at R GB/s too (its data lands at once), as a large DMA does. Calls it
  * does not define are absent: the backend names the first one it misses. The e2e suite runs the
  * project's programs whose checks need no kernel's result, NVIDIA's libraries and PyTorch through it
  * (tests/e2e/test_null_driver.py). Built by run.py with gcc against the generated driver
@@ -93,6 +95,21 @@ static void kernel_ran(void) {
     pthread_mutex_lock(&busy_mu);
     double t = now_ms();
     busy_until = (busy_until > t ? busy_until : t) + kernel_ms;
+    pthread_mutex_unlock(&busy_mu);
+}
+
+/* RGPU_NULL_COPY_GBPS: an async host<->device copy of n bytes keeps the engine busy n / rate (0: none). */
+static double copy_gbps = -1;
+
+static void copy_ran(size_t n) {
+    if (copy_gbps < 0) {
+        const char *e = getenv("RGPU_NULL_COPY_GBPS");
+        copy_gbps = e ? atof(e) : 0;
+    }
+    if (copy_gbps <= 0) return;
+    pthread_mutex_lock(&busy_mu);
+    double t = now_ms();
+    busy_until = (busy_until > t ? busy_until : t) + (double)n / (copy_gbps * 1e6);
     pthread_mutex_unlock(&busy_mu);
 }
 
@@ -600,12 +617,14 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstre
     ENTER();
     (void)s;
     memcpy((void *)(uintptr_t)dst, src, n);
+    copy_ran(n);
     return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
     ENTER();
     (void)s;
     memcpy(dst, (const void *)(uintptr_t)src, n);
+    copy_ran(n);
     return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {

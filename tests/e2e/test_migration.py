@@ -136,7 +136,9 @@ def test_a_session_on_a_real_gpu_is_not_moved_and_runs_on(start_server, cuda_pro
     on where it was and ends right, and the other server holds nothing of it."""
     a, _ = start_server(memory="256MiB")
     b, _ = start_server(memory="256MiB")
-    proc = subprocess.Popen([str(cuda_program("migrate_copies")), "8", "150", "escape"],
+    # 60 iterations of 150 ms: the pre-copy that finds the stored address ends well before the program
+    # (on the H200, 8 iterations ended first, and the move failed as "the session ended" instead)
+    proc = subprocess.Popen([str(cuda_program("migrate_copies")), "60", "150", "escape"],
                             env={**client_env([a]), "RGPU_TIMEOUT": "60", "RGPU_LOG": "info"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -63,16 +63,19 @@ def test_pinned_copies_are_exact_and_move_no_data(cuda_program, start_server, cu
     assert not _segments(p.pid), "the program's pinned segments are gone after its exit"
 
 
-@pytest.mark.parametrize("fast", ["1", "0"])
-def test_sync_pinned_copies_are_served_by_the_compiled_loop_on_the_cuda_backend(daemons, fast):
+@pytest.mark.parametrize("fast, gbps", [("1", "0"), ("1", "2"), ("0", "0")])
+def test_sync_pinned_copies_are_served_by_the_compiled_loop_on_the_cuda_backend(daemons, fast, gbps):
     """On the cuda backend (the null driver, on any host) a plain cudaMemcpy from or to pinned memory
     whose segment the worker has mapped goes on the call ring and is served by the worker's compiled
     loop (server/backends/cuda/native/copies.c, pinned_sync_one), waited for there. The native table's
     program (benchmarks/native/native_bench.cu) copies 16 MiB of cudaMallocHost memory up and down
     (a warm-up, then a round each way) and checks what came back; the bytes are counted as pinned, as
     Python counts them. The first copy naming the segment is Python's (it maps and registers it); with
-    RGPU_FAST_COPY=0 every copy is (the loop's count holds its cudaMalloc and cudaFree too)."""
-    url, handle = start_null_server(daemons, env={"RGPU_FAST_COPY": fast})
+    RGPU_FAST_COPY=0 every copy is (the loop's count holds its cudaMalloc and cudaFree too).
+    `gbps` 2: each copy keeps the null driver's engine busy 8 ms (RGPU_NULL_COPY_GBPS), past the
+    loop's poll: it waits in the driver's synchronize, and never hands a copy it queued to Python,
+    which would run it again."""
+    url, handle = start_null_server(daemons, env={"RGPU_FAST_COPY": fast, "RGPU_NULL_COPY_GBPS": gbps})
     p = _run(native.build(), [url], "--rows", "h2d_pinned_gbps,d2h_pinned_gbps", "--scale", "sim", "--rounds", "1")
     assert p.returncode == 0 and '"d2h_pinned_gbps"' in p.stdout, p.stdout + p.stderr
     (line,) = _ended(handle)

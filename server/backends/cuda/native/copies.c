@@ -311,7 +311,7 @@ static int copy_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, 
     if (!run) return 1;
     if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
     CUresult rc = h2d ? c->htod(dev, seg + off, count, stream) : c->dtoh(seg + off, dev, count, stream);
-    if (rc != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, stream)) return 0;
+    if (rc != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, stream, count)) return 0;
     if (h2d) done->shm_in = count;
     else done->out_len = count;
     return 1;
@@ -456,7 +456,7 @@ static int pinned_sync_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64
     if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
     CUresult rc = h2d ? c->htod(dev, (const void *)(uintptr_t)host, count, NULL)
                       : c->dtoh((void *)(uintptr_t)host, dev, count, NULL);
-    if (rc != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, NULL)) return 0;
+    if (rc != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, NULL, count)) return 0;
     c->pinned_bytes[h2d ? 0 : 1] += count;
     return 1;
 }
@@ -648,7 +648,7 @@ int rgpu_copier_frame_d2h(rgpu_copier *c, mp_reader *r, const void *end, void *b
     *count = n;
     if (!run) return 1;
     if (n > cap || !rgpu_launcher_idle(c->l)) return 0;
-    if (c->dtoh(buf, dev, n, NULL) != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, NULL)) return 0;
+    if (c->dtoh(buf, dev, n, NULL) != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, NULL, n)) return 0;
     out->served = 1;
     out->last_seq = call.seq;
     out->runtime = (int)k->runtime;

@@ -42,7 +42,7 @@ uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *heade
 int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream);
 int rgpu_launcher_event(rgpu_launcher *l, uint64_t h, void **event);
 int rgpu_launcher_idle(rgpu_launcher *l);
-int rgpu_launcher_finish(rgpu_launcher *l, void *stream);
+int rgpu_launcher_finish(rgpu_launcher *l, void *stream, uint64_t bytes); /* a copy of `bytes` queued */
 void rgpu_launcher_end(rgpu_launcher *l, rgpu_launch_run *out);
 
 /* A step's async D2H copies into pinned memory whose data must be there before the step's reply (`sync`

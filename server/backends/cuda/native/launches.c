@@ -506,7 +506,7 @@ typedef CUresult (*poll_fn)(rgpu_launcher *, void *);
 static CUresult query_stream(rgpu_launcher *l, void *s) { return l->query(s); }
 static CUresult query_event(rgpu_launcher *l, void *e) { return l->event_query(e); }
 
-static CUresult poll(rgpu_launcher *l, poll_fn query, void *object) {
+static CUresult poll_for(rgpu_launcher *l, poll_fn query, void *object, long ns) {
     CUresult rc = query(l, object);
     if (rc != NOT_READY) return rc;
     struct timespec t0, t;
@@ -515,9 +515,11 @@ static CUresult poll(rgpu_launcher *l, poll_fn query, void *object) {
         rc = query(l, object);
         if (rc != NOT_READY) return rc;
         clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < l->poll_ns);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ns);
     return rc;
 }
+
+static CUresult poll(rgpu_launcher *l, poll_fn query, void *object) { return poll_for(l, query, object, l->poll_ns); }
 
 /* A wait as the loop answers it: which of the wait ids (STREAM_QUERY..CTX_SYNC, + 1: the runtime's),
  * and the stream or event it waits for. */
@@ -580,8 +582,17 @@ int rgpu_launcher_event(rgpu_launcher *l, uint64_t h, void **event) { return eve
 
 int rgpu_launcher_idle(rgpu_launcher *l) { return l->query && query_all(l, NULL) == CUDA_SUCCESS; }
 
-int rgpu_launcher_finish(rgpu_launcher *l, void *stream) {
-    return (poll(l, query_stream, stream) ?: l->synchronize(stream)) == CUDA_SUCCESS;
+/* A copy the loop queued on an idle device, waited for until it is done (copies.c): polled for as long
+ * as its DMA can take (its bytes at a slow link's 8 GB/s on top of poll_ns, at most 20 ms: Python's
+ * wait for a copy polls as long, server/backends/cuda/waits.py copy_spin_s), then the blocking
+ * synchronize, which waits for that copy alone. 0 only for an error the synchronize reports: a copy
+ * still running is never handed back, since Python would run it again. */
+#define COPY_POLL_MAX_NS 20000000L
+int rgpu_launcher_finish(rgpu_launcher *l, void *stream, uint64_t bytes) {
+    long more = (long)(bytes / 8 < (uint64_t)COPY_POLL_MAX_NS ? bytes / 8 : (uint64_t)COPY_POLL_MAX_NS); /* ns at 8 GB/s */
+    CUresult rc = poll_for(l, query_stream, stream, l->poll_ns + more);
+    if (rc == CUDA_SUCCESS || rc == NOT_READY) rc = l->synchronize(stream);
+    return rc == CUDA_SUCCESS;
 }
 
 void rgpu_launcher_end(rgpu_launcher *l, rgpu_launch_run *out) {
