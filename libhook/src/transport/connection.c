@@ -163,9 +163,9 @@ double rgpu_spin_window_s(void) {
  * round trip. A client that blocked after RGPU_SPIN_US is woken through the kernel once it is done: on
  * an H200 host a 64 MiB pinned copy waited for blocking ran at 41-43 GB/s, spinning at 44-45 (55
  * native), and on this 2-core VM 16 MiB ones 10.0 against 11.5-12.7. The driver's own cudaMemcpy
- * spins for as long (CU_CTX_SCHED_AUTO, with fewer
- * contexts than cores), so the wait for such a copy spins for as long as its DMA can take too, at a
- * slow link's rate and capped as the worker's is: a CPU the program would spend in CUDA's copy. */
+ * spins for as long (CU_CTX_SCHED_AUTO, with fewer contexts than cores), so the wait for such a copy
+ * spins for as long as its DMA can take too, at a slow link's rate and capped as the worker's is: a
+ * CPU the program would spend in CUDA's copy. */
 #define COPY_SPIN_RATE 8e9
 #define COPY_SPIN_MAX_S 0.02
 double rgpu_reply_spin_s(size_t copy_bytes) {

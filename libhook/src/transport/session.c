@@ -66,9 +66,9 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     /* A sync message of one frame whose reply comes whole goes on the call ring when there is one
      * (ring.c), a copy from or to pinned memory too (its data moves by DMA: the worker's compiled
      * loop serves it, copies.c pinned_sync_one); the rest, and anything larger than its slot, on the
-     * socket, counted there. So do a
-     * message whose sync call has followers (several replies) and one sent while async copies' data
-     * is still to come (it comes on the socket ahead of the reply: copy_late.c). */
+     * socket, counted there. So do a message whose sync call has followers (several replies) and one
+     * sent while async copies' data is still to come (it comes on the socket ahead of the reply:
+     * copy_late.c). */
     s->ring_wait = c && s->ring_on && !nframes && !c->nthen && (!s->nlate || !rgpu_late_on_socket(s)) &&
                    (shm == SEG_NONE || shm == SEG_IN || shm == SEG_OUT || shm == SEG_PINNED) &&
                    !c->shm_piped && rgpu_sync_field(c, shm) == 1 && rgpu_ring_send(s, hdr.buf, hdr.len) == 0;

@@ -23,7 +23,7 @@ double rgpu_now_s(void);
 double rgpu_spin_window_s(void);
 double rgpu_reply_spin_s(size_t copy_bytes); /* a sync copy of that many bytes: the spin its reply is waited for with */
 int rgpu_wait_mode(void); /* RGPU_WAIT_* of the calling thread, as the policy registered from above says */
-int rgpu_spin_for_reply(void *sock, double deadline, double w);              /* 0: readable within w seconds of spinning */
+int rgpu_spin_for_reply(void *sock, double deadline, double w); /* 0: readable within w seconds of spinning */
 int rgpu_wait_readable(void *sock, rgpu_session *s, double deadline); /* 0, -1 timeout, -2 lost */
 int rgpu_session_event(rgpu_session *s); /* one monitor event taken: -2 the connection is lost, else 0 */
 int rgpu_worker_silent(rgpu_session *s, rgpu_watch *w); /* a look (liveness.c): 1 the worker is gone, logged */
