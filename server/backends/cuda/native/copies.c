@@ -277,19 +277,29 @@ static int memset_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a
     return rc == CUDA_SUCCESS; /* a memset the driver refused was not queued: Python's reports it */
 }
 
+/* A copy between host and device memory, read from its arguments: cudaMemcpy(Async) [dst, src, count,
+ * kind(, stream)], the device side by the kind, or cuMemcpyHtoD/DtoH(Async)_v2 [device address,
+ * count(, stream)]. *stream_arg: where its stream argument is, if it has one. 0: not such a copy. */
+static int host_copy(const rgpu_copy_call *k, const uint64_t *a, int *h2d, uint64_t *dev, uint64_t *count,
+                     int *stream_arg) {
+    if (k->op == OP_RUNTIME_COPY) {
+        if (a[3] != H2D_KIND && a[3] != D2H_KIND) return 0;
+        *h2d = a[3] == H2D_KIND;
+        *dev = *h2d ? a[0] : a[1], *count = a[2], *stream_arg = 4;
+        return 1;
+    }
+    if (k->op != OP_H2D && k->op != OP_D2H) return 0;
+    *h2d = k->op == OP_H2D;
+    *dev = a[0], *count = a[1], *stream_arg = 2;
+    return 1;
+}
+
 /* A copy through the segment `seg` (seg_size: where its data regions end). */
 static int copy_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, uint32_t nargs,
                     const rgpu_env_call *call, unsigned char *seg, uint64_t seg_size, int run, rgpu_copy_done *done) {
-    int h2d;
+    int h2d, unused;
     uint64_t dev, count;
-    if (k->op == OP_RUNTIME_COPY) { /* [dst, src, count, kind(, stream)]: the device side by the kind */
-        if (a[3] != H2D_KIND && a[3] != D2H_KIND) return 0;
-        h2d = a[3] == H2D_KIND;
-        dev = h2d ? a[0] : a[1], count = a[2];
-    } else { /* [device address, count(, stream)] */
-        h2d = k->op == OP_H2D;
-        dev = a[0], count = a[1];
-    }
+    if (!host_copy(k, a, &h2d, &dev, &count, &unused)) return 0;
     const rgpu_env_shm *shm = &call->copy.u.shm;
     if (call->sync != 1 || call->copy.tag != RGPU_ENV_SHM || count == 0 || count >= REGISTER_MIN) return 0;
     uint64_t off = RGPU_SHM_DATA;
@@ -435,19 +445,10 @@ static uint64_t pinned_region(rgpu_copier *c, const rgpu_env_pinned *pin);
  * lies in the program's memory either way: the reply carries none. run 0: whether it is one. */
 static int pinned_sync_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
                            int run) {
-    int h2d;
+    int h2d, unused;
     uint64_t dev, count;
     if (k->stream) return 0; /* the async forms are a step's (pinned_one) */
-    if (k->op == OP_RUNTIME_COPY) {
-        if (a[3] != H2D_KIND && a[3] != D2H_KIND) return 0;
-        h2d = a[3] == H2D_KIND;
-        dev = h2d ? a[0] : a[1], count = a[2];
-    } else if (k->op == OP_H2D || k->op == OP_D2H) {
-        h2d = k->op == OP_H2D;
-        dev = a[0], count = a[1];
-    } else {
-        return 0;
-    }
+    if (!host_copy(k, a, &h2d, &dev, &count, &unused)) return 0;
     if (count == 0 || count > PINNED_SYNC_MAX || pin->length != count || !c->pinned_bytes || !inside(c, dev, count))
         return 0;
     uint64_t host = pinned_region(c, pin);
@@ -558,18 +559,10 @@ static uint64_t pinned_region(rgpu_copier *c, const rgpu_env_pinned *pin) {
  * stream put there. */
 static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
                       int run, void **late_stream) {
-    int h2d;
-    uint64_t dev, count, sh;
-    if (k->op == OP_RUNTIME_COPY) {
-        if (a[3] != H2D_KIND && a[3] != D2H_KIND) return 0;
-        h2d = a[3] == H2D_KIND;
-        dev = h2d ? a[0] : a[1], count = a[2], sh = a[4];
-    } else if (k->op == OP_H2D || k->op == OP_D2H) {
-        h2d = k->op == OP_H2D;
-        dev = a[0], count = a[1], sh = a[2];
-    } else {
-        return 0;
-    }
+    int h2d, at;
+    uint64_t dev, count;
+    if (!host_copy(k, a, &h2d, &dev, &count, &at)) return 0;
+    uint64_t sh = a[at];
     if (late_stream && h2d) return 0;
     uint64_t host = pinned_region(c, pin);
     if (!host || !c->pinned_bytes || pin->length != count || count == 0 || !inside(c, dev, count)) return 0;
