@@ -10,6 +10,7 @@ import itertools
 import time
 
 import zmq
+import zmq.utils.monitor
 
 from rgpu.protocol import curve, wire
 
@@ -47,9 +48,14 @@ class Link:
         curve.limit(self.sock, MAX_FRAME)
         if server_key is not None:
             curve.as_client(self.sock, keys, server_key)
-        self.monitor = self.sock.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
+        # Until the first connection is up, nothing but the connect's own retries would tell of a
+        # target that died between its supervisor's answer and the link's connect (no connection,
+        # so no heartbeat and no disconnect): not up within liveness.SILENCE_MS is gone too
+        self._up = zmq.EVENT_HANDSHAKE_SUCCEEDED if server_key is not None else zmq.EVENT_CONNECTED
+        self.monitor = self.sock.get_monitor_socket(self._up | zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
                                                     zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL |
                                                     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        self.connected, self._connect_by = False, time.monotonic() + liveness.SILENCE_MS / 1000
         self.sock.connect(endpoint)
         self._rids = itertools.count(1)
         self._events: list[dict] = []
@@ -76,14 +82,17 @@ class Link:
         poller.register(self.monitor, zmq.POLLIN)
         while True:
             left = deadline - time.monotonic()
-            ready = dict(poller.poll(int(left * 1000) + 1)) if left > 0 else {}
+            # not yet connected: woken to check the connect's deadline, which no event marks
+            step = left if self.connected else min(left, 0.2)
+            ready = dict(poller.poll(int(step * 1000) + 1)) if left > 0 else {}
             if self.sock not in ready:
-                if self.monitor in ready and self._gone():
+                if self._gone():  # also when an earlier events() saw it go
                     raise MigrationFailed(f"the target went away during {op}")
                 if left <= 0:
                     raise MigrationFailed(f"the target did not answer {op} within {timeout_s:g} s")
                 continue
             msg = wire.unpack(self.sock.recv_multipart()[0])
+            self.connected = True  # whatever its monitor has not said yet
             if not isinstance(msg, dict):
                 continue
             if msg.get("rid") == rid:
@@ -108,7 +117,11 @@ class Link:
 
     def _gone(self) -> bool:
         while self.monitor.poll(0):
-            self.monitor.recv_multipart()
+            if zmq.utils.monitor.recv_monitor_message(self.monitor)["event"] == self._up:
+                self.connected = True
+            else:
+                self.lost = True
+        if not self.connected and time.monotonic() > self._connect_by:
             self.lost = True
         return self.lost
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 import zmq
 
+from rgpu.server import liveness
 from rgpu.server.migration.transfer import Link, MigrationFailed
 
 # a target stand-in: a ROUTER that answers every request ok, as the target worker does
@@ -94,3 +96,34 @@ def test_requests_in_flight_together_each_get_their_own_reply_whatever_order_the
         ctx.term()
         proc.kill()
         proc.wait(10)
+
+
+def test_a_target_that_dies_before_the_link_connects_is_gone_within_the_links_silence_bound():
+    """The target's supervisor answered with the worker's endpoint and the worker died before the
+    source's link connected (the CI run that saw a move wait out its reply timeout): no connection
+    means no heartbeat and no disconnect, so the link takes a connect that is not up within the
+    silence bound for a target gone, whatever the request's own timeout."""
+    ctx = zmq.Context()
+    proc = subprocess.Popen([sys.executable, "-c", TARGET], stdout=subprocess.PIPE, text=True)
+    port = int(proc.stdout.readline())
+    proc.kill()  # its port is closed now: every connect is refused
+    proc.wait(10)
+    link = Link(ctx, f"tcp://127.0.0.1:{port}", None, None)
+    try:
+        # "went away", not "did not answer transfer within 60 s": the connect's bound ended it
+        with pytest.raises(MigrationFailed, match="the target went away during transfer"):
+            link.request({"op": "transfer"}, timeout_s=60)
+        # and a link that did connect is not judged by that bound: a target's reply after it passed
+        live = subprocess.Popen([sys.executable, "-c", TARGET], stdout=subprocess.PIPE, text=True)
+        try:
+            up = Link(ctx, f"tcp://127.0.0.1:{int(live.stdout.readline())}", None, None)
+            assert up.request({"op": "hello"}, timeout_s=10)["ok"]
+            time.sleep(liveness.SILENCE_MS / 1000 + 0.5)
+            assert up.request({"op": "later"}, timeout_s=10)["ok"] and not up.lost
+            up.close()
+        finally:
+            live.kill()
+            live.wait(10)
+    finally:
+        link.close()
+        ctx.term()
