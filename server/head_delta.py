@@ -6,9 +6,9 @@ A client whose worker does not share its memory may send a head of HEAD_DELTA_MI
 bytes as a message whose first frame is empty, whose second is a `head_delta` record (envelope.toml:
 the head's length and its base's first 16 bytes) and whose third is the differences (a bitmap of the
 head's 32-byte blocks that differ from the base, then those blocks: libhook/src/transport/log_delta.h).
-Both ends keep the last head of each length in that range in slot length % HEAD_DELTA_SLOTS, every one
-sent or received on the session's socket after the attach, in its order. A delta whose base is not the
-one in its slot, or whose differences do not fit its length, is a malformed message: it runs nothing,
+Both ends keep the last head of each of the HEAD_DELTA_SLOTS lengths in that range used most recently,
+every one sent or received on the session's socket after the attach, in its order, by the same rule
+(`HeadTable.slot_for`, head_delta.c's `slot_for`). A delta whose base is not the one in its slot, or whose differences do not fit its length, is a malformed message: it runs nothing,
 and the session ends (its later messages would lean on the head it lost)."""
 from __future__ import annotations
 
@@ -99,9 +99,25 @@ class HeadTable:
 
     def __init__(self) -> None:
         self.slots: list[memoryview | None] = [None] * HEAD_DELTA_SLOTS
+        self.lengths = [0] * HEAD_DELTA_SLOTS  # what the client's slots hold (0: nothing yet)
+        self.used = [0] * HEAD_DELTA_SLOTS
+        self.clock = 0
         self.pools: list[list] = [[] for _ in range(HEAD_DELTA_SLOTS)]
         self.deltas = 0        # messages whose head came as a delta
         self.bytes_saved = 0   # the heads' bytes less the deltas' (the record and the differences)
+
+    def slot_for(self, length: int) -> int:
+        """The slot of a head of `length` bytes, as the client chooses it: the one that holds that
+        length, else the one used least recently (an empty one first), which takes the length (its
+        base gone). Marked used now."""
+        if length in self.lengths:
+            slot = self.lengths.index(length)
+        else:
+            slot = min(range(HEAD_DELTA_SLOTS), key=self.used.__getitem__)  # the first of equals, as in C
+            self.lengths[slot], self.slots[slot] = length, None
+        self.clock += 1
+        self.used[slot] = self.clock
+        return slot
 
     def take(self, body: list) -> list:
         """The message with its head whole: a delta's three frames made the head they stand for; a head
@@ -113,16 +129,17 @@ class HeadTable:
             rec = read_head_delta(wire.unpack(bytes(_bytes(body[1]))))
             if not HEAD_DELTA_MIN <= rec.length <= HEAD_DELTA_MAX:
                 raise MalformedMessage(f"head_delta: a head of {rec.length} bytes is not sent as a delta")
-            slot = rec.length % HEAD_DELTA_SLOTS
-            base = self.slots[slot]
+            slot = self.lengths.index(rec.length) if rec.length in self.lengths else None
+            base = self.slots[slot] if slot is not None else None
             if base is None or len(base) != rec.length or base[:len(rec.base)] != rec.base:
                 raise MalformedMessage("head_delta: its base is not the head this worker kept for its length")
             delta = _bytes(body[2])
             whole = apply(base, delta, rec.length, _spare(self.pools[slot], rec.length))
             self.deltas += 1
             self.bytes_saved += rec.length - len(delta) - len(_bytes(body[1]))
+            self.slot_for(rec.length)  # marked used only once made whole: a refused delta changes nothing
             self.slots[slot] = memoryview(whole)  # held: _spare passes it by
             return [zmq.Frame(whole), *body[3:]]  # a frame, as the socket's: the serving paths read .buffer
         if head is not None and HEAD_DELTA_MIN <= len(head) <= HEAD_DELTA_MAX:
-            self.slots[len(head) % HEAD_DELTA_SLOTS] = head
+            self.slots[self.slot_for(len(head))] = head
         return body

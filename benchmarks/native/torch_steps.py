@@ -34,7 +34,10 @@ from tests.support.daemons import DaemonSet  # noqa: E402
 
 WORKLOADS = ROOT / "tests" / "e2e" / "torch_workloads.py"
 NAMES = ["cnn", "transformer", "transformer_amp", "decode", "decode_graph"]
-CONFIGS = {"native": "native", "rgpu": "rgpu, same host", "rgpu_noshm": "rgpu, `RGPU_SHM=0`"}
+# rgpu_batch16: async calls sent 16 at a time (RGPU_BATCH_CALLS), not held until the step's
+# synchronisation: whether starting the GPU on a step's kernels sooner is worth a message per 16 calls
+CONFIGS = {"native": "native", "rgpu": "rgpu, same host", "rgpu_noshm": "rgpu, `RGPU_SHM=0`",
+           "rgpu_batch16": "rgpu, same host, `RGPU_BATCH_CALLS=16`"}
 
 
 def _steps(argv: list[str], env: dict, timeout: float) -> dict[str, dict]:
@@ -54,7 +57,8 @@ def measure(device: str, steps: int, rounds: int, warmup: int, on_round=None) ->
         if device == "null":
             env["RGPU_LIBCUDA"] = str(native.null_driver())
         url = native._server(daemons, "cuda", env)
-        runs = {"rgpu": {**client_env([url]), "RGPU_SHM": "1"}, "rgpu_noshm": {**client_env([url]), "RGPU_SHM": "0"}}
+        runs = {"rgpu": {**client_env([url]), "RGPU_SHM": "1"}, "rgpu_noshm": {**client_env([url]), "RGPU_SHM": "0"},
+                "rgpu_batch16": {**client_env([url]), "RGPU_SHM": "1", "RGPU_BATCH_CALLS": "16"}}
         if device == "cuda":
             runs = {"native": native.native_env(), **runs}
         for done in range(1, rounds + 1):

@@ -8,9 +8,12 @@
  * step before (benchmarks/results/wire-bytes-2026-12-03.md). The failover log keeps heads the same way
  * (log_delta.h), whose encoder this uses.
  *
- * Both ends keep the last head of each length from HEAD_DELTA_MIN to HEAD_DELTA_MAX bytes in slot
- * length % HEAD_DELTA_SLOTS: the client every such head it sends on the session's socket, the worker
- * every one it receives there, so the worker holds the base the client names. Every head the client
+ * Both ends keep the last head of each of the HEAD_DELTA_SLOTS lengths from HEAD_DELTA_MIN to
+ * HEAD_DELTA_MAX bytes used most recently: the client every such head it sends on the session's
+ * socket, the worker every one it receives there, in the same order and by the same rule (`slot_for`,
+ * server/head_delta.py's), so the worker holds the base the client names. Not one slot per length %
+ * HEAD_DELTA_SLOTS, as before: a step's heads of lengths that shared a slot took turns in it and went
+ * whole every step (a loop's two heads a step, failover_launches.cu with RGPU_BATCH_CALLS=16). Every head the client
  * sends there after the attach goes through rgpu_send_head; the tables start empty at each attach (a
  * move or a failover reaches a new worker, whose table is empty too). The delta names its base's first
  * 16 bytes, which hold the seq of the base's first call: a worker whose slot holds another head
@@ -33,23 +36,36 @@ static int wanted(void) {
 void rgpu_heads_reset(rgpu_session *s, int across) {
     for (int i = 0; i < RGPU_HEAD_DELTA_SLOTS; i++) {
         free(s->heads[i].buf);
-        s->heads[i].buf = NULL, s->heads[i].len = 0;
+        s->heads[i].buf = NULL, s->heads[i].len = 0, s->heads[i].used = 0;
     }
+    s->heads_clock = 0;
     s->heads_on = across && wanted();
 }
 
-/* The head kept as its length's base (a copy: the message's own buffer is zmq's once sent). */
-static void keep(rgpu_session *s, const uint8_t *head, size_t len) {
-    struct rgpu_head_slot *k = &s->heads[len % RGPU_HEAD_DELTA_SLOTS];
-    if (k->len != len) {
-        uint8_t *buf = realloc(k->buf, len);
-        if (!buf) { /* out of memory: the slot forgets; the next head of its length goes whole, and both keep that */
-            free(k->buf);
-            k->buf = NULL, k->len = 0;
-            return;
+/* The slot of a head of `len` bytes: the one that holds that length, else the one used least
+ * recently (an empty one first: its `used` is 0), whose length it takes. Marked used now. */
+static struct rgpu_head_slot *slot_for(rgpu_session *s, size_t len) {
+    struct rgpu_head_slot *k = &s->heads[0];
+    for (int i = 0; i < RGPU_HEAD_DELTA_SLOTS; i++) {
+        if (s->heads[i].len == len) {
+            k = &s->heads[i];
+            break;
         }
-        k->buf = buf, k->len = len;
+        if (s->heads[i].used < k->used) k = &s->heads[i];
     }
+    if (k->len != len) {
+        free(k->buf);
+        k->buf = NULL, k->len = len;
+    }
+    k->used = ++s->heads_clock;
+    return k;
+}
+
+/* The head kept as its slot's base (a copy: the message's own buffer is zmq's once sent). Out of
+ * memory the slot keeps its length with no base: the next head of that length goes whole, and both
+ * ends' slots stay the same. */
+static void keep(struct rgpu_head_slot *k, const uint8_t *head, size_t len) {
+    if (!k->buf && !(k->buf = malloc(len))) return;
     memcpy(k->buf, head, len);
 }
 
@@ -62,13 +78,13 @@ static void free_buf(void *data, void *hint) {
 int rgpu_send_head_delta(rgpu_session *s, zmq_msg_t *head, int flags) {
     size_t len = zmq_msg_size(head);
     const uint8_t *cur = zmq_msg_data(head);
-    struct rgpu_head_slot *k = &s->heads[len % RGPU_HEAD_DELTA_SLOTS];
+    struct rgpu_head_slot *k = slot_for(s, len);
     size_t cap = rgpu_delta_cap(len), n = 0;
-    uint8_t *delta = k->len == len ? malloc(cap) : NULL;
+    uint8_t *delta = k->buf ? malloc(cap) : NULL;
     if (delta) n = rgpu_delta_encode(k->buf, cur, len, delta, cap);
     if (!n) { /* no base of this length, or too different from it: whole, and the base from now on */
         free(delta);
-        keep(s, cur, len);
+        keep(k, cur, len);
         return zmq_msg_send(head, s->sock, flags);
     }
     uint8_t recbuf[64];
@@ -76,7 +92,7 @@ int rgpu_send_head_delta(rgpu_session *s, zmq_msg_t *head, int flags) {
     mp_init_inline(&w, recbuf, sizeof recbuf);
     rgpu_env_head_delta rec = {.length = len, .base = {.p = k->buf, .n = RGPU_ENV_HEAD_BASE}};
     rgpu_env_write_head_delta(&w, &rec);
-    keep(s, cur, len);
+    keep(k, cur, len);
     zmq_msg_t empty, d;
     zmq_msg_init(&empty);
     int rc = zmq_msg_send(&empty, s->sock, ZMQ_SNDMORE);

@@ -26,6 +26,31 @@
 #define BATCH_MAX_CALLS 256
 #define BATCH_MAX_BYTES (8u << 20)
 
+/* RGPU_BATCH_CALLS: the most async calls one message carries (default and at most BATCH_MAX_CALLS).
+ * A GPU runs a launch as soon as the program makes it; the calls held here run only once the batch
+ * goes, at the latest with the program's next synchronisation, so a training step's kernels (a
+ * transformer's 166) ran after all of the program's work on the step instead of beside it. Smaller
+ * messages start the device sooner. On the null driver with 5 us kernels (2-core VM, 2026-12-04) 16
+ * took the transformer's step from 3.96-4.53 to 3.39-3.62 ms and made the decode loop's slower (254-314
+ * to 310-328 us): async messages go on the socket, not the call ring (ring.c). So the default stays
+ * until a GPU host measures it (torch_steps.py runs 16 beside it). Counted, not timed: a loop's
+ * messages split the same way every step, so across hosts their heads cross as their differences
+ * from the last step's (head_delta.c keeps the heads of the 8 lengths used most recently). */
+static uint32_t batch_calls(void) {
+    static long n = -1;
+    if (n < 0) {
+        const char *e = getenv("RGPU_BATCH_CALLS");
+        char *end = NULL;
+        long v = e && *e ? strtol(e, &end, 10) : BATCH_MAX_CALLS;
+        if (e && *e && (*end || v < 1)) {
+            rgpu_log(RGPU_LOG_WARN, "RGPU_BATCH_CALLS=%s is not a whole number >= 1: using %d", e, BATCH_MAX_CALLS);
+            v = BATCH_MAX_CALLS;
+        }
+        n = v > BATCH_MAX_CALLS ? BATCH_MAX_CALLS : v;
+    }
+    return (uint32_t)n;
+}
+
 /* Sends the queued async calls plus (optionally) one more call, as one message. */
 int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     size_t shm_len = 0;
@@ -321,7 +346,10 @@ int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int
         memcpy(zmq_msg_data(m), c->bulk[i], c->bulk_len[i]);
         s->bulkbytes += c->bulk_len[i];
     }
-    if (flush || s->nbatch >= BATCH_MAX_CALLS || s->bulkbytes >= BATCH_MAX_BYTES || s->batch.len >= BATCH_MAX_BYTES) {
+    /* A --failover session's queued calls wait for a sync call while its wire twin stands for them:
+     * sent alone they would carry pinned data as frames and leave the call ring */
+    uint32_t most = s->wire_on ? BATCH_MAX_CALLS : batch_calls();
+    if (flush || s->nbatch >= most || s->bulkbytes >= BATCH_MAX_BYTES || s->batch.len >= BATCH_MAX_BYTES) {
         if (rgpu_send_batch(s, NULL, 0) != 0 && !s->fo) {
             rgpu_mark_dead(s, "send failed");
             return RGPU_DEVICE_UNAVAILABLE;

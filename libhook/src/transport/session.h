@@ -85,8 +85,9 @@ typedef struct {
     int bulk_waited;    /* the first large frame waited for the handshake's outcome (bulk.c, bulk_ready) */
     int bulk_named;     /* the worker was told bulk_chan (this attach): its sealed records are recognised */
     /* heads sent as deltas to a worker that does not share the client's memory (head_delta.c): the last
-     * head of each length sent on the socket since the attach, in slot length % RGPU_HEAD_DELTA_SLOTS */
-    struct rgpu_head_slot { size_t len; uint8_t *buf; } heads[RGPU_HEAD_DELTA_SLOTS];
+     * head of each of the RGPU_HEAD_DELTA_SLOTS lengths sent on the socket most recently since the attach */
+    struct rgpu_head_slot { size_t len; uint8_t *buf; uint64_t used; } heads[RGPU_HEAD_DELTA_SLOTS];
+    uint64_t heads_clock;
     int heads_on;
 } rgpu_session;
 

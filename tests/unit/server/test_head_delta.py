@@ -92,18 +92,38 @@ def test_the_table_follows_the_clients_heads_and_counts_what_the_deltas_saved(li
     # heads too short or too long to be kept leave the table as it is
     table.take([b"x" * (HEAD_DELTA_MIN - 1)])
     table.take([b"y" * (HEAD_DELTA_MAX + 1)])
-    assert bytes(table.slots[212_000 % HEAD_DELTA_SLOTS]) == third
+    assert bytes(table.slots[table.lengths.index(212_000)]) == third
 
 
-def test_a_head_of_another_length_in_the_same_slot_is_not_a_base_for_this_one(lib):
+def test_heads_of_the_lengths_used_most_recently_are_kept_and_the_least_recent_goes(lib):
+    """A step's heads of lengths equal modulo the table's size each stay their length's base (the
+    table had one slot per length % HEAD_DELTA_SLOTS, where they took turns and went whole); a length
+    more than the table holds takes the slot used least recently, whose length then has no base."""
     rng = random.Random(2)
     table = HeadTable()
     a = rng.randbytes(HEAD_DELTA_MIN)
-    b = rng.randbytes(HEAD_DELTA_MIN + HEAD_DELTA_SLOTS)  # the same slot, another length
+    b = rng.randbytes(HEAD_DELTA_MIN + HEAD_DELTA_SLOTS)  # one slot for both, under the old rule
     table.take([a])
     table.take([b])
+    for _ in range(3):  # a step's two heads, step after step: each a delta from its own last
+        a2, b2 = changed(rng, a, 3), changed(rng, b, 3)
+        assert table.take(delta_message(lib, a, a2))[0].bytes == a2
+        assert table.take(delta_message(lib, b, b2))[0].bytes == b2
+        a, b = a2, b2
+    assert table.deltas == 6
+    # HEAD_DELTA_SLOTS - 1 more lengths fill the table; a's, used least recently since, then goes
+    others = [rng.randbytes(HEAD_DELTA_MIN + 1 + i) for i in range(HEAD_DELTA_SLOTS - 1)]
+    table.take([b2 := changed(rng, b, 1)])  # b used after a
+    for head in others:
+        table.take([head])
+    assert sorted(table.lengths) == sorted([len(b)] + [len(h) for h in others])
     with pytest.raises(MalformedMessage, match="base is not the head"):
         table.take(delta_message(lib, a, changed(rng, a, 3)))
+    fresh = HeadTable()  # b's base held on where a's went
+    for head in [a, b2, *others]:
+        fresh.take([head])
+    b3 = changed(rng, b2, 3)
+    assert fresh.take(delta_message(lib, b2, b3))[0].bytes == b3
 
 
 @pytest.mark.parametrize("spoil", ["base", "bitmap past the end", "a block missing", "a block extra",
@@ -133,7 +153,8 @@ def test_a_delta_that_cannot_be_made_whole_is_refused(lib, spoil):
         msg = msg[:2]
     else:
         msg[1] = msgpack.packb([HEAD_DELTA_MAX + 1, base[:16]], use_bin_type=True)
+    before = list(table.used)
     with pytest.raises(MalformedMessage):
         table.take(msg)
     # the refused message changed nothing: the base is still the one kept
-    assert bytes(table.slots[length % HEAD_DELTA_SLOTS]) == base
+    assert bytes(table.slots[table.lengths.index(length)]) == base and table.used == before
