@@ -8,8 +8,9 @@ the head's length and its base's first 16 bytes) and whose third is the differen
 head's 32-byte blocks that differ from the base, then those blocks: libhook/src/transport/log_delta.h).
 Both ends keep the last head of each of the HEAD_DELTA_SLOTS lengths in that range used most recently,
 every one sent or received on the session's socket after the attach, in its order, by the same rule
-(`HeadTable.slot_for`, head_delta.c's `slot_for`). A delta whose base is not the one in its slot, or whose differences do not fit its length, is a malformed message: it runs nothing,
-and the session ends (its later messages would lean on the head it lost)."""
+(`HeadTable.slot_for`, head_delta.c's `slot_for`). A delta whose base is not the one in its slot, or
+whose differences do not fit its length, is a malformed message: it runs nothing, and the session
+ends (its later messages would lean on the head it lost)."""
 from __future__ import annotations
 
 import sys

@@ -13,13 +13,13 @@
  * socket, the worker every one it receives there, in the same order and by the same rule (`slot_for`,
  * server/head_delta.py's), so the worker holds the base the client names. Not one slot per length %
  * HEAD_DELTA_SLOTS, as before: a step's heads of lengths that shared a slot took turns in it and went
- * whole every step (a loop's two heads a step, failover_launches.cu with RGPU_BATCH_CALLS=16). Every head the client
- * sends there after the attach goes through rgpu_send_head; the tables start empty at each attach (a
- * move or a failover reaches a new worker, whose table is empty too). The delta names its base's first
- * 16 bytes, which hold the seq of the base's first call: a worker whose slot holds another head
- * refuses the message, never runs calls it did not get. Only where the worker does not share the
- * client's memory (on one host the head is a copy through shared memory, and the CPU a delta takes is
- * all it would cost); RGPU_HEAD_DELTA=0 turns it off. */
+ * whole every step (a loop's two heads a step, failover_launches.cu with RGPU_BATCH_CALLS=16). Every
+ * head the client sends there after the attach goes through rgpu_send_head; the tables start empty at
+ * each attach (a move or a failover reaches a new worker, whose table is empty too). The delta names
+ * its base's first 16 bytes, which hold the seq of the base's first call: a worker whose slot holds
+ * another head refuses the message, never runs calls it did not get. Only where the worker does not
+ * share the client's memory (on one host the head is a copy through shared memory, and the CPU a
+ * delta takes is all it would cost); RGPU_HEAD_DELTA=0 turns it off. */
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
