@@ -145,16 +145,7 @@ int rgpu_worker_silent(rgpu_session *s, rgpu_watch *w) {
 #define SPIN_US_DEFAULT 200
 double rgpu_spin_window_s(void) {
     static double w = -1;
-    if (w < 0) {
-        const char *e = getenv("RGPU_SPIN_US");
-        char *end = NULL;
-        long us = e && *e ? strtol(e, &end, 10) : SPIN_US_DEFAULT;
-        if (e && *e && (*end || us < 0)) {
-            rgpu_log(RGPU_LOG_WARN, "RGPU_SPIN_US=%s is not a whole number >= 0: using %d", e, SPIN_US_DEFAULT);
-            us = SPIN_US_DEFAULT;
-        }
-        w = us * 1e-6;
-    }
+    if (w < 0) w = rgpu_env_whole("RGPU_SPIN_US", 0, SPIN_US_DEFAULT) * 1e-6;
     return w;
 }
 

@@ -42,6 +42,20 @@ int rgpu_switched_on(const char *name, int *cache) {
     return *cache;
 }
 
+/* A variable's whole number of at least `min`, read now; `dflt` when it is unset, and, said in the
+ * log, when it is not such a number. */
+long rgpu_env_whole(const char *name, long min, long dflt) {
+    const char *e = getenv(name);
+    if (!e || !*e) return dflt;
+    char *end = NULL;
+    long v = strtol(e, &end, 10);
+    if (*end || v < min) {
+        rgpu_log(RGPU_LOG_WARN, "%s=%s is not a whole number >= %ld: using %ld", name, e, min, dflt);
+        return dflt;
+    }
+    return v;
+}
+
 static int pipeline_on(void) {
     static int on = -1;
     return rgpu_switched_on("RGPU_SHM_PIPELINE", &on);

@@ -39,13 +39,7 @@
 static uint32_t batch_calls(void) {
     static long n = -1;
     if (n < 0) {
-        const char *e = getenv("RGPU_BATCH_CALLS");
-        char *end = NULL;
-        long v = e && *e ? strtol(e, &end, 10) : BATCH_MAX_CALLS;
-        if (e && *e && (*end || v < 1)) {
-            rgpu_log(RGPU_LOG_WARN, "RGPU_BATCH_CALLS=%s is not a whole number >= 1: using %d", e, BATCH_MAX_CALLS);
-            v = BATCH_MAX_CALLS;
-        }
+        long v = rgpu_env_whole("RGPU_BATCH_CALLS", 1, BATCH_MAX_CALLS);
         n = v > BATCH_MAX_CALLS ? BATCH_MAX_CALLS : v;
     }
     return (uint32_t)n;

@@ -80,6 +80,7 @@ enum {
     SEG_STAGED_OUT, /* its reply's bulk goes there a chunk at a time */
 };
 int rgpu_switched_on(const char *name, int *cache);
+long rgpu_env_whole(const char *name, long min, long dflt);
 int rgpu_input_in_frames(int shm);
 void rgpu_encode_call(mp_writer *w, uint64_t seq, struct rgpu_call *c, int sync, int shm, size_t shm_len);
 void rgpu_encode_head(mp_writer *w, const uint8_t *async, size_t alen, uint32_t nasync, struct rgpu_call *c,
