@@ -22,6 +22,12 @@ from ...errors import CudaError
 MEMORYTYPE_HOST, MEMORYTYPE_DEVICE, MEMORYTYPE_ARRAY = 1, 2, 3
 
 
+def _destroy(lib, kind: str, value: int):
+    """The driver's destroy of a texture or surface object; its CUresult (not checked: a session's
+    end and a restore's clean-up go on past one that fails)."""
+    return (lib.cuTexObjectDestroy if kind == "texture" else lib.cuSurfObjectDestroy)(value)
+
+
 class CudaArrays:
     """Mixed into CudaDevice: needs ``self._reserve``, ``self._arrays``, ``self._objects``,
     ``self._fillers`` and the module's driver."""
@@ -210,7 +216,7 @@ class CudaArrays:
                 return obj
             self._objects.pop((kind, got), None)
             if got > value:
-                (lib.cuTexObjectDestroy if kind == "texture" else lib.cuSurfObjectDestroy)(got)
+                _destroy(lib, kind, got)
                 raise CheckpointError(f"this GPU's driver made {kind} object 0x{got:x} where the program holds "
                                       f"0x{value:x} (kernels receive the value): it numbers objects otherwise than "
                                       f"the lowest free value")
@@ -222,14 +228,14 @@ class CudaArrays:
         _, lib, _ = self._driver()
         fillers, self._fillers = self._fillers, []
         for kind, value in fillers:
-            (lib.cuTexObjectDestroy if kind == "texture" else lib.cuSurfObjectDestroy)(value)
+            _destroy(lib, kind, value)
 
     def close_arrays(self) -> None:
         """What the session left behind, before the context goes: objects first, then arrays."""
         self.objects_restored()
         ffi, lib, _ = self._driver()
         for kind, value in list(self._objects):
-            (lib.cuTexObjectDestroy if kind == "texture" else lib.cuSurfObjectDestroy)(value)
+            _destroy(lib, kind, value)
         for m in list(self._mipmaps):
             lib.cuMipmappedArrayDestroy(m)
         for a in list(self._arrays):

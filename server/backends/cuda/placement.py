@@ -39,8 +39,8 @@ Managed memory is the arena's too (device.py mem_alloc_managed: the client keeps
 coherent, the GPU sees device memory), and moves as any allocation does.
 
 Also refused, with their reasons: managed memory from cuMemAllocManaged, made where there is no arena
-(the driver's UVM places it, and VMM memory is not managed), and what describe() refuses on every backend (VMM mappings of
-the program's own, CUDA IPC)."""
+(the driver's UVM places it, and VMM memory is not managed), and what describe() refuses on every
+backend (VMM mappings of the program's own, CUDA IPC)."""
 from __future__ import annotations
 
 import contextlib
