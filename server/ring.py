@@ -3,12 +3,14 @@ client's end; server/native/ring.c, in librgpu_launches.so, the compiled wait an
 
 When the client's session segment (shm.py) offers a ring and the worker maps the segment, sync
 messages without bulk frames come through the ring, and their replies go back the same way: no ZeroMQ
-hand-offs, no kernel wake-up while both sides are spinning. The worker waits on the ring's doorbell,
-which the client rings for its socket messages too, so an idle session blocks on one futex; messages
-the ring cannot carry (bulk frames, pieces, anything past its slot) keep the socket, in order.
+hand-offs, no kernel wake-up while both sides are spinning; so do messages of async calls only, several
+at a time, with no reply. The worker waits on the ring's doorbell, which the client rings for its
+socket messages too, so an idle session blocks on one futex; messages the ring cannot carry (bulk
+frames, pieces, anything past the room left) keep the socket, in order.
 
-A client can write anything into its segment: a record longer than its slot ends that session with
-a clear error (RingBroken), never a read past the ring."""
+A client can write anything into its segment: a record that cannot be (longer than the ring, past
+what the client wrote, naming socket messages it never sent) ends that session with a clear error
+(RingBroken), never a read past the ring."""
 from __future__ import annotations
 
 import cffi
@@ -18,9 +20,9 @@ from rgpu.protocol import wire
 
 _CDEF = """
 void rgpu_ring_serve(void *ring);
-void rgpu_ring_layout(uint64_t out[9]);
-int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
-                   uint32_t *len);
+void rgpu_ring_layout(uint64_t out[10]);
+int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
+                   uint32_t *len, uint32_t *async, unsigned char *out);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 void rgpu_ring_reply_on_socket(void *ring);
 uint64_t rgpu_ring_spin_hits(void);
@@ -76,8 +78,10 @@ typedef struct {
     uint64_t mem_addr[64];
     int64_t mem_size[64];
     int copy_step;
+    uint32_t req_async;
+    uint32_t batches;
 } rgpu_serve_state;
-int rgpu_serve(void *ring, void *launcher, uint32_t *taken, rgpu_serve_state *st);
+int rgpu_serve(void *ring, void *launcher, uint64_t *head, rgpu_serve_state *st);
 """
 ffi = cffi.FFI()
 ffi.cdef(_CDEF)
@@ -110,10 +114,11 @@ def spin_hits() -> int:
 
 
 def layout() -> dict:
-    """Offsets of the ring header's fields, its request slot, and its size (for tests)."""
-    out = ffi.new("uint64_t[9]")
+    """Offsets of the ring header's fields, its request area, and its size (for tests)."""
+    out = ffi.new("uint64_t[10]")
     library().rgpu_ring_layout(out)
-    names = ("magic", "doorbell", "sock_sent", "req_seq", "req_len", "rep_seq", "rep_len", "request", "size")
+    names = ("magic", "doorbell", "sock_sent", "req_tail", "req_head", "rep_seq", "rep_len", "request", "size",
+             "request_size")
     return dict(zip(names, map(int, out)))
 
 
@@ -140,9 +145,10 @@ class CallRing:
     def __init__(self, segment, offset: int, size: int):
         self._mm, self.offset = segment._mm, offset
         self._p = ffi.cast("void *", segment.addr + offset)
-        self._req = offset + layout()["request"]
-        self._taken = ffi.new("uint32_t *")
+        self._taken = ffi.new("uint64_t *")  # the bytes of requests taken: the worker's own count
         self._len = ffi.new("uint32_t *")
+        self._async = ffi.new("uint32_t *")
+        self.taken_async = False  # the message taken wants no reply (async calls only): none goes to the ring
         self.sock_received = 0  # the client's messages taken from the socket since the attach
         self.calls = 0  # messages taken from the ring (logs)
         self.compiled = 0  # of those, served by the compiled loop without entering Python (serve)
@@ -151,7 +157,7 @@ class CallRing:
         self._lib.rgpu_ring_serve(self._p)
         self._replies = None
         self._st = ffi.new("rgpu_serve_state *")
-        self._copy = ffi.new("unsigned char[]", layout()["size"])  # at least the request slot
+        self._copy = ffi.new("unsigned char[]", layout()["size"])  # at least a whole request
         self._st.copy = self._copy
         # the segment the copies it serves move their data through, up to where the ring begins
         self._st.seg, self._st.seg_size = ffi.cast("unsigned char *", segment.addr), segment.size
@@ -178,7 +184,8 @@ class CallRing:
     def next(self, spin_s: float, timeout_s: float):
         """What the client sent next: (RING, frame), (SOCKET, None) when its next message is on the
         socket, (IDLE, None) after timeout_s. Waits without the GIL. Raises RingBroken."""
-        got = self._lib.rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s, self._len)
+        got = self._lib.rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s, self._len,
+                                       self._async, self._copy)
         if got == RING:
             return RING, self._taken_message(self._len[0])
         if got < 0:
@@ -188,11 +195,15 @@ class CallRing:
     def _taken_message(self, n: int):
         self.calls += 1
         self.handed += 1
-        return [RingFrame(self._mm[self._req:self._req + n])]
+        self.taken_async = bool(self._async[0])
+        return [RingFrame(ffi.buffer(self._copy, n)[:])]
 
     @staticmethod
     def _broken(n: int):
-        raise RingBroken(f"the call ring's request slot claims {n} bytes, more than it holds: "
+        if n == 0xFFFFFFFF:  # ring.c check: RGPU_RING_ON_SOCKET, the length is not what is wrong
+            raise RingBroken("the call ring's requests are not where the client said (a record past what it "
+                             "wrote, or naming socket messages it never sent): the client wrote over the ring")
+        raise RingBroken(f"a call ring's record claims {n} bytes, more than the ring holds: "
                          f"the client wrote over the ring")
 
     def serve(self, launcher, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session,
@@ -221,6 +232,7 @@ class CallRing:
         st.copier = ffi.cast("void *", copier)
         st.quota = quota if quota is not None else ffi.NULL
         got = self._lib.rgpu_serve(self._p, ffi.cast("void *", launcher), self._taken, st)
+        self.taken_async = bool(st.req_async)
         n = st.served
         self.calls += n
         self.compiled += n
@@ -262,7 +274,8 @@ class CallRing:
         r = self._replies
         if r is None or r.sock is not sock:
             r = self._replies = Replies(sock, self)
-        r.on_socket, r._ident = False, None
+        # a message that wants no reply has none waited for on the ring: anything said goes on the socket
+        r.on_socket, r._ident = self.taken_async, None
         return r
 
     def reply(self, data) -> bool:

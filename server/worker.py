@@ -775,7 +775,8 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
         session.messages += n
         session.last_seq = st.last_seq
         session.face = "runtime" if st.runtime else "driver"
-        launcher.waits += n - st.copies
+        launcher.waits += n - st.copies - st.batches
+        launcher.batches += st.batches
         launcher.served += st.launches
         if st.copies:
             launcher.copies += st.copies

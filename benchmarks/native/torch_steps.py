@@ -34,10 +34,11 @@ from tests.support.daemons import DaemonSet  # noqa: E402
 
 WORKLOADS = ROOT / "tests" / "e2e" / "torch_workloads.py"
 NAMES = ["cnn", "transformer", "transformer_amp", "decode", "decode_graph"]
-# rgpu_batch16: async calls sent 16 at a time (RGPU_BATCH_CALLS), not held until the step's
-# synchronisation: whether starting the GPU on a step's kernels sooner is worth a message per 16 calls
+# rgpu_held: async calls held until the step's synchronisation (RGPU_BATCH_CALLS=256), as before the
+# same-host default became 16 at a time on the call ring: whether starting the GPU on a step's kernels
+# sooner pays against native
 CONFIGS = {"native": "native", "rgpu": "rgpu, same host", "rgpu_noshm": "rgpu, `RGPU_SHM=0`",
-           "rgpu_batch16": "rgpu, same host, `RGPU_BATCH_CALLS=16`"}
+           "rgpu_held": "rgpu, same host, `RGPU_BATCH_CALLS=256`"}
 
 
 def _steps(argv: list[str], env: dict, timeout: float) -> dict[str, dict]:
@@ -58,7 +59,7 @@ def measure(device: str, steps: int, rounds: int, warmup: int, on_round=None) ->
             env["RGPU_LIBCUDA"] = str(native.null_driver())
         url = native._server(daemons, "cuda", env)
         runs = {"rgpu": {**client_env([url]), "RGPU_SHM": "1"}, "rgpu_noshm": {**client_env([url]), "RGPU_SHM": "0"},
-                "rgpu_batch16": {**client_env([url]), "RGPU_SHM": "1", "RGPU_BATCH_CALLS": "16"}}
+                "rgpu_held": {**client_env([url]), "RGPU_SHM": "1", "RGPU_BATCH_CALLS": "256"}}
         if device == "cuda":
             runs = {"native": native.native_env(), **runs}
         for done in range(1, rounds + 1):

@@ -2,9 +2,10 @@
  * server/ring.py drives it). Compiled so that the wait releases the GIL and blocks on the futex in the
  * shared segment: an idle session costs no CPU, and a busy one no Python per spin.
  *
- * Nothing the client writes is trusted: a length is read once and checked against the slot before
- * anything is copied, counters are only compared for change, and a record the worker cannot take is
- * reported, not followed (the worker ends that session; server/worker.py). */
+ * Nothing the client writes is trusted: a record's header is read once and checked against the ring
+ * and against what the client says it wrote before anything is copied, the worker keeps its own count
+ * of what it took, and a record the worker cannot take is reported, not followed (the worker ends that
+ * session; server/worker.py). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <sched.h>
@@ -29,21 +30,57 @@ void rgpu_ring_serve(void *ring) {
 }
 
 /* The header's field offsets, for tests that write the client's part as a broken client would:
- * magic, doorbell, sock_sent, req_seq, req_len, rep_seq, rep_len, request slot, and the ring's size. */
-void rgpu_ring_layout(uint64_t out[9]) {
+ * magic, doorbell, sock_sent, req_tail, req_head, rep_seq, rep_len, the request area, the ring's size,
+ * and the request area's size. */
+void rgpu_ring_layout(uint64_t out[10]) {
     out[0] = offsetof(rgpu_ring_head, magic), out[1] = offsetof(rgpu_ring_head, doorbell);
-    out[2] = offsetof(rgpu_ring_head, sock_sent), out[3] = offsetof(rgpu_ring_head, req_seq);
-    out[4] = offsetof(rgpu_ring_head, req_len), out[5] = offsetof(rgpu_ring_head, rep_seq);
+    out[2] = offsetof(rgpu_ring_head, sock_sent), out[3] = offsetof(rgpu_ring_head, req_tail);
+    out[4] = offsetof(rgpu_ring_head, req_head), out[5] = offsetof(rgpu_ring_head, rep_seq);
     out[6] = offsetof(rgpu_ring_head, rep_len), out[7] = RGPU_RING_HEAD, out[8] = RGPU_RING_BYTES;
+    out[9] = RGPU_RING_REQ_CAP;
 }
 
-static int check(rgpu_ring_head *h, uint64_t sock_received, uint32_t *taken, uint32_t *len) {
-    if (__atomic_load_n(&h->sock_sent, __ATOMIC_ACQUIRE) > sock_received) return 2;
-    uint32_t seq = __atomic_load_n(&h->req_seq, __ATOMIC_ACQUIRE);
-    if (seq == *taken) return 0;
-    *taken = seq;
-    *len = __atomic_load_n(&h->req_len, __ATOMIC_ACQUIRE);
-    return *len <= RGPU_RING_REQ_CAP ? 1 : -1;
+/* What comes next, in the order the client sent it: the record at *head once the socket messages sent
+ * before it are taken (2 until then), copied into `out` (RGPU_RING_REQ_MAX bytes), *head moved past it
+ * and told to the client (1: *len bytes, *async whether it wants no reply); else a socket message (2)
+ * or nothing (0). *head is the worker's own count: what the client writes is read once, checked, and
+ * never followed past the area. A record that cannot be (a length past the area or past what the client
+ * wrote, a tail more than the area ahead or behind, a record naming socket messages never sent) is -1,
+ * *len its length, or RGPU_RING_ON_SOCKET where the length is not what is wrong. */
+static int check(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, uint32_t *len, uint32_t *async,
+                 unsigned char *out) {
+    uint64_t tail = __atomic_load_n(&h->req_tail, __ATOMIC_ACQUIRE);
+    uint64_t sent = __atomic_load_n(&h->sock_sent, __ATOMIC_ACQUIRE);
+    uint64_t at = *head;
+    if (tail == at) return sent > sock_received ? 2 : 0;
+    *len = RGPU_RING_ON_SOCKET;
+    if (tail - at > RGPU_RING_REQ_CAP || tail < at) return -1;
+    uint8_t *area = RGPU_RING_REQ(h);
+    uint64_t pos = at % RGPU_RING_REQ_CAP;
+    rgpu_ring_record r;
+    memcpy(&r, area + pos, sizeof r.len);
+    if (r.len == RGPU_RING_WRAP) { /* the rest of the area skipped: the record is at its beginning */
+        if (tail - at < RGPU_RING_REQ_CAP - pos + sizeof r) return -1;
+        at += RGPU_RING_REQ_CAP - pos, pos = 0;
+    }
+    if (RGPU_RING_REQ_CAP - pos < sizeof r || tail - at < sizeof r) return -1;
+    memcpy(&r, area + pos, sizeof r);
+    if (r.len > RGPU_RING_REQ_MAX || pos + RGPU_RING_RECORD_BYTES(r.len) > RGPU_RING_REQ_CAP ||
+        tail - at < RGPU_RING_RECORD_BYTES(r.len)) {
+        *len = r.len;
+        return -1;
+    }
+    if (r.sock_before > sent) return -1;
+    if (r.sock_before > sock_received) {
+        *head = at; /* past a wrap marker: the record is where it is */
+        return 2;
+    }
+    memcpy(out, area + pos + sizeof r, r.len);
+    *len = r.len;
+    *async = (r.flags & RGPU_RING_ASYNC) != 0;
+    *head = at + RGPU_RING_RECORD_BYTES(r.len);
+    __atomic_store_n(&h->req_head, *head, __ATOMIC_RELEASE); /* copied out: the client may write there */
+    return 1;
 }
 
 /* How long to spin after a message: the caller's spin_s (rgpu-server --spin-us), or longer where this
@@ -79,18 +116,17 @@ static double gap_recent;
 double rgpu_ring_gap_recent(void) { return gap_recent; }
 
 /* Waits for the client's next message: spins (yielding) for spin_s, or longer where the client's recent
- * gaps ask for it (rgpu_ring_spin_for), then blocks on the doorbell for up to timeout_s. 1: a request is
- * in the slot, *len bytes (*taken updated); 2: a message of the client's is due on the socket (it sent
- * more there than sock_received); 0: nothing in time; -1: the slot claims more bytes than it holds
- * (*len). */
+ * gaps ask for it (rgpu_ring_spin_for), then blocks on the doorbell for up to timeout_s. 1: a request
+ * was taken, *len bytes copied into `out` (*head past it; *async: it wants no reply); 2: a message of
+ * the client's is due on the socket first; 0: nothing in time; -1: a record that cannot be (check). */
 static uint64_t spin_hits;  /* messages found without blocking: the worker's session_ended counts them */
 
 uint64_t rgpu_ring_spin_hits(void) { return spin_hits; }
 
-static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
-                     uint32_t *len) {
+static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
+                     uint32_t *len, uint32_t *async, unsigned char *out) {
     uint32_t seen = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
-    int r = check(h, sock_received, taken, len);
+    int r = check(h, sock_received, head, len, async, out);
     if (r) {
         spin_hits += r > 0 && spin_s > 0; /* as the socket's: only a worker that polls counts them */
         return r;
@@ -100,7 +136,7 @@ static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint32_t *taken,
         uint32_t d = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
         if (d != seen) {
             seen = d;
-            if ((r = check(h, sock_received, taken, len))) {
+            if ((r = check(h, sock_received, head, len, async, out))) {
                 spin_hits += r > 0;
                 return r;
             }
@@ -125,18 +161,18 @@ static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint32_t *taken,
         __atomic_store_n(&h->worker_sleeping, 0, __ATOMIC_RELAXED);
         if (d != seen) {
             seen = d;
-            if ((r = check(h, sock_received, taken, len))) return r;
+            if ((r = check(h, sock_received, head, len, async, out))) return r;
         }
     }
 }
 
-int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
-                   uint32_t *len) {
+int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
+                   uint32_t *len, uint32_t *async, unsigned char *out) {
     if (ring != gap_ring) gap_ring = ring, gap_recent = 0;
     if (spin_s <= 0) /* after a wait that timed out or a start: no gap to learn from */
-        return wait_next(ring, sock_received, taken, 0, timeout_s, len);
+        return wait_next(ring, sock_received, head, 0, timeout_s, len, async, out);
     double start = now_s();
-    int r = wait_next(ring, sock_received, taken, rgpu_ring_spin_for(spin_s, gap_recent), timeout_s, len);
+    int r = wait_next(ring, sock_received, head, rgpu_ring_spin_for(spin_s, gap_recent), timeout_s, len, async, out);
     /* nothing within the timeout: a gap at least that long */
     gap_recent = rgpu_ring_gap_after(gap_recent, r ? now_s() - start : timeout_s, spin_s);
     return r;

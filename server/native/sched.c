@@ -97,6 +97,15 @@ int rgpu_sched_take(rgpu_sched *s) {
     return 1;
 }
 
+/* GpuScheduler.contended(slot) now, under the lock: before an async run's give-back, whose kernels may
+ * still be running (a neighbour that wants the GPU is Python's: Session._release lets them finish). */
+int rgpu_sched_contended(rgpu_sched *s) {
+    lock(s);
+    int c = contended(s, mono());
+    unlock(s);
+    return c;
+}
+
 /* GpuScheduler.release(slot, seconds, kernels): 1 when someone waits (Python notifies), else 0. */
 int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels) {
     lock(s);

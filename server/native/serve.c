@@ -17,8 +17,8 @@
  *   - a step it served whose give-back found someone waiting: Python wakes them (RGPU_SERVE_NOTIFY);
  *   - a record the ring cannot hold (RGPU_SERVE_BROKEN: the worker ends that session).
  * So Python stops the loop by not calling it: nothing of Python's runs while it runs, and it never runs
- * past `until`, so there is nothing to race with. Each message is copied out of the shared slot before
- * it is read: the client may write the slot at any time, and what is checked is then what runs (and
+ * past `until`, so there is nothing to race with. Each message is copied out of the shared ring before
+ * it is read: the client may write the ring at any time, and what is checked is then what runs (and
  * what Python gets, for the rest of a step).
  *
  * What it serves, on the cuda backend (server/backends/cuda/native/launches.c does the work, as for
@@ -65,11 +65,12 @@
 #include "rgpu_wire.h"
 
 typedef struct rgpu_sched rgpu_sched; /* sched.c */
-int rgpu_ring_next(void *ring, uint64_t sock_received, uint32_t *taken, double spin_s, double timeout_s,
-                   uint32_t *len);
+int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
+                   uint32_t *len, uint32_t *async, unsigned char *out);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 int rgpu_sched_take(rgpu_sched *s);
 int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
+int rgpu_sched_contended(rgpu_sched *s);
 
 enum {
     RGPU_SERVE_IDLE = 0,
@@ -97,7 +98,7 @@ typedef struct {
      * holds output that the next reply must carry. NULL: the device captures no printf output. */
     const volatile int *printf_buffered;
     rgpu_sched *sched;    /* the GPU's scheduler for this slot, or NULL: the session has none */
-    unsigned char *copy;  /* RGPU_RING_REQ_CAP bytes: the message taken, copied out of the slot */
+    unsigned char *copy;  /* RGPU_RING_REQ_MAX bytes: the message taken, copied out of the ring */
     /* out */
     uint32_t len;         /* the message's bytes (RGPU_SERVE_RING, _ANSWERED, _STEP: in `copy`) */
     uint32_t served;      /* messages served and answered here */
@@ -128,6 +129,10 @@ typedef struct {
     int64_t mem_size[MEM_LOG];
     /* out, _STEP answered: the step's last call was a copy (copy_step), whose reply names its data */
     int copy_step;
+    /* out: the message taken wants no reply (its record's RGPU_RING_ASYNC: async calls only); of the messages
+     * served, the batches of async calls (async_run) */
+    uint32_t req_async;
+    uint32_t batches;
 } rgpu_serve_state;
 
 static double now_s(void) {
@@ -251,8 +256,27 @@ static int copy_step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_
     return stepped(st, w, n);
 }
 
-int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *st) {
-    st->copy_step = 0;
+/* A message of async calls only (rgpu_launcher_shape found RGPU_STEP_ASYNC, `n` calls; a batch the
+ * client sent full), with the GPU taken: worker.py's _async_run. The calls run, the clock settled and
+ * the GPU given back with its device time, no reply: 0, the loop goes on. Else RGPU_SERVE_STEP with the
+ * GPU held and nothing answered (st->wait.served the calls that ran): a call the driver refused,
+ * a settle it refused, or a neighbour that wants the GPU while these kernels may still run (Python's
+ * release lets them finish first); Python serves the rest and settles, as at a message's end. */
+static int async_run(rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
+    rgpu_launch_run *w = &st->wait;
+    if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
+    rgpu_launcher_run_calls(l, st->copier, st->copy, st->len, n, w);
+    st->steps = n;
+    st->answered = 0;
+    if (w->served < n) return RGPU_SERVE_STEP;
+    rgpu_launcher_end(l, w);
+    if (!w->settled || (st->sched && rgpu_sched_contended(st->sched))) return RGPU_SERVE_STEP;
+    st->batches++;
+    return stepped(st, w, n - 1); /* count() adds the message's last call */
+}
+
+int rgpu_serve(void *ring, rgpu_launcher *l, uint64_t *head, rgpu_serve_state *st) {
+    st->copy_step = 0, st->batches = 0;
     st->served = 0, st->calls = 0, st->launches = 0;
     st->replied = 0, st->answered = 0, st->steps = 0;
     st->copies = 0, st->shm_in = 0, st->shm_out = 0, st->mem_n = 0;
@@ -265,17 +289,22 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint32_t *taken, rgpu_serve_state *
             if (left <= 0) return RGPU_SERVE_YIELD;
             if (left < timeout) timeout = left;
         }
-        int got = rgpu_ring_next(ring, st->sock_received, taken, spin, timeout, &st->len);
+        /* the message is copied out of the ring before it is read (ring.c check) */
+        int got = rgpu_ring_next(ring, st->sock_received, head, spin, timeout, &st->len, &st->req_async, st->copy);
         if (got < 0) return RGPU_SERVE_BROKEN;
         if (got == 0) return st->served ? RGPU_SERVE_YIELD : RGPU_SERVE_IDLE;
         if (got != 1) return got;
-        memcpy(st->copy, RGPU_RING_REQ(ring), st->len); /* len was checked against the slot */
         if (l == NULL) return RGPU_SERVE_RING;
         rgpu_launch_run *w = &st->wait;
         uint32_t n;
         int kind = 0;
         uint64_t frame_bytes = 0;
-        if (rgpu_launcher_wait_alone(l, st->copy, st->len, w)) {
+        if (st->req_async) { /* no reply goes to the ring for it: only a batch of async calls is served here */
+            n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes);
+            if (!n || kind != RGPU_STEP_ASYNC) return RGPU_SERVE_RING;
+            int rc = async_run(l, st, n);
+            if (rc) return rc;
+        } else if (rgpu_launcher_wait_alone(l, st->copy, st->len, w)) {
             if (!reply_ok(ring, st, w)) return RGPU_SERVE_ANSWERED;
             st->replied = 1;
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_ANSWERED; /* Python settles, charges */

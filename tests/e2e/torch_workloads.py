@@ -35,8 +35,8 @@ import torch.nn.functional as F  # noqa: E402
 
 
 def rgpu_stats() -> dict | None:
-    """librgpu's counters now ({"round_trips", "async_calls", "async_messages", "calls": {name: [round
-    trips, async]}}), or None when the CUDA driver in this process is not rgpu's."""
+    """librgpu's counters now ({"round_trips", "async_calls", "async_messages", "async_on_ring", "calls":
+    {name: [round trips, async]}}), or None when the CUDA driver in this process is not rgpu's."""
     lib = None
     with open("/proc/self/maps") as maps:
         for line in maps:
@@ -65,6 +65,8 @@ def rgpu_stats() -> dict | None:
 def per_step(before: dict, after: dict, steps: int) -> dict:
     """What the steps between two readings cost, per step: totals and round trips by call."""
     out = {k: (after[k] - before[k]) / steps for k in ("round_trips", "async_calls", "async_messages")}
+    if "async_on_ring" in after:  # a client library that counts them (not one older)
+        out["async_on_ring"] = (after["async_on_ring"] - before["async_on_ring"]) / steps
     calls = {}
     for name, (trips, asyncs, where) in after["calls"].items():
         t0, a0, _ = before["calls"].get(name, [0, 0, ""])

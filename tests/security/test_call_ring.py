@@ -24,7 +24,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.protocol.generated.constants import SHM_DATA
 from rgpu.server import ring as ring_mod
 from rgpu.server.shm import boot_id
-from tests.support import procs, segments
+from tests.support import procs, ring_records, segments
 from tests.support.daemons import wait_until
 from tests.support.session import Session
 
@@ -62,7 +62,7 @@ class RingClient:
         reply = wire.unpack(self.sock.recv_multipart()[0])
         segments.unlink(self.name)
         assert reply[2][0] is True, reply
-        assert self.u32("magic") == 0x474E4952, "the worker serves the ring"
+        assert self.u32("magic") == 0x32474E52, "the worker serves the ring"
         self.seq = 1
 
     def u32(self, field: str) -> int:
@@ -75,11 +75,8 @@ class RingClient:
         self.put("doorbell", (self.u32("doorbell") + 1) & 0xFFFFFFFF)
         _libc.syscall(SYS_FUTEX, ctypes.c_void_p(self.addr + self.off + self.lay["doorbell"]), 1, 1, None, None, 0)
 
-    def send_record(self, record: bytes, length: int | None = None) -> None:
-        start = self.off + self.lay["request"]
-        self.mm[start:start + len(record)] = record
-        self.put("req_len", len(record) if length is None else length)
-        self.put("req_seq", (self.u32("req_seq") + 1) & 0xFFFFFFFF)
+    def send_record(self, record: bytes, length: int | None = None, async_: bool = False) -> None:
+        ring_records.append(self.mm, self.off, self.lay, record, length=length, async_=async_)
         self.ring_doorbell()
 
     def reply(self, before: int, timeout_s: float = 10.0) -> list:

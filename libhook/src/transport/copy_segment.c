@@ -43,14 +43,15 @@ int rgpu_switched_on(const char *name, int *cache) {
 }
 
 /* A variable's whole number of at least `min`, read now; `dflt` when it is unset, and, said in the
- * log, when it is not such a number. */
+ * log, when it is not such a number (a `dflt` below `min` stands for a default the caller chooses). */
 long rgpu_env_whole(const char *name, long min, long dflt) {
     const char *e = getenv(name);
     if (!e || !*e) return dflt;
     char *end = NULL;
     long v = strtol(e, &end, 10);
     if (*end || v < min) {
-        rgpu_log(RGPU_LOG_WARN, "%s=%s is not a whole number >= %ld: using %ld", name, e, min, dflt);
+        if (dflt >= min) rgpu_log(RGPU_LOG_WARN, "%s=%s is not a whole number >= %ld: using %ld", name, e, min, dflt);
+        else rgpu_log(RGPU_LOG_WARN, "%s=%s is not a whole number >= %ld: using the default", name, e, min);
         return dflt;
     }
     return v;

@@ -1,6 +1,7 @@
 /* The client's end of the same-host call ring (ring.h has the layout and the protocol): a sync
- * message without bulk frames goes into the request slot instead of the socket, and its reply comes
- * back in the reply slot. Everything else, and everything across hosts, stays on ZeroMQ. RGPU_RING=0
+ * message without bulk frames goes into the request ring instead of the socket, and its reply comes
+ * back in the reply slot; so does a message of async calls only, when there is room, without a reply.
+ * Everything else, and everything across hosts, stays on ZeroMQ. RGPU_RING=0
  * (or RGPU_SHM=0, which has no segment) keeps every message on the socket. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,7 +44,7 @@ void rgpu_ring_attached(rgpu_session *s) {
     rgpu_ring_head *h = s->ring;
     s->ring_on = h && __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == RGPU_RING_MAGIC;
     if (s->ring_on) {
-        s->ring_rep_seen = __atomic_load_n(&h->rep_seq, __ATOMIC_ACQUIRE);
+        s->ring_rep_seen = s->ring_want = __atomic_load_n(&h->rep_seq, __ATOMIC_ACQUIRE);
         rgpu_log(RGPU_LOG_INFO, "calls to %s travel through the call ring in shared memory", s->url);
     }
 }
@@ -61,12 +62,25 @@ void rgpu_ring_sent_on_socket(rgpu_session *s) {
     ring_doorbell(h);
 }
 
-int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len) {
-    if (!s->ring_on || len > RGPU_RING_REQ_CAP) return -1;
+/* Appends a message to the request ring: 0, or -1 when it must go on the socket (no ring, larger than a
+ * record holds, or not room enough left while the worker takes the records before it: the client does
+ * not wait for a busy worker, as a socket send does not). `async`: it wants no reply. */
+int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len, int async) {
+    if (!s->ring_on || len > RGPU_RING_REQ_MAX) return -1;
     rgpu_ring_head *h = s->ring;
-    memcpy(RGPU_RING_REQ(h), msg, len);
-    __atomic_store_n(&h->req_len, (uint32_t)len, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->req_seq, h->req_seq + 1, __ATOMIC_RELEASE);
+    uint64_t tail = h->req_tail, head = __atomic_load_n(&h->req_head, __ATOMIC_ACQUIRE);
+    uint64_t size = RGPU_RING_RECORD_BYTES(len), at = tail % RGPU_RING_REQ_CAP;
+    uint64_t skip = at + size > RGPU_RING_REQ_CAP ? RGPU_RING_REQ_CAP - at : 0; /* to the beginning */
+    if (tail - head > RGPU_RING_REQ_CAP || tail - head + skip + size > RGPU_RING_REQ_CAP) return -1;
+    uint8_t *area = RGPU_RING_REQ(h);
+    if (skip) ((rgpu_ring_record *)(area + at))->len = RGPU_RING_WRAP, at = 0;
+    rgpu_ring_record *r = (rgpu_ring_record *)(area + at);
+    r->len = (uint32_t)len;
+    r->flags = async ? RGPU_RING_ASYNC : 0;
+    r->sock_before = h->sock_sent;
+    memcpy(r + 1, msg, len);
+    __atomic_store_n(&h->req_tail, tail + skip + size, __ATOMIC_RELEASE);
+    if (!async) s->ring_want++;
     ring_doorbell(h);
     return 0;
 }
@@ -94,12 +108,13 @@ static int socket_or_gone(rgpu_session *s) {
 
 int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, zmq_msg_t *out) {
     rgpu_ring_head *h = s->ring;
-    /* The worker bumps rep_seq once per request taken from the ring: with the reply, or with the
+    /* The worker bumps rep_seq once per sync request taken from the ring: with the reply, or with the
      * marker that says it went on the socket. So the reply to the request in flight is the bump that
-     * makes rep_seq equal req_seq (the client's own count), not merely a change: a marker this loop
-     * did not take (its reply read from the socket first, when the spin below looked there) must not
-     * be taken for the next request's, which would then wait on the socket for a reply in the ring. */
-    uint32_t want = __atomic_load_n(&h->req_seq, __ATOMIC_RELAXED), v;
+     * makes rep_seq equal ring_want (the client's own count of them), not merely a change: a marker
+     * this loop did not take (its reply read from the socket first, when the spin below looked there)
+     * must not be taken for the next request's, which would then wait on the socket for a reply in the
+     * ring. */
+    uint32_t want = s->ring_want, v;
     /* spin: the reply usually comes within a round trip; the socket is looked at now and then (a
      * zmq_poll is system calls), for a notice the worker sent there */
     if (spin_s > 0) {

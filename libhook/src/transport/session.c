@@ -26,23 +26,29 @@
 #define BATCH_MAX_CALLS 256
 #define BATCH_MAX_BYTES (8u << 20)
 
-/* RGPU_BATCH_CALLS: the most async calls one message carries (default and at most BATCH_MAX_CALLS).
- * A GPU runs a launch as soon as the program makes it; the calls held here run only once the batch
- * goes, at the latest with the program's next synchronisation, so a training step's kernels (a
- * transformer's 166) ran after all of the program's work on the step instead of beside it. Smaller
- * messages start the device sooner. On the null driver with 5 us kernels (2-core VM, 2026-12-04) 16
- * took the transformer's step from 3.96-4.53 to 3.39-3.62 ms and made the decode loop's slower (254-314
- * to 310-328 us): async messages go on the socket, not the call ring (ring.c). So the default stays
- * until a GPU host measures it (torch_steps.py runs 16 beside it). Counted, not timed: a loop's
- * messages split the same way every step, so across hosts their heads cross as their differences
- * from the last step's (head_delta.c keeps the heads of the 8 lengths used most recently). */
-static uint32_t batch_calls(void) {
+/* RGPU_BATCH_CALLS: the most async calls one message carries (at most BATCH_MAX_CALLS). A GPU runs a
+ * launch as soon as the program makes it; the calls held here run only once their message goes, at
+ * the latest with the program's next synchronisation, so with all of a training step's calls held (a
+ * transformer's 166) its kernels ran after the program's work on the step instead of beside it (the
+ * H200, 2026-12-04: 1.21x native). Smaller messages start the device sooner, and beside the worker a
+ * message of async calls takes the call ring (ring.c) and the worker's compiled loop runs it, so they
+ * cost a few microseconds each: by default a session on the ring sends SAME_HOST_BATCH at a time, one
+ * across hosts (where each is a socket message the worker's Python receives) holds them. On the null
+ * driver with 5 us kernels (2-core VM, benchmarks/results/async-ring-2026-12-04.md) 16 on the ring took
+ * the transformer's step from 3.96-4.33 to 2.87-3.01 ms and the decode loop's from 254-286 to 212-236 us.
+ * Counted, not timed: a loop's messages split the same way every step, so across hosts their heads
+ * cross as their differences from the last step's (head_delta.c keeps the heads of the 8 lengths used
+ * most recently). */
+#define SAME_HOST_BATCH 16
+
+static uint32_t batch_calls(const rgpu_session *s) {
     static long n = -1;
     if (n < 0) {
-        long v = rgpu_env_whole("RGPU_BATCH_CALLS", 1, BATCH_MAX_CALLS);
+        long v = rgpu_env_whole("RGPU_BATCH_CALLS", 1, 0); /* 0: not set (or malformed): by the session */
         n = v > BATCH_MAX_CALLS ? BATCH_MAX_CALLS : v;
     }
-    return (uint32_t)n;
+    if (n) return (uint32_t)n;
+    return s->ring_on && !s->fo ? SAME_HOST_BATCH : BATCH_MAX_CALLS;
 }
 
 /* Sends the queued async calls plus (optionally) one more call, as one message. */
@@ -84,14 +90,19 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     rgpu_replay_keep(s, r, &head);
     /* A sync message of one frame whose reply comes whole goes on the call ring when there is one
      * (ring.c), a copy from or to pinned memory too (its data moves by DMA: the worker's compiled
-     * loop serves it, copies.c pinned_sync_one); the rest, and anything larger than its slot, on the
+     * loop serves it, copies.c pinned_sync_one); the rest, and anything larger than a record, on the
      * socket, counted there. So do a message whose sync call has followers (several replies) and one
      * sent while async copies' data is still to come (it comes on the socket ahead of the reply:
-     * copy_late.c). */
-    s->ring_wait = c && s->ring_on && !nframes && !c->nthen && (!s->nlate || !rgpu_late_on_socket(s)) &&
-                   (shm == SEG_NONE || shm == SEG_IN || shm == SEG_OUT || shm == SEG_PINNED) &&
-                   !c->shm_piped && rgpu_sync_field(c, shm) == 1 && rgpu_ring_send(s, hdr.buf, hdr.len) == 0;
-    if (s->ring_wait) {
+     * copy_late.c). A message of async calls only (no `c`) takes the ring on the same terms, when
+     * there is room, and wants no reply; not a --failover session's, whose log and resend after a
+     * move (replay.c) are tested with such messages on the socket only. */
+    int ring = s->ring_on && !nframes && (!s->nlate || !rgpu_late_on_socket(s)) &&
+               (c ? !c->nthen && (shm == SEG_NONE || shm == SEG_IN || shm == SEG_OUT || shm == SEG_PINNED) &&
+                        !c->shm_piped && rgpu_sync_field(c, shm) == 1
+                  : !s->fo) &&
+               rgpu_ring_send(s, hdr.buf, hdr.len, !c) == 0;
+    s->ring_wait = ring && c;
+    if (ring) {
         zmq_msg_close(&head);
         for (size_t i = 0; i < s->nbulk; i++) { /* a wired message's data: kept for the log, not sent */
             rgpu_replay_keep(s, r, &((zmq_msg_t *)s->bulk)[i]);
@@ -99,6 +110,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
         }
         mp_reset(&s->batch);
         s->nbatch = 0, s->nbulk = 0, s->bulkbytes = 0, s->wire_on = 0;
+        if (!c) rgpu_stats_message((int)(s - rgpu_sessions_internal()), 1);
         return 0;
     }
     int rc = rgpu_send_head(s, &head, nframes ? ZMQ_SNDMORE : 0);
@@ -127,7 +139,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     s->wire_on = 0;
     if (rc >= 0) rgpu_ring_sent_on_socket(s);
     if (rc >= 0 && shm == SEG_STAGED_IN) rgpu_stage_progressive(s, c);
-    if (!c) rgpu_stats_message((int)(s - rgpu_sessions_internal()));
+    if (!c) rgpu_stats_message((int)(s - rgpu_sessions_internal()), 0);
     return rc >= 0 ? 0 : -1;
 }
 
@@ -342,7 +354,7 @@ int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int
     }
     /* A --failover session's queued calls wait for a sync call while its wire twin stands for them:
      * sent alone they would carry pinned data as frames and leave the call ring */
-    uint32_t most = s->wire_on ? BATCH_MAX_CALLS : batch_calls();
+    uint32_t most = s->wire_on ? BATCH_MAX_CALLS : batch_calls(s);
     if (flush || s->nbatch >= most || s->bulkbytes >= BATCH_MAX_BYTES || s->batch.len >= BATCH_MAX_BYTES) {
         if (rgpu_send_batch(s, NULL, 0) != 0 && !s->fo) {
             rgpu_mark_dead(s, "send failed");

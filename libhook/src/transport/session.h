@@ -67,6 +67,7 @@ typedef struct {
     int ring_on;
     int ring_wait;      /* the sync call in flight went on the ring: its reply comes there */
     uint32_t ring_rep_seen;
+    uint32_t ring_want;  /* the sync requests sent on the ring: rep_seq equals it once the last is answered */
     /* the device's immutable facts from the attach reply (devfacts.c answers from them); published
      * by facts_ready (release/acquire), so readers need not take mu */
     int facts_ready;
@@ -101,7 +102,7 @@ struct zmq_msg_t;
 int rgpu_ring_wanted(void);
 void rgpu_ring_attached(rgpu_session *s);
 void rgpu_ring_sent_on_socket(rgpu_session *s);
-int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len);
+int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len, int async);
 int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, struct zmq_msg_t *out);
 
 struct rgpu_call;

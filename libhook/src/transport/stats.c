@@ -39,7 +39,7 @@ typedef struct {
 } entry;
 
 static entry table[SLOTS];
-static uint64_t sess[RGPU_MAX_DEVICES][3]; /* round trips, async calls, async messages */
+static uint64_t sess[RGPU_MAX_DEVICES][4]; /* round trips, async calls, async messages, of those on the ring */
 static pthread_mutex_t from_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int enabled(void) {
@@ -123,8 +123,10 @@ void rgpu_stats_async(int dev, uint32_t id, const char *name) {
     if (dev >= 0 && dev < RGPU_MAX_DEVICES) __atomic_add_fetch(&sess[dev][1], 1, __ATOMIC_RELAXED);
 }
 
-void rgpu_stats_message(int dev) {
-    if (dev >= 0 && dev < RGPU_MAX_DEVICES) __atomic_add_fetch(&sess[dev][2], 1, __ATOMIC_RELAXED);
+void rgpu_stats_message(int dev, int on_ring) {
+    if (dev < 0 || dev >= RGPU_MAX_DEVICES) return;
+    __atomic_add_fetch(&sess[dev][2], 1, __ATOMIC_RELAXED);
+    if (on_ring) __atomic_add_fetch(&sess[dev][3], 1, __ATOMIC_RELAXED);
 }
 
 void rgpu_stats_session(int dev, uint64_t out[3]) {
@@ -141,16 +143,18 @@ __attribute__((format(printf, 4, 5))) static size_t put(char *buf, size_t cap, s
     return at + (n > 0 ? (size_t)n : 0);
 }
 
-/* The counts as lines: "total round_trips=N async_calls=N async_messages=N", then one line per call
+/* The counts as lines: "total round_trips=N async_calls=N async_messages=N async_on_ring=N", then one
+ * line per call
  * "call NAME round_trips=N async=N[ from=LIB[<VIA]:N,...]", most round trips first. Exported (the
  * version script's rgpu_stats_text): a program, or a test's workload, reads them through ctypes. */
 size_t rgpu_stats_text(char *buf, size_t cap) {
-    uint64_t tot[3] = {0, 0, 0};
+    uint64_t tot[4] = {0, 0, 0, 0};
     for (int d = 0; d < RGPU_MAX_DEVICES; d++)
-        for (int i = 0; i < 3; i++) tot[i] += __atomic_load_n(&sess[d][i], __ATOMIC_RELAXED);
+        for (int i = 0; i < 4; i++) tot[i] += __atomic_load_n(&sess[d][i], __ATOMIC_RELAXED);
     if (cap) buf[0] = 0;
-    size_t at = put(buf, cap, 0, "total round_trips=%llu async_calls=%llu async_messages=%llu\n",
-                    (unsigned long long)tot[0], (unsigned long long)tot[1], (unsigned long long)tot[2]);
+    size_t at = put(buf, cap, 0, "total round_trips=%llu async_calls=%llu async_messages=%llu async_on_ring=%llu\n",
+                    (unsigned long long)tot[0], (unsigned long long)tot[1], (unsigned long long)tot[2],
+                    (unsigned long long)tot[3]);
     static entry *order[SLOTS];
     int n = 0;
     for (int i = 0; i < SLOTS; i++)

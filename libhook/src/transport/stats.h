@@ -8,7 +8,7 @@
 
 void rgpu_stats_wait(int dev, uint32_t id, const char *name);  /* a blocking round trip for this call */
 void rgpu_stats_async(int dev, uint32_t id, const char *name); /* an asynchronous call queued */
-void rgpu_stats_message(int dev);                              /* a message sent without a wait */
+void rgpu_stats_message(int dev, int on_ring);                 /* a message sent without a wait */
 void rgpu_stats_session(int dev, uint64_t out[3]);             /* the session's round trips, async calls, messages */
 size_t rgpu_stats_text(char *buf, size_t cap);
 void rgpu_stats_print(void);                                   /* at exit, with RGPU_STATS=1 */

@@ -259,7 +259,9 @@ def test_batches_of_async_calls_are_run_before_python_decodes_them(daemons, shm)
     """The harness's async launches (20,000 empty kernels, one synchronize): the client sends them in
     full batches of async calls only, which the worker runs through the compiled loop without Python
     decoding them (launches.c rgpu_launcher_run_calls), counted as Python counts the same calls with
-    the compiled launches off (RGPU_FAST_LAUNCH=0); on the ring and on the socket."""
+    the compiled launches off (RGPU_FAST_LAUNCH=0); on the ring and on the socket. On the ring they
+    are records that want no reply, queued while the worker runs the last, and the compiled serving
+    loop runs them without entering Python (serve.c async_run)."""
     got = {}
     for fast in ("1", "0"):
         url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast})
@@ -271,6 +273,8 @@ def test_batches_of_async_calls_are_run_before_python_decodes_them(daemons, shm)
     assert on["launches_compiled"] >= 20000 + warm, on
     assert off["batches_compiled"] == 0 and off["launches_compiled"] == 0, off
     assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
+    if shm == "1":
+        assert on["ring_calls"] >= on["batches_compiled"] and on["ring_compiled"] >= on["batches_compiled"], on
 
 
 def test_two_sessions_stepping_at_once_share_the_gpu_through_the_scheduler(daemons):

@@ -12,6 +12,7 @@ import pytest
 from rgpu.protocol.generated.constants import SHM_DATA
 from rgpu.server import ring as ring_mod
 from rgpu.server.ring import IDLE, RING, SOCKET, CallRing, RingBroken
+from tests.support import ring_records
 
 DATA = 1 << 16
 
@@ -52,16 +53,13 @@ def _put(r, field, value, fmt="<I"):
     struct.pack_into(fmt, r.seg._mm, r.offset + r.lay[field], value)
 
 
-def _request(r, data: bytes, length: int | None = None):
-    start = r.offset + r.lay["request"]
-    r.seg._mm[start:start + len(data)] = data
-    _put(r, "req_len", len(data) if length is None else length)
-    _put(r, "req_seq", _get(r, "req_seq") + 1)
+def _request(r, data: bytes, length: int | None = None, **kw):
+    ring_records.append(r.seg._mm, r.offset, r.lay, data, length=length, **kw)
     _put(r, "doorbell", _get(r, "doorbell") + 1)
 
 
 def test_the_worker_serves_the_ring_it_accepted(ring):
-    assert _get(ring, "magic") == 0x474E4952
+    assert _get(ring, "magic") == 0x32474E52  # "RNG2": request records, not the one slot of "RING"
 
 
 @pytest.mark.parametrize("offer", [{}, {"ring": 4096 + 1}, {"ring": "x"}, {"ring": 0}, {"ring": SHM_DATA}])
@@ -159,3 +157,82 @@ def test_the_ring_learns_its_client_s_gaps_from_the_waits_after_messages(ring):
     got, _ = ring.next(BASE, 1.0)  # already there: a gap of next to nothing
     assert got == RING
     assert lib.rgpu_ring_gap_recent() < learned
+
+
+def _get64(r, field):
+    return struct.unpack_from("<Q", r.seg._mm, r.offset + r.lay[field])[0]
+
+
+def test_a_request_takes_its_turn_between_the_socket_messages_sent_before_and_after_it(ring):
+    _put(ring, "sock_sent", 1, "<Q")
+    _request(ring, b"\x91\x95\x02\x02\x00\x90\x00", async_=True, sock_before=1)
+    assert ring.next(0.0, 0.01) == (SOCKET, None)  # the one sent before it first
+    assert _get64(ring, "req_head") == 0  # not taken: the client may not write over it
+    ring.sock_received = 1
+    got, body = ring.next(0.0, 1.0)
+    assert got == RING and bytes(body[0]) == b"\x91\x95\x02\x02\x00\x90\x00"
+    assert _get64(ring, "req_head") == _get64(ring, "req_tail")  # copied out: the client may write there
+    _put(ring, "sock_sent", 2, "<Q")  # one more on the socket, after the next request
+    _request(ring, b"\x91\x95\x03\x02\x00\x90\x00", async_=True, sock_before=1)
+    got, body = ring.next(0.0, 1.0)
+    assert got == RING and bytes(body[0]) == b"\x91\x95\x03\x02\x00\x90\x00"  # before the later socket message
+    assert ring.next(0.0, 0.01) == (SOCKET, None)
+
+
+def test_several_async_requests_wait_on_the_ring_and_come_out_in_order_across_its_end(ring):
+    """Messages of async calls only need no reply, so the client writes the next before the worker
+    took the last: they queue in the request area, and one that would run past its end starts again at
+    its beginning (a wrap marker left where it would not fit)."""
+    cap = ring.lay["request_size"]
+    sent = [bytes([i]) * (9000 + 37 * i) for i in range(40)]  # over twice round the area in all
+    taken = []
+    for m in sent:
+        while True:
+            try:
+                _request(ring, m, async_=True)
+                break
+            except AssertionError:  # full: the worker takes the oldest, and the client tries again
+                got, body = ring.next(0.0, 1.0)
+                assert got == RING and ring.taken_async
+                taken.append(bytes(body[0]))
+    assert _get64(ring, "req_tail") > 2 * cap
+    while (got := ring.next(0.0, 0.01))[0] == RING:
+        taken.append(bytes(got[1][0]))
+    assert taken == sent
+
+
+def test_nothing_said_about_an_async_request_goes_on_the_ring(ring):
+    """A message of async calls only has no reply waited for on the ring: anything the worker says
+    about it (an error it could not defer) goes on the socket, and the ring's reply count, which the
+    client matches against its sync requests, does not move."""
+    _request(ring, b"\x91\x95\x02\x02\x00\x90\x00", async_=True)
+    assert ring.next(0.0, 1.0)[0] == RING and ring.taken_async
+    seq, sock = _get(ring, "rep_seq"), Sock()
+    out = ring.replies(sock)
+    out.send(b"peer", 2)
+    out.send(b"notice")
+    assert sock.sent == [[b"peer", b"notice"]] and _get(ring, "rep_seq") == seq
+    _request(ring, b"\x91\x95\x03\x02\x01\x90\x00")  # a sync one: its reply on the ring again
+    assert ring.next(0.0, 1.0)[0] == RING and not ring.taken_async
+    ring.replies(sock).send_multipart([b"peer", b"reply"])
+    assert _get(ring, "rep_seq") == seq + 1 and len(sock.sent) == 1
+
+
+@pytest.mark.parametrize("lie", ["socket messages never sent", "a tail past the area", "a tail behind the head",
+                                 "a record past the tail"])
+def test_a_request_that_cannot_be_is_refused_not_followed(ring, lie):
+    _put(ring, "sock_sent", 1, "<Q")
+    if lie == "socket messages never sent":
+        _request(ring, b"\x91", async_=True, sock_before=5)
+    elif lie == "a tail past the area":
+        _request(ring, b"\x91")
+        _put(ring, "req_tail", ring.lay["request_size"] + 64, "<Q")
+    elif lie == "a tail behind the head":
+        _request(ring, b"\x91", sock_before=0)
+        assert ring.next(0.0, 1.0)[0] == RING
+        _put(ring, "req_tail", 8, "<Q")
+    else:
+        _request(ring, b"\x91" * 64, sock_before=0)
+        _put(ring, "req_tail", 24, "<Q")  # the record says 64 bytes; the tail, 8
+    with pytest.raises(RingBroken, match="wrote over the ring"):
+        ring.next(0.0, 1.0)

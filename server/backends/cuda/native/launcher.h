@@ -37,6 +37,9 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
 enum { RGPU_STEP_WAIT = 1, RGPU_STEP_COPY = 2, RGPU_STEP_FRAME = 3, RGPU_STEP_ASYNC = 4 };
 uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
                              uint64_t seg_size, int *kind, uint64_t *count);
+/* The `n` calls of a message it found RGPU_STEP_ASYNC, run (out->served: how many did). */
+void rgpu_launcher_run_calls(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, uint32_t n,
+                             rgpu_launch_run *out);
 
 /* For the copies (copies.c): launches.c's stream lookup, idle check, stream wait and message end. */
 int rgpu_launcher_stream(rgpu_launcher *l, uint64_t h, void **stream);

@@ -1,0 +1,34 @@
+"""Requests written into a call ring's request area as libhook's ring.c writes them (ring.h: a record's
+length, flags and the socket messages sent before it, then the message padded to 8 bytes; a wrap
+marker where a record would run past the area's end), or as a broken client would, for the tests of
+the worker's end."""
+from __future__ import annotations
+
+import struct
+
+WRAP = 0xFFFFFFFE
+ASYNC = 1
+RECORD = struct.Struct("<IIQ")
+
+
+def append(mm, off: int, lay: dict, payload: bytes, *, length: int | None = None, async_: bool = False,
+           sock_before: int | None = None) -> None:
+    """Appends `payload` to the ring at `off` of mapping `mm` (`lay`: ring.layout()): its record says
+    `length` bytes if given (a lie a broken client tells), no reply wanted with `async_`, and
+    `sock_before` socket messages sent before it (default: as many as the header says were sent)."""
+    u64 = struct.Struct("<Q")
+    tail = u64.unpack_from(mm, off + lay["req_tail"])[0]
+    head = u64.unpack_from(mm, off + lay["req_head"])[0]
+    cap, area = lay["request_size"], off + lay["request"]
+    size = RECORD.size + (len(payload) + 7) // 8 * 8
+    at = tail % cap
+    skip = cap - at if at + size > cap else 0
+    assert tail - head + skip + size <= cap, "no room in the ring: the worker has not taken what is there"
+    if skip:
+        struct.pack_into("<I", mm, area + at, WRAP)
+        at = 0
+    if sock_before is None:
+        sock_before = u64.unpack_from(mm, off + lay["sock_sent"])[0]
+    RECORD.pack_into(mm, area + at, len(payload) if length is None else length, ASYNC if async_ else 0, sock_before)
+    mm[area + at + RECORD.size:area + at + RECORD.size + len(payload)] = payload
+    u64.pack_into(mm, off + lay["req_tail"], tail + skip + size)
