@@ -35,7 +35,7 @@
  * cost a few microseconds each: by default a session on the ring sends SAME_HOST_BATCH at a time, one
  * across hosts (where each is a socket message the worker's Python receives) holds them. On the null
  * driver with 5 us kernels (2-core VM, benchmarks/results/async-ring-2026-12-04.md) 16 on the ring took
- * the transformer's step from 3.96-4.33 to 2.87-3.01 ms and the decode loop's from 254-286 to 212-236 us.
+ * the transformer's step from 4.00-4.29 to 2.88-3.15 ms and the decode loop's from 256-270 to 220-228 us.
  * Counted, not timed: a loop's messages split the same way every step, so across hosts their heads
  * cross as their differences from the last step's (head_delta.c keeps the heads of the 8 lengths used
  * most recently). */
