@@ -48,6 +48,7 @@ typedef struct {
 } rgpu_sched;
 int rgpu_sched_take(rgpu_sched *s);
 int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
+int rgpu_sched_contended(rgpu_sched *s);
 typedef struct {
     int sync; uint64_t out_len; uint64_t shm_in; uint64_t addr; int64_t size;
     uint32_t nplaced; uint64_t placed_addr[8]; int64_t placed_size[8];  /* RGPU_PLACE_MAX (launcher.h) */

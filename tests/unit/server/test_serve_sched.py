@@ -91,3 +91,22 @@ def test_a_give_back_says_when_someone_waits():
     s.waiting[1] = 1  # arrived while slot 0 ran: its wait is Python's condition, which Python wakes
     assert _lib().rgpu_sched_give(view, 0.0, 1) == 1
     assert s.busy.value == -1 and s.kernels[0] == 1
+
+
+@pytest.mark.parametrize("other", ["none", "waiting", "between_kernels", "long_idle", "unconfigured"])
+def test_contended_answers_as_python_does(other):
+    """rgpu_sched_contended (an async batch's give-back asks it first) beside GpuScheduler.contended:
+    another session waiting, or between two runs of its kernels, wants the GPU; one idle past IDLE_S,
+    or a slot with no group, does not."""
+    ctx = multiprocessing.get_context("fork")
+    s = GpuScheduler(ctx, 4)
+    s.configure(0, 50, 100)
+    if other != "unconfigured":
+        s.configure(1, 50, 100)
+    if other == "waiting":
+        s.waiting[1] = 1
+    elif other in ("between_kernels", "long_idle", "unconfigured"):
+        s.kernels[1], s.last[1] = 3, time.monotonic() - (60 if other == "long_idle" else 0)
+    want = other in ("waiting", "between_kernels")
+    assert s.contended(0) is want
+    assert _lib().rgpu_sched_contended(ring_mod.sched_view(s, 0)) == int(want)
