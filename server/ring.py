@@ -144,12 +144,9 @@ class RingFrame(bytes):
 
 class CallRing:
     def __init__(self, segment, offset: int, size: int):
-        self._mm, self.offset = segment._mm, offset
+        self._segment, self.offset = segment, offset  # it holds the mapping the pointers below point into
         self._p = ffi.cast("void *", segment.addr + offset)
         self._taken = ffi.new("uint64_t *")  # the bytes of requests taken: the worker's own count
-        self._len = ffi.new("uint32_t *")
-        self._async = ffi.new("uint32_t *")
-        self.taken_async = False  # the message taken wants no reply (async calls only): none goes to the ring
         self.sock_received = 0  # the client's messages taken from the socket since the attach
         self.calls = 0  # messages taken from the ring (logs)
         self.compiled = 0  # of those, served by the compiled loop without entering Python (serve)
@@ -185,19 +182,21 @@ class CallRing:
     def next(self, spin_s: float, timeout_s: float):
         """What the client sent next: (RING, frame), (SOCKET, None) when its next message is on the
         socket, (IDLE, None) after timeout_s. Waits without the GIL. Raises RingBroken."""
-        got = self._lib.rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s, self._len,
-                                       self._async, self._copy)
+        st = self._st  # the message's length and whether it wants a reply land where `serve` leaves them
+        got = self._lib.rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s,
+                                       ffi.addressof(st, "len"), ffi.addressof(st, "req_async"), self._copy)
         if got == RING:
-            return RING, self._taken_message(self._len[0])
+            self.calls += 1
+            self.handed += 1
+            return RING, [RingFrame(ffi.buffer(self._copy, st.len)[:])]
         if got < 0:
-            self._broken(self._len[0])
+            self._broken(st.len)
         return got, None
 
-    def _taken_message(self, n: int):
-        self.calls += 1
-        self.handed += 1
-        self.taken_async = bool(self._async[0])
-        return [RingFrame(ffi.buffer(self._copy, n)[:])]
+    @property
+    def taken_async(self) -> bool:
+        """Whether the message taken last wants no reply (async calls only): none goes to the ring."""
+        return bool(self._st.req_async)
 
     @staticmethod
     def _broken(n: int):
@@ -233,7 +232,6 @@ class CallRing:
         st.copier = ffi.cast("void *", copier)
         st.quota = quota if quota is not None else ffi.NULL
         got = self._lib.rgpu_serve(self._p, ffi.cast("void *", launcher), self._taken, st)
-        self.taken_async = bool(st.req_async)
         n = st.served
         self.calls += n
         self.compiled += n
