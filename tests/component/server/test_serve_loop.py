@@ -269,12 +269,18 @@ def test_batches_of_async_calls_are_run_before_python_decodes_them(daemons, shm)
         got[fast] = _ended(handle)
     on, off = got["1"], got["0"]
     warm = 20000 // 10 + 1  # the harness's warm-up
-    assert on["batches_compiled"] >= (20000 + warm) // 256 - 2, on  # every full batch
+    per = 16 if shm == "1" else 256  # RGPU_BATCH_CALLS's default beside the worker, and without the ring
+    assert on["batches_compiled"] >= (20000 + warm) // per - 2, on  # every full batch, ring or socket
     assert on["launches_compiled"] >= 20000 + warm, on
     assert off["batches_compiled"] == 0 and off["launches_compiled"] == 0, off
     assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
     if shm == "1":
-        assert on["ring_calls"] >= on["batches_compiled"] and on["ring_compiled"] >= on["batches_compiled"], on
+        # A batch finding the ring full goes on the socket (ring.c rgpu_ring_send): how many do depends
+        # on how far the worker falls behind, so the split is not fixed; but some took the ring, and
+        # none of those went to Python (one session: nobody contends for the GPU). The few the ring
+        # hands to Python are the session's set-up (module load, lookups), not launches.
+        assert on["ring_calls"] > 0 and on["ring_compiled"] > 0, on
+        assert on["ring_to_python"] <= 10, on
 
 
 @pytest.mark.parametrize("mode", ["launch_sync", "launch"])
