@@ -20,7 +20,7 @@ from rgpu.protocol import wire
 
 _CDEF = """
 void rgpu_ring_serve(void *ring);
-void rgpu_ring_layout(uint64_t out[10]);
+void rgpu_ring_layout(uint64_t out[11]);
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
                    uint32_t *len, uint32_t *async, unsigned char *out);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
@@ -115,11 +115,12 @@ def spin_hits() -> int:
 
 
 def layout() -> dict:
-    """Offsets of the ring header's fields, its request area, and its size (for tests)."""
-    out = ffi.new("uint64_t[10]")
+    """Offsets of the ring header's fields, its request area, its size, and the longest message a record
+    holds (the worker's copy of a message is that long)."""
+    out = ffi.new("uint64_t[11]")
     library().rgpu_ring_layout(out)
     names = ("magic", "doorbell", "sock_sent", "req_tail", "req_head", "rep_seq", "rep_len", "request", "size",
-             "request_size")
+             "request_size", "record_max")
     return dict(zip(names, map(int, out)))
 
 
@@ -155,7 +156,7 @@ class CallRing:
         self._lib.rgpu_ring_serve(self._p)
         self._replies = None
         self._st = ffi.new("rgpu_serve_state *")
-        self._copy = ffi.new("unsigned char[]", layout()["size"])  # at least a whole request
+        self._copy = ffi.new("unsigned char[]", layout()["record_max"])  # a whole request
         self._st.copy = self._copy
         # the segment the copies it serves move their data through, up to where the ring begins
         self._st.seg, self._st.seg_size = ffi.cast("unsigned char *", segment.addr), segment.size
@@ -203,8 +204,8 @@ class CallRing:
         if n == 0xFFFFFFFF:  # ring.c check: RGPU_RING_ON_SOCKET, the length is not what is wrong
             raise RingBroken("the call ring's requests are not where the client said (a record past what it "
                              "wrote, or naming socket messages it never sent): the client wrote over the ring")
-        raise RingBroken(f"a call ring's record claims {n} bytes, more than the ring holds: "
-                         f"the client wrote over the ring")
+        raise RingBroken(f"a call ring's record claims {n} bytes, more than a record holds or than was "
+                         f"written: the client wrote over the ring")
 
     def serve(self, launcher, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session,
               copier: int = 0, quota=None):

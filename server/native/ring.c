@@ -31,13 +31,13 @@ void rgpu_ring_serve(void *ring) {
 
 /* The header's field offsets, for tests that write the client's part as a broken client would:
  * magic, doorbell, sock_sent, req_tail, req_head, rep_seq, rep_len, the request area, the ring's size,
- * and the request area's size. */
-void rgpu_ring_layout(uint64_t out[10]) {
+ * the request area's size, and the longest message a record holds. */
+void rgpu_ring_layout(uint64_t out[11]) {
     out[0] = offsetof(rgpu_ring_head, magic), out[1] = offsetof(rgpu_ring_head, doorbell);
     out[2] = offsetof(rgpu_ring_head, sock_sent), out[3] = offsetof(rgpu_ring_head, req_tail);
     out[4] = offsetof(rgpu_ring_head, req_head), out[5] = offsetof(rgpu_ring_head, rep_seq);
     out[6] = offsetof(rgpu_ring_head, rep_len), out[7] = RGPU_RING_HEAD, out[8] = RGPU_RING_BYTES;
-    out[9] = RGPU_RING_REQ_CAP;
+    out[9] = RGPU_RING_REQ_CAP, out[10] = RGPU_RING_REQ_MAX;
 }
 
 /* What comes next, in the order the client sent it: the record at *head once the socket messages sent

@@ -98,6 +98,36 @@ def test_a_failover_sessions_step_waits_for_what_the_same_step_waits_for_without
     assert started and all("failover" in x for x in started), log[-3000:]  # a --failover lease's session
 
 
+def _ended_counts(handle, before: int) -> dict:
+    """The numbers of the first session_ended line the worker logged after its first `before` lines."""
+    def ended():
+        lines = handle.log_path.read_text(errors="replace").splitlines()[before:]
+        return next((x for x in lines if "event=session_ended" in x), None)
+    line = wait_until(ended, 30, "session_ended")
+    return {k: int(v) for k, v in re.findall(r"\b(\w+)=(\d+)\b", line)}
+
+
+@pytest.mark.parametrize("workload", ["cnn", "transformer_amp"])
+def test_a_training_steps_messages_are_served_by_the_workers_compiled_loop(null_server, workload):
+    """On one host every message of a training step takes the call ring and the worker's compiled loop
+    serves it without Python (server/native/serve.c): each message of async calls only, and the step's
+    last message with its `.item()`. A CNN's or a transformer's last message holds AdamW's fused
+    launches, 24-27 KB of parameters each (124 KiB for five), which a record of the 128 KiB ring held
+    only when it was empty, so every such step went on the socket through the worker's Python; a
+    mixed-precision step's matmuls are cuBLASLt's cuLaunchKernelEx, which the loop did not launch, so
+    all but three of its 645 messages of async calls went to Python."""
+    url, handle = null_server
+    steps, warmup = 12, 3
+    before = len(handle.log_path.read_text(errors="replace").splitlines())
+    r = result(run_workload(url, workload, "--warmup", str(warmup), "--steps", str(steps), env={"RGPU_SHM": "1"}))
+    got = _ended_counts(handle, before)
+    assert r["async_on_ring"] == r["async_messages"] > 0, r
+    # every message of async calls only the client sent ran in the loop, none in Python
+    assert got["batches_compiled"] == got["client_async_messages"] > 0, got
+    # and each step's synchronising messages too (the warm-up's first steps load kernels: not counted)
+    assert got["ring_compiled"] - got["batches_compiled"] >= steps * r["syncs_per_step"], (got, r)
+
+
 def test_counts_are_printed_at_exit_and_logged_by_the_worker(null_server):
     """RGPU_STATS=1: the totals and one line per call (round trips, async calls, the library that
     called) on stderr at exit; the worker's session_ended line carries the totals the goodbye brought."""

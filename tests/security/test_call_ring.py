@@ -62,7 +62,7 @@ class RingClient:
         reply = wire.unpack(self.sock.recv_multipart()[0])
         segments.unlink(self.name)
         assert reply[2][0] is True, reply
-        assert self.u32("magic") == 0x32474E52, "the worker serves the ring"
+        assert self.u32("magic") == ring_records.MAGIC, "the worker serves the ring"
         self.seq = 1
 
     def u32(self, field: str) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import struct
 
+MAGIC = 0x33474E52  # "RNG3" (ring.h RGPU_RING_MAGIC): 1 MiB of request records, not RNG2's 128 KiB
 WRAP = 0xFFFFFFFE
 ASYNC = 1
 RECORD = struct.Struct("<IIQ")

@@ -32,11 +32,17 @@
 #define RGPU_RING_H
 #include <stdint.h>
 
-/* "RNG2": the ring of request records. A build that knows only the one request slot of "RING" finds
- * another magic and keeps every call on the socket, whichever end it is. */
-#define RGPU_RING_MAGIC 0x32474e52u
+/* "RNG3": the ring of request records, 1 MiB of them. A build that knows another layout (the one
+ * request slot of "RING", the 128 KiB of "RNG2") finds another magic and keeps every call on the
+ * socket, whichever end it is. */
+#define RGPU_RING_MAGIC 0x33474e52u
 #define RGPU_RING_HEAD 4096u
-#define RGPU_RING_REQ_CAP (128u << 10)
+/* 1 MiB: a record holds up to a quarter of it, so four of the largest queue together. PyTorch's
+ * fused optimizer launches carry 24-27 KB of parameters each (multi_tensor_apply's tensor lists): a
+ * transformer step's last message, five of them, the copy of the loss and its synchronize, is 124
+ * KiB, which the 128 KiB of "RNG2" held only when empty and unwrapped, so every such step went on the
+ * socket through the worker's Python. */
+#define RGPU_RING_REQ_CAP (1u << 20)
 #define RGPU_RING_REP_CAP (64u << 10)
 #define RGPU_RING_BYTES (RGPU_RING_HEAD + RGPU_RING_REQ_CAP + RGPU_RING_REP_CAP)
 #define RGPU_RING_ON_SOCKET 0xffffffffu
@@ -50,8 +56,8 @@ typedef struct {
 } rgpu_ring_record;
 
 #define RGPU_RING_RECORD_BYTES(len) (sizeof(rgpu_ring_record) + (((uint64_t)(len) + 7u) & ~(uint64_t)7u))
-/* the longest message a record holds: the whole area, empty */
-#define RGPU_RING_REQ_MAX (RGPU_RING_REQ_CAP - (uint32_t)sizeof(rgpu_ring_record))
+/* the longest message a record holds */
+#define RGPU_RING_REQ_MAX (RGPU_RING_REQ_CAP / 4u - (uint32_t)sizeof(rgpu_ring_record))
 
 typedef struct {
     _Alignas(64) uint32_t magic;  /* the worker's: it serves this ring */

@@ -38,6 +38,7 @@ void rgpu_launcher_more_waits(rgpu_launcher *l, void *event_query, void *event_s
                               const uint64_t ids[6]);
 void rgpu_launcher_printf(rgpu_launcher *l, int fd);
 void rgpu_launcher_graphs(rgpu_launcher *l, void *graph_launch, uint64_t id);
+void rgpu_launcher_clusters(rgpu_launcher *l, void *launch_ex, uint64_t id);
 void rgpu_launcher_attributes(rgpu_launcher *l, void *set, uint64_t id, const int64_t attrs[2]);
 int rgpu_launcher_attribute(rgpu_launcher *l, void *object, int64_t attr, int32_t value);
 int rgpu_launcher_attribute_of(rgpu_launcher *l, void *object, int64_t attr, int32_t *value);

@@ -87,6 +87,13 @@ class Launcher:
         self._lib.rgpu_launcher_graphs(self._l, _ffi.cast("void *", graph_launch), GRAPH_LAUNCH_ID)
         self.ids = self.ids | {GRAPH_LAUNCH_ID}
 
+    def serve_clusters(self, launch_ex: int) -> None:
+        """Lets the loop make launches in thread-block clusters (cuLaunchKernelEx: cuBLASLt's matmuls in
+        a mixed-precision step) with the driver's `launch_ex`, the attributes as `device.launch` gives
+        them; a cluster the driver would refuse stays Python's, which says why."""
+        self._lib.rgpu_launcher_clusters(self._l, _ffi.cast("void *", launch_ex), BY_NAME["cuLaunchKernelEx"])
+        self.ids = self.ids | {BY_NAME["cuLaunchKernelEx"]}
+
     def serve_attributes(self, set_attribute: int) -> None:
         """Lets a step hold an async cuFuncSetAttribute of a function's dynamic shared memory or carveout,
         run with the driver's `set_attribute`: cuDNN sets its kernels' sizes for the forward and the
@@ -250,6 +257,10 @@ def make(cuda_ffi, cuda_lib, clock):
     try:
         launcher.serve_graphs(int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, "cuGraphLaunch"))))
     except AttributeError:  # a stand-in driver without graphs: their launches stay Python's
+        pass
+    try:
+        launcher.serve_clusters(int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, "cuLaunchKernelEx"))))
+    except AttributeError:  # a stand-in driver without it: such launches stay Python's
         pass
     try:
         launcher.serve_attributes(int(cuda_ffi.cast("uintptr_t", cuda_ffi.addressof(cuda_lib, "cuFuncSetAttribute"))))

@@ -463,7 +463,7 @@ def test_handles_survive_the_tables_growth_and_removals(driver, monkeypatch):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch, seed):
     """Messages of random calls — launches of both faces on every kind of stream, launches with bad
-    handles, values or parameters, sync launches, barriers, streams destroyed and created between
+    handles, values or parameters, launches in clusters good and bad, sync launches, barriers, streams destroyed and created between
     messages, stream queries and synchronizes of streams done, busy or failing — served with the loop
     and without it: the same launches, events, replies and errors."""
     import random
@@ -480,6 +480,13 @@ def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch,
                     calls.append(sv.launch(fn, stream, params(rng.randrange(1000), rng.choice([0, 8, 24, 4096, 4100, 25776, 32768, 32800])),
                                            grid=(rng.choice([1, 7, -1, 1 << 32]), 1, 1), runtime=rng.random() < 0.5,
                                            sync=int(rng.random() < 0.05)))
+                elif r < 0.85:  # in clusters, some of which do not divide the grid or name no policy CUDA has
+                    g = rng.choice([1, 4, 6, 8])
+                    cluster = rng.choice([(0, 0, 0, 0), (2, 1, 1, 0), (4, 1, 1, 1), (3, 1, 1, 0), (0, 0, 0, 2),
+                                          (0, 1, 0, 0), (2, 0, 1, 0), (1, 1, 1, 3)])
+                    calls.append(sv.call(BY_NAME["cuLaunchKernelEx"],
+                                         [fn, g, 1, 1, 32, 1, 1, 0, stream, *cluster, params(rng.randrange(1000))],
+                                         sync=int(rng.random() < 0.05)))
                 elif r < 0.9:
                     calls.append(sv.call(wire.BARRIER, [], sync=int(rng.random() < 0.5)))
                 elif r < 0.95:
@@ -511,11 +518,14 @@ def test_random_messages_reach_the_driver_as_through_python(driver, monkeypatch,
 
 
 def test_a_cluster_launch_reaches_the_driver_with_its_cluster(driver, monkeypatch):
-    """cuLaunchKernelEx messages (thread-block clusters) are Python's: the driver gets cuLaunchKernelEx
-    with the cluster dimension and scheduling policy attributes, between plain launches the loop
-    serves, in order; a cluster that does not divide the grid is refused before the driver sees it,
-    and the cluster occupancy questions are the driver's answers."""
+    """cuLaunchKernelEx messages (thread-block clusters: cuBLASLt's matmuls) are the loop's as plain
+    launches are, through Python without it: the driver gets cuLaunchKernelEx with the cluster
+    dimension and scheduling policy attributes, between plain launches, in order; a cluster that does
+    not divide the grid, or a policy CUDA does not know, is refused before the driver sees it, by
+    Python either way (sync: in its reply; async: at the next sync call, as every deferred error), and
+    the cluster occupancy questions are the driver's answers."""
     ex = BY_NAME["cuLaunchKernelEx"]
+    deferred = {}
     for with_loop in (True, False):
         driver.fake_reset()
         sv = Served(driver, monkeypatch, with_loop)
@@ -530,9 +540,15 @@ def test_a_cluster_launch_reaches_the_driver_with_its_cluster(driver, monkeypatc
         assert [g[3] for g in got] == [params(k) for k in (1, 2, 3, 4)]
         assert got[1][2] == (8, 2, 1, 128, 1, 1, 256) and got[1][4] == (2, 1, 1, 1)
         assert got[2][4] == (0, 0, 0, 2) and len(got[0]) == len(got[3]) == 4  # plain launches: no cluster
+        assert sv.compiled == (4 if with_loop else 0)  # the loop's, cluster launches too
         assert replies(sv, [sv.call(ex, [fn, 8, 1, 1, 64, 1, 1, 0, st, 3, 1, 1, 0, params(5)], sync=1)]) == [
             (code_for("driver", "CUDA_ERROR_INVALID_CLUSTER_SIZE"), [])]
         assert driver.fake_launches() == 4  # 3 does not divide 8: refused in the server
+        # async, after a launch the loop runs: the bad one (a policy past CUDA's) is Python's, deferred
+        sv.serve([sv.launch(sv.fns[0], st, params(6)), sv.call(ex, [fn, 8, 1, 1, 64, 1, 1, 0, st, 0, 0, 0, 7, params(7)])])
+        assert driver.fake_launches() == 5 and sv.compiled == (5 if with_loop else 0)
+        deferred[with_loop] = sv.s.deferred
+    assert deferred[True] == deferred[False] and deferred[True] is not None
     occ = [fn, 8, 1, 1, 128, 1, 1, 0, 4, 1, 1, 0]
     assert replies(sv, [sv.call(BY_NAME["cuOccupancyMaxActiveClusters"], occ, sync=1),
                         sv.call(BY_NAME["cuOccupancyMaxPotentialClusterSize"], occ, sync=1)]) == [(0, [132 // 4]), (0, [8])]

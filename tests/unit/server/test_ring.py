@@ -59,7 +59,7 @@ def _request(r, data: bytes, length: int | None = None, **kw):
 
 
 def test_the_worker_serves_the_ring_it_accepted(ring):
-    assert _get(ring, "magic") == 0x32474E52  # "RNG2": request records, not the one slot of "RING"
+    assert _get(ring, "magic") == ring_records.MAGIC
 
 
 @pytest.mark.parametrize("offer", [{}, {"ring": 4096 + 1}, {"ring": "x"}, {"ring": 0}, {"ring": SHM_DATA}])
@@ -184,7 +184,7 @@ def test_several_async_requests_wait_on_the_ring_and_come_out_in_order_across_it
     took the last: they queue in the request area, and one that would run past its end starts again at
     its beginning (a wrap marker left where it would not fit)."""
     cap = ring.lay["request_size"]
-    sent = [bytes([i]) * (9000 + 37 * i) for i in range(40)]  # over twice round the area in all
+    sent = [bytes([i]) * (cap // 20 + 37 * i) for i in range(40)]  # over twice round the area in all
     taken = []
     for m in sent:
         while True:
@@ -219,7 +219,7 @@ def test_nothing_said_about_an_async_request_goes_on_the_ring(ring):
 
 
 @pytest.mark.parametrize("lie", ["socket messages never sent", "a tail past the area", "a tail behind the head",
-                                 "a record past the tail"])
+                                 "a record past the tail", "a record longer than a record holds"])
 def test_a_request_that_cannot_be_is_refused_not_followed(ring, lie):
     _put(ring, "sock_sent", 1, "<Q")
     if lie == "socket messages never sent":
@@ -231,8 +231,10 @@ def test_a_request_that_cannot_be_is_refused_not_followed(ring, lie):
         _request(ring, b"\x91", sock_before=0)
         assert ring.next(0.0, 1.0)[0] == RING
         _put(ring, "req_tail", 8, "<Q")
-    else:
+    elif lie == "a record past the tail":
         _request(ring, b"\x91" * 64, sock_before=0)
         _put(ring, "req_tail", 24, "<Q")  # the record says 64 bytes; the tail, 8
+    else:  # written whole and within the area, but longer than the worker's copy of a message
+        _request(ring, b"\x91" * (ring.lay["record_max"] + 8), sock_before=0)
     with pytest.raises(RingBroken, match="wrote over the ring"):
         ring.next(0.0, 1.0)

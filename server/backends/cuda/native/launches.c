@@ -42,6 +42,7 @@ typedef CUresult (*stream_fn)(CUstream);
 typedef CUresult (*object_fn)(void *); /* a CUstream's or a CUevent's query or synchronize */
 typedef CUresult (*context_fn)(void);
 typedef CUresult (*graph_fn)(void *, CUstream); /* cuGraphLaunch */
+typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **); /* cuLaunchKernelEx */
 
 enum { KIND_FUNCTION = 1, KIND_STREAM = 2, KIND_EVENT = 3, KIND_GRAPH = 4 };
 /* The waits, by wait_ids index: each a driver's (even) and a runtime's (odd) call. */
@@ -53,6 +54,7 @@ enum { STREAM_QUERY = 0, STREAM_SYNC = 2, EVENT_QUERY = 4, EVENT_SYNC = 6, CTX_S
  * driver that takes only 4 KiB refuses the rest, and Python's path then reports it */
 #define PARAM_BYTES 32768
 #define WIRE_ARGS 10   /* cuLaunchKernel's record: function, grid x y z, block x y z, shared, stream, params */
+#define EX_ARGS 14     /* cuLaunchKernelEx's: those, the cluster x y z and its scheduling policy before params */
 #define GRAPH_ARGS 2   /* rgpuGraphLaunch's record: the worker's executable graph, stream */
 #define WAIT_POLL_NS 200000 /* a wait's poll here until rgpu_launcher_poll says otherwise (below) */
 
@@ -85,6 +87,10 @@ struct rgpu_launcher {
     /* Graph launches (rgpu_launcher_graphs): cuGraphLaunch and rgpuGraphLaunch's id (none while NULL) */
     graph_fn graph_launch;
     uint64_t graph_id;
+    /* Launches in thread-block clusters (rgpu_launcher_clusters): cuLaunchKernelEx and its id (none
+     * while NULL). cuBLASLt launches its kernels so: a mixed-precision training step's matmuls. */
+    launch_ex_fn launch_ex;
+    uint64_t ex_id;
     /* cuFuncSetAttribute (none while NULL), its call id and the attributes the loop sets */
     attribute_fn set_attribute;
     uint64_t attr_id;
@@ -227,6 +233,11 @@ void rgpu_launcher_graphs(rgpu_launcher *l, void *graph_launch, uint64_t id) {
 }
 
 /* The read end of the pipe the device's printf output goes to (server/backends/cuda/printf.py). */
+void rgpu_launcher_clusters(rgpu_launcher *l, void *launch_ex, uint64_t id) {
+    l->launch_ex = (launch_ex_fn)launch_ex;
+    l->ex_id = id;
+}
+
 void rgpu_launcher_printf(rgpu_launcher *l, int fd) { l->printf_fd = fd; }
 
 /* Handle `h` names `object` (a CUfunction or CUstream). 0, or -1 out of memory. */
@@ -377,6 +388,8 @@ typedef struct {
     void *function, *stream;
     void *graph;                /* a graph launch's executable graph (then no function) */
     unsigned g[3], b[3], shared;
+    int ex;                     /* cuLaunchKernelEx: in clusters of cluster[0..2] (0: the function's own), */
+    unsigned cluster[4];        /* its scheduling policy cluster[3] (0: the default) */
     const void *params;
     size_t size;
 } launch_call;
@@ -397,13 +410,24 @@ static int launch_of(rgpu_launcher *l, const rgpu_env_call *c, mp_reader args, l
         a->runtime = 0;
         return 1;
     }
-    if (id != l->ids[0] && id != l->ids[1]) return 0;
-    if (c->args.n != WIRE_ARGS || read_uint(&args, &fh)) return 0;
+    a->ex = l->launch_ex && id == l->ex_id;
+    if (id != l->ids[0] && id != l->ids[1] && !a->ex) return 0;
+    if (c->args.n != (a->ex ? EX_ARGS : WIRE_ARGS) || read_uint(&args, &fh)) return 0;
     for (int i = 0; i < 3; i++)
         if (read_u32(&args, &a->g[i])) return 0;
     for (int i = 0; i < 3; i++)
         if (read_u32(&args, &a->b[i])) return 0;
     if (read_u32(&args, &a->shared) || read_uint(&args, &sh)) return 0;
+    if (a->ex) {
+        for (int i = 0; i < 4; i++)
+            if (read_u32(&args, &a->cluster[i])) return 0;
+        /* a cluster the driver would refuse is Python's, which says why (api/module.py _cluster): each
+         * dimension at least 1 and dividing the grid's, or none named; a policy CUDA knows */
+        const unsigned *k = a->cluster;
+        if (k[0] ? (!k[1] || !k[2] || a->g[0] % k[0] || a->g[1] % k[1] || a->g[2] % k[2]) : (k[1] || k[2]))
+            return 0;
+        if (k[3] > 2) return 0;
+    }
     mp_obj params;
     if (mp_next(&args, &params) || params.type != MP_BIN || params.n > PARAM_BYTES) return 0;
     entry *f = find(l, fh);
@@ -438,6 +462,30 @@ static int run_launch(rgpu_launcher *l, const launch_call *a, rgpu_launch_run *o
     if (l->naliases) fix_params(l, l->params, size);
     void *extra[5] = {(void *)CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, l->params,
                       (void *)CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size, (void *)CU_LAUNCH_PARAM_END_AS_INT};
+    if (a->ex) { /* the attributes device.py _launch_config gives the driver, in the same order */
+        CUlaunchAttribute attrs[2];
+        unsigned n = 0;
+        memset(attrs, 0, sizeof attrs);
+        if (a->cluster[0]) {
+            attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attrs[n].value.clusterDim.x = a->cluster[0], attrs[n].value.clusterDim.y = a->cluster[1];
+            attrs[n].value.clusterDim.z = a->cluster[2];
+            n++;
+        }
+        if (a->cluster[3]) {
+            attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+            attrs[n].value.clusterSchedulingPolicyPreference = (CUclusterSchedulingPolicy)a->cluster[3];
+            n++;
+        }
+        CUlaunchConfig config = {.gridDimX = a->g[0], .gridDimY = a->g[1], .gridDimZ = a->g[2],
+                                 .blockDimX = a->b[0], .blockDimY = a->b[1], .blockDimZ = a->b[2],
+                                 .sharedMemBytes = a->shared, .hStream = (CUstream)a->stream,
+                                 .attrs = attrs, .numAttrs = n};
+        if (l->launch_ex(&config, (CUfunction)a->function, NULL, extra) != CUDA_SUCCESS) return 0;
+        out->last_seq = a->seq;
+        out->runtime = 0;
+        return 1;
+    }
     if (l->launch((CUfunction)a->function, a->g[0], a->g[1], a->g[2], a->b[0], a->b[1], a->b[2], a->shared,
                   (CUstream)a->stream, NULL, extra) != CUDA_SUCCESS)
         return 0;
