@@ -1,8 +1,8 @@
 """How many async calls one message carries (RGPU_BATCH_CALLS, libhook/src/transport/session.c): held,
-a loop's launches wait in the client until its synchronisation and go with it (the default across
-hosts); with a smaller number they go as they are made, that many at a time, so the device starts on a
-step's kernels while the program still makes them (the default beside the worker: 16, each such
-message on the call ring, run by the worker's compiled loop). The same kernels run with the same
+a loop's launches wait in the client until its synchronisation and go with it (a --failover session's
+default); with a smaller number they go as they are made, that many at a time, so the device starts on
+a step's kernels while the program still makes them (the default: 16, each such message on the call
+ring beside the worker, on the socket across hosts, run by the worker's compiled loop either way). The same kernels run with the same
 arguments either way (the program's digest tells), on one host and across hosts, with the same round
 trips; and the messages split the same way every step, so across hosts their heads cross as
 differences from the last step's."""
@@ -54,9 +54,9 @@ def test_a_loops_launches_go_some_at_a_time_and_compute_the_same(cuda_program, s
     assert STEPS <= across[2] < five[2], (five, across)
     # beside the worker each message of async calls only took the call ring; across hosts none can
     assert five[3] == five[2] and across[3] == 0, (five, across)
-    # the default: 16 at a time on the ring beside the worker, held across hosts
+    # the default: 16 at a time, on the ring beside the worker, on the socket across hosts
     assert STEPS <= default[2] == default[3] < five[2], default
-    assert default_across[2] == held[2] and default_across[3] == 0, default_across
+    assert default_across[2] == across[2] == default[2] and default_across[3] == 0, (default_across, across)
     # a malformed value is said and the default used
     bad = runs["a malformed number"]
     assert "RGPU_BATCH_CALLS=five is not a whole number >= 1: using the default" in bad[2], bad[2][-2000:]

@@ -49,11 +49,12 @@ def test_kernel_fault_is_sticky_and_leaves_other_sessions_alone(cuda_program, si
 
 
 @pytest.mark.parametrize("where,env,per_message", [("beside the worker", {}, 16),
-                                                   ("across TCP", {"RGPU_SHM": "0"}, 256)])
+                                                   ("across TCP", {"RGPU_SHM": "0"}, 16),
+                                                   ("held", {"RGPU_BATCH_CALLS": "256"}, 256)])
 def test_launches_are_batched_not_a_round_trip_each(cuda_program, start_server, where, env, per_message):
-    """100,000 launches go as messages of many, not a round trip each: 16 a message beside the worker
-    (each on the call ring, started while the program makes the next), 256 across hosts (the default
-    RGPU_BATCH_CALLS, libhook/src/transport/session.c)."""
+    """100,000 launches go as messages of many, not a round trip each: 16 a message by default (the
+    default RGPU_BATCH_CALLS, libhook/src/transport/session.c), on the call ring beside the worker
+    and on the socket across hosts, each started while the program makes the next; 256 when asked."""
     url, server = start_server()
     p = run_cli("run", "--server", url, "--", str(cuda_program("many_launches")), "100000", timeout=300,
                 env={**os.environ, **env})

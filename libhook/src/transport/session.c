@@ -30,16 +30,19 @@
  * launch as soon as the program makes it; the calls held here run only once their message goes, at
  * the latest with the program's next synchronisation, so with all of a training step's calls held (a
  * transformer's 166) its kernels ran after the program's work on the step instead of beside it (the
- * H200, 2026-12-04: 1.21x native). Smaller messages start the device sooner, and beside the worker a
- * message of async calls takes the call ring (ring.c) and the worker's compiled loop runs it, so they
- * cost a few microseconds each: by default a session on the ring sends SAME_HOST_BATCH at a time, one
- * across hosts (where each is a socket message the worker's Python receives) holds them. On the null
- * driver with 5 us kernels (2-core VM, benchmarks/results/async-ring-2026-12-04.md) 16 on the ring took
- * the transformer's step from 4.00-4.29 to 2.88-3.15 ms and the decode loop's from 256-270 to 220-228 us.
+ * H200, 2026-12-04: 1.21x native). Smaller messages start the device sooner: by default DEFAULT_BATCH
+ * at a time. Beside the worker such a message takes the call ring (ring.c) and the worker's compiled
+ * loop runs it; across hosts it is a socket message, which the worker's compiled launcher runs too
+ * before Python decodes it, and which the program does not wait for. On the null driver (2-core VM,
+ * benchmarks/results/ring-records-2026-12-05.md), 16 against all held: beside the worker, 5 us kernels,
+ * the transformer's step 4.00-4.29 -> 2.88-3.15 ms and the decode loop's 256-270 -> 220-228 us; on the
+ * test bed across hosts (CURVE, relay at 0.05 ms), 5 us kernels, a CNN's step 2836-3097 -> 2357-2542
+ * us, 50 us kernels, the transformer's 13.6-13.7 -> 9.8-9.9 ms, the decode loop's no slower. A
+ * --failover session holds them (BATCH_MAX_CALLS): its log and resend after a move are tested so.
  * Counted, not timed: a loop's messages split the same way every step, so across hosts their heads
  * cross as their differences from the last step's (head_delta.c keeps the heads of the 8 lengths used
  * most recently). */
-#define SAME_HOST_BATCH 16
+#define DEFAULT_BATCH 16
 
 static uint32_t batch_calls(const rgpu_session *s) {
     static long n = -1;
@@ -48,7 +51,7 @@ static uint32_t batch_calls(const rgpu_session *s) {
         n = v > BATCH_MAX_CALLS ? BATCH_MAX_CALLS : v;
     }
     if (n) return (uint32_t)n;
-    return s->ring_on && !s->fo ? SAME_HOST_BATCH : BATCH_MAX_CALLS;
+    return s->fo ? BATCH_MAX_CALLS : DEFAULT_BATCH;
 }
 
 /* Sends the queued async calls plus (optionally) one more call, as one message. */
