@@ -8,7 +8,7 @@
  * runs launches here only while the session holds the GPU (server/session.py), and a wait only once
  * it has settled the session's accounting for the client's wait. The launcher serves calls from a
  * given index for as long as each is one it can run exactly as the Python path would: an async
- * cuLaunchKernel or cudaLaunchKernel, no bulk frames, no shared-memory entry, a function and stream
+ * cuLaunchKernel, cudaLaunchKernel or cuLaunchKernelEx (a cluster the driver takes), no bulk frames, no shared-memory entry, a function and stream
  * it knows, parameters that fit its buffer.
  *
  * A launch on a stream without an open timing window opens one first, in the clock, as Python's
@@ -232,12 +232,13 @@ void rgpu_launcher_graphs(rgpu_launcher *l, void *graph_launch, uint64_t id) {
     l->graph_launch = (graph_fn)graph_launch, l->graph_id = id;
 }
 
-/* The read end of the pipe the device's printf output goes to (server/backends/cuda/printf.py). */
+/* cuLaunchKernelEx, and its call id, for launches in thread-block clusters (none until this is said). */
 void rgpu_launcher_clusters(rgpu_launcher *l, void *launch_ex, uint64_t id) {
     l->launch_ex = (launch_ex_fn)launch_ex;
     l->ex_id = id;
 }
 
+/* The read end of the pipe the device's printf output goes to (server/backends/cuda/printf.py). */
 void rgpu_launcher_printf(rgpu_launcher *l, int fd) { l->printf_fd = fd; }
 
 /* Handle `h` names `object` (a CUfunction or CUstream). 0, or -1 out of memory. */
