@@ -98,15 +98,6 @@ def test_a_failover_sessions_step_waits_for_what_the_same_step_waits_for_without
     assert started and all("failover" in x for x in started), log[-3000:]  # a --failover lease's session
 
 
-def _ended_counts(handle, before: int) -> dict:
-    """The numbers of the first session_ended line the worker logged after its first `before` lines."""
-    def ended():
-        lines = handle.log_path.read_text(errors="replace").splitlines()[before:]
-        return next((x for x in lines if "event=session_ended" in x), None)
-    line = wait_until(ended, 30, "session_ended")
-    return {k: int(v) for k, v in re.findall(r"\b(\w+)=(\d+)\b", line)}
-
-
 @pytest.mark.parametrize("workload", ["cnn", "transformer_amp"])
 def test_a_training_steps_messages_are_served_by_the_workers_compiled_loop(null_server, workload):
     """On one host every message of a training step takes the call ring and the worker's compiled loop
@@ -118,9 +109,9 @@ def test_a_training_steps_messages_are_served_by_the_workers_compiled_loop(null_
     all but three of its 645 messages of async calls went to Python."""
     url, handle = null_server
     steps, warmup = 12, 3
-    before = len(handle.log_path.read_text(errors="replace").splitlines())
+    before = handle.log_size()
     r = result(run_workload(url, workload, "--warmup", str(warmup), "--steps", str(steps), env={"RGPU_SHM": "1"}))
-    got = _ended_counts(handle, before)
+    got = {k: int(v) for k, v in handle.session_ended(before, 30).items() if v.isdigit()}
     assert r["async_on_ring"] == r["async_messages"] > 0, r
     # every message of async calls only the client sent ran in the loop, none in Python
     assert got["batches_compiled"] == got["client_async_messages"] > 0, got

@@ -209,13 +209,6 @@ def keyed_server(daemons, tmp_path):
     return _start_keyed(daemons, tmp_path)
 
 
-def _ended(handle, before: int) -> dict:
-    """The fields of the first session_ended line the server logged after `before` characters."""
-    wait_until(lambda: "session_ended" in handle.output(1 << 22)[before:], 20, "the session's end in the log")
-    line = next(ln for ln in handle.output(1 << 22)[before:].splitlines() if "session_ended" in ln)
-    return dict(re.findall(r"(\w+)=(\S+)", line))
-
-
 def _run(program, server: str, mib: int, **env) -> subprocess.Popen:
     from rgpu.paths import libdir
     env = {**os.environ, "RGPU_SERVER": server, "RGPU_SHM": "0", "LD_LIBRARY_PATH": str(libdir()), **env}
@@ -227,19 +220,19 @@ def _run(program, server: str, mib: int, **env) -> subprocess.Popen:
 def test_copies_travel_sealed_beside_a_curve_wire_and_arrive_exact(keyed_server, cuda_program):
     server, handle = keyed_server
     prog = cuda_program("driver_copy_pieces")
-    before = len(handle.output(1 << 22))
+    before = handle.log_size()
     p = _run(prog, server, 24)
     out, err = p.communicate(timeout=180)
     assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
-    got = _ended(handle, before)
+    got = handle.session_ended(before)
     assert int(got["bulk_bytes_in"]) >= 24 << 20 and int(got["bulk_bytes_out"]) >= 24 << 20, got
     assert int(got["bulk_frames_in"]) >= 3 and got["reason"] == "goodbye", got
     # RGPU_BULK=0: the same program, every byte on the CURVE wire
-    before = len(handle.output(1 << 22))
+    before = handle.log_size()
     p = _run(prog, server, 24, RGPU_BULK="0")
     out, err = p.communicate(timeout=180)
     assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
-    got = _ended(handle, before)
+    got = handle.session_ended(before)
     assert "bulk_bytes_in" not in got and int(got["bytes_in"]) >= 24 << 20, got
 
 
@@ -250,11 +243,11 @@ def test_copies_into_pinned_memory_open_where_they_go(keyed_server, cuda_program
     later reply: copy_late.c), several streams, each opened by the client straight into the program's
     memory (bulk.c, rgpu_recv_part_into): every byte right, and the copies' data on the channel."""
     server, handle = keyed_server
-    before = len(handle.output(1 << 22))
+    before = handle.log_size()
     p = _run(cuda_program("pinned_copies"), server, 4)
     out, err = p.communicate(timeout=180)
     assert p.returncode == 0 and "OK pinned_copies" in out, out + err
-    got = _ended(handle, before)
+    got = handle.session_ended(before)
     assert int(got["bulk_bytes_out"]) >= 8 << 20 and got["reason"] == "goodbye", got
 
 
@@ -262,11 +255,11 @@ def test_copies_into_pinned_memory_open_where_they_go(keyed_server, cuda_program
 @pytest.mark.sim_only("the server is a software GPU whose log the test reads")
 def test_a_plain_wire_has_no_bulk_channel(start_server, cuda_program):
     url, handle = start_server()            # loopback: the plain wire by default
-    before = len(handle.output(1 << 22))
+    before = handle.log_size()
     p = _run(cuda_program("driver_copy_pieces"), url, 8)
     out, err = p.communicate(timeout=180)
     assert p.returncode == 0, out + err
-    got = _ended(handle, before)
+    got = handle.session_ended(before)
     assert "bulk_bytes_in" not in got and int(got["bytes_in"]) >= 8 << 20, got
 
 
@@ -274,7 +267,7 @@ def test_a_plain_wire_has_no_bulk_channel(start_server, cuda_program):
 @pytest.mark.sim_only("the server is a software GPU whose log the test reads")
 def test_a_stranger_at_the_bulk_port_is_refused_and_changes_nothing(keyed_server, cuda_program):
     server, handle = keyed_server
-    before = len(handle.output(1 << 22))
+    before = handle.log_size()
     p = _run(cuda_program("driver_copy_pieces"), server, 96)
     wait_until(lambda: "bulk_opened" in handle.output(1 << 22)[before:], 60, "the bulk channel")
     endpoint = re.search(r"bulk_opened .*endpoint=(\S+)", handle.output(1 << 22)[before:]).group(1)
@@ -297,7 +290,7 @@ def test_a_stranger_at_the_bulk_port_is_refused_and_changes_nothing(keyed_server
             s.close(0)
         ctx.term()
     assert p.returncode == 0 and "OK driver_copy_pieces 96 MiB" in out, out + err
-    got = _ended(handle, before)
+    got = handle.session_ended(before)
     assert got["reason"] == "goodbye" and int(got["bulk_bytes_in"]) >= 96 << 20, got
     assert int(got["bulk_dropped"]) == 0, got   # nothing of theirs reached the channel
 
@@ -325,14 +318,14 @@ def _changed_server(daemons, tmp_path, site: str):
 @pytest.mark.sim_only("the server is a software GPU")
 def test_a_frame_that_does_not_open_at_the_client_fails_the_program_clearly(daemons, tmp_path, cuda_program):
     keyed, handle = _changed_server(daemons, tmp_path, TAMPER)
-    before = len(handle.output(1 << 22))
+    before = handle.log_size()
     started = time.monotonic()
     p = _run(cuda_program("driver_copy_pieces"), keyed, 8)
     out, err = p.communicate(timeout=120)
     assert p.returncode != 0 and "OK driver_copy_pieces" not in out, out + err
     assert "bulk channel failed" in err and "did not open" in err, err
     assert time.monotonic() - started < 60
-    got = _ended(handle, before)   # the server ends the session whose client left
+    got = handle.session_ended(before)   # the server ends the session whose client left
     assert int(got["bulk_bytes_out"]) > 0, got
 
 
@@ -342,11 +335,11 @@ def test_the_cuda_backend_takes_its_copies_from_the_bulk_channel(daemons, tmp_pa
     (benchmarks/native/nulldriver.c), its copies exact and their data counted on the channel."""
     from benchmarks.native import run as native
     keyed, handle = _start_keyed(daemons, tmp_path, "cuda", {"RGPU_LIBCUDA": str(native.null_driver())})
-    before = len(handle.output(1 << 22))
+    before = handle.log_size()
     p = _run(cuda_program("driver_copy_pieces"), keyed, 16)
     out, err = p.communicate(timeout=180)
     assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
-    got = _ended(handle, before)
+    got = handle.session_ended(before)
     assert int(got["bulk_bytes_in"]) >= 16 << 20 and int(got["bulk_bytes_out"]) >= 16 << 20, got
 
 
@@ -358,9 +351,9 @@ def test_a_channel_the_client_cannot_open_leaves_the_copies_on_the_curve_wire(da
     succeeded, so its frames stay on the session socket; the worker, without the client's hello,
     sends its own there too. The program runs as without a channel."""
     keyed, handle = _changed_server(daemons, tmp_path, "import rgpu.server.bulk as b\nb.password = lambda channel: b'0' * 32\n")
-    before = len(handle.output(1 << 22))
+    before = handle.log_size()
     p = _run(cuda_program("driver_copy_pieces"), keyed, 16)
     out, err = p.communicate(timeout=180)
     assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
-    got = _ended(handle, before)
+    got = handle.session_ended(before)
     assert got["bulk_bytes_in"] == "0" and got["bulk_bytes_out"] == "0" and int(got["bytes_in"]) >= 16 << 20, got

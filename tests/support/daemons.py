@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -93,6 +94,17 @@ class DaemonHandle:
             return self.log_path.read_text(errors="replace")[-tail:]
         except OSError:
             return ""
+
+    def log_size(self) -> int:
+        """Characters the daemon has logged so far: `session_ended`'s `after`."""
+        return len(self.output(1 << 62))
+
+    def session_ended(self, after: int = 0, deadline_s: float = 20) -> dict:
+        """The key=value fields of the first session_ended line the daemon logged after its first `after`
+        characters, waited for."""
+        def line():
+            return next((x for x in self.output(1 << 62)[after:].splitlines() if "event=session_ended" in x), None)
+        return dict(re.findall(r"(\w+)=(\S+)", wait_until(line, deadline_s, "the session's end in the log")))
 
     def signal(self, sig: int) -> None:
         if self.alive():

@@ -33,11 +33,12 @@
  * H200, 2026-12-04: 1.21x native). Smaller messages start the device sooner: by default DEFAULT_BATCH
  * at a time. Beside the worker such a message takes the call ring (ring.c) and the worker's compiled
  * loop runs it; across hosts it is a socket message, which the worker's compiled launcher runs too
- * before Python decodes it, and which the program does not wait for. On the null driver (2-core VM,
- * benchmarks/results/ring-records-2026-12-05.md), 16 against all held: beside the worker, 5 us kernels,
- * the transformer's step 4.00-4.29 -> 2.88-3.15 ms and the decode loop's 256-270 -> 220-228 us; on the
+ * before Python decodes it, and which the program does not wait for. On the null driver (2-core VM),
+ * 16 against all held: beside the worker, 5 us kernels, the transformer's step 4.00-4.29 -> 2.88-3.15
+ * ms and the decode loop's 256-270 -> 220-228 us (benchmarks/results/async-ring-2026-12-04.md); on the
  * test bed across hosts (CURVE, relay at 0.05 ms), 5 us kernels, a CNN's step 2836-3097 -> 2357-2542
- * us, 50 us kernels, the transformer's 13.6-13.7 -> 9.8-9.9 ms, the decode loop's no slower. A
+ * us, 50 us kernels, the transformer's 13.6-13.7 -> 9.8-9.9 ms, the decode loop's no slower
+ * (ring-records-2026-12-05.md). A
  * --failover session holds them (BATCH_MAX_CALLS): its log and resend after a move are tested so.
  * Counted, not timed: a loop's messages split the same way every step, so across hosts their heads
  * cross as their differences from the last step's (head_delta.c keeps the heads of the 8 lengths used
