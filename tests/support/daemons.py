@@ -37,22 +37,44 @@ def _ephemeral_floor() -> int:
         return 32768  # Linux's default
 
 
+_given: set[int] = set()   # ports this process handed out: a daemon stopped for a restart leaves its port unbound
+
+
+def _worker_slice(lo: int, hi: int) -> tuple[int, int]:
+    """This test process's share of [lo, hi): pytest-xdist's workers each pick from their own
+    slice, so two workers never race for one port (a CI run lost a controller to a port the other
+    worker had picked the same moment, or held unbound across a restart)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    if count <= 1 or index >= count:
+        return lo, hi
+    width = (hi - lo) // count
+    return lo + index * width, lo + (index + 1) * width
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port nothing listens on right now, below the kernel's ephemeral range: a port the OS
     hands out for bind(0) is also what it gives the next outgoing connection its local end, and on a
     busy host (12 test workers, each with clients connecting) one took a port a daemon was about to
-    listen on. A random pick among the ~20,000 below the range, checked by binding it, leaves only a
-    small race between two workers; bind(0) where nothing below is free."""
-    lo = _ephemeral_floor()
+    listen on. A random pick within this worker's slice of the ~20,000 below the range (never one
+    this process gave before), checked by binding it; bind(0) where nothing there is free."""
+    floor = _ephemeral_floor()
+    lo, hi = _worker_slice(max(1024, floor - 22000), floor)
+    if len(_given) > (hi - lo) // 2:
+        _given.clear()
     rng = random.SystemRandom()
     for _ in range(50):
-        port = rng.randrange(max(1024, lo - 22000), lo)
+        port = rng.randrange(lo, hi)
+        if port in _given:
+            continue
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
                 s.bind((host, port))
             except OSError:
                 continue
-            return port
+        _given.add(port)
+        return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return s.getsockname()[1]
