@@ -527,6 +527,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
                  copies_compiled=session.device.launcher.copies if session.device.launcher is not None else 0,
                  batches_compiled=session.device.launcher.batches if session.device.launcher is not None else 0,
+                 frame_bytes_compiled=session.device.launcher.frame_bytes_in
+                 if session.device.launcher is not None else 0,
                  **(session.bulk.stats() if session.bulk is not None else {}),
                  **({"head_deltas": session.heads.deltas, "head_bytes_saved": session.heads.bytes_saved}
                     if session.heads is not None else {}),
@@ -902,10 +904,14 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
     reply (success, nothing deferred, no printf output) packed without msgpack."""
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
     first = resume or 0  # the first call Python serves
-    if resume is None and launcher is not None and len(body) == 1 and _loop_may_serve(session):
+    # data frames the compiled loop may take: those an async H2D copy of a step or batch carries (a
+    # DataLoader's pinned batch from another host); not a frame still sealed on the bulk channel
+    frames = body[1:]
+    if resume is None and launcher is not None and _loop_may_serve(session) and \
+            (not frames or (launcher.copier is not None and all(type(f) is zmq.Frame for f in frames))):
         header = body[0].buffer
         if header[:1] == ONE_CALL:
-            if (done := launcher.wait_alone(header)) is not None:
+            if not frames and (done := launcher.wait_alone(header)) is not None:
                 # a stream query or synchronize alone, on a stream that is done: answered by the
                 # compiled loop without decoding (the session is settled at a message's first call:
                 # see below), which also made the message's settle and the printf check
@@ -914,7 +920,7 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                              session.device.take_output(done.pending))
                 _wait_settled(session, done)
                 return True
-        elif (first := _step(sock, ident, header, session, launcher)) is None:
+        elif (first := _step(sock, ident, header, session, launcher, frames)) is None:
             return True
     try:
         requests = wire.decode_calls(body)
@@ -1043,13 +1049,29 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
     return True
 
 
-def _step(sock, ident, header, session, launcher) -> int | None:
+def _step(sock, ident, header, session, launcher, frames=()) -> int | None:
     """A message of launches and then one wait (the launch-and-wait step of most programs), served by
     the compiled loop before Python decodes it (launches.c, rgpu_launcher_step_checked) while no other session
     wants the GPU (session.py, hold_for_step). None: all of it served and the wait answered. Else the
     index of the first call Python serves: 0 when nothing ran; past the launches that ran when the
-    loop stopped at a launch the driver refused or at a wait on work not done."""
+    loop stopped at a launch the driver refused or at a wait on work not done. `frames`: the message's
+    data frames, each an async H2D copy's (a step or a batch only), whose bytes the session counts in."""
+    if not frames:
+        return _step_of(sock, ident, header, session, launcher)
+    launcher.frames(frames)
+    try:
+        return _step_of(sock, ident, header, session, launcher, with_frames=True)
+    finally:
+        taken = launcher.frame_bytes()
+        session.bytes_in += taken
+        launcher.frame_bytes_in += taken
+        launcher.frames(())
+
+
+def _step_of(sock, ident, header, session, launcher, with_frames: bool = False) -> int | None:
     n, kind, count = launcher.shape(header)
+    if with_frames and kind not in (launcher.STEP_WAIT, launcher.STEP_ASYNC):
+        return 0  # a copy's reply frame after data frames: Python's
     if kind == launcher.STEP_FRAME:
         return _frame_step(sock, ident, header, session, launcher, n, count)
     if kind == launcher.STEP_ASYNC:

@@ -119,6 +119,25 @@ def test_a_training_steps_messages_are_served_by_the_workers_compiled_loop(null_
     assert got["ring_compiled"] - got["batches_compiled"] >= steps * r["syncs_per_step"], (got, r)
 
 
+def test_a_training_steps_batch_from_another_host_is_copied_in_by_the_compiled_loop(null_server):
+    """From another host (RGPU_SHM=0 here: no session segment, no call ring) a step's first message
+    carries the batch the program copies in from pinned memory without blocking (a DataLoader's
+    pin_memory=True), each copy's data in a frame. The worker's compiled loop runs that message too,
+    the copies from their frames (server/backends/cuda/native/copies.c frame_h2d_one), so that every
+    message of async calls only the client sent is the loop's, and every byte of every timed step's
+    batch went from its frame to the device without the worker's Python (a CNN's: 8 images of
+    3x32x32 floats and 8 labels, 98,368 bytes a step)."""
+    url, handle = null_server
+    steps, warmup = 12, 3
+    before = handle.log_size()
+    r = result(run_workload(url, "cnn", "--warmup", str(warmup), "--steps", str(steps), env={"RGPU_SHM": "0"}))
+    got = {k: int(v) for k, v in handle.session_ended(before, 30).items() if v.isdigit()}
+    assert r["async_on_ring"] == 0 and r["async_messages"] > 0, r
+    assert got["batches_compiled"] == got["client_async_messages"] > 0, got
+    assert got["frame_bytes_compiled"] >= steps * (8 * 3 * 32 * 32 * 4 + 8 * 8), got
+    assert got["frame_bytes_compiled"] <= got["bytes_in"], got
+
+
 def test_counts_are_printed_at_exit_and_logged_by_the_worker(null_server):
     """RGPU_STATS=1: the totals and one line per call (round trips, async calls, the library that
     called) on stderr at exit; the worker's session_ended line carries the totals the goodbye brought."""

@@ -60,6 +60,9 @@ typedef struct { uint64_t id; uint32_t op, width, stream, runtime; } rgpu_copy_c
 rgpu_copier *rgpu_copier_new(rgpu_launcher *l, void *htod, void *dtoh, void *set8, void *set16, void *set32,
                              const rgpu_copy_call *calls, uint32_t ncalls);
 void rgpu_copier_free(rgpu_copier *c);
+void rgpu_copier_frames(rgpu_copier *c, const void *const *p, const uint64_t *n, uint32_t count);
+uint32_t rgpu_copier_frames_left(const rgpu_copier *c);
+uint64_t rgpu_copier_frame_bytes(const rgpu_copier *c);
 int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size);
 void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
 void rgpu_copier_clear(rgpu_copier *c);

@@ -60,6 +60,8 @@ class Launcher:
         self.waits = 0  # waits it answered (logs, tests)
         self.copies = 0  # copies and memsets the serving loop served beside it (copies.py; logs, tests)
         self.batches = 0  # messages of async calls only it ran whole, undecoded by Python (logs, tests)
+        self._frames = None  # (pointers, lengths, the frames' cdata, count) of the message being read
+        self.frame_bytes_in = 0  # bytes its runs copied from messages' frames to the device (logs, tests)
         self.face = "driver"  # the face of the last wait it answered
 
     address = staticmethod(compiled.address)
@@ -178,9 +180,34 @@ class Launcher:
         another host; bytes: the copy's); or every call one of those a step runs before its last
         (STEP_ASYNC: a batch of async calls, calls: all of them). (0, 0, 0) for any other message."""
         kind, count = self._kind, self._count
+        self._rewind()
         n = self._lib.rgpu_launcher_shape(self._l, self._copier(), _ffi.from_buffer(header), len(header), _ffi.NULL, 0,
                                           kind, count)
         return (n, kind[0], count[0]) if n else (0, 0, 0)
+
+    def frames(self, frames) -> None:
+        """The data frames (zmq.Frame, in order) of the socket message the next passes read: an async
+        H2D copy whose data came in a frame (from another host: a DataLoader's pinned batch copied
+        without blocking) is then one a step or a batch runs, from its frame (copies.c, frame_h2d_one).
+        Empty: none, as on the call ring, where the serving loop reads the same copier: the caller
+        clears them once the message is served. Each pass (shape, then a run) reads from the first."""
+        if not frames or self.copier is None:
+            self._frames = None
+            if self.copier is not None:
+                self._lib.rgpu_copier_frames(self._copier(), _ffi.NULL, _ffi.NULL, 0)
+            return
+        views = [_ffi.from_buffer(f.buffer) for f in frames]
+        self._frames = (_ffi.new("void *[]", views), _ffi.new("uint64_t[]", [len(v) for v in views]), views,
+                        len(views))
+
+    def frame_bytes(self) -> int:
+        """The bytes the last run copied from the frames (`frames`): the session's bytes in."""
+        return int(self._lib.rgpu_copier_frame_bytes(self._copier())) if self._frames is not None else 0
+
+    def _rewind(self) -> None:
+        if self._frames is not None:
+            p, n, _, count = self._frames
+            self._lib.rgpu_copier_frames(self._copier(), p, n, count)
 
     def _copier(self):
         """The device's compiled copies (copies.py sets `copier`), for a step's memsets and copies."""
@@ -194,6 +221,7 @@ class Launcher:
         (settled, done) and the printf bytes pending; not, the loop stopped at call out.served (a
         launch the driver refused, or a wait on work not done), which Python serves with the rest."""
         out = self._run_out
+        self._rewind()
         rc = self._lib.rgpu_launcher_step_checked(self._l, self._copier(), _ffi.from_buffer(header), len(header), n,
                                                   settle_first, out)
         self.served += out.kernels
@@ -206,6 +234,7 @@ class Launcher:
         run record says how many ran (out.served; fewer: the driver refused the next, which Python
         serves with the rest), the last one's seq and face, and how many were launches."""
         out = self._run_out
+        self._rewind()
         self._lib.rgpu_launcher_run_calls(self._l, self._copier(), _ffi.from_buffer(header), len(header), n, out)
         self.served += out.kernels
         return out
@@ -216,6 +245,7 @@ class Launcher:
         out.served (work not done within its poll, printf output for the reply, a refused call),
         which Python serves with the rest."""
         out = self._run_out
+        self._rewind()
         rc = self._lib.rgpu_launcher_frame_step(self._l, self._copier(), _ffi.from_buffer(header), len(header), n,
                                                 settle_first, _ffi.from_buffer(buf), len(buf), out)
         self.served += out.kernels

@@ -95,6 +95,13 @@ struct rgpu_copier {
     } *pins;
     size_t npins, pins_cap, last_pin;
     uint64_t *pinned_bytes;
+    /* the data frames of the socket message a step is read from (rgpu_copier_frames; none on the call
+     * ring): an async H2D copy whose data came in a frame takes the next one (frame_h2d_one); frame_at
+     * counts the frames taken in this pass over the message, frame_bytes the bytes copied from them */
+    const unsigned char *const *frame_p;
+    const uint64_t *frame_n;
+    uint32_t nframes, frame_at;
+    uint64_t frame_bytes;
     /* held while the table changes and while the loop frees: a move's pre-copy, on its own thread,
      * holds it (rgpu_copier_hold) while it asks which pieces are still allocated and then reads them or
      * runs the digest kernel over them, so that nothing it reads is unmapped under it (a kernel that
@@ -471,10 +478,52 @@ static int record_one(rgpu_copier *c, const uint64_t *a, int run) {
     return !run || c->record((CUevent)event, (CUstream)stream) == CUDA_SUCCESS;
 }
 
+/* The data frames of the socket message whose calls the next pass (rgpu_launcher_shape, or a run) reads:
+ * p[i], n[i] bytes, in the message's order (count 0: none, as on the call ring). Each pass starts from
+ * the first frame again, so the caller sets them before each; they are the caller's, live until it
+ * sets others. */
+void rgpu_copier_frames(rgpu_copier *c, const void *const *p, const uint64_t *n, uint32_t count) {
+    c->frame_p = (const unsigned char *const *)p, c->frame_n = n;
+    c->nframes = p && n ? count : 0;
+    c->frame_at = 0, c->frame_bytes = 0;
+}
+
+/* The frames the pass did not take (a message whose calls take fewer frames than it has is Python's,
+ * whose decoder refuses it), and the bytes copied from those it took. */
+uint32_t rgpu_copier_frames_left(const rgpu_copier *c) { return c->nframes - c->frame_at; }
+uint64_t rgpu_copier_frame_bytes(const rgpu_copier *c) { return c->frame_bytes; }
+
+/* An async H2D copy whose data is the message's next frame (from another host, or RGPU_SHM=0: a
+ * DataLoader's pinned batch copied without blocking is one a step): cuMemcpyHtoDAsync_v2 [dst, count,
+ * stream] or cudaMemcpyAsync [dst, src, count, H2D, stream] with one frame of `count` bytes, as
+ * api/memory.py _copy and device.py copy_htod serve it: queued once every stream is done, then waited
+ * for until done, the frame being the worker's only until the call returns. Python's copy_htod waits for
+ * a busy stream first; here a busy device stops the run at this call, which Python then serves with the
+ * rest. run 0: only whether it is one (the frame taken all the same, so that the pass counts them). */
+static int frame_h2d_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, int run) {
+    int h2d, at;
+    uint64_t dev, count;
+    if (c->frame_at >= c->nframes || !host_copy(k, a, &h2d, &dev, &count, &at) || !h2d) return 0;
+    const void *data = c->frame_p[c->frame_at];
+    if (count == 0 || c->frame_n[c->frame_at] != count || !inside(c, dev, count)) return 0;
+    void *stream = NULL;
+    if (rgpu_launcher_stream(c->l, a[at], &stream)) return 0;
+    if (run) {
+        if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
+        if (c->htod(dev, data, count, stream) != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, stream, count))
+            return 0;
+        c->frame_bytes += count;
+    }
+    c->frame_at++;
+    return 1;
+}
+
 int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime, rgpu_step_late *late) {
     rgpu_env_call call = {0};
     const char *why;
-    if (rgpu_env_read_call(r, &call, &why) || call.nbulk != 0) return 0;
+    if (rgpu_env_read_call(r, &call, &why)) return 0;
+    /* one data frame: an async H2D copy's (frame_h2d_one) */
+    if (call.nbulk > 1 || (call.nbulk == 1 && (call.copy.tag != 0 || call.sync != 0))) return 0;
     if (call.copy.tag != 0 && call.copy.tag != RGPU_ENV_PINNED) return 0;
     /* a D2H copy into pinned memory the worker fills before its next reply (worker.py, OUT_LATER) */
     int later = call.sync == RGPU_OUT_LATER && late && call.copy.tag == RGPU_ENV_PINNED;
@@ -488,10 +537,11 @@ int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, 
     if (!nargs || read_args(&call, nargs, a)) return 0;
     int ok;
     if (call.copy.tag == RGPU_ENV_PINNED) ok = pinned_one(c, k, a, &call.copy.u.pinned, run, later ? &stream : NULL);
+    else if (call.nbulk) ok = (k->op == OP_H2D || k->op == OP_RUNTIME_COPY) && frame_h2d_one(c, k, a, run);
     else if (k->op == OP_MEMSET) ok = memset_one(c, k, a, run);
     else if (k->op == OP_EVENT || k->op == OP_EVENT_FLAGS) ok = record_one(c, a, run);
     else if (k->op == OP_D2D || k->op == OP_RUNTIME_COPY) ok = dtod_one(c, k, a, run);
-    else ok = 0; /* an H2D or D2H copy without a pinned record: its data travels, Python's */
+    else ok = 0; /* an H2D or D2H copy without a pinned record or a frame: its data travels, Python's */
     if (!ok) return 0;
     if (later) {
         late->one = late->n == 0 || (late->one && late->stream == stream);

@@ -56,8 +56,14 @@ typedef struct {
     void *stream;
 } rgpu_step_late;
 
-/* The call at `r` if it is an async memset, device-to-device copy, pinned-memory copy or event record
- * the copier serves in a step: 1
+/* The data frames of a socket message the next pass reads (copies.c rgpu_copier_frames: an async H2D
+ * copy with one frame takes the next), those the pass left, and the bytes it copied from them. */
+void rgpu_copier_frames(rgpu_copier *c, const void *const *p, const uint64_t *n, uint32_t count);
+uint32_t rgpu_copier_frames_left(const rgpu_copier *c);
+uint64_t rgpu_copier_frame_bytes(const rgpu_copier *c);
+
+/* The call at `r` if it is an async memset, device-to-device copy, pinned-memory copy, H2D copy with its
+ * data in the message's next frame (rgpu_copier_frames) or event record the copier serves in a step: 1
  * (run: queued on its stream; *seq and *runtime its seq and face), or 0 (nothing queued; `r` is then
  * anywhere). Everything it takes is checked as the Python path checks it. With `late`, also such a
  * copy whose data must be in place before the next reply, counted there: the caller serves it only

@@ -749,8 +749,18 @@ static int wait_covers(const wait_call *w, const rgpu_step_late *late) {
  *     client sent when it was full: a training step of more calls than a batch holds), no reply.
  * The calls before the last (*kind which; RGPU_STEP_ASYNC: all of them), or 0: none of these. Nothing
  * runs. */
+static uint32_t shape_of(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
+                         uint64_t seg_size, int *kind, uint64_t *count);
+
 uint32_t rgpu_launcher_shape(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
                              uint64_t seg_size, int *kind, uint64_t *count) {
+    uint32_t n = shape_of(l, c, header, len, seg, seg_size, kind, count);
+    /* every data frame of the message (rgpu_copier_frames) one of its copies takes, or it is Python's */
+    return n && c && rgpu_copier_frames_left(c) ? 0 : n;
+}
+
+static uint32_t shape_of(rgpu_launcher *l, rgpu_copier *c, const void *header, size_t len, unsigned char *seg,
+                         uint64_t seg_size, int *kind, uint64_t *count) {
     mp_reader r;
     mp_obj calls;
     wait_call w;

@@ -1,0 +1,110 @@
+"""Steps whose async host-to-device copies carry their data in frames (a client on another host, or
+RGPU_SHM=0: a DataLoader's pinned batch copied without blocking, the first message of every training
+step) are the compiled loop's on the cuda backend (native/copies.c frame_h2d_one): each copy goes from
+its frame to the device once every stream is done, and the rest of the step, or of the batch of async
+calls, runs as it does without frames. A socket client at the protocol level (tests/support/session.py)
+sends the same messages to a null-driver server with the compiled launches on and off
+(RGPU_FAST_LAUNCH=0, where Python serves every call): the same replies, the same device memory, the
+same counts, and the messages the loop cannot serve whole (a frame of another length than its copy, a
+copy past its allocation, a stream never made) are Python's, with Python's errors; a copy behind a
+kernel still running (20 ms kernels: RGPU_NULL_KERNEL_US) stops the loop at that copy, after the
+launch, and Python waits for the kernel, copies and answers the rest."""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from rgpu.protocol import wire
+from rgpu.protocol.generated.calltable import BY_NAME
+from tests.support import null_server
+from tests.support.session import Session, exchange
+from tests.component.server.test_server_protocol import PARAMS_PTX
+
+pytestmark = pytest.mark.e2e
+
+SIZE = 16384
+
+
+def _message(s: Session, calls: list, last: tuple | None):
+    """One message: async calls [(name, args, data or None)], then the sync call `last` (name, args),
+    whose reply is returned as (seq, rc, outs, deferred, message); None: async calls only, no reply."""
+    records, frames = [], []
+    for name, args, data in calls:
+        records.append((next(s._seq), BY_NAME[name], 0, list(args), 0 if data is None else 1))
+        if data is not None:
+            frames.append(data)
+    if last is None:
+        s.sock.send_multipart([wire.encode_requests(records), *frames])
+        return None
+    seq = next(s._seq)
+    records.append((seq, BY_NAME[last[0]], 1, list(last[1]), 0))
+    got = exchange(s.sock, [wire.encode_requests(records), *frames])
+    assert got is not None, "the worker did not answer"
+    head = wire.unpack(got[0])
+    assert head[0] == seq, head
+    return tuple(head[:5])
+
+
+def _pattern(i: int, n: int = 4096) -> bytes:
+    return bytes((i * 7 + k * 13) % 251 for k in range(n))
+
+
+def _script(url: str) -> tuple[list, bytes]:
+    sync = ("cudaStreamSynchronize", [0])
+    s = Session(url)
+    try:
+        ptr = s.call("cudaMalloc", SIZE)[1][0]
+        stream = s.call("cudaStreamCreate")[1][0]
+        replies = []
+        for i in range(20):  # a step: copies in from frames (both faces, two streams), a memset, the wait
+            replies.append(_message(s, [("cudaMemcpyAsync", [ptr, 0, 4096, 1, 0], _pattern(i)),
+                                        ("cuMemcpyHtoDAsync_v2", [ptr + 4096, 4096, stream], _pattern(i + 100)),
+                                        ("cuMemsetD8Async", [ptr + 8192, i, 16, 0], None)],
+                                    ("cudaDeviceSynchronize", [])))
+        # a batch of async calls only (as a client sends a full one), its data in frames; then a wait
+        _message(s, [("cuMemcpyHtoDAsync_v2", [ptr + 12288 + 512 * k, 512, 0], _pattern(k, 512)) for k in range(8)],
+                 None)
+        replies.append(_message(s, [], sync))
+        # Python's, whole, with Python's errors at the wait: a frame shorter than its copy, a copy past
+        # its allocation, a stream never made
+        replies.append(_message(s, [("cudaMemcpyAsync", [ptr, 0, 4096, 1, 0], b"x" * 100)], sync))
+        replies.append(_message(s, [("cuMemcpyHtoDAsync_v2", [ptr + SIZE - 100, 4096, 0], b"y" * 4096)], sync))
+        replies.append(_message(s, [("cuMemcpyHtoDAsync_v2", [ptr, 4096, 0xDEAD000], b"z" * 4096)], sync))
+        # a kernel, then a copy in from a frame: the copy waits for the kernel (Python's wait)
+        digest = hashlib.sha256(PARAMS_PTX).hexdigest()
+        module = s.call("cuModuleLoadData", digest, len(PARAMS_PTX), "", 0, 1, len(PARAMS_PTX), bulk=[PARAMS_PTX])[1][0]
+        fn = s.call("cuModuleGetFunction", module, "none")[1][0]
+        replies.append(_message(s, [("cuLaunchKernel", [fn, 1, 1, 1, 1, 1, 1, 0, 0, b""], None),
+                                    ("cuMemcpyHtoDAsync_v2", [ptr + 8192 + 16, 64, 0], b"k" * 64)], sync))
+        rc, _, held, _ = s.call("cudaMemcpy", 0, ptr, SIZE, 2)
+        assert rc == 0
+        return replies, b"".join(held)
+    finally:
+        s.close()
+
+
+def test_steps_and_batches_with_copies_from_frames_are_the_loops_as_pythons(daemons):
+    got = {}
+    for fast in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast, "RGPU_NULL_KERNEL_US": "20000"})
+        replies, held = _script(url)
+        got[fast] = replies, held, {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}
+    (on, held_on, c_on), (off, held_off, c_off) = got["1"], got["0"]
+    assert on == off
+    assert held_on == held_off
+    assert held_on[:4096] == _pattern(19) and held_on[4096:8192] == _pattern(119)
+    assert held_on[8192:8208] == bytes([19]) * 16 and held_on[8208:8272] == b"k" * 64
+    assert held_on[12288:16384] == b"".join(_pattern(k, 512) for k in range(8))
+    assert all(r[1] == 0 and r[3] == 0 for r in on[:21]), on[:21]
+    # the async copies' errors, deferred to the wait's reply with Python's messages
+    assert all(r[3] != 0 for r in on[21:24]) and on[24][1] == on[24][3] == 0, on[21:]
+    assert "outside any allocation" in on[22][4] and "not a stream" in on[23][4], on[21:]
+    # the 20 steps and the batch were the loop's, every byte of their frames copied by it; with the
+    # compiled launches off, Python's
+    # (not the copy behind the kernel: Python's, the launch before it the loop's)
+    assert c_on["frame_bytes_compiled"] == 20 * 8192 + 4096 and c_on["batches_compiled"] >= 1, c_on
+    assert c_on["waits_compiled"] >= 20 and c_on["launches_compiled"] == 1, c_on
+    assert c_off["frame_bytes_compiled"] == 0 and c_off["batches_compiled"] == 0, c_off
+    assert c_on["bytes_in"] == c_off["bytes_in"] >= 20 * 8192 + 4096 + 64, (c_on, c_off)
+    assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)
