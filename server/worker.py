@@ -529,6 +529,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  batches_compiled=session.device.launcher.batches if session.device.launcher is not None else 0,
                  frame_bytes_compiled=session.device.launcher.frame_bytes_in
                  if session.device.launcher is not None else 0,
+                 late_bytes_compiled=session.device.launcher.late_bytes_out
+                 if session.device.launcher is not None else 0,
                  **(session.bulk.stats() if session.bulk is not None else {}),
                  **({"head_deltas": session.heads.deltas, "head_bytes_saved": session.heads.bytes_saved}
                     if session.heads is not None else {}),
@@ -1056,16 +1058,15 @@ def _step(sock, ident, header, session, launcher, frames=()) -> int | None:
     index of the first call Python serves: 0 when nothing ran; past the launches that ran when the
     loop stopped at a launch the driver refused or at a wait on work not done. `frames`: the message's
     data frames, each an async H2D copy's (a step or a batch only), whose bytes the session counts in."""
-    if not frames:
-        return _step_of(sock, ident, header, session, launcher)
-    launcher.frames(frames)
+    launcher.begin(frames)
     try:
-        return _step_of(sock, ident, header, session, launcher, with_frames=True)
+        return _step_of(sock, ident, header, session, launcher, with_frames=bool(frames))
     finally:
-        taken = launcher.frame_bytes()
-        session.bytes_in += taken
-        launcher.frame_bytes_in += taken
-        launcher.frames(())
+        if frames:
+            taken = launcher.frame_bytes()
+            session.bytes_in += taken
+            launcher.frame_bytes_in += taken
+        launcher.end()
 
 
 def _step_of(sock, ident, header, session, launcher, with_frames: bool = False) -> int | None:
@@ -1083,6 +1084,10 @@ def _step_of(sock, ident, header, session, launcher, with_frames: bool = False) 
     if not answered:
         return _ran_part(session, out)
     session.last_seq = out.last_seq
+    for seq, data in launcher.late():  # its late copies' data (OUT_LATER), ahead of the reply: _send_late
+        session.bytes_out += len(data)
+        launcher.late_bytes_out += len(data)
+        sock.send_multipart([ident, wire.encode_reply(seq, wire.LATE_OUT), data], copy=False)
     _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))
     # after the reply: the client is not kept waiting for the scheduler's bookkeeping
     _step_ended(session, n, out)

@@ -138,6 +138,23 @@ def test_a_training_steps_batch_from_another_host_is_copied_in_by_the_compiled_l
     assert got["frame_bytes_compiled"] <= got["bytes_in"], got
 
 
+@pytest.mark.parametrize("workload, item_bytes", [("transformer", 4), ("decode", 8)])
+def test_a_steps_item_from_another_host_is_answered_by_the_compiled_loop(null_server, workload, item_bytes):
+    """From another host (RGPU_SHM=0) a step's last message ends as `.item()` ends it: the value's async
+    copy into pinned memory, whose data goes back before the reply (wire.OUT_LATER), then the stream's
+    synchronize. The worker's compiled loop serves that message too (copies.c late_frame_one: the copy
+    made once the wait is answered), so that no message of the step goes through the worker's Python:
+    every timed step's value (a float32 loss, an int64 token) was read by the loop."""
+    url, handle = null_server
+    steps, warmup = 12, 3
+    before = handle.log_size()
+    r = result(run_workload(url, workload, "--warmup", str(warmup), "--steps", str(steps), env={"RGPU_SHM": "0"}))
+    got = {k: int(v) for k, v in handle.session_ended(before, 30).items() if v.isdigit()}
+    assert r["syncs_per_step"] == 1, r
+    assert got["late_bytes_compiled"] >= steps * item_bytes, got
+    assert got["batches_compiled"] == got["client_async_messages"], got
+
+
 def test_counts_are_printed_at_exit_and_logged_by_the_worker(null_server):
     """RGPU_STATS=1: the totals and one line per call (round trips, async calls, the library that
     called) on stderr at exit; the worker's session_ended line carries the totals the goodbye brought."""

@@ -30,6 +30,11 @@ ATTRIBUTES = CUfunction_attribute_enum  # a name's number, the wire's and the dr
 SERVED_ATTRIBUTES = ("CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT")
 
 
+# the bytes of the late copies (OUT_LATER) a step the compiled loop serves may end with: `.item()`s and
+# the like; larger ones are Python's
+LATE_CAP = 64 << 10
+
+
 class Launcher:
     """One device's loop. `launch_address`: the driver's cuLaunchKernel; `clock`: the device's
     KernelClock (timing.py), which must outlive the loop."""
@@ -61,7 +66,14 @@ class Launcher:
         self.copies = 0  # copies and memsets the serving loop served beside it (copies.py; logs, tests)
         self.batches = 0  # messages of async calls only it ran whole, undecoded by Python (logs, tests)
         self._frames = None  # (pointers, lengths, the frames' cdata, count) of the message being read
+        # where a step's late copies (OUT_LATER, from another host: `.item()`) are read into once its
+        # wait is answered (copies.c late_frame_one), while a socket message is being served (begin)
+        self._late = bytearray(LATE_CAP)
+        self._late_c = _ffi.from_buffer(self._late)
+        self._late_on = False
+        self._late_out = _ffi.new("uint64_t[3]")
         self.frame_bytes_in = 0  # bytes its runs copied from messages' frames to the device (logs, tests)
+        self.late_bytes_out = 0  # bytes of steps' late copies it read for their frames (logs, tests)
         self.face = "driver"  # the face of the last wait it answered
 
     address = staticmethod(compiled.address)
@@ -185,20 +197,41 @@ class Launcher:
                                           kind, count)
         return (n, kind[0], count[0]) if n else (0, 0, 0)
 
-    def frames(self, frames) -> None:
-        """The data frames (zmq.Frame, in order) of the socket message the next passes read: an async
-        H2D copy whose data came in a frame (from another host: a DataLoader's pinned batch copied
-        without blocking) is then one a step or a batch runs, from its frame (copies.c, frame_h2d_one).
-        Empty: none, as on the call ring, where the serving loop reads the same copier: the caller
-        clears them once the message is served. Each pass (shape, then a run) reads from the first."""
-        if not frames or self.copier is None:
+    def begin(self, frames) -> None:
+        """A socket message's passes begin: its data frames (zmq.Frame, in order), each an async H2D
+        copy's (from another host: a DataLoader's pinned batch copied without blocking), which a step
+        or a batch then runs from its frame (copies.c frame_h2d_one); and a step may end with async
+        D2H copies whose data goes back in frames before the reply (OUT_LATER: `.item()`), read once
+        its wait is answered (`late`). Each pass (shape, then a run) starts from the first frame.
+        `end` undoes it: the call ring's serving loop reads the same copier, with neither."""
+        if self.copier is None:
+            return
+        self._late_on = True
+        if not frames:
             self._frames = None
-            if self.copier is not None:
-                self._lib.rgpu_copier_frames(self._copier(), _ffi.NULL, _ffi.NULL, 0)
             return
         views = [_ffi.from_buffer(f.buffer) for f in frames]
         self._frames = (_ffi.new("void *[]", views), _ffi.new("uint64_t[]", [len(v) for v in views]), views,
                         len(views))
+
+    def end(self) -> None:
+        if self.copier is None:
+            return
+        self._frames, self._late_on = None, False
+        self._lib.rgpu_copier_frames(self._copier(), _ffi.NULL, _ffi.NULL, 0)
+        self._lib.rgpu_copier_late_buffer(self._copier(), _ffi.NULL, 0)
+
+    def late(self) -> list[tuple[int, bytes]]:
+        """The late copies of the step `step` just answered: (seq, data) each, in order, to be sent
+        before the wait's reply as Python's _send_late sends them."""
+        if not self._late_on:
+            return []
+        lib, c, o = self._lib, self._copier(), self._late_out
+        out = []
+        for i in range(lib.rgpu_copier_late_n(c)):
+            lib.rgpu_copier_late_get(c, i, o, o + 1, o + 2)
+            out.append((int(o[0]), bytes(self._late[o[1]:o[1] + o[2]])))
+        return out
 
     def frame_bytes(self) -> int:
         """The bytes the last run copied from the frames (`frames`): the session's bytes in."""
@@ -208,6 +241,8 @@ class Launcher:
         if self._frames is not None:
             p, n, _, count = self._frames
             self._lib.rgpu_copier_frames(self._copier(), p, n, count)
+        if self._late_on:
+            self._lib.rgpu_copier_late_buffer(self._copier(), self._late_c, LATE_CAP)
 
     def _copier(self):
         """The device's compiled copies (copies.py sets `copier`), for a step's memsets and copies."""

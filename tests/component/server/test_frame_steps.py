@@ -108,3 +108,81 @@ def test_steps_and_batches_with_copies_from_frames_are_the_loops_as_pythons(daem
     assert c_off["frame_bytes_compiled"] == 0 and c_off["batches_compiled"] == 0, c_off
     assert c_on["bytes_in"] == c_off["bytes_in"] >= 20 * 8192 + 4096 + 64, (c_on, c_off)
     assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)
+
+
+def _message_all(s: Session, calls: list, last: tuple) -> list:
+    """`_message` for a step whose async calls may be D2H copies whose data comes back before the
+    reply ([(name, args, wire.OUT_LATER)]): every message the worker sent for it, (seq, result, data)
+    of each late copy's and then (seq, result, outs, deferred, message) of the reply."""
+    records = [(next(s._seq), BY_NAME[name], field, list(args), 0) for name, args, field in calls]
+    seq = next(s._seq)
+    records.append((seq, BY_NAME[last[0]], 1, list(last[1]), 0))
+    s.sock.send_multipart([wire.encode_requests(records)])
+    got = []
+    while True:
+        assert s.sock.poll(10000), "the worker did not answer"
+        parts = s.sock.recv_multipart()
+        head = wire.unpack(parts[0])
+        if head[1] == wire.LATE_OUT:
+            got.append((head[0], head[1], b"".join(parts[1:])))
+            continue
+        assert head[0] == seq, head
+        return got + [tuple(head[:5])]
+
+
+def _late_script(url: str) -> list:
+    late, sync = wire.OUT_LATER, ("cudaStreamSynchronize", [0])
+    s = Session(url)
+    try:
+        ptr = s.call("cudaMalloc", 4096)[1][0]
+        stream = s.call("cudaStreamCreate")[1][0]
+        got = []
+        for i in range(10):  # a step ending as `.item()` ends it: the value copied out, the stream synchronized
+            got.append(_message_all(s, [("cuMemsetD8Async", [ptr, i, 64, 0], 0),
+                                        ("cuMemcpyDtoHAsync_v2", [ptr, 64, 0], late)], sync))
+        # two late copies, both faces, before a device synchronize
+        got.append(_message_all(s, [("cuMemsetD8Async", [ptr, 9, 16, 0], 0), ("cuMemcpyDtoHAsync_v2", [ptr, 8, 0], late),
+                                    ("cudaMemcpyAsync", [0, ptr + 8, 8, 2, 0], late)], ("cudaDeviceSynchronize", [])))
+        # Python's: a memset after the late copy (whose data is the first memset's, in stream order), a
+        # copy on a stream the wait does not synchronize, a copy past its allocation
+        got.append(_message_all(s, [("cuMemsetD8Async", [ptr, 1, 16, 0], 0), ("cuMemcpyDtoHAsync_v2", [ptr, 16, 0], late),
+                                    ("cuMemsetD8Async", [ptr, 2, 16, 0], 0)], sync))
+        got.append(_message_all(s, [("cuMemcpyDtoHAsync_v2", [ptr, 16, stream], late)], sync))
+        got.append(_message_all(s, [("cuMemcpyDtoHAsync_v2", [ptr + 4090, 16, 0], late)], sync))
+        # behind a 20 ms kernel: the wait is not done within the loop's poll, so Python waits and copies
+        digest = hashlib.sha256(PARAMS_PTX).hexdigest()
+        module = s.call("cuModuleLoadData", digest, len(PARAMS_PTX), "", 0, 1, len(PARAMS_PTX), bulk=[PARAMS_PTX])[1][0]
+        fn = s.call("cuModuleGetFunction", module, "none")[1][0]
+        got.append(_message_all(s, [("cuLaunchKernel", [fn, 1, 1, 1, 1, 1, 1, 0, 0, b""], 0),
+                                    ("cuMemcpyDtoHAsync_v2", [ptr, 16, 0], late)], sync))
+        return got
+    finally:
+        s.close()
+
+
+def test_a_steps_late_copies_from_another_host_are_the_loops_as_pythons(daemons):
+    """A step that ends as `.item()` ends it from another host: an async D2H copy whose data goes back
+    before the next reply (wire.OUT_LATER), then the wait. The loop serves it whole (copies.c
+    late_frame_one): the copy made once the wait is answered (nothing but other such copies after it in
+    the message, and the wait covering its stream), its data sent ahead of the reply as Python's
+    _send_late sends it. The same messages, data and counts with the compiled launches off; the steps
+    it must not serve so (a memset after the copy, a stream the wait does not cover, a copy past its
+    allocation, a kernel outlasting the loop's poll) are Python's, with Python's data and errors."""
+    got = {}
+    for fast in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast, "RGPU_NULL_KERNEL_US": "20000"})
+        out = _late_script(url)
+        got[fast] = out, {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}
+    (on, c_on), (off, c_off) = got["1"], got["0"]
+    assert on == off
+    for i in range(10):
+        assert on[i][0][1:] == (wire.LATE_OUT, bytes([i]) * 64) and on[i][1][1] == on[i][1][3] == 0, on[i]
+    assert [m[2] for m in on[10][:2]] == [b"\x09" * 8] * 2 and on[10][2][3] == 0, on[10]
+    assert on[11][0][2] == b"\x01" * 16, on[11]          # the copy read before the memset after it
+    assert on[12][0][2] == b"\x02" * 16, on[12]            # after the second memset
+    assert len(on[13]) == 1 and on[13][0][3] != 0 and "outside any allocation" in on[13][0][4], on[13]
+    assert on[14][0][2] == b"\x02" * 16 and on[14][1][3] == 0, on[14]
+    assert c_on["late_bytes_compiled"] == 10 * 64 + 16, c_on
+    assert c_off["late_bytes_compiled"] == 0, c_off
+    assert c_on["bytes_out"] == c_off["bytes_out"], (c_on, c_off)
+    assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)

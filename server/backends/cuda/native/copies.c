@@ -52,6 +52,7 @@ typedef struct {
 } rgpu_copy_call;
 
 #define MAX_CALLS 32
+#define LATE_COPIES 16 /* late copies a step the loop serves may end with (late_frame_one) */
 void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
 #define REGISTER_MIN (1u << 20) /* server/staging.py: copies this large register the segment first */
 /* A sync pinned copy waited for here keeps the loop from the worker's checks for as long as its DMA
@@ -102,6 +103,17 @@ struct rgpu_copier {
     const uint64_t *frame_n;
     uint32_t nframes, frame_at;
     uint64_t frame_bytes;
+    /* the async D2H copies whose data goes back in frames before the next reply (OUT_LATER from
+     * another host: PyTorch's `.item()`), the last calls of a step before its wait: read from the
+     * device once the wait is answered, into late_buf (rgpu_copier_late_buffer; cap 0: none, as on the
+     * call ring), for the worker's Python to send (late_frame_one, rgpu_copier_late_run) */
+    unsigned char *late_buf;
+    uint64_t late_cap, late_used;
+    uint32_t late_n;
+    struct late_copy {
+        uint64_t seq, dev, count, off;
+        void *stream;
+    } late[LATE_COPIES];
     /* held while the table changes and while the loop frees: a move's pre-copy, on its own thread,
      * holds it (rgpu_copier_hold) while it asks which pieces are still allocated and then reads them or
      * runs the digest kernel over them, so that nothing it reads is unmapped under it (a kernel that
@@ -518,15 +530,61 @@ static int frame_h2d_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t
     return 1;
 }
 
+/* Where the late copies of the next pass (a step's last calls before its wait: late_frame_one) put
+ * their data: `cap` bytes at `buf`, the caller's until it sets another (cap 0: none are served). Each
+ * pass starts empty, so the caller sets it before each, as the frames. */
+void rgpu_copier_late_buffer(rgpu_copier *c, void *buf, uint64_t cap) {
+    c->late_buf = buf, c->late_cap = buf ? cap : 0;
+    c->late_used = 0, c->late_n = 0;
+}
+
+/* The late copies the pass took, and the `i`th's seq, place in the buffer and bytes. */
+uint32_t rgpu_copier_late_n(const rgpu_copier *c) { return c->late_n; }
+void rgpu_copier_late_get(const rgpu_copier *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count) {
+    *seq = c->late[i].seq, *off = c->late[i].off, *count = c->late[i].count;
+}
+
+/* An async D2H copy whose data goes back in a frame before the next reply (wire.OUT_LATER without a
+ * pinned region: from another host, PyTorch's `.item()`), one of a step's last calls before its wait,
+ * which the shape makes cover its stream: nothing runs now; once the wait is answered, every call
+ * before it is done, so the copy made then (rgpu_copier_late_run) reads what it would have read in
+ * stream order, nothing but other such copies following it. Taken in every pass, to count them. */
+static int late_frame_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, uint64_t seq,
+                          void **stream) {
+    int h2d, at;
+    uint64_t dev, count;
+    if (c->late_n >= LATE_COPIES || !host_copy(k, a, &h2d, &dev, &count, &at) || h2d) return 0;
+    if (count == 0 || count > c->late_cap - c->late_used || !inside(c, dev, count)) return 0;
+    if (rgpu_launcher_stream(c->l, a[at], stream)) return 0;
+    c->late[c->late_n++] = (struct late_copy){seq, dev, count, c->late_used, *stream};
+    c->late_used += count;
+    return 1;
+}
+
+/* The late copies of a step whose wait was answered, made into the buffer: 1, or 0 when one failed
+ * (the worker's Python then runs them again, and reports what the driver says). */
+int rgpu_copier_late_run(rgpu_copier *c) {
+    for (uint32_t i = 0; i < c->late_n; i++) {
+        struct late_copy *k = &c->late[i];
+        if (c->dtoh(c->late_buf + k->off, k->dev, k->count, k->stream) != CUDA_SUCCESS ||
+            !rgpu_launcher_finish(c->l, k->stream, k->count))
+            return 0;
+    }
+    return 1;
+}
+
 int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime, rgpu_step_late *late) {
     rgpu_env_call call = {0};
     const char *why;
     if (rgpu_env_read_call(r, &call, &why)) return 0;
+    /* the copies late_frame_one takes: the step's last calls, with another late copy the only thing after one */
+    int deferred = call.sync == RGPU_OUT_LATER && late && call.copy.tag == 0 && call.nbulk == 0 && c->late_cap;
+    if (c->late_n && !deferred) return 0;
     /* one data frame: an async H2D copy's (frame_h2d_one) */
     if (call.nbulk > 1 || (call.nbulk == 1 && (call.copy.tag != 0 || call.sync != 0))) return 0;
     if (call.copy.tag != 0 && call.copy.tag != RGPU_ENV_PINNED) return 0;
     /* a D2H copy into pinned memory the worker fills before its next reply (worker.py, OUT_LATER) */
-    int later = call.sync == RGPU_OUT_LATER && late && call.copy.tag == RGPU_ENV_PINNED;
+    int later = call.sync == RGPU_OUT_LATER && late && (call.copy.tag == RGPU_ENV_PINNED || deferred);
     if (call.sync != 0 && !later) return 0;
     void *stream = NULL;
     const rgpu_copy_call *k = call_of(c, call.call_id);
@@ -537,6 +595,7 @@ int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, 
     if (!nargs || read_args(&call, nargs, a)) return 0;
     int ok;
     if (call.copy.tag == RGPU_ENV_PINNED) ok = pinned_one(c, k, a, &call.copy.u.pinned, run, later ? &stream : NULL);
+    else if (deferred) ok = (k->op == OP_D2H || k->op == OP_RUNTIME_COPY) && late_frame_one(c, k, a, call.seq, &stream);
     else if (call.nbulk) ok = (k->op == OP_H2D || k->op == OP_RUNTIME_COPY) && frame_h2d_one(c, k, a, run);
     else if (k->op == OP_MEMSET) ok = memset_one(c, k, a, run);
     else if (k->op == OP_EVENT || k->op == OP_EVENT_FLAGS) ok = record_one(c, a, run);
@@ -548,8 +607,8 @@ int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, 
         late->stream = stream;
         late->n++;
     }
-    if (seq) *seq = call.seq;
-    if (runtime) *runtime = (int)k->runtime;
+    if (seq && !deferred) *seq = call.seq; /* a late copy runs after the wait, if at all */
+    if (runtime && !deferred) *runtime = (int)k->runtime;
     return 1;
 }
 

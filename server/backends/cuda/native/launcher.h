@@ -61,6 +61,13 @@ typedef struct {
 void rgpu_copier_frames(rgpu_copier *c, const void *const *p, const uint64_t *n, uint32_t count);
 uint32_t rgpu_copier_frames_left(const rgpu_copier *c);
 uint64_t rgpu_copier_frame_bytes(const rgpu_copier *c);
+/* The buffer the late copies a step ends with (OUT_LATER without a pinned region) are read into once its
+ * wait is answered (copies.c late_frame_one), how many the pass took, each one's seq, place and bytes,
+ * and their reading (rgpu_launcher_step_checked makes it). */
+void rgpu_copier_late_buffer(rgpu_copier *c, void *buf, uint64_t cap);
+uint32_t rgpu_copier_late_n(const rgpu_copier *c);
+void rgpu_copier_late_get(const rgpu_copier *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count);
+int rgpu_copier_late_run(rgpu_copier *c);
 
 /* The call at `r` if it is an async memset, device-to-device copy, pinned-memory copy, H2D copy with its
  * data in the message's next frame (rgpu_copier_frames) or event record the copier serves in a step: 1

@@ -717,6 +717,9 @@ static int step_call(rgpu_launcher *l, rgpu_copier *c, mp_reader *r, int run, rg
     mp_reader at = *r, args;
     rgpu_env_call plain;
     launch_call a;
+    /* after a late copy whose data the wait's answer reads (copies.c late_frame_one) only another,
+     * which runs only then: its seq is not the last run's */
+    if (c && rgpu_copier_late_n(c)) return rgpu_copier_step_call(c, r, run, NULL, NULL, late) ? 2 : 0;
     if (read_plain_call(r, &plain, &args)) { /* read once for both: no copy record, no bulk */
         if (launch_of(l, &plain, args, &a)) return !run || run_launch(l, &a, out) ? 1 : 0;
         if (attribute_call(l, &plain, args, run)) {
@@ -821,11 +824,19 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
         out->served++;
         out->kernels += k == 1;
     }
+    /* the late copies the step ends with (copies.c late_frame_one) are made only once the wait is
+     * answered: where it is not, Python runs them, so they do not count as served */
+    uint32_t deferred = c ? rgpu_copier_late_n(c) : 0;
     read_wait(l, &r, &w);
     double ignored;
-    if ((settle_first ? rgpu_clock_settle(l->clock, &ignored) : rgpu_clock_close(l->clock)) != CUDA_SUCCESS)
+    if ((settle_first ? rgpu_clock_settle(l->clock, &ignored) : rgpu_clock_close(l->clock)) != CUDA_SUCCESS) {
+        out->served -= deferred;
         return 0; /* Python's settle reports why */
-    if (!answer_wait(l, &w, &wait_out)) return 0;
+    }
+    if (!answer_wait(l, &w, &wait_out) || (deferred && !rgpu_copier_late_run(c))) {
+        out->served -= deferred;
+        return 0;
+    }
     out->last_seq = wait_out.last_seq, out->runtime = wait_out.runtime;
     rgpu_launcher_end(l, out); /* the clock settled, the printf pipe checked, as at a message's end */
     return 1;
