@@ -561,9 +561,12 @@ static int late_frame_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_
     return 1;
 }
 
-/* The late copies of a step whose wait was answered, made into the buffer: 1, or 0 when one failed
- * (the worker's Python then runs them again, and reports what the driver says). */
+/* The late copies of a step whose wait was answered, made into the buffer once every stream is done
+ * (a wait on one stream leaves others running, behind which a copy on the legacy stream would wait
+ * here, deaf): 1, or 0 when the device is busy or a copy failed (the worker's Python then runs them,
+ * waiting as it waits, and reports what the driver says). */
 int rgpu_copier_late_run(rgpu_copier *c) {
+    if (!rgpu_launcher_idle(c->l)) return 0;
     for (uint32_t i = 0; i < c->late_n; i++) {
         struct late_copy *k = &c->late[i];
         if (c->dtoh(c->late_buf + k->off, k->dev, k->count, k->stream) != CUDA_SUCCESS ||
