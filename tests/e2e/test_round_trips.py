@@ -98,6 +98,18 @@ def test_a_failover_sessions_step_waits_for_what_the_same_step_waits_for_without
     assert started and all("failover" in x for x in started), log[-3000:]  # a --failover lease's session
 
 
+STEPS = 12  # the timed steps of _steps_counted's runs, after 3 of warm-up
+
+
+def _steps_counted(null_server, workload: str, shm: str) -> tuple[dict, dict]:
+    """A workload's timed steps through the null-driver server with RGPU_SHM=`shm`: what the program
+    printed, and the worker's session_ended counts for that session."""
+    url, handle = null_server
+    before = handle.log_size()
+    r = result(run_workload(url, workload, "--warmup", "3", "--steps", str(STEPS), env={"RGPU_SHM": shm}))
+    return r, {k: int(v) for k, v in handle.session_ended(before, 30).items() if v.isdigit()}
+
+
 @pytest.mark.parametrize("workload", ["cnn", "transformer_amp"])
 def test_a_training_steps_messages_are_served_by_the_workers_compiled_loop(null_server, workload):
     """On one host every message of a training step takes the call ring and the worker's compiled loop
@@ -107,16 +119,12 @@ def test_a_training_steps_messages_are_served_by_the_workers_compiled_loop(null_
     only when it was empty, so every such step went on the socket through the worker's Python; a
     mixed-precision step's matmuls are cuBLASLt's cuLaunchKernelEx, which the loop did not launch, so
     all but three of its 645 messages of async calls went to Python."""
-    url, handle = null_server
-    steps, warmup = 12, 3
-    before = handle.log_size()
-    r = result(run_workload(url, workload, "--warmup", str(warmup), "--steps", str(steps), env={"RGPU_SHM": "1"}))
-    got = {k: int(v) for k, v in handle.session_ended(before, 30).items() if v.isdigit()}
+    r, got = _steps_counted(null_server, workload, shm="1")
     assert r["async_on_ring"] == r["async_messages"] > 0, r
     # every message of async calls only the client sent ran in the loop, none in Python
     assert got["batches_compiled"] == got["client_async_messages"] > 0, got
     # and each step's synchronising messages too (the warm-up's first steps load kernels: not counted)
-    assert got["ring_compiled"] - got["batches_compiled"] >= steps * r["syncs_per_step"], (got, r)
+    assert got["ring_compiled"] - got["batches_compiled"] >= STEPS * r["syncs_per_step"], (got, r)
 
 
 def test_a_training_steps_batch_from_another_host_is_copied_in_by_the_compiled_loop(null_server):
@@ -127,14 +135,10 @@ def test_a_training_steps_batch_from_another_host_is_copied_in_by_the_compiled_l
     message of async calls only the client sent is the loop's, and every byte of every timed step's
     batch went from its frame to the device without the worker's Python (a CNN's: 8 images of
     3x32x32 floats and 8 labels, 98,368 bytes a step)."""
-    url, handle = null_server
-    steps, warmup = 12, 3
-    before = handle.log_size()
-    r = result(run_workload(url, "cnn", "--warmup", str(warmup), "--steps", str(steps), env={"RGPU_SHM": "0"}))
-    got = {k: int(v) for k, v in handle.session_ended(before, 30).items() if v.isdigit()}
+    r, got = _steps_counted(null_server, "cnn", shm="0")
     assert r["async_on_ring"] == 0 and r["async_messages"] > 0, r
     assert got["batches_compiled"] == got["client_async_messages"] > 0, got
-    assert got["frame_bytes_compiled"] >= steps * (8 * 3 * 32 * 32 * 4 + 8 * 8), got
+    assert got["frame_bytes_compiled"] >= STEPS * (8 * 3 * 32 * 32 * 4 + 8 * 8), got
     assert got["frame_bytes_compiled"] <= got["bytes_in"], got
 
 
@@ -145,13 +149,9 @@ def test_a_steps_item_from_another_host_is_answered_by_the_compiled_loop(null_se
     synchronize. The worker's compiled loop serves that message too (copies.c late_frame_one: the copy
     made once the wait is answered), so that no message of the step goes through the worker's Python:
     every timed step's value (a float32 loss, an int64 token) was read by the loop."""
-    url, handle = null_server
-    steps, warmup = 12, 3
-    before = handle.log_size()
-    r = result(run_workload(url, workload, "--warmup", str(warmup), "--steps", str(steps), env={"RGPU_SHM": "0"}))
-    got = {k: int(v) for k, v in handle.session_ended(before, 30).items() if v.isdigit()}
+    r, got = _steps_counted(null_server, workload, shm="0")
     assert r["syncs_per_step"] == 1, r
-    assert got["late_bytes_compiled"] >= steps * item_bytes, got
+    assert got["late_bytes_compiled"] >= STEPS * item_bytes, got
     assert got["batches_compiled"] == got["client_async_messages"], got
 
 

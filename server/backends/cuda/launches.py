@@ -65,7 +65,7 @@ class Launcher:
         self.waits = 0  # waits it answered (logs, tests)
         self.copies = 0  # copies and memsets the serving loop served beside it (copies.py; logs, tests)
         self.batches = 0  # messages of async calls only it ran whole, undecoded by Python (logs, tests)
-        self._frames = None  # (pointers, lengths, the frames' cdata, count) of the message being read
+        self._frames = None  # (pointers, lengths, the frames' cdata) of the message being read
         # where a step's late copies (OUT_LATER, from another host: `.item()`) are read into once its
         # wait is answered (copies.c late_frame_one), while a socket message is being served (begin)
         self._late = bytearray(LATE_CAP)
@@ -211,14 +211,14 @@ class Launcher:
             self._frames = None
             return
         views = [_ffi.from_buffer(f.buffer) for f in frames]
-        self._frames = (_ffi.new("void *[]", views), _ffi.new("uint64_t[]", [len(v) for v in views]), views,
-                        len(views))
+        self._frames = (_ffi.new("void *[]", views), _ffi.new("uint64_t[]", [len(v) for v in views]), views)
 
     def end(self) -> None:
         if self.copier is None:
             return
+        if self._frames is not None:  # (a message of one frame, most of them, set none)
+            self._lib.rgpu_copier_frames(self._copier(), _ffi.NULL, _ffi.NULL, 0)
         self._frames, self._late_on = None, False
-        self._lib.rgpu_copier_frames(self._copier(), _ffi.NULL, _ffi.NULL, 0)
         self._lib.rgpu_copier_late_buffer(self._copier(), _ffi.NULL, 0)
 
     def late(self) -> list[tuple[int, bytes]]:
@@ -239,8 +239,8 @@ class Launcher:
 
     def _rewind(self) -> None:
         if self._frames is not None:
-            p, n, _, count = self._frames
-            self._lib.rgpu_copier_frames(self._copier(), p, n, count)
+            p, n, views = self._frames
+            self._lib.rgpu_copier_frames(self._copier(), p, n, len(views))
         if self._late_on:
             self._lib.rgpu_copier_late_buffer(self._copier(), self._late_c, LATE_CAP)
 
