@@ -95,8 +95,8 @@ def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start
     assert "event=shm_attached " not in handle.output(200000)
     assert int(re.search(r"bytes_in=(\d+)", line).group(1)) >= 80 << 20
     assert "shm_bytes_in=0" in line
-    # 80 MiB each way in 10 pieces of 8 MiB (PIECE_MAX): nine before the sync call, each its own message
-    assert re.search(r"\bpieces_in=9\b", line) and re.search(r"\bpieces_out=9\b", line), line
+    # 80 MiB each way in PIECE_COUNT (16) pieces of 5 MiB: 15 before the sync call, each its own message
+    assert re.search(r"\bpieces_in=15\b", line) and re.search(r"\bpieces_out=15\b", line), line
 
 
 @pytest.mark.parametrize("shm", ["0", "whole", "pipelined", "8MiB segment", "pipelined, 3 copy threads"])
