@@ -531,6 +531,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  if session.device.launcher is not None else 0,
                  late_bytes_compiled=session.device.launcher.late_bytes_out
                  if session.device.launcher is not None else 0,
+                 pulls_compiled=session.device.launcher.pulls_served if session.device.launcher is not None else 0,
                  **(session.bulk.stats() if session.bulk is not None else {}),
                  **({"head_deltas": session.heads.deltas, "head_bytes_saved": session.heads.bytes_saved}
                     if session.heads is not None else {}),
@@ -1089,7 +1090,17 @@ def _step_of(sock, ident, header, session, launcher, with_frames: bool = False) 
         launcher.late_bytes_out += len(data)
         sock.send_multipart([ident, wire.encode_reply(seq, wire.LATE_OUT), data], copy=False)
     _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))
-    # after the reply: the client is not kept waiting for the scheduler's bookkeeping
+    for seq, digest, data in launcher.pulls():  # the managed pulls after the wait: api/managed.py's replies
+        session.calls += 1
+        session.last_seq = seq
+        launcher.pulls_served += 1
+        head = wire.encode_reply(seq, 0, (digest,))
+        if data is None:
+            sock.send_multipart([ident, head])
+        else:
+            session.bytes_out += len(data)
+            sock.send_multipart([ident, head, data], copy=False)
+    # after the replies: the client is not kept waiting for the scheduler's bookkeeping
     _step_ended(session, n, out)
     return None
 

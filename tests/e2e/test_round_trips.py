@@ -155,6 +155,21 @@ def test_a_steps_item_from_another_host_is_answered_by_the_compiled_loop(null_se
     assert got["batches_compiled"] == got["client_async_messages"], got
 
 
+@pytest.mark.parametrize("workload", ["cnn", "transformer_amp"])
+def test_a_steps_managed_pulls_from_another_host_are_answered_by_the_compiled_loop(null_server, workload):
+    """PyTorch's cuDNN keeps two managed buffers of 64 KiB, and from another host (RGPU_SHM=0) every
+    synchronisation after device work carries their pulls (rgpuManagedPull, after the wait in its
+    message: libhook/src/managed/managed.c plan_pull). The worker's compiled loop answers those too
+    (copies.c rgpu_copier_pull_call: read and digested once the wait is answered), so that a CNN's and
+    a mixed-precision transformer's `.item()` messages, pulls and all, went through no Python of the
+    worker: at least two pulls and one value per synchronisation of every timed step."""
+    r, got = _steps_counted(null_server, workload, shm="0")
+    syncs = STEPS * r["syncs_per_step"]
+    assert got["pulls_compiled"] >= 2 * syncs, got
+    assert got["late_bytes_compiled"] >= 4 * syncs, got
+    assert got["batches_compiled"] == got["client_async_messages"], got
+
+
 def test_counts_are_printed_at_exit_and_logged_by_the_worker(null_server):
     """RGPU_STATS=1: the totals and one line per call (round trips, async calls, the library that
     called) on stderr at exit; the worker's session_ended line carries the totals the goodbye brought."""

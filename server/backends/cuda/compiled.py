@@ -66,6 +66,10 @@ uint64_t rgpu_copier_frame_bytes(const rgpu_copier *c);
 void rgpu_copier_late_buffer(rgpu_copier *c, void *buf, uint64_t cap);
 uint32_t rgpu_copier_late_n(const rgpu_copier *c);
 void rgpu_copier_late_get(const rgpu_copier *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count);
+void rgpu_copier_pulls(rgpu_copier *c, uint64_t id);
+uint32_t rgpu_copier_pull_n(const rgpu_copier *c);
+void rgpu_copier_pull_get(const rgpu_copier *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count,
+                          uint8_t *digest, int *same);
 int rgpu_copier_track(rgpu_copier *c, uint64_t start, uint64_t size);
 void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
 void rgpu_copier_clear(rgpu_copier *c);

@@ -64,6 +64,8 @@ class Copier:
             lib.rgpu_copier_dtod(self._c, _ffi.cast("void *", dtod))
         if record:  # cuEventRecord: a step's event records
             lib.rgpu_copier_events(self._c, _ffi.cast("void *", record))
+        # the managed pulls a step's wait carries from another host (copies.c rgpu_copier_pull_call)
+        lib.rgpu_copier_pulls(self._c, BY_NAME["rgpuManagedPull"])
         self.address = int(_ffi.cast("uintptr_t", c))  # for the serving loop (ring.py)
         launcher.copier = self  # a step's async memsets and copies (launches.c, rgpu_copier_step_call)
 

@@ -30,9 +30,10 @@ ATTRIBUTES = CUfunction_attribute_enum  # a name's number, the wire's and the dr
 SERVED_ATTRIBUTES = ("CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT")
 
 
-# the bytes of the late copies (OUT_LATER) a step the compiled loop serves may end with: `.item()`s and
-# the like; larger ones are Python's
-LATE_CAP = 64 << 10
+# the bytes of the late copies (OUT_LATER) a step the compiled loop serves may end with (`.item()`s and
+# the like) and of the managed pulls after its wait (cuDNN's two buffers of 64 KiB); larger ones are
+# Python's
+LATE_CAP = 512 << 10
 
 
 class Launcher:
@@ -72,8 +73,11 @@ class Launcher:
         self._late_c = _ffi.from_buffer(self._late)
         self._late_on = False
         self._late_out = _ffi.new("uint64_t[3]")
+        self._pull_digest = _ffi.new("uint8_t[16]")
+        self._pull_same = _ffi.new("int *")
         self.frame_bytes_in = 0  # bytes its runs copied from messages' frames to the device (logs, tests)
         self.late_bytes_out = 0  # bytes of steps' late copies it read for their frames (logs, tests)
+        self.pulls_served = 0  # managed pulls after steps' waits it read and digested (logs, tests)
         self.face = "driver"  # the face of the last wait it answered
 
     address = staticmethod(compiled.address)
@@ -231,6 +235,20 @@ class Launcher:
         for i in range(lib.rgpu_copier_late_n(c)):
             lib.rgpu_copier_late_get(c, i, o, o + 1, o + 2)
             out.append((int(o[0]), bytes(self._late[o[1]:o[1] + o[2]])))
+        return out
+
+    def pulls(self) -> list[tuple[int, bytes, bytes | None]]:
+        """The managed pulls after the wait of the step `step` just answered (rgpuManagedPull, from
+        another host): (seq, digest, data) each, in order, data None where the digest is the one the
+        client named; their replies follow the wait's, as api/managed.py managed_pull answers."""
+        if not self._late_on:
+            return []
+        lib, c, o, d = self._lib, self._copier(), self._late_out, self._pull_digest
+        out = []
+        for i in range(lib.rgpu_copier_pull_n(c)):
+            lib.rgpu_copier_pull_get(c, i, o, o + 1, o + 2, d, self._pull_same)
+            data = None if self._pull_same[0] else bytes(self._late[o[1]:o[1] + o[2]])
+            out.append((int(o[0]), bytes(_ffi.buffer(d, 16)), data))
         return out
 
     def frame_bytes(self) -> int:

@@ -186,3 +186,87 @@ def test_a_steps_late_copies_from_another_host_are_the_loops_as_pythons(daemons)
     assert c_off["late_bytes_compiled"] == 0, c_off
     assert c_on["bytes_out"] == c_off["bytes_out"], (c_on, c_off)
     assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)
+
+
+def _message_until(s: Session, calls: list, last: tuple, after: list) -> list:
+    """`_message_all` for a step whose wait `last` carries calls after it in its message (`after`:
+    managed pulls [(name, args)], each sync): every message the worker sent for it, (seq, result,
+    data) of a late copy's and (seq, result, outs, deferred, message, data) of each reply, until the
+    last call's."""
+    records = [(next(s._seq), BY_NAME[name], field, list(args), 0) for name, args, field in calls]
+    records.append((next(s._seq), BY_NAME[last[0]], 1, list(last[1]), 0))
+    records += [(next(s._seq), BY_NAME[name], 1, list(args), 0) for name, args in after]
+    final = records[-1][0]
+    s.sock.send_multipart([wire.encode_requests(records)])
+    got = []
+    while True:
+        assert s.sock.poll(10000), "the worker did not answer"
+        parts = s.sock.recv_multipart()
+        head = wire.unpack(parts[0])
+        data = b"".join(parts[1:])
+        got.append((head[0], head[1], data) if head[1] == wire.LATE_OUT else (*head[:5], data))
+        if head[0] == final and head[1] != wire.LATE_OUT:
+            return got
+
+
+def _pull_script(url: str) -> list:
+    late, sync, pull = wire.OUT_LATER, ("cudaStreamSynchronize", [0]), "rgpuManagedPull"
+    s = Session(url)
+    try:
+        a = s.call("cudaMalloc", 4096)[1][0]
+        b = s.call("cudaMalloc", 65536)[1][0]
+        s.call("cudaMemset", b, 5, 65536)
+        known = {a: b"", b: b""}
+        got = []
+        for i in range(10):  # `.item()` with two managed buffers pulled after its wait, as a client names them
+            out = _message_until(s, [("cuMemsetD8Async", [a, i, 4096, 0], 0), ("cuMemcpyDtoHAsync_v2", [a, 4, 0], late)],
+                                 sync, [(pull, [a, 4096, known[a]]), (pull, [b, 65536, known[b]])])
+            known[a], known[b] = out[-2][2][0], out[-1][2][0]
+            got.append(out)
+        # a digest of another length than the worker's is not the same digest: the data goes
+        got.append(_message_until(s, [("cuMemsetD8Async", [a, 1, 16, 0], 0)], ("cudaDeviceSynchronize", []),
+                                  [(pull, [b, 65536, known[b][:8]])]))
+        # Python's: a pull past its allocation (Python's error), a call after a pull, and a pull behind
+        # a 20 ms kernel (the wait not done within the loop's poll)
+        got.append(_message_until(s, [("cuMemsetD8Async", [a, 2, 16, 0], 0)], sync, [(pull, [a + 4000, 4096, b""])]))
+        got.append(_message_until(s, [("cuMemsetD8Async", [a, 3, 16, 0], 0)], sync,
+                                  [(pull, [a, 4096, b""]), ("cudaStreamSynchronize", [0])]))
+        digest = hashlib.sha256(PARAMS_PTX).hexdigest()
+        module = s.call("cuModuleLoadData", digest, len(PARAMS_PTX), "", 0, 1, len(PARAMS_PTX), bulk=[PARAMS_PTX])[1][0]
+        fn = s.call("cuModuleGetFunction", module, "none")[1][0]
+        got.append(_message_until(s, [("cuLaunchKernel", [fn, 1, 1, 1, 1, 1, 1, 0, 0, b""], 0)], sync,
+                                  [(pull, [a, 4096, known[a]])]))
+        return got
+    finally:
+        s.close()
+
+
+def test_a_steps_managed_pulls_from_another_host_are_the_loops_as_pythons(daemons):
+    """From another host a synchronisation after device work carries the pulls of the program's managed
+    allocations after it in its message (rgpuManagedPull: PyTorch's cuDNN keeps two). The loop answers
+    them after the wait (copies.c rgpu_copier_pull_call): each read once the device is done and digested
+    as api/managed.py digests it, the data sent only where the digest is not the one the client named.
+    The same messages, data and counts with the compiled launches off; what it must not serve so (a
+    pull past its allocation, a call after a pull, a kernel outlasting the loop's poll) is Python's."""
+    got = {}
+    for fast in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast, "RGPU_NULL_KERNEL_US": "20000"})
+        out = _pull_script(url)
+        got[fast] = out, {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}
+    (on, c_on), (off, c_off) = got["1"], got["0"]
+    assert on == off
+    for i in range(10):
+        value, wait, pa, pb = on[i]
+        assert value[1:] == (wire.LATE_OUT, bytes([i]) * 4) and wait[1] == wait[3] == 0, on[i]
+        assert pa[1] == 0 and pa[5] == bytes([i]) * 4096, pa        # written every step: the data goes
+        assert pb[1] == 0 and pb[5] == (bytes([5]) * 65536 if i == 0 else b""), pb[:5]  # unchanged: its digest only
+        assert len(pa[2][0]) == len(pb[2][0]) == 16 and pb[2][0] == on[0][3][2][0]
+    assert on[10][-1][5] == bytes([5]) * 65536, on[10][-1][:5]
+    assert on[11][-1][1] != 0 and "allocation" in on[11][-1][4], on[11]
+    assert on[12][-2][5][:16] == bytes([3]) * 16 and on[12][-1][1] == 0, on[12]
+    # behind the kernel: Python's pull, the data since the last step's digest changed by the memsets
+    assert on[13][-1][1] == 0 and on[13][-1][5] == bytes([3]) * 16 + bytes([9]) * 4080, on[13][-1][:5]
+    # the ten steps' pulls and the eleventh's were the loop's; none with the compiled launches off
+    assert c_on["pulls_compiled"] == 21 and c_off["pulls_compiled"] == 0, (c_on, c_off)
+    assert c_on["bytes_out"] == c_off["bytes_out"], (c_on, c_off)
+    assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)

@@ -53,6 +53,9 @@ typedef struct {
 
 #define MAX_CALLS 32
 #define LATE_COPIES 16 /* late copies a step the loop serves may end with (late_frame_one) */
+#define PULLS 16       /* managed pulls a step's wait may carry (rgpu_copier_pull_call): managed.c's FOLLOWERS_MAX */
+#define DIGEST 16      /* a pull's digest: api/managed.py's, 16 bytes of rgpu_digest_chunk's */
+void rgpu_digest_chunk(const void *data, uint64_t n, uint64_t out[2]); /* server/native/digest.c */
 void rgpu_copier_untrack(rgpu_copier *c, uint64_t start);
 #define REGISTER_MIN (1u << 20) /* server/staging.py: copies this large register the segment first */
 /* A sync pinned copy waited for here keeps the loop from the worker's checks for as long as its DMA
@@ -114,6 +117,18 @@ struct rgpu_copier {
         uint64_t seq, dev, count, off;
         void *stream;
     } late[LATE_COPIES];
+    /* the managed pulls (rgpuManagedPull, call id pull_id; 0: none served) that follow a step's wait
+     * from another host: a process whose libraries keep managed buffers (PyTorch's cuDNN keeps two of
+     * 64 KiB) pulls each after every synchronisation. Read into late_buf after the late copies once
+     * the wait is answered and the device is done, and digested as api/managed.py digests them
+     * (rgpu_copier_pull_call, rgpu_copier_pull_run); the worker's Python sends the replies */
+    uint64_t pull_id;
+    struct pull {
+        uint64_t seq, dev, count, off;
+        uint32_t nknown;
+        uint8_t known[DIGEST], digest[DIGEST];
+    } pull[PULLS];
+    uint32_t pull_n;
     /* held while the table changes and while the loop frees: a move's pre-copy, on its own thread,
      * holds it (rgpu_copier_hold) while it asks which pieces are still allocated and then reads them or
      * runs the digest kernel over them, so that nothing it reads is unmapped under it (a kernel that
@@ -535,7 +550,7 @@ static int frame_h2d_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t
  * pass starts empty, so the caller sets it before each, as the frames. */
 void rgpu_copier_late_buffer(rgpu_copier *c, void *buf, uint64_t cap) {
     c->late_buf = buf, c->late_cap = buf ? cap : 0;
-    c->late_used = 0, c->late_n = 0;
+    c->late_used = 0, c->late_n = 0, c->pull_n = 0;
 }
 
 /* The late copies the pass took, and the `i`th's seq, place in the buffer and bytes. */
@@ -574,6 +589,61 @@ int rgpu_copier_late_run(rgpu_copier *c) {
             return 0;
     }
     return 1;
+}
+
+/* rgpuManagedPull's call id (copies.py gives it; 0: no pull is the loop's). */
+void rgpu_copier_pulls(rgpu_copier *c, uint64_t id) { c->pull_id = id; }
+
+/* A managed pull after a step's wait, at `r`: rgpuManagedPull [addr, count, known] (sync, no frame, no
+ * copy record), a range inside one allocation, read as api/managed.py reads it into one frame (up to
+ * D2H_CHUNK bytes: these are within the buffer). Nothing runs: recorded for rgpu_copier_pull_run, in
+ * every pass, as the late copies are. 1: taken; 0: the message is Python's. */
+int rgpu_copier_pull_call(rgpu_copier *c, mp_reader *r) {
+    rgpu_env_call call = {0};
+    const char *why;
+    mp_reader args;
+    mp_obj known;
+    uint64_t addr, count;
+    if (!c->pull_id || c->pull_n >= PULLS || rgpu_env_read_call(r, &call, &why)) return 0;
+    if (call.call_id != c->pull_id || call.sync != 1 || call.nbulk || call.copy.tag != 0 || call.args.n != 3) return 0;
+    mp_rinit(&args, call.args.p, call.args.len);
+    if (read_uint(&args, &addr) || read_uint(&args, &count) || mp_next(&args, &known) || known.type != MP_BIN)
+        return 0;
+    if (count == 0 || count > c->late_cap - c->late_used || count > RGPU_D2H_CHUNK || !inside(c, addr, count))
+        return 0;
+    struct pull *p = &c->pull[c->pull_n++];
+    *p = (struct pull){call.seq, addr, count, c->late_used, known.n, {0}, {0}};
+    if (known.n == DIGEST) memcpy(p->known, known.p, DIGEST);
+    c->late_used += count;
+    return 1;
+}
+
+/* The pulls the pass took, made once the step's wait is answered, after its late copies: each read on
+ * the legacy stream once every stream is done, as cuMemcpyDtoH reads it, and digested. 1, or 0 when the
+ * device is busy or a read failed (Python then serves them, from the wait on). */
+int rgpu_copier_pull_run(rgpu_copier *c) {
+    if (c->pull_n && !rgpu_launcher_idle(c->l)) return 0;
+    for (uint32_t i = 0; i < c->pull_n; i++) {
+        struct pull *p = &c->pull[i];
+        uint64_t d[2];
+        if (c->dtoh(c->late_buf + p->off, p->dev, p->count, NULL) != CUDA_SUCCESS ||
+            !rgpu_launcher_finish(c->l, NULL, p->count))
+            return 0;
+        rgpu_digest_chunk(c->late_buf + p->off, p->count, d);
+        memcpy(p->digest, d, DIGEST);
+    }
+    return 1;
+}
+
+/* How many pulls the pass took, and the `i`th's seq, place in the buffer, bytes and digest; `same`:
+ * the digest is the one the client named, so its reply carries no data. */
+uint32_t rgpu_copier_pull_n(const rgpu_copier *c) { return c->pull_n; }
+void rgpu_copier_pull_get(const rgpu_copier *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count,
+                          uint8_t *digest, int *same) {
+    const struct pull *p = &c->pull[i];
+    *seq = p->seq, *off = p->off, *count = p->count;
+    memcpy(digest, p->digest, DIGEST);
+    *same = p->nknown == DIGEST && !memcmp(p->known, p->digest, DIGEST);
 }
 
 int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, int *runtime, rgpu_step_late *late) {

@@ -68,6 +68,14 @@ void rgpu_copier_late_buffer(rgpu_copier *c, void *buf, uint64_t cap);
 uint32_t rgpu_copier_late_n(const rgpu_copier *c);
 void rgpu_copier_late_get(const rgpu_copier *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count);
 int rgpu_copier_late_run(rgpu_copier *c);
+/* The managed pulls (rgpuManagedPull) a step's wait may carry from another host, read into the same
+ * buffer after the late copies once the wait is answered (copies.c rgpu_copier_pull_call). */
+void rgpu_copier_pulls(rgpu_copier *c, uint64_t id);
+int rgpu_copier_pull_call(rgpu_copier *c, mp_reader *r);
+int rgpu_copier_pull_run(rgpu_copier *c);
+uint32_t rgpu_copier_pull_n(const rgpu_copier *c);
+void rgpu_copier_pull_get(const rgpu_copier *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count,
+                          uint8_t *digest, int *same);
 
 /* The call at `r` if it is an async memset, device-to-device copy, pinned-memory copy, H2D copy with its
  * data in the message's next frame (rgpu_copier_frames) or event record the copier serves in a step: 1

@@ -772,8 +772,19 @@ static uint32_t shape_of(rgpu_launcher *l, rgpu_copier *c, const void *header, s
     if (!l->query || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n < 1 || calls.n > STEP_CALLS)
         return 0;
     rgpu_step_late late = {0};
-    for (uint32_t i = 0; i + 1 < calls.n; i++)
-        if (!step_call(l, c, &r, 0, NULL, &late)) return 0;
+    for (uint32_t i = 0; i + 1 < calls.n; i++) {
+        mp_reader at = r;
+        if (step_call(l, c, &r, 0, NULL, &late)) continue;
+        /* a wait with managed pulls after it (from another host, a process with managed memory:
+         * copies.c rgpu_copier_pull_call), nothing else after them */
+        r = at;
+        if (i == 0 || !c || !read_wait(l, &r, &w)) return 0;
+        for (uint32_t k = i + 1; k < calls.n; k++)
+            if (!rgpu_copier_pull_call(c, &r)) return 0;
+        if (r.p != end) return 0;
+        *kind = RGPU_STEP_WAIT;
+        return wait_covers(&w, &late) ? i : 0;
+    }
     mp_reader last = r;
     rgpu_step_late last_late = late;
     if (step_call(l, c, &r, 0, NULL, &last_late) && r.p == end) {
@@ -816,6 +827,7 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
     wait_call w;
     rgpu_launch_run wait_out;
     rgpu_step_late late = {0}; /* rgpu_launcher_shape found the wait covers them */
+    const uint8_t *end = (const uint8_t *)header + len;
     mp_rinit(&r, header, len);
     mp_next(&r, &calls);
     for (uint32_t i = 0; i < n; i++) {
@@ -828,12 +840,19 @@ int rgpu_launcher_step_checked(rgpu_launcher *l, rgpu_copier *c, const void *hea
      * answered: where it is not, Python runs them, so they do not count as served */
     uint32_t deferred = c ? rgpu_copier_late_n(c) : 0;
     read_wait(l, &r, &w);
+    /* and the managed pulls after the wait (rgpu_copier_pull_call), taken again in this pass: made
+     * after the late copies, or, where the loop cannot, Python's with the wait */
+    while (c && r.p < end)
+        if (!rgpu_copier_pull_call(c, &r)) {
+            out->served -= deferred;
+            return 0;
+        }
     double ignored;
     if ((settle_first ? rgpu_clock_settle(l->clock, &ignored) : rgpu_clock_close(l->clock)) != CUDA_SUCCESS) {
         out->served -= deferred;
         return 0; /* Python's settle reports why */
     }
-    if (!answer_wait(l, &w, &wait_out) || (deferred && !rgpu_copier_late_run(c))) {
+    if (!answer_wait(l, &w, &wait_out) || (deferred && !rgpu_copier_late_run(c)) || (c && !rgpu_copier_pull_run(c))) {
         out->served -= deferred;
         return 0;
     }
