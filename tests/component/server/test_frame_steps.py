@@ -110,24 +110,26 @@ def test_steps_and_batches_with_copies_from_frames_are_the_loops_as_pythons(daem
     assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)
 
 
-def _message_all(s: Session, calls: list, last: tuple) -> list:
+def _message_until(s: Session, calls: list, last: tuple, after: list | tuple = ()) -> list:
     """`_message` for a step whose async calls may be D2H copies whose data comes back before the
-    reply ([(name, args, wire.OUT_LATER)]): every message the worker sent for it, (seq, result, data)
-    of each late copy's and then (seq, result, outs, deferred, message) of the reply."""
+    reply ([(name, args, wire.OUT_LATER)]) and whose wait `last` may carry calls after it in its
+    message (`after`: managed pulls [(name, args)], each sync): every message the worker sent for it,
+    (seq, result, data) of a late copy's and (seq, result, outs, deferred, message, data) of each
+    reply, until the last call's."""
     records = [(next(s._seq), BY_NAME[name], field, list(args), 0) for name, args, field in calls]
-    seq = next(s._seq)
-    records.append((seq, BY_NAME[last[0]], 1, list(last[1]), 0))
+    records.append((next(s._seq), BY_NAME[last[0]], 1, list(last[1]), 0))
+    records += [(next(s._seq), BY_NAME[name], 1, list(args), 0) for name, args in after]
+    final = records[-1][0]
     s.sock.send_multipart([wire.encode_requests(records)])
     got = []
     while True:
         assert s.sock.poll(10000), "the worker did not answer"
         parts = s.sock.recv_multipart()
         head = wire.unpack(parts[0])
-        if head[1] == wire.LATE_OUT:
-            got.append((head[0], head[1], b"".join(parts[1:])))
-            continue
-        assert head[0] == seq, head
-        return got + [tuple(head[:5])]
+        data = b"".join(parts[1:])
+        got.append((head[0], head[1], data) if head[1] == wire.LATE_OUT else (*head[:5], data))
+        if head[0] == final and head[1] != wire.LATE_OUT:
+            return got
 
 
 def _late_script(url: str) -> list:
@@ -138,22 +140,22 @@ def _late_script(url: str) -> list:
         stream = s.call("cudaStreamCreate")[1][0]
         got = []
         for i in range(10):  # a step ending as `.item()` ends it: the value copied out, the stream synchronized
-            got.append(_message_all(s, [("cuMemsetD8Async", [ptr, i, 64, 0], 0),
+            got.append(_message_until(s, [("cuMemsetD8Async", [ptr, i, 64, 0], 0),
                                         ("cuMemcpyDtoHAsync_v2", [ptr, 64, 0], late)], sync))
         # two late copies, both faces, before a device synchronize
-        got.append(_message_all(s, [("cuMemsetD8Async", [ptr, 9, 16, 0], 0), ("cuMemcpyDtoHAsync_v2", [ptr, 8, 0], late),
+        got.append(_message_until(s, [("cuMemsetD8Async", [ptr, 9, 16, 0], 0), ("cuMemcpyDtoHAsync_v2", [ptr, 8, 0], late),
                                     ("cudaMemcpyAsync", [0, ptr + 8, 8, 2, 0], late)], ("cudaDeviceSynchronize", [])))
         # Python's: a memset after the late copy (whose data is the first memset's, in stream order), a
         # copy on a stream the wait does not synchronize, a copy past its allocation
-        got.append(_message_all(s, [("cuMemsetD8Async", [ptr, 1, 16, 0], 0), ("cuMemcpyDtoHAsync_v2", [ptr, 16, 0], late),
+        got.append(_message_until(s, [("cuMemsetD8Async", [ptr, 1, 16, 0], 0), ("cuMemcpyDtoHAsync_v2", [ptr, 16, 0], late),
                                     ("cuMemsetD8Async", [ptr, 2, 16, 0], 0)], sync))
-        got.append(_message_all(s, [("cuMemcpyDtoHAsync_v2", [ptr, 16, stream], late)], sync))
-        got.append(_message_all(s, [("cuMemcpyDtoHAsync_v2", [ptr + 4090, 16, 0], late)], sync))
+        got.append(_message_until(s, [("cuMemcpyDtoHAsync_v2", [ptr, 16, stream], late)], sync))
+        got.append(_message_until(s, [("cuMemcpyDtoHAsync_v2", [ptr + 4090, 16, 0], late)], sync))
         # behind a 20 ms kernel: the wait is not done within the loop's poll, so Python waits and copies
         digest = hashlib.sha256(PARAMS_PTX).hexdigest()
         module = s.call("cuModuleLoadData", digest, len(PARAMS_PTX), "", 0, 1, len(PARAMS_PTX), bulk=[PARAMS_PTX])[1][0]
         fn = s.call("cuModuleGetFunction", module, "none")[1][0]
-        got.append(_message_all(s, [("cuLaunchKernel", [fn, 1, 1, 1, 1, 1, 1, 0, 0, b""], 0),
+        got.append(_message_until(s, [("cuLaunchKernel", [fn, 1, 1, 1, 1, 1, 1, 0, 0, b""], 0),
                                     ("cuMemcpyDtoHAsync_v2", [ptr, 16, 0], late)], sync))
         return got
     finally:
@@ -186,27 +188,6 @@ def test_a_steps_late_copies_from_another_host_are_the_loops_as_pythons(daemons)
     assert c_off["late_bytes_compiled"] == 0, c_off
     assert c_on["bytes_out"] == c_off["bytes_out"], (c_on, c_off)
     assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)
-
-
-def _message_until(s: Session, calls: list, last: tuple, after: list) -> list:
-    """`_message_all` for a step whose wait `last` carries calls after it in its message (`after`:
-    managed pulls [(name, args)], each sync): every message the worker sent for it, (seq, result,
-    data) of a late copy's and (seq, result, outs, deferred, message, data) of each reply, until the
-    last call's."""
-    records = [(next(s._seq), BY_NAME[name], field, list(args), 0) for name, args, field in calls]
-    records.append((next(s._seq), BY_NAME[last[0]], 1, list(last[1]), 0))
-    records += [(next(s._seq), BY_NAME[name], 1, list(args), 0) for name, args in after]
-    final = records[-1][0]
-    s.sock.send_multipart([wire.encode_requests(records)])
-    got = []
-    while True:
-        assert s.sock.poll(10000), "the worker did not answer"
-        parts = s.sock.recv_multipart()
-        head = wire.unpack(parts[0])
-        data = b"".join(parts[1:])
-        got.append((head[0], head[1], data) if head[1] == wire.LATE_OUT else (*head[:5], data))
-        if head[0] == final and head[1] != wire.LATE_OUT:
-            return got
 
 
 def _pull_script(url: str) -> list:
