@@ -532,6 +532,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  late_bytes_compiled=session.device.launcher.late_bytes_out
                  if session.device.launcher is not None else 0,
                  pulls_compiled=session.device.launcher.pulls_served if session.device.launcher is not None else 0,
+                 pieces_compiled=session.device.launcher.pieces_in if session.device.launcher is not None else 0,
                  **(session.bulk.stats() if session.bulk is not None else {}),
                  **({"head_deltas": session.heads.deltas, "head_bytes_saved": session.heads.bytes_saved}
                     if session.heads is not None else {}),
@@ -908,13 +909,14 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
     launcher = session.device.launcher  # a compiled loop for runs of launches (cuda/launches.py), or None
     first = resume or 0  # the first call Python serves
     # data frames the compiled loop may take: those an async H2D copy of a step or batch carries (a
-    # DataLoader's pinned batch from another host); not a frame still sealed on the bulk channel
+    # DataLoader's pinned batch from another host) and a large copy's pieces (a message each); not a
+    # frame still sealed on the bulk channel
     frames = body[1:]
     if resume is None and launcher is not None and _loop_may_serve(session) and \
             (not frames or (launcher.copier is not None and all(type(f) is zmq.Frame for f in frames))):
         header = body[0].buffer
-        if header[:1] == ONE_CALL:
-            if not frames and (done := launcher.wait_alone(header)) is not None:
+        if header[:1] == ONE_CALL and not frames:
+            if (done := launcher.wait_alone(header)) is not None:
                 # a stream query or synchronize alone, on a stream that is done: answered by the
                 # compiled loop without decoding (the session is settled at a message's first call:
                 # see below), which also made the message's settle and the printf check
@@ -1064,9 +1066,11 @@ def _step(sock, ident, header, session, launcher, frames=()) -> int | None:
         return _step_of(sock, ident, header, session, launcher, with_frames=bool(frames))
     finally:
         if frames:
-            taken = launcher.frame_bytes()
+            taken, pieces = launcher.frame_bytes(), launcher.pieces()
             session.bytes_in += taken
             launcher.frame_bytes_in += taken
+            session.pieces_in += pieces  # as run_piece_in counts them
+            launcher.pieces_in += pieces
         launcher.end()
 
 

@@ -9,10 +9,12 @@ allocations, events, module loading, the compiled launch loop) that CI has."""
 from __future__ import annotations
 
 import ctypes
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from rgpu.paths import client_env
 from tests.conftest import run_cli
 from tests.support import cudabuild, frameworks, nvlibs, torchenv
 from tests.support.daemons import DaemonSet
@@ -60,6 +62,26 @@ def null_server():
 def test_program_runs_on_the_cuda_backend_without_a_gpu(name, args, ok, cuda_program, null_server):
     p = run_cli("run", "--server", null_server, "--", str(cuda_program(name)), *args)
     assert p.returncode == 0 and ok in p.stdout, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("name, size, python_pieces", [
+    ("copy_roundtrip", "80", 0),       # 80 MiB each way: 15 pieces before each H2D copy's last call
+    ("driver_copy_pieces", "16", 3),   # sync and async, both faces; three copies refused at their end
+])
+def test_a_large_copys_pieces_from_another_host_are_copied_by_the_compiled_loop(name, size, python_pieces,
+                                                                                cuda_program, daemons):
+    """Without shared memory (another host; here RGPU_SHM=0) a large H2D copy goes in pieces, a message
+    each (server/pieces.py); the cuda backend's compiled loop copies each from its frame (copies.c
+    piece_in_one) and the worker's Python serves only each copy's last call. The refused copies' one
+    piece each (the end of the range, past the allocation: sent first) is Python's, whose failure is
+    the copy's; the programs check every byte."""
+    url, handle = start_null_server(daemons)
+    env = {**client_env([url]), "RGPU_SHM": "0"}
+    p = subprocess.run([str(cuda_program(name)), size], capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0 and f"OK {name}" in p.stdout, p.stdout + p.stderr
+    ended = handle.session_ended()
+    pieces, compiled = int(ended["pieces_in"]), int(ended["pieces_compiled"])
+    assert pieces >= 15 and compiled == pieces - python_pieces, ended
 
 
 def _zstd() -> bool:

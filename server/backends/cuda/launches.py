@@ -78,6 +78,7 @@ class Launcher:
         self.frame_bytes_in = 0  # bytes its runs copied from messages' frames to the device (logs, tests)
         self.late_bytes_out = 0  # bytes of steps' late copies it read for their frames (logs, tests)
         self.pulls_served = 0  # managed pulls after steps' waits it read and digested (logs, tests)
+        self.pieces_in = 0  # large H2D copies' pieces it copied from their frames (logs, tests)
         self.face = "driver"  # the face of the last wait it answered
 
     address = staticmethod(compiled.address)
@@ -254,6 +255,10 @@ class Launcher:
     def frame_bytes(self) -> int:
         """The bytes the last run copied from the frames (`frames`): the session's bytes in."""
         return int(self._lib.rgpu_copier_frame_bytes(self._copier())) if self._frames is not None else 0
+
+    def pieces(self) -> int:
+        """How many of the frames the last run copied were large copies' pieces (PIECE_IN: server/pieces.py)."""
+        return int(self._lib.rgpu_copier_pieces(self._copier())) if self._frames is not None else 0
 
     def _rewind(self) -> None:
         if self._frames is not None:

@@ -251,3 +251,175 @@ def test_a_steps_managed_pulls_from_another_host_are_the_loops_as_pythons(daemon
     assert c_on["pulls_compiled"] == 21 and c_off["pulls_compiled"] == 0, (c_on, c_off)
     assert c_on["bytes_out"] == c_off["bytes_out"], (c_on, c_off)
     assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)
+
+
+def _piece(s: Session, name: str, args: list, data: bytes) -> None:
+    """One piece of a large H2D copy, a message of its own (libhook's copy_pieces.c): the copy's call
+    with `sync` PIECE_IN and the piece's data in a frame; no reply."""
+    s.sock.send_multipart([wire.encode_requests([(next(s._seq), BY_NAME[name], wire.PIECE_IN, list(args), 1)]), data])
+
+
+def _pieces_script(url: str) -> tuple[list, bytes]:
+    k, sync = 8192, ("cudaStreamSynchronize", [0])
+    s = Session(url)
+    try:
+        p = s.call("cudaMalloc", 8 * k)[1][0]
+        stream = s.call("cudaStreamCreate")[1][0]
+        got = []
+        # a sync cudaMemcpy in three pieces, the end of its range first, the last the copy's own call
+        _piece(s, "cudaMemcpy", [p + 2 * k, 0, k, 1], _pattern(2, k))
+        _piece(s, "cudaMemcpy", [p, 0, k, 1], _pattern(0, k))
+        got.append(s.call("cudaMemcpy", p + k, 0, k, 1, bulk=[_pattern(1, k)]))
+        # the driver's sync form, and an async copy's pieces on a stream of its own
+        _piece(s, "cuMemcpyHtoD_v2", [p + 4 * k, k], _pattern(4, k))
+        _piece(s, "cuMemcpyHtoD_v2", [p + 3 * k, k], _pattern(3, k))
+        got.append(s.call("cuMemcpyHtoD_v2", p + 5 * k, k // 2, bulk=[_pattern(5, k // 2)]))
+        _piece(s, "cuMemcpyHtoDAsync_v2", [p + 6 * k + 4096, 4096, stream], _pattern(7, 4096))
+        _piece(s, "cudaMemcpyAsync", [p + 6 * k, 0, 2048, 1, stream], _pattern(6, 2048))
+        _message(s, [("cuMemcpyHtoDAsync_v2", [p + 6 * k + 2048, 2048, stream], _pattern(8, 2048))], None)
+        got.append(s.call("cudaStreamSynchronize", stream))
+        # Python's, the failure the copy's, answered by its last call: a piece past the allocation's end
+        # (the piece after it, inside, not written), a frame shorter than its piece
+        _piece(s, "cudaMemcpy", [p + 7 * k + 4096, 0, k, 1], _pattern(9, k))
+        _piece(s, "cudaMemcpy", [p, 0, k, 1], b"\xee" * k)
+        got.append(s.call("cudaMemcpy", p + k, 0, k, 1, bulk=[b"\xee" * k]))
+        _piece(s, "cuMemcpyHtoD_v2", [p + 7 * k, k], b"s" * 100)
+        got.append(s.call("cuMemcpyHtoD_v2", p + 7 * k + 4096, 4096, bulk=[b"s" * 4096]))
+        # a piece behind a 20 ms kernel: the device busy, Python's copy waits for it
+        digest = hashlib.sha256(PARAMS_PTX).hexdigest()
+        module = s.call("cuModuleLoadData", digest, len(PARAMS_PTX), "", 0, 1, len(PARAMS_PTX), bulk=[PARAMS_PTX])[1][0]
+        fn = s.call("cuModuleGetFunction", module, "none")[1][0]
+        _message(s, [("cuLaunchKernel", [fn, 1, 1, 1, 1, 1, 1, 0, 0, b""], None)], None)
+        _piece(s, "cuMemcpyHtoD_v2", [p + 7 * k, 4096], b"q" * 4096)
+        got.append(s.call("cuMemcpyHtoD_v2", p + 7 * k + 4096, 4096, bulk=[b"r" * 4096]))
+        got.append(_message(s, [], sync))
+        rc, _, held, _ = s.call("cudaMemcpy", 0, p, 8 * k, 2)
+        assert rc == 0
+        return got, b"".join(held)
+    finally:
+        s.close()
+
+
+def test_a_large_copys_pieces_are_the_loops_as_pythons(daemons):
+    """A copy of 4 MiB or more whose data frames carry (another host, or RGPU_SHM=0) comes as pieces,
+    each a message of its own whose call's `sync` is PIECE_IN (server/pieces.py). The loop copies a
+    piece from its frame as it copies an async copy's (copies.c piece_in_one): sync copies' pieces on
+    both faces, an async copy's on its stream. The same replies, device memory and counts with the
+    compiled launches off; a piece it must not run (past its allocation, a frame shorter than its
+    count, behind a kernel still running) is Python's, whose failure is the copy's, answered by the
+    copy's last call, the copy's later pieces not written."""
+    got = {}
+    for fast in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast, "RGPU_NULL_KERNEL_US": "20000"})
+        replies, held = _pieces_script(url)
+        got[fast] = replies, held, {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}
+    (on, held_on, c_on), (off, held_off, c_off) = got["1"], got["0"]
+    assert on == off
+    assert held_on == held_off
+    k = 8192
+    assert all(r[0] == 0 for r in on[:3]), on[:3]
+    assert held_on[:3 * k] == _pattern(0, k) + _pattern(1, k) + _pattern(2, k)  # not the failed copy's 0xee
+    assert held_on[3 * k:5 * k + k // 2] == _pattern(3, k) + _pattern(4, k) + _pattern(5, k // 2)
+    assert held_on[6 * k:6 * k + 8192] == _pattern(6, 2048) + _pattern(8, 2048) + _pattern(7, 4096)
+    assert on[3][0] != 0 and "outside any allocation" in on[3][3], on[3]
+    assert on[4][0] != 0, on[4]
+    assert on[5][0] == 0 and held_on[7 * k:] == b"q" * 4096 + b"r" * 4096, on[5]
+    # the six pieces of the three copies that succeeded were the loop's; none with the launches off
+    assert c_on["pieces_compiled"] == 6 and c_off["pieces_compiled"] == 0, (c_on, c_off)
+    assert c_on["pieces_in"] == c_off["pieces_in"] == 9, (c_on, c_off)
+    assert c_on["bytes_in"] == c_off["bytes_in"], (c_on, c_off)
+    assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)
+
+
+def _reply_to(s: Session, seq: int) -> tuple:
+    """The worker's reply to `seq`, (head, frames); whatever it sends before it (a late copy's data, a
+    reply to a call of a changed message) dropped."""
+    while True:
+        assert s.sock.poll(10000), f"the worker did not answer call {seq}"
+        parts = s.sock.recv_multipart()
+        head = wire.unpack(parts[0])
+        if head[0] == seq and head[1] != wire.LATE_OUT:
+            return head, parts[1:]
+
+
+def test_torn_and_changed_socket_steps_get_an_answer_and_the_loop_serves_on(daemons):
+    """The socket messages the compiled loop reads before Python decodes them (a step's copies from
+    frames, a large copy's pieces, a step ending with late copies or managed pulls), each cut short,
+    lengthened, with bytes changed or with a frame dropped, added or resized (a seeded fuzz): the
+    worker answers the next call after each, goes on serving those messages in the loop with the
+    right data, and another session never notices."""
+    import random
+
+    url, handle = null_server.start(daemons)
+    bystander = Session(url)
+    s = Session(url)
+    try:
+        a = s.call("cudaMalloc", 65536)[1][0]
+        b = s.call("cudaMalloc", 4096)[1][0]
+        out_later, pull = wire.OUT_LATER, BY_NAME["rgpuManagedPull"]
+
+        def shapes():  # (records, frames), fresh seqs each
+            n = lambda: next(s._seq)  # noqa: E731
+            return [
+                ([(n(), BY_NAME["cudaMemcpyAsync"], 0, [a, 0, 4096, 1, 0], 1),
+                  (n(), BY_NAME["cuMemsetD8Async"], 0, [a + 4096, 3, 64, 0], 0),
+                  (n(), BY_NAME["cudaDeviceSynchronize"], 1, [], 0)], [_pattern(1)]),
+                ([(n(), BY_NAME["cudaMemcpy"], wire.PIECE_IN, [a + 8192, 0, 8192, 1], 1)], [_pattern(2, 8192)]),
+                ([(n(), BY_NAME["cuMemcpyHtoDAsync_v2"], wire.PIECE_IN, [a + 16384, 4096, 0], 1)], [_pattern(3)]),
+                ([(n(), BY_NAME["cuMemsetD8Async"], 0, [a + 20480, 5, 64, 0], 0),
+                  (n(), BY_NAME["cuMemcpyDtoHAsync_v2"], out_later, [a + 20480, 64, 0], 0),
+                  (n(), BY_NAME["cudaStreamSynchronize"], 1, [0], 0)], []),
+                ([(n(), BY_NAME["cuMemsetD8Async"], 0, [b, 6, 64, 0], 0),
+                  (n(), BY_NAME["cudaStreamSynchronize"], 1, [0], 0),
+                  (n(), pull, 1, [b, 4096, b""], 0)], []),
+            ]
+
+        def barrier():
+            seq = next(s._seq)
+            s.sock.send_multipart([wire.encode_requests([(seq, BY_NAME["cudaStreamQuery"], 1, [0], 0)])])
+            return _reply_to(s, seq)
+
+        rnd = random.Random(3807)
+        checks = 0
+        for i in range(300):
+            records, frames = rnd.choice(shapes())
+            m, frames = bytearray(wire.encode_requests(records)), list(frames)
+            how = rnd.randrange(4)
+            if how == 0:
+                m = m[:rnd.randrange(1, len(m))]
+            elif how == 1:
+                m += rnd.randbytes(rnd.randrange(1, 9))
+            elif how == 2:
+                for _ in range(rnd.randrange(1, 4)):
+                    m[rnd.randrange(len(m))] = rnd.randrange(256)
+            else:
+                pick = rnd.randrange(3)
+                if pick == 0 and frames:
+                    frames.pop()
+                elif pick == 1:
+                    frames.append(rnd.randbytes(rnd.choice([0, 64, 4096])))
+                elif frames:
+                    frames[0] = frames[0][:rnd.randrange(len(frames[0]))]
+            s.sock.send_multipart([bytes(m), *frames])
+            barrier()
+            if i % 25 == 24:  # the loop still copies a piece and a step's frame, exactly
+                data, step = rnd.randbytes(8192), rnd.randbytes(4096)
+                records, _ = shapes()[1]
+                s.sock.send_multipart([wire.encode_requests(records), data])
+                records, _ = shapes()[0]
+                s.sock.send_multipart([wire.encode_requests(records), step])
+                head, _ = _reply_to(s, records[-1][0])
+                rc, _, held, _ = s.call("cudaMemcpy", 0, a, 16384, 2)
+                held = b"".join(held)
+                assert head[1] == 0 and rc == 0, (i, head)
+                assert held[:4096] == step and held[8192:] == data, i
+                checks += 1
+        s.close()
+        counts = {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}
+        assert counts["pieces_compiled"] >= checks == 12, counts
+        assert counts["frame_bytes_compiled"] >= checks * (8192 + 4096), counts
+        assert bystander.call("cudaMalloc", 4096)[0] == 0
+        assert handle.alive()
+    finally:
+        s.close()
+        bystander.close()

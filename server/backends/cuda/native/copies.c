@@ -101,10 +101,11 @@ struct rgpu_copier {
     uint64_t *pinned_bytes;
     /* the data frames of the socket message a step is read from (rgpu_copier_frames; none on the call
      * ring): an async H2D copy whose data came in a frame takes the next one (frame_h2d_one); frame_at
-     * counts the frames taken in this pass over the message, frame_bytes the bytes copied from them */
+     * counts the frames taken in this pass over the message, frame_bytes the bytes copied from them,
+     * pieces the large copies' pieces among those copies (piece_in_one) */
     const unsigned char *const *frame_p;
     const uint64_t *frame_n;
-    uint32_t nframes, frame_at;
+    uint32_t nframes, frame_at, pieces;
     uint64_t frame_bytes;
     /* the async D2H copies whose data goes back in frames before the next reply (OUT_LATER from
      * another host: PyTorch's `.item()`), the last calls of a step before its wait: read from the
@@ -512,13 +513,14 @@ static int record_one(rgpu_copier *c, const uint64_t *a, int run) {
 void rgpu_copier_frames(rgpu_copier *c, const void *const *p, const uint64_t *n, uint32_t count) {
     c->frame_p = (const unsigned char *const *)p, c->frame_n = n;
     c->nframes = p && n ? count : 0;
-    c->frame_at = 0, c->frame_bytes = 0;
+    c->frame_at = 0, c->frame_bytes = 0, c->pieces = 0;
 }
 
 /* The frames the pass did not take (a message whose calls take fewer frames than it has is Python's,
  * whose decoder refuses it), and the bytes copied from those it took. */
 uint32_t rgpu_copier_frames_left(const rgpu_copier *c) { return c->nframes - c->frame_at; }
 uint64_t rgpu_copier_frame_bytes(const rgpu_copier *c) { return c->frame_bytes; }
+uint32_t rgpu_copier_pieces(const rgpu_copier *c) { return c->pieces; }
 
 /* An async H2D copy whose data is the message's next frame (from another host, or RGPU_SHM=0: a
  * DataLoader's pinned batch copied without blocking is one a step): cuMemcpyHtoDAsync_v2 [dst, count,
@@ -533,8 +535,8 @@ static int frame_h2d_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t
     if (c->frame_at >= c->nframes || !host_copy(k, a, &h2d, &dev, &count, &at) || !h2d) return 0;
     const void *data = c->frame_p[c->frame_at];
     if (count == 0 || c->frame_n[c->frame_at] != count || !inside(c, dev, count)) return 0;
-    void *stream = NULL;
-    if (rgpu_launcher_stream(c->l, a[at], &stream)) return 0;
+    void *stream = NULL; /* a sync copy's piece (piece_in_one): the legacy stream, as copy_htod's None */
+    if (k->stream && rgpu_launcher_stream(c->l, a[at], &stream)) return 0;
     if (run) {
         if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
         if (c->htod(dev, data, count, stream) != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, stream, count))
@@ -542,6 +544,24 @@ static int frame_h2d_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t
         c->frame_bytes += count;
     }
     c->frame_at++;
+    return 1;
+}
+
+/* A piece of a large H2D copy whose data frames carry (sync field PIECE_IN, server/pieces.py
+ * run_piece_in; the client's libhook/src/transport/copy_pieces.c): a sync copy's piece is its call
+ * without a stream (cuMemcpyHtoD_v2 [dst, count], cudaMemcpy [dst, src, count, H2D]), an async one's
+ * names its stream, each with one frame of `count` bytes, run at once from its frame as
+ * frame_h2d_one runs an async copy's (as Python's run of the piece does: device.py copy_htod). A
+ * piece the loop does not run (past its allocation, the device busy, the driver refusing it) is
+ * Python's, which makes its failure the copy's (session.piece_error), answered by the copy's last
+ * call; the worker hands the loop no piece of a copy that has failed (worker.py _loop_may_serve). */
+static int piece_in_one(rgpu_copier *c, const rgpu_env_call *call, int run) {
+    const rgpu_copy_call *k = call_of(c, call->call_id);
+    uint64_t a[5];
+    if (call->nbulk != 1 || call->copy.tag != 0 || !k || (k->op != OP_H2D && k->op != OP_RUNTIME_COPY)) return 0;
+    uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : 2) + (k->stream ? 1 : 0);
+    if (read_args(call, nargs, a) || !frame_h2d_one(c, k, a, run)) return 0;
+    c->pieces += run != 0;
     return 1;
 }
 
@@ -653,6 +673,13 @@ int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, 
     /* the copies late_frame_one takes: the step's last calls, with another late copy the only thing after one */
     int deferred = call.sync == RGPU_OUT_LATER && late && call.copy.tag == 0 && call.nbulk == 0 && c->late_cap;
     if (c->late_n && !deferred) return 0;
+    if (call.sync == RGPU_PIECE_IN) {
+        if (!piece_in_one(c, &call, run)) return 0;
+        const rgpu_copy_call *k = call_of(c, call.call_id);
+        if (seq) *seq = call.seq;
+        if (runtime) *runtime = (int)k->runtime;
+        return 1;
+    }
     /* one data frame: an async H2D copy's (frame_h2d_one) */
     if (call.nbulk > 1 || (call.nbulk == 1 && (call.copy.tag != 0 || call.sync != 0))) return 0;
     if (call.copy.tag != 0 && call.copy.tag != RGPU_ENV_PINNED) return 0;

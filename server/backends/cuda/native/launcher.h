@@ -57,10 +57,12 @@ typedef struct {
 } rgpu_step_late;
 
 /* The data frames of a socket message the next pass reads (copies.c rgpu_copier_frames: an async H2D
- * copy with one frame takes the next), those the pass left, and the bytes it copied from them. */
+ * copy with one frame takes the next, as a large copy's piece does), those the pass left, the bytes it
+ * copied from them, and how many of its copies were pieces (PIECE_IN). */
 void rgpu_copier_frames(rgpu_copier *c, const void *const *p, const uint64_t *n, uint32_t count);
 uint32_t rgpu_copier_frames_left(const rgpu_copier *c);
 uint64_t rgpu_copier_frame_bytes(const rgpu_copier *c);
+uint32_t rgpu_copier_pieces(const rgpu_copier *c);
 /* The buffer the late copies a step ends with (OUT_LATER without a pinned region) are read into once its
  * wait is answered (copies.c late_frame_one), how many the pass took, each one's seq, place and bytes,
  * and their reading (rgpu_launcher_step_checked makes it). */
@@ -78,7 +80,7 @@ void rgpu_copier_pull_get(const rgpu_copier *c, uint32_t i, uint64_t *seq, uint6
                           uint8_t *digest, int *same);
 
 /* The call at `r` if it is an async memset, device-to-device copy, pinned-memory copy, H2D copy with its
- * data in the message's next frame (rgpu_copier_frames) or event record the copier serves in a step: 1
+ * data in the message's next frame (rgpu_copier_frames; a large copy's piece too) or event record the copier serves in a step: 1
  * (run: queued on its stream; *seq and *runtime its seq and face), or 0 (nothing queued; `r` is then
  * anywhere). Everything it takes is checked as the Python path checks it. With `late`, also such a
  * copy whose data must be in place before the next reply, counted there: the caller serves it only
