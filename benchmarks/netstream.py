@@ -13,6 +13,10 @@ the receiver does with the bytes, from the least work to what a copy must do:
   and whose destination is BYTES of memory to write;
 - `store`: as a copy's ends, the sender sends from a BYTES-long source and the receiver writes into a
   BYTES-long destination; one acknowledgement at the end as in `discard`;
+- `bounce`: `store`, but the receiver receives each 1 MiB into one buffer hot in the cache and
+  copies it into the destination from there (a second pass over the data, as a copy through a
+  ZeroMQ message's buffer makes): the other way the bytes can land in memory, faster on some machines
+  than the kernel's receive into memory not in the cache (benchmarks/test_landing.py);
 - `sync`: `store`, and each BYTES is a round trip of its own, as N synchronous copies are: up, the
   receiver acknowledges each BYTES before the sender starts the next; down, the receiver asks for
   each BYTES and waits for all of it before asking again."""
@@ -26,7 +30,7 @@ import threading
 import time
 
 CHUNK = 1 << 20
-MODES = ("discard", "store", "sync")
+MODES = ("discard", "store", "bounce", "sync")
 HEADER = struct.Struct("<ccQQ")  # way, mode's initial, BYTES, N
 
 
@@ -41,6 +45,26 @@ def _recv_exactly(sock: socket.socket, n: int, buf: memoryview) -> None:
             raise ConnectionError("the stream ended early")
         n -= got
         at += got
+
+
+def _land(sock: socket.socket, n: int, buf: memoryview, hot: memoryview) -> None:
+    """`_recv_exactly`, each CHUNK received into `hot` first and copied into buf from there."""
+    at = 0
+    while n > 0:
+        if at == len(buf):
+            at = 0
+        want = min(n, CHUNK, len(buf) - at)
+        _recv_exactly(sock, want, hot[:want])
+        buf[at:at + want] = hot[:want]
+        n -= want
+        at += want
+
+
+def _receive(sock: socket.socket, mode: bytes, n: int, buf: memoryview, hot: memoryview | None) -> None:
+    if mode == b"b":
+        _land(sock, n, buf, hot)
+    else:
+        _recv_exactly(sock, n, buf)
 
 
 def _send(sock: socket.socket, n: int, block: memoryview) -> None:
@@ -64,15 +88,20 @@ def _buffer(mode: bytes, nbytes: int) -> memoryview:
     return memoryview(buf)
 
 
+def _hot(mode: bytes) -> memoryview | None:
+    """`bounce`'s buffer, hot in the cache once the first CHUNK has passed through it."""
+    return memoryview(bytearray(CHUNK)) if mode == b"b" else None
+
+
 def _serve_one(conn: socket.socket) -> None:
     with conn:
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         way, mode, nbytes, n = HEADER.unpack(conn.recv(HEADER.size, socket.MSG_WAITALL))
         if way == b"u":
-            buf = _buffer(mode, nbytes)
+            buf, hot = _buffer(mode, nbytes), _hot(mode)
             conn.sendall(b"r")  # the destination is ready
             for _ in range(n if mode == b"s" else 1):
-                _recv_exactly(conn, nbytes * (1 if mode == b"s" else n), buf)
+                _receive(conn, mode, nbytes * (1 if mode == b"s" else n), buf, hot)
                 conn.sendall(b"k")
         else:
             block = _buffer(mode, nbytes)
@@ -107,13 +136,13 @@ def measure(way: str, host: str, port: int, nbytes: int, n: int, mode: str = "di
                 _send(s, nbytes * (1 if m == b"s" else n), block)
                 assert s.recv(1) == b"k"
         else:
-            buf = _buffer(m, nbytes)
+            buf, hot = _buffer(m, nbytes), _hot(m)
             assert s.recv(1) == b"r"
             t0 = time.perf_counter()
             for _ in range(n if m == b"s" else 1):
                 if m == b"s":
                     s.sendall(b"g")
-                _recv_exactly(s, nbytes * (1 if m == b"s" else n), buf)
+                _receive(s, m, nbytes * (1 if m == b"s" else n), buf, hot)
         return nbytes * n / (time.perf_counter() - t0) / 1e9
 
 
