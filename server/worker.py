@@ -915,8 +915,8 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
     if resume is None and launcher is not None and _loop_may_serve(session) and \
             (not frames or (launcher.copier is not None and all(type(f) is zmq.Frame for f in frames))):
         header = body[0].buffer
-        if header[:1] == ONE_CALL and not frames:
-            if (done := launcher.wait_alone(header)) is not None:
+        if header[:1] == ONE_CALL:
+            if not frames and (done := launcher.wait_alone(header)) is not None:
                 # a stream query or synchronize alone, on a stream that is done: answered by the
                 # compiled loop without decoding (the session is settled at a message's first call:
                 # see below), which also made the message's settle and the printf check
@@ -924,6 +924,15 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                 _answer_wait(sock, ident, done.last_seq, session, launcher.face,
                              session.device.take_output(done.pending))
                 _wait_settled(session, done)
+                return True
+            if len(frames) == 1 and (piece := launcher.piece(header, frames[0])) is not None:
+                # a piece of a large H2D copy, copied from its frame by the compiled loop, counted
+                # as Python's run_piece_in counts it; the message's end settled as below
+                session.last_seq, session.face = piece
+                session.calls += 1
+                session.pieces_in += 1
+                session.bytes_in += len(frames[0])
+                session.settle()
                 return True
         elif (first := _step(sock, ident, header, session, launcher, frames)) is None:
             return True

@@ -64,6 +64,8 @@ void rgpu_copier_frames(rgpu_copier *c, const void *const *p, const uint64_t *n,
 uint32_t rgpu_copier_frames_left(const rgpu_copier *c);
 uint64_t rgpu_copier_frame_bytes(const rgpu_copier *c);
 uint32_t rgpu_copier_pieces(const rgpu_copier *c);
+int rgpu_copier_piece(rgpu_copier *c, const void *header, size_t len, const void *data, uint64_t n, uint64_t *seq,
+                      int *runtime);
 void rgpu_copier_late_buffer(rgpu_copier *c, void *buf, uint64_t cap);
 uint32_t rgpu_copier_late_n(const rgpu_copier *c);
 void rgpu_copier_late_get(const rgpu_copier *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count);

@@ -79,6 +79,7 @@ class Launcher:
         self.late_bytes_out = 0  # bytes of steps' late copies it read for their frames (logs, tests)
         self.pulls_served = 0  # managed pulls after steps' waits it read and digested (logs, tests)
         self.pieces_in = 0  # large H2D copies' pieces it copied from their frames (logs, tests)
+        self._copier_of = self._copier_c = None  # the copier `_copier` cast, and the cast
         self.face = "driver"  # the face of the last wait it answered
 
     address = staticmethod(compiled.address)
@@ -268,8 +269,29 @@ class Launcher:
             self._lib.rgpu_copier_late_buffer(self._copier(), self._late_c, LATE_CAP)
 
     def _copier(self):
-        """The device's compiled copies (copies.py sets `copier`), for a step's memsets and copies."""
-        return _ffi.cast("rgpu_copier *", self.copier.address) if self.copier is not None else _ffi.NULL
+        """The device's compiled copies (copies.py sets `copier`), for a step's memsets and copies: cast
+        once per copier, not at each of a message's calls into C."""
+        c = self.copier
+        if c is None:
+            return _ffi.NULL
+        if self._copier_of is not c:
+            self._copier_c, self._copier_of = _ffi.cast("rgpu_copier *", c.address), c
+        return self._copier_c
+
+    def piece(self, header, frame) -> tuple[int, str] | None:
+        """A message that is one piece of a large H2D copy (PIECE_IN, server/pieces.py) and its one data
+        frame (a zmq.Frame): copied to the device by copies.c rgpu_copier_piece; (its seq, its face);
+        None where nothing ran and Python serves the message (anything else, a piece the loop cannot
+        run: past its allocation, behind work still running, refused by the driver)."""
+        if self.copier is None:
+            return None
+        data = frame.buffer
+        if not self._lib.rgpu_copier_piece(self._copier(), _ffi.from_buffer(header), len(header),
+                                           _ffi.from_buffer(data), len(data), self._count, self._kind):
+            return None
+        self.pieces_in += 1
+        self.frame_bytes_in += len(data)
+        return int(self._count[0]), "runtime" if self._kind[0] else "driver"
 
     def step(self, header, n: int, settle_first: bool):
         """Serves a message `shape` found STEP_WAIT, `n` calls and a wait, not decoded by Python (nor

@@ -263,7 +263,7 @@ def _pieces_script(url: str) -> tuple[list, bytes]:
     k, sync = 8192, ("cudaStreamSynchronize", [0])
     s = Session(url)
     try:
-        p = s.call("cudaMalloc", 8 * k)[1][0]
+        p = s.call("cudaMalloc", 10 * k)[1][0]
         stream = s.call("cudaStreamCreate")[1][0]
         got = []
         # a sync cudaMemcpy in three pieces, the end of its range first, the last the copy's own call
@@ -278,9 +278,14 @@ def _pieces_script(url: str) -> tuple[list, bytes]:
         _piece(s, "cudaMemcpyAsync", [p + 6 * k, 0, 2048, 1, stream], _pattern(6, 2048))
         _message(s, [("cuMemcpyHtoDAsync_v2", [p + 6 * k + 2048, 2048, stream], _pattern(8, 2048))], None)
         got.append(s.call("cudaStreamSynchronize", stream))
+        # a first piece behind async calls the client had queued, in one message with them (a step's)
+        s.sock.send_multipart([wire.encode_requests([
+            (next(s._seq), BY_NAME["cuMemsetD8Async"], 0, [p + 9 * k, 7, 4096, 0], 0),
+            (next(s._seq), BY_NAME["cudaMemcpy"], wire.PIECE_IN, [p + 8 * k, 0, k, 1], 1)]), _pattern(10, k)])
+        got.append(s.call("cudaMemcpy", p + 9 * k + 4096, 0, 4096, 1, bulk=[_pattern(11, 4096)]))
         # Python's, the failure the copy's, answered by its last call: a piece past the allocation's end
         # (the piece after it, inside, not written), a frame shorter than its piece
-        _piece(s, "cudaMemcpy", [p + 7 * k + 4096, 0, k, 1], _pattern(9, k))
+        _piece(s, "cudaMemcpy", [p + 10 * k - 4096, 0, k, 1], _pattern(9, k))
         _piece(s, "cudaMemcpy", [p, 0, k, 1], b"\xee" * k)
         got.append(s.call("cudaMemcpy", p + k, 0, k, 1, bulk=[b"\xee" * k]))
         _piece(s, "cuMemcpyHtoD_v2", [p + 7 * k, k], b"s" * 100)
@@ -293,7 +298,7 @@ def _pieces_script(url: str) -> tuple[list, bytes]:
         _piece(s, "cuMemcpyHtoD_v2", [p + 7 * k, 4096], b"q" * 4096)
         got.append(s.call("cuMemcpyHtoD_v2", p + 7 * k + 4096, 4096, bulk=[b"r" * 4096]))
         got.append(_message(s, [], sync))
-        rc, _, held, _ = s.call("cudaMemcpy", 0, p, 8 * k, 2)
+        rc, _, held, _ = s.call("cudaMemcpy", 0, p, 10 * k, 2)
         assert rc == 0
         return got, b"".join(held)
     finally:
@@ -317,16 +322,18 @@ def test_a_large_copys_pieces_are_the_loops_as_pythons(daemons):
     assert on == off
     assert held_on == held_off
     k = 8192
-    assert all(r[0] == 0 for r in on[:3]), on[:3]
+    assert all(r[0] == 0 for r in on[:4]), on[:4]
     assert held_on[:3 * k] == _pattern(0, k) + _pattern(1, k) + _pattern(2, k)  # not the failed copy's 0xee
     assert held_on[3 * k:5 * k + k // 2] == _pattern(3, k) + _pattern(4, k) + _pattern(5, k // 2)
     assert held_on[6 * k:6 * k + 8192] == _pattern(6, 2048) + _pattern(8, 2048) + _pattern(7, 4096)
-    assert on[3][0] != 0 and "outside any allocation" in on[3][3], on[3]
-    assert on[4][0] != 0, on[4]
-    assert on[5][0] == 0 and held_on[7 * k:] == b"q" * 4096 + b"r" * 4096, on[5]
-    # the six pieces of the three copies that succeeded were the loop's; none with the launches off
-    assert c_on["pieces_compiled"] == 6 and c_off["pieces_compiled"] == 0, (c_on, c_off)
-    assert c_on["pieces_in"] == c_off["pieces_in"] == 9, (c_on, c_off)
+    assert held_on[8 * k:] == _pattern(10, k) + b"\x07" * 4096 + _pattern(11, 4096)
+    assert on[4][0] != 0 and "outside any allocation" in on[4][3], on[4]
+    assert on[5][0] != 0, on[5]
+    assert on[6][0] == 0 and held_on[7 * k:8 * k] == b"q" * 4096 + b"r" * 4096, on[6]
+    # the seven pieces of the four copies that succeeded were the loop's (six a message of their own,
+    # one in a step's message); none with the launches off
+    assert c_on["pieces_compiled"] == 7 and c_off["pieces_compiled"] == 0, (c_on, c_off)
+    assert c_on["pieces_in"] == c_off["pieces_in"] == 10, (c_on, c_off)
     assert c_on["bytes_in"] == c_off["bytes_in"], (c_on, c_off)
     assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)
 

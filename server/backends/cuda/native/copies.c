@@ -565,6 +565,29 @@ static int piece_in_one(rgpu_copier *c, const rgpu_env_call *call, int run) {
     return 1;
 }
 
+/* A message that is one piece of a large H2D copy and nothing else (`header`: its calls, one
+ * PIECE_IN copy; `data`: its one frame, `n` bytes): the piece copied (piece_in_one), its seq in *seq:
+ * 1. 0: nothing ran, the message is Python's (decoded and refused there if malformed). The message a
+ * piece most often is, read once without the step machinery's passes; *runtime its face. */
+int rgpu_copier_piece(rgpu_copier *c, const void *header, size_t len, const void *data, uint64_t n, uint64_t *seq,
+                      int *runtime) {
+    mp_reader r;
+    mp_obj calls;
+    rgpu_env_call call = {0};
+    const char *why;
+    mp_rinit(&r, header, len);
+    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1 || rgpu_env_read_call(&r, &call, &why) ||
+        r.p != (const uint8_t *)header + len || call.sync != RGPU_PIECE_IN)
+        return 0;
+    const void *p[1] = {data};
+    uint64_t k[1] = {n};
+    rgpu_copier_frames(c, p, k, 1);
+    int ok = piece_in_one(c, &call, 1);
+    rgpu_copier_frames(c, NULL, NULL, 0);
+    if (ok) *seq = call.seq, *runtime = (int)call_of(c, call.call_id)->runtime;
+    return ok;
+}
+
 /* Where the late copies of the next pass (a step's last calls before its wait: late_frame_one) put
  * their data: `cap` bytes at `buf`, the caller's until it sets another (cap 0: none are served). Each
  * pass starts empty, so the caller sets it before each, as the frames. */
