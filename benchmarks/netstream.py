@@ -2,7 +2,7 @@
 copies, in the same run. Python is enough here: with 1 MiB sends and receives the time goes to the
 kernel's copies and the link, not the interpreter.
 
-    python benchmarks/netstream.py serve PORT                              (on the far host; until killed)
+    python benchmarks/netstream.py serve PORT [HOST]                       (on the far host; until killed)
     python benchmarks/netstream.py up|down HOST PORT BYTES N [MODE]        -> {"gbps": GB/s}
 
 `up` moves BYTES N times to the far host (host to device's direction), `down` from it. MODE is what
@@ -112,10 +112,11 @@ def _serve_one(conn: socket.socket) -> None:
                 _send(conn, nbytes * (1 if mode == b"s" else n), block)
 
 
-def serve(port: int) -> None:
+def serve(port: int, host: str = "0.0.0.0") -> None:
+    """On every address of the host (a bed host's namespace), or on HOST alone (127.0.0.1 on this one)."""
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("0.0.0.0", port))
+    srv.bind((host, port))
     srv.listen(8)
     print("ready", flush=True)
     while True:
@@ -148,7 +149,7 @@ def measure(way: str, host: str, port: int, nbytes: int, n: int, mode: str = "di
 
 if __name__ == "__main__":
     if sys.argv[1] == "serve":
-        serve(int(sys.argv[2]))
+        serve(int(sys.argv[2]), *sys.argv[3:4])
     else:
         way, host, port, nbytes, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
         mode = sys.argv[6] if len(sys.argv) > 6 else "discard"

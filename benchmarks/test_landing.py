@@ -36,7 +36,7 @@ def ends():
     with DaemonSet() as daemons:
         bench = Bench("tcp", daemons)
         port = free_port()
-        stream = subprocess.Popen([sys.executable, str(HERE / "netstream.py"), "serve", str(port)],
+        stream = subprocess.Popen([sys.executable, str(HERE / "netstream.py"), "serve", str(port), "127.0.0.1"],
                                   stdout=subprocess.PIPE, text=True)
         try:
             assert stream.stdout.readline().strip() == "ready", "the raw stream's server did not start"
