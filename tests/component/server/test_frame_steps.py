@@ -84,13 +84,20 @@ def _script(url: str) -> tuple[list, bytes]:
         s.close()
 
 
-def test_steps_and_batches_with_copies_from_frames_are_the_loops_as_pythons(daemons):
-    got = {}
+def _on_and_off(daemons, script) -> tuple:
+    """`script(url)` against a null-driver server with the compiled launches on and one with them off
+    (RGPU_FAST_LAUNCH=0: Python serves every call), 20 ms kernels: ((its result, the session_ended
+    counts) on, (the same) off)."""
+    got = []
     for fast in ("1", "0"):
         url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast, "RGPU_NULL_KERNEL_US": "20000"})
-        replies, held = _script(url)
-        got[fast] = replies, held, {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}
-    (on, held_on, c_on), (off, held_off, c_off) = got["1"], got["0"]
+        out = script(url)
+        got.append((out, {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}))
+    return tuple(got)
+
+
+def test_steps_and_batches_with_copies_from_frames_are_the_loops_as_pythons(daemons):
+    ((on, held_on), c_on), ((off, held_off), c_off) = _on_and_off(daemons, _script)
     assert on == off
     assert held_on == held_off
     assert held_on[:4096] == _pattern(19) and held_on[4096:8192] == _pattern(119)
@@ -170,12 +177,7 @@ def test_a_steps_late_copies_from_another_host_are_the_loops_as_pythons(daemons)
     _send_late sends it. The same messages, data and counts with the compiled launches off; the steps
     it must not serve so (a memset after the copy, a stream the wait does not cover, a copy past its
     allocation, a kernel outlasting the loop's poll) are Python's, with Python's data and errors."""
-    got = {}
-    for fast in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast, "RGPU_NULL_KERNEL_US": "20000"})
-        out = _late_script(url)
-        got[fast] = out, {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}
-    (on, c_on), (off, c_off) = got["1"], got["0"]
+    (on, c_on), (off, c_off) = _on_and_off(daemons, _late_script)
     assert on == off
     for i in range(10):
         assert on[i][0][1:] == (wire.LATE_OUT, bytes([i]) * 64) and on[i][1][1] == on[i][1][3] == 0, on[i]
@@ -229,12 +231,7 @@ def test_a_steps_managed_pulls_from_another_host_are_the_loops_as_pythons(daemon
     as api/managed.py digests it, the data sent only where the digest is not the one the client named.
     The same messages, data and counts with the compiled launches off; what it must not serve so (a
     pull past its allocation, a call after a pull, a kernel outlasting the loop's poll) is Python's."""
-    got = {}
-    for fast in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast, "RGPU_NULL_KERNEL_US": "20000"})
-        out = _pull_script(url)
-        got[fast] = out, {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}
-    (on, c_on), (off, c_off) = got["1"], got["0"]
+    (on, c_on), (off, c_off) = _on_and_off(daemons, _pull_script)
     assert on == off
     for i in range(10):
         value, wait, pa, pb = on[i]
@@ -313,12 +310,7 @@ def test_a_large_copys_pieces_are_the_loops_as_pythons(daemons):
     compiled launches off; a piece it must not run (past its allocation, a frame shorter than its
     count, behind a kernel still running) is Python's, whose failure is the copy's, answered by the
     copy's last call, the copy's later pieces not written."""
-    got = {}
-    for fast in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast, "RGPU_NULL_KERNEL_US": "20000"})
-        replies, held = _pieces_script(url)
-        got[fast] = replies, held, {k: int(v) for k, v in handle.session_ended().items() if v.isdigit()}
-    (on, held_on, c_on), (off, held_off, c_off) = got["1"], got["0"]
+    ((on, held_on), c_on), ((off, held_off), c_off) = _on_and_off(daemons, _pieces_script)
     assert on == off
     assert held_on == held_off
     k = 8192
