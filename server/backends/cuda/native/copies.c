@@ -554,15 +554,16 @@ static int frame_h2d_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t
  * frame_h2d_one runs an async copy's (as Python's run of the piece does: device.py copy_htod). A
  * piece the loop does not run (past its allocation, the device busy, the driver refusing it) is
  * Python's, which makes its failure the copy's (session.piece_error), answered by the copy's last
- * call; the worker hands the loop no piece of a copy that has failed (worker.py _loop_may_serve). */
-static int piece_in_one(rgpu_copier *c, const rgpu_env_call *call, int run) {
+ * call; the worker hands the loop no piece of a copy that has failed (worker.py _loop_may_serve).
+ * Its copy call (for its face), or NULL: not one the loop runs. */
+static const rgpu_copy_call *piece_in_one(rgpu_copier *c, const rgpu_env_call *call, int run) {
     const rgpu_copy_call *k = call_of(c, call->call_id);
     uint64_t a[5];
-    if (call->nbulk != 1 || call->copy.tag != 0 || !k || (k->op != OP_H2D && k->op != OP_RUNTIME_COPY)) return 0;
+    if (call->nbulk != 1 || call->copy.tag != 0 || !k || (k->op != OP_H2D && k->op != OP_RUNTIME_COPY)) return NULL;
     uint32_t nargs = (k->op == OP_RUNTIME_COPY ? 4 : 2) + (k->stream ? 1 : 0);
-    if (read_args(call, nargs, a) || !frame_h2d_one(c, k, a, run)) return 0;
+    if (read_args(call, nargs, a) || !frame_h2d_one(c, k, a, run)) return NULL;
     c->pieces += run != 0;
-    return 1;
+    return k;
 }
 
 /* A message that is one piece of a large H2D copy and nothing else (`header`: its calls, one
@@ -580,12 +581,12 @@ int rgpu_copier_piece(rgpu_copier *c, const void *header, size_t len, const void
         r.p != (const uint8_t *)header + len || call.sync != RGPU_PIECE_IN)
         return 0;
     const void *p[1] = {data};
-    uint64_t k[1] = {n};
-    rgpu_copier_frames(c, p, k, 1);
-    int ok = piece_in_one(c, &call, 1);
+    uint64_t size[1] = {n};
+    rgpu_copier_frames(c, p, size, 1);
+    const rgpu_copy_call *k = piece_in_one(c, &call, 1);
     rgpu_copier_frames(c, NULL, NULL, 0);
-    if (ok) *seq = call.seq, *runtime = (int)call_of(c, call.call_id)->runtime;
-    return ok;
+    if (k) *seq = call.seq, *runtime = (int)k->runtime;
+    return k != NULL;
 }
 
 /* Where the late copies of the next pass (a step's last calls before its wait: late_frame_one) put
@@ -697,8 +698,8 @@ int rgpu_copier_step_call(rgpu_copier *c, mp_reader *r, int run, uint64_t *seq, 
     int deferred = call.sync == RGPU_OUT_LATER && late && call.copy.tag == 0 && call.nbulk == 0 && c->late_cap;
     if (c->late_n && !deferred) return 0;
     if (call.sync == RGPU_PIECE_IN) {
-        if (!piece_in_one(c, &call, run)) return 0;
-        const rgpu_copy_call *k = call_of(c, call.call_id);
+        const rgpu_copy_call *k = piece_in_one(c, &call, run);
+        if (!k) return 0;
         if (seq) *seq = call.seq;
         if (runtime) *runtime = (int)k->runtime;
         return 1;
