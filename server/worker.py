@@ -26,6 +26,7 @@ from rgpu.protocol.wire import Pinned, Shm, Staged
 from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, bulk, failover, liveness, module_cache, session_ports
+from .backends.base import host_buffer
 from .bulk import Sealed
 from .errors import CudaError, driver_code
 from .head_delta import HeadTable
@@ -1149,7 +1150,7 @@ def _frame_step(sock, ident, header, session, launcher, n: int, count: int) -> i
     the data sent in the reply's frame as Python's run of the copy sends it. Returns as `_step`."""
     if not session.hold_for_step():
         return 0
-    buf = bytearray(count)
+    buf = host_buffer(count)  # written whole by the copy when answered; sent only then
     answered, out = launcher.frame_step(header, n, buf, settle_first=session.sched is None)
     if not answered:
         return _ran_part(session, out)

@@ -17,7 +17,7 @@ import cffi
 from rgpu.protocol.generated import driver as decls
 from rgpu.protocol.generated.enums import CUfunction_attribute_enum
 
-from ..base import Device
+from ..base import Device, host_buffer
 from .arrays import CudaArrays
 from .graphs import CudaGraphs
 from .vmm import CudaVmm
@@ -498,7 +498,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
 
     def copy_dtoh(self, src, size, stream):
         self._range(src, size)
-        out = bytearray(size)
+        out = host_buffer(size)  # written whole by the copy: not zeroed first
         self._idle_first(stream)
         _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.from_buffer(out), src, size, stream or _ffi.NULL))
         self._wait_stream(stream, size)
