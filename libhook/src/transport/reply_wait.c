@@ -147,6 +147,12 @@ int rgpu_sync_one(rgpu_session *s, int dev, struct rgpu_call *c) {
             zmq_msg_close(head);
             free(head);
             deadline = rgpu_now_s() + rgpu_timeout_s();
+            /* The next piece comes at the network's pace, a piece's time from now (1.5 ms for 4 MiB
+             * at 2.8 GB/s), not within a spin: waited for blocked, the CPU is left to the threads that
+             * receive it (ZeroMQ's I/O thread). On this project's 2-core VM, 64 MiB D2H copies across
+             * TCP loopback, six alternating rounds: 2.40 against 2.10 GB/s and 0.91 against 1.02 CPU
+             * seconds for 40 copies (medians; the rounds overlap). */
+            spin = 0;
             continue;
         }
         /* A copy's reply data goes straight into the caller's buffer frame by frame, each frame
