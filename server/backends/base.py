@@ -15,7 +15,7 @@ from ..errors import CudaError
 def host_buffer(n: int):
     """A writable host buffer of `n` bytes, its contents left as they are: for data that a device copy
     then writes whole (a D2H copy's reply). bytearray(n) would zero it first, a pass over memory as
-    long as the copy's own: 7.7% of the CPU time of a 64 MiB D2H copy across TCP on this project's
+    long as the copy's own: 7.7% of the CPU time of a 64 MiB D2H copy across TCP loopback on this project's
     2-core VM, where the copy's bandwidth is its CPU time (docs/performance.md)."""
     return np.empty(n, np.uint8)
 
