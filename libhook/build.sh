@@ -62,7 +62,9 @@ fi
 # launches.py, timing.py and printf.py load it on the server), and the worker's end of the call ring
 # (server/native/ring.c, for every backend: server/ring.py; it reads messages with the client's
 # msgpack reader and links nothing but libc), and the heads a client sends as deltas made whole
-# (server/head_delta.py: the client's own log_delta.c).
+# (server/head_delta.py: the client's own log_delta.c). The serving loop's socket door
+# (server/native/sock_serve.c) calls libzmq through the copy pyzmq loaded, opened by path at run
+# time: libzmq's header only, no link.
 $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointer-types \
     -Werror=implicit-function-declaration -Werror=int-conversion \
     -I"$here/src/transport" -I"$here/generated" \
@@ -70,10 +72,11 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     "$here/../server/backends/cuda/native/printf.c" "$here/../server/backends/cuda/native/copies.c" \
     "$here/../server/backends/cuda/native/arena.c" \
     "$here/../server/native/ring.c" \
-    "$here/../server/native/serve.c" "$here/../server/native/sched.c" "$here/../server/native/quota.c" \
+    "$here/../server/native/serve.c" "$here/../server/native/sock_serve.c" \
+    "$here/../server/native/sched.c" "$here/../server/native/quota.c" \
     "$here/../server/native/digest.c" \
     "$here/src/transport/mpack.c" "$here/src/transport/log_delta.c" \
-    -Wl,--version-script="$here/../server/backends/cuda/native/launches.map" -Wl,--no-undefined -lpthread \
+    -Wl,--version-script="$here/../server/backends/cuda/native/launches.map" -Wl,--no-undefined -lpthread -ldl \
     -o "$out/librgpu_launches.so.tmp"
 mv "$out/librgpu_launches.so.tmp" "$out/librgpu_launches.so"
 for name in libcuda.so.1 libcuda.so libcudart.so.13 libcudart.so.12 libcudart.so libnvidia-ml.so.1 libnvidia-ml.so; do

@@ -83,6 +83,15 @@ typedef struct {
     uint32_t batches;
 } rgpu_serve_state;
 int rgpu_serve(void *ring, void *launcher, uint64_t *head, rgpu_serve_state *st);
+int rgpu_sock_init(const char *path, int major, int minor, int patch);
+void *rgpu_sock_open(void *sock, const unsigned char *peer, size_t peer_len);
+void rgpu_sock_free(void *c);
+void rgpu_sock_release(void *c);
+size_t rgpu_sock_part(void *c, int which, const unsigned char **data);
+int rgpu_sock_more(void *c);
+const char *rgpu_sock_meta(void *c, const char *property);
+uint64_t rgpu_sock_received(void *c);
+int rgpu_serve_socket(void *c, void *launcher, rgpu_serve_state *st);
 """
 ffi = cffi.FFI()
 ffi.cdef(_CDEF)
@@ -95,6 +104,8 @@ RING, SOCKET, IDLE = 1, 2, 0  # what rgpu_ring_next found
 YIELD, ANSWERED, STEP, NOTIFY = 3, 4, 5, 6
 # a copy or memset it served (cuda/native/copies.c) whose reply (printf output) or accounting is Python's
 COPIED = 7
+# the socket's door only (server/sock_loop.py): a message for Python, held by the loop
+HANDED = 8
 
 
 def library():
@@ -143,7 +154,40 @@ class RingFrame(bytes):
         return bytes(self)
 
 
-class CallRing:
+class ServingLoop:
+    """What both doors of the compiled serving loop (server/native/serve.c) keep: its state, whose
+    inputs are set for each call (`_load`), and the scheduler's view of the session's slot."""
+    _st = None
+    _sched = None  # the scheduler view serve passes (sched_view), kept alive with its slot
+
+    def _load(self, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session, copier: int,
+              quota):
+        st = self._st
+        st.spin_s, st.next_spin_s, st.timeout_s, st.until, st.accounted = \
+            spin_s, next_spin_s, timeout_s, until, session.accounted
+        st.printf_buffered = ffi.cast("int *", getattr(session.device, "printf_buffered", None) or 0)
+        st.sched = self._sched_of(session)
+        st.copier = ffi.cast("void *", copier)
+        st.quota = quota if quota is not None else ffi.NULL
+        return st
+
+    def _sched_of(self, session):
+        """The scheduler's view for the compiled loop (server/native/sched.c) of the session's slot, or
+        NULL without a scheduler."""
+        sched = session.sched
+        if sched is None:
+            return ffi.NULL
+        if self._sched is None or self._sched[0] is not sched or self._sched[1] != session.slot:
+            self._sched = (sched, session.slot, sched_view(sched, session.slot))
+        return self._sched[2]
+
+    @property
+    def state(self):
+        """What the last `serve` found (rgpu_serve_state)."""
+        return self._st
+
+
+class CallRing(ServingLoop):
     def __init__(self, segment, offset: int, size: int):
         self._segment, self.offset = segment, offset  # it holds the mapping the pointers below point into
         self._p = ffi.cast("void *", segment.addr + offset)
@@ -160,7 +204,6 @@ class CallRing:
         self._st.copy = self._copy
         # the segment the copies it serves move their data through, up to where the ring begins
         self._st.seg, self._st.seg_size = ffi.cast("unsigned char *", segment.addr), segment.size
-        self._sched = None  # the scheduler view serve passes (sched_view), kept alive with its slot
         self.answered = None  # the wait `serve` answered and left to Python (ANSWERED), until taken
 
     @classmethod
@@ -224,14 +267,8 @@ class CallRing:
         charged (Session.accounted), printf capture and scheduler slot the loop keeps to. The state
         (served, calls, launches, last_seq, runtime, accounted) says what it served; Python adds it to
         the session's counts."""
-        st = self._st
-        st.spin_s, st.next_spin_s, st.timeout_s, st.until, st.accounted = \
-            spin_s, next_spin_s, timeout_s, until, session.accounted
+        st = self._load(spin_s, next_spin_s, timeout_s, until, session, copier, quota)
         st.sock_received = self.sock_received
-        st.printf_buffered = ffi.cast("int *", getattr(session.device, "printf_buffered", None) or 0)
-        st.sched = self._sched_of(session)
-        st.copier = ffi.cast("void *", copier)
-        st.quota = quota if quota is not None else ffi.NULL
         got = self._lib.rgpu_serve(self._p, ffi.cast("void *", launcher), self._taken, st)
         n = st.served
         self.calls += n
@@ -252,21 +289,6 @@ class CallRing:
             self.handed += not st.replied
             return STEP, [RingFrame(ffi.buffer(self._copy, st.len)[:])]
         return got, None
-
-    def _sched_of(self, session):
-        """The scheduler's view for the compiled loop (server/native/sched.c) of the session's slot, or
-        NULL without a scheduler."""
-        sched = session.sched
-        if sched is None:
-            return ffi.NULL
-        if self._sched is None or self._sched[0] is not sched or self._sched[1] != session.slot:
-            self._sched = (sched, session.slot, sched_view(sched, session.slot))
-        return self._sched[2]
-
-    @property
-    def state(self):
-        """What the last `serve` found (rgpu_serve_state)."""
-        return self._st
 
     def replies(self, sock):
         """The socket-like object _serve answers the ring message just taken through (Replies): one

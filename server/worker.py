@@ -44,6 +44,8 @@ from .copy_calls import copy_of
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
 from .ring import COPIED, NOTIFY, RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice, quota_view
 from .ring import spin_hits as ring_spin_hits
+from .sock_loop import SocketLoop
+from .sock_loop import unavailable as sock_unavailable
 from .shm import DATA, Segment
 from .staging import Placed, close_shm, fill_pinned, run_pinned, run_shm, run_staged
 
@@ -341,9 +343,13 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     compiled_copies = getattr(session.device, "copier", None) is not None  # the cuda backend's (copies.py)
     # the loop's allocations are charged on the GPU's shared counters, under their lock (quota.c)
     quota = quota_view(gpu, slot, capacity) if compiled_copies else None
+    # the compiled loop's door on the socket, for a client on another host (no ring): opened at the
+    # first message it may serve (RGPU_SERVE_SOCKET=0: every socket message through Python)
+    door, door_open = None, compiled_loop and os.environ.get("RGPU_SERVE_SOCKET", "1") != "0" and not sock_unavailable()
     try:
         while True:
             ring, out, body, from_socket, looped, resume = session.ring, sock, None, True, False, None
+            taken = False  # the message was taken from the socket by the compiled loop (its door)
             if session.device.queued:  # kernels queued and not yet run: they run while this waits
                 session.device.start_queued()
             if ring is not None and peer is not None and redirect is None:
@@ -382,6 +388,37 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     ident, served, out, from_socket = peer, True, ring.replies(sock), False
                 elif got != SOCKET and not events(zmq.EVENTS) & zmq.POLLIN:
                     ident, served, from_socket = None, looped, False
+            elif door_open and peer is not None and redirect is None and mover is None and not reclaimer.reclaimed \
+                    and (inbound is None or inbound.committed) and session.device.launcher is not None \
+                    and _loop_may_serve(session):
+                # Across hosts: the compiled serving loop waits on the session's socket itself, serving
+                # the hot calls it knows until the next housekeeping, and hands over the rest with their
+                # first part taken (server/sock_loop.py); Python receives such a message's other parts.
+                launcher = session.device.launcher
+                if door is None or door.peer != peer:
+                    if door is not None:
+                        door.close()
+                    door = SocketLoop(sock, peer)
+                copier = session.device.copier if compiled_copies else None
+                try:
+                    got, held = door.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
+                                           next_check, session, copier.address if copier is not None else 0, quota)
+                finally:  # what it allocated and freed, in the device's tables before anything reads them
+                    if door.state.mem_n:
+                        session.device.loop_memory(door.state.mem_addr, door.state.mem_size, door.state.mem_n)
+                looped = _loop_served(sock, peer, door, session, launcher, got)
+                if got == STEP and (resume := _step_taken_over(sock, peer, door, session)) is None:
+                    held = None
+                if held is not None:
+                    ident, first, more = held
+                    body = [first]
+                    while more:  # a message's parts come together: the rest are there
+                        part = sock.recv(copy=False)
+                        body.append(part)
+                        more = part.more
+                    served, taken = True, True
+                else:
+                    ident, served, from_socket = None, looped, False
             elif served and spin_s:
                 until = clock() + spin_s
                 while not events(zmq.EVENTS) & zmq.POLLIN:
@@ -395,7 +432,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
             # 3 to 6 µs a message on a 2-core VM, all of it on the round trip, where this costs 1.4
             # (a Frame knows whether more follow). A ROUTER hands over a message whole, its identity
             # and at least one part: only the first receive can time out.
-            if from_socket:
+            if from_socket and not taken:
                 try:
                     ident = recv()
                 except zmq.Again:
@@ -501,6 +538,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         log.info("kernel_abandoned", reason=e.reason)
         drop_move(reason)
     finally:
+        if door is not None:
+            door.close()  # before the socket it reads
         if profiler is not None:
             profiler.disable()
             prefix = f"{os.environ['RGPU_WORKER_PROFILE']}.{os.getpid()}"
@@ -524,6 +563,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  ring_calls=session.ring.calls if session.ring is not None else 0,
                  ring_compiled=session.ring.compiled if session.ring is not None else 0,
                  ring_to_python=session.ring.handed if session.ring is not None else 0,
+                 socket_compiled=door.compiled if door is not None else 0,
+                 socket_to_python=door.handed if door is not None else 0,
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
                  copies_compiled=session.device.launcher.copies if session.device.launcher is not None else 0,
@@ -771,8 +812,8 @@ def _loop_may_serve(session) -> bool:
 
 
 def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
-    """Adds what the compiled loop served (ring.serve) to the session's counts, as the dispatcher,
-    _answer_wait and Session.stepped count each call; finishes a wait it answered whose reply or
+    """Adds what the compiled loop served (ring.serve, or its door on the socket: sock_loop.py) to the
+    session's counts, as the dispatcher, _answer_wait and Session.stepped count each call; finishes a wait it answered whose reply or
     accounting is Python's (ANSWERED), as _serve's wait_alone path does, and wakes the sessions
     waiting for the GPU a step gave back (NOTIFY). True when it served anything."""
     st = ring.state
@@ -787,8 +828,9 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
         launcher.served += st.launches
         if st.copies:
             launcher.copies += st.copies
-            session.shm.bytes_in += st.shm_in  # as run_shm counts them, and Segment.put
-            session.shm.bytes_out += st.shm_out
+            if session.shm is not None:  # (across hosts: memsets, allocations and frees, no segment)
+                session.shm.bytes_in += st.shm_in  # as run_shm counts them, and Segment.put
+                session.shm.bytes_out += st.shm_out
     if session.sched is not None:
         session.loop_accounted(st.accounted)
     if got == NOTIFY:

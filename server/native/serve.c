@@ -1,5 +1,9 @@
 /* The worker's compiled serving loop on the same-host call ring (server/ring.py, CallRing.serve, drives
- * it; server/worker.py decides when it may run).
+ * it; server/worker.py decides when it may run), and on the session's socket across hosts
+ * (sock_serve.c, server/sock_loop.py): one loop, two doors (serve.h, rgpu_chan). What follows says
+ * "the ring"; on the socket a message Python serves is handed over held (RGPU_SERVE_HANDED, or
+ * RGPU_SERVE_RING and _STEP for one the loop copied), and a message of async calls only is known by
+ * its shape, there being no record flag.
  *
  * One call, without the GIL, that waits on the session's ring for the client's next message, serves it
  * itself when it is one of the hot calls whose Python path it reproduces exactly, answers on the ring,
@@ -58,13 +62,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "../backends/cuda/native/launcher.h"
 #include "mpack.h"
 #include "rgpu_envelope.h"
 #include "ring.h"
 #include "rgpu_wire.h"
+#include "serve.h"
 
-typedef struct rgpu_sched rgpu_sched; /* sched.c */
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
                    uint32_t *len, uint32_t *async, unsigned char *out);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
@@ -72,68 +75,6 @@ int rgpu_sched_take(rgpu_sched *s);
 int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
 int rgpu_sched_contended(rgpu_sched *s);
 
-enum {
-    RGPU_SERVE_IDLE = 0,
-    RGPU_SERVE_RING = 1,
-    RGPU_SERVE_SOCKET = 2,
-    RGPU_SERVE_YIELD = 3,
-    RGPU_SERVE_ANSWERED = 4,
-    RGPU_SERVE_STEP = 5,
-    RGPU_SERVE_NOTIFY = 6,
-    RGPU_SERVE_COPIED = 7,
-    RGPU_SERVE_BROKEN = -1,
-};
-
-#define MEM_LOG 64
-
-typedef struct {
-    /* in */
-    double spin_s;        /* spin before blocking, after a message (0: block at once for the first) */
-    double next_spin_s;   /* the spin after a message the loop served (the worker's --spin-us) */
-    double timeout_s;     /* the longest wait for a message while nothing was served (HOUSEKEEPING_S) */
-    double until;         /* CLOCK_MONOTONIC seconds: once something is served, yield to Python then */
-    double accounted;     /* in and out: Session._accounted, the device time the scheduler was charged */
-    uint64_t sock_received;
-    /* The device printf capture's flag (server/backends/cuda/printf.py): set while its drain thread
-     * holds output that the next reply must carry. NULL: the device captures no printf output. */
-    const volatile int *printf_buffered;
-    rgpu_sched *sched;    /* the GPU's scheduler for this slot, or NULL: the session has none */
-    unsigned char *copy;  /* RGPU_RING_REQ_MAX bytes: the message taken, copied out of the ring */
-    /* out */
-    uint32_t len;         /* the message's bytes (RGPU_SERVE_RING, _ANSWERED, _STEP: in `copy`) */
-    uint32_t served;      /* messages served and answered here */
-    uint64_t calls;       /* calls in them (launches and waits) */
-    uint64_t launches;    /* launches in them */
-    uint64_t last_seq;    /* the last of them's seq, and face (1: runtime) */
-    int runtime;
-    int replied;          /* _ANSWERED, _STEP: whether the reply went out */
-    int answered;         /* _STEP: whether the wait was answered (else the launcher stopped at wait.served) */
-    uint32_t steps;       /* _STEP: the message's calls before its wait */
-    rgpu_launch_run wait; /* _ANSWERED, _STEP, _COPIED: what the launcher found */
-    /* in: the copies and memsets it serves (copies.c; NULL: none), and the session segment their data
-     * moves through (its address, and where its data regions end: the ring's start) */
-    rgpu_copier *copier;
-    unsigned char *seg;
-    uint64_t seg_size;
-    /* out: of the messages served, the copies and memsets, and the segment bytes they moved in and out;
-     * _COPIED: the last one's (its reply sent unless `replied` is 0: Python's, with printf output) */
-    uint32_t copies;
-    uint64_t shm_in, shm_out;
-    rgpu_copy_done copied;
-    /* in: the session's memory charge (quota.c), or NULL: allocations and frees are Python's */
-    rgpu_quota *quota;
-    /* out: the allocations it made (size > 0) and freed (size < 0), in order, for Python's tables
-     * (device.py); the loop yields once MEM_LOG are waiting */
-    uint32_t mem_n;
-    uint64_t mem_addr[MEM_LOG];
-    int64_t mem_size[MEM_LOG];
-    /* out, _STEP answered: the step's last call was a copy (copy_step), whose reply names its data */
-    int copy_step;
-    /* out: the message taken wants no reply (its record's RGPU_RING_ASYNC: async calls only); of the messages
-     * served, the batches of async calls (async_run) */
-    uint32_t req_async;
-    uint32_t batches;
-} rgpu_serve_state;
 
 static double now_s(void) {
     struct timespec ts;
@@ -144,17 +85,17 @@ static double now_s(void) {
 /* The reply to a wait the launcher answered, on the ring, unless it must carry printf output (output in
  * the pipe, or already drained into Python's buffer; -1: no capture, or a pipe that cannot say, which
  * Python looks at): 1 sent, 0 Python's. */
-static int reply_data(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len,
+static int reply_data(rgpu_chan *ch, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len,
                       const uint64_t *value);
 
-static int reply_ok(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w) {
-    return reply_data(ring, st, w, 0, NULL);
+static int reply_ok(rgpu_chan *ch, const rgpu_serve_state *st, const rgpu_launch_run *w) {
+    return reply_data(ch, st, w, 0, NULL);
 }
 
 /* reply_ok for a reply whose data (`out_len` bytes, 0: none) is in the session segment at
  * RGPU_SHM_DATA: the reply names that region, as Python's does once Segment.put wrote it there; and
  * whose outs are `*value` (an allocation's address; NULL: none). */
-static int reply_data(void *ring, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len,
+static int reply_data(rgpu_chan *ch, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len,
                       const uint64_t *value) {
     if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0) return 0;
     unsigned char buf[48], outs[16];
@@ -169,7 +110,7 @@ static int reply_data(void *ring, const rgpu_serve_state *st, const rgpu_launch_
         reply.outs = (rgpu_env_list){.p = o.buf, .len = o.len, .n = 1};
     }
     rgpu_env_write_reply(&out, &reply);
-    int sent = !out.oom && rgpu_ring_reply(ring, (const char *)out.buf, out.len) == 0;
+    int sent = !out.oom && ch->reply(ch, (const char *)out.buf, out.len) == 0;
     mp_free(&out);
     if (value) mp_free(&o);
     return sent;
@@ -217,7 +158,7 @@ static int stepped(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t n) {
 
 /* A step (rgpu_launcher_shape found `n` calls then a wait) with the GPU taken:
  * Session.hold_for_step, _step and Session.stepped. 0: served whole, the loop goes on; else the code. */
-static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
+static int step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
     rgpu_launch_run *w = &st->wait;
     if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
     /* a session that holds no scheduler settles its clock before the wait, as Python's settle does */
@@ -229,7 +170,7 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
     st->steps = n;
     st->answered = rc == 1;
     if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest, the GPU held */
-    st->replied = reply_ok(ring, st, w);
+    st->replied = reply_ok(ch, st, w);
     if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
     return stepped(st, w, n);
 }
@@ -238,7 +179,7 @@ static int step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) 
  * then the copy), served as step() serves one: the copy's reply names its data
  * as a copy's alone does. Output the kernels printed goes in that reply, which is then Python's: such a
  * message is Python's while the device's capture holds some. 0: served whole; else the code. */
-static int copy_step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
+static int copy_step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
     rgpu_launch_run *w = &st->wait;
     if (st->printf_buffered && *st->printf_buffered) return RGPU_SERVE_RING;
     if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
@@ -248,7 +189,7 @@ static int copy_step(void *ring, rgpu_launcher *l, rgpu_serve_state *st, uint32_
     st->answered = rc == 1;
     st->copy_step = 1;
     if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest (the copy), the GPU held */
-    st->replied = reply_data(ring, st, w, st->copied.out_len, NULL);
+    st->replied = reply_data(ch, st, w, st->copied.out_len, NULL);
     if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
     st->copy_step = 0;
     st->copies++;
@@ -275,7 +216,7 @@ static int async_run(rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
     return stepped(st, w, n - 1); /* count() adds the message's last call */
 }
 
-int rgpu_serve(void *ring, rgpu_launcher *l, uint64_t *head, rgpu_serve_state *st) {
+int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     st->copy_step = 0, st->batches = 0;
     st->served = 0, st->calls = 0, st->launches = 0;
     st->replied = 0, st->answered = 0, st->steps = 0;
@@ -289,12 +230,12 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint64_t *head, rgpu_serve_state *s
             if (left <= 0) return RGPU_SERVE_YIELD;
             if (left < timeout) timeout = left;
         }
-        /* the message is copied out of the ring before it is read (ring.c check) */
-        int got = rgpu_ring_next(ring, st->sock_received, head, spin, timeout, &st->len, &st->req_async, st->copy);
+        /* the message is copied out of where it came before it is read (ring.c check) */
+        int got = ch->next(ch, st, spin, timeout);
         if (got < 0) return RGPU_SERVE_BROKEN;
         if (got == 0) return st->served ? RGPU_SERVE_YIELD : RGPU_SERVE_IDLE;
         if (got != 1) return got;
-        if (l == NULL) return RGPU_SERVE_RING;
+        if (l == NULL) return RGPU_SERVE_RING; /* (on the socket: the message held, as RGPU_SERVE_HANDED's) */
         rgpu_launch_run *w = &st->wait;
         uint32_t n;
         int kind = 0;
@@ -305,7 +246,7 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint64_t *head, rgpu_serve_state *s
             int rc = async_run(l, st, n);
             if (rc) return rc;
         } else if (rgpu_launcher_wait_alone(l, st->copy, st->len, w)) {
-            if (!reply_ok(ring, st, w)) return RGPU_SERVE_ANSWERED;
+            if (!reply_ok(ch, st, w)) return RGPU_SERVE_ANSWERED;
             st->replied = 1;
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_ANSWERED; /* Python settles, charges */
             st->replied = 0;
@@ -320,17 +261,41 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint64_t *head, rgpu_serve_state *s
             for (uint32_t i = 0; i < d->nplaced; i++) /* in order: before the call's own */
                 mem_log(st, d->placed_addr[i], d->placed_size[i]);
             if (d->addr) mem_log(st, d->addr, d->size);
-            st->replied = d->sync && reply_data(ring, st, w, d->out_len, d->size > 0 ? &d->addr : NULL);
+            st->replied = d->sync && reply_data(ch, st, w, d->out_len, d->size > 0 ? &d->addr : NULL);
             if (d->sync && !st->replied) return RGPU_SERVE_COPIED; /* its reply carries printf output */
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
             st->replied = 0;
         } else if ((n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes)) != 0 &&
                    (kind == RGPU_STEP_WAIT || kind == RGPU_STEP_COPY)) {
-            int rc = kind == RGPU_STEP_WAIT ? step(ring, l, st, n) : copy_step(ring, l, st, n);
+            int rc = kind == RGPU_STEP_WAIT ? step(ch, l, st, n) : copy_step(ch, l, st, n);
+            if (rc) return rc;
+        } else if (n != 0 && kind == RGPU_STEP_ASYNC && ch->async_by_shape) {
+            int rc = async_run(l, st, n); /* no reply: none is waited for */
             if (rc) return rc;
         } else {
             return RGPU_SERVE_RING;
         }
         spin = st->next_spin_s;
     }
+}
+
+/* The call ring's door (ring.c): a record copied out of the shared ring, a reply posted to it. */
+typedef struct {
+    rgpu_chan ch;
+    void *ring;
+    uint64_t *head;
+} ring_chan;
+
+static int ring_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double timeout_s) {
+    ring_chan *r = (ring_chan *)c;
+    return rgpu_ring_next(r->ring, st->sock_received, r->head, spin_s, timeout_s, &st->len, &st->req_async, st->copy);
+}
+
+static int ring_reply(rgpu_chan *c, const char *msg, size_t len) {
+    return rgpu_ring_reply(((ring_chan *)c)->ring, msg, len);
+}
+
+int rgpu_serve(void *ring, rgpu_launcher *l, uint64_t *head, rgpu_serve_state *st) {
+    ring_chan r = {.ch = {.next = ring_next, .reply = ring_reply, .async_by_shape = 0}, .ring = ring, .head = head};
+    return rgpu_serve_on(&r.ch, l, st);
 }

@@ -1,0 +1,93 @@
+/* The worker's compiled serving loop (serve.c), shared by its two doors: the same-host call ring
+ * (rgpu_serve, ring.c) and the session's ZeroMQ socket across hosts (rgpu_serve_socket, sock_serve.c).
+ * The loop is one; what differs is where a message comes from and where its reply goes (rgpu_chan). */
+#ifndef RGPU_SERVE_H
+#define RGPU_SERVE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backends/cuda/native/launcher.h"
+
+typedef struct rgpu_sched rgpu_sched; /* sched.c */
+
+enum {
+    RGPU_SERVE_IDLE = 0,
+    RGPU_SERVE_RING = 1,
+    RGPU_SERVE_SOCKET = 2,
+    RGPU_SERVE_YIELD = 3,
+    RGPU_SERVE_ANSWERED = 4,
+    RGPU_SERVE_STEP = 5,
+    RGPU_SERVE_NOTIFY = 6,
+    RGPU_SERVE_COPIED = 7,
+    /* the socket only: a message the loop does not serve, its identity and first part held for Python
+     * (rgpu_sock_part), its other parts still on the socket (rgpu_sock_more) */
+    RGPU_SERVE_HANDED = 8,
+    RGPU_SERVE_BROKEN = -1,
+};
+
+#define MEM_LOG 64
+
+typedef struct {
+    /* in */
+    double spin_s;        /* spin before blocking, after a message (0: block at once for the first) */
+    double next_spin_s;   /* the spin after a message the loop served (the worker's --spin-us) */
+    double timeout_s;     /* the longest wait for a message while nothing was served (HOUSEKEEPING_S) */
+    double until;         /* CLOCK_MONOTONIC seconds: once something is served, yield to Python then */
+    double accounted;     /* in and out: Session._accounted, the device time the scheduler was charged */
+    uint64_t sock_received;
+    /* The device printf capture's flag (server/backends/cuda/printf.py): set while its drain thread
+     * holds output that the next reply must carry. NULL: the device captures no printf output. */
+    const volatile int *printf_buffered;
+    rgpu_sched *sched;    /* the GPU's scheduler for this slot, or NULL: the session has none */
+    unsigned char *copy;  /* RGPU_RING_REQ_MAX bytes: the message taken, copied out of the ring */
+    /* out */
+    uint32_t len;         /* the message's bytes (RGPU_SERVE_RING, _ANSWERED, _STEP: in `copy`) */
+    uint32_t served;      /* messages served and answered here */
+    uint64_t calls;       /* calls in them (launches and waits) */
+    uint64_t launches;    /* launches in them */
+    uint64_t last_seq;    /* the last of them's seq, and face (1: runtime) */
+    int runtime;
+    int replied;          /* _ANSWERED, _STEP: whether the reply went out */
+    int answered;         /* _STEP: whether the wait was answered (else the launcher stopped at wait.served) */
+    uint32_t steps;       /* _STEP: the message's calls before its wait */
+    rgpu_launch_run wait; /* _ANSWERED, _STEP, _COPIED: what the launcher found */
+    /* in: the copies and memsets it serves (copies.c; NULL: none), and the session segment their data
+     * moves through (its address, and where its data regions end: the ring's start) */
+    rgpu_copier *copier;
+    unsigned char *seg;
+    uint64_t seg_size;
+    /* out: of the messages served, the copies and memsets, and the segment bytes they moved in and out;
+     * _COPIED: the last one's (its reply sent unless `replied` is 0: Python's, with printf output) */
+    uint32_t copies;
+    uint64_t shm_in, shm_out;
+    rgpu_copy_done copied;
+    /* in: the session's memory charge (quota.c), or NULL: allocations and frees are Python's */
+    rgpu_quota *quota;
+    /* out: the allocations it made (size > 0) and freed (size < 0), in order, for Python's tables
+     * (device.py); the loop yields once MEM_LOG are waiting */
+    uint32_t mem_n;
+    uint64_t mem_addr[MEM_LOG];
+    int64_t mem_size[MEM_LOG];
+    /* out, _STEP answered: the step's last call was a copy (copy_step), whose reply names its data */
+    int copy_step;
+    /* out: the message taken wants no reply (its record's RGPU_RING_ASYNC: async calls only); of the messages
+     * served, the batches of async calls (async_run) */
+    uint32_t req_async;
+    uint32_t batches;
+} rgpu_serve_state;
+
+typedef struct rgpu_chan rgpu_chan;
+struct rgpu_chan {
+    /* The next message, copied into st->copy (st->len; st->req_async: it wants no reply): 1. 0: none
+     * within timeout_s, after spinning spin_s. Another RGPU_SERVE_ code: returned as it is; < 0: broken. */
+    int (*next)(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double timeout_s);
+    /* A reply to the message taken: 0 sent, else not (Python's, which then says why). */
+    int (*reply)(rgpu_chan *c, const char *msg, size_t len);
+    /* messages carry no flag for "no reply wanted" (the socket's): a message of async calls only is
+     * known by its shape, and served as the ring's flagged batches are */
+    int async_by_shape;
+};
+
+int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st);
+
+#endif

@@ -1,0 +1,199 @@
+/* The compiled serving loop's door on the session's ZeroMQ socket (serve.c serves; server/sock_loop.py
+ * drives it; server/worker.py decides when it may run): the way a client on another host reaches the
+ * worker, where every message went through Python before.
+ *
+ * The loop takes the worker's ROUTER socket, the one pyzmq made, through the libzmq that pyzmq loaded
+ * (rgpu_sock_init: the same library, opened by its path, never a second copy of it), while the worker
+ * thread waits in this call without the GIL: Python touches the socket only once the call is back.
+ * It serves a message whole only when nothing of Python's could apply to it:
+ *   - from the session's client (its identity), of one part: no data frames, so nothing sealed on the
+ *     bulk channel (server/bulk.py) and nothing for the copy paths that take frames;
+ *   - a head shorter than RGPU_HEAD_DELTA_MIN and not empty: neither a delta nor a head the session's
+ *     HeadTable keeps as a base (server/head_delta.py), whose slots must see every such head in order.
+ * Anything else is handed to Python (RGPU_SERVE_HANDED) with its identity and first part held here;
+ * Python copies them out (rgpu_sock_part) and receives the message's other parts itself, as frames,
+ * in order: ZeroMQ gives a message's parts together. A reply is the identity, then the envelope's
+ * common reply, as Python sends it. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "rgpu_wire.h"
+#include "serve.h"
+
+/* libzmq's calls, from the copy pyzmq loaded */
+static struct {
+    int (*msg_init)(zmq_msg_t *);
+    int (*msg_recv)(zmq_msg_t *, void *, int);
+    int (*msg_close)(zmq_msg_t *);
+    void *(*msg_data)(zmq_msg_t *);
+    size_t (*msg_size)(const zmq_msg_t *);
+    int (*msg_more)(const zmq_msg_t *);
+    const char *(*msg_gets)(const zmq_msg_t *, const char *);
+    int (*send)(void *, const void *, size_t, int);
+    int (*getsockopt)(void *, int, void *, size_t *);
+    int (*poll)(zmq_pollitem_t *, int, long);
+    void (*version)(int *, int *, int *);
+} Z;
+static int z_ready;
+
+/* The libzmq at `path`, which this process has loaded already (RTLD_NOLOAD: never a second copy, whose
+ * sockets would not be pyzmq's), and of this version. 0, or why not: -1 not loaded, -2 a call missing,
+ * -3 another version. */
+int rgpu_sock_init(const char *path, int major, int minor, int patch) {
+    if (z_ready) return 0;
+    void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (!h) return -1;
+#define SYM(field, name) if (!(*(void **)&Z.field = dlsym(h, name))) return -2
+    SYM(msg_init, "zmq_msg_init");
+    SYM(msg_recv, "zmq_msg_recv");
+    SYM(msg_close, "zmq_msg_close");
+    SYM(msg_data, "zmq_msg_data");
+    SYM(msg_size, "zmq_msg_size");
+    SYM(msg_more, "zmq_msg_more");
+    SYM(msg_gets, "zmq_msg_gets");
+    SYM(send, "zmq_send");
+    SYM(getsockopt, "zmq_getsockopt");
+    SYM(poll, "zmq_poll");
+    SYM(version, "zmq_version");
+#undef SYM
+    int a, b, c;
+    Z.version(&a, &b, &c);
+    if (a != major || b != minor || c != patch) return -3;
+    z_ready = 1;
+    return 0;
+}
+
+typedef struct {
+    rgpu_chan ch; /* first: the loop's view */
+    void *sock;
+    unsigned char peer[256];
+    size_t peer_len;
+    zmq_msg_t ident, head;
+    int held; /* 0 nothing, 1 the identity, 2 the identity and the first part */
+    int more; /* the held message has parts after its first, still on the socket */
+    uint64_t received; /* messages taken from the socket */
+} sock_chan;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void rgpu_sock_release(void *c) {
+    sock_chan *s = c;
+    if (s->held >= 2) Z.msg_close(&s->head);
+    if (s->held >= 1) Z.msg_close(&s->ident);
+    s->held = 0, s->more = 0;
+}
+
+static int readable(sock_chan *s) {
+    int ev = 0;
+    size_t n = sizeof ev;
+    return Z.getsockopt(s->sock, ZMQ_EVENTS, &ev, &n) == 0 && (ev & ZMQ_POLLIN);
+}
+
+/* As the worker's Python loop waits: polls the socket's events for spin_s, yielding the CPU, then
+ * blocks up to timeout_s. A signal ends the wait as a timeout does: Python's handlers run once back. */
+static int sock_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double timeout_s) {
+    sock_chan *s = (sock_chan *)c;
+    rgpu_sock_release(s);
+    if (!readable(s)) {
+        if (spin_s > 0) {
+            double until = now_s() + spin_s;
+            while (!readable(s) && now_s() < until) sched_yield();
+        }
+        if (!readable(s)) {
+            zmq_pollitem_t it = {.socket = s->sock, .events = ZMQ_POLLIN};
+            long ms = (long)(timeout_s * 1000.0) + 1;
+            if (Z.poll(&it, 1, ms) <= 0) return 0;
+        }
+    }
+    Z.msg_init(&s->ident);
+    if (Z.msg_recv(&s->ident, s->sock, ZMQ_DONTWAIT) < 0) {
+        Z.msg_close(&s->ident);
+        return 0;
+    }
+    s->held = 1;
+    Z.msg_init(&s->head);
+    if (!Z.msg_more(&s->ident) || Z.msg_recv(&s->head, s->sock, ZMQ_DONTWAIT) < 0) {
+        /* a ROUTER gives an identity and at least one part together: cannot be; dropped */
+        Z.msg_close(&s->head);
+        rgpu_sock_release(s);
+        return 0;
+    }
+    s->held = 2;
+    s->more = Z.msg_more(&s->head);
+    s->received++;
+    size_t n = Z.msg_size(&s->head);
+    if (s->more || n == 0 || n >= RGPU_HEAD_DELTA_MIN || Z.msg_size(&s->ident) != s->peer_len ||
+        memcmp(Z.msg_data(&s->ident), s->peer, s->peer_len) != 0)
+        return RGPU_SERVE_HANDED;
+    /* copied: the loop's copy is what it reads, as the ring's */
+    memcpy(st->copy, Z.msg_data(&s->head), n);
+    st->len = (uint32_t)n;
+    st->req_async = 0;
+    return 1;
+}
+
+static int sock_reply(rgpu_chan *c, const char *msg, size_t len) {
+    sock_chan *s = (sock_chan *)c;
+    /* a ROUTER takes or refuses a message at its first part (a peer gone, ROUTER_MANDATORY): the
+     * second is not refused once the first went */
+    if (Z.send(s->sock, s->peer, s->peer_len, ZMQ_SNDMORE) < 0) return -1;
+    return Z.send(s->sock, msg, len, 0) < 0 ? -1 : 0;
+}
+
+/* The door for one session: pyzmq's socket (Socket.underlying) and its client's identity. NULL: libzmq
+ * not opened (rgpu_sock_init), or an identity longer than ZeroMQ allows. */
+void *rgpu_sock_open(void *sock, const unsigned char *peer, size_t peer_len) {
+    if (!z_ready || peer_len > sizeof ((sock_chan *)0)->peer) return NULL;
+    sock_chan *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->ch.next = sock_next, s->ch.reply = sock_reply, s->ch.async_by_shape = 1;
+    s->sock = sock;
+    memcpy(s->peer, peer, peer_len);
+    s->peer_len = peer_len;
+    return s;
+}
+
+void rgpu_sock_free(void *c) {
+    if (!c) return;
+    rgpu_sock_release(c);
+    free(c);
+}
+
+/* The held message's identity (which 0) or first part (1): its bytes at *data, its length returned. */
+size_t rgpu_sock_part(void *c, int which, const unsigned char **data) {
+    sock_chan *s = c;
+    zmq_msg_t *m = which == 0 ? &s->ident : &s->head;
+    if (s->held <= which) {
+        *data = NULL;
+        return 0;
+    }
+    *data = Z.msg_data(m);
+    return Z.msg_size(m);
+}
+
+/* A property of the connection the held message came on (zmq_msg_gets: "User-Id", the ZAP handler's
+ * word for it, which the worker's checks of a migration's source and of its client read), or NULL. */
+const char *rgpu_sock_meta(void *c, const char *property) {
+    sock_chan *s = c;
+    return s->held >= 2 ? Z.msg_gets(&s->head, property) : NULL;
+}
+
+int rgpu_sock_more(void *c) { return ((sock_chan *)c)->more; }
+
+uint64_t rgpu_sock_received(void *c) { return ((sock_chan *)c)->received; }
+
+int rgpu_serve_socket(void *c, rgpu_launcher *l, rgpu_serve_state *st) {
+    sock_chan *s = c;
+    int got = rgpu_serve_on(&s->ch, l, st);
+    /* a message the loop began or declined is Python's whole: held, as one it handed over */
+    return got == RGPU_SERVE_RING ? RGPU_SERVE_HANDED : got;
+}

@@ -1,0 +1,143 @@
+"""The compiled serving loop on the session's socket: across hosts (server/native/sock_serve.c).
+
+A client on another host reaches its worker through the session's ROUTER socket only, and until this
+door every one of its messages went through Python: the receive, the checks, the step's C calls one by
+one, the reply's send. The same loop that serves the call ring (server/native/serve.c, ring.py) now
+waits on that socket too, without the GIL, and serves the messages it can serve whole: one part from
+the session's client, a head that is neither a delta nor a base the head table keeps. Anything else it
+hands over held: Python takes its identity and first part from here and receives its other parts
+itself (worker.py). What it serves it counts in the same state the ring's loop fills, which worker.py's
+_loop_served adds to the session's counts."""
+from __future__ import annotations
+
+import os
+
+import zmq
+
+from rgpu.protocol.generated.constants import HEAD_DELTA_MIN
+
+from .ring import ANSWERED, HANDED, STEP, RingFrame, ServingLoop, ffi, library
+
+META = ("User-Id", "Peer-Address")  # what the worker's checks ask a frame (curve.peer_id)
+
+_why_not: str | None = None
+
+
+def _libzmq_path() -> str | None:
+    """The file of the libzmq this process loaded: pyzmq's (its wheel carries one; a pyzmq built
+    against the system's loads that). None where the maps show none, or more than one."""
+    found = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.rstrip("\n").split(None, 5)[5:]
+                if path and os.path.basename(path[0]).startswith("libzmq"):
+                    found.add(path[0])
+    except OSError:
+        return None
+    return found.pop() if len(found) == 1 else None
+
+
+def unavailable() -> str:
+    """Why the socket's door cannot open in this process ("": it can): an older build of
+    librgpu_launches.so, or no single libzmq to call through."""
+    global _why_not
+    if _why_not is None:
+        lib = library()
+        if lib is None:
+            _why_not = "no compiled serving loop (librgpu_launches.so)"
+        else:
+            try:
+                lib.rgpu_sock_init
+            except AttributeError:
+                _why_not = "librgpu_launches.so predates the socket's door"
+            else:
+                path = _libzmq_path()
+                if path is None:
+                    _why_not = "not one libzmq loaded (pyzmq's) to call through"
+                else:
+                    rc = lib.rgpu_sock_init(path.encode(), *zmq.zmq_version_info())
+                    _why_not = "" if rc == 0 else f"libzmq at {path} refused ({rc})"
+    return _why_not
+
+
+class HeldFrame(RingFrame):
+    """A message's first part the loop handed over, standing in for the zmq.Frame a receive gives:
+    its bytes, and the properties of its connection the worker asks of one (META), as Frame.get
+    answers them (an unknown one raises)."""
+    meta: dict = {}
+
+    def get(self, prop):
+        try:
+            return self.meta[prop]
+        except (KeyError, TypeError):
+            raise zmq.ZMQError(zmq.EINVAL) from None
+
+
+class SocketLoop(ServingLoop):
+    """The door for one session: its worker's socket (pyzmq's) and its client's identity. The socket
+    outlives it (close() first)."""
+
+    def __init__(self, sock: zmq.Socket, peer: bytes):
+        self._lib = library()
+        ch = self._lib.rgpu_sock_open(ffi.cast("void *", sock.underlying), peer, len(peer))
+        if ch == ffi.NULL:
+            raise ValueError("the socket's door did not open (rgpu_sock_init first; an identity of at most 255 bytes)")
+        self._ch = ch
+        self.peer = peer
+        self._st = ffi.new("rgpu_serve_state *")
+        self._copy = ffi.new("unsigned char[]", HEAD_DELTA_MIN)  # the longest head it serves, and less
+        self._st.copy = self._copy
+        self._st.seg, self._st.seg_size = ffi.NULL, 0  # no session segment across hosts
+        self.answered = None  # a wait `serve` answered and left to Python (ANSWERED), until taken
+        self.compiled = 0  # messages served without entering Python (logs, tests)
+        self.handed = 0    # messages handed to Python
+
+    def close(self) -> None:
+        if self._ch is not None:
+            self._lib.rgpu_sock_free(self._ch)
+            self._ch = None
+
+    def serve(self, launcher, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session,
+              copier: int = 0, quota=None):
+        """As CallRing.serve, on the socket: (got, None), or (HANDED, (identity, first part, more)) for
+        a message Python serves, and (STEP, (identity, first part, False)) for a step begun with the GPU
+        held whose rest is Python's; `more`: its other parts are still on the socket, Python's to
+        receive."""
+        st = self._load(spin_s, next_spin_s, timeout_s, until, session, copier, quota)
+        got = self._lib.rgpu_serve_socket(self._ch, ffi.cast("void *", launcher), st)
+        n = st.served
+        self.compiled += n
+        if got == ANSWERED:
+            self.compiled += st.replied
+            self.answered = st.wait
+        elif got == HANDED or got == STEP:
+            if got == STEP:
+                self.compiled += st.replied
+            self.handed += got == HANDED or not st.replied
+            return got, self._take()
+        return got, None
+
+    def _take(self):
+        """The held message's identity and first part, copied out and let go, and whether parts follow
+        on the socket."""
+        data = ffi.new("const unsigned char **")
+        n = self._lib.rgpu_sock_part(self._ch, 0, data)
+        ident = ffi.buffer(data[0], n)[:]
+        n = self._lib.rgpu_sock_part(self._ch, 1, data)
+        head = HeldFrame(ffi.buffer(data[0], n)[:] if n else b"")
+        head.meta = {p: ffi.string(v).decode() for p in META
+                     if (v := self._lib.rgpu_sock_meta(self._ch, p.encode())) != ffi.NULL}
+        more = bool(self._lib.rgpu_sock_more(self._ch))
+        self._lib.rgpu_sock_release(self._ch)
+        return ident, head, more
+
+    @property
+    def received(self) -> int:
+        """Messages the loop took from the socket, served or handed over."""
+        return int(self._lib.rgpu_sock_received(self._ch))
+
+    def replies(self, sock):
+        """Where Python answers what the loop left it: the socket itself."""
+        return sock
+

@@ -1,0 +1,193 @@
+"""The compiled serving loop's door on the session's socket (server/native/sock_serve.c,
+server/sock_loop.py): how a client on another host, with no session segment and no call ring, is
+served.
+
+In this process: the door on a CURVE ROUTER of this test's own, with a ZAP handler naming each
+connection, hands over what it does not serve with the identity, the first part and the connection's
+properties a received frame has (the worker's checks of a migration's source read its User-Id), and
+leaves a message's other parts on the socket, in order. Against a cuda-backend server on the null
+driver: the waits, allocations and frees a client without a segment sends are served without
+Python, with the reply bytes and the counts Python gives (RGPU_SERVE_SOCKET=0 for the comparison);
+steps of launches and a wait are the door's, and a kernel that outlasts its poll Python's; a
+stranger, junk and a client's malformed heads are refused by Python while the door serves, and
+everyone else carries on."""
+from __future__ import annotations
+
+import random
+import re
+import types
+
+import pytest
+import zmq
+
+from rgpu.protocol import curve, wire
+from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.protocol.generated.constants import HEAD_DELTA_MIN
+from rgpu.server import sock_loop
+from rgpu.server.ring import HANDED, IDLE
+from tests.component.server.test_serve_loop import _ended, _harness
+from tests.support import null_server
+from tests.support.session import Session, exchange
+
+pytestmark = pytest.mark.e2e
+
+needs_door = pytest.mark.skipif(bool(sock_loop.unavailable()), reason=f"no socket door here: {sock_loop.unavailable()}")
+
+
+def _serve(door, timeout_s: float = 5.0):
+    """One call of the door with no launcher (NULL): every message is handed over."""
+    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None)
+    return door.serve(0, 0.0, 0.0, timeout_s, 1e12, session)
+
+
+@needs_door
+def test_the_door_hands_over_what_it_does_not_serve_as_a_receive_gives_it():
+    ctx = zmq.Context()
+    server_keys, client_keys = curve.new_keypair(), curve.new_keypair()
+    zap = curve.Zap(ctx, lambda mechanism, key, address: f"client:{key.decode()[:8]}" if key else None)
+    zap.start()
+    router = ctx.socket(zmq.ROUTER)
+    curve.as_server(router, server_keys)
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    dealer = ctx.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.IDENTITY, b"peer-1")
+    curve.as_client(dealer, client_keys, server_keys.public)
+    dealer.connect(f"tcp://127.0.0.1:{port}")
+    stranger = ctx.socket(zmq.DEALER)
+    stranger.setsockopt(zmq.IDENTITY, b"other")
+    curve.as_client(stranger, curve.new_keypair(), server_keys.public)
+    stranger.connect(f"tcp://127.0.0.1:{port}")
+    door = sock_loop.SocketLoop(router, b"peer-1")
+    try:
+        assert _serve(door, 0.2) == (IDLE, None)
+        # the client's message of three parts: its first handed over, the rest left on the socket
+        dealer.send_multipart([b"head", b"frame-1", b"frame-2"])
+        got, (ident, first, more) = _serve(door)
+        assert got == HANDED and ident == b"peer-1" and bytes(first) == b"head" and more
+        assert first.buffer.tobytes() == b"head" and first.get("User-Id") == f"client:{client_keys.public.decode()[:8]}"
+        assert first.get("Peer-Address") == "127.0.0.1"
+        with pytest.raises(zmq.ZMQError):
+            first.get("no such property")
+        assert curve.peer_id(first) == first.get("User-Id")
+        assert [router.recv() for _ in range(2)] == [b"frame-1", b"frame-2"] and not router.getsockopt(zmq.RCVMORE)
+        # a stranger's one-part message, a delta's empty head, a head the head table keeps: handed over
+        stranger.send(b"x" * 10)
+        got, (ident, first, more) = _serve(door)
+        assert (got, ident, bytes(first), more) == (HANDED, b"other", b"x" * 10, False)
+        assert first.get("User-Id").startswith("client:")
+        dealer.send_multipart([b"", b"record", b"differences"])
+        got, (ident, first, more) = _serve(door)
+        assert (got, bytes(first), more) == (HANDED, b"", True)
+        assert [router.recv() for _ in range(2)] == [b"record", b"differences"]
+        dealer.send(b"h" * HEAD_DELTA_MIN)
+        got, (ident, first, more) = _serve(door)
+        assert (got, len(first), more) == (HANDED, HEAD_DELTA_MIN, False)
+        assert door.received == 4 and door.handed == 4 and door.compiled == 0
+    finally:
+        door.close()
+        for s in (dealer, stranger, router):
+            s.close(0)
+        zap.stop()
+        ctx.term()
+
+
+def _session(s: Session, rounds: int) -> list[bytes]:
+    """As test_serve_loop's, on the socket: an event made and recorded (Python's), `rounds` of the
+    waits on the default stream, on the event and on the device, then an allocation, a memset, a
+    wait on a stream the session never made (Python's refusal) and a free. The replies' bytes from
+    the first wait on."""
+    def raw(name, *args) -> bytes:
+        seq = next(s._seq)
+        got = exchange(s.sock, [wire.encode_requests([(seq, BY_NAME[name], 1, list(args), 0)])])
+        assert got is not None and len(got) == 1, name
+        return got[0]
+
+    event = wire.unpack(raw("cudaEventCreate"))[2][0]
+    assert wire.unpack(raw("cudaEventRecord", event, 0))[1] == 0
+    out = []
+    for _ in range(rounds):
+        out += [raw(name, 0) for name in ("cudaStreamSynchronize", "cuStreamSynchronize", "cudaStreamQuery",
+                                          "cuStreamQuery")]
+        out += [raw(name, event) for name in ("cudaEventSynchronize", "cuEventSynchronize", "cudaEventQuery",
+                                              "cuEventQuery")]
+        out += [raw(name) for name in ("cudaDeviceSynchronize", "cuCtxSynchronize")]
+    out.append(raw("cudaMalloc", 1 << 20))
+    ptr = wire.unpack(out[-1])[2][0]
+    out.append(raw("cudaMemset", ptr, 7, 1 << 20))
+    out.append(raw("cudaStreamSynchronize", 0xDEAD000))
+    out.append(raw("cudaFree", ptr))
+    return out
+
+
+def test_waits_allocations_and_memsets_from_another_host_are_the_doors_as_python_answers_them(daemons):
+    got = {}
+    for door in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
+        s = Session(url)
+        try:
+            replies = _session(s, 20)
+        finally:
+            s.close()
+        got[door] = replies, _ended(handle)
+    (on, counts_on), (off, counts_off) = got["1"], got["0"]
+    waits = 20 * 10
+    assert on == off[:waits] + on[waits:waits + 1] + off[waits + 1:]  # the same bytes (an address aside)
+    for i, r in enumerate(on[:waits]):
+        assert wire.unpack(r) == [i + 4, 0, [], 0, "", ""], i
+    malloc, memset, bad, free = (wire.unpack(r) for r in on[waits:])
+    assert malloc[1] == 0 and malloc[2][0] != 0 and memset[1] == 0 and free[1] == 0
+    assert bad[1] != 0 and bad[4], bad  # Python's refusal, with its message
+    # the waits, the allocation, the memset and the free were the door's; the attach, the event's
+    # making and recording, the bad wait and the goodbye Python's
+    assert counts_on["socket_compiled"] == waits + 3, counts_on
+    assert counts_on["socket_to_python"] == 4, counts_on
+    assert counts_on["waits_compiled"] == waits and counts_on["copies_compiled"] == 3, counts_on
+    assert counts_off["socket_compiled"] == 0 and counts_off["copies_compiled"] == 0, counts_off
+    for key in ("calls", "messages", "memory_peak"):
+        assert counts_on[key] == counts_off[key], key
+
+
+def test_steps_from_another_host_are_the_doors_and_slow_kernels_pythons(daemons):
+    """The harness's launch + synchronize through librgpu without a segment (RGPU_SHM=0, as from
+    another host): every step served by the door; with kernels of 2 ms (RGPU_NULL_KERNEL_US) the door
+    launches, finds the wait not done within its poll, and Python finishes each step."""
+    url, handle = null_server.start(daemons)
+    _harness(url, "launch_sync", 500, shm="0")
+    counts = _ended(handle)
+    assert counts["socket_compiled"] >= 500 and counts["launches_compiled"] >= 500, counts
+    assert counts["waits_compiled"] >= 500 and counts["calls"] >= 1000, counts
+    url, handle = null_server.start(daemons, env={"RGPU_NULL_KERNEL_US": "2000"})
+    got = _harness(url, "launch_sync", 50, shm="0")
+    assert got["us"] >= 2000, got
+    counts = _ended(handle)
+    assert counts["launches_compiled"] >= 50 and counts["socket_to_python"] >= 50, counts
+
+
+def test_strangers_and_junk_while_the_door_serves_are_refused_and_the_session_goes_on(daemons):
+    url, handle = null_server.start(daemons)
+    s, bystander = Session(url), Session(url)
+    stranger = zmq.Context.instance().socket(zmq.DEALER)
+    try:
+        assert s.call("cudaStreamSynchronize", 0)[0] == 0
+        stranger.connect(s.endpoint)
+        got = exchange(stranger, [wire.encode_requests([(1, BY_NAME["cudaStreamSynchronize"], 1, [0], 0)])])
+        assert got is not None and wire.unpack(got[0])[1] == 201, got  # not attached to this session
+        rnd = random.Random(38)
+        call = wire.encode_requests([(99, BY_NAME["cudaStreamSynchronize"], 1, [0], 0)])
+        junk = [b"\xc1" * 7, call[:-1], b"\x91\x95\x63", call[:3], call + b"\x00"]
+        junk += [rnd.randbytes(rnd.choice((1, 2, 9, 64, 700, 4095))) for _ in range(100)]
+        for i, j in enumerate(junk):
+            got = exchange(s.sock, [j])
+            assert got is not None and wire.unpack(got[0])[1] != 0, j[:40]
+            if i % 20 == 0:
+                assert s.call("cuStreamQuery", 0)[0] == 0
+        assert s.call("cudaStreamSynchronize", 0)[0] == 0
+        assert bystander.call("cudaMalloc", 4096)[0] == 0
+    finally:
+        stranger.close(0)
+        s.close()
+        bystander.close()
+    counts = _ended(handle)
+    assert counts["socket_compiled"] >= 2, counts
+    assert re.search(r"attach_refused", handle.output(200000))
+    assert handle.alive()
