@@ -81,14 +81,20 @@ typedef struct {
     int copy_step;
     uint32_t req_async;
     uint32_t batches;
+    uint64_t late_bytes;
+    unsigned char *frame;
+    uint64_t frame_cap;
+    int frame_step;
+    uint64_t frame_len, frame_out;
 } rgpu_serve_state;
 int rgpu_serve(void *ring, void *launcher, uint64_t *head, rgpu_serve_state *st);
 int rgpu_sock_init(const char *path, int major, int minor, int patch);
 void *rgpu_sock_open(void *sock, const unsigned char *peer, size_t peer_len);
 void rgpu_sock_free(void *c);
 void rgpu_sock_release(void *c);
-size_t rgpu_sock_part(void *c, int which, const unsigned char **data);
+size_t rgpu_sock_take(void *c, const char **ident, size_t *ident_len, const char **head, int *more);
 int rgpu_sock_more(void *c);
+void rgpu_sock_late_buffer(void *c, unsigned char *buf, uint64_t cap);
 const char *rgpu_sock_meta(void *c, const char *property);
 uint64_t rgpu_sock_received(void *c);
 int rgpu_serve_socket(void *c, void *launcher, rgpu_serve_state *st);
@@ -159,16 +165,21 @@ class ServingLoop:
     inputs are set for each call (`_load`), and the scheduler's view of the session's slot."""
     _st = None
     _sched = None  # the scheduler view serve passes (sched_view), kept alive with its slot
+    _key = None  # what the state's pointers were last set from
 
     def _load(self, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session, copier: int,
               quota):
         st = self._st
         st.spin_s, st.next_spin_s, st.timeout_s, st.until, st.accounted = \
             spin_s, next_spin_s, timeout_s, until, session.accounted
-        st.printf_buffered = ffi.cast("int *", getattr(session.device, "printf_buffered", None) or 0)
-        st.sched = self._sched_of(session)
-        st.copier = ffi.cast("void *", copier)
-        st.quota = quota if quota is not None else ffi.NULL
+        printf = getattr(session.device, "printf_buffered", None)
+        key = (printf, copier, quota, session.sched, session.slot)
+        if key != self._key:  # (set again only when one changed: a cffi cast is a microsecond)
+            self._key = key
+            st.printf_buffered = ffi.cast("int *", printf or 0)
+            st.sched = self._sched_of(session)
+            st.copier = ffi.cast("void *", copier)
+            st.quota = quota if quota is not None else ffi.NULL
         return st
 
     def _sched_of(self, session):

@@ -11,15 +11,17 @@ _loop_served adds to the session's counts."""
 from __future__ import annotations
 
 import os
+import types
 
 import zmq
 
-from rgpu.protocol.generated.constants import HEAD_DELTA_MIN
+from rgpu.protocol.generated.constants import BULK_MIN, HEAD_DELTA_MIN
 
 from .ring import ANSWERED, HANDED, STEP, RingFrame, ServingLoop, ffi, library
 
 META = ("User-Id", "Peer-Address")  # what the worker's checks ask a frame (curve.peer_id)
 
+LATE_CAP = BULK_MIN - 1  # the late copies' data a step the door serves may end with, and a D2H copy's
 _why_not: str | None = None
 
 
@@ -89,6 +91,17 @@ class SocketLoop(ServingLoop):
         self._copy = ffi.new("unsigned char[]", HEAD_DELTA_MIN)  # the longest head it serves, and less
         self._st.copy = self._copy
         self._st.seg, self._st.seg_size = ffi.NULL, 0  # no session segment across hosts
+        # a step's late copies (OUT_LATER) go ahead of its reply from here: each smaller than a frame the
+        # bulk channel would take (SealingSocket seals those; Python's then)
+        self._late = ffi.new("unsigned char[]", LATE_CAP)
+        self._lib.rgpu_sock_late_buffer(ch, self._late, LATE_CAP)
+        # and a sync D2H copy's data, the reply's frame (a kernel's result read back with cudaMemcpy)
+        self._frame = ffi.new("unsigned char[]", LATE_CAP)
+        self._st.frame, self._st.frame_cap = self._frame, LATE_CAP
+        self._out = types.SimpleNamespace(ident=ffi.new("const char **"), ident_len=ffi.new("size_t *"),
+                                          head=ffi.new("const char **"), more=ffi.new("int *"))
+        self._meta, self._meta_of = {}, None  # the last identity's connection properties
+        self._launcher = None  # the launcher's address, and as a pointer
         self.answered = None  # a wait `serve` answered and left to Python (ANSWERED), until taken
         self.compiled = 0  # messages served without entering Python (logs, tests)
         self.handed = 0    # messages handed to Python
@@ -105,7 +118,9 @@ class SocketLoop(ServingLoop):
         held whose rest is Python's; `more`: its other parts are still on the socket, Python's to
         receive."""
         st = self._load(spin_s, next_spin_s, timeout_s, until, session, copier, quota)
-        got = self._lib.rgpu_serve_socket(self._ch, ffi.cast("void *", launcher), st)
+        if self._launcher is None or self._launcher[0] != launcher:
+            self._launcher = (launcher, ffi.cast("void *", launcher))
+        got = self._lib.rgpu_serve_socket(self._ch, self._launcher[1], st)
         n = st.served
         self.compiled += n
         if got == ANSWERED:
@@ -120,15 +135,18 @@ class SocketLoop(ServingLoop):
 
     def _take(self):
         """The held message's identity and first part, copied out and let go, and whether parts follow
-        on the socket."""
-        data = ffi.new("const unsigned char **")
-        n = self._lib.rgpu_sock_part(self._ch, 0, data)
-        ident = ffi.buffer(data[0], n)[:]
-        n = self._lib.rgpu_sock_part(self._ch, 1, data)
-        head = HeldFrame(ffi.buffer(data[0], n)[:] if n else b"")
-        head.meta = {p: ffi.string(v).decode() for p in META
-                     if (v := self._lib.rgpu_sock_meta(self._ch, p.encode())) != ffi.NULL}
-        more = bool(self._lib.rgpu_sock_more(self._ch))
+        on the socket. The connection's properties (META) are read for an identity not seen before:
+        they are the connection's, the same for every message it sends."""
+        o = self._out
+        n = self._lib.rgpu_sock_take(self._ch, o.ident, o.ident_len, o.head, o.more)
+        ident = ffi.unpack(o.ident[0], o.ident_len[0])
+        head = HeldFrame(ffi.unpack(o.head[0], n) if n else b"")
+        if ident != self._meta_of:
+            self._meta = {p: ffi.string(v).decode() for p in META
+                          if (v := self._lib.rgpu_sock_meta(self._ch, p.encode())) != ffi.NULL}
+            self._meta_of = ident
+        head.meta = self._meta
+        more = bool(o.more[0])
         self._lib.rgpu_sock_release(self._ch)
         return ident, head, more
 
@@ -136,6 +154,11 @@ class SocketLoop(ServingLoop):
     def received(self) -> int:
         """Messages the loop took from the socket, served or handed over."""
         return int(self._lib.rgpu_sock_received(self._ch))
+
+    def frame(self) -> bytes:
+        """The data of the copy a step the loop answered read back (state.frame_step), copied: the
+        buffer is the loop's again at its next call."""
+        return ffi.buffer(self._frame, self._st.frame_len)[:]
 
     def replies(self, sock):
         """Where Python answers what the loop left it: the socket itself."""

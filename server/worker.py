@@ -818,6 +818,10 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
     waiting for the GPU a step gave back (NOTIFY). True when it served anything."""
     st = ring.state
     n = st.served
+    if st.late_bytes:  # late copies' data the socket's door sent ahead of steps' replies, as _step_of counts it
+        session.bytes_out += st.late_bytes
+        launcher.late_bytes_out += st.late_bytes
+    session.bytes_out += st.frame_out  # copies' data it sent in replies' frames, as _frame_step counts it
     if n:
         session.calls += st.calls
         session.messages += n
@@ -914,6 +918,9 @@ def _step_taken_over(sock, peer, ring, session) -> int | None:
     if st.copy_step:
         launcher.copies += 1
         _finish_copy_step(sock, peer, ring, session, out)
+    elif st.frame_step:
+        launcher.copies += 1
+        _finish_frame_step(sock, peer, ring, session, out)
     else:
         _finish_loop_wait(sock, peer, ring, session, launcher, out)
     _step_ended(session, n, out)
@@ -937,6 +944,20 @@ def _finish_copy_step(sock, peer, ring, session, done) -> None:
         out.send(peer, zmq.SNDMORE)
         out.send(wire.encode_reply(done.last_seq, 0, output=session.device.take_output(done.pending),
                                    regions=[[DATA, copied.out_len]] if copied.out_len else None))
+
+
+def _finish_frame_step(sock, peer, door, session, done) -> None:
+    """A step whose last call was a sync D2H copy with its data in a frame (serve.c frame_step), served
+    whole by the socket's door, whose reply (printf output) or settle is Python's: counted as
+    _frame_step counts it, and its reply, with the copy's data, sent here unless the door sent it."""
+    st = door.state
+    session.last_seq = done.last_seq
+    session.calls += 1
+    session.face = "runtime" if done.runtime else "driver"
+    session.bytes_out += st.frame_len
+    if not st.replied:
+        head = wire.encode_reply(done.last_seq, 0, output=session.device.take_output(done.pending))
+        sock.send_multipart([peer, head, door.frame()])
 
 
 ONE_CALL = b"\x91"  # msgpack's array of one element: a message header of one call starts so

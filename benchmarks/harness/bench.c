@@ -90,15 +90,15 @@ static int run_rgpu(int argc, char **argv) {
     }
     if (!strcmp(what, "ssync") || !strcmp(what, "launch_sync") || !strcmp(what, "malloc_free") ||
         !strcmp(what, "clear_copy_launch_sync") || !strcmp(what, "pinned_step") || !strcmp(what, "kernel_d2h") ||
-        !strcmp(what, "free_after_launch")) {
+        !strcmp(what, "free_after_launch") || !strcmp(what, "item_step")) {
         long n = atol(argv[3]);
         CUfunction fn = NULL;
         void *buf = NULL;
         unsigned char *pin = NULL;
         unsigned char out[4096];
-        if (what[0] == 'c' || what[0] == 'p' || what[0] == 'k') CK(cudaMalloc(&buf, 8192));
-        if (what[0] == 'p') CK(cudaMallocHost((void **)&pin, 8192));
-        if (what[0] == 'l' || what[0] == 'c' || what[0] == 'p' || what[0] == 'k' || what[0] == 'f') {
+        if (what[0] == 'c' || what[0] == 'p' || what[0] == 'k' || what[0] == 'i') CK(cudaMalloc(&buf, 8192));
+        if (what[0] == 'p' || what[0] == 'i') CK(cudaMallocHost((void **)&pin, 8192));
+        if (what[0] == 'l' || what[0] == 'c' || what[0] == 'p' || what[0] == 'k' || what[0] == 'f' || what[0] == 'i') {
             CUmodule m;
             CK(cuModuleLoadData(&m, EMPTY_PTX));
             CK(cuModuleGetFunction(&fn, m, "empty"));
@@ -130,6 +130,18 @@ static int run_rgpu(int argc, char **argv) {
                     CK(cudaMemcpy(out, buf, 4096, 2 /* cudaMemcpyDeviceToHost */));
                     if (out[0] != (unsigned char)i || out[4095] != (unsigned char)i) {
                         fprintf(stderr, "cudaMemcpy read %d, %d after a memset to %d\n", out[0], out[4095], (int)(i & 0xff));
+                        return 1;
+                    }
+                } else if (what[0] == 'i') { /* PyTorch's loss.item(): a buffer set, a kernel, 8 bytes
+                                              * copied back to pinned memory without blocking, a wait */
+                    unsigned char *item = pin;
+                    item[0] = item[7] = (unsigned char)(i + 1);
+                    CK(cudaMemsetAsync(buf, (int)(i & 0xff), 4096, 0));
+                    CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+                    CK(cudaMemcpyAsync(item, buf, 8, 2 /* cudaMemcpyDeviceToHost */, 0));
+                    CK(cudaStreamSynchronize(0));
+                    if (item[0] != (unsigned char)i || item[7] != (unsigned char)i) {
+                        fprintf(stderr, "the item read %d, %d after a memset to %d\n", item[0], item[7], (int)(i & 0xff));
                         return 1;
                     }
                 } else if (what[0] == 'c') { /* a buffer cleared, copied on the device, a kernel, a wait */

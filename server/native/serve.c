@@ -86,17 +86,18 @@ static double now_s(void) {
  * the pipe, or already drained into Python's buffer; -1: no capture, or a pipe that cannot say, which
  * Python looks at): 1 sent, 0 Python's. */
 static int reply_data(rgpu_chan *ch, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len,
-                      const uint64_t *value);
+                      const uint64_t *value, const void *frame, size_t frame_len);
 
 static int reply_ok(rgpu_chan *ch, const rgpu_serve_state *st, const rgpu_launch_run *w) {
-    return reply_data(ch, st, w, 0, NULL);
+    return reply_data(ch, st, w, 0, NULL, NULL, 0);
 }
 
 /* reply_ok for a reply whose data (`out_len` bytes, 0: none) is in the session segment at
  * RGPU_SHM_DATA: the reply names that region, as Python's does once Segment.put wrote it there; and
- * whose outs are `*value` (an allocation's address; NULL: none). */
+ * whose outs are `*value` (an allocation's address; NULL: none); and, on the socket, whose data
+ * (`frame`, NULL: none) goes in a frame after it. */
 static int reply_data(rgpu_chan *ch, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len,
-                      const uint64_t *value) {
+                      const uint64_t *value, const void *frame, size_t frame_len) {
     if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0) return 0;
     unsigned char buf[48], outs[16];
     mp_writer out, o;
@@ -110,7 +111,8 @@ static int reply_data(rgpu_chan *ch, const rgpu_serve_state *st, const rgpu_laun
         reply.outs = (rgpu_env_list){.p = o.buf, .len = o.len, .n = 1};
     }
     rgpu_env_write_reply(&out, &reply);
-    int sent = !out.oom && ch->reply(ch, (const char *)out.buf, out.len) == 0;
+    int sent = !out.oom && (frame ? ch->reply_frame(ch, (const char *)out.buf, out.len, frame, frame_len)
+                                  : ch->reply(ch, (const char *)out.buf, out.len)) == 0;
     mp_free(&out);
     if (value) mp_free(&o);
     return sent;
@@ -131,6 +133,14 @@ static void mem_log(rgpu_serve_state *st, uint64_t addr, int64_t size) {
             }
     st->mem_addr[st->mem_n] = addr, st->mem_size[st->mem_n] = size;
     st->mem_n++;
+}
+
+/* The calls in a message (its array's length), or 0. */
+static uint32_t calls_in(const unsigned char *msg, uint32_t len) {
+    mp_reader r;
+    mp_obj calls;
+    mp_rinit(&r, msg, len);
+    return mp_next(&r, &calls) || calls.type != MP_ARRAY ? 0 : calls.n;
 }
 
 static void count(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t calls, uint32_t launches) {
@@ -161,6 +171,7 @@ static int stepped(rgpu_serve_state *st, const rgpu_launch_run *w, uint32_t n) {
 static int step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
     rgpu_launch_run *w = &st->wait;
     if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
+    if (ch->rewind) ch->rewind(ch, st);
     /* a session that holds no scheduler settles its clock before the wait, as Python's settle does */
     int rc = rgpu_launcher_step_checked(l, st->copier, st->copy, st->len, n, st->sched == NULL, w);
     if (rc < 0) { /* cannot be (the copy was accepted): give the GPU back untouched */
@@ -170,6 +181,7 @@ static int step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint32_t 
     st->steps = n;
     st->answered = rc == 1;
     if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest, the GPU held */
+    if (ch->before_reply && ch->before_reply(ch, st) != 0) return RGPU_SERVE_STEP; /* the reply Python's */
     st->replied = reply_ok(ch, st, w);
     if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
     return stepped(st, w, n);
@@ -189,12 +201,44 @@ static int copy_step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint
     st->answered = rc == 1;
     st->copy_step = 1;
     if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest (the copy), the GPU held */
-    st->replied = reply_data(ch, st, w, st->copied.out_len, NULL);
+    st->replied = reply_data(ch, st, w, st->copied.out_len, NULL, NULL, 0);
     if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
     st->copy_step = 0;
     st->copies++;
     st->shm_in += st->copied.shm_in, st->shm_out += st->copied.out_len;
     return stepped(st, w, n);
+}
+
+/* A step whose last call is a sync D2H copy whose data goes back in a frame (rgpu_launcher_shape found
+ * RGPU_STEP_FRAME, `n` calls then the copy of `count` bytes; or a message of that copy alone, n 0), on
+ * the socket: worker.py _frame_step, the copy made into st->frame once the device is idle. 0: served
+ * whole; else the code (RGPU_SERVE_STEP answered with frame_step set: the reply, or the settle, Python's). */
+static int frame_step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n, uint64_t count) {
+    rgpu_launch_run *w = &st->wait;
+    if (!ch->reply_frame || !st->frame || count > st->frame_cap) return RGPU_SERVE_RING;
+    if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
+    if (ch->rewind) ch->rewind(ch, st);
+    int rc = rgpu_launcher_frame_step(l, st->copier, st->copy, st->len, n, st->sched == NULL, st->frame, count, w);
+    st->steps = n;
+    st->answered = rc == 1;
+    if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest (the copy), the GPU held */
+    st->frame_step = 1, st->frame_len = count;
+    st->replied = reply_data(ch, st, w, 0, NULL, st->frame, count);
+    if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
+    st->frame_step = 0;
+    st->copies++;
+    st->frame_out += count;
+    return stepped(st, w, n);
+}
+
+/* A message of one sync D2H copy whose data goes back in a frame (cudaMemcpy after a synchronize, from
+ * another host): its bytes in *count. */
+static int frame_alone(rgpu_serve_state *st, uint64_t *count) {
+    mp_reader r;
+    mp_obj calls;
+    mp_rinit(&r, st->copy, st->len);
+    if (!st->copier || mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1) return 0;
+    return rgpu_copier_frame_d2h(st->copier, &r, st->copy + st->len, NULL, 0, 0, count, NULL);
 }
 
 /* A message of async calls only (rgpu_launcher_shape found RGPU_STEP_ASYNC, `n` calls; a batch the
@@ -203,9 +247,10 @@ static int copy_step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint
  * GPU held and nothing answered (st->wait.served the calls that ran): a call the driver refused,
  * a settle it refused, or a neighbour that wants the GPU while these kernels may still run (Python's
  * release lets them finish first); Python serves the rest and settles, as at a message's end. */
-static int async_run(rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
+static int async_run(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n) {
     rgpu_launch_run *w = &st->wait;
     if (st->sched && !rgpu_sched_take(st->sched)) return RGPU_SERVE_RING; /* Python decides, and waits */
+    if (ch->rewind) ch->rewind(ch, st);
     rgpu_launcher_run_calls(l, st->copier, st->copy, st->len, n, w);
     st->steps = n;
     st->answered = 0;
@@ -220,7 +265,8 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     st->copy_step = 0, st->batches = 0;
     st->served = 0, st->calls = 0, st->launches = 0;
     st->replied = 0, st->answered = 0, st->steps = 0;
-    st->copies = 0, st->shm_in = 0, st->shm_out = 0, st->mem_n = 0;
+    st->copies = 0, st->shm_in = 0, st->shm_out = 0, st->mem_n = 0, st->late_bytes = 0;
+    st->frame_step = 0, st->frame_out = 0;
     double spin = st->spin_s;
     for (;;) {
         double timeout = st->timeout_s;
@@ -241,9 +287,10 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
         int kind = 0;
         uint64_t frame_bytes = 0;
         if (st->req_async) { /* no reply goes to the ring for it: only a batch of async calls is served here */
+            if (ch->rewind) ch->rewind(ch, st);
             n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes);
             if (!n || kind != RGPU_STEP_ASYNC) return RGPU_SERVE_RING;
-            int rc = async_run(l, st, n);
+            int rc = async_run(ch, l, st, n);
             if (rc) return rc;
         } else if (rgpu_launcher_wait_alone(l, st->copy, st->len, w)) {
             if (!reply_ok(ch, st, w)) return RGPU_SERVE_ANSWERED;
@@ -261,16 +308,22 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
             for (uint32_t i = 0; i < d->nplaced; i++) /* in order: before the call's own */
                 mem_log(st, d->placed_addr[i], d->placed_size[i]);
             if (d->addr) mem_log(st, d->addr, d->size);
-            st->replied = d->sync && reply_data(ch, st, w, d->out_len, d->size > 0 ? &d->addr : NULL);
+            st->replied = d->sync && reply_data(ch, st, w, d->out_len, d->size > 0 ? &d->addr : NULL, NULL, 0);
             if (d->sync && !st->replied) return RGPU_SERVE_COPIED; /* its reply carries printf output */
             if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
             st->replied = 0;
-        } else if ((n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes)) != 0 &&
-                   (kind == RGPU_STEP_WAIT || kind == RGPU_STEP_COPY)) {
+        } else if ((ch->rewind ? ch->rewind(ch, st) : (void)0),
+                   (n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes)) != 0 &&
+                   (kind == RGPU_STEP_WAIT || kind == RGPU_STEP_COPY) &&
+                   /* a wait with managed pulls after it: their replies are Python's (worker.py _step_of) */
+                   !(kind == RGPU_STEP_WAIT && ch->before_reply && calls_in(st->copy, st->len) != n + 1)) {
             int rc = kind == RGPU_STEP_WAIT ? step(ch, l, st, n) : copy_step(ch, l, st, n);
             if (rc) return rc;
         } else if (n != 0 && kind == RGPU_STEP_ASYNC && ch->async_by_shape) {
-            int rc = async_run(l, st, n); /* no reply: none is waited for */
+            int rc = async_run(ch, l, st, n); /* no reply: none is waited for */
+            if (rc) return rc;
+        } else if (ch->reply_frame && ((n != 0 && kind == RGPU_STEP_FRAME) || (n == 0 && frame_alone(st, &frame_bytes)))) {
+            int rc = frame_step(ch, l, st, n, frame_bytes);
             if (rc) return rc;
         } else {
             return RGPU_SERVE_RING;

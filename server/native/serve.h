@@ -20,7 +20,7 @@ enum {
     RGPU_SERVE_NOTIFY = 6,
     RGPU_SERVE_COPIED = 7,
     /* the socket only: a message the loop does not serve, its identity and first part held for Python
-     * (rgpu_sock_part), its other parts still on the socket (rgpu_sock_more) */
+     * (rgpu_sock_take), its other parts still on the socket */
     RGPU_SERVE_HANDED = 8,
     RGPU_SERVE_BROKEN = -1,
 };
@@ -74,6 +74,16 @@ typedef struct {
      * served, the batches of async calls (async_run) */
     uint32_t req_async;
     uint32_t batches;
+    /* out: the bytes of late copies' data (OUT_LATER) sent ahead of steps' replies (the socket's) */
+    uint64_t late_bytes;
+    /* in: where a sync D2H copy whose data goes back in a frame is made (the socket's: a step's last
+     * call, or a message's only one; NULL: none, such messages Python's), and its room */
+    unsigned char *frame;
+    uint64_t frame_cap;
+    /* out, _STEP answered: its last call was such a copy, of frame_len bytes in `frame`, its reply
+     * Python's unless `replied`; and of the messages served, the bytes such copies sent */
+    int frame_step;
+    uint64_t frame_len, frame_out;
 } rgpu_serve_state;
 
 typedef struct rgpu_chan rgpu_chan;
@@ -86,6 +96,14 @@ struct rgpu_chan {
     /* messages carry no flag for "no reply wanted" (the socket's): a message of async calls only is
      * known by its shape, and served as the ring's flagged batches are */
     int async_by_shape;
+    /* Before each pass over a message (its shape, its run; NULL: none): the copier made ready as
+     * Python's Launcher._rewind makes it (the socket's: the buffer late copies are made into). */
+    void (*rewind)(rgpu_chan *c, rgpu_serve_state *st);
+    /* A step answered, before its reply (NULL: nothing): what goes ahead of it (the socket's: the
+     * late copies' data, each a message of its own, as worker.py _step_of sends them). 0, or not sent. */
+    int (*before_reply)(rgpu_chan *c, rgpu_serve_state *st);
+    /* A reply and one data frame after it (NULL: the door sends none; the socket's). 0 sent. */
+    int (*reply_frame)(rgpu_chan *c, const char *msg, size_t len, const void *data, size_t dlen);
 };
 
 int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st);

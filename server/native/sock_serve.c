@@ -11,7 +11,7 @@
  *   - a head shorter than RGPU_HEAD_DELTA_MIN and not empty: neither a delta nor a head the session's
  *     HeadTable keeps as a base (server/head_delta.py), whose slots must see every such head in order.
  * Anything else is handed to Python (RGPU_SERVE_HANDED) with its identity and first part held here;
- * Python copies them out (rgpu_sock_part) and receives the message's other parts itself, as frames,
+ * Python copies them out (rgpu_sock_take) and receives the message's other parts itself, as frames,
  * in order: ZeroMQ gives a message's parts together. A reply is the identity, then the envelope's
  * common reply, as Python sends it. */
 #include <dlfcn.h>
@@ -22,6 +22,8 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "mpack.h"
+#include "rgpu_envelope.h"
 #include "rgpu_wire.h"
 #include "serve.h"
 
@@ -77,6 +79,10 @@ typedef struct {
     int held; /* 0 nothing, 1 the identity, 2 the identity and the first part */
     int more; /* the held message has parts after its first, still on the socket */
     uint64_t received; /* messages taken from the socket */
+    /* where a step's late copies (OUT_LATER: PyTorch's .item() after a step) are made once its wait
+     * is answered, to go ahead of its reply as Python sends them; cap 0: none, such steps Python's */
+    unsigned char *late_buf;
+    uint64_t late_cap;
 } sock_chan;
 
 static double now_s(void) {
@@ -141,12 +147,48 @@ static int sock_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double t
     return 1;
 }
 
+static void sock_rewind(rgpu_chan *c, rgpu_serve_state *st) {
+    sock_chan *s = (sock_chan *)c;
+    if (st->copier) rgpu_copier_late_buffer(st->copier, s->late_buf, s->late_cap);
+}
+
+/* A step's late copies, made (rgpu_copier_late_run) once its wait was answered: each a message of the
+ * identity, a LATE_OUT reply naming its seq, and its data, in order, ahead of the step's reply (worker.py
+ * _step_of, _send_late). */
+static int sock_late(rgpu_chan *c, rgpu_serve_state *st) {
+    sock_chan *s = (sock_chan *)c;
+    uint32_t n = st->copier ? rgpu_copier_late_n(st->copier) : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t seq, off, count;
+        rgpu_copier_late_get(st->copier, i, &seq, &off, &count);
+        unsigned char buf[48];
+        mp_writer out;
+        mp_init_inline(&out, buf, sizeof buf);
+        rgpu_env_reply reply = {.seq = seq, .result = RGPU_LATE_OUT};
+        rgpu_env_write_reply(&out, &reply);
+        int bad = out.oom || Z.send(s->sock, s->peer, s->peer_len, ZMQ_SNDMORE) < 0 ||
+                  Z.send(s->sock, out.buf, out.len, ZMQ_SNDMORE) < 0 ||
+                  Z.send(s->sock, s->late_buf + off, count, 0) < 0;
+        mp_free(&out);
+        if (bad) return -1;
+        st->late_bytes += count;
+    }
+    return 0;
+}
+
 static int sock_reply(rgpu_chan *c, const char *msg, size_t len) {
     sock_chan *s = (sock_chan *)c;
     /* a ROUTER takes or refuses a message at its first part (a peer gone, ROUTER_MANDATORY): the
      * second is not refused once the first went */
     if (Z.send(s->sock, s->peer, s->peer_len, ZMQ_SNDMORE) < 0) return -1;
     return Z.send(s->sock, msg, len, 0) < 0 ? -1 : 0;
+}
+
+static int sock_reply_frame(rgpu_chan *c, const char *msg, size_t len, const void *data, size_t dlen) {
+    sock_chan *s = (sock_chan *)c;
+    if (Z.send(s->sock, s->peer, s->peer_len, ZMQ_SNDMORE) < 0) return -1;
+    if (Z.send(s->sock, msg, len, ZMQ_SNDMORE) < 0) return -1;
+    return Z.send(s->sock, data, dlen, 0) < 0 ? -1 : 0; /* copied into the message: the buffer is the loop's again */
 }
 
 /* The door for one session: pyzmq's socket (Socket.underlying) and its client's identity. NULL: libzmq
@@ -156,6 +198,7 @@ void *rgpu_sock_open(void *sock, const unsigned char *peer, size_t peer_len) {
     sock_chan *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->ch.next = sock_next, s->ch.reply = sock_reply, s->ch.async_by_shape = 1;
+    s->ch.rewind = sock_rewind, s->ch.before_reply = sock_late, s->ch.reply_frame = sock_reply_frame;
     s->sock = sock;
     memcpy(s->peer, peer, peer_len);
     s->peer_len = peer_len;
@@ -168,16 +211,17 @@ void rgpu_sock_free(void *c) {
     free(c);
 }
 
-/* The held message's identity (which 0) or first part (1): its bytes at *data, its length returned. */
-size_t rgpu_sock_part(void *c, int which, const unsigned char **data) {
+/* The held message: its identity (*ident, *ident_len), whether parts follow its first on the socket
+ * (*more), and its first part (*head), whose length is returned. */
+size_t rgpu_sock_take(void *c, const char **ident, size_t *ident_len, const char **head, int *more) {
     sock_chan *s = c;
-    zmq_msg_t *m = which == 0 ? &s->ident : &s->head;
-    if (s->held <= which) {
-        *data = NULL;
+    if (s->held < 2) {
+        *ident = *head = NULL, *ident_len = 0, *more = 0;
         return 0;
     }
-    *data = Z.msg_data(m);
-    return Z.msg_size(m);
+    *ident = Z.msg_data(&s->ident), *ident_len = Z.msg_size(&s->ident);
+    *head = Z.msg_data(&s->head), *more = s->more;
+    return Z.msg_size(&s->head);
 }
 
 /* A property of the connection the held message came on (zmq_msg_gets: "User-Id", the ZAP handler's
@@ -187,6 +231,12 @@ const char *rgpu_sock_meta(void *c, const char *property) {
     return s->held >= 2 ? Z.msg_gets(&s->head, property) : NULL;
 }
 
+/* The buffer (`cap` bytes; NULL: none) a step's late copies are made into. */
+void rgpu_sock_late_buffer(void *c, unsigned char *buf, uint64_t cap) {
+    sock_chan *s = c;
+    s->late_buf = buf, s->late_cap = buf ? cap : 0;
+}
+
 int rgpu_sock_more(void *c) { return ((sock_chan *)c)->more; }
 
 uint64_t rgpu_sock_received(void *c) { return ((sock_chan *)c)->received; }
@@ -194,6 +244,7 @@ uint64_t rgpu_sock_received(void *c) { return ((sock_chan *)c)->received; }
 int rgpu_serve_socket(void *c, rgpu_launcher *l, rgpu_serve_state *st) {
     sock_chan *s = c;
     int got = rgpu_serve_on(&s->ch, l, st);
+    if (st->copier) rgpu_copier_late_buffer(st->copier, NULL, 0); /* as Launcher.end leaves it */
     /* a message the loop began or declined is Python's whole: held, as one it handed over */
     return got == RGPU_SERVE_RING ? RGPU_SERVE_HANDED : got;
 }

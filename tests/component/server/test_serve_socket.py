@@ -36,7 +36,7 @@ needs_door = pytest.mark.skipif(bool(sock_loop.unavailable()), reason=f"no socke
 
 def _serve(door, timeout_s: float = 5.0):
     """One call of the door with no launcher (NULL): every message is handed over."""
-    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None)
+    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, slot=0)
     return door.serve(0, 0.0, 0.0, timeout_s, 1e12, session)
 
 
@@ -191,3 +191,52 @@ def test_strangers_and_junk_while_the_door_serves_are_refused_and_the_session_go
     assert counts["socket_compiled"] >= 2, counts
     assert re.search(r"attach_refused", handle.output(200000))
     assert handle.alive()
+
+
+def _bench(url: str, *args: str, env: dict | None = None) -> dict:
+    """The harness (benchmarks/harness/bench.c) through librgpu without a segment, as from another host."""
+    import json
+    import subprocess
+
+    from benchmarks.transport import build_harness
+    from rgpu.paths import client_env
+    p = subprocess.run([str(build_harness()), "rgpu", *args], env={**client_env([url], preload=False), "RGPU_SHM": "0",
+                                                                  **(env or {})},
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("args, late, copies", [
+    (("kernel_d2h", "300"), 0, 1),  # a memset, a kernel, cudaMemcpy back: the copy's data in the reply's frame
+    (("item_step", "300"), 8, 0),   # a memset, a kernel, 8 bytes async into pinned memory, a wait: loss.item()
+    (("d2h", "4096", "300"), 0, 1),  # cudaMemcpy back alone
+])
+def test_a_programs_steps_from_another_host_are_the_doors_counted_as_python_counts_them(daemons, args, late, copies):
+    """The harness checks every value it reads back; the door serves each step whole, the data going
+    ahead of the reply (late copies) or in its frame, and the session's counts are Python's own with
+    the door shut (RGPU_SERVE_SOCKET=0)."""
+    got = {}
+    for door in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
+        _bench(url, *args)
+        got[door] = _ended(handle)
+    on, off = got["1"], got["0"]
+    steps = 300 if args[0] == "d2h" else 300 + 300 // 10 + 1  # (and the harness's warm-up)
+    assert on["socket_compiled"] >= steps and off["socket_compiled"] == 0, (on, off)
+    assert on["late_bytes_compiled"] == steps * late, on
+    assert on["copies_compiled"] >= steps * copies, on
+    for key in ("calls", "messages", "bytes_out", "bytes_in"):
+        assert on[key] == off[key], (key, on, off)
+
+
+def test_a_step_whose_kernel_outlasts_the_doors_poll_is_finished_by_python(daemons):
+    """Kernels of 2 ms (RGPU_NULL_KERNEL_US): the door launches, finds the device busy at the copy and
+    hands the rest of the step to Python with the GPU held, which waits and copies; every read-back
+    is still right (the harness checks), and a late copy's data still comes ahead of its reply."""
+    url, handle = null_server.start(daemons, env={"RGPU_NULL_KERNEL_US": "2000"})
+    assert _bench(url, "kernel_d2h", "30")["us"] >= 2000
+    assert _bench(url, "item_step", "30")["us"] >= 2000
+    first, second = _ended(handle), _ended(handle, 2)
+    for counts in (first, second):
+        assert counts["launches_compiled"] >= 34 and counts["socket_to_python"] >= 34, counts
