@@ -72,7 +72,7 @@ $cc -O2 -g -fPIC -shared -Wall -Wno-unused-parameter -Werror=incompatible-pointe
     "$here/../server/backends/cuda/native/printf.c" "$here/../server/backends/cuda/native/copies.c" \
     "$here/../server/backends/cuda/native/arena.c" \
     "$here/../server/native/ring.c" \
-    "$here/../server/native/serve.c" "$here/../server/native/sock_serve.c" \
+    "$here/../server/native/serve.c" "$here/../server/native/sock_serve.c" "$here/../server/native/heads.c" \
     "$here/../server/native/sched.c" "$here/../server/native/quota.c" \
     "$here/../server/native/digest.c" \
     "$here/src/transport/mpack.c" "$here/src/transport/log_delta.c" \

@@ -23,10 +23,21 @@ from rgpu.protocol import wire
 from rgpu.protocol.generated.constants import HEAD_DELTA_MAX, HEAD_DELTA_MIN, HEAD_DELTA_SLOTS
 from rgpu.protocol.generated.envelope import MalformedMessage, read_head_delta
 
+from .ring import RingFrame
+
 BLOCK = 32  # log_delta.h's RGPU_DELTA_BLOCK
 
 ffi = cffi.FFI()
-ffi.cdef("void rgpu_delta_apply(const uint8_t *key, const uint8_t *delta, size_t len, uint8_t *out);")
+ffi.cdef("""
+void rgpu_delta_apply(const uint8_t *key, const uint8_t *delta, size_t len, uint8_t *out);
+void *rgpu_heads_new(void);
+void rgpu_heads_free(void *h);
+void rgpu_heads_keep(void *h, const unsigned char *head, uint64_t len);
+const char *rgpu_heads_apply(void *h, const unsigned char *rec, size_t rec_len, const unsigned char *delta,
+                             size_t dlen, uint64_t *len, const char **why);
+uint64_t rgpu_heads_slot(const void *h, int i, const unsigned char **base, uint64_t *used);
+void rgpu_heads_counts(const void *h, uint64_t *deltas, uint64_t *bytes_saved);
+""")
 _lib = None
 _looked = False
 
@@ -95,8 +106,85 @@ def _spare(pool: list, length: int) -> bytearray:
     return buf
 
 
-class HeadTable:
-    """One session's bases, as the client keeps them."""
+def HeadTable():
+    """One session's table of bases: librgpu_launches.so's (server/native/heads.c), which the serving
+    loop's socket door (sock_serve.c) takes heads into as well, or where that library is not built (nor
+    then the door), this module's own."""
+    lib = _native()
+    if lib is not None:
+        try:
+            lib.rgpu_heads_new
+        except AttributeError:  # an older build
+            return PyHeadTable()
+        return NativeHeadTable(lib)
+    return PyHeadTable()
+
+
+class NativeHeadTable:
+    """One session's bases, in C (server/native/heads.c): the same table for Python's receives and the
+    socket door's."""
+
+    def __init__(self, lib):
+        self._lib = lib
+        self._h = ffi.gc(lib.rgpu_heads_new(), lib.rgpu_heads_free)
+        self._len, self._why = ffi.new("uint64_t *"), ffi.new("const char **")
+
+    @property
+    def address(self) -> int:
+        """The table's address, for the socket door (sock_loop.py)."""
+        return int(ffi.cast("uintptr_t", self._h))
+
+    def take(self, body: list) -> list:
+        """As PyHeadTable.take: a delta's three frames made the head they stand for (a frame of its own
+        bytes), a head of a length the table keeps kept as its slot's base."""
+        head = _bytes(body[0]) if body else None
+        if head is not None and len(head) == 0:
+            if len(body) < 3:
+                raise MalformedMessage("head_delta: an empty first frame without a record and differences")
+            rec, delta = _bytes(body[1]), _bytes(body[2])
+            p = self._lib.rgpu_heads_apply(self._h, ffi.from_buffer(rec), len(rec), ffi.from_buffer(delta), len(delta),
+                                           self._len, self._why)
+            if p == ffi.NULL:
+                raise MalformedMessage(ffi.string(self._why[0]).decode())
+            return [RingFrame(ffi.unpack(p, self._len[0])), *body[3:]]  # copied: the base is the table's
+        if head is not None and HEAD_DELTA_MIN <= len(head) <= HEAD_DELTA_MAX:
+            self._lib.rgpu_heads_keep(self._h, ffi.from_buffer(head), len(head))
+        return body
+
+    def _slots(self):
+        base, used = ffi.new("const unsigned char **"), ffi.new("uint64_t *")
+        for i in range(HEAD_DELTA_SLOTS):
+            n = self._lib.rgpu_heads_slot(self._h, i, base, used)
+            yield int(n), (ffi.unpack(ffi.cast("char *", base[0]), n) if base[0] != ffi.NULL else None), int(used[0])
+
+    @property
+    def lengths(self) -> list[int]:
+        return [n for n, _, _ in self._slots()]
+
+    @property
+    def slots(self) -> list[bytes | None]:
+        return [b for _, b, _ in self._slots()]
+
+    @property
+    def used(self) -> list[int]:
+        return [u for _, _, u in self._slots()]
+
+    def _counts(self) -> tuple[int, int]:
+        d, b = ffi.new("uint64_t *"), ffi.new("uint64_t *")
+        self._lib.rgpu_heads_counts(self._h, d, b)
+        return int(d[0]), int(b[0])
+
+    @property
+    def deltas(self) -> int:
+        return self._counts()[0]
+
+    @property
+    def bytes_saved(self) -> int:
+        return self._counts()[1]
+
+
+class PyHeadTable:
+    """One session's bases, as the client keeps them, in Python (where librgpu_launches.so is not built)."""
 
     def __init__(self) -> None:
         self.slots: list[memoryview | None] = [None] * HEAD_DELTA_SLOTS

@@ -86,18 +86,25 @@ typedef struct {
     uint64_t frame_cap;
     int frame_step;
     uint64_t frame_len, frame_out;
+    uint32_t pulls, pulls_due;
+    uint64_t pull_bytes, pull_seq;
 } rgpu_serve_state;
+uint32_t rgpu_copier_pull_n(const void *c);
+void rgpu_copier_pull_get(const void *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count, uint8_t *digest,
+                          int *same);
 int rgpu_serve(void *ring, void *launcher, uint64_t *head, rgpu_serve_state *st);
 int rgpu_sock_init(const char *path, int major, int minor, int patch);
 void *rgpu_sock_open(void *sock, const unsigned char *peer, size_t peer_len);
 void rgpu_sock_free(void *c);
 void rgpu_sock_release(void *c);
-size_t rgpu_sock_take(void *c, const char **ident, size_t *ident_len, const char **head, int *more);
+size_t rgpu_sock_take(void *c, const char **ident, size_t *ident_len, const char **head, int *more, int *kept,
+                      const char **refused);
+void rgpu_sock_heads(void *c, void *heads);
 int rgpu_sock_more(void *c);
 void rgpu_sock_late_buffer(void *c, unsigned char *buf, uint64_t cap);
 const char *rgpu_sock_meta(void *c, const char *property);
 uint64_t rgpu_sock_received(void *c);
-int rgpu_serve_socket(void *c, void *launcher, rgpu_serve_state *st);
+int rgpu_serve_socket(void *c, void *launcher, rgpu_serve_state *st, uint64_t copy_cap);
 """
 ffi = cffi.FFI()
 ffi.cdef(_CDEF)

@@ -99,7 +99,9 @@ class SocketLoop(ServingLoop):
         self._frame = ffi.new("unsigned char[]", LATE_CAP)
         self._st.frame, self._st.frame_cap = self._frame, LATE_CAP
         self._out = types.SimpleNamespace(ident=ffi.new("const char **"), ident_len=ffi.new("size_t *"),
-                                          head=ffi.new("const char **"), more=ffi.new("int *"))
+                                          head=ffi.new("const char **"), more=ffi.new("int *"),
+                                          kept=ffi.new("int *"), refused=ffi.new("const char **"))
+        self._heads = None  # the session's table of bases the door takes heads into (head_delta.py)
         self._meta, self._meta_of = {}, None  # the last identity's connection properties
         self._launcher = None  # the launcher's address, and as a pointer
         self.answered = None  # a wait `serve` answered and left to Python (ANSWERED), until taken
@@ -113,14 +115,19 @@ class SocketLoop(ServingLoop):
 
     def serve(self, launcher, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session,
               copier: int = 0, quota=None):
-        """As CallRing.serve, on the socket: (got, None), or (HANDED, (identity, first part, more)) for
-        a message Python serves, and (STEP, (identity, first part, False)) for a step begun with the GPU
-        held whose rest is Python's; `more`: its other parts are still on the socket, Python's to
-        receive."""
+        """As CallRing.serve, on the socket: (got, None), or (HANDED, (identity, head, more, kept)) for a
+        message Python serves, and (STEP, (...)) for a step begun with the GPU held whose rest is
+        Python's; `more`: its other parts are still on the socket, Python's to receive; `kept`: the
+        session's head table took its head already (a delta made whole: `head` is the whole head).
+        A delta the table refused comes as (HANDED, (identity, None, why, False)): the session ends."""
         st = self._load(spin_s, next_spin_s, timeout_s, until, session, copier, quota)
         if self._launcher is None or self._launcher[0] != launcher:
             self._launcher = (launcher, ffi.cast("void *", launcher))
-        got = self._lib.rgpu_serve_socket(self._ch, self._launcher[1], st)
+        if session.heads is not self._heads:  # (a table per attach)
+            self._heads = session.heads
+            address = getattr(session.heads, "address", 0)  # (a table in Python: every delta is Python's)
+            self._lib.rgpu_sock_heads(self._ch, ffi.cast("void *", address))
+        got = self._lib.rgpu_serve_socket(self._ch, self._launcher[1], st, HEAD_DELTA_MIN)
         n = st.served
         self.compiled += n
         if got == ANSWERED:
@@ -134,21 +141,38 @@ class SocketLoop(ServingLoop):
         return got, None
 
     def _take(self):
-        """The held message's identity and first part, copied out and let go, and whether parts follow
-        on the socket. The connection's properties (META) are read for an identity not seen before:
-        they are the connection's, the same for every message it sends."""
+        """The held message's identity and head, copied out and let go, and whether parts follow on the
+        socket. The connection's properties (META) are read for an identity not seen before: they are
+        the connection's, the same for every message it sends."""
         o = self._out
-        n = self._lib.rgpu_sock_take(self._ch, o.ident, o.ident_len, o.head, o.more)
+        n = self._lib.rgpu_sock_take(self._ch, o.ident, o.ident_len, o.head, o.more, o.kept, o.refused)
         ident = ffi.unpack(o.ident[0], o.ident_len[0])
+        if o.refused[0] != ffi.NULL:
+            why = ffi.string(o.refused[0]).decode()
+            self._lib.rgpu_sock_release(self._ch)
+            return ident, None, why, False
         head = HeldFrame(ffi.unpack(o.head[0], n) if n else b"")
         if ident != self._meta_of:
             self._meta = {p: ffi.string(v).decode() for p in META
                           if (v := self._lib.rgpu_sock_meta(self._ch, p.encode())) != ffi.NULL}
             self._meta_of = ident
         head.meta = self._meta
-        more = bool(o.more[0])
+        more, kept = bool(o.more[0]), bool(o.kept[0])
         self._lib.rgpu_sock_release(self._ch)
-        return ident, head, more
+        return ident, head, more, kept
+
+    def pulls(self, copier: int) -> list[tuple[int, bytes, bytes | None]]:
+        """The managed pulls of the step the loop answered whose replies are Python's (state.pulls_due),
+        as Launcher.pulls gives them: (seq, digest, data or None where the client has it)."""
+        c = ffi.cast("void *", copier)
+        seq, off, count = ffi.new("uint64_t *"), ffi.new("uint64_t *"), ffi.new("uint64_t *")
+        digest, same = ffi.new("uint8_t[16]"), ffi.new("int *")
+        out = []
+        for i in range(self._lib.rgpu_copier_pull_n(c)):
+            self._lib.rgpu_copier_pull_get(c, i, seq, off, count, digest, same)
+            data = None if same[0] else ffi.buffer(self._late + off[0], count[0])[:]
+            out.append((int(seq[0]), ffi.buffer(digest, 16)[:], data))
+        return out
 
     @property
     def received(self) -> int:

@@ -349,7 +349,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     try:
         while True:
             ring, out, body, from_socket, looped, resume = session.ring, sock, None, True, False, None
-            taken = False  # the message was taken from the socket by the compiled loop (its door)
+            taken = kept = False  # the message was taken from the socket by the compiled loop (its door), its head by its table
             if session.device.queued:  # kernels queued and not yet run: they run while this waits
                 session.device.start_queued()
             if ring is not None and peer is not None and redirect is None:
@@ -410,7 +410,10 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if got == STEP and (resume := _step_taken_over(sock, peer, door, session)) is None:
                     held = None
                 if held is not None:
-                    ident, first, more = held
+                    ident, first, more, kept = held
+                    if first is None:  # a delta the session's table could not make whole (`more`: why)
+                        reason = _refused_head(sock, peer, log, wire.MalformedMessage(more))
+                        break
                     body = [first]
                     while more:  # a message's parts come together: the rest are there
                         part = sock.recv(copy=False)
@@ -468,7 +471,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if redirect is not None:
                     out.send_multipart([ident, redirect.notice])
                     continue
-                if session.heads is not None and from_socket:
+                if session.heads is not None and from_socket and not kept:
                     try:  # a head that came as its differences from an earlier one, whole again
                         body = session.heads.take(body)
                     except wire.MalformedMessage as e:
@@ -835,6 +838,11 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
             if session.shm is not None:  # (across hosts: memsets, allocations and frees, no segment)
                 session.shm.bytes_in += st.shm_in  # as run_shm counts them, and Segment.put
                 session.shm.bytes_out += st.shm_out
+    if st.pulls:  # managed pulls the socket's door answered after steps' waits, as _send_pulls counts them
+        session.calls += st.pulls
+        session.last_seq = st.pull_seq
+        launcher.pulls_served += st.pulls
+        session.bytes_out += st.pull_bytes
     if session.sched is not None:
         session.loop_accounted(st.accounted)
     if got == NOTIFY:
@@ -923,6 +931,10 @@ def _step_taken_over(sock, peer, ring, session) -> int | None:
         _finish_frame_step(sock, peer, ring, session, out)
     else:
         _finish_loop_wait(sock, peer, ring, session, launcher, out)
+        if st.pulls_due:  # (the socket's door) the step's managed pulls, after the wait's reply
+            _send_pulls(ring.replies(sock), peer, session, launcher, ring.pulls(session.device.copier.address))
+        elif st.pulls:
+            session.last_seq = st.pull_seq  # the door answered them after the wait's reply
     _step_ended(session, n, out)
     return None
 
@@ -1167,7 +1179,16 @@ def _step_of(sock, ident, header, session, launcher, with_frames: bool = False) 
         launcher.late_bytes_out += len(data)
         sock.send_multipart([ident, wire.encode_reply(seq, wire.LATE_OUT), data], copy=False)
     _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))
-    for seq, digest, data in launcher.pulls():  # the managed pulls after the wait: api/managed.py's replies
+    _send_pulls(sock, ident, session, launcher, launcher.pulls())
+    # after the replies: the client is not kept waiting for the scheduler's bookkeeping
+    _step_ended(session, n, out)
+    return None
+
+
+def _send_pulls(sock, ident, session, launcher, pulls) -> None:
+    """The managed pulls after a step's wait (`pulls`: (seq, digest, data or None) each), answered after
+    its reply as api/managed.py's replies are, each counted as a call."""
+    for seq, digest, data in pulls:
         session.calls += 1
         session.last_seq = seq
         launcher.pulls_served += 1
@@ -1177,9 +1198,6 @@ def _step_of(sock, ident, header, session, launcher, with_frames: bool = False) 
         else:
             session.bytes_out += len(data)
             sock.send_multipart([ident, head, data], copy=False)
-    # after the replies: the client is not kept waiting for the scheduler's bookkeeping
-    _step_ended(session, n, out)
-    return None
 
 
 def _ran_part(session, out) -> int:

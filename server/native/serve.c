@@ -183,8 +183,13 @@ static int step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint32_t 
     if (!st->answered) return RGPU_SERVE_STEP; /* Python serves the rest, the GPU held */
     if (ch->before_reply && ch->before_reply(ch, st) != 0) return RGPU_SERVE_STEP; /* the reply Python's */
     st->replied = reply_ok(ch, st, w);
+    uint32_t pulls = st->copier ? rgpu_copier_pull_n(st->copier) : 0;
+    if (pulls && (!st->replied || !ch->after_reply || ch->after_reply(ch, st) != 0)) {
+        st->pulls_due = pulls; /* Python answers them after the wait's reply */
+        return RGPU_SERVE_STEP;
+    }
     if (!st->replied || !w->settled) return RGPU_SERVE_STEP;
-    return stepped(st, w, n);
+    return stepped(st, w, n); /* (the pulls, a call each, counted by Python: st->pulls, st->pull_seq) */
 }
 
 /* A step whose last call is a copy through the segment or a memset (rgpu_launcher_shape found `n` calls
@@ -266,7 +271,7 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     st->served = 0, st->calls = 0, st->launches = 0;
     st->replied = 0, st->answered = 0, st->steps = 0;
     st->copies = 0, st->shm_in = 0, st->shm_out = 0, st->mem_n = 0, st->late_bytes = 0;
-    st->frame_step = 0, st->frame_out = 0;
+    st->frame_step = 0, st->frame_out = 0, st->pulls = 0, st->pulls_due = 0, st->pull_bytes = 0;
     double spin = st->spin_s;
     for (;;) {
         double timeout = st->timeout_s;
@@ -315,8 +320,8 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
         } else if ((ch->rewind ? ch->rewind(ch, st) : (void)0),
                    (n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes)) != 0 &&
                    (kind == RGPU_STEP_WAIT || kind == RGPU_STEP_COPY) &&
-                   /* a wait with managed pulls after it: their replies are Python's (worker.py _step_of) */
-                   !(kind == RGPU_STEP_WAIT && ch->before_reply && calls_in(st->copy, st->len) != n + 1)) {
+                   /* a wait with managed pulls after it: their replies follow the wait's (after_reply) */
+                   !(kind == RGPU_STEP_WAIT && !ch->after_reply && calls_in(st->copy, st->len) != n + 1)) {
             int rc = kind == RGPU_STEP_WAIT ? step(ch, l, st, n) : copy_step(ch, l, st, n);
             if (rc) return rc;
         } else if (n != 0 && kind == RGPU_STEP_ASYNC && ch->async_by_shape) {

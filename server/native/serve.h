@@ -84,6 +84,11 @@ typedef struct {
      * Python's unless `replied`; and of the messages served, the bytes such copies sent */
     int frame_step;
     uint64_t frame_len, frame_out;
+    /* out: of the steps served, the managed pulls answered after their waits (rgpuManagedPull, the
+     * socket's) and the bytes of data they sent; _STEP answered: the pulls whose replies are Python's
+     * (the wait's reply was, it carries printf output), still in the copier */
+    uint32_t pulls, pulls_due;
+    uint64_t pull_bytes, pull_seq; /* (pull_seq: the last one's) */
 } rgpu_serve_state;
 
 typedef struct rgpu_chan rgpu_chan;
@@ -102,6 +107,9 @@ struct rgpu_chan {
     /* A step answered, before its reply (NULL: nothing): what goes ahead of it (the socket's: the
      * late copies' data, each a message of its own, as worker.py _step_of sends them). 0, or not sent. */
     int (*before_reply)(rgpu_chan *c, rgpu_serve_state *st);
+    /* A step's reply sent: what follows it (NULL: nothing; the socket's: the managed pulls' replies,
+     * as worker.py _step_of sends them). 0, or not all sent. */
+    int (*after_reply)(rgpu_chan *c, rgpu_serve_state *st);
     /* A reply and one data frame after it (NULL: the door sends none; the socket's). 0 sent. */
     int (*reply_frame)(rgpu_chan *c, const char *msg, size_t len, const void *data, size_t dlen);
 };

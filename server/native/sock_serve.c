@@ -24,6 +24,11 @@
 
 #include "mpack.h"
 #include "rgpu_envelope.h"
+
+typedef struct rgpu_heads rgpu_heads; /* heads.c */
+void rgpu_heads_keep(rgpu_heads *h, const unsigned char *head, uint64_t len);
+const unsigned char *rgpu_heads_apply(rgpu_heads *h, const unsigned char *rec, size_t rec_len,
+                                      const unsigned char *delta, size_t dlen, uint64_t *len, const char **why);
 #include "rgpu_wire.h"
 #include "serve.h"
 
@@ -76,7 +81,17 @@ typedef struct {
     unsigned char peer[256];
     size_t peer_len;
     zmq_msg_t ident, head;
-    int held; /* 0 nothing, 1 the identity, 2 the identity and the first part */
+    zmq_msg_t rec, diff; /* a delta's record and differences */
+    int held; /* 0 nothing, 1 the identity, 2 and the first part, 3 and a delta's record, 4 and its differences */
+    /* the head of the message taken where the session's table took it (a delta made whole, in the
+     * table; a head it keeps, the held part), which Python must not take again; or why a delta was
+     * refused (the session ends) */
+    const unsigned char *whole;
+    uint64_t whole_len;
+    const char *refused;
+    rgpu_heads *heads;  /* the session's table of bases (heads.c), or NULL: no deltas (heads left to Python) */
+    unsigned char *own; /* the state's own copy buffer, and its room */
+    uint64_t own_cap;
     int more; /* the held message has parts after its first, still on the socket */
     uint64_t received; /* messages taken from the socket */
     /* where a step's late copies (OUT_LATER: PyTorch's .item() after a step) are made once its wait
@@ -93,9 +108,12 @@ static double now_s(void) {
 
 void rgpu_sock_release(void *c) {
     sock_chan *s = c;
+    if (s->held >= 4) Z.msg_close(&s->diff);
+    if (s->held >= 3) Z.msg_close(&s->rec);
     if (s->held >= 2) Z.msg_close(&s->head);
     if (s->held >= 1) Z.msg_close(&s->ident);
     s->held = 0, s->more = 0;
+    s->whole = NULL, s->whole_len = 0, s->refused = NULL;
 }
 
 static int readable(sock_chan *s) {
@@ -137,11 +155,43 @@ static int sock_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double t
     s->more = Z.msg_more(&s->head);
     s->received++;
     size_t n = Z.msg_size(&s->head);
-    if (s->more || n == 0 || n >= RGPU_HEAD_DELTA_MIN || Z.msg_size(&s->ident) != s->peer_len ||
-        memcmp(Z.msg_data(&s->ident), s->peer, s->peer_len) != 0)
-        return RGPU_SERVE_HANDED;
-    /* copied: the loop's copy is what it reads, as the ring's */
-    memcpy(st->copy, Z.msg_data(&s->head), n);
+    if (Z.msg_size(&s->ident) != s->peer_len || memcmp(Z.msg_data(&s->ident), s->peer, s->peer_len) != 0)
+        return RGPU_SERVE_HANDED; /* not the session's client: Python's to refuse, or a move's source */
+    const unsigned char *msg = Z.msg_data(&s->head);
+    if (s->heads && n == 0) {
+        /* a head sent as its differences (head_delta.py): its record and differences taken, the head
+         * made whole in the session's table; a message of fewer parts is refused as Python refuses it */
+        if (!s->more || (Z.msg_init(&s->rec), Z.msg_recv(&s->rec, s->sock, ZMQ_DONTWAIT) < 0)) {
+            s->refused = "head_delta: an empty first frame without a record and differences";
+            return RGPU_SERVE_HANDED;
+        }
+        s->held = 3;
+        if (!Z.msg_more(&s->rec) || (Z.msg_init(&s->diff), Z.msg_recv(&s->diff, s->sock, ZMQ_DONTWAIT) < 0)) {
+            s->more = 0;
+            s->refused = "head_delta: an empty first frame without a record and differences";
+            return RGPU_SERVE_HANDED;
+        }
+        s->held = 4;
+        s->more = Z.msg_more(&s->diff);
+        uint64_t whole;
+        const unsigned char *p = rgpu_heads_apply(s->heads, Z.msg_data(&s->rec), Z.msg_size(&s->rec),
+                                                  Z.msg_data(&s->diff), Z.msg_size(&s->diff), &whole, &s->refused);
+        if (!p) return RGPU_SERVE_HANDED;
+        s->whole = p, s->whole_len = whole;
+        msg = p, n = whole;
+    } else if (s->heads && n >= RGPU_HEAD_DELTA_MIN && n <= RGPU_HEAD_DELTA_MAX) {
+        /* a head of a length the table keeps: its slot's base now, as Python's take keeps it */
+        rgpu_heads_keep(s->heads, msg, n);
+        s->whole = msg, s->whole_len = n; /* (the held part: Python's copy of the head comes from it) */
+    }
+    if (s->more || n == 0 || (!s->whole && n >= RGPU_HEAD_DELTA_MIN) || n > UINT32_MAX) return RGPU_SERVE_HANDED;
+    if (n <= s->own_cap) {
+        /* copied: the loop's copy is what it reads, as the ring's */
+        memcpy(s->own, msg, n);
+        st->copy = s->own;
+    } else {
+        st->copy = (unsigned char *)msg; /* the table's base or the held part: nothing writes either meanwhile */
+    }
     st->len = (uint32_t)n;
     st->req_async = 0;
     return 1;
@@ -176,6 +226,37 @@ static int sock_late(rgpu_chan *c, rgpu_serve_state *st) {
     return 0;
 }
 
+/* A step's managed pulls (rgpuManagedPull from another host), made after its late copies once its wait
+ * was answered (rgpu_copier_pull_run): each a reply naming the data's digest, with the data in a frame
+ * unless the client's copy has that digest already, after the wait's reply (worker.py _step_of). */
+static int sock_pulls(rgpu_chan *c, rgpu_serve_state *st) {
+    sock_chan *s = (sock_chan *)c;
+    uint32_t n = st->copier ? rgpu_copier_pull_n(st->copier) : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t seq, off, count;
+        uint8_t digest[16];
+        int same;
+        rgpu_copier_pull_get(st->copier, i, &seq, &off, &count, digest, &same);
+        unsigned char buf[64], outs[24];
+        mp_writer out, o;
+        mp_init_inline(&o, outs, sizeof outs);
+        mp_bin(&o, digest, sizeof digest);
+        mp_init_inline(&out, buf, sizeof buf);
+        rgpu_env_reply reply = {.seq = seq, .outs = (rgpu_env_list){.p = o.buf, .len = o.len, .n = 1}};
+        rgpu_env_write_reply(&out, &reply);
+        int bad = out.oom || o.oom || Z.send(s->sock, s->peer, s->peer_len, ZMQ_SNDMORE) < 0 ||
+                  Z.send(s->sock, out.buf, out.len, same ? 0 : ZMQ_SNDMORE) < 0 ||
+                  (!same && Z.send(s->sock, s->late_buf + off, count, 0) < 0);
+        mp_free(&out);
+        mp_free(&o);
+        if (bad) return -1;
+        st->pulls++;
+        st->pull_seq = seq;
+        if (!same) st->pull_bytes += count;
+    }
+    return 0;
+}
+
 static int sock_reply(rgpu_chan *c, const char *msg, size_t len) {
     sock_chan *s = (sock_chan *)c;
     /* a ROUTER takes or refuses a message at its first part (a peer gone, ROUTER_MANDATORY): the
@@ -198,7 +279,8 @@ void *rgpu_sock_open(void *sock, const unsigned char *peer, size_t peer_len) {
     sock_chan *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->ch.next = sock_next, s->ch.reply = sock_reply, s->ch.async_by_shape = 1;
-    s->ch.rewind = sock_rewind, s->ch.before_reply = sock_late, s->ch.reply_frame = sock_reply_frame;
+    s->ch.rewind = sock_rewind, s->ch.before_reply = sock_late, s->ch.after_reply = sock_pulls;
+    s->ch.reply_frame = sock_reply_frame;
     s->sock = sock;
     memcpy(s->peer, peer, peer_len);
     s->peer_len = peer_len;
@@ -211,18 +293,28 @@ void rgpu_sock_free(void *c) {
     free(c);
 }
 
-/* The held message: its identity (*ident, *ident_len), whether parts follow its first on the socket
- * (*more), and its first part (*head), whose length is returned. */
-size_t rgpu_sock_take(void *c, const char **ident, size_t *ident_len, const char **head, int *more) {
+/* The held message: its identity (*ident, *ident_len), whether parts follow on the socket (*more), whether
+ * the session's table took its head (*kept), why its delta was refused (*refused, else NULL), and its
+ * head (*head: the whole one where a delta was made whole), whose length is returned. */
+size_t rgpu_sock_take(void *c, const char **ident, size_t *ident_len, const char **head, int *more, int *kept,
+                      const char **refused) {
     sock_chan *s = c;
+    *refused = s->refused, *kept = s->whole != NULL, *more = s->more;
     if (s->held < 2) {
-        *ident = *head = NULL, *ident_len = 0, *more = 0;
+        *ident = *head = NULL, *ident_len = 0;
         return 0;
     }
     *ident = Z.msg_data(&s->ident), *ident_len = Z.msg_size(&s->ident);
-    *head = Z.msg_data(&s->head), *more = s->more;
+    if (s->whole) {
+        *head = (const char *)s->whole;
+        return s->whole_len;
+    }
+    *head = Z.msg_data(&s->head);
     return Z.msg_size(&s->head);
 }
+
+/* The session's table of bases (heads.c; NULL: none, every delta and kept head handed to Python). */
+void rgpu_sock_heads(void *c, void *heads) { ((sock_chan *)c)->heads = heads; }
 
 /* A property of the connection the held message came on (zmq_msg_gets: "User-Id", the ZAP handler's
  * word for it, which the worker's checks of a migration's source and of its client read), or NULL. */
@@ -241,10 +333,14 @@ int rgpu_sock_more(void *c) { return ((sock_chan *)c)->more; }
 
 uint64_t rgpu_sock_received(void *c) { return ((sock_chan *)c)->received; }
 
-int rgpu_serve_socket(void *c, rgpu_launcher *l, rgpu_serve_state *st) {
+int rgpu_serve_socket(void *c, rgpu_launcher *l, rgpu_serve_state *st, uint64_t copy_cap) {
     sock_chan *s = c;
+    s->own = st->copy, s->own_cap = copy_cap;
     int got = rgpu_serve_on(&s->ch, l, st);
-    if (st->copier) rgpu_copier_late_buffer(st->copier, NULL, 0); /* as Launcher.end leaves it */
+    st->copy = s->own; /* (a message served from the table's base or the held part pointed it there) */
+    /* as Launcher.end leaves it; but pulls whose replies are Python's are read by Python first (its next
+     * pass over a message sets the buffer again) */
+    if (st->copier && !st->pulls_due) rgpu_copier_late_buffer(st->copier, NULL, 0);
     /* a message the loop began or declined is Python's whole: held, as one it handed over */
     return got == RGPU_SERVE_RING ? RGPU_SERVE_HANDED : got;
 }

@@ -36,7 +36,7 @@ needs_door = pytest.mark.skipif(bool(sock_loop.unavailable()), reason=f"no socke
 
 def _serve(door, timeout_s: float = 5.0):
     """One call of the door with no launcher (NULL): every message is handed over."""
-    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, slot=0)
+    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, slot=0, heads=None)
     return door.serve(0, 0.0, 0.0, timeout_s, 1e12, session)
 
 
@@ -62,7 +62,7 @@ def test_the_door_hands_over_what_it_does_not_serve_as_a_receive_gives_it():
         assert _serve(door, 0.2) == (IDLE, None)
         # the client's message of three parts: its first handed over, the rest left on the socket
         dealer.send_multipart([b"head", b"frame-1", b"frame-2"])
-        got, (ident, first, more) = _serve(door)
+        got, (ident, first, more, kept) = _serve(door)
         assert got == HANDED and ident == b"peer-1" and bytes(first) == b"head" and more
         assert first.buffer.tobytes() == b"head" and first.get("User-Id") == f"client:{client_keys.public.decode()[:8]}"
         assert first.get("Peer-Address") == "127.0.0.1"
@@ -72,15 +72,15 @@ def test_the_door_hands_over_what_it_does_not_serve_as_a_receive_gives_it():
         assert [router.recv() for _ in range(2)] == [b"frame-1", b"frame-2"] and not router.getsockopt(zmq.RCVMORE)
         # a stranger's one-part message, a delta's empty head, a head the head table keeps: handed over
         stranger.send(b"x" * 10)
-        got, (ident, first, more) = _serve(door)
+        got, (ident, first, more, kept) = _serve(door)
         assert (got, ident, bytes(first), more) == (HANDED, b"other", b"x" * 10, False)
         assert first.get("User-Id").startswith("client:")
         dealer.send_multipart([b"", b"record", b"differences"])
-        got, (ident, first, more) = _serve(door)
+        got, (ident, first, more, kept) = _serve(door)
         assert (got, bytes(first), more) == (HANDED, b"", True)
         assert [router.recv() for _ in range(2)] == [b"record", b"differences"]
         dealer.send(b"h" * HEAD_DELTA_MIN)
-        got, (ident, first, more) = _serve(door)
+        got, (ident, first, more, kept) = _serve(door)
         assert (got, len(first), more) == (HANDED, HEAD_DELTA_MIN, False)
         assert door.received == 4 and door.handed == 4 and door.compiled == 0
     finally:
@@ -88,6 +88,55 @@ def test_the_door_hands_over_what_it_does_not_serve_as_a_receive_gives_it():
         for s in (dealer, stranger, router):
             s.close(0)
         zap.stop()
+        ctx.term()
+
+
+@needs_door
+def test_the_door_takes_heads_into_the_sessions_table_as_python_takes_them(tmp_path):
+    """With the session's head table (server/native/heads.c, the one Python's receives use): a head the
+    table keeps is kept by the door, a delta made whole (Python is handed the whole head and told the
+    table took it), the next delta made against that one, and a delta against a base the worker does
+    not hold refused with why, changing nothing."""
+    from rgpu.server.head_delta import HeadTable, NativeHeadTable
+    from tests.support import clib
+    from tests.unit.server.test_head_delta import changed, delta_message
+    lib = clib.log_delta(tmp_path)
+    table = HeadTable()
+    assert isinstance(table, NativeHeadTable)
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    dealer = ctx.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.IDENTITY, b"peer-1")
+    dealer.connect(f"tcp://127.0.0.1:{port}")
+    door = sock_loop.SocketLoop(router, b"peer-1")
+    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, slot=0, heads=table)
+    rng = random.Random(5)
+    try:
+        first = rng.randbytes(20_000)
+        dealer.send(first)
+        got, (_, head, more, kept) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
+        assert (got, bytes(head), more, kept) == (HANDED, first, False, True)
+        assert table.slots[table.lengths.index(20_000)] == first
+        second = changed(rng, first, 20)
+        dealer.send_multipart(delta_message(lib, first, second, [b"frame"]))
+        got, (_, head, more, kept) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
+        assert (got, bytes(head), more, kept) == (HANDED, second, True, True)
+        assert router.recv() == b"frame" and table.deltas == 1
+        third = changed(rng, second, 20)
+        dealer.send_multipart(delta_message(lib, second, third))
+        got, (_, head, more, kept) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
+        assert (bytes(head), more, kept) == (third, False, True) and table.deltas == 2
+        used = table.used
+        other = rng.randbytes(20_000)  # a base of that length the table does not hold
+        dealer.send_multipart(delta_message(lib, other, changed(rng, other, 3)))
+        got, (_, head, why, kept) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
+        assert got == HANDED and head is None and "base is not the head" in why
+        assert table.used == used and table.slots[table.lengths.index(20_000)] == third
+    finally:
+        door.close()
+        for sock in (dealer, router):
+            sock.close(0)
         ctx.term()
 
 
@@ -226,8 +275,11 @@ def test_a_programs_steps_from_another_host_are_the_doors_counted_as_python_coun
     assert on["socket_compiled"] >= steps and off["socket_compiled"] == 0, (on, off)
     assert on["late_bytes_compiled"] == steps * late, on
     assert on["copies_compiled"] >= steps * copies, on
-    for key in ("calls", "messages", "bytes_out", "bytes_in"):
-        assert on[key] == off[key], (key, on, off)
+    assert on["bytes_out"] == off["bytes_out"], (on, off)
+    # the same messages and calls either way; the first server may be sent the module's image too (the
+    # module cache is shared between the servers), a message and a call more
+    assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
+    assert on["calls"] - off["calls"] == on["messages"] - off["messages"], (on, off)
 
 
 def test_a_step_whose_kernel_outlasts_the_doors_poll_is_finished_by_python(daemons):
