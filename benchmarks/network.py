@@ -8,7 +8,7 @@ Each figure stands beside its baseline on the same path in the same run, measure
 transport.ROUNDS). Paths: "veth" is the GPU host's own address, routed by the kernel over the veth pairs
 with no relay (Testbed.routed); "relay D ms" is its front, through the relay adding a D ms round trip.
 - round trips, on veth and at relay round trips of 0.05, 1, 10 and 30 ms: the raw ZeroMQ round trip
-  (bench.c's raw mode against rawserver.py on the GPU host) and rgpu's sync round trip
+  (bench.c's raw mode against its bare C ROUTER, `bench rawserve`, on the GPU host) and rgpu's sync round trip
   (cudaStreamQuery through librgpu; goal: ≤ raw + 20 µs), on veth with a CURVE wire too;
 - bandwidth, H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream the same way
   (netstream.py; goal: ≥ 0.9×): on veth uncapped and capped at 10 Gb/s, through the relay (0.05 ms)
@@ -59,7 +59,7 @@ OUT = HERE / "out"
 RTTS_MS = [0.05, 1, 10, 30]
 MiB = 1 << 20
 COPY = 64 * MiB
-SERVER_PORT, RAW_PORT, STREAM_PORT, NULL_PORT, CURVE_PORT = 7401, 7403, 7404, 7405, 7406
+SERVER_PORT, RAW_PORT, STREAM_PORT, NULL_PORT, CURVE_PORT, CUDA_PORT = 7401, 7403, 7404, 7405, 7406, 7407
 ROWS: list[dict] = []
 ROOT = HERE.parent
 WORKLOADS = ROOT / "tests" / "e2e" / "torch_workloads.py"
@@ -68,13 +68,20 @@ STEPS = {"cnn": "CNN training step", "transformer": "transformer training step",
          "decode_graph": "decode loop in a CUDA graph, a token a step"}
 
 
+def _door() -> dict:
+    """RGPU_SERVE_SOCKET for the cuda servers, where this run sets it (0: the socket's door shut, every
+    message Python's: comparisons); the bed's servers are otherwise given no RGPU_ setting of this
+    process."""
+    return {"RGPU_SERVE_SOCKET": os.environ["RGPU_SERVE_SOCKET"]} if "RGPU_SERVE_SOCKET" in os.environ else {}
+
+
 class NetBench:
     def __init__(self, bed: testbed.Testbed, daemons: DaemonSet, tmp: Path):
         self.bed, self.exe = bed, build_harness()
         self.pool = BedPool(bed, daemons, tmp, controller=False)
         # a plain wire, as the raw baselines are plain (direct mode is CURVE unless asked)
         self.pool.add_server("gpu1", SERVER_PORT, "--log-level", "warning", "--wire", "plain", pool=False)
-        self.raw = bed.popen("gpu1", [sys.executable, str(HERE / "rawserver.py"), f"tcp://0.0.0.0:{RAW_PORT}"],
+        self.raw = bed.popen("gpu1", [str(self.exe), "rawserve", f"tcp://0.0.0.0:{RAW_PORT}"],
                              stdout=subprocess.PIPE, text=True)
         assert self.raw.stdout.readline().strip() == f"tcp://0.0.0.0:{RAW_PORT}"
         self.stream = bed.popen("gpu1", [sys.executable, str(HERE / "netstream.py"), "serve", str(STREAM_PORT)],
@@ -82,6 +89,7 @@ class NetBench:
         assert self.stream.stdout.readline().strip() == "ready"
         self.trainer = None
         self.curve_key = None  # the CURVE server's public key (hex), once test_bandwidth_curve started it
+        self.cuda_on = False  # the null-driver cuda server on gpu1 (cuda_server)
         self.path = "relay"
 
     def curve_server(self) -> None:
@@ -90,6 +98,17 @@ class NetBench:
         if self.curve_key is None:
             url = self.pool.add_server("gpu1", CURVE_PORT, "--log-level", "warning", pool=False)
             self.curve_key = url.rsplit("@", 1)[1]
+
+    def cuda_server(self) -> None:
+        """A cuda-backend server on gpu1 over the null driver, plain wire (started at first use): the
+        backend users deploy, whose worker's compiled serving loop answers a client across the network
+        on the session's socket (server/sock_loop.py), where the software GPU's worker is Python's."""
+        if not self.cuda_on:
+            from benchmarks.native import run as native
+            self.pool.add_server("gpu1", CUDA_PORT, "--log-level", "warning", "--wire", "plain", pool=False,
+                                 device="cuda", env={**self.pool.env, "RGPU_LIBCUDA": str(native.null_driver()),
+                                                     **_door()})
+            self.cuda_on = True
 
     def via(self, path: str) -> None:
         """"relay": to gpu1's front, through the relay (its round trip); "veth": to gpu1's own address,
@@ -110,7 +129,7 @@ class NetBench:
             python = torchenv.python()
             url = self.pool.add_server("gpu2", NULL_PORT, "--log-level", "warning", "--wire", "plain", pool=False,
                                        device="cuda",
-                                       env={**self.pool.env, "RGPU_LIBCUDA": str(native.null_driver())})
+                                       env={**self.pool.env, "RGPU_LIBCUDA": str(native.null_driver()), **_door()})
             self.trainer = self.bed.popen("cpu", [sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
                                                   str(python), str(WORKLOADS), *STEPS, "--serve", "--warmup", "3"],
                                           env=self.pool.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -145,8 +164,9 @@ class NetBench:
             raise RuntimeError(f"{' '.join(map(str, argv))} failed ({p.returncode}):\n{p.stderr[-2000:]}")
         return json.loads(p.stdout.strip().splitlines()[-1])
 
-    def rgpu(self, *args, curve: bool = False, env: dict | None = None) -> dict:
-        server = f"tcp://{self.gpu1}:{CURVE_PORT}@{self.curve_key}" if curve else f"tcp://{self.gpu1}:{SERVER_PORT}"
+    def rgpu(self, *args, curve: bool = False, cuda: bool = False, env: dict | None = None) -> dict:
+        server = f"tcp://{self.gpu1}:{CURVE_PORT}@{self.curve_key}" if curve else \
+            f"tcp://{self.gpu1}:{CUDA_PORT if cuda else SERVER_PORT}"
         env = {**self.pool.env, "RGPU_SERVER": server, "LD_LIBRARY_PATH": str(libdir()), **(env or {})}
         return self._run([str(self.exe), "rgpu", *map(str, args)], env)
 
@@ -187,12 +207,22 @@ def test_sync_round_trip(benchmark, net, rtt_ms):
     if rtt_ms != "veth":
         net.bed.rtt(rtt_ms)
     n = round_trips(0.05 if rtt_ms == "veth" else rtt_ms)
-    got = alternately(benchmark, {"rgpu": lambda: net.rgpu("sync", n), "raw": lambda: net.raw_zmq("sync", n)}, "us")
+    runs = {"rgpu": lambda: net.rgpu("sync", n), "raw": lambda: net.raw_zmq("sync", n)}
+    if rtt_ms == "veth":  # and the cuda backend's (null driver): its compiled loop answers on the socket
+        net.cuda_server()
+        runs["cuda"] = lambda: net.rgpu("sync", n, cuda=True)
+        runs["cuda_launch"] = lambda: net.rgpu("launch_sync", n, cuda=True)
+    got = alternately(benchmark, runs, "us")
     if rtt_ms != "veth":
         RAW_AT[rtt_ms] = got["raw"] / 1e3
     _row(benchmark, kind="round trip", rtt_ms=rtt_ms, figure="sync round trip (cudaStreamQuery)",
          rgpu=got["rgpu"], raw=got["raw"], unit="µs", baseline="raw ZeroMQ round trip",
          over_raw_us=round(got["rgpu"] - got["raw"], 1))
+    if rtt_ms == "veth":
+        for key, what in (("cuda", "sync round trip (cudaStreamQuery)"), ("cuda_launch", "launch + synchronize")):
+            _row(benchmark, kind="round trip", rtt_ms=rtt_ms, figure=f"{what}, cuda backend (null driver)",
+                 rgpu=got[key], raw=got["raw"], unit="µs", baseline="raw ZeroMQ round trip",
+                 over_raw_us=round(got[key] - got["raw"], 1))
 
 
 def test_sync_round_trip_curve(benchmark, net):

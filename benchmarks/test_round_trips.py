@@ -2,7 +2,7 @@
 tests/e2e/torch_workloads.py through `rgpu run` on a `--device cuda` server over benchmarks/native/nulldriver.c
 (no kernel runs: what is timed is PyTorch on the CPU plus rgpu's own path), with its blocking round trips
 per step from the client library's counters, beside the raw transport's round trip (benchmarks/harness,
-bare libzmq against benchmarks/rawserver.py) and rgpu's own sync round trip to the same server
+bare libzmq against the harness's bare C ROUTER, `bench rawserve`) and rgpu's own sync round trip to the same server
 (cudaStreamQuery through the harness), measured in the same run, alternately, best of transport.ROUNDS.
 
 A step's time across a network is about its time here plus its round trips times the network's round
@@ -39,8 +39,8 @@ def bed():
     """(null-driver server URL, raw server URL, harness)."""
     with DaemonSet() as daemons:
         url, _ = start_null_server(daemons, "--log-level", "warning")
-        raw = subprocess.Popen([sys.executable, str(HERE / "rawserver.py"), "tcp://127.0.0.1:*"],
-                               stdout=subprocess.PIPE, text=True)
+        raw = subprocess.Popen([str(build_harness()), "rawserve", "tcp://127.0.0.1:*"], stdout=subprocess.PIPE,
+                               text=True)
         try:
             yield url, raw.stdout.readline().strip(), build_harness()
         finally:

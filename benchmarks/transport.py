@@ -1,7 +1,7 @@
 """Measuring rgpu's data path beside the bare transport, in the same run and the same process model.
 
 Both sides of every ratio are a C client (benchmarks/harness/bench.c: through librgpu, or through
-bare libzmq) talking to a Python ROUTER (rgpu-server's session worker, or benchmarks/rawserver.py).
+bare libzmq) talking to rgpu-server's session worker, or to the harness's own bare C ROUTER (`bench rawserve`).
 rgpu and raw runs alternate and each figure is the best of ROUNDS, so load from other processes on
 the machine hurts both sides alike instead of whichever ran during it."""
 from __future__ import annotations
@@ -122,8 +122,7 @@ class Bench:
                        "--sim-memory", "1GiB", "--log-level", "warning"], ready=lambda: ping(url),
                       deadline_s=30, env=env)
         self.url = url
-        self.raw = subprocess.Popen([sys.executable, str(HERE / "rawserver.py"), raw_bind],
-                                    stdout=subprocess.PIPE, text=True)
+        self.raw = subprocess.Popen([str(build_harness()), "rawserve", raw_bind], stdout=subprocess.PIPE, text=True)
         self.raw_url = self.raw.stdout.readline().strip()
 
     def close(self):

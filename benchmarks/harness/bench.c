@@ -1,6 +1,7 @@
 /* The benchmark client: the same loops through librgpu (CUDA calls, as an application makes them)
- * and through raw libzmq (a DEALER to benchmarks/rawserver.py), so both sides of every ratio share
- * one process model: a C client and a Python ROUTER server.
+ * and through raw libzmq (a DEALER to `bench rawserve`, a bare C ROUTER: the machine's ZeroMQ round
+ * trip, the baseline every raw ratio is against; rgpu's worker answers the hot calls from its
+ * compiled serving loop, so a Python echo would flatter it).
  *
  *   bench rgpu sync N            N x cudaStreamQuery(0)            -> {"us": per round trip}
  *   bench rgpu ssync N           N x cudaStreamSynchronize(0)      -> {"us": per round trip}
@@ -29,6 +30,7 @@
  *   bench rgpu h2d|d2h BYTES N   N x cudaMemcpy of BYTES            -> {"gbps": GB/s}
  *   bench rgpu h2d_pinned|d2h_pinned BYTES N   the same from/to cudaMallocHost memory
  *   bench raw URL sync|async N / h2d|d2h BYTES N                    the same over bare ZeroMQ
+ *   bench rawserve BIND_URL      the raw server: prints its endpoint, then serves until a 'q'
  * Prints one JSON object. Timings are CLOCK_MONOTONIC around the loop, after one warm-up. */
 #include <sched.h>
 #include <stdint.h>
@@ -326,7 +328,79 @@ static int run_raw(int argc, char **argv) {
     return 0;
 }
 
+/* The raw server: a ROUTER with the session worker's options and nothing else. Frame 0 is an op letter
+ * and a little-endian u64: 's' reply now, 'a' no reply, 'h' (a bulk frame follows) reply now, 'd' reply
+ * with that many bytes (zero-copy, as the worker sends its data), 'q' quit. It receives and replies as
+ * the worker does (the identity, then the parts; a reply without data as two sends) and polls for the
+ * next message, yielding, for the worker's default --spin-us (200 us) before it blocks. */
+static void no_free(void *data, void *hint) { (void)data, (void)hint; }
+
+static int run_rawserve(const char *bind) {
+    void *ctx = zmq_ctx_new();
+    void *sock = zmq_socket(ctx, ZMQ_ROUTER);
+    int zero = 0;
+    zmq_setsockopt(sock, ZMQ_SNDHWM, &zero, sizeof zero);
+    zmq_setsockopt(sock, ZMQ_RCVHWM, &zero, sizeof zero);
+    if (zmq_bind(sock, bind) != 0) {
+        fprintf(stderr, "bind %s: %s\n", bind, zmq_strerror(zmq_errno()));
+        return 1;
+    }
+    char endpoint[256];
+    size_t elen = sizeof endpoint;
+    zmq_getsockopt(sock, ZMQ_LAST_ENDPOINT, endpoint, &elen);
+    printf("%s\n", endpoint);
+    fflush(stdout);
+    unsigned char *payload = NULL;
+    uint64_t have = 0;
+    for (;;) {
+        double until = now() + 200e-6;
+        int ev = 0;
+        size_t evlen = sizeof ev;
+        while (zmq_getsockopt(sock, ZMQ_EVENTS, &ev, &evlen) == 0 && !(ev & ZMQ_POLLIN) && now() < until)
+            sched_yield();
+        zmq_msg_t ident, part;
+        zmq_msg_init(&ident);
+        zmq_msg_init(&part);
+        if (zmq_msg_recv(&ident, sock, 0) < 0 || zmq_msg_recv(&part, sock, 0) < 0) return 1;
+        unsigned char hdr[9] = {0};
+        memcpy(hdr, zmq_msg_data(&part), zmq_msg_size(&part) < 9 ? zmq_msg_size(&part) : 9);
+        while (zmq_msg_more(&part)) { /* the bulk frame of 'h' */
+            zmq_msg_close(&part);
+            zmq_msg_init(&part);
+            zmq_msg_recv(&part, sock, 0);
+        }
+        zmq_msg_close(&part);
+        char op = (char)hdr[0];
+        if (op == 'a' || op == 'q') {
+            zmq_msg_close(&ident);
+            if (op == 'q') break;
+            continue;
+        }
+        zmq_msg_send(&ident, sock, ZMQ_SNDMORE);
+        if (op == 'd') {
+            uint64_t size;
+            memcpy(&size, hdr + 1, 8);
+            if (size != have) {
+                free(payload);
+                payload = calloc(1, size ? size : 1);
+                have = size;
+            }
+            zmq_send(sock, "ok", 2, ZMQ_SNDMORE);
+            zmq_msg_t data;
+            zmq_msg_init_data(&data, payload, size, no_free, NULL);
+            zmq_msg_send(&data, sock, 0);
+        } else {
+            zmq_send(sock, "ok", 2, 0);
+        }
+    }
+    zmq_close(sock);
+    zmq_ctx_term(ctx);
+    free(payload);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 3 && !strcmp(argv[1], "rawserve")) return run_rawserve(argv[2]);
     if (argc >= 4 && !strcmp(argv[1], "rgpu")) return run_rgpu(argc, argv);
     if (argc >= 5 && !strcmp(argv[1], "raw")) return run_raw(argc, argv);
     fprintf(stderr, "usage: bench rgpu sync|async|launch N | rgpu h2d|d2h BYTES N | raw URL ...\n");

@@ -5,7 +5,7 @@ them in one thread (RGPU_COPY_THREADS=1, against its default), and on a GPU with
 server that launches kernels through Python instead of the cuda backend's compiled loop
 (RGPU_FAST_LAUNCH=0), and with both ends blocking for their replies and messages at once
 (RGPU_SPIN_US=0, --spin-us 0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
-against benchmarks/rawserver.py), so every ratio compares figures taken minutes apart on one machine.
+against the harness's bare C ROUTER, `bench rawserve`), so every ratio compares figures taken minutes apart on one machine.
 
     .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim|null] [--rows a,b] [--rounds N]
                                               [--profile PREFIX] [--no-raw] [--baseline LIBDIR]
@@ -113,15 +113,15 @@ def native_env() -> dict:
 
 
 class RawTransport:
-    """The bare transport on TCP loopback (benchmarks/rawserver.py and the harness's raw mode):
+    """The bare transport on TCP loopback (the harness's raw server, `bench rawserve`, and its raw mode):
     round trip (µs), one-way message rate (k/s), and bandwidth each way (GB/s) at the copies' size:
     what rgpu's copies without shared memory (the path across hosts) are set against."""
 
     def __init__(self):
         from benchmarks.transport import build_harness
         self.exe = build_harness()
-        self.server = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "rawserver.py"),
-                                        "tcp://127.0.0.1:*"], stdout=subprocess.PIPE, text=True)
+        self.server = subprocess.Popen([str(self.exe), "rawserve", "tcp://127.0.0.1:*"], stdout=subprocess.PIPE,
+                                       text=True)
         self.url = self.server.stdout.readline().strip()
 
     def _once(self, *args) -> dict:
