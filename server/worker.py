@@ -349,7 +349,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     try:
         while True:
             ring, out, body, from_socket, looped, resume = session.ring, sock, None, True, False, None
-            taken = kept = False  # the message was taken from the socket by the compiled loop (its door), its head by its table
+            # the message was taken from the socket by the compiled loop (its door); its head by its table
+            taken = kept = False
             if session.device.queued:  # kernels queued and not yet run: they run while this waits
                 session.device.start_queued()
             if ring is not None and peer is not None and redirect is None:
@@ -816,9 +817,10 @@ def _loop_may_serve(session) -> bool:
 
 def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
     """Adds what the compiled loop served (ring.serve, or its door on the socket: sock_loop.py) to the
-    session's counts, as the dispatcher, _answer_wait and Session.stepped count each call; finishes a wait it answered whose reply or
-    accounting is Python's (ANSWERED), as _serve's wait_alone path does, and wakes the sessions
-    waiting for the GPU a step gave back (NOTIFY). True when it served anything."""
+    session's counts, as the dispatcher, _answer_wait and Session.stepped count each call; finishes a
+    wait it answered whose reply or accounting is Python's (ANSWERED), as _serve's wait_alone path
+    does, and wakes the sessions waiting for the GPU a step gave back (NOTIFY). True when it served
+    anything."""
     st = ring.state
     n = st.served
     if st.late_bytes:  # late copies' data the socket's door sent ahead of steps' replies, as _step_of counts it

@@ -5,7 +5,7 @@ them in one thread (RGPU_COPY_THREADS=1, against its default), and on a GPU with
 server that launches kernels through Python instead of the cuda backend's compiled loop
 (RGPU_FAST_LAUNCH=0), and with both ends blocking for their replies and messages at once
 (RGPU_SPIN_US=0, --spin-us 0) — beside the raw transport's round trip and one-way message rate (benchmarks/harness,
-against the harness's bare C ROUTER, `bench rawserve`), so every ratio compares figures taken minutes apart on one machine.
+against its bare C ROUTER, `bench rawserve`), so every ratio compares figures taken minutes apart on one machine.
 
     .venv/bin/python -m benchmarks.native.run [--device auto|cuda|sim|null] [--rows a,b] [--rounds N]
                                               [--profile PREFIX] [--no-raw] [--baseline LIBDIR]
