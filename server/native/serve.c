@@ -75,13 +75,6 @@ int rgpu_sched_take(rgpu_sched *s);
 int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
 int rgpu_sched_contended(rgpu_sched *s);
 
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* The reply to a wait the launcher answered, on the ring, unless it must carry printf output (output in
  * the pipe, or already drained into Python's buffer; -1: no capture, or a pipe that cannot say, which
  * Python looks at): 1 sent, 0 Python's. */
@@ -277,7 +270,7 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
         double timeout = st->timeout_s;
         if (st->served) {
             if (st->mem_n + RGPU_PLACE_MAX + 1 > MEM_LOG) return RGPU_SERVE_YIELD; /* Python's tables first */
-            double left = st->until - now_s();
+            double left = st->until - rgpu_now_s();
             if (left <= 0) return RGPU_SERVE_YIELD;
             if (left < timeout) timeout = left;
         }

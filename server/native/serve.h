@@ -5,6 +5,7 @@
 #define RGPU_SERVE_H
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../backends/cuda/native/launcher.h"
 
@@ -115,5 +116,12 @@ struct rgpu_chan {
 };
 
 int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st);
+
+/* CLOCK_MONOTONIC seconds: the loop's deadlines (`until`, time.monotonic's clock) and its spins. */
+static inline double rgpu_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 #endif

@@ -100,12 +100,6 @@ typedef struct {
     uint64_t late_cap;
 } sock_chan;
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void rgpu_sock_release(void *c) {
     sock_chan *s = c;
     if (s->held >= 4) Z.msg_close(&s->diff);
@@ -129,8 +123,8 @@ static int sock_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double t
     rgpu_sock_release(s);
     if (!readable(s)) {
         if (spin_s > 0) {
-            double until = now_s() + spin_s;
-            while (!readable(s) && now_s() < until) sched_yield();
+            double until = rgpu_now_s() + spin_s;
+            while (!readable(s) && rgpu_now_s() < until) sched_yield();
         }
         if (!readable(s)) {
             zmq_pollitem_t it = {.socket = s->sock, .events = ZMQ_POLLIN};
