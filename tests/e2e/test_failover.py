@@ -413,6 +413,23 @@ def test_a_program_whose_objects_live_in_the_worker_fails_over_with_them(pool, c
     assert "from its checkpoint" in err, err
 
 
+def test_a_variable_address_the_program_was_handed_is_in_a_checkpoint_before_its_server_can_be_lost(pool, cuda_program):  # noqa: F811
+    """migrate_copies `address` asks for a module variable's address (cudaGetSymbolAddress) and uses it
+    every iteration. The other server's driver places the variable elsewhere (on the null driver, as on
+    a GPU), so a replay of that call answers another address and a recovery from before it is refused.
+    With an interval far longer than the run, the one checkpoint is the one the handed address asks for
+    at the next sync point (failover.c, handed_new): the kill at iteration 6 resumes from it, where the
+    server keeps the address the program holds (aliases.py), and the program ends as a run left alone."""
+    exe = cuda_program("migrate_copies")
+    base = pool.run("--mem", "128MiB", "--", str(exe), "16", "0", "address")
+    assert base.returncode == 0 and " OK" in base.stdout, base.stdout + base.stderr
+    proc = start(pool, exe, "16", "150", "address", interval="3600")
+    out, err = kill_its_server_at(pool, proc, 6)
+    assert proc.returncode == 0, out + err[-4000:]
+    assert out.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1], (out, err[-4000:])
+    assert "from its checkpoint" in err, err[-4000:]
+
+
 def test_a_server_killed_while_large_copies_move_in_pieces_is_failed_over(pool, cuda_program):  # noqa: F811
     """Across hosts a copy of 4 MiB or more moves in pieces, a message each (copy_pieces.c): here 8 MiB
     written and read back, step after step with no pause, so the program spends nearly all its time in

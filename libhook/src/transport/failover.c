@@ -96,6 +96,16 @@ typedef struct {
  * at the budget's pace) where the bytes allow hundreds. */
 #define MAX_IMAGES 256
 
+/* A module variable's address the program was handed (cuModuleGetGlobal: cudaGetSymbolAddress, cuBLASLt's
+ * deviceConstants) is the driver's placement, which another server's driver does not repeat: replayed
+ * there, the call answers another address and the recovery is refused. The server keeps a handed address
+ * across a restore (server/backends/cuda/aliases.py), so one handed before the last checkpoint is
+ * answered again as the program saw it. A new one asks for a checkpoint at the next sync point, whatever
+ * the interval and budget: the log then never holds its first answer for longer than that. Answers are
+ * remembered by digest, so a program asking for the same variable every step asks for no more
+ * checkpoints; past HANDED_MAX distinct ones the oldest is forgotten (asked again: one more checkpoint). */
+#define HANDED_MAX 64
+
 struct rgpu_failover {
     zmq_msg_t images[MAX_IMAGES]; /* the last checkpoint: a whole image and the deltas since (replies' bulk frames) */
     int nimages;
@@ -116,6 +126,9 @@ struct rgpu_failover {
     uint8_t *scratch; /* a delta being encoded */
     size_t scratchcap;
     size_t heads, delta_heads; /* since the checkpoint: heads of DELTA_MIN bytes or more, and those kept as deltas */
+    uint64_t handed[HANDED_MAX]; /* the answers of cuModuleGetGlobal the program was given (head digests) */
+    unsigned nhanded;
+    int handed_new; /* one of them first given since the checkpoint: the next sync point takes one */
 };
 
 static double now_s(void) {
@@ -213,7 +226,15 @@ void rgpu_fo_seen(rgpu_session *s, uint64_t seq, const rgpu_env_reply *rep, stru
     if (streamed && c->shm_dst) rgpu_dig_add(&d, c->shm_dst, streamed);
     for (int i = 0; i < c->nout_bulk; i++)
         rgpu_dig_add(&d, zmq_msg_data((zmq_msg_t *)c->out_bulk[i]), zmq_msg_size((zmq_msg_t *)c->out_bulk[i]));
-    add_seen(f, (fo_seen){seq, head_digest(rep), rgpu_dig_end(&d), 0, c->name});
+    uint64_t h = head_digest(rep);
+    add_seen(f, (fo_seen){seq, h, rgpu_dig_end(&d), 0, c->name});
+    if (c->id == RGPU_ID_cuModuleGetGlobal_v2 && rep->result == 0) {
+        unsigned n = f->nhanded < HANDED_MAX ? f->nhanded : HANDED_MAX;
+        for (unsigned i = 0; i < n; i++)
+            if (f->handed[i] == h) return;
+        f->handed[f->nhanded++ % HANDED_MAX] = h;
+        f->handed_new = 1;
+    }
 }
 
 static int (*late_known)(const void *data, size_t n, uint64_t *dig);
@@ -449,6 +470,7 @@ int rgpu_fo_wants_delta(rgpu_session *s) {
 void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double took_s) {
     struct rgpu_failover *f = s->fo;
     f->last_ckpt = now_s(); /* a refused one too: it is asked again after the interval, not at every call */
+    f->handed_new = 0;
     int delta = 0;
     size_t now = 0;
     if (rc == 0 && c->nout_bulk == 1) {
@@ -492,7 +514,8 @@ void rgpu_fo_checkpointed(rgpu_session *s, struct rgpu_call *c, int rc, double t
 
 int rgpu_fo_due(rgpu_session *s) {
     return s->fo && s->state == 1 &&
-           (now_s() - s->fo->last_ckpt >= s->fo->gap || (s->fo->logbytes > LOG_MAX_BYTES && !s->fo->refused));
+           (now_s() - s->fo->last_ckpt >= s->fo->gap || (s->fo->handed_new && !s->fo->refused) ||
+            (s->fo->logbytes > LOG_MAX_BYTES && !s->fo->refused));
 }
 
 /* Sends one message of a single call record (seq, id, sync) and nbulk bulk frames. */
