@@ -88,6 +88,9 @@ typedef struct {
     uint64_t frame_len, frame_out;
     uint32_t pulls, pulls_due;
     uint64_t pull_bytes, pull_seq;
+    int parts;
+    uint32_t piece_msgs, frame_pieces;
+    uint64_t frame_bytes_in;
 } rgpu_serve_state;
 uint32_t rgpu_copier_pull_n(const void *c);
 void rgpu_copier_pull_get(const void *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count, uint8_t *digest,
@@ -104,6 +107,9 @@ int rgpu_sock_more(void *c);
 void rgpu_sock_late_buffer(void *c, unsigned char *buf, uint64_t cap);
 const char *rgpu_sock_meta(void *c, const char *property);
 uint64_t rgpu_sock_received(void *c);
+int rgpu_sock_frames(void *c, int on, const unsigned char *chan, size_t len);
+uint32_t rgpu_sock_nframes(void *c);
+size_t rgpu_sock_frame(void *c, uint32_t i, const char **data);
 int rgpu_serve_socket(void *c, void *launcher, rgpu_serve_state *st, uint64_t copy_cap);
 """
 ffi = cffi.FFI()

@@ -104,9 +104,11 @@ class SocketLoop(ServingLoop):
         self._heads = None  # the session's table of bases the door takes heads into (head_delta.py)
         self._meta, self._meta_of = {}, None  # the last identity's connection properties
         self._launcher = None  # the launcher's address, and as a pointer
+        self._frames = None  # the bulk channel's name the door was given (rgpu_sock_frames), as last set
         self.answered = None  # a wait `serve` answered and left to Python (ANSWERED), until taken
         self.compiled = 0  # messages served without entering Python (logs, tests)
         self.handed = 0    # messages handed to Python
+        self.pieces = 0    # of those served, pieces of large H2D copies alone (logs, tests)
 
     def close(self) -> None:
         if self._ch is not None:
@@ -115,11 +117,12 @@ class SocketLoop(ServingLoop):
 
     def serve(self, launcher, spin_s: float, next_spin_s: float, timeout_s: float, until: float, session,
               copier: int = 0, quota=None):
-        """As CallRing.serve, on the socket: (got, None), or (HANDED, (identity, head, more, kept)) for a
-        message Python serves, and (STEP, (...)) for a step begun with the GPU held whose rest is
+        """As CallRing.serve, on the socket: (got, None), or (HANDED, (identity, head, more, kept, taken))
+        for a message Python serves, and (STEP, (...)) for a step begun with the GPU held whose rest is
         Python's; `more`: its other parts are still on the socket, Python's to receive; `kept`: the
-        session's head table took its head already (a delta made whole: `head` is the whole head).
-        A delta the table refused comes as (HANDED, (identity, None, why, False)): the session ends."""
+        session's head table took its head already (a delta made whole: `head` is the whole head);
+        `taken`: the data frames the door took after the head, before those still on the socket.
+        A delta the table refused comes as (HANDED, (identity, None, why, False, ())): the session ends."""
         st = self._load(spin_s, next_spin_s, timeout_s, until, session, copier, quota)
         if self._launcher is None or self._launcher[0] != launcher:
             self._launcher = (launcher, ffi.cast("void *", launcher))
@@ -127,9 +130,15 @@ class SocketLoop(ServingLoop):
             self._heads = session.heads
             address = getattr(session.heads, "address", 0)  # (a table in Python: every delta is Python's)
             self._lib.rgpu_sock_heads(self._ch, ffi.cast("void *", address))
+        # data frames the door may take, but a bulk channel's sealed records (bulk.py placeholder)
+        channel = session.bulk.channel if session.bulk is not None else b""
+        if channel != self._frames:
+            self._frames = channel
+            self._lib.rgpu_sock_frames(self._ch, 1, channel, len(channel))
         got = self._lib.rgpu_serve_socket(self._ch, self._launcher[1], st, HEAD_DELTA_MIN)
         n = st.served
         self.compiled += n
+        self.pieces += st.piece_msgs
         if got == ANSWERED:
             self.compiled += st.replied
             self.answered = st.wait
@@ -150,7 +159,7 @@ class SocketLoop(ServingLoop):
         if o.refused[0] != ffi.NULL:
             why = ffi.string(o.refused[0]).decode()
             self._lib.rgpu_sock_release(self._ch)
-            return ident, None, why, False
+            return ident, None, why, False, ()
         head = HeldFrame(ffi.unpack(o.head[0], n) if n else b"")
         if ident != self._meta_of:
             self._meta = {p: ffi.string(v).decode() for p in META
@@ -158,8 +167,14 @@ class SocketLoop(ServingLoop):
             self._meta_of = ident
         head.meta = self._meta
         more, kept = bool(o.more[0]), bool(o.kept[0])
+        # data frames taken and then not served whole: a piece the loop could not run, a message it
+        # declined or began (Python finishes it), a malformed one; copied, as the door lets them go here
+        taken = []
+        for i in range(self._lib.rgpu_sock_nframes(self._ch)):
+            n = self._lib.rgpu_sock_frame(self._ch, i, o.head)
+            taken.append(zmq.Frame(ffi.buffer(o.head[0], n)[:] if n else b""))
         self._lib.rgpu_sock_release(self._ch)
-        return ident, head, more, kept
+        return ident, head, more, kept, taken
 
     def pulls(self, copier: int) -> list[tuple[int, bytes, bytes | None]]:
         """The managed pulls of the step the loop answered whose replies are Python's (state.pulls_due),

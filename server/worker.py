@@ -411,11 +411,11 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 if got == STEP and (resume := _step_taken_over(sock, peer, door, session)) is None:
                     held = None
                 if held is not None:
-                    ident, first, more, kept = held
+                    ident, first, more, kept, taken = held
                     if first is None:  # a delta the session's table could not make whole (`more`: why)
                         reason = _refused_head(sock, peer, log, wire.MalformedMessage(more))
                         break
-                    body = [first]
+                    body = [first, *taken]
                     while more:  # a message's parts come together: the rest are there
                         part = sock.recv(copy=False)
                         body.append(part)
@@ -569,6 +569,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  ring_to_python=session.ring.handed if session.ring is not None else 0,
                  socket_compiled=door.compiled if door is not None else 0,
                  socket_to_python=door.handed if door is not None else 0,
+                 socket_pieces=door.pieces if door is not None else 0,
                  launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
                  waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
                  copies_compiled=session.device.launcher.copies if session.device.launcher is not None else 0,
@@ -832,7 +833,7 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
         session.messages += n
         session.last_seq = st.last_seq
         session.face = "runtime" if st.runtime else "driver"
-        launcher.waits += n - st.copies - st.batches
+        launcher.waits += n - st.copies - st.batches - st.piece_msgs
         launcher.batches += st.batches
         launcher.served += st.launches
         if st.copies:
@@ -840,6 +841,11 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
             if session.shm is not None:  # (across hosts: memsets, allocations and frees, no segment)
                 session.shm.bytes_in += st.shm_in  # as run_shm counts them, and Segment.put
                 session.shm.bytes_out += st.shm_out
+    if st.frame_bytes_in:  # data frames the socket's door copied to the device, as _step and launcher.piece count them
+        session.pieces_in += st.frame_pieces
+        session.bytes_in += st.frame_bytes_in
+        launcher.pieces_in += st.frame_pieces
+        launcher.frame_bytes_in += st.frame_bytes_in
     if st.pulls:  # managed pulls the socket's door answered after steps' waits, as _send_pulls counts them
         session.calls += st.pulls
         session.last_seq = st.pull_seq

@@ -259,12 +259,61 @@ static int async_run(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint
     return stepped(st, w, n - 1); /* count() adds the message's last call */
 }
 
+/* The most data frames a message the loop serves may have (a step's DataLoader batch, input and
+ * labels, copied without blocking: one each; a full batch of async calls: a few). */
+#define DOOR_FRAMES 16
+
+/* A message that is one piece of a large H2D copy (PIECE_IN, a frame of the copy's data:
+ * server/pieces.py), copied from its frame as worker.py _serve's launcher.piece copies it, with no
+ * reply (a piece has none) and the message's settle. Behind work still running it is Python's before
+ * its frame is taken (Python waits for the device without going deaf). 0: served; else the code
+ * (RGPU_SERVE_COPIED: its settle or charge Python's, st->copied saying there is no reply). */
+static int piece(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
+    rgpu_launch_run *w = &st->wait;
+    uint64_t n, seq;
+    int runtime;
+    if (!rgpu_launcher_idle(l)) return RGPU_SERVE_RING;
+    if (ch->take_frames(ch, 1) != 0) return RGPU_SERVE_RING; /* a frame after it: malformed, Python's */
+    const void *data = ch->frame(ch, 0, &n);
+    if (!rgpu_copier_piece(st->copier, st->copy, st->len, data, n, &seq, &runtime)) return RGPU_SERVE_RING;
+    w->served = 1, w->last_seq = seq, w->runtime = runtime, w->kernels = 0;
+    rgpu_launcher_end(l, w);
+    count(st, w, 0, 0);
+    st->piece_msgs++, st->frame_pieces++;
+    st->frame_bytes_in += n;
+    memset(&st->copied, 0, sizeof st->copied); /* no reply: a piece's copy is answered by its last call */
+    if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
+    return 0;
+}
+
+/* A message with data frames after its head (st->parts; the socket's: a client on another host): a
+ * piece of a large H2D copy, or a step or batch of async calls whose async H2D copies take the frames
+ * (a DataLoader's batch copied with the step, frame_h2d_one), as worker.py _step serves them (a reply
+ * frame after data frames, or a copy step, is Python's there too). The frames are taken first, so any
+ * message the loop then declines or begins is Python's with them held for it. 0: served whole; else the
+ * code; the bytes the copies took from the frames counted either way, as _step counts them. */
+static int with_frames(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
+    if (!ch->take_frames || !st->copier) return RGPU_SERVE_RING;
+    if (rgpu_copier_is_piece(st->copier, st->copy, st->len)) return piece(ch, l, st);
+    if (ch->take_frames(ch, DOOR_FRAMES) != 0) return RGPU_SERVE_RING; /* more than it holds: Python's */
+    int kind = 0;
+    uint64_t unused = 0;
+    if (ch->rewind) ch->rewind(ch, st);
+    uint32_t n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &unused);
+    if (!n || (kind != RGPU_STEP_WAIT && kind != RGPU_STEP_ASYNC)) return RGPU_SERVE_RING;
+    int rc = kind == RGPU_STEP_WAIT ? step(ch, l, st, n) : async_run(ch, l, st, n);
+    st->frame_bytes_in += rgpu_copier_frame_bytes(st->copier); /* (the run's: a pass that did not run adds 0) */
+    st->frame_pieces += rgpu_copier_pieces(st->copier);
+    return rc;
+}
+
 int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     st->copy_step = 0, st->batches = 0;
     st->served = 0, st->calls = 0, st->launches = 0;
     st->replied = 0, st->answered = 0, st->steps = 0;
     st->copies = 0, st->shm_in = 0, st->shm_out = 0, st->mem_n = 0, st->late_bytes = 0;
     st->frame_step = 0, st->frame_out = 0, st->pulls = 0, st->pulls_due = 0, st->pull_bytes = 0;
+    st->piece_msgs = 0, st->frame_pieces = 0, st->frame_bytes_in = 0;
     double spin = st->spin_s;
     for (;;) {
         double timeout = st->timeout_s;
@@ -275,6 +324,7 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
             if (left < timeout) timeout = left;
         }
         /* the message is copied out of where it came before it is read (ring.c check) */
+        st->parts = 0;
         int got = ch->next(ch, st, spin, timeout);
         if (got < 0) return RGPU_SERVE_BROKEN;
         if (got == 0) return st->served ? RGPU_SERVE_YIELD : RGPU_SERVE_IDLE;
@@ -284,7 +334,10 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
         uint32_t n;
         int kind = 0;
         uint64_t frame_bytes = 0;
-        if (st->req_async) { /* no reply goes to the ring for it: only a batch of async calls is served here */
+        if (st->parts) {
+            int rc = with_frames(ch, l, st);
+            if (rc) return rc;
+        } else if (st->req_async) { /* no reply goes to the ring for it: only a batch of async calls is served here */
             if (ch->rewind) ch->rewind(ch, st);
             n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes);
             if (!n || kind != RGPU_STEP_ASYNC) return RGPU_SERVE_RING;

@@ -90,6 +90,14 @@ typedef struct {
      * (the wait's reply was, it carries printf output), still in the copier */
     uint32_t pulls, pulls_due;
     uint64_t pull_bytes, pull_seq; /* (pull_seq: the last one's) */
+    /* out, from `next`: the message taken has parts after its head still at the door (the socket's
+     * data frames; the ring has none) */
+    int parts;
+    /* out: of the messages served, those that were a piece of a large H2D copy alone (PIECE_IN, a
+     * message and a frame each: server/pieces.py); and of the messages the loop ran calls of, the
+     * pieces and the bytes their copies took from data frames (the socket's), as Python counts them */
+    uint32_t piece_msgs, frame_pieces;
+    uint64_t frame_bytes_in;
 } rgpu_serve_state;
 
 typedef struct rgpu_chan rgpu_chan;
@@ -113,6 +121,12 @@ struct rgpu_chan {
     int (*after_reply)(rgpu_chan *c, rgpu_serve_state *st);
     /* A reply and one data frame after it (NULL: the door sends none; the socket's). 0 sent. */
     int (*reply_frame)(rgpu_chan *c, const char *msg, size_t len, const void *data, size_t dlen);
+    /* The message's data frames (st->parts), taken from the door, at most `max`, the door's until the
+     * next message and given to the copier at each rewind: 0 when they were all; else parts are left
+     * (the message Python's, with those taken held for it). NULL: the door takes no frames. */
+    int (*take_frames)(rgpu_chan *c, uint32_t max);
+    /* The i-th frame taken: its bytes in *n. */
+    const void *(*frame)(rgpu_chan *c, uint32_t i, uint64_t *n);
 };
 
 int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st);

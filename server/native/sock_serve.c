@@ -6,8 +6,9 @@
  * (rgpu_sock_init: the same library, opened by its path, never a second copy of it), while the worker
  * thread waits in this call without the GIL: Python touches the socket only once the call is back.
  * It serves a message whole only when nothing of Python's could apply to it:
- *   - from the session's client (its identity), of one part: no data frames, so nothing sealed on the
- *     bulk channel (server/bulk.py) and nothing for the copy paths that take frames;
+ *   - from the session's client (its identity): a message of one part, or one whose data frames the
+ *     loop serves (serve.c with_frames: a large H2D copy's piece, a step's or batch's async H2D
+ *     copies), none of them a sealed record of the session's bulk channel (server/bulk.py);
  *   - a head shorter than RGPU_HEAD_DELTA_MIN and not empty: neither a delta nor a head the session's
  *     HeadTable keeps as a base (server/head_delta.py), whose slots must see every such head in order.
  * Anything else is handed to Python (RGPU_SERVE_HANDED) with its identity and first part held here;
@@ -31,6 +32,8 @@ const unsigned char *rgpu_heads_apply(rgpu_heads *h, const unsigned char *rec, s
                                       const unsigned char *delta, size_t dlen, uint64_t *len, const char **why);
 #include "rgpu_wire.h"
 #include "serve.h"
+
+#define SOCK_FRAMES 16 /* the most data frames the door takes of a message (serve.c DOOR_FRAMES) */
 
 /* libzmq's calls, from the copy pyzmq loaded */
 static struct {
@@ -98,10 +101,23 @@ typedef struct {
      * is answered, to go ahead of its reply as Python sends them; cap 0: none, such steps Python's */
     unsigned char *late_buf;
     uint64_t late_cap;
+    int frames; /* data frames may be taken (rgpu_sock_frames) */
+    /* the session's bulk channel's name (len 0: none): a frame that is its `sealed` record stands for
+     * data on that channel (server/bulk.py placeholder), which Python takes */
+    unsigned char chan[64];
+    size_t chan_len;
+    /* the held message's data frames taken (serve.c with_frames), the door's until the next message,
+     * and their data and sizes as the copier reads them (sock_rewind) */
+    zmq_msg_t parts[SOCK_FRAMES];
+    const void *part_p[SOCK_FRAMES];
+    uint64_t part_n[SOCK_FRAMES];
+    uint32_t nparts;
 } sock_chan;
 
 void rgpu_sock_release(void *c) {
     sock_chan *s = c;
+    for (uint32_t i = 0; i < s->nparts; i++) Z.msg_close(&s->parts[i]);
+    s->nparts = 0;
     if (s->held >= 4) Z.msg_close(&s->diff);
     if (s->held >= 3) Z.msg_close(&s->rec);
     if (s->held >= 2) Z.msg_close(&s->head);
@@ -178,7 +194,10 @@ static int sock_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double t
         rgpu_heads_keep(s->heads, msg, n);
         s->whole = msg, s->whole_len = n; /* (the held part: Python's copy of the head comes from it) */
     }
-    if (s->more || n == 0 || (!s->whole && n >= RGPU_HEAD_DELTA_MIN) || n > UINT32_MAX) return RGPU_SERVE_HANDED;
+    if (n == 0 || (!s->whole && n >= RGPU_HEAD_DELTA_MIN) || n > UINT32_MAX) return RGPU_SERVE_HANDED;
+    /* data frames follow: the loop looks at the head (a piece?) before it takes any (sock_take_frames) */
+    if (s->more && !s->frames) return RGPU_SERVE_HANDED;
+    st->parts = s->more;
     if (n <= s->own_cap) {
         /* copied: the loop's copy is what it reads, as the ring's */
         memcpy(s->own, msg, n);
@@ -193,7 +212,10 @@ static int sock_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double t
 
 static void sock_rewind(rgpu_chan *c, rgpu_serve_state *st) {
     sock_chan *s = (sock_chan *)c;
-    if (st->copier) rgpu_copier_late_buffer(st->copier, s->late_buf, s->late_cap);
+    if (!st->copier) return;
+    rgpu_copier_late_buffer(st->copier, s->late_buf, s->late_cap);
+    /* each pass reads the frames from the first (none: a message without, whose calls take none) */
+    rgpu_copier_frames(st->copier, s->nparts ? s->part_p : NULL, s->nparts ? s->part_n : NULL, s->nparts);
 }
 
 /* A step's late copies, made (rgpu_copier_late_run) once its wait was answered: each a message of the
@@ -266,6 +288,41 @@ static int sock_reply_frame(rgpu_chan *c, const char *msg, size_t len, const voi
     return Z.send(s->sock, data, dlen, 0) < 0 ? -1 : 0; /* copied into the message: the buffer is the loop's again */
 }
 
+/* Whether a frame is a `sealed` record of the session's bulk channel, as server/bulk.py placeholder
+ * tells them: at most RGPU_BULK_HEAD_MAX bytes, the channel's name inside it past its first byte. */
+static int sealed_record(const sock_chan *s, const unsigned char *p, uint64_t n) {
+    if (!s->chan_len || n > RGPU_BULK_HEAD_MAX || n < s->chan_len + 1) return 0;
+    for (uint64_t i = 1; i + s->chan_len <= n; i++)
+        if (memcmp(p + i, s->chan, s->chan_len) == 0) return 1;
+    return 0;
+}
+
+/* The held message's data frames, up to `max` in all: 0 when none is left on the socket and none is a
+ * sealed record, -1 otherwise (the message Python's, with those taken held for it: rgpu_sock_frame). */
+static int sock_take_frames(rgpu_chan *c, uint32_t max) {
+    sock_chan *s = (sock_chan *)c;
+    if (max > SOCK_FRAMES) max = SOCK_FRAMES;
+    while (s->more && s->nparts < max) {
+        zmq_msg_t *m = &s->parts[s->nparts];
+        Z.msg_init(m);
+        if (Z.msg_recv(m, s->sock, ZMQ_DONTWAIT) < 0) { /* cannot be: a message's parts come together */
+            Z.msg_close(m);
+            return -1;
+        }
+        s->part_p[s->nparts] = Z.msg_data(m), s->part_n[s->nparts] = Z.msg_size(m);
+        s->nparts++;
+        s->more = Z.msg_more(m);
+        if (sealed_record(s, Z.msg_data(m), Z.msg_size(m))) return -1; /* its data on the bulk channel */
+    }
+    return s->more ? -1 : 0;
+}
+
+static const void *sock_frame(rgpu_chan *c, uint32_t i, uint64_t *n) {
+    sock_chan *s = (sock_chan *)c;
+    *n = s->part_n[i];
+    return s->part_p[i];
+}
+
 /* The door for one session: pyzmq's socket (Socket.underlying) and its client's identity. NULL: libzmq
  * not opened (rgpu_sock_init), or an identity longer than ZeroMQ allows. */
 void *rgpu_sock_open(void *sock, const unsigned char *peer, size_t peer_len) {
@@ -274,7 +331,7 @@ void *rgpu_sock_open(void *sock, const unsigned char *peer, size_t peer_len) {
     if (!s) return NULL;
     s->ch.next = sock_next, s->ch.reply = sock_reply, s->ch.async_by_shape = 1;
     s->ch.rewind = sock_rewind, s->ch.before_reply = sock_late, s->ch.after_reply = sock_pulls;
-    s->ch.reply_frame = sock_reply_frame;
+    s->ch.reply_frame = sock_reply_frame, s->ch.take_frames = sock_take_frames, s->ch.frame = sock_frame;
     s->sock = sock;
     memcpy(s->peer, peer, peer_len);
     s->peer_len = peer_len;
@@ -325,6 +382,31 @@ void rgpu_sock_late_buffer(void *c, unsigned char *buf, uint64_t cap) {
 
 int rgpu_sock_more(void *c) { return ((sock_chan *)c)->more; }
 
+/* Whether the door may take a message's data frames, and the session's bulk channel's name (`chan`,
+ * `len` bytes; 0: none): a message with a sealed record among them is Python's, which opens it. 0, or
+ * -1 for a name longer than the door keeps (frames then Python's). */
+int rgpu_sock_frames(void *c, int on, const unsigned char *chan, size_t len) {
+    sock_chan *s = c;
+    if (len > sizeof s->chan) {
+        s->frames = 0;
+        return -1;
+    }
+    memcpy(s->chan, chan, len);
+    s->chan_len = len, s->frames = on;
+    return 0;
+}
+
+/* How many data frames the door took of the held message. */
+uint32_t rgpu_sock_nframes(void *c) { return ((sock_chan *)c)->nparts; }
+
+/* The i-th data frame the door took of the held message before handing it over (*data; its bytes
+ * returned), or 0 and NULL: no more. They come after the head and before the parts still on the socket. */
+size_t rgpu_sock_frame(void *c, uint32_t i, const char **data) {
+    sock_chan *s = c;
+    *data = i < s->nparts ? s->part_p[i] : NULL;
+    return i < s->nparts ? s->part_n[i] : 0;
+}
+
 uint64_t rgpu_sock_received(void *c) { return ((sock_chan *)c)->received; }
 
 int rgpu_serve_socket(void *c, rgpu_launcher *l, rgpu_serve_state *st, uint64_t copy_cap) {
@@ -335,6 +417,7 @@ int rgpu_serve_socket(void *c, rgpu_launcher *l, rgpu_serve_state *st, uint64_t 
     /* as Launcher.end leaves it; but pulls whose replies are Python's are read by Python first (its next
      * pass over a message sets the buffer again) */
     if (st->copier && !st->pulls_due) rgpu_copier_late_buffer(st->copier, NULL, 0);
+    if (st->copier) rgpu_copier_frames(st->copier, NULL, NULL, 0); /* the held frames are let go with the message */
     /* a message the loop began or declined is Python's whole: held, as one it handed over */
     return got == RGPU_SERVE_RING ? RGPU_SERVE_HANDED : got;
 }

@@ -344,6 +344,37 @@ def test_the_cuda_backend_takes_its_copies_from_the_bulk_channel(daemons, tmp_pa
 
 
 @pytest.mark.e2e
+def test_the_socket_door_serves_a_curve_sessions_small_frames_and_hands_its_sealed_ones_to_python(
+        daemons, tmp_path, cuda_program):
+    """On the cuda backend the compiled loop's door takes a step's data frames itself
+    (server/native/sock_serve.c): a CURVE session's frames below BULK_MIN stay on the wire as data,
+    which it copies; its large ones are `sealed` records whose data comes on the bulk channel, which it
+    must leave to Python (bulk.py opens them where they go). The harness's pinned_step (a 4 KiB batch
+    in the step's message) is served by the door; driver_copy_pieces's copies, sealed, arrive exact."""
+    import json
+
+    from benchmarks.native import run as native
+    from benchmarks.transport import build_harness
+    from rgpu.paths import libdir
+    keyed, handle = _start_keyed(daemons, tmp_path, "cuda", {"RGPU_LIBCUDA": str(native.null_driver())})
+    before = handle.log_size()
+    env = {**os.environ, "RGPU_SERVER": keyed, "RGPU_SHM": "0", "LD_LIBRARY_PATH": str(libdir())}
+    p = subprocess.run([str(build_harness()), "rgpu", "pinned_step", "300"], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0 and "us" in json.loads(p.stdout.strip().splitlines()[-1]), p.stderr[-2000:]
+    got = handle.session_ended(before)
+    assert int(got["frame_bytes_compiled"]) >= 300 * 4096 and int(got["socket_to_python"]) <= 10, got
+    assert got["bulk_frames_in"] == "0", got  # (4 KiB frames: not the channel's)
+    before = handle.log_size()
+    p = _run(cuda_program("driver_copy_pieces"), keyed, 16)
+    out, err = p.communicate(timeout=180)
+    assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
+    got = handle.session_ended(before)
+    # (a piece sent before the channel's handshake ended goes on the wire as data, the door's to copy)
+    assert int(got["bulk_bytes_in"]) >= 16 << 20 and int(got["socket_pieces"]) < int(got["pieces_in"]) // 2, got
+
+
+@pytest.mark.e2e
 @pytest.mark.sim_only("the server is a software GPU whose log the test reads")
 def test_a_channel_the_client_cannot_open_leaves_the_copies_on_the_curve_wire(daemons, tmp_path, cuda_program):
     """As behind a firewall that drops the second port: here the worker's handshake refuses the

@@ -36,7 +36,7 @@ needs_door = pytest.mark.skipif(bool(sock_loop.unavailable()), reason=f"no socke
 
 def _serve(door, timeout_s: float = 5.0):
     """One call of the door with no launcher (NULL): every message is handed over."""
-    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, slot=0, heads=None)
+    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, slot=0, heads=None, bulk=None)
     return door.serve(0, 0.0, 0.0, timeout_s, 1e12, session)
 
 
@@ -62,7 +62,7 @@ def test_the_door_hands_over_what_it_does_not_serve_as_a_receive_gives_it():
         assert _serve(door, 0.2) == (IDLE, None)
         # the client's message of three parts: its first handed over, the rest left on the socket
         dealer.send_multipart([b"head", b"frame-1", b"frame-2"])
-        got, (ident, first, more, kept) = _serve(door)
+        got, (ident, first, more, kept, _) = _serve(door)
         assert got == HANDED and ident == b"peer-1" and bytes(first) == b"head" and more
         assert first.buffer.tobytes() == b"head" and first.get("User-Id") == f"client:{client_keys.public.decode()[:8]}"
         assert first.get("Peer-Address") == "127.0.0.1"
@@ -72,15 +72,15 @@ def test_the_door_hands_over_what_it_does_not_serve_as_a_receive_gives_it():
         assert [router.recv() for _ in range(2)] == [b"frame-1", b"frame-2"] and not router.getsockopt(zmq.RCVMORE)
         # a stranger's one-part message, a delta's empty head, a head the head table keeps: handed over
         stranger.send(b"x" * 10)
-        got, (ident, first, more, kept) = _serve(door)
+        got, (ident, first, more, kept, _) = _serve(door)
         assert (got, ident, bytes(first), more) == (HANDED, b"other", b"x" * 10, False)
         assert first.get("User-Id").startswith("client:")
         dealer.send_multipart([b"", b"record", b"differences"])
-        got, (ident, first, more, kept) = _serve(door)
+        got, (ident, first, more, kept, _) = _serve(door)
         assert (got, bytes(first), more) == (HANDED, b"", True)
         assert [router.recv() for _ in range(2)] == [b"record", b"differences"]
         dealer.send(b"h" * HEAD_DELTA_MIN)
-        got, (ident, first, more, kept) = _serve(door)
+        got, (ident, first, more, kept, _) = _serve(door)
         assert (got, len(first), more) == (HANDED, HEAD_DELTA_MIN, False)
         assert door.received == 4 and door.handed == 4 and door.compiled == 0
     finally:
@@ -110,27 +110,27 @@ def test_the_door_takes_heads_into_the_sessions_table_as_python_takes_them(tmp_p
     dealer.setsockopt(zmq.IDENTITY, b"peer-1")
     dealer.connect(f"tcp://127.0.0.1:{port}")
     door = sock_loop.SocketLoop(router, b"peer-1")
-    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, slot=0, heads=table)
+    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, slot=0, heads=table, bulk=None)
     rng = random.Random(5)
     try:
         first = rng.randbytes(20_000)
         dealer.send(first)
-        got, (_, head, more, kept) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
+        got, (_, head, more, kept, _) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
         assert (got, bytes(head), more, kept) == (HANDED, first, False, True)
         assert table.slots[table.lengths.index(20_000)] == first
         second = changed(rng, first, 20)
         dealer.send_multipart(delta_message(lib, first, second, [b"frame"]))
-        got, (_, head, more, kept) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
+        got, (_, head, more, kept, _) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
         assert (got, bytes(head), more, kept) == (HANDED, second, True, True)
         assert router.recv() == b"frame" and table.deltas == 1
         third = changed(rng, second, 20)
         dealer.send_multipart(delta_message(lib, second, third))
-        got, (_, head, more, kept) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
+        got, (_, head, more, kept, _) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
         assert (bytes(head), more, kept) == (third, False, True) and table.deltas == 2
         used = table.used
         other = rng.randbytes(20_000)  # a base of that length the table does not hold
         dealer.send_multipart(delta_message(lib, other, changed(rng, other, 3)))
-        got, (_, head, why, kept) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
+        got, (_, head, why, kept, _) = door.serve(0, 0.0, 0.0, 5.0, 1e12, session)
         assert got == HANDED and head is None and "base is not the head" in why
         assert table.used == used and table.slots[table.lengths.index(20_000)] == third
     finally:
@@ -260,11 +260,14 @@ def _bench(url: str, *args: str, env: dict | None = None) -> dict:
     (("kernel_d2h", "300"), 0, 1),  # a memset, a kernel, cudaMemcpy back: the copy's data in the reply's frame
     (("item_step", "300"), 8, 0),   # a memset, a kernel, 8 bytes async into pinned memory, a wait: loss.item()
     (("d2h", "4096", "300"), 0, 1),  # cudaMemcpy back alone
+    # 4 KiB in from pinned memory in the step's own message (a data frame), a kernel, 4 KiB out: a
+    # DataLoader batch and .item()
+    (("pinned_step", "300"), 4096, 0),
 ])
 def test_a_programs_steps_from_another_host_are_the_doors_counted_as_python_counts_them(daemons, args, late, copies):
     """The harness checks every value it reads back; the door serves each step whole, the data going
-    ahead of the reply (late copies) or in its frame, and the session's counts are Python's own with
-    the door shut (RGPU_SERVE_SOCKET=0)."""
+    ahead of the reply (late copies) or in its frame, a batch coming in the step's own data frame,
+    and the session's counts are Python's own with the door shut (RGPU_SERVE_SOCKET=0)."""
     got = {}
     for door in ("1", "0"):
         url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
@@ -276,6 +279,9 @@ def test_a_programs_steps_from_another_host_are_the_doors_counted_as_python_coun
     assert on["late_bytes_compiled"] == steps * late, on
     assert on["copies_compiled"] >= steps * copies, on
     assert on["bytes_out"] == off["bytes_out"], (on, off)
+    assert on["frame_bytes_compiled"] == off["frame_bytes_compiled"], (on, off)
+    if args[0] == "pinned_step":  # every step's batch copied from its frame by the door
+        assert on["frame_bytes_compiled"] >= 300 * 4096 and on["socket_to_python"] <= 10, on
     # the same messages and calls either way; the first server may be sent the module's image too (the
     # module cache is shared between the servers), a message and a call more
     assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
@@ -285,10 +291,82 @@ def test_a_programs_steps_from_another_host_are_the_doors_counted_as_python_coun
 def test_a_step_whose_kernel_outlasts_the_doors_poll_is_finished_by_python(daemons):
     """Kernels of 2 ms (RGPU_NULL_KERNEL_US): the door launches, finds the device busy at the copy and
     hands the rest of the step to Python with the GPU held, which waits and copies; every read-back
-    is still right (the harness checks), and a late copy's data still comes ahead of its reply."""
+    is still right (the harness checks), and a late copy's data still comes ahead of its reply; a
+    step whose batch came in its data frame is finished by Python with that frame."""
     url, handle = null_server.start(daemons, env={"RGPU_NULL_KERNEL_US": "2000"})
     assert _bench(url, "kernel_d2h", "30")["us"] >= 2000
     assert _bench(url, "item_step", "30")["us"] >= 2000
-    first, second = _ended(handle), _ended(handle, 2)
-    for counts in (first, second):
+    # the batch's frame taken and copied by the door, the step then Python's with that frame
+    assert _bench(url, "pinned_step", "30")["us"] >= 2000
+    first, second, third = _ended(handle), _ended(handle, 2), _ended(handle, 3)
+    assert third["frame_bytes_compiled"] >= 30 * 4096 and third["bytes_in"] >= 30 * 4096, third
+    for counts in (first, second, third):
         assert counts["launches_compiled"] >= 34 and counts["socket_to_python"] >= 34, counts
+
+
+@needs_door
+def test_a_large_copys_pieces_from_another_host_are_the_doors_and_land_as_pythons(daemons, cuda_program):
+    """failover_readback writes 8 MiB and reads it back each step, checking every word: from another
+    host (RGPU_SHM=0) the write goes as pieces, a message and its frame each (server/pieces.py), which
+    the door copies to the device itself (serve.c piece). The program's digest and the session's
+    counts of pieces and bytes are those of Python's receive with the door shut (RGPU_SERVE_SOCKET=0)."""
+    import subprocess
+
+    from rgpu.paths import client_env
+    exe = cuda_program("failover_readback")
+    got, out = {}, {}
+    for door in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
+        p = subprocess.run([str(exe), "5", "0"], env={**client_env([url]), "RGPU_SHM": "0"}, capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0 and " OK" in p.stdout, p.stdout + p.stderr[-2000:]
+        out[door], got[door] = p.stdout.strip().splitlines()[-1], _ended(handle)
+    on, off = got["1"], got["0"]
+    assert out["1"] == out["0"]
+    assert on["pieces_in"] == off["pieces_in"] >= 5 * 3, (on, off)  # 8 MiB in 2 MiB pieces, the last the call's
+    assert on["pieces_compiled"] == on["pieces_in"] == off["pieces_compiled"], (on, off)
+    assert on["bytes_in"] == off["bytes_in"] and on["calls"] == off["calls"], (on, off)
+    assert on["socket_pieces"] == on["pieces_in"] and off["socket_compiled"] == 0, (on, off)
+
+
+@needs_door
+def test_pieces_the_door_cannot_run_are_pythons_and_fail_their_copy_alone(daemons):
+    """Pieces sent by hand to a null-driver server: two good ones and the copy's last call land whole;
+    a piece with a frame too many is refused as malformed, and one past its allocation fails its copy
+    (answered by the copy's last call), the door having taken their frames first; the session, its
+    memory and a bystander carry on."""
+    url, handle = null_server.start(daemons)
+    s, bystander = Session(url), Session(url)
+    htod, mib = BY_NAME["cuMemcpyHtoD_v2"], 1 << 20
+    rnd = random.Random(7)
+    try:
+        rc, (dev,), _, _ = s.call("cuMemAlloc_v2", 3 * mib)
+        assert rc == 0
+        parts = [rnd.randbytes(mib) for _ in range(3)]
+        for i in range(2):
+            s.raw_call(htod, [dev + i * mib, mib], [parts[i]], sync=False, field=wire.PIECE_IN)
+        assert s.call("cuMemcpyHtoD_v2", dev + 2 * mib, mib, bulk=[parts[2]])[0] == 0
+        rc, _, data, _ = s.call("cuMemcpyDtoH_v2", dev, 3 * mib)
+        assert rc == 0 and b"".join(bytes(f) for f in data) == b"".join(parts)
+        # a frame more than its call takes: the decoder's refusal, for this message alone
+        head = wire.encode_requests([(900, htod, wire.PIECE_IN, [dev, mib], 1)])
+        got = exchange(s.sock, [head, parts[1], b"extra"])
+        assert got is not None and wire.unpack(got[0])[1] != 0 and "malformed" in wire.unpack(got[0])[4], got
+        # past the allocation: the copy fails at its last call, and nothing was written
+        s.raw_call(htod, [dev + 3 * mib - 100, mib], [parts[0]], sync=False, field=wire.PIECE_IN)
+        rc, _, _, why = s.call("cuMemcpyHtoD_v2", dev, mib, bulk=[parts[0]])
+        assert rc != 0, why
+        rc, _, data, _ = s.call("cuMemcpyDtoH_v2", dev, 3 * mib)
+        assert rc == 0 and b"".join(bytes(f) for f in data) == b"".join(parts)
+        # the next copy's pieces are the door's again
+        s.raw_call(htod, [dev, mib], [parts[2]], sync=False, field=wire.PIECE_IN)
+        assert s.call("cuMemcpyHtoD_v2", dev + mib, mib, bulk=[parts[0]])[0] == 0
+        rc, _, data, _ = s.call("cuMemcpyDtoH_v2", dev, 2 * mib)
+        assert rc == 0 and b"".join(bytes(f) for f in data) == parts[2] + parts[0]
+        assert bystander.call("cudaMalloc", 4096)[0] == 0
+    finally:
+        s.close()
+        bystander.close()
+    counts = _ended(handle)
+    assert counts["pieces_compiled"] == counts["socket_pieces"] == 3 and counts["pieces_in"] == 4, counts
+    assert handle.alive()

@@ -566,20 +566,33 @@ static const rgpu_copy_call *piece_in_one(rgpu_copier *c, const rgpu_env_call *c
     return k;
 }
 
+/* Whether `header` is a message of one PIECE_IN call and nothing else, read into *call. */
+static int piece_header(const void *header, size_t len, rgpu_env_call *call) {
+    mp_reader r;
+    mp_obj calls;
+    const char *why;
+    mp_rinit(&r, header, len);
+    return !(mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1 || rgpu_env_read_call(&r, call, &why) ||
+             r.p != (const uint8_t *)header + len || call->sync != RGPU_PIECE_IN);
+}
+
+/* Whether a message's head is one piece of a large H2D copy the loop may run (its data frame still to
+ * be taken: the socket's door, server/native/serve.c): its call, its one frame, its copy's face. */
+int rgpu_copier_is_piece(const rgpu_copier *c, const void *header, size_t len) {
+    rgpu_env_call call = {0};
+    const rgpu_copy_call *k;
+    return piece_header(header, len, &call) && call.nbulk == 1 && call.copy.tag == 0 &&
+           (k = call_of(c, call.call_id)) != NULL && (k->op == OP_H2D || k->op == OP_RUNTIME_COPY);
+}
+
 /* A message that is one piece of a large H2D copy and nothing else (`header`: its calls, one
  * PIECE_IN copy; `data`: its one frame, `n` bytes): the piece copied (piece_in_one), its seq in *seq:
  * 1. 0: nothing ran, the message is Python's (decoded and refused there if malformed). The message a
  * piece most often is, read once without the step machinery's passes; *runtime its face. */
 int rgpu_copier_piece(rgpu_copier *c, const void *header, size_t len, const void *data, uint64_t n, uint64_t *seq,
                       int *runtime) {
-    mp_reader r;
-    mp_obj calls;
     rgpu_env_call call = {0};
-    const char *why;
-    mp_rinit(&r, header, len);
-    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1 || rgpu_env_read_call(&r, &call, &why) ||
-        r.p != (const uint8_t *)header + len || call.sync != RGPU_PIECE_IN)
-        return 0;
+    if (!piece_header(header, len, &call)) return 0;
     const void *p[1] = {data};
     uint64_t size[1] = {n};
     rgpu_copier_frames(c, p, size, 1);

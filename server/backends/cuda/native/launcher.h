@@ -65,6 +65,7 @@ uint64_t rgpu_copier_frame_bytes(const rgpu_copier *c);
 uint32_t rgpu_copier_pieces(const rgpu_copier *c);
 int rgpu_copier_piece(rgpu_copier *c, const void *header, size_t len, const void *data, uint64_t n, uint64_t *seq,
                       int *runtime);
+int rgpu_copier_is_piece(const rgpu_copier *c, const void *header, size_t len);
 /* The buffer the late copies a step ends with (OUT_LATER without a pinned region) are read into once its
  * wait is answered (copies.c late_frame_one), how many the pass took, each one's seq, place and bytes,
  * and their reading (rgpu_launcher_step_checked makes it). */
