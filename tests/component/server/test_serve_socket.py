@@ -370,3 +370,45 @@ def test_pieces_the_door_cannot_run_are_pythons_and_fail_their_copy_alone(daemon
     counts = _ended(handle)
     assert counts["pieces_compiled"] == counts["socket_pieces"] == 3 and counts["pieces_in"] == 4, counts
     assert handle.alive()
+
+
+@needs_door
+def test_junk_with_data_frames_while_the_door_serves_is_refused_and_the_session_goes_on(daemons):
+    """Messages with data frames the door looks at before Python does: junk heads with frames, a copy
+    whose frame is not its size (async, alone: its error comes at the next synchronisation), a piece
+    whose frame is not its size (its copy fails at the copy's last call), a call with a frame it does
+    not take; each is refused for what it is, and the session's memory, the session and a bystander
+    carry on."""
+    url, handle = null_server.start(daemons)
+    s, bystander = Session(url), Session(url)
+    rnd = random.Random(39)
+    copy_async, htod = BY_NAME["cudaMemcpyAsync"], BY_NAME["cuMemcpyHtoD_v2"]
+    try:
+        rc, (dev,), _, _ = s.call("cuMemAlloc_v2", 1 << 20)
+        good = rnd.randbytes(4096)
+        assert s.call("cuMemcpyHtoD_v2", dev, 4096, bulk=[good])[0] == 0
+        for i in range(60):
+            frames = [rnd.randbytes(rnd.choice((0, 1, 48, 4096))) for _ in range(rnd.randint(1, 3))]
+            got = exchange(s.sock, [rnd.randbytes(rnd.choice((1, 9, 64, 700))), *frames])
+            assert got is not None and wire.unpack(got[0])[1] != 0
+        # an async H2D copy whose one frame is not its count: its error deferred to the next
+        # synchronisation's reply (the reply's `deferred`, as the client library raises it)
+        s.raw_call(copy_async, [dev, 0, 4096, 1, 0], [good[:100]], sync=False)
+        got = exchange(s.sock, [wire.encode_requests([(700, BY_NAME["cudaStreamSynchronize"], 1, [0], 0)])])
+        assert got is not None and wire.unpack(got[0])[3] != 0, wire.unpack(got[0])
+        # a piece whose frame is not its count: the copy fails at its last call
+        s.raw_call(htod, [dev, 4096], [good[:10]], sync=False, field=wire.PIECE_IN)
+        assert s.call("cuMemcpyHtoD_v2", dev + 4096, 4096, bulk=[good])[0] != 0
+        # a synchronize with a frame it does not take: malformed
+        got = exchange(s.sock, [wire.encode_requests([(500, BY_NAME["cudaStreamSynchronize"], 1, [0], 0)]), good])
+        assert got is not None and wire.unpack(got[0])[1] != 0
+        rc, _, data, _ = s.call("cuMemcpyDtoH_v2", dev, 4096)
+        assert rc == 0 and b"".join(bytes(f) for f in data) == good
+        assert s.call("cudaStreamSynchronize", 0)[0] == 0
+        assert bystander.call("cudaMalloc", 4096)[0] == 0
+    finally:
+        s.close()
+        bystander.close()
+    counts = _ended(handle)
+    assert counts["socket_compiled"] >= 2, counts
+    assert handle.alive()
