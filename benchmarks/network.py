@@ -308,23 +308,23 @@ def _bandwidth(benchmark, net, what, path, cap, curve=False):
                 "raw": lambda: net.tcp(way, COPY, n),
                 "store": lambda: net.tcp(way, COPY, n, "store"),
                 "bounce": lambda: net.tcp(way, COPY, n, "bounce")}
-        if not curve:  # the backend users deploy: the null driver's copies are this host's memcpy
-            net.cuda_server()
-            runs["cuda"] = lambda: net.rgpu(what, COPY, n, cuda=True)
         if curve:
             runs["plain"] = lambda: net.rgpu(what, COPY, n)
             runs["zmq_cipher"] = lambda: net.rgpu(what, COPY, n, curve=True, env={"RGPU_BULK": "0"})
+        else:  # the backend users deploy: the null driver's copies are this host's memcpy
+            net.cuda_server()
+            runs["cuda"] = lambda: net.rgpu(what, COPY, n, cuda=True)
         got = alternately(benchmark, runs, "gbps")
     finally:
         net.bed.cap(None)
-    plain = {"plain": got["plain"], "plain_ratio": round(got["rgpu"] / got["plain"], 3),
-             "zmq_cipher": got["zmq_cipher"]} if curve else \
+    beside = {"plain": got["plain"], "plain_ratio": round(got["rgpu"] / got["plain"], 3),
+              "zmq_cipher": got["zmq_cipher"]} if curve else \
         {"cuda": got["cuda"], "cuda_ratio": round(got["cuda"] / got["raw"], 3)}
     _row(benchmark, kind="bandwidth", rtt_ms="veth" if path == "veth" else 0.05, cap=cap or "none",
          figure=f"{what} 64 MiB" + (", CURVE wire" if curve else ""), rgpu=got["rgpu"], raw=got["raw"], unit="GB/s",
          baseline=f"raw TCP stream ({way})", ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"],
          store_ratio=round(got["rgpu"] / got["store"], 3), bounce=got["bounce"],
-         bounce_ratio=round(got["rgpu"] / got["bounce"], 3), **plain)
+         bounce_ratio=round(got["rgpu"] / got["bounce"], 3), **beside)
 
 
 @pytest.mark.parametrize("cap", [None, "10gbit"], ids=["uncapped", "10gbit"])

@@ -841,11 +841,8 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
             if session.shm is not None:  # (across hosts: memsets, allocations and frees, no segment)
                 session.shm.bytes_in += st.shm_in  # as run_shm counts them, and Segment.put
                 session.shm.bytes_out += st.shm_out
-    if st.frame_bytes_in:  # data frames the socket's door copied to the device, as _step and launcher.piece count them
-        session.pieces_in += st.frame_pieces
-        session.bytes_in += st.frame_bytes_in
-        launcher.pieces_in += st.frame_pieces
-        launcher.frame_bytes_in += st.frame_bytes_in
+    if st.frame_bytes_in:  # data frames the socket's door copied to the device
+        _frames_copied(session, launcher, st.frame_bytes_in, st.frame_pieces)
     if st.pulls:  # managed pulls the socket's door answered after steps' waits, as _send_pulls counts them
         session.calls += st.pulls
         session.last_seq = st.pull_seq
@@ -1159,12 +1156,18 @@ def _step(sock, ident, header, session, launcher, frames=()) -> int | None:
         return _step_of(sock, ident, header, session, launcher, with_frames=bool(frames))
     finally:
         if frames:
-            taken, pieces = launcher.frame_bytes(), launcher.pieces()
-            session.bytes_in += taken
-            launcher.frame_bytes_in += taken
-            session.pieces_in += pieces  # as run_piece_in counts them
-            launcher.pieces_in += pieces
+            _frames_copied(session, launcher, launcher.frame_bytes(), launcher.pieces())
         launcher.end()
+
+
+def _frames_copied(session, launcher, nbytes: int, pieces: int) -> None:
+    """Data frames the compiled loop copied to the device (a step's or batch's async H2D copies, large
+    copies' pieces among them), counted in: the session's bytes and pieces (as run_piece_in counts a
+    piece) and the launcher's."""
+    session.bytes_in += nbytes
+    launcher.frame_bytes_in += nbytes
+    session.pieces_in += pieces
+    launcher.pieces_in += pieces
 
 
 def _step_of(sock, ident, header, session, launcher, with_frames: bool = False) -> int | None:
