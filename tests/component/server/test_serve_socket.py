@@ -236,7 +236,8 @@ def test_strangers_and_junk_while_the_door_serves_are_refused_and_the_session_go
         stranger.close(0)
         s.close()
         bystander.close()
-    counts = _ended(handle)
+    # the junk's session, not the bystander's: the two end at once, their lines in either order
+    counts = max(_ended(handle), _ended(handle, 2), key=lambda c: c["messages"])
     assert counts["socket_compiled"] >= 2, counts
     assert re.search(r"attach_refused", handle.output(200000))
     assert handle.alive()
@@ -367,7 +368,7 @@ def test_pieces_the_door_cannot_run_are_pythons_and_fail_their_copy_alone(daemon
     finally:
         s.close()
         bystander.close()
-    counts = _ended(handle)
+    counts = max(_ended(handle), _ended(handle, 2), key=lambda c: c["messages"])  # not the bystander's
     assert counts["pieces_compiled"] == counts["socket_pieces"] == 3 and counts["pieces_in"] == 4, counts
     assert handle.alive()
 
@@ -409,6 +410,6 @@ def test_junk_with_data_frames_while_the_door_serves_is_refused_and_the_session_
     finally:
         s.close()
         bystander.close()
-    counts = _ended(handle)
+    counts = max(_ended(handle), _ended(handle, 2), key=lambda c: c["messages"])  # not the bystander's
     assert counts["socket_compiled"] >= 2, counts
     assert handle.alive()
