@@ -56,7 +56,9 @@ def run_d2h_pieces(sock, ident, seq, session, run, call_id, args):
     """A D2H copy answered in pieces (a sync call, or an async one into pageable memory, which comes
     as a sync call: each piece's handler waits for its data); returns the Result of the last piece
     (the reply), or None when the copy does not go in pieces (too small, not a D2H copy, or a range
-    the handler must refuse as one reply): the caller runs it whole."""
+    the handler must refuse as one reply): the caller runs it whole. Pieces the socket's door sent
+    before it handed the message over (session.d2h_sent bytes: serve.c d2h_out) are not sent again."""
+    start, session.d2h_sent = session.d2h_sent, 0
     c = copy_of(call_id, args)
     if c is None or c.h2d:
         return None
@@ -68,7 +70,7 @@ def run_d2h_pieces(sock, ident, seq, session, run, call_id, args):
         return None  # the handler says what is wrong, with nothing sent before
     size = piece_size(count)
     a = list(args)
-    off = 0
+    off = start  # (the door's pieces are this size too: the client takes them in order)
     while True:
         k = min(size, count - off)
         a[c.addr], a[c.count] = src + off, k

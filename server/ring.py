@@ -91,6 +91,8 @@ typedef struct {
     int parts;
     uint32_t piece_msgs, frame_pieces;
     uint64_t frame_bytes_in;
+    uint32_t out_pieces;
+    uint64_t out_sent;
 } rgpu_serve_state;
 uint32_t rgpu_copier_pull_n(const void *c);
 void rgpu_copier_pull_get(const void *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count, uint8_t *digest,

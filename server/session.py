@@ -71,6 +71,9 @@ class Session:
         # and how many pieces came in and went out.
         self.piece_error = None
         self.pieces_in = self.pieces_out = 0
+        # the bytes of the next message's D2H copy the socket's door sent in pieces before handing it
+        # over (serve.c d2h_out): Python sends the rest from there (pieces.py run_d2h_pieces)
+        self.d2h_sent = 0
         self.calls = 0
         self.last_seq = 0  # of the last call run (a migration resumes the client after it)
         self.closed = False

@@ -828,8 +828,10 @@ def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
         session.bytes_out += st.late_bytes
         launcher.late_bytes_out += st.late_bytes
     session.bytes_out += st.frame_out  # copies' data it sent in replies' frames, as _frame_step counts it
+    session.pieces_out += st.out_pieces  # and large D2H copies' pieces, as run_d2h_pieces counts them
+    session.d2h_sent = st.out_sent  # a D2H copy's pieces sent before the message was handed over
+    session.calls += st.calls  # (with none served: the pieces of a copy it then handed over)
     if n:
-        session.calls += st.calls
         session.messages += n
         session.last_seq = st.last_seq
         session.face = "runtime" if st.runtime else "driver"

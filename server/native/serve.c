@@ -45,7 +45,9 @@
  *     or carries the allocation's address, as Python's does; allocations are charged on the GPU's
  *     shared counters under their lock (quota.c), and logged (mem_addr, mem_size) for Python's tables,
  *     which it enters before anything reads them; a reply that must carry printf output, or a settle
- *     Python charges, comes back as RGPU_SERVE_COPIED.
+ *     Python charges, comes back as RGPU_SERVE_COPIED;
+ *   - on the socket, a message of one sync D2H copy too large for the reply's frame buffer, read from
+ *     the device into the frames that carry it, in pieces where the client asked (d2h_out).
  * A wait on work not done within the launcher's short poll is Python's (server/backends/cuda/waits.py:
  * a long wait must keep the worker's checks running). Python lets the loop serve only while nothing
  * else could change the answer: no deferred or sticky error, no piece error, no late D2H data waiting
@@ -307,6 +309,89 @@ static int with_frames(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     return rc;
 }
 
+/* A reply of `result` to call `seq` (outs: [*offset], or none) and the frame the door's out_buf holds
+ * after it: 0 sent, else not (the frame let go). */
+static int send_out(rgpu_chan *ch, uint64_t seq, int64_t result, const uint64_t *offset) {
+    unsigned char buf[48], outs[16];
+    mp_writer out, o;
+    mp_init_inline(&out, buf, sizeof buf);
+    rgpu_env_reply reply = {.seq = seq, .result = result};
+    if (offset) {
+        mp_init_inline(&o, outs, sizeof outs);
+        mp_uint(&o, *offset);
+        reply.outs = (rgpu_env_list){.p = o.buf, .len = o.len, .n = 1};
+    }
+    rgpu_env_write_reply(&out, &reply);
+    int sent = !out.oom && ch->send_out(ch, (const char *)out.buf, out.len) == 0;
+    if (!sent && out.oom) ch->out_drop(ch);
+    mp_free(&out);
+    if (offset) mp_free(&o);
+    return sent ? 0 : -1;
+}
+
+/* A message of one sync D2H copy too large for st->frame (a tensor or a checkpoint read back with
+ * cudaMemcpy from another host: 256 KiB and more; copies.c rgpu_copier_d2h_alone), its data read from
+ * the device straight into the frames that carry it (the door's out_buf: no copy of Python's, no
+ * buffer of its own): in pieces where the client asked for them (SYNC_PIECES_OUT), as
+ * server/pieces.py run_d2h_pieces sends them, each a PIECE_OUT reply with its offset and one frame,
+ * then the reply with the last; else in the reply's one frame (at most D2H_CHUNK bytes: Python's
+ * handler sends more as several). As Python's handler copies it, the device idle (a busy one is
+ * Python's, which waits without going deaf), no GPU taken (a copy alone holds none there either).
+ * Nothing sent: the message is Python's whole. Pieces sent and then one not (the driver refused it,
+ * the reply must carry printf output, the peer gone): st->out_sent says how far, and Python sends the
+ * rest from there. 0: served; else the code. */
+static int d2h_out(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, const rgpu_d2h *d) {
+    rgpu_launch_run *w = &st->wait;
+    uint64_t size = d->count;
+    if (d->pieces && d->count >= RGPU_PIECE_MIN) { /* pieces.py piece_size */
+        size = (d->count + RGPU_PIECE_COUNT - 1) / RGPU_PIECE_COUNT;
+        if (size > RGPU_PIECE_MAX) size = RGPU_PIECE_MAX;
+        if (size < RGPU_PIECE_MIN / 2) size = RGPU_PIECE_MIN / 2;
+    } else if (d->count > RGPU_D2H_CHUNK) {
+        return RGPU_SERVE_RING;
+    }
+    if (st->printf_buffered && *st->printf_buffered) return RGPU_SERVE_RING; /* the reply Python's */
+    if (!rgpu_launcher_idle(l)) return RGPU_SERVE_RING;
+    uint64_t off = 0, k = 0;
+    uint32_t sent = 0; /* pieces: each a call, as Python's run of each counts it */
+    int last = 0; /* the last piece (or the whole) read, its frame held */
+    for (;;) {
+        k = d->count - off < size ? d->count - off : size;
+        void *buf = ch->out_buf(ch, k);
+        if (!buf) break;
+        if (!rgpu_copier_d2h(st->copier, buf, d->dev + off, k)) {
+            ch->out_drop(ch);
+            break;
+        }
+        if (off + k == d->count) {
+            last = 1;
+            break;
+        }
+        if (send_out(ch, d->seq, RGPU_PIECE_OUT, &off) != 0) break;
+        st->out_pieces++, sent++;
+        st->frame_out += k;
+        off += k;
+    }
+    if (last) {
+        /* the message's end, as Python's: the settle, and the printf check its reply may have to carry */
+        w->served = 1, w->last_seq = d->seq, w->runtime = d->runtime, w->kernels = 0;
+        rgpu_launcher_end(l, w);
+        int printed = st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0;
+        if (!printed && send_out(ch, d->seq, 0, NULL) == 0) {
+            st->frame_out += k;
+            count(st, w, sent, 0);
+            st->copies++;
+            memset(&st->copied, 0, sizeof st->copied); /* its reply sent */
+            if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
+            return 0;
+        }
+        ch->out_drop(ch);
+    }
+    st->calls += sent;
+    st->out_sent = off; /* Python's from there (nothing sent: all of it) */
+    return RGPU_SERVE_RING;
+}
+
 int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     st->copy_step = 0, st->batches = 0;
     st->served = 0, st->calls = 0, st->launches = 0;
@@ -314,6 +399,7 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     st->copies = 0, st->shm_in = 0, st->shm_out = 0, st->mem_n = 0, st->late_bytes = 0;
     st->frame_step = 0, st->frame_out = 0, st->pulls = 0, st->pulls_due = 0, st->pull_bytes = 0;
     st->piece_msgs = 0, st->frame_pieces = 0, st->frame_bytes_in = 0;
+    st->out_pieces = 0, st->out_sent = 0;
     double spin = st->spin_s;
     for (;;) {
         double timeout = st->timeout_s;
@@ -334,6 +420,7 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
         uint32_t n;
         int kind = 0;
         uint64_t frame_bytes = 0;
+        rgpu_d2h big;
         if (st->parts) {
             int rc = with_frames(ch, l, st);
             if (rc) return rc;
@@ -372,6 +459,10 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
             if (rc) return rc;
         } else if (n != 0 && kind == RGPU_STEP_ASYNC && ch->async_by_shape) {
             int rc = async_run(ch, l, st, n); /* no reply: none is waited for */
+            if (rc) return rc;
+        } else if (n == 0 && ch->out_buf && st->copier && rgpu_copier_d2h_alone(st->copier, st->copy, st->len, &big) &&
+                   (!st->frame || big.count > st->frame_cap)) {
+            int rc = d2h_out(ch, l, st, &big);
             if (rc) return rc;
         } else if (ch->reply_frame && ((n != 0 && kind == RGPU_STEP_FRAME) || (n == 0 && frame_alone(st, &frame_bytes)))) {
             int rc = frame_step(ch, l, st, n, frame_bytes);

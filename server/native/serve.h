@@ -98,6 +98,11 @@ typedef struct {
      * pieces and the bytes their copies took from data frames (the socket's), as Python counts them */
     uint32_t piece_msgs, frame_pieces;
     uint64_t frame_bytes_in;
+    /* out: of the messages served, the pieces of large D2H copies sent before their replies (PIECE_OUT,
+     * serve.c d2h_out); and for the message handed over, the bytes of its D2H copy already sent in
+     * pieces (0: none), which Python sends the rest of from there (server/pieces.py run_d2h_pieces) */
+    uint32_t out_pieces;
+    uint64_t out_sent;
 } rgpu_serve_state;
 
 typedef struct rgpu_chan rgpu_chan;
@@ -127,6 +132,12 @@ struct rgpu_chan {
     int (*take_frames)(rgpu_chan *c, uint32_t max);
     /* The i-th frame taken: its bytes in *n. */
     const void *(*frame)(rgpu_chan *c, uint32_t i, uint64_t *n);
+    /* A frame of `n` bytes to send after a reply (NULL: the door sends none; the socket's): its data to
+     * write, the door's until send_out sends it or out_drop lets it go (NULL: no memory). */
+    void *(*out_buf)(rgpu_chan *c, uint64_t n);
+    /* A reply (`msg`) and the frame out_buf gave after it: 0 sent, else not (the frame let go). */
+    int (*send_out)(rgpu_chan *c, const char *msg, size_t len);
+    void (*out_drop)(rgpu_chan *c);
 };
 
 int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st);

@@ -38,6 +38,8 @@ const unsigned char *rgpu_heads_apply(rgpu_heads *h, const unsigned char *rec, s
 /* libzmq's calls, from the copy pyzmq loaded */
 static struct {
     int (*msg_init)(zmq_msg_t *);
+    int (*msg_init_size)(zmq_msg_t *, size_t);
+    int (*msg_send)(zmq_msg_t *, void *, int);
     int (*msg_recv)(zmq_msg_t *, void *, int);
     int (*msg_close)(zmq_msg_t *);
     void *(*msg_data)(zmq_msg_t *);
@@ -60,6 +62,8 @@ int rgpu_sock_init(const char *path, int major, int minor, int patch) {
     if (!h) return -1;
 #define SYM(field, name) if (!(*(void **)&Z.field = dlsym(h, name))) return -2
     SYM(msg_init, "zmq_msg_init");
+    SYM(msg_init_size, "zmq_msg_init_size");
+    SYM(msg_send, "zmq_msg_send");
     SYM(msg_recv, "zmq_msg_recv");
     SYM(msg_close, "zmq_msg_close");
     SYM(msg_data, "zmq_msg_data");
@@ -112,12 +116,23 @@ typedef struct {
     const void *part_p[SOCK_FRAMES];
     uint64_t part_n[SOCK_FRAMES];
     uint32_t nparts;
+    /* a frame being filled to go after a reply (sock_out_buf: a large D2H copy's data, read from the
+     * device into the message ZeroMQ sends, not copied again) */
+    zmq_msg_t out;
+    int out_live;
 } sock_chan;
+
+static void sock_out_drop(rgpu_chan *c) {
+    sock_chan *s = (sock_chan *)c;
+    if (s->out_live) Z.msg_close(&s->out);
+    s->out_live = 0;
+}
 
 void rgpu_sock_release(void *c) {
     sock_chan *s = c;
     for (uint32_t i = 0; i < s->nparts; i++) Z.msg_close(&s->parts[i]);
     s->nparts = 0;
+    sock_out_drop(&s->ch);
     if (s->held >= 4) Z.msg_close(&s->diff);
     if (s->held >= 3) Z.msg_close(&s->rec);
     if (s->held >= 2) Z.msg_close(&s->head);
@@ -288,6 +303,26 @@ static int sock_reply_frame(rgpu_chan *c, const char *msg, size_t len, const voi
     return Z.send(s->sock, data, dlen, 0) < 0 ? -1 : 0; /* copied into the message: the buffer is the loop's again */
 }
 
+static void *sock_out_buf(rgpu_chan *c, uint64_t n) {
+    sock_chan *s = (sock_chan *)c;
+    sock_out_drop(c);
+    /* a session with a bulk channel sends such frames sealed on it (server/bulk.py): Python's */
+    if (s->chan_len || Z.msg_init_size(&s->out, n) != 0) return NULL;
+    s->out_live = 1;
+    return Z.msg_data(&s->out);
+}
+
+static int sock_send_out(rgpu_chan *c, const char *msg, size_t len) {
+    sock_chan *s = (sock_chan *)c;
+    if (!s->out_live || Z.send(s->sock, s->peer, s->peer_len, ZMQ_SNDMORE) < 0 ||
+        Z.send(s->sock, msg, len, ZMQ_SNDMORE) < 0 || Z.msg_send(&s->out, s->sock, 0) < 0) {
+        sock_out_drop(c);
+        return -1;
+    }
+    s->out_live = 0; /* ZeroMQ's now */
+    return 0;
+}
+
 /* Whether a frame is a `sealed` record of the session's bulk channel, as server/bulk.py placeholder
  * tells them: at most RGPU_BULK_HEAD_MAX bytes, the channel's name inside it past its first byte. */
 static int sealed_record(const sock_chan *s, const unsigned char *p, uint64_t n) {
@@ -332,6 +367,7 @@ void *rgpu_sock_open(void *sock, const unsigned char *peer, size_t peer_len) {
     s->ch.next = sock_next, s->ch.reply = sock_reply, s->ch.async_by_shape = 1;
     s->ch.rewind = sock_rewind, s->ch.before_reply = sock_late, s->ch.after_reply = sock_pulls;
     s->ch.reply_frame = sock_reply_frame, s->ch.take_frames = sock_take_frames, s->ch.frame = sock_frame;
+    s->ch.out_buf = sock_out_buf, s->ch.send_out = sock_send_out, s->ch.out_drop = sock_out_drop;
     s->sock = sock;
     memcpy(s->peer, peer, peer_len);
     s->peer_len = peer_len;

@@ -121,4 +121,6 @@ class Session:
             self.sock.send(wire.encode_requests([(next(self._seq), wire.GOODBYE, 0, [], 0)]))
         except zmq.ZMQError:
             pass
-        self.sock.close(0)
+        # not 0: a goodbye still queued would be dropped, and the session then ends only when the worker
+        # finds the client gone (a test waiting for its session_ended line times out under load)
+        self.sock.close(linger=500)

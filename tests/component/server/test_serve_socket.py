@@ -328,6 +328,84 @@ def test_a_large_copys_pieces_from_another_host_are_the_doors_and_land_as_python
     assert on["pieces_compiled"] == on["pieces_in"] == off["pieces_compiled"], (on, off)
     assert on["bytes_in"] == off["bytes_in"] and on["calls"] == off["calls"], (on, off)
     assert on["socket_pieces"] == on["pieces_in"] and off["socket_compiled"] == 0, (on, off)
+    # the read back goes in pieces too (SYNC_PIECES_OUT): the door's, sent as Python sends them
+    assert on["pieces_out"] == off["pieces_out"] >= 5 * 3 and on["bytes_out"] == off["bytes_out"], (on, off)
+    assert on["copies_compiled"] >= 5 and off["copies_compiled"] == 0, (on, off)
+
+
+def _read_back(sock, seq: int, call_id: int, args: list, field: int):
+    """A D2H copy sent by hand, and what came back for it: (the offsets of its PIECE_OUT replies, the
+    pieces' sizes, the reply's result, its message, the data of all of it in order)."""
+    sock.send_multipart([wire.encode_requests([(seq, call_id, field, args, 0)])])
+    offsets, sizes, data = [], [], b""
+    while True:
+        assert sock.poll(15000), "no reply"
+        frames = sock.recv_multipart()
+        head = wire.unpack(frames[0])
+        assert head[0] == seq, head
+        body = b"".join(bytes(f) for f in frames[1:])
+        if head[1] != wire.PIECE_OUT:
+            return offsets, sizes, head[1], head[4], data + body
+        assert len(frames) == 2, head  # one frame a piece
+        offsets.append(head[2][0])
+        sizes.append(len(body))
+        data += body
+
+
+@needs_door
+def test_large_reads_from_another_host_are_the_doors_in_pieces_as_pythons(daemons):
+    """Reads of 256 KiB and more from a null-driver server, sent by hand as a client on another host
+    sends them, door open and shut: in pieces where the call asks for them (SYNC_PIECES_OUT: PIECE_OUT
+    replies at their offsets, a frame each, then the reply with the last), else in the reply's frames.
+    The door serves those it can (its data read into the frames ZeroMQ sends) with the replies,
+    offsets, data and counts Python gives; one past its allocation gets the handler's error alone;
+    one of more than a frame's D2H_CHUNK without pieces is Python's; a bystander is served."""
+    from rgpu.protocol.generated.constants import D2H_CHUNK
+
+    htod, dtoh, memcpy = BY_NAME["cuMemcpyHtoD_v2"], BY_NAME["cuMemcpyDtoH_v2"], BY_NAME["cudaMemcpy"]
+    mib = 1 << 20
+    size = D2H_CHUNK + 4 * mib  # (20 MiB: more than one frame's worth)
+    data = random.Random(11).randbytes(size)
+    got, counts = {}, {}
+    for door in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
+        s, bystander = Session(url), Session(url)
+        try:
+            rc, (dev,), _, _ = s.call("cuMemAlloc_v2", size)
+            assert rc == 0
+            for off in range(0, size, 4 * mib):  # (a message of 4 MiB each: no pieces)
+                assert s.call("cuMemcpyHtoD_v2", dev + off, 4 * mib, bulk=[data[off:off + 4 * mib]])[0] == 0
+            runs = [
+                _read_back(s.sock, 101, dtoh, [dev, 8 * mib], wire.SYNC_PIECES_OUT),      # 4 pieces of 2 MiB
+                _read_back(s.sock, 102, memcpy, [0, dev + mib, size - mib, 2], wire.SYNC_PIECES_OUT),  # 19 MiB
+                _read_back(s.sock, 103, dtoh, [dev + 3, 3 * mib], wire.SYNC_PIECES_OUT),  # below PIECE_MIN: whole
+                _read_back(s.sock, 104, dtoh, [dev + 5, 300 << 10], 1),                  # 300 KiB, one frame
+                _read_back(s.sock, 105, dtoh, [dev, size], 1),                            # 20 MiB: two frames
+                _read_back(s.sock, 106, dtoh, [dev + size - 100, 8 * mib], wire.SYNC_PIECES_OUT),  # past its end
+            ]
+            assert bystander.call("cudaMalloc", 4096)[0] == 0
+        finally:
+            s.close()
+            bystander.close()
+        got[door] = runs
+        counts[door] = max(_ended(handle), _ended(handle, 2), key=lambda c: c["messages"])  # not the bystander's
+        assert handle.alive()
+    on, off = got["1"], got["0"]
+    assert on == off
+    (o1, z1, rc1, _, d1), (o2, z2, rc2, _, d2), (o3, _, rc3, _, d3), (o4, _, rc4, _, d4), \
+        (o5, _, rc5, _, d5), (o6, _, rc6, why6, d6) = on
+    assert (rc1, d1, o1, z1) == (0, data[:8 * mib], [0, 2 * mib, 4 * mib], [2 * mib] * 3)
+    assert rc2 == 0 and d2 == data[mib:] and o2 == list(range(0, 18 * mib, 2 * mib)), o2  # 19 MiB in 2 MiB pieces
+    assert z2 == [2 * mib] * 9
+    assert (rc3, o3, d3) == (0, [], data[3:3 + 3 * mib])
+    assert (rc4, o4, d4) == (0, [], data[5:5 + (300 << 10)])
+    assert (rc5, o5, d5) == (0, [], data)
+    assert rc6 != 0 and o6 == [] and d6 == b"", why6
+    c_on, c_off = counts["1"], counts["0"]
+    assert c_on["pieces_out"] == c_off["pieces_out"] == 3 + 9 and c_on["bytes_out"] == c_off["bytes_out"], (c_on, c_off)
+    assert c_on["calls"] == c_off["calls"], (c_on, c_off)
+    # the door served the allocation and the first four reads, not the 20 MiB one (two frames) or the bad one
+    assert c_on["copies_compiled"] == 1 + 4 and c_off["copies_compiled"] == 0, (c_on, c_off)
 
 
 @needs_door

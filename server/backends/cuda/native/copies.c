@@ -894,6 +894,40 @@ int rgpu_copier_frame_d2h(rgpu_copier *c, mp_reader *r, const void *end, void *b
     return 1;
 }
 
+/* A message of one sync device-to-host copy and nothing else whose data goes back in frames (no copy
+ * record: the client is on another host, or its segment is off), the loop's when it is too large for
+ * rgpu_copier_frame_d2h's buffer (server/native/serve.c d2h_out): cuMemcpyDtoH_v2 [src, count] or
+ * cudaMemcpy [dst, src, count, D2H], with `sync` 1 or SYNC_PIECES_OUT (the client takes it in pieces),
+ * inside one allocation (as api/memory.py's handler and pieces.py run_d2h_pieces check it). 1: one, its
+ * source, bytes, whether in pieces, seq and face in *d; 0: Python's. */
+int rgpu_copier_d2h_alone(const rgpu_copier *c, const void *header, size_t len, rgpu_d2h *d) {
+    mp_reader r;
+    mp_obj calls;
+    rgpu_env_call call = {0};
+    const char *why;
+    uint64_t a[4];
+    mp_rinit(&r, header, len);
+    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1 || rgpu_env_read_call(&r, &call, &why) ||
+        r.p != (const uint8_t *)header + len || call.nbulk != 0 || call.copy.tag != 0 ||
+        (call.sync != 1 && call.sync != RGPU_SYNC_PIECES_OUT))
+        return 0;
+    const rgpu_copy_call *k = call_of(c, call.call_id);
+    if (!k || k->stream || (k->op != OP_D2H && k->op != OP_RUNTIME_COPY)) return 0;
+    if (read_args(&call, k->op == OP_RUNTIME_COPY ? 4 : 2, a)) return 0;
+    if (k->op == OP_RUNTIME_COPY && a[3] != D2H_KIND) return 0;
+    d->dev = k->op == OP_RUNTIME_COPY ? a[1] : a[0], d->count = k->op == OP_RUNTIME_COPY ? a[2] : a[1];
+    if (d->count == 0 || !inside(c, d->dev, d->count)) return 0;
+    d->pieces = call.sync == RGPU_SYNC_PIECES_OUT;
+    d->seq = call.seq, d->runtime = (int)k->runtime;
+    return 1;
+}
+
+/* `n` bytes of device memory at `dev` copied into `buf` on the legacy stream, as Python's run of such a
+ * copy reads them (the device idle: the caller checked): 1, or 0 the driver refused it. */
+int rgpu_copier_d2h(rgpu_copier *c, void *buf, uint64_t dev, uint64_t n) {
+    return c->dtoh(buf, dev, n, NULL) == CUDA_SUCCESS && rgpu_launcher_finish(c->l, NULL, n);
+}
+
 /* A step's last call (launches.c rgpu_launcher_copy_step): a sync copy through the segment or a memset,
  * at `r`, the message ending at `end`. run 0: whether it is one. run 1: served once the device is idle
  * (out, done as rgpu_copier_serve's), or 0: Python's. */

@@ -66,6 +66,15 @@ uint32_t rgpu_copier_pieces(const rgpu_copier *c);
 int rgpu_copier_piece(rgpu_copier *c, const void *header, size_t len, const void *data, uint64_t n, uint64_t *seq,
                       int *runtime);
 int rgpu_copier_is_piece(const rgpu_copier *c, const void *header, size_t len);
+/* A message of one sync D2H copy whose data goes back in frames, too large for the frame buffer (copies.c
+ * rgpu_copier_d2h_alone), and its reading into the caller's buffer (rgpu_copier_d2h). */
+typedef struct {
+    uint64_t dev, count, seq;
+    int pieces; /* the client takes it in pieces (SYNC_PIECES_OUT) */
+    int runtime;
+} rgpu_d2h;
+int rgpu_copier_d2h_alone(const rgpu_copier *c, const void *header, size_t len, rgpu_d2h *d);
+int rgpu_copier_d2h(rgpu_copier *c, void *buf, uint64_t dev, uint64_t n);
 /* The buffer the late copies a step ends with (OUT_LATER without a pinned region) are read into once its
  * wait is answered (copies.c late_frame_one), how many the pass took, each one's seq, place and bytes,
  * and their reading (rgpu_launcher_step_checked makes it). */
