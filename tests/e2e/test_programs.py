@@ -349,8 +349,15 @@ def test_a_program_stopped_while_a_large_copy_comes_to_it_carries_on(cuda_progra
         [session] = stats(sim_server)["sessions"]
         os.killpg(proc.pid, signal.SIGCONT)
         # copies go on: more of them reach the program after it continues
-        wait_until(lambda: stats(sim_server)["sessions"][0]["bytes_out"] > session["bytes_out"] + (128 << 20), 30,
-                   "copies after the stop")
+        try:
+            wait_until(lambda: (now := stats(sim_server)["sessions"]) and
+                       now[0]["bytes_out"] > session["bytes_out"] + (128 << 20), 30, "copies after the stop")
+        except TimeoutError:
+            # which side gave up says why: the program's output names a worker it judged silent
+            proc.kill()
+            out, err = proc.communicate(timeout=30)
+            raise AssertionError(f"no copies after the stop; sessions now {stats(sim_server)['sessions']}, "
+                                 f"before {session}\n{out}\n{err[-4000:]}") from None
         assert proc.poll() is None, proc.communicate()
     finally:
         os.killpg(proc.pid, signal.SIGCONT)
