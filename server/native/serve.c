@@ -87,29 +87,43 @@ static int reply_ok(rgpu_chan *ch, const rgpu_serve_state *st, const rgpu_launch
     return reply_data(ch, st, w, 0, NULL, NULL, 0);
 }
 
+/* Whether the reply to the message `w` ended must carry printf output (output in the pipe, or already
+ * drained into Python's buffer; -1: no capture, or a pipe that cannot say, which Python looks at): it
+ * is then Python's. */
+static int must_print(const rgpu_serve_state *st, const rgpu_launch_run *w) {
+    return st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0;
+}
+
+/* `reply` written into `out` (mp_init_inline'd by the caller), its outs [*value] (NULL: none). */
+static void write_reply(mp_writer *out, rgpu_env_reply *reply, const uint64_t *value) {
+    unsigned char outs[16];
+    mp_writer o;
+    if (value) {
+        mp_init_inline(&o, outs, sizeof outs);
+        mp_uint(&o, *value);
+        reply->outs = (rgpu_env_list){.p = o.buf, .len = o.len, .n = 1};
+    }
+    rgpu_env_write_reply(out, reply);
+    if (value) mp_free(&o);
+}
+
 /* reply_ok for a reply whose data (`out_len` bytes, 0: none) is in the session segment at
  * RGPU_SHM_DATA: the reply names that region, as Python's does once Segment.put wrote it there; and
  * whose outs are `*value` (an allocation's address; NULL: none); and, on the socket, whose data
  * (`frame`, NULL: none) goes in a frame after it. */
 static int reply_data(rgpu_chan *ch, const rgpu_serve_state *st, const rgpu_launch_run *w, uint64_t out_len,
                       const uint64_t *value, const void *frame, size_t frame_len) {
-    if (st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0) return 0;
-    unsigned char buf[48], outs[16];
-    mp_writer out, o;
+    if (must_print(st, w)) return 0;
+    unsigned char buf[48];
+    mp_writer out;
     mp_init_inline(&out, buf, sizeof buf);
     rgpu_env_region region = {.offset = RGPU_SHM_DATA, .length = out_len};
     rgpu_env_reply reply = {.seq = w->last_seq};   /* success, no outs, nothing deferred, no text */
     if (out_len) reply.has_regions = 1, reply.regions = (rgpu_env_list){.n = 1, .items = &region};
-    if (value) {
-        mp_init_inline(&o, outs, sizeof outs);
-        mp_uint(&o, *value);
-        reply.outs = (rgpu_env_list){.p = o.buf, .len = o.len, .n = 1};
-    }
-    rgpu_env_write_reply(&out, &reply);
+    write_reply(&out, &reply, value);
     int sent = !out.oom && (frame ? ch->reply_frame(ch, (const char *)out.buf, out.len, frame, frame_len)
                                   : ch->reply(ch, (const char *)out.buf, out.len)) == 0;
     mp_free(&out);
-    if (value) mp_free(&o);
     return sent;
 }
 
@@ -312,20 +326,14 @@ static int with_frames(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
 /* A reply of `result` to call `seq` (outs: [*offset], or none) and the frame the door's out_buf holds
  * after it: 0 sent, else not (the frame let go). */
 static int send_out(rgpu_chan *ch, uint64_t seq, int64_t result, const uint64_t *offset) {
-    unsigned char buf[48], outs[16];
-    mp_writer out, o;
+    unsigned char buf[48];
+    mp_writer out;
     mp_init_inline(&out, buf, sizeof buf);
     rgpu_env_reply reply = {.seq = seq, .result = result};
-    if (offset) {
-        mp_init_inline(&o, outs, sizeof outs);
-        mp_uint(&o, *offset);
-        reply.outs = (rgpu_env_list){.p = o.buf, .len = o.len, .n = 1};
-    }
-    rgpu_env_write_reply(&out, &reply);
+    write_reply(&out, &reply, offset);
     int sent = !out.oom && ch->send_out(ch, (const char *)out.buf, out.len) == 0;
     if (!sent && out.oom) ch->out_drop(ch);
     mp_free(&out);
-    if (offset) mp_free(&o);
     return sent ? 0 : -1;
 }
 
@@ -376,8 +384,7 @@ static int d2h_out(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, const 
         /* the message's end, as Python's: the settle, and the printf check its reply may have to carry */
         w->served = 1, w->last_seq = d->seq, w->runtime = d->runtime, w->kernels = 0;
         rgpu_launcher_end(l, w);
-        int printed = st->printf_buffered ? (w->pending != 0 || *st->printf_buffered) : w->pending > 0;
-        if (!printed && send_out(ch, d->seq, 0, NULL) == 0) {
+        if (!must_print(st, w) && send_out(ch, d->seq, 0, NULL) == 0) {
             st->frame_out += k;
             count(st, w, sent, 0);
             st->copies++;
@@ -460,12 +467,13 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
         } else if (n != 0 && kind == RGPU_STEP_ASYNC && ch->async_by_shape) {
             int rc = async_run(ch, l, st, n); /* no reply: none is waited for */
             if (rc) return rc;
+        } else if (ch->reply_frame && ((n != 0 && kind == RGPU_STEP_FRAME) ||
+                                       (n == 0 && frame_alone(st, &frame_bytes) && frame_bytes <= st->frame_cap))) {
+            int rc = frame_step(ch, l, st, n, frame_bytes);
+            if (rc) return rc;
         } else if (n == 0 && ch->out_buf && st->copier && rgpu_copier_d2h_alone(st->copier, st->copy, st->len, &big) &&
                    (!st->frame || big.count > st->frame_cap)) {
-            int rc = d2h_out(ch, l, st, &big);
-            if (rc) return rc;
-        } else if (ch->reply_frame && ((n != 0 && kind == RGPU_STEP_FRAME) || (n == 0 && frame_alone(st, &frame_bytes)))) {
-            int rc = frame_step(ch, l, st, n, frame_bytes);
+            int rc = d2h_out(ch, l, st, &big); /* (one frame_step's buffer cannot hold) */
             if (rc) return rc;
         } else {
             return RGPU_SERVE_RING;

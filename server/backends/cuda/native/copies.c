@@ -566,14 +566,19 @@ static const rgpu_copy_call *piece_in_one(rgpu_copier *c, const rgpu_env_call *c
     return k;
 }
 
-/* Whether `header` is a message of one PIECE_IN call and nothing else, read into *call. */
-static int piece_header(const void *header, size_t len, rgpu_env_call *call) {
+/* Whether `header` is a message of one call and nothing else, read into *call. */
+static int one_call(const void *header, size_t len, rgpu_env_call *call) {
     mp_reader r;
     mp_obj calls;
     const char *why;
     mp_rinit(&r, header, len);
     return !(mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1 || rgpu_env_read_call(&r, call, &why) ||
-             r.p != (const uint8_t *)header + len || call->sync != RGPU_PIECE_IN);
+             r.p != (const uint8_t *)header + len);
+}
+
+/* Whether `header` is a message of one PIECE_IN call and nothing else, read into *call. */
+static int piece_header(const void *header, size_t len, rgpu_env_call *call) {
+    return one_call(header, len, call) && call->sync == RGPU_PIECE_IN;
 }
 
 /* Whether a message's head is one piece of a large H2D copy the loop may run (its data frame still to
@@ -870,24 +875,33 @@ static int last_call(rgpu_copier *c, mp_reader *r, const uint8_t *end, unsigned 
  * rgpu_launcher_frame_step): cuMemcpyDtoH_v2 [src, count] or cudaMemcpy [dst, src, count, D2H]. run 0:
  * whether it is one, its count in *count. run 1: copied into `buf` (`cap` bytes) once the device is
  * idle, as Python's run of it copies (out: its seq and face), or 0: Python's, nothing copied. */
+/* A sync device-to-host copy on the legacy stream whose data goes back in frames (no copy record, no
+ * data frames): cuMemcpyDtoH_v2 [src, count] or cudaMemcpy [dst, src, count, D2H], its source and
+ * bytes inside one allocation. Its copy call, or NULL: not one. (The caller checks its `sync`.) */
+static const rgpu_copy_call *d2h_in_frames(const rgpu_copier *c, const rgpu_env_call *call, uint64_t *dev,
+                                           uint64_t *n) {
+    uint64_t a[4];
+    if (call->nbulk != 0 || call->copy.tag != 0) return NULL;
+    const rgpu_copy_call *k = call_of(c, call->call_id);
+    if (!k || k->stream || (k->op != OP_D2H && k->op != OP_RUNTIME_COPY)) return NULL;
+    if (read_args(call, k->op == OP_RUNTIME_COPY ? 4 : 2, a)) return NULL;
+    if (k->op == OP_RUNTIME_COPY && a[3] != D2H_KIND) return NULL;
+    *dev = k->op == OP_RUNTIME_COPY ? a[1] : a[0], *n = k->op == OP_RUNTIME_COPY ? a[2] : a[1];
+    return *n != 0 && inside(c, *dev, *n) ? k : NULL;
+}
+
 int rgpu_copier_frame_d2h(rgpu_copier *c, mp_reader *r, const void *end, void *buf, uint64_t cap, int run,
                           uint64_t *count, rgpu_launch_run *out) {
     rgpu_env_call call = {0};
     const char *why;
-    uint64_t a[4], dev, n;
-    if (rgpu_env_read_call(r, &call, &why) || r->p != (const uint8_t *)end || call.nbulk != 0 || call.sync != 1 ||
-        call.copy.tag != 0)
-        return 0;
-    const rgpu_copy_call *k = call_of(c, call.call_id);
-    if (!k || k->stream || (k->op != OP_D2H && k->op != OP_RUNTIME_COPY)) return 0;
-    if (read_args(&call, k->op == OP_RUNTIME_COPY ? 4 : 2, a)) return 0;
-    if (k->op == OP_RUNTIME_COPY && a[3] != D2H_KIND) return 0;
-    dev = k->op == OP_RUNTIME_COPY ? a[1] : a[0], n = k->op == OP_RUNTIME_COPY ? a[2] : a[1];
-    if (n == 0 || n >= REGISTER_MIN || !inside(c, dev, n)) return 0;
+    uint64_t dev, n;
+    if (rgpu_env_read_call(r, &call, &why) || r->p != (const uint8_t *)end || call.sync != 1) return 0;
+    const rgpu_copy_call *k = d2h_in_frames(c, &call, &dev, &n);
+    if (!k || n >= REGISTER_MIN) return 0;
     *count = n;
     if (!run) return 1;
     if (n > cap || !rgpu_launcher_idle(c->l)) return 0;
-    if (c->dtoh(buf, dev, n, NULL) != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, NULL, n)) return 0;
+    if (!rgpu_copier_d2h(c, buf, dev, n)) return 0;
     out->served = 1;
     out->last_seq = call.seq;
     out->runtime = (int)k->runtime;
@@ -901,22 +915,11 @@ int rgpu_copier_frame_d2h(rgpu_copier *c, mp_reader *r, const void *end, void *b
  * inside one allocation (as api/memory.py's handler and pieces.py run_d2h_pieces check it). 1: one, its
  * source, bytes, whether in pieces, seq and face in *d; 0: Python's. */
 int rgpu_copier_d2h_alone(const rgpu_copier *c, const void *header, size_t len, rgpu_d2h *d) {
-    mp_reader r;
-    mp_obj calls;
     rgpu_env_call call = {0};
-    const char *why;
-    uint64_t a[4];
-    mp_rinit(&r, header, len);
-    if (mp_next(&r, &calls) || calls.type != MP_ARRAY || calls.n != 1 || rgpu_env_read_call(&r, &call, &why) ||
-        r.p != (const uint8_t *)header + len || call.nbulk != 0 || call.copy.tag != 0 ||
-        (call.sync != 1 && call.sync != RGPU_SYNC_PIECES_OUT))
+    const rgpu_copy_call *k;
+    if (!one_call(header, len, &call) || (call.sync != 1 && call.sync != RGPU_SYNC_PIECES_OUT) ||
+        !(k = d2h_in_frames(c, &call, &d->dev, &d->count)))
         return 0;
-    const rgpu_copy_call *k = call_of(c, call.call_id);
-    if (!k || k->stream || (k->op != OP_D2H && k->op != OP_RUNTIME_COPY)) return 0;
-    if (read_args(&call, k->op == OP_RUNTIME_COPY ? 4 : 2, a)) return 0;
-    if (k->op == OP_RUNTIME_COPY && a[3] != D2H_KIND) return 0;
-    d->dev = k->op == OP_RUNTIME_COPY ? a[1] : a[0], d->count = k->op == OP_RUNTIME_COPY ? a[2] : a[1];
-    if (d->count == 0 || !inside(c, d->dev, d->count)) return 0;
     d->pieces = call.sync == RGPU_SYNC_PIECES_OUT;
     d->seq = call.seq, d->runtime = (int)k->runtime;
     return 1;
