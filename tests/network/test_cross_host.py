@@ -207,8 +207,9 @@ def test_a_link_gone_silent_mid_copy_ends_that_program_within_seconds(bed_pool, 
     session on its side; the server's other tenant carries on.
     - pool (CURVE): the copies' frames go on the session's bulk channel, so the session socket's
       heartbeats find the silence in the program, and its keepalives in the worker.
-    - plain wire, D2H: the worker is the one stuck mid-message: TCP_USER_TIMEOUT on its socket ends
-      the session (server/liveness.py; before it, the session and its memory stayed).
+    - plain wire, D2H: the worker is the one stuck mid-message: its kernel's resends of the reply go
+      unanswered, and the worker ends the session (server/liveness.py ClientHost; before it, the
+      session and its memory stayed).
     - plain wire, H2D: the program is the one stuck mid-message, where ZeroMQ sends no heartbeat: the
       library sees that the worker's host has acknowledged nothing of it for 10 s (TCP_INFO,
       connection.c; before it, the program waited out RGPU_TIMEOUT)."""

@@ -106,7 +106,8 @@ try:
         sent += s.send(b"y" * (1 << 16))
 except TimeoutError:
     blocked = True
-unacked, _, last_ack_s = tcp_state(s.fileno())  # what the worker reads of its client's connection
+state = tcp_state(s.fileno())  # what the worker reads of its client's connection
+unacked, last_ack_s = state.unacked, state.since_ack
 s.settimeout(3.0)
 try:
     got = s.recv(1 << 16)
