@@ -50,13 +50,16 @@ def channel():
     ch = bulk.BulkChannel(ctx, "tcp://127.0.0.1:*", None, KEY, CHANNEL, 1 << 26)
     socks = []
 
-    def connect(password: bytes = bulk.password(CHANNEL)):
+    def connect(password: bytes = bulk.password(CHANNEL), watched: bool = False):
+        """A connection; `watched`: (it, its curve.Handshake), the monitor attached before it
+        connects, so that no event of its first handshake comes before the monitor."""
         s = ctx.socket(zmq.DEALER)
         s.setsockopt(zmq.LINGER, 0)
         s.plain_username, s.plain_password = b"rgpu-bulk", password
+        watch = curve.Handshake(s) if watched else None
         s.connect(ch.endpoint)
         socks.append(s)
-        return s
+        return (s, watch) if watched else s
     yield ch, connect
     for s in socks:
         s.close(0)
@@ -74,8 +77,7 @@ def _said_hello(connect):
 
 def test_a_stranger_without_the_password_is_refused_at_the_handshake(channel):
     ch, connect = channel
-    stranger = connect(b"guess")
-    watch = curve.Handshake(stranger)
+    stranger, watch = connect(b"guess", watched=True)
     try:
         stranger.send_multipart(list(_seal(KEY, 0, b"")))
         assert wait_until(lambda: watch.update().refused, 10, "the refusal")
