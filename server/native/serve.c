@@ -275,9 +275,10 @@ static int async_run(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint
     return stepped(st, w, n - 1); /* count() adds the message's last call */
 }
 
-/* The most data frames a message the loop serves may have (a step's DataLoader batch, input and
- * labels, copied without blocking: one each; a full batch of async calls: a few). */
-#define DOOR_FRAMES 16
+/* The most data frames a message the loop serves may have (a step's DataLoader batch copied without
+ * blocking: a frame a tensor; a full batch of async calls: one each, libhook session.c
+ * BATCH_MAX_CALLS). The socket's channel holds as many (sock_serve.c SOCK_FRAMES). */
+#define DOOR_FRAMES 256
 
 /* A message that is one piece of a large H2D copy (PIECE_IN, a frame of the copy's data:
  * server/pieces.py), copied from its frame as worker.py _serve's launcher.piece copies it, with no

@@ -33,7 +33,10 @@ const unsigned char *rgpu_heads_apply(rgpu_heads *h, const unsigned char *rec, s
 #include "rgpu_wire.h"
 #include "serve.h"
 
-#define SOCK_FRAMES 16 /* the most data frames the door takes of a message (serve.c DOOR_FRAMES) */
+/* The most data frames the door takes of a message (serve.c DOOR_FRAMES): a frame for each async call
+ * of the fullest batch a client on another host sends (libhook session.c BATCH_MAX_CALLS), so that a
+ * step whose batch holds many tensors is the door's too. */
+#define SOCK_FRAMES 256
 
 /* libzmq's calls, from the copy pyzmq loaded */
 static struct {

@@ -66,6 +66,9 @@ def _script(url: str) -> tuple[list, bytes]:
         _message(s, [("cuMemcpyHtoDAsync_v2", [ptr + 12288 + 512 * k, 512, 0], _pattern(k, 512)) for k in range(8)],
                  None)
         replies.append(_message(s, [], sync))
+        # a step whose batch is many tensors, a frame each (more frames than 16, fewer than a full batch)
+        replies.append(_message(s, [("cuMemcpyHtoDAsync_v2", [ptr + 12288 + 64 * k, 64, 0], _pattern(k + 9, 64))
+                                    for k in range(64)], sync))
         # Python's, whole, with Python's errors at the wait: a frame shorter than its copy, a copy past
         # its allocation, a stream never made
         replies.append(_message(s, [("cudaMemcpyAsync", [ptr, 0, 4096, 1, 0], b"x" * 100)], sync))
@@ -102,18 +105,21 @@ def test_steps_and_batches_with_copies_from_frames_are_the_loops_as_pythons(daem
     assert held_on == held_off
     assert held_on[:4096] == _pattern(19) and held_on[4096:8192] == _pattern(119)
     assert held_on[8192:8208] == bytes([19]) * 16 and held_on[8208:8272] == b"k" * 64
-    assert held_on[12288:16384] == b"".join(_pattern(k, 512) for k in range(8))
-    assert all(r[1] == 0 and r[3] == 0 for r in on[:21]), on[:21]
+    assert held_on[12288:16384] == b"".join(_pattern(k + 9, 64) for k in range(64))
+    assert all(r[1] == 0 and r[3] == 0 for r in on[:22]), on[:22]
     # the async copies' errors, deferred to the wait's reply with Python's messages
-    assert all(r[3] != 0 for r in on[21:24]) and on[24][1] == on[24][3] == 0, on[21:]
-    assert "outside any allocation" in on[22][4] and "not a stream" in on[23][4], on[21:]
-    # the 20 steps and the batch were the loop's, every byte of their frames copied by it; with the
-    # compiled launches off, Python's
+    assert all(r[3] != 0 for r in on[22:25]) and on[25][1] == on[25][3] == 0, on[22:]
+    assert "outside any allocation" in on[23][4] and "not a stream" in on[24][4], on[22:]
+    # the 20 steps, the batch and the step of 64 frames were the loop's, every byte of their frames
+    # copied by it; with the compiled launches off, Python's
     # (not the copy behind the kernel: Python's, the launch before it the loop's)
-    assert c_on["frame_bytes_compiled"] == 20 * 8192 + 4096 and c_on["batches_compiled"] >= 1, c_on
+    assert c_on["frame_bytes_compiled"] == 20 * 8192 + 4096 + 4096 and c_on["batches_compiled"] >= 1, c_on
     assert c_on["waits_compiled"] >= 20 and c_on["launches_compiled"] == 1, c_on
+    # the door's, across the socket: the 20 steps, the batch and its wait, the step of 64 frames (a
+    # message of more frames than 16, which Python used to take), the allocation and the read back
+    assert c_on["socket_compiled"] == 25, c_on
     assert c_off["frame_bytes_compiled"] == 0 and c_off["batches_compiled"] == 0, c_off
-    assert c_on["bytes_in"] == c_off["bytes_in"] >= 20 * 8192 + 4096 + 64, (c_on, c_off)
+    assert c_on["bytes_in"] == c_off["bytes_in"] >= 20 * 8192 + 4096 + 4096 + 64, (c_on, c_off)
     assert c_on["calls"] - c_off["calls"] in (0, 1) and c_on["messages"] - c_off["messages"] in (0, 1), (c_on, c_off)
 
 
