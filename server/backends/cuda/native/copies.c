@@ -870,11 +870,6 @@ static int last_call(rgpu_copier *c, mp_reader *r, const uint8_t *end, unsigned 
     return 1;
 }
 
-/* A sync device-to-host copy whose data goes back in a frame (no copy record: the client is on another
- * host, or its segment is off), the last call of a step on the socket (launches.c
- * rgpu_launcher_frame_step): cuMemcpyDtoH_v2 [src, count] or cudaMemcpy [dst, src, count, D2H]. run 0:
- * whether it is one, its count in *count. run 1: copied into `buf` (`cap` bytes) once the device is
- * idle, as Python's run of it copies (out: its seq and face), or 0: Python's, nothing copied. */
 /* A sync device-to-host copy on the legacy stream whose data goes back in frames (no copy record, no
  * data frames): cuMemcpyDtoH_v2 [src, count] or cudaMemcpy [dst, src, count, D2H], its source and
  * bytes inside one allocation. Its copy call, or NULL: not one. (The caller checks its `sync`.) */
@@ -890,6 +885,11 @@ static const rgpu_copy_call *d2h_in_frames(const rgpu_copier *c, const rgpu_env_
     return *n != 0 && inside(c, *dev, *n) ? k : NULL;
 }
 
+/* A sync device-to-host copy whose data goes back in a frame (no copy record: the client is on another
+ * host, or its segment is off), the last call of a step on the socket (launches.c
+ * rgpu_launcher_frame_step): cuMemcpyDtoH_v2 [src, count] or cudaMemcpy [dst, src, count, D2H]. run 0:
+ * whether it is one, its count in *count. run 1: copied into `buf` (`cap` bytes) once the device is
+ * idle, as Python's run of it copies (out: its seq and face), or 0: Python's, nothing copied. */
 int rgpu_copier_frame_d2h(rgpu_copier *c, mp_reader *r, const void *end, void *buf, uint64_t cap, int run,
                           uint64_t *count, rgpu_launch_run *out) {
     rgpu_env_call call = {0};
