@@ -359,7 +359,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 # from others (refused strangers) is looked at between waits. While nothing of the
                 # session's waits for Python (_loop_may_serve), the compiled serving loop waits
                 # instead, serving the hot calls it knows itself until the next housekeeping.
-                launcher = session.device.launcher
+                launcher = _compiled_launcher(session)
                 try:
                     if launcher is not None and compiled_loop and mover is None and not reclaimer.reclaimed \
                             and _loop_may_serve(session):
@@ -390,12 +390,11 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 elif got != SOCKET and not events(zmq.EVENTS) & zmq.POLLIN:
                     ident, served, from_socket = None, looped, False
             elif door_open and peer is not None and redirect is None and mover is None and not reclaimer.reclaimed \
-                    and (inbound is None or inbound.committed) and session.device.launcher is not None \
-                    and _loop_may_serve(session):
+                    and (inbound is None or inbound.committed) and _loop_may_serve(session) \
+                    and (launcher := _compiled_launcher(session)) is not None:
                 # Across hosts: the compiled serving loop waits on the session's socket itself, serving
                 # the hot calls it knows until the next housekeeping, and hands over the rest with their
                 # first part taken (server/sock_loop.py); Python receives such a message's other parts.
-                launcher = session.device.launcher
                 if door is None or door.peer != peer:
                     if door is not None:
                         door.close()
@@ -555,6 +554,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 f.write(f"{time.monotonic() - started:.6f}\n")
             os.replace(f"{prefix}.wall.tmp", f"{prefix}.wall")
         mem = getattr(session.device, "memory", None)
+        loop = session.device.launcher or session.device.idle_waits
         log.info("session_ended", reason=reason, calls=session.calls, messages=session.messages,
                  bytes_in=session.bytes_in,
                  bytes_out=session.bytes_out, memory_peak=getattr(mem, "peak", 0),
@@ -570,16 +570,14 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  socket_compiled=door.compiled if door is not None else 0,
                  socket_to_python=door.handed if door is not None else 0,
                  socket_pieces=door.pieces if door is not None else 0,
-                 launches_compiled=session.device.launcher.served if session.device.launcher is not None else 0,
-                 waits_compiled=session.device.launcher.waits if session.device.launcher is not None else 0,
-                 copies_compiled=session.device.launcher.copies if session.device.launcher is not None else 0,
-                 batches_compiled=session.device.launcher.batches if session.device.launcher is not None else 0,
-                 frame_bytes_compiled=session.device.launcher.frame_bytes_in
-                 if session.device.launcher is not None else 0,
-                 late_bytes_compiled=session.device.launcher.late_bytes_out
-                 if session.device.launcher is not None else 0,
-                 pulls_compiled=session.device.launcher.pulls_served if session.device.launcher is not None else 0,
-                 pieces_compiled=session.device.launcher.pieces_in if session.device.launcher is not None else 0,
+                 launches_compiled=loop.served if loop is not None else 0,
+                 waits_compiled=loop.waits if loop is not None else 0,
+                 copies_compiled=loop.copies if loop is not None else 0,
+                 batches_compiled=loop.batches if loop is not None else 0,
+                 frame_bytes_compiled=loop.frame_bytes_in if loop is not None else 0,
+                 late_bytes_compiled=loop.late_bytes_out if loop is not None else 0,
+                 pulls_compiled=loop.pulls_served if loop is not None else 0,
+                 pieces_compiled=loop.pieces_in if loop is not None else 0,
                  **(session.bulk.stats() if session.bulk is not None else {}),
                  **({"head_deltas": session.heads.deltas, "head_bytes_saved": session.heads.bytes_saved}
                     if session.heads is not None else {}),
@@ -806,6 +804,16 @@ def _facts(session, log) -> dict:
     except CudaError as e:
         log.warning("device_facts_unavailable", reason=str(e))
         return {}
+
+
+def _compiled_launcher(session):
+    """The launcher the compiled serving loop serves the session with: the device's own (the cuda
+    backend's, cuda/launches.py), else the software GPU's idle waits while its device is idle
+    (sim/idle_waits.py); None: Python serves every message."""
+    device = session.device
+    if device.launcher is not None:
+        return device.launcher
+    return device.idle_waits if device.idle_waits is not None and device.loop_idle else None
 
 
 def _loop_may_serve(session) -> bool:

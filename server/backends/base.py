@@ -85,6 +85,14 @@ class Device(ABC):
     # A compiled loop that runs a message's kernel launches (cuda/launches.py), or None: every launch
     # through the API handlers. The session tells it the handles it issues and drops.
     launcher = None
+    # A compiled loop that answers the device's waits while it is idle (sim/idle_waits.py), or None; the
+    # session tells it its handles too.
+    idle_waits = None
+
+    @property
+    def loop_idle(self) -> bool:
+        """Whether idle_waits may answer the session's waits now: nothing runs, nothing is due."""
+        return False
 
     # the program's pinned host memory, mapped by the worker (server/pinned.py)
     registers_host = False  # host_register does something: the device DMAs from registered memory

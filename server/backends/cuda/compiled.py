@@ -43,6 +43,8 @@ void rgpu_launcher_attributes(rgpu_launcher *l, void *set, uint64_t id, const in
 int rgpu_launcher_attribute(rgpu_launcher *l, void *object, int64_t attr, int32_t value);
 int rgpu_launcher_attribute_of(rgpu_launcher *l, void *object, int64_t attr, int32_t *value);
 void rgpu_launcher_poll(rgpu_launcher *l, long ns);
+int rgpu_launcher_done_object(void *unused);
+int rgpu_launcher_done_device(void);
 int rgpu_launcher_aliases(rgpu_launcher *l, const uint64_t *triples, size_t n);
 int rgpu_launcher_wait(rgpu_launcher *l, const void *header, size_t len, uint64_t token, uint32_t index,
                        rgpu_launch_run *out);

@@ -40,14 +40,17 @@ class Launcher:
     """One device's loop. `launch_address`: the driver's cuLaunchKernel; `clock`: the device's
     KernelClock (timing.py), which must outlive the loop."""
 
-    def __init__(self, launch_address: int, clock):
+    def __init__(self, launch_address: int, clock, ids: tuple[int, int] | None = None):
+        """`ids`: the call ids of the launches it runs (cuLaunchKernel's and cudaLaunchKernel's unless
+        given: the software GPU's idle waits give ids no call has)."""
         lib = compiled.library()
         if lib is None:
             raise OSError(compiled.unavailable())
         self._lib = lib
         self._clock = clock  # kept: the loop's C side holds its pointer
-        self._l = _ffi.gc(lib.rgpu_launcher_new(_ffi.cast("void *", launch_address), clock.native,
-                                                BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]),
+        if ids is None:
+            ids = (BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"])
+        self._l = _ffi.gc(lib.rgpu_launcher_new(_ffi.cast("void *", launch_address), clock.native, *ids),
                           lib.rgpu_launcher_free)
         if self._l == _ffi.NULL:
             raise MemoryError("rgpu_launcher_new")
@@ -59,7 +62,7 @@ class Launcher:
         # the loop's address, for the worker's compiled serving loop (server/native/serve.c), which
         # answers waits with it (the worker counts them in `waits`)
         self.loop = int(_ffi.cast("uintptr_t", self._l))
-        self.ids = frozenset((BY_NAME["cuLaunchKernel"], BY_NAME["cudaLaunchKernel"]))
+        self.ids = frozenset(ids)
         self.wait_ids = frozenset()  # the waits it answers (serve_waits)
         self.served = 0  # launches it ran (logs, tests)
         self.copier = None  # the device's compiled copies (copies.py), whose memsets and copies a step may hold

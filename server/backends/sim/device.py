@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from ..base import Device
-from . import archs, identity, kernels
+from . import archs, identity, idle_waits, kernels
 from .arrays import SimArrays
 from . import companion as sim_companion
 from .errors import SimError
@@ -102,6 +102,9 @@ class SimDevice(SimArrays, Device):
         # Kernels queued to run after their launch (queue.py), or None: each runs inside its launch.
         self._queue = SimQueue() if async_enabled() else None
         self.schedules_itself = self._queue is not None
+        # the compiled serving loop's answers to waits while the device is idle (loop_idle); with a
+        # queue only, where a session never holds the GPU across messages (Session.settle)
+        self.idle_waits = idle_waits.make() if self._queue is not None else None
         self.sched = None  # the session's GpuScheduler and slot, for the queue's kernels (session.py)
         self.slot = 0
         # The executor's hold of the GPU over a run of queued kernels (as Session's, HOLD_S): the
@@ -114,6 +117,13 @@ class SimDevice(SimArrays, Device):
     def queued(self) -> bool:
         """Kernels queued or running, or an error one left that a call has not reported yet."""
         return self._queue is not None and (self._queue.busy() or self._queue.error_kept())
+
+    @property
+    def loop_idle(self) -> bool:
+        """Nothing queued or running, no kernel's error kept, no printf output due: every wait of the
+        session is answered success (idle_waits.py). Only the serving thread queues work and takes
+        output, so it stays so until Python serves the next message."""
+        return not self.queued and not self._printf
 
     def wait_idle(self) -> None:
         if self._queue is not None:

@@ -631,6 +631,14 @@ int rgpu_launcher_event(rgpu_launcher *l, uint64_t h, void **event) { return eve
 
 int rgpu_launcher_idle(rgpu_launcher *l) { return l->query && query_all(l, NULL) == CUDA_SUCCESS; }
 
+/* The waits of a device with nothing running, for a launcher that serves waits alone: the software
+ * GPU's (server/backends/sim/idle_waits.py), whose work is Python's. Its worker lets the serving loop
+ * answer only while its queue is empty, no kernel's error is kept and no printf output is due, where
+ * every stream and event of it is done and each of these waits is CUDA_SUCCESS as its Python path
+ * answers it. */
+CUresult rgpu_launcher_done_object(void *unused) { return CUDA_SUCCESS; }
+CUresult rgpu_launcher_done_device(void) { return CUDA_SUCCESS; }
+
 /* A copy the loop queued on an idle device, waited for until it is done (copies.c): polled for as long
  * as its DMA can take (its bytes at a slow link's 8 GB/s on top of poll_ns, at most 20 ms: Python's
  * wait for a copy polls as long, server/backends/cuda/waits.py copy_spin_s), then the blocking

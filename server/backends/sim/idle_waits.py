@@ -1,0 +1,59 @@
+"""The compiled serving loop's answers to the software GPU's waits (server/native/serve.c).
+
+The software GPU's work is Python's (its kernels run in the worker's process: queue.py), so no
+compiled code can wait for it. But a wait that finds the device idle (nothing queued or running, no
+kernel's error kept, no printf output due) has one answer for every stream and event of the session:
+success, as its Python path gives it (api/stream.py, api/device.py). While the device is so
+(SimDevice.loop_idle), the worker lets the compiled serving loop (the call ring on the same host, the
+socket's door across hosts) serve the session with this launcher: the cuda backend's (launches.py),
+knowing the session's streams and events only, running nothing, over a "driver" whose queries and
+synchronizes all answer done (launches.c rgpu_launcher_done_*). The synchronize round trip, the
+commonest blocking call, then costs the worker no Python. Anything else the loop hands to Python, as
+a call it does not know; once a launch is queued the worker serves every message in Python again
+until the device is idle.
+
+RGPU_FAST_LAUNCH=0 turns it off with the cuda backend's loop (every call through Python)."""
+from __future__ import annotations
+
+import os
+import types
+
+from ..cuda import compiled
+from ..cuda.compiled import ffi as _ffi
+from ..cuda.launches import KINDS, Launcher
+
+NO_CALL = (1 << 64) - 1  # a call id no message carries: the loop's launches are never this launcher's
+
+
+class IdleWaits(Launcher):
+    def __init__(self):
+        lib = compiled.library()
+        if lib is None:
+            raise OSError(compiled.unavailable())
+        # a kernel clock that never opens a window (nothing launches here): its settle is 0 s at once
+        clock = _ffi.gc(lib.rgpu_clock_new(*([_ffi.NULL] * 5)), lib.rgpu_clock_free)
+        if clock == _ffi.NULL:
+            raise MemoryError("rgpu_clock_new")
+        super().__init__(0, types.SimpleNamespace(native=clock), ids=(NO_CALL, NO_CALL))
+        done, device_done = (int(_ffi.cast("uintptr_t", _ffi.addressof(lib, n)))
+                             for n in ("rgpu_launcher_done_object", "rgpu_launcher_done_device"))
+        self.serve_waits(done, done)
+        self.serve_more_waits(done, done, device_done)
+
+    def learn(self, h: int, kind: str, obj) -> None:
+        """Streams and events only, each under its own handle as the object the "driver" ignores;
+        functions and graphs never (nothing launches here)."""
+        if kind in ("stream", "event") and self._lib.rgpu_launcher_learn(self._l, h, _ffi.cast("void *", h),
+                                                                          KINDS[kind]) != 0:
+            raise MemoryError("rgpu_launcher_learn")
+
+
+def make() -> IdleWaits | None:
+    """The device's IdleWaits, or None: switched off (RGPU_FAST_LAUNCH=0) or its library not built
+    (every wait then goes through Python)."""
+    if os.environ.get("RGPU_FAST_LAUNCH", "1") == "0":
+        return None
+    try:
+        return IdleWaits()
+    except OSError:
+        return None
