@@ -11,11 +11,9 @@ import re
 
 import pytest
 
-from rgpu.protocol import wire
-from tests.component.server.test_serve_socket import _session
+from tests.component.server.test_serve_loop import _ended
+from tests.component.server.test_serve_socket import WAITS, _door_on_and_off
 from tests.conftest import run_cli
-from tests.support.daemons import wait_until
-from tests.support.session import Session
 
 pytestmark = [pytest.mark.e2e, pytest.mark.sim_only("the software GPU's idle waits")]
 
@@ -23,40 +21,19 @@ pytestmark = [pytest.mark.e2e, pytest.mark.sim_only("the software GPU's idle wai
 LOOPS = {"compiled": {}, "python": {"RGPU_FAST_LAUNCH": "0"}}
 
 
-def _ended(handle, nth: int = 1) -> dict:
-    lines = wait_until(lambda: (m := re.findall(r"event=session_ended .*", handle.output(200000)))
-                       and len(m) >= nth and m, 15, "the session ends")
-    return {k: int(v) for k, v in re.findall(r"\b(\w+)=(\d+)\b", lines[nth - 1])}
-
-
 def test_waits_from_another_host_are_the_doors_with_pythons_replies(start_server):
     """A client without a segment: an event made and recorded, 20 rounds of the ten waits (stream,
     event and device; the driver's and the runtime's faces), then an allocation, a memset, a wait on a
     stream the session never made and a free. The waits are the door's, byte for byte Python's
     replies; the rest Python's, the bad wait refused with its message."""
-    got = {}
-    for name, env in LOOPS.items():
-        url, handle = start_server(env=env)
-        s = Session(url)
-        try:
-            replies = _session(s, 20)
-        finally:
-            s.close()
-        got[name] = replies, _ended(handle)
-    (on, counts_on), (off, counts_off) = got["compiled"], got["python"]
-    waits = 20 * 10
-    assert on == off[:waits] + on[waits:waits + 1] + off[waits + 1:]  # the same bytes (an address aside)
-    for i, r in enumerate(on[:waits]):
-        assert wire.unpack(r) == [i + 4, 0, [], 0, "", ""], i
-    malloc, memset, bad, free = (wire.unpack(r) for r in on[waits:])
+    (malloc, memset, bad, free), counts_on, counts_off = _door_on_and_off(
+        lambda loop: start_server(env=LOOPS["compiled" if loop else "python"]))
     assert malloc[1] == 0 and memset[1] == 0 and free[1] == 0
     assert bad[1] != 0 and "not a stream of this session" in bad[4], bad
-    assert counts_on["socket_compiled"] == waits and counts_on["waits_compiled"] == waits, counts_on
+    assert counts_on["socket_compiled"] == WAITS and counts_on["waits_compiled"] == WAITS, counts_on
     # the event's making and recording, the allocation, the memset, the bad wait, the free, the goodbye
     assert counts_on["socket_to_python"] == 7, counts_on
     assert counts_off["socket_compiled"] == 0 and counts_off["waits_compiled"] == 0, counts_off
-    for key in ("calls", "messages", "memory_peak"):
-        assert counts_on[key] == counts_off[key], key
 
 
 @pytest.mark.parametrize("shm", ["1", "0"], ids=["ring", "socket"])

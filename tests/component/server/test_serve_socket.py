@@ -168,32 +168,43 @@ def _session(s: Session, rounds: int) -> list[bytes]:
     return out
 
 
-def test_waits_allocations_and_memsets_from_another_host_are_the_doors_as_python_answers_them(daemons):
-    got = {}
-    for door in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
+WAITS = 20 * 10  # _session's waits in _door_on_and_off
+
+
+def _door_on_and_off(start) -> tuple:
+    """_session's 20 rounds by a client without a segment, against `start(True)`'s server (the door
+    serving) and `start(False)`'s (Python serving), each `start` giving (url, handle). The waits'
+    replies are checked alike, each a success, and the sessions' calls, messages and memory peak equal;
+    (the allocation's, memset's, bad wait's and free's replies unpacked, the sessions' counts on, off)."""
+    got = []
+    for door in (True, False):
+        url, handle = start(door)
         s = Session(url)
         try:
             replies = _session(s, 20)
         finally:
             s.close()
-        got[door] = replies, _ended(handle)
-    (on, counts_on), (off, counts_off) = got["1"], got["0"]
-    waits = 20 * 10
-    assert on == off[:waits] + on[waits:waits + 1] + off[waits + 1:]  # the same bytes (an address aside)
-    for i, r in enumerate(on[:waits]):
+        got.append((replies, _ended(handle)))
+    (on, counts_on), (off, counts_off) = got
+    assert on == off[:WAITS] + on[WAITS:WAITS + 1] + off[WAITS + 1:]  # the same bytes (an address aside)
+    for i, r in enumerate(on[:WAITS]):
         assert wire.unpack(r) == [i + 4, 0, [], 0, "", ""], i
-    malloc, memset, bad, free = (wire.unpack(r) for r in on[waits:])
+    for key in ("calls", "messages", "memory_peak"):
+        assert counts_on[key] == counts_off[key], key
+    return [wire.unpack(r) for r in on[WAITS:]], counts_on, counts_off
+
+
+def test_waits_allocations_and_memsets_from_another_host_are_the_doors_as_python_answers_them(daemons):
+    (malloc, memset, bad, free), counts_on, counts_off = _door_on_and_off(
+        lambda door: null_server.start(daemons, env={"RGPU_SERVE_SOCKET": "1" if door else "0"}))
     assert malloc[1] == 0 and malloc[2][0] != 0 and memset[1] == 0 and free[1] == 0
     assert bad[1] != 0 and bad[4], bad  # Python's refusal, with its message
     # the waits, the allocation, the memset and the free were the door's; the attach, the event's
     # making and recording, the bad wait and the goodbye Python's
-    assert counts_on["socket_compiled"] == waits + 3, counts_on
+    assert counts_on["socket_compiled"] == WAITS + 3, counts_on
     assert counts_on["socket_to_python"] == 4, counts_on
-    assert counts_on["waits_compiled"] == waits and counts_on["copies_compiled"] == 3, counts_on
+    assert counts_on["waits_compiled"] == WAITS and counts_on["copies_compiled"] == 3, counts_on
     assert counts_off["socket_compiled"] == 0 and counts_off["copies_compiled"] == 0, counts_off
-    for key in ("calls", "messages", "memory_peak"):
-        assert counts_on[key] == counts_off[key], key
 
 
 def test_steps_from_another_host_are_the_doors_and_slow_kernels_pythons(daemons):
