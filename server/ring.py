@@ -199,8 +199,8 @@ class ServingLoop:
 
     def _sched_of(self, session):
         """The scheduler's view for the compiled loop (server/native/sched.c) of the session's slot, or
-        NULL without a scheduler."""
-        sched = session.sched
+        NULL without one the loop takes the GPU from (Session.loop_sched)."""
+        sched = session.loop_sched
         if sched is None:
             return ffi.NULL
         if self._sched is None or self._sched[0] is not sched or self._sched[1] != session.slot:

@@ -240,7 +240,7 @@ class Session:
         the kernel clock settled at `device_time`. Counted as `ran_launches` counts launches, and the
         GPU given back with every second of device time since the last charge."""
         self.calls += n
-        if self.sched is not None:
+        if self.loop_sched is not None:  # (the GPU the loop took)
             self._held_kernels += n if kernels is None else kernels
             self._give_back(device_time)
 
@@ -251,7 +251,7 @@ class Session:
         self.calls += n
         self.last_seq = last_seq
         self.face = "runtime" if runtime else "driver"
-        if self.sched is not None:
+        if self.loop_sched is not None:
             self._held_kernels += n if kernels is None else kernels
             self._held_time += self._new_device_time()
             if self._held_time >= HOLD_S:
@@ -295,10 +295,18 @@ class Session:
         give-backs, as `stepped`)."""
         self._accounted = device_time
 
+    @property
+    def loop_sched(self):
+        """The scheduler the worker's compiled serving loop takes the GPU from for a step (server/ring.py,
+        native/sched.c), or None: no scheduler, or a device whose executor takes the GPU around each of
+        its kernels (the software GPU's, served by the loop only while idle: its copies take no GPU
+        time, as Python's run of them takes none)."""
+        return None if self.device.schedules_itself else self.sched
+
     def held_by_loop(self) -> None:
         """The worker's compiled serving loop took the GPU for a step (as `hold_for_step`) and left the
         rest of it to Python: the session holds it, with nothing held yet to charge."""
-        if self.sched is not None:
+        if self.loop_sched is not None:
             self._holding, self._held_time, self._held_kernels = True, 0.0, 0
 
     def settled(self, device_time: float) -> None:

@@ -341,7 +341,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     # profile being of Python's path (cProfile sees nothing of the compiled loop's)
     compiled_loop = os.environ.get("RGPU_SERVE_LOOP", "1") != "0" and profiler is None
     compiled_copies = getattr(session.device, "copier", None) is not None  # the cuda backend's (copies.py)
-    # the loop's allocations are charged on the GPU's shared counters, under their lock (quota.c)
+    # the loop's allocations are charged on the GPU's shared counters, under their lock (quota.c): the cuda
+    # backend's only (the software GPU's copier, sim/idle_waits.py, allocates nothing)
     quota = quota_view(gpu, slot, capacity) if compiled_copies else None
     # the compiled loop's door on the socket, for a client on another host (no ring): opened at the
     # first message it may serve (RGPU_SERVE_SOCKET=0: every socket message through Python)
@@ -363,7 +364,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 try:
                     if launcher is not None and compiled_loop and mover is None and not reclaimer.reclaimed \
                             and _loop_may_serve(session):
-                        copier = session.device.copier if compiled_copies else None
+                        copier = launcher.copier  # the cuda backend's (copies.py), or the software GPU's
                         try:
                             got, body = ring.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
                                                    next_check, session, copier.address if copier is not None else 0,
@@ -374,7 +375,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                         looped = _loop_served(sock, peer, ring, session, launcher, got)
                         if got == STEP:
                             # a step begun with the GPU held: the rest of its message is Python's
-                            if (resume := _step_taken_over(sock, peer, ring, session)) is None:
+                            if (resume := _step_taken_over(sock, peer, ring, session, launcher)) is None:
                                 got = YIELD
                             else:
                                 got = RING
@@ -399,7 +400,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     if door is not None:
                         door.close()
                     door = SocketLoop(sock, peer)
-                copier = session.device.copier if compiled_copies else None
+                copier = launcher.copier
                 try:
                     got, held = door.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
                                            next_check, session, copier.address if copier is not None else 0, quota)
@@ -407,7 +408,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     if door.state.mem_n:
                         session.device.loop_memory(door.state.mem_addr, door.state.mem_size, door.state.mem_n)
                 looped = _loop_served(sock, peer, door, session, launcher, got)
-                if got == STEP and (resume := _step_taken_over(sock, peer, door, session)) is None:
+                if got == STEP and (resume := _step_taken_over(sock, peer, door, session, launcher)) is None:
                     held = None
                 if held is not None:
                     ident, first, more, kept, taken = held
@@ -925,14 +926,13 @@ def _finish_loop_wait(sock, peer, ring, session, launcher, done) -> None:
         _answer_wait(ring.replies(sock), peer, done.last_seq, session, face, session.device.take_output(done.pending))
 
 
-def _step_taken_over(sock, peer, ring, session) -> int | None:
-    """A step the compiled loop began (STEP): the GPU is this session's (the loop took it as
-    hold_for_step does). As _step: a step answered whose reply or settle is Python's is finished
-    here (None); one that stopped part way has its launches counted, and the index of the call
-    Python serves next is returned."""
+def _step_taken_over(sock, peer, ring, session, launcher) -> int | None:
+    """A step the compiled loop began (STEP) with `launcher` (_compiled_launcher's): the GPU is this
+    session's where the loop takes it (the loop took it as hold_for_step does). As _step: a step
+    answered whose reply or settle is Python's is finished here (None); one that stopped part way has
+    its launches counted, and the index of the call Python serves next is returned."""
     st = ring.state
     out = st.wait
-    launcher = session.device.launcher
     session.held_by_loop()
     launcher.served += out.kernels
     if not st.answered:
@@ -947,7 +947,7 @@ def _step_taken_over(sock, peer, ring, session) -> int | None:
     else:
         _finish_loop_wait(sock, peer, ring, session, launcher, out)
         if st.pulls_due:  # (the socket's door) the step's managed pulls, after the wait's reply
-            _send_pulls(ring.replies(sock), peer, session, launcher, ring.pulls(session.device.copier.address))
+            _send_pulls(ring.replies(sock), peer, session, launcher, ring.pulls(launcher.copier.address))
         elif st.pulls:
             session.last_seq = st.pull_seq  # the door answered them after the wait's reply
     _step_ended(session, n, out)

@@ -89,6 +89,7 @@ int rgpu_copier_pin(rgpu_copier *c, const char *name, const uint8_t *nonce, uint
                     uint64_t *bytes);
 void rgpu_copier_unpin(rgpu_copier *c, const char *name);
 void rgpu_copier_arena(rgpu_copier *c, void *arena);
+void rgpu_copier_flat(rgpu_copier *c, uint64_t base, void *host, uint64_t span);
 int64_t rgpu_copier_spare(const rgpu_copier *c);
 void rgpu_copier_set_spare(rgpu_copier *c, int64_t spare, int64_t cap);
 

@@ -74,6 +74,11 @@ class Copier:
         self._arena = arena  # kept: the C side holds its pointer
         self._lib.rgpu_copier_arena(self._c, arena.address)
 
+    def flat(self, base: int, host: int, span: int) -> None:
+        """The software GPU's memory (sim/idle_waits.py): device addresses [base, +span) lie at `host` in
+        this process, copied and set with memcpy and memset instead of a driver's calls (host 0: none)."""
+        self._lib.rgpu_copier_flat(self._c, base, _ffi.cast("void *", host), span)
+
     def track(self, start: int, size: int) -> None:
         if self._lib.rgpu_copier_track(self._c, start, size) != 0:
             raise MemoryError("rgpu_copier_track")

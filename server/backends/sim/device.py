@@ -104,7 +104,7 @@ class SimDevice(SimArrays, Device):
         self.schedules_itself = self._queue is not None
         # the compiled serving loop's answers to waits while the device is idle (loop_idle); with a
         # queue only, where a session never holds the GPU across messages (Session.settle)
-        self.idle_waits = idle_waits.make() if self._queue is not None else None
+        self.idle_waits = idle_waits.make(self.memory) if self._queue is not None else None
         self.sched = None  # the session's GpuScheduler and slot, for the queue's kernels (session.py)
         self.slot = 0
         # The executor's hold of the GPU over a run of queued kernels (as Session's, HOLD_S): the

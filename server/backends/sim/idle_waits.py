@@ -8,11 +8,23 @@ success, as its Python path gives it (api/stream.py, api/device.py). While the d
 socket's door across hosts) serve the session with this launcher: the cuda backend's (launches.py),
 knowing the session's streams and events only, running nothing, over a "driver" whose queries and
 synchronizes all answer done (launches.c rgpu_launcher_done_*). The synchronize round trip, the
-commonest blocking call, then costs the worker no Python. Anything else the loop hands to Python, as
-a call it does not know; once a launch is queued the worker serves every message in Python again
-until the device is idle.
+commonest blocking call, then costs the worker no Python.
 
-RGPU_FAST_LAUNCH=0 turns it off with the cuda backend's loop (every call through Python)."""
+Copies and memsets too: an idle device's copy runs at once (device.py copy_htod and the rest wait for
+the queue, then touch memory), and the session's memory is one mapping in the worker (memory.py). So
+the launcher carries the cuda backend's compiled copies (copies.py) over that mapping instead of a
+driver: memcpy and memset at the device address's place in it, into ranges inside one allocation of
+the memory's table, which the memory keeps the copier told of (DeviceMemory.mirror_to). Every copy
+path the loop serves for the cuda backend is then the loop's here too: pieces and frames from
+another host, reads into reply frames and their pieces, the segment's copies on the same host, a
+step's late reads and managed pulls. Allocations, frees, event records and pinned segments stay
+Python's (no driver calls or pins are given to it).
+
+Anything else the loop hands to Python, as a call it does not know; once a launch is queued the
+worker serves every message in Python again until the device is idle.
+
+RGPU_FAST_LAUNCH=0 turns it off with the cuda backend's loop (every call through Python);
+RGPU_FAST_COPY=0 the copies alone."""
 from __future__ import annotations
 
 import os
@@ -20,6 +32,7 @@ import types
 
 from ..cuda import compiled
 from ..cuda.compiled import ffi as _ffi
+from ..cuda.copies import Copier
 from ..cuda.launches import KINDS, Launcher
 
 NO_CALL = (1 << 64) - 1  # a call id no message carries: the loop's launches are never this launcher's
@@ -48,12 +61,17 @@ class IdleWaits(Launcher):
             raise MemoryError("rgpu_launcher_learn")
 
 
-def make() -> IdleWaits | None:
-    """The device's IdleWaits, or None: switched off (RGPU_FAST_LAUNCH=0) or its library not built
-    (every wait then goes through Python)."""
+def make(memory) -> IdleWaits | None:
+    """The device's IdleWaits, copying in `memory` (memory.py DeviceMemory) unless RGPU_FAST_COPY=0,
+    or None: switched off (RGPU_FAST_LAUNCH=0) or its library not built (every wait then goes through
+    Python)."""
     if os.environ.get("RGPU_FAST_LAUNCH", "1") == "0":
         return None
     try:
-        return IdleWaits()
+        waits = IdleWaits()
     except OSError:
         return None
+    if os.environ.get("RGPU_FAST_COPY", "1") != "0":
+        # no driver calls: every copy and memset in the mapping (copies.c rgpu_copier_flat)
+        memory.mirror_to(Copier(waits, [0] * 5, None))
+    return waits

@@ -105,6 +105,10 @@ class DeviceMemory:
         self.next_object = 0
         # Pages shared with other sessions by CUDA IPC (sharing.py), made at the first export or open.
         self.sharing = None
+        # The compiled copies that serve this memory while the device is idle (idle_waits.py,
+        # cuda/copies.py), told of every change of the table: a range inside one allocation they know is
+        # one check_range accepts, so they copy nothing Python would refuse.
+        self.mirror = None
 
     # -- allocation -------------------------------------------------------------------------
     def alloc(self, nbytes: int, align: int = ALIGNMENT) -> int:
@@ -129,7 +133,22 @@ class DeviceMemory:
             self._np_ends = np.insert(self._np_ends, i, np.uint64(end))
             self._np_spans = np.insert(self._np_spans, i, np.uint64(span))
             self._np_reach = np.insert(self._np_reach, i, np.uint64(addr + size))
+        if self.mirror is not None:
+            self.mirror.track(addr, end - addr)
         return addr
+
+    def mirror_to(self, copier) -> None:
+        """Lets `copier` (cuda/copies.py) copy and set this memory in place: its mapping, and every
+        allocation now and at each change."""
+        copier.flat(self.base, self.arena.ctypes.data, self._span)
+        self.mirror = copier
+        self._mirror_all()
+
+    def _mirror_all(self) -> None:
+        if self.mirror is not None:
+            self.mirror.clear()
+            for start, end in zip(self._starts, self._ends):
+                self.mirror.track(start, end - start)
 
     def charge(self, size: int, what: str) -> None:
         """Count `size` bytes of device memory against this GPU's capacity and the lease's quota
@@ -209,6 +228,7 @@ class DeviceMemory:
                 self._vmm_runs.add(start)
             self._starts, self._ends, self._spans = starts, ends, spans
             self._sync_tables()
+        self._mirror_all()
 
     def store(self, addr: int, nbytes: int) -> list[tuple[int, bytes]]:
         """The written parts of [addr, addr+nbytes) as (offset, bytes), and the pages given back:
@@ -269,6 +289,8 @@ class DeviceMemory:
             self._np_spans = np.insert(self._np_spans, i, np.uint64(addr + span))
             self._np_reach = np.insert(self._np_reach, i, np.uint64(addr + charge))
             self.placed[addr] = charge
+        if self.mirror is not None:
+            self.mirror.track(addr, nbytes)
 
     def alloc_at(self, addr: int, nbytes: int, span: int) -> None:
         """Allocate exactly [addr, addr+span) (``nbytes`` of it usable): a checkpoint's allocation
@@ -285,6 +307,8 @@ class DeviceMemory:
             self._ends.insert(i, addr + nbytes)
             self._spans.insert(i, addr + span + GUARD)
             self._sync_tables()
+        if self.mirror is not None:
+            self.mirror.track(addr, nbytes)
 
     def layout(self) -> list[list[int]]:
         """[address, size asked for, span taken] of every allocation."""
@@ -358,6 +382,8 @@ class DeviceMemory:
             self._np_ends = np.delete(self._np_ends, i)
             self._np_spans = np.delete(self._np_spans, i)
             self._np_reach = np.delete(self._np_reach, i)
+        if self.mirror is not None:  # before its pages are given back
+            self.mirror.untrack(addr)
         if charge is None or release:
             self.uncharge(size)
         # Give the pages back so a freed region does not keep host memory committed: only pages wholly
@@ -452,6 +478,10 @@ class DeviceMemory:
             np.asarray(values).astype(dt, copy=False)
 
     def close(self) -> None:
+        if self.mirror is not None:  # nothing copies into the mapping once it is gone
+            self.mirror.clear()
+            self.mirror.flat(0, 0, 0)
+            self.mirror = None
         self.arena = None
         self._map.close()
         if self.sharing is not None:

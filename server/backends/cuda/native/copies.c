@@ -19,7 +19,11 @@
  * queued then is the only work its wait waits for, so the wait here is as short as the copy, never
  * the long wait that Python's waiter makes while it keeps the worker's checks running. A copy that
  * fails once queued (a sticky error surfacing) comes back as Python's, which runs it again and
- * reports what the driver says: the data it moves is the same, and the client waits for the reply. */
+ * reports what the driver says: the data it moves is the same, and the client waits for the reply.
+ *
+ * The software GPU's worker uses the same copier while its device is idle (server/backends/sim/
+ * idle_waits.py): no driver, its memory one mapping in the worker (rgpu_copier_flat), each copy and
+ * memset a memcpy or memset there, into ranges inside one allocation its table holds. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,6 +82,12 @@ struct rgpu_copier {
     alloc_fn alloc;             /* cuMemAlloc_v2 and cuMemFree_v2 (rgpu_copier_memory), or NULL */
     struct rgpu_arena *arena;   /* where the session's allocations come from (arena.c), or NULL: the driver's */
     free_fn free;
+    /* the software GPU's memory (rgpu_copier_flat), or NULL: a driver's. Every device address of its
+     * session lies at flat + (address - flat_base), within flat_span bytes, in the worker's own memory
+     * (server/backends/sim/memory.py: one mapping). Its copies and memsets are memcpy and memset, run
+     * while the device is idle (the loop serves it only then: sim/idle_waits.py); no function above. */
+    unsigned char *flat;
+    uint64_t flat_base, flat_span;
     rgpu_copy_call calls[MAX_CALLS];
     uint32_t ncalls;
     /* the device allocations (device.py _allocs): starts sorted, each with its size, and whether it is
@@ -159,6 +169,71 @@ void rgpu_copier_free(rgpu_copier *c) {
     free(c->plain);
     pthread_mutex_destroy(&c->lock);
     free(c);
+}
+
+/* The software GPU's memory: device address base at host, span bytes (host NULL: a driver's again). */
+void rgpu_copier_flat(rgpu_copier *c, uint64_t base, void *host, uint64_t span) {
+    c->flat = host, c->flat_base = base, c->flat_span = host ? span : 0;
+}
+
+/* Where [dev, +n) lies in the software GPU's mapping, or NULL: outside it (never touched). */
+static unsigned char *flat_at(const rgpu_copier *c, uint64_t dev, uint64_t n) {
+    uint64_t off = dev - c->flat_base;
+    if (dev < c->flat_base || off > c->flat_span || n > c->flat_span - off) return NULL;
+    return c->flat + off;
+}
+
+/* The copies and memsets, through the driver's calls or in the software GPU's mapping. */
+static CUresult to_dev(const rgpu_copier *c, uint64_t dev, const void *src, uint64_t n, void *stream) {
+    if (!c->flat) return c->htod(dev, src, n, stream);
+    unsigned char *p = flat_at(c, dev, n);
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    memcpy(p, src, n);
+    return CUDA_SUCCESS;
+}
+
+static CUresult from_dev(const rgpu_copier *c, void *dst, uint64_t dev, uint64_t n, void *stream) {
+    if (!c->flat) return c->dtoh(dst, dev, n, stream);
+    const unsigned char *p = flat_at(c, dev, n);
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    memcpy(dst, p, n);
+    return CUDA_SUCCESS;
+}
+
+static CUresult dev_to_dev(const rgpu_copier *c, uint64_t dst, uint64_t src, uint64_t n, void *stream) {
+    if (!c->flat) return c->dtod(dst, src, n, stream);
+    unsigned char *d = flat_at(c, dst, n), *s = flat_at(c, src, n);
+    if (!d || !s) return CUDA_ERROR_INVALID_VALUE;
+    memmove(d, s, n); /* overlapping ranges as the software GPU copies them (device.py copy_dtod) */
+    return CUDA_SUCCESS;
+}
+
+/* Whether memsets of `width` bytes a value are served. */
+static int can_set(const rgpu_copier *c, uint32_t width) {
+    if (c->flat) return width == 1 || width == 2 || width == 4;
+    return (width == 1 && c->set8) || (width == 2 && c->set16) || (width == 4 && c->set32);
+}
+
+static CUresult set_dev(const rgpu_copier *c, uint64_t dst, uint32_t value, uint32_t width, uint64_t count, void *stream) {
+    if (!c->flat) {
+        switch (width) {
+        case 1: return c->set8 ? c->set8(dst, (unsigned char)value, count, stream) : CUDA_ERROR_INVALID_VALUE;
+        case 2: return c->set16 ? c->set16(dst, (unsigned short)value, count, stream) : CUDA_ERROR_INVALID_VALUE;
+        case 4: return c->set32 ? c->set32(dst, value, count, stream) : CUDA_ERROR_INVALID_VALUE;
+        default: return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    unsigned char *p = count <= UINT64_MAX / width ? flat_at(c, dst, count * width) : NULL;
+    if (!p || (width != 1 && width != 2 && width != 4)) return CUDA_ERROR_INVALID_VALUE;
+    if (width == 1) {
+        memset(p, (int)(value & 0xff), count);
+        return CUDA_SUCCESS;
+    }
+    /* (an address of any alignment, as the software GPU's memset takes it: stored byte by byte) */
+    unsigned char v[4];
+    memcpy(v, &value, 4); /* (a little-endian host, as the software GPU's: its low `width` bytes first) */
+    for (uint64_t i = 0; i < count; i++) memcpy(p + i * width, v, width);
+    return CUDA_SUCCESS;
 }
 
 void rgpu_copier_hold(rgpu_copier *c) { pthread_mutex_lock(&c->lock); }
@@ -301,15 +376,9 @@ static int memset_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a
     if (count == 0 || count > (1ull << 40) || !inside(c, dst, count * width)) return 0;
     void *stream = NULL;
     if (k->stream && rgpu_launcher_stream(c->l, a[3], &stream)) return 0;
-    if (!run) return (width == 1 && c->set8) || (width == 2 && c->set16) || (width == 4 && c->set32);
-    CUresult rc;
-    switch (width) {
-    case 1: rc = c->set8 ? c->set8(dst, (unsigned char)value, count, stream) : 1; break;
-    case 2: rc = c->set16 ? c->set16(dst, (unsigned short)value, count, stream) : 1; break;
-    case 4: rc = c->set32 ? c->set32(dst, (unsigned int)value, count, stream) : 1; break;
-    default: rc = 1;
-    }
-    return rc == CUDA_SUCCESS; /* a memset the driver refused was not queued: Python's reports it */
+    if (!run) return can_set(c, width);
+    /* a memset the driver refused was not queued: Python's reports it */
+    return set_dev(c, dst, (uint32_t)value, width, count, stream) == CUDA_SUCCESS;
 }
 
 /* A copy between host and device memory, read from its arguments: cudaMemcpy(Async) [dst, src, count,
@@ -355,7 +424,7 @@ static int copy_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, 
     if (k->stream && rgpu_launcher_stream(c->l, a[nargs - 1], &stream)) return 0;
     if (!run) return 1;
     if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
-    CUresult rc = h2d ? c->htod(dev, seg + off, count, stream) : c->dtoh(seg + off, dev, count, stream);
+    CUresult rc = h2d ? to_dev(c, dev, seg + off, count, stream) : from_dev(c, seg + off, dev, count, stream);
     if (rc != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, stream, count)) return 0;
     if (h2d) done->shm_in = count;
     else done->out_len = count;
@@ -462,10 +531,10 @@ static void unplace(rgpu_copier *c, rgpu_quota *q, const placed_rec *p) {
 static int dtod_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, int run) {
     uint64_t dst = a[0], src = a[1], count = a[2];
     if (k->op == OP_RUNTIME_COPY && a[3] != D2D_KIND) return 0;
-    if (!c->dtod || count == 0 || !inside(c, src, count) || !inside(c, dst, count)) return 0;
+    if ((!c->dtod && !c->flat) || count == 0 || !inside(c, src, count) || !inside(c, dst, count)) return 0;
     void *stream = NULL;
     if (k->stream && rgpu_launcher_stream(c->l, a[k->op == OP_RUNTIME_COPY ? 4 : 3], &stream)) return 0;
-    return !run || c->dtod(dst, src, count, stream) == CUDA_SUCCESS; /* refused: not queued, Python's reports it */
+    return !run || dev_to_dev(c, dst, src, count, stream) == CUDA_SUCCESS; /* refused: not queued, Python's reports it */
 }
 
 static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a, const rgpu_env_pinned *pin,
@@ -490,8 +559,8 @@ static int pinned_sync_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64
     if (!host) return 0;
     if (!run) return 1;
     if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
-    CUresult rc = h2d ? c->htod(dev, (const void *)(uintptr_t)host, count, NULL)
-                      : c->dtoh((void *)(uintptr_t)host, dev, count, NULL);
+    CUresult rc = h2d ? to_dev(c, dev, (const void *)(uintptr_t)host, count, NULL)
+                      : from_dev(c, (void *)(uintptr_t)host, dev, count, NULL);
     if (rc != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, NULL, count)) return 0;
     c->pinned_bytes[h2d ? 0 : 1] += count;
     return 1;
@@ -539,7 +608,7 @@ static int frame_h2d_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t
     if (k->stream && rgpu_launcher_stream(c->l, a[at], &stream)) return 0;
     if (run) {
         if (!rgpu_launcher_idle(c->l)) return 0; /* work queued: Python waits for it without going deaf */
-        if (c->htod(dev, data, count, stream) != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, stream, count))
+        if (to_dev(c, dev, data, count, stream) != CUDA_SUCCESS || !rgpu_launcher_finish(c->l, stream, count))
             return 0;
         c->frame_bytes += count;
     }
@@ -646,7 +715,7 @@ int rgpu_copier_late_run(rgpu_copier *c) {
     if (!rgpu_launcher_idle(c->l)) return 0;
     for (uint32_t i = 0; i < c->late_n; i++) {
         struct late_copy *k = &c->late[i];
-        if (c->dtoh(c->late_buf + k->off, k->dev, k->count, k->stream) != CUDA_SUCCESS ||
+        if (from_dev(c, c->late_buf + k->off, k->dev, k->count, k->stream) != CUDA_SUCCESS ||
             !rgpu_launcher_finish(c->l, k->stream, k->count))
             return 0;
     }
@@ -688,7 +757,7 @@ int rgpu_copier_pull_run(rgpu_copier *c) {
     for (uint32_t i = 0; i < c->pull_n; i++) {
         struct pull *p = &c->pull[i];
         uint64_t d[2];
-        if (c->dtoh(c->late_buf + p->off, p->dev, p->count, NULL) != CUDA_SUCCESS ||
+        if (from_dev(c, c->late_buf + p->off, p->dev, p->count, NULL) != CUDA_SUCCESS ||
             !rgpu_launcher_finish(c->l, NULL, p->count))
             return 0;
         rgpu_digest_chunk(c->late_buf + p->off, p->count, d);
@@ -821,8 +890,8 @@ static int pinned_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t *a
     if (rgpu_launcher_stream(c->l, sh, &stream)) return 0;
     if (late_stream) *late_stream = stream;
     if (!run) return 1;
-    CUresult rc = h2d ? c->htod(dev, (const void *)(uintptr_t)host, count, stream)
-                      : c->dtoh((void *)(uintptr_t)host, dev, count, stream);
+    CUresult rc = h2d ? to_dev(c, dev, (const void *)(uintptr_t)host, count, stream)
+                      : from_dev(c, (void *)(uintptr_t)host, dev, count, stream);
     if (rc != CUDA_SUCCESS) return 0; /* not queued: Python's reports it */
     c->pinned_bytes[h2d ? 0 : 1] += count;
     return 1;
@@ -928,7 +997,7 @@ int rgpu_copier_d2h_alone(const rgpu_copier *c, const void *header, size_t len, 
 /* `n` bytes of device memory at `dev` copied into `buf` on the legacy stream, as Python's run of such a
  * copy reads them (the device idle: the caller checked): 1, or 0 the driver refused it. */
 int rgpu_copier_d2h(rgpu_copier *c, void *buf, uint64_t dev, uint64_t n) {
-    return c->dtoh(buf, dev, n, NULL) == CUDA_SUCCESS && rgpu_launcher_finish(c->l, NULL, n);
+    return from_dev(c, buf, dev, n, NULL) == CUDA_SUCCESS && rgpu_launcher_finish(c->l, NULL, n);
 }
 
 /* A step's last call (launches.c rgpu_launcher_copy_step): a sync copy through the segment or a memset,
