@@ -303,8 +303,25 @@ static int piece(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     return 0;
 }
 
+/* A sync H2D copy from its one frame, run (rgpu_copier_h2d_frame): counted and answered as a copy alone
+ * is (the rgpu_copier_serve branch of rgpu_serve_on), its bytes as a piece's. 0: served whole; else the
+ * code. */
+static int frame_copied(rgpu_chan *ch, rgpu_serve_state *st) {
+    rgpu_launch_run *w = &st->wait;
+    count(st, w, 0, 0);
+    st->copies++;
+    st->frame_bytes_in += rgpu_copier_frame_bytes(st->copier);
+    memset(&st->copied, 0, sizeof st->copied);
+    st->copied.sync = 1;
+    st->replied = reply_ok(ch, st, w);
+    if (!st->replied) return RGPU_SERVE_COPIED; /* its reply carries printf output: Python's */
+    if (!w->settled || w->done > st->accounted) return RGPU_SERVE_COPIED; /* Python settles, charges */
+    st->replied = 0;
+    return 0;
+}
+
 /* A message with data frames after its head (st->parts; the socket's: a client on another host): a
- * piece of a large H2D copy, or a step or batch of async calls whose async H2D copies take the frames
+ * sync H2D copy's one frame, a piece of a large H2D copy, or a step or batch of async calls whose async H2D copies take the frames
  * (a DataLoader's batch copied with the step, frame_h2d_one), as worker.py _step serves them (a reply
  * frame after data frames, or a copy step, is Python's there too). The frames are taken first, so any
  * message the loop then declines or begins is Python's with them held for it. 0: served whole; else the
@@ -316,6 +333,7 @@ static int with_frames(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     int kind = 0;
     uint64_t unused = 0;
     if (ch->rewind) ch->rewind(ch, st);
+    if (rgpu_copier_h2d_frame(st->copier, st->copy, st->len, &st->wait)) return frame_copied(ch, st);
     uint32_t n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &unused);
     if (!n || (kind != RGPU_STEP_WAIT && kind != RGPU_STEP_ASYNC)) return RGPU_SERVE_RING;
     int rc = kind == RGPU_STEP_WAIT ? step(ch, l, st, n) : async_run(ch, l, st, n);

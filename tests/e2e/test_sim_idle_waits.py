@@ -137,6 +137,10 @@ def _memory_session(url: str) -> list:
         out.append(("D2H", status, b"".join(bytes(f) for f in frames)))
         out.append(("past", s.call("cuMemsetD32_v2", ptr + (1 << 16) - 8, 1, 3)[0]))
         out.append(("read past", s.call("cuMemcpyDtoH_v2", ptr + 8, 1 << 16)[0]))
+        out.append(("write past", s.call("cuMemcpyHtoD_v2", ptr + (1 << 16) - 100, len(data), bulk=[data])[0]))
+        out.append(("short frame", s.call("cuMemcpyHtoD_v2", ptr, len(data) + 1, bulk=[data])[0]))
+        status, _, frames, _ = s.call("cuMemcpyDtoH_v2", ptr, 1 << 16)  # nothing written by either
+        out.append(("D2H again", status, b"".join(bytes(f) for f in frames)))
         out.append(("free", s.call("cuMemFree_v2", ptr)[0]))
         return out
     finally:
@@ -146,19 +150,25 @@ def _memory_session(url: str) -> list:
 def test_memsets_and_copies_from_another_host_are_the_doors_byte_for_byte(start_server):
     """Every width of memset, an H2D copy, an overlapping device-to-device copy and a read, through the
     door on an idle device: memory ends byte for byte as Python's path leaves it, and the copies were
-    the loop's; a memset and a read past the allocation are still refused (Python's, which says why)."""
+    the loop's; a memset, a read and a write past the allocation and a write whose frame is shorter
+    than its count are still refused (Python's, which says why), nothing written."""
     got = {}
     for name, env in COPIES.items():
         url, handle = start_server(env=env)
         got[name] = _memory_session(url), _ended(handle)
     (on, counts_on), (off, counts_off) = got["compiled"], got["python"]
     assert on == off
-    assert all(r[1] == 0 for r in on[:-3]), on
-    assert on[-3][1] != 0 and on[-2][1] != 0 and on[-1][1] == 0, on[-3:]
-    assert len(on[-4][2]) == 1 << 16
-    # the door's: the six memsets and the read (copies), the synchronize (a wait); Python's: the sync H2D
-    # copy with its data in a frame and the D2D copy sent as a sync call (as for the cuda backend), the
-    # refusals, the allocation, the stream, the free and the goodbye
-    assert counts_on["copies_compiled"] == 7 and counts_on["waits_compiled"] == 1, counts_on
-    assert counts_on["socket_compiled"] == 8 and counts_off["copies_compiled"] == 0, (counts_on, counts_off)
-    assert counts_on["bytes_out"] == counts_off["bytes_out"] == 1 << 16
+    by = {r[0]: r for r in on}
+    refused = ("past", "read past", "write past", "short frame")
+    assert all(r[1] == 0 for name, r in by.items() if name not in refused), on
+    assert all(by[name][1] != 0 for name in refused), on
+    assert len(by["D2H"][2]) == 1 << 16 and by["D2H again"][2] == by["D2H"][2]
+    # the door's: the six memsets, the H2D copy from its frame and the two reads (copies), the synchronize
+    # (a wait); Python's: the D2D copy sent as a sync call (as for the cuda backend), the refusals, the
+    # allocation, the stream, the free and the goodbye
+    assert counts_on["copies_compiled"] == 9 and counts_on["waits_compiled"] == 1, counts_on
+    assert counts_on["socket_compiled"] == 10 and counts_off["copies_compiled"] == 0, (counts_on, counts_off)
+    assert counts_on["frame_bytes_compiled"] == 4096, counts_on
+    for key in ("bytes_in", "bytes_out", "calls", "messages"):
+        assert counts_on[key] == counts_off[key], key
+    assert counts_on["bytes_out"] == 2 << 16

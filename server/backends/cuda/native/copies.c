@@ -645,6 +645,25 @@ static int one_call(const void *header, size_t len, rgpu_env_call *call) {
              r.p != (const uint8_t *)header + len);
 }
 
+/* A message of one sync H2D copy whose data is its one frame, from a client on another host whose copy
+ * is too small for pieces: cuMemcpyHtoD_v2 [dst, count] or cudaMemcpy [dst, src, count, H2D], sync 1,
+ * one bulk frame of `count` bytes, no copy record, as api/memory.py's handler copies it from its bulk
+ * frame (device.py copy_htod: the legacy stream). Run now from the frame rgpu_copier_frames set, the
+ * device idle, as frame_h2d_one runs a step's copy (its checks: inside one allocation, the frame's
+ * length the count). 1: run (out: its seq and face, the message's end made); 0: Python's. */
+int rgpu_copier_h2d_frame(rgpu_copier *c, const void *header, size_t len, rgpu_launch_run *out) {
+    rgpu_env_call call = {0};
+    const rgpu_copy_call *k;
+    uint64_t a[4];
+    if (!one_call(header, len, &call) || call.sync != 1 || call.nbulk != 1 || call.copy.tag != 0) return 0;
+    if (!(k = call_of(c, call.call_id)) || k->stream || (k->op != OP_H2D && k->op != OP_RUNTIME_COPY)) return 0;
+    if (read_args(&call, k->op == OP_H2D ? 2 : 4, a) || c->nframes != 1 || c->frame_at != 0) return 0;
+    if (!frame_h2d_one(c, k, a, 1)) return 0;
+    out->served = 1, out->last_seq = call.seq, out->runtime = (int)k->runtime, out->kernels = 0;
+    rgpu_launcher_end(c->l, out);
+    return 1;
+}
+
 /* Whether `header` is a message of one PIECE_IN call and nothing else, read into *call. */
 static int piece_header(const void *header, size_t len, rgpu_env_call *call) {
     return one_call(header, len, call) && call->sync == RGPU_PIECE_IN;

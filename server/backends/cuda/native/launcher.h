@@ -66,6 +66,8 @@ uint32_t rgpu_copier_pieces(const rgpu_copier *c);
 int rgpu_copier_piece(rgpu_copier *c, const void *header, size_t len, const void *data, uint64_t n, uint64_t *seq,
                       int *runtime);
 int rgpu_copier_is_piece(const rgpu_copier *c, const void *header, size_t len);
+/* A message of one sync H2D copy whose data is its one frame (copies.c rgpu_copier_h2d_frame), run. */
+int rgpu_copier_h2d_frame(rgpu_copier *c, const void *header, size_t len, rgpu_launch_run *out);
 /* A message of one sync D2H copy whose data goes back in frames, too large for the frame buffer (copies.c
  * rgpu_copier_d2h_alone), and its reading into the caller's buffer (rgpu_copier_d2h). */
 typedef struct {
