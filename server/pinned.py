@@ -141,8 +141,8 @@ class PinnedHost:
             m.close()
             raise
         self.maps[name] = m
-        copier = getattr(self.session.device, "copier", None)
-        if copier is not None:  # the cuda backend's compiled copies serve a step's copies from and to it
+        copier = getattr(self.session.device, "compiled_copier", None)
+        if copier is not None:  # the compiled copies serve a step's copies from and to it, and sync ones
             if isinstance(self._counts, list):
                 counts = copier.counters()
                 counts[0], counts[1] = self._counts
@@ -160,7 +160,7 @@ class PinnedHost:
         return True
 
     def _release(self, m: Mapping) -> None:
-        copier = getattr(self.session.device, "copier", None)
+        copier = getattr(self.session.device, "compiled_copier", None)
         if copier is not None:  # before the unmap: the loop never copies to or from it again
             copier.unpin(m.name)
         if m.devptr is not None:

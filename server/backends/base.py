@@ -94,6 +94,15 @@ class Device(ABC):
         """Whether idle_waits may answer the session's waits now: nothing runs, nothing is due."""
         return False
 
+    @property
+    def compiled_copier(self):
+        """The compiled copies the serving loop copies with for this device (cuda/copies.py): the cuda
+        backend's own, else idle_waits' (the software GPU's); None: every copy is Python's."""
+        copier = getattr(self, "copier", None)
+        if copier is None and self.idle_waits is not None:
+            copier = self.idle_waits.copier
+        return copier
+
     # the program's pinned host memory, mapped by the worker (server/pinned.py)
     registers_host = False  # host_register does something: the device DMAs from registered memory
     def host_register(self, addr: int, size: int):

@@ -16,10 +16,11 @@ the launcher carries the cuda backend's compiled copies (copies.py) over that ma
 driver: memcpy and memset at the device address's place in it, into ranges inside one allocation of
 the memory's table, which the memory keeps the copier told of (DeviceMemory.mirror_to). Every copy
 path the loop serves for the cuda backend is then the loop's here too: pieces and frames from
-another host, reads into a reply's frame buffer, the segment's copies on the same host, a step's
-late reads and managed pulls. Larger reads stay Python's, which sends the mapping's bytes as a view
-without copying them (copies.c rgpu_copier_d2h_alone); so do allocations, frees, event records and
-pinned segments (no driver calls or pins are given to it).
+another host, reads into a reply's frame buffer, the segment's copies on the same host, copies
+from and to the program's pinned segments (server/pinned.py tells it them: Device.compiled_copier),
+a step's late reads and managed pulls. Larger reads stay Python's, which sends the mapping's bytes as
+a view without copying them (copies.c rgpu_copier_d2h_alone); so do allocations, frees and event
+records (no driver calls are given to it).
 
 Anything else the loop hands to Python, as a call it does not know; once a launch is queued the
 worker serves every message in Python again until the device is idle.
