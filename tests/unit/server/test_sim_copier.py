@@ -6,11 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu.server.backends.cuda import compiled
 from rgpu.server.backends.sim import idle_waits
 from rgpu.server.backends.sim.memory import DeviceMemory
-
-pytestmark = pytest.mark.skipif(compiled.library() is None, reason="librgpu_launches.so is not built here")
 
 
 @pytest.fixture
@@ -45,7 +42,7 @@ def _agrees(mem) -> None:
 
 
 def test_the_copiers_table_is_the_memorys_through_every_change(mem):
-    a, b, c = mem.alloc(1000), mem.alloc(1), mem.alloc(4096)
+    _, b, _ = mem.alloc(1000), mem.alloc(1), mem.alloc(4096)
     _agrees(mem)
     mem.free(b)
     _agrees(mem)
@@ -63,7 +60,6 @@ def test_the_copiers_table_is_the_memorys_through_every_change(mem):
     _agrees(mem)
     mem.free_all()
     _agrees(mem)
-    assert a and c
 
 
 def test_a_closed_memory_is_forgotten(mem):
