@@ -103,12 +103,8 @@ class Session:
         """Put an object under handle h (a restored one under the handle the program holds:
         checkpoint/objects.py)."""
         self._handles[h] = (kind, obj)
-        for loop in self._loops():
+        if (loop := self.device.compiled_loop) is not None:  # it looks handles up itself
             loop.learn(h, kind, obj)
-
-    def _loops(self):
-        """The device's compiled loops that look handles up (cuda/launches.py, sim/idle_waits.py)."""
-        return [loop for loop in (self.device.launcher, getattr(self.device, "idle_waits", None)) if loop is not None]
 
     def new_function(self, module, fn, h: int | None = None) -> int:
         """A handle for function `fn` of `module` (h: the one it had, restored), which goes with the
@@ -152,7 +148,7 @@ class Session:
         if obj is None:
             raise CudaError("CUDA_ERROR_INVALID_HANDLE", f"the default {kind} cannot be destroyed")
         del self._handles[h]  # (a function's entry in _functions_of may stay: handles are never reused)
-        for loop in self._loops():
+        if (loop := self.device.compiled_loop) is not None:
             loop.forget(h)
         origin = self.origins.pop(h, None)
         if origin is not None:  # the last module of an image lets the image go
@@ -324,7 +320,7 @@ class Session:
             self.ipc.close()
         self._handles.clear()
         self._functions_of.clear()
-        for loop in self._loops():
+        if (loop := self.device.compiled_loop) is not None:
             loop.clear()
         self.origins.clear()
         self.images.clear()

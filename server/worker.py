@@ -555,7 +555,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 f.write(f"{time.monotonic() - started:.6f}\n")
             os.replace(f"{prefix}.wall.tmp", f"{prefix}.wall")
         mem = getattr(session.device, "memory", None)
-        loop = session.device.launcher or session.device.idle_waits
+        loop = session.device.compiled_loop
         log.info("session_ended", reason=reason, calls=session.calls, messages=session.messages,
                  bytes_in=session.bytes_in,
                  bytes_out=session.bytes_out, memory_peak=getattr(mem, "peak", 0),
@@ -812,9 +812,8 @@ def _compiled_launcher(session):
     backend's, cuda/launches.py), else the software GPU's idle waits while its device is idle
     (sim/idle_waits.py); None: Python serves every message."""
     device = session.device
-    if device.launcher is not None:
-        return device.launcher
-    return device.idle_waits if device.idle_waits is not None and device.loop_idle else None
+    loop = device.compiled_loop
+    return loop if loop is device.launcher or device.loop_idle else None
 
 
 def _loop_may_serve(session) -> bool:

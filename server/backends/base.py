@@ -95,13 +95,17 @@ class Device(ABC):
         return False
 
     @property
+    def compiled_loop(self):
+        """The device's compiled loop (a cuda/launches.py Launcher), whichever it has: the cuda backend's
+        launcher, or idle_waits (the software GPU's); None: Python serves everything."""
+        return self.launcher if self.launcher is not None else self.idle_waits
+
+    @property
     def compiled_copier(self):
-        """The compiled copies the serving loop copies with for this device (cuda/copies.py): the cuda
-        backend's own, else idle_waits' (the software GPU's); None: every copy is Python's."""
-        copier = getattr(self, "copier", None)
-        if copier is None and self.idle_waits is not None:
-            copier = self.idle_waits.copier
-        return copier
+        """The compiled copies the serving loop copies with for this device (cuda/copies.py), its
+        compiled loop's; None: every copy is Python's."""
+        loop = self.compiled_loop
+        return loop.copier if loop is not None else None
 
     # the program's pinned host memory, mapped by the worker (server/pinned.py)
     registers_host = False  # host_register does something: the device DMAs from registered memory
