@@ -13,8 +13,8 @@ with no relay (Testbed.routed); "relay D ms" is its front, through the relay add
 - bandwidth, H2D and D2H of 64 MiB, pageable and pinned, against a raw TCP stream the same way
   (netstream.py; goal: ≥ 0.9×): on veth uncapped and capped at 10 Gb/s, through the relay (0.05 ms)
   uncapped and capped at 1 Gb/s (tbf on the CPU host's link); the software GPU's copies (the figure)
-  and, beside them, the cuda backend's on the null driver (the backend users deploy, whose pieces the
-  worker's compiled loop copies: `cuda`). Two streams: `discard` (the baseline
+  and, beside them, the cuda backend's on the null driver (the backend users deploy: `cuda`), and the same copy with its frames on the session socket instead
+  of the data stream (RGPU_DATA_STREAM=0: `socket`). Two streams: `discard` (the baseline
   column), whose ends send and receive one 1 MiB buffer hot in the cache, and `store` (beside it),
   whose ends are a copy's: the sender reads 64 MiB of memory, the receiver writes 64 MiB of it, as
   any copy's ends must; the first does less than any copy can, so it bounds rgpu from above and the
@@ -314,12 +314,15 @@ def _bandwidth(benchmark, net, what, path, cap, curve=False):
         else:  # the backend users deploy: the null driver's copies are this host's memcpy
             net.cuda_server()
             runs["cuda"] = lambda: net.rgpu(what, COPY, n, cuda=True)
+            # the same copy with its frames on the session socket (server/data_stream.py's before)
+            runs["socket"] = lambda: net.rgpu(what, COPY, n, env={"RGPU_DATA_STREAM": "0"})
         got = alternately(benchmark, runs, "gbps")
     finally:
         net.bed.cap(None)
     beside = {"plain": got["plain"], "plain_ratio": round(got["rgpu"] / got["plain"], 3),
               "zmq_cipher": got["zmq_cipher"]} if curve else \
-        {"cuda": got["cuda"], "cuda_ratio": round(got["cuda"] / got["raw"], 3)}
+        {"cuda": got["cuda"], "cuda_ratio": round(got["cuda"] / got["raw"], 3), "socket": got["socket"],
+         "socket_ratio": round(got["socket"] / got["raw"], 3)}
     _row(benchmark, kind="bandwidth", rtt_ms="veth" if path == "veth" else 0.05, cap=cap or "none",
          figure=f"{what} 64 MiB" + (", CURVE wire" if curve else ""), rgpu=got["rgpu"], raw=got["raw"], unit="GB/s",
          baseline=f"raw TCP stream ({way})", ratio=round(got["rgpu"] / got["raw"], 3), store=got["store"],
@@ -458,6 +461,8 @@ def write_tables() -> None:
                 vs += f"; plain wire {r['plain']:.2f} {r['unit']}: {r['plain_ratio']:.2f}×"
             if "cuda" in r:  # the same copy through the cuda backend (null driver): the worker's compiled loop
                 vs += f"; cuda backend {r['cuda']:.2f} {r['unit']}: {r['cuda_ratio']:.2f}×"
+            if "socket" in r:  # ... with its frames on the session socket, not the data stream
+                vs += f"; without the data stream {r['socket']:.2f} {r['unit']}: {r['socket_ratio']:.2f}×"
         trips = f"{r['trips']:g} ({r['syncs']})" if r["kind"] == "step" else ""
         lines.append(f"| {where} | {r['figure']} | {r['rgpu']:.2f} {r['unit']} | {r['baseline']} | "
                      f"{r['raw']:.2f} {r['unit']} | {vs} | {trips} |")

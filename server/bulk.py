@@ -118,8 +118,21 @@ class SealingSocket(zmq.Socket):
     def send_multipart(self, msg_parts, flags=0, copy=True, track=False, **kwargs):
         bulk = self.bulk
         if bulk is not None and len(msg_parts) > 2 and msg_parts[0] == self.bulk_for:
-            large = [_nbytes(p) >= BULK_MIN for p in msg_parts[2:]]
-            if any(large) and bulk.knows_peer():  # (only a large frame waits for the client's hello)
+            large = [_nbytes(p) >= bulk.min_frame for p in msg_parts[2:]]
+            if bulk.streams:  # a plain wire's data stream (server/data_stream.py): the data after the message
+                if any(large) and bulk.takes(msg_parts[1]) and bulk.knows_peer():
+                    parts, datas = [msg_parts[0], msg_parts[1]], []
+                    for p, big in zip(msg_parts[2:], large):
+                        if big:
+                            head, data = bulk.record(p)
+                            parts.append(head)
+                            datas.append(data)
+                        else:
+                            parts.append(p)
+                    out = super().send_multipart(parts, flags=flags, copy=copy, track=track, **kwargs)
+                    bulk.write(datas)
+                    return out
+            elif any(large) and bulk.knows_peer():  # (only a large frame waits for the client's hello)
                 msg_parts = [msg_parts[0], msg_parts[1],
                              *(bulk.seal_or_keep(p) if big else p for p, big in zip(msg_parts[2:], large))]
         return super().send_multipart(msg_parts, flags=flags, copy=copy, track=track, **kwargs)
@@ -127,6 +140,8 @@ class SealingSocket(zmq.Socket):
 
 class BulkChannel:
     """The worker's end of one session's bulk channel: a ROUTER bound beside its session socket."""
+    streams = False  # its frames are sealed messages of their own (server/data_stream.py's are not)
+    min_frame = BULK_MIN
 
     def __init__(self, ctx, bind_url: str, ports, key: bytes, channel: bytes, max_frame: int):
         self.ffi, self.lib = sodium()

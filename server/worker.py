@@ -25,7 +25,7 @@ from rgpu.protocol import curve, wire
 from rgpu.protocol.wire import Pinned, Shm, Staged
 from rgpu.protocol.generated.calltable import BY_NAME
 
-from . import backends, bulk, failover, liveness, module_cache, session_ports
+from . import backends, bulk, data_stream, failover, liveness, module_cache, session_ports
 from .backends.base import host_buffer
 from .bulk import Sealed
 from .errors import CudaError, driver_code
@@ -764,7 +764,7 @@ def _attach(sock, ident, body, assignment, session, log, backend: str, open_bulk
         session.heads = None if accepted else HeadTable()
         if len(req.args) == 4:
             # the copies' data go beside the wire only where frames carry them (not the same host's
-            # segment) and the wire is CURVE: a plain wire's frames cost no cipher
+            # segment): sealed beside a CURVE wire, a raw stream beside a plain one
             channel = open_bulk(req.args[3]) if open_bulk is not None and not accepted else None
             if channel is not None:
                 session.bulk, sock.bulk, sock.bulk_for = channel, channel, ident
@@ -777,9 +777,23 @@ def _attach(sock, ident, body, assignment, session, log, backend: str, open_bulk
 
 
 def _open_bulk(ctx, conf, keys, capacity, offer, admission, log):
-    """The session's bulk channel for a client's offer (server/bulk.py), or None: a plain wire, an
-    offer that is not [key, name], no libsodium with AEGIS-256 here, or no port."""
-    if keys is None or not bulk.offer_ok(offer) or not conf["worker_bind"].startswith("tcp://"):
+    """The session's bulk channel for a client's offer, or None: beside a CURVE wire, sealed (server/
+    bulk.py) for an offer [key, name] where libsodium has AEGIS-256; beside a plain wire, a data stream
+    (server/data_stream.py) for an offer [name]; none for any other offer, or where no port is free."""
+    if not conf["worker_bind"].startswith("tcp://"):
+        return None
+    if keys is None:
+        if not data_stream.offer_ok(offer):
+            return None
+        try:
+            stream = data_stream.DataStream(conf["worker_bind"], conf.get("session_ports"), offer[0],
+                                            max_frame(capacity))
+        except OSError as e:
+            log.warning("data_stream_declined", reason=str(e))
+            return None
+        log.info("data_stream_opened", endpoint=stream.endpoint)
+        return stream
+    if not bulk.offer_ok(offer):
         return None
     if bulk.sodium() is None:
         log.info("bulk_declined", reason=bulk.why_not())

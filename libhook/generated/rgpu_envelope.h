@@ -413,12 +413,14 @@ static inline int rgpu_env_read_moved(mp_reader *r, rgpu_env_moved *v, const cha
     return 0;
 }
 
-/* sealed: A frame of a message whose data travels sealed on the session's bulk channel instead
- * (server/bulk.py, libhook/src/transport/bulk.c): it stands in the message where the data frame was.
- * The channel's name (random, told only over the session's CURVE wire), the direction (0 client to
- * worker, 1 worker to client), the sender's count of sealed frames in that direction (the AEAD nonce:
- * never used twice under the channel's key) and the data's length. The bulk channel carries the same
- * bytes, then the data sealed with them as associated data. */
+/* sealed: A frame of a message whose data travels beside the session socket instead: it stands in the
+ * message where the data frame was. The channel's name (random, told the worker in the attach), the
+ * direction (0 client to worker, 1 worker to client), the sender's count of such frames in that direction
+ * and the data's length. Beside a CURVE wire, the bulk channel (server/bulk.py, libhook/src/transport/
+ * bulk.c) carries the same bytes, then the data sealed with them as associated data, the count its AEAD
+ * nonce (never used twice under the channel's key). Beside a plain wire, the data stream (server/
+ * data_stream.py, libhook/src/transport/data_stream.c) carries the data alone, after the message, in the
+ * order of the counts. */
 typedef struct {
     rgpu_env_bytes channel;
     uint64_t dir;

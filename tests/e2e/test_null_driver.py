@@ -76,7 +76,9 @@ def test_a_large_copys_pieces_from_another_host_are_copied_by_the_compiled_loop(
     piece each (the end of the range, past the allocation: sent first) is Python's, whose failure is
     the copy's; the programs check every byte."""
     url, handle = start_null_server(daemons)
-    env = {**client_env([url]), "RGPU_SHM": "0"}
+    # the pieces on the session socket: a plain wire's path without its data stream (server/data_stream.py,
+    # whose frames Python takes: tests/security/test_data_stream.py)
+    env = {**client_env([url]), "RGPU_SHM": "0", "RGPU_DATA_STREAM": "0"}
     p = subprocess.run([str(cuda_program(name)), size], capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 0 and f"OK {name}" in p.stdout, p.stdout + p.stderr
     ended = handle.session_ended()

@@ -50,8 +50,10 @@ def test_programs_waits_are_the_loops_only_while_the_device_is_idle(cuda_program
         runs = [("query_while_running", ["0.5"]), ("faults", []), ("driver_async_error", []),
                 ("streams_events", [])]
         for nth, (program, args) in enumerate(runs, 1):
+            # through the door, the pieces on the session socket: a plain wire's path without its data
+            # stream (server/data_stream.py, whose frames Python takes)
             p = run_cli("run", "--server", url, "--", str(cuda_program(program)), *args,
-                        env={**os.environ, "RGPU_SHM": shm})
+                        env={**os.environ, "RGPU_SHM": shm, "RGPU_DATA_STREAM": "0"})
             assert p.returncode == 0 and f"OK {program}" in p.stdout, (name, program, p.stdout + p.stderr)
             counts = _ended(handle, nth)
             out[name, program] = p.stdout, counts
@@ -86,8 +88,10 @@ def test_programs_copies_are_the_loops_on_an_idle_device(cuda_program, start_ser
         # a module cache of its own, empty: each server is sent the programs' modules alike
         url, handle = start_server(env={**env, "RGPU_MODULE_CACHE": str(tmp_path / name)})
         for nth, (program, args) in enumerate(runs, 1):
+            # through the door, the pieces on the session socket: a plain wire's path without its data
+            # stream (server/data_stream.py, whose frames Python takes)
             p = run_cli("run", "--server", url, "--", str(cuda_program(program)), *args,
-                        env={**os.environ, "RGPU_SHM": shm})
+                        env={**os.environ, "RGPU_SHM": shm, "RGPU_DATA_STREAM": "0"})
             assert p.returncode == 0, (name, program, p.stdout + p.stderr)
             out[name, program] = p.stdout, _ended(handle, nth)
     for program, _ in runs:

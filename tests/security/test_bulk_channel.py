@@ -255,14 +255,17 @@ def test_copies_into_pinned_memory_open_where_they_go(keyed_server, cuda_program
 
 @pytest.mark.e2e
 @pytest.mark.sim_only("the server is a software GPU whose log the test reads")
-def test_a_plain_wire_has_no_bulk_channel(start_server, cuda_program):
+def test_a_plain_wire_has_no_sealed_channel(start_server, cuda_program):
+    """A plain wire's frames cost no cipher: its large ones go on the data stream, unsealed
+    (tests/security/test_data_stream.py), and no sealed channel is opened."""
     url, handle = start_server()            # loopback: the plain wire by default
     before = handle.log_size()
     p = _run(cuda_program("driver_copy_pieces"), url, 8)
     out, err = p.communicate(timeout=180)
     assert p.returncode == 0, out + err
     got = handle.session_ended(before)
-    assert "bulk_bytes_in" not in got and int(got["bytes_in"]) >= 8 << 20, got
+    assert got["bulk_kind"] == "stream" and int(got["bytes_in"]) >= 8 << 20, got
+    assert "bulk_opened" not in handle.output(1 << 22)[before:]
 
 
 @pytest.mark.e2e

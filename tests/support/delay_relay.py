@@ -98,6 +98,14 @@ class Pipe:
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._write, daemon=True).start()
 
+    def end(self) -> None:
+        """The link ended: a writer waiting for data ends too."""
+        with self.ready:
+            self.queue.append((0.0, None))
+            self.ready.notify()
+        if self.record is not None:
+            self.record.close()
+
     def _read(self) -> None:
         while True:
             try:
@@ -222,11 +230,10 @@ class Link:
             else:
                 _reset(s)
         for pipe in (self.up, self.down):
-            with pipe.ready:  # a writer waiting for data ends too
-                pipe.queue.append((0.0, None))
-                pipe.ready.notify()
-            if pipe.record is not None:
-                pipe.record.close()
+            # in a thread of its own: a reader that was in the middle of a direct send when the link
+            # went silent holds the pipe's lock until that send fails (a retransmission meets the RST),
+            # and the command that cut the link must answer now
+            threading.Thread(target=pipe.end, daemon=True).start()
         self.relay.forget(self)
 
 

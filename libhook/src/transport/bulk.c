@@ -254,6 +254,7 @@ void rgpu_bulk_connect(rgpu_session *s, const char *control, int port) {
 }
 
 void rgpu_bulk_close(rgpu_session *s) {
+    rgpu_stream_close(s);
     /* the monitor stops at its source before its PAIR closes (connection.c says why) */
     if (s->bulk_sock) zmq_socket_monitor(s->bulk_sock, NULL, 0);
     if (s->bulk_mon) zmq_close(s->bulk_mon);
@@ -301,6 +302,7 @@ static int bulk_ready(rgpu_session *s) {
 }
 
 int rgpu_send_part(rgpu_session *s, zmq_msg_t *m, int flags) {
+    if (s->stream_up) return rgpu_stream_send_part(s, m, flags);
     size_t n = zmq_msg_size(m);
     if (!s->bulk_sock || n < RGPU_BULK_MIN || !bulk_ready(s)) return zmq_msg_send(m, s->sock, flags);
     mp_writer head;
@@ -351,6 +353,13 @@ int rgpu_recv_part_into(rgpu_session *s, zmq_msg_t *m, void *dst, size_t room, s
     if (rgpu_env_read_sealed(&r, &rec, &why) || rec.channel.n != 16 || memcmp(rec.channel.p, s->bulk_chan, 16) ||
         rec.dir != TO_CLIENT)
         return more; /* not a record of this channel: the frame is data that looks like one */
+    if (s->stream_up) { /* a plain wire's data stream (data_stream.c) */
+        if (rgpu_stream_take(s, m, &rec, dst, room, into)) {
+            zmq_msg_close(m);
+            zmq_msg_init(m);
+        }
+        return more;
+    }
     if (!s->bulk_sock) return broken(s, m, more, "the worker sealed a frame after the channel dropped");
     /* the session socket's monitor too: a connection that drops ends the wait at once, as a reply's does */
     int w = rgpu_wait_readable(s->bulk_sock, s, rgpu_now_s() + rgpu_timeout_s());

@@ -470,7 +470,10 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
     mp_str(&args, key);
     mp_writer bulk;
     mp_init(&bulk, 64);
-    int bulk_offered = rgpu_bulk_offer(s, curve_wire, &bulk); /* the worker takes it only across hosts */
+    /* the worker takes either only across hosts: sealed beside a CURVE wire, a raw stream beside a plain one */
+    int bulk_offered = rgpu_bulk_offer(s, curve_wire, &bulk);
+    int stream_offered = !bulk_offered && !curve_wire && rgpu_stream_offer(s, full, &bulk);
+    bulk_offered |= stream_offered;
     if (offered) mp_raw(&args, offer.buf, offer.len);
     else if (bulk_offered) mp_nil(&args);
     if (bulk_offered) mp_raw(&args, bulk.buf, bulk.len);
@@ -513,7 +516,8 @@ int rgpu_attach_worker(rgpu_session *s, int dev, const char *endpoint, const cha
         mp_rinit(&r4, outs.p, outs.len);
         int skipped = rgpu_env_skip(&r4, RGPU_ENV_MAX_DEPTH) == 0 && rgpu_env_skip(&r4, RGPU_ENV_MAX_DEPTH) == 0 &&
                       rgpu_env_skip(&r4, RGPU_ENV_MAX_DEPTH) == 0;
-        if (skipped && !mp_next(&r4, &o) && o.type == MP_UINT) rgpu_bulk_connect(s, full, (int)o.v.u);
+        if (skipped && !mp_next(&r4, &o) && o.type == MP_UINT)
+            (stream_offered ? rgpu_stream_connect : rgpu_bulk_connect)(s, full, (int)o.v.u);
     }
     rgpu_shm_answer(s, accepted);
     rgpu_heads_reset(s, !accepted); /* a new worker's table is empty; across hosts only (head_delta.c) */

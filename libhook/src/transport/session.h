@@ -85,6 +85,13 @@ typedef struct {
     int bulk_up;        /* 1 once its handshake succeeded: frames go there only then */
     int bulk_waited;    /* the first large frame waited for the handshake's outcome (bulk.c, bulk_ready) */
     int bulk_named;     /* the worker was told bulk_chan (this attach): its sealed records are recognised */
+    /* the data stream beside a plain wire to another host (data_stream.c): its socket (while stream_up),
+     * the count of frames taken from it, and the frames of the message being sent whose data it
+     * carries once the message's last frame is sent (stream_pend: zmq_msg_t) */
+    int stream_up, stream_fd;
+    uint64_t stream_got;
+    void *stream_pend;
+    size_t stream_npend, stream_pendcap;
     /* heads sent as deltas to a worker that does not share the client's memory (head_delta.c): the last
      * head of each of the RGPU_HEAD_DELTA_SLOTS lengths sent on the socket most recently since the attach */
     struct rgpu_head_slot { size_t len; uint8_t *buf; uint64_t used; } heads[RGPU_HEAD_DELTA_SLOTS];

@@ -43,6 +43,16 @@ int rgpu_bulk_offer(rgpu_session *s, int curve_wire, mp_writer *args);
 void rgpu_bulk_connect(rgpu_session *s, const char *control, int port);
 void rgpu_bulk_close(rgpu_session *s);
 int rgpu_send_part(rgpu_session *s, zmq_msg_t *m, int flags);
+/* data_stream.c: the data stream beside a plain wire to another host (server/data_stream.py). offer:
+ * writes [name] into an attach's args (1) or nothing (0: RGPU_DATA_STREAM=0, not TCP); connect: to the
+ * port the worker answered; send_part: rgpu_send_part's, while the stream is up; take: the data of a
+ * frame the worker's record names (0, or -1 with the session ended), as rgpu_recv_part_into's. */
+int rgpu_stream_offer(rgpu_session *s, const char *endpoint, mp_writer *args);
+void rgpu_stream_connect(rgpu_session *s, const char *control, int port);
+void rgpu_stream_close(rgpu_session *s);
+int rgpu_stream_send_part(rgpu_session *s, zmq_msg_t *m, int flags);
+int rgpu_stream_take(rgpu_session *s, zmq_msg_t *m, const rgpu_env_sealed *rec, void *dst, size_t room,
+                     size_t *into);
 /* head_delta.c: a message's head on the session socket, as its differences from the last of its length
  * when that is smaller (as zmq_msg_send: the bytes, or -1); the table emptied at each attach, and used
  * only across hosts (`across`: the worker did not map the client's segment). A head the table does not

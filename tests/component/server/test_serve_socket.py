@@ -329,8 +329,9 @@ def test_a_large_copys_pieces_from_another_host_are_the_doors_and_land_as_python
     got, out = {}, {}
     for door in ("1", "0"):
         url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
-        p = subprocess.run([str(exe), "5", "0"], env={**client_env([url]), "RGPU_SHM": "0"}, capture_output=True,
-                           text=True, timeout=120)
+        # the pieces on the session socket: a plain wire's path without its data stream (data_stream.py)
+        p = subprocess.run([str(exe), "5", "0"], env={**client_env([url]), "RGPU_SHM": "0", "RGPU_DATA_STREAM": "0"},
+                           capture_output=True, text=True, timeout=120)
         assert p.returncode == 0 and " OK" in p.stdout, p.stdout + p.stderr[-2000:]
         out[door], got[door] = p.stdout.strip().splitlines()[-1], _ended(handle)
     on, off = got["1"], got["0"]

@@ -1,0 +1,267 @@
+"""A session's data stream: large frames beside a plain wire, as raw bytes on a TCP connection.
+
+Through ZeroMQ a large frame crosses an I/O thread and a fresh message buffer at each end. On the
+bed's veth pair that held 64 MiB copies across hosts to 0.52-0.66x a raw TCP stream on the same path
+(benchmarks/results/landing-2026-12-05.md). On a plain wire to another host, frames of at least
+STREAM_MIN bytes after a message's head go on a TCP connection of their own instead: the client library
+writes them from the program's buffer and reads them into it (libhook/src/transport/data_stream.c),
+and the worker reads and writes them here. The framing is the bulk channel's (server/bulk.py): in the
+message a `sealed` record (protocol/contract/envelope.toml) stands where the frame was, naming the
+channel, the direction, the sender's count of such frames and the length. The stream carries the data,
+unsealed, in the order the records name it, after the message that names it.
+
+Neither end may wait for the other while the other waits for it:
+- the client writes a message's data only after the message's last frame (the worker reads the data
+  when it has the whole message), and the worker reads it while it serves the message;
+- the worker streams only data the client is waiting for: a sync call's reply and its PIECE_OUT
+  pieces. A LATE_OUT copy, which the client takes at its next wait while it may be writing the
+  stream, stays on the session socket.
+
+The stream belongs to the session by its name: 16 random bytes the client drew and told the worker in
+its attach, and writes as the connection's first bytes. The worker takes the first connection that
+says them; any other connection is closed unread. The wire is plain: this is the same guarantee the
+session socket has there, whose key also travels in the clear. A CURVE wire uses the sealed bulk
+channel instead.
+"""
+from __future__ import annotations
+
+import hmac
+import random
+import select
+import socket
+import time
+
+import msgpack
+import numpy as np
+import zmq
+
+from rgpu.protocol.generated.constants import BULK_HEAD_MAX, LATE_OUT, STREAM_MIN
+from rgpu.protocol.generated.envelope import BULK_CHANNEL, MalformedMessage, read_sealed, write_sealed
+
+from .bulk import BulkBroken
+
+TO_WORKER, TO_CLIENT = 0, 1
+WAIT_S = 20.0        # how long a frame's data may lag its message, or the client take to read it
+HELLO_WAIT_S = 5.0   # how long the client's connection may lag the first frame the worker would stream
+NAME_WAIT_S = 1.0    # how long a connection may take to say the stream's name before it is closed
+TICK_S = 1.0
+
+
+def offer_ok(offer) -> bool:
+    """Whether an attach's offer is a data stream's: [name (16 bytes)]."""
+    return isinstance(offer, (list, tuple)) and len(offer) == 1 and isinstance(offer[0], bytes) \
+        and len(offer[0]) == BULK_CHANNEL
+
+
+def _listener(bind_url: str, ports) -> socket.socket:
+    host = bind_url[len("tcp://"):].rsplit(":", 1)[0]
+    host = "" if host in ("*", "0.0.0.0") else host.strip("[]")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    candidates = [0] if ports is None else random.sample(range(ports[0], ports[1] + 1), ports[1] - ports[0] + 1)
+    for port in candidates:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            sock.close()
+            if ports is None:
+                raise
+            continue
+        sock.listen(4)
+        sock.setblocking(False)
+        return sock
+    raise OSError("no free port in the session port range for the data stream")
+
+
+class DataStream:
+    """The worker's end of one session's data stream: a TCP listener bound beside its session socket,
+    and the client's connection once it said the stream's name."""
+    streams = True
+    min_frame = STREAM_MIN  # the smallest frame it carries (constants.toml says why)
+
+    def __init__(self, bind_url: str, ports, channel: bytes, max_frame: int):
+        self.channel = bytes(channel)
+        self.max_frame = max_frame
+        self.listener = _listener(bind_url, ports)
+        self.port = self.listener.getsockname()[1]
+        self.endpoint = f"tcp://*:{self.port}"
+        self.conn = None
+        self.hello_missed = False
+        self.send_failed = None  # why the stream stopped taking the worker's frames
+        self.broken = None       # why the client's data can no longer be taken in its order
+        self.sent = self.got = 0
+        self.bytes_in = self.bytes_out = self.frames_in = self.frames_out = self.dropped = 0
+
+    def close(self) -> None:
+        self.listener.close()
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+    # -- the client's connection -------------------------------------------------------------------
+    def _accept(self, deadline: float, tick=None) -> bool:
+        """Waits until `deadline` for the connection that says the stream's name."""
+        while self.conn is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if not select.select([self.listener], [], [], min(left, TICK_S))[0]:
+                if tick is not None:
+                    tick()
+                continue
+            try:
+                conn, _ = self.listener.accept()
+            except BlockingIOError:
+                continue
+            conn.settimeout(NAME_WAIT_S)
+            name = b""
+            try:
+                while len(name) < len(self.channel):
+                    got = conn.recv(len(self.channel) - len(name))
+                    if not got:
+                        break
+                    name += got
+            except OSError:
+                pass
+            if not hmac.compare_digest(name, self.channel):
+                self.dropped += 1  # a stranger's connection, or one that said nothing in time
+                conn.close()
+                continue
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.conn = conn
+        return True
+
+    # -- the client to the worker ------------------------------------------------------------------
+    def placeholder(self, part) -> bool:
+        """Whether a frame of the client's message is a `sealed` record of this stream."""
+        if isinstance(part, zmq.Frame):
+            part = part.buffer
+        return len(part) <= BULK_HEAD_MAX and bytes(part).find(self.channel) > 0
+
+    def open_parts(self, body: list, tick=None) -> list:
+        """The client's message with each record after its head replaced by the data it names, read
+        from the stream now, in order (BulkBroken when that cannot be done: the session ends).
+        `tick`, called about every second while data is awaited, raises what ends the session
+        meanwhile (its client gone, its lease ended)."""
+        named = [self.placeholder(p) for p in body[1:]]
+        if not any(named):
+            return body
+        return [body[0], *(self._take(p, tick) if n else p for p, n in zip(body[1:], named))]
+
+    def _take(self, part, tick):
+        if self.broken is not None:
+            raise BulkBroken(self.broken)
+        head = bytes(part.buffer if isinstance(part, zmq.Frame) else part)
+        try:
+            rec = read_sealed(msgpack.unpackb(head))
+        except (MalformedMessage, ValueError, msgpack.ExtraData) as e:
+            raise BulkBroken(f"a streamed frame's record is malformed: {e}") from None
+        if rec.channel != self.channel or rec.dir != TO_WORKER:
+            raise BulkBroken("a streamed frame's record names another stream or direction")
+        if rec.counter != self.got + 1:
+            raise BulkBroken(f"the client named streamed frame {rec.counter} where {self.got + 1} comes next")
+        if rec.length > self.max_frame:
+            raise BulkBroken(f"a streamed frame of {rec.length} bytes is larger than the largest frame taken "
+                             f"({self.max_frame})")
+        if not self._accept(time.monotonic() + WAIT_S, tick):
+            raise BulkBroken(f"the client's data stream did not connect within {WAIT_S:.0f} s")
+        self.got += 1
+        out = np.empty(rec.length, np.uint8)  # all of it is written
+        self._read_into(memoryview(out), tick)
+        self.frames_in += 1
+        self.bytes_in += rec.length
+        return _Taken(out)
+
+    def _read_into(self, view: memoryview, tick) -> None:
+        conn, off, n = self.conn, 0, len(view)
+        conn.settimeout(TICK_S)
+        last = time.monotonic()
+        while off < n:
+            try:
+                k = conn.recv_into(view[off:], n - off)
+            except (socket.timeout, BlockingIOError):
+                if time.monotonic() - last > WAIT_S:
+                    self._break(f"a streamed frame's data stopped coming ({off} of {n} bytes in {WAIT_S:.0f} s)")
+                if tick is not None:
+                    tick()
+                continue
+            except OSError as e:
+                self._break(f"the data stream failed: {e}")
+            if k == 0:
+                self._break(f"the data stream closed with {off} of a frame's {n} bytes read")
+            off += k
+            last = time.monotonic()
+
+    def _break(self, why: str):
+        self.broken = why
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+        raise BulkBroken(why)
+
+    # -- the worker to the client ------------------------------------------------------------------
+    def knows_peer(self) -> bool:
+        """Whether the client's connection is here to stream to: the first time a frame would be
+        streamed before it was taken, it is waited for HELLO_WAIT_S at most; none by then (the client
+        could not connect), frames go on the session socket from then on (the client takes either)."""
+        if self.conn is None and not self.hello_missed and self.broken is None:
+            self.hello_missed = not self._accept(time.monotonic() + HELLO_WAIT_S)
+        return self.conn is not None
+
+    @staticmethod
+    def takes(head) -> bool:
+        """Whether a message of the worker's (its head frame) may stream: not a LATE_OUT copy, which
+        the client reads only at its next wait (the module's docstring says why)."""
+        try:
+            rep = msgpack.unpackb(head.buffer if isinstance(head, zmq.Frame) else head)
+        except (ValueError, msgpack.ExtraData):
+            return False
+        return isinstance(rep, (list, tuple)) and len(rep) > 1 and rep[1] != LATE_OUT
+
+    def record(self, part) -> tuple[bytes, memoryview]:
+        """The `sealed` record that stands for a frame in the message, and the data to stream after it."""
+        data = part.buffer if isinstance(part, zmq.Frame) else memoryview(part).cast("B")
+        self.sent += 1
+        head = msgpack.packb(write_sealed((self.channel, TO_CLIENT, self.sent, len(data))), use_bin_type=True)
+        return head, data
+
+    def write(self, datas: list) -> None:
+        """Streams the data of a message just sent on the session socket, in its order. A client that
+        takes none of it for WAIT_S, or a connection that fails, ends the stream: the client, missing
+        the data its message named, ends the session."""
+        conn = self.conn
+        try:
+            conn.settimeout(WAIT_S)  # for each send's progress
+            for data in datas:
+                off, n = 0, len(data)
+                while off < n:
+                    off += conn.send(data[off:])
+                self.frames_out += 1
+                self.bytes_out += n
+        except OSError as e:
+            self.send_failed = self.broken = f"the data stream stopped taking the worker's frames: {e}"
+            conn.close()
+            self.conn = None
+
+    def stats(self) -> dict:
+        return {"bulk_bytes_in": self.bytes_in, "bulk_bytes_out": self.bytes_out,
+                "bulk_frames_in": self.frames_in, "bulk_frames_out": self.frames_out,
+                "bulk_dropped": self.dropped, "bulk_kind": "stream",
+                **({"bulk_send_failed": self.send_failed} if self.send_failed else {})}
+
+
+class _Taken:
+    """A data frame read from the stream, where the message's frames are zmq.Frames."""
+    __slots__ = ("buffer",)
+    more = False
+
+    def __init__(self, data):
+        self.buffer = memoryview(data)
+
+    def __len__(self) -> int:
+        return len(self.buffer)
+
+    @property
+    def bytes(self) -> bytes:
+        return bytes(self.buffer)
