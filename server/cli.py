@@ -82,8 +82,9 @@ def _part(text: str | None) -> tuple[int, int] | None:
                    "~/.cache/rgpu/wire-<server hash>/server.key; env RGPU_SERVER_KEY_FILE)")
 @click.option("--session-ports", default=lambda: os.environ.get("RGPU_SESSION_PORTS") or None, metavar="LO-HI",
               help="TCP ports the session workers listen on (default: any the system picks), so that a firewall can "
-                   "name them: one per open session plus one per GPU; a hello that finds none free is refused "
-                   "saying so (env RGPU_SESSION_PORTS)")
+                   "name them: one per open session plus one per GPU, and a second per session from another host "
+                   "(its bulk channel or data stream); a hello that finds none free is refused saying so (env "
+                   "RGPU_SESSION_PORTS)")
 @click.option("--session-grace", type=float, default=3.0, show_default=True,
               help="seconds a session survives its client's connection being gone")
 @click.option("--module-cache", type=click.Path(file_okay=False), default=lambda: os.environ.get("RGPU_MODULE_CACHE"),
