@@ -130,6 +130,7 @@ class DataStream:
                 continue
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self.conn = conn
+            self.listener.close()  # the session's connection is here: any later one is refused by the kernel
         return True
 
     # -- the client to the worker ------------------------------------------------------------------

@@ -762,6 +762,9 @@ def _attach(sock, ident, body, assignment, session, log, backend: str, open_bulk
         # the client sends heads as deltas only to a worker that did not map its segment; each attach
         # starts both tables empty (server/head_delta.py)
         session.heads = None if accepted else HeadTable()
+        if session.bulk is not None:  # an earlier attach's: its client connection is gone
+            session.bulk.close()
+            session.bulk = sock.bulk = sock.bulk_for = None
         if len(req.args) == 4:
             # the copies' data go beside the wire only where frames carry them (not the same host's
             # segment): sealed beside a CURVE wire, a raw stream beside a plain one

@@ -58,6 +58,8 @@ def test_a_strangers_connection_is_closed_and_the_clients_data_takes_its_records
     assert got[0] == b"head" and got[2] == b"small"
     assert bytes(got[1].buffer) == one and bytes(got[3].buffer) == two
     assert ds.dropped == 1 and ds.frames_in == 2 and ds.bytes_in == len(one) + len(two)
+    with pytest.raises(ConnectionRefusedError):  # the session's connection is here: no other is taken
+        socket.create_connection(("127.0.0.1", ds.port), timeout=10)
     try:  # closed, nothing more of it read as the session's (an RST: it had sent more than the name)
         assert stranger.recv(1) == b""
     except ConnectionResetError:
@@ -221,7 +223,10 @@ def test_strangers_at_the_stream_port_change_nothing(start_server, cuda_program)
     strangers = []
     try:
         for name in (b"x" * 16, CHANNEL, b""):  # a guess, another name, nothing at all
-            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            try:  # refused once the session's own connection was taken (the worker stops listening)
+                s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            except ConnectionRefusedError:
+                continue
             strangers.append(s)
             try:
                 s.sendall(name + _record(1, 64) + os.urandom(64))
