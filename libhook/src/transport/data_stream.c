@@ -40,7 +40,9 @@ static int stream_wanted(void) {
 }
 
 int rgpu_stream_offer(rgpu_session *s, const char *endpoint, mp_writer *args) {
-    if (strncmp(endpoint, "tcp://", 6) || !stream_wanted()) return 0;
+    /* a --failover session keeps its frames on the session socket: its recovery follows that socket's
+     * loss (reply_wait.c, failover.c), where a stream's failure would end the session instead */
+    if (strncmp(endpoint, "tcp://", 6) || !stream_wanted() || s->fo) return 0;
     if (getrandom(s->bulk_chan, sizeof s->bulk_chan, 0) != (ssize_t)sizeof s->bulk_chan) return 0;
     mp_array(args, 1);
     mp_bin(args, s->bulk_chan, sizeof s->bulk_chan);
