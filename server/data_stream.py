@@ -25,10 +25,12 @@ channel instead.
 """
 from __future__ import annotations
 
+import collections
 import hmac
 import random
 import select
 import socket
+import threading
 import time
 
 import msgpack
@@ -92,6 +94,11 @@ class DataStream:
         self.broken = None       # why the client's data can no longer be taken in its order
         self.sent = self.got = 0
         self.bytes_in = self.bytes_out = self.frames_in = self.frames_out = self.dropped = 0
+        # frames of the message being served not read yet, in the stream's order (Streamed); reads
+        # may come from the software GPU's executor thread too
+        self.unread: collections.deque = collections.deque()
+        self.lock = threading.Lock()
+        self._tick = None
 
     def close(self) -> None:
         self.listener.close()
@@ -141,16 +148,28 @@ class DataStream:
         return len(part) <= BULK_HEAD_MAX and bytes(part).find(self.channel) > 0
 
     def open_parts(self, body: list, tick=None) -> list:
-        """The client's message with each record after its head replaced by the data it names, read
-        from the stream now, in order (BulkBroken when that cannot be done: the session ends).
-        `tick`, called about every second while data is awaited, raises what ends the session
-        meanwhile (its client gone, its lease ended)."""
+        """The client's message with each record after its head replaced by the data it names
+        (Streamed), read from the stream where it is used, in order, or by `settle` once the message
+        is served (BulkBroken when that cannot be done: the session ends). `tick`, called about every
+        second while data is awaited, raises what ends the session meanwhile (its client gone, its
+        lease ended)."""
         named = [self.placeholder(p) for p in body[1:]]
         if not any(named):
             return body
-        return [body[0], *(self._take(p, tick) if n else p for p, n in zip(body[1:], named))]
+        self.settle()
+        self._tick = tick
+        return [body[0], *(self._name(p) if n else p for p, n in zip(body[1:], named))]
 
-    def _take(self, part, tick):
+    def settle(self) -> None:
+        """Reads every frame of the served message its calls left unread into a buffer of its own:
+        the client writes all of a message's data before it reads the reply, so the stream must be
+        empty of it before the worker waits for the next message. A frame a queued copy takes later
+        is copied from that buffer."""
+        with self.lock:
+            while self.unread:
+                self._read_next()
+
+    def _name(self, part) -> "Streamed":
         if self.broken is not None:
             raise BulkBroken(self.broken)
         head = bytes(part.buffer if isinstance(part, zmq.Frame) else part)
@@ -165,14 +184,25 @@ class DataStream:
         if rec.length > self.max_frame:
             raise BulkBroken(f"a streamed frame of {rec.length} bytes is larger than the largest frame taken "
                              f"({self.max_frame})")
-        if not self._accept(time.monotonic() + WAIT_S, tick):
+        if not self._accept(time.monotonic() + WAIT_S, self._tick):
             raise BulkBroken(f"the client's data stream did not connect within {WAIT_S:.0f} s")
         self.got += 1
-        out = np.empty(rec.length, np.uint8)  # all of it is written
-        self._read_into(memoryview(out), tick)
+        frame = Streamed(self, rec.length)
+        self.unread.append(frame)
+        return frame
+
+    def _read_next(self, into=None) -> None:
+        """Reads the first unread frame: into `into` (a writable buffer of its length) or a buffer of its own.
+        The lock held."""
+        if self.broken is not None:
+            raise BulkBroken(self.broken)
+        frame = self.unread[0]
+        out = np.empty(frame.n, np.uint8) if into is None else into  # (all of it is written)
+        self._read_into(memoryview(out).cast("B"), self._tick)
+        self.unread.popleft()
+        frame.data = out if into is None else True
         self.frames_in += 1
-        self.bytes_in += rec.length
-        return _Taken(out)
+        self.bytes_in += frame.n
 
     def _read_into(self, view: memoryview, tick) -> None:
         conn, off, n = self.conn, 0, len(view)
@@ -252,16 +282,42 @@ class DataStream:
                 **({"bulk_send_failed": self.send_failed} if self.send_failed else {})}
 
 
-class _Taken:
-    """A data frame read from the stream, where the message's frames are zmq.Frames."""
-    __slots__ = ("buffer",)
+class Streamed:
+    """A data frame of the client's message, on the stream, where the message's frames are zmq.Frames.
+    An H2D copy's is read straight into device memory (`open_into`, which the software GPU's memory
+    calls, as for a sealed frame: server/bulk.py Sealed) when it is the next on the stream, instead of
+    into a buffer copied there after; `buffer` reads it (and any unread before it) into one of its own.
+    Once read into device memory it is spent: its data lives there, not here."""
+    __slots__ = ("_stream", "n", "data")
     more = False
 
-    def __init__(self, data):
-        self.buffer = memoryview(data)
+    def __init__(self, stream: DataStream, n: int):
+        self._stream, self.n, self.data = stream, n, None
 
     def __len__(self) -> int:
-        return len(self.buffer)
+        return self.n
+
+    def open_into(self, out) -> None:
+        s = self._stream
+        with s.lock:
+            if self.data is None:
+                while s.unread[0] is not self:  # frames ahead of it in the stream: into buffers of their own
+                    s._read_next()
+                s._read_next(out)
+                return
+        if self.data is True:
+            raise BulkBroken("a streamed frame was read into device memory once already")
+        memoryview(out).cast("B")[:] = memoryview(self.data)
+
+    @property
+    def buffer(self) -> memoryview:
+        if self.data is None:
+            with self._stream.lock:
+                while self.data is None:
+                    self._stream._read_next()
+        if self.data is True:
+            raise BulkBroken("a streamed frame was read into device memory: it has no buffer")
+        return memoryview(self.data)
 
     @property
     def bytes(self) -> bytes:

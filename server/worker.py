@@ -28,6 +28,7 @@ from rgpu.protocol.generated.calltable import BY_NAME
 from . import backends, bulk, data_stream, failover, liveness, module_cache, session_ports
 from .backends.base import host_buffer
 from .bulk import Sealed
+from .data_stream import Streamed
 from .errors import CudaError, driver_code
 from .head_delta import HeadTable
 from .dispatch import Dispatcher, Result
@@ -53,6 +54,7 @@ HOUSEKEEPING_S = 0.25
 ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
 SPIN_US = 200  # rgpu-server --spin-us: how long a worker polls for the next message before it blocks
 QUEUED_MESSAGES = 64  # the client waits for each sync reply: a few batches in flight at most
+IN_PLACE = (Sealed, Streamed)  # frames an H2D copy takes as they are, their data read where it goes
 
 
 def _tune_allocator():
@@ -499,7 +501,9 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 trimmed = False
                 try:
                     served = _serve(out, ident, body, session, dispatcher, log, resume)
-                except bulk.BulkBroken as e:  # a sealed frame that did not open where it was used
+                    if session.bulk is not None and session.bulk.streams:
+                        session.bulk.settle()  # the message's streamed data its calls left unread
+                except bulk.BulkBroken as e:  # a sealed frame that did not open, or a streamed one that stopped
                     reason = _bulk_broken(sock, peer, log, e)
                     break
                 if not served:
@@ -1099,8 +1103,9 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
         if bulk:
             if session.bulk is not None and shm is None and (c := copy_of(call_id, args)) is not None and c.h2d:
                 # a frame still sealed on the bulk channel goes to an H2D copy as it is (the software
-                # GPU opens it straight into device memory: Sealed)
-                bulk = [f if type(f) is Sealed else f.buffer for f in bulk]
+                # GPU opens it straight into device memory: Sealed), and one on the data stream too (read
+                # straight into device memory: Streamed)
+                bulk = [f if type(f) in IN_PLACE else f.buffer for f in bulk]
             else:
                 bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))

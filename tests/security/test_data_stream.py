@@ -67,6 +67,27 @@ def test_a_strangers_connection_is_closed_and_the_clients_data_takes_its_records
     assert ds.open_parts([b"head", b"no record"]) == [b"head", b"no record"]
 
 
+def test_a_frame_is_read_where_it_goes_those_ahead_of_it_into_buffers_and_the_rest_at_the_messages_end(stream):
+    """An H2D copy's frame is read straight into device memory (open_into); a frame ahead of it in the
+    stream that no call took yet goes into a buffer of its own first; what the message's calls leave
+    unread is read once it is served (settle), so the next message's data is where it should be."""
+    import numpy as np
+    ds, connect = stream
+    client = connect()
+    a, b, c, d = (os.urandom(n) for n in (3000, 5000, 700, 900))
+    client.sendall(a + b + c + d)
+    first = ds.open_parts([b"head", _record(1, len(a)), _record(2, len(b)), _record(3, len(c))])
+    out = np.zeros(len(b), np.uint8)
+    first[2].open_into(out)
+    assert out.tobytes() == b and first[1].bytes == a  # a: read ahead of b, into its own buffer
+    with pytest.raises(bulk.BulkBroken, match="once already"):
+        first[2].open_into(out)  # its data went where it was used: it is not kept twice
+    ds.settle()  # c: no call took it
+    assert first[3].bytes == c and ds.frames_in == 3
+    second = ds.open_parts([b"head", _record(4, len(d))])
+    assert second[1].bytes == d and ds.bytes_in == len(a + b + c + d)
+
+
 def test_a_frame_named_out_of_its_order_ends_the_session(stream):
     ds, connect = stream
     connect()
@@ -86,8 +107,9 @@ def test_data_cut_short_ends_the_session_and_what_follows_is_refused(stream):
     client = connect()
     client.sendall(b"y" * 500)
     client.close()
+    ds.open_parts([b"head", _record(1, 1000)])
     with pytest.raises(bulk.BulkBroken, match="500 of a frame's 1000"):
-        ds.open_parts([b"head", _record(1, 1000)])
+        ds.settle()  # the served message's data, which its calls left unread
     with pytest.raises(bulk.BulkBroken):
         ds.open_parts([b"head", _record(2, 10)])
 
@@ -98,8 +120,9 @@ def test_data_that_never_comes_ends_the_session(stream, monkeypatch):
     connect()
     ticks = []
     started = time.monotonic()
+    got = ds.open_parts([b"head", _record(1, 1000)], tick=lambda: ticks.append(1))
     with pytest.raises(bulk.BulkBroken, match="stopped coming"):
-        ds.open_parts([b"head", _record(1, 1000)], tick=lambda: ticks.append(1))
+        got[1].buffer
     assert time.monotonic() - started < 10 and ticks  # the session's housekeeping ran meanwhile
 
 
