@@ -113,7 +113,9 @@ class DataStream:
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
-            if not select.select([self.listener], [], [], min(left, TICK_S))[0]:
+            waiting = select.poll()  # (not select.select: no limit on the descriptor's number)
+            waiting.register(self.listener, select.POLLIN)
+            if not waiting.poll(min(left, TICK_S) * 1000):
                 if tick is not None:
                     tick()
                 continue
