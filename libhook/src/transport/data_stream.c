@@ -170,8 +170,8 @@ void rgpu_stream_close(rgpu_session *s) {
 /* The stream's failure: nothing after it can be trusted to be in its place, so the session ends. */
 static int broken(rgpu_session *s, const char *why, int w) {
     char text[200];
-    snprintf(text, sizeof text, "its data stream failed: %s (%s)", why,
-             w == -1 ? "not within RGPU_TIMEOUT" : w == -2 ? "connection lost" : "the stream is closed");
+    snprintf(text, sizeof text, "its data stream failed: %s%s", why,
+             w == -1 ? " (not within RGPU_TIMEOUT)" : w == -2 ? " (connection lost)" : "");
     rgpu_mark_dead(s, text);
     s->bulk_failed = 1;
     if (s->stream_up) close(s->stream_fd);
