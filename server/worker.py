@@ -472,6 +472,12 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                                 "not the connection that said hello")
                     continue
                 if redirect is not None:
+                    if session.bulk is not None and session.bulk.streams and from_socket:
+                        try:  # its streamed data, which the client writes before it reads the notice
+                            session.bulk.open_parts(body, session.housekeeping)
+                            session.bulk.settle()
+                        except bulk.BulkBroken:
+                            pass  # the session is elsewhere: the client reattaches there
                     out.send_multipart([ident, redirect.notice])
                     continue
                 if session.heads is not None and from_socket and not kept:
