@@ -17,6 +17,12 @@ Neither end may wait for the other while the other waits for it:
   pieces. A LATE_OUT copy, which the client takes at its next wait while it may be writing the
   stream, stays on the session socket.
 
+A stream that stops moving for WAIT_S in the middle of a frame ends the session. That includes a
+program stopped (Ctrl-Z, a debugger) for longer in the middle of a streamed copy, which ZeroMQ's path
+would keep waiting for, as server/liveness.py keeps a stopped program's session: the worker's
+housekeeping judges the client's host on the session socket, but a frame half read or half written
+has no place to wait in. RGPU_DATA_STREAM=0 keeps every frame on the socket.
+
 The stream belongs to the session by its name: 16 random bytes the client drew and told the worker in
 its attach, and writes as the connection's first bytes. The worker takes the first connection that
 says them; any other connection is closed unread. The wire is plain: this is the same guarantee the
