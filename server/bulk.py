@@ -109,6 +109,27 @@ def _nbytes(part) -> int:
     return memoryview(part).nbytes
 
 
+def is_record(part, channel: bytes) -> bool:
+    """Whether a frame of the client's message is a `sealed` record naming `channel` (the bulk channel's
+    or the data stream's, server/data_stream.py): at most BULK_HEAD_MAX bytes, the name past its first byte."""
+    if isinstance(part, zmq.Frame):
+        part = part.buffer
+    return len(part) <= BULK_HEAD_MAX and bytes(part).find(channel) > 0
+
+
+def client_record(part, channel: bytes, kind: str):
+    """(its bytes, the record) of a `sealed` record from the client naming `channel`; BulkBroken when it
+    is malformed or names another channel or direction. `kind` names the frame in the reason."""
+    head = bytes(part.buffer if isinstance(part, zmq.Frame) else part)
+    try:
+        rec = read_sealed(msgpack.unpackb(head))
+    except (MalformedMessage, ValueError, msgpack.ExtraData) as e:
+        raise BulkBroken(f"a {kind} frame's record is malformed: {e}") from None
+    if rec.channel != channel or rec.dir != TO_WORKER:
+        raise BulkBroken(f"a {kind} frame's record names another channel or direction")
+    return head, rec
+
+
 class SealingSocket(zmq.Socket):
     """The worker's ROUTER: a message to the session's client (`bulk_for`) sends its large frames on
     the bulk channel once one is open, each replaced by its `sealed` record."""
@@ -178,9 +199,7 @@ class BulkChannel:
     # -- the client to the worker ------------------------------------------------------------------
     def placeholder(self, part) -> bool:
         """Whether a frame of the client's message is a `sealed` record of this channel."""
-        if isinstance(part, zmq.Frame):
-            part = part.buffer
-        return len(part) <= BULK_HEAD_MAX and bytes(part).find(self.channel) > 0
+        return is_record(part, self.channel)
 
     def open_parts(self, body: list, tick=None) -> list:
         """The client's message with each `sealed` record after its head replaced by the data it
@@ -193,13 +212,7 @@ class BulkChannel:
         return [body[0], *(self.take(p, tick) if s else p for p, s in zip(body[1:], sealed))]
 
     def take(self, part, tick=None):
-        head = bytes(part.buffer if isinstance(part, zmq.Frame) else part)
-        try:
-            rec = read_sealed(msgpack.unpackb(head))
-        except (MalformedMessage, ValueError, msgpack.ExtraData) as e:
-            raise BulkBroken(f"a sealed frame's record is malformed: {e}") from None
-        if rec.channel != self.channel or rec.dir != TO_WORKER:
-            raise BulkBroken("a sealed frame names another channel or direction")
+        head, rec = client_record(part, self.channel, "sealed")
         deadline = time.monotonic() + WAIT_S
         while True:
             left = deadline - time.monotonic()

@@ -43,10 +43,10 @@ import msgpack
 import numpy as np
 import zmq
 
-from rgpu.protocol.generated.constants import BULK_HEAD_MAX, LATE_OUT, STREAM_MIN
-from rgpu.protocol.generated.envelope import BULK_CHANNEL, MalformedMessage, read_sealed, write_sealed
+from rgpu.protocol.generated.constants import LATE_OUT, STREAM_MIN
+from rgpu.protocol.generated.envelope import BULK_CHANNEL, write_sealed
 
-from .bulk import BulkBroken
+from .bulk import BulkBroken, client_record, is_record
 
 TO_WORKER, TO_CLIENT = 0, 1
 WAIT_S = 20.0        # how long a frame's data may lag its message, or the client take to read it
@@ -151,9 +151,7 @@ class DataStream:
     # -- the client to the worker ------------------------------------------------------------------
     def placeholder(self, part) -> bool:
         """Whether a frame of the client's message is a `sealed` record of this stream."""
-        if isinstance(part, zmq.Frame):
-            part = part.buffer
-        return len(part) <= BULK_HEAD_MAX and bytes(part).find(self.channel) > 0
+        return is_record(part, self.channel)
 
     def open_parts(self, body: list, tick=None) -> list:
         """The client's message with each record after its head replaced by the data it names
@@ -180,13 +178,7 @@ class DataStream:
     def _name(self, part) -> "Streamed":
         if self.broken is not None:
             raise BulkBroken(self.broken)
-        head = bytes(part.buffer if isinstance(part, zmq.Frame) else part)
-        try:
-            rec = read_sealed(msgpack.unpackb(head))
-        except (MalformedMessage, ValueError, msgpack.ExtraData) as e:
-            raise BulkBroken(f"a streamed frame's record is malformed: {e}") from None
-        if rec.channel != self.channel or rec.dir != TO_WORKER:
-            raise BulkBroken("a streamed frame's record names another stream or direction")
+        _, rec = client_record(part, self.channel, "streamed")
         if rec.counter != self.got + 1:
             raise BulkBroken(f"the client named streamed frame {rec.counter} where {self.got + 1} comes next")
         if rec.length > self.max_frame:

@@ -65,42 +65,24 @@ static int ready(rgpu_session *s, int fd, short events, double until, rgpu_watch
     }
 }
 
-static int write_all(rgpu_session *s, const char *p, size_t n, double until) {
+/* Sends (`out`) or receives all n bytes at p on the stream: 0, or ready()'s -1 / -2 (a receive that
+ * meets the worker's close: -2). */
+static int move_all(rgpu_session *s, char *p, size_t n, double until, int out) {
     rgpu_watch watch;
     rgpu_watch_begin(&watch, rgpu_now_s());
     while (n) {
-        ssize_t k = send(s->stream_fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t k = out ? send(s->stream_fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(s->stream_fd, p, n, MSG_DONTWAIT);
         if (k > 0) {
             p += k, n -= (size_t)k;
             continue;
         }
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int w = ready(s, s->stream_fd, POLLOUT, until, &watch);
+            int w = ready(s, s->stream_fd, out ? POLLOUT : POLLIN, until, &watch);
             if (w == 0) continue;
             return w;
         }
         return -2;
-    }
-    return 0;
-}
-
-static int read_all(rgpu_session *s, char *p, size_t n, double until) {
-    rgpu_watch watch;
-    rgpu_watch_begin(&watch, rgpu_now_s());
-    while (n) {
-        ssize_t k = recv(s->stream_fd, p, n, MSG_DONTWAIT);
-        if (k > 0) {
-            p += k, n -= (size_t)k;
-            continue;
-        }
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int w = ready(s, s->stream_fd, POLLIN, until, &watch);
-            if (w == 0) continue;
-            return w;
-        }
-        return -2; /* 0: the worker closed it */
     }
     return 0;
 }
@@ -187,7 +169,7 @@ static int flush(rgpu_session *s) {
     double until = rgpu_now_s() + rgpu_timeout_s();
     for (size_t i = 0; i < s->stream_npend; i++) {
         zmq_msg_t *m = &((zmq_msg_t *)s->stream_pend)[i];
-        int w = write_all(s, zmq_msg_data(m), zmq_msg_size(m), until);
+        int w = move_all(s, zmq_msg_data(m), zmq_msg_size(m), until, 1);
         if (w) return broken(s, "the worker did not take a frame's data", w);
     }
     drop_pending(s);
@@ -235,7 +217,7 @@ int rgpu_stream_take(rgpu_session *s, zmq_msg_t *m, const rgpu_env_sealed *rec, 
     s->stream_got++;
     double until = rgpu_now_s() + rgpu_timeout_s();
     if (dst && rec->length && rec->length <= room) { /* straight where the caller copies it */
-        int w = read_all(s, dst, rec->length, until);
+        int w = move_all(s, dst, rec->length, until, 0);
         if (w) return broken(s, "a frame's data did not come", w);
         zmq_msg_close(m);
         zmq_msg_init(m);
@@ -244,7 +226,7 @@ int rgpu_stream_take(rgpu_session *s, zmq_msg_t *m, const rgpu_env_sealed *rec, 
     }
     zmq_msg_t out;
     if (zmq_msg_init_size(&out, rec->length)) return broken(s, "out of memory", 0);
-    int w = read_all(s, zmq_msg_data(&out), rec->length, until);
+    int w = move_all(s, zmq_msg_data(&out), rec->length, until, 0);
     if (w) {
         zmq_msg_close(&out);
         return broken(s, "a frame's data did not come", w);
