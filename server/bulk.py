@@ -36,8 +36,9 @@ from . import session_ports
 KEY_BYTES = 32
 TAG_BYTES = 32       # crypto_aead_aegis256_ABYTES
 TO_WORKER, TO_CLIENT = 0, 1
-WAIT_S = 20.0        # how long a message's sealed frame may lag its control message
+WAIT_S = 20.0        # how long a sealed frame may lag its message where no housekeeping judges the client
 HELLO_WAIT_S = 5.0   # how long the client's hello may lag the first frame the worker would seal
+SEND_TRY_MS = 1000   # how long one try to send a frame the client does not take waits
 
 
 class BulkBroken(Exception):
@@ -162,6 +163,7 @@ class SealingSocket(zmq.Socket):
 class BulkChannel:
     """The worker's end of one session's bulk channel: a ROUTER bound beside its session socket."""
     streams = False  # its frames are sealed messages of their own (server/data_stream.py's are not)
+    tick = None      # the session's housekeeping (the worker sets it at attach): raises what ends it
     min_frame = BULK_MIN
 
     def __init__(self, ctx, bind_url: str, ports, key: bytes, channel: bytes, max_frame: int):
@@ -178,9 +180,9 @@ class BulkChannel:
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.MAXMSGSIZE, max_frame + TAG_BYTES)
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-        # a client that stops reading holds the worker at most this long, then the session ends
+        # a client that stops reading holds the worker's sends, which run its housekeeping between tries
         self.sock.setsockopt(zmq.SNDHWM, 16)
-        self.sock.setsockopt(zmq.SNDTIMEO, int(WAIT_S * 1000))
+        self.sock.setsockopt(zmq.SNDTIMEO, SEND_TRY_MS)
         self.sock.setsockopt(zmq.RCVHWM, 64)  # frames ahead of their messages: TCP holds the rest back
         self.endpoint = session_ports.bind(self.sock, bind_url, ports)
         if self.endpoint is None:
@@ -212,10 +214,13 @@ class BulkChannel:
         return [body[0], *(self.take(p, tick) if s else p for p, s in zip(body[1:], sealed))]
 
     def take(self, part, tick=None):
+        """The frame `part` names. With `tick` (the session's housekeeping), awaited for as long as that
+        keeps the session: a program stopped (Ctrl-Z) in the middle of sending it sends nothing while
+        its host answers for it (server/liveness.py); without, WAIT_S at most."""
         head, rec = client_record(part, self.channel, "sealed")
-        deadline = time.monotonic() + WAIT_S
+        deadline = None if tick is not None else time.monotonic() + WAIT_S
         while True:
-            left = deadline - time.monotonic()
+            left = 1.0 if deadline is None else deadline - time.monotonic()
             if left <= 0:
                 raise BulkBroken(f"a sealed frame of {rec.length} bytes did not come on the bulk channel "
                                  f"within {WAIT_S:.0f} s")
@@ -298,8 +303,8 @@ class BulkChannel:
 
     def seal_or_keep(self, part):
         """The frame's `sealed` record, its data sent on the channel; or the frame itself, to go on
-        the session's socket, once the channel cannot take it (the client's connection to it gone, or
-        not reading for WAIT_S): the client takes either."""
+        the session's socket, once the channel cannot take it (the client's connection to it gone; or
+        not reading for WAIT_S where no housekeeping judges the client): the client takes either."""
         try:
             return self.seal(part)
         except zmq.ZMQError as e:
@@ -319,7 +324,19 @@ class BulkChannel:
         lib.crypto_aead_aegis256_encrypt_detached(dst, dst + n, ffi.NULL, ffi.from_buffer(data), n, head,
                                                   len(head), ffi.NULL, nonce(self.channel, TO_CLIENT, self.sent),
                                                   self.key)
-        self.sock.send_multipart([self.peer, head, out], copy=False)
+        waited = 0.0
+        while True:
+            try:  # (a ROUTER refuses at a message's first frame: a try that timed out sent nothing)
+                self.sock.send_multipart([self.peer, head, out], copy=False)
+                break
+            except zmq.Again:
+                # the client takes none of it: a program stopped (Ctrl-Z) is waited for while the
+                # session's housekeeping keeps the session (its host answers for it); without it, WAIT_S
+                waited += SEND_TRY_MS / 1000
+                if self.tick is None and waited >= WAIT_S:
+                    raise
+                if self.tick is not None:
+                    self.tick()
         self.frames_out += 1
         self.bytes_out += n
         return head

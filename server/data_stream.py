@@ -17,11 +17,16 @@ Neither end may wait for the other while the other waits for it:
   pieces. A LATE_OUT copy, which the client takes at its next wait while it may be writing the
   stream, stays on the session socket.
 
-A stream that stops moving for WAIT_S in the middle of a frame ends the session. That includes a
-program stopped (Ctrl-Z, a debugger) for longer in the middle of a streamed copy, which ZeroMQ's path
-would keep waiting for, as server/liveness.py keeps a stopped program's session: the worker's
-housekeeping judges the client's host on the session socket, but a frame half read or half written
-has no place to wait in. RGPU_DATA_STREAM=0 keeps every frame on the socket.
+A stream that stops moving is judged as the session socket is: by the client's host, not by the
+program (server/liveness.py). A program stopped (Ctrl-Z, a debugger) in the middle of a streamed copy
+runs none of its threads, for as long as its user likes; its host's kernel still answers for it. So
+while a frame's data is awaited, or the client takes none of the worker's, the worker runs its
+housekeeping every second (`tick`: it ends the session once the session socket's far host has
+acknowledged nothing for 5 s, or the lease is gone), and judges the stream's own connection as well:
+TCP keepalives while it reads (answered by the host's kernel; a path gone for the stream alone fails
+the read within about KEEPALIVE_IDLE_S + KEEPALIVE_COUNT seconds) and the same TCP_INFO judgement as
+the session socket's while it writes (liveness.ClientHost). WAIT_S bounds only what a live program
+does not do: connect its stream after naming a frame on it.
 
 The stream belongs to the session by its name: 16 random bytes the client drew and told the worker in
 its attach, and writes as the connection's first bytes. The worker takes the first connection that
@@ -46,13 +51,16 @@ import zmq
 from rgpu.protocol.generated.constants import LATE_OUT, STREAM_MIN
 from rgpu.protocol.generated.envelope import BULK_CHANNEL, write_sealed
 
+from . import liveness
 from .bulk import BulkBroken, client_record, is_record
 
 TO_WORKER, TO_CLIENT = 0, 1
-WAIT_S = 20.0        # how long a frame's data may lag its message, or the client take to read it
+WAIT_S = 20.0        # how long the client's connection may lag the first frame its message names
 HELLO_WAIT_S = 5.0   # how long the client's connection may lag the first frame the worker would stream
 NAME_WAIT_S = 1.0    # how long a connection may take to say the stream's name before it is closed
 TICK_S = 1.0
+KEEPALIVE_IDLE_S = 1  # a read's connection silent this long is probed (a stopped program's kernel answers)
+KEEPALIVE_COUNT = 5   # probes a second apart, unanswered, that end it
 
 
 def offer_ok(offer) -> bool:
@@ -104,7 +112,7 @@ class DataStream:
         # may come from the software GPU's executor thread too
         self.unread: collections.deque = collections.deque()
         self.lock = threading.Lock()
-        self._tick = None
+        self.tick = None  # the session's housekeeping (the worker sets it at attach): raises what ends it
 
     def close(self) -> None:
         self.listener.close()
@@ -144,6 +152,10 @@ class DataStream:
                 conn.close()
                 continue
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, KEEPALIVE_IDLE_S)
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT, KEEPALIVE_COUNT)
             self.conn = conn
             self.listener.close()  # the session's connection is here: any later one is refused by the kernel
         return True
@@ -158,12 +170,13 @@ class DataStream:
         (Streamed), read from the stream where it is used, in order, or by `settle` once the message
         is served (BulkBroken when that cannot be done: the session ends). `tick`, called about every
         second while data is awaited, raises what ends the session meanwhile (its client gone, its
-        lease ended)."""
+        lease ended); none given, the stream's own (`tick`)."""
         named = [self.placeholder(p) for p in body[1:]]
         if not any(named):
             return body
         self.settle()
-        self._tick = tick
+        if tick is not None:
+            self.tick = tick
         return [body[0], *(self._name(p) if n else p for p, n in zip(body[1:], named))]
 
     def settle(self) -> None:
@@ -184,7 +197,7 @@ class DataStream:
         if rec.length > self.max_frame:
             raise BulkBroken(f"a streamed frame of {rec.length} bytes is larger than the largest frame taken "
                              f"({self.max_frame})")
-        if not self._accept(time.monotonic() + WAIT_S, self._tick):
+        if not self._accept(time.monotonic() + WAIT_S, self.tick):
             raise BulkBroken(f"the client's data stream did not connect within {WAIT_S:.0f} s")
         self.got += 1
         frame = Streamed(self, rec.length)
@@ -198,31 +211,29 @@ class DataStream:
             raise BulkBroken(self.broken)
         frame = self.unread[0]
         out = np.empty(frame.n, np.uint8) if into is None else into  # (all of it is written)
-        self._read_into(memoryview(out).cast("B"), self._tick)
+        self._read_into(memoryview(out).cast("B"))
         self.unread.popleft()
         frame.data = out if into is None else True
         self.frames_in += 1
         self.bytes_in += frame.n
 
-    def _read_into(self, view: memoryview, tick) -> None:
+    def _read_into(self, view: memoryview) -> None:
+        """Reads all of `view` from the stream: for as long as the client's host answers (the module's
+        docstring), with the session's housekeeping every TICK_S meanwhile."""
         conn, off, n = self.conn, 0, len(view)
         conn.settimeout(TICK_S)
-        last = time.monotonic()
         while off < n:
             try:
                 k = conn.recv_into(view[off:], n - off)
             except (socket.timeout, BlockingIOError):
-                if time.monotonic() - last > WAIT_S:
-                    self._break(f"a streamed frame's data stopped coming ({off} of {n} bytes in {WAIT_S:.0f} s)")
-                if tick is not None:
-                    tick()
+                if self.tick is not None:
+                    self.tick()
                 continue
-            except OSError as e:
-                self._break(f"the data stream failed: {e}")
+            except OSError as e:  # a keepalive unanswered (ETIMEDOUT) among them: the client's host is gone
+                self._break(f"the data stream failed with {off} of a frame's {n} bytes read: {e}")
             if k == 0:
                 self._break(f"the data stream closed with {off} of a frame's {n} bytes read")
             off += k
-            last = time.monotonic()
 
     def _break(self, why: str):
         self.broken = why
@@ -259,15 +270,23 @@ class DataStream:
 
     def write(self, datas: list) -> None:
         """Streams the data of a message just sent on the session socket, in its order. A client that
-        takes none of it for WAIT_S, or a connection that fails, ends the stream: the client, missing
-        the data its message named, ends the session."""
-        conn = self.conn
+        takes none of it is waited for while its host answers (the module's docstring): a host that
+        acknowledges nothing for liveness.SILENCE_MS, or a connection that fails, ends the stream, and
+        the client, missing the data its message named, ends the session."""
+        conn, host = self.conn, liveness.ClientHost()
         try:
-            conn.settimeout(WAIT_S)  # for each send's progress
+            conn.settimeout(TICK_S)  # for each send's progress
             for data in datas:
                 off, n = 0, len(data)
                 while off < n:
-                    off += conn.send(data[off:])
+                    try:
+                        off += conn.send(data[off:])
+                    except socket.timeout:
+                        if host.gone(conn.fileno(), time.monotonic()):
+                            raise OSError(f"the client's host acknowledged nothing for "
+                                          f"{liveness.SILENCE_MS / 1000:.0f} s") from None
+                        if self.tick is not None:
+                            self.tick()
                 self.frames_out += 1
                 self.bytes_out += n
         except OSError as e:

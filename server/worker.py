@@ -781,6 +781,7 @@ def _attach(sock, ident, body, assignment, session, log, backend: str, open_bulk
             channel = open_bulk(req.args[3]) if open_bulk is not None and not accepted else None
             if channel is not None:
                 session.bulk, sock.bulk, sock.bulk_for = channel, channel, ident
+                channel.tick = session.housekeeping  # its waits on a stopped program run it
             outs.append(channel.port if channel is not None else None)
         sock.send_multipart([ident, wire.encode_reply(seq, 0, outs)])
         return ident

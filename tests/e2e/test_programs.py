@@ -12,6 +12,7 @@ import time
 import pytest
 
 from rgpu.client.server_client import stats
+from rgpu.server import data_stream
 from tests.conftest import ENDLESS, run_cli
 from tests.support.null_server import start as start_null_server
 from tests.support.daemons import wait_until
@@ -332,26 +333,31 @@ def test_a_program_stopped_longer_than_the_silence_bound_carries_on(cuda_program
     assert "ERROR" not in out, out + err
 
 
-def test_a_program_stopped_while_a_large_copy_comes_to_it_carries_on(cuda_program, sim_server):
-    """Stopped (Ctrl-Z) while 64 MiB copies come to it across TCP, more than its kernel's buffers
-    hold: its window stays closed while it is stopped, and its host answers each of the worker's
-    probes. The worker keeps the session (no TCP_USER_TIMEOUT on it, which would take the closed
-    window for a dead host: server/liveness.py); the program carries on when continued."""
+@pytest.mark.parametrize("way, count", [("copies", "bytes_out"), ("uploads", "bytes_in")])
+def test_a_program_stopped_in_the_middle_of_large_copies_carries_on(cuda_program, sim_server, way, count):
+    """Stopped (Ctrl-Z) while 64 MiB copies come to it (copies) or go from it (uploads) across TCP,
+    more than its kernel's buffers hold, for longer than any bound of the session's own connections
+    (the data stream's 20 s for its connection to come): coming to it, its window stays closed while it
+    is stopped and its host answers each of the worker's probes; going from it, the worker awaits the
+    rest of a frame. The worker keeps the session either way (no TCP_USER_TIMEOUT on it, which would
+    take the closed window for a dead host: server/liveness.py; the data stream's waits run the
+    session's housekeeping, which judges the host: server/data_stream.py), and the program carries on
+    when continued."""
     proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", sim_server, "--",
-                             str(cuda_program("hold_memory")), "64", "copies"], stdout=subprocess.PIPE,
+                             str(cuda_program("hold_memory")), "64", way], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, RGPU_SHM="0"),
                             start_new_session=True)
     try:
         assert proc.stdout.readline().startswith("READY")
-        wait_until(lambda: stats(sim_server)["sessions"][0]["bytes_out"] > (64 << 20), 30, "copies under way")
+        wait_until(lambda: stats(sim_server)["sessions"][0][count] > (64 << 20), 30, "copies under way")
         os.killpg(proc.pid, signal.SIGSTOP)
-        time.sleep(15)
+        time.sleep(data_stream.WAIT_S + 2)
         [session] = stats(sim_server)["sessions"]
         os.killpg(proc.pid, signal.SIGCONT)
         # copies go on: more of them reach the program after it continues
         try:
             wait_until(lambda: (now := stats(sim_server)["sessions"]) and
-                       now[0]["bytes_out"] > session["bytes_out"] + (128 << 20), 30, "copies after the stop")
+                       now[0][count] > session[count] + (128 << 20), 30, "copies after the stop")
         except TimeoutError:
             # which side gave up says why: the program's output names a worker it judged silent
             proc.kill()

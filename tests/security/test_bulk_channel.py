@@ -178,6 +178,26 @@ def test_a_frame_that_never_comes_ends_the_session(channel, monkeypatch):
         ch.open_parts([b"head", head])
 
 
+def test_a_frame_a_live_client_has_not_sent_is_waited_for_while_housekeeping_keeps_the_session(channel, monkeypatch):
+    """A program stopped (Ctrl-Z) between its message and its frame: no bound of the channel's own
+    ends the session; the housekeeping, run every second meanwhile, does when it judges the client gone."""
+    ch, connect = channel
+    monkeypatch.setattr(bulk, "WAIT_S", 0.3)
+    head, _ = _seal(KEY, 1, b"z" * BULK_MIN)
+
+    class Ended(BaseException):
+        pass
+    calls = []
+
+    def tick():
+        calls.append(time.monotonic())
+        if len(calls) == 3:
+            raise Ended()
+    with pytest.raises(Ended):
+        ch.open_parts([b"head", head], tick)
+    assert calls[-1] - calls[0] >= 1.5  # a second apart, well past WAIT_S
+
+
 def test_the_workers_frames_go_sealed_once_the_client_said_hello(channel):
     ch, connect = channel
     client = _said_hello(connect)
@@ -393,3 +413,39 @@ def test_a_channel_the_client_cannot_open_leaves_the_copies_on_the_curve_wire(da
     assert p.returncode == 0 and "OK driver_copy_pieces" in out, out + err
     got = handle.session_ended(before)
     assert got["bulk_bytes_in"] == "0" and got["bulk_bytes_out"] == "0" and int(got["bytes_in"]) >= 16 << 20, got
+
+
+@pytest.mark.e2e
+@pytest.mark.sim_only("the server is a software GPU whose log the test reads")
+@pytest.mark.parametrize("way, mib, calls", [("uploads", 64, 120), ("copies", 256, 30)])
+def test_a_program_stopped_in_the_middle_of_sealed_copies_keeps_its_session_and_channel(
+        keyed_server, cuda_program, way, mib, calls):
+    """Ctrl-Z while 64 MiB copies go on the bulk channel, for longer than the channel's own bound (WAIT_S):
+    the program's host answers for it, so the worker keeps the session, waits for the rest of its frames
+    (uploads) or for it to take its own (copies: 256 MiB a call, 32 frames, more than the channel queues)
+    while the session's housekeeping judges the host, and the copies go on, on the channel, when the
+    program is continued: every byte arrives."""
+    import signal
+    from rgpu.paths import libdir
+    server, handle = keyed_server
+    before = handle.log_size()
+    env = {**os.environ, "RGPU_SERVER": server, "RGPU_SHM": "0", "LD_LIBRARY_PATH": str(libdir())}
+    proc = subprocess.Popen([str(cuda_program("hold_memory")), str(mib), way, str(calls)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        time.sleep(1.0)  # copies under way
+        os.killpg(proc.pid, signal.SIGSTOP)
+        assert proc.poll() is None  # stopped with copies still to do
+        time.sleep(bulk.WAIT_S + 2)
+        os.killpg(proc.pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGCONT)
+            proc.kill()
+            proc.wait(30)
+    assert proc.returncode == 0 and f"OK hold_memory {calls}" in out, out + err
+    got = handle.session_ended(before)
+    moved = int(got["bulk_bytes_in"] if way == "uploads" else got["bulk_bytes_out"])
+    assert got["reason"] == "goodbye" and "bulk_send_failed" not in got and moved >= (calls - 2) * (mib << 20), got

@@ -2,7 +2,8 @@
 session whose worker is on another host (here: RGPU_SHM=0 over loopback) sends its large frames as raw
 bytes on a TCP connection of its own, each named in its message by a `sealed` record. The stream is the
 session's by the name the client told the worker in its attach: a connection that does not say it is
-closed unread. Data that comes out of its order, short or not at all ends that session with a reason;
+closed unread. Data that comes out of its order or short ends that session with a reason, data that
+does not come is waited for while the session's housekeeping keeps it (a stopped program);
 the worker streams only what the client is waiting for; the program's data arrives exact either way."""
 from __future__ import annotations
 
@@ -114,16 +115,54 @@ def test_data_cut_short_ends_the_session_and_what_follows_is_refused(stream):
         ds.open_parts([b"head", _record(2, 10)])
 
 
-def test_data_that_never_comes_ends_the_session(stream, monkeypatch):
-    monkeypatch.setattr(data_stream, "WAIT_S", 1.5)
+class _Ended(BaseException):
+    """What the session's housekeeping raises to end it (as worker.SessionEnding)."""
+
+
+def _housekeeping_ending_after(n: int):
+    """A housekeeping tick that ends the session at its n-th call, and the times it was called."""
+    calls = []
+
+    def tick():
+        calls.append(time.monotonic())
+        if len(calls) >= n:
+            raise _Ended("client_gone")
+    return tick, calls
+
+
+def test_data_that_never_comes_from_a_live_client_is_waited_for_while_housekeeping_keeps_the_session(stream):
+    """A program stopped (Ctrl-Z) mid-copy writes nothing for as long as its user likes; its host's
+    kernel answers for it. No deadline of the stream's own ends the session: the housekeeping, run
+    every second meanwhile, does when it judges the client gone (here at its 4th call)."""
     ds, connect = stream
-    connect()
-    ticks = []
-    started = time.monotonic()
-    got = ds.open_parts([b"head", _record(1, 1000)], tick=lambda: ticks.append(1))
-    with pytest.raises(bulk.BulkBroken, match="stopped coming"):
+    client = connect()
+    client.sendall(b"x" * 300)  # part of the frame, then nothing
+    tick, calls = _housekeeping_ending_after(4)
+    got = ds.open_parts([b"head", _record(1, 1000)], tick=tick)
+    with pytest.raises(_Ended):
         got[1].buffer
-    assert time.monotonic() - started < 10 and ticks  # the session's housekeeping ran meanwhile
+    assert len(calls) == 4 and calls[-1] - calls[0] >= 2.5  # one TICK_S apart, the frame still awaited
+    assert ds.broken is None  # the stream itself was not judged broken: the session's end is housekeeping's
+
+
+def test_a_live_client_that_takes_none_of_the_workers_frames_is_waited_for_with_housekeeping(stream):
+    """The worker streams more than the kernels' buffers hold to a client that reads none of it (a
+    program stopped while a copy comes to it): its host acknowledges each probe of the closed window,
+    so the worker keeps writing, running its housekeeping every second, until that ends the session."""
+    ds, connect = stream
+    client = connect()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
+    ds.knows_peer()
+    tick, calls = _housekeeping_ending_after(3)
+    ds.tick = tick
+    with pytest.raises(_Ended):
+        ds.write([memoryview(bytearray(64 << 20))])
+    assert len(calls) == 3 and ds.send_failed is None and ds.frames_out == 0
+    # a connection that fails while the worker writes ends the stream with the reason
+    client.close()
+    ds.tick = None
+    ds.write([memoryview(bytearray(64 << 20))])
+    assert ds.send_failed and "stopped taking" in ds.send_failed and ds.conn is None
 
 
 def test_no_connection_that_says_the_name_ends_the_session(stream, monkeypatch):
