@@ -473,11 +473,14 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     continue
                 if redirect is not None:
                     if session.bulk is not None and session.bulk.streams and from_socket:
+                        read = session.bulk.frames_in
                         try:  # its streamed data, which the client writes before it reads the notice
                             session.bulk.open_parts(body, session.housekeeping)
                             session.bulk.settle()
                         except bulk.BulkBroken:
                             pass  # the session is elsewhere: the client reattaches there
+                        redirect.drained += session.bulk.frames_in - read
+                    redirect.answered += 1
                     out.send_multipart([ident, redirect.notice])
                     continue
                 if session.heads is not None and from_socket and not kept:
@@ -590,6 +593,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  pulls_compiled=loop.pulls_served if loop is not None else 0,
                  pieces_compiled=loop.pieces_in if loop is not None else 0,
                  **(session.bulk.stats() if session.bulk is not None else {}),
+                 **(redirect.stats() if redirect is not None else {}),
                  **({"head_deltas": session.heads.deltas, "head_bytes_saved": session.heads.bytes_saved}
                     if session.heads is not None else {}),
                  **_client_counts(session))

@@ -287,6 +287,11 @@ class Redirect:
     def __init__(self, link: Link, notice: bytes):
         self.link, self.notice = link, notice
         self.last_alive = 0.0
+        self.answered = 0  # messages answered with the notice
+        self.drained = 0   # their data-stream frames, read first (the client writes them before it reads)
+
+    def stats(self) -> dict:
+        return {"redirected_messages": self.answered, "redirect_drained_frames": self.drained}
 
     def tick(self, now: float) -> str | None:
         if now - self.last_alive >= ALIVE_S:

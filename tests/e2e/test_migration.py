@@ -255,3 +255,44 @@ def test_a_move_ordered_while_a_kernel_runs_starts_after_it_and_is_done(start_se
             proc.kill()
     assert proc.returncode == 0 and "OK spin_kernels" in out, out + err
     assert err.count("moved to") == 1, err
+
+
+@pytest.mark.parametrize("null", [False, True], ids=["test-backend", "cuda-null-driver"])
+def test_a_program_uploading_on_its_data_stream_is_moved_mid_copy_and_every_byte_arrives(
+        start_server, daemons, cuda_program, null):
+    """Across hosts on a plain wire (here RGPU_SHM=0) a copy's pieces go on the session's data stream
+    (server/data_stream.py), several messages ahead of their replies. A move commits between two
+    messages, so pieces the client sent already reach the old worker after it: it reads their
+    streamed data first (the client writes it before it reads the answer) and answers with the
+    notice; the client sends them again to the target. Moved three times in the middle of 64 MiB
+    uploads, the program reads back exactly what it uploaded, and the old workers say how many
+    frames they read for messages they redirected."""
+    import os
+    servers = [start_null_server(daemons) if null else start_server(memory="256MiB") for _ in range(2)]
+    (a, ha), (b, hb) = servers
+    before = {id(h): h.log_size() for _, h in servers}
+    env = {**os.environ, **client_env([a]), "RGPU_SHM": "0", "RGPU_TIMEOUT": "60", "RGPU_LOG": "info"}
+    proc = subprocess.Popen([str(cuda_program("hold_memory")), "64", "uploads", "400"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY")
+        for src, dst in [(a, b), (b, a), (a, b)]:
+            time.sleep(0.5)  # uploads under way
+            assert proc.poll() is None, "the program ended before its moves: give it more uploads"
+            migrate_and_wait(src, dst)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    assert proc.returncode == 0 and "OK hold_memory 400" in out, out + err[-4000:]
+    assert err.count("moved to") == 3, err[-4000:]
+    ended = []
+    for _, h in servers:
+        log = h.output(1 << 62)[before[id(h)]:]
+        ended += [dict(re.findall(r"(\w+)=(\S+)", x)) for x in log.splitlines() if "event=session_ended" in x]
+    assert [e["bulk_kind"] for e in ended] == ["stream"] * 4, ended  # each hop's session streamed its pieces
+    moved = [e for e in ended if e["reason"] == "moved"]
+    assert len(moved) == 3, ended
+    drained = sum(int(e["redirect_drained_frames"]) for e in moved)
+    assert drained >= 1 and all(int(e["redirected_messages"]) >= int(e["redirect_drained_frames"]) for e in moved), moved
