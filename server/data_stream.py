@@ -41,6 +41,7 @@ import hmac
 import random
 import select
 import socket
+import struct
 import threading
 import time
 
@@ -156,6 +157,13 @@ class DataStream:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, KEEPALIVE_IDLE_S)
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT, KEEPALIVE_COUNT)
+            # Blocking, each wait bounded by the kernel (TICK_S): a frame is read with MSG_WAITALL and
+            # written whole in one call each, where Python's own timeouts poll before every partial
+            # recv or send (a 4 MiB frame took dozens of those).
+            conn.settimeout(None)
+            tick = struct.pack("ll", int(TICK_S), int(TICK_S % 1 * 1e6))
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tick)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tick)
             self.conn = conn
             self.listener.close()  # the session's connection is here: any later one is refused by the kernel
         return True
@@ -221,10 +229,9 @@ class DataStream:
         """Reads all of `view` from the stream: for as long as the client's host answers (the module's
         docstring), with the session's housekeeping every TICK_S meanwhile."""
         conn, off, n = self.conn, 0, len(view)
-        conn.settimeout(TICK_S)
         while off < n:
-            try:
-                k = conn.recv_into(view[off:], n - off)
+            try:  # all of it, or what came within TICK_S (none: BlockingIOError)
+                k = conn.recv_into(view[off:], n - off, socket.MSG_WAITALL)
             except (socket.timeout, BlockingIOError):
                 if self.tick is not None:
                     self.tick()
@@ -275,13 +282,12 @@ class DataStream:
         the client, missing the data its message named, ends the session."""
         conn, host = self.conn, liveness.ClientHost()
         try:
-            conn.settimeout(TICK_S)  # for each send's progress
             for data in datas:
                 off, n = 0, len(data)
                 while off < n:
-                    try:
+                    try:  # all of it, or what the client took within TICK_S (none: BlockingIOError)
                         off += conn.send(data[off:])
-                    except socket.timeout:
+                    except (socket.timeout, BlockingIOError):
                         if host.gone(conn.fileno(), time.monotonic()):
                             raise OSError(f"the client's host acknowledged nothing for "
                                           f"{liveness.SILENCE_MS / 1000:.0f} s") from None
