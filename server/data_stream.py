@@ -60,8 +60,12 @@ WAIT_S = 20.0        # how long the client's connection may lag the first frame 
 HELLO_WAIT_S = 5.0   # how long the client's connection may lag the first frame the worker would stream
 NAME_WAIT_S = 1.0    # how long a connection may take to say the stream's name before it is closed
 TICK_S = 1.0
-KEEPALIVE_IDLE_S = 1  # a read's connection silent this long is probed (a stopped program's kernel answers)
-KEEPALIVE_COUNT = 5   # probes a second apart, unanswered, that end it
+# A read's connection silent KEEPALIVE_IDLE_S is probed (a stopped program's kernel answers), and
+# KEEPALIVE_COUNT probes a second apart unanswered end it: about 15 s, for a path gone for the stream
+# alone. A host gone is the housekeeping's to find first (5 s of silence and its grace), so that the
+# session ends as `client_gone`, as on the socket.
+KEEPALIVE_IDLE_S = 10
+KEEPALIVE_COUNT = 5
 
 
 def offer_ok(offer) -> bool:
