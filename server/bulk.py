@@ -203,30 +203,30 @@ class BulkChannel:
         """Whether a frame of the client's message is a `sealed` record of this channel."""
         return is_record(part, self.channel)
 
-    def open_parts(self, body: list, tick=None) -> list:
+    def open_parts(self, body: list) -> list:
         """The client's message with each `sealed` record after its head replaced by the data it
-        stands for, taken from the channel (BulkBroken when that cannot be done). `tick`, called about
+        stands for, taken from the channel (BulkBroken when that cannot be done). Its `tick`, called about
         every second while a frame is awaited, raises what ends the session meanwhile (its client
         gone, its lease ended: the worker's housekeeping)."""
         sealed = [self.placeholder(p) for p in body[1:]]
         if not any(sealed):
             return body
-        return [body[0], *(self.take(p, tick) if s else p for p, s in zip(body[1:], sealed))]
+        return [body[0], *(self.take(p) if s else p for p, s in zip(body[1:], sealed))]
 
-    def take(self, part, tick=None):
-        """The frame `part` names. With `tick` (the session's housekeeping), awaited for as long as that
+    def take(self, part):
+        """The frame `part` names. With the channel's `tick` (the session's housekeeping), awaited for as long as that
         keeps the session: a program stopped (Ctrl-Z) in the middle of sending it sends nothing while
         its host answers for it (server/liveness.py); without, WAIT_S at most."""
         head, rec = client_record(part, self.channel, "sealed")
-        deadline = None if tick is not None else time.monotonic() + WAIT_S
+        deadline = None if self.tick is not None else time.monotonic() + WAIT_S
         while True:
             left = 1.0 if deadline is None else deadline - time.monotonic()
             if left <= 0:
                 raise BulkBroken(f"a sealed frame of {rec.length} bytes did not come on the bulk channel "
                                  f"within {WAIT_S:.0f} s")
             if not self.sock.poll(int(min(left, 1.0) * 1000) + 1):
-                if tick is not None:
-                    tick()
+                if self.tick is not None:
+                    self.tick()
                 continue
             parts = self.sock.recv_multipart(copy=False)
             ident = parts[0].bytes
@@ -333,10 +333,10 @@ class BulkChannel:
                 # the client takes none of it: a program stopped (Ctrl-Z) is waited for while the
                 # session's housekeeping keeps the session (its host answers for it); without it, WAIT_S
                 waited += SEND_TRY_MS / 1000
-                if self.tick is None and waited >= WAIT_S:
-                    raise
                 if self.tick is not None:
                     self.tick()
+                elif waited >= WAIT_S:
+                    raise
         self.frames_out += 1
         self.bytes_out += n
         return head

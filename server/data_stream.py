@@ -165,9 +165,9 @@ class DataStream:
             # written whole in one call each, where Python's own timeouts poll before every partial
             # recv or send (a 4 MiB frame took dozens of those).
             conn.settimeout(None)
-            tick = struct.pack("ll", int(TICK_S), int(TICK_S % 1 * 1e6))
-            conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tick)
-            conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tick)
+            wait = struct.pack("ll", int(TICK_S), int(TICK_S % 1 * 1e6))  # a struct timeval
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, wait)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, wait)
             self.conn = conn
             self.listener.close()  # the session's connection is here: any later one is refused by the kernel
         return True
@@ -177,18 +177,16 @@ class DataStream:
         """Whether a frame of the client's message is a `sealed` record of this stream."""
         return is_record(part, self.channel)
 
-    def open_parts(self, body: list, tick=None) -> list:
+    def open_parts(self, body: list) -> list:
         """The client's message with each record after its head replaced by the data it names
         (Streamed), read from the stream where it is used, in order, or by `settle` once the message
-        is served (BulkBroken when that cannot be done: the session ends). `tick`, called about every
+        is served (BulkBroken when that cannot be done: the session ends). Its `tick`, called about every
         second while data is awaited, raises what ends the session meanwhile (its client gone, its
-        lease ended); none given, the stream's own (`tick`)."""
+        lease ended)."""
         named = [self.placeholder(p) for p in body[1:]]
         if not any(named):
             return body
         self.settle()
-        if tick is not None:
-            self.tick = tick
         return [body[0], *(self._name(p) if n else p for p, n in zip(body[1:], named))]
 
     def settle(self) -> None:

@@ -475,7 +475,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     if session.bulk is not None and session.bulk.streams and from_socket:
                         read = session.bulk.frames_in
                         try:  # its streamed data, which the client writes before it reads the notice
-                            session.bulk.open_parts(body, session.housekeeping)
+                            session.bulk.open_parts(body)
                             session.bulk.settle()
                         except bulk.BulkBroken:
                             pass  # the session is elsewhere: the client reattaches there
@@ -491,7 +491,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                         break
                 if session.bulk is not None and from_socket:
                     try:  # large frames that came sealed on the bulk channel, in their places
-                        body = session.bulk.open_parts(body, session.housekeeping)
+                        body = session.bulk.open_parts(body)
                     except bulk.BulkBroken as e:
                         reason = _bulk_broken(sock, peer, log, e)
                         break

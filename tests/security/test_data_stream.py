@@ -138,7 +138,8 @@ def test_data_that_never_comes_from_a_live_client_is_waited_for_while_housekeepi
     client = connect()
     client.sendall(b"x" * 300)  # part of the frame, then nothing
     tick, calls = _housekeeping_ending_after(4)
-    got = ds.open_parts([b"head", _record(1, 1000)], tick=tick)
+    ds.tick = tick  # as the worker sets it at attach
+    got = ds.open_parts([b"head", _record(1, 1000)])
     with pytest.raises(_Ended):
         got[1].buffer
     assert len(calls) == 4 and calls[-1] - calls[0] >= 2.5  # one TICK_S apart, the frame still awaited
