@@ -593,6 +593,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  pulls_compiled=loop.pulls_served if loop is not None else 0,
                  pieces_compiled=loop.pieces_in if loop is not None else 0,
                  **(session.bulk.stats() if session.bulk is not None else {}),
+                 **session.device.stage_stats(),
                  **(redirect.stats() if redirect is not None else {}),
                  **({"head_deltas": session.heads.deltas, "head_bytes_saved": session.heads.bytes_saved}
                     if session.heads is not None else {}),

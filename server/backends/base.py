@@ -94,6 +94,11 @@ class Device(ABC):
         """Whether idle_waits may answer the session's waits now: nothing runs, nothing is due."""
         return False
 
+    def stage_stats(self) -> dict:
+        """How H2D frames read from the network were staged before the device copy (session_ended):
+        none here; the cuda backend's page-locked stage (cuda/host_stage.py)."""
+        return {}
+
     @property
     def compiled_loop(self):
         """The device's compiled loop (a cuda/launches.py Launcher), whichever it has: the cuda backend's

@@ -28,6 +28,7 @@ from ...shm import DATA
 from .timing import KernelClock
 from . import copies, launches, linking, suspension
 from .arena import open_arena
+from .host_stage import HostStage
 from .waits import SPIN_S, Waiter, copy_spin_s
 
 _FUNC_ATTR = CUfunction_attribute_enum
@@ -208,6 +209,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             self.copier.use_arena(self.arena)
         self._suspended: int | None = None  # the bytes released while the driver holds a checkpoint
         self._stuck = False  # the driver's checkpoint or restore left the process locked for good
+        self._stage = HostStage(_ffi, _lib)  # H2D frames read from the network (host_stage.py)
 
     @property
     def housekeeping(self):
@@ -488,13 +490,29 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             self._wait_stream(stream)
 
     def copy_htod(self, dst, data, stream):
-        self._range(dst, len(data))
-        if hasattr(data, "open_into"):  # a frame sealed on the bulk channel (server/bulk.py): opened here
+        n = len(data)
+        self._range(dst, n)
+        if hasattr(data, "open_into"):  # a frame not read yet (streamed or sealed): read or opened here
+            if self._stage.takes(n):
+                with self._stage.lock:  # into page-locked memory, reused (host_stage.py)
+                    view = self._stage.view(n)
+                    try:
+                        data.open_into(view)
+                    finally:
+                        view.release()
+                    self._idle_first(stream)
+                    _check(_lib.cuMemcpyHtoDAsync_v2(dst, _ffi.cast("void *", self._stage.addr), n,
+                                                     stream or _ffi.NULL))
+                    self._wait_stream(stream, n)  # the stage is the next frame's once this returns
+                return
             data = data.buffer
         buf = _ffi.from_buffer(data)
         self._idle_first(stream)
-        _check(_lib.cuMemcpyHtoDAsync_v2(dst, buf, len(data), stream or _ffi.NULL))
-        self._wait_stream(stream, len(data))  # buf is only valid during this call
+        _check(_lib.cuMemcpyHtoDAsync_v2(dst, buf, n, stream or _ffi.NULL))
+        self._wait_stream(stream, n)  # buf is only valid during this call
+
+    def stage_stats(self) -> dict:
+        return {"staged_frames": self._stage.frames, "stage_pinned": int(self._stage.registered)}
 
     def copy_dtoh(self, src, size, stream):
         self._range(src, size)
@@ -880,6 +898,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         if self.copier is not None:
             self.copier.clear()
         self.close_digests()
+        self._stage.close()
         _lib.cuDevicePrimaryCtxRelease_v2(self.dev)
         if self._printf is not None:
             self._printf.close()
