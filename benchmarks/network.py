@@ -407,6 +407,8 @@ def test_bandwidth_cpu(benchmark, net, what, path):
     runs = {"rgpu": lambda n: net.rgpu(what, COPY, n), "raw": lambda n: net.tcp(way, COPY, n),
             "store": lambda n: net.tcp(way, COPY, n, "store")}
     if path == "veth":  # and on a pool's wire: what each end spends on CURVE's encryption
+        net.cuda_server()  # the backend users deploy; its device copy is a memcpy on the null driver
+        runs["cuda"] = lambda n: net.rgpu(what, COPY, n, cuda=True)
         net.curve_server()
         runs["curve"] = lambda n: net.rgpu(what, COPY, n, curve=True)
         runs["zmq_cipher"] = lambda n: net.rgpu(what, COPY, n, curve=True, env={"RGPU_BULK": "0"})
@@ -422,7 +424,8 @@ def test_bandwidth_cpu(benchmark, net, what, path):
     _row(benchmark, kind="cpu", rtt_ms="veth" if path == "veth" else 0.05, cap="none", figure=f"{what} 64 MiB, CPU a GB",
          rgpu=total["rgpu"], raw=total["raw"], store=total["store"], unit="CPU s/GB", baseline=f"raw TCP stream ({way})",
          ratio=round(total["raw"] / total["rgpu"], 3), store_ratio=round(total["store"] / total["rgpu"], 3), by_end=med,
-         **({"curve": total["curve"], "zmq_cipher": total["zmq_cipher"]} if "curve" in total else {}))
+         **({"cuda": total["cuda"], "cuda_ratio": round(total["raw"] / total["cuda"], 3), "curve": total["curve"],
+             "zmq_cipher": total["zmq_cipher"]} if "curve" in total else {}))
 
 
 def write_tables() -> None:
@@ -489,5 +492,5 @@ def write_tables() -> None:
             where = "veth" if r["rtt_ms"] == "veth" else f"relay {r['rtt_ms']:g} ms"
             lines.append(f"- {where}, {r['figure']}: " + "; ".join(
                 f"{name} " + ", ".join(f"{end} {v:.3f}" for end, v in r["by_end"][name].items())
-                for name in ("rgpu", "raw", "store", "curve") if name in r["by_end"]))
+                for name in ("rgpu", "raw", "store", "cuda", "curve") if name in r["by_end"]))
     (OUT / "network.md").write_text("\n".join(lines) + "\n")
