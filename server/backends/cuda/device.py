@@ -209,7 +209,8 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             self.copier.use_arena(self.arena)
         self._suspended: int | None = None  # the bytes released while the driver holds a checkpoint
         self._stuck = False  # the driver's checkpoint or restore left the process locked for good
-        self._stage = HostStage(_ffi, _lib)  # H2D frames read from the network (host_stage.py)
+        # H2D frames read from the network (host_stage.py)
+        self._stage = HostStage(_ffi, self.host_register, self.host_unregister)
 
     @property
     def housekeeping(self):
@@ -494,22 +495,16 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         self._range(dst, n)
         if hasattr(data, "open_into"):  # a frame not read yet (streamed or sealed): read or opened here
             if self._stage.takes(n):
-                with self._stage.lock:  # into page-locked memory, reused (host_stage.py)
-                    view = self._stage.view(n)
-                    try:
-                        data.open_into(view)
-                    finally:
-                        view.release()
-                    self._idle_first(stream)
-                    _check(_lib.cuMemcpyHtoDAsync_v2(dst, _ffi.cast("void *", self._stage.addr), n,
-                                                     stream or _ffi.NULL))
-                    self._wait_stream(stream, n)  # the stage is the next frame's once this returns
+                with self._stage.holding(data) as src:  # into page-locked memory, reused (host_stage.py)
+                    self._htod(dst, _ffi.cast("void *", src), n, stream)
                 return
             data = data.buffer
-        buf = _ffi.from_buffer(data)
+        self._htod(dst, _ffi.from_buffer(data), n, stream)
+
+    def _htod(self, dst, src, n, stream) -> None:
         self._idle_first(stream)
-        _check(_lib.cuMemcpyHtoDAsync_v2(dst, buf, n, stream or _ffi.NULL))
-        self._wait_stream(stream, n)  # buf is only valid during this call
+        _check(_lib.cuMemcpyHtoDAsync_v2(dst, src, n, stream or _ffi.NULL))
+        self._wait_stream(stream, n)  # src is only the copy's until this returns
 
     def stage_stats(self) -> dict:
         return {"staged_frames": self._stage.frames, "stage_pinned": int(self._stage.registered)}

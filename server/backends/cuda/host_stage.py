@@ -13,39 +13,53 @@ from __future__ import annotations
 
 import mmap
 import threading
+from contextlib import contextmanager
 
 from rgpu.protocol.generated.constants import PIECE_MAX
 
-_HOST_REGISTER_PORTABLE = 1  # CU_MEMHOSTREGISTER_PORTABLE
+from ...errors import CudaError
 
 
 class HostStage:
-    def __init__(self, ffi, lib):
-        self._ffi, self._lib = ffi, lib
+    def __init__(self, ffi, register, unregister):
+        """`register(addr, size)` page-locks host memory for the device (raising CudaError where the driver
+        refuses), `unregister(addr)` undoes it: the device's host_register and host_unregister."""
+        self._ffi, self._register, self._unregister = ffi, register, unregister
         self._map: mmap.mmap | None = None
         self.addr = 0  # the buffer's address, for the driver's copy (kept as a number: no buffer export)
         self.registered = False  # page-locked; a driver that refuses leaves it pageable, still reused
-        self.lock = threading.Lock()  # one frame in it at a time (held across the copy's wait)
+        self._lock = threading.Lock()  # one frame in it at a time (held across the copy's wait)
         self.frames = 0
 
     def takes(self, n: int) -> bool:
         return 0 < n <= PIECE_MAX
 
-    def view(self, n: int) -> memoryview:
-        """The first `n` bytes (takes(n)), with the lock held by the caller."""
-        if self._map is None:
-            self._map = mmap.mmap(-1, PIECE_MAX)  # page-aligned, as cuMemHostRegister wants
-            self.addr = int(self._ffi.cast("uintptr_t", self._ffi.from_buffer(self._map)))
-            self.registered = self._lib.cuMemHostRegister_v2(self._ffi.cast("void *", self.addr), PIECE_MAX,
-                                                             _HOST_REGISTER_PORTABLE) == 0
-        self.frames += 1
-        return memoryview(self._map)[:n]
+    @contextmanager
+    def holding(self, frame):
+        """The stage with `frame` (takes(len(frame)); its `open_into`) read into it: its address, the
+        stage held for this frame alone until the block ends."""
+        with self._lock:
+            if self._map is None:
+                self._map = mmap.mmap(-1, PIECE_MAX)  # page-aligned, as cuMemHostRegister wants
+                self.addr = int(self._ffi.cast("uintptr_t", self._ffi.from_buffer(self._map)))
+                try:
+                    self._register(self.addr, PIECE_MAX)
+                    self.registered = True
+                except CudaError:
+                    pass
+            view = memoryview(self._map)[:len(frame)]
+            try:
+                frame.open_into(view)
+            finally:
+                view.release()
+            self.frames += 1
+            yield self.addr
 
     def close(self) -> None:
         if self._map is None:
             return
         if self.registered:
-            self._lib.cuMemHostUnregister(self._ffi.cast("void *", self.addr))
+            self._unregister(self.addr)
         try:
             self._map.close()
         except BufferError:  # a view still held somewhere: the process's end releases it
