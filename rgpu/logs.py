@@ -42,11 +42,18 @@ def _human(_logger, method: str, event: dict) -> str:
 
 
 class _StderrLogger:
-    """Prints each line to the sys.stderr of the moment of writing, not of configuring: a CLI run
-    inside another program (click's test runner, a notebook) may swap stderr and close the old one."""
+    """Writes each line to the sys.stderr of the moment of writing, not of configuring: a CLI run
+    inside another program (click's test runner, a notebook) may swap stderr and close the old one.
+
+    A line and its newline go in one write. Under PYTHONUNBUFFERED (which container images commonly
+    set) stderr writes through, and print() writes the two separately: a server's workers share one
+    stderr, and two of them logging at the same instant left ``line line\n\n``, one record merged
+    into another and lost to anything that reads the log by line."""
 
     def msg(self, message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+        stream = sys.stderr
+        stream.write(message + "\n")
+        stream.flush()
 
     log = debug = info = warning = warn = error = critical = exception = fatal = msg
 

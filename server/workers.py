@@ -421,7 +421,7 @@ class Workers:
                 ended(w)
                 gpu.leave_group(w.group)
             del self.sessions[w.session]
-            self.log.info("session_reaped", session=w.session, exitcode=code)
+            self.log.info("session_reaped", session=w.session, worker=pid, exitcode=code)
         gpu.free_slots.append(w.slot)
         if self.conf.get("ipc_dir"):
             ipc_registry.forget_pid(self.conf["ipc_dir"], pid)  # however it ended, its handles are dead

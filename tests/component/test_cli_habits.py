@@ -6,9 +6,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -201,6 +203,38 @@ def test_one_log_configuration_logfmt_json_and_rgpu_log(capsys, monkeypatch):
     import structlog
     structlog.get_logger().warning("lease_renew_failed", message="controller gone")
     assert capsys.readouterr().err.strip() == "rgpu: warning: lease renew failed: controller gone"
+
+
+_WRITER = """
+import os, sys, time
+from rgpu import logs
+log = logs.configure("worker", "info")
+while not os.path.exists(sys.argv[1]):  # all start at once: their records meet in the file
+    time.sleep(0.001)
+for i in range(int(sys.argv[2])):
+    log.info("session_ended", writer=sys.argv[3], n=i, counts="x" * 600)
+"""
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+def test_processes_sharing_one_stderr_never_merge_their_records(tmp_path, unbuffered):
+    """A server's workers share the daemon's stderr (a file opened for append, a pipe): four processes
+    logging long records at the same instant, stderr written through (PYTHONUNBUFFERED, as container
+    images set it) or not, leave every record whole on a line of its own."""
+    go, writers, n = tmp_path / "go", 4, 1500
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered, "RGPU_LOG": "info"}
+    with open(tmp_path / "log", "ab") as out:
+        procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(go), str(n), str(w)], stdout=out,
+                                  stderr=subprocess.STDOUT, env=env) for w in range(writers)]
+        time.sleep(0.5)
+        go.touch()
+        assert all(p.wait(120) == 0 for p in procs)
+    lines = (tmp_path / "log").read_text().split("\n")
+    assert lines.pop() == ""
+    bad = [line[:120] for line in lines if line.count("event=session_ended") != 1]
+    assert not bad, f"{len(bad)} of {len(lines)} lines are not one record: {bad[:3]}"
+    got = sorted(re.search(r"writer=(\d+) n=(\d+)", line).groups() for line in lines)
+    assert got == sorted((str(w), str(i)) for w in range(writers) for i in range(n))
 
 
 @pytest.mark.parametrize("module", ["rgpu.server.cli", "rgpu.controller.daemon"])
