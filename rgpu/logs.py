@@ -52,6 +52,8 @@ class _StderrLogger:
 
     def msg(self, message: str) -> None:
         stream = sys.stderr
+        if stream is None:  # a process started without one (pythonw, a closed fd 2): nowhere to write
+            return
         stream.write(message + "\n")
         stream.flush()
 
