@@ -22,6 +22,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
 import time
 from multiprocessing import reduction
 from multiprocessing.connection import Connection, wait
@@ -105,8 +106,11 @@ def _child(conf: dict, gpu, slot: int, fd: int, control: Connection) -> None:
         worker_main(conf, Connection(fd), gpu, slot)
     except BaseException:  # noqa: BLE001 - reported, then the process ends
         import traceback
-        traceback.print_exc()
         code = 1
+        # in one write: the other workers share this stderr, and their lines must not land inside it
+        if sys.stderr is not None:
+            sys.stderr.write(traceback.format_exc())
+            sys.stderr.flush()
     finally:
         os._exit(code)
 
