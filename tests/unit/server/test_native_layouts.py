@@ -77,3 +77,17 @@ def test_every_struct_python_declares_is_laid_out_as_its_c_definition(tmp_path):
                            capture_output=True, text=True)
         assert p.returncode == 0, f"{path.relative_to(ROOT)} and Python's declarations disagree:\n" + \
             "\n".join(line for line in p.stderr.splitlines() if "static assertion failed" in line or "error" in line)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc on this host (README's set-up installs it)")
+def test_what_the_serving_loop_returns_means_the_same_to_python(tmp_path):
+    """server/ring.py's names for rgpu_serve's results are serve.h's RGPU_SERVE_ codes."""
+    from server import ring
+    names = ("IDLE", "RING", "SOCKET", "YIELD", "ANSWERED", "STEP", "NOTIFY", "COPIED", "HANDED")
+    unit = tmp_path / "codes.c"
+    unit.write_text(f'#include "{ROOT / "server" / "native" / "serve.h"}"\n' + "\n".join(
+        f'_Static_assert(RGPU_SERVE_{n} == {getattr(ring, n)}, "server.ring.{n} is {getattr(ring, n)}");'
+        for n in names) + "\n")
+    p = subprocess.run(["gcc", "-fsyntax-only", "-std=gnu11", *(f"-I{d}" for d in INCLUDES), str(unit)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
