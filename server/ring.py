@@ -18,6 +18,8 @@ import zmq
 
 from rgpu.protocol import wire
 
+# the structs below are also defined in C; tests/unit/server/test_native_layouts.py has gcc check that both
+# lay them out alike, field by field
 _CDEF = """
 void rgpu_ring_serve(void *ring);
 void rgpu_ring_layout(uint64_t out[11]);

@@ -9,6 +9,8 @@ import structlog
 log = structlog.get_logger()
 
 LIBRARY = "librgpu_launches.so"
+# the structs below are also defined in C; tests/unit/server/test_native_layouts.py has gcc check that both
+# lay them out alike, field by field
 _CDEF = """
 typedef struct rgpu_clock rgpu_clock;
 rgpu_clock *rgpu_clock_new(void *create, void *record, void *query, void *elapsed, void *destroy);

@@ -79,15 +79,29 @@ def test_every_struct_python_declares_is_laid_out_as_its_c_definition(tmp_path):
             "\n".join(line for line in p.stderr.splitlines() if "static assertion failed" in line or "error" in line)
 
 
+_SERVE = ("IDLE", "RING", "SOCKET", "YIELD", "ANSWERED", "STEP", "NOTIFY", "COPIED", "HANDED")
+_OPS = ("H2D", "D2H", "RUNTIME_COPY", "MEMSET", "ALLOC", "FREE", "D2D", "EVENT", "EVENT_FLAGS", "PLACE")
+# (Python module, its name, the C file, the C name) of each number both sides must agree on
+CONSTANTS = (
+    *(("server.ring", n, "server/native/serve.h", f"RGPU_SERVE_{n}") for n in _SERVE),
+    *(("server.backends.cuda.copies", f"OP_{n}", "server/backends/cuda/native/copies.c", f"OP_{n}") for n in _OPS),
+    ("server.backends.cuda.copies", "PLACED", "server/backends/cuda/native/copies.c", "PLACED"),
+    ("server.head_delta", "BLOCK", "libhook/src/transport/log_delta.h", "RGPU_DELTA_BLOCK"),
+)
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc on this host (README's set-up installs it)")
-def test_what_the_serving_loop_returns_means_the_same_to_python(tmp_path):
-    """server/ring.py's names for rgpu_serve's results are serve.h's RGPU_SERVE_ codes."""
-    from server import ring
-    names = ("IDLE", "RING", "SOCKET", "YIELD", "ANSWERED", "STEP", "NOTIFY", "COPIED", "HANDED")
-    unit = tmp_path / "codes.c"
-    unit.write_text(f'#include "{ROOT / "server" / "native" / "serve.h"}"\n' + "\n".join(
-        f'_Static_assert(RGPU_SERVE_{n} == {getattr(ring, n)}, "server.ring.{n} is {getattr(ring, n)}");'
-        for n in names) + "\n")
-    p = subprocess.run(["gcc", "-fsyntax-only", "-std=gnu11", *(f"-I{d}" for d in INCLUDES), str(unit)],
-                       capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
+def test_the_numbers_python_mirrors_are_the_compiled_codes(tmp_path):
+    """The serving loop's results (server/ring.py), the copier's operations (cuda/copies.py) and the head
+    deltas' block (head_delta.py) are the C code's numbers."""
+    import importlib
+    by_file: dict[str, list[str]] = {}
+    for module, name, path, c_name in CONSTANTS:
+        value = getattr(importlib.import_module(module), name)
+        by_file.setdefault(path, []).append(f'_Static_assert({c_name} == {value}, "{module}.{name} is {value}");')
+    for path, lines in by_file.items():
+        unit = tmp_path / f"codes_{Path(path).stem}.c"
+        unit.write_text(f'#include "{ROOT / path}"\n' + "\n".join(lines) + "\n")
+        p = subprocess.run(["gcc", "-fsyntax-only", "-std=gnu11", *(f"-I{d}" for d in INCLUDES), str(unit)],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
