@@ -53,6 +53,17 @@ def _asserts(name: str, module: str, ffi, t) -> list[str]:
     return lines
 
 
+def _assert_compiles(tmp_path: Path, path: Path, lines: list[str]) -> None:
+    """`lines` (static assertions) after `path` as the library compiles it, one translation unit a file,
+    accepted by gcc; else the assertions that failed."""
+    unit = tmp_path / f"check_{path.stem}.c"
+    unit.write_text("#include <stddef.h>\n" f'#include "{path}"\n' + "\n".join(lines) + "\n")
+    p = subprocess.run(["gcc", "-fsyntax-only", "-std=gnu11", *(f"-I{d}" for d in INCLUDES), str(unit)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, f"{path.relative_to(ROOT)} and Python's declarations disagree:\n" + \
+        "\n".join(line for line in p.stderr.splitlines() if "error" in line)
+
+
 def test_the_worker_declares_shared_structs_at_all():
     """The check below has something to check: the serving loop's state and the structs it points to."""
     assert {"rgpu_serve_state", "rgpu_sched", "rgpu_quota", "rgpu_launch_run", "rgpu_copy_done"} <= set(_shared_structs())
@@ -66,13 +77,7 @@ def test_every_struct_python_declares_is_laid_out_as_its_c_definition(tmp_path):
         for module, ffi, t in decls:
             by_file.setdefault(path, []).extend(_asserts(name, module, ffi, t))
     for path, lines in by_file.items():
-        # one translation unit a file: the definition as the library compiles it, then the assertions
-        unit = tmp_path / f"layout_{path.stem}.c"
-        unit.write_text("#include <stddef.h>\n" f'#include "{path}"\n' + "\n".join(lines) + "\n")
-        p = subprocess.run(["gcc", "-fsyntax-only", "-std=gnu11", *(f"-I{d}" for d in INCLUDES), str(unit)],
-                           capture_output=True, text=True)
-        assert p.returncode == 0, f"{path.relative_to(ROOT)} and Python's declarations disagree:\n" + \
-            "\n".join(line for line in p.stderr.splitlines() if "static assertion failed" in line or "error" in line)
+        _assert_compiles(tmp_path, path, lines)
 
 
 _SERVE = ("IDLE", "RING", "SOCKET", "YIELD", "ANSWERED", "STEP", "NOTIFY", "COPIED", "HANDED")
@@ -95,8 +100,4 @@ def test_the_numbers_python_mirrors_are_the_compiled_codes(tmp_path):
         value = getattr(importlib.import_module(module), name)
         by_file.setdefault(path, []).append(f'_Static_assert({c_name} == {value}, "{module}.{name} is {value}");')
     for path, lines in by_file.items():
-        unit = tmp_path / f"codes_{Path(path).stem}.c"
-        unit.write_text(f'#include "{ROOT / path}"\n' + "\n".join(lines) + "\n")
-        p = subprocess.run(["gcc", "-fsyntax-only", "-std=gnu11", *(f"-I{d}" for d in INCLUDES), str(unit)],
-                           capture_output=True, text=True)
-        assert p.returncode == 0, p.stderr
+        _assert_compiles(tmp_path, ROOT / path, lines)
