@@ -112,10 +112,18 @@ class DaemonHandle:
         return self.proc.poll() is None
 
     def output(self, tail: int = 4000) -> str:
+        """The log's last `tail` characters, whole lines only while the daemon runs: a record is one
+        write(2), but a write that crosses a page reaches the file one page at a time, so a read beside
+        it can see the start of a line without its end (a session_ended record cut before its last
+        counts). A line without its newline is output only once the daemon has exited."""
+        running = self.alive()  # before the read: a daemon that exits after it may still have been writing
         try:
-            return self.log_path.read_text(errors="replace")[-tail:]
+            text = self.log_path.read_text(errors="replace")
         except OSError:
             return ""
+        if running:
+            text = text[:text.rfind("\n") + 1]
+        return text[-tail:]
 
     def log_size(self) -> int:
         """Characters the daemon has logged so far: `session_ended`'s `after`."""
