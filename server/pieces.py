@@ -11,7 +11,7 @@ device takes this one (protocol/contract/constants.toml, PIECE_*):
   (a sync one in its reply, an async one as any async call's failure is answered). On the cuda
   backend the worker's compiled loop copies a piece from its frame itself (native/copies.c
   piece_in_one) and leaves to `run_piece_in` only one it cannot run: its failure is then recorded
-  here, and the loop takes no piece of that copy after it (worker.py _loop_may_serve).
+  here, and the loop takes no piece of that copy after it (loop_steps.py loop_may_serve).
 - D2H: a sync call whose `sync` field is SYNC_PIECES_OUT may be answered in pieces: replies with
   the call's seq and result PIECE_OUT, outs [offset] and one data frame each, then the reply,
   whose data is the last piece. The whole range is checked first, so a bad copy sends nothing

@@ -6,8 +6,8 @@ one, the reply's send. The same loop that serves the call ring (server/native/se
 waits on that socket too, without the GIL, and serves the messages it can serve whole: one part from
 the session's client, a head that is neither a delta nor a base the head table keeps. Anything else it
 hands over held: Python takes its identity and first part from here and receives its other parts
-itself (worker.py). What it serves it counts in the same state the ring's loop fills, which worker.py's
-_loop_served adds to the session's counts."""
+itself (worker.py). What it serves it counts in the same state the ring's loop fills, which
+loop_served.py adds to the session's counts."""
 from __future__ import annotations
 
 import os

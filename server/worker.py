@@ -9,7 +9,10 @@ Who may connect: nobody before the assignment; then only the client that said he
 wire its public key, on a plain wire its address (the worker's ZAP handler refuses every other
 connection during the handshake). The first attach with the session key binds the session to its
 connection: another connection presenting the key is refused, and so is a second attach. Messages
-are bounded in size (MAX_FRAME) and in number queued (RCVHWM)."""
+are bounded in size (MAX_FRAME) and in number queued (RCVHWM).
+
+Beside it: what the compiled serving loop served, counted (loop_served.py); the messages its launcher
+serves before Python decodes them (loop_steps.py); the wire's own calls it answers (wire_calls.py)."""
 from __future__ import annotations
 
 import hmac
@@ -23,10 +26,8 @@ import zmq.utils.monitor
 from rgpu import logs
 from rgpu.protocol import curve, wire
 from rgpu.protocol.wire import Pinned, Shm, Staged
-from rgpu.protocol.generated.calltable import BY_NAME
 
 from . import backends, bulk, data_stream, failover, liveness, module_cache, session_ports
-from .backends.base import host_buffer
 from .bulk import Sealed
 from .data_stream import Streamed
 from .errors import CudaError, driver_code
@@ -43,12 +44,15 @@ from .session import SessionEnding
 from .pinned import PinnedHost
 from .copy_calls import copy_of
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
-from .ring import COPIED, NOTIFY, RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice, quota_view
+from .ring import RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice, quota_view
 from .ring import spin_hits as ring_spin_hits
 from .sock_loop import SocketLoop
 from .sock_loop import unavailable as sock_unavailable
-from .shm import DATA, Segment
+from .shm import Segment
 from .staging import Placed, close_shm, fill_pinned, run_pinned, run_shm, run_staged
+from .loop_served import compiled_launcher, loop_served, step_taken_over
+from .loop_steps import answer_wait, loop_may_serve, step, wait_settled
+from .wire_calls import map_host, params, unpin
 
 HOUSEKEEPING_S = 0.25
 ATTACH_TIMEOUT_S = 10.0  # a session nobody attached to within this ends (its quota returns)
@@ -360,12 +364,12 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 # The same-host call ring: one wait, without the GIL, for the client's next message
                 # on the ring or the socket (its doorbell rings for both); the socket's own traffic
                 # from others (refused strangers) is looked at between waits. While nothing of the
-                # session's waits for Python (_loop_may_serve), the compiled serving loop waits
+                # session's waits for Python (loop_may_serve), the compiled serving loop waits
                 # instead, serving the hot calls it knows itself until the next housekeeping.
-                launcher = _compiled_launcher(session)
+                launcher = compiled_launcher(session)
                 try:
                     if launcher is not None and compiled_loop and mover is None and not reclaimer.reclaimed \
-                            and _loop_may_serve(session):
+                            and loop_may_serve(session):
                         copier = launcher.copier  # the cuda backend's (copies.py), or the software GPU's
                         try:
                             got, body = ring.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
@@ -374,10 +378,10 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                         finally:  # what it allocated and freed, in the device's tables before anything reads them
                             if ring.state.mem_n:
                                 session.device.loop_memory(ring.state.mem_addr, ring.state.mem_size, ring.state.mem_n)
-                        looped = _loop_served(sock, peer, ring, session, launcher, got)
+                        looped = loop_served(sock, peer, ring, session, launcher, got)
                         if got == STEP:
                             # a step begun with the GPU held: the rest of its message is Python's
-                            if (resume := _step_taken_over(sock, peer, ring, session, launcher)) is None:
+                            if (resume := step_taken_over(sock, peer, ring, session, launcher)) is None:
                                 got = YIELD
                             else:
                                 got = RING
@@ -393,8 +397,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 elif got != SOCKET and not events(zmq.EVENTS) & zmq.POLLIN:
                     ident, served, from_socket = None, looped, False
             elif door_open and peer is not None and redirect is None and mover is None and not reclaimer.reclaimed \
-                    and (inbound is None or inbound.committed) and _loop_may_serve(session) \
-                    and (launcher := _compiled_launcher(session)) is not None:
+                    and (inbound is None or inbound.committed) and loop_may_serve(session) \
+                    and (launcher := compiled_launcher(session)) is not None:
                 # Across hosts: the compiled serving loop waits on the session's socket itself, serving
                 # the hot calls it knows until the next housekeeping, and hands over the rest with their
                 # first part taken (server/sock_loop.py); Python receives such a message's other parts.
@@ -409,8 +413,8 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 finally:  # what it allocated and freed, in the device's tables before anything reads them
                     if door.state.mem_n:
                         session.device.loop_memory(door.state.mem_addr, door.state.mem_size, door.state.mem_n)
-                looped = _loop_served(sock, peer, door, session, launcher, got)
-                if got == STEP and (resume := _step_taken_over(sock, peer, door, session, launcher)) is None:
+                looped = loop_served(sock, peer, door, session, launcher, got)
+                if got == STEP and (resume := step_taken_over(sock, peer, door, session, launcher)) is None:
                     held = None
                 if held is not None:
                     ident, first, more, kept, taken = held
@@ -840,192 +844,13 @@ def _facts(session, log) -> dict:
         return {}
 
 
-def _compiled_launcher(session):
-    """The launcher the compiled serving loop serves the session with: the device's own (the cuda
-    backend's, cuda/launches.py), else the software GPU's idle waits while its device is idle
-    (sim/idle_waits.py); None: Python serves every message."""
-    device = session.device
-    loop = device.compiled_loop
-    return loop if loop is device.launcher or device.loop_idle else None
-
-
-def _loop_may_serve(session) -> bool:
-    """Whether compiled code may answer the session's messages (the serving loop, or the launcher's
-    wait_alone and step in _serve): nothing is waiting for the next reply that only Python adds (a
-    deferred or sticky error, a failed piece, late D2H data)."""
-    return session.deferred is None and session.sticky is None and session.piece_error is None \
-        and not session.later
-
-
-def _loop_served(sock, peer, ring, session, launcher, got: int) -> bool:
-    """Adds what the compiled loop served (ring.serve, or its door on the socket: sock_loop.py) to the
-    session's counts, as the dispatcher, _answer_wait and Session.stepped count each call; finishes a
-    wait it answered whose reply or accounting is Python's (ANSWERED), as _serve's wait_alone path
-    does, and wakes the sessions waiting for the GPU a step gave back (NOTIFY). True when it served
-    anything."""
-    st = ring.state
-    n = st.served
-    if st.late_bytes:  # late copies' data the socket's door sent ahead of steps' replies, as _step_of counts it
-        session.bytes_out += st.late_bytes
-        launcher.late_bytes_out += st.late_bytes
-    session.bytes_out += st.frame_out  # copies' data it sent in replies' frames, as _frame_step counts it
-    session.pieces_out += st.out_pieces  # and large D2H copies' pieces, as run_d2h_pieces counts them
-    session.d2h_sent = st.out_sent  # a D2H copy's pieces sent before the message was handed over
-    session.calls += st.calls  # (with none served: the pieces of a copy it then handed over)
-    if n:
-        session.messages += n
-        session.last_seq = st.last_seq
-        session.face = "runtime" if st.runtime else "driver"
-        launcher.waits += n - st.copies - st.batches - st.piece_msgs
-        launcher.batches += st.batches
-        launcher.served += st.launches
-        if st.copies:
-            launcher.copies += st.copies
-            if session.shm is not None:  # (across hosts: memsets, allocations and frees, no segment)
-                session.shm.bytes_in += st.shm_in  # as run_shm counts them, and Segment.put
-                session.shm.bytes_out += st.shm_out
-    if st.frame_bytes_in:  # data frames the socket's door copied to the device
-        _frames_copied(session, launcher, st.frame_bytes_in, st.frame_pieces)
-    if st.pulls:  # managed pulls the socket's door answered after steps' waits, as _send_pulls counts them
-        session.calls += st.pulls
-        session.last_seq = st.pull_seq
-        launcher.pulls_served += st.pulls
-        session.bytes_out += st.pull_bytes
-    if session.sched is not None:
-        session.loop_accounted(st.accounted)
-    if got == NOTIFY:
-        with session.sched.cond:
-            session.sched.cond.notify_all()
-    if got == STEP:
-        session.messages += 1
-        return True
-    if got == COPIED:
-        _finish_loop_copy(sock, peer, ring, session)
-        return True
-    if ring.answered is None:
-        return n > 0
-    done, ring.answered = ring.answered, None
-    session.messages += 1
-    _finish_loop_wait(sock, peer, ring, session, launcher, done)
-    _wait_settled(session, done)
-    return True
-
-
-def _finish_loop_copy(sock, peer, ring, session) -> None:
-    """A copy or memset the compiled loop served (COPIED), counted already: its reply, when it carries
-    printf output (the loop sent none), as _serve sends a copy's; then its settle charged."""
-    st = ring.state
-    done, copied = st.wait, st.copied
-    if copied.sync and not st.replied:
-        regions = [[DATA, copied.out_len]] if copied.out_len else None
-        outs = [copied.addr] if copied.size > 0 else ()  # an allocation's address
-        out = ring.replies(sock)
-        out.send(peer, zmq.SNDMORE)
-        out.send(wire.encode_reply(done.last_seq, 0, outs, output=session.device.take_output(done.pending),
-                                   regions=regions))
-    _wait_settled(session, done)
-
-
-def _wait_settled(session, done) -> None:
-    """A wait the launcher answered alone (`done`: its run record), which also settled the clock:
-    that device time is charged, or, where the driver refused the settle, Python's settle says why."""
-    if done.settled:
-        session.settled(done.done)
-    else:
-        session.settle()
-
-
-def _step_ended(session, n: int, out) -> None:
-    """A step's `n` calls and its wait answered (`out`: the launcher's run record): the device
-    time the clock settled is charged, or, where the driver refused the settle, Python's settle says why."""
-    if out.settled:
-        session.stepped(n, out.done, out.kernels)
-    else:
-        session.ran_launches(n, out.last_seq, bool(out.runtime), out.kernels)
-        session.settle()
-
-
-def _finish_loop_wait(sock, peer, ring, session, launcher, done) -> None:
-    """A wait the compiled loop answered (``done``: its run record): counted, and its reply sent
-    here unless the loop sent it on the ring (``replied``)."""
-    session.last_seq = done.last_seq
-    launcher.waits += 1
-    face = "runtime" if done.runtime else "driver"
-    if ring.state.replied:
-        session.calls += 1
-        session.face = face
-    else:
-        _answer_wait(ring.replies(sock), peer, done.last_seq, session, face, session.device.take_output(done.pending))
-
-
-def _step_taken_over(sock, peer, ring, session, launcher) -> int | None:
-    """A step the compiled loop began (STEP) with `launcher` (_compiled_launcher's): the GPU is this
-    session's where the loop takes it (the loop took it as hold_for_step does). As _step: a step
-    answered whose reply or settle is Python's is finished here (None); one that stopped part way has
-    its launches counted, and the index of the call Python serves next is returned."""
-    st = ring.state
-    out = st.wait
-    session.held_by_loop()
-    launcher.served += out.kernels
-    if not st.answered:
-        return _ran_part(session, out)
-    n = st.steps
-    if st.copy_step:
-        launcher.copies += 1
-        _finish_copy_step(sock, peer, ring, session, out)
-    elif st.frame_step:
-        launcher.copies += 1
-        _finish_frame_step(sock, peer, ring, session, out)
-    else:
-        _finish_loop_wait(sock, peer, ring, session, launcher, out)
-        if st.pulls_due:  # (the socket's door) the step's managed pulls, after the wait's reply
-            _send_pulls(ring.replies(sock), peer, session, launcher, ring.pulls(launcher.copier.address))
-        elif st.pulls:
-            session.last_seq = st.pull_seq  # the door answered them after the wait's reply
-    _step_ended(session, n, out)
-    return None
-
-
-def _finish_copy_step(sock, peer, ring, session, done) -> None:
-    """A step whose last call was a copy or memset (serve.c copy_step), served whole by the compiled
-    loop, whose reply or settle is Python's: the copy counted as a copy's alone is, and its reply,
-    naming its data in the segment as the loop's would, sent here unless the loop sent it."""
-    st = ring.state
-    copied = st.copied
-    session.last_seq = done.last_seq
-    session.calls += 1
-    session.face = "runtime" if done.runtime else "driver"
-    if session.shm is not None:
-        session.shm.bytes_in += copied.shm_in
-        session.shm.bytes_out += copied.out_len
-    if not st.replied:
-        out = ring.replies(sock)
-        out.send(peer, zmq.SNDMORE)
-        out.send(wire.encode_reply(done.last_seq, 0, output=session.device.take_output(done.pending),
-                                   regions=[[DATA, copied.out_len]] if copied.out_len else None))
-
-
-def _finish_frame_step(sock, peer, door, session, done) -> None:
-    """A step whose last call was a sync D2H copy with its data in a frame (serve.c frame_step), served
-    whole by the socket's door, whose reply (printf output) or settle is Python's: counted as
-    _frame_step counts it, and its reply, with the copy's data, sent here unless the door sent it."""
-    st = door.state
-    session.last_seq = done.last_seq
-    session.calls += 1
-    session.face = "runtime" if done.runtime else "driver"
-    session.bytes_out += st.frame_len
-    if not st.replied:
-        head = wire.encode_reply(done.last_seq, 0, output=session.device.take_output(done.pending))
-        sock.send_multipart([peer, head, door.frame()])
-
-
 ONE_CALL = b"\x91"  # msgpack's array of one element: a message header of one call starts so
 
 
 def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = None) -> bool:
     """Runs the calls of one message; replies to sync ones. False when the client said goodbye.
     `resume`: the index of the first call to run, the ones before it run by the compiled serving loop
-    (a step it began: _step_taken_over), which leaves no fast path to try.
+    (a step it began: step_taken_over), which leaves no fast path to try.
 
     The hot path of the server: no per-call objects beyond the dispatcher's result, the common
     reply (success, nothing deferred, no printf output) packed without msgpack."""
@@ -1035,7 +860,7 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
     # DataLoader's pinned batch from another host) and a large copy's pieces (a message each); not a
     # frame still sealed on the bulk channel
     frames = body[1:]
-    if resume is None and launcher is not None and _loop_may_serve(session) and \
+    if resume is None and launcher is not None and loop_may_serve(session) and \
             (not frames or (launcher.copier is not None and all(type(f) is zmq.Frame for f in frames))):
         header = body[0].buffer
         if header[:1] == ONE_CALL:
@@ -1044,9 +869,9 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                 # compiled loop without decoding (the session is settled at a message's first call:
                 # see below), which also made the message's settle and the printf check
                 session.last_seq = done.last_seq
-                _answer_wait(sock, ident, done.last_seq, session, launcher.face,
+                answer_wait(sock, ident, done.last_seq, session, launcher.face,
                              session.device.take_output(done.pending))
-                _wait_settled(session, done)
+                wait_settled(session, done)
                 return True
             if len(frames) == 1 and (piece := launcher.piece(header, frames[0])) is not None:
                 # a piece of a large H2D copy, copied from its frame by the compiled loop, counted
@@ -1057,7 +882,7 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                 session.bytes_in += len(frames[0])
                 session.settle()
                 return True
-        elif (first := _step(sock, ident, header, session, launcher, frames)) is None:
+        elif (first := step(sock, ident, header, session, launcher, frames)) is None:
             return True
     try:
         requests = wire.decode_calls(body)
@@ -1110,7 +935,7 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                     and session.sticky is None and session.piece_error is None \
                     and launcher.wait(body[0].buffer, session.messages, i - 1):
                 # a stream query or synchronize whose stream is done, answered by the compiled loop
-                _answer_wait(sock, ident, seq, session, launcher.face, session.device.take_output())
+                answer_wait(sock, ident, seq, session, launcher.face, session.device.take_output())
                 continue
         if bulk:
             if session.bulk is not None and shm is None and (c := copy_of(call_id, args)) is not None and c.h2d:
@@ -1122,13 +947,13 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
                 bulk = [f.buffer for f in bulk]
             session.bytes_in += sum(map(len, bulk))
         if call_id == wire.UNPIN:
-            _unpin(sock, ident, seq, sync, args, session, log)
+            unpin(sock, ident, seq, sync, args, session, log)
             continue
         if call_id == wire.MAP_HOST:
-            _map_host(sock, ident, seq, sync, args, session)
+            map_host(sock, ident, seq, sync, args, session)
             continue
         if call_id == wire.PARAMS:
-            _params(sock, ident, seq, sync, args, session, run)
+            params(sock, ident, seq, sync, args, session, run)
             continue
         if sync == wire.PIECE_IN:  # a piece of a large H2D copy (server/pieces.py)
             run_piece_in(session, run, call_id, args, bulk)
@@ -1187,118 +1012,6 @@ def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = Non
     return True
 
 
-def _step(sock, ident, header, session, launcher, frames=()) -> int | None:
-    """A message of launches and then one wait (the launch-and-wait step of most programs), served by
-    the compiled loop before Python decodes it (launches.c, rgpu_launcher_step_checked) while no other session
-    wants the GPU (session.py, hold_for_step). None: all of it served and the wait answered. Else the
-    index of the first call Python serves: 0 when nothing ran; past the launches that ran when the
-    loop stopped at a launch the driver refused or at a wait on work not done. `frames`: the message's
-    data frames, each an async H2D copy's (a step or a batch only), whose bytes the session counts in."""
-    launcher.begin(frames)
-    try:
-        return _step_of(sock, ident, header, session, launcher, with_frames=bool(frames))
-    finally:
-        if frames:
-            _frames_copied(session, launcher, launcher.frame_bytes(), launcher.pieces())
-        launcher.end()
-
-
-def _frames_copied(session, launcher, nbytes: int, pieces: int) -> None:
-    """Data frames the compiled loop copied to the device (a step's or batch's async H2D copies, large
-    copies' pieces among them), counted in: the session's bytes and pieces (as run_piece_in counts a
-    piece) and the launcher's."""
-    session.bytes_in += nbytes
-    launcher.frame_bytes_in += nbytes
-    session.pieces_in += pieces
-    launcher.pieces_in += pieces
-
-
-def _step_of(sock, ident, header, session, launcher, with_frames: bool = False) -> int | None:
-    n, kind, count = launcher.shape(header)
-    if with_frames and kind not in (launcher.STEP_WAIT, launcher.STEP_ASYNC):
-        return 0  # a copy's reply frame after data frames: Python's
-    if kind == launcher.STEP_FRAME:
-        return _frame_step(sock, ident, header, session, launcher, n, count)
-    if kind == launcher.STEP_ASYNC:
-        return _async_run(header, session, launcher, n)
-    if kind != launcher.STEP_WAIT or not session.hold_for_step():
-        return 0
-    # a session that holds no scheduler settles its clock before a wait, as Python's settle does
-    answered, out = launcher.step(header, n, settle_first=session.sched is None)
-    if not answered:
-        return _ran_part(session, out)
-    session.last_seq = out.last_seq
-    for seq, data in launcher.late():  # its late copies' data (OUT_LATER), ahead of the reply: _send_late
-        session.bytes_out += len(data)
-        launcher.late_bytes_out += len(data)
-        sock.send_multipart([ident, wire.encode_reply(seq, wire.LATE_OUT), data], copy=False)
-    _answer_wait(sock, ident, out.last_seq, session, launcher.face, session.device.take_output(out.pending))
-    _send_pulls(sock, ident, session, launcher, launcher.pulls())
-    # after the replies: the client is not kept waiting for the scheduler's bookkeeping
-    _step_ended(session, n, out)
-    return None
-
-
-def _send_pulls(sock, ident, session, launcher, pulls) -> None:
-    """The managed pulls after a step's wait (`pulls`: (seq, digest, data or None) each), answered after
-    its reply as api/managed.py's replies are, each counted as a call."""
-    for seq, digest, data in pulls:
-        session.calls += 1
-        session.last_seq = seq
-        launcher.pulls_served += 1
-        head = wire.encode_reply(seq, 0, (digest,))
-        if data is None:
-            sock.send_multipart([ident, head])
-        else:
-            session.bytes_out += len(data)
-            sock.send_multipart([ident, head, data], copy=False)
-
-
-def _ran_part(session, out) -> int:
-    """The compiled loop stopped at call out.served of a message (a call the driver refused, work not
-    done within its poll): what ran before it counted, and that index returned for Python."""
-    if out.served:
-        session.ran_launches(out.served, out.last_seq, bool(out.runtime), out.kernels)
-    return out.served
-
-
-def _async_run(header, session, launcher, n: int) -> int | None:
-    """A message of async calls only, each one a step may hold (a batch the client sent full, in a
-    training step of more calls than a batch holds): run by the compiled loop before Python decodes
-    it (launches.c, rgpu_launcher_run_calls), the GPU held as for Python's runs of launches; the
-    message's end settled as Python's end of a message settles. Returns as `_step` (no reply: async)."""
-    if not session.hold_for_launches():
-        return 0
-    out = launcher.run_calls(header, n)
-    launcher.batches += out.served == n
-    if out.served < n:
-        return _ran_part(session, out)
-    session.ran_launches(n, out.last_seq, bool(out.runtime), out.kernels)
-    session.settle()
-    return None
-
-
-def _frame_step(sock, ident, header, session, launcher, n: int, count: int) -> int | None:
-    """`_step` for a message of a step's calls whose last is a sync device-to-host copy with its data
-    in a frame (a kernel and its result read back with cudaMemcpy, from another host): the calls and
-    the copy served by the compiled loop (launches.c, rgpu_launcher_frame_step) once the device is idle,
-    the data sent in the reply's frame as Python's run of the copy sends it. Returns as `_step`."""
-    if not session.hold_for_step():
-        return 0
-    buf = host_buffer(count)  # written whole by the copy when answered; sent only then
-    answered, out = launcher.frame_step(header, n, buf, settle_first=session.sched is None)
-    if not answered:
-        return _ran_part(session, out)
-    session.last_seq = out.last_seq
-    session.calls += 1
-    session.face = launcher.face
-    session.bytes_out += count
-    head = wire.encode_reply(out.last_seq, 0, output=session.device.take_output(out.pending))
-    sock.send_multipart([ident, head, buf], copy=False)
-    _step_ended(session, n, out)
-    return None
-
-
 _LATE_REFUSED = Result(driver_code("CUDA_ERROR_INVALID_VALUE"),
                        message=f"more than {wire.LATE_MAX_COPIES} copies or {wire.LATE_MAX_BYTES} bytes "
                                "wait to go with the next reply (a client keeps below that)")
@@ -1313,85 +1026,3 @@ def _send_late(sock, ident, session) -> None:
     session.later.clear()
 
 
-def _answer_wait(sock, ident, seq, session, face: str, output: str) -> None:
-    """The reply to a wait the compiled loop answered (success), counted as the dispatcher counts a call."""
-    session.calls += 1
-    session.face = face
-    sock.send(ident, zmq.SNDMORE)
-    sock.send(wire.encode_reply(seq, 0, output=output))
-
-
-_PARAM_INFO = BY_NAME["cuFuncGetParamInfo"]
-_PAST_THE_LAST = driver_code("CUDA_ERROR_INVALID_VALUE")
-
-
-def _params(sock, ident, seq, sync, args, session, run) -> None:
-    """PARAMS [function]: the function's parameter layout, outs [offset, size] of each parameter in
-    order, flattened: cuFuncGetParamInfo index by index (either backend's), to the first index it
-    refuses as past the last. Any other refusal (a bad handle, a sticky error) is the reply's."""
-    outs, res = [], None
-    refused = _cannot_run(session, args[0]) if len(args) == 1 and type(args[0]) is int else None
-    if refused is not None:
-        if sync:
-            sock.send_multipart([ident, wire.encode_reply(seq, refused[0], [], message=refused[1])])
-        return
-    if len(args) == 1 and type(args[0]) is int:
-        for i in range(wire.PARAMS_MAX):
-            res = run(session, _PARAM_INFO, [args[0], i], ())
-            if res.rc:
-                break
-            outs += res.outs
-    rc, msg = (0, "") if res is not None and res.rc in (0, _PAST_THE_LAST) else \
-        (res.rc, res.message) if res is not None else (_PAST_THE_LAST, "PARAMS takes [function handle]")
-    if sync:
-        sock.send_multipart([ident, wire.encode_reply(seq, rc, outs if rc == 0 else [], message=msg)])
-
-
-def _cannot_run(session, handle: int):
-    """(rc, message) when the device cannot run the function's code (the software GPU's interpreter
-    lacks one of its instructions), else None. PARAMS is the client's first question before a
-    function's first launch, so the launch itself fails with the cause."""
-    prepare = getattr(session.device, "prepare_function", None)
-    if prepare is None:
-        return None
-    try:
-        fn = session.get("function", handle)
-    except CudaError:
-        return None  # a bad handle: cuFuncGetParamInfo's answer, below
-    try:
-        prepare(fn)
-    except CudaError as exc:
-        return driver_code(exc.code), exc.message
-    return None
-
-
-def _map_host(sock, ident, seq, sync, args, session) -> None:
-    """MAP_HOST [name, nonce, size]: mapped host memory. The pinned segment is mapped into the device's
-    address space (server/pinned.py); outs [device address of its first data byte]."""
-    rc, msg, outs = 0, "", []
-    if session.shm is None:
-        # the segment is on the client's host; only a worker that shares its memory can map it
-        rc, msg = driver_code("CUDA_ERROR_NOT_SUPPORTED"), "mapped host memory needs the client on the server's host"
-    else:
-        try:
-            outs = [session.pinned.device_map(*args[:3])]
-        except CudaError as e:
-            rc, msg = driver_code(e.code), e.message
-        except (TypeError, ValueError):
-            rc, msg = driver_code("CUDA_ERROR_INVALID_VALUE"), "malformed MAP_HOST"
-    if sync:
-        sock.send_multipart([ident, wire.encode_reply(seq, rc, outs, message=msg)])
-
-
-def _unpin(sock, ident, seq, sync, args, session, log) -> None:
-    """UNPIN [name]: the client frees a pinned segment. cudaFreeHost synchronises the device first:
-    no copy still in flight reads or writes the memory when it is unmapped."""
-    rc, msg = 0, ""
-    try:
-        session.device.synchronize()
-    except CudaError as e:
-        rc, msg = driver_code(e.code), e.message
-    if args and isinstance(args[0], str):
-        session.pinned.drop(args[0])
-    if sync:
-        sock.send_multipart([ident, wire.encode_reply(seq, rc, message=msg)])

@@ -225,7 +225,7 @@ static int copy_step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint
 
 /* A step whose last call is a sync D2H copy whose data goes back in a frame (rgpu_launcher_shape found
  * RGPU_STEP_FRAME, `n` calls then the copy of `count` bytes; or a message of that copy alone, n 0), on
- * the socket: worker.py _frame_step, the copy made into st->frame once the device is idle. 0: served
+ * the socket: loop_steps.py _frame_step, the copy made into st->frame once the device is idle. 0: served
  * whole; else the code (RGPU_SERVE_STEP answered with frame_step set: the reply, or the settle, Python's). */
 static int frame_step(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st, uint32_t n, uint64_t count) {
     rgpu_launch_run *w = &st->wait;
@@ -322,7 +322,7 @@ static int frame_copied(rgpu_chan *ch, rgpu_serve_state *st) {
 
 /* A message with data frames after its head (st->parts; the socket's: a client on another host): a
  * sync H2D copy's one frame, a piece of a large H2D copy, or a step or batch of async calls whose async H2D copies take the frames
- * (a DataLoader's batch copied with the step, frame_h2d_one), as worker.py _step serves them (a reply
+ * (a DataLoader's batch copied with the step, frame_h2d_one), as loop_steps.py step serves them (a reply
  * frame after data frames, or a copy step, is Python's there too). The frames are taken first, so any
  * message the loop then declines or begins is Python's with them held for it. 0: served whole; else the
  * code; the bytes the copies took from the frames counted either way, as _step counts them. */

@@ -119,10 +119,10 @@ struct rgpu_chan {
      * Python's Launcher._rewind makes it (the socket's: the buffer late copies are made into). */
     void (*rewind)(rgpu_chan *c, rgpu_serve_state *st);
     /* A step answered, before its reply (NULL: nothing): what goes ahead of it (the socket's: the
-     * late copies' data, each a message of its own, as worker.py _step_of sends them). 0, or not sent. */
+     * late copies' data, each a message of its own, as loop_steps.py _step_of sends them). 0, or not sent. */
     int (*before_reply)(rgpu_chan *c, rgpu_serve_state *st);
     /* A step's reply sent: what follows it (NULL: nothing; the socket's: the managed pulls' replies,
-     * as worker.py _step_of sends them). 0, or not all sent. */
+     * as loop_steps.py _step_of sends them). 0, or not all sent. */
     int (*after_reply)(rgpu_chan *c, rgpu_serve_state *st);
     /* A reply and one data frame after it (NULL: the door sends none; the socket's). 0 sent. */
     int (*reply_frame)(rgpu_chan *c, const char *msg, size_t len, const void *data, size_t dlen);

@@ -262,7 +262,7 @@ static int sock_late(rgpu_chan *c, rgpu_serve_state *st) {
 
 /* A step's managed pulls (rgpuManagedPull from another host), made after its late copies once its wait
  * was answered (rgpu_copier_pull_run): each a reply naming the data's digest, with the data in a frame
- * unless the client's copy has that digest already, after the wait's reply (worker.py _step_of). */
+ * unless the client's copy has that digest already, after the wait's reply (loop_steps.py _step_of). */
 static int sock_pulls(rgpu_chan *c, rgpu_serve_state *st) {
     sock_chan *s = (sock_chan *)c;
     uint32_t n = st->copier ? rgpu_copier_pull_n(st->copier) : 0;

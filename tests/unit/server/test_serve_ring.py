@@ -13,7 +13,7 @@ import pytest
 
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
-from rgpu.server import worker
+from rgpu.server.loop_served import loop_served
 from rgpu.server.backends.cuda import compiled
 from rgpu.server.backends.cuda import device as cuda_device
 from rgpu.server.ring import ANSWERED, IDLE, RING, YIELD
@@ -51,7 +51,7 @@ def test_a_wait_is_served_and_answered_then_the_loop_yields_at_its_deadline(ring
     assert (got, body) == (YIELD, None)
     assert _get(ring, "rep_seq") == before + 1 and _reply(ring) == wire.encode_reply(7, 0)
     assert ring.state.served == 1 and ring.compiled == 1 and ring.handed == 0
-    assert worker._loop_served(Sock(), b"id", ring, served.s, served.dev.launcher, got)
+    assert loop_served(Sock(), b"id", ring, served.s, served.dev.launcher, got)
     assert (served.s.calls, served.s.messages, served.s.last_seq) == (1, 1, 7)
     assert served.dev.launcher.waits == 1 and served.s.face == "runtime"
 
@@ -78,7 +78,7 @@ def test_output_the_printf_capture_holds_leaves_the_reply_to_python(ring, served
     got, _ = _serve(ring, served)
     assert got == ANSWERED and ring.state.replied == 0
     assert _get(ring, "rep_seq") == before  # nothing sent yet: Python's reply carries the output
-    assert worker._loop_served(Sock(), b"id", ring, served.s, served.dev.launcher, got)
+    assert loop_served(Sock(), b"id", ring, served.s, served.dev.launcher, got)
     assert _reply(ring) == wire.encode_reply(9, 0, output="hello from the GPU\n")
     assert (served.s.calls, served.s.messages, served.s.last_seq, served.s.face) == (1, 1, 9, "driver")
     # the flag down: the loop answers the next one itself

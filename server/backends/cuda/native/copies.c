@@ -623,7 +623,7 @@ static int frame_h2d_one(rgpu_copier *c, const rgpu_copy_call *k, const uint64_t
  * frame_h2d_one runs an async copy's (as Python's run of the piece does: device.py copy_htod). A
  * piece the loop does not run (past its allocation, the device busy, the driver refusing it) is
  * Python's, which makes its failure the copy's (session.piece_error), answered by the copy's last
- * call; the worker hands the loop no piece of a copy that has failed (worker.py _loop_may_serve).
+ * call; the worker hands the loop no piece of a copy that has failed (loop_steps.py loop_may_serve).
  * Its copy call (for its face), or NULL: not one the loop runs. */
 static const rgpu_copy_call *piece_in_one(rgpu_copier *c, const rgpu_env_call *call, int run) {
     const rgpu_copy_call *k = call_of(c, call->call_id);
