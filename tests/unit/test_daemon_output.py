@@ -13,7 +13,7 @@ from tests.support.daemons import DaemonHandle
 def _handle(tmp_path, text: str) -> DaemonHandle:
     log = tmp_path / "daemon.log"
     log.write_text(text)
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     return DaemonHandle([sys.executable], proc, log)
 
 
@@ -26,8 +26,7 @@ def test_a_running_daemons_line_without_its_newline_is_not_output_until_the_daem
             f.write("tes_compiled=4 pieces_compiled=5\n")
         assert h.output(1 << 20).endswith("pieces_compiled=5\n")
     finally:
-        h.proc.stdin.close()
-        h.proc.wait(10)
+        h.stop()
     with open(h.log_path, "a") as f:                         # a last line without a newline, daemon gone
         f.write("Traceback, cut")
     assert h.output(1 << 20).endswith("pieces_compiled=5\nTraceback, cut")
@@ -38,6 +37,5 @@ def test_a_log_of_no_whole_line_yet_is_empty_output(tmp_path):
     try:
         assert h.output() == ""
     finally:
-        h.proc.stdin.close()
-        h.proc.wait(10)
+        h.stop()
     assert h.output() == "event=start"
