@@ -1,4 +1,5 @@
-"""The compiled serving loop on the session's socket: across hosts (server/native/sock_serve.c).
+"""The compiled serving loop on the session's socket: across hosts (server/native/sock_serve.c), and on
+the same host where the call ring is off (RGPU_RING=0), with the copies' data in the session segment.
 
 A client on another host reaches its worker through the session's ROUTER socket only, and until this
 door every one of its messages went through Python: the receive, the checks, the step's C calls one by
@@ -90,7 +91,11 @@ class SocketLoop(ServingLoop):
         self._st = ffi.new("rgpu_serve_state *")
         self._copy = ffi.new("unsigned char[]", HEAD_DELTA_MIN)  # the longest head it serves, and less
         self._st.copy = self._copy
-        self._st.seg, self._st.seg_size = ffi.NULL, 0  # no session segment across hosts
+        # no session segment across hosts; on the same host with the call ring off (RGPU_RING=0, or a
+        # client whose ring the worker declined) the copies through the session's segment are served
+        # here as the ring's loop serves them (serve.c rgpu_copier_serve): set at each serve (_segment)
+        self._st.seg, self._st.seg_size = ffi.NULL, 0
+        self._seg = None  # the Segment the state's pointer was last set from
         # a step's late copies (OUT_LATER) go ahead of its reply from here: each smaller than a frame the
         # bulk channel would take (SealingSocket seals those; Python's then)
         self._late = ffi.new("unsigned char[]", LATE_CAP)
@@ -124,6 +129,8 @@ class SocketLoop(ServingLoop):
         `taken`: the data frames the door took after the head, before those still on the socket.
         A delta the table refused comes as (HANDED, (identity, None, why, False, ())): the session ends."""
         st = self._load(spin_s, next_spin_s, timeout_s, until, session, copier, quota)
+        if session.shm is not self._seg:  # attached, or closed or replaced by another attach
+            self._segment(session.shm)
         if self._launcher is None or self._launcher[0] != launcher:
             self._launcher = (launcher, ffi.cast("void *", launcher))
         if session.heads is not self._heads:  # (a table per attach)
@@ -148,6 +155,15 @@ class SocketLoop(ServingLoop):
             self.handed += got == HANDED or not st.replied
             return got, self._take()
         return got, None
+
+    def _segment(self, seg) -> None:
+        """The session segment the copies the door serves move their data through, or none: its data
+        regions end where a call ring would begin (CallRing.attach)."""
+        self._seg = seg
+        if seg is None:
+            self._st.seg, self._st.seg_size = ffi.NULL, 0
+        else:
+            self._st.seg, self._st.seg_size = ffi.cast("unsigned char *", seg.addr), seg.size
 
     def _take(self):
         """The held message's identity and head, copied out and let go, and whether parts follow on the

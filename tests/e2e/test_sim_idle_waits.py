@@ -69,17 +69,20 @@ def test_programs_waits_are_the_loops_only_while_the_device_is_idle(cuda_program
 
 # RGPU_FAST_COPY=0: every copy and memset through Python, the waits still the loop's (the comparison)
 COPIES = {"compiled": {}, "python": {"RGPU_FAST_COPY": "0"}}
+# the client's way to the worker: the call ring, the socket with the session segment, the socket alone
+WAYS = {"1": {"RGPU_SHM": "1"}, "segment": {"RGPU_SHM": "1", "RGPU_RING": "0"}, "0": {"RGPU_SHM": "0"}}
 
 
-@pytest.mark.parametrize("shm", ["1", "0"], ids=["ring", "socket"])
+@pytest.mark.parametrize("shm", ["1", "segment", "0"], ids=["ring", "segment", "socket"])
 def test_programs_copies_are_the_loops_on_an_idle_device(cuda_program, start_server, shm, tmp_path):
-    """Programs of copies and memsets, on the ring and through the door: large copies in pieces at odd
-    sizes and a copy past its allocation refused (driver_copy_pieces), a batch of async copies to and
-    from pageable and pinned memory on a stream (driver_batch_copies), 64 MiB both ways
+    """Programs of copies and memsets, on the ring and through the door (from another host, and on the
+    same host with the ring off: RGPU_RING=0, the data through the session segment): large copies in
+    pieces at odd sizes and a copy past its allocation refused (driver_copy_pieces), a batch of async
+    copies to and from pageable and pinned memory on a stream (driver_batch_copies), 64 MiB both ways
     (copy_roundtrip), buffers on several streams ordered by events with memsets and kernels between
     (migrate_copies), pinned copies beside kernels (pinned_copies: the loop's on the ring too, the
-    segments told to the software GPU's copier). The same output with every copy
-    Python's, and copies the loop served in each compiled session. (Reads too large for a reply's
+    segments told to the software GPU's copier). The same output with every copy Python's, and copies
+    the loop served in each compiled session. (Reads too large for a reply's
     frame buffer stay Python's on the software GPU: copies.c rgpu_copier_d2h_alone.)"""
     out = {}
     runs = [("driver_copy_pieces", ["20"]), ("driver_batch_copies", []), ("copy_roundtrip", ["64"]),
@@ -91,7 +94,7 @@ def test_programs_copies_are_the_loops_on_an_idle_device(cuda_program, start_ser
             # through the door, the pieces on the session socket: a plain wire's path without its data
             # stream (server/data_stream.py, whose frames Python takes)
             p = run_cli("run", "--server", url, "--", str(cuda_program(program)), *args,
-                        env={**os.environ, "RGPU_SHM": shm, "RGPU_DATA_STREAM": "0"})
+                        env={**os.environ, **WAYS[shm], "RGPU_DATA_STREAM": "0"})
             assert p.returncode == 0, (name, program, p.stdout + p.stderr)
             out[name, program] = p.stdout, _ended(handle, nth)
     for program, _ in runs:
@@ -110,6 +113,15 @@ def test_programs_copies_are_the_loops_on_an_idle_device(cuda_program, start_ser
     # cuda backend's do (copies.c REGISTER_MIN): all of driver_batch_copies'
     python_on_ring = ("driver_batch_copies",)
     assert all(n for program, n in served.items() if shm == "0" or program not in python_on_ring), served
+    if shm == "segment":  # every message on the socket, the copies through the segment the door's
+        for program, _ in runs:
+            c = out["compiled", program][1]
+            assert c["ring_calls"] == 0 and c["socket_compiled"] > 0, (program, c)
+            # (pinned_copies' data is in the program's pinned memory, not the segment)
+            assert program == "pinned_copies" or c["shm_bytes_in"] > 0, (program, c)
+        # migrate_copies' small copies through the segment, served whole by the door while the device
+        # is idle (none were when the door had no segment: every one Python's)
+        assert out["compiled", "migrate_copies"][1]["copies_compiled"] >= 1, out["compiled", "migrate_copies"][1]
     if shm == "0":  # the large copies' data crossed in frames the door copied
         frames = {p: out["compiled", p][1]["frame_bytes_compiled"] for p in ("driver_copy_pieces", "copy_roundtrip")}
         assert all(n >= 32 << 20 for n in frames.values()), frames

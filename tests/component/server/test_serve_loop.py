@@ -254,6 +254,26 @@ def test_a_kernel_and_its_result_read_back_on_the_socket_are_one_compiled_step(d
     assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
 
 
+def test_a_kernel_and_its_result_read_back_with_the_ring_off_are_the_sockets_doors(daemons):
+    """The same step on the same host with the call ring off (RGPU_RING=0: every message on the socket,
+    the read-back's data through the session segment): the socket's door serves the copy through the
+    segment as the ring's loop does, counted as Python counts it with the door off
+    (RGPU_SERVE_SOCKET=0), where Python serves every message."""
+    steps = 300 + 300 // 10 + 1
+    got = {}
+    for door in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
+        _harness(url, "kernel_d2h", 300, env={"RGPU_RING": "0"})  # fails unless every read-back is right
+        got[door] = _ended(handle)
+    on, off = got["1"], got["0"]
+    assert on["ring_calls"] == off["ring_calls"] == 0, (on, off)
+    assert on["copies_compiled"] == steps and on["socket_compiled"] >= steps, on
+    assert off["copies_compiled"] == 0 and off["socket_compiled"] == 0, off
+    assert on["shm_bytes_out"] == off["shm_bytes_out"] == steps * 4096, (on, off)
+    assert on["bytes_out"] == off["bytes_out"] == 0, (on, off)  # none of it in frames
+    assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
+
+
 @pytest.mark.parametrize("shm", ["1", "0"])
 def test_batches_of_async_calls_are_run_before_python_decodes_them(daemons, shm):
     """The harness's async launches (20,000 empty kernels, one synchronize): the client sends them in

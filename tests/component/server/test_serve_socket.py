@@ -36,7 +36,8 @@ needs_door = pytest.mark.skipif(bool(sock_loop.unavailable()), reason=f"no socke
 
 def _serve(door, timeout_s: float = 5.0):
     """One call of the door with no launcher (NULL): every message is handed over."""
-    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, loop_sched=None, slot=0, heads=None, bulk=None)
+    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, loop_sched=None, slot=0, heads=None,
+                                    bulk=None, shm=None)
     return door.serve(0, 0.0, 0.0, timeout_s, 1e12, session)
 
 
@@ -110,7 +111,8 @@ def test_the_door_takes_heads_into_the_sessions_table_as_python_takes_them(tmp_p
     dealer.setsockopt(zmq.IDENTITY, b"peer-1")
     dealer.connect(f"tcp://127.0.0.1:{port}")
     door = sock_loop.SocketLoop(router, b"peer-1")
-    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, loop_sched=None, slot=0, heads=table, bulk=None)
+    session = types.SimpleNamespace(accounted=0.0, device=None, sched=None, loop_sched=None, slot=0, heads=table,
+                                    bulk=None, shm=None)
     rng = random.Random(5)
     try:
         first = rng.randbytes(20_000)
