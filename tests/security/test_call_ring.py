@@ -7,7 +7,6 @@ died with its call in the ring."""
 from __future__ import annotations
 
 import ctypes
-import mmap
 import os
 import signal
 import struct
@@ -16,14 +15,12 @@ import sys
 import time
 
 import pytest
-import zmq
 
 from rgpu.paths import client_env
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.protocol.generated.constants import SHM_DATA
 from rgpu.server import ring as ring_mod
-from rgpu.server.shm import boot_id
 from tests.support import procs, ring_records, segments
 from tests.support.daemons import wait_until
 from tests.support.session import Session
@@ -40,28 +37,10 @@ class RingClient:
     offers them (shm.c, ring.c), that can also write into the ring what a broken client would."""
 
     def __init__(self, url: str):
-        from rgpu.client.server_client import request
-        r = request(url, {"op": "hello", "proto": wire.PROTOCOL_VERSION, "client": "test", "cuda": 13000,
-                          "lease": "", "gpu": 0})
-        assert r["ok"], r
         self.lay = ring_mod.layout()
         self.off = SHM_DATA + DATA_BYTES
-        size = self.off + self.lay["size"]
-        self.name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
-        nonce = segments.make(self.name, size)
-        fd = os.open("/dev/shm" + self.name, os.O_RDWR)
-        self.mm = mmap.mmap(fd, size)
-        os.close(fd)
+        self.mm, self.sock = segments.attached_session(url, self.off + self.lay["size"], ring=self.off)
         self.addr = ctypes.addressof(ctypes.c_char.from_buffer(self.mm))
-        self.sock = zmq.Context.instance().socket(zmq.DEALER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.connect(r["endpoint"].replace("tcp://*:", "tcp://127.0.0.1:"))
-        offer = {"name": self.name, "size": size, "nonce": nonce, "boot": boot_id(), "ring": self.off}
-        self.sock.send(wire.encode_requests([(1, wire.ATTACH, 1, [r["session"], r["key"], offer], 0)]))
-        assert self.sock.poll(10000)
-        reply = wire.unpack(self.sock.recv_multipart()[0])
-        segments.unlink(self.name)
-        assert reply[2][0] is True, reply
         assert self.u32("magic") == ring_records.MAGIC, "the worker serves the ring"
         self.seq = 1
 

@@ -6,23 +6,17 @@ segment's data, one that wraps around, one whose size is not the copy's: the doo
 memory, the session and a bystander carry on, and the good copies around them were the door's."""
 from __future__ import annotations
 
-import mmap
-import os
-
 import pytest
-import zmq
 
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
 from rgpu.protocol.generated.constants import SHM_DATA
-from rgpu.server import sock_loop
-from rgpu.server.shm import boot_id
 from tests.component.server.test_serve_loop import _ended
+from tests.component.server.test_serve_socket import needs_door
 from tests.support import null_server, segments
 from tests.support.session import Session
 
-pytestmark = [pytest.mark.e2e,
-              pytest.mark.skipif(bool(sock_loop.unavailable()), reason=f"no socket door: {sock_loop.unavailable()}")]
+pytestmark = [pytest.mark.e2e, needs_door]
 
 SIZE = SHM_DATA + (1 << 20)
 
@@ -32,23 +26,8 @@ class SegmentClient:
     on the socket, its copies' data in the segment."""
 
     def __init__(self, url: str):
-        from rgpu.client.server_client import request
-        r = request(url, {"op": "hello", "proto": wire.PROTOCOL_VERSION, "client": "test", "cuda": 13000,
-                          "lease": "", "gpu": 0})
-        assert r["ok"], r
-        self.name = f"/rgpu-{os.getpid()}-0-{os.urandom(4).hex()}"
-        nonce = segments.make(self.name, SIZE)
-        fd = os.open("/dev/shm" + self.name, os.O_RDWR)
-        self.mm = mmap.mmap(fd, SIZE)
-        os.close(fd)
-        self.sock = zmq.Context.instance().socket(zmq.DEALER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.connect(r["endpoint"].replace("tcp://*:", "tcp://127.0.0.1:"))
+        self.mm, self.sock = segments.attached_session(url, SIZE)
         self.seq = 1
-        offer = {"name": self.name, "size": SIZE, "nonce": nonce, "boot": boot_id()}
-        reply = self._send([(1, wire.ATTACH, 1, [r["session"], r["key"], offer], 0)])
-        segments.unlink(self.name)
-        assert reply[2][0] is True, reply  # the worker mapped the segment
 
     def _send(self, calls) -> list:
         self.sock.send(wire.encode_requests(calls))
