@@ -18,8 +18,9 @@
  *   bench rgpu kernel_d2h N      N x (cudaMemsetAsync 4 KiB to the round's byte, an empty kernel, cudaMemcpy
  *                                4 KiB back to pageable memory, checked): a plain program's kernel and
  *                                read-back -> {"us": per step}
- *   bench rgpu managed N         N x (the host writes 4 KiB of managed memory, an empty kernel,
- *                                cudaStreamSynchronize, the host reads it): the host's writes go to the
+ *   bench rgpu managed N         N x (the host writes a byte of a 4 KiB managed buffer, a value that
+ *                                byte did not hold, an empty kernel, cudaStreamSynchronize, the host
+ *                                reads it back): the host's writes go to the
  *                                device before the launch and the device's copy comes back after the
  *                                synchronisation, as managed memory's coherence needs -> {"us": per step}
  *   bench rgpu async N           N x cudaMemsetAsync, one sync      -> {"rate": calls/s}
@@ -182,15 +183,19 @@ static int run_rgpu(int argc, char **argv) {
         CK(cuModuleGetFunction(&fn, mod, "empty"));
         CK(cudaMallocManaged((void **)&m, 4096, 1 /* cudaMemAttachGlobal */));
         CK(cudaStreamSynchronize(0));
+        /* steps so far, the warm-up's too: step t writes byte t % 4096 a value it does not hold (never 0,
+         * the fresh buffer's; not its last write's, 4096 steps before), so that every step pushes */
+        long t = 0;
         for (int warm = 0; warm < 2; warm++) {
             long k = warm ? n : n / 10 + 1;
             double t0 = now();
-            for (long i = 0; i < k; i++) {
-                m[i % 4096] = (unsigned char)i;
+            for (long i = 0; i < k; i++, t++) {
+                unsigned char v = (unsigned char)(1 + (t + t / 4096) % 255);
+                m[t % 4096] = v;
                 CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
                 CK(cudaStreamSynchronize(0));
-                if (m[i % 4096] != (unsigned char)i) { /* the device's copy, as the host wrote it */
-                    fprintf(stderr, "managed memory reads %d where the host wrote %d\n", m[i % 4096], (int)(i & 0xff));
+                if (m[t % 4096] != v) { /* the device's copy, as the host wrote it */
+                    fprintf(stderr, "managed memory reads %d where the host wrote %d\n", m[t % 4096], (int)v);
                     return 1;
                 }
             }

@@ -274,6 +274,31 @@ def test_a_kernel_and_its_result_read_back_with_the_ring_off_are_the_sockets_doo
     assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
 
 
+def test_managed_memory_the_host_writes_each_step_is_pulled_back_by_the_door(daemons):
+    """Managed memory from another host (RGPU_SHM=0): each step the host writes a new value into a byte
+    of a 4 KiB managed buffer, launches a kernel and synchronizes, then reads the byte (the harness
+    checks it).
+    Its message is the push of the host's write (an async H2D copy, its data in a frame), the launch,
+    the wait, and the buffer's pull after it. Right after a push the client holds no digest of the
+    device's copy to name, and its pull names none (nil, libhook/src/managed/managed.c): the door
+    serves such a pull as one naming a digest, the data sent whole (copies.c rgpu_copier_pull_call),
+    counted as Python counts it with the door off (RGPU_SERVE_SOCKET=0), where Python serves every
+    message."""
+    steps = 300 + 300 // 10 + 1
+    got = {}
+    for door in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
+        _harness(url, "managed", 300, shm="0")  # fails unless every byte read back is the one written
+        got[door] = _ended(handle)
+    on, off = got["1"], got["0"]
+    # every step pushes (it writes a value the byte did not hold) and pulls, each the door's
+    assert on["pulls_compiled"] == steps and on["frame_bytes_compiled"] == steps * 4096, on
+    assert on["socket_compiled"] >= steps and on["socket_to_python"] < 20, on
+    assert off["socket_compiled"] == 0, off
+    assert on["bytes_out"] == off["bytes_out"] >= steps * 4096, (on, off)
+    assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
+
+
 @pytest.mark.parametrize("shm", ["1", "0"])
 def test_batches_of_async_calls_are_run_before_python_decodes_them(daemons, shm):
     """The harness's async launches (20,000 empty kernels, one synchronize): the client sends them in

@@ -757,8 +757,12 @@ int rgpu_copier_pull_call(rgpu_copier *c, mp_reader *r) {
     if (!c->pull_id || c->pull_n >= PULLS || rgpu_env_read_call(r, &call, &why)) return 0;
     if (call.call_id != c->pull_id || call.sync != 1 || call.nbulk || call.copy.tag != 0 || call.args.n != 3) return 0;
     mp_rinit(&args, call.args.p, call.args.len);
-    if (read_uint(&args, &addr) || read_uint(&args, &count) || mp_next(&args, &known) || known.type != MP_BIN)
+    /* known: the digest of the client's copy, or nil where it holds none it can name (right after it
+     * pushed the host's writes, managed.c push_region): then the data goes back whole */
+    if (read_uint(&args, &addr) || read_uint(&args, &count) || mp_next(&args, &known) ||
+        (known.type != MP_BIN && known.type != MP_NIL))
         return 0;
+    if (known.type == MP_NIL) known.n = 0;
     if (count == 0 || count > c->late_cap - c->late_used || count > RGPU_D2H_CHUNK || !inside(c, addr, count))
         return 0;
     struct pull *p = &c->pull[c->pull_n++];
