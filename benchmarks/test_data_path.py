@@ -24,8 +24,9 @@ malloc + free is measured twice: as programs get it (the client places the alloc
 wait, and the free is the pair's one round trip) and with the worker choosing (RGPU_PLACE=0, two).
 Beside them, with no goals of their own: a step of a memset, a device-to-device copy, a launch and a
 synchronize in one message, and a framework's step (a batch in from pinned memory, a kernel, the
-result out to pinned memory, a synchronize), each the compiled loop's whole; and a step of managed memory (the host writes it, a kernel, a
-synchronize, the host reads it: its coherence's push and pull around the step).
+result out to pinned memory, a synchronize), each the compiled loop's whole; the same step with its
+input in pageable memory (the async copy's data in a frame); and a step of managed memory (the host
+writes it, a kernel, a synchronize, the host reads it: its coherence's push and pull around the step).
 Writes benchmarks/out/data_path.md and .json."""
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ from tests.support.daemons import DaemonSet, free_url
 HERE = Path(__file__).resolve().parent
 SPIN_US = 200  # the client's and the worker's default spin before blocking (RGPU_SPIN_US, --spin-us)
 N = {"ssync": 3000, "launch_sync": 2000, "malloc_free": 1000, "launch": 200000, "d2h": 2000, "managed": 1000,
-     "clear_copy_launch_sync": 2000, "pinned_step": 2000, "kernel_d2h": 2000}
+     "clear_copy_launch_sync": 2000, "pinned_step": 2000, "kernel_d2h": 2000, "pageable_step": 2000}
 # On the call ring a round trip is a microsecond or two: 3,000 of them are over in a few milliseconds,
 # shorter than the kernel takes to part two processes that ping-pong on one CPU (it woke the worker on
 # the client's CPU at the attach, and tasks that ran microseconds ago are cache-hot, not moved at the
@@ -57,7 +58,7 @@ N = {"ssync": 3000, "launch_sync": 2000, "malloc_free": 1000, "launch": 200000, 
 # Async launches run 200,000 in every configuration for the same reason: 20,000 (17 ms) gave 0.89 to
 # 1.15 M/s run to run on a quiet machine, 200,000 gave 1.15-1.25 every time.
 N_RING = {"ssync": 200000, "launch_sync": 100000, "d2h": 100000, "malloc_free": 30000, "managed": 30000,
-          "clear_copy_launch_sync": 100000, "pinned_step": 100000, "kernel_d2h": 100000}
+          "clear_copy_launch_sync": 100000, "pinned_step": 100000, "kernel_d2h": 100000, "pageable_step": 30000}
 
 
 def build_baselines() -> Path:
@@ -98,7 +99,7 @@ def rgpu_rows(harness: Path, url: str, **env_over: str) -> dict:
     out = {}
     for key, mode in (("sync_us", "ssync"), ("launch_sync_us", "launch_sync"), ("malloc_free_us", "malloc_free"),
                       ("clear_copy_launch_sync_us", "clear_copy_launch_sync"), ("pinned_step_us", "pinned_step"),
-                      ("kernel_d2h_us", "kernel_d2h")):
+                      ("kernel_d2h_us", "kernel_d2h"), ("pageable_step_us", "pageable_step")):
         out[key] = _json([harness, "rgpu", mode, n[mode]], env)["us"]
     out["d2h_4k_us"] = 4096 / (_json([harness, "rgpu", "d2h", 4096, n["d2h"]], env)["gbps"] * 1e9) * 1e6
     out["launch_rate_k"] = _json([harness, "rgpu", "launch", N["launch"]], env)["rate"] / 1e3
@@ -170,6 +171,9 @@ def table(res: dict) -> str:
     lines.append(f"| memset + launch + cudaMemcpy D2H 4 KiB to pageable memory (a plain program's step) | "
                  f"{us(ring['kernel_d2h_us'])} | {us(off['kernel_d2h_us'])} | {us(tcp['kernel_d2h_us'])} | "
                  "(no goal: a step the compiled loop serves whole, its copy once the device is idle) |")
+    lines.append(f"| pageable H2D 4 KiB async + launch + synchronize (a framework's step, input not pinned) | "
+                 f"{us(ring['pageable_step_us'])} | {us(off['pageable_step_us'])} | {us(tcp['pageable_step_us'])} | "
+                 "(no goal: the copy's data in a frame, so on the socket even beside the ring; the door's) |")
     lines.append(f"| managed memory: host write, launch, synchronize, host read | {us(ring['managed_us'])} | "
                  f"{us(off['managed_us'])} | {us(tcp['managed_us'])} | (no goal: the push, the step and the pull) |")
     t = tcp["sync_us"]

@@ -164,3 +164,23 @@ def _finish_frame_step(sock, peer, door, session, done) -> None:
     if not st.replied:
         head = wire.encode_reply(done.last_seq, 0, output=session.device.take_output(done.pending))
         sock.send_multipart([peer, head, door.frame()])
+
+
+def door_served(door, sock, peer, session, launcher, quota, spin_s: float, next_spin_s: float, timeout_s: float,
+                until: float):
+    """The socket's door (sock_loop.py) serving the session's socket until `until` (or one message,
+    with until 0), its allocations and frees put in the device's tables and what it served counted:
+    (got, held, looped, resume). `held`: the message it handed to Python, as SocketLoop.serve gives
+    it, or None; `resume`: where Python goes on in a step the loop began (None: from the start)."""
+    copier = launcher.copier
+    try:
+        got, held = door.serve(launcher.loop, spin_s, next_spin_s, timeout_s, until, session,
+                               copier.address if copier is not None else 0, quota)
+    finally:  # what it allocated and freed, in the device's tables before anything reads them
+        if door.state.mem_n:
+            session.device.loop_memory(door.state.mem_addr, door.state.mem_size, door.state.mem_n)
+    looped = loop_served(sock, peer, door, session, launcher, got)
+    resume = None
+    if got == STEP and (resume := step_taken_over(sock, peer, door, session, launcher)) is None:
+        held = None
+    return got, held, looped, resume

@@ -50,7 +50,7 @@ from .sock_loop import SocketLoop
 from .sock_loop import unavailable as sock_unavailable
 from .shm import Segment
 from .staging import Placed, close_shm, fill_pinned, run_pinned, run_shm, run_staged
-from .loop_served import compiled_launcher, loop_served, step_taken_over
+from .loop_served import compiled_launcher, door_served, loop_served, step_taken_over
 from .loop_steps import answer_wait, loop_may_serve, step, wait_settled
 from .wire_calls import map_host, params, unpin
 
@@ -357,7 +357,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
         while True:
             ring, out, body, from_socket, looped, resume = session.ring, sock, None, True, False, None
             # the message was taken from the socket by the compiled loop (its door); its head by its table
-            taken = kept = False
+            taken = kept = via_door = False
             if session.device.queued:  # kernels queued and not yet run: they run while this waits
                 session.device.start_queued()
             if ring is not None and peer is not None and redirect is None:
@@ -394,6 +394,20 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     break
                 if got == RING:
                     ident, served, out, from_socket = peer, True, ring.replies(sock), False
+                elif got == SOCKET and door_open and mover is None and not reclaimer.reclaimed \
+                        and (inbound is None or inbound.committed) and loop_may_serve(session) \
+                        and (launcher := compiled_launcher(session)) is not None:
+                    # The client's next message is on the socket (one with data frames: an async copy's
+                    # from pageable memory, a managed push): the door serves it as across hosts, one
+                    # message and back to the ring, counted in the ring's count of them as Python's
+                    # receive counts it.
+                    door = door if door is not None and door.peer == peer else _door(door, sock, peer)
+                    before = door.received
+                    got, held, in_door, resume = door_served(door, sock, peer, session, launcher, quota,
+                                                             0.0, 0.0, 0.0, 0.0)
+                    looped = looped or in_door
+                    ring.sock_received += door.received - before - (held is not None and held[0] != peer)
+                    via_door = True
                 elif got != SOCKET and not events(zmq.EVENTS) & zmq.POLLIN:
                     ident, served, from_socket = None, looped, False
             elif door_open and peer is not None and redirect is None and mover is None and not reclaimer.reclaimed \
@@ -402,20 +416,19 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                 # Across hosts: the compiled serving loop waits on the session's socket itself, serving
                 # the hot calls it knows until the next housekeeping, and hands over the rest with their
                 # first part taken (server/sock_loop.py); Python receives such a message's other parts.
-                if door is None or door.peer != peer:
-                    if door is not None:
-                        door.close()
-                    door = SocketLoop(sock, peer)
-                copier = launcher.copier
-                try:
-                    got, held = door.serve(launcher.loop, spin_s if served else 0.0, spin_s, HOUSEKEEPING_S,
-                                           next_check, session, copier.address if copier is not None else 0, quota)
-                finally:  # what it allocated and freed, in the device's tables before anything reads them
-                    if door.state.mem_n:
-                        session.device.loop_memory(door.state.mem_addr, door.state.mem_size, door.state.mem_n)
-                looped = loop_served(sock, peer, door, session, launcher, got)
-                if got == STEP and (resume := step_taken_over(sock, peer, door, session, launcher)) is None:
-                    held = None
+                door = door if door is not None and door.peer == peer else _door(door, sock, peer)
+                got, held, looped, resume = door_served(door, sock, peer, session, launcher, quota,
+                                                        spin_s if served else 0.0, spin_s, HOUSEKEEPING_S, next_check)
+                via_door = True
+            elif served and spin_s:
+                until = clock() + spin_s
+                while not events(zmq.EVENTS) & zmq.POLLIN:
+                    if clock() >= until:
+                        break
+                    yield_cpu()
+                else:
+                    spin_hits += 1  # here without blocking
+            if via_door:
                 if held is not None:
                     ident, first, more, kept, taken = held
                     if first is None:  # a delta the session's table could not make whole (`more`: why)
@@ -429,14 +442,6 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     served, taken = True, True
                 else:
                     ident, served, from_socket = None, looped, False
-            elif served and spin_s:
-                until = clock() + spin_s
-                while not events(zmq.EVENTS) & zmq.POLLIN:
-                    if clock() >= until:
-                        break
-                    yield_cpu()
-                else:
-                    spin_hits += 1  # here without blocking
             # A message: the sender's identity, then its parts. Not recv_multipart(copy=False), which
             # makes a zmq.Frame of the identity too and asks the socket for RCVMORE after each part:
             # 3 to 6 µs a message on a 2-core VM, all of it on the round trip, where this costs 1.4
@@ -845,6 +850,13 @@ def _facts(session, log) -> dict:
 
 
 ONE_CALL = b"\x91"  # msgpack's array of one element: a message header of one call starts so
+
+
+def _door(old, sock, peer) -> SocketLoop:
+    """The socket's door for the session's client `peer`, the old one (another client's) closed."""
+    if old is not None:
+        old.close()
+    return SocketLoop(sock, peer)
 
 
 def _serve(sock, ident, body, session, dispatcher, log, resume: int | None = None) -> bool:

@@ -15,6 +15,10 @@
  *   bench rgpu pinned_step N     N x (cudaMemcpyAsync 4 KiB in from pinned memory, an empty kernel,
  *                                cudaMemcpyAsync 4 KiB out to pinned memory, cudaStreamSynchronize, the
  *                                result read): a framework's step with `.item()` -> {"us": per step}
+ *   bench rgpu pageable_step N   N x (cudaMemcpyAsync 4 KiB in from pageable memory, an empty kernel,
+ *                                cudaStreamSynchronize): a framework's step whose input is not pinned
+ *                                (a DataLoader without pin_memory); the device's copy checked after
+ *                                each round -> {"us": per step}
  *   bench rgpu kernel_d2h N      N x (cudaMemsetAsync 4 KiB to the round's byte, an empty kernel, cudaMemcpy
  *                                4 KiB back to pageable memory, checked): a plain program's kernel and
  *                                read-back -> {"us": per step}
@@ -171,6 +175,37 @@ static int run_rgpu(int argc, char **argv) {
                 }
             }
             if (warm) printf("{\"us\": %.3f, \"n\": %ld}\n", (now() - t0) / k * 1e6, k);
+        }
+        return 0;
+    }
+    if (!strcmp(what, "pageable_step")) {
+        long n = atol(argv[3]);
+        unsigned char *in = malloc(4096), back[4096];
+        void *buf;
+        CUmodule mod;
+        CUfunction fn;
+        if (!in) return 1;
+        CK(cuModuleLoadData(&mod, EMPTY_PTX));
+        CK(cuModuleGetFunction(&fn, mod, "empty"));
+        CK(cudaMalloc(&buf, 4096));
+        CK(cudaStreamSynchronize(0));
+        for (int warm = 0; warm < 2; warm++) {
+            long k = warm ? n : n / 10 + 1;
+            double t0 = now();
+            for (long i = 0; i < k; i++) {
+                memset(in, (int)(i & 0xff), 4096);
+                CK(cudaMemcpyAsync(buf, in, 4096, 1 /* cudaMemcpyHostToDevice */, 0));
+                CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
+                CK(cudaStreamSynchronize(0));
+            }
+            double us = (now() - t0) / k * 1e6;
+            CK(cudaMemcpy(back, buf, 4096, 2 /* cudaMemcpyDeviceToHost */));
+            for (int j = 0; j < 4096; j++)
+                if (back[j] != (unsigned char)(k - 1)) {
+                    fprintf(stderr, "the device holds %d at %d after a round of %ld\n", back[j], j, k);
+                    return 1;
+                }
+            if (warm) printf("{\"us\": %.3f, \"n\": %ld}\n", us, k);
         }
         return 0;
     }

@@ -102,7 +102,8 @@ static void shadow_free(region *r) {
 /* The compare granule at off: a whole one, or a variable's last part. */
 static size_t granule(const region *r, size_t off) { return r->mapped - off < PAGE ? r->mapped - off : PAGE; }
 
-static int push_region(region *r) {
+/* `ringed`: the push may copy from a pinned shadow (below). */
+static int push_region(region *r, int ringed) {
     const uint8_t *host = (const uint8_t *)(uintptr_t)r->addr;
     size_t off = 0;
     while (off < r->mapped) {
@@ -117,10 +118,26 @@ static int push_region(region *r) {
             if (memcmp(host + scan - m, r->shadow + scan - m, m)) end = scan;
         }
         /* async on the legacy stream: the data is copied into the message, which goes ahead of
-         * the device work that triggered the push, and the server copies before running it */
-        int rc = rgpu_copy_call(RGPU_DRIVER, H2D, r->addr + off, 0, end - off, (void *)(host + off), NULL, 1, r->dev);
-        if (rc) return rc;
-        memcpy(r->shadow + off, host + off, end - off);
+         * the device work that triggered the push, and the server copies before running it. A
+         * pinned shadow (a worker on this host: plan_ahead) is the copy's source instead, the
+         * host's bytes put there first: the copy names that memory, so the message carries no data
+         * frame and keeps to the call ring (a frame sends it on the socket, a ZeroMQ round trip of
+         * tens of microseconds against the ring's one or two). Nothing writes those bytes before
+         * the device has read them: the call that pushes is device work that makes the device busy
+         * (`ringed`), so the next push waits for a pull, and every pull reads the device after the
+         * legacy stream's earlier work, this copy's too; the pull ahead's own copy into the shadow
+         * is on that stream after this one. Should the call fail (the session lost, or holding an
+         * error every later call reports), the shadow holds bytes the device may not have. */
+        int rc;
+        if (ringed && r->shadow_pinned == 1) {
+            memcpy(r->shadow + off, host + off, end - off);
+            rc = rgpu_copy_call(RGPU_DRIVER, H2D, r->addr + off, 0, end - off, r->shadow + off, NULL, 1, r->dev);
+            if (rc) return rc;
+        } else {
+            rc = rgpu_copy_call(RGPU_DRIVER, H2D, r->addr + off, 0, end - off, (void *)(host + off), NULL, 1, r->dev);
+            if (rc) return rc;
+            memcpy(r->shadow + off, host + off, end - off);
+        }
         r->dig_ok = r->tok_ok = 0;
         off = end;
     }
@@ -201,12 +218,12 @@ static int pull_merge(region *r) {
     return rc;
 }
 
-/* Both with mu held. */
-static int push(int dev) {
+/* Both with mu held. `ringed`: the call that pushes makes the device busy (push_region). */
+static int push(int dev, int ringed) {
     int rc = 0;
     inside = 1;
     for (region *r = regions; r && !rc; r = r->next)
-        if (r->dev == dev) rc = push_region(r);
+        if (r->dev == dev) rc = push_region(r, ringed);
     inside = 0;
     return rc;
 }
@@ -372,7 +389,7 @@ static int managed_before(rgpu_call *c, int waits) {
     pthread_mutex_lock(&mu);
     if (c->flags & RGPU_F_DEVICE_WORK) {
         /* While device work is outstanding the host may not write managed memory: nothing to push. */
-        if (!busy[c->dev]) rc = push(c->dev);
+        if (!busy[c->dev]) rc = push(c->dev, !c->device_reads);
         /* a copy out of the device changes nothing there: no pull after it */
         if (!c->device_reads) busy[c->dev] = 1;
     }
@@ -722,7 +739,7 @@ static int attach(int face, void *stream, uint64_t p, size_t length, unsigned fl
         r->host_only = flags == ATTACH_HOST;
         rgpu_managed_attached(r->addr, r->host_only);
         inside = 1;
-        if (was && !r->host_only) rc = push_region(r);
+        if (was && !r->host_only) rc = push_region(r, 0);
         else if (!was && r->host_only && busy[r->dev]) rc = pull_range(r, 0, r->mapped);
         inside = 0;
     }
@@ -791,7 +808,7 @@ static int prefetch(int face, uint64_t p, size_t n, mem_location loc, unsigned f
         /* the host's: nothing moves */
     } else if (is_device(loc) && !busy[r->dev]) {
         inside = 1;
-        rc = push_region(r);
+        rc = push_region(r, 0);
         inside = 0;
     } else if (is_host(loc) && busy[r->dev]) {
         size_t off = (p - r->addr) / PAGE * PAGE, end = p - r->addr + n;

@@ -299,6 +299,45 @@ def test_managed_memory_the_host_writes_each_step_is_pulled_back_by_the_door(dae
     assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
 
 
+def test_managed_memory_the_host_writes_each_step_keeps_to_the_call_ring(daemons):
+    """The same managed memory on the same host, the call ring on. The pull goes ahead of the
+    synchronize into the region's shadow, pinned memory the worker maps (managed.c plan_ahead); the
+    push copies from that shadow too, the host's bytes put there first, so that its message names the
+    memory instead of carrying a data frame, and the whole step (push, launch, synchronize with the
+    pull ahead) is one record on the ring, served by the compiled loop. The harness checks every byte
+    read back."""
+    steps = 300 + 300 // 10 + 1
+    url, handle = null_server.start(daemons)
+    _harness(url, "managed", 300)
+    got = _ended(handle)
+    assert got["ring_compiled"] >= steps and got["socket_compiled"] + got["socket_to_python"] < 10, got
+    # every push's granule from the shadow but the first, made before the first pull ahead made the
+    # shadow pinned memory, whose data went in a frame (with the module's image: the rest of bytes_in)
+    assert got["pinned_bytes_in"] == (steps - 1) * 4096 and got["bytes_in"] < 2 * 4096, got
+
+
+def test_a_ring_sessions_messages_with_data_frames_are_the_sockets_doors(daemons):
+    """A framework's step whose input is not pinned, on the same host with the call ring on: an async
+    copy in from pageable memory (its data copied into a frame at the call, as CUDA lets the program
+    reuse the buffer at once), a kernel, a synchronize. The frame sends the message on the socket
+    beside the ring. The worker's ring loop hands such a message over (SOCKET); the socket's door
+    serves it as it serves one from another host, and the ring goes on after it. Counted as Python
+    counts them with the door off (RGPU_SERVE_SOCKET=0); the harness checks the device's copy."""
+    steps = 300 + 300 // 10 + 1
+    got = {}
+    for door in ("1", "0"):
+        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
+        _harness(url, "pageable_step", 300)  # fails unless the device holds the last step's input
+        got[door] = _ended(handle)
+    on, off = got["1"], got["0"]
+    # every step but the first, whose launch is Python's (the loop knows a function once Python ran it)
+    assert on["socket_compiled"] >= steps - 1 and on["socket_to_python"] < 10, on
+    assert on["frame_bytes_compiled"] == off["frame_bytes_compiled"] >= (steps - 1) * 4096, (on, off)
+    assert off["socket_compiled"] == 0, off
+    assert on["ring_calls"] == off["ring_calls"] > 0, (on, off)  # (the read-backs: a round's last copy)
+    assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
+
+
 @pytest.mark.parametrize("shm", ["1", "0"])
 def test_batches_of_async_calls_are_run_before_python_decodes_them(daemons, shm):
     """The harness's async launches (20,000 empty kernels, one synchronize): the client sends them in
