@@ -350,9 +350,17 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
     # the loop's allocations are charged on the GPU's shared counters, under their lock (quota.c): the cuda
     # backend's only (the software GPU's copier, sim/idle_waits.py, allocates nothing)
     quota = quota_view(gpu, slot, capacity) if compiled_copies else None
-    # the compiled loop's door on the socket, for a client on another host (no ring): opened at the
-    # first message it may serve (RGPU_SERVE_SOCKET=0: every socket message through Python)
+    # the compiled loop's door on the socket, for a client on another host (no ring) and a ring session's
+    # socket messages: opened at the first message it may serve (RGPU_SERVE_SOCKET=0: every socket
+    # message through Python)
     door, door_open = None, compiled_loop and os.environ.get("RGPU_SERVE_SOCKET", "1") != "0" and not sock_unavailable()
+
+    def door_may_serve() -> bool:
+        """Whether the door may serve the session's socket now: no move, reclaim or incoming move under
+        way, and nothing waiting for the next reply that only Python adds."""
+        return door_open and mover is None and not reclaimer.reclaimed and (inbound is None or inbound.committed) \
+            and loop_may_serve(session)
+
     try:
         while True:
             ring, out, body, from_socket, looped, resume = session.ring, sock, None, True, False, None
@@ -394,14 +402,12 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     break
                 if got == RING:
                     ident, served, out, from_socket = peer, True, ring.replies(sock), False
-                elif got == SOCKET and door_open and mover is None and not reclaimer.reclaimed \
-                        and (inbound is None or inbound.committed) and loop_may_serve(session) \
-                        and (launcher := compiled_launcher(session)) is not None:
+                elif got == SOCKET and door_may_serve() and (launcher := compiled_launcher(session)) is not None:
                     # The client's next message is on the socket (one with data frames: an async copy's
                     # from pageable memory, a managed push): the door serves it as across hosts, one
                     # message and back to the ring, counted in the ring's count of them as Python's
                     # receive counts it.
-                    door = door if door is not None and door.peer == peer else _door(door, sock, peer)
+                    door = _door(door, sock, peer)
                     before = door.received
                     got, held, in_door, resume = door_served(door, sock, peer, session, launcher, quota,
                                                              0.0, 0.0, 0.0, 0.0)
@@ -410,13 +416,12 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                     via_door = True
                 elif got != SOCKET and not events(zmq.EVENTS) & zmq.POLLIN:
                     ident, served, from_socket = None, looped, False
-            elif door_open and peer is not None and redirect is None and mover is None and not reclaimer.reclaimed \
-                    and (inbound is None or inbound.committed) and loop_may_serve(session) \
+            elif peer is not None and redirect is None and door_may_serve() \
                     and (launcher := compiled_launcher(session)) is not None:
                 # Across hosts: the compiled serving loop waits on the session's socket itself, serving
                 # the hot calls it knows until the next housekeeping, and hands over the rest with their
                 # first part taken (server/sock_loop.py); Python receives such a message's other parts.
-                door = door if door is not None and door.peer == peer else _door(door, sock, peer)
+                door = _door(door, sock, peer)
                 got, held, looped, resume = door_served(door, sock, peer, session, launcher, quota,
                                                         spin_s if served else 0.0, spin_s, HOUSEKEEPING_S, next_check)
                 via_door = True
@@ -852,10 +857,13 @@ def _facts(session, log) -> dict:
 ONE_CALL = b"\x91"  # msgpack's array of one element: a message header of one call starts so
 
 
-def _door(old, sock, peer) -> SocketLoop:
-    """The socket's door for the session's client `peer`, the old one (another client's) closed."""
-    if old is not None:
-        old.close()
+def _door(door, sock, peer) -> SocketLoop:
+    """The socket's door for the session's client `peer`: `door` if it is that client's, else a new
+    one, the old one (another client's) closed."""
+    if door is not None and door.peer == peer:
+        return door
+    if door is not None:
+        door.close()
     return SocketLoop(sock, peer)
 
 

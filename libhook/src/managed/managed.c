@@ -102,8 +102,9 @@ static void shadow_free(region *r) {
 /* The compare granule at off: a whole one, or a variable's last part. */
 static size_t granule(const region *r, size_t off) { return r->mapped - off < PAGE ? r->mapped - off : PAGE; }
 
-/* `ringed`: the push may copy from a pinned shadow (below). */
-static int push_region(region *r, int ringed) {
+/* `makes_busy`: the call that pushes makes the device busy, so the push may copy from a pinned
+ * shadow (below). */
+static int push_region(region *r, int makes_busy) {
     const uint8_t *host = (const uint8_t *)(uintptr_t)r->addr;
     size_t off = 0;
     while (off < r->mapped) {
@@ -124,20 +125,16 @@ static int push_region(region *r, int ringed) {
          * frame and keeps to the call ring (a frame sends it on the socket, a ZeroMQ round trip of
          * tens of microseconds against the ring's one or two). Nothing writes those bytes before
          * the device has read them: the call that pushes is device work that makes the device busy
-         * (`ringed`), so the next push waits for a pull, and every pull reads the device after the
+         * (`makes_busy`), so the next push waits for a pull, and every pull reads the device after the
          * legacy stream's earlier work, this copy's too; the pull ahead's own copy into the shadow
          * is on that stream after this one. Should the call fail (the session lost, or holding an
          * error every later call reports), the shadow holds bytes the device may not have. */
-        int rc;
-        if (ringed && r->shadow_pinned == 1) {
-            memcpy(r->shadow + off, host + off, end - off);
-            rc = rgpu_copy_call(RGPU_DRIVER, H2D, r->addr + off, 0, end - off, r->shadow + off, NULL, 1, r->dev);
-            if (rc) return rc;
-        } else {
-            rc = rgpu_copy_call(RGPU_DRIVER, H2D, r->addr + off, 0, end - off, (void *)(host + off), NULL, 1, r->dev);
-            if (rc) return rc;
-            memcpy(r->shadow + off, host + off, end - off);
-        }
+        int from_shadow = makes_busy && r->shadow_pinned == 1;
+        if (from_shadow) memcpy(r->shadow + off, host + off, end - off);
+        const uint8_t *src = from_shadow ? r->shadow + off : host + off;
+        int rc = rgpu_copy_call(RGPU_DRIVER, H2D, r->addr + off, 0, end - off, (void *)src, NULL, 1, r->dev);
+        if (rc) return rc;
+        if (!from_shadow) memcpy(r->shadow + off, host + off, end - off);
         r->dig_ok = r->tok_ok = 0;
         off = end;
     }
@@ -218,12 +215,12 @@ static int pull_merge(region *r) {
     return rc;
 }
 
-/* Both with mu held. `ringed`: the call that pushes makes the device busy (push_region). */
-static int push(int dev, int ringed) {
+/* Both with mu held. `makes_busy`: the call that pushes makes the device busy (push_region). */
+static int push(int dev, int makes_busy) {
     int rc = 0;
     inside = 1;
     for (region *r = regions; r && !rc; r = r->next)
-        if (r->dev == dev) rc = push_region(r, ringed);
+        if (r->dev == dev) rc = push_region(r, makes_busy);
     inside = 0;
     return rc;
 }

@@ -168,6 +168,17 @@ def _harness(url: str, mode: str, n: int, shm: str = "1", env: dict | None = Non
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def _harness_on_and_off(daemons, switch: str, mode: str, n: int, **harness) -> tuple[dict, dict]:
+    """The harness's `mode` (n steps; `harness`: _harness's shm and env) run against a server with
+    `switch` on and one with it off ("1", "0"): the counts of each session."""
+    got = {}
+    for on in ("1", "0"):
+        url, handle = null_server.start(daemons, env={switch: on})
+        _harness(url, mode, n, **harness)
+        got[on] = _ended(handle)
+    return got["1"], got["0"]
+
+
 def test_launch_and_wait_steps_are_served_by_the_loop(daemons):
     """The harness's launch + synchronize (a message of a launch and a wait, through librgpu): the
     loop takes the GPU through the scheduler, launches, answers the wait and gives the GPU back with
@@ -242,12 +253,8 @@ def test_a_kernel_and_its_result_read_back_on_the_socket_are_one_compiled_step(d
     copy counts them, as with the compiled launches off (RGPU_FAST_LAUNCH=0), where Python serves every
     call."""
     steps = 300 + 300 // 10 + 1
-    got = {}
-    for loop in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": loop})
-        _harness(url, "kernel_d2h", 300, shm="0")  # fails unless every read-back is right
-        got[loop] = _ended(handle)
-    on, off = got["1"], got["0"]
+    # the harness fails unless every read-back is right
+    on, off = _harness_on_and_off(daemons, "RGPU_FAST_LAUNCH", "kernel_d2h", 300, shm="0")
     assert on["copies_compiled"] == steps and on["launches_compiled"] >= steps, on
     assert off["copies_compiled"] == 0, off
     assert on["bytes_out"] == off["bytes_out"] >= steps * 4096, (on, off)
@@ -260,12 +267,8 @@ def test_a_kernel_and_its_result_read_back_with_the_ring_off_are_the_sockets_doo
     segment as the ring's loop does, counted as Python counts it with the door off
     (RGPU_SERVE_SOCKET=0), where Python serves every message."""
     steps = 300 + 300 // 10 + 1
-    got = {}
-    for door in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
-        _harness(url, "kernel_d2h", 300, env={"RGPU_RING": "0"})  # fails unless every read-back is right
-        got[door] = _ended(handle)
-    on, off = got["1"], got["0"]
+    # the harness fails unless every read-back is right
+    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_SOCKET", "kernel_d2h", 300, env={"RGPU_RING": "0"})
     assert on["ring_calls"] == off["ring_calls"] == 0, (on, off)
     assert on["copies_compiled"] == steps and on["socket_compiled"] >= steps, on
     assert off["copies_compiled"] == 0 and off["socket_compiled"] == 0, off
@@ -285,12 +288,8 @@ def test_managed_memory_the_host_writes_each_step_is_pulled_back_by_the_door(dae
     counted as Python counts it with the door off (RGPU_SERVE_SOCKET=0), where Python serves every
     message."""
     steps = 300 + 300 // 10 + 1
-    got = {}
-    for door in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
-        _harness(url, "managed", 300, shm="0")  # fails unless every byte read back is the one written
-        got[door] = _ended(handle)
-    on, off = got["1"], got["0"]
+    # the harness fails unless every byte read back is the one written
+    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_SOCKET", "managed", 300, shm="0")
     # every step pushes (it writes a value the byte did not hold) and pulls, each the door's
     assert on["pulls_compiled"] == steps and on["frame_bytes_compiled"] == steps * 4096, on
     assert on["socket_compiled"] >= steps and on["socket_to_python"] < 20, on
@@ -324,12 +323,8 @@ def test_a_ring_sessions_messages_with_data_frames_are_the_sockets_doors(daemons
     serves it as it serves one from another host, and the ring goes on after it. Counted as Python
     counts them with the door off (RGPU_SERVE_SOCKET=0); the harness checks the device's copy."""
     steps = 300 + 300 // 10 + 1
-    got = {}
-    for door in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_SERVE_SOCKET": door})
-        _harness(url, "pageable_step", 300)  # fails unless the device holds the last step's input
-        got[door] = _ended(handle)
-    on, off = got["1"], got["0"]
+    # the harness fails unless the device holds the last step's input
+    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_SOCKET", "pageable_step", 300)
     # every step but the first, whose launch is Python's (the loop knows a function once Python ran it)
     assert on["socket_compiled"] >= steps - 1 and on["socket_to_python"] < 10, on
     assert on["frame_bytes_compiled"] == off["frame_bytes_compiled"] >= (steps - 1) * 4096, (on, off)
@@ -346,12 +341,7 @@ def test_batches_of_async_calls_are_run_before_python_decodes_them(daemons, shm)
     the compiled launches off (RGPU_FAST_LAUNCH=0); on the ring and on the socket. On the ring they
     are records that want no reply, queued while the worker runs the last, and the compiled serving
     loop runs them without entering Python (serve.c async_run)."""
-    got = {}
-    for fast in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_FAST_LAUNCH": fast})
-        _harness(url, "launch", 20000, shm=shm)
-        got[fast] = _ended(handle)
-    on, off = got["1"], got["0"]
+    on, off = _harness_on_and_off(daemons, "RGPU_FAST_LAUNCH", "launch", 20000, shm=shm)
     warm = 20000 // 10 + 1  # the harness's warm-up
     assert on["batches_compiled"] >= (20000 + warm) // 16 - 2, on  # every full batch (16: RGPU_BATCH_CALLS's default)
     assert on["launches_compiled"] >= 20000 + warm, on
@@ -678,12 +668,8 @@ def test_steps_with_copies_from_and_to_pinned_memory_are_the_loops_and_counted(d
     segment, straight between the mapping and the device; the pinned bytes are counted as Python counts
     them, the same with the loop off (RGPU_SERVE_LOOP=0), where Python serves every step."""
     steps = 300 + 300 // 10 + 1  # and the harness's warm-up
-    got = {}
-    for loop in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
-        _harness(url, "pinned_step", 300)  # fails unless every step read back what it sent
-        got[loop] = _ended(handle)
-    on, off = got["1"], got["0"]
+    # the harness fails unless every step read back what it sent
+    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_LOOP", "pinned_step", 300)
     for counts in (on, off):
         assert counts["pinned_bytes_in"] == counts["pinned_bytes_out"] == steps * 4096, counts
         assert counts["pinned_segments"] == 1, counts
@@ -701,12 +687,8 @@ def test_a_failover_sessions_item_step_is_the_loops_its_data_written_into_pinned
     synchronize of that copy's stream covers it, so the loop serves the step whole as for any session,
     the data DMA'd into the program's pinned memory (counted out) instead of coming in a message."""
     steps = 300 + 300 // 10 + 1
-    got = {}
-    for loop in ("1", "0"):
-        url, handle = null_server.start(daemons, env={"RGPU_SERVE_LOOP": loop})
-        _harness(url, "pinned_step", 300, env={"RGPU_FAILOVER": "no-controller", "RGPU_FAILOVER_INTERVAL": "3600"})
-        got[loop] = _ended(handle)
-    on, off = got["1"], got["0"]
+    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_LOOP", "pinned_step", 300,
+                                  env={"RGPU_FAILOVER": "no-controller", "RGPU_FAILOVER_INTERVAL": "3600"})
     for counts in (on, off):
         assert counts["pinned_bytes_in"] == counts["pinned_bytes_out"] == steps * 4096, counts
     assert on["ring_compiled"] >= steps - 1 and on["launches_compiled"] >= steps, on
