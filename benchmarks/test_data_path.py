@@ -25,7 +25,7 @@ wait, and the free is the pair's one round trip) and with the worker choosing (R
 Beside them, with no goals of their own: a step of a memset, a device-to-device copy, a launch and a
 synchronize in one message, and a framework's step (a batch in from pinned memory, a kernel, the
 result out to pinned memory, a synchronize), each the compiled loop's whole; the same step with its
-input in pageable memory (the async copy's data in a frame); and a step of managed memory (the host
+input in pageable memory (the async copy's data in the ring's record, in a frame on the socket); and a step of managed memory (the host
 writes it, a kernel, a synchronize, the host reads it: its coherence's push and pull around the step).
 Writes benchmarks/out/data_path.md and .json."""
 from __future__ import annotations
@@ -173,7 +173,7 @@ def table(res: dict) -> str:
                  "(no goal: a step the compiled loop serves whole, its copy once the device is idle) |")
     lines.append(f"| pageable H2D 4 KiB async + launch + synchronize (a framework's step, input not pinned) | "
                  f"{us(ring['pageable_step_us'])} | {us(off['pageable_step_us'])} | {us(tcp['pageable_step_us'])} | "
-                 "(no goal: the copy's data in a frame, so on the socket even beside the ring; the door's) |")
+                 "(no goal: the copy's data in the ring's record, a frame on the socket; the compiled loop's) |")
     lines.append(f"| managed memory: host write, launch, synchronize, host read | {us(ring['managed_us'])} | "
                  f"{us(off['managed_us'])} | {us(tcp['managed_us'])} | (no goal: the push, the step and the pull) |")
     t = tcp["sync_us"]

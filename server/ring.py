@@ -2,14 +2,16 @@
 client's end; server/native/ring.c, in librgpu_launches.so, the compiled wait and reply).
 
 When the client's session segment (shm.py) offers a ring and the worker maps the segment, sync
-messages without bulk frames come through the ring, and their replies go back the same way: no ZeroMQ
-hand-offs, no kernel wake-up while both sides are spinning; so do messages of async calls only, several
-at a time, with no reply. The worker waits on the ring's doorbell, which the client rings for its
-socket messages too, so an idle session blocks on one futex; messages the ring cannot carry (bulk
-frames, pieces, anything past the room left) keep the socket, in order.
+messages come through the ring, and their replies go back the same way: no ZeroMQ hand-offs, no kernel
+wake-up while both sides are spinning; so do messages of async calls only, several at a time, with no
+reply. A message's data frames (an async copy's from pageable memory) travel in its record after its
+head, and come out of `next` and `serve` as a socket's frames do. The worker waits on the ring's
+doorbell, which the client rings for its socket messages too, so an idle session blocks on one futex;
+messages the ring cannot carry (more than a record holds, pieces, anything past the room left) keep the
+socket, in order.
 
 A client can write anything into its segment: a record that cannot be (longer than the ring, past
-what the client wrote, naming socket messages it never sent) ends that session with a clear error
+what the client wrote, naming socket messages it never sent, a frame table naming bytes past it) ends that session with a clear error
 (RingBroken), never a read past the ring."""
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ _CDEF = """
 void rgpu_ring_serve(void *ring);
 void rgpu_ring_layout(uint64_t out[11]);
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
-                   uint32_t *len, uint32_t *async, unsigned char *out);
+                   uint32_t *len, uint32_t *flags, unsigned char *out);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 void rgpu_ring_reply_on_socket(void *ring);
 uint64_t rgpu_ring_spin_hits(void);
@@ -81,7 +83,7 @@ typedef struct {
     uint64_t mem_addr[64];
     int64_t mem_size[64];
     int copy_step;
-    uint32_t req_async;
+    uint32_t req_flags;
     uint32_t batches;
     uint64_t late_bytes;
     unsigned char *frame;
@@ -95,7 +97,10 @@ typedef struct {
     uint64_t frame_bytes_in;
     uint32_t out_pieces;
     uint64_t out_sent;
+    uint32_t rec_len;
 } rgpu_serve_state;
+int rgpu_ring_frames(const unsigned char *rec, uint32_t len, uint32_t max, uint32_t *head_len, uint64_t *off,
+                     uint64_t *n);
 uint32_t rgpu_copier_pull_n(const void *c);
 void rgpu_copier_pull_get(const void *c, uint32_t i, uint64_t *seq, uint64_t *off, uint64_t *count, uint8_t *digest,
                           int *same);
@@ -122,6 +127,9 @@ _lib = None
 _unavailable = ""
 
 RING, SOCKET, IDLE = 1, 2, 0  # what rgpu_ring_next found
+# a record's flags (ring.h): it wants no reply; data frames follow its head; the most it holds
+ASYNC, FRAMES, FRAMES_MAX = 1, 2, 256
+WRAP = 0xFFFFFFFE  # a record's length as ring.h's wrap marker; as a broken record's, a frame table that cannot be
 # what the compiled serving loop (rgpu_serve, server/native/serve.c) returned on besides those: it served
 # messages until the housekeeping deadline; it answered a wait whose reply or accounting is Python's
 YIELD, ANSWERED, STEP, NOTIFY = 3, 4, 5, 6
@@ -163,8 +171,8 @@ class RingBroken(Exception):
 
 
 class RingFrame(bytes):
-    """A message taken from the ring, standing in for the zmq.Frame a socket gives (_serve reads
-    .buffer; a ring message is always one frame)."""
+    """A part of a message taken from the ring (its head, or a data frame its record carries),
+    standing in for the zmq.Frame a socket gives (_serve reads .buffer)."""
     __slots__ = ()
     more = False
 
@@ -230,6 +238,8 @@ class CallRing(ServingLoop):
         self._st = ffi.new("rgpu_serve_state *")
         self._copy = ffi.new("unsigned char[]", layout()["record_max"])  # a whole request
         self._st.copy = self._copy
+        self._frame_off = ffi.new("uint64_t[]", FRAMES_MAX)  # where a record's data frames are in the copy
+        self._frame_n = ffi.new("uint64_t[]", FRAMES_MAX)
         # the segment the copies it serves move their data through, up to where the ring begins
         self._st.seg, self._st.seg_size = ffi.cast("unsigned char *", segment.addr), segment.size
         self.answered = None  # the wait `serve` answered and left to Python (ANSWERED), until taken
@@ -254,24 +264,40 @@ class CallRing(ServingLoop):
     def next(self, spin_s: float, timeout_s: float):
         """What the client sent next: (RING, frame), (SOCKET, None) when its next message is on the
         socket, (IDLE, None) after timeout_s. Waits without the GIL. Raises RingBroken."""
-        st = self._st  # the message's length and whether it wants a reply land where `serve` leaves them
+        st = self._st  # the record's length and flags land where `serve` leaves them
         got = self._lib.rgpu_ring_next(self._p, self.sock_received, self._taken, spin_s, timeout_s,
-                                       ffi.addressof(st, "len"), ffi.addressof(st, "req_async"), self._copy)
+                                       ffi.addressof(st, "rec_len"), ffi.addressof(st, "req_flags"), self._copy)
         if got == RING:
             self.calls += 1
             self.handed += 1
-            return RING, [RingFrame(ffi.buffer(self._copy, st.len)[:])]
+            return RING, self._message()
         if got < 0:
-            self._broken(st.len)
+            self._broken(st.rec_len)
         return got, None
+
+    def _message(self) -> list:
+        """The record taken, as a socket's message is received: its head, then its data frames (ring.h
+        RGPU_RING_FRAMES), each copied out of the worker's copy of the record. Raises RingBroken."""
+        st, copy = self._st, self._copy
+        if not st.req_flags & FRAMES:
+            return [RingFrame(ffi.buffer(copy, st.rec_len)[:])]
+        head_len, off, n = ffi.new("uint32_t *"), self._frame_off, self._frame_n
+        k = self._lib.rgpu_ring_frames(copy, st.rec_len, FRAMES_MAX, head_len, off, n)
+        if k < 0:
+            self._broken(WRAP)
+        return [RingFrame(ffi.buffer(copy, head_len[0])[:]),
+                *(RingFrame(ffi.buffer(copy + off[i], n[i])[:]) for i in range(k))]
 
     @property
     def taken_async(self) -> bool:
         """Whether the message taken last wants no reply (async calls only): none goes to the ring."""
-        return bool(self._st.req_async)
+        return bool(self._st.req_flags & ASYNC)
 
     @staticmethod
     def _broken(n: int):
+        if n == WRAP:  # ring.c rgpu_ring_frames, through serve.c ring_next or _message
+            raise RingBroken("a call ring's record with data frames has a frame table that cannot be (a "
+                             "frame past the record, or bytes left over): the client wrote over the ring")
         if n == 0xFFFFFFFF:  # ring.c check: RGPU_RING_ON_SOCKET, the length is not what is wrong
             raise RingBroken("the call ring's requests are not where the client said (a record past what it "
                              "wrote, or naming socket messages it never sent): the client wrote over the ring")
@@ -304,7 +330,7 @@ class CallRing(ServingLoop):
         if got == RING:
             self.calls += 1
             self.handed += 1
-            return RING, [RingFrame(ffi.buffer(self._copy, st.len)[:])]
+            return RING, self._message()
         if got < 0:
             self._broken(st.len)
         if got == ANSWERED:
@@ -315,7 +341,7 @@ class CallRing(ServingLoop):
             self.calls += 1
             self.compiled += st.replied  # else the reply, or the rest of the message, is Python's
             self.handed += not st.replied
-            return STEP, [RingFrame(ffi.buffer(self._copy, st.len)[:])]
+            return STEP, self._message()
         return got, None
 
     def replies(self, sock):

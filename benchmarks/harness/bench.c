@@ -15,10 +15,11 @@
  *   bench rgpu pinned_step N     N x (cudaMemcpyAsync 4 KiB in from pinned memory, an empty kernel,
  *                                cudaMemcpyAsync 4 KiB out to pinned memory, cudaStreamSynchronize, the
  *                                result read): a framework's step with `.item()` -> {"us": per step}
- *   bench rgpu pageable_step N   N x (cudaMemcpyAsync 4 KiB in from pageable memory, an empty kernel,
- *                                cudaStreamSynchronize): a framework's step whose input is not pinned
- *                                (a DataLoader without pin_memory); the device's copy checked after
- *                                each round -> {"us": per step}
+ *   bench rgpu pageable_step N [BYTES [M]]   N x (M (1) x cudaMemcpyAsync BYTES (4 KiB) in from pageable
+ *                                memory, an empty kernel, cudaStreamSynchronize): a framework's step whose
+ *                                input is not pinned (a DataLoader without pin_memory); each copy's bytes
+ *                                the step's and the copy's number, the device's copy checked after each
+ *                                round (the last copy's) -> {"us": per step}
  *   bench rgpu kernel_d2h N      N x (cudaMemsetAsync 4 KiB to the round's byte, an empty kernel, cudaMemcpy
  *                                4 KiB back to pageable memory, checked): a plain program's kernel and
  *                                read-back -> {"us": per step}
@@ -180,29 +181,33 @@ static int run_rgpu(int argc, char **argv) {
     }
     if (!strcmp(what, "pageable_step")) {
         long n = atol(argv[3]);
-        unsigned char *in = malloc(4096), back[4096];
+        size_t bytes = argc > 4 ? (size_t)atol(argv[4]) : 4096;
+        long m = argc > 5 ? atol(argv[5]) : 1;
+        unsigned char *in = malloc(bytes), *back = malloc(bytes);
         void *buf;
         CUmodule mod;
         CUfunction fn;
-        if (!in) return 1;
+        if (!in || !back || !bytes || m < 1) return 1;
         CK(cuModuleLoadData(&mod, EMPTY_PTX));
         CK(cuModuleGetFunction(&fn, mod, "empty"));
-        CK(cudaMalloc(&buf, 4096));
+        CK(cudaMalloc(&buf, bytes));
         CK(cudaStreamSynchronize(0));
         for (int warm = 0; warm < 2; warm++) {
             long k = warm ? n : n / 10 + 1;
             double t0 = now();
             for (long i = 0; i < k; i++) {
-                memset(in, (int)(i & 0xff), 4096);
-                CK(cudaMemcpyAsync(buf, in, 4096, 1 /* cudaMemcpyHostToDevice */, 0));
+                for (long j = 0; j < m; j++) { /* the buffer is the program's again at once */
+                    memset(in, (int)((i + j) & 0xff), bytes);
+                    CK(cudaMemcpyAsync(buf, in, bytes, 1 /* cudaMemcpyHostToDevice */, 0));
+                }
                 CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
                 CK(cudaStreamSynchronize(0));
             }
             double us = (now() - t0) / k * 1e6;
-            CK(cudaMemcpy(back, buf, 4096, 2 /* cudaMemcpyDeviceToHost */));
-            for (int j = 0; j < 4096; j++)
-                if (back[j] != (unsigned char)(k - 1)) {
-                    fprintf(stderr, "the device holds %d at %d after a round of %ld\n", back[j], j, k);
+            CK(cudaMemcpy(back, buf, bytes, 2 /* cudaMemcpyDeviceToHost */));
+            for (size_t j = 0; j < bytes; j++)
+                if (back[j] != (unsigned char)(k - 1 + m - 1)) {
+                    fprintf(stderr, "the device holds %d at %zu after a round of %ld\n", back[j], j, k);
                     return 1;
                 }
             if (warm) printf("{\"us\": %.3f, \"n\": %ld}\n", us, k);

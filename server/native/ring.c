@@ -42,12 +42,12 @@ void rgpu_ring_layout(uint64_t out[11]) {
 
 /* What comes next, in the order the client sent it: the record at *head once the socket messages sent
  * before it are taken (2 until then), copied into `out` (RGPU_RING_REQ_MAX bytes), *head moved past it
- * and told to the client (1: *len bytes, *async whether it wants no reply); else a socket message (2)
- * or nothing (0). *head is the worker's own count: what the client writes is read once, checked, and
+ * and told to the client (1: *len bytes, *flags its RGPU_RING_ASYNC and RGPU_RING_FRAMES); else a
+ * socket message (2) or nothing (0). *head is the worker's own count: what the client writes is read once, checked, and
  * never followed past the area. A record that cannot be (a length past the area or past what the client
  * wrote, a tail more than the area ahead or behind, a record naming socket messages never sent) is -1,
  * *len its length, or RGPU_RING_ON_SOCKET where the length is not what is wrong. */
-static int check(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, uint32_t *len, uint32_t *async,
+static int check(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, uint32_t *len, uint32_t *flags,
                  unsigned char *out) {
     uint64_t tail = __atomic_load_n(&h->req_tail, __ATOMIC_ACQUIRE);
     uint64_t sent = __atomic_load_n(&h->sock_sent, __ATOMIC_ACQUIRE);
@@ -77,7 +77,7 @@ static int check(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, uint
     }
     memcpy(out, area + pos + sizeof r, r.len);
     *len = r.len;
-    *async = (r.flags & RGPU_RING_ASYNC) != 0;
+    *flags = r.flags & (RGPU_RING_ASYNC | RGPU_RING_FRAMES);
     *head = at + RGPU_RING_RECORD_BYTES(r.len);
     __atomic_store_n(&h->req_head, *head, __ATOMIC_RELEASE); /* copied out: the client may write there */
     return 1;
@@ -117,16 +117,16 @@ double rgpu_ring_gap_recent(void) { return gap_recent; }
 
 /* Waits for the client's next message: spins (yielding) for spin_s, or longer where the client's recent
  * gaps ask for it (rgpu_ring_spin_for), then blocks on the doorbell for up to timeout_s. 1: a request
- * was taken, *len bytes copied into `out` (*head past it; *async: it wants no reply); 2: a message of
+ * was taken, *len bytes copied into `out` (*head past it; *flags: the record's, check); 2: a message of
  * the client's is due on the socket first; 0: nothing in time; -1: a record that cannot be (check). */
 static uint64_t spin_hits;  /* messages found without blocking: the worker's session_ended counts them */
 
 uint64_t rgpu_ring_spin_hits(void) { return spin_hits; }
 
 static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
-                     uint32_t *len, uint32_t *async, unsigned char *out) {
+                     uint32_t *len, uint32_t *flags, unsigned char *out) {
     uint32_t seen = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
-    int r = check(h, sock_received, head, len, async, out);
+    int r = check(h, sock_received, head, len, flags, out);
     if (r) {
         spin_hits += r > 0 && spin_s > 0; /* as the socket's: only a worker that polls counts them */
         return r;
@@ -136,7 +136,7 @@ static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, 
         uint32_t d = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
         if (d != seen) {
             seen = d;
-            if ((r = check(h, sock_received, head, len, async, out))) {
+            if ((r = check(h, sock_received, head, len, flags, out))) {
                 spin_hits += r > 0;
                 return r;
             }
@@ -161,21 +161,48 @@ static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, 
         __atomic_store_n(&h->worker_sleeping, 0, __ATOMIC_RELAXED);
         if (d != seen) {
             seen = d;
-            if ((r = check(h, sock_received, head, len, async, out))) return r;
+            if ((r = check(h, sock_received, head, len, flags, out))) return r;
         }
     }
 }
 
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
-                   uint32_t *len, uint32_t *async, unsigned char *out) {
+                   uint32_t *len, uint32_t *flags, unsigned char *out) {
     if (ring != gap_ring) gap_ring = ring, gap_recent = 0;
     if (spin_s <= 0) /* after a wait that timed out or a start: no gap to learn from */
-        return wait_next(ring, sock_received, head, 0, timeout_s, len, async, out);
+        return wait_next(ring, sock_received, head, 0, timeout_s, len, flags, out);
     double start = now_s();
-    int r = wait_next(ring, sock_received, head, rgpu_ring_spin_for(spin_s, gap_recent), timeout_s, len, async, out);
+    int r = wait_next(ring, sock_received, head, rgpu_ring_spin_for(spin_s, gap_recent), timeout_s, len, flags, out);
     /* nothing within the timeout: a gap at least that long */
     gap_recent = rgpu_ring_gap_after(gap_recent, r ? now_s() - start : timeout_s, spin_s);
     return r;
+}
+
+/* The data frames of a record taken with RGPU_RING_FRAMES (ring.h), in the worker's copy `rec` of `len`
+ * bytes: their number, at most `max`, each frame's place in `rec` (off) and bytes (n), and the head's
+ * length (*head_len; the head is at the start). -1: a table that cannot be (a length past the record,
+ * more frames than `max`, bytes left over), which the client wrote over the ring. Nothing is read
+ * outside the `len` bytes. */
+int rgpu_ring_frames(const unsigned char *rec, uint32_t len, uint32_t max, uint32_t *head_len, uint64_t *off,
+                     uint64_t *n) {
+    rgpu_ring_frames_tail t;
+    if (len < sizeof t) return -1;
+    uint64_t end = len - sizeof t;
+    memcpy(&t, rec + end, sizeof t);
+    if (t.nframes > max || t.head_len > end) return -1;
+    uint64_t at = RGPU_RING_PAD8(t.head_len);
+    for (uint32_t i = 0; i < t.nframes; i++) {
+        uint64_t k;
+        if (at > end || end - at < 8) return -1;
+        memcpy(&k, rec + at, 8);
+        at += 8;
+        if (k > end - at || RGPU_RING_PAD8(k) > end - at) return -1;
+        off[i] = at, n[i] = k;
+        at += RGPU_RING_PAD8(k);
+    }
+    if (at != end) return -1;
+    *head_len = t.head_len;
+    return (int)t.nframes;
 }
 
 static void post(rgpu_ring_head *h, uint32_t len) {

@@ -71,7 +71,9 @@
 #include "serve.h"
 
 int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
-                   uint32_t *len, uint32_t *async, unsigned char *out);
+                   uint32_t *len, uint32_t *flags, unsigned char *out);
+int rgpu_ring_frames(const unsigned char *rec, uint32_t len, uint32_t max, uint32_t *head_len, uint64_t *off,
+                     uint64_t *n);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 int rgpu_sched_take(rgpu_sched *s);
 int rgpu_sched_give(rgpu_sched *s, double seconds, int64_t kernels);
@@ -320,7 +322,8 @@ static int frame_copied(rgpu_chan *ch, rgpu_serve_state *st) {
     return 0;
 }
 
-/* A message with data frames after its head (st->parts; the socket's: a client on another host): a
+/* A message with data frames after its head (st->parts: the socket's, a client on another host; or a
+ * ring record's, an async copy from pageable memory on the same host, whose record may want no reply): a
  * sync H2D copy's one frame, a piece of a large H2D copy, or a step or batch of async calls whose async H2D copies take the frames
  * (a DataLoader's batch copied with the step, frame_h2d_one), as loop_steps.py step serves them (a reply
  * frame after data frames, or a copy step, is Python's there too). The frames are taken first, so any
@@ -330,12 +333,13 @@ static int with_frames(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     if (!ch->take_frames || !st->copier) return RGPU_SERVE_RING;
     if (rgpu_copier_is_piece(st->copier, st->copy, st->len)) return piece(ch, l, st);
     if (ch->take_frames(ch, DOOR_FRAMES) != 0) return RGPU_SERVE_RING; /* more than it holds: Python's */
-    int kind = 0;
+    int kind = 0, no_reply = (st->req_flags & RGPU_RING_ASYNC) != 0; /* a ring record of async calls only */
     uint64_t unused = 0;
     if (ch->rewind) ch->rewind(ch, st);
-    if (rgpu_copier_h2d_frame(st->copier, st->copy, st->len, &st->wait)) return frame_copied(ch, st);
+    if (!no_reply && rgpu_copier_h2d_frame(st->copier, st->copy, st->len, &st->wait)) return frame_copied(ch, st);
     uint32_t n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &unused);
-    if (!n || (kind != RGPU_STEP_WAIT && kind != RGPU_STEP_ASYNC)) return RGPU_SERVE_RING;
+    if (!n || (kind != RGPU_STEP_WAIT && kind != RGPU_STEP_ASYNC) || (no_reply && kind != RGPU_STEP_ASYNC))
+        return RGPU_SERVE_RING;
     int rc = kind == RGPU_STEP_WAIT ? step(ch, l, st, n) : async_run(ch, l, st, n);
     st->frame_bytes_in += rgpu_copier_frame_bytes(st->copier); /* (the run's: a pass that did not run adds 0) */
     st->frame_pieces += rgpu_copier_pieces(st->copier);
@@ -450,7 +454,7 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
         if (st->parts) {
             int rc = with_frames(ch, l, st);
             if (rc) return rc;
-        } else if (st->req_async) { /* no reply goes to the ring for it: only a batch of async calls is served here */
+        } else if (st->req_flags & RGPU_RING_ASYNC) { /* no reply goes to the ring for it: only a batch of async calls is served here */
             if (ch->rewind) ch->rewind(ch, st);
             n = rgpu_launcher_shape(l, st->copier, st->copy, st->len, st->seg, st->seg_size, &kind, &frame_bytes);
             if (!n || kind != RGPU_STEP_ASYNC) return RGPU_SERVE_RING;
@@ -501,23 +505,61 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
     }
 }
 
-/* The call ring's door (ring.c): a record copied out of the shared ring, a reply posted to it. */
+/* The call ring's door (ring.c): a record copied out of the shared ring, a reply posted to it. A
+ * record's data frames are in the worker's copy of it, after the head, until the next record. */
 typedef struct {
     rgpu_chan ch;
     void *ring;
     uint64_t *head;
+    uint32_t nframes;
+    const void *frame_p[RGPU_RING_FRAMES_MAX];
+    uint64_t frame_off[RGPU_RING_FRAMES_MAX], frame_n[RGPU_RING_FRAMES_MAX];
 } ring_chan;
 
 static int ring_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double timeout_s) {
     ring_chan *r = (ring_chan *)c;
-    return rgpu_ring_next(r->ring, st->sock_received, r->head, spin_s, timeout_s, &st->len, &st->req_async, st->copy);
+    r->nframes = 0;
+    int got = rgpu_ring_next(r->ring, st->sock_received, r->head, spin_s, timeout_s, &st->len, &st->req_flags, st->copy);
+    st->rec_len = st->len;
+    if (got != 1 || !(st->req_flags & RGPU_RING_FRAMES)) return got;
+    uint32_t head_len;
+    int n = rgpu_ring_frames(st->copy, st->len, RGPU_RING_FRAMES_MAX, &head_len, r->frame_off, r->frame_n);
+    if (n < 0) {
+        st->len = RGPU_RING_WRAP; /* (ring.py: a frame table that cannot be) */
+        return -1;
+    }
+    for (int i = 0; i < n; i++) r->frame_p[i] = st->copy + r->frame_off[i];
+    r->nframes = (uint32_t)n;
+    st->len = head_len;
+    st->parts = n > 0;
+    return 1;
 }
 
 static int ring_reply(rgpu_chan *c, const char *msg, size_t len) {
     return rgpu_ring_reply(((ring_chan *)c)->ring, msg, len);
 }
 
+/* The copier reads this record's frames from the first (none: a record without), and makes no late
+ * copies: the ring sends nothing ahead of a reply (copies.c; the socket's door, which a ring session
+ * also uses for its socket messages, leaves its own frames and buffer in the copier). */
+static void ring_rewind(rgpu_chan *c, rgpu_serve_state *st) {
+    ring_chan *r = (ring_chan *)c;
+    if (!st->copier) return;
+    rgpu_copier_late_buffer(st->copier, NULL, 0);
+    rgpu_copier_frames(st->copier, r->nframes ? r->frame_p : NULL, r->nframes ? r->frame_n : NULL, r->nframes);
+}
+
+static int ring_take_frames(rgpu_chan *c, uint32_t max) { return ((ring_chan *)c)->nframes > max ? -1 : 0; }
+
+static const void *ring_frame(rgpu_chan *c, uint32_t i, uint64_t *n) {
+    ring_chan *r = (ring_chan *)c;
+    *n = r->frame_n[i];
+    return r->frame_p[i];
+}
+
 int rgpu_serve(void *ring, rgpu_launcher *l, uint64_t *head, rgpu_serve_state *st) {
-    ring_chan r = {.ch = {.next = ring_next, .reply = ring_reply, .async_by_shape = 0}, .ring = ring, .head = head};
+    ring_chan r = {.ch = {.next = ring_next, .reply = ring_reply, .async_by_shape = 0, .rewind = ring_rewind,
+                          .take_frames = ring_take_frames, .frame = ring_frame},
+                   .ring = ring, .head = head};
     return rgpu_serve_on(&r.ch, l, st);
 }

@@ -71,9 +71,10 @@ typedef struct {
     int64_t mem_size[MEM_LOG];
     /* out, _STEP answered: the step's last call was a copy (copy_step), whose reply names its data */
     int copy_step;
-    /* out: the message taken wants no reply (its record's RGPU_RING_ASYNC: async calls only); of the messages
-     * served, the batches of async calls (async_run) */
-    uint32_t req_async;
+    /* out: the flags of the ring's record taken (ring.h: RGPU_RING_ASYNC, it wants no reply, async calls
+     * only; RGPU_RING_FRAMES, data frames after its head); of the messages served, the batches of async
+     * calls (async_run) */
+    uint32_t req_flags;
     uint32_t batches;
     /* out: the bytes of late copies' data (OUT_LATER) sent ahead of steps' replies (the socket's) */
     uint64_t late_bytes;
@@ -90,8 +91,8 @@ typedef struct {
      * (the wait's reply was, it carries printf output), still in the copier */
     uint32_t pulls, pulls_due;
     uint64_t pull_bytes, pull_seq; /* (pull_seq: the last one's) */
-    /* out, from `next`: the message taken has parts after its head still at the door (the socket's
-     * data frames; the ring has none) */
+    /* out, from `next`: the message taken has data frames after its head (the socket's, still at the
+     * door; the ring's, in its record after the head) */
     int parts;
     /* out: of the messages served, those that were a piece of a large H2D copy alone (PIECE_IN, a
      * message and a frame each: server/pieces.py); and of the messages the loop ran calls of, the
@@ -103,11 +104,14 @@ typedef struct {
      * pieces (0: none), which Python sends the rest of from there (server/pieces.py run_d2h_pieces) */
     uint32_t out_pieces;
     uint64_t out_sent;
+    /* out, from the ring's `next`: the bytes of the record taken (`len` is its head's; its frames
+     * follow, rgpu_ring_frames reads them) */
+    uint32_t rec_len;
 } rgpu_serve_state;
 
 typedef struct rgpu_chan rgpu_chan;
 struct rgpu_chan {
-    /* The next message, copied into st->copy (st->len; st->req_async: it wants no reply): 1. 0: none
+    /* The next message, copied into st->copy (st->len; st->req_flags: the ring record's): 1. 0: none
      * within timeout_s, after spinning spin_s. Another RGPU_SERVE_ code: returned as it is; < 0: broken. */
     int (*next)(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double timeout_s);
     /* A reply to the message taken: 0 sent, else not (Python's, which then says why). */

@@ -224,7 +224,7 @@ static int sock_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double t
         st->copy = (unsigned char *)msg; /* the table's base or the held part: nothing writes either meanwhile */
     }
     st->len = (uint32_t)n;
-    st->req_async = 0;
+    st->req_flags = 0;
     return 1;
 }
 

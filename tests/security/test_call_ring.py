@@ -54,8 +54,9 @@ class RingClient:
         self.put("doorbell", (self.u32("doorbell") + 1) & 0xFFFFFFFF)
         _libc.syscall(SYS_FUTEX, ctypes.c_void_p(self.addr + self.off + self.lay["doorbell"]), 1, 1, None, None, 0)
 
-    def send_record(self, record: bytes, length: int | None = None, async_: bool = False) -> None:
-        ring_records.append(self.mm, self.off, self.lay, record, length=length, async_=async_)
+    def send_record(self, record: bytes, length: int | None = None, async_: bool = False,
+                    frames: bool = False) -> None:
+        ring_records.append(self.mm, self.off, self.lay, record, length=length, async_=async_, frames=frames)
         self.ring_doorbell()
 
     def reply(self, before: int, timeout_s: float = 10.0) -> list:
@@ -97,16 +98,24 @@ def test_calls_travel_through_the_ring(start_server):
         c.close()
 
 
-def test_an_oversized_record_ends_that_session_only(start_server):
+@pytest.mark.parametrize("broken", ["oversized", "frame table"])
+def test_an_oversized_record_ends_that_session_only(start_server, broken):
+    """A record longer than its slot, or one whose data frames' table names bytes past the record (the
+    compiled loop reads the table: server/native/ring.c rgpu_ring_frames): that session ends, told why."""
     url, handle = start_server()
     bystander = Session(url)
     c = RingClient(url)
     try:
-        c.send_record(b"\x91", length=0xFFFFFFF0)  # a length past the slot (and past the segment)
+        if broken == "oversized":
+            c.send_record(b"\x91", length=0xFFFFFFF0)  # a length past the slot (and past the segment)
+        else:
+            call = wire.encode_requests([(2, BY_NAME["cudaMalloc"], 1, [4096], 1)])
+            c.send_record(ring_records.with_frames(call, [b"x" * 64], lengths=[1 << 30]), frames=True)
         assert c.sock.poll(10000), "the client hears why its session ended"
         notice = wire.unpack(c.sock.recv_multipart()[0])
         assert notice[0] == 0 and notice[1] == wire.SESSION_ENDED
         assert "wrote over the ring" in notice[4]
+        assert ("frame table" in notice[4]) == (broken == "frame table"), notice[4]
         wait_until(lambda: "reason=ring_broken" in handle.output(100000), 10, "the session's end logged")
         assert bystander.call("cudaMalloc", 4096)[0] == 0  # an open session carries on
         _bystander_works(url)  # and a new one opens

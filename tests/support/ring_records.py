@@ -6,17 +6,35 @@ from __future__ import annotations
 
 import struct
 
-MAGIC = 0x33474E52  # "RNG3" (ring.h RGPU_RING_MAGIC): 1 MiB of request records, not RNG2's 128 KiB
+MAGIC = 0x34474E52  # "RNG4" (ring.h RGPU_RING_MAGIC): 1 MiB of request records holding data frames too
 WRAP = 0xFFFFFFFE
 ASYNC = 1
+FRAMES = 2  # data frames after the head (ring.h RGPU_RING_FRAMES)
 RECORD = struct.Struct("<IIQ")
 
 
+def _pad8(b: bytes) -> bytes:
+    return b + bytes(-len(b) % 8)
+
+
+def with_frames(head: bytes, frames: list[bytes], *, nframes: int | None = None, head_len: int | None = None,
+                lengths: list[int] | None = None) -> bytes:
+    """A record's body holding `head` and its data `frames` as ring.c writes it (the head padded to 8,
+    each frame's length and its data padded to 8, then the head's length and the frames' number), or
+    with the table's `nframes`, `head_len` or frame `lengths` a broken client's lie."""
+    body = _pad8(head)
+    for i, f in enumerate(frames):
+        body += struct.pack("<Q", len(f) if lengths is None else lengths[i]) + _pad8(f)
+    return body + struct.pack("<II", len(head) if head_len is None else head_len,
+                              len(frames) if nframes is None else nframes)
+
+
 def append(mm, off: int, lay: dict, payload: bytes, *, length: int | None = None, async_: bool = False,
-           sock_before: int | None = None) -> None:
+           sock_before: int | None = None, frames: bool = False) -> None:
     """Appends `payload` to the ring at `off` of mapping `mm` (`lay`: ring.layout()): its record says
-    `length` bytes if given (a lie a broken client tells), no reply wanted with `async_`, and
-    `sock_before` socket messages sent before it (default: as many as the header says were sent)."""
+    `length` bytes if given (a lie a broken client tells), no reply wanted with `async_`, data frames
+    after its head with `frames` (payload: with_frames), and `sock_before` socket messages sent before
+    it (default: as many as the header says were sent)."""
     u64 = struct.Struct("<Q")
     tail = u64.unpack_from(mm, off + lay["req_tail"])[0]
     head = u64.unpack_from(mm, off + lay["req_head"])[0]
@@ -30,6 +48,7 @@ def append(mm, off: int, lay: dict, payload: bytes, *, length: int | None = None
         at = 0
     if sock_before is None:
         sock_before = u64.unpack_from(mm, off + lay["sock_sent"])[0]
-    RECORD.pack_into(mm, area + at, len(payload) if length is None else length, ASYNC if async_ else 0, sock_before)
+    RECORD.pack_into(mm, area + at, len(payload) if length is None else length,
+                     (ASYNC if async_ else 0) | (FRAMES if frames else 0), sock_before)
     mm[area + at + RECORD.size:area + at + RECORD.size + len(payload)] = payload
     u64.pack_into(mm, off + lay["req_tail"], tail + skip + size)

@@ -1,5 +1,5 @@
 /* The client's end of the same-host call ring (ring.h has the layout and the protocol): a sync
- * message without bulk frames goes into the request ring instead of the socket, and its reply comes
+ * message, its data frames with it, goes into the request ring instead of the socket, and its reply comes
  * back in the reply slot; so does a message of async calls only, when there is room, without a reply.
  * Everything else, and everything across hosts, stays on ZeroMQ. RGPU_RING=0
  * (or RGPU_SHM=0, which has no segment) keeps every message on the socket. */
@@ -62,23 +62,43 @@ void rgpu_ring_sent_on_socket(rgpu_session *s) {
     ring_doorbell(h);
 }
 
-/* Appends a message to the request ring: 0, or -1 when it must go on the socket (no ring, larger than a
- * record holds, or not room enough left while the worker takes the records before it: the client does
- * not wait for a busy worker, as a socket send does not). `async`: it wants no reply. */
-int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len, int async) {
-    if (!s->ring_on || len > RGPU_RING_REQ_MAX) return -1;
+/* Appends a message to the request ring, with its `nparts` data frames after its head (ring.h,
+ * RGPU_RING_FRAMES): 0, or -1 when it must go on the socket (no ring, larger than a record holds, more
+ * frames than one takes, or not room enough left while the worker takes the records before it: the
+ * client does not wait for a busy worker, as a socket send does not). `async`: it wants no reply. */
+int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len, int async, const rgpu_ring_part *parts,
+                   size_t nparts) {
+    if (!s->ring_on || len > RGPU_RING_REQ_MAX || nparts > RGPU_RING_FRAMES_MAX) return -1;
+    uint64_t body = len;
+    if (nparts) {
+        body = RGPU_RING_PAD8(len) + sizeof(rgpu_ring_frames_tail);
+        for (size_t i = 0; i < nparts && body <= RGPU_RING_REQ_MAX; i++) body += 8 + RGPU_RING_PAD8(parts[i].n);
+        if (body > RGPU_RING_REQ_MAX) return -1;
+    }
     rgpu_ring_head *h = s->ring;
     uint64_t tail = h->req_tail, head = __atomic_load_n(&h->req_head, __ATOMIC_ACQUIRE);
-    uint64_t size = RGPU_RING_RECORD_BYTES(len), at = tail % RGPU_RING_REQ_CAP;
+    uint64_t size = RGPU_RING_RECORD_BYTES(body), at = tail % RGPU_RING_REQ_CAP;
     uint64_t skip = at + size > RGPU_RING_REQ_CAP ? RGPU_RING_REQ_CAP - at : 0; /* to the beginning */
     if (tail - head > RGPU_RING_REQ_CAP || tail - head + skip + size > RGPU_RING_REQ_CAP) return -1;
     uint8_t *area = RGPU_RING_REQ(h);
     if (skip) ((rgpu_ring_record *)(area + at))->len = RGPU_RING_WRAP, at = 0;
     rgpu_ring_record *r = (rgpu_ring_record *)(area + at);
-    r->len = (uint32_t)len;
-    r->flags = async ? RGPU_RING_ASYNC : 0;
+    r->len = (uint32_t)body;
+    r->flags = (async ? RGPU_RING_ASYNC : 0) | (nparts ? RGPU_RING_FRAMES : 0);
     r->sock_before = h->sock_sent;
-    memcpy(r + 1, msg, len);
+    uint8_t *p = (uint8_t *)(r + 1);
+    memcpy(p, msg, len);
+    if (nparts) {
+        uint64_t o = RGPU_RING_PAD8(len);
+        for (size_t i = 0; i < nparts; i++) {
+            uint64_t n = parts[i].n;
+            memcpy(p + o, &n, 8);
+            if (n) memcpy(p + o + 8, parts[i].p, n);
+            o += 8 + RGPU_RING_PAD8(n);
+        }
+        rgpu_ring_frames_tail t = {(uint32_t)len, (uint32_t)nparts};
+        memcpy(p + o, &t, sizeof t);
+    }
     __atomic_store_n(&h->req_tail, tail + skip + size, __ATOMIC_RELEASE);
     if (!async) s->ring_want++;
     ring_doorbell(h);

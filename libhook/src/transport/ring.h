@@ -11,7 +11,11 @@
  * how far it took them in req_head (its own count, kept in its memory: the copy here is for the
  * client, which writes a record only where the worker is done). A record is an rgpu_ring_record and
  * the message, padded to 8 bytes; one that would run past the area's end leaves a RGPU_RING_WRAP
- * marker there and starts at its beginning. A sync message waits for its reply; a message of async
+ * marker there and starts at its beginning. A message with data frames (RGPU_RING_FRAMES: an async copy
+ * in from pageable memory, whose data the client copied at the call, as a frame carries it on the
+ * socket) holds them after its head in the same record: the head padded to 8 bytes, then each frame as
+ * its length (8 bytes) and its data padded to 8, then rgpu_ring_frames_tail. The worker copies the
+ * record out before it reads it, so the data is the worker's as a received frame is. A sync message waits for its reply; a message of async
  * calls only (RGPU_BATCH_CALLS's batches) wants none (RGPU_RING_ASYNC), so several can be on the ring
  * at once, each served as the worker comes to it. A message that does not fit in the room left goes on
  * the socket, and a record's sock_before (the client's socket messages sent before it) keeps the
@@ -32,10 +36,10 @@
 #define RGPU_RING_H
 #include <stdint.h>
 
-/* "RNG3": the ring of request records, 1 MiB of them. A build that knows another layout (the one
- * request slot of "RING", the 128 KiB of "RNG2") finds another magic and keeps every call on the
- * socket, whichever end it is. */
-#define RGPU_RING_MAGIC 0x33474e52u
+/* "RNG4": the ring of request records, 1 MiB of them, a record holding data frames too. A build that
+ * knows another layout (the one request slot of "RING", the 128 KiB of "RNG2", "RNG3"'s records without
+ * frames) finds another magic and keeps every call on the socket, whichever end it is. */
+#define RGPU_RING_MAGIC 0x34474e52u
 #define RGPU_RING_HEAD 4096u
 /* 1 MiB: a record holds up to a quarter of it, so four of the largest queue together. PyTorch's
  * fused optimizer launches carry 24-27 KB of parameters each (multi_tensor_apply's tensor lists): a
@@ -48,6 +52,10 @@
 #define RGPU_RING_ON_SOCKET 0xffffffffu
 #define RGPU_RING_WRAP 0xfffffffeu /* a record's len: the next record is at the area's beginning */
 #define RGPU_RING_ASYNC 1u         /* a record's flags: the message wants no reply */
+#define RGPU_RING_FRAMES 2u        /* a record's flags: data frames follow the head (rgpu_ring_frames_tail) */
+/* the most frames a record holds: as many as the worker's serving loop takes of a message (serve.c
+ * DOOR_FRAMES); a message with more keeps the socket */
+#define RGPU_RING_FRAMES_MAX 256u
 
 typedef struct {
     uint32_t len;         /* the message's bytes, or RGPU_RING_WRAP */
@@ -55,6 +63,13 @@ typedef struct {
     uint64_t sock_before; /* the client's socket messages sent before this one */
 } rgpu_ring_record;
 
+/* the last 8 bytes of a record with frames: where its head ends and how many frames follow it */
+typedef struct {
+    uint32_t head_len;
+    uint32_t nframes;
+} rgpu_ring_frames_tail;
+
+#define RGPU_RING_PAD8(n) (((uint64_t)(n) + 7u) & ~(uint64_t)7u)
 #define RGPU_RING_RECORD_BYTES(len) (sizeof(rgpu_ring_record) + (((uint64_t)(len) + 7u) & ~(uint64_t)7u))
 /* the longest message a record holds */
 #define RGPU_RING_REQ_MAX (RGPU_RING_REQ_CAP / 4u - (uint32_t)sizeof(rgpu_ring_record))

@@ -19,6 +19,7 @@
 #include "copies.h"
 #include "rgpu_envelope.h"
 #include "failover.h"
+#include "ring.h"
 #include "rgpu_call.h"
 #include "session_parts.h"
 #include "stats.h"
@@ -92,19 +93,31 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     zmq_msg_t head;
     zmq_msg_init_data(&head, hdr.buf, hdr.len, rgpu_free_bytes, NULL);
     rgpu_replay_keep(s, r, &head);
-    /* A sync message of one frame whose reply comes whole goes on the call ring when there is one
-     * (ring.c), a copy from or to pinned memory too (its data moves by DMA: the worker's compiled
-     * loop serves it, copies.c pinned_sync_one); the rest, and anything larger than a record, on the
-     * socket, counted there. So do a message whose sync call has followers (several replies) and one
+    /* A sync message whose reply comes whole goes on the call ring when there is one (ring.c), its
+     * async calls' data frames in its record (ring.h), a copy from or to pinned memory too (its data
+     * moves by DMA: the worker's compiled loop serves it, copies.c pinned_sync_one); the rest, and
+     * anything larger than a record, on the socket, counted there. So do a message whose sync call has followers (several replies) and one
      * sent while async copies' data is still to come (it comes on the socket ahead of the reply:
      * copy_late.c). A message of async calls only (no `c`) takes the ring on the same terms, when
      * there is room, and wants no reply; not a --failover session's, whose log and resend after a
      * move (replay.c) are tested with such messages on the socket only. */
-    int ring = s->ring_on && !nframes && (!s->nlate || !rgpu_late_on_socket(s)) &&
+    int ring = s->ring_on && !cframes && nframes <= RGPU_RING_FRAMES_MAX &&
+               (!s->nlate || !rgpu_late_on_socket(s)) &&
                (c ? !c->nthen && (shm == SEG_NONE || shm == SEG_IN || shm == SEG_OUT || shm == SEG_PINNED) &&
                         !c->shm_piped && rgpu_sync_field(c, shm) == 1
-                  : !s->fo) &&
-               rgpu_ring_send(s, hdr.buf, hdr.len, !c) == 0;
+                  : !s->fo);
+    if (ring) {
+        /* its async calls' data frames go in its record (an async copy's from pageable memory, taken at
+         * the call), kept for the log below as on the socket (a sync call's own frames keep the socket:
+         * they are the caller's, which the log keeps by reference there) */
+        rgpu_ring_part parts[RGPU_RING_FRAMES_MAX];
+        size_t np = 0;
+        for (size_t i = 0; i < s->nbulk; i++)
+            if (!wired || s->wired[i])
+                parts[np].p = zmq_msg_data(&((zmq_msg_t *)s->bulk)[i]),
+                parts[np++].n = zmq_msg_size(&((zmq_msg_t *)s->bulk)[i]);
+        ring = rgpu_ring_send(s, hdr.buf, hdr.len, !c, parts, np) == 0;
+    }
     s->ring_wait = ring && c;
     if (ring) {
         zmq_msg_close(&head);

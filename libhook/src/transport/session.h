@@ -109,7 +109,13 @@ struct zmq_msg_t;
 int rgpu_ring_wanted(void);
 void rgpu_ring_attached(rgpu_session *s);
 void rgpu_ring_sent_on_socket(rgpu_session *s);
-int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len, int async);
+/* a data frame a ring record carries (ring.c rgpu_ring_send) */
+typedef struct {
+    const void *p;
+    size_t n;
+} rgpu_ring_part;
+int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len, int async, const rgpu_ring_part *parts,
+                   size_t nparts);
 int rgpu_ring_wait(rgpu_session *s, double deadline, double spin_s, int yield, struct zmq_msg_t *out);
 
 struct rgpu_call;

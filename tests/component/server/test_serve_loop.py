@@ -155,14 +155,14 @@ def test_bad_input_on_a_ring_the_loop_serves_ends_that_session_only(daemons):
         bystander.close()
 
 
-def _harness(url: str, mode: str, n: int, shm: str = "1", env: dict | None = None) -> dict:
+def _harness(url: str, mode: str, n: int, shm: str = "1", env: dict | None = None, args: tuple = ()) -> dict:
     import json
     import subprocess
 
     from benchmarks.transport import build_harness
     from rgpu.paths import client_env
     env = {**client_env([url], preload=False), "RGPU_SHM": shm, **(env or {})}
-    p = subprocess.run([str(build_harness()), "rgpu", mode, str(n)], env=env, capture_output=True, text=True,
+    p = subprocess.run([str(build_harness()), "rgpu", mode, str(n), *map(str, args)], env=env, capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -315,19 +315,39 @@ def test_managed_memory_the_host_writes_each_step_keeps_to_the_call_ring(daemons
     assert got["pinned_bytes_in"] == (steps - 1) * 4096 and got["bytes_in"] < 2 * 4096, got
 
 
-def test_a_ring_sessions_messages_with_data_frames_are_the_sockets_doors(daemons):
-    """A framework's step whose input is not pinned, on the same host with the call ring on: an async
-    copy in from pageable memory (its data copied into a frame at the call, as CUDA lets the program
-    reuse the buffer at once), a kernel, a synchronize. The frame sends the message on the socket
-    beside the ring. The worker's ring loop hands such a message over (SOCKET); the socket's door
-    serves it as it serves one from another host, and the ring goes on after it. Counted as Python
-    counts them with the door off (RGPU_SERVE_SOCKET=0); the harness checks the device's copy."""
-    steps = 300 + 300 // 10 + 1
-    # the harness fails unless the device holds the last step's input
-    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_SOCKET", "pageable_step", 300)
+@pytest.mark.parametrize("copies", [1, 40])
+def test_a_ring_sessions_messages_with_data_frames_keep_to_the_ring(daemons, copies):
+    """A framework's step whose input is not pinned, on the same host with the call ring on: async
+    copies in from pageable memory (their data copied at the call, as CUDA lets the program reuse the
+    buffer at once), a kernel, a synchronize. The copies' data travels in the ring's records after
+    the messages' heads (ring.h RGPU_RING_FRAMES), and the compiled loop serves the step from there: no
+    socket message. With 40 copies a step, the client sends full batches of async calls ahead of the
+    step, records that want no reply, each with its frames. Python, with the loop off
+    (RGPU_SERVE_LOOP=0), takes the same records from the ring with their frames; the harness checks
+    the device's copy (the step's last) after each round either way."""
+    n = 300 if copies == 1 else 100
+    steps = n + n // 10 + 1
+    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_LOOP", "pageable_step", n, args=(4096, copies))
     # every step but the first, whose launch is Python's (the loop knows a function once Python ran it)
+    assert on["ring_compiled"] >= steps - 1 and on["ring_to_python"] < 10, on
+    assert on["frame_bytes_compiled"] >= (steps - 1) * 4096 * copies, on
+    if copies > 1:  # two full batches of 16 a step (RGPU_BATCH_CALLS's default), run without a reply
+        assert on["batches_compiled"] >= 2 * (steps - 1), on
+    assert off["ring_calls"] == off["ring_to_python"] >= steps and off["frame_bytes_compiled"] == 0, off
+    for run in (on, off):  # (now and then one message of the session's set-up or end takes the socket)
+        assert run["socket_compiled"] == 0 and run["socket_to_python"] <= 2, run
+    assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
+
+
+def test_a_ring_sessions_messages_with_data_frames_too_large_for_a_record_are_the_sockets_doors(daemons):
+    """The same step with 512 KiB of input, more than a ring's record holds: the message goes on the
+    socket beside the ring. The worker's ring loop hands it over (SOCKET); the socket's door serves it
+    as it serves one from another host, and the ring goes on after it. Counted as Python counts them
+    with the door off (RGPU_SERVE_SOCKET=0); the harness checks the device's copy."""
+    steps, size = 300 + 300 // 10 + 1, 512 << 10
+    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_SOCKET", "pageable_step", 300, args=(size,))
     assert on["socket_compiled"] >= steps - 1 and on["socket_to_python"] < 10, on
-    assert on["frame_bytes_compiled"] == off["frame_bytes_compiled"] >= (steps - 1) * 4096, (on, off)
+    assert on["frame_bytes_compiled"] == off["frame_bytes_compiled"] >= (steps - 1) * size, (on, off)
     assert off["socket_compiled"] == 0, off
     assert on["ring_calls"] == off["ring_calls"] > 0, (on, off)  # (the read-backs: a round's last copy)
     assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)

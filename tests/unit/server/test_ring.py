@@ -238,3 +238,56 @@ def test_a_request_that_cannot_be_is_refused_not_followed(ring, lie):
         _request(ring, b"\x91" * (ring.lay["record_max"] + 8), sock_before=0)
     with pytest.raises(RingBroken, match="wrote over the ring"):
         ring.next(0.0, 1.0)
+
+
+def test_a_record_with_data_frames_comes_out_as_its_head_then_its_frames(ring):
+    """A message whose data frames travel in its record (ring.h RGPU_RING_FRAMES: an async copy in from
+    pageable memory): taken as the socket gives one, its head then each frame, byte for byte, and the
+    next record after it."""
+    head, frames = b"\x91\x95\x03\x02\x01\x90\x01", [b"abc", b"", bytes(range(256)) * 16, b"x" * 9]
+    _request(ring, ring_records.with_frames(head, frames), frames=True)
+    _request(ring, b"\x91")
+    got, parts = ring.next(0.0, 1.0)
+    assert got == RING and [bytes(p) for p in parts] == [head, *frames]
+    assert ring.next(0.0, 1.0)[0] == RING and not ring.taken_async
+
+
+@pytest.mark.parametrize("lie", ["a frame past the record", "more frames than a record holds",
+                                 "a head past the record", "bytes left over", "shorter than its table"])
+def test_a_frame_table_that_cannot_be_is_refused_not_followed(ring, lie):
+    head, frames = b"\x91\x01", [b"a" * 16, b"b" * 5]
+    if lie == "a frame past the record":
+        body = ring_records.with_frames(head, frames, lengths=[16, 1 << 40])
+    elif lie == "more frames than a record holds":
+        body = ring_records.with_frames(head, [b""] * 257)
+    elif lie == "a head past the record":
+        body = ring_records.with_frames(head, frames, head_len=1 << 20)
+    elif lie == "bytes left over":
+        body = ring_records.with_frames(head, frames, nframes=1)
+    else:
+        body = b"\x91\x01\x00\x00"
+    _request(ring, body, frames=True)
+    with pytest.raises(RingBroken, match="frame table that cannot be"):
+        ring.next(0.0, 1.0)
+
+
+def test_frame_tables_scribbled_over_are_taken_whole_or_refused_never_read_past(ring):
+    """A fuzz (seeded): records with data frames, a few bytes of each scribbled over. Each comes out
+    with parts inside its record, or is refused (RingBroken); the next record is read where it is."""
+    import random
+    rnd = random.Random(38)
+    taken = refused = 0
+    for _ in range(500):
+        frames = [rnd.randbytes(rnd.choice((0, 1, 7, 64, 4096))) for _ in range(rnd.randint(0, 4))]
+        body = bytearray(ring_records.with_frames(b"\x91\x01", frames))
+        for _ in range(rnd.randint(0, 3)):
+            body[rnd.randrange(len(body))] = rnd.randrange(256)
+        _request(ring, bytes(body), frames=True)
+        try:
+            got, parts = ring.next(0.0, 1.0)
+        except RingBroken:
+            refused += 1
+            continue
+        assert got == RING and sum(map(len, parts)) <= len(body), parts
+        taken += 1
+    assert taken > 100 and refused > 10, (taken, refused)
