@@ -11,8 +11,8 @@ messages the ring cannot carry (more than a record holds, pieces, anything past 
 socket, in order.
 
 A client can write anything into its segment: a record that cannot be (longer than the ring, past
-what the client wrote, naming socket messages it never sent, a frame table naming bytes past it) ends that session with a clear error
-(RingBroken), never a read past the ring."""
+what the client wrote, naming socket messages it never sent, a frame table naming bytes past it) ends
+that session with a clear error (RingBroken), never a read past the ring."""
 from __future__ import annotations
 
 import cffi

@@ -43,8 +43,8 @@ void rgpu_ring_layout(uint64_t out[11]) {
 /* What comes next, in the order the client sent it: the record at *head once the socket messages sent
  * before it are taken (2 until then), copied into `out` (RGPU_RING_REQ_MAX bytes), *head moved past it
  * and told to the client (1: *len bytes, *flags its RGPU_RING_ASYNC and RGPU_RING_FRAMES); else a
- * socket message (2) or nothing (0). *head is the worker's own count: what the client writes is read once, checked, and
- * never followed past the area. A record that cannot be (a length past the area or past what the client
+ * socket message (2) or nothing (0). *head is the worker's own count: what the client writes is read
+ * once, checked, and never followed past the area. A record that cannot be (a length past the area or past what the client
  * wrote, a tail more than the area ahead or behind, a record naming socket messages never sent) is -1,
  * *len its length, or RGPU_RING_ON_SOCKET where the length is not what is wrong. */
 static int check(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, uint32_t *len, uint32_t *flags,

@@ -1,8 +1,8 @@
 /* The client's end of the same-host call ring (ring.h has the layout and the protocol): a sync
- * message, its data frames with it, goes into the request ring instead of the socket, and its reply comes
- * back in the reply slot; so does a message of async calls only, when there is room, without a reply.
- * Everything else, and everything across hosts, stays on ZeroMQ. RGPU_RING=0
- * (or RGPU_SHM=0, which has no segment) keeps every message on the socket. */
+ * message, its data frames with it, goes into the request ring instead of the socket, and its reply
+ * comes back in the reply slot; so does a message of async calls only, when there is room, without a
+ * reply. Everything else, and everything across hosts, stays on ZeroMQ. RGPU_RING=0 (or RGPU_SHM=0,
+ * which has no segment) keeps every message on the socket. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>

@@ -15,9 +15,9 @@
  * in from pageable memory, whose data the client copied at the call, as a frame carries it on the
  * socket) holds them after its head in the same record: the head padded to 8 bytes, then each frame as
  * its length (8 bytes) and its data padded to 8, then rgpu_ring_frames_tail. The worker copies the
- * record out before it reads it, so the data is the worker's as a received frame is. A sync message waits for its reply; a message of async
- * calls only (RGPU_BATCH_CALLS's batches) wants none (RGPU_RING_ASYNC), so several can be on the ring
- * at once, each served as the worker comes to it. A message that does not fit in the room left goes on
+ * record out before it reads it, so the data is the worker's as a received frame is. A sync message
+ * waits for its reply; a message of async calls only (RGPU_BATCH_CALLS's batches) wants none
+ * (RGPU_RING_ASYNC), so several can be on the ring at once, each served as the worker comes to it. A message that does not fit in the room left goes on
  * the socket, and a record's sock_before (the client's socket messages sent before it) keeps the
  * order: the worker takes that many socket messages before the record.
  *
@@ -70,7 +70,7 @@ typedef struct {
 } rgpu_ring_frames_tail;
 
 #define RGPU_RING_PAD8(n) (((uint64_t)(n) + 7u) & ~(uint64_t)7u)
-#define RGPU_RING_RECORD_BYTES(len) (sizeof(rgpu_ring_record) + (((uint64_t)(len) + 7u) & ~(uint64_t)7u))
+#define RGPU_RING_RECORD_BYTES(len) (sizeof(rgpu_ring_record) + RGPU_RING_PAD8(len))
 /* the longest message a record holds */
 #define RGPU_RING_REQ_MAX (RGPU_RING_REQ_CAP / 4u - (uint32_t)sizeof(rgpu_ring_record))
 

@@ -96,9 +96,9 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     /* A sync message whose reply comes whole goes on the call ring when there is one (ring.c), its
      * async calls' data frames in its record (ring.h), a copy from or to pinned memory too (its data
      * moves by DMA: the worker's compiled loop serves it, copies.c pinned_sync_one); the rest, and
-     * anything larger than a record, on the socket, counted there. So do a message whose sync call has followers (several replies) and one
-     * sent while async copies' data is still to come (it comes on the socket ahead of the reply:
-     * copy_late.c). A message of async calls only (no `c`) takes the ring on the same terms, when
+     * anything larger than a record, on the socket, counted there. So do a message whose sync call has
+     * followers (several replies) and one sent while async copies' data is still to come (it comes on
+     * the socket ahead of the reply: copy_late.c). A message of async calls only (no `c`) takes the ring on the same terms, when
      * there is room, and wants no reply; not a --failover session's, whose log and resend after a
      * move (replay.c) are tested with such messages on the socket only. */
     int ring = s->ring_on && !cframes && nframes <= RGPU_RING_FRAMES_MAX &&
@@ -121,7 +121,7 @@ int rgpu_send_batch(rgpu_session *s, struct rgpu_call *c, uint64_t seq) {
     s->ring_wait = ring && c;
     if (ring) {
         zmq_msg_close(&head);
-        for (size_t i = 0; i < s->nbulk; i++) { /* a wired message's data: kept for the log, not sent */
+        for (size_t i = 0; i < s->nbulk; i++) { /* in the record (a wired message's: not sent): for the log */
             rgpu_replay_keep(s, r, &((zmq_msg_t *)s->bulk)[i]);
             zmq_msg_close(&((zmq_msg_t *)s->bulk)[i]);
         }
