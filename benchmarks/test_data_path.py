@@ -25,7 +25,8 @@ wait, and the free is the pair's one round trip) and with the worker choosing (R
 Beside them, with no goals of their own: a step of a memset, a device-to-device copy, a launch and a
 synchronize in one message, and a framework's step (a batch in from pinned memory, a kernel, the
 result out to pinned memory, a synchronize), each the compiled loop's whole; the same step with its
-input in pageable memory (the async copy's data in the ring's record, in a frame on the socket); and a step of managed memory (the host
+input in pageable memory (the async copy's data in the ring's record, in a frame on the socket), at 4 KiB
+and at 1.5 MiB (a DataLoader's batch: in pieces, each a ring record); and a step of managed memory (the host
 writes it, a kernel, a synchronize, the host reads it: its coherence's push and pull around the step).
 Writes benchmarks/out/data_path.md and .json."""
 from __future__ import annotations
@@ -48,7 +49,9 @@ from tests.support.daemons import DaemonSet, free_url
 HERE = Path(__file__).resolve().parent
 SPIN_US = 200  # the client's and the worker's default spin before blocking (RGPU_SPIN_US, --spin-us)
 N = {"ssync": 3000, "launch_sync": 2000, "malloc_free": 1000, "launch": 200000, "d2h": 2000, "managed": 1000,
-     "clear_copy_launch_sync": 2000, "pinned_step": 2000, "kernel_d2h": 2000, "pageable_step": 2000}
+     "clear_copy_launch_sync": 2000, "pinned_step": 2000, "kernel_d2h": 2000, "pageable_step": 2000,
+     "pageable_batch": 300}
+BATCH = 1536 << 10  # the pageable batch step's input: 128 CIFAR images of 3 x 32 x 32 float32
 # On the call ring a round trip is a microsecond or two: 3,000 of them are over in a few milliseconds,
 # shorter than the kernel takes to part two processes that ping-pong on one CPU (it woke the worker on
 # the client's CPU at the attach, and tasks that ran microseconds ago are cache-hot, not moved at the
@@ -104,6 +107,8 @@ def rgpu_rows(harness: Path, url: str, **env_over: str) -> dict:
     out["d2h_4k_us"] = 4096 / (_json([harness, "rgpu", "d2h", 4096, n["d2h"]], env)["gbps"] * 1e9) * 1e6
     out["launch_rate_k"] = _json([harness, "rgpu", "launch", N["launch"]], env)["rate"] / 1e3
     out["managed_us"] = _json([harness, "rgpu", "managed", n["managed"]], env)["us"]
+    # a DataLoader's batch of 1.5 MiB, unpinned (on the same host: in pieces a ring record holds)
+    out["pageable_batch_us"] = _json([harness, "rgpu", "pageable_step", N["pageable_batch"], BATCH], env)["us"]
     # the same pair with the worker choosing every address (a round trip per cudaMalloc: RGPU_PLACE=0)
     out["malloc_free_chosen_us"] = _json([harness, "rgpu", "malloc_free", n["malloc_free"]],
                                          {**env, "RGPU_PLACE": "0"})["us"]
@@ -174,6 +179,9 @@ def table(res: dict) -> str:
     lines.append(f"| pageable H2D 4 KiB async + launch + synchronize (a framework's step, input not pinned) | "
                  f"{us(ring['pageable_step_us'])} | {us(off['pageable_step_us'])} | {us(tcp['pageable_step_us'])} | "
                  "(no goal: the copy's data in the ring's record, a frame on the socket; the compiled loop's) |")
+    lines.append(f"| pageable H2D 1.5 MiB async + launch + synchronize (a DataLoader's batch, not pinned) | "
+                 f"{us(ring['pageable_batch_us'])} | {us(off['pageable_batch_us'])} | {us(tcp['pageable_batch_us'])} | "
+                 "(no goal: on the same host in pieces of 240 KiB, each a ring record; else frames on the socket) |")
     lines.append(f"| managed memory: host write, launch, synchronize, host read | {us(ring['managed_us'])} | "
                  f"{us(off['managed_us'])} | {us(tcp['managed_us'])} | (no goal: the push, the step and the pull) |")
     t = tcp["sync_us"]
@@ -189,7 +197,7 @@ def table(res: dict) -> str:
               "", "| same host, ring on against off | on | off | off / on |", "|---|---|---|---|"]
     for key, label in (("sync_us", "sync round trip"), ("launch_sync_us", "launch + synchronize"),
                        ("d2h_4k_us", "D2H 4 KiB"), ("malloc_free_us", "malloc + free"),
-                       ("managed_us", "managed memory step")):
+                       ("managed_us", "managed memory step"), ("pageable_batch_us", "pageable 1.5 MiB step")):
         lines.append(f"| {label} | {us(ring[key])} | {us(off[key])} | {off[key] / ring[key]:.2f}× |")
     return "\n".join(lines)
 

@@ -18,8 +18,9 @@
  *   bench rgpu pageable_step N [BYTES [M]]   N x (M (1) x cudaMemcpyAsync BYTES (4 KiB) in from pageable
  *                                memory, an empty kernel, cudaStreamSynchronize): a framework's step whose
  *                                input is not pinned (a DataLoader without pin_memory); each copy's bytes
- *                                the step's and the copy's number, the device's copy checked after each
- *                                round (the last copy's) -> {"us": per step}
+ *                                the step's and the copy's number, each 4 KiB page stamped with its
+ *                                number, the device's copy checked after each round (the last copy's)
+ *                                -> {"us": per step}
  *   bench rgpu kernel_d2h N      N x (cudaMemsetAsync 4 KiB to the round's byte, an empty kernel, cudaMemcpy
  *                                4 KiB back to pageable memory, checked): a plain program's kernel and
  *                                read-back -> {"us": per step}
@@ -74,6 +75,16 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* pageable_step's input for copy `round`: the round's byte, each 4 KiB page beginning with its number
+ * and the round's, so that a piece written at another offset, or left from another round, shows */
+static void stamp(unsigned char *p, size_t bytes, long round) {
+    memset(p, (int)(round & 0xff), bytes);
+    for (size_t off = 0; off + 16 <= bytes; off += 4096) {
+        uint64_t w[2] = {off >> 12, (uint64_t)round};
+        memcpy(p + off, w, sizeof w);
+    }
 }
 
 #define CK(x) do { int r_ = (x); if (r_) { fprintf(stderr, "%s -> %d\n", #x, r_); exit(1); } } while (0)
@@ -197,7 +208,7 @@ static int run_rgpu(int argc, char **argv) {
             double t0 = now();
             for (long i = 0; i < k; i++) {
                 for (long j = 0; j < m; j++) { /* the buffer is the program's again at once */
-                    memset(in, (int)((i + j) & 0xff), bytes);
+                    stamp(in, bytes, i + j);
                     CK(cudaMemcpyAsync(buf, in, bytes, 1 /* cudaMemcpyHostToDevice */, 0));
                 }
                 CK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, NULL, NULL));
@@ -205,9 +216,10 @@ static int run_rgpu(int argc, char **argv) {
             }
             double us = (now() - t0) / k * 1e6;
             CK(cudaMemcpy(back, buf, bytes, 2 /* cudaMemcpyDeviceToHost */));
+            stamp(in, bytes, k - 1 + m - 1);
             for (size_t j = 0; j < bytes; j++)
-                if (back[j] != (unsigned char)(k - 1 + m - 1)) {
-                    fprintf(stderr, "the device holds %d at %zu after a round of %ld\n", back[j], j, k);
+                if (back[j] != in[j]) {
+                    fprintf(stderr, "the device holds %d at %zu after a round of %ld, not %d\n", back[j], j, k, in[j]);
                     return 1;
                 }
             if (warm) printf("{\"us\": %.3f, \"n\": %ld}\n", us, k);

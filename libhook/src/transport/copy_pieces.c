@@ -12,6 +12,7 @@
 #include "copies.h"
 #include "rgpu_envelope.h"
 #include "rgpu_call.h"
+#include "ring.h"
 #include "session_parts.h"
 #include "stats.h"
 
@@ -70,14 +71,24 @@ int rgpu_sync_pieces(rgpu_session *s, int dev, struct rgpu_call *c) {
     return rc;
 }
 
+/* 1 when an async H2D copy of n bytes from pageable memory goes in pieces a call-ring record holds
+ * (RGPU_RING_PIECE): a session beside its worker serving the ring (not a --failover one's, whose
+ * async messages keep the socket: session.c rgpu_send_batch), the copy larger than one record holds. */
+int rgpu_ring_pieces(const rgpu_session *s, size_t n) {
+    return s->ring_on && !s->fo && n > RGPU_RING_PIECE && rgpu_pieces_on();
+}
+
 /* A large async H2D copy whose data frames carry: pieces, each sent at once as a message of its own,
  * so the worker writes one to the device while the network carries the next instead of receiving
- * the whole copy first. All but the last are PIECE_IN calls, the last answering for them; the end
- * of the range goes first, so a copy past its allocation's end fails there with nothing written,
- * and that is the copy's failure, reported as any async copy's is (server/pieces.py). The lock is
- * held throughout: no other thread's call comes between the pieces. */
+ * the whole copy first; on the call ring, pieces a record holds (rgpu_ring_pieces), which the
+ * worker's compiled loop copies from the ring (serve.c piece) where the whole copy would take the
+ * socket. All but the last are PIECE_IN calls, the last answering for them; the end of the range
+ * goes first, so a copy past its allocation's end fails there with nothing written, and that is the
+ * copy's failure, reported as any async copy's is (server/pieces.py). The lock is held throughout:
+ * no other thread's call comes between the pieces. */
 int rgpu_async_pieces(rgpu_session *s, int dev, struct rgpu_call *c) {
-    size_t n = c->piece_len, size = piece_size(n), count = (n + size - 1) / size;
+    size_t n = c->piece_len, size = rgpu_ring_pieces(s, n) ? RGPU_RING_PIECE : piece_size(n);
+    size_t count = (n + size - 1) / size;
     for (size_t i = 0; i < count; i++) {
         size_t k = i ? i - 1 : count - 1, off = k * size, len = n - off < size ? n - off : size;
         struct rgpu_call p;

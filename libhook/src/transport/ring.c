@@ -29,6 +29,10 @@
 #define cpu_relax() ((void)0)
 #endif
 
+/* How long an async record with data frames waits for room before it takes the socket: a 240 KiB
+ * piece takes the worker tens of microseconds (its copy out of the ring and to the device) */
+#define RING_ROOM_WAIT_S 0.002
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -65,7 +69,8 @@ void rgpu_ring_sent_on_socket(rgpu_session *s) {
 /* Appends a message to the request ring, with its `nparts` data frames after its head (ring.h,
  * RGPU_RING_FRAMES): 0, or -1 when it must go on the socket (no ring, larger than a record holds, more
  * frames than one takes, or not room enough left while the worker takes the records before it: the
- * client does not wait for a busy worker, as a socket send does not). `async`: it wants no reply. */
+ * client does not wait for a busy worker, as a socket send does not, but for a while where the record
+ * is async data for the device). `async`: it wants no reply. */
 int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len, int async, const rgpu_ring_part *parts,
                    size_t nparts) {
     if (!s->ring_on || len > RGPU_RING_REQ_MAX || nparts > RGPU_RING_FRAMES_MAX) return -1;
@@ -79,7 +84,20 @@ int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len, int async, cons
     uint64_t tail = h->req_tail, head = __atomic_load_n(&h->req_head, __ATOMIC_ACQUIRE);
     uint64_t size = RGPU_RING_RECORD_BYTES(body), at = tail % RGPU_RING_REQ_CAP;
     uint64_t skip = at + size > RGPU_RING_REQ_CAP ? RGPU_RING_REQ_CAP - at : 0; /* to the beginning */
-    if (tail - head > RGPU_RING_REQ_CAP || tail - head + skip + size > RGPU_RING_REQ_CAP) return -1;
+    if (tail - head > RGPU_RING_REQ_CAP) return -1;
+    if (tail - head + skip + size > RGPU_RING_REQ_CAP && async && nparts) {
+        /* Data for the device, no reply wanted (a large copy's pieces, one after another): the worker
+         * frees room as it takes records, and on the socket each would cost it a ZeroMQ receive
+         * more. Wait for it a while, yielding (a two-core host's worker may need this CPU), then go
+         * on the socket as a busy worker's records do. */
+        double until = now_s() + RING_ROOM_WAIT_S;
+        for (unsigned i = 1; tail - head + skip + size > RGPU_RING_REQ_CAP; i++) {
+            if (!(i & 15) && now_s() >= until) break;
+            sched_yield();
+            head = __atomic_load_n(&h->req_head, __ATOMIC_ACQUIRE);
+        }
+    }
+    if (tail - head + skip + size > RGPU_RING_REQ_CAP) return -1;
     uint8_t *area = RGPU_RING_REQ(h);
     if (skip) ((rgpu_ring_record *)(area + at))->len = RGPU_RING_WRAP, at = 0;
     rgpu_ring_record *r = (rgpu_ring_record *)(area + at);

@@ -73,6 +73,11 @@ typedef struct {
 #define RGPU_RING_RECORD_BYTES(len) (sizeof(rgpu_ring_record) + RGPU_RING_PAD8(len))
 /* the longest message a record holds */
 #define RGPU_RING_REQ_MAX (RGPU_RING_REQ_CAP / 4u - (uint32_t)sizeof(rgpu_ring_record))
+/* The most data bytes a ring session's message of async calls gathers (session.c rgpu_queue_async),
+ * and the size of the pieces an async copy from pageable memory larger than that goes in
+ * (copy_pieces.c): a record holds them with the message's head (16 KiB left for it), so a step's
+ * DataLoader batch of a few MiB keeps to the ring instead of taking the socket whole. */
+#define RGPU_RING_PIECE (RGPU_RING_REQ_CAP / 4u - (16u << 10))
 
 typedef struct {
     _Alignas(64) uint32_t magic;  /* the worker's: it serves this ring */

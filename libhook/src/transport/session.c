@@ -347,6 +347,16 @@ static int wire_twin(rgpu_session *s) {
  * at once if `flush`. */
 int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int sync, int flush) {
     rgpu_stats_async(dev, c->id, c->name);
+    /* A ring session's queued data frames and this call's together past what a record holds: the
+     * queued ones go first, so that each message keeps to the ring (a step copying several tensors
+     * from pageable memory) */
+    size_t frames = 0;
+    for (int i = 0; i < c->nbulk && !pin; i++) frames += c->bulk_len[i];
+    if (s->nbulk && frames && s->ring_on && !s->fo && s->bulkbytes + frames > RGPU_RING_PIECE &&
+        rgpu_send_batch(s, NULL, 0) != 0) {
+        rgpu_mark_dead(s, "send failed");
+        return RGPU_DEVICE_UNAVAILABLE;
+    }
     uint64_t seq = ++s->seq;
     int twin = pin && s->fo && !s->nborrowed && wire_twin(s);
     if (pin && s->fo && !twin) pin = 0; /* then as on another host: its data in frames */
@@ -365,7 +375,7 @@ int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int
         if (s->wire_on && wired_room(s) != 0) s->wire_calls = 0; /* the twin no longer stands for `batch` */
         else if (s->wire_on) s->wired[s->nbulk] = !twin;
         zmq_msg_t *m = &((zmq_msg_t *)s->bulk)[s->nbulk++];
-        zmq_msg_init_size(m, c->bulk_len[i]);
+        if (rgpu_frame_init(m, c->bulk_len[i]) != 0) zmq_msg_init_size(m, c->bulk_len[i]);
         memcpy(zmq_msg_data(m), c->bulk[i], c->bulk_len[i]);
         s->bulkbytes += c->bulk_len[i];
     }
@@ -419,8 +429,9 @@ int rgpu_session_async(rgpu_session *s, struct rgpu_call *c) {
             s->late_bytes += c->late_len;
         }
     } else {
-        rc = !pin && c->piece && c->piece_len >= RGPU_PIECE_MIN && rgpu_pieces_on() ? rgpu_async_pieces(s, dev, c)
-                                                                              : rgpu_queue_async(s, dev, c, pin, 0, 0);
+        size_t n = c->piece_len;
+        int pieces = c->piece && (n >= RGPU_PIECE_MIN ? rgpu_pieces_on() : rgpu_ring_pieces(s, n));
+        rc = !pin && pieces ? rgpu_async_pieces(s, dev, c) : rgpu_queue_async(s, dev, c, pin, 0, 0);
     }
     pthread_mutex_unlock(&s->mu);
     return rc;

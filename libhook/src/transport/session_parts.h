@@ -101,11 +101,15 @@ void rgpu_free_bytes(void *data, void *hint);
 void rgpu_stage_begin(rgpu_session *s, uint64_t seq);
 void rgpu_stage_progressive(rgpu_session *s, struct rgpu_call *c);
 
+/* frame_pool.c: a frame of n bytes whose data the caller writes, large ones from buffers kept for reuse */
+int rgpu_frame_init(zmq_msg_t *m, size_t n);
+
 /* copy_pieces.c */
 int rgpu_pieces_on(void);
 int rgpu_sync_field(const struct rgpu_call *c, int shm);
 int rgpu_sync_pieces(rgpu_session *s, int dev, struct rgpu_call *c);
 int rgpu_async_pieces(rgpu_session *s, int dev, struct rgpu_call *c);
+int rgpu_ring_pieces(const rgpu_session *s, size_t n);
 
 /* copy_late.c */
 void rgpu_take_late(rgpu_session *s, uint64_t rseq, zmq_msg_t *head);

@@ -339,13 +339,38 @@ def test_a_ring_sessions_messages_with_data_frames_keep_to_the_ring(daemons, cop
     assert on["calls"] - off["calls"] in (0, 1) and on["messages"] - off["messages"] in (0, 1), (on, off)
 
 
+@pytest.mark.parametrize("size", [512 << 10, 1536 << 10], ids=["512KiB", "1.5MiB"])
+def test_a_ring_sessions_large_pageable_copies_go_in_pieces_a_record_holds(daemons, size):
+    """The same step with more input than a ring's record holds (a DataLoader's batch, unpinned): the
+    client sends the copy in pieces of 240 KiB (libhook copy_pieces.c rgpu_ring_pieces), each a record
+    that wants no reply, which the compiled loop copies from the ring (serve.c piece); the last is the
+    copy's own call, with the launch and the synchronize after it. Python, with the loop off, takes
+    the same records; the harness checks every page of the device's copy (the step's last), stamped
+    with its offset and the step's number, after each round."""
+    n = 300 if size < 1 << 20 else 100
+    steps, records = n + n // 10 + 1, -(-size // (240 << 10))
+    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_LOOP", "pageable_step", n, args=(size,))
+    assert on["pieces_in"] == off["pieces_in"] == steps * (records - 1), (on, off)
+    # every piece the loop's: a step's first is behind the last step's synchronize, the rest behind
+    # copies the loop ran (a piece behind work still running would be Python's)
+    assert on["pieces_compiled"] >= (steps - 1) * (records - 1) and on["ring_to_python"] < 10, on
+    assert on["frame_bytes_compiled"] >= (steps - 1) * size, on
+    # A piece finding the ring full waits for room a while (ring.c rgpu_ring_send), then goes on the
+    # socket, served by the door: how many do depends on how far behind the worker falls on a loaded
+    # host, so the split is not fixed; but pieces took the ring, every step's on average
+    assert on["ring_compiled"] >= 2 * steps, on
+    assert off["ring_compiled"] == 0 and off["ring_to_python"] >= steps, off  # (the socket's door is on)
+    assert on["calls"] - off["calls"] in (0, 1), (on, off)
+
+
 def test_a_ring_sessions_messages_with_data_frames_too_large_for_a_record_are_the_sockets_doors(daemons):
-    """The same step with 512 KiB of input, more than a ring's record holds: the message goes on the
-    socket beside the ring. The worker's ring loop hands it over (SOCKET); the socket's door serves it
-    as it serves one from another host, and the ring goes on after it. Counted as Python counts them
-    with the door off (RGPU_SERVE_SOCKET=0); the harness checks the device's copy."""
+    """The same step with 512 KiB of input, more than a ring's record holds, sent whole (RGPU_PIECES=0):
+    the message goes on the socket beside the ring. The worker's ring loop hands it over (SOCKET); the
+    socket's door serves it as it serves one from another host, and the ring goes on after it. Counted
+    as Python counts them with the door off (RGPU_SERVE_SOCKET=0); the harness checks the device's copy."""
     steps, size = 300 + 300 // 10 + 1, 512 << 10
-    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_SOCKET", "pageable_step", 300, args=(size,))
+    on, off = _harness_on_and_off(daemons, "RGPU_SERVE_SOCKET", "pageable_step", 300, args=(size,),
+                                  env={"RGPU_PIECES": "0"})
     assert on["socket_compiled"] >= steps - 1 and on["socket_to_python"] < 10, on
     assert on["frame_bytes_compiled"] == off["frame_bytes_compiled"] >= (steps - 1) * size, (on, off)
     assert off["socket_compiled"] == 0, off
