@@ -72,14 +72,15 @@ def test_a_loops_launches_go_some_at_a_time_and_compute_the_same(cuda_program, s
 
 def test_programs_whose_async_calls_go_one_a_message_run_as_they_do_held(cuda_program, sim_server):
     """Every async call its own message (RGPU_BATCH_CALLS=1), beside the worker: launches and memsets
-    take the call ring while async copies from pageable memory carry their data as frames on the
+    take the call ring while async copies from pageable memory larger than a record, sent whole
+    (RGPU_PIECES=0; by default they go in pieces a record holds), carry their data as frames on the
     socket, so the two ways interleave call by call, and the worker must take them in the order sent
     (a ring record names the socket messages sent before it). The programs check their own results,
     streams, events and an async error reported at the next synchronising call, as held."""
     on_ring = socket = 0
     for name in ("streams_events", "kernels_basic", "driver_async_error", "pinned_copies"):
         p = run_cli("run", "--server", sim_server, "--", str(cuda_program(name)),
-                    env={**os.environ, "RGPU_STATS": "1", "RGPU_BATCH_CALLS": "1"})
+                    env={**os.environ, "RGPU_STATS": "1", "RGPU_BATCH_CALLS": "1", "RGPU_PIECES": "0"})
         assert p.returncode == 0 and f"OK {name}" in p.stdout, name + ": " + p.stdout + p.stderr[-3000:]
         _, calls, messages, ring = stats_total(p.stderr)
         assert calls and ring <= messages, (name, calls, messages, ring)
