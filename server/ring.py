@@ -19,6 +19,7 @@ import cffi
 import zmq
 
 from rgpu.protocol import wire
+from rgpu.protocol.generated.constants import RING_ASYNC, RING_FRAMES, RING_FRAMES_MAX, RING_WRAP
 
 # the structs below are also defined in C; tests/unit/server/test_native_layouts.py has gcc check that both
 # lay them out alike, field by field
@@ -127,9 +128,9 @@ _lib = None
 _unavailable = ""
 
 RING, SOCKET, IDLE = 1, 2, 0  # what rgpu_ring_next found
-# a record's flags (ring.h): it wants no reply; data frames follow its head; the most it holds
-ASYNC, FRAMES, FRAMES_MAX = 1, 2, 256
-WRAP = 0xFFFFFFFE  # a record's length as ring.h's wrap marker; as a broken record's, a frame table that cannot be
+# a record's flags (constants.toml, as ring.h): it wants no reply; data frames follow its head; the most it
+# holds. WRAP: a record's length as the wrap marker; as a broken record's, a frame table that cannot be
+ASYNC, FRAMES, FRAMES_MAX, WRAP = RING_ASYNC, RING_FRAMES, RING_FRAMES_MAX, RING_WRAP
 # what the compiled serving loop (rgpu_serve, server/native/serve.c) returned on besides those: it served
 # messages until the housekeeping deadline; it answered a wait whose reply or accounting is Python's
 YIELD, ANSWERED, STEP, NOTIFY = 3, 4, 5, 6

@@ -36,5 +36,10 @@
 #define RGPU_MAX_CHUNKS 64
 #define RGPU_MAX_FRAMES 68
 #define RGPU_SHM_DATA 4096
+#define RGPU_RING_ASYNC 1
+#define RGPU_RING_FRAMES 2
+#define RGPU_RING_WRAP 0xfffffffeu
+#define RGPU_RING_FRAMES_MAX 256
+#define RGPU_RING_PIECE 245760
 
 #endif

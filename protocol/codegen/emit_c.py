@@ -121,10 +121,17 @@ def ids_header(calls: list[Call], version: int, stamp: str) -> str:
     return "\n".join(out)
 
 
+def _c_int(v: int) -> str:
+    """A constant as C spells it: one past int's range but within 32 bits (a marker word such as the ring's
+    RING_WRAP) as an unsigned hex literal, so that it keeps the uint32_t it is compared with (a decimal one
+    would be a long)."""
+    return f"0x{v:x}u" if 2**31 <= v < 2**32 else str(v)
+
+
 def wire_header(constants: dict, stamp: str) -> str:
     out = [f"/* {stamp} */", "/* Constants the client and the server share (protocol/contract/constants.toml). */",
            "#ifndef RGPU_WIRE_H", "#define RGPU_WIRE_H", ""]
-    out += [f"#define RGPU_{k} {v}" for k, v in constants.items()]
+    out += [f"#define RGPU_{k} {_c_int(v)}" for k, v in constants.items()]
     out += ["", "#endif", ""]
     return "\n".join(out)
 

@@ -13,6 +13,7 @@ from rgpu.client.server_client import request
 from rgpu.paths import client_env
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.protocol.generated.constants import RING_PIECE
 from tests.support.daemons import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -101,8 +102,8 @@ def test_without_shared_memory_large_copies_travel_in_frames(cuda_program, start
 
 def _ring_pieces_in(n: int) -> int:
     """The PIECE_IN calls of an async copy of n bytes from pageable memory on the call ring: all its
-    pieces of 240 KiB (libhook ring.h RGPU_RING_PIECE) but the last, the copy's own call."""
-    return -(-n // (240 << 10)) - 1
+    pieces of RING_PIECE (constants.toml: 240 KiB) but the last, the copy's own call."""
+    return -(-n // RING_PIECE) - 1
 
 
 @pytest.mark.parametrize("shm", ["0", "whole", "pipelined", "8MiB segment", "pipelined, 3 copy threads"])
@@ -122,7 +123,7 @@ def test_large_copies_in_pieces_are_exact_and_refused_whole(cuda_program, start_
     (line,) = _ended(handle)
     pieces_in, pieces_out = (int(re.search(rf"{k}=(\d+)", line).group(1)) for k in ("pieces_in", "pieces_out"))
     # Async copies from pageable memory travel in frames, on the same host in pieces a call-ring record
-    # holds (libhook ring.h RGPU_RING_PIECE, 240 KiB): the async 16 and 8 MiB, and the refused one's end
+    # holds (RING_PIECE, 240 KiB): the async 16 and 8 MiB, and the refused one's end
     ring = _ring_pieces_in(16 << 20) + _ring_pieces_in(8 << 20) + 1
     if shm == "8MiB segment":
         # the sync 16 MiB copies as without shared memory, the 4 MiB + 1 and 8 MiB ones through the segment

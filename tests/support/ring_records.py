@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import struct
 
+from rgpu.protocol.generated.constants import RING_ASYNC as ASYNC
+from rgpu.protocol.generated.constants import RING_FRAMES as FRAMES  # data frames after the head
+from rgpu.protocol.generated.constants import RING_WRAP as WRAP
+
 MAGIC = 0x34474E52  # "RNG4" (ring.h RGPU_RING_MAGIC): 1 MiB of request records holding data frames too
-WRAP = 0xFFFFFFFE
-ASYNC = 1
-FRAMES = 2  # data frames after the head (ring.h RGPU_RING_FRAMES)
 RECORD = struct.Struct("<IIQ")
 
 

@@ -66,6 +66,12 @@ void rgpu_ring_sent_on_socket(rgpu_session *s) {
     ring_doorbell(h);
 }
 
+/* Whether a record of `size` bytes, with `skip` bytes of the area's end passed over before it, finds
+ * no room behind the worker's `head` */
+static int no_room(uint64_t tail, uint64_t head, uint64_t skip, uint64_t size) {
+    return tail - head + skip + size > RGPU_RING_REQ_CAP;
+}
+
 /* Appends a message to the request ring, with its `nparts` data frames after its head (ring.h,
  * RGPU_RING_FRAMES): 0, or -1 when it must go on the socket (no ring, larger than a record holds, more
  * frames than one takes, or not room enough left while the worker takes the records before it: the
@@ -85,19 +91,19 @@ int rgpu_ring_send(rgpu_session *s, const void *msg, size_t len, int async, cons
     uint64_t size = RGPU_RING_RECORD_BYTES(body), at = tail % RGPU_RING_REQ_CAP;
     uint64_t skip = at + size > RGPU_RING_REQ_CAP ? RGPU_RING_REQ_CAP - at : 0; /* to the beginning */
     if (tail - head > RGPU_RING_REQ_CAP) return -1;
-    if (tail - head + skip + size > RGPU_RING_REQ_CAP && async && nparts) {
+    if (no_room(tail, head, skip, size) && async && nparts) {
         /* Data for the device, no reply wanted (a large copy's pieces, one after another): the worker
          * frees room as it takes records, and on the socket each would cost it a ZeroMQ receive
          * more. Wait for it a while, yielding (a two-core host's worker may need this CPU), then go
          * on the socket as a busy worker's records do. */
         double until = now_s() + RING_ROOM_WAIT_S;
-        for (unsigned i = 1; tail - head + skip + size > RGPU_RING_REQ_CAP; i++) {
+        for (unsigned i = 1; no_room(tail, head, skip, size); i++) {
             if (!(i & 15) && now_s() >= until) break;
             sched_yield();
             head = __atomic_load_n(&h->req_head, __ATOMIC_ACQUIRE);
         }
     }
-    if (tail - head + skip + size > RGPU_RING_REQ_CAP) return -1;
+    if (no_room(tail, head, skip, size)) return -1;
     uint8_t *area = RGPU_RING_REQ(h);
     if (skip) ((rgpu_ring_record *)(area + at))->len = RGPU_RING_WRAP, at = 0;
     rgpu_ring_record *r = (rgpu_ring_record *)(area + at);

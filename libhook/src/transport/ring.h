@@ -36,6 +36,8 @@
 #define RGPU_RING_H
 #include <stdint.h>
 
+#include "rgpu_wire.h" /* RGPU_RING_ASYNC, _FRAMES, _WRAP, _FRAMES_MAX, _PIECE (protocol/contract/constants.toml) */
+
 /* "RNG4": the ring of request records, 1 MiB of them, a record holding data frames too. A build that
  * knows another layout (the one request slot of "RING", the 128 KiB of "RNG2", "RNG3"'s records without
  * frames) finds another magic and keeps every call on the socket, whichever end it is. */
@@ -50,12 +52,6 @@
 #define RGPU_RING_REP_CAP (64u << 10)
 #define RGPU_RING_BYTES (RGPU_RING_HEAD + RGPU_RING_REQ_CAP + RGPU_RING_REP_CAP)
 #define RGPU_RING_ON_SOCKET 0xffffffffu
-#define RGPU_RING_WRAP 0xfffffffeu /* a record's len: the next record is at the area's beginning */
-#define RGPU_RING_ASYNC 1u         /* a record's flags: the message wants no reply */
-#define RGPU_RING_FRAMES 2u        /* a record's flags: data frames follow the head (rgpu_ring_frames_tail) */
-/* the most frames a record holds: as many as the worker's serving loop takes of a message (serve.c
- * DOOR_FRAMES); a message with more keeps the socket */
-#define RGPU_RING_FRAMES_MAX 256u
 
 typedef struct {
     uint32_t len;         /* the message's bytes, or RGPU_RING_WRAP */
@@ -73,11 +69,8 @@ typedef struct {
 #define RGPU_RING_RECORD_BYTES(len) (sizeof(rgpu_ring_record) + RGPU_RING_PAD8(len))
 /* the longest message a record holds */
 #define RGPU_RING_REQ_MAX (RGPU_RING_REQ_CAP / 4u - (uint32_t)sizeof(rgpu_ring_record))
-/* The most data bytes a ring session's message of async calls gathers (session.c rgpu_queue_async),
- * and the size of the pieces an async copy from pageable memory larger than that goes in
- * (copy_pieces.c): a record holds them with the message's head (16 KiB left for it), so a step's
- * DataLoader batch of a few MiB keeps to the ring instead of taking the socket whole. */
-#define RGPU_RING_PIECE (RGPU_RING_REQ_CAP / 4u - (16u << 10))
+/* a piece (RGPU_RING_PIECE) leaves 16 KiB of a record's quarter of the area for the message's head */
+_Static_assert(RGPU_RING_PIECE + (16u << 10) <= RGPU_RING_REQ_CAP / 4u, "a ring piece must fit in a record");
 
 typedef struct {
     _Alignas(64) uint32_t magic;  /* the worker's: it serves this ring */

@@ -343,6 +343,17 @@ static int wire_twin(rgpu_session *s) {
     return 1;
 }
 
+static int send_failed(rgpu_session *s) {
+    rgpu_mark_dead(s, "send failed");
+    return RGPU_DEVICE_UNAVAILABLE;
+}
+
+static size_t call_frames(const struct rgpu_call *c) {
+    size_t n = 0;
+    for (int i = 0; i < c->nbulk; i++) n += c->bulk_len[i];
+    return n;
+}
+
 /* Queues an async call (the lock held), its `sync` field `sync`; sends the batch when it is full, or
  * at once if `flush`. */
 int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int sync, int flush) {
@@ -350,12 +361,10 @@ int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int
     /* A ring session's queued data frames and this call's together past what a record holds: the
      * queued ones go first, so that each message keeps to the ring (a step copying several tensors
      * from pageable memory) */
-    size_t frames = 0;
-    for (int i = 0; i < c->nbulk && !pin; i++) frames += c->bulk_len[i];
-    if (s->nbulk && frames && s->ring_on && !s->fo && s->bulkbytes + frames > RGPU_RING_PIECE &&
-        rgpu_send_batch(s, NULL, 0) != 0) {
-        rgpu_mark_dead(s, "send failed");
-        return RGPU_DEVICE_UNAVAILABLE;
+    if (s->nbulk && s->ring_on && !s->fo && !pin) {
+        size_t frames = call_frames(c);
+        if (frames && s->bulkbytes + frames > RGPU_RING_PIECE && rgpu_send_batch(s, NULL, 0) != 0)
+            return send_failed(s);
     }
     uint64_t seq = ++s->seq;
     int twin = pin && s->fo && !s->nborrowed && wire_twin(s);
@@ -383,10 +392,8 @@ int rgpu_queue_async(rgpu_session *s, int dev, struct rgpu_call *c, int pin, int
      * sent alone they would carry pinned data as frames and leave the call ring */
     uint32_t most = s->wire_on ? BATCH_MAX_CALLS : batch_calls(s);
     if (flush || s->nbatch >= most || s->bulkbytes >= BATCH_MAX_BYTES || s->batch.len >= BATCH_MAX_BYTES) {
-        if (rgpu_send_batch(s, NULL, 0) != 0 && !s->fo) {
-            rgpu_mark_dead(s, "send failed");
-            return RGPU_DEVICE_UNAVAILABLE;
-        } /* a --failover session's batch is kept (replay.c): the next sync call recovers and sends it again */
+        /* (a --failover session's batch is kept, replay.c: the next sync call recovers and sends it again) */
+        if (rgpu_send_batch(s, NULL, 0) != 0 && !s->fo) return send_failed(s);
         if (s->replaybytes > REPLAY_MAX_BYTES && rgpu_session_barrier(s, dev) == RGPU_DEVICE_UNAVAILABLE)
             /* async calls are kept until a reply says they ran (a move sends them again): a
              * program that only queues work gets a barrier now and then, so they do not pile up */

@@ -12,6 +12,7 @@ import pytest
 
 from rgpu.protocol import wire
 from rgpu.protocol.generated.calltable import BY_NAME
+from rgpu.protocol.generated.constants import RING_PIECE
 from tests.security.test_call_ring import RingClient
 from tests.support import null_server
 from tests.support.daemons import wait_until
@@ -348,7 +349,7 @@ def test_a_ring_sessions_large_pageable_copies_go_in_pieces_a_record_holds(daemo
     the same records; the harness checks every page of the device's copy (the step's last), stamped
     with its offset and the step's number, after each round."""
     n = 300 if size < 1 << 20 else 100
-    steps, records = n + n // 10 + 1, -(-size // (240 << 10))
+    steps, records = n + n // 10 + 1, -(-size // RING_PIECE)
     on, off = _harness_on_and_off(daemons, "RGPU_SERVE_LOOP", "pageable_step", n, args=(size,))
     assert on["pieces_in"] == off["pieces_in"] == steps * (records - 1), (on, off)
     # every piece the loop's: a step's first is behind the last step's synchronize, the rest behind
