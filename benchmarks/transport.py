@@ -99,8 +99,12 @@ def build_harness() -> Path:
         # -rpath-link: ld finds what the bundled libzmq needs (libsodium...) beside it; an RPATH, not a
         # RUNPATH (--disable-new-dtags), so that the loader finds those for the raw mode, which runs
         # without LD_LIBRARY_PATH: a RUNPATH would serve the harness's own NEEDED entries only
-        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(exe), str(src), f"-L{lib}", "-lcudart", *zmq_flags(lib),
+        # built beside it and renamed into place: two test processes (pytest -n 2) may build it at once,
+        # and one must never run the file the other's gcc is still writing
+        tmp = exe.with_name(f"{exe.name}.{os.getpid()}.tmp")
+        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(tmp), str(src), f"-L{lib}", "-lcudart", *zmq_flags(lib),
                         f"-Wl,-rpath,{lib}", f"-Wl,-rpath-link,{lib}", "-Wl,--disable-new-dtags"], check=True)
+        os.replace(tmp, exe)
     return exe
 
 
