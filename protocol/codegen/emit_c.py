@@ -122,9 +122,9 @@ def ids_header(calls: list[Call], version: int, stamp: str) -> str:
 
 
 def _c_int(v: int) -> str:
-    """A constant as C spells it: one past int's range but within 32 bits (a marker word such as the ring's
-    RING_WRAP) as an unsigned hex literal, so that it keeps the uint32_t it is compared with (a decimal one
-    would be a long)."""
+    """A constant as C spells it: one beyond int's range but within 32 bits (a marker word such as the
+    ring's RING_WRAP) as an unsigned hex literal, so that it is the uint32_t it is compared with (a decimal
+    one would be a long)."""
     return f"0x{v:x}u" if 2**31 <= v < 2**32 else str(v)
 
 
