@@ -19,7 +19,12 @@ import cffi
 import zmq
 
 from rgpu.protocol import wire
-from rgpu.protocol.generated.constants import RING_ASYNC, RING_FRAMES, RING_FRAMES_MAX, RING_WRAP
+# a record's flags: it wants no reply; data frames follow its head. The most frames it holds. WRAP: a record's
+# length as the wrap marker; as a broken record's, a frame table that cannot be
+from rgpu.protocol.generated.constants import RING_ASYNC as ASYNC
+from rgpu.protocol.generated.constants import RING_FRAMES as FRAMES
+from rgpu.protocol.generated.constants import RING_FRAMES_MAX as FRAMES_MAX
+from rgpu.protocol.generated.constants import RING_WRAP as WRAP
 
 # the structs below are also defined in C; tests/unit/server/test_native_layouts.py has gcc check that both
 # lay them out alike, field by field
@@ -128,9 +133,6 @@ _lib = None
 _unavailable = ""
 
 RING, SOCKET, IDLE = 1, 2, 0  # what rgpu_ring_next found
-# a record's flags (constants.toml, as ring.h): it wants no reply; data frames follow its head; the most it
-# holds. WRAP: a record's length as the wrap marker; as a broken record's, a frame table that cannot be
-ASYNC, FRAMES, FRAMES_MAX, WRAP = RING_ASYNC, RING_FRAMES, RING_FRAMES_MAX, RING_WRAP
 # what the compiled serving loop (rgpu_serve, server/native/serve.c) returned on besides those: it served
 # messages until the housekeeping deadline; it answered a wait whose reply or accounting is Python's
 YIELD, ANSWERED, STEP, NOTIFY = 3, 4, 5, 6

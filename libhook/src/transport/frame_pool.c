@@ -14,7 +14,7 @@
 #include <string.h>
 #include <zmq.h>
 
-#include "ring.h"
+#include "rgpu_wire.h" /* RGPU_RING_PIECE */
 #include "session_parts.h"
 
 #define POOL_MIN (32u << 10)   /* below this, the heap's pages are shared by many frames */
