@@ -11,18 +11,22 @@ streams of the same bytes in the same run, alternately (netstream.py):
 
 Whether a data socket beside ZeroMQ would speed copies up is the question `store` against `bounce`
 answers on the machine at hand: where the second pass is cheaper than the kernel writing memory not
-in the cache, it would not (benchmarks/results/landing-2026-12-05.md). Writes benchmarks/out/landing.md.
+in the cache, it would not (benchmarks/results/landing-2026-12-05.md). Beside them, `cuda`: the same
+copy through the backend users deploy, on the null driver (its device copy a memcpy into the worker's
+page-locked stage: server/backends/cuda/host_stage.py). Writes benchmarks/out/landing.md.
 
     .venv/bin/python -m pytest benchmarks/test_landing.py -p no:xdist"""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
-from benchmarks.transport import OUT, Bench, alternately
+from benchmarks.transport import OUT, Bench, alternately, libdir
+from tests.support import null_server
 from tests.support.daemons import DaemonSet, free_port
 
 HERE = OUT.parent
@@ -32,15 +36,16 @@ ROWS: dict[str, dict] = {}
 
 @pytest.fixture(scope="module")
 def ends():
-    """(rgpu's harness against a sim server, the raw stream's port) on loopback."""
+    """(rgpu's harness against a sim server, the raw stream's port, a null-driver server's URL) on loopback."""
     with DaemonSet() as daemons:
         bench = Bench("tcp", daemons)
+        cuda_url, _ = null_server.start(daemons, "--log-level", "warning")
         port = free_port()
         stream = subprocess.Popen([sys.executable, str(HERE / "netstream.py"), "serve", str(port), "127.0.0.1"],
                                   stdout=subprocess.PIPE, text=True)
         try:
             assert stream.stdout.readline().strip() == "ready", "the raw stream's server did not start"
-            yield bench, port
+            yield bench, port, cuda_url
         finally:
             stream.kill()
             stream.wait(10)
@@ -56,9 +61,12 @@ def _stream(port: int, way: str, mode: str) -> dict:
 
 @pytest.mark.parametrize("what", ["h2d", "d2h"])
 def test_where_a_copys_bytes_land(benchmark, ends, what):
-    bench, port = ends
+    bench, port, cuda_url = ends
     way = "up" if what == "h2d" else "down"
+    cuda_env = {**os.environ, "RGPU_SERVER": cuda_url, "RGPU_SHM": "0", "LD_LIBRARY_PATH": str(libdir())}
+    cuda_argv = [str(bench.exe), "rgpu", what, str(COPY), str(N)]
     got = alternately(benchmark, {"rgpu": lambda: bench.rgpu(what, COPY, N),
+                                  "cuda": lambda: Bench._run(cuda_argv, cuda_env),
                                   **{mode: (lambda m=mode: _stream(port, way, m)) for mode in ("discard", "store", "bounce")}},
                       "gbps")
     assert all(v > 0 for v in got.values()), got
@@ -69,11 +77,13 @@ def test_where_a_copys_bytes_land(benchmark, ends, what):
 def _write() -> None:
     if not ROWS:
         return
-    lines = ["| copy (64 MiB, TCP loopback, frames) | rgpu | discard stream | store stream | bounce stream "
-             "| rgpu / discard | rgpu / store | rgpu / bounce | bounce / store |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| copy (64 MiB, TCP loopback, frames) | rgpu (sim) | cuda backend | discard stream | store stream "
+             "| bounce stream | rgpu / discard | rgpu / store | rgpu / bounce | cuda / store | bounce / store |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for what, g in ROWS.items():
-        lines.append(f"| {what} | {g['rgpu']:.2f} GB/s | {g['discard']:.2f} | {g['store']:.2f} | {g['bounce']:.2f} "
-                     f"| {g['rgpu'] / g['discard']:.2f}× | {g['rgpu'] / g['store']:.2f}× | {g['rgpu'] / g['bounce']:.2f}× "
+        lines.append(f"| {what} | {g['rgpu']:.2f} GB/s | {g['cuda']:.2f} | {g['discard']:.2f} | {g['store']:.2f} "
+                     f"| {g['bounce']:.2f} | {g['rgpu'] / g['discard']:.2f}× | {g['rgpu'] / g['store']:.2f}× "
+                     f"| {g['rgpu'] / g['bounce']:.2f}× | {g['cuda'] / g['store']:.2f}× "
                      f"| {g['bounce'] / g['store']:.2f}× |")
     OUT.mkdir(exist_ok=True)
     (OUT / "landing.md").write_text("\n".join(lines) + "\n")

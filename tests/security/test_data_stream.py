@@ -262,7 +262,8 @@ def test_copies_into_pinned_memory_come_on_the_stream_and_late_ones_on_the_socke
 @pytest.mark.e2e
 def test_the_cuda_backend_takes_its_copies_from_the_data_stream(start_server, cuda_program):
     """The stream is the transport's, whatever serves the calls: the cuda backend on the null driver
-    (benchmarks/native/nulldriver.c), its copies exact and their data counted on the stream."""
+    (benchmarks/native/nulldriver.c), its copies exact and their data counted on the stream, the D2H
+    pieces' data sent from its page-locked out stage."""
     from benchmarks.native import run as native
     url, handle = start_server("--device", "cuda", env={"RGPU_LIBCUDA": str(native.null_driver())})
     before = handle.log_size()
@@ -272,6 +273,8 @@ def test_the_cuda_backend_takes_its_copies_from_the_data_stream(start_server, cu
     got = handle.session_ended(before)
     assert got["bulk_kind"] == "stream", got
     assert int(got["bulk_bytes_in"]) >= 16 << 20 and int(got["bulk_bytes_out"]) >= 16 << 20, got
+    # its D2H pieces came from the device into the page-locked out stage (server/backends/cuda/host_stage.py)
+    assert int(got["staged_out"]) >= 8 and got["stage_out_pinned"] == "1", got
 
 
 @pytest.mark.e2e

@@ -28,7 +28,7 @@ from ...shm import DATA
 from .timing import KernelClock
 from . import copies, launches, linking, suspension
 from .arena import open_arena
-from .host_stage import HostStage
+from .host_stage import HostStage, OutStage
 from .waits import SPIN_S, Waiter, copy_spin_s
 
 _FUNC_ATTR = CUfunction_attribute_enum
@@ -209,8 +209,9 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             self.copier.use_arena(self.arena)
         self._suspended: int | None = None  # the bytes released while the driver holds a checkpoint
         self._stuck = False  # the driver's checkpoint or restore left the process locked for good
-        # H2D frames read from the network (host_stage.py)
+        # H2D frames read from the network, D2H data for replies (host_stage.py)
         self._stage = HostStage(_ffi, self.host_register, self.host_unregister)
+        self._out_stage = OutStage(self.host_register, self.host_unregister)
 
     @property
     def housekeeping(self):
@@ -507,11 +508,14 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
         self._wait_stream(stream, n)  # src is only the copy's until this returns
 
     def stage_stats(self) -> dict:
-        return {"staged_frames": self._stage.frames, "stage_pinned": int(self._stage.registered)}
+        return {"staged_frames": self._stage.frames, "stage_pinned": int(self._stage.registered),
+                "staged_out": self._out_stage.frames, "stage_out_pinned": int(self._out_stage.registered)}
 
     def copy_dtoh(self, src, size, stream):
         self._range(src, size)
-        out = host_buffer(size)  # written whole by the copy: not zeroed first
+        out = self._out_stage.buffer(size)  # page-locked, reused where nothing holds it (host_stage.py)
+        if out is None:
+            out = host_buffer(size)  # written whole by the copy: not zeroed first
         self._idle_first(stream)
         _check(_lib.cuMemcpyDtoHAsync_v2(_ffi.from_buffer(out), src, size, stream or _ffi.NULL))
         self._wait_stream(stream, size)
@@ -894,6 +898,7 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             self.copier.clear()
         self.close_digests()
         self._stage.close()
+        self._out_stage.close()
         _lib.cuDevicePrimaryCtxRelease_v2(self.dev)
         if self._printf is not None:
             self._printf.close()
