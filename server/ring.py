@@ -36,6 +36,7 @@ int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double sp
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
 void rgpu_ring_reply_on_socket(void *ring);
 uint64_t rgpu_ring_spin_hits(void);
+void rgpu_ring_in_place_counts(uint64_t out[2]);
 double rgpu_ring_spin_for(double spin_s, double gap_s);
 double rgpu_ring_gap_after(double gap_s, double seen_s, double spin_s);
 double rgpu_ring_gap_recent(void);
@@ -157,6 +158,17 @@ def spin_hits() -> int:
     """Messages this process's rings found without blocking (spinning, or already there)."""
     lib = library()
     return int(lib.rgpu_ring_spin_hits()) if lib is not None else 0
+
+
+def in_place() -> dict:
+    """Records with data frames the compiled loop read in place (server/native/ring.c held), and of
+    them those copied whole after all, for Python to serve."""
+    lib = library()
+    if lib is None or not hasattr(lib, "rgpu_ring_in_place_counts"):
+        return {"ring_in_place": 0, "ring_in_place_settled": 0}
+    out = ffi.new("uint64_t[2]")
+    lib.rgpu_ring_in_place_counts(out)
+    return {"ring_in_place": int(out[0]), "ring_in_place_settled": int(out[1])}
 
 
 def layout() -> dict:

@@ -45,6 +45,7 @@ from .pinned import PinnedHost
 from .copy_calls import copy_of
 from .pieces import run_d2h_pieces, run_piece_in, take_piece_error
 from .ring import RING, SOCKET, STEP, YIELD, CallRing, RingBroken, broken_notice, quota_view
+from .ring import in_place as ring_in_place
 from .ring import spin_hits as ring_spin_hits
 from .sock_loop import SocketLoop
 from .sock_loop import unavailable as sock_unavailable
@@ -595,6 +596,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  ring_calls=session.ring.calls if session.ring is not None else 0,
                  ring_compiled=session.ring.compiled if session.ring is not None else 0,
                  ring_to_python=session.ring.handed if session.ring is not None else 0,
+                 **(ring_in_place() if session.ring is not None else {}),
                  socket_compiled=door.compiled if door is not None else 0,
                  socket_to_python=door.handed if door is not None else 0,
                  socket_pieces=door.pieces if door is not None else 0,

@@ -40,15 +40,86 @@ void rgpu_ring_layout(uint64_t out[11]) {
     out[9] = RGPU_RING_REQ_CAP, out[10] = RGPU_RING_REQ_MAX;
 }
 
+int rgpu_ring_frames(const unsigned char *rec, uint32_t len, uint32_t max, uint32_t *head_len, uint64_t *off,
+                     uint64_t *n);
+
+/* A record with data frames taken in place (rgpu_ring_next_in_place): its head and frame table are in
+ * the worker's copy, its frames' bytes still in the area, which the client may not write over until
+ * rgpu_ring_done hands it back. A same-host DataLoader batch goes in pieces of 240 KiB, each a record
+ * copied by the client into the area, then out of it here, then to the device: the copy here was a
+ * third pass over every byte. The bytes are data the worker only copies on (to the device, before the
+ * call returns: cuda/native/copies.c frame_h2d_one), so a client scribbling over them changes only what
+ * its own copy writes; the head and the frame table, which the worker reads and trusts, are its own
+ * copy as before. One at a time: a worker serves one session, and it is done with a record before it
+ * takes the next. */
+static struct held {
+    rgpu_ring_head *h;
+    uint64_t head;            /* req_head once it is handed back */
+    const unsigned char *msg; /* its message in the area */
+    unsigned char *out;       /* the worker's copy of it */
+    uint32_t len;
+} held;
+static uint64_t in_place_n, settled_n; /* records taken in place; of them, copied whole for Python after all */
+
+/* The counts above (the worker's session_ended: ring_in_place, ring_in_place_settled). */
+void rgpu_ring_in_place_counts(uint64_t out[2]) { out[0] = in_place_n, out[1] = settled_n; }
+
+/* The head, each frame's length and the frame table of a message with data frames (`len` bytes at
+ * `msg`, the ring's layout: rgpu_ring_frames) copied to the same places in `out`, each read once; the
+ * frames' bytes are not. 0; -1: a table that cannot be (the caller copies the whole message, and
+ * rgpu_ring_frames refuses it from there). */
+static int all_but_data(const unsigned char *msg, uint32_t len, unsigned char *out) {
+    rgpu_ring_frames_tail t;
+    if (len < sizeof t) return -1;
+    uint64_t end = len - sizeof t;
+    memcpy(&t, msg + end, sizeof t);
+    if (t.nframes > RGPU_RING_FRAMES_MAX || t.head_len > end) return -1;
+    memcpy(out + end, &t, sizeof t);
+    memcpy(out, msg, t.head_len);
+    uint64_t at = RGPU_RING_PAD8(t.head_len);
+    for (uint32_t i = 0; i < t.nframes; i++) {
+        uint64_t k;
+        if (at > end || end - at < 8) return -1;
+        memcpy(&k, msg + at, 8);
+        memcpy(out + at, &k, 8);
+        at += 8;
+        if (k > end - at || RGPU_RING_PAD8(k) > end - at) return -1;
+        at += RGPU_RING_PAD8(k);
+    }
+    return at == end ? 0 : -1;
+}
+
+/* The record taken in place handed back to the client (none: nothing to do). */
+void rgpu_ring_done(void) {
+    if (!held.h) return;
+    __atomic_store_n(&held.h->req_head, held.head, __ATOMIC_RELEASE);
+    held.h = NULL;
+}
+
+/* The record taken in place, its frames' bytes copied into the worker's copy where a whole copy has
+ * them (the head and table there are not read again), then handed back: Python reads the worker's copy,
+ * as of every record. */
+void rgpu_ring_settle(void) {
+    if (!held.h) return;
+    uint64_t off[RGPU_RING_FRAMES_MAX], n[RGPU_RING_FRAMES_MAX];
+    uint32_t head_len;
+    int k = rgpu_ring_frames(held.out, held.len, RGPU_RING_FRAMES_MAX, &head_len, off, n);
+    for (int i = 0; i < k; i++) memcpy(held.out + off[i], held.msg + off[i], n[i]);
+    settled_n++;
+    rgpu_ring_done();
+}
+
 /* What comes next, in the order the client sent it: the record at *head once the socket messages sent
  * before it are taken (2 until then), copied into `out` (RGPU_RING_REQ_MAX bytes), *head moved past it
  * and told to the client (1: *len bytes, *flags its RGPU_RING_ASYNC and RGPU_RING_FRAMES); else a
  * socket message (2) or nothing (0). *head is the worker's own count: what the client writes is read
  * once, checked, and never followed past the area. A record that cannot be (a length past the area or past what the client
  * wrote, a tail more than the area ahead or behind, a record naming socket messages never sent) is -1,
- * *len its length, or RGPU_RING_ON_SOCKET where the length is not what is wrong. */
+ * *len its length, or RGPU_RING_ON_SOCKET where the length is not what is wrong. With in_place, a
+ * record with data frames whose table can be is held instead (above): only its head and table copied,
+ * and *head not told to the client yet. */
 static int check(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, uint32_t *len, uint32_t *flags,
-                 unsigned char *out) {
+                 unsigned char *out, int in_place) {
     uint64_t tail = __atomic_load_n(&h->req_tail, __ATOMIC_ACQUIRE);
     uint64_t sent = __atomic_load_n(&h->sock_sent, __ATOMIC_ACQUIRE);
     uint64_t at = *head;
@@ -75,10 +146,16 @@ static int check(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, uint
         *head = at; /* past a wrap marker: the record is where it is */
         return 2;
     }
-    memcpy(out, area + pos + sizeof r, r.len);
+    const unsigned char *msg = area + pos + sizeof r;
     *len = r.len;
     *flags = r.flags & (RGPU_RING_ASYNC | RGPU_RING_FRAMES);
     *head = at + RGPU_RING_RECORD_BYTES(r.len);
+    if (in_place && (*flags & RGPU_RING_FRAMES) && all_but_data(msg, r.len, out) == 0) {
+        held = (struct held){h, *head, msg, out, r.len}; /* the area not the client's until rgpu_ring_done */
+        in_place_n++;
+        return 1;
+    }
+    memcpy(out, msg, r.len);
     __atomic_store_n(&h->req_head, *head, __ATOMIC_RELEASE); /* copied out: the client may write there */
     return 1;
 }
@@ -124,9 +201,9 @@ static uint64_t spin_hits;  /* messages found without blocking: the worker's ses
 uint64_t rgpu_ring_spin_hits(void) { return spin_hits; }
 
 static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
-                     uint32_t *len, uint32_t *flags, unsigned char *out) {
+                     uint32_t *len, uint32_t *flags, unsigned char *out, int in_place) {
     uint32_t seen = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
-    int r = check(h, sock_received, head, len, flags, out);
+    int r = check(h, sock_received, head, len, flags, out, in_place);
     if (r) {
         spin_hits += r > 0 && spin_s > 0; /* as the socket's: only a worker that polls counts them */
         return r;
@@ -136,7 +213,7 @@ static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, 
         uint32_t d = __atomic_load_n(&h->doorbell, __ATOMIC_ACQUIRE);
         if (d != seen) {
             seen = d;
-            if ((r = check(h, sock_received, head, len, flags, out))) {
+            if ((r = check(h, sock_received, head, len, flags, out, in_place))) {
                 spin_hits += r > 0;
                 return r;
             }
@@ -161,22 +238,40 @@ static int wait_next(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, 
         __atomic_store_n(&h->worker_sleeping, 0, __ATOMIC_RELAXED);
         if (d != seen) {
             seen = d;
-            if ((r = check(h, sock_received, head, len, flags, out))) return r;
+            if ((r = check(h, sock_received, head, len, flags, out, in_place))) return r;
         }
     }
 }
 
-int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
-                   uint32_t *len, uint32_t *flags, unsigned char *out) {
+static int next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s, uint32_t *len,
+                uint32_t *flags, unsigned char *out, int in_place) {
+    rgpu_ring_done(); /* the worker is done with the record before: the client may write there (before any wait) */
     if (ring != gap_ring) gap_ring = ring, gap_recent = 0;
     if (spin_s <= 0) /* after a wait that timed out or a start: no gap to learn from */
-        return wait_next(ring, sock_received, head, 0, timeout_s, len, flags, out);
+        return wait_next(ring, sock_received, head, 0, timeout_s, len, flags, out, in_place);
     double start = now_s();
-    int r = wait_next(ring, sock_received, head, rgpu_ring_spin_for(spin_s, gap_recent), timeout_s, len, flags, out);
+    int r = wait_next(ring, sock_received, head, rgpu_ring_spin_for(spin_s, gap_recent), timeout_s, len, flags, out,
+                      in_place);
     /* nothing within the timeout: a gap at least that long */
     gap_recent = rgpu_ring_gap_after(gap_recent, r ? now_s() - start : timeout_s, spin_s);
     return r;
 }
+
+int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
+                   uint32_t *len, uint32_t *flags, unsigned char *out) {
+    return next(ring, sock_received, head, spin_s, timeout_s, len, flags, out, 0);
+}
+
+/* As rgpu_ring_next, but a record with data frames leaves their bytes in the area (held, above): read
+ * them there at rgpu_ring_frames' offsets from rgpu_ring_held (NULL: the record is wholly in `out`),
+ * until the next call, rgpu_ring_done or rgpu_ring_settle. The compiled loop's (serve.c), which
+ * settles before Python sees `out`. */
+int rgpu_ring_next_in_place(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
+                            uint32_t *len, uint32_t *flags, unsigned char *out) {
+    return next(ring, sock_received, head, spin_s, timeout_s, len, flags, out, 1);
+}
+
+const unsigned char *rgpu_ring_held(void) { return held.h ? held.msg : NULL; }
 
 /* The data frames of a record taken with RGPU_RING_FRAMES (ring.h), in the worker's copy `rec` of `len`
  * bytes: their number, at most `max`, each frame's place in `rec` (off) and bytes (n), and the head's

@@ -70,8 +70,10 @@
 #include "rgpu_wire.h"
 #include "serve.h"
 
-int rgpu_ring_next(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
-                   uint32_t *len, uint32_t *flags, unsigned char *out);
+int rgpu_ring_next_in_place(void *ring, uint64_t sock_received, uint64_t *head, double spin_s, double timeout_s,
+                            uint32_t *len, uint32_t *flags, unsigned char *out);
+const unsigned char *rgpu_ring_held(void);
+void rgpu_ring_settle(void);
 int rgpu_ring_frames(const unsigned char *rec, uint32_t len, uint32_t max, uint32_t *head_len, uint64_t *off,
                      uint64_t *n);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
@@ -506,7 +508,9 @@ int rgpu_serve_on(rgpu_chan *ch, rgpu_launcher *l, rgpu_serve_state *st) {
 }
 
 /* The call ring's door (ring.c): a record copied out of the shared ring, a reply posted to it. A
- * record's data frames are in the worker's copy of it, after the head, until the next record. */
+ * record's data frames are read where the client wrote them, in the ring (rgpu_ring_next_in_place: its
+ * head and frame table are the worker's copy), until the next record; Python, which reads only the
+ * worker's copy, gets them there (rgpu_serve settles before it returns). */
 typedef struct {
     rgpu_chan ch;
     void *ring;
@@ -519,7 +523,8 @@ typedef struct {
 static int ring_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double timeout_s) {
     ring_chan *r = (ring_chan *)c;
     r->nframes = 0;
-    int got = rgpu_ring_next(r->ring, st->sock_received, r->head, spin_s, timeout_s, &st->len, &st->req_flags, st->copy);
+    int got = rgpu_ring_next_in_place(r->ring, st->sock_received, r->head, spin_s, timeout_s, &st->len,
+                                      &st->req_flags, st->copy);
     st->rec_len = st->len;
     if (got != 1 || !(st->req_flags & RGPU_RING_FRAMES)) return got;
     uint32_t head_len;
@@ -528,7 +533,9 @@ static int ring_next(rgpu_chan *c, rgpu_serve_state *st, double spin_s, double t
         st->len = RGPU_RING_WRAP; /* (ring.py: a frame table that cannot be) */
         return -1;
     }
-    for (int i = 0; i < n; i++) r->frame_p[i] = st->copy + r->frame_off[i];
+    const unsigned char *at = rgpu_ring_held(); /* (the table's offsets are the same in the ring's record) */
+    if (!at) at = st->copy;
+    for (int i = 0; i < n; i++) r->frame_p[i] = at + r->frame_off[i];
     r->nframes = (uint32_t)n;
     st->len = head_len;
     st->parts = n > 0;
@@ -561,5 +568,7 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint64_t *head, rgpu_serve_state *s
     ring_chan r = {.ch = {.next = ring_next, .reply = ring_reply, .async_by_shape = 0, .rewind = ring_rewind,
                           .take_frames = ring_take_frames, .frame = ring_frame},
                    .ring = ring, .head = head};
-    return rgpu_serve_on(&r.ch, l, st);
+    int rc = rgpu_serve_on(&r.ch, l, st);
+    rgpu_ring_settle(); /* a record Python serves, or that it reads after the loop: all in st->copy */
+    return rc;
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import mmap
+import random
 import struct
 
 import pytest
@@ -271,18 +272,24 @@ def test_a_frame_table_that_cannot_be_is_refused_not_followed(ring, lie):
         ring.next(0.0, 1.0)
 
 
-def test_frame_tables_scribbled_over_are_taken_whole_or_refused_never_read_past(ring):
-    """A fuzz (seeded): records with data frames, a few bytes of each scribbled over. Each comes out
-    with parts inside its record, or is refused (RingBroken); the next record is read where it is."""
-    import random
-    rnd = random.Random(38)
-    taken = refused = 0
+def _scribbled(ring, seed: int):
+    """500 records with data frames (seeded), a few bytes of each body scribbled over, each written to
+    the ring before its body is yielded."""
+    rnd = random.Random(seed)
     for _ in range(500):
         frames = [rnd.randbytes(rnd.choice((0, 1, 7, 64, 4096))) for _ in range(rnd.randint(0, 4))]
         body = bytearray(ring_records.with_frames(b"\x91\x01", frames))
         for _ in range(rnd.randint(0, 3)):
             body[rnd.randrange(len(body))] = rnd.randrange(256)
         _request(ring, bytes(body), frames=True)
+        yield body
+
+
+def test_frame_tables_scribbled_over_are_taken_whole_or_refused_never_read_past(ring):
+    """A fuzz (seeded): records with data frames, a few bytes of each scribbled over. Each comes out
+    with parts inside its record, or is refused (RingBroken); the next record is read where it is."""
+    taken = refused = 0
+    for body in _scribbled(ring, 38):
         try:
             got, parts = ring.next(0.0, 1.0)
         except RingBroken:
@@ -291,3 +298,92 @@ def test_frame_tables_scribbled_over_are_taken_whole_or_refused_never_read_past(
         assert got == RING and sum(map(len, parts)) <= len(body), parts
         taken += 1
     assert taken > 100 and refused > 10, (taken, refused)
+
+
+def _in_place_lib():
+    """The compiled loop's door to the ring (server/native/serve.c ring_next), declared here: Python's
+    own end never takes a record in place. The same library as the ring's, so the same record held."""
+    import cffi
+
+    from rgpu.paths import libdir
+    ffi = cffi.FFI()
+    ffi.cdef("""
+        int rgpu_ring_next_in_place(void *ring, uint64_t sock_received, uint64_t *head, double spin_s,
+                                    double timeout_s, uint32_t *len, uint32_t *flags, unsigned char *out);
+        const unsigned char *rgpu_ring_held(void);
+        void rgpu_ring_settle(void);
+        void rgpu_ring_done(void);
+        int rgpu_ring_frames(const unsigned char *rec, uint32_t len, uint32_t max, uint32_t *head_len,
+                             uint64_t *off, uint64_t *n);
+    """)
+    return ffi, ffi.dlopen(str(libdir() / "librgpu_launches.so"))
+
+
+def test_a_record_taken_in_place_keeps_its_frames_in_the_ring_until_the_worker_is_done(ring):
+    """The compiled loop takes a record with data frames in place (ring.c held): its head and frame
+    table copied into the worker's copy, each frame read where the client wrote it, and the area not
+    handed back (req_head) until the loop is done with it. Settled for Python, the copy holds the frames
+    too, and what the client writes over the table meanwhile changes nothing the worker reads."""
+    ffi, lib = _in_place_lib()
+    head, frames = b"\x91\x95\x03\x02\x01\x90\x01", [b"abc", bytes(range(256)) * 16, b"x" * 9]
+    body = ring_records.with_frames(head, frames)
+    _request(ring, body, frames=True)
+    p, taken = ffi.cast("void *", ring.seg.addr + ring.offset), ffi.new("uint64_t *")
+    out = ffi.new("unsigned char[]", ring.lay["record_max"])
+    n, flags = ffi.new("uint32_t *"), ffi.new("uint32_t *")
+    assert lib.rgpu_ring_next_in_place(p, 0, taken, 0.0, 1.0, n, flags, out) == RING and n[0] == len(body)
+    held = lib.rgpu_ring_held()
+    assert held != ffi.NULL and _get64(ring, "req_head") == 0 < taken[0]  # not the client's yet
+    head_len, off, size = ffi.new("uint32_t *"), ffi.new("uint64_t[8]"), ffi.new("uint64_t[8]")
+    assert lib.rgpu_ring_frames(out, n[0], 8, head_len, off, size) == 3 and head_len[0] == len(head)
+    assert ffi.buffer(out, len(head))[:] == head
+    assert [ffi.buffer(held + off[i], size[i])[:] for i in range(3)] == frames  # in the ring
+    assert ffi.buffer(out + off[1], size[1])[:] == bytes(size[1])  # not copied: the copy is as it was
+    # the client (broken) writes over the table in the area: the worker's copy of it is its own
+    area = ring.offset + ring.lay["request"] + ring_records.RECORD.size
+    struct.pack_into("<II", ring.seg._mm, area + len(body) - 8, 1 << 20, 200)
+    lib.rgpu_ring_settle()
+    assert lib.rgpu_ring_held() == ffi.NULL and _get64(ring, "req_head") == taken[0]  # handed back
+    assert lib.rgpu_ring_frames(out, n[0], 8, head_len, off, size) == 3
+    assert [ffi.buffer(out + off[i], size[i])[:] for i in range(3)] == frames  # now in the copy too
+
+    # the next take hands the record before back first, whoever takes it; one without frames, or whose
+    # table cannot be, is copied whole as ever (and refused from the copy)
+    _request(ring, ring_records.with_frames(head, [b"y" * 64]), frames=True)
+    assert lib.rgpu_ring_next_in_place(p, 0, taken, 0.0, 1.0, n, flags, out) == RING
+    assert lib.rgpu_ring_held() != ffi.NULL and _get64(ring, "req_head") < taken[0]
+    _request(ring, ring_records.with_frames(head, [b"z" * 8], lengths=[1 << 40]), frames=True)
+    assert lib.rgpu_ring_next_in_place(p, 0, taken, 0.0, 1.0, n, flags, out) == RING
+    assert lib.rgpu_ring_held() == ffi.NULL and _get64(ring, "req_head") == taken[0]
+    assert lib.rgpu_ring_frames(out, n[0], 8, head_len, off, size) == -1
+    _request(ring, b"\x91")
+    assert lib.rgpu_ring_next_in_place(p, 0, taken, 0.0, 1.0, n, flags, out) == RING
+    assert lib.rgpu_ring_held() == ffi.NULL and _get64(ring, "req_head") == taken[0] and bytes(out[0:1]) == b"\x91"
+
+
+def test_records_scribbled_over_taken_in_place_are_held_whole_or_copied_and_refused(ring):
+    """The fuzz above for the compiled loop's take (ring.c all_but_data, a second reader of the client's
+    frame table): each record is held with its frames inside it and a table the worker's copy parses,
+    or copied whole and refused from the copy, never both or neither; the data in the ring or the copy
+    is the client's, byte for byte."""
+    from rgpu.server.ring import FRAMES_MAX
+    ffi, lib = _in_place_lib()
+    p, taken = ffi.cast("void *", ring.seg.addr + ring.offset), ffi.new("uint64_t *")
+    out = ffi.new("unsigned char[]", ring.lay["record_max"])
+    n, flags = ffi.new("uint32_t *"), ffi.new("uint32_t *")
+    head_len, off, size = ffi.new("uint32_t *"), ffi.new("uint64_t[]", FRAMES_MAX), ffi.new("uint64_t[]", FRAMES_MAX)
+    held = copied = 0
+    for body in _scribbled(ring, 3838):
+        assert lib.rgpu_ring_next_in_place(p, 0, taken, 0.0, 1.0, n, flags, out) == RING and n[0] == len(body)
+        at = lib.rgpu_ring_held()
+        k = lib.rgpu_ring_frames(out, n[0], FRAMES_MAX, head_len, off, size)
+        if at != ffi.NULL:
+            held += 1
+            assert k >= 0 and all(off[i] + size[i] <= len(body) for i in range(k))
+            assert [ffi.buffer(at + off[i], size[i])[:] for i in range(k)] == \
+                [bytes(body[off[i]:off[i] + size[i]]) for i in range(k)]
+        else:
+            copied += 1
+            assert k == -1 and ffi.buffer(out, len(body))[:] == bytes(body)
+    lib.rgpu_ring_done()
+    assert _get64(ring, "req_head") == taken[0] and held > 100 and copied > 10, (held, copied)
