@@ -74,6 +74,7 @@ int rgpu_ring_next_in_place(void *ring, uint64_t sock_received, uint64_t *head, 
                             uint32_t *len, uint32_t *flags, unsigned char *out);
 const unsigned char *rgpu_ring_held(void);
 void rgpu_ring_settle(void);
+void rgpu_ring_done(void);
 int rgpu_ring_frames(const unsigned char *rec, uint32_t len, uint32_t max, uint32_t *head_len, uint64_t *off,
                      uint64_t *n);
 int rgpu_ring_reply(void *ring, const char *msg, size_t len);
@@ -569,6 +570,12 @@ int rgpu_serve(void *ring, rgpu_launcher *l, uint64_t *head, rgpu_serve_state *s
                           .take_frames = ring_take_frames, .frame = ring_frame},
                    .ring = ring, .head = head};
     int rc = rgpu_serve_on(&r.ch, l, st);
-    rgpu_ring_settle(); /* a record Python serves, or that it reads after the loop: all in st->copy */
+    /* A record Python goes on with (its message: RGPU_SERVE_RING, STEP, broken; or whose reply or
+     * accounting is Python's) is all in st->copy; at the housekeeping deadline, or idle, the loop had
+     * served every record it took, and nothing more is copied. */
+    if (rc == RGPU_SERVE_YIELD || rc == RGPU_SERVE_IDLE)
+        rgpu_ring_done();
+    else
+        rgpu_ring_settle();
     return rc;
 }
