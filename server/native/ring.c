@@ -40,8 +40,34 @@ void rgpu_ring_layout(uint64_t out[11]) {
     out[9] = RGPU_RING_REQ_CAP, out[10] = RGPU_RING_REQ_MAX;
 }
 
-int rgpu_ring_frames(const unsigned char *rec, uint32_t len, uint32_t max, uint32_t *head_len, uint64_t *off,
-                     uint64_t *n);
+/* A record's frame table (ring.h RGPU_RING_FRAMES) in `len` bytes at `rec`, read as rgpu_ring_frames
+ * (below) tells, each field read once into the worker's memory before it is checked. With `copy`, the
+ * head, each frame's length and the table are also copied to their places in `copy` (the frames' bytes
+ * are not): a record taken in place, whose bytes the client may write over meanwhile, leaves in the
+ * worker's copy a table that reads the same. `off` and `n` may be NULL (not wanted). */
+static int walk_frames(const unsigned char *rec, uint32_t len, uint32_t max, unsigned char *copy, uint32_t *head_len,
+                       uint64_t *off, uint64_t *n) {
+    rgpu_ring_frames_tail t;
+    if (len < sizeof t) return -1;
+    uint64_t end = len - sizeof t;
+    memcpy(&t, rec + end, sizeof t);
+    if (t.nframes > max || t.head_len > end) return -1;
+    if (copy) memcpy(copy + end, &t, sizeof t), memcpy(copy, rec, t.head_len);
+    uint64_t at = RGPU_RING_PAD8(t.head_len);
+    for (uint32_t i = 0; i < t.nframes; i++) {
+        uint64_t k;
+        if (at > end || end - at < 8) return -1;
+        memcpy(&k, rec + at, 8);
+        if (copy) memcpy(copy + at, &k, 8);
+        at += 8;
+        if (k > end - at || RGPU_RING_PAD8(k) > end - at) return -1;
+        if (off) off[i] = at, n[i] = k;
+        at += RGPU_RING_PAD8(k);
+    }
+    if (at != end) return -1;
+    *head_len = t.head_len;
+    return (int)t.nframes;
+}
 
 /* A record with data frames taken in place (rgpu_ring_next_in_place): its head and frame table are in
  * the worker's copy, its frames' bytes still in the area, which the client may not write over until
@@ -64,31 +90,6 @@ static uint64_t in_place_n, settled_n; /* records taken in place; of them, copie
 /* The counts above (the worker's session_ended: ring_in_place, ring_in_place_settled). */
 void rgpu_ring_in_place_counts(uint64_t out[2]) { out[0] = in_place_n, out[1] = settled_n; }
 
-/* The head, each frame's length and the frame table of a message with data frames (`len` bytes at
- * `msg`, the ring's layout: rgpu_ring_frames) copied to the same places in `out`, each read once; the
- * frames' bytes are not. 0; -1: a table that cannot be (the caller copies the whole message, and
- * rgpu_ring_frames refuses it from there). */
-static int all_but_data(const unsigned char *msg, uint32_t len, unsigned char *out) {
-    rgpu_ring_frames_tail t;
-    if (len < sizeof t) return -1;
-    uint64_t end = len - sizeof t;
-    memcpy(&t, msg + end, sizeof t);
-    if (t.nframes > RGPU_RING_FRAMES_MAX || t.head_len > end) return -1;
-    memcpy(out + end, &t, sizeof t);
-    memcpy(out, msg, t.head_len);
-    uint64_t at = RGPU_RING_PAD8(t.head_len);
-    for (uint32_t i = 0; i < t.nframes; i++) {
-        uint64_t k;
-        if (at > end || end - at < 8) return -1;
-        memcpy(&k, msg + at, 8);
-        memcpy(out + at, &k, 8);
-        at += 8;
-        if (k > end - at || RGPU_RING_PAD8(k) > end - at) return -1;
-        at += RGPU_RING_PAD8(k);
-    }
-    return at == end ? 0 : -1;
-}
-
 /* The record taken in place handed back to the client (none: nothing to do). */
 void rgpu_ring_done(void) {
     if (!held.h) return;
@@ -103,7 +104,7 @@ void rgpu_ring_settle(void) {
     if (!held.h) return;
     uint64_t off[RGPU_RING_FRAMES_MAX], n[RGPU_RING_FRAMES_MAX];
     uint32_t head_len;
-    int k = rgpu_ring_frames(held.out, held.len, RGPU_RING_FRAMES_MAX, &head_len, off, n);
+    int k = walk_frames(held.out, held.len, RGPU_RING_FRAMES_MAX, NULL, &head_len, off, n);
     for (int i = 0; i < k; i++) memcpy(held.out + off[i], held.msg + off[i], n[i]);
     settled_n++;
     rgpu_ring_done();
@@ -150,7 +151,9 @@ static int check(rgpu_ring_head *h, uint64_t sock_received, uint64_t *head, uint
     *len = r.len;
     *flags = r.flags & (RGPU_RING_ASYNC | RGPU_RING_FRAMES);
     *head = at + RGPU_RING_RECORD_BYTES(r.len);
-    if (in_place && (*flags & RGPU_RING_FRAMES) && all_but_data(msg, r.len, out) == 0) {
+    uint32_t head_len;
+    if (in_place && (*flags & RGPU_RING_FRAMES) &&
+        walk_frames(msg, r.len, RGPU_RING_FRAMES_MAX, out, &head_len, NULL, NULL) >= 0) {
         held = (struct held){h, *head, msg, out, r.len}; /* the area not the client's until rgpu_ring_done */
         in_place_n++;
         return 1;
@@ -280,24 +283,7 @@ const unsigned char *rgpu_ring_held(void) { return held.h ? held.msg : NULL; }
  * outside the `len` bytes. */
 int rgpu_ring_frames(const unsigned char *rec, uint32_t len, uint32_t max, uint32_t *head_len, uint64_t *off,
                      uint64_t *n) {
-    rgpu_ring_frames_tail t;
-    if (len < sizeof t) return -1;
-    uint64_t end = len - sizeof t;
-    memcpy(&t, rec + end, sizeof t);
-    if (t.nframes > max || t.head_len > end) return -1;
-    uint64_t at = RGPU_RING_PAD8(t.head_len);
-    for (uint32_t i = 0; i < t.nframes; i++) {
-        uint64_t k;
-        if (at > end || end - at < 8) return -1;
-        memcpy(&k, rec + at, 8);
-        at += 8;
-        if (k > end - at || RGPU_RING_PAD8(k) > end - at) return -1;
-        off[i] = at, n[i] = k;
-        at += RGPU_RING_PAD8(k);
-    }
-    if (at != end) return -1;
-    *head_len = t.head_len;
-    return (int)t.nframes;
+    return walk_frames(rec, len, max, NULL, head_len, off, n);
 }
 
 static void post(rgpu_ring_head *h, uint32_t len) {

@@ -362,8 +362,8 @@ def test_a_record_taken_in_place_keeps_its_frames_in_the_ring_until_the_worker_i
 
 
 def test_records_scribbled_over_taken_in_place_are_held_whole_or_copied_and_refused(ring):
-    """The fuzz above for the compiled loop's take (ring.c all_but_data, a second reader of the client's
-    frame table): each record is held with its frames inside it and a table the worker's copy parses,
+    """The fuzz above for the compiled loop's take (ring.c walk_frames, copying the client's frame table
+    as it reads it): each record is held with its frames inside it and a table the worker's copy parses,
     or copied whole and refused from the copy, never both or neither; the data in the ring or the copy
     is the client's, byte for byte."""
     from rgpu.server.ring import FRAMES_MAX
