@@ -241,6 +241,7 @@ class ServingLoop:
 class CallRing(ServingLoop):
     def __init__(self, segment, offset: int, size: int):
         self._segment, self.offset = segment, offset  # it holds the mapping the pointers below point into
+        self.size = size
         self._p = ffi.cast("void *", segment.addr + offset)
         self._taken = ffi.new("uint64_t *")  # the bytes of requests taken: the worker's own count
         self.sock_received = 0  # the client's messages taken from the socket since the attach

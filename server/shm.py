@@ -29,6 +29,7 @@ class Segment:
         self.bytes_in = self.bytes_out = 0
         self.addr = ctypes.addressof(ctypes.c_char.from_buffer(mm))  # for a driver that DMAs from it
         self.handle, self.reg_len, self.reg_failed = None, 0, False  # the device's registration (staging.py)
+        self.ring_handle = None  # the call ring's registration, past size (staging.py register_ring)
 
     @classmethod
     def attach(cls, offer) -> tuple[Segment | None, str]:

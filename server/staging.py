@@ -5,6 +5,7 @@ stage_progressive and take_early) — and copies straight between the program's 
 _serve picks the path from the call's shared-memory element (protocol/wire.py)."""
 from __future__ import annotations
 
+import os
 import struct
 import time
 
@@ -275,14 +276,36 @@ def _dma_ready(session, seg, end: int) -> bool:
     return True
 
 
+def register_ring(session) -> bool:
+    """Register the call ring's area (server/ring.py: its records and replies, 1.07 MiB at the
+    segment's end, past every region a staged copy registers) with a device that DMAs: the compiled
+    loop copies an async copy's frames to the device from where the client wrote them in the ring
+    (ring.c, in place), and writes small D2H replies into it, so a GPU's driver then moves them by DMA
+    instead of through a page-locked buffer of its own.
+    Once per attach, so nothing is in flight; a driver that refuses leaves the ring pageable, which
+    costs that copy and nothing else. Whether it is registered."""
+    ring, seg = session.ring, session.shm
+    if ring is None or seg is None or not session.device.registers_host:
+        return False
+    if os.environ.get("RGPU_RING_REGISTER", "1") == "0":  # for comparisons
+        return False
+    try:
+        seg.ring_handle = session.device.host_register(seg.addr + ring.offset, ring.size)
+    except CudaError as e:
+        structlog.get_logger().info("ring_not_registered", reason=e.message)
+        return False
+    return True
+
+
 def close_shm(session) -> None:
     session.ring = None  # the call ring lives in the segment (server/ring.py)
     seg, session.shm = session.shm, None
     if seg is None:
         return
-    if seg.handle is not None:
-        try:
-            session.device.host_unregister(seg.handle)
-        except CudaError:
-            pass
+    for handle in (seg.handle, seg.ring_handle):
+        if handle is not None:
+            try:
+                session.device.host_unregister(handle)
+            except CudaError:
+                pass
     seg.close()

@@ -50,7 +50,7 @@ from .ring import spin_hits as ring_spin_hits
 from .sock_loop import SocketLoop
 from .sock_loop import unavailable as sock_unavailable
 from .shm import Segment
-from .staging import Placed, close_shm, fill_pinned, run_pinned, run_shm, run_staged
+from .staging import Placed, close_shm, fill_pinned, register_ring, run_pinned, run_shm, run_staged
 from .loop_served import compiled_launcher, door_served, loop_served, step_taken_over
 from .loop_steps import answer_wait, loop_may_serve, step, wait_settled
 from .wire_calls import map_host, params, unpin
@@ -597,6 +597,7 @@ def worker_main(conf: dict, conn, gpu, slot: int) -> None:
                  ring_compiled=session.ring.compiled if session.ring is not None else 0,
                  ring_to_python=session.ring.handed if session.ring is not None else 0,
                  **(ring_in_place() if session.ring is not None else {}),
+                 ring_registered=int(session.shm is not None and session.shm.ring_handle is not None),
                  socket_compiled=door.compiled if door is not None else 0,
                  socket_to_python=door.handed if door is not None else 0,
                  socket_pieces=door.pieces if door is not None else 0,
@@ -785,7 +786,9 @@ def _attach(sock, ident, body, assignment, session, log, backend: str, open_bulk
             if accepted:
                 # the call ring, served (its magic written) before the client reads this reply
                 session.ring, why_not = CallRing.attach(session.shm, req.args[2])
+                registered = register_ring(session)
                 log.info("shm_attached", size=session.shm.size, ring=session.ring is not None,
+                         ring_registered=registered,
                          **({"ring_declined": why_not} if session.ring is None else {}))
             else:
                 log.info("shm_declined", reason=why)

@@ -597,18 +597,55 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p)
     return NOT_FOUND;
 }
 
+/* Registered host ranges, kept as the driver keeps them: a range that overlaps one still registered is
+ * refused (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED), and so is unregistering anything but a
+ * registered range's start (CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED). A worker that registered one
+ * region twice, or forgot one it unmapped and mapped again, fails here as it would on a GPU. Nothing
+ * is page-locked: the memory is the device's here. */
+#define HOST_REG_MAX 4096
+static struct { uintptr_t start, end; } host_reg[HOST_REG_MAX];
+static int nhost_reg;
+static pthread_mutex_t host_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+
 CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
     ENTER();
-    (void)p;
-    (void)n;
     (void)flags;
-    return CUDA_SUCCESS;
+    if (!p || !n) return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t a = (uintptr_t)p, b = a + n;
+    CUresult rc = CUDA_SUCCESS;
+    pthread_mutex_lock(&host_reg_mu);
+    for (int i = 0; i < nhost_reg && rc == CUDA_SUCCESS; i++)
+        if (a < host_reg[i].end && host_reg[i].start < b) rc = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    if (rc == CUDA_SUCCESS && nhost_reg == HOST_REG_MAX) rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (rc == CUDA_SUCCESS) host_reg[nhost_reg].start = a, host_reg[nhost_reg++].end = b;
+    pthread_mutex_unlock(&host_reg_mu);
+    return rc;
 }
-CUresult cuMemHostUnregister(void *p) { ENTER(); (void)p; return CUDA_SUCCESS; }
-/* mapped host memory: a device address is the host address here (the worker's, where it mapped it) */
+
+CUresult cuMemHostUnregister(void *p) {
+    ENTER();
+    CUresult rc = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    pthread_mutex_lock(&host_reg_mu);
+    for (int i = 0; i < nhost_reg; i++)
+        if (host_reg[i].start == (uintptr_t)p) {
+            host_reg[i] = host_reg[--nhost_reg];
+            rc = CUDA_SUCCESS;
+            break;
+        }
+    pthread_mutex_unlock(&host_reg_mu);
+    return rc;
+}
+/* mapped host memory: a device address is the host address here (the worker's, where it mapped it); as
+ * the driver, only for host memory registered with it (any other pointer: CUDA_ERROR_INVALID_VALUE) */
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned int flags) {
     ENTER();
     if (!d || !p || flags) return CUDA_ERROR_INVALID_VALUE;
+    int known = 0;
+    pthread_mutex_lock(&host_reg_mu);
+    for (int i = 0; i < nhost_reg && !known; i++)
+        known = (uintptr_t)p >= host_reg[i].start && (uintptr_t)p < host_reg[i].end;
+    pthread_mutex_unlock(&host_reg_mu);
+    if (!known) return CUDA_ERROR_INVALID_VALUE;
     *d = (CUdeviceptr)(uintptr_t)p;
     return CUDA_SUCCESS;
 }

@@ -137,3 +137,31 @@ def test_a_driver_that_leaves_the_process_locked_fails_the_session_clearly_and_t
     p = subprocess.run([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
                         str(cuda_program("copy_roundtrip")), "1"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr
+
+
+def test_a_program_that_ends_while_its_session_is_reclaimed_ends_it_without_a_call_to_the_driver(
+        daemons, cuda_program):
+    """The program is killed while its session is reclaimed (the driver holds the worker's process
+    checkpointed). The session ends: its segment, its call ring and any pinned memory were registered
+    with the driver (server/staging.py register_ring), and releasing them there would block on a real
+    GPU until a restore that never comes (the null driver ends the worker and says so). They go
+    with the process instead; the session's memory is off the quota and the next program is served."""
+    url, handle = start_null_server(daemons, "--reclaim-after", "1")
+    proc = subprocess.Popen([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
+                             str(cuda_program("idle_state")), "60000", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("PAUSE 0"), line or proc.stderr.read()
+        wait_until(lambda: (x := _session(url)) and x["state"] == "reclaimed", 30, "the idle session reclaimed")
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    wait_until(lambda: not server_client.stats(url)["sessions"], 30, "the session ended")
+    log = handle.output(200_000)
+    assert "ring_registered=1" in log, log[-3000:]  # (its attach registered the ring: session_ended says)
+    assert "called while this process is" not in log, log[-3000:]
+    assert server_client.stats(url)["gpus"][0]["memory_used"] == 0
+    p = subprocess.run([sys.executable, "-m", "rgpu.client.cli", "run", "--server", url, "--",
+                        str(cuda_program("copy_roundtrip")), "1"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "OK copy_roundtrip" in p.stdout, p.stdout + p.stderr

@@ -541,6 +541,11 @@ class CudaDevice(CudaPlacement, CudaArrays, CudaGraphs, CudaVmm, CudaIpc, Device
             self._untrack_start(mapping.devptr)
 
     def host_unregister(self, handle):
+        if self._suspended is not None or self._stuck:
+            # checkpointed or locked by the driver, at the session's end (a message restores it
+            # first): the call would block until a restore; the worker's process ends next, and the
+            # driver releases its registrations with it (as close says)
+            return
         _check(_lib.cuMemHostUnregister(_ffi.cast("void *", handle)))
 
     def copy_htod_host(self, dst, data, addr, stream, wait):

@@ -8,13 +8,8 @@ one of the out stage's buffers, never one that something still holds: a reply ke
 not sent yet."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
+from tests.support.null_server import script_result
 
-from benchmarks.native import run as native
 
 PRELUDE = """
 import json, os
@@ -50,10 +45,7 @@ def uploaded(k, n):
 
 
 def run(body: str) -> dict:
-    p = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body)], capture_output=True, text=True,
-                       timeout=120, env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
-    assert p.returncode == 0, p.stdout + p.stderr
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return script_result(PRELUDE, body)
 
 
 def test_frames_go_through_one_registered_stage_and_land_where_their_copies_named():

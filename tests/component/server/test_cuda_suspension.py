@@ -4,12 +4,10 @@ the driver's order of states and unmaps device memory while a process is checkpo
 runs in a process of its own that loaded the null driver, as a worker does."""
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import textwrap
 
-from benchmarks.native import run as native
+from tests.support.null_server import run_script
+
 
 PRELUDE = """
 import ctypes, os
@@ -44,10 +42,7 @@ def refused(f, *args):
 
 
 def run(body: str, ok: bool = True) -> subprocess.CompletedProcess:
-    p = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body)], capture_output=True, text=True,
-                       timeout=120, env={**os.environ, "RGPU_LIBCUDA": str(native.null_driver())})
-    assert (p.returncode == 0) == ok, p.stdout + p.stderr
-    return p
+    return run_script(PRELUDE, body, ok)
 
 
 def test_a_suspended_session_gives_its_memory_back_and_resumes_at_the_same_addresses():
@@ -65,6 +60,24 @@ def test_a_suspended_session_gives_its_memory_back_and_resumes_at_the_same_addre
         assert ctypes.string_at(a, 3 << 20) == b"\\x5a" * (3 << 20) and ctypes.string_at(b, 4096) == b"3" * 4096
         c = dev.mem_alloc(1 << 20)  # and the session goes on
         dev.mem_free(c)
+        dev.close()
+    """)
+
+
+def test_a_session_ending_while_suspended_touches_no_driver_call_to_release_its_host_memory():
+    """A session reclaimed idle that then ends (its program gone) releases its segment's, its call
+    ring's and its pinned segments' registrations (server/staging.py close_shm, pinned.py) without a
+    driver call: the process is checkpointed, where any call of its own blocks until a restore (the
+    null driver ends the process instead: `run` would see it fail)."""
+    run("""
+        import mmap
+        dev = device.CudaDevice(0, 1 << 30, reserve)
+        mm = mmap.mmap(-1, 2 << 20)
+        at = ctypes.addressof(ctypes.c_char.from_buffer(mm))
+        handle = dev.host_register(at, 1 << 20)
+        dev.mem_alloc(4096)
+        dev.suspend()
+        dev.host_unregister(handle)
         dev.close()
     """)
 

@@ -335,6 +335,9 @@ def test_a_ring_sessions_messages_with_data_frames_keep_to_the_ring(daemons, cop
     # the frames read where the client wrote them, in the ring (server/native/ring.c held); with the
     # loop off, Python takes every record copied out
     assert on["ring_in_place"] >= steps - 1 and off["ring_in_place"] == 0, (on, off)
+    # the ring's area registered with the driver either way (server/staging.py register_ring), so a
+    # GPU reads the frames copied from it by DMA
+    assert on["ring_registered"] == off["ring_registered"] == 1, (on, off)
     if copies > 1:  # two full batches of 16 a step (RGPU_BATCH_CALLS's default), run without a reply
         assert on["batches_compiled"] >= 2 * (steps - 1), on
     assert off["ring_calls"] == off["ring_to_python"] >= steps and off["frame_bytes_compiled"] == 0, off
