@@ -280,8 +280,9 @@ def register_ring(session) -> bool:
     """Register the call ring's area (server/ring.py: its records and replies, 1.07 MiB at the
     segment's end, past every region a staged copy registers) with a device that DMAs: the compiled
     loop copies an async copy's frames to the device from where the client wrote them in the ring
-    (ring.c, in place), and writes small D2H replies into it, so a GPU's driver then moves them by DMA
-    instead of through a page-locked buffer of its own.
+    (ring.c, in place), so a GPU's driver then reads them by DMA instead of through a page-locked
+    buffer of its own. (Replies are not read from the device into the ring: a D2H reply's data goes
+    through the worker's buffer, then into the ring with the reply.)
     Once per attach, so nothing is in flight; a driver that refuses leaves the ring pageable, which
     costs that copy and nothing else. Whether it is registered."""
     ring, seg = session.ring, session.shm
